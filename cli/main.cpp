@@ -1,0 +1,43 @@
+// `fathom`: the headless workbench. Sub-commands are registered explicitly, in one place.
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+
+namespace fathom::cli {
+
+std::string resolve_db_path(const GlobalOptions& options) {
+  if (!options.db.empty()) return options.db;
+  if (const char* env = std::getenv("FATHOM_DB"); env && *env) return env;
+  return "fathom.db";
+}
+
+}  // namespace fathom::cli
+
+int main(int argc, char** argv) {
+  using namespace fathom::cli;
+  CLI::App app{"Fathom: a workbench for research on training deep Transformers"};
+  app.require_subcommand(1);
+  GlobalOptions options;
+  app.add_option("--db", options.db, "run store (SQLite file); default $FATHOM_DB or ./fathom.db");
+  app.add_flag("--json", options.json, "machine-readable output");
+
+  add_train_command(app, options);
+  add_runs_command(app, options);
+  add_show_command(app, options);
+  add_bleu_command(app, options);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const fathom::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
