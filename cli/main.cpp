@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   using namespace fathom::cli;
   CLI::App app{"Fathom: a workbench for research on training deep Transformers"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options (--db, --json) may follow the sub-command
   GlobalOptions options;
   app.add_option("--db", options.db, "run store (SQLite file); default $FATHOM_DB or ./fathom.db");
   app.add_flag("--json", options.json, "machine-readable output");
