@@ -1,0 +1,145 @@
+// `fathom runs [--sweep NAME] [--status S]`: the runs in the store, oldest first, as an
+// aligned table or (--json) a JSON array.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "db/run_json.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+
+struct RunsOptions {
+  std::string sweep;
+  std::string status;
+};
+
+// Final metrics worth a column, in this order, when at least one listed run has them.
+const char* const kKeyMetrics[] = {"valid_ppl", "valid_bleu", "test_bleu"};
+
+// A worker that has not written a heartbeat for this long has probably died without
+// recording it (e.g. SIGKILL); flag it rather than claim it is still running.
+constexpr double kStaleHeartbeatSeconds = 15 * 60;
+
+std::string local_minute(double unix_seconds) {
+  if (unix_seconds <= 0) return "-";
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+std::string status_label(const db::RunRecord& run, double now) {
+  if (run.status == "diverged" && run.diverged_step)
+    return "diverged@" + std::to_string(*run.diverged_step);
+  if (run.status == "running" && run.heartbeat_at > 0 &&
+      now - run.heartbeat_at > kStaleHeartbeatSeconds)
+    return "running (stale)";
+  return run.status;
+}
+
+std::string format_metric(const std::map<std::string, double>& metrics, const std::string& name) {
+  auto it = metrics.find(name);
+  if (it == metrics.end()) return "-";
+  if (std::isnan(it->second)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", it->second);
+  return buf;
+}
+
+// Prints rows with each column padded to its widest cell; `right[i]` right-aligns column i.
+void print_table(const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<bool>& right) {
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - row[i].size(), ' ');
+      line += right[i] ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : "");
+      if (i + 1 < row.size()) line += "  ";
+    }
+    std::cout << line << "\n";
+  }
+}
+
+void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
+  const std::string path = resolve_db_path(global);
+  auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  std::vector<db::RunRecord> runs;
+  for (auto& run : store.list_runs(opts.sweep))
+    if (opts.status.empty() || run.status == opts.status) runs.push_back(std::move(run));
+
+  if (global.json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& run : runs) out.push_back(db::run_to_json(run));
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  if (runs.empty()) {
+    std::cout << "no runs in " << path << "\n";
+    return;
+  }
+
+  bool any_sweep = false;
+  for (const auto& run : runs) any_sweep = any_sweep || !run.sweep.empty();
+  std::vector<std::string> metrics;
+  for (const char* name : kKeyMetrics)
+    for (const auto& run : runs)
+      if (run.final_metrics.count(name)) {
+        metrics.push_back(name);
+        break;
+      }
+
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  auto header = [&](const std::string& title, bool align_right) {
+    if (rows.empty()) rows.emplace_back();
+    rows[0].push_back(title);
+    right.push_back(align_right);
+  };
+  header("ID", true);
+  header("NAME", false);
+  if (any_sweep) header("SWEEP", false);
+  header("STATUS", false);
+  header("UPDATES", true);
+  for (const auto& m : metrics) header(m, true);
+  header("CREATED", false);
+
+  const double now = db::unix_now();
+  for (const auto& run : runs) {
+    std::vector<std::string> row = {std::to_string(run.id), run.name};
+    if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);
+    row.push_back(status_label(run, now));
+    row.push_back(std::to_string(run.updates));
+    for (const auto& m : metrics) row.push_back(format_metric(run.final_metrics, m));
+    row.push_back(local_minute(run.created_at));
+    rows.push_back(std::move(row));
+  }
+  print_table(rows, right);
+}
+
+}  // namespace
+
+void add_runs_command(CLI::App& app, GlobalOptions& options) {
+  auto opts = std::make_shared<RunsOptions>();
+  CLI::App* cmd = app.add_subcommand("runs", "List the runs in the store");
+  cmd->add_option("--sweep", opts->sweep, "only runs of this sweep");
+  cmd->add_option("--status", opts->status, "only runs with this status")
+      ->check(CLI::IsMember(
+          {"queued", "running", "finished", "diverged", "failed", "crashed", "cancelled"}));
+  cmd->callback([&options, opts] { list_runs(options, *opts); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,130 @@
+// `fathom show RUN`: one run in full -- status, times, where it ran, final metrics, artifacts,
+// logged metric names and its config -- as text or (--json) one JSON object.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+#include "db/run_json.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+
+std::string local_time(double unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %Z", &tm);
+  return buf;
+}
+
+// "3h02m", "4m05s", "12s".
+std::string duration(double seconds) {
+  const long s = std::lround(std::max(seconds, 0.0));
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, s / 60 % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", s);
+  return buf;
+}
+
+void field(const std::string& label, const std::string& value) {
+  if (value.empty()) return;
+  std::printf("  %-10s %s\n", label.c_str(), value.c_str());
+}
+
+void print_text(const db::RunRecord& run, const db::Store& store) {
+  std::cout << "run " << run.id << "  " << run.name << "\n";
+  std::string status = run.status;
+  if (run.diverged_step) status += " at update " + std::to_string(*run.diverged_step);
+  field("status", status);
+  field("error", run.error);
+  field("sweep", run.sweep);
+  field("updates", std::to_string(run.updates));
+  field("created", local_time(run.created_at));
+  if (run.started_at > 0) field("started", local_time(run.started_at));
+  if (run.finished_at > 0)
+    field("finished", local_time(run.finished_at) +
+                          (run.started_at > 0
+                               ? "  (after " + duration(run.finished_at - run.started_at) + ")"
+                               : ""));
+  if (run.status == "running" && run.heartbeat_at > 0)
+    field("heartbeat", local_time(run.heartbeat_at) + "  (" +
+                           duration(db::unix_now() - run.heartbeat_at) + " ago)");
+  field("host", run.host);
+  field("device", run.device);
+  field("git rev", run.git_rev);
+
+  if (!run.final_metrics.empty()) {
+    std::cout << "final metrics\n";
+    for (const auto& [name, value] : run.final_metrics)
+      std::printf("  %-20s %.6g\n", name.c_str(), value);
+  }
+  if (auto tags = store.tags(run.id); !tags.empty()) {
+    std::cout << "tags\n";
+    for (const auto& [key, value] : tags) std::printf("  %-20s %s\n", key.c_str(), value.c_str());
+  }
+  if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {
+    std::cout << "artifacts\n";
+    for (const auto& a : artifacts) {
+      std::string step = a.step ? "  (update " + std::to_string(*a.step) + ")" : "";
+      std::printf("  %-16s %s%s\n", a.kind.c_str(), a.path.c_str(), step.c_str());
+    }
+  }
+  if (auto names = store.metric_names(run.id); !names.empty()) {
+    std::string joined;
+    for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+    std::cout << "logged metrics\n  " << joined << "\n";
+  }
+  if (!run.config_yaml.empty()) {
+    std::cout << "config\n";
+    std::istringstream lines(run.config_yaml);
+    for (std::string line; std::getline(lines, line);) std::cout << "  " << line << "\n";
+  }
+}
+
+nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store) {
+  nlohmann::ordered_json out = db::run_to_json(run);
+  // The config as an object when it parses (it always should), else verbatim.
+  auto config = nlohmann::ordered_json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+  out["config"] = config.is_discarded() ? nlohmann::ordered_json(run.config_json) : config;
+  out["config_yaml"] = run.config_yaml;
+  out["tags"] = store.tags(run.id);
+  out["artifacts"] = nlohmann::ordered_json::array();
+  for (const auto& a : store.artifacts(run.id)) out["artifacts"].push_back(db::artifact_to_json(a));
+  out["metrics"] = store.metric_names(run.id);
+  return out;
+}
+
+void show_run(const GlobalOptions& global, const std::string& id_or_name) {
+  const std::string path = resolve_db_path(global);
+  auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  auto run = store.find_run(id_or_name);
+  if (!run) throw InputError(path, 0, "", "no run with id or name '" + id_or_name + "'");
+  if (global.json)
+    std::cout << to_json(*run, store).dump(2) << "\n";
+  else
+    print_text(*run, store);
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app, GlobalOptions& options) {
+  auto run = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("show", "Show one run: status, metrics, artifacts, config");
+  cmd->add_option("run", *run, "run id, or name (the latest run with that name)")->required();
+  cmd->callback([&options, run] { show_run(options, *run); });
+}
+
+}  // namespace fathom::cli

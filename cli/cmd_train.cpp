@@ -1,0 +1,103 @@
+// `fathom train CONFIG.yaml [--set key=value ...] [--device ...]` and
+// `fathom train --resume RUN`: one training run, recorded in the store.
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/run_paths.h"
+#include "core/config/config_io.h"
+#include "core/model/registry.h"
+#include "core/train/trainer.h"
+#include "core/util/error.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+
+struct TrainArgs {
+  std::string config_path;
+  std::vector<std::string> overrides;
+  std::string device;
+  std::string resume;
+  bool no_progress = false;
+};
+
+void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool json) {
+  if (json) {
+    nlohmann::json j{{"id", run.id}, {"name", run.name}, {"status", outcome.status},
+                     {"updates", outcome.updates}, {"final_metrics", outcome.final_metrics}};
+    if (outcome.diverged_step) j["diverged_step"] = *outcome.diverged_step;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << "run " << run.id << " (" << run.name << "): " << outcome.status;
+  if (outcome.diverged_step)
+    std::cout << " at update " << *outcome.diverged_step << " (" << outcome.reason << ")";
+  std::cout << "\n";
+  for (const auto& [name, value] : outcome.final_metrics)
+    std::cout << "  " << name << " = " << value << "\n";
+}
+
+void run_train(const TrainArgs& args, const GlobalOptions& global) {
+  const std::string db_path = resolve_db_path(global);
+  RunConfig config;
+  db::Store store = db::Store::open(db_path);
+  int64_t run_id = 0;
+  if (!args.resume.empty()) {
+    auto record = store.find_run(args.resume);
+    if (!record) throw InputError(db_path, 0, "--resume", "no run '" + args.resume + "' in the store");
+    run_id = record->id;
+    config = load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
+  } else {
+    if (args.config_path.empty()) throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
+    config = load_config_file(args.config_path);
+  }
+  apply_overrides(config, args.overrides);
+  if (!args.device.empty()) config.device = args.device;
+  // Every check runs before any work: a bad config never creates a run.
+  check_config(config);
+  check_model_methods(config);
+
+  if (run_id == 0) {
+    db::NewRun run;
+    run.name = config.name;
+    run.config_json = config_to_json(config).dump();
+    run.config_yaml = config_to_yaml(config);
+    run.git_rev = FATHOM_GIT_REV;
+    run_id = store.create_run(run);
+  }
+  TrainOptions options;
+  options.run_id = run_id;
+  options.artifacts_dir = artifacts_dir(db_path, run_id);
+  options.cache_dir = cache_dir(db_path);
+  options.resume = !args.resume.empty();
+  options.progress = !args.no_progress;
+  std::cerr << "run " << run_id << " (" << config.name << ") -> " << db_path << "\n";
+  TrainOutcome outcome;
+  try {
+    outcome = train_run(config, store, options);
+  } catch (const std::exception& e) {
+    store.finish_run(run_id, "failed", e.what());
+    throw;
+  }
+  print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, GlobalOptions& global) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* cmd = app.add_subcommand("train", "train one model and record the run in the store");
+  cmd->add_option("config", args->config_path, "YAML run config (see docs/config.md)");
+  cmd->add_option("--set", args->overrides, "override a config key: --set model.d_model=256")
+      ->take_all();
+  cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
+  cmd->add_option("--resume", args->resume,
+                  "continue run RUN (id or name) from its last checkpoint, same trajectory");
+  cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
+  cmd->callback([args, &global] { run_train(*args, global); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,322 @@
+#include "core/config/config_io.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/config/config_schema.h"
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+namespace fathom {
+namespace fs = std::filesystem;
+
+SourceLocation RunConfig::where(const std::string& key) const {
+  auto it = locations.find(key);
+  if (it != locations.end()) return it->second;
+  return SourceLocation{source_file, 0};
+}
+
+void config_error(const RunConfig& config, const std::string& key, const std::string& message) {
+  const SourceLocation loc = config.where(key);
+  throw InputError(loc.file, loc.line, key, message);
+}
+
+namespace {
+
+struct Parser {
+  RunConfig& config;
+  std::string origin;
+  std::string base_dir;
+
+  int line_of(const YAML::Node& node) const { return node.Mark().line + 1; }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& msg) {
+    throw InputError(origin, node.IsDefined() ? line_of(node) : 0, key, msg);
+  }
+
+  void unknown_key(const YAML::Node& node, const std::string& key) {
+    std::string hint = closest_match(key, config_keys());
+    if (hint.empty()) {
+      // A misplaced key (right name, wrong section) is common: match on the last part too.
+      const std::string leaf = key.substr(key.rfind('.') + 1);
+      for (const auto& k : config_keys())
+        if (k.substr(k.rfind('.') + 1) == leaf) hint = k;
+    }
+    fail(node, key, "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+  }
+
+  template <typename T>
+  T scalar(const YAML::Node& node, const std::string& key, const char* expected) {
+    if (!node.IsScalar()) fail(node, key, std::string("expected ") + expected);
+    try {
+      return node.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(node, key, std::string("expected ") + expected + ", got '" + node.Scalar() + "'");
+    }
+  }
+
+  void set_value(const FieldSpec& field, const YAML::Node& node) {
+    void* p = field.member(config);
+    const std::string& key = field.key;
+    switch (field.type) {
+      case FieldType::Int: *static_cast<int*>(p) = scalar<int>(node, key, "an integer"); break;
+      case FieldType::UInt: {
+        if (node.IsScalar() && !node.Scalar().empty() && node.Scalar()[0] == '-')
+          fail(node, key, "expected a non-negative integer");
+        *static_cast<std::uint64_t*>(p) = scalar<std::uint64_t>(node, key, "a non-negative integer");
+        break;
+      }
+      case FieldType::Double: *static_cast<double*>(p) = scalar<double>(node, key, "a number"); break;
+      case FieldType::Bool: *static_cast<bool*>(p) = scalar<bool>(node, key, "true or false"); break;
+      case FieldType::String:
+      case FieldType::Path: {
+        if (node.IsNull()) {
+          *static_cast<std::string*>(p) = "";
+          break;
+        }
+        std::string value = scalar<std::string>(node, key, "a string");
+        if (!field.choices.empty() &&
+            std::find(field.choices.begin(), field.choices.end(), value) == field.choices.end()) {
+          std::string hint = closest_match(value, field.choices);
+          fail(node, key, "'" + value + "' is not one of " + join(field.choices, ", ") +
+                              (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+        }
+        if (field.type == FieldType::Path && !value.empty() && fs::path(value).is_relative() &&
+            !base_dir.empty())
+          value = (fs::path(base_dir) / value).lexically_normal().string();
+        *static_cast<std::string*>(p) = value;
+        break;
+      }
+      case FieldType::DoublePair: {
+        if (!node.IsSequence() || node.size() != 2) fail(node, key, "expected a list of two numbers");
+        auto& pair = *static_cast<std::array<double, 2>*>(p);
+        pair[0] = scalar<double>(node[0], key, "a number");
+        pair[1] = scalar<double>(node[1], key, "a number");
+        break;
+      }
+    }
+    config.locations[key] = SourceLocation{origin, line_of(node)};
+  }
+
+  void walk(const YAML::Node& map, const std::string& prefix) {
+    for (const auto& entry : map) {
+      const std::string name = entry.first.as<std::string>();
+      const std::string key = prefix.empty() ? name : prefix + "." + name;
+      const YAML::Node& value = entry.second;
+      if (const FieldSpec* field = find_field(key)) {
+        set_value(*field, value);
+        continue;
+      }
+      // A section: some known key starts with "key.".
+      bool is_section = false;
+      for (const auto& k : config_keys())
+        if (k.rfind(key + ".", 0) == 0) is_section = true;
+      if (!is_section) unknown_key(entry.first, key);
+      if (value.IsNull()) continue;  // an empty section keeps its defaults
+      if (!value.IsMap()) fail(value, key, "expected a section (a mapping of keys)");
+      walk(value, key);
+    }
+  }
+};
+
+RunConfig parse(const std::string& yaml, const std::string& origin, const std::string& base_dir) {
+  RunConfig config;
+  config.source_file = origin;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+  }
+  if (root.IsNull()) return config;
+  if (!root.IsMap()) throw InputError(origin, 1, "", "expected a mapping of config keys");
+  Parser{config, origin, base_dir}.walk(root, "");
+  return config;
+}
+
+}  // namespace
+
+RunConfig load_config_string(const std::string& yaml, const std::string& origin,
+                             const std::string& base_dir) {
+  return parse(yaml, origin, base_dir);
+}
+
+RunConfig load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open config file");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string base = fs::absolute(fs::path(path)).parent_path().string();
+  RunConfig config = parse(text.str(), path, base);
+  if (config.locations.count("name") == 0) config.name = fs::path(path).stem().string();
+  return config;
+}
+
+void apply_overrides(RunConfig& config, const std::vector<std::string>& overrides) {
+  for (const auto& item : overrides) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set", 0, item, "expected key=value");
+    const std::string key = trim(item.substr(0, eq));
+    const std::string value = item.substr(eq + 1);
+    const FieldSpec* field = find_field(key);
+    if (!field) {
+      const std::string hint = closest_match(key, config_keys());
+      throw InputError("--set", 0, key,
+                       "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+    }
+    YAML::Node node;
+    try {
+      node = YAML::Load(value);
+    } catch (const YAML::ParserException& e) {
+      throw InputError("--set", 0, key, "cannot parse value '" + value + "': " + e.msg);
+    }
+    Parser{config, "--set", fs::current_path().string()}.set_value(*field, node);
+  }
+}
+
+void check_config(const RunConfig& c) {
+  auto positive = [&](const std::string& key, double value) {
+    if (!(value > 0)) config_error(c, key, "must be positive, got " + std::to_string(value));
+  };
+  auto probability = [&](const std::string& key, double value) {
+    if (!(value >= 0 && value < 1)) config_error(c, key, "must be in [0, 1), got " + std::to_string(value));
+  };
+  const auto& m = c.model;
+  positive("model.d_model", m.d_model);
+  positive("model.heads", m.heads);
+  positive("model.d_ff", m.d_ff);
+  positive("model.encoder_layers", m.encoder_layers);
+  positive("model.decoder_layers", m.decoder_layers);
+  if (m.d_model % m.heads != 0)
+    config_error(c, "model.heads", std::to_string(m.heads) + " heads do not divide d_model = " +
+                                       std::to_string(m.d_model));
+  probability("model.dropout", m.dropout);
+  probability("model.attention_dropout", m.attention_dropout);
+  probability("model.activation_dropout", m.activation_dropout);
+
+  const auto& d = c.data;
+  positive("data.max_tokens", d.max_tokens);
+  positive("data.max_len", d.max_len);
+  if (d.task == "parallel") {
+    for (const char* key : {"data.train_source", "data.train_target"})
+      if (field_value_text(c, *find_field(key)).empty())
+        config_error(c, key, "required when data.task is 'parallel'");
+    for (const char* key : {"data.train_source", "data.train_target", "data.valid_source",
+                            "data.valid_target", "data.test_source", "data.test_target"}) {
+      const std::string path = field_value_text(c, *find_field(key));
+      if (!path.empty() && !fs::exists(path)) config_error(c, key, "file not found: " + path);
+    }
+    if (d.valid_source.empty() != d.valid_target.empty())
+      config_error(c, "data.valid_target", "give both valid_source and valid_target, or neither");
+    if (d.test_source.empty() != d.test_target.empty())
+      config_error(c, "data.test_target", "give both test_source and test_target, or neither");
+    if (d.vocab.size < 8) config_error(c, "data.vocab.size", "must be at least 8");
+  } else {
+    const auto& s = d.synthetic;
+    positive("data.synthetic.vocab", s.vocab);
+    positive("data.synthetic.min_len", s.min_len);
+    if (s.max_len < s.min_len) config_error(c, "data.synthetic.max_len", "must be >= min_len");
+    positive("data.synthetic.train_size", s.train_size);
+  }
+
+  const auto& t = c.train;
+  positive("train.lr", t.lr);
+  for (double b : t.betas)
+    if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
+  positive("train.eps", t.eps);
+  if (t.weight_decay < 0) config_error(c, "train.weight_decay", "must be >= 0");
+  if (t.warmup < 0) config_error(c, "train.warmup", "must be >= 0");
+  positive("train.max_updates", t.max_updates);
+  probability("train.label_smoothing", t.label_smoothing);
+  if (t.update_tokens < 0) config_error(c, "train.update_tokens", "must be >= 0");
+  if (t.clip_norm < 0) config_error(c, "train.clip_norm", "must be >= 0");
+  positive("train.valid_every", t.valid_every);
+  positive("train.log_every", t.log_every);
+  if (t.divergence_factor < 0) config_error(c, "train.divergence_factor", "must be >= 0");
+  if (t.threads < 0) config_error(c, "train.threads", "must be >= 0");
+
+  positive("eval.beam", c.eval.beam);
+  if (c.eval.max_sentences < 0) config_error(c, "eval.max_sentences", "must be >= 0");
+
+  const std::string& dev = c.device;
+  if (!(dev == "auto" || dev == "cpu" || dev == "cuda" || dev.rfind("cuda:", 0) == 0))
+    config_error(c, "device", "expected auto, cpu, cuda or cuda:N, got '" + dev + "'");
+}
+
+nlohmann::json config_to_json(const RunConfig& config) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : config_fields()) {
+    nlohmann::json* node = &out;
+    const auto parts = split(field.key, '.');
+    for (size_t i = 0; i + 1 < parts.size(); ++i) node = &(*node)[parts[i]];
+    void* p = field.member(const_cast<RunConfig&>(config));
+    nlohmann::json value;
+    switch (field.type) {
+      case FieldType::Int: value = *static_cast<int*>(p); break;
+      case FieldType::UInt: value = *static_cast<std::uint64_t*>(p); break;
+      case FieldType::Double: value = *static_cast<double*>(p); break;
+      case FieldType::Bool: value = *static_cast<bool*>(p); break;
+      case FieldType::String:
+      case FieldType::Path: value = *static_cast<std::string*>(p); break;
+      case FieldType::DoublePair: {
+        const auto& pair = *static_cast<std::array<double, 2>*>(p);
+        value = nlohmann::json::array({pair[0], pair[1]});
+        break;
+      }
+    }
+    (*node)[parts.back()] = value;
+  }
+  return out;
+}
+
+std::string config_to_yaml(const RunConfig& config) {
+  YAML::Emitter out;
+  std::function<void(const nlohmann::json&)> emit = [&](const nlohmann::json& j) {
+    if (j.is_array()) {
+      out << YAML::Flow << YAML::BeginSeq;
+      for (const auto& v : j) emit(v);
+      out << YAML::EndSeq;
+    } else if (j.is_string()) {
+      out << j.get<std::string>();
+    } else if (j.is_boolean()) {
+      out << j.get<bool>();
+    } else if (j.is_number_float()) {
+      std::ostringstream s;
+      s.precision(10);
+      s << j.get<double>();
+      out << s.str();
+    } else {
+      out << j.dump();
+    }
+  };
+  // Emit in schema order (nlohmann::json sorts keys alphabetically).
+  const nlohmann::json j = config_to_json(config);
+  out << YAML::BeginMap;
+  std::vector<std::string> open;
+  for (const auto& field : config_fields()) {
+    const auto parts = split(field.key, '.');
+    std::vector<std::string> sections(parts.begin(), parts.end() - 1);
+    size_t common = 0;
+    while (common < open.size() && common < sections.size() && open[common] == sections[common])
+      ++common;
+    for (size_t i = open.size(); i > common; --i) out << YAML::EndMap;
+    open.resize(common);
+    for (size_t i = common; i < sections.size(); ++i) {
+      out << YAML::Key << sections[i] << YAML::Value << YAML::BeginMap;
+      open.push_back(sections[i]);
+    }
+    out << YAML::Key << parts.back() << YAML::Value;
+    const nlohmann::json* node = &j;
+    for (const auto& part : parts) node = &(*node)[part];
+    emit(*node);
+  }
+  for (size_t i = 0; i < open.size(); ++i) out << YAML::EndMap;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace fathom

@@ -1,0 +1,65 @@
+#pragma once
+// Examples, token-budget batching and collation.
+//
+// Batching: examples are stably sorted by (source length, target length) so rows of a batch
+// have similar lengths (little padding), then cut greedily into batches whose padded size
+// rows * max(longest source, longest target) stays within max_tokens. The batch *composition*
+// is fixed for a corpus (a BatchPlan); each epoch visits the batches in an order that is a
+// function of (seed, epoch) alone, so training can resume at exactly (epoch, batch index) and
+// the order is the same with every standard library.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace fathom {
+
+// One sentence pair as ids. Both sides end with eos: src = encode(source) + eos,
+// tgt = encode(target) + eos.
+struct Example {
+  std::vector<std::int64_t> src, tgt;
+};
+
+// Builds an Example from already encoded ids (appends eos to both sides).
+Example make_example(std::vector<std::int64_t> src, std::vector<std::int64_t> tgt);
+
+// A padded mini-batch, on the CPU unless moved with to().
+struct Batch {
+  torch::Tensor src;      // [B, S] int64, pad-padded (pad = 0)
+  torch::Tensor tgt_in;   // [B, T] int64: bos + tgt[:-1] (decoder input, teacher forcing)
+  torch::Tensor tgt_out;  // [B, T] int64: tgt (what the decoder must predict), pad-padded
+  std::int64_t src_tokens = 0;  // non-pad source tokens (eos included)
+  std::int64_t tgt_tokens = 0;  // non-pad target tokens (eos included): the loss denominator
+  std::vector<std::size_t> ids; // row i is example ids[i] of the split
+  Batch to(torch::Device device) const;
+  std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
+};
+
+// Stacks examples[ids[0]], examples[ids[1]], ... into one Batch.
+Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids);
+
+// The padded size a batch of these examples would have: rows * max(longest src, longest tgt).
+std::int64_t padded_tokens(const std::vector<Example>& examples,
+                           const std::vector<std::size_t>& ids);
+
+// The fixed grouping of a split's examples into batches (in length-sorted order).
+struct BatchPlan {
+  std::vector<std::vector<std::size_t>> batches;  // example indices per batch
+  std::int64_t max_tokens = 0;
+  std::size_t examples = 0;
+};
+
+// Greedy length-bucketed batching under the token budget. An example that alone exceeds the
+// budget gets a batch of its own. max_tokens must be > 0 (std::invalid_argument otherwise).
+BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens);
+
+// The batches of one epoch: plan.batches permuted by a permutation that depends only on
+// (seed, epoch). Evaluation can use plan.batches directly (sorted, deterministic).
+std::vector<std::vector<std::size_t>> epoch_batches(const BatchPlan& plan, std::uint64_t seed,
+                                                    std::int64_t epoch);
+
+// Removes examples with a side longer than max_len ids, eos not counted (max_len <= 0: keep
+// all). Returns how many were removed; the order of the rest is kept.
+std::size_t drop_long_examples(std::vector<Example>& examples, std::int64_t max_len);
+
+}  // namespace fathom

@@ -1,0 +1,36 @@
+#pragma once
+// The top-level data loader: from a DataConfig to encoded train/valid/test examples plus the
+// raw valid/test text that BLEU is computed against.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/data/batch.h"
+#include "core/data/vocab.h"
+
+namespace fathom {
+
+struct Dataset {
+  std::shared_ptr<Vocab> vocab;           // joint source/target vocabulary
+  std::vector<Example> train, valid, test;
+  // Raw text of the evaluation sets, aligned with valid/test (BLEU references and sources).
+  std::vector<std::string> valid_source, valid_target, test_source, test_target;
+  std::size_t dropped_long = 0;           // training pairs removed by data.max_len
+  std::size_t one_side_empty = 0;         // training pairs with exactly one empty side (kept)
+  std::string description;                // a few lines for logs and the run store
+};
+
+// Loads the data for cfg.task:
+//  - "parallel": reads train_source/train_target (required) and the valid/test pairs (optional:
+//    both paths empty -> empty split; one of the two empty -> InputError). Paths are plain or
+//    gzip text; relative paths are resolved against config_dir (empty: current directory). The
+//    SentencePiece vocabulary is trained on the training text, or reused, under cache_dir (see
+//    vocab_cache.h).
+//  - "synthetic": generates the task of synthetic.h with a word vocabulary; no files.
+// Training pairs longer than cfg.max_len on either side are dropped (valid/test are kept whole).
+// Throws InputError for every user-facing problem, naming the file or the config field.
+Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
+                     const std::string& config_dir);
+
+}  // namespace fathom

@@ -1,0 +1,166 @@
+#include "core/data/vocab_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unordered_map>
+
+#include "core/data/sentencepiece_runtime.h"
+#include "core/util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace fathom {
+namespace {
+
+// Bump when anything that changes the trained model changes (options, subsampling, ...), so old
+// cache entries are not mistaken for new ones.
+constexpr const char* kFormatVersion = "fathom-spm-v1";
+// Fixed rather than hardware-dependent: the unigram trainer's sums depend on how sentences are
+// split across threads, so a machine-dependent count could give a different model.
+constexpr int kTrainThreads = 8;
+// Beyond this many lines SentencePiece gains little and needs a lot of memory.
+constexpr std::size_t kMaxTrainLines = 2'000'000;
+
+// 64-bit FNV-1a: small and stable; collisions only matter within one cache folder.
+struct Fnv1a {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  void add(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  }
+  void add(const std::string& s) {
+    add(s.data(), s.size());
+    add("\n", 1);  // terminator: ("ab","c") and ("a","bc") must differ
+  }
+  void add(std::uint64_t v) { add(std::to_string(v)); }
+};
+
+void check_config(const VocabConfig& cfg) {
+  if (cfg.type != "bpe" && cfg.type != "unigram")
+    throw InputError("", 0, "data.vocab.type",
+                     "unknown vocabulary type '" + cfg.type + "' (expected bpe or unigram)");
+  if (cfg.size < 8)
+    throw InputError("", 0, "data.vocab.size",
+                     "vocabulary size " + std::to_string(cfg.size) + " is too small (minimum 8)");
+}
+
+// Temporary folder names must differ between processes and between threads of one process.
+std::string unique_suffix() {
+  static std::atomic<std::uint64_t> counter{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+// Writes the joint training text: non-empty lines of both sides, evenly subsampled to the cap.
+std::size_t write_training_text(const fs::path& path, const std::vector<std::string>& source,
+                                const std::vector<std::string>& target) {
+  std::vector<const std::string*> lines;
+  lines.reserve(source.size() + target.size());
+  for (const auto* side : {&source, &target})
+    for (const auto& line : *side)
+      if (!line.empty()) lines.push_back(&line);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(path.string(), 0, "", "cannot write SentencePiece training text");
+  const std::size_t n = lines.size(), keep = std::min(n, kMaxTrainLines);
+  for (std::size_t k = 0; k < keep; ++k) out << *lines[k * n / keep] << '\n';
+  out.close();
+  if (!out) throw InputError(path.string(), 0, "", "cannot write SentencePiece training text");
+  return keep;
+}
+
+void train_into(const fs::path& dir, const std::vector<std::string>& source,
+                const std::vector<std::string>& target, const VocabConfig& cfg) {
+  const fs::path text = dir / "train.txt";
+  const std::size_t lines = write_training_text(text, source, target);
+  if (lines == 0)
+    throw InputError("", 0, "data.train_source", "no non-empty training lines for the vocabulary");
+  // The map form passes paths verbatim (the string form would split them at spaces).
+  const std::unordered_map<std::string, std::string> args = {
+      {"input", text.string()},
+      {"model_prefix", (dir / "spm").string()},
+      {"model_type", cfg.type},
+      {"vocab_size", std::to_string(cfg.size)},
+      {"hard_vocab_limit", "false"},
+      {"character_coverage", "1.0"},
+      {"pad_id", "0"}, {"unk_id", "1"}, {"bos_id", "2"}, {"eos_id", "3"},
+      {"pad_piece", "<pad>"}, {"unk_piece", "<unk>"}, {"bos_piece", "<s>"}, {"eos_piece", "</s>"},
+      {"input_sentence_size", "0"},  // use every line written above (already capped)
+      {"shuffle_input_sentence", "false"},
+      {"num_threads", std::to_string(kTrainThreads)},
+      // No "minloglevel": logging must stay off (see sentencepiece_runtime.h).
+  };
+  // Nothing random should remain with shuffling off; the fixed seed covers anything left.
+  const auto status = spm::train(args, /*seed=*/1);
+  if (!status.ok())
+    throw InputError("", 0, "data.vocab",
+                     "SentencePiece training failed (" + cfg.type + ", size " +
+                         std::to_string(cfg.size) + "): " + status.error_message());
+  fs::remove(text);  // the corpus is the source of truth; keep the cache small
+  fs::remove(dir / "spm.vocab");
+  std::ofstream meta(dir / "meta.txt");
+  meta << "format " << kFormatVersion << "\ntype " << cfg.type << "\nsize " << cfg.size
+       << "\nsource_lines " << source.size() << "\ntarget_lines " << target.size()
+       << "\ntraining_lines " << lines << "\n";
+}
+
+}  // namespace
+
+std::string sentencepiece_cache_key(const std::vector<std::string>& source,
+                                    const std::vector<std::string>& target,
+                                    const VocabConfig& cfg) {
+  Fnv1a h;
+  h.add(std::string(kFormatVersion));
+  h.add(cfg.type);
+  h.add(static_cast<std::uint64_t>(cfg.size));
+  h.add(static_cast<std::uint64_t>(source.size()));
+  for (const auto& line : source) h.add(line);
+  h.add(static_cast<std::uint64_t>(target.size()));
+  for (const auto& line : target) h.add(line);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.h));
+  return "spm-" + cfg.type + "-" + std::to_string(cfg.size) + "-" + hex;
+}
+
+std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
+    const std::vector<std::string>& source, const std::vector<std::string>& target,
+    const VocabConfig& cfg, const std::string& cache_dir) {
+  check_config(cfg);
+  const fs::path root = cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache"
+                                          : fs::path(cache_dir);
+  const std::string key = sentencepiece_cache_key(source, target, cfg);
+  const fs::path entry = root / key;
+  const fs::path model = entry / "spm.model";
+  if (fs::exists(model))
+    return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/true);
+
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw InputError(root.string(), 0, "", "cannot create cache folder: " + ec.message());
+  const fs::path tmp = root / ("." + key + ".tmp-" + unique_suffix());
+  fs::create_directories(tmp, ec);
+  if (ec) throw InputError(tmp.string(), 0, "", "cannot create cache folder: " + ec.message());
+  try {
+    train_into(tmp, source, target, cfg);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  // rename(2) of a folder is atomic; it fails if another process already placed the entry,
+  // in which case theirs (identical inputs, deterministic training) is used.
+  std::error_code rename_error;
+  fs::rename(tmp, entry, rename_error);
+  if (rename_error) {
+    fs::remove_all(tmp, ec);
+    if (!fs::exists(model))
+      throw InputError(entry.string(), 0, "",
+                       "cannot create cache entry: " + rename_error.message());
+  }
+  return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/false);
+}
+
+}  // namespace fathom

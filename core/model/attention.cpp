@@ -1,0 +1,64 @@
+#include "core/model/attention.h"
+
+#include <cmath>
+
+namespace fathom {
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
+                                               bool self_attention, const SublayerId& owner,
+                                               const std::string& name, ParameterCatalog& catalog)
+    : d_model_(d_model), heads_(heads), attention_dropout_(attention_dropout),
+      self_attention_(self_attention) {
+  if (self_attention) {
+    qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
+    catalog.linears.push_back({name + ".qkv", qkv_, LinearRole::AttentionQkv, owner, 3});
+  } else {
+    q_ = register_module("q", torch::nn::Linear(d_model, d_model));
+    kv_ = register_module("kv", torch::nn::Linear(d_model, 2 * d_model));
+    catalog.linears.push_back({name + ".q", q_, LinearRole::AttentionQuery, owner, 1});
+    catalog.linears.push_back({name + ".kv", kv_, LinearRole::AttentionKeyValue, owner, 2});
+  }
+  out_ = register_module("out", torch::nn::Linear(d_model, d_model));
+  catalog.linears.push_back({name + ".out", out_, LinearRole::AttentionOutput, owner, 1});
+}
+
+torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
+                                              const torch::Tensor& memory,
+                                              const torch::Tensor& key_padding_mask,
+                                              bool causal) {
+  const int64_t B = query.size(0), T = query.size(1);
+  const int64_t head_dim = d_model_ / heads_;
+  torch::Tensor q, k, v;
+  if (self_attention_) {
+    auto parts = qkv_(query).chunk(3, -1);
+    q = parts[0], k = parts[1], v = parts[2];
+  } else {
+    q = q_(query);
+    auto parts = kv_(memory).chunk(2, -1);
+    k = parts[0], v = parts[1];
+  }
+  const int64_t S = k.size(1);
+  // [B, L, d] -> [B, H, L, d/H]
+  auto heads = [&](const torch::Tensor& t, int64_t L) {
+    return t.view({B, L, heads_, head_dim}).transpose(1, 2);
+  };
+  q = heads(q, T) * (1.0 / std::sqrt(static_cast<double>(head_dim)));
+  k = heads(k, S);
+  v = heads(v, S);
+
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1));  // [B, H, T, S]
+  if (key_padding_mask.defined())
+    scores = scores.masked_fill(key_padding_mask.view({B, 1, 1, S}),
+                                -std::numeric_limits<float>::infinity());
+  if (causal) {
+    auto future = torch::ones({T, S}, torch::dtype(torch::kBool).device(scores.device())).triu(1);
+    scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
+  }
+  torch::Tensor probs = torch::softmax(scores, -1);
+  if (attention_dropout_ > 0)
+    probs = torch::dropout(probs, attention_dropout_, is_training());
+  torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});
+  return out_(context);
+}
+
+}  // namespace fathom

@@ -1,0 +1,32 @@
+#pragma once
+// Multi-head scaled dot-product attention (Vaswani et al. 2017) with key-padding and causal
+// masks. Self-attention packs Q, K, V into one [3d, d] projection (one matmul); attention
+// over the encoder output has a [d, d] query and a packed [2d, d] key/value projection.
+#include <torch/torch.h>
+
+#include "core/model/parameter_catalog.h"
+
+namespace fathom {
+
+class MultiheadAttentionImpl : public torch::nn::Module {
+ public:
+  MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
+                         const SublayerId& owner, const std::string& name,
+                         ParameterCatalog& catalog);
+
+  // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
+  // key_padding_mask [B, S] bool, true at padding (may be undefined); causal hides the future.
+  torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& memory,
+                        const torch::Tensor& key_padding_mask, bool causal);
+
+ private:
+  int d_model_, heads_;
+  double attention_dropout_;
+  bool self_attention_;
+  torch::nn::Linear qkv_{nullptr};  // self-attention
+  torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
+  torch::nn::Linear out_{nullptr};
+};
+TORCH_MODULE(MultiheadAttention);
+
+}  // namespace fathom

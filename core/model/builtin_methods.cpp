@@ -1,0 +1,51 @@
+#include "core/model/builtin_methods.h"
+
+#include <mutex>
+
+#include "core/config/config_io.h"
+#include "core/util/strings.h"
+
+namespace fathom {
+
+const MethodRegistry& methods() {
+  static MethodRegistry registry;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_post_norm(registry);
+    register_pre_norm(registry);
+    register_xavier_init(registry);
+    register_lipschitz_init(registry);
+    register_residual_connection(registry);
+  });
+  return registry;
+}
+
+std::string resolve_sublayer_style(const ModelConfig& config) {
+  const InitMethod* init = methods().inits.find(config.init);
+  if (init && !init->sublayer_style.empty()) return init->sublayer_style;
+  return config.norm;
+}
+
+namespace {
+template <typename Entry>
+const Entry& require(const RunConfig& config, const Registry<Entry>& registry,
+                     const std::string& key, const std::string& name) {
+  if (const Entry* entry = registry.find(name)) return *entry;
+  const auto names = registry.names();
+  const std::string hint = closest_match(name, names);
+  config_error(config, key,
+               "unknown method '" + name + "' (registered: " + join(names, ", ") + ")" +
+                   (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+}
+}  // namespace
+
+void check_model_methods(const RunConfig& config) {
+  const auto& init = require(config, methods().inits, "model.init", config.model.init);
+  if (init.check) init.check(config);
+  const auto& connection =
+      require(config, methods().connections, "model.connection", config.model.connection);
+  if (connection.check) connection.check(config);
+  require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
+}
+
+}  // namespace fathom

@@ -1,0 +1,13 @@
+#pragma once
+// Registration functions of the built-in methods, one per file (see registry.h).
+#include "core/model/registry.h"
+
+namespace fathom {
+
+void register_post_norm(MethodRegistry& registry);       // sublayer_styles: post
+void register_pre_norm(MethodRegistry& registry);        // sublayer_styles: pre
+void register_xavier_init(MethodRegistry& registry);     // inits: xavier
+void register_lipschitz_init(MethodRegistry& registry);  // inits: lipschitz
+void register_residual_connection(MethodRegistry& registry);  // connections: residual
+
+}  // namespace fathom

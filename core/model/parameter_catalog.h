@@ -1,0 +1,47 @@
+#pragma once
+// What each parameter of a model is, recorded by the modules that create it, so an
+// initialization (methods.md s3) is a loop over roles rather than a parse of module names.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "core/model/sublayer_id.h"
+
+namespace fathom {
+
+enum class LinearRole {
+  AttentionQuery,     // input projections: read the sub-layer input
+  AttentionKeyValue,  // reads the encoder output (cross-attention) or the input (self)
+  AttentionQkv,       // packed Q,K,V of self-attention: 3 blocks of d x d
+  AttentionOutput,
+  FfnIn,              // d -> d_ff
+  FfnOut,             // d_ff -> d
+  Other,              // e.g. depth-wise LSTM gates, merge layers
+};
+
+struct LinearEntry {
+  std::string name;
+  torch::nn::Linear linear{nullptr};
+  LinearRole role = LinearRole::Other;
+  SublayerId owner;       // the sub-layer it belongs to
+  int blocks = 1;         // the weight stacks `blocks` equal [out/blocks, in] matrices
+};
+
+struct EmbeddingEntry {
+  std::string name;
+  torch::Tensor weight;   // [V, d]; row `pad` stays zero
+};
+
+struct NormEntry {
+  std::string name;
+  torch::nn::LayerNorm norm{nullptr};
+};
+
+struct ParameterCatalog {
+  std::vector<LinearEntry> linears;
+  std::vector<EmbeddingEntry> embeddings;
+  std::vector<NormEntry> norms;
+};
+
+}  // namespace fathom

@@ -1,0 +1,89 @@
+#pragma once
+// The one registry of model methods: sub-layer connection styles (post, pre, ...),
+// initializations (xavier, lipschitz, ...) and stack connections (residual, ...).
+// Built-ins are registered once, explicitly, in core/model/builtin_methods.cpp; a new method
+// is one new file with a register_* function plus one line there.
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/model/sublayer_connection.h"
+
+namespace fathom {
+
+template <typename Entry>
+class Registry {
+ public:
+  void add(const std::string& name, Entry entry) {
+    if (!entries_.emplace(name, std::move(entry)).second)
+      throw std::logic_error("method registered twice: " + name);
+  }
+  const Entry* find(const std::string& name) const {
+    auto it = entries_.find(name);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, entry] : entries_) out.push_back(name);
+    return out;
+  }
+
+ private:
+  std::map<std::string, Entry> entries_;
+};
+
+class TransformerImpl;
+class EncoderStack;
+class DecoderStack;
+
+// How a sub-layer's branch meets its shortcut.
+struct SublayerStyle {
+  std::string doc;
+  std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
+};
+
+// An initialization. It may require its own sub-layer style (Admin needs omega vectors).
+struct InitMethod {
+  std::string doc;
+  std::string sublayer_style;                        // "" = use model.norm
+  std::function<void(const RunConfig&)> check;       // config errors via config_error()
+  std::function<void(TransformerImpl&)> apply;       // runs under NoGradGuard, seeded
+};
+
+// Everything a stack builder needs.
+struct StackContext {
+  const ModelConfig& config;
+  std::string sublayer_style;
+  std::shared_ptr<ModelHooks> hooks;
+  ParameterCatalog& catalog;
+};
+
+// How layers are connected along depth: residual (the standard) or, e.g., depth-wise LSTM.
+struct StackConnection {
+  std::string doc;
+  std::function<std::shared_ptr<EncoderStack>(const StackContext&)> encoder;
+  std::function<std::shared_ptr<DecoderStack>(const StackContext&)> decoder;
+  std::function<void(const RunConfig&)> check;
+};
+
+struct MethodRegistry {
+  Registry<SublayerStyle> sublayer_styles;
+  Registry<InitMethod> inits;
+  Registry<StackConnection> connections;
+};
+
+// The registry with every built-in method (registered on first use, thread-safe).
+const MethodRegistry& methods();
+
+// The sub-layer style a config resolves to (the init's own style, else model.norm).
+std::string resolve_sublayer_style(const ModelConfig& config);
+
+// Checks model.init / model.connection names and each method's own rules; errors name the
+// config file, line and key, with the closest registered name.
+void check_model_methods(const RunConfig& config);
+
+}  // namespace fathom

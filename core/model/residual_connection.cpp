@@ -1,0 +1,131 @@
+// The standard residual Transformer stacks (methods.md s1-2): encoder layers of
+// self-attention + FFN, decoder layers of causal self-attention + encoder attention + FFN,
+// each sub-layer wrapped by the configured sub-layer style (post, pre, admin, ...).
+#include "core/model/attention.h"
+#include "core/model/builtin_methods.h"
+#include "core/model/feed_forward.h"
+#include "core/model/stack.h"
+
+namespace fathom {
+namespace {
+
+std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const SublayerId& id,
+                                                    int stack_sublayers,
+                                                    const std::string& name) {
+  ConnectionContext c{s.config, id, stack_sublayers, name, s.hooks, s.catalog};
+  return methods().sublayer_styles.find(s.sublayer_style)->make(c);
+}
+
+class ResidualEncoder : public EncoderStack {
+ public:
+  explicit ResidualEncoder(const StackContext& s) {
+    const auto& m = s.config;
+    const int sublayers = 2 * m.encoder_layers;
+    for (int l = 0; l < m.encoder_layers; ++l) {
+      const std::string p = "enc." + std::to_string(l);     // catalog / analysis name
+      const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
+      SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
+      SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
+      attention_.push_back(register_module(
+          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
+                                               attn_id, p + ".self_attn", s.catalog)));
+      attention_connection_.push_back(register_module(
+          mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, p + ".self_attn")));
+      ffn_.push_back(register_module(
+          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, p + ".ffn",
+                                  s.catalog)));
+      ffn_connection_.push_back(register_module(
+          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
+    }
+    if (attention_connection_.front()->needs_final_norm())
+      final_norm_ = register_module("encoder_final_norm",
+                                    ObservedNorm(m.d_model, "enc.final_norm", s.hooks, s.catalog));
+  }
+
+  torch::Tensor forward(const torch::Tensor& x_in, const torch::Tensor& padding) override {
+    torch::Tensor x = x_in;
+    for (size_t l = 0; l < attention_.size(); ++l) {
+      auto& attention = attention_[l];
+      x = attention_connection_[l]->forward(
+          x, [&](const torch::Tensor& h) { return attention(h, h, padding, false); });
+      auto& ffn = ffn_[l];
+      x = ffn_connection_[l]->forward(x, [&](const torch::Tensor& h) { return ffn(h); });
+    }
+    return final_norm_ ? final_norm_(x) : x;
+  }
+
+ private:
+  std::vector<MultiheadAttention> attention_;
+  std::vector<FeedForward> ffn_;
+  std::vector<std::shared_ptr<SublayerConnection>> attention_connection_, ffn_connection_;
+  ObservedNorm final_norm_{nullptr};
+};
+
+class ResidualDecoder : public DecoderStack {
+ public:
+  explicit ResidualDecoder(const StackContext& s) {
+    const auto& m = s.config;
+    const int sublayers = 3 * m.decoder_layers;
+    for (int l = 0; l < m.decoder_layers; ++l) {
+      const std::string p = "dec." + std::to_string(l);
+      const std::string mp = "layer" + std::to_string(l);
+      SublayerId self_id{Stack::Decoder, l, SublayerKind::SelfAttention, 3 * l};
+      SublayerId cross_id{Stack::Decoder, l, SublayerKind::EncoderAttention, 3 * l + 1};
+      SublayerId ffn_id{Stack::Decoder, l, SublayerKind::FeedForward, 3 * l + 2};
+      self_attention_.push_back(register_module(
+          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
+                                               self_id, p + ".self_attn", s.catalog)));
+      self_connection_.push_back(register_module(
+          mp + "_self_attn_connection", make_connection(s, self_id, sublayers, p + ".self_attn")));
+      cross_attention_.push_back(register_module(
+          mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
+                                              cross_id, p + ".enc_attn", s.catalog)));
+      cross_connection_.push_back(register_module(
+          mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, p + ".enc_attn")));
+      ffn_.push_back(register_module(
+          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, p + ".ffn",
+                                  s.catalog)));
+      ffn_connection_.push_back(register_module(
+          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
+    }
+    if (self_connection_.front()->needs_final_norm())
+      final_norm_ = register_module("decoder_final_norm",
+                                    ObservedNorm(m.d_model, "dec.final_norm", s.hooks, s.catalog));
+  }
+
+  torch::Tensor forward(const torch::Tensor& y_in, const torch::Tensor& memory,
+                        const torch::Tensor& padding) override {
+    torch::Tensor y = y_in;
+    for (size_t l = 0; l < self_attention_.size(); ++l) {
+      auto& self_attention = self_attention_[l];
+      y = self_connection_[l]->forward(y, [&](const torch::Tensor& h) {
+        return self_attention(h, h, torch::Tensor(), /*causal=*/true);
+      });
+      auto& cross_attention = cross_attention_[l];
+      y = cross_connection_[l]->forward(
+          y, [&](const torch::Tensor& h) { return cross_attention(h, memory, padding, false); });
+      auto& ffn = ffn_[l];
+      y = ffn_connection_[l]->forward(y, [&](const torch::Tensor& h) { return ffn(h); });
+    }
+    return final_norm_ ? final_norm_(y) : y;
+  }
+
+ private:
+  std::vector<MultiheadAttention> self_attention_, cross_attention_;
+  std::vector<FeedForward> ffn_;
+  std::vector<std::shared_ptr<SublayerConnection>> self_connection_, cross_connection_,
+      ffn_connection_;
+  ObservedNorm final_norm_{nullptr};
+};
+
+}  // namespace
+
+void register_residual_connection(MethodRegistry& registry) {
+  registry.connections.add(
+      "residual",
+      {"identity shortcuts around every sub-layer (the standard Transformer)",
+       [](const StackContext& s) { return std::make_shared<ResidualEncoder>(s); },
+       [](const StackContext& s) { return std::make_shared<ResidualDecoder>(s); }, nullptr});
+}
+
+}  // namespace fathom

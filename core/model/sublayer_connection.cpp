@@ -1,0 +1,19 @@
+#include "core/model/sublayer_connection.h"
+
+namespace fathom {
+
+SublayerConnection::SublayerConnection(const ConnectionContext& context)
+    : id_(context.id), dropout_(context.config.dropout), hooks_(context.hooks) {}
+
+torch::Tensor SublayerConnection::dropped_branch(const torch::Tensor& f) {
+  torch::Tensor out = dropout_ > 0 ? torch::dropout(f, dropout_, is_training()) : f;
+  if (hooks_->observer) out = hooks_->observer->transform_branch(id_, out);
+  return out;
+}
+
+void SublayerConnection::report(const torch::Tensor& input, const torch::Tensor& branch,
+                                const torch::Tensor& output) {
+  if (hooks_->observer) hooks_->observer->on_sublayer(id_, SublayerTrace{input, branch, output});
+}
+
+}  // namespace fathom

@@ -1,0 +1,93 @@
+#include "core/model/transformer.h"
+
+#include <set>
+
+#include "core/model/registry.h"
+
+namespace fathom {
+
+TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
+    : config_(config), vocab_size_(vocab_size), hooks_(std::make_shared<ModelHooks>()) {
+  const int d = config.d_model;
+  source_embedding_weight_ = register_parameter("source_embedding", torch::empty({vocab_size, d}));
+  catalog_.embeddings.push_back({"source_embedding", source_embedding_weight_});
+  if (config.share_embeddings) {
+    target_embedding_weight_ = source_embedding_weight_;
+  } else {
+    target_embedding_weight_ =
+        register_parameter("target_embedding", torch::empty({vocab_size, d}));
+    catalog_.embeddings.push_back({"target_embedding", target_embedding_weight_});
+  }
+  if (config.tie_decoder_embeddings) {
+    output_weight_ = target_embedding_weight_;
+  } else {
+    output_weight_ = register_parameter("output_projection", torch::empty({vocab_size, d}));
+    catalog_.embeddings.push_back({"output_projection", output_weight_});
+  }
+  source_embedding_ = register_module(
+      "source_embed", TransformerEmbedding(source_embedding_weight_, config.dropout));
+  target_embedding_ = register_module(
+      "target_embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
+
+  const MethodRegistry& registry = methods();
+  StackContext stack{config_, resolve_sublayer_style(config_), hooks_, catalog_};
+  const StackConnection* connection = registry.connections.find(config.connection);
+  if (!connection) throw std::invalid_argument("unknown connection " + config.connection);
+  if (!registry.sublayer_styles.find(stack.sublayer_style))
+    throw std::invalid_argument("unknown sub-layer style " + stack.sublayer_style);
+  encoder_ = register_module("encoder", connection->encoder(stack));
+  decoder_ = register_module("decoder", connection->decoder(stack));
+}
+
+torch::Tensor TransformerImpl::encode(const torch::Tensor& source) {
+  return encoder_->forward(source_embedding_(source), source.eq(kPad));
+}
+
+torch::Tensor TransformerImpl::decode(const torch::Tensor& target_in, const torch::Tensor& memory,
+                                      const torch::Tensor& source_padding) {
+  torch::Tensor h = decoder_->forward(target_embedding_(target_in), memory, source_padding);
+  return torch::matmul(h, output_weight_.t());
+}
+
+torch::Tensor TransformerImpl::forward(const torch::Tensor& source,
+                                       const torch::Tensor& target_in) {
+  return decode(target_in, encode(source), source.eq(kPad));
+}
+
+std::map<std::string, int64_t> TransformerImpl::parameter_counts() const {
+  std::map<std::string, int64_t> counts{
+      {"embeddings", 0}, {"attention", 0}, {"ffn", 0}, {"norms", 0}, {"other", 0}};
+  std::set<const void*> seen;
+  auto add = [&](const torch::Tensor& t, const std::string& kind) {
+    if (!t.defined() || !seen.insert(t.unsafeGetTensorImpl()).second) return;
+    counts[kind] += t.numel();
+  };
+  for (const auto& e : catalog_.embeddings) add(e.weight, "embeddings");
+  for (const auto& l : catalog_.linears) {
+    const bool ffn = l.role == LinearRole::FfnIn || l.role == LinearRole::FfnOut;
+    const bool attention = l.role != LinearRole::Other && !ffn;
+    const std::string kind = ffn ? "ffn" : attention ? "attention" : "other";
+    add(l.linear->weight, kind);
+    add(l.linear->bias, kind);
+  }
+  for (const auto& n : catalog_.norms) {
+    add(n.norm->weight, "norms");
+    add(n.norm->bias, "norms");
+  }
+  for (const auto& p : parameters()) add(p, "other");  // anything not in the catalog
+  int64_t total = 0;
+  for (const auto& [kind, n] : counts) total += n;
+  counts["total"] = total;
+  return counts;
+}
+
+Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64_t seed) {
+  check_model_methods(config);
+  torch::manual_seed(seed);
+  Transformer model(config.model, vocab_size);
+  torch::NoGradGuard no_grad;
+  methods().inits.find(config.model.init)->apply(*model);
+  return model;
+}
+
+}  // namespace fathom

@@ -1,0 +1,59 @@
+#pragma once
+// The encoder-decoder Transformer (methods.md s1). The method under study -- sub-layer style,
+// initialization, stack connection -- comes from the registry (registry.h) by config name.
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/config/config.h"
+#include "core/model/embedding.h"
+#include "core/model/observer.h"
+#include "core/model/parameter_catalog.h"
+#include "core/model/stack.h"
+
+namespace fathom {
+
+class TransformerImpl : public torch::nn::Module {
+ public:
+  static constexpr int64_t kPad = 0;
+
+  // Builds the modules; parameters are NOT initialized yet (see build_model()).
+  TransformerImpl(const ModelConfig& config, int64_t vocab_size);
+
+  // source [B, S], target_in [B, T] (int64) -> logits [B, T, V].
+  torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& target_in);
+
+  // source [B, S] -> encoder output [B, S, d].
+  torch::Tensor encode(const torch::Tensor& source);
+  // -> logits [B, T, V] of the decoder reading target_in against `memory`.
+  torch::Tensor decode(const torch::Tensor& target_in, const torch::Tensor& memory,
+                       const torch::Tensor& source_padding);
+
+  const ModelConfig& config() const { return config_; }
+  int64_t vocab_size() const { return vocab_size_; }
+  ParameterCatalog& catalog() { return catalog_; }
+  ModelHooks& hooks() { return *hooks_; }
+
+  // Parameter counts by kind (embeddings, attention, ffn, norms, other) and "total";
+  // shared tensors are counted once.
+  std::map<std::string, int64_t> parameter_counts() const;
+
+ private:
+  ModelConfig config_;
+  int64_t vocab_size_;
+  std::shared_ptr<ModelHooks> hooks_;
+  ParameterCatalog catalog_;
+  torch::Tensor source_embedding_weight_, target_embedding_weight_, output_weight_;
+  TransformerEmbedding source_embedding_{nullptr}, target_embedding_{nullptr};
+  std::shared_ptr<EncoderStack> encoder_;
+  std::shared_ptr<DecoderStack> decoder_;
+};
+TORCH_MODULE(Transformer);
+
+// Builds and initializes a model: torch's RNG is seeded with `seed` first, so the same
+// config and seed give the same parameters on CPU. Throws InputError for unknown methods.
+Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64_t seed);
+
+}  // namespace fathom

@@ -1,0 +1,93 @@
+#include "core/train/checkpoint.h"
+
+#include <filesystem>
+
+#include "core/model/transformer.h"
+#include "core/train/optimizer.h"
+#include "core/util/error.h"
+
+namespace fathom {
+namespace fs = std::filesystem;
+
+std::string archive_key(const std::string& prefix, const std::string& name) {
+  std::string key = prefix + "__";
+  for (char c : name) key += (c == '.') ? '|' : c;
+  return key;
+}
+
+namespace {
+torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
+torch::Tensor scalar(int64_t v) { return torch::tensor(v, torch::kInt64); }
+
+torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::string& key) {
+  torch::Tensor t;
+  archive.read(key, t, /*is_buffer=*/true);
+  return t;
+}
+}  // namespace
+
+void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
+                     const TrainerState& state, const std::string& config_yaml) {
+  torch::serialize::OutputArchive archive;
+  for (const auto& p : model.named_parameters())
+    archive.write(archive_key("param", p.key()), p.value().detach().cpu(), /*is_buffer=*/true);
+  for (const auto& b : model.named_buffers())
+    archive.write(archive_key("buffer", b.key()), b.value().cpu(), /*is_buffer=*/true);
+  if (optimizer) optimizer->save(archive);
+  archive.write("state_update", scalar(state.update), true);
+  archive.write("state_epoch", scalar(state.epoch), true);
+  archive.write("state_batch_in_epoch", scalar(state.batch_in_epoch), true);
+  archive.write("state_first_loss", scalar(state.first_loss), true);
+  archive.write("state_best_valid_loss", scalar(state.best_valid_loss), true);
+  archive.write("config_yaml", c10::IValue(config_yaml));
+  fs::create_directories(fs::path(path).parent_path());
+  const std::string temporary = path + ".tmp";
+  archive.save_to(temporary);
+  fs::rename(temporary, path);
+}
+
+void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
+                     TrainerState* state) {
+  if (!fs::exists(path)) throw InputError(path, 0, "", "checkpoint not found");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.named_parameters()) {
+      torch::Tensor saved = read_tensor(archive, archive_key("param", p.key()));
+      if (saved.sizes() != p.value().sizes())
+        throw InputError(path, 0, p.key(), "checkpoint shape differs from the model's");
+      p.value().copy_(saved);
+    }
+    for (auto& b : model.named_buffers()) {
+      torch::Tensor saved = read_tensor(archive, archive_key("buffer", b.key()));
+      b.value().set_data(saved.to(b.value().device()));
+    }
+    if (optimizer) optimizer->load(archive);
+    if (state) {
+      state->update = read_tensor(archive, "state_update").item<int64_t>();
+      state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();
+      state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
+      state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
+      state->best_valid_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+  }
+}
+
+std::string checkpoint_config(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+    c10::IValue value;
+    archive.read("config_yaml", value);
+    return value.toStringRef();
+  } catch (const c10::Error& e) {
+    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+  }
+}
+
+}  // namespace fathom

@@ -1,0 +1,37 @@
+#pragma once
+// Checkpoints: model parameters and buffers, optimizer state, the trainer's position in the
+// data, and the config the run was started with (so resuming cannot mismatch). Written to a
+// temporary file and renamed, so a crash mid-write never leaves a broken checkpoint.
+#include <torch/torch.h>
+
+#include <limits>
+#include <string>
+
+namespace fathom {
+
+class TransformerImpl;
+class Optimizer;
+
+struct TrainerState {
+  int64_t update = 0;            // updates completed
+  int64_t epoch = 0;             // current epoch (0-based)
+  int64_t batch_in_epoch = 0;    // next batch of that epoch to read
+  double first_loss = std::numeric_limits<double>::quiet_NaN();  // divergence reference
+  double best_valid_loss = std::numeric_limits<double>::infinity();
+};
+
+// Archive keys may not contain '.', which parameter names do.
+std::string archive_key(const std::string& prefix, const std::string& name);
+
+void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
+                     const TrainerState& state, const std::string& config_yaml);
+
+// Restores what `path` holds into the given objects (optimizer/state may be null). Throws
+// InputError naming the file when it is missing, unreadable or from a different model shape.
+void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
+                     TrainerState* state);
+
+// The config_yaml a checkpoint was saved with.
+std::string checkpoint_config(const std::string& path);
+
+}  // namespace fathom

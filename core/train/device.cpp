@@ -1,0 +1,25 @@
+#include "core/train/device.h"
+
+#include <thread>
+
+#include "core/util/error.h"
+
+namespace fathom {
+
+torch::Device resolve_device(const std::string& name) {
+  if (name == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::kCPU;
+  if (name == "cpu") return torch::kCPU;
+  if (name.rfind("cuda", 0) == 0) {
+    if (!torch::cuda::is_available())
+      throw InputError("--device", 0, "device", "CUDA requested but LibTorch sees no GPU");
+    return torch::Device(name);
+  }
+  throw InputError("--device", 0, "device", "expected auto, cpu, cuda or cuda:N, got '" + name + "'");
+}
+
+void configure_threads(int threads) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(threads > 0 ? threads : cores);
+}
+
+}  // namespace fathom

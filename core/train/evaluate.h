@@ -1,0 +1,34 @@
+#pragma once
+// Loss/perplexity over a whole split and translation of a split, both in eval mode
+// (dropout off) over length-sorted batches.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "core/data/batch.h"
+#include "core/data/vocab.h"
+#include "core/decode/search.h"
+
+namespace fathom {
+
+class TransformerImpl;
+class ProgressBar;
+
+struct LossReport {
+  double loss = 0;        // label-smoothed loss per target token
+  double nll = 0;         // unsmoothed negative log-likelihood per target token (nats)
+  double ppl = 0;         // exp(nll)
+  int64_t tokens = 0;
+};
+
+LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& examples,
+                         int64_t max_tokens, torch::Device device, double label_smoothing);
+
+// Decoded text of every example's source, in the examples' order.
+std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,
+                                   const Vocab& vocab, const SearchOptions& options,
+                                   int64_t max_tokens, torch::Device device,
+                                   ProgressBar* progress = nullptr);
+
+}  // namespace fathom

@@ -1,0 +1,23 @@
+#include "core/train/loss.h"
+
+#include "core/data/vocab.h"
+
+namespace fathom {
+
+LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& target,
+                             double epsilon) {
+  const int64_t V = logits.size(-1);
+  // Softmax statistics in float32 even if the logits come from reduced precision.
+  torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat32), -1);
+  torch::Tensor keep = target.ne(kPadId);
+  torch::Tensor nll = -log_probs.gather(-1, target.unsqueeze(-1)).squeeze(-1);
+  torch::Tensor smooth = -log_probs.sum(-1);
+  torch::Tensor per_token = (1.0 - epsilon) * nll + (epsilon / V) * smooth;
+  LossSums out;
+  out.smoothed = per_token.masked_select(keep).sum();
+  out.nll = nll.masked_select(keep).sum().detach();
+  out.tokens = keep.sum().item<int64_t>();
+  return out;
+}
+
+}  // namespace fathom

@@ -1,0 +1,255 @@
+#include "core/train/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "core/config/config_io.h"
+#include "core/data/dataset.h"
+#include "core/metrics/bleu.h"
+#include "core/model/transformer.h"
+#include "core/train/batch_stream.h"
+#include "core/train/checkpoint.h"
+#include "core/train/device.h"
+#include "core/train/divergence.h"
+#include "core/train/evaluate.h"
+#include "core/train/loss.h"
+#include "core/train/optimizer.h"
+#include "core/train/schedule.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+#include "db/metric_writer.h"
+
+namespace fathom {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string host_name() {
+  char buffer[256] = {0};
+  return gethostname(buffer, sizeof buffer - 1) == 0 ? buffer : "unknown";
+}
+
+// Dropout's randomness is re-seeded from (seed, update) at every update, so a resumed run
+// draws the same masks as an uninterrupted one without saving generator state.
+std::uint64_t update_seed(std::uint64_t seed, int64_t update) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(update);
+}
+
+std::string format_status(double loss, double lr, double tokens_per_s) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, "loss %.3f ppl %.1f lr %.2e %.0f tok/s", loss,
+                std::exp(std::min(loss, 50.0)), lr, tokens_per_s);
+  return buffer;
+}
+
+// Averages of the training metrics since the last log line.
+struct Window {
+  double smoothed = 0, nll = 0, grad_norm = 0;
+  int64_t tokens = 0, updates = 0;
+  Clock::time_point start = Clock::now();
+  void reset() { *this = Window(); }
+};
+
+}  // namespace
+
+TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options) {
+  const TrainConfig& tc = config.train;
+  const int64_t run = options.run_id;
+  configure_threads(tc.threads);
+  const torch::Device device = resolve_device(config.device);
+  store.mark_running(run, host_name(), device.str());
+
+  Dataset data = load_dataset(config.data, options.cache_dir, "");
+  if (data.train.empty())
+    config_error(config, "data.train_source", "no training pairs left after filtering");
+  store.set_tag(run, "vocab", data.vocab->describe());
+  store.set_tag(run, "data", data.description);
+
+  Transformer model = build_model(config, data.vocab->size(), tc.seed);
+  model->to(device);
+  for (const auto& [kind, count] : model->parameter_counts())
+    store.set_tag(run, "params." + kind, std::to_string(count));
+
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  std::vector<torch::Tensor> parameters;
+  for (const auto& p : model->named_parameters()) {
+    named.emplace_back(p.key(), p.value());
+    parameters.push_back(p.value());
+  }
+  Optimizer optimizer(named, tc);
+
+  const std::string last_path = (fs::path(options.artifacts_dir) / "checkpoint_last.pt").string();
+  const std::string best_path = (fs::path(options.artifacts_dir) / "checkpoint_best.pt").string();
+  const std::string config_yaml = config_to_yaml(config);
+  TrainerState state;
+  if (options.resume && fs::exists(last_path)) {
+    load_checkpoint(last_path, *model, &optimizer, &state);
+    store.delete_metrics_after(run, state.update);  // points past the checkpoint are redone
+  }
+
+  const BatchPlan plan = plan_batches(data.train, config.data.max_tokens);
+  BatchStream stream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch);
+  DivergenceMonitor monitor(tc.divergence_factor, state.first_loss);
+  db::MetricWriter metrics(store, run);
+  ProgressBar bar("train", tc.max_updates, options.progress);
+  TrainOutcome outcome;
+  Window window;
+  const auto train_start = Clock::now();
+  int64_t session_tokens = 0;
+  model->train();
+
+  while (state.update < tc.max_updates) {
+    const int64_t update = state.update + 1;
+    torch::manual_seed(update_seed(tc.seed, update));
+
+    // One update reads batches until it has `update_tokens` target tokens (at least one).
+    std::vector<Batch> parts{stream.next()};
+    int64_t tokens = parts.back().tgt_tokens;
+    while (tc.update_tokens > 0 && tokens < tc.update_tokens) {
+      parts.push_back(stream.next());
+      tokens += parts.back().tgt_tokens;
+    }
+
+    optimizer.zero_grad();
+    double smoothed = 0, nll = 0;
+    for (const Batch& cpu_batch : parts) {
+      Batch batch = cpu_batch.to(device);
+      LossSums sums = label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                          tc.label_smoothing);
+      // Gradient of the per-token mean over the whole update, however it was split.
+      (sums.smoothed / static_cast<double>(tokens)).backward();
+      smoothed += sums.smoothed.item<double>();
+      nll += sums.nll.item<double>();
+    }
+    const double loss = smoothed / tokens;
+    const double max_norm = tc.clip_norm > 0 ? tc.clip_norm : std::numeric_limits<double>::infinity();
+    const double grad_norm = torch::nn::utils::clip_grad_norm_(parameters, max_norm);
+
+    if (auto reason = monitor.check(loss, grad_norm)) {
+      metrics.log(update, "train_loss", loss);
+      metrics.log(update, "grad_norm", grad_norm);
+      metrics.flush();
+      bar.finish("diverged at update " + std::to_string(update) + ": " + *reason);
+      outcome.status = "diverged";
+      outcome.diverged_step = update;
+      outcome.reason = *reason;
+      outcome.updates = state.update;
+      store.heartbeat(run, state.update);
+      store.finish_run(run, "diverged", *reason, update);
+      return outcome;
+    }
+
+    const double lr = inverse_sqrt_lr(update, tc.lr, tc.warmup);
+    optimizer.step(lr);
+    state.update = update;
+    state.epoch = stream.epoch();
+    state.batch_in_epoch = stream.position();
+    state.first_loss = monitor.first_loss();
+
+    window.smoothed += smoothed;
+    window.nll += nll;
+    window.grad_norm += grad_norm;
+    window.tokens += tokens;
+    window.updates += 1;
+    session_tokens += tokens;
+    const double window_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);
+    bar.update(update, format_status(window.smoothed / window.tokens, lr, window_rate));
+
+    if (update % tc.log_every == 0 || update == tc.max_updates) {
+      metrics.log(update, "train_loss", window.smoothed / window.tokens);
+      metrics.log(update, "train_nll", window.nll / window.tokens);
+      metrics.log(update, "train_ppl", std::exp(window.nll / window.tokens));
+      metrics.log(update, "lr", lr);
+      metrics.log(update, "grad_norm", window.grad_norm / window.updates);
+      metrics.log(update, "tokens_per_s", window_rate);
+      outcome.final_metrics["train_loss"] = window.smoothed / window.tokens;
+      store.heartbeat(run, update);
+      window.reset();
+    }
+
+    if (update % tc.valid_every == 0 || update == tc.max_updates) {
+      if (!data.valid.empty()) {
+        LossReport valid =
+            evaluate_loss(*model, data.valid, config.data.max_tokens, device, tc.label_smoothing);
+        metrics.log(update, "valid_loss", valid.loss);
+        metrics.log(update, "valid_nll", valid.nll);
+        metrics.log(update, "valid_ppl", valid.ppl);
+        if (valid.loss < state.best_valid_loss) {
+          state.best_valid_loss = valid.loss;
+          save_checkpoint(best_path, *model, nullptr, state, config_yaml);
+          store.add_artifact(run, "checkpoint_best", best_path, update);
+        }
+      }
+      save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
+      store.add_artifact(run, "checkpoint_last", last_path, update);
+      metrics.flush();
+    }
+  }
+  const double train_seconds = seconds_since(train_start);
+  bar.finish(session_tokens > 0 ? format_status(outcome.final_metrics["train_loss"],
+                                                inverse_sqrt_lr(state.update, tc.lr, tc.warmup),
+                                                session_tokens / train_seconds)
+                                : "already complete");
+  metrics.flush();
+
+  // Final evaluation with the best checkpoint (by validation loss) when there is one.
+  auto& final_metrics = outcome.final_metrics;
+  if (fs::exists(best_path)) load_checkpoint(best_path, *model, nullptr, nullptr);
+  if (session_tokens > 0) {
+    final_metrics["train_time_s"] = train_seconds;
+    final_metrics["tokens_per_s"] = session_tokens / train_seconds;
+  }
+  final_metrics["params"] = static_cast<double>(model->parameter_counts()["total"]);
+  if (!data.valid.empty()) {
+    LossReport valid =
+        evaluate_loss(*model, data.valid, config.data.max_tokens, device, tc.label_smoothing);
+    final_metrics["valid_loss"] = valid.loss;
+    final_metrics["valid_ppl"] = valid.ppl;
+  }
+  if (!data.test.empty()) {
+    LossReport test =
+        evaluate_loss(*model, data.test, config.data.max_tokens, device, tc.label_smoothing);
+    final_metrics["test_loss"] = test.loss;
+    final_metrics["test_ppl"] = test.ppl;
+
+    size_t count = data.test.size();
+    if (config.eval.max_sentences > 0) count = std::min<size_t>(count, config.eval.max_sentences);
+    std::vector<Example> sources(data.test.begin(), data.test.begin() + count);
+    std::vector<std::string> references(data.test_target.begin(), data.test_target.begin() + count);
+    SearchOptions search{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
+                         config.eval.max_len_b};
+    ProgressBar decode_bar("decode", static_cast<int64_t>(count), options.progress);
+    const auto decode_start = Clock::now();
+    std::vector<std::string> hypotheses =
+        translate(*model, sources, *data.vocab, search, config.data.max_tokens, device, &decode_bar);
+    final_metrics["decode_time_s"] = seconds_since(decode_start);
+    BleuScore bleu = corpus_bleu(hypotheses, references);
+    decode_bar.finish(bleu.format());
+    final_metrics["test_bleu"] = bleu.score;
+    store.set_tag(run, "bleu_signature", bleu.signature);
+    store.set_tag(run, "bleu", bleu.format());
+    const std::string hypotheses_path = (fs::path(options.artifacts_dir) / "test.hyp").string();
+    std::ofstream out(hypotheses_path);
+    for (const auto& line : hypotheses) out << line << "\n";
+    store.add_artifact(run, "hypotheses", hypotheses_path, state.update);
+  }
+  for (const auto& [name, value] : final_metrics) store.set_final_metric(run, name, value);
+  store.heartbeat(run, state.update);
+  store.finish_run(run, "finished");
+  outcome.status = "finished";
+  outcome.updates = state.update;
+  return outcome;
+}
+
+}  // namespace fathom

@@ -1,0 +1,18 @@
+#pragma once
+// Small string helpers shared by config parsing and command-line output.
+#include <string>
+#include <vector>
+
+namespace fathom {
+
+// Levenshtein edit distance; used to suggest the closest valid key for a typo.
+int edit_distance(const std::string& a, const std::string& b);
+
+// The candidate closest to `word`, or "" when none is reasonably close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+std::vector<std::string> split(const std::string& text, char separator);
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+std::string trim(const std::string& text);
+
+}  // namespace fathom

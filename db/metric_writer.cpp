@@ -1,0 +1,41 @@
+#include "db/metric_writer.h"
+
+#include <exception>
+#include <iostream>
+
+namespace fathom::db {
+
+MetricWriter::MetricWriter(Store& store, int64_t run, size_t flush_rows, double flush_seconds)
+    : store_(store),
+      run_(run),
+      flush_rows_(flush_rows == 0 ? 1 : flush_rows),
+      flush_interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(flush_seconds))),
+      last_flush_(std::chrono::steady_clock::now()) {
+  buffer_.reserve(flush_rows_);
+}
+
+MetricWriter::~MetricWriter() {
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    std::cerr << "warning: " << buffer_.size() << " metric rows of run " << run_
+              << " were not written: " << e.what() << "\n";
+  }
+}
+
+void MetricWriter::log(int64_t step, const std::string& name, double value) {
+  buffer_.emplace_back(step, name, value, unix_now());
+  if (buffer_.size() >= flush_rows_ ||
+      std::chrono::steady_clock::now() - last_flush_ >= flush_interval_)
+    flush();
+}
+
+void MetricWriter::flush() {
+  last_flush_ = std::chrono::steady_clock::now();  // also after a failure: no retry storm
+  if (buffer_.empty()) return;
+  store_.write_metrics(run_, buffer_);
+  buffer_.clear();
+}
+
+}  // namespace fathom::db

@@ -1,0 +1,17 @@
+#pragma once
+// JSON views of store records, shared by `fathom runs --json`, `fathom show --json` and
+// anything else that hands runs to other programs. Times are unix seconds, null where the
+// event has not happened; NaN metrics become null (JSON has no NaN). Keys keep a reading
+// order (ordered_json) so the output is easy to scan.
+#include <nlohmann/json.hpp>
+
+#include "db/store.h"
+
+namespace fathom::db {
+
+// Every RunRecord field except the config (config_json, config_yaml), which can be large.
+nlohmann::ordered_json run_to_json(const RunRecord& run);
+
+nlohmann::ordered_json artifact_to_json(const Artifact& artifact);
+
+}  // namespace fathom::db

@@ -1,0 +1,491 @@
+// The SQLite run store: round trips, schema checks, and several processes writing at once.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/util/error.h"
+#include "db/metric_writer.h"
+#include "db/migrations.h"
+#include "db/store.h"
+
+namespace fs = std::filesystem;
+using namespace fathom::db;
+
+namespace {
+
+// A fresh directory per test, removed afterwards.
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("fathom_test_store_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string db_path() const { return (dir_ / "runs.db").string(); }
+
+  fs::path dir_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A plain SQLite file (rollback journal) with the given user_version and one table.
+void make_raw_db(const std::string& path, int user_version) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::string sql = "CREATE TABLE t(x); PRAGMA user_version = " + std::to_string(user_version) +
+                    "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+NewRun sample_run(const std::string& name, const std::string& sweep = "") {
+  NewRun r;
+  r.name = name;
+  r.sweep = sweep;
+  r.config_json = R"({"model":{"encoder_layers":18}})";
+  r.config_yaml = "model:\n  encoder_layers: 18\n";
+  r.git_rev = "abc1234";
+  return r;
+}
+
+}  // namespace
+
+// ---- runs -----------------------------------------------------------------------------------
+
+TEST_F(StoreTest, RunRoundTrip) {
+  auto store = Store::open(db_path());
+  const double before = unix_now();
+  const int64_t id = store.create_run(sample_run("deep-post-ln", "depth"));
+  EXPECT_GT(id, 0);
+
+  auto run = store.find_run(std::to_string(id));
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->id, id);
+  EXPECT_EQ(run->name, "deep-post-ln");
+  EXPECT_EQ(run->sweep, "depth");
+  EXPECT_EQ(run->config_json, R"({"model":{"encoder_layers":18}})");
+  EXPECT_EQ(run->config_yaml, "model:\n  encoder_layers: 18\n");
+  EXPECT_EQ(run->git_rev, "abc1234");
+  EXPECT_EQ(run->status, "queued");
+  EXPECT_EQ(run->updates, 0);
+  EXPECT_FALSE(run->diverged_step);
+  EXPECT_GE(run->created_at, before - 1);
+  EXPECT_LE(run->created_at, unix_now() + 1);
+  EXPECT_EQ(run->started_at, 0);
+  EXPECT_EQ(run->finished_at, 0);
+  EXPECT_TRUE(run->final_metrics.empty());
+
+  // A run outside any sweep stores NULL, which reads back as "".
+  const int64_t solo = store.create_run(sample_run("solo"));
+  EXPECT_EQ(store.find_run(std::to_string(solo))->sweep, "");
+
+  NewRun bad = sample_run("bad");
+  bad.status = "exploded";
+  EXPECT_THROW(store.create_run(bad), std::invalid_argument);
+}
+
+TEST_F(StoreTest, StatusTransitions) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+
+  store.mark_running(id, "node7", "cuda:0");
+  auto run = *store.find_run("r");
+  EXPECT_EQ(run.status, "running");
+  EXPECT_EQ(run.host, "node7");
+  EXPECT_EQ(run.device, "cuda:0");
+  EXPECT_GT(run.started_at, 0);
+  EXPECT_GT(run.heartbeat_at, 0);
+  const double first_start = run.started_at;
+
+  store.heartbeat(id, 120);
+  EXPECT_EQ(store.find_run("r")->updates, 120);
+
+  store.finish_run(id, "diverged", "loss 3e4 > 10 x first loss", 1530);
+  run = *store.find_run("r");
+  EXPECT_EQ(run.status, "diverged");
+  EXPECT_EQ(run.error, "loss 3e4 > 10 x first loss");
+  ASSERT_TRUE(run.diverged_step);
+  EXPECT_EQ(*run.diverged_step, 1530);
+  EXPECT_GE(run.finished_at, run.started_at);
+
+  // Resuming sheds the previous outcome but keeps the first start time.
+  store.mark_running(id, "node8", "cuda:1");
+  run = *store.find_run("r");
+  EXPECT_EQ(run.status, "running");
+  EXPECT_EQ(run.error, "");
+  EXPECT_FALSE(run.diverged_step);
+  EXPECT_EQ(run.finished_at, 0);
+  EXPECT_EQ(run.started_at, first_start);
+  EXPECT_EQ(run.host, "node8");
+
+  store.finish_run(id, "finished");
+  EXPECT_EQ(store.find_run("r")->status, "finished");
+
+  EXPECT_THROW(store.finish_run(id, "running"), std::invalid_argument);
+  EXPECT_THROW(store.finish_run(id, "bogus"), std::invalid_argument);
+  EXPECT_THROW(store.mark_running(id + 100, "h", "cpu"), std::invalid_argument);
+  EXPECT_THROW(store.heartbeat(id + 100, 1), std::invalid_argument);
+}
+
+TEST_F(StoreTest, FinalMetrics) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+  store.set_final_metric(id, "valid_ppl", 7.5);
+  store.set_final_metric(id, "valid_ppl", 5.25);  // replaces
+  store.set_final_metric(id, "test_bleu", 27.3);
+  store.set_final_metric(id, "train_loss", std::nan(""));
+
+  auto run = *store.find_run(std::to_string(id));
+  ASSERT_EQ(run.final_metrics.size(), 3u);
+  EXPECT_DOUBLE_EQ(run.final_metrics["valid_ppl"], 5.25);
+  EXPECT_DOUBLE_EQ(run.final_metrics["test_bleu"], 27.3);
+  EXPECT_TRUE(std::isnan(run.final_metrics["train_loss"]));  // NULL reads back as NaN
+
+  auto listed = store.list_runs();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_DOUBLE_EQ(listed[0].final_metrics.at("valid_ppl"), 5.25);
+
+  // Foreign keys are on: no metrics for a run that does not exist.
+  EXPECT_THROW(store.set_final_metric(id + 1, "x", 1), std::runtime_error);
+}
+
+TEST_F(StoreTest, ArtifactsReplaceOnSameKind) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+  store.add_artifact(id, "vocab", "runs/1/vocab.model", std::nullopt);
+  store.add_artifact(id, "checkpoint_last", "runs/1/last-200.pt", 200);
+  store.add_artifact(id, "checkpoint_last", "runs/1/last-400.pt", 400);
+
+  auto arts = store.artifacts(id);
+  ASSERT_EQ(arts.size(), 2u);
+  EXPECT_EQ(arts[0].kind, "checkpoint_last");
+  EXPECT_EQ(arts[0].path, "runs/1/last-400.pt");
+  ASSERT_TRUE(arts[0].step);
+  EXPECT_EQ(*arts[0].step, 400);
+  EXPECT_EQ(arts[1].kind, "vocab");
+  EXPECT_FALSE(arts[1].step);
+
+  store.set_tag(id, "layers", "18");
+  store.set_tag(id, "layers", "24");
+  EXPECT_EQ(store.tags(id), (std::map<std::string, std::string>{{"layers", "24"}}));
+}
+
+TEST_F(StoreTest, ListAndFindRuns) {
+  auto store = Store::open(db_path());
+  const int64_t a = store.create_run(sample_run("base", "depth"));
+  const int64_t b = store.create_run(sample_run("base", "width"));
+  const int64_t c = store.create_run(sample_run("42"));  // a name that looks like an id
+
+  EXPECT_EQ(store.list_runs().size(), 3u);
+  auto depth = store.list_runs("depth");
+  ASSERT_EQ(depth.size(), 1u);
+  EXPECT_EQ(depth[0].id, a);
+  EXPECT_TRUE(store.list_runs("nope").empty());
+
+  EXPECT_EQ(store.find_run("base")->id, b);  // latest with that name
+  EXPECT_EQ(store.find_run(std::to_string(a))->id, a);
+  EXPECT_EQ(store.find_run("42")->id, c);  // no run 42: falls back to the name
+  EXPECT_FALSE(store.find_run("missing"));
+  EXPECT_FALSE(store.find_run("999"));
+}
+
+// ---- metrics --------------------------------------------------------------------------------
+
+TEST_F(StoreTest, MetricSeriesOrderedByStep) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+  const int64_t other = store.create_run(sample_run("other"));
+  store.write_metrics(id, {{30, "train_loss", 3.0, 1.0},
+                           {10, "train_loss", 5.0, 1.0},
+                           {20, "train_loss", 4.0, 1.0},
+                           {20, "lr", 1e-4, 1.0},
+                           {40, "train_loss", std::nan(""), 1.5}});
+  store.write_metrics(other, {{10, "grad_norm", 1.0, 1.0}});
+
+  auto series = store.metric_series(id, "train_loss");
+  ASSERT_EQ(series.size(), 4u);
+  EXPECT_EQ(series[0].step, 10);
+  EXPECT_EQ(series[1].step, 20);
+  EXPECT_EQ(series[2].step, 30);
+  EXPECT_DOUBLE_EQ(series[0].value, 5.0);
+  EXPECT_TRUE(std::isnan(series[3].value));
+  EXPECT_DOUBLE_EQ(series[3].wall_time, 1.5);
+
+  EXPECT_EQ(store.metric_names(id), (std::vector<std::string>{"lr", "train_loss"}));
+  EXPECT_EQ(store.metric_names(other), (std::vector<std::string>{"grad_norm"}));
+  EXPECT_TRUE(store.metric_names(other + 1).empty());
+  EXPECT_TRUE(store.metric_series(id, "missing").empty());
+}
+
+TEST_F(StoreTest, ResumeReplacesAndTruncates) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+  std::vector<MetricRow> rows;
+  for (int step = 10; step <= 100; step += 10) rows.emplace_back(step, "loss", step, 0.0);
+  store.write_metrics(id, rows);
+
+  // Resume from the checkpoint at step 50: later points go, then get re-logged.
+  store.delete_metrics_after(id, 50);
+  auto series = store.metric_series(id, "loss");
+  ASSERT_EQ(series.size(), 5u);
+  EXPECT_EQ(series.back().step, 50);
+
+  rows.clear();
+  for (int step = 50; step <= 100; step += 10) rows.emplace_back(step, "loss", -step, 0.0);
+  store.write_metrics(id, rows);
+  store.write_metrics(id, rows);  // a repeated flush must not duplicate either
+  series = store.metric_series(id, "loss");
+  ASSERT_EQ(series.size(), 10u);
+  EXPECT_DOUBLE_EQ(series[3].value, 40);   // kept from the first attempt
+  EXPECT_DOUBLE_EQ(series[4].value, -50);  // replaced
+  EXPECT_DOUBLE_EQ(series[9].value, -100);
+}
+
+TEST_F(StoreTest, MetricWriterBatches) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("r"));
+  auto reader = Store::open(db_path(), OpenMode::ReadOnly);  // another connection
+  {
+    MetricWriter writer(store, id, /*flush_rows=*/100, /*flush_seconds=*/3600);
+    for (int i = 0; i < 99; ++i) writer.log(i, "loss", i);
+    EXPECT_EQ(writer.pending(), 99u);
+    EXPECT_TRUE(reader.metric_series(id, "loss").empty());
+    writer.log(99, "loss", 99);  // the 100th row triggers a write
+    EXPECT_EQ(writer.pending(), 0u);
+    EXPECT_EQ(reader.metric_series(id, "loss").size(), 100u);
+
+    writer.log(100, "loss", 100);
+    writer.flush();
+    EXPECT_EQ(reader.metric_series(id, "loss").size(), 101u);
+
+    for (int i = 101; i < 104; ++i) writer.log(i, "loss", i);
+    EXPECT_EQ(reader.metric_series(id, "loss").size(), 101u);
+  }  // the destructor flushes
+  auto series = reader.metric_series(id, "loss");
+  ASSERT_EQ(series.size(), 104u);
+  EXPECT_EQ(series.back().step, 103);
+  EXPECT_GT(series.back().wall_time, 0);
+
+  // A zero interval writes on every call.
+  MetricWriter eager(store, id, 1000, 0.0);
+  eager.log(1, "lr", 0.1);
+  EXPECT_EQ(reader.metric_series(id, "lr").size(), 1u);
+}
+
+// ---- opening, schema, bad files -------------------------------------------------------------
+
+TEST_F(StoreTest, CreatesFileAndParentsAtLatestVersion) {
+  const std::string path = (dir_ / "a" / "b" / "runs.db").string();
+  {
+    auto store = Store::open(path);
+    EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+    EXPECT_EQ(store.path(), path);
+  }
+  EXPECT_TRUE(fs::exists(path));
+  auto again = Store::open(path, OpenMode::ReadOnly);
+  EXPECT_EQ(again.schema_version(), Store::latest_schema_version());
+  EXPECT_THROW(again.create_run(sample_run("r")), std::logic_error);
+}
+
+TEST_F(StoreTest, MigratesEmptyFile) {
+  { std::ofstream touch(db_path()); }  // zero bytes: an empty SQLite database
+  // Read-only cannot initialize it.
+  EXPECT_THROW(Store::open(db_path(), OpenMode::ReadOnly), fathom::InputError);
+  auto store = Store::open(db_path());
+  EXPECT_GE(Store::latest_schema_version(), 1);
+  EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db_path().c_str(), &raw, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+TEST_F(StoreTest, MissingFileReadOnlyIsAnError) {
+  try {
+    Store::open(db_path(), OpenMode::ReadOnly);
+    FAIL() << "expected InputError";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.file(), db_path());
+  }
+  EXPECT_FALSE(fs::exists(db_path()));
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefusedAndUntouched) {
+  make_raw_db(db_path(), Store::latest_schema_version() + 1);
+  const std::string before = read_bytes(db_path());
+  for (auto mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+    try {
+      Store::open(db_path(), mode);
+      FAIL() << "expected InputError";
+    } catch (const fathom::InputError& e) {
+      EXPECT_EQ(e.file(), db_path());
+      EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(read_bytes(db_path()), before);
+  EXPECT_FALSE(fs::exists(db_path() + "-wal"));
+}
+
+TEST_F(StoreTest, GarbageFileIsAnInputError) {
+  {
+    std::ofstream out(db_path(), std::ios::binary);
+    for (int i = 0; i < 500; ++i) out << "this is not a database, it is a text file\n";
+  }
+  const std::string before = read_bytes(db_path());
+  for (auto mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+    try {
+      Store::open(db_path(), mode);
+      FAIL() << "expected InputError";
+    } catch (const fathom::InputError& e) {
+      EXPECT_EQ(e.file(), db_path());
+    }
+  }
+  EXPECT_EQ(read_bytes(db_path()), before);
+}
+
+TEST_F(StoreTest, ForeignSqliteDatabaseIsAnInputError) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE songs(title)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_THROW(Store::open(db_path()), fathom::InputError);
+}
+
+TEST_F(StoreTest, CorruptPagesAreAnInputError) {
+  {
+    auto store = Store::open(db_path());
+    const int64_t id = store.create_run(sample_run("r"));
+    std::vector<MetricRow> rows;
+    for (int i = 0; i < 2000; ++i) rows.emplace_back(i, "loss", i, 0.0);
+    store.write_metrics(id, rows);
+  }  // closing the last connection checkpoints the WAL into the file
+  std::string bytes = read_bytes(db_path());
+  ASSERT_GT(bytes.size(), 8192u);
+  for (size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0xA5);
+  std::ofstream(db_path(), std::ios::binary | std::ios::trunc) << bytes;
+
+  // The header is intact, so the damage may only show on the first read of a table.
+  EXPECT_THROW(
+      {
+        auto store = Store::open(db_path(), OpenMode::ReadOnly);
+        store.list_runs();
+        store.metric_series(1, "loss");
+      },
+      fathom::InputError);
+}
+
+// ---- several processes ----------------------------------------------------------------------
+
+// Runs `body` in a child process; returns its pid. The child exits 0 on success, 1 on any
+// exception (printed), without running the parent's atexit handlers.
+template <typename F>
+pid_t spawn(F body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int status = 0;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      std::cerr << "child " << getpid() << ": " << e.what() << std::endl;
+      status = 1;
+    }
+    _exit(status);
+  }
+  return pid;
+}
+
+int wait_exit_status(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(StoreTest, ConcurrentWriterProcesses) {
+  constexpr int kChildren = 4, kSteps = 1000;  // two metrics: 2000 rows per child
+  std::vector<int64_t> runs;
+  {
+    auto store = Store::open(db_path());
+    for (int c = 0; c < kChildren; ++c)
+      runs.push_back(store.create_run(sample_run("worker" + std::to_string(c), "sweep")));
+  }  // no connection crosses fork()
+
+  std::vector<pid_t> pids;
+  for (int c = 0; c < kChildren; ++c) {
+    pids.push_back(spawn([&, c] {
+      auto store = Store::open(db_path());
+      store.mark_running(runs[c], "host", "cpu");
+      MetricWriter writer(store, runs[c], /*flush_rows=*/10, /*flush_seconds=*/60);
+      for (int step = 1; step <= kSteps; ++step) {
+        writer.log(step, "loss", 1.0 / step);
+        writer.log(step, "lr", step * 1e-6);
+        if (step % 100 == 0) store.heartbeat(runs[c], step);
+      }
+      writer.flush();
+      store.set_final_metric(runs[c], "valid_ppl", c);
+      store.finish_run(runs[c], "finished");
+    }));
+  }
+
+  // Read while they write: counts only grow, and reads never fail.
+  {
+    auto reader = Store::open(db_path(), OpenMode::ReadOnly);
+    std::vector<size_t> seen(kChildren, 0);
+    for (int round = 0; round < 200; ++round) {
+      EXPECT_EQ(reader.list_runs("sweep").size(), static_cast<size_t>(kChildren));
+      for (int c = 0; c < kChildren; ++c) {
+        size_t n = reader.metric_series(runs[c], "loss").size();
+        EXPECT_GE(n, seen[c]);
+        seen[c] = n;
+      }
+      usleep(2000);
+    }
+  }
+
+  for (pid_t pid : pids) EXPECT_EQ(wait_exit_status(pid), 0) << "child " << pid << " failed";
+
+  auto store = Store::open(db_path(), OpenMode::ReadOnly);
+  for (int c = 0; c < kChildren; ++c) {
+    auto run = *store.find_run(std::to_string(runs[c]));
+    EXPECT_EQ(run.status, "finished");
+    EXPECT_EQ(run.updates, kSteps);
+    EXPECT_DOUBLE_EQ(run.final_metrics.at("valid_ppl"), c);
+    EXPECT_EQ(store.metric_series(runs[c], "loss").size(), static_cast<size_t>(kSteps));
+    EXPECT_EQ(store.metric_series(runs[c], "lr").size(), static_cast<size_t>(kSteps));
+  }
+}
+
+TEST_F(StoreTest, ConcurrentFirstOpenOfNewFile) {
+  // Several workers of a sweep start at once on a store that does not exist yet: exactly one
+  // creates the schema, nobody fails.
+  constexpr int kChildren = 6;
+  std::vector<pid_t> pids;
+  for (int c = 0; c < kChildren; ++c)
+    pids.push_back(spawn([&, c] {
+      auto store = Store::open(db_path());
+      store.create_run(sample_run("w" + std::to_string(c)));
+    }));
+  for (pid_t pid : pids) EXPECT_EQ(wait_exit_status(pid), 0) << "child " << pid << " failed";
+  auto store = Store::open(db_path(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+  EXPECT_EQ(store.list_runs().size(), static_cast<size_t>(kChildren));
+}
