@@ -20,5 +20,6 @@ void add_train_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
 void add_bleu_command(CLI::App& app, GlobalOptions& options);
+void add_config_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace fathom::cli

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_runs_command(app, options);
   add_show_command(app, options);
   add_bleu_command(app, options);
+  add_config_command(app, options);
 
   try {
     app.parse(argc, argv);

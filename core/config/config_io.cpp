@@ -26,6 +26,29 @@ void config_error(const RunConfig& config, const std::string& key, const std::st
 
 namespace {
 
+std::string leaf_of(const std::string& key) { return key.substr(key.rfind('.') + 1); }
+
+// The valid key the user most likely meant by `key`, or "". The right name in the wrong
+// section is the common mistake, so an exact match of the last part wins over edit distance
+// (by edit distance alone "train.heads" would suggest "train.threads", not "model.heads").
+std::string suggest_key(const std::string& key) {
+  std::string best;
+  int best_distance = 0;
+  for (const auto& k : config_keys()) {
+    if (leaf_of(k) != leaf_of(key)) continue;
+    const int d = edit_distance(key, k);
+    if (best.empty() || d < best_distance) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? closest_match(key, config_keys()) : best;
+}
+
+std::string did_you_mean(const std::string& hint) {
+  return hint.empty() ? std::string() : "; did you mean '" + hint + "'?";
+}
+
 struct Parser {
   RunConfig& config;
   std::string origin;
@@ -38,14 +61,7 @@ struct Parser {
   }
 
   void unknown_key(const YAML::Node& node, const std::string& key) {
-    std::string hint = closest_match(key, config_keys());
-    if (hint.empty()) {
-      // A misplaced key (right name, wrong section) is common: match on the last part too.
-      const std::string leaf = key.substr(key.rfind('.') + 1);
-      for (const auto& k : config_keys())
-        if (k.substr(k.rfind('.') + 1) == leaf) hint = k;
-    }
-    fail(node, key, "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
+    fail(node, key, "unknown key" + did_you_mean(suggest_key(key)));
   }
 
   template <typename T>
@@ -163,11 +179,7 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
     const std::string key = trim(item.substr(0, eq));
     const std::string value = item.substr(eq + 1);
     const FieldSpec* field = find_field(key);
-    if (!field) {
-      const std::string hint = closest_match(key, config_keys());
-      throw InputError("--set", 0, key,
-                       "unknown key" + (hint.empty() ? std::string() : "; did you mean '" + hint + "'?"));
-    }
+    if (!field) throw InputError("--set", 0, key, "unknown key" + did_you_mean(suggest_key(key)));
     YAML::Node node;
     try {
       node = YAML::Load(value);
@@ -285,10 +297,7 @@ std::string config_to_yaml(const RunConfig& config) {
     } else if (j.is_boolean()) {
       out << j.get<bool>();
     } else if (j.is_number_float()) {
-      std::ostringstream s;
-      s.precision(10);
-      s << j.get<double>();
-      out << s.str();
+      out << double_text(j.get<double>());  // exact: the YAML must read back to this config
     } else {
       out << j.dump();
     }

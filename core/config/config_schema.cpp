@@ -1,5 +1,6 @@
 #include "core/config/config_schema.h"
 
+#include <locale>
 #include <map>
 #include <sstream>
 
@@ -122,13 +123,6 @@ std::vector<FieldSpec> build_fields() {
   return f;
 }
 
-std::string double_text(double v) {
-  std::ostringstream out;
-  out.precision(10);
-  out << v;
-  return out.str();
-}
-
 const char* type_name(FieldType type) {
   switch (type) {
     case FieldType::Int: return "int";
@@ -143,6 +137,25 @@ const char* type_name(FieldType type) {
 }
 
 }  // namespace
+
+std::string double_text(double v) {
+  // The shortest of 15..17 significant digits that reads back as exactly v: 0.1 stays "0.1",
+  // 0.1 + 0.2 needs all 17. (A fixed 10 digits lost values: YAML written for a run did not
+  // read back as the same config, so a resumed run trained with different numbers.)
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out.precision(precision);
+    out << v;
+    text = out.str();
+    std::istringstream back(text);
+    back.imbue(std::locale::classic());
+    double parsed = 0;
+    if ((back >> parsed) && parsed == v) break;
+  }
+  return text;
+}
 
 const std::vector<FieldSpec>& config_fields() {
   static const std::vector<FieldSpec> fields = build_fields();

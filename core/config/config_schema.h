@@ -30,6 +30,9 @@ const FieldSpec* find_field(const std::string& key);
 // The names of all keys (for suggestions).
 std::vector<std::string> config_keys();
 
+// The shortest decimal text (15 to 17 significant digits) that reads back as exactly `v`.
+std::string double_text(double v);
+
 // A field's current value rendered as YAML / JSON scalar text.
 std::string field_value_text(const RunConfig& config, const FieldSpec& field);
 

@@ -72,12 +72,12 @@ void check_synthetic_config(const SyntheticConfig& cfg) {
 std::vector<int> synthetic_target(const std::vector<int>& source, int vocab) {
   const std::size_t n = source.size();
   std::vector<int> t(n);
-  // With 1-based s: t_j = s_{n+1-j} + s_{n-j}. In 0-based terms t[k] = s[n-1-k] + s[n-2-k],
-  // and the last term uses the virtual s_0 = 0.
+  // With 1-based s: t_j = s_{n+1-j} + (V/2) * (s_{n-j} mod 2). In 0-based terms the
+  // neighbour of s[n-1-k] is s[n-2-k], and the last term uses the virtual s_0 = 0.
   for (std::size_t k = 0; k < n; ++k) {
     const int a = source[n - 1 - k];
     const int b = k + 1 < n ? source[n - 2 - k] : 0;
-    t[k] = (a + b) % vocab;
+    t[k] = (a + (vocab / 2) * (b % 2)) % vocab;
   }
   return t;
 }

@@ -4,11 +4,13 @@
 //
 // Rule. A source sentence is n symbols s_1..s_n (n uniform in [min_len, max_len]), each
 // uniform over V = cfg.vocab symbols written "a0".."a<V-1>". The target has n symbols
-// "b0".."b<V-1>": it reads the source backwards and combines neighbours,
-//     t_j = b[(s_{n+1-j} + s_{n-j}) mod V],  j = 1..n,  with s_0 = 0,
-// e.g. (V = 24) "a3 a5 a7" -> "b12 b8 b3". Each output token needs two source positions, found
-// by position relative to the end, so the model must learn both attention by position and a
-// non-trivial combination.
+// "b0".."b<V-1>": it reads the source backwards, shifting a symbol by V/2 when its left
+// neighbour is odd,
+//     t_j = b[(s_{n+1-j} + floor(V/2) * (s_{n-j} mod 2)) mod V],  j = 1..n,  with s_0 = 0,
+// e.g. (V = 24) "a3 a5 a7" -> "b19 b17 b3". Each output token needs two source positions, found
+// by position relative to the end, so the model must learn attention by position and a
+// context-dependent lookup -- but only a 2 x V table, not V x V modular addition, which small
+// models learn only after very long training ("grokking").
 //
 // Splits. train/valid/test use disjoint random streams of the seed. Valid and test sources that
 // already occur in an earlier split are redrawn (a bounded number of times, so tiny tasks with
@@ -42,7 +44,7 @@ SyntheticTask make_synthetic_task(const SyntheticConfig& cfg);
 // The rule on symbol indices: target indices for source indices (each in [0, vocab)).
 std::vector<int> synthetic_target(const std::vector<int>& source, int vocab);
 
-// The rule on text: "a3 a5 a7" -> "b12 b8 b3" for vocab 24. Throws std::invalid_argument for a
+// The rule on text: "a3 a5 a7" -> "b19 b17 b3" for vocab 24. Throws std::invalid_argument for a
 // token that is not a source symbol.
 std::string synthetic_target_text(const std::string& source, int vocab);
 

@@ -90,6 +90,14 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
   for (int64_t step = 0; step < max_len; ++step) {
     torch::Tensor log_probs = next_log_probs(model, prefix, memory, padding).cpu();  // [B*K, V]
     const int64_t V = log_probs.size(1);
+    const bool last_step = step == max_len - 1;
+    if (last_step) {
+      // The limit counts eos (as greedy_search): every live beam ends here with eos, scored
+      // with eos's log-prob, so a truncated hypothesis gets no free pass on its final term.
+      torch::Tensor eos = log_probs.select(1, kEosId).clone();
+      log_probs.fill_(-std::numeric_limits<float>::infinity());
+      log_probs.select(1, kEosId).copy_(eos);
+    }
     torch::Tensor base = torch::tensor(scores, torch::kFloat64).to(torch::kFloat32).unsqueeze(1);
     torch::Tensor candidates = (log_probs + base).view({B, K * V});
     // 2K candidates: enough that K continue even if K of them end with eos.
@@ -101,7 +109,6 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
     std::vector<double> next_scores(B * K, neg_inf);
     auto prefix_cpu = prefix.cpu();
     auto prefix_rows = prefix_cpu.accessor<int64_t, 2>();
-    const bool last_step = step == max_len - 1;
     for (int64_t b = 0; b < B; ++b) {
       int64_t kept = 0;
       for (int64_t j = 0; j < values.size(1) && !done[b] && kept < K; ++j) {
@@ -109,10 +116,9 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
         if (!std::isfinite(score)) break;
         const int64_t beam = indices[b][j] / V, token = indices[b][j] % V;
         const int64_t row = b * K + beam;
-        if (token == kEosId || last_step) {
+        if (token == kEosId) {
           Finished f;
           for (int64_t t = 1; t < prefix.size(1); ++t) f.tokens.push_back(prefix_rows[row][t]);
-          if (token != kEosId) f.tokens.push_back(token);
           f.score = normalized(score, step + 1);
           finished[b].push_back(std::move(f));
           if (static_cast<int64_t>(finished[b].size()) >= K) done[b] = true;

@@ -23,12 +23,17 @@ SyntheticConfig small_config(uint64_t seed) {
 
 TEST(Synthetic, RuleOnHandWorkedExamples) {
   // "a3 a5 a7", V = 24: t1 = s3 + s2 = 12, t2 = s2 + s1 = 8, t3 = s1 + s0 = 3.
-  EXPECT_EQ(synthetic_target({3, 5, 7}, 24), (std::vector<int>{12, 8, 3}));
-  EXPECT_EQ(synthetic_target_text("a3 a5 a7", 24), "b12 b8 b3");
-  // Wrap-around: "a20 a10" -> (10 + 20) mod 24 = 6, then 20 + 0.
-  EXPECT_EQ(synthetic_target_text("a20 a10", 24), "b6 b20");
-  EXPECT_EQ(synthetic_target_text("a23 a23 a23 a1", 24), "b0 b22 b22 b23");
+  // Reversed; +12 (= 24/2) when the left neighbour is odd: 7 (left 5, odd) -> 19,
+  // 5 (left 3, odd) -> 17, 3 (left s_0 = 0, even) -> 3.
+  EXPECT_EQ(synthetic_target({3, 5, 7}, 24), (std::vector<int>{19, 17, 3}));
+  EXPECT_EQ(synthetic_target_text("a3 a5 a7", 24), "b19 b17 b3");
+  // 10 (left 20, even) -> 10; 20 (left s_0) -> 20.
+  EXPECT_EQ(synthetic_target_text("a20 a10", 24), "b10 b20");
+  // 1 (left 23, odd) -> 13; 23 (left 23, odd) -> 35 mod 24 = 11 twice; 23 (left s_0) -> 23.
+  EXPECT_EQ(synthetic_target_text("a23 a23 a23 a1", 24), "b13 b11 b11 b23");
+  // Odd V: the shift is floor(5/2) = 2; a single symbol has the even virtual neighbour.
   EXPECT_EQ(synthetic_target({4}, 5), (std::vector<int>{4}));
+  EXPECT_EQ(synthetic_target({1, 4}, 5), (std::vector<int>{1, 1}));
   EXPECT_THROW(synthetic_target_text("a3 b5", 24), std::invalid_argument);
   EXPECT_THROW(synthetic_target_text("a24", 24), std::invalid_argument);
   EXPECT_THROW(synthetic_target_text("a+3", 24), std::invalid_argument);

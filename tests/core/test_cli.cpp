@@ -1,0 +1,203 @@
+// The `fathom` command line, run as a separate process exactly as a user runs it: exit codes,
+// error messages that point at file:line, that a bad config never creates a run, and the
+// train -> runs -> show round trip through the store. The binary sits at the top of the build
+// tree (cli/CMakeLists.txt), i.e. ../fathom from this test executable; if it was not built the
+// tests are skipped.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store.h"
+
+namespace {
+namespace fs = std::filesystem;
+
+fs::path fathom_binary() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return self.parent_path().parent_path() / "fathom";
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = fathom_binary();
+    if (binary_.empty() || !fs::exists(binary_))
+      GTEST_SKIP() << "fathom binary not found at " << binary_;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("fathom_test_cli_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Runs `fathom ARGS...` in the test directory with FATHOM_DB unset.
+  Result fathom(const std::vector<std::string>& args) {
+    std::string command = "cd " + quote(dir_.string()) + " && env -u FATHOM_DB " +
+                          quote(binary_.string());
+    for (const auto& a : args) command += " " + quote(a);
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    command += " >" + quote(out.string()) + " 2>" + quote(err.string());
+    const int raw = std::system(command.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  std::string db() const { return (dir_ / "runs.db").string(); }
+
+  // Runs in the store, or none when the store file was never created.
+  std::vector<fathom::db::RunRecord> runs_in_store() const {
+    if (!fs::exists(db())) return {};
+    auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    return store.list_runs();
+  }
+
+  fs::path binary_, dir_;
+};
+
+// A tiny synthetic-task config: trains in a few seconds on one CPU thread.
+const char* const kTinyConfig =
+    "name: cli-tiny\n"
+    "device: cpu\n"
+    "model:\n"
+    "  d_model: 16\n"
+    "  heads: 2\n"
+    "  d_ff: 32\n"
+    "  encoder_layers: 1\n"
+    "  decoder_layers: 1\n"
+    "data:\n"
+    "  task: synthetic\n"
+    "  max_tokens: 256\n"
+    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
+    "train:\n"
+    "  lr: 0.005\n"
+    "  warmup: 10\n"
+    "  max_updates: 12\n"
+    "  valid_every: 6\n"
+    "  log_every: 3\n"
+    "  threads: 1\n"
+    "eval:\n"
+    "  beam: 2\n"
+    "  max_sentences: 5\n";
+
+// A typo in the config: exit status 2 (bad input), file:line and the suggestion on stderr,
+// and no run in the store -- a config error must be caught before a run row is created.
+TEST_F(Cli, UnknownKeyExitsWithStatus2AndCreatesNoRun) {
+  const std::string config = write("typo.yaml",
+                                   "name: typo\n"       // 1
+                                   "model:\n"           // 2
+                                   "  dmodel: 16\n");   // 3
+  const Result r = fathom({"--db", db(), "train", config, "--no-progress"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, config + ":3")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean 'model.d_model'")) << r.err;
+  EXPECT_TRUE(runs_in_store().empty());
+}
+
+// An override that breaks heads | d_model is rejected naming model.heads; again no run.
+TEST_F(Cli, SetOverrideBreakingHeadsIsRejected) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  const Result r =
+      fathom({"--db", db(), "train", config, "--set", "model.heads=3", "--no-progress"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "model.heads")) << r.err;
+  EXPECT_TRUE(runs_in_store().empty());
+  // An unknown --set key is also bad input.
+  const Result u = fathom({"--db", db(), "train", config, "--set", "model.hedas=2"});
+  EXPECT_EQ(u.status, 2) << u.err;
+  EXPECT_TRUE(contains(u.err, "did you mean 'model.heads'")) << u.err;
+}
+
+// Identical hypothesis and reference: every n-gram matches and BP = 1, so BLEU is 100.
+TEST_F(Cli, BleuOfIdenticalFilesIs100) {
+  const std::string text = "the cat sat on the mat .\na quick brown fox jumps over it\n";
+  const std::string ref = write("ref.txt", text);
+  const std::string hyp = write("hyp.txt", text);
+  const Result r = fathom({"bleu", ref, hyp});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "BLEU = 100.00")) << r.out;
+  // A missing file is bad input.
+  const Result missing = fathom({"bleu", ref, (dir_ / "nope.txt").string()});
+  EXPECT_EQ(missing.status, 2) << missing.err;
+}
+
+// A real (tiny) training run through the CLI, then `runs --json` and `show --json` read it
+// back from the store: the run is listed as finished with its final metrics, and `show`
+// carries the config that was trained.
+TEST_F(Cli, TrainThenRunsAndShowReportTheRun) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  const Result t =
+      fathom({"--db", db(), "train", config, "--no-progress", "--set", "train.seed=3"});
+  ASSERT_EQ(t.status, 0) << t.err << t.out;
+
+  const Result runs = fathom({"--db", db(), "runs", "--json"});
+  ASSERT_EQ(runs.status, 0) << runs.err;
+  const auto list = nlohmann::json::parse(runs.out);
+  ASSERT_TRUE(list.is_array());
+  ASSERT_EQ(list.size(), 1u) << runs.out;
+  EXPECT_EQ(list[0]["name"], "cli-tiny");
+  EXPECT_EQ(list[0]["status"], "finished");
+  EXPECT_EQ(list[0]["updates"], 12);
+  EXPECT_TRUE(list[0]["final_metrics"].contains("test_bleu")) << runs.out;
+  const int64_t id = list[0]["id"].get<int64_t>();
+
+  const Result show = fathom({"--db", db(), "--json", "show", std::to_string(id)});
+  ASSERT_EQ(show.status, 0) << show.err;
+  const auto run = nlohmann::json::parse(show.out);
+  ASSERT_TRUE(run.contains("config")) << show.out;
+  ASSERT_TRUE(run["config"].is_object()) << show.out;
+  EXPECT_EQ(run["config"]["model"]["d_model"], 16);
+  EXPECT_EQ(run["config"]["data"]["task"], "synthetic");
+  EXPECT_EQ(run["config"]["train"]["seed"], 3);  // the --set override is what was recorded
+  EXPECT_TRUE(contains(run["config_yaml"].get<std::string>(), "d_model: 16"));
+  // Shown by name too (the latest run with that name).
+  const Result by_name = fathom({"--db", db(), "show", "cli-tiny", "--json"});
+  ASSERT_EQ(by_name.status, 0) << by_name.err;
+  EXPECT_EQ(nlohmann::json::parse(by_name.out)["id"], id);
+  // An unknown run is bad input.
+  EXPECT_EQ(fathom({"--db", db(), "show", "999"}).status, 2);
+}
+
+}  // namespace
