@@ -2,6 +2,7 @@
 // `fathom train --resume RUN`: one training run, recorded in the store.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -43,10 +44,13 @@ void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool j
 void run_train(const TrainArgs& args, const GlobalOptions& global) {
   const std::string db_path = resolve_db_path(global);
   RunConfig config;
-  db::Store store = db::Store::open(db_path);
+  // A new run opens (and so creates) the store only after its config passed every check: a
+  // typo must leave nothing behind, not even an empty store. --resume needs the store first.
+  std::optional<db::Store> store;
   int64_t run_id = 0;
   if (!args.resume.empty()) {
-    auto record = store.find_run(args.resume);
+    store.emplace(db::Store::open(db_path));
+    auto record = store->find_run(args.resume);
     if (!record) throw InputError(db_path, 0, "--resume", "no run '" + args.resume + "' in the store");
     run_id = record->id;
     config = load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
@@ -60,13 +64,14 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   check_config(config);
   check_model_methods(config);
 
+  if (!store) store.emplace(db::Store::open(db_path));
   if (run_id == 0) {
     db::NewRun run;
     run.name = config.name;
     run.config_json = config_to_json(config).dump();
     run.config_yaml = config_to_yaml(config);
     run.git_rev = FATHOM_GIT_REV;
-    run_id = store.create_run(run);
+    run_id = store->create_run(run);
   }
   TrainOptions options;
   options.run_id = run_id;
@@ -77,12 +82,12 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << db_path << "\n";
   TrainOutcome outcome;
   try {
-    outcome = train_run(config, store, options);
+    outcome = train_run(config, *store, options);
   } catch (const std::exception& e) {
-    store.finish_run(run_id, "failed", e.what());
+    store->finish_run(run_id, "failed", e.what());
     throw;
   }
-  print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
+  print_outcome(*store->find_run(std::to_string(run_id)), outcome, global.json);
 }
 
 }  // namespace

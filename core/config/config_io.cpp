@@ -53,8 +53,9 @@ struct Parser {
   RunConfig& config;
   std::string origin;
   std::string base_dir;
+  bool has_lines = true;  // false for a --set value: "line 1" of it would only mislead
 
-  int line_of(const YAML::Node& node) const { return node.Mark().line + 1; }
+  int line_of(const YAML::Node& node) const { return has_lines ? node.Mark().line + 1 : 0; }
 
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& msg) {
     throw InputError(origin, node.IsDefined() ? line_of(node) : 0, key, msg);
@@ -186,7 +187,8 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
     } catch (const YAML::ParserException& e) {
       throw InputError("--set", 0, key, "cannot parse value '" + value + "': " + e.msg);
     }
-    Parser{config, "--set", fs::current_path().string()}.set_value(*field, node);
+    Parser{config, "--set", fs::current_path().string(), /*has_lines=*/false}
+        .set_value(*field, node);
   }
 }
 

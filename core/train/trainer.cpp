@@ -93,10 +93,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   const std::string best_path = (fs::path(options.artifacts_dir) / "checkpoint_best.pt").string();
   const std::string config_yaml = config_to_yaml(config);
   TrainerState state;
-  if (options.resume && fs::exists(last_path)) {
+  if (options.resume && fs::exists(last_path))
     load_checkpoint(last_path, *model, &optimizer, &state);
-    store.delete_metrics_after(run, state.update);  // points past the checkpoint are redone
-  }
+  // Points past the checkpoint (all of them when there is none) are redone, never duplicated.
+  if (options.resume) store.delete_metrics_after(run, state.update);
 
   const BatchPlan plan = plan_batches(data.train, config.data.max_tokens);
   BatchStream stream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch);

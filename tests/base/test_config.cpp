@@ -473,8 +473,10 @@ TEST(ConfigOverrides, SetValuesOfEveryKind) {
   EXPECT_EQ(c.model.norm, "pre");
   EXPECT_EQ(c.train.seed, 42u);
   EXPECT_EQ(c.name, "sweep-a");
-  // The location now says the value came from --set, so later errors point there.
+  // The location now says the value came from --set, so later errors point there (with no
+  // line: a command-line value has none).
   EXPECT_EQ(c.where("model.d_model").file, "--set");
+  EXPECT_EQ(c.where("model.d_model").line, 0);
   // Later overrides win.
   apply_overrides(c, {"model.d_model=128", "model.d_model=32"});
   EXPECT_EQ(c.model.d_model, 32);
@@ -495,6 +497,7 @@ TEST(ConfigOverrides, UnknownKeyAndBadValuesAreInputErrors) {
   const InputError bad = expect_input_error([&] { apply_overrides(c, {"model.d_model=big"}); });
   EXPECT_EQ(bad.field(), "model.d_model");
   EXPECT_EQ(bad.file(), "--set");
+  EXPECT_EQ(bad.line(), 0);
   EXPECT_EQ(c.model.d_model, 512);  // unchanged after the failed override
 
   EXPECT_EQ(expect_input_error([&] { apply_overrides(c, {"train.betas=[0.9]"}); }).field(),

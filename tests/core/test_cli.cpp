@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -134,6 +135,8 @@ TEST_F(Cli, UnknownKeyExitsWithStatus2AndCreatesNoRun) {
   EXPECT_TRUE(contains(r.err, config + ":3")) << r.err;
   EXPECT_TRUE(contains(r.err, "did you mean 'model.d_model'")) << r.err;
   EXPECT_TRUE(runs_in_store().empty());
+  // Not even an empty store file is left behind by a rejected config.
+  EXPECT_FALSE(fs::exists(db()));
 }
 
 // An override that breaks heads | d_model is rejected naming model.heads; again no run.
@@ -143,6 +146,7 @@ TEST_F(Cli, SetOverrideBreakingHeadsIsRejected) {
       fathom({"--db", db(), "train", config, "--set", "model.heads=3", "--no-progress"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "model.heads")) << r.err;
+  EXPECT_TRUE(contains(r.err, "do not divide")) << r.err;
   EXPECT_TRUE(runs_in_store().empty());
   // An unknown --set key is also bad input.
   const Result u = fathom({"--db", db(), "train", config, "--set", "model.hedas=2"});
@@ -198,6 +202,32 @@ TEST_F(Cli, TrainThenRunsAndShowReportTheRun) {
   EXPECT_EQ(nlohmann::json::parse(by_name.out)["id"], id);
   // An unknown run is bad input.
   EXPECT_EQ(fathom({"--db", db(), "show", "999"}).status, 2);
+}
+
+// `fathom train --resume RUN` re-reads the run's stored YAML config and continues the same
+// run (same id, no second row) to the new max_updates, with each metric step logged once.
+TEST_F(Cli, ResumeContinuesTheSameRun) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  const Result first = fathom(
+      {"--db", db(), "train", config, "--no-progress", "--set", "train.lr=0.00512345678901234"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  const Result r = fathom({"--db", db(), "train", "--resume", "cli-tiny", "--no-progress", "--set",
+                           "train.max_updates=18"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto runs = runs_in_store();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, "finished");
+  EXPECT_EQ(runs[0].updates, 18);
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  std::vector<int64_t> steps;
+  for (const auto& p : store.metric_series(runs[0].id, "train_loss")) steps.push_back(p.step);
+  EXPECT_EQ(steps, (std::vector<int64_t>{3, 6, 9, 12, 15, 18}));
+  // The learning rate after resuming is still the configured one, to the last digit (the
+  // stored YAML must carry it exactly): lr at update 18 = peak * sqrt(10 / 18).
+  const auto lr = store.metric_series(runs[0].id, "lr");
+  ASSERT_FALSE(lr.empty());
+  EXPECT_EQ(lr.back().step, 18);
+  EXPECT_DOUBLE_EQ(lr.back().value, 0.00512345678901234 * std::sqrt(10.0 / 18.0));
 }
 
 }  // namespace

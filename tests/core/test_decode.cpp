@@ -303,7 +303,7 @@ double train_copy_model(Transformer& model, int updates) {
     std::vector<Example> examples;
     std::vector<size_t> ids;
     for (size_t i = 0; i < (size_t)envd("XB", 48); ++i) {
-      Ids s = random_sequence(rng, 3, 7);
+      Ids s = random_sequence(rng, 3, (int)envd("XM", 7));
       examples.push_back(make_example(s, s));
       ids.push_back(i);
     }
@@ -350,7 +350,7 @@ TEST(Decode, TrainedCopyModelCopiesHeldOutSequences) {
   int exact_greedy = 0, exact_beam = 0;
   const int trials = 30;
   std::vector<Ids> sources;
-  for (int i = 0; i < trials; ++i) sources.push_back(random_sequence(rng, 3, 7));
+  for (int i = 0; i < trials; ++i) sources.push_back(random_sequence(rng, 3, (int)envd("XM", 7)));
   for (const auto& s : sources) {
     Ids with_eos = s;
     with_eos.push_back(kEosId);

@@ -322,7 +322,9 @@ TEST_F(TrainerTest, NonFiniteLossDivergesEvenWithTheRatioRuleOff) {
   ASSERT_TRUE(loss.count(*outcome.diverged_step));
   EXPECT_FALSE(std::isfinite(loss.at(*outcome.diverged_step)));
   for (const auto& [step, value] : loss) {
-    if (step < *outcome.diverged_step) EXPECT_TRUE(std::isfinite(value)) << step;
+    if (step < *outcome.diverged_step) {
+      EXPECT_TRUE(std::isfinite(value)) << step;
+    }
   }
 }
 
