@@ -13,6 +13,7 @@
 #include "core/train/device.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
+#include "core/util/blas_setup.h"
 
 using namespace fathom;
 using Clock = std::chrono::steady_clock;
@@ -22,6 +23,7 @@ static double since(Clock::time_point t) {
 }
 
 int main(int argc, char** argv) {
+  ensure_fast_blas(argv);
   const std::string size = argc > 1 ? argv[1] : "tiny";
   const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
     tokens += sums.tokens;
   }
   const double total = forward + backward + update;
+  std::printf("blas core %s\n", blas_core_name());
   std::printf("size %s threads %d params %ld rows %ld len %ld\n", size.c_str(), torch::get_num_threads(),
               long(model->parameter_counts()["total"]), long(rows), long(length));
   std::printf("tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)\n",

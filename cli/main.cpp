@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/util/blas_setup.h"
 #include "core/util/error.h"
 
 namespace fathom::cli {
@@ -16,6 +17,7 @@ std::string resolve_db_path(const GlobalOptions& options) {
 }  // namespace fathom::cli
 
 int main(int argc, char** argv) {
+  fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work
   using namespace fathom::cli;
   CLI::App app{"Fathom: a workbench for research on training deep Transformers"};
   app.require_subcommand(1);

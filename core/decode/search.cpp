@@ -117,6 +117,9 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
         const int64_t beam = indices[b][j] / V, token = indices[b][j] % V;
         const int64_t row = b * K + beam;
         if (token == kEosId) {
+          // As fairseq: only an eos among the top K candidates ends a hypothesis; one ranked
+          // lower is dropped (it would otherwise fill the K finished slots early).
+          if (j >= K) continue;
           Finished f;
           for (int64_t t = 1; t < prefix.size(1); ++t) f.tokens.push_back(prefix_rows[row][t]);
           f.score = normalized(score, step + 1);

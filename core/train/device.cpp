@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/util/blas_setup.h"
 #include "core/util/error.h"
 
 namespace fathom {
@@ -19,7 +20,8 @@ torch::Device resolve_device(const std::string& name) {
 
 void configure_threads(int threads) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  torch::set_num_threads(threads > 0 ? threads : cores);
+  const bool openblas = *blas_core_name() != '\0';
+  torch::set_num_threads(threads > 0 ? threads : openblas ? 1 : cores);
 }
 
 }  // namespace fathom

@@ -83,8 +83,11 @@ TEST(Init, XavierLinearBoundsBiasesAndNorms) {
       EXPECT_EQ(max_abs(w), 0.0) << name;
     } else if (is_norm(name)) {
       ++norms;
-      if (ends_with(name, ".weight")) EXPECT_TRUE(torch::all(w == 1).item<bool>()) << name;
-      else EXPECT_EQ(max_abs(w), 0.0) << name;
+      if (ends_with(name, ".weight")) {
+        EXPECT_TRUE(torch::all(w == 1).item<bool>()) << name;
+      } else {
+        EXPECT_EQ(max_abs(w), 0.0) << name;
+      }
     } else {
       EXPECT_TRUE(is_embedding(name)) << "unexpected parameter " << name;
     }
@@ -198,7 +201,9 @@ TEST(Init, SeedDeterminesParameters) {
     for (const auto& p : pa) {
       EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
       const bool random = linear_kind(p.key()) != "" || is_embedding(p.key());
-      if (random) EXPECT_FALSE(torch::equal(p.value(), pc[p.key()])) << p.key();
+      if (random) {
+        EXPECT_FALSE(torch::equal(p.value(), pc[p.key()])) << p.key();
+      }
     }
   }
 }

@@ -448,11 +448,12 @@ TEST(Model, ObserverSeesSublayersInOrder) {
     for (int k = 2 * N; k + 1 < 2 * N + 3 * M; ++k)
       EXPECT_TRUE(torch::equal(recorder.records[k].output, recorder.records[k + 1].input)) << k;
     // Residual arithmetic: pre: output = input + branch exactly.
-    if (norm == "pre")
+    if (norm == "pre") {
       for (int k = 0; k < 2 * N + 3 * M; ++k)
         EXPECT_LT(max_abs_diff(recorder.records[k].output,
                                recorder.records[k].input + recorder.records[k].branch),
                   1e-6);
+    }
     // Ends: the embeddings go in, the stack output comes out.
     EXPECT_LT(max_abs_diff(recorder.records[0].input,
                            ref_embed(P("source_embedding"), sample_source())),

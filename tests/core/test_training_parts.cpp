@@ -152,6 +152,7 @@ TrainConfig optimizer_config(const std::string& name, double weight_decay = 0.0)
 
 // Hand Adam / RAdam in double precision, element-wise, with decoupled weight decay.
 struct HandOptimizer {
+  explicit HandOptimizer(bool rectified_) : rectified(rectified_) {}
   bool rectified;
   double b1 = 0.9, b2 = 0.98, eps = 1e-8, wd = 0.0;
   std::vector<double> p, m, v;
@@ -206,7 +207,7 @@ TEST(Optimizer, AdamMatchesHandFormulaAndTorch) {
   torch::Tensor q = p.detach().clone().requires_grad_(true);
   Optimizer ours({{"p", p}}, optimizer_config("adam"));
   torch::optim::Adam theirs({q}, torch::optim::AdamOptions(lr).betas(std::make_tuple(0.9, 0.98)).eps(1e-8));
-  HandOptimizer hand{false};
+  HandOptimizer hand(false);
   hand.p = kStart;
   hand.m = hand.v = std::vector<double>(4, 0.0);
 
@@ -218,9 +219,10 @@ TEST(Optimizer, AdamMatchesHandFormulaAndTorch) {
     hand.step(kGrads[step], lr);
     expect_params(p, hand.p, 1e-6, "hand, step " + std::to_string(step + 1));
     EXPECT_LT((p - q).abs().max().item<double>(), 1e-6) << "torch Adam, step " << step + 1;
-    if (step == 0)  // first Adam step: -lr * sign(g)
+    if (step == 0) {  // first Adam step: -lr * sign(g)
       for (size_t i = 0; i < kStart.size(); ++i)
         EXPECT_NEAR(p[i].item<double>(), kStart[i] - lr * (kGrads[0][i] > 0 ? 1 : -1), 1e-6);
+    }
   }
   EXPECT_EQ(ours.steps(), 3);
   ours.zero_grad();
@@ -242,7 +244,7 @@ TEST(Optimizer, RAdamMatchesHandFormula) {
   const double lr = 0.01;
   torch::Tensor p = torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
   Optimizer ours({{"p", p}}, optimizer_config("radam"));
-  HandOptimizer hand{true};
+  HandOptimizer hand(true);
   hand.p = kStart;
   hand.m = hand.v = std::vector<double>(4, 0.0);
   for (int step = 0; step < 8; ++step) {
@@ -250,9 +252,10 @@ TEST(Optimizer, RAdamMatchesHandFormula) {
     ours.step(lr);
     hand.step(kGrads[step], lr);
     expect_params(p, hand.p, 1e-6, "step " + std::to_string(step + 1));
-    if (step == 0)  // SGD with m_hat = g
+    if (step == 0) {  // SGD with m_hat = g
       for (size_t i = 0; i < kStart.size(); ++i)
         EXPECT_NEAR(p[i].item<double>(), kStart[i] - lr * kGrads[0][i], 1e-7);
+    }
   }
 }
 
@@ -267,7 +270,7 @@ TEST(Optimizer, DecoupledWeightDecay) {
     torch::Tensor p =
         torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
     Optimizer ours({{"p", p}}, optimizer_config(name, wd));
-    HandOptimizer hand{name == "radam"};
+    HandOptimizer hand(name == "radam");
     hand.wd = wd;
     hand.p = kStart;
     hand.m = hand.v = std::vector<double>(4, 0.0);

@@ -1,0 +1,17 @@
+#pragma once
+// OpenBLAS (DYNAMIC_ARCH) picks its kernels from CPUID when it is loaded. On some virtual
+// machines it misreads the CPU and falls back to its oldest kernels ("Prescott", SSE3): on the
+// 2-core AVX-512 development machine that made large GEMMs 5x slower. The choice can only be
+// changed through OPENBLAS_CORETYPE before the library loads, so a program calls this first
+// thing in main(): when OpenBLAS is loaded, reports an old core, and the CPU supports AVX2 or
+// AVX-512, it sets OPENBLAS_CORETYPE and re-executes itself (once; nothing has happened yet).
+// Set OPENBLAS_CORETYPE yourself to choose, or FATHOM_KEEP_BLAS=1 to leave OpenBLAS alone.
+
+namespace fathom {
+
+void ensure_fast_blas(char** argv);
+
+// The core OpenBLAS is using ("SkylakeX", "Haswell", ...), or "" when OpenBLAS is not loaded.
+const char* blas_core_name();
+
+}  // namespace fathom
