@@ -405,6 +405,7 @@ TEST(Checkpoint, ShapeMismatchAndMissingFileAreInputErrors) {
     FAIL() << "wider model loaded";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.field(), "source_embedding");  // names the first mismatching parameter
   }
   Transformer deeper = build_model(tiny_run(16, 2), 20, 1);
   EXPECT_THROW(load_checkpoint(path, *deeper, nullptr, nullptr), InputError);
