@@ -21,5 +21,7 @@ void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
 void add_bleu_command(CLI::App& app, GlobalOptions& options);
 void add_config_command(CLI::App& app, GlobalOptions& options);
+void add_fold_command(CLI::App& app, GlobalOptions& options);
+void add_params_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace fathom::cli

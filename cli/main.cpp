@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   add_show_command(app, options);
   add_bleu_command(app, options);
   add_config_command(app, options);
+  add_fold_command(app, options);
+  add_params_command(app, options);
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,18 @@
 
 namespace fathom {
 
+// Depth-wise LSTM connection options (methods.md s4; Xu et al., tables 2-4).
+struct LstmConfig {
+  std::string hidden = "ffn";         // ffn (eq. 8, d -> d_ff -> d) | lstm (eq. 6, one layer)
+  std::string merge = "add";          // decoder: self- and encoder-attention outputs, add | concat
+  std::string share = "gates";        // across the layers of a stack: gates | all | none
+};
+
+// Admin options (methods.md s3; Liu et al. 2020).
+struct AdminConfig {
+  std::string profile;                // "" = profile on the first batch; a run id or a JSON file
+};
+
 // Model shape and the method under study (methods.md sections 1-4).
 struct ModelConfig {
   int d_model = 512;                  // hidden width d
@@ -24,6 +36,9 @@ struct ModelConfig {
   std::string connection = "residual";  // how sub-layers are connected, by registry name
   bool tie_decoder_embeddings = true; // decoder input embedding == output projection
   bool share_embeddings = true;       // one embedding for source and target (joint vocab)
+  double ds_init_alpha = 1.0;         // ds_init: Glorot bound * alpha / sqrt(layer)
+  LstmConfig lstm;                    // connection: depthwise_lstm
+  AdminConfig admin;                  // init: admin
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.

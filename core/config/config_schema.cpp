@@ -50,6 +50,22 @@ std::vector<FieldSpec> build_fields() {
         "decoder input embedding is the output projection");
   model("share_embeddings", F::Bool, &M::share_embeddings,
         "one embedding for source and target (joint vocabulary)");
+  model("ds_init_alpha", F::Double, &M::ds_init_alpha,
+        "ds_init: Glorot bound times alpha / sqrt(layer) (Zhang et al. 2019)");
+
+  auto model_sub = [&](std::string key, std::function<std::string*(M&)> member, std::string doc,
+                       std::vector<std::string> choices = {}) {
+    f.push_back(FieldSpec{"model." + key, F::String, std::move(doc), std::move(choices),
+                          [member](RunConfig& c) -> void* { return member(c.model); }});
+  };
+  model_sub("lstm.hidden", [](M& m) { return &m.lstm.hidden; },
+            "depthwise_lstm: hidden computation, ffn (eq. 8) or lstm (eq. 6)", {"ffn", "lstm"});
+  model_sub("lstm.merge", [](M& m) { return &m.lstm.merge; },
+            "depthwise_lstm decoder: merge attention outputs by add or concat", {"add", "concat"});
+  model_sub("lstm.share", [](M& m) { return &m.lstm.share; },
+            "depthwise_lstm: parameters shared across a stack's layers", {"gates", "all", "none"});
+  model_sub("admin.profile", [](M& m) { return &m.admin.profile; },
+            "admin: reuse a stored profile (run id) or a JSON file; empty: profile the first batch");
 
   auto data = [&](std::string key, F type, auto D::*member, std::string doc,
                   std::vector<std::string> choices = {}) {

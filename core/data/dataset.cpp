@@ -82,7 +82,7 @@ Dataset load_synthetic(const DataConfig& cfg) {
   d.valid_target = std::move(task.valid.target);
   d.test_source = std::move(task.test.source);
   d.test_target = std::move(task.test.target);
-  d.description = "synthetic: reverse + neighbour sum, " + std::to_string(s.vocab) +
+  d.description = "synthetic: reverse, shift by V/2 after an odd neighbour, " + std::to_string(s.vocab) +
                   " symbols, lengths " + std::to_string(s.min_len) + "-" +
                   std::to_string(s.max_len) + ", seed " + std::to_string(s.seed) + "; train " +
                   std::to_string(task.train.source.size()) + ", valid " +

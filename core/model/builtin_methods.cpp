@@ -15,7 +15,12 @@ const MethodRegistry& methods() {
     register_pre_norm(registry);
     register_xavier_init(registry);
     register_lipschitz_init(registry);
+    register_admin_init(registry);
+    register_rezero_init(registry);
+    register_deepnorm_init(registry);
+    register_ds_init(registry);
     register_residual_connection(registry);
+    register_depthwise_lstm_connection(registry);
   });
   return registry;
 }

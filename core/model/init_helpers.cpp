@@ -42,7 +42,9 @@ void xavier_linear(LinearEntry& entry, double gain_multiplier) {
                                entry.role == LinearRole::AttentionKeyValue ||
                                entry.role == LinearRole::AttentionQkv;
   const double gain = (attention_input ? 1.0 / std::sqrt(2.0) : 1.0) * gain_multiplier;
-  const int64_t block_out = attention_input ? fan_out : w.size(0);
+  // Packed matrices (Q/K/V, depth-wise LSTM gates) are initialized as their separate blocks.
+  const bool packed = attention_input || entry.role == LinearRole::LstmGate;
+  const int64_t block_out = packed ? fan_out : w.size(0);
   const double bound = xavier_bound(fan_in, block_out, gain);
   w.uniform_(-bound, bound);
 }

@@ -23,7 +23,8 @@ void uniform_embeddings(ParameterCatalog& catalog, double bound);
 
 // The fairseq Xavier convention for one Linear: attention input projections use gain
 // 1/sqrt(2) per d x d block (the variance 1/(2d) that fairseq's packed 3d x d matrix gets);
-// everything else plain Glorot on the whole matrix.
+// packed depth-wise LSTM gates get Glorot per gate; everything else plain Glorot on the whole
+// matrix.
 void xavier_linear(LinearEntry& entry, double gain_multiplier = 1.0);
 
 }  // namespace fathom

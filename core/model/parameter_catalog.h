@@ -17,7 +17,10 @@ enum class LinearRole {
   AttentionOutput,
   FfnIn,              // d -> d_ff
   FfnOut,             // d_ff -> d
-  Other,              // e.g. depth-wise LSTM gates, merge layers
+  LstmGate,           // depth-wise LSTM input/forget/output gates (methods.md s4)
+  LstmHidden,         // depth-wise LSTM hidden computation (eq. 6 or eq. 8)
+  Merge,              // depth-wise LSTM decoder concat merge
+  Other,
 };
 
 struct LinearEntry {
@@ -38,10 +41,19 @@ struct NormEntry {
   torch::nn::LayerNorm norm{nullptr};
 };
 
+// Parameters outside Linear/LayerNorm/embeddings that a method adds: Admin's omega vectors,
+// ReZero's alpha scalars. `kind` names the bucket in TransformerImpl::parameter_counts().
+struct ExtraEntry {
+  std::string name;
+  torch::Tensor tensor;
+  std::string kind;       // "omega", "other", ...
+};
+
 struct ParameterCatalog {
   std::vector<LinearEntry> linears;
   std::vector<EmbeddingEntry> embeddings;
   std::vector<NormEntry> norms;
+  std::vector<ExtraEntry> extras;
 };
 
 }  // namespace fathom

@@ -39,11 +39,25 @@ class Registry {
 class TransformerImpl;
 class EncoderStack;
 class DecoderStack;
+struct Batch;
+namespace db {
+class Store;
+}
 
 // How a sub-layer's branch meets its shortcut.
 struct SublayerStyle {
   std::string doc;
   std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
+};
+
+// What a data-dependent initialization (Admin's profiling) may read and where it keeps what
+// it computed. `store` is null outside a stored run (e.g. an analysis of a config at init).
+struct InitContext {
+  const RunConfig& config;
+  const Batch& first_batch;           // the run's first training batch, on the model's device
+  db::Store* store = nullptr;
+  int64_t run_id = 0;
+  std::string artifacts_dir;          // "" = write no files
 };
 
 // An initialization. It may require its own sub-layer style (Admin needs omega vectors).
@@ -52,6 +66,8 @@ struct InitMethod {
   std::string sublayer_style;                        // "" = use model.norm
   std::function<void(const RunConfig&)> check;       // config errors via config_error()
   std::function<void(TransformerImpl&)> apply;       // runs under NoGradGuard, seeded
+  // Optional second phase on real data, run once before the first update (never on resume).
+  std::function<void(TransformerImpl&, const InitContext&)> prepare;
 };
 
 // Everything a stack builder needs.

@@ -55,18 +55,28 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source,
 }
 
 std::map<std::string, int64_t> TransformerImpl::parameter_counts() const {
-  std::map<std::string, int64_t> counts{
-      {"embeddings", 0}, {"attention", 0}, {"ffn", 0}, {"norms", 0}, {"other", 0}};
-  std::set<const void*> seen;
+  std::map<std::string, int64_t> counts{{"embeddings", 0}, {"attention", 0}, {"ffn_lstm", 0},
+                                        {"norms", 0},      {"omega", 0},     {"other", 0}};
+  std::set<const void*> seen;  // a shared tensor (tied embeddings, shared gates) counts once
   auto add = [&](const torch::Tensor& t, const std::string& kind) {
     if (!t.defined() || !seen.insert(t.unsafeGetTensorImpl()).second) return;
     counts[kind] += t.numel();
   };
   for (const auto& e : catalog_.embeddings) add(e.weight, "embeddings");
   for (const auto& l : catalog_.linears) {
-    const bool ffn = l.role == LinearRole::FfnIn || l.role == LinearRole::FfnOut;
-    const bool attention = l.role != LinearRole::Other && !ffn;
-    const std::string kind = ffn ? "ffn" : attention ? "attention" : "other";
+    std::string kind = "other";
+    switch (l.role) {
+      case LinearRole::AttentionQuery:
+      case LinearRole::AttentionKeyValue:
+      case LinearRole::AttentionQkv:
+      case LinearRole::AttentionOutput: kind = "attention"; break;
+      case LinearRole::FfnIn:
+      case LinearRole::FfnOut:
+      case LinearRole::LstmGate:
+      case LinearRole::LstmHidden: kind = "ffn_lstm"; break;
+      case LinearRole::Merge:
+      case LinearRole::Other: kind = "other"; break;
+    }
     add(l.linear->weight, kind);
     add(l.linear->bias, kind);
   }
@@ -74,6 +84,7 @@ std::map<std::string, int64_t> TransformerImpl::parameter_counts() const {
     add(n.norm->weight, "norms");
     add(n.norm->bias, "norms");
   }
+  for (const auto& e : catalog_.extras) add(e.tensor, e.kind);
   for (const auto& p : parameters()) add(p, "other");  // anything not in the catalog
   int64_t total = 0;
   for (const auto& [kind, n] : counts) total += n;
@@ -88,6 +99,11 @@ Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64
   torch::NoGradGuard no_grad;
   methods().inits.find(config.model.init)->apply(*model);
   return model;
+}
+
+void prepare_model(TransformerImpl& model, const InitContext& context) {
+  const InitMethod* init = methods().inits.find(model.config().init);
+  if (init && init->prepare) init->prepare(model, context);
 }
 
 }  // namespace fathom

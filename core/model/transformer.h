@@ -56,4 +56,9 @@ TORCH_MODULE(Transformer);
 // config and seed give the same parameters on CPU. Throws InputError for unknown methods.
 Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64_t seed);
 
+struct InitContext;
+// The init's data-dependent phase (e.g. Admin profiling) on the first training batch; a no-op
+// for inits without one. Call once after build_model() and before training or analysis.
+void prepare_model(TransformerImpl& model, const InitContext& context);
+
 }  // namespace fathom

@@ -90,4 +90,14 @@ std::string checkpoint_config(const std::string& path) {
   }
 }
 
+int64_t checkpoint_vocab_size(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+    return read_tensor(archive, archive_key("param", "source_embedding")).size(0);
+  } catch (const c10::Error& e) {
+    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+  }
+}
+
 }  // namespace fathom

@@ -34,4 +34,8 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
 // The config_yaml a checkpoint was saved with.
 std::string checkpoint_config(const std::string& path);
 
+// The vocabulary size of the model in a checkpoint (rows of its source embedding), so a model
+// can be rebuilt from the checkpoint alone.
+int64_t checkpoint_vocab_size(const std::string& path);
+
 }  // namespace fathom

@@ -12,6 +12,7 @@
 #include "core/config/config_io.h"
 #include "core/data/dataset.h"
 #include "core/metrics/bleu.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
@@ -93,12 +94,18 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   const std::string best_path = (fs::path(options.artifacts_dir) / "checkpoint_best.pt").string();
   const std::string config_yaml = config_to_yaml(config);
   TrainerState state;
-  if (options.resume && fs::exists(last_path))
-    load_checkpoint(last_path, *model, &optimizer, &state);
+  const bool restored = options.resume && fs::exists(last_path);
+  if (restored) load_checkpoint(last_path, *model, &optimizer, &state);
   // Points past the checkpoint (all of them when there is none) are redone, never duplicated.
   if (options.resume) store.delete_metrics_after(run, state.update);
 
   const BatchPlan plan = plan_batches(data.train, config.data.max_tokens);
+  if (!restored) {
+    // Data-dependent initialization (Admin profiling) sees the batch update 1 will train on.
+    const Batch first = BatchStream(data.train, plan, tc.seed, 0, 0).next().to(device);
+    torch::manual_seed(update_seed(tc.seed, 0));
+    prepare_model(*model, InitContext{config, first, &store, run, options.artifacts_dir});
+  }
   BatchStream stream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch);
   DivergenceMonitor monitor(tc.divergence_factor, state.first_loss);
   db::MetricWriter metrics(store, run);

@@ -371,7 +371,7 @@ TEST(Model, ParameterCountsMatchHandFormula) {
       EXPECT_EQ(counts.at("total"), expected);
       EXPECT_EQ(counts.at("embeddings"), embeddings);
       EXPECT_EQ(counts.at("attention"), N * attention + M * 2 * attention);
-      EXPECT_EQ(counts.at("ffn"), (N + M) * ffn);
+      EXPECT_EQ(counts.at("ffn_lstm"), (N + M) * ffn);
       EXPECT_EQ(counts.at("norms"), norms);
       EXPECT_EQ(counts.at("other"), 0);
     }

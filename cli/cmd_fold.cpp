@@ -1,0 +1,95 @@
+// `fathom fold RUN [--checkpoint best|last] [--out PATH]`: removes Admin's omega vectors from a
+// trained run (Liu et al. 2020, Appendix C), writing a plain Post-LN checkpoint whose outputs
+// equal the Admin model's. The equivalence is checked on random tokens before anything is
+// written, and the folded checkpoint is recorded as the run's artifact "checkpoint_folded".
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/run_paths.h"
+#include "core/config/config_io.h"
+#include "core/model/admin.h"
+#include "core/train/checkpoint.h"
+#include "core/util/error.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct FoldArgs {
+  std::string run;
+  std::string checkpoint = "best";
+  std::string out;
+};
+
+// Largest |logit| difference between two models on random token batches (eval mode).
+double max_difference(TransformerImpl& a, TransformerImpl& b, int64_t vocab) {
+  torch::NoGradGuard no_grad;
+  a.eval();
+  b.eval();
+  torch::manual_seed(0);
+  double worst = 0;
+  for (int trial = 0; trial < 3; ++trial) {
+    torch::Tensor src = torch::randint(4, vocab, {4, 20}, torch::kInt64);
+    torch::Tensor tgt = torch::randint(4, vocab, {4, 15}, torch::kInt64);
+    worst = std::max(worst, (a.forward(src, tgt) - b.forward(src, tgt)).abs().max().item<double>());
+  }
+  return worst;
+}
+
+void fold_run(const GlobalOptions& global, const FoldArgs& args) {
+  const std::string db_path = resolve_db_path(global);
+  auto store = db::Store::open(db_path);
+  auto run = store.find_run(args.run);
+  if (!run) throw InputError(db_path, 0, "", "no run with id or name '" + args.run + "'");
+  const fs::path checkpoint =
+      fs::path(artifacts_dir(db_path, run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
+  if (!fs::exists(checkpoint))
+    throw InputError(checkpoint.string(), 0, "", "run " + std::to_string(run->id) +
+                                                     " has no " + args.checkpoint + " checkpoint");
+  RunConfig config = load_config_string(checkpoint_config(checkpoint.string()),
+                                        checkpoint.string(), checkpoint.parent_path().string());
+  if (config.model.init != "admin")
+    throw InputError(checkpoint.string(), 0, "model.init",
+                     "run " + std::to_string(run->id) + " uses init '" + config.model.init +
+                         "'; only Admin models have omega to fold");
+  const int64_t vocab = checkpoint_vocab_size(checkpoint.string());
+  Transformer admin(config.model, vocab);
+  TrainerState state;
+  load_checkpoint(checkpoint.string(), *admin, nullptr, &state);
+
+  Transformer folded = fold_admin(*admin);
+  const double difference = max_difference(*admin, *folded, vocab);
+  const double scale = 1e-4;
+  if (!(difference < scale))
+    throw std::runtime_error("fold check failed: outputs differ by " + std::to_string(difference));
+
+  RunConfig folded_config = config;
+  folded_config.model = folded->config();
+  const std::string out =
+      args.out.empty() ? (checkpoint.parent_path() / "checkpoint_folded.pt").string() : args.out;
+  save_checkpoint(out, *folded, nullptr, state, config_to_yaml(folded_config));
+  store.add_artifact(run->id, "checkpoint_folded", out, state.update);
+  std::printf("folded run %lld (%s checkpoint, update %lld): %zu omega vectors removed\n",
+              static_cast<long long>(run->id), args.checkpoint.c_str(),
+              static_cast<long long>(state.update), admin_omegas(*admin).size());
+  std::printf("max |logit difference| on 3 random batches: %.3g\n", difference);
+  std::printf("plain Post-LN checkpoint: %s\n", out.c_str());
+}
+
+}  // namespace
+
+void add_fold_command(CLI::App& app, GlobalOptions& options) {
+  auto args = std::make_shared<FoldArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "fold", "Fold an Admin run's omega into a plain Post-LN checkpoint (Admin, Appendix C)");
+  cmd->add_option("run", args->run, "run id, or name (the latest run with that name)")->required();
+  cmd->add_option("--checkpoint", args->checkpoint, "which checkpoint to fold")
+      ->check(CLI::IsMember({"best", "last"}));
+  cmd->add_option("--out", args->out, "output path (default: the run's checkpoint_folded.pt)");
+  cmd->callback([&options, args] { fold_run(options, *args); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,233 @@
+// `model.connection: depthwise_lstm` (Xu et al., "Transformer with Depth-Wise LSTM", s3.2-3.3;
+// methods.md s4): the residual connections are replaced by an LSTM that steps over depth.
+// Its hidden computation takes the FFN's place, so layers have no FFN sub-layer.
+//   encoder layer l: a_l = drop(SelfAttn(LN(o_{l-1})))
+//                    (o_l, c_l) = LSTM(a_l, o_{l-1}, c_{l-1})
+//   decoder layer l: s_l = drop(SelfAttn(LN(o_{l-1})))                (causal)
+//                    e_l = drop(EncAttn(LN(s_l + o_{l-1}), memory))     (s3.3: the sum)
+//                    m_l = s_l + e_l ("add") | Linear_{2d->d}([s_l ; e_l]) ("concat")
+//                    (o_l, c_l) = LSTM(m_l, o_{l-1}, c_{l-1})
+//   o_0 = the embedding output, c_0 = 0; a final LayerNorm on each stack's output.
+// Choices the paper leaves open (documented defaults, methods.md s4):
+// - Attention always reads a LayerNorm of its input (pre-norm, one LN per attention, not
+//   shared). model.norm and the init's sub-layer style are ignored by this connection: there
+//   is no residual sum for a post/pre order to apply to.
+// - Dropout (model.dropout) on every attention output before it is used (a_l, s_l, e_l: as a
+//   residual branch is dropped before it meets the shortcut) and on the LSTM hidden h before
+//   the cell update (as the FFN's output would be). The embeddings keep their own dropout;
+//   the gates and the merge are not dropped. model.activation_dropout acts inside the "ffn"
+//   hidden after the GeLU; model.attention_dropout on attention probabilities, as usual.
+// - LayerNorms inside the LSTM (eqs. 3-8): one LN(d) per gate on its own pre-activation, and
+//   the hidden's LN over its first layer's output (d for "lstm", d_ff for "ffn").
+// - model.lstm.share: "gates" shares the packed gate Linear AND the three gate LNs across the
+//   layers of a stack (encoder and decoder each have their own); "all" also shares the hidden
+//   computation; "none" shares nothing. A shared module is registered once, by the stack
+//   ("lstm_gates" / "lstm_hidden"; catalog "enc.lstm.gates"), and recorded once in the
+//   catalog with owner layer 0 (its LNs report no owner); per-layer ones live in
+//   "layer<l>_lstm" ("enc.<l>.lstm.gates"). The concat merge Linear is per layer.
+// - Observers: each LSTM step is sub-layer {stack, l, Lstm, 2l+1 (enc) | 3l+2 (dec)} -- the
+//   slot the FFN has in a residual stack. transform_branch() sees the LSTM input (a_l or m_l)
+//   after dropout, and on_sublayer() reports {input o_{l-1}, branch that input, output o_l}.
+//   Attention sub-layers are not reported (they meet no shortcut).
+// Inits that rescale residual branches (admin, rezero, rezero_postln, deepnorm, or any init
+// that brings its own sub-layer style) are rejected by check().
+#include <algorithm>
+
+#include "core/config/config_io.h"
+#include "core/model/attention.h"
+#include "core/model/builtin_methods.h"
+#include "core/model/depthwise_lstm_cell.h"
+#include "core/model/stack.h"
+
+namespace fathom {
+namespace {
+
+LstmSpec lstm_spec(const StackContext& s) {
+  const auto& m = s.config;
+  return {m.d_model, m.d_ff, m.lstm.hidden, m.dropout, m.activation_dropout, s.hooks};
+}
+
+// What the encoder and decoder share: the per-stack LSTM modules, dropout and the observer.
+class LstmStackParts {
+ public:
+  // `first` is the stack's layer-0 LSTM step: the catalog owner of shared modules.
+  LstmStackParts(torch::nn::Module& stack, const StackContext& s, const SublayerId& first)
+      : spec_(lstm_spec(s)), hooks_(s.hooks), dropout_(s.config.dropout),
+        stack_name_(stack_name(first.stack)) {
+    const std::string& share = s.config.lstm.share;
+    if (share == "gates" || share == "all")
+      gates_ = stack.register_module(
+          "lstm_gates", LstmGates(spec_, stack_name_ + ".lstm.gates", first, true, s.catalog));
+    if (share == "all")
+      hidden_ = stack.register_module(
+          "lstm_hidden", LstmHidden(spec_, stack_name_ + ".lstm.hidden", first, true, s.catalog));
+  }
+
+  DepthwiseLstmCell make_cell(const StackContext& s, int layer, const SublayerId& id) {
+    return DepthwiseLstmCell(spec_, stack_name_ + "." + std::to_string(layer) + ".lstm", id,
+                             s.catalog, gates_, hidden_);
+  }
+
+  torch::Tensor drop(const torch::Tensor& x, bool training) const {
+    return dropout_ > 0 ? torch::dropout(x, dropout_, training) : x;
+  }
+
+  // One LSTM step, with the LSTM input shown to the observer first.
+  LstmState step(DepthwiseLstmCell& cell, const SublayerId& id, torch::Tensor input,
+                 const LstmState& below) {
+    SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
+    if (observer) input = observer->transform_branch(id, input);
+    LstmState next = cell(input, below.output, below.cell);
+    if (observer) observer->on_sublayer(id, SublayerTrace{below.output, input, next.output});
+    return next;
+  }
+
+ private:
+  LstmSpec spec_;
+  std::shared_ptr<ModelHooks> hooks_;
+  double dropout_;
+  std::string stack_name_;
+  LstmGates gates_{nullptr};
+  LstmHidden hidden_{nullptr};
+};
+
+class LstmEncoder : public EncoderStack {
+ public:
+  explicit LstmEncoder(const StackContext& s)
+      : parts_(*this, s, {Stack::Encoder, 0, SublayerKind::Lstm, 1}) {
+    const auto& m = s.config;
+    for (int l = 0; l < m.encoder_layers; ++l) {
+      const std::string p = "enc." + std::to_string(l);     // catalog / analysis name
+      const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
+      SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
+      lstm_id_.push_back({Stack::Encoder, l, SublayerKind::Lstm, 2 * l + 1});
+      norm_.push_back(register_module(
+          mp + "_self_attn_norm",
+          ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &attn_id)));
+      attention_.push_back(register_module(
+          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
+                                               attn_id, p + ".self_attn", s.catalog)));
+      cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
+    }
+    final_norm_ = register_module("encoder_final_norm",
+                                  ObservedNorm(m.d_model, "enc.final_norm", s.hooks, s.catalog));
+  }
+
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding) override {
+    LstmState state{x, torch::Tensor()};  // o_0 = embeddings, c_0 = 0
+    for (size_t l = 0; l < cell_.size(); ++l) {
+      const torch::Tensor h = norm_[l](state.output);
+      const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, false), is_training());
+      state = parts_.step(cell_[l], lstm_id_[l], a, state);
+    }
+    return final_norm_(state.output);
+  }
+
+ private:
+  LstmStackParts parts_;
+  std::vector<SublayerId> lstm_id_;
+  std::vector<ObservedNorm> norm_;
+  std::vector<MultiheadAttention> attention_;
+  std::vector<DepthwiseLstmCell> cell_;
+  ObservedNorm final_norm_{nullptr};
+};
+
+class LstmDecoder : public DecoderStack {
+ public:
+  explicit LstmDecoder(const StackContext& s)
+      : parts_(*this, s, {Stack::Decoder, 0, SublayerKind::Lstm, 2}) {
+    const auto& m = s.config;
+    for (int l = 0; l < m.decoder_layers; ++l) {
+      const std::string p = "dec." + std::to_string(l);
+      const std::string mp = "layer" + std::to_string(l);
+      SublayerId self_id{Stack::Decoder, l, SublayerKind::SelfAttention, 3 * l};
+      SublayerId cross_id{Stack::Decoder, l, SublayerKind::EncoderAttention, 3 * l + 1};
+      lstm_id_.push_back({Stack::Decoder, l, SublayerKind::Lstm, 3 * l + 2});
+      self_norm_.push_back(register_module(
+          mp + "_self_attn_norm",
+          ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &self_id)));
+      self_attention_.push_back(register_module(
+          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
+                                               self_id, p + ".self_attn", s.catalog)));
+      cross_norm_.push_back(register_module(
+          mp + "_enc_attn_norm",
+          ObservedNorm(m.d_model, p + ".enc_attn.pre_norm", s.hooks, s.catalog, &cross_id)));
+      cross_attention_.push_back(register_module(
+          mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
+                                              cross_id, p + ".enc_attn", s.catalog)));
+      if (m.lstm.merge == "concat") {
+        merge_.push_back(register_module(mp + "_merge",
+                                         torch::nn::Linear(2 * m.d_model, m.d_model)));
+        s.catalog.linears.push_back(
+            {p + ".merge", merge_.back(), LinearRole::Merge, lstm_id_.back(), 1});
+      }
+      cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
+    }
+    final_norm_ = register_module("decoder_final_norm",
+                                  ObservedNorm(m.d_model, "dec.final_norm", s.hooks, s.catalog));
+  }
+
+  torch::Tensor forward(const torch::Tensor& y, const torch::Tensor& memory,
+                        const torch::Tensor& padding) override {
+    LstmState state{y, torch::Tensor()};
+    for (size_t l = 0; l < cell_.size(); ++l) {
+      const torch::Tensor o = state.output;
+      const torch::Tensor hs = self_norm_[l](o);
+      const torch::Tensor s =
+          parts_.drop(self_attention_[l](hs, hs, torch::Tensor(), /*causal=*/true), is_training());
+      const torch::Tensor e = parts_.drop(
+          cross_attention_[l](cross_norm_[l](s + o), memory, padding, false), is_training());
+      const torch::Tensor merged = merge_.empty() ? s + e : merge_[l](torch::cat({s, e}, -1));
+      state = parts_.step(cell_[l], lstm_id_[l], merged, state);
+    }
+    return final_norm_(state.output);
+  }
+
+ private:
+  LstmStackParts parts_;
+  std::vector<SublayerId> lstm_id_;
+  std::vector<ObservedNorm> self_norm_, cross_norm_;
+  std::vector<MultiheadAttention> self_attention_, cross_attention_;
+  std::vector<torch::nn::Linear> merge_;
+  std::vector<DepthwiseLstmCell> cell_;
+  ObservedNorm final_norm_{nullptr};
+};
+
+void check_one_of(const RunConfig& config, const std::string& key, const std::string& value,
+                  const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  config_error(config, key, "'" + value + "' is not one of: " + list);
+}
+
+void check_depthwise_lstm(const RunConfig& config) {
+  const ModelConfig& m = config.model;
+  // These inits scale or gate residual branches; with no residual shortcut they mean nothing.
+  static const std::vector<std::string> residual_inits = {"admin", "rezero", "rezero_postln",
+                                                          "deepnorm"};
+  const InitMethod* init = methods().inits.find(m.init);
+  const bool own_style = init && !init->sublayer_style.empty();
+  if (own_style || std::find(residual_inits.begin(), residual_inits.end(), m.init) !=
+                       residual_inits.end())
+    config_error(config, "model.init",
+                 "init '" + m.init +
+                     "' works on residual branches and needs model.connection: residual; "
+                     "depthwise_lstm has no residual shortcut (use xavier or lipschitz)");
+  check_one_of(config, "model.lstm.hidden", m.lstm.hidden, {"ffn", "lstm"});
+  check_one_of(config, "model.lstm.merge", m.lstm.merge, {"add", "concat"});
+  check_one_of(config, "model.lstm.share", m.lstm.share, {"gates", "all", "none"});
+}
+
+}  // namespace
+
+void register_depthwise_lstm_connection(MethodRegistry& registry) {
+  registry.connections.add(
+      "depthwise_lstm",
+      {"depth-wise LSTM over layers instead of residual shortcuts (Xu et al.; no FFN sub-layer)",
+       [](const StackContext& s) { return std::make_shared<LstmEncoder>(s); },
+       [](const StackContext& s) { return std::make_shared<LstmDecoder>(s); },
+       check_depthwise_lstm});
+}
+
+}  // namespace fathom
