@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   add_config_command(app, options);
   add_fold_command(app, options);
   add_params_command(app, options);
+  add_sweep_command(app, options);
 
   try {
     app.parse(argc, argv);

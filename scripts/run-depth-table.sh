@@ -20,7 +20,8 @@ declare -A rows=(
 jobs=()
 for depth in $depths; do
   for row in post-xavier pre-xavier post-lipschitz post-admin dlstm; do
-    jobs+=("$fathom --db $db train experiments/depth/base.yaml --no-progress --set name=$row-$depth \
+    # train.threads=1: two processes share the cores (one OpenBLAS thread each).
+    jobs+=("$fathom --db $db train experiments/depth/base.yaml --no-progress --set name=$row-$depth --set train.threads=1 \
       --set model.encoder_layers=$depth --set model.decoder_layers=$depth ${rows[$row]}")
   done
 done

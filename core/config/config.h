@@ -89,7 +89,7 @@ struct TrainConfig {
   int valid_every = 200;              // validate (and checkpoint) every K updates
   int log_every = 10;                 // write training metrics every K updates
   double divergence_factor = 10.0;    // diverged if loss > factor * first loss (0: off)
-  int threads = 0;                    // LibTorch intra-op threads (0: automatic)
+  int threads = 0;                    // CPU threads (0: all cores); see core/train/device.h
 };
 
 // Decoding and test evaluation after training.

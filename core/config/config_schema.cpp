@@ -126,7 +126,7 @@ std::vector<FieldSpec> build_fields() {
   train("log_every", F::Int, &T::log_every, "store training metrics every K updates");
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)");
-  train("threads", F::Int, &T::threads, "LibTorch intra-op CPU threads (0: automatic, see core/train/device.h)");
+  train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)");
 
   auto eval = [&](std::string key, F type, auto E::*member, std::string doc) {
     f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));

@@ -21,7 +21,14 @@ torch::Device resolve_device(const std::string& name) {
 void configure_threads(int threads) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool openblas = *blas_core_name() != '\0';
-  torch::set_num_threads(threads > 0 ? threads : openblas ? 1 : cores);
+  if (openblas) {
+    // OpenBLAS's own threads do the GEMMs; one LibTorch thread beside them is fastest
+    // (bench_train). `threads` then caps OpenBLAS, so parallel workers do not oversubscribe.
+    torch::set_num_threads(1);
+    if (threads > 0) set_blas_threads(threads);
+  } else {
+    torch::set_num_threads(threads > 0 ? threads : cores);
+  }
 }
 
 }  // namespace fathom

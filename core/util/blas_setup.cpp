@@ -14,6 +14,14 @@ const char* blas_core_name() {
   return corename ? corename() : "";
 }
 
+bool set_blas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!set || threads < 1) return false;
+  set(threads);
+  return true;
+}
+
 void ensure_fast_blas(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("FATHOM_KEEP_BLAS")) return;
   const char* current = blas_core_name();

@@ -14,4 +14,9 @@ void ensure_fast_blas(char** argv);
 // The core OpenBLAS is using ("SkylakeX", "Haswell", ...), or "" when OpenBLAS is not loaded.
 const char* blas_core_name();
 
+// Limits OpenBLAS to `threads` threads; false when OpenBLAS is not loaded. Processes that
+// share a machine (sweep workers) must limit it: two processes with one OpenBLAS thread per
+// core each spin against each other (600k context switches/s, 5x slower, measured).
+bool set_blas_threads(int threads);
+
 }  // namespace fathom
