@@ -27,8 +27,13 @@ std::string methods_reference() {
     out += "| `model.init` | `" + name + "` | " + r.inits.find(name)->doc + " |\n";
   for (const auto& name : r.connections.names())
     out += "| `model.connection` | `" + name + "` | " + r.connections.find(name)->doc + " |\n";
-  for (const auto& name : r.sublayer_styles.names())
-    out += "| `model.norm` | `" + name + "` | " + r.sublayer_styles.find(name)->doc + " |\n";
+  // Styles other than post/pre are not model.norm values: an init selects them.
+  for (const auto& name : r.sublayer_styles.names()) {
+    std::string key = "`model.norm`";
+    for (const auto& init : r.inits.names())
+      if (r.inits.find(init)->sublayer_style == name) key = "style of `model.init: " + init + "`";
+    out += "| " + key + " | `" + name + "` | " + r.sublayer_styles.find(name)->doc + " |\n";
+  }
   return out;
 }
 
