@@ -217,12 +217,7 @@ void register_admin_init(MethodRegistry& registry) {
   InitMethod method;
   method.doc = "Liu et al. 2020: Post-LN with profiled omega shortcut scales; xavier otherwise";
   method.sublayer_style = "admin";
-  method.check = [](const RunConfig& config) {
-    if (config.model.norm != "post")
-      config_error(config, "model.norm", "init 'admin' is a Post-LN method; use norm: post");
-    if (config.model.connection != "residual")
-      config_error(config, "model.connection", "init 'admin' needs residual connections");
-  };
+  method.check = [](const RunConfig& config) { require_residual_post_norm(config, "admin"); };
   method.apply = [](TransformerImpl& model) {
     methods().inits.find("xavier")->apply(model);
     torch::NoGradGuard no_grad;

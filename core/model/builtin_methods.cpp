@@ -44,6 +44,14 @@ const Entry& require(const RunConfig& config, const Registry<Entry>& registry,
 }
 }  // namespace
 
+void require_residual_post_norm(const RunConfig& config, const std::string& init,
+                                bool needs_post_norm) {
+  if (needs_post_norm && config.model.norm != "post")
+    config_error(config, "model.norm", "init '" + init + "' is a Post-LN method; use norm: post");
+  if (config.model.connection != "residual")
+    config_error(config, "model.connection", "init '" + init + "' needs residual connections");
+}
+
 void check_model_methods(const RunConfig& config) {
   const auto& init = require(config, methods().inits, "model.init", config.model.init);
   if (init.check) init.check(config);

@@ -3,7 +3,6 @@
 // projections initialized with Xavier gain beta (Q and K keep gain 1), per stack.
 #include <cmath>
 
-#include "core/config/config_io.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/deepnorm.h"
 #include "core/model/init_helpers.h"
@@ -52,12 +51,7 @@ void register_deepnorm_init(MethodRegistry& registry) {
   InitMethod method;
   method.doc = "Wang et al. 2022: Post-LN with shortcut scale alpha, Xavier gain beta";
   method.sublayer_style = "deepnorm";
-  method.check = [](const RunConfig& config) {
-    if (config.model.norm != "post")
-      config_error(config, "model.norm", "init 'deepnorm' is a Post-LN method; use norm: post");
-    if (config.model.connection != "residual")
-      config_error(config, "model.connection", "init 'deepnorm' needs residual connections");
-  };
+  method.check = [](const RunConfig& config) { require_residual_post_norm(config, "deepnorm"); };
   method.apply = [](TransformerImpl& model) {
     methods().inits.find("xavier")->apply(model);
     const ModelConfig& m = model.config();

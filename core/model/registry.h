@@ -98,6 +98,11 @@ const MethodRegistry& methods();
 // The sub-layer style a config resolves to (the init's own style, else model.norm).
 std::string resolve_sublayer_style(const ModelConfig& config);
 
+// For inits that bring their own Post-LN style (admin, deepnorm, rezero_postln): config errors
+// unless model.norm is "post" (when `needs_post_norm`) and model.connection is "residual".
+void require_residual_post_norm(const RunConfig& config, const std::string& init,
+                                bool needs_post_norm = true);
+
 // Checks model.init / model.connection names and each method's own rules; errors name the
 // config file, line and key, with the closest registered name.
 void check_model_methods(const RunConfig& config);

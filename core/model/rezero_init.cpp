@@ -2,7 +2,6 @@
 // with one learnable scalar alpha_k = 0 per sub-layer and no LayerNorm at all (`rezero`), or
 // the same inside Post-LN, x_k = LN(x_{k-1} + alpha_k * drop(f_k)) (`rezero_postln`, the
 // Admin paper's table 3 baseline). Everything else is initialized as `xavier`.
-#include "core/config/config_io.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/transformer.h"
 
@@ -38,10 +37,7 @@ InitMethod rezero_method(bool post_norm) {
   method.sublayer_style = post_norm ? "rezero_postln" : "rezero";
   const std::string name = method.sublayer_style;
   method.check = [post_norm, name](const RunConfig& config) {
-    if (post_norm && config.model.norm != "post")
-      config_error(config, "model.norm", "init '" + name + "' is a Post-LN method; use norm: post");
-    if (config.model.connection != "residual")
-      config_error(config, "model.connection", "init '" + name + "' needs residual connections");
+    require_residual_post_norm(config, name, post_norm);
   };
   method.apply = [](TransformerImpl& model) {
     methods().inits.find("xavier")->apply(model);
