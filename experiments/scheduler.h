@@ -1,0 +1,35 @@
+#pragma once
+// Runs the runs of a sweep as separate worker processes (`fathom train --resume ID`), N at a
+// time, so a crash, abort or out-of-memory kill in one run never takes down the sweep or the
+// store. A worker that dies without recording an end (a signal, a non-zero exit before the
+// trainer could write) leaves its run "crashed", with the reason. The store records the rest:
+// each worker marks its run running, heartbeats, and finishes it (finished, diverged, failed).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace fathom {
+
+struct SchedulerOptions {
+  std::string fathom_binary;       // the `fathom` executable the workers run
+  std::string db_path;             // the store the workers write to
+  int jobs = 1;                    // parallel worker processes
+  int threads_per_worker = 1;      // train.threads of each worker (cores / jobs)
+  bool progress = true;            // one status line on the terminal, refreshed
+};
+
+struct SweepCounts {
+  int finished = 0, diverged = 0, failed = 0, crashed = 0, cancelled = 0, other = 0;
+};
+
+// Starts a worker for each run in `runs` (in order) whose status is still queued or crashed
+// when its turn comes, keeps `jobs` of them going, and returns when all have ended. Worker
+// output goes to `artifacts_dir(run)/worker.log`.
+SweepCounts run_workers(db::Store& store, const std::vector<int64_t>& runs,
+                        const SchedulerOptions& options,
+                        const std::function<std::string(int64_t)>& artifacts_dir);
+
+}  // namespace fathom

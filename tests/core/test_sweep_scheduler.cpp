@@ -1,0 +1,215 @@
+// `fathom sweep` end to end, as separate processes exactly as a user runs it: worker processes,
+// the run lifecycle in the store, kill -9 of the scheduler and its workers followed by
+// --resume, a killed worker, and runs that diverge or fail beside runs that finish. The binary
+// is ../fathom from this test executable (as in test_cli.cpp); without it the tests skip.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/store.h"
+
+namespace {
+namespace fs = std::filesystem;
+using fathom::db::OpenMode;
+using fathom::db::RunRecord;
+using fathom::db::Store;
+
+const char* const kBase =
+    "name: tiny\n"
+    "device: cpu\n"
+    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+    "data:\n"
+    "  task: synthetic\n"
+    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
+    "  max_tokens: 256\n"
+    "train: {lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10}\n"
+    "eval: {beam: 1, max_sentences: 5}\n";
+
+class Sweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::error_code ec;
+    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
+    if (ec || !fs::exists(binary_)) GTEST_SKIP() << "fathom binary not found at " << binary_;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("fathom_test_sweep_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "base.yaml") << kBase;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::string db() const { return (dir_ / "runs.db").string(); }
+  std::string write_sweep(const std::string& text) {
+    std::ofstream(dir_ / "sweep.yaml") << text;
+    return (dir_ / "sweep.yaml").string();
+  }
+
+  // Starts `fathom --db DB sweep ARGS...` in its own process group; returns its pid.
+  pid_t start(const std::vector<std::string>& args) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      const std::string log = (dir_ / "scheduler.log").string();
+      FILE* out = std::freopen(log.c_str(), "a", stdout);
+      FILE* err = std::freopen(log.c_str(), "a", stderr);
+      (void)out;
+      (void)err;
+      std::vector<std::string> argv{binary_.string(), "--db", db(), "sweep"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      std::vector<char*> raw;
+      for (auto& a : argv) raw.push_back(a.data());
+      raw.push_back(nullptr);
+      execv(raw[0], raw.data());
+      _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+  }
+  int wait_exit(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  int run(const std::vector<std::string>& args) { return wait_exit(start(args)); }
+
+  std::vector<RunRecord> runs() const {
+    if (!fs::exists(db())) return {};
+    return Store::open(db(), OpenMode::ReadOnly).list_runs();
+  }
+  std::vector<int64_t> steps(int64_t run, const std::string& metric) const {
+    std::vector<int64_t> out;
+    for (const auto& p : Store::open(db(), OpenMode::ReadOnly).metric_series(run, metric))
+      out.push_back(p.step);
+    return out;
+  }
+  std::string log() const {
+    std::ifstream in(dir_ / "scheduler.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  fs::path binary_, dir_;
+};
+
+const std::vector<int64_t> kEveryTen{10, 20, 30, 40, 50, 60};
+
+// kill -9 of the scheduler and every worker mid-sweep, then `--resume`: every run ends
+// finished, the interrupted ones continued (their metric series have every step exactly once:
+// no gap from the lost updates, no duplicate from the redone ones), and nothing that had
+// finished was run again. Fails if --resume restarts finished runs, loses a run left
+// "running", or a resumed run duplicates or skips logged steps.
+TEST_F(Sweep, KillNineThenResumeCompletesWithoutGapsOrDuplicates) {
+  const std::string sweep = write_sweep(
+      "name: killed\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2, 3]\n");
+  const pid_t scheduler = start({sweep, "--jobs", "2", "--no-progress"});
+  // Wait until some run is past its first checkpoint but the sweep is not done.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool mid_run = false;
+  while (std::chrono::steady_clock::now() < deadline && !mid_run) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& r : runs())
+      if (r.status == "running" && r.updates >= 20 && r.updates < 60) mid_run = true;
+  }
+  ASSERT_TRUE(mid_run) << log();
+  kill(-scheduler, SIGKILL);  // the scheduler's process group: it and its workers
+  waitpid(scheduler, nullptr, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  std::map<int64_t, std::string> before;
+  int interrupted = 0;
+  for (const auto& r : runs()) {
+    before[r.id] = r.status;
+    if (r.status == "running") ++interrupted;
+  }
+  EXPECT_GE(interrupted, 1);
+  std::map<int64_t, double> finished_at;
+  for (const auto& r : runs())
+    if (r.status == "finished") finished_at[r.id] = r.finished_at;
+
+  EXPECT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 2) << "a second start without --resume must refuse";
+  ASSERT_EQ(run({sweep, "--resume", "--jobs", "2", "--no-progress"}), 0) << log();
+  const auto after = runs();
+  ASSERT_EQ(after.size(), 6u);
+  for (const auto& r : after) {
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(r.status, "finished") << r.error;
+    EXPECT_EQ(r.updates, 60);
+    EXPECT_EQ(steps(r.id, "train_loss"), kEveryTen);
+    EXPECT_EQ(steps(r.id, "valid_loss"), kEveryTen);
+    if (finished_at.count(r.id)) {
+      EXPECT_EQ(r.finished_at, finished_at[r.id]);  // not run again
+    }
+  }
+  // Each run carries its axis values.
+  const auto tags = Store::open(db(), OpenMode::ReadOnly).tags(after.front().id);
+  EXPECT_EQ(tags.at("axis.model.norm"), "post");
+  EXPECT_EQ(tags.at("axis.train.seed"), "1");
+}
+
+// A worker killed while the scheduler lives is recorded as crashed with the signal, the other
+// runs finish, and --resume then completes the crashed run from its checkpoint.
+TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
+  const std::string sweep =
+      write_sweep("name: oneworker\nbase: base.yaml\nseeds: [1, 2]\nset:\n  train.max_updates: 200\n");
+  const pid_t scheduler = start({sweep, "--jobs", "1", "--no-progress"});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  pid_t worker = 0;
+  while (std::chrono::steady_clock::now() < deadline && worker == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& r : runs()) {
+      if (r.status != "running" || r.updates < 20) continue;
+      const auto tags = Store::open(db(), OpenMode::ReadOnly).tags(r.id);
+      if (tags.count("worker.pid")) worker = static_cast<pid_t>(std::stoll(tags.at("worker.pid")));
+    }
+  }
+  ASSERT_NE(worker, 0) << log();
+  kill(worker, SIGKILL);
+  ASSERT_EQ(wait_exit(scheduler), 0) << log();
+  auto list = runs();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].status, "crashed");
+  EXPECT_NE(list[0].error.find("signal 9"), std::string::npos) << list[0].error;
+  EXPECT_EQ(list[1].status, "finished");
+
+  ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 0) << log();
+  list = runs();
+  EXPECT_EQ(list[0].status, "finished");
+  const auto resumed = steps(list[0].id, "train_loss");
+  ASSERT_EQ(resumed.size(), 20u);
+  for (size_t i = 0; i < resumed.size(); ++i) EXPECT_EQ(resumed[i], 10 * static_cast<int64_t>(i + 1));
+}
+
+// A run that diverges (absurd learning rate) and one that fails at training time (an Admin
+// profile from a run that does not exist) are recorded as such while the others finish; the
+// scheduler itself exits 0.
+TEST_F(Sweep, DivergedAndFailedRunsBesideFinishedOnes) {
+  const std::string sweep = write_sweep(
+      "name: mixed\nbase: base.yaml\n"
+      "zip:\n"
+      "  train.lr: [0.005, 1000.0, 0.005]\n"
+      "  model.init: [xavier, xavier, admin]\n"
+      "  model.admin.profile: [\"\", \"\", \"999\"]\n");
+  ASSERT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 0) << log();
+  const auto list = runs();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].status, "finished") << list[0].error;
+  EXPECT_EQ(list[1].status, "diverged") << list[1].error;
+  EXPECT_TRUE(list[1].diverged_step.has_value());
+  EXPECT_EQ(list[2].status, "failed");
+  EXPECT_NE(list[2].error.find("999"), std::string::npos) << list[2].error;
+}
+
+}  // namespace
