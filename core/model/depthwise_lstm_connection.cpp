@@ -34,10 +34,12 @@
 #include <algorithm>
 
 #include "core/config/config_io.h"
+#include "core/config/config_schema.h"
 #include "core/model/attention.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/stack.h"
+#include "core/util/strings.h"
 
 namespace fathom {
 namespace {
@@ -193,30 +195,27 @@ class LstmDecoder : public DecoderStack {
   ObservedNorm final_norm_{nullptr};
 };
 
-void check_one_of(const RunConfig& config, const std::string& key, const std::string& value,
-                  const std::vector<std::string>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-  config_error(config, key, "'" + value + "' is not one of: " + list);
+// The schema rejects a bad option when a config is read; this also covers configs built in
+// code, with the schema's own list of choices.
+void check_choice(const RunConfig& config, const std::string& key, const std::string& value) {
+  const std::vector<std::string>& allowed = find_field(key)->choices;
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    config_error(config, key, "'" + value + "' is not one of: " + join(allowed, ", "));
 }
 
 void check_depthwise_lstm(const RunConfig& config) {
   const ModelConfig& m = config.model;
-  // These inits scale or gate residual branches; with no residual shortcut they mean nothing.
-  static const std::vector<std::string> residual_inits = {"admin", "rezero", "rezero_postln",
-                                                          "deepnorm"};
+  // Inits with their own sub-layer style (admin, rezero, deepnorm, ...) scale or gate
+  // residual branches; with no residual shortcut they mean nothing.
   const InitMethod* init = methods().inits.find(m.init);
-  const bool own_style = init && !init->sublayer_style.empty();
-  if (own_style || std::find(residual_inits.begin(), residual_inits.end(), m.init) !=
-                       residual_inits.end())
+  if (init && !init->sublayer_style.empty())
     config_error(config, "model.init",
                  "init '" + m.init +
                      "' works on residual branches and needs model.connection: residual; "
                      "depthwise_lstm has no residual shortcut (use xavier or lipschitz)");
-  check_one_of(config, "model.lstm.hidden", m.lstm.hidden, {"ffn", "lstm"});
-  check_one_of(config, "model.lstm.merge", m.lstm.merge, {"add", "concat"});
-  check_one_of(config, "model.lstm.share", m.lstm.share, {"gates", "all", "none"});
+  check_choice(config, "model.lstm.hidden", m.lstm.hidden);
+  check_choice(config, "model.lstm.merge", m.lstm.merge);
+  check_choice(config, "model.lstm.share", m.lstm.share);
 }
 
 }  // namespace
