@@ -14,11 +14,14 @@
 #include <memory>
 #include <thread>
 
+#include <torch/cuda.h>
+
 #include "cli/commands.h"
 #include "cli/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/util/error.h"
+#include "core/util/version.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_spec.h"
 
@@ -32,10 +35,33 @@ struct SweepArgs {
   bool resume = false;
   bool no_progress = false;
   int jobs = 1;
-  std::string name;  // status / cancel
+  std::string devices = "auto";  // --devices cuda:0,cuda:1; "auto": every visible GPU; "none"
+  std::string name;     // status / cancel
 };
 
 std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); }
+
+// The devices worker slots map to: "auto" -> cuda:0..n-1 when GPUs are visible, else none.
+std::vector<std::string> slot_devices(const std::string& spec) {
+  std::vector<std::string> devices;
+  if (spec == "none") return devices;
+  if (spec == "auto") {
+    const int n = static_cast<int>(torch::cuda::device_count());
+    for (int i = 0; i < n; ++i) devices.push_back("cuda:" + std::to_string(i));
+    return devices;
+  }
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t comma = spec.find(',', start);
+    std::string d = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (d != "cpu" && d.rfind("cuda:", 0) != 0)
+      throw InputError("--devices", 0, "--devices", "'" + d + "' is not cpu or cuda:N");
+    devices.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return devices;
+}
 
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const SweepSpec spec = load_sweep_file(args.file);
@@ -54,6 +80,13 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                      "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
                          " runs in " + db_path + "; add --resume to continue it");
 
+  // How the axes were varied, for tables and reports: "a+b,c" (a zip group is one group).
+  std::string layout;
+  for (const auto& axis : spec.axes) {
+    std::string group;
+    for (const auto& key : axis.keys) group += (group.empty() ? "" : "+") + key;
+    layout += (layout.empty() ? "" : ",") + group;
+  }
   std::vector<int64_t> ids;
   int kept = 0;
   for (const auto& run : runs) {
@@ -64,9 +97,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
       row.sweep = spec.name;
       row.config_json = config_to_json(run.config).dump();
       row.config_yaml = config_to_yaml(run.config);
-      row.git_rev = FATHOM_GIT_REV;
+      row.git_rev = git_revision();
       const int64_t id = store.create_run(row);
       for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
+      store.set_tag(id, "sweep.axes", layout);
       ids.push_back(id);
       continue;
     }
@@ -88,8 +122,13 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   options.jobs = args.jobs;
   options.threads_per_worker = std::max(1, cores / args.jobs);
   options.progress = !args.no_progress;
-  std::fprintf(stderr, "sweep %s: %zu runs (%d already ended, %zu to run) with %d worker(s) -> %s\n",
-               spec.name.c_str(), runs.size(), kept, ids.size(), args.jobs, db_path.c_str());
+  options.sweep_name = spec.name;
+  options.devices = slot_devices(args.devices);
+  std::string mapping;
+  for (const auto& d : options.devices) mapping += (mapping.empty() ? " on " : ",") + d;
+  std::fprintf(stderr, "sweep %s: %zu runs (%d already ended, %zu to run) with %d worker(s)%s -> %s\n",
+               spec.name.c_str(), runs.size(), kept, ids.size(), args.jobs, mapping.c_str(),
+               db_path.c_str());
   const SweepCounts counts = run_workers(store, ids, options, [&](int64_t id) {
     return artifacts_dir(options.db_path, id);
   });
@@ -148,7 +187,11 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--dry-run", args->dry_run, "check every run's config and print the runs");
   cmd->add_flag("--resume", args->resume, "continue the sweep: keep ended runs, resume the rest");
   cmd->add_option("--jobs", args->jobs, "parallel worker processes (default 1)");
-  cmd->add_flag("--no-progress", args->no_progress, "no status line");
+  cmd->add_flag("--no-progress", args->no_progress, "no status lines");
+  cmd->add_option("--devices", args->devices,
+                  "devices of the worker slots, e.g. cuda:0,cuda:1 (slot i -> device i mod n); "
+                  "auto: every visible GPU (default); none: as the configs say")
+      ->default_val("auto");
   CLI::App* status = cmd->add_subcommand("status", "List a sweep's runs and their status");
   status->add_option("name", args->name, "sweep name")->required();
   status->callback([args, &global] { sweep_status(global, args->name); });

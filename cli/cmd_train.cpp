@@ -12,6 +12,7 @@
 #include "core/model/registry.h"
 #include "core/train/trainer.h"
 #include "core/util/error.h"
+#include "core/util/version.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -70,7 +71,7 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
     run.name = config.name;
     run.config_json = config_to_json(config).dump();
     run.config_yaml = config_to_yaml(config);
-    run.git_rev = FATHOM_GIT_REV;
+    run.git_rev = git_revision();
     run_id = store->create_run(run);
   }
   TrainOptions options;

@@ -3,7 +3,12 @@
 // called once from cli/main.cpp. A command's callback throws fathom::InputError for bad input;
 // main() prints it and exits with status 2.
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
+
+namespace fathom {
+struct CurvesRequest;  // experiments/report.h
+}
 
 namespace fathom::cli {
 
@@ -24,5 +29,14 @@ void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);
 void add_params_command(CLI::App& app, GlobalOptions& options);
 void add_sweep_command(CLI::App& app, GlobalOptions& options);
+void add_export_command(CLI::App& app, GlobalOptions& options);
+void add_report_command(CLI::App& app, GlobalOptions& options);
+// Sub-commands of `fathom export` (cli/cmd_export.cpp).
+void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
+void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);  // with FATHOM_HAVE_PLOTS
+
+// The report's figure renderer: training curves through the plotting library when this build
+// has it (FATHOM_HAVE_PLOTS), else an empty function (the report says figures need Qt).
+std::function<std::string(const CurvesRequest&)> report_curves_renderer();
 
 }  // namespace fathom::cli

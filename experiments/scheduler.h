@@ -18,7 +18,11 @@ struct SchedulerOptions {
   std::string db_path;             // the store the workers write to
   int jobs = 1;                    // parallel worker processes
   int threads_per_worker = 1;      // train.threads of each worker (cores / jobs)
-  bool progress = true;            // one status line on the terminal, refreshed
+  bool progress = true;            // status lines on the terminal (experiments/sweep_progress.h)
+  std::string sweep_name;          // for the status lines
+  // Slot i's workers get `--device devices[i % size]` (GPU machines: one slot per GPU), except
+  // runs whose config says device: cpu. Empty: the configs decide.
+  std::vector<std::string> devices;
 };
 
 struct SweepCounts {

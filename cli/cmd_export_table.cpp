@@ -1,0 +1,82 @@
+// `fathom export table --sweep NAME --rows AXIS [--cols AXIS] --metric M --format csv|md|tex`:
+// a sweep's results as the papers' tables (experiments/comparison_table.h, docs/sweeps.md).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+#include "experiments/comparison_table.h"
+
+namespace fathom::cli {
+namespace {
+
+struct TableArgs {
+  std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
+                                                 direction = "auto", out;
+  int digits = 2;
+};
+
+std::string format_of(const TableArgs& a) {
+  if (!a.format.empty()) return a.format;
+  for (const auto& [ext, format] : {std::pair{".csv", "csv"}, {".md", "md"}, {".tex", "tex"}})
+    if (a.out.size() > 4 && a.out.compare(a.out.size() - std::string(ext).size(), std::string::npos, ext) == 0)
+      return format;
+  return "md";
+}
+
+void export_table(const TableArgs& a, const GlobalOptions& global) {
+  TableOptions options;
+  options.rows = a.rows;
+  options.cols = a.cols;
+  options.metric = a.metric;
+  options.agg = a.agg == "best" ? CellAgg::Best : CellAgg::Mean;
+  options.seed_std = a.seeds != "mean";
+  options.digits = a.digits;
+  options.bold = a.bold == "col" ? BoldBest::Column : a.bold == "row" ? BoldBest::Row : BoldBest::None;
+  options.direction = a.direction == "max"   ? MetricDirection::HigherIsBetter
+                      : a.direction == "min" ? MetricDirection::LowerIsBetter
+                                             : MetricDirection::Auto;
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const auto runs = load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
+  const ComparisonTable table = build_comparison_table(runs, options);
+  const std::string format = format_of(a);
+  const std::string text = format == "csv" ? table_to_csv(table)
+                           : format == "tex" ? table_to_latex(table)
+                                             : table_to_markdown(table);
+  if (a.out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream file(a.out, std::ios::binary);
+  file << text;
+  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
+  std::cerr << "wrote " << a.out << " (" << table.row_labels.size() << " x "
+            << table.col_labels.size() << " cells)\n";
+}
+
+}  // namespace
+
+void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
+  auto a = std::make_shared<TableArgs>();
+  CLI::App* cmd = export_cmd.add_subcommand("table", "A sweep's results as a paper table (csv, md, tex)");
+  cmd->add_option("--sweep", a->sweep, "sweep name")->required();
+  cmd->add_option("--rows", a->rows, "axis of the rows, e.g. model.encoder_layers")->required();
+  cmd->add_option("--cols", a->cols, "axis of the columns, e.g. model.init (default: one column)");
+  cmd->add_option("--metric", a->metric, "final metric: test_bleu, valid_ppl, valid_loss, ...")->required();
+  cmd->add_option("--format", a->format, "csv | md | tex (default: from --out, else md)")
+      ->check(CLI::IsMember({"csv", "md", "tex"}));
+  cmd->add_option("--agg", a->agg, "several variants in a cell: mean (pool them) | best")
+      ->check(CLI::IsMember({"mean", "best"}));
+  cmd->add_option("--seeds", a->seeds, "mean | mean±std (also mean+-std)")
+      ->check(CLI::IsMember({"mean", "mean±std", "mean+-std"}));
+  cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")->check(CLI::Range(0, 10));
+  cmd->add_option("--bold", a->bold, "bold the best cell per col | row | none")
+      ->check(CLI::IsMember({"none", "col", "row"}));
+  cmd->add_option("--direction", a->direction, "which is better: auto (BLEU up, loss/ppl down) | max | min")
+      ->check(CLI::IsMember({"auto", "max", "min"}));
+  cmd->add_option("--out", a->out, "write to this file instead of stdout");
+  cmd->callback([a, &global] { export_table(*a, global); });
+}
+
+}  // namespace fathom::cli

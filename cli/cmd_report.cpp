@@ -1,0 +1,50 @@
+// `fathom report SWEEP|RUN --out DIR`: a Markdown report of a sweep or a run
+// (experiments/report.h): runs and outcomes, comparison tables, training curves.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+#include "experiments/report.h"
+
+namespace fathom::cli {
+namespace {
+
+struct ReportArgs {
+  std::string target, out = "report", metrics;
+};
+
+void report(const ReportArgs& a, const GlobalOptions& global) {
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  ReportOptions options;
+  options.out_dir = a.out;
+  if (!a.metrics.empty()) {
+    options.metrics.clear();
+    for (size_t start = 0;;) {
+      const size_t comma = a.metrics.find(',', start);
+      options.metrics.push_back(a.metrics.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  options.render_curves = report_curves_renderer();
+  std::cout << write_report(store, a.target, options) << "\n";
+}
+
+}  // namespace
+
+#ifndef FATHOM_HAVE_PLOTS
+std::function<std::string(const CurvesRequest&)> report_curves_renderer() { return {}; }
+#endif
+
+void add_report_command(CLI::App& app, GlobalOptions& global) {
+  auto a = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "A Markdown report of a sweep or a run, with tables and figures");
+  cmd->add_option("target", a->target, "sweep name, or run id / name")->required();
+  cmd->add_option("--out", a->out, "output directory (report.md and figures); default ./report");
+  cmd->add_option("--metrics", a->metrics,
+                  "final metrics for the tables, comma-separated (default test_bleu,valid_ppl,test_ppl,train_time_s)");
+  cmd->callback([a, &global] { report(*a, global); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,273 @@
+#include "experiments/comparison_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/util/error.h"
+
+namespace fathom {
+namespace {
+
+struct Summary {
+  int n = 0;
+  double mean = 0, std = 0;
+  bool has_std = false;
+};
+
+Summary summarize(const std::vector<double>& values) {
+  Summary s;
+  s.n = static_cast<int>(values.size());
+  if (s.n == 0) return s;
+  for (double v : values) s.mean += v;
+  s.mean /= s.n;
+  if (s.n >= 2) {
+    double ss = 0;
+    for (double v : values) ss += (v - s.mean) * (v - s.mean);
+    s.std = std::sqrt(ss / (s.n - 1));  // sample std: seeds are a sample
+    s.has_std = true;
+  }
+  return s;
+}
+
+bool higher_is_better(const TableOptions& o) {
+  if (o.direction != MetricDirection::Auto) return o.direction == MetricDirection::HigherIsBetter;
+  std::string m = o.metric;
+  std::transform(m.begin(), m.end(), m.begin(), ::tolower);
+  return m.find("bleu") != std::string::npos || m.find("acc") != std::string::npos;
+}
+
+// The reason a cell without a value shows, most telling first.
+std::string empty_cell_status(const std::vector<const TableRun*>& runs, const TableCell& cell) {
+  if (runs.empty()) return "";
+  if (cell.diverged > 0)
+    return cell.first_diverged_step ? "diverged@" + std::to_string(*cell.first_diverged_step)
+                                    : "diverged";
+  for (const char* status : {"failed", "crashed", "cancelled", "running", "queued"})
+    for (const auto* r : runs)
+      if (r->status == status) return status;
+  return "n/a";  // finished without this metric
+}
+
+std::vector<std::string> first_seen(const std::vector<TableRun>& runs, const std::string& key) {
+  std::vector<std::string> labels;
+  for (const auto& r : runs) {
+    const std::string& v = r.axes.at(key);
+    if (std::find(labels.begin(), labels.end(), v) == labels.end()) labels.push_back(v);
+  }
+  return labels;
+}
+
+TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions& options,
+                    const std::vector<std::string>& variant_keys, bool up) {
+  TableCell cell;
+  cell.runs = static_cast<int>(runs.size());
+  // Variants: runs of the cell that differ in an axis other than rows, cols and the seed.
+  std::map<std::vector<std::string>, std::vector<double>> variants;
+  std::vector<double> pooled;
+  for (const auto* r : runs) {
+    if (r->status == "diverged") {
+      ++cell.diverged;
+      if (r->diverged_step && (!cell.first_diverged_step || *r->diverged_step < *cell.first_diverged_step))
+        cell.first_diverged_step = r->diverged_step;
+      continue;
+    }
+    if (r->status != "finished" || !r->metric || !std::isfinite(*r->metric)) continue;
+    std::vector<std::string> variant;
+    for (const auto& k : variant_keys) variant.push_back(r->axes.at(k));
+    variants[variant].push_back(*r->metric);
+    pooled.push_back(*r->metric);
+  }
+  Summary chosen;
+  if (options.agg == CellAgg::Mean) {
+    chosen = summarize(pooled);
+  } else {
+    for (const auto& [variant, values] : variants) {
+      const Summary s = summarize(values);
+      if (chosen.n == 0 || (up ? s.mean > chosen.mean : s.mean < chosen.mean)) chosen = s;
+    }
+  }
+  cell.used = chosen.n;
+  if (chosen.n > 0) {
+    cell.value = chosen.mean;
+    if (chosen.has_std) cell.std = chosen.std;
+  } else {
+    cell.status = empty_cell_status(runs, cell);
+  }
+  return cell;
+}
+
+void mark_best(ComparisonTable& t, BoldBest bold, bool up) {
+  if (bold == BoldBest::None) return;
+  const size_t outer = bold == BoldBest::Column ? t.col_labels.size() : t.row_labels.size();
+  const size_t inner = bold == BoldBest::Column ? t.row_labels.size() : t.col_labels.size();
+  for (size_t o = 0; o < outer; ++o) {
+    auto at = [&](size_t i) -> TableCell& {
+      return bold == BoldBest::Column ? t.cells[i][o] : t.cells[o][i];
+    };
+    std::optional<double> best;
+    for (size_t i = 0; i < inner; ++i)
+      if (auto v = at(i).value; v && (!best || (up ? *v > *best : *v < *best))) best = v;
+    for (size_t i = 0; i < inner; ++i)
+      if (best && at(i).value && *at(i).value == *best) at(i).best = true;
+  }
+}
+
+std::string known_axes(const std::vector<TableRun>& runs) {
+  std::set<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.axes) keys.insert(k);
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> split_composite(const std::string& key) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t plus; (plus = key.find('+', start)) != std::string::npos; start = plus + 1)
+    parts.push_back(key.substr(start, plus - start));
+  parts.push_back(key.substr(start));
+  return parts;
+}
+
+// A composite key "a+b" (e.g. the keys of one zip group: norm+init+connection) gets the value
+// "va / vb" in every run that has all of its parts.
+std::vector<TableRun> with_composite(std::vector<TableRun> runs, const std::string& key) {
+  const auto parts = split_composite(key);
+  if (parts.size() < 2) return runs;
+  for (auto& r : runs) {
+    std::string value;
+    bool complete = true;
+    for (const auto& p : parts) {
+      auto it = r.axes.find(p);
+      if (it == r.axes.end()) complete = false;
+      else value += (value.empty() ? "" : " / ") + it->second;
+    }
+    if (complete) r.axes[key] = value;
+  }
+  return runs;
+}
+
+}  // namespace
+
+ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
+                                       const TableOptions& options) {
+  const std::vector<TableRun> runs = with_composite(with_composite(input, options.rows), options.cols);
+  if (options.rows.empty()) throw InputError("fathom export table", 0, "--rows", "give the axis of the rows");
+  if (options.metric.empty()) throw InputError("fathom export table", 0, "--metric", "give a metric");
+  if (options.rows == options.cols)
+    throw InputError("fathom export table", 0, "--cols", "rows and columns are the same axis");
+  for (const auto& [flag, key] : {std::pair{"--rows", options.rows}, std::pair{"--cols", options.cols}}) {
+    if (key.empty()) continue;
+    for (const auto& r : runs)
+      if (!r.axes.count(key))
+        throw InputError("fathom export table", 0, flag,
+                         "run " + std::to_string(r.id) + " has no value for '" + key +
+                             "' (axes of the sweep: " + known_axes(runs) + ")");
+  }
+  const bool metric_seen = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric.has_value(); });
+  const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.status == "finished"; });
+  if (!metric_seen && any_finished)
+    throw InputError("fathom export table", 0, "--metric",
+                     "no run of the sweep recorded a final metric '" + options.metric +
+                         "' (e.g. test_bleu, valid_ppl, valid_loss, test_ppl, train_loss)");
+
+  ComparisonTable t;
+  t.row_key = options.rows;
+  t.col_key = options.cols;
+  t.metric = options.metric;
+  t.seed_std = options.seed_std;
+  t.digits = options.digits;
+  t.row_labels = first_seen(runs, options.rows);
+  t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric} : first_seen(runs, options.cols);
+
+  std::vector<std::string> shown = split_composite(options.rows);
+  if (!options.cols.empty())
+    for (const auto& k : split_composite(options.cols)) shown.push_back(k);
+  shown.push_back(options.rows);
+  shown.push_back(options.cols);
+  std::vector<std::string> variant_keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.axes)
+      if (std::find(shown.begin(), shown.end(), k) == shown.end() && k != options.seed_key &&
+          std::find(variant_keys.begin(), variant_keys.end(), k) == variant_keys.end())
+        variant_keys.push_back(k);
+  for (const auto& r : runs)
+    for (const auto& k : variant_keys)
+      if (!r.axes.count(k))
+        throw InputError("fathom export table", 0, "--sweep",
+                         "run " + std::to_string(r.id) + " has no value for axis '" + k + "'");
+
+  const bool up = higher_is_better(options);
+  bool partial_divergence = false;
+  for (const auto& row : t.row_labels) {
+    std::vector<TableCell> line;
+    for (const auto& col : t.col_labels) {
+      std::vector<const TableRun*> members;
+      for (const auto& r : runs)
+        if (r.axes.at(options.rows) == row && (options.cols.empty() || r.axes.at(options.cols) == col))
+          members.push_back(&r);
+      line.push_back(make_cell(members, options, variant_keys, up));
+      if (line.back().value && line.back().diverged > 0) partial_divergence = true;
+    }
+    t.cells.push_back(std::move(line));
+  }
+  mark_best(t, options.bold, up);
+
+  std::string how = options.agg == CellAgg::Mean ? "mean over the cell's finished runs"
+                                                 : "best variant (by its mean over seeds)";
+  if (!variant_keys.empty() && options.agg == CellAgg::Mean) {
+    std::string keys;
+    for (const auto& k : variant_keys) keys += (keys.empty() ? "" : ", ") + k;
+    how += " (pooled over " + keys + ")";
+  }
+  t.notes.push_back(options.metric + ": " + how + (options.seed_std ? " ± sample std" : "") +
+                    "; " + std::to_string(runs.size()) + " runs; " +
+                    (up ? "higher" : "lower") + " is better");
+  if (partial_divergence)
+    t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
+  return t;
+}
+
+std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
+                                      const std::string& metric,
+                                      const std::vector<std::string>& config_keys) {
+  const auto records = store.list_runs(sweep);
+  if (records.empty() || sweep.empty())
+    throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
+  std::vector<TableRun> runs;
+  for (const auto& rec : records) {
+    TableRun r;
+    r.id = rec.id;
+    r.status = rec.status;
+    r.diverged_step = rec.diverged_step;
+    for (const auto& [key, value] : store.tags(rec.id))
+      if (key.rfind("axis.", 0) == 0) r.axes[key.substr(5)] = value;
+    std::vector<std::string> keys;
+    for (const auto& key : config_keys)
+      for (const auto& part : split_composite(key)) keys.push_back(part);
+    for (const auto& key : keys) {
+      if (key.empty() || r.axes.count(key)) continue;
+      // Not an axis: read it from the run's config (a zip partner, or a value set in the base).
+      const auto config = nlohmann::json::parse(rec.config_json, nullptr, false);
+      const nlohmann::json* node = &config;
+      size_t start = 0;
+      while (node && start <= key.size()) {
+        const size_t dot = key.find('.', start);
+        const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        node = node->is_object() && node->contains(part) ? &(*node)[part] : nullptr;
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+      }
+      if (node) r.axes[key] = node->is_string() ? node->get<std::string>() : node->dump();
+    }
+    if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
+      r.metric = it->second;
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+}  // namespace fathom

@@ -1,0 +1,84 @@
+#pragma once
+// The papers' result tables from a sweep: rows and columns are two axes (e.g. depth by
+// method), each cell one metric over the runs that share those two axis values -- the other
+// axes and the seeds. A cell where nothing trained shows why (`diverged@step`, `failed`, ...).
+// Torch-free, so the GUI's comparison view uses the same code as `fathom export table`.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace fathom {
+
+// What the table needs of one run.
+struct TableRun {
+  int64_t id = 0;
+  std::string status;                        // runs.status
+  std::optional<int64_t> diverged_step;
+  std::map<std::string, std::string> axes;   // dotted key -> value as written in the sweep
+  std::optional<double> metric;              // the final metric, if the run recorded it
+};
+
+enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or take the best variant
+enum class BoldBest { None, Column, Row };
+enum class MetricDirection { Auto, HigherIsBetter, LowerIsBetter };
+
+struct TableOptions {
+  // Axis keys; "a+b+c" joins several keys into one label "va / vb / vc" (a zip group, e.g.
+  // model.norm+model.init+model.connection as the "method").
+  std::string rows;            // axis key of the rows
+  std::string cols;            // axis key of the columns; "" = one column, named after the metric
+  std::string metric;          // final metric (runs' final_metrics), e.g. test_bleu, valid_ppl
+  CellAgg agg = CellAgg::Mean;
+  bool seed_std = false;       // show "mean ± std" (sample std over the cell's runs)
+  int digits = 2;              // decimals in Markdown and LaTeX (CSV keeps 6 significant digits)
+  BoldBest bold = BoldBest::None;
+  MetricDirection direction = MetricDirection::Auto;  // Auto: BLEU/accuracy up, loss/ppl down
+  std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
+};
+
+struct TableCell {
+  int runs = 0;                 // runs in the cell
+  int used = 0;                 // finished runs whose metric went into the value
+  std::optional<double> value;  // mean (or best variant's mean); none when nothing finished
+  std::optional<double> std;    // sample std of the runs behind `value` (needs >= 2)
+  int diverged = 0;             // runs that diverged (excluded from the value)
+  std::optional<int64_t> first_diverged_step;
+  std::string status;           // when there is no value: diverged@S, failed, crashed, ...
+  bool best = false;            // bold: best of its column or row
+};
+
+struct ComparisonTable {
+  std::string row_key, col_key, metric;
+  std::vector<std::string> row_labels, col_labels;  // axis values, first-seen order (= sweep file)
+  std::vector<std::vector<TableCell>> cells;        // [row][col]
+  bool seed_std = false;
+  int digits = 2;
+  // Lines printed under the table: what a marker means, how cells were aggregated.
+  std::vector<std::string> notes;
+};
+
+// Builds the table; throws InputError (field = the option) when an axis or metric is unknown.
+ComparisonTable build_comparison_table(const std::vector<TableRun>& runs,
+                                       const TableOptions& options);
+
+// Runs of sweep `sweep` in the store with every axis tag and the final metric `metric`. A key
+// that is not an axis of the sweep (e.g. a zip partner) is read from the run's config.
+std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
+                                      const std::string& metric,
+                                      const std::vector<std::string>& config_keys);
+
+// Renderers. CSV: RFC 4180 quoting, numbers unformatted so a spreadsheet reads them as numbers,
+// std in its own column. Markdown: a GitHub table. LaTeX: a booktabs tabular, special
+// characters escaped.
+std::string table_to_csv(const ComparisonTable& table);
+std::string table_to_markdown(const ComparisonTable& table);
+std::string table_to_latex(const ComparisonTable& table);
+
+// LaTeX text-mode escaping of & % $ # _ { } ~ ^ and backslash.
+std::string latex_escape(const std::string& text);
+
+}  // namespace fathom

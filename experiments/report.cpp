@@ -1,0 +1,231 @@
+#include "experiments/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/util/error.h"
+#include "experiments/comparison_table.h"
+
+namespace fathom {
+namespace {
+namespace fs = std::filesystem;
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
+  return buf;
+}
+
+std::string date(double unix_seconds) {
+  if (unix_seconds <= 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
+}
+
+std::string status_text(const db::RunRecord& r) {
+  return r.diverged_step ? r.status + "@" + std::to_string(*r.diverged_step) : r.status;
+}
+
+// Markdown table cells must not contain a bare '|'.
+std::string cell(std::string s) {
+  for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
+  return s;
+}
+
+void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
+                const std::vector<std::string>& metrics) {
+  out << "| id | run | status | updates |";
+  for (const auto& m : metrics) out << " " << m << " |";
+  out << "\n|---:|---|---|---:|";
+  for (size_t i = 0; i < metrics.size(); ++i) out << "---:|";
+  out << "\n";
+  for (const auto& r : runs) {
+    out << "| " << r.id << " | " << cell(r.name) << " | " << status_text(r) << " | " << r.updates << " |";
+    for (const auto& m : metrics) {
+      auto it = r.final_metrics.find(m);
+      out << " " << (it == r.final_metrics.end() ? "-" : number(it->second)) << " |";
+    }
+    out << "\n";
+  }
+}
+
+void figures(std::ostream& out, const ReportOptions& options, const std::vector<db::RunRecord>& runs,
+             const db::Store& store, const std::string& title, const std::string& colour_by) {
+  std::set<std::string> stored;
+  for (const auto& r : runs)
+    for (const auto& name : store.metric_names(r.id)) stored.insert(name);
+  std::vector<int64_t> ids;
+  for (const auto& r : runs) ids.push_back(r.id);
+  out << "## Training curves\n\n";
+  if (!options.render_curves) {
+    out << "Figures need a build with Qt 6 and QCustomPlot (`fathom export plot`).\n\n";
+    return;
+  }
+  for (const std::string metric : {"train_loss", "valid_loss", "valid_ppl"}) {
+    if (!stored.count(metric)) continue;
+    CurvesRequest request{title + ": " + metric, ids, {metric}, colour_by, "curves-" + metric};
+    const std::string file = options.render_curves(request);
+    if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
+  }
+}
+
+std::string sweep_report(const db::Store& store, const std::string& sweep,
+                         const std::vector<db::RunRecord>& runs, const ReportOptions& options) {
+  std::ostringstream out;
+  std::map<std::string, int> by_status;
+  std::set<std::string> revisions;
+  std::vector<std::map<std::string, std::string>> axes;
+  std::string layout;
+  double first = 0, last = 0;
+  for (const auto& r : runs) {
+    ++by_status[r.status];
+    if (!r.git_rev.empty()) revisions.insert(r.git_rev);
+    std::map<std::string, std::string> a;
+    for (const auto& [k, v] : store.tags(r.id)) {
+      if (k.rfind("axis.", 0) == 0) a[k.substr(5)] = v;
+      if (k == "sweep.axes") layout = v;
+    }
+    axes.push_back(a);
+    if (first == 0 || r.created_at < first) first = r.created_at;
+    last = std::max(last, r.finished_at);
+  }
+  std::vector<std::string> counts;
+  for (const auto& [status, n] : by_status) counts.push_back(std::to_string(n) + " " + status);
+  out << "# Sweep `" << sweep << "`\n\n"
+      << runs.size() << " runs: " << join(counts, ", ") << ". Queued " << date(first)
+      << ", last ended " << date(last) << "; built from git "
+      << (revisions.empty() ? "-" : join({revisions.begin(), revisions.end()}, ", ")) << ".\n\n";
+
+  const auto groups = axis_groups(axes, layout);
+  out << "## Axes\n\n| axis | values |\n|---|---|\n";
+  std::set<std::string> listed;
+  for (const auto& a : axes)
+    for (const auto& [k, v] : a) listed.insert(k);
+  for (const auto& key : listed) {
+    std::vector<std::string> values;
+    for (const auto& a : axes)
+      if (auto it = a.find(key); it != a.end() &&
+                                 std::find(values.begin(), values.end(), it->second) == values.end())
+        values.push_back(it->second);
+    out << "| " << key << " | " << cell(join(values, ", ")) << " |\n";
+  }
+  out << "\n## Runs\n\n";
+  runs_table(out, runs, options.metrics);
+
+  if (!groups.empty()) {
+    out << "\n## Tables\n\n";
+    const std::string rows = join(groups[0], "+");
+    const std::string cols = groups.size() > 1 ? join(groups[1], "+") : "";
+    for (const auto& metric : options.metrics) {
+      const auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
+      if (std::none_of(table_runs.begin(), table_runs.end(), [](const TableRun& r) { return r.metric.has_value(); }))
+        continue;
+      TableOptions o;
+      o.rows = rows;
+      o.cols = cols;
+      o.metric = metric;
+      o.seed_std = true;
+      o.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
+      out << "### " << metric << "\n\n" << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
+    }
+  }
+  figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front());
+  return out.str();
+}
+
+std::string run_report(const db::Store& store, const db::RunRecord& r, const ReportOptions& options) {
+  std::ostringstream out;
+  out << "# Run " << r.id << ": `" << r.name << "`\n\n"
+      << "Status " << status_text(r) << (r.error.empty() ? "" : " (" + r.error + ")") << ", "
+      << r.updates << " updates on " << (r.device.empty() ? "-" : r.device) << ", started "
+      << date(r.started_at) << ", ended " << date(r.finished_at) << ", git "
+      << (r.git_rev.empty() ? "-" : r.git_rev) << ".\n\n## Final metrics\n\n| metric | value |\n|---|---:|\n";
+  for (const auto& [name, value] : r.final_metrics) out << "| " << name << " | " << number(value) << " |\n";
+  out << "\n";
+  figures(out, options, {r}, store, r.name, "");
+  out << "## Config\n\n```yaml\n" << r.config_yaml << (r.config_yaml.empty() || r.config_yaml.back() == '\n' ? "" : "\n")
+      << "```\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std::string, std::string>>& axes,
+                                                  const std::string& layout, const std::string& seed_key) {
+  if (!layout.empty()) {
+    std::vector<std::vector<std::string>> groups;
+    std::stringstream list(layout);
+    for (std::string group; std::getline(list, group, ',');) {
+      std::vector<std::string> keys;
+      std::stringstream parts(group);
+      for (std::string key; std::getline(parts, key, '+');)
+        if (key != seed_key) keys.push_back(key);
+      if (!keys.empty()) groups.push_back(keys);
+    }
+    return groups;
+  }
+  std::vector<std::string> keys;
+  for (const auto& a : axes)
+    for (const auto& [k, v] : a)
+      if (k != seed_key && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  // a determines b when no two runs share a's value but differ in b's.
+  auto determines = [&](const std::string& a, const std::string& b) {
+    std::map<std::string, std::string> seen;
+    for (const auto& run : axes) {
+      auto ia = run.find(a), ib = run.find(b);
+      if (ia == run.end() || ib == run.end()) return false;
+      auto [it, fresh] = seen.emplace(ia->second, ib->second);
+      if (!fresh && it->second != ib->second) return false;
+    }
+    return true;
+  };
+  std::vector<std::vector<std::string>> groups;
+  for (const auto& key : keys) {
+    bool placed = false;
+    for (auto& g : groups)
+      if (determines(g.front(), key) && determines(key, g.front())) {
+        g.push_back(key);
+        placed = true;
+        break;
+      }
+    if (!placed) groups.push_back({key});
+  }
+  return groups;
+}
+
+std::string write_report(const db::Store& store, const std::string& target, const ReportOptions& options) {
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  if (ec) throw InputError(options.out_dir, 0, "--out", "cannot create the directory: " + ec.message());
+  std::string text;
+  if (const auto runs = store.list_runs(target); !target.empty() && !runs.empty()) {
+    text = sweep_report(store, target, runs, options);
+  } else if (const auto run = store.find_run(target)) {
+    text = run_report(store, *run, options);
+  } else {
+    throw InputError(store.path(), 0, "SWEEP|RUN", "no sweep or run named '" + target + "'");
+  }
+  const std::string path = (fs::path(options.out_dir) / "report.md").string();
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  if (!file.flush()) throw InputError(path, 0, "--out", "cannot write the report");
+  return path;
+}
+
+}  // namespace fathom

@@ -1,0 +1,43 @@
+#pragma once
+// `fathom report SWEEP|RUN --out DIR`: one Markdown file with everything stored about a sweep
+// (or a single run): what ran and how it ended, the comparison tables of its axes for the
+// main metrics, and figures. Torch-free; figures come through a callback so that a build
+// without Qt still writes the tables.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace fathom {
+
+// A figure the report asks for: training curves of `runs` for `metrics`.
+struct CurvesRequest {
+  std::string title;
+  std::vector<int64_t> runs;
+  std::vector<std::string> metrics;
+  std::string colour_by;   // axis key that colours the runs ("" = one colour per run)
+  std::string file_stem;   // e.g. "curves-valid_loss"; the renderer adds the extension
+};
+
+struct ReportOptions {
+  std::string out_dir;
+  std::vector<std::string> metrics = {"test_bleu", "valid_ppl", "test_ppl", "train_time_s"};
+  // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
+  // figures are not available (a build without Qt).
+  std::function<std::string(const CurvesRequest&)> render_curves;
+};
+
+// Axis keys of a sweep grouped as the sweep varied them (a zip group is one group), seeds left
+// out. `layout` is the runs' `sweep.axes` tag ("a+b,c,train.seed": groups by ',', keys by '+',
+// written by `fathom sweep`); without it, keys whose values determine each other across the
+// runs are grouped.
+std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std::string, std::string>>& axes,
+                                                  const std::string& layout,
+                                                  const std::string& seed_key = "train.seed");
+
+// Writes out_dir/report.md for the sweep named `target`, or for one run (an id or a run name)
+// when no sweep has that name. Returns the report's path. InputError when neither exists.
+std::string write_report(const db::Store& store, const std::string& target, const ReportOptions& options);
+
+}  // namespace fathom

@@ -1,0 +1,56 @@
+#include "experiments/sweep_progress.h"
+
+#include <cstdio>
+
+#include "core/util/progress.h"
+
+namespace fathom {
+namespace {
+
+std::string fit(std::string line, int width) {
+  if (width > 3 && static_cast<int>(line.size()) > width) line = line.substr(0, width - 3) + "...";
+  return line;
+}
+
+}  // namespace
+
+std::optional<double> sweep_eta_seconds(const SweepSnapshot& s) {
+  const int64_t progressed = s.updates_done - s.updates_at_start;
+  if (progressed <= 0 || s.elapsed_s <= 0) return std::nullopt;
+  return static_cast<double>(s.updates_total - s.updates_done) * s.elapsed_s / progressed;
+}
+
+std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width) {
+  std::string ended = std::to_string(s.ended()) + "/" + std::to_string(s.runs) + " ended";
+  std::string detail;
+  for (const auto& [n, word] : {std::pair{s.finished, "finished"}, {s.diverged, "diverged"},
+                                {s.failed, "failed"}, {s.crashed, "crashed"}, {s.cancelled, "cancelled"}})
+    if (n > 0) detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + word;
+  if (!detail.empty()) ended += " (" + detail + ")";
+  const auto eta = sweep_eta_seconds(s);
+  std::vector<std::string> lines;
+  lines.push_back(fit("sweep " + s.sweep + ": " + ended + " | " +
+                          std::to_string(s.running.size()) + " running | " +
+                          std::to_string(s.queued) + " queued | " +
+                          ProgressBar::format_duration(s.elapsed_s) + " | ETA " +
+                          (eta ? ProgressBar::format_duration(*eta) : std::string("?")),
+                      width));
+  for (const auto& r : s.running) {
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, "%6lld/%-6lld", static_cast<long long>(r.updates),
+                  static_cast<long long>(r.max_updates));
+    std::string line = "  #" + std::to_string(r.id) + " " + numbers;
+    if (r.train_loss) {
+      char loss[32];
+      std::snprintf(loss, sizeof loss, " loss %.3f", *r.train_loss);
+      line += loss;
+    } else {
+      line += " loss -    ";
+    }
+    if (!r.device.empty()) line += " [" + r.device + "]";
+    lines.push_back(fit(line + "  " + r.name, width));
+  }
+  return lines;
+}
+
+}  // namespace fathom

@@ -1,0 +1,41 @@
+#pragma once
+// The sweep scheduler's terminal display: runs ended / running / queued, each running run's
+// update and last training loss, and the ETA of the sweep from this session's update rate.
+// Rendering is a pure function of a snapshot, so it is tested without processes or a terminal.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fathom {
+
+struct RunProgress {
+  int64_t id = 0;
+  std::string name;
+  int64_t updates = 0, max_updates = 0;
+  std::optional<double> train_loss;  // last logged
+  std::string device;                // slot's device, "" when not mapped
+};
+
+struct SweepSnapshot {
+  std::string sweep;
+  int runs = 0;                       // runs this session drives
+  int finished = 0, diverged = 0, failed = 0, crashed = 0, cancelled = 0;
+  int queued = 0;
+  std::vector<RunProgress> running;
+  // Updates over this session's runs: an ended run counts as all its updates (a diverged one
+  // does not need the rest), a queued or running one as the updates it has.
+  int64_t updates_done = 0, updates_total = 0;
+  int64_t updates_at_start = 0;       // updates_done when the session began (resumed work)
+  double elapsed_s = 0;
+
+  int ended() const { return finished + diverged + failed + crashed + cancelled; }
+};
+
+// Seconds left at this session's rate; nullopt before any update was made.
+std::optional<double> sweep_eta_seconds(const SweepSnapshot& s);
+
+// Summary line first, then one line per running run, each at most `width` characters.
+std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width);
+
+}  // namespace fathom

@@ -1,0 +1,139 @@
+// Renderers of a ComparisonTable: CSV, Markdown, LaTeX (booktabs).
+#include <cstdio>
+#include <sstream>
+
+#include "experiments/comparison_table.h"
+
+namespace fathom {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// Full information, no thousands separators or trailing zeros: a spreadsheet parses it.
+std::string plain_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string markdown_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|' || c == '*' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string corner(const ComparisonTable& t) {
+  return t.col_key.empty() ? t.row_key : t.row_key + " \\ " + t.col_key;
+}
+
+// A cell's text in Markdown or LaTeX; `pm` and `dagger` are the format's symbols.
+std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::string& pm,
+                      const std::string& dagger) {
+  if (!c.value) return c.status.empty() ? "--" : c.status;
+  std::string s = fixed(*c.value, t.digits);
+  if (t.seed_std && c.std) s += pm + fixed(*c.std, t.digits);
+  if (c.diverged > 0) s += dagger;
+  return s;
+}
+
+}  // namespace
+
+std::string latex_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+        out += '\\';
+        out += c;
+        break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      case '\\': out += "\\textbackslash{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string table_to_csv(const ComparisonTable& t) {
+  std::ostringstream out;
+  out << csv_field(t.row_key);
+  for (const auto& col : t.col_labels) {
+    out << ',' << csv_field(col);
+    if (t.seed_std) out << ',' << csv_field(col + " std");
+  }
+  out << "\r\n";  // RFC 4180 line ends
+  for (size_t r = 0; r < t.row_labels.size(); ++r) {
+    out << csv_field(t.row_labels[r]);
+    for (const auto& c : t.cells[r]) {
+      out << ',' << csv_field(c.value ? plain_number(*c.value) : c.status);
+      if (t.seed_std) out << ',' << (c.std ? plain_number(*c.std) : "");
+    }
+    out << "\r\n";
+  }
+  return out.str();
+}
+
+std::string table_to_markdown(const ComparisonTable& t) {
+  std::ostringstream out;
+  out << "| " << markdown_escape(corner(t));
+  for (const auto& col : t.col_labels) out << " | " << markdown_escape(col);
+  out << " |\n|---";
+  for (size_t i = 0; i < t.col_labels.size(); ++i) out << "|---:";
+  out << "|\n";
+  for (size_t r = 0; r < t.row_labels.size(); ++r) {
+    out << "| " << markdown_escape(t.row_labels[r]);
+    for (const auto& c : t.cells[r]) {
+      const std::string text = cell_text(t, c, " ± ", "†");
+      out << " | " << (c.best ? "**" + text + "**" : text);
+    }
+    out << " |\n";
+  }
+  out << "\n";
+  for (const auto& note : t.notes) out << "*" << markdown_escape(note) << "*  \n";
+  return out.str();
+}
+
+std::string table_to_latex(const ComparisonTable& t) {
+  std::ostringstream out;
+  const size_t n = t.col_labels.size();
+  out << "% " << latex_escape(t.metric) << " by " << latex_escape(t.row_key)
+      << (t.col_key.empty() ? "" : " and " + latex_escape(t.col_key))
+      << "; needs \\usepackage{booktabs}\n";
+  out << "\\begin{tabular}{l" << std::string(n, 'r') << "}\n\\toprule\n";
+  if (!t.col_key.empty()) {
+    out << " & \\multicolumn{" << n << "}{c}{" << latex_escape(t.col_key) << "} \\\\\n";
+    out << "\\cmidrule(lr){2-" << n + 1 << "}\n";
+  }
+  out << latex_escape(t.row_key);
+  for (const auto& col : t.col_labels) out << " & " << latex_escape(col);
+  out << " \\\\\n\\midrule\n";
+  for (size_t r = 0; r < t.row_labels.size(); ++r) {
+    out << latex_escape(t.row_labels[r]);
+    for (const auto& c : t.cells[r]) {
+      const std::string text = c.value ? cell_text(t, c, " $\\pm$ ", "\\textsuperscript{\\dag}")
+                               : c.status.empty() ? "--" : latex_escape(c.status);
+      out << " & " << (c.best ? "\\textbf{" + text + "}" : text);
+    }
+    out << " \\\\\n";
+  }
+  out << "\\bottomrule\n\\end{tabular}\n";
+  for (const auto& note : t.notes) out << "% " << note << "\n";  // comments: no escaping
+  return out.str();
+}
+
+}  // namespace fathom

@@ -1,0 +1,220 @@
+// `fathom export table`: cell aggregation (mean, best variant, sample std over seeds),
+// diverged@step and other empty cells, bold best, and the CSV / Markdown / LaTeX renderings
+// against golden files written by hand (tests/base/golden/).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/util/error.h"
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+
+namespace {
+using namespace fathom;
+namespace fs = std::filesystem;
+
+TableRun run(int64_t id, const std::string& layers, const std::string& init, const std::string& seed,
+             const std::string& status, std::optional<double> bleu,
+             std::optional<int64_t> diverged_step = std::nullopt) {
+  TableRun r;
+  r.id = id;
+  r.status = status;
+  r.diverged_step = diverged_step;
+  r.axes = {{"model.encoder_layers", layers}, {"model.init", init}, {"train.seed", seed}};
+  r.metric = bleu;
+  return r;
+}
+
+// 6 and 18 layers by xavier, admin, rezero_postln, two seeds each; 18 x rezero_postln absent.
+std::vector<TableRun> depth_runs() {
+  return {
+      run(1, "6", "xavier", "1", "finished", 20.0),
+      run(2, "6", "xavier", "2", "finished", 22.0),
+      run(3, "6", "admin", "1", "finished", 23.0),
+      run(4, "6", "admin", "2", "finished", 25.0),
+      run(5, "6", "rezero_postln", "1", "failed", std::nullopt),
+      run(6, "6", "rezero_postln", "2", "queued", std::nullopt),
+      run(7, "18", "xavier", "1", "diverged", 3.0, 120),  // a diverged run's metric is not used
+      run(8, "18", "xavier", "2", "diverged", std::nullopt, 95),
+      run(9, "18", "admin", "1", "finished", 26.0),
+      run(10, "18", "admin", "2", "diverged", std::nullopt, 300),
+  };
+}
+
+TableOptions depth_options() {
+  TableOptions o;
+  o.rows = "model.encoder_layers";
+  o.cols = "model.init";
+  o.metric = "test_bleu";
+  o.seed_std = true;
+  o.bold = BoldBest::Column;
+  return o;
+}
+
+std::string golden(const std::string& name) {
+  std::ifstream in(std::string(FATHOM_SOURCE_DIR) + "/tests/base/golden/" + name, std::ios::binary);
+  EXPECT_TRUE(in) << name;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ComparisonTable, CellsFromHandComputedRuns) {
+  const auto t = build_comparison_table(depth_runs(), depth_options());
+  ASSERT_EQ(t.row_labels, (std::vector<std::string>{"6", "18"}));
+  ASSERT_EQ(t.col_labels, (std::vector<std::string>{"xavier", "admin", "rezero_postln"}));
+  const auto& c = t.cells;
+  EXPECT_DOUBLE_EQ(*c[0][0].value, 21.0);
+  EXPECT_NEAR(*c[0][0].std, std::sqrt(2.0), 1e-12);  // sample std of {20, 22}
+  EXPECT_EQ(c[0][2].status, "failed");                // failed outranks queued
+  EXPECT_FALSE(c[1][0].value);
+  EXPECT_EQ(c[1][0].status, "diverged@95");           // the earliest divergence
+  EXPECT_DOUBLE_EQ(*c[1][1].value, 26.0);
+  EXPECT_FALSE(c[1][1].std);                          // one finished run: no std
+  EXPECT_EQ(c[1][1].diverged, 1);
+  EXPECT_EQ(c[1][2].runs, 0);
+  EXPECT_TRUE(c[0][0].best);
+  EXPECT_FALSE(c[0][1].best);
+  EXPECT_TRUE(c[1][1].best);
+}
+
+TEST(ComparisonTable, GoldenCsvMarkdownLatex) {
+  const auto t = build_comparison_table(depth_runs(), depth_options());
+  EXPECT_EQ(table_to_csv(t), golden("depth_bleu.csv"));
+  EXPECT_EQ(table_to_markdown(t), golden("depth_bleu.md"));
+  EXPECT_EQ(table_to_latex(t), golden("depth_bleu.tex"));
+}
+
+// A cell with several variants (here two learning rates): `mean` pools every run, `best`
+// takes the variant with the best mean over its seeds and reports that variant's std.
+TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
+  std::vector<TableRun> runs;
+  int id = 0;
+  for (auto [lr, seed, loss] : {std::tuple{"1e-3", "1", 2.0}, {"1e-3", "2", 4.0},
+                                {"5e-4", "1", 2.5}, {"5e-4", "2", 2.7}}) {
+    TableRun r;
+    r.id = ++id;
+    r.status = "finished";
+    r.axes = {{"model.norm", "pre"}, {"train.lr", lr}, {"train.seed", seed}};
+    r.metric = loss;
+    runs.push_back(r);
+  }
+  TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "valid_loss";
+  const auto pooled = build_comparison_table(runs, o);
+  ASSERT_EQ(pooled.col_labels, std::vector<std::string>{"valid_loss"});
+  EXPECT_DOUBLE_EQ(*pooled.cells[0][0].value, (2.0 + 4.0 + 2.5 + 2.7) / 4);
+  o.agg = CellAgg::Best;  // loss: lower is better -> lr 5e-4 (mean 2.6) beats 1e-3 (mean 3.0)
+  const auto best = build_comparison_table(runs, o);
+  EXPECT_DOUBLE_EQ(*best.cells[0][0].value, 2.6);
+  EXPECT_NEAR(*best.cells[0][0].std, std::sqrt(0.02), 1e-12);
+  o.direction = MetricDirection::HigherIsBetter;
+  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 3.0);
+}
+
+// Methods that are a zip group (norm with init): "model.norm+model.init" makes one row per
+// method; model.init alone would merge post+xavier with pre+xavier.
+TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
+  std::vector<TableRun> runs;
+  int id = 0;
+  for (auto [norm, init, bleu] : {std::tuple{"post", "xavier", 10.0}, {"pre", "xavier", 20.0},
+                                  {"post", "admin", 30.0}}) {
+    TableRun r;
+    r.id = ++id;
+    r.status = "finished";
+    r.axes = {{"model.norm", norm}, {"model.init", init}};
+    r.metric = bleu;
+    runs.push_back(r);
+  }
+  TableOptions o;
+  o.rows = "model.norm+model.init";
+  o.metric = "test_bleu";
+  const auto t = build_comparison_table(runs, o);
+  ASSERT_EQ(t.row_labels, (std::vector<std::string>{"post / xavier", "pre / xavier", "post / admin"}));
+  EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 20.0);
+  o.rows = "model.init";  // pools post and pre under xavier
+  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 15.0);
+}
+
+TEST(ComparisonTable, LatexEscapesEverySpecialCharacter) {
+  EXPECT_EQ(latex_escape("a_b&c%d$e#f{g}h~i^j\\k"),
+            "a\\_b\\&c\\%d\\$e\\#f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k");
+}
+
+TEST(ComparisonTable, CsvQuotesFieldsWithCommasAndQuotes) {
+  std::vector<TableRun> runs{run(1, "6", "say \"hi\", twice", "1", "finished", 1.5)};
+  TableOptions o = depth_options();
+  o.seed_std = false;
+  EXPECT_EQ(table_to_csv(build_comparison_table(runs, o)),
+            "model.encoder_layers,\"say \"\"hi\"\", twice\"\r\n6,1.5\r\n");
+}
+
+TEST(ComparisonTable, UnknownAxisOrMetricNamesTheFlag) {
+  TableOptions o = depth_options();
+  o.cols = "model.norm";
+  try {
+    build_comparison_table(depth_runs(), o);
+    FAIL() << "unknown axis accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--cols");
+    EXPECT_NE(std::string(e.what()).find("model.init"), std::string::npos) << "lists the axes";
+  }
+  o = depth_options();
+  std::vector<TableRun> no_metric = depth_runs();
+  for (auto& r : no_metric) r.metric.reset();
+  try {
+    build_comparison_table(no_metric, o);
+    FAIL() << "missing metric accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--metric");
+  }
+}
+
+// Through a real store: axis tags, final metrics, diverged runs, and a key that is not an
+// axis read from the run's config.
+TEST(ComparisonTable, LoadsASweepFromTheStore) {
+  const fs::path dir = fs::temp_directory_path() / ("fathom_table_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  {
+    auto store = db::Store::open((dir / "runs.db").string());
+    auto add = [&](const std::string& norm, const std::string& seed, const std::string& status, double bleu) {
+      db::NewRun n;
+      n.name = "s/norm=" + norm + ",seed=" + seed;
+      n.sweep = "s";
+      n.config_json = R"({"model":{"norm":")" + norm + R"(","encoder_layers":6},"train":{"seed":)" + seed + "}}";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.seed", seed);
+      if (status == "finished") store.set_final_metric(id, "test_bleu", bleu);
+      store.finish_run(id, status, status == "diverged" ? "loss exploded" : "",
+                       status == "diverged" ? std::optional<int64_t>(40) : std::nullopt);
+    };
+    add("post", "1", "finished", 10);
+    add("post", "2", "finished", 12);
+    add("pre", "1", "diverged", 0);
+    db::NewRun other;  // another sweep's run is not in the table
+    other.name = "x";
+    other.sweep = "other";
+    store.create_run(other);
+  }
+  const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
+  const auto runs = load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
+  TableOptions o;
+  o.rows = "model.encoder_layers";
+  o.cols = "model.norm";
+  o.metric = "test_bleu";
+  const auto t = build_comparison_table(runs, o);
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 11.0);
+  EXPECT_EQ(t.cells[0][1].status, "diverged@40");
+  EXPECT_THROW(load_table_runs(store, "nope", "test_bleu", {}), InputError);
+  fs::remove_all(dir);
+}
+
+}  // namespace

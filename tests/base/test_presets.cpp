@@ -1,0 +1,41 @@
+// Every preset in experiments/presets/ parses, expands into valid runs (the checks of
+// `fathom train` that need no LibTorch) and states the direction its paper table leads us to
+// expect, in its header comment.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "experiments/sweep_spec.h"
+
+namespace {
+namespace fs = std::filesystem;
+
+TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
+  const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "experiments" / "presets";
+  // Run counts from the paper tables they mirror (docs/sweeps.md).
+  const std::map<std::string, size_t> expected{{"xu2020-table1.yaml", 6}, {"xu2020-table3.yaml", 6},
+                                               {"admin-table2.yaml", 18}, {"dlstm-table5.yaml", 6}};
+  size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string file = entry.path().filename().string();
+    SCOPED_TRACE(file);
+    ++seen;
+    const auto spec = fathom::load_sweep_file(entry.path().string());
+    const auto runs = fathom::expand_sweep(spec);
+    ASSERT_TRUE(expected.count(file)) << "document new presets in docs/sweeps.md and here";
+    EXPECT_EQ(runs.size(), expected.at(file));
+    EXPECT_EQ(spec.name + ".yaml", file) << "the sweep is named after its file";
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("# Expected direction"), std::string::npos);
+    EXPECT_NE(text.str().find("fathom export table --sweep " + spec.name), std::string::npos);
+  }
+  EXPECT_EQ(seen, expected.size());
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+// `fathom report`: axis groups (zip groups stay one axis), and the Markdown report of a sweep
+// and of a run, written from a store built in the test.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/util/error.h"
+#include "db/store.h"
+#include "experiments/report.h"
+
+namespace {
+using namespace fathom;
+namespace fs = std::filesystem;
+using Axes = std::map<std::string, std::string>;
+
+TEST(Report, AxisGroupsFromTheStoredLayout) {
+  const auto groups = axis_groups({}, "model.encoder_layers+model.decoder_layers,model.norm,train.seed");
+  ASSERT_EQ(groups.size(), 2u);  // the seeds are not a table axis
+  EXPECT_EQ(groups[0], (std::vector<std::string>{"model.encoder_layers", "model.decoder_layers"}));
+  EXPECT_EQ(groups[1], std::vector<std::string>{"model.norm"});
+}
+
+// Without a layout tag: keys whose values determine each other (a zip) group, a grid's keys
+// do not.
+TEST(Report, AxisGroupsInferredWhenNoLayoutIsStored) {
+  std::vector<Axes> runs;
+  for (const auto& [enc, dec] : {std::pair{"6", "6"}, {"18", "18"}})
+    for (const char* norm : {"post", "pre"})
+      for (const char* seed : {"1", "2"})
+        runs.push_back({{"model.encoder_layers", enc}, {"model.decoder_layers", dec},
+                        {"model.norm", norm}, {"train.seed", seed}});
+  const auto groups = axis_groups(runs, "");
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0], (std::vector<std::string>{"model.decoder_layers", "model.encoder_layers"}));
+  EXPECT_EQ(groups[1], std::vector<std::string>{"model.norm"});
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Report, SweepAndRunReports) {
+  const fs::path dir = fs::temp_directory_path() / ("fathom_report_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const std::string db = (dir / "runs.db").string();
+  int64_t first = 0;
+  {
+    auto store = db::Store::open(db);
+    for (auto [norm, seed, bleu] : {std::tuple{"post", "1", 30.0}, {"post", "2", 32.0},
+                                    {"pre", "1", 20.0}, {"pre", "2", 0.0}}) {
+      db::NewRun n;
+      n.name = std::string("s/norm=") + norm + ",seed=" + seed;
+      n.sweep = "s";
+      n.config_yaml = "name: x\n";
+      const int64_t id = store.create_run(n);
+      if (!first) first = id;
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.seed", seed);
+      store.set_tag(id, "sweep.axes", "model.norm,train.seed");
+      store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}});
+      if (bleu > 0) {
+        store.set_final_metric(id, "test_bleu", bleu);
+        store.finish_run(id, "finished");
+      } else {
+        store.finish_run(id, "diverged", "loss exploded", 77);
+      }
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  ReportOptions options;
+  options.out_dir = (dir / "sweep").string();
+  options.metrics = {"test_bleu"};
+  std::vector<std::string> asked;
+  options.render_curves = [&](const CurvesRequest& r) {
+    asked.push_back(r.file_stem);
+    EXPECT_EQ(r.runs.size(), 4u);
+    EXPECT_EQ(r.colour_by, "model.norm");
+    return r.file_stem + ".png";
+  };
+  const std::string text = read(write_report(store, "s", options));
+  EXPECT_NE(text.find("4 runs: 1 diverged, 3 finished"), std::string::npos) << text;
+  EXPECT_NE(text.find("| model.norm | post, pre |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| post | 31.00 ± 1.41 |"), std::string::npos) << text;  // mean, sample std
+  EXPECT_NE(text.find("| pre | 20.00† |"), std::string::npos) << text;         // seed 2 diverged
+  EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;              // in the runs table
+  EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});              // only stored metrics
+  EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
+
+  options.out_dir = (dir / "run").string();
+  options.render_curves = nullptr;
+  const std::string run = read(write_report(store, std::to_string(first), options));
+  EXPECT_NE(run.find("| test_bleu | 30 |"), std::string::npos) << run;
+  EXPECT_NE(run.find("name: x"), std::string::npos);
+  EXPECT_NE(run.find("need a build with Qt"), std::string::npos);
+  EXPECT_THROW(write_report(store, "nothing", options), InputError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
