@@ -24,5 +24,8 @@ void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);
 void add_params_command(CLI::App& app, GlobalOptions& options);
 void add_sweep_command(CLI::App& app, GlobalOptions& options);
+// `export plot ...` under the `export` sub-command (cli/cmd_export_plot.cpp). Without
+// FATHOM_HAVE_PLOTS (no Qt 6) it registers a stub that says how to get figures.
+void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 
 }  // namespace fathom::cli
