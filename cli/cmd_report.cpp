@@ -27,15 +27,11 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
       start = comma + 1;
     }
   }
-  options.render_curves = report_curves_renderer();
+  options.render_curves = report_curves_renderer(store, options.out_dir);
   std::cout << write_report(store, a.target, options) << "\n";
 }
 
 }  // namespace
-
-#ifndef FATHOM_HAVE_PLOTS
-std::function<std::string(const CurvesRequest&)> report_curves_renderer() { return {}; }
-#endif
 
 void add_report_command(CLI::App& app, GlobalOptions& global) {
   auto a = std::make_shared<ReportArgs>();

@@ -8,6 +8,9 @@
 
 namespace fathom {
 struct CurvesRequest;  // experiments/report.h
+namespace db {
+class Store;
+}
 }
 
 namespace fathom::cli {
@@ -33,10 +36,13 @@ void add_export_command(CLI::App& app, GlobalOptions& options);
 void add_report_command(CLI::App& app, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
-void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);  // with FATHOM_HAVE_PLOTS
+// Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.
+void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 
-// The report's figure renderer: training curves through the plotting library when this build
-// has it (FATHOM_HAVE_PLOTS), else an empty function (the report says figures need Qt).
-std::function<std::string(const CurvesRequest&)> report_curves_renderer();
+// The report's figure renderer (cli/report_figures.cpp): training curves from `store` drawn as
+// PNG into `out_dir` when this build has figures (FATHOM_HAVE_PLOTS), else an empty function
+// (the report then says figures need Qt).
+std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db::Store& store,
+                                                                          const std::string& out_dir);
 
 }  // namespace fathom::cli

@@ -8,7 +8,7 @@ packages=(
   libyaml-cpp-dev libsqlite3-dev sqlite3 zlib1g-dev
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
-  qt6-base-dev libqcustomplot-dev            # the desktop app (gui/)
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
 missing=()
 for p in "${packages[@]}"; do

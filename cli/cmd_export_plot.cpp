@@ -1,0 +1,211 @@
+// `fathom export plot curves|figure|analysis`: publication figures (PNG, PDF, SVG) of training
+// curves from the store, of any figure JSON, and of `fathom analyze` results (docs/plots.md).
+// Qt stays behind plot/export.h, so this file builds like any other command.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+
+#ifdef FATHOM_HAVE_PLOTS
+#include "db/store.h"
+#include "plot/analysis_figures.h"
+#include "plot/export.h"
+#include "plot/store_curves.h"
+#endif
+
+namespace fathom::cli {
+
+#ifdef FATHOM_HAVE_PLOTS
+namespace {
+
+// Options every `export plot` command takes.
+struct OutputArgs {
+  std::string out;                // --out FILE.{png,pdf,svg}
+  std::string size = "column";    // --size column|page|WxH
+  int dpi = 300;                  // --dpi (PNG)
+  std::string title;              // --title
+  std::string save_json;          // --save-json FILE: the figure as JSON, to edit and re-draw
+};
+
+void add_output_options(CLI::App* cmd, OutputArgs& args) {
+  cmd->add_option("--out,-o", args.out, "output file; the format comes from .png, .pdf or .svg")
+      ->required();
+  cmd->add_option("--size", args.size,
+                  "column (3.3 x 2.4 in), page (6.9 x 2.8 in) or WxH in inches, e.g. 3.3x2")
+      ->capture_default_str();
+  cmd->add_option("--dpi", args.dpi, "PNG resolution")->check(CLI::Range(50, 1200))
+      ->capture_default_str();
+  cmd->add_option("--title", args.title, "figure title (default: none, as papers caption instead)");
+  cmd->add_option("--save-json", args.save_json,
+                  "also write the figure JSON (re-draw it with `export plot figure`)");
+}
+
+void set_title(plot::Figure& figure, const std::string& title) {
+  if (title.empty()) return;
+  std::visit([&](auto& f) { f.title = title; }, figure);
+}
+
+// "fig.png" + "encoder" -> "fig-encoder.png".
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+  if (suffix.empty()) return path;
+  const auto dot = path.rfind('.');
+  return path.substr(0, dot) + "-" + suffix + path.substr(dot);
+}
+
+void write(plot::Figure figure, const std::string& path, const OutputArgs& args,
+           const GlobalOptions& global, nlohmann::json& written) {
+  set_title(figure, args.title);
+  plot::ExportOptions options;
+  options.size = plot::parse_size(args.size);
+  options.dpi = args.dpi;
+  plot::export_figure(figure, path, options);
+  written.push_back(path);
+  if (!global.json) std::cout << "wrote " << path << "\n";
+}
+
+void save_json(const std::vector<plot::Figure>& figures, const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  if (!out) throw InputError(path, 0, "--save-json", "cannot write the file");
+  out << (figures.size() == 1 ? plot::to_json(figures[0]) : [&] {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& f : figures) all.push_back(plot::to_json(f));
+    return all;
+  }()).dump(1) << "\n";
+}
+
+void report(const GlobalOptions& global, const nlohmann::json& written) {
+  if (global.json) std::cout << nlohmann::json{{"files", written}}.dump(2) << "\n";
+}
+
+struct CurvesArgs {
+  OutputArgs output;
+  std::vector<int64_t> runs;
+  std::string sweep;
+  std::vector<std::string> metrics;
+  double smooth = 0;
+  bool logy = false;
+  std::string colour_by;
+};
+
+void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
+  if (args.runs.empty() == args.sweep.empty())
+    throw InputError("", 0, "--runs", "name the runs: either --runs ID,ID,... or --sweep NAME");
+  plot::format_for_path(args.output.out);  // fail on a bad extension before reading the store
+  plot::parse_size(args.output.size);
+  auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  plot::CurveQuery query;
+  query.runs = args.runs;
+  query.sweep = args.sweep;
+  query.metrics = args.metrics;
+  query.smoothing = args.smooth;
+  query.log_y = args.logy;
+  query.colour_by = args.colour_by;
+  plot::Figure figure = plot::curves_from_store(store, query);
+  save_json({figure}, args.output.save_json);
+  nlohmann::json written = nlohmann::json::array();
+  write(figure, args.output.out, args.output, global, written);
+  report(global, written);
+}
+
+void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
+  auto args = std::make_shared<CurvesArgs>();
+  CLI::App* cmd = plot_cmd->add_subcommand("curves", "Training curves of runs in the store");
+  auto* runs = cmd->add_option("--runs", args->runs, "run ids, comma-separated")->delimiter(',');
+  auto* sweep = cmd->add_option("--sweep", args->sweep, "every run of this sweep");
+  runs->excludes(sweep);
+  cmd->add_option("--metric", args->metrics, "metric(s), comma-separated: valid_loss,train_loss")
+      ->delimiter(',')
+      ->required();
+  cmd->add_option("--smooth", args->smooth, "debiased EMA weight in [0, 1), e.g. 0.9")
+      ->check(CLI::Range(0.0, 0.999));
+  cmd->add_flag("--logy", args->logy, "logarithmic y axis");
+  cmd->add_option("--colour-by,--color-by", args->colour_by,
+                  "runs with the same value share a style: a sweep axis (model.init), a tag or a "
+                  "dotted config key");
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] { run_curves(global, *args); });
+}
+
+void add_figure(CLI::App* plot_cmd, GlobalOptions& global) {
+  auto spec = std::make_shared<std::string>();
+  auto output = std::make_shared<OutputArgs>();
+  CLI::App* cmd = plot_cmd->add_subcommand("figure", "Draw a figure JSON file (docs/plots.md)");
+  cmd->add_option("spec", *spec, "figure JSON")->required();
+  add_output_options(cmd, *output);
+  cmd->callback([&global, spec, output] {
+    plot::Figure figure = plot::load_figure(*spec);
+    save_json({figure}, output->save_json);
+    nlohmann::json written = nlohmann::json::array();
+    write(figure, output->out, *output, global, written);
+    report(global, written);
+  });
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open the file");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, 0, "", std::string("not valid JSON: ") + e.what());
+  }
+}
+
+void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
+  auto result = std::make_shared<std::string>();
+  auto kind = std::make_shared<std::string>();
+  auto output = std::make_shared<OutputArgs>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "analysis", "Draw a `fathom analyze` result; beta writes FILE-encoder and FILE-decoder");
+  cmd->add_option("result", *result, "the analysis result JSON")->required();
+  cmd->add_option("--kind", *kind, "which analysis made it")
+      ->required()
+      ->check(CLI::IsMember({"beta", "output-shift", "grad-norms"}));
+  add_output_options(cmd, *output);
+  cmd->callback([&global, result, kind, output] {
+    plot::format_for_path(output->out);
+    const auto named = plot::analysis_figures(read_json(*result), *kind, *result);
+    std::vector<plot::Figure> figures;
+    for (const auto& [suffix, figure] : named) figures.push_back(figure);
+    save_json(figures, output->save_json);
+    nlohmann::json written = nlohmann::json::array();
+    for (const auto& [suffix, figure] : named)
+      write(figure, with_suffix(output->out, named.size() > 1 ? suffix : ""), *output, global,
+            written);
+    report(global, written);
+  });
+}
+
+}  // namespace
+
+void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
+  CLI::App* plot_cmd =
+      export_cmd.add_subcommand("plot", "Publication figures as PNG, PDF or SVG (docs/plots.md)");
+  plot_cmd->require_subcommand(1);
+  add_curves(plot_cmd, options);
+  add_figure(plot_cmd, options);
+  add_analysis(plot_cmd, options);
+}
+
+#else  // !FATHOM_HAVE_PLOTS
+
+void add_export_plot_command(CLI::App& export_cmd, GlobalOptions&) {
+  CLI::App* plot_cmd = export_cmd.add_subcommand(
+      "plot", "Figures (unavailable: this fathom was built without Qt 6)");
+  plot_cmd->allow_extras();
+  plot_cmd->callback([] {
+    throw std::runtime_error(
+        "this fathom was built without figures (no Qt 6 found): install qt6-base-dev "
+        "qt6-svg-dev libqcustomplot-dev (scripts/install-deps.sh), re-run cmake and rebuild");
+  });
+}
+
+#endif
+
+}  // namespace fathom::cli

@@ -1,0 +1,35 @@
+// Figures of `fathom report`: training curves through plot/ (PNG, column width), or nothing in
+// a build without Qt.
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "experiments/report.h"
+#ifdef FATHOM_HAVE_PLOTS
+#include "plot/export.h"
+#include "plot/store_curves.h"
+#endif
+
+namespace fathom::cli {
+
+std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db::Store& store,
+                                                                          const std::string& out_dir) {
+#ifdef FATHOM_HAVE_PLOTS
+  return [&store, out_dir](const CurvesRequest& request) -> std::string {
+    plot::CurveQuery query;
+    query.runs = request.runs;
+    query.metrics = request.metrics;
+    query.colour_by = request.colour_by;
+    auto figure = plot::curves_from_store(store, query);
+    figure.title = request.title;
+    const std::string file = request.file_stem + ".png";
+    plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string());
+    return file;
+  };
+#else
+  (void)store;
+  (void)out_dir;
+  return {};
+#endif
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,288 @@
+#include "gui/dashboard_view.h"
+
+#include <algorithm>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include "gui/curve_plot.h"
+#include "gui/store_session.h"
+#include "plot/figure.h"
+
+namespace fathom::gui {
+namespace {
+
+// Shown by default, in this order, when a run has them; others can be ticked in the list.
+bool default_metric(const std::string& name) {
+  static const std::vector<std::string> names = {"train_loss", "train_ppl", "valid_ppl",
+                                                 "lr", "grad_norm"};
+  return std::find(names.begin(), names.end(), name) != names.end() ||
+         name.find("bleu") != std::string::npos;
+}
+
+int metric_rank(const std::string& name) {
+  static const std::vector<std::string> order = {"train_loss", "train_ppl", "valid_loss",
+                                                 "valid_ppl", "lr", "grad_norm"};
+  auto it = std::find(order.begin(), order.end(), name);
+  return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
+}
+
+}  // namespace
+
+DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
+  metrics_ = new QListWidget;
+  metrics_->setMaximumWidth(190);
+  smoothing_ = new QSlider(Qt::Horizontal);
+  smoothing_->setRange(0, 99);
+  smoothing_->setValue(60);
+  smoothing_->setToolTip(QStringLiteral("debiased EMA weight; 0 draws the raw values"));
+  smoothing_label_ = new QLabel;
+  log_y_ = new QCheckBox(QStringLiteral("&Log y"));
+  legend_ = new QCheckBox(QStringLiteral("Le&gend"));
+  legend_->setChecked(true);
+  colour_by_ = new QComboBox;
+  colour_by_->setToolTip(QStringLiteral("one colour per run, or per value of a sweep axis"));
+  auto* fit = new QPushButton(QStringLiteral("&Fit all"));
+  fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
+  caption_ = new QLabel;
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(QStringLiteral("Smoothing")));
+  controls->addWidget(smoothing_);
+  controls->addWidget(smoothing_label_);
+  controls->addWidget(log_y_);
+  controls->addWidget(legend_);
+  controls->addWidget(new QLabel(QStringLiteral("Colour by")));
+  controls->addWidget(colour_by_);
+  controls->addWidget(fit);
+  controls->addStretch();
+  controls->addWidget(caption_);
+
+  auto* charts = new QWidget;
+  grid_ = new QGridLayout(charts);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(charts);
+  scroll->setWidgetResizable(true);
+
+  auto* body = new QHBoxLayout;
+  auto* side = new QVBoxLayout;
+  side->addWidget(new QLabel(QStringLiteral("Metrics")));
+  side->addWidget(metrics_);
+  body->addLayout(side);
+  body->addWidget(scroll, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addLayout(body, 1);
+
+  connect(smoothing_, &QSlider::valueChanged, this, [this] { redraw(); });
+  connect(log_y_, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(legend_, &QCheckBox::toggled, this, [this](bool on) {
+    for (auto& [name, chart] : charts_) chart->setLegendVisible(on);
+  });
+  connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(fit, &QPushButton::clicked, this, [this] {
+    for (auto& [name, chart] : charts_) chart->resetZoom();
+  });
+  connect(metrics_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+    if (updating_list_) return;
+    chosen_[item->text().toStdString()] = item->checkState() == Qt::Checked;
+    rebuildCharts();
+  });
+  redraw();
+}
+
+double DashboardView::smoothing() const { return smoothing_->value() / 100.0; }
+void DashboardView::setSmoothing(double weight) { smoothing_->setValue(int(weight * 100 + 0.5)); }
+
+bool DashboardView::setColourBy(const QString& key) {
+  const int index = colour_by_->findText(key);
+  if (index < 0) return false;
+  colour_by_->setCurrentIndex(index);
+  return true;
+}
+
+void DashboardView::setSession(StoreSession* session) {
+  session_ = session;
+  runs_.clear();
+  tags_.clear();
+  cache_.clear();
+  cache_.track({}, {});
+  refreshMetricList();
+  rebuildCharts();
+}
+
+void DashboardView::setRuns(const std::vector<db::RunRecord>& runs) {
+  std::vector<int64_t> before, after;
+  for (const auto& r : runs_) before.push_back(r.id);
+  for (const auto& r : runs) after.push_back(r.id);
+  if (before == after) {
+    // A run that starts again (resumed) rewrites its points after its checkpoint.
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].status == "running" && runs_[i].status != "running") cache_.forget(runs[i].id);
+    runs_ = runs;  // statuses and diverged steps change while the ids stay
+    return;
+  }
+  runs_ = runs;
+  tags_.clear();
+  if (session_) {
+    try {
+      for (const auto& r : runs_) tags_[r.id] = session_->store.tags(r.id);
+    } catch (const std::exception& e) {
+      emit error(describe_store_error(e));
+    }
+  }
+  refreshColourChoices();
+  refreshMetricList();
+  rebuildCharts();
+}
+
+void DashboardView::refreshColourChoices() {
+  const QString current = colour_by_->currentText();
+  std::set<std::string> keys;
+  for (const auto& [run, tags] : tags_)
+    for (const auto& [key, value] : tags)
+      if (key.rfind("axis.", 0) == 0) keys.insert(key);
+  QSignalBlocker block(colour_by_);
+  colour_by_->clear();
+  colour_by_->addItem(QStringLiteral("run"));
+  for (const auto& k : keys) colour_by_->addItem(QString::fromStdString(k));
+  const int index = colour_by_->findText(current);
+  colour_by_->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+bool DashboardView::refreshMetricList() {
+  std::set<std::string> names;
+  if (session_) {
+    try {
+      for (const auto& r : runs_)
+        for (auto& n : session_->store.metric_names(r.id)) names.insert(n);
+    } catch (const std::exception& e) {
+      emit error(describe_store_error(e));
+    }
+  }
+  std::vector<std::string> sorted(names.begin(), names.end());
+  std::set<std::string> listed;
+  for (int i = 0; i < metrics_->count(); ++i) listed.insert(metrics_->item(i)->text().toStdString());
+  if (listed == names && metrics_->count() == static_cast<int>(names.size())) return false;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return metric_rank(a) < metric_rank(b);
+  });
+  updating_list_ = true;
+  metrics_->clear();
+  for (const auto& n : sorted) {
+    auto* item = new QListWidgetItem(QString::fromStdString(n), metrics_);
+    auto choice = chosen_.find(n);
+    const bool on = choice == chosen_.end() ? default_metric(n) : choice->second;
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+  updating_list_ = false;
+  return true;
+}
+
+QStringList DashboardView::shownMetrics() const {
+  QStringList out;
+  for (int i = 0; i < metrics_->count(); ++i)
+    if (metrics_->item(i)->checkState() == Qt::Checked) out << metrics_->item(i)->text();
+  return out;
+}
+
+CurvePlot* DashboardView::chart(const QString& metric) const {
+  auto it = charts_.find(metric.toStdString());
+  return it == charts_.end() ? nullptr : it->second;
+}
+
+void DashboardView::rebuildCharts() {
+  const QStringList shown = shownMetrics();
+  std::vector<std::string> metrics;
+  for (const auto& m : shown) metrics.push_back(m.toStdString());
+  std::vector<int64_t> ids;
+  for (const auto& r : runs_) ids.push_back(r.id);
+  cache_.track(ids, metrics);
+
+  for (auto& [name, chart] : charts_) chart->deleteLater();
+  charts_.clear();
+  const int columns = shown.size() > 4 ? 3 : 2;
+  for (int i = 0; i < shown.size(); ++i) {
+    auto* chart = new CurvePlot;
+    chart->setLegendVisible(legend_->isChecked());
+    charts_[metrics[i]] = chart;
+    grid_->addWidget(chart, i / columns, i % columns);
+  }
+  poll();
+  redraw();
+}
+
+size_t DashboardView::poll() {
+  if (!session_) return 0;
+  // A training run logs new metrics later (valid_ppl at its first validation): look for new
+  // names every few seconds while one of the shown runs is running.
+  const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == "running"; });
+  if (live && ++polls_ % 5 == 0 && refreshMetricList()) {
+    rebuildCharts();  // polls the new curves itself
+    return 0;
+  }
+  size_t added = 0;
+  try {
+    added = cache_.poll(session_->tail);
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+    return 0;
+  }
+  if (added) redraw();
+  return added;
+}
+
+std::string DashboardView::label(const db::RunRecord& run) const {
+  // Sweep runs are named "<sweep>/<axis values>": the axis values tell them apart.
+  std::string name = run.name;
+  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
+  return "#" + std::to_string(run.id) + " " + name;
+}
+
+void DashboardView::redraw() {
+  smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
+  caption_->setText(runs_.empty() ? QStringLiteral("select runs in the Runs view")
+                                  : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s"));
+  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+  for (auto& [metric, chart] : charts_) {
+    plot::CurveFigure figure;
+    figure.title = metric;
+    figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
+    figure.y.label = metric;
+    figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+    for (const auto& run : runs_) {
+      const auto& points = cache_.series(run.id, metric);
+      if (points.empty()) continue;
+      plot::Curve curve;
+      curve.label = label(run);
+      curve.metric = metric;
+      for (const auto& p : points) {
+        curve.step.push_back(static_cast<double>(p.step));
+        curve.value.push_back(p.value);
+      }
+      if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
+      if (!colour_key.empty()) {
+        auto tags = tags_.find(run.id);
+        auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
+                                       : tags->second.find(colour_key);
+        if (tags != tags_.end() && tag != tags->second.end()) {
+          curve.colour_key = tag->second;
+          curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
+        }
+      }
+      figure.curves.push_back(std::move(curve));
+    }
+    chart->setFigure(figure);
+  }
+}
+
+}  // namespace fathom::gui

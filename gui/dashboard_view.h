@@ -1,0 +1,80 @@
+#pragma once
+// The live dashboard: one chart per chosen metric (loss, perplexity, learning rate, gradient
+// norm, BLEU, ...) with a curve per shown run, updated as the runs train by polling only the
+// new points. Smoothing (debiased EMA), log y axes, and colour by run or by a sweep axis
+// (the run's axis.<key> tag) apply to every chart.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+#include "db/store.h"
+#include "gui/metric_cache.h"
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QListWidget;
+class QSlider;
+
+namespace fathom::gui {
+
+class CurvePlot;
+struct StoreSession;
+
+class DashboardView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DashboardView(QWidget* parent = nullptr);
+
+  // nullptr: no store open. Drops every cached curve.
+  void setSession(StoreSession* session);
+  // The runs to show (the runs view's selection, or the running runs).
+  void setRuns(const std::vector<db::RunRecord>& runs);
+  // Reads the new points of the shown curves and redraws the charts that got some.
+  // Returns how many points arrived.
+  size_t poll();
+
+  const MetricCache& cache() const { return cache_; }
+  QStringList shownMetrics() const;
+  CurvePlot* chart(const QString& metric) const;
+
+  double smoothing() const;
+  void setSmoothing(double weight);
+  // "run" or a tag key such as "axis.model.norm"; false when no shown run has that tag.
+  bool setColourBy(const QString& key);
+
+ signals:
+  void error(const QString& message);
+
+ private:
+  // Fills the metric list from the shown runs; true when the set of names changed.
+  bool refreshMetricList();
+  void refreshColourChoices();
+  void rebuildCharts();  // after the metric choice changed
+  void redraw();
+  std::string label(const db::RunRecord& run) const;
+
+  StoreSession* session_ = nullptr;
+  std::vector<db::RunRecord> runs_;
+  std::map<int64_t, std::map<std::string, std::string>> tags_;
+  MetricCache cache_;
+  std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
+  std::map<std::string, CurvePlot*> charts_;
+
+  QListWidget* metrics_;
+  QSlider* smoothing_;
+  QLabel* smoothing_label_;
+  QCheckBox* log_y_;
+  QCheckBox* legend_;
+  QComboBox* colour_by_;
+  QLabel* caption_;
+  QGridLayout* grid_;
+  bool updating_list_ = false;
+  int polls_ = 0;
+};
+
+}  // namespace fathom::gui

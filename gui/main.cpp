@@ -1,0 +1,57 @@
+// fathom-gui [--db PATH] [--sweep FILE] [--screenshot DIR]: the Fathom workbench.
+// Training never runs in this process: sweeps and resumed runs are `fathom` worker processes.
+#include <cstdio>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QSettings>
+
+#include "gui/main_window.h"
+#include "gui/runs_view.h"
+#include "gui/sweep_editor.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("fathom"));
+  QApplication::setApplicationName(QStringLiteral("fathom-gui"));
+
+  QCommandLineParser args;
+  args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
+  args.addHelpOption();
+  QCommandLineOption db({"d", "db"}, QStringLiteral("run store (default $FATHOM_DB, the last one, ./fathom.db)"),
+                        QStringLiteral("PATH"));
+  QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("open a sweep YAML in the editor"),
+                           QStringLiteral("FILE"));
+  QCommandLineOption shots(QStringLiteral("screenshot"),
+                           QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
+                           QStringLiteral("DIR"));
+  QCommandLineOption show(QStringLiteral("show-sweep"),
+                          QStringLiteral("show only this sweep's runs (and chart them)"), QStringLiteral("NAME"));
+  args.addOptions({db, sweep, shots, show});
+  args.process(app);
+
+  QString path = args.value(db);
+  if (path.isEmpty()) path = qEnvironmentVariable("FATHOM_DB");
+  if (path.isEmpty()) path = QSettings().value("lastDatabase").toString();
+  if (path.isEmpty() && QFileInfo::exists(QStringLiteral("fathom.db"))) path = QStringLiteral("fathom.db");
+
+  fathom::gui::MainWindow window;
+  const bool screenshot = args.isSet(shots);
+  if (args.isSet(sweep)) window.sweepEditor()->openFile(args.value(sweep), screenshot);
+  if (!path.isEmpty() && !window.openDatabase(path, screenshot) && screenshot) {
+    std::fprintf(stderr, "%s\n", qPrintable(window.lastError()));
+    return 1;
+  }
+  if (args.isSet(show) && !window.runsView()->showSweep(args.value(show)))
+    std::fprintf(stderr, "no sweep named %s in the store\n", qPrintable(args.value(show)));
+  if (screenshot) {
+    window.resize(1400, 860);
+    window.show();
+    for (const QString& saved : window.saveScreenshots(args.value(shots)))
+      std::printf("%s\n", qPrintable(saved));
+    return 0;
+  }
+  window.show();
+  return app.exec();
+}

@@ -1,0 +1,217 @@
+#include "gui/main_window.h"
+
+#include <iterator>
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "gui/comparison_view.h"
+#include "gui/dashboard_view.h"
+#include "gui/runs_model.h"
+#include "gui/runs_view.h"
+#include "gui/store_session.h"
+#include "gui/sweep_editor.h"
+
+namespace fathom::gui {
+namespace {
+
+constexpr int kPollMs = 1000;  // a new point shows within ~1 s of its write
+constexpr int kRecentMax = 8;
+
+}  // namespace
+
+MainWindow::MainWindow() {
+  setWindowTitle(QStringLiteral("Fathom"));
+  tabs_ = new QTabWidget;
+  runs_ = new RunsView;
+  dashboard_ = new DashboardView;
+  editor_ = new SweepEditor;
+  comparison_ = new ComparisonView;
+  tabs_->addTab(runs_, QStringLiteral("&Runs"));
+  tabs_->addTab(dashboard_, QStringLiteral("&Dashboard"));
+  tabs_->addTab(editor_, QStringLiteral("S&weep editor"));
+  tabs_->addTab(comparison_, QStringLiteral("&Compare"));
+  setCentralWidget(tabs_);
+  buildMenus();
+
+  connect(runs_, &RunsView::selectionChanged, this, &MainWindow::updateDashboardRuns);
+  connect(runs_, &RunsView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+  connect(runs_, &RunsView::error, this, &MainWindow::showError);
+  connect(dashboard_, &DashboardView::error, this, &MainWindow::showError);
+  connect(comparison_, &ComparisonView::error, this, &MainWindow::showError);
+  connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
+    statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
+    tabs_->setCurrentWidget(runs_);
+  });
+
+  poll_timer_ = new QTimer(this);
+  poll_timer_->setInterval(kPollMs);
+  connect(poll_timer_, &QTimer::timeout, this, &MainWindow::pollNow);
+
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
+  runs_->setConfigColumns(settings.value("runs/configColumns").toStringList());
+  dashboard_->setSmoothing(settings.value("dashboard/smoothing", 0.6).toDouble());
+  if (!settings.contains("window/geometry")) resize(1280, 820);
+  rebuildRecentMenu();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  file->addAction(QStringLiteral("&Open run store..."), QKeySequence::Open, this, &MainWindow::chooseDatabase);
+  recent_menu_ = file->addMenu(QStringLiteral("Open &recent"));
+  file->addSeparator();
+  file->addAction(QStringLiteral("Open s&weep..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), editor_,
+                  &SweepEditor::open);
+  file->addAction(QStringLiteral("&Save sweep"), QKeySequence::Save, editor_, &SweepEditor::save);
+  file->addAction(QStringLiteral("Save sweep &as..."), QKeySequence::SaveAs, editor_, &SweepEditor::saveAs);
+  file->addSeparator();
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+  for (int i = 0; i < tabs_->count(); ++i) {
+    view->addAction(tabs_->tabText(i).remove('&'), QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
+                    [this, i] { tabs_->setCurrentIndex(i); });
+  }
+  view->addSeparator();
+  view->addAction(QStringLiteral("&Refresh"), QKeySequence::Refresh, this, &MainWindow::pollNow);
+  view->addAction(runs_->focusFilterAction());
+
+  QMenu* run = menuBar()->addMenu(QStringLiteral("R&un"));
+  for (QAction* a : runs_->runActions()) run->addAction(a);
+
+  QMenu* sweep = menuBar()->addMenu(QStringLiteral("&Sweep"));
+  sweep->addAction(QStringLiteral("&Dry run"), QKeySequence(Qt::CTRL | Qt::Key_D), editor_, &SweepEditor::dryRun);
+  sweep->addAction(QStringLiteral("&Start"), QKeySequence(Qt::CTRL | Qt::Key_Return), editor_, &SweepEditor::start);
+}
+
+bool MainWindow::openDatabase(const QString& path, bool quiet) {
+  QString error;
+  auto session = StoreSession::open(path, &error);
+  if (!session) {
+    last_error_ = error;
+    if (!quiet) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
+    statusBar()->showMessage(error.section('\n', 0, 0) + " " + error.section('\n', 1), 0);
+    return false;
+  }
+  // The views let go of the old store before it closes.
+  runs_->setSession(nullptr, {});
+  dashboard_->setSession(nullptr);
+  comparison_->setSession(nullptr);
+  session_ = std::move(session);
+  db_path_ = QFileInfo(path).absoluteFilePath();
+  last_error_.clear();
+  runs_->setSession(session_.get(), db_path_);
+  dashboard_->setSession(session_.get());
+  comparison_->setSession(session_.get());
+  comparison_->setRuns(runs_->model()->runs());
+  editor_->setDatabasePath(db_path_);
+  setWindowTitle(QStringLiteral("Fathom - %1").arg(db_path_));
+  rememberRecent(db_path_);
+  const int n = runs_->model()->rowCount();
+  statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(db_path_).arg(n).arg(n == 1 ? "" : "s"), 5000);
+  updateDashboardRuns();
+  poll_timer_->start();
+  return true;
+}
+
+void MainWindow::chooseDatabase() {
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QDir::currentPath(),
+                                                    QStringLiteral("Run stores (*.db);;All files (*)"));
+  if (!path.isEmpty()) openDatabase(path);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("recentDatabases").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kRecentMax) recent.removeLast();
+  settings.setValue("recentDatabases", recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("recentDatabases").toStringList();
+  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { openDatabase(path); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::updateDashboardRuns() {
+  // The selection, or else the runs that are training now: live curves with no clicks.
+  auto runs = runs_->selectedRuns();
+  if (runs.empty()) {
+    for (const auto& r : runs_->model()->runs())
+      if (r.status == "running") runs.push_back(r);
+  }
+  dashboard_->setRuns(runs);
+}
+
+void MainWindow::pollNow() {
+  if (!session_) return;
+  QElapsedTimer timer;
+  timer.start();
+  QString why;
+  if (!session_->readable(&why)) {
+    statusBar()->showMessage(why, 2000);
+    return;
+  }
+  runs_->refresh();
+  comparison_->setRuns(runs_->model()->runs());
+  updateDashboardRuns();  // statuses of the charted runs; their set changes only on selection
+  dashboard_->poll();
+  // The poll runs on the UI thread because it is cheap; say so if a huge store makes it not.
+  if (timer.elapsed() > 200)
+    statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()), 3000);
+}
+
+void MainWindow::showError(const QString& message) {
+  last_error_ = message;
+  statusBar()->showMessage(message.simplified(), 15000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  settings.setValue("window/tab", tabs_->currentIndex());
+  settings.setValue("runs/configColumns", runs_->configColumns());
+  settings.setValue("dashboard/smoothing", dashboard_->smoothing());
+  if (!db_path_.isEmpty()) settings.setValue("lastDatabase", db_path_);
+  event->accept();
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir) {
+  QDir().mkpath(dir);
+  QStringList saved;
+  const char* names[] = {"runs.png", "dashboard.png", "sweep-editor.png", "comparison.png"};
+  for (int i = 0; i < tabs_->count() && i < static_cast<int>(std::size(names)); ++i) {
+    tabs_->setCurrentIndex(i);
+    QApplication::processEvents();
+    if (i == 1) {  // the runs table is grabbed unselected, so its status colours show
+      if (runs_->selectedRuns().empty()) runs_->selectAll();
+      pollNow();  // charts laid out at their final size before drawing
+    }
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QString::fromLatin1(names[i]));
+    if (grab().save(path)) saved << path;
+  }
+  return saved;
+}
+
+}  // namespace fathom::gui

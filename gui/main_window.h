@@ -1,0 +1,61 @@
+#pragma once
+// The workbench window: Runs, Dashboard, Sweep editor and Compare tabs over one run store, which it
+// polls once a second (runs table, and the new metric points of the charted runs). Layout,
+// the last tab, config columns and recent stores are remembered with QSettings.
+#include <memory>
+
+#include <QMainWindow>
+
+namespace fathom::gui {
+
+class ComparisonView;
+class DashboardView;
+class RunsView;
+class SweepEditor;
+struct StoreSession;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  MainWindow();
+  ~MainWindow() override;
+
+  // Opens a store; on failure shows the reason (a dialog unless quiet) and keeps the window
+  // usable with no store. Returns whether it opened.
+  bool openDatabase(const QString& path, bool quiet = false);
+  const QString& databasePath() const { return db_path_; }
+  QString lastError() const { return last_error_; }
+
+  // One poll: runs table, then the dashboard's new points.
+  void pollNow();
+  // Saves a PNG of each view into `dir` (for docs and for checking the views offscreen).
+  QStringList saveScreenshots(const QString& dir);
+
+  RunsView* runsView() const { return runs_; }
+  DashboardView* dashboard() const { return dashboard_; }
+  SweepEditor* sweepEditor() const { return editor_; }
+  ComparisonView* comparison() const { return comparison_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void chooseDatabase();
+  void rememberRecent(const QString& path);
+  void rebuildRecentMenu();
+  void updateDashboardRuns();
+  void showError(const QString& message);
+
+  std::unique_ptr<StoreSession> session_;
+  QString db_path_, last_error_;
+  class QTabWidget* tabs_;
+  RunsView* runs_;
+  DashboardView* dashboard_;
+  SweepEditor* editor_;
+  ComparisonView* comparison_;
+  class QMenu* recent_menu_;
+  class QTimer* poll_timer_;
+};
+
+}  // namespace fathom::gui

@@ -1,0 +1,61 @@
+#pragma once
+// The dashboard's data: the metric curves of the runs on screen, kept in memory and extended
+// by polling only the points past the last step seen (metrics rows with step > last). Pure
+// C++ and SQLite, no Qt, so it is tested without a window.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/store.h"
+
+namespace fathom::gui {
+
+// Reads the tail of a curve. Store has no "points after step" query, so this keeps its own
+// read-only connection (opened after Store::open has validated the file); WAL mode means
+// reading never blocks the training workers.
+class MetricTailReader {
+ public:
+  explicit MetricTailReader(const std::string& db_path);
+  ~MetricTailReader();
+  MetricTailReader(MetricTailReader&&) noexcept;
+  MetricTailReader& operator=(MetricTailReader&&) noexcept;
+  // Points of (run, name) with step > after_step, by step.
+  std::vector<db::MetricPoint> after(int64_t run, const std::string& name, int64_t after_step);
+  // The last step of (run, name), -1 when it has no points.
+  int64_t last_step(int64_t run, const std::string& name);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class MetricCache {
+ public:
+  using Key = std::pair<int64_t, std::string>;  // (run, metric)
+
+  // The curves to keep; curves no longer wanted are dropped, new ones start empty.
+  void track(const std::vector<int64_t>& runs, const std::vector<std::string>& metrics);
+  // Appends every tracked curve's new points; returns how many arrived. A curve whose
+  // stored end moved back (a run resumed from a checkpoint deletes the points after it)
+  // drops its cached points past that end first.
+  size_t poll(MetricTailReader& reader);
+  void clear() { series_.clear(); }
+  // Drops a run's cached points, e.g. when it starts again from a checkpoint.
+  void forget(int64_t run);
+
+  const std::vector<db::MetricPoint>& series(int64_t run, const std::string& metric) const;
+  int64_t last_step(int64_t run, const std::string& metric) const;
+  const std::vector<int64_t>& runs() const { return runs_; }
+  const std::vector<std::string>& metrics() const { return metrics_; }
+
+ private:
+  std::vector<int64_t> runs_;
+  std::vector<std::string> metrics_;
+  std::map<Key, std::vector<db::MetricPoint>> series_;
+};
+
+}  // namespace fathom::gui

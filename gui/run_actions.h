@@ -1,0 +1,27 @@
+#pragma once
+// What the runs view can do to runs. Everything that trains goes through the `fathom`
+// command line in a separate, detached process; the GUI itself only writes a status.
+#include <cstdint>
+#include <vector>
+
+#include <QString>
+
+#include "db/store.h"
+
+namespace fathom::gui {
+
+// Cancels queued and running runs the way `fathom sweep cancel` does for a whole sweep:
+// status cancelled, and a running worker on this host stopped through its worker.pid tag.
+// Returns how many were cancelled; store errors throw.
+int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs);
+
+// `fathom sweep cancel NAME`, detached. false and *message when it cannot start.
+bool cancel_sweep(const QString& db_path, const QString& sweep, QString* message);
+
+// `fathom train --resume ID --db DB`, detached, output appended to the run's worker.log.
+bool resume_run(const QString& db_path, int64_t run, QString* message);
+
+// Where `fathom` keeps a run's files: <db dir>/<db stem>.artifacts/run-<id>/.
+QString run_artifacts_dir(const QString& db_path, int64_t run);
+
+}  // namespace fathom::gui

@@ -1,0 +1,179 @@
+#include "gui/runs_model.h"
+
+#include <cmath>
+#include <set>
+
+#include <QBrush>
+#include <QDateTime>
+#include <nlohmann/json.hpp>
+
+namespace fathom::gui {
+
+RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+QColor RunsModel::statusColor(const QString& status) {
+  if (status == "running") return QColor(0x1f, 0x77, 0xb4);   // blue: in progress
+  if (status == "queued") return QColor(0x7f, 0x7f, 0x7f);    // grey: waiting
+  if (status == "finished") return QColor(0x2c, 0xa0, 0x2c);  // green
+  if (status == "diverged") return QColor(0xd6, 0x27, 0x28);  // red: the interesting failure
+  if (status == "failed" || status == "crashed") return QColor(0xff, 0x7f, 0x0e);  // orange
+  return QColor(0x8c, 0x56, 0x4b);                            // cancelled: brown
+}
+
+QStringList RunsModel::metricNames(const std::vector<db::RunRecord>& runs) const {
+  std::set<std::string> names;
+  for (const auto& r : runs)
+    for (const auto& [name, value] : r.final_metrics) names.insert(name);
+  QStringList out;
+  for (const auto& n : names) out << QString::fromStdString(n);
+  return out;
+}
+
+void RunsModel::setRuns(std::vector<db::RunRecord> runs) {
+  const QStringList names = metricNames(runs);
+  // list_runs is oldest first, so a sweep recording its runs appends rows: insert those
+  // instead of resetting, which would drop the user's selection.
+  bool prefix = runs.size() >= runs_.size() && names == metric_names_;
+  for (size_t i = 0; prefix && i < runs_.size(); ++i) prefix = runs[i].id == runs_[i].id;
+  if (!prefix) {
+    beginResetModel();
+    runs_ = std::move(runs);
+    metric_names_ = names;
+    endResetModel();
+    return;
+  }
+  const size_t old_rows = runs_.size();
+  if (runs.size() > old_rows) {
+    beginInsertRows({}, static_cast<int>(old_rows), static_cast<int>(runs.size()) - 1);
+    runs_.insert(runs_.end(), runs.begin() + old_rows, runs.end());
+    endInsertRows();
+  }
+  // Rows seen before: only status, updates, times and final metrics move while runs train.
+  for (size_t i = 0; i < old_rows; ++i) {
+    const auto& a = runs_[i];
+    const auto& b = runs[i];
+    const bool changed = a.status != b.status || a.updates != b.updates ||
+                         a.final_metrics.size() != b.final_metrics.size() ||
+                         a.heartbeat_at != b.heartbeat_at || a.error != b.error;
+    runs_[i] = std::move(runs[i]);
+    if (changed) {
+      const int row = static_cast<int>(i);
+      emit dataChanged(index(row, 0), index(row, columnCount() - 1));
+    }
+  }
+}
+
+const db::RunRecord* RunsModel::runAt(int row) const {
+  return row >= 0 && row < static_cast<int>(runs_.size()) ? &runs_[row] : nullptr;
+}
+
+void RunsModel::setConfigColumns(const QStringList& keys) {
+  beginResetModel();
+  config_keys_ = keys;
+  config_values_.clear();
+  endResetModel();
+}
+
+const std::vector<QVariant>& RunsModel::configValues(const db::RunRecord& run) const {
+  auto it = config_values_.find(run.id);
+  if (it != config_values_.end()) return it->second;
+  std::vector<QVariant> values;
+  const auto json = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+  for (const auto& key : config_keys_) {
+    const nlohmann::json* node = &json;
+    for (const auto& part : key.split('.')) {
+      if (!node->is_object()) {
+        node = nullptr;
+        break;
+      }
+      auto child = node->find(part.toStdString());
+      if (child == node->end()) {
+        node = nullptr;
+        break;
+      }
+      node = &*child;
+    }
+    if (!node) values.emplace_back();
+    else if (node->is_number()) values.emplace_back(node->get<double>());
+    else if (node->is_string()) values.emplace_back(QString::fromStdString(node->get<std::string>()));
+    else values.emplace_back(QString::fromStdString(node->dump()));
+  }
+  return config_values_.emplace(run.id, std::move(values)).first->second;
+}
+
+int RunsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(runs_.size());
+}
+
+int RunsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : FixedCount + metric_names_.size() + config_keys_.size();
+}
+
+QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) const {
+  switch (column) {
+    case Id: return QVariant::fromValue<qlonglong>(run.id);
+    case Name: return QString::fromStdString(run.name);
+    case Sweep: return QString::fromStdString(run.sweep);
+    case Status: {
+      QString s = QString::fromStdString(run.status);
+      if (!for_sort && run.diverged_step) s += QStringLiteral(" @%1").arg(*run.diverged_step);
+      return s;
+    }
+    case Updates: return QVariant::fromValue<qlonglong>(run.updates);
+    default: break;
+  }
+  int c = column - FixedCount;
+  if (c < metric_names_.size()) {
+    auto it = run.final_metrics.find(metric_names_[c].toStdString());
+    if (it == run.final_metrics.end()) return {};
+    if (for_sort) return std::isnan(it->second) ? QVariant() : QVariant(it->second);
+    return std::isnan(it->second) ? QStringLiteral("NaN") : QString::number(it->second, 'g', 5);
+  }
+  c -= metric_names_.size();
+  const auto& values = configValues(run);
+  return c < static_cast<int>(values.size()) ? values[c] : QVariant();
+}
+
+QVariant RunsModel::data(const QModelIndex& index, int role) const {
+  const db::RunRecord* run = runAt(index.row());
+  if (!run) return {};
+  switch (role) {
+    case Qt::DisplayRole: return cell(*run, index.column(), false);
+    case SortRole: return cell(*run, index.column(), true);
+    case RunIdRole: return QVariant::fromValue<qlonglong>(run->id);
+    case Qt::ForegroundRole:
+      if (index.column() == Status) return QBrush(statusColor(QString::fromStdString(run->status)));
+      return {};
+    case Qt::BackgroundRole:
+      if (index.column() == Status) {  // a tint that survives the alternating row colours
+        QColor tint = statusColor(QString::fromStdString(run->status));
+        tint.setAlpha(40);
+        return QBrush(tint);
+      }
+      return {};
+    case Qt::ToolTipRole:
+      if (!run->error.empty()) return QString::fromStdString(run->error);
+      if (run->started_at > 0)
+        return QStringLiteral("started %1")
+            .arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(run->started_at))
+                     .toString(Qt::ISODate));
+      return {};
+    case Qt::TextAlignmentRole:
+      if (index.column() == Id || index.column() == Updates || index.column() >= FixedCount)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+      return {};
+    default: return {};
+  }
+}
+
+QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* fixed[] = {"id", "name", "sweep", "status", "updates"};
+  if (section < FixedCount) return QString::fromLatin1(fixed[section]);
+  int c = section - FixedCount;
+  if (c < metric_names_.size()) return metric_names_[c];
+  c -= metric_names_.size();
+  return c < config_keys_.size() ? config_keys_[c] : QVariant();
+}
+
+}  // namespace fathom::gui

@@ -1,0 +1,55 @@
+#pragma once
+// The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
+// status (coloured), updates, every final metric any run has, and config keys the user picks
+// (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
+#include <map>
+#include <vector>
+
+#include <QAbstractTableModel>
+#include <QColor>
+#include <QStringList>
+
+#include "db/store.h"
+
+namespace fathom::gui {
+
+class RunsModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  static constexpr int SortRole = Qt::UserRole + 1;   // numbers as numbers
+  static constexpr int RunIdRole = Qt::UserRole + 2;  // the run's id, any column
+
+  explicit RunsModel(QObject* parent = nullptr);
+
+  // Replaces the rows. When the same runs come back (the usual poll) only changed cells are
+  // signalled, so selection and scroll position survive.
+  void setRuns(std::vector<db::RunRecord> runs);
+  const std::vector<db::RunRecord>& runs() const { return runs_; }
+  const db::RunRecord* runAt(int row) const;
+
+  // Dotted config keys shown as extra columns, e.g. "model.norm".
+  void setConfigColumns(const QStringList& keys);
+  const QStringList& configColumns() const { return config_keys_; }
+
+  static QColor statusColor(const QString& status);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  enum Fixed { Id, Name, Sweep, Status, Updates, FixedCount };
+  QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
+  QStringList metricNames(const std::vector<db::RunRecord>& runs) const;
+  // The config column values of a run: config_json is parsed once per run (it never
+  // changes), not on every poll.
+  const std::vector<QVariant>& configValues(const db::RunRecord& run) const;
+
+  std::vector<db::RunRecord> runs_;
+  QStringList metric_names_;
+  QStringList config_keys_;
+  mutable std::map<int64_t, std::vector<QVariant>> config_values_;
+};
+
+}  // namespace fathom::gui

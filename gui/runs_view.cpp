@@ -1,0 +1,281 @@
+#include "gui/runs_view.h"
+
+#include <set>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "core/config/config_schema.h"
+#include "gui/run_actions.h"
+#include "gui/run_details.h"
+#include "gui/runs_filter.h"
+#include "gui/runs_model.h"
+#include "gui/store_session.h"
+
+namespace fathom::gui {
+namespace {
+
+const QString kAllSweeps = QStringLiteral("All runs");
+const QString kNoSweep = QStringLiteral("Single runs (no sweep)");
+
+}  // namespace
+
+RunsView::RunsView(QWidget* parent) : QWidget(parent) {
+  model_ = new RunsModel(this);
+  filter_ = new RunsFilter(this);
+  filter_->setSourceModel(model_);
+
+  table_ = new QTableView;
+  table_->setModel(filter_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(0, Qt::DescendingOrder);  // newest first
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setAlternatingRowColors(true);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setWordWrap(false);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+
+  sweep_ = new QComboBox;
+  sweep_->setMinimumContentsLength(24);
+  sweep_->addItem(kAllSweeps);
+  text_ = new QLineEdit;
+  text_->setPlaceholderText(QStringLiteral("filter by name, status or sweep (Ctrl+F)"));
+  text_->setClearButtonEnabled(true);
+
+  auto action = [this](const QString& text, const QKeySequence& key, const QString& tip,
+                       void (RunsView::*slot)()) {
+    auto* a = new QAction(text, this);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    a->setToolTip(tip + (key.isEmpty() ? QString() : " (" + key.toString(QKeySequence::NativeText) + ")"));
+    connect(a, &QAction::triggered, this, slot);
+    addAction(a);
+    return a;
+  };
+  open_ = action(QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
+                 QStringLiteral("config, tags, artifacts and final metrics of the run"), &RunsView::openSelected);
+  cancel_ = action(QStringLiteral("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_K),
+                   QStringLiteral("cancel the selected queued or running runs"), &RunsView::cancelSelected);
+  resume_ = action(QStringLiteral("&Resume"), QKeySequence(Qt::CTRL | Qt::Key_R),
+                   QStringLiteral("fathom train --resume ID: continue from the last checkpoint"),
+                   &RunsView::resumeSelected);
+  delete_ = action(QStringLiteral("&Delete"), QKeySequence::Delete,
+                   QStringLiteral("delete the selected runs"), &RunsView::deleteSelected);
+  cancel_sweep_ = action(QStringLiteral("Cancel s&weep"), {},
+                         QStringLiteral("fathom sweep cancel NAME for the selected run's sweep"),
+                         &RunsView::cancelSweep);
+  columns_ = action(QStringLiteral("Co&lumns..."), {}, QStringLiteral("config keys shown as columns"),
+                    &RunsView::chooseConfigColumns);
+  focus_filter_ = new QAction(QStringLiteral("&Filter runs"), this);
+  focus_filter_->setShortcut(QKeySequence::Find);
+  connect(focus_filter_, &QAction::triggered, this, [this] { text_->setFocus(); text_->selectAll(); });
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(QStringLiteral("Sweep")));
+  bar->addWidget(sweep_);
+  bar->addWidget(text_, 1);
+  for (QAction* a : {open_, cancel_, resume_, delete_, cancel_sweep_, columns_}) {
+    auto* b = new QToolButton;
+    b->setDefaultAction(a);
+    bar->addWidget(b);
+  }
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(table_, 1);
+
+  connect(sweep_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString s = sweep_->currentText();
+    filter_->setSweep(s == kAllSweeps ? std::nullopt : std::optional<QString>(s == kNoSweep ? QString() : s));
+  });
+  connect(text_, &QLineEdit::textChanged, filter_, &RunsFilter::setText);
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    updateActions();
+    emit selectionChanged();
+  });
+  connect(table_, &QTableView::doubleClicked, this, &RunsView::openSelected);
+  updateActions();
+}
+
+QList<QAction*> RunsView::runActions() const {
+  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_};
+}
+
+void RunsView::setSession(StoreSession* session, const QString& db_path) {
+  session_ = session;
+  db_path_ = db_path;
+  model_->setRuns({});
+  refresh();
+}
+
+void RunsView::refresh() {
+  if (!session_) return;
+  try {
+    const bool first = model_->rowCount() == 0;
+    model_->setRuns(session_->store.list_runs());
+    if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+    return;
+  }
+  refreshSweeps();
+  updateActions();
+}
+
+void RunsView::refreshSweeps() {
+  std::set<QString> sweeps;
+  bool singles = false;
+  for (const auto& r : model_->runs()) {
+    if (r.sweep.empty()) singles = true;
+    else sweeps.insert(QString::fromStdString(r.sweep));
+  }
+  QStringList items{kAllSweeps};
+  if (singles) items << kNoSweep;
+  for (const auto& s : sweeps) items << s;
+  QStringList current;
+  for (int i = 0; i < sweep_->count(); ++i) current << sweep_->itemText(i);
+  if (current == items) return;
+  const QString chosen = sweep_->currentText();
+  QSignalBlocker block(sweep_);
+  sweep_->clear();
+  sweep_->addItems(items);
+  sweep_->setCurrentIndex(std::max(0, static_cast<int>(items.indexOf(chosen))));
+}
+
+std::vector<db::RunRecord> RunsView::selectedRuns() const {
+  std::vector<db::RunRecord> out;
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows()) {
+    if (const auto* run = model_->runAt(filter_->mapToSource(index).row())) out.push_back(*run);
+  }
+  return out;
+}
+
+void RunsView::selectAll() { table_->selectAll(); }
+
+bool RunsView::showSweep(const QString& sweep) {
+  const int index = sweep_->findText(sweep);
+  if (index < 0) return false;
+  sweep_->setCurrentIndex(index);
+  return true;
+}
+
+void RunsView::setConfigColumns(const QStringList& keys) { model_->setConfigColumns(keys); }
+QStringList RunsView::configColumns() const { return model_->configColumns(); }
+
+void RunsView::updateActions() {
+  const auto runs = selectedRuns();
+  bool any_active = false, any_resumable = false, any_sweep = false;
+  for (const auto& r : runs) {
+    any_active |= r.status == "queued" || r.status == "running";
+    any_resumable |= r.status == "crashed" || r.status == "cancelled" || r.status == "failed";
+    any_sweep |= !r.sweep.empty();
+  }
+  open_->setEnabled(runs.size() == 1);
+  cancel_->setEnabled(any_active);
+  resume_->setEnabled(any_resumable);
+  cancel_sweep_->setEnabled(any_sweep);
+  delete_->setEnabled(!runs.empty());
+}
+
+void RunsView::openSelected() {
+  const auto runs = selectedRuns();
+  if (runs.size() != 1 || !session_) return;
+  try {
+    RunDetailsDialog(session_->store, runs.front(), this).exec();
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+  }
+}
+
+void RunsView::cancelSelected() {
+  const auto runs = selectedRuns();
+  if (runs.empty()) return;
+  if (QMessageBox::question(this, QStringLiteral("Cancel runs"),
+                            QStringLiteral("Cancel %1 selected run(s)? Queued runs will not start; "
+                                           "running workers on this machine are stopped.")
+                                .arg(runs.size())) != QMessageBox::Yes)
+    return;
+  try {
+    const int n = cancel_runs(db_path_, runs);
+    emit message(QStringLiteral("%1 run(s) cancelled").arg(n));
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+  }
+  refresh();
+}
+
+void RunsView::resumeSelected() {
+  for (const auto& run : selectedRuns()) {
+    if (run.status != "crashed" && run.status != "cancelled" && run.status != "failed") continue;
+    QString text;
+    if (resume_run(db_path_, run.id, &text)) emit message(text);
+    else emit error(text);
+  }
+}
+
+void RunsView::deleteSelected() {
+  const auto runs = selectedRuns();
+  if (runs.empty()) return;
+  // db/store.h has no delete yet; say so rather than editing the database behind its back.
+  QMessageBox::information(
+      this, QStringLiteral("Delete runs"),
+      QStringLiteral("Deleting %1 run(s) is not available yet: the run store (db/store.h) has no "
+                     "delete operation. In the sqlite3 shell: PRAGMA foreign_keys = ON; "
+                     "DELETE FROM runs WHERE id = ...;")
+          .arg(runs.size()));
+}
+
+void RunsView::cancelSweep() {
+  std::set<QString> sweeps;
+  for (const auto& r : selectedRuns())
+    if (!r.sweep.empty()) sweeps.insert(QString::fromStdString(r.sweep));
+  for (const auto& sweep : sweeps) {
+    if (QMessageBox::question(this, QStringLiteral("Cancel sweep"),
+                              QStringLiteral("Cancel every queued and running run of sweep %1?").arg(sweep)) !=
+        QMessageBox::Yes)
+      continue;
+    QString text;
+    if (cancel_sweep(db_path_, sweep, &text)) emit message(text);
+    else emit error(text);
+  }
+}
+
+void RunsView::chooseConfigColumns() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(QStringLiteral("Config columns"));
+  auto* list = new QListWidget;
+  const QStringList chosen = configColumns();
+  for (const auto& field : config_fields()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(field.key), list);
+    item->setToolTip(QString::fromStdString(field.doc));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(chosen.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
+  }
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addWidget(list);
+  layout->addWidget(buttons);
+  dialog.resize(360, 520);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QStringList keys;
+  for (int i = 0; i < list->count(); ++i)
+    if (list->item(i)->checkState() == Qt::Checked) keys << list->item(i)->text();
+  setConfigColumns(keys);
+}
+
+}  // namespace fathom::gui

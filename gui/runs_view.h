@@ -1,0 +1,72 @@
+#pragma once
+// The runs view: every run of the store in a sortable table, filtered by sweep and by text,
+// with the final metrics and config columns the user picks; open, cancel, resume a run or
+// cancel a whole sweep. The window refreshes it by polling the store (refresh()).
+#include <vector>
+
+#include <QWidget>
+
+#include "db/store.h"
+
+class QAction;
+class QComboBox;
+class QLineEdit;
+class QTableView;
+
+namespace fathom::gui {
+
+class RunsFilter;
+class RunsModel;
+struct StoreSession;
+
+class RunsView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunsView(QWidget* parent = nullptr);
+
+  void setSession(StoreSession* session, const QString& db_path);
+  // Re-reads the runs (cheap: one query for the runs, one for their final metrics).
+  void refresh();
+
+  std::vector<db::RunRecord> selectedRuns() const;
+  void selectAll();
+  // Filters the table to one sweep's runs; false if the store has no such sweep.
+  bool showSweep(const QString& sweep);
+  void setConfigColumns(const QStringList& keys);
+  QStringList configColumns() const;
+
+  RunsModel* model() const { return model_; }
+  RunsFilter* filter() const { return filter_; }
+  QTableView* table() const { return table_; }
+  // Actions with shortcuts, for the window's menus.
+  QList<QAction*> runActions() const;
+  QAction* focusFilterAction() const { return focus_filter_; }
+
+ public slots:
+  void openSelected();
+  void cancelSelected();
+  void resumeSelected();
+  void deleteSelected();
+  void cancelSweep();
+  void chooseConfigColumns();
+
+ signals:
+  void selectionChanged();
+  void message(const QString& text);
+  void error(const QString& text);
+
+ private:
+  void refreshSweeps();
+  void updateActions();
+
+  StoreSession* session_ = nullptr;
+  QString db_path_;
+  RunsModel* model_;
+  RunsFilter* filter_;
+  QTableView* table_;
+  QComboBox* sweep_;
+  QLineEdit* text_;
+  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *focus_filter_;
+};
+
+}  // namespace fathom::gui

@@ -1,0 +1,21 @@
+#pragma once
+// Checks sweep YAML as `fathom sweep --dry-run` would, short of the method names (those need
+// the model registry, i.e. LibTorch; the Dry run button asks the CLI): parse, expand, check
+// every run's config. Fast enough to run as the user types.
+#include <string>
+
+namespace fathom::gui {
+
+struct SweepCheck {
+  bool ok = false;
+  int runs = 0;          // expanded run count when ok
+  std::string file;      // where the error is: the sweep (origin) or its base config
+  int line = 0;          // 1-based; 0: no line
+  std::string field;     // dotted key, may be empty
+  std::string message;   // the error as the CLI words it, "file:line: 'key': ..."
+};
+
+SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,
+                            const std::string& base_dir);
+
+}  // namespace fathom::gui

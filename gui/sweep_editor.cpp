@@ -1,0 +1,300 @@
+#include "gui/sweep_editor.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTextBlock>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "gui/fathom_binary.h"
+#include "gui/sweep_form.h"
+#include "gui/sweep_form_widget.h"
+
+namespace fathom::gui {
+namespace {
+
+// A new sweep starts from the quickstart config of the source tree this was built from.
+const char* kTemplate =
+    "name: my-sweep\n"
+    "base: " FATHOM_SOURCE_DIR "/experiments/quickstart.yaml\n"
+    "grid:\n"
+    "  model.norm: [post, pre]\n"
+    "seeds: [1, 2]\n"
+    "set:\n"
+    "  train.max_updates: 300\n";
+
+}  // namespace
+
+SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent) {
+  form_ = new SweepFormWidget;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+
+  yaml_ = new QPlainTextEdit;
+  yaml_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  yaml_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(scroll);
+  split->addWidget(yaml_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  jobs_ = new QSpinBox;
+  jobs_->setRange(1, 64);
+  jobs_->setValue(std::max(1, QThread::idealThreadCount() / 2));
+  jobs_->setToolTip(QStringLiteral("parallel worker processes (--jobs)"));
+
+  auto button = [this](const QString& text, const QString& tip, void (SweepEditor::*slot)()) {
+    auto* b = new QPushButton(text);
+    b->setToolTip(tip);
+    connect(b, &QPushButton::clicked, this, slot);
+    return b;
+  };
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(button(QStringLiteral("Open..."), QStringLiteral("Open a sweep YAML"), &SweepEditor::open));
+  buttons->addWidget(button(QStringLiteral("Save"), QStringLiteral("Save the sweep YAML"), &SweepEditor::save));
+  buttons->addWidget(button(QStringLiteral("Save as..."), {}, &SweepEditor::saveAs));
+  buttons->addStretch();
+  buttons->addWidget(new QLabel(QStringLiteral("Jobs")));
+  buttons->addWidget(jobs_);
+  buttons->addWidget(button(QStringLiteral("Dry run"),
+                            QStringLiteral("fathom sweep FILE --dry-run: check every run, method names included (Ctrl+D)"),
+                            &SweepEditor::dryRun));
+  buttons->addWidget(button(QStringLiteral("Start"),
+                            QStringLiteral("fathom sweep FILE --db DB --jobs N (Ctrl+Return)"),
+                            &SweepEditor::start));
+
+  output_ = new QPlainTextEdit;
+  output_->setReadOnly(true);
+  output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  output_->setMaximumHeight(160);
+  output_->setPlaceholderText(QStringLiteral("dry-run output"));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split, 1);
+  layout->addWidget(status_);
+  layout->addLayout(buttons);
+  layout->addWidget(output_);
+
+  check_timer_ = new QTimer(this);
+  check_timer_->setSingleShot(true);
+  check_timer_->setInterval(300);  // a pause in typing, not every keystroke
+  connect(check_timer_, &QTimer::timeout, this, &SweepEditor::checkNow);
+  connect(form_, &SweepFormWidget::edited, this, &SweepEditor::formEdited);
+  connect(yaml_, &QPlainTextEdit::textChanged, this, &SweepEditor::yamlEdited);
+
+  setYaml(QString::fromLatin1(kTemplate));
+  dirty_ = false;
+}
+
+QString SweepEditor::yaml() const { return yaml_->toPlainText(); }
+
+void SweepEditor::setYaml(const QString& text) { yaml_->setPlainText(text); }
+
+QString SweepEditor::origin() const {
+  return file_.isEmpty() ? QStringLiteral("(unsaved sweep)") : QFileInfo(file_).fileName();
+}
+
+QString SweepEditor::baseDir() const {
+  return file_.isEmpty() ? QDir::currentPath() : QFileInfo(file_).absolutePath();
+}
+
+void SweepEditor::formEdited() {
+  const std::string text = sweep_form_to_yaml(form_->form());
+  syncing_ = true;
+  yaml_->setPlainText(QString::fromStdString(text));
+  syncing_ = false;
+  SweepForm parsed;  // learn the lines each field now has
+  if (sweep_form_from_yaml(text, &parsed, nullptr, nullptr)) form_->setLines(parsed);
+  dirty_ = true;
+  check_timer_->start();
+}
+
+void SweepEditor::yamlEdited() {
+  if (syncing_) return;
+  dirty_ = true;
+  SweepForm parsed;
+  if (sweep_form_from_yaml(yaml().toStdString(), &parsed, nullptr, nullptr))
+    form_->setForm(parsed);  // on a syntax error the form keeps its last good state
+  check_timer_->start();
+}
+
+void SweepEditor::checkNow() {
+  check_timer_->stop();
+  check_ = check_sweep_yaml(yaml().toStdString(), origin().toStdString(), baseDir().toStdString());
+  showCheck();
+}
+
+void SweepEditor::showCheck() {
+  form_->clearErrors();
+  if (check_.ok) {
+    status_->setStyleSheet(QStringLiteral("color: #2ca02c;"));
+    status_->setText(QStringLiteral("%1 run%2").arg(check_.runs).arg(check_.runs == 1 ? "" : "s"));
+    highlightYamlLine(0);
+    return;
+  }
+  const QString message = QString::fromStdString(check_.message);
+  status_->setStyleSheet(QStringLiteral("color: #d62728;"));
+  status_->setText(message);
+  const bool in_sweep = check_.file == origin().toStdString();
+  form_->markError(check_.line, !in_sweep, message);
+  highlightYamlLine(in_sweep ? check_.line : 0);
+}
+
+void SweepEditor::highlightYamlLine(int line) {
+  QList<QTextEdit::ExtraSelection> marks;
+  const QTextBlock block = yaml_->document()->findBlockByNumber(line - 1);
+  if (line > 0 && block.isValid()) {
+    QTextEdit::ExtraSelection mark;
+    mark.format.setBackground(QColor(0xff, 0xd8, 0xd8));
+    mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+    mark.cursor = QTextCursor(block);
+    marks << mark;
+  }
+  yaml_->setExtraSelections(marks);
+}
+
+bool SweepEditor::openFile(const QString& path, bool quiet) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+    if (!quiet) QMessageBox::warning(this, QStringLiteral("Open sweep"),
+                                     QStringLiteral("Cannot read %1: %2").arg(path, file.errorString()));
+    return false;
+  }
+  file_ = QFileInfo(path).absoluteFilePath();
+  setYaml(QString::fromUtf8(file.readAll()));
+  dirty_ = false;
+  checkNow();
+  return true;
+}
+
+bool SweepEditor::saveFile(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text | QIODevice::Truncate)) {
+    QMessageBox::warning(this, QStringLiteral("Save sweep"),
+                         QStringLiteral("Cannot write %1: %2").arg(path, file.errorString()));
+    return false;
+  }
+  file.write(yaml().toUtf8());
+  file_ = QFileInfo(path).absoluteFilePath();
+  dirty_ = false;
+  checkNow();  // relative base paths now resolve against the file's folder
+  return true;
+}
+
+void SweepEditor::open() {
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open sweep"), baseDir(),
+                                                    QStringLiteral("Sweep YAML (*.yaml *.yml)"));
+  if (!path.isEmpty()) openFile(path);
+}
+
+void SweepEditor::save() {
+  if (file_.isEmpty()) saveAs();
+  else saveFile(file_);
+}
+
+void SweepEditor::saveAs() {
+  const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save sweep"), baseDir(),
+                                                    QStringLiteral("Sweep YAML (*.yaml *.yml)"));
+  if (!path.isEmpty()) saveFile(path);
+}
+
+bool SweepEditor::ensureSaved() {
+  if (!file_.isEmpty() && !dirty_) return true;
+  save();
+  return !file_.isEmpty() && !dirty_;
+}
+
+QString SweepEditor::fathomOrComplain() {
+  const QString binary = find_fathom_binary();
+  if (binary.isEmpty())
+    QMessageBox::warning(this, QStringLiteral("fathom not found"),
+                         QStringLiteral("The fathom command line was not found beside fathom-gui "
+                                        "or in PATH; set $FATHOM_BIN to its path."));
+  return binary;
+}
+
+void SweepEditor::dryRun() {
+  if (!ensureSaved()) return;
+  const QString binary = fathomOrComplain();
+  if (binary.isEmpty() || dry_run_) return;
+  output_->clear();
+  dry_run_ = new QProcess(this);
+  dry_run_->setProcessChannelMode(QProcess::MergedChannels);
+  connect(dry_run_, &QProcess::readyRead, this,
+          [this] { output_->appendPlainText(QString::fromUtf8(dry_run_->readAll()).trimmed()); });
+  connect(dry_run_, &QProcess::finished, this, [this](int code) {
+    output_->appendPlainText(QStringLiteral("[fathom sweep --dry-run exited with %1]").arg(code));
+    dry_run_->deleteLater();
+    dry_run_ = nullptr;
+  });
+  dry_run_->start(binary, {QStringLiteral("sweep"), file_, QStringLiteral("--dry-run")});
+}
+
+void SweepEditor::start() {
+  checkNow();
+  if (check_.ok && !db_path_.isEmpty() &&
+      QMessageBox::question(this, QStringLiteral("Start sweep"),
+                            QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?")
+                                .arg(QString::fromStdString(form_->form().name))
+                                .arg(check_.runs)
+                                .arg(jobs_->value())
+                                .arg(db_path_)) != QMessageBox::Yes)
+    return;
+  startSweep();
+}
+
+bool SweepEditor::startSweep() {
+  checkNow();
+  if (!check_.ok) {
+    QMessageBox::warning(this, QStringLiteral("Start sweep"),
+                         QStringLiteral("Fix the sweep first:\n") + status_->text());
+    return false;
+  }
+  if (db_path_.isEmpty()) {
+    QMessageBox::warning(this, QStringLiteral("Start sweep"), QStringLiteral("Open a run store first."));
+    return false;
+  }
+  if (!ensureSaved()) return false;
+  const QString binary = fathomOrComplain();
+  if (binary.isEmpty()) return false;
+  // Detached, with output in a log beside the sweep file: the sweep must outlive the window.
+  QProcess process;
+  process.setProgram(binary);
+  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--db"), db_path_,
+                        QStringLiteral("--jobs"), QString::number(jobs_->value()),
+                        QStringLiteral("--no-progress")});
+  const QString log = file_ + QStringLiteral(".log");
+  process.setStandardOutputFile(log, QIODevice::Append);
+  process.setStandardErrorFile(log, QIODevice::Append);
+  qint64 pid = 0;
+  if (!process.startDetached(&pid)) {
+    QMessageBox::warning(this, QStringLiteral("Start sweep"),
+                         QStringLiteral("Could not start %1").arg(binary));
+    return false;
+  }
+  const QString name = QString::fromStdString(form_->form().name);
+  output_->appendPlainText(QStringLiteral("started sweep %1 (pid %2), %3 runs, %4 jobs; log: %5")
+                               .arg(name).arg(pid).arg(check_.runs).arg(jobs_->value()).arg(log));
+  emit sweepStarted(name);
+  return true;
+}
+
+}  // namespace fathom::gui

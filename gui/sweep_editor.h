@@ -1,0 +1,79 @@
+#pragma once
+// The sweep editor: the form and the YAML side by side, kept in sync both ways; the sweep is
+// checked as you type (errors marked at the field and the YAML line) and its expanded run
+// count shown. Dry run and Start go through the `fathom sweep` command line, so the sweep runs
+// in the same scheduler and worker processes as from a terminal, and outlives the window.
+#include <QString>
+#include <QWidget>
+
+#include "gui/sweep_check.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QProcess;
+class QSpinBox;
+class QTimer;
+
+namespace fathom::gui {
+
+class SweepFormWidget;
+
+class SweepEditor : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SweepEditor(QWidget* parent = nullptr);
+
+  void setDatabasePath(const QString& path) { db_path_ = path; }
+  // Loads a sweep file; false (and a message box unless quiet) if it cannot be read.
+  bool openFile(const QString& path, bool quiet = false);
+  bool saveFile(const QString& path);
+  const QString& filePath() const { return file_; }
+
+  QString yaml() const;
+  void setYaml(const QString& text);  // as if typed into the YAML pane
+  // Runs the check now instead of after the typing pause.
+  void checkNow();
+  const SweepCheck& lastCheck() const { return check_; }
+  // Start without the confirmation question; false when it did not start.
+  bool startSweep();
+
+  SweepFormWidget* form() const { return form_; }
+  QPlainTextEdit* yamlEdit() const { return yaml_; }
+  QLabel* statusLabel() const { return status_; }
+  QPlainTextEdit* outputView() const { return output_; }
+
+ public slots:
+  void open();
+  void save();
+  void saveAs();
+  void dryRun();
+  void start();  // asks first: a sweep can occupy the machine for days
+
+ signals:
+  void sweepStarted(const QString& name);
+
+ private:
+  void formEdited();
+  void yamlEdited();
+  void showCheck();
+  void highlightYamlLine(int line);
+  QString origin() const;   // the name errors use for the sweep
+  QString baseDir() const;  // where relative paths in it are resolved
+  // Saves unsaved edits (asking for a path when there is none); false if the user declined.
+  bool ensureSaved();
+  QString fathomOrComplain();
+
+  SweepFormWidget* form_;
+  QPlainTextEdit* yaml_;
+  QPlainTextEdit* output_;
+  QLabel* status_;
+  QSpinBox* jobs_;
+  QTimer* check_timer_;
+  QProcess* dry_run_ = nullptr;
+  QString file_, db_path_;
+  SweepCheck check_;
+  bool syncing_ = false;
+  bool dirty_ = false;
+};
+
+}  // namespace fathom::gui

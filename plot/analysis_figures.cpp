@@ -1,0 +1,182 @@
+#include "plot/analysis_figures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/util/error.h"
+
+namespace fathom::plot {
+namespace {
+
+using json = nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Reads result[path...] with errors that name the field.
+struct Fields {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw InputError(source, 0, field, message);
+  }
+  const json& at(const json& j, const std::string& key, const std::string& path) const {
+    if (!j.is_object() || !j.contains(key)) fail(path + key, "missing");
+    return j[key];
+  }
+  std::vector<double> numbers(const json& j, const std::string& field) const {
+    if (!j.is_array()) fail(field, "expected an array of numbers");
+    std::vector<double> out;
+    for (const auto& x : j) {
+      if (x.is_null()) out.push_back(kNaN);
+      else if (x.is_number()) out.push_back(x.get<double>());
+      else fail(field, "expected numbers");
+    }
+    return out;
+  }
+  std::vector<std::string> strings(const json& j, const std::string& field) const {
+    if (!j.is_array()) fail(field, "expected an array of strings");
+    std::vector<std::string> out;
+    for (const auto& x : j) {
+      if (!x.is_string()) fail(field, "expected strings");
+      out.push_back(x.get<std::string>());
+    }
+    return out;
+  }
+  double number(const json& j, const std::string& key, const std::string& path) const {
+    const json& v = at(j, key, path);
+    if (v.is_null()) return kNaN;
+    if (!v.is_number()) fail(path + key, "expected a number");
+    return v.get<double>();
+  }
+};
+
+Heatmap beta_heatmap(const Fields& f, const json& m, const std::string& stack) {
+  const std::string path = stack + ".";
+  Heatmap h;
+  h.title = stack;
+  h.col_labels = f.strings(f.at(m, "labels", path), path + "labels");
+  h.row_labels = m.contains("rows") ? f.strings(m["rows"], path + "rows") : h.col_labels;
+  const json& beta = f.at(m, "beta", path);
+  if (!beta.is_array()) f.fail(path + "beta", "expected a matrix (array of rows)");
+  for (size_t i = 0; i < beta.size(); ++i)
+    h.values.push_back(f.numbers(beta[i], path + "beta[" + std::to_string(i) + "]"));
+  if (m.contains("final") && m["final"].is_object()) {
+    h.row_labels.push_back(m["final"].value("label", stack + ".final"));
+    h.values.push_back(f.numbers(f.at(m["final"], "beta", path + "final."), path + "final.beta"));
+  }
+  // Rows may be ragged: pad to the widest row; a label per column.
+  size_t cols = h.col_labels.size();
+  for (const auto& row : h.values) cols = std::max(cols, row.size());
+  for (auto& row : h.values) row.resize(cols, kNaN);
+  while (h.col_labels.size() < cols) h.col_labels.push_back(std::to_string(h.col_labels.size()));
+  h.row_labels.resize(h.values.size());
+  // Output i cannot depend on later branches: leave the cells right of its own branch empty.
+  for (size_t i = 0; i < h.values.size(); ++i) {
+    auto own = std::find(h.col_labels.begin(), h.col_labels.end(), h.row_labels[i]);
+    if (own == h.col_labels.end()) continue;  // e.g. the final norm reads every branch
+    for (size_t j = own - h.col_labels.begin() + 1; j < cols; ++j) h.values[i][j] = kNaN;
+  }
+  h.colour_title = "beta (share of output)";
+  h.x_label = "branch j";
+  h.y_label = "output i";
+  h.vmin = 0;
+  h.vmax = 1;
+  return h;
+}
+
+std::string r2_label(double r2) {
+  if (std::isnan(r2)) return "R\u00b2 n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "R\u00b2 = %.3f", r2);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<NamedFigure> beta_figures(const json& result, const std::string& source) {
+  Fields f{source};
+  std::vector<NamedFigure> out;
+  for (const char* stack : {"encoder", "decoder"})
+    if (result.contains(stack) && !result[stack].is_null())
+      out.emplace_back(stack, beta_heatmap(f, result[stack], stack));
+  if (out.empty()) f.fail("encoder", "a beta result has an encoder and/or a decoder matrix");
+  return out;
+}
+
+LineFigure output_shift_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& configs = f.at(result, "configs", "");
+  if (!configs.is_array() || configs.empty()) f.fail("configs", "expected a non-empty array");
+  LineFigure fig;
+  fig.x.label = "depth N (layers)";
+  fig.y.label = "output shift";
+  for (size_t k = 0; k < configs.size(); ++k) {
+    const json& c = configs[k];
+    const std::string path = "configs[" + std::to_string(k) + "].";
+    LineSeries data;
+    data.name = c.contains("label") && c["label"].is_string() && !c["label"].get<std::string>().empty()
+                     ? c["label"].get<std::string>()
+                     : c.value("name", "config " + std::to_string(k));
+    data.x = f.numbers(f.at(c, "depths", path), path + "depths");
+    data.y = f.numbers(f.at(c, "shift", path), path + "shift");
+    if (data.x.size() != data.y.size()) f.fail(path + "shift", "expected one value per depth");
+    // The better of the two fits (y = a x + b with x = N, or x = ln N), as a dashed curve.
+    const json* best = nullptr;
+    bool best_log = false;
+    for (const char* kind : {"linear", "log"}) {
+      if (!c.contains(kind) || !c[kind].is_object()) continue;
+      const double r2 = f.number(c[kind], "r2", path + kind + ".");
+      const double best_r2 = best ? f.number(*best, "r2", path) : -1;
+      if (!best || (!std::isnan(r2) && (std::isnan(best_r2) || r2 > best_r2))) {
+        best = &c[kind];
+        best_log = std::string(kind) == "log";
+      }
+    }
+    fig.series.push_back(data);
+    if (!best || data.x.empty()) continue;
+    const std::string fp = path + (best_log ? "log." : "linear.");
+    const double a = f.number(*best, "a", fp), b = f.number(*best, "b", fp);
+    if (!std::isfinite(a) || !std::isfinite(b)) continue;
+    LineSeries fit;
+    fit.fit_of = data.name;
+    fit.name = (best_log ? "log fit, " : "linear fit, ") + r2_label(f.number(*best, "r2", fp));
+    const auto [lo, hi] = std::minmax_element(data.x.begin(), data.x.end());
+    constexpr int kSamples = 64;
+    for (int s = 0; s < kSamples; ++s) {
+      const double n = *lo + (*hi - *lo) * s / (kSamples - 1);
+      if (best_log && n <= 0) continue;
+      fit.x.push_back(n);
+      fit.y.push_back(a * (best_log ? std::log(n) : n) + b);
+    }
+    fig.series.push_back(fit);
+  }
+  return fig;
+}
+
+BarFigure grad_norms_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& groups = f.at(result, "groups", "");
+  if (!groups.is_object() || groups.empty()) f.fail("groups", "expected an object of arrays");
+  BarFigure fig;
+  size_t layers = 0;
+  for (const auto& [name, values] : groups.items()) {
+    fig.series.push_back({name, f.numbers(values, "groups." + name)});
+    layers = std::max(layers, fig.series.back().values.size());
+  }
+  for (auto& s : fig.series) s.values.resize(layers, kNaN);
+  for (size_t l = 0; l < layers; ++l) fig.groups.push_back(std::to_string(l + 1));
+  fig.x_label = "layer";
+  fig.y.label = "gradient norm (relative)";
+  fig.y.scale = Scale::Log;
+  return fig;
+}
+
+std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
+                                          const std::string& source) {
+  if (kind == "beta") return beta_figures(result, source);
+  if (kind == "output-shift") return {{"", output_shift_figure(result, source)}};
+  if (kind == "grad-norms") return {{"", grad_norms_figure(result, source)}};
+  throw InputError(source, 0, "--kind",
+                   "expected beta, output-shift or grad-norms, got '" + kind + "'");
+}
+
+}  // namespace fathom::plot

@@ -1,0 +1,31 @@
+#pragma once
+// Figures from `fathom analyze` results (JSON in, figures out; no Qt, no LibTorch):
+//   beta         {"encoder": {"labels", "rows", "beta", "final"}, "decoder": {...}}
+//                -> one heatmap per stack (structural zeros right of each row's own branch empty)
+//   output-shift {"configs": [{"name", "label", "depths", "shift", "linear", "log"}]}
+//                -> shift vs depth per config, with its better fit (y = a x + b, x = N or ln N)
+//   grad-norms   {"labels", "groups": {"enc_attn": [...], ...}}
+//                -> grouped bars per layer, one series per group, log y
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plot/figure.h"
+
+namespace fathom::plot {
+
+// A figure and the suffix that tells it apart when a result makes several ("encoder").
+using NamedFigure = std::pair<std::string, Figure>;
+
+// kind: "beta", "output-shift" or "grad-norms". Malformed results throw fathom::InputError
+// naming `source` and the field.
+std::vector<NamedFigure> analysis_figures(const nlohmann::json& result, const std::string& kind,
+                                          const std::string& source = "<json>");
+
+std::vector<NamedFigure> beta_figures(const nlohmann::json& result, const std::string& source);
+LineFigure output_shift_figure(const nlohmann::json& result, const std::string& source);
+BarFigure grad_norms_figure(const nlohmann::json& result, const std::string& source);
+
+}  // namespace fathom::plot

@@ -1,0 +1,273 @@
+#include "plot/figure.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "core/util/error.h"
+
+namespace fathom::plot {
+namespace {
+
+using json = nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// ---- writing ----
+
+json numbers(const std::vector<double>& v) {
+  json out = json::array();
+  for (double x : v) out.push_back(std::isnan(x) ? json(nullptr) : json(x));
+  return out;
+}
+
+json axis_json(const Axis& a) {
+  json out = {{"label", a.label}, {"scale", a.scale == Scale::Log ? "log" : "linear"}};
+  if (a.min) out["min"] = *a.min;
+  if (a.max) out["max"] = *a.max;
+  return out;
+}
+
+json to_json_of(const Heatmap& h) {
+  json values = json::array();
+  for (const auto& row : h.values) values.push_back(numbers(row));
+  json out = {{"kind", "heatmap"},     {"title", h.title},
+              {"row_labels", h.row_labels}, {"col_labels", h.col_labels},
+              {"values", values},      {"lower_triangle", h.lower_triangle},
+              {"colour_title", h.colour_title}, {"x_label", h.x_label},
+              {"y_label", h.y_label},  {"annotate", h.annotate}};
+  if (h.vmin) out["vmin"] = *h.vmin;
+  if (h.vmax) out["vmax"] = *h.vmax;
+  return out;
+}
+
+json to_json_of(const LineFigure& f) {
+  json series = json::array();
+  for (const auto& s : f.series) {
+    json one = {{"name", s.name}, {"x", numbers(s.x)}, {"y", numbers(s.y)}};
+    if (!s.fit_of.empty()) one["fit_of"] = s.fit_of;
+    series.push_back(one);
+  }
+  return {{"kind", "line"}, {"title", f.title}, {"x", axis_json(f.x)}, {"y", axis_json(f.y)},
+          {"series", series}};
+}
+
+json to_json_of(const BarFigure& f) {
+  json series = json::array();
+  for (const auto& s : f.series) series.push_back({{"name", s.name}, {"values", numbers(s.values)}});
+  return {{"kind", "bar"}, {"title", f.title}, {"groups", f.groups}, {"series", series},
+          {"x_label", f.x_label}, {"y", axis_json(f.y)}};
+}
+
+json to_json_of(const CurveFigure& f) {
+  json curves = json::array();
+  for (const auto& c : f.curves) {
+    json one = {{"label", c.label}, {"metric", c.metric}, {"step", numbers(c.step)},
+                {"value", numbers(c.value)}, {"colour_key", c.colour_key}};
+    if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
+    curves.push_back(one);
+  }
+  return {{"kind", "curves"}, {"title", f.title}, {"smoothing", f.smoothing},
+          {"x", axis_json(f.x)}, {"y", axis_json(f.y)}, {"curves", curves}};
+}
+
+// ---- reading: every accessor names the field it failed on ----
+
+struct Reader {
+  const std::string& source;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw InputError(source, 0, field, message);
+  }
+  const json* find(const json& obj, const std::string& key) const {
+    auto it = obj.find(key);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+  }
+  std::string str(const json& obj, const std::string& key, const std::string& path) const {
+    const json* v = find(obj, key);
+    if (!v) return "";
+    if (!v->is_string()) fail(path + key, "expected a string");
+    return v->get<std::string>();
+  }
+  bool boolean(const json& obj, const std::string& key, const std::string& path) const {
+    const json* v = find(obj, key);
+    if (!v) return false;
+    if (!v->is_boolean()) fail(path + key, "expected true or false");
+    return v->get<bool>();
+  }
+  std::optional<double> opt_number(const json& obj, const std::string& key,
+                                   const std::string& path) const {
+    const json* v = find(obj, key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) fail(path + key, "expected a number");
+    return v->get<double>();
+  }
+  std::vector<double> numbers(const json& obj, const std::string& key,
+                              const std::string& path) const {
+    const json* v = find(obj, key);
+    if (!v) return {};
+    if (!v->is_array()) fail(path + key, "expected an array of numbers");
+    std::vector<double> out;
+    for (const auto& x : *v) {
+      if (x.is_null()) out.push_back(kNaN);
+      else if (x.is_number()) out.push_back(x.get<double>());
+      else fail(path + key, "expected numbers (or null for a missing value)");
+    }
+    return out;
+  }
+  std::vector<std::string> strings(const json& obj, const std::string& key,
+                                   const std::string& path) const {
+    const json* v = find(obj, key);
+    if (!v) return {};
+    if (!v->is_array()) fail(path + key, "expected an array of strings");
+    std::vector<std::string> out;
+    for (const auto& x : *v) {
+      if (!x.is_string()) fail(path + key, "expected strings");
+      out.push_back(x.get<std::string>());
+    }
+    return out;
+  }
+  const json& array(const json& obj, const std::string& key, const std::string& path) const {
+    static const json empty = json::array();
+    const json* v = find(obj, key);
+    if (!v) return empty;
+    if (!v->is_array()) fail(path + key, "expected an array");
+    return *v;
+  }
+  Axis axis(const json& obj, const std::string& key, Axis fallback = {}) const {
+    const json* v = find(obj, key);
+    if (!v) return fallback;
+    if (!v->is_object()) fail(key, "expected an object {label, scale, min, max}");
+    Axis a;
+    a.label = str(*v, "label", key + ".");
+    const std::string scale = str(*v, "scale", key + ".");
+    if (scale == "log") a.scale = Scale::Log;
+    else if (scale.empty() || scale == "linear") a.scale = Scale::Linear;
+    else fail(key + ".scale", "expected \"linear\" or \"log\", got \"" + scale + "\"");
+    a.min = opt_number(*v, "min", key + ".");
+    a.max = opt_number(*v, "max", key + ".");
+    return a;
+  }
+};
+
+Heatmap heatmap_from(const Reader& r, const json& j) {
+  Heatmap h;
+  h.title = r.str(j, "title", "");
+  h.row_labels = r.strings(j, "row_labels", "");
+  h.col_labels = r.strings(j, "col_labels", "");
+  const json& rows = r.array(j, "values", "");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    json wrapper = {{"row", rows[i]}};
+    h.values.push_back(r.numbers(wrapper, "row", "values[" + std::to_string(i) + "]"));
+  }
+  h.lower_triangle = r.boolean(j, "lower_triangle", "");
+  h.colour_title = r.str(j, "colour_title", "");
+  h.vmin = r.opt_number(j, "vmin", "");
+  h.vmax = r.opt_number(j, "vmax", "");
+  h.x_label = r.str(j, "x_label", "");
+  h.y_label = r.str(j, "y_label", "");
+  h.annotate = r.boolean(j, "annotate", "");
+  for (size_t i = 0; i < h.values.size(); ++i)
+    if (h.values[i].size() != h.values[0].size())
+      r.fail("values[" + std::to_string(i) + "]", "rows differ in length");
+  if (!h.row_labels.empty() && h.row_labels.size() != h.values.size())
+    r.fail("row_labels", "expected one label per row of values");
+  if (!h.col_labels.empty() && !h.values.empty() && h.col_labels.size() != h.values[0].size())
+    r.fail("col_labels", "expected one label per column of values");
+  return h;
+}
+
+LineFigure line_from(const Reader& r, const json& j) {
+  LineFigure f;
+  f.title = r.str(j, "title", "");
+  f.x = r.axis(j, "x");
+  f.y = r.axis(j, "y");
+  const json& series = r.array(j, "series", "");
+  for (size_t i = 0; i < series.size(); ++i) {
+    const std::string path = "series[" + std::to_string(i) + "].";
+    LineSeries s;
+    s.name = r.str(series[i], "name", path);
+    s.x = r.numbers(series[i], "x", path);
+    s.y = r.numbers(series[i], "y", path);
+    s.fit_of = r.str(series[i], "fit_of", path);
+    if (s.x.size() != s.y.size()) r.fail(path + "y", "x and y differ in length");
+    f.series.push_back(std::move(s));
+  }
+  return f;
+}
+
+BarFigure bar_from(const Reader& r, const json& j) {
+  BarFigure f;
+  f.title = r.str(j, "title", "");
+  f.groups = r.strings(j, "groups", "");
+  f.x_label = r.str(j, "x_label", "");
+  f.y = r.axis(j, "y");
+  const json& series = r.array(j, "series", "");
+  for (size_t i = 0; i < series.size(); ++i) {
+    const std::string path = "series[" + std::to_string(i) + "].";
+    BarSeries s{r.str(series[i], "name", path), r.numbers(series[i], "values", path)};
+    if (s.values.size() != f.groups.size())
+      r.fail(path + "values", "expected one value per group (" +
+                                  std::to_string(f.groups.size()) + ")");
+    f.series.push_back(std::move(s));
+  }
+  return f;
+}
+
+CurveFigure curves_from(const Reader& r, const json& j) {
+  CurveFigure f;
+  f.title = r.str(j, "title", "");
+  f.smoothing = r.opt_number(j, "smoothing", "").value_or(0.0);
+  if (f.smoothing < 0 || f.smoothing >= 1) r.fail("smoothing", "expected a weight in [0, 1)");
+  f.x = r.axis(j, "x", CurveFigure{}.x);
+  f.y = r.axis(j, "y");
+  const json& curves = r.array(j, "curves", "");
+  for (size_t i = 0; i < curves.size(); ++i) {
+    const std::string path = "curves[" + std::to_string(i) + "].";
+    Curve c;
+    c.label = r.str(curves[i], "label", path);
+    c.metric = r.str(curves[i], "metric", path);
+    c.step = r.numbers(curves[i], "step", path);
+    c.value = r.numbers(curves[i], "value", path);
+    c.diverged_step = r.opt_number(curves[i], "diverged_step", path);
+    c.colour_key = r.str(curves[i], "colour_key", path);
+    if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
+    f.curves.push_back(std::move(c));
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string kind_name(const Figure& figure) {
+  static const char* names[] = {"heatmap", "line", "bar", "curves"};
+  return names[figure.index()];
+}
+
+nlohmann::json to_json(const Figure& figure) {
+  return std::visit([](const auto& f) { return to_json_of(f); }, figure);
+}
+
+Figure figure_from_json(const nlohmann::json& j, const std::string& source) {
+  Reader r{source};
+  if (!j.is_object()) r.fail("", "a figure is a JSON object with a \"kind\" field");
+  const std::string kind = r.str(j, "kind", "");
+  if (kind == "heatmap") return heatmap_from(r, j);
+  if (kind == "line") return line_from(r, j);
+  if (kind == "bar") return bar_from(r, j);
+  if (kind == "curves") return curves_from(r, j);
+  r.fail("kind", "expected \"heatmap\", \"line\", \"bar\" or \"curves\", got \"" + kind + "\"");
+}
+
+Figure load_figure(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot open the figure file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, 0, "", std::string("not valid JSON: ") + e.what());
+  }
+  return figure_from_json(j, path);
+}
+
+}  // namespace fathom::plot

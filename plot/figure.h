@@ -1,0 +1,88 @@
+#pragma once
+// The figure data model: what a figure shows, with no Qt and no LibTorch, so analyses can write
+// figures as JSON and the CLI and the GUI draw them the same way. JSON format: docs/plots.md.
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fathom::plot {
+
+enum class Scale { Linear, Log };
+
+struct Axis {
+  std::string label;
+  Scale scale = Scale::Linear;
+  std::optional<double> min, max;  // unset: fit the data
+};
+
+// A matrix as coloured cells, row 0 at the top (e.g. beta[i][j]: layer i reads layer j).
+struct Heatmap {
+  std::string title;
+  std::vector<std::string> row_labels, col_labels;
+  std::vector<std::vector<double>> values;  // values[row][col]; NaN: empty cell
+  bool lower_triangle = false;              // draw only cells with col <= row
+  std::string colour_title;                 // label beside the colour scale
+  std::optional<double> vmin, vmax;         // colour range; unset: the data range
+  std::string x_label, y_label;
+  bool annotate = false;                    // print each value in its cell
+};
+
+struct LineSeries {
+  std::string name;            // legend entry (may carry e.g. "R^2 = 0.98"); empty: no entry
+  std::vector<double> x, y;
+  std::string fit_of;          // set: a fit of the series with that name -- its colour, dashed, no markers
+};
+
+// Points joined by lines, with optional fitted curves (e.g. output shift vs depth).
+struct LineFigure {
+  std::string title;
+  Axis x, y;
+  std::vector<LineSeries> series;
+};
+
+struct BarSeries {
+  std::string name;
+  std::vector<double> values;  // one per group; NaN: no bar
+};
+
+// Grouped bars: one group per label, one bar per series in each group.
+struct BarFigure {
+  std::string title;
+  std::vector<std::string> groups;
+  std::vector<BarSeries> series;
+  std::string x_label;
+  Axis y;
+};
+
+// One training curve: a metric of one run against the update step.
+struct Curve {
+  std::string label;   // legend entry, e.g. "12 admin-18L valid_loss"
+  std::string metric;  // curves of the second, third... metric get other dash patterns
+  std::vector<double> step, value;
+  std::optional<double> diverged_step;  // set: a marker where the run diverged
+  std::string colour_key;               // curves with the same key share a style; empty: own
+};
+
+struct CurveFigure {
+  std::string title;
+  std::vector<Curve> curves;
+  double smoothing = 0;  // debiased EMA weight in [0, 1); 0 draws the raw values
+  Axis x{"update", Scale::Linear, std::nullopt, std::nullopt}, y;
+};
+
+using Figure = std::variant<Heatmap, LineFigure, BarFigure, CurveFigure>;
+
+// "heatmap", "line", "bar" or "curves": the JSON "kind" field.
+std::string kind_name(const Figure& figure);
+
+// NaN is written as null (JSON has no NaN) and read back as NaN.
+nlohmann::json to_json(const Figure& figure);
+// Bad or missing fields throw fathom::InputError naming `source` and the field.
+Figure figure_from_json(const nlohmann::json& j, const std::string& source = "<json>");
+// Reads a figure JSON file.
+Figure load_figure(const std::string& path);
+
+}  // namespace fathom::plot

@@ -1,0 +1,69 @@
+// Grouped bars: one QCPBars per series, placed side by side by a QCPBarsGroup. Fills are
+// sampled along the viridis-like gradient (dark to light), so series differ in grey as well.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plot/render.h"
+#include "plot/render_common.h"
+
+namespace fathom::plot {
+
+void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style) {
+  detail::reset_plot(plot, f.title, style);
+  detail::apply_scale(plot.yAxis, f.y.scale);
+  detail::apply_scale(plot.yAxis2, f.y.scale);
+  style_axis(plot.yAxis, style, true);
+  const bool log = f.y.scale == Scale::Log;
+
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const auto& s : f.series)
+    for (double v : s.values)
+      if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (!std::isfinite(lo)) lo = log ? 0.1 : 0, hi = 1;
+  // Bars grow from 0, or on a log axis from a decade below the smallest bar.
+  const double base = log ? std::pow(10.0, std::floor(std::log10(lo)) - (lo == hi ? 1 : 0)) : 0.0;
+
+  const int n = static_cast<int>(f.series.size());
+  auto* group = new QCPBarsGroup(&plot);
+  group->setSpacingType(QCPBarsGroup::stAbsolute);
+  group->setSpacing(0);
+  QVector<double> keys;
+  for (size_t g = 0; g < f.groups.size(); ++g) keys.push_back(static_cast<double>(g));
+  for (int k = 0; k < n; ++k) {
+    const auto& s = f.series[k];
+    auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
+    QVector<double> values;
+    for (double v : s.values)
+      values.push_back(std::isfinite(v) && (!log || v > 0) ? v : std::numeric_limits<double>::quiet_NaN());
+    bars->setData(keys, values, true);
+    bars->setName(detail::qstr(s.name));
+    bars->setWidth(0.8 / std::max(1, n));
+    bars->setBaseValue(base);
+    const double t = n == 1 ? 0.35 : 0.05 + 0.85 * k / (n - 1);
+    bars->setBrush(gradient_colour(t));
+    bars->setPen(QPen(Qt::black, 0.5 * px_per_pt()));
+    bars->setBarsGroup(group);
+    if (s.name.empty()) bars->removeFromLegend();
+  }
+
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  size_t longest = 0;
+  for (size_t g = 0; g < f.groups.size(); ++g) {
+    ticker->addTick(static_cast<double>(g), detail::qstr(f.groups[g]));
+    longest = std::max(longest, f.groups[g].size());
+  }
+  plot.xAxis->setTicker(ticker);
+  plot.xAxis->setSubTicks(false);
+  plot.xAxis->setTickLengthIn(0);
+  plot.xAxis2->setTicks(false);
+  if (longest > 6 || f.groups.size() * longest > 40) plot.xAxis->setTickLabelRotation(-45);
+  plot.xAxis->setRange(-0.6, f.groups.size() - 0.4);
+  plot.yAxis->setRange(log ? base : std::min(0.0, lo * 1.1), log ? hi * 2 : hi * 1.1);
+  detail::apply_limits(plot.yAxis, f.y);
+  plot.xAxis->setLabel(detail::qstr(f.x_label));
+  plot.yAxis->setLabel(detail::qstr(f.y.label));
+  detail::finish_legend(plot);
+}
+
+}  // namespace fathom::plot

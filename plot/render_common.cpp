@@ -1,0 +1,214 @@
+#include "plot/render_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+#include <type_traits>
+
+#include "plot/render.h"
+
+namespace fathom::plot {
+namespace detail {
+
+QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style& style) {
+  plot.clearItems();
+  plot.clearPlottables();
+  // Deleting the layout deletes the axis rects (with their axes and inset legend) and colour
+  // scales; QCustomPlot nulls its xAxis/legend pointers as they go.
+  plot.plotLayout()->clear();
+  plot.plotLayout()->simplify();
+  // Groups of the last setup (now empty) are children of the plot: drop them, so a GUI that
+  // redraws a widget many times does not collect them.
+  qDeleteAll(plot.findChildren<QCPMarginGroup*>(QString(), Qt::FindDirectChildrenOnly));
+  qDeleteAll(plot.findChildren<QCPBarsGroup*>(QString(), Qt::FindDirectChildrenOnly));
+  auto* rect = new QCPAxisRect(&plot, true);
+  plot.plotLayout()->addElement(0, 0, rect);
+  plot.xAxis = rect->axis(QCPAxis::atBottom);
+  plot.yAxis = rect->axis(QCPAxis::atLeft);
+  plot.xAxis2 = rect->axis(QCPAxis::atTop);
+  plot.yAxis2 = rect->axis(QCPAxis::atRight);
+  for (QCPAxis* axis : rect->axes()) style_axis(axis, style, false);
+  // A closed box: the top and right axes mirror the bottom and left ticks without labels.
+  for (QCPAxis* axis : {plot.xAxis2, plot.yAxis2}) {
+    axis->setVisible(true);
+    axis->setTickLabels(false);
+  }
+  QObject::connect(plot.xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot.xAxis2,
+                   qOverload<const QCPRange&>(&QCPAxis::setRange));
+  QObject::connect(plot.yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot.yAxis2,
+                   qOverload<const QCPRange&>(&QCPAxis::setRange));
+  const int margin = static_cast<int>(std::lround(3 * px_per_pt()));
+  plot.plotLayout()->setMargins(QMargins(margin, margin, margin, margin));
+
+  plot.legend = new QCPLegend;
+  rect->insetLayout()->addElement(plot.legend, Qt::AlignRight | Qt::AlignTop);
+  const int inset = static_cast<int>(std::lround(4 * px_per_pt()));
+  rect->insetLayout()->setMargins(QMargins(inset, inset, inset, inset));
+  plot.legend->setLayer(QStringLiteral("legend"));
+  plot.legend->setVisible(false);
+  style_legend(plot.legend, style);
+
+  if (!title.empty()) {
+    plot.plotLayout()->insertRow(0);
+    plot.plotLayout()->addElement(
+        0, 0, new QCPTextElement(&plot, qstr(title), figure_font(style, style.title_pt)));
+  }
+  plot.setBackground(Qt::white);
+  return rect;
+}
+
+void apply_scale(QCPAxis* axis, Scale scale) {
+  if (scale == Scale::Log) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setNumberFormat(QStringLiteral("eb"));  // 10^k as a power, not 1e+k
+    axis->setNumberPrecision(0);
+  } else {
+    axis->setScaleType(QCPAxis::stLinear);
+  }
+}
+
+void apply_limits(QCPAxis* axis, const Axis& spec) {
+  QCPRange range = axis->range();
+  if (spec.min) range.lower = *spec.min;
+  if (spec.max) range.upper = *spec.max;
+  axis->setRange(range);
+}
+
+namespace {
+
+// Where a value lies along an axis, 0 at the lower end and 1 at the upper; NaN when it cannot.
+double fraction(const QCPAxis* axis, double v) {
+  const QCPRange r = axis->range();
+  if (axis->scaleType() == QCPAxis::stLogarithmic) {
+    if (!(v > 0) || !(r.lower > 0)) return std::nan("");
+    return std::log(v / r.lower) / std::log(r.upper / r.lower);
+  }
+  return (v - r.lower) / (r.upper - r.lower);
+}
+
+// Points (in axis fractions) that show what each plottable covers: along its lines, or up its bars.
+std::vector<QPointF> footprint(QCustomPlot& plot) {
+  std::vector<QPointF> points;
+  auto add = [&](const QCPAxis* kx, const QCPAxis* vy, double x, double y) {
+    const double fx = fraction(kx, x), fy = fraction(vy, y);
+    if (std::isfinite(fx) && std::isfinite(fy)) points.emplace_back(fx, fy);
+  };
+  for (int i = 0; i < plot.plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot.plottable(i);
+    const QCPAxis *kx = p->keyAxis(), *vy = p->valueAxis();
+    if (auto* graph = qobject_cast<QCPGraph*>(p)) {
+      const auto& data = *graph->data();
+      for (auto it = data.constBegin(); it != data.constEnd(); ++it) {
+        add(kx, vy, it->key, it->value);
+        if (graph->lineStyle() == QCPGraph::lsNone || it + 1 == data.constEnd()) continue;
+        for (int s = 1; s < 8; ++s)  // the segment to the next point
+          add(kx, vy, it->key + (it[1].key - it->key) * s / 8.0,
+              it->value + (it[1].value - it->value) * s / 8.0);
+      }
+    } else if (auto* bars = qobject_cast<QCPBars*>(p)) {
+      for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+        for (int s = 0; s <= 8; ++s) {
+          const double base = bars->baseValue();
+          const double y = vy->scaleType() == QCPAxis::stLogarithmic
+                               ? base * std::pow(it->value / base, s / 8.0)
+                               : base + (it->value - base) * s / 8.0;
+          add(kx, vy, it->key, y);
+        }
+    }
+  }
+  return points;
+}
+
+// Width in logical pixels of the widest legend entry, icon included.
+int legend_entry_width(const QCustomPlot& plot) {
+  const QFontMetrics metrics(plot.legend->font());
+  int widest = 0;
+  for (int i = 0; i < plot.legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+      widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+  return widest + plot.legend->iconSize().width() + plot.legend->iconTextPadding() +
+         static_cast<int>(std::lround(8 * px_per_pt()));
+}
+
+// The inside corner whose legend-sized box covers the fewest data points (ties: top right),
+// and the share of the points it covers. The box is estimated against the widget's size (export sizes the
+// widget first); the axis rect is taken as 80% of it.
+std::pair<Qt::Alignment, double> emptiest_corner(QCustomPlot& plot) {
+  const int columns = plot.legend->columnCount(), rows = plot.legend->rowCount();
+  const double line = QFontMetrics(plot.legend->font()).height() + 1.5 * px_per_pt();
+  const double w = std::min(1.0, (columns * legend_entry_width(plot) + 8 * px_per_pt()) /
+                                     (0.8 * std::max(plot.width(), 1)));
+  const double h = std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+  const std::vector<QPointF> points = footprint(plot);
+  const Qt::Alignment corners[] = {Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignTop,
+                                   Qt::AlignRight | Qt::AlignBottom, Qt::AlignLeft | Qt::AlignBottom};
+  Qt::Alignment best = corners[0];
+  size_t fewest = SIZE_MAX;
+  for (Qt::Alignment corner : corners) {
+    const double x0 = corner & Qt::AlignRight ? 1 - w : 0, y0 = corner & Qt::AlignTop ? 1 - h : 0;
+    size_t covered = 0;
+    for (const QPointF& p : points)
+      covered += p.x() >= x0 && p.x() <= x0 + w && p.y() >= y0 && p.y() <= y0 + h;
+    if (covered < fewest) fewest = covered, best = corner;
+  }
+  return {best, points.empty() ? 0.0 : double(fewest) / points.size()};
+}
+
+}  // namespace
+
+void finish_legend(QCustomPlot& plot) {
+  const int entries = plot.legend->itemCount();
+  plot.legend->setVisible(entries > 0);
+  if (entries == 0) return;
+  // Room below each entry: items clip to their own rect, which would cut off underscores.
+  const int descent = static_cast<int>(std::lround(1.5 * px_per_pt()));
+  for (int i = 0; i < entries; ++i) plot.legend->item(i)->setMargins(QMargins(0, 0, 0, descent));
+  // setWrap only takes effect when setFillOrder rearranges the entries.
+  if (entries > 6) {  // two columns, filled row by row
+    plot.legend->setWrap(2);
+    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  }
+  QCPAxisRect* rect = plot.axisRect();
+  QCPLayoutInset* inset = rect->insetLayout();
+  const auto [corner, covered] = emptiest_corner(plot);
+  if (covered <= 0.01) {  // hiding a sliver of one curve beats squeezing the plot
+    for (int i = 0; i < inset->elementCount(); ++i)
+      if (inset->elementAt(i) == plot.legend) inset->setInsetAlignment(i, corner);
+    return;
+  }
+  // Every corner would hide data: put the legend in a row of its own above the plot.
+  inset->take(plot.legend);
+  inset->simplify();
+  QCPLayoutGrid* layout = plot.plotLayout();
+  int row = 0, col = 0;
+  for (int r = 0; r < layout->rowCount(); ++r)
+    for (int c = 0; c < layout->columnCount(); ++c)
+      if (layout->element(r, c) == rect) row = r, col = c;
+  layout->insertRow(row);
+  layout->addElement(row, col, plot.legend);
+  layout->setRowStretchFactor(row, 0.001);  // as small as its entries allow
+  // As many entries a row as the widget's width holds.
+  const int entry = legend_entry_width(plot);
+  plot.legend->setWrap(std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries));
+  plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot.legend->setBorderPen(Qt::NoPen);
+}
+
+}  // namespace detail
+
+void setup_plot(QCustomPlot& plot, const Figure& figure, const Style& style) {
+  std::visit(
+      [&](const auto& f) {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, Heatmap>) setup_heatmap(plot, f, style);
+        else if constexpr (std::is_same_v<T, LineFigure>) setup_line_figure(plot, f, style);
+        else if constexpr (std::is_same_v<T, BarFigure>) setup_bar_figure(plot, f, style);
+        else setup_curve_figure(plot, f, style);
+      },
+      figure);
+}
+
+}  // namespace fathom::plot

@@ -1,0 +1,24 @@
+#pragma once
+// Pieces the renderers share (not part of the public API).
+#include <QString>
+#include <string>
+
+#include "plot/figure.h"
+#include "plot/style.h"
+
+namespace fathom::plot::detail {
+
+inline QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// Empties the plot and gives it one styled axis rect (plot.xAxis/yAxis point at it), a hidden
+// legend inside its top right corner and, when `title` is not empty, a title row above it.
+QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style& style);
+
+// Linear or log scale; a log axis gets powers-of-ten ticks.
+void apply_scale(QCPAxis* axis, Scale scale);
+// Sets the figure's explicit min/max over whatever range the axis has.
+void apply_limits(QCPAxis* axis, const Axis& spec);
+// Shows the legend when it has entries; many entries wrap into two columns.
+void finish_legend(QCustomPlot& plot);
+
+}  // namespace fathom::plot::detail

@@ -1,0 +1,117 @@
+// Training curves: one graph per (run, metric). Runs (or colour groups) differ in colour and
+// marker; a second metric of the same run gets another dash pattern. With smoothing the raw
+// curve stays visible as a faint line behind the debiased EMA. Long curves are decimated.
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "plot/decimate.h"
+#include "plot/render.h"
+#include "plot/render_common.h"
+#include "plot/smoothing.h"
+
+namespace fathom::plot {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Inf (a blown-up loss) would stretch the axis to nothing; draw it as a gap like NaN.
+std::vector<double> finite_or_nan(std::vector<double> v) {
+  for (double& x : v)
+    if (!std::isfinite(x)) x = kNaN;
+  return v;
+}
+
+QCPGraph* add_graph(QCustomPlot& plot, const std::vector<double>& x, const std::vector<double>& y,
+                    int buckets) {
+  const XY kept = decimate_minmax(x, y, buckets);
+  auto* graph = plot.addGraph(plot.xAxis, plot.yAxis);
+  graph->setData(QVector<double>(kept.x.begin(), kept.x.end()),
+                 QVector<double>(kept.y.begin(), kept.y.end()), true);
+  graph->setAdaptiveSampling(false);  // already decimated; keeps vector output exact
+  return graph;
+}
+
+// Update counts as 20k, 1.5M: "200000" ticks crowd a column-wide axis.
+class StepTicker : public QCPAxisTicker {
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
+    const double magnitude = std::abs(tick);
+    if (magnitude >= 1e6) return QString::number(tick / 1e6, 'g', 4) + QStringLiteral("M");
+    if (magnitude >= 1e4) return QString::number(tick / 1e3, 'g', 4) + QStringLiteral("k");
+    return QCPAxisTicker::getTickLabel(tick, locale, format, precision);
+  }
+};
+
+}  // namespace
+
+void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
+  detail::reset_plot(plot, f.title, style);
+  detail::apply_scale(plot.xAxis, f.x.scale);
+  detail::apply_scale(plot.yAxis, f.y.scale);
+  detail::apply_scale(plot.xAxis2, f.x.scale);
+  detail::apply_scale(plot.yAxis2, f.y.scale);
+  style_axis(plot.xAxis, style, true);
+  style_axis(plot.yAxis, style, true);
+  if (f.x.scale == Scale::Linear) plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+
+  std::map<std::string, int> group_of, metric_of;
+  for (const auto& c : f.curves) {
+    if (!c.colour_key.empty()) group_of.emplace(c.colour_key, static_cast<int>(group_of.size()));
+    metric_of.emplace(c.metric, static_cast<int>(metric_of.size()));
+  }
+  const bool many_metrics = metric_of.size() > 1;
+  int next_group = static_cast<int>(group_of.size());
+  bool diverged_in_legend = false;
+
+  for (const auto& c : f.curves) {
+    const int group = c.colour_key.empty() ? next_group++ : group_of[c.colour_key];
+    const int dash = many_metrics ? metric_of[c.metric] : group;
+    const std::vector<double> raw = finite_or_nan(c.value);
+    std::vector<double> shown = raw;
+    if (f.smoothing > 0) {
+      shown = debiased_ema(raw, f.smoothing);
+      QCPGraph* faint = add_graph(plot, c.step, raw, style.decimation_buckets);
+      QColor colour = series_colour(group);
+      colour.setAlpha(60);
+      faint->setPen(QPen(colour, 0.5 * px_per_pt()));
+      faint->removeFromLegend();
+    }
+    QCPGraph* graph = add_graph(plot, c.step, shown, style.decimation_buckets);
+    graph->setPen(series_pen(group, dash, style));
+    graph->setScatterStyle(series_scatter(group, group, style));
+    // About six markers per curve: enough to tell curves apart, few enough not to clutter.
+    graph->setScatterSkip(std::max(0, graph->dataCount() / 6 - 1));
+    graph->setName(detail::qstr(c.label));
+    if (c.label.empty()) graph->removeFromLegend();
+
+    if (c.diverged_step) {
+      // Mark the last finite value at or before the divergence.
+      double y = kNaN, x = *c.diverged_step;
+      for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
+        if (std::isfinite(shown[i])) y = shown[i];
+      if (std::isnan(y)) continue;
+      auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
+      mark->setData({x}, {y});
+      mark->setLineStyle(QCPGraph::lsNone);
+      mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross,
+                                            QPen(Qt::black, 1.2 * px_per_pt()), Qt::NoBrush,
+                                            2 * style.marker_pt * px_per_pt()));
+      mark->setName(QStringLiteral("diverged"));
+      if (diverged_in_legend) mark->removeFromLegend();
+      diverged_in_legend = true;
+    }
+  }
+  plot.rescaleAxes();
+  if (f.y.scale == Scale::Linear && !f.y.min && !f.y.max) plot.yAxis->scaleRange(1.05);
+  detail::apply_limits(plot.xAxis, f.x);
+  detail::apply_limits(plot.yAxis, f.y);
+  std::string y_label = f.y.label;
+  if (y_label.empty())
+    for (const auto& [metric, index] : metric_of) y_label += (y_label.empty() ? "" : ", ") + metric;
+  plot.xAxis->setLabel(detail::qstr(f.x.label));
+  plot.yAxis->setLabel(detail::qstr(y_label));
+  detail::finish_legend(plot);
+}
+
+}  // namespace fathom::plot

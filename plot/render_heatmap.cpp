@@ -1,0 +1,107 @@
+// Heatmap: one QCPColorMap cell per matrix entry, row 0 at the top, a gradient colour scale on
+// the right. Masked and NaN cells are transparent, so they show the white background.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plot/render.h"
+#include "plot/render_common.h"
+
+namespace fathom::plot {
+namespace {
+
+using detail::qstr;
+
+QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& labels, size_t n) {
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (size_t i = 0; i < n; ++i)
+    ticker->addTick(static_cast<double>(i), i < labels.size() ? qstr(labels[i]) : QString::number(i));
+  return ticker;
+}
+
+bool shown(const Heatmap& h, size_t row, size_t col) {
+  return !(h.lower_triangle && col > row) && !std::isnan(h.values[row][col]);
+}
+
+}  // namespace
+
+void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
+  QCPAxisRect* rect = detail::reset_plot(plot, h.title, style);
+  const size_t rows = h.values.size(), cols = rows ? h.values[0].size() : 0;
+  if (rows == 0 || cols == 0) return;
+
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      if (shown(h, r, c) && std::isfinite(h.values[r][c])) {
+        lo = std::min(lo, h.values[r][c]);
+        hi = std::max(hi, h.values[r][c]);
+      }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  if (h.vmin) lo = *h.vmin;
+  if (h.vmax) hi = *h.vmax;
+  if (hi <= lo) hi = lo + 1;
+
+  auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
+  map->setInterpolate(false);
+  map->setAntialiased(false);
+  map->data()->setSize(static_cast<int>(cols), static_cast<int>(rows));
+  map->data()->setRange(QCPRange(0, std::max<double>(cols - 1, 1e-9)),
+                        QCPRange(0, std::max<double>(rows - 1, 1e-9)));
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      map->data()->setCell(static_cast<int>(c), static_cast<int>(r),
+                           shown(h, r, c) ? h.values[r][c] : kNaN);
+  map->setGradient(heatmap_gradient());
+  map->setDataRange(QCPRange(lo, hi));
+
+  auto* scale = new QCPColorScale(&plot);
+  const int row = plot.plotLayout()->rowCount() - 1;  // the axis rect's row (below any title)
+  plot.plotLayout()->addElement(row, 1, scale);
+  scale->setType(QCPAxis::atRight);
+  scale->setBarWidth(static_cast<int>(std::lround(6 * px_per_pt())));
+  map->setColorScale(scale);  // after setDataRange: the scale takes the map's range
+  scale->setDataRange(QCPRange(lo, hi));
+  scale->setGradient(heatmap_gradient());
+  style_axis(scale->axis(), style, false);
+  scale->axis()->setLabel(qstr(h.colour_title));
+  // The colour bar spans exactly the height of the cells.
+  auto* group = new QCPMarginGroup(&plot);
+  rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+  scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+
+  for (QCPAxis* axis : {plot.xAxis2, plot.yAxis2}) axis->setTicks(false);
+  plot.xAxis->setTicker(label_ticker(h.col_labels, cols));
+  plot.yAxis->setTicker(label_ticker(h.row_labels, rows));
+  size_t longest = 0;
+  for (const auto& l : h.col_labels) longest = std::max(longest, l.size());
+  if (longest > 3) plot.xAxis->setTickLabelRotation(-45);
+  plot.xAxis->setSubTicks(false);
+  plot.yAxis->setSubTicks(false);
+  plot.xAxis->setTickLengthIn(0);
+  plot.yAxis->setTickLengthIn(0);
+  plot.xAxis->setLabel(qstr(h.x_label));
+  plot.yAxis->setLabel(qstr(h.y_label));
+  plot.xAxis->setRange(-0.5, cols - 0.5);
+  plot.yAxis->setRange(-0.5, rows - 0.5);
+  plot.yAxis->setRangeReversed(true);  // row 0 at the top, as the matrix is written
+  plot.yAxis2->setRangeReversed(true);
+
+  if (h.annotate) {
+    const QFont font = figure_font(style, std::max(5.0, style.font_pt - 2));
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) {
+        if (!shown(h, r, c)) continue;
+        auto* text = new QCPItemText(&plot);
+        text->position->setType(QCPItemPosition::ptPlotCoords);
+        text->position->setCoords(static_cast<double>(c), static_cast<double>(r));
+        text->setText(QString::number(h.values[r][c], 'g', 2));
+        text->setFont(font);
+        const double t = (h.values[r][c] - lo) / (hi - lo);
+        text->setColor(t < 0.55 ? Qt::white : Qt::black);  // legible on dark and light cells
+      }
+  }
+}
+
+}  // namespace fathom::plot

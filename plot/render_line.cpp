@@ -1,0 +1,52 @@
+// Line figure: data series as lines with markers; a fit series (fit_of) takes its data series'
+// colour, dashed and without markers, so data and fit read apart in grey too.
+#include <map>
+
+#include "plot/render.h"
+#include "plot/render_common.h"
+
+namespace fathom::plot {
+
+void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& style) {
+  detail::reset_plot(plot, f.title, style);
+  detail::apply_scale(plot.xAxis, f.x.scale);
+  detail::apply_scale(plot.yAxis, f.y.scale);
+  detail::apply_scale(plot.xAxis2, f.x.scale);
+  detail::apply_scale(plot.yAxis2, f.y.scale);
+  style_axis(plot.xAxis, style, true);
+  style_axis(plot.yAxis, style, true);
+
+  std::map<std::string, int> index_of;  // data series name -> style index
+  int next = 0;
+  for (const auto& s : f.series)
+    if (s.fit_of.empty()) index_of.emplace(s.name, next++);
+  int unnamed = 0;
+  for (const auto& s : f.series) {
+    auto* graph = plot.addGraph(plot.xAxis, plot.yAxis);
+    graph->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()));
+    graph->setName(detail::qstr(s.name));
+    if (s.fit_of.empty()) {
+      const int i = s.name.empty() ? next + unnamed++ : index_of[s.name];
+      graph->setPen(series_pen(i, 0, style));  // data: solid, identified by colour and marker
+      graph->setScatterStyle(series_scatter(i, i, style));
+    } else {
+      auto it = index_of.find(s.fit_of);
+      const int i = it == index_of.end() ? 0 : it->second;
+      QPen pen = series_pen(i, 1, style);
+      pen.setWidthF(pen.widthF() * 0.8);
+      graph->setPen(pen);
+    }
+    if (s.name.empty()) graph->removeFromLegend();
+  }
+  plot.rescaleAxes();
+  detail::apply_limits(plot.xAxis, f.x);
+  detail::apply_limits(plot.yAxis, f.y);
+  // A little air so markers at the ends are not cut by the frame.
+  if (f.x.scale == Scale::Linear && !f.x.min && !f.x.max) plot.xAxis->scaleRange(1.06);
+  if (f.y.scale == Scale::Linear && !f.y.min && !f.y.max) plot.yAxis->scaleRange(1.1);
+  plot.xAxis->setLabel(detail::qstr(f.x.label));
+  plot.yAxis->setLabel(detail::qstr(f.y.label));
+  detail::finish_legend(plot);
+}
+
+}  // namespace fathom::plot

@@ -1,0 +1,81 @@
+// A dashboard chart draws decimated curves (never every point), keeps the user's zoom across
+// data updates, switches to a log axis, and reads out the point under the mouse.
+#include <QMouseEvent>
+#include <QTest>
+#include <QWheelEvent>
+#include <qcustomplot.h>
+
+#include "gui/curve_plot.h"
+
+using fathom::gui::CurvePlot;
+
+class CurvePlotTest : public QObject {
+  Q_OBJECT
+ private:
+  static fathom::plot::CurveFigure figure(int points) {
+    fathom::plot::CurveFigure f;
+    fathom::plot::Curve c;
+    c.label = "#1 run";
+    c.metric = "train_loss";
+    for (int i = 1; i <= points; ++i) {
+      c.step.push_back(i);
+      c.value.push_back(10.0 / i + (i % 7 == 0 ? 0.5 : 0));  // noisy, with spikes
+    }
+    f.curves.push_back(c);
+    return f;
+  }
+
+ private slots:
+  void longCurvesAreDecimated() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    chart.setFigure(figure(100000));
+    QCOMPARE(chart.graphCount(), 1);
+    const int drawn = chart.plot()->graph(0)->dataCount();
+    QVERIFY2(drawn < 5000, qPrintable(QString::number(drawn)));  // ~4 points per pixel bucket
+    QCOMPARE(chart.plot()->graph(0)->data()->at(drawn - 1)->key, 100000.0);  // the end survives
+  }
+
+  void zoomSurvivesUpdatesAndDoubleClickFits() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    chart.setFigure(figure(500));
+    QCustomPlot* plot = chart.plot();
+    plot->replot();  // lays out the axis rect the wheel event must hit
+    const QPointF centre = plot->axisRect()->rect().center();
+    QWheelEvent wheel(centre, plot->mapToGlobal(centre), {}, {0, 120}, Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(plot, &wheel);
+    const QCPRange zoomed = plot->xAxis->range();
+    QVERIFY(zoomed.size() < 499);
+    chart.setFigure(figure(600));  // new points arrive
+    QCOMPARE(plot->xAxis->range().lower, zoomed.lower);
+    QCOMPARE(plot->xAxis->range().upper, zoomed.upper);
+    chart.resetZoom();
+    QCOMPARE(plot->xAxis->range().upper, 600.0);
+  }
+
+  void logAxis() {
+    CurvePlot chart;
+    auto f = figure(100);
+    f.y.scale = fathom::plot::Scale::Log;
+    chart.setFigure(f);
+    QCOMPARE(chart.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  }
+
+  void hoverReadsOutTheNearestPoint() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    chart.setFigure(figure(50));
+    QCustomPlot* plot = chart.plot();
+    plot->replot();
+    const QPointF at(plot->xAxis->coordToPixel(20), plot->yAxis->coordToPixel(10.0 / 20));
+    QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(plot, &move);
+    QVERIFY2(chart.readoutText().contains("#1 run"), qPrintable(chart.readoutText()));
+    QVERIFY2(chart.readoutText().contains("step 20"), qPrintable(chart.readoutText()));
+  }
+};
+
+QTEST_MAIN(CurvePlotTest)
+#include "test_curve_plot.moc"

@@ -1,0 +1,136 @@
+// The dashboard picks up metric points that another connection (as a training worker would)
+// writes after it started, reading only the new ones, and redraws its charts with them.
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "db/store.h"
+#include "gui/curve_plot.h"
+#include "gui/dashboard_view.h"
+#include "gui/metric_cache.h"
+#include "gui/store_session.h"
+
+using fathom::db::MetricRow;
+using fathom::db::NewRun;
+using fathom::db::Store;
+using namespace fathom::gui;
+
+class DashboardPollTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+  static std::vector<MetricRow> loss(int from, int to) {
+    std::vector<MetricRow> rows;
+    for (int s = from; s <= to; s += 10) rows.emplace_back(s, "train_loss", 5.0 - s / 100.0, 0.0);
+    return rows;
+  }
+
+ private slots:
+  void cacheReadsOnlyNewPoints() {
+    const QString db = dir_.filePath("cache.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "live";
+    const int64_t run = writer.create_run(r);
+    writer.write_metrics(run, loss(10, 50));
+
+    MetricTailReader reader(db.toStdString());
+    MetricCache cache;
+    cache.track({run}, {"train_loss", "lr"});
+    QCOMPARE(cache.poll(reader), size_t(5));
+    QCOMPARE(cache.last_step(run, "train_loss"), int64_t(50));
+    QCOMPARE(cache.poll(reader), size_t(0));  // nothing new, nothing read
+
+    auto second = Store::open(db.toStdString());  // a second connection appends
+    second.write_metrics(run, loss(60, 80));
+    second.write_metrics(run, {{60, "lr", 1e-3, 0.0}});
+    QCOMPARE(cache.poll(reader), size_t(4));
+    const auto& points = cache.series(run, "train_loss");
+    QCOMPARE(points.size(), size_t(8));
+    QCOMPARE(points.back().step, int64_t(80));
+    QCOMPARE(points.back().value, 4.2);
+    QCOMPARE(cache.series(run, "lr").size(), size_t(1));
+
+    // A resume from the checkpoint at step 60 deletes the later points and logs them again.
+    second.delete_metrics_after(run, 60);
+    QCOMPARE(cache.poll(reader), size_t(0));
+    QCOMPARE(cache.last_step(run, "train_loss"), int64_t(60));
+    second.write_metrics(run, {{70, "train_loss", 1.5, 0.0}});
+    QCOMPARE(cache.poll(reader), size_t(1));
+    QCOMPARE(cache.series(run, "train_loss").back().value, 1.5);
+
+    cache.track({run}, {"lr"});  // curves no longer shown are dropped
+    QVERIFY(cache.series(run, "train_loss").empty());
+  }
+
+  void colourBySweepAxis() {
+    const QString db = dir_.filePath("axes.db");
+    auto writer = Store::open(db.toStdString());
+    for (const char* norm : {"post", "pre", "post"}) {
+      NewRun r;
+      r.name = std::string("s/norm=") + norm;
+      r.sweep = "s";
+      const int64_t run = writer.create_run(r);
+      writer.set_tag(run, "axis.model.norm", norm);
+      writer.write_metrics(run, loss(10, 30));
+    }
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSmoothing(0);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(!view.setColourBy("axis.model.missing"));
+    QVERIFY(view.setColourBy("axis.model.norm"));
+    QCustomPlot* plot = view.chart("train_loss")->plot();
+    QCOMPARE(plot->graphCount(), 3);
+    QVERIFY(plot->graph(0)->name().startsWith("model.norm=post"));
+    // Runs with the same axis value share a colour; the other value gets another.
+    QCOMPARE(plot->graph(0)->pen().color(), plot->graph(2)->pen().color());
+    QVERIFY(plot->graph(0)->pen().color() != plot->graph(1)->pen().color());
+  }
+
+  void viewRedrawsWithPointsWrittenAfterItStarted() {
+    const QString db = dir_.filePath("view.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "live";
+    const int64_t run = writer.create_run(r);
+    writer.mark_running(run, "host", "cpu");
+    writer.write_metrics(run, loss(10, 30));
+
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(900, 600);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.shownMetrics().contains("train_loss"));
+    QCOMPARE(view.cache().series(run, "train_loss").size(), size_t(3));
+    CurvePlot* chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QVERIFY(chart->graphCount() >= 1);
+
+    auto worker = Store::open(db.toStdString());
+    worker.write_metrics(run, loss(40, 100));
+    QCOMPARE(view.poll(), size_t(7));
+    QCOMPARE(view.cache().last_step(run, "train_loss"), int64_t(100));
+    // The drawn curve reaches the new last step (drawn raw and smoothed; either ends there).
+    QCPGraph* last = chart->plot()->graph(chart->graphCount() - 1);
+    QCOMPARE(last->data()->at(last->data()->size() - 1)->key, 100.0);
+
+    // A metric the run logs only later (its first validation) gets a chart within 5 polls.
+    QVERIFY(!view.chart("valid_ppl"));
+    worker.write_metrics(run, {{100, "valid_ppl", 12.5, 0.0}});
+    for (int i = 0; i < 5; ++i) view.poll();
+    QVERIFY(view.chart("valid_ppl"));
+    QCOMPARE(view.cache().series(run, "valid_ppl").size(), size_t(1));
+    QCOMPARE(view.cache().series(run, "train_loss").size(), size_t(10));  // kept, not re-read
+  }
+};
+
+QTEST_MAIN(DashboardPollTest)
+#include "test_dashboard_poll.moc"

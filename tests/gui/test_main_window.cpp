@@ -1,0 +1,76 @@
+// The window remembers recent stores, layout and config columns (QSettings), switches views
+// from the keyboard, and its screenshot helper writes a PNG per view.
+#include <QDir>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/main_window.h"
+#include "gui/runs_view.h"
+
+using fathom::gui::MainWindow;
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("fathom-test");
+    QCoreApplication::setApplicationName("main-window-test");
+    QSettings().clear();
+    db_ = dir_.filePath("w.db");
+    auto store = fathom::db::Store::open(db_.toStdString());
+    fathom::db::NewRun r;
+    r.name = "one";
+    r.config_json = R"({"model":{"norm":"pre"}})";
+    store.create_run(r);
+  }
+
+  void remembersRecentStoresAndLayout() {
+    {
+      MainWindow window;
+      QVERIFY(window.openDatabase(db_, true));
+      window.runsView()->setConfigColumns({"model.norm"});
+      window.resize(1010, 707);
+      window.close();  // saves the layout
+    }
+    QSettings settings;
+    QCOMPARE(settings.value("recentDatabases").toStringList().value(0), QFileInfo(db_).absoluteFilePath());
+    QCOMPARE(settings.value("lastDatabase").toString(), QFileInfo(db_).absoluteFilePath());
+    MainWindow again;
+    QCOMPARE(again.size(), QSize(1010, 707));
+    QCOMPARE(again.runsView()->configColumns(), QStringList{"model.norm"});
+  }
+
+  void ctrlDigitSwitchesViews() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* tabs = window.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 2);
+    QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0);
+  }
+
+  void screenshotsOfEveryView() {
+    MainWindow window;
+    QVERIFY(window.openDatabase(db_, true));
+    window.resize(900, 600);
+    window.show();
+    const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
+    QCOMPARE(saved.size(), 4);
+    for (const auto& path : saved) QVERIFY2(QImage(path).width() > 100, qPrintable(path));
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"

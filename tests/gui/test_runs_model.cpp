@@ -1,0 +1,143 @@
+// The runs table over a store built here: rows, columns, sorting, filtering, status colours,
+// config columns, and a poll that changes a status without resetting the table.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/runs_filter.h"
+#include "gui/runs_model.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+using fathom::gui::RunsFilter;
+using fathom::gui::RunsModel;
+
+class RunsModelTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+  int64_t a_ = 0, b_ = 0, c_ = 0;
+
+  int column(const RunsModel& model, const QString& header) {
+    for (int c = 0; c < model.columnCount(); ++c)
+      if (model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() == header) return c;
+    return -1;
+  }
+
+ private slots:
+  void initTestCase() {
+    db_ = dir_.filePath("runs.db");
+    auto store = Store::open(db_.toStdString());
+    auto run = [&](const std::string& name, const std::string& sweep, int layers) {
+      NewRun r;
+      r.name = name;
+      r.sweep = sweep;
+      r.config_json = R"({"model":{"encoder_layers":)" + std::to_string(layers) + R"(,"norm":"post"}})";
+      return store.create_run(r);
+    };
+    a_ = run("single", "", 6);
+    b_ = run("depth/layers=18", "depth", 18);
+    c_ = run("depth/layers=2", "depth", 2);
+    store.mark_running(b_, "host", "cpu");
+    store.finish_run(b_, "diverged", "loss is NaN", 40);
+    store.mark_running(c_, "host", "cpu");
+    store.heartbeat(c_, 120);
+    store.finish_run(c_, "finished");
+    store.set_final_metric(c_, "valid_ppl", 7.5);
+    store.set_final_metric(a_, "valid_ppl", 30.25);
+  }
+
+  void rowsAndColumns() {
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunsModel model;
+    model.setRuns(store.list_runs());
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), QString("id"));
+    const int status = column(model, "status"), ppl = column(model, "valid_ppl");
+    QVERIFY(status >= 0 && ppl >= 0);
+    QCOMPARE(model.data(model.index(1, status), Qt::DisplayRole).toString(), QString("diverged @40"));
+    QCOMPARE(model.data(model.index(1, column(model, "sweep")), Qt::DisplayRole).toString(), QString("depth"));
+    QCOMPARE(model.data(model.index(2, column(model, "updates")), Qt::DisplayRole).toLongLong(), 120LL);
+    QCOMPARE(model.data(model.index(2, ppl), Qt::DisplayRole).toString(), QString("7.5"));
+    QVERIFY(!model.data(model.index(1, ppl), Qt::DisplayRole).isValid());  // no metric: empty
+    QVERIFY(model.data(model.index(1, 0), Qt::ToolTipRole).toString().contains("NaN"));
+  }
+
+  void statusColours() {
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunsModel model;
+    model.setRuns(store.list_runs());
+    const int status = column(model, "status");
+    auto colour = [&](int row) {
+      return model.data(model.index(row, status), Qt::ForegroundRole).value<QBrush>().color();
+    };
+    QCOMPARE(colour(0), RunsModel::statusColor("queued"));
+    QCOMPARE(colour(1), RunsModel::statusColor("diverged"));
+    QCOMPARE(colour(2), RunsModel::statusColor("finished"));
+    QVERIFY(RunsModel::statusColor("diverged") != RunsModel::statusColor("finished"));
+    QVERIFY(RunsModel::statusColor("running") != RunsModel::statusColor("queued"));
+    QVERIFY(!model.data(model.index(0, 0), Qt::ForegroundRole).isValid());  // only the status cell
+  }
+
+  void sortingIsNumericAndFilteringBySweep() {
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunsModel model;
+    model.setRuns(store.list_runs());
+    model.setConfigColumns({"model.encoder_layers", "model.norm", "model.missing"});
+    const int layers = column(model, "model.encoder_layers");
+    QVERIFY(layers >= 0);
+    QCOMPARE(model.data(model.index(0, column(model, "model.norm")), Qt::DisplayRole).toString(), QString("post"));
+    QVERIFY(!model.data(model.index(0, column(model, "model.missing")), Qt::DisplayRole).isValid());
+
+    RunsFilter filter;
+    filter.setSourceModel(&model);
+    filter.sort(layers, Qt::AscendingOrder);  // 2 < 6 < 18 as numbers, not as text
+    QCOMPARE(filter.data(filter.index(0, layers)).toInt(), 2);
+    QCOMPARE(filter.data(filter.index(1, layers)).toInt(), 6);
+    QCOMPARE(filter.data(filter.index(2, layers)).toInt(), 18);
+
+    filter.setSweep(QString("depth"));
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setSweep(QString());  // runs outside any sweep
+    QCOMPARE(filter.rowCount(), 1);
+    filter.setSweep(std::nullopt);
+    filter.setText("DIVERGED");
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(), static_cast<qlonglong>(b_));
+  }
+
+  void pollSignalsChangedRowsAndInsertsNewRuns() {
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunsModel model;
+    model.setRuns(store.list_runs());
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+    {
+      auto writer = Store::open(db_.toStdString());  // another connection, as a worker
+      writer.mark_running(a_, "host", "cpu");
+    }
+    model.setRuns(store.list_runs());
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(changes.count(), 1);
+    QCOMPARE(changes.front().at(0).value<QModelIndex>().row(), 0);
+    QCOMPARE(model.runAt(0)->status, std::string("running"));
+
+    // A new run is appended as an inserted row, not a reset.
+    QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
+    {
+      auto writer = Store::open(db_.toStdString());
+      NewRun r;
+      r.name = "later";
+      writer.create_run(r);
+    }
+    model.setRuns(store.list_runs());
+    QCOMPARE(resets.count(), 0);
+    QCOMPARE(inserts.count(), 1);
+    QCOMPARE(model.rowCount(), 4);
+  }
+};
+
+QTEST_MAIN(RunsModelTest)
+#include "test_runs_model.moc"

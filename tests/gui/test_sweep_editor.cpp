@@ -1,0 +1,183 @@
+// The sweep editor keeps form and YAML in sync both ways and marks a bad value at its field
+// and line, as the user types.
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "gui/sweep_editor.h"
+#include "gui/sweep_form.h"
+#include "gui/sweep_form_widget.h"
+
+using fathom::gui::SweepEditor;
+
+class SweepEditorTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString sweep_path_;
+
+  // A saved sweep over a small base config, so relative paths resolve in the temp dir.
+  void openValidSweep(SweepEditor& editor) {
+    QVERIFY(editor.openFile(sweep_path_, true));
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    QFile base(dir_.filePath("base.yaml"));
+    QVERIFY(base.open(QIODevice::WriteOnly));
+    base.write("name: base\nmodel:\n  d_model: 32\n  heads: 4\n  d_ff: 64\n"
+               "data:\n  task: synthetic\n");
+    base.close();
+    sweep_path_ = dir_.filePath("sweep.yaml");
+    QFile sweep(sweep_path_);
+    QVERIFY(sweep.open(QIODevice::WriteOnly));
+    sweep.write("name: demo\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2, 3]\n");
+  }
+
+  void newSweepTemplateIsValid() {
+    SweepEditor editor;
+    editor.checkNow();
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+    QCOMPARE(editor.lastCheck().runs, 4);
+  }
+
+  void yamlFileFillsTheForm() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    QCOMPARE(editor.form()->nameEdit()->text(), QString("demo"));
+    QCOMPARE(editor.form()->baseEdit()->text(), QString("base.yaml"));
+    QCOMPARE(editor.form()->gridTable()->item(0, 0)->text(), QString("model.norm"));
+    QCOMPARE(editor.form()->gridTable()->item(0, 1)->text(), QString("post, pre"));
+    QCOMPARE(editor.form()->seedsEdit()->text(), QString("1, 2, 3"));
+    QCOMPARE(editor.lastCheck().runs, 6);
+    QVERIFY(editor.statusLabel()->text().contains("6 runs"));
+  }
+
+  void formEditUpdatesYaml() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    QLineEdit* name = editor.form()->nameEdit();
+    name->selectAll();
+    QTest::keyClicks(name, "depth-2");  // typed, as a user would
+    QVERIFY(editor.yaml().contains("name: depth-2\n"));
+    QTableWidget* grid = editor.form()->gridTable();
+    grid->item(0, 1)->setText("post, pre, post");  // an edit of the values cell
+    QVERIFY(editor.yaml().contains("  model.norm: [post, pre, post]\n"));
+    // A new axis typed into the always-empty last row.
+    QCOMPARE(grid->rowCount(), 2);
+    grid->item(1, 0)->setText("model.encoder_layers");
+    grid->item(1, 1)->setText("2, 4");
+    QVERIFY(editor.yaml().contains("  model.encoder_layers: [2, 4]\n"));
+    // The empty zip table has its row to type into as well.
+    QTableWidget* zip = editor.form()->zipTable();
+    QCOMPARE(zip->rowCount(), 1);
+    zip->item(0, 0)->setText("model.decoder_layers");
+    zip->item(0, 1)->setText("2, 4");
+    QVERIFY(editor.yaml().contains("zip:\n  model.decoder_layers: [2, 4]\n"));
+    editor.form()->seedsEdit()->clear();
+    QTest::keyClicks(editor.form()->seedsEdit(), "7");
+    QVERIFY(editor.yaml().contains("seeds: [7]\n"));
+  }
+
+  void yamlEditUpdatesForm() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: other\nbase: base.yaml\ngrid:\n  model.init: [xavier, lipschitz]\n"
+                   "  model.heads: [2, 4]\nset:\n  train.max_updates: 50\n");
+    QCOMPARE(editor.form()->nameEdit()->text(), QString("other"));
+    QTableWidget* grid = editor.form()->gridTable();
+    QCOMPARE(grid->item(0, 0)->text(), QString("model.init"));
+    QCOMPARE(grid->item(0, 1)->text(), QString("xavier, lipschitz"));
+    QCOMPARE(grid->item(1, 0)->text(), QString("model.heads"));
+    QCOMPARE(editor.form()->setTable()->item(0, 1)->text(), QString("50"));
+    QCOMPARE(editor.form()->seedsEdit()->text(), QString());
+    editor.checkNow();
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+    QCOMPARE(editor.lastCheck().runs, 4);
+  }
+
+  void zipGroupIsEditedInTheForm() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: z\nbase: base.yaml\nzip:\n  model.encoder_layers: [2, 4]\n"
+                   "  model.decoder_layers: [2, 4]\n");
+    QTableWidget* zip = editor.form()->zipTable();
+    QCOMPARE(zip->item(1, 0)->text(), QString("model.decoder_layers"));
+    zip->item(1, 1)->setText("2, 4, 6");  // one value too many
+    QVERIFY(editor.yaml().contains("zip:\n  model.encoder_layers: [2, 4]\n  model.decoder_layers: [2, 4, 6]\n"));
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QCOMPARE(editor.lastCheck().line, 5);
+    QCOMPARE(zip->property("sweepErrorRow").toInt(), 1);
+  }
+
+  void zipGroupsAndExcludeSurviveAFormEdit() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    // Several zip groups and exclude rules are YAML-only: kept verbatim through form edits.
+    editor.setYaml("name: z\nbase: base.yaml\nzip:\n  - model.encoder_layers: [2, 4]\n"
+                   "    model.decoder_layers: [2, 4]\n  - model.norm: [post, pre]\n"
+                   "    model.init: [xavier, xavier]\nexclude:\n  - {model.norm: pre, model.encoder_layers: 4}\n");
+    editor.form()->nameEdit()->setText("z2");
+    emit editor.form()->edited();
+    QVERIFY(editor.yaml().startsWith("name: z2\n"));
+    QVERIFY(editor.yaml().contains("model.decoder_layers"));
+    QVERIFY(editor.yaml().contains("exclude"));
+    editor.checkNow();
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+    QCOMPARE(editor.lastCheck().runs, 3);
+  }
+
+  void badValueIsMarkedAtItsFieldAndLine() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    // Line 4 holds the grid axis; 'sideways' is not a choice of model.norm.
+    editor.form()->gridTable()->item(0, 1)->setText("post, sideways");
+    editor.checkNow();
+    const auto& check = editor.lastCheck();
+    QVERIFY(!check.ok);
+    QCOMPARE(check.line, 4);
+    QCOMPARE(check.field, std::string("model.norm"));
+    QVERIFY2(editor.statusLabel()->text().contains("sweep.yaml:4:"), qPrintable(editor.statusLabel()->text()));
+    QVERIFY(editor.statusLabel()->text().contains("sideways"));
+    QTableWidget* grid = editor.form()->gridTable();
+    QCOMPARE(grid->property("sweepErrorRow").toInt(), 0);
+    QVERIFY(grid->item(0, 1)->toolTip().contains("sideways"));
+    QCOMPARE(editor.yamlEdit()->extraSelections().size(), 1);
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.blockNumber(), 3);
+
+    // Fixing it clears the marks.
+    grid->item(0, 1)->setText("post");
+    editor.checkNow();
+    QVERIFY(editor.lastCheck().ok);
+    QVERIFY(!grid->property("sweepErrorRow").isValid());
+    QVERIFY(editor.yamlEdit()->extraSelections().isEmpty());
+  }
+
+  void errorWhileTypingYamlMarksTheNameField() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: bad name!\nbase: base.yaml\nseeds: [1]\n");
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.lastCheck().ok, 3000);  // the check after a typing pause
+    QCOMPARE(editor.lastCheck().line, 1);
+    QVERIFY(editor.form()->nameEdit()->property("sweepError").toString().contains("name"));
+  }
+
+  void unknownKeySuggestsTheRightOne() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: d\nbase: base.yaml\ngrid:\n  model.inits: [xavier]\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QCOMPARE(editor.lastCheck().line, 4);
+    QVERIFY(editor.statusLabel()->text().contains("model.init"));
+  }
+};
+
+QTEST_MAIN(SweepEditorTest)
+#include "test_sweep_editor.moc"

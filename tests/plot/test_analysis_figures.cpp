@@ -1,0 +1,60 @@
+// Converters from `fathom analyze` results to figures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/util/error.h"
+#include "plot/analysis_figures.h"
+
+using namespace fathom::plot;
+using json = nlohmann::json;
+
+TEST(AnalysisFigures, BetaMasksBranchesAfterEachRowsOwn) {
+  const json result = json::parse(R"({
+    "encoder": {"labels": ["enc.embed", "enc.0.self_attn", "enc.0.ffn"],
+                "rows": ["enc.0.self_attn", "enc.0.ffn"],
+                "beta": [[0.6, 0.8, 0], [0.5, 0.5, 0.7]],
+                "final": {"label": "enc.final_norm", "beta": [0.3, 0.4, 0.86]}},
+    "decoder": null})");
+  const auto figures = analysis_figures(result, "beta", "beta.json");
+  ASSERT_EQ(figures.size(), 1u);
+  EXPECT_EQ(figures[0].first, "encoder");
+  const auto& h = std::get<Heatmap>(figures[0].second);
+  ASSERT_EQ(h.values.size(), 3u);
+  EXPECT_EQ(h.row_labels[2], "enc.final_norm");
+  EXPECT_TRUE(std::isnan(h.values[0][2]));  // self_attn cannot read the later ffn
+  EXPECT_EQ(h.values[0][1], 0.8);           // its own branch is shown
+  EXPECT_EQ(h.values[2][2], 0.86);          // the final norm reads every branch
+}
+
+TEST(AnalysisFigures, OutputShiftDrawsTheBetterFit) {
+  const json result = json::parse(R"({"configs": [{"name": "postln-6", "label": "Post-LN",
+    "depths": [6, 12, 18], "shift": [1, 2, 3],
+    "linear": {"a": 0.1667, "b": 0, "r2": 0.99}, "log": {"a": 1, "b": 0, "r2": 0.9}}]})");
+  const LineFigure f = output_shift_figure(result, "shift.json");
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_EQ(f.series[0].name, "Post-LN");
+  EXPECT_EQ(f.series[1].fit_of, "Post-LN");
+  EXPECT_EQ(f.series[1].name, "linear fit, R\u00b2 = 0.990");
+  EXPECT_NEAR(f.series[1].y.back(), 0.1667 * 18, 1e-9);
+}
+
+TEST(AnalysisFigures, GradNormsAreGroupedLogBars) {
+  const json result = json::parse(
+      R"({"labels": ["a", "b", "c"], "groups": {"enc_attn": [1, 0.5], "enc_ffn": [0.25]}})");
+  const BarFigure f = grad_norms_figure(result, "g.json");
+  EXPECT_EQ(f.groups, (std::vector<std::string>{"1", "2"}));
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_TRUE(std::isnan(f.series[1].values[1]));  // padded
+  EXPECT_EQ(f.y.scale, Scale::Log);
+}
+
+TEST(AnalysisFigures, BadResultsNameTheField) {
+  try {
+    analysis_figures(json::parse(R"({"configs": [{"depths": [1]}]})"), "output-shift", "r.json");
+    FAIL();
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "configs[0].shift");
+  }
+  EXPECT_THROW(analysis_figures(json::object(), "pie", "r.json"), fathom::InputError);
+}

@@ -1,0 +1,68 @@
+// Min/max decimation and the debiased EMA on hand-made series.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plot/decimate.h"
+#include "plot/smoothing.h"
+
+using namespace fathom::plot;
+
+TEST(Decimate, ShortSeriesIsKeptWhole) {
+  const std::vector<double> x{0, 1, 2}, y{3, 1, 2};
+  EXPECT_EQ(decimate_minmax_indices(x, y, 10), (std::vector<size_t>{0, 1, 2}));
+}
+
+TEST(Decimate, KeepsFirstMinMaxLastOfEachBucket) {
+  // x = 0..11 in 2 buckets of width 5.5: {0..5} and {6..11}.
+  const std::vector<double> x{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  const std::vector<double> y{5, 9, 1, 4, 4, 6, 2, 2, 8, 0, 3, 7};
+  // Bucket 1: first 0, max 1 (9), min 2 (1), last 5. Bucket 2: first 6, max 8, min 9, last 11.
+  EXPECT_EQ(decimate_minmax_indices(x, y, 2), (std::vector<size_t>{0, 1, 2, 5, 6, 8, 9, 11}));
+}
+
+TEST(Decimate, MillionPointsKeepEnvelopeAndEndpoints) {
+  const size_t n = 1000000;
+  std::vector<double> x(n), y(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<double>(i);
+    y[i] = std::sin(i * 0.001) + ((i * 7919) % 1000) * 1e-3;  // a wave plus deterministic noise
+  }
+  const int buckets = 1000;
+  const auto keep = decimate_minmax_indices(x, y, buckets);
+  EXPECT_LE(keep.size(), 4u * buckets);
+  EXPECT_EQ(keep.front(), 0u);
+  EXPECT_EQ(keep.back(), n - 1);
+  EXPECT_TRUE(std::is_sorted(keep.begin(), keep.end()));
+  // Per bucket, the kept points span exactly the full min and max.
+  const double width = (x.back() - x.front()) / buckets;
+  std::vector<double> lo(buckets, 1e9), hi(buckets, -1e9), klo(buckets, 1e9), khi(buckets, -1e9);
+  auto bucket = [&](size_t i) { return std::min(buckets - 1, static_cast<int>(x[i] / width)); };
+  for (size_t i = 0; i < n; ++i) lo[bucket(i)] = std::min(lo[bucket(i)], y[i]), hi[bucket(i)] = std::max(hi[bucket(i)], y[i]);
+  for (size_t i : keep) klo[bucket(i)] = std::min(klo[bucket(i)], y[i]), khi[bucket(i)] = std::max(khi[bucket(i)], y[i]);
+  EXPECT_EQ(lo, klo);
+  EXPECT_EQ(hi, khi);
+}
+
+TEST(Decimate, NaNGapSurvives) {
+  std::vector<double> x(100), y(100, 1.0);
+  for (size_t i = 0; i < 100; ++i) x[i] = static_cast<double>(i);
+  y[50] = std::numeric_limits<double>::quiet_NaN();
+  const XY kept = decimate_minmax(x, y, 5);
+  EXPECT_EQ(std::count_if(kept.y.begin(), kept.y.end(), [](double v) { return std::isnan(v); }), 1);
+}
+
+TEST(Ema, DebiasedByHand) {
+  // w = 0.5: s1 = 0.5*2 = 1 -> 1/(1-0.5) = 2; s2 = 0.5 + 0.5*4 = 2.5 -> 2.5/0.75 = 10/3;
+  // NaN passes through; s3 = 1.25 + 0.5*1 = 1.75 -> 1.75/0.875 = 2.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto out = debiased_ema({2, 4, nan, 1}, 0.5);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_DOUBLE_EQ(out[0], 2.0);
+  EXPECT_DOUBLE_EQ(out[1], 10.0 / 3.0);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_DOUBLE_EQ(out[3], 2.0);
+  EXPECT_EQ(debiased_ema({1, 5}, 0.0), (std::vector<double>{1, 5}));
+}

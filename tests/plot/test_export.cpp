@@ -1,0 +1,154 @@
+// PNG, PDF and SVG output of the renderers, drawn offscreen.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QXmlStreamReader>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <qcustomplot.h>
+
+#include "core/util/error.h"
+#include "plot/export.h"
+#include "plot/headless.h"
+#include "plot/render.h"
+#include "plot/save.h"
+
+using namespace fathom::plot;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "fathom_plot_" + name;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+LineFigure two_series() {
+  LineFigure f;
+  f.x.label = "depth";
+  f.y.label = "shift";
+  f.series = {{"alpha", {6, 12, 18}, {1, 2, 3}, ""},
+              {"bravo", {6, 12, 18}, {2, 2.5, 2.8}, ""},
+              {"alpha fit R^2 = 1.000", {6, 18}, {1, 3}, "alpha"}};
+  return f;
+}
+
+Heatmap triangle() {
+  Heatmap h;
+  h.row_labels = h.col_labels = {"a", "b", "c"};
+  h.values = {{0.1, 0.2, 0.3}, {0.4, 0.5, 0.6}, {0.7, 0.8, 0.9}};
+  h.lower_triangle = true;
+  h.colour_title = "beta";
+  return h;
+}
+
+}  // namespace
+
+class Export : public testing::Test {
+ protected:
+  static void SetUpTestSuite() { ensure_application(/*force_offscreen=*/true); }
+};
+
+TEST_F(Export, PngHasSignatureAndRequestedPixels) {
+  const std::string path = temp_path("line.png");
+  export_figure(two_series(), path, {FigureSize{2.0, 1.5}, 100});
+  const std::string bytes = read_all(path);
+  ASSERT_GE(bytes.size(), 24u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  QImage image(QString::fromStdString(path));
+  EXPECT_EQ(image.width(), 200);
+  EXPECT_EQ(image.height(), 150);
+}
+
+TEST_F(Export, PdfIsComplete) {
+  const std::string path = temp_path("line.pdf");
+  export_figure(two_series(), path);
+  const std::string bytes = read_all(path);
+  ASSERT_GT(bytes.size(), 100u);
+  EXPECT_EQ(bytes.substr(0, 4), "%PDF");
+  EXPECT_NE(bytes.find("%%EOF", bytes.size() - 8), std::string::npos);
+}
+
+TEST_F(Export, SvgParsesAndHasOneLegendLabelPerNamedSeries) {
+  const std::string path = temp_path("line.svg");
+  export_figure(two_series(), path);
+  QFile file(QString::fromStdString(path));
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&file);
+  int lines = 0;
+  std::map<std::string, int> texts;
+  while (!xml.atEnd()) {
+    if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+    if (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("polyline")) ++lines;
+    if (xml.name() == QLatin1String("text")) ++texts[xml.readElementText().trimmed().toStdString()];
+  }
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  EXPECT_EQ(texts["alpha"], 1);
+  EXPECT_EQ(texts["bravo"], 1);
+  EXPECT_EQ(texts["alpha fit R^2 = 1.000"], 1);
+  EXPECT_EQ(texts["depth"], 1);
+  EXPECT_GE(lines, 3);  // at least the three series
+}
+
+TEST_F(Export, HeatmapMaskLeavesUpperCellsEmpty) {
+  QCustomPlot plot;
+  setup_heatmap(plot, triangle());
+  const FigureSize size{3, 3};
+  const int dpi = 100;
+  const QImage image = render_image(plot, size, dpi);
+  // The layout of the last draw maps cell centres to logical pixels; scale them to the image.
+  const double scale = double(image.width()) / std::lround(size.width_in * px_per_pt() * 72);
+  auto pixel = [&](int col, int row) {
+    return image.pixelColor(static_cast<int>(plot.xAxis->coordToPixel(col) * scale),
+                            static_cast<int>(plot.yAxis->coordToPixel(row) * scale));
+  };
+  EXPECT_EQ(pixel(2, 0), QColor(Qt::white));  // above the diagonal: masked
+  EXPECT_EQ(pixel(1, 0), QColor(Qt::white));
+  EXPECT_NE(pixel(0, 2), QColor(Qt::white));  // below: coloured
+  EXPECT_NE(pixel(1, 1), QColor(Qt::white));  // the diagonal is shown
+  // The darkest cell is the lowest value: the gradient's luminance rises with the value.
+  EXPECT_LT(qGray(pixel(0, 0).rgb()), qGray(pixel(2, 2).rgb()));
+}
+
+TEST_F(Export, EveryKindRendersAndBadExtensionFails) {
+  CurveFigure curves;
+  curves.smoothing = 0.5;
+  curves.curves = {{"r1", "valid_loss", {0, 1, 2, 3}, {4, 3, 2.5, 2}, std::nullopt, ""},
+                   {"r2", "valid_loss", {0, 1, 2}, {4, 5, std::numeric_limits<double>::infinity()}, 2.0, ""}};
+  export_figure(curves, temp_path("curves.png"), {FigureSize{2, 1.5}, 72});
+  BarFigure bars;
+  bars.groups = {"1", "2"};
+  bars.series = {{"enc", {1e-3, 0.5}}, {"dec", {1.0, 0.1}}};
+  bars.y.scale = Scale::Log;
+  export_figure(bars, temp_path("bars.svg"));
+  EXPECT_GT(read_all(temp_path("bars.svg")).size(), 100u);
+  EXPECT_THROW(export_figure(bars, temp_path("bars.jpg")), fathom::InputError);
+  EXPECT_THROW(export_figure(bars, "/nonexistent-dir/x.png"), fathom::InputError);
+}
+
+TEST_F(Export, APlotCanBeSetUpAgain) {
+  // The GUI reuses one widget: a heatmap after bars after curves leaves one plottable and no
+  // stale groups behind.
+  QCustomPlot plot;
+  BarFigure bars;
+  bars.groups = {"a"};
+  bars.series = {{"x", {1.0}}, {"y", {2.0}}};
+  setup_bar_figure(plot, bars);
+  setup_curve_figure(plot, CurveFigure{});
+  setup_heatmap(plot, triangle());
+  setup_heatmap(plot, triangle());
+  EXPECT_EQ(plot.plottableCount(), 1);
+  EXPECT_EQ(plot.findChildren<QCPMarginGroup*>(QString(), Qt::FindDirectChildrenOnly).size(), 1);
+  EXPECT_TRUE(plot.findChildren<QCPBarsGroup*>(QString(), Qt::FindDirectChildrenOnly).isEmpty());
+  EXPECT_FALSE(render_image(plot, kColumnSize, 72).isNull());
+}

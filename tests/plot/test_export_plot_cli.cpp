@@ -1,0 +1,99 @@
+// `export plot ...` end to end on a small store. The lead's `export` command is not needed:
+// the test builds its own `export` parent, as cli/cmd_export.cpp will.
+#include <gtest/gtest.h>
+
+#include <QImage>
+#include <cstdio>
+#include <fstream>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+#include "db/store.h"
+#include "plot/figure.h"
+
+namespace fathom::cli {
+// main.cpp's rule, minus the environment.
+std::string resolve_db_path(const GlobalOptions& options) { return options.db; }
+}  // namespace fathom::cli
+
+namespace {
+
+std::string temp_path(const std::string& name) { return testing::TempDir() + "fathom_cli_" + name; }
+
+// Parses `args` as `fathom export plot ...` and runs the callback.
+void run(fathom::cli::GlobalOptions& options, std::vector<std::string> args) {
+  CLI::App app{"test"};
+  CLI::App* export_cmd = app.add_subcommand("export");
+  fathom::cli::add_export_plot_command(*export_cmd, options);
+  args.insert(args.begin(), {"export", "plot"});
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  app.parse(reversed);
+}
+
+std::string make_store() {
+  const std::string path = temp_path("runs.db");
+  std::remove(path.c_str());
+  auto store = fathom::db::Store::open(path);
+  for (int r = 0; r < 2; ++r) {
+    fathom::db::NewRun run;
+    run.name = r == 0 ? "post-18L" : "admin-18L";
+    run.sweep = "depth";
+    run.config_json = R"({"model": {"init": ")" + std::string(r == 0 ? "xavier" : "admin") + "\"}}";
+    const int64_t id = store.create_run(run);
+    std::vector<fathom::db::MetricRow> rows;
+    for (int step = 0; step < 50; ++step)
+      rows.emplace_back(step * 10, "valid_loss", 5.0 / (1 + step) + r, 0.0);
+    store.write_metrics(id, rows);
+    if (r == 0) store.finish_run(id, "diverged", "loss is NaN", 490);
+  }
+  return path;
+}
+
+}  // namespace
+
+TEST(ExportPlotCli, CurvesFromASweep) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  const std::string out = temp_path("curves.png"), spec = temp_path("curves.json");
+  run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--smooth", "0.6",
+                "--colour-by", "model.init", "--size", "3x2", "--dpi", "100", "--out", out,
+                "--save-json", spec});
+  QImage image(QString::fromStdString(out));
+  EXPECT_EQ(image.width(), 300);
+  EXPECT_EQ(image.height(), 200);
+  const auto figure = std::get<fathom::plot::CurveFigure>(fathom::plot::load_figure(spec));
+  ASSERT_EQ(figure.curves.size(), 2u);
+  EXPECT_EQ(figure.curves[0].colour_key, "xavier");
+  EXPECT_EQ(*figure.curves[0].diverged_step, 490.0);
+
+  // The saved JSON draws again through `figure`.
+  const std::string again = temp_path("again.svg");
+  run(options, {"figure", spec, "--out", again});
+  EXPECT_TRUE(std::ifstream(again).good());
+}
+
+TEST(ExportPlotCli, RejectsBadInput) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  EXPECT_THROW(run(options, {"curves", "--metric", "valid_loss", "--out", temp_path("x.png")}),
+               fathom::InputError);  // neither --runs nor --sweep
+  EXPECT_THROW(run(options, {"curves", "--runs", "99", "--metric", "valid_loss", "--out",
+                             temp_path("x.png")}),
+               fathom::InputError);
+  EXPECT_THROW(run(options, {"curves", "--runs", "1", "--metric", "valid_loss", "--out",
+                             temp_path("x.gif")}),
+               fathom::InputError);
+  EXPECT_THROW(run(options, {"curves", "--runs", "1", "--metric", "valid_loss", "--size", "big",
+                             "--out", temp_path("x.png")}),
+               fathom::InputError);
+}
+
+TEST(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
+  fathom::cli::GlobalOptions options;
+  const std::string result = temp_path("beta.json");
+  std::ofstream(result) << R"({"encoder": {"labels": ["e", "s0"], "rows": ["s0"], "beta": [[0.6, 0.8]]},
+                               "decoder": {"labels": ["d", "t0"], "rows": ["t0"], "beta": [[0.8, 0.6]]}})";
+  run(options, {"analysis", result, "--kind", "beta", "--out", temp_path("beta.pdf")});
+  EXPECT_TRUE(std::ifstream(temp_path("beta-encoder.pdf")).good());
+  EXPECT_TRUE(std::ifstream(temp_path("beta-decoder.pdf")).good());
+}

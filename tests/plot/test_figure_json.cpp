@@ -1,0 +1,91 @@
+// Figure JSON round trip, field errors, and --size parsing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/util/error.h"
+#include "plot/figure.h"
+#include "plot/size.h"
+
+using namespace fathom::plot;
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Equal as JSON: NaN becomes null on both sides.
+void expect_round_trip(const Figure& figure) {
+  const nlohmann::json once = to_json(figure);
+  const Figure back = figure_from_json(nlohmann::json::parse(once.dump()));
+  EXPECT_EQ(back.index(), figure.index());
+  EXPECT_EQ(to_json(back), once);
+}
+}  // namespace
+
+TEST(FigureJson, HeatmapRoundTripKeepsNaNAndMask) {
+  Heatmap h;
+  h.title = "beta";
+  h.row_labels = {"a", "b"};
+  h.col_labels = {"x", "y"};
+  h.values = {{0.5, kNaN}, {0.25, 1.0}};
+  h.lower_triangle = true;
+  h.colour_title = "share";
+  h.vmin = 0;
+  h.vmax = 1;
+  h.annotate = true;
+  expect_round_trip(h);
+  const auto back = std::get<Heatmap>(figure_from_json(to_json(h)));
+  EXPECT_TRUE(std::isnan(back.values[0][1]));
+  EXPECT_EQ(back.values[1][0], 0.25);
+  EXPECT_TRUE(back.lower_triangle);
+  EXPECT_EQ(*back.vmax, 1.0);
+}
+
+TEST(FigureJson, LineBarCurvesRoundTrip) {
+  LineFigure line;
+  line.x = {"depth", Scale::Log, 1.0, 100.0};
+  line.series = {{"admin", {6, 12}, {0.1, 0.2}, ""}, {"fit, R^2 = 0.99", {6, 12}, {0.1, 0.21}, "admin"}};
+  expect_round_trip(line);
+  EXPECT_EQ(std::get<LineFigure>(figure_from_json(to_json(line))).series[1].fit_of, "admin");
+
+  BarFigure bar;
+  bar.groups = {"1", "2"};
+  bar.series = {{"enc_attn", {1.0, kNaN}}};
+  bar.y.scale = Scale::Log;
+  expect_round_trip(bar);
+
+  CurveFigure curves;
+  curves.smoothing = 0.9;
+  curves.curves = {{"run 1", "valid_loss", {0, 100}, {5.0, 4.0}, 100.0, "post"}};
+  expect_round_trip(curves);
+  const auto back = std::get<CurveFigure>(figure_from_json(to_json(curves)));
+  EXPECT_EQ(back.x.label, "update");
+  EXPECT_EQ(*back.curves[0].diverged_step, 100.0);
+  EXPECT_EQ(back.smoothing, 0.9);
+}
+
+TEST(FigureJson, ErrorsNameTheField) {
+  try {
+    figure_from_json(nlohmann::json::parse(R"({"kind": "line", "series": [{"x": [1], "y": "no"}]})"),
+                     "spec.json");
+    FAIL() << "expected an InputError";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.file(), "spec.json");
+    EXPECT_EQ(e.field(), "series[0].y");
+  }
+  EXPECT_THROW(figure_from_json(nlohmann::json::parse(R"({"kind": "pie"})")), fathom::InputError);
+  EXPECT_THROW(figure_from_json(nlohmann::json::parse(R"({"kind": "curves", "smoothing": 1})")),
+               fathom::InputError);
+  EXPECT_THROW(load_figure("/nonexistent/figure.json"), fathom::InputError);
+}
+
+TEST(FigureSize, PresetsAndInches) {
+  EXPECT_EQ(parse_size("column").width_in, 3.3);
+  EXPECT_EQ(parse_size("page").width_in, 6.9);
+  const FigureSize s = parse_size("4x2.5");
+  EXPECT_EQ(s.width_in, 4.0);
+  EXPECT_EQ(s.height_in, 2.5);
+  EXPECT_THROW(parse_size("wide"), fathom::InputError);
+  EXPECT_THROW(parse_size("800x600"), fathom::InputError);  // pixels, not inches
+  EXPECT_THROW(parse_size("3x"), fathom::InputError);
+}
