@@ -24,5 +24,6 @@ void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);
 void add_params_command(CLI::App& app, GlobalOptions& options);
 void add_sweep_command(CLI::App& app, GlobalOptions& options);
+void add_analyze_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace fathom::cli

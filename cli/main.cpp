@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add_fold_command(app, options);
   add_params_command(app, options);
   add_sweep_command(app, options);
+  add_analyze_command(app, options);
 
   try {
     app.parse(argc, argv);
