@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_sweep_command(app, options);
   add_export_command(app, options);
   add_report_command(app, options);
+  add_analyze_command(app, options);
 
   try {
     app.parse(argc, argv);

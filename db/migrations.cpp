@@ -69,6 +69,20 @@ CREATE TABLE run_tags (
   PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
 )sql"},
+      {"v2: analyses (results of `fathom analyze`, docs/analyses.md)",
+       R"sql(
+CREATE TABLE analyses (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER REFERENCES runs(id) ON DELETE CASCADE,  -- NULL: a config at init
+  kind        TEXT NOT NULL,              -- beta, output-shift, grad-norms, ln-scale, ...
+  checkpoint  TEXT,                       -- best | last | init; NULL for configs
+  params_json TEXT NOT NULL,              -- the analysis options and what it ran on
+  result_json TEXT NOT NULL,              -- the result, layout per kind in docs/analyses.md
+  created_at  REAL NOT NULL,              -- unix seconds
+  elapsed_s   REAL NOT NULL               -- wall time of the analysis
+);
+CREATE INDEX analyses_by_run ON analyses(run_id, kind, id);
+)sql"},
   };
   return steps;
 }

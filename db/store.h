@@ -43,6 +43,22 @@ struct Artifact {
   std::optional<int64_t> step;
 };
 
+// One row of the `analyses` table (results of `fathom analyze`; docs/analyses.md).
+struct NewAnalysis {
+  std::optional<int64_t> run_id;  // nullopt: a config at initialization
+  std::string kind;               // beta, output-shift, grad-norms, ln-scale, ...
+  std::string checkpoint;         // best | last | init; "" (stored NULL) for configs
+  std::string params_json, result_json;
+  double elapsed_s = 0;
+};
+
+struct AnalysisRecord {
+  int64_t id = 0;
+  std::optional<int64_t> run_id;
+  std::string kind, checkpoint, params_json, result_json;
+  double created_at = 0, elapsed_s = 0;
+};
+
 // One metric row for Store::write_metrics: step, name, value, wall_time.
 using MetricRow = std::tuple<int64_t, std::string, double, double>;
 
@@ -83,6 +99,8 @@ class Store {
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows);
   // Drops points with step > `step` (resuming from a checkpoint taken at `step`).
   void delete_metrics_after(int64_t run, int64_t step);
+  // Records an analysis result; returns its id. (store_analyses.cpp)
+  int64_t add_analysis(const NewAnalysis& analysis);
 
   // ---- reads ----
   std::vector<Artifact> artifacts(int64_t run) const;  // ordered by kind
@@ -93,6 +111,10 @@ class Store {
   std::optional<RunRecord> find_run(const std::string& id_or_name) const;
   std::vector<MetricPoint> metric_series(int64_t run, const std::string& name) const;  // by step
   std::vector<std::string> metric_names(int64_t run) const;                            // sorted
+  // Oldest first; filters: a run (nullopt: all rows, configs included), a kind ("" = all).
+  std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run = std::nullopt,
+                                            const std::string& kind = "") const;
+  std::optional<AnalysisRecord> get_analysis(int64_t id) const;
 
  private:
   Store(Connection db, OpenMode mode) : db_(std::move(db)), mode_(mode) {}

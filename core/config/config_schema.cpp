@@ -124,6 +124,8 @@ std::vector<FieldSpec> build_fields() {
   train("seed", F::UInt, &T::seed, "seed of parameters, dropout and batch order");
   train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates");
   train("log_every", F::Int, &T::log_every, "store training metrics every K updates");
+  train("grad_norm_every", F::Int, &T::grad_norm_every,
+        "store per-layer parameter-gradient norms gradnorm.<layer> every K updates (0: off; methods.md s5.3)");
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)");
   train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)");

@@ -32,6 +32,12 @@ class SublayerObserver {
   virtual torch::Tensor transform_branch(const SublayerId& id, torch::Tensor branch) {
     return branch;
   }
+  // Called before layer `layer` (0-based) of a residual stack runs, with its input x_{k-1}
+  // [B, T, d]. A defined tensor returned is used as the layer's output and the layer is
+  // skipped (layer linearization, methods.md s5.4); an undefined one runs the layer.
+  virtual torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& x) {
+    return {};
+  }
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
 };

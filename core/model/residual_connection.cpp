@@ -16,9 +16,16 @@ std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
 }
 
+// The observer's replacement of layer l (undefined: run the layer).
+torch::Tensor replaced_layer(const std::shared_ptr<ModelHooks>& hooks, Stack stack, size_t l,
+                             const torch::Tensor& x) {
+  if (!hooks || !hooks->observer) return {};
+  return hooks->observer->replace_layer(stack, static_cast<int>(l), x);
+}
+
 class ResidualEncoder : public EncoderStack {
  public:
-  explicit ResidualEncoder(const StackContext& s) {
+  explicit ResidualEncoder(const StackContext& s) : hooks_(s.hooks) {
     const auto& m = s.config;
     const int sublayers = 2 * m.encoder_layers;
     for (int l = 0; l < m.encoder_layers; ++l) {
@@ -45,6 +52,10 @@ class ResidualEncoder : public EncoderStack {
   torch::Tensor forward(const torch::Tensor& x_in, const torch::Tensor& padding) override {
     torch::Tensor x = x_in;
     for (size_t l = 0; l < attention_.size(); ++l) {
+      if (torch::Tensor y = replaced_layer(hooks_, Stack::Encoder, l, x); y.defined()) {
+        x = y;
+        continue;
+      }
       auto& attention = attention_[l];
       x = attention_connection_[l]->forward(
           x, [&](const torch::Tensor& h) { return attention(h, h, padding, false); });
@@ -59,11 +70,12 @@ class ResidualEncoder : public EncoderStack {
   std::vector<FeedForward> ffn_;
   std::vector<std::shared_ptr<SublayerConnection>> attention_connection_, ffn_connection_;
   ObservedNorm final_norm_{nullptr};
+  std::shared_ptr<ModelHooks> hooks_;
 };
 
 class ResidualDecoder : public DecoderStack {
  public:
-  explicit ResidualDecoder(const StackContext& s) {
+  explicit ResidualDecoder(const StackContext& s) : hooks_(s.hooks) {
     const auto& m = s.config;
     const int sublayers = 3 * m.decoder_layers;
     for (int l = 0; l < m.decoder_layers; ++l) {
@@ -97,6 +109,10 @@ class ResidualDecoder : public DecoderStack {
                         const torch::Tensor& padding) override {
     torch::Tensor y = y_in;
     for (size_t l = 0; l < self_attention_.size(); ++l) {
+      if (torch::Tensor replaced = replaced_layer(hooks_, Stack::Decoder, l, y); replaced.defined()) {
+        y = replaced;
+        continue;
+      }
       auto& self_attention = self_attention_[l];
       y = self_connection_[l]->forward(y, [&](const torch::Tensor& h) {
         return self_attention(h, h, torch::Tensor(), /*causal=*/true);
@@ -116,6 +132,7 @@ class ResidualDecoder : public DecoderStack {
   std::vector<std::shared_ptr<SublayerConnection>> self_connection_, cross_connection_,
       ffn_connection_;
   ObservedNorm final_norm_{nullptr};
+  std::shared_ptr<ModelHooks> hooks_;
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "core/train/device.h"
 #include "core/train/divergence.h"
 #include "core/train/evaluate.h"
+#include "core/train/layer_grad_norms.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
 #include "core/train/schedule.h"
@@ -141,6 +142,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     }
     const double loss = smoothed / tokens;
     const double max_norm = tc.clip_norm > 0 ? tc.clip_norm : std::numeric_limits<double>::infinity();
+    // Per-layer norms before clipping rescales them (methods.md s5.3).
+    if (tc.grad_norm_every > 0 && update % tc.grad_norm_every == 0)
+      for (const auto& [layer, norm] : layer_grad_norms(named))
+        metrics.log(update, "gradnorm." + layer, norm);
     const double grad_norm = torch::nn::utils::clip_grad_norm_(parameters, max_norm);
 
     if (auto reason = monitor.check(loss, grad_norm)) {

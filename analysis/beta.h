@@ -1,0 +1,38 @@
+#pragma once
+// Layer dependency beta_{i,j} (methods.md s5.1; Liu et al. 2020 s4.1, figures 7-8): the share
+// of branch j (0 = the embedding) in stack output i, from the exact decomposition of the
+// residual stream (stream_decomposition.h):
+//   beta_{i,j} = std(component j at output i) / sqrt(sum_k var(component k at output i)),
+// variances over every element of the non-pad positions of the batch (population variance).
+// Each row's squares sum to 1. Dropout is off (eval mode).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/stream_decomposition.h"
+#include "core/data/batch.h"
+#include "core/model/transformer.h"
+
+namespace fathom::analysis {
+
+struct BetaMatrix {
+  std::vector<std::string> labels;         // columns: "enc.embed", "enc.0.self_attn", ...
+  std::vector<std::string> rows;           // outputs: the sub-layers, in forward order
+  std::vector<std::vector<double>> beta;   // [rows][labels], 0 where j > i
+  std::optional<std::vector<double>> final_row;  // after the stack's final LN (Pre-LN)
+  std::string final_label;                 // e.g. "enc.final_norm"
+};
+
+struct BetaResult {
+  BetaMatrix encoder, decoder;
+  nlohmann::json to_json() const;
+};
+
+// Runs the model once on `batch` (eval mode, no gradients). `transform` may rewrite branches
+// (tests). Throws std::invalid_argument for models without a residual stream.
+BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
+                        StreamDecomposer::Transform transform = nullptr);
+
+}  // namespace fathom::analysis

@@ -1,0 +1,106 @@
+// `fathom analyze ln-scale RUN|CONFIG`: see ln_scale.h.
+#include "analysis/ln_scale.h"
+
+#include <cstdio>
+#include <map>
+
+#include "analysis/builtin_analyses.h"
+#include "analysis/stream_decomposition.h"
+
+namespace fathom::analysis {
+namespace {
+
+struct PostNormRecorder : SublayerObserver {
+  torch::Tensor masks[2];
+  std::map<std::pair<int, int>, NormTrace> owned;
+  std::vector<LnScale> out;
+
+  void on_norm(const SublayerId* owner, const NormTrace& trace) override {
+    if (owner) owned[{static_cast<int>(owner->stack), owner->index}] = trace;
+  }
+  void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override {
+    auto it = owned.find({static_cast<int>(id.stack), id.index});
+    if (it == owned.end() || !it->second.output.is_same(trace.output)) return;
+    const NormTrace& n = it->second;
+    const torch::Tensor mask = masks[static_cast<int>(id.stack)];
+    const torch::Tensor sigma = n.std.to(torch::kFloat64).squeeze(-1).index({mask});  // [tokens]
+    const double w = n.gamma.to(torch::kFloat64).abs().mean().item<double>();
+    const torch::Tensor ratio = w / sigma;
+    out.push_back({n.name, id, ratio.mean().item<double>(), ratio.min().item<double>(),
+                   ratio.max().item<double>(), sigma.mean().item<double>()});
+  }
+};
+
+}  // namespace
+
+std::vector<LnScale> ln_scales(TransformerImpl& model, const Batch& batch) {
+  PostNormRecorder recorder;
+  recorder.masks[0] = non_pad(batch.src);
+  recorder.masks[1] = non_pad(batch.tgt_in);
+  torch::NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  model.hooks().observer = &recorder;
+  try {
+    model.forward(batch.src, batch.tgt_in);
+  } catch (...) {
+    model.hooks().observer = nullptr;
+    model.train(was_training);
+    throw;
+  }
+  model.hooks().observer = nullptr;
+  model.train(was_training);
+  return recorder.out;
+}
+
+namespace {
+
+nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams&) {
+  Subject& s = subjects.at(0);
+  nlohmann::json norms = nlohmann::json::array();
+  for (const auto& n : ln_scales(*s.model, s.batch))
+    norms.push_back({{"name", n.name},
+                     {"sublayer", n.owner.name()},
+                     {"w_over_sigma", n.w_over_sigma},
+                     {"min", n.min},
+                     {"max", n.max},
+                     {"sigma", n.sigma}});
+  nlohmann::json result{{"norms", norms}};
+  if (norms.empty())
+    result["note"] = "no Post-LN LayerNorms: model.norm '" + s.config.model.norm +
+                     "', init '" + s.config.model.init + "', connection '" +
+                     s.config.model.connection + "'";
+  return result;
+}
+
+void print_ln_scale(const nlohmann::json& result, std::ostream& out) {
+  if (result.contains("note")) {
+    out << result["note"].get<std::string>() << "\n";
+    return;
+  }
+  out << "w/sigma of each Post-LN LayerNorm (mean over tokens of mean|w| / sigma; < 1 shrinks "
+         "the shortcut)\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  %-32s %10s %10s %10s %10s\n", "layer norm", "w/sigma",
+                "min", "max", "sigma");
+  out << line;
+  for (const auto& n : result.at("norms")) {
+    std::snprintf(line, sizeof line, "  %-32s %10.4f %10.4f %10.4f %10.4f\n",
+                  n.at("name").get<std::string>().c_str(), n.at("w_over_sigma").get<double>(),
+                  n.at("min").get<double>(), n.at("max").get<double>(),
+                  n.at("sigma").get<double>());
+    out << line;
+  }
+}
+
+}  // namespace
+
+void register_ln_scale(AnalysisRegistry& registry) {
+  Analysis a;
+  a.doc = "w/sigma of every Post-LN LayerNorm (Xu et al. 2020 table 2, methods.md s2)";
+  a.run = run_ln_scale;
+  a.print = print_ln_scale;
+  registry.emplace("ln-scale", std::move(a));
+}
+
+}  // namespace fathom::analysis

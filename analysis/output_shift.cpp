@@ -1,0 +1,212 @@
+// `fathom analyze output-shift CONFIG... --depths 1,2,4,...`: see output_shift.h.
+#include "analysis/output_shift.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "analysis/builtin_analyses.h"
+#include "analysis/fit.h"
+#include "analysis/stream_decomposition.h"
+#include "core/train/loss.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+
+namespace fathom::analysis {
+namespace {
+
+// The weights methods.md s5.2 perturbs, each shared tensor once.
+std::vector<torch::Tensor> perturbed_weights(TransformerImpl& model) {
+  std::vector<torch::Tensor> out;
+  std::set<const void*> seen;
+  auto add = [&](const torch::Tensor& t) {
+    if (t.defined() && seen.insert(t.unsafeGetTensorImpl()).second) out.push_back(t);
+  };
+  for (const auto& l : model.catalog().linears) add(l.linear->weight);
+  for (const auto& e : model.catalog().embeddings) add(e.weight);
+  return out;
+}
+
+torch::Tensor standardized_encoding(TransformerImpl& model, const torch::Tensor& src) {
+  torch::Tensor y = model.encode(src);
+  return torch::layer_norm(y, {y.size(-1)});
+}
+
+// Mean over non-pad tokens of the squared L2 distance between two encodings.
+double distance(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& mask) {
+  return (a - b).to(torch::kFloat64).pow(2).sum(-1).index({mask}).mean().item<double>();
+}
+
+// sign(dL/dW) of every weight at the current parameters (zero where W has no gradient).
+std::vector<torch::Tensor> gradient_signs(TransformerImpl& model, const Batch& batch,
+                                          const std::vector<torch::Tensor>& weights,
+                                          double label_smoothing) {
+  model.zero_grad();
+  LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                      label_smoothing);
+  (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
+  std::vector<torch::Tensor> signs;
+  for (const auto& w : weights)
+    signs.push_back(w.grad().defined() ? w.grad().sign() : torch::zeros_like(w));
+  model.zero_grad();
+  return signs;
+}
+
+std::vector<int> sorted_unique(std::vector<int> depths) {
+  std::set<int> s(depths.begin(), depths.end());
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const ShiftOptions& options) {
+  const bool was_training = model.is_training();
+  model.eval();
+  const std::vector<torch::Tensor> weights = perturbed_weights(model);
+  const torch::Tensor mask = non_pad(batch.src);
+  std::vector<torch::Tensor> saved;
+  for (const auto& w : weights) saved.push_back(w.detach().clone());
+
+  std::vector<torch::Tensor> update_signs;
+  if (options.perturb == "update")
+    update_signs = gradient_signs(model, batch, weights, options.label_smoothing);
+  else if (options.perturb != "random")
+    throw std::invalid_argument("perturb must be random or update, not '" + options.perturb + "'");
+
+  torch::NoGradGuard no_grad;
+  const torch::Tensor reference = standardized_encoding(model, batch.src);
+  const int draws = options.perturb == "update" ? 1 : std::max(1, options.draws);
+  torch::manual_seed(options.seed);
+  std::vector<double> values;
+  for (int draw = 0; draw < draws; ++draw) {
+    for (size_t i = 0; i < weights.size(); ++i) {
+      torch::Tensor step = options.perturb == "update"
+                               ? -options.eps * update_signs[i]
+                               : options.eps * torch::randn_like(weights[i]).sign();
+      weights[i].add_(step);
+    }
+    values.push_back(distance(standardized_encoding(model, batch.src), reference, mask));
+    for (size_t i = 0; i < weights.size(); ++i) weights[i].copy_(saved[i]);
+  }
+  model.train(was_training);
+
+  ShiftResult r;
+  for (double v : values) r.mean += v / values.size();
+  for (double v : values) r.std += (v - r.mean) * (v - r.mean) / values.size();
+  r.std = std::sqrt(r.std);
+  return r;
+}
+
+namespace {
+
+nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisParams& params) {
+  if (params.depths.empty())
+    throw InputError("fathom analyze output-shift", 0, "--depths", "give the depths to sweep");
+  for (int n : params.depths)
+    if (n < 1)
+      throw InputError("fathom analyze output-shift", 0, "--depths",
+                       "depths must be >= 1, got " + std::to_string(n));
+  if (!(params.eps >= 0))
+    throw InputError("fathom analyze output-shift", 0, "--eps", "must be >= 0");
+  const std::vector<int> depths = sorted_unique(params.depths);
+  ProgressBar bar("output-shift", static_cast<int64_t>(subjects.size() * depths.size()),
+                  params.progress);
+  nlohmann::json configs = nlohmann::json::array();
+  int64_t done = 0;
+  for (Subject& s : subjects) {
+    ShiftOptions options;
+    options.perturb = params.perturb;
+    options.draws = params.draws;
+    options.eps = params.eps;
+    options.seed = s.config.train.seed;
+    options.label_smoothing = s.config.train.label_smoothing;
+    std::vector<double> x, logx, shift, spread, seconds;
+    for (int n : depths) {
+      const auto start = std::chrono::steady_clock::now();
+      RunConfig config = s.config;
+      config.model.encoder_layers = n;
+      config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
+      Transformer model = model_at_init(config, s.vocab_size, s.batch);
+      const ShiftResult r = output_shift(*model, s.batch, options);
+      x.push_back(n);
+      logx.push_back(std::log(static_cast<double>(n)));
+      shift.push_back(r.mean);
+      spread.push_back(r.std);
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      bar.update(++done, s.config.name + " N=" + std::to_string(n));
+    }
+    configs.push_back({{"name", s.config.name},
+                       {"label", s.label},
+                       {"norm", s.config.model.norm},
+                       {"init", s.config.model.init},
+                       {"connection", s.config.model.connection},
+                       {"depths", depths},
+                       {"shift", shift},
+                       {"shift_std", spread},
+                       {"seconds", seconds},
+                       {"linear", fit_line(x, shift).to_json()},
+                       {"log", fit_line(logx, shift).to_json()}});
+  }
+  bar.finish("done");
+  return {{"perturb", params.perturb},
+          {"eps", params.eps},
+          {"draws", params.perturb == "update" ? 1 : params.draws},
+          {"configs", configs}};
+}
+
+std::string r2_text(const nlohmann::json& fit) {
+  if (fit.at("r2").is_null()) return "   n/a";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%6.3f", fit["r2"].get<double>());
+  return buffer;
+}
+
+void print_output_shift(const nlohmann::json& result, std::ostream& out) {
+  const auto& configs = result.at("configs");
+  out << "output change |F(x0,W) - F(x0,W*)|^2 per token at the encoder output (perturb "
+      << result.at("perturb").get<std::string>() << ", eps " << result.at("eps").get<double>()
+      << ")\n";
+  char cell[64];
+  out << "  N     ";
+  for (size_t c = 0; c < configs.size(); ++c) {
+    std::snprintf(cell, sizeof cell, " %14s", ("[" + std::to_string(c + 1) + "]").c_str());
+    out << cell;
+  }
+  out << "\n";
+  const auto depths = configs.at(0).at("depths").get<std::vector<int>>();
+  for (size_t i = 0; i < depths.size(); ++i) {
+    std::snprintf(cell, sizeof cell, "  %-6d", depths[i]);
+    out << cell;
+    for (const auto& c : configs) {
+      std::snprintf(cell, sizeof cell, " %14.6g", c.at("shift").at(i).get<double>());
+      out << cell;
+    }
+    out << "\n";
+  }
+  out << "  fits (y = a*N + b | y = a*log N + b):\n";
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const auto& j = configs[c];
+    std::snprintf(cell, sizeof cell, "  [%zu] ", c + 1);
+    out << cell << j.at("name").get<std::string>() << " (" << j.at("label").get<std::string>()
+        << ", " << j.at("norm").get<std::string>() << "/" << j.at("init").get<std::string>()
+        << "): linear R^2 " << r2_text(j.at("linear")) << ", log R^2 " << r2_text(j.at("log"))
+        << "\n";
+  }
+}
+
+}  // namespace
+
+void register_output_shift(AnalysisRegistry& registry) {
+  Analysis a;
+  a.doc = "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
+          "(Admin s4.2, methods.md s5.2)";
+  a.takes_many_configs = true;
+  a.options = {"depths", "perturb", "draws", "eps"};
+  a.run = run_output_shift;
+  a.print = print_output_shift;
+  registry.emplace("output-shift", std::move(a));
+}
+
+}  // namespace fathom::analysis

@@ -1,0 +1,246 @@
+// `fathom analyze NAME ...`: the analyses of methods.md s5 (analysis/registry.h), on a model
+// at initialization (CONFIG.yaml) or on a stored run's checkpoint (RUN id or name):
+//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|init]
+//   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update] ...
+//   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
+// Each result is printed as a table (or, with --json, as the result JSON of docs/analyses.md)
+// and recorded in the store's `analyses` table.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/registry.h"
+#include "cli/commands.h"
+#include "cli/run_paths.h"
+#include "core/config/config_io.h"
+#include "core/util/error.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+namespace fs = std::filesystem;
+using analysis::Subject;
+
+struct AnalyzeArgs {
+  std::vector<std::string> targets;     // one RUN|CONFIG, or several CONFIGs
+  std::string checkpoint = "best";
+  std::vector<std::string> overrides;
+  bool no_progress = false;
+  analysis::AnalysisParams params;
+};
+
+bool looks_like_config(const std::string& target) {
+  const std::string ext = fs::path(target).extension().string();
+  return fs::is_regular_file(target) || ext == ".yaml" || ext == ".yml";
+}
+
+Subject load_run(db::Store& store, const std::string& db_path, const std::string& target,
+                 const std::string& checkpoint) {
+  auto run = store.find_run(target);
+  if (!run)
+    throw InputError(db_path, 0, "", "'" + target + "' is neither a config file nor a run in the store");
+  analysis::StoredRun stored;
+  stored.id = run->id;
+  stored.config_yaml = run->config_yaml;
+  stored.checkpoint = checkpoint;
+  if (checkpoint != "init") {
+    const fs::path path =
+        fs::path(artifacts_dir(db_path, run->id)) / ("checkpoint_" + checkpoint + ".pt");
+    if (!fs::exists(path))
+      throw InputError(path.string(), 0, "--checkpoint",
+                       "run " + std::to_string(run->id) + " has no " + checkpoint +
+                           " checkpoint (try --checkpoint last or init)");
+    stored.checkpoint_path = path.string();
+  }
+  const auto tags = store.tags(run->id);
+  if (auto it = tags.find("admin.profile"); it != tags.end()) stored.admin_profile_json = it->second;
+  return analysis::subject_from_run(stored, cache_dir(db_path));
+}
+
+void run_analysis(const GlobalOptions& global, const std::string& name, const AnalyzeArgs& args) {
+  const analysis::Analysis& a = analysis::find_analysis(name);
+  const std::string db_path = resolve_db_path(global);
+  const auto start = std::chrono::steady_clock::now();
+  analysis::AnalysisParams params = args.params;
+  params.progress = !args.no_progress;
+
+  // Configs are checked before the store is opened: a typo leaves nothing behind.
+  std::vector<Subject> subjects;
+  std::optional<db::Store> store;
+  for (const auto& target : args.targets) {
+    std::cerr << "analyze " << name << ": loading " << target << "\n";
+    if (looks_like_config(target)) {
+      subjects.push_back(analysis::subject_from_config(target, args.overrides,
+                                                       cache_dir(db_path), !a.takes_many_configs));
+      continue;
+    }
+    if (a.takes_many_configs)
+      throw InputError(target, 0, "", name + " takes config files (it builds models at each depth)");
+    if (!args.overrides.empty())
+      throw InputError(target, 0, "--set", "overrides apply to config files, not to stored runs");
+    if (!store) store.emplace(db::Store::open(db_path));
+    subjects.push_back(load_run(*store, db_path, target, args.checkpoint));
+  }
+  if (!a.takes_many_configs && subjects.size() != 1)
+    throw InputError("fathom analyze " + name, 0, "", "give exactly one RUN or CONFIG");
+
+  nlohmann::json result = a.run(subjects, params);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  nlohmann::json recorded = params.to_json();
+  recorded["subjects"] = nlohmann::json::array();
+  for (const auto& s : subjects) recorded["subjects"].push_back(s.label);
+  recorded["overrides"] = args.overrides;
+  db::NewAnalysis row;
+  row.kind = name;
+  row.params_json = recorded.dump();
+  row.result_json = result.dump();
+  row.elapsed_s = elapsed;
+  if (subjects.size() == 1 && subjects[0].run_id) {
+    row.run_id = subjects[0].run_id;
+    row.checkpoint = subjects[0].checkpoint;
+  }
+  if (!store) store.emplace(db::Store::open(db_path));
+  const int64_t id = store->add_analysis(row);
+  std::fprintf(stderr, "analysis %lld (%s) recorded in %s; took %.2f s\n",
+               static_cast<long long>(id), name.c_str(), db_path.c_str(), elapsed);
+
+  if (global.json) {
+    std::cout << result.dump(2) << "\n";
+    return;
+  }
+  for (const auto& s : subjects) std::cout << s.label << " (" << s.config.name << ")\n";
+  a.print(result, std::cout);
+}
+
+void list_analyses(const GlobalOptions& global, const std::string& run, const std::string& kind) {
+  const std::string db_path = resolve_db_path(global);
+  auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
+  std::optional<int64_t> run_id;
+  if (!run.empty()) {
+    auto record = store.find_run(run);
+    if (!record) throw InputError(db_path, 0, "--run", "no run '" + run + "' in the store");
+    run_id = record->id;
+  }
+  const auto rows = store.list_analyses(run_id, kind);
+  if (global.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows)
+      out.push_back({{"id", r.id},
+                     {"run_id", r.run_id ? nlohmann::json(*r.run_id) : nlohmann::json()},
+                     {"kind", r.kind},
+                     {"checkpoint", r.checkpoint},
+                     {"created_at", r.created_at},
+                     {"elapsed_s", r.elapsed_s}});
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::printf("%6s %6s %-14s %-10s %9s  %s\n", "id", "run", "kind", "checkpoint", "elapsed",
+              "subjects");
+  for (const auto& r : rows) {
+    std::string subjects;
+    for (const auto& s : nlohmann::json::parse(r.params_json).value("subjects", nlohmann::json::array()))
+      subjects += (subjects.empty() ? "" : " ") + s.get<std::string>();
+    std::printf("%6lld %6s %-14s %-10s %8.2fs  %s\n", static_cast<long long>(r.id),
+                r.run_id ? std::to_string(*r.run_id).c_str() : "-", r.kind.c_str(),
+                r.checkpoint.empty() ? "-" : r.checkpoint.c_str(), r.elapsed_s, subjects.c_str());
+  }
+}
+
+void show_analysis(const GlobalOptions& global, int64_t id) {
+  const std::string db_path = resolve_db_path(global);
+  auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
+  auto record = store.get_analysis(id);
+  if (!record) throw InputError(db_path, 0, "", "no analysis with id " + std::to_string(id));
+  const nlohmann::json result = nlohmann::json::parse(record->result_json);
+  if (global.json) {
+    std::cout << result.dump(2) << "\n";
+    return;
+  }
+  std::cout << "analysis " << record->id << ": " << record->kind << " " << record->params_json
+            << "\n";
+  analysis::find_analysis(record->kind).print(result, std::cout);
+}
+
+// The optional flags an analysis asked for (Analysis::options).
+void add_analysis_options(CLI::App& sub, const std::vector<std::string>& names,
+                          analysis::AnalysisParams& p) {
+  for (const auto& name : names) {
+    if (name == "depths") {
+      sub.add_option("--depths", p.depths, "encoder depths N, e.g. 1,2,4,8")
+          ->delimiter(',')
+          ->required();
+    } else if (name == "perturb") {
+      sub.add_option("--perturb", p.perturb,
+                     "random: W + eps*sign(noise); update: W - eps*sign(grad)")
+          ->check(CLI::IsMember({"random", "update"}));
+    } else if (name == "draws") {
+      sub.add_option("--draws", p.draws, "random perturbations averaged")
+          ->check(CLI::PositiveNumber);
+    } else if (name == "eps") {
+      sub.add_option("--eps", p.eps, "perturbation size")->check(CLI::NonNegativeNumber);
+    } else if (name == "layers") {
+      sub.add_option("--layers", p.layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)");
+    } else if (name == "objective") {
+      sub.add_option("--objective", p.objective, "task: the training loss; mse: to F_l's output")
+          ->check(CLI::IsMember({"task", "mse"}));
+    } else if (name == "steps") {
+      sub.add_option("--steps", p.steps, "Adam updates of W, b per layer (0: least squares only)")
+          ->check(CLI::NonNegativeNumber);
+    } else if (name == "lr") {
+      sub.add_option("--lr", p.lr, "Adam learning rate of W, b")->check(CLI::PositiveNumber);
+    } else {
+      throw std::logic_error("analysis option without a flag: " + name);
+    }
+  }
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app, GlobalOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "analyze", "Analyses of methods.md s5 on a config at init or a stored run (docs/analyses.md)");
+  cmd->require_subcommand(1);
+  cmd->fallthrough();
+  for (const auto& [name, a] : analysis::analyses()) {
+    auto args = std::make_shared<AnalyzeArgs>();
+    CLI::App* sub = cmd->add_subcommand(name, a.doc);
+    sub->fallthrough();
+    if (a.takes_many_configs) {
+      sub->add_option("configs", args->targets, "YAML run configs, compared side by side")
+          ->required();
+    } else {
+      sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
+          ->required()
+          ->expected(1);
+      sub->add_option("--checkpoint", args->checkpoint, "which model of a stored run")
+          ->check(CLI::IsMember({"best", "last", "init"}));
+    }
+    add_analysis_options(*sub, a.options, args->params);
+    sub->add_option("--set", args->overrides, "override a config key: --set model.norm=pre")
+        ->take_all();
+    sub->add_flag("--no-progress", args->no_progress, "no progress output");
+    const std::string analysis_name = name;
+    sub->callback([&options, analysis_name, args] { run_analysis(options, analysis_name, *args); });
+  }
+
+  auto run = std::make_shared<std::string>(), kind = std::make_shared<std::string>();
+  CLI::App* list = cmd->add_subcommand("list", "recorded analyses");
+  list->fallthrough();
+  list->add_option("--run", *run, "only this run's analyses");
+  list->add_option("--kind", *kind, "only this analysis");
+  list->callback([&options, run, kind] { list_analyses(options, *run, *kind); });
+
+  auto id = std::make_shared<int64_t>(0);
+  CLI::App* show = cmd->add_subcommand("show", "print a recorded analysis");
+  show->fallthrough();
+  show->add_option("id", *id, "analysis id (see `fathom analyze list`)")->required();
+  show->callback([&options, id] { show_analysis(options, *id); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,402 @@
+// The analyses of methods.md s5 (analysis/) against independent computations: the beta
+// decomposition against the model's own outputs and against branch variances chosen by the
+// test, the output change against a hand-made perturbation, sub-layer gradient norms against
+// autograd, and w/sigma against LayerNorm inputs recomputed here. Small models, real batches.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/beta.h"
+#include "analysis/fit.h"
+#include "analysis/grad_norms.h"
+#include "analysis/ln_scale.h"
+#include "analysis/output_shift.h"
+#include "analysis/stream_decomposition.h"
+#include "analysis/subject.h"
+#include "core/data/dataset.h"
+#include "core/model/admin.h"
+#include "core/model/registry.h"
+#include "core/train/layer_grad_norms.h"
+#include "core/train/loss.h"
+
+namespace fathom::analysis {
+namespace {
+
+RunConfig small_config(const std::string& norm, const std::string& init, int N = 3, int M = 2) {
+  RunConfig c;
+  c.device = "cpu";
+  c.model.d_model = 32;
+  c.model.heads = 4;
+  c.model.d_ff = 64;
+  c.model.encoder_layers = N;
+  c.model.decoder_layers = M;
+  c.model.dropout = 0.1;
+  c.model.norm = norm;
+  c.model.init = init;
+  c.data.task = "synthetic";
+  c.data.synthetic.vocab = 12;
+  c.data.synthetic.train_size = 200;
+  c.data.synthetic.valid_size = 10;
+  c.data.synthetic.test_size = 10;
+  c.data.max_tokens = 512;
+  c.train.seed = 3;
+  return c;
+}
+
+struct Fixture {
+  RunConfig config;
+  int64_t vocab = 0;
+  Batch batch;
+  Transformer model{nullptr};
+};
+
+Fixture make(const RunConfig& config) {
+  Fixture f;
+  f.config = config;
+  check_model_methods(config);
+  Dataset data = load_dataset(config.data, "", "");
+  f.vocab = data.vocab->size();
+  f.batch = first_training_batch(config, data.train);
+  f.model = model_at_init(config, f.vocab, f.batch);
+  return f;
+}
+
+// Moves every LayerNorm (and Admin omega) away from its initial 1/0, as training would.
+void perturb_norms(TransformerImpl& model, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(seed);
+  for (auto& n : model.catalog().norms) {
+    n.norm->weight.copy_(torch::randn_like(n.norm->weight) * 0.5 + 1.0);
+    n.norm->bias.copy_(torch::randn_like(n.norm->bias) * 0.3);
+  }
+  for (auto& e : model.catalog().extras) {
+    if (e.kind == "omega") e.tensor.mul_(torch::rand_like(e.tensor) + 0.5);
+    if (e.name.find(".alpha") != std::string::npos) e.tensor.fill_(0.7);  // ReZero's 0 at init
+  }
+}
+
+double masked_population_variance(const torch::Tensor& t, const torch::Tensor& mask) {
+  return t.to(torch::kFloat64).index({mask}).var(false).item<double>();
+}
+
+const std::vector<std::pair<std::string, std::string>> kResidualMethods{
+    {"post", "xavier"}, {"pre", "xavier"}, {"post", "admin"}, {"post", "deepnorm"},
+    {"post", "lipschitz"}, {"post", "rezero_postln"}};
+
+TEST(Beta, EveryRowsSquaresSumToOneAndUpperTriangleIsZero) {
+  for (const auto& [norm, init] : kResidualMethods) {
+    SCOPED_TRACE(norm + "/" + init);
+    Fixture f = make(small_config(norm, init));
+    perturb_norms(*f.model, 5);
+    BetaResult r = compute_beta(*f.model, f.batch);
+    for (const BetaMatrix* m : {&r.encoder, &r.decoder}) {
+      const size_t sublayers = 6;  // 2N = 6 encoder and 3M = 6 decoder sub-layers
+      ASSERT_EQ(m->rows.size(), sublayers);
+      ASSERT_EQ(m->labels.size(), sublayers + 1);
+      EXPECT_EQ(m->final_row.has_value(), norm == "pre");
+      for (size_t i = 0; i < m->beta.size(); ++i) {
+        double squares = 0;
+        for (size_t j = 0; j < m->beta[i].size(); ++j) {
+          squares += m->beta[i][j] * m->beta[i][j];
+          if (j > i + 1) {
+            EXPECT_EQ(m->beta[i][j], 0.0) << i << "," << j;
+          }
+        }
+        EXPECT_NEAR(squares, 1.0, 1e-9) << m->rows[i];
+        EXPECT_GT(m->beta[i][i + 1], 0.0) << m->rows[i];  // its own branch contributes
+      }
+    }
+    EXPECT_EQ(r.encoder.labels.front(), "enc.embed");
+    EXPECT_EQ(r.encoder.rows.at(3), "enc.1.ffn");
+    EXPECT_EQ(r.decoder.rows.at(1), "dec.0.enc_attn");
+  }
+}
+
+TEST(Beta, ComponentsSumBackToTheModelsOutput) {
+  for (const auto& [norm, init] : kResidualMethods) {
+    SCOPED_TRACE(norm + "/" + init);
+    Fixture f = make(small_config(norm, init));
+    perturb_norms(*f.model, 7);
+    int steps = 0, finals = 0;
+    double worst = 0;
+    StreamDecomposer decomposer([&](const StreamStep& step) {
+      ++steps;
+      finals += step.final_norm;
+      torch::Tensor sum = step.bias.clone();
+      for (const auto& c : step.components) sum += c;
+      EXPECT_EQ(step.components.size(), static_cast<size_t>(step.id.index + 2));
+      worst = std::max(worst, (sum - step.output.to(torch::kFloat64)).abs().max().item<double>());
+    });
+    torch::NoGradGuard no_grad;
+    f.model->eval();
+    f.model->hooks().observer = &decomposer;
+    f.model->forward(f.batch.src, f.batch.tgt_in);
+    f.model->hooks().observer = nullptr;
+    EXPECT_EQ(steps, 6 + 6 + (norm == "pre" ? 2 : 0));
+    EXPECT_EQ(finals, norm == "pre" ? 2 : 0);
+    EXPECT_LT(worst, 1e-4);
+  }
+}
+
+// Pre-LN with every branch forced to iid unit-variance noise: output i is the embedding plus
+// i independent unit-variance components, so beta_{i,j}^2 = v_j / (v_0 + i) with v_0 the
+// embedding's variance (measured here from the embedding itself) and v_j = 1 for j >= 1.
+TEST(Beta, PreLnWithEqualBranchVariancesGivesOneOverI) {
+  Fixture f = make(small_config("pre", "xavier", 6, 2));
+  struct EmbeddingRecorder : SublayerObserver {
+    torch::Tensor embedding;
+    void on_sublayer(const SublayerId& id, const SublayerTrace& t) override {
+      if (id.stack == Stack::Encoder && id.index == 0) embedding = t.input.detach().clone();
+    }
+  } recorder;
+  {
+    torch::NoGradGuard no_grad;
+    f.model->eval();
+    f.model->hooks().observer = &recorder;
+    f.model->encode(f.batch.src);
+    f.model->hooks().observer = nullptr;
+  }
+  const torch::Tensor mask = non_pad(f.batch.src);
+  const double v0 = masked_population_variance(recorder.embedding, mask);
+  torch::manual_seed(11);
+  BetaResult r = compute_beta(*f.model, f.batch, [](const SublayerId&, torch::Tensor b) {
+    return torch::randn_like(b);
+  });
+  for (size_t i = 1; i <= r.encoder.rows.size(); ++i) {
+    const auto& row = r.encoder.beta[i - 1];
+    const double expected = 1.0 / (v0 + static_cast<double>(i));
+    EXPECT_NEAR(row[i] * row[i], expected, 0.06 * expected) << "output " << i;
+    EXPECT_NEAR(row[0] * row[0], v0 * expected, 0.06 * v0 * expected) << "output " << i;
+  }
+}
+
+// Post-LN at init: the last sub-layer's own branch dominates its output (Admin s4.1), while
+// the embedding's share has decayed.
+TEST(Beta, PostLnOutputsRelyOnTheirOwnBranch) {
+  Fixture f = make(small_config("post", "xavier", 6, 2));
+  BetaResult r = compute_beta(*f.model, f.batch);
+  const auto& last = r.encoder.beta.back();
+  EXPECT_GT(last[12], last[0]);
+  EXPECT_GT(last[12], last[6]);
+}
+
+TEST(Beta, DepthwiseLstmIsRejected) {
+  RunConfig c = small_config("pre", "xavier", 2, 2);
+  c.model.connection = "depthwise_lstm";
+  Fixture f = make(c);
+  EXPECT_THROW(compute_beta(*f.model, f.batch), std::invalid_argument);
+}
+
+// Standardized encoder output of a model, computed here: (y - mean) / sqrt(var + 1e-5).
+torch::Tensor standardized(TransformerImpl& model, const torch::Tensor& src) {
+  torch::Tensor y = model.encode(src).to(torch::kFloat64);
+  return (y - y.mean(-1, true)) / torch::sqrt(y.var(-1, false, true) + 1e-5);
+}
+
+TEST(OutputShift, ZeroForZeroPerturbationAndGrowsWithEps) {
+  for (const std::string perturb : {"random", "update"}) {
+    SCOPED_TRACE(perturb);
+    Fixture f = make(small_config("post", "xavier"));
+    torch::Tensor before;
+    {
+      torch::NoGradGuard no_grad;
+      f.model->eval();
+      before = f.model->encode(f.batch.src).clone();
+    }
+    ShiftOptions o;
+    o.perturb = perturb;
+    o.eps = 0;
+    EXPECT_EQ(output_shift(*f.model, f.batch, o).mean, 0.0);
+    std::vector<double> shifts;
+    for (double eps : {1e-4, 1e-3, 1e-2}) {
+      o.eps = eps;
+      shifts.push_back(output_shift(*f.model, f.batch, o).mean);
+    }
+    EXPECT_GT(shifts[0], 0.0);
+    // Small perturbations act linearly on F, so the squared change scales with eps^2.
+    EXPECT_GT(shifts[1] / shifts[0], 50.0);
+    EXPECT_LT(shifts[1] / shifts[0], 200.0);
+    EXPECT_GT(shifts[2], shifts[1]);
+    torch::NoGradGuard no_grad;
+    EXPECT_TRUE(torch::equal(f.model->encode(f.batch.src), before)) << "parameters restored";
+  }
+}
+
+// `update`: W* = W - eps sign(dL/dW) over every weight matrix and embedding (parameters of
+// rank >= 2: not biases, LayerNorm parameters or omega), applied here by hand.
+TEST(OutputShift, UpdatePerturbationMatchesHandComputation) {
+  for (const std::string norm : {"post", "pre"}) {
+    SCOPED_TRACE(norm);
+    Fixture f = make(small_config(norm, "xavier"));
+    f.model->eval();
+    const double eps = 1e-3;
+    ShiftOptions o;
+    o.perturb = "update";
+    o.eps = eps;
+    o.label_smoothing = 0.1;
+    const double measured = output_shift(*f.model, f.batch, o).mean;
+
+    Fixture g = make(small_config(norm, "xavier"));  // same seed: same parameters
+    g.model->eval();
+    LossSums sums = label_smoothed_loss(g.model->forward(g.batch.src, g.batch.tgt_in),
+                                        g.batch.tgt_out, 0.1);
+    (sums.smoothed / static_cast<double>(sums.tokens)).backward();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor y0 = standardized(*g.model, g.batch.src);
+    for (auto& p : g.model->named_parameters())
+      if (p.value().dim() >= 2 && p.value().grad().defined())
+        p.value().sub_(eps * p.value().grad().sign());
+    const torch::Tensor y1 = standardized(*g.model, g.batch.src);
+    const double expected =
+        (y1 - y0).pow(2).sum(-1).index({non_pad(g.batch.src)}).mean().item<double>();
+    EXPECT_NEAR(measured, expected, 1e-3 * expected);
+  }
+}
+
+TEST(OutputShift, LineFitRecoversLineAndLog) {
+  const std::vector<double> n{1, 2, 4, 8, 16};
+  std::vector<double> lin, lg;
+  for (double x : n) lin.push_back(3 * x + 1), lg.push_back(2 * std::log(x) + 0.5);
+  LineFit a = fit_line(n, lin);
+  EXPECT_NEAR(a.a, 3, 1e-12);
+  EXPECT_NEAR(a.b, 1, 1e-12);
+  EXPECT_NEAR(a.r2, 1, 1e-12);
+  std::vector<double> logn;
+  for (double x : n) logn.push_back(std::log(x));
+  EXPECT_NEAR(fit_line(logn, lg).r2, 1, 1e-12);
+  EXPECT_LT(fit_line(n, lg).r2, 0.95);  // a log curve is not a line in N
+}
+
+// ||dL/dx_k|| against autograd on a 1+1-layer model. Pre-LN: x_k = x_{k-1} + f_k + delta_k
+// with a zero delta_k injected as the branch's rewrite, so dL/d delta_k = dL/dx_k exactly.
+// Post-LN: autograd.grad of the loss with respect to the recorded outputs.
+TEST(GradNorms, EqualAutogradOnATinyModel) {
+  for (const std::string norm : {"pre", "post"}) {
+    SCOPED_TRACE(norm);
+    Fixture f = make(small_config(norm, "xavier", 1, 1));
+    const auto norms = sublayer_grad_norms(*f.model, f.batch, 0.1);
+    ASSERT_EQ(norms.size(), 5u);
+
+    struct Injector : SublayerObserver {
+      bool inject = false;
+      std::vector<torch::Tensor> deltas, outputs;
+      torch::Tensor transform_branch(const SublayerId&, torch::Tensor b) override {
+        if (!inject) return b;
+        deltas.push_back(torch::zeros_like(b).requires_grad_(true));
+        return b + deltas.back();
+      }
+      void on_sublayer(const SublayerId&, const SublayerTrace& t) override {
+        outputs.push_back(t.output);
+      }
+    } injector;
+    injector.inject = norm == "pre";
+    f.model->eval();
+    f.model->hooks().observer = &injector;
+    LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
+                                        f.batch.tgt_out, 0.1);
+    f.model->hooks().observer = nullptr;
+    const torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
+    const auto grads =
+        torch::autograd::grad({loss}, norm == "pre" ? injector.deltas : injector.outputs);
+    for (size_t k = 0; k < norms.size(); ++k) {
+      const double expected = grads[k].norm().item<double>();
+      EXPECT_NEAR(norms[k].norm, expected, 1e-5 * expected + 1e-12) << norms[k].id.name();
+    }
+    EXPECT_EQ(grad_norm_group(norms[0].id), "enc_attn");
+    EXPECT_EQ(grad_norm_group(norms[1].id), "enc_ffn");
+    EXPECT_EQ(grad_norm_group(norms[2].id), "dec_self_attn");
+    EXPECT_EQ(grad_norm_group(norms[3].id), "dec_enc_attn");
+    EXPECT_EQ(grad_norm_group(norms[4].id), "dec_ffn");
+    for (const auto& p : f.model->parameters()) {
+      if (p.grad().defined()) {
+        EXPECT_EQ(p.grad().abs().sum().item<double>(), 0.0);
+      }
+    }
+  }
+}
+
+// w/sigma from the LayerNorm inputs, recomputed here: sigma_t = sqrt(mean_d (z - mean)^2 +
+// 1e-5) per non-pad token, value = mean_t mean_d |w_d| / sigma_t, for LayerNorms with random
+// (partly negative) weights.
+TEST(LnScale, MatchesHandComputationOnPostLnNorms) {
+  Fixture f = make(small_config("post", "xavier", 2, 1));
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(4);
+    for (auto& n : f.model->catalog().norms) n.norm->weight.copy_(torch::randn_like(n.norm->weight));
+  }
+  struct Inputs : SublayerObserver {
+    std::map<std::string, std::pair<torch::Tensor, torch::Tensor>> seen;  // name -> z, gamma
+    std::map<std::string, int> stack;
+    void on_norm(const SublayerId* owner, const NormTrace& t) override {
+      seen[t.name] = {t.input.detach().clone(), t.gamma.detach().clone()};
+      stack[t.name] = owner ? static_cast<int>(owner->stack) : -1;
+    }
+  } inputs;
+  {
+    torch::NoGradGuard no_grad;
+    f.model->eval();
+    f.model->hooks().observer = &inputs;
+    f.model->forward(f.batch.src, f.batch.tgt_in);
+    f.model->hooks().observer = nullptr;
+  }
+  const auto scales = ln_scales(*f.model, f.batch);
+  ASSERT_EQ(scales.size(), 2u * 2 + 3u * 1);  // every sub-layer of a Post-LN model
+  const torch::Tensor masks[2] = {non_pad(f.batch.src), non_pad(f.batch.tgt_in)};
+  for (const auto& s : scales) {
+    ASSERT_TRUE(inputs.seen.count(s.name)) << s.name;
+    const auto& [z64, gamma] = inputs.seen[s.name];
+    const torch::Tensor z = z64.to(torch::kFloat64);
+    const torch::Tensor centered = z - z.mean(-1, true);
+    const torch::Tensor sigma = torch::sqrt(centered.pow(2).mean(-1) + 1e-5);  // [B, T]
+    const torch::Tensor ratio =
+        gamma.to(torch::kFloat64).abs().mean() / sigma.index({masks[inputs.stack[s.name]]});
+    EXPECT_NEAR(s.w_over_sigma, ratio.mean().item<double>(), 1e-5) << s.name;
+    EXPECT_NEAR(s.min, ratio.min().item<double>(), 1e-5) << s.name;
+    EXPECT_NEAR(s.max, ratio.max().item<double>(), 1e-5) << s.name;
+  }
+}
+
+TEST(LnScale, PreLnHasNoPostLnNorms) {
+  Fixture f = make(small_config("pre", "xavier", 2, 1));
+  EXPECT_TRUE(ln_scales(*f.model, f.batch).empty());
+}
+
+TEST(GradNormLogging, ParametersGroupByLayer) {
+  EXPECT_EQ(parameter_layer("encoder.layer3_ffn.w1.weight"), "enc.3");
+  EXPECT_EQ(parameter_layer("decoder.layer12_self_attn_connection.post_norm.ln.bias"), "dec.12");
+  EXPECT_EQ(parameter_layer("source_embedding"), "embed");
+  EXPECT_EQ(parameter_layer("decoder.decoder_final_norm.ln.weight"), "other");
+}
+
+// Each layer's norm is the L2 norm of the gradients of the parameters under its module prefix,
+// recomputed here from the parameter names; together they make up the global norm.
+TEST(GradNormLogging, LayerNormsPartitionTheGlobalNorm) {
+  Fixture f = make(small_config("post", "xavier", 2, 2));
+  f.model->eval();
+  LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
+                                      f.batch.tgt_out, 0.1);
+  (sums.smoothed / static_cast<double>(sums.tokens)).backward();
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  double total = 0, enc1 = 0;
+  for (const auto& p : f.model->named_parameters()) {
+    named.emplace_back(p.key(), p.value());
+    if (!p.value().grad().defined()) continue;
+    const double sq = p.value().grad().to(torch::kFloat64).pow(2).sum().item<double>();
+    total += sq;
+    if (p.key().rfind("encoder.layer1_", 0) == 0) enc1 += sq;
+  }
+  const auto norms = layer_grad_norms(named);
+  double sum = 0;
+  for (const auto& [layer, n] : norms) sum += n * n;
+  EXPECT_NEAR(sum, total, 1e-9 * total);
+  ASSERT_TRUE(norms.count("enc.1"));
+  EXPECT_NEAR(norms.at("enc.1"), std::sqrt(enc1), 1e-9);
+  for (const char* layer : {"enc.0", "dec.0", "dec.1", "embed"}) EXPECT_TRUE(norms.count(layer)) << layer;
+}
+
+}  // namespace
+}  // namespace fathom::analysis

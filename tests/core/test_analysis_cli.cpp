@@ -1,0 +1,208 @@
+// `fathom analyze` as a user runs it (a separate process): results land in the store's
+// `analyses` table with the JSON printed by --json; errors exit 2 and create nothing. Plus the
+// Store methods behind it. The binary sits at the top of the build tree (../fathom from this
+// test); if it was not built the CLI tests are skipped.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "db/store.h"
+
+namespace {
+namespace fs = std::filesystem;
+using fathom::db::OpenMode;
+using fathom::db::Store;
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class AnalyzeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    binary_ = ec ? fs::path() : self.parent_path().parent_path() / "fathom";
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("fathom_test_analyze_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void require_binary() {
+    if (binary_.empty() || !fs::exists(binary_)) GTEST_SKIP() << "no fathom binary at " << binary_;
+  }
+
+  Result fathom(const std::vector<std::string>& args) {
+    std::string command = "cd " + quote(dir_.string()) + " && env -u FATHOM_DB " +
+                          quote(binary_.string()) + " --db " + quote(db());
+    for (const auto& a : args) command += " " + quote(a);
+    command += " >out.txt 2>err.txt";
+    const int raw = std::system(command.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(dir_ / "out.txt"),
+            slurp(dir_ / "err.txt")};
+  }
+  std::string write_config(const std::string& name, const std::string& extra = "") {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << "name: " << fs::path(name).stem().string() << "\n"
+                        << "device: cpu\n"
+                        << "model:\n  d_model: 16\n  heads: 2\n  d_ff: 32\n"
+                        << "  encoder_layers: 2\n  decoder_layers: 1\n" << extra
+                        << "data:\n  task: synthetic\n  max_tokens: 256\n"
+                        << "  synthetic: {vocab: 8, train_size: 200, valid_size: 20, test_size: 10}\n"
+                        << "train:\n  lr: 0.005\n  warmup: 10\n  max_updates: 6\n"
+                        << "  valid_every: 3\n  log_every: 3\n  threads: 1\n"
+                        << "eval:\n  beam: 1\n";
+    return path.string();
+  }
+  std::string db() const { return (dir_ / "runs.db").string(); }
+
+  fs::path binary_, dir_;
+};
+
+TEST_F(AnalyzeCli, BetaOfAConfigIsPrintedAndStored) {
+  require_binary();
+  const std::string config = write_config("post.yaml");
+  Result r = fathom({"analyze", "beta", config, "--json", "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  ASSERT_EQ(printed["encoder"]["beta"].size(), 4u);
+  ASSERT_EQ(printed["decoder"]["labels"].size(), 4u);
+
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kind, "beta");
+  EXPECT_FALSE(rows[0].run_id.has_value());
+  EXPECT_EQ(rows[0].checkpoint, "");
+  EXPECT_GT(rows[0].elapsed_s, 0.0);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].result_json), printed);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].params_json)["subjects"][0], config);
+
+  Result table = fathom({"analyze", "show", std::to_string(rows[0].id)});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("enc.1.ffn"), std::string::npos) << table.out;
+}
+
+TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
+  require_binary();
+  const std::string config = write_config("tiny.yaml");
+  Result train = fathom({"train", config, "--no-progress", "--set", "train.grad_norm_every=3"});
+  ASSERT_EQ(train.status, 0) << train.err;
+  {
+    auto store = Store::open(db(), OpenMode::ReadOnly);
+    const auto series = store.metric_series(1, "gradnorm.enc.1");
+    ASSERT_EQ(series.size(), 2u);  // updates 3 and 6 of 6
+    EXPECT_EQ(series[1].step, 6);
+    EXPECT_GT(series[0].value, 0.0);
+    EXPECT_EQ(store.metric_series(1, "gradnorm.dec.0").size(), 2u);
+  }
+
+  Result g = fathom({"analyze", "grad-norms", "1", "--checkpoint", "last", "--json"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  const auto grads = nlohmann::json::parse(g.out);
+  EXPECT_EQ(grads["groups"]["dec_enc_attn"].size(), 1u);
+  double largest = 0;
+  for (const auto& v : grads["relative"]) largest = std::max(largest, v.get<double>());
+  EXPECT_DOUBLE_EQ(largest, 1.0);
+
+  Result init = fathom({"analyze", "ln-scale", "tiny", "--checkpoint", "init"});
+  ASSERT_EQ(init.status, 0) << init.err;
+  EXPECT_NE(init.out.find("enc.0.self_attn.post_norm"), std::string::npos) << init.out;
+
+  const std::string pre = write_config("pre.yaml", "  norm: pre\n");
+  Result shift = fathom({"analyze", "output-shift", config, pre, "--depths", "1,2,3",
+                         "--draws", "2", "--json", "--no-progress"});
+  ASSERT_EQ(shift.status, 0) << shift.err;
+  const auto s = nlohmann::json::parse(shift.out);
+  ASSERT_EQ(s["configs"].size(), 2u);
+  EXPECT_EQ(s["configs"][1]["norm"], "pre");
+  EXPECT_EQ(s["configs"][0]["shift"].size(), 3u);
+  EXPECT_TRUE(s["configs"][0]["linear"].contains("r2"));
+
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto of_run = store.list_analyses(1);
+  ASSERT_EQ(of_run.size(), 2u);
+  EXPECT_EQ(of_run[0].kind, "grad-norms");
+  EXPECT_EQ(of_run[0].checkpoint, "last");
+  EXPECT_EQ(of_run[1].checkpoint, "init");
+  EXPECT_EQ(store.list_analyses(std::nullopt, "output-shift").size(), 1u);
+  EXPECT_FALSE(store.list_analyses(std::nullopt, "output-shift")[0].run_id.has_value());
+}
+
+TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
+  require_binary();
+  const std::string lstm = write_config("lstm.yaml", "  connection: depthwise_lstm\n  norm: pre\n");
+  Result r = fathom({"analyze", "beta", lstm});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("residual"), std::string::npos) << r.err;
+  Result missing = fathom({"analyze", "beta", "nope.yaml"});
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  if (fs::exists(db())) {
+    auto store = Store::open(db(), OpenMode::ReadOnly);
+    EXPECT_TRUE(store.list_analyses().empty());
+  }
+}
+
+TEST(AnalysesTable, AddListGetRoundTrip) {
+  const fs::path path = fs::temp_directory_path() /
+                        ("fathom_test_analyses_" + std::to_string(getpid()) + ".db");
+  fs::remove(path);
+  {
+    auto store = Store::open(path.string());
+    fathom::db::NewRun run;
+    run.name = "r";
+    run.config_json = "{}";
+    const int64_t id = store.create_run(run);
+    fathom::db::NewAnalysis a;
+    a.run_id = id;
+    a.kind = "beta";
+    a.checkpoint = "best";
+    a.params_json = R"({"x":1})";
+    a.result_json = R"({"y":[1,2]})";
+    a.elapsed_s = 1.5;
+    const int64_t first = store.add_analysis(a);
+    a.run_id.reset();
+    a.kind = "output-shift";
+    a.checkpoint = "";
+    store.add_analysis(a);
+    EXPECT_EQ(store.list_analyses().size(), 2u);
+    EXPECT_EQ(store.list_analyses(id).size(), 1u);
+    EXPECT_EQ(store.list_analyses(std::nullopt, "output-shift").size(), 1u);
+    auto got = store.get_analysis(first);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->run_id, id);
+    EXPECT_EQ(got->checkpoint, "best");
+    EXPECT_EQ(got->result_json, a.result_json);
+    EXPECT_DOUBLE_EQ(got->elapsed_s, 1.5);
+    EXPECT_FALSE(store.get_analysis(first + 100));
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+}
+
+}  // namespace
