@@ -1,6 +1,11 @@
 #include "gui/comparison_view.h"
 
+#include <cmath>
 #include <set>
+
+#include <QFile>
+#include <QFileDialog>
+#include <QPushButton>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,13 +14,19 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "gui/comparison_table.h"
+#include "experiments/comparison_table.h"
 #include "gui/store_session.h"
 
 namespace fathom::gui {
 namespace {
 
 const QString kNoColumns = QStringLiteral("(none)");
+
+// "axis.model.norm" -> "model.norm"
+std::string strip_axis(const QString& text) {
+  const std::string key = text.toStdString();
+  return key.rfind("axis.", 0) == 0 ? key.substr(5) : key;
+}
 
 }  // namespace
 
@@ -41,12 +52,16 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add(QStringLiteral("&Columns"), cols_);
   add(QStringLiteral("&Metric"), metric_);
   bar->addStretch();
+  auto* export_button = new QPushButton(QStringLiteral("&Export..."));
+  export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
+  bar->addWidget(export_button);
+  connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportTable);
+  note_ = new QLabel;
+  note_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(table_, 1);
-  layout->addWidget(new QLabel(QStringLiteral(
-      "mean \u00b1 std over the runs in each cell (seeds and other axes); diverged runs are counted "
-      "apart; the best cell is bold")));
+  layout->addWidget(note_);
 
   connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
   for (auto* box : {rows_, cols_, metric_})
@@ -140,46 +155,88 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
 }
 
 void ComparisonView::redraw() {
-  const std::string col_key = cols_->currentText() == kNoColumns ? "" : cols_->currentText().toStdString();
-  const std::string metric = metric_->currentText().toStdString();
-  const ComparisonTable t =
-      compare_runs(runs_, tags_, rows_->currentText().toStdString(), col_key, metric);
+  // The same table code as `fathom export table` (experiments/comparison_table.h).
+  const QString cols = cols_->currentText() == kNoColumns ? QString() : cols_->currentText();
+  TableOptions options;
+  options.rows = strip_axis(rows_->currentText());
+  options.cols = strip_axis(cols);
+  options.metric = metric_->currentText().toStdString();
+  options.seed_std = true;
+  options.bold = options.cols.empty() ? BoldBest::None : BoldBest::Column;
+  std::vector<TableRun> runs;
+  for (const auto& r : runs_) {
+    TableRun t;
+    t.id = r.id;
+    t.status = r.status;
+    t.diverged_step = r.diverged_step;
+    if (auto it = tags_.find(r.id); it != tags_.end())
+      for (const auto& [key, value] : it->second)
+        if (key.rfind("axis.", 0) == 0) t.axes[key.substr(5)] = value;
+    if (auto m = r.final_metrics.find(options.metric); m != r.final_metrics.end() && std::isfinite(m->second))
+      t.metric = m->second;
+    if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols))) runs.push_back(t);
+  }
   table_->clear();
-  table_->setRowCount(static_cast<int>(t.rows.size()));
-  table_->setColumnCount(static_cast<int>(t.cols.size()));
+  table_->setRowCount(0);
+  table_->setColumnCount(0);
+  current_.reset();
+  if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
+  try {
+    current_ = build_comparison_table(runs, options);
+  } catch (const std::exception& e) {
+    note_->setText(QString::fromStdString(e.what()));
+    return;
+  }
+  const ComparisonTable& t = *current_;
+  table_->setRowCount(static_cast<int>(t.row_labels.size()));
+  table_->setColumnCount(static_cast<int>(t.col_labels.size()));
   QStringList row_labels, col_labels;
-  for (const auto& r : t.rows) row_labels << QString::fromStdString(r);
-  for (const auto& c : t.cols) col_labels << (c.empty() ? QString::fromStdString(metric) : QString::fromStdString(c));
+  for (const auto& r : t.row_labels) row_labels << QString::fromStdString(r);
+  for (const auto& c : t.col_labels) col_labels << QString::fromStdString(c);
   table_->setVerticalHeaderLabels(row_labels);
   table_->setHorizontalHeaderLabels(col_labels);
   table_->setCornerButtonEnabled(false);
-
-  const bool higher_better = metric.find("bleu") != std::string::npos;
-  int best_r = -1, best_c = -1;
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (size_t c = 0; c < t.cols.size(); ++c) {
-      const auto& cell = t.cells[r][c];
-      QString text = cell.runs ? QString::number(cell.mean, 'g', 4) : QStringLiteral("-");
-      if (cell.runs > 1) text += QStringLiteral(" \u00b1 %1").arg(cell.std, 0, 'g', 2);
-      if (cell.diverged) text += QStringLiteral("  (%1 diverged)").arg(cell.diverged);
+  QFont bold = table_->font();
+  bold.setBold(true);
+  for (size_t r = 0; r < t.row_labels.size(); ++r)
+    for (size_t c = 0; c < t.col_labels.size(); ++c) {
+      const TableCell& cell = t.cells[r][c];
+      QString text = QString::fromStdString(cell.status.empty() ? "-" : cell.status);
+      if (cell.value) {
+        text = QString::number(*cell.value, 'f', t.digits);
+        if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
+        if (cell.diverged) text += QStringLiteral(" \u2020");
+      }
       auto* item = new QTableWidgetItem(text);
       item->setTextAlignment(Qt::AlignCenter);
-      item->setToolTip(QStringLiteral("%1 run(s) with %2, %3 diverged, %4 without it yet")
-                           .arg(cell.runs).arg(QString::fromStdString(metric)).arg(cell.diverged).arg(cell.missing));
+      item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")
+                           .arg(cell.runs).arg(cell.used).arg(QString::fromStdString(t.metric)).arg(cell.diverged));
+      if (cell.best) item->setFont(bold);
+      if (!cell.value && cell.diverged) item->setForeground(QColor(200, 40, 40));
       table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
-      if (!cell.runs) continue;
-      const auto& best = best_r < 0 ? cell : t.cells[best_r][best_c];
-      if (best_r < 0 || (higher_better ? cell.mean > best.mean : cell.mean < best.mean)) {
-        best_r = static_cast<int>(r);
-        best_c = static_cast<int>(c);
-      }
     }
-  }
-  if (best_r >= 0) {
-    QFont bold = table_->font();
-    bold.setBold(true);
-    table_->item(best_r, best_c)->setFont(bold);
-  }
+  QStringList notes;
+  for (const auto& n : t.notes) notes << QString::fromStdString(n);
+  note_->setText(notes.join(QStringLiteral("\n")));
+}
+
+void ComparisonView::exportTable() {
+  if (!current_) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, QStringLiteral("Export table"), QString(),
+      QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  if (!writeTable(path)) emit error(QStringLiteral("cannot write %1").arg(path));
+}
+
+bool ComparisonView::writeTable(const QString& path) const {
+  if (!current_) return false;
+  const std::string text = path.endsWith(QStringLiteral(".csv"))   ? table_to_csv(*current_)
+                           : path.endsWith(QStringLiteral(".tex")) ? table_to_latex(*current_)
+                                                                    : table_to_markdown(*current_);
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return false;
+  return file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
 }
 
 }  // namespace fathom::gui

@@ -1,16 +1,20 @@
 #pragma once
-// The comparison view: pick a sweep, a row axis, a column axis and a final metric; each cell
-// shows the metric's mean +- std over the runs there (seeds), with diverged runs counted
-// apart, and the best cell in bold.
+// The comparison view: pick a sweep, a row axis, a column axis and a final metric; the table is
+// `fathom export table`'s (experiments/comparison_table.h): mean +- std over seeds,
+// diverged@step where nothing trained, the best of each column in bold; exported to
+// Markdown, LaTeX or CSV by the same code.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <QWidget>
 
 #include "db/store.h"
+#include "experiments/comparison_table.h"
 
 class QComboBox;
+class QLabel;
 class QTableWidget;
 
 namespace fathom::gui {
@@ -28,6 +32,9 @@ class ComparisonView : public QWidget {
   QTableWidget* table() const { return table_; }
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols, const QString& metric);
+  // Writes the shown table; the format follows the extension (.md, .tex, .csv).
+  bool writeTable(const QString& path) const;
+  const std::optional<ComparisonTable>& shown() const { return current_; }
 
  signals:
   void error(const QString& message);
@@ -35,6 +42,7 @@ class ComparisonView : public QWidget {
  private:
   void sweepChanged();
   void redraw();
+  void exportTable();
   static void refill(QComboBox* box, const QStringList& items);
 
   StoreSession* session_ = nullptr;
@@ -42,6 +50,8 @@ class ComparisonView : public QWidget {
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QComboBox *sweep_, *rows_, *cols_, *metric_;
   QTableWidget* table_;
+  QLabel* note_ = nullptr;
+  std::optional<ComparisonTable> current_;
 };
 
 }  // namespace fathom::gui

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Regenerates the analysis figures of docs/figures/ (issue 5) from the depth study's base config
+# (experiments/depth/base.yaml, d_model 64) at initialization:
+#   output change vs depth for Post-LN, Pre-LN and Admin (N = 1..48 encoder layers),
+#   beta heatmaps and gradient-norm bars of 18-layer Post-LN, Pre-LN and Admin.
+# Results are stored in DB (default runs/analysis.db); figures are PDF + PNG.
+# Usage: scripts/make-analysis-figures.sh [DB]      (about 3 min on 2 CPU cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+db=${1:-runs/analysis.db}
+out=docs/figures
+fathom="build/fathom --db $db"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$(dirname "$db")" "$out"
+
+# One complete config per method, each named after it (the name labels the figures' lines).
+for method in post:xavier pre:xavier post:admin; do
+  norm=${method%%:*} init=${method##*:}
+  label=$([ "$init" = admin ] && echo admin || echo "$norm")
+  $fathom config experiments/depth/base.yaml --set name="$label" model.norm="$norm" \
+    model.init="$init" > "$tmp/$label.yaml"
+done
+
+for perturb in random update; do
+  $fathom --json analyze output-shift "$tmp/post.yaml" "$tmp/pre.yaml" "$tmp/admin.yaml" \
+    --depths 1,2,4,6,8,12,18,24,36,48 --perturb "$perturb" --draws 5 > "$tmp/shift-$perturb.json"
+  for ext in pdf png; do
+    $fathom export plot analysis "$tmp/shift-$perturb.json" --kind output-shift \
+      --out "$out/output-shift-$perturb.$ext"
+  done
+done
+
+for label in post pre admin; do
+  deep=(--set model.encoder_layers=18 model.decoder_layers=18)
+  $fathom --json analyze beta "$tmp/$label.yaml" "${deep[@]}" > "$tmp/beta-$label.json"
+  $fathom --json analyze grad-norms "$tmp/$label.yaml" "${deep[@]}" > "$tmp/grads-$label.json"
+  for ext in pdf png; do
+    $fathom export plot analysis "$tmp/beta-$label.json" --kind beta --out "$out/beta-18L-$label.$ext"
+    $fathom export plot analysis "$tmp/grads-$label.json" --kind grad-norms --out "$out/grad-norms-18L-$label.$ext"
+  done
+done
+ls -1 "$out"

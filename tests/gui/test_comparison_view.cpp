@@ -1,0 +1,72 @@
+// The Compare tab over a store built here: it shows `fathom export table`'s cells (mean ± std
+// over seeds, diverged@step, bold best per column) and exports the same text as the CLI.
+#include <QApplication>
+#include <QFile>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "gui/comparison_view.h"
+#include "gui/store_session.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+class ComparisonViewTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+
+ private slots:
+  void initTestCase() {
+    db_ = dir_.filePath("runs.db");
+    auto store = Store::open(db_.toStdString());
+    for (auto [layers, norm, seed, bleu] : {std::tuple{"6", "post", "1", 20.0}, {"6", "post", "2", 22.0},
+                                            {"6", "pre", "1", 18.0}, {"18", "post", "1", -1.0},
+                                            {"18", "pre", "1", 19.0}}) {
+      NewRun r;
+      r.name = std::string("d/") + layers + norm + seed;
+      r.sweep = "d";
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.encoder_layers", layers);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.seed", seed);
+      if (bleu < 0) {
+        store.finish_run(id, "diverged", "nan", 42);
+      } else {
+        store.set_final_metric(id, "test_bleu", bleu);
+        store.finish_run(id, "finished");
+      }
+    }
+  }
+
+  void showsTheExportTablesCells() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("d", "axis.model.encoder_layers", "axis.model.norm", "test_bleu"));
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), 2);
+    QCOMPARE(t->columnCount(), 2);
+    QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41"));  // sample std of 20, 22
+    QCOMPARE(t->item(1, 0)->text(), QStringLiteral("diverged@42"));
+    QVERIFY(t->item(0, 0)->font().bold());   // best of the post column
+    QVERIFY(t->item(1, 1)->font().bold());   // 19 beats 18 in the pre column
+    QVERIFY(!t->item(0, 1)->font().bold());
+
+    const QString path = dir_.filePath("table.tex");
+    QVERIFY(view.writeTable(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().toStdString(), fathom::table_to_latex(*view.shown()));
+  }
+};
+
+QTEST_MAIN(ComparisonViewTest)
+#include "test_comparison_view.moc"
