@@ -1,6 +1,7 @@
 #include "plot/analysis_figures.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <limits>
 
@@ -109,13 +110,20 @@ LineFigure output_shift_figure(const json& result, const std::string& source) {
   LineFigure fig;
   fig.x.label = "depth N (layers)";
   fig.y.label = "output shift";
+  // Legend names: the configs' names when they tell the configs apart, else their labels (paths).
+  std::vector<std::string> names;
+  for (const auto& c : configs) names.push_back(c.is_object() ? c.value("name", "") : "");
+  const bool names_distinct =
+      std::find(names.begin(), names.end(), "") == names.end() &&
+      std::set<std::string>(names.begin(), names.end()).size() == names.size();
   for (size_t k = 0; k < configs.size(); ++k) {
     const json& c = configs[k];
     const std::string path = "configs[" + std::to_string(k) + "].";
     LineSeries data;
-    data.name = c.contains("label") && c["label"].is_string() && !c["label"].get<std::string>().empty()
-                     ? c["label"].get<std::string>()
-                     : c.value("name", "config " + std::to_string(k));
+    data.name = names_distinct ? names[k]
+                : c.contains("label") && c["label"].is_string() && !c["label"].get<std::string>().empty()
+                    ? c["label"].get<std::string>()
+                    : c.value("name", "config " + std::to_string(k));
     data.x = f.numbers(f.at(c, "depths", path), path + "depths");
     data.y = f.numbers(f.at(c, "shift", path), path + "shift");
     if (data.x.size() != data.y.size()) f.fail(path + "shift", "expected one value per depth");
@@ -131,14 +139,19 @@ LineFigure output_shift_figure(const json& result, const std::string& source) {
         best_log = std::string(kind) == "log";
       }
     }
-    fig.series.push_back(data);
-    if (!best || data.x.empty()) continue;
+    if (!best || data.x.empty()) {
+      fig.series.push_back(data);
+      continue;
+    }
     const std::string fp = path + (best_log ? "log." : "linear.");
     const double a = f.number(*best, "a", fp), b = f.number(*best, "b", fp);
+    // One legend entry per config, naming its dashed fit: the legend stays small at column width.
+    data.name += std::string(best_log ? " (log fit, " : " (linear fit, ") + r2_label(f.number(*best, "r2", fp)) + ")";
+    fig.series.push_back(data);
     if (!std::isfinite(a) || !std::isfinite(b)) continue;
     LineSeries fit;
     fit.fit_of = data.name;
-    fit.name = (best_log ? "log fit, " : "linear fit, ") + r2_label(f.number(*best, "r2", fp));
+    fit.name = "";  // drawn dashed in its data series' colour, not listed
     const auto [lo, hi] = std::minmax_element(data.x.begin(), data.x.end());
     constexpr int kSamples = 64;
     for (int s = 0; s < kSamples; ++s) {

@@ -12,9 +12,13 @@ namespace {
 
 using detail::qstr;
 
+// Every cell's label while they fit (up to 16); beyond that every k-th, so that a 37-row beta
+// matrix of an 18-layer stack stays readable at column width.
 QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& labels, size_t n) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  for (size_t i = 0; i < n; ++i)
+  constexpr size_t kMaxLabels = 16;
+  const size_t every = n <= kMaxLabels ? 1 : (n + kMaxLabels - 1) / kMaxLabels;
+  for (size_t i = 0; i < n; i += every)
     ticker->addTick(static_cast<double>(i), i < labels.size() ? qstr(labels[i]) : QString::number(i));
   return ticker;
 }

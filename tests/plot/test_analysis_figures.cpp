@@ -33,10 +33,22 @@ TEST(AnalysisFigures, OutputShiftDrawsTheBetterFit) {
     "linear": {"a": 0.1667, "b": 0, "r2": 0.99}, "log": {"a": 1, "b": 0, "r2": 0.9}}]})");
   const LineFigure f = output_shift_figure(result, "shift.json");
   ASSERT_EQ(f.series.size(), 2u);
-  EXPECT_EQ(f.series[0].name, "Post-LN");
-  EXPECT_EQ(f.series[1].fit_of, "Post-LN");
-  EXPECT_EQ(f.series[1].name, "linear fit, R\u00b2 = 0.990");
+  // One legend entry per config, named after the config and its better fit.
+  EXPECT_EQ(f.series[0].name, "postln-6 (linear fit, R\u00b2 = 0.990)");
+  EXPECT_EQ(f.series[1].fit_of, f.series[0].name);
+  EXPECT_EQ(f.series[1].name, "");  // not listed in the legend
   EXPECT_NEAR(f.series[1].y.back(), 0.1667 * 18, 1e-9);
+}
+
+// Configs with one name (e.g. all "depth") are told apart by their labels.
+TEST(AnalysisFigures, OutputShiftFallsBackToLabelsWhenNamesRepeat) {
+  const json result = json::parse(R"({"configs": [
+    {"name": "depth", "label": "a.yaml", "depths": [1, 2], "shift": [1, 2]},
+    {"name": "depth", "label": "b.yaml", "depths": [1, 2], "shift": [1, 3]}]})");
+  const LineFigure f = output_shift_figure(result, "shift.json");
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_EQ(f.series[0].name, "a.yaml");
+  EXPECT_EQ(f.series[1].name, "b.yaml");
 }
 
 TEST(AnalysisFigures, GradNormsAreGroupedLogBars) {
