@@ -1,89 +1,56 @@
-// Training-step throughput: target tokens/s, step time and the split between forward,
-// backward and optimizer for a named model size on synthetic batches of a fixed token budget.
-//   bench_train [size=tiny|small|base] [steps=20] [threads=0]
-// Run by hand (never in ctest). Compare settings side by side in one invocation.
-#include <chrono>
+// Training-step throughput: target tokens/s, step time, the split between forward,
+// backward and optimizer, and achieved FLOP/s for a named model size (bench/train_sizes.h:
+// tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
+//   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
+// Run by hand (never in ctest). Compare settings side by side in one invocation; against the
+// PyTorch reference use bench_vs_reference.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
-#include "core/config/config_io.h"
-#include "core/data/batch.h"
-#include "core/model/transformer.h"
+#include "bench/cpu_peak.h"
+#include "bench/fathom_step.h"
 #include "core/train/device.h"
-#include "core/train/loss.h"
-#include "core/train/optimizer.h"
 #include "core/util/blas_setup.h"
+#include "core/util/malloc_setup.h"
 
 using namespace fathom;
-using Clock = std::chrono::steady_clock;
-
-static double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using namespace fathom::bench;
 
 int main(int argc, char** argv) {
   ensure_fast_blas(argv);
-  const std::string size = argc > 1 ? argv[1] : "tiny";
+  const TrainSize size = find_train_size(argc > 1 ? argv[1] : "tiny");
   const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
-  RunConfig config;
-  int64_t vocab = 1000, length = 20, max_tokens = 2048;
-  if (size == "tiny") {
-    config.model.d_model = 64, config.model.heads = 4, config.model.d_ff = 256;
-    config.model.encoder_layers = config.model.decoder_layers = 2;
-    vocab = 40, length = 10;
-  } else if (size == "small") {
-    config.model.d_model = 256, config.model.heads = 4, config.model.d_ff = 1024;
-    config.model.encoder_layers = config.model.decoder_layers = 3;
-    vocab = 8000, length = 16, max_tokens = 4096;
-  } else {  // base
-    vocab = 32000, length = 32, max_tokens = 4096;
-  }
+  const torch::Device device = resolve_device(argc > 4 ? argv[4] : "cpu");
+  const std::string norm = argc > 5 ? argv[5] : "post";
   configure_threads(threads);
-  Transformer model = build_model(config, vocab, 1);
-  std::vector<std::pair<std::string, torch::Tensor>> named;
-  std::vector<torch::Tensor> params;
-  for (auto& p : model->named_parameters()) named.emplace_back(p.key(), p.value()), params.push_back(p.value());
-  Optimizer optimizer(named, config.train);
+  const bool keep = !(argc > 6 && std::string(argv[6]) == "glibc");
+  if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
+  FathomStep fathom(size, norm, device);
+  fathom.run(3);  // warm-up
+  const StepTimes t = fathom.run(steps);
 
-  std::vector<Example> examples;
-  torch::manual_seed(0);
-  const int64_t rows = max_tokens / length;
-  for (int64_t i = 0; i < rows; ++i) {
-    auto src = torch::randint(4, vocab, {length - 1}, torch::kInt64);
-    auto tgt = torch::randint(4, vocab, {length - 1}, torch::kInt64);
-    examples.push_back(make_example(std::vector<int64_t>(src.data_ptr<int64_t>(), src.data_ptr<int64_t>() + src.numel()),
-                                    std::vector<int64_t>(tgt.data_ptr<int64_t>(), tgt.data_ptr<int64_t>() + tgt.numel())));
+  std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
+  std::printf("size %s device %s norm %s threads %d params %ld rows %ld src %ld tgt %ld\n",
+              size.name.c_str(), device.str().c_str(), norm.c_str(), torch::get_num_threads(),
+              long(fathom.model()->parameter_counts()["total"]), long(size.rows),
+              long(size.src_len), long(size.tgt_len));
+  std::printf("tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
+              "  %.0f page faults/step (malloc %s)\n",
+              t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward), t.ms(t.backward),
+              t.ms(t.update), double(t.minor_faults) / std::max(1, t.steps),
+              keep ? "keep" : "glibc");
+  const double achieved = train_flops_per_target_token(size) * t.tokens_per_s();
+  std::printf("achieved %.2f GFLOP/s", achieved / 1e9);
+  if (device.is_cpu()) {
+    const CpuPeak cpu = read_cpu_peak();
+    const int cores = threads > 0 ? threads : int(std::thread::hardware_concurrency());
+    std::printf(" = %.1f%% of %d core(s) x %d FLOP/cycle (%s) x %.0f MHz", 100 * achieved /
+                (cpu.per_core() * cores), cores, cpu.flops_per_cycle, cpu.isa.c_str(), cpu.mhz);
   }
-  std::vector<size_t> ids(examples.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-  Batch batch = collate(examples, ids);
-
-  double forward = 0, backward = 0, update = 0;
-  int64_t tokens = 0;
-  for (int step = -3; step < steps; ++step) {  // 3 warm-up steps
-    auto t0 = Clock::now();
-    optimizer.zero_grad();
-    LossSums sums = label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out, 0.1);
-    torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
-    auto t1 = Clock::now();
-    loss.backward();
-    auto t2 = Clock::now();
-    torch::nn::utils::clip_grad_norm_(params, 1e9);
-    optimizer.step(1e-4);
-    if (step < 0) continue;
-    forward += std::chrono::duration<double>(t1 - t0).count();
-    backward += std::chrono::duration<double>(t2 - t1).count();
-    update += since(t2);
-    tokens += sums.tokens;
-  }
-  const double total = forward + backward + update;
-  std::printf("blas core %s\n", blas_core_name());
-  std::printf("size %s threads %d params %ld rows %ld len %ld\n", size.c_str(), torch::get_num_threads(),
-              long(model->parameter_counts()["total"]), long(rows), long(length));
-  std::printf("tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)\n",
-              tokens / total, 1000 * total / steps, 1000 * forward / steps, 1000 * backward / steps,
-              1000 * update / steps);
+  std::printf("\n");
   return 0;
 }

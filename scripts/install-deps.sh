@@ -10,6 +10,10 @@ packages=(
   libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
+# Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
+# PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).
+# It adds ~180 MB (32 packages beside libtorch) that building, testing and training never use:
+#   apt-get install -y python3-torch
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -24,6 +24,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/schedule.h"
 #include "core/util/error.h"
+#include "core/util/malloc_setup.h"
 #include "core/util/progress.h"
 #include "db/metric_writer.h"
 
@@ -69,6 +70,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   const TrainConfig& tc = config.train;
   const int64_t run = options.run_id;
   configure_threads(tc.threads);
+  keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   const torch::Device device = resolve_device(config.device);
   store.mark_running(run, host_name(), device.str());
 

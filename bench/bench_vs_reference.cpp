@@ -1,0 +1,247 @@
+// Fathom's training step against a plain-PyTorch reference of the same model
+// (bench/reference/train_step.py, run as a child process), alternately in one invocation:
+//   bench_vs_reference [size=tiny] [steps=10] [rounds=6] [threads=1] [device=cpu]
+//                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
+//                      [malloc=keep|glibc] [ref_torch_threads=0]
+// ref_torch_threads=1 gives the reference Fathom's threading policy (LibTorch 1 intra-op
+// thread beside `threads` OpenBLAS threads), to tell the policy from the implementation.
+// Each round runs `steps` timed steps of each (the order alternates, ABBA-style, so a drift
+// in the machine's load hits both), after 3 warm-up steps each. Shared machines: compare the
+// ratio, not the absolute figures. Run by hand (never in ctest).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/child_process.h"
+#include "bench/cpu_peak.h"
+#include "bench/fathom_step.h"
+#include "core/train/device.h"
+#include "core/util/blas_setup.h"
+#include "core/util/malloc_setup.h"
+
+using namespace fathom;
+using namespace fathom::bench;
+using nlohmann::json;
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// key=value arguments over defaults; an unknown key is an error (a typo would mislead).
+std::map<std::string, std::string> parse_args(int argc, char** argv) {
+  std::map<std::string, std::string> args{
+      {"size", "tiny"}, {"steps", "10"}, {"rounds", "6"}, {"threads", "1"},
+      {"device", "cpu"}, {"norm", "post"}, {"python", "/usr/bin/python3"},
+      {"script", FATHOM_SOURCE_DIR "/bench/reference/train_step.py"}, {"peak_tflops", "0"},
+      {"malloc", "keep"}, {"ref_torch_threads", "0"}};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || !args.count(a.substr(0, eq)))
+      throw std::invalid_argument("unknown argument '" + a +
+                                  "' (see the comment atop " __FILE__ ")");
+    args[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  return args;
+}
+
+// Reads the child's JSON lines until one with this "event"; other lines are echoed.
+json expect(ChildProcess& child, const std::string& event) {
+  std::string line;
+  while (child.read_line(line)) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.value("event", "") == event) return j;
+    std::printf("reference: %s\n", line.c_str());
+  }
+  throw std::runtime_error("the reference exited before sending '" + event + "'");
+}
+
+struct Round {
+  double tokens_per_s, step_ms, forward_ms, backward_ms, update_ms, faults_per_step;
+};
+
+Round fathom_round(const StepTimes& t) {
+  return {t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward), t.ms(t.backward), t.ms(t.update),
+          t.steps ? double(t.minor_faults) / t.steps : 0.0};
+}
+
+Round reference_round(const json& j) {
+  return {j["tokens_per_s"], j["step_ms"], j["forward_ms"], j["backward_ms"], j["update_ms"],
+          j.value("minor_faults", 0.0) / std::max(1, j.value("steps", 1))};
+}
+
+void print_round(const char* who, const Round& r) {
+  std::printf("  %-9s %9.0f tok/s  step %8.1f ms (forward %.1f, backward %.1f, clip+adam %.1f)"
+              "  %.0f page faults/step\n",
+              who, r.tokens_per_s, r.step_ms, r.forward_ms, r.backward_ms, r.update_ms,
+              r.faults_per_step);
+}
+
+Round median_round(const std::vector<Round>& rounds) {
+  auto field = [&](double Round::*f) {
+    std::vector<double> v;
+    for (const auto& r : rounds) v.push_back(r.*f);
+    return median(v);
+  };
+  return {field(&Round::tokens_per_s), field(&Round::step_ms), field(&Round::forward_ms),
+          field(&Round::backward_ms), field(&Round::update_ms), field(&Round::faults_per_step)};
+}
+
+}  // namespace
+
+int run_comparison(int argc, char** argv) {
+  const auto args = parse_args(argc, argv);
+  const TrainSize size = find_train_size(args.at("size"));
+  const int steps = std::stoi(args.at("steps")), rounds = std::stoi(args.at("rounds"));
+  const int threads = std::stoi(args.at("threads"));
+  const std::string norm = args.at("norm");
+  const torch::Device device = resolve_device(args.at("device"));
+  const std::string load_start = load_average();
+
+  // Fathom: the trainer's threading policy (LibTorch 1 thread + `threads` OpenBLAS threads
+  // when OpenBLAS is loaded). The reference: torch.set_num_threads(threads), OpenBLAS the same.
+  configure_threads(threads);
+  // keep: what the trainer does (core/util/malloc_setup.h); glibc: glibc's own thresholds.
+  const bool keep = args.at("malloc") == "keep";
+  if (keep) keep_freed_memory();
+  setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  FathomStep fathom(size, norm, device);
+
+  ChildProcess reference({args.at("python"), args.at("script"), "--serve",
+                          "--size", size.name, "--threads", std::to_string(threads),
+                          "--device", args.at("device"), "--norm", norm,
+                          "--d-model", std::to_string(size.d_model),
+                          "--heads", std::to_string(size.heads),
+                          "--d-ff", std::to_string(size.d_ff),
+                          "--encoder-layers", std::to_string(size.encoder_layers),
+                          "--decoder-layers", std::to_string(size.decoder_layers),
+                          "--vocab", std::to_string(size.vocab),
+                          "--rows", std::to_string(size.rows),
+                          "--src-len", std::to_string(size.src_len),
+                          "--tgt-len", std::to_string(size.tgt_len),
+                          "--torch-threads", args.at("ref_torch_threads")});
+  const json config = expect(reference, "config");
+  const json ref_params = expect(reference, "params");
+  const json ready = expect(reference, "ready");  // after its 3 warm-up steps
+  fathom.run(3);                                  // Fathom's warm-up steps
+
+  std::printf("bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
+              "%ld x %ld source -> %ld x %ld target tokens, device %s, norm %s\n",
+              size.name.c_str(), size.d_model, size.heads, size.d_ff, size.encoder_layers,
+              size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len),
+              long(size.rows), long(size.tgt_len), device.str().c_str(), norm.c_str());
+  std::printf("threads: fathom LibTorch %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
+              "OpenBLAS %s (%s)\n",
+              torch::get_num_threads(), *blas_core_name() ? std::to_string(threads).c_str() : "-",
+              blas_core_name(), config.value("torch", "?").c_str(),
+              config.value("torch_threads", 0),
+              config["blas_threads"].is_null() ? "-" : config["blas_threads"].dump().c_str(),
+              config.value("blas_core", "").c_str());
+  std::printf("fathom malloc: %s\n", keep ? "keep_freed_memory() (as the trainer)"
+                                           : "glibc's dynamic thresholds (as before issue 7)");
+  std::printf("load average (1/5/15 min) at start: %s on %u cores\n", load_start.c_str(),
+              std::thread::hardware_concurrency());
+
+  // Same model? Parameter counts per kind must agree exactly.
+  const auto counts = fathom.model()->parameter_counts();
+  bool same = true;
+  std::printf("%-11s %12s %12s\n", "parameters", "fathom", "reference");
+  for (const auto& [kind, n] : counts) {
+    const int64_t r = ref_params.value(kind, int64_t(-1));
+    same = same && r == n;
+    std::printf("%-11s %12ld %12ld%s\n", kind.c_str(), long(n), long(r),
+                r == n ? "" : "  MISMATCH");
+  }
+  // Same seeds and draw order on the CPU: the first losses agree to rounding (on a GPU the
+  // random streams differ; both should then be near ln V + the smoothing term).
+  const double ref_first = ready.value("first_loss", NAN);
+  std::printf("first-step loss: fathom %.6f reference %.6f |diff| %.2g (ln V = %.4f)%s\n",
+              fathom.first_loss(), ref_first, std::fabs(fathom.first_loss() - ref_first),
+              std::log(double(size.vocab)), same ? "" : "  PARAMETER COUNTS DIFFER");
+
+  std::vector<Round> ours, theirs;
+  std::vector<double> ratios;
+  json last_result;
+  for (int r = 0; r < rounds; ++r) {
+    const bool fathom_first = r % 4 == 0 || r % 4 == 3;  // F R, R F, R F, F R, ...
+    Round f{}, p{};
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0) == fathom_first) {
+        f = fathom_round(fathom.run(steps));
+      } else {
+        reference.send("run " + std::to_string(steps));
+        last_result = expect(reference, "result");
+        p = reference_round(last_result);
+      }
+    }
+    ours.push_back(f), theirs.push_back(p);
+    ratios.push_back(f.tokens_per_s / p.tokens_per_s);
+    std::printf("round %d (%s first), %d steps each: ratio %.3f\n", r + 1,
+                fathom_first ? "fathom" : "reference", steps, ratios.back());
+    print_round("fathom", f);
+    print_round("reference", p);
+  }
+  reference.send("quit");
+  const long ref_rss_kib = reference.finish();
+  struct rusage self {};
+  getrusage(RUSAGE_SELF, &self);
+
+  const Round fm = median_round(ours), pm = median_round(theirs);
+  std::printf("median over %d rounds of %d steps:\n", rounds, steps);
+  print_round("fathom", fm);
+  print_round("reference", pm);
+  std::printf("ratio fathom/reference: %.3f  (median of per-round tokens/s ratios; min %.3f, "
+              "max %.3f; > 1: Fathom faster)\n",
+              median(ratios), *std::min_element(ratios.begin(), ratios.end()),
+              *std::max_element(ratios.begin(), ratios.end()));
+  std::printf("peak RSS: fathom %.0f MiB (getrusage self), reference %.0f MiB (wait4 ru_maxrss "
+              "of the child; Python + torch import included)\n",
+              self.ru_maxrss / 1024.0, ref_rss_kib / 1024.0);
+  if (last_result.contains("peak_cuda_bytes"))  // Fathom's GPU peak: not measured (see docs)
+    std::printf("reference peak CUDA memory allocated: %.0f MiB\n",
+                last_result["peak_cuda_bytes"].get<double>() / (1 << 20));
+
+  const double flops = train_flops_per_target_token(size);
+  std::printf("training FLOPs per target token (matmuls, 3x forward; bench/train_sizes.h): %.4g\n",
+              flops);
+  double peak = 0;
+  std::string peak_text;
+  if (device.is_cpu()) {
+    const CpuPeak cpu = read_cpu_peak();
+    peak = cpu.per_core() * threads;
+    peak_text = std::to_string(threads) + " core(s) x " + std::to_string(cpu.flops_per_cycle) +
+                " FLOP/cycle (" + cpu.isa + ", 2 FMA units assumed) x " +
+                std::to_string(int(cpu.mhz)) + " MHz [" + cpu.model + "]";
+  } else {
+    peak = std::stod(args.at("peak_tflops")) * 1e12;
+    peak_text = "peak_tflops argument";
+  }
+  const double fa = flops * fm.tokens_per_s, ra = flops * pm.tokens_per_s;
+  std::printf("achieved: fathom %.2f GFLOP/s, reference %.2f GFLOP/s", fa / 1e9, ra / 1e9);
+  if (peak > 0)
+    std::printf(" of peak %.1f GFLOP/s = %s: %.1f%% and %.1f%%", peak / 1e9, peak_text.c_str(),
+                100 * fa / peak, 100 * ra / peak);
+  std::printf("\nload average (1/5/15 min) at end: %s\n", load_average().c_str());
+  return same && reference.exit_status() == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  ensure_fast_blas(argv);  // the child inherits OPENBLAS_CORETYPE: both use the same kernels
+  try {
+    return run_comparison(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_vs_reference: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,102 @@
+#pragma once
+// Fathom's training step as the trainer runs it (forward, label-smoothed loss, backward,
+// global-norm clip, Adam), timed in three parts, on one fixed batch.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/train_sizes.h"
+#include "core/model/transformer.h"
+#include "core/train/loss.h"
+#include "core/train/optimizer.h"
+
+namespace fathom::bench {
+
+struct StepTimes {
+  int steps = 0;
+  int64_t tokens = 0;                       // target tokens (non-pad) processed
+  double forward = 0, backward = 0, update = 0;  // seconds, summed over the steps
+  double loss = std::numeric_limits<double>::quiet_NaN();  // of the last step
+  long minor_faults = 0;                    // page faults of this process during the steps
+  double total() const { return forward + backward + update; }
+  double tokens_per_s() const { return total() > 0 ? tokens / total() : 0.0; }
+  double ms(double seconds) const { return steps ? 1000 * seconds / steps : 0.0; }
+};
+
+class FathomStep {
+ public:
+  FathomStep(const TrainSize& size, const std::string& norm, torch::Device device)
+      : device_(device), model_(build_model(size_config(size, norm), size.vocab, /*seed=*/1)) {
+    model_->to(device);
+    model_->train();
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (auto& p : model_->named_parameters()) {
+      named.emplace_back(p.key(), p.value());
+      params_.push_back(p.value());
+    }
+    optimizer_ = std::make_unique<Optimizer>(named, size_config(size, norm).train);
+    batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
+  }
+
+  StepTimes run(int steps) {
+    using Clock = std::chrono::steady_clock;
+    auto seconds = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
+    StepTimes out;
+    const long faults = page_faults_so_far();
+    for (int i = 0; i < steps; ++i) {
+      sync();
+      auto t0 = Clock::now();
+      optimizer_->zero_grad();
+      LossSums sums = label_smoothed_loss(model_->forward(batch_.src, batch_.tgt_in),
+                                          batch_.tgt_out, /*epsilon=*/0.1);
+      torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
+      sync();
+      auto t1 = Clock::now();
+      loss.backward();
+      sync();
+      auto t2 = Clock::now();
+      torch::nn::utils::clip_grad_norm_(params_, 1e9);  // the norm is computed, nothing clipped
+      optimizer_->step(1e-4);
+      sync();
+      auto t3 = Clock::now();
+      out.forward += seconds(t0, t1);
+      out.backward += seconds(t1, t2);
+      out.update += seconds(t2, t3);
+      out.tokens += sums.tokens;
+      out.loss = loss.item<double>();
+      if (first_loss_ != first_loss_) first_loss_ = out.loss;  // NaN until the first step
+      ++out.steps;
+    }
+    out.minor_faults = page_faults_so_far() - faults;
+    return out;
+  }
+
+  double first_loss() const { return first_loss_; }
+  Transformer& model() { return model_; }
+
+ private:
+  static long page_faults_so_far() {
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+  }
+  void sync() const {
+    if (device_.is_cuda()) torch::cuda::synchronize();
+  }
+
+  torch::Device device_;
+  Transformer model_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Batch batch_;
+  double first_loss_ = std::numeric_limits<double>::quiet_NaN();
+};
+
+}  // namespace fathom::bench

@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Reference training step in plain PyTorch, for bench/bench_vs_reference.cpp (issue 7).
+
+The same model, initialization, loss, optimizer and batch as Fathom's defaults
+(methods.md s1-2; core/model, core/train), written with stock PyTorch modules:
+  - one [V, d] embedding shared by source, target and the output projection
+    (model.share_embeddings and model.tie_decoder_embeddings default to true),
+    scaled by sqrt(d), plus fairseq-layout sinusoidal positions, then dropout 0.1;
+  - attention: packed [3d, d] Q/K/V for self-attention, [d, d] query and packed
+    [2d, d] key/value for encoder attention, queries scaled by 1/sqrt(d/H),
+    key padding and causal masks, no attention dropout; FFN Linear-ReLU-Linear;
+  - Post-LN x = LN(x + drop(f(x))) or Pre-LN x + drop(f(LN(x))) with a final LN;
+  - init `xavier`: Glorot-uniform Linears (gain 1/sqrt(2) per d x d block of the
+    attention input projections), zero biases, embeddings N(0, d^-1/2), pad row 0;
+  - label-smoothed cross entropy (eps 0.1) over non-pad targets / target tokens;
+  - clip_grad_norm_(1e9) (as bench_train: the norm is computed, nothing is clipped)
+    and torch.optim.Adam(betas=(0.9, 0.98), eps=1e-8), lr 1e-4.
+Modules are built and initialized in Fathom's order from the same seeds, so on the
+CPU the parameters, the batch and the dropout masks draw the same random numbers
+as Fathom's and the first loss should agree to float rounding.
+
+Standalone:  train_step.py --size tiny --steps 20 --threads 1
+Driven:      train_step.py --serve ...  then stdin lines "run N" / "quit".
+Prints JSON lines (one object per line) on stdout.
+"""
+import argparse
+import ctypes
+import json
+import math
+import os
+import resource
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+# Named sizes: keep in step with bench/train_sizes.h (the driver passes every field
+# explicitly anyway, so a stale entry here only affects standalone runs).
+SIZES = {
+    #         d    H   ff   enc dec  vocab  rows src tgt
+    "tiny":  (64, 4, 256, 2, 2, 40, 204, 10, 10),
+    "small": (256, 4, 1024, 3, 3, 8000, 256, 16, 16),
+    "base":  (512, 8, 2048, 6, 6, 32000, 128, 32, 32),
+    "deep18": (512, 8, 2048, 18, 18, 32000, 128, 32, 32),
+    "deep60": (512, 8, 2048, 60, 12, 32000, 128, 32, 32),
+}
+PAD, BOS, EOS = 0, 2, 3
+
+
+def sinusoidal_positions(max_len, d):
+    # As core/model/embedding.cpp: sin on the first d/2 channels, cos on the rest.
+    half = d // 2
+    step = math.log(10000.0) / max(half - 1, 1)
+    freq = torch.exp(torch.arange(half, dtype=torch.float64) * -step)
+    angles = torch.arange(max_len, dtype=torch.float64).unsqueeze(1) * freq.unsqueeze(0)
+    table = torch.cat([torch.sin(angles), torch.cos(angles)], 1)
+    if d % 2 == 1:
+        table = torch.cat([table, torch.zeros(max_len, 1, dtype=torch.float64)], 1)
+    return table.float()
+
+
+class Attention(nn.Module):
+    def __init__(self, d, heads, self_attention):
+        super().__init__()
+        self.d, self.heads, self.self_attention = d, heads, self_attention
+        if self_attention:
+            self.qkv = nn.Linear(d, 3 * d)
+        else:
+            self.q = nn.Linear(d, d)
+            self.kv = nn.Linear(d, 2 * d)
+        self.out = nn.Linear(d, d)
+
+    def linears(self):  # (linear, role, blocks) in Fathom's catalog order
+        if self.self_attention:
+            return [(self.qkv, "attn_in", 3), (self.out, "attn_out", 1)]
+        return [(self.q, "attn_in", 1), (self.kv, "attn_in", 2), (self.out, "attn_out", 1)]
+
+    def forward(self, x, memory, key_padding, causal):
+        B, T, _ = x.shape  # x [B, T, d], memory [B, S, d]
+        if self.self_attention:
+            q, k, v = self.qkv(x).chunk(3, -1)
+        else:
+            q = self.q(x)
+            k, v = self.kv(memory).chunk(2, -1)
+        S, hd = k.size(1), self.d // self.heads
+
+        def split(t, L):  # [B, L, d] -> [B, H, L, d/H]
+            return t.view(B, L, self.heads, hd).transpose(1, 2)
+
+        q = split(q, T) * (1.0 / math.sqrt(hd))
+        k, v = split(k, S), split(v, S)
+        scores = torch.matmul(q, k.transpose(-2, -1))  # [B, H, T, S]
+        if key_padding is not None:
+            scores = scores.masked_fill(key_padding.view(B, 1, 1, S), float("-inf"))
+        if causal:
+            future = torch.ones(T, S, dtype=torch.bool, device=scores.device).triu(1)
+            scores = scores.masked_fill(future, float("-inf"))
+        probs = torch.softmax(scores, -1)
+        return self.out(torch.matmul(probs, v).transpose(1, 2).reshape(B, T, self.d))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, d, d_ff):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(d, d_ff), nn.Linear(d_ff, d)
+
+    def linears(self):
+        return [(self.fc1, "ffn", 1), (self.fc2, "ffn", 1)]
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Sublayer(nn.Module):
+    """Post-LN or Pre-LN wrapper around one branch."""
+
+    def __init__(self, d, norm, dropout):
+        super().__init__()
+        self.pre, self.dropout, self.ln = norm == "pre", dropout, nn.LayerNorm(d)
+
+    def forward(self, x, branch):
+        if self.pre:
+            return x + F.dropout(branch(self.ln(x)), self.dropout, self.training)
+        return self.ln(x + F.dropout(branch(x), self.dropout, self.training))
+
+
+class Reference(nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        d, self.d, self.dropout = a.d_model, a.d_model, a.dropout
+        self.embedding = nn.Parameter(torch.empty(a.vocab, d))  # shared and tied
+        self.register_buffer("positions", sinusoidal_positions(max(256, a.src_len, a.tgt_len), d))
+        self.enc, self.dec = nn.ModuleList(), nn.ModuleList()
+        for _ in range(a.encoder_layers):  # construction order = Fathom's (RNG draws)
+            self.enc.append(nn.ModuleDict({
+                "attn": Attention(d, a.heads, True), "attn_c": Sublayer(d, a.norm, a.dropout),
+                "ffn": FeedForward(d, a.d_ff), "ffn_c": Sublayer(d, a.norm, a.dropout)}))
+        for _ in range(a.decoder_layers):
+            self.dec.append(nn.ModuleDict({
+                "self": Attention(d, a.heads, True), "self_c": Sublayer(d, a.norm, a.dropout),
+                "cross": Attention(d, a.heads, False), "cross_c": Sublayer(d, a.norm, a.dropout),
+                "ffn": FeedForward(d, a.d_ff), "ffn_c": Sublayer(d, a.norm, a.dropout)}))
+        pre = a.norm == "pre"
+        self.enc_final = nn.LayerNorm(d) if pre else None
+        self.dec_final = nn.LayerNorm(d) if pre else None
+        self.xavier_init()
+
+    def linears(self):
+        out = []
+        for layer in self.enc:
+            out += layer["attn"].linears() + layer["ffn"].linears()
+        for layer in self.dec:
+            out += layer["self"].linears() + layer["cross"].linears() + layer["ffn"].linears()
+        return out
+
+    @torch.no_grad()
+    def xavier_init(self):
+        # core/model/xavier_init.cpp + init_helpers.cpp, in the same order.
+        for linear, role, blocks in self.linears():
+            fan_out, fan_in = linear.weight.shape
+            gain = 1 / math.sqrt(2) if role == "attn_in" else 1.0
+            block_out = fan_out // blocks if role == "attn_in" else fan_out
+            bound = gain * math.sqrt(6.0 / (fan_in + block_out))
+            linear.weight.uniform_(-bound, bound)
+        for linear, _, _ in self.linears():
+            linear.bias.zero_()
+        self.embedding.normal_(0.0, self.d ** -0.5)
+        self.embedding[PAD].zero_()
+        # nn.LayerNorm starts at weight 1, bias 0 already.
+
+    def parameter_counts(self):  # the kinds of TransformerImpl::parameter_counts()
+        counts = {"embeddings": self.embedding.numel(), "attention": 0, "ffn_lstm": 0,
+                  "norms": 0, "omega": 0, "other": 0}
+        for linear, role, _ in self.linears():
+            kind = "ffn_lstm" if role == "ffn" else "attention"
+            counts[kind] += linear.weight.numel() + linear.bias.numel()
+        for m in self.modules():
+            if isinstance(m, nn.LayerNorm):
+                counts["norms"] += m.weight.numel() + m.bias.numel()
+        counts["total"] = sum(counts.values())
+        assert counts["total"] == sum(p.numel() for p in self.parameters())
+        return counts
+
+    def embed(self, tokens):
+        x = F.embedding(tokens, self.embedding, padding_idx=PAD) * math.sqrt(self.d)
+        x = x + self.positions[: tokens.size(1)].unsqueeze(0)
+        return F.dropout(x, self.dropout, self.training)
+
+    def forward(self, src, tgt_in):
+        pad = src.eq(PAD)
+        x = self.embed(src)
+        for l in self.enc:
+            x = l["attn_c"](x, lambda h: l["attn"](h, h, pad, False))
+            x = l["ffn_c"](x, l["ffn"])
+        memory = self.enc_final(x) if self.enc_final is not None else x
+        y = self.embed(tgt_in)
+        for l in self.dec:
+            y = l["self_c"](y, lambda h: l["self"](h, h, None, True))
+            y = l["cross_c"](y, lambda h: l["cross"](h, memory, pad, False))
+            y = l["ffn_c"](y, l["ffn"])
+        if self.dec_final is not None:
+            y = self.dec_final(y)
+        return torch.matmul(y, self.embedding.t())  # [B, T, V]
+
+
+def label_smoothed_loss(logits, target, eps):
+    """core/train/loss.cpp: (1-eps) nll + eps/V sum_v -log p_v, summed over non-pad."""
+    lp = torch.log_softmax(logits.float(), -1)
+    keep = target.ne(PAD)
+    nll = -lp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+    per_token = (1.0 - eps) * nll + (eps / logits.size(-1)) * (-lp.sum(-1))
+    return per_token.masked_select(keep).sum(), int(keep.sum().item())
+
+
+def make_batch(a):
+    # As bench/train_sizes.h: seed 0, per row randint(4, V) source then target ids, + eos.
+    torch.manual_seed(0)
+    src, tgt = [], []
+    for _ in range(a.rows):
+        src.append(torch.randint(4, a.vocab, (a.src_len - 1,), dtype=torch.int64))
+        tgt.append(torch.randint(4, a.vocab, (a.tgt_len - 1,), dtype=torch.int64))
+    eos, bos = torch.tensor([EOS]), torch.tensor([BOS])
+    src = torch.stack([torch.cat([s, eos]) for s in src])
+    tgt_out = torch.stack([torch.cat([t, eos]) for t in tgt])
+    tgt_in = torch.stack([torch.cat([bos, t]) for t in tgt])
+    return src, tgt_in, tgt_out
+
+
+OLD_CORES = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Sandybridge", "Atom",
+             "Katmai"}
+
+
+def ensure_fast_blas():
+    """As core/util/blas_setup.cpp: OpenBLAS may misread a virtual CPU and pick SSE3
+    kernels; re-execute once with OPENBLAS_CORETYPE so both sides use the same kernels
+    (the C++ driver passes its own choice down in the environment)."""
+    if os.environ.get("OPENBLAS_CORETYPE") or os.environ.get("FATHOM_KEEP_BLAS"):
+        return
+    blas = openblas()
+    if blas is None or blas.openblas_get_corename().decode() not in OLD_CORES:
+        return
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    wanted = None
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+        wanted = "SkylakeX"
+    elif {"avx2", "fma"} <= flags:
+        wanted = "Haswell"
+    if wanted:
+        os.environ["OPENBLAS_CORETYPE"] = wanted
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+
+
+def openblas():
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib
+    except OSError:
+        return None
+
+
+class Runner:
+    def __init__(self, a):
+        self.a, self.device = a, torch.device(a.device)
+        torch.manual_seed(a.seed)
+        self.model = Reference(a).to(self.device)
+        self.model.train()
+        self.params = list(self.model.parameters())
+        self.opt = torch.optim.Adam(self.params, lr=a.lr, betas=(0.9, 0.98), eps=1e-8)
+        self.batch = [t.to(self.device) for t in make_batch(a)]
+        self.first_loss = None
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+
+    def run(self, steps):
+        fwd = bwd = upd = 0.0
+        tokens, loss = 0, float("nan")
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        src, tgt_in, tgt_out = self.batch
+        for _ in range(steps):
+            self.sync()
+            t0 = time.perf_counter()
+            self.opt.zero_grad(set_to_none=False)  # Fathom zeroes gradients in place
+            total, n = label_smoothed_loss(self.model(src, tgt_in), tgt_out, self.a.smoothing)
+            loss_t = total / n
+            self.sync()
+            t1 = time.perf_counter()
+            loss_t.backward()
+            self.sync()
+            t2 = time.perf_counter()
+            nn.utils.clip_grad_norm_(self.params, 1e9)
+            self.opt.step()
+            self.sync()
+            t3 = time.perf_counter()
+            fwd, bwd, upd = fwd + t1 - t0, bwd + t2 - t1, upd + t3 - t2
+            tokens += n
+            loss = loss_t.item()
+            if self.first_loss is None:
+                self.first_loss = loss
+        total_s = fwd + bwd + upd
+        out = {"event": "result", "steps": steps, "tokens": tokens,
+               "tokens_per_s": tokens / total_s if total_s > 0 else 0.0,
+               "step_ms": 1000 * total_s / max(steps, 1), "forward_ms": 1000 * fwd / max(steps, 1),
+               "backward_ms": 1000 * bwd / max(steps, 1), "update_ms": 1000 * upd / max(steps, 1),
+               "loss": loss, "first_loss": self.first_loss,
+               "minor_faults": resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults,
+               "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+        if self.device.type == "cuda":
+            out["peak_cuda_bytes"] = torch.cuda.max_memory_allocated()
+        return out
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size", default="tiny", choices=sorted(SIZES))
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads and OpenBLAS")
+    p.add_argument("--torch-threads", type=int, default=0,
+                   help="override torch's intra-op threads only (0: = --threads)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--norm", default="post", choices=["post", "pre"])
+    for name in ["d-model", "heads", "d-ff", "encoder-layers", "decoder-layers", "vocab",
+                 "rows", "src-len", "tgt-len"]:
+        p.add_argument("--" + name, type=int, default=0, help="override the size's value")
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--smoothing", type=float, default=0.1)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--seed", type=int, default=1, help="parameters (build_model's seed)")
+    p.add_argument("--serve", action="store_true", help="read 'run N' / 'quit' from stdin")
+    a = p.parse_args(argv)
+    keys = ["d_model", "heads", "d_ff", "encoder_layers", "decoder_layers", "vocab", "rows",
+            "src_len", "tgt_len"]
+    for key, value in zip(keys, SIZES[a.size]):
+        if not getattr(a, key):
+            setattr(a, key, value)
+    return a
+
+
+def main(argv):
+    a = parse_args(argv)
+    ensure_fast_blas()
+    torch.set_num_threads(a.torch_threads or a.threads)
+    blas = openblas()
+    if blas is not None:
+        blas.openblas_set_num_threads(a.threads)
+    runner = Runner(a)
+    emit({"event": "config", "torch": torch.__version__, "size": a.size, "device": a.device,
+          "norm": a.norm, "torch_threads": torch.get_num_threads(),
+          "blas_threads": blas.openblas_get_num_threads() if blas else None,
+          "blas_core": blas.openblas_get_corename().decode() if blas else "",
+          "d_model": a.d_model, "heads": a.heads, "d_ff": a.d_ff,
+          "encoder_layers": a.encoder_layers, "decoder_layers": a.decoder_layers,
+          "vocab": a.vocab, "rows": a.rows, "src_len": a.src_len, "tgt_len": a.tgt_len,
+          "smoothing": a.smoothing, "ln_vocab": math.log(a.vocab)})
+    emit(dict(event="params", **runner.model.parameter_counts()))
+    warm = runner.run(a.warmup)  # first_loss: the loss of the very first step
+    ready = {"event": "ready"}
+    if warm["first_loss"] is not None:  # None with --warmup 0
+        ready["first_loss"] = warm["first_loss"]
+    emit(ready)
+    if not a.serve:
+        emit(runner.run(a.steps))
+        return 0
+    for line in sys.stdin:
+        words = line.split()
+        if words[:1] == ["run"] and len(words) == 2:
+            emit(runner.run(int(words[1])))
+        elif words[:1] == ["quit"]:
+            break
+        else:
+            emit({"event": "error", "message": "expected 'run N' or 'quit', got " + line.strip()})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
