@@ -1,4 +1,4 @@
-// Figures of `fathom report`: training curves through plot/ (PNG, column width), or nothing in
+// Figures of `fathom report`: training curves through plot/ (PNG, page width), or nothing in
 // a build without Qt.
 #include <filesystem>
 
@@ -22,7 +22,9 @@ std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db
     auto figure = plot::curves_from_store(store, query);
     figure.title = request.title;
     const std::string file = request.file_stem + ".png";
-    plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string());
+    plot::ExportOptions export_options;
+    export_options.size = plot::kPageSize;  // full text width: run names in the legend fit
+    plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string(), export_options);
     return file;
   };
 #else
