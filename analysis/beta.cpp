@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/builtin_analyses.h"
+#include "analysis/observed_eval.h"
 #include "core/util/error.h"
 
 namespace fathom::analysis {
@@ -112,18 +113,10 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
       std::move(transform));
 
   torch::NoGradGuard no_grad;
-  const bool was_training = model.is_training();
-  model.eval();
-  model.hooks().observer = &decomposer;
-  try {
+  {
+    ObservedEval observed(model, &decomposer);
     model.forward(batch.src, batch.tgt_in);
-  } catch (...) {
-    model.hooks().observer = nullptr;
-    model.train(was_training);
-    throw;
   }
-  model.hooks().observer = nullptr;
-  model.train(was_training);
   return result;
 }
 

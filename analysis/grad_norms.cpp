@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/builtin_analyses.h"
+#include "analysis/observed_eval.h"
 #include "core/train/loss.h"
 
 namespace fathom::analysis {
@@ -39,26 +40,21 @@ std::string grad_norm_group(const SublayerId& id) {
 
 std::vector<SublayerGradNorm> sublayer_grad_norms(TransformerImpl& model, const Batch& batch,
                                                   double label_smoothing) {
-  const bool was_training = model.is_training();
-  model.eval();
   OutputGradients recorder;
-  model.hooks().observer = &recorder;
   std::vector<SublayerGradNorm> out;
   try {
+    ObservedEval observed(model, &recorder);
     LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
                                         label_smoothing);
-    model.hooks().observer = nullptr;
+    observed.detach();
     (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
     for (const auto& [id, t] : recorder.outputs)
       out.push_back({id, t.grad().defined() ? t.grad().norm().item<double>() : 0.0});
   } catch (...) {
-    model.hooks().observer = nullptr;
     model.zero_grad();
-    model.train(was_training);
     throw;
   }
   model.zero_grad();
-  model.train(was_training);
   return out;
 }
 

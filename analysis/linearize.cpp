@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/builtin_analyses.h"
+#include "analysis/observed_eval.h"
 #include "analysis/stream_decomposition.h"
 #include "core/metrics/bleu.h"
 #include "core/train/batch_stream.h"
@@ -84,24 +85,20 @@ LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
   recorder.layer = layer;
   recorder.last_index = layer.stack == Stack::Encoder ? 2 * layer.layer + 1 : 3 * layer.layer + 2;
   torch::NoGradGuard no_grad;
-  const bool was_training = model.is_training();
-  model.eval();
   std::vector<torch::Tensor> xs, ys;
-  model.hooks().observer = &recorder;
-  for (const Batch& b : batches) {
-    recorder.x = recorder.y = torch::Tensor();
-    model.forward(b.src, b.tgt_in);
-    if (!recorder.x.defined() || !recorder.y.defined()) {
-      model.hooks().observer = nullptr;
-      throw std::invalid_argument("layer " + layer.name() +
-                                  " reported no input/output (not a residual stack?)");
+  {
+    ObservedEval observed(model, &recorder);
+    for (const Batch& b : batches) {
+      recorder.x = recorder.y = torch::Tensor();
+      model.forward(b.src, b.tgt_in);
+      if (!recorder.x.defined() || !recorder.y.defined())
+        throw std::invalid_argument("layer " + layer.name() +
+                                    " reported no input/output (not a residual stack?)");
+      const torch::Tensor mask = non_pad(layer.stack == Stack::Encoder ? b.src : b.tgt_in);
+      xs.push_back(recorder.x.index({mask}));
+      ys.push_back(recorder.y.index({mask}));
     }
-    const torch::Tensor mask = non_pad(layer.stack == Stack::Encoder ? b.src : b.tgt_in);
-    xs.push_back(recorder.x.index({mask}));
-    ys.push_back(recorder.y.index({mask}));
   }
-  model.hooks().observer = nullptr;
-  model.train(was_training);
   return {torch::cat(xs), torch::cat(ys)};
 }
 

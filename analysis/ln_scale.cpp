@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/builtin_analyses.h"
+#include "analysis/observed_eval.h"
 #include "analysis/stream_decomposition.h"
 
 namespace fathom::analysis {
@@ -38,18 +39,10 @@ std::vector<LnScale> ln_scales(TransformerImpl& model, const Batch& batch) {
   recorder.masks[0] = non_pad(batch.src);
   recorder.masks[1] = non_pad(batch.tgt_in);
   torch::NoGradGuard no_grad;
-  const bool was_training = model.is_training();
-  model.eval();
-  model.hooks().observer = &recorder;
-  try {
+  {
+    ObservedEval observed(model, &recorder);
     model.forward(batch.src, batch.tgt_in);
-  } catch (...) {
-    model.hooks().observer = nullptr;
-    model.train(was_training);
-    throw;
   }
-  model.hooks().observer = nullptr;
-  model.train(was_training);
   return recorder.out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/util/error.h"
+#include "core/util/strings.h"
 #include "experiments/report.h"
 
 namespace fathom::cli {
@@ -18,15 +19,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   ReportOptions options;
   options.out_dir = a.out;
-  if (!a.metrics.empty()) {
-    options.metrics.clear();
-    for (size_t start = 0;;) {
-      const size_t comma = a.metrics.find(',', start);
-      options.metrics.push_back(a.metrics.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  if (!a.metrics.empty()) options.metrics = split(a.metrics, ',');
   options.render_curves = report_curves_renderer(store, options.out_dir);
   std::cout << write_report(store, a.target, options) << "\n";
 }

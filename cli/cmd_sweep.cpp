@@ -21,6 +21,7 @@
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/util/error.h"
+#include "core/util/strings.h"
 #include "core/util/version.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_spec.h"
@@ -50,15 +51,10 @@ std::vector<std::string> slot_devices(const std::string& spec) {
     for (int i = 0; i < n; ++i) devices.push_back("cuda:" + std::to_string(i));
     return devices;
   }
-  size_t start = 0;
-  while (start <= spec.size()) {
-    const size_t comma = spec.find(',', start);
-    std::string d = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& d : split(spec, ',')) {
     if (d != "cpu" && d.rfind("cuda:", 0) != 0)
       throw InputError("--devices", 0, "--devices", "'" + d + "' is not cpu or cuda:N");
     devices.push_back(d);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return devices;
 }

@@ -1,5 +1,7 @@
 #include "db/run_json.h"
 
+#include <sstream>
+
 #include <cmath>
 
 namespace fathom::db {
@@ -38,6 +40,17 @@ Json run_to_json(const RunRecord& run) {
 
 Json artifact_to_json(const Artifact& artifact) {
   return {{"kind", artifact.kind}, {"path", artifact.path}, {"step", step_or_null(artifact.step)}};
+}
+
+std::string config_value(const std::string& config_json, const std::string& dotted_key) {
+  auto node = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (node.is_discarded()) return "";
+  std::istringstream parts(dotted_key);
+  for (std::string part; std::getline(parts, part, '.');) {
+    if (!node.is_object() || !node.contains(part)) return "";
+    node = node[part];
+  }
+  return node.is_string() ? node.get<std::string>() : node.dump();
 }
 
 }  // namespace fathom::db

@@ -14,4 +14,8 @@ nlohmann::ordered_json run_to_json(const RunRecord& run);
 
 nlohmann::ordered_json artifact_to_json(const Artifact& artifact);
 
+// A run's config value at a dotted key ("model.init" -> config["model"]["init"]) as text:
+// strings as they are, other values as JSON ("6", "0.001"); "" when absent or unparsable.
+std::string config_value(const std::string& config_json, const std::string& dotted_key);
+
 }  // namespace fathom::db

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/util/error.h"
+#include "core/util/strings.h"
+#include "db/run_json.h"
 
 namespace fathom {
 namespace {
@@ -123,14 +124,7 @@ std::string known_axes(const std::vector<TableRun>& runs) {
   return out.empty() ? "none" : out;
 }
 
-std::vector<std::string> split_composite(const std::string& key) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t plus; (plus = key.find('+', start)) != std::string::npos; start = plus + 1)
-    parts.push_back(key.substr(start, plus - start));
-  parts.push_back(key.substr(start));
-  return parts;
-}
+std::vector<std::string> split_composite(const std::string& key) { return split(key, '+'); }
 
 // A composite key "a+b" (e.g. the keys of one zip group: norm+init+connection) gets the value
 // "va / vb" in every run that has all of its parts.
@@ -250,18 +244,8 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const std::string&
       for (const auto& part : split_composite(key)) keys.push_back(part);
     for (const auto& key : keys) {
       if (key.empty() || r.axes.count(key)) continue;
-      // Not an axis: read it from the run's config (a zip partner, or a value set in the base).
-      const auto config = nlohmann::json::parse(rec.config_json, nullptr, false);
-      const nlohmann::json* node = &config;
-      size_t start = 0;
-      while (node && start <= key.size()) {
-        const size_t dot = key.find('.', start);
-        const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-        node = node->is_object() && node->contains(part) ? &(*node)[part] : nullptr;
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-      }
-      if (node) r.axes[key] = node->is_string() ? node->get<std::string>() : node->dump();
+      // Not an axis: read it from the run's config (a value set in the base).
+      if (std::string value = db::config_value(rec.config_json, key); !value.empty()) r.axes[key] = value;
     }
     if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
       r.metric = it->second;

@@ -11,17 +11,12 @@
 #include <sstream>
 
 #include "core/util/error.h"
+#include "core/util/strings.h"
 #include "experiments/comparison_table.h"
 
 namespace fathom {
 namespace {
 namespace fs = std::filesystem;
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 std::string number(double v) {
   if (!std::isfinite(v)) return "nan";
@@ -170,11 +165,9 @@ std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std
                                                   const std::string& layout, const std::string& seed_key) {
   if (!layout.empty()) {
     std::vector<std::vector<std::string>> groups;
-    std::stringstream list(layout);
-    for (std::string group; std::getline(list, group, ',');) {
+    for (const std::string& group : split(layout, ',')) {
       std::vector<std::string> keys;
-      std::stringstream parts(group);
-      for (std::string key; std::getline(parts, key, '+');)
+      for (const std::string& key : split(group, '+'))
         if (key != seed_key) keys.push_back(key);
       if (!keys.empty()) groups.push_back(keys);
     }

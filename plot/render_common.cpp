@@ -197,6 +197,18 @@ void finish_legend(QCustomPlot& plot) {
   plot.legend->setBorderPen(Qt::NoPen);
 }
 
+QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Axis& x,
+                           const Axis& y, const Style& style) {
+  QCPAxisRect* rect = reset_plot(plot, title, style);
+  apply_scale(plot.xAxis, x.scale);
+  apply_scale(plot.yAxis, y.scale);
+  apply_scale(plot.xAxis2, x.scale);
+  apply_scale(plot.yAxis2, y.scale);
+  style_axis(plot.xAxis, style, true);
+  style_axis(plot.yAxis, style, true);
+  return rect;
+}
+
 }  // namespace detail
 
 void setup_plot(QCustomPlot& plot, const Figure& figure, const Style& style) {

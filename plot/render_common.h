@@ -14,6 +14,11 @@ inline QString qstr(const std::string& s) { return QString::fromStdString(s); }
 // legend inside its top right corner and, when `title` is not empty, a title row above it.
 QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style& style);
 
+// reset_plot for an x-y figure: both axes (and their mirrors) on the figure's scales, styled
+// with a grid.
+QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Axis& x,
+                           const Axis& y, const Style& style);
+
 // Linear or log scale; a log axis gets powers-of-ten ticks.
 void apply_scale(QCPAxis* axis, Scale scale);
 // Sets the figure's explicit min/max over whatever range the axis has.

@@ -46,13 +46,7 @@ class StepTicker : public QCPAxisTicker {
 }  // namespace
 
 void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
-  detail::reset_plot(plot, f.title, style);
-  detail::apply_scale(plot.xAxis, f.x.scale);
-  detail::apply_scale(plot.yAxis, f.y.scale);
-  detail::apply_scale(plot.xAxis2, f.x.scale);
-  detail::apply_scale(plot.yAxis2, f.y.scale);
-  style_axis(plot.xAxis, style, true);
-  style_axis(plot.yAxis, style, true);
+  detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
   if (f.x.scale == Scale::Linear) plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
 
   std::map<std::string, int> group_of, metric_of;

@@ -8,13 +8,7 @@
 namespace fathom::plot {
 
 void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& style) {
-  detail::reset_plot(plot, f.title, style);
-  detail::apply_scale(plot.xAxis, f.x.scale);
-  detail::apply_scale(plot.yAxis, f.y.scale);
-  detail::apply_scale(plot.xAxis2, f.x.scale);
-  detail::apply_scale(plot.yAxis2, f.y.scale);
-  style_axis(plot.xAxis, style, true);
-  style_axis(plot.yAxis, style, true);
+  detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
 
   std::map<std::string, int> index_of;  // data series name -> style index
   int next = 0;

@@ -1,23 +1,13 @@
 #include "plot/store_curves.h"
 
+#include "db/run_json.h"
+
 #include <sstream>
 
 #include "core/util/error.h"
 
 namespace fathom::plot {
 namespace {
-
-// "model.init" -> config["model"]["init"] as text; "" when absent.
-std::string config_value(const std::string& config_json, const std::string& dotted) {
-  auto node = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
-  if (node.is_discarded()) return "";
-  std::istringstream parts(dotted);
-  for (std::string part; std::getline(parts, part, '.');) {
-    if (!node.is_object() || !node.contains(part)) return "";
-    node = node[part];
-  }
-  return node.is_string() ? node.get<std::string>() : node.dump();
-}
 
 }  // namespace
 
@@ -26,7 +16,7 @@ std::string run_attribute(const db::Store& store, const db::RunRecord& run, cons
   const auto tags = store.tags(run.id);
   if (auto it = tags.find("axis." + key); it != tags.end()) return it->second;
   if (auto it = tags.find(key); it != tags.end()) return it->second;
-  return config_value(run.config_json, key);
+  return db::config_value(run.config_json, key);
 }
 
 CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
