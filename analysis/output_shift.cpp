@@ -1,6 +1,7 @@
 // `fathom analyze output-shift CONFIG... --depths 1,2,4,...`: see output_shift.h.
 #include "analysis/output_shift.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -53,6 +54,15 @@ std::vector<torch::Tensor> gradient_signs(TransformerImpl& model, const Batch& b
   return signs;
 }
 
+// Mean and population std.
+ShiftResult mean_and_std(const std::vector<double>& values) {
+  ShiftResult r;
+  for (double v : values) r.mean += v / values.size();
+  for (double v : values) r.std += (v - r.mean) * (v - r.mean) / values.size();
+  r.std = std::sqrt(r.std);
+  return r;
+}
+
 std::vector<int> sorted_unique(std::vector<int> depths) {
   std::set<int> s(depths.begin(), depths.end());
   return {s.begin(), s.end()};
@@ -91,11 +101,7 @@ ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const Shift
   }
   model.train(was_training);
 
-  ShiftResult r;
-  for (double v : values) r.mean += v / values.size();
-  for (double v : values) r.std += (v - r.mean) * (v - r.mean) / values.size();
-  r.std = std::sqrt(r.std);
-  return r;
+  return mean_and_std(values);
 }
 
 namespace {
@@ -121,14 +127,25 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
     options.eps = params.eps;
     options.seed = s.config.train.seed;
     options.label_smoothing = s.config.train.label_smoothing;
+    const int inits = std::max(1, params.inits);
     std::vector<double> x, logx, shift, spread, seconds;
     for (int n : depths) {
       const auto start = std::chrono::steady_clock::now();
-      RunConfig config = s.config;
-      config.model.encoder_layers = n;
-      config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
-      Transformer model = model_at_init(config, s.vocab_size, s.batch);
-      const ShiftResult r = output_shift(*model, s.batch, options);
+      // One model per initialization seed; with one init the spread is over draws, with
+      // several it is over the inits' means (the init is the larger source of variance).
+      std::vector<double> means;
+      ShiftResult single;
+      for (int i = 0; i < inits; ++i) {
+        RunConfig config = s.config;
+        config.model.encoder_layers = n;
+        config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
+        config.train.seed = s.config.train.seed + static_cast<std::uint64_t>(i);
+        Transformer model = model_at_init(config, s.vocab_size, s.batch);
+        options.seed = config.train.seed;
+        single = output_shift(*model, s.batch, options);
+        means.push_back(single.mean);
+      }
+      const ShiftResult r = inits == 1 ? single : mean_and_std(means);
       x.push_back(n);
       logx.push_back(std::log(static_cast<double>(n)));
       shift.push_back(r.mean);
@@ -153,6 +170,7 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
   return {{"perturb", params.perturb},
           {"eps", params.eps},
           {"draws", params.perturb == "update" ? 1 : params.draws},
+          {"inits", std::max(1, params.inits)},
           {"configs", configs}};
 }
 
@@ -167,7 +185,7 @@ void print_output_shift(const nlohmann::json& result, std::ostream& out) {
   const auto& configs = result.at("configs");
   out << "output change |F(x0,W) - F(x0,W*)|^2 per token at the encoder output (perturb "
       << result.at("perturb").get<std::string>() << ", eps " << result.at("eps").get<double>()
-      << ")\n";
+      << ", " << result.value("inits", 1) << " init(s))\n";
   char cell[64];
   out << "  N     ";
   for (size_t c = 0; c < configs.size(); ++c) {
@@ -203,7 +221,7 @@ void register_output_shift(AnalysisRegistry& registry) {
   a.doc = "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
           "(Admin s4.2, methods.md s5.2)";
   a.takes_many_configs = true;
-  a.options = {"depths", "perturb", "draws", "eps"};
+  a.options = {"depths", "perturb", "draws", "inits", "eps"};
   a.run = run_output_shift;
   a.print = print_output_shift;
   registry.emplace("output-shift", std::move(a));

@@ -6,7 +6,7 @@ namespace fathom::analysis {
 
 nlohmann::json AnalysisParams::to_json() const {
   return {{"depths", depths}, {"perturb", perturb},     {"draws", draws},
-          {"eps", eps},       {"layers", layers},       {"objective", objective},
+          {"inits", inits},   {"eps", eps},       {"layers", layers},       {"objective", objective},
           {"steps", steps},   {"lr", lr},               {"sample_batches", sample_batches}};
 }
 

@@ -21,6 +21,7 @@ struct AnalysisParams {
   std::vector<int> depths;            // output-shift: encoder depths N to sweep
   std::string perturb = "random";     // output-shift: random | update (methods.md s5.2)
   int draws = 3;                      // output-shift: random perturbations averaged
+  int inits = 1;                      // output-shift: initializations averaged (seeds seed..seed+K-1)
   double eps = 1e-4;                  // output-shift: perturbation size (eta for `update`)
   std::string layers;                 // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
   std::string objective = "task";     // linearize: task (loss) | mse (to F_l's output)

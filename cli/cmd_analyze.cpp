@@ -1,10 +1,11 @@
 // `fathom analyze NAME ...`: the analyses of methods.md s5 (analysis/registry.h), on a model
 // at initialization (CONFIG.yaml) or on a stored run's checkpoint (RUN id or name):
-//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|init]
+//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|init|STEP]
 //   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update] ...
 //   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
 // Each result is printed as a table (or, with --json, as the result JSON of docs/analyses.md)
 // and recorded in the store's `analyses` table.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +39,34 @@ bool looks_like_config(const std::string& target) {
   return fs::is_regular_file(target) || ext == ".yaml" || ext == ".yml";
 }
 
+bool is_step(const std::string& s) {
+  return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos &&
+         std::stol(s) > 0;
+}
+
+// What --checkpoint can name for a run: best, last, init and the steps kept by
+// train.keep_checkpoint_every (checkpoint_<update>.pt).
+std::string kept_steps_hint(const fs::path& dir) {
+  std::vector<long> steps;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string stem = entry.path().stem().string();  // checkpoint_300
+    if (entry.path().extension() != ".pt" || stem.rfind("checkpoint_", 0) != 0) continue;
+    const std::string digits = stem.substr(11);
+    if (is_step(digits)) steps.push_back(std::stol(digits));
+  }
+  std::sort(steps.begin(), steps.end());
+  std::string hint = "try last or init";
+  if (steps.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
+  hint += "; kept steps:";
+  for (long s : steps) hint += " " + std::to_string(s);
+  return hint;
+}
+
+bool is_checkpoint_name(const std::string& name) {
+  return name == "best" || name == "last" || name == "init" || is_step(name);
+}
+
 Subject load_run(db::Store& store, const std::string& db_path, const std::string& target,
                  const std::string& checkpoint) {
   auto run = store.find_run(target);
@@ -53,7 +82,7 @@ Subject load_run(db::Store& store, const std::string& db_path, const std::string
     if (!fs::exists(path))
       throw InputError(path.string(), 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
-                           " checkpoint (try --checkpoint last or init)");
+                           " checkpoint (" + kept_steps_hint(path.parent_path()) + ")");
     stored.checkpoint_path = path.string();
   }
   const auto tags = store.tags(run->id);
@@ -182,6 +211,10 @@ void add_analysis_options(CLI::App& sub, const std::vector<std::string>& names,
     } else if (name == "draws") {
       sub.add_option("--draws", p.draws, "random perturbations averaged")
           ->check(CLI::PositiveNumber);
+    } else if (name == "inits") {
+      sub.add_option("--inits", p.inits,
+                     "initializations averaged per depth (seeds train.seed, +1, ...)")
+          ->check(CLI::PositiveNumber);
     } else if (name == "eps") {
       sub.add_option("--eps", p.eps, "perturbation size")->check(CLI::NonNegativeNumber);
     } else if (name == "layers") {
@@ -218,8 +251,15 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
       sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
           ->required()
           ->expected(1);
-      sub->add_option("--checkpoint", args->checkpoint, "which model of a stored run")
-          ->check(CLI::IsMember({"best", "last", "init"}));
+      sub->add_option("--checkpoint", args->checkpoint,
+                      "which model of a stored run: best, last, init or a kept update STEP")
+          ->transform(CLI::Validator(
+              [](std::string& v) {
+                if (!is_checkpoint_name(v)) return std::string("must be best, last, init or a positive update");
+                if (is_step(v)) v = std::to_string(std::stol(v));  // 0300 names checkpoint_300
+                return std::string();
+              },
+              "best|last|init|STEP"));
     }
     add_analysis_options(*sub, a.options, args->params);
     sub->add_option("--set", args->overrides, "override a config key: --set model.norm=pre")

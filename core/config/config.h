@@ -89,6 +89,7 @@ struct TrainConfig {
   int valid_every = 200;              // validate (and checkpoint) every K updates
   int log_every = 10;                 // write training metrics every K updates
   int grad_norm_every = 0;            // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
+  int keep_checkpoint_every = 0;      // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
   double divergence_factor = 10.0;    // diverged if loss > factor * first loss (0: off)
   int threads = 0;                    // CPU threads (0: all cores); see core/train/device.h
 };

@@ -251,6 +251,7 @@ void check_config(const RunConfig& c) {
   positive("train.valid_every", t.valid_every);
   positive("train.log_every", t.log_every);
   if (t.grad_norm_every < 0) config_error(c, "train.grad_norm_every", "must be >= 0");
+  if (t.keep_checkpoint_every < 0) config_error(c, "train.keep_checkpoint_every", "must be >= 0");
   if (t.divergence_factor < 0) config_error(c, "train.divergence_factor", "must be >= 0");
   if (t.threads < 0) config_error(c, "train.threads", "must be >= 0");
 

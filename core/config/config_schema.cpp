@@ -126,6 +126,8 @@ std::vector<FieldSpec> build_fields() {
   train("log_every", F::Int, &T::log_every, "store training metrics every K updates");
   train("grad_norm_every", F::Int, &T::grad_norm_every,
         "store per-layer parameter-gradient norms gradnorm.<layer> every K updates (0: off; methods.md s5.3)");
+  train("keep_checkpoint_every", F::Int, &T::keep_checkpoint_every,
+        "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over training (`--checkpoint STEP`; 0: off)");
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)");
   train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)");

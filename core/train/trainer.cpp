@@ -170,6 +170,13 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     state.epoch = stream.epoch();
     state.batch_in_epoch = stream.position();
     state.first_loss = monitor.first_loss();
+    if (tc.keep_checkpoint_every > 0 && update % tc.keep_checkpoint_every == 0) {
+      // Model only (no optimizer state): these exist to be analysed, not resumed from.
+      const std::string kept = "checkpoint_" + std::to_string(update);
+      const std::string path = (fs::path(options.artifacts_dir) / (kept + ".pt")).string();
+      save_checkpoint(path, *model, nullptr, state, config_yaml);
+      store.add_artifact(run, kept, path, update);
+    }
 
     window.smoothed += smoothed;
     window.nll += nll;

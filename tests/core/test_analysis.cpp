@@ -14,6 +14,7 @@
 #include "analysis/grad_norms.h"
 #include "analysis/ln_scale.h"
 #include "analysis/output_shift.h"
+#include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
 #include "analysis/subject.h"
 #include "core/data/dataset.h"
@@ -253,6 +254,47 @@ TEST(OutputShift, UpdatePerturbationMatchesHandComputation) {
     const double expected =
         (y1 - y0).pow(2).sum(-1).index({non_pad(g.batch.src)}).mean().item<double>();
     EXPECT_NEAR(measured, expected, 1e-3 * expected);
+  }
+}
+
+// --inits K: each depth's value is the mean over K models initialized with seeds
+// train.seed .. train.seed+K-1 (each with its own draw seed), and its spread the population
+// std of those K means; computed here one model at a time.
+TEST(OutputShift, InitsAverageIndependentlyInitializedModels) {
+  const RunConfig base = small_config("post", "xavier", 2, 2);
+  Fixture f = make(base);
+  Subject subject;
+  subject.config = base;
+  subject.vocab_size = f.vocab;
+  subject.batch = f.batch;
+  std::vector<Subject> subjects{subject};
+  AnalysisParams params;
+  params.depths = {1, 3};
+  params.draws = 2;
+  params.inits = 3;
+  params.progress = false;
+  const nlohmann::json result = find_analysis("output-shift").run(subjects, params);
+  EXPECT_EQ(result["inits"], 3);
+  const auto& config = result["configs"][0];
+  for (size_t d = 0; d < params.depths.size(); ++d) {
+    std::vector<double> means;
+    for (uint64_t i = 0; i < 3; ++i) {
+      RunConfig c = base;
+      c.model.encoder_layers = params.depths[d];
+      c.train.seed = base.train.seed + i;
+      Transformer model = build_model(c, f.vocab, c.train.seed);
+      prepare_model(*model, InitContext{c, f.batch, nullptr, 0, ""});
+      ShiftOptions o;
+      o.draws = 2;
+      o.seed = c.train.seed;
+      means.push_back(output_shift(*model, f.batch, o).mean);
+    }
+    const double mean = (means[0] + means[1] + means[2]) / 3;
+    double var = 0;
+    for (double m : means) var += (m - mean) * (m - mean) / 3;
+    EXPECT_NEAR(config["shift"][d].get<double>(), mean, 1e-12 * mean);
+    EXPECT_NEAR(config["shift_std"][d].get<double>(), std::sqrt(var), 1e-9 * mean);
+    EXPECT_NE(means[0], means[1]) << "different seeds, different models";
   }
 }
 

@@ -155,6 +155,42 @@ TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
   EXPECT_FALSE(store.list_analyses(std::nullopt, "output-shift")[0].run_id.has_value());
 }
 
+// train.keep_checkpoint_every keeps the model along training; --checkpoint STEP analyses it,
+// and a step that was not kept names the ones that were.
+TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
+  require_binary();
+  const std::string config = write_config("tiny.yaml");
+  Result train = fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3"});
+  ASSERT_EQ(train.status, 0) << train.err;
+  const fs::path artifacts = dir_ / "runs.artifacts" / "run-1";
+  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_3.pt"));
+  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_6.pt"));
+  EXPECT_FALSE(fs::exists(artifacts / "checkpoint_1.pt"));
+
+  Result at3 = fathom({"analyze", "ln-scale", "1", "--checkpoint", "3", "--json"});
+  ASSERT_EQ(at3.status, 0) << at3.err;
+  Result at6 = fathom({"analyze", "ln-scale", "1", "--checkpoint", "06", "--json"});
+  ASSERT_EQ(at6.status, 0) << at6.err;
+  Result last = fathom({"analyze", "ln-scale", "1", "--checkpoint", "last", "--json"});
+  ASSERT_EQ(last.status, 0) << last.err;
+  // The model after update 6 of 6 is the last one; after update 3 it differs.
+  EXPECT_EQ(nlohmann::json::parse(at6.out), nlohmann::json::parse(last.out));
+  EXPECT_NE(nlohmann::json::parse(at3.out), nlohmann::json::parse(at6.out));
+
+  Result missing = fathom({"analyze", "ln-scale", "1", "--checkpoint", "4"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("kept steps: 3 6"), std::string::npos) << missing.err;
+  Result bad = fathom({"analyze", "ln-scale", "1", "--checkpoint", "newest"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("best, last, init"), std::string::npos) << bad.err;
+
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses(1);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].checkpoint, "3");
+  EXPECT_EQ(rows[1].checkpoint, "6");
+}
+
 TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
   require_binary();
   const std::string lstm = write_config("lstm.yaml", "  connection: depthwise_lstm\n  norm: pre\n");
