@@ -7,6 +7,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -15,6 +17,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   plot_ = new QCustomPlot;
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setMinimumSize(260, 180);
+  // On screen, frame time over print quality: a decimated min/max envelope drawn antialiased
+  // along a dash pattern is what makes a replot slow (bench_dashboard). Exports re-draw the
+  // figure on a fresh plot in full quality (export_targets.h).
+  plot_->setPlottingHint(QCP::phFastPolylines, true);
+  plot_->setNotAntialiasedElements(QCP::aePlottables);
   readout_ = new QLabel(QStringLiteral(" "));
   readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
@@ -31,12 +38,25 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
     showReadout(e);
   });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
+
+  add_export_menu(plot_);
+  set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
+    if (figure_.curves.empty()) return std::nullopt;
+    plot::CurveFigure shown = figure_;
+    if (user_zoomed_) {  // export what the user zoomed to
+      shown.x.min = plot_->xAxis->range().lower;
+      shown.x.max = plot_->xAxis->range().upper;
+      shown.y.min = plot_->yAxis->range().lower;
+      shown.y.max = plot_->yAxis->range().upper;
+    }
+    return shown;
+  });
 }
 
 int CurvePlot::graphCount() const { return plot_->graphCount(); }
 QString CurvePlot::readoutText() const { return readout_->text().trimmed(); }
 
-void CurvePlot::setFigure(const plot::CurveFigure& figure) {
+void CurvePlot::setFigure(plot::CurveFigure figure) {
   QCPRange x, y;
   const bool keep = user_zoomed_ && plot_->xAxis && plot_->yAxis;
   if (keep) {
@@ -49,12 +69,24 @@ void CurvePlot::setFigure(const plot::CurveFigure& figure) {
   style.decimation_buckets = std::max(200, plot_->width());  // about one bucket per pixel
   style.font_families.prepend(font().family());
   plot::setup_curve_figure(*plot_, figure, style);
+  // A dash pattern along a decimated min/max envelope is unreadable and slow to paint (QCP
+  // draws dashed lines segment by segment): long curves are solid on screen, told apart by
+  // colour and markers. Exports keep the dashes.
+  for (int g = 0; g < plot_->graphCount(); ++g) {
+    QCPGraph* graph = plot_->graph(g);
+    if (graph->dataCount() > 1000 && graph->pen().style() != Qt::SolidLine) {
+      QPen pen = graph->pen();
+      pen.setStyle(Qt::SolidLine);
+      graph->setPen(pen);
+    }
+  }
   if (keep) {
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
   }
   if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+  figure_ = std::move(figure);
 }
 
 void CurvePlot::setLegendVisible(bool visible) {

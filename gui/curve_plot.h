@@ -18,8 +18,9 @@ class CurvePlot : public QWidget {
  public:
   explicit CurvePlot(QWidget* parent = nullptr);
 
-  // Redraws with new data; keeps the user's zoom when they have zoomed or panned.
-  void setFigure(const plot::CurveFigure& figure);
+  // Redraws with new data; keeps the user's zoom when they have zoomed or panned. The figure
+  // is kept for export (the zoomed range, if any, becomes its axis range).
+  void setFigure(plot::CurveFigure figure);
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
@@ -32,6 +33,7 @@ class CurvePlot : public QWidget {
 
   QCustomPlot* plot_;
   QLabel* readout_;
+  plot::CurveFigure figure_;
   bool user_zoomed_ = false;
   bool legend_ = true;
 };

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "gui/curve_plot.h"
+#include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
 
@@ -38,6 +39,11 @@ int metric_rank(const std::string& name) {
 }  // namespace
 
 DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
+  poller_ = new MetricPoller(this);
+  poller_->setTails([this] { return cache_.tails(); });
+  connect(poller_, &MetricPoller::pointsRead, this,
+          [this](std::shared_ptr<const MetricUpdate> update) { merge(*update); });
+  connect(poller_, &MetricPoller::failed, this, &DashboardView::error);
   metrics_ = new QListWidget;
   metrics_->setMaximumWidth(190);
   smoothing_ = new QSlider(Qt::Horizontal);
@@ -111,6 +117,7 @@ bool DashboardView::setColourBy(const QString& key) {
 
 void DashboardView::setSession(StoreSession* session) {
   session_ = session;
+  poller_->setDatabase(session ? QString::fromStdString(session->store.path()) : QString());
   runs_.clear();
   tags_.clear();
   cache_.clear();
@@ -221,24 +228,24 @@ void DashboardView::rebuildCharts() {
   redraw();
 }
 
-size_t DashboardView::poll() {
-  if (!session_) return 0;
+void DashboardView::poll() {
+  if (!session_) return;
   // A training run logs new metrics later (valid_ppl at its first validation): look for new
   // names every few seconds while one of the shown runs is running.
   const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == "running"; });
   if (live && ++polls_ % 5 == 0 && refreshMetricList()) {
     rebuildCharts();  // polls the new curves itself
-    return 0;
+    return;
   }
-  size_t added = 0;
-  try {
-    added = cache_.poll(session_->tail);
-  } catch (const std::exception& e) {
-    emit error(describe_store_error(e));
-    return 0;
-  }
+  poller_->request();
+}
+
+bool DashboardView::pollPending() const { return poller_->busy(); }
+
+void DashboardView::merge(const MetricUpdate& update) {
+  const size_t added = cache_.apply(update);
   if (added) redraw();
-  return added;
+  emit pointsApplied(static_cast<int>(added));
 }
 
 std::string DashboardView::label(const db::RunRecord& run) const {
@@ -281,7 +288,7 @@ void DashboardView::redraw() {
       }
       figure.curves.push_back(std::move(curve));
     }
-    chart->setFigure(figure);
+    chart->setFigure(std::move(figure));
   }
 }
 
