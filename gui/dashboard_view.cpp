@@ -259,37 +259,47 @@ void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
   caption_->setText(runs_.empty() ? QStringLiteral("select runs in the Runs view")
                                   : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s"));
-  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
   for (auto& [metric, chart] : charts_) {
-    plot::CurveFigure figure;
-    figure.title = metric;
-    figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
-    figure.y.label = metric;
-    figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
-    for (const auto& run : runs_) {
-      const auto& points = cache_.series(run.id, metric);
-      if (points.empty()) continue;
-      plot::Curve curve;
-      curve.label = label(run);
-      curve.metric = metric;
+    std::vector<const std::vector<db::MetricPoint>*> series;
+    plot::CurveFigure skeleton = figure(metric, false, &series);
+    const std::string name = metric;
+    chart->setCurves(std::move(skeleton), std::move(series), [this, name] { return figure(name, true); });
+  }
+}
+
+plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
+                                        std::vector<const std::vector<db::MetricPoint>*>* series) const {
+  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+  plot::CurveFigure figure;
+  figure.title = metric;
+  figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
+  figure.y.label = metric;
+  figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+  for (const auto& run : runs_) {
+    const auto& points = cache_.series(run.id, metric);
+    if (points.empty()) continue;
+    plot::Curve curve;
+    curve.label = label(run);
+    curve.metric = metric;
+    if (with_points)
       for (const auto& p : points) {
         curve.step.push_back(static_cast<double>(p.step));
         curve.value.push_back(p.value);
       }
-      if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
-      if (!colour_key.empty()) {
-        auto tags = tags_.find(run.id);
-        auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
-                                       : tags->second.find(colour_key);
-        if (tags != tags_.end() && tag != tags->second.end()) {
-          curve.colour_key = tag->second;
-          curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
-        }
+    if (series) series->push_back(&points);
+    if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
+    if (!colour_key.empty()) {
+      auto tags = tags_.find(run.id);
+      auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
+                                     : tags->second.find(colour_key);
+      if (tags != tags_.end() && tag != tags->second.end()) {
+        curve.colour_key = tag->second;
+        curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
       }
-      figure.curves.push_back(std::move(curve));
     }
-    chart->setFigure(std::move(figure));
+    figure.curves.push_back(std::move(curve));
   }
+  return figure;
 }
 
 }  // namespace fathom::gui

@@ -13,6 +13,7 @@
 
 #include "db/store.h"
 #include "gui/metric_cache.h"
+#include "plot/figure.h"
 
 class QCheckBox;
 class QComboBox;
@@ -65,6 +66,10 @@ class DashboardView : public QWidget {
   void redraw();
   void merge(const MetricUpdate& update);
   std::string label(const db::RunRecord& run) const;
+  // A chart's figure from the cache: with every point (for export), or without (the chart
+  // reads `series`, the cached points of its curves, in place).
+  plot::CurveFigure figure(const std::string& metric, bool with_points,
+                           std::vector<const std::vector<db::MetricPoint>*>* series = nullptr) const;
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
