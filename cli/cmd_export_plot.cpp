@@ -166,7 +166,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("result", *result, "the analysis result JSON")->required();
   cmd->add_option("--kind", *kind, "which analysis made it")
       ->required()
-      ->check(CLI::IsMember({"beta", "output-shift", "grad-norms"}));
+      ->check(CLI::IsMember({"beta", "output-shift", "grad-norms", "ln-scale", "linearize"}));
   add_output_options(cmd, *output);
   cmd->callback([&global, result, kind, output] {
     plot::format_for_path(output->out);

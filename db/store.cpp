@@ -230,6 +230,30 @@ void Store::write_metrics(int64_t run, const std::vector<MetricRow>& rows) {
   });
 }
 
+void Store::delete_run(int64_t run) {
+  write("delete_run", [&] {
+    // The status is read under the write lock, so a worker cannot start the run in between.
+    Statement status(db_, "SELECT status FROM runs WHERE id = ?1");
+    status.bind(1, run);
+    if (!status.step())
+      throw std::invalid_argument(path() + ": no run with id " + std::to_string(run));
+    if (status.text(0) == "running")
+      throw InputError(path(), 0, "", "run " + std::to_string(run) +
+                                          " is running; cancel it before deleting it");
+    // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection
+    // without foreign keys, and the order (children first) never violates a reference.
+    for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"}) {
+      const std::string sql = std::string("DELETE FROM ") + table + " WHERE run_id = ?1";
+      Statement st(db_, sql.c_str());
+      st.bind(1, run);
+      st.run();
+    }
+    Statement st(db_, "DELETE FROM runs WHERE id = ?1");
+    st.bind(1, run);
+    st.run();
+  });
+}
+
 void Store::delete_metrics_after(int64_t run, int64_t step) {
   write("delete_metrics_after", [&] {
     Statement st(db_, "DELETE FROM metrics WHERE run_id = ?1 AND step > ?2");

@@ -99,6 +99,11 @@ class Store {
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows);
   // Drops points with step > `step` (resuming from a checkpoint taken at `step`).
   void delete_metrics_after(int64_t run, int64_t step);
+  // Removes a run and every row recorded about it (metrics, final metrics, tags, artifacts
+  // rows, analyses) in one transaction; other runs are untouched. Files on disk stay (the
+  // caller removes the run's artifact directory). A running run is refused with an
+  // InputError (cancel it first), an unknown id with std::invalid_argument.
+  void delete_run(int64_t run);
   // Records an analysis result; returns its id. (store_analyses.cpp)
   int64_t add_analysis(const NewAnalysis& analysis);
 

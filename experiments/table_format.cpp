@@ -1,8 +1,10 @@
-// Renderers of a ComparisonTable: CSV, Markdown, LaTeX (booktabs).
+// Renderers of a ComparisonTable and of a plain TextTable: CSV, Markdown, LaTeX (booktabs).
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "experiments/comparison_table.h"
+#include "experiments/text_table.h"
 
 namespace fathom {
 namespace {
@@ -134,6 +136,61 @@ std::string table_to_latex(const ComparisonTable& t) {
   out << "\\bottomrule\n\\end{tabular}\n";
   for (const auto& note : t.notes) out << "% " << note << "\n";  // comments: no escaping
   return out.str();
+}
+
+namespace {
+
+std::string cell(const TextTable& t, size_t row, size_t col) {
+  return col < t.rows[row].size() ? t.rows[row][col] : std::string();
+}
+
+}  // namespace
+
+std::string text_table_to_csv(const TextTable& t) {
+  std::ostringstream out;
+  for (size_t c = 0; c < t.header.size(); ++c) out << (c ? "," : "") << csv_field(t.header[c]);
+  out << "\r\n";
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    for (size_t c = 0; c < t.header.size(); ++c) out << (c ? "," : "") << csv_field(cell(t, r, c));
+    out << "\r\n";
+  }
+  return out.str();
+}
+
+std::string text_table_to_markdown(const TextTable& t) {
+  std::ostringstream out;
+  out << "|";
+  for (const auto& h : t.header) out << " " << markdown_escape(h) << " |";
+  out << "\n|";
+  for (size_t c = 0; c < t.header.size(); ++c) out << "---|";
+  out << "\n";
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    out << "|";
+    for (size_t c = 0; c < t.header.size(); ++c) out << " " << markdown_escape(cell(t, r, c)) << " |";
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string text_table_to_latex(const TextTable& t) {
+  std::ostringstream out;
+  out << "% needs \\usepackage{booktabs}\n";
+  out << "\\begin{tabular}{" << std::string(t.header.size(), 'l') << "}\n\\toprule\n";
+  for (size_t c = 0; c < t.header.size(); ++c) out << (c ? " & " : "") << latex_escape(t.header[c]);
+  out << " \\\\\n\\midrule\n";
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    for (size_t c = 0; c < t.header.size(); ++c) out << (c ? " & " : "") << latex_escape(cell(t, r, c));
+    out << " \\\\\n";
+  }
+  out << "\\bottomrule\n\\end{tabular}\n";
+  return out.str();
+}
+
+std::string format_text_table(const TextTable& t, const std::string& format) {
+  if (format == "csv") return text_table_to_csv(t);
+  if (format == "md") return text_table_to_markdown(t);
+  if (format == "tex") return text_table_to_latex(t);
+  throw std::invalid_argument("table format '" + format + "': expected csv, md or tex");
 }
 
 }  // namespace fathom

@@ -15,6 +15,8 @@
 #include <QVBoxLayout>
 
 #include "experiments/comparison_table.h"
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
 #include "gui/store_session.h"
 
 namespace fathom::gui {
@@ -39,6 +41,13 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   table_ = new QTableWidget;
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Exported by `fathom export table`'s renderers (bold best, ± std, daggers), not cell text.
+  add_export_menu(table_);
+  set_table_source(table_, [this](const std::string& format) {
+    if (!current_) return std::string();
+    return format == "csv" ? table_to_csv(*current_) : format == "tex" ? table_to_latex(*current_)
+                                                                        : table_to_markdown(*current_);
+  });
 
   auto* bar = new QHBoxLayout;
   auto add = [bar](const QString& label, QComboBox* box) {

@@ -2,11 +2,15 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <sstream>
 
 #include <QLabel>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -15,6 +19,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   plot_ = new QCustomPlot;
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setMinimumSize(260, 180);
+  // On screen, frame time over print quality: a decimated min/max envelope drawn antialiased
+  // along a dash pattern is what makes a replot slow (bench_dashboard). Exports re-draw the
+  // figure on a fresh plot in full quality (export_targets.h).
+  plot_->setPlottingHint(QCP::phFastPolylines, true);
+  plot_->setNotAntialiasedElements(QCP::aePlottables);
   readout_ = new QLabel(QStringLiteral(" "));
   readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
@@ -31,30 +40,211 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
     showReadout(e);
   });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
+
+  add_export_menu(plot_);
+  set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
+    plot::CurveFigure shown = full_figure_ ? full_figure_() : figure_;
+    if (shown.curves.empty()) return std::nullopt;
+    if (user_zoomed_) {  // export what the user zoomed to
+      shown.x.min = plot_->xAxis->range().lower;
+      shown.x.max = plot_->xAxis->range().upper;
+      shown.y.min = plot_->yAxis->range().lower;
+      shown.y.max = plot_->yAxis->range().upper;
+    }
+    return shown;
+  });
 }
 
 int CurvePlot::graphCount() const { return plot_->graphCount(); }
 QString CurvePlot::readoutText() const { return readout_->text().trimmed(); }
 
-void CurvePlot::setFigure(const plot::CurveFigure& figure) {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Above this many curves the faint raw curves behind the smoothed ones are left out: they
+// double what is painted and, with many runs, are a grey haze rather than information.
+constexpr size_t kMaxRawCurves = 10;
+
+// A curve's points as setFigure gets them (in the figure) and as setCurves does (the cache's).
+struct FigurePoints {
+  const plot::Curve* curve;
+  size_t size() const { return std::min(curve->step.size(), curve->value.size()); }
+  double x(size_t i) const { return curve->step[i]; }
+  double y(size_t i) const { return curve->value[i]; }
+};
+struct CachePoints {
+  const std::vector<db::MetricPoint>* points;
+  size_t size() const { return points->size(); }
+  double x(size_t i) const { return static_cast<double>((*points)[i].step); }
+  double y(size_t i) const { return (*points)[i].value; }
+};
+
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+void set_points(QCPGraph* graph, const plot::XY& xy) {
+  graph->setData(QVector<double>(xy.x.begin(), xy.x.end()), QVector<double>(xy.y.begin(), xy.y.end()), true);
+}
+
+void apply_limits(QCPAxis* axis, const plot::Axis& spec) {
+  QCPRange range = axis->range();
+  if (spec.min) range.lower = *spec.min;
+  if (spec.max) range.upper = *spec.max;
+  axis->setRange(range);
+}
+
+}  // namespace
+
+void CurvePlot::setFigure(plot::CurveFigure figure) {
+  figure_ = std::move(figure);
+  full_figure_ = nullptr;
+  std::vector<FigurePoints> series;
+  for (const auto& c : figure_.curves) series.push_back({&c});
+  update(figure_, series);
+}
+
+void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
+                          std::function<plot::CurveFigure()> full_figure) {
+  figure_ = plot::CurveFigure{};
+  full_figure_ = std::move(full_figure);
+  std::vector<CachePoints> points;
+  for (const auto* s : series) points.push_back({s});
+  update(skeleton, points);
+}
+
+std::string CurvePlot::signature(const plot::CurveFigure& f) const {
+  std::ostringstream out;
+  out.precision(17);
+  auto axis = [&](const plot::Axis& a) {
+    out << a.label << '\x1f' << int(a.scale) << '\x1f' << (a.min ? *a.min : kNaN) << '\x1f'
+        << (a.max ? *a.max : kNaN) << '\x1e';
+  };
+  out << f.title << '\x1e' << f.smoothing << '\x1e';
+  axis(f.x);
+  axis(f.y);
+  for (const auto& c : f.curves)
+    out << c.label << '\x1f' << c.metric << '\x1f' << c.colour_key << '\x1f'
+        << (c.diverged_step ? *c.diverged_step : kNaN) << '\x1e';
+  return out.str();
+}
+
+template <class Points>
+void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series) {
+  // About one bucket per 2-4 pixels (at most 5 points a bucket, usually 2-4): the min/max
+  // envelope a pixel column shows, with a bounded number of points per curve whatever the
+  // curve's length. A width change within 1.5x keeps the buckets (no re-decimation).
+  const int buckets = std::max(50, plot_->width() / 4);
+  bool setup = buckets_ == 0 || 2 * buckets > 3 * buckets_ || 3 * buckets < 2 * buckets_;
+  if (setup) buckets_ = buckets;
+  const std::string sig = signature(f);
+  if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size()) setup = true;
+  const bool smooth = f.smoothing > 0, with_raw = smooth && f.curves.size() <= kMaxRawCurves;
+
+  double x_end = 0;
+  if (setup) live_.clear();
+  for (size_t i = 0; i < f.curves.size(); ++i) {
+    const Points& p = series[i];
+    const size_t n = p.size();
+    bool fresh = i >= live_.size();
+    if (!fresh) {  // grown, or rewritten (a resume deletes points; a new figure)?
+      const size_t seen = live_[i].shown.count();
+      fresh = n < seen || (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
+    }
+    if (fresh) {
+      const double x0 = n ? p.x(0) : 0, range = n > 1 ? p.x(n - 1) - x0 : 0;
+      Live l(buckets_, x0, range > 0 ? range / buckets_ : 1.0, f.smoothing);
+      l.diverged_y = kNaN;
+      if (i < live_.size()) live_[i] = std::move(l);
+      else live_.push_back(std::move(l));
+    }
+    Live& l = live_[i];
+    const std::optional<double> diverged = f.curves[i].diverged_step;
+    for (size_t j = l.shown.count(); j < n; ++j) {
+      const double x = p.x(j), raw = p.y(j), y = std::isfinite(raw) ? raw : kNaN;
+      const double shown = smooth ? l.ema.next(y) : y;
+      if (with_raw) l.raw.add(x, y);
+      l.shown.add(x, shown);
+      if (diverged && x <= *diverged && std::isfinite(shown)) l.diverged_y = shown;
+      l.last_x = x, l.last_y = raw;
+      l.changed = true;
+    }
+    if (n) x_end = std::max(x_end, p.x(n - 1));
+    if (!setup && diverged && std::isfinite(l.diverged_y) != (graphs_[i].mark != nullptr)) setup = true;
+  }
+  // The legend's corner was chosen for the data then; a curve that doubled may now run under it.
+  if (!setup && x_end > 2 * x_end_at_setup_ && x_end > x_end_at_setup_ + 16) setup = true;
+
   QCPRange x, y;
   const bool keep = user_zoomed_ && plot_->xAxis && plot_->yAxis;
   if (keep) {
     x = plot_->xAxis->range();
     y = plot_->yAxis->range();
   }
-  plot::Style style;
-  style.font_pt = 9;  // a screen, not a two-column paper
-  style.title_pt = 10;
-  style.decimation_buckets = std::max(200, plot_->width());  // about one bucket per pixel
-  style.font_families.prepend(font().family());
-  plot::setup_curve_figure(*plot_, figure, style);
+  if (setup) {
+    std::vector<plot::PreparedCurve> prepared(live_.size());
+    for (size_t i = 0; i < live_.size(); ++i) {
+      if (with_raw) {
+        plot::XY raw = live_[i].raw.points();
+        prepared[i].raw_x = std::move(raw.x), prepared[i].raw_y = std::move(raw.y);
+      }
+      plot::XY shown = live_[i].shown.points();
+      prepared[i].x = std::move(shown.x), prepared[i].y = std::move(shown.y);
+      prepared[i].diverged_y = live_[i].diverged_y;
+      live_[i].changed = false;
+    }
+    plot::Style style;
+    style.font_pt = 9;  // a screen, not a two-column paper
+    style.title_pt = 10;
+    style.font_families.prepend(font().family());
+    graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
+    signature_ = sig;
+    x_end_at_setup_ = x_end;
+    if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
+  } else {
+    bool changed = false;
+    for (size_t i = 0; i < live_.size(); ++i) {
+      Live& l = live_[i];
+      if (!l.changed) continue;
+      changed = true;
+      l.changed = false;
+      const plot::CurveGraphs& g = graphs_[i];
+      if (g.raw) set_points(g.raw, l.raw.points());
+      set_points(g.line, l.shown.points());
+      g.line->setScatterSkip(std::max(0, g.line->dataCount() / 6 - 1));
+      if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
+    }
+    if (!changed) return;  // nothing new: the picture stands
+    if (!keep) {
+      plot_->rescaleAxes();
+      if (f.y.scale == plot::Scale::Linear && !f.y.min && !f.y.max) plot_->yAxis->scaleRange(1.05);
+      apply_limits(plot_->xAxis, f.x);
+      apply_limits(plot_->yAxis, f.y);
+    }
+  }
+  screenPens();
   if (keep) {
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
   }
-  if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvePlot::screenPens() {
+  // A dash pattern along a decimated min/max envelope is unreadable and slow to paint (QCP
+  // draws dashed lines segment by segment): long curves are solid on screen, told apart by
+  // colour and markers. Exports keep the dashes. Lines thinner than 2 px are drawn as
+  // cosmetic 1 px pens: without antialiasing they look the same, and the raster engine draws
+  // them directly, where a 1.3 px pen goes through the stroker (most of a frame's time).
+  for (const plot::CurveGraphs& g : graphs_)
+    for (QCPGraph* graph : {g.raw, g.line}) {
+      if (!graph) continue;
+      QPen pen = graph->pen();
+      const bool dash = graph == g.line && graph->dataCount() > 1000 && pen.style() != Qt::SolidLine;
+      const bool thin = pen.widthF() != 0 && pen.widthF() < 2;
+      if (!dash && !thin) continue;
+      if (dash) pen.setStyle(Qt::SolidLine);
+      if (thin) pen.setWidth(0);
+      graph->setPen(pen);
+    }
 }
 
 void CurvePlot::setLegendVisible(bool visible) {

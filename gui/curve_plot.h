@@ -3,9 +3,17 @@
 // EMA smoothing, colour-blind-safe styles) on an embedded QCustomPlot, plus what a screen
 // needs and a printed figure does not: zoom (wheel), pan (drag), a zoom that survives the
 // next data update, double-click to fit, and a read-out of the point under the mouse.
+#include <functional>
+#include <string>
+#include <vector>
+
 #include <QWidget>
 
+#include "db/store.h"
+#include "plot/decimate.h"
 #include "plot/figure.h"
+#include "plot/render.h"
+#include "plot/smoothing.h"
 
 class QCustomPlot;
 class QLabel;
@@ -18,8 +26,17 @@ class CurvePlot : public QWidget {
  public:
   explicit CurvePlot(QWidget* parent = nullptr);
 
-  // Redraws with new data; keeps the user's zoom when they have zoomed or panned.
-  void setFigure(const plot::CurveFigure& figure);
+  // Redraws with new data; keeps the user's zoom when they have zoomed or panned. The figure
+  // is kept for export (the zoomed range, if any, becomes its axis range).
+  void setFigure(plot::CurveFigure figure);
+  // The live dashboard's way in: the figure's curves carry no points (labels, styles,
+  // divergence only); curve i's points are series[i], read in place. A curve whose points
+  // only grew since the last call costs only its new points (the EMA and the min/max
+  // decimation continue where they stopped); the plot is set up again only when the curves,
+  // smoothing, scales or chart width change. full_figure builds the figure with every point
+  // (what Export... draws); the series must stay valid until the next call.
+  void setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
+                 std::function<plot::CurveFigure()> full_figure);
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
@@ -29,9 +46,30 @@ class CurvePlot : public QWidget {
 
  private:
   void showReadout(QMouseEvent* event);
+  // One curve's smoothed and decimated points, extended as points arrive.
+  struct Live {
+    Live(int buckets, double x0, double width, double smoothing)
+        : ema(smoothing), raw(buckets, x0, width), shown(buckets, x0, width) {}
+    plot::DebiasedEma ema;
+    plot::MinMaxDecimator raw, shown;
+    double last_x = 0, last_y = 0;  // the last point fed, to tell growth from a rewrite
+    double diverged_y;              // last finite smoothed value at or before divergence
+    bool changed = true;
+  };
+  template <class Points>
+  void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series);
+  std::string signature(const plot::CurveFigure& f) const;
+  void screenPens();
 
   QCustomPlot* plot_;
   QLabel* readout_;
+  plot::CurveFigure figure_;                     // setFigure's, with the points
+  std::function<plot::CurveFigure()> full_figure_;  // setCurves'
+  std::vector<Live> live_;
+  std::vector<plot::CurveGraphs> graphs_;
+  std::string signature_;
+  int buckets_ = 0;
+  double x_end_at_setup_ = 0;  // the legend's corner is chosen again when the data outgrow it
   bool user_zoomed_ = false;
   bool legend_ = true;
 };

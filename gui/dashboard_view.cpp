@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "gui/curve_plot.h"
+#include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
 
@@ -38,6 +39,11 @@ int metric_rank(const std::string& name) {
 }  // namespace
 
 DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
+  poller_ = new MetricPoller(this);
+  poller_->setTails([this] { return cache_.tails(); });
+  connect(poller_, &MetricPoller::pointsRead, this,
+          [this](std::shared_ptr<const MetricUpdate> update) { merge(*update); });
+  connect(poller_, &MetricPoller::failed, this, &DashboardView::error);
   metrics_ = new QListWidget;
   metrics_->setMaximumWidth(190);
   smoothing_ = new QSlider(Qt::Horizontal);
@@ -111,6 +117,7 @@ bool DashboardView::setColourBy(const QString& key) {
 
 void DashboardView::setSession(StoreSession* session) {
   session_ = session;
+  poller_->setDatabase(session ? QString::fromStdString(session->store.path()) : QString());
   runs_.clear();
   tags_.clear();
   cache_.clear();
@@ -221,24 +228,24 @@ void DashboardView::rebuildCharts() {
   redraw();
 }
 
-size_t DashboardView::poll() {
-  if (!session_) return 0;
+void DashboardView::poll() {
+  if (!session_) return;
   // A training run logs new metrics later (valid_ppl at its first validation): look for new
   // names every few seconds while one of the shown runs is running.
   const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == "running"; });
   if (live && ++polls_ % 5 == 0 && refreshMetricList()) {
     rebuildCharts();  // polls the new curves itself
-    return 0;
+    return;
   }
-  size_t added = 0;
-  try {
-    added = cache_.poll(session_->tail);
-  } catch (const std::exception& e) {
-    emit error(describe_store_error(e));
-    return 0;
-  }
+  poller_->request();
+}
+
+bool DashboardView::pollPending() const { return poller_->busy(); }
+
+void DashboardView::merge(const MetricUpdate& update) {
+  const size_t added = cache_.apply(update);
   if (added) redraw();
-  return added;
+  emit pointsApplied(static_cast<int>(added));
 }
 
 std::string DashboardView::label(const db::RunRecord& run) const {
@@ -252,37 +259,47 @@ void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
   caption_->setText(runs_.empty() ? QStringLiteral("select runs in the Runs view")
                                   : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s"));
-  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
   for (auto& [metric, chart] : charts_) {
-    plot::CurveFigure figure;
-    figure.title = metric;
-    figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
-    figure.y.label = metric;
-    figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
-    for (const auto& run : runs_) {
-      const auto& points = cache_.series(run.id, metric);
-      if (points.empty()) continue;
-      plot::Curve curve;
-      curve.label = label(run);
-      curve.metric = metric;
+    std::vector<const std::vector<db::MetricPoint>*> series;
+    plot::CurveFigure skeleton = figure(metric, false, &series);
+    const std::string name = metric;
+    chart->setCurves(std::move(skeleton), std::move(series), [this, name] { return figure(name, true); });
+  }
+}
+
+plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
+                                        std::vector<const std::vector<db::MetricPoint>*>* series) const {
+  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+  plot::CurveFigure figure;
+  figure.title = metric;
+  figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
+  figure.y.label = metric;
+  figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+  for (const auto& run : runs_) {
+    const auto& points = cache_.series(run.id, metric);
+    if (points.empty()) continue;
+    plot::Curve curve;
+    curve.label = label(run);
+    curve.metric = metric;
+    if (with_points)
       for (const auto& p : points) {
         curve.step.push_back(static_cast<double>(p.step));
         curve.value.push_back(p.value);
       }
-      if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
-      if (!colour_key.empty()) {
-        auto tags = tags_.find(run.id);
-        auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
-                                       : tags->second.find(colour_key);
-        if (tags != tags_.end() && tag != tags->second.end()) {
-          curve.colour_key = tag->second;
-          curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
-        }
+    if (series) series->push_back(&points);
+    if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
+    if (!colour_key.empty()) {
+      auto tags = tags_.find(run.id);
+      auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
+                                     : tags->second.find(colour_key);
+      if (tags != tags_.end() && tag != tags->second.end()) {
+        curve.colour_key = tag->second;
+        curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
       }
-      figure.curves.push_back(std::move(curve));
     }
-    chart->setFigure(figure);
+    figure.curves.push_back(std::move(curve));
   }
+  return figure;
 }
 
 }  // namespace fathom::gui

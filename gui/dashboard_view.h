@@ -2,7 +2,8 @@
 // The live dashboard: one chart per chosen metric (loss, perplexity, learning rate, gradient
 // norm, BLEU, ...) with a curve per shown run, updated as the runs train by polling only the
 // new points. Smoothing (debiased EMA), log y axes, and colour by run or by a sweep axis
-// (the run's axis.<key> tag) apply to every chart.
+// (the run's axis.<key> tag) apply to every chart. The points are read in a worker thread
+// (metric_poller.h) and merged here when they arrive.
 #include <map>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "db/store.h"
 #include "gui/metric_cache.h"
+#include "plot/figure.h"
 
 class QCheckBox;
 class QComboBox;
@@ -23,6 +25,7 @@ class QSlider;
 namespace fathom::gui {
 
 class CurvePlot;
+class MetricPoller;
 struct StoreSession;
 
 class DashboardView : public QWidget {
@@ -34,9 +37,13 @@ class DashboardView : public QWidget {
   void setSession(StoreSession* session);
   // The runs to show (the runs view's selection, or the running runs).
   void setRuns(const std::vector<db::RunRecord>& runs);
-  // Reads the new points of the shown curves and redraws the charts that got some.
-  // Returns how many points arrived.
-  size_t poll();
+  // Asks the polling thread for the new points of the shown curves; when they arrive they
+  // are merged, the charts redrawn if any came, and pointsApplied() emitted.
+  void poll();
+  // Rebuilds every chart's figure from the cached points (what a poll with new points does).
+  void replot() { redraw(); }
+  // True while a read is on its way from the polling thread.
+  bool pollPending() const;
 
   const MetricCache& cache() const { return cache_; }
   QStringList shownMetrics() const;
@@ -49,6 +56,7 @@ class DashboardView : public QWidget {
 
  signals:
   void error(const QString& message);
+  void pointsApplied(int added);
 
  private:
   // Fills the metric list from the shown runs; true when the set of names changed.
@@ -56,12 +64,18 @@ class DashboardView : public QWidget {
   void refreshColourChoices();
   void rebuildCharts();  // after the metric choice changed
   void redraw();
+  void merge(const MetricUpdate& update);
   std::string label(const db::RunRecord& run) const;
+  // A chart's figure from the cache: with every point (for export), or without (the chart
+  // reads `series`, the cached points of its curves, in place).
+  plot::CurveFigure figure(const std::string& metric, bool with_points,
+                           std::vector<const std::vector<db::MetricPoint>*>* series = nullptr) const;
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   MetricCache cache_;
+  MetricPoller* poller_;
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
 

@@ -15,8 +15,11 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "gui/analysis_view.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
@@ -37,10 +40,12 @@ MainWindow::MainWindow() {
   dashboard_ = new DashboardView;
   editor_ = new SweepEditor;
   comparison_ = new ComparisonView;
+  analyses_ = new AnalysisView;
   tabs_->addTab(runs_, QStringLiteral("&Runs"));
   tabs_->addTab(dashboard_, QStringLiteral("&Dashboard"));
   tabs_->addTab(editor_, QStringLiteral("S&weep editor"));
   tabs_->addTab(comparison_, QStringLiteral("&Compare"));
+  tabs_->addTab(analyses_, QStringLiteral("&Analyses"));
   setCentralWidget(tabs_);
   buildMenus();
 
@@ -49,6 +54,8 @@ MainWindow::MainWindow() {
   connect(runs_, &RunsView::error, this, &MainWindow::showError);
   connect(dashboard_, &DashboardView::error, this, &MainWindow::showError);
   connect(comparison_, &ComparisonView::error, this, &MainWindow::showError);
+  connect(analyses_, &AnalysisView::error, this, &MainWindow::showError);
+  connect(analyses_, &AnalysisView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
     tabs_->setCurrentWidget(runs_);
@@ -80,6 +87,8 @@ void MainWindow::buildMenus() {
   file->addAction(QStringLiteral("&Save sweep"), QKeySequence::Save, editor_, &SweepEditor::save);
   file->addAction(QStringLiteral("Save sweep &as..."), QKeySequence::SaveAs, editor_, &SweepEditor::saveAs);
   file->addSeparator();
+  file->addAction(QStringLiteral("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportCurrent);
+  file->addSeparator();
   file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
@@ -88,7 +97,10 @@ void MainWindow::buildMenus() {
                     [this, i] { tabs_->setCurrentIndex(i); });
   }
   view->addSeparator();
-  view->addAction(QStringLiteral("&Refresh"), QKeySequence::Refresh, this, &MainWindow::pollNow);
+  view->addAction(QStringLiteral("&Refresh"), QKeySequence::Refresh, this, [this] {
+    pollNow();
+    analyses_->reload();  // results computed from a terminal
+  });
   view->addAction(runs_->focusFilterAction());
 
   QMenu* run = menuBar()->addMenu(QStringLiteral("R&un"));
@@ -112,6 +124,7 @@ bool MainWindow::openDatabase(const QString& path, bool quiet) {
   runs_->setSession(nullptr, {});
   dashboard_->setSession(nullptr);
   comparison_->setSession(nullptr);
+  analyses_->setSession(nullptr, {});
   session_ = std::move(session);
   db_path_ = QFileInfo(path).absoluteFilePath();
   last_error_.clear();
@@ -119,6 +132,7 @@ bool MainWindow::openDatabase(const QString& path, bool quiet) {
   dashboard_->setSession(session_.get());
   comparison_->setSession(session_.get());
   comparison_->setRuns(runs_->model()->runs());
+  analyses_->setSession(session_.get(), db_path_);
   editor_->setDatabasePath(db_path_);
   setWindowTitle(QStringLiteral("Fathom - %1").arg(db_path_));
   rememberRecent(db_path_);
@@ -152,9 +166,14 @@ void MainWindow::rebuildRecentMenu() {
   recent_menu_->setEnabled(!recent.isEmpty());
 }
 
+void MainWindow::exportCurrent() {
+  export_with_dialog(export_target(tabs_->currentWidget()), this);
+}
+
 void MainWindow::updateDashboardRuns() {
   // The selection, or else the runs that are training now: live curves with no clicks.
   auto runs = runs_->selectedRuns();
+  analyses_->setRuns(runs);
   if (runs.empty()) {
     for (const auto& r : runs_->model()->runs())
       if (r.status == "running") runs.push_back(r);
@@ -199,7 +218,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 QStringList MainWindow::saveScreenshots(const QString& dir) {
   QDir().mkpath(dir);
   QStringList saved;
-  const char* names[] = {"runs.png", "dashboard.png", "sweep-editor.png", "comparison.png"};
+  const char* names[] = {"runs.png", "dashboard.png", "sweep-editor.png", "comparison.png", "analyses.png"};
   for (int i = 0; i < tabs_->count() && i < static_cast<int>(std::size(names)); ++i) {
     tabs_->setCurrentIndex(i);
     QApplication::processEvents();

@@ -1,5 +1,5 @@
 #pragma once
-// The workbench window: Runs, Dashboard, Sweep editor and Compare tabs over one run store, which it
+// The workbench window: Runs, Dashboard, Sweep editor, Compare and Analyses tabs over one run store, which it
 // polls once a second (runs table, and the new metric points of the charted runs). Layout,
 // the last tab, config columns and recent stores are remembered with QSettings.
 #include <memory>
@@ -8,6 +8,7 @@
 
 namespace fathom::gui {
 
+class AnalysisView;
 class ComparisonView;
 class DashboardView;
 class RunsView;
@@ -35,6 +36,9 @@ class MainWindow : public QMainWindow {
   DashboardView* dashboard() const { return dashboard_; }
   SweepEditor* sweepEditor() const { return editor_; }
   ComparisonView* comparison() const { return comparison_; }
+  AnalysisView* analyses() const { return analyses_; }
+  // File > Export...: the focused (else the first) plot or table of the current tab.
+  void exportCurrent();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -54,6 +58,7 @@ class MainWindow : public QMainWindow {
   DashboardView* dashboard_;
   SweepEditor* editor_;
   ComparisonView* comparison_;
+  AnalysisView* analyses_;
   class QMenu* recent_menu_;
   class QTimer* poll_timer_;
 };

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "db/sqlite_handle.h"
 
 namespace fathom::gui {
@@ -53,19 +55,59 @@ void MetricCache::track(const std::vector<int64_t>& runs, const std::vector<std:
   }
 }
 
-size_t MetricCache::poll(MetricTailReader& reader) {
-  size_t added = 0;
+namespace {
+
+// The step a read started after: the cached end, or the stored end when that moved back.
+int64_t read_after(const MetricUpdate& update, const CurveTail& tail) {
+  auto end = update.stored_end.find(tail.key);
+  return end == update.stored_end.end() ? tail.after_step : std::min(tail.after_step, end->second);
+}
+
+}  // namespace
+
+std::vector<CurveTail> MetricCache::tails() const {
+  std::vector<CurveTail> out;
   for (int64_t run : runs_) {
     for (const auto& metric : metrics_) {
-      auto& points = series_[{run, metric}];
-      if (!points.empty()) {
-        const int64_t stored = reader.last_step(run, metric);  // one index seek
-        while (!points.empty() && points.back().step > stored) points.pop_back();
-      }
-      const int64_t last = points.empty() ? -1 : points.back().step;
-      auto fresh = reader.after(run, metric, last);
-      added += fresh.size();
-      points.insert(points.end(), fresh.begin(), fresh.end());
+      const auto it = series_.find({run, metric});
+      const bool cached = it != series_.end() && !it->second.empty();
+      out.push_back({{run, metric}, cached ? it->second.back().step : -1, cached});
+    }
+  }
+  return out;
+}
+
+MetricUpdate MetricCache::read(MetricTailReader& reader, const std::vector<CurveTail>& tails) {
+  MetricUpdate update;
+  update.asked = tails;
+  for (const auto& tail : tails) {
+    if (tail.check_end)  // one index seek
+      update.stored_end[tail.key] = reader.last_step(tail.key.first, tail.key.second);
+    auto fresh = reader.after(tail.key.first, tail.key.second, read_after(update, tail));
+    if (!fresh.empty()) update.fresh[tail.key] = std::move(fresh);
+  }
+  return update;
+}
+
+size_t MetricCache::apply(const MetricUpdate& update) {
+  const std::set<int64_t> runs(runs_.begin(), runs_.end());
+  const std::set<std::string> metrics(metrics_.begin(), metrics_.end());
+  size_t added = 0;
+  for (const auto& tail : update.asked) {
+    if (!runs.count(tail.key.first) || !metrics.count(tail.key.second)) continue;
+    auto& points = series_[tail.key];
+    if (auto end = update.stored_end.find(tail.key); end != update.stored_end.end())
+      while (!points.empty() && points.back().step > end->second) points.pop_back();
+    auto fresh = update.fresh.find(tail.key);
+    if (fresh == update.fresh.end()) continue;
+    // Points read after a later step than our end would leave a hole (the curve was dropped
+    // and re-tracked meanwhile): skip them, the next poll reads from our end.
+    const int64_t last = points.empty() ? -1 : points.back().step;
+    if (last < read_after(update, tail)) continue;
+    for (const auto& p : fresh->second) {
+      if (p.step <= (points.empty() ? -1 : points.back().step)) continue;  // a repeated poll
+      points.push_back(p);
+      ++added;
     }
   }
   return added;

@@ -33,16 +33,40 @@ class MetricTailReader {
   std::unique_ptr<Impl> impl_;
 };
 
+using CurveKey = std::pair<int64_t, std::string>;  // (run, metric)
+
+// What a poll asks for one curve: its points after `after_step`, and (when the cache already
+// holds some) where the stored curve ends now, to notice a resume that deleted points.
+struct CurveTail {
+  CurveKey key;
+  int64_t after_step = -1;
+  bool check_end = false;
+};
+
+// What a poll read, for MetricCache::apply. Made in the polling thread, applied in the UI one.
+struct MetricUpdate {
+  std::vector<CurveTail> asked;
+  std::map<CurveKey, std::vector<db::MetricPoint>> fresh;  // by step, all > asked after_step
+  std::map<CurveKey, int64_t> stored_end;                  // for curves with check_end
+};
+
 class MetricCache {
  public:
-  using Key = std::pair<int64_t, std::string>;  // (run, metric)
+  using Key = CurveKey;
 
   // The curves to keep; curves no longer wanted are dropped, new ones start empty.
   void track(const std::vector<int64_t>& runs, const std::vector<std::string>& metrics);
   // Appends every tracked curve's new points; returns how many arrived. A curve whose
   // stored end moved back (a run resumed from a checkpoint deletes the points after it)
   // drops its cached points past that end first.
-  size_t poll(MetricTailReader& reader);
+  size_t poll(MetricTailReader& reader) { return apply(read(reader, tails())); }
+  // poll() in two halves, so the reading can run in another thread (metric_poller.h):
+  // what to ask for, the read itself (touches only the reader), and the merge.
+  std::vector<CurveTail> tails() const;
+  static MetricUpdate read(MetricTailReader& reader, const std::vector<CurveTail>& tails);
+  // Merges an update read from an earlier tails(); curves untracked or changed since are
+  // skipped (the next poll asks again). Returns how many points were appended.
+  size_t apply(const MetricUpdate& update);
   void clear() { series_.clear(); }
   // Drops a run's cached points, e.g. when it starts again from a checkpoint.
   void forget(int64_t run);

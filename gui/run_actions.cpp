@@ -63,6 +63,31 @@ int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs) 
   return cancelled;
 }
 
+bool remove_run_artifacts(const QString& db_path, int64_t run) {
+  QDir dir(run_artifacts_dir(db_path, run));
+  return !dir.exists() || dir.removeRecursively();
+}
+
+int delete_runs(const QString& db_path, const std::vector<db::RunRecord>& runs, QStringList* errors) {
+  auto store = db::Store::open(db_path.toStdString());
+  int deleted = 0;
+  for (const auto& run : runs) {
+    try {
+      store.delete_run(run.id);  // refuses a running run, reading its status under the lock
+    } catch (const std::exception& e) {
+      errors->append(QStringLiteral("run %1: %2").arg(run.id).arg(QString::fromUtf8(e.what())));
+      continue;
+    }
+    ++deleted;
+    // After the rows: a failure here leaves stray files, never a run without its checkpoints.
+    if (!remove_run_artifacts(db_path, run.id))
+      errors->append(QStringLiteral("run %1 deleted, but %2 could not be removed")
+                         .arg(run.id)
+                         .arg(run_artifacts_dir(db_path, run.id)));
+  }
+  return deleted;
+}
+
 bool cancel_sweep(const QString& db_path, const QString& sweep, QString* message) {
   return start_detached({QStringLiteral("sweep"), QStringLiteral("cancel"), sweep,
                          QStringLiteral("--db"), db_path},

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 
 #include "db/store.h"
 
@@ -20,6 +21,14 @@ bool cancel_sweep(const QString& db_path, const QString& sweep, QString* message
 
 // `fathom train --resume ID --db DB`, detached, output appended to the run's worker.log.
 bool resume_run(const QString& db_path, int64_t run, QString* message);
+
+// Deletes runs from the store (Store::delete_run: every row about them) and then their
+// artifact directories (checkpoints, logs). A running run is refused: it is skipped and its
+// reason added to *errors. Returns how many were deleted; a store that cannot be opened throws.
+int delete_runs(const QString& db_path, const std::vector<db::RunRecord>& runs, QStringList* errors);
+
+// Removes <db>.artifacts/run-<id>/ and everything in it; true when it is gone (or never was).
+bool remove_run_artifacts(const QString& db_path, int64_t run);
 
 // Where `fathom` keeps a run's files: <db dir>/<db stem>.artifacts/run-<id>/.
 QString run_artifacts_dir(const QString& db_path, int64_t run);

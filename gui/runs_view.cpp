@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "core/config/config_schema.h"
+#include "gui/export_menu.h"
 #include "gui/run_actions.h"
 #include "gui/run_details.h"
 #include "gui/runs_filter.h"
@@ -48,6 +49,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setWordWrap(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+  add_export_menu(table_);
 
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(24);
@@ -187,7 +189,10 @@ void RunsView::updateActions() {
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
   cancel_sweep_->setEnabled(any_sweep);
-  delete_->setEnabled(!runs.empty());
+  // A running run is refused by the store; say so by the button already.
+  bool any_running = false;
+  for (const auto& r : runs) any_running |= r.status == "running";
+  delete_->setEnabled(!runs.empty() && !any_running);
 }
 
 void RunsView::openSelected() {
@@ -228,14 +233,28 @@ void RunsView::resumeSelected() {
 
 void RunsView::deleteSelected() {
   const auto runs = selectedRuns();
-  if (runs.empty()) return;
-  // db/store.h has no delete yet; say so rather than editing the database behind its back.
-  QMessageBox::information(
-      this, QStringLiteral("Delete runs"),
-      QStringLiteral("Deleting %1 run(s) is not available yet: the run store (db/store.h) has no "
-                     "delete operation. In the sqlite3 shell: PRAGMA foreign_keys = ON; "
-                     "DELETE FROM runs WHERE id = ...;")
-          .arg(runs.size()));
+  if (runs.empty() || db_path_.isEmpty()) return;
+  QStringList names;
+  for (const auto& r : runs) names << QStringLiteral("#%1 %2").arg(r.id).arg(QString::fromStdString(r.name));
+  if (names.size() > 8) names = names.mid(0, 8) << QStringLiteral("...");
+  QMessageBox box(QMessageBox::Warning, QStringLiteral("Delete runs"),
+                  QStringLiteral("Delete %1 run(s) and everything recorded about them (metrics, final metrics, "
+                                 "tags, analyses) and their checkpoints on disk? This cannot be undone.\n\n%2")
+                      .arg(runs.size())
+                      .arg(names.join('\n')),
+                  QMessageBox::Yes | QMessageBox::Cancel, this);
+  box.setDefaultButton(QMessageBox::Cancel);
+  if (box.exec() != QMessageBox::Yes) return;
+  QStringList errors;
+  try {
+    const int n = delete_runs(db_path_, runs, &errors);
+    emit message(QStringLiteral("%1 run(s) deleted").arg(n));
+  } catch (const std::exception& e) {
+    errors << describe_store_error(e);
+  }
+  if (!errors.isEmpty()) emit error(errors.join('\n'));
+  table_->clearSelection();
+  refresh();
 }
 
 void RunsView::cancelSweep() {

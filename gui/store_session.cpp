@@ -47,8 +47,7 @@ std::unique_ptr<StoreSession> StoreSession::open(const QString& path, QString* e
   }
   try {
     auto store = db::Store::open(path.toStdString(), db::OpenMode::ReadOnly);
-    MetricTailReader tail(path.toStdString());
-    return std::unique_ptr<StoreSession>(new StoreSession{std::move(store), std::move(tail)});
+    return std::unique_ptr<StoreSession>(new StoreSession{std::move(store)});
   } catch (const std::exception& e) {
     if (error) *error = describe_store_error(e);
     return nullptr;

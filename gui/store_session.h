@@ -1,5 +1,6 @@
 #pragma once
-// An open run store for the window: the read-only Store plus the metric tail reader. Opening
+// An open run store for the window: one read-only Store for the UI thread (the dashboard's
+// metric polling has its own connection in its own thread, metric_poller.h). Opening
 // turns every failure (missing, locked, corrupt, foreign or newer-schema file) into a message
 // for the user instead of an exception escaping into Qt's event loop.
 #include <memory>
@@ -7,13 +8,11 @@
 #include <QString>
 
 #include "db/store.h"
-#include "gui/metric_cache.h"
 
 namespace fathom::gui {
 
 struct StoreSession {
   db::Store store;
-  MetricTailReader tail;
 
   // nullptr and *error set when the file cannot be used as a run store.
   static std::unique_ptr<StoreSession> open(const QString& path, QString* error);

@@ -183,13 +183,55 @@ BarFigure grad_norms_figure(const json& result, const std::string& source) {
   return fig;
 }
 
+BarFigure ln_scale_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& norms = f.at(result, "norms", "");
+  if (!norms.is_array()) f.fail("norms", "expected an array");
+  if (norms.empty())  // Pre-LN and depth-wise LSTM models: nothing to draw, the note says why
+    f.fail("norms", result.value("note", std::string("no Post-LN LayerNorms in this model")));
+  BarFigure fig;
+  BarSeries series{"w/sigma", {}};
+  for (size_t i = 0; i < norms.size(); ++i) {
+    const std::string path = "norms[" + std::to_string(i) + "].";
+    const json& sublayer = f.at(norms[i], "sublayer", path);
+    fig.groups.push_back(sublayer.is_string() ? sublayer.get<std::string>() : std::to_string(i));
+    series.values.push_back(f.number(norms[i], "w_over_sigma", path));
+  }
+  fig.series.push_back(series);
+  fig.x_label = "sub-layer";
+  fig.y.label = "mean |w| / sigma";
+  return fig;
+}
+
+BarFigure linearize_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& layers = f.at(result, "layers", "");
+  if (!layers.is_array() || layers.empty()) f.fail("layers", "expected a non-empty array");
+  BarFigure fig;
+  BarSeries ppl{"valid ppl change (%)", {}}, bleu{"BLEU change (%)", {}};
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string path = "layers[" + std::to_string(i) + "].";
+    const json& name = f.at(layers[i], "layer", path);
+    fig.groups.push_back(name.is_string() ? name.get<std::string>() : std::to_string(i + 1));
+    ppl.values.push_back(f.number(layers[i], "ppl_change_pct", path));
+    bleu.values.push_back(f.number(layers[i], "bleu_change_pct", path));
+  }
+  fig.series = {ppl, bleu};
+  fig.x_label = "linearized layer";
+  fig.y.label = "change vs full model (%)";
+  return fig;
+}
+
 std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
                                           const std::string& source) {
   if (kind == "beta") return beta_figures(result, source);
   if (kind == "output-shift") return {{"", output_shift_figure(result, source)}};
   if (kind == "grad-norms") return {{"", grad_norms_figure(result, source)}};
+  if (kind == "ln-scale") return {{"", ln_scale_figure(result, source)}};
+  if (kind == "linearize") return {{"", linearize_figure(result, source)}};
   throw InputError(source, 0, "--kind",
-                   "expected beta, output-shift or grad-norms, got '" + kind + "'");
+                   "expected beta, output-shift, grad-norms, ln-scale or linearize, got '" + kind +
+                       "'");
 }
 
 }  // namespace fathom::plot

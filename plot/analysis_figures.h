@@ -6,6 +6,9 @@
 //                -> shift vs depth per config, with its better fit (y = a x + b, x = N or ln N)
 //   grad-norms   {"labels", "groups": {"enc_attn": [...], ...}}
 //                -> grouped bars per layer, one series per group, log y
+//   ln-scale     {"norms": [{"sublayer", "w_over_sigma"}, ...]} -> a bar per Post-LN LayerNorm
+//   linearize    {"layers": [{"layer", "ppl_change_pct", "bleu_change_pct"}, ...]}
+//                -> per linearized layer, bars of the perplexity and BLEU change in percent
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,7 +22,7 @@ namespace fathom::plot {
 // A figure and the suffix that tells it apart when a result makes several ("encoder").
 using NamedFigure = std::pair<std::string, Figure>;
 
-// kind: "beta", "output-shift" or "grad-norms". Malformed results throw fathom::InputError
+// kind: "beta", "output-shift", "grad-norms", "ln-scale" or "linearize". Malformed results throw fathom::InputError
 // naming `source` and the field.
 std::vector<NamedFigure> analysis_figures(const nlohmann::json& result, const std::string& kind,
                                           const std::string& source = "<json>");
@@ -27,5 +30,8 @@ std::vector<NamedFigure> analysis_figures(const nlohmann::json& result, const st
 std::vector<NamedFigure> beta_figures(const nlohmann::json& result, const std::string& source);
 LineFigure output_shift_figure(const nlohmann::json& result, const std::string& source);
 BarFigure grad_norms_figure(const nlohmann::json& result, const std::string& source);
+// A result without Post-LN LayerNorms (Pre-LN) throws with the result's note as the message.
+BarFigure ln_scale_figure(const nlohmann::json& result, const std::string& source);
+BarFigure linearize_figure(const nlohmann::json& result, const std::string& source);
 
 }  // namespace fathom::plot

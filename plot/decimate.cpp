@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace fathom::plot {
 
@@ -48,6 +49,82 @@ XY decimate_minmax(const std::vector<double>& x, const std::vector<double>& y, i
   for (size_t i : decimate_minmax_indices(x, y, buckets)) {
     out.x.push_back(x[i]);
     out.y.push_back(y[i]);
+  }
+  return out;
+}
+
+MinMaxDecimator::MinMaxDecimator(int buckets, double x0, double width)
+    : buckets_(std::max(1, buckets)), x0_(x0), width_(width > 0 ? width : 1.0) {}
+
+void MinMaxDecimator::merge(Bucket& into, const Bucket& later) {
+  if (!later.used) return;
+  if (!into.used) {
+    into = later;
+    return;
+  }
+  into.last = later.last;
+  if (later.finite) {
+    if (!into.finite) {
+      into.min = later.min, into.max = later.max, into.finite = true;
+    } else {
+      if (later.min.y < into.min.y) into.min = later.min;
+      if (later.max.y > into.max.y) into.max = later.max;
+    }
+  }
+  if (later.nan && !into.nan) into.nan_at = later.nan_at, into.nan = true;
+}
+
+void MinMaxDecimator::coarsen() {
+  const size_t half = (bucket_.size() + 1) / 2;
+  for (size_t i = 0; i < half; ++i) {
+    Bucket b = bucket_[2 * i];
+    if (2 * i + 1 < bucket_.size()) merge(b, bucket_[2 * i + 1]);
+    bucket_[i] = b;
+  }
+  bucket_.resize(half);
+  width_ *= 2;
+}
+
+void MinMaxDecimator::add(double x, double y) {
+  const double offset = std::max(0.0, x - x0_);
+  while (offset / width_ >= 2.0 * buckets_) coarsen();
+  const size_t k = static_cast<size_t>(offset / width_);
+  if (k >= bucket_.size()) bucket_.resize(k + 1);
+  Bucket& b = bucket_[k];
+  const Pick p{count_++, x, y};
+  if (!b.used) b.first = p, b.used = true;
+  b.last = p;
+  if (std::isnan(y)) {
+    if (!b.nan) b.nan_at = p, b.nan = true;
+  } else if (!b.finite) {
+    b.min = b.max = p, b.finite = true;
+  } else {
+    if (y < b.min.y) b.min = p;
+    if (y > b.max.y) b.max = p;
+  }
+}
+
+XY MinMaxDecimator::points() const {
+  XY out;
+  out.x.reserve(4 * bucket_.size());
+  out.y.reserve(4 * bucket_.size());
+  size_t last_seq = SIZE_MAX;
+  for (const Bucket& b : bucket_) {
+    if (!b.used) continue;
+    Pick picked[5];
+    int n = 0;
+    picked[n++] = b.first;
+    if (b.finite) picked[n++] = b.min, picked[n++] = b.max;
+    if (b.nan) picked[n++] = b.nan_at;
+    picked[n++] = b.last;
+    for (int i = 1; i < n; ++i)  // insertion sort by order of arrival (n <= 5)
+      for (int j = i; j > 0 && picked[j].seq < picked[j - 1].seq; --j) std::swap(picked[j], picked[j - 1]);
+    for (int i = 0; i < n; ++i) {
+      if (picked[i].seq == last_seq) continue;
+      last_seq = picked[i].seq;
+      out.x.push_back(picked[i].x);
+      out.y.push_back(picked[i].y);
+    }
   }
   return out;
 }

@@ -20,4 +20,38 @@ struct XY {
 // The kept points themselves.
 XY decimate_minmax(const std::vector<double>& x, const std::vector<double>& y, int buckets);
 
+// The same min/max decimation, kept up to date as points are appended (a live training curve):
+// each add() touches one bucket, so a new point costs O(1) instead of re-decimating the series.
+// Buckets have a fixed width from x0; when a point falls past 2 * buckets of them, neighbours
+// are merged in pairs and the width doubles (the first/min/max/last of a merged pair are
+// those of the two halves, so nothing is lost: spikes stay). Between buckets and 2 * buckets
+// buckets span the data once it is wide enough; at most 5 points are kept per bucket.
+class MinMaxDecimator {
+ public:
+  // width: the starting bucket width in x (> 0); the decimation is exact below it.
+  MinMaxDecimator(int buckets, double x0, double width);
+  // x non-decreasing and >= x0; NaN y values are gaps (the bucket keeps its first NaN).
+  void add(double x, double y);
+  XY points() const;  // the kept points, in order
+  size_t count() const { return count_; }  // points added
+  double width() const { return width_; }
+
+ private:
+  struct Pick {
+    size_t seq;
+    double x, y;
+  };
+  struct Bucket {
+    bool used = false, finite = false, nan = false;
+    Pick first, min, max, nan_at, last;
+  };
+  static void merge(Bucket& into, const Bucket& later);
+  void coarsen();
+
+  int buckets_;
+  double x0_, width_;
+  size_t count_ = 0;
+  std::vector<Bucket> bucket_;
+};
+
 }  // namespace fathom::plot

@@ -2,10 +2,13 @@
 // Renderers: each sets up a QCustomPlot to show one figure kind. The GUI calls them on the
 // widget it embeds and then replot()s; export (save.h) calls them on an offscreen widget.
 // Each one first clears the plot (plottables, items, layout), so a plot can be set up again.
+#include <vector>
+
 #include "plot/figure.h"
 #include "plot/style.h"
 
 class QCustomPlot;
+class QCPGraph;
 
 namespace fathom::plot {
 
@@ -15,5 +18,22 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& figure, const Style& style 
 void setup_line_figure(QCustomPlot& plot, const LineFigure& figure, const Style& style = {});
 void setup_bar_figure(QCustomPlot& plot, const BarFigure& figure, const Style& style = {});
 void setup_curve_figure(QCustomPlot& plot, const CurveFigure& figure, const Style& style = {});
+
+// For a caller that smooths and decimates itself, incrementally (the GUI's live charts): per
+// curve of the figure, in order, the points to draw. The figure's curves then need no points.
+struct PreparedCurve {
+  std::vector<double> raw_x, raw_y;  // the faint raw curve (with smoothing); empty: none drawn
+  std::vector<double> x, y;          // the (smoothed) curve
+  double diverged_y = 0;             // where the divergence marker goes; NaN: no marker
+};
+// The graphs drawn for one curve, so the caller can replace their data later (null: none).
+struct CurveGraphs {
+  QCPGraph* raw = nullptr;
+  QCPGraph* line = nullptr;
+  QCPGraph* mark = nullptr;
+};
+std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& figure,
+                                            const Style& style,
+                                            const std::vector<PreparedCurve>& prepared);
 
 }  // namespace fathom::plot

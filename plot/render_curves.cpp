@@ -32,6 +32,13 @@ QCPGraph* add_graph(QCustomPlot& plot, const std::vector<double>& x, const std::
   return graph;
 }
 
+QCPGraph* add_decimated(QCustomPlot& plot, const std::vector<double>& x, const std::vector<double>& y) {
+  auto* graph = plot.addGraph(plot.xAxis, plot.yAxis);
+  graph->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()), true);
+  graph->setAdaptiveSampling(false);
+  return graph;
+}
+
 // Update counts as 20k, 1.5M: "200000" ticks crowd a column-wide axis.
 class StepTicker : public QCPAxisTicker {
  protected:
@@ -45,7 +52,11 @@ class StepTicker : public QCPAxisTicker {
 
 }  // namespace
 
-void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
+namespace {
+
+std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, const Style& style,
+                                      const std::vector<PreparedCurve>* prepared) {
+  std::vector<CurveGraphs> graphs;
   detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
   if (f.x.scale == Scale::Linear) plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
 
@@ -58,20 +69,27 @@ void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& st
   int next_group = static_cast<int>(group_of.size());
   bool diverged_in_legend = false;
 
-  for (const auto& c : f.curves) {
+  for (size_t index = 0; index < f.curves.size(); ++index) {
+    const Curve& c = f.curves[index];
+    const PreparedCurve* ready = prepared ? &(*prepared)[index] : nullptr;
+    CurveGraphs& drawn = graphs.emplace_back();
     const int group = c.colour_key.empty() ? next_group++ : group_of[c.colour_key];
     const int dash = many_metrics ? metric_of[c.metric] : group;
-    const std::vector<double> raw = finite_or_nan(c.value);
-    std::vector<double> shown = raw;
-    if (f.smoothing > 0) {
-      shown = debiased_ema(raw, f.smoothing);
-      QCPGraph* faint = add_graph(plot, c.step, raw, style.decimation_buckets);
+    std::vector<double> raw, shown;
+    if (!ready) shown = raw = finite_or_nan(c.value);
+    if (f.smoothing > 0 && (!ready || !ready->raw_x.empty())) {
+      if (!ready) shown = debiased_ema(raw, f.smoothing);
+      QCPGraph* faint = ready ? add_decimated(plot, ready->raw_x, ready->raw_y)
+                              : add_graph(plot, c.step, raw, style.decimation_buckets);
       QColor colour = series_colour(group);
       colour.setAlpha(60);
       faint->setPen(QPen(colour, 0.5 * px_per_pt()));
       faint->removeFromLegend();
+      drawn.raw = faint;
     }
-    QCPGraph* graph = add_graph(plot, c.step, shown, style.decimation_buckets);
+    QCPGraph* graph = ready ? add_decimated(plot, ready->x, ready->y)
+                            : add_graph(plot, c.step, shown, style.decimation_buckets);
+    drawn.line = graph;
     graph->setPen(series_pen(group, dash, style));
     graph->setScatterStyle(series_scatter(group, group, style));
     // About six markers per curve: enough to tell curves apart, few enough not to clutter.
@@ -82,8 +100,10 @@ void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& st
     if (c.diverged_step) {
       // Mark the last finite value at or before the divergence.
       double y = kNaN, x = *c.diverged_step;
-      for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
-        if (std::isfinite(shown[i])) y = shown[i];
+      if (ready) y = ready->diverged_y;
+      else
+        for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
+          if (std::isfinite(shown[i])) y = shown[i];
       if (std::isnan(y)) continue;
       auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
       mark->setData({x}, {y});
@@ -94,6 +114,7 @@ void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& st
       mark->setName(QStringLiteral("diverged"));
       if (diverged_in_legend) mark->removeFromLegend();
       diverged_in_legend = true;
+      drawn.mark = mark;
     }
   }
   plot.rescaleAxes();
@@ -106,6 +127,18 @@ void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& st
   plot.xAxis->setLabel(detail::qstr(f.x.label));
   plot.yAxis->setLabel(detail::qstr(y_label));
   detail::finish_legend(plot);
+  return graphs;
+}
+
+}  // namespace
+
+void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
+  setup_curves(plot, f, style, nullptr);
+}
+
+std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style,
+                                            const std::vector<PreparedCurve>& prepared) {
+  return setup_curves(plot, f, style, &prepared);
 }
 
 }  // namespace fathom::plot

@@ -4,19 +4,18 @@
 
 namespace fathom::plot {
 
+double DebiasedEma::next(double value) {
+  if (weight_ <= 0 || !std::isfinite(value)) return value;
+  average_ = weight_ * average_ + (1 - weight_) * value;
+  weight_power_ *= weight_;  // w^t
+  return average_ / (1 - weight_power_);
+}
+
 std::vector<double> debiased_ema(const std::vector<double>& values, double weight) {
   if (weight <= 0) return values;
   std::vector<double> out(values.size());
-  double average = 0, weight_power = 1;  // weight_power = w^t
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i])) {
-      out[i] = values[i];
-      continue;
-    }
-    average = weight * average + (1 - weight) * values[i];
-    weight_power *= weight;
-    out[i] = average / (1 - weight_power);
-  }
+  DebiasedEma ema(weight);
+  for (size_t i = 0; i < values.size(); ++i) out[i] = ema.next(values[i]);
   return out;
 }
 

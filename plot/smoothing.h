@@ -10,4 +10,15 @@ namespace fathom::plot {
 // run) are passed through as they are and do not enter the average.
 std::vector<double> debiased_ema(const std::vector<double>& values, double weight);
 
+// The same average one value at a time, for a curve that grows: next(x) continues from the
+// values seen so far, so appending a point does not re-smooth the curve.
+class DebiasedEma {
+ public:
+  explicit DebiasedEma(double weight) : weight_(weight) {}
+  double next(double value);
+
+ private:
+  double weight_, average_ = 0, weight_power_ = 1;
+};
+
 }  // namespace fathom::plot

@@ -204,6 +204,78 @@ TEST_F(StoreTest, ListAndFindRuns) {
   EXPECT_FALSE(store.find_run("999"));
 }
 
+// Deleting a run removes its row and every row about it; the other runs keep all of theirs.
+TEST_F(StoreTest, DeleteRunRemovesOnlyThatRunsRows) {
+  auto store = Store::open(db_path());
+  auto fill = [&](const std::string& name) {
+    const int64_t id = store.create_run(sample_run(name));
+    store.write_metrics(id, {{10, "train_loss", 3.0, 1.0}, {20, "train_loss", 2.0, 1.0}});
+    store.set_final_metric(id, "valid_ppl", 7.5);
+    store.set_tag(id, "axis.model.norm", "post");
+    store.add_artifact(id, "checkpoint_best", "run/best.pt", 20);
+    NewAnalysis a;
+    a.run_id = id;
+    a.kind = "beta";
+    a.checkpoint = "best";
+    a.result_json = "{}";
+    store.add_analysis(a);
+    return id;
+  };
+  const int64_t keep = fill("keep"), gone = fill("gone"), also_kept = fill("also");
+  NewAnalysis config_analysis;  // a config analysis (no run) survives too
+  config_analysis.kind = "output-shift";
+  config_analysis.result_json = "{}";
+  store.add_analysis(config_analysis);
+
+  store.delete_run(gone);
+
+  // Counted with plain SQL, so a row the Store API cannot see would still be found.
+  auto count = [&](const std::string& table, int64_t run) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    const std::string column = table == "runs" ? "id" : "run_id";
+    const std::string sql = "SELECT count(*) FROM " + table + " WHERE " + column + " = ?1";
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_step(st);
+    const int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+  };
+  for (const std::string table : {"runs", "metrics", "final_metrics", "run_tags", "artifacts", "analyses"}) {
+    EXPECT_EQ(count(table, gone), 0) << table;
+    EXPECT_GT(count(table, keep), 0) << table;
+    EXPECT_GT(count(table, also_kept), 0) << table;
+  }
+  EXPECT_EQ(count("metrics", keep), 2);
+  EXPECT_FALSE(store.find_run(std::to_string(gone)));
+  EXPECT_EQ(store.list_runs().size(), 2u);
+  EXPECT_EQ(store.metric_series(also_kept, "train_loss").size(), 2u);
+  EXPECT_EQ(store.list_analyses().size(), 3u);  // two runs' and the config's
+
+  EXPECT_THROW(store.delete_run(gone), std::invalid_argument);  // already gone
+}
+
+TEST_F(StoreTest, DeleteRunRefusesARunningRun) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("live"));
+  store.mark_running(id, "host", "cpu");
+  store.write_metrics(id, {{10, "train_loss", 3.0, 1.0}});
+  try {
+    store.delete_run(id);
+    FAIL() << "a running run was deleted";
+  } catch (const fathom::InputError& e) {
+    EXPECT_NE(std::string(e.message()).find("running"), std::string::npos) << e.message();
+  }
+  EXPECT_TRUE(store.find_run(std::to_string(id)));
+  EXPECT_EQ(store.metric_series(id, "train_loss").size(), 1u);  // rolled back, nothing removed
+  store.finish_run(id, "cancelled");
+  store.delete_run(id);
+  EXPECT_FALSE(store.find_run(std::to_string(id)));
+}
+
 // ---- metrics --------------------------------------------------------------------------------
 
 TEST_F(StoreTest, MetricSeriesOrderedByStep) {

@@ -36,6 +36,32 @@ class CurvePlotTest : public QObject {
     QCOMPARE(chart.plot()->graph(0)->data()->at(drawn - 1)->key, 100000.0);  // the end survives
   }
 
+  void liveAppendsKeepTheDivergenceSpike() {
+    // The dashboard's steady state: a long curve grows by a few points per poll (incremental
+    // EMA and decimation); a spike among the new points must show, and the points drawn stay
+    // bounded by the chart's width, not the curve's length.
+    CurvePlot chart;
+    chart.resize(600, 400);
+    auto f = figure(100000);
+    f.smoothing = 0.6;
+    chart.setFigure(f);
+    QCOMPARE(chart.graphCount(), 2);  // faint raw + smoothed
+    for (int i = 100001; i <= 100010; ++i) {
+      f.curves[0].step.push_back(i);
+      f.curves[0].value.push_back(i == 100005 ? 1e4 : 0.01);
+      chart.setFigure(f);
+    }
+    for (int g = 0; g < 2; ++g) {
+      const auto* data = chart.plot()->graph(g)->data().data();
+      QVERIFY2(data->size() < 1000, qPrintable(QString::number(data->size())));
+      double top = 0;
+      for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
+      QVERIFY2(top > 1e3, qPrintable(QString::number(top)));  // raw 1e4; smoothed 0.4 * 1e4
+      QCOMPARE((data->constEnd() - 1)->key, 100010.0);
+    }
+    QVERIFY(chart.plot()->yAxis->range().upper > 1e3);  // the axes follow the new points
+  }
+
   void zoomSurvivesUpdatesAndDoubleClickFits() {
     CurvePlot chart;
     chart.resize(600, 400);

@@ -1,5 +1,7 @@
 // The dashboard picks up metric points that another connection (as a training worker would)
-// writes after it started, reading only the new ones, and redraws its charts with them.
+// writes after it started, reading only the new ones in its polling thread, and redraws its
+// charts with them.
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <qcustomplot.h>
@@ -8,6 +10,7 @@
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
 #include "gui/metric_cache.h"
+#include "gui/metric_poller.h"
 #include "gui/store_session.h"
 
 using fathom::db::MetricRow;
@@ -24,6 +27,17 @@ class DashboardPollTest : public QObject {
     std::vector<MetricRow> rows;
     for (int s = from; s <= to; s += 10) rows.emplace_back(s, "train_loss", 5.0 - s / 100.0, 0.0);
     return rows;
+  }
+
+  // One poll through the polling thread: the points merged when its answer arrived.
+  static int pollAndWait(DashboardView& view) {
+    for (int i = 0; i < 500 && view.pollPending(); ++i) QTest::qWait(10);  // e.g. setRuns' poll
+    if (view.pollPending()) return -3;
+    QSignalSpy applied(&view, &DashboardView::pointsApplied);
+    view.poll();
+    if (!view.pollPending()) return -1;  // a metric list rebuild polled instead
+    if (!applied.wait(5000)) return -2;
+    return applied.takeFirst().at(0).toInt();
   }
 
  private slots:
@@ -85,7 +99,7 @@ class DashboardPollTest : public QObject {
     QVERIFY(!view.setColourBy("axis.model.missing"));
     QVERIFY(view.setColourBy("axis.model.norm"));
     QCustomPlot* plot = view.chart("train_loss")->plot();
-    QCOMPARE(plot->graphCount(), 3);
+    QTRY_COMPARE(plot->graphCount(), 3);
     QVERIFY(plot->graph(0)->name().startsWith("model.norm=post"));
     // Runs with the same axis value share a colour; the other value gets another.
     QCOMPARE(plot->graph(0)->pen().color(), plot->graph(2)->pen().color());
@@ -109,14 +123,14 @@ class DashboardPollTest : public QObject {
     view.setSession(session.get());
     view.setRuns(session->store.list_runs());
     QVERIFY(view.shownMetrics().contains("train_loss"));
-    QCOMPARE(view.cache().series(run, "train_loss").size(), size_t(3));
+    QTRY_COMPARE(view.cache().series(run, "train_loss").size(), size_t(3));
     CurvePlot* chart = view.chart("train_loss");
     QVERIFY(chart);
     QVERIFY(chart->graphCount() >= 1);
 
     auto worker = Store::open(db.toStdString());
     worker.write_metrics(run, loss(40, 100));
-    QCOMPARE(view.poll(), size_t(7));
+    QCOMPARE(pollAndWait(view), 7);
     QCOMPARE(view.cache().last_step(run, "train_loss"), int64_t(100));
     // The drawn curve reaches the new last step (drawn raw and smoothed; either ends there).
     QCPGraph* last = chart->plot()->graph(chart->graphCount() - 1);
@@ -125,10 +139,38 @@ class DashboardPollTest : public QObject {
     // A metric the run logs only later (its first validation) gets a chart within 5 polls.
     QVERIFY(!view.chart("valid_ppl"));
     worker.write_metrics(run, {{100, "valid_ppl", 12.5, 0.0}});
-    for (int i = 0; i < 5; ++i) view.poll();
+    for (int i = 0; i < 5; ++i) pollAndWait(view);
     QVERIFY(view.chart("valid_ppl"));
-    QCOMPARE(view.cache().series(run, "valid_ppl").size(), size_t(1));
+    QTRY_COMPARE(view.cache().series(run, "valid_ppl").size(), size_t(1));
     QCOMPARE(view.cache().series(run, "train_loss").size(), size_t(10));  // kept, not re-read
+  }
+
+  // The read runs in the poller's own thread with its own connection: request() returns at
+  // once and the points arrive later by signal.
+  void pollerReadsInItsOwnThread() {
+    const QString db = dir_.filePath("thread.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "live";
+    const int64_t run = writer.create_run(r);
+    writer.write_metrics(run, loss(10, 40));
+
+    MetricPoller poller;
+    poller.setDatabase(db);
+    poller.setTails([&] { return std::vector<CurveTail>{{{run, "train_loss"}, 20, true}}; });
+    QSignalSpy spy(&poller, &MetricPoller::pointsRead);
+    poller.request();
+    QVERIFY(poller.busy());
+    poller.request();  // while busy: one more read after this one
+    QVERIFY(spy.wait(5000));
+    auto update = spy.at(0).at(0).value<std::shared_ptr<const MetricUpdate>>();
+    QVERIFY(update);
+    const auto& fresh = update->fresh.at({run, "train_loss"});
+    QCOMPARE(fresh.size(), size_t(2));  // steps 30 and 40: only the points after step 20
+    QCOMPARE(fresh.front().step, int64_t(30));
+    QCOMPARE(update->stored_end.at({run, "train_loss"}), int64_t(40));
+    QTRY_COMPARE(spy.count(), 2);  // the queued second read came too
+    QTRY_VERIFY(!poller.busy());
   }
 };
 

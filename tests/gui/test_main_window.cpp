@@ -67,7 +67,7 @@ class MainWindowTest : public QObject {
     window.resize(900, 600);
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
-    QCOMPARE(saved.size(), 4);
+    QCOMPARE(saved.size(), 5);  // runs, dashboard, sweep editor, compare, analyses
     for (const auto& path : saved) QVERIFY2(QImage(path).width() > 100, qPrintable(path));
   }
 };

@@ -61,6 +61,34 @@ TEST(AnalysisFigures, GradNormsAreGroupedLogBars) {
   EXPECT_EQ(f.y.scale, Scale::Log);
 }
 
+TEST(AnalysisFigures, LinearizeIsTwoBarsPerLayer) {
+  const json result = json::parse(R"({"layers": [
+      {"layer": "enc.1", "ppl_change_pct": 6.4, "bleu_change_pct": -2.9},
+      {"layer": "dec.2", "ppl_change_pct": 1.5, "bleu_change_pct": null}]})");
+  const BarFigure f = linearize_figure(result, "l.json");
+  EXPECT_EQ(f.groups, (std::vector<std::string>{"enc.1", "dec.2"}));
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.series[0].values[0], 6.4);
+  EXPECT_DOUBLE_EQ(f.series[1].values[0], -2.9);
+  EXPECT_TRUE(std::isnan(f.series[1].values[1]));
+}
+
+TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
+  const json post = json::parse(R"({"norms": [
+      {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");
+  const auto figures = analysis_figures(post, "ln-scale", "s.json");
+  ASSERT_EQ(figures.size(), 1u);
+  const auto& bars = std::get<BarFigure>(figures[0].second);
+  EXPECT_EQ(bars.groups.size(), 2u);
+  EXPECT_DOUBLE_EQ(bars.series.at(0).values[1], 0.6);
+  try {
+    ln_scale_figure(json::parse(R"({"norms": [], "note": "Pre-LN has none"})"), "s.json");
+    FAIL();
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.message(), "Pre-LN has none");
+  }
+}
+
 TEST(AnalysisFigures, BadResultsNameTheField) {
   try {
     analysis_figures(json::parse(R"({"configs": [{"depths": [1]}]})"), "output-shift", "r.json");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "plot/decimate.h"
 #include "plot/smoothing.h"
@@ -52,6 +53,66 @@ TEST(Decimate, NaNGapSurvives) {
   y[50] = std::numeric_limits<double>::quiet_NaN();
   const XY kept = decimate_minmax(x, y, 5);
   EXPECT_EQ(std::count_if(kept.y.begin(), kept.y.end(), [](double v) { return std::isnan(v); }), 1);
+}
+
+TEST(MinMaxDecimator, StreamingKeepsASpikeEndpointsAndBoundsPoints) {
+  // A live curve arrives point by point; a single divergence spike must stay visible.
+  const int buckets = 300;
+  MinMaxDecimator d(buckets, 0, 1.0);
+  const size_t n = 200000, spike = 123457;
+  double lo = 1e9;
+  for (size_t i = 0; i < n; ++i) {
+    const double y = i == spike ? 1e3 : 1.0 / (1 + i) + ((i * 7919) % 100) * 1e-4;
+    lo = std::min(lo, y);
+    d.add(static_cast<double>(i), y);
+  }
+  EXPECT_EQ(d.count(), n);
+  const XY kept = d.points();
+  EXPECT_LE(kept.x.size(), 5u * 2 * buckets);
+  EXPECT_GT(kept.x.size(), 2u * buckets);  // not coarser than asked
+  EXPECT_EQ(kept.x.front(), 0.0);
+  EXPECT_EQ(kept.x.back(), static_cast<double>(n - 1));
+  EXPECT_TRUE(std::is_sorted(kept.x.begin(), kept.x.end()));
+  EXPECT_EQ(*std::max_element(kept.y.begin(), kept.y.end()), 1e3);  // the spike survives
+  EXPECT_EQ(*std::min_element(kept.y.begin(), kept.y.end()), lo);
+  EXPECT_NE(std::find(kept.x.begin(), kept.x.end(), static_cast<double>(spike)), kept.x.end());
+}
+
+TEST(MinMaxDecimator, SameEnvelopeAsBatchAndNaNGap) {
+  // Per bucket of the streaming decimator's final width, min and max equal the full series'.
+  const size_t n = 50000;
+  MinMaxDecimator d(100, 0, 1.0);
+  std::vector<double> y(n);
+  for (size_t i = 0; i < n; ++i) {
+    y[i] = std::sin(i * 0.01) + ((i * 31) % 17) * 0.01;
+    if (i == 777) y[i] = std::numeric_limits<double>::quiet_NaN();
+    d.add(static_cast<double>(i), y[i]);
+  }
+  const XY kept = d.points();
+  const double w = d.width();
+  std::map<long, std::pair<double, double>> full, got;
+  auto put = [&](auto& m, double x, double v) {
+    if (std::isnan(v)) return;
+    auto [it, fresh] = m.try_emplace(static_cast<long>(x / w), v, v);
+    it->second.first = std::min(it->second.first, v);
+    it->second.second = std::max(it->second.second, v);
+  };
+  for (size_t i = 0; i < n; ++i) put(full, static_cast<double>(i), y[i]);
+  for (size_t i = 0; i < kept.x.size(); ++i) put(got, kept.x[i], kept.y[i]);
+  EXPECT_EQ(full, got);
+  EXPECT_EQ(std::count_if(kept.y.begin(), kept.y.end(), [](double v) { return std::isnan(v); }), 1);
+}
+
+TEST(Ema, IncrementalEqualsBatch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> v{3, 1, nan, 4, 1, 5, 9, 2, 6};
+  const auto batch = debiased_ema(v, 0.7);
+  DebiasedEma ema(0.7);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double x = ema.next(v[i]);
+    if (std::isnan(batch[i])) EXPECT_TRUE(std::isnan(x));
+    else EXPECT_DOUBLE_EQ(x, batch[i]);
+  }
 }
 
 TEST(Ema, DebiasedByHand) {

@@ -1,0 +1,170 @@
+// How fluid the dashboard is: fills a temporary store with R runs x P points of train_loss,
+// loads them into the dashboard (read in its polling thread), then times
+//   rebuild -- a full rebuild, as a smoothing change makes: every curve smoothed and
+//              decimated again from the cache, the plot set up again, painted;
+//   paint   -- a repaint of the chart as it stands (what a resize or an expose costs);
+//   poll    -- one incremental poll, the steady state of live training: one new point per
+//              run appended by another connection, read in the polling thread, merged,
+//              replotted and painted.
+// Prints the median and worst of --reps repetitions in ms per frame; "fluid" is under ~16-33 ms.
+//   bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] [--reps 5] [--max-total N]
+// Qt offscreen (QT_QPA_PLATFORM=offscreen unless set); not part of ctest.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QTimer>
+#include <unistd.h>
+
+#include <qcustomplot.h>
+
+#include "db/store.h"
+#include "gui/curve_plot.h"
+#include "gui/dashboard_view.h"
+#include "gui/store_session.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+std::vector<long> parse_list(const char* text) {
+  std::vector<long> out;
+  for (const char* p = text; *p;) {
+    out.push_back(std::strtol(p, const_cast<char**>(&p), 10));
+    if (*p == ',') ++p;
+  }
+  return out;
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Waits until the dashboard merged a poll's answer (or 60 s passed).
+bool wait_for_points(fathom::gui::DashboardView& view) {
+  if (!view.pollPending()) return true;
+  QEventLoop loop;
+  QObject::connect(&view, &fathom::gui::DashboardView::pointsApplied, &loop, [&] {
+    if (!view.pollPending()) loop.quit();
+  });
+  QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+  loop.exec();
+  return !view.pollPending();
+}
+
+struct Stats {
+  double median, worst;
+};
+
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.back()};
+}
+
+void bench(long runs, long points, int reps) {
+  const fs::path dir = fs::temp_directory_path() / ("fathom_bench_dashboard_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "bench.db").string();
+  auto writer = fathom::db::Store::open(db);
+  const auto fill_start = Clock::now();
+  for (long r = 0; r < runs; ++r) {
+    fathom::db::NewRun run;
+    run.name = "run" + std::to_string(r);
+    const int64_t id = writer.create_run(run);
+    std::vector<fathom::db::MetricRow> rows;
+    rows.reserve(points);
+    for (long s = 0; s < points; ++s)
+      rows.emplace_back(s, "train_loss", 5.0 * std::exp(-s / (points / 3.0)) + 0.01 * ((s * 7919 + r) % 13), 0.0);
+    writer.write_metrics(id, rows);
+    writer.mark_running(id, "bench", "cpu");
+    writer.finish_run(id, "finished");  // not live: no metric-list rescans during the timing
+  }
+  const double fill_s = ms_since(fill_start) / 1000;
+
+  QString error;
+  auto session = fathom::gui::StoreSession::open(QString::fromStdString(db), &error);
+  if (!session) {
+    std::fprintf(stderr, "cannot open %s: %s\n", db.c_str(), qPrintable(error));
+    return;
+  }
+  fathom::gui::DashboardView view;
+  view.resize(1280, 800);
+  view.show();
+  view.setSmoothing(0.6);
+  view.setSession(session.get());
+  const auto load_start = Clock::now();
+  view.setRuns(session->store.list_runs());
+  wait_for_points(view);
+  QApplication::processEvents();  // the queued replot paints
+  const double load_ms = ms_since(load_start);
+
+  std::vector<double> full, paint, poll;
+  fathom::gui::CurvePlot* chart = view.chart(QStringLiteral("train_loss"));
+  for (int i = 0; i < reps; ++i) {
+    auto start = Clock::now();
+    view.setSmoothing(i % 2 ? 0.6 : 0.61);  // every curve smoothed and decimated again
+    QApplication::processEvents();
+    full.push_back(ms_since(start));
+
+    start = Clock::now();
+    if (chart) chart->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QApplication::processEvents();
+    paint.push_back(ms_since(start));
+
+    std::vector<fathom::db::MetricRow> one{{points + i, "train_loss", 0.5, 0.0}};
+    for (long r = 1; r <= runs; ++r) writer.write_metrics(r, one);
+    start = Clock::now();
+    view.poll();
+    wait_for_points(view);
+    QApplication::processEvents();
+    poll.push_back(ms_since(start));
+  }
+  const Stats f = stats(full), d = stats(paint), p = stats(poll);
+  std::printf("%5ld runs x %7ld points  fill %6.1f s  load %8.1f ms  rebuild %7.1f ms (worst %7.1f)  "
+              "paint %6.1f ms (worst %6.1f)  poll+replot %7.1f ms (worst %7.1f)\n",
+              runs, points, fill_s, load_ms, f.median, f.worst, d.median, d.worst, p.median, p.worst);
+  std::fflush(stdout);
+  view.setSession(nullptr);
+  session.reset();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  std::vector<long> runs{10, 50, 200}, points{1000, 10000, 100000};
+  int reps = 5;
+  long max_total = 20'000'000;  // R x P above this is skipped (memory: ~60 bytes a point)
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--runs")) runs = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--points")) points = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--max-total")) max_total = std::atol(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] "
+                           "[--reps 5] [--max-total N]\n");
+      return 2;
+    }
+  }
+  std::printf("dashboard: one train_loss chart, 1280x800 offscreen, EMA 0.6; median of %d\n", reps);
+  for (long r : runs)
+    for (long p : points) {
+      if (r * p > max_total) {
+        std::printf("%5ld runs x %7ld points  skipped (over --max-total %ld)\n", r, p, max_total);
+        continue;
+      }
+      bench(r, p, reps);
+    }
+  return 0;
+}

@@ -1,0 +1,267 @@
+#include "gui/analysis_view.h"
+
+#include <algorithm>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "gui/analysis_panel.h"
+#include "gui/analysis_runner.h"
+#include "gui/export_menu.h"
+#include "gui/store_session.h"
+
+namespace fathom::gui {
+namespace {
+
+// Default options per analysis (editable): output-shift needs depths; linearize is costly
+// over every layer, so it starts with a short run over two.
+QString default_options(const QString& kind) {
+  if (kind == "output-shift") return QStringLiteral("--depths 1,2,4,8");
+  if (kind == "linearize") return QStringLiteral("--layers enc:1-2 --steps 20");
+  return {};
+}
+
+}  // namespace
+
+AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
+  subject_ = new QLabel;
+  all_ = new QCheckBox(QStringLiteral("All &runs"));
+  all_->setToolTip(QStringLiteral("list the results of every run, not only the selected ones"));
+  results_ = new QTableWidget(0, 6);
+  results_->setHorizontalHeaderLabels({"id", "run", "kind", "checkpoint", "created", "took (s)"});
+  results_->verticalHeader()->hide();
+  results_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  results_->setSelectionMode(QAbstractItemView::SingleSelection);
+  results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  results_->horizontalHeader()->setStretchLastSection(true);
+  results_->setMinimumWidth(300);
+  add_export_menu(results_);
+
+  panel_ = new AnalysisPanel;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(panel_);
+  scroll->setWidgetResizable(true);
+  auto* split = new QSplitter;
+  split->addWidget(results_);
+  split->addWidget(scroll);
+  split->setStretchFactor(1, 1);
+
+  kind_ = new QComboBox;
+  kind_->addItems({"beta", "grad-norms", "ln-scale", "output-shift", "linearize"});
+  checkpoint_ = new QComboBox;
+  checkpoint_->addItems({"best", "last", "init"});
+  checkpoint_->setToolTip(QStringLiteral("which model of the run (output-shift always builds fresh models)"));
+  options_ = new QLineEdit;
+  options_->setPlaceholderText(QStringLiteral("more options, e.g. --set model.encoder_layers=12"));
+  compute_ = new QPushButton(QStringLiteral("C&ompute"));
+  compute_->setToolTip(QStringLiteral("run `fathom analyze` on the selected run in a separate process"));
+  cancel_ = new QPushButton(QStringLiteral("Cancel"));
+  progress_ = new QProgressBar;
+  progress_->setMaximumWidth(160);
+  progress_->setRange(0, 100);
+  progress_->setValue(0);
+  status_ = new QLabel;
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  runner_ = new AnalysisRunner(this);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(subject_, 1);
+  top->addWidget(all_);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(QStringLiteral("Analysis")));
+  bar->addWidget(kind_);
+  bar->addWidget(new QLabel(QStringLiteral("Checkpoint")));
+  bar->addWidget(checkpoint_);
+  bar->addWidget(options_, 1);
+  bar->addWidget(compute_);
+  bar->addWidget(progress_);
+  bar->addWidget(cancel_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+  layout->addLayout(bar);
+  layout->addWidget(status_);
+
+  connect(all_, &QCheckBox::toggled, this, &AnalysisView::reload);
+  connect(results_, &QTableWidget::itemSelectionChanged, this, &AnalysisView::showSelected);
+  connect(kind_, &QComboBox::currentTextChanged, this, &AnalysisView::kindChanged);
+  connect(compute_, &QPushButton::clicked, this, &AnalysisView::compute);
+  connect(cancel_, &QPushButton::clicked, this, &AnalysisView::cancel);
+  tick_.setInterval(200);
+  connect(&tick_, &QTimer::timeout, this, [this] {
+    status_->setText(QStringLiteral("%1 s  %2").arg(runner_->elapsedMs() / 1000.0, 0, 'f', 1).arg(last_line_));
+  });
+  connect(runner_, &AnalysisRunner::progress, this, [this](int percent, const QString& line) {
+    last_line_ = line;
+    if (percent >= 0) {
+      progress_->setRange(0, 100);
+      progress_->setValue(percent);
+    }
+  });
+  connect(runner_, &AnalysisRunner::finished, this, [this](bool ok, const QString& text, qint64 id) {
+    tick_.stop();
+    progress_->setRange(0, 100);
+    progress_->setValue(ok ? 100 : 0);
+    status_->setText(text);
+    config_dir_.reset();
+    updateButtons();
+    if (!ok) {
+      if (!text.startsWith(QStringLiteral("cancelled"))) emit error(text);
+      return;
+    }
+    emit message(text);
+    reload();
+    if (!showAnalysis(id)) {  // a config analysis while only the run's are listed
+      all_->setChecked(true);
+      showAnalysis(id);
+    }
+  });
+  kindChanged();
+  setRuns({});
+}
+
+QString AnalysisView::statusText() const { return status_->text(); }
+
+void AnalysisView::setSession(StoreSession* session, const QString& db_path) {
+  session_ = session;
+  db_path_ = db_path;
+  shown_.reset();
+  reload();
+}
+
+void AnalysisView::setRuns(const std::vector<db::RunRecord>& runs) {
+  std::vector<int64_t> before, after;
+  for (const auto& r : runs_) before.push_back(r.id);
+  for (const auto& r : runs) after.push_back(r.id);
+  runs_ = runs;
+  if (runs_.size() == 1)
+    subject_->setText(QStringLiteral("Run #%1 %2").arg(runs_[0].id).arg(QString::fromStdString(runs_[0].name)));
+  else if (runs_.empty())
+    subject_->setText(QStringLiteral("Select a run in the Runs view to list and compute its analyses."));
+  else
+    subject_->setText(QStringLiteral("%1 runs selected (Compute needs one)").arg(runs_.size()));
+  updateButtons();
+  if (before != after) reload();
+}
+
+void AnalysisView::reload() {
+  records_.clear();
+  if (session_) {
+    try {
+      if (all_->isChecked()) {
+        records_ = session_->store.list_analyses();
+      } else {
+        for (const auto& run : runs_)
+          for (auto& r : session_->store.list_analyses(run.id)) records_.push_back(std::move(r));
+        for (auto& r : session_->store.list_analyses())  // config analyses belong to no run
+          if (!r.run_id) records_.push_back(std::move(r));
+      }
+    } catch (const std::exception& e) {
+      emit error(describe_store_error(e));
+    }
+  }
+  std::reverse(records_.begin(), records_.end());  // newest first
+  const std::optional<int64_t> keep = shown_;
+  QSignalBlocker block(results_);
+  results_->setRowCount(static_cast<int>(records_.size()));
+  for (int i = 0; i < static_cast<int>(records_.size()); ++i) {
+    const auto& r = records_[i];
+    const QStringList cells = {QString::number(r.id), r.run_id ? QString::number(*r.run_id) : QStringLiteral("-"),
+                               QString::fromStdString(r.kind), r.checkpoint.empty() ? QStringLiteral("-") : QString::fromStdString(r.checkpoint),
+                               QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created_at)).toString(QStringLiteral("yyyy-MM-dd hh:mm")),
+                               QString::number(r.elapsed_s, 'f', 1)};
+    for (int c = 0; c < cells.size(); ++c) results_->setItem(i, c, new QTableWidgetItem(cells[c]));
+  }
+  results_->resizeColumnsToContents();
+  shown_.reset();
+  if (keep && showAnalysis(*keep)) return;
+  panel_->clear();
+}
+
+bool AnalysisView::showAnalysis(int64_t id) {
+  for (int i = 0; i < static_cast<int>(records_.size()); ++i) {
+    if (records_[i].id != id) continue;
+    results_->selectRow(i);  // draws it through showSelected
+    if (shown_ != id) showSelected();
+    return true;
+  }
+  return false;
+}
+
+void AnalysisView::showSelected() {
+  const auto rows = results_->selectionModel()->selectedRows();
+  if (rows.isEmpty() || rows.front().row() >= static_cast<int>(records_.size())) return;
+  const auto& record = records_[rows.front().row()];
+  shown_ = record.id;
+  panel_->showRecord(record);
+}
+
+void AnalysisView::kindChanged() {
+  options_->setText(default_options(kind_->currentText()));
+  checkpoint_->setEnabled(kind_->currentText() != "output-shift");
+}
+
+void AnalysisView::updateButtons() {
+  const bool busy = runner_->running();
+  compute_->setEnabled(!busy && runs_.size() == 1 && session_);
+  cancel_->setEnabled(busy);
+  kind_->setEnabled(!busy);
+}
+
+QStringList AnalysisView::computeArguments(QString* error) {
+  if (runs_.size() != 1) {
+    *error = QStringLiteral("select one run to analyse");
+    return {};
+  }
+  const auto& run = runs_.front();
+  const QString kind = kind_->currentText();
+  QStringList args{kind};
+  if (kind == "output-shift") {
+    // output-shift builds fresh models from configs: the run's own config, as stored.
+    config_dir_ = std::make_unique<QTemporaryDir>();
+    const QString path = config_dir_->filePath(QStringLiteral("run-%1.yaml").arg(run.id));
+    QFile file(path);
+    if (!config_dir_->isValid() || !file.open(QIODevice::WriteOnly) ||
+        file.write(QByteArray::fromStdString(run.config_yaml)) < 0) {
+      *error = QStringLiteral("cannot write the run's config for output-shift");
+      return {};
+    }
+    args << path;
+  } else {
+    args << QString::number(run.id) << QStringLiteral("--checkpoint") << checkpoint_->currentText();
+  }
+  args << QProcess::splitCommand(options_->text());
+  return args;
+}
+
+void AnalysisView::compute() {
+  if (!session_ || runner_->running()) return;
+  QString why;
+  const QStringList args = computeArguments(&why);
+  if (args.isEmpty() || !runner_->start(db_path_, args, &why)) {
+    status_->setText(why);
+    emit error(why);
+    return;
+  }
+  progress_->setRange(0, 0);  // busy until the CLI prints a progress line
+  last_line_.clear();
+  tick_.start();
+  updateButtons();
+}
+
+void AnalysisView::cancel() { runner_->cancel(); }
+
+}  // namespace fathom::gui

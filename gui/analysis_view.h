@@ -1,0 +1,86 @@
+#pragma once
+// The analyses tab: the stored results of `fathom analyze` for the runs selected in the Runs
+// view (and the config analyses, which belong to no run), one drawn at a time
+// (analysis_panel.h); and a bar to compute a new one, which runs the command line in a child
+// process with progress, elapsed time and Cancel (analysis_runner.h), then reloads from the
+// store and shows the new result.
+#include <optional>
+#include <vector>
+
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QWidget>
+
+#include "db/store.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace fathom::gui {
+
+class AnalysisPanel;
+class AnalysisRunner;
+struct StoreSession;
+
+class AnalysisView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AnalysisView(QWidget* parent = nullptr);
+
+  void setSession(StoreSession* session, const QString& db_path);
+  // The runs view's selection: whose results are listed, and the run Compute analyses.
+  void setRuns(const std::vector<db::RunRecord>& runs);
+  // Re-reads the list of stored results (keeps the shown one selected).
+  void reload();
+  // Selects and draws a stored result; false when it is not in the list.
+  bool showAnalysis(int64_t id);
+  // The command line Compute would run for the current choices (without --db), or an error.
+  QStringList computeArguments(QString* error);
+
+  QTableWidget* results() const { return results_; }
+  AnalysisPanel* panel() const { return panel_; }
+  AnalysisRunner* runner() const { return runner_; }
+  QComboBox* kindBox() const { return kind_; }
+  QLineEdit* optionsEdit() const { return options_; }
+  QString statusText() const;
+
+ public slots:
+  void compute();
+  void cancel();
+
+ signals:
+  void error(const QString& message);
+  void message(const QString& text);
+
+ private:
+  void showSelected();
+  void kindChanged();
+  void updateButtons();
+
+  StoreSession* session_ = nullptr;
+  QString db_path_;
+  std::vector<db::RunRecord> runs_;
+  std::vector<db::AnalysisRecord> records_;  // the listed results, in list order
+  std::optional<int64_t> shown_;
+
+  QLabel* subject_;
+  QCheckBox* all_;
+  QTableWidget* results_;
+  AnalysisPanel* panel_;
+  QComboBox *kind_, *checkpoint_;
+  QLineEdit* options_;
+  QPushButton *compute_, *cancel_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  AnalysisRunner* runner_;
+  QTimer tick_;  // elapsed time while an analysis runs
+  QString last_line_;
+  std::unique_ptr<QTemporaryDir> config_dir_;  // output-shift reads the run's config from here
+};
+
+}  // namespace fathom::gui

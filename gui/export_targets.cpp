@@ -1,0 +1,116 @@
+#include "gui/export_targets.h"
+
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <qcustomplot.h>
+
+#include "experiments/text_table.h"
+#include "plot/export.h"
+#include "plot/save.h"
+
+namespace fathom::gui {
+namespace {
+
+// Holds a widget's sources as a child object, so they live and die with the widget.
+// (No Q_OBJECT: found by name and dynamic_cast, not qobject_cast.)
+class ExportSource : public QObject {
+ public:
+  explicit ExportSource(QObject* parent) : QObject(parent) { setObjectName(kName); }
+  static constexpr const char* kName = "fathom-export-source";
+  FigureSource figure;
+  TableSource table;
+};
+
+ExportSource* source_of(const QObject* widget) {
+  return dynamic_cast<ExportSource*>(
+      widget->findChild<QObject*>(QString::fromLatin1(ExportSource::kName), Qt::FindDirectChildrenOnly));
+}
+
+ExportSource* ensure_source(QObject* widget) {
+  ExportSource* s = source_of(widget);
+  return s ? s : new ExportSource(widget);
+}
+
+QWidget* exportable_ancestor(QWidget* w, QWidget* scope) {
+  for (; w && w != scope->parentWidget(); w = w->parentWidget())
+    if (qobject_cast<QCustomPlot*>(w) || qobject_cast<QAbstractItemView*>(w)) return w;
+  return nullptr;
+}
+
+}  // namespace
+
+void set_figure_source(QCustomPlot* plot, FigureSource source) {
+  ensure_source(plot)->figure = std::move(source);
+}
+
+void set_table_source(QAbstractItemView* view, TableSource source) {
+  ensure_source(view)->table = std::move(source);
+}
+
+bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size, QString* error) {
+  try {
+    const ExportSource* source = source_of(plot);
+    std::optional<plot::Figure> figure;
+    if (source && source->figure) figure = source->figure();
+    if (figure) {
+      plot::ExportOptions options;
+      options.size = size;
+      plot::export_figure(*figure, path.toStdString(), options);
+    } else {
+      plot::save_plot(*plot, path.toStdString(), size);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QStringLiteral("cannot export the plot to %1: %2").arg(path, QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+TextTable table_of_view(const QAbstractItemView* view) {
+  TextTable table;
+  const QAbstractItemModel* model = view->model();
+  if (!model) return table;
+  for (int c = 0; c < model->columnCount(); ++c)
+    table.header.push_back(model->headerData(c, Qt::Horizontal).toString().toStdString());
+  for (int r = 0; r < model->rowCount(); ++r) {
+    std::vector<std::string> row;
+    for (int c = 0; c < model->columnCount(); ++c)
+      row.push_back(model->index(r, c).data().toString().toStdString());
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+bool export_table(QAbstractItemView* view, const QString& path, QString* error) {
+  const QString format = QFileInfo(path).suffix().toLower();
+  if (format != "csv" && format != "md" && format != "tex") {
+    if (error) *error = QStringLiteral("%1: a table is written as .csv, .md or .tex").arg(path);
+    return false;
+  }
+  const ExportSource* source = source_of(view);
+  const std::string text = source && source->table ? source->table(format.toStdString())
+                                                   : format_text_table(table_of_view(view), format.toStdString());
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly) ||
+      file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+QWidget* export_target(QWidget* scope) {
+  if (!scope) return nullptr;
+  QWidget* focus = QApplication::focusWidget();
+  if (focus && (focus == scope || scope->isAncestorOf(focus)))
+    if (QWidget* w = exportable_ancestor(focus, scope)) return w;
+  for (QCustomPlot* plot : scope->findChildren<QCustomPlot*>())
+    if (plot->isVisibleTo(scope) && plot->plottableCount() > 0) return plot;
+  for (QAbstractItemView* view : scope->findChildren<QAbstractItemView*>())
+    if (view->isVisibleTo(scope) && view->model() && view->model()->columnCount() > 1) return view;
+  return nullptr;
+}
+
+}  // namespace fathom::gui

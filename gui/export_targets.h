@@ -1,0 +1,47 @@
+#pragma once
+// What File > Export... and the right-click menus of plots and tables write, through the
+// command line's own code: a plot's figure re-drawn at paper size by plot/export.h (what
+// `fathom export plot` does), or -- for a plot with no figure behind it -- the plot as shown,
+// saved by plot/save.h; a table as CSV, Markdown or LaTeX by experiments/text_table.h, or by
+// the view's own renderer where it has one (the comparison table: `fathom export table`).
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <QString>
+
+#include "plot/figure.h"
+#include "plot/size.h"
+
+class QAbstractItemView;
+class QCustomPlot;
+class QWidget;
+
+namespace fathom {
+struct TextTable;
+}
+
+namespace fathom::gui {
+
+// The figure a plot shows now (nullopt: nothing to draw).
+using FigureSource = std::function<std::optional<plot::Figure>()>;
+// A table's text in "csv", "md" or "tex".
+using TableSource = std::function<std::string(const std::string& format)>;
+
+void set_figure_source(QCustomPlot* plot, FigureSource source);
+void set_table_source(QAbstractItemView* view, TableSource source);
+
+// Writes `path` in the format of its extension: .png, .pdf, .svg for plots (PNG at 300 dpi),
+// .csv, .md, .tex for tables. false and *error when it cannot.
+bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size, QString* error);
+bool export_table(QAbstractItemView* view, const QString& path, QString* error);
+
+// A view's cells as shown (sorted, filtered), with its column headers.
+TextTable table_of_view(const QAbstractItemView* view);
+
+// What File > Export... acts on inside `scope` (the current tab): the plot or table that has
+// the focus or holds it, else the first visible plot, else the first visible table; nullptr
+// when there is none.
+QWidget* export_target(QWidget* scope);
+
+}  // namespace fathom::gui

@@ -1,0 +1,148 @@
+// Export from the app: plots to PNG, PDF and SVG (a plot with a figure behind it is re-drawn
+// by plot/export.h like `fathom export plot`; one without is saved as shown by plot/save.h),
+// tables to CSV, Markdown and LaTeX (experiments/text_table.h, or a view's own renderer), and
+// which widget File > Export... picks.
+#include <QFile>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "gui/curve_plot.h"
+#include "gui/export_targets.h"
+#include "plot/figure.h"
+#include "plot/size.h"
+
+using namespace fathom::gui;
+
+namespace {
+
+QByteArray read(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+fathom::plot::CurveFigure two_curves() {
+  fathom::plot::CurveFigure figure;
+  for (int run = 0; run < 2; ++run) {
+    fathom::plot::Curve c;
+    c.label = "run " + std::to_string(run);
+    c.metric = "train_loss";
+    for (int s = 0; s < 100; ++s) {
+      c.step.push_back(s * 10);
+      c.value.push_back(5.0 - run - s / 50.0);
+    }
+    figure.curves.push_back(c);
+  }
+  return figure;
+}
+
+void check_figure_files(QCustomPlot* plot, const QString& dir) {
+  QString error;
+  QVERIFY2(export_plot(plot, dir + "/f.png", fathom::plot::kColumnSize, &error), qPrintable(error));
+  QVERIFY2(export_plot(plot, dir + "/f.pdf", fathom::plot::kPageSize, &error), qPrintable(error));
+  QVERIFY2(export_plot(plot, dir + "/f.svg", fathom::plot::kColumnSize, &error), qPrintable(error));
+  QVERIFY(read(dir + "/f.png").startsWith("\x89PNG\r\n\x1a\n"));
+  const QImage png(dir + "/f.png");
+  QCOMPARE(png.width(), 990);  // 3.3 in at 300 dpi
+  const QByteArray pdf = read(dir + "/f.pdf");
+  QVERIFY(pdf.startsWith("%PDF-"));
+  QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+  const QByteArray svg = read(dir + "/f.svg");
+  QVERIFY(svg.contains("<svg"));
+  QVERIFY(svg.trimmed().endsWith("</svg>"));
+}
+
+}  // namespace
+
+class ExportTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+ private slots:
+  void dashboardChartWritesPngPdfSvg() {
+    CurvePlot chart;
+    chart.resize(500, 300);
+    chart.setFigure(two_curves());
+    QDir().mkpath(dir_.filePath("curves"));
+    check_figure_files(chart.plot(), dir_.filePath("curves"));
+    // Re-drawn from the figure (one legend entry per curve), not a grab of the screen.
+    QVERIFY(read(dir_.filePath("curves/f.svg")).contains("run 1"));
+  }
+
+  void plainPlotIsSavedAsShown() {
+    QCustomPlot plot;
+    plot.resize(400, 300);
+    plot.addGraph()->setData({1, 2, 3}, {3, 1, 2});
+    plot.rescaleAxes();
+    QDir().mkpath(dir_.filePath("plain"));
+    check_figure_files(&plot, dir_.filePath("plain"));
+  }
+
+  void badPathsAreErrorsNotCrashes() {
+    CurvePlot chart;
+    chart.setFigure(two_curves());
+    QString error;
+    QVERIFY(!export_plot(chart.plot(), dir_.filePath("f.gif"), fathom::plot::kColumnSize, &error));
+    QVERIFY(error.contains("f.gif"));
+    QTableWidget table(1, 1);
+    QVERIFY(!export_table(&table, dir_.filePath("t.xlsx"), &error));
+    QVERIFY(!export_table(&table, "/nonexistent-dir/t.csv", &error));
+  }
+
+  void tableWritesCsvMarkdownLatex() {
+    QTableWidget table(2, 2);
+    table.setHorizontalHeaderLabels({"run", "valid_ppl"});
+    table.setItem(0, 0, new QTableWidgetItem("post, 6L"));  // a comma: quoted in CSV
+    table.setItem(0, 1, new QTableWidgetItem("12.5"));
+    table.setItem(1, 0, new QTableWidgetItem("pre_6L"));    // an underscore: escaped in LaTeX
+    table.setItem(1, 1, new QTableWidgetItem("11"));
+    QString error;
+    for (const char* ext : {"csv", "md", "tex"})
+      QVERIFY2(export_table(&table, dir_.filePath(QStringLiteral("t.%1").arg(ext)), &error), qPrintable(error));
+    QCOMPARE(read(dir_.filePath("t.csv")), QByteArray("run,valid_ppl\r\n\"post, 6L\",12.5\r\npre_6L,11\r\n"));
+    const QByteArray md = read(dir_.filePath("t.md"));
+    QVERIFY(md.startsWith("| run | valid\\_ppl |\n|---|---|\n"));
+    QVERIFY(md.contains("| pre\\_6L | 11 |"));
+    const QByteArray tex = read(dir_.filePath("t.tex"));
+    QVERIFY(tex.contains("\\begin{tabular}{ll}\n\\toprule\nrun & valid\\_ppl \\\\\n\\midrule\n"));
+    QVERIFY(tex.contains("pre\\_6L & 11 \\\\"));
+    QVERIFY(tex.contains("\\bottomrule\n\\end{tabular}"));
+  }
+
+  void viewsOwnRendererWins() {
+    QTableWidget table(1, 1);
+    set_table_source(&table, [](const std::string& format) { return "own " + format + "\n"; });
+    QString error;
+    QVERIFY(export_table(&table, dir_.filePath("own.tex"), &error));
+    QCOMPARE(read(dir_.filePath("own.tex")), QByteArray("own tex\n"));
+  }
+
+  void exportPicksTheFocusedWidgetElseThePlot() {
+    QWidget tab;
+    auto* layout = new QVBoxLayout(&tab);
+    auto* edit = new QLineEdit;  // focus on neither a plot nor a table
+    layout->addWidget(edit);
+    auto* table = new QTableWidget(2, 2);
+    auto* chart = new CurvePlot;
+    chart->setFigure(two_curves());
+    layout->addWidget(table);
+    layout->addWidget(chart);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    tab.activateWindow();
+    edit->setFocus();
+    QTRY_VERIFY(edit->hasFocus());
+    QCOMPARE(export_target(&tab), static_cast<QWidget*>(chart->plot()));  // the first plot
+    table->setFocus();
+    QTRY_COMPARE(export_target(&tab), static_cast<QWidget*>(table));
+    QWidget empty;
+    QCOMPARE(export_target(&empty), static_cast<QWidget*>(nullptr));
+  }
+};
+
+QTEST_MAIN(ExportTest)
+#include "test_export.moc"
