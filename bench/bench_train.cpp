@@ -2,6 +2,7 @@
 // backward and optimizer, and achieved FLOP/s for a named model size (bench/train_sizes.h:
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
+//               [precision=fp32|bf16] [checkpoint=0|1]      (positional, in this order)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 #include <algorithm>
@@ -29,13 +30,17 @@ int main(int argc, char** argv) {
   configure_threads(threads);
   const bool keep = !(argc > 6 && std::string(argv[6]) == "glibc");
   if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
-  FathomStep fathom(size, norm, device);
+  const std::string precision = argc > 7 ? argv[7] : "fp32";
+  const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";
+  FathomStep fathom(size, norm, device, precision, checkpoint);
   fathom.run(3);  // warm-up
   const StepTimes t = fathom.run(steps);
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
-  std::printf("size %s device %s norm %s threads %d params %ld rows %ld src %ld tgt %ld\n",
-              size.name.c_str(), device.str().c_str(), norm.c_str(), torch::get_num_threads(),
+  std::printf("size %s device %s norm %s precision %s checkpoint %d threads %d params %ld "
+              "rows %ld src %ld tgt %ld\n",
+              size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(),
+              int(checkpoint), torch::get_num_threads(),
               long(fathom.model()->parameter_counts()["total"]), long(size.rows),
               long(size.src_len), long(size.tgt_len));
   std::printf("tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
@@ -52,5 +57,8 @@ int main(int argc, char** argv) {
                 (cpu.per_core() * cores), cores, cpu.flops_per_cycle, cpu.isa.c_str(), cpu.mhz);
   }
   std::printf("\n");
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("peak RSS %.0f MiB\n", usage.ru_maxrss / 1024.0);
   return 0;
 }

@@ -2,7 +2,11 @@
 // (bench/reference/train_step.py, run as a child process), alternately in one invocation:
 //   bench_vs_reference [size=tiny] [steps=10] [rounds=6] [threads=1] [device=cpu]
 //                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
-//                      [malloc=keep|glibc] [ref_torch_threads=0]
+//                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16]
+//                      [checkpoint=0|1]
+// precision and checkpoint apply to both sides (train.precision, train.checkpoint_activations;
+// the reference: torch.autocast and torch.utils.checkpoint), so the ratio compares like with
+// like.
 // ref_torch_threads=1 gives the reference Fathom's threading policy (LibTorch 1 intra-op
 // thread beside `threads` OpenBLAS threads), to tell the policy from the implementation.
 // Each round runs `steps` timed steps of each (the order alternates, ABBA-style, so a drift
@@ -44,7 +48,8 @@ std::map<std::string, std::string> parse_args(int argc, char** argv) {
       {"size", "tiny"}, {"steps", "10"}, {"rounds", "6"}, {"threads", "1"},
       {"device", "cpu"}, {"norm", "post"}, {"python", "/usr/bin/python3"},
       {"script", FATHOM_SOURCE_DIR "/bench/reference/train_step.py"}, {"peak_tflops", "0"},
-      {"malloc", "keep"}, {"ref_torch_threads", "0"}};
+      {"malloc", "keep"}, {"ref_torch_threads", "0"}, {"precision", "fp32"},
+      {"checkpoint", "0"}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto eq = a.find('=');
@@ -116,9 +121,10 @@ int run_comparison(int argc, char** argv) {
   const bool keep = args.at("malloc") == "keep";
   if (keep) keep_freed_memory();
   setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
-  FathomStep fathom(size, norm, device);
+  const bool checkpoint = args.at("checkpoint") == "1";
+  FathomStep fathom(size, norm, device, args.at("precision"), checkpoint);
 
-  ChildProcess reference({args.at("python"), args.at("script"), "--serve",
+  std::vector<std::string> reference_argv{args.at("python"), args.at("script"), "--serve",
                           "--size", size.name, "--threads", std::to_string(threads),
                           "--device", args.at("device"), "--norm", norm,
                           "--d-model", std::to_string(size.d_model),
@@ -130,7 +136,10 @@ int run_comparison(int argc, char** argv) {
                           "--rows", std::to_string(size.rows),
                           "--src-len", std::to_string(size.src_len),
                           "--tgt-len", std::to_string(size.tgt_len),
-                          "--torch-threads", args.at("ref_torch_threads")});
+                          "--torch-threads", args.at("ref_torch_threads"),
+                          "--precision", args.at("precision")};
+  if (checkpoint) reference_argv.push_back("--checkpoint");
+  ChildProcess reference(reference_argv);
   const json config = expect(reference, "config");
   const json ref_params = expect(reference, "params");
   const json ready = expect(reference, "ready");  // after its 3 warm-up steps

@@ -1,6 +1,8 @@
 #pragma once
 // Fathom's training step as the trainer runs it (forward, label-smoothed loss, backward,
-// global-norm clip, Adam), timed in three parts, on one fixed batch.
+// global-norm clip, Adam), timed in three parts, on one fixed batch. Options: the forward under
+// bf16 autocast (train.precision: bf16) and activation checkpointing
+// (train.checkpoint_activations).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bench/train_sizes.h"
+#include "core/model/autocast_scope.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
@@ -30,10 +33,15 @@ struct StepTimes {
 
 class FathomStep {
  public:
-  FathomStep(const TrainSize& size, const std::string& norm, torch::Device device)
+  FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
+             const std::string& precision = "fp32", bool checkpoint = false)
       : device_(device), model_(build_model(size_config(size, norm), size.vocab, /*seed=*/1)) {
+    if (precision != "fp32" && precision != "bf16")
+      throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
+    autocast_ = AutocastSetting{precision == "bf16", device.type(), at::kBFloat16};
     model_->to(device);
     model_->train();
+    model_->hooks().checkpoint_layers = checkpoint;
     std::vector<std::pair<std::string, torch::Tensor>> named;
     for (auto& p : model_->named_parameters()) {
       named.emplace_back(p.key(), p.value());
@@ -54,8 +62,12 @@ class FathomStep {
       sync();
       auto t0 = Clock::now();
       optimizer_->zero_grad();
-      LossSums sums = label_smoothed_loss(model_->forward(batch_.src, batch_.tgt_in),
-                                          batch_.tgt_out, /*epsilon=*/0.1);
+      LossSums sums;
+      {
+        AutocastScope autocast(autocast_);
+        sums = label_smoothed_loss(model_->forward(batch_.src, batch_.tgt_in), batch_.tgt_out,
+                                   /*epsilon=*/0.1);
+      }
       torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
       sync();
       auto t1 = Clock::now();
@@ -92,6 +104,7 @@ class FathomStep {
   }
 
   torch::Device device_;
+  AutocastSetting autocast_;
   Transformer model_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<Optimizer> optimizer_;

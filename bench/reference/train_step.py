@@ -35,6 +35,7 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
 
 # Named sizes: keep in step with bench/train_sizes.h (the driver passes every field
 # explicitly anyway, so a stale entry here only affects standalone runs).
@@ -127,6 +128,7 @@ class Sublayer(nn.Module):
 
 
 class Reference(nn.Module):
+    checkpoint = False  # Runner sets it from --checkpoint
     def __init__(self, a):
         super().__init__()
         d, self.d, self.dropout = a.d_model, a.d_model, a.dropout
@@ -188,18 +190,32 @@ class Reference(nn.Module):
         x = x + self.positions[: tokens.size(1)].unsqueeze(0)
         return F.dropout(x, self.dropout, self.training)
 
+    @staticmethod
+    def enc_layer(l, x, pad):
+        x = l["attn_c"](x, lambda h: l["attn"](h, h, pad, False))
+        return l["ffn_c"](x, l["ffn"])
+
+    @staticmethod
+    def dec_layer(l, y, memory, pad):
+        y = l["self_c"](y, lambda h: l["self"](h, h, None, True))
+        y = l["cross_c"](y, lambda h: l["cross"](h, memory, pad, False))
+        return l["ffn_c"](y, l["ffn"])
+
     def forward(self, src, tgt_in):
         pad = src.eq(PAD)
+        # --checkpoint: torch.utils.checkpoint per layer, as train.checkpoint_activations
+        # (the reentrant variant, which Fathom's C++ version follows; it restores the RNG).
+        def run(fn, *args):
+            if self.checkpoint and self.training:
+                return checkpoint(fn, *args, use_reentrant=True)
+            return fn(*args)
         x = self.embed(src)
         for l in self.enc:
-            x = l["attn_c"](x, lambda h: l["attn"](h, h, pad, False))
-            x = l["ffn_c"](x, l["ffn"])
+            x = run(lambda x_, l=l: self.enc_layer(l, x_, pad), x)
         memory = self.enc_final(x) if self.enc_final is not None else x
         y = self.embed(tgt_in)
         for l in self.dec:
-            y = l["self_c"](y, lambda h: l["self"](h, h, None, True))
-            y = l["cross_c"](y, lambda h: l["cross"](h, memory, pad, False))
-            y = l["ffn_c"](y, l["ffn"])
+            y = run(lambda y_, m_, l=l: self.dec_layer(l, y_, m_, pad), y, memory)
         if self.dec_final is not None:
             y = self.dec_final(y)
         return torch.matmul(y, self.embedding.t())  # [B, T, V]
@@ -271,6 +287,7 @@ class Runner:
         self.a, self.device = a, torch.device(a.device)
         torch.manual_seed(a.seed)
         self.model = Reference(a).to(self.device)
+        self.model.checkpoint = a.checkpoint
         self.model.train()
         self.params = list(self.model.parameters())
         self.opt = torch.optim.Adam(self.params, lr=a.lr, betas=(0.9, 0.98), eps=1e-8)
@@ -290,7 +307,12 @@ class Runner:
             self.sync()
             t0 = time.perf_counter()
             self.opt.zero_grad(set_to_none=False)  # Fathom zeroes gradients in place
-            total, n = label_smoothed_loss(self.model(src, tgt_in), tgt_out, self.a.smoothing)
+            # --precision bf16: the forward under autocast, as train.precision: bf16 (the loss
+            # casts the logits to float32 itself).
+            with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16,
+                                enabled=self.a.precision == "bf16"):
+                logits = self.model(src, tgt_in)
+            total, n = label_smoothed_loss(logits, tgt_out, self.a.smoothing)
             loss_t = total / n
             self.sync()
             t1 = time.perf_counter()
@@ -341,6 +363,10 @@ def parse_args(argv):
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--seed", type=int, default=1, help="parameters (build_model's seed)")
     p.add_argument("--serve", action="store_true", help="read 'run N' / 'quit' from stdin")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "bf16"],
+                   help="forward under torch.autocast(bfloat16), as train.precision")
+    p.add_argument("--checkpoint", action="store_true",
+                   help="recompute each layer in backward, as train.checkpoint_activations")
     a = p.parse_args(argv)
     keys = ["d_model", "heads", "d_ff", "encoder_layers", "decoder_layers", "vocab", "rows",
             "src_len", "tgt_len"]

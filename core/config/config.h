@@ -36,6 +36,7 @@ struct ModelConfig {
   std::string connection = "residual";  // how sub-layers are connected, by registry name
   bool tie_decoder_embeddings = true; // decoder input embedding == output projection
   bool share_embeddings = true;       // one embedding for source and target (joint vocab)
+  std::string fused_attention = "auto";  // auto: LibTorch 2.x's scaled_dot_product_attention | off
   double ds_init_alpha = 1.0;         // ds_init: Glorot bound * alpha / sqrt(layer)
   LstmConfig lstm;                    // connection: depthwise_lstm
   AdminConfig admin;                  // init: admin
@@ -92,6 +93,8 @@ struct TrainConfig {
   int keep_checkpoint_every = 0;      // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
   double divergence_factor = 10.0;    // diverged if loss > factor * first loss (0: off)
   int threads = 0;                    // CPU threads (0: all cores); see core/train/device.h
+  std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
+  bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
 };
 
 // Decoding and test evaluation after training.

@@ -238,6 +238,11 @@ void check_config(const RunConfig& c) {
   }
 
   const auto& t = c.train;
+  // Known without a device only when the config names the CPU (core/train/precision.h).
+  if (t.precision == "fp16" && c.device == "cpu")
+    config_error(c, "train.precision",
+                 "fp16 needs a CUDA device (LibTorch's CPU autocast has no float16); use bf16 "
+                 "or fp32 on the CPU");
   positive("train.lr", t.lr);
   for (double b : t.betas)
     if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");

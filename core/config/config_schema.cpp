@@ -50,6 +50,10 @@ std::vector<FieldSpec> build_fields() {
         "decoder input embedding is the output projection");
   model("share_embeddings", F::Bool, &M::share_embeddings,
         "one embedding for source and target (joint vocabulary)");
+  model("fused_attention", F::String, &M::fused_attention,
+        "auto: LibTorch >= 2.0's fused scaled_dot_product_attention; off: the explicit softmax "
+        "(always the explicit one on LibTorch 1.x)",
+        {"auto", "off"});
   model("ds_init_alpha", F::Double, &M::ds_init_alpha,
         "ds_init: Glorot bound times alpha / sqrt(layer) (Zhang et al. 2019)");
 
@@ -131,6 +135,13 @@ std::vector<FieldSpec> build_fields() {
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)");
   train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)");
+  train("precision", F::String, &T::precision,
+        "forward under autocast: fp32 (off), bf16, or fp16 with dynamic loss scaling (CUDA "
+        "only); loss, LayerNorm and softmax stay fp32 (docs/performance.md)",
+        {"fp32", "bf16", "fp16"});
+  train("checkpoint_activations", F::Bool, &T::checkpoint_activations,
+        "recompute each encoder/decoder layer in backward instead of storing its activations "
+        "(residual connection; less memory, ~1 more forward)");
 
   auto eval = [&](std::string key, F type, auto E::*member, std::string doc) {
     f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));

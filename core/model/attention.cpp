@@ -1,14 +1,17 @@
 #include "core/model/attention.h"
 
+#include <torch/version.h>
+
 #include <cmath>
 
 namespace fathom {
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
                                                bool self_attention, const SublayerId& owner,
-                                               const std::string& name, ParameterCatalog& catalog)
+                                               const std::string& name, ParameterCatalog& catalog,
+                                               bool fused)
     : d_model_(d_model), heads_(heads), attention_dropout_(attention_dropout),
-      self_attention_(self_attention) {
+      self_attention_(self_attention), fused_(fused) {
   if (self_attention) {
     qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
     catalog.linears.push_back({name + ".qkv", qkv_, LinearRole::AttentionQkv, owner, 3});
@@ -42,9 +45,27 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   auto heads = [&](const torch::Tensor& t, int64_t L) {
     return t.view({B, L, heads_, head_dim}).transpose(1, 2);
   };
-  q = heads(q, T) * (1.0 / std::sqrt(static_cast<double>(head_dim)));
+  q = heads(q, T);
   k = heads(k, S);
   v = heads(v, S);
+#if TORCH_VERSION_MAJOR >= 2
+  if (fused_) {
+    // Same function: softmax(q k^T / sqrt(d/H) + mask) v, its default scale. A boolean
+    // attn_mask marks the keys that *take part* (the opposite of key_padding_mask).
+    c10::optional<torch::Tensor> allowed;
+    if (key_padding_mask.defined()) {
+      allowed = key_padding_mask.logical_not().view({B, 1, 1, S});
+      if (causal)  // is_causal cannot be combined with a mask: fold the causal mask in
+        allowed = allowed->logical_and(
+            torch::ones({T, S}, torch::dtype(torch::kBool).device(q.device())).tril());
+    }
+    const double dropout = is_training() ? attention_dropout_ : 0.0;
+    torch::Tensor context = at::scaled_dot_product_attention(
+        q, k, v, allowed, dropout, /*is_causal=*/causal && !key_padding_mask.defined());
+    return out_(context.transpose(1, 2).reshape({B, T, d_model_}));
+  }
+#endif
+  q = q * (1.0 / std::sqrt(static_cast<double>(head_dim)));
 
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1));  // [B, H, T, S]
   if (key_padding_mask.defined())
@@ -54,7 +75,12 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
     auto future = torch::ones({T, S}, torch::dtype(torch::kBool).device(scores.device())).triu(1);
     scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
   }
-  torch::Tensor probs = torch::softmax(scores, -1);
+  // Softmax in float32 also under autocast (its CUDA op list does the same; the CPU one may
+  // not), as the probabilities of long rows lose too much in 16 bits.
+  torch::Tensor probs =
+      scores.scalar_type() == torch::kFloat
+          ? torch::softmax(scores, -1)
+          : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
   if (attention_dropout_ > 0)
     probs = torch::dropout(probs, attention_dropout_, is_training());
   torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});

@@ -2,6 +2,9 @@
 // Multi-head scaled dot-product attention (Vaswani et al. 2017) with key-padding and causal
 // masks. Self-attention packs Q, K, V into one [3d, d] projection (one matmul); attention
 // over the encoder output has a [d, d] query and a packed [2d, d] key/value projection.
+// With `fused` and LibTorch >= 2.0 the score/softmax/weighted-sum part is one call to
+// at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA); the same
+// function, it just never materializes the probabilities. LibTorch 1.x: the explicit path.
 #include <torch/torch.h>
 
 #include "core/model/parameter_catalog.h"
@@ -12,7 +15,7 @@ class MultiheadAttentionImpl : public torch::nn::Module {
  public:
   MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
                          const SublayerId& owner, const std::string& name,
-                         ParameterCatalog& catalog);
+                         ParameterCatalog& catalog, bool fused = false);
 
   // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
   // key_padding_mask [B, S] bool, true at padding (may be undefined); causal hides the future.
@@ -23,6 +26,7 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   int d_model_, heads_;
   double attention_dropout_;
   bool self_attention_;
+  bool fused_;  // use LibTorch's scaled_dot_product_attention where it exists (>= 2.0)
   torch::nn::Linear qkv_{nullptr};  // self-attention
   torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
   torch::nn::Linear out_{nullptr};

@@ -108,7 +108,8 @@ class LstmEncoder : public EncoderStack {
           ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &attn_id)));
       attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, p + ".self_attn", s.catalog)));
+                                               attn_id, p + ".self_attn", s.catalog,
+                                               m.fused_attention == "auto")));
       cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
     }
     final_norm_ = register_module("encoder_final_norm",
@@ -150,13 +151,15 @@ class LstmDecoder : public DecoderStack {
           ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &self_id)));
       self_attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, p + ".self_attn", s.catalog)));
+                                               self_id, p + ".self_attn", s.catalog,
+                                               m.fused_attention == "auto")));
       cross_norm_.push_back(register_module(
           mp + "_enc_attn_norm",
           ObservedNorm(m.d_model, p + ".enc_attn.pre_norm", s.hooks, s.catalog, &cross_id)));
       cross_attention_.push_back(register_module(
           mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, p + ".enc_attn", s.catalog)));
+                                              cross_id, p + ".enc_attn", s.catalog,
+                                              m.fused_attention == "auto")));
       if (m.lstm.merge == "concat") {
         merge_.push_back(register_module(mp + "_merge",
                                          torch::nn::Linear(2 * m.d_model, m.d_model)));

@@ -45,6 +45,10 @@ class SublayerObserver {
 // Shared by every module of one model; analysis code installs an observer here.
 struct ModelHooks {
   SublayerObserver* observer = nullptr;
+  // Recompute each layer of the residual stacks in backward (core/model/checkpointed_layer.h)
+  // while training with gradients on; never while an observer is installed (it expects one
+  // forward per call).
+  bool checkpoint_layers = false;
 };
 
 }  // namespace fathom

@@ -3,6 +3,7 @@
 // each sub-layer wrapped by the configured sub-layer style (post, pre, admin, ...).
 #include "core/model/attention.h"
 #include "core/model/builtin_methods.h"
+#include "core/model/checkpointed_layer.h"
 #include "core/model/feed_forward.h"
 #include "core/model/stack.h"
 
@@ -14,6 +15,12 @@ std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const
                                                     const std::string& name) {
   ConnectionContext c{s.config, id, stack_sublayers, name, s.hooks, s.catalog};
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
+}
+
+// Whether a stack in this state recomputes its layers in backward.
+bool checkpointing(const std::shared_ptr<ModelHooks>& hooks, bool training) {
+  return hooks && hooks->checkpoint_layers && !hooks->observer && training &&
+         torch::GradMode::is_enabled();
 }
 
 // The observer's replacement of layer l (undefined: run the layer).
@@ -35,7 +42,8 @@ class ResidualEncoder : public EncoderStack {
       SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
       attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, p + ".self_attn", s.catalog)));
+                                               attn_id, p + ".self_attn", s.catalog,
+                                               m.fused_attention == "auto")));
       attention_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, p + ".self_attn")));
       ffn_.push_back(register_module(
@@ -56,16 +64,25 @@ class ResidualEncoder : public EncoderStack {
         x = y;
         continue;
       }
-      auto& attention = attention_[l];
-      x = attention_connection_[l]->forward(
-          x, [&](const torch::Tensor& h) { return attention(h, h, padding, false); });
-      auto& ffn = ffn_[l];
-      x = ffn_connection_[l]->forward(x, [&](const torch::Tensor& h) { return ffn(h); });
+      x = checkpointing(hooks_, is_training())
+              ? checkpointed_layer([this, l, padding](const torch::Tensor& in,
+                                                       const torch::Tensor&) {
+                  return layer(l, in, padding);
+                }, x, torch::Tensor())
+              : layer(l, x, padding);
     }
     return final_norm_ ? final_norm_(x) : x;
   }
 
  private:
+  torch::Tensor layer(size_t l, const torch::Tensor& x_in, const torch::Tensor& padding) {
+    auto& attention = attention_[l];
+    torch::Tensor x = attention_connection_[l]->forward(
+        x_in, [&](const torch::Tensor& h) { return attention(h, h, padding, false); });
+    auto& ffn = ffn_[l];
+    return ffn_connection_[l]->forward(x, [&](const torch::Tensor& h) { return ffn(h); });
+  }
+
   std::vector<MultiheadAttention> attention_;
   std::vector<FeedForward> ffn_;
   std::vector<std::shared_ptr<SublayerConnection>> attention_connection_, ffn_connection_;
@@ -86,12 +103,14 @@ class ResidualDecoder : public DecoderStack {
       SublayerId ffn_id{Stack::Decoder, l, SublayerKind::FeedForward, 3 * l + 2};
       self_attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, p + ".self_attn", s.catalog)));
+                                               self_id, p + ".self_attn", s.catalog,
+                                               m.fused_attention == "auto")));
       self_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, self_id, sublayers, p + ".self_attn")));
       cross_attention_.push_back(register_module(
           mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, p + ".enc_attn", s.catalog)));
+                                              cross_id, p + ".enc_attn", s.catalog,
+                                              m.fused_attention == "auto")));
       cross_connection_.push_back(register_module(
           mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, p + ".enc_attn")));
       ffn_.push_back(register_module(
@@ -113,20 +132,30 @@ class ResidualDecoder : public DecoderStack {
         y = replaced;
         continue;
       }
-      auto& self_attention = self_attention_[l];
-      y = self_connection_[l]->forward(y, [&](const torch::Tensor& h) {
-        return self_attention(h, h, torch::Tensor(), /*causal=*/true);
-      });
-      auto& cross_attention = cross_attention_[l];
-      y = cross_connection_[l]->forward(
-          y, [&](const torch::Tensor& h) { return cross_attention(h, memory, padding, false); });
-      auto& ffn = ffn_[l];
-      y = ffn_connection_[l]->forward(y, [&](const torch::Tensor& h) { return ffn(h); });
+      y = checkpointing(hooks_, is_training())
+              ? checkpointed_layer([this, l, padding](const torch::Tensor& in,
+                                                       const torch::Tensor& mem) {
+                  return layer(l, in, mem, padding);
+                }, y, memory)
+              : layer(l, y, memory, padding);
     }
     return final_norm_ ? final_norm_(y) : y;
   }
 
  private:
+  torch::Tensor layer(size_t l, const torch::Tensor& y_in, const torch::Tensor& memory,
+                      const torch::Tensor& padding) {
+    auto& self_attention = self_attention_[l];
+    torch::Tensor y = self_connection_[l]->forward(y_in, [&](const torch::Tensor& h) {
+      return self_attention(h, h, torch::Tensor(), /*causal=*/true);
+    });
+    auto& cross_attention = cross_attention_[l];
+    y = cross_connection_[l]->forward(
+        y, [&](const torch::Tensor& h) { return cross_attention(h, memory, padding, false); });
+    auto& ffn = ffn_[l];
+    return ffn_connection_[l]->forward(y, [&](const torch::Tensor& h) { return ffn(h); });
+  }
+
   std::vector<MultiheadAttention> self_attention_, cross_attention_;
   std::vector<FeedForward> ffn_;
   std::vector<std::shared_ptr<SublayerConnection>> self_connection_, cross_connection_,

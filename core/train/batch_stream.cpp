@@ -20,4 +20,42 @@ Batch BatchStream::next() {
   return collate(examples_, order_[position_++]);
 }
 
+PrefetchingBatchStream::PrefetchingBatchStream(BatchStream stream, torch::Device device)
+    : stream_(std::move(stream)), device_(device), epoch_(stream_.epoch()),
+      position_(stream_.position()) {
+  fetch();
+}
+
+PrefetchingBatchStream::~PrefetchingBatchStream() {
+  if (pending_.valid()) pending_.wait();  // the reader uses stream_: let it finish first
+}
+
+void PrefetchingBatchStream::fetch() {
+  pending_ = std::async(std::launch::async, [this] {
+    Fetched f;
+    f.batch = stream_.next();
+    f.epoch = stream_.epoch();
+    f.position = stream_.position();
+    if (device_.is_cuda()) {  // page-locked memory lets the copy run asynchronously
+      f.batch.src = f.batch.src.pin_memory();
+      f.batch.tgt_in = f.batch.tgt_in.pin_memory();
+      f.batch.tgt_out = f.batch.tgt_out.pin_memory();
+    }
+    return f;
+  });
+}
+
+Batch PrefetchingBatchStream::next() {
+  Fetched f = pending_.get();  // rethrows the reader's exception, if any
+  epoch_ = f.epoch;
+  position_ = f.position;
+  fetch();
+  Batch b = std::move(f.batch);
+  const bool non_blocking = device_.is_cuda();
+  b.src = b.src.to(device_, non_blocking);
+  b.tgt_in = b.tgt_in.to(device_, non_blocking);
+  b.tgt_out = b.tgt_out.to(device_, non_blocking);
+  return b;
+}
+
 }  // namespace fathom

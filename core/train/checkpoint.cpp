@@ -39,6 +39,8 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   archive.write("state_batch_in_epoch", scalar(state.batch_in_epoch), true);
   archive.write("state_first_loss", scalar(state.first_loss), true);
   archive.write("state_best_valid_loss", scalar(state.best_valid_loss), true);
+  archive.write("state_loss_scale", scalar(state.loss_scale), true);
+  archive.write("state_loss_scale_clean_updates", scalar(state.loss_scale_clean_updates), true);
   archive.write("config_yaml", c10::IValue(config_yaml));
   fs::create_directories(fs::path(path).parent_path());
   const std::string temporary = path + ".tmp";
@@ -70,6 +72,11 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
       state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
       state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
       state->best_valid_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
+      // Absent from checkpoints written before fp16 training existed: keep the defaults.
+      torch::Tensor scale, clean;
+      if (archive.try_read("state_loss_scale", scale, true)) state->loss_scale = scale.item<double>();
+      if (archive.try_read("state_loss_scale_clean_updates", clean, true))
+        state->loss_scale_clean_updates = clean.item<int64_t>();
     }
   } catch (const InputError&) {
     throw;

@@ -18,6 +18,8 @@ struct TrainerState {
   int64_t batch_in_epoch = 0;    // next batch of that epoch to read
   double first_loss = std::numeric_limits<double>::quiet_NaN();  // divergence reference
   double best_valid_loss = std::numeric_limits<double>::infinity();
+  double loss_scale = 65536.0;   // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
+  int64_t loss_scale_clean_updates = 0;  // run skips and grows exactly as an uninterrupted one
 };
 
 // Archive keys may not contain '.', which parameter names do.

@@ -19,13 +19,23 @@ std::string parameter_layer(const std::string& name) {
 
 std::map<std::string, double> layer_grad_norms(
     const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters) {
-  std::map<std::string, double> squares;
+  // Summed on the device in float64 and read in one transfer (not one read per parameter).
+  torch::NoGradGuard no_grad;
+  std::map<std::string, torch::Tensor> squares;
   for (const auto& [name, p] : named_parameters) {
     if (!p.grad().defined()) continue;
-    squares[parameter_layer(name)] += p.grad().to(torch::kFloat64).pow(2).sum().item<double>();
+    torch::Tensor square = p.grad().to(torch::kFloat64).pow(2).sum();
+    torch::Tensor& sum = squares[parameter_layer(name)];
+    sum = sum.defined() ? sum + square : square;
   }
-  for (auto& [layer, value] : squares) value = std::sqrt(value);
-  return squares;
+  std::map<std::string, double> norms;
+  if (squares.empty()) return norms;
+  std::vector<torch::Tensor> stacked;
+  for (const auto& [layer, sum] : squares) stacked.push_back(sum);
+  const torch::Tensor host = torch::stack(stacked).cpu();
+  const double* value = host.data_ptr<double>();
+  for (const auto& [layer, sum] : squares) norms[layer] = std::sqrt(*value++);
+  return norms;
 }
 
 }  // namespace fathom

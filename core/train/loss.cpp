@@ -5,7 +5,7 @@
 namespace fathom {
 
 LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& target,
-                             double epsilon) {
+                             double epsilon, bool count_tokens) {
   const int64_t V = logits.size(-1);
   // Softmax statistics in float32 even if the logits come from reduced precision.
   torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat32), -1);
@@ -16,7 +16,7 @@ LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& t
   LossSums out;
   out.smoothed = per_token.masked_select(keep).sum();
   out.nll = nll.masked_select(keep).sum().detach();
-  out.tokens = keep.sum().item<int64_t>();
+  if (count_tokens) out.tokens = keep.sum().item<int64_t>();
   return out;
 }
 

@@ -10,11 +10,12 @@ namespace fathom {
 struct LossSums {
   torch::Tensor smoothed;   // scalar: sum of smoothed loss over non-pad tokens (for backward)
   torch::Tensor nll;        // scalar: sum of -log p(reference), no smoothing (detached)
-  int64_t tokens = 0;       // non-pad target tokens
+  int64_t tokens = 0;       // non-pad target tokens (0 when not counted)
 };
 
-// logits [B, T, V], target [B, T] (pad = 0 is ignored).
+// logits [B, T, V], target [B, T] (pad = 0 is ignored). count_tokens = false skips counting
+// the tokens, a device-to-host read (the trainer knows the count from the batch).
 LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& target,
-                             double epsilon);
+                             double epsilon, bool count_tokens = true);
 
 }  // namespace fathom

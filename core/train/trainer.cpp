@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "core/config/config_io.h"
@@ -17,11 +18,14 @@
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/device.h"
-#include "core/train/divergence.h"
+#include "core/train/device_metrics.h"
 #include "core/train/evaluate.h"
+#include "core/train/grad_clip.h"
 #include "core/train/layer_grad_norms.h"
 #include "core/train/loss.h"
+#include "core/train/loss_scaler.h"
 #include "core/train/optimizer.h"
+#include "core/train/precision.h"
 #include "core/train/schedule.h"
 #include "core/util/error.h"
 #include "core/util/malloc_setup.h"
@@ -51,15 +55,20 @@ std::uint64_t update_seed(std::uint64_t seed, int64_t update) {
 
 std::string format_status(double loss, double lr, double tokens_per_s) {
   char buffer[128];
-  std::snprintf(buffer, sizeof buffer, "loss %.3f ppl %.1f lr %.2e %.0f tok/s", loss,
-                std::exp(std::min(loss, 50.0)), lr, tokens_per_s);
+  if (std::isnan(loss))  // before the first log point: the loss is not read yet
+    std::snprintf(buffer, sizeof buffer, "lr %.2e %.0f tok/s", lr, tokens_per_s);
+  else
+    std::snprintf(buffer, sizeof buffer, "loss %.3f ppl %.1f lr %.2e %.0f tok/s", loss,
+                  std::exp(std::min(loss, 50.0)), lr, tokens_per_s);
   return buffer;
 }
 
-// Averages of the training metrics since the last log line.
+// What the host knows of the updates since the last log line (the loss sums stay on the
+// device, core/train/device_metrics.h).
 struct Window {
-  double smoothed = 0, nll = 0, grad_norm = 0;
   int64_t tokens = 0, updates = 0;
+  int64_t grad_norm_updates = 0;  // updates not skipped by the loss scaler
+  int64_t skipped = 0;            // updates skipped by the loss scaler (fp16)
   Clock::time_point start = Clock::now();
   void reset() { *this = Window(); }
 };
@@ -72,6 +81,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   configure_threads(tc.threads);
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   const torch::Device device = resolve_device(config.device);
+  const PrecisionPlan precision = plan_precision(config, device);  // refuses before any work
   store.mark_running(run, host_name(), device.str());
 
   Dataset data = load_dataset(config.data, options.cache_dir, "");
@@ -109,15 +119,42 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     torch::manual_seed(update_seed(tc.seed, 0));
     prepare_model(*model, InitContext{config, first, &store, run, options.artifacts_dir});
   }
-  BatchStream stream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch);
-  DivergenceMonitor monitor(tc.divergence_factor, state.first_loss);
+  PrefetchingBatchStream stream(BatchStream(data.train, plan, tc.seed, state.epoch,
+                                            state.batch_in_epoch),
+                                device);
+  DeviceMetrics device_metrics(device, tc.divergence_factor, state.first_loss);
+  LossScaler scaler(state.loss_scale, state.loss_scale_clean_updates);
   db::MetricWriter metrics(store, run);
   ProgressBar bar("train", tc.max_updates, options.progress);
   TrainOutcome outcome;
   Window window;
+  double last_logged_loss = NAN;  // what the progress bar shows between log points
   const auto train_start = Clock::now();
   int64_t session_tokens = 0;
   model->train();
+  model->hooks().checkpoint_layers = tc.checkpoint_activations;
+
+  // Reads the device metrics (the only device-to-host wait of an update without a log,
+  // validation or fp16 loss scaling) and ends the run as diverged when an update since the
+  // last read broke the rule. That update and the ones after it were applied on the device,
+  // but no checkpoint is written after them: every checkpoint follows a read.
+  auto read_metrics = [&](bool reset_window) -> std::optional<DeviceMetrics::Reading> {
+    DeviceMetrics::Reading reading = device_metrics.read(reset_window);
+    state.first_loss = reading.first_loss;
+    if (!reading.diverged_update) return reading;
+    const int64_t update = *reading.diverged_update;
+    metrics.log(update, "train_loss", reading.diverged_loss);
+    metrics.log(update, "grad_norm", reading.diverged_grad_norm);
+    metrics.flush();
+    bar.finish("diverged at update " + std::to_string(update) + ": " + reading.reason);
+    outcome.status = "diverged";
+    outcome.diverged_step = update;
+    outcome.reason = reading.reason;
+    outcome.updates = update - 1;
+    store.heartbeat(run, update - 1);
+    store.finish_run(run, "diverged", reading.reason, update);
+    return std::nullopt;
+  };
 
   while (state.update < tc.max_updates) {
     const int64_t update = state.update + 1;
@@ -132,45 +169,77 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     }
 
     optimizer.zero_grad();
-    double smoothed = 0, nll = 0;
-    for (const Batch& cpu_batch : parts) {
-      Batch batch = cpu_batch.to(device);
-      LossSums sums = label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out,
-                                          tc.label_smoothing);
+    for (const Batch& batch : parts) {
+      LossSums sums;
+      {
+        AutocastScope autocast(precision.autocast);
+        sums = label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                   tc.label_smoothing, /*count_tokens=*/false);
+      }
       // Gradient of the per-token mean over the whole update, however it was split.
-      (sums.smoothed / static_cast<double>(tokens)).backward();
-      smoothed += sums.smoothed.item<double>();
-      nll += sums.nll.item<double>();
+      torch::Tensor mean = sums.smoothed / static_cast<double>(tokens);
+      (precision.loss_scaling ? scaler.scale(mean) : mean).backward();
+      device_metrics.add_batch(sums);
     }
-    const double loss = smoothed / tokens;
+    // fp16: a gradient that overflowed skips the update (and the scaler halves its scale).
+    const bool skipped =
+        precision.loss_scaling && scaler.unscale_and_find_non_finite(parameters);
+    if (precision.loss_scaling) scaler.update(skipped);
     const double max_norm = tc.clip_norm > 0 ? tc.clip_norm : std::numeric_limits<double>::infinity();
-    // Per-layer norms before clipping rescales them (methods.md s5.3).
-    if (tc.grad_norm_every > 0 && update % tc.grad_norm_every == 0)
+    // Per-layer norms before clipping rescales them (methods.md s5.3); a diagnostic that
+    // reads from the device at its own points.
+    if (tc.grad_norm_every > 0 && update % tc.grad_norm_every == 0 && !skipped)
       for (const auto& [layer, norm] : layer_grad_norms(named))
         metrics.log(update, "gradnorm." + layer, norm);
-    const double grad_norm = torch::nn::utils::clip_grad_norm_(parameters, max_norm);
-
-    if (auto reason = monitor.check(loss, grad_norm)) {
-      metrics.log(update, "train_loss", loss);
-      metrics.log(update, "grad_norm", grad_norm);
-      metrics.flush();
-      bar.finish("diverged at update " + std::to_string(update) + ": " + *reason);
-      outcome.status = "diverged";
-      outcome.diverged_step = update;
-      outcome.reason = *reason;
-      outcome.updates = state.update;
-      store.heartbeat(run, state.update);
-      store.finish_run(run, "diverged", *reason, update);
-      return outcome;
-    }
+    const torch::Tensor grad_norm =
+        skipped ? torch::Tensor() : clip_grad_norm_on_device(parameters, max_norm);
+    device_metrics.end_update(update, tokens, grad_norm);
 
     const double lr = inverse_sqrt_lr(update, tc.lr, tc.warmup);
-    optimizer.step(lr);
+    if (!skipped) optimizer.step(lr);
+
+    window.tokens += tokens;
+    window.updates += 1;
+    window.grad_norm_updates += skipped ? 0 : 1;
+    window.skipped += skipped ? 1 : 0;
+    session_tokens += tokens;
+    const double window_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);
+    bar.update(update, format_status(last_logged_loss, lr, window_rate));
+
+    const bool log_point = update % tc.log_every == 0 || update == tc.max_updates;
+    const bool valid_point = update % tc.valid_every == 0 || update == tc.max_updates;
+    const bool keep_point = tc.keep_checkpoint_every > 0 && update % tc.keep_checkpoint_every == 0;
+    // Every checkpoint follows a read, so none is written after an undetected divergence.
+    if (log_point || valid_point || keep_point) {
+      const auto reading = read_metrics(/*reset_window=*/log_point);
+      if (!reading) return outcome;
+      if (log_point) {
+        // Timed after the read: on a GPU the host runs ahead of the device until then.
+        const double logged_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);
+        const double loss = reading->smoothed / window.tokens;
+        metrics.log(update, "train_loss", loss);
+        metrics.log(update, "train_nll", reading->nll / window.tokens);
+        metrics.log(update, "train_ppl", std::exp(reading->nll / window.tokens));
+        metrics.log(update, "lr", lr);
+        if (window.grad_norm_updates > 0)
+          metrics.log(update, "grad_norm", reading->grad_norm / window.grad_norm_updates);
+        metrics.log(update, "tokens_per_s", logged_rate);
+        if (precision.loss_scaling) {
+          metrics.log(update, "loss_scale", scaler.scale_value());
+          metrics.log(update, "skipped_updates", static_cast<double>(window.skipped));
+        }
+        outcome.final_metrics["train_loss"] = loss;
+        last_logged_loss = loss;
+        store.heartbeat(run, update);
+        window.reset();
+      }
+    }
     state.update = update;
     state.epoch = stream.epoch();
     state.batch_in_epoch = stream.position();
-    state.first_loss = monitor.first_loss();
-    if (tc.keep_checkpoint_every > 0 && update % tc.keep_checkpoint_every == 0) {
+    state.loss_scale = scaler.scale_value();
+    state.loss_scale_clean_updates = scaler.clean_updates();
+    if (keep_point) {
       // Model only (no optimizer state): these exist to be analysed, not resumed from.
       const std::string kept = "checkpoint_" + std::to_string(update);
       const std::string path = (fs::path(options.artifacts_dir) / (kept + ".pt")).string();
@@ -178,28 +247,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       store.add_artifact(run, kept, path, update);
     }
 
-    window.smoothed += smoothed;
-    window.nll += nll;
-    window.grad_norm += grad_norm;
-    window.tokens += tokens;
-    window.updates += 1;
-    session_tokens += tokens;
-    const double window_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);
-    bar.update(update, format_status(window.smoothed / window.tokens, lr, window_rate));
-
-    if (update % tc.log_every == 0 || update == tc.max_updates) {
-      metrics.log(update, "train_loss", window.smoothed / window.tokens);
-      metrics.log(update, "train_nll", window.nll / window.tokens);
-      metrics.log(update, "train_ppl", std::exp(window.nll / window.tokens));
-      metrics.log(update, "lr", lr);
-      metrics.log(update, "grad_norm", window.grad_norm / window.updates);
-      metrics.log(update, "tokens_per_s", window_rate);
-      outcome.final_metrics["train_loss"] = window.smoothed / window.tokens;
-      store.heartbeat(run, update);
-      window.reset();
-    }
-
-    if (update % tc.valid_every == 0 || update == tc.max_updates) {
+    if (valid_point) {
       if (!data.valid.empty()) {
         LossReport valid =
             evaluate_loss(*model, data.valid, config.data.max_tokens, device, tc.label_smoothing);

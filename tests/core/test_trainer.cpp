@@ -17,8 +17,10 @@
 #include "core/config/config_io.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
+#include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
+#include "core/util/error.h"
 #include "db/store.h"
 
 namespace fathom {
@@ -356,6 +358,166 @@ TEST_F(TrainerTest, SameSeedSameLossesDifferentSeedDifferent) {
   int differing = 0;
   for (const auto& [step, value] : l1) differing += (l3.at(step) != value);
   EXPECT_GE(differing, 10);
+}
+
+
+// The update loop reads its metrics from the device only at log and validation points. A run
+// that logs every 5 updates must log, at each point, the token-weighted mean of the losses
+// that a run logging every update (reading every update) records, and the mean of its
+// gradient norms; the token counts come from replaying the batch stream here. The final
+// parameters must be bit-identical: reading less often changes no computation.
+TEST_F(TrainerTest, SparseLogPointsAverageThePerUpdateValues) {
+  RunConfig every = tiny_config();
+  every.train.max_updates = 20;
+  every.train.log_every = 1;
+  every.train.valid_every = 10;
+  every.eval.max_sentences = 1;
+  RunConfig sparse = every;
+  sparse.train.log_every = 5;
+  const int64_t a = new_run(every);
+  const int64_t b = new_run(sparse);
+  ASSERT_EQ(train(every, a).status, "finished");
+  ASSERT_EQ(train(sparse, b).status, "finished");
+
+  const Dataset data = load_dataset(every.data, (dir_ / "cache").string(), "");
+  const BatchPlan plan = plan_batches(data.train, every.data.max_tokens);
+  BatchStream stream(data.train, plan, every.train.seed, 0, 0);
+  std::map<int64_t, int64_t> tokens;
+  for (int64_t u = 1; u <= 20; ++u) tokens[u] = stream.next().tgt_tokens;
+
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto nll_a = series(*store_, a, "train_nll");
+  const auto norm_a = series(*store_, a, "grad_norm");
+  const auto loss_b = series(*store_, b, "train_loss");
+  const auto nll_b = series(*store_, b, "train_nll");
+  const auto norm_b = series(*store_, b, "grad_norm");
+  EXPECT_EQ(steps(*store_, b, "train_loss"), (std::vector<int64_t>{5, 10, 15, 20}));
+  for (int64_t end : {5, 10, 15, 20}) {
+    double loss = 0, nll = 0, norm = 0, count = 0;
+    for (int64_t u = end - 4; u <= end; ++u) {
+      loss += loss_a.at(u) * tokens[u];
+      nll += nll_a.at(u) * tokens[u];
+      norm += norm_a.at(u);
+      count += tokens[u];
+    }
+    EXPECT_NEAR(loss_b.at(end), loss / count, 1e-12 * loss_b.at(end)) << end;
+    EXPECT_NEAR(nll_b.at(end), nll / count, 1e-12 * nll_b.at(end)) << end;
+    EXPECT_NEAR(norm_b.at(end), norm / 5, 1e-12 * norm_b.at(end)) << end;
+  }
+  for (int64_t step : {10, 20})
+    EXPECT_DOUBLE_EQ(series(*store_, b, "valid_loss").at(step),
+                     series(*store_, a, "valid_loss").at(step));
+  Transformer model_a = load_model(every, (fs::path(artifacts(a)) / "checkpoint_last.pt").string());
+  Transformer model_b = load_model(every, (fs::path(artifacts(b)) / "checkpoint_last.pt").string());
+  const auto params_b = model_b->named_parameters();
+  for (const auto& p : model_a->named_parameters())
+    EXPECT_TRUE(torch::equal(p.value(), *params_b.find(p.key()))) << p.key();
+}
+
+// Divergence is flagged on the device and read at log points, yet the run still reports the
+// first update that broke the rule, with that update's loss: the same as a run that reads
+// every update. Nothing after it is logged, and no checkpoint holds a diverged update.
+TEST_F(TrainerTest, DivergenceBetweenLogPointsIsPinnedToItsUpdate) {
+  RunConfig every = tiny_config();
+  every.train.lr = 1e3;
+  every.train.warmup = 0;
+  every.train.log_every = 1;
+  every.train.valid_every = 100;
+  every.train.max_updates = 30;
+  RunConfig sparse = every;
+  sparse.train.log_every = 7;
+  const int64_t a = new_run(every);
+  const int64_t b = new_run(sparse);
+  const TrainOutcome outcome_a = train(every, a);
+  const TrainOutcome outcome_b = train(sparse, b);
+  ASSERT_EQ(outcome_a.status, "diverged");
+  ASSERT_EQ(outcome_b.status, "diverged");
+  ASSERT_TRUE(outcome_b.diverged_step.has_value());
+  EXPECT_EQ(*outcome_b.diverged_step, *outcome_a.diverged_step);
+  EXPECT_EQ(outcome_b.reason, outcome_a.reason);
+  EXPECT_EQ(outcome_b.updates, *outcome_b.diverged_step - 1);
+  EXPECT_EQ(store_->find_run(std::to_string(b))->diverged_step, outcome_a.diverged_step);
+  const int64_t at = *outcome_a.diverged_step;
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  ASSERT_TRUE(loss_b.count(at));
+  if (std::isfinite(loss_a.at(at))) {
+    EXPECT_DOUBLE_EQ(loss_b.at(at), loss_a.at(at));
+  } else {
+    EXPECT_FALSE(std::isfinite(loss_b.at(at)));
+  }
+  EXPECT_EQ(loss_b.rbegin()->first, at);
+  // The only other points are the log points before it.
+  for (const auto& [step, value] : loss_b)
+    if (step != at) EXPECT_EQ(step % 7, 0) << step;
+}
+
+// bf16 autocast on the CPU: the loss curve follows fp32's. bf16 keeps 8 significant bits
+// (unit roundoff 2^-8, 0.4% per rounded value); the matrix products accumulate in float32 and
+// the loss is computed in float32, so one step's loss differs by well under 1%, and over 25
+// updates at lr 5e-3 the trajectories drift apart slowly (measured here: < 0.1% at the end
+// of a 40-update run). 5% at every logged point leaves room for that drift and is far
+// tighter than the curve's own fall (checked: > 20%), so a broken cast (a wrong scale, a
+// model that stops learning) fails.
+TEST_F(TrainerTest, Bf16LossCurveFollowsFp32) {
+  RunConfig fp32 = tiny_config();
+  fp32.train.log_every = 5;
+  fp32.train.valid_every = 100;
+  fp32.eval.max_sentences = 1;
+  RunConfig bf16 = fp32;
+  bf16.train.precision = "bf16";
+  const int64_t a = new_run(fp32);
+  const int64_t b = new_run(bf16);
+  ASSERT_EQ(train(fp32, a).status, "finished");
+  ASSERT_EQ(train(bf16, b).status, "finished");
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  ASSERT_EQ(loss_a.size(), loss_b.size());
+  bool any_differs = false;
+  for (const auto& [step, value] : loss_a) {
+    EXPECT_NEAR(loss_b.at(step), value, 0.05 * value) << step;
+    any_differs = any_differs || loss_b.at(step) != value;
+  }
+  EXPECT_TRUE(any_differs) << "bf16 gave fp32's numbers: autocast did not run";
+  EXPECT_LT(loss_a.rbegin()->second, 0.8 * loss_a.begin()->second);  // the curve falls by >20%
+  EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);
+}
+
+// fp16 needs CUDA: on the CPU the run is refused with a config error naming the key, before
+// any training (the store keeps no metrics).
+TEST_F(TrainerTest, Fp16OnTheCpuIsAConfigError) {
+  RunConfig config = tiny_config();
+  config.train.precision = "fp16";
+  const int64_t run = new_run(config);
+  try {
+    train(config, run);
+    FAIL() << "fp16 on the CPU trained";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "train.precision");
+  }
+  EXPECT_TRUE(store_->metric_series(run, "train_loss").empty());
+}
+
+// Activation checkpointing changes memory, not results: the same curve (to float rounding of
+// summed gradients) as the plain run, with dropout on.
+TEST_F(TrainerTest, CheckpointedActivationsTrainTheSameCurve) {
+  RunConfig plain = tiny_config();
+  plain.model.encoder_layers = 2;
+  plain.model.decoder_layers = 2;
+  plain.train.max_updates = 10;
+  plain.train.log_every = 1;
+  plain.train.valid_every = 100;
+  plain.eval.max_sentences = 1;
+  RunConfig checkpointed = plain;
+  checkpointed.train.checkpoint_activations = true;
+  const int64_t a = new_run(plain);
+  const int64_t b = new_run(checkpointed);
+  ASSERT_EQ(train(plain, a).status, "finished");
+  ASSERT_EQ(train(checkpointed, b).status, "finished");
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  ASSERT_EQ(loss_a.size(), 10u);
+  for (const auto& [step, value] : loss_a) EXPECT_NEAR(loss_b.at(step), value, 1e-5 * value) << step;
 }
 
 }  // namespace

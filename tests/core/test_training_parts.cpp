@@ -11,6 +11,7 @@
 
 #include "core/config/config.h"
 #include "core/model/transformer.h"
+#include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/divergence.h"
 #include "core/train/loss.h"
@@ -361,6 +362,8 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   state.batch_in_epoch = 17;
   state.first_loss = 4.25;
   state.best_valid_loss = 3.5;
+  state.loss_scale = 1024.0;  // the fp16 loss scaler, mid-run
+  state.loss_scale_clean_updates = 17;
   save_checkpoint(path, *a, &opt_a, state, "model:\n  d_model: 16\n");
   EXPECT_TRUE(fs::exists(path));
   EXPECT_FALSE(fs::exists(path + ".tmp"));
@@ -377,6 +380,8 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   EXPECT_EQ(loaded.batch_in_epoch, 17);
   EXPECT_DOUBLE_EQ(loaded.first_loss, 4.25);
   EXPECT_DOUBLE_EQ(loaded.best_valid_loss, 3.5);
+  EXPECT_EQ(loaded.loss_scale, 1024.0);
+  EXPECT_EQ(loaded.loss_scale_clean_updates, 17);
   EXPECT_EQ(checkpoint_config(path), "model:\n  d_model: 16\n");
 
   // Continue both: identical.
@@ -447,4 +452,33 @@ TEST(Divergence, NonFiniteAndRatioRules) {
   DivergenceMonitor resumed(10.0, 3.0);  // first loss restored from a checkpoint
   EXPECT_FALSE(resumed.check(29.0, 1.0).has_value());
   EXPECT_TRUE(resumed.check(31.0, 1.0).has_value());
+}
+
+// Reading ahead on a background thread must not change what the trainer sees: the same
+// batches in the same order, across epoch boundaries, with the stream position (what a
+// checkpoint stores) of the batch handed out, also when started mid-epoch (resume).
+TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
+  std::vector<Example> examples;
+  for (int i = 0; i < 23; ++i)
+    examples.push_back(make_example(std::vector<std::int64_t>(1 + i % 5, 4 + i % 7),
+                                    std::vector<std::int64_t>(1 + i % 3, 5 + i % 6)));
+  const BatchPlan plan = plan_batches(examples, 12);
+  ASSERT_GT(plan.batches.size(), 3u);
+  for (int64_t start : {0, 2}) {
+    BatchStream plain(examples, plan, /*seed=*/9, /*epoch=*/1, start);
+    PrefetchingBatchStream ahead(BatchStream(examples, plan, 9, 1, start), torch::kCPU);
+    EXPECT_EQ(ahead.epoch(), 1);
+    EXPECT_EQ(ahead.position(), start);
+    for (size_t i = 0; i < 3 * plan.batches.size(); ++i) {
+      const Batch expected = plain.next();
+      const Batch got = ahead.next();
+      EXPECT_EQ(got.ids, expected.ids) << i;
+      EXPECT_TRUE(torch::equal(got.src, expected.src)) << i;
+      EXPECT_TRUE(torch::equal(got.tgt_in, expected.tgt_in)) << i;
+      EXPECT_TRUE(torch::equal(got.tgt_out, expected.tgt_out)) << i;
+      EXPECT_EQ(got.tgt_tokens, expected.tgt_tokens) << i;
+      EXPECT_EQ(ahead.epoch(), plain.epoch()) << i;
+      EXPECT_EQ(ahead.position(), plain.position()) << i;
+    }
+  }
 }

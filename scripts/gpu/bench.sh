@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Run ON THE GPU MACHINE after scripts/gpu/build.sh: issue 7's GPU table. For each setting,
+# bench_vs_reference times Fathom's training step and the PyTorch reference
+# (bench/reference/train_step.py, same precision and checkpointing) alternately on the GPU;
+# nvidia-smi is sampled meanwhile for each process's peak GPU memory (the driver's figure:
+# the caching allocator's reserve plus the CUDA context, ~0.5 GiB).
+#   scripts/gpu/bench.sh [BUILD_DIR] [PEAK_BF16_TFLOPS]
+# PEAK_BF16_TFLOPS: the GPU's dense bf16 peak (default 989: H100 SXM; H200 the same).
+# Prints one Markdown table; full logs go to $LOG_DIR (default /tmp/fathom-gpu-bench).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-/tmp/build-gpu}"
+peak="${2:-989}"
+logs="${LOG_DIR:-/tmp/fathom-gpu-bench}"
+python="${PYTHON:-python3}"
+steps="${STEPS:-10}"
+rounds="${ROUNDS:-4}"
+mkdir -p "$logs"
+# shellcheck disable=SC1091
+[ -f "$build/env.sh" ] && source "$build/env.sh"
+
+# size precision checkpoint
+settings=(
+  "base fp32 0"
+  "base bf16 0"
+  "deep18 bf16 0"
+  "deep18 bf16 1"
+  "deep60 bf16 1"
+)
+
+# Peak used GPU memory (MiB) per process id while $1 runs, into $2 ("pid mib" lines).
+sample_memory() {
+  local watched="$1" out="$2"
+  : > "$out.raw"
+  while kill -0 "$watched" 2> /dev/null; do
+    nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits \
+      >> "$out.raw" 2> /dev/null || true
+    sleep 0.2
+  done
+  awk -F', *' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (p in m) print p, m[p] }' \
+    "$out.raw" > "$out"
+}
+
+echo "| size | precision | checkpointing | Fathom tok/s | reference tok/s | ratio F/R | Fathom TFLOP/s (% of ${peak} bf16 peak) | peak GPU MiB Fathom / reference |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+for s in "${settings[@]}"; do
+  read -r size precision checkpoint <<< "$s"
+  log="$logs/$size-$precision-ckpt$checkpoint.log"
+  "$build/bench/bench_vs_reference" size="$size" device=cuda steps="$steps" rounds="$rounds" \
+    precision="$precision" checkpoint="$checkpoint" peak_tflops="$peak" python="$python" \
+    script="$repo/bench/reference/train_step.py" > "$log" 2>&1 &
+  pid=$!
+  sample_memory "$pid" "$log.mem"
+  wait "$pid" || echo "($size $precision: bench_vs_reference exited non-zero, see $log)" >&2
+  fathom_mib="$(awk -v p="$pid" '$1 == p { print $2 }' "$log.mem")"
+  reference_mib="$(awk -v p="$pid" '$1 != p { if ($2 > m) m = $2 } END { print m + 0 }' "$log.mem")"
+  # The "median over" block: the fathom line, then the reference line.
+  fathom_tps="$(awk '/^median over/ { m = 1 } m && $1 == "fathom" { print $2; exit }' "$log")"
+  reference_tps="$(awk '/^median over/ { m = 1 } m && $1 == "reference" { print $2; exit }' "$log")"
+  ratio="$(awk '/^ratio fathom\/reference/ { print $3 }' "$log")"
+  flops="$(awk '/^training FLOPs per target token/ { print $NF }' "$log")"
+  achieved="$(awk -v t="${fathom_tps:-0}" -v f="${flops:-0}" -v p="$peak" \
+    'BEGIN { a = t * f / 1e12; printf "%.1f (%.1f%%)", a, 100 * a / p }')"
+  echo "| $size | $precision | $checkpoint | ${fathom_tps:-?} | ${reference_tps:-?} | ${ratio:-?} | $achieved | ${fathom_mib:-?} / ${reference_mib:-?} |"
+done

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Run HERE (Debian 12, amd64, with apt): downloads the Debian 12 .deb files that the headless
+# build needs and that the GPU machine lacks (it has CUDA, PyTorch 2.x, CMake, ninja and a
+# compiler, but none of these libraries, and cannot reach a package registry). They go to
+# .debs/ (ignored by .gitignore), which the device tool's `carry` takes along:
+#   scripts/gpu/fetch-debs.sh [DIR]           # DIR default: <repo>/.debs
+# Then on the GPU machine: scripts/gpu/build.sh (see docs/performance.md, "GPU").
+#
+# What CMakeLists.txt finds: yaml-cpp, SQLite3, CLI11, nlohmann_json, ZLIB, sentencepiece
+# (pkg-config) and its sentencepiece_train library, GTest (tests). LibTorch comes from the
+# machine's PyTorch. The runtime libraries are included beside each -dev package because the
+# -dev symlinks (libyaml-cpp.so -> libyaml-cpp.so.0.7, ...) point at them; pkg-config in case
+# the machine has none.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+dir="${1:-$repo/.debs}"
+packages=(
+  libyaml-cpp-dev libyaml-cpp0.7
+  libsqlite3-dev libsqlite3-0
+  libcli11-dev nlohmann-json3-dev
+  zlib1g-dev zlib1g
+  libsentencepiece-dev libsentencepiece0
+  libgtest-dev googletest
+  pkg-config pkgconf pkgconf-bin libpkgconf3
+)
+mkdir -p "$dir"
+cd "$dir"
+rm -f ./*.deb
+apt-get download "${packages[@]}"
+echo "fetch-debs: $(ls ./*.deb | wc -l) packages, $(du -sh . | cut -f1) in $dir"

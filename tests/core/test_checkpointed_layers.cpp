@@ -1,0 +1,119 @@
+// Activation checkpointing (core/model/checkpointed_layer.h): a training step with layers
+// recomputed in backward must give the same loss and the same gradient for every parameter
+// as the plain step, with dropout on (so the recomputation must draw the same masks), for
+// Post-LN and Pre-LN, and must leave the random stream where the plain step leaves it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/config/config.h"
+#include "core/model/checkpointed_layer.h"
+#include "core/model/transformer.h"
+#include "core/train/loss.h"
+
+namespace fathom {
+namespace {
+
+RunConfig small_config(const std::string& norm) {
+  RunConfig c;
+  c.model.d_model = 16;
+  c.model.heads = 2;
+  c.model.d_ff = 32;
+  c.model.encoder_layers = 3;
+  c.model.decoder_layers = 2;
+  c.model.dropout = 0.3;
+  c.model.attention_dropout = 0.2;
+  c.model.activation_dropout = 0.1;
+  c.model.norm = norm;
+  return c;
+}
+
+struct StepResult {
+  torch::Tensor loss;
+  std::map<std::string, torch::Tensor> grads;
+  torch::Tensor next_draw;  // what the generator gives after the step
+};
+
+// One forward/backward on a fixed batch with padding, dropout seeded identically.
+StepResult train_step(const RunConfig& config, bool checkpoint) {
+  const int64_t vocab = 11;
+  Transformer model = build_model(config, vocab, /*seed=*/3);
+  model->train();
+  model->hooks().checkpoint_layers = checkpoint;
+  torch::manual_seed(7);
+  torch::Tensor src = torch::randint(4, vocab, {3, 6}, torch::kLong);
+  torch::Tensor tgt = torch::randint(4, vocab, {3, 5}, torch::kLong);
+  src.index_put_({0, torch::indexing::Slice(4, torch::indexing::None)}, 0);  // padding
+  tgt.index_put_({1, torch::indexing::Slice(3, torch::indexing::None)}, 0);
+  torch::manual_seed(99);
+  LossSums sums = label_smoothed_loss(model->forward(src, tgt), tgt, 0.1);
+  sums.smoothed.backward();
+  StepResult r;
+  r.loss = sums.smoothed.detach();
+  for (const auto& p : model->named_parameters())
+    if (p.value().grad().defined()) r.grads[p.key()] = p.value().grad().clone();
+  r.next_draw = torch::rand({4});
+  return r;
+}
+
+void expect_same_step(const std::string& norm) {
+  const RunConfig config = small_config(norm);
+  const StepResult plain = train_step(config, false);
+  const StepResult recomputed = train_step(config, true);
+  EXPECT_TRUE(torch::allclose(recomputed.loss, plain.loss, 0, 1e-6))
+      << recomputed.loss.item<double>() << " vs " << plain.loss.item<double>();
+  ASSERT_EQ(recomputed.grads.size(), plain.grads.size());
+  for (const auto& [name, grad] : plain.grads) {
+    ASSERT_TRUE(recomputed.grads.count(name)) << name;
+    const double difference = (recomputed.grads.at(name) - grad).abs().max().item<double>();
+    EXPECT_LE(difference, 1e-6) << name;
+    EXPECT_GT(grad.abs().max().item<double>(), 0) << name << ": no gradient at all";
+  }
+  // The generator continues where the plain step leaves it (later dropout unaffected).
+  EXPECT_TRUE(torch::equal(recomputed.next_draw, plain.next_draw));
+}
+
+TEST(CheckpointedLayers, PostNormStepHasTheSameLossAndGradients) { expect_same_step("post"); }
+TEST(CheckpointedLayers, PreNormStepHasTheSameLossAndGradients) { expect_same_step("pre"); }
+
+// Without the restored generator state the recomputed dropout masks would differ: check that
+// the test above would notice (the layer's output in backward depends on the masks).
+TEST(CheckpointedLayers, RecomputationRedrawsTheSameDropoutMask) {
+  torch::Tensor w = torch::ones({8}, torch::requires_grad());
+  torch::Tensor x = torch::linspace(1, 2, 8).requires_grad_(true);
+  const LayerFunction layer = [&](const torch::Tensor& in, const torch::Tensor&) {
+    return torch::dropout(in * w, 0.5, /*train=*/true);
+  };
+  torch::manual_seed(5);
+  torch::Tensor plain = layer(x, {});
+  plain.sum().backward();
+  const torch::Tensor plain_grad = w.grad().clone();
+  w.mutable_grad().zero_();
+  torch::manual_seed(5);
+  torch::Tensor recomputed = checkpointed_layer(layer, x, {});
+  EXPECT_TRUE(torch::equal(recomputed, plain));
+  EXPECT_FALSE(recomputed.grad_fn() == nullptr);
+  torch::rand({3});  // other draws between forward and backward must not matter
+  recomputed.sum().backward();
+  EXPECT_TRUE(torch::equal(w.grad(), plain_grad));
+  // Half the mask is zero: the gradient d/dw (x * w * mask / 0.5) = 2 x mask.
+  const torch::Tensor expected = torch::where(plain != 0, 2 * x.detach(), torch::zeros_like(x));
+  EXPECT_TRUE(torch::allclose(w.grad(), expected));
+}
+
+// Evaluation and no-grad forwards never checkpoint (nothing to recompute).
+TEST(CheckpointedLayers, EvalForwardIsUnchanged) {
+  const RunConfig config = small_config("post");
+  Transformer model = build_model(config, 11, 3);
+  model->eval();
+  torch::manual_seed(1);
+  torch::Tensor src = torch::randint(4, 11, {2, 4}, torch::kLong);
+  torch::Tensor tgt = torch::randint(4, 11, {2, 3}, torch::kLong);
+  const torch::Tensor plain = model->forward(src, tgt);
+  model->hooks().checkpoint_layers = true;
+  const torch::Tensor with_flag = model->forward(src, tgt);
+  EXPECT_TRUE(torch::equal(plain, with_flag));
+}
+
+}  // namespace
+}  // namespace fathom
