@@ -188,6 +188,8 @@ void AnalysisView::reload() {
   results_->resizeColumnsToContents();
   shown_.reset();
   if (keep && showAnalysis(*keep)) return;
+  // Otherwise the newest result, so a run's stored analysis is on screen without a click.
+  if (!records_.empty() && showAnalysis(records_.front().id)) return;
   panel_->clear();
 }
 
