@@ -27,6 +27,7 @@ std::string resolve_db_path(const GlobalOptions& options);
 void add_train_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
+void add_delete_command(CLI::App& app, GlobalOptions& options);
 void add_bleu_command(CLI::App& app, GlobalOptions& options);
 void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);

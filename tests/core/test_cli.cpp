@@ -204,6 +204,35 @@ TEST_F(Cli, TrainThenRunsAndShowReportTheRun) {
   EXPECT_EQ(fathom({"--db", db(), "show", "999"}).status, 2);
 }
 
+// `fathom delete`: without --yes nothing changes; with it the run's rows and artifact
+// directory go and the other run is untouched; an unknown name deletes nothing.
+TEST_F(Cli, DeleteRemovesOneRunAndItsArtifacts) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  for (const char* name : {"name=keep", "name=drop"})
+    ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress", "--set", name}).status, 0);
+  const fs::path drop_dir = dir_ / "runs.artifacts" / "run-2";
+  ASSERT_TRUE(fs::exists(drop_dir / "checkpoint_last.pt"));
+
+  const Result dry = fathom({"--db", db(), "delete", "drop"});
+  EXPECT_EQ(dry.status, 0) << dry.err;
+  EXPECT_TRUE(contains(dry.out, "would delete run 2")) << dry.out;
+  EXPECT_EQ(runs_in_store().size(), 2u);
+
+  EXPECT_EQ(fathom({"--db", db(), "delete", "drop", "nope", "--yes"}).status, 2);
+  EXPECT_EQ(runs_in_store().size(), 2u) << "a bad name deletes nothing";
+
+  const Result del = fathom({"--db", db(), "delete", "drop", "--yes"});
+  ASSERT_EQ(del.status, 0) << del.err;
+  const auto left = runs_in_store();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].name, "keep");
+  EXPECT_FALSE(fs::exists(drop_dir));
+  EXPECT_TRUE(fs::exists(dir_ / "runs.artifacts" / "run-1" / "checkpoint_last.pt"));
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  EXPECT_TRUE(store.metric_series(2, "train_loss").empty());
+  EXPECT_FALSE(store.metric_series(1, "train_loss").empty());
+}
+
 // `fathom train --resume RUN` re-reads the run's stored YAML config and continues the same
 // run (same id, no second row) to the new max_updates, with each metric step logged once.
 TEST_F(Cli, ResumeContinuesTheSameRun) {

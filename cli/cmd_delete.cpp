@@ -1,0 +1,62 @@
+// `fathom delete RUN... --yes`: remove runs from the store -- every row about them (metrics,
+// final metrics, tags, artifacts, analyses; Store::delete_run, one transaction per run, refused
+// for a running run) and then their artifact directory (checkpoints, hypotheses). The same
+// operation as the desktop app's Delete. Without --yes it only lists what would go.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/run_paths.h"
+#include "core/util/error.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+
+void delete_runs(const GlobalOptions& global, const std::vector<std::string>& targets, bool yes) {
+  const std::string path = resolve_db_path(global);
+  auto store = db::Store::open(path);
+  // Resolve every name first: a typo deletes nothing.
+  std::vector<db::RunRecord> runs;
+  for (const auto& target : targets) {
+    auto run = store.find_run(target);
+    if (!run) throw InputError(path, 0, "", "no run with id or name '" + target + "'");
+    if (run->status == "running")
+      throw InputError(path, 0, "", "run " + std::to_string(run->id) + " (" + run->name +
+                                        ") is running; cancel it before deleting it");
+    runs.push_back(*run);
+  }
+  for (const auto& run : runs) {
+    if (!yes) {
+      std::cout << "would delete run " << run.id << " (" << run.name << ", " << run.status
+                << ") and " << artifacts_dir(path, run.id) << "\n";
+      continue;
+    }
+    store.delete_run(run.id);  // re-checks the status under the write lock
+    // After the rows: a failure here leaves stray files, never a run without its checkpoints.
+    std::error_code ec;
+    std::filesystem::remove_all(artifacts_dir(path, run.id), ec);
+    std::cout << "deleted run " << run.id << " (" << run.name << ")"
+              << (ec ? "; could not remove " + artifacts_dir(path, run.id) + ": " + ec.message()
+                     : "")
+              << "\n";
+  }
+  if (!yes) std::cout << "nothing deleted: add --yes\n";
+}
+
+}  // namespace
+
+void add_delete_command(CLI::App& app, GlobalOptions& options) {
+  auto targets = std::make_shared<std::vector<std::string>>();
+  auto yes = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "delete", "Delete runs: their rows in the store and their artifacts (asks for --yes)");
+  cmd->add_option("runs", *targets, "run ids or names")->required();
+  cmd->add_flag("--yes,-y", *yes, "really delete (without it: list what would be deleted)");
+  cmd->callback([&options, targets, yes] { delete_runs(options, *targets, *yes); });
+}
+
+}  // namespace fathom::cli
