@@ -16,7 +16,7 @@
 
 #include "analysis/registry.h"
 #include "cli/commands.h"
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/util/error.h"
 #include "db/store.h"
@@ -78,7 +78,7 @@ Subject load_run(db::Store& store, const std::string& db_path, const std::string
   stored.checkpoint = checkpoint;
   if (checkpoint != "init") {
     const fs::path path =
-        fs::path(artifacts_dir(db_path, run->id)) / ("checkpoint_" + checkpoint + ".pt");
+        fs::path(db::artifacts_dir(db_path, run->id)) / ("checkpoint_" + checkpoint + ".pt");
     if (!fs::exists(path))
       throw InputError(path.string(), 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
@@ -87,7 +87,7 @@ Subject load_run(db::Store& store, const std::string& db_path, const std::string
   }
   const auto tags = store.tags(run->id);
   if (auto it = tags.find("admin.profile"); it != tags.end()) stored.admin_profile_json = it->second;
-  return analysis::subject_from_run(stored, cache_dir(db_path));
+  return analysis::subject_from_run(stored, db::cache_dir(db_path));
 }
 
 void run_analysis(const GlobalOptions& global, const std::string& name, const AnalyzeArgs& args) {
@@ -104,7 +104,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     std::cerr << "analyze " << name << ": loading " << target << "\n";
     if (looks_like_config(target)) {
       subjects.push_back(analysis::subject_from_config(target, args.overrides,
-                                                       cache_dir(db_path), !a.takes_many_configs));
+                                                       db::cache_dir(db_path), !a.takes_many_configs));
       continue;
     }
     if (a.takes_many_configs)

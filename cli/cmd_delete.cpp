@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 #include "core/util/error.h"
 #include "db/store.h"
 
@@ -32,15 +32,15 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
   for (const auto& run : runs) {
     if (!yes) {
       std::cout << "would delete run " << run.id << " (" << run.name << ", " << run.status
-                << ") and " << artifacts_dir(path, run.id) << "\n";
+                << ") and " << db::artifacts_dir(path, run.id) << "\n";
       continue;
     }
     store.delete_run(run.id);  // re-checks the status under the write lock
     // After the rows: a failure here leaves stray files, never a run without its checkpoints.
     std::error_code ec;
-    std::filesystem::remove_all(artifacts_dir(path, run.id), ec);
+    std::filesystem::remove_all(db::artifacts_dir(path, run.id), ec);
     std::cout << "deleted run " << run.id << " (" << run.name << ")"
-              << (ec ? "; could not remove " + artifacts_dir(path, run.id) + ": " + ec.message()
+              << (ec ? "; could not remove " + db::artifacts_dir(path, run.id) + ": " + ec.message()
                      : "")
               << "\n";
   }

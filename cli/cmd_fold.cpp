@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/model/admin.h"
 #include "core/train/checkpoint.h"
@@ -45,7 +45,7 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   auto run = store.find_run(args.run);
   if (!run) throw InputError(db_path, 0, "", "no run with id or name '" + args.run + "'");
   const fs::path checkpoint =
-      fs::path(artifacts_dir(db_path, run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
+      fs::path(db::artifacts_dir(db_path, run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
   if (!fs::exists(checkpoint))
     throw InputError(checkpoint.string(), 0, "", "run " + std::to_string(run->id) +
                                                      " has no " + args.checkpoint + " checkpoint");

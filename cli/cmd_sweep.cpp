@@ -17,7 +17,7 @@
 #include <torch/cuda.h>
 
 #include "cli/commands.h"
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/util/error.h"
@@ -126,7 +126,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                spec.name.c_str(), runs.size(), kept, ids.size(), args.jobs, mapping.c_str(),
                db_path.c_str());
   const SweepCounts counts = run_workers(store, ids, options, [&](int64_t id) {
-    return artifacts_dir(options.db_path, id);
+    return db::artifacts_dir(options.db_path, id);
   });
   std::printf("sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
               "(this session)\n",

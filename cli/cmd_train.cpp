@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/train/trainer.h"
@@ -76,8 +76,8 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   }
   TrainOptions options;
   options.run_id = run_id;
-  options.artifacts_dir = artifacts_dir(db_path, run_id);
-  options.cache_dir = cache_dir(db_path);
+  options.artifacts_dir = db::artifacts_dir(db_path, run_id);
+  options.cache_dir = db::cache_dir(db_path);
   options.resume = !args.resume.empty();
   options.progress = !args.no_progress;
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << db_path << "\n";

@@ -225,6 +225,25 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   return t;
 }
 
+TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::string>& tags,
+                   const std::string& metric, const std::vector<std::string>& config_keys) {
+  TableRun r;
+  r.id = rec.id;
+  r.status = rec.status;
+  r.diverged_step = rec.diverged_step;
+  for (const auto& [key, value] : tags)
+    if (key.rfind("axis.", 0) == 0) r.axes[key.substr(5)] = value;
+  for (const auto& composite : config_keys)
+    for (const auto& key : split_composite(composite)) {
+      if (key.empty() || r.axes.count(key)) continue;
+      // Not an axis: read it from the run's config (a value set in the base).
+      if (std::string value = db::config_value(rec.config_json, key); !value.empty()) r.axes[key] = value;
+    }
+  if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
+    r.metric = it->second;
+  return r;
+}
+
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys) {
@@ -232,25 +251,7 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const std::string&
   if (records.empty() || sweep.empty())
     throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
   std::vector<TableRun> runs;
-  for (const auto& rec : records) {
-    TableRun r;
-    r.id = rec.id;
-    r.status = rec.status;
-    r.diverged_step = rec.diverged_step;
-    for (const auto& [key, value] : store.tags(rec.id))
-      if (key.rfind("axis.", 0) == 0) r.axes[key.substr(5)] = value;
-    std::vector<std::string> keys;
-    for (const auto& key : config_keys)
-      for (const auto& part : split_composite(key)) keys.push_back(part);
-    for (const auto& key : keys) {
-      if (key.empty() || r.axes.count(key)) continue;
-      // Not an axis: read it from the run's config (a value set in the base).
-      if (std::string value = db::config_value(rec.config_json, key); !value.empty()) r.axes[key] = value;
-    }
-    if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
-      r.metric = it->second;
-    runs.push_back(std::move(r));
-  }
+  for (const auto& rec : records) runs.push_back(table_run(rec, store.tags(rec.id), metric, config_keys));
   return runs;
 }
 

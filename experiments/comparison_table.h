@@ -67,6 +67,11 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& runs,
 
 // Runs of sweep `sweep` in the store with every axis tag and the final metric `metric`. A key
 // that is not an axis of the sweep (e.g. a zip partner) is read from the run's config.
+// One stored run as a table entry: its `axis.*` tags, then each of `config_keys` (composite
+// `a+b` keys split) that is not an axis read from its config, and the final `metric` if finite.
+TableRun table_run(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
+                   const std::string& metric, const std::vector<std::string>& config_keys);
+
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys);

@@ -173,16 +173,11 @@ void ComparisonView::redraw() {
   options.seed_std = true;
   options.bold = options.cols.empty() ? BoldBest::None : BoldBest::Column;
   std::vector<TableRun> runs;
+  static const std::map<std::string, std::string> kNoTags;
   for (const auto& r : runs_) {
-    TableRun t;
-    t.id = r.id;
-    t.status = r.status;
-    t.diverged_step = r.diverged_step;
-    if (auto it = tags_.find(r.id); it != tags_.end())
-      for (const auto& [key, value] : it->second)
-        if (key.rfind("axis.", 0) == 0) t.axes[key.substr(5)] = value;
-    if (auto m = r.final_metrics.find(options.metric); m != r.final_metrics.end() && std::isfinite(m->second))
-      t.metric = m->second;
+    auto it = tags_.find(r.id);
+    // Axis tags only (the runs and tags the view already holds; no config lookups).
+    TableRun t = table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
     if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols))) runs.push_back(t);
   }
   table_->clear();

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QProcess>
 
+#include "db/run_paths.h"
 #include "gui/fathom_binary.h"
 
 namespace fathom::gui {
@@ -42,8 +43,7 @@ bool start_detached(const QStringList& args, const QString& log, QString* messag
 }  // namespace
 
 QString run_artifacts_dir(const QString& db_path, int64_t run) {
-  const QFileInfo db(db_path);
-  return db.absoluteDir().filePath(db.completeBaseName() + QStringLiteral(".artifacts/run-%1").arg(run));
+  return QString::fromStdString(db::artifacts_dir(db_path.toStdString(), run));
 }
 
 int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs) {

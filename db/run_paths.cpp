@@ -1,8 +1,8 @@
-#include "cli/run_paths.h"
+#include "db/run_paths.h"
 
 #include <filesystem>
 
-namespace fathom::cli {
+namespace fathom::db {
 namespace fs = std::filesystem;
 
 namespace {
@@ -18,4 +18,4 @@ std::string artifacts_dir(const std::string& db_path, int64_t run_id) {
 
 std::string cache_dir(const std::string& db_path) { return beside(db_path, ".cache").string(); }
 
-}  // namespace fathom::cli
+}  // namespace fathom::db
