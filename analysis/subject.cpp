@@ -26,7 +26,7 @@ Transformer model_at_init(const RunConfig& config, int64_t vocab_size, const Bat
   } else {
     // Admin profiling runs in train mode: its dropout masks follow from the seed.
     torch::manual_seed(config.train.seed);
-    prepare_model(*model, InitContext{config, batch, nullptr, 0, ""});
+    prepare_model(*model, InitContext{config, batch, {}});
   }
   model->eval();
   return model;

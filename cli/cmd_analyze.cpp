@@ -67,18 +67,18 @@ bool is_checkpoint_name(const std::string& name) {
   return name == "best" || name == "last" || name == "init" || is_step(name);
 }
 
-Subject load_run(db::Store& store, const std::string& db_path, const std::string& target,
+Subject load_run(db::Store& store, const db::StorePaths& paths, const std::string& target,
                  const std::string& checkpoint) {
   auto run = store.find_run(target);
   if (!run)
-    throw InputError(db_path, 0, "", "'" + target + "' is neither a config file nor a run in the store");
+    throw InputError(store.path(), 0, "", "'" + target + "' is neither a config file nor a run in the store");
   analysis::StoredRun stored;
   stored.id = run->id;
   stored.config_yaml = run->config_yaml;
   stored.checkpoint = checkpoint;
   if (checkpoint != "init") {
     const fs::path path =
-        fs::path(db::artifacts_dir(db_path, run->id)) / ("checkpoint_" + checkpoint + ".pt");
+        fs::path(paths.run_dir(run->id)) / ("checkpoint_" + checkpoint + ".pt");
     if (!fs::exists(path))
       throw InputError(path.string(), 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
@@ -87,12 +87,13 @@ Subject load_run(db::Store& store, const std::string& db_path, const std::string
   }
   const auto tags = store.tags(run->id);
   if (auto it = tags.find("admin.profile"); it != tags.end()) stored.admin_profile_json = it->second;
-  return analysis::subject_from_run(stored, db::cache_dir(db_path));
+  return analysis::subject_from_run(stored, paths.cache_root);
 }
 
 void run_analysis(const GlobalOptions& global, const std::string& name, const AnalyzeArgs& args) {
   const analysis::Analysis& a = analysis::find_analysis(name);
   const std::string db_path = resolve_db_path(global);
+  const db::StorePaths paths = resolve_store_paths(global);
   const auto start = std::chrono::steady_clock::now();
   analysis::AnalysisParams params = args.params;
   params.progress = !args.no_progress;
@@ -104,7 +105,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     std::cerr << "analyze " << name << ": loading " << target << "\n";
     if (looks_like_config(target)) {
       subjects.push_back(analysis::subject_from_config(target, args.overrides,
-                                                       db::cache_dir(db_path), !a.takes_many_configs));
+                                                       paths.cache_root, !a.takes_many_configs));
       continue;
     }
     if (a.takes_many_configs)
@@ -112,7 +113,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     if (!args.overrides.empty())
       throw InputError(target, 0, "--set", "overrides apply to config files, not to stored runs");
     if (!store) store.emplace(db::Store::open(db_path));
-    subjects.push_back(load_run(*store, db_path, target, args.checkpoint));
+    subjects.push_back(load_run(*store, paths, target, args.checkpoint));
   }
   if (!a.takes_many_configs && subjects.size() != 1)
     throw InputError("fathom analyze " + name, 0, "", "give exactly one RUN or CONFIG");
@@ -137,7 +138,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
   if (!store) store.emplace(db::Store::open(db_path));
   const int64_t id = store->add_analysis(row);
   std::fprintf(stderr, "analysis %lld (%s) recorded in %s; took %.2f s\n",
-               static_cast<long long>(id), name.c_str(), db_path.c_str(), elapsed);
+               static_cast<long long>(id), name.c_str(), store->path().c_str(), elapsed);
 
   if (global.json) {
     std::cout << result.dump(2) << "\n";
@@ -153,7 +154,7 @@ void list_analyses(const GlobalOptions& global, const std::string& run, const st
   std::optional<int64_t> run_id;
   if (!run.empty()) {
     auto record = store.find_run(run);
-    if (!record) throw InputError(db_path, 0, "--run", "no run '" + run + "' in the store");
+    if (!record) throw InputError(store.path(), 0, "--run", "no run '" + run + "' in the store");
     run_id = record->id;
   }
   const auto rows = store.list_analyses(run_id, kind);
@@ -185,7 +186,7 @@ void show_analysis(const GlobalOptions& global, int64_t id) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
   auto record = store.get_analysis(id);
-  if (!record) throw InputError(db_path, 0, "", "no analysis with id " + std::to_string(id));
+  if (!record) throw InputError(store.path(), 0, "", "no analysis with id " + std::to_string(id));
   const nlohmann::json result = nlohmann::json::parse(record->result_json);
   if (global.json) {
     std::cout << result.dump(2) << "\n";

@@ -19,28 +19,29 @@ namespace {
 void delete_runs(const GlobalOptions& global, const std::vector<std::string>& targets, bool yes) {
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path);
+  const db::StorePaths paths = resolve_store_paths(global);
   // Resolve every name first: a typo deletes nothing.
   std::vector<db::RunRecord> runs;
   for (const auto& target : targets) {
     auto run = store.find_run(target);
-    if (!run) throw InputError(path, 0, "", "no run with id or name '" + target + "'");
+    if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
     if (run->status == "running")
-      throw InputError(path, 0, "", "run " + std::to_string(run->id) + " (" + run->name +
+      throw InputError(store.path(), 0, "", "run " + std::to_string(run->id) + " (" + run->name +
                                         ") is running; cancel it before deleting it");
     runs.push_back(*run);
   }
   for (const auto& run : runs) {
     if (!yes) {
       std::cout << "would delete run " << run.id << " (" << run.name << ", " << run.status
-                << ") and " << db::artifacts_dir(path, run.id) << "\n";
+                << ") and " << paths.run_dir(run.id) << "\n";
       continue;
     }
     store.delete_run(run.id);  // re-checks the status under the write lock
     // After the rows: a failure here leaves stray files, never a run without its checkpoints.
     std::error_code ec;
-    std::filesystem::remove_all(db::artifacts_dir(path, run.id), ec);
+    std::filesystem::remove_all(paths.run_dir(run.id), ec);
     std::cout << "deleted run " << run.id << " (" << run.name << ")"
-              << (ec ? "; could not remove " + db::artifacts_dir(path, run.id) + ": " + ec.message()
+              << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message()
                      : "")
               << "\n";
   }

@@ -43,9 +43,9 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
   auto run = store.find_run(args.run);
-  if (!run) throw InputError(db_path, 0, "", "no run with id or name '" + args.run + "'");
+  if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + args.run + "'");
   const fs::path checkpoint =
-      fs::path(db::artifacts_dir(db_path, run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
+      fs::path(resolve_store_paths(global).run_dir(run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
   if (!fs::exists(checkpoint))
     throw InputError(checkpoint.string(), 0, "", "run " + std::to_string(run->id) +
                                                      " has no " + args.checkpoint + " checkpoint");

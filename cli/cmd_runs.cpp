@@ -88,7 +88,7 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
     return;
   }
   if (runs.empty()) {
-    std::cout << "no runs in " << path << "\n";
+    std::cout << "no runs in " << store.path() << "\n";
     return;
   }
 

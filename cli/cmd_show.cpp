@@ -111,7 +111,7 @@ void show_run(const GlobalOptions& global, const std::string& id_or_name) {
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   auto run = store.find_run(id_or_name);
-  if (!run) throw InputError(path, 0, "", "no run with id or name '" + id_or_name + "'");
+  if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + id_or_name + "'");
   if (global.json)
     std::cout << to_json(*run, store).dump(2) << "\n";
   else

@@ -74,7 +74,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   if (!existing.empty() && !args.resume)
     throw InputError(args.file, spec.line, "name",
                      "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
-                         " runs in " + db_path + "; add --resume to continue it");
+                         " runs in " + store.path() + "; add --resume to continue it");
 
   // How the axes were varied, for tables and reports: "a+b,c" (a zip group is one group).
   std::string layout;
@@ -114,7 +114,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   SchedulerOptions options;
   options.fathom_binary = self_binary();
-  options.db_path = fs::absolute(db_path).string();
+  const db::StorePaths paths = resolve_store_paths(global);
+  // Workers get the store through the environment (a URL may hold a password; argv is public).
+  options.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
+  options.artifacts_root = paths.artifacts_root;
   options.jobs = args.jobs;
   options.threads_per_worker = std::max(1, cores / args.jobs);
   options.progress = !args.no_progress;
@@ -124,9 +127,9 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   for (const auto& d : options.devices) mapping += (mapping.empty() ? " on " : ",") + d;
   std::fprintf(stderr, "sweep %s: %zu runs (%d already ended, %zu to run) with %d worker(s)%s -> %s\n",
                spec.name.c_str(), runs.size(), kept, ids.size(), args.jobs, mapping.c_str(),
-               db_path.c_str());
+               store.path().c_str());
   const SweepCounts counts = run_workers(store, ids, options, [&](int64_t id) {
-    return db::artifacts_dir(options.db_path, id);
+    return paths.run_dir(id);
   });
   std::printf("sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
               "(this session)\n",
@@ -138,7 +141,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
   const auto runs = store.list_runs(name);
-  if (runs.empty()) throw InputError(db_path, 0, "sweep", "no sweep named '" + name + "'");
+  if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
   std::map<std::string, int> by_status;
   for (const auto& r : runs) {
     ++by_status[r.status];
@@ -158,7 +161,7 @@ void sweep_cancel(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
   const auto runs = store.list_runs(name);
-  if (runs.empty()) throw InputError(db_path, 0, "sweep", "no sweep named '" + name + "'");
+  if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   int cancelled = 0;

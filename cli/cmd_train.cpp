@@ -52,7 +52,7 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   if (!args.resume.empty()) {
     store.emplace(db::Store::open(db_path));
     auto record = store->find_run(args.resume);
-    if (!record) throw InputError(db_path, 0, "--resume", "no run '" + args.resume + "' in the store");
+    if (!record) throw InputError(store->path(), 0, "--resume", "no run '" + args.resume + "' in the store");
     run_id = record->id;
     config = load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
   } else {
@@ -65,6 +65,7 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   check_config(config);
   check_model_methods(config);
 
+  const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
   if (!store) store.emplace(db::Store::open(db_path));
   if (run_id == 0) {
     db::NewRun run;
@@ -76,11 +77,11 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   }
   TrainOptions options;
   options.run_id = run_id;
-  options.artifacts_dir = db::artifacts_dir(db_path, run_id);
-  options.cache_dir = db::cache_dir(db_path);
+  options.artifacts_dir = paths.run_dir(run_id);
+  options.cache_dir = paths.cache_root;
   options.resume = !args.resume.empty();
   options.progress = !args.no_progress;
-  std::cerr << "run " << run_id << " (" << config.name << ") -> " << db_path << "\n";
+  std::cerr << "run " << run_id << " (" << config.name << ") -> " << store->path() << "\n";
   TrainOutcome outcome;
   try {
     outcome = train_run(config, *store, options);

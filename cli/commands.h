@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "db/run_paths.h"
+
 namespace fathom {
 struct CurvesRequest;  // experiments/report.h
 namespace db {
@@ -17,12 +19,17 @@ namespace fathom::cli {
 
 // Options every command shares.
 struct GlobalOptions {
-  std::string db;      // --db PATH; empty: $FATHOM_DB, else ./fathom.db
-  bool json = false;   // --json: machine-readable output where a command supports it
+  std::string db;         // --db PATH|URL; empty: $FATHOM_DB, else ./fathom.db
+  std::string artifacts;  // --artifacts DIR; empty: $FATHOM_ARTIFACTS, else beside a SQLite file
+  bool json = false;      // --json: machine-readable output where a command supports it
 };
 
-// The store path after applying the default rules above.
+// The store location after applying the default rules above. May hold a password: print
+// db::redact_url() of it, or the opened Store's path().
 std::string resolve_db_path(const GlobalOptions& options);
+// Where run artifacts and caches go (db/run_paths.h); an InputError for a server store
+// without --artifacts.
+db::StorePaths resolve_store_paths(const GlobalOptions& options);
 
 void add_train_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
@@ -36,6 +43,7 @@ void add_sweep_command(CLI::App& app, GlobalOptions& options);
 void add_export_command(CLI::App& app, GlobalOptions& options);
 void add_report_command(CLI::App& app, GlobalOptions& options);
 void add_analyze_command(CLI::App& app, GlobalOptions& options);
+void add_db_command(CLI::App& app, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
 // Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.

@@ -14,6 +14,10 @@ std::string resolve_db_path(const GlobalOptions& options) {
   return "fathom.db";
 }
 
+db::StorePaths resolve_store_paths(const GlobalOptions& options) {
+  return db::store_paths(resolve_db_path(options), options.artifacts);
+}
+
 }  // namespace fathom::cli
 
 int main(int argc, char** argv) {
@@ -23,7 +27,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global options (--db, --json) may follow the sub-command
   GlobalOptions options;
-  app.add_option("--db", options.db, "run store (SQLite file); default $FATHOM_DB or ./fathom.db");
+  app.add_option("--db", options.db,
+                 "run store: a SQLite file or postgresql://user@host:port/name; default "
+                 "$FATHOM_DB or ./fathom.db");
+  app.add_option("--artifacts", options.artifacts,
+                 "directory for checkpoints and caches; default $FATHOM_ARTIFACTS, else "
+                 "<db stem>.artifacts beside a SQLite file (required with a server store)");
   app.add_flag("--json", options.json, "machine-readable output");
 
   add_train_command(app, options);
@@ -38,6 +47,7 @@ int main(int argc, char** argv) {
   add_export_command(app, options);
   add_report_command(app, options);
   add_analyze_command(app, options);
+  add_db_command(app, options);
 
   try {
     app.parse(argc, argv);

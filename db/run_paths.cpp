@@ -1,21 +1,35 @@
 #include "db/run_paths.h"
 
+#include <cstdlib>
 #include <filesystem>
+
+#include "core/util/error.h"
 
 namespace fathom::db {
 namespace fs = std::filesystem;
 
-namespace {
-fs::path beside(const std::string& db_path, const std::string& suffix) {
-  const fs::path db = fs::absolute(db_path);
-  return db.parent_path() / (db.stem().string() + suffix);
-}
-}  // namespace
-
-std::string artifacts_dir(const std::string& db_path, int64_t run_id) {
-  return (beside(db_path, ".artifacts") / ("run-" + std::to_string(run_id))).string();
+std::string StorePaths::run_dir(int64_t run_id) const {
+  return (fs::path(artifacts_root) / ("run-" + std::to_string(run_id))).string();
 }
 
-std::string cache_dir(const std::string& db_path) { return beside(db_path, ".cache").string(); }
+StorePaths store_paths(const std::string& db_location, const std::string& artifacts) {
+  std::string root = artifacts;
+  if (root.empty())
+    if (const char* env = std::getenv(kArtifactsEnv); env && *env) root = env;
+  if (!root.empty()) {
+    const fs::path dir = fs::absolute(root);
+    return {dir.string(), (dir / "cache").string()};
+  }
+  const StoreUrl url = parse_store_url(db_location);
+  if (!url.is_file())
+    throw InputError(url.shown, 0, "--artifacts",
+                     "a server store keeps no files; pass --artifacts DIR (or set " +
+                         std::string(kArtifactsEnv) +
+                         ") naming a directory every worker and the desktop app can reach");
+  const fs::path db = fs::absolute(url.connect);
+  const std::string stem = db.stem().string();
+  return {(db.parent_path() / (stem + ".artifacts")).string(),
+          (db.parent_path() / (stem + ".cache")).string()};
+}
 
 }  // namespace fathom::db

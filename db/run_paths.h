@@ -1,14 +1,29 @@
 #pragma once
-// Where a store keeps files beside its database: per-run artifacts and shared caches. The one
-// rule for the CLI, the scheduler's workers and the desktop app.
-//   <db dir>/<db stem>.artifacts/run-<id>/   checkpoints, hypotheses
-//   <db dir>/<db stem>.cache/                SentencePiece models (keyed by corpus+settings)
+// Where a store keeps files: per-run artifacts (checkpoints, hypotheses, worker logs) and
+// shared caches (SentencePiece models). The one rule for the CLI, the scheduler's workers and
+// the desktop app.
+//   --artifacts DIR / $FATHOM_ARTIFACTS given:  DIR/run-<id>/, DIR/cache/
+//   a SQLite store, none given:                 <db dir>/<db stem>.artifacts/run-<id>/,
+//                                               <db dir>/<db stem>.cache/
+//   a server store (PostgreSQL), none given:    an InputError saying what to pass -- workers on
+//                                               several machines need one shared directory.
 #include <cstdint>
 #include <string>
 
+#include "db/store_url.h"
+
 namespace fathom::db {
 
-std::string artifacts_dir(const std::string& db_path, int64_t run_id);
-std::string cache_dir(const std::string& db_path);
+struct StorePaths {
+  std::string artifacts_root;  // holds run-<id>/
+  std::string cache_root;
+  std::string run_dir(int64_t run_id) const;
+};
+
+// `artifacts`: the --artifacts value ("" = $FATHOM_ARTIFACTS, else the default above).
+StorePaths store_paths(const std::string& db_location, const std::string& artifacts = "");
+
+// The environment variable that names the artifacts root, like FATHOM_DB names the store.
+constexpr const char* kArtifactsEnv = "FATHOM_ARTIFACTS";
 
 }  // namespace fathom::db

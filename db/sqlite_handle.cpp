@@ -213,9 +213,4 @@ void Transaction::commit() {
   open_ = false;
 }
 
-double unix_now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace fathom::db

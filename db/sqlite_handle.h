@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "db/records.h"  // unix_now()
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -108,7 +110,5 @@ class Transaction {
   bool open_ = false;
 };
 
-// Seconds since the Unix epoch, with sub-second precision: the unit of every time column.
-double unix_now();
 
 }  // namespace fathom::db

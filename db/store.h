@@ -1,66 +1,24 @@
 #pragma once
-// The run store: one SQLite file holding every run, its config, metric curves, final metrics
-// and artifacts (schema: docs/schema.md). Many processes may write at once -- sweep workers,
-// the trainer -- while the GUI reads; writers queue on the write lock instead of failing.
+// The run store: every run, its config, metric curves, final metrics, artifacts, tags and
+// analysis results (schema: docs/schema.md). One interface over several backends, chosen by
+// the location's URL (db/store_url.h): a SQLite file (the embedded default) or a PostgreSQL
+// database (a lab's server). Many processes may write at once -- sweep workers on several
+// machines, the trainer -- while the desktop app reads.
 //
 // A Store is one connection, for use from one thread at a time. Times are unix seconds.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "db/sqlite_handle.h"
+#include "db/records.h"
+#include "db/store_url.h"
 
 namespace fathom::db {
 
-enum class OpenMode { ReadWrite, ReadOnly };
-
-struct NewRun {
-  std::string name, sweep, config_json, config_yaml, host, device, git_rev;
-  std::string status = "queued";
-};
-
-struct RunRecord {
-  int64_t id = 0;
-  std::string name, sweep, config_json, config_yaml, status, error, host, device, git_rev;
-  std::optional<int64_t> diverged_step;
-  int64_t updates = 0;
-  // 0 where the event has not happened (e.g. started_at of a queued run).
-  double created_at = 0, started_at = 0, finished_at = 0, heartbeat_at = 0;
-  std::map<std::string, double> final_metrics;  // NaN where stored as NULL
-};
-
-struct MetricPoint {
-  int64_t step;
-  double value;  // NaN where stored as NULL
-  double wall_time;
-};
-
-struct Artifact {
-  std::string kind, path;
-  std::optional<int64_t> step;
-};
-
-// One row of the `analyses` table (results of `fathom analyze`; docs/analyses.md).
-struct NewAnalysis {
-  std::optional<int64_t> run_id;  // nullopt: a config at initialization
-  std::string kind;               // beta, output-shift, grad-norms, ln-scale, ...
-  std::string checkpoint;         // best | last | init; "" (stored NULL) for configs
-  std::string params_json, result_json;
-  double elapsed_s = 0;
-};
-
-struct AnalysisRecord {
-  int64_t id = 0;
-  std::optional<int64_t> run_id;
-  std::string kind, checkpoint, params_json, result_json;
-  double created_at = 0, elapsed_s = 0;
-};
-
-// One metric row for Store::write_metrics: step, name, value, wall_time.
-using MetricRow = std::tuple<int64_t, std::string, double, double>;
+class StoreBackend;
 
 // True for the values runs.status may take; terminal ones are accepted by finish_run.
 bool is_valid_status(const std::string& status);
@@ -68,22 +26,34 @@ bool is_terminal_status(const std::string& status);
 
 class Store {
  public:
-  // ReadWrite creates the file (and parent directories) if missing and migrates it to the
-  // latest schema. ReadOnly never modifies anything and requires an up-to-date store.
-  // A missing, unreadable, foreign, corrupt or too-new file -> fathom::InputError.
-  static Store open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);
+  // `location`: a file path or URL (store_url.h). ReadWrite creates the store if missing
+  // (a SQLite file and its parent directories; the schema in an empty PostgreSQL database)
+  // and migrates it to the latest schema. ReadOnly never modifies anything and requires an
+  // up-to-date store. A missing, unreachable, refused, foreign, corrupt or too-new store ->
+  // fathom::InputError naming the location (never its password).
+  static Store open(const std::string& location, OpenMode mode = OpenMode::ReadWrite);
+  // Before open(), which may wait up to a minute on another process's lock: why opening would
+  // wait right now, or nullopt (also for a location that open() will reject with its reason).
+  static std::optional<std::string> busy_before_open(const std::string& location);
 
-  Store(Store&&) noexcept = default;
-  Store& operator=(Store&&) noexcept = default;
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  const std::string& path() const { return db_.path(); }
+  // For messages: the file path, or the URL with its password replaced by "***".
+  const std::string& path() const { return url_.shown; }
+  // What to open the same store again with (another thread, a worker process). May hold a
+  // password: pass it through the environment, never argv or a message.
+  const std::string& location() const { return location_; }
+  const StoreUrl& url() const { return url_; }
+  bool is_file() const { return url_.is_file(); }
   OpenMode mode() const { return mode_; }
   int schema_version() const;
   static int latest_schema_version();
 
-  // ---- writes (each one BEGIN IMMEDIATE transaction) ----
+  // ---- writes (each one transaction) ----
   int64_t create_run(const NewRun& run);
   void mark_running(int64_t run, const std::string& host, const std::string& device);
   // status must be terminal: finished, diverged, failed, crashed or cancelled.
@@ -95,7 +65,8 @@ class Store {
   void add_artifact(int64_t run, const std::string& kind, const std::string& path,
                     std::optional<int64_t> step);
   void set_tag(int64_t run, const std::string& key, const std::string& value);
-  // Rows as (step, name, value, wall_time); a repeated (name, step) replaces the old point.
+  // Rows as (step, name, value, wall_time); a repeated (name, step) replaces the old point,
+  // so writing the same rows twice (a retry) leaves one copy.
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows);
   // Drops points with step > `step` (resuming from a checkpoint taken at `step`).
   void delete_metrics_after(int64_t run, int64_t step);
@@ -104,8 +75,16 @@ class Store {
   // caller removes the run's artifact directory). A running run is refused with an
   // InputError (cancel it first), an unknown id with std::invalid_argument.
   void delete_run(int64_t run);
-  // Records an analysis result; returns its id. (store_analyses.cpp)
+  // Records an analysis result; returns its id.
   int64_t add_analysis(const NewAnalysis& analysis);
+  // Atomically takes the oldest queued run of `sweep` and marks it running on `host`: across
+  // processes and machines, each queued run is claimed by exactly one caller. nullopt when
+  // none is queued.
+  std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
+                                          const std::string& device);
+  // `fathom db copy`: one run with everything about it (its id kept), one transaction.
+  void import_run(const RunExport& run);
+  void import_analysis(const AnalysisRecord& analysis);
 
   // ---- reads ----
   std::vector<Artifact> artifacts(int64_t run) const;  // ordered by kind
@@ -115,23 +94,32 @@ class Store {
   // A numeric id, else the latest run with that name.
   std::optional<RunRecord> find_run(const std::string& id_or_name) const;
   std::vector<MetricPoint> metric_series(int64_t run, const std::string& name) const;  // by step
-  std::vector<std::string> metric_names(int64_t run) const;                            // sorted
+  // The dashboard's poll: points with step > after_step, by step (an index range scan).
+  std::vector<MetricPoint> metric_points_after(int64_t run, const std::string& name,
+                                               int64_t after_step) const;
+  // The last step of (run, name), -1 when it has no points.
+  int64_t last_metric_step(int64_t run, const std::string& name) const;
+  std::vector<std::string> metric_names(int64_t run) const;  // sorted
+  // Every metric row of a run, by (name, step).
+  std::vector<MetricRow> metric_rows(int64_t run) const;
+  RunExport export_run(int64_t run) const;
   // Oldest first; filters: a run (nullopt: all rows, configs included), a kind ("" = all).
   std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run = std::nullopt,
                                             const std::string& kind = "") const;
   std::optional<AnalysisRecord> get_analysis(int64_t id) const;
+  StoreCounts counts() const;
+  // A cheap health probe for a window that must not freeze: why reading would wait right now
+  // (another process's lock, a lost server), or nullopt when it would not.
+  std::optional<std::string> busy_reason() const;
 
  private:
-  Store(Connection db, OpenMode mode) : db_(std::move(db)), mode_(mode) {}
-  // Runs `body` inside one BEGIN IMMEDIATE transaction.
-  template <typename F>
-  void write(const char* what, F body);
-  void require_run(int64_t run) const;  // after an UPDATE: throws if it touched no row
-  // Reads every row of a prepared SELECT of the run columns, plus each run's final metrics.
-  std::vector<RunRecord> collect_runs(Statement& select) const;
+  Store(std::string location, StoreUrl url, OpenMode mode, std::unique_ptr<StoreBackend> backend);
+  void require_writable(const char* what) const;
 
-  Connection db_;
+  std::string location_;
+  StoreUrl url_;
   OpenMode mode_;
+  std::unique_ptr<StoreBackend> backend_;
 };
 
 }  // namespace fathom::db

@@ -22,9 +22,30 @@ namespace fathom {
 namespace {
 namespace fs = std::filesystem;
 
+// This process's environment with `extra` (NAME=value) set, for execve.
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) {
+      return entry.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+    });
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
 // fork + exec of one worker, its stdout and stderr appended to `log_path`.
-pid_t start_worker(const std::vector<std::string>& argv, const std::string& log_path) {
+pid_t start_worker(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   const std::string& log_path) {
   fs::create_directories(fs::path(log_path).parent_path());
+  // Everything execve needs is built before fork: the child only calls async-signal-safe code.
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -34,10 +55,7 @@ pid_t start_worker(const std::vector<std::string>& argv, const std::string& log_
       dup2(fd, STDERR_FILENO);
       close(fd);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
+    execve(args[0], args.data(), envp.data());
     _exit(127);
   }
   return pid;
@@ -170,6 +188,8 @@ SweepCounts run_workers(db::Store& store, const std::vector<int64_t>& runs,
   };
   refresh(true);
 
+  const std::vector<std::string> worker_env = environment_with(
+      {"FATHOM_DB=" + options.db_location, "FATHOM_ARTIFACTS=" + options.artifacts_root});
   StatusDisplay display(options.progress);
   while (next < runs.size() || !running.empty()) {
     while (running.size() < slot_busy.size() && next < runs.size()) {
@@ -179,13 +199,13 @@ SweepCounts run_workers(db::Store& store, const std::vector<int64_t>& runs,
       if (!record || (record->status != "queued" && record->status != "crashed")) continue;
       const int slot = static_cast<int>(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
       std::vector<std::string> argv{
-          options.fathom_binary, "--db", options.db_path, "train", "--resume", std::to_string(run),
+          options.fathom_binary, "train", "--resume", std::to_string(run),
           "--no-progress", "--set", "train.threads=" + std::to_string(options.threads_per_worker)};
       if (!options.devices.empty() && !plans[run].cpu_only) {
         slot_device[run] = options.devices[slot % options.devices.size()];
         argv.insert(argv.end(), {"--device", slot_device[run]});
       }
-      const pid_t pid = start_worker(argv, (fs::path(artifacts_dir(run)) / "worker.log").string());
+      const pid_t pid = start_worker(argv, worker_env, (fs::path(artifacts_dir(run)) / "worker.log").string());
       store.set_tag(run, "worker.pid", std::to_string(pid));
       slot_busy[slot] = true;
       running[pid] = {run, slot};

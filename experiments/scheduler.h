@@ -15,7 +15,10 @@ namespace fathom {
 
 struct SchedulerOptions {
   std::string fathom_binary;       // the `fathom` executable the workers run
-  std::string db_path;             // the store the workers write to
+  // The store the workers write to and their artifacts root, handed to each worker as
+  // $FATHOM_DB and $FATHOM_ARTIFACTS (never argv: a store URL may hold a password).
+  std::string db_location;
+  std::string artifacts_root;
   int jobs = 1;                    // parallel worker processes
   int threads_per_worker = 1;      // train.threads of each worker (cores / jobs)
   bool progress = true;            // status lines on the terminal (experiments/sweep_progress.h)

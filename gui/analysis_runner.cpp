@@ -32,7 +32,7 @@ AnalysisRunner::~AnalysisRunner() {
 
 bool AnalysisRunner::running() const { return process_ && process_->state() != QProcess::NotRunning; }
 
-bool AnalysisRunner::start(const QString& db_path, const QStringList& args, QString* error) {
+bool AnalysisRunner::start(const QString& db_location, const QStringList& args, QString* error) {
   if (running()) {
     *error = QStringLiteral("an analysis is already running");
     return false;
@@ -44,7 +44,7 @@ bool AnalysisRunner::start(const QString& db_path, const QStringList& args, QStr
   }
   if (process_) process_->deleteLater();
   process_ = new QProcess(this);
-  command_ = QStringList{QStringLiteral("analyze")} + args + QStringList{QStringLiteral("--db"), db_path};
+  command_ = QStringList{QStringLiteral("analyze")} + args;
   lines_.clear();
   partial_.clear();
   recorded_id_ = -1;
@@ -56,6 +56,7 @@ bool AnalysisRunner::start(const QString& db_path, const QStringList& args, QStr
   });
   process_->setProgram(binary);
   process_->setArguments(command_);
+  process_->setProcessEnvironment(fathom_environment(db_location));  // the store: not in argv
   process_->setStandardOutputFile(QProcess::nullDevice());  // the printed table; the store has the result
   clock_.start();
   process_->start();

@@ -1,8 +1,9 @@
 #pragma once
-// Runs `fathom analyze KIND ... --db DB` as a child process (never inside the GUI: an
-// analysis loads LibTorch and may take minutes), follows its progress from what it prints on
-// stderr, and can kill it. The result lands in the store's `analyses` table; `finished` says
-// which id (the CLI's "analysis N (KIND) recorded" line).
+// Runs `fathom analyze KIND ...` as a child process (never inside the GUI: an analysis loads
+// LibTorch and may take minutes) on the store named by $FATHOM_DB in its environment (never
+// `--db` in argv, which `ps` shows: a store URL may hold a password), follows its progress
+// from what it prints on stderr, and can kill it. The result lands in the store's `analyses`
+// table; `finished` says which id (the CLI's "analysis N (KIND) recorded" line).
 #include <QElapsedTimer>
 #include <QObject>
 #include <QStringList>
@@ -17,9 +18,9 @@ class AnalysisRunner : public QObject {
   explicit AnalysisRunner(QObject* parent = nullptr);
   ~AnalysisRunner() override;  // kills a running analysis
 
-  // `fathom analyze <args> --db <db_path>`; false and *error when `fathom` is not found or an
-  // analysis is already running.
-  bool start(const QString& db_path, const QStringList& args, QString* error);
+  // `fathom analyze <args>` with FATHOM_DB=db_location; false and *error when `fathom` is not
+  // found or an analysis is already running.
+  bool start(const QString& db_location, const QStringList& args, QString* error);
   void cancel();  // kills the process; finished(false, "cancelled", -1) follows
   bool running() const;
   qint64 elapsedMs() const { return running() ? clock_.elapsed() : 0; }

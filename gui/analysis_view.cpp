@@ -135,9 +135,9 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
 
 QString AnalysisView::statusText() const { return status_->text(); }
 
-void AnalysisView::setSession(StoreSession* session, const QString& db_path) {
+void AnalysisView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
-  db_path_ = db_path;
+  db_location_ = db_location;
   shown_.reset();
   reload();
 }
@@ -253,7 +253,7 @@ void AnalysisView::compute() {
   if (!session_ || runner_->running()) return;
   QString why;
   const QStringList args = computeArguments(&why);
-  if (args.isEmpty() || !runner_->start(db_path_, args, &why)) {
+  if (args.isEmpty() || !runner_->start(db_location_, args, &why)) {
     status_->setText(why);
     emit error(why);
     return;

@@ -32,7 +32,7 @@ class AnalysisView : public QWidget {
  public:
   explicit AnalysisView(QWidget* parent = nullptr);
 
-  void setSession(StoreSession* session, const QString& db_path);
+  void setSession(StoreSession* session, const QString& db_location);
   // The runs view's selection: whose results are listed, and the run Compute analyses.
   void setRuns(const std::vector<db::RunRecord>& runs);
   // Re-reads the list of stored results (keeps the shown one selected).
@@ -63,7 +63,7 @@ class AnalysisView : public QWidget {
   void updateButtons();
 
   StoreSession* session_ = nullptr;
-  QString db_path_;
+  QString db_location_;
   std::vector<db::RunRecord> runs_;
   std::vector<db::AnalysisRecord> records_;  // the listed results, in list order
   std::optional<int64_t> shown_;

@@ -117,7 +117,8 @@ bool DashboardView::setColourBy(const QString& key) {
 
 void DashboardView::setSession(StoreSession* session) {
   session_ = session;
-  poller_->setDatabase(session ? QString::fromStdString(session->store.path()) : QString());
+  // The raw location (a URL may hold a password, which path() hides): the poller opens it.
+  poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();
   tags_.clear();
   cache_.clear();

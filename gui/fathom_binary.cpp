@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include "db/run_paths.h"
+
 namespace fathom::gui {
 
 QString find_fathom_binary() {
@@ -15,6 +17,14 @@ QString find_fathom_binary() {
     if (info.isFile() && info.isExecutable()) return info.canonicalFilePath();
   }
   return QStandardPaths::findExecutable(QStringLiteral("fathom"));
+}
+
+QProcessEnvironment fathom_environment(const QString& db_location) {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  if (!db_location.isEmpty()) env.insert(QStringLiteral("FATHOM_DB"), db_location);
+  const QString artifacts = qEnvironmentVariable(db::kArtifactsEnv);  // fathom-gui --artifacts
+  if (!artifacts.isEmpty()) env.insert(QString::fromLatin1(db::kArtifactsEnv), artifacts);
+  return env;
 }
 
 }  // namespace fathom::gui

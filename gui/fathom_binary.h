@@ -1,6 +1,7 @@
 #pragma once
 // Where the `fathom` command line is: the GUI starts sweeps and resumes runs through it, so
 // they run in the same scheduler and worker processes as from a terminal.
+#include <QProcessEnvironment>
 #include <QString>
 
 namespace fathom::gui {
@@ -8,5 +9,11 @@ namespace fathom::gui {
 // $FATHOM_BIN, else `fathom` beside fathom-gui (an install) or in ../cli (a build tree),
 // else `fathom` in PATH; "" when none is found.
 QString find_fathom_binary();
+
+// The environment for a `fathom` child process working on the store at `db_location`: this
+// process's environment with FATHOM_DB=db_location and, when this process has one,
+// FATHOM_ARTIFACTS. The store goes there rather than as `--db` in argv, which `ps` shows to
+// every user and a URL may hold a password. An empty location leaves FATHOM_DB as it is.
+QProcessEnvironment fathom_environment(const QString& db_location);
 
 }  // namespace fathom::gui

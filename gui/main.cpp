@@ -1,11 +1,15 @@
-// fathom-gui [--db PATH] [--sweep FILE] [--screenshot DIR]: the Fathom workbench.
+// fathom-gui [--db PATH|URL] [--artifacts DIR] [--sweep FILE] [--screenshot DIR]: the Fathom
+// workbench.
 // Training never runs in this process: sweeps and resumed runs are `fathom` worker processes.
 #include <cstdio>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QSettings>
+
+#include "db/run_paths.h"
 
 #include "gui/main_window.h"
 #include "gui/runs_view.h"
@@ -19,8 +23,16 @@ int main(int argc, char** argv) {
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
   args.addHelpOption();
-  QCommandLineOption db({"d", "db"}, QStringLiteral("run store (default $FATHOM_DB, the last one, ./fathom.db)"),
-                        QStringLiteral("PATH"));
+  QCommandLineOption db({"d", "db"},
+                        QStringLiteral("run store: a SQLite file or a postgresql://user@host:port/db URL "
+                                       "(default $FATHOM_DB, the last one, ./fathom.db); keep a password "
+                                       "out of argv: $FATHOM_DB or ~/.pgpass"),
+                        QStringLiteral("PATH|URL"));
+  QCommandLineOption artifacts(QStringLiteral("artifacts"),
+                               QStringLiteral("directory of run checkpoints and logs (default "
+                                              "$FATHOM_ARTIFACTS, else beside a SQLite store; a server "
+                                              "store needs one)"),
+                               QStringLiteral("DIR"));
   QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("open a sweep YAML in the editor"),
                            QStringLiteral("FILE"));
   QCommandLineOption shots(QStringLiteral("screenshot"),
@@ -28,18 +40,21 @@ int main(int argc, char** argv) {
                            QStringLiteral("DIR"));
   QCommandLineOption show(QStringLiteral("show-sweep"),
                           QStringLiteral("show only this sweep's runs (and chart them)"), QStringLiteral("NAME"));
-  args.addOptions({db, sweep, shots, show});
+  args.addOptions({db, artifacts, sweep, shots, show});
   args.process(app);
+  // For this process (db::store_paths: deleting a run's files) and the `fathom` children.
+  if (args.isSet(artifacts))
+    qputenv(fathom::db::kArtifactsEnv, QDir(args.value(artifacts)).absolutePath().toLocal8Bit());
 
-  QString path = args.value(db);
-  if (path.isEmpty()) path = qEnvironmentVariable("FATHOM_DB");
-  if (path.isEmpty()) path = QSettings().value("lastDatabase").toString();
-  if (path.isEmpty() && QFileInfo::exists(QStringLiteral("fathom.db"))) path = QStringLiteral("fathom.db");
+  QString location = args.value(db);
+  if (location.isEmpty()) location = qEnvironmentVariable("FATHOM_DB");
+  if (location.isEmpty()) location = QSettings().value("lastDatabase").toString();
+  if (location.isEmpty() && QFileInfo::exists(QStringLiteral("fathom.db"))) location = QStringLiteral("fathom.db");
 
   fathom::gui::MainWindow window;
   const bool screenshot = args.isSet(shots);
   if (args.isSet(sweep)) window.sweepEditor()->openFile(args.value(sweep), screenshot);
-  if (!path.isEmpty() && !window.openDatabase(path, screenshot) && screenshot) {
+  if (!location.isEmpty() && !window.openDatabase(location, screenshot) && screenshot) {
     std::fprintf(stderr, "%s\n", qPrintable(window.lastError()));
     return 1;
   }

@@ -1,5 +1,6 @@
 #include "gui/main_window.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include <QApplication>
@@ -8,6 +9,8 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -15,6 +18,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "db/store_url.h"
 #include "gui/analysis_view.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
@@ -30,6 +34,24 @@ namespace {
 
 constexpr int kPollMs = 1000;  // a new point shows within ~1 s of its write
 constexpr int kRecentMax = 8;
+
+// Settings are a plain file: a location is remembered only when it holds no password.
+bool holds_password(const QString& location) {
+  const std::string text = location.toStdString();
+  return db::redact_url(text) != text;
+}
+
+// A SQLite location as an absolute file path (so the recent list and child processes started
+// elsewhere find it); a server URL as given. One that does not parse is returned as is, for
+// the store to explain.
+QString absolute_location(const QString& location) {
+  try {
+    const db::StoreUrl url = db::parse_store_url(location.toStdString());
+    if (url.is_file()) return QFileInfo(QString::fromStdString(url.connect)).absoluteFilePath();
+  } catch (const std::exception&) {
+  }
+  return location;
+}
 
 }  // namespace
 
@@ -80,6 +102,8 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
   file->addAction(QStringLiteral("&Open run store..."), QKeySequence::Open, this, &MainWindow::chooseDatabase);
+  file->addAction(QStringLiteral("Open &URL..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U), this,
+                  &MainWindow::chooseDatabaseUrl);
   recent_menu_ = file->addMenu(QStringLiteral("Open &recent"));
   file->addSeparator();
   file->addAction(QStringLiteral("Open s&weep..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), editor_,
@@ -111,9 +135,10 @@ void MainWindow::buildMenus() {
   sweep->addAction(QStringLiteral("&Start"), QKeySequence(Qt::CTRL | Qt::Key_Return), editor_, &SweepEditor::start);
 }
 
-bool MainWindow::openDatabase(const QString& path, bool quiet) {
+bool MainWindow::openDatabase(const QString& location, bool quiet) {
+  const QString where = absolute_location(location.trimmed());
   QString error;
-  auto session = StoreSession::open(path, &error);
+  auto session = StoreSession::open(where, &error);
   if (!session) {
     last_error_ = error;
     if (!quiet) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
@@ -126,18 +151,19 @@ bool MainWindow::openDatabase(const QString& path, bool quiet) {
   comparison_->setSession(nullptr);
   analyses_->setSession(nullptr, {});
   session_ = std::move(session);
-  db_path_ = QFileInfo(path).absoluteFilePath();
+  db_location_ = where;
+  const QString shown = QString::fromStdString(session_->store.path());  // no password
   last_error_.clear();
-  runs_->setSession(session_.get(), db_path_);
+  runs_->setSession(session_.get(), db_location_);
   dashboard_->setSession(session_.get());
   comparison_->setSession(session_.get());
   comparison_->setRuns(runs_->model()->runs());
-  analyses_->setSession(session_.get(), db_path_);
-  editor_->setDatabasePath(db_path_);
-  setWindowTitle(QStringLiteral("Fathom - %1").arg(db_path_));
-  rememberRecent(db_path_);
+  analyses_->setSession(session_.get(), db_location_);
+  editor_->setDatabasePath(db_location_);
+  setWindowTitle(QStringLiteral("Fathom - %1").arg(shown));
+  rememberRecent(db_location_);
   const int n = runs_->model()->rowCount();
-  statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(db_path_).arg(n).arg(n == 1 ? "" : "s"), 5000);
+  statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(shown).arg(n).arg(n == 1 ? "" : "s"), 5000);
   updateDashboardRuns();
   poll_timer_->start();
   return true;
@@ -149,11 +175,26 @@ void MainWindow::chooseDatabase() {
   if (!path.isEmpty()) openDatabase(path);
 }
 
-void MainWindow::rememberRecent(const QString& path) {
+void MainWindow::chooseDatabaseUrl() {
+  QInputDialog dialog(this);
+  dialog.setWindowTitle(QStringLiteral("Open run store URL"));
+  dialog.setLabelText(QStringLiteral("Run store URL (a password is better kept in ~/.pgpass;\n"
+                                     "a URL that holds one is not added to the recent list):"));
+  dialog.setInputMode(QInputDialog::TextInput);
+  dialog.resize(520, dialog.sizeHint().height());
+  if (auto* edit = dialog.findChild<QLineEdit*>())
+    edit->setPlaceholderText(QStringLiteral("postgresql://user@host:5432/fathom"));
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString url = dialog.textValue().trimmed();
+  if (!url.isEmpty()) openDatabase(url);
+}
+
+void MainWindow::rememberRecent(const QString& location) {
+  if (holds_password(location)) return;  // never written to the settings file
   QSettings settings;
   QStringList recent = settings.value("recentDatabases").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
+  recent.removeAll(location);
+  recent.prepend(location);
   while (recent.size() > kRecentMax) recent.removeLast();
   settings.setValue("recentDatabases", recent);
   rebuildRecentMenu();
@@ -161,8 +202,11 @@ void MainWindow::rememberRecent(const QString& path) {
 
 void MainWindow::rebuildRecentMenu() {
   recent_menu_->clear();
-  const QStringList recent = QSettings().value("recentDatabases").toStringList();
-  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { openDatabase(path); });
+  QStringList recent = QSettings().value("recentDatabases").toStringList();
+  recent.erase(std::remove_if(recent.begin(), recent.end(), holds_password), recent.end());  // older versions
+  for (const QString& location : recent)
+    recent_menu_->addAction(QString(location).replace('&', QStringLiteral("&&")), this,
+                            [this, location] { openDatabase(location); });
   recent_menu_->setEnabled(!recent.isEmpty());
 }
 
@@ -211,7 +255,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/tab", tabs_->currentIndex());
   settings.setValue("runs/configColumns", runs_->configColumns());
   settings.setValue("dashboard/smoothing", dashboard_->smoothing());
-  if (!db_path_.isEmpty()) settings.setValue("lastDatabase", db_path_);
+  if (!db_location_.isEmpty()) {
+    // A URL holding a password is not written down; the next start then asks again.
+    if (holds_password(db_location_)) settings.remove("lastDatabase");
+    else settings.setValue("lastDatabase", db_location_);
+  }
   event->accept();
 }
 

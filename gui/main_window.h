@@ -21,10 +21,13 @@ class MainWindow : public QMainWindow {
   MainWindow();
   ~MainWindow() override;
 
-  // Opens a store; on failure shows the reason (a dialog unless quiet) and keeps the window
-  // usable with no store. Returns whether it opened.
-  bool openDatabase(const QString& path, bool quiet = false);
-  const QString& databasePath() const { return db_path_; }
+  // Opens a store: a file path (made absolute) or a URL such as postgresql://user@host/db
+  // (db/store_url.h). On failure shows the reason (a dialog unless quiet) and keeps the window
+  // usable with no store. Messages, the title and the status bar show the location with any
+  // password hidden. Returns whether it opened.
+  bool openDatabase(const QString& location, bool quiet = false);
+  // What the store was opened with, for child processes; may hold a password: never show it.
+  const QString& databaseLocation() const { return db_location_; }
   QString lastError() const { return last_error_; }
 
   // One poll: runs table, then the dashboard's new points.
@@ -46,13 +49,14 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void chooseDatabase();
-  void rememberRecent(const QString& path);
+  void chooseDatabaseUrl();  // File > Open URL...
+  void rememberRecent(const QString& location);
   void rebuildRecentMenu();
   void updateDashboardRuns();
   void showError(const QString& message);
 
   std::unique_ptr<StoreSession> session_;
-  QString db_path_, last_error_;
+  QString db_location_, last_error_;
   class QTabWidget* tabs_;
   RunsView* runs_;
   DashboardView* dashboard_;

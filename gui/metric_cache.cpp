@@ -1,42 +1,33 @@
 #include "gui/metric_cache.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
-
-#include "db/sqlite_handle.h"
 
 namespace fathom::gui {
 
 struct MetricTailReader::Impl {
-  explicit Impl(const std::string& path) : db(path, SQLITE_OPEN_READONLY) {
-    db.exec("PRAGMA busy_timeout = 2000");  // never freeze the window for a minute
-  }
-  db::Connection db;
+  explicit Impl(const std::string& location)
+      : store(db::Store::open(location, db::OpenMode::ReadOnly)) {}
+  db::Store store;
 };
 
-MetricTailReader::MetricTailReader(const std::string& db_path)
-    : impl_(std::make_unique<Impl>(db_path)) {}
+MetricTailReader::MetricTailReader(const std::string& location)
+    : impl_(std::make_unique<Impl>(location)) {}
 MetricTailReader::~MetricTailReader() = default;
 MetricTailReader::MetricTailReader(MetricTailReader&&) noexcept = default;
 MetricTailReader& MetricTailReader::operator=(MetricTailReader&&) noexcept = default;
 
 std::vector<db::MetricPoint> MetricTailReader::after(int64_t run, const std::string& name,
                                                      int64_t after_step) {
-  // A range scan of the (run_id, name, step) primary key: cost is the number of new points.
-  db::Statement st(impl_->db,
-                   "SELECT step, value, wall_time FROM metrics"
-                   " WHERE run_id = ?1 AND name = ?2 AND step > ?3 ORDER BY step");
-  st.bind(1, run).bind(2, name).bind(3, after_step);
-  std::vector<db::MetricPoint> out;
-  while (st.step()) out.push_back({st.int64(0), st.real(1), st.real(2)});
-  return out;
+  // An index range scan: the cost is the number of new points.
+  return impl_->store.metric_points_after(run, name, after_step);
 }
 
 int64_t MetricTailReader::last_step(int64_t run, const std::string& name) {
-  db::Statement st(impl_->db, "SELECT max(step) FROM metrics WHERE run_id = ?1 AND name = ?2");
-  st.bind(1, run).bind(2, name);
-  return st.step() && !st.is_null(0) ? st.int64(0) : -1;
+  return impl_->store.last_metric_step(run, name);
+}
+
+std::optional<std::string> MetricTailReader::busy_reason() const {
+  return impl_->store.busy_reason();
 }
 
 void MetricCache::forget(int64_t run) {

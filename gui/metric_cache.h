@@ -1,10 +1,11 @@
 #pragma once
 // The dashboard's data: the metric curves of the runs on screen, kept in memory and extended
 // by polling only the points past the last step seen (metrics rows with step > last). Pure
-// C++ and SQLite, no Qt, so it is tested without a window.
+// C++ over db::Store, no Qt and no SQL, so it is tested without a window.
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,12 +15,14 @@
 
 namespace fathom::gui {
 
-// Reads the tail of a curve. Store has no "points after step" query, so this keeps its own
-// read-only connection (opened after Store::open has validated the file); WAL mode means
-// reading never blocks the training workers.
+// Reads the tail of a curve through its own read-only Store: a separate connection from the
+// window's, opened and used in the polling thread (a Store is for one thread at a time).
+// Reading never blocks the training workers (SQLite's WAL mode; a server's MVCC).
 class MetricTailReader {
  public:
-  explicit MetricTailReader(const std::string& db_path);
+  // `location`: a file path or store URL (Store::location(), which may hold a password).
+  // Throws what Store::open throws.
+  explicit MetricTailReader(const std::string& location);
   ~MetricTailReader();
   MetricTailReader(MetricTailReader&&) noexcept;
   MetricTailReader& operator=(MetricTailReader&&) noexcept;
@@ -27,6 +30,9 @@ class MetricTailReader {
   std::vector<db::MetricPoint> after(int64_t run, const std::string& name, int64_t after_step);
   // The last step of (run, name), -1 when it has no points.
   int64_t last_step(int64_t run, const std::string& name);
+  // Why a read would wait right now (another process's lock, a lost server), else nullopt:
+  // the poller skips that tick instead of sitting in the store's one-minute wait.
+  std::optional<std::string> busy_reason() const;
 
  private:
   struct Impl;

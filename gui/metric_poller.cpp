@@ -21,13 +21,13 @@ MetricPoller::~MetricPoller() {
   thread_->wait();
 }
 
-void MetricPoller::setDatabase(const QString& path) {
+void MetricPoller::setDatabase(const QString& location) {
   // Queued like the reads, so it takes effect in order and opens in the worker thread.
-  QMetaObject::invokeMethod(worker_, [this, path] {
+  QMetaObject::invokeMethod(worker_, [this, location] {
     reader_.reset();
-    if (path.isEmpty()) return;
+    if (location.isEmpty()) return;
     try {
-      reader_ = std::make_unique<MetricTailReader>(path.toStdString());
+      reader_ = std::make_unique<MetricTailReader>(location.toStdString());
     } catch (const std::exception& e) {
       const QString message = describe_store_error(e);
       QMetaObject::invokeMethod(this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
@@ -51,7 +51,10 @@ void MetricPoller::send() {
       update = std::make_shared<MetricUpdate>();
     } else {
       try {
-        update = std::make_shared<MetricUpdate>(MetricCache::read(*reader_, tails));
+        // Locked out (or the server lost): an empty update skips this tick; the window's own
+        // probe (StoreSession::readable) says why in the status bar.
+        if (reader_->busy_reason()) update = std::make_shared<MetricUpdate>();
+        else update = std::make_shared<MetricUpdate>(MetricCache::read(*reader_, tails));
       } catch (const std::exception& e) {
         error = describe_store_error(e);
       }

@@ -1,7 +1,7 @@
 #pragma once
 // Reads the dashboard's new metric points in a worker thread, so a slow or busy store never
-// stalls the window. The thread has its own read-only SQLite connection (connections are not
-// shared across threads); each poll sends the curves' tails there and the points come back
+// stalls the window. The thread has its own read-only Store (a Store is one connection, for
+// one thread); each poll sends the curves' tails there and the points come back
 // by signal, to be merged into the MetricCache on the UI thread.
 #include <functional>
 #include <memory>
@@ -21,8 +21,10 @@ class MetricPoller : public QObject {
   explicit MetricPoller(QObject* parent = nullptr);
   ~MetricPoller() override;  // stops the thread (waits for a read in progress)
 
-  // The store to read; "" closes the connection. Takes effect before the next request.
-  void setDatabase(const QString& path);
+  // The store to read: its location (Store::location(): a file path or URL, which may hold
+  // a password, so it is never shown); "" closes the connection. Takes effect before the
+  // next request.
+  void setDatabase(const QString& location);
   // What to read: called on the UI thread when a read is sent (MetricCache::tails).
   void setTails(std::function<std::vector<CurveTail>()> tails) { tails_ = std::move(tails); }
   // Reads the points after each tail in the worker thread; pointsRead() follows. A request

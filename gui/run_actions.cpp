@@ -1,19 +1,38 @@
 #include "gui/run_actions.h"
 
 #include <csignal>
+#include <optional>
 #include <unistd.h>
 
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 
+#include "core/util/error.h"
 #include "db/run_paths.h"
 #include "gui/fathom_binary.h"
 
 namespace fathom::gui {
 namespace {
 
-bool start_detached(const QStringList& args, const QString& log, QString* message) {
+// The store's file directories, or nullopt and *why (a server store with neither
+// fathom-gui --artifacts nor $FATHOM_ARTIFACTS).
+std::optional<db::StorePaths> store_paths_or(const QString& db_location, QString* why) {
+  try {
+    return db::store_paths(db_location.toStdString(), "");
+  } catch (const InputError& e) {
+    if (why)  // e.message() says what to pass (--artifacts DIR, which fathom-gui takes too)
+      *why = QStringLiteral("no artifacts directory is configured for %1: %2")
+                 .arg(QString::fromStdString(db::redact_url(db_location.toStdString())),
+                      QString::fromStdString(e.message()));
+    return std::nullopt;
+  }
+}
+
+// `fathom ARGS` detached, working on the store at db_location (passed in its environment,
+// never argv), output appended to `log` when given.
+bool start_detached(const QStringList& args, const QString& db_location, const QString& log,
+                    QString* message) {
   const QString binary = find_fathom_binary();
   if (binary.isEmpty()) {
     *message = QStringLiteral("the fathom command line was not found beside fathom-gui or in PATH "
@@ -23,6 +42,7 @@ bool start_detached(const QStringList& args, const QString& log, QString* messag
   QProcess process;
   process.setProgram(binary);
   process.setArguments(args);
+  process.setProcessEnvironment(fathom_environment(db_location));
   if (!log.isEmpty()) {
     QDir().mkpath(QFileInfo(log).absolutePath());
     process.setStandardOutputFile(log, QIODevice::Append);
@@ -42,12 +62,13 @@ bool start_detached(const QStringList& args, const QString& log, QString* messag
 
 }  // namespace
 
-QString run_artifacts_dir(const QString& db_path, int64_t run) {
-  return QString::fromStdString(db::artifacts_dir(db_path.toStdString(), run));
+QString run_artifacts_dir(const QString& db_location, int64_t run) {
+  const auto paths = store_paths_or(db_location, nullptr);
+  return paths ? QString::fromStdString(paths->run_dir(run)) : QString();
 }
 
-int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs) {
-  auto store = db::Store::open(db_path.toStdString());
+int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs) {
+  auto store = db::Store::open(db_location.toStdString());
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   int cancelled = 0;
@@ -63,13 +84,17 @@ int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs) 
   return cancelled;
 }
 
-bool remove_run_artifacts(const QString& db_path, int64_t run) {
-  QDir dir(run_artifacts_dir(db_path, run));
+bool remove_run_artifacts(const QString& db_location, int64_t run) {
+  const QString path = run_artifacts_dir(db_location, run);
+  if (path.isEmpty()) return false;  // no directory configured (never QDir(""): the cwd)
+  QDir dir(path);
   return !dir.exists() || dir.removeRecursively();
 }
 
-int delete_runs(const QString& db_path, const std::vector<db::RunRecord>& runs, QStringList* errors) {
-  auto store = db::Store::open(db_path.toStdString());
+int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* errors) {
+  auto store = db::Store::open(db_location.toStdString());
+  QString no_paths;
+  const auto paths = store_paths_or(db_location, &no_paths);
   int deleted = 0;
   for (const auto& run : runs) {
     try {
@@ -79,25 +104,31 @@ int delete_runs(const QString& db_path, const std::vector<db::RunRecord>& runs, 
       continue;
     }
     ++deleted;
+    if (!paths) continue;  // said once below
     // After the rows: a failure here leaves stray files, never a run without its checkpoints.
-    if (!remove_run_artifacts(db_path, run.id))
-      errors->append(QStringLiteral("run %1 deleted, but %2 could not be removed")
-                         .arg(run.id)
-                         .arg(run_artifacts_dir(db_path, run.id)));
+    const QString dir = QString::fromStdString(paths->run_dir(run.id));
+    if (QDir d(dir); d.exists() && !d.removeRecursively())
+      errors->append(QStringLiteral("run %1 deleted, but %2 could not be removed").arg(run.id).arg(dir));
   }
+  if (!paths && deleted > 0)
+    errors->append(QStringLiteral("%1 run(s) deleted from the store, but their files were left: %2")
+                       .arg(deleted)
+                       .arg(no_paths));
   return deleted;
 }
 
-bool cancel_sweep(const QString& db_path, const QString& sweep, QString* message) {
-  return start_detached({QStringLiteral("sweep"), QStringLiteral("cancel"), sweep,
-                         QStringLiteral("--db"), db_path},
-                        {}, message);
+bool cancel_sweep(const QString& db_location, const QString& sweep, QString* message) {
+  return start_detached({QStringLiteral("sweep"), QStringLiteral("cancel"), sweep}, db_location, {}, message);
 }
 
-bool resume_run(const QString& db_path, int64_t run, QString* message) {
+bool resume_run(const QString& db_location, int64_t run, QString* message) {
+  // The worker keeps its checkpoints and log in the run's directory: without one it cannot run.
+  const auto paths = store_paths_or(db_location, message);
+  if (!paths) return false;
   return start_detached({QStringLiteral("train"), QStringLiteral("--resume"), QString::number(run),
-                         QStringLiteral("--db"), db_path, QStringLiteral("--no-progress")},
-                        run_artifacts_dir(db_path, run) + QStringLiteral("/worker.log"), message);
+                         QStringLiteral("--no-progress")},
+                        db_location, QString::fromStdString(paths->run_dir(run)) + QStringLiteral("/worker.log"),
+                        message);
 }
 
 }  // namespace fathom::gui

@@ -14,23 +14,31 @@ namespace fathom::gui {
 // Cancels queued and running runs the way `fathom sweep cancel` does for a whole sweep:
 // status cancelled, and a running worker on this host stopped through its worker.pid tag.
 // Returns how many were cancelled; store errors throw.
-int cancel_runs(const QString& db_path, const std::vector<db::RunRecord>& runs);
+// `db_location` everywhere here: a file path or store URL (Store::location(); it may hold a
+// password, so child processes get it as $FATHOM_DB, never in argv, and messages never show it).
+int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs);
 
 // `fathom sweep cancel NAME`, detached. false and *message when it cannot start.
-bool cancel_sweep(const QString& db_path, const QString& sweep, QString* message);
+bool cancel_sweep(const QString& db_location, const QString& sweep, QString* message);
 
-// `fathom train --resume ID --db DB`, detached, output appended to the run's worker.log.
-bool resume_run(const QString& db_path, int64_t run, QString* message);
+// `fathom train --resume ID`, detached, output appended to the run's worker.log. false and
+// *message when it cannot start, or when the store has no artifacts directory (a server store
+// without --artifacts / $FATHOM_ARTIFACTS).
+bool resume_run(const QString& db_location, int64_t run, QString* message);
 
 // Deletes runs from the store (Store::delete_run: every row about them) and then their
 // artifact directories (checkpoints, logs). A running run is refused: it is skipped and its
-// reason added to *errors. Returns how many were deleted; a store that cannot be opened throws.
-int delete_runs(const QString& db_path, const std::vector<db::RunRecord>& runs, QStringList* errors);
+// reason added to *errors; so is a store with no artifacts directory configured (the rows go,
+// the files stay). Returns how many were deleted; a store that cannot be opened throws.
+int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* errors);
 
-// Removes <db>.artifacts/run-<id>/ and everything in it; true when it is gone (or never was).
-bool remove_run_artifacts(const QString& db_path, int64_t run);
+// Removes the run's artifact directory and everything in it; true when it is gone (or never
+// was), false when it could not be removed or no artifacts directory is configured.
+bool remove_run_artifacts(const QString& db_location, int64_t run);
 
-// Where `fathom` keeps a run's files: <db dir>/<db stem>.artifacts/run-<id>/.
-QString run_artifacts_dir(const QString& db_path, int64_t run);
+// Where `fathom` keeps a run's files (db::store_paths: $FATHOM_ARTIFACTS/run-<id>/, else
+// <db dir>/<db stem>.artifacts/run-<id>/ for a SQLite store); "" for a server store with no
+// artifacts directory configured.
+QString run_artifacts_dir(const QString& db_location, int64_t run);
 
 }  // namespace fathom::gui

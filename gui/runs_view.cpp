@@ -116,9 +116,9 @@ QList<QAction*> RunsView::runActions() const {
   return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_};
 }
 
-void RunsView::setSession(StoreSession* session, const QString& db_path) {
+void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
-  db_path_ = db_path;
+  db_location_ = db_location;
   model_->setRuns({});
   refresh();
 }
@@ -214,7 +214,7 @@ void RunsView::cancelSelected() {
                                 .arg(runs.size())) != QMessageBox::Yes)
     return;
   try {
-    const int n = cancel_runs(db_path_, runs);
+    const int n = cancel_runs(db_location_, runs);
     emit message(QStringLiteral("%1 run(s) cancelled").arg(n));
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
@@ -226,14 +226,14 @@ void RunsView::resumeSelected() {
   for (const auto& run : selectedRuns()) {
     if (run.status != "crashed" && run.status != "cancelled" && run.status != "failed") continue;
     QString text;
-    if (resume_run(db_path_, run.id, &text)) emit message(text);
+    if (resume_run(db_location_, run.id, &text)) emit message(text);
     else emit error(text);
   }
 }
 
 void RunsView::deleteSelected() {
   const auto runs = selectedRuns();
-  if (runs.empty() || db_path_.isEmpty()) return;
+  if (runs.empty() || db_location_.isEmpty()) return;
   QStringList names;
   for (const auto& r : runs) names << QStringLiteral("#%1 %2").arg(r.id).arg(QString::fromStdString(r.name));
   if (names.size() > 8) names = names.mid(0, 8) << QStringLiteral("...");
@@ -247,7 +247,7 @@ void RunsView::deleteSelected() {
   if (box.exec() != QMessageBox::Yes) return;
   QStringList errors;
   try {
-    const int n = delete_runs(db_path_, runs, &errors);
+    const int n = delete_runs(db_location_, runs, &errors);
     emit message(QStringLiteral("%1 run(s) deleted").arg(n));
   } catch (const std::exception& e) {
     errors << describe_store_error(e);
@@ -267,7 +267,7 @@ void RunsView::cancelSweep() {
         QMessageBox::Yes)
       continue;
     QString text;
-    if (cancel_sweep(db_path_, sweep, &text)) emit message(text);
+    if (cancel_sweep(db_location_, sweep, &text)) emit message(text);
     else emit error(text);
   }
 }

@@ -24,7 +24,7 @@ class RunsView : public QWidget {
  public:
   explicit RunsView(QWidget* parent = nullptr);
 
-  void setSession(StoreSession* session, const QString& db_path);
+  void setSession(StoreSession* session, const QString& db_location);
   // Re-reads the runs (cheap: one query for the runs, one for their final metrics).
   void refresh();
 
@@ -60,7 +60,7 @@ class RunsView : public QWidget {
   void updateActions();
 
   StoreSession* session_ = nullptr;
-  QString db_path_;
+  QString db_location_;
   RunsModel* model_;
   RunsFilter* filter_;
   QTableView* table_;

@@ -1,8 +1,9 @@
 #pragma once
 // An open run store for the window: one read-only Store for the UI thread (the dashboard's
 // metric polling has its own connection in its own thread, metric_poller.h). Opening
-// turns every failure (missing, locked, corrupt, foreign or newer-schema file) into a message
-// for the user instead of an exception escaping into Qt's event loop.
+// turns every failure (missing, locked, unreachable, corrupt, foreign or newer-schema store)
+// into a message for the user instead of an exception escaping into Qt's event loop. Messages
+// name the store as Store::path() does: a URL's password is never shown.
 #include <memory>
 
 #include <QString>
@@ -14,10 +15,12 @@ namespace fathom::gui {
 struct StoreSession {
   db::Store store;
 
-  // nullptr and *error set when the file cannot be used as a run store.
-  static std::unique_ptr<StoreSession> open(const QString& path, QString* error);
-  // False (with *why) while another process locks readers out; polls skip that tick instead
-  // of freezing the window on the store's one-minute busy wait.
+  // `location`: a file path or store URL (db/store_url.h). nullptr and *error set when it
+  // cannot be used as a run store.
+  static std::unique_ptr<StoreSession> open(const QString& location, QString* error);
+  // False (with *why) while another process locks readers out or the server is lost
+  // (Store::busy_reason); polls skip that tick instead of freezing the window on the
+  // store's one-minute busy wait.
   bool readable(QString* why);
 };
 

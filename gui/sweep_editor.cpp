@@ -19,6 +19,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/util/error.h"
+#include "db/run_paths.h"
+#include "db/store_url.h"
 #include "gui/fathom_binary.h"
 #include "gui/sweep_form.h"
 #include "gui/sweep_form_widget.h"
@@ -250,13 +253,14 @@ void SweepEditor::dryRun() {
 
 void SweepEditor::start() {
   checkNow();
-  if (check_.ok && !db_path_.isEmpty() &&
+  if (check_.ok && !db_location_.isEmpty() &&
       QMessageBox::question(this, QStringLiteral("Start sweep"),
                             QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?")
                                 .arg(QString::fromStdString(form_->form().name))
                                 .arg(check_.runs)
                                 .arg(jobs_->value())
-                                .arg(db_path_)) != QMessageBox::Yes)
+                                .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))) !=
+          QMessageBox::Yes)
     return;
   startSweep();
 }
@@ -268,8 +272,16 @@ bool SweepEditor::startSweep() {
                          QStringLiteral("Fix the sweep first:\n") + status_->text());
     return false;
   }
-  if (db_path_.isEmpty()) {
+  if (db_location_.isEmpty()) {
     QMessageBox::warning(this, QStringLiteral("Start sweep"), QStringLiteral("Open a run store first."));
+    return false;
+  }
+  try {  // the workers keep checkpoints there: a server store needs one named (--artifacts)
+    db::store_paths(db_location_.toStdString(), "");
+  } catch (const InputError& e) {
+    QMessageBox::warning(this, QStringLiteral("Start sweep"),
+                         QStringLiteral("No artifacts directory for %1:\n%2")
+                             .arg(QString::fromStdString(e.file()), QString::fromStdString(e.message())));
     return false;
   }
   if (!ensureSaved()) return false;
@@ -278,8 +290,9 @@ bool SweepEditor::startSweep() {
   // Detached, with output in a log beside the sweep file: the sweep must outlive the window.
   QProcess process;
   process.setProgram(binary);
-  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--db"), db_path_,
-                        QStringLiteral("--jobs"), QString::number(jobs_->value()),
+  // The store goes in the environment, not argv (a URL may hold a password; `ps` shows argv).
+  process.setProcessEnvironment(fathom_environment(db_location_));
+  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--jobs"), QString::number(jobs_->value()),
                         QStringLiteral("--no-progress")});
   const QString log = file_ + QStringLiteral(".log");
   process.setStandardOutputFile(log, QIODevice::Append);

@@ -23,7 +23,9 @@ class SweepEditor : public QWidget {
  public:
   explicit SweepEditor(QWidget* parent = nullptr);
 
-  void setDatabasePath(const QString& path) { db_path_ = path; }
+  // The store sweeps start into: a file path or URL (it may hold a password; the `fathom`
+  // child gets it as $FATHOM_DB and messages show it redacted).
+  void setDatabasePath(const QString& location) { db_location_ = location; }
   // Loads a sweep file; false (and a message box unless quiet) if it cannot be read.
   bool openFile(const QString& path, bool quiet = false);
   bool saveFile(const QString& path);
@@ -70,7 +72,7 @@ class SweepEditor : public QWidget {
   QSpinBox* jobs_;
   QTimer* check_timer_;
   QProcess* dry_run_ = nullptr;
-  QString file_, db_path_;
+  QString file_, db_location_;
   SweepCheck check_;
   bool syncing_ = false;
   bool dirty_ = false;

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # Installs Fathom's build and run dependencies from Debian 12 packages. Skips apt entirely
 # when everything is already installed. Needs root (uses sudo when not root).
+#   --test  also PostgreSQL 15's server, for the tests that run against one
+#           (scripts/pg-test-server.sh starts a throwaway server per test run)
 set -euo pipefail
+with_test=""
+for arg in "$@"; do
+  case $arg in
+    --test) with_test=1 ;;
+    *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+  esac
+done
 packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU); OpenBLAS: ~25x faster BLAS
   libyaml-cpp-dev libsqlite3-dev sqlite3 zlib1g-dev
+  libpq-dev                                   # libpq: the PostgreSQL client library
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
+[ -z "$with_test" ] || packages+=(postgresql-15)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).
 # It adds ~180 MB (32 packages beside libtorch) that building, testing and training never use:
@@ -25,5 +36,19 @@ fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "install-deps: installing ${missing[*]}"
+# postgresql-15's postinst would create and start a "main" cluster on port 5432; the tests start
+# their own throwaway server (scripts/pg-test-server.sh), so turn that off before installing.
+# Before postgresql-common is installed, pre-seed its createcluster.conf (UCF_FORCE_CONFFOLD below
+# keeps it when the package installs its own); once installed, set the option in the existing file.
+if [[ " ${missing[*]} " == *" postgresql-15 "* ]]; then
+  cc=/etc/postgresql-common/createcluster.conf
+  if ! dpkg-query -W -f='${Status}' postgresql-common 2>/dev/null | grep -q "install ok installed"; then
+    $sudo mkdir -p "$(dirname "$cc")"
+    echo "create_main_cluster = false" | $sudo tee "$cc" >/dev/null
+  elif ! grep -Eq '^[[:space:]]*create_main_cluster[[:space:]]*=[[:space:]]*(false|off|no)' "$cc" 2>/dev/null; then
+    $sudo sed -i '/^[[:space:]]*create_main_cluster[[:space:]]*=/d' "$cc"
+    echo "create_main_cluster = false" | $sudo tee -a "$cc" >/dev/null
+  fi
+fi
 $sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+$sudo env DEBIAN_FRONTEND=noninteractive UCF_FORCE_CONFFOLD=1 apt-get install -y -q --no-install-recommends "${missing[@]}"

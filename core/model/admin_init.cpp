@@ -16,7 +16,6 @@
 #include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
 #include "core/util/error.h"
-#include "db/store.h"
 
 namespace fathom {
 namespace {
@@ -87,18 +86,18 @@ void check_first_is_one(const std::vector<double>& chain, const char* stack) {
 }
 
 // "12" names a run in the store; anything else is a JSON file, relative to the config file.
-AdminProfile load_given_profile(const RunConfig& config, db::Store* store) {
+AdminProfile load_given_profile(const InitContext& context) {
+  const RunConfig& config = context.config;
   const std::string& given = config.model.admin.profile;
   const bool is_run = given.find_first_not_of("0123456789") == std::string::npos;
   try {
     if (is_run) {
-      if (!store) config_error(config, "model.admin.profile", "a run id needs a store");
-      const auto tags = store->tags(std::stoll(given));
-      auto it = tags.find(kProfileTag);
-      if (it == tags.end())
+      if (!context.stored_tag) config_error(config, "model.admin.profile", "a run id needs a store");
+      const auto profile = context.stored_tag(std::stoll(given), kProfileTag);
+      if (!profile)
         config_error(config, "model.admin.profile",
                      "run " + given + " has no stored Admin profile (tag '" + kProfileTag + "')");
-      return AdminProfile::from_json(it->second, "run " + given);
+      return AdminProfile::from_json(*profile, "run " + given);
     }
     std::filesystem::path path(given);
     if (path.is_relative() && !config.source_file.empty())
@@ -113,11 +112,11 @@ AdminProfile load_given_profile(const RunConfig& config, db::Store* store) {
   }
 }
 
-void prepare_admin(TransformerImpl& model, const InitContext& context) {
+PreparedState prepare_admin(TransformerImpl& model, const InitContext& context) {
   AdminProfile profile;
   std::string origin = "profiled on the first batch";
   if (!context.config.model.admin.profile.empty()) {
-    profile = load_given_profile(context.config, context.store);
+    profile = load_given_profile(context);
     try {
       apply_admin_profile(model, profile);
     } catch (const std::invalid_argument& e) {
@@ -127,16 +126,11 @@ void prepare_admin(TransformerImpl& model, const InitContext& context) {
   } else {
     profile = profile_admin(model, context.first_batch.src, context.first_batch.tgt_in);
   }
-  if (context.store) {
-    context.store->set_tag(context.run_id, kProfileTag, profile.to_json());
-    context.store->set_tag(context.run_id, "admin.profile_origin", origin);
-  }
-  if (!context.artifacts_dir.empty()) {
-    std::filesystem::create_directories(context.artifacts_dir);
-    const auto path = std::filesystem::path(context.artifacts_dir) / "admin_profile.json";
-    std::ofstream(path) << profile.to_json() << "\n";
-    if (context.store) context.store->add_artifact(context.run_id, "admin_profile", path.string(), 0);
-  }
+  PreparedState state;
+  state.tags[kProfileTag] = profile.to_json();
+  state.tags["admin.profile_origin"] = origin;
+  state.files.push_back({"admin_profile", "admin_profile.json", profile.to_json() + "\n"});
+  return state;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,24 +41,33 @@ class TransformerImpl;
 class EncoderStack;
 class DecoderStack;
 struct Batch;
-namespace db {
-class Store;
-}
-
 // How a sub-layer's branch meets its shortcut.
 struct SublayerStyle {
   std::string doc;
   std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
 };
 
-// What a data-dependent initialization (Admin's profiling) may read and where it keeps what
-// it computed. `store` is null outside a stored run (e.g. an analysis of a config at init).
+// What a data-dependent initialization (Admin's profiling) may read. The model knows no
+// store: a tag of another stored run comes through `stored_tag`, null outside a stored run
+// (e.g. an analysis of a config at initialization).
 struct InitContext {
   const RunConfig& config;
-  const Batch& first_batch;           // the run's first training batch, on the model's device
-  db::Store* store = nullptr;
-  int64_t run_id = 0;
-  std::string artifacts_dir;          // "" = write no files
+  const Batch& first_batch;  // the run's first training batch, on the model's device
+  // The value of tag `key` of stored run `run`; nullopt when it has none. Throws for an
+  // unknown run.
+  std::function<std::optional<std::string>(int64_t run, const std::string& key)> stored_tag;
+};
+
+// A file an initialization produced, to keep with the run as an artifact of `kind`.
+struct PreparedFile {
+  std::string kind, file_name, contents;
+};
+
+// What a data-dependent initialization computed and wants kept with the run (Admin: its
+// profile as a tag and a JSON file). The trainer stores it (core/train/prepared_state.h).
+struct PreparedState {
+  std::map<std::string, std::string> tags;
+  std::vector<PreparedFile> files;
 };
 
 // An initialization. It may require its own sub-layer style (Admin needs omega vectors).
@@ -67,7 +77,7 @@ struct InitMethod {
   std::function<void(const RunConfig&)> check;       // config errors via config_error()
   std::function<void(TransformerImpl&)> apply;       // runs under NoGradGuard, seeded
   // Optional second phase on real data, run once before the first update (never on resume).
-  std::function<void(TransformerImpl&, const InitContext&)> prepare;
+  std::function<PreparedState(TransformerImpl&, const InitContext&)> prepare;
 };
 
 // Everything a stack builder needs.

@@ -101,9 +101,10 @@ Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64
   return model;
 }
 
-void prepare_model(TransformerImpl& model, const InitContext& context) {
+PreparedState prepare_model(TransformerImpl& model, const InitContext& context) {
   const InitMethod* init = methods().inits.find(model.config().init);
-  if (init && init->prepare) init->prepare(model, context);
+  if (init && init->prepare) return init->prepare(model, context);
+  return {};
 }
 
 }  // namespace fathom

@@ -57,8 +57,9 @@ TORCH_MODULE(Transformer);
 Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64_t seed);
 
 struct InitContext;
+struct PreparedState;
 // The init's data-dependent phase (e.g. Admin profiling) on the first training batch; a no-op
 // for inits without one. Call once after build_model() and before training or analysis.
-void prepare_model(TransformerImpl& model, const InitContext& context);
+PreparedState prepare_model(TransformerImpl& model, const InitContext& context);
 
 }  // namespace fathom

@@ -30,6 +30,7 @@
 #include "core/util/error.h"
 #include "core/util/malloc_setup.h"
 #include "core/util/progress.h"
+#include "core/train/prepared_state.h"
 #include "db/metric_writer.h"
 
 namespace fathom {
@@ -117,7 +118,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     // Data-dependent initialization (Admin profiling) sees the batch update 1 will train on.
     const Batch first = BatchStream(data.train, plan, tc.seed, 0, 0).next().to(device);
     torch::manual_seed(update_seed(tc.seed, 0));
-    prepare_model(*model, InitContext{config, first, &store, run, options.artifacts_dir});
+    const PreparedState prepared =
+        prepare_model(*model, InitContext{config, first, stored_tag_reader(store)});
+    keep_prepared_state(store, run, options.artifacts_dir, prepared);
   }
   PrefetchingBatchStream stream(BatchStream(data.train, plan, tc.seed, state.epoch,
                                             state.batch_in_epoch),

@@ -283,7 +283,7 @@ TEST(OutputShift, InitsAverageIndependentlyInitializedModels) {
       c.model.encoder_layers = params.depths[d];
       c.train.seed = base.train.seed + i;
       Transformer model = build_model(c, f.vocab, c.train.seed);
-      prepare_model(*model, InitContext{c, f.batch, nullptr, 0, ""});
+      prepare_model(*model, InitContext{c, f.batch, {}});
       ShiftOptions o;
       o.draws = 2;
       o.seed = c.train.seed;

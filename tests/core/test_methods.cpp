@@ -22,6 +22,7 @@
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "core/util/error.h"
+#include "core/train/prepared_state.h"
 #include "db/store.h"
 
 namespace fathom {
@@ -145,7 +146,7 @@ TEST(Admin, GivenProfileFileIsReusedNotRecomputed) {
   config.source_file = (dir / "run.yaml").string();  // relative paths resolve against it
   Transformer model = build_model(config, kVocab, 3);
   Batch batch = first_batch(config);
-  prepare_model(*model, InitContext{config, batch, nullptr, 0, ""});
+  prepare_model(*model, InitContext{config, batch, {}});
   for (const auto& o : admin_omegas(*model)) {
     const auto& chain = o.id.stack == Stack::Encoder ? made_up.encoder : made_up.decoder;
     EXPECT_TRUE(torch::equal(o.omega, torch::full_like(o.omega, chain[o.id.index])))
@@ -156,14 +157,14 @@ TEST(Admin, GivenProfileFileIsReusedNotRecomputed) {
   deeper.model.encoder_layers = 3;
   Transformer wrong = build_model(deeper, kVocab, 3);
   try {
-    prepare_model(*wrong, InitContext{deeper, batch, nullptr, 0, ""});
+    prepare_model(*wrong, InitContext{deeper, batch, {}});
     FAIL() << "a 2-layer profile was applied to a 3-layer encoder";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "model.admin.profile");
   }
   RunConfig missing = config;
   missing.model.admin.profile = "nowhere.json";
-  EXPECT_THROW(prepare_model(*model, InitContext{missing, batch, nullptr, 0, ""}), InputError);
+  EXPECT_THROW(prepare_model(*model, InitContext{missing, batch, {}}), InputError);
   fs::remove_all(dir);
 }
 
@@ -180,7 +181,8 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     Transformer a = build_model(config, kVocab, 1);
     Batch batch = first_batch(config);
     torch::manual_seed(1);
-    prepare_model(*a, InitContext{config, batch, &store, first_run, (dir / "a").string()});
+    keep_prepared_state(store, first_run, (dir / "a").string(),
+                        prepare_model(*a, InitContext{config, batch, stored_tag_reader(store)}));
     const std::string stored = store.tags(first_run).at("admin.profile");
     EXPECT_TRUE(fs::exists(dir / "a" / "admin_profile.json"));
 
@@ -188,7 +190,8 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     const int64_t second_run = store.create_run(db::NewRun{"admin-b"});
     Transformer b = build_model(config, kVocab, 2);
     torch::manual_seed(2);
-    prepare_model(*b, InitContext{config, batch, &store, second_run, ""});
+    keep_prepared_state(store, second_run, "",
+                        prepare_model(*b, InitContext{config, batch, stored_tag_reader(store)}));
     const auto omegas_a = admin_omegas(*a), omegas_b = admin_omegas(*b);
     ASSERT_EQ(omegas_a.size(), omegas_b.size());
     for (size_t i = 0; i < omegas_a.size(); ++i)
@@ -197,7 +200,11 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     EXPECT_NE(store.tags(second_run).at("admin.profile_origin").find("reused"), std::string::npos);
 
     config.model.admin.profile = "999";  // no such run
-    EXPECT_THROW(prepare_model(*b, InitContext{config, batch, &store, second_run, ""}), InputError);
+    EXPECT_THROW(prepare_model(*b, InitContext{config, batch, stored_tag_reader(store)}), InputError);
+    // The model itself stores nothing: only keep_prepared_state writes.
+    const auto untouched = store.tags(second_run).size();
+    prepare_model(*b, InitContext{small_config("admin", 2, 2), batch, {}});
+    EXPECT_EQ(store.tags(second_run).size(), untouched);
   }
   fs::remove_all(dir);
 }

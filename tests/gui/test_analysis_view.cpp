@@ -129,21 +129,24 @@ class AnalysisViewTest : public QObject {
     QCOMPARE(view.panel()->plots()[0]->plottableCount(), 2);  // ppl and BLEU change bars
   }
 
-  // Compute starts `fathom analyze KIND RUN --checkpoint C ... --db DB`, shows its progress,
-  // and Cancel kills it; a run that ends shows the result it recorded.
+  // Compute starts `fathom analyze KIND RUN --checkpoint C ...` with the store in $FATHOM_DB
+  // (never --db in argv: a URL may hold a password), shows its progress, and Cancel kills it;
+  // a run that ends shows the result it recorded.
   void computeFollowsProgressCancelsAndShowsTheResult() {
     const QString script = dir_.filePath("fake-fathom");
     const QString args_file = dir_.filePath("args.txt");
+    const QString env_file = dir_.filePath("env.txt");
     {
       QFile f(script);
       QVERIFY(f.open(QIODevice::WriteOnly));
       f.write(QStringLiteral("#!/bin/sh\n"
                              "echo \"$@\" > '%1'\n"
+                             "echo \"$FATHOM_DB\" > '%2'\n"
                              "echo \"analyze grad-norms: loading 1\" >&2\n"
                              "echo \"grad-norms 1/4 (25%) \" >&2\n"
                              "if [ -n \"$FAKE_ID\" ]; then echo \"analysis $FAKE_ID (grad-norms) recorded in x; took 0.10 s\" >&2; exit 0; fi\n"
                              "sleep 30\n")
-                  .arg(args_file)
+                  .arg(args_file, env_file)
                   .toUtf8());
       f.close();
       f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
@@ -165,7 +168,10 @@ class AnalysisViewTest : public QObject {
     QFile args(args_file);
     QVERIFY(args.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(),
-             QStringLiteral("analyze grad-norms %1 --checkpoint best --db %2").arg(run_).arg(db_));
+             QStringLiteral("analyze grad-norms %1 --checkpoint best").arg(run_));
+    QFile env(env_file);
+    QVERIFY(env.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(env.readAll()).trimmed(), db_);
     QTest::qWait(300);
     QVERIFY(view.statusText().contains("grad-norms 1/4"));  // the CLI's latest line, with elapsed time
     view.cancel();

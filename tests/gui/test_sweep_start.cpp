@@ -1,6 +1,6 @@
-// Start in the sweep editor runs `fathom sweep FILE --db DB --jobs N` as a separate process:
-// the runs appear in the store and train to the end while this process only watches. Skipped
-// when the `fathom` binary is not built (ctest passes its path in $FATHOM_BIN).
+// Start in the sweep editor runs `fathom sweep FILE --jobs N` as a separate process, the store
+// in its $FATHOM_DB: the runs appear in the store and train to the end while this process only
+// watches. Skipped when the `fathom` binary is not built (ctest passes its path in $FATHOM_BIN).
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>

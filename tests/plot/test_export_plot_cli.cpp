@@ -1,6 +1,7 @@
 // `export plot ...` end to end on a small store. The lead's `export` command is not needed:
 // the test builds its own `export` parent, as cli/cmd_export.cpp will.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <QImage>
 #include <cstdio>
@@ -18,7 +19,10 @@ std::string resolve_db_path(const GlobalOptions& options) { return options.db; }
 
 namespace {
 
-std::string temp_path(const std::string& name) { return testing::TempDir() + "fathom_cli_" + name; }
+// Per process: ctest runs these tests side by side, each making its own store.
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "fathom_cli_" + std::to_string(getpid()) + "_" + name;
+}
 
 // Parses `args` as `fathom export plot ...` and runs the callback.
 void run(fathom::cli::GlobalOptions& options, std::vector<std::string> args) {

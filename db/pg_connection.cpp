@@ -1,0 +1,199 @@
+#include "db/pg_connection.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <thread>
+
+#include "core/util/error.h"
+
+namespace fathom::db {
+namespace {
+
+double monotonic_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// The password the connection string carries (URL or key=value form), "" when none.
+std::string password_of(const std::string& conninfo) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
+  if (error) PQfreemem(error);
+  std::string password;
+  for (auto* o = options; o && o->keyword; ++o)
+    if (std::string(o->keyword) == "password" && o->val) password = o->val;
+  if (options) PQconninfoFree(options);
+  return password;
+}
+
+void ignore_notice(void*, const char*) {}  // "relation already exists, skipping" and the like
+
+bool lost_connection_state(const char* sqlstate) {
+  if (!sqlstate) return false;
+  const std::string s = sqlstate;
+  return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03";
+}
+
+}  // namespace
+
+PgParam pg_param(int64_t v) { return std::to_string(v); }
+
+PgParam pg_param(double v) {
+  if (std::isnan(v)) return std::nullopt;
+  if (std::isinf(v)) return std::string(v > 0 ? "Infinity" : "-Infinity");
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);  // round-trips exactly
+  return std::string(buffer);
+}
+
+PgParam pg_param(const std::string& v) { return v; }
+PgParam pg_param(std::optional<int64_t> v) { return v ? pg_param(*v) : std::nullopt; }
+PgParam pg_text_or_null(const std::string& v) { return v.empty() ? std::nullopt : PgParam(v); }
+
+// ---- PgResult -----------------------------------------------------------------------------
+
+PgResult::PgResult(pg_result* r) : result_(r, PQclear) {}
+int PgResult::rows() const { return PQntuples(result_.get()); }
+bool PgResult::is_null(int row, int col) const { return PQgetisnull(result_.get(), row, col); }
+std::string PgResult::text(int row, int col) const {
+  return is_null(row, col) ? std::string() : std::string(PQgetvalue(result_.get(), row, col));
+}
+int64_t PgResult::int64(int row, int col) const {
+  return is_null(row, col) ? 0 : std::strtoll(PQgetvalue(result_.get(), row, col), nullptr, 10);
+}
+double PgResult::real(int row, int col) const {
+  return real_or(row, col, std::numeric_limits<double>::quiet_NaN());
+}
+double PgResult::real_or(int row, int col, double fallback) const {
+  // strtod reads "Infinity", "-Infinity" and "NaN" as PostgreSQL writes them.
+  return is_null(row, col) ? fallback : std::strtod(PQgetvalue(result_.get(), row, col), nullptr);
+}
+std::optional<int64_t> PgResult::optional_int64(int row, int col) const {
+  if (is_null(row, col)) return std::nullopt;
+  return int64(row, col);
+}
+
+// ---- PgConnection -------------------------------------------------------------------------
+
+PgConnection::PgConnection(std::string conninfo, std::string shown)
+    : conninfo_(std::move(conninfo)), shown_(std::move(shown)), password_(password_of(conninfo_)) {
+  connect();
+}
+
+PgConnection::~PgConnection() {
+  if (conn_) PQfinish(conn_);
+}
+
+std::string PgConnection::scrub(std::string message) const {
+  if (password_.size() >= 1)
+    for (size_t pos; (pos = message.find(password_)) != std::string::npos;)
+      message.replace(pos, password_.size(), "***");
+  return trim(message);
+}
+
+void PgConnection::connect(const char* timeout_s) {
+  if (conn_) PQfinish(conn_);
+  conn_ = nullptr;
+  // Entries before dbname are defaults the URL may override (expand_dbname = 1).
+  const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
+  const char* values[] = {timeout_s, "fathom", conninfo_.c_str(), nullptr};
+  conn_ = PQconnectdbParams(keywords, values, 1);
+  if (!conn_) throw std::runtime_error(shown_ + ": out of memory connecting");
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    const std::string why = scrub(PQerrorMessage(conn_));
+    PQfinish(conn_);
+    conn_ = nullptr;
+    throw InputError(shown_, 0, "", "cannot connect to the run store: " + why);
+  }
+  PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
+}
+
+PgResult PgConnection::exec(const std::string& sql, const std::vector<PgParam>& params) {
+  if (!conn_) throw PgConnectionLost(shown_ + ": not connected to the server");
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  // Without parameters the simple protocol, which also runs several statements (migrations).
+  pg_result* raw = params.empty()
+                       ? PQexec(conn_, sql.c_str())
+                       : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()),
+                                      nullptr, values.data(), nullptr, nullptr, 0);
+  PgResult result(raw);
+  const ExecStatusType status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+  const char* sqlstate = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string why = scrub(raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn_));
+  if (PQstatus(conn_) == CONNECTION_BAD || lost_connection_state(sqlstate))
+    throw PgConnectionLost(shown_ + ": connection lost: " + why);
+  const std::string state = sqlstate ? sqlstate : "";
+  if (state == "40001" || state == "40P01") throw PgRetryable(shown_ + ": " + why);
+  throw std::runtime_error(shown_ + ": " + why + (state.empty() ? "" : " [SQLSTATE " + state + "]"));
+}
+
+void PgConnection::try_rollback() noexcept {
+  if (!conn_ || PQstatus(conn_) != CONNECTION_OK) return;
+  PQclear(PQexec(conn_, "ROLLBACK"));
+}
+
+bool PgConnection::try_reconnect() noexcept {
+  // At most one attempt every 10 s, each waiting at most 2 s: a window polling a lost
+  // server stays responsive.
+  const double now = monotonic_seconds();
+  if (now - last_probe_ < 10) return false;
+  last_probe_ = now;
+  try {
+    connect("2");
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+double PgConnection::retry_seconds() {
+  if (const char* env = std::getenv("FATHOM_DB_RETRY_SECONDS"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end && *end == '\0' && v >= 0) return v;
+  }
+  return 120.0;
+}
+
+PgConnection::RetryClock PgConnection::start_retries() const {
+  return RetryClock{monotonic_seconds(), 0};
+}
+
+void PgConnection::wait_and_reconnect(RetryClock& clock, const std::string& why) {
+  const double budget = retry_seconds();
+  std::string last = why;
+  for (;;) {
+    const double waited = monotonic_seconds() - clock.started;
+    if (waited >= budget)
+      throw std::runtime_error(last + " (gave up after " + std::to_string(clock.attempt) +
+                               " reconnection attempts in " + std::to_string(int(waited)) + " s)");
+    // 0.25 s, 0.5 s, 1 s, ... at most 8 s, never past the budget.
+    const double pause = std::min({0.25 * std::pow(2.0, clock.attempt), 8.0, budget - waited});
+    ++clock.attempt;
+    std::cerr << "warning: " << last << "; reconnecting in " << pause << " s (attempt "
+              << clock.attempt << ")\n";
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    try {
+      connect();
+      return;
+    } catch (const std::exception& e) {
+      last = e.what();
+    }
+  }
+}
+
+}  // namespace fathom::db

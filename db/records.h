@@ -1,0 +1,80 @@
+#pragma once
+// The rows of the run store, as every backend reads and writes them (schema: docs/schema.md).
+// Times are unix seconds.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace fathom::db {
+
+// Seconds since the Unix epoch, with sub-second precision: the unit of every time column.
+double unix_now();
+
+enum class OpenMode { ReadWrite, ReadOnly };
+
+struct NewRun {
+  std::string name, sweep, config_json, config_yaml, host, device, git_rev;
+  std::string status = "queued";
+};
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string name, sweep, config_json, config_yaml, status, error, host, device, git_rev;
+  std::optional<int64_t> diverged_step;
+  int64_t updates = 0;
+  // 0 where the event has not happened (e.g. started_at of a queued run).
+  double created_at = 0, started_at = 0, finished_at = 0, heartbeat_at = 0;
+  std::map<std::string, double> final_metrics;  // NaN where stored as NULL
+};
+
+struct MetricPoint {
+  int64_t step;
+  double value;  // NaN where stored as NULL
+  double wall_time;
+};
+
+struct Artifact {
+  std::string kind, path;
+  std::optional<int64_t> step;
+};
+
+// One row of the `analyses` table (results of `fathom analyze`; docs/analyses.md).
+struct NewAnalysis {
+  std::optional<int64_t> run_id;  // nullopt: a config at initialization
+  std::string kind;               // beta, output-shift, grad-norms, ln-scale, ...
+  std::string checkpoint;         // best | last | init; "" (stored NULL) for configs
+  std::string params_json, result_json;
+  double elapsed_s = 0;
+};
+
+struct AnalysisRecord {
+  int64_t id = 0;
+  std::optional<int64_t> run_id;
+  std::string kind, checkpoint, params_json, result_json;
+  double created_at = 0, elapsed_s = 0;
+};
+
+// One metric row for Store::write_metrics: step, name, value, wall_time.
+using MetricRow = std::tuple<int64_t, std::string, double, double>;
+
+// Everything stored about one run, ids kept: what `fathom db copy` moves between stores.
+struct RunExport {
+  RunRecord run;                            // final_metrics included
+  std::map<std::string, std::string> tags;
+  std::vector<Artifact> artifacts;
+  std::vector<MetricRow> metrics;
+};
+
+// Row counts per table, to check a copy.
+struct StoreCounts {
+  int64_t runs = 0, metrics = 0, final_metrics = 0, tags = 0, artifacts = 0, analyses = 0;
+  bool operator==(const StoreCounts& o) const {
+    return runs == o.runs && metrics == o.metrics && final_metrics == o.final_metrics &&
+           tags == o.tags && artifacts == o.artifacts && analyses == o.analyses;
+  }
+};
+
+}  // namespace fathom::db

@@ -1,0 +1,69 @@
+#pragma once
+// What a storage engine implements for the run store. `Store` (store.h) checks arguments,
+// statuses and the open mode once and forwards here, so a backend holds only its SQL.
+// A backend is one file plus one line in db/store_backends.cpp (the URL scheme it serves).
+//
+// Every write is one transaction: all of it or nothing. A backend whose server can drop the
+// connection reconnects and retries the transaction (writes are idempotent where that matters:
+// metric rows are keyed by (run, name, step)). Errors: a missing run -> std::invalid_argument;
+// the user's store being unusable (unreachable, refused, foreign, too new) -> InputError naming
+// the store; anything else -> std::runtime_error naming the store. Never a password.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+
+namespace fathom::db {
+
+class StoreBackend {
+ public:
+  virtual ~StoreBackend() = default;
+
+  virtual int schema_version() = 0;
+
+  // ---- writes ----
+  virtual int64_t create_run(const NewRun& run, double now) = 0;
+  virtual void mark_running(int64_t run, const std::string& host, const std::string& device,
+                            double now) = 0;
+  virtual void finish_run(int64_t run, const std::string& status, const std::string& error,
+                          std::optional<int64_t> diverged_step, double now) = 0;
+  virtual void heartbeat(int64_t run, int64_t updates, double now) = 0;
+  virtual void set_final_metric(int64_t run, const std::string& name, double value) = 0;
+  virtual void add_artifact(int64_t run, const Artifact& artifact, double now) = 0;
+  virtual void set_tag(int64_t run, const std::string& key, const std::string& value) = 0;
+  virtual void write_metrics(int64_t run, const std::vector<MetricRow>& rows) = 0;
+  virtual void delete_metrics_after(int64_t run, int64_t step) = 0;
+  // Refuses a running run (InputError) under the same lock that deletes.
+  virtual void delete_run(int64_t run) = 0;
+  virtual int64_t add_analysis(const NewAnalysis& analysis, double now) = 0;
+  // Atomically moves the oldest queued run of `sweep` to running; nullopt when none is queued.
+  virtual std::optional<RunRecord> claim_next_run(const std::string& sweep,
+                                                  const std::string& host,
+                                                  const std::string& device, double now) = 0;
+  // `fathom db copy`: writes a run (its id kept) and everything about it in one transaction.
+  virtual void import_run(const RunExport& run) = 0;
+  virtual void import_analysis(const AnalysisRecord& analysis) = 0;
+
+  // ---- reads ----
+  virtual std::vector<Artifact> artifacts(int64_t run) = 0;
+  virtual std::map<std::string, std::string> tags(int64_t run) = 0;
+  virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter) = 0;
+  virtual std::optional<RunRecord> run_by_id(int64_t id) = 0;
+  virtual std::optional<RunRecord> latest_run_named(const std::string& name) = 0;
+  virtual std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,
+                                                 int64_t after_step) = 0;
+  virtual int64_t last_metric_step(int64_t run, const std::string& name) = 0;
+  virtual std::vector<std::string> metric_names(int64_t run) = 0;
+  virtual std::vector<MetricRow> metric_rows(int64_t run) = 0;
+  virtual std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
+                                                    const std::string& kind) = 0;
+  virtual std::optional<AnalysisRecord> get_analysis(int64_t id) = 0;
+  virtual StoreCounts counts() = 0;
+  // Why the store cannot be read right now without waiting (another process's lock, a lost
+  // server), answered within about a second; nullopt when it can.
+  virtual std::optional<std::string> busy_reason() = 0;
+};
+
+}  // namespace fathom::db

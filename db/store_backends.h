@@ -1,0 +1,28 @@
+#pragma once
+// The registry of run-store backends, by URL scheme. A new backend is one file defining its
+// factory plus one line in store_backends.cpp.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "db/store_backend.h"
+#include "db/store_url.h"
+
+namespace fathom::db {
+
+using BackendFactory =
+    std::function<std::unique_ptr<StoreBackend>(const StoreUrl& url, OpenMode mode)>;
+
+// Opens (and, for ReadWrite, creates and migrates) the store `url` names.
+std::unique_ptr<StoreBackend> open_backend(const StoreUrl& url, OpenMode mode);
+bool has_store_backend(const std::string& scheme);
+std::string known_store_schemes();  // "sqlite://, postgresql://" for messages
+
+// The factories (one file each).
+std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode mode);
+std::unique_ptr<StoreBackend> open_postgres_backend(const StoreUrl& url, OpenMode mode);
+
+// sqlite_store.cpp: why a SQLite file cannot be read right now without waiting, or nullopt.
+std::optional<std::string> sqlite_file_busy_reason(const std::string& path);
+
+}  // namespace fathom::db
