@@ -119,12 +119,12 @@ void dashboard(const std::string& location, const Options& o, Figures& f) {
   for (int poll = 0; poll < 30; ++poll) {
     const auto t = Clock::now();
     size_t points = 0;
+    // What the dashboard asks (gui/metric_cache.cpp): every curve's end and new points.
+    std::vector<fathom::db::CurveRequest> screen;
     for (int r = o.runs - 20; r < o.runs; ++r)
-      for (int m = 0; m < o.metrics; ++m) {
-        const std::string name = "metric" + std::to_string(m);
-        const int64_t end = reader.last_metric_step(ids[r], name);
-        points += reader.metric_points_after(ids[r], name, end - 10).size();
-      }
+      for (int m = 0; m < o.metrics; ++m)
+        screen.push_back({ids[r], "metric" + std::to_string(m), int64_t(o.steps) - 10});
+    for (const auto& reply : reader.poll_curves(screen)) points += reply.points.size();
     ms.push_back(since(t) * 1e3);
     if (points != 20u * o.metrics * 10) std::fprintf(stderr, "poll read %zu points\n", points);
   }

@@ -293,7 +293,7 @@ class PostgresBackend : public StoreBackend {
 
   std::vector<Artifact> artifacts(int64_t run) override {
     std::vector<Artifact> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       auto r = pg_.exec("SELECT kind, path, step FROM artifacts WHERE run_id = $1 ORDER BY kind",
                         {pg_param(run)});
@@ -305,7 +305,7 @@ class PostgresBackend : public StoreBackend {
 
   std::map<std::string, std::string> tags(int64_t run) override {
     std::map<std::string, std::string> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       auto r = pg_.exec("SELECT key, value FROM run_tags WHERE run_id = $1", {pg_param(run)});
       for (int i = 0; i < r.rows(); ++i) out[r.text(i, 0)] = r.text(i, 1);
@@ -334,7 +334,7 @@ class PostgresBackend : public StoreBackend {
   std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,
                                          int64_t after_step) override {
     std::vector<MetricPoint> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       auto r = pg_.exec("SELECT step, value, wall_time FROM metrics"
                         " WHERE run_id = $1 AND name = $2 AND step > $3 ORDER BY step",
@@ -348,7 +348,7 @@ class PostgresBackend : public StoreBackend {
 
   int64_t last_metric_step(int64_t run, const std::string& name) override {
     int64_t last = -1;
-    read([&] {
+    read_one([&] {
       auto r = pg_.exec("SELECT max(step) FROM metrics WHERE run_id = $1 AND name = $2",
                         {pg_param(run), name});
       last = r.is_null(0, 0) ? -1 : r.int64(0, 0);
@@ -358,7 +358,7 @@ class PostgresBackend : public StoreBackend {
 
   std::vector<std::string> metric_names(int64_t run) override {
     std::vector<std::string> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       // A skip-scan over the (run_id, name, step) key, as on SQLite: one index seek per name.
       auto r = pg_.exec(
@@ -376,7 +376,7 @@ class PostgresBackend : public StoreBackend {
 
   std::vector<MetricRow> metric_rows(int64_t run) override {
     std::vector<MetricRow> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       auto r = pg_.exec("SELECT step, name, value, wall_time FROM metrics WHERE run_id = $1"
                         " ORDER BY name COLLATE \"C\", step",
@@ -391,7 +391,7 @@ class PostgresBackend : public StoreBackend {
   std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
                                             const std::string& kind) override {
     std::vector<AnalysisRecord> out;
-    read([&] {
+    read_one([&] {
       out.clear();
       auto r = pg_.exec(std::string("SELECT ") + kAnalysisColumns +
                             " FROM analyses WHERE ($1::bigint IS NULL OR run_id = $1::bigint)"
@@ -404,7 +404,7 @@ class PostgresBackend : public StoreBackend {
 
   std::optional<AnalysisRecord> get_analysis(int64_t id) override {
     std::optional<AnalysisRecord> out;
-    read([&] {
+    read_one([&] {
       auto r = pg_.exec(std::string("SELECT ") + kAnalysisColumns + " FROM analyses WHERE id = $1",
                         {pg_param(id)});
       out = r.rows() ? std::optional(read_analysis(r, 0)) : std::nullopt;
@@ -414,7 +414,7 @@ class PostgresBackend : public StoreBackend {
 
   StoreCounts counts() override {
     StoreCounts c;
-    read([&] {
+    read_one([&] {
       auto r = pg_.exec(
           "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM metrics),"
           " (SELECT count(*) FROM final_metrics), (SELECT count(*) FROM run_tags),"
@@ -422,6 +422,39 @@ class PostgresBackend : public StoreBackend {
       c = {r.int64(0, 0), r.int64(0, 1), r.int64(0, 2), r.int64(0, 3), r.int64(0, 4), r.int64(0, 5)};
     });
     return c;
+  }
+
+  std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) override {
+    std::vector<CurveReply> out;
+    std::string runs = "{", names = "{", after = "{";
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const char* sep = i ? "," : "";
+      runs += sep + std::to_string(requests[i].run);
+      names += sep + quoted_element(requests[i].name);
+      after += sep + std::to_string(requests[i].after_step);
+    }
+    const std::vector<PgParam> params = {runs + "}", names + "}", after + "}"};
+    const std::string curves =
+        "WITH q AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])"
+        " WITH ORDINALITY AS q(run_id, name, after_step, i)) ";
+    read([&] {
+      out.assign(requests.size(), CurveReply{});
+      // One statement: every curve's end (an index seek each) and its new points.
+      auto r = pg_.exec(curves +
+                            "SELECT q.i, NULL::bigint, NULL::float8, NULL::float8,"
+                            " (SELECT max(step) FROM metrics m WHERE m.run_id = q.run_id"
+                            "  AND m.name = q.name) FROM q"
+                            " UNION ALL SELECT q.i, m.step, m.value, m.wall_time, NULL FROM q"
+                            " JOIN metrics m ON m.run_id = q.run_id AND m.name = q.name"
+                            " AND m.step > q.after_step ORDER BY 1, 2 NULLS FIRST",
+                        params);
+      for (int row = 0; row < r.rows(); ++row) {
+        CurveReply& reply = out[r.int64(row, 0) - 1];
+        if (r.is_null(row, 1)) reply.last_step = r.is_null(row, 4) ? -1 : r.int64(row, 4);
+        else reply.points.push_back({r.int64(row, 1), r.real(row, 2), r.real(row, 3)});
+      }
+    });
+    return out;
   }
 
   std::optional<std::string> busy_reason() override {
@@ -442,6 +475,13 @@ class PostgresBackend : public StoreBackend {
   template <typename F>
   void write(F body) {
     pg_.transaction(body);
+  }
+
+  // One statement is its own snapshot: no transaction, one round trip (the dashboard's poll
+  // is hundreds of these). Retried on a lost connection.
+  template <typename F>
+  void read_one(F body) {
+    pg_.retrying(body);
   }
 
   // A consistent snapshot for multi-statement reads; retried on a lost connection.

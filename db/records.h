@@ -68,6 +68,17 @@ struct RunExport {
   std::vector<MetricRow> metrics;
 };
 
+// One curve of a dashboard poll: the points of (run, name) after `after_step`.
+struct CurveRequest {
+  int64_t run = 0;
+  std::string name;
+  int64_t after_step = -1;
+};
+struct CurveReply {
+  int64_t last_step = -1;            // where the stored curve ends now; -1: no points
+  std::vector<MetricPoint> points;   // step > after_step, by step
+};
+
 // Row counts per table, to check a copy.
 struct StoreCounts {
   int64_t runs = 0, metrics = 0, final_metrics = 0, tags = 0, artifacts = 0, analyses = 0;

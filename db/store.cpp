@@ -178,6 +178,11 @@ int64_t Store::last_metric_step(int64_t run, const std::string& name) const {
   return backend_->last_metric_step(run, name);
 }
 
+std::vector<CurveReply> Store::poll_curves(const std::vector<CurveRequest>& requests) const {
+  if (requests.empty()) return {};
+  return backend_->poll_curves(requests);
+}
+
 std::vector<std::string> Store::metric_names(int64_t run) const {
   return backend_->metric_names(run);
 }

@@ -99,6 +99,9 @@ class Store {
                                                int64_t after_step) const;
   // The last step of (run, name), -1 when it has no points.
   int64_t last_metric_step(int64_t run, const std::string& name) const;
+  // The dashboard's whole poll at once: for each curve, where it ends and its points after
+  // the request's step (one snapshot; one round trip on a server store).
+  std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) const;
   std::vector<std::string> metric_names(int64_t run) const;  // sorted
   // Every metric row of a run, by (name, step).
   std::vector<MetricRow> metric_rows(int64_t run) const;

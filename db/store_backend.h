@@ -61,6 +61,14 @@ class StoreBackend {
                                                     const std::string& kind) = 0;
   virtual std::optional<AnalysisRecord> get_analysis(int64_t id) = 0;
   virtual StoreCounts counts() = 0;
+  // A whole dashboard poll, one reply per request in order. The default asks curve by curve;
+  // a server backend answers in one round trip.
+  virtual std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) {
+    std::vector<CurveReply> out;
+    for (const auto& r : requests)
+      out.push_back({last_metric_step(r.run, r.name), metric_points(r.run, r.name, r.after_step)});
+    return out;
+  }
   // Why the store cannot be read right now without waiting (another process's lock, a lost
   // server), answered within about a second; nullopt when it can.
   virtual std::optional<std::string> busy_reason() = 0;

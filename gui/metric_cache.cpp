@@ -26,6 +26,10 @@ int64_t MetricTailReader::last_step(int64_t run, const std::string& name) {
   return impl_->store.last_metric_step(run, name);
 }
 
+std::vector<db::CurveReply> MetricTailReader::poll(const std::vector<db::CurveRequest>& requests) {
+  return impl_->store.poll_curves(requests);
+}
+
 std::optional<std::string> MetricTailReader::busy_reason() const {
   return impl_->store.busy_reason();
 }
@@ -71,11 +75,15 @@ std::vector<CurveTail> MetricCache::tails() const {
 MetricUpdate MetricCache::read(MetricTailReader& reader, const std::vector<CurveTail>& tails) {
   MetricUpdate update;
   update.asked = tails;
-  for (const auto& tail : tails) {
-    if (tail.check_end)  // one index seek
-      update.stored_end[tail.key] = reader.last_step(tail.key.first, tail.key.second);
-    auto fresh = reader.after(tail.key.first, tail.key.second, read_after(update, tail));
-    if (!fresh.empty()) update.fresh[tail.key] = std::move(fresh);
+  // One request for the whole screen. Reading after the cached end is the same as reading
+  // after min(cached end, stored end): a stored curve has no points past its own end.
+  std::vector<db::CurveRequest> requests;
+  for (const auto& tail : tails) requests.push_back({tail.key.first, tail.key.second, tail.after_step});
+  auto replies = reader.poll(requests);
+  for (size_t i = 0; i < tails.size(); ++i) {
+    const auto& tail = tails[i];
+    if (tail.check_end) update.stored_end[tail.key] = replies[i].last_step;
+    if (!replies[i].points.empty()) update.fresh[tail.key] = std::move(replies[i].points);
   }
   return update;
 }

@@ -30,6 +30,8 @@ class MetricTailReader {
   std::vector<db::MetricPoint> after(int64_t run, const std::string& name, int64_t after_step);
   // The last step of (run, name), -1 when it has no points.
   int64_t last_step(int64_t run, const std::string& name);
+  // Every curve's end and new points at once (Store::poll_curves: one round trip on a server).
+  std::vector<db::CurveReply> poll(const std::vector<db::CurveRequest>& requests);
   // Why a read would wait right now (another process's lock, a lost server), else nullopt:
   // the poller skips that tick instead of sitting in the store's one-minute wait.
   std::optional<std::string> busy_reason() const;

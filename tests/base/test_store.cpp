@@ -723,3 +723,41 @@ TEST_P(StoreBackendTest, ExportImportKeepsEverything) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreBackendTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
+
+// The dashboard's batched poll answers each curve as the single-curve reads do, in order,
+// including curves with no points and a run that does not exist.
+TEST_P(StoreBackendTest, PollCurvesMatchesCurveByCurveReads) {
+  auto store = Store::open(db_path());
+  const int64_t a = store.create_run(sample_run("a")), b = store.create_run(sample_run("b"));
+  store.write_metrics(a, {{1, "loss", 3.0, 1.0}, {2, "loss", 2.0, 2.0}, {3, "loss", 1.0, 3.0},
+                          {2, "lr", 0.5, 2.0}, {1, "we\"ird,name{}", 7.0, 1.0}});
+  store.write_metrics(b, {{10, "loss", std::nan(""), 4.0}});
+  const std::vector<CurveRequest> requests = {
+      {a, "loss", 1}, {a, "lr", 5}, {b, "loss", -1}, {a, "missing", -1},
+      {b + 100, "loss", -1}, {a, "we\"ird,name{}", 0}, {a, "loss", -1}};
+  const auto replies = store.poll_curves(requests);
+  ASSERT_EQ(replies.size(), requests.size());
+  EXPECT_EQ(replies[0].last_step, 3);
+  ASSERT_EQ(replies[0].points.size(), 2u);
+  EXPECT_EQ(replies[0].points[0].step, 2);
+  EXPECT_DOUBLE_EQ(replies[0].points[1].value, 1.0);
+  EXPECT_DOUBLE_EQ(replies[0].points[1].wall_time, 3.0);
+  EXPECT_EQ(replies[1].last_step, 2);  // the end is reported even when nothing is new
+  EXPECT_TRUE(replies[1].points.empty());
+  EXPECT_EQ(replies[2].last_step, 10);
+  ASSERT_EQ(replies[2].points.size(), 1u);
+  EXPECT_TRUE(std::isnan(replies[2].points[0].value));
+  EXPECT_EQ(replies[3].last_step, -1);
+  EXPECT_TRUE(replies[3].points.empty());
+  EXPECT_EQ(replies[4].last_step, -1);
+  ASSERT_EQ(replies[5].points.size(), 1u);
+  EXPECT_DOUBLE_EQ(replies[5].points[0].value, 7.0);
+  EXPECT_EQ(replies[6].points.size(), 3u);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(replies[i].last_step, store.last_metric_step(requests[i].run, requests[i].name)) << i;
+    EXPECT_EQ(replies[i].points.size(),
+              store.metric_points_after(requests[i].run, requests[i].name, requests[i].after_step).size())
+        << i;
+  }
+  EXPECT_TRUE(store.poll_curves({}).empty());
+}
