@@ -56,7 +56,10 @@ AnalysisRecord read_analysis(const Statement& st) {
 }
 
 // 0 (an event that has not happened) is stored as NULL.
-std::optional<double> time_or_null(double t) { return t == 0 ? std::nullopt : std::optional(t); }
+void bind_time(Statement& st, int i, double t) {
+  if (t == 0) st.bind_null(i);
+  else st.bind(i, t);
+}
 
 class SqliteBackend : public StoreBackend {
  public:
@@ -218,7 +221,8 @@ class SqliteBackend : public StoreBackend {
       st.bind(1, r.id).bind(2, r.name).bind_text_or_null(3, r.sweep).bind(4, r.config_json);
       st.bind(5, r.config_yaml).bind(6, r.status).bind_text_or_null(7, r.error);
       st.bind(8, r.diverged_step).bind(9, r.created_at);
-      bind_time(st, 10, r.started_at).bind_time(st, 11, r.finished_at);
+      bind_time(st, 10, r.started_at);
+      bind_time(st, 11, r.finished_at);
       bind_time(st, 12, r.heartbeat_at);
       st.bind_text_or_null(13, r.host).bind_text_or_null(14, r.device);
       st.bind_text_or_null(15, r.git_rev).bind(16, r.updates);
@@ -383,12 +387,6 @@ class SqliteBackend : public StoreBackend {
   void require_run(int64_t run) const {  // after an UPDATE: throws if it touched no row
     if (db_.changes() == 0)
       throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
-  }
-
-  SqliteBackend& bind_time(Statement& st, int i, double t) {
-    if (auto v = time_or_null(t)) st.bind(i, *v);
-    else st.bind_null(i);
-    return *this;
   }
 
   void insert_artifact(int64_t run, const Artifact& a, double now) {

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "db/migrations.h"
-#include "db/sqlite_handle.h"
 #include "db/store_backends.h"
 
 namespace fathom::db {

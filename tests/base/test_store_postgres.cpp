@@ -23,9 +23,7 @@ class PostgresStoreTest : public ::testing::Test {
     if (auto why = ft::postgres_unavailable()) GTEST_SKIP() << *why;
     name_ = "pg" + std::to_string(getpid());
     url_ = ft::create_postgres_database(name_);
-    password_ = ft::postgres_admin_url();
-    password_ = password_.substr(password_.find(':', 13) + 1);
-    password_ = password_.substr(0, password_.rfind('@'));
+    password_ = ft::postgres_password();
   }
   void TearDown() override {
     unsetenv("FATHOM_DB_RETRY_SECONDS");

@@ -62,9 +62,7 @@ class DbCli : public ::testing::Test {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     scratch_.emplace("postgresql", info->name());
     dir_ = scratch_->dir();
-    admin_ = ft::postgres_admin_url();
-    password_ = admin_.substr(admin_.find(':', 13) + 1);
-    password_ = password_.substr(0, password_.rfind('@'));
+    password_ = ft::postgres_password();
   }
 
   // `fathom ARGS...` in the scratch directory, FATHOM_DB and FATHOM_ARTIFACTS unset.
@@ -84,7 +82,7 @@ class DbCli : public ::testing::Test {
 
   std::optional<ft::ScratchStore> scratch_;
   fs::path binary_, dir_;
-  std::string admin_, password_;
+  std::string password_;
 };
 
 TEST_F(DbCli, TrainingOnAServerStoreNeedsArtifactsAndThenWritesEverythingThere) {

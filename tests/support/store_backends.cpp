@@ -49,6 +49,13 @@ std::optional<std::string> postgres_unavailable() {
 
 std::string postgres_admin_url() { return read_file(server_dir() / "url"); }
 
+std::string postgres_password() {
+  // postgresql://fathom:PASSWORD@127.0.0.1:PORT/postgres
+  const std::string url = postgres_admin_url();
+  const auto colon = url.find(':', url.find("://") + 3), at = url.rfind('@');
+  return url.substr(colon + 1, at - colon - 1);
+}
+
 std::string postgres_exec(const std::string& name, const std::string& sql) {
   db::PgConnection pg(with_database(postgres_admin_url(), name), "test server");
   auto r = pg.exec(sql);

@@ -11,8 +11,10 @@ namespace fathom::testing {
 
 // nullopt when the PostgreSQL test server is up; else the reason it is not.
 std::optional<std::string> postgres_unavailable();
-// The server's admin URL (holds a password; never print it).
+// The server's admin URL (holds a password; never print it) and that password, for tests
+// that check no output shows it.
 std::string postgres_admin_url();
+std::string postgres_password();
 // Creates database `name` (dropping an old one of that name) and returns its URL.
 std::string create_postgres_database(const std::string& name);
 void drop_postgres_database(const std::string& name);
