@@ -1,16 +1,19 @@
-// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run]`: expands a sweep file
-// (docs/sweeps.md), checks every run's config exactly as `fathom train` would, records the runs
-// in the store as queued (tags axis.<key> hold their axis values) and trains them in worker
-// processes (experiments/scheduler.h). `--resume` continues a sweep after anything stopped it,
-// even kill -9 of the scheduler and its workers: ended runs are kept, interrupted ones continue
-// from their last checkpoint. `fathom sweep status NAME` and `fathom sweep cancel NAME`.
+// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run] [--launcher local|slurm]`: expands
+// a sweep file (docs/sweeps.md), checks every run's config exactly as `fathom train` would and
+// what the launcher needs, records the runs in the store as queued (tags axis.<key> hold their
+// axis values) and has workers train them: local processes, or a Slurm job array
+// (experiments/launcher.h, docs/cluster.md). `--resume` continues a sweep after anything
+// stopped it, even kill -9 of the scheduler and its workers: ended runs are kept, interrupted
+// ones continue from their last checkpoint. `fathom sweep status NAME`, `fathom sweep cancel NAME`.
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <thread>
 
@@ -23,6 +26,9 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/version.h"
+#include "core/util/process.h"
+#include "experiments/launcher.h"
+#include "experiments/run_control.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_spec.h"
 
@@ -38,6 +44,9 @@ struct SweepArgs {
   int jobs = 1;
   std::string devices = "auto";  // --devices cuda:0,cuda:1; "auto": every visible GPU; "none"
   std::string name;     // status / cancel
+  std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
+  bool wait = false;     // --wait: follow a cluster launch until it ends
+  double heartbeat_timeout = kDefaultHeartbeatTimeout;
 };
 
 std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); }
@@ -59,6 +68,41 @@ std::vector<std::string> slot_devices(const std::string& spec) {
   return devices;
 }
 
+// Existing runs of a resumed sweep: ended ones are kept; crashed ones, and running ones whose
+// worker is lost (gone, or silent past the heartbeat timeout), go back to the queue; running
+// ones whose worker lives (another machine, another scheduler) are left to it.
+struct ResumePlan {
+  int kept = 0, requeued = 0, alive = 0;
+};
+
+ResumePlan requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& existing,
+                               double heartbeat_timeout) {
+  ResumePlan plan;
+  const double now = db::unix_now();
+  for (const auto& record : existing) {
+    if (record.status == "queued") continue;
+    if (record.status == "crashed") {
+      store.requeue_run(record.id, "resumed after: " + record.error);
+      ++plan.requeued;
+    } else if (record.status == "running") {
+      if (auto lost = lost_worker(store, record, now, heartbeat_timeout)) {
+        store.requeue_run(record.id, "interrupted: " + *lost);
+        ++plan.requeued;
+      } else {
+        ++plan.alive;
+      }
+    } else {
+      ++plan.kept;  // finished, diverged, failed, cancelled: kept as they are
+    }
+  }
+  return plan;
+}
+
+int count_status(const std::vector<db::RunRecord>& runs, const std::string& status) {
+  return static_cast<int>(std::count_if(runs.begin(), runs.end(),
+                                        [&](const db::RunRecord& r) { return r.status == status; }));
+}
+
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const SweepSpec spec = load_sweep_file(args.file);
   const auto runs = expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
@@ -67,7 +111,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     return;
   }
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
+  const std::string launcher_name = !args.launcher.empty() ? args.launcher : spec.slurm ? "slurm" : "local";
+  auto launcher = make_launcher(launcher_name, spec);
   const std::string db_path = resolve_db_path(global);
+  const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
   std::map<std::string, db::RunRecord> existing;
   for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
@@ -76,6 +123,24 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                      "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
                          " runs in " + store.path() + "; add --resume to continue it");
 
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  LaunchRequest request;
+  request.sweep = spec.name;
+  request.sweep_file = args.file;
+  request.parallel = args.jobs;
+  request.fathom_binary = self_binary();
+  // Workers get the store through the environment (a URL may hold a password; argv is public).
+  request.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
+  request.artifacts_root = paths.artifacts_root;
+  request.threads_per_worker = std::max(1, cores / args.jobs);
+  if (launcher_name == "local") request.devices = slot_devices(args.devices);
+  request.run_dir = [paths](int64_t id) { return paths.run_dir(id); };
+  // Every refusal (no sbatch, an unknown partition, GPU runs on a CPU partition) comes before
+  // anything is queued.
+  std::vector<RunConfig> configs;
+  for (const auto& run : runs) configs.push_back(run.config);
+  launcher->check(request, configs);
+
   // How the axes were varied, for tables and reports: "a+b,c" (a zip group is one group).
   std::string layout;
   for (const auto& axis : spec.axes) {
@@ -83,58 +148,89 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     for (const auto& key : axis.keys) group += (group.empty() ? "" : "+") + key;
     layout += (layout.empty() ? "" : ",") + group;
   }
-  std::vector<int64_t> ids;
-  int kept = 0;
+  std::vector<int64_t> created;
+  std::vector<db::RunRecord> earlier;
   for (const auto& run : runs) {
     auto it = existing.find(run.name);
-    if (it == existing.end()) {
-      db::NewRun row;
-      row.name = run.name;
-      row.sweep = spec.name;
-      row.config_json = config_to_json(run.config).dump();
-      row.config_yaml = config_to_yaml(run.config);
-      row.git_rev = git_revision();
-      const int64_t id = store.create_run(row);
-      for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
-      store.set_tag(id, "sweep.axes", layout);
-      ids.push_back(id);
+    if (it != existing.end()) {
+      earlier.push_back(it->second);
       continue;
     }
-    const db::RunRecord& record = it->second;
-    if (record.status == "running") {
-      // This scheduler is the only one driving the sweep: a run left "running" lost its worker.
-      store.finish_run(record.id, "crashed", "interrupted: its worker stopped with the scheduler");
-      ids.push_back(record.id);
-    } else if (record.status == "queued" || record.status == "crashed") {
-      ids.push_back(record.id);
-    } else {
-      ++kept;  // finished, diverged, failed, cancelled: kept as they are
+    db::NewRun row;
+    row.name = run.name;
+    row.sweep = spec.name;
+    row.config_json = config_to_json(run.config).dump();
+    row.config_yaml = config_to_yaml(run.config);
+    row.git_rev = git_revision();
+    const int64_t id = store.create_run(row);
+    for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
+    store.set_tag(id, "sweep.axes", layout);
+    created.push_back(id);
+  }
+  const ResumePlan plan = requeue_interrupted(store, earlier, args.heartbeat_timeout);
+  const auto listed = store.list_runs(spec.name);
+  request.runs = count_status(listed, "queued");
+  std::string mapping;
+  for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
+  std::fprintf(stderr,
+               "sweep %s: %zu runs (%d already ended, %d running elsewhere, %d to run) via %s launcher "
+               "with %d worker(s)%s -> %s\n",
+               spec.name.c_str(), runs.size(), plan.kept, plan.alive, request.runs, launcher_name.c_str(),
+               args.jobs, mapping.c_str(), store.path().c_str());
+  if (request.runs == 0 && plan.alive == 0) {
+    std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
+    return;
+  }
+  if (request.runs > 0) {
+    try {
+      std::fprintf(stderr, "sweep %s: %s\n", spec.name.c_str(), launcher->launch(store, request).c_str());
+    } catch (...) {
+      // A refused submission leaves nothing queued half-way: the runs this call created go.
+      for (int64_t id : created) store.delete_run(id);
+      throw;
     }
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  SchedulerOptions options;
-  options.fathom_binary = self_binary();
-  const db::StorePaths paths = resolve_store_paths(global);
-  // Workers get the store through the environment (a URL may hold a password; argv is public).
-  options.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
-  options.artifacts_root = paths.artifacts_root;
-  options.jobs = args.jobs;
-  options.threads_per_worker = std::max(1, cores / args.jobs);
-  options.progress = !args.no_progress;
-  options.sweep_name = spec.name;
-  options.devices = slot_devices(args.devices);
-  std::string mapping;
-  for (const auto& d : options.devices) mapping += (mapping.empty() ? " on " : ",") + d;
-  std::fprintf(stderr, "sweep %s: %zu runs (%d already ended, %zu to run) with %d worker(s)%s -> %s\n",
-               spec.name.c_str(), runs.size(), kept, ids.size(), args.jobs, mapping.c_str(),
-               store.path().c_str());
-  const SweepCounts counts = run_workers(store, ids, options, [&](int64_t id) {
-    return paths.run_dir(id);
-  });
+  if (launcher_name != "local" && !args.wait) {
+    std::printf("sweep %s: submitted; follow it with `fathom sweep status %s`, stop it with "
+                "`fathom sweep cancel %s` (or add --wait)\n",
+                spec.name.c_str(), spec.name.c_str(), spec.name.c_str());
+    return;
+  }
+  FollowOptions follow;
+  follow.sweep = spec.name;
+  follow.progress = !args.no_progress;
+  follow.heartbeat_timeout_s = args.heartbeat_timeout;
+  const SweepCounts counts = follow_sweep(store, *launcher, follow);
   std::printf("sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
               "(this session)\n",
               spec.name.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
               counts.cancelled);
+  if (counts.left_queued > 0)
+    std::printf("sweep %s: %d runs still queued with no worker left to take them; "
+                "`fathom sweep %s --resume` launches more\n",
+                spec.name.c_str(), counts.left_queued, args.file.c_str());
+}
+
+std::string tag_or(const std::map<std::string, std::string>& tags, const std::string& key) {
+  auto it = tags.find(key);
+  return it == tags.end() ? "" : it->second;
+}
+
+// Slurm's view of the sweep's array tasks: job ("17_3") -> "STATE node", one squeue call.
+std::map<std::string, std::string> slurm_states(const std::vector<std::map<std::string, std::string>>& tags) {
+  std::set<std::string> arrays;
+  for (const auto& t : tags)
+    if (auto a = tag_or(t, "slurm.array_job"); !a.empty()) arrays.insert(a);
+  std::map<std::string, std::string> states;
+  if (arrays.empty() || !find_on_path("squeue")) return states;
+  std::string list;
+  for (const auto& a : arrays) list += (list.empty() ? "" : ",") + a;
+  const ProgramResult r = run_program({"squeue", "-h", "-r", "-j", list, "-o", "%i %T %N"}, "", {}, 30);
+  for (const std::string& line : split(r.out, '\n')) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos) states[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return states;
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {
@@ -142,39 +238,44 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
   const auto runs = store.list_runs(name);
   if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
+  std::vector<std::map<std::string, std::string>> tags;
+  for (const auto& r : runs) tags.push_back(store.tags(r.id));
+  const auto slurm = slurm_states(tags);
+  const double now = db::unix_now();
   std::map<std::string, int> by_status;
-  for (const auto& r : runs) {
+  std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host", "job",
+              "slurm", "heartbeat", "name");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
     ++by_status[r.status];
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
-    std::printf("%5lld  %-14s %7lld  %s\n", static_cast<long long>(r.id), status.c_str(),
-                static_cast<long long>(r.updates), r.name.c_str());
+    std::string job = tag_or(tags[i], "slurm.job");
+    if (job.empty() && !tag_or(tags[i], "worker.pid").empty()) job = "pid " + tag_or(tags[i], "worker.pid");
+    std::string state = "-";
+    if (auto it = slurm.find(tag_or(tags[i], "slurm.job")); it != slurm.end()) state = it->second;
+    else if (r.status == "queued" && !tag_or(tags[i], "slurm.array_job").empty()) state = "array " + tag_or(tags[i], "slurm.array_job");
+    const std::string beat = r.status == "running" && r.heartbeat_at > 0
+                                 ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
+                                 : "-";
+    std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id), status.c_str(),
+                static_cast<long long>(r.updates), r.host.empty() ? "-" : r.host.c_str(),
+                job.empty() ? "-" : job.c_str(), state.c_str(), beat.c_str(), r.name.c_str());
   }
   std::printf("%zu runs:", runs.size());
   for (const auto& [status, n] : by_status) std::printf(" %d %s", n, status.c_str());
   std::printf("\n");
 }
 
-// Queued runs become cancelled; running ones are cancelled and their worker stopped (SIGTERM)
-// when it runs on this host.
+// Queued runs become cancelled; running ones are cancelled and their workers stopped wherever
+// they run (experiments/run_control.h); a Slurm array's pending tasks are cancelled too.
 void sweep_cancel(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
-  const auto runs = store.list_runs(name);
-  if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  int cancelled = 0;
-  for (const auto& r : runs) {
-    if (r.status != "queued" && r.status != "running") continue;
-    store.finish_run(r.id, "cancelled", "cancelled by `fathom sweep cancel`");
-    ++cancelled;
-    const auto tags = store.tags(r.id);
-    auto pid = tags.find("worker.pid");
-    if (r.status == "running" && pid != tags.end() && r.host == host)
-      kill(static_cast<pid_t>(std::stoll(pid->second)), SIGTERM);
-  }
-  std::printf("sweep %s: %d runs cancelled\n", name.c_str(), cancelled);
+  if (store.list_runs(name).empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
+  const CancelReport report = cancel_sweep(store, name, "cancelled by `fathom sweep cancel`");
+  for (const auto& problem : report.problems) std::fprintf(stderr, "warning: %s\n", problem.c_str());
+  std::printf("sweep %s: %d runs cancelled\n", name.c_str(), report.cancelled);
 }
 
 }  // namespace
@@ -187,6 +288,13 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--resume", args->resume, "continue the sweep: keep ended runs, resume the rest");
   cmd->add_option("--jobs", args->jobs, "parallel worker processes (default 1)");
   cmd->add_flag("--no-progress", args->no_progress, "no status lines");
+  cmd->add_option("--launcher", args->launcher,
+                  "where workers run: local (default) or slurm (default when the sweep file has "
+                  "a slurm: section); docs/cluster.md");
+  cmd->add_flag("--wait", args->wait, "with slurm: follow the job array until every run ended");
+  cmd->add_option("--heartbeat-timeout", args->heartbeat_timeout,
+                  "seconds without a heartbeat after which a running run's worker counts as lost "
+                  "(default 180)");
   cmd->add_option("--devices", args->devices,
                   "devices of the worker slots, e.g. cuda:0,cuda:1 (slot i -> device i mod n); "
                   "auto: every visible GPU (default); none: as the configs say")

@@ -13,6 +13,7 @@
 #include "core/train/trainer.h"
 #include "core/util/error.h"
 #include "core/util/version.h"
+#include "db/heartbeat.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -82,6 +83,8 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   options.resume = !args.resume.empty();
   options.progress = !args.no_progress;
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << store->path() << "\n";
+  // Liveness for schedulers and the desktop app, also during long evaluations.
+  db::HeartbeatThread heartbeat(store->location(), run_id, db::HeartbeatThread::kDefaultInterval);
   TrainOutcome outcome;
   try {
     outcome = train_run(config, *store, options);

@@ -31,7 +31,14 @@ std::string resolve_db_path(const GlobalOptions& options);
 // without --artifacts.
 db::StorePaths resolve_store_paths(const GlobalOptions& options);
 
+// Thrown by a command that ends with a particular exit status (after its own cleanup), e.g.
+// `fathom worker`'s "stopped and requeued" (experiments/worker_exit.h).
+struct CommandExit {
+  int code;
+};
+
 void add_train_command(CLI::App& app, GlobalOptions& options);
+void add_worker_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
 void add_delete_command(CLI::App& app, GlobalOptions& options);

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "machine-readable output");
 
   add_train_command(app, options);
+  add_worker_command(app, options);
   add_runs_command(app, options);
   add_show_command(app, options);
   add_delete_command(app, options);
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const CommandExit& e) {
+    return e.code;
   } catch (const fathom::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -172,6 +172,31 @@ class PostgresBackend : public StoreBackend {
     });
   }
 
+  bool touch_heartbeat(int64_t run, double now) override {
+    bool touched = false;
+    write([&] {
+      auto r = pg_.exec(
+          "UPDATE runs SET heartbeat_at = $2 WHERE id = $1 AND status = 'running' RETURNING id",
+          {pg_param(run), pg_param(now)});
+      touched = r.rows() > 0;
+      if (!touched) require_exists(run);
+    });
+    return touched;
+  }
+
+  bool requeue_run(int64_t run, const std::string& reason, double now) override {
+    bool requeued = false;
+    write([&] {
+      auto r = pg_.exec(
+          "UPDATE runs SET status = 'queued', error = $2, finished_at = NULL, heartbeat_at = $3"
+          " WHERE id = $1 AND status IN ('running', 'crashed') RETURNING id",
+          {pg_param(run), pg_text_or_null(reason), pg_param(now)});
+      requeued = r.rows() > 0;
+      if (!requeued) require_exists(run);
+    });
+    return requeued;
+  }
+
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
       pg_.exec("INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)"
@@ -492,6 +517,11 @@ class PostgresBackend : public StoreBackend {
 
   void require_run(const PgResult& r, int64_t run) const {
     if (r.rows() == 0)
+      throw std::invalid_argument(pg_.shown() + ": no run with id " + std::to_string(run));
+  }
+
+  void require_exists(int64_t run) {  // after an UPDATE whose WHERE may skip the row
+    if (pg_.exec("SELECT 1 FROM runs WHERE id = $1", {pg_param(run)}).rows() == 0)
       throw std::invalid_argument(pg_.shown() + ": no run with id " + std::to_string(run));
   }
 

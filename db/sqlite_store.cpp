@@ -118,6 +118,32 @@ class SqliteBackend : public StoreBackend {
     });
   }
 
+  bool touch_heartbeat(int64_t run, double now) override {
+    bool touched = false;
+    write([&] {
+      Statement st(db_, "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'");
+      st.bind(1, run).bind(2, now);
+      st.run();
+      touched = db_.changes() > 0;
+      if (!touched) require_exists(run);
+    });
+    return touched;
+  }
+
+  bool requeue_run(int64_t run, const std::string& reason, double now) override {
+    bool requeued = false;
+    write([&] {
+      Statement st(db_,
+                   "UPDATE runs SET status = 'queued', error = ?2, finished_at = NULL,"
+                   " heartbeat_at = ?3 WHERE id = ?1 AND status IN ('running', 'crashed')");
+      st.bind(1, run).bind_text_or_null(2, reason).bind(3, now);
+      st.run();
+      requeued = db_.changes() > 0;
+      if (!requeued) require_exists(run);
+    });
+    return requeued;
+  }
+
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
       Statement st(db_,
@@ -387,6 +413,12 @@ class SqliteBackend : public StoreBackend {
   void require_run(int64_t run) const {  // after an UPDATE: throws if it touched no row
     if (db_.changes() == 0)
       throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
+  }
+
+  void require_exists(int64_t run) const {  // after an UPDATE whose WHERE may skip the row
+    Statement st(db_, "SELECT 1 FROM runs WHERE id = ?1");
+    st.bind(1, run);
+    if (!st.step()) throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
   }
 
   void insert_artifact(int64_t run, const Artifact& a, double now) {

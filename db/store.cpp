@@ -92,6 +92,16 @@ void Store::heartbeat(int64_t run, int64_t updates) {
   backend_->heartbeat(run, updates, unix_now());
 }
 
+bool Store::touch_heartbeat(int64_t run) {
+  require_writable("touch_heartbeat");
+  return backend_->touch_heartbeat(run, unix_now());
+}
+
+bool Store::requeue_run(int64_t run, const std::string& reason) {
+  require_writable("requeue_run");
+  return backend_->requeue_run(run, reason, unix_now());
+}
+
 void Store::set_final_metric(int64_t run, const std::string& name, double value) {
   require_writable("set_final_metric");
   backend_->set_final_metric(run, name, value);

@@ -60,6 +60,14 @@ class Store {
   void finish_run(int64_t run, const std::string& status, const std::string& error = "",
                   std::optional<int64_t> diverged_step = std::nullopt);
   void heartbeat(int64_t run, int64_t updates);
+  // "Still alive" without progress (a worker's heartbeat thread, during long evaluations):
+  // heartbeat_at = now if the run is running; false (nothing written) when it is not, e.g.
+  // cancelled meanwhile. Liveness across machines is judged from heartbeat_at.
+  bool touch_heartbeat(int64_t run);
+  // A preempted or interrupted run goes back to the queue (running or crashed -> queued,
+  // `reason` kept in its error field) so the next claim_next_run continues it from its
+  // checkpoint. false, and nothing changed, when it had another status (cancelled meanwhile).
+  bool requeue_run(int64_t run, const std::string& reason);
   void set_final_metric(int64_t run, const std::string& name, double value);
   // Replaces any earlier artifact of the same kind for this run.
   void add_artifact(int64_t run, const std::string& kind, const std::string& path,

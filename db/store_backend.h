@@ -30,6 +30,11 @@ class StoreBackend {
   virtual void finish_run(int64_t run, const std::string& status, const std::string& error,
                           std::optional<int64_t> diverged_step, double now) = 0;
   virtual void heartbeat(int64_t run, int64_t updates, double now) = 0;
+  // heartbeat_at = now for a running run only; false when the run is not running.
+  virtual bool touch_heartbeat(int64_t run, double now) = 0;
+  // running or crashed -> queued (error = reason, finished_at cleared) in one statement; false
+  // when the run had another status (e.g. cancelled meanwhile) and was left as it was.
+  virtual bool requeue_run(int64_t run, const std::string& reason, double now) = 0;
   virtual void set_final_metric(int64_t run, const std::string& name, double value) = 0;
   virtual void add_artifact(int64_t run, const Artifact& artifact, double now) = 0;
   virtual void set_tag(int64_t run, const std::string& key, const std::string& value) = 0;

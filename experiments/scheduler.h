@@ -1,42 +1,31 @@
 #pragma once
-// Runs the runs of a sweep as separate worker processes (`fathom train --resume ID`), N at a
-// time, so a crash, abort or out-of-memory kill in one run never takes down the sweep or the
-// store. A worker that dies without recording an end (a signal, a non-zero exit before the
-// trainer could write) leaves its run "crashed", with the reason. The store records the rest:
-// each worker marks its run running, heartbeats, and finishes it (finished, diverged, failed).
-#include <cstdint>
-#include <functional>
+// Follows a launched sweep to its end (experiments/launcher.h): polls the launcher -- which
+// starts local workers as slots free up, or watches a Slurm job array -- and the store, where
+// every worker marks its run running, heartbeats, and records its end (finished, diverged,
+// failed, cancelled; or queued again after a preemption). A worker that ended without
+// recording an end (a signal, an out-of-memory kill, a lost node) leaves its run crashed,
+// with the reason; so does one whose heartbeat went silent (experiments/run_control.h).
 #include <string>
-#include <vector>
 
 #include "db/store.h"
+#include "experiments/launcher.h"
+#include "experiments/run_control.h"
 
 namespace fathom {
 
-struct SchedulerOptions {
-  std::string fathom_binary;       // the `fathom` executable the workers run
-  // The store the workers write to and their artifacts root, handed to each worker as
-  // $FATHOM_DB and $FATHOM_ARTIFACTS (never argv: a store URL may hold a password).
-  std::string db_location;
-  std::string artifacts_root;
-  int jobs = 1;                    // parallel worker processes
-  int threads_per_worker = 1;      // train.threads of each worker (cores / jobs)
-  bool progress = true;            // status lines on the terminal (experiments/sweep_progress.h)
-  std::string sweep_name;          // for the status lines
-  // Slot i's workers get `--device devices[i % size]` (GPU machines: one slot per GPU), except
-  // runs whose config says device: cpu. Empty: the configs decide.
-  std::vector<std::string> devices;
+struct FollowOptions {
+  std::string sweep;
+  bool progress = true;  // status lines on the terminal (experiments/sweep_progress.h)
+  double heartbeat_timeout_s = kDefaultHeartbeatTimeout;
 };
 
+// Runs of the sweep that reached each end while following.
 struct SweepCounts {
   int finished = 0, diverged = 0, failed = 0, crashed = 0, cancelled = 0, other = 0;
+  int left_queued = 0;  // still queued when no worker was left to claim them
 };
 
-// Starts a worker for each run in `runs` (in order) whose status is still queued or crashed
-// when its turn comes, keeps `jobs` of them going, and returns when all have ended. Worker
-// output goes to `artifacts_dir(run)/worker.log`.
-SweepCounts run_workers(db::Store& store, const std::vector<int64_t>& runs,
-                        const SchedulerOptions& options,
-                        const std::function<std::string(int64_t)>& artifacts_dir);
+// Returns when no worker of the launch runs or may start and no run of the sweep is running.
+SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptions& options);
 
 }  // namespace fathom

@@ -37,7 +37,7 @@ std::vector<std::string> SweepSpec::axis_keys() const {
 namespace {
 
 const std::vector<std::string> kSweepKeys = {"name", "base", "set", "grid", "zip", "seeds",
-                                             "exclude"};
+                                             "exclude", "slurm"};
 
 int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 
@@ -350,6 +350,7 @@ struct SpecParser {
     if (parts.count("seeds")) parse_seeds(parts["seeds"].first, parts["seeds"].second);
     if (spec.axes.empty()) fail(root, "grid", "no axes: give grid, zip or seeds");
     if (parts.count("exclude")) parse_exclude(parts["exclude"].first, parts["exclude"].second);
+    if (const YAML::Node* slurm = value_of("slurm")) spec.slurm = parse_slurm_options(*slurm, spec.file);
   }
 };
 

@@ -7,10 +7,12 @@
 // Every error is an InputError naming the sweep file (or the base config), the line of the
 // offending YAML node and the dotted key.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/config/config.h"
+#include "experiments/slurm_options.h"
 
 namespace fathom {
 
@@ -45,6 +47,7 @@ struct SweepSpec {
   std::vector<SweepAxis> axes;       // expansion order: grid keys, zip groups, seeds
   std::vector<SweepExclude> exclude;
   int exclude_line = 0;              // line of `exclude:`
+  std::optional<SlurmOptions> slurm; // the `slurm:` section: run it on Slurm (docs/cluster.md)
 
   // Every axis key in run-name order (zip groups contribute each of their keys).
   std::vector<std::string> axis_keys() const;

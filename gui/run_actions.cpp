@@ -10,6 +10,7 @@
 
 #include "core/util/error.h"
 #include "db/run_paths.h"
+#include "experiments/run_control.h"
 #include "gui/fathom_binary.h"
 
 namespace fathom::gui {
@@ -67,21 +68,13 @@ QString run_artifacts_dir(const QString& db_location, int64_t run) {
   return paths ? QString::fromStdString(paths->run_dir(run)) : QString();
 }
 
-int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs) {
+int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* problems) {
   auto store = db::Store::open(db_location.toStdString());
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  int cancelled = 0;
-  for (const auto& run : runs) {
-    if (run.status != "queued" && run.status != "running") continue;
-    store.finish_run(run.id, "cancelled", "cancelled in fathom-gui");
-    ++cancelled;
-    const auto tags = store.tags(run.id);
-    auto pid = tags.find("worker.pid");
-    if (run.status == "running" && pid != tags.end() && run.host == host)
-      kill(static_cast<pid_t>(std::stoll(pid->second)), SIGTERM);
-  }
-  return cancelled;
+  // The one cancel of the CLI and the app: stops workers wherever their launcher runs them.
+  const CancelReport report = fathom::cancel_runs(store, runs, "cancelled in fathom-gui");
+  if (problems)
+    for (const auto& p : report.problems) problems->append(QString::fromStdString(p));
+  return report.cancelled;
 }
 
 bool remove_run_artifacts(const QString& db_location, int64_t run) {

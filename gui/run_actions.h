@@ -11,12 +11,13 @@
 
 namespace fathom::gui {
 
-// Cancels queued and running runs the way `fathom sweep cancel` does for a whole sweep:
-// status cancelled, and a running worker on this host stopped through its worker.pid tag.
-// Returns how many were cancelled; store errors throw.
-// `db_location` everywhere here: a file path or store URL (Store::location(); it may hold a
-// password, so child processes get it as $FATHOM_DB, never in argv, and messages never show it).
-int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs);
+// Cancels queued and running runs exactly as `fathom sweep cancel` does
+// (experiments/run_control.h): status cancelled, and each running worker stopped through the
+// launcher that started it (SIGTERM to a local process, scancel of a Slurm job). Returns how
+// many were cancelled; workers that could not be stopped are added to *problems (may be null).
+// Store errors throw.
+int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs,
+                QStringList* problems = nullptr);
 
 // `fathom sweep cancel NAME`, detached. false and *message when it cannot start.
 bool cancel_sweep(const QString& db_location, const QString& sweep, QString* message);

@@ -63,6 +63,19 @@ void RunsModel::setRuns(std::vector<db::RunRecord> runs) {
   }
 }
 
+void RunsModel::setJobs(std::map<int64_t, QString> jobs) {
+  if (jobs == jobs_) return;
+  jobs_ = std::move(jobs);
+  if (!runs_.empty()) emit dataChanged(index(0, Job), index(rowCount() - 1, Job));
+}
+
+QString RunsModel::jobOf(const std::map<std::string, std::string>& tags) {
+  if (auto it = tags.find("slurm.job"); it != tags.end()) return QString::fromStdString(it->second);
+  if (auto it = tags.find("worker.pid"); it != tags.end())
+    return QStringLiteral("pid %1").arg(QString::fromStdString(it->second));
+  return {};
+}
+
 const db::RunRecord* RunsModel::runAt(int row) const {
   return row >= 0 && row < static_cast<int>(runs_.size()) ? &runs_[row] : nullptr;
 }
@@ -120,6 +133,11 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
       return s;
     }
     case Updates: return QVariant::fromValue<qlonglong>(run.updates);
+    case Host: return QString::fromStdString(run.host);
+    case Job: {
+      auto it = jobs_.find(run.id);
+      return it == jobs_.end() ? QString() : it->second;
+    }
     default: break;
   }
   int c = column - FixedCount;
@@ -168,7 +186,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* fixed[] = {"id", "name", "sweep", "status", "updates"};
+  static const char* fixed[] = {"id", "name", "sweep", "status", "updates", "host", "job"};
   if (section < FixedCount) return QString::fromLatin1(fixed[section]);
   int c = section - FixedCount;
   if (c < metric_names_.size()) return metric_names_[c];

@@ -1,6 +1,7 @@
 #pragma once
 // The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
-// status (coloured), updates, every final metric any run has, and config keys the user picks
+// status (coloured), updates, host and job (where its worker runs: a Slurm job such as 17_3,
+// or a local pid), every final metric any run has, and config keys the user picks
 // (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
 #include <map>
 #include <vector>
@@ -27,6 +28,12 @@ class RunsModel : public QAbstractTableModel {
   const std::vector<db::RunRecord>& runs() const { return runs_; }
   const db::RunRecord* runAt(int row) const;
 
+  // Each run's worker job as its worker recorded it (tags slurm.job / worker.pid); runs not
+  // in the map show none.
+  void setJobs(std::map<int64_t, QString> jobs);
+  // The job text of a run's tags: "17_3" (Slurm), "pid 4242" (local), "" (none recorded).
+  static QString jobOf(const std::map<std::string, std::string>& tags);
+
   // Dotted config keys shown as extra columns, e.g. "model.norm".
   void setConfigColumns(const QStringList& keys);
   const QStringList& configColumns() const { return config_keys_; }
@@ -39,7 +46,7 @@ class RunsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  enum Fixed { Id, Name, Sweep, Status, Updates, FixedCount };
+  enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
   QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
   QStringList metricNames(const std::vector<db::RunRecord>& runs) const;
   // The config column values of a run: config_json is parsed once per run (it never
@@ -47,6 +54,7 @@ class RunsModel : public QAbstractTableModel {
   const std::vector<QVariant>& configValues(const db::RunRecord& run) const;
 
   std::vector<db::RunRecord> runs_;
+  std::map<int64_t, QString> jobs_;
   QStringList metric_names_;
   QStringList config_keys_;
   mutable std::map<int64_t, std::vector<QVariant>> config_values_;

@@ -120,6 +120,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
   model_->setRuns({});
+  ended_jobs_.clear();
   refresh();
 }
 
@@ -128,6 +129,7 @@ void RunsView::refresh() {
   try {
     const bool first = model_->rowCount() == 0;
     model_->setRuns(session_->store.list_runs());
+    refreshJobs();
     if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
@@ -135,6 +137,23 @@ void RunsView::refresh() {
   }
   refreshSweeps();
   updateActions();
+}
+
+// A run's worker job changes while it is queued or running (a requeued Slurm task, a new
+// worker); after it ended, it is read once and kept.
+void RunsView::refreshJobs() {
+  std::map<int64_t, QString> jobs;
+  for (const auto& run : model_->runs()) {
+    auto known = ended_jobs_.find(run.id);
+    if (known != ended_jobs_.end()) {
+      jobs[run.id] = known->second;
+      continue;
+    }
+    const QString job = RunsModel::jobOf(session_->store.tags(run.id));
+    jobs[run.id] = job;
+    if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
+  }
+  model_->setJobs(std::move(jobs));
 }
 
 void RunsView::refreshSweeps() {
@@ -210,12 +229,14 @@ void RunsView::cancelSelected() {
   if (runs.empty()) return;
   if (QMessageBox::question(this, QStringLiteral("Cancel runs"),
                             QStringLiteral("Cancel %1 selected run(s)? Queued runs will not start; "
-                                           "running workers on this machine are stopped.")
+                                           "running workers are stopped wherever they run (this machine, Slurm).")
                                 .arg(runs.size())) != QMessageBox::Yes)
     return;
   try {
-    const int n = cancel_runs(db_location_, runs);
+    QStringList problems;
+    const int n = cancel_runs(db_location_, runs, &problems);
     emit message(QStringLiteral("%1 run(s) cancelled").arg(n));
+    if (!problems.isEmpty()) emit error(problems.join(QLatin1Char('\n')));
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
   }

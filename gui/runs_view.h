@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
 // with the final metrics and config columns the user picks; open, cancel, resume a run or
 // cancel a whole sweep. The window refreshes it by polling the store (refresh()).
@@ -57,6 +58,7 @@ class RunsView : public QWidget {
 
  private:
   void refreshSweeps();
+  void refreshJobs();
   void updateActions();
 
   StoreSession* session_ = nullptr;
@@ -67,6 +69,7 @@ class RunsView : public QWidget {
   QComboBox* sweep_;
   QLineEdit* text_;
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *focus_filter_;
+  std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
 };
 
 }  // namespace fathom::gui

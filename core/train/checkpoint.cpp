@@ -41,6 +41,14 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   archive.write("state_best_valid_loss", scalar(state.best_valid_loss), true);
   archive.write("state_loss_scale", scalar(state.loss_scale), true);
   archive.write("state_loss_scale_clean_updates", scalar(state.loss_scale_clean_updates), true);
+  const LogWindowState& w = state.window;
+  // float64 holds these counts exactly (< 2^53) and the sums bit for bit.
+  archive.write("state_log_window",
+                torch::tensor({static_cast<double>(w.tokens), static_cast<double>(w.updates),
+                               static_cast<double>(w.grad_norm_updates),
+                               static_cast<double>(w.skipped), w.smoothed, w.nll, w.grad_norm},
+                              torch::kFloat64),
+                true);
   archive.write("config_yaml", c10::IValue(config_yaml));
   fs::create_directories(fs::path(path).parent_path());
   const std::string temporary = path + ".tmp";
@@ -77,6 +85,15 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
       if (archive.try_read("state_loss_scale", scale, true)) state->loss_scale = scale.item<double>();
       if (archive.try_read("state_loss_scale_clean_updates", clean, true))
         state->loss_scale_clean_updates = clean.item<int64_t>();
+      // Absent from checkpoints written before preemption support: an empty window.
+      torch::Tensor window;
+      if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {
+        const torch::Tensor w = window.to(torch::kFloat64).contiguous();
+        const double* v = w.data_ptr<double>();
+        state->window = LogWindowState{static_cast<int64_t>(v[0]), static_cast<int64_t>(v[1]),
+                                       static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3]),
+                                       v[4], v[5], v[6]};
+      }
     }
   } catch (const InputError&) {
     throw;

@@ -12,6 +12,13 @@ namespace fathom {
 class TransformerImpl;
 class Optimizer;
 
+// The log window a checkpoint was taken in: updates since the last logged point and the sums
+// their logged means divide (DeviceMetrics::Reading). Empty at a log point.
+struct LogWindowState {
+  int64_t tokens = 0, updates = 0, grad_norm_updates = 0, skipped = 0;
+  double smoothed = 0, nll = 0, grad_norm = 0;
+};
+
 struct TrainerState {
   int64_t update = 0;            // updates completed
   int64_t epoch = 0;             // current epoch (0-based)
@@ -20,6 +27,7 @@ struct TrainerState {
   double best_valid_loss = std::numeric_limits<double>::infinity();
   double loss_scale = 65536.0;   // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
   int64_t loss_scale_clean_updates = 0;  // run skips and grows exactly as an uninterrupted one
+  LogWindowState window;         // so a checkpoint between log points resumes the same rows
 };
 
 // Archive keys may not contain '.', which parameter names do.

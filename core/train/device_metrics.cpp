@@ -85,4 +85,10 @@ DeviceMetrics::Reading DeviceMetrics::read(bool reset_window) {
   return r;
 }
 
+void DeviceMetrics::restore_window(double smoothed, double nll, double grad_norm) {
+  window_smoothed_ = scalar(smoothed);
+  window_nll_ = scalar(nll);
+  window_grad_norm_ = scalar(grad_norm);
+}
+
 }  // namespace fathom

@@ -39,6 +39,9 @@ class DeviceMetrics {
   };
   // One device-to-host read. reset_window: start a new log window afterwards.
   Reading read(bool reset_window);
+  // A resumed run continues the log window its checkpoint was taken in (the sums of a
+  // Reading), so the next logged values equal the uninterrupted run's.
+  void restore_window(double smoothed, double nll, double grad_norm);
 
  private:
   torch::Tensor scalar(double value) const;

@@ -17,6 +17,7 @@
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
+#include "core/util/process.h"
 #include "core/train/device.h"
 #include "core/train/device_metrics.h"
 #include "core/train/evaluate.h"
@@ -41,11 +42,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string host_name() {
-  char buffer[256] = {0};
-  return gethostname(buffer, sizeof buffer - 1) == 0 ? buffer : "unknown";
 }
 
 // Dropout's randomness is re-seeded from (seed, update) at every update, so a resumed run
@@ -126,11 +122,17 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
                                             state.batch_in_epoch),
                                 device);
   DeviceMetrics device_metrics(device, tc.divergence_factor, state.first_loss);
+  device_metrics.restore_window(state.window.smoothed, state.window.nll, state.window.grad_norm);
   LossScaler scaler(state.loss_scale, state.loss_scale_clean_updates);
   db::MetricWriter metrics(store, run);
   ProgressBar bar("train", tc.max_updates, options.progress);
   TrainOutcome outcome;
   Window window;
+  window.tokens = state.window.tokens;  // the log window the checkpoint was taken in
+  window.updates = state.window.updates;
+  window.grad_norm_updates = state.window.grad_norm_updates;
+  window.skipped = state.window.skipped;
+  const int64_t session_first_update = state.update + 1;
   double last_logged_loss = NAN;  // what the progress bar shows between log points
   const auto train_start = Clock::now();
   int64_t session_tokens = 0;
@@ -159,7 +161,33 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     return std::nullopt;
   };
 
+  // What a checkpoint keeps of the log window (nothing right after a log point), so a run
+  // resumed from it logs the same rows as an uninterrupted one.
+  auto window_state = [&](const DeviceMetrics::Reading& reading, bool just_logged) {
+    if (just_logged) return LogWindowState{};
+    return LogWindowState{window.tokens, window.updates, window.grad_norm_updates, window.skipped,
+                          reading.smoothed, reading.nll, reading.grad_norm};
+  };
+
   while (state.update < tc.max_updates) {
+    // A stop request (preemption, a time limit's warning signal) is served at an update
+    // boundary: the checkpoint holds exactly the updates done, and the caller requeues the run.
+    if (options.stop_requested && options.stop_requested->load()) {
+      if (state.update >= session_first_update) {  // else the checkpoint on disk is this state
+        const auto reading = read_metrics(/*reset_window=*/false);
+        if (!reading) return outcome;
+        state.window = window_state(*reading, /*just_logged=*/window.updates == 0);
+        save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
+        store.add_artifact(run, "checkpoint_last", last_path, state.update);
+      }
+      metrics.flush();
+      store.heartbeat(run, state.update);
+      bar.finish("stopped after update " + std::to_string(state.update) + " (stop requested)");
+      outcome.status = "stopped";
+      outcome.reason = "stop requested after update " + std::to_string(state.update);
+      outcome.updates = state.update;
+      return outcome;
+    }
     const int64_t update = state.update + 1;
     torch::manual_seed(update_seed(tc.seed, update));
 
@@ -213,8 +241,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     const bool valid_point = update % tc.valid_every == 0 || update == tc.max_updates;
     const bool keep_point = tc.keep_checkpoint_every > 0 && update % tc.keep_checkpoint_every == 0;
     // Every checkpoint follows a read, so none is written after an undetected divergence.
+    std::optional<DeviceMetrics::Reading> reading;
     if (log_point || valid_point || keep_point) {
-      const auto reading = read_metrics(/*reset_window=*/log_point);
+      reading = read_metrics(/*reset_window=*/log_point);
       if (!reading) return outcome;
       if (log_point) {
         // Timed after the read: on a GPU the host runs ahead of the device until then.
@@ -263,6 +292,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
           store.add_artifact(run, "checkpoint_best", best_path, update);
         }
       }
+      state.window = window_state(*reading, log_point);
       save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
       store.add_artifact(run, "checkpoint_last", last_path, update);
       metrics.flush();

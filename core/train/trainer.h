@@ -3,6 +3,7 @@
 // checkpoints and divergence detection, then test perplexity and BLEU. Every number goes to
 // the run store as it is produced. Divergence is a research result (status "diverged"),
 // never an exception.
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,10 +19,13 @@ struct TrainOptions {
   std::string cache_dir;       // shared caches (SentencePiece models)
   bool resume = false;         // continue from artifacts_dir/checkpoint_last.pt if present
   bool progress = true;        // terminal progress bar
+  // Set (from a signal handler) to stop at the next update boundary with a checkpoint of
+  // exactly the updates done; the outcome is then "stopped". Null: never asked.
+  const std::atomic<bool>* stop_requested = nullptr;
 };
 
 struct TrainOutcome {
-  std::string status;                     // finished | diverged
+  std::string status;                     // finished | diverged | stopped (stop_requested)
   std::optional<int64_t> diverged_step;   // the update at which divergence was detected
   std::string reason;                     // why it diverged
   int64_t updates = 0;

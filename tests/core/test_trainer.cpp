@@ -2,6 +2,10 @@
 // what a finished run leaves in the store and on disk, bit-exact resume, divergence handling
 // and seed determinism. Each test trains for a few seconds on one CPU thread.
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,13 +102,15 @@ class TrainerTest : public ::testing::Test {
   std::string artifacts(int64_t run) const {
     return (dir_ / ("run-" + std::to_string(run))).string();
   }
-  TrainOutcome train(const RunConfig& config, int64_t run, bool resume = false) {
+  TrainOutcome train(const RunConfig& config, int64_t run, bool resume = false,
+                     const std::atomic<bool>* stop = nullptr) {
     TrainOptions options;
     options.run_id = run;
     options.artifacts_dir = artifacts(run);
     options.cache_dir = (dir_ / "cache").string();
     options.resume = resume;
     options.progress = false;
+    options.stop_requested = stop;
     return train_run(config, *store_, options);
   }
   // A model of `config`'s shape with the parameters of the checkpoint at `path`.
@@ -266,6 +272,58 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
 // Divergence is a result, not an error: a learning rate of 1e3 blows the loss up right after
 // the first update. The run is marked diverged at the update whose loss broke the rule
 // (checked here from the logged curve, independently of the monitor), without an exception.
+// A stop request (a worker's SIGUSR2 before preemption) between log points: the run stops at
+// an update boundary with a checkpoint of exactly the updates done, and resuming it logs every
+// row the uninterrupted run logs, with the same values -- the partial log window travels in the
+// checkpoint. Fails if the stop loses or redoes updates, or if the first log point after the
+// resume averages only the updates since the restart.
+TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
+  RunConfig config = tiny_config();
+  config.train.max_updates = 80;
+  config.train.log_every = 7;  // stops land between log points
+  config.train.valid_every = 40;
+  config.model.dropout = 0.1;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+
+  const int64_t b = new_run(config);
+  std::atomic<bool> stop{false};
+  std::atomic<bool> done{false};
+  // Asks for the stop once the run has logged step 14, from another thread and connection,
+  // the way a signal handler sets it while the trainer is busy.
+  std::thread watcher([&] {
+    auto reader = db::Store::open((dir_ / "runs.db").string(), db::OpenMode::ReadOnly);
+    while (!done && reader.last_metric_step(b, "train_loss") < 14)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    stop = true;
+  });
+  const TrainOutcome stopped = train(config, b, false, &stop);
+  done = true;
+  watcher.join();
+  ASSERT_EQ(stopped.status, "stopped");
+  ASSERT_GE(stopped.updates, 14);
+  ASSERT_LT(stopped.updates, 80);
+  TrainerState state;
+  Transformer model = load_model(config, (fs::path(artifacts(b)) / "checkpoint_last.pt").string());
+  load_checkpoint((fs::path(artifacts(b)) / "checkpoint_last.pt").string(), *model, nullptr, &state);
+  EXPECT_EQ(state.update, stopped.updates);  // exactly the updates done
+  EXPECT_EQ(state.window.updates, stopped.updates % 7);
+  EXPECT_EQ(store_->last_metric_step(b, "train_loss"), stopped.updates / 7 * 7);
+
+  ASSERT_EQ(train(config, b, /*resume=*/true).status, "finished");
+  const auto rows_a = store_->metric_rows(a);
+  const auto rows_b = store_->metric_rows(b);
+  ASSERT_EQ(rows_a.size(), rows_b.size());
+  for (size_t i = 0; i < rows_a.size(); ++i) {
+    const auto& [step_a, name_a, value_a, wall_a] = rows_a[i];
+    const auto& [step_b, name_b, value_b, wall_b] = rows_b[i];
+    ASSERT_EQ(name_a, name_b);
+    ASSERT_EQ(step_a, step_b) << name_a;
+    if (name_a == "tokens_per_s") continue;  // a timing
+    EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
+  }
+}
+
 TEST_F(TrainerTest, HugeLearningRateDivergesAtTheOffendingUpdate) {
   RunConfig config = tiny_config();
   config.train.lr = 1e3;

@@ -26,9 +26,13 @@ class RunActionsTest : public QObject {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
 
-    QProcess worker;  // stands in for a `fathom train` worker
-    worker.start("sleep", {"60"});
+    QProcess worker;  // stands in for a `fathom worker`: its command line names fathom
+    worker.start("bash", {"-c", "exec -a fathom-worker sleep 60"});
     QVERIFY(worker.waitForStarted());
+    // A recorded pid that now belongs to an unrelated process (pids are reused): never killed.
+    QProcess stranger;
+    stranger.start("sleep", {"60"});
+    QVERIFY(stranger.waitForStarted());
 
     auto store = Store::open(db.toStdString());
     NewRun r;
@@ -36,14 +40,21 @@ class RunActionsTest : public QObject {
     const int64_t running = store.create_run(r);
     store.mark_running(running, host, "cpu");
     store.set_tag(running, "worker.pid", std::to_string(worker.processId()));
+    const int64_t reused = store.create_run(r);
+    store.mark_running(reused, host, "cpu");
+    store.set_tag(reused, "worker.pid", std::to_string(stranger.processId()));
     const int64_t queued = store.create_run(r);
     const int64_t done = store.create_run(r);
     store.mark_running(done, host, "cpu");
     store.finish_run(done, "finished");
 
-    QCOMPARE(fathom::gui::cancel_runs(db, store.list_runs()), 2);
+    QCOMPARE(fathom::gui::cancel_runs(db, store.list_runs()), 3);
     QVERIFY(worker.waitForFinished(5000));
     QCOMPARE(worker.exitStatus(), QProcess::CrashExit);  // SIGTERM
+    QVERIFY(!stranger.waitForFinished(500));  // still sleeping
+    stranger.kill();
+    stranger.waitForFinished();
+    QCOMPARE(store.find_run(std::to_string(reused))->status, std::string("cancelled"));
     QCOMPARE(store.find_run(std::to_string(running))->status, std::string("cancelled"));
     QCOMPARE(store.find_run(std::to_string(queued))->status, std::string("cancelled"));
     QCOMPARE(store.find_run(std::to_string(done))->status, std::string("finished"));

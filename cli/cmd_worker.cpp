@@ -1,0 +1,190 @@
+// `fathom worker --sweep NAME` / `fathom worker --run ID`: the process a launcher starts
+// (experiments/launcher.h). It takes one run -- the next queued run of the sweep, claimed
+// atomically in the store (a Slurm array task), or a run its launcher already claimed for it
+// (the local launcher) -- and trains it, resuming from the run's checkpoint when it has one.
+// The store and artifacts root come from $FATHOM_DB / $FATHOM_ARTIFACTS (a URL may hold a
+// password; argv is public); nothing about the run's state travels in argv.
+//
+// SIGUSR2 (Slurm's warning before a time limit or preemption: --signal=B:USR2@90), SIGTERM
+// and SIGINT stop it at the next update boundary: it writes a checkpoint, puts the run back
+// in the queue and exits 75, and under Slurm asks for the task to be requeued, so a later
+// claim continues the run with no metric row lost or repeated. A run cancelled meanwhile stays
+// cancelled. Exit statuses: experiments/worker_exit.h.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "core/config/config_io.h"
+#include "core/model/registry.h"
+#include "core/train/trainer.h"
+#include "core/util/error.h"
+#include "core/util/process.h"
+#include "db/heartbeat.h"
+#include "db/store.h"
+#include "experiments/worker_exit.h"
+
+namespace fathom::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct WorkerArgs {
+  std::string sweep;
+  int64_t run = 0;
+  std::string device;
+  int threads = 0;
+  bool no_progress = false;
+  double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
+};
+
+std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+
+void on_stop_signal(int sig) {
+  stop_signal = sig;
+  stop_requested = true;
+}
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGUSR2, SIGTERM, SIGINT}) sigaction(sig, &action, nullptr);
+}
+
+std::string env_or(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// What a launcher needs to find, stop and judge this worker later, from any machine.
+void record_worker(db::Store& store, int64_t run, const std::string& log) {
+  const bool slurm = !env_or("SLURM_JOB_ID").empty();
+  store.set_tag(run, "worker.launcher", slurm ? "slurm" : "local");
+  store.set_tag(run, "worker.host", host_name());
+  store.set_tag(run, "worker.pid", std::to_string(getpid()));
+  store.set_tag(run, "worker.log", log);
+  if (!slurm) return;
+  const std::string array = env_or("SLURM_ARRAY_JOB_ID");
+  const std::string job = array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
+  store.set_tag(run, "slurm.job", job);                        // as squeue shows it: 17_3
+  store.set_tag(run, "slurm.job_id", env_or("SLURM_JOB_ID"));  // unique: scancel, requeue
+  if (!array.empty()) store.set_tag(run, "slurm.array_job", array);
+  store.set_tag(run, "slurm.node", env_or("SLURMD_NODENAME", host_name()));
+  store.set_tag(run, "slurm.restarts", env_or("SLURM_RESTART_COUNT", "0"));
+}
+
+// From here on the task's output goes to the run's own log, appended across requeues.
+void redirect_output_to(const std::string& log) {
+  fs::create_directories(fs::path(log).parent_path());
+  std::cout.flush();
+  std::cerr.flush();
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) return;  // keep writing to the launcher's log
+  dup2(fd, STDOUT_FILENO);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+}
+
+int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
+  install_stop_handlers();
+  const std::string db_path = resolve_db_path(global);
+  const db::StorePaths paths = resolve_store_paths(global);
+  auto store = db::Store::open(db_path);
+  std::optional<db::RunRecord> run;
+  if (args.run > 0) {
+    run = store.find_run(std::to_string(args.run));
+    if (!run) throw InputError(store.path(), 0, "--run", "no run " + std::to_string(args.run));
+    if (run->status != "running")
+      throw InputError(store.path(), 0, "--run",
+                       "run " + std::to_string(args.run) + " is " + run->status +
+                           ", not claimed for a worker (use --sweep to claim a queued run)");
+  } else {
+    if (args.sweep.empty()) throw InputError("fathom worker", 0, "--sweep", "give --sweep NAME or --run ID");
+    run = store.claim_next_run(args.sweep, host_name(), args.device);
+    if (!run) {
+      std::cerr << "worker: no queued run left in sweep " << args.sweep << "\n";
+      return kWorkerEnded;
+    }
+  }
+  const int64_t id = run->id;
+  const std::string log = (fs::path(paths.run_dir(id)) / "worker.log").string();
+  if (args.run == 0) {
+    std::cerr << "worker: run " << id << " (" << run->name << "), log " << log << "\n";
+    redirect_output_to(log);
+  }
+  record_worker(store, id, log);
+  db::HeartbeatThread heartbeat(store.location(), id, args.heartbeat_s);
+
+  TrainOutcome outcome;
+  try {
+    RunConfig config = load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
+    int threads = args.threads;
+    if (threads <= 0 && !env_or("SLURM_CPUS_PER_TASK").empty()) threads = std::stoi(env_or("SLURM_CPUS_PER_TASK"));
+    if (threads > 0) apply_overrides(config, {"train.threads=" + std::to_string(threads)});
+    if (!args.device.empty()) config.device = args.device;
+    check_config(config);
+    check_model_methods(config);
+    TrainOptions options;
+    options.run_id = id;
+    options.artifacts_dir = paths.run_dir(id);
+    options.cache_dir = paths.cache_root;
+    options.resume = true;  // a new run has no checkpoint; a requeued one continues from its own
+    options.progress = !args.no_progress;
+    options.stop_requested = &stop_requested;
+    std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name() << " -> "
+              << store.path() << "\n";
+    outcome = train_run(config, store, options);
+  } catch (const std::exception& e) {
+    store.finish_run(id, "failed", e.what());
+    std::cerr << "worker: run " << id << " failed: " << e.what() << "\n";
+    return kWorkerFailed;
+  }
+  if (outcome.status != "stopped") {
+    std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates << " updates\n";
+    return kWorkerEnded;
+  }
+  const std::string why = std::string("stopped by ") + strsignal(stop_signal.load()) + " after update " +
+                          std::to_string(outcome.updates) + " on " + host_name() + "; requeued";
+  if (!store.requeue_run(id, why)) {
+    std::cerr << "worker: run " << id << " was ended meanwhile (" << store.find_run(std::to_string(id))->status
+              << "); not requeued\n";
+    return kWorkerEnded;
+  }
+  std::cerr << "worker: run " << id << " " << why << "\n";
+  // Under Slurm the task must be requeued by name: a time limit's warning alone would end it
+  // as TIMEOUT. (Preemption with PreemptMode=REQUEUE requeues it anyway; then this fails.)
+  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty()) {
+    const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
+    std::cerr << "worker: scontrol requeue " << job << ": "
+              << (r.exit_code == 0 ? "ok" : "failed (" + r.err + r.out + ")") << "\n";
+  }
+  return kWorkerRequeued;
+}
+
+}  // namespace
+
+void add_worker_command(CLI::App& app, GlobalOptions& global) {
+  auto args = std::make_shared<WorkerArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "worker", "Train one run of a sweep: the process launchers start (docs/cluster.md)");
+  cmd->add_option("--sweep", args->sweep, "claim the next queued run of this sweep");
+  cmd->add_option("--run", args->run, "train this run, already claimed by the launcher");
+  cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
+  cmd->add_option("--threads", args->threads, "train.threads (default: $SLURM_CPUS_PER_TASK or the config)");
+  cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)");
+  cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
+  cmd->callback([args, &global] {
+    const int code = run_worker(*args, global);
+    if (code != 0) throw CommandExit{code};
+  });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Small POSIX process helpers shared by the scheduler's launchers, the worker and the CLI:
+// this host's name, environments for execve, and running a program to completion with its
+// output captured (sbatch, squeue, scancel, scontrol).
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fathom {
+
+// gethostname(), "unknown" when it fails.
+std::string host_name();
+
+// This process's environment with `extra` (NAME=value) set, replacing earlier values.
+std::vector<std::string> environment_with(const std::vector<std::string>& extra);
+
+// The absolute path of `program` found on $PATH (or `program` itself when it holds a '/' and
+// is executable); nullopt when there is none.
+std::optional<std::string> find_on_path(const std::string& program);
+
+struct ProgramResult {
+  int exit_code = -1;          // -1: could not start; 128+N: killed by signal N
+  std::string out, err;        // stdout and stderr, whole
+  bool timed_out = false;
+};
+
+// Runs argv[0] (looked up on $PATH) with `env` (empty: this process's environment), `input`
+// written to its stdin, and waits for it, at most `timeout_s` seconds (then SIGKILL).
+ProgramResult run_program(const std::vector<std::string>& argv, const std::string& input = "",
+                          const std::vector<std::string>& env = {}, double timeout_s = 60);
+
+// Whether process `pid` exists on this host and its command line contains `needle` (a pid may
+// be reused by an unrelated process after the one we started is gone).
+bool process_alive(pid_t pid, const std::string& needle);
+
+}  // namespace fathom

@@ -1,0 +1,84 @@
+#pragma once
+// How a sweep's workers are started, followed and stopped. A worker is `fathom worker`
+// (cli/cmd_worker.cpp): it trains one queued run of the sweep, taken with
+// Store::claim_next_run, and records everything in the store. Launchers differ only in where
+// that process runs:
+//
+//   local   fork/exec on this machine, N at a time (experiments/local_launcher.cpp)
+//   slurm   one Slurm job array submitted with sbatch (experiments/slurm_launcher.cpp)
+//
+// A new launcher is one file implementing Launcher plus one entry in
+// experiments/launchers.cpp. Liveness is judged from the store (heartbeat_at, which every
+// worker refreshes; experiments/run_control.h), so it works across machines; a launcher adds
+// what it alone knows (a local process's exit status, a Slurm job's state).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "db/store.h"
+
+namespace fathom {
+
+struct LaunchRequest {
+  std::string sweep;
+  std::string sweep_file;              // for errors about the launcher's settings
+  int runs = 0;                        // queued runs to work through
+  int parallel = 1;                    // at most this many workers at once
+  std::string fathom_binary;           // the `fathom` executable the workers run
+  // Handed to every worker as $FATHOM_DB / $FATHOM_ARTIFACTS, never argv (a URL may hold a
+  // password and argv is public).
+  std::string db_location;
+  std::string artifacts_root;
+  int threads_per_worker = 1;          // local: cores / parallel
+  std::vector<std::string> devices;    // local: slot i's workers get devices[i % size]
+  std::function<std::string(int64_t)> run_dir;  // where a run's files (worker.log) go
+};
+
+// A worker that ended, as its launcher saw it. The scheduler marks its run crashed with
+// `reason` when the run is still "running" in the store: the worker died before it could
+// record an end.
+struct WorkerEnd {
+  int64_t run = 0;
+  std::string reason;
+};
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  virtual std::string name() const = 0;
+  // Refuses what cannot work -- no sbatch on PATH, an unknown partition, runs that need a GPU
+  // on a partition without one -- before any run is queued (InputError).
+  virtual void check(const LaunchRequest& request, const std::vector<RunConfig>& configs) = 0;
+  // Starts the workers (local: as slots free up in poll(); slurm: submits the job array).
+  // Returns a line for the user. Throws InputError when the submission is refused.
+  virtual std::string launch(db::Store& store, const LaunchRequest& request) = 0;
+  // One round: start what may start; the workers that ended since the last round.
+  virtual std::vector<WorkerEnd> poll(db::Store& store) = 0;
+  // Whether a worker of this launch still runs or may still start.
+  virtual bool active() const = 0;
+};
+
+// The launcher registry (experiments/launchers.cpp). `settings` are the sweep file's section
+// for that launcher (e.g. SlurmOptions for "slurm"), null when it has none.
+struct SweepSpec;
+std::unique_ptr<Launcher> make_launcher(const std::string& name, const SweepSpec& spec);
+std::vector<std::string> launcher_names();
+
+// What a worker wrote about itself in its run's tags (worker.launcher, worker.host,
+// worker.pid, slurm.job_id, ...): which launcher started it decides how to stop it and how to
+// tell whether it still lives.
+using WorkerTags = std::map<std::string, std::string>;
+// Stops the worker of a running run (local: SIGTERM when it runs on this host; slurm: scancel
+// of its job). Returns a message when it could not, nullopt when done or nothing to stop.
+std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTags& tags);
+// Whether the worker of a running run is known to be gone (a local pid that no longer exists
+// on this host, a Slurm job that left the queue), with the reason; nullopt when it lives or
+// nothing is known (then only its heartbeat can tell).
+std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTags& tags);
+
+}  // namespace fathom

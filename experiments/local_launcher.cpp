@@ -1,0 +1,170 @@
+// The local launcher: workers are child processes on this machine, `parallel` at a time. The
+// launcher claims each run for its worker (Store::claim_next_run, so a run is never trained
+// twice even if another scheduler drives the same sweep) and starts `fathom worker --run ID`
+// with its output appended to the run's worker.log; waitpid tells how each one ended.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "core/util/process.h"
+#include "experiments/launcher_registry.h"
+#include "experiments/worker_exit.h"
+
+namespace fathom {
+namespace {
+namespace fs = std::filesystem;
+
+// fork + exec of one worker, its stdout and stderr appended to `log_path`.
+pid_t start_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                    const std::string& log_path) {
+  fs::create_directories(fs::path(log_path).parent_path());
+  // Everything execve needs is built before fork: the child only calls async-signal-safe code.
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed: " + std::string(strerror(errno)));
+  if (pid == 0) {
+    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      close(fd);
+    }
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string exit_reason(int status) {
+  if (WIFSIGNALED(status))
+    return std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " (" +
+         describe_worker_exit(WEXITSTATUS(status)) + ") without recording an end";
+}
+
+bool cpu_only(const db::RunRecord& record) {  // device: cpu in the config: never a GPU slot
+  const auto config = nlohmann::json::parse(record.config_json, nullptr, false);
+  return config.is_object() && config.value("device", "") == "cpu";
+}
+
+class LocalLauncher : public Launcher {
+ public:
+  std::string name() const override { return "local"; }
+
+  void check(const LaunchRequest&, const std::vector<RunConfig>&) override {}
+
+  std::string launch(db::Store&, const LaunchRequest& request) override {
+    request_ = request;
+    slots_.assign(static_cast<size_t>(std::max(1, request.parallel)), 0);
+    env_ = environment_with({"FATHOM_DB=" + request.db_location,
+                             "FATHOM_ARTIFACTS=" + request.artifacts_root});
+    return std::to_string(slots_.size()) + " worker(s) on this machine";
+  }
+
+  std::vector<WorkerEnd> poll(db::Store& store) override {
+    std::vector<WorkerEnd> ended;
+    int status = 0;
+    pid_t pid;
+    while (!running_.empty() && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      auto it = running_.find(pid);
+      if (it == running_.end()) continue;
+      ended.push_back({it->second.run, exit_reason(status)});
+      slots_[it->second.slot] = 0;
+      running_.erase(it);
+      drained_ = false;  // a worker that stopped may have put its run back in the queue
+    }
+    // Claims are write transactions: when the queue was empty, look again only now and then.
+    const auto now = std::chrono::steady_clock::now();
+    if (drained_ && now - last_claim_ < std::chrono::seconds(2)) return ended;
+    while (running_.size() < slots_.size()) {
+      const int slot = static_cast<int>(std::find(slots_.begin(), slots_.end(), 0) - slots_.begin());
+      const std::string device =
+          request_.devices.empty() ? "" : request_.devices[slot % request_.devices.size()];
+      last_claim_ = now;
+      auto run = store.claim_next_run(request_.sweep, host_name(), device);
+      drained_ = !run;
+      if (!run) break;
+      std::vector<std::string> argv{request_.fathom_binary, "worker", "--run", std::to_string(run->id),
+                                    "--threads", std::to_string(request_.threads_per_worker),
+                                    "--no-progress"};
+      if (!device.empty() && !cpu_only(*run)) argv.insert(argv.end(), {"--device", device});
+      const std::string log = (fs::path(request_.run_dir(run->id)) / "worker.log").string();
+      pid_t child;
+      try {
+        child = start_process(argv, env_, log);
+      } catch (const std::exception& e) {
+        store.finish_run(run->id, "crashed", e.what());
+        ended.push_back({run->id, e.what()});
+        break;
+      }
+      store.set_tag(run->id, "worker.launcher", "local");
+      store.set_tag(run->id, "worker.host", host_name());
+      store.set_tag(run->id, "worker.pid", std::to_string(child));
+      store.set_tag(run->id, "worker.log", log);
+      slots_[slot] = child;
+      running_[child] = {run->id, slot};
+    }
+    return ended;
+  }
+
+  bool active() const override { return !running_.empty() || !drained_; }
+
+ private:
+  struct Child {
+    int64_t run;
+    int slot;
+  };
+  LaunchRequest request_;
+  std::vector<pid_t> slots_;  // 0: free
+  std::map<pid_t, Child> running_;
+  std::vector<std::string> env_;
+  bool drained_ = false;  // the last claim found no queued run
+  std::chrono::steady_clock::time_point last_claim_{};
+};
+
+std::optional<std::string> stop_local(const db::RunRecord& run, const WorkerTags& tags) {
+  auto pid = tags.find("worker.pid");
+  if (pid == tags.end()) return std::nullopt;
+  auto host = tags.find("worker.host");
+  const std::string where = host != tags.end() ? host->second : run.host;
+  if (where != host_name())
+    return "run " + std::to_string(run.id) + "'s worker runs on " + where +
+           ", not here: it stops at its next update after seeing the run cancelled";
+  const pid_t p = static_cast<pid_t>(std::stoll(pid->second));
+  if (process_alive(p, "fathom")) kill(p, SIGTERM);
+  return std::nullopt;
+}
+
+std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags& tags) {
+  auto pid = tags.find("worker.pid");
+  auto host = tags.find("worker.host");
+  const std::string where = host != tags.end() ? host->second : run.host;
+  if (pid == tags.end() || where != host_name()) return std::nullopt;  // only the heartbeat knows
+  if (process_alive(static_cast<pid_t>(std::stoll(pid->second)), "fathom")) return std::nullopt;
+  return "its worker (pid " + pid->second + " on " + where + ") is gone";
+}
+
+std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { return {}; }
+
+}  // namespace
+
+LauncherEntry local_launcher_entry() {
+  return {"local", [](const SweepSpec&) -> std::unique_ptr<Launcher> { return std::make_unique<LocalLauncher>(); },
+          stop_local, gone_local, cancel_pending_local};
+}
+
+}  // namespace fathom

@@ -1,0 +1,51 @@
+#include "experiments/run_control.h"
+
+#include <cmath>
+
+#include "experiments/launcher_registry.h"
+
+namespace fathom {
+
+CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& runs,
+                         const std::string& reason) {
+  CancelReport report;
+  for (const auto& listed : runs) {
+    // The status now, not when the caller listed it: a worker may have ended it meanwhile.
+    const auto run = store.find_run(std::to_string(listed.id));
+    if (!run || (run->status != "queued" && run->status != "running")) continue;
+    // Cancelled first: a worker told to stop then sees it and does not requeue its run.
+    store.finish_run(run->id, "cancelled", reason);
+    ++report.cancelled;
+    if (run->status != "running") continue;
+    if (auto problem = stop_worker(*run, store.tags(run->id))) report.problems.push_back(*problem);
+  }
+  return report;
+}
+
+CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std::string& reason) {
+  const auto runs = store.list_runs(sweep);
+  CancelReport report = cancel_runs(store, runs, reason);
+  std::vector<WorkerTags> tags;
+  for (const auto& run : runs) tags.push_back(store.tags(run.id));
+  auto more = cancel_pending_workers(tags);
+  report.problems.insert(report.problems.end(), more.begin(), more.end());
+  return report;
+}
+
+std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
+                                       double timeout_s) {
+  if (run.status != "running") return std::nullopt;
+  std::optional<std::string> why = worker_gone(run, store.tags(run.id));
+  const double silent = now - run.heartbeat_at;
+  if (!why && run.heartbeat_at > 0 && silent > timeout_s)
+    why = "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
+          " s (worker on " + (run.host.empty() ? std::string("an unknown host") : run.host) + ")";
+  if (!why) return std::nullopt;
+  // `run` may be a listing from before the worker recorded its end and exited: only a run that
+  // is still running now, after its worker was found gone, is lost.
+  const auto now_stored = store.find_run(std::to_string(run.id));
+  if (!now_stored || now_stored->status != "running") return std::nullopt;
+  return why;
+}
+
+}  // namespace fathom

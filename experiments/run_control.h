@@ -1,0 +1,38 @@
+#pragma once
+// Acting on runs that workers may be training, wherever they run: cancelling (the CLI's
+// `fathom sweep cancel` and the desktop app's Cancel share this), and judging whether a
+// running run's worker is lost -- from its heartbeat in the store, which works across
+// machines, and from what its launcher knows (experiments/launcher.h).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace fathom {
+
+// A worker refreshes its run's heartbeat every 20 s (db/heartbeat.h); one silent for this long
+// is lost (a machine that died, a network partition, a worker frozen in the kernel).
+constexpr double kDefaultHeartbeatTimeout = 180;
+
+struct CancelReport {
+  int cancelled = 0;
+  std::vector<std::string> problems;  // workers that could not be stopped, and why
+};
+
+// Queued and running runs among `runs` become cancelled (`reason` in their error field); each
+// running one's worker is stopped through the launcher that started it (SIGTERM to a local
+// process on this host, scancel of a Slurm job). Other statuses are left as they are.
+CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& runs,
+                         const std::string& reason);
+// The whole sweep: cancel_runs over its runs, and workers not started yet (a Slurm array's
+// pending tasks) are cancelled too, so nothing is left behind in the cluster's queue.
+CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std::string& reason);
+
+// Why a running run's worker is lost, or nullopt while it lives: its launcher knows it is
+// gone, or its heartbeat is older than `timeout_s` (at unix time `now`). `run` may be an
+// older listing: the verdict is checked against the run's status now.
+std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
+                                       double timeout_s);
+
+}  // namespace fathom

@@ -1,0 +1,286 @@
+// `fathom sweep --launcher slurm` against a real single-node Slurm cluster (slurmctld, slurmd,
+// munge from Debian's packages), started for the test run by scripts/slurm-test-server.sh
+// (ctest fixture "slurm"; $FATHOM_TEST_SLURM_DIR). Where the cluster could not start, every
+// test here reports SKIPPED with the script's reason; a missing fathom binary is a failure.
+//
+// Covered: a 4-run sweep completes through one job array; a task signalled mid-run (USR2, as
+// Slurm does before a time limit) checkpoints, is requeued and finishes with exactly the metric
+// rows of an uninterrupted run; `fathom sweep cancel` leaves no job and no worker behind; bad
+// input (unknown partition, GPU runs on a CPU partition, a submission sbatch refuses, no sbatch
+// on PATH) is refused with its file, line and key, with nothing queued.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/util/process.h"
+#include "db/store.h"
+
+namespace {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+using fathom::db::OpenMode;
+using fathom::db::Store;
+
+const char* const kBase =
+    "name: tiny\n"
+    "device: cpu\n"
+    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+    "data:\n"
+    "  task: synthetic\n"
+    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
+    "  max_tokens: 256\n"
+    "train: {lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}\n"
+    "eval: {beam: 1, max_sentences: 5}\n";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) out.push_back(word);
+  return out;
+}
+
+class SlurmSweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::error_code ec;
+    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
+    ASSERT_TRUE(!ec && fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    const char* cluster = std::getenv("FATHOM_TEST_SLURM_DIR");
+    if (!cluster) GTEST_SKIP() << "no Slurm test cluster: run through ctest (fixture 'slurm')";
+    if (fs::exists(fs::path(cluster) / "skip"))
+      GTEST_SKIP() << "the Slurm test cluster could not start: " << read_text(fs::path(cluster) / "skip");
+    const fs::path conf_file = fs::path(cluster) / "conf";
+    ASSERT_TRUE(fs::exists(conf_file)) << "the slurm fixture left neither conf nor skip in " << cluster;
+    conf_ = words(read_text(conf_file)).at(0);
+    setenv("SLURM_CONF", conf_.c_str(), 1);
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("fathom_test_slurm_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "base.yaml") << kBase;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::string db() const { return (dir_ / "runs.db").string(); }
+  std::string write_sweep(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / (name + ".yaml");
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  ProgramResult fathom(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+    std::vector<std::string> argv{binary_.string(), "--db", db()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return fathom::run_program(argv, "", fathom::environment_with(env), 600);
+  }
+  std::vector<fathom::db::RunRecord> runs(const std::string& sweep) const {
+    if (!fs::exists(db())) return {};
+    return Store::open(db(), OpenMode::ReadOnly).list_runs(sweep);
+  }
+  std::map<std::string, std::string> tags(int64_t run) const {
+    return Store::open(db(), OpenMode::ReadOnly).tags(run);
+  }
+  // Job ids squeue still shows for `array` (queued, running or requeued tasks).
+  std::vector<std::string> queued_jobs(const std::string& array) const {
+    const ProgramResult r = fathom::run_program({"squeue", "-h", "-r", "-j", array, "-o", "%i"});
+    return words(r.out);
+  }
+  // Waits until `ready` holds, polling the store; false after `seconds`.
+  template <typename F>
+  bool wait_for(F ready, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (ready()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  fs::path binary_, dir_;
+  std::string conf_;
+};
+
+// Four runs through one job array: each array task claims one run, every run finishes, each
+// records its Slurm job, node and per-run log, `sweep status` shows them, and the queue is
+// empty afterwards.
+TEST_F(SlurmSweep, FourRunSweepCompletesThroughAJobArray) {
+  const std::string sweep = write_sweep(
+      "four", "name: four\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n"
+              "slurm:\n  partition: debug\n  cpus: 1\n  time: \"00:10:00\"\n");
+  const ProgramResult r = fathom({"sweep", sweep, "--wait", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 finished"), std::string::npos) << r.out;
+  const auto list = runs("four");
+  ASSERT_EQ(list.size(), 4u);
+  std::set<std::string> jobs;
+  std::string array;
+  for (const auto& run : list) {
+    SCOPED_TRACE(run.name);
+    EXPECT_EQ(run.status, "finished") << run.error;
+    EXPECT_EQ(run.updates, 60);
+    const auto t = tags(run.id);
+    EXPECT_EQ(t.at("worker.launcher"), "slurm");
+    array = t.at("slurm.array_job");
+    EXPECT_TRUE(std::regex_match(t.at("slurm.job"), std::regex(array + "_[0-3]"))) << t.at("slurm.job");
+    jobs.insert(t.at("slurm.job"));
+    EXPECT_EQ(t.at("slurm.node"), run.host);
+    const std::string log = read_text(t.at("worker.log"));
+    EXPECT_NE(log.find("worker: run " + std::to_string(run.id)), std::string::npos) << log;
+    const ProgramResult show = fathom({"show", std::to_string(run.id)});
+    EXPECT_NE(show.out.find(t.at("worker.log")), std::string::npos) << show.out;
+  }
+  EXPECT_EQ(jobs.size(), 4u);  // one task per run
+  const ProgramResult status = fathom({"sweep", "status", "four"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  for (const auto& job : jobs) EXPECT_NE(status.out.find(job), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(list.front().host), std::string::npos) << status.out;
+  EXPECT_TRUE(queued_jobs(array).empty());
+}
+
+// SIGUSR2 to a running task's batch shell (what --signal=B:USR2@90 delivers before a time
+// limit): the worker checkpoints at the next update, puts its run back in the queue and has
+// Slurm requeue the task, which claims the run again and finishes it. Every metric row equals
+// the same config's uninterrupted run (local launcher): none lost, none repeated.
+TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
+  const std::string set = "set:\n  train.max_updates: 400\n  train.log_every: 7\n  train.valid_every: 100\n";
+  const std::string sweep =
+      write_sweep("pre", "name: pre\nbase: base.yaml\nseeds: [3]\n" + set + "slurm:\n  cpus: 1\n");
+  ProgramResult result;
+  std::thread scheduler([&] { result = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
+  int64_t id = 0;
+  std::string job;
+  const bool mid_run = wait_for([&] {
+    for (const auto& r : runs("pre")) {
+      if (r.status != "running" || r.updates < 21) continue;
+      const auto t = tags(r.id);
+      if (!t.count("slurm.job_id")) continue;
+      id = r.id;
+      job = t.at("slurm.job_id");
+      return true;
+    }
+    return false;
+  }, 120);
+  if (!mid_run) {
+    scheduler.join();
+    FAIL() << "the run never got past update 21 on Slurm: " << result.out << result.err;
+  }
+  const ProgramResult signal = fathom::run_program({"scancel", "--signal=USR2", "--batch", job});
+  EXPECT_EQ(signal.exit_code, 0) << signal.err;
+  scheduler.join();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+
+  const auto record = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(id));
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->status, "finished") << record->error;
+  EXPECT_EQ(record->updates, 400);
+  const auto t = tags(id);
+  EXPECT_EQ(t.at("slurm.restarts"), "1");  // the same task, requeued once
+  const std::string log = read_text(t.at("worker.log"));
+  EXPECT_NE(log.find("requeued"), std::string::npos) << log;
+  EXPECT_NE(log.find("scontrol requeue " + job + ": ok"), std::string::npos) << log;
+
+  const std::string local = write_sweep("ref", "name: ref\nbase: base.yaml\nseeds: [3]\n" + set);
+  const ProgramResult ref = fathom({"sweep", local, "--launcher", "local", "--no-progress"});
+  ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto interrupted = store.metric_rows(id);
+  const auto uninterrupted = store.metric_rows(runs("ref").at(0).id);
+  ASSERT_EQ(interrupted.size(), uninterrupted.size());
+  for (size_t i = 0; i < interrupted.size(); ++i) {
+    const auto& [step_a, name_a, value_a, wall_a] = interrupted[i];
+    const auto& [step_b, name_b, value_b, wall_b] = uninterrupted[i];
+    ASSERT_EQ(name_a, name_b);
+    ASSERT_EQ(step_a, step_b) << name_a;
+    if (name_a == "tokens_per_s") continue;  // a timing
+    EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
+  }
+}
+
+// `fathom sweep cancel` while tasks run and wait: every run is cancelled, the array leaves
+// Slurm's queue, and no worker process of the sweep is left on the node.
+TEST_F(SlurmSweep, CancelLeavesNoJobBehind) {
+  const std::string sweep = write_sweep(
+      "long", "name: long\nbase: base.yaml\nseeds: [1, 2, 3, 4]\nset:\n  train.max_updates: 1000000\n"
+              "slurm:\n  cpus: 1\n  max_parallel: 2\n");
+  const ProgramResult submitted = fathom({"sweep", sweep, "--no-progress"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
+  EXPECT_NE(submitted.out.find("fathom sweep status long"), std::string::npos) << submitted.out;
+  ASSERT_TRUE(wait_for([&] {
+    for (const auto& r : runs("long"))
+      if (r.status == "running" && r.updates > 0) return true;
+    return false;
+  }, 120)) << "no task started";
+  const std::string array = tags(runs("long").front().id).at("slurm.array_job");
+  EXPECT_FALSE(queued_jobs(array).empty());
+
+  const ProgramResult cancel = fathom({"sweep", "cancel", "long"});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_NE(cancel.out.find("4 runs cancelled"), std::string::npos) << cancel.out;
+  EXPECT_TRUE(wait_for([&] { return queued_jobs(array).empty(); }, 60)) << "jobs left in the queue";
+  for (const auto& r : runs("long")) EXPECT_EQ(r.status, "cancelled") << r.name;
+  const std::string needle = "worker --sweep long";
+  EXPECT_TRUE(wait_for([&] {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string pid = entry.path().filename();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmdline = read_text(entry.path() / "cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (cmdline.find(needle) != std::string::npos && cmdline.find(binary_.string()) != std::string::npos)
+        return false;
+    }
+    return true;
+  }, 30)) << "a worker process of the cancelled sweep still runs";
+}
+
+// Refusals before anything is queued: each names the sweep file, the line and the key, shows
+// Slurm's own words where it refused, and the store holds no run of the sweep afterwards.
+TEST_F(SlurmSweep, BadInputIsRefusedWithNothingQueued) {
+  struct Case {
+    std::string name, slurm, expected_location, expected_text;
+    std::vector<std::string> env;
+  };
+  const std::vector<Case> cases = {
+      {"nopart", "  partition: nosuch\n", "nopart.yaml:5: 'slurm.partition'", "no partition 'nosuch'", {}},
+      {"gpu", "  partition: debug\n  gres: gpu:1\n", "gpu.yaml:5: 'slurm.partition'", "has none", {}},
+      {"cudaruns", "  partition: debug\n", "cudaruns.yaml", "ask for no GPU", {}},
+      {"refused", "  extra: [\"--constraint=nosuch\"]\n", "refused.yaml",
+       "sbatch refused the job array: sbatch: error: Batch job submission failed: Invalid feature", {}},
+      {"nosbatch", "  cpus: 1\n", "nosbatch.yaml", "sbatch not found on PATH", {"PATH=/nonexistent"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string device = c.name == "cudaruns" ? "set:\n  device: cuda\n" : "";
+    const std::string sweep = write_sweep(
+        c.name, "name: " + c.name + "\nbase: base.yaml\nseeds: [1, 2]\n" + device + "slurm:\n" + c.slurm);
+    const ProgramResult r = fathom({"sweep", sweep, "--no-progress"}, c.env);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(c.expected_location), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.expected_text), std::string::npos) << r.err;
+    EXPECT_TRUE(runs(c.name).empty()) << "runs were queued";
+  }
+}
+
+}  // namespace
