@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs Fathom's build and run dependencies from Debian 12 packages. Skips apt entirely
 # when everything is already installed. Needs root (uses sudo when not root).
-#   --test  also PostgreSQL 15's server, for the tests that run against one
-#           (scripts/pg-test-server.sh starts a throwaway server per test run)
+#   --test  also the servers the tests run against: PostgreSQL 15 (scripts/pg-test-server.sh
+#           starts a throwaway server per test run) and a single-node Slurm -- slurmctld,
+#           slurmd, slurm-client, munge (scripts/slurm-test-server.sh starts a throwaway cluster)
 set -euo pipefail
 with_test=""
 for arg in "$@"; do
@@ -20,7 +21,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
-[ -z "$with_test" ] || packages+=(postgresql-15)
+[ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).
 # It adds ~180 MB (32 packages beside libtorch) that building, testing and training never use:
