@@ -23,6 +23,7 @@
 
 #include "core/util/process.h"
 #include "db/store.h"
+#include "tests/support/store_backends.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -253,6 +254,42 @@ TEST_F(SlurmSweep, CancelLeavesNoJobBehind) {
     }
     return true;
   }, 30)) << "a worker process of the cancelled sweep still runs";
+}
+
+// The documented cluster set-up (docs/cluster.md): workers write to a PostgreSQL store and the
+// artifacts root given by $FATHOM_ARTIFACTS. The store's password reaches the tasks only
+// through the environment: it is in no output, batch script or log.
+TEST_F(SlurmSweep, WorkersWriteToAPostgresStoreAndSharedArtifacts) {
+  if (auto why = fathom::testing::postgres_unavailable()) GTEST_SKIP() << "PostgreSQL test server: " << *why;
+  const std::string database = "fathom_slurm_" + std::to_string(getpid());
+  const std::string url = fathom::testing::create_postgres_database(database);
+  const std::string password = fathom::testing::postgres_password();
+  const fs::path shared = dir_ / "shared";
+  const std::string sweep = write_sweep("pg", "name: pg\nbase: base.yaml\nseeds: [1, 2]\nslurm:\n  cpus: 1\n");
+  const ProgramResult r = fathom::run_program(
+      {binary_.string(), "sweep", sweep, "--wait", "--no-progress"}, "",
+      fathom::environment_with({"FATHOM_DB=" + url, "FATHOM_ARTIFACTS=" + shared.string()}), 600);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  {
+    auto store = Store::open(url, OpenMode::ReadOnly);
+    const auto list = store.list_runs("pg");
+    ASSERT_EQ(list.size(), 2u);
+    for (const auto& run : list) {
+      EXPECT_EQ(run.status, "finished") << run.error;
+      EXPECT_EQ(store.tags(run.id).at("worker.launcher"), "slurm");
+      EXPECT_TRUE(fs::exists(shared / ("run-" + std::to_string(run.id)) / "checkpoint_last.pt"));
+      EXPECT_EQ(read_text(shared / ("run-" + std::to_string(run.id)) / "worker.log").find(password),
+                std::string::npos);
+    }
+  }
+  EXPECT_EQ((r.out + r.err).find(password), std::string::npos);
+  int scripts = 0;
+  for (const auto& entry : fs::directory_iterator(shared / "slurm" / "pg")) {
+    EXPECT_EQ(read_text(entry.path()).find(password), std::string::npos) << entry.path();
+    scripts += entry.path().extension() == ".sh";
+  }
+  EXPECT_EQ(scripts, 1);
+  fathom::testing::drop_postgres_database(database);
 }
 
 // Refusals before anything is queued: each names the sweep file, the line and the key, shows

@@ -65,6 +65,28 @@ class RunsModelTest : public QObject {
     QVERIFY(model.data(model.index(1, 0), Qt::ToolTipRole).toString().contains("NaN"));
   }
 
+  // Where each run's worker ran: the host column from the run, the job column from the
+  // worker's tags (a Slurm task id before a local pid; nothing when none was recorded).
+  void hostAndJobColumns() {
+    QCOMPARE(RunsModel::jobOf({{"slurm.job", "17_3"}, {"worker.pid", "4242"}}), QString("17_3"));
+    QCOMPARE(RunsModel::jobOf({{"worker.pid", "4242"}}), QString("pid 4242"));
+    QVERIFY(RunsModel::jobOf({{"axis.model.norm", "post"}}).isEmpty());
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunsModel model;
+    model.setRuns(store.list_runs());
+    const int host = column(model, "host"), job = column(model, "job");
+    QVERIFY(host >= 0 && job >= 0);
+    QCOMPARE(model.data(model.index(1, host), Qt::DisplayRole).toString(), QString("host"));
+    QVERIFY(model.data(model.index(0, host), Qt::DisplayRole).toString().isEmpty());  // never ran
+    QSignalSpy changed(&model, &RunsModel::dataChanged);
+    model.setJobs({{b_, QStringLiteral("17_3")}});
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(model.data(model.index(1, job), Qt::DisplayRole).toString(), QString("17_3"));
+    QVERIFY(model.data(model.index(2, job), Qt::DisplayRole).toString().isEmpty());
+    model.setJobs({{b_, QStringLiteral("17_3")}});  // unchanged: no signal
+    QCOMPARE(changed.count(), 1);
+  }
+
   void statusColours() {
     auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
     RunsModel model;
