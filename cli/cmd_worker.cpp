@@ -7,9 +7,9 @@
 //
 // SIGUSR2 (Slurm's warning before a time limit or preemption: --signal=B:USR2@90), SIGTERM
 // and SIGINT stop it at the next update boundary: it writes a checkpoint, puts the run back
-// in the queue and exits 75, and under Slurm asks for the task to be requeued, so a later
-// claim continues the run with no metric row lost or repeated. A run cancelled meanwhile stays
-// cancelled. Exit statuses: experiments/worker_exit.h.
+// in the queue and exits 75 -- after SIGUSR2 under Slurm it also asks for its task to be
+// requeued -- so a later claim continues the run with no metric row lost or repeated. A run
+// cancelled meanwhile stays cancelled. Exit statuses: experiments/worker_exit.h.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -159,9 +159,11 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     return kWorkerEnded;
   }
   std::cerr << "worker: run " << id << " " << why << "\n";
-  // Under Slurm the task must be requeued by name: a time limit's warning alone would end it
-  // as TIMEOUT. (Preemption with PreemptMode=REQUEUE requeues it anyway; then this fails.)
-  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty()) {
+  // Under Slurm, SIGUSR2 is the array's warning before its time limit: the task must be
+  // requeued by name, or it would end as TIMEOUT. SIGTERM is left to Slurm: preemption with
+  // PreemptMode=REQUEUE requeues the task itself, and a plain scancel means stop (the run
+  // stays queued in the store for `fathom sweep --resume`).
+  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty() && stop_signal == SIGUSR2) {
     const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
     std::cerr << "worker: scontrol requeue " << job << ": "
               << (r.exit_code == 0 ? "ok" : "failed (" + r.err + r.out + ")") << "\n";

@@ -32,20 +32,24 @@ CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std:
   return report;
 }
 
-std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
+std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed, double now,
                                        double timeout_s) {
-  if (run.status != "running") return std::nullopt;
-  std::optional<std::string> why = worker_gone(run, store.tags(run.id));
-  const double silent = now - run.heartbeat_at;
-  if (!why && run.heartbeat_at > 0 && silent > timeout_s)
-    why = "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
-          " s (worker on " + (run.host.empty() ? std::string("an unknown host") : run.host) + ")";
-  if (!why) return std::nullopt;
-  // `run` may be a listing from before the worker recorded its end and exited: only a run that
-  // is still running now, after its worker was found gone, is lost.
-  const auto now_stored = store.find_run(std::to_string(run.id));
-  if (!now_stored || now_stored->status != "running") return std::nullopt;
-  return why;
+  if (listed.status != "running") return std::nullopt;
+  // `listed` may be older than the worker's last heartbeat or its recorded end: judge the run
+  // as it is stored now.
+  auto run = store.find_run(std::to_string(listed.id));
+  if (!run || run->status != "running") return std::nullopt;
+  if (auto gone = worker_gone(*run, store.tags(run->id))) {
+    // The worker may have recorded its end just before it exited: lost only if still running.
+    run = store.find_run(std::to_string(listed.id));
+    if (run && run->status == "running") return gone;
+    return std::nullopt;
+  }
+  const double silent = now - run->heartbeat_at;
+  if (run->heartbeat_at > 0 && silent > timeout_s)
+    return "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
+           " s (worker on " + (run->host.empty() ? std::string("an unknown host") : run->host) + ")";
+  return std::nullopt;
 }
 
 }  // namespace fathom

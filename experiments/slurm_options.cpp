@@ -24,6 +24,13 @@ const std::vector<std::string> kReserved = {"--array", "--output", "--error", "-
 
 int line_of_node(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 
+// The option an sbatch argument sets, as sbatch reads an #SBATCH line: a long option up to its
+// '=' or a space ("--array=0-3", "--array 0-3"), a short one by its letter ("-J x", "-a0-3").
+std::string option_name(const std::string& text) {
+  if (text.rfind("--", 0) == 0) return text.substr(0, text.find_first_of("= \t"));
+  return text.substr(0, 2);
+}
+
 }  // namespace
 
 int SlurmOptions::line_of(const std::string& key) const {
@@ -47,6 +54,8 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
   for (const auto& entry : node) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     const YAML::Node& value = entry.second;
+    // An empty value (`qos:`) has no place of its own: yaml-cpp marks where the next token is.
+    const YAML::Node& value_at = value.IsNull() ? entry.first : value;
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       const std::string hint = closest_match(key, kKeys);
       fail(entry.first, key, "unknown key" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
@@ -55,19 +64,23 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
     if (o.lines.count(key)) fail(entry.first, key, "given twice");
     o.lines[key] = line_of_node(entry.first);
     if (key == "extra") {
-      if (!value.IsSequence()) fail(value, key, "expected a list of sbatch options, e.g. [\"--constraint=a100\"]");
+      if (!value.IsSequence()) fail(value_at, key, "expected a list of sbatch options, e.g. [\"--constraint=a100\"]");
       for (const auto& item : value) {
         const std::string text = item.IsScalar() ? item.Scalar() : "";
         if (text.rfind("-", 0) != 0 || text.find('\n') != std::string::npos)
           fail(item, key, "'" + text + "' is not an sbatch option (e.g. --constraint=a100)");
-        const std::string option = text.substr(0, text.find('='));
-        if (std::find(kReserved.begin(), kReserved.end(), option) != kReserved.end())
+        const std::string option = option_name(text);
+        // sbatch also takes an unambiguous prefix of a long option (--arr for --array).
+        const bool reserved = std::any_of(kReserved.begin(), kReserved.end(), [&](const std::string& r) {
+          return r == option || (option.size() > 3 && option.rfind("--", 0) == 0 && r.rfind(option, 0) == 0);
+        });
+        if (reserved)
           fail(item, key, option + " is set by fathom (job arrays, logs, requeue and the warning signal)");
         o.extra.push_back(text);
       }
       continue;
     }
-    if (!value.IsScalar() || value.Scalar().empty()) fail(value, key, "expected a value");
+    if (!value.IsScalar() || value.Scalar().empty()) fail(value_at, key, "expected a value");
     const std::string text = value.Scalar();
     auto positive_int = [&](int min, int max) {
       if (!std::regex_match(text, std::regex("[0-9]{1,9}")) || std::stoi(text) < min || std::stoi(text) > max)

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <map>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/util/error.h"
 #include "db/metric_writer.h"
@@ -760,4 +762,115 @@ TEST_P(StoreBackendTest, PollCurvesMatchesCurveByCurveReads) {
         << i;
   }
   EXPECT_TRUE(store.poll_curves({}).empty());
+}
+
+// ---- liveness and requeueing (a worker's heartbeat thread; preempted or interrupted runs) ----
+
+TEST_P(StoreBackendTest, TouchHeartbeatOnlyRefreshesARunningRun) {
+  auto store = Store::open(db_path());
+  const int64_t running = store.create_run(sample_run("running", "sw"));
+  store.mark_running(running, "node7", "cuda:0");
+  store.heartbeat(running, 42);
+  const RunRecord before = *store.find_run(std::to_string(running));
+  ASSERT_GT(before.heartbeat_at, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_TRUE(store.touch_heartbeat(running));
+  const RunRecord after = *store.find_run(std::to_string(running));
+  EXPECT_GT(after.heartbeat_at, before.heartbeat_at + 0.02);
+  EXPECT_LE(after.heartbeat_at, unix_now() + 1);
+  EXPECT_EQ(after.updates, 42);  // liveness without progress
+  EXPECT_EQ(after.status, "running");
+  EXPECT_EQ(after.started_at, before.started_at);
+  EXPECT_EQ(after.host, "node7");
+
+  // A queued run has no worker: nothing is written (heartbeat_at stays unset).
+  const int64_t queued = store.create_run(sample_run("queued", "sw"));
+  EXPECT_FALSE(store.touch_heartbeat(queued));
+  EXPECT_EQ(store.find_run(std::to_string(queued))->heartbeat_at, 0);
+  EXPECT_EQ(store.find_run(std::to_string(queued))->status, "queued");
+
+  // Ended runs (finished, or cancelled under a worker still running): nothing written.
+  for (const std::string status : {"finished", "cancelled"}) {
+    const int64_t id = store.create_run(sample_run(status, "sw"));
+    store.mark_running(id, "node7", "cuda:0");
+    store.heartbeat(id, 7);
+    store.finish_run(id, status, status == "cancelled" ? "by user" : "");
+    const RunRecord ended = *store.find_run(std::to_string(id));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_FALSE(store.touch_heartbeat(id)) << status;
+    const RunRecord now = *store.find_run(std::to_string(id));
+    EXPECT_EQ(now.heartbeat_at, ended.heartbeat_at) << status;
+    EXPECT_EQ(now.finished_at, ended.finished_at) << status;
+    EXPECT_EQ(now.status, status);
+    EXPECT_EQ(now.updates, 7) << status;
+  }
+
+  EXPECT_THROW(store.touch_heartbeat(running + 1000), std::invalid_argument);
+}
+
+TEST_P(StoreBackendTest, RequeueRunningOrCrashedRuns) {
+  auto store = Store::open(db_path());
+  // A running run, preempted: back to the queue with its progress, then claimed again.
+  const int64_t id = store.create_run(sample_run("preempted", "sw"));
+  ASSERT_TRUE(store.claim_next_run("sw", "node7", "cuda:0"));
+  store.heartbeat(id, 300);
+  const double started = store.find_run(std::to_string(id))->started_at;
+  EXPECT_TRUE(store.requeue_run(id, "preempted (USR2)"));
+  RunRecord run = *store.find_run(std::to_string(id));
+  EXPECT_EQ(run.status, "queued");
+  EXPECT_EQ(run.error, "preempted (USR2)");
+  EXPECT_EQ(run.finished_at, 0);
+  EXPECT_EQ(run.updates, 300);
+  EXPECT_EQ(run.started_at, started);
+
+  auto claimed = store.claim_next_run("sw", "node9", "cuda:1");
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->id, id);
+  EXPECT_EQ(claimed->status, "running");
+  EXPECT_EQ(claimed->host, "node9");
+  EXPECT_EQ(claimed->updates, 300);  // it continues from its checkpoint
+  EXPECT_EQ(claimed->started_at, started);
+  EXPECT_FALSE(store.claim_next_run("sw", "node9", "cuda:1"));  // claimed once only
+
+  // A crashed run goes back to the queue too.
+  const int64_t crashed = store.create_run(sample_run("crashed", "other"));
+  store.mark_running(crashed, "node7", "cuda:0");
+  store.finish_run(crashed, "crashed", "worker killed");
+  ASSERT_GT(store.find_run(std::to_string(crashed))->finished_at, 0);
+  EXPECT_TRUE(store.requeue_run(crashed, "resumed after: worker killed"));
+  run = *store.find_run(std::to_string(crashed));
+  EXPECT_EQ(run.status, "queued");
+  EXPECT_EQ(run.error, "resumed after: worker killed");
+  EXPECT_EQ(run.finished_at, 0);
+  auto again = store.claim_next_run("other", "node8", "cpu");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->id, crashed);
+}
+
+TEST_P(StoreBackendTest, RequeueRefusesOtherStatuses) {
+  auto store = Store::open(db_path());
+  // Cancelled meanwhile, or ended for good: false, nothing changed.
+  for (const std::string status : {"cancelled", "finished", "failed"}) {
+    const int64_t id = store.create_run(sample_run(status, "sw"));
+    store.mark_running(id, "node7", "cuda:0");
+    store.heartbeat(id, 11);
+    store.finish_run(id, status, status == "finished" ? "" : "why: " + status);
+    const RunRecord before = *store.find_run(std::to_string(id));
+    EXPECT_FALSE(store.requeue_run(id, "preempted")) << status;
+    const RunRecord after = *store.find_run(std::to_string(id));
+    EXPECT_EQ(after.status, status);
+    EXPECT_EQ(after.error, status == "finished" ? "" : "why: " + status);
+    EXPECT_EQ(after.finished_at, before.finished_at) << status;
+    EXPECT_GT(after.finished_at, 0) << status;
+    EXPECT_EQ(after.heartbeat_at, before.heartbeat_at) << status;
+    EXPECT_EQ(after.updates, 11) << status;
+  }
+  EXPECT_FALSE(store.claim_next_run("sw", "node9", "cpu"));  // none of them was queued
+
+  // Already queued: nothing to do.
+  const int64_t queued = store.create_run(sample_run("queued", "q"));
+  EXPECT_FALSE(store.requeue_run(queued, "preempted"));
+  EXPECT_EQ(store.find_run(std::to_string(queued))->error, "");
+
+  EXPECT_THROW(store.requeue_run(queued + 1000, "preempted"), std::invalid_argument);
 }

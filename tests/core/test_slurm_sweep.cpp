@@ -220,6 +220,54 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
   }
 }
 
+// A task killed outright (SIGKILL: no warning, no checkpoint of its own) leaves Slurm's queue
+// with its run still "running" in the store: the following scheduler marks it crashed with
+// Slurm's account of the job, and `--resume` submits a new array that finishes the run from
+// its last checkpoint, every logged step exactly once.
+TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
+  const std::string sweep = write_sweep(
+      "killed", "name: killed\nbase: base.yaml\nseeds: [5]\nset:\n  train.max_updates: 5000\n"
+                "  train.log_every: 5\n  train.valid_every: 50\nslurm:\n  cpus: 1\n");
+  ProgramResult first;
+  std::thread scheduler([&] { first = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
+  int64_t id = 0;
+  std::string job;
+  const bool mid_run = wait_for([&] {
+    for (const auto& r : runs("killed")) {
+      if (r.status != "running" || r.updates < 60 || r.updates > 2500) continue;  // mid-run
+      const auto t = tags(r.id);
+      if (!t.count("slurm.job_id")) continue;
+      id = r.id;
+      job = t.at("slurm.job_id");
+      return true;
+    }
+    return false;
+  }, 120);
+  if (mid_run) {
+    // --batch: only the signal, to the batch shell (the worker); not a cancellation, which
+    // would send SIGTERM first.
+    const ProgramResult kill = fathom::run_program({"scancel", "--batch", "--signal=KILL", job});
+    EXPECT_EQ(kill.exit_code, 0) << kill.err;
+  }
+  scheduler.join();
+  ASSERT_TRUE(mid_run) << first.out << first.err;
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  auto record = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(id));
+  ASSERT_TRUE(record);
+  ASSERT_EQ(record->status, "crashed");
+  EXPECT_NE(record->error.find("Slurm job"), std::string::npos) << record->error;
+
+  const ProgramResult resumed = fathom({"sweep", sweep, "--resume", "--wait", "--no-progress"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  record = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(id));
+  EXPECT_EQ(record->status, "finished") << record->error;
+  std::vector<int64_t> steps, expected;
+  for (const auto& p : Store::open(db(), OpenMode::ReadOnly).metric_series(id, "train_loss"))
+    steps.push_back(p.step);
+  for (int64_t step = 5; step <= 5000; step += 5) expected.push_back(step);
+  EXPECT_EQ(steps, expected);
+}
+
 // `fathom sweep cancel` while tasks run and wait: every run is cancelled, the array leaves
 // Slurm's queue, and no worker process of the sweep is left on the node.
 TEST_F(SlurmSweep, CancelLeavesNoJobBehind) {

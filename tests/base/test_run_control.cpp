@@ -1,0 +1,328 @@
+// Acting on runs that workers may be training (experiments/run_control.h): lost_worker's
+// verdicts from the heartbeat and from the local launcher's view of a worker process, and
+// cancel_runs -- the store's statuses and which processes get SIGTERM. Over a real SQLite
+// store in a scratch directory, with real child processes standing in for workers.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/run_control.h"
+
+namespace fs = std::filesystem;
+using fathom::db::NewRun;
+using fathom::db::RunRecord;
+using fathom::db::Store;
+using fathom::db::unix_now;
+
+namespace {
+
+// This host's name, as gethostname() gives it (what a local worker records as worker.host).
+std::string this_host() {
+  char buffer[256] = {0};
+  EXPECT_EQ(gethostname(buffer, sizeof buffer - 1), 0);
+  return buffer;
+}
+
+// /proc/PID/cmdline with its NULs as spaces; "" when the process is gone.
+std::string cmdline_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (char& c : text)
+    if (c == '\0') c = ' ';
+  return text;
+}
+
+// Reaps `pid` within `timeout_s`; its wait status, or nullopt while it still runs.
+std::optional<int> wait_for_exit(pid_t pid, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  do {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return std::nullopt;
+}
+
+class RunControlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("fathom_test_run_control_" + std::to_string(getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    store_.emplace(Store::open((dir_ / "runs.db").string()));
+    host_ = this_host();
+  }
+  void TearDown() override {
+    for (pid_t pid : children_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // Starts `bash -c script` and waits until its command line starts with `argv0` (the script
+  // exec'd its program), so the test never judges the fork's copy of this binary. Killed in
+  // TearDown unless the test reaps it.
+  pid_t spawn(const std::string& script, const std::string& argv0) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/bash", "bash", "-c", script.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    EXPECT_GT(pid, 0);
+    children_.push_back(pid);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (cmdline_of(pid).rfind(argv0 + " ", 0) != 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cmdline_of(pid).rfind(argv0 + " ", 0), 0u) << "'" << cmdline_of(pid) << "'";
+    return pid;
+  }
+  // A live process whose command line holds "fathom", like a real worker's.
+  pid_t spawn_fathom_like() { return spawn("exec -a fathom-test sleep 30", "fathom-test"); }
+  // A live process that is no worker of ours (a reused pid).
+  pid_t spawn_unrelated() { return spawn("exec sleep 30", "sleep"); }
+  // The pid of a child that exited and was reaped: no process has it (for now).
+  static pid_t dead_pid() {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    EXPECT_GT(pid, 0);
+    EXPECT_EQ(waitpid(pid, nullptr, 0), pid);
+    EXPECT_NE(kill(pid, 0), 0);
+    return pid;
+  }
+  void forget(pid_t pid) { children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end()); }
+
+  int64_t queued_run(const std::string& name) {
+    NewRun r;
+    r.name = name;
+    r.sweep = "sw";
+    r.config_json = "{}";
+    r.config_yaml = "{}\n";
+    return store_->create_run(r);
+  }
+  // A running run on `host`, with these tags.
+  int64_t running_run(const std::string& name, const std::string& host,
+                      const std::map<std::string, std::string>& tags = {}) {
+    const int64_t id = queued_run(name);
+    store_->mark_running(id, host, "cpu");
+    for (const auto& [k, v] : tags) store_->set_tag(id, k, v);
+    return id;
+  }
+  // The tags of a local worker with process `pid` on `host`.
+  static std::map<std::string, std::string> local_worker(const std::string& host, pid_t pid) {
+    return {{"worker.launcher", "local"}, {"worker.host", host}, {"worker.pid", std::to_string(pid)}};
+  }
+  RunRecord record(int64_t id) const {
+    auto run = store_->find_run(std::to_string(id));
+    EXPECT_TRUE(run) << id;
+    return run ? *run : RunRecord{};
+  }
+
+  fs::path dir_;
+  std::optional<Store> store_;
+  std::string host_;
+  std::vector<pid_t> children_;
+};
+
+// The whole seconds in "... no heartbeat for N s ...", or -1.
+long long silent_seconds(const std::string& reason) {
+  const std::string marker = "no heartbeat for ";
+  const auto at = reason.find(marker);
+  if (at == std::string::npos) return -1;
+  return std::stoll(reason.substr(at + marker.size()));
+}
+
+// ---- lost_worker ----------------------------------------------------------------------------
+
+TEST_F(RunControlTest, FreshHeartbeatWithoutTagsIsAlive) {
+  const int64_t id = running_run("r", "node7");
+  const RunRecord run = record(id);
+  EXPECT_EQ(run.status, "running");
+  EXPECT_FALSE(fathom::lost_worker(*store_, run, unix_now(), 180));
+  // Silent, but not yet for longer than the timeout.
+  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + 170, 180));
+}
+
+TEST_F(RunControlTest, SilentHeartbeatIsLost) {
+  const int64_t id = running_run("r", "node7");
+  const RunRecord run = record(id);
+  const auto why = fathom::lost_worker(*store_, run, unix_now() + 1000, 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
+  const long long silent = silent_seconds(*why);
+  EXPECT_GE(silent, 999) << *why;
+  EXPECT_LE(silent, 1002) << *why;
+  EXPECT_NE(why->find("node7"), std::string::npos) << *why;  // where the worker was
+  // A longer timeout forgives the same silence.
+  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + 1000, 1200));
+}
+
+TEST_F(RunControlTest, OnlyRunningRunsCanBeLost) {
+  const int64_t queued = queued_run("q");
+  const int64_t finished = running_run("f", "node7");
+  store_->finish_run(finished, "finished");
+  const int64_t crashed = running_run("c", "node7");
+  store_->finish_run(crashed, "crashed", "segfault");
+  const double later = unix_now() + 1000;
+  EXPECT_EQ(record(queued).status, "queued");
+  EXPECT_FALSE(fathom::lost_worker(*store_, record(queued), later, 180));
+  EXPECT_EQ(record(finished).status, "finished");
+  EXPECT_FALSE(fathom::lost_worker(*store_, record(finished), later, 180));
+  EXPECT_FALSE(fathom::lost_worker(*store_, record(crashed), later, 180));
+}
+
+TEST_F(RunControlTest, LocalWorkerWhoseProcessIsGoneIsLost) {
+  const pid_t pid = dead_pid();
+  const int64_t id = running_run("r", host_, local_worker(host_, pid));
+  // The heartbeat is fresh: only the launcher can tell.
+  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
+  EXPECT_NE(why->find("pid " + std::to_string(pid)), std::string::npos) << *why;
+  EXPECT_EQ(why->find("no heartbeat"), std::string::npos) << *why;
+}
+
+TEST_F(RunControlTest, LocalWorkerOnRunHostWithoutHostTagIsJudgedToo) {
+  // Workers recorded before launchers existed carry only worker.pid; the run's host counts.
+  const pid_t pid = dead_pid();
+  const int64_t id = running_run("r", host_, {{"worker.pid", std::to_string(pid)}});
+  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
+}
+
+TEST_F(RunControlTest, LiveLocalWorkerIsNotLost) {
+  const pid_t pid = spawn_fathom_like();
+  const int64_t id = running_run("r", host_, local_worker(host_, pid));
+  EXPECT_FALSE(fathom::lost_worker(*store_, record(id), unix_now(), 180));
+  // Alive but silent (frozen): the heartbeat still tells.
+  const auto why = fathom::lost_worker(*store_, record(id), unix_now() + 1000, 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
+}
+
+TEST_F(RunControlTest, UnrelatedProcessWithTheWorkersPidIsGone) {
+  // The pid was reused by a process that is no fathom worker.
+  const pid_t pid = spawn_unrelated();
+  const int64_t id = running_run("r", host_, local_worker(host_, pid));
+  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
+}
+
+TEST_F(RunControlTest, WorkerOnAnotherHostIsJudgedByHeartbeatOnly) {
+  const pid_t pid = dead_pid();  // no process here has it, but the worker is not here
+  const int64_t id = running_run("r", "elsewhere", local_worker("elsewhere", pid));
+  EXPECT_FALSE(fathom::lost_worker(*store_, record(id), unix_now(), 180));
+  const auto why = fathom::lost_worker(*store_, record(id), unix_now() + 1000, 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
+  EXPECT_NE(why->find("elsewhere"), std::string::npos) << *why;
+}
+
+TEST_F(RunControlTest, StaleRecordOfAFinishedRunIsNotLost) {
+  const pid_t pid = dead_pid();
+  const int64_t id = running_run("r", host_, local_worker(host_, pid));
+  const RunRecord listed = record(id);
+  ASSERT_EQ(listed.status, "running");
+  ASSERT_TRUE(fathom::lost_worker(*store_, listed, unix_now(), 180));  // gone, while running
+  // The worker recorded its end and exited after the listing was taken.
+  store_->finish_run(id, "finished");
+  EXPECT_FALSE(fathom::lost_worker(*store_, listed, unix_now(), 180));
+  EXPECT_FALSE(fathom::lost_worker(*store_, listed, unix_now() + 1000, 180));
+}
+
+// ---- cancel_runs ----------------------------------------------------------------------------
+
+TEST_F(RunControlTest, CancelStopsQueuedAndRunningRunsAndTheLocalWorker) {
+  const int64_t queued = queued_run("q");
+  const pid_t worker = spawn_fathom_like();
+  const int64_t running = running_run("r", host_, local_worker(host_, worker));
+  const int64_t finished = running_run("f", host_);
+  store_->finish_run(finished, "finished");
+
+  const auto report = fathom::cancel_runs(*store_, store_->list_runs("sw"), "cancelled by test");
+  EXPECT_EQ(report.cancelled, 2);
+  EXPECT_TRUE(report.problems.empty()) << report.problems.front();
+
+  const auto status = wait_for_exit(worker, 5);
+  ASSERT_TRUE(status) << "the worker was not stopped within 5 s";
+  forget(worker);
+  EXPECT_TRUE(WIFSIGNALED(*status));
+  EXPECT_EQ(WTERMSIG(*status), SIGTERM);
+
+  EXPECT_EQ(record(queued).status, "cancelled");
+  EXPECT_EQ(record(queued).error, "cancelled by test");
+  EXPECT_GT(record(queued).finished_at, 0);
+  EXPECT_EQ(record(running).status, "cancelled");
+  EXPECT_EQ(record(running).error, "cancelled by test");
+  EXPECT_EQ(record(finished).status, "finished");
+  EXPECT_EQ(record(finished).error, "");
+}
+
+TEST_F(RunControlTest, CancelNeverSignalsAnUnrelatedProcess) {
+  const pid_t other = spawn_unrelated();
+  const int64_t id = running_run("r", host_, local_worker(host_, other));
+  const auto report = fathom::cancel_runs(*store_, {record(id)}, "stop");
+  EXPECT_EQ(report.cancelled, 1);
+  EXPECT_EQ(record(id).status, "cancelled");
+  EXPECT_EQ(record(id).error, "stop");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  int status = 0;
+  EXPECT_EQ(waitpid(other, &status, WNOHANG), 0) << "the unrelated process was stopped";
+  EXPECT_EQ(kill(other, 0), 0);
+}
+
+TEST_F(RunControlTest, CancelLeavesRunsThatEndedSinceTheListing) {
+  const int64_t a = queued_run("a");
+  const int64_t b = running_run("b", "node7");
+  const int64_t c = queued_run("c");
+  const auto listed = store_->list_runs("sw");
+  ASSERT_EQ(listed.size(), 3u);
+  store_->finish_run(b, "finished");  // its worker ended it meanwhile
+
+  const auto report = fathom::cancel_runs(*store_, listed, "sweep cancelled");
+  EXPECT_EQ(report.cancelled, 2);
+  EXPECT_EQ(record(a).status, "cancelled");
+  EXPECT_EQ(record(b).status, "finished");
+  EXPECT_EQ(record(b).error, "");
+  EXPECT_EQ(record(c).status, "cancelled");
+
+  // Nothing is left to cancel a second time.
+  EXPECT_EQ(fathom::cancel_runs(*store_, store_->list_runs("sw"), "again").cancelled, 0);
+  EXPECT_EQ(record(a).error, "sweep cancelled");
+}
+
+TEST_F(RunControlTest, CancelReportsAWorkerOnAnotherHost) {
+  // A fathom-like process here with the recorded pid, but the worker is on another host:
+  // it must not be signalled; the report says the worker stops by itself.
+  const pid_t here = spawn_fathom_like();
+  const int64_t id = running_run("r", "elsewhere", local_worker("elsewhere", here));
+  const auto report = fathom::cancel_runs(*store_, {record(id)}, "stop");
+  EXPECT_EQ(report.cancelled, 1);
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_NE(report.problems[0].find("runs on elsewhere"), std::string::npos) << report.problems[0];
+  EXPECT_EQ(record(id).status, "cancelled");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(waitpid(here, nullptr, WNOHANG), 0) << "a process on this host was signalled";
+}
+
+}  // namespace
