@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "experiments/run_control.h"
 #include "db/run_json.h"
 #include "db/store.h"
 
@@ -27,7 +28,6 @@ const char* const kKeyMetrics[] = {"valid_ppl", "valid_bleu", "test_bleu"};
 
 // A worker that has not written a heartbeat for this long has probably died without
 // recording it (e.g. SIGKILL); flag it rather than claim it is still running.
-constexpr double kStaleHeartbeatSeconds = 15 * 60;
 
 std::string local_minute(double unix_seconds) {
   if (unix_seconds <= 0) return "-";
@@ -42,10 +42,7 @@ std::string local_minute(double unix_seconds) {
 std::string status_label(const db::RunRecord& run, double now) {
   if (run.status == "diverged" && run.diverged_step)
     return "diverged@" + std::to_string(*run.diverged_step);
-  if (run.status == "running" && run.heartbeat_at > 0 &&
-      now - run.heartbeat_at > kStaleHeartbeatSeconds)
-    return "running (stale)";
-  return run.status;
+  return shown_status(run, now);  // a running run with a stale heartbeat shows as crashed
 }
 
 std::string format_metric(const std::map<std::string, double>& metrics, const std::string& name) {
@@ -78,8 +75,9 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   std::vector<db::RunRecord> runs;
+  const double now = db::unix_now();
   for (auto& run : store.list_runs(opts.sweep))
-    if (opts.status.empty() || run.status == opts.status) runs.push_back(std::move(run));
+    if (opts.status.empty() || shown_status(run, now) == opts.status) runs.push_back(std::move(run));
 
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -117,7 +115,6 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   for (const auto& m : metrics) header(m, true);
   header("CREATED", false);
 
-  const double now = db::unix_now();
   for (const auto& run : runs) {
     std::vector<std::string> row = {std::to_string(run.id), run.name};
     if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "experiments/run_control.h"
 #include "core/util/error.h"
 #include "db/run_json.h"
 #include "db/store.h"
@@ -46,7 +47,10 @@ void field(const std::string& label, const std::string& value) {
 
 void print_text(const db::RunRecord& run, const db::Store& store) {
   std::cout << "run " << run.id << "  " << run.name << "\n";
-  std::string status = run.status;
+  std::string status = shown_status(run, db::unix_now());
+  if (status != run.status)  // a stale heartbeat: the worker is lost
+    status += " (stored as " + run.status + "; no heartbeat for " +
+              duration(db::unix_now() - run.heartbeat_at) + ")";
   if (run.diverged_step) status += " at update " + std::to_string(*run.diverged_step);
   field("status", status);
   field("error", run.error);

@@ -1,5 +1,8 @@
 // `fathom train CONFIG.yaml [--set key=value ...] [--device ...]` and
-// `fathom train --resume RUN`: one training run, recorded in the store.
+// `fathom train --resume RUN`: one training run, recorded in the store. Ctrl+C or SIGTERM
+// stops it at the next update with a checkpoint: the run is marked cancelled with the command
+// that continues it, and the exit status is 128 + the signal.
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -7,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/stop_signals.h"
 #include "db/run_paths.h"
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
@@ -15,6 +19,7 @@
 #include "core/util/version.h"
 #include "db/heartbeat.h"
 #include "db/store.h"
+#include "experiments/run_control.h"
 
 namespace fathom::cli {
 namespace {
@@ -43,6 +48,25 @@ void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool j
     std::cout << "  " << name << " = " << value << "\n";
 }
 
+// A finished run with no update left (resuming would only redo its final evaluation) or a
+// diverged one (the same trajectory diverges again) has nothing to resume; a running one with
+// a live worker is someone else's. A finished run given more updates trains on.
+void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run, const RunConfig& config) {
+  const std::string id = std::to_string(run.id);
+  if (run.status == "diverged")
+    throw InputError(store.path(), 0, "--resume",
+                     "run " + id + " diverged at update " + std::to_string(run.diverged_step.value_or(0)) +
+                         ": resuming repeats the same trajectory (`fathom show " + id + "`)");
+  if (run.status == "finished" && config.train.max_updates <= run.updates)
+    throw InputError(store.path(), 0, "--resume",
+                     "run " + id + " is finished with all its " + std::to_string(run.updates) +
+                         " updates: nothing to resume (raise train.max_updates with --set to train it further)");
+  if (run.status == "running" && !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
+    throw InputError(store.path(), 0, "--resume",
+                     "run " + id + " is running on " + run.host + " (its heartbeat is recent); "
+                     "`fathom cancel " + id + "` first");
+}
+
 void run_train(const TrainArgs& args, const GlobalOptions& global) {
   const std::string db_path = resolve_db_path(global);
   RunConfig config;
@@ -62,6 +86,7 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   }
   apply_overrides(config, args.overrides);
   if (!args.device.empty()) config.device = args.device;
+  if (run_id != 0) refuse_pointless_resume(*store, *store->find_run(std::to_string(run_id)), config);
   // Every check runs before any work: a bad config never creates a run.
   check_config(config);
   check_model_methods(config);
@@ -82,6 +107,9 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   options.cache_dir = paths.cache_root;
   options.resume = !args.resume.empty();
   options.progress = !args.no_progress;
+  // Ctrl+C / SIGTERM: stop at the next update with a checkpoint, never leave a stale "running".
+  install_stop_signals();
+  options.stop_requested = &stop_requested();
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << store->path() << "\n";
   // Liveness for schedulers and the desktop app, also during long evaluations.
   db::HeartbeatThread heartbeat(store->location(), run_id, db::HeartbeatThread::kDefaultInterval);
@@ -91,6 +119,16 @@ void run_train(const TrainArgs& args, const GlobalOptions& global) {
   } catch (const std::exception& e) {
     store->finish_run(run_id, "failed", e.what());
     throw;
+  }
+  if (outcome.status == "stopped") {
+    const std::string resume = "fathom train --resume " + std::to_string(run_id);
+    store->finish_run(run_id, "cancelled",
+                      std::string("interrupted by ") + strsignal(stop_signal()) + " after update " +
+                          std::to_string(outcome.updates) + " (checkpoint written); continue with `" +
+                          resume + "`");
+    std::cerr << "run " << run_id << " stopped after update " << outcome.updates
+              << " with a checkpoint; continue it with: " << resume << "\n";
+    throw CommandExit{128 + stop_signal()};
   }
   print_outcome(*store->find_run(std::to_string(run_id)), outcome, global.json);
 }

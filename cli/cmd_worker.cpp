@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/stop_signals.h"
 #include "core/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/train/trainer.h"
@@ -43,21 +44,6 @@ struct WorkerArgs {
   bool no_progress = false;
   double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
 };
-
-std::atomic<bool> stop_requested{false};
-std::atomic<int> stop_signal{0};
-
-void on_stop_signal(int sig) {
-  stop_signal = sig;
-  stop_requested = true;
-}
-
-void install_stop_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  for (int sig : {SIGUSR2, SIGTERM, SIGINT}) sigaction(sig, &action, nullptr);
-}
 
 std::string env_or(const char* name, const std::string& fallback = "") {
   const char* v = std::getenv(name);
@@ -94,7 +80,7 @@ void redirect_output_to(const std::string& log) {
 }
 
 int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
-  install_stop_handlers();
+  install_stop_signals();
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
@@ -138,7 +124,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     options.cache_dir = paths.cache_root;
     options.resume = true;  // a new run has no checkpoint; a requeued one continues from its own
     options.progress = !args.no_progress;
-    options.stop_requested = &stop_requested;
+    options.stop_requested = &stop_requested();
     std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name() << " -> "
               << store.path() << "\n";
     outcome = train_run(config, store, options);
@@ -151,7 +137,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates << " updates\n";
     return kWorkerEnded;
   }
-  const std::string why = std::string("stopped by ") + strsignal(stop_signal.load()) + " after update " +
+  const std::string why = std::string("stopped by ") + strsignal(stop_signal()) + " after update " +
                           std::to_string(outcome.updates) + " on " + host_name() + "; requeued";
   if (!store.requeue_run(id, why)) {
     std::cerr << "worker: run " << id << " was ended meanwhile (" << store.find_run(std::to_string(id))->status
@@ -163,7 +149,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   // requeued by name, or it would end as TIMEOUT. SIGTERM is left to Slurm: preemption with
   // PreemptMode=REQUEUE requeues the task itself, and a plain scancel means stop (the run
   // stays queued in the store for `fathom sweep --resume`).
-  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty() && stop_signal == SIGUSR2) {
+  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty() && stop_signal() == SIGUSR2) {
     const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
     std::cerr << "worker: scontrol requeue " << job << ": "
               << (r.exit_code == 0 ? "ok" : "failed (" + r.err + r.out + ")") << "\n";

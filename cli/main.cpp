@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   add_runs_command(app, options);
   add_show_command(app, options);
   add_delete_command(app, options);
+  add_cancel_command(app, options);
   add_bleu_command(app, options);
   add_config_command(app, options);
   add_fold_command(app, options);

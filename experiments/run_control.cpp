@@ -32,6 +32,12 @@ CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std:
   return report;
 }
 
+std::string shown_status(const db::RunRecord& run, double now, double timeout_s) {
+  if (run.status == "running" && run.heartbeat_at > 0 && now - run.heartbeat_at > timeout_s)
+    return "crashed";
+  return run.status;
+}
+
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed, double now,
                                        double timeout_s) {
   if (listed.status != "running") return std::nullopt;

@@ -29,6 +29,12 @@ CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& run
 // pending tasks) are cancelled too, so nothing is left behind in the cluster's queue.
 CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std::string& reason);
 
+// The status to show for a run: "crashed" for a running run whose heartbeat is older than
+// `timeout_s` (its worker is lost; whoever follows or resumes its sweep records that), else its
+// stored status. For read-only views: the CLI's runs and show, the desktop app's table.
+std::string shown_status(const db::RunRecord& run, double now,
+                         double timeout_s = kDefaultHeartbeatTimeout);
+
 // Why a running run's worker is lost, or nullopt while it lives: its launcher knows it is
 // gone, or its heartbeat is older than `timeout_s` (at unix time `now`). `run` may be an
 // older listing: the verdict is checked against the run's status now.

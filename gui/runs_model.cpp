@@ -1,5 +1,7 @@
 #include "gui/runs_model.h"
 
+#include "experiments/run_control.h"
+
 #include <cmath>
 #include <set>
 
@@ -128,7 +130,8 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
     case Name: return QString::fromStdString(run.name);
     case Sweep: return QString::fromStdString(run.sweep);
     case Status: {
-      QString s = QString::fromStdString(run.status);
+      // A running run whose heartbeat went stale shows as crashed, as in the CLI.
+      QString s = QString::fromStdString(shown_status(run, db::unix_now()));
       if (!for_sort && run.diverged_step) s += QStringLiteral(" @%1").arg(*run.diverged_step);
       return s;
     }
@@ -160,11 +163,12 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case SortRole: return cell(*run, index.column(), true);
     case RunIdRole: return QVariant::fromValue<qlonglong>(run->id);
     case Qt::ForegroundRole:
-      if (index.column() == Status) return QBrush(statusColor(QString::fromStdString(run->status)));
+      if (index.column() == Status)
+        return QBrush(statusColor(QString::fromStdString(shown_status(*run, db::unix_now()))));
       return {};
     case Qt::BackgroundRole:
       if (index.column() == Status) {  // a tint that survives the alternating row colours
-        QColor tint = statusColor(QString::fromStdString(run->status));
+        QColor tint = statusColor(QString::fromStdString(shown_status(*run, db::unix_now())));
         tint.setAlpha(40);
         return QBrush(tint);
       }

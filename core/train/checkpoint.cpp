@@ -49,6 +49,8 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
                                static_cast<double>(w.skipped), w.smoothed, w.nll, w.grad_norm},
                               torch::kFloat64),
                 true);
+  archive.write("state_train_seconds", scalar(state.train_seconds), true);
+  archive.write("state_train_tokens", scalar(state.train_tokens), true);
   archive.write("config_yaml", c10::IValue(config_yaml));
   fs::create_directories(fs::path(path).parent_path());
   const std::string temporary = path + ".tmp";
@@ -85,6 +87,9 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
       if (archive.try_read("state_loss_scale", scale, true)) state->loss_scale = scale.item<double>();
       if (archive.try_read("state_loss_scale_clean_updates", clean, true))
         state->loss_scale_clean_updates = clean.item<int64_t>();
+      torch::Tensor seconds, tokens;  // absent before cumulative training time: 0
+      if (archive.try_read("state_train_seconds", seconds, true)) state->train_seconds = seconds.item<double>();
+      if (archive.try_read("state_train_tokens", tokens, true)) state->train_tokens = tokens.item<int64_t>();
       // Absent from checkpoints written before preemption support: an empty window.
       torch::Tensor window;
       if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {

@@ -28,6 +28,10 @@ struct TrainerState {
   double loss_scale = 65536.0;   // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
   int64_t loss_scale_clean_updates = 0;  // run skips and grows exactly as an uninterrupted one
   LogWindowState window;         // so a checkpoint between log points resumes the same rows
+  // Training time and target tokens of every session up to this checkpoint: a resumed run's
+  // train_time_s and tokens_per_s count all of its training, not only the last session.
+  double train_seconds = 0;
+  int64_t train_tokens = 0;
 };
 
 // Archive keys may not contain '.', which parameter names do.

@@ -161,6 +161,14 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     return std::nullopt;
   };
 
+  // Training time and tokens of earlier sessions (from the checkpoint), and so of the whole run.
+  const double seconds_before = state.train_seconds;
+  const int64_t tokens_before = state.train_tokens;
+  auto count_training = [&] {
+    state.train_seconds = seconds_before + seconds_since(train_start);
+    state.train_tokens = tokens_before + session_tokens;
+  };
+
   // What a checkpoint keeps of the log window (nothing right after a log point), so a run
   // resumed from it logs the same rows as an uninterrupted one.
   auto window_state = [&](const DeviceMetrics::Reading& reading, bool just_logged) {
@@ -177,6 +185,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         const auto reading = read_metrics(/*reset_window=*/false);
         if (!reading) return outcome;
         state.window = window_state(*reading, /*just_logged=*/window.updates == 0);
+        count_training();
         save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
         store.add_artifact(run, "checkpoint_last", last_path, state.update);
       }
@@ -293,6 +302,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         }
       }
       state.window = window_state(*reading, log_point);
+      count_training();
       save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
       store.add_artifact(run, "checkpoint_last", last_path, update);
       metrics.flush();
@@ -308,9 +318,18 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   // Final evaluation with the best checkpoint (by validation loss) when there is one.
   auto& final_metrics = outcome.final_metrics;
   if (fs::exists(best_path)) load_checkpoint(best_path, *model, nullptr, nullptr);
-  if (session_tokens > 0) {
-    final_metrics["train_time_s"] = train_seconds;
-    final_metrics["tokens_per_s"] = session_tokens / train_seconds;
+  // Every final metric is recomputable from what is stored, so a run killed after its last
+  // update and resumed (the loop then has nothing left to do) still reports all of them.
+  if (session_tokens > 0) count_training();
+  if (state.train_seconds > 0) {
+    final_metrics["train_time_s"] = state.train_seconds;
+    final_metrics["tokens_per_s"] = state.train_tokens / state.train_seconds;
+  }
+  final_metrics["train_tokens"] = static_cast<double>(state.train_tokens);
+  if (!final_metrics.count("train_loss")) {
+    const int64_t last = store.last_metric_step(run, "train_loss");
+    const auto points = store.metric_points_after(run, "train_loss", last - 1);
+    if (!points.empty()) final_metrics["train_loss"] = points.back().value;
   }
   final_metrics["params"] = static_cast<double>(model->parameter_counts()["total"]);
   if (!data.valid.empty()) {

@@ -326,3 +326,25 @@ TEST_F(RunControlTest, CancelReportsAWorkerOnAnotherHost) {
 }
 
 }  // namespace
+
+namespace {
+
+// What read-only views show: a running run silent past the timeout as crashed, everything
+// else as stored (a queued run has no heartbeat to go stale; an ended one is what it is).
+TEST(ShownStatus, StaleRunningRunShowsAsCrashed) {
+  RunRecord run;
+  run.status = "running";
+  run.heartbeat_at = 1000;
+  EXPECT_EQ(fathom::shown_status(run, 1000 + 179, 180), "running");
+  EXPECT_EQ(fathom::shown_status(run, 1000 + 181, 180), "crashed");
+  EXPECT_EQ(fathom::shown_status(run, 1000 + 181), "crashed");  // the default timeout is 180 s
+  run.heartbeat_at = 0;  // never beat (an old store): nothing to judge by
+  EXPECT_EQ(fathom::shown_status(run, 1e9, 180), "running");
+  for (const char* status : {"queued", "finished", "diverged", "failed", "cancelled"}) {
+    run.status = status;
+    run.heartbeat_at = 1;
+    EXPECT_EQ(fathom::shown_status(run, 1e9, 180), status);
+  }
+}
+
+}  // namespace

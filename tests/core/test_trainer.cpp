@@ -311,6 +311,14 @@ TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
   EXPECT_EQ(store_->last_metric_step(b, "train_loss"), stopped.updates / 7 * 7);
 
   ASSERT_EQ(train(config, b, /*resume=*/true).status, "finished");
+  // Both sessions count: the same target tokens as the uninterrupted run, and more time than
+  // the first session alone.
+  const auto final_a = store_->find_run(std::to_string(a))->final_metrics;
+  const auto final_b = store_->find_run(std::to_string(b))->final_metrics;
+  EXPECT_GT(state.train_tokens, 0);
+  EXPECT_EQ(final_b.at("train_tokens"), final_a.at("train_tokens"));
+  EXPECT_GT(final_b.at("train_time_s"), state.train_seconds);
+  EXPECT_EQ(final_b.at("train_loss"), final_a.at("train_loss"));
   const auto rows_a = store_->metric_rows(a);
   const auto rows_b = store_->metric_rows(b);
   ASSERT_EQ(rows_a.size(), rows_b.size());
@@ -322,6 +330,39 @@ TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
     if (name_a == "tokens_per_s") continue;  // a timing
     EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
   }
+}
+
+// A run killed after its last update, before its final evaluation ended: resuming it has no
+// update left to train, yet it records every final metric the uninterrupted run has, with the
+// same values where they are deterministic (train_loss from the stored curve; training tokens
+// and time from the checkpoint). Simulated by giving a fresh run a finished run's checkpoints
+// and curves but none of its final metrics.
+TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
+  RunConfig config = tiny_config();
+  config.train.max_updates = 20;
+  config.train.log_every = 5;
+  config.train.valid_every = 10;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+  const int64_t b = new_run(config);
+  fs::copy(artifacts(a), artifacts(b), fs::copy_options::recursive);
+  store_->write_metrics(b, store_->metric_rows(a));
+  const TrainOutcome outcome = train(config, b, /*resume=*/true);
+  ASSERT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.updates, 20);
+  const auto final_a = store_->find_run(std::to_string(a))->final_metrics;
+  const auto final_b = store_->find_run(std::to_string(b))->final_metrics;
+  for (const auto& [name, value] : final_a) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(final_b.count(name));
+    if (name == "train_loss" || name == "train_tokens" || name == "test_ppl" || name == "valid_ppl" ||
+        name == "test_bleu" || name == "params")
+      EXPECT_EQ(final_b.at(name), value);
+  }
+  // Training time comes from the checkpoint written at update 20, not from this session's
+  // (empty) training: positive and at most the first session's whole time.
+  EXPECT_GT(final_b.at("train_time_s"), 0);
+  EXPECT_LE(final_b.at("train_time_s"), final_a.at("train_time_s"));
 }
 
 TEST_F(TrainerTest, HugeLearningRateDivergesAtTheOffendingUpdate) {

@@ -1,0 +1,50 @@
+// `fathom cancel RUN...`: cancel single runs, wherever their workers run -- the same operation
+// as `fathom sweep cancel` (for a whole sweep) and the desktop app's Cancel
+// (experiments/run_control.h). A queued or running run becomes cancelled and its worker is
+// stopped (SIGTERM on this host, scancel on Slurm); a run whose worker is already gone (a
+// stale heartbeat after kill -9) is simply marked. Ended runs are left as they are.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/util/error.h"
+#include "db/store.h"
+#include "experiments/run_control.h"
+
+namespace fathom::cli {
+namespace {
+
+void cancel(const GlobalOptions& global, const std::vector<std::string>& targets) {
+  auto store = db::Store::open(resolve_db_path(global));
+  // Resolve every name first: a typo cancels nothing.
+  std::vector<db::RunRecord> runs;
+  for (const auto& target : targets) {
+    auto run = store.find_run(target);
+    if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
+    runs.push_back(*run);
+  }
+  const CancelReport report = cancel_runs(store, runs, "cancelled by `fathom cancel`");
+  for (const auto& run : runs) {
+    const auto now = store.find_run(std::to_string(run.id));
+    const bool was_active = run.status == "queued" || run.status == "running";
+    std::cout << "run " << run.id << " (" << run.name << "): "
+              << (was_active && now && now->status == "cancelled" ? "cancelled"
+                                                                   : now->status + ", left as it is")
+              << "\n";
+  }
+  for (const auto& problem : report.problems) std::cerr << "warning: " << problem << "\n";
+}
+
+}  // namespace
+
+void add_cancel_command(CLI::App& app, GlobalOptions& options) {
+  auto targets = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand(
+      "cancel", "Cancel queued or running runs and stop their workers (local or Slurm)");
+  cmd->add_option("runs", *targets, "run ids or names")->required();
+  cmd->callback([&options, targets] { cancel(options, *targets); });
+}
+
+}  // namespace fathom::cli
