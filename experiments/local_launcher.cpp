@@ -72,6 +72,7 @@ class LocalLauncher : public Launcher {
     slots_.assign(static_cast<size_t>(std::max(1, request.parallel)), 0);
     env_ = environment_with({"FATHOM_DB=" + request.db_location,
                              "FATHOM_ARTIFACTS=" + request.artifacts_root});
+    drained_ = false;
     return std::to_string(slots_.size()) + " worker(s) on this machine";
   }
 
@@ -132,7 +133,9 @@ class LocalLauncher : public Launcher {
   std::vector<pid_t> slots_;  // 0: free
   std::map<pid_t, Child> running_;
   std::vector<std::string> env_;
-  bool drained_ = false;  // the last claim found no queued run
+  // The last claim found no queued run; before launch() there is nothing to start (a resumed
+  // sweep whose remaining runs all have live workers elsewhere is only followed).
+  bool drained_ = true;
   std::chrono::steady_clock::time_point last_claim_{};
 };
 

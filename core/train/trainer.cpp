@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -177,6 +179,20 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
                           reading.smoothed, reading.nll, reading.grad_norm};
   };
 
+  // The checkpoint a resume starts from. The metric rows up to it reach the store first: a
+  // resume deletes the rows after its checkpoint and redoes them, so a kill between the two
+  // writes must find the rows, not the checkpoint, ahead. While the store refuses the rows
+  // (an outage), the previous checkpoint stays the resume point.
+  auto save_resume_point = [&] {
+    metrics.flush();
+    if (metrics.pending() > 0) {
+      std::fprintf(stderr, "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
+      return;
+    }
+    save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
+    store.add_artifact(run, "checkpoint_last", last_path, state.update);
+  };
+
   while (state.update < tc.max_updates) {
     // A stop request (preemption, a time limit's warning signal) is served at an update
     // boundary: the checkpoint holds exactly the updates done, and the caller requeues the run.
@@ -186,8 +202,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         if (!reading) return outcome;
         state.window = window_state(*reading, /*just_logged=*/window.updates == 0);
         count_training();
-        save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
-        store.add_artifact(run, "checkpoint_last", last_path, state.update);
+        save_resume_point();
       }
       metrics.flush();
       store.heartbeat(run, state.update);
@@ -303,9 +318,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       }
       state.window = window_state(*reading, log_point);
       count_training();
-      save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
-      store.add_artifact(run, "checkpoint_last", last_path, update);
-      metrics.flush();
+      save_resume_point();
     }
   }
   const double train_seconds = seconds_since(train_start);
