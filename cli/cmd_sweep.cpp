@@ -5,8 +5,6 @@
 // (experiments/launcher.h, docs/cluster.md). `--resume` continues a sweep after anything
 // stopped it, even kill -9 of the scheduler and its workers: ended runs are kept, interrupted
 // ones continue from their last checkpoint. `fathom sweep status NAME`, `fathom sweep cancel NAME`.
-#include <signal.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>

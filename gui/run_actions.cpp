@@ -1,8 +1,6 @@
 #include "gui/run_actions.h"
 
-#include <csignal>
 #include <optional>
-#include <unistd.h>
 
 #include <QDir>
 #include <QFileInfo>
