@@ -1,8 +1,10 @@
 // `fathom`: the headless workbench. Sub-commands are registered explicitly, in one place.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/util/strings.h"
 #include "core/util/blas_setup.h"
 #include "core/util/error.h"
 
@@ -16,6 +18,26 @@ std::string resolve_db_path(const GlobalOptions& options) {
 
 db::StorePaths resolve_store_paths(const GlobalOptions& options) {
   return db::store_paths(resolve_db_path(options), options.artifacts);
+}
+
+// The first word that is not a global option names the command; a word that names none gets
+// the closest command (CLI11 alone says only "A subcommand is required"). Empty when fine.
+std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--db" || word == "--artifacts") {
+      ++i;  // their value
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;  // --json, --help, --db=...
+    if (std::find(names.begin(), names.end(), word) != names.end()) return "";
+    const std::string hint = closest_match(word, names);
+    return "unknown command '" + word + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+           " (commands: " + join(names, ", ") + ")";
+  }
+  return "";
 }
 
 }  // namespace fathom::cli
@@ -51,6 +73,10 @@ int main(int argc, char** argv) {
   add_analyze_command(app, options);
   add_db_command(app, options);
 
+  if (const std::string hint = unknown_command_hint(app, argc, argv); !hint.empty()) {
+    std::cerr << "error: " << hint << "\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -235,6 +235,20 @@ TEST_F(Cli, DeleteRemovesOneRunAndItsArtifacts) {
 
 // `fathom train --resume RUN` re-reads the run's stored YAML config and continues the same
 // run (same id, no second row) to the new max_updates, with each metric step logged once.
+// A mistyped command is named, with the closest one, in the exit status of every bad input;
+// global options before it are skipped over, and a right command still runs.
+TEST_F(Cli, UnknownCommandSuggestsTheClosest) {
+  const Result r = fathom({"--db", db(), "trian", "x.yaml"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "unknown command 'trian'; did you mean 'train'?")) << r.err;
+  EXPECT_TRUE(contains(r.err, "sweep")) << r.err;  // the list of commands
+  const Result far = fathom({"xyzzy"});
+  EXPECT_EQ(far.status, 2);
+  EXPECT_TRUE(contains(far.err, "unknown command 'xyzzy'")) << far.err;
+  const Result fine = fathom({"--db", db(), "--json", "config", "--reference"});
+  EXPECT_EQ(fine.status, 0) << fine.err;
+}
+
 TEST_F(Cli, ResumeContinuesTheSameRun) {
   const std::string config = write("tiny.yaml", kTinyConfig);
   const Result first = fathom(
