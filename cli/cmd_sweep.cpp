@@ -34,6 +34,9 @@ namespace fathom::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// More runs than this need --yes (a sweep of 100,000 runs is more likely a typo than a plan).
+constexpr size_t kManyRuns = 1000;
+
 struct SweepArgs {
   std::string file;
   bool dry_run = false;
@@ -44,6 +47,7 @@ struct SweepArgs {
   std::string name;     // status / cancel
   std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
   bool wait = false;     // --wait: follow a cluster launch until it ends
+  bool yes = false;      // --yes: queue more than kManyRuns runs
   double heartbeat_timeout = kDefaultHeartbeatTimeout;
 };
 
@@ -106,8 +110,17 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const auto runs = expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
   if (args.dry_run) {
     std::cout << describe_sweep(runs);
+    if (runs.size() > kManyRuns)
+      std::cout << "note: " << runs.size() << " runs is more than " << kManyRuns
+                << "; queueing them will ask for --yes\n";
     return;
   }
+  // A typo in an axis (a list of 1e5 values, one more seeds axis) must not silently fill the
+  // store and the cluster's queue.
+  if (runs.size() > kManyRuns && !args.yes)
+    throw InputError(args.file, spec.line, "name",
+                     "the sweep expands to " + std::to_string(runs.size()) + " runs (more than " +
+                         std::to_string(kManyRuns) + "); check it with --dry-run, then add --yes to queue them");
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
   const std::string launcher_name = !args.launcher.empty() ? args.launcher : spec.slurm ? "slurm" : "local";
   auto launcher = make_launcher(launcher_name, spec);
@@ -290,6 +303,7 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
                   "where workers run: local (default) or slurm (default when the sweep file has "
                   "a slurm: section); docs/cluster.md");
   cmd->add_flag("--wait", args->wait, "with slurm: follow the job array until every run ended");
+  cmd->add_flag("--yes", args->yes, "queue a sweep of more than 1000 runs");
   cmd->add_option("--heartbeat-timeout", args->heartbeat_timeout,
                   "seconds without a heartbeat after which a running run's worker counts as lost "
                   "(default 180)");

@@ -67,7 +67,8 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run, c
                      "`fathom cancel " + id + "` first");
 }
 
-void run_train(const TrainArgs& args, const GlobalOptions& global) {
+void run_train(TrainArgs args, const GlobalOptions& global) {
+  take_config_from_overrides(args.config_path, args.overrides);
   const std::string db_path = resolve_db_path(global);
   RunConfig config;
   // A new run opens (and so creates) the store only after its config passed every check: a

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "db/run_paths.h"
 
@@ -30,6 +31,11 @@ std::string resolve_db_path(const GlobalOptions& options);
 // Where run artifacts and caches go (db/run_paths.h); an InputError for a server store
 // without --artifacts.
 db::StorePaths resolve_store_paths(const GlobalOptions& options);
+
+// `--set` takes every word after it, so `train --set k=v CONFIG.yaml` hands it the config file:
+// when no config was given and the last --set item is no key=value but an existing file, that
+// file is the config.
+void take_config_from_overrides(std::string& config_path, std::vector<std::string>& overrides);
 
 // Thrown by a command that ends with a particular exit status (after its own cleanup), e.g.
 // `fathom worker`'s "stopped and requeued" (experiments/worker_exit.h).

@@ -1,6 +1,7 @@
 // `fathom`: the headless workbench. Sub-commands are registered explicitly, in one place.
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -18,6 +19,16 @@ std::string resolve_db_path(const GlobalOptions& options) {
 
 db::StorePaths resolve_store_paths(const GlobalOptions& options) {
   return db::store_paths(resolve_db_path(options), options.artifacts);
+}
+
+void take_config_from_overrides(std::string& config_path, std::vector<std::string>& overrides) {
+  if (!config_path.empty() || overrides.empty()) return;
+  const std::string& last = overrides.back();
+  std::error_code ec;
+  if (last.find('=') == std::string::npos && std::filesystem::is_regular_file(last, ec)) {
+    config_path = last;
+    overrides.pop_back();
+  }
 }
 
 // The first word that is not a global option names the command; a word that names none gets
@@ -80,7 +91,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // One exit status per kind of outcome (README): CLI11's own codes (106, 109, ...) would
+    // make a usage error look different from any other bad input.
+    const int code = app.exit(e);  // prints the message (or the help)
+    return code == 0 ? 0 : 2;
   } catch (const CommandExit& e) {
     return e.code;
   } catch (const fathom::InputError& e) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/config/config_schema.h"
@@ -119,10 +120,17 @@ struct Parser {
   }
 
   void walk(const YAML::Node& map, const std::string& prefix) {
+    std::map<std::string, int> seen;  // YAML keeps a repeated key: the second would win silently
     for (const auto& entry : map) {
       const std::string name = entry.first.as<std::string>();
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       const YAML::Node& value = entry.second;
+      if (auto first = seen.find(name); first != seen.end())
+        fail(entry.first, key, "given twice (first on line " + std::to_string(first->second) + ")");
+      seen[name] = line_of(entry.first);
+      // The same key written nested and dotted (train: {lr: ..} and train.lr: ..).
+      if (auto set = config.locations.find(key); set != config.locations.end() && set->second.file == origin)
+        fail(entry.first, key, "given twice (first on line " + std::to_string(set->second.line) + ")");
       if (const FieldSpec* field = find_field(key)) {
         set_value(*field, value);
         continue;
@@ -139,6 +147,36 @@ struct Parser {
   }
 };
 
+// YAML indents with spaces only; a tab near the error is the likely cause, and the parser's
+// own words ("illegal map value") do not say so.
+std::string tab_hint(const std::string& yaml, int error_line) {
+  std::istringstream lines(yaml);
+  std::string line;
+  for (int i = 0; std::getline(lines, line) && i <= error_line; ++i) {
+    if (i < error_line - 1) continue;
+    const auto indent = line.substr(0, line.find_first_not_of(" \t"));
+    if (indent.find('\t') != std::string::npos)
+      return " (line " + std::to_string(i + 1) + " is indented with a tab; YAML needs spaces)";
+  }
+  return "";
+}
+
+// Why `text` is not a config file at all, or "": binary content, or nothing but comments.
+std::string not_a_config(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
+      return "is not a text file (byte " + std::to_string(c) + " at offset " + std::to_string(i) + ")";
+  }
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first != std::string::npos && line[first] != '#') return "";
+  }
+  return "is empty: give at least the model, data and train sections (`fathom config --reference`)";
+}
+
 RunConfig parse(const std::string& yaml, const std::string& origin, const std::string& base_dir) {
   RunConfig config;
   config.source_file = origin;
@@ -146,7 +184,7 @@ RunConfig parse(const std::string& yaml, const std::string& origin, const std::s
   try {
     root = YAML::Load(yaml);
   } catch (const YAML::ParserException& e) {
-    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg + tab_hint(yaml, e.mark.line));
   }
   if (root.IsNull()) return config;
   if (!root.IsMap()) throw InputError(origin, 1, "", "expected a mapping of config keys");
@@ -167,6 +205,7 @@ RunConfig load_config_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string base = fs::absolute(fs::path(path)).parent_path().string();
+  if (const std::string why = not_a_config(text.str()); !why.empty()) throw InputError(path, 0, "", why);
   RunConfig config = parse(text.str(), path, base);
   if (config.locations.count("name") == 0) config.name = fs::path(path).stem().string();
   return config;

@@ -580,3 +580,59 @@ TEST(ConfigOutput, JsonIsNestedBySection) {
 
 }  // namespace
 }  // namespace fathom
+
+namespace fathom {
+namespace {
+
+// A repeated key would silently keep its last value (yaml-cpp keeps both entries): refused at
+// the second, naming the first's line -- within one mapping, and across the nested and the
+// dotted spelling of one key.
+TEST(ConfigErrors, KeyGivenTwiceNamesBothLines) {
+  const InputError same = expect_input_error([] {
+    load_config_string(yaml_lines({"name: x", "train:", "  lr: 0.001", "  warmup: 10", "  lr: 0.002"}),
+                       "dup.yaml", "");
+  });
+  EXPECT_EQ(same.file(), "dup.yaml");
+  EXPECT_EQ(same.line(), 5);
+  EXPECT_EQ(same.field(), "train.lr");
+  EXPECT_TRUE(contains(same.message(), "given twice (first on line 3)")) << same.what();
+
+  const InputError spelled = expect_input_error([] {
+    load_config_string(yaml_lines({"train:", "  lr: 0.001", "train.lr: 0.002"}), "dup.yaml", "");
+  });
+  EXPECT_EQ(spelled.line(), 3);
+  EXPECT_EQ(spelled.field(), "train.lr");
+  EXPECT_TRUE(contains(spelled.message(), "first on line 2")) << spelled.what();
+
+  const InputError section = expect_input_error([] {
+    load_config_string(yaml_lines({"model:", "  d_model: 16", "train:", "  lr: 1", "model:", "  heads: 2"}),
+                       "dup.yaml", "");
+  });
+  EXPECT_EQ(section.line(), 5);
+  EXPECT_EQ(section.field(), "model");
+}
+
+// Files that are no config at all say so, instead of a parser's message or a run with every
+// default: empty (or only comments), binary, indented with a tab.
+TEST_F(ConfigFiles, EmptyBinaryAndTabIndentedFilesSaySo) {
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return (dir_ / name).string();
+  };
+  const std::string empty = write("empty.yaml", "# only a comment\n\n");
+  const InputError e1 = expect_input_error([&] { load_config_file(empty); });
+  EXPECT_EQ(e1.file(), empty);
+  EXPECT_TRUE(contains(e1.message(), "is empty")) << e1.what();
+
+  const std::string binary = write("binary.yaml", std::string("name: x\n\x7f" "ELF\x02\x01", 13) + std::string(1, '\0'));
+  const InputError e2 = expect_input_error([&] { load_config_file(binary); });
+  EXPECT_TRUE(contains(e2.message(), "is not a text file")) << e2.what();
+
+  const std::string tab = write("tab.yaml", "name: x\ntrain:\n\tlr: 1\n");
+  const InputError e3 = expect_input_error([&] { load_config_file(tab); });
+  EXPECT_EQ(e3.line(), 3);
+  EXPECT_TRUE(contains(e3.message(), "line 3 is indented with a tab; YAML needs spaces")) << e3.what();
+}
+
+}  // namespace
+}  // namespace fathom

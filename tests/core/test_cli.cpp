@@ -249,6 +249,38 @@ TEST_F(Cli, UnknownCommandSuggestsTheClosest) {
   EXPECT_EQ(fine.status, 0) << fine.err;
 }
 
+// Every usage error exits 2 like any other bad input (not CLI11's 106, 109, ...); --set
+// followed by the config file takes the file as the config.
+TEST_F(Cli, UsageErrorsExitTwoAndSetDoesNotSwallowTheConfig) {
+  const Result bogus = fathom({"train", "--bogus"});
+  EXPECT_EQ(bogus.status, 2) << bogus.err;
+  EXPECT_TRUE(contains(bogus.err, "--bogus")) << bogus.err;
+  const Result missing = fathom({"sweep", "status"});  // its NAME is required
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  const Result help = fathom({"train", "--help"});
+  EXPECT_EQ(help.status, 0);
+
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  const Result r = fathom({"--db", db(), "config", "--set", "train.max_updates=7", config});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "max_updates: 7")) << r.out;
+}
+
+// A sweep expanding to more than 1000 runs is queued only with --yes; --dry-run says so.
+TEST_F(Cli, HugeSweepNeedsYes) {
+  write("tiny.yaml", kTinyConfig);
+  std::string seeds;
+  for (int i = 1; i <= 1001; ++i) seeds += (seeds.empty() ? "" : ", ") + std::to_string(i);
+  const std::string sweep = write("huge.yaml", "name: huge\nbase: tiny.yaml\nseeds: [" + seeds + "]\n");
+  const Result dry = fathom({"--db", db(), "sweep", sweep, "--dry-run"});
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_TRUE(contains(dry.out, "1001 runs is more than 1000")) << dry.out.substr(dry.out.size() - 300);
+  const Result refused = fathom({"--db", db(), "sweep", sweep, "--no-progress"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(contains(refused.err, "huge.yaml:1: 'name': the sweep expands to 1001 runs")) << refused.err;
+  EXPECT_TRUE(runs_in_store().empty());
+}
+
 TEST_F(Cli, ResumeContinuesTheSameRun) {
   const std::string config = write("tiny.yaml", kTinyConfig);
   const Result first = fathom(
