@@ -11,7 +11,6 @@
 #include <iostream>
 #include <algorithm>
 #include <map>
-#include <set>
 #include <memory>
 #include <thread>
 
@@ -24,7 +23,6 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "core/util/version.h"
-#include "core/util/process.h"
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
@@ -222,36 +220,14 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                 spec.name.c_str(), counts.left_queued, args.file.c_str());
 }
 
-std::string tag_or(const std::map<std::string, std::string>& tags, const std::string& key) {
-  auto it = tags.find(key);
-  return it == tags.end() ? "" : it->second;
-}
-
-// Slurm's view of the sweep's array tasks: job ("17_3") -> "STATE node", one squeue call.
-std::map<std::string, std::string> slurm_states(const std::vector<std::map<std::string, std::string>>& tags) {
-  std::set<std::string> arrays;
-  for (const auto& t : tags)
-    if (auto a = tag_or(t, "slurm.array_job"); !a.empty()) arrays.insert(a);
-  std::map<std::string, std::string> states;
-  if (arrays.empty() || !find_on_path("squeue")) return states;
-  std::string list;
-  for (const auto& a : arrays) list += (list.empty() ? "" : ",") + a;
-  const ProgramResult r = run_program({"squeue", "-h", "-r", "-j", list, "-o", "%i %T %N"}, "", {}, 30);
-  for (const std::string& line : split(r.out, '\n')) {
-    const auto space = line.find(' ');
-    if (space != std::string::npos) states[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return states;
-}
-
 void sweep_status(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
   const auto runs = store.list_runs(name);
   if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
-  std::vector<std::map<std::string, std::string>> tags;
+  std::vector<WorkerTags> tags;
   for (const auto& r : runs) tags.push_back(store.tags(r.id));
-  const auto slurm = slurm_states(tags);
+  const auto states = worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
   std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host", "job",
@@ -261,11 +237,11 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
     ++by_status[r.status];
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
-    std::string job = tag_or(tags[i], "slurm.job");
-    if (job.empty() && !tag_or(tags[i], "worker.pid").empty()) job = "pid " + tag_or(tags[i], "worker.pid");
+    const std::string job = worker_job(tags[i]);
     std::string state = "-";
-    if (auto it = slurm.find(tag_or(tags[i], "slurm.job")); it != slurm.end()) state = it->second;
-    else if (r.status == "queued" && !tag_or(tags[i], "slurm.array_job").empty()) state = "array " + tag_or(tags[i], "slurm.array_job");
+    if (auto it = states.find(job); !job.empty() && it != states.end()) state = it->second;
+    else if (auto array = tags[i].find("slurm.array_job"); r.status == "queued" && array != tags[i].end())
+      state = "array " + array->second;  // a pending task of this array will claim it
     const std::string beat = r.status == "running" && r.heartbeat_at > 0
                                  ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
                                  : "-";

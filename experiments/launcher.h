@@ -80,5 +80,11 @@ std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTag
 // on this host, a Slurm job that left the queue), with the reason; nullopt when it lives or
 // nothing is known (then only its heartbeat can tell).
 std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTags& tags);
+// Where a run's worker runs, as the user names it: its Slurm job ("17_3"), else "pid N" of a
+// local worker; "" when none was recorded.
+std::string worker_job(const WorkerTags& tags);
+// What the launchers know now of a sweep's workers (one query each, e.g. squeue), by
+// worker_job(): "RUNNING node3", "PENDING ..." (Slurm). Jobs they know nothing of are absent.
+std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags);
 
 }  // namespace fathom

@@ -48,6 +48,18 @@ std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTag
   return entry_of(tags).gone(run, tags);
 }
 
+std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags) {
+  std::map<std::string, std::string> all;
+  for (const auto& e : entries()) all.merge(e.states(sweep_tags));
+  return all;
+}
+
+std::string worker_job(const WorkerTags& tags) {
+  if (auto it = tags.find("slurm.job"); it != tags.end()) return it->second;
+  if (auto it = tags.find("worker.pid"); it != tags.end()) return "pid " + it->second;
+  return "";
+}
+
 std::vector<std::string> cancel_pending_workers(const std::vector<WorkerTags>& sweep_tags) {
   std::vector<std::string> problems;
   for (const auto& e : entries()) {

@@ -163,11 +163,14 @@ std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags
 
 std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { return {}; }
 
+// A local worker's state is its run's status; nothing to add.
+std::map<std::string, std::string> states_local(const std::vector<WorkerTags>&) { return {}; }
+
 }  // namespace
 
 LauncherEntry local_launcher_entry() {
   return {"local", [](const SweepSpec&) -> std::unique_ptr<Launcher> { return std::make_unique<LocalLauncher>(); },
-          stop_local, gone_local, cancel_pending_local};
+          stop_local, gone_local, cancel_pending_local, states_local};
 }
 
 }  // namespace fathom

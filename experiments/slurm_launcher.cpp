@@ -23,13 +23,6 @@ namespace fathom {
 namespace {
 namespace fs = std::filesystem;
 
-std::string trim(std::string s) {
-  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   for (const std::string& line : split(text, '\n'))
@@ -220,6 +213,27 @@ std::optional<std::string> gone_slurm(const db::RunRecord&, const WorkerTags& ta
   return std::nullopt;  // still there, or Slurm did not answer: only the heartbeat can tell
 }
 
+std::map<std::string, std::string> states_slurm(const std::vector<WorkerTags>& sweep_tags) {
+  std::set<std::string> arrays;
+  for (const auto& tags : sweep_tags)
+    if (auto it = tags.find("slurm.array_job"); it != tags.end()) arrays.insert(it->second);
+  std::map<std::string, std::string> states;  // "17_3" -> "RUNNING node"
+  if (arrays.empty() || !find_on_path("squeue")) return states;
+  std::vector<std::string> list(arrays.begin(), arrays.end());
+  const ProgramResult r =
+      run_program({"squeue", "-h", "-r", "-j", join(list, ","), "-o", "%i %T %N"}, "", {}, 30);
+  for (const std::string& line : lines_of(r.out)) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos) states[line.substr(0, space)] = line.substr(space + 1);
+  }
+  std::map<std::string, std::string> by_job;
+  for (const auto& tags : sweep_tags) {
+    const std::string job = tag_or(tags, "slurm.job");
+    if (auto it = states.find(job); !job.empty() && it != states.end()) by_job[job] = it->second;
+  }
+  return by_job;
+}
+
 std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& sweep_tags) {
   std::set<std::string> arrays;
   for (const auto& tags : sweep_tags)
@@ -239,7 +253,7 @@ std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& swe
 LauncherEntry slurm_launcher_entry() {
   return {"slurm",
           [](const SweepSpec& spec) -> std::unique_ptr<Launcher> { return std::make_unique<SlurmLauncher>(spec); },
-          stop_slurm, gone_slurm, cancel_pending_slurm};
+          stop_slurm, gone_slurm, cancel_pending_slurm, states_slurm};
 }
 
 }  // namespace fathom

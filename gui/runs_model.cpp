@@ -1,5 +1,6 @@
 #include "gui/runs_model.h"
 
+#include "experiments/launcher.h"
 #include "experiments/run_control.h"
 
 #include <cmath>
@@ -72,10 +73,7 @@ void RunsModel::setJobs(std::map<int64_t, QString> jobs) {
 }
 
 QString RunsModel::jobOf(const std::map<std::string, std::string>& tags) {
-  if (auto it = tags.find("slurm.job"); it != tags.end()) return QString::fromStdString(it->second);
-  if (auto it = tags.find("worker.pid"); it != tags.end())
-    return QStringLiteral("pid %1").arg(QString::fromStdString(it->second));
-  return {};
+  return QString::fromStdString(worker_job(tags));  // as `fathom sweep status` shows it
 }
 
 const db::RunRecord* RunsModel::runAt(int row) const {

@@ -18,29 +18,17 @@
 #include <nlohmann/json.hpp>
 
 #include "db/store.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
 
-fs::path fathom_binary() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return self.parent_path().parent_path() / "fathom";
-}
+using fathom::testing::built_fathom_binary;
+using fathom::testing::read_text;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string quote(const std::string& s) { return fathom::testing::shell_quote(s); }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& path) { return read_text(path); }
 
 struct Result {
   int status = -1;
@@ -54,7 +42,7 @@ bool contains(const std::string& text, const std::string& part) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    binary_ = fathom_binary();
+    binary_ = built_fathom_binary();
     if (binary_.empty() || !fs::exists(binary_))
       GTEST_SKIP() << "fathom binary not found at " << binary_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

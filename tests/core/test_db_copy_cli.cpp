@@ -15,6 +15,7 @@
 
 #include "db/store.h"
 #include "tests/support/store_backends.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -22,18 +23,9 @@ namespace ft = fathom::testing;
 using fathom::db::OpenMode;
 using fathom::db::Store;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string quote(const std::string& s) { return fathom::testing::shell_quote(s); }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& path) { return fathom::testing::read_text(path); }
 
 struct Result {
   int status = -1;

@@ -27,6 +27,7 @@
 
 #include "core/util/process.h"
 #include "db/store.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -55,9 +56,8 @@ int env_int(const char* name, int fallback) {
 class FaultCampaign : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::error_code ec;
-    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
-    ASSERT_TRUE(!ec && fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
     dir_ = fs::temp_directory_path() / ("fathom_test_faults_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);

@@ -24,6 +24,7 @@
 #include "core/util/process.h"
 #include "db/store.h"
 #include "tests/support/store_backends.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -42,10 +43,7 @@ const char* const kBase =
     "train: {lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}\n"
     "eval: {beam: 1, max_sentences: 5}\n";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using fathom::testing::read_text;
 
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
@@ -65,9 +63,8 @@ std::vector<std::string> words(const std::string& text) {
 class SlurmSweep : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::error_code ec;
-    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
-    ASSERT_TRUE(!ec && fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
     const char* cluster = std::getenv("FATHOM_TEST_SLURM_DIR");
     if (!cluster) GTEST_SKIP() << "no Slurm test cluster: run through ctest (fixture 'slurm')";
     if (fs::exists(fs::path(cluster) / "skip"))

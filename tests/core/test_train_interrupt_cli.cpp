@@ -17,6 +17,7 @@
 
 #include "core/util/process.h"
 #include "db/store.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -35,17 +36,13 @@ const char* const kConfig =
     "train: {lr: 0.005, warmup: 10, max_updates: 20000, valid_every: 100, log_every: 10, threads: 1}\n"
     "eval: {beam: 1, max_sentences: 5}\n";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using fathom::testing::read_text;
 
 class TrainInterrupt : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::error_code ec;
-    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
-    ASSERT_TRUE(!ec && fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() / ("fathom_test_interrupt_" + std::to_string(getpid()) + "_" + info->name());
     fs::remove_all(dir_);
