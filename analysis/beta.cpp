@@ -16,30 +16,52 @@ double masked_variance(const torch::Tensor& c, const torch::Tensor& mask) {
   return c.index({mask}).var(/*unbiased=*/false).item<double>();
 }
 
-std::vector<double> beta_row(const std::vector<torch::Tensor>& components,
-                             const torch::Tensor& mask, size_t width) {
-  std::vector<double> var;
-  double total = 0;
-  for (const auto& c : components) total += var.emplace_back(masked_variance(c, mask));
-  std::vector<double> row(width, 0.0);
-  for (size_t j = 0; j < var.size() && j < width; ++j)
-    row[j] = total > 0 ? std::sqrt(var[j] / total) : 0.0;
+// One output's row (Admin s4.1): beta_{i,j} = std(component j) / std(output i), the output
+// being the actual sum of the components and the LayerNorm bias term. Dividing by
+// sqrt(sum_k var(component k)) instead would agree only while the components are
+// uncorrelated (at initialization); after training they are not.
+BetaRow beta_row(const std::vector<torch::Tensor>& components, const torch::Tensor& bias,
+                 const torch::Tensor& mask, size_t width) {
+  torch::Tensor output = bias.clone();
+  for (const auto& c : components) output += c;
+  const double output_std = std::sqrt(masked_variance(output, mask));
+  auto share = [&](const torch::Tensor& t) {
+    return output_std > 0 ? std::sqrt(masked_variance(t, mask)) / output_std : 0.0;
+  };
+  BetaRow row;
+  row.beta.assign(width, 0.0);
+  for (size_t j = 0; j < components.size() && j < width; ++j) {
+    row.beta[j] = share(components[j]);
+    row.sum_sq += row.beta[j] * row.beta[j];
+  }
+  row.bias = share(bias);
   return row;
 }
-
 void start_matrix(BetaMatrix& m, const char* stack, int sublayers) {
   m.labels = {std::string(stack) + ".embed"};
   m.beta.clear();
   m.rows.clear();
+  m.bias.clear();
+  m.sum_sq.clear();
   m.labels.reserve(sublayers + 1);
   m.final_label = std::string(stack) + ".final_norm";
 }
 
 nlohmann::json matrix_json(const BetaMatrix& m) {
-  nlohmann::json j{{"labels", m.labels}, {"rows", m.rows}, {"beta", m.beta}};
-  j["final"] = m.final_row ? nlohmann::json{{"label", m.final_label}, {"beta", *m.final_row}}
+  nlohmann::json j{{"labels", m.labels}, {"rows", m.rows},     {"beta", m.beta},
+                   {"bias", m.bias},     {"sum_sq", m.sum_sq}};
+  j["final"] = m.final_row ? nlohmann::json{{"label", m.final_label},
+                                            {"beta", m.final_row->beta},
+                                            {"bias", m.final_row->bias},
+                                            {"sum_sq", m.final_row->sum_sq}}
                            : nlohmann::json(nullptr);
   return j;
+}
+
+// A row's diagnostic, or NaN in results stored before it was recorded.
+double row_value(const nlohmann::json& m, const char* key, size_t i) {
+  if (!m.contains(key) || !m[key].is_array() || i >= m[key].size()) return std::nan("");
+  return m[key][i].get<double>();
 }
 
 void print_matrix(const nlohmann::json& m, const char* title, std::ostream& out) {
@@ -47,14 +69,15 @@ void print_matrix(const nlohmann::json& m, const char* title, std::ostream& out)
   const auto rows = m.at("rows").get<std::vector<std::string>>();
   const auto beta = m.at("beta").get<std::vector<std::vector<double>>>();
   out << title << ": beta[i][j], rows = outputs i, columns = branches j (0 = embedding)\n";
-  char cell[32];
+  char cell[48];
   out << "  " << std::string(18, ' ');
   for (size_t j = 0; j < labels.size(); ++j) {
     std::snprintf(cell, sizeof cell, " %4zu", j);
     out << cell;
   }
-  out << "   beta_ii^2\n";
-  auto print_row = [&](const std::string& label, const std::vector<double>& row, size_t diag) {
+  out << "   beta_ii^2  sum_j b^2   bias\n";
+  auto print_row = [&](const std::string& label, const std::vector<double>& row, size_t diag,
+                       double sum_sq, double bias) {
     std::snprintf(cell, sizeof cell, "  %-18s", label.c_str());
     out << cell;
     for (size_t j = 0; j < row.size(); ++j) {
@@ -65,14 +88,19 @@ void print_matrix(const nlohmann::json& m, const char* title, std::ostream& out)
       std::snprintf(cell, sizeof cell, " %4.2f", row[j]);
       out << cell;
     }
-    std::snprintf(cell, sizeof cell, "   %.3f\n", row[std::min(diag, row.size() - 1)] *
-                                                      row[std::min(diag, row.size() - 1)]);
+    const double own = row[std::min(diag, row.size() - 1)];
+    std::snprintf(cell, sizeof cell, "   %9.3f  %9.3f  %5.2f\n", own * own, sum_sq, bias);
     out << cell;
   };
-  for (size_t i = 0; i < rows.size(); ++i) print_row(rows[i], beta[i], i + 1);
-  if (!m.at("final").is_null())
-    print_row(m["final"]["label"].get<std::string>(),
-              m["final"]["beta"].get<std::vector<double>>(), labels.size() - 1);
+  for (size_t i = 0; i < rows.size(); ++i)
+    print_row(rows[i], beta[i], i + 1, row_value(m, "sum_sq", i), row_value(m, "bias", i));
+  if (!m.at("final").is_null()) {
+    const auto& f = m["final"];
+    print_row(f["label"].get<std::string>(), f["beta"].get<std::vector<double>>(),
+              labels.size() - 1, f.value("sum_sq", std::nan("")), f.value("bias", std::nan("")));
+  }
+  out << "  sum_j b^2 = 1 only while the branches are uncorrelated (at initialization); "
+         "bias = the LayerNorm biases' share\n";
   out << "  columns: ";
   for (size_t j = 0; j < labels.size(); ++j) out << (j ? ", " : "") << j << "=" << labels[j];
   out << "\n";
@@ -101,14 +129,16 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
       [&](const StreamStep& step) {
         const int s = static_cast<int>(step.id.stack);
         BetaMatrix& matrix = s == 0 ? result.encoder : result.decoder;
-        std::vector<double> row = beta_row(step.components, masks[s], widths[s]);
+        BetaRow row = beta_row(step.components, step.bias, masks[s], widths[s]);
         if (step.final_norm) {
           matrix.final_row = std::move(row);
           return;
         }
         matrix.labels.push_back(step.id.name());
         matrix.rows.push_back(step.id.name());
-        matrix.beta.push_back(std::move(row));
+        matrix.beta.push_back(std::move(row.beta));
+        matrix.sum_sq.push_back(row.sum_sq);
+        matrix.bias.push_back(row.bias);
       },
       std::move(transform));
 

@@ -1,10 +1,14 @@
 #pragma once
 // Layer dependency beta_{i,j} (methods.md s5.1; Liu et al. 2020 s4.1, figures 7-8): the share
 // of branch j (0 = the embedding) in stack output i, from the exact decomposition of the
-// residual stream (stream_decomposition.h):
-//   beta_{i,j} = std(component j at output i) / sqrt(sum_k var(component k at output i)),
+// residual stream (stream_decomposition.h), as the paper defines it (s4.1, its Pre-LN example
+// sqrt(Var[a_j]) / sqrt(Var[sum_k a_k])):
+//   beta_{i,j} = std(component j at output i) / std(output i),
+// output i = sum_k component k + the LayerNorm bias term (the model's actual output there),
 // variances over every element of the non-pad positions of the batch (population variance).
-// Each row's squares sum to 1. Dropout is off (eval mode).
+// A row's squares sum to 1 only while its components are uncorrelated (at initialization),
+// so each row also carries sum_j beta_{i,j}^2 and the bias term's share std(bias)/std(output)
+// as diagnostics. Dropout is off (eval mode).
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,11 +21,19 @@
 
 namespace fathom::analysis {
 
+struct BetaRow {
+  std::vector<double> beta;  // [labels], 0 where j > i
+  double sum_sq = 0;         // sum_j beta_{i,j}^2
+  double bias = 0;           // std(LayerNorm bias term) / std(output i)
+};
+
 struct BetaMatrix {
   std::vector<std::string> labels;         // columns: "enc.embed", "enc.0.self_attn", ...
   std::vector<std::string> rows;           // outputs: the sub-layers, in forward order
   std::vector<std::vector<double>> beta;   // [rows][labels], 0 where j > i
-  std::optional<std::vector<double>> final_row;  // after the stack's final LN (Pre-LN)
+  std::vector<double> sum_sq;              // [rows] sum_j beta_{i,j}^2
+  std::vector<double> bias;                // [rows] the LayerNorm bias term's share
+  std::optional<BetaRow> final_row;        // after the stack's final LN (Pre-LN)
   std::string final_label;                 // e.g. "enc.final_norm"
 };
 

@@ -76,6 +76,17 @@ Heatmap beta_heatmap(const Fields& f, const json& m, const std::string& stack) {
     if (own == h.col_labels.end()) continue;  // e.g. the final norm reads every branch
     for (size_t j = own - h.col_labels.begin() + 1; j < cols; ++j) h.values[i][j] = kNaN;
   }
+  // sum_j beta^2 beside each row: 1 only while the branches are uncorrelated (methods.md s5.1).
+  std::vector<double> sum_sq;
+  if (m.contains("sum_sq")) sum_sq = f.numbers(m["sum_sq"], path + "sum_sq");
+  if (m.contains("final") && m["final"].is_object() && m["final"].contains("sum_sq"))
+    sum_sq.push_back(f.number(m["final"], "sum_sq", path + "final."));
+  for (size_t i = 0; i < h.row_labels.size() && i < sum_sq.size(); ++i) {
+    if (std::isnan(sum_sq[i])) continue;
+    char note[40];
+    std::snprintf(note, sizeof note, "  (\u03a3\u03b2\u00b2 %.2f)", sum_sq[i]);
+    h.row_labels[i] += note;
+  }
   h.colour_title = "beta (share of output)";
   h.x_label = "branch j";
   h.y_label = "output i";

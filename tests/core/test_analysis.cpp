@@ -12,6 +12,7 @@
 #include "analysis/beta.h"
 #include "analysis/fit.h"
 #include "analysis/grad_norms.h"
+#include "analysis/observed_eval.h"
 #include "analysis/ln_scale.h"
 #include "analysis/output_shift.h"
 #include "analysis/registry.h"
@@ -87,33 +88,211 @@ const std::vector<std::pair<std::string, std::string>> kResidualMethods{
     {"post", "xavier"}, {"pre", "xavier"}, {"post", "admin"}, {"post", "deepnorm"},
     {"post", "lipschitz"}, {"post", "rezero_postln"}};
 
-TEST(Beta, EveryRowsSquaresSumToOneAndUpperTriangleIsZero) {
+// Every sub-layer output of the encoder and decoder as the model computes it (trace.output),
+// and the final LayerNorms' outputs: the denominators of beta, recorded independently of the
+// decomposition.
+struct OutputRecorder : SublayerObserver {
+  std::map<std::string, torch::Tensor> outputs;
+  void on_sublayer(const SublayerId& id, const SublayerTrace& t) override {
+    outputs[id.name()] = t.output.detach().to(torch::kFloat64);
+  }
+  void on_norm(const SublayerId*, const NormTrace& t) override {
+    if (t.name.find("final_norm") != std::string::npos)
+      outputs[t.name] = t.output.detach().to(torch::kFloat64);
+  }
+};
+
+std::map<std::string, torch::Tensor> record_outputs(TransformerImpl& model, const Batch& batch) {
+  OutputRecorder recorder;
+  torch::NoGradGuard no_grad;
+  model.eval();
+  model.hooks().observer = &recorder;
+  model.forward(batch.src, batch.tgt_in);
+  model.hooks().observer = nullptr;
+  return recorder.outputs;
+}
+
+// Admin s4.1: beta_{i,j} = std(component j) / std(output i), output i the model's own output
+// there (recorded here, not the decomposition's sum): so beta_{i,j} * std(output i) is the
+// component's std, whose sum of squares is sum_sq * var(output i).
+TEST(Beta, RowsAreLowerTriangularAndDivideByTheActualOutputsStd) {
   for (const auto& [norm, init] : kResidualMethods) {
     SCOPED_TRACE(norm + "/" + init);
     Fixture f = make(small_config(norm, init));
     perturb_norms(*f.model, 5);
     BetaResult r = compute_beta(*f.model, f.batch);
+    const auto outputs = record_outputs(*f.model, f.batch);
     for (const BetaMatrix* m : {&r.encoder, &r.decoder}) {
       const size_t sublayers = 6;  // 2N = 6 encoder and 3M = 6 decoder sub-layers
       ASSERT_EQ(m->rows.size(), sublayers);
       ASSERT_EQ(m->labels.size(), sublayers + 1);
+      ASSERT_EQ(m->sum_sq.size(), sublayers);
+      ASSERT_EQ(m->bias.size(), sublayers);
       EXPECT_EQ(m->final_row.has_value(), norm == "pre");
+      const torch::Tensor mask = non_pad(m == &r.encoder ? f.batch.src : f.batch.tgt_in);
       for (size_t i = 0; i < m->beta.size(); ++i) {
         double squares = 0;
         for (size_t j = 0; j < m->beta[i].size(); ++j) {
           squares += m->beta[i][j] * m->beta[i][j];
-          if (j > i + 1) {
-            EXPECT_EQ(m->beta[i][j], 0.0) << i << "," << j;
-          }
+          if (j > i + 1) EXPECT_EQ(m->beta[i][j], 0.0) << i << "," << j;
         }
-        EXPECT_NEAR(squares, 1.0, 1e-9) << m->rows[i];
+        EXPECT_NEAR(m->sum_sq[i], squares, 1e-12) << m->rows[i];
         EXPECT_GT(m->beta[i][i + 1], 0.0) << m->rows[i];  // its own branch contributes
+        // Uncorrelated components would give 1; perturbed LayerNorm biases and finite-sample
+        // correlations move it, but not arbitrarily far at initialization.
+        EXPECT_GT(m->sum_sq[i], 0.3) << m->rows[i];
+        EXPECT_LT(m->sum_sq[i], 3.0) << m->rows[i];
+        const double output_var = masked_population_variance(outputs.at(m->rows[i]), mask);
+        EXPECT_GT(output_var, 0) << m->rows[i];
       }
     }
     EXPECT_EQ(r.encoder.labels.front(), "enc.embed");
     EXPECT_EQ(r.encoder.rows.at(3), "enc.1.ffn");
     EXPECT_EQ(r.decoder.rows.at(1), "dec.0.enc_attn");
   }
+}
+
+// The encoder's embedding output x0 (its first sub-layer's input), in float64.
+torch::Tensor embedding_output(TransformerImpl& model, const Batch& batch) {
+  struct EmbeddingRecorder : SublayerObserver {
+    torch::Tensor embedding;
+    void on_sublayer(const SublayerId& id, const SublayerTrace& t) override {
+      if (id.stack == Stack::Encoder && id.index == 0) embedding = t.input.detach().clone();
+    }
+  } recorder;
+  torch::NoGradGuard no_grad;
+  model.eval();
+  model.hooks().observer = &recorder;
+  model.encode(batch.src);
+  model.hooks().observer = nullptr;
+  return recorder.embedding.to(torch::kFloat64);
+}
+
+// LayerNorm without its affine part, computed here: (x - mean) / sqrt(var + 1e-5) per token.
+torch::Tensor standardize(const torch::Tensor& x) {
+  return (x - x.mean(-1, true)) / torch::sqrt(x.var(-1, false, true) + 1e-5);
+}
+
+// A 1-layer Post-LN encoder worked by hand, with branches as correlated as they can be: the
+// attention branch is forced to k * x0 (x0 the embedding) and the FFN branch to its own input
+// x1. LN centres each component per token and divides all of them by the same per-token
+// sigma, so with gamma = 1, beta = 0 and v = x0 - mean_token(x0):
+//   x1 = LN(x0 + k x0): components v, k v (over sigma)  -> beta_1 = (1, k) / (1 + k)
+//   x2 = LN(x1 + x1):   components in ratio 1 : k : 1+k  -> beta_2 = (1, k, 1 + k) / (2 (1 + k))
+// With
+// k = 2: (1/3, 2/3) and (1/6, 1/3, 1/2); row sums of squares 5/9 and 7/18, not 1. Dividing by
+// sqrt(sum of variances) would give (1, 2)/sqrt(5) and (1, 2, 3)/sqrt(14).
+TEST(Beta, PostLnWithCorrelatedBranchesMatchesTheHandWorkedValues) {
+  Fixture f = make(small_config("post", "xavier", 1, 1));
+  const double k = 2.0;
+  const torch::Tensor x0 = embedding_output(*f.model, f.batch);
+  const torch::Tensor x1 = standardize((1 + k) * x0).to(torch::kFloat32);
+  BetaResult r = compute_beta(*f.model, f.batch, [&](const SublayerId& id, torch::Tensor b) {
+    if (id.stack != Stack::Encoder) return b;
+    return id.index == 0 ? (k * x0).to(torch::kFloat32) : x1;
+  });
+  const auto& row1 = r.encoder.beta.at(0);
+  const auto& row2 = r.encoder.beta.at(1);
+  EXPECT_NEAR(row1[0], 1.0 / 3, 1e-5);
+  EXPECT_NEAR(row1[1], 2.0 / 3, 1e-5);
+  EXPECT_NEAR(r.encoder.sum_sq[0], 5.0 / 9, 1e-5);
+  EXPECT_NEAR(row2[0], 1.0 / 6, 1e-5);
+  EXPECT_NEAR(row2[1], 1.0 / 3, 1e-5);
+  EXPECT_NEAR(row2[2], 1.0 / 2, 1e-5);
+  EXPECT_NEAR(r.encoder.sum_sq[1], 7.0 / 18, 1e-5);
+  EXPECT_EQ(r.encoder.bias[0], 0.0);  // beta = 0 at init: no bias term
+}
+
+// The same first sub-layer with a LayerNorm bias b set by hand: with u = LN((1 + k) x0)
+// without affine, the output is u + b and the components are u / (1 + k) and k u / (1 + k),
+// so beta_{1,j} = std(c_j) / std(u + b) and the bias's share is std(b) / std(u + b), every
+// variance over all elements of the non-pad positions (b broadcast over tokens).
+TEST(Beta, LayerNormBiasCountsInTheOutputsStd) {
+  Fixture f = make(small_config("post", "xavier", 1, 1));
+  const double k = 2.0;
+  torch::Tensor b;
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(4);
+    for (auto& n : f.model->catalog().norms)
+      if (n.name == "enc.0.self_attn.post_norm") {
+        n.norm->bias.copy_(torch::randn_like(n.norm->bias) * 0.7);
+        b = n.norm->bias.detach().to(torch::kFloat64).clone();
+      }
+  }
+  ASSERT_TRUE(b.defined());
+  const torch::Tensor x0 = embedding_output(*f.model, f.batch);
+  const torch::Tensor u = standardize((1 + k) * x0);
+  BetaResult r = compute_beta(*f.model, f.batch, [&](const SublayerId& id, torch::Tensor br) {
+    return id.stack == Stack::Encoder && id.index == 0 ? (k * x0).to(torch::kFloat32) : br;
+  });
+  const torch::Tensor mask = non_pad(f.batch.src);
+  const double out_std = std::sqrt(masked_population_variance(u + b, mask));
+  const double u_std = std::sqrt(masked_population_variance(u, mask)) / (1 + k);
+  const double b_std = std::sqrt(masked_population_variance(torch::zeros_like(u) + b, mask));
+  EXPECT_NEAR(r.encoder.beta[0][0], u_std / out_std, 1e-5);
+  EXPECT_NEAR(r.encoder.beta[0][1], k * u_std / out_std, 1e-5);
+  EXPECT_NEAR(r.encoder.bias[0], b_std / out_std, 1e-5);
+  EXPECT_GT(r.encoder.bias[0], 0.1);
+}
+
+// After training the branches are correlated: beta still divides by the actual output's std
+// (checked against the model's own recorded outputs), and the rows' squares no longer sum to
+// 1 -- which the sum-of-variances denominator would have hidden.
+TEST(Beta, TrainedPostLnRowsUseTheOutputsStdAndTheirSquaresDriftFromOne) {
+  Fixture f = make(small_config("post", "xavier", 3, 2));
+  {
+    torch::optim::Adam adam(f.model->parameters(), torch::optim::AdamOptions(2e-3));
+    f.model->train();
+    for (int step = 0; step < 150; ++step) {
+      adam.zero_grad();
+      LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
+                                          f.batch.tgt_out, 0.1);
+      (sums.smoothed / static_cast<double>(sums.tokens)).backward();
+      adam.step();
+    }
+  }
+  double worst = 0, drift = 0;
+  StreamDecomposer decomposer([&](const StreamStep& step) {
+    if (step.final_norm) return;
+    const torch::Tensor mask = non_pad(step.id.stack == Stack::Encoder ? f.batch.src
+                                                                       : f.batch.tgt_in);
+    double squares = 0;
+    const double out_var = masked_population_variance(step.output, mask);
+    for (const auto& c : step.components) squares += masked_population_variance(c, mask);
+    drift = std::max(drift, std::abs(squares / out_var - 1.0));
+  });
+  {
+    torch::NoGradGuard no_grad;
+    ObservedEval observed(*f.model, &decomposer);
+    f.model->forward(f.batch.src, f.batch.tgt_in);
+  }
+  BetaResult r = compute_beta(*f.model, f.batch);
+  const auto outputs = record_outputs(*f.model, f.batch);
+  StreamDecomposer components([&](const StreamStep& step) {
+    if (step.final_norm) return;
+    const bool enc = step.id.stack == Stack::Encoder;
+    const BetaMatrix& m = enc ? r.encoder : r.decoder;
+    const torch::Tensor mask = non_pad(enc ? f.batch.src : f.batch.tgt_in);
+    const size_t i = static_cast<size_t>(step.id.index);
+    const double out_std = std::sqrt(masked_population_variance(outputs.at(step.id.name()), mask));
+    for (size_t j = 0; j < step.components.size(); ++j) {
+      const double expected =
+          std::sqrt(masked_population_variance(step.components[j], mask)) / out_std;
+      worst = std::max(worst, std::abs(m.beta[i][j] - expected));
+    }
+  });
+  {
+    torch::NoGradGuard no_grad;
+    ObservedEval observed(*f.model, &components);
+    f.model->forward(f.batch.src, f.batch.tgt_in);
+  }
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT(drift, 0.05);  // correlated branches: sum of variances != variance of the sum
+  double max_dev = 0;
+  for (const BetaMatrix* m : {&r.encoder, &r.decoder})
+    for (double s : m->sum_sq) max_dev = std::max(max_dev, std::abs(s - 1.0));
+  EXPECT_GT(max_dev, 0.05);
 }
 
 TEST(Beta, ComponentsSumBackToTheModelsOutput) {

@@ -27,6 +27,23 @@ TEST(AnalysisFigures, BetaMasksBranchesAfterEachRowsOwn) {
   EXPECT_EQ(h.values[2][2], 0.86);          // the final norm reads every branch
 }
 
+// Each row's sum of squares is shown beside it (results stored before it existed have none).
+TEST(AnalysisFigures, BetaRowLabelsCarryTheRowsSumOfSquares) {
+  const json result = json::parse(R"({
+    "encoder": {"labels": ["enc.embed", "enc.0.self_attn", "enc.0.ffn"],
+                "rows": ["enc.0.self_attn", "enc.0.ffn"],
+                "beta": [[0.6, 0.8, 0], [0.5, 0.5, 0.7]], "sum_sq": [1.0, 0.99],
+                "final": {"label": "enc.final_norm", "beta": [0.3, 0.4, 0.86], "sum_sq": 0.9896}},
+    "decoder": null})");
+  const auto figures = analysis_figures(result, "beta", "beta.json");
+  const auto& h = std::get<Heatmap>(figures.at(0).second);
+  ASSERT_EQ(h.row_labels.size(), 3u);
+  EXPECT_EQ(h.row_labels[0], "enc.0.self_attn  (\u03a3\u03b2\u00b2 1.00)");
+  EXPECT_EQ(h.row_labels[1], "enc.0.ffn  (\u03a3\u03b2\u00b2 0.99)");
+  EXPECT_EQ(h.row_labels[2], "enc.final_norm  (\u03a3\u03b2\u00b2 0.99)");
+  EXPECT_TRUE(std::isnan(h.values[0][2]));  // masking used the bare labels
+}
+
 TEST(AnalysisFigures, OutputShiftDrawsTheBetterFit) {
   const json result = json::parse(R"({"configs": [{"name": "postln-6", "label": "Post-LN",
     "depths": [6, 12, 18], "shift": [1, 2, 3],
