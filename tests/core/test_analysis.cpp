@@ -405,6 +405,49 @@ TEST(OutputShift, ZeroForZeroPerturbationAndGrowsWithEps) {
   }
 }
 
+// `random`: W* = W + eps sign(n), n ~ N(0, 1) per element, on every weight matrix and
+// embedding (rank >= 2 parameters: not biases, LayerNorm parameters or omega), averaged over
+// draws. Applied here by hand with this test's own random signs: the analysis's draws and
+// these differ, but for a small eps the shift is eps^2 ||J s||^2 for Rademacher s, whose mean
+// over draws concentrates (thousands of weights), so both means agree to sampling error
+// (measured: within 6 %; a wrong eps or sign scale would be off by a factor).
+TEST(OutputShift, RandomPerturbationMatchesHandComputation) {
+  for (const std::string norm : {"post", "pre"}) {
+    SCOPED_TRACE(norm);
+    Fixture f = make(small_config(norm, "xavier"));
+    const double eps = 1e-3;
+    ShiftOptions o;
+    o.perturb = "random";
+    o.eps = eps;
+    o.draws = 8;
+    o.seed = 5;
+    const ShiftResult measured = output_shift(*f.model, f.batch, o);
+
+    Fixture g = make(small_config(norm, "xavier"));  // same seed: same parameters
+    g.model->eval();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor y0 = standardized(*g.model, g.batch.src);
+    std::vector<torch::Tensor> weights, saved;
+    for (auto& p : g.model->named_parameters())
+      if (p.value().dim() >= 2) {
+        weights.push_back(p.value());
+        saved.push_back(p.value().detach().clone());
+      }
+    torch::manual_seed(1234);
+    double expected = 0;
+    const int draws = 8;
+    for (int d = 0; d < draws; ++d) {
+      for (auto& w : weights) w.add_(eps * torch::randn_like(w).sign());
+      const torch::Tensor y1 = standardized(*g.model, g.batch.src);
+      expected += (y1 - y0).pow(2).sum(-1).index({non_pad(g.batch.src)}).mean().item<double>() /
+                  draws;
+      for (size_t i = 0; i < weights.size(); ++i) weights[i].copy_(saved[i]);
+    }
+    EXPECT_NEAR(measured.mean, expected, 0.15 * expected);
+    EXPECT_LT(measured.std, 0.3 * measured.mean);  // draws concentrate around the mean
+  }
+}
+
 // `update`: W* = W - eps sign(dL/dW) over every weight matrix and embedding (parameters of
 // rank >= 2: not biases, LayerNorm parameters or omega), applied here by hand.
 TEST(OutputShift, UpdatePerturbationMatchesHandComputation) {

@@ -36,18 +36,17 @@ struct Result {
 class AnalyzeCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    binary_ = ec ? fs::path() : self.parent_path().parent_path() / "fathom";
+    binary_ = fathom::testing::built_fathom_binary();
+    // A missing binary is a broken build, not a reason to pass.
+    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "no fathom binary at " << binary_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() /
            ("fathom_test_analyze_" + std::to_string(getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  void require_binary() {
-    if (binary_.empty() || !fs::exists(binary_)) GTEST_SKIP() << "no fathom binary at " << binary_;
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
   Result fathom(const std::vector<std::string>& args) {
@@ -78,7 +77,6 @@ class AnalyzeCli : public ::testing::Test {
 };
 
 TEST_F(AnalyzeCli, BetaOfAConfigIsPrintedAndStored) {
-  require_binary();
   const std::string config = write_config("post.yaml");
   Result r = fathom({"analyze", "beta", config, "--json", "--no-progress"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -102,7 +100,6 @@ TEST_F(AnalyzeCli, BetaOfAConfigIsPrintedAndStored) {
 }
 
 TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
-  require_binary();
   const std::string config = write_config("tiny.yaml");
   Result train = fathom({"train", config, "--no-progress", "--set", "train.grad_norm_every=3"});
   ASSERT_EQ(train.status, 0) << train.err;
@@ -150,7 +147,6 @@ TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
 // train.keep_checkpoint_every keeps the model along training; --checkpoint STEP analyses it,
 // and a step that was not kept names the ones that were.
 TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
-  require_binary();
   const std::string config = write_config("tiny.yaml");
   Result train = fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3"});
   ASSERT_EQ(train.status, 0) << train.err;
@@ -184,7 +180,6 @@ TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
 }
 
 TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
-  require_binary();
   const std::string lstm = write_config("lstm.yaml", "  connection: depthwise_lstm\n  norm: pre\n");
   Result r = fathom({"analyze", "beta", lstm});
   EXPECT_EQ(r.status, 2) << r.err;

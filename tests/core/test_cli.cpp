@@ -43,8 +43,8 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     binary_ = built_fathom_binary();
-    if (binary_.empty() || !fs::exists(binary_))
-      GTEST_SKIP() << "fathom binary not found at " << binary_;
+    // A missing binary is a broken build, not a reason to pass.
+    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() /
            ("fathom_test_cli_" + std::to_string(getpid()) + "_" + info->name());

@@ -18,6 +18,7 @@
 
 #include "core/util/error.h"
 #include "db/store.h"
+#include "tests/support/fathom_cli.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -39,9 +40,9 @@ const char* const kBase =
 class Sweep : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::error_code ec;
-    binary_ = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "fathom";
-    if (ec || !fs::exists(binary_)) GTEST_SKIP() << "fathom binary not found at " << binary_;
+    binary_ = fathom::testing::built_fathom_binary();
+    // A missing binary is a broken build, not a reason to pass.
+    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() /
            ("fathom_test_sweep_" + std::to_string(getpid()) + "_" + info->name());
