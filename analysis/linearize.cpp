@@ -1,5 +1,5 @@
-// `fathom analyze linearize RUN [--layers enc:1-6,dec:1-6] [--objective task|mse] [--steps S]`:
-// see linearize.h.
+// `fathom analyze linearize RUN [--layers enc:1-6,dec:1-6] [--objective task|mse] [--steps S]
+// [--eval-every K] [--patience P] [--lr LR]`: see linearize.h.
 #include "analysis/linearize.h"
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "core/metrics/bleu.h"
 #include "core/train/batch_stream.h"
 #include "core/train/evaluate.h"
+#include "core/train/final_evaluation.h"
 #include "core/train/loss.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
@@ -56,24 +57,31 @@ std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers,
   return out;
 }
 
-torch::Tensor LinearLayer::replace_layer(Stack stack, int layer, const torch::Tensor& x) {
-  if (stack != layer_.stack || layer != layer_.layer) return {};
-  return torch::matmul(x, weight.t()) + bias;
+torch::Tensor AffineLayerMap::apply(const torch::Tensor& state) const {
+  return torch::matmul(state, weight.t()) + bias;
+}
+
+torch::Tensor AffineLayerMap::replace_layer(Stack stack, int layer, const torch::Tensor& state) {
+  return where_ == Where::InsteadOfLayer && mine(stack, layer) ? apply(state) : torch::Tensor();
+}
+
+torch::Tensor AffineLayerMap::layer_output(Stack stack, int layer, torch::Tensor state) {
+  return where_ == Where::AfterLayer && mine(stack, layer) ? apply(state) : state;
 }
 
 namespace {
 
-// Records one layer's input (at replace_layer) and output (its last sub-layer's output).
+// Records one layer's input state (at replace_layer) and output state (at layer_output).
 struct PairRecorder : SublayerObserver {
   LayerRef layer;
-  int last_index = 0;
   torch::Tensor x, y;
-  torch::Tensor replace_layer(Stack stack, int l, const torch::Tensor& input) override {
-    if (stack == layer.stack && l == layer.layer) x = input.detach();
+  torch::Tensor replace_layer(Stack stack, int l, const torch::Tensor& state) override {
+    if (stack == layer.stack && l == layer.layer) x = state.detach();
     return {};
   }
-  void on_sublayer(const SublayerId& id, const SublayerTrace& t) override {
-    if (id.stack == layer.stack && id.index == last_index) y = t.output.detach();
+  torch::Tensor layer_output(Stack stack, int l, torch::Tensor state) override {
+    if (stack == layer.stack && l == layer.layer) y = state.detach();
+    return state;
   }
 };
 
@@ -83,7 +91,6 @@ LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
                                const std::vector<Batch>& batches) {
   PairRecorder recorder;
   recorder.layer = layer;
-  recorder.last_index = layer.stack == Stack::Encoder ? 2 * layer.layer + 1 : 3 * layer.layer + 2;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> xs, ys;
   {
@@ -92,8 +99,7 @@ LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
       recorder.x = recorder.y = torch::Tensor();
       model.forward(b.src, b.tgt_in);
       if (!recorder.x.defined() || !recorder.y.defined())
-        throw std::invalid_argument("layer " + layer.name() +
-                                    " reported no input/output (not a residual stack?)");
+        throw std::invalid_argument("layer " + layer.name() + " reported no input/output state");
       const torch::Tensor mask = non_pad(layer.stack == Stack::Encoder ? b.src : b.tgt_in);
       xs.push_back(recorder.x.index({mask}));
       ys.push_back(recorder.y.index({mask}));
@@ -108,91 +114,111 @@ std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const
   torch::Tensor gram = torch::matmul(X.t(), X);
   const double ridge = 1e-8 * gram.diagonal().mean().item<double>();
   gram = gram + ridge * torch::eye(gram.size(0), torch::kFloat64);
-  const torch::Tensor theta = torch::linalg_solve(gram, torch::matmul(X.t(), Y));  // [d+1, d]
-  const int64_t d = x.size(1);
-  return {theta.slice(0, 0, d).t().to(torch::kFloat32).contiguous(),
-          theta[d].to(torch::kFloat32).contiguous()};
+  const torch::Tensor theta = torch::linalg_solve(gram, torch::matmul(X.t(), Y));  // [w+1, w']
+  const int64_t w = x.size(1);
+  return {theta.slice(0, 0, w).t().to(torch::kFloat32).contiguous(),
+          theta[w].to(torch::kFloat32).contiguous()};
 }
 
 namespace {
 
-struct Evaluation {
+nlohmann::json maybe(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// Validation perplexity and test BLEU with `observer` installed: final_evaluation(), exactly
+// what a run's valid_ppl and test_bleu are.
+struct Scores {
   double valid_ppl = std::nan(""), bleu = std::nan("");
 };
 
-nlohmann::json maybe(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-Evaluation evaluate(TransformerImpl& model, const Subject& s, SublayerObserver* observer) {
-  Evaluation e;
-  const torch::Device cpu(torch::kCPU);
-  model.hooks().observer = observer;
-  try {
-    if (!s.data->valid.empty())
-      e.valid_ppl = evaluate_loss(model, s.data->valid, s.config.data.max_tokens, cpu,
-                                  s.config.train.label_smoothing).ppl;
-    if (!s.data->test.empty()) {
-      size_t count = s.data->test.size();
-      if (s.config.eval.max_sentences > 0)
-        count = std::min<size_t>(count, s.config.eval.max_sentences);
-      std::vector<Example> sources(s.data->test.begin(), s.data->test.begin() + count);
-      std::vector<std::string> refs(s.data->test_target.begin(), s.data->test_target.begin() + count);
-      SearchOptions search{s.config.eval.beam, s.config.eval.length_penalty,
-                           s.config.eval.max_len_a, s.config.eval.max_len_b};
-      e.bleu = corpus_bleu(translate(model, sources, *s.data->vocab, search,
-                                     s.config.data.max_tokens, cpu),
-                           refs).score;
-    }
-  } catch (...) {
-    model.hooks().observer = nullptr;
-    throw;
-  }
-  model.hooks().observer = nullptr;
-  return e;
+Scores evaluate(TransformerImpl& model, const Subject& s, SublayerObserver* observer) {
+  FinalEvaluationOptions what;
+  what.test_loss = false;
+  ObservedEval observed(model, observer);
+  const FinalEvaluation e = final_evaluation(model, *s.data, s.config, torch::kCPU, what);
+  return {e.valid ? e.valid->ppl : std::nan(""), e.bleu ? e.bleu->score : std::nan("")};
 }
 
-// Trains W and b (everything else frozen) for `steps` updates of Adam.
-void train_linear(TransformerImpl& model, const Subject& s, LinearLayer& linear,
-                  const LayerPairs& pairs, const std::string& objective, int steps, double lr) {
-  if (steps <= 0) return;
-  linear.weight.requires_grad_(true);
-  linear.bias.requires_grad_(true);
-  torch::optim::Adam adam({linear.weight, linear.bias}, torch::optim::AdamOptions(lr));
+// Training pairs and held-out pairs of the MSE objective: predict `target` from `input`.
+struct MseData {
+  torch::Tensor input, target, valid_input, valid_target;
+};
+
+struct TrainReport {
+  int steps = 0;               // updates made
+  int best_step = 0;           // the update whose W, b were kept (0: the start)
+  double start_objective = 0;  // validation objective at the start
+  double best_objective = 0;   // ... of the kept W, b
+};
+
+// Trains map.weight and map.bias (everything else frozen, dropout off) on the objective,
+// checking the validation objective every `eval_every` updates and keeping the best W, b;
+// stops after `patience` checks without improvement or at `max_steps`.
+TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& map,
+                      const MseData& mse, const std::string& objective,
+                      const AnalysisParams& params) {
+  const bool task = objective == "task";
+  auto validation = [&]() -> double {
+    torch::NoGradGuard no_grad;
+    if (!task) return (map.apply(mse.valid_input) - mse.valid_target).pow(2).mean().item<double>();
+    ObservedEval observed(model, &map);
+    return evaluate_loss(model, s.data->valid, s.config.data.max_tokens, torch::kCPU,
+                         s.config.train.label_smoothing).loss;
+  };
+  TrainReport report;
+  report.start_objective = report.best_objective = validation();
+  if (params.steps <= 0) return report;
+
   std::vector<bool> frozen;
   for (auto& p : model.parameters()) frozen.push_back(p.requires_grad()), p.requires_grad_(false);
-  const bool was_training = model.is_training();
-  model.eval();  // dropout off: only W, b change, and deterministically
+  map.weight.requires_grad_(true);
+  map.bias.requires_grad_(true);
+  torch::optim::Adam adam({map.weight, map.bias}, torch::optim::AdamOptions(params.lr));
   const BatchPlan plan = plan_batches(s.data->train, s.config.data.max_tokens);
   BatchStream stream(s.data->train, plan, s.config.train.seed, 0, 0);
   torch::manual_seed(s.config.train.seed);
-  const int64_t n = pairs.x.size(0), chunk = std::min<int64_t>(n, 1024);
+  const int64_t n = mse.input.defined() ? mse.input.size(0) : 0;
+  const int64_t chunk = std::min<int64_t>(n, 1024);
+  torch::Tensor best_weight = map.weight.detach().clone(), best_bias = map.bias.detach().clone();
+  int since_best = 0;
   try {
-    for (int step = 0; step < steps; ++step) {
+    for (int step = 1; step <= params.steps; ++step) {
       adam.zero_grad();
       torch::Tensor loss;
-      if (objective == "mse") {
+      if (!task) {
         const torch::Tensor idx = torch::randint(n, {chunk}, torch::kInt64);
-        const torch::Tensor pred = torch::matmul(pairs.x.index({idx}), linear.weight.t()) + linear.bias;
-        loss = (pred - pairs.y.index({idx})).pow(2).mean();
+        loss = (map.apply(mse.input.index({idx})) - mse.target.index({idx})).pow(2).mean();
       } else {
         const Batch b = stream.next();
-        model.hooks().observer = &linear;
+        ObservedEval observed(model, &map);  // eval mode: dropout off, only W, b change
         LossSums sums = label_smoothed_loss(model.forward(b.src, b.tgt_in), b.tgt_out,
                                             s.config.train.label_smoothing);
-        model.hooks().observer = nullptr;
         loss = sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1));
       }
       loss.backward();
       adam.step();
+      report.steps = step;
+      if (step % params.eval_every != 0 && step != params.steps) continue;
+      const double v = validation();
+      if (v < report.best_objective) {
+        report.best_objective = v;
+        report.best_step = step;
+        best_weight = map.weight.detach().clone();
+        best_bias = map.bias.detach().clone();
+        since_best = 0;
+      } else if (++since_best >= params.patience) {
+        break;
+      }
     }
   } catch (...) {
-    model.hooks().observer = nullptr;
+    size_t i = 0;
+    for (auto& p : model.parameters()) p.requires_grad_(frozen[i++]);
     throw;
   }
   size_t i = 0;
   for (auto& p : model.parameters()) p.requires_grad_(frozen[i++]);
-  model.train(was_training);
-  linear.weight = linear.weight.detach();
-  linear.bias = linear.bias.detach();
+  map.weight = best_weight;
+  map.bias = best_bias;
+  return report;
 }
 
 double percent_change(double value, double reference) {
@@ -201,13 +227,36 @@ double percent_change(double value, double reference) {
              : std::nan("");
 }
 
+// The first `count` batches of a split in the order the trainer (or evaluation) uses.
+std::vector<Batch> first_batches(const std::vector<Example>& examples, const RunConfig& config,
+                                 size_t count, bool training_order) {
+  std::vector<Batch> out;
+  if (examples.empty()) return out;
+  const BatchPlan plan = plan_batches(examples, config.data.max_tokens);
+  count = std::min(count, plan.batches.size());
+  if (training_order) {
+    BatchStream stream(examples, plan, config.train.seed, 0, 0);
+    for (size_t i = 0; i < count; ++i) out.push_back(stream.next());
+  } else {
+    for (size_t i = 0; i < count; ++i) out.push_back(collate(examples, plan.batches[i]));
+  }
+  return out;
+}
+
+nlohmann::json scores_json(const Scores& e, const Scores& full, const TrainReport& t) {
+  return {{"valid_ppl", maybe(e.valid_ppl)},
+          {"bleu", maybe(e.bleu)},
+          {"ppl_change_pct", maybe(percent_change(e.valid_ppl, full.valid_ppl))},
+          {"bleu_change_pct", maybe(percent_change(e.bleu, full.bleu))},
+          {"steps", t.steps},
+          {"best_step", t.best_step},
+          {"valid_objective_start", t.start_objective},
+          {"valid_objective", t.best_objective}};
+}
+
 nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   const ModelConfig& m = s.config.model;
-  if (m.connection != "residual")
-    throw InputError(s.label, 0, "model.connection",
-                     "linearize replaces whole layers of residual stacks; '" + m.connection +
-                         "' is not supported");
   std::vector<LayerRef> layers;
   try {
     layers = parse_layers(params.layers, m.encoder_layers, m.decoder_layers);
@@ -216,48 +265,66 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   }
   if (params.objective != "task" && params.objective != "mse")
     throw InputError("fathom analyze linearize", 0, "--objective", "task or mse");
+  if (params.steps > 0 && s.data->valid.empty())
+    throw InputError(s.label, 0, "data.valid",
+                     "linearize trains W, b until the validation objective stops improving; "
+                     "this run has no validation data (or use --steps 0)");
   TransformerImpl& model = *s.model;
   ProgressBar bar("linearize", static_cast<int64_t>(layers.size()) + 1, params.progress);
 
-  // The sample the least-squares start is fitted on: the first training batches.
-  std::vector<Batch> sample;
-  {
-    const BatchPlan plan = plan_batches(s.data->train, s.config.data.max_tokens);
-    BatchStream stream(s.data->train, plan, s.config.train.seed, 0, 0);
-    const size_t count = std::min<size_t>(plan.batches.size(), params.sample_batches);
-    for (size_t i = 0; i < count; ++i) sample.push_back(stream.next());
-  }
-  const Evaluation full = evaluate(model, s, nullptr);
+  // The least-squares sample (the first training batches) and the MSE objective's held-out
+  // pairs (the first validation batches).
+  const std::vector<Batch> sample = first_batches(s.data->train, s.config, params.sample_batches, true);
+  const std::vector<Batch> held_out = first_batches(s.data->valid, s.config, params.sample_batches, false);
+  const Scores full = evaluate(model, s, nullptr);
   bar.update(1, "full model");
   nlohmann::json rows = nlohmann::json::array();
   int64_t done = 1;
   for (const LayerRef& layer : layers) {
     const LayerPairs pairs = collect_layer_pairs(model, layer, sample);
+    const LayerPairs valid_pairs =
+        held_out.empty() ? LayerPairs{} : collect_layer_pairs(model, layer, held_out);
     auto [weight, bias] = fit_linear(pairs.x, pairs.y);
-    LinearLayer linear(layer, weight, bias);
+    AffineLayerMap linear(layer, AffineLayerMap::Where::InsteadOfLayer, weight, bias);
     auto fit_mse = [&] {
       torch::NoGradGuard no_grad;
-      return (torch::matmul(pairs.x, linear.weight.t()) + linear.bias - pairs.y).pow(2).mean().item<double>();
+      return (linear.apply(pairs.x) - pairs.y).pow(2).mean().item<double>();
     };
     const double start_mse = fit_mse();
-    train_linear(model, s, linear, pairs, params.objective, params.steps, params.lr);
+    const TrainReport trained = train_map(
+        model, s, linear, {pairs.x, pairs.y, valid_pairs.x, valid_pairs.y}, params.objective, params);
     const double end_mse = fit_mse();
-    const Evaluation e = evaluate(model, s, &linear);
-    rows.push_back({{"layer", layer.name()},
-                    {"stack", stack_name(layer.stack)},
-                    {"index", layer.layer + 1},
-                    {"valid_ppl", maybe(e.valid_ppl)},
-                    {"bleu", maybe(e.bleu)},
-                    {"ppl_change_pct", maybe(percent_change(e.valid_ppl, full.valid_ppl))},
-                    {"bleu_change_pct", maybe(percent_change(e.bleu, full.bleu))},
-                    {"lstsq_mse", start_mse},
-                    {"final_mse", end_mse},
-                    {"pairs", pairs.x.size(0)}});
+    const Scores replaced = evaluate(model, s, &linear);
+
+    // The control: the same training, the layer kept, an affine map after it from identity.
+    const int64_t w = pairs.y.size(1);
+    AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(w),
+                           torch::zeros({w}));
+    const TrainReport control_trained = train_map(
+        model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y}, params.objective, params);
+    const Scores kept = evaluate(model, s, &control);
+
+    nlohmann::json row = scores_json(replaced, full, trained);
+    row["layer"] = layer.name();
+    row["stack"] = stack_name(layer.stack);
+    row["index"] = layer.layer + 1;
+    row["state_width"] = pairs.x.size(1);
+    row["lstsq_mse"] = start_mse;
+    row["final_mse"] = end_mse;
+    row["pairs"] = pairs.x.size(0);
+    row["control"] = scores_json(kept, full, control_trained);
+    // What the linearization changed beyond what the same extra training buys.
+    row["bleu_vs_control_pct"] = maybe(percent_change(replaced.bleu, kept.bleu));
+    row["ppl_vs_control_pct"] = maybe(percent_change(replaced.valid_ppl, kept.valid_ppl));
+    rows.push_back(std::move(row));
     bar.update(++done, layer.name());
   }
   bar.finish("done");
   return {{"objective", params.objective},
-          {"steps", params.steps},
+          {"connection", m.connection},
+          {"max_steps", params.steps},
+          {"eval_every", params.eval_every},
+          {"patience", params.patience},
           {"lr", params.lr},
           {"full", {{"valid_ppl", maybe(full.valid_ppl)}, {"bleu", maybe(full.bleu)}}},
           {"layers", rows}};
@@ -272,31 +339,48 @@ std::string number(const nlohmann::json& v, const char* format) {
 
 void print_linearize(const nlohmann::json& result, std::ostream& out) {
   const auto& full = result.at("full");
-  out << "layer linearization (objective " << result.at("objective").get<std::string>() << ", "
-      << result.at("steps").get<int>() << " steps); full model: valid ppl "
+  const int max_steps = result.contains("max_steps") ? result["max_steps"].get<int>()
+                                                     : result.value("steps", 0);
+  out << "layer linearization (objective " << result.at("objective").get<std::string>()
+      << ", at most " << max_steps << " steps, early stopping on validation); full model: valid ppl "
       << number(full.at("valid_ppl"), "%.3f") << ", BLEU " << number(full.at("bleu"), "%.2f")
       << "\n";
-  char line[200];
-  std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %12s %12s\n", "layer", "valid ppl",
-                "change%", "BLEU", "change%", "lstsq mse", "final mse");
+  char line[240];
+  std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11s\n",
+                "layer", "valid ppl", "change%", "BLEU", "change%", "steps", "ctl ppl%",
+                "ctl BLEU%", "steps", "vs ctl%", "lstsq mse");
   out << line;
+  const nlohmann::json none = nlohmann::json::object();
   for (const auto& r : result.at("layers")) {
-    std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %12.4g %12.4g\n",
-                  r.at("layer").get<std::string>().c_str(), number(r.at("valid_ppl"), "%.3f").c_str(),
-                  number(r.at("ppl_change_pct"), "%+.2f").c_str(), number(r.at("bleu"), "%.2f").c_str(),
-                  number(r.at("bleu_change_pct"), "%+.2f").c_str(), r.at("lstsq_mse").get<double>(),
-                  r.at("final_mse").get<double>());
+    const auto& c = r.contains("control") ? r["control"] : none;
+    auto field = [](const nlohmann::json& j, const char* key) {
+      return j.contains(key) ? j[key] : nlohmann::json();
+    };
+    const std::string steps = r.contains("steps") ? std::to_string(r["steps"].get<int>()) : "-";
+    const std::string ctl_steps = c.contains("steps") ? std::to_string(c["steps"].get<int>()) : "-";
+    std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11.4g\n",
+                  r.at("layer").get<std::string>().c_str(),
+                  number(r.at("valid_ppl"), "%.3f").c_str(),
+                  number(r.at("ppl_change_pct"), "%+.2f").c_str(),
+                  number(r.at("bleu"), "%.2f").c_str(),
+                  number(r.at("bleu_change_pct"), "%+.2f").c_str(), steps.c_str(),
+                  number(field(c, "ppl_change_pct"), "%+.2f").c_str(),
+                  number(field(c, "bleu_change_pct"), "%+.2f").c_str(), ctl_steps.c_str(),
+                  number(field(r, "bleu_vs_control_pct"), "%+.2f").c_str(),
+                  r.at("lstsq_mse").get<double>());
     out << line;
   }
+  out << "  ctl = the control: the layer kept, an affine map after it trained the same way; "
+         "vs ctl% = BLEU change against the control\n";
 }
 
 }  // namespace
 
 void register_linearize(AnalysisRegistry& registry) {
   Analysis a;
-  a.doc = "replace whole layers by trained linear maps y = Wx + b and evaluate "
-          "(Xu et al. depth-wise LSTM s4, methods.md s5.4)";
-  a.options = {"layers", "objective", "steps", "lr"};
+  a.doc = "replace whole layers by trained linear maps y = Wx + b and evaluate, against a "
+          "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4)";
+  a.options = {"layers", "objective", "steps", "lr", "eval-every", "patience"};
   a.run = run_linearize;
   a.print = print_linearize;
   registry.emplace("linearize", std::move(a));

@@ -1,9 +1,15 @@
 #pragma once
 // Layer linearization (methods.md s5.4; Xu et al., depth-wise LSTM paper s4, tables 6-7): one
-// whole layer y = F_l(x) of a residual stack is replaced by y = W x + b (per token), W and b
-// trained with every other parameter frozen, then the model is evaluated. W, b start from a
-// least-squares fit on (x, F_l(x)) pairs of the first training batches; the objective is the
-// task loss (the paper's setting) or the MSE to F_l's original output (distillation).
+// whole layer of a trained model is replaced by a per-token affine map of its input state,
+// the map trained with every other parameter frozen, and the model evaluated.
+//   residual stack:       y = W x + b,                 x = x_{k-1}, y = x_k       (d -> d)
+//   depth-wise LSTM stack: [o_l ; c_l] = W [o_{l-1} ; c_{l-1}] + b               (2d -> 2d)
+// (the layer's attention and its LSTM step together; c_0 = 0). W, b start from a least-squares
+// fit on (state in, state out) pairs of the first training batches, then train on the task
+// loss (the paper's setting) or the MSE to the layer's original output (distillation) until
+// the validation objective stops improving. A control gets the same procedure with the layer
+// kept: an affine map after the intact layer, y' = A y + c from A = I, c = 0, so the part of a
+// change that extra training alone buys is measured and the rest is the linearization's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,29 +31,34 @@ struct LayerRef {
 std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers,
                                    int decoder_layers);
 
-// y = x W^T + b in place of one layer (installed as the model's observer).
-class LinearLayer : public SublayerObserver {
+// state -> state W^T + b for one layer: in place of the layer (replace_layer) or, for the
+// control, after it (layer_output). Installed as the model's observer.
+class AffineLayerMap : public SublayerObserver {
  public:
-  LinearLayer(LayerRef layer, torch::Tensor weight, torch::Tensor bias)
-      : layer_(layer), weight(std::move(weight)), bias(std::move(bias)) {}
-  torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& x) override;
+  enum class Where { InsteadOfLayer, AfterLayer };
+  AffineLayerMap(LayerRef layer, Where where, torch::Tensor weight, torch::Tensor bias)
+      : weight(std::move(weight)), bias(std::move(bias)), layer_(layer), where_(where) {}
+  torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& state) override;
+  torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) override;
+  torch::Tensor apply(const torch::Tensor& state) const;
+
+  torch::Tensor weight;  // [w, w], w = the state width
+  torch::Tensor bias;    // [w]
 
  private:
+  bool mine(Stack stack, int layer) const { return stack == layer_.stack && layer == layer_.layer; }
   LayerRef layer_;
-
- public:
-  torch::Tensor weight;  // [d, d]
-  torch::Tensor bias;    // [d]
+  Where where_;
 };
 
-// Inputs and outputs of one layer at the non-pad positions of the given batches: [n, d] each.
+// A layer's input and output states at the non-pad positions of the given batches: [n, w].
 struct LayerPairs {
   torch::Tensor x, y;
 };
 LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
                                const std::vector<Batch>& batches);
 
-// Least squares y ~ x W^T + b (float64, a tiny ridge for rank-deficient x): {W [d, d], b [d]}.
+// Least squares y ~ x W^T + b (float64, a tiny ridge for rank-deficient x): {W, b}.
 std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const torch::Tensor& y);
 
 }  // namespace fathom::analysis

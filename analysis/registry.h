@@ -25,8 +25,10 @@ struct AnalysisParams {
   double eps = 1e-4;                  // output-shift: perturbation size (eta for `update`)
   std::string layers;                 // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
   std::string objective = "task";     // linearize: task (loss) | mse (to F_l's output)
-  int steps = 100;                    // linearize: Adam updates of W, b per layer
+  int steps = 2000;                   // linearize: most Adam updates of W, b per layer
   double lr = 1e-3;                   // linearize: Adam learning rate
+  int eval_every = 100;               // linearize: updates between validation checks
+  int patience = 3;                   // linearize: checks without improvement before stopping
   int sample_batches = 8;             // linearize: training batches of the least-squares fit
   bool progress = true;               // progress bars on stderr
 

@@ -224,8 +224,17 @@ void add_analysis_options(CLI::App& sub, const std::vector<std::string>& names,
       sub.add_option("--objective", p.objective, "task: the training loss; mse: to F_l's output")
           ->check(CLI::IsMember({"task", "mse"}));
     } else if (name == "steps") {
-      sub.add_option("--steps", p.steps, "Adam updates of W, b per layer (0: least squares only)")
+      sub.add_option("--steps", p.steps,
+                     "most Adam updates of W, b per layer (0: least squares only)")
           ->check(CLI::NonNegativeNumber);
+    } else if (name == "eval-every") {
+      sub.add_option("--eval-every", p.eval_every,
+                     "updates between validation checks (early stopping)")
+          ->check(CLI::PositiveNumber);
+    } else if (name == "patience") {
+      sub.add_option("--patience", p.patience,
+                     "validation checks without improvement before W, b stop training")
+          ->check(CLI::PositiveNumber);
     } else if (name == "lr") {
       sub.add_option("--lr", p.lr, "Adam learning rate of W, b")->check(CLI::PositiveNumber);
     } else {

@@ -90,12 +90,22 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
   if (record.kind == "linearize" && result.contains("layers")) {
     QList<QStringList> rows;
     const json full = result.value("full", json::object());
-    rows << QStringList{QStringLiteral("full model"), number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "", ""};
-    for (const auto& l : result["layers"])
+    rows << QStringList{QStringLiteral("full model"), number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "", "", "", ""};
+    for (const auto& l : result["layers"]) {
+      const json control = l.value("control", json::object());
       rows << QStringList{text(l, "layer"), number(l, "valid_ppl"), number(l, "ppl_change_pct", 3), number(l, "bleu"),
-                          number(l, "bleu_change_pct", 3), number(l, "lstsq_mse"), number(l, "final_mse"), number(l, "pairs", 8)};
-    addTable({"layer", "valid ppl", "ppl change %", "BLEU", "BLEU change %", "lstsq mse", "final mse", "pairs"}, rows);
-    words += QStringLiteral("; objective %1, %2 steps").arg(text(result, "objective")).arg(number(result, "steps"));
+                          number(l, "bleu_change_pct", 3), number(control, "bleu_change_pct", 3),
+                          number(l, "bleu_vs_control_pct", 3), number(l, "steps", 6), number(l, "lstsq_mse"),
+                          number(l, "final_mse")};
+    }
+    addTable({"layer", "valid ppl", "ppl change %", "BLEU", "BLEU change %", "control BLEU change %",
+              "BLEU vs control %", "steps", "lstsq mse", "final mse"},
+             rows);
+    const char* steps_key = result.contains("max_steps") ? "max_steps" : "steps";
+    words += QStringLiteral("; objective %1, at most %2 steps, early stopping on validation; control: the layer "
+                            "kept, an affine map after it trained the same way")
+                 .arg(text(result, "objective"))
+                 .arg(number(result, steps_key));
   } else if (record.kind == "ln-scale" && result.contains("norms")) {
     QList<QStringList> rows;
     for (const auto& n : result["norms"])

@@ -219,15 +219,24 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
   const json& layers = f.at(result, "layers", "");
   if (!layers.is_array() || layers.empty()) f.fail("layers", "expected a non-empty array");
   BarFigure fig;
-  BarSeries ppl{"valid ppl change (%)", {}}, bleu{"BLEU change (%)", {}};
+  BarSeries ppl{"valid ppl change (%)", {}}, bleu{"BLEU change (%)", {}},
+      control{"control: BLEU change with the layer kept (%)", {}};
+  bool has_control = false;
   for (size_t i = 0; i < layers.size(); ++i) {
     const std::string path = "layers[" + std::to_string(i) + "].";
     const json& name = f.at(layers[i], "layer", path);
     fig.groups.push_back(name.is_string() ? name.get<std::string>() : std::to_string(i + 1));
     ppl.values.push_back(f.number(layers[i], "ppl_change_pct", path));
     bleu.values.push_back(f.number(layers[i], "bleu_change_pct", path));
+    // Results stored before the control existed have none.
+    const bool row_control = layers[i].contains("control") && layers[i]["control"].is_object();
+    has_control |= row_control;
+    control.values.push_back(row_control
+                                 ? f.number(layers[i]["control"], "bleu_change_pct", path + "control.")
+                                 : kNaN);
   }
   fig.series = {ppl, bleu};
+  if (has_control) fig.series.push_back(control);
   fig.x_label = "linearized layer";
   fig.y.label = "change vs full model (%)";
   return fig;

@@ -25,6 +25,8 @@
 //   ("lstm_gates" / "lstm_hidden"; catalog "enc.lstm.gates"), and recorded once in the
 //   catalog with owner layer 0 (its LNs report no owner); per-layer ones live in
 //   "layer<l>_lstm" ("enc.<l>.lstm.gates"). The concat merge Linear is per layer.
+// - Layer hooks (observer.h replace_layer / layer_output): a layer's state is the packed
+//   [o ; c] (2d; c_0 = 0), so linearization maps (o_{l-1}, c_{l-1}) to (o_l, c_l).
 // - Observers: each LSTM step is sub-layer {stack, l, Lstm, 2l+1 (enc) | 3l+2 (dec)} -- the
 //   slot the FFN has in a residual stack. transform_branch() sees the LSTM input (a_l or m_l)
 //   after dropout, and on_sublayer() reports {input o_{l-1}, branch that input, output o_l}.
@@ -32,6 +34,7 @@
 // Inits that rescale residual branches (admin, rezero, rezero_postln, deepnorm, or any init
 // that brings its own sub-layer style) are rejected by check().
 #include <algorithm>
+#include <optional>
 
 #include "core/config/config_io.h"
 #include "core/config/config_schema.h"
@@ -74,6 +77,20 @@ class LstmStackParts {
     return dropout_ > 0 ? torch::dropout(x, dropout_, training) : x;
   }
 
+  // The observer's replacement of layer l's whole step (attention included), which maps the
+  // packed state [o_{l-1} ; c_{l-1}] to [o_l ; c_l] (observer.h); nullopt: run the layer.
+  std::optional<LstmState> replaced(Stack stack, int l, const LstmState& below) const {
+    if (!hooks_ || !hooks_->observer) return std::nullopt;
+    const torch::Tensor y = replaced_layer(hooks_.get(), stack, l, packed(below));
+    if (!y.defined()) return std::nullopt;
+    return observed(stack, l, unpack(y));
+  }
+  // Layer l's output state as the observer wants it used.
+  LstmState observed(Stack stack, int l, const LstmState& state) const {
+    if (!hooks_ || !hooks_->observer) return state;
+    return unpack(observed_layer_output(hooks_.get(), stack, l, packed(state)));
+  }
+
   // One LSTM step, with the LSTM input shown to the observer first.
   LstmState step(DepthwiseLstmCell& cell, const SublayerId& id, torch::Tensor input,
                  const LstmState& below) {
@@ -85,6 +102,14 @@ class LstmStackParts {
   }
 
  private:
+  static torch::Tensor packed(const LstmState& s) {
+    return torch::cat({s.output, s.cell.defined() ? s.cell : torch::zeros_like(s.output)}, -1);
+  }
+  static LstmState unpack(const torch::Tensor& y) {
+    auto halves = y.chunk(2, -1);
+    return {halves[0], halves[1]};
+  }
+
   LstmSpec spec_;
   std::shared_ptr<ModelHooks> hooks_;
   double dropout_;
@@ -119,9 +144,15 @@ class LstmEncoder : public EncoderStack {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding) override {
     LstmState state{x, torch::Tensor()};  // o_0 = embeddings, c_0 = 0
     for (size_t l = 0; l < cell_.size(); ++l) {
+      const int index = static_cast<int>(l);
+      if (auto replaced = parts_.replaced(Stack::Encoder, index, state)) {
+        state = *replaced;
+        continue;
+      }
       const torch::Tensor h = norm_[l](state.output);
       const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, false), is_training());
-      state = parts_.step(cell_[l], lstm_id_[l], a, state);
+      state = parts_.observed(Stack::Encoder, index,
+                              parts_.step(cell_[l], lstm_id_[l], a, state));
     }
     return final_norm_(state.output);
   }
@@ -176,6 +207,11 @@ class LstmDecoder : public DecoderStack {
                         const torch::Tensor& padding) override {
     LstmState state{y, torch::Tensor()};
     for (size_t l = 0; l < cell_.size(); ++l) {
+      const int index = static_cast<int>(l);
+      if (auto replaced = parts_.replaced(Stack::Decoder, index, state)) {
+        state = *replaced;
+        continue;
+      }
       const torch::Tensor o = state.output;
       const torch::Tensor hs = self_norm_[l](o);
       const torch::Tensor s =
@@ -183,7 +219,8 @@ class LstmDecoder : public DecoderStack {
       const torch::Tensor e = parts_.drop(
           cross_attention_[l](cross_norm_[l](s + o), memory, padding, false), is_training());
       const torch::Tensor merged = merge_.empty() ? s + e : merge_[l](torch::cat({s, e}, -1));
-      state = parts_.step(cell_[l], lstm_id_[l], merged, state);
+      state = parts_.observed(Stack::Decoder, index,
+                              parts_.step(cell_[l], lstm_id_[l], merged, state));
     }
     return final_norm_(state.output);
   }

@@ -32,11 +32,18 @@ class SublayerObserver {
   virtual torch::Tensor transform_branch(const SublayerId& id, torch::Tensor branch) {
     return branch;
   }
-  // Called before layer `layer` (0-based) of a residual stack runs, with its input x_{k-1}
-  // [B, T, d]. A defined tensor returned is used as the layer's output and the layer is
-  // skipped (layer linearization, methods.md s5.4); an undefined one runs the layer.
-  virtual torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& x) {
+  // Called before layer `layer` (0-based) of a stack runs, with the layer's input state. A
+  // defined tensor returned is used as the layer's output state and the layer is skipped
+  // (layer linearization, methods.md s5.4); an undefined one runs the layer. The state is
+  // x_{k-1} [B, T, d] in a residual stack and [o_{l-1} ; c_{l-1}] [B, T, 2d] in a depth-wise
+  // LSTM stack (c_0 = 0).
+  virtual torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& state) {
     return {};
+  }
+  // Called with layer `layer`'s output state (same packing as replace_layer's input), after
+  // it ran or was replaced; the returned tensor is used instead (return `state` to watch).
+  virtual torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) {
+    return state;
   }
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
@@ -50,5 +57,18 @@ struct ModelHooks {
   // forward per call).
   bool checkpoint_layers = false;
 };
+
+// What the stacks call around each layer: the observer's replacement of layer `layer`
+// (undefined: run it), and the layer's output as the observer wants it used.
+inline torch::Tensor replaced_layer(const ModelHooks* hooks, Stack stack, int layer,
+                                    const torch::Tensor& state) {
+  return hooks && hooks->observer ? hooks->observer->replace_layer(stack, layer, state)
+                                  : torch::Tensor();
+}
+inline torch::Tensor observed_layer_output(const ModelHooks* hooks, Stack stack, int layer,
+                                           torch::Tensor state) {
+  return hooks && hooks->observer ? hooks->observer->layer_output(stack, layer, std::move(state))
+                                  : state;
+}
 
 }  // namespace fathom

@@ -23,13 +23,6 @@ bool checkpointing(const std::shared_ptr<ModelHooks>& hooks, bool training) {
          torch::GradMode::is_enabled();
 }
 
-// The observer's replacement of layer l (undefined: run the layer).
-torch::Tensor replaced_layer(const std::shared_ptr<ModelHooks>& hooks, Stack stack, size_t l,
-                             const torch::Tensor& x) {
-  if (!hooks || !hooks->observer) return {};
-  return hooks->observer->replace_layer(stack, static_cast<int>(l), x);
-}
-
 class ResidualEncoder : public EncoderStack {
  public:
   explicit ResidualEncoder(const StackContext& s) : hooks_(s.hooks) {
@@ -60,8 +53,9 @@ class ResidualEncoder : public EncoderStack {
   torch::Tensor forward(const torch::Tensor& x_in, const torch::Tensor& padding) override {
     torch::Tensor x = x_in;
     for (size_t l = 0; l < attention_.size(); ++l) {
-      if (torch::Tensor y = replaced_layer(hooks_, Stack::Encoder, l, x); y.defined()) {
-        x = y;
+      const int index = static_cast<int>(l);
+      if (torch::Tensor y = replaced_layer(hooks_.get(), Stack::Encoder, index, x); y.defined()) {
+        x = observed_layer_output(hooks_.get(), Stack::Encoder, index, y);
         continue;
       }
       x = checkpointing(hooks_, is_training())
@@ -70,6 +64,7 @@ class ResidualEncoder : public EncoderStack {
                   return layer(l, in, padding);
                 }, x, torch::Tensor())
               : layer(l, x, padding);
+      x = observed_layer_output(hooks_.get(), Stack::Encoder, index, x);
     }
     return final_norm_ ? final_norm_(x) : x;
   }
@@ -128,8 +123,10 @@ class ResidualDecoder : public DecoderStack {
                         const torch::Tensor& padding) override {
     torch::Tensor y = y_in;
     for (size_t l = 0; l < self_attention_.size(); ++l) {
-      if (torch::Tensor replaced = replaced_layer(hooks_, Stack::Decoder, l, y); replaced.defined()) {
-        y = replaced;
+      const int index = static_cast<int>(l);
+      if (torch::Tensor replaced = replaced_layer(hooks_.get(), Stack::Decoder, index, y);
+          replaced.defined()) {
+        y = observed_layer_output(hooks_.get(), Stack::Decoder, index, replaced);
         continue;
       }
       y = checkpointing(hooks_, is_training())
@@ -138,6 +135,7 @@ class ResidualDecoder : public DecoderStack {
                   return layer(l, in, mem, padding);
                 }, y, memory)
               : layer(l, y, memory, padding);
+      y = observed_layer_output(hooks_.get(), Stack::Decoder, index, y);
     }
     return final_norm_ ? final_norm_(y) : y;
   }

@@ -23,6 +23,7 @@
 #include "core/train/device.h"
 #include "core/train/device_metrics.h"
 #include "core/train/evaluate.h"
+#include "core/train/final_evaluation.h"
 #include "core/train/grad_clip.h"
 #include "core/train/layer_grad_norms.h"
 #include "core/train/loss.h"
@@ -345,37 +346,25 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     if (!points.empty()) final_metrics["train_loss"] = points.back().value;
   }
   final_metrics["params"] = static_cast<double>(model->parameter_counts()["total"]);
-  if (!data.valid.empty()) {
-    LossReport valid =
-        evaluate_loss(*model, data.valid, config.data.max_tokens, device, tc.label_smoothing);
-    final_metrics["valid_loss"] = valid.loss;
-    final_metrics["valid_ppl"] = valid.ppl;
+  FinalEvaluationOptions what;
+  what.progress = options.progress;
+  const FinalEvaluation final = final_evaluation(*model, data, config, device, what);
+  if (final.valid) {
+    final_metrics["valid_loss"] = final.valid->loss;
+    final_metrics["valid_ppl"] = final.valid->ppl;
   }
-  if (!data.test.empty()) {
-    LossReport test =
-        evaluate_loss(*model, data.test, config.data.max_tokens, device, tc.label_smoothing);
-    final_metrics["test_loss"] = test.loss;
-    final_metrics["test_ppl"] = test.ppl;
-
-    size_t count = data.test.size();
-    if (config.eval.max_sentences > 0) count = std::min<size_t>(count, config.eval.max_sentences);
-    std::vector<Example> sources(data.test.begin(), data.test.begin() + count);
-    std::vector<std::string> references(data.test_target.begin(), data.test_target.begin() + count);
-    SearchOptions search{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
-                         config.eval.max_len_b};
-    ProgressBar decode_bar("decode", static_cast<int64_t>(count), options.progress);
-    const auto decode_start = Clock::now();
-    std::vector<std::string> hypotheses =
-        translate(*model, sources, *data.vocab, search, config.data.max_tokens, device, &decode_bar);
-    final_metrics["decode_time_s"] = seconds_since(decode_start);
-    BleuScore bleu = corpus_bleu(hypotheses, references);
-    decode_bar.finish(bleu.format());
-    final_metrics["test_bleu"] = bleu.score;
-    store.set_tag(run, "bleu_signature", bleu.signature);
-    store.set_tag(run, "bleu", bleu.format());
+  if (final.test) {
+    final_metrics["test_loss"] = final.test->loss;
+    final_metrics["test_ppl"] = final.test->ppl;
+  }
+  if (final.bleu) {
+    final_metrics["decode_time_s"] = final.decode_seconds;
+    final_metrics["test_bleu"] = final.bleu->score;
+    store.set_tag(run, "bleu_signature", final.bleu->signature);
+    store.set_tag(run, "bleu", final.bleu->format());
     const std::string hypotheses_path = (fs::path(options.artifacts_dir) / "test.hyp").string();
     std::ofstream out(hypotheses_path);
-    for (const auto& line : hypotheses) out << line << "\n";
+    for (const auto& line : final.hypotheses) out << line << "\n";
     store.add_artifact(run, "hypotheses", hypotheses_path, state.update);
   }
   for (const auto& [name, value] : final_metrics) store.set_final_metric(run, name, value);

@@ -90,6 +90,20 @@ TEST(AnalysisFigures, LinearizeIsTwoBarsPerLayer) {
   EXPECT_TRUE(std::isnan(f.series[1].values[1]));
 }
 
+// With a control (the layer kept, the same training) its BLEU change is a third bar.
+TEST(AnalysisFigures, LinearizeShowsTheControlBesideTheChange) {
+  const json result = json::parse(R"({"layers": [
+      {"layer": "enc.1", "ppl_change_pct": 6.4, "bleu_change_pct": -2.9,
+       "control": {"bleu_change_pct": 1.5}},
+      {"layer": "dec.2", "ppl_change_pct": 1.5, "bleu_change_pct": 0.4,
+       "control": {"bleu_change_pct": null}}]})");
+  const BarFigure f = linearize_figure(result, "l.json");
+  ASSERT_EQ(f.series.size(), 3u);
+  EXPECT_DOUBLE_EQ(f.series[2].values[0], 1.5);
+  EXPECT_TRUE(std::isnan(f.series[2].values[1]));
+  EXPECT_NE(f.series[2].name.find("control"), std::string::npos);
+}
+
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
   const json post = json::parse(R"({"norms": [
       {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");

@@ -1,0 +1,41 @@
+#include "core/train/final_evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/model/transformer.h"
+#include "core/util/progress.h"
+
+namespace fathom {
+
+FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
+                                 const RunConfig& config, torch::Device device,
+                                 const FinalEvaluationOptions& options) {
+  FinalEvaluation out;
+  const double smoothing = config.train.label_smoothing;
+  if (options.valid && !data.valid.empty())
+    out.valid = evaluate_loss(model, data.valid, config.data.max_tokens, device, smoothing);
+  if (data.test.empty()) return out;
+  if (options.test_loss)
+    out.test = evaluate_loss(model, data.test, config.data.max_tokens, device, smoothing);
+  if (!options.decode) return out;
+
+  size_t count = data.test.size();
+  if (config.eval.max_sentences > 0) count = std::min<size_t>(count, config.eval.max_sentences);
+  const std::vector<Example> sources(data.test.begin(), data.test.begin() + count);
+  const std::vector<std::string> references(data.test_target.begin(),
+                                            data.test_target.begin() + count);
+  const SearchOptions search{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
+                             config.eval.max_len_b};
+  ProgressBar bar("decode", static_cast<int64_t>(count), options.progress);
+  const auto start = std::chrono::steady_clock::now();
+  out.hypotheses = translate(model, sources, *data.vocab, search, config.data.max_tokens, device,
+                             &bar);
+  out.decode_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.bleu = corpus_bleu(out.hypotheses, references);
+  bar.finish(out.bleu->format());
+  return out;
+}
+
+}  // namespace fathom

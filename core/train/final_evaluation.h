@@ -1,0 +1,43 @@
+#pragma once
+// The evaluation that ends a run (methods.md s1): validation and test loss/perplexity over the
+// whole splits and test BLEU of `eval.max_sentences` decoded sentences (beam, length penalty
+// and length limit from the config's `eval`). The trainer records it as the run's final
+// metrics; analyses that change a model (layer linearization) call the same function, so a
+// "BLEU change" and a run's `test_bleu` are always measured the same way.
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/data/dataset.h"
+#include "core/metrics/bleu.h"
+#include "core/train/evaluate.h"
+
+namespace fathom {
+
+class TransformerImpl;
+
+struct FinalEvaluation {
+  std::optional<LossReport> valid;        // absent without a validation split
+  std::optional<LossReport> test;         // absent without a test split
+  std::vector<std::string> hypotheses;    // decoded test sentences, in order
+  std::optional<BleuScore> bleu;          // of `hypotheses` against their references
+  double decode_seconds = 0;
+};
+
+struct FinalEvaluationOptions {
+  bool valid = true;     // validation loss/perplexity
+  bool test_loss = true; // test loss/perplexity
+  bool decode = true;    // test BLEU (the slow part)
+  bool progress = false; // a decode progress bar on stderr
+};
+
+// In eval mode; the model's observer (if any) stays installed, so a replaced layer is
+// evaluated as replaced.
+FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
+                                 const RunConfig& config, torch::Device device,
+                                 const FinalEvaluationOptions& options = {});
+
+}  // namespace fathom
