@@ -328,21 +328,9 @@ TEST(Beta, ComponentsSumBackToTheModelsOutput) {
 // embedding's variance (measured here from the embedding itself) and v_j = 1 for j >= 1.
 TEST(Beta, PreLnWithEqualBranchVariancesGivesOneOverI) {
   Fixture f = make(small_config("pre", "xavier", 6, 2));
-  struct EmbeddingRecorder : SublayerObserver {
-    torch::Tensor embedding;
-    void on_sublayer(const SublayerId& id, const SublayerTrace& t) override {
-      if (id.stack == Stack::Encoder && id.index == 0) embedding = t.input.detach().clone();
-    }
-  } recorder;
-  {
-    torch::NoGradGuard no_grad;
-    f.model->eval();
-    f.model->hooks().observer = &recorder;
-    f.model->encode(f.batch.src);
-    f.model->hooks().observer = nullptr;
-  }
+  const torch::Tensor x0 = embedding_output(*f.model, f.batch);
   const torch::Tensor mask = non_pad(f.batch.src);
-  const double v0 = masked_population_variance(recorder.embedding, mask);
+  const double v0 = masked_population_variance(x0, mask);
   torch::manual_seed(11);
   BetaResult r = compute_beta(*f.model, f.batch, [](const SublayerId&, torch::Tensor b) {
     return torch::randn_like(b);

@@ -159,6 +159,15 @@ AffineByHand make_affine_rezero_layer(TransformerImpl& model) {
 
 double max_abs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
 
+AnalysisParams quiet_params(const std::string& layers, const std::string& objective, int steps) {
+  AnalysisParams p;
+  p.progress = false;
+  p.layers = layers;
+  p.objective = objective;
+  p.steps = steps;
+  return p;
+}
+
 TEST(Linearize, AnExactlyAffineResidualLayerComesBackExactly) {
   Subject s = subject_of(tiny_config("pre", "rezero"));
   const AffineByHand expected = make_affine_rezero_layer(*s.model);
@@ -177,11 +186,7 @@ TEST(Linearize, AnExactlyAffineResidualLayerComesBackExactly) {
 
   // The analysis: replacing that layer changes nothing, and MSE training from the optimum
   // keeps it (no validation improvement: the start is kept).
-  AnalysisParams p;
-  p.progress = false;
-  p.layers = "enc:2";
-  p.objective = "mse";
-  p.steps = 40;
+  AnalysisParams p = quiet_params("enc:2", "mse", 40);
   p.eval_every = 10;
   p.patience = 2;
   std::vector<Subject> subjects{s};
@@ -277,11 +282,7 @@ TEST(Linearize, DepthwiseLstmModelsAreLinearizedLayerByLayer) {
 TEST(Linearize, EarlyStoppingKeepsTheBestValidationObjective) {
   Subject s = tiny_subject("pre");
   std::vector<Subject> subjects{s};
-  AnalysisParams p;
-  p.progress = false;
-  p.layers = "enc:2";
-  p.objective = "mse";
-  p.steps = 0;
+  AnalysisParams p = quiet_params("enc:2", "mse", 0);
   const nlohmann::json untrained = find_analysis("linearize").run(subjects, p);
   p.steps = 50;
   p.eval_every = 1;
@@ -317,11 +318,7 @@ TEST(Linearize, EarlyStoppingKeepsTheBestValidationObjective) {
 TEST(Linearize, TheControlIsTheUnmodifiedModelGivenTheSameTraining) {
   Subject s = tiny_subject("pre");
   std::vector<Subject> subjects{s};
-  AnalysisParams p;
-  p.progress = false;
-  p.layers = "dec:1";
-  p.objective = "mse";
-  p.steps = 20;
+  AnalysisParams p = quiet_params("dec:1", "mse", 20);
   p.eval_every = 5;
   p.patience = 2;
   const nlohmann::json r = find_analysis("linearize").run(subjects, p);
@@ -340,9 +337,13 @@ TEST(Linearize, TheControlIsTheUnmodifiedModelGivenTheSameTraining) {
             task_control["valid_objective_start"].get<double>());
   // The comparison against the control is the ratio of the two evaluations.
   const auto& row = t["layers"][0];
-  if (row["bleu"].is_number() && task_control["bleu"].get<double>() > 0)
+  ASSERT_TRUE(row["bleu"].is_number());
+  if (task_control["bleu"].get<double>() > 0) {
     EXPECT_NEAR(row["bleu_vs_control_pct"].get<double>(),
                 100 * (row["bleu"].get<double>() / task_control["bleu"].get<double>() - 1), 1e-9);
+  } else {
+    EXPECT_TRUE(row["bleu_vs_control_pct"].is_null());  // no percentage of a zero BLEU
+  }
 }
 
 // Every requested layer gets a row; replacing a real layer changes perplexity.
