@@ -143,6 +143,25 @@ struct MseData {
   torch::Tensor input, target, valid_input, valid_target;
 };
 
+// Freezes every parameter of the model while it lives; restores each one's requires_grad
+// afterwards, also when training throws.
+class FrozenParameters {
+ public:
+  explicit FrozenParameters(TransformerImpl& model) : model_(model) {
+    for (auto& p : model_.parameters()) was_.push_back(p.requires_grad()), p.requires_grad_(false);
+  }
+  ~FrozenParameters() {
+    size_t i = 0;
+    for (auto& p : model_.parameters()) p.requires_grad_(was_[i++]);
+  }
+  FrozenParameters(const FrozenParameters&) = delete;
+  FrozenParameters& operator=(const FrozenParameters&) = delete;
+
+ private:
+  TransformerImpl& model_;
+  std::vector<bool> was_;
+};
+
 struct TrainReport {
   int steps = 0;               // updates made
   int best_step = 0;           // the update whose W, b were kept (0: the start)
@@ -168,8 +187,7 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
   report.start_objective = report.best_objective = validation();
   if (params.steps <= 0) return report;
 
-  std::vector<bool> frozen;
-  for (auto& p : model.parameters()) frozen.push_back(p.requires_grad()), p.requires_grad_(false);
+  FrozenParameters frozen(model);
   map.weight.requires_grad_(true);
   map.bias.requires_grad_(true);
   torch::optim::Adam adam({map.weight, map.bias}, torch::optim::AdamOptions(params.lr));
@@ -180,42 +198,34 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
   const int64_t chunk = std::min<int64_t>(n, 1024);
   torch::Tensor best_weight = map.weight.detach().clone(), best_bias = map.bias.detach().clone();
   int since_best = 0;
-  try {
-    for (int step = 1; step <= params.steps; ++step) {
-      adam.zero_grad();
-      torch::Tensor loss;
-      if (!task) {
-        const torch::Tensor idx = torch::randint(n, {chunk}, torch::kInt64);
-        loss = (map.apply(mse.input.index({idx})) - mse.target.index({idx})).pow(2).mean();
-      } else {
-        const Batch b = stream.next();
-        ObservedEval observed(model, &map);  // eval mode: dropout off, only W, b change
-        LossSums sums = label_smoothed_loss(model.forward(b.src, b.tgt_in), b.tgt_out,
-                                            s.config.train.label_smoothing);
-        loss = sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1));
-      }
-      loss.backward();
-      adam.step();
-      report.steps = step;
-      if (step % params.eval_every != 0 && step != params.steps) continue;
-      const double v = validation();
-      if (v < report.best_objective) {
-        report.best_objective = v;
-        report.best_step = step;
-        best_weight = map.weight.detach().clone();
-        best_bias = map.bias.detach().clone();
-        since_best = 0;
-      } else if (++since_best >= params.patience) {
-        break;
-      }
+  for (int step = 1; step <= params.steps; ++step) {
+    adam.zero_grad();
+    torch::Tensor loss;
+    if (!task) {
+      const torch::Tensor idx = torch::randint(n, {chunk}, torch::kInt64);
+      loss = (map.apply(mse.input.index({idx})) - mse.target.index({idx})).pow(2).mean();
+    } else {
+      const Batch b = stream.next();
+      ObservedEval observed(model, &map);  // eval mode: dropout off, only W, b change
+      LossSums sums = label_smoothed_loss(model.forward(b.src, b.tgt_in), b.tgt_out,
+                                          s.config.train.label_smoothing);
+      loss = sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1));
     }
-  } catch (...) {
-    size_t i = 0;
-    for (auto& p : model.parameters()) p.requires_grad_(frozen[i++]);
-    throw;
+    loss.backward();
+    adam.step();
+    report.steps = step;
+    if (step % params.eval_every != 0 && step != params.steps) continue;
+    const double v = validation();
+    if (v < report.best_objective) {
+      report.best_objective = v;
+      report.best_step = step;
+      best_weight = map.weight.detach().clone();
+      best_bias = map.bias.detach().clone();
+      since_best = 0;
+    } else if (++since_best >= params.patience) {
+      break;
+    }
   }
-  size_t i = 0;
-  for (auto& p : model.parameters()) p.requires_grad_(frozen[i++]);
   map.weight = best_weight;
   map.bias = best_bias;
   return report;

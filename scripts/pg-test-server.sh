@@ -89,13 +89,8 @@ log_tail() {
   printf ' (server.log: %s)' "$(tail -n 3 "$dir/server.log" | tr '\n' ' ' | sed 's/ *$//')"
 }
 
-port_free() { # PORT: nothing listens on it, on any address
-  if command -v ss >/dev/null 2>&1; then
-    [ -z "$(ss -ltnH "sport = :$1" 2>/dev/null)" ]
-  else
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 1; fi
-  fi
-}
+# port_free PORT: nothing listens on it, on any address.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/port-free.sh"
 
 do_start() {
   # Any failure not handled below still ends in the skip path, never in a failed test run.

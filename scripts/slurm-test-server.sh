@@ -157,13 +157,8 @@ skip() {
   exit 0
 }
 
-port_free() { # PORT: nothing listens on it, on any address
-  if command -v ss >/dev/null 2>&1; then
-    [ -z "$(ss -ltnH "sport = :$1" 2>/dev/null)" ]
-  else
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 1; fi
-  fi
-}
+# port_free PORT: nothing listens on it, on any address.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/port-free.sh"
 
 # Prints two distinct free ports from a random start in 20000-59999; nothing if there are none
 # (never fails: it runs in a command substitution, where a failure would fire the ERR trap).

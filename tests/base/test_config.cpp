@@ -17,6 +17,7 @@
 #include "core/config/config_io.h"
 #include "core/config/config_schema.h"
 #include "core/util/error.h"
+#include "tests/support/input_error.h"
 
 namespace fathom {
 namespace {
@@ -28,19 +29,7 @@ std::string yaml_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Runs `body`, which must throw InputError, and returns the error (fails the test otherwise).
-InputError expect_input_error(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected InputError, got another exception: " << e.what();
-    return InputError("", 0, "", "");
-  }
-  ADD_FAILURE() << "expected InputError, nothing was thrown";
-  return InputError("", 0, "", "");
-}
+using fathom::testing::expect_input_error;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "tests/support/input_error.h"
 #include "experiments/slurm_options.h"
 #include "experiments/sweep_spec.h"
 
@@ -46,19 +47,7 @@ SlurmOptions parse(const std::vector<std::string>& section) {
   return parse_slurm_options(YAML::Load(lines(section)), "cluster.yaml");
 }
 
-// Runs `body`, which must throw InputError, and returns it (fails the test otherwise).
-InputError expect_input_error(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected InputError, got: " << e.what();
-    return InputError("", 0, "", "");
-  }
-  ADD_FAILURE() << "expected InputError, nothing was thrown";
-  return InputError("", 0, "", "");
-}
+using fathom::testing::expect_input_error;
 
 // Loading the sweep must fail at s.yaml:line naming `field`, with `part` in the message.
 void expect_sweep_error(const std::vector<std::string>& rest, int line, const std::string& field,

@@ -15,6 +15,7 @@
 
 #include "core/config/config.h"
 #include "core/util/error.h"
+#include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
 
 namespace fathom {
@@ -54,19 +55,7 @@ std::vector<std::string> names_of(const std::vector<SweepRun>& runs) {
   return names;
 }
 
-// Runs `body`, which must throw InputError, and returns it (fails the test otherwise).
-InputError expect_input_error(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected InputError, got: " << e.what();
-    return InputError("", 0, "", "");
-  }
-  ADD_FAILURE() << "expected InputError, nothing was thrown";
-  return InputError("", 0, "", "");
-}
+using fathom::testing::expect_input_error;
 
 // Loading and expanding `text` must fail at s.yaml:line naming `key`, with `part` in the message.
 void expect_error_at(const std::string& text, int line, const std::string& key,

@@ -20,6 +20,7 @@
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
 #include "core/util/error.h"
+#include "tests/support/input_error.h"
 
 namespace fs = std::filesystem;
 using namespace fathom;
@@ -60,17 +61,7 @@ void write_gzip(const std::string& path, const std::string& bytes) {
 std::string multi30k_dir() { return std::string(FATHOM_SOURCE_DIR) + "/../shared/data/multi30k"; }
 bool have_multi30k() { return fs::exists(multi30k_dir() + "/train.de.gz"); }
 
-// Runs f and returns the InputError it throws (fails the test if it throws nothing).
-template <typename F>
-InputError expect_input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected InputError";
-  return InputError("", 0, "", "none");
-}
+using fathom::testing::expect_input_error;
 
 }  // namespace
 

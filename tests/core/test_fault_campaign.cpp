@@ -35,16 +35,8 @@ using fathom::db::OpenMode;
 using fathom::db::RunRecord;
 using fathom::db::Store;
 
-const char* const kBase =
-    "name: tiny\n"
-    "device: cpu\n"
-    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-    "data:\n"
-    "  task: synthetic\n"
-    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
-    "  max_tokens: 256\n"
-    "train: {lr: 0.005, warmup: 10, valid_every: 50, log_every: 7}\n"
-    "eval: {beam: 1, max_sentences: 5}\n";
+const std::string kBase = fathom::testing::tiny_config_yaml(
+    "tiny", "{lr: 0.005, warmup: 10, valid_every: 50, log_every: 7}");
 
 const std::set<std::string> kTimings = {"tokens_per_s", "train_time_s", "decode_time_s"};
 

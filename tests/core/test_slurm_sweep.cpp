@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,16 +33,9 @@ using fathom::ProgramResult;
 using fathom::db::OpenMode;
 using fathom::db::Store;
 
-const char* const kBase =
-    "name: tiny\n"
-    "device: cpu\n"
-    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-    "data:\n"
-    "  task: synthetic\n"
-    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
-    "  max_tokens: 256\n"
-    "train: {lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}\n"
-    "eval: {beam: 1, max_sentences: 5}\n";
+const std::string kBase = fathom::testing::tiny_config_yaml(
+    "tiny",
+    "{lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}");
 
 using fathom::testing::read_text;
 
@@ -94,9 +88,15 @@ class SlurmSweep : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     return fathom::run_program(argv, "", fathom::environment_with(env), 600);
   }
+  // No runs yet while the scheduler is still creating the store (no file, or no schema yet:
+  // a throw here would end the test with the scheduler thread still running).
   std::vector<fathom::db::RunRecord> runs(const std::string& sweep) const {
     if (!fs::exists(db())) return {};
-    return Store::open(db(), OpenMode::ReadOnly).list_runs(sweep);
+    try {
+      return Store::open(db(), OpenMode::ReadOnly).list_runs(sweep);
+    } catch (const std::exception&) {
+      return {};
+    }
   }
   std::map<std::string, std::string> tags(int64_t run) const {
     return Store::open(db(), OpenMode::ReadOnly).tags(run);
@@ -115,6 +115,29 @@ class SlurmSweep : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return false;
+  }
+
+  // A Slurm task of `sweep` running with updates in [min_updates, max_updates]: its run id and
+  // Slurm job id (both 0/"" if none appears within two minutes).
+  struct RunningTask {
+    int64_t run = 0;
+    std::string job;
+    explicit operator bool() const { return run != 0; }
+  };
+  RunningTask wait_for_running_task(const std::string& sweep, int64_t min_updates,
+                                    int64_t max_updates) {
+    RunningTask found;
+    wait_for([&] {
+      for (const auto& r : runs(sweep)) {
+        if (r.status != "running" || r.updates < min_updates || r.updates > max_updates) continue;
+        const auto t = tags(r.id);
+        if (!t.count("slurm.job_id")) continue;
+        found = {r.id, t.at("slurm.job_id")};
+        return true;
+      }
+      return false;
+    }, 120);
+    return found;
   }
 
   fs::path binary_, dir_;
@@ -168,19 +191,10 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
       write_sweep("pre", "name: pre\nbase: base.yaml\nseeds: [3]\n" + set + "slurm:\n  cpus: 1\n");
   ProgramResult result;
   std::thread scheduler([&] { result = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
-  int64_t id = 0;
-  std::string job;
-  const bool mid_run = wait_for([&] {
-    for (const auto& r : runs("pre")) {
-      if (r.status != "running" || r.updates < 21) continue;
-      const auto t = tags(r.id);
-      if (!t.count("slurm.job_id")) continue;
-      id = r.id;
-      job = t.at("slurm.job_id");
-      return true;
-    }
-    return false;
-  }, 120);
+  const RunningTask task = wait_for_running_task("pre", 21, INT64_MAX);
+  const bool mid_run = static_cast<bool>(task);
+  const int64_t id = task.run;
+  const std::string job = task.job;
   if (!mid_run) {
     scheduler.join();
     FAIL() << "the run never got past update 21 on Slurm: " << result.out << result.err;
@@ -227,19 +241,10 @@ TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
                 "  train.log_every: 5\n  train.valid_every: 50\nslurm:\n  cpus: 1\n");
   ProgramResult first;
   std::thread scheduler([&] { first = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
-  int64_t id = 0;
-  std::string job;
-  const bool mid_run = wait_for([&] {
-    for (const auto& r : runs("killed")) {
-      if (r.status != "running" || r.updates < 60 || r.updates > 2500) continue;  // mid-run
-      const auto t = tags(r.id);
-      if (!t.count("slurm.job_id")) continue;
-      id = r.id;
-      job = t.at("slurm.job_id");
-      return true;
-    }
-    return false;
-  }, 120);
+  const RunningTask task = wait_for_running_task("killed", 60, 2500);  // mid-run
+  const bool mid_run = static_cast<bool>(task);
+  const int64_t id = task.run;
+  const std::string job = task.job;
   if (mid_run) {
     // --batch: only the signal, to the batch shell (the worker); not a cancellation, which
     // would send SIGTERM first.

@@ -26,16 +26,8 @@ using fathom::db::OpenMode;
 using fathom::db::RunRecord;
 using fathom::db::Store;
 
-const char* const kBase =
-    "name: tiny\n"
-    "device: cpu\n"
-    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-    "data:\n"
-    "  task: synthetic\n"
-    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
-    "  max_tokens: 256\n"
-    "train: {lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10}\n"
-    "eval: {beam: 1, max_sentences: 5}\n";
+const std::string kBase = fathom::testing::tiny_config_yaml(
+    "tiny", "{lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10}");
 
 class Sweep : public ::testing::Test {
  protected:

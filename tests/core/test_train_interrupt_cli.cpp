@@ -25,16 +25,9 @@ using fathom::ProgramResult;
 using fathom::db::OpenMode;
 using fathom::db::Store;
 
-const char* const kConfig =
-    "name: interrupted\n"
-    "device: cpu\n"
-    "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-    "data:\n"
-    "  task: synthetic\n"
-    "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
-    "  max_tokens: 256\n"
-    "train: {lr: 0.005, warmup: 10, max_updates: 20000, valid_every: 100, log_every: 10, threads: 1}\n"
-    "eval: {beam: 1, max_sentences: 5}\n";
+const std::string kConfig = fathom::testing::tiny_config_yaml(
+    "interrupted",
+    "{lr: 0.005, warmup: 10, max_updates: 20000, valid_every: 100, log_every: 10, threads: 1}");
 
 using fathom::testing::read_text;
 

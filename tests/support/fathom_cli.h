@@ -22,6 +22,21 @@ inline std::string read_text(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// A config file of the smallest model on the synthetic task (d 16, one layer each, 300 training
+// pairs, greedy decoding of 5 test sentences), for tests that run `fathom` on real files.
+// `train` is the flow mapping of the train section, e.g. "{lr: 0.005, max_updates: 60}".
+inline std::string tiny_config_yaml(const std::string& name, const std::string& train) {
+  return "name: " + name + "\n"
+         "device: cpu\n"
+         "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+         "data:\n"
+         "  task: synthetic\n"
+         "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
+         "  max_tokens: 256\n"
+         "train: " + train + "\n"
+         "eval: {beam: 1, max_sentences: 5}\n";
+}
+
 // One word for /bin/sh, in single quotes.
 inline std::string shell_quote(const std::string& word) {
   std::string out = "'";
