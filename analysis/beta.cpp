@@ -6,6 +6,7 @@
 
 #include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
+#include "core/model/registry.h"
 #include "core/util/error.h"
 
 namespace fathom::analysis {
@@ -109,7 +110,9 @@ void print_matrix(const nlohmann::json& m, const char* title, std::ostream& out)
 }  // namespace
 
 nlohmann::json BetaResult::to_json() const {
-  return {{"encoder", matrix_json(encoder)}, {"decoder", matrix_json(decoder)}};
+  nlohmann::json out{{"encoder", matrix_json(encoder)}, {"decoder", matrix_json(decoder)}};
+  if (!note.empty()) out["note"] = note;
+  return out;
 }
 
 BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
@@ -119,6 +122,14 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
     throw std::invalid_argument("beta needs a residual stream; model.connection '" +
                                 m.connection + "' has none (methods.md s4)");
   BetaResult result;
+  // Only a LayerNorm is affine once its per-token statistics are known; other norms are not
+  // decomposed, and the result says what that leaves out.
+  const std::string style = resolve_sublayer_style(m);
+  const std::string normalization = methods().sublayer_styles.find(style)->normalization;
+  if (normalization == "DyT")
+    result.note = "model.norm '" + style + "': DyT (gamma tanh(alpha x) + beta) in place of every "
+                  "LayerNorm. The stream between them is a plain sum, so each sub-layer's row is "
+                  "exact; DyT is not affine, so no row follows a stack's final DyT.";
   start_matrix(result.encoder, "enc", 2 * m.encoder_layers);
   start_matrix(result.decoder, "dec", 3 * m.decoder_layers);
   const torch::Tensor masks[2] = {non_pad(batch.src), non_pad(batch.tgt_in)};
@@ -162,6 +173,7 @@ void register_beta(AnalysisRegistry& registry) {
     }
   };
   a.print = [](const nlohmann::json& result, std::ostream& out) {
+    if (result.contains("note")) out << result["note"].get<std::string>() << "\n\n";
     print_matrix(result.at("encoder"), "encoder", out);
     out << "\n";
     print_matrix(result.at("decoder"), "decoder", out);

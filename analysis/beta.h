@@ -39,6 +39,7 @@ struct BetaMatrix {
 
 struct BetaResult {
   BetaMatrix encoder, decoder;
+  std::string note;  // what the rows mean for a model whose norms are not LayerNorms (DyT)
   nlohmann::json to_json() const;
 };
 

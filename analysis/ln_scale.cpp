@@ -7,6 +7,7 @@
 #include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
 #include "analysis/stream_decomposition.h"
+#include "core/model/registry.h"
 
 namespace fathom::analysis {
 namespace {
@@ -59,16 +60,35 @@ nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams
                      {"max", n.max},
                      {"sigma", n.sigma}});
   nlohmann::json result{{"norms", norms}};
-  if (norms.empty())
+  const std::string style = resolve_sublayer_style(s.config.model);
+  if (methods().sublayer_styles.find(style)->normalization == "DyT") {
+    // DyT divides by no sigma: w/sigma does not exist. Its own scale is alpha; list those.
+    nlohmann::json dyt = nlohmann::json::array();
+    for (const auto& e : s.model->catalog().extras)
+      if (e.kind == "dyt_alpha")
+        dyt.push_back({{"name", e.name.substr(0, e.name.rfind(".alpha"))},
+                       {"alpha", e.tensor.item<double>()}});
+    result["dyt"] = dyt;
+    result["note"] = "model.norm '" + style + "' has no LayerNorm: every one is DyT(x) = gamma "
+                     "tanh(alpha x) + beta, which divides by no sigma, so w/sigma is not defined. "
+                     "Each DyT's alpha is listed instead (its slope at 0 is gamma * alpha).";
+  } else if (norms.empty()) {
     result["note"] = "no Post-LN LayerNorms: model.norm '" + s.config.model.norm +
                      "', init '" + s.config.model.init + "', connection '" +
                      s.config.model.connection + "'";
+  }
   return result;
 }
 
 void print_ln_scale(const nlohmann::json& result, std::ostream& out) {
   if (result.contains("note")) {
     out << result["note"].get<std::string>() << "\n";
+    char line[160];
+    for (const auto& d : result.value("dyt", nlohmann::json::array())) {
+      std::snprintf(line, sizeof line, "  %-32s alpha %10.4f\n",
+                    d.at("name").get<std::string>().c_str(), d.at("alpha").get<double>());
+      out << line;
+    }
     return;
   }
   out << "w/sigma of each Post-LN LayerNorm (mean over tokens of mean|w| / sigma; < 1 shrinks "

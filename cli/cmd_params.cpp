@@ -3,6 +3,7 @@
 // side, so methods can be compared at equal size before anything trains. Parallel-text
 // configs are counted at their configured vocabulary size (data.vocab.size); the synthetic
 // task's vocabulary is generated (cheap) and counted exactly.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -30,18 +31,24 @@ int64_t vocab_size(const RunConfig& config) {
 }
 
 void print_params(const GlobalOptions& global, const ParamsArgs& args) {
-  const std::vector<std::string> kinds{"embeddings", "attention", "ffn_lstm", "norms",
-                                       "omega",      "other",     "total"};
+  // The usual kinds in this order; a method's own kind (dyt_alpha, ...) before the total.
+  std::vector<std::string> kinds{"embeddings", "attention", "ffn_lstm", "norms", "omega", "other"};
   std::vector<std::string> names;
   std::vector<std::map<std::string, int64_t>> counts;
   for (const auto& path : args.configs) {
     RunConfig config = load_config_file(path);
     apply_overrides(config, args.overrides);
+    check_config(config);
     check_model_methods(config);
     Transformer model(config.model, vocab_size(config));
     names.push_back(config.name + " (" + path + ")");
     counts.push_back(model->parameter_counts());
   }
+  for (const auto& c : counts)
+    for (const auto& [kind, n] : c)
+      if (kind != "total" && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+        kinds.push_back(kind);
+  kinds.push_back("total");
   if (global.json) {
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < names.size(); ++i)
@@ -55,7 +62,8 @@ void print_params(const GlobalOptions& global, const ParamsArgs& args) {
   std::printf("\n");
   for (const auto& kind : kinds) {
     std::printf("%-12s", kind.c_str());
-    for (const auto& c : counts) std::printf(" %14lld", static_cast<long long>(c.at(kind)));
+    for (const auto& c : counts)
+      std::printf(" %14lld", static_cast<long long>(c.count(kind) ? c.at(kind) : 0));
     std::printf("\n");
   }
 }

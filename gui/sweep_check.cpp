@@ -1,16 +1,42 @@
 #include "gui/sweep_check.h"
 
+#include <algorithm>
+
+#include "core/config/config_io.h"
+#include "core/config/config_schema.h"
 #include "core/util/error.h"
+#include "core/util/strings.h"
 #include "experiments/sweep_spec.h"
+#include "gui/method_choices.h"
 
 namespace fathom::gui {
+namespace {
+
+// Method names (model.norm, model.init, model.connection) against the registry as the CLI
+// reports it, worded as the CLI words it; nothing is checked when no CLI answered.
+void check_method_names(const RunConfig& config) {
+  for (auto it = method_choices().begin(); it != method_choices().end(); ++it) {
+    const FieldSpec* field = find_field(it.key().toStdString());
+    if (!field) continue;
+    std::vector<std::string> names;
+    for (const MethodChoice& m : it.value()) names.push_back(m.name.toStdString());
+    const std::string value = field_value_text(config, *field);
+    if (std::find(names.begin(), names.end(), value) != names.end()) continue;
+    const std::string hint = closest_match(value, names);
+    config_error(config, field->key,
+                 "'" + value + "' is not one of " + join(names, ", ") +
+                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+}
+
+}  // namespace
 
 SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,
                             const std::string& base_dir) {
   SweepCheck check;
   try {
     const SweepSpec spec = load_sweep_string(yaml, origin, base_dir);
-    check.runs = static_cast<int>(expand_sweep(spec).size());
+    check.runs = static_cast<int>(expand_sweep(spec, check_method_names).size());
     check.ok = true;
   } catch (const InputError& e) {
     check.file = e.file();

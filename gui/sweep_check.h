@@ -1,7 +1,8 @@
 #pragma once
-// Checks sweep YAML as `fathom sweep --dry-run` would, short of the method names (those need
-// the model registry, i.e. LibTorch; the Dry run button asks the CLI): parse, expand, check
-// every run's config. Fast enough to run as the user types.
+// Checks sweep YAML as `fathom sweep --dry-run` would: parse, expand, check every run's config,
+// and the method names against the registry's list as the CLI reports it (method_choices.h;
+// a method's own rules, e.g. Admin needs Post-LN, are left to the Dry run button, which asks
+// the CLI). Fast enough to run as the user types.
 #include <string>
 
 namespace fathom::gui {

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "core/config/config_schema.h"
+#include "gui/method_choices.h"
 
 namespace fathom::gui {
 namespace {
@@ -23,7 +24,18 @@ QStringList schema_keys() {
   return keys;
 }
 
-// "type; doc; one of a | b" for a key's tooltip, or "" for an unknown key.
+// The values a key may take: its schema choices, or the registered methods for model.norm,
+// model.init and model.connection (asked of the CLI). Empty: any value of its type.
+QStringList value_choices(const QString& key) {
+  QStringList out;
+  if (const FieldSpec* f = find_field(key.toStdString()))
+    for (const auto& c : f->choices) out << QString::fromStdString(c);
+  for (const MethodChoice& m : method_choices().value(key)) out << m.name;
+  return out;
+}
+
+// "type; doc; one of a | b" for a key's tooltip, or "" for an unknown key. Methods come with
+// their one-line description.
 QString key_help(const QString& key) {
   const FieldSpec* f = find_field(key.toStdString());
   if (!f) return {};
@@ -32,13 +44,49 @@ QString key_help(const QString& key) {
   QString help = QStringLiteral("%1 (%2): %3")
                      .arg(key, QString::fromLatin1(types[static_cast<int>(f->type)]),
                           QString::fromStdString(f->doc));
-  if (!f->choices.empty()) {
-    QStringList choices;
-    for (const auto& c : f->choices) choices << QString::fromStdString(c);
-    help += QStringLiteral("\nchoices: ") + choices.join(QStringLiteral(", "));
+  if (f->range.limited()) help += QStringLiteral("\nmust be ") + QString::fromStdString(f->range.text());
+  const QList<MethodChoice> methods = method_choices().value(key);
+  if (!methods.isEmpty()) {
+    help += QStringLiteral("\nchoices:");
+    for (const MethodChoice& m : methods) help += QStringLiteral("\n  %1: %2").arg(m.name, m.doc);
+  } else if (!f->choices.empty()) {
+    help += QStringLiteral("\nchoices: ") + value_choices(key).join(QStringLiteral(", "));
   }
   return help;
 }
+
+// Completes the item being typed in a comma-separated list ("post, pe" -> "post, peri").
+class ListItemCompleter : public QCompleter {
+ public:
+  ListItemCompleter(const QStringList& words, QLineEdit* edit) : QCompleter(words, edit), edit_(edit) {
+    setCaseSensitivity(Qt::CaseInsensitive);
+  }
+  QStringList splitPath(const QString& path) const override {
+    return {path.section(QLatin1Char(','), -1).trimmed()};
+  }
+  QString pathFromIndex(const QModelIndex& index) const override {
+    const QString text = edit_->text();
+    const int comma = text.lastIndexOf(QLatin1Char(','));
+    const QString head = comma < 0 ? QString() : text.left(comma + 1) + QLatin1Char(' ');
+    return head + QCompleter::pathFromIndex(index);
+  }
+
+ private:
+  QLineEdit* edit_;
+};
+
+// Value cells complete over the row's key's choices (schema choices or registered methods).
+class ValueDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                        const QModelIndex& index) const override {
+    auto* edit = new QLineEdit(parent);
+    const QStringList choices = value_choices(index.siblingAtColumn(0).data().toString().trimmed());
+    if (!choices.isEmpty()) edit->setCompleter(new ListItemCompleter(choices, edit));
+    return edit;
+  }
+};
 
 // Key cells edit with completion over every config key.
 class KeyDelegate : public QStyledItemDelegate {
@@ -99,6 +147,7 @@ QTableWidget* SweepFormWidget::makeTable(const QString& value_header) {
   table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table->verticalHeader()->hide();
   table->setItemDelegateForColumn(0, new KeyDelegate(table));
+  table->setItemDelegateForColumn(1, new ValueDelegate(table));
   table->setMinimumHeight(100);
   connect(table, &QTableWidget::itemChanged, this, [this, table](QTableWidgetItem* item) {
     if (filling_) return;

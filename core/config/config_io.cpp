@@ -232,28 +232,20 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
 }
 
 void check_config(const RunConfig& c) {
-  auto positive = [&](const std::string& key, double value) {
-    if (!(value > 0)) config_error(c, key, "must be positive, got " + std::to_string(value));
-  };
-  auto probability = [&](const std::string& key, double value) {
-    if (!(value >= 0 && value < 1)) config_error(c, key, "must be in [0, 1), got " + std::to_string(value));
-  };
+  // Ranges are declared with the keys (config_schema.cpp); the rules below relate keys.
+  for (const auto& field : config_fields()) {
+    if (!field.range.limited()) continue;
+    const double value = numeric_value(c, field);
+    if (!field.range.contains(value))
+      config_error(c, field.key,
+                   "must be " + field.range.text() + ", got " + field_value_text(c, field));
+  }
   const auto& m = c.model;
-  positive("model.d_model", m.d_model);
-  positive("model.heads", m.heads);
-  positive("model.d_ff", m.d_ff);
-  positive("model.encoder_layers", m.encoder_layers);
-  positive("model.decoder_layers", m.decoder_layers);
   if (m.d_model % m.heads != 0)
     config_error(c, "model.heads", std::to_string(m.heads) + " heads do not divide d_model = " +
                                        std::to_string(m.d_model));
-  probability("model.dropout", m.dropout);
-  probability("model.attention_dropout", m.attention_dropout);
-  probability("model.activation_dropout", m.activation_dropout);
 
   const auto& d = c.data;
-  positive("data.max_tokens", d.max_tokens);
-  positive("data.max_len", d.max_len);
   if (d.task == "parallel") {
     for (const char* key : {"data.train_source", "data.train_target"})
       if (field_value_text(c, *find_field(key)).empty())
@@ -270,10 +262,7 @@ void check_config(const RunConfig& c) {
     if (d.vocab.size < 8) config_error(c, "data.vocab.size", "must be at least 8");
   } else {
     const auto& s = d.synthetic;
-    positive("data.synthetic.vocab", s.vocab);
-    positive("data.synthetic.min_len", s.min_len);
     if (s.max_len < s.min_len) config_error(c, "data.synthetic.max_len", "must be >= min_len");
-    positive("data.synthetic.train_size", s.train_size);
   }
 
   const auto& t = c.train;
@@ -282,25 +271,8 @@ void check_config(const RunConfig& c) {
     config_error(c, "train.precision",
                  "fp16 needs a CUDA device (LibTorch's CPU autocast has no float16); use bf16 "
                  "or fp32 on the CPU");
-  positive("train.lr", t.lr);
   for (double b : t.betas)
     if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
-  positive("train.eps", t.eps);
-  if (t.weight_decay < 0) config_error(c, "train.weight_decay", "must be >= 0");
-  if (t.warmup < 0) config_error(c, "train.warmup", "must be >= 0");
-  positive("train.max_updates", t.max_updates);
-  probability("train.label_smoothing", t.label_smoothing);
-  if (t.update_tokens < 0) config_error(c, "train.update_tokens", "must be >= 0");
-  if (t.clip_norm < 0) config_error(c, "train.clip_norm", "must be >= 0");
-  positive("train.valid_every", t.valid_every);
-  positive("train.log_every", t.log_every);
-  if (t.grad_norm_every < 0) config_error(c, "train.grad_norm_every", "must be >= 0");
-  if (t.keep_checkpoint_every < 0) config_error(c, "train.keep_checkpoint_every", "must be >= 0");
-  if (t.divergence_factor < 0) config_error(c, "train.divergence_factor", "must be >= 0");
-  if (t.threads < 0) config_error(c, "train.threads", "must be >= 0");
-
-  positive("eval.beam", c.eval.beam);
-  if (c.eval.max_sentences < 0) config_error(c, "eval.max_sentences", "must be >= 0");
 
   const std::string& dev = c.device;
   if (!(dev == "auto" || dev == "cpu" || dev == "cuda" || dev.rfind("cuda:", 0) == 0))

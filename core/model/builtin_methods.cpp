@@ -1,5 +1,6 @@
 #include "core/model/builtin_methods.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "core/config/config_io.h"
@@ -13,6 +14,10 @@ const MethodRegistry& methods() {
   std::call_once(once, [] {
     register_post_norm(registry);
     register_pre_norm(registry);
+    register_peri_norm(registry);
+    register_mix_norm(registry);
+    register_ln_scaling(registry);
+    register_dyt_norm(registry);
     register_xavier_init(registry);
     register_lipschitz_init(registry);
     register_admin_init(registry);
@@ -29,6 +34,17 @@ std::string resolve_sublayer_style(const ModelConfig& config) {
   const InitMethod* init = methods().inits.find(config.init);
   if (init && !init->sublayer_style.empty()) return init->sublayer_style;
   return config.norm;
+}
+
+std::vector<std::string> norm_choices() {
+  std::vector<std::string> out;
+  for (const auto& style : methods().sublayer_styles.names()) {
+    bool owned = false;
+    for (const auto& init : methods().inits.names())
+      owned = owned || methods().inits.find(init)->sublayer_style == style;
+    if (!owned) out.push_back(style);
+  }
+  return out;
 }
 
 namespace {
@@ -58,6 +74,17 @@ void check_model_methods(const RunConfig& config) {
   const auto& connection =
       require(config, methods().connections, "model.connection", config.model.connection);
   if (connection.check) connection.check(config);
+  // model.norm names a placement; an init that brings its own style checks it itself.
+  if (init.sublayer_style.empty()) {
+    const auto choices = norm_choices();
+    const std::string& norm = config.model.norm;
+    if (std::find(choices.begin(), choices.end(), norm) == choices.end()) {
+      const std::string hint = closest_match(norm, choices);
+      config_error(config, "model.norm",
+                   "'" + norm + "' is not one of " + join(choices, ", ") +
+                       (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    }
+  }
   require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
 }
 

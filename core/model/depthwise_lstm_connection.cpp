@@ -253,6 +253,12 @@ void check_depthwise_lstm(const RunConfig& config) {
                  "init '" + m.init +
                      "' works on residual branches and needs model.connection: residual; "
                      "depthwise_lstm has no residual shortcut (use xavier or lipschitz)");
+  // post and pre are accepted and ignored (the LSTM's own LayerNorms are fixed, see above);
+  // a style that changes the normalization itself would be silently dropped, so say so.
+  if (m.norm != "post" && m.norm != "pre")
+    config_error(config, "model.norm",
+                 "norm '" + m.norm + "' acts on residual sub-layers; depthwise_lstm keeps the "
+                 "paper's LayerNorms (use post or pre, both mean the same here)");
   check_choice(config, "model.lstm.hidden", m.lstm.hidden);
   check_choice(config, "model.lstm.merge", m.lstm.merge);
   check_choice(config, "model.lstm.share", m.lstm.share);

@@ -11,11 +11,18 @@
 
 namespace fathom {
 
-class ObservedNormImpl : public torch::nn::Module {
+// A normalization layer as a stack holds it (its final norm): LayerNorm, or a style's own
+// replacement for it (DyT).
+class NormLayer : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(const torch::Tensor& x) = 0;
+};
+
+class ObservedNormImpl : public NormLayer {
  public:
   ObservedNormImpl(int d_model, std::string name, std::shared_ptr<ModelHooks> hooks,
                    ParameterCatalog& catalog, const SublayerId* owner = nullptr);
-  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor forward(const torch::Tensor& x) override;
   torch::nn::LayerNorm& norm() { return norm_; }
   const std::string& name() const { return name_; }
 

@@ -17,7 +17,9 @@ class PreNormConnection : public SublayerConnection {
     report(x, f, out);
     return out;
   }
-  bool needs_final_norm() const override { return true; }
+  std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& c) const override {
+    return final_layer_norm(c);
+  }
 
  private:
   ObservedNorm norm_{nullptr};

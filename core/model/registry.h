@@ -45,6 +45,9 @@ struct Batch;
 struct SublayerStyle {
   std::string doc;
   std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
+  // What its normalization layers are: "LayerNorm", "DyT", or "none". Analyses that read
+  // LayerNorm statistics (ln-scale, beta) say what they did when it is not "LayerNorm".
+  std::string normalization = "LayerNorm";
 };
 
 // What a data-dependent initialization (Admin's profiling) may read. The model knows no
@@ -107,6 +110,9 @@ const MethodRegistry& methods();
 
 // The sub-layer style a config resolves to (the init's own style, else model.norm).
 std::string resolve_sublayer_style(const ModelConfig& config);
+
+// The styles `model.norm` may name: every registered style that no init brings as its own.
+std::vector<std::string> norm_choices();
 
 // For inits that bring their own Post-LN style (admin, deepnorm, rezero_postln): config errors
 // unless model.norm is "post" (when `needs_post_norm`) and model.connection is "residual".

@@ -13,7 +13,8 @@ namespace {
 std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const SublayerId& id,
                                                     int stack_sublayers,
                                                     const std::string& name) {
-  ConnectionContext c{s.config, id, stack_sublayers, name, s.hooks, s.catalog};
+  const int stack_layers = stack_sublayers / (id.stack == Stack::Encoder ? 2 : 3);
+  ConnectionContext c{s.config, id, stack_sublayers, stack_layers, name, s.hooks, s.catalog};
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
 }
 
@@ -45,9 +46,9 @@ class ResidualEncoder : public EncoderStack {
       ffn_connection_.push_back(register_module(
           mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
     }
-    if (attention_connection_.front()->needs_final_norm())
-      final_norm_ = register_module("encoder_final_norm",
-                                    ObservedNorm(m.d_model, "enc.final_norm", s.hooks, s.catalog));
+    // The last sub-layer decides: a Mix-LN stack ends in Pre-LN layers.
+    if (auto norm = ffn_connection_.back()->make_final_norm({m, "enc.final_norm", s.hooks, s.catalog}))
+      final_norm_ = register_module("encoder_final_norm", norm);
   }
 
   torch::Tensor forward(const torch::Tensor& x_in, const torch::Tensor& padding) override {
@@ -66,7 +67,7 @@ class ResidualEncoder : public EncoderStack {
               : layer(l, x, padding);
       x = observed_layer_output(hooks_.get(), Stack::Encoder, index, x);
     }
-    return final_norm_ ? final_norm_(x) : x;
+    return final_norm_ ? final_norm_->forward(x) : x;
   }
 
  private:
@@ -81,7 +82,7 @@ class ResidualEncoder : public EncoderStack {
   std::vector<MultiheadAttention> attention_;
   std::vector<FeedForward> ffn_;
   std::vector<std::shared_ptr<SublayerConnection>> attention_connection_, ffn_connection_;
-  ObservedNorm final_norm_{nullptr};
+  std::shared_ptr<NormLayer> final_norm_;
   std::shared_ptr<ModelHooks> hooks_;
 };
 
@@ -114,9 +115,8 @@ class ResidualDecoder : public DecoderStack {
       ffn_connection_.push_back(register_module(
           mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
     }
-    if (self_connection_.front()->needs_final_norm())
-      final_norm_ = register_module("decoder_final_norm",
-                                    ObservedNorm(m.d_model, "dec.final_norm", s.hooks, s.catalog));
+    if (auto norm = ffn_connection_.back()->make_final_norm({m, "dec.final_norm", s.hooks, s.catalog}))
+      final_norm_ = register_module("decoder_final_norm", norm);
   }
 
   torch::Tensor forward(const torch::Tensor& y_in, const torch::Tensor& memory,
@@ -137,7 +137,7 @@ class ResidualDecoder : public DecoderStack {
               : layer(l, y, memory, padding);
       y = observed_layer_output(hooks_.get(), Stack::Decoder, index, y);
     }
-    return final_norm_ ? final_norm_(y) : y;
+    return final_norm_ ? final_norm_->forward(y) : y;
   }
 
  private:
@@ -158,7 +158,7 @@ class ResidualDecoder : public DecoderStack {
   std::vector<FeedForward> ffn_;
   std::vector<std::shared_ptr<SublayerConnection>> self_connection_, cross_connection_,
       ffn_connection_;
-  ObservedNorm final_norm_{nullptr};
+  std::shared_ptr<NormLayer> final_norm_;
   std::shared_ptr<ModelHooks> hooks_;
 };
 

@@ -54,7 +54,8 @@ void register_rezero_init(MethodRegistry& registry) {
       "rezero", {"x_k = x_{k-1} + alpha_k drop(f_k(x_{k-1})), no LayerNorm (ReZero)",
                  [](const ConnectionContext& c) {
                    return std::make_shared<ReZeroConnection>(c, false);
-                 }});
+                 },
+                 "none"});
   registry.sublayer_styles.add(
       "rezero_postln", {"x_k = LN(x_{k-1} + alpha_k drop(f_k(x_{k-1})))  (ReZero + Post-LN)",
                         [](const ConnectionContext& c) {

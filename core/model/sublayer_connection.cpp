@@ -2,6 +2,10 @@
 
 namespace fathom {
 
+std::shared_ptr<NormLayer> final_layer_norm(const FinalNormContext& c) {
+  return ObservedNorm(c.config.d_model, c.name, c.hooks, c.catalog).ptr();
+}
+
 SublayerConnection::SublayerConnection(const ConnectionContext& context)
     : id_(context.id), dropout_(context.config.dropout), hooks_(context.hooks) {}
 

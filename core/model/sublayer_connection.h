@@ -21,18 +21,34 @@ struct ConnectionContext {
   const ModelConfig& config;
   SublayerId id;
   int stack_sublayers;                 // sub-layers in this stack (2N or 3M)
+  int stack_layers;                    // layers in this stack (N or M)
   std::string name;                    // module path prefix for catalog entries
   std::shared_ptr<ModelHooks> hooks;
   ParameterCatalog& catalog;
 };
+
+// What a stack passes when it asks for its final normalization.
+struct FinalNormContext {
+  const ModelConfig& config;
+  std::string name;                    // catalog / analysis name, e.g. "enc.final_norm"
+  std::shared_ptr<ModelHooks> hooks;
+  ParameterCatalog& catalog;
+};
+
+// A plain observed LayerNorm as a stack's final norm (the Pre-LN styles' answer).
+std::shared_ptr<NormLayer> final_layer_norm(const FinalNormContext& context);
 
 class SublayerConnection : public torch::nn::Module {
  public:
   explicit SublayerConnection(const ConnectionContext& context);
   // x_{k-1} -> x_k, calling `branch` once to compute f_k.
   virtual torch::Tensor forward(const torch::Tensor& x, const Branch& branch) = 0;
-  // Pre-LN style stacks end with a LayerNorm on the stack output.
-  virtual bool needs_final_norm() const { return false; }
+  // The normalization on the stack's output, asked of the stack's LAST connection: none for
+  // Post-LN styles (the default), a LayerNorm for Pre-LN ones (final_layer_norm()), a
+  // style's own kind for styles that replace LayerNorm (DyT).
+  virtual std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& context) const {
+    return nullptr;
+  }
   const SublayerId& id() const { return id_; }
 
  protected:

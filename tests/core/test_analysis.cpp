@@ -38,6 +38,7 @@ RunConfig small_config(const std::string& norm, const std::string& init, int N =
   c.model.dropout = 0.1;
   c.model.norm = norm;
   c.model.init = init;
+  c.model.mix_ln_alpha = 0.5;  // mix: the first floor(N/2) layers Post-LN, the rest Pre-LN
   c.data.task = "synthetic";
   c.data.synthetic.vocab = 12;
   c.data.synthetic.train_size = 200;
@@ -76,6 +77,7 @@ void perturb_norms(TransformerImpl& model, uint64_t seed) {
   }
   for (auto& e : model.catalog().extras) {
     if (e.kind == "omega") e.tensor.mul_(torch::rand_like(e.tensor) + 0.5);
+    if (e.kind == "norms") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);  // DyT gamma, beta
     if (e.name.find(".alpha") != std::string::npos) e.tensor.fill_(0.7);  // ReZero's 0 at init
   }
 }
@@ -86,7 +88,14 @@ double masked_population_variance(const torch::Tensor& t, const torch::Tensor& m
 
 const std::vector<std::pair<std::string, std::string>> kResidualMethods{
     {"post", "xavier"}, {"pre", "xavier"}, {"post", "admin"}, {"post", "deepnorm"},
-    {"post", "lipschitz"}, {"post", "rezero_postln"}};
+    {"post", "lipschitz"}, {"post", "rezero_postln"}, {"peri", "xavier"}, {"mix", "xavier"},
+    {"lns", "xavier"},  {"dyt", "xavier"}};
+
+// Whether a stack of this style ends in a final LayerNorm that beta decomposes: Pre-LN-like
+// styles do (mix ends in Pre-LN layers); post has none; DyT's final norm is not affine.
+bool final_ln_row(const std::string& norm) {
+  return norm == "pre" || norm == "peri" || norm == "lns" || norm == "mix";
+}
 
 // Every sub-layer output of the encoder and decoder as the model computes it (trace.output),
 // and the final LayerNorms' outputs: the denominators of beta, recorded independently of the
@@ -128,7 +137,7 @@ TEST(Beta, RowsAreLowerTriangularAndDivideByTheActualOutputsStd) {
       ASSERT_EQ(m->labels.size(), sublayers + 1);
       ASSERT_EQ(m->sum_sq.size(), sublayers);
       ASSERT_EQ(m->bias.size(), sublayers);
-      EXPECT_EQ(m->final_row.has_value(), norm == "pre");
+      EXPECT_EQ(m->final_row.has_value(), final_ln_row(norm));
       const torch::Tensor mask = non_pad(m == &r.encoder ? f.batch.src : f.batch.tgt_in);
       for (size_t i = 0; i < m->beta.size(); ++i) {
         double squares = 0;
@@ -317,8 +326,8 @@ TEST(Beta, ComponentsSumBackToTheModelsOutput) {
     f.model->hooks().observer = &decomposer;
     f.model->forward(f.batch.src, f.batch.tgt_in);
     f.model->hooks().observer = nullptr;
-    EXPECT_EQ(steps, 6 + 6 + (norm == "pre" ? 2 : 0));
-    EXPECT_EQ(finals, norm == "pre" ? 2 : 0);
+    EXPECT_EQ(steps, 6 + 6 + (final_ln_row(norm) ? 2 : 0));
+    EXPECT_EQ(finals, final_ln_row(norm) ? 2 : 0);
     EXPECT_LT(worst, 1e-4);
   }
 }

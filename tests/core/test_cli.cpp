@@ -269,6 +269,24 @@ TEST_F(Cli, HugeSweepNeedsYes) {
   EXPECT_TRUE(runs_in_store().empty());
 }
 
+// A sub-layer style name is checked against the method registry at the axis value's line,
+// with a suggestion, before anything is queued; the registered styles all pass --dry-run.
+TEST_F(Cli, SweepOverAnUnknownStyleFailsAtItsLine) {
+  write("tiny.yaml", kTinyConfig);
+  const std::string bad =
+      write("bad.yaml", "name: styles\nbase: tiny.yaml\ngrid:\n  model.norm: [peri, lnss]\n");
+  const Result refused = fathom({"--db", db(), "sweep", bad, "--no-progress"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(contains(refused.err, "bad.yaml:4: 'model.norm'")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "did you mean 'lns'")) << refused.err;
+  EXPECT_TRUE(runs_in_store().empty());
+  const std::string good = write(
+      "good.yaml", "name: styles\nbase: tiny.yaml\ngrid:\n  model.norm: [peri, mix, lns, dyt]\n");
+  const Result dry = fathom({"--db", db(), "sweep", good, "--dry-run"});
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_TRUE(contains(dry.out, "4 runs")) << dry.out;
+}
+
 TEST_F(Cli, ResumeContinuesTheSameRun) {
   const std::string config = write("tiny.yaml", kTinyConfig);
   const Result first = fathom(

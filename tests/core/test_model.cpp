@@ -33,8 +33,12 @@ RunConfig tiny_config(const std::string& norm, int encoder_layers = 1, int decod
   c.model.attention_dropout = 0.0;
   c.model.activation_dropout = 0.0;
   c.model.norm = norm;
+  c.model.mix_ln_alpha = 0.5;  // mix: 2 layers split 1 Post-LN + 1 Pre-LN
   return c;
 }
+
+// Every sub-layer style model.norm may name (core/model/*_norm.cpp, ln_scaling.cpp).
+const std::vector<std::string> kNorms{"post", "pre", "peri", "mix", "lns", "dyt"};
 
 // Moves every parameter away from its initial value (LN gamma 1 / beta 0, biases 0, ...), so
 // a reference that put a bias, gamma or beta in the wrong place cannot agree by accident.
@@ -139,13 +143,45 @@ torch::Tensor ref_ffn(const Params& P, const std::string& m, const torch::Tensor
                     P(m + ".fc2.weight"), P(m + ".fc2.bias"));
 }
 
-// One sub-layer in the given order: post: LN(x + f(x)); pre: x + f(LN(x)).
+// DyT (arXiv 2503.10622): gamma * tanh(alpha * x) + beta, from the module `m`'s parameters.
+torch::Tensor ref_dyt(const Params& P, const std::string& m, const torch::Tensor& x) {
+  return torch::tanh(P(m + ".alpha") * x) * P(m + ".weight") + P(m + ".bias");
+}
+
+// The order `norm` gives 1-based layer l of a stack of L layers: mix is post in its first
+// floor(0.5 L) layers (tiny_config's mix_ln_alpha) and pre after.
+std::string layer_order(const std::string& norm, int l, int L) {
+  if (norm != "mix") return norm;
+  return l <= static_cast<int>(std::floor(0.5 * L)) ? "post" : "pre";
+}
+
+// One sub-layer of 1-based layer l (of L), each style by its formula (docs/methods-notes.md):
+//   post: LN(x + f(x))            pre: x + f(LN(x))           peri: x + LN(f(LN(x)))
+//   lns:  x + f(LN(x) / sqrt(l))  dyt: x + f(DyT(x))
 template <typename F>
-torch::Tensor ref_sublayer(const Params& P, const std::string& norm, const std::string& connection,
-                           const torch::Tensor& x, F f) {
-  const std::string ln = connection + "." + norm + "_norm.ln";
-  if (norm == "post") return ref_ln(x + f(x), P(ln + ".weight"), P(ln + ".bias"));
-  return x + f(ref_ln(x, P(ln + ".weight"), P(ln + ".bias")));
+torch::Tensor ref_sublayer(const Params& P, const std::string& norm, int l, int L,
+                           const std::string& connection, const torch::Tensor& x, F f) {
+  const std::string order = layer_order(norm, l, L);
+  auto ln = [&](const std::string& module, const torch::Tensor& v) {
+    const std::string m = connection + "." + module + ".ln";
+    return ref_ln(v, P(m + ".weight"), P(m + ".bias"));
+  };
+  if (order == "post") return ln("post_norm", x + f(x));
+  if (order == "pre") return x + f(ln("pre_norm", x));
+  if (order == "peri") return x + ln("output_norm", f(ln("input_norm", x)));
+  if (order == "lns") return x + f(ln("pre_norm", x) / std::sqrt(static_cast<double>(l)));
+  if (order == "dyt") return x + f(ref_dyt(P, connection + ".pre_norm", x));
+  ADD_FAILURE() << "no reference for norm " << norm;
+  return x;
+}
+
+// The stack's final normalization: none after a Post-LN last layer, DyT for dyt, LN otherwise.
+torch::Tensor ref_final(const Params& P, const std::string& norm, int L, const std::string& m,
+                        const torch::Tensor& x) {
+  const std::string order = layer_order(norm, L, L);
+  if (order == "post") return x;
+  if (order == "dyt") return ref_dyt(P, m, x);
+  return ref_ln(x, P(m + ".ln.weight"), P(m + ".ln.bias"));
 }
 
 torch::Tensor ref_encode(const Params& P, const std::string& norm, int layers,
@@ -154,15 +190,14 @@ torch::Tensor ref_encode(const Params& P, const std::string& norm, int layers,
   torch::Tensor x = ref_embed(P("source_embedding"), source);
   for (int l = 0; l < layers; ++l) {
     const std::string L = "encoder.layer" + std::to_string(l);
-    x = ref_sublayer(P, norm, L + "_self_attn_connection", x, [&](const torch::Tensor& h) {
-      return ref_self_attention(P, L + "_self_attn", h, pad, false);
-    });
-    x = ref_sublayer(P, norm, L + "_ffn_connection", x,
+    x = ref_sublayer(P, norm, l + 1, layers, L + "_self_attn_connection", x,
+                     [&](const torch::Tensor& h) {
+                       return ref_self_attention(P, L + "_self_attn", h, pad, false);
+                     });
+    x = ref_sublayer(P, norm, l + 1, layers, L + "_ffn_connection", x,
                      [&](const torch::Tensor& h) { return ref_ffn(P, L + "_ffn", h); });
   }
-  if (norm == "pre")
-    x = ref_ln(x, P("encoder.encoder_final_norm.ln.weight"), P("encoder.encoder_final_norm.ln.bias"));
-  return x;
+  return ref_final(P, norm, layers, "encoder.encoder_final_norm", x);
 }
 
 // Logits with shared + tied embeddings: h @ E^T.
@@ -175,17 +210,18 @@ torch::Tensor ref_forward(const Params& P, const std::string& norm, int enc_laye
   torch::Tensor y = ref_embed(E, target_in);
   for (int l = 0; l < dec_layers; ++l) {
     const std::string L = "decoder.layer" + std::to_string(l);
-    y = ref_sublayer(P, norm, L + "_self_attn_connection", y, [&](const torch::Tensor& h) {
-      return ref_self_attention(P, L + "_self_attn", h, torch::Tensor(), true);
-    });
-    y = ref_sublayer(P, norm, L + "_enc_attn_connection", y, [&](const torch::Tensor& h) {
-      return ref_cross_attention(P, L + "_enc_attn", h, memory, pad);
-    });
-    y = ref_sublayer(P, norm, L + "_ffn_connection", y,
+    y = ref_sublayer(P, norm, l + 1, dec_layers, L + "_self_attn_connection", y,
+                     [&](const torch::Tensor& h) {
+                       return ref_self_attention(P, L + "_self_attn", h, torch::Tensor(), true);
+                     });
+    y = ref_sublayer(P, norm, l + 1, dec_layers, L + "_enc_attn_connection", y,
+                     [&](const torch::Tensor& h) {
+                       return ref_cross_attention(P, L + "_enc_attn", h, memory, pad);
+                     });
+    y = ref_sublayer(P, norm, l + 1, dec_layers, L + "_ffn_connection", y,
                      [&](const torch::Tensor& h) { return ref_ffn(P, L + "_ffn", h); });
   }
-  if (norm == "pre")
-    y = ref_ln(y, P("decoder.decoder_final_norm.ln.weight"), P("decoder.decoder_final_norm.ln.bias"));
+  y = ref_final(P, norm, dec_layers, "decoder.decoder_final_norm", y);
   return torch::matmul(y, E.t());
 }
 
@@ -301,10 +337,11 @@ TEST(Model, DropoutFollowsTrainEvalMode) {
 // Fails if a LayerNorm is in the wrong place, the final LN is missing or extra, Q/K/V are
 // split in another order, the attention scale, heads, masks, embedding scale, positions or the
 // tied output projection differ from methods.md s1-2. Parameters are perturbed first so that
-// gamma/beta/biases matter. Run for 1+1 layers and for 2+2 layers (stacking order).
+// gamma/beta/biases matter. Run for 1+1, 2+2 and 3+3 layers (stacking order; lns's 1/sqrt(l)
+// and mix's split need several layers), for every style of model.norm.
 TEST(Model, MatchesHandWrittenReference) {
-  for (const std::string norm : {"post", "pre"}) {
-    for (int layers : {1, 2}) {
+  for (const std::string& norm : kNorms) {
+    for (int layers : {1, 2, 3}) {
       SCOPED_TRACE(norm + " layers " + std::to_string(layers));
       Transformer model = build_model(tiny_config(norm, layers, layers), kVocab, 7);
       perturb(model, 100 + layers);
@@ -341,14 +378,15 @@ TEST(Model, PostAndPreDiffer) {
 // parameter_counts(): "total" is the number of distinct parameter elements, and matches a hand
 // formula. Per encoder layer: self-attention 4d^2+4d (qkv 3d^2+3d, out d^2+d), FFN
 // 2*d*d_ff + d_ff + d, two LNs 2*2d. Per decoder layer: two attentions 2*(4d^2+4d), FFN as
-// above, three LNs 3*2d. Pre-LN adds one final LN (2d) per stack. Embeddings: V*d once when
+// above, three LNs 3*2d. Pre-LN adds one final LN (2d) per stack. Peri-LN doubles the LNs;
+// DyT has gamma and beta where LN has them, plus one alpha per DyT. Embeddings: V*d once when
 // shared and tied; 3*V*d with separate source, target and output matrices.
 // Fails if a shared tensor is counted twice, or a module is missing/extra.
 TEST(Model, ParameterCountsMatchHandFormula) {
   const int64_t d = kD, f = kFf, V = kVocab;
   const int64_t attention = 4 * d * d + 4 * d;
   const int64_t ffn = 2 * d * f + f + d;
-  for (const std::string norm : {"post", "pre"}) {
+  for (const std::string& norm : kNorms) {
     for (bool shared : {true, false}) {
       SCOPED_TRACE(norm + (shared ? " shared" : " separate"));
       const int64_t N = 2, M = 3;
@@ -364,15 +402,22 @@ TEST(Model, ParameterCountsMatchHandFormula) {
         if (seen.insert(p.unsafeGetTensorImpl()).second) unique += p.numel();
 
       const int64_t embeddings = (shared ? 1 : 3) * V * d;
-      const int64_t norms = N * 2 * 2 * d + M * 3 * 2 * d + (norm == "pre" ? 2 * 2 * d : 0);
+      // peri has two LNs per sub-layer; every style but post ends each stack with a final
+      // norm (mix: its last layers are pre); dyt's gamma and beta count as norms, its alpha
+      // (one scalar per DyT) on its own.
+      const int64_t per_sublayer = (norm == "peri" ? 2 : 1) * 2 * d;
+      const int64_t finals = norm == "post" ? 0 : 2;
+      const int64_t norms = (N * 2 + M * 3) * per_sublayer + finals * 2 * d;
+      const int64_t dyt_alphas = norm == "dyt" ? N * 2 + M * 3 + finals : 0;
       const int64_t expected =
-          embeddings + N * (attention + ffn) + M * (2 * attention + ffn) + norms;
+          embeddings + N * (attention + ffn) + M * (2 * attention + ffn) + norms + dyt_alphas;
       EXPECT_EQ(counts.at("total"), unique);
       EXPECT_EQ(counts.at("total"), expected);
       EXPECT_EQ(counts.at("embeddings"), embeddings);
       EXPECT_EQ(counts.at("attention"), N * attention + M * 2 * attention);
       EXPECT_EQ(counts.at("ffn_lstm"), (N + M) * ffn);
       EXPECT_EQ(counts.at("norms"), norms);
+      EXPECT_EQ(counts.count("dyt_alpha") ? counts.at("dyt_alpha") : 0, dyt_alphas);
       EXPECT_EQ(counts.at("other"), 0);
     }
   }

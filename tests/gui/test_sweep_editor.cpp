@@ -7,6 +7,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QCompleter>
+#include <QStyleOptionViewItem>
+
+#include "gui/fathom_binary.h"
 #include "gui/sweep_editor.h"
 #include "gui/sweep_form.h"
 #include "gui/sweep_form_widget.h"
@@ -176,6 +180,38 @@ class SweepEditorTest : public QObject {
     QVERIFY(!editor.lastCheck().ok);
     QCOMPARE(editor.lastCheck().line, 4);
     QVERIFY(editor.statusLabel()->text().contains("model.init"));
+  }
+
+  // Every sub-layer style in the registry (asked of `fathom config --methods`) is offered for
+  // model.norm: listed with its description in the key's tooltip, and completed item by item
+  // in the values cell.
+  void registeredMethodsAreOffered() {
+    QVERIFY2(!fathom::gui::find_fathom_binary().isEmpty(), "fathom binary not found ($FATHOM_BIN)");
+    SweepEditor editor;
+    openValidSweep(editor);
+    QTableWidget* grid = editor.form()->gridTable();
+    const QString tip = grid->item(0, 0)->toolTip();
+    for (const char* style : {"post:", "pre:", "peri:", "mix:", "lns:", "dyt:"})
+      QVERIFY2(tip.contains(QString::fromLatin1(style)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("arXiv 2503.10622")), qPrintable(tip));  // DyT's doc
+
+    QStyleOptionViewItem option;
+    QWidget* editor_widget =
+        grid->itemDelegateForColumn(1)->createEditor(grid->viewport(), option, grid->model()->index(0, 1));
+    auto* edit = qobject_cast<QLineEdit*>(editor_widget);
+    QVERIFY(edit && edit->completer());
+    const QStringList words = edit->completer()->model()->index(0, 0).isValid()
+                                  ? [&] {
+                                      QStringList all;
+                                      for (int r = 0; r < edit->completer()->model()->rowCount(); ++r)
+                                        all << edit->completer()->model()->index(r, 0).data().toString();
+                                      return all;
+                                    }()
+                                  : QStringList();
+    QVERIFY2(words.contains(QStringLiteral("lns")) && words.contains(QStringLiteral("peri")),
+             qPrintable(words.join(',')));
+    QCOMPARE(edit->completer()->splitPath(QStringLiteral("post, pe")), QStringList{QStringLiteral("pe")});
+    delete editor_widget;
   }
 };
 
