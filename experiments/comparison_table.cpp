@@ -99,6 +99,43 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   return cell;
 }
 
+// What each cell holds, said once under the table: how it aggregates, over how many runs (one
+// n for all cells, or "n per cell" when they differ, which sets show_n), and where a std is.
+std::string aggregation_note(ComparisonTable& t, const TableOptions& options,
+                             const std::vector<std::string>& variant_keys, size_t total_runs,
+                             bool up) {
+  std::set<int> counts;
+  bool any_std = false;
+  for (const auto& line : t.cells)
+    for (const auto& c : line)
+      if (c.value) {
+        counts.insert(c.used);
+        any_std = any_std || c.std.has_value();
+      }
+  t.show_n = counts.size() > 1;
+  const int n = counts.size() == 1 ? *counts.begin() : 0;
+  std::string how;
+  if (options.agg == CellAgg::Mean) {
+    how = n == 1   ? "the cell's one finished run"
+          : n > 1  ? "mean over the cell's " + std::to_string(n) + " finished runs"
+                   : "mean over the cell's finished runs";
+    if (!variant_keys.empty()) how += " (pooled over " + join(variant_keys, ", ") + ")";
+  } else {
+    how = n == 1   ? "best variant (one run each)"
+          : n > 1  ? "best variant (by its mean over its " + std::to_string(n) + " seeds)"
+                   : "best variant (by its mean over its seeds)";
+  }
+  if (options.seed_std) {
+    if (any_std)
+      how += counts.count(1) ? " ± sample std where n >= 2" : " ± sample std";
+    else if (n > 0 || t.show_n)
+      how += "; no std (no cell has two finished runs)";
+  }
+  if (t.show_n) how += "; (n=...) = the runs behind a value";
+  return options.metric + ": " + how + "; " + std::to_string(total_runs) + " runs; " +
+         (up ? "higher" : "lower") + " is better";
+}
+
 void mark_best(ComparisonTable& t, BoldBest bold, bool up) {
   if (bold == BoldBest::None) return;
   const size_t outer = bold == BoldBest::Column ? t.col_labels.size() : t.row_labels.size();
@@ -210,16 +247,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   }
   mark_best(t, options.bold, up);
 
-  std::string how = options.agg == CellAgg::Mean ? "mean over the cell's finished runs"
-                                                 : "best variant (by its mean over seeds)";
-  if (!variant_keys.empty() && options.agg == CellAgg::Mean) {
-    std::string keys;
-    for (const auto& k : variant_keys) keys += (keys.empty() ? "" : ", ") + k;
-    how += " (pooled over " + keys + ")";
-  }
-  t.notes.push_back(options.metric + ": " + how + (options.seed_std ? " ± sample std" : "") +
-                    "; " + std::to_string(runs.size()) + " runs; " +
-                    (up ? "higher" : "lower") + " is better");
+  t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;

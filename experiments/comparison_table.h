@@ -57,6 +57,9 @@ struct ComparisonTable {
   std::vector<std::vector<TableCell>> cells;        // [row][col]
   bool seed_std = false;
   int digits = 2;
+  // The cells' run counts differ: each cell with a value shows its n (renderers, GUI); when
+  // they agree the note states the one n instead.
+  bool show_n = false;
   // Lines printed under the table: what a marker means, how cells were aggregated.
   std::vector<std::string> notes;
 };

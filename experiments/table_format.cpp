@@ -48,6 +48,7 @@ std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::s
   if (!c.value) return c.status.empty() ? "--" : c.status;
   std::string s = fixed(*c.value, t.digits);
   if (t.seed_std && c.std) s += pm + fixed(*c.std, t.digits);
+  if (t.show_n) s += " (n=" + std::to_string(c.used) + ")";
   if (c.diverged > 0) s += dagger;
   return s;
 }
@@ -77,6 +78,7 @@ std::string table_to_csv(const ComparisonTable& t) {
   for (const auto& col : t.col_labels) {
     out << ',' << csv_field(col);
     if (t.seed_std) out << ',' << csv_field(col + " std");
+    if (t.show_n) out << ',' << csv_field(col + " n");
   }
   out << "\r\n";  // RFC 4180 line ends
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
@@ -84,6 +86,7 @@ std::string table_to_csv(const ComparisonTable& t) {
     for (const auto& c : t.cells[r]) {
       out << ',' << csv_field(c.value ? plain_number(*c.value) : c.status);
       if (t.seed_std) out << ',' << (c.std ? plain_number(*c.std) : "");
+      if (t.show_n) out << ',' << (c.value ? std::to_string(c.used) : "");
     }
     out << "\r\n";
   }

@@ -209,6 +209,7 @@ void ComparisonView::redraw() {
       if (cell.value) {
         text = QString::number(*cell.value, 'f', t.digits);
         if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
+        if (t.show_n) text += QStringLiteral(" (n=%1)").arg(cell.used);
         if (cell.diverged) text += QStringLiteral(" \u2020");
       }
       auto* item = new QTableWidgetItem(text);

@@ -89,6 +89,37 @@ TEST(ComparisonTable, GoldenCsvMarkdownLatex) {
   EXPECT_EQ(table_to_latex(t), golden("depth_bleu.tex"));
 }
 
+// The note says what each cell holds (issue 21.5): one run per cell is not called a mean and
+// gets no "± std"; a common n is stated once; cells print their n only when the n's differ.
+TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
+  TableOptions o = depth_options();
+  const auto single = build_comparison_table(
+      {run(1, "6", "xavier", "1", "finished", 20.0), run(2, "6", "admin", "1", "finished", 23.0),
+       run(3, "18", "admin", "1", "finished", 26.0)},
+      o);
+  EXPECT_FALSE(single.show_n);
+  EXPECT_EQ(single.notes.at(0),
+            "test_bleu: the cell's one finished run; no std (no cell has two finished runs); 3 "
+            "runs; higher is better");
+  EXPECT_EQ(table_to_markdown(single).find("±"), std::string::npos);
+  EXPECT_EQ(table_to_markdown(single).find("(n="), std::string::npos);
+
+  std::vector<TableRun> three;
+  for (int seed = 1; seed <= 3; ++seed) {
+    three.push_back(run(seed, "6", "xavier", std::to_string(seed), "finished", 20.0 + seed));
+    three.push_back(run(10 + seed, "6", "admin", std::to_string(seed), "finished", 24.0));
+  }
+  const auto uniform = build_comparison_table(three, o);
+  EXPECT_FALSE(uniform.show_n);
+  EXPECT_EQ(uniform.notes.at(0),
+            "test_bleu: mean over the cell's 3 finished runs ± sample std; 6 runs; higher is better");
+  EXPECT_NE(table_to_markdown(uniform).find("22.00 ± 1.00"), std::string::npos);  // {21, 22, 23}
+
+  const auto varying = build_comparison_table(depth_runs(), o);  // n = 2, 2 and 1
+  EXPECT_TRUE(varying.show_n);
+  EXPECT_EQ(varying.cells[1][1].used, 1);
+}
+
 // A cell with several variants (here two learning rates): `mean` pools every run, `best`
 // takes the variant with the best mean over its seeds and reports that variant's std.
 TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
