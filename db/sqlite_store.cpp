@@ -1,8 +1,12 @@
 // The SQLite backend: one file, WAL mode, writers queue on the write lock (sqlite_handle.h).
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/util/error.h"
 #include "db/migrations.h"
@@ -486,6 +490,39 @@ std::optional<std::string> sqlite_file_busy_reason(const std::string& path) {
          "when it ends";
 }
 
+namespace {
+
+// A WAL-mode store is read through its -shm file, which a reader creates when it is missing;
+// in a directory it cannot write (a read-only mount, a colleague's results) that fails with
+// "attempt to write a readonly database". With no -wal file every committed row is in the
+// main file, so it can be read as immutable (no locks, no -shm). With a -wal present SQLite
+// reads it through an existing -shm as usual.
+bool needs_immutable_open(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string dir = fs::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return ::access(dir.c_str(), W_OK) != 0 && !fs::exists(path + "-wal", ec);
+}
+
+// file: URI of `path` with immutable=1; characters special in a URI are percent-encoded.
+std::string immutable_uri(const std::string& path) {
+  const std::string absolute = std::filesystem::absolute(path).string();
+  std::string out = "file:";
+  for (unsigned char c : absolute) {
+    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out + "?immutable=1";
+}
+
+}  // namespace
+
 std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode mode) {
   namespace fs = std::filesystem;
   const std::string& path = url.connect;
@@ -504,7 +541,9 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
 
   const int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY
                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  Connection db(path, flags);
+  Connection db = mode == OpenMode::ReadOnly && needs_immutable_open(path)
+                      ? Connection(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+                      : Connection(path, flags);
   if (mode == OpenMode::ReadWrite && sqlite3_db_readonly(db.get(), "main") == 1)
     throw InputError(path, 0, "", "run store is not writable");
 

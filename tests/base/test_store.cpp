@@ -403,6 +403,40 @@ TEST_F(StoreTest, MigratesEmptyFile) {
   sqlite3_close(raw);
 }
 
+// A store on a read-only filesystem (a colleague's results, an archive mount) can still be
+// listed: a WAL reader would have to create the -shm file beside it. A tmpfs the test mounts
+// and remounts read-only stands in; root can write through directory permissions, not
+// through a read-only mount. Skipped with the reason when it cannot mount (not root).
+TEST_F(StoreTest, StoreOnAReadOnlyFilesystemCanBeRead) {
+  const fs::path mount = dir_ / "ro";
+  fs::create_directories(mount);
+  const std::string at = mount.string();
+  if (std::system(("mount -t tmpfs -o size=8m tmpfs '" + at + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs at " << at << " (needs root)";
+  struct Unmount {
+    std::string at;
+    ~Unmount() { std::system(("umount '" + at + "'").c_str()); }
+  } unmount{at};
+  const std::string path = (mount / "runs #1.db").string();  // '#' must survive the URI
+  int64_t id = 0;
+  {
+    auto store = Store::open(path);
+    id = store.create_run(sample_run("archived", "depth"));
+    store.set_final_metric(id, "valid_ppl", 3.25);
+  }
+  ASSERT_FALSE(fs::exists(path + "-wal"));  // a clean close leaves everything in the main file
+  ASSERT_EQ(std::system(("mount -o remount,ro '" + at + "'").c_str()), 0);
+  ASSERT_NE(::access(at.c_str(), W_OK), 0);
+
+  auto store = Store::open(path, OpenMode::ReadOnly);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, id);
+  EXPECT_EQ(runs[0].name, "archived");
+  EXPECT_DOUBLE_EQ(runs[0].final_metrics.at("valid_ppl"), 3.25);
+  EXPECT_EQ(store.path(), path);
+}
+
 TEST_F(StoreTest, MissingFileReadOnlyIsAnError) {
   try {
     Store::open(db_path(), OpenMode::ReadOnly);
