@@ -14,6 +14,7 @@
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/store.h"
 #include "plot/analysis_figures.h"
+#include "plot/analysis_kinds.h"
 #include "plot/export.h"
 #include "plot/store_curves.h"
 #endif
@@ -166,7 +167,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("result", *result, "the analysis result JSON")->required();
   cmd->add_option("--kind", *kind, "which analysis made it")
       ->required()
-      ->check(CLI::IsMember({"beta", "output-shift", "grad-norms", "ln-scale", "linearize"}));
+      ->check(CLI::IsMember(plot::analysis_kind_names()));
   add_output_options(cmd, *output);
   cmd->callback([&global, result, kind, output] {
     plot::format_for_path(output->out);

@@ -12,21 +12,13 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "plot/analysis_figures.h"
+#include "plot/analysis_kinds.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
 namespace {
 
 using json = nlohmann::json;
-
-QString number(const json& j, const char* key, int digits = 4) {
-  if (!j.contains(key) || !j[key].is_number()) return QStringLiteral("-");
-  return QString::number(j[key].get<double>(), 'g', digits);
-}
-
-QString text(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? QString::fromStdString(j[key].get<std::string>()) : QString();
-}
 
 // The on-screen style: the paper figure's layout with screen-sized fonts.
 plot::Style screen_style(const QFont& font) {
@@ -55,21 +47,24 @@ QString AnalysisPanel::caption() const { return caption_->text(); }
 void AnalysisPanel::clear() {
   for (QCustomPlot* p : plots_) p->deleteLater();
   plots_.clear();
-  if (table_) table_->deleteLater();
+  for (QTableWidget* t : tables_) t->deleteLater();
+  tables_.clear();
   table_ = nullptr;
   caption_->setText(QStringLiteral("Select a result, or compute one below."));
 }
 
 void AnalysisPanel::addTable(const QStringList& header, const QList<QStringList>& rows) {
-  table_ = new QTableWidget(static_cast<int>(rows.size()), static_cast<int>(header.size()));
-  table_->setHorizontalHeaderLabels(header);
-  table_->verticalHeader()->hide();
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  auto* table = new QTableWidget(static_cast<int>(rows.size()), static_cast<int>(header.size()));
+  table->setHorizontalHeaderLabels(header);
+  table->verticalHeader()->hide();
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   for (int r = 0; r < rows.size(); ++r)
-    for (int c = 0; c < rows[r].size() && c < header.size(); ++c) table_->setItem(r, c, new QTableWidgetItem(rows[r][c]));
-  table_->resizeColumnsToContents();
-  add_export_menu(table_);
-  grid_->addWidget(table_, 1, 0, 1, 2);
+    for (int c = 0; c < rows[r].size() && c < header.size(); ++c) table->setItem(r, c, new QTableWidgetItem(rows[r][c]));
+  table->resizeColumnsToContents();
+  add_export_menu(table);
+  tables_ << table;
+  if (!table_) table_ = table;
+  grid_->addWidget(table, static_cast<int>(tables_.size()), 0, 1, 2);  // under the plots
 }
 
 void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
@@ -87,36 +82,28 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
   }
 
   // Tables first: a result that cannot be drawn (ln-scale of a Pre-LN model) still has them.
-  if (record.kind == "linearize" && result.contains("layers")) {
-    QList<QStringList> rows;
-    const json full = result.value("full", json::object());
-    rows << QStringList{QStringLiteral("full model"), number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "", "", "", ""};
-    for (const auto& l : result["layers"]) {
-      const json control = l.value("control", json::object());
-      rows << QStringList{text(l, "layer"), number(l, "valid_ppl"), number(l, "ppl_change_pct", 3), number(l, "bleu"),
-                          number(l, "bleu_change_pct", 3), number(control, "bleu_change_pct", 3),
-                          number(l, "bleu_vs_control_pct", 3), number(l, "steps", 6), number(l, "lstsq_mse"),
-                          number(l, "final_mse")};
-    }
-    addTable({"layer", "valid ppl", "ppl change %", "BLEU", "BLEU change %", "control BLEU change %",
-              "BLEU vs control %", "steps", "lstsq mse", "final mse"},
-             rows);
-    const char* steps_key = result.contains("max_steps") ? "max_steps" : "steps";
-    words += QStringLiteral("; objective %1, at most %2 steps, early stopping on validation; control: the layer "
-                            "kept, an affine map after it trained the same way")
-                 .arg(text(result, "objective"))
-                 .arg(number(result, steps_key));
-  } else if (record.kind == "ln-scale" && result.contains("norms")) {
-    QList<QStringList> rows;
-    for (const auto& n : result["norms"])
-      rows << QStringList{text(n, "name"), number(n, "w_over_sigma"), number(n, "min"), number(n, "max"), number(n, "sigma")};
-    if (!rows.empty()) addTable({"LayerNorm", "w/sigma", "min", "max", "sigma"}, rows);
-  } else if (record.kind == "output-shift" && result.contains("configs")) {
-    for (const auto& c : result["configs"]) {
-      const json lin = c.value("linear", json::object()), log = c.value("log", json::object());
-      words += QStringLiteral("\n%1: linear fit R² %2, log fit R² %3").arg(text(c, "label"), number(lin, "r2", 3), number(log, "r2", 3));
-    }
+  const plot::AnalysisKind* kind = nullptr;
+  try {
+    kind = &plot::find_analysis_kind(record.kind, source.toStdString());
+  } catch (const std::exception& e) {
+    caption_->setText(words + QStringLiteral("\n%1").arg(QString::fromUtf8(e.what())));
+    return;
   }
+  if (kind->tables)
+    for (const plot::ResultTable& t : kind->tables(result)) {
+      QStringList header;
+      for (const auto& h : t.header) header << QString::fromStdString(h);
+      QList<QStringList> rows;
+      for (const auto& row : t.rows) {
+        QStringList cells;
+        for (const auto& c : row) cells << QString::fromStdString(c);
+        rows << cells;
+      }
+      addTable(header, rows);
+    }
+  if (kind->caption)
+    if (const std::string more = kind->caption(result); !more.empty())
+      words += (kind->tables ? QStringLiteral("; ") : QStringLiteral("\n")) + QString::fromStdString(more);
 
   std::vector<plot::NamedFigure> figures;
   try {

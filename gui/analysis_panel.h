@@ -1,7 +1,7 @@
 #pragma once
-// One stored analysis result drawn: the figures of plot/analysis_figures.h (the ones
-// `fathom export plot analysis` writes) on embedded plots, and, for results that are tables
-// (linearize, ln-scale), the numbers as a table beside them. Plots and tables export from
+// One stored analysis result drawn as its kind (plot/analysis_kinds.h) says: the figures
+// `fathom export plot analysis` writes, on embedded plots, the kind's tables under them and
+// its words in the caption. Plots and tables export from
 // their right-click menu and File > Export....
 #include <QWidget>
 
@@ -23,7 +23,7 @@ class AnalysisPanel : public QWidget {
   void clear();
 
   const QList<QCustomPlot*>& plots() const { return plots_; }
-  QTableWidget* table() const { return table_; }  // nullptr when the result has no table
+  QTableWidget* table() const { return table_; }  // the first table; nullptr when none
   QString caption() const;                         // what the result says in words
 
  private:
@@ -32,6 +32,7 @@ class AnalysisPanel : public QWidget {
   QLabel* caption_;
   QGridLayout* grid_;
   QList<QCustomPlot*> plots_;
+  QList<QTableWidget*> tables_;  // from the analysis kind's tables(), in order
   QTableWidget* table_ = nullptr;
 };
 

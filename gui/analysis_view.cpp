@@ -22,16 +22,13 @@
 #include "gui/analysis_runner.h"
 #include "gui/export_menu.h"
 #include "gui/store_session.h"
+#include "plot/analysis_kinds.h"
 
 namespace fathom::gui {
 namespace {
 
-// Default options per analysis (editable): output-shift needs depths; linearize is costly
-// over every layer, so it starts with a short run over two.
-QString default_options(const QString& kind) {
-  if (kind == "output-shift") return QStringLiteral("--depths 1,2,4,8");
-  if (kind == "linearize") return QStringLiteral("--layers enc:1-2 --steps 20");
-  return {};
+const plot::AnalysisKind& kind_named(const QString& name) {
+  return plot::find_analysis_kind(name.toStdString(), "analysis view");
 }
 
 }  // namespace
@@ -60,7 +57,7 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   split->setStretchFactor(1, 1);
 
   kind_ = new QComboBox;
-  kind_->addItems({"beta", "grad-norms", "ln-scale", "output-shift", "linearize"});
+  for (const auto& kind : plot::analysis_kinds()) kind_->addItem(QString::fromStdString(kind.name));
   checkpoint_ = new QComboBox;
   checkpoint_->addItems({"best", "last", "init"});
   checkpoint_->setToolTip(QStringLiteral("which model of the run (output-shift always builds fresh models)"));
@@ -212,8 +209,9 @@ void AnalysisView::showSelected() {
 }
 
 void AnalysisView::kindChanged() {
-  options_->setText(default_options(kind_->currentText()));
-  checkpoint_->setEnabled(kind_->currentText() != "output-shift");
+  const plot::AnalysisKind& kind = kind_named(kind_->currentText());
+  options_->setText(QString::fromStdString(kind.starting_options));
+  checkpoint_->setEnabled(!kind.builds_own_models);
 }
 
 void AnalysisView::updateButtons() {
@@ -231,14 +229,14 @@ QStringList AnalysisView::computeArguments(QString* error) {
   const auto& run = runs_.front();
   const QString kind = kind_->currentText();
   QStringList args{kind};
-  if (kind == "output-shift") {
-    // output-shift builds fresh models from configs: the run's own config, as stored.
+  if (kind_named(kind).builds_own_models) {
+    // It builds fresh models from configs: the run's own config, as stored.
     config_dir_ = std::make_unique<QTemporaryDir>();
     const QString path = config_dir_->filePath(QStringLiteral("run-%1.yaml").arg(run.id));
     QFile file(path);
     if (!config_dir_->isValid() || !file.open(QIODevice::WriteOnly) ||
         file.write(QByteArray::fromStdString(run.config_yaml)) < 0) {
-      *error = QStringLiteral("cannot write the run's config for output-shift");
+      *error = QStringLiteral("cannot write the run's config for %1").arg(kind);
       return {};
     }
     args << path;

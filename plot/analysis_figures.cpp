@@ -1,11 +1,12 @@
 #include "plot/analysis_figures.h"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "core/util/error.h"
+#include "plot/analysis_kinds.h"
 
 namespace fathom::plot {
 namespace {
@@ -244,14 +245,7 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
 
 std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
                                           const std::string& source) {
-  if (kind == "beta") return beta_figures(result, source);
-  if (kind == "output-shift") return {{"", output_shift_figure(result, source)}};
-  if (kind == "grad-norms") return {{"", grad_norms_figure(result, source)}};
-  if (kind == "ln-scale") return {{"", ln_scale_figure(result, source)}};
-  if (kind == "linearize") return {{"", linearize_figure(result, source)}};
-  throw InputError(source, 0, "--kind",
-                   "expected beta, output-shift, grad-norms, ln-scale or linearize, got '" + kind +
-                       "'");
+  return find_analysis_kind(kind, source).figures(result, source);
 }
 
 }  // namespace fathom::plot

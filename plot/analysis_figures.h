@@ -22,8 +22,8 @@ namespace fathom::plot {
 // A figure and the suffix that tells it apart when a result makes several ("encoder").
 using NamedFigure = std::pair<std::string, Figure>;
 
-// kind: "beta", "output-shift", "grad-norms", "ln-scale" or "linearize". Malformed results throw fathom::InputError
-// naming `source` and the field.
+// kind: a name of plot/analysis_kinds.h. Malformed results throw fathom::InputError naming
+// `source` and the field.
 std::vector<NamedFigure> analysis_figures(const nlohmann::json& result, const std::string& kind,
                                           const std::string& source = "<json>");
 

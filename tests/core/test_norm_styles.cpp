@@ -64,6 +64,18 @@ const torch::Tensor kX = torch::tensor({{{1.0f, 2.0f, 3.0f, 4.0f}}});  // [1, 1,
 // (x - 2.5) / sqrt(1.25001) = (-1.341635, -0.447212, 0.447212, 1.341635).
 const std::vector<double> kLn{-1.341635, -0.447212, 0.447212, 1.341635};
 
+// A small model of `norm` (d 8, 2 heads).
+RunConfig small_model(const std::string& norm, int encoder_layers, int decoder_layers) {
+  RunConfig c;
+  c.model.d_model = 8;
+  c.model.heads = 2;
+  c.model.d_ff = 16;
+  c.model.encoder_layers = encoder_layers;
+  c.model.decoder_layers = decoder_layers;
+  c.model.norm = norm;
+  return c;
+}
+
 void expect_values(const std::vector<double>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-5) << "unit " << i;
@@ -138,13 +150,7 @@ TEST(NormStyles, MixLnSplitsEachStackAtFloorAlphaL) {
 // decoder split on their own (N = 4 and M = 2 at alpha 0.5: 2 and 1 Post-LN layers).
 TEST(NormStyles, FinalNormFollowsTheLastLayer) {
   auto names = [](const std::string& norm, double alpha, int N, int M) {
-    RunConfig c;
-    c.model.d_model = 8;
-    c.model.heads = 2;
-    c.model.d_ff = 16;
-    c.model.encoder_layers = N;
-    c.model.decoder_layers = M;
-    c.model.norm = norm;
+    RunConfig c = small_model(norm, N, M);
     c.model.mix_ln_alpha = alpha;
     Transformer model = build_model(c, 12, 1);
     std::set<std::string> out;
@@ -169,13 +175,7 @@ TEST(NormStyles, FinalNormFollowsTheLastLayer) {
 
 // DyT's alpha learns: the loss has a gradient with respect to every alpha.
 TEST(NormStyles, DyTAlphaReceivesGradients) {
-  RunConfig c;
-  c.model.d_model = 8;
-  c.model.heads = 2;
-  c.model.d_ff = 16;
-  c.model.encoder_layers = 2;
-  c.model.decoder_layers = 1;
-  c.model.norm = "dyt";
+  RunConfig c = small_model("dyt", 2, 1);
   c.model.dyt_alpha = 0.8;
   Transformer model = build_model(c, 12, 1);
   const torch::Tensor src = torch::tensor({{4, 5, 6, 3}}, torch::kInt64);

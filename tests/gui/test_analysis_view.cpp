@@ -44,6 +44,10 @@ const char* kLinearize = R"({"objective": "task", "steps": 20, "lr": 0.001,
              {"layer": "dec.1", "stack": "dec", "index": 1, "valid_ppl": 3.6, "bleu": 58.0,
               "ppl_change_pct": 16.1, "bleu_change_pct": -6.5, "lstsq_mse": 0.03, "final_mse": 0.04, "pairs": 512}]})";
 
+// ln-scale of a DyT model (issue 19): no LayerNorm, so no w/sigma; the alphas and the note.
+const char* kLnScaleDyt = R"({"norms": [], "dyt": [{"name": "enc.0.self_attn.pre_norm", "alpha": 0.5},
+  {"name": "enc.final_norm", "alpha": 0.62}], "note": "model.norm 'dyt' has no LayerNorm"})";
+
 const char* kGrads = R"({"labels": ["enc.0.self_attn", "enc.0.ffn"], "groups": {"enc_attn": [1.0], "enc_ffn": [0.5]}})";
 
 }  // namespace
@@ -53,7 +57,7 @@ class AnalysisViewTest : public QObject {
  private:
   QTemporaryDir dir_;
   QString db_;
-  int64_t run_ = 0, other_ = 0, beta_ = 0, shift_ = 0, linearize_ = 0, others_beta_ = 0;
+  int64_t run_ = 0, other_ = 0, beta_ = 0, shift_ = 0, linearize_ = 0, others_beta_ = 0, dyt_ = 0;
 
   int64_t add(Store& store, std::optional<int64_t> run, const std::string& kind, const char* result) {
     NewAnalysis a;
@@ -80,6 +84,27 @@ class AnalysisViewTest : public QObject {
     linearize_ = add(store, run_, "linearize", kLinearize);
     others_beta_ = add(store, other_, "beta", kBeta);
     shift_ = add(store, std::nullopt, "output-shift", kShift);  // configs: no run
+    dyt_ = add(store, other_, "ln-scale", kLnScaleDyt);
+  }
+
+  // The kind's table and words (plot/analysis_kinds.h): a DyT model's ln-scale shows each
+  // DyT's alpha and says why there is no w/sigma; no figure, and it says so.
+  void lnScaleOfADyTModelListsItsAlphas() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.setSession(session.get(), db_);
+    view.setRuns({*session->store.find_run(std::to_string(other_))});
+    QVERIFY(view.showAnalysis(dyt_));
+    QTableWidget* table = view.panel()->table();
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("DyT"));
+    QCOMPARE(table->item(1, 0)->text(), QString("enc.final_norm"));
+    QCOMPARE(table->item(1, 1)->text(), QString("0.62"));
+    QVERIFY2(view.panel()->caption().contains("has no LayerNorm"), qPrintable(view.panel()->caption()));
+    QVERIFY(view.panel()->plots().isEmpty());
   }
 
   void listsTheRunsResultsAndDrawsBetaHeatmaps() {

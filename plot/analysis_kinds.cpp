@@ -1,0 +1,120 @@
+#include "plot/analysis_kinds.h"
+
+#include <cstdio>
+
+#include "core/util/error.h"
+#include "core/util/strings.h"
+
+namespace fathom::plot {
+namespace {
+
+using json = nlohmann::json;
+
+std::string number(const json& j, const char* key, int digits = 4) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, j[key].get<double>());
+  return buf;
+}
+
+std::string text(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::vector<ResultTable> linearize_tables(const json& result) {
+  if (!result.contains("layers")) return {};
+  ResultTable t{{"layer", "valid ppl", "ppl change %", "BLEU", "BLEU change %",
+                 "control BLEU change %", "BLEU vs control %", "steps", "lstsq mse", "final mse"},
+                {}};
+  const json full = result.value("full", json::object());
+  t.rows.push_back({"full model", number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "",
+                    "", "", ""});
+  for (const auto& l : result["layers"]) {
+    const json control = l.value("control", json::object());
+    t.rows.push_back({text(l, "layer"), number(l, "valid_ppl"), number(l, "ppl_change_pct", 3),
+                      number(l, "bleu"), number(l, "bleu_change_pct", 3),
+                      number(control, "bleu_change_pct", 3), number(l, "bleu_vs_control_pct", 3),
+                      number(l, "steps", 6), number(l, "lstsq_mse"), number(l, "final_mse")});
+  }
+  return {t};
+}
+
+std::string linearize_caption(const json& result) {
+  if (!result.contains("layers")) return "";
+  return "objective " + text(result, "objective") + ", at most " +
+         number(result, result.contains("max_steps") ? "max_steps" : "steps") +
+         " steps, early stopping on validation; control: the layer kept, an affine map after it "
+         "trained the same way";
+}
+
+std::vector<ResultTable> ln_scale_tables(const json& result) {
+  std::vector<ResultTable> out;
+  if (result.contains("norms") && !result["norms"].empty()) {
+    ResultTable t{{"LayerNorm", "w/sigma", "min", "max", "sigma"}, {}};
+    for (const auto& n : result["norms"])
+      t.rows.push_back({text(n, "name"), number(n, "w_over_sigma"), number(n, "min"),
+                        number(n, "max"), number(n, "sigma")});
+    out.push_back(t);
+  }
+  if (result.contains("dyt")) {  // a DyT model: no sigma, its alphas instead
+    ResultTable t{{"DyT", "alpha"}, {}};
+    for (const auto& d : result["dyt"]) t.rows.push_back({text(d, "name"), number(d, "alpha")});
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::string note_caption(const json& result) { return text(result, "note"); }
+
+std::string output_shift_caption(const json& result) {
+  std::string words;
+  for (const auto& c : result.value("configs", json::array())) {
+    const json lin = c.value("linear", json::object()), log = c.value("log", json::object());
+    words += (words.empty() ? "" : "\n") + text(c, "label") + ": linear fit R² " +
+             number(lin, "r2", 3) + ", log fit R² " + number(log, "r2", 3);
+  }
+  return words;
+}
+
+template <typename F>
+std::function<std::vector<NamedFigure>(const json&, const std::string&)> one(F figure) {
+  return [figure](const json& result, const std::string& source) {
+    return std::vector<NamedFigure>{{"", figure(result, source)}};
+  };
+}
+
+std::vector<AnalysisKind> build_kinds() {
+  std::vector<AnalysisKind> kinds;
+  kinds.push_back({"beta", false, "", beta_figures, nullptr, note_caption});
+  kinds.push_back({"grad-norms", false, "", one(grad_norms_figure), nullptr, nullptr});
+  kinds.push_back({"ln-scale", false, "", one(ln_scale_figure), ln_scale_tables, note_caption});
+  // output-shift sweeps depths with fresh models; linearize is costly over every layer, so the
+  // desktop app starts it short, over two.
+  kinds.push_back({"output-shift", true, "--depths 1,2,4,8", one(output_shift_figure), nullptr,
+                   output_shift_caption});
+  kinds.push_back({"linearize", false, "--layers enc:1-2 --steps 20", one(linearize_figure),
+                   linearize_tables, linearize_caption});
+  return kinds;
+}
+
+}  // namespace
+
+const std::vector<AnalysisKind>& analysis_kinds() {
+  static const std::vector<AnalysisKind> kinds = build_kinds();
+  return kinds;
+}
+
+std::vector<std::string> analysis_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& k : analysis_kinds()) names.push_back(k.name);
+  return names;
+}
+
+const AnalysisKind& find_analysis_kind(const std::string& name, const std::string& source) {
+  for (const auto& k : analysis_kinds())
+    if (k.name == name) return k;
+  throw InputError(source, 0, "--kind",
+                   "expected " + join(analysis_kind_names(), ", ") + ", got '" + name + "'");
+}
+
+}  // namespace fathom::plot
