@@ -11,6 +11,7 @@
 
 #include "db/run_paths.h"
 
+#include "gui/app_icon.h"
 #include "gui/main_window.h"
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("fathom"));
   QApplication::setApplicationName(QStringLiteral("fathom-gui"));
+  QApplication::setWindowIcon(fathom::gui::app_icon());
+  QGuiApplication::setDesktopFileName(QStringLiteral("fathom"));  // resources/fathom.desktop
 
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));

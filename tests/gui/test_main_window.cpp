@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "db/store.h"
+#include "gui/app_icon.h"
 #include "gui/main_window.h"
 #include "gui/runs_view.h"
 
@@ -31,6 +32,19 @@ class MainWindowTest : public QObject {
     r.name = "one";
     r.config_json = R"({"model":{"norm":"pre"}})";
     store.create_run(r);
+  }
+
+  // The compiled-in icon renders: a 64 px pixmap whose corner is transparent (rounded square)
+  // and whose centre carries the plumb line's colour (#f2c14e), as resources/fathom.svg draws.
+  void appIconIsCompiledInAndRenders() {
+    const QIcon icon = fathom::gui::app_icon();
+    QVERIFY(!icon.isNull());
+    const QImage image = icon.pixmap(64, 64).toImage();
+    QCOMPARE(image.size(), QSize(64, 64));
+    QCOMPARE(qAlpha(image.pixel(0, 0)), 0);
+    const QColor centre = image.pixelColor(32, 8);
+    QVERIFY2(centre.red() > 200 && centre.green() > 150 && centre.blue() < 120,
+             qPrintable(centre.name()));
   }
 
   void remembersRecentStoresAndLayout() {
