@@ -1,6 +1,6 @@
 #pragma once
 // Reading a corpus file as sacreBLEU does: UTF-8, one segment per '\n'-terminated line
-// (only '\n' ends a line; '\r' stays in the segment), gzip-compressed when the name ends in .gz.
+// (only '\n' ends a line; '\r' stays in the segment), gzip or plain (core/util/file_bytes.h).
 #include <string>
 #include <vector>
 

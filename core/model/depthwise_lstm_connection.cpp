@@ -124,16 +124,15 @@ class LstmEncoder : public EncoderStack {
       : parts_(*this, s, {Stack::Encoder, 0, SublayerKind::Lstm, 1}) {
     const auto& m = s.config;
     for (int l = 0; l < m.encoder_layers; ++l) {
-      const std::string p = "enc." + std::to_string(l);     // catalog / analysis name
       const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
       SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
       lstm_id_.push_back({Stack::Encoder, l, SublayerKind::Lstm, 2 * l + 1});
       norm_.push_back(register_module(
           mp + "_self_attn_norm",
-          ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &attn_id)));
+          ObservedNorm(m.d_model, attn_id.name() + ".pre_norm", s.hooks, s.catalog, &attn_id)));
       attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, p + ".self_attn", s.catalog,
+                                               attn_id, attn_id.name(), s.catalog,
                                                m.fused_attention == "auto")));
       cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
     }
@@ -179,17 +178,17 @@ class LstmDecoder : public DecoderStack {
       lstm_id_.push_back({Stack::Decoder, l, SublayerKind::Lstm, 3 * l + 2});
       self_norm_.push_back(register_module(
           mp + "_self_attn_norm",
-          ObservedNorm(m.d_model, p + ".self_attn.pre_norm", s.hooks, s.catalog, &self_id)));
+          ObservedNorm(m.d_model, self_id.name() + ".pre_norm", s.hooks, s.catalog, &self_id)));
       self_attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, p + ".self_attn", s.catalog,
+                                               self_id, self_id.name(), s.catalog,
                                                m.fused_attention == "auto")));
       cross_norm_.push_back(register_module(
           mp + "_enc_attn_norm",
-          ObservedNorm(m.d_model, p + ".enc_attn.pre_norm", s.hooks, s.catalog, &cross_id)));
+          ObservedNorm(m.d_model, cross_id.name() + ".pre_norm", s.hooks, s.catalog, &cross_id)));
       cross_attention_.push_back(register_module(
           mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, p + ".enc_attn", s.catalog,
+                                              cross_id, cross_id.name(), s.catalog,
                                               m.fused_attention == "auto")));
       if (m.lstm.merge == "concat") {
         merge_.push_back(register_module(mp + "_merge",

@@ -30,21 +30,20 @@ class ResidualEncoder : public EncoderStack {
     const auto& m = s.config;
     const int sublayers = 2 * m.encoder_layers;
     for (int l = 0; l < m.encoder_layers; ++l) {
-      const std::string p = "enc." + std::to_string(l);     // catalog / analysis name
       const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
       SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
       SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
       attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, p + ".self_attn", s.catalog,
+                                               attn_id, attn_id.name(), s.catalog,
                                                m.fused_attention == "auto")));
       attention_connection_.push_back(register_module(
-          mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, p + ".self_attn")));
+          mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, attn_id.name())));
       ffn_.push_back(register_module(
-          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, p + ".ffn",
+          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(),
                                   s.catalog)));
       ffn_connection_.push_back(register_module(
-          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
+          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
     }
     // The last sub-layer decides: a Mix-LN stack ends in Pre-LN layers.
     if (auto norm = ffn_connection_.back()->make_final_norm({m, "enc.final_norm", s.hooks, s.catalog}))
@@ -92,28 +91,27 @@ class ResidualDecoder : public DecoderStack {
     const auto& m = s.config;
     const int sublayers = 3 * m.decoder_layers;
     for (int l = 0; l < m.decoder_layers; ++l) {
-      const std::string p = "dec." + std::to_string(l);
       const std::string mp = "layer" + std::to_string(l);
       SublayerId self_id{Stack::Decoder, l, SublayerKind::SelfAttention, 3 * l};
       SublayerId cross_id{Stack::Decoder, l, SublayerKind::EncoderAttention, 3 * l + 1};
       SublayerId ffn_id{Stack::Decoder, l, SublayerKind::FeedForward, 3 * l + 2};
       self_attention_.push_back(register_module(
           mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, p + ".self_attn", s.catalog,
+                                               self_id, self_id.name(), s.catalog,
                                                m.fused_attention == "auto")));
       self_connection_.push_back(register_module(
-          mp + "_self_attn_connection", make_connection(s, self_id, sublayers, p + ".self_attn")));
+          mp + "_self_attn_connection", make_connection(s, self_id, sublayers, self_id.name())));
       cross_attention_.push_back(register_module(
           mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, p + ".enc_attn", s.catalog,
+                                              cross_id, cross_id.name(), s.catalog,
                                               m.fused_attention == "auto")));
       cross_connection_.push_back(register_module(
-          mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, p + ".enc_attn")));
+          mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, cross_id.name())));
       ffn_.push_back(register_module(
-          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, p + ".ffn",
+          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(),
                                   s.catalog)));
       ffn_connection_.push_back(register_module(
-          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, p + ".ffn")));
+          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
     }
     if (auto norm = ffn_connection_.back()->make_final_norm({m, "dec.final_norm", s.hooks, s.catalog}))
       final_norm_ = register_module("decoder_final_norm", norm);

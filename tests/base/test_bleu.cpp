@@ -221,6 +221,19 @@ TEST_F(BleuFiles, ReadsLinesOfPlainAndGzipFiles) {
   EXPECT_TRUE(read_text_lines(write("empty.txt", "")).empty());
 }
 
+// The BLEU reader and the corpus reader share one file reader (core/util/file_bytes.h): gzip is
+// recognised by its magic bytes, not the name. A compressed hypothesis file without .gz was
+// read as raw bytes (and failed as invalid UTF-8) while training read the same file fine.
+TEST_F(BleuFiles, GzipIsRecognisedByContentNotName) {
+  const std::string packed = write("packed.gz", "x y\nz\n");
+  const std::string renamed = (dir_ / "packed-hyp.txt").string();
+  std::filesystem::rename(packed, renamed);
+  EXPECT_EQ(read_text_lines(renamed), (std::vector<std::string>{"x y", "z"}));
+  const std::string plain = (dir_ / "plain.gz").string();  // a plain file named .gz
+  std::ofstream(plain, std::ios::binary) << "a b\n";
+  EXPECT_EQ(read_text_lines(plain), (std::vector<std::string>{"a b"}));
+}
+
 TEST_F(BleuFiles, ScoresAFilePair) {
   const BleuCorpus c = read_bleu_corpus(write("ref.txt", "the cat is on the mat  \n"),
                                         write("hyp.txt.gz", "the cat sat on the mat\n"));

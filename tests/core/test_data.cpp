@@ -16,7 +16,7 @@
 #include "core/data/dataset.h"
 #include "core/data/rng.h"
 #include "core/data/text_reader.h"
-#include "core/data/utf8.h"
+#include "core/util/utf8.h"
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
 #include "core/util/error.h"

@@ -1,6 +1,7 @@
 #pragma once
-// Strict UTF-8 validation for corpus lines: invalid bytes would otherwise reach the subword
-// model as garbage pieces and surface much later as unreadable BLEU output.
+// Strict UTF-8 validation, as Python decodes it (and so sacreBLEU), for corpus and BLEU input:
+// invalid bytes would otherwise reach the subword model as garbage pieces and surface much
+// later as unreadable BLEU output.
 #include <cstddef>
 #include <string_view>
 

@@ -1,4 +1,4 @@
-#include "core/data/utf8.h"
+#include "core/util/utf8.h"
 
 namespace fathom {
 
