@@ -117,6 +117,8 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   TrainOutcome outcome;
   try {
     outcome = train_run(config, *store, options);
+  } catch (const UnreadableResumePoint&) {
+    throw;  // nothing was trained or recorded: the run stays as it was
   } catch (const std::exception& e) {
     store->finish_run(run_id, "failed", e.what());
     throw;

@@ -73,6 +73,38 @@ struct Window {
   void reset() { *this = Window(); }
 };
 
+// Restores the resume point: checkpoint_last.pt, or, when that is unreadable (truncated,
+// bit-flipped) or missing after a kill between the two renames of a save, the one before it
+// (checkpoint_previous.pt), said on stderr. False when there is neither (a fresh start);
+// UnreadableResumePoint naming both files when neither loads.
+bool load_resume_point(const std::string& last, const std::string& previous,
+                       TransformerImpl& model, Optimizer& optimizer, TrainerState& state) {
+  std::string why_not_last = "missing";
+  if (fs::exists(last)) {
+    try {
+      load_checkpoint(last, model, &optimizer, &state);
+      return true;
+    } catch (const InputError& e) {
+      why_not_last = e.message();
+    }
+  }
+  if (!fs::exists(previous)) {
+    if (why_not_last == "missing") return false;
+    throw UnreadableResumePoint(last, 0, "",
+                                why_not_last + " (and no checkpoint_previous.pt to fall back on)");
+  }
+  try {
+    state = TrainerState{};
+    load_checkpoint(previous, model, &optimizer, &state);
+  } catch (const InputError& e) {
+    throw UnreadableResumePoint(last, 0, "", why_not_last + "; the one before it, " + previous +
+                                                 ", is unreadable too: " + e.message());
+  }
+  std::fprintf(stderr, "warning: %s: %s; resuming from %s (update %lld) instead\n", last.c_str(),
+               why_not_last.c_str(), previous.c_str(), static_cast<long long>(state.update));
+  return true;
+}
+
 }  // namespace
 
 TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options) {
@@ -82,7 +114,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   const torch::Device device = resolve_device(config.device);
   const PrecisionPlan precision = plan_precision(config, device);  // refuses before any work
-  store.mark_running(run, host_name(), device.str());
+  // A resumed run is marked running once its checkpoint has loaded: an unreadable one must
+  // leave the run as it was (a finished run stays finished, with its times).
+  if (!options.resume) store.mark_running(run, host_name(), device.str());
 
   Dataset data = load_dataset(config.data, options.cache_dir, "");
   if (data.train.empty())
@@ -104,11 +138,14 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   Optimizer optimizer(named, tc);
 
   const std::string last_path = (fs::path(options.artifacts_dir) / "checkpoint_last.pt").string();
+  const std::string previous_path =
+      (fs::path(options.artifacts_dir) / "checkpoint_previous.pt").string();
   const std::string best_path = (fs::path(options.artifacts_dir) / "checkpoint_best.pt").string();
   const std::string config_yaml = config_to_yaml(config);
   TrainerState state;
-  const bool restored = options.resume && fs::exists(last_path);
-  if (restored) load_checkpoint(last_path, *model, &optimizer, &state);
+  const bool restored =
+      options.resume && load_resume_point(last_path, previous_path, *model, optimizer, state);
+  if (options.resume) store.mark_running(run, host_name(), device.str());
   // Points past the checkpoint (all of them when there is none) are redone, never duplicated.
   if (options.resume) store.delete_metrics_after(run, state.update);
 
@@ -190,6 +227,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       std::fprintf(stderr, "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
       return;
     }
+    // The resume point before this one stays as checkpoint_previous.pt: a checkpoint_last
+    // that turns out unreadable (a bad disk block, a copy cut short) costs one interval.
+    std::error_code ec;
+    if (fs::exists(last_path, ec)) fs::rename(last_path, previous_path, ec);
     save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
     store.add_artifact(run, "checkpoint_last", last_path, state.update);
   };

@@ -9,9 +9,18 @@
 #include <string>
 
 #include "core/config/config.h"
+#include "core/util/error.h"
 #include "db/store.h"
 
 namespace fathom {
+
+// A resume whose checkpoints cannot be read (checkpoint_last.pt and checkpoint_previous.pt).
+// Thrown before the run is touched in the store: the caller leaves its status and times as
+// they were (a finished run stays finished).
+class UnreadableResumePoint : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 struct TrainOptions {
   int64_t run_id = 0;          // the run's row in the store (created by the caller)

@@ -287,6 +287,27 @@ TEST_F(Cli, SweepOverAnUnknownStyleFailsAtItsLine) {
   EXPECT_TRUE(contains(dry.out, "4 runs")) << dry.out;
 }
 
+// A resume whose checkpoints are all unreadable is refused (exit 2, naming the file) and the
+// finished run stays finished with its times: it is not turned into a failed run.
+TEST_F(Cli, UnreadableCheckpointsLeaveAFinishedRunFinished) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress"}).status, 0);
+  const auto before = runs_in_store();
+  ASSERT_EQ(before.size(), 1u);
+  const fs::path dir = dir_ / "runs.artifacts" / "run-1";
+  for (const char* name : {"checkpoint_last.pt", "checkpoint_previous.pt"})
+    if (fs::exists(dir / name)) fs::resize_file(dir / name, 64);
+  const Result r = fathom({"--db", db(), "train", "--resume", "1", "--no-progress", "--set",
+                           "train.max_updates=40"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "checkpoint_last.pt")) << r.err;
+  const auto after = runs_in_store();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].status, "finished");
+  EXPECT_EQ(after[0].started_at, before[0].started_at);
+  EXPECT_EQ(after[0].finished_at, before[0].finished_at);
+}
+
 TEST_F(Cli, ResumeContinuesTheSameRun) {
   const std::string config = write("tiny.yaml", kTinyConfig);
   const Result first = fathom(

@@ -293,6 +293,62 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
   EXPECT_TRUE(any_differs);
 }
 
+// A truncated checkpoint_last.pt (a bad block, a copy cut short) costs one checkpoint interval,
+// not the run: the resume falls back to checkpoint_previous.pt (update 10 of 20), redoes
+// updates 11-20 and ends on exactly the uninterrupted run's curve. When that one is unreadable
+// too, the resume is refused naming the file, and the stored run is left exactly as it was.
+TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
+  RunConfig config = tiny_config();
+  config.train.max_updates = 30;
+  config.train.log_every = 1;
+  config.train.valid_every = 10;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+
+  RunConfig first = config;
+  first.train.max_updates = 20;
+  const int64_t b = new_run(first);
+  ASSERT_EQ(train(first, b).status, "finished");
+  const fs::path last = fs::path(artifacts(b)) / "checkpoint_last.pt";
+  const fs::path previous = fs::path(artifacts(b)) / "checkpoint_previous.pt";
+  ASSERT_TRUE(fs::exists(previous));
+  TrainerState at;
+  {
+    Transformer probe = load_model(config, previous.string());
+    load_checkpoint(previous.string(), *probe, nullptr, &at);
+  }
+  EXPECT_EQ(at.update, 10);
+  fs::resize_file(last, fs::file_size(last) / 2);
+
+  const TrainOutcome resumed = train(config, b, /*resume=*/true);
+  EXPECT_EQ(resumed.status, "finished");
+  EXPECT_EQ(resumed.updates, 30);
+  EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  for (int64_t step = 1; step <= 30; ++step)
+    EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
+
+  // Both unreadable: refused, naming checkpoint_last.pt; the finished run is untouched.
+  const db::RunRecord before = *store_->find_run(std::to_string(b));
+  fs::resize_file(last, 100);
+  fs::resize_file(previous, 100);
+  RunConfig longer = config;
+  longer.train.max_updates = 40;
+  try {
+    train(longer, b, /*resume=*/true);
+    FAIL() << "expected UnreadableResumePoint";
+  } catch (const UnreadableResumePoint& e) {
+    EXPECT_EQ(e.file(), last.string());
+    EXPECT_NE(e.message().find("checkpoint_previous.pt"), std::string::npos) << e.what();
+  }
+  const db::RunRecord after = *store_->find_run(std::to_string(b));
+  EXPECT_EQ(after.status, "finished");
+  EXPECT_EQ(after.updates, before.updates);
+  EXPECT_EQ(after.started_at, before.started_at);
+  EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
+}
+
 // Divergence is a result, not an error: a learning rate of 1e3 blows the loss up right after
 // the first update. The run is marked diverged at the update whose loss broke the rule
 // (checked here from the logged curve, independently of the monitor), without an exception.
