@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/util/error.h"
@@ -230,6 +231,23 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
       if (!r.axes.count(k))
         throw InputError("fathom export table", 0, "--sweep",
                          "run " + std::to_string(r.id) + " has no value for axis '" + k + "'");
+
+  // A key that never varies inside a cell (a zip partner of the row or column axis, e.g.
+  // decoder_layers beside encoder_layers) splits nothing: it is not a variant.
+  auto cell_key = [&](const TableRun& r) {
+    return r.axes.at(options.rows) + '\x1f' + (options.cols.empty() ? "" : r.axes.at(options.cols));
+  };
+  variant_keys.erase(
+      std::remove_if(variant_keys.begin(), variant_keys.end(),
+                     [&](const std::string& k) {
+                       std::map<std::string, std::string> value_in_cell;
+                       for (const auto& r : runs) {
+                         const auto [it, fresh] = value_in_cell.emplace(cell_key(r), r.axes.at(k));
+                         if (!fresh && it->second != r.axes.at(k)) return false;  // it varies
+                       }
+                       return true;  // one value per cell: not a variant
+                     }),
+      variant_keys.end());
 
   const bool up = higher_is_better(options);
   bool partial_divergence = false;

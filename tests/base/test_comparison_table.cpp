@@ -169,7 +169,20 @@ TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
   ASSERT_EQ(t.row_labels, (std::vector<std::string>{"post / xavier", "pre / xavier", "post / admin"}));
   EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 20.0);
   o.rows = "model.init";  // pools post and pre under xavier
-  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 15.0);
+  const auto pooled = build_comparison_table(runs, o);
+  EXPECT_DOUBLE_EQ(*pooled.cells[0][0].value, 15.0);
+  EXPECT_NE(pooled.notes.at(0).find("pooled over model.norm"), std::string::npos) << pooled.notes[0];
+
+  // A zip partner of the row axis (decoder depth beside encoder depth) splits no cell: it is
+  // not called a variant.
+  for (auto& r : runs) {
+    r.axes["model.encoder_layers"] = r.axes["model.norm"] == "post" ? "6" : "18";
+    r.axes["model.decoder_layers"] = r.axes["model.encoder_layers"];
+  }
+  o.rows = "model.encoder_layers";
+  const auto zipped = build_comparison_table(runs, o);
+  EXPECT_EQ(zipped.notes.at(0).find("pooled over model.decoder_layers"), std::string::npos)
+      << zipped.notes[0];
 }
 
 TEST(ComparisonTable, LatexEscapesEverySpecialCharacter) {
