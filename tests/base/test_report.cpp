@@ -86,8 +86,10 @@ TEST(Report, SweepAndRunReports) {
   const std::string text = read(write_report(store, "s", options));
   EXPECT_NE(text.find("4 runs: 1 diverged, 3 finished"), std::string::npos) << text;
   EXPECT_NE(text.find("| model.norm | post, pre |"), std::string::npos) << text;
-  EXPECT_NE(text.find("| post | 31.00 ± 1.41 |"), std::string::npos) << text;  // mean, sample std
-  EXPECT_NE(text.find("| pre | 20.00† |"), std::string::npos) << text;         // seed 2 diverged
+  // Mean and sample std of post's two runs; pre's value rests on one run (seed 2 diverged), so
+  // every cell says its n.
+  EXPECT_NE(text.find("| post | 31.00 ± 1.41 (n=2) |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| pre | 20.00 (n=1)† |"), std::string::npos) << text;
   EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;              // in the runs table
   EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});              // only stored metrics
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);

@@ -54,7 +54,8 @@ class ComparisonViewTest : public QObject {
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 2);
     QCOMPARE(t->columnCount(), 2);
-    QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41"));  // sample std of 20, 22
+    // Sample std of 20 and 22; cells rest on different numbers of runs, so each says its n.
+    QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41 (n=2)"));
     QCOMPARE(t->item(1, 0)->text(), QStringLiteral("diverged@42"));
     QVERIFY(t->item(0, 0)->font().bold());   // best of the post column
     QVERIFY(t->item(1, 1)->font().bold());   // 19 beats 18 in the pre column
