@@ -1,5 +1,10 @@
 #include "core/train/checkpoint.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "core/model/transformer.h"
@@ -16,6 +21,24 @@ std::string archive_key(const std::string& prefix, const std::string& name) {
 }
 
 namespace {
+
+// Writes `bytes` to `path` and flushes them to the disk; on any failure (a full disk, an I/O
+// error) the partial file is removed and CheckpointWriteError names the file and the reason.
+void write_file_or_throw(const std::string& path, const std::string& bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) throw CheckpointWriteError(path + ": cannot write checkpoint: " + std::strerror(errno));
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
+                       std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  const int error = errno;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed) {
+    std::error_code ec;
+    fs::remove(path, ec);
+    throw CheckpointWriteError(path + ": cannot write checkpoint: " +
+                               std::strerror(written ? errno : error));
+  }
+}
+
 torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
 torch::Tensor scalar(int64_t v) { return torch::tensor(v, torch::kInt64); }
 
@@ -27,7 +50,8 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::st
 }  // namespace
 
 void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
-                     const TrainerState& state, const std::string& config_yaml) {
+                     const TrainerState& state, const std::string& config_yaml,
+                     const std::string& previous) {
   torch::serialize::OutputArchive archive;
   for (const auto& p : model.named_parameters())
     archive.write(archive_key("param", p.key()), p.value().detach().cpu(), /*is_buffer=*/true);
@@ -52,9 +76,18 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   archive.write("state_train_seconds", scalar(state.train_seconds), true);
   archive.write("state_train_tokens", scalar(state.train_tokens), true);
   archive.write("config_yaml", c10::IValue(config_yaml));
-  fs::create_directories(fs::path(path).parent_path());
+  // Serialized in memory, then written with every error checked: LibTorch's own file writer
+  // aborts the whole process (an exception out of a destructor) when the disk fills up.
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, size_t n) {
+    bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
   const std::string temporary = path + ".tmp";
-  archive.save_to(temporary);
+  write_file_or_throw(temporary, bytes);
+  if (!previous.empty() && fs::exists(path, ec)) fs::rename(path, previous, ec);
   fs::rename(temporary, path);
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // Checkpoints: model parameters and buffers, optimizer state, the trainer's position in the
 // data, and the config the run was started with (so resuming cannot mismatch). Written to a
-// temporary file and renamed, so a crash mid-write never leaves a broken checkpoint.
+// temporary file and renamed, so a crash or a full disk never leaves a broken checkpoint.
 #include <torch/torch.h>
 
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace fathom {
@@ -37,8 +38,20 @@ struct TrainerState {
 // Archive keys may not contain '.', which parameter names do.
 std::string archive_key(const std::string& prefix, const std::string& name);
 
+// Writes to `path`.tmp and renames it, so `path` is never half written. When `previous` is
+// given, the file `path` held before moves there (the resume point before this one) once the
+// new one is complete. A full disk or an I/O error throws CheckpointWriteError, leaving `path`
+// (and `previous`) as they were.
 void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
-                     const TrainerState& state, const std::string& config_yaml);
+                     const TrainerState& state, const std::string& config_yaml,
+                     const std::string& previous = "");
+
+// A checkpoint that could not be written (disk full, I/O error): a failure while working
+// (exit status 1), not bad input. The message names the file and the reason.
+class CheckpointWriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Restores what `path` holds into the given objects (optimizer/state may be null). Throws
 // InputError naming the file when it is missing, unreadable or from a different model shape.

@@ -229,9 +229,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     }
     // The resume point before this one stays as checkpoint_previous.pt: a checkpoint_last
     // that turns out unreadable (a bad disk block, a copy cut short) costs one interval.
-    std::error_code ec;
-    if (fs::exists(last_path, ec)) fs::rename(last_path, previous_path, ec);
-    save_checkpoint(last_path, *model, &optimizer, state, config_yaml);
+    save_checkpoint(last_path, *model, &optimizer, state, config_yaml, previous_path);
     store.add_artifact(run, "checkpoint_last", last_path, state.update);
   };
 

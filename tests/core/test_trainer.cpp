@@ -349,6 +349,69 @@ TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
   EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
 }
 
+// A disk that fills up mid-run (the artifacts on a tmpfs the test mounts, sized to hold the
+// first checkpoints but not the next) ends the run with an error naming the file, never a
+// crash; the last good checkpoint stays loadable, and once there is space again the resume
+// finishes on exactly the uninterrupted run's curve. Skipped with the reason when it cannot
+// mount (not root).
+TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
+  RunConfig config = tiny_config();
+  config.train.max_updates = 30;
+  config.train.log_every = 1;
+  config.train.valid_every = 10;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+  const auto size_of = [&](const char* name) {
+    return static_cast<int64_t>(fs::file_size(fs::path(artifacts(a)) / name));
+  };
+  const int64_t last = size_of("checkpoint_last.pt"), best = size_of("checkpoint_best.pt");
+
+  const fs::path mount = dir_ / "small-disk";
+  fs::create_directories(mount);
+  // Room for the first best + last checkpoints (whole 4 KiB pages) and half of the next one.
+  const auto pages = [](int64_t bytes) { return (bytes + 4095) / 4096 * 4096; };
+  const int64_t room = pages(best) + pages(last) + pages(last / 2) + 16 * 4096;
+  if (std::system(("mount -t tmpfs -o size=" + std::to_string(room) + " tmpfs '" +
+                   mount.string() + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs at " << mount << " (needs root)";
+  struct Unmount {
+    std::string at;
+    ~Unmount() { std::system(("umount '" + at + "'").c_str()); }
+  } unmount{mount.string()};
+
+  const int64_t b = new_run(config);
+  TrainOptions options;
+  options.run_id = b;
+  options.artifacts_dir = (mount / "run-b").string();
+  options.cache_dir = (dir_ / "cache").string();
+  options.progress = false;
+  try {
+    train_run(config, *store_, options);
+    FAIL() << "expected the full disk to stop the run";
+  } catch (const CheckpointWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint_last.pt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+  }
+  const fs::path good = fs::path(options.artifacts_dir) / "checkpoint_last.pt";
+  ASSERT_TRUE(fs::exists(good));
+  EXPECT_FALSE(fs::exists(good.string() + ".tmp"));  // no half-written file left behind
+  TrainerState at;
+  {
+    Transformer probe = load_model(config, good.string());
+    load_checkpoint(good.string(), *probe, nullptr, &at);
+  }
+  EXPECT_EQ(at.update, 10);
+
+  ASSERT_EQ(std::system(("mount -o remount,size=64m '" + mount.string() + "'").c_str()), 0);
+  options.resume = true;
+  EXPECT_EQ(train_run(config, *store_, options).status, "finished");
+  EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  for (int64_t step = 1; step <= 30; ++step)
+    EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
+}
+
 // Divergence is a result, not an error: a learning rate of 1e3 blows the loss up right after
 // the first update. The run is marked diverged at the update whose loss broke the rule
 // (checked here from the logged curve, independently of the monitor), without an exception.
