@@ -17,8 +17,7 @@ SentencePieceVocab::SentencePieceVocab(const std::string& model_path, std::strin
   const auto status = sp_->Load(model_path);
   if (!status.ok())
     throw InputError(model_path, 0, "",
-                     std::string("cannot load SentencePiece model: ") + status.error_message() +
-                         " (delete the file or its cache folder to retrain)");
+                     std::string("cannot load SentencePiece model: ") + status.error_message());
   // The batcher and the model hard-code these ids; a model trained elsewhere may not match.
   if (sp_->pad_id() != kPadId || sp_->unk_id() != kUnkId || sp_->bos_id() != kBosId ||
       sp_->eos_id() != kEosId)

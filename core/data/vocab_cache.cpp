@@ -135,10 +135,21 @@ std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
   const std::string key = sentencepiece_cache_key(source, target, cfg);
   const fs::path entry = root / key;
   const fs::path model = entry / "spm.model";
-  if (fs::exists(model))
-    return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/true);
-
   std::error_code ec;
+  if (fs::exists(model)) {
+    try {
+      return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/true);
+    } catch (const InputError& e) {
+      // A cache entry is only ever a copy of what training makes: an unreadable one (a
+      // truncated copy, a bad block) is set aside and rebuilt, said aloud, never fatal.
+      std::fprintf(stderr, "warning: %s; rebuilding the cache entry\n", e.what());
+      const fs::path aside = root / ("." + key + ".corrupt-" + unique_suffix());
+      fs::rename(entry, aside, ec);
+      fs::remove_all(aside, ec);
+    }
+  }
+
+  ec.clear();
   fs::create_directories(root, ec);
   if (ec) throw InputError(root.string(), 0, "", "cannot create cache folder: " + ec.message());
   const fs::path tmp = root / ("." + key + ".tmp-" + unique_suffix());

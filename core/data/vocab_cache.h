@@ -25,7 +25,8 @@ std::string sentencepiece_cache_key(const std::vector<std::string>& source,
 // pad=0 unk=1 bos=2 eos=3, character coverage 1.0 and a soft size limit (small corpora yield
 // fewer pieces instead of failing). Training is deterministic: fixed thread count, no input
 // shuffling, and at most 2M lines, chosen by even striding rather than at random.
-// Reuses the cache entry if it exists (the result's reused() is then true). An empty cache_dir
+// Reuses the cache entry if it exists (the result's reused() is then true); an entry whose
+// model cannot be loaded is set aside and rebuilt, with a warning on stderr. An empty cache_dir
 // means <system temp>/fathom-cache. Throws InputError for a bad cfg (field data.vocab.*), for
 // SentencePiece training errors, and for cache folders that cannot be written.
 std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(

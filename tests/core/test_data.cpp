@@ -410,6 +410,30 @@ TEST(SentencePiece, TrainRoundTripAndCache) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
 }
 
+// A cache entry is a copy of what training makes: a corrupt spm.model (a truncated copy, a bad
+// block) is rebuilt, not fatal, and the rebuilt model encodes as the original did.
+TEST(SentencePiece, CorruptCacheEntryIsRebuilt) {
+  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  const auto& c = multi30k_head();
+  const std::vector<std::string> de(c.de.begin(), c.de.begin() + 1000);
+  const std::vector<std::string> en(c.en.begin(), c.en.begin() + 1000);
+  VocabConfig cfg;
+  cfg.size = 150;
+  TempDir cache;
+  auto first = train_or_load_sentencepiece(de, en, cfg, cache.path().string());
+  const auto expected = first->encode(en[5]);
+  for (const std::string& garbage : {std::string("not a model"), std::string()}) {
+    std::ofstream(first->model_path(), std::ios::binary | std::ios::trunc) << garbage;
+    auto rebuilt = train_or_load_sentencepiece(de, en, cfg, cache.path().string());
+    EXPECT_FALSE(rebuilt->reused());
+    EXPECT_EQ(rebuilt->model_path(), first->model_path());
+    EXPECT_EQ(rebuilt->encode(en[5]), expected);
+    EXPECT_EQ(count_entries(cache.path()), 1u);
+    for (const auto& e : fs::directory_iterator(cache.path()))  // nothing set aside is left
+      EXPECT_EQ(e.path().filename().string().find(".corrupt"), std::string::npos) << e.path();
+  }
+}
+
 TEST(SentencePiece, TrainingIsDeterministic) {
   if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
   const auto& c = multi30k_head();
