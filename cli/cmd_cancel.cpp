@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -28,9 +29,9 @@ void cancel(const GlobalOptions& global, const std::vector<std::string>& targets
   const CancelReport report = cancel_runs(store, runs, "cancelled by `fathom cancel`");
   for (const auto& run : runs) {
     const auto now = store.find_run(std::to_string(run.id));
-    const bool was_active = run.status == "queued" || run.status == "running";
+    const bool was_active = db::status::is_active(run.status);
     std::cout << "run " << run.id << " (" << run.name << "): "
-              << (was_active && now && now->status == "cancelled" ? "cancelled"
+              << (was_active && now && now->status == db::status::kCancelled ? "cancelled"
                                                                    : now->status + ", left as it is")
               << "\n";
   }

@@ -12,6 +12,7 @@
 #include "db/run_paths.h"
 #include "core/util/error.h"
 #include "db/store.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -25,7 +26,7 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
   for (const auto& target : targets) {
     auto run = store.find_run(target);
     if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
-    if (run->status == "running")
+    if (run->status == db::status::kRunning)
       throw InputError(store.path(), 0, "", "run " + std::to_string(run->id) + " (" + run->name +
                                         ") is running; cancel it before deleting it");
     runs.push_back(*run);

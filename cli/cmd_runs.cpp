@@ -14,6 +14,7 @@
 #include "experiments/run_control.h"
 #include "db/run_json.h"
 #include "db/store.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -40,7 +41,7 @@ std::string local_minute(double unix_seconds) {
 }
 
 std::string status_label(const db::RunRecord& run, double now) {
-  if (run.status == "diverged" && run.diverged_step)
+  if (run.status == db::status::kDiverged && run.diverged_step)
     return "diverged@" + std::to_string(*run.diverged_step);
   return shown_status(run, now);  // a running run with a stale heartbeat shows as crashed
 }
@@ -135,7 +136,7 @@ void add_runs_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--sweep", opts->sweep, "only runs of this sweep");
   cmd->add_option("--status", opts->status, "only runs with this status")
       ->check(CLI::IsMember(
-          {"queued", "running", "finished", "diverged", "failed", "crashed", "cancelled"}));
+          db::status::all()));
   cmd->callback([&options, opts] { list_runs(options, *opts); });
 }
 

@@ -14,6 +14,7 @@
 #include "core/util/error.h"
 #include "db/run_json.h"
 #include "db/store.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -63,7 +64,7 @@ void print_text(const db::RunRecord& run, const db::Store& store) {
                           (run.started_at > 0
                                ? "  (after " + duration(run.finished_at - run.started_at) + ")"
                                : ""));
-  if (run.status == "running" && run.heartbeat_at > 0)
+  if (run.status == db::status::kRunning && run.heartbeat_at > 0)
     field("heartbeat", local_time(run.heartbeat_at) + "  (" +
                            duration(db::unix_now() - run.heartbeat_at) + " ago)");
   field("host", run.host);

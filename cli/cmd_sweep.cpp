@@ -27,6 +27,7 @@
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_spec.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -80,11 +81,11 @@ ResumePlan requeue_interrupted(db::Store& store, const std::vector<db::RunRecord
   ResumePlan plan;
   const double now = db::unix_now();
   for (const auto& record : existing) {
-    if (record.status == "queued") continue;
-    if (record.status == "crashed") {
+    if (record.status == db::status::kQueued) continue;
+    if (record.status == db::status::kCrashed) {
       store.requeue_run(record.id, "resumed after: " + record.error);
       ++plan.requeued;
-    } else if (record.status == "running") {
+    } else if (record.status == db::status::kRunning) {
       if (auto lost = lost_worker(store, record, now, heartbeat_timeout)) {
         store.requeue_run(record.id, "interrupted: " + *lost);
         ++plan.requeued;
@@ -178,7 +179,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   }
   const ResumePlan plan = requeue_interrupted(store, earlier, args.heartbeat_timeout);
   const auto listed = store.list_runs(spec.name);
-  request.runs = count_status(listed, "queued");
+  request.runs = count_status(listed, db::status::kQueued);
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
   std::fprintf(stderr,
@@ -240,9 +241,9 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
     const std::string job = worker_job(tags[i]);
     std::string state = "-";
     if (auto it = states.find(job); !job.empty() && it != states.end()) state = it->second;
-    else if (auto array = tags[i].find("slurm.array_job"); r.status == "queued" && array != tags[i].end())
+    else if (auto array = tags[i].find("slurm.array_job"); r.status == db::status::kQueued && array != tags[i].end())
       state = "array " + array->second;  // a pending task of this array will claim it
-    const std::string beat = r.status == "running" && r.heartbeat_at > 0
+    const std::string beat = r.status == db::status::kRunning && r.heartbeat_at > 0
                                  ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
                                  : "-";
     std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id), status.c_str(),

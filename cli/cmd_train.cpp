@@ -20,6 +20,7 @@
 #include "db/heartbeat.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -53,15 +54,15 @@ void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool j
 // a live worker is someone else's. A finished run given more updates trains on.
 void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run, const RunConfig& config) {
   const std::string id = std::to_string(run.id);
-  if (run.status == "diverged")
+  if (run.status == db::status::kDiverged)
     throw InputError(store.path(), 0, "--resume",
                      "run " + id + " diverged at update " + std::to_string(run.diverged_step.value_or(0)) +
                          ": resuming repeats the same trajectory (`fathom show " + id + "`)");
-  if (run.status == "finished" && config.train.max_updates <= run.updates)
+  if (run.status == db::status::kFinished && config.train.max_updates <= run.updates)
     throw InputError(store.path(), 0, "--resume",
                      "run " + id + " is finished with all its " + std::to_string(run.updates) +
                          " updates: nothing to resume (raise train.max_updates with --set to train it further)");
-  if (run.status == "running" && !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
+  if (run.status == db::status::kRunning && !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
     throw InputError(store.path(), 0, "--resume",
                      "run " + id + " is running on " + run.host + " (its heartbeat is recent); "
                      "`fathom cancel " + id + "` first");
@@ -120,12 +121,12 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   } catch (const UnreadableResumePoint&) {
     throw;  // nothing was trained or recorded: the run stays as it was
   } catch (const std::exception& e) {
-    store->finish_run(run_id, "failed", e.what());
+    store->finish_run(run_id, db::status::kFailed, e.what());
     throw;
   }
   if (outcome.status == "stopped") {
     const std::string resume = "fathom train --resume " + std::to_string(run_id);
-    store->finish_run(run_id, "cancelled",
+    store->finish_run(run_id, db::status::kCancelled,
                       std::string("interrupted by ") + strsignal(stop_signal()) + " after update " +
                           std::to_string(outcome.updates) + " (checkpoint written); continue with `" +
                           resume + "`");

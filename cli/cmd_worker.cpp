@@ -31,6 +31,7 @@
 #include "db/heartbeat.h"
 #include "db/store.h"
 #include "experiments/worker_exit.h"
+#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -88,7 +89,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   if (args.run > 0) {
     run = store.find_run(std::to_string(args.run));
     if (!run) throw InputError(store.path(), 0, "--run", "no run " + std::to_string(args.run));
-    if (run->status != "running")
+    if (run->status != db::status::kRunning)
       throw InputError(store.path(), 0, "--run",
                        "run " + std::to_string(args.run) + " is " + run->status +
                            ", not claimed for a worker (use --sweep to claim a queued run)");
@@ -129,7 +130,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
               << store.path() << "\n";
     outcome = train_run(config, store, options);
   } catch (const std::exception& e) {
-    store.finish_run(id, "failed", e.what());
+    store.finish_run(id, db::status::kFailed, e.what());
     std::cerr << "worker: run " << id << " failed: " << e.what() << "\n";
     return kWorkerFailed;
   }

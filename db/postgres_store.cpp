@@ -10,6 +10,7 @@
 #include "db/postgres_migrations.h"
 #include "db/store.h"
 #include "db/store_backends.h"
+#include "db/run_status.h"
 
 namespace fathom::db {
 namespace {
@@ -234,7 +235,7 @@ class PostgresBackend : public StoreBackend {
       auto status = pg_.exec("SELECT status FROM runs WHERE id = $1 FOR UPDATE", {pg_param(run)});
       if (status.rows() == 0)
         throw std::invalid_argument(pg_.shown() + ": no run with id " + std::to_string(run));
-      if (status.text(0, 0) == "running")
+      if (status.text(0, 0) == db::status::kRunning)
         throw InputError(pg_.shown(), 0, "", "run " + std::to_string(run) +
                                                  " is running; cancel it before deleting it");
       for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"})

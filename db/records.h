@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include "db/run_status.h"
 
 namespace fathom::db {
 
@@ -17,7 +18,7 @@ enum class OpenMode { ReadWrite, ReadOnly };
 
 struct NewRun {
   std::string name, sweep, config_json, config_yaml, host, device, git_rev;
-  std::string status = "queued";
+  std::string status = status::kQueued;
 };
 
 struct RunRecord {

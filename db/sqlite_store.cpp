@@ -13,6 +13,7 @@
 #include "db/sqlite_handle.h"
 #include "db/store.h"
 #include "db/store_backends.h"
+#include "db/run_status.h"
 
 namespace fathom::db {
 namespace {
@@ -188,7 +189,7 @@ class SqliteBackend : public StoreBackend {
       status.bind(1, run);
       if (!status.step())
         throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
-      if (status.text(0) == "running")
+      if (status.text(0) == db::status::kRunning)
         throw InputError(db_.path(), 0, "", "run " + std::to_string(run) +
                                                 " is running; cancel it before deleting it");
       // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection

@@ -7,12 +7,10 @@
 
 #include "db/migrations.h"
 #include "db/store_backends.h"
+#include "db/run_status.h"
 
 namespace fathom::db {
 namespace {
-
-const char* const kStatuses[] = {"queued",  "running", "finished", "diverged",
-                                 "failed",  "crashed", "cancelled"};
 
 bool all_digits(const std::string& s) {
   return !s.empty() && s.size() <= 18 &&
@@ -27,11 +25,12 @@ double unix_now() {
 }
 
 bool is_valid_status(const std::string& status) {
-  return std::find(std::begin(kStatuses), std::end(kStatuses), status) != std::end(kStatuses);
+  const auto& all = status::all();
+  return std::find(all.begin(), all.end(), status) != all.end();
 }
 
 bool is_terminal_status(const std::string& status) {
-  return is_valid_status(status) && status != "queued" && status != "running";
+  return is_valid_status(status) && !status::is_active(status);
 }
 
 Store Store::open(const std::string& location, OpenMode mode) {

@@ -8,6 +8,7 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "db/run_json.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -45,8 +46,9 @@ std::string empty_cell_status(const std::vector<const TableRun*>& runs, const Ta
   if (runs.empty()) return "";
   if (cell.diverged > 0)
     return cell.first_diverged_step ? "diverged@" + std::to_string(*cell.first_diverged_step)
-                                    : "diverged";
-  for (const char* status : {"failed", "crashed", "cancelled", "running", "queued"})
+                                    : db::status::kDiverged;
+  namespace st = db::status;
+  for (const std::string& status : {st::kFailed, st::kCrashed, st::kCancelled, st::kRunning, st::kQueued})
     for (const auto* r : runs)
       if (r->status == status) return status;
   return "n/a";  // finished without this metric
@@ -69,13 +71,13 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   std::map<std::vector<std::string>, std::vector<double>> variants;
   std::vector<double> pooled;
   for (const auto* r : runs) {
-    if (r->status == "diverged") {
+    if (r->status == db::status::kDiverged) {
       ++cell.diverged;
       if (r->diverged_step && (!cell.first_diverged_step || *r->diverged_step < *cell.first_diverged_step))
         cell.first_diverged_step = r->diverged_step;
       continue;
     }
-    if (r->status != "finished" || !r->metric || !std::isfinite(*r->metric)) continue;
+    if (r->status != db::status::kFinished || !r->metric || !std::isfinite(*r->metric)) continue;
     std::vector<std::string> variant;
     for (const auto& k : variant_keys) variant.push_back(r->axes.at(k));
     variants[variant].push_back(*r->metric);
@@ -200,7 +202,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
                              "' (axes of the sweep: " + known_axes(runs) + ")");
   }
   const bool metric_seen = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric.has_value(); });
-  const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.status == "finished"; });
+  const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.status == db::status::kFinished; });
   if (!metric_seen && any_finished)
     throw InputError("fathom export table", 0, "--metric",
                      "no run of the sweep recorded a final metric '" + options.metric +

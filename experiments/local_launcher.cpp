@@ -18,6 +18,7 @@
 #include "core/util/process.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_exit.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -108,7 +109,7 @@ class LocalLauncher : public Launcher {
       try {
         child = start_process(argv, env_, log);
       } catch (const std::exception& e) {
-        store.finish_run(run->id, "crashed", e.what());
+        store.finish_run(run->id, db::status::kCrashed, e.what());
         ended.push_back({run->id, e.what()});
         break;
       }

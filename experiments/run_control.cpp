@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "experiments/launcher_registry.h"
+#include "db/run_status.h"
 
 namespace fathom {
 
@@ -12,11 +13,11 @@ CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& run
   for (const auto& listed : runs) {
     // The status now, not when the caller listed it: a worker may have ended it meanwhile.
     const auto run = store.find_run(std::to_string(listed.id));
-    if (!run || (run->status != "queued" && run->status != "running")) continue;
+    if (!run || (run->status != db::status::kQueued && run->status != db::status::kRunning)) continue;
     // Cancelled first: a worker told to stop then sees it and does not requeue its run.
-    store.finish_run(run->id, "cancelled", reason);
+    store.finish_run(run->id, db::status::kCancelled, reason);
     ++report.cancelled;
-    if (run->status != "running") continue;
+    if (run->status != db::status::kRunning) continue;
     if (auto problem = stop_worker(*run, store.tags(run->id))) report.problems.push_back(*problem);
   }
   return report;
@@ -33,22 +34,22 @@ CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std:
 }
 
 std::string shown_status(const db::RunRecord& run, double now, double timeout_s) {
-  if (run.status == "running" && run.heartbeat_at > 0 && now - run.heartbeat_at > timeout_s)
-    return "crashed";
+  if (run.status == db::status::kRunning && run.heartbeat_at > 0 && now - run.heartbeat_at > timeout_s)
+    return db::status::kCrashed;
   return run.status;
 }
 
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed, double now,
                                        double timeout_s) {
-  if (listed.status != "running") return std::nullopt;
+  if (listed.status != db::status::kRunning) return std::nullopt;
   // `listed` may be older than the worker's last heartbeat or its recorded end: judge the run
   // as it is stored now.
   auto run = store.find_run(std::to_string(listed.id));
-  if (!run || run->status != "running") return std::nullopt;
+  if (!run || run->status != db::status::kRunning) return std::nullopt;
   if (auto gone = worker_gone(*run, store.tags(run->id))) {
     // The worker may have recorded its end just before it exited: lost only if still running.
     run = store.find_run(std::to_string(listed.id));
-    if (run && run->status == "running") return gone;
+    if (run && run->status == db::status::kRunning) return gone;
     return std::nullopt;
   }
   const double silent = now - run->heartbeat_at;

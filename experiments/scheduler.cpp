@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "experiments/sweep_progress.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -62,11 +63,11 @@ int64_t max_updates_of(const db::RunRecord& record) {
 }
 
 void count(SweepCounts& counts, const std::string& status) {
-  if (status == "finished") ++counts.finished;
-  else if (status == "diverged") ++counts.diverged;
-  else if (status == "failed") ++counts.failed;
-  else if (status == "crashed") ++counts.crashed;
-  else if (status == "cancelled") ++counts.cancelled;
+  if (status == db::status::kFinished) ++counts.finished;
+  else if (status == db::status::kDiverged) ++counts.diverged;
+  else if (status == db::status::kFailed) ++counts.failed;
+  else if (status == db::status::kCrashed) ++counts.crashed;
+  else if (status == db::status::kCancelled) ++counts.cancelled;
   else ++counts.other;
 }
 
@@ -84,10 +85,10 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
     if (!max_updates.count(r.id)) max_updates[r.id] = max_updates_of(r);
     const int64_t total = max_updates[r.id];
     s.updates_total += total;
-    const bool ended = db::is_terminal_status(r.status) && r.status != "crashed";
+    const bool ended = db::is_terminal_status(r.status) && r.status != db::status::kCrashed;
     s.updates_done += ended ? total : std::min(r.updates, total);
-    if (r.status == "queued") ++s.queued;
-    if (r.status != "running") continue;
+    if (r.status == db::status::kQueued) ++s.queued;
+    if (r.status != db::status::kRunning) continue;
     RunProgress p{r.id, r.name, r.updates, total, std::nullopt, r.device};
     const int64_t last = store.last_metric_step(r.id, "train_loss");
     if (last >= 0) {
@@ -115,7 +116,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     for (const WorkerEnd& end : launcher.poll(store)) {
       auto record = store.find_run(std::to_string(end.run));
       // Still running in the store: the worker died before it could record an end.
-      if (record && record->status == "running") store.finish_run(end.run, "crashed", end.reason);
+      if (record && record->status == db::status::kRunning) store.finish_run(end.run, db::status::kCrashed, end.reason);
       changed = true;
     }
     const bool active = launcher.active();
@@ -128,8 +129,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     const double now = db::unix_now();
     for (auto& r : runs) {
       if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {
-        store.finish_run(r.id, "crashed", *lost);
-        r.status = "crashed";
+        store.finish_run(r.id, db::status::kCrashed, *lost);
+        r.status = db::status::kCrashed;
       }
     }
     bool any_running = false;
@@ -138,8 +139,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
       auto& before = previous[r.id];
       if (db::is_terminal_status(r.status) && !db::is_terminal_status(before)) count(counts, r.status);
       before = r.status;
-      any_running |= r.status == "running";
-      queued += r.status == "queued";
+      any_running |= r.status == db::status::kRunning;
+      queued += r.status == db::status::kQueued;
     }
     SweepSnapshot snapshot = snapshot_of(store, runs, counts, max_updates);
     snapshot.sweep = options.sweep;

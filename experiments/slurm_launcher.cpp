@@ -18,6 +18,7 @@
 #include "core/util/strings.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/sweep_spec.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -140,7 +141,7 @@ class SlurmLauncher : public Launcher {
                    trim(r.err.empty() ? r.out : r.err));
     array_job_ = trim(r.out.substr(0, r.out.find(';')));  // "ID" or "ID;cluster"
     for (const auto& run : store.list_runs(request.sweep))
-      if (run.status == "queued") store.set_tag(run.id, "slurm.array_job", array_job_);
+      if (run.status == db::status::kQueued) store.set_tag(run.id, "slurm.array_job", array_job_);
     active_ = true;
     return "Slurm job array " + array_job_ + ": " + std::to_string(request.runs) + " task(s), at most " +
            std::to_string(parallel) + " at once; task logs in " + log_dir.string() +
@@ -161,7 +162,7 @@ class SlurmLauncher : public Launcher {
     active_ = !present.empty();
     std::vector<WorkerEnd> ended;
     for (const auto& run : store.list_runs(sweep_)) {
-      if (run.status != "running" || reported_.count(run.id)) continue;
+      if (run.status != db::status::kRunning || reported_.count(run.id)) continue;
       const auto tags = store.tags(run.id);
       if (tag_or(tags, "slurm.array_job") != array_job_) continue;
       const std::string job = tag_or(tags, "slurm.job");
@@ -169,7 +170,7 @@ class SlurmLauncher : public Launcher {
       // The task left the queue while its run is still running in the store. Read the store
       // again: a worker may have recorded its end after the listing above.
       auto again = store.find_run(std::to_string(run.id));
-      if (!again || again->status != "running") continue;
+      if (!again || again->status != db::status::kRunning) continue;
       const std::string state = final_job_state(tag_or(tags, "slurm.job_id", job));
       reported_.insert(run.id);
       ended.push_back({run.id, "Slurm job " + job + " ended" + (state.empty() ? "" : " (" + state + ")") +

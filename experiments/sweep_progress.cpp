@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/util/progress.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -23,8 +24,10 @@ std::optional<double> sweep_eta_seconds(const SweepSnapshot& s) {
 std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width) {
   std::string ended = std::to_string(s.ended()) + "/" + std::to_string(s.runs) + " ended";
   std::string detail;
-  for (const auto& [n, word] : {std::pair{s.finished, "finished"}, {s.diverged, "diverged"},
-                                {s.failed, "failed"}, {s.crashed, "crashed"}, {s.cancelled, "cancelled"}})
+  namespace st = db::status;
+  for (const auto& [n, word] : {std::pair{s.finished, st::kFinished}, {s.diverged, st::kDiverged},
+                                {s.failed, st::kFailed}, {s.crashed, st::kCrashed},
+                                {s.cancelled, st::kCancelled}})
     if (n > 0) detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + word;
   if (!detail.empty()) ended += " (" + detail + ")";
   const auto eta = sweep_eta_seconds(s);

@@ -17,6 +17,7 @@
 #include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
+#include "db/run_status.h"
 
 namespace fathom::gui {
 namespace {
@@ -134,7 +135,7 @@ void DashboardView::setRuns(const std::vector<db::RunRecord>& runs) {
   if (before == after) {
     // A run that starts again (resumed) rewrites its points after its checkpoint.
     for (size_t i = 0; i < runs.size(); ++i)
-      if (runs[i].status == "running" && runs_[i].status != "running") cache_.forget(runs[i].id);
+      if (runs[i].status == db::status::kRunning && runs_[i].status != db::status::kRunning) cache_.forget(runs[i].id);
     runs_ = runs;  // statuses and diverged steps change while the ids stay
     return;
   }
@@ -233,7 +234,7 @@ void DashboardView::poll() {
   if (!session_) return;
   // A training run logs new metrics later (valid_ppl at its first validation): look for new
   // names every few seconds while one of the shown runs is running.
-  const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == "running"; });
+  const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == db::status::kRunning; });
   if (live && ++polls_ % 5 == 0 && refreshMetricList()) {
     rebuildCharts();  // polls the new curves itself
     return;

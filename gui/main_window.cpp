@@ -28,6 +28,7 @@
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
 #include "gui/sweep_editor.h"
+#include "db/run_status.h"
 
 namespace fathom::gui {
 namespace {
@@ -220,7 +221,7 @@ void MainWindow::updateDashboardRuns() {
   analyses_->setRuns(runs);
   if (runs.empty()) {
     for (const auto& r : runs_->model()->runs())
-      if (r.status == "running") runs.push_back(r);
+      if (r.status == db::status::kRunning) runs.push_back(r);
   }
   dashboard_->setRuns(runs);
 }

@@ -2,6 +2,7 @@
 
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
+#include "db/run_status.h"
 
 #include <cmath>
 #include <set>
@@ -14,12 +15,13 @@ namespace fathom::gui {
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-QColor RunsModel::statusColor(const QString& status) {
-  if (status == "running") return QColor(0x1f, 0x77, 0xb4);   // blue: in progress
-  if (status == "queued") return QColor(0x7f, 0x7f, 0x7f);    // grey: waiting
-  if (status == "finished") return QColor(0x2c, 0xa0, 0x2c);  // green
-  if (status == "diverged") return QColor(0xd6, 0x27, 0x28);  // red: the interesting failure
-  if (status == "failed" || status == "crashed") return QColor(0xff, 0x7f, 0x0e);  // orange
+QColor RunsModel::statusColor(const QString& shown) {
+  const std::string status = shown.toStdString();
+  if (status == db::status::kRunning) return QColor(0x1f, 0x77, 0xb4);   // blue: in progress
+  if (status == db::status::kQueued) return QColor(0x7f, 0x7f, 0x7f);    // grey: waiting
+  if (status == db::status::kFinished) return QColor(0x2c, 0xa0, 0x2c);  // green
+  if (status == db::status::kDiverged) return QColor(0xd6, 0x27, 0x28);  // red: the interesting failure
+  if (status == db::status::kFailed || status == db::status::kCrashed) return QColor(0xff, 0x7f, 0x0e);  // orange
   return QColor(0x8c, 0x56, 0x4b);                            // cancelled: brown
 }
 

@@ -23,6 +23,7 @@
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
+#include "db/run_status.h"
 
 namespace fathom::gui {
 namespace {
@@ -200,8 +201,8 @@ void RunsView::updateActions() {
   const auto runs = selectedRuns();
   bool any_active = false, any_resumable = false, any_sweep = false;
   for (const auto& r : runs) {
-    any_active |= r.status == "queued" || r.status == "running";
-    any_resumable |= r.status == "crashed" || r.status == "cancelled" || r.status == "failed";
+    any_active |= db::status::is_active(r.status);
+    any_resumable |= db::status::is_resumable(r.status);
     any_sweep |= !r.sweep.empty();
   }
   open_->setEnabled(runs.size() == 1);
@@ -210,7 +211,7 @@ void RunsView::updateActions() {
   cancel_sweep_->setEnabled(any_sweep);
   // A running run is refused by the store; say so by the button already.
   bool any_running = false;
-  for (const auto& r : runs) any_running |= r.status == "running";
+  for (const auto& r : runs) any_running |= r.status == db::status::kRunning;
   delete_->setEnabled(!runs.empty() && !any_running);
 }
 
@@ -245,7 +246,7 @@ void RunsView::cancelSelected() {
 
 void RunsView::resumeSelected() {
   for (const auto& run : selectedRuns()) {
-    if (run.status != "crashed" && run.status != "cancelled" && run.status != "failed") continue;
+    if (!db::status::is_resumable(run.status)) continue;
     QString text;
     if (resume_run(db_location_, run.id, &text)) emit message(text);
     else emit error(text);

@@ -36,6 +36,7 @@
 #include "core/util/progress.h"
 #include "core/train/prepared_state.h"
 #include "db/metric_writer.h"
+#include "db/run_status.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -192,12 +193,12 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     metrics.log(update, "grad_norm", reading.diverged_grad_norm);
     metrics.flush();
     bar.finish("diverged at update " + std::to_string(update) + ": " + reading.reason);
-    outcome.status = "diverged";
+    outcome.status = db::status::kDiverged;
     outcome.diverged_step = update;
     outcome.reason = reading.reason;
     outcome.updates = update - 1;
     store.heartbeat(run, update - 1);
-    store.finish_run(run, "diverged", reading.reason, update);
+    store.finish_run(run, db::status::kDiverged, reading.reason, update);
     return std::nullopt;
   };
 
@@ -408,8 +409,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   }
   for (const auto& [name, value] : final_metrics) store.set_final_metric(run, name, value);
   store.heartbeat(run, state.update);
-  store.finish_run(run, "finished");
-  outcome.status = "finished";
+  store.finish_run(run, db::status::kFinished);
+  outcome.status = db::status::kFinished;
   outcome.updates = state.update;
   return outcome;
 }
