@@ -13,7 +13,7 @@ namespace {
 
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
-                                                 direction = "auto", out;
+      value = "final", direction = "auto", out;
   int digits = 2;
 };
 
@@ -38,7 +38,9 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
                       : a.direction == "min" ? MetricDirection::LowerIsBetter
                                              : MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  const auto runs = load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
+  options.best_of_run = a.value == "best";
+  auto runs = load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
+  if (options.best_of_run) use_best_of_run(runs, store, options);
   const ComparisonTable table = build_comparison_table(runs, options);
   const std::string format = format_of(a);
   const std::string text = format == "csv" ? table_to_csv(table)
@@ -68,6 +70,10 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"csv", "md", "tex"}));
   cmd->add_option("--agg", a->agg, "several variants in a cell: mean (pool them) | best")
       ->check(CLI::IsMember({"mean", "best"}));
+  cmd->add_option("--value", a->value,
+                  "each run's final value of the metric, or its best over training (lowest "
+                  "loss/ppl, highest BLEU; the final value where it has no curve)")
+      ->check(CLI::IsMember({"final", "best"}));
   cmd->add_option("--seeds", a->seeds, "mean | mean±std (also mean+-std)")
       ->check(CLI::IsMember({"mean", "mean±std", "mean+-std"}));
   cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")->check(CLI::Range(0, 10));

@@ -118,14 +118,17 @@ std::string aggregation_note(ComparisonTable& t, const TableOptions& options,
   t.show_n = counts.size() > 1;
   const int n = counts.size() == 1 ? *counts.begin() : 0;
   std::string how;
+  if (options.best_of_run)
+    how = std::string("each run's ") + (up ? "highest" : "lowest") +
+          " value over training (its final value where it has no curve); ";
   if (options.agg == CellAgg::Mean) {
-    how = n == 1   ? "the cell's one finished run"
-          : n > 1  ? "mean over the cell's " + std::to_string(n) + " finished runs"
+    how += n == 1  ? "the cell's one finished run"
+           : n > 1 ? "mean over the cell's " + std::to_string(n) + " finished runs"
                    : "mean over the cell's finished runs";
     if (!variant_keys.empty()) how += " (pooled over " + join(variant_keys, ", ") + ")";
   } else {
-    how = n == 1   ? "best variant (one run each)"
-          : n > 1  ? "best variant (by its mean over its " + std::to_string(n) + " seeds)"
+    how += n == 1  ? "best variant (one run each)"
+           : n > 1 ? "best variant (by its mean over its " + std::to_string(n) + " seeds)"
                    : "best variant (by its mean over its seeds)";
   }
   if (options.seed_std) {
@@ -290,6 +293,20 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
   if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
     r.metric = it->second;
   return r;
+}
+
+void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
+                     const TableOptions& options) {
+  const bool up = higher_is_better(options);
+  for (auto& r : runs) {
+    std::optional<db::MetricPoint> best;
+    for (const auto& p : store.metric_series(r.id, options.metric))
+      if (std::isfinite(p.value) && (!best || (up ? p.value > best->value : p.value < best->value)))
+        best = p;
+    if (!best) continue;
+    r.metric = best->value;
+    r.metric_step = best->step;
+  }
 }
 
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,

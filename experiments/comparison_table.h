@@ -20,6 +20,8 @@ struct TableRun {
   std::optional<int64_t> diverged_step;
   std::map<std::string, std::string> axes;   // dotted key -> value as written in the sweep
   std::optional<double> metric;              // the final metric, if the run recorded it
+  // Set by use_best_of_run(): the update where `metric`, now the run's best, was logged.
+  std::optional<int64_t> metric_step;
 };
 
 enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or take the best variant
@@ -38,6 +40,9 @@ struct TableOptions {
   BoldBest bold = BoldBest::None;
   MetricDirection direction = MetricDirection::Auto;  // Auto: BLEU/accuracy up, loss/ppl down
   std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
+  // The runs' metric is their best over training (use_best_of_run), not the final value; the
+  // note says so.
+  bool best_of_run = false;
 };
 
 struct TableCell {
@@ -78,6 +83,13 @@ TableRun table_run(const db::RunRecord& run, const std::map<std::string, std::st
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys);
+
+// Each run's best value of options.metric over its stored curve (the lowest or highest point,
+// by options' direction: perplexities and losses down, BLEU up) and its step, in place of the
+// final value; a run without a curve of that metric (test_bleu is measured once) keeps its
+// final value. Diverged runs are changed too but never enter a cell.
+void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
+                     const TableOptions& options);
 
 // Renderers. CSV: RFC 4180 quoting, numbers unformatted so a spreadsheet reads them as numbers,
 // std in its own column. Markdown: a GitHub table. LaTeX: a booktabs tabular, special

@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QPushButton>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -60,6 +61,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add(QStringLiteral("R&ows"), rows_);
   add(QStringLiteral("&Columns"), cols_);
   add(QStringLiteral("&Metric"), metric_);
+  best_ = new QCheckBox(QStringLiteral("&Best over training"));
+  best_->setToolTip(QStringLiteral("each run's best value of the metric over its curve (lowest "
+                                   "loss or perplexity, highest BLEU) instead of its final value"));
+  bar->addWidget(best_);
   bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
@@ -75,6 +80,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
   for (auto* box : {rows_, cols_, metric_})
     connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
+  connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
 }
 
 void ComparisonView::refill(QComboBox* box, const QStringList& items) {
@@ -186,6 +192,8 @@ void ComparisonView::redraw() {
   current_.reset();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
   try {
+    options.best_of_run = best_->isChecked() && session_;
+    if (options.best_of_run) use_best_of_run(runs, session_->store, options);
     current_ = build_comparison_table(runs, options);
   } catch (const std::exception& e) {
     note_->setText(QString::fromStdString(e.what()));

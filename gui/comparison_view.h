@@ -13,6 +13,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTableWidget;
@@ -30,6 +31,8 @@ class ComparisonView : public QWidget {
   // Every run of the store (the runs view's poll); redraws when something changed.
   void setRuns(const std::vector<db::RunRecord>& runs);
   QTableWidget* table() const { return table_; }
+  // "Best over training": each run's best point of the metric's curve instead of its final value.
+  QCheckBox* bestOverTraining() const { return best_; }
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols, const QString& metric);
   // Writes the shown table; the format follows the extension (.md, .tex, .csv).
@@ -49,6 +52,7 @@ class ComparisonView : public QWidget {
   std::vector<db::RunRecord> all_, runs_;  // all runs; those of the chosen sweep
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QComboBox *sweep_, *rows_, *cols_, *metric_;
+  QCheckBox* best_ = nullptr;
   QTableWidget* table_;
   QLabel* note_ = nullptr;
   std::optional<ComparisonTable> current_;

@@ -261,4 +261,52 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   fs::remove_all(dir);
 }
 
+// --value best (issue 21.4): each run's best point of the metric's curve, by direction
+// (perplexity down, BLEU up), with its step; a run without a curve keeps its final value, and
+// the note says which value the cells hold.
+TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
+  const fs::path dir = fs::temp_directory_path() / ("fathom_table_best_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  {
+    auto store = db::Store::open((dir / "runs.db").string());
+    auto add = [&](const std::string& norm, std::vector<std::pair<int64_t, double>> curve,
+                   double final_ppl) {
+      db::NewRun n;
+      n.name = "s/norm=" + norm;
+      n.sweep = "s";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.model.norm", norm);
+      std::vector<db::MetricRow> rows;
+      for (const auto& [step, value] : curve) rows.emplace_back(step, "valid_ppl", value, 0.0);
+      store.write_metrics(id, rows);
+      store.set_final_metric(id, "valid_ppl", final_ppl);
+      store.finish_run(id, "finished");
+    };
+    add("post", {{100, 9.0}, {200, 4.5}, {300, 6.0}}, 6.0);  // overfits after update 200
+    add("pre", {{100, 5.0}, {200, 3.0}, {300, 2.5}}, 2.5);
+    add("rezero", {}, 7.0);                                    // no curve: the final value
+  }
+  const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
+  TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "valid_ppl";
+  auto runs = load_table_runs(store, "s", "valid_ppl", {"model.norm"});
+  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 6.0);  // final
+  o.best_of_run = true;
+  use_best_of_run(runs, store, o);
+  EXPECT_EQ(runs[0].metric_step, 200);
+  const auto t = build_comparison_table(runs, o);
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 4.5);
+  EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 2.5);
+  EXPECT_DOUBLE_EQ(*t.cells[2][0].value, 7.0);
+  EXPECT_FALSE(runs[2].metric_step);
+  EXPECT_EQ(t.notes.at(0).rfind("valid_ppl: each run's lowest value over training", 0), 0u)
+      << t.notes[0];
+  o.direction = MetricDirection::HigherIsBetter;  // as for BLEU: the highest point
+  use_best_of_run(runs, store, o);
+  EXPECT_DOUBLE_EQ(*runs[0].metric, 9.0);
+  EXPECT_EQ(runs[0].metric_step, 100);
+  fs::remove_all(dir);
+}
+
 }  // namespace

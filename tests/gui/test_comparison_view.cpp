@@ -1,6 +1,7 @@
 // The Compare tab over a store built here: it shows `fathom export table`'s cells (mean ± std
 // over seeds, diverged@step, bold best per column) and exports the same text as the CLI.
 #include <QApplication>
+#include <QCheckBox>
 #include <QFile>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -60,6 +61,14 @@ class ComparisonViewTest : public QObject {
     QVERIFY(t->item(0, 0)->font().bold());   // best of the post column
     QVERIFY(t->item(1, 1)->font().bold());   // 19 beats 18 in the pre column
     QVERIFY(!t->item(0, 1)->font().bold());
+
+    // Best over training: the runs here have no test_bleu curve, so the values stay their final
+    // ones, and the note says which value the cells hold.
+    view.bestOverTraining()->setChecked(true);
+    QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41 (n=2)"));
+    QVERIFY2(view.shown()->notes.at(0).find("highest value over training") != std::string::npos,
+             view.shown()->notes.at(0).c_str());
+    view.bestOverTraining()->setChecked(false);
 
     const QString path = dir_.filePath("table.tex");
     QVERIFY(view.writeTable(path));
