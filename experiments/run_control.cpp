@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "experiments/launcher_registry.h"
+#include "core/util/process.h"
 #include "db/run_status.h"
 
 namespace fathom {
@@ -39,6 +40,10 @@ std::string shown_status(const db::RunRecord& run, double now, double timeout_s)
   return run.status;
 }
 
+bool never_started(const std::map<std::string, std::string>& tags) {
+  return !tags.count("worker.pid") && !tags.count("slurm.job");
+}
+
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed, double now,
                                        double timeout_s) {
   if (listed.status != db::status::kRunning) return std::nullopt;
@@ -53,6 +58,12 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
     return std::nullopt;
   }
   const double silent = now - run->heartbeat_at;
+  // Only a sweep's runs are claimed by launchers and workers that record themselves; a run of
+  // `fathom train` has no worker tags and is judged by its heartbeat alone.
+  if (!run->sweep.empty() && run->host == host_name() && run->heartbeat_at > 0 &&
+      silent > kUnstartedGrace && never_started(store.tags(run->id)))
+    return "claimed on " + run->host + " " + std::to_string(static_cast<long long>(std::round(silent))) +
+           " s ago, but no worker was ever started for it (whoever claimed it stopped first)";
   if (run->heartbeat_at > 0 && silent > timeout_s)
     return "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
            " s (worker on " + (run->host.empty() ? std::string("an unknown host") : run->host) + ")";

@@ -3,6 +3,7 @@
 // `fathom sweep cancel` and the desktop app's Cancel share this), and judging whether a
 // running run's worker is lost -- from its heartbeat in the store, which works across
 // machines, and from what its launcher knows (experiments/launcher.h).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,19 @@ CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std:
 std::string shown_status(const db::RunRecord& run, double now,
                          double timeout_s = kDefaultHeartbeatTimeout);
 
+// Seconds after its claim by which a worker has recorded itself: a local launcher records
+// the pid right after starting it, a worker that claims for itself right after the claim.
+constexpr double kUnstartedGrace = 20.0;
+
+// Whether no worker ever recorded itself for the run (no worker.pid, no Slurm job): whoever
+// claimed it stopped before starting it, so running it again repeats nothing.
+bool never_started(const std::map<std::string, std::string>& tags);
+
 // Why a running run's worker is lost, or nullopt while it lives: its launcher knows it is
-// gone, or its heartbeat is older than `timeout_s` (at unix time `now`). `run` may be an
-// older listing: the verdict is checked against the run's status now.
+// gone; it is a sweep's run claimed on this host more than kUnstartedGrace seconds ago and no
+// worker recorded itself (a scheduler killed between its claim and its launch); or its heartbeat is
+// older than `timeout_s` (at unix time `now`). `run` may be an older listing: the verdict is
+// checked against the run's status now.
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
                                        double timeout_s);
 

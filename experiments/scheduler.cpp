@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "experiments/sweep_progress.h"
 #include "db/run_status.h"
+#include "experiments/sweep_progress.h"
 
 namespace fathom {
 namespace {
@@ -111,6 +111,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   StatusDisplay display(options.progress);
   std::optional<int64_t> updates_at_start;
   auto last_listing = Clock::now() - std::chrono::hours(1);
+  std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
   while (true) {
     bool changed = false;
     for (const WorkerEnd& end : launcher.poll(store)) {
@@ -129,6 +130,13 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     const double now = db::unix_now();
     for (auto& r : runs) {
       if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {
+        if (never_started(store.tags(r.id))) {
+          // Nothing of it ran: back in the queue, for this launch (or the next) to start.
+          store.requeue_run(r.id, "requeued: " + *lost);
+          r.status = db::status::kQueued;
+          requeued_at = Clock::now();
+          continue;
+        }
         store.finish_run(r.id, db::status::kCrashed, *lost);
         r.status = db::status::kCrashed;
       }
@@ -147,7 +155,10 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     if (!updates_at_start) updates_at_start = snapshot.updates_done;
     snapshot.updates_at_start = *updates_at_start;
     snapshot.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-    const bool done = !launcher.active() && !any_running;
+    // A run just put back in the queue gives the launcher a few seconds to claim it again
+    // (an idle local launcher looks at the queue every 2 s).
+    const bool just_requeued = requeued_at && Clock::now() - *requeued_at < std::chrono::seconds(5);
+    const bool done = !launcher.active() && !any_running && !just_requeued;
     display.draw(snapshot, done);
     if (done) {
       counts.left_queued = queued;

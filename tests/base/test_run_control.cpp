@@ -161,6 +161,36 @@ TEST_F(RunControlTest, FreshHeartbeatWithoutTagsIsAlive) {
   EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + 170, 180));
 }
 
+// A run claimed on this host whose worker never recorded itself (its scheduler was killed
+// between the claim and the launch, found by the fault campaign): lost once kUnstartedGrace
+// has passed since the claim, long before the heartbeat timeout; not before, and never when a
+// worker did record itself.
+TEST_F(RunControlTest, ClaimedHereButNeverStartedIsLostAfterTheGrace) {
+  const int64_t id = running_run("r", host_);
+  const RunRecord run = record(id);
+  EXPECT_TRUE(fathom::never_started(store_->tags(id)));
+  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace - 1, 180));
+  const auto why = fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace + 1, 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("no worker was ever started"), std::string::npos) << *why;
+  // Claimed on another host: only its heartbeat can tell.
+  const RunRecord elsewhere = record(running_run("e", "node7"));
+  EXPECT_FALSE(fathom::lost_worker(*store_, elsewhere, elsewhere.heartbeat_at + 60, 180));
+  // A run of `fathom train` (no sweep) never has worker tags: only its heartbeat tells.
+  NewRun single;
+  single.name = "single";
+  single.config_json = "{}";
+  single.config_yaml = "{}\n";
+  const int64_t single_id = store_->create_run(single);
+  store_->mark_running(single_id, host_, "cpu");
+  const RunRecord alone = record(single_id);
+  EXPECT_FALSE(fathom::lost_worker(*store_, alone, alone.heartbeat_at + 60, 180));
+  // A worker that recorded itself is judged by its process, not by the grace.
+  const pid_t self = getpid();
+  const int64_t started = running_run("s", host_, local_worker(host_, self));
+  EXPECT_FALSE(fathom::never_started(store_->tags(started)));
+}
+
 TEST_F(RunControlTest, SilentHeartbeatIsLost) {
   const int64_t id = running_run("r", "node7");
   const RunRecord run = record(id);

@@ -4,6 +4,7 @@
 // is ../fathom from this test executable (as in test_cli.cpp); without it the tests skip.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "core/util/process.h"
 #include "db/store.h"
+#include "experiments/run_control.h"
 #include "tests/support/fathom_cli.h"
 
 namespace {
@@ -200,6 +203,39 @@ TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
   const auto resumed = steps(victim, "train_loss");
   ASSERT_EQ(resumed.size(), 60u);  // every 10th update, contiguous: no gap, no duplicate
   for (size_t i = 0; i < resumed.size(); ++i) EXPECT_EQ(resumed[i], 10 * static_cast<int64_t>(i + 1));
+}
+
+// A scheduler killed between claiming a run and starting its worker (found by the fault
+// campaign) leaves the run "running" with no worker: the next --resume cannot see a process
+// to judge, so it follows it; kUnstartedGrace after the claim the run goes back to the queue
+// and is trained here, instead of waiting out the heartbeat timeout and ending crashed.
+TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
+  const std::string sweep = write_sweep("name: claimed\nbase: base.yaml\nseeds: [1, 2]\n");
+  ASSERT_EQ(run({sweep, "--jobs", "1", "--no-progress"}), 0) << log();
+  // Put run 2 back as a fresh claim by a scheduler that then died: running on this host since
+  // now, with no worker tags, no metric rows, no artifacts (SQL: the store has no such API).
+  const int64_t orphan = runs().at(1).id;
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
+    const std::string id = std::to_string(orphan);
+    const std::string sql =
+        "UPDATE runs SET status = 'running', updates = 0, finished_at = NULL, heartbeat_at = " +
+        std::to_string(fathom::db::unix_now()) + ", host = '" + fathom::host_name() +
+        "' WHERE id = " + id + "; DELETE FROM run_tags WHERE run_id = " + id +
+        " AND key LIKE 'worker.%'; DELETE FROM metrics WHERE run_id = " + id +
+        "; DELETE FROM final_metrics WHERE run_id = " + id + "; DELETE FROM artifacts WHERE run_id = " + id + ";";
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+    fs::remove_all(dir_ / "runs.artifacts" / ("run-" + id));
+  }
+  ASSERT_FALSE(Store::open(db(), OpenMode::ReadOnly).tags(orphan).count("worker.pid"));
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 0) << log();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name << ": " << r.error;
+  EXPECT_LT(took, fathom::kDefaultHeartbeatTimeout) << "waited out the heartbeat timeout";
+  EXPECT_EQ(steps(orphan, "train_loss"), kEveryTen);
 }
 
 // A run that diverges (absurd learning rate) and one that fails at training time (an Admin
