@@ -191,9 +191,9 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
     return;
   }
-  // Local slots are also opened while only other workers are left to follow: a run whose
-  // claimer died before starting it goes back to the queue (follow_sweep) and is run here.
-  if (request.runs > 0 || (launcher_name == "local" && plan.alive > 0)) {
+  // Also while only other workers are left to follow: a run whose claimer died before starting
+  // it goes back to the queue (follow_sweep), and a launcher with open slots runs it.
+  if (request.runs > 0 || plan.alive > 0) {
     try {
       std::fprintf(stderr, "sweep %s: %s\n", spec.name.c_str(), launcher->launch(store, request).c_str());
     } catch (...) {

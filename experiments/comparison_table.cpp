@@ -102,20 +102,24 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   return cell;
 }
 
-// What each cell holds, said once under the table: how it aggregates, over how many runs (one
-// n for all cells, or "n per cell" when they differ, which sets show_n), and where a std is.
-std::string aggregation_note(ComparisonTable& t, const TableOptions& options,
-                             const std::vector<std::string>& variant_keys, size_t total_runs,
-                             bool up) {
+// The distinct run counts behind the cells' values.
+std::set<int> value_counts(const ComparisonTable& t) {
   std::set<int> counts;
-  bool any_std = false;
   for (const auto& line : t.cells)
     for (const auto& c : line)
-      if (c.value) {
-        counts.insert(c.used);
-        any_std = any_std || c.std.has_value();
-      }
-  t.show_n = counts.size() > 1;
+      if (c.value) counts.insert(c.used);
+  return counts;
+}
+
+// What each cell holds, said once under the table: how it aggregates, over how many runs (one
+// n for all cells, or each cell's own when they differ: t.show_n), and where a std is.
+std::string aggregation_note(const ComparisonTable& t, const TableOptions& options,
+                             const std::vector<std::string>& variant_keys, size_t total_runs,
+                             bool up) {
+  const std::set<int> counts = value_counts(t);
+  bool any_std = false;
+  for (const auto& line : t.cells)
+    for (const auto& c : line) any_std = any_std || c.std.has_value();
   const int n = counts.size() == 1 ? *counts.begin() : 0;
   std::string how;
   if (options.best_of_run)
@@ -270,6 +274,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   }
   mark_best(t, options.bold, up);
 
+  t.show_n = value_counts(t).size() > 1;
   t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");

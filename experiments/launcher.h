@@ -55,7 +55,9 @@ class Launcher {
   // on a partition without one -- before any run is queued (InputError).
   virtual void check(const LaunchRequest& request, const std::vector<RunConfig>& configs) = 0;
   // Starts the workers (local: as slots free up in poll(); slurm: submits the job array).
-  // Returns a line for the user. Throws InputError when the submission is refused.
+  // Also called with request.runs == 0 when only workers elsewhere are left to follow: a run
+  // put back in the queue meanwhile may then still start here. Returns a line for the user.
+  // Throws InputError when the submission is refused.
   virtual std::string launch(db::Store& store, const LaunchRequest& request) = 0;
   // One round: start what may start; the workers that ended since the last round.
   virtual std::vector<WorkerEnd> poll(db::Store& store) = 0;

@@ -111,6 +111,8 @@ class SlurmLauncher : public Launcher {
 
   std::string launch(db::Store& store, const LaunchRequest& request) override {
     sweep_ = request.sweep;
+    // Only workers elsewhere to follow: an array of no task cannot be submitted.
+    if (request.runs == 0) return "no queued run: no job array submitted";
     const int parallel = options_.max_parallel > 0 ? options_.max_parallel : std::max(1, request.parallel);
     const fs::path log_dir = fs::path(request.artifacts_root) / "slurm" / request.sweep;
     fs::create_directories(log_dir);

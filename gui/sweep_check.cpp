@@ -5,7 +5,6 @@
 #include "core/config/config_io.h"
 #include "core/config/config_schema.h"
 #include "core/util/error.h"
-#include "core/util/strings.h"
 #include "experiments/sweep_spec.h"
 #include "gui/method_choices.h"
 
@@ -22,10 +21,7 @@ void check_method_names(const RunConfig& config) {
     for (const MethodChoice& m : it.value()) names.push_back(m.name.toStdString());
     const std::string value = field_value_text(config, *field);
     if (std::find(names.begin(), names.end(), value) != names.end()) continue;
-    const std::string hint = closest_match(value, names);
-    config_error(config, field->key,
-                 "'" + value + "' is not one of " + join(names, ", ") +
-                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    config_error(config, field->key, not_one_of(value, names));
   }
 }
 

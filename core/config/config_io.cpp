@@ -98,9 +98,7 @@ struct Parser {
         std::string value = scalar<std::string>(node, key, "a string");
         if (!field.choices.empty() &&
             std::find(field.choices.begin(), field.choices.end(), value) == field.choices.end()) {
-          std::string hint = closest_match(value, field.choices);
-          fail(node, key, "'" + value + "' is not one of " + join(field.choices, ", ") +
-                              (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+          fail(node, key, not_one_of(value, field.choices));
         }
         if (field.type == FieldType::Path && !value.empty() && fs::path(value).is_relative() &&
             !base_dir.empty())
@@ -303,6 +301,12 @@ nlohmann::json config_to_json(const RunConfig& config) {
     (*node)[parts.back()] = value;
   }
   return out;
+}
+
+std::string not_one_of(const std::string& value, const std::vector<std::string>& choices) {
+  const std::string hint = closest_match(value, choices);
+  return "'" + value + "' is not one of " + join(choices, ", ") +
+         (hint.empty() ? "" : "; did you mean '" + hint + "'?");
 }
 
 std::string config_to_yaml(const RunConfig& config) {

@@ -30,6 +30,10 @@ void check_config(const RunConfig& config);
 std::string config_to_yaml(const RunConfig& config);
 nlohmann::json config_to_json(const RunConfig& config);
 
+// "'v' is not one of a, b; did you mean 'c'?": the words for a value outside its choices
+// (schema choices, registered method names), wherever the choices are known.
+std::string not_one_of(const std::string& value, const std::vector<std::string>& choices);
+
 // An InputError located at `key` in `config` (its file and line when known).
 [[noreturn]] void config_error(const RunConfig& config, const std::string& key,
                                const std::string& message);

@@ -78,12 +78,8 @@ void check_model_methods(const RunConfig& config) {
   if (init.sublayer_style.empty()) {
     const auto choices = norm_choices();
     const std::string& norm = config.model.norm;
-    if (std::find(choices.begin(), choices.end(), norm) == choices.end()) {
-      const std::string hint = closest_match(norm, choices);
-      config_error(config, "model.norm",
-                   "'" + norm + "' is not one of " + join(choices, ", ") +
-                       (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-    }
+    if (std::find(choices.begin(), choices.end(), norm) == choices.end())
+      config_error(config, "model.norm", not_one_of(norm, choices));
   }
   require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
 }

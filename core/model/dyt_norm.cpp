@@ -36,10 +36,7 @@ class DyTConnection : public SublayerConnection {
                                             c.name + ".pre_norm", c.catalog));
   }
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
-    torch::Tensor f = dropped_branch(branch(norm_->forward(x)));
-    torch::Tensor out = x + f;
-    report(x, f, out);
-    return out;
+    return add_to_stream(x, branch(norm_->forward(x)));
   }
   std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& c) const override {
     return std::make_shared<DynamicTanh>(c.config.d_model, c.config.dyt_alpha, c.name, c.catalog);

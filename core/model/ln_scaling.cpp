@@ -17,10 +17,7 @@ class ScaledPreNormConnection : public SublayerConnection {
                                                      c.hooks, c.catalog, &c.id));
   }
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
-    torch::Tensor f = dropped_branch(branch(norm_(x) * scale_));
-    torch::Tensor out = x + f;
-    report(x, f, out);
-    return out;
+    return add_to_stream(x, branch(norm_(x) * scale_));
   }
   std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& c) const override {
     return final_layer_norm(c);

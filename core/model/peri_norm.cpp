@@ -16,10 +16,7 @@ class PeriNormConnection : public SublayerConnection {
         "output_norm", ObservedNorm(c.config.d_model, c.name + ".output_norm", c.hooks, c.catalog, &c.id));
   }
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
-    torch::Tensor f = dropped_branch(output_norm_(branch(input_norm_(x))));
-    torch::Tensor out = x + f;
-    report(x, f, out);
-    return out;
+    return add_to_stream(x, output_norm_(branch(input_norm_(x))));
   }
   std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& c) const override {
     return final_layer_norm(c);

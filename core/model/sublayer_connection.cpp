@@ -15,6 +15,13 @@ torch::Tensor SublayerConnection::dropped_branch(const torch::Tensor& f) {
   return out;
 }
 
+torch::Tensor SublayerConnection::add_to_stream(const torch::Tensor& x, const torch::Tensor& g) {
+  torch::Tensor f = dropped_branch(g);
+  torch::Tensor out = x + f;
+  report(x, f, out);
+  return out;
+}
+
 void SublayerConnection::report(const torch::Tensor& input, const torch::Tensor& branch,
                                 const torch::Tensor& output) {
   if (hooks_->observer) hooks_->observer->on_sublayer(id_, SublayerTrace{input, branch, output});

@@ -56,6 +56,9 @@ class SublayerConnection : public torch::nn::Module {
   torch::Tensor dropped_branch(const torch::Tensor& f);
   void report(const torch::Tensor& input, const torch::Tensor& branch,
               const torch::Tensor& output);
+  // x + drop(g), reported: the whole sub-layer of the styles whose stream is never normalized
+  // (pre, peri, lns, dyt); `g` is the branch output as the style shapes it.
+  torch::Tensor add_to_stream(const torch::Tensor& x, const torch::Tensor& g);
 
   SublayerId id_;
   double dropout_;

@@ -114,6 +114,15 @@ class TrainerTest : public ::testing::Test {
     options.stop_requested = stop;
     return train_run(config, *store_, options);
   }
+  // Run b (resumed) logged train_loss at every update 1..last, each equal to run a's
+  // (uninterrupted) bit for bit.
+  void expect_same_train_loss(int64_t a, int64_t b, int64_t last) {
+    EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, last));
+    const auto loss_a = series(*store_, a, "train_loss");
+    const auto loss_b = series(*store_, b, "train_loss");
+    for (int64_t step = 1; step <= last; ++step)
+      EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
+  }
   // A model of `config`'s shape with the parameters of the checkpoint at `path`.
   Transformer load_model(const RunConfig& config, const std::string& path) {
     const Dataset data = load_dataset(config.data, (dir_ / "cache").string(), "");
@@ -323,11 +332,7 @@ TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
   const TrainOutcome resumed = train(config, b, /*resume=*/true);
   EXPECT_EQ(resumed.status, "finished");
   EXPECT_EQ(resumed.updates, 30);
-  EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
-  const auto loss_a = series(*store_, a, "train_loss");
-  const auto loss_b = series(*store_, b, "train_loss");
-  for (int64_t step = 1; step <= 30; ++step)
-    EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
+  expect_same_train_loss(a, b, 30);
 
   // Both unreadable: refused, naming checkpoint_last.pt; the finished run is untouched.
   const db::RunRecord before = *store_->find_run(std::to_string(b));
@@ -405,11 +410,7 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
   ASSERT_EQ(std::system(("mount -o remount,size=64m '" + mount.string() + "'").c_str()), 0);
   options.resume = true;
   EXPECT_EQ(train_run(config, *store_, options).status, "finished");
-  EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 30));
-  const auto loss_a = series(*store_, a, "train_loss");
-  const auto loss_b = series(*store_, b, "train_loss");
-  for (int64_t step = 1; step <= 30; ++step)
-    EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
+  expect_same_train_loss(a, b, 30);
 }
 
 // Divergence is a result, not an error: a learning rate of 1e3 blows the loss up right after
