@@ -92,6 +92,9 @@ struct CurvesArgs {
   double smooth = 0;
   bool logy = false;
   std::string colour_by;
+  std::vector<std::string> group_by;
+  std::string band = "std";
+  std::string x = "update";
 };
 
 void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
@@ -99,6 +102,8 @@ void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
     throw InputError("", 0, "--runs", "name the runs: either --runs ID,ID,... or --sweep NAME");
   plot::format_for_path(args.output.out);  // fail on a bad extension before reading the store
   plot::parse_size(args.output.size);
+  if (!args.group_by.empty() && !args.colour_by.empty())
+    throw InputError("", 0, "--group-by", "--group-by colours by group; leave out --colour-by");
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   plot::CurveQuery query;
   query.runs = args.runs;
@@ -107,6 +112,9 @@ void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
   query.smoothing = args.smooth;
   query.log_y = args.logy;
   query.colour_by = args.colour_by;
+  query.group_by = args.group_by;
+  query.band = plot::parse_band(args.band);
+  query.x = plot::parse_x_axis(args.x);
   plot::Figure figure = plot::curves_from_store(store, query);
   save_json({figure}, args.output.save_json);
   nlohmann::json written = nlohmann::json::array();
@@ -129,6 +137,18 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--colour-by,--color-by", args->colour_by,
                   "runs with the same value share a style: a sweep axis (model.init), a tag or a "
                   "dotted config key");
+  cmd->add_option("--group-by", args->group_by,
+                  "one curve per group of runs with equal values of these keys (sweep axes, tags or "
+                  "dotted config keys, comma-separated; 'axes' = every sweep axis but the seed): the "
+                  "mean, a band, the member count, diverged members marked")
+      ->delimiter(',');
+  cmd->add_option("--band", args->band, "what a group's shading shows: std (mean +- sample std), "
+                                        "minmax or none")
+      ->check(CLI::IsMember({"std", "minmax", "min-max", "none"}))
+      ->default_str("std");
+  cmd->add_option("--x", args->x, "x axis: update, tokens (target tokens seen) or time (since the run's start)")
+      ->check(CLI::IsMember({"update", "tokens", "time"}))
+      ->default_str("update");
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] { run_curves(global, *args); });
 }

@@ -19,6 +19,7 @@ std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db
     query.runs = request.runs;
     query.metrics = request.metrics;
     query.colour_by = request.colour_by;
+    query.group_by = request.group_by;
     auto figure = plot::curves_from_store(store, query);
     figure.title = request.title;
     const std::string file = request.file_stem + ".png";

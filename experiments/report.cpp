@@ -61,7 +61,8 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
 }
 
 void figures(std::ostream& out, const ReportOptions& options, const std::vector<db::RunRecord>& runs,
-             const db::Store& store, const std::string& title, const std::string& colour_by) {
+             const db::Store& store, const std::string& title, const std::string& colour_by,
+             bool seed_groups = false) {
   std::set<std::string> stored;
   for (const auto& r : runs)
     for (const auto& name : store.metric_names(r.id)) stored.insert(name);
@@ -72,9 +73,14 @@ void figures(std::ostream& out, const ReportOptions& options, const std::vector<
     out << "Figures need a build with Qt 6 and QCustomPlot (`fathom export plot`).\n\n";
     return;
   }
+  if (seed_groups)
+    out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
+           "marks where a seed diverged.\n\n";
   for (const std::string metric : {"train_loss", "valid_loss", "valid_ppl"}) {
     if (!stored.count(metric)) continue;
-    CurvesRequest request{title + ": " + metric, ids, {metric}, colour_by, "curves-" + metric};
+    CurvesRequest request{title + ": " + metric, ids, {metric}, seed_groups ? "" : colour_by,
+                          "curves-" + metric, seed_groups ? std::vector<std::string>{"axes"}
+                                                          : std::vector<std::string>{}};
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
   }
@@ -140,7 +146,10 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       out << "### " << metric << "\n\n" << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
-  figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front());
+  std::set<std::string> seeds;
+  for (const auto& a : axes)
+    if (auto it = a.find("train.seed"); it != a.end()) seeds.insert(it->second);
+  figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front(), seeds.size() > 1);
   return out.str();
 }
 

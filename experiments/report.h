@@ -18,6 +18,9 @@ struct CurvesRequest {
   std::vector<std::string> metrics;
   std::string colour_by;   // axis key that colours the runs ("" = one colour per run)
   std::string file_stem;   // e.g. "curves-valid_loss"; the renderer adds the extension
+  // Set: one curve per group of runs (plot/run_groups.h; "axes" = every axis but the seed),
+  // the mean over its seeds with a +-1 std band. A sweep with several seeds is drawn so.
+  std::vector<std::string> group_by;
 };
 
 struct ReportOptions {

@@ -64,10 +64,25 @@ json to_json_of(const CurveFigure& f) {
     json one = {{"label", c.label}, {"metric", c.metric}, {"step", numbers(c.step)},
                 {"value", numbers(c.value)}, {"colour_key", c.colour_key}};
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
+    if (!c.members.empty()) {
+      json ends = json::array();
+      for (const auto& e : c.ends) ends.push_back({{"x", e.x}, {"y", e.y}, {"member", e.member}});
+      one["members"] = c.members;
+      one["count"] = c.count;
+      one["ends"] = ends;
+      one["stopped_early"] = c.stopped_early;
+      if (!c.band_lo.empty()) {
+        one["band_lo"] = numbers(c.band_lo);
+        one["band_hi"] = numbers(c.band_hi);
+      }
+    }
     curves.push_back(one);
   }
-  return {{"kind", "curves"}, {"title", f.title}, {"smoothing", f.smoothing},
-          {"x", axis_json(f.x)}, {"y", axis_json(f.y)}, {"curves", curves}};
+  json out = {{"kind", "curves"}, {"title", f.title}, {"smoothing", f.smoothing},
+              {"x", axis_json(f.x)}, {"y", axis_json(f.y)}, {"curves", curves},
+              {"x_kind", f.x_kind}};
+  if (!f.band.empty()) out["band"] = f.band;
+  return out;
 }
 
 // ---- reading: every accessor names the field it failed on ----
@@ -100,6 +115,11 @@ struct Reader {
     if (!v) return std::nullopt;
     if (!v->is_number()) fail(path + key, "expected a number");
     return v->get<double>();
+  }
+  double number(const json& obj, const std::string& key, const std::string& path) const {
+    const auto v = opt_number(obj, key, path);
+    if (!v) fail(path + key, "missing (a number is required)");
+    return *v;
   }
   std::vector<double> numbers(const json& obj, const std::string& key,
                               const std::string& path) const {
@@ -220,6 +240,11 @@ CurveFigure curves_from(const Reader& r, const json& j) {
   if (f.smoothing < 0 || f.smoothing >= 1) r.fail("smoothing", "expected a weight in [0, 1)");
   f.x = r.axis(j, "x", CurveFigure{}.x);
   f.y = r.axis(j, "y");
+  f.x_kind = r.str(j, "x_kind", "");
+  if (f.x_kind.empty()) f.x_kind = "update";
+  if (f.x_kind != "update" && f.x_kind != "tokens" && f.x_kind != "time")
+    r.fail("x_kind", "expected \"update\", \"tokens\" or \"time\", got \"" + f.x_kind + "\"");
+  f.band = r.str(j, "band", "");
   const json& curves = r.array(j, "curves", "");
   for (size_t i = 0; i < curves.size(); ++i) {
     const std::string path = "curves[" + std::to_string(i) + "].";
@@ -231,6 +256,22 @@ CurveFigure curves_from(const Reader& r, const json& j) {
     c.diverged_step = r.opt_number(curves[i], "diverged_step", path);
     c.colour_key = r.str(curves[i], "colour_key", path);
     if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
+    if (curves[i].contains("members")) {
+      c.members = r.strings(curves[i], "members", path);
+      c.stopped_early = r.boolean(curves[i], "stopped_early", path);
+      c.band_lo = r.numbers(curves[i], "band_lo", path);
+      c.band_hi = r.numbers(curves[i], "band_hi", path);
+      for (double n : r.numbers(curves[i], "count", path)) c.count.push_back(static_cast<int>(n));
+      if (!c.band_lo.empty() && (c.band_lo.size() != c.step.size() || c.band_hi.size() != c.step.size()))
+        r.fail(path + "band_lo", "band_lo and band_hi need one value per step");
+      if (!c.count.empty() && c.count.size() != c.step.size())
+        r.fail(path + "count", "expected one count per step");
+      const json& ends = r.array(curves[i], "ends", path);
+      for (size_t e = 0; e < ends.size(); ++e) {
+        const std::string at = path + "ends[" + std::to_string(e) + "].";
+        c.ends.push_back({r.number(ends[e], "x", at), r.number(ends[e], "y", at), r.str(ends[e], "member", at)});
+      }
+    }
     f.curves.push_back(std::move(c));
   }
   return f;

@@ -57,13 +57,29 @@ struct BarFigure {
   Axis y;
 };
 
-// One training curve: a metric of one run against the update step.
+// Where a member of a group stopped early (a diverged run): a marker in the group's colour.
+struct MemberEnd {
+  double x = 0, y = 0;
+  std::string member;  // the member's label
+};
+
+// One training curve: a metric of one run against the x axis (the update step, target tokens
+// or seconds since the run's start: CurveFigure::x_kind) -- or, for a group of runs
+// (plot/curve_groups.h), the members' mean with a shaded band.
 struct Curve {
   std::string label;   // legend entry, e.g. "12 admin-18L valid_loss"
   std::string metric;  // curves of the second, third... metric get other dash patterns
-  std::vector<double> step, value;
-  std::optional<double> diverged_step;  // set: a marker where the run diverged
+  std::vector<double> step, value;  // x and y; `step` holds whatever the x axis is
+  std::optional<double> diverged_step;  // set: a marker where the run diverged (x units)
   std::string colour_key;               // curves with the same key share a style; empty: own
+  // A group's curve only: the band around the mean (empty: none), the members present at each
+  // point, every member's label, diverged members' last points, and whether the mean ends
+  // because fewer than half the members are left (a hollow marker at its last point).
+  std::vector<double> band_lo, band_hi;
+  std::vector<int> count;
+  std::vector<std::string> members;
+  std::vector<MemberEnd> ends;
+  bool stopped_early = false;
 };
 
 struct CurveFigure {
@@ -71,6 +87,8 @@ struct CurveFigure {
   std::vector<Curve> curves;
   double smoothing = 0;  // debiased EMA weight in [0, 1); 0 draws the raw values
   Axis x{"update", Scale::Linear, std::nullopt, std::nullopt}, y;
+  std::string x_kind = "update";  // update | tokens | time (seconds; ticks read h:mm)
+  std::string band;               // what group bands show: "std", "minmax" or "" (none)
 };
 
 using Figure = std::variant<Heatmap, LineFigure, BarFigure, CurveFigure>;

@@ -25,12 +25,15 @@ struct PreparedCurve {
   std::vector<double> raw_x, raw_y;  // the faint raw curve (with smoothing); empty: none drawn
   std::vector<double> x, y;          // the (smoothed) curve
   double diverged_y = 0;             // where the divergence marker goes; NaN: no marker
+  std::vector<double> band_x, band_lo, band_hi;  // a group's (smoothed) band; empty: none
 };
 // The graphs drawn for one curve, so the caller can replace their data later (null: none).
 struct CurveGraphs {
   QCPGraph* raw = nullptr;
   QCPGraph* line = nullptr;
   QCPGraph* mark = nullptr;
+  QCPGraph* band_lo = nullptr;  // a group's band: the fill lies between the two
+  QCPGraph* band_hi = nullptr;
 };
 std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& figure,
                                             const Style& style,

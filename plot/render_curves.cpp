@@ -44,6 +44,7 @@ class StepTicker : public QCPAxisTicker {
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
     const double magnitude = std::abs(tick);
+    if (magnitude >= 1e9) return QString::number(tick / 1e9, 'g', 4) + QStringLiteral("G");
     if (magnitude >= 1e6) return QString::number(tick / 1e6, 'g', 4) + QStringLiteral("M");
     if (magnitude >= 1e4) return QString::number(tick / 1e3, 'g', 4) + QStringLiteral("k");
     return QCPAxisTicker::getTickLabel(tick, locale, format, precision);
@@ -58,7 +59,14 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
                                       const std::vector<PreparedCurve>* prepared) {
   std::vector<CurveGraphs> graphs;
   detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
-  if (f.x.scale == Scale::Linear) plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+  const bool time_axis = f.x_kind == "time" && f.x.scale == Scale::Linear;
+  QSharedPointer<QCPAxisTickerTime> time_ticker;
+  if (time_axis) {
+    time_ticker.reset(new QCPAxisTickerTime);
+    plot.xAxis->setTicker(time_ticker);
+  } else if (f.x.scale == Scale::Linear) {
+    plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+  }
 
   std::map<std::string, int> group_of, metric_of;
   for (const auto& c : f.curves) {
@@ -67,7 +75,20 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
   }
   const bool many_metrics = metric_of.size() > 1;
   int next_group = static_cast<int>(group_of.size());
-  bool diverged_in_legend = false;
+  bool diverged_in_legend = false, stop_in_legend = false;
+  // One scatter graph per marker kind: a diverged run's end, a group's early end.
+  auto add_marks = [&](const std::vector<double>& x, const std::vector<double>& y, QCPScatterStyle::ScatterShape shape,
+                       const QColor& colour, const QString& name, bool& in_legend) {
+    auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
+    mark->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()));
+    mark->setLineStyle(QCPGraph::lsNone);
+    mark->setScatterStyle(QCPScatterStyle(shape, QPen(colour, 1.2 * px_per_pt()), Qt::NoBrush,
+                                          2 * style.marker_pt * px_per_pt()));
+    mark->setName(name);
+    if (in_legend) mark->removeFromLegend();
+    in_legend = true;
+    return mark;
+  };
 
   for (size_t index = 0; index < f.curves.size(); ++index) {
     const Curve& c = f.curves[index];
@@ -77,6 +98,25 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     const int dash = many_metrics ? metric_of[c.metric] : group;
     std::vector<double> raw, shown;
     if (!ready) shown = raw = finite_or_nan(c.value);
+    // A group's band, under its mean: the members' spread, smoothed as the mean is.
+    const bool band = ready ? !ready->band_x.empty() : !c.band_lo.empty();
+    if (band) {
+      auto smooth = [&](const std::vector<double>& v) {
+        return f.smoothing > 0 ? debiased_ema(finite_or_nan(v), f.smoothing) : finite_or_nan(v);
+      };
+      drawn.band_lo = ready ? add_decimated(plot, ready->band_x, ready->band_lo)
+                            : add_graph(plot, c.step, smooth(c.band_lo), style.decimation_buckets);
+      drawn.band_hi = ready ? add_decimated(plot, ready->band_x, ready->band_hi)
+                            : add_graph(plot, c.step, smooth(c.band_hi), style.decimation_buckets);
+      QColor fill = series_colour(group);
+      fill.setAlpha(50);
+      for (QCPGraph* edge : {drawn.band_lo, drawn.band_hi}) {
+        edge->setPen(Qt::NoPen);
+        edge->removeFromLegend();
+      }
+      drawn.band_hi->setBrush(fill);
+      drawn.band_hi->setChannelFillGraph(drawn.band_lo);
+    }
     if (f.smoothing > 0 && (!ready || !ready->raw_x.empty())) {
       if (!ready) shown = debiased_ema(raw, f.smoothing);
       QCPGraph* faint = ready ? add_decimated(plot, ready->raw_x, ready->raw_y)
@@ -96,6 +136,22 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     graph->setScatterSkip(std::max(0, graph->dataCount() / 6 - 1));
     graph->setName(detail::qstr(c.label));
     if (c.label.empty()) graph->removeFromLegend();
+
+    if (!c.ends.empty()) {  // diverged members, in the group's colour
+      std::vector<double> ex, ey;
+      for (const auto& e : c.ends) ex.push_back(e.x), ey.push_back(e.y);
+      add_marks(ex, ey, QCPScatterStyle::ssCross, series_colour(group), QStringLiteral("diverged"),
+                diverged_in_legend);
+    }
+    if (c.stopped_early) {  // the mean's last point: fewer than half the members go on
+      const std::vector<double>& xs = ready ? ready->x : c.step;
+      const std::vector<double>& ys = ready ? ready->y : shown;
+      size_t last = std::min(xs.size(), ys.size());
+      while (last > 0 && !std::isfinite(ys[last - 1])) --last;
+      if (last > 0)
+        add_marks({xs[last - 1]}, {ys[last - 1]}, QCPScatterStyle::ssCircle, series_colour(group),
+                  QStringLiteral("mean ends: < half the runs left"), stop_in_legend);
+    }
 
     if (c.diverged_step) {
       // Mark the last finite value at or before the divergence.
@@ -124,7 +180,20 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
   std::string y_label = f.y.label;
   if (y_label.empty())
     for (const auto& [metric, index] : metric_of) y_label += (y_label.empty() ? "" : ", ") + metric;
-  plot.xAxis->setLabel(detail::qstr(f.x.label));
+  std::string x_label = f.x.label;
+  if (time_axis) {
+    const bool hours = plot.xAxis->range().upper >= 3600;
+    time_ticker->setTimeFormat(hours ? QStringLiteral("%h:%m") : QStringLiteral("%m:%s"));
+    x_label += hours ? " (h:mm)" : " (m:ss)";
+  }
+  if (!f.band.empty() && !f.curves.empty()) {
+    // Says what the shading is, once: an empty graph with the band's look in the legend.
+    auto* key = plot.addGraph(plot.xAxis, plot.yAxis);
+    key->setPen(Qt::NoPen);
+    key->setBrush(QColor(0, 0, 0, 50));
+    key->setName(f.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std") : QStringLiteral("shaded: min to max"));
+  }
+  plot.xAxis->setLabel(detail::qstr(x_label));
   plot.yAxis->setLabel(detail::qstr(y_label));
   detail::finish_legend(plot);
   return graphs;

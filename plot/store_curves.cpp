@@ -1,25 +1,16 @@
 #include "plot/store_curves.h"
 
-#include "db/run_json.h"
-
-#include <sstream>
+#include <map>
+#include <memory>
 
 #include "core/util/error.h"
+#include "db/run_status.h"
+#include "plot/run_groups.h"
 
 namespace fathom::plot {
 namespace {
 
-}  // namespace
-
-std::string run_attribute(const db::Store& store, const db::RunRecord& run, const std::string& key) {
-  if (key.empty()) return "";
-  const auto tags = store.tags(run.id);
-  if (auto it = tags.find("axis." + key); it != tags.end()) return it->second;
-  if (auto it = tags.find(key); it != tags.end()) return it->second;
-  return db::config_value(run.config_json, key);
-}
-
-CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
+std::vector<db::RunRecord> selected_runs(const db::Store& store, const CurveQuery& query) {
   std::vector<db::RunRecord> runs;
   if (!query.sweep.empty()) {
     runs = store.list_runs(query.sweep);
@@ -32,27 +23,123 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
     runs.push_back(*run);
   }
   if (query.metrics.empty()) throw InputError("", 0, "--metric", "name at least one metric");
+  return runs;
+}
+
+std::string short_name(const db::RunRecord& run) {
+  // Sweep runs are named "<sweep>/<axis values>": the axis values tell them apart.
+  std::string name = run.name;
+  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
+  return "#" + std::to_string(run.id) + " " + name;
+}
+
+// One run's points of one metric, placed on the x axis.
+class RunPoints : public MemberPoints {
+ public:
+  RunPoints(std::vector<db::MetricPoint> points, std::vector<double> x)
+      : points_(std::move(points)), x_(std::move(x)) {}
+  size_t size() const override { return points_.size(); }
+  int64_t step(size_t i) const override { return points_[i].step; }
+  double x(size_t i) const override { return x_[i]; }
+  double y(size_t i) const override { return points_[i].value; }
+
+ private:
+  std::vector<db::MetricPoint> points_;
+  std::vector<double> x_;
+};
+
+}  // namespace
+
+std::string run_attribute(const db::Store& store, const db::RunRecord& run, const std::string& key) {
+  if (key.empty()) return "";
+  return run_value(store.tags(run.id), run.config_json, key);
+}
+
+CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
+  const std::vector<db::RunRecord> runs = selected_runs(store, query);
+  std::vector<Tags> tags;
+  for (const auto& run : runs) tags.push_back(store.tags(run.id));
+  const std::vector<std::string> group_keys = expand_group_keys(query.group_by, tags);
+  const bool grouped = !query.group_by.empty();
 
   CurveFigure figure;
   figure.smoothing = query.smoothing;
   figure.y.scale = query.log_y ? Scale::Log : Scale::Linear;
+  figure.x.label = x_axis_label(query.x);
+  figure.x_kind = x_axis_name(query.x);
+  if (grouped) figure.band = band_name(query.band);
   const bool label_metric = query.metrics.size() > 1;
-  for (const auto& run : runs) {
-    const std::string key = run_attribute(store, run, query.colour_by);
+
+  // Each run's points on the x axis, per metric.
+  std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>> points;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto& run = runs[r];
+    std::vector<db::MetricPoint> tokens;
+    if (query.x == XAxis::Tokens) tokens = store.metric_series(run.id, kTokensMetric);
+    const RunX x(query.x, run.started_at, &tokens);
+    if (!x.available())
+      throw InputError(store.path(), 0, "--x",
+                       "run " + std::to_string(run.id) + " has no " +
+                           (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
+                                                                   "logged it): use --x update")
+                                                     : std::string("start time")));
     for (const auto& metric : query.metrics) {
-      const auto points = store.metric_series(run.id, metric);
-      if (points.empty()) continue;
+      auto series = store.metric_series(run.id, metric);
+      if (series.empty()) continue;
+      std::vector<double> xs;
+      for (const auto& p : series) xs.push_back(x.at(p));
+      points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), std::move(xs));
+    }
+  }
+
+  // Grouped: per metric, the groups in the order their first run comes.
+  for (size_t m = 0; grouped && m < query.metrics.size(); ++m) {
+    const std::string& metric = query.metrics[m];
+    std::vector<CurveGroup> groups;
+    std::map<std::string, size_t> index;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      auto it = points.find({r, metric});
+      if (it == points.end()) continue;
+      std::vector<std::string> values;
+      for (const auto& key : group_keys) values.push_back(run_value(tags[r], runs[r].config_json, key));
+      const std::string label = group_label(group_keys, values);
+      auto [at, added] = index.try_emplace(label, groups.size());
+      if (added) groups.emplace_back(label, query.band);
+      groups[at->second].add_member(short_name(runs[r]), it->second.get(),
+                                    runs[r].status == db::status::kDiverged,
+                                    !db::status::is_active(runs[r].status));
+    }
+    for (auto& group : groups) {
+      group.update();
+      Curve curve = group.curve(metric);
+      if (label_metric) curve.label += " " + metric;
+      figure.curves.push_back(std::move(curve));
+    }
+  }
+  for (size_t r = 0; r < runs.size() && !grouped; ++r) {
+    for (const auto& metric : query.metrics) {
+      auto it = points.find({r, metric});
+      if (it == points.end()) continue;
+      const auto& run = runs[r];
+      const RunPoints& p = *it->second;
       Curve curve;
       curve.metric = metric;
       curve.label = std::to_string(run.id) + " " + run.name;
+      const std::string key = query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
       if (!query.colour_by.empty()) curve.label += " (" + query.colour_by + "=" + key + ")";
       if (label_metric) curve.label += " " + metric;
       curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
-      for (const auto& p : points) {
-        curve.step.push_back(static_cast<double>(p.step));
-        curve.value.push_back(p.value);
+      for (size_t i = 0; i < p.size(); ++i) {
+        curve.step.push_back(p.x(i));
+        curve.value.push_back(p.y(i));
       }
-      if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
+      if (run.diverged_step) {
+        // The marker's x on this axis: the last point at or before the divergence.
+        double at = query.x == XAxis::Update ? static_cast<double>(*run.diverged_step) : curve.step.back();
+        for (size_t i = 0; query.x != XAxis::Update && i < p.size(); ++i)
+          if (p.step(i) <= *run.diverged_step) at = p.x(i);
+        curve.diverged_step = at;
+      }
       figure.curves.push_back(std::move(curve));
     }
   }

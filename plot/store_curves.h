@@ -1,11 +1,13 @@
 #pragma once
-// Training curves from the run store: the figure `fathom export plot curves` draws, and the GUI
-// can draw the same.
+// Training curves from the run store: the figure `fathom export plot curves` draws (and
+// `fathom report`), run by run or in groups of runs with a band; the GUI draws the same.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "db/store.h"
+#include "plot/curve_groups.h"
+#include "plot/curve_x.h"
 #include "plot/figure.h"
 
 namespace fathom::plot {
@@ -19,13 +21,19 @@ struct CurveQuery {
   // Runs with the same value share a style: a sweep axis (tag "axis.KEY", e.g. model.init),
   // any tag, or a dotted config path. Empty: every run its own style.
   std::string colour_by;
+  // Set: one curve per group of runs with equal values of these keys (plot/run_groups.h;
+  // "axes" = every sweep axis but the seed): the members' mean with a `band`.
+  std::vector<std::string> group_by;
+  Band band = Band::Std;
+  XAxis x = XAxis::Update;
 };
 
-// One curve per (run, metric) that has points; diverged runs get their divergence marker.
-// Unknown runs, an empty sweep or no points at all throw fathom::InputError.
+// One curve per (run, metric) that has points -- or per (group, metric) -- diverged runs
+// marked. Unknown runs, an empty sweep, no points at all or (x = tokens) runs without a
+// target_tokens curve throw fathom::InputError.
 CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query);
 
-// The value of `key` for one run as colour_by resolves it; "" when the run has none.
+// The value of `key` for one run as colour_by and group_by resolve it; "" when the run has none.
 std::string run_attribute(const db::Store& store, const db::RunRecord& run, const std::string& key);
 
 }  // namespace fathom::plot

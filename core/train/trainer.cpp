@@ -310,6 +310,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     if (log_point || valid_point || keep_point) {
       reading = read_metrics(/*reset_window=*/log_point);
       if (!reading) return outcome;
+      // The x axis "target tokens seen" of the dashboard and `export plot curves --x tokens`:
+      // every session's tokens, so a resumed run continues the count.
+      if (log_point || valid_point)
+        metrics.log(update, "target_tokens", static_cast<double>(tokens_before + session_tokens));
       if (log_point) {
         // Timed after the read: on a GPU the host runs ahead of the device until then.
         const double logged_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);

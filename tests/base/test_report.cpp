@@ -80,7 +80,9 @@ TEST(Report, SweepAndRunReports) {
   options.render_curves = [&](const CurvesRequest& r) {
     asked.push_back(r.file_stem);
     EXPECT_EQ(r.runs.size(), 4u);
-    EXPECT_EQ(r.colour_by, "model.norm");
+    // Two seeds per configuration: one curve per configuration, the mean over its seeds.
+    EXPECT_EQ(r.group_by, std::vector<std::string>{"axes"});
+    EXPECT_EQ(r.colour_by, "");
     return r.file_stem + ".png";
   };
   const std::string text = read(write_report(store, "s", options));
@@ -93,6 +95,7 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;              // in the runs table
   EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});              // only stored metrics
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
+  EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
 
   options.out_dir = (dir / "run").string();
   options.render_curves = nullptr;

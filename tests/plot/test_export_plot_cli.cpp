@@ -76,6 +76,37 @@ TEST(ExportPlotCli, CurvesFromASweep) {
   EXPECT_TRUE(std::ifstream(again).good());
 }
 
+TEST(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  const std::string out = temp_path("grouped.svg"), spec = temp_path("grouped.json");
+  // Neither run has model.depth: both fall in one group "depth=?".
+  run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--group-by", "model.depth",
+                "--band", "minmax", "--out", out, "--save-json", spec});
+  EXPECT_TRUE(std::ifstream(out).good());
+  const auto figure = std::get<fathom::plot::CurveFigure>(fathom::plot::load_figure(spec));
+  EXPECT_EQ(figure.band, "minmax");
+  ASSERT_EQ(figure.curves.size(), 1u);
+  const auto& group = figure.curves[0];
+  EXPECT_EQ(group.label, "depth=? (n=2, 1 diverged)");
+  ASSERT_EQ(group.value.size(), 50u);
+  // Run 1 is run 0 plus one: the mean is run 0 + 0.5, the band runs from run 0 to run 1.
+  EXPECT_DOUBLE_EQ(group.value[4], 5.0 / 5 + 0.5);
+  EXPECT_DOUBLE_EQ(group.band_lo[4], 1.0);
+  EXPECT_DOUBLE_EQ(group.band_hi[4], 2.0);
+  ASSERT_EQ(group.ends.size(), 1u);  // the diverged post-18L at its last point
+  EXPECT_EQ(group.ends[0].x, 490);
+  EXPECT_DOUBLE_EQ(group.ends[0].y, 5.0 / 50);
+
+  // The runs never started: no time axis to draw them on. Grouping colours by group.
+  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--x", "time",
+                             "--out", temp_path("t.png")}),
+               fathom::InputError);
+  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--group-by", "axes",
+                             "--colour-by", "model.init", "--out", temp_path("t.png")}),
+               fathom::InputError);
+}
+
 TEST(ExportPlotCli, RejectsBadInput) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();

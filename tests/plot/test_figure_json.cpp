@@ -64,6 +64,41 @@ TEST(FigureJson, LineBarCurvesRoundTrip) {
   EXPECT_EQ(back.smoothing, 0.9);
 }
 
+TEST(FigureJson, GroupCurvesRoundTrip) {
+  CurveFigure f;
+  f.x_kind = "time";
+  f.band = "std";
+  Curve c;
+  c.label = "norm=pre (n=2, 1 diverged)";
+  c.step = {1, 2};
+  c.value = {3, 4};
+  c.band_lo = {2.5, 3.5};
+  c.band_hi = {3.5, 4.5};
+  c.count = {2, 1};
+  c.members = {"#1", "#2"};
+  c.ends = {{1, 3.25, "#2"}};
+  c.stopped_early = true;
+  f.curves.push_back(c);
+  const auto back = std::get<CurveFigure>(figure_from_json(to_json(Figure{f})));
+  EXPECT_EQ(back.x_kind, "time");
+  EXPECT_EQ(back.band, "std");
+  const Curve& r = back.curves.at(0);
+  EXPECT_EQ(r.band_hi, c.band_hi);
+  EXPECT_EQ(r.count, c.count);
+  EXPECT_EQ(r.members, c.members);
+  ASSERT_EQ(r.ends.size(), 1u);
+  EXPECT_EQ(r.ends[0].y, 3.25);
+  EXPECT_EQ(r.ends[0].member, "#2");
+  EXPECT_TRUE(r.stopped_early);
+  // A band with a value missing, or an x axis nobody draws, is named.
+  auto j = to_json(Figure{f});
+  j["curves"][0]["band_lo"] = {1.0};
+  EXPECT_THROW(figure_from_json(j), fathom::InputError);
+  j = to_json(Figure{f});
+  j["x_kind"] = "epochs";
+  EXPECT_THROW(figure_from_json(j), fathom::InputError);
+}
+
 TEST(FigureJson, ErrorsNameTheField) {
   try {
     figure_from_json(nlohmann::json::parse(R"({"kind": "line", "series": [{"x": [1], "y": "no"}]})"),

@@ -1,0 +1,40 @@
+#pragma once
+// The x axes a training curve can be drawn against: the update step (what the trainer counts),
+// target tokens seen (the trainer's `target_tokens` curve: runs with different batch sizes
+// line up), and wall-clock time since the run's start (a resumed run's pause included: what
+// the researcher waited).
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+
+namespace fathom::plot {
+
+enum class XAxis { Update, Tokens, Time };
+
+// "update", "tokens" or "time"; anything else throws InputError naming `field`.
+XAxis parse_x_axis(const std::string& text, const std::string& field = "--x");
+std::string x_axis_name(XAxis axis);   // what parse_x_axis reads; CurveFigure::x_kind
+std::string x_axis_label(XAxis axis);  // the axis title
+
+// The curve the tokens axis reads: target tokens trained up to each logged step.
+inline constexpr const char* kTokensMetric = "target_tokens";
+
+// Where one run's points go on an x axis.
+class RunX {
+ public:
+  // tokens: the run's target_tokens points (read for XAxis::Tokens only; must outlive this);
+  // started_at: the run's start, unix seconds (XAxis::Time).
+  RunX(XAxis axis, double started_at, const std::vector<db::MetricPoint>* tokens);
+  // The tokens axis needs the run's target_tokens curve (runs trained before Fathom logged
+  // it have none); the time axis its start time.
+  bool available() const;
+  double at(const db::MetricPoint& point) const;
+
+ private:
+  XAxis axis_;
+  double started_at_;
+  const std::vector<db::MetricPoint>* tokens_;
+};
+
+}  // namespace fathom::plot

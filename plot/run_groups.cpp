@@ -1,0 +1,64 @@
+#include "plot/run_groups.h"
+
+#include <set>
+
+#include "db/run_json.h"
+
+namespace fathom::plot {
+namespace {
+
+std::string without_axis_prefix(const std::string& key) {
+  return key.rfind("axis.", 0) == 0 ? key.substr(5) : key;
+}
+
+std::string last_part(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+}  // namespace
+
+std::string run_value(const Tags& tags, const std::string& config_json, const std::string& key) {
+  if (key.empty()) return "";
+  const std::string bare = without_axis_prefix(key);
+  if (auto it = tags.find("axis." + bare); it != tags.end()) return it->second;
+  if (auto it = tags.find(key); it != tags.end()) return it->second;
+  return db::config_value(config_json, bare);
+}
+
+bool is_seed_key(const std::string& key) { return last_part(key) == "seed"; }
+
+std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
+                                           const std::vector<Tags>& tags_of_runs) {
+  std::vector<std::string> keys;
+  auto add = [&](const std::string& key) {
+    for (const auto& k : keys)
+      if (k == key) return;
+    keys.push_back(key);
+  };
+  for (const auto& key : requested) {
+    if (key != "axes") {
+      add(without_axis_prefix(key));
+      continue;
+    }
+    std::set<std::string> axes;
+    for (const auto& tags : tags_of_runs)
+      for (const auto& [tag, value] : tags)
+        if (tag.rfind("axis.", 0) == 0 && !is_seed_key(tag)) axes.insert(tag.substr(5));
+    for (const auto& axis : axes) add(axis);
+  }
+  return keys;
+}
+
+std::string group_label(const std::vector<std::string>& keys, const std::vector<std::string>& values) {
+  std::map<std::string, int> uses;
+  for (const auto& k : keys) ++uses[last_part(k)];
+  std::string label;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string shown = uses[last_part(keys[i])] > 1 ? keys[i] : last_part(keys[i]);
+    label += (label.empty() ? "" : ", ") + shown + "=" + (values[i].empty() ? "?" : values[i]);
+  }
+  return label.empty() ? "all runs" : label;
+}
+
+}  // namespace fathom::plot

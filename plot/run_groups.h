@@ -1,0 +1,29 @@
+#pragma once
+// Which runs belong together: a run's value of a key (a sweep axis, a tag or a config path),
+// the keys "axes" stands for (every sweep axis but the seed), and a group's label. Shared by
+// `fathom export plot curves --group-by`, reports and the desktop app's dashboard, so a figure
+// in a paper groups exactly as the screen did.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fathom::plot {
+
+using Tags = std::map<std::string, std::string>;
+
+// The run's sweep-axis tag "axis.KEY", else its tag KEY, else the dotted config path KEY of its
+// config JSON; "" when it has none. A key may also be given as "axis.KEY".
+std::string run_value(const Tags& tags, const std::string& config_json, const std::string& key);
+
+// A seed key (train.seed, seed, ...): left out of "axes".
+bool is_seed_key(const std::string& key);
+
+// The keys to group by: each requested key as given, except "axes", which stands for every
+// sweep axis the runs carry (their axis.* tags) other than the seed, in name order.
+std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
+                                           const std::vector<Tags>& tags_of_runs);
+
+// "norm=post, layers=18": each key's last dotted part where that is unambiguous among `keys`.
+std::string group_label(const std::vector<std::string>& keys, const std::vector<std::string>& values);
+
+}  // namespace fathom::plot
