@@ -6,8 +6,12 @@
 //   poll    -- one incremental poll, the steady state of live training: one new point per
 //              run appended by another connection, read in the polling thread, merged,
 //              replotted and painted.
+//   regroup -- (with --groups G > 0; the runs are G configurations x seeds) from one curve per
+//              run to one per group: every group built from the cached points, drawn, painted;
+//              rebuild, paint and poll are then timed grouped.
 // Prints the median and worst of --reps repetitions in ms per frame; "fluid" is under ~16-33 ms.
-//   bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] [--reps 5] [--max-total N]
+//   bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] [--groups 0,20] [--reps 5]
+//                   [--max-total N]
 // Qt offscreen (QT_QPA_PLATFORM=offscreen unless set); not part of ctest.
 #include <algorithm>
 #include <chrono>
@@ -69,7 +73,7 @@ Stats stats(std::vector<double> v) {
   return {v[v.size() / 2], v.back()};
 }
 
-void bench(long runs, long points, int reps) {
+void bench(long runs, long points, int reps, long groups) {
   const fs::path dir = fs::temp_directory_path() / ("fathom_bench_dashboard_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -80,6 +84,9 @@ void bench(long runs, long points, int reps) {
     fathom::db::NewRun run;
     run.name = "run" + std::to_string(r);
     const int64_t id = writer.create_run(run);
+    // As a depth x seed sweep tags them: `groups` configurations, the rest seeds.
+    writer.set_tag(id, "axis.model.layers", std::to_string(r % std::max(groups, 1L)));
+    writer.set_tag(id, "axis.train.seed", std::to_string(r / std::max(groups, 1L)));
     std::vector<fathom::db::MetricRow> rows;
     rows.reserve(points);
     for (long s = 0; s < points; ++s)
@@ -107,6 +114,18 @@ void bench(long runs, long points, int reps) {
   QApplication::processEvents();  // the queued replot paints
   const double load_ms = ms_since(load_start);
 
+  // Grouped: the time from "no groups" to the grouped chart on screen (every group built from
+  // the cached points, the plot set up, painted); then the timings below run grouped.
+  std::vector<double> regroup;
+  for (int i = 0; groups > 0 && i < reps; ++i) {
+    view.setGroupBy(QString());
+    QApplication::processEvents();
+    const auto start = Clock::now();
+    view.setGroupBy(QStringLiteral("axes"));
+    QApplication::processEvents();
+    regroup.push_back(ms_since(start));
+  }
+
   std::vector<double> full, paint, poll;
   fathom::gui::CurvePlot* chart = view.chart(QStringLiteral("train_loss"));
   for (int i = 0; i < reps; ++i) {
@@ -129,9 +148,15 @@ void bench(long runs, long points, int reps) {
     poll.push_back(ms_since(start));
   }
   const Stats f = stats(full), d = stats(paint), p = stats(poll);
-  std::printf("%5ld runs x %7ld points  fill %6.1f s  load %8.1f ms  rebuild %7.1f ms (worst %7.1f)  "
-              "paint %6.1f ms (worst %6.1f)  poll+replot %7.1f ms (worst %7.1f)\n",
-              runs, points, fill_s, load_ms, f.median, f.worst, d.median, d.worst, p.median, p.worst);
+  std::printf("%5ld runs x %7ld points  %-9s  fill %6.1f s  load %8.1f ms  rebuild %7.1f ms (worst %7.1f)  "
+              "paint %6.1f ms (worst %6.1f)  poll+replot %7.1f ms (worst %7.1f)",
+              runs, points, groups > 0 ? (std::to_string(groups) + " groups").c_str() : "ungrouped", fill_s,
+              load_ms, f.median, f.worst, d.median, d.worst, p.median, p.worst);
+  if (groups > 0) {
+    const Stats g = stats(regroup);
+    std::printf("  regroup %7.1f ms (worst %7.1f)", g.median, g.worst);
+  }
+  std::printf("\n");
   std::fflush(stdout);
   view.setSession(nullptr);
   session.reset();
@@ -143,7 +168,7 @@ void bench(long runs, long points, int reps) {
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  std::vector<long> runs{10, 50, 200}, points{1000, 10000, 100000};
+  std::vector<long> runs{10, 50, 200}, points{1000, 10000, 100000}, groups{0};
   int reps = 5;
   long max_total = 20'000'000;  // R x P above this is skipped (memory: ~60 bytes a point)
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -151,20 +176,22 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--points")) points = parse_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--max-total")) max_total = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--groups")) groups = parse_list(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] "
-                           "[--reps 5] [--max-total N]\n");
+                           "[--groups 0,20] [--reps 5] [--max-total N]\n");
       return 2;
     }
   }
   std::printf("dashboard: one train_loss chart, 1280x800 offscreen, EMA 0.6; median of %d\n", reps);
   for (long r : runs)
-    for (long p : points) {
-      if (r * p > max_total) {
-        std::printf("%5ld runs x %7ld points  skipped (over --max-total %ld)\n", r, p, max_total);
-        continue;
+    for (long p : points)
+      for (long g : groups) {
+        if (r * p > max_total) {
+          std::printf("%5ld runs x %7ld points  skipped (over --max-total %ld)\n", r, p, max_total);
+          continue;
+        }
+        bench(r, p, reps, g);
       }
-      bench(r, p, reps);
-    }
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "gui/curve_plot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -71,13 +72,22 @@ struct FigurePoints {
   size_t size() const { return std::min(curve->step.size(), curve->value.size()); }
   double x(size_t i) const { return curve->step[i]; }
   double y(size_t i) const { return curve->value[i]; }
+  bool band() const { return !curve->band_lo.empty(); }
+  double lo(size_t i) const { return curve->band_lo[i]; }
+  double hi(size_t i) const { return curve->band_hi[i]; }
 };
 struct CachePoints {
   const std::vector<db::MetricPoint>* points;
+  plot::RunX place;
   size_t size() const { return points->size(); }
-  double x(size_t i) const { return static_cast<double>((*points)[i].step); }
+  double x(size_t i) const { return place.at((*points)[i]); }
   double y(size_t i) const { return (*points)[i].value; }
+  bool band() const { return false; }
+  double lo(size_t) const { return kNaN; }
+  double hi(size_t) const { return kNaN; }
 };
+
+double finite_or_nan(double v) { return std::isfinite(v) ? v : kNaN; }
 
 bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
@@ -94,21 +104,23 @@ void apply_limits(QCPAxis* axis, const plot::Axis& spec) {
 
 }  // namespace
 
-void CurvePlot::setFigure(plot::CurveFigure figure) {
+void CurvePlot::setFigure(plot::CurveFigure figure, bool rewritten) {
   figure_ = std::move(figure);
+  skeleton_ = plot::CurveFigure{};
   full_figure_ = nullptr;
   std::vector<FigurePoints> series;
   for (const auto& c : figure_.curves) series.push_back({&c});
-  update(figure_, series);
+  update(figure_, series, rewritten);
 }
 
 void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
-                          std::function<plot::CurveFigure()> full_figure) {
+                          std::vector<plot::RunX> x, std::function<plot::CurveFigure()> full_figure) {
   figure_ = plot::CurveFigure{};
+  skeleton_ = skeleton;
   full_figure_ = std::move(full_figure);
   std::vector<CachePoints> points;
-  for (const auto* s : series) points.push_back({s});
-  update(skeleton, points);
+  for (size_t i = 0; i < series.size(); ++i) points.push_back({series[i], x[i]});
+  update(skeleton, points, false);
 }
 
 std::string CurvePlot::signature(const plot::CurveFigure& f) const {
@@ -118,17 +130,21 @@ std::string CurvePlot::signature(const plot::CurveFigure& f) const {
     out << a.label << '\x1f' << int(a.scale) << '\x1f' << (a.min ? *a.min : kNaN) << '\x1f'
         << (a.max ? *a.max : kNaN) << '\x1e';
   };
-  out << f.title << '\x1e' << f.smoothing << '\x1e';
+  out << f.title << '\x1e' << f.smoothing << '\x1e' << f.x_kind << '\x1e' << f.band << '\x1e';
   axis(f.x);
   axis(f.y);
-  for (const auto& c : f.curves)
+  for (const auto& c : f.curves) {
     out << c.label << '\x1f' << c.metric << '\x1f' << c.colour_key << '\x1f'
-        << (c.diverged_step ? *c.diverged_step : kNaN) << '\x1e';
+        << (c.diverged_step ? *c.diverged_step : kNaN) << '\x1f' << c.band_lo.empty() << '\x1f'
+        << c.stopped_early;
+    for (const auto& e : c.ends) out << '\x1f' << e.x << '\x1f' << e.y;
+    out << '\x1e';
+  }
   return out.str();
 }
 
 template <class Points>
-void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series) {
+void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series, bool rewritten) {
   // About one bucket per 2-4 pixels (at most 5 points a bucket, usually 2-4): the min/max
   // envelope a pixel column shows, with a bounded number of points per curve whatever the
   // curve's length. A width change within 1.5x keeps the buckets (no re-decimation).
@@ -144,7 +160,7 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
   for (size_t i = 0; i < f.curves.size(); ++i) {
     const Points& p = series[i];
     const size_t n = p.size();
-    bool fresh = i >= live_.size();
+    bool fresh = i >= live_.size() || rewritten;
     if (!fresh) {  // grown, or rewritten (a resume deletes points; a new figure)?
       const size_t seen = live_[i].shown.count();
       fresh = n < seen || (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
@@ -163,6 +179,11 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       const double shown = smooth ? l.ema.next(y) : y;
       if (with_raw) l.raw.add(x, y);
       l.shown.add(x, shown);
+      if (p.band()) {
+        const double lo = finite_or_nan(p.lo(j)), hi = finite_or_nan(p.hi(j));
+        l.lo.add(x, smooth ? l.ema_lo.next(lo) : lo);
+        l.hi.add(x, smooth ? l.ema_hi.next(hi) : hi);
+      }
       if (diverged && x <= *diverged && std::isfinite(shown)) l.diverged_y = shown;
       l.last_x = x, l.last_y = raw;
       l.changed = true;
@@ -188,6 +209,11 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       }
       plot::XY shown = live_[i].shown.points();
       prepared[i].x = std::move(shown.x), prepared[i].y = std::move(shown.y);
+      if (live_[i].lo.count()) {
+        plot::XY lo = live_[i].lo.points(), hi = live_[i].hi.points();
+        prepared[i].lo_x = std::move(lo.x), prepared[i].lo_y = std::move(lo.y);
+        prepared[i].hi_x = std::move(hi.x), prepared[i].hi_y = std::move(hi.y);
+      }
       prepared[i].diverged_y = live_[i].diverged_y;
       live_[i].changed = false;
     }
@@ -209,6 +235,8 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       const plot::CurveGraphs& g = graphs_[i];
       if (g.raw) set_points(g.raw, l.raw.points());
       set_points(g.line, l.shown.points());
+      if (g.band_lo) set_points(g.band_lo, l.lo.points());
+      if (g.band_hi) set_points(g.band_hi, l.hi.points());
       g.line->setScatterSkip(std::max(0, g.line->dataCount() / 6 - 1));
       if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
     }
@@ -259,9 +287,40 @@ void CurvePlot::resetZoom() {
   plot_->replot();
 }
 
-void CurvePlot::showReadout(QMouseEvent* event) {
-  if (!plot_->xAxis) return;
-  const double mx = plot_->xAxis->pixelToCoord(event->pos().x());
+QString CurvePlot::xText(double x) const {
+  const std::string& kind = shownFigure().x_kind;
+  if (kind == "tokens") return QStringLiteral("%1 tokens").arg(x, 0, 'f', 0);
+  if (kind == "time") {
+    const long s = std::lround(x);
+    return QStringLiteral("%1:%2:%3 since start")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
+  }
+  return QStringLiteral("step %1").arg(x, 0, 'f', 0);
+}
+
+QString CurvePlot::groupText(size_t index, double x) const {
+  const plot::CurveFigure& f = shownFigure();
+  if (index >= f.curves.size() || f.curves[index].members.empty()) return {};
+  const plot::Curve& c = f.curves[index];
+  // The point nearest x: its member count.
+  auto at = std::lower_bound(c.step.begin(), c.step.end(), x);
+  if (at == c.step.end() && at != c.step.begin()) --at;
+  const size_t i = static_cast<size_t>(at - c.step.begin());
+  QString text = QStringLiteral("   mean of %1 of %2:").arg(i < c.count.size() ? c.count[i] : 0).arg(c.members.size());
+  constexpr size_t kListed = 8;  // a 50-seed group would fill the window
+  for (size_t m = 0; m < c.members.size() && m < kListed; ++m)
+    text += (m ? QStringLiteral(", ") : QStringLiteral(" ")) + QString::fromStdString(c.members[m]);
+  if (c.members.size() > kListed) text += QStringLiteral(", ... (%1 more)").arg(c.members.size() - kListed);
+  return text;
+}
+
+void CurvePlot::showReadout(QMouseEvent* event) { readout_->setText(readoutAt(event->pos())); }
+
+QString CurvePlot::readoutAt(const QPoint& pixel) const {
+  if (!plot_->xAxis) return QStringLiteral(" ");
+  const double mx = plot_->xAxis->pixelToCoord(pixel.x());
   // The nearest drawn point, in pixels, over the legend's curves (not the faint raw ones).
   double best = std::numeric_limits<double>::infinity();
   QString text = QStringLiteral(" ");
@@ -272,19 +331,18 @@ void CurvePlot::showReadout(QMouseEvent* event) {
     auto it = graph->data()->findBegin(mx, true);
     for (int k = 0; k < 2 && it != graph->data()->constEnd(); ++k, ++it) {
       if (!std::isfinite(it->value)) continue;
-      const double dx = graph->keyAxis()->coordToPixel(it->key) - event->pos().x();
-      const double dy = graph->valueAxis()->coordToPixel(it->value) - event->pos().y();
+      const double dx = graph->keyAxis()->coordToPixel(it->key) - pixel.x();
+      const double dy = graph->valueAxis()->coordToPixel(it->value) - pixel.y();
       const double d = std::hypot(dx, dy);
       if (d < best) {
         best = d;
-        text = QStringLiteral("%1   step %2   %3")
-                   .arg(graph->name())
-                   .arg(it->key, 0, 'f', 0)
-                   .arg(it->value, 0, 'g', 5);
+        text = QStringLiteral("%1   %2   %3").arg(graph->name(), xText(it->key)).arg(it->value, 0, 'g', 5);
+        for (size_t i = 0; i < graphs_.size(); ++i)
+          if (graphs_[i].line == graph) text += groupText(i, it->key);
       }
     }
   }
-  readout_->setText(best < 40 ? text : QStringLiteral(" "));
+  return best < 40 ? text : QStringLiteral(" ");
 }
 
 }  // namespace fathom::gui

@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "plot/curve_x.h"
 #include "plot/decimate.h"
 #include "plot/figure.h"
 #include "plot/render.h"
@@ -27,43 +28,57 @@ class CurvePlot : public QWidget {
   explicit CurvePlot(QWidget* parent = nullptr);
 
   // Redraws with new data; keeps the user's zoom when they have zoomed or panned. The figure
-  // is kept for export (the zoomed range, if any, becomes its axis range).
-  void setFigure(plot::CurveFigure figure);
+  // is kept for export (the zoomed range, if any, becomes its axis range). Curves that only
+  // grew since the last call cost only their new points -- unless `rewritten`: a group's mean
+  // changes where a late member arrives, so every curve is smoothed and decimated again
+  // (the plot's graphs are kept unless the curves themselves changed).
+  void setFigure(plot::CurveFigure figure, bool rewritten = false);
   // The live dashboard's way in: the figure's curves carry no points (labels, styles,
   // divergence only); curve i's points are series[i], read in place. A curve whose points
   // only grew since the last call costs only its new points (the EMA and the min/max
   // decimation continue where they stopped); the plot is set up again only when the curves,
   // smoothing, scales or chart width change. full_figure builds the figure with every point
   // (what Export... draws); the series must stay valid until the next call.
+  // x[i] places series[i]'s points on the figure's x axis (plot/curve_x.h).
   void setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
-                 std::function<plot::CurveFigure()> full_figure);
+                 std::vector<plot::RunX> x, std::function<plot::CurveFigure()> full_figure);
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
   QCustomPlot* plot() const { return plot_; }
   int graphCount() const;
   QString readoutText() const;  // what the hover read-out shows now
+  // What the read-out says for the mouse at `pixel`: the nearest curve's point (within 40 px),
+  // and for a group the members there; " " when none is near.
+  QString readoutAt(const QPoint& pixel) const;
 
  private:
   void showReadout(QMouseEvent* event);
   // One curve's smoothed and decimated points, extended as points arrive.
   struct Live {
     Live(int buckets, double x0, double width, double smoothing)
-        : ema(smoothing), raw(buckets, x0, width), shown(buckets, x0, width) {}
-    plot::DebiasedEma ema;
-    plot::MinMaxDecimator raw, shown;
+        : ema(smoothing), ema_lo(smoothing), ema_hi(smoothing), raw(buckets, x0, width),
+          shown(buckets, x0, width), lo(buckets, x0, width), hi(buckets, x0, width) {}
+    plot::DebiasedEma ema, ema_lo, ema_hi;
+    plot::MinMaxDecimator raw, shown, lo, hi;  // lo, hi: a group's band edges
     double last_x = 0, last_y = 0;  // the last point fed, to tell growth from a rewrite
     double diverged_y;              // last finite smoothed value at or before divergence
     bool changed = true;
   };
   template <class Points>
-  void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series);
+  void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series, bool rewritten);
+  // The hover read-out's words for curve `index` near x: a group's members present there.
+  QString groupText(size_t index, double x) const;
+  QString xText(double x) const;  // "step 1200", "3.2e6 tokens", "1:02:03 since start"
+  // What is on screen: setFigure's figure, or setCurves' skeleton (labels, members, no points).
+  const plot::CurveFigure& shownFigure() const { return figure_.curves.empty() ? skeleton_ : figure_; }
   std::string signature(const plot::CurveFigure& f) const;
   void screenPens();
 
   QCustomPlot* plot_;
   QLabel* readout_;
   plot::CurveFigure figure_;                     // setFigure's, with the points
+  plot::CurveFigure skeleton_;                   // setCurves', without
   std::function<plot::CurveFigure()> full_figure_;  // setCurves'
   std::vector<Live> live_;
   std::vector<plot::CurveGraphs> graphs_;

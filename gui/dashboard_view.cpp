@@ -6,7 +6,9 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QScrollArea>
@@ -21,6 +23,9 @@
 
 namespace fathom::gui {
 namespace {
+
+// The group-by entry that asks for keys of the user's own.
+constexpr char kCustomKeys[] = "\x01custom";
 
 // Shown by default, in this order, when a run has them; others can be ticked in the list.
 bool default_metric(const std::string& name) {
@@ -57,6 +62,20 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   legend_->setChecked(true);
   colour_by_ = new QComboBox;
   colour_by_->setToolTip(QStringLiteral("one colour per run, or per value of a sweep axis"));
+  group_by_ = new QComboBox;
+  group_by_->setToolTip(QStringLiteral(
+      "one curve per group of runs: the members' mean with a band, the member count in the legend, "
+      "diverged members marked where they stopped; the mean is drawn where at least half the members are"));
+  band_ = new QComboBox;
+  band_->addItem(QStringLiteral("\u00b1 std"), QStringLiteral("std"));
+  band_->addItem(QStringLiteral("min-max"), QStringLiteral("minmax"));
+  band_->addItem(QStringLiteral("no band"), QStringLiteral("none"));
+  band_->setToolTip(QStringLiteral("a group's shading: mean \u00b1 1 sample std, or its members' min to max"));
+  x_axis_ = new QComboBox;
+  x_axis_->addItem(QStringLiteral("update"), QStringLiteral("update"));
+  x_axis_->addItem(QStringLiteral("target tokens"), QStringLiteral("tokens"));
+  x_axis_->addItem(QStringLiteral("time"), QStringLiteral("time"));
+  x_axis_->setToolTip(QStringLiteral("x axis: update step, target tokens seen, or wall-clock time since the run's start"));
   auto* fit = new QPushButton(QStringLiteral("&Fit all"));
   fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
   caption_ = new QLabel;
@@ -69,6 +88,11 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(legend_);
   controls->addWidget(new QLabel(QStringLiteral("Colour by")));
   controls->addWidget(colour_by_);
+  controls->addWidget(new QLabel(QStringLiteral("Group by")));
+  controls->addWidget(group_by_);
+  controls->addWidget(band_);
+  controls->addWidget(new QLabel(QStringLiteral("X")));
+  controls->addWidget(x_axis_);
   controls->addWidget(fit);
   controls->addStretch();
   controls->addWidget(caption_);
@@ -95,6 +119,27 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
     for (auto& [name, chart] : charts_) chart->setLegendVisible(on);
   });
   connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(band_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(x_axis_, &QComboBox::currentIndexChanged, this, [this] {
+    trackCurves();  // the tokens axis reads each run's target_tokens curve
+    poll();
+    redraw();
+  });
+  connect(group_by_, &QComboBox::activated, this, [this](int index) {
+    if (group_by_->itemData(index).toString() != QLatin1String(kCustomKeys)) return;
+    bool ok = false;
+    const QString keys = QInputDialog::getText(
+        this, QStringLiteral("Group by"),
+        QStringLiteral("Keys, comma-separated (sweep axes, tags or dotted config keys, e.g. "
+                       "model.norm,model.encoder_layers):"),
+        QLineEdit::Normal, QString(), &ok);
+    setGroupBy(ok ? keys.trimmed() : QString());
+  });
+  connect(group_by_, &QComboBox::currentIndexChanged, this, [this] {
+    colour_by_->setEnabled(groupBy().isEmpty());  // groups are coloured by group
+    band_->setEnabled(!groupBy().isEmpty());
+    redraw();
+  });
   connect(fit, &QPushButton::clicked, this, [this] {
     for (auto& [name, chart] : charts_) chart->resetZoom();
   });
@@ -104,6 +149,45 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
     rebuildCharts();
   });
   redraw();
+}
+
+QString DashboardView::groupBy() const {
+  const QString keys = group_by_->currentData().toString();
+  return keys == QLatin1String(kCustomKeys) ? QString() : keys;
+}
+
+bool DashboardView::hasSeeds() const {
+  std::set<std::string> seeds;
+  for (const auto& [run, tags] : tags_)
+    for (const auto& [key, value] : tags)
+      if (key.rfind("axis.", 0) == 0 && plot::is_seed_key(key)) seeds.insert(value);
+  return seeds.size() > 1;
+}
+
+void DashboardView::setGroupBy(const QString& keys) {
+  int index = group_by_->findData(keys);
+  if (index < 0) {  // keys of the user's own: an entry of their own, above "custom keys..."
+    index = group_by_->count() - 1;
+    group_by_->insertItem(index, keys, keys);
+  }
+  group_by_->setCurrentIndex(index);
+}
+
+void DashboardView::setBand(plot::Band band) {
+  band_->setCurrentIndex(band_->findData(QString::fromStdString(band == plot::Band::None ? "none" : plot::band_name(band))));
+}
+
+void DashboardView::setXAxis(plot::XAxis axis) {
+  x_axis_->setCurrentIndex(x_axis_->findData(QString::fromStdString(plot::x_axis_name(axis))));
+}
+
+GroupingChoice DashboardView::grouping() const {
+  GroupingChoice choice;
+  for (const QString& key : groupBy().split(QLatin1Char(','), Qt::SkipEmptyParts))
+    choice.keys.push_back(key.trimmed().toStdString());
+  choice.band = plot::parse_band(band_->currentData().toString().toStdString());
+  choice.x = plot::parse_x_axis(x_axis_->currentData().toString().toStdString());
+  return choice;
 }
 
 double DashboardView::smoothing() const { return smoothing_->value() / 100.0; }
@@ -122,6 +206,7 @@ void DashboardView::setSession(StoreSession* session) {
   poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();
   tags_.clear();
+  groups_.clear();
   cache_.clear();
   cache_.track({}, {});
   refreshMetricList();
@@ -135,7 +220,10 @@ void DashboardView::setRuns(const std::vector<db::RunRecord>& runs) {
   if (before == after) {
     // A run that starts again (resumed) rewrites its points after its checkpoint.
     for (size_t i = 0; i < runs.size(); ++i)
-      if (runs[i].status == db::status::kRunning && runs_[i].status != db::status::kRunning) cache_.forget(runs[i].id);
+      if (runs[i].status == db::status::kRunning && runs_[i].status != db::status::kRunning) {
+        cache_.forget(runs[i].id);
+        groups_.clear();  // they read the curves just dropped
+      }
     runs_ = runs;  // statuses and diverged steps change while the ids stay
     return;
   }
@@ -165,6 +253,21 @@ void DashboardView::refreshColourChoices() {
   for (const auto& k : keys) colour_by_->addItem(QString::fromStdString(k));
   const int index = colour_by_->findText(current);
   colour_by_->setCurrentIndex(index < 0 ? 0 : index);
+
+  // Group by: nothing, every axis but the seed, one axis, or keys of the user's own.
+  const QString grouped = group_by_->currentData().toString();
+  QSignalBlocker block_groups(group_by_);
+  group_by_->clear();
+  group_by_->addItem(QStringLiteral("none"), QString());
+  group_by_->addItem(QStringLiteral("axes but seed"), QStringLiteral("axes"));
+  for (const auto& k : keys)
+    if (!plot::is_seed_key(k)) group_by_->addItem(QString::fromStdString(k.substr(5)), QString::fromStdString(k.substr(5)));
+  group_by_->addItem(QStringLiteral("custom keys..."), QLatin1String(kCustomKeys));
+  const int group_index = group_by_->findData(grouped);
+  if (group_index >= 0 || grouped.isEmpty()) group_by_->setCurrentIndex(std::max(group_index, 0));
+  else setGroupBy(grouped);  // the user's own keys stay
+  colour_by_->setEnabled(groupBy().isEmpty());
+  band_->setEnabled(!groupBy().isEmpty());
 }
 
 bool DashboardView::refreshMetricList() {
@@ -209,13 +312,23 @@ CurvePlot* DashboardView::chart(const QString& metric) const {
   return it == charts_.end() ? nullptr : it->second;
 }
 
+void DashboardView::trackCurves() {
+  std::vector<std::string> metrics;
+  for (const auto& m : shownMetrics()) metrics.push_back(m.toStdString());
+  if (grouping().x == plot::XAxis::Tokens &&
+      std::find(metrics.begin(), metrics.end(), plot::kTokensMetric) == metrics.end())
+    metrics.push_back(plot::kTokensMetric);
+  std::vector<int64_t> ids;
+  for (const auto& r : runs_) ids.push_back(r.id);
+  groups_.clear();  // they read curves the cache may drop
+  cache_.track(ids, metrics);
+}
+
 void DashboardView::rebuildCharts() {
   const QStringList shown = shownMetrics();
   std::vector<std::string> metrics;
   for (const auto& m : shown) metrics.push_back(m.toStdString());
-  std::vector<int64_t> ids;
-  for (const auto& r : runs_) ids.push_back(r.id);
-  cache_.track(ids, metrics);
+  trackCurves();
 
   for (auto& [name, chart] : charts_) chart->deleteLater();
   charts_.clear();
@@ -259,37 +372,94 @@ std::string DashboardView::label(const db::RunRecord& run) const {
 
 void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
-  caption_->setText(runs_.empty() ? QStringLiteral("select runs in the Runs view")
-                                  : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s"));
+  left_out_ = 0;
+  size_t groups = 0;
+  const bool grouped = !groupBy().isEmpty();
   for (auto& [metric, chart] : charts_) {
+    if (grouped) {
+      plot::CurveFigure shown = groupFigure(metric);
+      groups = std::max(groups, shown.curves.size());
+      chart->setFigure(std::move(shown), /*rewritten=*/true);
+      continue;
+    }
     std::vector<const std::vector<db::MetricPoint>*> series;
-    plot::CurveFigure skeleton = figure(metric, false, &series);
+    std::vector<plot::RunX> x;
+    plot::CurveFigure skeleton = figure(metric, false, &series, &x);
     const std::string name = metric;
-    chart->setCurves(std::move(skeleton), std::move(series), [this, name] { return figure(name, true); });
+    chart->setCurves(std::move(skeleton), std::move(series), std::move(x), [this, name] { return figure(name, true); });
   }
+  QString caption = runs_.empty() ? QStringLiteral("select runs in the Runs view")
+                                  : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
+  if (grouped && !runs_.empty()) caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
+  if (left_out_)
+    caption += QStringLiteral(", %1 not shown (no %2)")
+                   .arg(left_out_)
+                   .arg(grouping().x == plot::XAxis::Tokens ? QStringLiteral("target_tokens curve")
+                                                            : QStringLiteral("start time"));
+  caption_->setText(caption);
 }
 
-plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
-                                        std::vector<const std::vector<db::MetricPoint>*>* series) const {
-  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+plot::CurveFigure DashboardView::frame(const std::string& metric) const {
+  const plot::XAxis x = grouping().x;
   plot::CurveFigure figure;
   figure.title = metric;
   figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
   figure.y.label = metric;
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+  figure.x.label = plot::x_axis_label(x);
+  figure.x_kind = plot::x_axis_name(x);
+  return figure;
+}
+
+plot::CurveFigure DashboardView::groupFigure(const std::string& metric) {
+  const GroupingChoice choice = grouping();
+  auto& groups = groups_[metric];
+  if (!groups || !groups->builtFor(runs_, choice, metric) || !groups->update(runs_)) {
+    groups = std::make_unique<DashboardGroups>(cache_, runs_, tags_, choice, metric);
+    groups->update(runs_);
+  }
+  plot::CurveFigure figure = frame(metric);
+  figure.band = plot::band_name(choice.band);
+  figure.curves = groups->curves();
+  left_out_ = std::max(left_out_, groups->leftOut());
+  return figure;
+}
+
+plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
+                                        std::vector<const std::vector<db::MetricPoint>*>* series,
+                                        std::vector<plot::RunX>* xs) const {
+  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+  const plot::XAxis axis = grouping().x;
+  plot::CurveFigure figure = frame(metric);
+  int left_out = 0;
   for (const auto& run : runs_) {
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;
+    const plot::RunX place(axis, run.started_at, &cache_.series(run.id, plot::kTokensMetric));
+    if (!place.available()) {
+      ++left_out;
+      continue;
+    }
     plot::Curve curve;
     curve.label = label(run);
     curve.metric = metric;
     if (with_points)
       for (const auto& p : points) {
-        curve.step.push_back(static_cast<double>(p.step));
+        curve.step.push_back(place.at(p));
         curve.value.push_back(p.value);
       }
     if (series) series->push_back(&points);
-    if (run.diverged_step) curve.diverged_step = static_cast<double>(*run.diverged_step);
+    if (xs) xs->push_back(place);
+    if (run.diverged_step) {
+      // On the update axis the step itself; on the others, where the last point before it lies.
+      double at = static_cast<double>(*run.diverged_step);
+      if (axis != plot::XAxis::Update) {
+        auto it = std::upper_bound(points.begin(), points.end(), *run.diverged_step,
+                                   [](int64_t s, const db::MetricPoint& p) { return s < p.step; });
+        at = place.at(it == points.begin() ? points.front() : *(it - 1));
+      }
+      curve.diverged_step = at;
+    }
     if (!colour_key.empty()) {
       auto tags = tags_.find(run.id);
       auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
@@ -301,6 +471,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     }
     figure.curves.push_back(std::move(curve));
   }
+  if (series) left_out_ = std::max(left_out_, left_out);  // the on-screen figure, not an export
   return figure;
 }
 

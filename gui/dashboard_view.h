@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/dashboard_groups.h"
 #include "gui/metric_cache.h"
 #include "plot/figure.h"
 
@@ -53,6 +54,14 @@ class DashboardView : public QWidget {
   void setSmoothing(double weight);
   // "run" or a tag key such as "axis.model.norm"; false when no shown run has that tag.
   bool setColourBy(const QString& key);
+  // Seed groups: "" (one curve per run), "axes" (every sweep axis but the seed) or keys,
+  // comma-separated (sweep axes, tags, dotted config keys).
+  void setGroupBy(const QString& keys);
+  QString groupBy() const;
+  // True when the shown runs carry a seed axis with two values or more (seed groups make sense).
+  bool hasSeeds() const;
+  void setBand(plot::Band band);
+  void setXAxis(plot::XAxis axis);
 
  signals:
   void error(const QString& message);
@@ -69,7 +78,13 @@ class DashboardView : public QWidget {
   // A chart's figure from the cache: with every point (for export), or without (the chart
   // reads `series`, the cached points of its curves, in place).
   plot::CurveFigure figure(const std::string& metric, bool with_points,
-                           std::vector<const std::vector<db::MetricPoint>*>* series = nullptr) const;
+                           std::vector<const std::vector<db::MetricPoint>*>* series = nullptr,
+                           std::vector<plot::RunX>* x = nullptr) const;
+  // The grouped figure of a chart, its groups brought up to date (built again when needed).
+  plot::CurveFigure groupFigure(const std::string& metric);
+  plot::CurveFigure frame(const std::string& metric) const;  // title, axes, smoothing
+  GroupingChoice grouping() const;
+  void trackCurves();  // the cache follows the shown runs, metrics and (tokens axis) target_tokens
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
@@ -78,6 +93,8 @@ class DashboardView : public QWidget {
   MetricPoller* poller_;
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
+  std::map<std::string, std::unique_ptr<DashboardGroups>> groups_;  // per chart, when grouped
+  mutable int left_out_ = 0;  // runs the last redraw could not place on the x axis
 
   QListWidget* metrics_;
   QSlider* smoothing_;
@@ -85,6 +102,9 @@ class DashboardView : public QWidget {
   QCheckBox* log_y_;
   QCheckBox* legend_;
   QComboBox* colour_by_;
+  QComboBox* group_by_;
+  QComboBox* band_;
+  QComboBox* x_axis_;
   QLabel* caption_;
   QGridLayout* grid_;
   bool updating_list_ = false;

@@ -278,6 +278,14 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     QApplication::processEvents();
     const QString path = QDir(dir).filePath(QString::fromLatin1(names[i]));
     if (grab().save(path)) saved << path;
+    if (i == 1 && dashboard_->hasSeeds()) {  // and the same runs as seed groups
+      const QString before = dashboard_->groupBy();
+      dashboard_->setGroupBy(QStringLiteral("axes"));
+      QApplication::processEvents();
+      const QString grouped = QDir(dir).filePath(QStringLiteral("dashboard-grouped.png"));
+      if (grab().save(grouped)) saved << grouped;
+      dashboard_->setGroupBy(before);
+    }
   }
   return saved;
 }

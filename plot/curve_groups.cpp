@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/util/error.h"
 
@@ -67,17 +68,25 @@ void CurveGroup::take(Member& m) {
       continue;
     }
     const double x = p.x(j);
+    Steps::iterator at;
+    bool inserted;
     if (m.finite > 0) {
-      // Steps other members logged between this member's previous point and this one.
+      // Steps other members logged between this member's previous point and this one; walked
+      // from the previous point's entry, so a point costs O(1) where the steps line up.
       const int64_t s0 = p.step(m.finite - 1);
       const double x0 = p.x(m.finite - 1), y0 = p.y(m.finite - 1);
-      for (auto it = at_.upper_bound(s0); it != at_.end() && it->first < s; ++it) {
+      auto it = std::next(m.at);
+      for (; it != at_.end() && it->first < s; ++it) {
         const double t = double(it->first - s0) / double(s - s0);
         it->second.add(x0 + t * (x - x0), y0 + t * (y - y0));
       }
+      inserted = it == at_.end() || it->first != s;
+      at = inserted ? at_.emplace_hint(it, s, Sums{}) : it;
+    } else {
+      std::tie(at, inserted) = at_.try_emplace(s);
     }
-    auto [at, inserted] = at_.try_emplace(s);
     at->second.add(x, y);
+    m.at = at;
     m.finite = j + 1;
     if (!inserted) continue;
     // A step no member had logged: the members whose curves span it count there too.

@@ -60,6 +60,11 @@ class VectorPoints : public MemberPoints {
 class CurveGroup {
  public:
   CurveGroup(std::string label, Band band) : label_(std::move(label)), band_(band) {}
+  // Members point into the group's own step table: moved, never copied.
+  CurveGroup(CurveGroup&&) = default;
+  CurveGroup& operator=(CurveGroup&&) = default;
+  CurveGroup(const CurveGroup&) = delete;
+  CurveGroup& operator=(const CurveGroup&) = delete;
 
   // Before the first update(). `points` is read in place and must outlive the group.
   // diverged: the run's outcome (its last finite point gets a marker); done: the run will log
@@ -80,6 +85,12 @@ class CurveGroup {
   size_t size() const { return members_.size(); }
 
  private:
+  struct Sums {
+    int count = 0;
+    double x = 0, y = 0, yy = 0, min = 0, max = 0;
+    void add(double px, double py);
+  };
+  using Steps = std::map<int64_t, Sums>;
   struct Member {
     std::string label;
     const MemberPoints* points;
@@ -89,11 +100,7 @@ class CurveGroup {
     bool ended = false;      // met a non-finite value: takes in nothing more
     int64_t last_step = 0;   // of the last point taken in, to notice a rewrite
     double last_y = 0;
-  };
-  struct Sums {
-    int count = 0;
-    double x = 0, y = 0, yy = 0, min = 0, max = 0;
-    void add(double px, double py);
+    Steps::iterator at{};    // the entry of its last finite point (finite > 0)
   };
   // Member m's (x, y) at `step`, strictly inside its finite points' range.
   void add_interpolated(const Member& m, int64_t step, Sums& sums) const;
@@ -102,7 +109,7 @@ class CurveGroup {
   std::string label_;
   Band band_;
   std::vector<Member> members_;
-  std::map<int64_t, Sums> at_;  // by step
+  Steps at_;  // by step
 };
 
 }  // namespace fathom::plot

@@ -25,7 +25,7 @@ struct PreparedCurve {
   std::vector<double> raw_x, raw_y;  // the faint raw curve (with smoothing); empty: none drawn
   std::vector<double> x, y;          // the (smoothed) curve
   double diverged_y = 0;             // where the divergence marker goes; NaN: no marker
-  std::vector<double> band_x, band_lo, band_hi;  // a group's (smoothed) band; empty: none
+  std::vector<double> lo_x, lo_y, hi_x, hi_y;  // a group's (smoothed) band edges; empty: none
 };
 // The graphs drawn for one curve, so the caller can replace their data later (null: none).
 struct CurveGraphs {

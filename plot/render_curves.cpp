@@ -99,14 +99,14 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     std::vector<double> raw, shown;
     if (!ready) shown = raw = finite_or_nan(c.value);
     // A group's band, under its mean: the members' spread, smoothed as the mean is.
-    const bool band = ready ? !ready->band_x.empty() : !c.band_lo.empty();
+    const bool band = ready ? !ready->lo_x.empty() : !c.band_lo.empty();
     if (band) {
       auto smooth = [&](const std::vector<double>& v) {
         return f.smoothing > 0 ? debiased_ema(finite_or_nan(v), f.smoothing) : finite_or_nan(v);
       };
-      drawn.band_lo = ready ? add_decimated(plot, ready->band_x, ready->band_lo)
+      drawn.band_lo = ready ? add_decimated(plot, ready->lo_x, ready->lo_y)
                             : add_graph(plot, c.step, smooth(c.band_lo), style.decimation_buckets);
-      drawn.band_hi = ready ? add_decimated(plot, ready->band_x, ready->band_hi)
+      drawn.band_hi = ready ? add_decimated(plot, ready->hi_x, ready->hi_y)
                             : add_graph(plot, c.step, smooth(c.band_hi), style.decimation_buckets);
       QColor fill = series_colour(group);
       fill.setAlpha(50);

@@ -12,6 +12,7 @@
 #include "gui/metric_cache.h"
 #include "gui/metric_poller.h"
 #include "gui/store_session.h"
+#include "plot/curve_x.h"
 
 using fathom::db::MetricRow;
 using fathom::db::NewRun;
@@ -104,6 +105,97 @@ class DashboardPollTest : public QObject {
     // Runs with the same axis value share a colour; the other value gets another.
     QCOMPARE(plot->graph(0)->pen().color(), plot->graph(2)->pen().color());
     QVERIFY(plot->graph(0)->pen().color() != plot->graph(1)->pen().color());
+  }
+
+  // Seed groups: one curve per norm, the mean of its seeds with a band, the member count in
+  // the legend, a diverged seed marked; the mean follows live points once half the seeds have
+  // them; the hover names the members; the tokens axis places the mean at the mean tokens.
+  void groupsSeedsWithBandsLive() {
+    const QString db = dir_.filePath("groups.db");
+    auto writer = Store::open(db.toStdString());
+    std::map<std::pair<std::string, int>, int64_t> ids;
+    for (const char* norm : {"post", "pre"})
+      for (int seed : {1, 2, 3}) {
+        NewRun r;
+        r.name = std::string("s/norm=") + norm + ",seed=" + std::to_string(seed);
+        r.sweep = "s";
+        const int64_t run = writer.create_run(r);
+        ids[{norm, seed}] = run;
+        writer.set_tag(run, "axis.model.norm", norm);
+        writer.set_tag(run, "axis.train.seed", std::to_string(seed));
+        writer.mark_running(run, "host", "cpu");
+        std::vector<MetricRow> rows;
+        for (int s = 10; s <= 30; s += 10) {
+          rows.emplace_back(s, "train_loss", seed + s / 10.0, 0.0);         // seed + step/10
+          rows.emplace_back(s, "target_tokens", 100.0 * s * seed, 0.0);
+        }
+        writer.write_metrics(run, rows);
+      }
+    writer.finish_run(ids[{"pre", 3}], "diverged", "loss is inf", 31);
+
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(900, 600);
+    view.setSmoothing(0);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    view.setGroupBy("axes");
+    QCOMPARE(view.groupBy(), QString("axes"));
+    CurvePlot* chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QTRY_VERIFY(view.cache().series(ids[{"pre", 3}], "train_loss").size() == 3);
+    QTRY_VERIFY(chart->graphCount() > 0);
+    QCustomPlot* plot = chart->plot();
+    auto graph_named = [&](const QString& name) -> QCPGraph* {
+      for (int g = 0; g < plot->graphCount(); ++g)
+        if (plot->graph(g)->name() == name) return plot->graph(g);
+      return nullptr;
+    };
+    QTRY_VERIFY(graph_named("norm=post (n=3)"));
+    QVERIFY(graph_named("norm=pre (n=3, 1 diverged)"));
+    QVERIFY(graph_named("diverged"));  // pre seed 3's cross
+    QCPGraph* post = graph_named("norm=post (n=3)");
+    // Mean over seeds 1, 2, 3 of seed + step/10: 2 + step/10.
+    QCOMPARE(post->data()->size(), 3);
+    QCOMPARE(post->data()->at(0)->key, 10.0);
+    QCOMPARE(post->data()->at(0)->value, 3.0);
+    QCOMPARE(post->data()->at(2)->value, 5.0);
+    // Its band: a graph filling towards another, under the mean.
+    int bands = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) bands += plot->graph(g)->channelFillGraph() != nullptr;
+    QCOMPARE(bands, 2);
+
+    // Live: seed 1 of post logs step 40 -- 1 of 3 is fewer than half; seed 2 follows.
+    auto worker = Store::open(db.toStdString());
+    worker.write_metrics(ids[{"post", 1}], {{40, "train_loss", 5.0, 0.0}});
+    QVERIFY(pollAndWait(view) >= 0);
+    QCOMPARE(graph_named("norm=post (n=3)")->data()->size(), 3);
+    worker.write_metrics(ids[{"post", 2}], {{40, "train_loss", 7.0, 0.0}});
+    QVERIFY(pollAndWait(view) >= 0);
+    post = graph_named("norm=post (n=3)");
+    QCOMPARE(post->data()->size(), 4);
+    QCOMPARE(post->data()->at(3)->value, 6.0);  // (5 + 7) / 2
+
+    // The hover names the group's members and how many the mean holds there.
+    plot->replot();
+    const QPoint at(int(plot->xAxis->coordToPixel(40)), int(plot->yAxis->coordToPixel(6.0)));
+    const QString readout = chart->readoutAt(at);
+    QVERIFY2(readout.contains("mean of 2 of 3"), qPrintable(readout));
+    QVERIFY2(readout.contains("norm=post,seed=3"), qPrintable(readout));
+
+    // Target tokens: seed k saw 100 * step * k tokens; the mean x at step 10 is 100*10*2.
+    view.setXAxis(fathom::plot::XAxis::Tokens);
+    QTRY_VERIFY(view.cache().series(ids[{"post", 1}], "target_tokens").size() == 3);
+    view.replot();
+    QTRY_VERIFY(graph_named("norm=post (n=3)") && graph_named("norm=post (n=3)")->data()->at(0)->key == 2000.0);
+    QCOMPARE(plot->xAxis->label(), QString("target tokens seen"));
+
+    // Back to one curve per run.
+    view.setGroupBy("");
+    view.replot();
+    QTRY_VERIFY(!graph_named("norm=post (n=3)"));
   }
 
   void viewRedrawsWithPointsWrittenAfterItStarted() {
