@@ -24,7 +24,7 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   // along a dash pattern is what makes a replot slow (bench_dashboard). Exports re-draw the
   // figure on a fresh plot in full quality (export_targets.h).
   plot_->setPlottingHint(QCP::phFastPolylines, true);
-  plot_->setNotAntialiasedElements(QCP::aePlottables);
+  plot_->setNotAntialiasedElements(QCP::aePlottables | QCP::aeFills);
   readout_ = new QLabel(QStringLiteral(" "));
   readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
@@ -104,13 +104,36 @@ void apply_limits(QCPAxis* axis, const plot::Axis& spec) {
 
 }  // namespace
 
+namespace {
+
+// True when `now` starts with every point of `before` (x, y and band alike): a curve that only
+// grew, whose drawn state can be continued.
+bool extends(const plot::Curve& before, const plot::Curve& now) {
+  auto prefix = [](const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() > b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!same(a[i], b[i])) return false;
+    return true;
+  };
+  return before.band_lo.empty() == now.band_lo.empty() && prefix(before.step, now.step) &&
+         prefix(before.value, now.value) && prefix(before.band_lo, now.band_lo) &&
+         prefix(before.band_hi, now.band_hi);
+}
+
+}  // namespace
+
 void CurvePlot::setFigure(plot::CurveFigure figure, bool rewritten) {
+  // A rewritten figure's curves are compared with what is drawn: where one only grew (the
+  // usual poll), only its new points are smoothed and decimated.
+  std::vector<bool> fresh(figure.curves.size(), rewritten);
+  for (size_t i = 0; rewritten && i < fresh.size() && i < figure_.curves.size(); ++i)
+    fresh[i] = !extends(figure_.curves[i], figure.curves[i]);
   figure_ = std::move(figure);
   skeleton_ = plot::CurveFigure{};
   full_figure_ = nullptr;
   std::vector<FigurePoints> series;
   for (const auto& c : figure_.curves) series.push_back({&c});
-  update(figure_, series, rewritten);
+  update(figure_, series, fresh);
 }
 
 void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
@@ -120,7 +143,7 @@ void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vec
   full_figure_ = std::move(full_figure);
   std::vector<CachePoints> points;
   for (size_t i = 0; i < series.size(); ++i) points.push_back({series[i], x[i]});
-  update(skeleton, points, false);
+  update(skeleton, points, std::vector<bool>(points.size(), false));
 }
 
 std::string CurvePlot::signature(const plot::CurveFigure& f) const {
@@ -144,7 +167,8 @@ std::string CurvePlot::signature(const plot::CurveFigure& f) const {
 }
 
 template <class Points>
-void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series, bool rewritten) {
+void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series,
+                       const std::vector<bool>& rewritten) {
   // About one bucket per 2-4 pixels (at most 5 points a bucket, usually 2-4): the min/max
   // envelope a pixel column shows, with a bounded number of points per curve whatever the
   // curve's length. A width change within 1.5x keeps the buckets (no re-decimation).
@@ -160,7 +184,7 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
   for (size_t i = 0; i < f.curves.size(); ++i) {
     const Points& p = series[i];
     const size_t n = p.size();
-    bool fresh = i >= live_.size() || rewritten;
+    bool fresh = i >= live_.size() || rewritten[i];
     if (!fresh) {  // grown, or rewritten (a resume deletes points; a new figure)?
       const size_t seen = live_[i].shown.count();
       fresh = n < seen || (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
@@ -210,7 +234,7 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       plot::XY shown = live_[i].shown.points();
       prepared[i].x = std::move(shown.x), prepared[i].y = std::move(shown.y);
       if (live_[i].lo.count()) {
-        plot::XY lo = live_[i].lo.points(), hi = live_[i].hi.points();
+        plot::XY lo = bandEdge(live_[i], true), hi = bandEdge(live_[i], false);
         prepared[i].lo_x = std::move(lo.x), prepared[i].lo_y = std::move(lo.y);
         prepared[i].hi_x = std::move(hi.x), prepared[i].hi_y = std::move(hi.y);
       }
@@ -235,8 +259,8 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       const plot::CurveGraphs& g = graphs_[i];
       if (g.raw) set_points(g.raw, l.raw.points());
       set_points(g.line, l.shown.points());
-      if (g.band_lo) set_points(g.band_lo, l.lo.points());
-      if (g.band_hi) set_points(g.band_hi, l.hi.points());
+      if (g.band_lo) set_points(g.band_lo, bandEdge(l, true));
+      if (g.band_hi) set_points(g.band_hi, bandEdge(l, false));
       g.line->setScatterSkip(std::max(0, g.line->dataCount() / 6 - 1));
       if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
     }
@@ -254,6 +278,14 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
     plot_->yAxis->setRange(y);
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+plot::XY CurvePlot::bandEdge(const Live& l, bool lower) {
+  // Filling between two min/max envelopes costs by the vertex (most of a grouped frame): the
+  // band keeps only its outer edge, one point a bucket.
+  const plot::MinMaxDecimator& edge = lower ? l.lo : l.hi;
+  plot::XY xy = edge.points();
+  return xy.x.empty() ? xy : plot::bucket_extremes(xy, xy.x.front(), edge.width(), lower);
 }
 
 void CurvePlot::screenPens() {

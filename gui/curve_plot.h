@@ -29,8 +29,9 @@ class CurvePlot : public QWidget {
 
   // Redraws with new data; keeps the user's zoom when they have zoomed or panned. The figure
   // is kept for export (the zoomed range, if any, becomes its axis range). Curves that only
-  // grew since the last call cost only their new points -- unless `rewritten`: a group's mean
-  // changes where a late member arrives, so every curve is smoothed and decimated again
+  // grew since the last call cost only their new points. With `rewritten` (seed groups: a
+  // group's mean changes where a late member arrives) each curve is compared point by point
+  // with the one drawn, and smoothed and decimated again from its start where it differs
   // (the plot's graphs are kept unless the curves themselves changed).
   void setFigure(plot::CurveFigure figure, bool rewritten = false);
   // The live dashboard's way in: the figure's curves carry no points (labels, styles,
@@ -66,13 +67,16 @@ class CurvePlot : public QWidget {
     bool changed = true;
   };
   template <class Points>
-  void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series, bool rewritten);
+  // rewritten[i]: curve i is smoothed and decimated again from its first point.
+  void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series,
+              const std::vector<bool>& rewritten);
   // The hover read-out's words for curve `index` near x: a group's members present there.
   QString groupText(size_t index, double x) const;
   QString xText(double x) const;  // "step 1200", "3.2e6 tokens", "1:02:03 since start"
   // What is on screen: setFigure's figure, or setCurves' skeleton (labels, members, no points).
   const plot::CurveFigure& shownFigure() const { return figure_.curves.empty() ? skeleton_ : figure_; }
   std::string signature(const plot::CurveFigure& f) const;
+  static plot::XY bandEdge(const Live& l, bool lower);
   void screenPens();
 
   QCustomPlot* plot_;

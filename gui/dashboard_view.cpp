@@ -63,6 +63,7 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   colour_by_ = new QComboBox;
   colour_by_->setToolTip(QStringLiteral("one colour per run, or per value of a sweep axis"));
   group_by_ = new QComboBox;
+  group_by_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   group_by_->setToolTip(QStringLiteral(
       "one curve per group of runs: the members' mean with a band, the member count in the legend, "
       "diverged members marked where they stopped; the mean is drawn where at least half the members are"));
@@ -76,6 +77,7 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   x_axis_->addItem(QStringLiteral("target tokens"), QStringLiteral("tokens"));
   x_axis_->addItem(QStringLiteral("time"), QStringLiteral("time"));
   x_axis_->setToolTip(QStringLiteral("x axis: update step, target tokens seen, or wall-clock time since the run's start"));
+  fillGroupChoices({});
   auto* fit = new QPushButton(QStringLiteral("&Fit all"));
   fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
   caption_ = new QLabel;
@@ -254,13 +256,17 @@ void DashboardView::refreshColourChoices() {
   const int index = colour_by_->findText(current);
   colour_by_->setCurrentIndex(index < 0 ? 0 : index);
 
+  fillGroupChoices(keys);
+}
+
+void DashboardView::fillGroupChoices(const std::set<std::string>& axis_tags) {
   // Group by: nothing, every axis but the seed, one axis, or keys of the user's own.
   const QString grouped = group_by_->currentData().toString();
   QSignalBlocker block_groups(group_by_);
   group_by_->clear();
   group_by_->addItem(QStringLiteral("none"), QString());
   group_by_->addItem(QStringLiteral("axes but seed"), QStringLiteral("axes"));
-  for (const auto& k : keys)
+  for (const auto& k : axis_tags)
     if (!plot::is_seed_key(k)) group_by_->addItem(QString::fromStdString(k.substr(5)), QString::fromStdString(k.substr(5)));
   group_by_->addItem(QStringLiteral("custom keys..."), QLatin1String(kCustomKeys));
   const int group_index = group_by_->findData(grouped);

@@ -71,6 +71,7 @@ class DashboardView : public QWidget {
   // Fills the metric list from the shown runs; true when the set of names changed.
   bool refreshMetricList();
   void refreshColourChoices();
+  void fillGroupChoices(const std::set<std::string>& axis_tags);  // "axis.KEY" tags of the runs
   void rebuildCharts();  // after the metric choice changed
   void redraw();
   void merge(const MetricUpdate& update);

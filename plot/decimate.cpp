@@ -129,4 +129,27 @@ XY MinMaxDecimator::points() const {
   return out;
 }
 
+XY bucket_extremes(const XY& points, double x0, double width, bool lower) {
+  XY out;
+  long bucket = -1;
+  for (size_t i = 0; i < points.x.size(); ++i) {
+    const double y = points.y[i];
+    const long b = width > 0 ? static_cast<long>(std::floor((points.x[i] - x0) / width)) : static_cast<long>(i);
+    if (b != bucket || out.y.empty()) {
+      bucket = b;
+      out.x.push_back(points.x[i]);
+      out.y.push_back(y);
+      continue;
+    }
+    double& kept = out.y.back();
+    // A NaN (a gap) is kept: it is what splits the fill.
+    if (std::isnan(kept)) continue;
+    if (std::isnan(y) || (lower ? y < kept : y > kept)) {
+      kept = y;
+      out.x.back() = points.x[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace fathom::plot

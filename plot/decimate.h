@@ -20,6 +20,10 @@ struct XY {
 // The kept points themselves.
 XY decimate_minmax(const std::vector<double>& x, const std::vector<double>& y, int buckets);
 
+// One point per bucket of `width` from x0: the lowest (lower) or highest point of each. For a
+// band's edges, whose fill costs by the vertex: the outer envelope, a quarter of the points.
+XY bucket_extremes(const XY& points, double x0, double width, bool lower);
+
 // The same min/max decimation, kept up to date as points are appended (a live training curve):
 // each add() touches one bucket, so a new point costs O(1) instead of re-decimating the series.
 // Buckets have a fixed width from x0; when a point falls past 2 * buckets of them, neighbours

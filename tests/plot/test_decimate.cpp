@@ -127,3 +127,20 @@ TEST(Ema, DebiasedByHand) {
   EXPECT_DOUBLE_EQ(out[3], 2.0);
   EXPECT_EQ(debiased_ema({1, 5}, 0.0), (std::vector<double>{1, 5}));
 }
+
+TEST(Decimate, BucketExtremesKeepEachBucketsLowestOrHighestPoint) {
+  // Buckets of width 2 from x = 0: {0, 1}, {2, 3}, {4}.
+  const XY points{{0, 1, 2, 3, 4}, {5, 3, 7, 9, 1}};
+  const XY low = bucket_extremes(points, 0, 2, true);
+  EXPECT_EQ(low.x, (std::vector<double>{1, 2, 4}));
+  EXPECT_EQ(low.y, (std::vector<double>{3, 7, 1}));
+  const XY high = bucket_extremes(points, 0, 2, false);
+  EXPECT_EQ(high.x, (std::vector<double>{0, 3, 4}));
+  EXPECT_EQ(high.y, (std::vector<double>{5, 9, 1}));
+  // A gap survives: a bucket holding a NaN keeps it, so the band's fill breaks there.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const XY gap = bucket_extremes(XY{{0, 1, 2}, {1, nan, 2}}, 0, 2, true);
+  ASSERT_EQ(gap.y.size(), 2u);
+  EXPECT_TRUE(std::isnan(gap.y[0]));
+  EXPECT_EQ(gap.y[1], 2);
+}
