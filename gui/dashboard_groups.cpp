@@ -34,11 +34,6 @@ std::string signature_of(const std::vector<db::RunRecord>& runs, const GroupingC
   return out.str();
 }
 
-std::string short_name(const db::RunRecord& run) {
-  std::string name = run.name;
-  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
-  return "#" + std::to_string(run.id) + " " + name;
-}
 
 }  // namespace
 
@@ -77,7 +72,7 @@ DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db:
     if (added) groups_.emplace_back(label, choice.band);
     members_.push_back(std::make_unique<Member>(run.id, points, tokens, place));
     where_.emplace_back(at->second, groups_[at->second].size());
-    groups_[at->second].add_member(short_name(run), members_.back().get(), run.status == db::status::kDiverged,
+    groups_[at->second].add_member(plot::run_short_name(run), members_.back().get(), run.status == db::status::kDiverged,
                                    !db::status::is_active(run.status));
   }
 }

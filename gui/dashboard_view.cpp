@@ -19,6 +19,7 @@
 #include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
+#include "plot/run_groups.h"
 #include "db/run_status.h"
 
 namespace fathom::gui {
@@ -369,12 +370,7 @@ void DashboardView::merge(const MetricUpdate& update) {
   emit pointsApplied(static_cast<int>(added));
 }
 
-std::string DashboardView::label(const db::RunRecord& run) const {
-  // Sweep runs are named "<sweep>/<axis values>": the axis values tell them apart.
-  std::string name = run.name;
-  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
-  return "#" + std::to_string(run.id) + " " + name;
-}
+std::string DashboardView::label(const db::RunRecord& run) const { return plot::run_short_name(run); }
 
 void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));

@@ -26,6 +26,12 @@ std::string run_value(const Tags& tags, const std::string& config_json, const st
   return db::config_value(config_json, bare);
 }
 
+std::string run_short_name(const db::RunRecord& run) {
+  std::string name = run.name;
+  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
+  return "#" + std::to_string(run.id) + " " + name;
+}
+
 bool is_seed_key(const std::string& key) { return last_part(key) == "seed"; }
 
 std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,

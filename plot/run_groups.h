@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "db/records.h"
+
 namespace fathom::plot {
 
 using Tags = std::map<std::string, std::string>;
@@ -22,6 +24,10 @@ bool is_seed_key(const std::string& key);
 // sweep axis the runs carry (their axis.* tags) other than the seed, in name order.
 std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
                                            const std::vector<Tags>& tags_of_runs);
+
+// "#12 norm=post,seed=2": a run's id and name, without its sweep's prefix (sweep runs are named
+// "<sweep>/<axis values>"; the axis values tell them apart) -- how a member is listed.
+std::string run_short_name(const db::RunRecord& run);
 
 // "norm=post, layers=18": each key's last dotted part where that is unambiguous among `keys`.
 std::string group_label(const std::vector<std::string>& keys, const std::vector<std::string>& values);

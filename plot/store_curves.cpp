@@ -26,12 +26,6 @@ std::vector<db::RunRecord> selected_runs(const db::Store& store, const CurveQuer
   return runs;
 }
 
-std::string short_name(const db::RunRecord& run) {
-  // Sweep runs are named "<sweep>/<axis values>": the axis values tell them apart.
-  std::string name = run.name;
-  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
-  return "#" + std::to_string(run.id) + " " + name;
-}
 
 // One run's points of one metric, placed on the x axis.
 class RunPoints : public MemberPoints {
@@ -105,7 +99,7 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
       const std::string label = group_label(group_keys, values);
       auto [at, added] = index.try_emplace(label, groups.size());
       if (added) groups.emplace_back(label, query.band);
-      groups[at->second].add_member(short_name(runs[r]), it->second.get(),
+      groups[at->second].add_member(run_short_name(runs[r]), it->second.get(),
                                     runs[r].status == db::status::kDiverged,
                                     !db::status::is_active(runs[r].status));
     }
