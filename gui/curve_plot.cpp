@@ -129,7 +129,7 @@ void CurvePlot::setFigure(plot::CurveFigure figure, bool rewritten) {
   for (size_t i = 0; rewritten && i < fresh.size() && i < figure_.curves.size(); ++i)
     fresh[i] = !extends(figure_.curves[i], figure.curves[i]);
   figure_ = std::move(figure);
-  skeleton_ = plot::CurveFigure{};
+  x_kind_ = figure_.x_kind;
   full_figure_ = nullptr;
   std::vector<FigurePoints> series;
   for (const auto& c : figure_.curves) series.push_back({&c});
@@ -139,7 +139,7 @@ void CurvePlot::setFigure(plot::CurveFigure figure, bool rewritten) {
 void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
                           std::vector<plot::RunX> x, std::function<plot::CurveFigure()> full_figure) {
   figure_ = plot::CurveFigure{};
-  skeleton_ = skeleton;
+  x_kind_ = skeleton.x_kind;
   full_figure_ = std::move(full_figure);
   std::vector<CachePoints> points;
   for (size_t i = 0; i < series.size(); ++i) points.push_back({series[i], x[i]});
@@ -320,9 +320,8 @@ void CurvePlot::resetZoom() {
 }
 
 QString CurvePlot::xText(double x) const {
-  const std::string& kind = shownFigure().x_kind;
-  if (kind == "tokens") return QStringLiteral("%1 tokens").arg(x, 0, 'f', 0);
-  if (kind == "time") {
+  if (x_kind_ == "tokens") return QStringLiteral("%1 tokens").arg(x, 0, 'f', 0);
+  if (x_kind_ == "time") {
     const long s = std::lround(x);
     return QStringLiteral("%1:%2:%3 since start")
         .arg(s / 3600)
@@ -333,7 +332,8 @@ QString CurvePlot::xText(double x) const {
 }
 
 QString CurvePlot::groupText(size_t index, double x) const {
-  const plot::CurveFigure& f = shownFigure();
+  // Only setFigure's figures hold groups (setCurves leaves figure_ empty).
+  const plot::CurveFigure& f = figure_;
   if (index >= f.curves.size() || f.curves[index].members.empty()) return {};
   const plot::Curve& c = f.curves[index];
   // The point nearest x: its member count.

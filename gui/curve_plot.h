@@ -73,8 +73,6 @@ class CurvePlot : public QWidget {
   // The hover read-out's words for curve `index` near x: a group's members present there.
   QString groupText(size_t index, double x) const;
   QString xText(double x) const;  // "step 1200", "3.2e6 tokens", "1:02:03 since start"
-  // What is on screen: setFigure's figure, or setCurves' skeleton (labels, members, no points).
-  const plot::CurveFigure& shownFigure() const { return figure_.curves.empty() ? skeleton_ : figure_; }
   std::string signature(const plot::CurveFigure& f) const;
   static plot::XY bandEdge(const Live& l, bool lower);
   void screenPens();
@@ -82,7 +80,7 @@ class CurvePlot : public QWidget {
   QCustomPlot* plot_;
   QLabel* readout_;
   plot::CurveFigure figure_;                     // setFigure's, with the points
-  plot::CurveFigure skeleton_;                   // setCurves', without
+  std::string x_kind_ = "update";                // the shown figure's x axis, for the read-out
   std::function<plot::CurveFigure()> full_figure_;  // setCurves'
   std::vector<Live> live_;
   std::vector<plot::CurveGraphs> graphs_;

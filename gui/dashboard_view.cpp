@@ -370,32 +370,30 @@ void DashboardView::merge(const MetricUpdate& update) {
   emit pointsApplied(static_cast<int>(added));
 }
 
-std::string DashboardView::label(const db::RunRecord& run) const { return plot::run_short_name(run); }
-
 void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
-  left_out_ = 0;
+  int left_out = 0;  // runs with points that cannot go on the x axis (most over the charts)
   size_t groups = 0;
   const bool grouped = !groupBy().isEmpty();
   for (auto& [metric, chart] : charts_) {
     if (grouped) {
-      plot::CurveFigure shown = groupFigure(metric);
+      plot::CurveFigure shown = groupFigure(metric, &left_out);
       groups = std::max(groups, shown.curves.size());
       chart->setFigure(std::move(shown), /*rewritten=*/true);
       continue;
     }
     std::vector<const std::vector<db::MetricPoint>*> series;
     std::vector<plot::RunX> x;
-    plot::CurveFigure skeleton = figure(metric, false, &series, &x);
+    plot::CurveFigure skeleton = figure(metric, false, &series, &x, &left_out);
     const std::string name = metric;
     chart->setCurves(std::move(skeleton), std::move(series), std::move(x), [this, name] { return figure(name, true); });
   }
   QString caption = runs_.empty() ? QStringLiteral("select runs in the Runs view")
                                   : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
   if (grouped && !runs_.empty()) caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
-  if (left_out_)
+  if (left_out)
     caption += QStringLiteral(", %1 not shown (no %2)")
-                   .arg(left_out_)
+                   .arg(left_out)
                    .arg(grouping().x == plot::XAxis::Tokens ? QStringLiteral("target_tokens curve")
                                                             : QStringLiteral("start time"));
   caption_->setText(caption);
@@ -413,7 +411,7 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   return figure;
 }
 
-plot::CurveFigure DashboardView::groupFigure(const std::string& metric) {
+plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* left_out) {
   const GroupingChoice choice = grouping();
   auto& groups = groups_[metric];
   if (!groups || !groups->builtFor(runs_, choice, metric) || !groups->update(runs_)) {
@@ -423,27 +421,27 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric) {
   plot::CurveFigure figure = frame(metric);
   figure.band = plot::band_name(choice.band);
   figure.curves = groups->curves();
-  left_out_ = std::max(left_out_, groups->leftOut());
+  *left_out = std::max(*left_out, groups->leftOut());
   return figure;
 }
 
 plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
                                         std::vector<const std::vector<db::MetricPoint>*>* series,
-                                        std::vector<plot::RunX>* xs) const {
+                                        std::vector<plot::RunX>* xs, int* left_out) const {
   const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
-  int left_out = 0;
+  int unplaced = 0;
   for (const auto& run : runs_) {
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;
     const plot::RunX place(axis, run.started_at, &cache_.series(run.id, plot::kTokensMetric));
     if (!place.available()) {
-      ++left_out;
+      ++unplaced;
       continue;
     }
     plot::Curve curve;
-    curve.label = label(run);
+    curve.label = plot::run_short_name(run);
     curve.metric = metric;
     if (with_points)
       for (const auto& p : points) {
@@ -452,16 +450,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
       }
     if (series) series->push_back(&points);
     if (xs) xs->push_back(place);
-    if (run.diverged_step) {
-      // On the update axis the step itself; on the others, where the last point before it lies.
-      double at = static_cast<double>(*run.diverged_step);
-      if (axis != plot::XAxis::Update) {
-        auto it = std::upper_bound(points.begin(), points.end(), *run.diverged_step,
-                                   [](int64_t s, const db::MetricPoint& p) { return s < p.step; });
-        at = place.at(it == points.begin() ? points.front() : *(it - 1));
-      }
-      curve.diverged_step = at;
-    }
+    if (run.diverged_step) curve.diverged_step = place.at_step(points, *run.diverged_step);
     if (!colour_key.empty()) {
       auto tags = tags_.find(run.id);
       auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
@@ -473,7 +462,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     }
     figure.curves.push_back(std::move(curve));
   }
-  if (series) left_out_ = std::max(left_out_, left_out);  // the on-screen figure, not an export
+  if (left_out) *left_out = std::max(*left_out, unplaced);
   return figure;
 }
 

@@ -75,14 +75,14 @@ class DashboardView : public QWidget {
   void rebuildCharts();  // after the metric choice changed
   void redraw();
   void merge(const MetricUpdate& update);
-  std::string label(const db::RunRecord& run) const;
   // A chart's figure from the cache: with every point (for export), or without (the chart
   // reads `series`, the cached points of its curves, in place).
   plot::CurveFigure figure(const std::string& metric, bool with_points,
                            std::vector<const std::vector<db::MetricPoint>*>* series = nullptr,
-                           std::vector<plot::RunX>* x = nullptr) const;
-  // The grouped figure of a chart, its groups brought up to date (built again when needed).
-  plot::CurveFigure groupFigure(const std::string& metric);
+                           std::vector<plot::RunX>* x = nullptr, int* left_out = nullptr) const;
+  // The grouped figure of a chart, its groups brought up to date (built again when needed);
+  // left_out: the runs it could not place on the x axis.
+  plot::CurveFigure groupFigure(const std::string& metric, int* left_out);
   plot::CurveFigure frame(const std::string& metric) const;  // title, axes, smoothing
   GroupingChoice grouping() const;
   void trackCurves();  // the cache follows the shown runs, metrics and (tokens axis) target_tokens
@@ -95,7 +95,6 @@ class DashboardView : public QWidget {
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
   std::map<std::string, std::unique_ptr<DashboardGroups>> groups_;  // per chart, when grouped
-  mutable int left_out_ = 0;  // runs the last redraw could not place on the x axis
 
   QListWidget* metrics_;
   QSlider* smoothing_;

@@ -81,7 +81,6 @@ class CurveGroup {
   // The group's curve: label "LABEL (n=N)" (", K diverged" when some did), colour_key LABEL.
   Curve curve(const std::string& metric) const;
 
-  const std::string& label() const { return label_; }
   size_t size() const { return members_.size(); }
 
  private:

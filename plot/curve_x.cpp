@@ -59,4 +59,11 @@ double RunX::at(const db::MetricPoint& point) const {
   return lo->value + f * (hi->value - lo->value);
 }
 
+double RunX::at_step(const std::vector<db::MetricPoint>& points, int64_t step) const {
+  if (axis_ == XAxis::Update || points.empty()) return static_cast<double>(step);
+  auto after = std::upper_bound(points.begin(), points.end(), step,
+                                [](int64_t s, const db::MetricPoint& p) { return s < p.step; });
+  return at(after == points.begin() ? points.front() : *(after - 1));
+}
+
 }  // namespace fathom::plot

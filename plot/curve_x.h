@@ -30,6 +30,10 @@ class RunX {
   // it have none); the time axis its start time.
   bool available() const;
   double at(const db::MetricPoint& point) const;
+  // Where the divergence marker of a run that diverged at `step` goes: the step itself on the
+  // update axis; on the others, the x of the last of `points` (by step) at or before it (the
+  // first point when none is).
+  double at_step(const std::vector<db::MetricPoint>& points, int64_t step) const;
 
  private:
   XAxis axis_;

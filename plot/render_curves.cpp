@@ -76,7 +76,8 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
   const bool many_metrics = metric_of.size() > 1;
   int next_group = static_cast<int>(group_of.size());
   bool diverged_in_legend = false, stop_in_legend = false;
-  // One scatter graph per marker kind: a diverged run's end, a group's early end.
+  // A scatter graph of markers: a diverged run's end (black), diverged group members (the
+  // group's colour), a group's early end. "diverged" gets one legend entry.
   auto add_marks = [&](const std::vector<double>& x, const std::vector<double>& y, QCPScatterStyle::ScatterShape shape,
                        const QColor& colour, const QString& name, bool& in_legend) {
     auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
@@ -161,16 +162,8 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
         for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
           if (std::isfinite(shown[i])) y = shown[i];
       if (std::isnan(y)) continue;
-      auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
-      mark->setData({x}, {y});
-      mark->setLineStyle(QCPGraph::lsNone);
-      mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross,
-                                            QPen(Qt::black, 1.2 * px_per_pt()), Qt::NoBrush,
-                                            2 * style.marker_pt * px_per_pt()));
-      mark->setName(QStringLiteral("diverged"));
-      if (diverged_in_legend) mark->removeFromLegend();
-      diverged_in_legend = true;
-      drawn.mark = mark;
+      drawn.mark = add_marks({x}, {y}, QCPScatterStyle::ssCross, Qt::black, QStringLiteral("diverged"),
+                             diverged_in_legend);
     }
   }
   plot.rescaleAxes();

@@ -30,15 +30,19 @@ std::vector<db::RunRecord> selected_runs(const db::Store& store, const CurveQuer
 // One run's points of one metric, placed on the x axis.
 class RunPoints : public MemberPoints {
  public:
-  RunPoints(std::vector<db::MetricPoint> points, std::vector<double> x)
-      : points_(std::move(points)), x_(std::move(x)) {}
+  RunPoints(std::vector<db::MetricPoint> points, const RunX& place) : points_(std::move(points)), place_(place) {
+    for (const auto& p : points_) x_.push_back(place_.at(p));
+  }
   size_t size() const override { return points_.size(); }
   int64_t step(size_t i) const override { return points_[i].step; }
   double x(size_t i) const override { return x_[i]; }
   double y(size_t i) const override { return points_[i].value; }
+  const std::vector<db::MetricPoint>& points() const { return points_; }
+  const RunX& place() const { return place_; }
 
  private:
   std::vector<db::MetricPoint> points_;
+  RunX place_;  // its tokens curve lives in curves_from_store's `tokens`  // reads the run's target_tokens only while x_ is filled
   std::vector<double> x_;
 };
 
@@ -64,13 +68,13 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   if (grouped) figure.band = band_name(query.band);
   const bool label_metric = query.metrics.size() > 1;
 
-  // Each run's points on the x axis, per metric.
+  // Each run's points on the x axis, per metric (and its target_tokens, which they read).
+  std::vector<std::vector<db::MetricPoint>> tokens(runs.size());
   std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>> points;
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
-    std::vector<db::MetricPoint> tokens;
-    if (query.x == XAxis::Tokens) tokens = store.metric_series(run.id, kTokensMetric);
-    const RunX x(query.x, run.started_at, &tokens);
+    if (query.x == XAxis::Tokens) tokens[r] = store.metric_series(run.id, kTokensMetric);
+    const RunX x(query.x, run.started_at, &tokens[r]);
     if (!x.available())
       throw InputError(store.path(), 0, "--x",
                        "run " + std::to_string(run.id) + " has no " +
@@ -80,9 +84,7 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
     for (const auto& metric : query.metrics) {
       auto series = store.metric_series(run.id, metric);
       if (series.empty()) continue;
-      std::vector<double> xs;
-      for (const auto& p : series) xs.push_back(x.at(p));
-      points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), std::move(xs));
+      points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), x);
     }
   }
 
@@ -127,13 +129,7 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
         curve.step.push_back(p.x(i));
         curve.value.push_back(p.y(i));
       }
-      if (run.diverged_step) {
-        // The marker's x on this axis: the last point at or before the divergence.
-        double at = query.x == XAxis::Update ? static_cast<double>(*run.diverged_step) : curve.step.back();
-        for (size_t i = 0; query.x != XAxis::Update && i < p.size(); ++i)
-          if (p.step(i) <= *run.diverged_step) at = p.x(i);
-        curve.diverged_step = at;
-      }
+      if (run.diverged_step) curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
       figure.curves.push_back(std::move(curve));
     }
   }
