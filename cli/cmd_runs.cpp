@@ -1,5 +1,6 @@
-// `fathom runs [--sweep NAME] [--status S]`: the runs in the store, oldest first, as an
-// aligned table or (--json) a JSON array.
+// `fathom runs [--sweep NAME] [--status S] [--best]`: the runs in the store, oldest first, as
+// an aligned table or (--json) a JSON array. --best adds, beside each key metric with a curve,
+// its best point over training (lowest loss/ppl, highest BLEU) and the update it was logged at.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "experiments/run_control.h"
 #include "db/run_json.h"
 #include "db/store.h"
+#include "db/metric_names.h"
 #include "db/run_status.h"
 
 namespace fathom::cli {
@@ -22,13 +24,12 @@ namespace {
 struct RunsOptions {
   std::string sweep;
   std::string status;
+  bool best = false;
 };
 
-// Final metrics worth a column, in this order, when at least one listed run has them.
-const char* const kKeyMetrics[] = {"valid_ppl", "valid_bleu", "test_bleu"};
-
-// A worker that has not written a heartbeat for this long has probably died without
-// recording it (e.g. SIGKILL); flag it rather than claim it is still running.
+// Final metrics worth a column, in this order, when at least one listed run has them (or,
+// with --best, a curve of them).
+const std::string* const kKeyMetrics[] = {&db::metric::kValidPpl, &db::metric::kValidBleu, &db::metric::kTestBleu};
 
 std::string local_minute(double unix_seconds) {
   if (unix_seconds <= 0) return "-";
@@ -46,13 +47,36 @@ std::string status_label(const db::RunRecord& run, double now) {
   return shown_status(run, now);  // a running run with a stale heartbeat shows as crashed
 }
 
+std::string format_value(double value) {
+  if (std::isnan(value)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", value);
+  return buf;
+}
+
 std::string format_metric(const std::map<std::string, double>& metrics, const std::string& name) {
   auto it = metrics.find(name);
-  if (it == metrics.end()) return "-";
-  if (std::isnan(it->second)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", it->second);
-  return buf;
+  return it == metrics.end() ? "-" : format_value(it->second);
+}
+
+// "12.34@400": the best value and the update it was logged at.
+std::string format_best(const std::map<int64_t, db::MetricPoint>& best, int64_t run) {
+  auto it = best.find(run);
+  return it == best.end() ? "-" : format_value(it->second.value) + "@" + std::to_string(it->second.step);
+}
+
+// For each key metric with a better direction, every listed run's best point; metrics no
+// listed run has a curve of are left out.
+using BestPoints = std::map<std::string, std::map<int64_t, db::MetricPoint>>;  // by metric, run
+
+BestPoints best_points(const db::Store& store, const std::vector<db::RunRecord>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& run : runs) ids.push_back(run.id);
+  BestPoints out;
+  for (const std::string* name : kKeyMetrics)
+    if (auto higher = db::metric::higher_is_better(*name))
+      if (auto best = store.best_points(ids, *name, *higher); !best.empty()) out[*name] = std::move(best);
+  return out;
 }
 
 // Prints rows with each column padded to its widest cell; `right[i]` right-aligns column i.
@@ -80,9 +104,18 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   for (auto& run : store.list_runs(opts.sweep))
     if (opts.status.empty() || shown_status(run, now) == opts.status) runs.push_back(std::move(run));
 
+  const BestPoints best = opts.best ? best_points(store, runs) : BestPoints{};
+
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& run : runs) out.push_back(db::run_to_json(run));
+    for (const auto& run : runs) {
+      out.push_back(db::run_to_json(run));
+      if (!opts.best) continue;
+      auto& bests = out.back()["best_metrics"] = nlohmann::ordered_json::object();
+      for (const auto& [name, points] : best)
+        if (auto it = points.find(run.id); it != points.end())
+          bests[name] = {{"value", it->second.value}, {"step", it->second.step}};
+    }
     std::cout << out.dump(2) << "\n";
     return;
   }
@@ -94,10 +127,10 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   bool any_sweep = false;
   for (const auto& run : runs) any_sweep = any_sweep || !run.sweep.empty();
   std::vector<std::string> metrics;
-  for (const char* name : kKeyMetrics)
+  for (const std::string* name : kKeyMetrics)
     for (const auto& run : runs)
-      if (run.final_metrics.count(name)) {
-        metrics.push_back(name);
+      if (run.final_metrics.count(*name) || best.count(*name)) {
+        metrics.push_back(*name);
         break;
       }
 
@@ -113,7 +146,10 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   if (any_sweep) header("SWEEP", false);
   header("STATUS", false);
   header("UPDATES", true);
-  for (const auto& m : metrics) header(m, true);
+  for (const auto& m : metrics) {
+    header(m, true);
+    if (best.count(m)) header("best " + m, true);
+  }
   header("CREATED", false);
 
   for (const auto& run : runs) {
@@ -121,7 +157,10 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
     if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);
     row.push_back(status_label(run, now));
     row.push_back(std::to_string(run.updates));
-    for (const auto& m : metrics) row.push_back(format_metric(run.final_metrics, m));
+    for (const auto& m : metrics) {
+      row.push_back(format_metric(run.final_metrics, m));
+      if (auto it = best.find(m); it != best.end()) row.push_back(format_best(it->second, run.id));
+    }
     row.push_back(local_minute(run.created_at));
     rows.push_back(std::move(row));
   }
@@ -137,6 +176,9 @@ void add_runs_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--status", opts->status, "only runs with this status")
       ->check(CLI::IsMember(
           db::status::all()));
+  cmd->add_flag("--best", opts->best,
+                "beside each key metric, its best point over training and its update, e.g. 12.34@400 "
+                "(lowest perplexity, highest BLEU; --json: best_metrics)");
   cmd->callback([&options, opts] { list_runs(options, *opts); });
 }
 

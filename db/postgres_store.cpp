@@ -400,6 +400,28 @@ class PostgresBackend : public StoreBackend {
     return out;
   }
 
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs, const std::string& name,
+                                             bool higher) override {
+    std::map<int64_t, MetricPoint> out;
+    if (runs.empty()) return out;
+    std::string ids = "{";
+    for (size_t i = 0; i < runs.size(); ++i) ids += (i ? "," : "") + std::to_string(runs[i]);
+    ids += "}";
+    read_one([&] {
+      out.clear();
+      // One round trip: the first row per run in value order. NaN sorts above +inf in
+      // PostgreSQL, so "< 'Infinity'" leaves it out too.
+      auto r = pg_.exec(std::string("SELECT DISTINCT ON (run_id) run_id, step, value, wall_time FROM metrics"
+                                    " WHERE run_id = ANY($1::bigint[]) AND name = $2"
+                                    " AND value > '-Infinity'::float8 AND value < 'Infinity'::float8"
+                                    " ORDER BY run_id, value ") +
+                            (higher ? "DESC" : "ASC") + ", step",
+                        {ids, name});
+      for (int i = 0; i < r.rows(); ++i) out[r.int64(i, 0)] = {r.int64(i, 1), r.real(i, 2), r.real(i, 3)};
+    });
+    return out;
+  }
+
   std::vector<MetricRow> metric_rows(int64_t run) override {
     std::vector<MetricRow> out;
     read_one([&] {

@@ -35,6 +35,12 @@ struct MetricPoint {
   int64_t step;
   double value;  // NaN where stored as NULL
   double wall_time;
+  // A NaN value equals a NaN value here, so a cache comparing points sees nothing changed.
+  bool operator==(const MetricPoint& o) const {
+    return step == o.step && wall_time == o.wall_time &&
+           (value == o.value || (value != value && o.value != o.value));
+  }
+  bool operator!=(const MetricPoint& o) const { return !(*this == o); }
 };
 
 struct Artifact {

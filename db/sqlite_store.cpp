@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -347,6 +348,27 @@ class SqliteBackend : public StoreBackend {
     Statement st(db_, "SELECT max(step) FROM metrics WHERE run_id = ?1 AND name = ?2");
     st.bind(1, run).bind(2, name);
     return st.step() && !st.is_null(0) ? st.int64(0) : -1;
+  }
+
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs, const std::string& name,
+                                             bool higher) override {
+    // Per run, the (run_id, name, step) key's range for the curve, sorted by value: a run's
+    // points are read once. NaN is stored as NULL; +-inf are bound, not written as literals.
+    Transaction snapshot(db_, Transaction::Kind::Deferred);
+    const std::string sql = std::string("SELECT step, value, wall_time FROM metrics"
+                                        " WHERE run_id = ?1 AND name = ?2 AND value > ?3 AND value < ?4"
+                                        " ORDER BY value ") +
+                            (higher ? "DESC" : "ASC") + ", step LIMIT 1";
+    Statement st(db_, sql.c_str());
+    const double inf = std::numeric_limits<double>::infinity();
+    std::map<int64_t, MetricPoint> out;
+    for (const int64_t run : runs) {
+      st.reset();
+      st.bind(1, run).bind(2, name).bind(3, -inf).bind(4, inf);
+      if (st.step()) out[run] = {st.int64(0), st.real(1), st.real(2)};
+    }
+    snapshot.commit();
+    return out;
   }
 
   std::vector<std::string> metric_names(int64_t run) override {

@@ -186,6 +186,11 @@ int64_t Store::last_metric_step(int64_t run, const std::string& name) const {
   return backend_->last_metric_step(run, name);
 }
 
+std::map<int64_t, MetricPoint> Store::best_points(const std::vector<int64_t>& runs, const std::string& name,
+                                                  bool higher) const {
+  return backend_->best_points(runs, name, higher);
+}
+
 std::vector<CurveReply> Store::poll_curves(const std::vector<CurveRequest>& requests) const {
   if (requests.empty()) return {};
   return backend_->poll_curves(requests);

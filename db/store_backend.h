@@ -60,6 +60,10 @@ class StoreBackend {
   virtual std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,
                                                  int64_t after_step) = 0;
   virtual int64_t last_metric_step(int64_t run, const std::string& name) = 0;
+  // Each run's best finite point of `name`: the lowest value (highest when `higher`), the
+  // earliest step among equals. Runs without a finite point of it are absent.
+  virtual std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs,
+                                                     const std::string& name, bool higher) = 0;
   virtual std::vector<std::string> metric_names(int64_t run) = 0;
   virtual std::vector<MetricRow> metric_rows(int64_t run) = 0;
   virtual std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,

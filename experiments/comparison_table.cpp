@@ -8,6 +8,7 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "db/run_json.h"
+#include "db/metric_names.h"
 #include "db/run_status.h"
 
 namespace fathom {
@@ -38,7 +39,7 @@ bool higher_is_better(const TableOptions& o) {
   if (o.direction != MetricDirection::Auto) return o.direction == MetricDirection::HigherIsBetter;
   std::string m = o.metric;
   std::transform(m.begin(), m.end(), m.begin(), ::tolower);
-  return m.find("bleu") != std::string::npos || m.find("acc") != std::string::npos;
+  return db::metric::higher_is_better(m).value_or(false);
 }
 
 // The reason a cell without a value shows, most telling first.
@@ -302,15 +303,14 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
 
 void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
                      const TableOptions& options) {
-  const bool up = higher_is_better(options);
+  std::vector<int64_t> ids;
+  for (const auto& r : runs) ids.push_back(r.id);
+  const auto best = store.best_points(ids, options.metric, higher_is_better(options));
   for (auto& r : runs) {
-    std::optional<db::MetricPoint> best;
-    for (const auto& p : store.metric_series(r.id, options.metric))
-      if (std::isfinite(p.value) && (!best || (up ? p.value > best->value : p.value < best->value)))
-        best = p;
-    if (!best) continue;
-    r.metric = best->value;
-    r.metric_step = best->step;
+    auto it = best.find(r.id);
+    if (it == best.end()) continue;  // no curve: the final value stays
+    r.metric = it->second.value;
+    r.metric_step = it->second.step;
   }
 }
 

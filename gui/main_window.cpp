@@ -93,6 +93,7 @@ MainWindow::MainWindow() {
   restoreState(settings.value("window/state").toByteArray());
   tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
   runs_->setConfigColumns(settings.value("runs/configColumns").toStringList());
+  runs_->setShowBest(settings.value("runs/showBest", false).toBool());
   dashboard_->setSmoothing(settings.value("dashboard/smoothing", 0.6).toDouble());
   if (!settings.contains("window/geometry")) resize(1280, 820);
   rebuildRecentMenu();
@@ -255,6 +256,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/state", saveState());
   settings.setValue("window/tab", tabs_->currentIndex());
   settings.setValue("runs/configColumns", runs_->configColumns());
+  settings.setValue("runs/showBest", runs_->showBest());
   settings.setValue("dashboard/smoothing", dashboard_->smoothing());
   if (!db_location_.isEmpty()) {
     // A URL holding a password is not written down; the next start then asks again.

@@ -2,6 +2,7 @@
 
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
+#include "db/metric_names.h"
 #include "db/run_status.h"
 
 #include <cmath>
@@ -25,25 +26,49 @@ QColor RunsModel::statusColor(const QString& shown) {
   return QColor(0x8c, 0x56, 0x4b);                            // cancelled: brown
 }
 
-QStringList RunsModel::metricNames(const std::vector<db::RunRecord>& runs) const {
+std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(const std::vector<db::RunRecord>& runs,
+                                                              const BestPoints& best) const {
   std::set<std::string> names;
   for (const auto& r : runs)
     for (const auto& [name, value] : r.final_metrics) names.insert(name);
-  QStringList out;
-  for (const auto& n : names) out << QString::fromStdString(n);
+  for (const auto& [name, points] : best)
+    if (!points.empty()) names.insert(name);
+  std::vector<MetricColumn> out;
+  for (const auto& n : names) {
+    out.push_back({n, false});
+    if (auto it = best.find(n); it != best.end() && !it->second.empty()) out.push_back({n, true});
+  }
   return out;
 }
 
+void RunsModel::setBestPoints(BestPoints best) {
+  if (best == best_) return;
+  auto columns = metricColumns(runs_, best);
+  if (columns != metric_columns_) {
+    beginResetModel();
+    best_ = std::move(best);
+    metric_columns_ = std::move(columns);
+    endResetModel();
+    return;
+  }
+  best_ = std::move(best);
+  for (size_t c = 0; c < metric_columns_.size() && !runs_.empty(); ++c)
+    if (metric_columns_[c].best) {
+      const int column = FixedCount + static_cast<int>(c);
+      emit dataChanged(index(0, column), index(rowCount() - 1, column));
+    }
+}
+
 void RunsModel::setRuns(std::vector<db::RunRecord> runs) {
-  const QStringList names = metricNames(runs);
+  auto columns = metricColumns(runs, best_);
   // list_runs is oldest first, so a sweep recording its runs appends rows: insert those
   // instead of resetting, which would drop the user's selection.
-  bool prefix = runs.size() >= runs_.size() && names == metric_names_;
+  bool prefix = runs.size() >= runs_.size() && columns == metric_columns_;
   for (size_t i = 0; prefix && i < runs_.size(); ++i) prefix = runs[i].id == runs_[i].id;
   if (!prefix) {
     beginResetModel();
     runs_ = std::move(runs);
-    metric_names_ = names;
+    metric_columns_ = std::move(columns);
     endResetModel();
     return;
   }
@@ -121,7 +146,7 @@ int RunsModel::rowCount(const QModelIndex& parent) const {
 }
 
 int RunsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : FixedCount + metric_names_.size() + config_keys_.size();
+  return parent.isValid() ? 0 : FixedCount + static_cast<int>(metric_columns_.size()) + config_keys_.size();
 }
 
 QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) const {
@@ -144,15 +169,29 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
     default: break;
   }
   int c = column - FixedCount;
-  if (c < metric_names_.size()) {
-    auto it = run.final_metrics.find(metric_names_[c].toStdString());
-    if (it == run.final_metrics.end()) return {};
-    if (for_sort) return std::isnan(it->second) ? QVariant() : QVariant(it->second);
-    return std::isnan(it->second) ? QStringLiteral("NaN") : QString::number(it->second, 'g', 5);
-  }
-  c -= metric_names_.size();
+  if (c < static_cast<int>(metric_columns_.size())) return metricCell(run, metric_columns_[c], for_sort);
+  c -= static_cast<int>(metric_columns_.size());
   const auto& values = configValues(run);
   return c < static_cast<int>(values.size()) ? values[c] : QVariant();
+}
+
+QVariant RunsModel::metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const {
+  double value;
+  QString suffix;
+  if (column.best) {
+    auto points = best_.find(column.name);
+    if (points == best_.end()) return {};
+    auto it = points->second.find(run.id);
+    if (it == points->second.end()) return {};
+    value = it->second.value;  // finite: best_points leaves NaN and inf out
+    suffix = QStringLiteral(" @%1").arg(it->second.step);
+  } else {
+    auto it = run.final_metrics.find(column.name);
+    if (it == run.final_metrics.end()) return {};
+    value = it->second;
+  }
+  if (for_sort) return std::isnan(value) ? QVariant() : QVariant(value);
+  return std::isnan(value) ? QStringLiteral("NaN") : QString::number(value, 'g', 5) + suffix;
 }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
@@ -174,6 +213,16 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::ToolTipRole:
+      if (const int c = index.column() - FixedCount; c >= 0 && c < static_cast<int>(metric_columns_.size()) &&
+                                                     metric_columns_[c].best) {
+        const QVariant v = metricCell(*run, metric_columns_[c], false);
+        if (v.isNull()) return {};
+        const auto higher = db::metric::higher_is_better(metric_columns_[c].name);
+        return QStringLiteral("%1 over training (%2 at update %3); the final value is in the column before")
+            .arg(higher && *higher ? QStringLiteral("highest") : QStringLiteral("lowest"))
+            .arg(QString::fromStdString(metric_columns_[c].name))
+            .arg(best_.at(metric_columns_[c].name).at(run->id).step);
+      }
       if (!run->error.empty()) return QString::fromStdString(run->error);
       if (run->started_at > 0)
         return QStringLiteral("started %1")
@@ -193,8 +242,9 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
   static const char* fixed[] = {"id", "name", "sweep", "status", "updates", "host", "job"};
   if (section < FixedCount) return QString::fromLatin1(fixed[section]);
   int c = section - FixedCount;
-  if (c < metric_names_.size()) return metric_names_[c];
-  c -= metric_names_.size();
+  if (c < static_cast<int>(metric_columns_.size()))
+    return QString::fromStdString((metric_columns_[c].best ? "best " : "") + metric_columns_[c].name);
+  c -= static_cast<int>(metric_columns_.size());
   return c < config_keys_.size() ? config_keys_[c] : QVariant();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
 // status (coloured), updates, host and job (where its worker runs: a Slurm job such as 17_3,
-// or a local pid), every final metric any run has, and config keys the user picks
-// (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
+// or a local pid), every final metric any run has -- each followed, when best points are set,
+// by "best NAME": the best point over training and its update -- and config keys the user
+// picks (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
 #include <map>
 #include <vector>
 
@@ -34,6 +35,11 @@ class RunsModel : public QAbstractTableModel {
   // The job text of a run's tags: "17_3" (Slurm), "pid 4242" (local), "" (none recorded).
   static QString jobOf(const std::map<std::string, std::string>& tags);
 
+  // By metric, each run's best point over training (Store::best_points); a metric with points
+  // gets a "best NAME" column beside its final value. Empty: no best columns.
+  using BestPoints = std::map<std::string, std::map<int64_t, db::MetricPoint>>;
+  void setBestPoints(BestPoints best);
+
   // Dotted config keys shown as extra columns, e.g. "model.norm".
   void setConfigColumns(const QStringList& keys);
   const QStringList& configColumns() const { return config_keys_; }
@@ -48,14 +54,21 @@ class RunsModel : public QAbstractTableModel {
  private:
   enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
   QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
-  QStringList metricNames(const std::vector<db::RunRecord>& runs) const;
+  struct MetricColumn {
+    std::string name;
+    bool best;  // the best point over training, not the final value
+    bool operator==(const MetricColumn& o) const { return name == o.name && best == o.best; }
+  };
+  std::vector<MetricColumn> metricColumns(const std::vector<db::RunRecord>& runs, const BestPoints& best) const;
+  QVariant metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const;
   // The config column values of a run: config_json is parsed once per run (it never
   // changes), not on every poll.
   const std::vector<QVariant>& configValues(const db::RunRecord& run) const;
 
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, QString> jobs_;
-  QStringList metric_names_;
+  std::vector<MetricColumn> metric_columns_;
+  BestPoints best_;
   QStringList config_keys_;
   mutable std::map<int64_t, std::vector<QVariant>> config_values_;
 };

@@ -1,5 +1,6 @@
 #include "gui/runs_view.h"
 
+#include <algorithm>
 #include <set>
 
 #include <QAction>
@@ -23,6 +24,7 @@
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
+#include "db/metric_names.h"
 #include "db/run_status.h"
 
 namespace fathom::gui {
@@ -83,6 +85,11 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
                          &RunsView::cancelSweep);
   columns_ = action(QStringLiteral("Co&lumns..."), {}, QStringLiteral("config keys shown as columns"),
                     &RunsView::chooseConfigColumns);
+  show_best_ = action(QStringLiteral("&Best"), {},
+                 QStringLiteral("beside each metric's final value, its best point over training and its update "
+                                "(lowest loss and perplexity, highest BLEU)"),
+                 &RunsView::refreshBest);
+  show_best_->setCheckable(true);
   focus_filter_ = new QAction(QStringLiteral("&Filter runs"), this);
   focus_filter_->setShortcut(QKeySequence::Find);
   connect(focus_filter_, &QAction::triggered, this, [this] { text_->setFocus(); text_->selectAll(); });
@@ -91,7 +98,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
   bar->addWidget(sweep_);
   bar->addWidget(text_, 1);
-  for (QAction* a : {open_, cancel_, resume_, delete_, cancel_sweep_, columns_}) {
+  for (QAction* a : {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_}) {
     auto* b = new QToolButton;
     b->setDefaultAction(a);
     bar->addWidget(b);
@@ -114,14 +121,17 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_};
+  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
   model_->setRuns({});
+  model_->setBestPoints({});
   ended_jobs_.clear();
+  best_points_.clear();
+  best_read_at_.clear();
   refresh();
 }
 
@@ -131,6 +141,7 @@ void RunsView::refresh() {
     const bool first = model_->rowCount() == 0;
     model_->setRuns(session_->store.list_runs());
     refreshJobs();
+    refreshBest();
     if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
@@ -155,6 +166,54 @@ void RunsView::refreshJobs() {
     if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
   }
   model_->setJobs(std::move(jobs));
+}
+
+void RunsView::setShowBest(bool on) {
+  show_best_->setChecked(on);
+  refreshBest();
+}
+
+bool RunsView::showBest() const { return show_best_->isChecked(); }
+
+void RunsView::refreshBest() {
+  if (!show_best_->isChecked() || !session_) {
+    model_->setBestPoints({});
+    return;
+  }
+  // The metrics: every final metric with a better direction, and the validation curves a
+  // running run has before any final value.
+  std::set<std::string> names{db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl,
+                              db::metric::kValidBleu};
+  std::vector<int64_t> stale;
+  std::set<int64_t> listed;
+  for (const auto& run : model_->runs()) {
+    for (const auto& [name, value] : run.final_metrics) names.insert(name);
+    listed.insert(run.id);
+    auto read = best_read_at_.find(run.id);
+    const std::pair<int64_t, std::string> now{run.updates, run.status};
+    if (read == best_read_at_.end() || read->second != now) {
+      stale.push_back(run.id);
+      best_read_at_[run.id] = now;
+    }
+  }
+  try {
+    for (const auto& name : names) {
+      const auto higher = db::metric::higher_is_better(name);
+      if (!higher) continue;
+      auto& points = best_points_[name];
+      for (auto it = points.begin(); it != points.end();)  // deleted runs, and those read again
+        it = !listed.count(it->first) || std::count(stale.begin(), stale.end(), it->first) ? points.erase(it)
+                                                                                         : std::next(it);
+      if (!stale.empty())
+        for (auto& [run, point] : session_->store.best_points(stale, name, *higher)) points[run] = point;
+      if (points.empty()) best_points_.erase(name);
+    }
+  } catch (const std::exception& e) {
+    best_read_at_.clear();  // read everything again next time
+    emit error(describe_store_error(e));
+    return;
+  }
+  model_->setBestPoints(best_points_);
 }
 
 void RunsView::refreshSweeps() {

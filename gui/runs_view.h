@@ -1,8 +1,9 @@
 #pragma once
 #include <map>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
-// with the final metrics and config columns the user picks; open, cancel, resume a run or
-// cancel a whole sweep. The window refreshes it by polling the store (refresh()).
+// with the final metrics and config columns the user picks (and, with "Best", each metric's
+// best point over training beside its final value); open, cancel, resume a run or cancel a
+// whole sweep. The window refreshes it by polling the store (refresh()).
 #include <vector>
 
 #include <QWidget>
@@ -33,6 +34,9 @@ class RunsView : public QWidget {
   void selectAll();
   // Filters the table to one sweep's runs; false if the store has no such sweep.
   bool showSweep(const QString& sweep);
+  // Beside each final metric with a better direction, its best point over training and update.
+  void setShowBest(bool on);
+  bool showBest() const;
   void setConfigColumns(const QStringList& keys);
   QStringList configColumns() const;
 
@@ -59,6 +63,7 @@ class RunsView : public QWidget {
  private:
   void refreshSweeps();
   void refreshJobs();
+  void refreshBest();
   void updateActions();
 
   StoreSession* session_ = nullptr;
@@ -68,8 +73,12 @@ class RunsView : public QWidget {
   QTableView* table_;
   QComboBox* sweep_;
   QLineEdit* text_;
-  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *focus_filter_;
+  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_, *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
+  // Best points as last read, and each run's (updates, status) then: a run is read again only
+  // once it moved on, so a poll of a finished sweep reads nothing.
+  std::map<std::string, std::map<int64_t, db::MetricPoint>> best_points_;
+  std::map<int64_t, std::pair<int64_t, std::string>> best_read_at_;
 };
 
 }  // namespace fathom::gui

@@ -315,6 +315,43 @@ TEST_P(StoreBackendTest, MetricSeriesOrderedByStep) {
   EXPECT_TRUE(store.metric_series(id, "missing").empty());
 }
 
+TEST_P(StoreBackendTest, BestPointsSkipNonFiniteValuesAndTakeTheEarliestTie) {
+  auto store = Store::open(db_path());
+  const int64_t a = store.create_run(sample_run("a"));
+  const int64_t b = store.create_run(sample_run("b"));
+  const int64_t blown = store.create_run(sample_run("blown"));
+  const double inf = std::numeric_limits<double>::infinity();
+  // a: overfits after step 20 (lowest 2.0 at 20 and again at 40: the earlier one counts);
+  // -inf and NaN are not values anyone would call best.
+  store.write_metrics(a, {{10, "valid_ppl", 4.0, 1.0},
+                          {20, "valid_ppl", 2.0, 2.0},
+                          {30, "valid_ppl", 3.0, 3.0},
+                          {40, "valid_ppl", 2.0, 4.0},
+                          {50, "valid_ppl", -inf, 5.0},
+                          {60, "valid_ppl", std::nan(""), 6.0},
+                          {20, "valid_bleu", 10.0, 2.0},
+                          {40, "valid_bleu", 12.5, 4.0}});
+  store.write_metrics(b, {{10, "valid_ppl", 7.0, 1.0}, {20, "valid_ppl", inf, 2.0}});
+  store.write_metrics(blown, {{10, "valid_ppl", std::nan(""), 1.0}, {20, "valid_ppl", inf, 2.0}});
+
+  const auto lowest = store.best_points({a, b, blown, blown + 1}, "valid_ppl", /*higher=*/false);
+  ASSERT_EQ(lowest.size(), 2u);  // blown has no finite point, blown + 1 does not exist
+  EXPECT_EQ(lowest.at(a).step, 20);
+  EXPECT_DOUBLE_EQ(lowest.at(a).value, 2.0);
+  EXPECT_DOUBLE_EQ(lowest.at(a).wall_time, 2.0);
+  EXPECT_EQ(lowest.at(b).step, 10);
+  EXPECT_DOUBLE_EQ(lowest.at(b).value, 7.0);
+
+  const auto highest = store.best_points({a, b}, "valid_ppl", /*higher=*/true);
+  EXPECT_EQ(highest.at(a).step, 10);  // +inf is not finite either
+  EXPECT_EQ(highest.at(b).step, 10);
+  const auto bleu = store.best_points({a, b}, "valid_bleu", /*higher=*/true);
+  ASSERT_EQ(bleu.size(), 1u);
+  EXPECT_EQ(bleu.at(a).step, 40);
+  EXPECT_DOUBLE_EQ(bleu.at(a).value, 12.5);
+  EXPECT_TRUE(store.best_points({}, "valid_ppl", false).empty());
+}
+
 TEST_P(StoreBackendTest, ResumeReplacesAndTruncates) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("r"));

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -190,6 +192,54 @@ TEST_F(Cli, TrainThenRunsAndShowReportTheRun) {
   EXPECT_EQ(nlohmann::json::parse(by_name.out)["id"], id);
   // An unknown run is bad input.
   EXPECT_EQ(fathom({"--db", db(), "show", "999"}).status, 2);
+}
+
+// `fathom runs --best`: beside the final value, the best point over training and its update --
+// a run that overfits after update 200 shows 4.50@200, not its final 6.00; a run whose curve
+// blew up shows its best finite point; --json carries the same as best_metrics.
+TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
+  {
+    auto store = fathom::db::Store::open(db());
+    fathom::db::NewRun r;
+    r.config_json = "{}";
+    r.name = "overfits";
+    const int64_t a = store.create_run(r);
+    r.name = "blew-up";
+    const int64_t b = store.create_run(r);
+    store.write_metrics(a, {{100, "valid_ppl", 5.0, 1.0}, {200, "valid_ppl", 4.5, 2.0}, {300, "valid_ppl", 6.0, 3.0}});
+    store.set_final_metric(a, "valid_ppl", 6.0);
+    store.write_metrics(b, {{100, "valid_ppl", 9.0, 1.0}, {200, "valid_ppl", std::nan(""), 2.0}});
+  }
+  const Result plain = fathom({"--db", db(), "runs"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_FALSE(contains(plain.out, "best")) << plain.out;
+
+  const Result best = fathom({"--db", db(), "runs", "--best"});
+  ASSERT_EQ(best.status, 0) << best.err;
+  // Whitespace-separated cells of each line: the best column follows the final value's.
+  std::istringstream lines(best.out);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream cells(line);
+    rows.emplace_back(std::istream_iterator<std::string>(cells), std::istream_iterator<std::string>());
+  }
+  ASSERT_EQ(rows.size(), 3u) << best.out;
+  auto after = [](const std::vector<std::string>& row, const std::string& cell) {
+    auto it = std::find(row.begin(), row.end(), cell);
+    return it == row.end() || it + 1 == row.end() ? std::string("(none)") : *(it + 1);
+  };
+  EXPECT_EQ(after(rows[0], "valid_ppl"), "best") << best.out;
+  EXPECT_EQ(after(rows[1], "6.00"), "4.50@200") << best.out;
+  EXPECT_EQ(after(rows[2], "-"), "9.00@100") << best.out;
+
+  const Result json = fathom({"--db", db(), "runs", "--best", "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto list = nlohmann::json::parse(json.out);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0]["best_metrics"]["valid_ppl"]["step"], 200);
+  EXPECT_EQ(list[0]["best_metrics"]["valid_ppl"]["value"], 4.5);
+  EXPECT_EQ(list[0]["final_metrics"]["valid_ppl"], 6.0);
+  EXPECT_EQ(list[1]["best_metrics"]["valid_ppl"]["step"], 100);
 }
 
 // `fathom delete`: without --yes nothing changes; with it the run's rows and artifact

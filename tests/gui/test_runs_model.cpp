@@ -1,5 +1,8 @@
 // The runs table over a store built here: rows, columns, sorting, filtering, status colours,
-// config columns, and a poll that changes a status without resetting the table.
+// config columns, best-over-training columns, and a poll that changes a status without
+// resetting the table.
+#include <cmath>
+
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -7,6 +10,8 @@
 #include "db/store.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
+#include "gui/runs_view.h"
+#include "gui/store_session.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
@@ -128,6 +133,50 @@ class RunsModelTest : public QObject {
     filter.setText("DIVERGED");
     QCOMPARE(filter.rowCount(), 1);
     QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(), static_cast<qlonglong>(b_));
+  }
+
+  // "Best": beside valid_ppl, each run's lowest point over training and its update -- 7 @200
+  // for a run that ended at 7.5, the last finite point of a run that blew up, nothing for a
+  // run without a curve; a run that logs a better point is read again on the next poll.
+  void bestColumnsBesideTheFinalValue() {
+    {
+      auto writer = Store::open(db_.toStdString());
+      writer.write_metrics(c_, {{100, "valid_ppl", 8.0, 1.0}, {200, "valid_ppl", 7.0, 2.0}, {300, "valid_ppl", 7.5, 3.0}});
+      writer.write_metrics(b_, {{20, "valid_ppl", 20.0, 1.0}, {40, "valid_ppl", std::nan(""), 2.0}});
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db_);
+    RunsModel& model = *view.model();
+    QCOMPARE(column(model, "best valid_ppl"), -1);  // off until asked for
+
+    view.setShowBest(true);
+    const int final_ppl = column(model, "valid_ppl"), best = column(model, "best valid_ppl");
+    QCOMPARE(best, final_ppl + 1);
+    auto row_of = [&](int64_t id) {
+      for (int r = 0; r < model.rowCount(); ++r)
+        if (model.runAt(r)->id == id) return r;
+      return -1;
+    };
+    auto cell = [&](int64_t id, int role = Qt::DisplayRole) { return model.data(model.index(row_of(id), best), role); };
+    QCOMPARE(cell(c_).toString(), QString("7 @200"));
+    QCOMPARE(cell(c_, RunsModel::SortRole).toDouble(), 7.0);
+    QCOMPARE(model.data(model.index(row_of(c_), final_ppl), Qt::DisplayRole).toString(), QString("7.5"));
+    QVERIFY(cell(c_, Qt::ToolTipRole).toString().contains("lowest over training"));
+    QCOMPARE(cell(b_).toString(), QString("20 @20"));
+    QVERIFY(!cell(a_).isValid());
+
+    {
+      auto writer = Store::open(db_.toStdString());
+      writer.write_metrics(c_, {{400, "valid_ppl", 6.5, 4.0}});
+      writer.heartbeat(c_, 400);
+    }
+    view.refresh();
+    QCOMPARE(cell(c_).toString(), QString("6.5 @400"));
+    view.setShowBest(false);
+    QCOMPARE(column(model, "best valid_ppl"), -1);
   }
 
   void pollSignalsChangedRowsAndInsertsNewRuns() {

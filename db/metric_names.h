@@ -1,0 +1,42 @@
+#pragma once
+// The metrics a run records (docs/schema.md): the names of its curves (metrics table) and
+// final values (final_metrics), one vocabulary for the trainer that writes them and the
+// scheduler, tables, reports, CLI and desktop app that read them -- a misspelt name is a
+// compile error rather than a column that is silently empty. Also which way is better.
+#include <optional>
+#include <string>
+
+namespace fathom::db::metric {
+
+// Curves, logged every train.log_every updates (train_*, lr, grad_norm, tokens_per_s,
+// target_tokens) or at each validation (valid_*). train_loss and valid_* also end up final.
+inline const std::string kTrainLoss = "train_loss";
+inline const std::string kTrainPpl = "train_ppl";
+inline const std::string kValidLoss = "valid_loss";
+inline const std::string kValidPpl = "valid_ppl";
+inline const std::string kValidBleu = "valid_bleu";
+inline const std::string kLearningRate = "lr";
+inline const std::string kGradNorm = "grad_norm";
+inline const std::string kTokensPerSecond = "tokens_per_s";  // also final: the whole run's rate
+inline const std::string kTargetTokens = "target_tokens";    // cumulative, over every session
+
+// Final values only.
+inline const std::string kTestLoss = "test_loss";
+inline const std::string kTestPpl = "test_ppl";
+inline const std::string kTestBleu = "test_bleu";
+inline const std::string kTrainTime = "train_time_s";  // summed over every session of the run
+inline const std::string kTrainTokens = "train_tokens";
+inline const std::string kDecodeTime = "decode_time_s";
+inline const std::string kParams = "params";
+
+// Which way a metric improves: BLEU and accuracies up, losses and perplexities down; nullopt
+// for a metric with no better direction (a learning rate, a gradient norm, a count, a time).
+// By the name's parts, so a new "dev_bleu" or "test_nll" needs no entry here.
+inline std::optional<bool> higher_is_better(const std::string& name) {
+  auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
+  if (has("bleu") || has("acc")) return true;
+  if (has("loss") || has("ppl") || has("nll")) return false;
+  return std::nullopt;
+}
+
+}  // namespace fathom::db::metric
