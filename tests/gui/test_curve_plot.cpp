@@ -26,6 +26,39 @@ class CurvePlotTest : public QObject {
   }
 
  private slots:
+  // From 40 run curves to 2 group curves (a regroup): the old graphs and their legend entries
+  // all go -- the legend is emptied in one sweep before the graphs are removed -- and the
+  // legend lists exactly the new curves, in order.
+  void aNewFigureReplacesEveryGraphAndLegendEntry() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    fathom::plot::CurveFigure many;
+    for (int r = 0; r < 40; ++r) {
+      fathom::plot::Curve c = figure(50).curves[0];
+      c.label = "#" + std::to_string(r + 1) + " run";
+      for (auto& v : c.value) v += r;
+      many.curves.push_back(c);
+    }
+    chart.setFigure(many);
+    QCOMPARE(chart.graphCount(), 40);
+    QCOMPARE(chart.plot()->plottableCount(), 40);
+    fathom::plot::CurveFigure two = figure(50);
+    two.curves[0].label = "layers=6 (n=20)";
+    two.curves.push_back(two.curves[0]);
+    two.curves[1].label = "layers=18 (n=20)";
+    chart.setFigure(two, /*rewritten=*/true);
+    QCOMPARE(chart.graphCount(), 2);
+    QCOMPARE(chart.plot()->plottableCount(), 2);
+    QCustomPlot* plot = chart.plot();
+    QVERIFY(plot->legend);
+    QCOMPARE(plot->legend->itemCount(), 2);
+    for (int i = 0; i < 2; ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i));
+      QVERIFY(item);
+      QCOMPARE(item->plottable()->name(), QString::fromStdString(two.curves[i].label));
+    }
+  }
+
   void longCurvesAreDecimated() {
     CurvePlot chart;
     chart.resize(600, 400);
