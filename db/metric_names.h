@@ -11,6 +11,7 @@ namespace fathom::db::metric {
 // Curves, logged every train.log_every updates (train_*, lr, grad_norm, tokens_per_s,
 // target_tokens) or at each validation (valid_*). train_loss and valid_* also end up final.
 inline const std::string kTrainLoss = "train_loss";
+inline const std::string kTrainNll = "train_nll";  // per target token
 inline const std::string kTrainPpl = "train_ppl";
 inline const std::string kValidLoss = "valid_loss";
 inline const std::string kValidPpl = "valid_ppl";

@@ -13,6 +13,7 @@
 #include "core/util/error.h"
 #include "core/util/strings.h"
 #include "experiments/comparison_table.h"
+#include "db/metric_names.h"
 
 namespace fathom {
 namespace {
@@ -76,7 +77,7 @@ void figures(std::ostream& out, const ReportOptions& options, const std::vector<
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string metric : {"train_loss", "valid_loss", "valid_ppl"}) {
+  for (const std::string metric : {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
     if (!stored.count(metric)) continue;
     CurvesRequest request{title + ": " + metric, ids, {metric}, seed_groups ? "" : colour_by,
                           "curves-" + metric, seed_groups ? std::vector<std::string>{"axes"}

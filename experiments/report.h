@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/store.h"
+#include "db/metric_names.h"
 
 namespace fathom {
 
@@ -25,7 +26,7 @@ struct CurvesRequest {
 
 struct ReportOptions {
   std::string out_dir;
-  std::vector<std::string> metrics = {"test_bleu", "valid_ppl", "test_ppl", "train_time_s"};
+  std::vector<std::string> metrics = {db::metric::kTestBleu, db::metric::kValidPpl, db::metric::kTestPpl, db::metric::kTrainTime};
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;

@@ -12,6 +12,7 @@
 
 #include "db/run_status.h"
 #include "experiments/sweep_progress.h"
+#include "db/metric_names.h"
 
 namespace fathom {
 namespace {
@@ -90,9 +91,9 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
     if (r.status == db::status::kQueued) ++s.queued;
     if (r.status != db::status::kRunning) continue;
     RunProgress p{r.id, r.name, r.updates, total, std::nullopt, r.device};
-    const int64_t last = store.last_metric_step(r.id, "train_loss");
+    const int64_t last = store.last_metric_step(r.id, db::metric::kTrainLoss);
     if (last >= 0) {
-      const auto points = store.metric_points_after(r.id, "train_loss", last - 1);
+      const auto points = store.metric_points_after(r.id, db::metric::kTrainLoss, last - 1);
       if (!points.empty()) p.train_loss = points.back().value;
     }
     s.running.push_back(p);

@@ -19,6 +19,7 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/store_session.h"
+#include "db/metric_names.h"
 
 namespace fathom::gui {
 namespace {
@@ -148,9 +149,9 @@ void ComparisonView::sweepChanged() {
     cols_->setCurrentIndex(2);  // a two-axis sweep opens as a grid
   }
   refill(metric_, QStringList(metrics.begin(), metrics.end()));
-  if (metric_->findText("valid_ppl") >= 0 && metric_->currentIndex() == 0) {
+  if (metric_->findText(QString::fromStdString(db::metric::kValidPpl)) >= 0 && metric_->currentIndex() == 0) {
     QSignalBlocker block(metric_);
-    metric_->setCurrentIndex(metric_->findText("valid_ppl"));
+    metric_->setCurrentIndex(metric_->findText(QString::fromStdString(db::metric::kValidPpl)));
   }
   redraw();
 }

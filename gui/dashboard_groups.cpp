@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "db/metric_names.h"
 #include "db/run_status.h"
 
 namespace fathom::gui {
@@ -51,7 +52,7 @@ DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db:
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
     const auto* points = &cache.series(run.id, metric);
-    const auto* tokens = &cache.series(run.id, plot::kTokensMetric);
+    const auto* tokens = &cache.series(run.id, db::metric::kTargetTokens);
     const plot::RunX place(choice.x, run.started_at, tokens);
     // A run still without points stays in: the group counts it, and its points are taken in
     // as they come -- but the cache only keeps a vector for a curve once it has points, so it
@@ -86,9 +87,9 @@ bool DashboardGroups::builtFor(const std::vector<db::RunRecord>& runs, const Gro
 
 bool DashboardGroups::update(const std::vector<db::RunRecord>& runs) {
   for (const auto& [run, tokens] : waiting_for_tokens_)
-    if (&cache_.series(run, plot::kTokensMetric) != tokens) return false;
+    if (&cache_.series(run, db::metric::kTargetTokens) != tokens) return false;
   for (const auto& m : members_)
-    if (&cache_.series(m->run, metric_) != m->points || &cache_.series(m->run, plot::kTokensMetric) != m->tokens)
+    if (&cache_.series(m->run, metric_) != m->points || &cache_.series(m->run, db::metric::kTargetTokens) != m->tokens)
       return false;
   std::map<int64_t, const db::RunRecord*> by_id;
   for (const auto& r : runs) by_id[r.id] = &r;

@@ -21,6 +21,7 @@
 #include "plot/figure.h"
 #include "plot/run_groups.h"
 #include "db/run_status.h"
+#include "db/metric_names.h"
 
 namespace fathom::gui {
 namespace {
@@ -30,15 +31,15 @@ constexpr char kCustomKeys[] = "\x01custom";
 
 // Shown by default, in this order, when a run has them; others can be ticked in the list.
 bool default_metric(const std::string& name) {
-  static const std::vector<std::string> names = {"train_loss", "train_ppl", "valid_ppl",
-                                                 "lr", "grad_norm"};
+  static const std::vector<std::string> names = {db::metric::kTrainLoss, db::metric::kTrainPpl, db::metric::kValidPpl,
+                                                 db::metric::kLearningRate, db::metric::kGradNorm};
   return std::find(names.begin(), names.end(), name) != names.end() ||
          name.find("bleu") != std::string::npos;
 }
 
 int metric_rank(const std::string& name) {
-  static const std::vector<std::string> order = {"train_loss", "train_ppl", "valid_loss",
-                                                 "valid_ppl", "lr", "grad_norm"};
+  static const std::vector<std::string> order = {db::metric::kTrainLoss, db::metric::kTrainPpl, db::metric::kValidLoss,
+                                                 db::metric::kValidPpl, db::metric::kLearningRate, db::metric::kGradNorm};
   auto it = std::find(order.begin(), order.end(), name);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -323,8 +324,8 @@ void DashboardView::trackCurves() {
   std::vector<std::string> metrics;
   for (const auto& m : shownMetrics()) metrics.push_back(m.toStdString());
   if (grouping().x == plot::XAxis::Tokens &&
-      std::find(metrics.begin(), metrics.end(), plot::kTokensMetric) == metrics.end())
-    metrics.push_back(plot::kTokensMetric);
+      std::find(metrics.begin(), metrics.end(), db::metric::kTargetTokens) == metrics.end())
+    metrics.push_back(db::metric::kTargetTokens);
   std::vector<int64_t> ids;
   for (const auto& r : runs_) ids.push_back(r.id);
   groups_.clear();  // they read curves the cache may drop
@@ -403,7 +404,7 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   const plot::XAxis x = grouping().x;
   plot::CurveFigure figure;
   figure.title = metric;
-  figure.smoothing = metric == "lr" ? 0 : smoothing();  // a schedule is not noisy
+  figure.smoothing = metric == db::metric::kLearningRate ? 0 : smoothing();  // a schedule is not noisy
   figure.y.label = metric;
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
   figure.x.label = plot::x_axis_label(x);
@@ -435,7 +436,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
   for (const auto& run : runs_) {
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;
-    const plot::RunX place(axis, run.started_at, &cache_.series(run.id, plot::kTokensMetric));
+    const plot::RunX place(axis, run.started_at, &cache_.series(run.id, db::metric::kTargetTokens));
     if (!place.available()) {
       ++unplaced;
       continue;

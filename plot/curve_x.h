@@ -17,9 +17,6 @@ XAxis parse_x_axis(const std::string& text, const std::string& field = "--x");
 std::string x_axis_name(XAxis axis);   // what parse_x_axis reads; CurveFigure::x_kind
 std::string x_axis_label(XAxis axis);  // the axis title
 
-// The curve the tokens axis reads: target tokens trained up to each logged step.
-inline constexpr const char* kTokensMetric = "target_tokens";
-
 // Where one run's points go on an x axis.
 class RunX {
  public:

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/util/error.h"
+#include "db/metric_names.h"
 #include "db/run_status.h"
 #include "plot/run_groups.h"
 
@@ -73,7 +74,7 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>> points;
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
-    if (query.x == XAxis::Tokens) tokens[r] = store.metric_series(run.id, kTokensMetric);
+    if (query.x == XAxis::Tokens) tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
     const RunX x(query.x, run.started_at, &tokens[r]);
     if (!x.available())
       throw InputError(store.path(), 0, "--x",

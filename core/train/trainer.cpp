@@ -37,6 +37,7 @@
 #include "core/train/prepared_state.h"
 #include "db/metric_writer.h"
 #include "db/run_status.h"
+#include "db/metric_names.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -189,8 +190,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     state.first_loss = reading.first_loss;
     if (!reading.diverged_update) return reading;
     const int64_t update = *reading.diverged_update;
-    metrics.log(update, "train_loss", reading.diverged_loss);
-    metrics.log(update, "grad_norm", reading.diverged_grad_norm);
+    metrics.log(update, db::metric::kTrainLoss, reading.diverged_loss);
+    metrics.log(update, db::metric::kGradNorm, reading.diverged_grad_norm);
     metrics.flush();
     bar.finish("diverged at update " + std::to_string(update) + ": " + reading.reason);
     outcome.status = db::status::kDiverged;
@@ -313,23 +314,23 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       // The x axis "target tokens seen" of the dashboard and `export plot curves --x tokens`:
       // every session's tokens, so a resumed run continues the count.
       if (log_point || valid_point)
-        metrics.log(update, "target_tokens", static_cast<double>(tokens_before + session_tokens));
+        metrics.log(update, db::metric::kTargetTokens, static_cast<double>(tokens_before + session_tokens));
       if (log_point) {
         // Timed after the read: on a GPU the host runs ahead of the device until then.
         const double logged_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);
         const double loss = reading->smoothed / window.tokens;
-        metrics.log(update, "train_loss", loss);
-        metrics.log(update, "train_nll", reading->nll / window.tokens);
-        metrics.log(update, "train_ppl", std::exp(reading->nll / window.tokens));
-        metrics.log(update, "lr", lr);
+        metrics.log(update, db::metric::kTrainLoss, loss);
+        metrics.log(update, db::metric::kTrainNll, reading->nll / window.tokens);
+        metrics.log(update, db::metric::kTrainPpl, std::exp(reading->nll / window.tokens));
+        metrics.log(update, db::metric::kLearningRate, lr);
         if (window.grad_norm_updates > 0)
-          metrics.log(update, "grad_norm", reading->grad_norm / window.grad_norm_updates);
-        metrics.log(update, "tokens_per_s", logged_rate);
+          metrics.log(update, db::metric::kGradNorm, reading->grad_norm / window.grad_norm_updates);
+        metrics.log(update, db::metric::kTokensPerSecond, logged_rate);
         if (precision.loss_scaling) {
           metrics.log(update, "loss_scale", scaler.scale_value());
           metrics.log(update, "skipped_updates", static_cast<double>(window.skipped));
         }
-        outcome.final_metrics["train_loss"] = loss;
+        outcome.final_metrics[db::metric::kTrainLoss] = loss;
         last_logged_loss = loss;
         store.heartbeat(run, update);
         window.reset();
@@ -352,9 +353,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       if (!data.valid.empty()) {
         LossReport valid =
             evaluate_loss(*model, data.valid, config.data.max_tokens, device, tc.label_smoothing);
-        metrics.log(update, "valid_loss", valid.loss);
+        metrics.log(update, db::metric::kValidLoss, valid.loss);
         metrics.log(update, "valid_nll", valid.nll);
-        metrics.log(update, "valid_ppl", valid.ppl);
+        metrics.log(update, db::metric::kValidPpl, valid.ppl);
         if (valid.loss < state.best_valid_loss) {
           state.best_valid_loss = valid.loss;
           save_checkpoint(best_path, *model, nullptr, state, config_yaml);
@@ -367,7 +368,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     }
   }
   const double train_seconds = seconds_since(train_start);
-  bar.finish(session_tokens > 0 ? format_status(outcome.final_metrics["train_loss"],
+  bar.finish(session_tokens > 0 ? format_status(outcome.final_metrics[db::metric::kTrainLoss],
                                                 inverse_sqrt_lr(state.update, tc.lr, tc.warmup),
                                                 session_tokens / train_seconds)
                                 : "already complete");
@@ -380,30 +381,30 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   // update and resumed (the loop then has nothing left to do) still reports all of them.
   if (session_tokens > 0) count_training();
   if (state.train_seconds > 0) {
-    final_metrics["train_time_s"] = state.train_seconds;
-    final_metrics["tokens_per_s"] = state.train_tokens / state.train_seconds;
+    final_metrics[db::metric::kTrainTime] = state.train_seconds;
+    final_metrics[db::metric::kTokensPerSecond] = state.train_tokens / state.train_seconds;
   }
-  final_metrics["train_tokens"] = static_cast<double>(state.train_tokens);
-  if (!final_metrics.count("train_loss")) {
-    const int64_t last = store.last_metric_step(run, "train_loss");
-    const auto points = store.metric_points_after(run, "train_loss", last - 1);
-    if (!points.empty()) final_metrics["train_loss"] = points.back().value;
+  final_metrics[db::metric::kTrainTokens] = static_cast<double>(state.train_tokens);
+  if (!final_metrics.count(db::metric::kTrainLoss)) {
+    const int64_t last = store.last_metric_step(run, db::metric::kTrainLoss);
+    const auto points = store.metric_points_after(run, db::metric::kTrainLoss, last - 1);
+    if (!points.empty()) final_metrics[db::metric::kTrainLoss] = points.back().value;
   }
-  final_metrics["params"] = static_cast<double>(model->parameter_counts()["total"]);
+  final_metrics[db::metric::kParams] = static_cast<double>(model->parameter_counts()["total"]);
   FinalEvaluationOptions what;
   what.progress = options.progress;
   const FinalEvaluation final = final_evaluation(*model, data, config, device, what);
   if (final.valid) {
-    final_metrics["valid_loss"] = final.valid->loss;
-    final_metrics["valid_ppl"] = final.valid->ppl;
+    final_metrics[db::metric::kValidLoss] = final.valid->loss;
+    final_metrics[db::metric::kValidPpl] = final.valid->ppl;
   }
   if (final.test) {
-    final_metrics["test_loss"] = final.test->loss;
-    final_metrics["test_ppl"] = final.test->ppl;
+    final_metrics[db::metric::kTestLoss] = final.test->loss;
+    final_metrics[db::metric::kTestPpl] = final.test->ppl;
   }
   if (final.bleu) {
-    final_metrics["decode_time_s"] = final.decode_seconds;
-    final_metrics["test_bleu"] = final.bleu->score;
+    final_metrics[db::metric::kDecodeTime] = final.decode_seconds;
+    final_metrics[db::metric::kTestBleu] = final.bleu->score;
     store.set_tag(run, "bleu_signature", final.bleu->signature);
     store.set_tag(run, "bleu", final.bleu->format());
     const std::string hypotheses_path = (fs::path(options.artifacts_dir) / "test.hyp").string();

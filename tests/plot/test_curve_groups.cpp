@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/util/error.h"
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "plot/curve_groups.h"
 #include "plot/curve_x.h"
@@ -239,7 +240,7 @@ TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
       for (int step = 10; step <= 30; step += 10) {
         const double loss = blows_up && step == 30 ? kInf : step / 10.0 + seed;
         rows.emplace_back(step, "train_loss", loss, 0.0);
-        rows.emplace_back(step, kTokensMetric, step * 100.0 * seed, 0.0);
+        rows.emplace_back(step, db::metric::kTargetTokens, step * 100.0 * seed, 0.0);
       }
       store.write_metrics(id, rows);
       store.finish_run(id, blows_up ? "diverged" : "finished", "", blows_up ? std::optional<int64_t>(30) : std::nullopt);
