@@ -1,6 +1,6 @@
 #pragma once
 // Each `fathom` sub-command lives in its own cli/cmd_*.cpp and registers itself here,
-// called once from cli/main.cpp. A command's callback throws fathom::InputError for bad input;
+// called once from build_app() (cli/app.cpp). A command's callback throws fathom::InputError for bad input;
 // main() prints it and exits with status 2.
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -17,6 +17,8 @@ class Store;
 }
 
 namespace fathom::cli {
+
+inline constexpr const char* kAppDescription = "Fathom: a workbench for research on training deep Transformers";
 
 // Options every command shares.
 struct GlobalOptions {
@@ -42,6 +44,13 @@ void take_config_from_overrides(std::string& config_path, std::vector<std::strin
 struct CommandExit {
   int code;
 };
+
+// Every global option and sub-command of `fathom` on `app`; `options` receives the globals.
+void build_app(CLI::App& app, GlobalOptions& options);
+// For argv whose first word that is no global option names no command: "unknown command
+// 'trian'; did you mean 'train'? (commands: ...)" -- CLI11 alone says only "A subcommand is
+// required". Empty when the command is known (or there is none).
+std::string unknown_command_hint(const CLI::App& app, int argc, char** argv);
 
 void add_train_command(CLI::App& app, GlobalOptions& options);
 void add_worker_command(CLI::App& app, GlobalOptions& options);

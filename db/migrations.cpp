@@ -2,6 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
 #include "core/util/error.h"
 
 namespace fathom::db {
@@ -111,12 +116,93 @@ int check_schema(const Connection& db) {
   return static_cast<int>(version);
 }
 
+namespace {
+
+using Columns = std::vector<std::pair<std::string, std::string>>;  // name, declared type
+
+std::map<std::string, Columns> tables_of(const Connection& db) {
+  std::map<std::string, Columns> out;
+  Statement tables(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  Statement columns(db, "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid");
+  while (tables.step()) {
+    const std::string table = tables.text(0);
+    columns.reset();
+    columns.bind(1, table);
+    Columns& c = out[table];
+    while (columns.step()) c.emplace_back(columns.text(0), columns.text(1));
+  }
+  return out;
+}
+
+// The tables every migration together creates: applied once to an in-memory database.
+const std::map<std::string, Columns>& expected_tables() {
+  static const std::map<std::string, Columns> tables = [] {
+    Connection memory(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    for (const auto& m : migrations()) memory.exec(m.sql);
+    return tables_of(memory);
+  }();
+  return tables;
+}
+
+// "error TEXT, erro\xA5 TEXT": bytes outside printable ASCII escaped (a damaged name may hold any).
+std::string describe(const Columns& columns) {
+  std::string out;
+  for (const auto& [name, type] : columns) {
+    if (!out.empty()) out += ", ";
+    for (const unsigned char c : name + " " + type) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      out += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : std::string(hex);
+    }
+  }
+  return out;
+}
+
+// The columns of `a` that `b` lacks (name and type), in `a`'s order.
+Columns minus(const Columns& a, const Columns& b) {
+  Columns out;
+  for (const auto& c : a)
+    if (std::find(b.begin(), b.end(), c) == b.end()) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+void check_tables(const Connection& db) {
+  const auto found = tables_of(db);
+  for (const auto& [table, columns] : expected_tables()) {
+    auto it = found.find(table);
+    std::string problem;
+    if (it == found.end()) {
+      problem = "has no table '" + table + "'";
+    } else if (it->second != columns) {
+      const Columns missing = minus(columns, it->second), extra = minus(it->second, columns);
+      problem = "has table '" + table + "' " +
+                (missing.empty() && extra.empty() ? "with its columns in another order"
+                                                  : "without (" + describe(missing) + ")" +
+                                                        (extra.empty() ? "" : " but with (" + describe(extra) + ")"));
+    }
+    if (!problem.empty())
+      throw InputError(db.path(), 0, "",
+                       "is damaged: schema version " + std::to_string(latest_schema_version()) + " but it " +
+                           problem + "; restore it from a copy (nothing was changed)");
+  }
+}
+
 void migrate(const Connection& db) {
   for (;;) {
     Transaction tx(db);
     const int version = check_schema(db);  // re-read under the write lock
     if (version >= latest_schema_version()) return;  // tx rolls back: nothing to do
-    db.exec(migrations()[version].sql);
+    try {
+      db.exec(migrations()[version].sql);
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {  // tx rolls back: the file stays as it was
+      throw InputError(db.path(), 0, "",
+                       "cannot upgrade the run store from schema version " + std::to_string(version) +
+                           " (is it damaged?): " + e.what());
+    }
     db.exec("PRAGMA user_version = " + std::to_string(version + 1));
     tx.commit();
   }

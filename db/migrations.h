@@ -25,9 +25,16 @@ int latest_schema_version();
 // Reads only: safe to call before anything is allowed to modify the file.
 int check_schema(const Connection& db);
 
+// For a store at latest_schema_version(): that every table has the columns the migrations
+// create, name and type, in order. A file damaged inside its schema (a flipped byte in a
+// column name, found by fuzzing) would otherwise open and fail at its first query with
+// "no such column"; this names the file and what is wrong, and reads only.
+void check_tables(const Connection& db);
+
 // Brings the file to latest_schema_version(), one BEGIN IMMEDIATE transaction per step.
 // Safe when several processes open a fresh file at once: each step re-reads the version
-// under the write lock, so a step is applied exactly once.
+// under the write lock, so a step is applied exactly once. A step that fails (a damaged file)
+// is rolled back and reported as an InputError naming the file and the version.
 void migrate(const Connection& db);
 
 }  // namespace fathom::db

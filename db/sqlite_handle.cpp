@@ -91,6 +91,12 @@ void Connection::fail(int rc, const std::string& what) const {
       throw std::runtime_error(path_ + ": " + what + ": run store still locked by another " +
                                "process after " + std::to_string(kBusyRetrySeconds) + " s (" +
                                detail + ")");
+    case SQLITE_ERROR:
+      // A damaged header (its file-format bytes), or a file from a far newer SQLite: the file,
+      // not the statement, is at fault (found by fuzz/fuzz_store.cpp).
+      if (detail == "unsupported file format")
+        throw InputError(path_, 0, "", "unsupported SQLite file format: a damaged file, or one from a newer SQLite");
+      [[fallthrough]];
     default:
       throw std::runtime_error(path_ + ": " + what + ": " + detail);
   }

@@ -572,6 +572,7 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
 
   // Validate before any statement that could write (journal_mode changes the file header).
   const int version = check_schema(db);
+  if (version == latest_schema_version()) check_tables(db);  // before WAL mode touches the file
   db.exec("PRAGMA foreign_keys = ON");
   if (mode == OpenMode::ReadOnly) {
     if (version == 0) throw InputError(path, 0, "", "empty file, not a Fathom run store");
@@ -597,6 +598,7 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
   // lose the last transactions, never corrupt the file. Saves an fsync per commit.
   db.exec("PRAGMA synchronous = NORMAL");
   migrate(db);
+  if (version < latest_schema_version()) check_tables(db);  // what the migrations made
   return std::make_unique<SqliteBackend>(std::move(db));
 }
 

@@ -4,12 +4,15 @@
 #   --test  also the servers the tests run against: PostgreSQL 15 (scripts/pg-test-server.sh
 #           starts a throwaway server per test run) and a single-node Slurm -- slurmctld,
 #           slurmd, slurm-client, munge (scripts/slurm-test-server.sh starts a throwaway cluster)
+#   --fuzz  also clang 14 and libFuzzer, for scripts/fuzz.sh
 set -euo pipefail
 with_test=""
+with_fuzz=""
 for arg in "$@"; do
   case $arg in
     --test) with_test=1 ;;
-    *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+    --fuzz) with_fuzz=1 ;;
+    *) echo "usage: $0 [--test] [--fuzz]" >&2; exit 2 ;;
   esac
 done
 packages=(
@@ -22,6 +25,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
 [ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge)
+[ -z "$with_fuzz" ] || packages+=(clang-14 libfuzzer-14-dev)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).
 # It adds ~180 MB (32 packages beside libtorch) that building, testing and training never use:

@@ -120,7 +120,11 @@ struct Parser {
   void walk(const YAML::Node& map, const std::string& prefix) {
     std::map<std::string, int> seen;  // YAML keeps a repeated key: the second would win silently
     for (const auto& entry : map) {
-      const std::string name = entry.first.as<std::string>();
+      // `? [a, b]: 1` or `? {a: 1}: 2` make a list or mapping the key (found by fuzzing).
+      if (!entry.first.IsScalar())
+        fail(entry.first, prefix,
+             entry.first.IsNull() ? "a key is empty" : "a key must be a plain name, not a list or a mapping");
+      const std::string name = entry.first.Scalar();
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       const YAML::Node& value = entry.second;
       if (auto first = seen.find(name); first != seen.end())

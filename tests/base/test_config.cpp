@@ -346,6 +346,22 @@ TEST(ConfigErrors, YamlSyntaxErrorNamesTheLine) {
   EXPECT_EQ(tab.line(), 3) << tab.what();
 }
 
+// A list, mapping or nothing as a key (YAML's `? key` syntax) is an InputError at its line,
+// not yaml-cpp's "bad conversion" escaping unnamed (found by fuzz/fuzz_config.cpp).
+TEST(ConfigErrors, AKeyThatIsNotAPlainNameNamesItsLine) {
+  const InputError list = expect_input_error(
+      [&] { load_config_string("train:\n  lr: 0.1\n? [max_updates, seed]\n: 5\n", "k.yaml", ""); });
+  EXPECT_EQ(list.file(), "k.yaml");
+  EXPECT_EQ(list.line(), 3) << list.what();
+  EXPECT_TRUE(contains(list.message(), "plain name")) << list.what();
+  const InputError nested =
+      expect_input_error([&] { load_config_string("train:\n  ? {lr: 1}\n  : 2\n", "k.yaml", ""); });
+  EXPECT_EQ(nested.line(), 2) << nested.what();
+  EXPECT_EQ(nested.field(), "train");
+  const InputError empty = expect_input_error([&] { load_config_string("model:\n  : 3\n", "k.yaml", ""); });
+  EXPECT_TRUE(contains(empty.message(), "empty")) << empty.what();
+}
+
 // A string outside its choices suggests the closest choice.
 TEST(ConfigErrors, ValueNotInChoicesSuggestsTheClosest) {
   // (model.norm is checked against the method registry instead: test_norm_styles.cpp.)

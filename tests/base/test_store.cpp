@@ -548,6 +548,56 @@ TEST_F(StoreTest, CorruptPagesAreAnInputError) {
       fathom::InputError);
 }
 
+// A store whose schema was damaged -- a column renamed, as a flipped byte in sqlite_master's
+// SQL does (found by fuzz/fuzz_store.cpp) -- is refused at open with an InputError naming the
+// file and the table, in both modes, and the file is left byte for byte as it was. Before, it
+// opened and its first query failed with "no such column: error", naming no cause.
+TEST_F(StoreTest, DamagedSchemaIsRefusedAtOpenAndUntouched) {
+  {
+    auto store = Store::open(db_path());
+    store.create_run(sample_run("r"));
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE runs RENAME COLUMN error TO errxr", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const std::string before = read_bytes(db_path());
+  for (auto mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
+    try {
+      Store::open(db_path(), mode);
+      FAIL() << "expected InputError";
+    } catch (const fathom::InputError& e) {
+      EXPECT_EQ(e.file(), db_path());
+      EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("table 'runs'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(read_bytes(db_path()), before);
+}
+
+// A header whose schema-format number SQLite does not know (bytes 44-47; a damaged file, or
+// one from a far newer SQLite) is an InputError naming the file, not a bare "preparing SELECT
+// ...: unsupported file format" (found by fuzz/fuzz_store.cpp).
+TEST_F(StoreTest, UnsupportedSqliteFileFormatIsAnInputError) {
+  {
+    auto store = Store::open(db_path());
+    store.create_run(sample_run("r"));
+  }
+  std::string bytes = read_bytes(db_path());
+  ASSERT_GT(bytes.size(), 48u);
+  bytes[44] = bytes[45] = bytes[46] = 0, bytes[47] = 99;
+  std::ofstream(db_path(), std::ios::binary | std::ios::trunc) << bytes;
+  for (auto mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
+    try {
+      Store::open(db_path(), mode);
+      FAIL() << "expected InputError";
+    } catch (const fathom::InputError& e) {
+      EXPECT_EQ(e.file(), db_path());
+      EXPECT_NE(std::string(e.what()).find("file format"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // ---- several processes ----------------------------------------------------------------------
 
 // Runs `body` in a child process; returns its pid. The child exits 0 on success, 1 on any

@@ -1,0 +1,81 @@
+// The `fathom` command line as CLI11 sees it: global options and every sub-command, in one
+// place -- main() parses with it, and fuzz/fuzz_cli.cpp parses arbitrary argument lists with
+// it (commands' callbacks removed).
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "core/util/strings.h"
+
+namespace fathom::cli {
+
+std::string resolve_db_path(const GlobalOptions& options) {
+  if (!options.db.empty()) return options.db;
+  if (const char* env = std::getenv("FATHOM_DB"); env && *env) return env;
+  return "fathom.db";
+}
+
+db::StorePaths resolve_store_paths(const GlobalOptions& options) {
+  return db::store_paths(resolve_db_path(options), options.artifacts);
+}
+
+void take_config_from_overrides(std::string& config_path, std::vector<std::string>& overrides) {
+  if (!config_path.empty() || overrides.empty()) return;
+  const std::string& last = overrides.back();
+  std::error_code ec;
+  if (last.find('=') == std::string::npos && std::filesystem::is_regular_file(last, ec)) {
+    config_path = last;
+    overrides.pop_back();
+  }
+}
+
+void build_app(CLI::App& app, GlobalOptions& options) {
+  app.require_subcommand(1);
+  app.fallthrough();  // global options (--db, --json) may follow the sub-command
+  app.add_option("--db", options.db,
+                 "run store: a SQLite file or postgresql://user@host:port/name; default "
+                 "$FATHOM_DB or ./fathom.db");
+  app.add_option("--artifacts", options.artifacts,
+                 "directory for checkpoints and caches; default $FATHOM_ARTIFACTS, else "
+                 "<db stem>.artifacts beside a SQLite file (required with a server store)");
+  app.add_flag("--json", options.json, "machine-readable output");
+
+  add_train_command(app, options);
+  add_worker_command(app, options);
+  add_runs_command(app, options);
+  add_show_command(app, options);
+  add_delete_command(app, options);
+  add_cancel_command(app, options);
+  add_bleu_command(app, options);
+  add_config_command(app, options);
+  add_fold_command(app, options);
+  add_params_command(app, options);
+  add_sweep_command(app, options);
+  add_export_command(app, options);
+  add_report_command(app, options);
+  add_analyze_command(app, options);
+  add_db_command(app, options);
+}
+
+// The first word that is not a global option names the command; a word that names none gets
+// the closest command (CLI11 alone says only "A subcommand is required"). Empty when fine.
+std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--db" || word == "--artifacts") {
+      ++i;  // their value
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;  // --json, --help, --db=...
+    if (std::find(names.begin(), names.end(), word) != names.end()) return "";
+    const std::string hint = closest_match(word, names);
+    return "unknown command '" + word + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+           " (commands: " + join(names, ", ") + ")";
+  }
+  return "";
+}
+
+}  // namespace fathom::cli
