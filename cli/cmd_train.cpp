@@ -121,7 +121,18 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   } catch (const UnreadableResumePoint&) {
     throw;  // nothing was trained or recorded: the run stays as it was
   } catch (const std::exception& e) {
-    store->finish_run(run_id, db::status::kFailed, e.what());
+    try {
+      store->finish_run(run_id, db::status::kFailed, e.what());
+    } catch (const std::exception& also) {
+      // The store itself failed (a full disk under it, a lost server): the run stays
+      // `running` until its heartbeat goes stale. Say how to continue; the checkpoint and
+      // every row written so far are intact.
+      std::cerr << "error: " << e.what() << "\n"
+                << "run " << run_id << " could not be marked failed either (" << also.what()
+                << "); once the store is writable again, continue it with: fathom cancel " << run_id
+                << " && fathom train --resume " << run_id << "\n";
+      throw CommandExit{1};
+    }
     throw;
   }
   if (outcome.status == "stopped") {

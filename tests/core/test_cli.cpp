@@ -242,6 +242,73 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
   EXPECT_EQ(list[1]["best_metrics"]["valid_ppl"]["step"], 100);
 }
 
+// The store's own disk fills mid-run (a tmpfs the test mounts, 1 MiB; checkpoints go
+// elsewhere): `fathom train` ends with exit status 1 and an error naming the store and the full
+// disk; the run is marked failed or, when even that cannot be written, the error says how to
+// continue; the store stays readable, holding each logged update once and
+// without a gap; once there is room, cancel + --resume finish the run, and its curve equals an
+// uninterrupted run's at every update. Skipped with the reason where a tmpfs cannot be mounted.
+TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
+  std::string tiny = kTinyConfig;
+  auto set = [&](const std::string& from, const std::string& to) { tiny.replace(tiny.find(from), from.size(), to); };
+  set("max_updates: 12", "max_updates: 600");
+  set("log_every: 3", "log_every: 1");
+  set("valid_every: 6", "valid_every: 200");
+  const std::string config = write("tiny.yaml", tiny);
+  ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress"}).status, 0);  // the reference
+
+  const fs::path mount = dir_ / "small-disk";
+  fs::create_directories(mount);
+  if (std::system(("mount -t tmpfs -o size=1m tmpfs " + quote(mount.string()) + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs at " << mount << " (needs root)";
+  struct Unmount {
+    std::string at;
+    ~Unmount() { std::system(("umount " + fathom::testing::shell_quote(at)).c_str()); }
+  } unmount{mount.string()};
+  const std::string small = (mount / "runs.db").string(), artifacts = (dir_ / "small-artifacts").string();
+
+  const Result full = fathom({"--db", small, "--artifacts", artifacts, "train", config, "--no-progress"});
+  EXPECT_EQ(full.status, 1) << full.err;
+  EXPECT_TRUE(contains(full.err, small)) << full.err;
+  EXPECT_TRUE(contains(full.err, "disk is full")) << full.err;
+  {
+    // Where the disk filled decides whether the run could still be marked failed (a commit
+    // that fits in what the failed one released) or stays running, and then the error says
+    // how to continue.
+    auto store = fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly);
+    const auto run = store.find_run("1");
+    ASSERT_TRUE(run);
+    if (run->status == "failed")
+      EXPECT_TRUE(contains(run->error, "disk is full")) << run->error;
+    else
+      EXPECT_TRUE(contains(full.err, "fathom cancel 1 && fathom train --resume 1")) << run->status << "\n" << full.err;
+  }
+
+  auto steps_of = [&](const std::string& store_path, int64_t run) {
+    auto store = fathom::db::Store::open(store_path, fathom::db::OpenMode::ReadOnly);
+    return store.metric_series(run, "train_loss");
+  };
+  const auto before = steps_of(small, 1);
+  ASSERT_FALSE(before.empty());
+  ASSERT_LT(before.size(), 600u) << "the disk did not fill: make the tmpfs smaller";
+  for (size_t i = 0; i < before.size(); ++i) ASSERT_EQ(before[i].step, static_cast<int64_t>(i + 1));
+
+  ASSERT_EQ(std::system(("mount -o remount,size=64m " + quote(mount.string())).c_str()), 0);
+  if (fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly).find_run("1")->status == "running")
+    ASSERT_EQ(fathom({"--db", small, "cancel", "1"}).status, 0);
+  const Result resumed = fathom({"--db", small, "--artifacts", artifacts, "train", "--resume", "1", "--no-progress"});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const auto after = steps_of(small, 1), reference = steps_of(db(), 1);
+  ASSERT_EQ(after.size(), 600u);
+  ASSERT_EQ(reference.size(), 600u);
+  for (size_t i = 0; i < after.size(); ++i) {
+    ASSERT_EQ(after[i].step, reference[i].step);
+    ASSERT_DOUBLE_EQ(after[i].value, reference[i].value) << "update " << after[i].step;
+  }
+  auto store = fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run("1")->status, "finished");
+}
+
 // `fathom delete`: without --yes nothing changes; with it the run's rows and artifact
 // directory go and the other run is untouched; an unknown name deletes nothing.
 TEST_F(Cli, DeleteRemovesOneRunAndItsArtifacts) {
