@@ -1,6 +1,5 @@
 #include "gui/runs_view.h"
 
-#include <algorithm>
 #include <set>
 
 #include <QAction>
@@ -184,7 +183,7 @@ void RunsView::refreshBest() {
   // running run has before any final value.
   std::set<std::string> names{db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl,
                               db::metric::kValidBleu};
-  std::vector<int64_t> stale;
+  std::vector<int64_t> stale;  // to read (again): new, or moved on since the last read
   std::set<int64_t> listed;
   for (const auto& run : model_->runs()) {
     for (const auto& [name, value] : run.final_metrics) names.insert(name);
@@ -196,14 +195,16 @@ void RunsView::refreshBest() {
       best_read_at_[run.id] = now;
     }
   }
+  for (auto it = best_read_at_.begin(); it != best_read_at_.end();)  // deleted runs
+    it = listed.count(it->first) ? std::next(it) : best_read_at_.erase(it);
+  const std::set<int64_t> rereading(stale.begin(), stale.end());
   try {
     for (const auto& name : names) {
       const auto higher = db::metric::higher_is_better(name);
       if (!higher) continue;
       auto& points = best_points_[name];
       for (auto it = points.begin(); it != points.end();)  // deleted runs, and those read again
-        it = !listed.count(it->first) || std::count(stale.begin(), stale.end(), it->first) ? points.erase(it)
-                                                                                         : std::next(it);
+        it = !listed.count(it->first) || rereading.count(it->first) ? points.erase(it) : std::next(it);
       if (!stale.empty())
         for (auto& [run, point] : session_->store.best_points(stale, name, *higher)) points[run] = point;
       if (points.empty()) best_points_.erase(name);

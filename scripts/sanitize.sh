@@ -14,5 +14,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-
 cmake --build build-asan -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Not run: the tests that load SentencePiece. It is dlopen()ed with RTLD_DEEPBIND (its bundled
+# protobuf clashes with LibTorch's, core/data/sentencepiece_runtime.cpp), which ASan refuses
+# (google/sanitizers#611); loaded without DEEPBIND under ASan, the first test hung at load.
+unsanitizable='^(SentencePiece\.|LoadDataset\.ParallelWithRelativePathsAndOptionalSplits$|LoadDataset\.Multi30kEncodesQuickly$)'
+echo "sanitize: not run under ASan (SentencePiece is loaded with RTLD_DEEPBIND): tests matching $unsanitizable"
 cd build-asan
-ctest --output-on-failure -j "$(nproc)" --timeout 2700 "$@"
+ctest --output-on-failure -j "$(nproc)" --timeout 2700 -E "$unsanitizable" "$@"
