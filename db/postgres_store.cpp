@@ -198,6 +198,19 @@ class PostgresBackend : public StoreBackend {
     return requeued;
   }
 
+  bool cancel_run(int64_t run, const std::string& reason, double now) override {
+    bool cancelled = false;
+    write([&] {
+      auto r = pg_.exec(
+          "UPDATE runs SET status = 'cancelled', error = $2, finished_at = $3, heartbeat_at = $3"
+          " WHERE id = $1 AND status IN ('queued', 'running') RETURNING id",
+          {pg_param(run), pg_text_or_null(reason), pg_param(now)});
+      cancelled = r.rows() > 0;
+      if (!cancelled) require_exists(run);
+    });
+    return cancelled;
+  }
+
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
       pg_.exec("INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)"

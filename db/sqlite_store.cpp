@@ -150,6 +150,20 @@ class SqliteBackend : public StoreBackend {
     return requeued;
   }
 
+  bool cancel_run(int64_t run, const std::string& reason, double now) override {
+    bool cancelled = false;
+    write([&] {
+      Statement st(db_,
+                   "UPDATE runs SET status = 'cancelled', error = ?2, finished_at = ?3,"
+                   " heartbeat_at = ?3 WHERE id = ?1 AND status IN ('queued', 'running')");
+      st.bind(1, run).bind_text_or_null(2, reason).bind(3, now);
+      st.run();
+      cancelled = db_.changes() > 0;
+      if (!cancelled) require_exists(run);
+    });
+    return cancelled;
+  }
+
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
       Statement st(db_,

@@ -101,6 +101,11 @@ bool Store::requeue_run(int64_t run, const std::string& reason) {
   return backend_->requeue_run(run, reason, unix_now());
 }
 
+bool Store::cancel_run(int64_t run, const std::string& reason) {
+  require_writable("cancel_run");
+  return backend_->cancel_run(run, reason, unix_now());
+}
+
 void Store::set_final_metric(int64_t run, const std::string& name, double value) {
   require_writable("set_final_metric");
   backend_->set_final_metric(run, name, value);

@@ -68,6 +68,10 @@ class Store {
   // `reason` kept in its error field) so the next claim_next_run continues it from its
   // checkpoint. false, and nothing changed, when it had another status (cancelled meanwhile).
   bool requeue_run(int64_t run, const std::string& reason);
+  // queued or running -> cancelled (error = reason) in one statement; false, and nothing
+  // changed, when the run had already ended -- a worker that finished it between a caller's
+  // look and this write keeps its result.
+  bool cancel_run(int64_t run, const std::string& reason);
   void set_final_metric(int64_t run, const std::string& name, double value);
   // Replaces any earlier artifact of the same kind for this run.
   void add_artifact(int64_t run, const std::string& kind, const std::string& path,

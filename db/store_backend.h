@@ -32,6 +32,8 @@ class StoreBackend {
   virtual void heartbeat(int64_t run, int64_t updates, double now) = 0;
   // heartbeat_at = now for a running run only; false when the run is not running.
   virtual bool touch_heartbeat(int64_t run, double now) = 0;
+  // queued or running -> cancelled (error = reason, finished_at = now); false when it was not.
+  virtual bool cancel_run(int64_t run, const std::string& reason, double now) = 0;
   // running or crashed -> queued (error = reason, finished_at cleared) in one statement; false
   // when the run had another status (e.g. cancelled meanwhile) and was left as it was.
   virtual bool requeue_run(int64_t run, const std::string& reason, double now) = 0;

@@ -15,8 +15,9 @@ CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& run
     // The status now, not when the caller listed it: a worker may have ended it meanwhile.
     const auto run = store.find_run(std::to_string(listed.id));
     if (!run || (run->status != db::status::kQueued && run->status != db::status::kRunning)) continue;
-    // Cancelled first: a worker told to stop then sees it and does not requeue its run.
-    store.finish_run(run->id, db::status::kCancelled, reason);
+    // Cancelled first: a worker told to stop then sees it and does not requeue its run. Only
+    // while it is still queued or running: one that ended since the read above keeps its end.
+    if (!store.cancel_run(run->id, reason)) continue;
     ++report.cancelled;
     if (run->status != db::status::kRunning) continue;
     if (auto problem = stop_worker(*run, store.tags(run->id))) report.problems.push_back(*problem);

@@ -976,3 +976,32 @@ TEST_P(StoreBackendTest, RequeueRefusesOtherStatuses) {
 
   EXPECT_THROW(store.requeue_run(queued + 1000, "preempted"), std::invalid_argument);
 }
+
+// cancel_run ends a queued or running run in one statement and leaves an ended one exactly as
+// it is -- the write `fathom cancel` makes, so a run that finished between the caller's look
+// and the write keeps "finished", its error and its times.
+TEST_P(StoreBackendTest, CancelRunEndsOnlyQueuedOrRunningRuns) {
+  auto store = Store::open(db_path());
+  const int64_t queued = store.create_run(sample_run("queued", "sw"));
+  const int64_t running = store.create_run(sample_run("running", "sw"));
+  store.mark_running(running, "node7", "cpu");
+  for (const int64_t id : {queued, running}) {
+    EXPECT_TRUE(store.cancel_run(id, "cancelled by test"));
+    const RunRecord r = *store.find_run(std::to_string(id));
+    EXPECT_EQ(r.status, "cancelled");
+    EXPECT_EQ(r.error, "cancelled by test");
+    EXPECT_GT(r.finished_at, 0);
+  }
+  for (const std::string status : {"finished", "diverged", "failed", "crashed", "cancelled"}) {
+    const int64_t id = store.create_run(sample_run(status, "sw"));
+    store.mark_running(id, "node7", "cpu");
+    store.finish_run(id, status, status == "finished" ? "" : "why: " + status);
+    const RunRecord before = *store.find_run(std::to_string(id));
+    EXPECT_FALSE(store.cancel_run(id, "too late")) << status;
+    const RunRecord after = *store.find_run(std::to_string(id));
+    EXPECT_EQ(after.status, status);
+    EXPECT_EQ(after.error, before.error) << status;
+    EXPECT_EQ(after.finished_at, before.finished_at) << status;
+  }
+  EXPECT_THROW(store.cancel_run(running + 1000, "no such run"), std::invalid_argument);
+}
