@@ -26,15 +26,13 @@
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
+#include "experiments/sweep_queue.h"
 #include "experiments/sweep_spec.h"
 #include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
 namespace fs = std::filesystem;
-
-// More runs than this need --yes (a sweep of 100,000 runs is more likely a typo than a plan).
-constexpr size_t kManyRuns = 1000;
 
 struct SweepArgs {
   std::string file;
@@ -69,41 +67,6 @@ std::vector<std::string> slot_devices(const std::string& spec) {
   return devices;
 }
 
-// Existing runs of a resumed sweep: ended ones are kept; crashed ones, and running ones whose
-// worker is lost (gone, or silent past the heartbeat timeout), go back to the queue; running
-// ones whose worker lives (another machine, another scheduler) are left to it.
-struct ResumePlan {
-  int kept = 0, requeued = 0, alive = 0;
-};
-
-ResumePlan requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& existing,
-                               double heartbeat_timeout) {
-  ResumePlan plan;
-  const double now = db::unix_now();
-  for (const auto& record : existing) {
-    if (record.status == db::status::kQueued) continue;
-    if (record.status == db::status::kCrashed) {
-      store.requeue_run(record.id, "resumed after: " + record.error);
-      ++plan.requeued;
-    } else if (record.status == db::status::kRunning) {
-      if (auto lost = lost_worker(store, record, now, heartbeat_timeout)) {
-        store.requeue_run(record.id, "interrupted: " + *lost);
-        ++plan.requeued;
-      } else {
-        ++plan.alive;
-      }
-    } else {
-      ++plan.kept;  // finished, diverged, failed, cancelled: kept as they are
-    }
-  }
-  return plan;
-}
-
-int count_status(const std::vector<db::RunRecord>& runs, const std::string& status) {
-  return static_cast<int>(std::count_if(runs.begin(), runs.end(),
-                                        [&](const db::RunRecord& r) { return r.status == status; }));
-}
-
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const SweepSpec spec = load_sweep_file(args.file);
   const auto runs = expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
@@ -114,24 +77,13 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                 << "; queueing them will ask for --yes\n";
     return;
   }
-  // A typo in an axis (a list of 1e5 values, one more seeds axis) must not silently fill the
-  // store and the cluster's queue.
-  if (runs.size() > kManyRuns && !args.yes)
-    throw InputError(args.file, spec.line, "name",
-                     "the sweep expands to " + std::to_string(runs.size()) + " runs (more than " +
-                         std::to_string(kManyRuns) + "); check it with --dry-run, then add --yes to queue them");
+  check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
   const std::string launcher_name = !args.launcher.empty() ? args.launcher : spec.slurm ? "slurm" : "local";
   auto launcher = make_launcher(launcher_name, spec);
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
-  std::map<std::string, db::RunRecord> existing;
-  for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
-  if (!existing.empty() && !args.resume)
-    throw InputError(args.file, spec.line, "name",
-                     "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
-                         " runs in " + store.path() + "; add --resume to continue it");
 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   LaunchRequest request;
@@ -151,54 +103,28 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   for (const auto& run : runs) configs.push_back(run.config);
   launcher->check(request, configs);
 
-  // How the axes were varied, for tables and reports: "a+b,c" (a zip group is one group).
-  std::string layout;
-  for (const auto& axis : spec.axes) {
-    std::string group;
-    for (const auto& key : axis.keys) group += (group.empty() ? "" : "+") + key;
-    layout += (layout.empty() ? "" : ",") + group;
-  }
-  std::vector<int64_t> created;
-  std::vector<db::RunRecord> earlier;
-  for (const auto& run : runs) {
-    auto it = existing.find(run.name);
-    if (it != existing.end()) {
-      earlier.push_back(it->second);
-      continue;
-    }
-    db::NewRun row;
-    row.name = run.name;
-    row.sweep = spec.name;
-    row.config_json = config_to_json(run.config).dump();
-    row.config_yaml = config_to_yaml(run.config);
-    row.git_rev = git_revision();
-    const int64_t id = store.create_run(row);
-    for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
-    store.set_tag(id, "sweep.axes", layout);
-    created.push_back(id);
-  }
-  const ResumePlan plan = requeue_interrupted(store, earlier, args.heartbeat_timeout);
-  const auto listed = store.list_runs(spec.name);
-  request.runs = count_status(listed, db::status::kQueued);
+  // Records the runs (a sweep already in the store needs --resume) and requeues interrupted ones.
+  const QueuedSweep queued = queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout);
+  request.runs = queued.queued;
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
   std::fprintf(stderr,
                "sweep %s: %zu runs (%d already ended, %d running elsewhere, %d to run) via %s launcher "
                "with %d worker(s)%s -> %s\n",
-               spec.name.c_str(), runs.size(), plan.kept, plan.alive, request.runs, launcher_name.c_str(),
+               spec.name.c_str(), runs.size(), queued.kept, queued.alive, request.runs, launcher_name.c_str(),
                args.jobs, mapping.c_str(), store.path().c_str());
-  if (request.runs == 0 && plan.alive == 0) {
+  if (request.runs == 0 && queued.alive == 0) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
     return;
   }
   // Also while only other workers are left to follow: a run whose claimer died before starting
   // it goes back to the queue (follow_sweep), and a launcher with open slots runs it.
-  if (request.runs > 0 || plan.alive > 0) {
+  if (request.runs > 0 || queued.alive > 0) {
     try {
       std::fprintf(stderr, "sweep %s: %s\n", spec.name.c_str(), launcher->launch(store, request).c_str());
     } catch (...) {
       // A refused submission leaves nothing queued half-way: the runs this call created go.
-      for (int64_t id : created) store.delete_run(id);
+      for (int64_t id : queued.created) store.delete_run(id);
       throw;
     }
   }

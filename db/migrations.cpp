@@ -108,6 +108,9 @@ int check_schema(const Connection& db) {
                                       std::to_string(app_id) + ")");
   if (version == 0 && objects > 0)
     throw InputError(file, 0, "", "a SQLite database, but not a Fathom run store");
+  if (version < 0)  // user_version is a signed 32-bit field (found by fuzz/fuzz_store.cpp)
+    throw InputError(file, 0, "", "run store has schema version " + std::to_string(version) +
+                                      ", which no Fathom writes: a damaged file");
   if (version > latest_schema_version())
     throw InputError(file, 0, "",
                      "run store has schema version " + std::to_string(version) +

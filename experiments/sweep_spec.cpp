@@ -194,7 +194,11 @@ struct SpecParser {
     fs::path path = node->Scalar();
     if (path.is_relative() && !base_dir.empty()) path = fs::path(base_dir) / path;
     path = path.lexically_normal();
-    if (!fs::is_regular_file(path)) fail(*node, "base", "config file not found: " + path.string());
+    // The error_code overload: a path the system refuses (too long, found by fuzzing) is an
+    // error in the sweep file, not an exception from the filesystem.
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      fail(*node, "base", "config file not found: " + path.string() + (ec ? " (" + ec.message() + ")" : ""));
     spec.base = load_config_file(path.string());  // its errors name the base file
   }
 
@@ -375,7 +379,8 @@ SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
 
 SweepSpec load_sweep_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in || fs::is_directory(path)) throw InputError(path, 0, "", "cannot open sweep file");
+  std::error_code ec;
+  if (!in || fs::is_directory(path, ec)) throw InputError(path, 0, "", "cannot open sweep file");
   std::stringstream text;
   text << in.rdbuf();
   return load_sweep_string(text.str(), path, fs::absolute(fs::path(path)).parent_path().string());

@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(config sweep text bleu store)
+all=(config sweep text bleu store cli)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 scripts/install-deps.sh --fuzz
@@ -39,6 +39,7 @@ seeds_for() {
   return 0
 }
 
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1  # a report with its stack
 found=0
 printf '%-8s %12s %8s %8s %8s %s\n' target executions seconds "exec/s" coverage findings
 for t in "${targets[@]}"; do

@@ -92,6 +92,10 @@ struct Parser {
       case FieldType::String:
       case FieldType::Path: {
         if (node.IsNull()) {
+          // `key:` with nothing after it: an empty string, where one is allowed -- a field with
+          // choices has no empty choice (found by fuzz/fuzz_config.cpp: `optimizer:` loaded as
+          // "" and was written out as a config that did not load back).
+          if (!field.choices.empty()) fail(node, key, not_one_of("", field.choices));
           *static_cast<std::string*>(p) = "";
           break;
         }
@@ -134,6 +138,8 @@ struct Parser {
       if (auto set = config.locations.find(key); set != config.locations.end() && set->second.file == origin)
         fail(entry.first, key, "given twice (first on line " + std::to_string(set->second.line) + ")");
       if (const FieldSpec* field = find_field(key)) {
+        // `optimizer:` with nothing after it: the line is the key's (an empty node has none).
+        if (value.IsNull() && !field->choices.empty()) fail(entry.first, key, not_one_of("", field->choices));
         set_value(*field, value);
         continue;
       }
@@ -255,7 +261,8 @@ void check_config(const RunConfig& c) {
     for (const char* key : {"data.train_source", "data.train_target", "data.valid_source",
                             "data.valid_target", "data.test_source", "data.test_target"}) {
       const std::string path = field_value_text(c, *find_field(key));
-      if (!path.empty() && !fs::exists(path)) config_error(c, key, "file not found: " + path);
+      std::error_code ec;  // a path the system refuses (too long) is not found either
+      if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
     }
     if (d.valid_source.empty() != d.valid_target.empty())
       config_error(c, "data.valid_target", "give both valid_source and valid_target, or neither");

@@ -362,6 +362,17 @@ TEST(ConfigErrors, AKeyThatIsNotAPlainNameNamesItsLine) {
   EXPECT_TRUE(contains(empty.message(), "empty")) << empty.what();
 }
 
+// `optimizer:` with no value is not an empty choice: an InputError at its line listing the
+// choices. Before, it loaded as "" and the config written out did not load back (found by
+// fuzz/fuzz_config.cpp). A free string key may still be left empty.
+TEST(ConfigErrors, AChoiceKeyWithoutAValueIsRefused) {
+  const InputError e = expect_input_error([&] { load_config_string("train:\n  optimizer:\n", "n.yaml", ""); });
+  EXPECT_EQ(e.line(), 2) << e.what();
+  EXPECT_EQ(e.field(), "train.optimizer");
+  EXPECT_TRUE(contains(e.message(), "adam")) << e.what();
+  EXPECT_NO_THROW(load_config_string("data:\n  train_source:\n", "n.yaml", ""));
+}
+
 // A string outside its choices suggests the closest choice.
 TEST(ConfigErrors, ValueNotInChoicesSuggestsTheClosest) {
   // (model.norm is checked against the method registry instead: test_norm_styles.cpp.)

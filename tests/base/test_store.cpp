@@ -505,6 +505,16 @@ TEST_F(StoreTest, NewerSchemaIsRefusedAndUntouched) {
   EXPECT_FALSE(fs::exists(db_path() + "-wal"));
 }
 
+// user_version is a signed 32-bit field: a damaged header can make it negative. Refused as a
+// damaged file -- before, the migration step was looked up at index -1 (an out-of-bounds read,
+// found by fuzz/fuzz_store.cpp under UBSan).
+TEST_F(StoreTest, NegativeSchemaVersionIsRefusedAndUntouched) {
+  make_raw_db(db_path(), -1);
+  const std::string before = read_bytes(db_path());
+  expect_refused({"schema version -1", "damaged"});
+  EXPECT_EQ(read_bytes(db_path()), before);
+}
+
 TEST_F(StoreTest, GarbageFileIsAnInputError) {
   {
     std::ofstream out(db_path(), std::ios::binary);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/config/config.h"
+#include "core/config/config_io.h"
 #include "core/util/error.h"
 #include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
@@ -328,6 +329,24 @@ TEST_F(SweepFiles, MissingBaseFileIsLocated) {
   EXPECT_EQ(e.field(), "base");
   EXPECT_NE(e.message().find("not found"), std::string::npos) << e.what();
   EXPECT_NE(e.message().find((dir_ / "nowhere.yaml").string()), std::string::npos) << e.what();
+}
+
+// A base path the system refuses (a name over 255 bytes) is "not found" at its line, with the
+// system's reason -- before, std::filesystem's exception escaped naming no sweep file (found
+// by fuzz/fuzz_sweep.cpp). So is a data path that long in check_config.
+TEST_F(SweepFiles, BasePathTooLongIsLocated) {
+  const std::string name(300, 'x');
+  const std::string path = write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: " + name}));
+  const InputError e = expect_input_error([&] { load_sweep_file(path); });
+  EXPECT_EQ(e.file(), path);
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.field(), "base");
+  EXPECT_NE(e.message().find("too long"), std::string::npos) << e.what();
+
+  RunConfig c;
+  c.data.task = "parallel";
+  c.data.train_source = c.data.train_target = "/tmp/" + name;
+  EXPECT_THROW(check_config(c), InputError);
 }
 
 // Relative paths written in the sweep file (inline base, set, axes) are relative to it.

@@ -1,0 +1,92 @@
+#include "experiments/sweep_queue.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/config/config_io.h"
+#include "core/util/error.h"
+#include "core/util/version.h"
+#include "db/run_status.h"
+#include "experiments/run_control.h"
+
+namespace fathom {
+
+void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed) {
+  if (runs <= kManyRuns || confirmed) return;
+  throw InputError(spec.file, spec.line, "name",
+                   "the sweep expands to " + std::to_string(runs) + " runs (more than " +
+                       std::to_string(kManyRuns) + "); check it with --dry-run, then add --yes to queue them");
+}
+
+std::string axes_layout(const SweepSpec& spec) {
+  std::string layout;
+  for (const auto& axis : spec.axes) {
+    std::string group;
+    for (const auto& key : axis.keys) group += (group.empty() ? "" : "+") + key;
+    layout += (layout.empty() ? "" : ",") + group;
+  }
+  return layout;
+}
+
+namespace {
+
+// Existing runs of a resumed sweep: ended ones are kept; crashed ones, and running ones whose
+// worker is lost, go back to the queue; running ones whose worker lives are left to it.
+void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& existing,
+                         double heartbeat_timeout_s, QueuedSweep& out) {
+  const double now = db::unix_now();
+  for (const auto& record : existing) {
+    if (record.status == db::status::kQueued) continue;
+    if (record.status == db::status::kCrashed) {
+      store.requeue_run(record.id, "resumed after: " + record.error);
+      ++out.requeued;
+    } else if (record.status == db::status::kRunning) {
+      if (auto lost = lost_worker(store, record, now, heartbeat_timeout_s)) {
+        store.requeue_run(record.id, "interrupted: " + *lost);
+        ++out.requeued;
+      } else {
+        ++out.alive;
+      }
+    } else {
+      ++out.kept;
+    }
+  }
+}
+
+}  // namespace
+
+QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
+                        bool resume, double heartbeat_timeout_s) {
+  std::map<std::string, db::RunRecord> existing;
+  for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
+  if (!existing.empty() && !resume)
+    throw InputError(spec.file, spec.line, "name",
+                     "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
+                         " runs in " + store.path() + "; add --resume to continue it");
+  QueuedSweep out;
+  const std::string layout = axes_layout(spec);
+  std::vector<db::RunRecord> earlier;
+  for (const auto& run : runs) {
+    if (auto it = existing.find(run.name); it != existing.end()) {
+      earlier.push_back(it->second);
+      continue;
+    }
+    db::NewRun row;
+    row.name = run.name;
+    row.sweep = spec.name;
+    row.config_json = config_to_json(run.config).dump();
+    row.config_yaml = config_to_yaml(run.config);
+    row.git_rev = git_revision();
+    const int64_t id = store.create_run(row);
+    for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
+    store.set_tag(id, "sweep.axes", layout);
+    out.created.push_back(id);
+  }
+  requeue_interrupted(store, earlier, heartbeat_timeout_s, out);
+  const auto listed = store.list_runs(spec.name);
+  out.queued = static_cast<int>(std::count_if(listed.begin(), listed.end(),
+                                              [](const db::RunRecord& r) { return r.status == db::status::kQueued; }));
+  return out;
+}
+
+}  // namespace fathom

@@ -1,0 +1,40 @@
+#pragma once
+// Queueing a sweep in the store (`fathom sweep`, and the desktop app's Start through it): the
+// rules for which runs are created, kept, put back in the queue or left to a live worker.
+// Torch-free: the launcher that starts workers is the caller's (experiments/launcher.h).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/sweep_spec.h"
+
+namespace fathom {
+
+// More runs than this need --yes: a sweep of 100,000 runs is more likely a typo in an axis
+// than a plan, and must not silently fill the store and a cluster's queue.
+constexpr size_t kManyRuns = 1000;
+
+// InputError at the sweep's `name:` line when `runs` is more than kManyRuns and not `confirmed`.
+void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed);
+
+// How the axes were varied, for tables and reports (tag sweep.axes): "a+b,c", a zip group
+// being one group.
+std::string axes_layout(const SweepSpec& spec);
+
+struct QueuedSweep {
+  std::vector<int64_t> created;  // runs recorded by this call (queued, with axis.* tags)
+  int kept = 0;      // ended before (finished, diverged, failed, cancelled): left as they are
+  int requeued = 0;  // crashed, or running with a lost worker: back in the queue
+  int alive = 0;     // running with a live worker elsewhere: left to it
+  int queued = 0;    // queued now, after all of the above
+};
+
+// Records `runs` of `spec` in the store. A sweep already in the store needs `resume` (else an
+// InputError naming the sweep file); then only the runs it lacks are created, and its crashed
+// runs and running ones whose worker is lost (gone, or silent past `heartbeat_timeout_s`) go
+// back to the queue, to continue from their last checkpoint.
+QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
+                        bool resume, double heartbeat_timeout_s);
+
+}  // namespace fathom

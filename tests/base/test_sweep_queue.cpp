@@ -1,0 +1,114 @@
+// Queueing a sweep (experiments/sweep_queue.h) over a real SQLite store: which runs are
+// created with which tags, which are kept, requeued or left to a live worker on --resume, and
+// the refusals (a sweep already stored without --resume; more than kManyRuns runs). Torch-free.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/util/error.h"
+#include "db/run_status.h"
+#include "db/store.h"
+#include "experiments/sweep_queue.h"
+
+namespace fathom {
+namespace {
+namespace fs = std::filesystem;
+
+// 2 layer counts x 2 seeds = 4 runs, synthetic task (check_config needs no files).
+const char* const kSweep =
+    "name: q\n"
+    "base:\n"
+    "  model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+    "  data: {task: synthetic}\n"
+    "grid:\n"
+    "  model.encoder_layers: [1, 2]\n"
+    "seeds: [1, 2]\n";
+
+class SweepQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fathom_test_sweep_queue_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    spec_ = load_sweep_string(kSweep, "q.yaml", dir_.string());
+    runs_ = expand_sweep(spec_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  db::Store store() const { return db::Store::open((dir_ / "runs.db").string()); }
+
+  fs::path dir_;
+  SweepSpec spec_;
+  std::vector<SweepRun> runs_;
+};
+
+TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
+  auto s = store();
+  const QueuedSweep q = queue_sweep(s, spec_, runs_, /*resume=*/false, 180);
+  ASSERT_EQ(q.created.size(), 4u);
+  EXPECT_EQ(q.queued, 4);
+  EXPECT_EQ(q.kept + q.requeued + q.alive, 0);
+  const auto listed = s.list_runs("q");
+  ASSERT_EQ(listed.size(), 4u);
+  EXPECT_EQ(listed[0].name, "q/encoder_layers=1,seed=1");  // first grid key slowest, seeds innermost
+  EXPECT_EQ(listed[3].name, "q/encoder_layers=2,seed=2");
+  const auto tags = s.tags(listed[1].id);
+  EXPECT_EQ(tags.at("axis.model.encoder_layers"), "1");
+  EXPECT_EQ(tags.at("axis.train.seed"), "2");
+  EXPECT_EQ(tags.at("sweep.axes"), "model.encoder_layers,train.seed");
+  EXPECT_EQ(axes_layout(spec_), "model.encoder_layers,train.seed");
+}
+
+// --resume: a finished run is kept, a crashed one and a running one whose heartbeat went silent
+// go back to the queue, one with a fresh heartbeat is left to its worker, a queued one stays
+// queued; nothing is created twice, and a run missing from the store is created.
+TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
+  auto s = store();
+  queue_sweep(s, spec_, runs_, false, 180);
+  const auto listed = s.list_runs("q");
+  s.mark_running(listed[0].id, "elsewhere", "cpu");
+  s.finish_run(listed[0].id, db::status::kFinished);
+  s.mark_running(listed[1].id, "elsewhere", "cpu");
+  s.finish_run(listed[1].id, db::status::kCrashed, "worker killed");
+  s.mark_running(listed[2].id, "elsewhere", "cpu");  // heartbeat now: alive
+  s.delete_run(listed[3].id);                          // lost from the store: made again
+
+  const QueuedSweep q = queue_sweep(s, spec_, runs_, /*resume=*/true, 180);
+  EXPECT_EQ(q.created.size(), 1u);
+  EXPECT_EQ(q.kept, 1);
+  EXPECT_EQ(q.requeued, 1);
+  EXPECT_EQ(q.alive, 1);
+  EXPECT_EQ(q.queued, 2);  // the crashed one and the new one
+  EXPECT_EQ(s.find_run(std::to_string(listed[1].id))->status, db::status::kQueued);
+  EXPECT_EQ(s.find_run(std::to_string(listed[1].id))->error, "resumed after: worker killed");
+  EXPECT_EQ(s.list_runs("q").size(), 4u);
+
+  // A heartbeat timeout of 0 s: the running one on another host is now silent, hence lost.
+  const QueuedSweep again = queue_sweep(s, spec_, runs_, true, 0);
+  EXPECT_EQ(again.requeued, 1);
+  EXPECT_EQ(again.alive, 0);
+  EXPECT_EQ(again.queued, 3);
+}
+
+TEST_F(SweepQueueTest, RefusesAStoredSweepWithoutResumeAndTooManyRunsWithoutYes) {
+  auto s = store();
+  queue_sweep(s, spec_, runs_, false, 180);
+  try {
+    queue_sweep(s, spec_, runs_, false, 180);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "q.yaml");
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.list_runs("q").size(), 4u);  // nothing created twice
+
+  EXPECT_NO_THROW(check_run_count(spec_, kManyRuns, false));
+  EXPECT_THROW(check_run_count(spec_, kManyRuns + 1, false), InputError);
+  EXPECT_NO_THROW(check_run_count(spec_, kManyRuns + 1, true));
+}
+
+}  // namespace
+}  // namespace fathom
