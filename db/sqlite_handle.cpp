@@ -78,6 +78,10 @@ void Connection::close() noexcept {
 
 void Connection::fail(int rc, const std::string& what) const {
   std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  // Damaged schema text (SQLite reports it as SQLITE_CORRUPT, SQLITE_ERROR or, for a damaged
+  // length, SQLITE_TOOBIG; found by fuzz/fuzz_store.cpp): the file is at fault.
+  if (detail.rfind("malformed database schema", 0) == 0)
+    throw InputError(path_, 0, "", "damaged: its schema does not parse (" + detail + ")");
   switch (rc & 0xff) {
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:

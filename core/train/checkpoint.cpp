@@ -10,6 +10,7 @@
 #include "core/model/transformer.h"
 #include "core/train/optimizer.h"
 #include "core/util/error.h"
+#include "core/util/file_write.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -21,23 +22,6 @@ std::string archive_key(const std::string& prefix, const std::string& name) {
 }
 
 namespace {
-
-// Writes `bytes` to `path` and flushes them to the disk; on any failure (a full disk, an I/O
-// error) the partial file is removed and CheckpointWriteError names the file and the reason.
-void write_file_or_throw(const std::string& path, const std::string& bytes) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) throw CheckpointWriteError(path + ": cannot write checkpoint: " + std::strerror(errno));
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
-                       std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-  const int error = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed) {
-    std::error_code ec;
-    fs::remove(path, ec);
-    throw CheckpointWriteError(path + ": cannot write checkpoint: " +
-                               std::strerror(written ? errno : error));
-  }
-}
 
 torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
 torch::Tensor scalar(int64_t v) { return torch::tensor(v, torch::kInt64); }
@@ -86,7 +70,11 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   const std::string temporary = path + ".tmp";
-  write_file_or_throw(temporary, bytes);
+  try {
+    write_file_or_throw(temporary, bytes, "checkpoint");
+  } catch (const FileWriteError& e) {
+    throw CheckpointWriteError(e.what());
+  }
   if (!previous.empty() && fs::exists(path, ec)) fs::rename(path, previous, ec);
   fs::rename(temporary, path);
 }

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/util/file_write.h"
+
 namespace fathom {
 
 class TransformerImpl;
@@ -48,9 +50,9 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
 
 // A checkpoint that could not be written (disk full, I/O error): a failure while working
 // (exit status 1), not bad input. The message names the file and the reason.
-class CheckpointWriteError : public std::runtime_error {
+class CheckpointWriteError : public FileWriteError {
  public:
-  using std::runtime_error::runtime_error;
+  using FileWriteError::FileWriteError;
 };
 
 // Restores what `path` holds into the given objects (optimizer/state may be null). Throws

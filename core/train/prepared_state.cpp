@@ -4,6 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/util/file_write.h"
+
 namespace fathom {
 
 std::function<std::optional<std::string>(int64_t, const std::string&)> stored_tag_reader(
@@ -23,9 +25,7 @@ void keep_prepared_state(db::Store& store, int64_t run, const std::string& artif
   for (const auto& file : state.files) {
     std::filesystem::create_directories(artifacts_dir);
     const auto path = std::filesystem::path(artifacts_dir) / file.file_name;
-    std::ofstream out(path, std::ios::binary);
-    out << file.contents;
-    if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+    write_file_or_throw(path.string(), file.contents, file.kind);
     store.add_artifact(run, file.kind, path.string(), 0);
   }
 }

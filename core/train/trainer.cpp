@@ -32,6 +32,7 @@
 #include "core/train/precision.h"
 #include "core/train/schedule.h"
 #include "core/util/error.h"
+#include "core/util/file_write.h"
 #include "core/util/malloc_setup.h"
 #include "core/util/progress.h"
 #include "core/train/prepared_state.h"
@@ -408,8 +409,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     store.set_tag(run, "bleu_signature", final.bleu->signature);
     store.set_tag(run, "bleu", final.bleu->format());
     const std::string hypotheses_path = (fs::path(options.artifacts_dir) / "test.hyp").string();
-    std::ofstream out(hypotheses_path);
-    for (const auto& line : final.hypotheses) out << line << "\n";
+    std::string text;
+    for (const auto& line : final.hypotheses) text += line + "\n";
+    // Checked: a short test.hyp beside a run recorded as finished would be a silent loss.
+    write_file_or_throw(hypotheses_path, text, "the test hypotheses");
     store.add_artifact(run, "hypotheses", hypotheses_path, state.update);
   }
   for (const auto& [name, value] : final_metrics) store.set_final_metric(run, name, value);

@@ -413,6 +413,23 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
   expect_same_train_loss(a, b, 30);
 }
 
+// test.hyp that cannot be written (here a directory already holds its name; a full disk gives
+// the same) ends the run with an error naming the file: before, the write failed silently and
+// the run was recorded as finished with a hypotheses artifact that held nothing.
+TEST_F(TrainerTest, UnwritableHypothesesEndTheRunWithAnErrorNamingTheFile) {
+  const RunConfig config = tiny_config();
+  const int64_t run = new_run(config);
+  fs::create_directories(fs::path(artifacts(run)) / "test.hyp");
+  try {
+    train(config, run);
+    FAIL() << "expected FileWriteError";
+  } catch (const FileWriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.hyp: cannot write the test hypotheses"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NE(store_->find_run(std::to_string(run))->status, "finished");
+}
+
 // Divergence is a result, not an error: a learning rate of 1e3 blows the loss up right after
 // the first update. The run is marked diverged at the update whose loss broke the rule
 // (checked here from the logged curve, independently of the monitor), without an exception.
