@@ -11,6 +11,7 @@
 
 #include "core/config/config_io.h"
 #include "core/config/config_schema.h"
+#include "core/config/yaml_file.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -378,12 +379,8 @@ SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
 }
 
 SweepSpec load_sweep_file(const std::string& path) {
-  std::ifstream in(path);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec)) throw InputError(path, 0, "", "cannot open sweep file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_sweep_string(text.str(), path, fs::absolute(fs::path(path)).parent_path().string());
+  return load_sweep_string(read_yaml_file(path, "sweep file"), path,
+                           fs::absolute(fs::path(path)).parent_path().string());
 }
 
 }  // namespace fathom

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/config/config_schema.h"
+#include "core/config/yaml_file.h"
 #include "core/util/error.h"
 #include "core/util/strings.h"
 
@@ -208,13 +209,10 @@ RunConfig load_config_string(const std::string& yaml, const std::string& origin,
 }
 
 RunConfig load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot open config file");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_yaml_file(path, "config file");
   const std::string base = fs::absolute(fs::path(path)).parent_path().string();
-  if (const std::string why = not_a_config(text.str()); !why.empty()) throw InputError(path, 0, "", why);
-  RunConfig config = parse(text.str(), path, base);
+  if (const std::string why = not_a_config(text); !why.empty()) throw InputError(path, 0, "", why);
+  RunConfig config = parse(text, path, base);
   if (config.locations.count("name") == 0) config.name = fs::path(path).stem().string();
   return config;
 }

@@ -16,6 +16,7 @@
 #include "core/config/config.h"
 #include "core/config/config_io.h"
 #include "core/config/config_schema.h"
+#include "core/config/yaml_file.h"
 #include "core/util/error.h"
 #include "tests/support/input_error.h"
 
@@ -240,6 +241,23 @@ TEST_F(ConfigFiles, MissingConfigFileIsAnInputError) {
   const std::string path = (dir_ / "nope.yaml").string();
   const InputError e = expect_input_error([&] { load_config_file(path); });
   EXPECT_EQ(e.file(), path);
+}
+
+// A file far larger than any config (a corpus given by mistake) is refused before the YAML
+// parser sees it, naming the file and the limit: a 50 MB one used to take 28 s and 4.7 GB.
+// /dev/zero, which never ends, is refused the same way; a directory is named as one.
+TEST_F(ConfigFiles, AFileFarLargerThanAConfigIsRefusedBeforeParsing) {
+  const std::string big = write("corpus.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
+  const InputError e = expect_input_error([&] { load_config_file(big); });
+  EXPECT_EQ(e.file(), big);
+  EXPECT_TRUE(contains(e.message(), "larger than 1 MiB")) << e.what();
+  const InputError zero = expect_input_error([&] { load_config_file("/dev/zero"); });
+  EXPECT_TRUE(contains(zero.message(), "larger than")) << zero.what();
+  const InputError dir = expect_input_error([&] { load_config_file(dir_.string()); });
+  EXPECT_TRUE(contains(dir.message(), "directory")) << dir.what();
+  // Just under the limit still loads (comments are free).
+  const std::string fits = write("fits.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes - 20, 'a') + "\n");
+  EXPECT_EQ(load_config_file(fits).name, "x");
 }
 
 // ---- key and type errors --------------------------------------------------------------------

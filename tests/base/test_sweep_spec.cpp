@@ -15,6 +15,7 @@
 
 #include "core/config/config.h"
 #include "core/config/config_io.h"
+#include "core/config/yaml_file.h"
 #include "core/util/error.h"
 #include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
@@ -347,6 +348,14 @@ TEST_F(SweepFiles, BasePathTooLongIsLocated) {
   c.data.task = "parallel";
   c.data.train_source = c.data.train_target = "/tmp/" + name;
   EXPECT_THROW(check_config(c), InputError);
+}
+
+// A sweep file far larger than any sweep is refused before parsing, naming the file.
+TEST_F(SweepFiles, AFileFarLargerThanASweepIsRefused) {
+  const std::string path = write("s.yaml", "name: s\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
+  const InputError e = expect_input_error([&] { load_sweep_file(path); });
+  EXPECT_EQ(e.file(), path);
+  EXPECT_NE(e.message().find("sweep file"), std::string::npos) << e.what();
 }
 
 // Relative paths written in the sweep file (inline base, set, axes) are relative to it.
