@@ -175,16 +175,21 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
   return c < static_cast<int>(values.size()) ? values[c] : QVariant();
 }
 
+const db::MetricPoint* RunsModel::bestPoint(const std::string& metric, int64_t run) const {
+  auto points = best_.find(metric);
+  if (points == best_.end()) return nullptr;
+  auto it = points->second.find(run);
+  return it == points->second.end() ? nullptr : &it->second;
+}
+
 QVariant RunsModel::metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const {
   double value;
   QString suffix;
   if (column.best) {
-    auto points = best_.find(column.name);
-    if (points == best_.end()) return {};
-    auto it = points->second.find(run.id);
-    if (it == points->second.end()) return {};
-    value = it->second.value;  // finite: best_points leaves NaN and inf out
-    suffix = QStringLiteral(" @%1").arg(it->second.step);
+    const db::MetricPoint* best = bestPoint(column.name, run.id);
+    if (!best) return {};
+    value = best->value;  // finite: best_points leaves NaN and inf out
+    suffix = QStringLiteral(" @%1").arg(best->step);
   } else {
     auto it = run.final_metrics.find(column.name);
     if (it == run.final_metrics.end()) return {};
@@ -215,13 +220,14 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (const int c = index.column() - FixedCount; c >= 0 && c < static_cast<int>(metric_columns_.size()) &&
                                                      metric_columns_[c].best) {
-        const QVariant v = metricCell(*run, metric_columns_[c], false);
-        if (v.isNull()) return {};
-        const auto higher = db::metric::higher_is_better(metric_columns_[c].name);
+        const std::string& name = metric_columns_[c].name;
+        const db::MetricPoint* best = bestPoint(name, run->id);
+        if (!best) return {};
+        const auto higher = db::metric::higher_is_better(name);
         return QStringLiteral("%1 over training (%2 at update %3); the final value is in the column before")
             .arg(higher && *higher ? QStringLiteral("highest") : QStringLiteral("lowest"))
-            .arg(QString::fromStdString(metric_columns_[c].name))
-            .arg(best_.at(metric_columns_[c].name).at(run->id).step);
+            .arg(QString::fromStdString(name))
+            .arg(best->step);
       }
       if (!run->error.empty()) return QString::fromStdString(run->error);
       if (run->started_at > 0)

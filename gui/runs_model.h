@@ -61,6 +61,7 @@ class RunsModel : public QAbstractTableModel {
   };
   std::vector<MetricColumn> metricColumns(const std::vector<db::RunRecord>& runs, const BestPoints& best) const;
   QVariant metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const;
+  const db::MetricPoint* bestPoint(const std::string& metric, int64_t run) const;  // null: none
   // The config column values of a run: config_json is parsed once per run (it never
   // changes), not on every poll.
   const std::vector<QVariant>& configValues(const db::RunRecord& run) const;

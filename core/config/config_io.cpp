@@ -77,7 +77,8 @@ struct Parser {
     }
   }
 
-  void set_value(const FieldSpec& field, const YAML::Node& node) {
+  // `key_node` locates errors about the key itself (an empty value has no line of its own).
+  void set_value(const FieldSpec& field, const YAML::Node& node, const YAML::Node& key_node) {
     void* p = field.member(config);
     const std::string& key = field.key;
     switch (field.type) {
@@ -96,7 +97,7 @@ struct Parser {
           // `key:` with nothing after it: an empty string, where one is allowed -- a field with
           // choices has no empty choice (found by fuzz/fuzz_config.cpp: `optimizer:` loaded as
           // "" and was written out as a config that did not load back).
-          if (!field.choices.empty()) fail(node, key, not_one_of("", field.choices));
+          if (!field.choices.empty()) fail(key_node, key, not_one_of("", field.choices));
           *static_cast<std::string*>(p) = "";
           break;
         }
@@ -139,9 +140,7 @@ struct Parser {
       if (auto set = config.locations.find(key); set != config.locations.end() && set->second.file == origin)
         fail(entry.first, key, "given twice (first on line " + std::to_string(set->second.line) + ")");
       if (const FieldSpec* field = find_field(key)) {
-        // `optimizer:` with nothing after it: the line is the key's (an empty node has none).
-        if (value.IsNull() && !field->choices.empty()) fail(entry.first, key, not_one_of("", field->choices));
-        set_value(*field, value);
+        set_value(*field, value, entry.first);
         continue;
       }
       // A section: some known key starts with "key.".
@@ -233,7 +232,7 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
       throw InputError("--set", 0, key, "cannot parse value '" + value + "': " + e.msg);
     }
     Parser{config, "--set", fs::current_path().string(), /*has_lines=*/false}
-        .set_value(*field, node);
+        .set_value(*field, node, node);
   }
 }
 

@@ -70,11 +70,7 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   const std::string temporary = path + ".tmp";
-  try {
-    write_file_or_throw(temporary, bytes, "checkpoint");
-  } catch (const FileWriteError& e) {
-    throw CheckpointWriteError(e.what());
-  }
+  write_file_or_throw(temporary, bytes, "checkpoint");
   if (!previous.empty() && fs::exists(path, ec)) fs::rename(path, previous, ec);
   fs::rename(temporary, path);
 }

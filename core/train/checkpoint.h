@@ -50,10 +50,7 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
 
 // A checkpoint that could not be written (disk full, I/O error): a failure while working
 // (exit status 1), not bad input. The message names the file and the reason.
-class CheckpointWriteError : public FileWriteError {
- public:
-  using FileWriteError::FileWriteError;
-};
+using CheckpointWriteError = FileWriteError;
 
 // Restores what `path` holds into the given objects (optimizer/state may be null). Throws
 // InputError naming the file when it is missing, unreadable or from a different model shape.
