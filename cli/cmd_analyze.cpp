@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -197,49 +198,21 @@ void show_analysis(const GlobalOptions& global, int64_t id) {
   analysis::find_analysis(record->kind).print(result, std::cout);
 }
 
-// The optional flags an analysis asked for (Analysis::options).
-void add_analysis_options(CLI::App& sub, const std::vector<std::string>& names,
+// The flags an analysis reads (Analysis::options), made from their declarations
+// (analysis/params.h): typed, with their help, choices and range.
+void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
                           analysis::AnalysisParams& p) {
-  for (const auto& name : names) {
-    if (name == "depths") {
-      sub.add_option("--depths", p.depths, "encoder depths N, e.g. 1,2,4,8")
-          ->delimiter(',')
-          ->required();
-    } else if (name == "perturb") {
-      sub.add_option("--perturb", p.perturb,
-                     "random: W + eps*sign(noise); update: W - eps*sign(grad)")
-          ->check(CLI::IsMember({"random", "update"}));
-    } else if (name == "draws") {
-      sub.add_option("--draws", p.draws, "random perturbations averaged")
-          ->check(CLI::PositiveNumber);
-    } else if (name == "inits") {
-      sub.add_option("--inits", p.inits,
-                     "initializations averaged per depth (seeds train.seed, +1, ...)")
-          ->check(CLI::PositiveNumber);
-    } else if (name == "eps") {
-      sub.add_option("--eps", p.eps, "perturbation size")->check(CLI::NonNegativeNumber);
-    } else if (name == "layers") {
-      sub.add_option("--layers", p.layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)");
-    } else if (name == "objective") {
-      sub.add_option("--objective", p.objective, "task: the training loss; mse: to F_l's output")
-          ->check(CLI::IsMember({"task", "mse"}));
-    } else if (name == "steps") {
-      sub.add_option("--steps", p.steps,
-                     "most Adam updates of W, b per layer (0: least squares only)")
-          ->check(CLI::NonNegativeNumber);
-    } else if (name == "eval-every") {
-      sub.add_option("--eval-every", p.eval_every,
-                     "updates between validation checks (early stopping)")
-          ->check(CLI::PositiveNumber);
-    } else if (name == "patience") {
-      sub.add_option("--patience", p.patience,
-                     "validation checks without improvement before W, b stop training")
-          ->check(CLI::PositiveNumber);
-    } else if (name == "lr") {
-      sub.add_option("--lr", p.lr, "Adam learning rate of W, b")->check(CLI::PositiveNumber);
-    } else {
-      throw std::logic_error("analysis option without a flag: " + name);
-    }
+  using Bound = analysis::AnalysisOption::Bound;
+  for (const auto& flag : flags) {
+    const analysis::AnalysisOption& o = analysis::find_analysis_option(flag);
+    CLI::Option* opt = std::visit(
+        [&](auto member) { return sub.add_option("--" + o.flag, p.*member, o.help); }, o.field);
+    if (std::holds_alternative<std::vector<int> analysis::AnalysisParams::*>(o.field))
+      opt->delimiter(',');
+    if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
+    if (o.bound == Bound::Positive) opt->check(CLI::PositiveNumber);
+    if (o.bound == Bound::NonNegative) opt->check(CLI::NonNegativeNumber);
+    if (o.required) opt->required();
   }
 }
 

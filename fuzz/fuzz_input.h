@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/util/error.h"
 
@@ -37,11 +38,31 @@ void accept_input_errors(Body&& body) {
     }                                                                                  \
   } while (0)
 
+// Removes the scratch files (and a SQLite store's -wal, -shm and -journal) when the process
+// exits normally, so replays in the test suite leave nothing in /tmp.
+inline void remove_at_exit(const std::filesystem::path& path) {
+  static std::vector<std::filesystem::path> paths;
+  static const bool registered = [] {
+    std::atexit([] {
+      std::error_code ec;
+      for (const auto& p : paths)
+        for (const char* tail : {"", "-wal", "-shm", "-journal"})
+          std::filesystem::remove(p.string() + tail, ec);
+    });
+    return true;
+  }();
+  (void)registered;
+  for (const auto& p : paths)
+    if (p == path) return;
+  paths.push_back(path);
+}
+
 // A file of this process's own under the temp directory, holding `bytes`; its name ends in
 // `suffix`. Rewritten for every input (the readers under test take paths).
 inline std::string scratch_file(const uint8_t* data, size_t size, const std::string& suffix) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("fathom-fuzz-" + std::to_string(getpid()) + suffix);
+  remove_at_exit(path);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path.string();

@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/workbench_view.h"
 
 class QCheckBox;
 class QComboBox;
@@ -27,16 +28,25 @@ class AnalysisPanel;
 class AnalysisRunner;
 struct StoreSession;
 
-class AnalysisView : public QWidget {
+class AnalysisView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit AnalysisView(QWidget* parent = nullptr);
+
+  // WorkbenchView: the selected runs; Refresh re-reads results computed from a terminal.
+  void setStore(StoreSession* session, const QString& location) override {
+    setSession(session, location);
+  }
+  void showRuns(const std::vector<db::RunRecord>&,
+                const std::vector<db::RunRecord>& selected) override {
+    setRuns(selected);
+  }
 
   void setSession(StoreSession* session, const QString& db_location);
   // The runs view's selection: whose results are listed, and the run Compute analyses.
   void setRuns(const std::vector<db::RunRecord>& runs);
   // Re-reads the list of stored results (keeps the shown one selected).
-  void reload();
+  void reload() override;
   // Selects and draws a stored result; false when it is not in the list.
   bool showAnalysis(int64_t id);
   // The command line Compute would run for the current choices (without --db), or an error.

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/workbench_view.h"
 #include "experiments/comparison_table.h"
 
 class QCheckBox;
@@ -22,10 +23,17 @@ namespace fathom::gui {
 
 struct StoreSession;
 
-class ComparisonView : public QWidget {
+class ComparisonView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit ComparisonView(QWidget* parent = nullptr);
+
+  // WorkbenchView: every run (it picks a sweep's own).
+  void setStore(StoreSession* session, const QString&) override { setSession(session); }
+  void showRuns(const std::vector<db::RunRecord>& all,
+                const std::vector<db::RunRecord>&) override {
+    setRuns(all);
+  }
 
   void setSession(StoreSession* session);
   // Every run of the store (the runs view's poll); redraws when something changed.

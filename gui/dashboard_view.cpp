@@ -12,6 +12,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSlider>
 #include <QVBoxLayout>
 
@@ -465,6 +466,31 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
   }
   if (left_out) *left_out = std::max(*left_out, unplaced);
   return figure;
+}
+
+void DashboardView::showRuns(const std::vector<db::RunRecord>& all,
+                             const std::vector<db::RunRecord>& selected) {
+  if (!selected.empty()) return setRuns(selected);
+  std::vector<db::RunRecord> running;
+  for (const auto& r : all)
+    if (r.status == db::status::kRunning) running.push_back(r);
+  setRuns(running);
+}
+
+void DashboardView::saveSettings(QSettings& settings) const {
+  settings.setValue("dashboard/smoothing", smoothing());
+}
+
+void DashboardView::restoreSettings(const QSettings& settings) {
+  setSmoothing(settings.value("dashboard/smoothing", 0.6).toDouble());
+}
+
+void DashboardView::extraScreenshots(const std::function<void(const QString& file)>& shoot) {
+  if (!hasSeeds()) return;
+  const QString before = groupBy();
+  setGroupBy(QStringLiteral("axes"));  // the same runs as seed groups with their bands
+  shoot(QStringLiteral("dashboard-grouped.png"));
+  setGroupBy(before);
 }
 
 }  // namespace fathom::gui

@@ -14,6 +14,7 @@
 #include "db/store.h"
 #include "gui/dashboard_groups.h"
 #include "gui/metric_cache.h"
+#include "gui/workbench_view.h"
 #include "plot/figure.h"
 
 class QCheckBox;
@@ -29,10 +30,19 @@ class CurvePlot;
 class MetricPoller;
 struct StoreSession;
 
-class DashboardView : public QWidget {
+class DashboardView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit DashboardView(QWidget* parent = nullptr);
+
+  // WorkbenchView: the selected runs, or else the ones training now (live curves with no
+  // clicks); smoothing kept across sessions; a second screenshot with seed groups.
+  void setStore(StoreSession* session, const QString&) override { setSession(session); }
+  void showRuns(const std::vector<db::RunRecord>& all,
+                const std::vector<db::RunRecord>& selected) override;
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
+  void extraScreenshots(const std::function<void(const QString& file)>& shoot) override;
 
   // nullptr: no store open. Drops every cached curve.
   void setSession(StoreSession* session);
@@ -40,7 +50,7 @@ class DashboardView : public QWidget {
   void setRuns(const std::vector<db::RunRecord>& runs);
   // Asks the polling thread for the new points of the shown curves; when they arrive they
   // are merged, the charts redrawn if any came, and pointsApplied() emitted.
-  void poll();
+  void poll() override;
   // Rebuilds every chart's figure from the cached points (what a poll with new points does).
   void replot() { redraw(); }
   // True while a read is on its way from the polling thread.

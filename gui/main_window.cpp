@@ -1,7 +1,6 @@
 #include "gui/main_window.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -28,7 +27,8 @@
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
 #include "gui/sweep_editor.h"
-#include "db/run_status.h"
+#include "gui/views.h"
+#include "gui/workbench_view.h"
 
 namespace fathom::gui {
 namespace {
@@ -59,26 +59,18 @@ QString absolute_location(const QString& location) {
 MainWindow::MainWindow() {
   setWindowTitle(QStringLiteral("Fathom"));
   tabs_ = new QTabWidget;
-  runs_ = new RunsView;
-  dashboard_ = new DashboardView;
-  editor_ = new SweepEditor;
-  comparison_ = new ComparisonView;
-  analyses_ = new AnalysisView;
-  tabs_->addTab(runs_, QStringLiteral("&Runs"));
-  tabs_->addTab(dashboard_, QStringLiteral("&Dashboard"));
-  tabs_->addTab(editor_, QStringLiteral("S&weep editor"));
-  tabs_->addTab(comparison_, QStringLiteral("&Compare"));
-  tabs_->addTab(analyses_, QStringLiteral("&Analyses"));
+  for (const ViewEntry& entry : workbench_views()) {
+    QWidget* widget = entry.make();
+    views_.push_back({widget, &as_view(widget), entry.screenshot});
+    tabs_->addTab(widget, entry.title);
+    connectReports(widget);
+  }
+  runs_ = view<RunsView>();
+  editor_ = view<SweepEditor>();
   setCentralWidget(tabs_);
   buildMenus();
 
-  connect(runs_, &RunsView::selectionChanged, this, &MainWindow::updateDashboardRuns);
-  connect(runs_, &RunsView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
-  connect(runs_, &RunsView::error, this, &MainWindow::showError);
-  connect(dashboard_, &DashboardView::error, this, &MainWindow::showError);
-  connect(comparison_, &ComparisonView::error, this, &MainWindow::showError);
-  connect(analyses_, &AnalysisView::error, this, &MainWindow::showError);
-  connect(analyses_, &AnalysisView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+  connect(runs_, &RunsView::selectionChanged, this, &MainWindow::showRunsInViews);
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
     tabs_->setCurrentWidget(runs_);
@@ -92,14 +84,25 @@ MainWindow::MainWindow() {
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
   tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
-  runs_->setConfigColumns(settings.value("runs/configColumns").toStringList());
-  runs_->setShowBest(settings.value("runs/showBest", false).toBool());
-  dashboard_->setSmoothing(settings.value("dashboard/smoothing", 0.6).toDouble());
+  for (const auto& v : views_) v.view->restoreSettings(settings);
   if (!settings.contains("window/geometry")) resize(1280, 820);
   rebuildRecentMenu();
 }
 
 MainWindow::~MainWindow() = default;
+
+DashboardView* MainWindow::dashboard() const { return view<DashboardView>(); }
+ComparisonView* MainWindow::comparison() const { return view<ComparisonView>(); }
+AnalysisView* MainWindow::analyses() const { return view<AnalysisView>(); }
+
+void MainWindow::connectReports(QWidget* widget) {
+  // String-based: views are not obliged to have either signal, and share no base QObject.
+  const QMetaObject* meta = widget->metaObject();
+  if (meta->indexOfSignal("error(QString)") >= 0)
+    connect(widget, SIGNAL(error(QString)), this, SLOT(showError(QString)));
+  if (meta->indexOfSignal("message(QString)") >= 0)
+    connect(widget, SIGNAL(message(QString)), this, SLOT(showMessage(QString)));
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
@@ -125,7 +128,7 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   view->addAction(QStringLiteral("&Refresh"), QKeySequence::Refresh, this, [this] {
     pollNow();
-    analyses_->reload();  // results computed from a terminal
+    for (const auto& v : views_) v.view->reload();  // e.g. results computed from a terminal
   });
   view->addAction(runs_->focusFilterAction());
 
@@ -148,25 +151,17 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
     return false;
   }
   // The views let go of the old store before it closes.
-  runs_->setSession(nullptr, {});
-  dashboard_->setSession(nullptr);
-  comparison_->setSession(nullptr);
-  analyses_->setSession(nullptr, {});
+  for (const auto& v : views_) v.view->setStore(nullptr, {});
   session_ = std::move(session);
   db_location_ = where;
   const QString shown = QString::fromStdString(session_->store.path());  // no password
   last_error_.clear();
-  runs_->setSession(session_.get(), db_location_);
-  dashboard_->setSession(session_.get());
-  comparison_->setSession(session_.get());
-  comparison_->setRuns(runs_->model()->runs());
-  analyses_->setSession(session_.get(), db_location_);
-  editor_->setDatabasePath(db_location_);
+  for (const auto& v : views_) v.view->setStore(session_.get(), db_location_);
   setWindowTitle(QStringLiteral("Fathom - %1").arg(shown));
   rememberRecent(db_location_);
   const int n = runs_->model()->rowCount();
   statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(shown).arg(n).arg(n == 1 ? "" : "s"), 5000);
-  updateDashboardRuns();
+  showRunsInViews();
   poll_timer_->start();
   return true;
 }
@@ -216,15 +211,10 @@ void MainWindow::exportCurrent() {
   export_with_dialog(export_target(tabs_->currentWidget()), this);
 }
 
-void MainWindow::updateDashboardRuns() {
-  // The selection, or else the runs that are training now: live curves with no clicks.
-  auto runs = runs_->selectedRuns();
-  analyses_->setRuns(runs);
-  if (runs.empty()) {
-    for (const auto& r : runs_->model()->runs())
-      if (r.status == db::status::kRunning) runs.push_back(r);
-  }
-  dashboard_->setRuns(runs);
+void MainWindow::showRunsInViews() {
+  const std::vector<db::RunRecord>& all = runs_->model()->runs();
+  const std::vector<db::RunRecord> selected = runs_->selectedRuns();
+  for (const auto& v : views_) v.view->showRuns(all, selected);
 }
 
 void MainWindow::pollNow() {
@@ -237,9 +227,8 @@ void MainWindow::pollNow() {
     return;
   }
   runs_->refresh();
-  comparison_->setRuns(runs_->model()->runs());
-  updateDashboardRuns();  // statuses of the charted runs; their set changes only on selection
-  dashboard_->poll();
+  showRunsInViews();  // new runs and statuses; the selection changes only by a click
+  for (const auto& v : views_) v.view->poll();
   // The poll runs on the UI thread because it is cheap; say so if a huge store makes it not.
   if (timer.elapsed() > 200)
     statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()), 3000);
@@ -250,14 +239,14 @@ void MainWindow::showError(const QString& message) {
   statusBar()->showMessage(message.simplified(), 15000);
 }
 
+void MainWindow::showMessage(const QString& message) { statusBar()->showMessage(message, 10000); }
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   settings.setValue("window/tab", tabs_->currentIndex());
-  settings.setValue("runs/configColumns", runs_->configColumns());
-  settings.setValue("runs/showBest", runs_->showBest());
-  settings.setValue("dashboard/smoothing", dashboard_->smoothing());
+  for (const auto& v : views_) v.view->saveSettings(settings);
   if (!db_location_.isEmpty()) {
     // A URL holding a password is not written down; the next start then asks again.
     if (holds_password(db_location_)) settings.remove("lastDatabase");
@@ -269,25 +258,20 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 QStringList MainWindow::saveScreenshots(const QString& dir) {
   QDir().mkpath(dir);
   QStringList saved;
-  const char* names[] = {"runs.png", "dashboard.png", "sweep-editor.png", "comparison.png", "analyses.png"};
-  for (int i = 0; i < tabs_->count() && i < static_cast<int>(std::size(names)); ++i) {
+  const auto shoot = [&](const QString& file) {
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(file);
+    if (grab().save(path)) saved << path;
+  };
+  for (int i = 0; i < static_cast<int>(views_.size()); ++i) {
     tabs_->setCurrentIndex(i);
     QApplication::processEvents();
-    if (i == 1) {  // the runs table is grabbed unselected, so its status colours show
-      if (runs_->selectedRuns().empty()) runs_->selectAll();
-      pollNow();  // charts laid out at their final size before drawing
-    }
-    QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QString::fromLatin1(names[i]));
-    if (grab().save(path)) saved << path;
-    if (i == 1 && dashboard_->hasSeeds()) {  // and the same runs as seed groups
-      const QString before = dashboard_->groupBy();
-      dashboard_->setGroupBy(QStringLiteral("axes"));
-      QApplication::processEvents();
-      const QString grouped = QDir(dir).filePath(QStringLiteral("dashboard-grouped.png"));
-      if (grab().save(grouped)) saved << grouped;
-      dashboard_->setGroupBy(before);
-    }
+    // The runs table is grabbed unselected, so its status colours show; the views after it
+    // show every run.
+    if (i > 0 && runs_->selectedRuns().empty()) runs_->selectAll();
+    pollNow();  // charts laid out at their final size before drawing
+    shoot(views_[i].screenshot);
+    views_[i].view->extraScreenshots(shoot);
   }
   return saved;
 }

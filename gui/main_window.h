@@ -1,8 +1,10 @@
 #pragma once
-// The workbench window: Runs, Dashboard, Sweep editor, Compare and Analyses tabs over one run store, which it
-// polls once a second (runs table, and the new metric points of the charted runs). Layout,
-// the last tab, config columns and recent stores are remembered with QSettings.
+// The workbench window: the tabs of gui/views.cpp (Runs, Dashboard, Sweep editor, Compare,
+// Analyses) over one run store, which it polls once a second (the runs table, then each view:
+// gui/workbench_view.h). Layout, the last tab, each view's settings and recent stores are
+// remembered with QSettings.
 #include <memory>
+#include <vector>
 
 #include <QMainWindow>
 
@@ -13,6 +15,7 @@ class ComparisonView;
 class DashboardView;
 class RunsView;
 class SweepEditor;
+class WorkbenchView;
 struct StoreSession;
 
 class MainWindow : public QMainWindow {
@@ -35,11 +38,18 @@ class MainWindow : public QMainWindow {
   // Saves a PNG of each view into `dir` (for docs and for checking the views offscreen).
   QStringList saveScreenshots(const QString& dir);
 
+  // The first view of type V (nullptr if none).
+  template <class V>
+  V* view() const {
+    for (const auto& v : views_)
+      if (auto* found = qobject_cast<V*>(v.widget)) return found;
+    return nullptr;
+  }
   RunsView* runsView() const { return runs_; }
-  DashboardView* dashboard() const { return dashboard_; }
+  DashboardView* dashboard() const;
   SweepEditor* sweepEditor() const { return editor_; }
-  ComparisonView* comparison() const { return comparison_; }
-  AnalysisView* analyses() const { return analyses_; }
+  ComparisonView* comparison() const;
+  AnalysisView* analyses() const;
   // File > Export...: the focused (else the first) plot or table of the current tab.
   void exportCurrent();
 
@@ -52,17 +62,27 @@ class MainWindow : public QMainWindow {
   void chooseDatabaseUrl();  // File > Open URL...
   void rememberRecent(const QString& location);
   void rebuildRecentMenu();
-  void updateDashboardRuns();
+  void showRunsInViews();
+  // Connects a view's error(QString) and message(QString) signals, where it has them.
+  void connectReports(QWidget* view);
+
+ private slots:
   void showError(const QString& message);
+  void showMessage(const QString& message);
+
+ private:
+  struct OpenView {
+    QWidget* widget;
+    WorkbenchView* view;
+    QString screenshot;
+  };
 
   std::unique_ptr<StoreSession> session_;
   QString db_location_, last_error_;
   class QTabWidget* tabs_;
-  RunsView* runs_;
-  DashboardView* dashboard_;
-  SweepEditor* editor_;
-  ComparisonView* comparison_;
-  AnalysisView* analyses_;
+  std::vector<OpenView> views_;  // in tab order
+  RunsView* runs_;               // the selection the other views show
+  SweepEditor* editor_;          // its File and Sweep menu entries
   class QMenu* recent_menu_;
   class QTimer* poll_timer_;
 };

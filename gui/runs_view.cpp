@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QSettings>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -377,6 +378,16 @@ void RunsView::chooseConfigColumns() {
   for (int i = 0; i < list->count(); ++i)
     if (list->item(i)->checkState() == Qt::Checked) keys << list->item(i)->text();
   setConfigColumns(keys);
+}
+
+void RunsView::saveSettings(QSettings& settings) const {
+  settings.setValue("runs/configColumns", configColumns());
+  settings.setValue("runs/showBest", showBest());
+}
+
+void RunsView::restoreSettings(const QSettings& settings) {
+  setConfigColumns(settings.value("runs/configColumns").toStringList());
+  setShowBest(settings.value("runs/showBest", false).toBool());
 }
 
 }  // namespace fathom::gui

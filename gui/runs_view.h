@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/workbench_view.h"
 
 class QAction;
 class QComboBox;
@@ -21,10 +22,17 @@ class RunsFilter;
 class RunsModel;
 struct StoreSession;
 
-class RunsView : public QWidget {
+class RunsView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit RunsView(QWidget* parent = nullptr);
+
+  // WorkbenchView: the store; config columns and "Best" kept across sessions.
+  void setStore(StoreSession* session, const QString& location) override {
+    setSession(session, location);
+  }
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
 
   void setSession(StoreSession* session, const QString& db_location);
   // Re-reads the runs (cheap: one query for the runs, one for their final metrics).

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include "gui/sweep_check.h"
+#include "gui/workbench_view.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -18,10 +19,13 @@ namespace fathom::gui {
 
 class SweepFormWidget;
 
-class SweepEditor : public QWidget {
+class SweepEditor : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit SweepEditor(QWidget* parent = nullptr);
+
+  // WorkbenchView: started sweeps go to the window's store.
+  void setStore(StoreSession*, const QString& location) override { setDatabasePath(location); }
 
   // The store sweeps start into: a file path or URL (it may hold a password; the `fathom`
   // child gets it as $FATHOM_DB and messages show it redacted).

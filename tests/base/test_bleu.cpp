@@ -13,6 +13,7 @@
 #include "core/metrics/bleu_corpus.h"
 #include "core/metrics/text_lines.h"
 #include "core/util/error.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom {
 namespace {
@@ -192,12 +193,8 @@ TEST(CorpusBleu, FormatsLikeSacreBleu) {
 class BleuFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("fathom_test_bleu_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
+    dir_ = scratch_.path();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = (dir_ / name).string();
@@ -211,6 +208,7 @@ class BleuFiles : public ::testing::Test {
     return path;
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   std::filesystem::path dir_;
 };
 

@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 using namespace fathom;
@@ -222,8 +223,8 @@ TEST(ComparisonTable, UnknownAxisOrMetricNamesTheFlag) {
 // Through a real store: axis tags, final metrics, diverged runs, and a key that is not an
 // axis read from the run's config.
 TEST(ComparisonTable, LoadsASweepFromTheStore) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_table_" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   {
     auto store = db::Store::open((dir / "runs.db").string());
     auto add = [&](const std::string& norm, const std::string& seed, const std::string& status, double bleu) {
@@ -258,15 +259,14 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 11.0);
   EXPECT_EQ(t.cells[0][1].status, "diverged@40");
   EXPECT_THROW(load_table_runs(store, "nope", "test_bleu", {}), InputError);
-  fs::remove_all(dir);
 }
 
 // --value best (issue 21.4): each run's best point of the metric's curve, by direction
 // (perplexity down, BLEU up), with its step; a run without a curve keeps its final value, and
 // the note says which value the cells hold.
 TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_table_best_" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   {
     auto store = db::Store::open((dir / "runs.db").string());
     auto add = [&](const std::string& norm, std::vector<std::pair<int64_t, double>> curve,
@@ -306,7 +306,6 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
   use_best_of_run(runs, store, o);
   EXPECT_DOUBLE_EQ(*runs[0].metric, 9.0);
   EXPECT_EQ(runs[0].metric_step, 100);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "db/store.h"
 #include "experiments/report.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 using namespace fathom;
@@ -46,8 +47,8 @@ std::string read(const std::string& path) {
 }
 
 TEST(Report, SweepAndRunReports) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_report_" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   const std::string db = (dir / "runs.db").string();
   int64_t first = 0;
   {
@@ -104,7 +105,6 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_NE(run.find("name: x"), std::string::npos);
   EXPECT_NE(run.find("need a build with Qt"), std::string::npos);
   EXPECT_THROW(write_report(store, "nothing", options), InputError);
-  fs::remove_all(dir);
 }
 
 }  // namespace

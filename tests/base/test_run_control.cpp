@@ -20,6 +20,7 @@
 
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using fathom::db::NewRun;
@@ -61,11 +62,7 @@ std::optional<int> wait_for_exit(pid_t pid, double timeout_s) {
 class RunControlTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_run_control_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     store_.emplace(Store::open((dir_ / "runs.db").string()));
     host_ = this_host();
   }
@@ -75,7 +72,6 @@ class RunControlTest : public ::testing::Test {
       waitpid(pid, nullptr, 0);
     }
     store_.reset();
-    fs::remove_all(dir_);
   }
 
   // Starts `bash -c script` and waits until its command line starts with `argv0` (the script
@@ -136,6 +132,7 @@ class RunControlTest : public ::testing::Test {
     return run ? *run : RunRecord{};
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
   std::optional<Store> store_;
   std::string host_;

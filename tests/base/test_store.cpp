@@ -22,6 +22,7 @@
 #include "db/migrations.h"
 #include "db/store.h"
 #include "tests/support/store_backends.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace fathom::db;
@@ -32,13 +33,8 @@ namespace {
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_store_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string db_path() const { return (dir_ / "runs.db").string(); }
   // Opening the store is refused in both modes with an InputError naming the file and holding
   // every one of `words`.
@@ -54,6 +50,7 @@ class StoreTest : public ::testing::Test {
     }
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
 };
 
@@ -696,7 +693,8 @@ TEST_P(StoreBackendTest, ClaimIsAtomicAcrossProcesses) {
     for (int i = 0; i < kRuns; ++i) store.create_run(sample_run("r" + std::to_string(i), "queue"));
     store.create_run(sample_run("other-sweep", "elsewhere"));
   }
-  const fs::path out = fs::temp_directory_path() / ("fathom_claims_" + std::to_string(getpid()));
+  const fathom::testing::TempDir scratch;
+  const fs::path out = scratch.path();
   fs::create_directories(out);
   std::vector<pid_t> pids;
   for (int c = 0; c < kClaimers; ++c)
@@ -715,7 +713,6 @@ TEST_P(StoreBackendTest, ClaimIsAtomicAcrossProcesses) {
     std::ifstream in(out / std::to_string(c));
     for (int64_t id; in >> id;) ++claims[id];
   }
-  fs::remove_all(out);
   EXPECT_EQ(claims.size(), static_cast<size_t>(kRuns));
   for (const auto& [id, n] : claims) EXPECT_EQ(n, 1) << "run " << id << " claimed " << n << " times";
   auto store = Store::open(db_path(), OpenMode::ReadOnly);

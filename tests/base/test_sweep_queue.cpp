@@ -11,6 +11,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/sweep_queue.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom {
 namespace {
@@ -29,16 +30,13 @@ const char* const kSweep =
 class SweepQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("fathom_test_sweep_queue_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     spec_ = load_sweep_string(kSweep, "q.yaml", dir_.string());
     runs_ = expand_sweep(spec_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
   db::Store store() const { return db::Store::open((dir_ / "runs.db").string()); }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
   SweepSpec spec_;
   std::vector<SweepRun> runs_;

@@ -19,6 +19,7 @@
 #include "core/util/error.h"
 #include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom {
 namespace {
@@ -274,19 +275,15 @@ TEST(SweepExclude, Errors) {
 class SweepFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_sweep_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string write(const std::string& relative, const std::string& text) {
     const fs::path path = dir_ / relative;
     fs::create_directories(path.parent_path());
     std::ofstream(path) << text;
     return path.string();
   }
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
 };
 

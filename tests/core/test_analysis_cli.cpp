@@ -18,6 +18,7 @@
 
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -39,14 +40,7 @@ class AnalyzeCli : public ::testing::Test {
     binary_ = fathom::testing::built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "no fathom binary at " << binary_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_analyze_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    dir_ = scratch_.path();
   }
 
   Result fathom(const std::vector<std::string>& args) {
@@ -73,6 +67,7 @@ class AnalyzeCli : public ::testing::Test {
   }
   std::string db() const { return (dir_ / "runs.db").string(); }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
 };
 
@@ -186,6 +181,25 @@ TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
   EXPECT_NE(r.err.find("residual"), std::string::npos) << r.err;
   Result missing = fathom({"analyze", "beta", "nope.yaml"});
   EXPECT_EQ(missing.status, 2) << missing.err;
+  // Flags come from their declarations (analysis/params.cpp): choices, ranges, required ones,
+  // and only the flags the analysis reads.
+  const std::string post = write_config("post.yaml");
+  Result sideways = fathom({"analyze", "output-shift", post, "--depths", "1", "--perturb", "sideways"});
+  EXPECT_NE(sideways.status, 0);
+  EXPECT_NE(sideways.err.find("--perturb"), std::string::npos) << sideways.err;
+  Result no_draws = fathom({"analyze", "output-shift", post, "--depths", "1", "--draws", "0"});
+  EXPECT_NE(no_draws.status, 0);
+  EXPECT_NE(no_draws.err.find("--draws"), std::string::npos) << no_draws.err;
+  Result no_depths = fathom({"analyze", "output-shift", post});
+  EXPECT_NE(no_depths.status, 0);
+  EXPECT_NE(no_depths.err.find("--depths"), std::string::npos) << no_depths.err;
+  Result foreign = fathom({"analyze", "beta", post, "--steps=5"});
+  EXPECT_NE(foreign.status, 0);
+  EXPECT_NE(foreign.err.find("--steps"), std::string::npos) << foreign.err;
+  Result help = fathom({"analyze", "linearize", "--help"});
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_NE(help.out.find("validation checks without improvement"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--depths"), std::string::npos) << help.out;
   if (fs::exists(db())) {
     auto store = Store::open(db(), OpenMode::ReadOnly);
     EXPECT_TRUE(store.list_analyses().empty());
@@ -193,9 +207,8 @@ TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
 }
 
 TEST(AnalysesTable, AddListGetRoundTrip) {
-  const fs::path path = fs::temp_directory_path() /
-                        ("fathom_test_analyses_" + std::to_string(getpid()) + ".db");
-  fs::remove(path);
+  const fathom::testing::TempDir scratch;
+  const fs::path path = scratch.path() / "runs.db";
   {
     auto store = Store::open(path.string());
     fathom::db::NewRun run;
@@ -225,7 +238,6 @@ TEST(AnalysesTable, AddListGetRoundTrip) {
     EXPECT_DOUBLE_EQ(got->elapsed_s, 1.5);
     EXPECT_FALSE(store.get_analysis(first + 100));
   }
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
 }
 
 }  // namespace

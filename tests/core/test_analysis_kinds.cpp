@@ -8,6 +8,54 @@
 
 #include "analysis/registry.h"
 
+#include <variant>
+
+#include "analysis/params.h"
+
+namespace {
+using fathom::analysis::AnalysisParams;
+
+// Every flag an analysis reads is declared, and every declared flag is read by some analysis.
+TEST(AnalysisOptions, EachFlagIsDeclaredOnceAndRead) {
+  std::set<std::string> read, declared;
+  for (const auto& [name, analysis] : fathom::analysis::analyses())
+    for (const auto& flag : analysis.options) {
+      EXPECT_NO_THROW(fathom::analysis::find_analysis_option(flag)) << name << " --" << flag;
+      read.insert(flag);
+    }
+  for (const auto& o : fathom::analysis::analysis_options()) {
+    EXPECT_TRUE(declared.insert(o.flag).second) << "declared twice: " << o.flag;
+    EXPECT_FALSE(o.help.empty()) << o.flag;
+  }
+  EXPECT_EQ(read, declared);
+  EXPECT_THROW(fathom::analysis::find_analysis_option("depth"), std::logic_error);
+}
+
+// The recorded parameters keep their stored layout (docs/analyses.md): one key per field, and
+// each option's key carries the value its field holds.
+TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
+  AnalysisParams p;
+  p.depths = {1, 4};
+  p.perturb = "update";
+  p.draws = 5;
+  p.inits = 2;
+  p.eps = 0.25;
+  p.layers = "enc:2";
+  p.objective = "mse";
+  p.steps = 7;
+  p.lr = 0.5;
+  p.eval_every = 11;
+  p.patience = 4;
+  p.sample_batches = 3;
+  const nlohmann::json expected = {
+      {"depths", {1, 4}}, {"perturb", "update"}, {"draws", 5},          {"inits", 2},
+      {"eps", 0.25},      {"layers", "enc:2"},   {"objective", "mse"},  {"steps", 7},
+      {"lr", 0.5},        {"eval_every", 11},    {"patience", 4},       {"sample_batches", 3}};
+  EXPECT_EQ(p.to_json(), expected);
+  EXPECT_EQ(fathom::analysis::option_key("eval-every"), "eval_every");
+}
+}  // namespace
+
 #ifdef FATHOM_HAVE_PLOTS
 #include "core/util/error.h"
 #include "plot/analysis_kinds.h"

@@ -21,6 +21,7 @@
 
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -47,14 +48,7 @@ class Cli : public ::testing::Test {
     binary_ = built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_cli_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    dir_ = scratch_.path();
   }
 
   // Runs `fathom ARGS...` in the test directory with FATHOM_DB unset.
@@ -85,6 +79,7 @@ class Cli : public ::testing::Test {
     return store.list_runs();
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
 };
 

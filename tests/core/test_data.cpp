@@ -21,29 +21,14 @@
 #include "core/data/word_vocab.h"
 #include "core/util/error.h"
 #include "tests/support/input_error.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace fathom;
 
 namespace {
 
-// A fresh directory under the system temp folder, removed when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "fathom-test-data-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using fathom::testing::TempDir;
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

@@ -28,6 +28,7 @@
 #include "core/util/process.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -50,13 +51,8 @@ class FaultCampaign : public ::testing::Test {
   void SetUp() override {
     binary_ = fathom::testing::built_fathom_binary();
     ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
-    dir_ = fs::temp_directory_path() / ("fathom_test_faults_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);  // kept for a post-mortem otherwise
   }
 
   std::string sweep_file(const std::string& name) {
@@ -98,6 +94,7 @@ class FaultCampaign : public ::testing::Test {
     }
   }
 
+  fathom::testing::TempDir scratch_{true};  // kept for a post-mortem when the test fails
   fs::path binary_, dir_;
   // Long enough that the kills land before the sweep ends: ~1 ms an update here.
   int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);

@@ -24,6 +24,7 @@
 #include "core/util/error.h"
 #include "core/train/prepared_state.h"
 #include "db/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom {
 namespace {
@@ -136,8 +137,8 @@ TEST(Admin, ProfileFollowsTheRunningVarianceSum) {
 // a missing file is an InputError at model.admin.profile. Fails if prepare_model profiles
 // the batch regardless of model.admin.profile.
 TEST(Admin, GivenProfileFileIsReusedNotRecomputed) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_admin_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   AdminProfile made_up{{1.0, 2.0, 3.0, 4.0}, {1.0, 1.5, 2.5, 3.5, 4.5, 5.5}};
   std::ofstream(dir / "profile.json") << made_up.to_json();
 
@@ -165,15 +166,14 @@ TEST(Admin, GivenProfileFileIsReusedNotRecomputed) {
   RunConfig missing = config;
   missing.model.admin.profile = "nowhere.json";
   EXPECT_THROW(prepare_model(*model, InitContext{missing, batch, {}}), InputError);
-  fs::remove_all(dir);
 }
 
 // The profile is stored with the run (tag admin.profile) and another run reuses it by run id:
 // the second run's omegas equal the first's even though its seed (and so its first forward
 // pass) differs. Fails if the profile is not stored, or a run id is read as a file name.
 TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_admin_db_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   {
     auto store = db::Store::open((dir / "runs.db").string());
     RunConfig config = small_config("admin", 2, 2);
@@ -206,7 +206,6 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     prepare_model(*b, InitContext{small_config("admin", 2, 2), batch, {}});
     EXPECT_EQ(store.tags(second_run).size(), untouched);
   }
-  fs::remove_all(dir);
 }
 
 // ---------------------------------------------------------------- Admin fold-back

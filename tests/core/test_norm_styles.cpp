@@ -20,6 +20,7 @@
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "tests/support/input_error.h"
+#include "tests/support/temp_dir.h"
 
 using namespace fathom;
 using fathom::testing::expect_input_error;
@@ -224,8 +225,8 @@ TEST(NormStyles, ConfigKeysRejectValuesOutsideTheirRange) {
 // LayerNorm statistics say what they did: ln-scale lists exactly Mix-LN's Post-LN norms
 // and DyT's alphas; beta notes that DyT leaves no final row.
 TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom-norm-styles-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const fathom::testing::TempDir scratch;
+  const fs::path dir = scratch.path();
   for (const std::string& style : kNewStyles) {
     SCOPED_TRACE(style);
     const fs::path config = dir / (style + ".yaml");
@@ -272,5 +273,4 @@ TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
       }
     }
   }
-  fs::remove_all(dir);
 }

@@ -26,6 +26,7 @@
 #include "db/store.h"
 #include "tests/support/store_backends.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -67,14 +68,8 @@ class SlurmSweep : public ::testing::Test {
     ASSERT_TRUE(fs::exists(conf_file)) << "the slurm fixture left neither conf nor skip in " << cluster;
     conf_ = words(read_text(conf_file)).at(0);
     setenv("SLURM_CONF", conf_.c_str(), 1);
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("fathom_test_slurm_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
   std::string db() const { return (dir_ / "runs.db").string(); }
@@ -140,6 +135,7 @@ class SlurmSweep : public ::testing::Test {
     return found;
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
   std::string conf_;
 };

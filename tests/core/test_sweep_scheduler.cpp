@@ -22,6 +22,7 @@
 #include "db/store.h"
 #include "experiments/run_control.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -38,15 +39,8 @@ class Sweep : public ::testing::Test {
     binary_ = fathom::testing::built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_sweep_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
   std::string db() const { return (dir_ / "runs.db").string(); }
@@ -104,6 +98,7 @@ class Sweep : public ::testing::Test {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
 };
 

@@ -18,6 +18,7 @@
 #include "core/util/process.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -36,13 +37,9 @@ class TrainInterrupt : public ::testing::Test {
   void SetUp() override {
     binary_ = fathom::testing::built_fathom_binary();
     ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("fathom_test_interrupt_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     std::ofstream(dir_ / "config.yaml") << kConfig;
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string db() const { return (dir_ / "runs.db").string(); }
   ProgramResult fathom(const std::vector<std::string>& args) {
@@ -82,6 +79,7 @@ class TrainInterrupt : public ::testing::Test {
     return false;
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
 };
 

@@ -27,6 +27,7 @@
 #include "core/train/trainer.h"
 #include "core/util/error.h"
 #include "db/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom {
 namespace {
@@ -81,17 +82,10 @@ std::vector<int64_t> range(int64_t first, int64_t last) {
 class TrainerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("fathom_test_trainer_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path();
     store_ = std::make_unique<db::Store>(db::Store::open((dir_ / "runs.db").string()));
   }
-  void TearDown() override {
-    store_.reset();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   int64_t new_run(const RunConfig& config) {
     db::NewRun run;
@@ -131,6 +125,7 @@ class TrainerTest : public ::testing::Test {
     return model;
   }
 
+  fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
   std::unique_ptr<db::Store> store_;
 };

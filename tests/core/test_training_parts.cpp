@@ -18,6 +18,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/schedule.h"
 #include "core/util/error.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace fathom;
@@ -43,21 +44,7 @@ double smoothed_token_loss(const std::vector<double>& z, int64_t target, double 
   return (1 - eps) * (-lp[target]) + eps / z.size() * sum;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "fathom-test-train-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using fathom::testing::TempDir;
 
 }  // namespace
 

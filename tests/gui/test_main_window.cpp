@@ -10,7 +10,10 @@
 #include "db/store.h"
 #include "gui/app_icon.h"
 #include "gui/main_window.h"
+#include "gui/comparison_view.h"
 #include "gui/runs_view.h"
+#include "gui/views.h"
+#include "gui/workbench_view.h"
 
 using fathom::gui::MainWindow;
 
@@ -75,6 +78,23 @@ class MainWindowTest : public QObject {
     QCOMPARE(tabs->currentIndex(), 0);
   }
 
+  // The tabs are gui/views.cpp's list, in its order, each a WorkbenchView; a view's error
+  // signal reaches the window without wiring of its own.
+  void tabsComeFromTheViewList() {
+    MainWindow window;
+    auto* tabs = window.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    const auto& entries = fathom::gui::workbench_views();
+    QCOMPARE(tabs->count(), static_cast<int>(entries.size()));
+    for (int i = 0; i < tabs->count(); ++i) {
+      QCOMPARE(tabs->tabText(i), entries[static_cast<size_t>(i)].title);
+      QVERIFY(dynamic_cast<fathom::gui::WorkbenchView*>(tabs->widget(i)));
+    }
+    QCOMPARE(tabs->widget(0), static_cast<QWidget*>(window.runsView()));
+    emit window.comparison()->error(QStringLiteral("compare: no such sweep"));
+    QCOMPARE(window.lastError(), QStringLiteral("compare: no such sweep"));
+  }
+
   void screenshotsOfEveryView() {
     MainWindow window;
     QVERIFY(window.openDatabase(db_, true));
@@ -82,6 +102,9 @@ class MainWindowTest : public QObject {
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
     QCOMPARE(saved.size(), 5);  // runs, dashboard, sweep editor, compare, analyses
+    for (size_t i = 0; i < fathom::gui::workbench_views().size(); ++i)
+      QCOMPARE(QFileInfo(saved[static_cast<int>(i)]).fileName(),
+               fathom::gui::workbench_views()[i].screenshot);
     for (const auto& path : saved) QVERIFY2(QImage(path).width() > 100, qPrintable(path));
   }
 };

@@ -16,6 +16,7 @@
 #include "plot/curve_x.h"
 #include "plot/run_groups.h"
 #include "plot/store_curves.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom::plot {
 namespace {
@@ -223,8 +224,8 @@ TEST(CurveGroups, TheTokensAxisReadsTargetTokensBetweenLoggedSteps) {
 }
 
 TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
-  const std::string path = testing::TempDir() + "fathom_groups_" + std::to_string(getpid()) + ".db";
-  std::remove(path.c_str());
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
   auto store = db::Store::open(path);
   // Two norms x two seeds; pre's seed 2 diverges after step 20.
   for (const char* norm : {"post", "pre"})
@@ -282,7 +283,6 @@ TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no target_tokens curve"), std::string::npos) << e.what();
   }
-  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -17,14 +17,11 @@
 #include "plot/headless.h"
 #include "plot/render.h"
 #include "plot/save.h"
+#include "tests/support/temp_dir.h"
 
 using namespace fathom::plot;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-  return testing::TempDir() + "fathom_plot_" + name;
-}
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,6 +54,8 @@ Heatmap triangle() {
 class Export : public testing::Test {
  protected:
   static void SetUpTestSuite() { ensure_application(/*force_offscreen=*/true); }
+  std::string temp_path(const std::string& name) const { return scratch_.file(name); }
+  fathom::testing::TempDir scratch_;  // removed when the test ends
 };
 
 TEST_F(Export, PngHasSignatureAndRequestedPixels) {

@@ -11,6 +11,7 @@
 #include "core/util/error.h"
 #include "db/store.h"
 #include "plot/figure.h"
+#include "tests/support/temp_dir.h"
 
 namespace fathom::cli {
 // main.cpp's rule, minus the environment.
@@ -19,10 +20,9 @@ std::string resolve_db_path(const GlobalOptions& options) { return options.db; }
 
 namespace {
 
-// Per process: ctest runs these tests side by side, each making its own store.
-std::string temp_path(const std::string& name) {
-  return testing::TempDir() + "fathom_cli_" + std::to_string(getpid()) + "_" + name;
-}
+// The running test's scratch directory (ExportPlotCli below), removed when it ends.
+fathom::testing::TempDir* scratch = nullptr;
+std::string temp_path(const std::string& name) { return scratch->file(name); }
 
 // Parses `args` as `fathom export plot ...` and runs the callback.
 void run(fathom::cli::GlobalOptions& options, std::vector<std::string> args) {
@@ -36,7 +36,6 @@ void run(fathom::cli::GlobalOptions& options, std::vector<std::string> args) {
 
 std::string make_store() {
   const std::string path = temp_path("runs.db");
-  std::remove(path.c_str());
   auto store = fathom::db::Store::open(path);
   for (int r = 0; r < 2; ++r) {
     fathom::db::NewRun run;
@@ -53,9 +52,16 @@ std::string make_store() {
   return path;
 }
 
+class ExportPlotCli : public ::testing::Test {
+ protected:
+  void SetUp() override { scratch = &scratch_; }
+  void TearDown() override { scratch = nullptr; }
+  fathom::testing::TempDir scratch_;
+};
+
 }  // namespace
 
-TEST(ExportPlotCli, CurvesFromASweep) {
+TEST_F(ExportPlotCli, CurvesFromASweep) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
   const std::string out = temp_path("curves.png"), spec = temp_path("curves.json");
@@ -76,7 +82,7 @@ TEST(ExportPlotCli, CurvesFromASweep) {
   EXPECT_TRUE(std::ifstream(again).good());
 }
 
-TEST(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
+TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
   const std::string out = temp_path("grouped.svg"), spec = temp_path("grouped.json");
@@ -107,7 +113,7 @@ TEST(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
                fathom::InputError);
 }
 
-TEST(ExportPlotCli, RejectsBadInput) {
+TEST_F(ExportPlotCli, RejectsBadInput) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
   EXPECT_THROW(run(options, {"curves", "--metric", "valid_loss", "--out", temp_path("x.png")}),
@@ -123,7 +129,7 @@ TEST(ExportPlotCli, RejectsBadInput) {
                fathom::InputError);
 }
 
-TEST(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
+TEST_F(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
   fathom::cli::GlobalOptions options;
   const std::string result = temp_path("beta.json");
   std::ofstream(result) << R"({"encoder": {"labels": ["e", "s0"], "rows": ["s0"], "beta": [[0.6, 0.8]]},

@@ -1,0 +1,61 @@
+#include "analysis/params.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fathom::analysis {
+namespace {
+
+using P = AnalysisParams;
+using Bound = AnalysisOption::Bound;
+
+std::vector<AnalysisOption> declare_options() {
+  return {
+      {"depths", &P::depths, "encoder depths N, e.g. 1,2,4,8", {}, Bound::Positive, true},
+      {"perturb", &P::perturb, "random: W + eps*sign(noise); update: W - eps*sign(grad)",
+       {"random", "update"}},
+      {"draws", &P::draws, "random perturbations averaged", {}, Bound::Positive},
+      {"inits", &P::inits, "initializations averaged per depth (seeds train.seed, +1, ...)", {},
+       Bound::Positive},
+      {"eps", &P::eps, "perturbation size", {}, Bound::NonNegative},
+      {"layers", &P::layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)"},
+      {"objective", &P::objective, "task: the training loss; mse: to F_l's output",
+       {"task", "mse"}},
+      {"steps", &P::steps, "most Adam updates of W, b per layer (0: least squares only)", {},
+       Bound::NonNegative},
+      {"lr", &P::lr, "Adam learning rate of W, b", {}, Bound::Positive},
+      {"eval-every", &P::eval_every, "updates between validation checks (early stopping)", {},
+       Bound::Positive},
+      {"patience", &P::patience,
+       "validation checks without improvement before W, b stop training", {}, Bound::Positive},
+  };
+}
+
+}  // namespace
+
+const std::vector<AnalysisOption>& analysis_options() {
+  static const std::vector<AnalysisOption> options = declare_options();
+  return options;
+}
+
+const AnalysisOption& find_analysis_option(const std::string& flag) {
+  for (const auto& o : analysis_options())
+    if (o.flag == flag) return o;
+  throw std::logic_error("analysis option without a declaration in analysis/params.cpp: " + flag);
+}
+
+std::string option_key(const std::string& flag) {
+  std::string key = flag;
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
+nlohmann::json AnalysisParams::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& o : analysis_options())
+    std::visit([&](auto member) { j[option_key(o.flag)] = this->*member; }, o.field);
+  j["sample_batches"] = sample_batches;
+  return j;
+}
+
+}  // namespace fathom::analysis
