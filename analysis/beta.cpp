@@ -7,7 +7,7 @@
 #include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
 #include "core/model/registry.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::analysis {
 namespace {

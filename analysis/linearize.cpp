@@ -9,13 +9,13 @@
 #include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
 #include "analysis/stream_decomposition.h"
-#include "core/metrics/bleu.h"
+#include "base/metrics/bleu.h"
 #include "core/train/batch_stream.h"
 #include "core/train/evaluate.h"
 #include "core/train/final_evaluation.h"
 #include "core/train/loss.h"
-#include "core/util/error.h"
-#include "core/util/progress.h"
+#include "base/util/error.h"
+#include "base/util/progress.h"
 
 namespace fathom::analysis {
 

@@ -11,8 +11,8 @@
 #include "analysis/fit.h"
 #include "analysis/stream_decomposition.h"
 #include "core/train/loss.h"
-#include "core/util/error.h"
-#include "core/util/progress.h"
+#include "base/util/error.h"
+#include "base/util/progress.h"
 
 namespace fathom::analysis {
 namespace {

@@ -2,13 +2,13 @@
 
 #include <filesystem>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/data/dataset.h"
 #include "core/model/admin.h"
 #include "core/model/registry.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::analysis {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"

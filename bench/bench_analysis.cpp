@@ -16,8 +16,8 @@
 #include "analysis/subject.h"
 #include "core/data/dataset.h"
 #include "core/train/device.h"
-#include "core/util/blas_setup.h"
-#include "core/util/strings.h"
+#include "base/util/blas_setup.h"
+#include "base/util/strings.h"
 
 using namespace fathom;
 using Clock = std::chrono::steady_clock;

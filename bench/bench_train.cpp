@@ -14,8 +14,8 @@
 #include "bench/cpu_peak.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
-#include "core/util/blas_setup.h"
-#include "core/util/malloc_setup.h"
+#include "base/util/blas_setup.h"
+#include "base/util/malloc_setup.h"
 
 using namespace fathom;
 using namespace fathom::bench;

@@ -26,8 +26,8 @@
 #include "bench/cpu_peak.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
-#include "core/util/blas_setup.h"
-#include "core/util/malloc_setup.h"
+#include "base/util/blas_setup.h"
+#include "base/util/malloc_setup.h"
 
 using namespace fathom;
 using namespace fathom::bench;
@@ -117,7 +117,7 @@ int run_comparison(int argc, char** argv) {
   // Fathom: the trainer's threading policy (LibTorch 1 thread + `threads` OpenBLAS threads
   // when OpenBLAS is loaded). The reference: torch.set_num_threads(threads), OpenBLAS the same.
   configure_threads(threads);
-  // keep: what the trainer does (core/util/malloc_setup.h); glibc: glibc's own thresholds.
+  // keep: what the trainer does (base/util/malloc_setup.h); glibc: glibc's own thresholds.
   const bool keep = args.at("malloc") == "keep";
   if (keep) keep_freed_memory();
   setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "core/util/strings.h"
+#include "base/util/strings.h"
 
 namespace fathom::cli {
 

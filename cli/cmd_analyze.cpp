@@ -18,8 +18,8 @@
 #include "analysis/registry.h"
 #include "cli/commands.h"
 #include "db/run_paths.h"
-#include "core/config/config_io.h"
-#include "core/util/error.h"
+#include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "db/store.h"
 
 namespace fathom::cli {

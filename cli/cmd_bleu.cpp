@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "core/metrics/bleu.h"
-#include "core/metrics/bleu_corpus.h"
+#include "base/metrics/bleu.h"
+#include "base/metrics/bleu_corpus.h"
 
 namespace fathom::cli {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
 #include "db/run_status.h"

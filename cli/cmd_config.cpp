@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "core/config/config_io.h"
-#include "core/config/config_schema.h"
+#include "base/config/config_io.h"
+#include "base/config/config_schema.h"
 #include "core/model/registry.h"
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 
 namespace fathom::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
-#include "core/util/progress.h"
+#include "base/util/error.h"
+#include "base/util/progress.h"
 #include "db/store.h"
 
 namespace fathom::cli {

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "db/run_paths.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 #include "db/run_status.h"
 

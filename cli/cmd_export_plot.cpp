@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/store.h"

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "experiments/comparison_table.h"
 
 namespace fathom::cli {

@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "db/run_paths.h"
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/model/admin.h"
 #include "core/train/checkpoint.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 
 namespace fathom::cli {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"

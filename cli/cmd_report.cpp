@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "experiments/report.h"
 
 namespace fathom::cli {

@@ -11,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "experiments/run_control.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/run_json.h"
 #include "db/store.h"
 #include "db/run_status.h"

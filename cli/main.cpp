@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "core/util/blas_setup.h"
-#include "core/util/error.h"
+#include "base/util/blas_setup.h"
+#include "base/util/error.h"
 
 int main(int argc, char** argv) {
   fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work

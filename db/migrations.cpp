@@ -7,7 +7,7 @@
 #include <map>
 #include <utility>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::db {
 

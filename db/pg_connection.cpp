@@ -11,7 +11,7 @@
 #include <limits>
 #include <thread>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::db {
 namespace {

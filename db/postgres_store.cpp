@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/pg_connection.h"
 #include "db/postgres_migrations.h"
 #include "db/store.h"

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::db {
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::db {
 namespace {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/migrations.h"
 #include "db/sqlite_handle.h"
 #include "db/store.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store_backends.h"
 
 namespace fathom::db {

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "db/run_json.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"

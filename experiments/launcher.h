@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "db/store.h"
 
 namespace fathom {

@@ -1,8 +1,8 @@
 // The launcher registry: one line per launcher (experiments/launcher_registry.h).
 #include <algorithm>
 
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "experiments/launcher_registry.h"
 
 namespace fathom {

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/util/process.h"
+#include "base/util/process.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_exit.h"
 #include "db/run_status.h"

@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "experiments/comparison_table.h"
 #include "db/metric_names.h"
 

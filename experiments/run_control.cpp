@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "experiments/launcher_registry.h"
-#include "core/util/process.h"
+#include "base/util/process.h"
 #include "db/run_status.h"
 
 namespace fathom {

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <set>
 
-#include "core/util/error.h"
-#include "core/util/process.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/process.h"
+#include "base/util/strings.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/sweep_spec.h"
 #include "db/run_status.h"

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <regex>
 
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 
 namespace fathom {
 namespace {

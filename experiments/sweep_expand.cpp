@@ -3,9 +3,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/config/config_io.h"
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "experiments/sweep_spec.h"
 
 namespace fathom {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/util/progress.h"
+#include "base/util/progress.h"
 #include "db/run_status.h"
 
 namespace fathom {

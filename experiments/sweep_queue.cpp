@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "core/config/config_io.h"
-#include "core/util/error.h"
-#include "core/util/version.h"
+#include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "base/util/version.h"
 #include "db/run_status.h"
 #include "experiments/run_control.h"
 

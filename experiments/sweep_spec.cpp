@@ -9,11 +9,11 @@
 #include <map>
 #include <sstream>
 
-#include "core/config/config_io.h"
-#include "core/config/config_schema.h"
-#include "core/config/yaml_file.h"
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/config/config_io.h"
+#include "base/config/config_schema.h"
+#include "base/config/yaml_file.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 
 namespace fathom {
 namespace fs = std::filesystem;

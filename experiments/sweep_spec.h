@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "experiments/slurm_options.h"
 
 namespace fathom {

@@ -1,5 +1,5 @@
 // Fuzz target: the BLEU tokenizer (13a) and corpus BLEU. The input is "hypotheses<TAB>
-// references", each one segment per '\n'; segments are paired in order (core/metrics/
+// references", each one segment per '\n'; segments are paired in order (base/metrics/
 // bleu_corpus.cpp reads them from files). Invariants: the
 // tokenizer never leaves a double space or an edge space, counts are consistent (matches <=
 // totals), and the score is in [0, 100]; a hypothesis scored against itself is 100 when it
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/metrics/bleu.h"
-#include "core/metrics/tokenizer_13a.h"
+#include "base/metrics/bleu.h"
+#include "base/metrics/tokenizer_13a.h"
 #include "fuzz/fuzz_input.h"
 
 namespace {

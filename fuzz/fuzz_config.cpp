@@ -1,9 +1,9 @@
-// Fuzz target: a run config's YAML (core/config/config_io.h). Bad input gets an InputError;
+// Fuzz target: a run config's YAML (base/config/config_io.h). Bad input gets an InputError;
 // a config that loads writes out (config_to_yaml) to YAML that loads back to the same config.
 #include <cstdint>
 #include <string>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::fuzz {
 

@@ -1,6 +1,6 @@
 // Fuzz target: a sweep file (experiments/sweep_spec.h): parsed, and expanded when it has at
 // most 64 runs (each run's config is checked, so a big grid costs time, not coverage). A
-// relative `base:` resolves against experiments/, so the seeds' bases load.
+// relative `base:` resolves against configs/, so the seeds' bases load.
 #include <cstdint>
 #include <string>
 
@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fathom;
   const std::string yaml(reinterpret_cast<const char*>(data), size);
   fuzz::accept_input_errors([&] {
-    const SweepSpec spec = load_sweep_string(yaml, "fuzz-sweep.yaml", FATHOM_SOURCE_DIR "/experiments");
+    const SweepSpec spec = load_sweep_string(yaml, "fuzz-sweep.yaml", FATHOM_SOURCE_DIR "/configs");
     size_t runs = 1;
     for (const auto& axis : spec.axes) {
       FUZZ_CHECK(!axis.steps.empty());

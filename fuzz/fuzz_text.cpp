@@ -1,13 +1,13 @@
 // Fuzz target: corpus files, plain or gzip (by magic bytes), through both readers --
 // read_lines (training corpora, core/data/text_reader.h) and read_text_lines (BLEU's
-// sacreBLEU-compatible reader, core/metrics/text_lines.h). Bad bytes get an InputError; what
+// sacreBLEU-compatible reader, base/metrics/text_lines.h). Bad bytes get an InputError; what
 // loads is valid UTF-8 without the line terminators the reader splits on.
 #include <cstdint>
 #include <string>
 
 #include "core/data/text_reader.h"
-#include "core/metrics/text_lines.h"
-#include "core/util/utf8.h"
+#include "base/metrics/text_lines.h"
+#include "base/util/utf8.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

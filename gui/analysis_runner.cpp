@@ -8,7 +8,7 @@
 namespace fathom::gui {
 
 int progress_percent(const QString& line) {
-  // core/util/progress.cpp without a terminal: "label done/total (pct%) status timing".
+  // base/util/progress.cpp without a terminal: "label done/total (pct%) status timing".
   static const QRegularExpression re(QStringLiteral("\\b\\d+/\\d+ \\((\\d+)%\\)"));
   const auto m = re.match(line);
   return m.hasMatch() ? m.captured(1).toInt() : -1;

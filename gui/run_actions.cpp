@@ -6,7 +6,7 @@
 #include <QFileInfo>
 #include <QProcess>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/run_paths.h"
 #include "experiments/run_control.h"
 #include "gui/fathom_binary.h"

@@ -17,7 +17,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "core/config/config_schema.h"
+#include "base/config/config_schema.h"
 #include "gui/export_menu.h"
 #include "gui/run_actions.h"
 #include "gui/run_details.h"

@@ -1,6 +1,6 @@
 #include "gui/store_session.h"
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store_url.h"
 
 namespace fathom::gui {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "core/config/config_io.h"
-#include "core/config/config_schema.h"
-#include "core/util/error.h"
+#include "base/config/config_io.h"
+#include "base/config/config_schema.h"
+#include "base/util/error.h"
 #include "experiments/sweep_spec.h"
 #include "gui/method_choices.h"
 

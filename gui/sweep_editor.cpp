@@ -19,7 +19,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/run_paths.h"
 #include "db/store_url.h"
 #include "gui/fathom_binary.h"
@@ -32,7 +32,7 @@ namespace {
 // A new sweep starts from the quickstart config of the source tree this was built from.
 const char* kTemplate =
     "name: my-sweep\n"
-    "base: " FATHOM_SOURCE_DIR "/experiments/quickstart.yaml\n"
+    "base: " FATHOM_SOURCE_DIR "/configs/quickstart.yaml\n"
     "grid:\n"
     "  model.norm: [post, pre]\n"
     "seeds: [1, 2]\n"

@@ -12,7 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "core/config/config_schema.h"
+#include "base/config/config_schema.h"
 #include "gui/method_choices.h"
 
 namespace fathom::gui {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <set>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/analysis_kinds.h"
 
 namespace fathom::plot {

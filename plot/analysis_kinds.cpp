@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "core/util/error.h"
-#include "core/util/strings.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
 
 namespace fathom::plot {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::plot {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::plot {
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <limits>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::plot {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::plot {
 

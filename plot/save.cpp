@@ -7,7 +7,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/style.h"
 
 namespace fathom::plot {

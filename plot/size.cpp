@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::plot {
 

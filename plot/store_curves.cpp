@@ -3,7 +3,7 @@
 #include <map>
 #include <memory>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "plot/run_groups.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes Fathom's input readers with libFuzzer (fuzz/, docs/reliability.md "Fuzzing"):
 # builds the fuzz targets with clang 14, ASan and UBSan in ./build-fuzz, then runs each for a
-# bounded time from its seeds (experiments/ configs and sweeps, fuzz/seeds/, real stores, and
+# bounded time from its seeds (configs/ and sweeps, fuzz/seeds/, real stores, and
 # every regression input) plus the corpus earlier sessions grew (build-fuzz/corpus/, kept).
 #   scripts/fuzz.sh [--seconds N] [TARGET ...]     (default 60 s each; all targets)
 # Prints, per target, executions, time, coverage and findings. A finding (crash, sanitizer
@@ -32,7 +32,7 @@ cmake --build build-fuzz -j "$(nproc)" --target fuzz_make_store_seeds $(printf '
 build-fuzz/fuzz/fuzz_make_store_seeds build-fuzz/seeds/store > /dev/null
 seeds_for() {
   case $1 in
-    config|sweep) echo experiments ;;
+    config|sweep) echo configs ;;  # the repo's own configs and sweeps (libFuzzer reads subfolders)
     store) echo build-fuzz/seeds/store ;;
   esac
   for dir in fuzz/seeds/$1 fuzz/regressions/$1; do [ -d "$dir" ] && echo "$dir"; done
@@ -45,17 +45,7 @@ printf '%-8s %12s %8s %8s %8s %s\n' target executions seconds "exec/s" coverage 
 for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$t findings=build-fuzz/findings/$t log=build-fuzz/fuzz-$t.log
   mkdir -p "$corpus" "$findings"
-  # The experiments directory holds C++ too: give the YAML targets only its .yaml files.
-  seed_dirs=()
-  for s in $(seeds_for "$t"); do
-    if [ "$s" = experiments ]; then
-      mkdir -p build-fuzz/seeds/yaml
-      find experiments -name '*.yaml' -exec cp {} build-fuzz/seeds/yaml/ \;
-      seed_dirs+=(build-fuzz/seeds/yaml)
-    else
-      seed_dirs+=("$s")
-    fi
-  done
+  seed_dirs=($(seeds_for "$t"))
   before=$(ls "$findings" | wc -l)
   set +e
   build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

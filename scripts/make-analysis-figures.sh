@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the analysis figures of docs/figures/ (issue 5) from the depth study's base config
-# (experiments/depth/base.yaml, d_model 64) at initialization:
+# (configs/depth/base.yaml, d_model 64) at initialization:
 #   output change vs depth for Post-LN, Pre-LN and Admin (N = 1..48 encoder layers, averaged
 #   over 4 initializations), beta heatmaps and gradient-norm bars of 18-layer Post-LN, Pre-LN
 #   and Admin; and, over training, beta of 6-layer Pre-LN and Admin models trained 300 updates
@@ -20,7 +20,7 @@ mkdir -p "$(dirname "$db")" "$out"
 for method in post:xavier pre:xavier post:admin; do
   norm=${method%%:*} init=${method##*:}
   label=$([ "$init" = admin ] && echo admin || echo "$norm")
-  $fathom config experiments/depth/base.yaml --set name="$label" model.norm="$norm" \
+  $fathom config configs/depth/base.yaml --set name="$label" model.norm="$norm" \
     model.init="$init" > "$tmp/$label.yaml"
 done
 

@@ -249,7 +249,7 @@ OLD_CORES = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Sandybridg
 
 
 def ensure_fast_blas():
-    """As core/util/blas_setup.cpp: OpenBLAS may misread a virtual CPU and pick SSE3
+    """As base/util/blas_setup.cpp: OpenBLAS may misread a virtual CPU and pick SSE3
     kernels; re-execute once with OPENBLAS_CORETYPE so both sides use the same kernels
     (the C++ driver passes its own choice down in the environment)."""
     if os.environ.get("OPENBLAS_CORETYPE") or os.environ.get("FATHOM_KEEP_BLAS"):

@@ -6,7 +6,7 @@
 #include "core/data/text_reader.h"
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/batch.h"
 #include "core/data/vocab.h"
 

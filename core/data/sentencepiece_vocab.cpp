@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/data/sentencepiece_runtime.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom {
 

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "core/data/rng.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom {
 namespace {

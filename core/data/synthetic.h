@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/word_vocab.h"
 
 namespace fathom {

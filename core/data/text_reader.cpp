@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <string_view>
 
-#include "core/util/error.h"
-#include "core/util/file_bytes.h"
-#include "core/util/utf8.h"
+#include "base/util/error.h"
+#include "base/util/file_bytes.h"
+#include "base/util/utf8.h"
 
 namespace fathom {
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "core/data/sentencepiece_runtime.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fs = std::filesystem;
 

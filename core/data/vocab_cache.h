@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/sentencepiece_vocab.h"
 
 namespace fathom {

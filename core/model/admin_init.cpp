@@ -10,12 +10,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/data/batch.h"
 #include "core/model/admin.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom {
 namespace {

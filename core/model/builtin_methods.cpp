@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
-#include "core/config/config_io.h"
-#include "core/util/strings.h"
+#include "base/config/config_io.h"
+#include "base/util/strings.h"
 
 namespace fathom {
 

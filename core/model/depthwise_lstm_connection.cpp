@@ -36,13 +36,13 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/config/config_io.h"
-#include "core/config/config_schema.h"
+#include "base/config/config_io.h"
+#include "base/config/config_schema.h"
 #include "core/model/attention.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/stack.h"
-#include "core/util/strings.h"
+#include "base/util/strings.h"
 
 namespace fathom {
 namespace {

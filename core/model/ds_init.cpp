@@ -4,7 +4,7 @@
 // biases and LayerNorms as `xavier`. Works with any norm placement (the paper uses Post-LN).
 #include <cmath>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
 #include "core/model/transformer.h"

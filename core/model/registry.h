@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/sublayer_connection.h"
 
 namespace fathom {

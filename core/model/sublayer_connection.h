@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/observed_norm.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"

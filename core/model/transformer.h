@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"

@@ -9,8 +9,8 @@
 
 #include "core/model/transformer.h"
 #include "core/train/optimizer.h"
-#include "core/util/error.h"
-#include "core/util/file_write.h"
+#include "base/util/error.h"
+#include "base/util/file_write.h"
 
 namespace fathom {
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/util/file_write.h"
+#include "base/util/file_write.h"
 
 namespace fathom {
 

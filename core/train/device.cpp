@@ -2,8 +2,8 @@
 
 #include <thread>
 
-#include "core/util/blas_setup.h"
-#include "core/util/error.h"
+#include "base/util/blas_setup.h"
+#include "base/util/error.h"
 
 namespace fathom {
 

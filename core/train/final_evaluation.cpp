@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "core/model/transformer.h"
-#include "core/util/progress.h"
+#include "base/util/progress.h"
 
 namespace fathom {
 

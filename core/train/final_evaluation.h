@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/dataset.h"
-#include "core/metrics/bleu.h"
+#include "base/metrics/bleu.h"
 #include "core/train/evaluate.h"
 
 namespace fathom {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 
 namespace fathom {
 

@@ -1,6 +1,6 @@
 #include "core/train/precision.h"
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 
 namespace fathom {
 

@@ -8,7 +8,7 @@
 //         (LibTorch's CPU autocast has no float16 op lists), refused on the CPU.
 #include <torch/torch.h>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/autocast_scope.h"
 
 namespace fathom {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/util/file_write.h"
+#include "base/util/file_write.h"
 
 namespace fathom {
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "core/config/config.h"
-#include "core/util/error.h"
+#include "base/config/config.h"
+#include "base/util/error.h"
 #include "db/store.h"
 
 namespace fathom {

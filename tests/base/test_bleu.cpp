@@ -9,10 +9,10 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/metrics/bleu.h"
-#include "core/metrics/bleu_corpus.h"
-#include "core/metrics/text_lines.h"
-#include "core/util/error.h"
+#include "base/metrics/bleu.h"
+#include "base/metrics/bleu_corpus.h"
+#include "base/metrics/text_lines.h"
+#include "base/util/error.h"
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
@@ -219,7 +219,7 @@ TEST_F(BleuFiles, ReadsLinesOfPlainAndGzipFiles) {
   EXPECT_TRUE(read_text_lines(write("empty.txt", "")).empty());
 }
 
-// The BLEU reader and the corpus reader share one file reader (core/util/file_bytes.h): gzip is
+// The BLEU reader and the corpus reader share one file reader (base/util/file_bytes.h): gzip is
 // recognised by its magic bytes, not the name. A compressed hypothesis file without .gz was
 // read as raw bytes (and failed as invalid UTF-8) while training read the same file fine.
 TEST_F(BleuFiles, GzipIsRecognisedByContentNotName) {

@@ -1,5 +1,5 @@
 // The run config: YAML parsing, error locations and suggestions, cross-field checks,
-// `--set` overrides and the YAML/JSON round trip (core/config/config_io.h). Torch-free.
+// `--set` overrides and the YAML/JSON round trip (base/config/config_io.h). Torch-free.
 //
 // YAML inputs are built from a list of lines (`yaml_lines`), so every expected line number is
 // the 1-based index of the offending line in that list, counted independently of the parser.
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
-#include "core/config/config_io.h"
-#include "core/config/config_schema.h"
-#include "core/config/yaml_file.h"
-#include "core/util/error.h"
+#include "base/config/config.h"
+#include "base/config/config_io.h"
+#include "base/config/config_schema.h"
+#include "base/config/yaml_file.h"
+#include "base/util/error.h"
 #include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
 
@@ -198,7 +198,7 @@ TEST(ConfigParse, FullExampleFillsTheRightFields) {
 // The shipped quickstart must load and pass check_config; a schema change that broke the
 // example users start from would fail here.
 TEST(ConfigParse, QuickstartExampleLoadsAndChecks) {
-  const std::string path = std::string(FATHOM_SOURCE_DIR) + "/experiments/quickstart.yaml";
+  const std::string path = std::string(FATHOM_SOURCE_DIR) + "/configs/quickstart.yaml";
   const RunConfig c = load_config_file(path);
   EXPECT_EQ(c.name, "quickstart");
   EXPECT_EQ(c.data.task, "synthetic");

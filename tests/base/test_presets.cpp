@@ -1,4 +1,4 @@
-// Every preset in experiments/presets/ parses, expands into valid runs (the checks of
+// Every preset in configs/presets/ parses, expands into valid runs (the checks of
 // `fathom train` that need no LibTorch) and states the direction its paper table leads us to
 // expect, in its header comment.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
-  const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "experiments" / "presets";
+  const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "configs" / "presets";
   // Run counts from the paper tables they mirror (docs/sweeps.md).
   const std::map<std::string, size_t> expected{{"xu2020-table1.yaml", 6}, {"xu2020-table3.yaml", 6},
                                                {"admin-table2.yaml", 18}, {"dlstm-table5.yaml", 6},

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 #include "experiments/report.h"
 #include "tests/support/temp_dir.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "tests/support/input_error.h"
 #include "experiments/slurm_options.h"
 #include "experiments/sweep_spec.h"

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/metric_writer.h"
 #include "db/migrations.h"
 #include "db/store.h"

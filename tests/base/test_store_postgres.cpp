@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/metric_writer.h"
 #include "db/store.h"
 #include "tests/support/store_backends.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/sweep_queue.h"

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
-#include "core/config/config_io.h"
-#include "core/config/yaml_file.h"
-#include "core/util/error.h"
+#include "base/config/config.h"
+#include "base/config/config_io.h"
+#include "base/config/yaml_file.h"
+#include "base/util/error.h"
 #include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
 #include "tests/support/temp_dir.h"

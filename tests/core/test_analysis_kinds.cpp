@@ -57,7 +57,7 @@ TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
 }  // namespace
 
 #ifdef FATHOM_HAVE_PLOTS
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/analysis_kinds.h"
 
 TEST(AnalysisKinds, MatchTheComputedAnalyses) {

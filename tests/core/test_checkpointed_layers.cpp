@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/checkpointed_layer.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"

@@ -16,10 +16,10 @@
 #include "core/data/dataset.h"
 #include "core/data/rng.h"
 #include "core/data/text_reader.h"
-#include "core/util/utf8.h"
+#include "base/util/utf8.h"
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
 

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/data/batch.h"
 #include "core/data/vocab.h"
 #include "core/decode/search.h"

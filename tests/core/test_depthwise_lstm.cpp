@@ -13,14 +13,14 @@
 #include <tuple>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/attention.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 using namespace fathom;
 

@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/process.h"
+#include "base/util/process.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"

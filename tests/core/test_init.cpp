@@ -6,10 +6,10 @@
 #include <cmath>
 #include <string>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 using namespace fathom;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/admin.h"
@@ -21,7 +21,7 @@
 #include "core/model/init_helpers.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "core/train/prepared_state.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"

@@ -7,13 +7,13 @@
 #include <limits>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/autocast_scope.h"
 #include "core/train/grad_clip.h"
 #include "core/train/loss.h"
 #include "core/train/loss_scaler.h"
 #include "core/train/precision.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/transformer.h"

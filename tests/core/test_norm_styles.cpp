@@ -16,7 +16,7 @@
 
 #include "analysis/registry.h"
 #include "analysis/subject.h"
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "tests/support/input_error.h"

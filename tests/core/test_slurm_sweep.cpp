@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/process.h"
+#include "base/util/process.h"
 #include "db/store.h"
 #include "tests/support/store_backends.h"
 #include "tests/support/fathom_cli.h"

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/error.h"
-#include "core/util/process.h"
+#include "base/util/error.h"
+#include "base/util/process.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
 #include "tests/support/fathom_cli.h"

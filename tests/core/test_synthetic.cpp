@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/data/synthetic.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 using namespace fathom;
 

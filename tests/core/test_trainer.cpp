@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "core/config/config.h"
-#include "core/config/config_io.h"
+#include "base/config/config.h"
+#include "base/config/config_io.h"
 #include "core/data/dataset.h"
-#include "core/metrics/bleu.h"
+#include "base/metrics/bleu.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/config/config.h"
+#include "base/config/config.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
@@ -17,7 +17,7 @@
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
 #include "core/train/schedule.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "core/config/config_io.h"
+#include "base/config/config_io.h"
 #include "db/store.h"
 #include "gui/fathom_binary.h"
 #include "gui/run_actions.h"

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/analysis_figures.h"
 
 using namespace fathom::plot;

@@ -9,7 +9,7 @@
 #include <limits>
 #include <memory>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "plot/curve_groups.h"

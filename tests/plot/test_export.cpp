@@ -12,7 +12,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/export.h"
 #include "plot/headless.h"
 #include "plot/render.h"

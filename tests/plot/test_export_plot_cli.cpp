@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "db/store.h"
 #include "plot/figure.h"
 #include "tests/support/temp_dir.h"

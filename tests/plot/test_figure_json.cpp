@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 #include "plot/figure.h"
 #include "plot/size.h"
 

@@ -7,7 +7,7 @@
 #include <exception>
 #include <functional>
 
-#include "core/util/error.h"
+#include "base/util/error.h"
 
 namespace fathom::testing {
 

@@ -1,0 +1,279 @@
+#include "base/config/config_schema.h"
+
+#include <locale>
+#include <map>
+#include <sstream>
+
+namespace fathom {
+namespace {
+
+template <typename Section, typename T>
+FieldSpec field(std::string key, FieldType type, Section RunConfig::*section, T Section::*member,
+                std::string doc, std::vector<std::string> choices = {}) {
+  return FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
+                   [section, member](RunConfig& c) -> void* { return &((c.*section).*member); }};
+}
+
+template <typename T>
+FieldSpec top(std::string key, FieldType type, T RunConfig::*member, std::string doc,
+              std::vector<std::string> choices = {}) {
+  return FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
+                   [member](RunConfig& c) -> void* { return &(c.*member); }};
+}
+
+std::vector<FieldSpec> build_fields() {
+  using F = FieldType;
+  using M = ModelConfig;
+  using D = DataConfig;
+  using T = TrainConfig;
+  using E = EvalConfig;
+  std::vector<FieldSpec> f;
+  f.push_back(top("name", F::String, &RunConfig::name, "run name in the store"));
+  f.push_back(top("device", F::String, &RunConfig::device, "auto | cpu | cuda | cuda:N"));
+
+  auto model = [&](std::string key, F type, auto M::*member, std::string doc,
+                   std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(field("model." + key, type, &RunConfig::model, member, doc, choices));
+    return f.back();
+  };
+  model("d_model", F::Int, &M::d_model, "hidden width d").range = kPositive;
+  model("heads", F::Int, &M::heads, "attention heads (must divide d_model)").range = kPositive;
+  model("d_ff", F::Int, &M::d_ff, "FFN inner width").range = kPositive;
+  model("encoder_layers", F::Int, &M::encoder_layers, "encoder layers N (2N sub-layers)").range = kPositive;
+  model("decoder_layers", F::Int, &M::decoder_layers, "decoder layers M (3M sub-layers)").range = kPositive;
+  model("dropout", F::Double, &M::dropout, "dropout on embeddings and on each branch").range = kProbability;
+  model("attention_dropout", F::Double, &M::attention_dropout, "dropout on attention weights").range = kProbability;
+  model("activation_dropout", F::Double, &M::activation_dropout, "dropout after the FFN ReLU").range = kProbability;
+  model("norm", F::String, &M::norm,
+        "layer-norm placement, by registry name (methods.md s2; `fathom config --methods`)");
+  model("init", F::String, &M::init, "initialization, by registry name (methods.md s3)");
+  model("connection", F::String, &M::connection, "sub-layer connection, by registry name");
+  model("tie_decoder_embeddings", F::Bool, &M::tie_decoder_embeddings,
+        "decoder input embedding is the output projection");
+  model("share_embeddings", F::Bool, &M::share_embeddings,
+        "one embedding for source and target (joint vocabulary)");
+  model("fused_attention", F::String, &M::fused_attention,
+        "auto: LibTorch >= 2.0's fused scaled_dot_product_attention; off: the explicit softmax "
+        "(always the explicit one on LibTorch 1.x)",
+        {"auto", "off"});
+  model("ds_init_alpha", F::Double, &M::ds_init_alpha,
+        "ds_init: Glorot bound times alpha / sqrt(layer) (Zhang et al. 2019)");
+  model("mix_ln_alpha", F::Double, &M::mix_ln_alpha,
+        "norm mix: Post-LN in the first floor(alpha * L) layers of each stack, Pre-LN in the "
+        "rest (Li et al. 2024, arXiv 2412.13795)")
+      .range = kUnitInterval;
+  model("dyt_alpha", F::Double, &M::dyt_alpha,
+        "norm dyt: initial value of each DyT's learnable scalar alpha in gamma * tanh(alpha x) + "
+        "beta (Zhu et al. 2025, arXiv 2503.10622)")
+      .range = kPositive;
+
+  auto model_sub = [&](std::string key, std::function<std::string*(M&)> member, std::string doc,
+                       std::vector<std::string> choices = {}) {
+    f.push_back(FieldSpec{"model." + key, F::String, std::move(doc), std::move(choices), {},
+                          [member](RunConfig& c) -> void* { return member(c.model); }});
+  };
+  model_sub("lstm.hidden", [](M& m) { return &m.lstm.hidden; },
+            "depthwise_lstm: hidden computation, ffn (eq. 8) or lstm (eq. 6)", {"ffn", "lstm"});
+  model_sub("lstm.merge", [](M& m) { return &m.lstm.merge; },
+            "depthwise_lstm decoder: merge attention outputs by add or concat", {"add", "concat"});
+  model_sub("lstm.share", [](M& m) { return &m.lstm.share; },
+            "depthwise_lstm: parameters shared across a stack's layers", {"gates", "all", "none"});
+  model_sub("admin.profile", [](M& m) { return &m.admin.profile; },
+            "admin: reuse a stored profile (run id) or a JSON file; empty: profile the first batch");
+
+  auto data = [&](std::string key, F type, auto D::*member, std::string doc,
+                  std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(field("data." + key, type, &RunConfig::data, member, doc, choices));
+    return f.back();
+  };
+  data("task", F::String, &D::task, "parallel text files or the built-in synthetic task",
+       {"parallel", "synthetic"});
+  data("train_source", F::Path, &D::train_source, "training source text (plain or .gz)");
+  data("train_target", F::Path, &D::train_target, "training target text, line-aligned");
+  data("valid_source", F::Path, &D::valid_source, "validation source text");
+  data("valid_target", F::Path, &D::valid_target, "validation target text");
+  data("test_source", F::Path, &D::test_source, "test source text");
+  data("test_target", F::Path, &D::test_target, "test target text (BLEU reference)");
+  data("max_tokens", F::Int, &D::max_tokens, "token budget per batch (rows x padded length)").range = kPositive;
+  data("max_len", F::Int, &D::max_len, "drop training pairs longer than this (subwords)").range = kPositive;
+
+  auto sub = [&](std::string key, F type, auto member_of_run, std::string doc,
+                 std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
+                          member_of_run});
+    return f.back();
+  };
+  sub("data.vocab.type", F::String, [](RunConfig& c) -> void* { return &c.data.vocab.type; },
+      "SentencePiece model type", {"bpe", "unigram"});
+  sub("data.vocab.size", F::Int, [](RunConfig& c) -> void* { return &c.data.vocab.size; },
+      "joint vocabulary size");
+  sub("data.synthetic.vocab", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.vocab; }, "content symbols").range = kPositive;
+  sub("data.synthetic.min_len", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.min_len; }, "shortest sentence").range = kPositive;
+  sub("data.synthetic.max_len", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.max_len; }, "longest sentence");
+  sub("data.synthetic.train_size", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.train_size; }, "training pairs").range = kPositive;
+  sub("data.synthetic.valid_size", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.valid_size; }, "validation pairs");
+  sub("data.synthetic.test_size", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.test_size; }, "test pairs");
+  sub("data.synthetic.seed", F::UInt,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.seed; }, "the task's seed");
+
+  auto train = [&](std::string key, F type, auto T::*member, std::string doc,
+                   std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(field("train." + key, type, &RunConfig::train, member, doc, choices));
+    return f.back();
+  };
+  train("optimizer", F::String, &T::optimizer, "Adam or RAdam (Liu et al. 2019)",
+        {"adam", "radam"});
+  train("lr", F::Double, &T::lr, "peak learning rate").range = kPositive;
+  train("betas", F::DoublePair, &T::betas, "Adam betas [beta1, beta2]");
+  train("eps", F::Double, &T::eps, "Adam epsilon").range = kPositive;
+  train("weight_decay", F::Double, &T::weight_decay, "decoupled weight decay").range = kNonNegative;
+  train("warmup", F::Int, &T::warmup, "inverse-sqrt schedule warmup updates (0: constant)").range = kNonNegative;
+  train("max_updates", F::Int, &T::max_updates, "number of updates").range = kPositive;
+  train("label_smoothing", F::Double, &T::label_smoothing, "label smoothing epsilon").range = kProbability;
+  train("update_tokens", F::Int, &T::update_tokens,
+        "accumulate gradients up to this many target tokens per update (0: one batch)").range = kNonNegative;
+  train("clip_norm", F::Double, &T::clip_norm, "clip the global gradient norm (0: off)").range = kNonNegative;
+  train("seed", F::UInt, &T::seed, "seed of parameters, dropout and batch order");
+  train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates").range = kPositive;
+  train("log_every", F::Int, &T::log_every, "store training metrics every K updates").range = kPositive;
+  train("grad_norm_every", F::Int, &T::grad_norm_every,
+        "store per-layer parameter-gradient norms gradnorm.<layer> every K updates (0: off; methods.md s5.3)").range = kNonNegative;
+  train("keep_checkpoint_every", F::Int, &T::keep_checkpoint_every,
+        "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over training (`--checkpoint STEP`; 0: off)").range = kNonNegative;
+  train("divergence_factor", F::Double, &T::divergence_factor,
+        "diverged when loss exceeds this multiple of the first loss (0: off)").range = kNonNegative;
+  train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)").range = kNonNegative;
+  train("precision", F::String, &T::precision,
+        "forward under autocast: fp32 (off), bf16, or fp16 with dynamic loss scaling (CUDA "
+        "only); loss, LayerNorm and softmax stay fp32 (docs/performance.md)",
+        {"fp32", "bf16", "fp16"});
+  train("checkpoint_activations", F::Bool, &T::checkpoint_activations,
+        "recompute each encoder/decoder layer in backward instead of storing its activations "
+        "(residual connection; less memory, ~1 more forward)");
+
+  auto eval = [&](std::string key, F type, auto E::*member, std::string doc) -> FieldSpec& {
+    f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));
+    return f.back();
+  };
+  eval("beam", F::Int, &E::beam, "beam size (1: greedy)").range = kPositive;
+  eval("length_penalty", F::Double, &E::length_penalty, "beam score / length^penalty");
+  eval("max_len_a", F::Double, &E::max_len_a, "max output length = a * source length + b");
+  eval("max_len_b", F::Int, &E::max_len_b, "see max_len_a");
+  eval("max_sentences", F::Int, &E::max_sentences, "decode only the first K test sentences (0: all)").range = kNonNegative;
+  return f;
+}
+
+const char* type_name(FieldType type) {
+  switch (type) {
+    case FieldType::Int: return "int";
+    case FieldType::UInt: return "uint";
+    case FieldType::Double: return "float";
+    case FieldType::Bool: return "bool";
+    case FieldType::String: return "string";
+    case FieldType::Path: return "path";
+    case FieldType::DoublePair: return "[float, float]";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool Range::contains(double v) const {
+  return (min_open ? v > min : v >= min) && (max_open ? v < max : v <= max);
+}
+
+std::string Range::text() const {
+  if (max >= 1e308) return std::string(min_open ? "> " : ">= ") + double_text(min);
+  if (min <= -1e308) return std::string(max_open ? "< " : "<= ") + double_text(max);
+  return std::string("in ") + (min_open ? "(" : "[") + double_text(min) + ", " +
+         double_text(max) + (max_open ? ")" : "]");
+}
+
+double numeric_value(const RunConfig& config, const FieldSpec& field) {
+  void* p = field.member(const_cast<RunConfig&>(config));
+  switch (field.type) {
+    case FieldType::Int: return *static_cast<int*>(p);
+    case FieldType::UInt: return static_cast<double>(*static_cast<std::uint64_t*>(p));
+    case FieldType::Double: return *static_cast<double*>(p);
+    default: return 0;
+  }
+}
+
+std::string double_text(double v) {
+  // The shortest of 15..17 significant digits that reads back as exactly v: 0.1 stays "0.1",
+  // 0.1 + 0.2 needs all 17. (A fixed 10 digits lost values: YAML written for a run did not
+  // read back as the same config, so a resumed run trained with different numbers.)
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out.precision(precision);
+    out << v;
+    text = out.str();
+    std::istringstream back(text);
+    back.imbue(std::locale::classic());
+    double parsed = 0;
+    if ((back >> parsed) && parsed == v) break;
+  }
+  return text;
+}
+
+const std::vector<FieldSpec>& config_fields() {
+  static const std::vector<FieldSpec> fields = build_fields();
+  return fields;
+}
+
+const FieldSpec* find_field(const std::string& key) {
+  for (const auto& f : config_fields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> keys;
+  for (const auto& f : config_fields()) keys.push_back(f.key);
+  return keys;
+}
+
+std::string field_value_text(const RunConfig& config, const FieldSpec& field) {
+  void* p = field.member(const_cast<RunConfig&>(config));
+  switch (field.type) {
+    case FieldType::Int: return std::to_string(*static_cast<int*>(p));
+    case FieldType::UInt: return std::to_string(*static_cast<std::uint64_t*>(p));
+    case FieldType::Double: return double_text(*static_cast<double*>(p));
+    case FieldType::Bool: return *static_cast<bool*>(p) ? "true" : "false";
+    case FieldType::String:
+    case FieldType::Path: return *static_cast<std::string*>(p);
+    case FieldType::DoublePair: {
+      const auto& pair = *static_cast<std::array<double, 2>*>(p);
+      return "[" + double_text(pair[0]) + ", " + double_text(pair[1]) + "]";
+    }
+  }
+  return "";
+}
+
+std::string config_reference_markdown() {
+  const RunConfig defaults;
+  std::string out = "| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
+  for (const auto& f : config_fields()) {
+    std::string meaning = f.doc;
+    if (f.range.limited()) meaning += " (" + f.range.text() + ")";
+    if (!f.choices.empty()) {
+      meaning += " (";
+      for (size_t i = 0; i < f.choices.size(); ++i) meaning += (i ? " \\| " : "") + f.choices[i];
+      meaning += ")";
+    }
+    std::string value = field_value_text(defaults, f);
+    out += "| `" + f.key + "` | " + type_name(f.type) + " | " +
+           (value.empty() ? "" : "`" + value + "`") + " | " + meaning + " |\n";
+  }
+  return out;
+}
+
+}  // namespace fathom

@@ -1,0 +1,14 @@
+#pragma once
+// A whole file's bytes, gunzipped when it is gzip (detected by the magic bytes 1f 8b, so a
+// compressed file without a .gz suffix works and a plain one named .gz is read as it is).
+// The corpus reader (core/data/text_reader.h) and the BLEU reader (base/metrics/text_lines.h)
+// both read through it, so they cannot disagree on what a file holds.
+#include <string>
+
+namespace fathom {
+
+// Throws InputError naming the file when it cannot be opened or read, or its gzip stream is
+// corrupt or truncated.
+std::string read_file_bytes(const std::string& path);
+
+}  // namespace fathom
