@@ -6,8 +6,8 @@
 
 #include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
-#include "core/model/registry.h"
 #include "base/util/error.h"
+#include "core/model/registry.h"
 
 namespace fathom::analysis {
 namespace {
@@ -49,8 +49,11 @@ void start_matrix(BetaMatrix& m, const char* stack, int sublayers) {
 }
 
 nlohmann::json matrix_json(const BetaMatrix& m) {
-  nlohmann::json j{{"labels", m.labels}, {"rows", m.rows},     {"beta", m.beta},
-                   {"bias", m.bias},     {"sum_sq", m.sum_sq}};
+  nlohmann::json j{{"labels", m.labels},
+                   {"rows", m.rows},
+                   {"beta", m.beta},
+                   {"bias", m.bias},
+                   {"sum_sq", m.sum_sq}};
   j["final"] = m.final_row ? nlohmann::json{{"label", m.final_label},
                                             {"beta", m.final_row->beta},
                                             {"bias", m.final_row->bias},
@@ -119,15 +122,16 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
                         StreamDecomposer::Transform transform) {
   const ModelConfig& m = model.config();
   if (m.connection != "residual")
-    throw std::invalid_argument("beta needs a residual stream; model.connection '" +
-                                m.connection + "' has none (methods.md s4)");
+    throw std::invalid_argument("beta needs a residual stream; model.connection '" + m.connection +
+                                "' has none (methods.md s4)");
   BetaResult result;
   // Only a LayerNorm is affine once its per-token statistics are known; other norms are not
   // decomposed, and the result says what that leaves out.
   const std::string style = resolve_sublayer_style(m);
   const std::string normalization = methods().sublayer_styles.find(style)->normalization;
   if (normalization == "DyT")
-    result.note = "model.norm '" + style + "': DyT (gamma tanh(alpha x) + beta) in place of every "
+    result.note = "model.norm '" + style +
+                  "': DyT (gamma tanh(alpha x) + beta) in place of every "
                   "LayerNorm. The stream between them is a plain sum, so each sub-layer's row is "
                   "exact; DyT is not affine, so no row follows a stack's final DyT.";
   start_matrix(result.encoder, "enc", 2 * m.encoder_layers);
@@ -163,7 +167,8 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
 
 void register_beta(AnalysisRegistry& registry) {
   Analysis a;
-  a.doc = "layer dependency beta_{i,j}: share of branch j in output i (Admin s4.1, methods.md s5.1)";
+  a.doc =
+      "layer dependency beta_{i,j}: share of branch j in output i (Admin s4.1, methods.md s5.1)";
   a.run = [](std::vector<Subject>& subjects, const AnalysisParams&) {
     Subject& s = subjects.at(0);
     try {

@@ -28,13 +28,13 @@ struct BetaRow {
 };
 
 struct BetaMatrix {
-  std::vector<std::string> labels;         // columns: "enc.embed", "enc.0.self_attn", ...
-  std::vector<std::string> rows;           // outputs: the sub-layers, in forward order
-  std::vector<std::vector<double>> beta;   // [rows][labels], 0 where j > i
-  std::vector<double> sum_sq;              // [rows] sum_j beta_{i,j}^2
-  std::vector<double> bias;                // [rows] the LayerNorm bias term's share
-  std::optional<BetaRow> final_row;        // after the stack's final LN (Pre-LN)
-  std::string final_label;                 // e.g. "enc.final_norm"
+  std::vector<std::string> labels;        // columns: "enc.embed", "enc.0.self_attn", ...
+  std::vector<std::string> rows;          // outputs: the sub-layers, in forward order
+  std::vector<std::vector<double>> beta;  // [rows][labels], 0 where j > i
+  std::vector<double> sum_sq;             // [rows] sum_j beta_{i,j}^2
+  std::vector<double> bias;               // [rows] the LayerNorm bias term's share
+  std::optional<BetaRow> final_row;       // after the stack's final LN (Pre-LN)
+  std::string final_label;                // e.g. "enc.final_norm"
 };
 
 struct BetaResult {

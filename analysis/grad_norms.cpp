@@ -30,10 +30,14 @@ const std::vector<std::string> kGroupOrder{"enc_attn",     "enc_ffn", "enc_lstm"
 std::string grad_norm_group(const SublayerId& id) {
   const bool enc = id.stack == Stack::Encoder;
   switch (id.kind) {
-    case SublayerKind::SelfAttention: return enc ? "enc_attn" : "dec_self_attn";
-    case SublayerKind::EncoderAttention: return "dec_enc_attn";
-    case SublayerKind::FeedForward: return enc ? "enc_ffn" : "dec_ffn";
-    case SublayerKind::Lstm: return enc ? "enc_lstm" : "dec_lstm";
+    case SublayerKind::SelfAttention:
+      return enc ? "enc_attn" : "dec_self_attn";
+    case SublayerKind::EncoderAttention:
+      return "dec_enc_attn";
+    case SublayerKind::FeedForward:
+      return enc ? "enc_ffn" : "dec_ffn";
+    case SublayerKind::Lstm:
+      return enc ? "enc_lstm" : "dec_lstm";
   }
   return "other";
 }
@@ -44,8 +48,8 @@ std::vector<SublayerGradNorm> sublayer_grad_norms(TransformerImpl& model, const 
   std::vector<SublayerGradNorm> out;
   try {
     ObservedEval observed(model, &recorder);
-    LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
-                                        label_smoothing);
+    LossSums sums =
+        label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
     observed.detach();
     (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
     for (const auto& [id, t] : recorder.outputs)
@@ -77,8 +81,8 @@ nlohmann::json run_grad_norms(std::vector<Subject>& subjects, const AnalysisPara
     groups[g].push_back(r);
     group_labels[g].push_back(n.id.name());
   }
-  return {{"labels", labels},       {"norms", raw},   {"relative", relative},
-          {"max_norm", largest},    {"groups", groups}, {"group_labels", group_labels}};
+  return {{"labels", labels},    {"norms", raw},     {"relative", relative},
+          {"max_norm", largest}, {"groups", groups}, {"group_labels", group_labels}};
 }
 
 void print_grad_norms(const nlohmann::json& result, std::ostream& out) {
@@ -114,8 +118,9 @@ void print_grad_norms(const nlohmann::json& result, std::ostream& out) {
 
 void register_grad_norms(AnalysisRegistry& registry) {
   Analysis a;
-  a.doc = "||dL/dx_k|| of every sub-layer output on the first batch, relative to the largest "
-          "(Admin fig. 3, methods.md s5.3)";
+  a.doc =
+      "||dL/dx_k|| of every sub-layer output on the first batch, relative to the largest "
+      "(Admin fig. 3, methods.md s5.3)";
   a.run = run_grad_norms;
   a.print = print_grad_norms;
   registry.emplace("grad-norms", std::move(a));

@@ -10,12 +10,12 @@
 #include "analysis/observed_eval.h"
 #include "analysis/stream_decomposition.h"
 #include "base/metrics/bleu.h"
+#include "base/util/error.h"
+#include "base/util/progress.h"
 #include "core/train/batch_stream.h"
 #include "core/train/evaluate.h"
 #include "core/train/final_evaluation.h"
 #include "core/train/loss.h"
-#include "base/util/error.h"
-#include "base/util/progress.h"
 
 namespace fathom::analysis {
 
@@ -109,7 +109,8 @@ LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
 }
 
 std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const torch::Tensor& y) {
-  const torch::Tensor X = torch::cat({x.to(torch::kFloat64), torch::ones({x.size(0), 1}, torch::kFloat64)}, 1);
+  const torch::Tensor X =
+      torch::cat({x.to(torch::kFloat64), torch::ones({x.size(0), 1}, torch::kFloat64)}, 1);
   const torch::Tensor Y = y.to(torch::kFloat64);
   torch::Tensor gram = torch::matmul(X.t(), X);
   const double ridge = 1e-8 * gram.diagonal().mean().item<double>();
@@ -181,7 +182,8 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
     if (!task) return (map.apply(mse.valid_input) - mse.valid_target).pow(2).mean().item<double>();
     ObservedEval observed(model, &map);
     return evaluate_loss(model, s.data->valid, s.config.data.max_tokens, torch::kCPU,
-                         s.config.train.label_smoothing).loss;
+                         s.config.train.label_smoothing)
+        .loss;
   };
   TrainReport report;
   report.start_objective = report.best_objective = validation();
@@ -284,8 +286,10 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
 
   // The least-squares sample (the first training batches) and the MSE objective's held-out
   // pairs (the first validation batches).
-  const std::vector<Batch> sample = first_batches(s.data->train, s.config, params.sample_batches, true);
-  const std::vector<Batch> held_out = first_batches(s.data->valid, s.config, params.sample_batches, false);
+  const std::vector<Batch> sample =
+      first_batches(s.data->train, s.config, params.sample_batches, true);
+  const std::vector<Batch> held_out =
+      first_batches(s.data->valid, s.config, params.sample_batches, false);
   const Scores full = evaluate(model, s, nullptr);
   bar.update(1, "full model");
   nlohmann::json rows = nlohmann::json::array();
@@ -301,8 +305,9 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
       return (linear.apply(pairs.x) - pairs.y).pow(2).mean().item<double>();
     };
     const double start_mse = fit_mse();
-    const TrainReport trained = train_map(
-        model, s, linear, {pairs.x, pairs.y, valid_pairs.x, valid_pairs.y}, params.objective, params);
+    const TrainReport trained =
+        train_map(model, s, linear, {pairs.x, pairs.y, valid_pairs.x, valid_pairs.y},
+                  params.objective, params);
     const double end_mse = fit_mse();
     const Scores replaced = evaluate(model, s, &linear);
 
@@ -310,8 +315,9 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
     const int64_t w = pairs.y.size(1);
     AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(w),
                            torch::zeros({w}));
-    const TrainReport control_trained = train_map(
-        model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y}, params.objective, params);
+    const TrainReport control_trained =
+        train_map(model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y},
+                  params.objective, params);
     const Scores kept = evaluate(model, s, &control);
 
     nlohmann::json row = scores_json(replaced, full, trained);
@@ -349,10 +355,11 @@ std::string number(const nlohmann::json& v, const char* format) {
 
 void print_linearize(const nlohmann::json& result, std::ostream& out) {
   const auto& full = result.at("full");
-  const int max_steps = result.contains("max_steps") ? result["max_steps"].get<int>()
-                                                     : result.value("steps", 0);
+  const int max_steps =
+      result.contains("max_steps") ? result["max_steps"].get<int>() : result.value("steps", 0);
   out << "layer linearization (objective " << result.at("objective").get<std::string>()
-      << ", at most " << max_steps << " steps, early stopping on validation); full model: valid ppl "
+      << ", at most " << max_steps
+      << " steps, early stopping on validation); full model: valid ppl "
       << number(full.at("valid_ppl"), "%.3f") << ", BLEU " << number(full.at("bleu"), "%.2f")
       << "\n";
   char line[240];
@@ -368,16 +375,14 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
     };
     const std::string steps = r.contains("steps") ? std::to_string(r["steps"].get<int>()) : "-";
     const std::string ctl_steps = c.contains("steps") ? std::to_string(c["steps"].get<int>()) : "-";
-    std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11.4g\n",
-                  r.at("layer").get<std::string>().c_str(),
-                  number(r.at("valid_ppl"), "%.3f").c_str(),
-                  number(r.at("ppl_change_pct"), "%+.2f").c_str(),
-                  number(r.at("bleu"), "%.2f").c_str(),
-                  number(r.at("bleu_change_pct"), "%+.2f").c_str(), steps.c_str(),
-                  number(field(c, "ppl_change_pct"), "%+.2f").c_str(),
-                  number(field(c, "bleu_change_pct"), "%+.2f").c_str(), ctl_steps.c_str(),
-                  number(field(r, "bleu_vs_control_pct"), "%+.2f").c_str(),
-                  r.at("lstsq_mse").get<double>());
+    std::snprintf(
+        line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11.4g\n",
+        r.at("layer").get<std::string>().c_str(), number(r.at("valid_ppl"), "%.3f").c_str(),
+        number(r.at("ppl_change_pct"), "%+.2f").c_str(), number(r.at("bleu"), "%.2f").c_str(),
+        number(r.at("bleu_change_pct"), "%+.2f").c_str(), steps.c_str(),
+        number(field(c, "ppl_change_pct"), "%+.2f").c_str(),
+        number(field(c, "bleu_change_pct"), "%+.2f").c_str(), ctl_steps.c_str(),
+        number(field(r, "bleu_vs_control_pct"), "%+.2f").c_str(), r.at("lstsq_mse").get<double>());
     out << line;
   }
   out << "  ctl = the control: the layer kept, an affine map after it trained the same way; "
@@ -388,8 +393,9 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
 
 void register_linearize(AnalysisRegistry& registry) {
   Analysis a;
-  a.doc = "replace whole layers by trained linear maps y = Wx + b and evaluate, against a "
-          "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4)";
+  a.doc =
+      "replace whole layers by trained linear maps y = Wx + b and evaluate, against a "
+      "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4)";
   a.options = {"layers", "objective", "steps", "lr", "eval-every", "patience"};
   a.run = run_linearize;
   a.print = print_linearize;

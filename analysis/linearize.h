@@ -22,14 +22,13 @@ namespace fathom::analysis {
 
 struct LayerRef {
   Stack stack = Stack::Encoder;
-  int layer = 0;  // 0-based
+  int layer = 0;             // 0-based
   std::string name() const;  // 1-based as in the paper's tables: "enc.1"
 };
 
 // "enc:1-6,dec:2" (1-based, inclusive ranges) -> layers; "" = every layer of both stacks.
 // Throws std::invalid_argument naming the bad part.
-std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers,
-                                   int decoder_layers);
+std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers, int decoder_layers);
 
 // state -> state W^T + b for one layer: in place of the layer (replace_layer) or, for the
 // control, after it (layer_output). Installed as the model's observer.

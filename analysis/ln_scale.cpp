@@ -69,13 +69,13 @@ nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams
         dyt.push_back({{"name", e.name.substr(0, e.name.rfind(".alpha"))},
                        {"alpha", e.tensor.item<double>()}});
     result["dyt"] = dyt;
-    result["note"] = "model.norm '" + style + "' has no LayerNorm: every one is DyT(x) = gamma "
+    result["note"] = "model.norm '" + style +
+                     "' has no LayerNorm: every one is DyT(x) = gamma "
                      "tanh(alpha x) + beta, which divides by no sigma, so w/sigma is not defined. "
                      "Each DyT's alpha is listed instead (its slope at 0 is gamma * alpha).";
   } else if (norms.empty()) {
-    result["note"] = "no Post-LN LayerNorms: model.norm '" + s.config.model.norm +
-                     "', init '" + s.config.model.init + "', connection '" +
-                     s.config.model.connection + "'";
+    result["note"] = "no Post-LN LayerNorms: model.norm '" + s.config.model.norm + "', init '" +
+                     s.config.model.init + "', connection '" + s.config.model.connection + "'";
   }
   return result;
 }
@@ -94,8 +94,8 @@ void print_ln_scale(const nlohmann::json& result, std::ostream& out) {
   out << "w/sigma of each Post-LN LayerNorm (mean over tokens of mean|w| / sigma; < 1 shrinks "
          "the shortcut)\n";
   char line[160];
-  std::snprintf(line, sizeof line, "  %-32s %10s %10s %10s %10s\n", "layer norm", "w/sigma",
-                "min", "max", "sigma");
+  std::snprintf(line, sizeof line, "  %-32s %10s %10s %10s %10s\n", "layer norm", "w/sigma", "min",
+                "max", "sigma");
   out << line;
   for (const auto& n : result.at("norms")) {
     std::snprintf(line, sizeof line, "  %-32s %10.4f %10.4f %10.4f %10.4f\n",

@@ -14,7 +14,7 @@
 namespace fathom::analysis {
 
 struct LnScale {
-  std::string name;       // the LayerNorm, e.g. "enc.0.self_attn.post_norm"
+  std::string name;  // the LayerNorm, e.g. "enc.0.self_attn.post_norm"
   SublayerId owner;
   double w_over_sigma = 0;  // mean over tokens of mean_d |w_d| / sigma_t
   double min = 0, max = 0;  // over tokens

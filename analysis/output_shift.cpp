@@ -10,9 +10,9 @@
 #include "analysis/builtin_analyses.h"
 #include "analysis/fit.h"
 #include "analysis/stream_decomposition.h"
-#include "core/train/loss.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
+#include "core/train/loss.h"
 
 namespace fathom::analysis {
 namespace {
@@ -44,8 +44,8 @@ std::vector<torch::Tensor> gradient_signs(TransformerImpl& model, const Batch& b
                                           const std::vector<torch::Tensor>& weights,
                                           double label_smoothing) {
   model.zero_grad();
-  LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
-                                      label_smoothing);
+  LossSums sums =
+      label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
   (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
   std::vector<torch::Tensor> signs;
   for (const auto& w : weights)
@@ -218,8 +218,9 @@ void print_output_shift(const nlohmann::json& result, std::ostream& out) {
 
 void register_output_shift(AnalysisRegistry& registry) {
   Analysis a;
-  a.doc = "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
-          "(Admin s4.2, methods.md s5.2)";
+  a.doc =
+      "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
+      "(Admin s4.2, methods.md s5.2)";
   a.takes_many_configs = true;
   a.options = {"depths", "perturb", "draws", "inits", "eps"};
   a.run = run_output_shift;

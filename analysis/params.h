@@ -13,19 +13,19 @@
 namespace fathom::analysis {
 
 struct AnalysisParams {
-  std::vector<int> depths;            // output-shift: encoder depths N to sweep
-  std::string perturb = "random";     // output-shift: random | update (methods.md s5.2)
-  int draws = 3;                      // output-shift: random perturbations averaged
-  int inits = 1;                      // output-shift: initializations averaged (seeds seed..seed+K-1)
-  double eps = 1e-4;                  // output-shift: perturbation size (eta for `update`)
-  std::string layers;                 // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
-  std::string objective = "task";     // linearize: task (loss) | mse (to F_l's output)
-  int steps = 2000;                   // linearize: most Adam updates of W, b per layer
-  double lr = 1e-3;                   // linearize: Adam learning rate
-  int eval_every = 100;               // linearize: updates between validation checks
-  int patience = 3;                   // linearize: checks without improvement before stopping
-  int sample_batches = 8;             // linearize: training batches of the least-squares fit (no flag)
-  bool progress = true;               // progress bars on stderr (not recorded)
+  std::vector<int> depths;         // output-shift: encoder depths N to sweep
+  std::string perturb = "random";  // output-shift: random | update (methods.md s5.2)
+  int draws = 3;                   // output-shift: random perturbations averaged
+  int inits = 1;                   // output-shift: initializations averaged (seeds seed..seed+K-1)
+  double eps = 1e-4;               // output-shift: perturbation size (eta for `update`)
+  std::string layers;              // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
+  std::string objective = "task";  // linearize: task (loss) | mse (to F_l's output)
+  int steps = 2000;                // linearize: most Adam updates of W, b per layer
+  double lr = 1e-3;                // linearize: Adam learning rate
+  int eval_every = 100;            // linearize: updates between validation checks
+  int patience = 3;                // linearize: checks without improvement before stopping
+  int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
+  bool progress = true;            // progress bars on stderr (not recorded)
 
   nlohmann::json to_json() const;
 };
@@ -35,12 +35,12 @@ struct AnalysisOption {
                              std::string AnalysisParams::*, std::vector<int> AnalysisParams::*>;
   enum class Bound { Any, Positive, NonNegative };
 
-  std::string flag;                   // without "--", e.g. "eval-every"
+  std::string flag;  // without "--", e.g. "eval-every"
   Field field;
   std::string help;
-  std::vector<std::string> choices;   // a text option's allowed values; empty: any text
-  Bound bound = Bound::Any;           // a number's range
-  bool required = false;              // must be given whenever the analysis runs
+  std::vector<std::string> choices;  // a text option's allowed values; empty: any text
+  Bound bound = Bound::Any;          // a number's range
+  bool required = false;             // must be given whenever the analysis runs
 };
 
 // Every option, in the order `--help` lists them.

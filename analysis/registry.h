@@ -18,7 +18,7 @@
 namespace fathom::analysis {
 
 struct Analysis {
-  std::string doc;                    // one line for `fathom analyze --help`
+  std::string doc;  // one line for `fathom analyze --help`
   // Several CONFIGs compared in one table (they build their own models); otherwise exactly
   // one RUN or CONFIG whose model is loaded before run() is called.
   bool takes_many_configs = false;

@@ -64,10 +64,10 @@ void StreamDecomposer::on_sublayer(const SublayerId& id, const SublayerTrace& tr
   // least squares over all positions.
   const torch::Tensor sum = as_double(norm ? norm->input : trace.output);
   const torch::Tensor shortcut = sum - f;
-  const torch::Tensor scale =
-      (shortcut * x).sum(at::IntArrayRef{0, 1}) / (x * x).sum(at::IntArrayRef{0, 1}).clamp_min(1e-300);  // [d]
-  const double residual = (shortcut - scale * x).abs().max().item<double>() /
-                          (1.0 + sum.abs().max().item<double>());
+  const torch::Tensor scale = (shortcut * x).sum(at::IntArrayRef{0, 1}) /
+                              (x * x).sum(at::IntArrayRef{0, 1}).clamp_min(1e-300);  // [d]
+  const double residual =
+      (shortcut - scale * x).abs().max().item<double>() / (1.0 + sum.abs().max().item<double>());
   worst_scale_residual_ = std::max(worst_scale_residual_, residual);
   if (residual > kScaleTolerance)
     throw std::invalid_argument("sub-layer " + id.name() +

@@ -26,7 +26,7 @@ namespace fathom::analysis {
 
 // The stream right after one sub-layer, or after a stack's final LayerNorm.
 struct StreamStep {
-  SublayerId id;                                  // for final_norm: the stack's last sub-layer
+  SublayerId id;  // for final_norm: the stack's last sub-layer
   bool final_norm = false;
   const std::vector<torch::Tensor>& components;  // [B, T, d] each; 0 = embedding
   const torch::Tensor& bias;                     // [B, T, d], the carried LayerNorm biases

@@ -3,12 +3,12 @@
 #include <filesystem>
 
 #include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "core/data/dataset.h"
 #include "core/model/admin.h"
 #include "core/model/registry.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
-#include "base/util/error.h"
 
 namespace fathom::analysis {
 

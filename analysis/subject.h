@@ -16,7 +16,7 @@
 namespace fathom::analysis {
 
 struct Subject {
-  std::string label;              // "run 12 (best)" or the config file
+  std::string label;  // "run 12 (best)" or the config file
   RunConfig config;
   int64_t vocab_size = 0;
   Batch batch;                    // the first training batch, on the CPU
@@ -44,10 +44,10 @@ Subject subject_from_config(const std::string& path, const std::vector<std::stri
 // `config_yaml` and the stored Admin profile, if any).
 struct StoredRun {
   int64_t id = 0;
-  std::string config_yaml;          // runs.config_yaml
-  std::string checkpoint;           // best | last | init
-  std::string checkpoint_path;      // "" for init
-  std::string admin_profile_json;   // tag admin.profile, "" if none
+  std::string config_yaml;         // runs.config_yaml
+  std::string checkpoint;          // best | last | init
+  std::string checkpoint_path;     // "" for init
+  std::string admin_profile_json;  // tag admin.profile, "" if none
 };
 Subject subject_from_run(const StoredRun& run, const std::string& cache_dir);
 

@@ -14,10 +14,10 @@
 #include "analysis/beta.h"
 #include "analysis/output_shift.h"
 #include "analysis/subject.h"
-#include "core/data/dataset.h"
-#include "core/train/device.h"
 #include "base/util/blas_setup.h"
 #include "base/util/strings.h"
+#include "core/data/dataset.h"
+#include "core/train/device.h"
 
 using namespace fathom;
 using Clock = std::chrono::steady_clock;

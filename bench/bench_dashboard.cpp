@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
 #include <QApplication>
 #include <QEventLoop>
 #include <QTimer>
-#include <unistd.h>
 
 #include <qcustomplot.h>
 
@@ -76,7 +76,8 @@ Stats stats(std::vector<double> v) {
 }
 
 void bench(long runs, long points, int reps, long groups) {
-  const fs::path dir = fs::temp_directory_path() / ("fathom_bench_dashboard_" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("fathom_bench_dashboard_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string db = (dir / "bench.db").string();
@@ -92,7 +93,8 @@ void bench(long runs, long points, int reps, long groups) {
     std::vector<fathom::db::MetricRow> rows;
     rows.reserve(points);
     for (long s = 0; s < points; ++s)
-      rows.emplace_back(s, "train_loss", 5.0 * std::exp(-s / (points / 3.0)) + 0.01 * ((s * 7919 + r) % 13), 0.0);
+      rows.emplace_back(s, "train_loss",
+                        5.0 * std::exp(-s / (points / 3.0)) + 0.01 * ((s * 7919 + r) % 13), 0.0);
     writer.write_metrics(id, rows);
     writer.mark_running(id, "bench", "cpu");
     writer.finish_run(id, "finished");  // not live: no metric-list rescans during the timing
@@ -137,7 +139,8 @@ void bench(long runs, long points, int reps, long groups) {
     QApplication::processEvents();
     regroup.push_back(ms_since(start));
   }
-  view.setBand(fathom::plot::parse_band(std::getenv("BENCH_BAND") ? std::getenv("BENCH_BAND") : "std"));
+  view.setBand(
+      fathom::plot::parse_band(std::getenv("BENCH_BAND") ? std::getenv("BENCH_BAND") : "std"));
 
   std::vector<double> full, paint, poll;
   fathom::gui::CurvePlot* chart = view.chart(QStringLiteral("train_loss"));
@@ -161,10 +164,11 @@ void bench(long runs, long points, int reps, long groups) {
     poll.push_back(ms_since(start));
   }
   const Stats f = stats(full), d = stats(paint), p = stats(poll);
-  std::printf("%5ld runs x %7ld points  %-9s  fill %6.1f s  load %8.1f ms  rebuild %7.1f ms (worst %7.1f)  "
-              "paint %6.1f ms (worst %6.1f)  poll+replot %7.1f ms (worst %7.1f)",
-              runs, points, groups > 0 ? (std::to_string(groups) + " groups").c_str() : "ungrouped", fill_s,
-              load_ms, f.median, f.worst, d.median, d.worst, p.median, p.worst);
+  std::printf(
+      "%5ld runs x %7ld points  %-9s  fill %6.1f s  load %8.1f ms  rebuild %7.1f ms (worst %7.1f)  "
+      "paint %6.1f ms (worst %6.1f)  poll+replot %7.1f ms (worst %7.1f)",
+      runs, points, groups > 0 ? (std::to_string(groups) + " groups").c_str() : "ungrouped", fill_s,
+      load_ms, f.median, f.worst, d.median, d.worst, p.median, p.worst);
   if (groups > 0) {
     const Stats g = stats(regroup);
     std::printf("  regroup %7.1f ms (worst %7.1f)", g.median, g.worst);
@@ -185,14 +189,20 @@ int main(int argc, char** argv) {
   int reps = 5;
   long max_total = 20'000'000;  // R x P above this is skipped (memory: ~60 bytes a point)
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--runs")) runs = parse_list(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--points")) points = parse_list(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--max-total")) max_total = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--groups")) groups = parse_list(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--runs"))
+      runs = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--points"))
+      points = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--max-total"))
+      max_total = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--groups"))
+      groups = parse_list(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] "
-                           "[--groups 0,20] [--reps 5] [--max-total N]\n");
+      std::fprintf(stderr,
+                   "usage: bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] "
+                   "[--groups 0,20] [--reps 5] [--max-total N]\n");
       return 2;
     }
   }

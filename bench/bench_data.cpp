@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
 
     t = std::chrono::steady_clock::now();
     fathom::Dataset d = fathom::load_dataset(cfg, cache.string(), "");
-    std::printf("load_dataset, uncached (train %s %d + encode): %.3f s\n",
-                cfg.vocab.type.c_str(), cfg.vocab.size, seconds_since(t));
+    std::printf("load_dataset, uncached (train %s %d + encode): %.3f s\n", cfg.vocab.type.c_str(),
+                cfg.vocab.size, seconds_since(t));
     t = std::chrono::steady_clock::now();
     d = fathom::load_dataset(cfg, cache.string(), "");
     std::printf("load_dataset, cached (read + encode train/valid/test): %.3f s\n",
@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
       for (std::size_t id : b)
         real += static_cast<std::int64_t>(std::max(d.train[id].src.size(), d.train[id].tgt.size()));
     }
-    std::printf("plan + epoch order: %.4f s; %zu batches of <= %d tokens, %.1f%% of padded "
-                "slots used\n",
-                seconds_since(t), plan.batches.size(), cfg.max_tokens, 100.0 * real / padded);
+    std::printf(
+        "plan + epoch order: %.4f s; %zu batches of <= %d tokens, %.1f%% of padded "
+        "slots used\n",
+        seconds_since(t), plan.batches.size(), cfg.max_tokens, 100.0 * real / padded);
     t = std::chrono::steady_clock::now();
     for (const auto& b : order) (void)fathom::collate(d.train, b);
     std::printf("collate one epoch: %.3f s\n", seconds_since(t));

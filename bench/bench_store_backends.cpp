@@ -35,7 +35,9 @@ using fathom::db::MetricWriter;
 using fathom::db::OpenMode;
 using fathom::db::Store;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct Options {
   std::string pg;
@@ -59,8 +61,9 @@ void reset(const std::string& location) {
     return;
   }
   fathom::db::PgConnection pg(location, "bench");
-  pg.exec("DROP TABLE IF EXISTS metrics, final_metrics, run_tags, artifacts, analyses, runs, "
-          "fathom_meta CASCADE");
+  pg.exec(
+      "DROP TABLE IF EXISTS metrics, final_metrics, run_tags, artifacts, analyses, runs, "
+      "fathom_meta CASCADE");
 }
 
 double writers(const std::string& location, const Options& o) {
@@ -68,7 +71,8 @@ double writers(const std::string& location, const Options& o) {
   std::vector<int64_t> runs;
   {
     auto store = Store::open(location);
-    for (int w = 0; w < o.writers; ++w) runs.push_back(store.create_run({"w" + std::to_string(w), "bench", "{}", "", "", "", ""}));
+    for (int w = 0; w < o.writers; ++w)
+      runs.push_back(store.create_run({"w" + std::to_string(w), "bench", "{}", "", "", "", ""}));
   }
   const auto start = Clock::now();
   std::vector<pid_t> pids;
@@ -78,7 +82,8 @@ double writers(const std::string& location, const Options& o) {
       try {
         auto store = Store::open(location);
         MetricWriter writer(store, runs[w]);
-        for (long i = 0; i < o.rows; ++i) writer.log(i / 5, "m" + std::to_string(i % 5), 1.0 / (1 + i));
+        for (long i = 0; i < o.rows; ++i)
+          writer.log(i / 5, "m" + std::to_string(i % 5), 1.0 / (1 + i));
         writer.flush();
       } catch (const std::exception& e) {
         std::fprintf(stderr, "writer: %s\n", e.what());
@@ -107,9 +112,12 @@ void dashboard(const std::string& location, const Options& o, Figures& f) {
     ids.push_back(id);
     rows.clear();
     for (int s = 1; s <= o.steps; ++s)
-      for (int m = 0; m < o.metrics; ++m) rows.emplace_back(s, "metric" + std::to_string(m), 1.0 / s, s);
+      for (int m = 0; m < o.metrics; ++m)
+        rows.emplace_back(s, "metric" + std::to_string(m), 1.0 / s, s);
     store.write_metrics(id, rows);
-    if (r % 50 == 49) std::fprintf(stderr, "  populate %s: %d/%d runs\r", store.url().scheme.c_str(), r + 1, o.runs);
+    if (r % 50 == 49)
+      std::fprintf(stderr, "  populate %s: %d/%d runs\r", store.url().scheme.c_str(), r + 1,
+                   o.runs);
   }
   f.populate_s = since(start);
   std::fprintf(stderr, "\n");
@@ -151,7 +159,8 @@ double log_cost(const std::string& location) {
 
 Figures measure(const std::string& location, const Options& o) {
   Figures f;
-  std::fprintf(stderr, "%s: %d writers x %ld rows\n", location.rfind("postgres", 0) == 0 ? "postgresql" : "sqlite", o.writers, o.rows);
+  std::fprintf(stderr, "%s: %d writers x %ld rows\n",
+               location.rfind("postgres", 0) == 0 ? "postgresql" : "sqlite", o.writers, o.rows);
   f.rows_per_s = writers(location, o);
   dashboard(location, o, f);
   f.log_us_per_update = log_cost(location);
@@ -166,24 +175,37 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("FATHOM_BENCH_PG_URL")) o.pg = env;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--pg") o.pg = v;
-    else if (k == "--writers") o.writers = std::stoi(v);
-    else if (k == "--rows") o.rows = std::stol(v);
-    else if (k == "--runs") o.runs = std::stoi(v);
-    else if (k == "--metrics") o.metrics = std::stoi(v);
-    else if (k == "--steps") o.steps = std::stoi(v);
-    else if (k == "--step-ms") o.step_ms = std::stod(v);
-    else { std::fprintf(stderr, "unknown option %s\n", k.c_str()); return 2; }
+    if (k == "--pg")
+      o.pg = v;
+    else if (k == "--writers")
+      o.writers = std::stoi(v);
+    else if (k == "--rows")
+      o.rows = std::stol(v);
+    else if (k == "--runs")
+      o.runs = std::stoi(v);
+    else if (k == "--metrics")
+      o.metrics = std::stoi(v);
+    else if (k == "--steps")
+      o.steps = std::stoi(v);
+    else if (k == "--step-ms")
+      o.step_ms = std::stod(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
   }
-  const fs::path dir = fs::temp_directory_path() / ("fathom_bench_backends_" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("fathom_bench_backends_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::map<std::string, Figures> figures;
   figures["sqlite"] = measure((dir / "bench.db").string(), o);
   if (!o.pg.empty()) figures["postgresql"] = measure(o.pg, o);
   fs::remove_all(dir);
 
-  std::printf("\nstore: %d writers x %ld rows; dashboard store %d runs x %d metrics x %d steps (%.1fM rows)\n",
-              o.writers, o.rows, o.runs, o.metrics, o.steps, o.runs * double(o.metrics) * o.steps / 1e6);
+  std::printf(
+      "\nstore: %d writers x %ld rows; dashboard store %d runs x %d metrics x %d steps (%.1fM "
+      "rows)\n",
+      o.writers, o.rows, o.runs, o.metrics, o.steps, o.runs * double(o.metrics) * o.steps / 1e6);
   std::printf("%-34s", "");
   for (const auto& [name, f] : figures) std::printf("%14s", name.c_str());
   if (figures.size() == 2) std::printf("%14s", "pg / sqlite");
@@ -201,7 +223,8 @@ int main(int argc, char** argv) {
   row("poll, p90 ms", &Figures::poll_ms_p90, "%14.2f");
   row("logging per update (us)", &Figures::log_us_per_update, "%14.2f");
   std::printf("%-34s", "logging / step (given step)");
-  for (const auto& [name, f] : figures) std::printf("%13.3f%%", 100 * f.log_us_per_update / (o.step_ms * 1e3));
+  for (const auto& [name, f] : figures)
+    std::printf("%13.3f%%", 100 * f.log_us_per_update / (o.step_ms * 1e3));
   std::printf("\n(step time %.1f ms from --step-ms; measure it with bench_train)\n", o.step_ms);
   return 0;
 }

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_sweep: %s not found; build the fathom target\n", fathom.c_str());
     return 1;
   }
-  const fs::path dir = fs::temp_directory_path() / ("fathom_bench_sweep_" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("fathom_bench_sweep_" + std::to_string(getpid()));
   fs::create_directories(dir);
   {
     std::ofstream config(dir / "base.yaml");
@@ -73,14 +74,16 @@ int main(int argc, char** argv) {
               "  synthetic: {vocab: 8, train_size: 500, valid_size: 20, test_size: 20}\n"
               "  max_tokens: 256\n"
               "train: {lr: 0.005, warmup: 10, max_updates: "
-           << updates << ", valid_every: " << updates << ", log_every: 10, threads: 1}\n"
-                         "eval: {beam: 1, max_sentences: 20}\n";
+           << updates << ", valid_every: " << updates
+           << ", log_every: 10, threads: 1}\n"
+              "eval: {beam: 1, max_sentences: 20}\n";
     std::ofstream sweep(dir / "sweep.yaml");
     sweep << "name: bench\nbase: base.yaml\nseeds: [";
     for (int i = 1; i <= runs; ++i) sweep << (i > 1 ? ", " : "") << i;
     sweep << "]\n";
   }
-  const std::string direct_db = (dir / "direct.db").string(), sweep_db = (dir / "sweep.db").string();
+  const std::string direct_db = (dir / "direct.db").string(),
+                    sweep_db = (dir / "sweep.db").string();
 
   const auto a0 = Clock::now();
   for (int i = 1; i <= runs; ++i)

@@ -11,11 +11,11 @@
 #include <string>
 #include <thread>
 
+#include "base/util/blas_setup.h"
+#include "base/util/malloc_setup.h"
 #include "bench/cpu_peak.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
-#include "base/util/blas_setup.h"
-#include "base/util/malloc_setup.h"
 
 using namespace fathom;
 using namespace fathom::bench;
@@ -37,24 +37,25 @@ int main(int argc, char** argv) {
   const StepTimes t = fathom.run(steps);
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
-  std::printf("size %s device %s norm %s precision %s checkpoint %d threads %d params %ld "
-              "rows %ld src %ld tgt %ld\n",
-              size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(),
-              int(checkpoint), torch::get_num_threads(),
-              long(fathom.model()->parameter_counts()["total"]), long(size.rows),
-              long(size.src_len), long(size.tgt_len));
-  std::printf("tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
-              "  %.0f page faults/step (malloc %s)\n",
-              t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward), t.ms(t.backward),
-              t.ms(t.update), double(t.minor_faults) / std::max(1, t.steps),
-              keep ? "keep" : "glibc");
+  std::printf(
+      "size %s device %s norm %s precision %s checkpoint %d threads %d params %ld "
+      "rows %ld src %ld tgt %ld\n",
+      size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(), int(checkpoint),
+      torch::get_num_threads(), long(fathom.model()->parameter_counts()["total"]), long(size.rows),
+      long(size.src_len), long(size.tgt_len));
+  std::printf(
+      "tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
+      "  %.0f page faults/step (malloc %s)\n",
+      t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward), t.ms(t.backward), t.ms(t.update),
+      double(t.minor_faults) / std::max(1, t.steps), keep ? "keep" : "glibc");
   const double achieved = train_flops_per_target_token(size) * t.tokens_per_s();
   std::printf("achieved %.2f GFLOP/s", achieved / 1e9);
   if (device.is_cpu()) {
     const CpuPeak cpu = read_cpu_peak();
     const int cores = threads > 0 ? threads : int(std::thread::hardware_concurrency());
-    std::printf(" = %.1f%% of %d core(s) x %d FLOP/cycle (%s) x %.0f MHz", 100 * achieved /
-                (cpu.per_core() * cores), cores, cpu.flops_per_cycle, cpu.isa.c_str(), cpu.mhz);
+    std::printf(" = %.1f%% of %d core(s) x %d FLOP/cycle (%s) x %.0f MHz",
+                100 * achieved / (cpu.per_core() * cores), cores, cpu.flops_per_cycle,
+                cpu.isa.c_str(), cpu.mhz);
   }
   std::printf("\n");
   struct rusage usage {};

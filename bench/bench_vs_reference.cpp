@@ -22,12 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "base/util/blas_setup.h"
+#include "base/util/malloc_setup.h"
 #include "bench/child_process.h"
 #include "bench/cpu_peak.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
-#include "base/util/blas_setup.h"
-#include "base/util/malloc_setup.h"
 
 using namespace fathom;
 using namespace fathom::bench;
@@ -45,10 +45,18 @@ double median(std::vector<double> v) {
 // key=value arguments over defaults; an unknown key is an error (a typo would mislead).
 std::map<std::string, std::string> parse_args(int argc, char** argv) {
   std::map<std::string, std::string> args{
-      {"size", "tiny"}, {"steps", "10"}, {"rounds", "6"}, {"threads", "1"},
-      {"device", "cpu"}, {"norm", "post"}, {"python", "/usr/bin/python3"},
-      {"script", FATHOM_SOURCE_DIR "/bench/reference/train_step.py"}, {"peak_tflops", "0"},
-      {"malloc", "keep"}, {"ref_torch_threads", "0"}, {"precision", "fp32"},
+      {"size", "tiny"},
+      {"steps", "10"},
+      {"rounds", "6"},
+      {"threads", "1"},
+      {"device", "cpu"},
+      {"norm", "post"},
+      {"python", "/usr/bin/python3"},
+      {"script", FATHOM_SOURCE_DIR "/bench/reference/train_step.py"},
+      {"peak_tflops", "0"},
+      {"malloc", "keep"},
+      {"ref_torch_threads", "0"},
+      {"precision", "fp32"},
       {"checkpoint", "0"}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -77,20 +85,21 @@ struct Round {
 };
 
 Round fathom_round(const StepTimes& t) {
-  return {t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward), t.ms(t.backward), t.ms(t.update),
-          t.steps ? double(t.minor_faults) / t.steps : 0.0};
+  return {t.tokens_per_s(), t.ms(t.total()), t.ms(t.forward),
+          t.ms(t.backward), t.ms(t.update),  t.steps ? double(t.minor_faults) / t.steps : 0.0};
 }
 
 Round reference_round(const json& j) {
-  return {j["tokens_per_s"], j["step_ms"], j["forward_ms"], j["backward_ms"], j["update_ms"],
-          j.value("minor_faults", 0.0) / std::max(1, j.value("steps", 1))};
+  return {j["tokens_per_s"], j["step_ms"],
+          j["forward_ms"],   j["backward_ms"],
+          j["update_ms"],    j.value("minor_faults", 0.0) / std::max(1, j.value("steps", 1))};
 }
 
 void print_round(const char* who, const Round& r) {
-  std::printf("  %-9s %9.0f tok/s  step %8.1f ms (forward %.1f, backward %.1f, clip+adam %.1f)"
-              "  %.0f page faults/step\n",
-              who, r.tokens_per_s, r.step_ms, r.forward_ms, r.backward_ms, r.update_ms,
-              r.faults_per_step);
+  std::printf(
+      "  %-9s %9.0f tok/s  step %8.1f ms (forward %.1f, backward %.1f, clip+adam %.1f)"
+      "  %.0f page faults/step\n",
+      who, r.tokens_per_s, r.step_ms, r.forward_ms, r.backward_ms, r.update_ms, r.faults_per_step);
 }
 
 Round median_round(const std::vector<Round>& rounds) {
@@ -99,8 +108,8 @@ Round median_round(const std::vector<Round>& rounds) {
     for (const auto& r : rounds) v.push_back(r.*f);
     return median(v);
   };
-  return {field(&Round::tokens_per_s), field(&Round::step_ms), field(&Round::forward_ms),
-          field(&Round::backward_ms), field(&Round::update_ms), field(&Round::faults_per_step)};
+  return {field(&Round::tokens_per_s), field(&Round::step_ms),   field(&Round::forward_ms),
+          field(&Round::backward_ms),  field(&Round::update_ms), field(&Round::faults_per_step)};
 }
 
 }  // namespace
@@ -124,20 +133,39 @@ int run_comparison(int argc, char** argv) {
   const bool checkpoint = args.at("checkpoint") == "1";
   FathomStep fathom(size, norm, device, args.at("precision"), checkpoint);
 
-  std::vector<std::string> reference_argv{args.at("python"), args.at("script"), "--serve",
-                          "--size", size.name, "--threads", std::to_string(threads),
-                          "--device", args.at("device"), "--norm", norm,
-                          "--d-model", std::to_string(size.d_model),
-                          "--heads", std::to_string(size.heads),
-                          "--d-ff", std::to_string(size.d_ff),
-                          "--encoder-layers", std::to_string(size.encoder_layers),
-                          "--decoder-layers", std::to_string(size.decoder_layers),
-                          "--vocab", std::to_string(size.vocab),
-                          "--rows", std::to_string(size.rows),
-                          "--src-len", std::to_string(size.src_len),
-                          "--tgt-len", std::to_string(size.tgt_len),
-                          "--torch-threads", args.at("ref_torch_threads"),
-                          "--precision", args.at("precision")};
+  std::vector<std::string> reference_argv{args.at("python"),
+                                          args.at("script"),
+                                          "--serve",
+                                          "--size",
+                                          size.name,
+                                          "--threads",
+                                          std::to_string(threads),
+                                          "--device",
+                                          args.at("device"),
+                                          "--norm",
+                                          norm,
+                                          "--d-model",
+                                          std::to_string(size.d_model),
+                                          "--heads",
+                                          std::to_string(size.heads),
+                                          "--d-ff",
+                                          std::to_string(size.d_ff),
+                                          "--encoder-layers",
+                                          std::to_string(size.encoder_layers),
+                                          "--decoder-layers",
+                                          std::to_string(size.decoder_layers),
+                                          "--vocab",
+                                          std::to_string(size.vocab),
+                                          "--rows",
+                                          std::to_string(size.rows),
+                                          "--src-len",
+                                          std::to_string(size.src_len),
+                                          "--tgt-len",
+                                          std::to_string(size.tgt_len),
+                                          "--torch-threads",
+                                          args.at("ref_torch_threads"),
+                                          "--precision",
+                                          args.at("precision")};
   if (checkpoint) reference_argv.push_back("--checkpoint");
   ChildProcess reference(reference_argv);
   const json config = expect(reference, "config");
@@ -145,20 +173,21 @@ int run_comparison(int argc, char** argv) {
   const json ready = expect(reference, "ready");  // after its 3 warm-up steps
   fathom.run(3);                                  // Fathom's warm-up steps
 
-  std::printf("bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
-              "%ld x %ld source -> %ld x %ld target tokens, device %s, norm %s\n",
-              size.name.c_str(), size.d_model, size.heads, size.d_ff, size.encoder_layers,
-              size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len),
-              long(size.rows), long(size.tgt_len), device.str().c_str(), norm.c_str());
-  std::printf("threads: fathom LibTorch %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
-              "OpenBLAS %s (%s)\n",
-              torch::get_num_threads(), *blas_core_name() ? std::to_string(threads).c_str() : "-",
-              blas_core_name(), config.value("torch", "?").c_str(),
-              config.value("torch_threads", 0),
-              config["blas_threads"].is_null() ? "-" : config["blas_threads"].dump().c_str(),
-              config.value("blas_core", "").c_str());
+  std::printf(
+      "bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
+      "%ld x %ld source -> %ld x %ld target tokens, device %s, norm %s\n",
+      size.name.c_str(), size.d_model, size.heads, size.d_ff, size.encoder_layers,
+      size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len), long(size.rows),
+      long(size.tgt_len), device.str().c_str(), norm.c_str());
+  std::printf(
+      "threads: fathom LibTorch %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
+      "OpenBLAS %s (%s)\n",
+      torch::get_num_threads(), *blas_core_name() ? std::to_string(threads).c_str() : "-",
+      blas_core_name(), config.value("torch", "?").c_str(), config.value("torch_threads", 0),
+      config["blas_threads"].is_null() ? "-" : config["blas_threads"].dump().c_str(),
+      config.value("blas_core", "").c_str());
   std::printf("fathom malloc: %s\n", keep ? "keep_freed_memory() (as the trainer)"
-                                           : "glibc's dynamic thresholds (as before issue 7)");
+                                          : "glibc's dynamic thresholds (as before issue 7)");
   std::printf("load average (1/5/15 min) at start: %s on %u cores\n", load_start.c_str(),
               std::thread::hardware_concurrency());
 
@@ -210,13 +239,15 @@ int run_comparison(int argc, char** argv) {
   std::printf("median over %d rounds of %d steps:\n", rounds, steps);
   print_round("fathom", fm);
   print_round("reference", pm);
-  std::printf("ratio fathom/reference: %.3f  (median of per-round tokens/s ratios; min %.3f, "
-              "max %.3f; > 1: Fathom faster)\n",
-              median(ratios), *std::min_element(ratios.begin(), ratios.end()),
-              *std::max_element(ratios.begin(), ratios.end()));
-  std::printf("peak RSS: fathom %.0f MiB (getrusage self), reference %.0f MiB (wait4 ru_maxrss "
-              "of the child; Python + torch import included)\n",
-              self.ru_maxrss / 1024.0, ref_rss_kib / 1024.0);
+  std::printf(
+      "ratio fathom/reference: %.3f  (median of per-round tokens/s ratios; min %.3f, "
+      "max %.3f; > 1: Fathom faster)\n",
+      median(ratios), *std::min_element(ratios.begin(), ratios.end()),
+      *std::max_element(ratios.begin(), ratios.end()));
+  std::printf(
+      "peak RSS: fathom %.0f MiB (getrusage self), reference %.0f MiB (wait4 ru_maxrss "
+      "of the child; Python + torch import included)\n",
+      self.ru_maxrss / 1024.0, ref_rss_kib / 1024.0);
   if (last_result.contains("peak_cuda_bytes"))  // Fathom's GPU peak: not measured (see docs)
     std::printf("reference peak CUDA memory allocated: %.0f MiB\n",
                 last_result["peak_cuda_bytes"].get<double>() / (1 << 20));

@@ -32,9 +32,12 @@ inline CpuPeak read_cpu_peak() {
   auto has = [&](const char* f) {
     return flags.find(std::string(" ") + f + " ") != std::string::npos;
   };
-  if (has("avx512f")) peak.flops_per_cycle = 64, peak.isa = "AVX-512";
-  else if (has("avx2") && has("fma")) peak.flops_per_cycle = 32, peak.isa = "AVX2+FMA";
-  else peak.flops_per_cycle = 8, peak.isa = "SSE";
+  if (has("avx512f"))
+    peak.flops_per_cycle = 64, peak.isa = "AVX-512";
+  else if (has("avx2") && has("fma"))
+    peak.flops_per_cycle = 32, peak.isa = "AVX2+FMA";
+  else
+    peak.flops_per_cycle = 8, peak.isa = "SSE";
   return peak;
 }
 

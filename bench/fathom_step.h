@@ -22,10 +22,10 @@ namespace fathom::bench {
 
 struct StepTimes {
   int steps = 0;
-  int64_t tokens = 0;                       // target tokens (non-pad) processed
-  double forward = 0, backward = 0, update = 0;  // seconds, summed over the steps
+  int64_t tokens = 0;                                      // target tokens (non-pad) processed
+  double forward = 0, backward = 0, update = 0;            // seconds, summed over the steps
   double loss = std::numeric_limits<double>::quiet_NaN();  // of the last step
-  long minor_faults = 0;                    // page faults of this process during the steps
+  long minor_faults = 0;  // page faults of this process during the steps
   double total() const { return forward + backward + update; }
   double tokens_per_s() const { return total() > 0 ? tokens / total() : 0.0; }
   double ms(double seconds) const { return steps ? 1000 * seconds / steps : 0.0; }

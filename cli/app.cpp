@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "cli/commands.h"
 #include "base/util/strings.h"
+#include "cli/commands.h"
 
 namespace fathom::cli {
 
@@ -72,7 +72,8 @@ std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
     if (word.rfind("-", 0) == 0) continue;  // --json, --help, --db=...
     if (std::find(names.begin(), names.end(), word) != names.end()) return "";
     const std::string hint = closest_match(word, names);
-    return "unknown command '" + word + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+    return "unknown command '" + word + "'" +
+           (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
            " (commands: " + join(names, ", ") + ")";
   }
   return "";

@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/registry.h"
-#include "cli/commands.h"
-#include "db/run_paths.h"
 #include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
+#include "db/run_paths.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 using analysis::Subject;
 
 struct AnalyzeArgs {
-  std::vector<std::string> targets;     // one RUN|CONFIG, or several CONFIGs
+  std::vector<std::string> targets;  // one RUN|CONFIG, or several CONFIGs
   std::string checkpoint = "best";
   std::vector<std::string> overrides;
   bool no_progress = false;
@@ -72,14 +72,14 @@ Subject load_run(db::Store& store, const db::StorePaths& paths, const std::strin
                  const std::string& checkpoint) {
   auto run = store.find_run(target);
   if (!run)
-    throw InputError(store.path(), 0, "", "'" + target + "' is neither a config file nor a run in the store");
+    throw InputError(store.path(), 0, "",
+                     "'" + target + "' is neither a config file nor a run in the store");
   analysis::StoredRun stored;
   stored.id = run->id;
   stored.config_yaml = run->config_yaml;
   stored.checkpoint = checkpoint;
   if (checkpoint != "init") {
-    const fs::path path =
-        fs::path(paths.run_dir(run->id)) / ("checkpoint_" + checkpoint + ".pt");
+    const fs::path path = fs::path(paths.run_dir(run->id)) / ("checkpoint_" + checkpoint + ".pt");
     if (!fs::exists(path))
       throw InputError(path.string(), 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
@@ -87,7 +87,8 @@ Subject load_run(db::Store& store, const db::StorePaths& paths, const std::strin
     stored.checkpoint_path = path.string();
   }
   const auto tags = store.tags(run->id);
-  if (auto it = tags.find("admin.profile"); it != tags.end()) stored.admin_profile_json = it->second;
+  if (auto it = tags.find("admin.profile"); it != tags.end())
+    stored.admin_profile_json = it->second;
   return analysis::subject_from_run(stored, paths.cache_root);
 }
 
@@ -105,12 +106,13 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
   for (const auto& target : args.targets) {
     std::cerr << "analyze " << name << ": loading " << target << "\n";
     if (looks_like_config(target)) {
-      subjects.push_back(analysis::subject_from_config(target, args.overrides,
-                                                       paths.cache_root, !a.takes_many_configs));
+      subjects.push_back(analysis::subject_from_config(target, args.overrides, paths.cache_root,
+                                                       !a.takes_many_configs));
       continue;
     }
     if (a.takes_many_configs)
-      throw InputError(target, 0, "", name + " takes config files (it builds models at each depth)");
+      throw InputError(target, 0, "",
+                       name + " takes config files (it builds models at each depth)");
     if (!args.overrides.empty())
       throw InputError(target, 0, "--set", "overrides apply to config files, not to stored runs");
     if (!store) store.emplace(db::Store::open(db_path));
@@ -175,7 +177,8 @@ void list_analyses(const GlobalOptions& global, const std::string& run, const st
               "subjects");
   for (const auto& r : rows) {
     std::string subjects;
-    for (const auto& s : nlohmann::json::parse(r.params_json).value("subjects", nlohmann::json::array()))
+    for (const auto& s :
+         nlohmann::json::parse(r.params_json).value("subjects", nlohmann::json::array()))
       subjects += (subjects.empty() ? "" : " ") + s.get<std::string>();
     std::printf("%6lld %6s %-14s %-10s %8.2fs  %s\n", static_cast<long long>(r.id),
                 r.run_id ? std::to_string(*r.run_id).c_str() : "-", r.kind.c_str(),
@@ -220,7 +223,8 @@ void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
 
 void add_analyze_command(CLI::App& app, GlobalOptions& options) {
   CLI::App* cmd = app.add_subcommand(
-      "analyze", "Analyses of methods.md s5 on a config at init or a stored run (docs/analyses.md)");
+      "analyze",
+      "Analyses of methods.md s5 on a config at init or a stored run (docs/analyses.md)");
   cmd->require_subcommand(1);
   cmd->fallthrough();
   for (const auto& [name, a] : analysis::analyses()) {
@@ -238,7 +242,8 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
                       "which model of a stored run: best, last, init or a kept update STEP")
           ->transform(CLI::Validator(
               [](std::string& v) {
-                if (!is_checkpoint_name(v)) return std::string("must be best, last, init or a positive update");
+                if (!is_checkpoint_name(v))
+                  return std::string("must be best, last, init or a positive update");
                 if (is_step(v)) v = std::to_string(std::stol(v));  // 0300 names checkpoint_300
                 return std::string();
               },

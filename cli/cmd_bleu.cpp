@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/commands.h"
 #include "base/metrics/bleu.h"
 #include "base/metrics/bleu_corpus.h"
+#include "cli/commands.h"
 
 namespace fathom::cli {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
+#include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
-#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -31,8 +31,9 @@ void cancel(const GlobalOptions& global, const std::vector<std::string>& targets
     const auto now = store.find_run(std::to_string(run.id));
     const bool was_active = db::status::is_active(run.status);
     std::cout << "run " << run.id << " (" << run.name << "): "
-              << (was_active && now && now->status == db::status::kCancelled ? "cancelled"
-                                                                   : now->status + ", left as it is")
+              << (was_active && now && now->status == db::status::kCancelled
+                      ? "cancelled"
+                      : now->status + ", left as it is")
               << "\n";
   }
   for (const auto& problem : report.problems) std::cerr << "warning: " << problem << "\n";

@@ -7,12 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
-#include "core/model/registry.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "cli/commands.h"
+#include "core/model/registry.h"
 
 namespace fathom::cli {
 namespace {
@@ -33,13 +33,14 @@ nlohmann::json methods_json() {
     for (const auto& name : names) out.push_back({{"name", name}, {"doc", doc_of(name)}});
     return out;
   };
-  return {{"model.norm", entries(norm_choices(),
-                                 [&](const std::string& n) { return r.sublayer_styles.find(n)->doc; })},
-          {"model.init", entries(r.inits.names(),
-                                 [&](const std::string& n) { return r.inits.find(n)->doc; })},
-          {"model.connection",
-           entries(r.connections.names(),
-                   [&](const std::string& n) { return r.connections.find(n)->doc; })}};
+  return {
+      {"model.norm", entries(norm_choices(),
+                             [&](const std::string& n) { return r.sublayer_styles.find(n)->doc; })},
+      {"model.init",
+       entries(r.inits.names(), [&](const std::string& n) { return r.inits.find(n)->doc; })},
+      {"model.connection", entries(r.connections.names(), [&](const std::string& n) {
+         return r.connections.find(n)->doc;
+       })}};
 }
 
 std::string methods_reference() {
@@ -70,8 +71,9 @@ void run_config(ConfigArgs args, const GlobalOptions& global) {
     for (const auto& [key, entries] : all.items()) {
       std::cout << key << ":\n";
       for (const auto& e : entries)
-        std::cout << "  " << e.at("name").get<std::string>() << std::string(
-                         std::max<size_t>(1, 16 - e.at("name").get<std::string>().size()), ' ')
+        std::cout << "  " << e.at("name").get<std::string>()
+                  << std::string(std::max<size_t>(1, 16 - e.at("name").get<std::string>().size()),
+                                 ' ')
                   << e.at("doc").get<std::string>() << "\n";
     }
     return;
@@ -83,20 +85,24 @@ void run_config(ConfigArgs args, const GlobalOptions& global) {
               << config_reference_markdown() << methods_reference();
     return;
   }
-  if (args.path.empty()) throw InputError("fathom config", 0, "FILE", "give a config file or --reference");
+  if (args.path.empty())
+    throw InputError("fathom config", 0, "FILE", "give a config file or --reference");
   RunConfig config = load_config_file(args.path);
   apply_overrides(config, args.overrides);
   check_config(config);
   check_model_methods(config);
-  if (global.json) std::cout << config_to_json(config).dump(2) << "\n";
-  else std::cout << config_to_yaml(config);
+  if (global.json)
+    std::cout << config_to_json(config).dump(2) << "\n";
+  else
+    std::cout << config_to_yaml(config);
 }
 
 }  // namespace
 
 void add_config_command(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<ConfigArgs>();
-  CLI::App* cmd = app.add_subcommand("config", "check a config and print it complete, or the key reference");
+  CLI::App* cmd =
+      app.add_subcommand("config", "check a config and print it complete, or the key reference");
   cmd->add_option("file", args->path, "YAML run config");
   cmd->add_option("--set", args->overrides, "override a config key")->take_all();
   cmd->add_flag("--reference", args->reference, "print the reference of every key (Markdown)");

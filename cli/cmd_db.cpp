@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
+#include "cli/commands.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -41,8 +41,9 @@ void copy_store(const std::string& from, const std::string& to, bool progress) {
                              " but " + target.path() + " received " + describe(got));
   std::printf("copied %s\n  from %s\n  to   %s\n", describe(got).c_str(), source.path().c_str(),
               target.path().c_str());
-  std::printf("artifact files (checkpoints, logs) stay where they are: copy the artifacts "
-              "directory too and pass it as --artifacts with the new store\n");
+  std::printf(
+      "artifact files (checkpoints, logs) stay where they are: copy the artifacts "
+      "directory too and pass it as --artifacts with the new store\n");
 }
 
 }  // namespace

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "base/util/error.h"
 #include "cli/commands.h"
 #include "db/run_paths.h"
-#include "base/util/error.h"
-#include "db/store.h"
 #include "db/run_status.h"
+#include "db/store.h"
 
 namespace fathom::cli {
 namespace {
@@ -27,8 +27,9 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
     auto run = store.find_run(target);
     if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
     if (run->status == db::status::kRunning)
-      throw InputError(store.path(), 0, "", "run " + std::to_string(run->id) + " (" + run->name +
-                                        ") is running; cancel it before deleting it");
+      throw InputError(store.path(), 0, "",
+                       "run " + std::to_string(run->id) + " (" + run->name +
+                           ") is running; cancel it before deleting it");
     runs.push_back(*run);
   }
   for (const auto& run : runs) {
@@ -42,8 +43,7 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
     std::error_code ec;
     std::filesystem::remove_all(paths.run_dir(run.id), ec);
     std::cout << "deleted run " << run.id << " (" << run.name << ")"
-              << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message()
-                     : "")
+              << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message() : "")
               << "\n";
   }
   if (!yes) std::cout << "nothing deleted: add --yes\n";

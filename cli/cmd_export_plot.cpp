@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
 
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/store.h"
@@ -26,11 +26,11 @@ namespace {
 
 // Options every `export plot` command takes.
 struct OutputArgs {
-  std::string out;                // --out FILE.{png,pdf,svg}
-  std::string size = "column";    // --size column|page|WxH
-  int dpi = 300;                  // --dpi (PNG)
-  std::string title;              // --title
-  std::string save_json;          // --save-json FILE: the figure as JSON, to edit and re-draw
+  std::string out;              // --out FILE.{png,pdf,svg}
+  std::string size = "column";  // --size column|page|WxH
+  int dpi = 300;                // --dpi (PNG)
+  std::string title;            // --title
+  std::string save_json;        // --save-json FILE: the figure as JSON, to edit and re-draw
 };
 
 void add_output_options(CLI::App* cmd, OutputArgs& args) {
@@ -39,7 +39,8 @@ void add_output_options(CLI::App* cmd, OutputArgs& args) {
   cmd->add_option("--size", args.size,
                   "column (3.3 x 2.4 in), page (6.9 x 2.8 in) or WxH in inches, e.g. 3.3x2")
       ->capture_default_str();
-  cmd->add_option("--dpi", args.dpi, "PNG resolution")->check(CLI::Range(50, 1200))
+  cmd->add_option("--dpi", args.dpi, "PNG resolution")
+      ->check(CLI::Range(50, 1200))
       ->capture_default_str();
   cmd->add_option("--title", args.title, "figure title (default: none, as papers caption instead)");
   cmd->add_option("--save-json", args.save_json,
@@ -137,16 +138,19 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--colour-by,--color-by", args->colour_by,
                   "runs with the same value share a style: a sweep axis (model.init), a tag or a "
                   "dotted config key");
-  cmd->add_option("--group-by", args->group_by,
-                  "one curve per group of runs with equal values of these keys (sweep axes, tags or "
-                  "dotted config keys, comma-separated; 'axes' = every sweep axis but the seed): the "
-                  "mean, a band, the member count, diverged members marked")
+  cmd->add_option(
+         "--group-by", args->group_by,
+         "one curve per group of runs with equal values of these keys (sweep axes, tags or "
+         "dotted config keys, comma-separated; 'axes' = every sweep axis but the seed): the "
+         "mean, a band, the member count, diverged members marked")
       ->delimiter(',');
-  cmd->add_option("--band", args->band, "what a group's shading shows: std (mean +- sample std), "
-                                        "minmax or none")
+  cmd->add_option("--band", args->band,
+                  "what a group's shading shows: std (mean +- sample std), "
+                  "minmax or none")
       ->check(CLI::IsMember({"std", "minmax", "min-max", "none"}))
       ->default_str("std");
-  cmd->add_option("--x", args->x, "x axis: update, tokens (target tokens seen) or time (since the run's start)")
+  cmd->add_option("--x", args->x,
+                  "x axis: update, tokens (target tokens seen) or time (since the run's start)")
       ->check(CLI::IsMember({"update", "tokens", "time"}))
       ->default_str("update");
   add_output_options(cmd, args->output);

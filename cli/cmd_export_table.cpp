@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
 #include "experiments/comparison_table.h"
 
 namespace fathom::cli {
@@ -13,14 +13,15 @@ namespace {
 
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
-      value = "final", direction = "auto", out;
+                                                 value = "final", direction = "auto", out;
   int digits = 2;
 };
 
 std::string format_of(const TableArgs& a) {
   if (!a.format.empty()) return a.format;
   for (const auto& [ext, format] : {std::pair{".csv", "csv"}, {".md", "md"}, {".tex", "tex"}})
-    if (a.out.size() > 4 && a.out.compare(a.out.size() - std::string(ext).size(), std::string::npos, ext) == 0)
+    if (a.out.size() > 4 &&
+        a.out.compare(a.out.size() - std::string(ext).size(), std::string::npos, ext) == 0)
       return format;
   return "md";
 }
@@ -33,7 +34,9 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
   options.agg = a.agg == "best" ? CellAgg::Best : CellAgg::Mean;
   options.seed_std = a.seeds != "mean";
   options.digits = a.digits;
-  options.bold = a.bold == "col" ? BoldBest::Column : a.bold == "row" ? BoldBest::Row : BoldBest::None;
+  options.bold = a.bold == "col"   ? BoldBest::Column
+                 : a.bold == "row" ? BoldBest::Row
+                                   : BoldBest::None;
   options.direction = a.direction == "max"   ? MetricDirection::HigherIsBetter
                       : a.direction == "min" ? MetricDirection::LowerIsBetter
                                              : MetricDirection::Auto;
@@ -43,7 +46,7 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
   if (options.best_of_run) use_best_of_run(runs, store, options);
   const ComparisonTable table = build_comparison_table(runs, options);
   const std::string format = format_of(a);
-  const std::string text = format == "csv" ? table_to_csv(table)
+  const std::string text = format == "csv"   ? table_to_csv(table)
                            : format == "tex" ? table_to_latex(table)
                                              : table_to_markdown(table);
   if (a.out.empty()) {
@@ -61,11 +64,13 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
 
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
   auto a = std::make_shared<TableArgs>();
-  CLI::App* cmd = export_cmd.add_subcommand("table", "A sweep's results as a paper table (csv, md, tex)");
+  CLI::App* cmd =
+      export_cmd.add_subcommand("table", "A sweep's results as a paper table (csv, md, tex)");
   cmd->add_option("--sweep", a->sweep, "sweep name")->required();
   cmd->add_option("--rows", a->rows, "axis of the rows, e.g. model.encoder_layers")->required();
   cmd->add_option("--cols", a->cols, "axis of the columns, e.g. model.init (default: one column)");
-  cmd->add_option("--metric", a->metric, "final metric: test_bleu, valid_ppl, valid_loss, ...")->required();
+  cmd->add_option("--metric", a->metric, "final metric: test_bleu, valid_ppl, valid_loss, ...")
+      ->required();
   cmd->add_option("--format", a->format, "csv | md | tex (default: from --out, else md)")
       ->check(CLI::IsMember({"csv", "md", "tex"}));
   cmd->add_option("--agg", a->agg, "several variants in a cell: mean (pool them) | best")
@@ -76,10 +81,12 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"final", "best"}));
   cmd->add_option("--seeds", a->seeds, "mean | mean±std (also mean+-std)")
       ->check(CLI::IsMember({"mean", "mean±std", "mean+-std"}));
-  cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")->check(CLI::Range(0, 10));
+  cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")
+      ->check(CLI::Range(0, 10));
   cmd->add_option("--bold", a->bold, "bold the best cell per col | row | none")
       ->check(CLI::IsMember({"none", "col", "row"}));
-  cmd->add_option("--direction", a->direction, "which is better: auto (BLEU up, loss/ppl down) | max | min")
+  cmd->add_option("--direction", a->direction,
+                  "which is better: auto (BLEU up, loss/ppl down) | max | min")
       ->check(CLI::IsMember({"auto", "max", "min"}));
   cmd->add_option("--out", a->out, "write to this file instead of stdout");
   cmd->callback([a, &global] { export_table(*a, global); });

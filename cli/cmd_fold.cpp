@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <memory>
 
-#include "cli/commands.h"
-#include "db/run_paths.h"
 #include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "cli/commands.h"
 #include "core/model/admin.h"
 #include "core/train/checkpoint.h"
-#include "base/util/error.h"
+#include "db/run_paths.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -44,13 +44,14 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   auto store = db::Store::open(db_path);
   auto run = store.find_run(args.run);
   if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + args.run + "'");
-  const fs::path checkpoint =
-      fs::path(resolve_store_paths(global).run_dir(run->id)) / ("checkpoint_" + args.checkpoint + ".pt");
+  const fs::path checkpoint = fs::path(resolve_store_paths(global).run_dir(run->id)) /
+                              ("checkpoint_" + args.checkpoint + ".pt");
   if (!fs::exists(checkpoint))
-    throw InputError(checkpoint.string(), 0, "", "run " + std::to_string(run->id) +
-                                                     " has no " + args.checkpoint + " checkpoint");
-  RunConfig config = load_config_string(checkpoint_config(checkpoint.string()),
-                                        checkpoint.string(), checkpoint.parent_path().string());
+    throw InputError(
+        checkpoint.string(), 0, "",
+        "run " + std::to_string(run->id) + " has no " + args.checkpoint + " checkpoint");
+  RunConfig config = load_config_string(checkpoint_config(checkpoint.string()), checkpoint.string(),
+                                        checkpoint.parent_path().string());
   if (config.model.init != "admin")
     throw InputError(checkpoint.string(), 0, "model.init",
                      "run " + std::to_string(run->id) + " uses init '" + config.model.init +

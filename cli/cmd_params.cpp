@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "base/config/config_io.h"
+#include "cli/commands.h"
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
@@ -58,7 +58,8 @@ void print_params(const GlobalOptions& global, const ParamsArgs& args) {
   }
   for (size_t i = 0; i < names.size(); ++i) std::printf("[%zu] %s\n", i + 1, names[i].c_str());
   std::printf("%-12s", "kind");
-  for (size_t i = 0; i < names.size(); ++i) std::printf(" %14s", ("[" + std::to_string(i + 1) + "]").c_str());
+  for (size_t i = 0; i < names.size(); ++i)
+    std::printf(" %14s", ("[" + std::to_string(i + 1) + "]").c_str());
   std::printf("\n");
   for (const auto& kind : kinds) {
     std::printf("%-12s", kind.c_str());

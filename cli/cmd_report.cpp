@@ -3,9 +3,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "cli/commands.h"
 #include "experiments/report.h"
 
 namespace fathom::cli {
@@ -28,11 +28,13 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
 
 void add_report_command(CLI::App& app, GlobalOptions& global) {
   auto a = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand("report", "A Markdown report of a sweep or a run, with tables and figures");
+  CLI::App* cmd = app.add_subcommand(
+      "report", "A Markdown report of a sweep or a run, with tables and figures");
   cmd->add_option("target", a->target, "sweep name, or run id / name")->required();
   cmd->add_option("--out", a->out, "output directory (report.md and figures); default ./report");
   cmd->add_option("--metrics", a->metrics,
-                  "final metrics for the tables, comma-separated (default test_bleu,valid_ppl,test_ppl,train_time_s)");
+                  "final metrics for the tables, comma-separated (default "
+                  "test_bleu,valid_ppl,test_ppl,train_time_s)");
   cmd->callback([a, &global] { report(*a, global); });
 }
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "experiments/run_control.h"
-#include "db/run_json.h"
-#include "db/store.h"
 #include "db/metric_names.h"
+#include "db/run_json.h"
 #include "db/run_status.h"
+#include "db/store.h"
+#include "experiments/run_control.h"
 
 namespace fathom::cli {
 namespace {
@@ -29,7 +29,8 @@ struct RunsOptions {
 
 // Final metrics worth a column, in this order, when at least one listed run has them (or,
 // with --best, a curve of them).
-const std::string* const kKeyMetrics[] = {&db::metric::kValidPpl, &db::metric::kValidBleu, &db::metric::kTestBleu};
+const std::string* const kKeyMetrics[] = {&db::metric::kValidPpl, &db::metric::kValidBleu,
+                                          &db::metric::kTestBleu};
 
 std::string local_minute(double unix_seconds) {
   if (unix_seconds <= 0) return "-";
@@ -62,7 +63,8 @@ std::string format_metric(const std::map<std::string, double>& metrics, const st
 // "12.34@400": the best value and the update it was logged at.
 std::string format_best(const std::map<int64_t, db::MetricPoint>& best, int64_t run) {
   auto it = best.find(run);
-  return it == best.end() ? "-" : format_value(it->second.value) + "@" + std::to_string(it->second.step);
+  return it == best.end() ? "-"
+                          : format_value(it->second.value) + "@" + std::to_string(it->second.step);
 }
 
 // For each key metric with a better direction, every listed run's best point; metrics no
@@ -75,7 +77,8 @@ BestPoints best_points(const db::Store& store, const std::vector<db::RunRecord>&
   BestPoints out;
   for (const std::string* name : kKeyMetrics)
     if (auto higher = db::metric::higher_is_better(*name))
-      if (auto best = store.best_points(ids, *name, *higher); !best.empty()) out[*name] = std::move(best);
+      if (auto best = store.best_points(ids, *name, *higher); !best.empty())
+        out[*name] = std::move(best);
   return out;
 }
 
@@ -102,7 +105,8 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   std::vector<db::RunRecord> runs;
   const double now = db::unix_now();
   for (auto& run : store.list_runs(opts.sweep))
-    if (opts.status.empty() || shown_status(run, now) == opts.status) runs.push_back(std::move(run));
+    if (opts.status.empty() || shown_status(run, now) == opts.status)
+      runs.push_back(std::move(run));
 
   const BestPoints best = opts.best ? best_points(store, runs) : BestPoints{};
 
@@ -174,11 +178,11 @@ void add_runs_command(CLI::App& app, GlobalOptions& options) {
   CLI::App* cmd = app.add_subcommand("runs", "List the runs in the store");
   cmd->add_option("--sweep", opts->sweep, "only runs of this sweep");
   cmd->add_option("--status", opts->status, "only runs with this status")
-      ->check(CLI::IsMember(
-          db::status::all()));
-  cmd->add_flag("--best", opts->best,
-                "beside each key metric, its best point over training and its update, e.g. 12.34@400 "
-                "(lowest perplexity, highest BLEU; --json: best_metrics)");
+      ->check(CLI::IsMember(db::status::all()));
+  cmd->add_flag(
+      "--best", opts->best,
+      "beside each key metric, its best point over training and its update, e.g. 12.34@400 "
+      "(lowest perplexity, highest BLEU; --json: best_metrics)");
   cmd->callback([&options, opts] { list_runs(options, *opts); });
 }
 

@@ -9,12 +9,12 @@
 #include <sstream>
 #include <string>
 
-#include "cli/commands.h"
-#include "experiments/run_control.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
 #include "db/run_json.h"
-#include "db/store.h"
 #include "db/run_status.h"
+#include "db/store.h"
+#include "experiments/run_control.h"
 
 namespace fathom::cli {
 namespace {
@@ -60,10 +60,10 @@ void print_text(const db::RunRecord& run, const db::Store& store) {
   field("created", local_time(run.created_at));
   if (run.started_at > 0) field("started", local_time(run.started_at));
   if (run.finished_at > 0)
-    field("finished", local_time(run.finished_at) +
-                          (run.started_at > 0
-                               ? "  (after " + duration(run.finished_at - run.started_at) + ")"
-                               : ""));
+    field("finished",
+          local_time(run.finished_at) +
+              (run.started_at > 0 ? "  (after " + duration(run.finished_at - run.started_at) + ")"
+                                  : ""));
   if (run.status == db::status::kRunning && run.heartbeat_at > 0)
     field("heartbeat", local_time(run.heartbeat_at) + "  (" +
                            duration(db::unix_now() - run.heartbeat_at) + " ago)");

@@ -6,29 +6,29 @@
 // stopped it, even kill -9 of the scheduler and its workers: ended runs are kept, interrupted
 // ones continue from their last checkpoint. `fathom sweep status NAME`, `fathom sweep cancel NAME`.
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <thread>
 
 #include <torch/cuda.h>
 
-#include "cli/commands.h"
-#include "db/run_paths.h"
 #include "base/config/config_io.h"
-#include "core/model/registry.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "base/util/version.h"
+#include "cli/commands.h"
+#include "core/model/registry.h"
+#include "db/run_paths.h"
+#include "db/run_status.h"
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_queue.h"
 #include "experiments/sweep_spec.h"
-#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -41,7 +41,7 @@ struct SweepArgs {
   bool no_progress = false;
   int jobs = 1;
   std::string devices = "auto";  // --devices cuda:0,cuda:1; "auto": every visible GPU; "none"
-  std::string name;     // status / cancel
+  std::string name;              // status / cancel
   std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
   bool wait = false;     // --wait: follow a cluster launch until it ends
   bool yes = false;      // --yes: queue more than kManyRuns runs
@@ -69,7 +69,8 @@ std::vector<std::string> slot_devices(const std::string& spec) {
 
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const SweepSpec spec = load_sweep_file(args.file);
-  const auto runs = expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
+  const auto runs =
+      expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
   if (args.dry_run) {
     std::cout << describe_sweep(runs);
     if (runs.size() > kManyRuns)
@@ -79,7 +80,9 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   }
   check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
-  const std::string launcher_name = !args.launcher.empty() ? args.launcher : spec.slurm ? "slurm" : "local";
+  const std::string launcher_name = !args.launcher.empty() ? args.launcher
+                                    : spec.slurm           ? "slurm"
+                                                           : "local";
   auto launcher = make_launcher(launcher_name, spec);
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
@@ -108,11 +111,12 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   request.runs = queued.queued;
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
-  std::fprintf(stderr,
-               "sweep %s: %zu runs (%d already ended, %d running elsewhere, %d to run) via %s launcher "
-               "with %d worker(s)%s -> %s\n",
-               spec.name.c_str(), runs.size(), queued.kept, queued.alive, request.runs, launcher_name.c_str(),
-               args.jobs, mapping.c_str(), store.path().c_str());
+  std::fprintf(
+      stderr,
+      "sweep %s: %zu runs (%d already ended, %d running elsewhere, %d to run) via %s launcher "
+      "with %d worker(s)%s -> %s\n",
+      spec.name.c_str(), runs.size(), queued.kept, queued.alive, request.runs,
+      launcher_name.c_str(), args.jobs, mapping.c_str(), store.path().c_str());
   if (request.runs == 0 && queued.alive == 0) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
     return;
@@ -121,7 +125,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   // it goes back to the queue (follow_sweep), and a launcher with open slots runs it.
   if (request.runs > 0 || queued.alive > 0) {
     try {
-      std::fprintf(stderr, "sweep %s: %s\n", spec.name.c_str(), launcher->launch(store, request).c_str());
+      std::fprintf(stderr, "sweep %s: %s\n", spec.name.c_str(),
+                   launcher->launch(store, request).c_str());
     } catch (...) {
       // A refused submission leaves nothing queued half-way: the runs this call created go.
       for (int64_t id : queued.created) store.delete_run(id);
@@ -129,9 +134,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     }
   }
   if (launcher_name != "local" && !args.wait) {
-    std::printf("sweep %s: submitted; follow it with `fathom sweep status %s`, stop it with "
-                "`fathom sweep cancel %s` (or add --wait)\n",
-                spec.name.c_str(), spec.name.c_str(), spec.name.c_str());
+    std::printf(
+        "sweep %s: submitted; follow it with `fathom sweep status %s`, stop it with "
+        "`fathom sweep cancel %s` (or add --wait)\n",
+        spec.name.c_str(), spec.name.c_str(), spec.name.c_str());
     return;
   }
   FollowOptions follow;
@@ -139,14 +145,16 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   follow.progress = !args.no_progress;
   follow.heartbeat_timeout_s = args.heartbeat_timeout;
   const SweepCounts counts = follow_sweep(store, *launcher, follow);
-  std::printf("sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
-              "(this session)\n",
-              spec.name.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
-              counts.cancelled);
+  std::printf(
+      "sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
+      "(this session)\n",
+      spec.name.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
+      counts.cancelled);
   if (counts.left_queued > 0)
-    std::printf("sweep %s: %d runs still queued with no worker left to take them; "
-                "`fathom sweep %s --resume` launches more\n",
-                spec.name.c_str(), counts.left_queued, args.file.c_str());
+    std::printf(
+        "sweep %s: %d runs still queued with no worker left to take them; "
+        "`fathom sweep %s --resume` launches more\n",
+        spec.name.c_str(), counts.left_queued, args.file.c_str());
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {
@@ -159,8 +167,8 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto states = worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
-  std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host", "job",
-              "slurm", "heartbeat", "name");
+  std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
+              "job", "slurm", "heartbeat", "name");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     ++by_status[r.status];
@@ -168,15 +176,19 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
     const std::string job = worker_job(tags[i]);
     std::string state = "-";
-    if (auto it = states.find(job); !job.empty() && it != states.end()) state = it->second;
-    else if (auto array = tags[i].find("slurm.array_job"); r.status == db::status::kQueued && array != tags[i].end())
+    if (auto it = states.find(job); !job.empty() && it != states.end())
+      state = it->second;
+    else if (auto array = tags[i].find("slurm.array_job");
+             r.status == db::status::kQueued && array != tags[i].end())
       state = "array " + array->second;  // a pending task of this array will claim it
-    const std::string beat = r.status == db::status::kRunning && r.heartbeat_at > 0
-                                 ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
-                                 : "-";
-    std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id), status.c_str(),
-                static_cast<long long>(r.updates), r.host.empty() ? "-" : r.host.c_str(),
-                job.empty() ? "-" : job.c_str(), state.c_str(), beat.c_str(), r.name.c_str());
+    const std::string beat =
+        r.status == db::status::kRunning && r.heartbeat_at > 0
+            ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
+            : "-";
+    std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id),
+                status.c_str(), static_cast<long long>(r.updates),
+                r.host.empty() ? "-" : r.host.c_str(), job.empty() ? "-" : job.c_str(),
+                state.c_str(), beat.c_str(), r.name.c_str());
   }
   std::printf("%zu runs:", runs.size());
   for (const auto& [status, n] : by_status) std::printf(" %d %s", n, status.c_str());
@@ -188,9 +200,11 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
 void sweep_cancel(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
-  if (store.list_runs(name).empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
+  if (store.list_runs(name).empty())
+    throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
   const CancelReport report = cancel_sweep(store, name, "cancelled by `fathom sweep cancel`");
-  for (const auto& problem : report.problems) std::fprintf(stderr, "warning: %s\n", problem.c_str());
+  for (const auto& problem : report.problems)
+    std::fprintf(stderr, "warning: %s\n", problem.c_str());
   std::printf("sweep %s: %d runs cancelled\n", name.c_str(), report.cancelled);
 }
 
@@ -198,7 +212,8 @@ void sweep_cancel(const GlobalOptions& global, const std::string& name) {
 
 void add_sweep_command(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<SweepArgs>();
-  CLI::App* cmd = app.add_subcommand("sweep", "Run a sweep file in worker processes (docs/sweeps.md)");
+  CLI::App* cmd =
+      app.add_subcommand("sweep", "Run a sweep file in worker processes (docs/sweeps.md)");
   cmd->add_option("sweep", args->file, "sweep YAML");
   cmd->add_flag("--dry-run", args->dry_run, "check every run's config and print the runs");
   cmd->add_flag("--resume", args->resume, "continue the sweep: keep ended runs, resume the rest");

@@ -9,18 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "cli/stop_signals.h"
-#include "db/run_paths.h"
 #include "base/config/config_io.h"
-#include "core/model/registry.h"
-#include "core/train/trainer.h"
 #include "base/util/error.h"
 #include "base/util/version.h"
+#include "cli/commands.h"
+#include "cli/stop_signals.h"
+#include "core/model/registry.h"
+#include "core/train/trainer.h"
 #include "db/heartbeat.h"
+#include "db/run_paths.h"
+#include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
-#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -35,8 +35,11 @@ struct TrainArgs {
 
 void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool json) {
   if (json) {
-    nlohmann::json j{{"id", run.id}, {"name", run.name}, {"status", outcome.status},
-                     {"updates", outcome.updates}, {"final_metrics", outcome.final_metrics}};
+    nlohmann::json j{{"id", run.id},
+                     {"name", run.name},
+                     {"status", outcome.status},
+                     {"updates", outcome.updates},
+                     {"final_metrics", outcome.final_metrics}};
     if (outcome.diverged_step) j["diverged_step"] = *outcome.diverged_step;
     std::cout << j.dump(2) << "\n";
     return;
@@ -52,20 +55,26 @@ void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool j
 // A finished run with no update left (resuming would only redo its final evaluation) or a
 // diverged one (the same trajectory diverges again) has nothing to resume; a running one with
 // a live worker is someone else's. A finished run given more updates trains on.
-void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run, const RunConfig& config) {
+void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
+                             const RunConfig& config) {
   const std::string id = std::to_string(run.id);
   if (run.status == db::status::kDiverged)
     throw InputError(store.path(), 0, "--resume",
-                     "run " + id + " diverged at update " + std::to_string(run.diverged_step.value_or(0)) +
+                     "run " + id + " diverged at update " +
+                         std::to_string(run.diverged_step.value_or(0)) +
                          ": resuming repeats the same trajectory (`fathom show " + id + "`)");
   if (run.status == db::status::kFinished && config.train.max_updates <= run.updates)
+    throw InputError(
+        store.path(), 0, "--resume",
+        "run " + id + " is finished with all its " + std::to_string(run.updates) +
+            " updates: nothing to resume (raise train.max_updates with --set to train it further)");
+  if (run.status == db::status::kRunning &&
+      !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
     throw InputError(store.path(), 0, "--resume",
-                     "run " + id + " is finished with all its " + std::to_string(run.updates) +
-                         " updates: nothing to resume (raise train.max_updates with --set to train it further)");
-  if (run.status == db::status::kRunning && !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
-    throw InputError(store.path(), 0, "--resume",
-                     "run " + id + " is running on " + run.host + " (its heartbeat is recent); "
-                     "`fathom cancel " + id + "` first");
+                     "run " + id + " is running on " + run.host +
+                         " (its heartbeat is recent); "
+                         "`fathom cancel " +
+                         id + "` first");
 }
 
 void run_train(TrainArgs args, const GlobalOptions& global) {
@@ -79,16 +88,20 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   if (!args.resume.empty()) {
     store.emplace(db::Store::open(db_path));
     auto record = store->find_run(args.resume);
-    if (!record) throw InputError(store->path(), 0, "--resume", "no run '" + args.resume + "' in the store");
+    if (!record)
+      throw InputError(store->path(), 0, "--resume", "no run '" + args.resume + "' in the store");
     run_id = record->id;
-    config = load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
+    config =
+        load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
   } else {
-    if (args.config_path.empty()) throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
+    if (args.config_path.empty())
+      throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
     config = load_config_file(args.config_path);
   }
   apply_overrides(config, args.overrides);
   if (!args.device.empty()) config.device = args.device;
-  if (run_id != 0) refuse_pointless_resume(*store, *store->find_run(std::to_string(run_id)), config);
+  if (run_id != 0)
+    refuse_pointless_resume(*store, *store->find_run(std::to_string(run_id)), config);
   // Every check runs before any work: a bad config never creates a run.
   check_config(config);
   check_model_methods(config);
@@ -139,8 +152,8 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
     const std::string resume = "fathom train --resume " + std::to_string(run_id);
     store->finish_run(run_id, db::status::kCancelled,
                       std::string("interrupted by ") + strsignal(stop_signal()) + " after update " +
-                          std::to_string(outcome.updates) + " (checkpoint written); continue with `" +
-                          resume + "`");
+                          std::to_string(outcome.updates) +
+                          " (checkpoint written); continue with `" + resume + "`");
     std::cerr << "run " << run_id << " stopped after update " << outcome.updates
               << " with a checkpoint; continue it with: " << resume << "\n";
     throw CommandExit{128 + stop_signal()};

@@ -21,17 +21,17 @@
 #include <memory>
 #include <optional>
 
-#include "cli/commands.h"
-#include "cli/stop_signals.h"
 #include "base/config/config_io.h"
-#include "core/model/registry.h"
-#include "core/train/trainer.h"
 #include "base/util/error.h"
 #include "base/util/process.h"
+#include "cli/commands.h"
+#include "cli/stop_signals.h"
+#include "core/model/registry.h"
+#include "core/train/trainer.h"
 #include "db/heartbeat.h"
+#include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/worker_exit.h"
-#include "db/run_status.h"
 
 namespace fathom::cli {
 namespace {
@@ -60,7 +60,8 @@ void record_worker(db::Store& store, int64_t run, const std::string& log) {
   store.set_tag(run, "worker.log", log);
   if (!slurm) return;
   const std::string array = env_or("SLURM_ARRAY_JOB_ID");
-  const std::string job = array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
+  const std::string job =
+      array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
   store.set_tag(run, "slurm.job", job);                        // as squeue shows it: 17_3
   store.set_tag(run, "slurm.job_id", env_or("SLURM_JOB_ID"));  // unique: scancel, requeue
   if (!array.empty()) store.set_tag(run, "slurm.array_job", array);
@@ -94,7 +95,8 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
                        "run " + std::to_string(args.run) + " is " + run->status +
                            ", not claimed for a worker (use --sweep to claim a queued run)");
   } else {
-    if (args.sweep.empty()) throw InputError("fathom worker", 0, "--sweep", "give --sweep NAME or --run ID");
+    if (args.sweep.empty())
+      throw InputError("fathom worker", 0, "--sweep", "give --sweep NAME or --run ID");
     run = store.claim_next_run(args.sweep, host_name(), args.device);
     if (!run) {
       std::cerr << "worker: no queued run left in sweep " << args.sweep << "\n";
@@ -112,9 +114,11 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
 
   TrainOutcome outcome;
   try {
-    RunConfig config = load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
+    RunConfig config =
+        load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
     int threads = args.threads;
-    if (threads <= 0 && !env_or("SLURM_CPUS_PER_TASK").empty()) threads = std::stoi(env_or("SLURM_CPUS_PER_TASK"));
+    if (threads <= 0 && !env_or("SLURM_CPUS_PER_TASK").empty())
+      threads = std::stoi(env_or("SLURM_CPUS_PER_TASK"));
     if (threads > 0) apply_overrides(config, {"train.threads=" + std::to_string(threads)});
     if (!args.device.empty()) config.device = args.device;
     check_config(config);
@@ -135,14 +139,15 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     return kWorkerFailed;
   }
   if (outcome.status != "stopped") {
-    std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates << " updates\n";
+    std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates
+              << " updates\n";
     return kWorkerEnded;
   }
   const std::string why = std::string("stopped by ") + strsignal(stop_signal()) + " after update " +
                           std::to_string(outcome.updates) + " on " + host_name() + "; requeued";
   if (!store.requeue_run(id, why)) {
-    std::cerr << "worker: run " << id << " was ended meanwhile (" << store.find_run(std::to_string(id))->status
-              << "); not requeued\n";
+    std::cerr << "worker: run " << id << " was ended meanwhile ("
+              << store.find_run(std::to_string(id))->status << "); not requeued\n";
     return kWorkerEnded;
   }
   std::cerr << "worker: run " << id << " " << why << "\n";
@@ -167,7 +172,8 @@ void add_worker_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--sweep", args->sweep, "claim the next queued run of this sweep");
   cmd->add_option("--run", args->run, "train this run, already claimed by the launcher");
   cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
-  cmd->add_option("--threads", args->threads, "train.threads (default: $SLURM_CPUS_PER_TASK or the config)");
+  cmd->add_option("--threads", args->threads,
+                  "train.threads (default: $SLURM_CPUS_PER_TASK or the config)");
   cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)");
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
   cmd->callback([args, &global] {

@@ -1,7 +1,7 @@
 #pragma once
 // Each `fathom` sub-command lives in its own cli/cmd_*.cpp and registers itself here,
-// called once from build_app() (cli/app.cpp). A command's callback throws fathom::InputError for bad input;
-// main() prints it and exits with status 2.
+// called once from build_app() (cli/app.cpp). A command's callback throws fathom::InputError for
+// bad input; main() prints it and exits with status 2.
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
@@ -14,11 +14,12 @@ struct CurvesRequest;  // experiments/report.h
 namespace db {
 class Store;
 }
-}
+}  // namespace fathom
 
 namespace fathom::cli {
 
-inline constexpr const char* kAppDescription = "Fathom: a workbench for research on training deep Transformers";
+inline constexpr const char* kAppDescription =
+    "Fathom: a workbench for research on training deep Transformers";
 
 // Options every command shares.
 struct GlobalOptions {
@@ -76,6 +77,6 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 // PNG into `out_dir` when this build has figures (FATHOM_HAVE_PLOTS), else an empty function
 // (the report then says figures need Qt).
 std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db::Store& store,
-                                                                          const std::string& out_dir);
+                                                                        const std::string& out_dir);
 
 }  // namespace fathom::cli

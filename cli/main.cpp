@@ -1,9 +1,9 @@
 // `fathom`: the headless workbench. Its commands are registered in cli/app.cpp.
 #include <iostream>
 
-#include "cli/commands.h"
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
 
 int main(int argc, char** argv) {
   fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work

@@ -11,8 +11,8 @@
 
 namespace fathom::cli {
 
-std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db::Store& store,
-                                                                          const std::string& out_dir) {
+std::function<std::string(const CurvesRequest&)> report_curves_renderer(
+    const db::Store& store, const std::string& out_dir) {
 #ifdef FATHOM_HAVE_PLOTS
   return [&store, out_dir](const CurvesRequest& request) -> std::string {
     plot::CurveQuery query;

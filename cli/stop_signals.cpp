@@ -2,6 +2,9 @@
 
 #include <signal.h>
 
+#include <atomic>
+#include <initializer_list>
+
 namespace fathom::cli {
 namespace {
 

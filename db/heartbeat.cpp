@@ -24,7 +24,8 @@ HeartbeatThread::~HeartbeatThread() {
 void HeartbeatThread::loop() {
   std::optional<Store> store;  // its own connection: a Store is for one thread at a time
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [this] { return stop_; })) {
+  while (
+      !wake_.wait_for(lock, std::chrono::duration<double>(interval_s_), [this] { return stop_; })) {
     lock.unlock();
     try {
       if (!store) store.emplace(Store::open(location_));

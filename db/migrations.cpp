@@ -104,13 +104,15 @@ int check_schema(const Connection& db) {
   const int64_t version = st.int64(0), app_id = st.int64(1), objects = st.int64(2);
   const std::string& file = db.path();
   if (app_id != 0 && app_id != kApplicationId)
-    throw InputError(file, 0, "", "a SQLite database, but not a Fathom run store (application_id " +
-                                      std::to_string(app_id) + ")");
+    throw InputError(file, 0, "",
+                     "a SQLite database, but not a Fathom run store (application_id " +
+                         std::to_string(app_id) + ")");
   if (version == 0 && objects > 0)
     throw InputError(file, 0, "", "a SQLite database, but not a Fathom run store");
   if (version < 0)  // user_version is a signed 32-bit field (found by fuzz/fuzz_store.cpp)
-    throw InputError(file, 0, "", "run store has schema version " + std::to_string(version) +
-                                      ", which no Fathom writes: a damaged file");
+    throw InputError(file, 0, "",
+                     "run store has schema version " + std::to_string(version) +
+                         ", which no Fathom writes: a damaged file");
   if (version > latest_schema_version())
     throw InputError(file, 0, "",
                      "run store has schema version " + std::to_string(version) +
@@ -125,7 +127,8 @@ using Columns = std::vector<std::pair<std::string, std::string>>;  // name, decl
 
 std::map<std::string, Columns> tables_of(const Connection& db) {
   std::map<std::string, Columns> out;
-  Statement tables(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  Statement tables(
+      db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   Statement columns(db, "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid");
   while (tables.step()) {
     const std::string table = tables.text(0);
@@ -181,21 +184,22 @@ void check_tables(const Connection& db) {
     } else if (it->second != columns) {
       const Columns missing = minus(columns, it->second), extra = minus(it->second, columns);
       problem = "has table '" + table + "' " +
-                (missing.empty() && extra.empty() ? "with its columns in another order"
-                                                  : "without (" + describe(missing) + ")" +
-                                                        (extra.empty() ? "" : " but with (" + describe(extra) + ")"));
+                (missing.empty() && extra.empty()
+                     ? "with its columns in another order"
+                     : "without (" + describe(missing) + ")" +
+                           (extra.empty() ? "" : " but with (" + describe(extra) + ")"));
     }
     if (!problem.empty())
       throw InputError(db.path(), 0, "",
-                       "is damaged: schema version " + std::to_string(latest_schema_version()) + " but it " +
-                           problem + "; restore it from a copy (nothing was changed)");
+                       "is damaged: schema version " + std::to_string(latest_schema_version()) +
+                           " but it " + problem + "; restore it from a copy (nothing was changed)");
   }
 }
 
 void migrate(const Connection& db) {
   for (;;) {
     Transaction tx(db);
-    const int version = check_schema(db);  // re-read under the write lock
+    const int version = check_schema(db);            // re-read under the write lock
     if (version >= latest_schema_version()) return;  // tx rolls back: nothing to do
     try {
       db.exec(migrations()[version].sql);
@@ -203,8 +207,8 @@ void migrate(const Connection& db) {
       throw;
     } catch (const std::exception& e) {  // tx rolls back: the file stays as it was
       throw InputError(db.path(), 0, "",
-                       "cannot upgrade the run store from schema version " + std::to_string(version) +
-                           " (is it damaged?): " + e.what());
+                       "cannot upgrade the run store from schema version " +
+                           std::to_string(version) + " (is it damaged?): " + e.what());
     }
     db.exec("PRAGMA user_version = " + std::to_string(version + 1));
     tx.commit();

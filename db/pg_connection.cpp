@@ -127,8 +127,8 @@ PgResult PgConnection::exec(const std::string& sql, const std::vector<PgParam>& 
   // Without parameters the simple protocol, which also runs several statements (migrations).
   pg_result* raw = params.empty()
                        ? PQexec(conn_, sql.c_str())
-                       : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()),
-                                      nullptr, values.data(), nullptr, nullptr, 0);
+                       : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
+                                      values.data(), nullptr, nullptr, 0);
   PgResult result(raw);
   const ExecStatusType status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
@@ -138,7 +138,8 @@ PgResult PgConnection::exec(const std::string& sql, const std::vector<PgParam>& 
     throw PgConnectionLost(shown_ + ": connection lost: " + why);
   const std::string state = sqlstate ? sqlstate : "";
   if (state == "40001" || state == "40P01") throw PgRetryable(shown_ + ": " + why);
-  throw std::runtime_error(shown_ + ": " + why + (state.empty() ? "" : " [SQLSTATE " + state + "]"));
+  throw std::runtime_error(shown_ + ": " + why +
+                           (state.empty() ? "" : " [SQLSTATE " + state + "]"));
 }
 
 void PgConnection::try_rollback() noexcept {

@@ -34,7 +34,7 @@ class PgResult {
   bool is_null(int row, int col) const;
   std::string text(int row, int col) const;  // NULL -> ""
   int64_t int64(int row, int col) const;
-  double real(int row, int col) const;       // NULL -> NaN
+  double real(int row, int col) const;  // NULL -> NaN
   double real_or(int row, int col, double fallback) const;
   std::optional<int64_t> optional_int64(int row, int col) const;
 

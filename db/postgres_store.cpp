@@ -8,9 +8,9 @@
 #include "base/util/error.h"
 #include "db/pg_connection.h"
 #include "db/postgres_migrations.h"
+#include "db/run_status.h"
 #include "db/store.h"
 #include "db/store_backends.h"
-#include "db/run_status.h"
 
 namespace fathom::db {
 namespace {
@@ -85,8 +85,8 @@ class PostgresBackend : public StoreBackend {
     if (!has_meta)
       throw InputError(pg_.shown(), 0, "",
                        "the database holds " + std::to_string(count) +
-                           " table(s) that are not a Fathom run store (e.g. '" +
-                           tables.text(0, 1) + "'); use an empty database or another schema");
+                           " table(s) that are not a Fathom run store (e.g. '" + tables.text(0, 1) +
+                           "'); use an empty database or another schema");
     auto meta = pg_.exec("SELECT key, value FROM fathom_meta");
     std::map<std::string, std::string> values;
     for (int i = 0; i < meta.rows(); ++i) values[meta.text(i, 0)] = meta.text(i, 1);
@@ -112,9 +112,10 @@ class PostgresBackend : public StoreBackend {
           return;
         }
         pg_.exec(postgres_migrations()[version].sql);
-        pg_.exec("INSERT INTO fathom_meta (key, value) VALUES ('schema_version', $1)"
-                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                 {std::to_string(version + 1)});
+        pg_.exec(
+            "INSERT INTO fathom_meta (key, value) VALUES ('schema_version', $1)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            {std::to_string(version + 1)});
       });
       if (done) return;
     }
@@ -167,8 +168,9 @@ class PostgresBackend : public StoreBackend {
 
   void heartbeat(int64_t run, int64_t updates, double now) override {
     write([&] {
-      auto r = pg_.exec("UPDATE runs SET heartbeat_at = $2, updates = $3 WHERE id = $1 RETURNING id",
-                        {pg_param(run), pg_param(now), pg_param(updates)});
+      auto r =
+          pg_.exec("UPDATE runs SET heartbeat_at = $2, updates = $3 WHERE id = $1 RETURNING id",
+                   {pg_param(run), pg_param(now), pg_param(updates)});
       require_run(r, run);
     });
   }
@@ -213,9 +215,10 @@ class PostgresBackend : public StoreBackend {
 
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
-      pg_.exec("INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)"
-               " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value",
-               {pg_param(run), name, pg_param(value)});
+      pg_.exec(
+          "INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)"
+          " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value",
+          {pg_param(run), name, pg_param(value)});
     });
   }
 
@@ -225,9 +228,10 @@ class PostgresBackend : public StoreBackend {
 
   void set_tag(int64_t run, const std::string& key, const std::string& value) override {
     write([&] {
-      pg_.exec("INSERT INTO run_tags (run_id, key, value) VALUES ($1, $2, $3)"
-               " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
-               {pg_param(run), key, value});
+      pg_.exec(
+          "INSERT INTO run_tags (run_id, key, value) VALUES ($1, $2, $3)"
+          " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
+          {pg_param(run), key, value});
     });
   }
 
@@ -249,8 +253,9 @@ class PostgresBackend : public StoreBackend {
       if (status.rows() == 0)
         throw std::invalid_argument(pg_.shown() + ": no run with id " + std::to_string(run));
       if (status.text(0, 0) == db::status::kRunning)
-        throw InputError(pg_.shown(), 0, "", "run " + std::to_string(run) +
-                                                 " is running; cancel it before deleting it");
+        throw InputError(
+            pg_.shown(), 0, "",
+            "run " + std::to_string(run) + " is running; cancel it before deleting it");
       for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"})
         pg_.exec(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {pg_param(run)});
       pg_.exec("DELETE FROM runs WHERE id = $1", {pg_param(run)});
@@ -263,8 +268,8 @@ class PostgresBackend : public StoreBackend {
       auto r = pg_.exec(
           "INSERT INTO analyses (run_id, kind, checkpoint, params_json, result_json, created_at,"
           " elapsed_s) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-          {pg_param(a.run_id), a.kind, pg_text_or_null(a.checkpoint), a.params_json,
-           a.result_json, pg_param(now), pg_param(a.elapsed_s)});
+          {pg_param(a.run_id), a.kind, pg_text_or_null(a.checkpoint), a.params_json, a.result_json,
+           pg_param(now), pg_param(a.elapsed_s)});
       id = r.int64(0, 0);
     });
     return id;
@@ -294,15 +299,16 @@ class PostgresBackend : public StoreBackend {
   void import_run(const RunExport& e) override {
     write([&] {
       const RunRecord& r = e.run;
-      pg_.exec("INSERT INTO runs (id, name, sweep, config_json, config_yaml, status, error,"
-               " diverged_step, created_at, started_at, finished_at, heartbeat_at, host, device,"
-               " git_rev, updates) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-               " $13, $14, $15, $16)",
-               {pg_param(r.id), r.name, pg_text_or_null(r.sweep), r.config_json, r.config_yaml,
-                r.status, pg_text_or_null(r.error), pg_param(r.diverged_step),
-                pg_param(r.created_at), time_or_null(r.started_at), time_or_null(r.finished_at),
-                time_or_null(r.heartbeat_at), pg_text_or_null(r.host), pg_text_or_null(r.device),
-                pg_text_or_null(r.git_rev), pg_param(r.updates)});
+      pg_.exec(
+          "INSERT INTO runs (id, name, sweep, config_json, config_yaml, status, error,"
+          " diverged_step, created_at, started_at, finished_at, heartbeat_at, host, device,"
+          " git_rev, updates) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+          " $13, $14, $15, $16)",
+          {pg_param(r.id), r.name, pg_text_or_null(r.sweep), r.config_json, r.config_yaml, r.status,
+           pg_text_or_null(r.error), pg_param(r.diverged_step), pg_param(r.created_at),
+           time_or_null(r.started_at), time_or_null(r.finished_at), time_or_null(r.heartbeat_at),
+           pg_text_or_null(r.host), pg_text_or_null(r.device), pg_text_or_null(r.git_rev),
+           pg_param(r.updates)});
       for (const auto& [name, value] : r.final_metrics)
         pg_.exec("INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)",
                  {pg_param(r.id), name, pg_param(value)});
@@ -312,19 +318,22 @@ class PostgresBackend : public StoreBackend {
       for (const auto& a : e.artifacts) insert_artifact(r.id, a, r.created_at);
       insert_metrics(r.id, e.metrics);
       // Explicit ids leave the identity sequence behind: the next create_run must not clash.
-      pg_.exec("SELECT setval(pg_get_serial_sequence('runs', 'id'),"
-               " greatest((SELECT max(id) FROM runs), 1))");
+      pg_.exec(
+          "SELECT setval(pg_get_serial_sequence('runs', 'id'),"
+          " greatest((SELECT max(id) FROM runs), 1))");
     });
   }
 
   void import_analysis(const AnalysisRecord& a) override {
     write([&] {
-      pg_.exec("INSERT INTO analyses (id, run_id, kind, checkpoint, params_json, result_json,"
-               " created_at, elapsed_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-               {pg_param(a.id), pg_param(a.run_id), a.kind, pg_text_or_null(a.checkpoint),
-                a.params_json, a.result_json, pg_param(a.created_at), pg_param(a.elapsed_s)});
-      pg_.exec("SELECT setval(pg_get_serial_sequence('analyses', 'id'),"
-               " greatest((SELECT max(id) FROM analyses), 1))");
+      pg_.exec(
+          "INSERT INTO analyses (id, run_id, kind, checkpoint, params_json, result_json,"
+          " created_at, elapsed_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+          {pg_param(a.id), pg_param(a.run_id), a.kind, pg_text_or_null(a.checkpoint), a.params_json,
+           a.result_json, pg_param(a.created_at), pg_param(a.elapsed_s)});
+      pg_.exec(
+          "SELECT setval(pg_get_serial_sequence('analyses', 'id'),"
+          " greatest((SELECT max(id) FROM analyses), 1))");
     });
   }
 
@@ -353,9 +362,10 @@ class PostgresBackend : public StoreBackend {
   }
 
   std::vector<RunRecord> list_runs(const std::string& sweep_filter) override {
-    return select_runs(sweep_filter.empty() ? "" : "WHERE sweep = $1",
-                       sweep_filter.empty() ? std::vector<PgParam>{} : std::vector<PgParam>{sweep_filter},
-                       "ORDER BY id");
+    return select_runs(
+        sweep_filter.empty() ? "" : "WHERE sweep = $1",
+        sweep_filter.empty() ? std::vector<PgParam>{} : std::vector<PgParam>{sweep_filter},
+        "ORDER BY id");
   }
 
   std::optional<RunRecord> run_by_id(int64_t id) override {
@@ -375,12 +385,12 @@ class PostgresBackend : public StoreBackend {
     std::vector<MetricPoint> out;
     read_one([&] {
       out.clear();
-      auto r = pg_.exec("SELECT step, value, wall_time FROM metrics"
-                        " WHERE run_id = $1 AND name = $2 AND step > $3 ORDER BY step",
-                        {pg_param(run), name, pg_param(after_step)});
+      auto r = pg_.exec(
+          "SELECT step, value, wall_time FROM metrics"
+          " WHERE run_id = $1 AND name = $2 AND step > $3 ORDER BY step",
+          {pg_param(run), name, pg_param(after_step)});
       out.reserve(r.rows());
-      for (int i = 0; i < r.rows(); ++i)
-        out.push_back({r.int64(i, 0), r.real(i, 1), r.real(i, 2)});
+      for (int i = 0; i < r.rows(); ++i) out.push_back({r.int64(i, 0), r.real(i, 1), r.real(i, 2)});
     });
     return out;
   }
@@ -413,8 +423,8 @@ class PostgresBackend : public StoreBackend {
     return out;
   }
 
-  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs, const std::string& name,
-                                             bool higher) override {
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs,
+                                             const std::string& name, bool higher) override {
     std::map<int64_t, MetricPoint> out;
     if (runs.empty()) return out;
     std::string ids = "{";
@@ -424,13 +434,15 @@ class PostgresBackend : public StoreBackend {
       out.clear();
       // One round trip: the first row per run in value order. NaN sorts above +inf in
       // PostgreSQL, so "< 'Infinity'" leaves it out too.
-      auto r = pg_.exec(std::string("SELECT DISTINCT ON (run_id) run_id, step, value, wall_time FROM metrics"
-                                    " WHERE run_id = ANY($1::bigint[]) AND name = $2"
-                                    " AND value > '-Infinity'::float8 AND value < 'Infinity'::float8"
-                                    " ORDER BY run_id, value ") +
-                            (higher ? "DESC" : "ASC") + ", step",
-                        {ids, name});
-      for (int i = 0; i < r.rows(); ++i) out[r.int64(i, 0)] = {r.int64(i, 1), r.real(i, 2), r.real(i, 3)};
+      auto r = pg_.exec(
+          std::string("SELECT DISTINCT ON (run_id) run_id, step, value, wall_time FROM metrics"
+                      " WHERE run_id = ANY($1::bigint[]) AND name = $2"
+                      " AND value > '-Infinity'::float8 AND value < 'Infinity'::float8"
+                      " ORDER BY run_id, value ") +
+              (higher ? "DESC" : "ASC") + ", step",
+          {ids, name});
+      for (int i = 0; i < r.rows(); ++i)
+        out[r.int64(i, 0)] = {r.int64(i, 1), r.real(i, 2), r.real(i, 3)};
     });
     return out;
   }
@@ -439,9 +451,10 @@ class PostgresBackend : public StoreBackend {
     std::vector<MetricRow> out;
     read_one([&] {
       out.clear();
-      auto r = pg_.exec("SELECT step, name, value, wall_time FROM metrics WHERE run_id = $1"
-                        " ORDER BY name COLLATE \"C\", step",
-                        {pg_param(run)});
+      auto r = pg_.exec(
+          "SELECT step, name, value, wall_time FROM metrics WHERE run_id = $1"
+          " ORDER BY name COLLATE \"C\", step",
+          {pg_param(run)});
       out.reserve(r.rows());
       for (int i = 0; i < r.rows(); ++i)
         out.emplace_back(r.int64(i, 0), r.text(i, 1), r.real(i, 2), r.real(i, 3));
@@ -480,7 +493,8 @@ class PostgresBackend : public StoreBackend {
           "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM metrics),"
           " (SELECT count(*) FROM final_metrics), (SELECT count(*) FROM run_tags),"
           " (SELECT count(*) FROM artifacts), (SELECT count(*) FROM analyses)");
-      c = {r.int64(0, 0), r.int64(0, 1), r.int64(0, 2), r.int64(0, 3), r.int64(0, 4), r.int64(0, 5)};
+      c = {r.int64(0, 0), r.int64(0, 1), r.int64(0, 2),
+           r.int64(0, 3), r.int64(0, 4), r.int64(0, 5)};
     });
     return c;
   }
@@ -511,8 +525,10 @@ class PostgresBackend : public StoreBackend {
                         params);
       for (int row = 0; row < r.rows(); ++row) {
         CurveReply& reply = out[r.int64(row, 0) - 1];
-        if (r.is_null(row, 1)) reply.last_step = r.is_null(row, 4) ? -1 : r.int64(row, 4);
-        else reply.points.push_back({r.int64(row, 1), r.real(row, 2), r.real(row, 3)});
+        if (r.is_null(row, 1))
+          reply.last_step = r.is_null(row, 4) ? -1 : r.int64(row, 4);
+        else
+          reply.points.push_back({r.int64(row, 1), r.real(row, 2), r.real(row, 3)});
       }
     });
     return out;
@@ -578,9 +594,10 @@ class PostgresBackend : public StoreBackend {
         by_id[run.id] = &run;
       }
       ids += "}";
-      auto fm = pg_.exec("SELECT run_id, name, value FROM final_metrics"
-                         " WHERE run_id = ANY($1::bigint[])",
-                         {ids});
+      auto fm = pg_.exec(
+          "SELECT run_id, name, value FROM final_metrics"
+          " WHERE run_id = ANY($1::bigint[])",
+          {ids});
       for (int i = 0; i < fm.rows(); ++i)
         by_id[fm.int64(i, 0)]->final_metrics[fm.text(i, 1)] = fm.real(i, 2);
     });
@@ -588,16 +605,17 @@ class PostgresBackend : public StoreBackend {
   }
 
   void add_final_metrics(RunRecord& run) {
-    auto fm = pg_.exec("SELECT name, value FROM final_metrics WHERE run_id = $1",
-                       {pg_param(run.id)});
+    auto fm =
+        pg_.exec("SELECT name, value FROM final_metrics WHERE run_id = $1", {pg_param(run.id)});
     for (int i = 0; i < fm.rows(); ++i) run.final_metrics[fm.text(i, 0)] = fm.real(i, 1);
   }
 
   void insert_artifact(int64_t run, const Artifact& a, double now) {
-    pg_.exec("INSERT INTO artifacts (run_id, kind, path, step, created_at)"
-             " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, kind) DO UPDATE SET"
-             " path = excluded.path, step = excluded.step, created_at = excluded.created_at",
-             {pg_param(run), a.kind, a.path, pg_param(a.step), pg_param(now)});
+    pg_.exec(
+        "INSERT INTO artifacts (run_id, kind, path, step, created_at)"
+        " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id, kind) DO UPDATE SET"
+        " path = excluded.path, step = excluded.step, created_at = excluded.created_at",
+        {pg_param(run), a.kind, a.path, pg_param(a.step), pg_param(now)});
   }
 
   void insert_metrics(int64_t run, const std::vector<MetricRow>& rows) {
@@ -618,12 +636,13 @@ class PostgresBackend : public StoreBackend {
         values += sep + pg_param(value).value_or("NULL");
         times += sep + pg_param(wall_time).value_or("NULL");
       }
-      pg_.exec("INSERT INTO metrics (run_id, step, name, value, wall_time)"
-               " SELECT $1, s, n, v, w FROM unnest($2::bigint[], $3::text[],"
-               " $4::double precision[], $5::double precision[]) AS t(s, n, v, w)"
-               " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
-               " wall_time = excluded.wall_time",
-               {pg_param(run), steps + "}", names + "}", values + "}", times + "}"});
+      pg_.exec(
+          "INSERT INTO metrics (run_id, step, name, value, wall_time)"
+          " SELECT $1, s, n, v, w FROM unnest($2::bigint[], $3::text[],"
+          " $4::double precision[], $5::double precision[]) AS t(s, n, v, w)"
+          " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
+          " wall_time = excluded.wall_time",
+          {pg_param(run), steps + "}", names + "}", values + "}", times + "}"});
     }
   }
 
@@ -642,8 +661,7 @@ std::unique_ptr<StoreBackend> open_postgres_backend(const StoreUrl& url, OpenMod
     throw InputError(url.shown, 0, "", std::string("cannot read the run store: ") + e.what());
   }
   if (mode == OpenMode::ReadOnly) {
-    if (version == 0)
-      throw InputError(url.shown, 0, "", "empty database, not a Fathom run store");
+    if (version == 0) throw InputError(url.shown, 0, "", "empty database, not a Fathom run store");
     if (version < latest_schema_version())
       throw InputError(url.shown, 0, "",
                        "run store has schema version " + std::to_string(version) +

@@ -69,7 +69,7 @@ using MetricRow = std::tuple<int64_t, std::string, double, double>;
 
 // Everything stored about one run, ids kept: what `fathom db copy` moves between stores.
 struct RunExport {
-  RunRecord run;                            // final_metrics included
+  RunRecord run;  // final_metrics included
   std::map<std::string, std::string> tags;
   std::vector<Artifact> artifacts;
   std::vector<MetricRow> metrics;
@@ -82,8 +82,8 @@ struct CurveRequest {
   int64_t after_step = -1;
 };
 struct CurveReply {
-  int64_t last_step = -1;            // where the stored curve ends now; -1: no points
-  std::vector<MetricPoint> points;   // step > after_step, by step
+  int64_t last_step = -1;           // where the stored curve ends now; -1: no points
+  std::vector<MetricPoint> points;  // step > after_step, by step
 };
 
 // Row counts per table, to check a copy.

@@ -17,8 +17,8 @@ inline const std::string kCancelled = "cancelled";  // stopped on request, with 
 
 // Every status, in lifecycle order.
 inline const std::vector<std::string>& all() {
-  static const std::vector<std::string> statuses{kQueued,   kRunning, kFinished, kDiverged,
-                                                 kFailed,   kCrashed, kCancelled};
+  static const std::vector<std::string> statuses{kQueued, kRunning, kFinished, kDiverged,
+                                                 kFailed, kCrashed, kCancelled};
   return statuses;
 }
 

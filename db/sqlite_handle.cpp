@@ -25,9 +25,8 @@ bool is_busy(int rc) {
 template <typename F>
 int retry_while_busy(F attempt) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(kBusyRetrySeconds));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(kBusyRetrySeconds));
   thread_local std::minstd_rand jitter{std::random_device{}()};
   int sleep_us = 1000;
   for (;;) {
@@ -99,7 +98,9 @@ void Connection::fail(int rc, const std::string& what) const {
       // A damaged header (its file-format bytes), or a file from a far newer SQLite: the file,
       // not the statement, is at fault (found by fuzz/fuzz_store.cpp).
       if (detail == "unsupported file format")
-        throw InputError(path_, 0, "", "unsupported SQLite file format: a damaged file, or one from a newer SQLite");
+        throw InputError(
+            path_, 0, "",
+            "unsupported SQLite file format: a damaged file, or one from a newer SQLite");
       [[fallthrough]];
     default:
       throw std::runtime_error(path_ + ": " + what + ": " + detail);

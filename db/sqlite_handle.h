@@ -83,9 +83,9 @@ class Statement {
 
   bool is_null(int col) const;
   int64_t int64(int col) const;
-  double real(int col) const;                        // NULL -> NaN
-  double real_or(int col, double fallback) const;    // NULL -> fallback
-  std::string text(int col) const;                   // NULL -> ""
+  double real(int col) const;                      // NULL -> NaN
+  double real_or(int col, double fallback) const;  // NULL -> fallback
+  std::string text(int col) const;                 // NULL -> ""
   std::optional<int64_t> optional_int64(int col) const;
 
  private:
@@ -109,6 +109,5 @@ class Transaction {
   const Connection& db_;
   bool open_ = false;
 };
-
 
 }  // namespace fathom::db

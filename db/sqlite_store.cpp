@@ -4,23 +4,23 @@
 
 #include <cctype>
 #include <cstdio>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 
 #include "base/util/error.h"
 #include "db/migrations.h"
+#include "db/run_status.h"
 #include "db/sqlite_handle.h"
 #include "db/store.h"
 #include "db/store_backends.h"
-#include "db/run_status.h"
 
 namespace fathom::db {
 namespace {
 
 // Column order shared by every SELECT that feeds read_run().
-#define FATHOM_RUN_COLUMNS                                                              \
+#define FATHOM_RUN_COLUMNS                                                            \
   "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, " \
   "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at"
 
@@ -63,8 +63,10 @@ AnalysisRecord read_analysis(const Statement& st) {
 
 // 0 (an event that has not happened) is stored as NULL.
 void bind_time(Statement& st, int i, double t) {
-  if (t == 0) st.bind_null(i);
-  else st.bind(i, t);
+  if (t == 0)
+    st.bind_null(i);
+  else
+    st.bind(i, t);
 }
 
 class SqliteBackend : public StoreBackend {
@@ -166,8 +168,8 @@ class SqliteBackend : public StoreBackend {
 
   void set_final_metric(int64_t run, const std::string& name, double value) override {
     write([&] {
-      Statement st(db_,
-                   "INSERT OR REPLACE INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)");
+      Statement st(
+          db_, "INSERT OR REPLACE INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)");
       st.bind(1, run).bind(2, name).bind(3, value);
       st.run();
     });
@@ -205,8 +207,9 @@ class SqliteBackend : public StoreBackend {
       if (!status.step())
         throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
       if (status.text(0) == db::status::kRunning)
-        throw InputError(db_.path(), 0, "", "run " + std::to_string(run) +
-                                                " is running; cancel it before deleting it");
+        throw InputError(
+            db_.path(), 0, "",
+            "run " + std::to_string(run) + " is running; cancel it before deleting it");
       // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection
       // without foreign keys, and the order (children first) never violates a reference.
       for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"}) {
@@ -240,8 +243,9 @@ class SqliteBackend : public StoreBackend {
     std::optional<RunRecord> claimed;
     // BEGIN IMMEDIATE holds the one write lock from the SELECT to the UPDATE.
     write([&] {
-      Statement pick(db_, "SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'"
-                          " ORDER BY id LIMIT 1");
+      Statement pick(db_,
+                     "SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'"
+                     " ORDER BY id LIMIT 1");
       pick.bind(1, sweep);
       if (!pick.step()) return;
       const int64_t id = pick.int64(0);
@@ -319,9 +323,9 @@ class SqliteBackend : public StoreBackend {
 
   std::vector<RunRecord> list_runs(const std::string& sweep_filter) override {
     Transaction snapshot(db_, Transaction::Kind::Deferred);  // runs and metrics agree
-    Statement st(db_, sweep_filter.empty()
-                          ? "SELECT " FATHOM_RUN_COLUMNS " FROM runs ORDER BY id"
-                          : "SELECT " FATHOM_RUN_COLUMNS " FROM runs WHERE sweep = ?1 ORDER BY id");
+    Statement st(db_, sweep_filter.empty() ? "SELECT " FATHOM_RUN_COLUMNS " FROM runs ORDER BY id"
+                                           : "SELECT " FATHOM_RUN_COLUMNS
+                                             " FROM runs WHERE sweep = ?1 ORDER BY id");
     if (!sweep_filter.empty()) st.bind(1, sweep_filter);
     auto runs = collect_runs(st);
     snapshot.commit();
@@ -337,8 +341,8 @@ class SqliteBackend : public StoreBackend {
 
   std::optional<RunRecord> latest_run_named(const std::string& name) override {
     Transaction snapshot(db_, Transaction::Kind::Deferred);
-    Statement st(db_, "SELECT " FATHOM_RUN_COLUMNS
-                      " FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1");
+    Statement st(
+        db_, "SELECT " FATHOM_RUN_COLUMNS " FROM runs WHERE name = ?1 ORDER BY id DESC LIMIT 1");
     st.bind(1, name);
     auto found = collect_runs(st);
     snapshot.commit();
@@ -364,14 +368,15 @@ class SqliteBackend : public StoreBackend {
     return st.step() && !st.is_null(0) ? st.int64(0) : -1;
   }
 
-  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs, const std::string& name,
-                                             bool higher) override {
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs,
+                                             const std::string& name, bool higher) override {
     // Per run, the (run_id, name, step) key's range for the curve, sorted by value: a run's
     // points are read once. NaN is stored as NULL; +-inf are bound, not written as literals.
     Transaction snapshot(db_, Transaction::Kind::Deferred);
-    const std::string sql = std::string("SELECT step, value, wall_time FROM metrics"
-                                        " WHERE run_id = ?1 AND name = ?2 AND value > ?3 AND value < ?4"
-                                        " ORDER BY value ") +
+    const std::string sql = std::string(
+                                "SELECT step, value, wall_time FROM metrics"
+                                " WHERE run_id = ?1 AND name = ?2 AND value > ?3 AND value < ?4"
+                                " ORDER BY value ") +
                             (higher ? "DESC" : "ASC") + ", step LIMIT 1";
     Statement st(db_, sql.c_str());
     const double inf = std::numeric_limits<double>::infinity();
@@ -402,8 +407,9 @@ class SqliteBackend : public StoreBackend {
   }
 
   std::vector<MetricRow> metric_rows(int64_t run) override {
-    Statement st(db_, "SELECT step, name, value, wall_time FROM metrics WHERE run_id = ?1"
-                      " ORDER BY name, step");
+    Statement st(db_,
+                 "SELECT step, name, value, wall_time FROM metrics WHERE run_id = ?1"
+                 " ORDER BY name, step");
     st.bind(1, run);
     std::vector<MetricRow> out;
     while (st.step()) out.emplace_back(st.int64(0), st.text(1), st.real(2), st.real(3));
@@ -412,7 +418,8 @@ class SqliteBackend : public StoreBackend {
 
   std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
                                             const std::string& kind) override {
-    Statement st(db_, "SELECT " FATHOM_ANALYSIS_COLUMNS " FROM analyses"
+    Statement st(db_, "SELECT " FATHOM_ANALYSIS_COLUMNS
+                      " FROM analyses"
                       " WHERE (?1 IS NULL OR run_id = ?1) AND (?2 = '' OR kind = ?2) ORDER BY id");
     st.bind(1, run).bind(2, kind);
     std::vector<AnalysisRecord> out;
@@ -459,7 +466,8 @@ class SqliteBackend : public StoreBackend {
   void require_exists(int64_t run) const {  // after an UPDATE whose WHERE may skip the row
     Statement st(db_, "SELECT 1 FROM runs WHERE id = ?1");
     st.bind(1, run);
-    if (!st.step()) throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
+    if (!st.step())
+      throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
   }
 
   void insert_artifact(int64_t run, const Artifact& a, double now) {
@@ -547,7 +555,8 @@ std::string immutable_uri(const std::string& path) {
   const std::string absolute = std::filesystem::absolute(path).string();
   std::string out = "file:";
   for (unsigned char c : absolute) {
-    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+    if (std::isalnum(c) ||
+        std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
       out += static_cast<char>(c);
     } else {
       char hex[4];
@@ -570,11 +579,10 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
   } else if (fs::path parent = fs::path(path).parent_path(); !parent.empty()) {
     fs::create_directories(parent, ec);
     if (ec)
-      throw InputError(path, 0, "", "cannot create directory " + parent.string() + ": " +
-                                        ec.message());
+      throw InputError(path, 0, "",
+                       "cannot create directory " + parent.string() + ": " + ec.message());
   }
-  if (fs::is_directory(path, ec))
-    throw InputError(path, 0, "", "is a directory, not a run store");
+  if (fs::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a run store");
 
   const int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY
                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -593,8 +601,7 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
     if (version < latest_schema_version())
       throw InputError(path, 0, "",
                        "run store has schema version " + std::to_string(version) +
-                           ", older than this build's " +
-                           std::to_string(latest_schema_version()) +
+                           ", older than this build's " + std::to_string(latest_schema_version()) +
                            "; a command that writes to it (e.g. `fathom train`) upgrades it");
     return std::make_unique<SqliteBackend>(std::move(db));
   }

@@ -1,13 +1,13 @@
 #include "db/store.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <stdexcept>
 
 #include "db/migrations.h"
-#include "db/store_backends.h"
 #include "db/run_status.h"
+#include "db/store_backends.h"
 
 namespace fathom::db {
 namespace {
@@ -50,7 +50,9 @@ std::optional<std::string> Store::busy_before_open(const std::string& location) 
 
 Store::Store(std::string location, StoreUrl url, OpenMode mode,
              std::unique_ptr<StoreBackend> backend)
-    : location_(std::move(location)), url_(std::move(url)), mode_(mode),
+    : location_(std::move(location)),
+      url_(std::move(url)),
+      mode_(mode),
       backend_(std::move(backend)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
@@ -191,8 +193,8 @@ int64_t Store::last_metric_step(int64_t run, const std::string& name) const {
   return backend_->last_metric_step(run, name);
 }
 
-std::map<int64_t, MetricPoint> Store::best_points(const std::vector<int64_t>& runs, const std::string& name,
-                                                  bool higher) const {
+std::map<int64_t, MetricPoint> Store::best_points(const std::vector<int64_t>& runs,
+                                                  const std::string& name, bool higher) const {
   return backend_->best_points(runs, name, higher);
 }
 

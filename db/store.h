@@ -113,8 +113,8 @@ class Store {
   int64_t last_metric_step(int64_t run, const std::string& name) const;
   // Each run's best finite point of `name` (lowest, or highest when `higher`; the earliest
   // step among equals), read by the store: runs without one are absent.
-  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs, const std::string& name,
-                                             bool higher) const;
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs,
+                                             const std::string& name, bool higher) const;
   // The dashboard's whole poll at once: for each curve, where it ends and its points after
   // the request's step (one snapshot; one round trip on a server store).
   std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) const;

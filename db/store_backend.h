@@ -46,8 +46,7 @@ class StoreBackend {
   virtual void delete_run(int64_t run) = 0;
   virtual int64_t add_analysis(const NewAnalysis& analysis, double now) = 0;
   // Atomically moves the oldest queued run of `sweep` to running; nullopt when none is queued.
-  virtual std::optional<RunRecord> claim_next_run(const std::string& sweep,
-                                                  const std::string& host,
+  virtual std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
                                                   const std::string& device, double now) = 0;
   // `fathom db copy`: writes a run (its id kept) and everything about it in one transaction.
   virtual void import_run(const RunExport& run) = 0;

@@ -20,7 +20,8 @@ bool has_store_backend(const std::string& scheme) { return factories().count(sch
 
 std::string known_store_schemes() {
   std::string out;
-  for (const auto& [scheme, factory] : factories()) out += (out.empty() ? "" : ", ") + scheme + "://";
+  for (const auto& [scheme, factory] : factories())
+    out += (out.empty() ? "" : ", ") + scheme + "://";
   return out;
 }
 

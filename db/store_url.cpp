@@ -59,8 +59,7 @@ StoreUrl parse_store_url(const std::string& text, const std::string& field) {
     if (url.scheme == "postgres") url.scheme = "postgresql";
     url.connect = url.scheme == "sqlite" ? text.substr(scheme_end + 3) : text;
   }
-  if (url.connect.empty())
-    throw InputError(url.shown, 0, field, "the URL names no database file");
+  if (url.connect.empty()) throw InputError(url.shown, 0, field, "the URL names no database file");
   if (!has_store_backend(url.scheme))
     throw InputError(url.shown, 0, field,
                      "unknown run store scheme '" + url.scheme + "://'; this build knows " +

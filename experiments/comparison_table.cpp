@@ -7,8 +7,8 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
-#include "db/run_json.h"
 #include "db/metric_names.h"
+#include "db/run_json.h"
 #include "db/run_status.h"
 
 namespace fathom {
@@ -49,7 +49,8 @@ std::string empty_cell_status(const std::vector<const TableRun*>& runs, const Ta
     return cell.first_diverged_step ? "diverged@" + std::to_string(*cell.first_diverged_step)
                                     : db::status::kDiverged;
   namespace st = db::status;
-  for (const std::string& status : {st::kFailed, st::kCrashed, st::kCancelled, st::kRunning, st::kQueued})
+  for (const std::string& status :
+       {st::kFailed, st::kCrashed, st::kCancelled, st::kRunning, st::kQueued})
     for (const auto* r : runs)
       if (r->status == status) return status;
   return "n/a";  // finished without this metric
@@ -74,7 +75,8 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   for (const auto* r : runs) {
     if (r->status == db::status::kDiverged) {
       ++cell.diverged;
-      if (r->diverged_step && (!cell.first_diverged_step || *r->diverged_step < *cell.first_diverged_step))
+      if (r->diverged_step &&
+          (!cell.first_diverged_step || *r->diverged_step < *cell.first_diverged_step))
         cell.first_diverged_step = r->diverged_step;
       continue;
     }
@@ -184,8 +186,10 @@ std::vector<TableRun> with_composite(std::vector<TableRun> runs, const std::stri
     bool complete = true;
     for (const auto& p : parts) {
       auto it = r.axes.find(p);
-      if (it == r.axes.end()) complete = false;
-      else value += (value.empty() ? "" : " / ") + it->second;
+      if (it == r.axes.end())
+        complete = false;
+      else
+        value += (value.empty() ? "" : " / ") + it->second;
     }
     if (complete) r.axes[key] = value;
   }
@@ -196,12 +200,16 @@ std::vector<TableRun> with_composite(std::vector<TableRun> runs, const std::stri
 
 ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
                                        const TableOptions& options) {
-  const std::vector<TableRun> runs = with_composite(with_composite(input, options.rows), options.cols);
-  if (options.rows.empty()) throw InputError("fathom export table", 0, "--rows", "give the axis of the rows");
-  if (options.metric.empty()) throw InputError("fathom export table", 0, "--metric", "give a metric");
+  const std::vector<TableRun> runs =
+      with_composite(with_composite(input, options.rows), options.cols);
+  if (options.rows.empty())
+    throw InputError("fathom export table", 0, "--rows", "give the axis of the rows");
+  if (options.metric.empty())
+    throw InputError("fathom export table", 0, "--metric", "give a metric");
   if (options.rows == options.cols)
     throw InputError("fathom export table", 0, "--cols", "rows and columns are the same axis");
-  for (const auto& [flag, key] : {std::pair{"--rows", options.rows}, std::pair{"--cols", options.cols}}) {
+  for (const auto& [flag, key] :
+       {std::pair{"--rows", options.rows}, std::pair{"--cols", options.cols}}) {
     if (key.empty()) continue;
     for (const auto& r : runs)
       if (!r.axes.count(key))
@@ -209,8 +217,11 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
                          "run " + std::to_string(r.id) + " has no value for '" + key +
                              "' (axes of the sweep: " + known_axes(runs) + ")");
   }
-  const bool metric_seen = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric.has_value(); });
-  const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.status == db::status::kFinished; });
+  const bool metric_seen =
+      std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric.has_value(); });
+  const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) {
+    return r.status == db::status::kFinished;
+  });
   if (!metric_seen && any_finished)
     throw InputError("fathom export table", 0, "--metric",
                      "no run of the sweep recorded a final metric '" + options.metric +
@@ -223,7 +234,8 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   t.seed_std = options.seed_std;
   t.digits = options.digits;
   t.row_labels = first_seen(runs, options.rows);
-  t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric} : first_seen(runs, options.cols);
+  t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric}
+                                      : first_seen(runs, options.cols);
 
   std::vector<std::string> shown = split_composite(options.rows);
   if (!options.cols.empty())
@@ -247,17 +259,18 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   auto cell_key = [&](const TableRun& r) {
     return r.axes.at(options.rows) + '\x1f' + (options.cols.empty() ? "" : r.axes.at(options.cols));
   };
-  variant_keys.erase(
-      std::remove_if(variant_keys.begin(), variant_keys.end(),
-                     [&](const std::string& k) {
-                       std::map<std::string, std::string> value_in_cell;
-                       for (const auto& r : runs) {
-                         const auto [it, fresh] = value_in_cell.emplace(cell_key(r), r.axes.at(k));
-                         if (!fresh && it->second != r.axes.at(k)) return false;  // it varies
-                       }
-                       return true;  // one value per cell: not a variant
-                     }),
-      variant_keys.end());
+  variant_keys.erase(std::remove_if(variant_keys.begin(), variant_keys.end(),
+                                    [&](const std::string& k) {
+                                      std::map<std::string, std::string> value_in_cell;
+                                      for (const auto& r : runs) {
+                                        const auto [it, fresh] =
+                                            value_in_cell.emplace(cell_key(r), r.axes.at(k));
+                                        if (!fresh && it->second != r.axes.at(k))
+                                          return false;  // it varies
+                                      }
+                                      return true;  // one value per cell: not a variant
+                                    }),
+                     variant_keys.end());
 
   const bool up = higher_is_better(options);
   bool partial_divergence = false;
@@ -266,7 +279,8 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
     for (const auto& col : t.col_labels) {
       std::vector<const TableRun*> members;
       for (const auto& r : runs)
-        if (r.axes.at(options.rows) == row && (options.cols.empty() || r.axes.at(options.cols) == col))
+        if (r.axes.at(options.rows) == row &&
+            (options.cols.empty() || r.axes.at(options.cols) == col))
           members.push_back(&r);
       line.push_back(make_cell(members, options, variant_keys, up));
       if (line.back().value && line.back().diverged > 0) partial_divergence = true;
@@ -294,9 +308,11 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
     for (const auto& key : split_composite(composite)) {
       if (key.empty() || r.axes.count(key)) continue;
       // Not an axis: read it from the run's config (a value set in the base).
-      if (std::string value = db::config_value(rec.config_json, key); !value.empty()) r.axes[key] = value;
+      if (std::string value = db::config_value(rec.config_json, key); !value.empty())
+        r.axes[key] = value;
     }
-  if (auto it = rec.final_metrics.find(metric); it != rec.final_metrics.end() && std::isfinite(it->second))
+  if (auto it = rec.final_metrics.find(metric);
+      it != rec.final_metrics.end() && std::isfinite(it->second))
     r.metric = it->second;
   return r;
 }
@@ -321,7 +337,8 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const std::string&
   if (records.empty() || sweep.empty())
     throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
   std::vector<TableRun> runs;
-  for (const auto& rec : records) runs.push_back(table_run(rec, store.tags(rec.id), metric, config_keys));
+  for (const auto& rec : records)
+    runs.push_back(table_run(rec, store.tags(rec.id), metric, config_keys));
   return runs;
 }
 

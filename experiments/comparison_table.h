@@ -16,10 +16,10 @@ namespace fathom {
 // What the table needs of one run.
 struct TableRun {
   int64_t id = 0;
-  std::string status;                        // runs.status
+  std::string status;  // runs.status
   std::optional<int64_t> diverged_step;
-  std::map<std::string, std::string> axes;   // dotted key -> value as written in the sweep
-  std::optional<double> metric;              // the final metric, if the run recorded it
+  std::map<std::string, std::string> axes;  // dotted key -> value as written in the sweep
+  std::optional<double> metric;             // the final metric, if the run recorded it
   // Set by use_best_of_run(): the update where `metric`, now the run's best, was logged.
   std::optional<int64_t> metric_step;
 };
@@ -31,12 +31,12 @@ enum class MetricDirection { Auto, HigherIsBetter, LowerIsBetter };
 struct TableOptions {
   // Axis keys; "a+b+c" joins several keys into one label "va / vb / vc" (a zip group, e.g.
   // model.norm+model.init+model.connection as the "method").
-  std::string rows;            // axis key of the rows
-  std::string cols;            // axis key of the columns; "" = one column, named after the metric
-  std::string metric;          // final metric (runs' final_metrics), e.g. test_bleu, valid_ppl
+  std::string rows;    // axis key of the rows
+  std::string cols;    // axis key of the columns; "" = one column, named after the metric
+  std::string metric;  // final metric (runs' final_metrics), e.g. test_bleu, valid_ppl
   CellAgg agg = CellAgg::Mean;
-  bool seed_std = false;       // show "mean ± std" (sample std over the cell's runs)
-  int digits = 2;              // decimals in Markdown and LaTeX (CSV keeps 6 significant digits)
+  bool seed_std = false;  // show "mean ± std" (sample std over the cell's runs)
+  int digits = 2;         // decimals in Markdown and LaTeX (CSV keeps 6 significant digits)
   BoldBest bold = BoldBest::None;
   MetricDirection direction = MetricDirection::Auto;  // Auto: BLEU/accuracy up, loss/ppl down
   std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
@@ -52,8 +52,8 @@ struct TableCell {
   std::optional<double> std;    // sample std of the runs behind `value` (needs >= 2)
   int diverged = 0;             // runs that diverged (excluded from the value)
   std::optional<int64_t> first_diverged_step;
-  std::string status;           // when there is no value: diverged@S, failed, crashed, ...
-  bool best = false;            // bold: best of its column or row
+  std::string status;  // when there is no value: diverged@S, failed, crashed, ...
+  bool best = false;   // bold: best of its column or row
 };
 
 struct ComparisonTable {

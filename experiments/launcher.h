@@ -26,16 +26,16 @@ namespace fathom {
 
 struct LaunchRequest {
   std::string sweep;
-  std::string sweep_file;              // for errors about the launcher's settings
-  int runs = 0;                        // queued runs to work through
-  int parallel = 1;                    // at most this many workers at once
-  std::string fathom_binary;           // the `fathom` executable the workers run
+  std::string sweep_file;     // for errors about the launcher's settings
+  int runs = 0;               // queued runs to work through
+  int parallel = 1;           // at most this many workers at once
+  std::string fathom_binary;  // the `fathom` executable the workers run
   // Handed to every worker as $FATHOM_DB / $FATHOM_ARTIFACTS, never argv (a URL may hold a
   // password and argv is public).
   std::string db_location;
   std::string artifacts_root;
-  int threads_per_worker = 1;          // local: cores / parallel
-  std::vector<std::string> devices;    // local: slot i's workers get devices[i % size]
+  int threads_per_worker = 1;                   // local: cores / parallel
+  std::vector<std::string> devices;             // local: slot i's workers get devices[i % size]
   std::function<std::string(int64_t)> run_dir;  // where a run's files (worker.log) go
 };
 

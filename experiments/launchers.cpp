@@ -36,8 +36,9 @@ std::vector<std::string> launcher_names() {
 std::unique_ptr<Launcher> make_launcher(const std::string& name, const SweepSpec& spec) {
   for (const auto& e : entries())
     if (e.name == name) return e.make(spec);
-  throw InputError("--launcher", 0, "--launcher",
-                   "unknown launcher '" + name + "' (launchers: " + join(launcher_names(), ", ") + ")");
+  throw InputError(
+      "--launcher", 0, "--launcher",
+      "unknown launcher '" + name + "' (launchers: " + join(launcher_names(), ", ") + ")");
 }
 
 std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTags& tags) {

@@ -16,9 +16,9 @@
 #include <stdexcept>
 
 #include "base/util/process.h"
+#include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_exit.h"
-#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -71,8 +71,8 @@ class LocalLauncher : public Launcher {
   std::string launch(db::Store&, const LaunchRequest& request) override {
     request_ = request;
     slots_.assign(static_cast<size_t>(std::max(1, request.parallel)), 0);
-    env_ = environment_with({"FATHOM_DB=" + request.db_location,
-                             "FATHOM_ARTIFACTS=" + request.artifacts_root});
+    env_ = environment_with(
+        {"FATHOM_DB=" + request.db_location, "FATHOM_ARTIFACTS=" + request.artifacts_root});
     drained_ = false;
     return std::to_string(slots_.size()) + " worker(s) on this machine";
   }
@@ -93,16 +93,18 @@ class LocalLauncher : public Launcher {
     const auto now = std::chrono::steady_clock::now();
     if (drained_ && now - last_claim_ < std::chrono::seconds(2)) return ended;
     while (running_.size() < slots_.size()) {
-      const int slot = static_cast<int>(std::find(slots_.begin(), slots_.end(), 0) - slots_.begin());
+      const int slot =
+          static_cast<int>(std::find(slots_.begin(), slots_.end(), 0) - slots_.begin());
       const std::string device =
           request_.devices.empty() ? "" : request_.devices[slot % request_.devices.size()];
       last_claim_ = now;
       auto run = store.claim_next_run(request_.sweep, host_name(), device);
       drained_ = !run;
       if (!run) break;
-      std::vector<std::string> argv{request_.fathom_binary, "worker", "--run", std::to_string(run->id),
-                                    "--threads", std::to_string(request_.threads_per_worker),
-                                    "--no-progress"};
+      std::vector<std::string> argv{
+          request_.fathom_binary,  "worker",    "--run",
+          std::to_string(run->id), "--threads", std::to_string(request_.threads_per_worker),
+          "--no-progress"};
       if (!device.empty() && !cpu_only(*run)) argv.insert(argv.end(), {"--device", device});
       const std::string log = (fs::path(request_.run_dir(run->id)) / "worker.log").string();
       pid_t child;
@@ -170,8 +172,14 @@ std::map<std::string, std::string> states_local(const std::vector<WorkerTags>&) 
 }  // namespace
 
 LauncherEntry local_launcher_entry() {
-  return {"local", [](const SweepSpec&) -> std::unique_ptr<Launcher> { return std::make_unique<LocalLauncher>(); },
-          stop_local, gone_local, cancel_pending_local, states_local};
+  return {"local",
+          [](const SweepSpec&) -> std::unique_ptr<Launcher> {
+            return std::make_unique<LocalLauncher>();
+          },
+          stop_local,
+          gone_local,
+          cancel_pending_local,
+          states_local};
 }
 
 }  // namespace fathom

@@ -12,8 +12,8 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
-#include "experiments/comparison_table.h"
 #include "db/metric_names.h"
+#include "experiments/comparison_table.h"
 
 namespace fathom {
 namespace {
@@ -52,7 +52,8 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
   for (size_t i = 0; i < metrics.size(); ++i) out << "---:|";
   out << "\n";
   for (const auto& r : runs) {
-    out << "| " << r.id << " | " << cell(r.name) << " | " << status_text(r) << " | " << r.updates << " |";
+    out << "| " << r.id << " | " << cell(r.name) << " | " << status_text(r) << " | " << r.updates
+        << " |";
     for (const auto& m : metrics) {
       auto it = r.final_metrics.find(m);
       out << " " << (it == r.final_metrics.end() ? "-" : number(it->second)) << " |";
@@ -61,9 +62,9 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
   }
 }
 
-void figures(std::ostream& out, const ReportOptions& options, const std::vector<db::RunRecord>& runs,
-             const db::Store& store, const std::string& title, const std::string& colour_by,
-             bool seed_groups = false) {
+void figures(std::ostream& out, const ReportOptions& options,
+             const std::vector<db::RunRecord>& runs, const db::Store& store,
+             const std::string& title, const std::string& colour_by, bool seed_groups = false) {
   std::set<std::string> stored;
   for (const auto& r : runs)
     for (const auto& name : store.metric_names(r.id)) stored.insert(name);
@@ -77,11 +78,16 @@ void figures(std::ostream& out, const ReportOptions& options, const std::vector<
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string metric : {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
+  for (const std::string metric :
+       {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
     if (!stored.count(metric)) continue;
-    CurvesRequest request{title + ": " + metric, ids, {metric}, seed_groups ? "" : colour_by,
-                          "curves-" + metric, seed_groups ? std::vector<std::string>{"axes"}
-                                                          : std::vector<std::string>{}};
+    CurvesRequest request{
+        title + ": " + metric,
+        ids,
+        {metric},
+        seed_groups ? "" : colour_by,
+        "curves-" + metric,
+        seed_groups ? std::vector<std::string>{"axes"} : std::vector<std::string>{}};
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
   }
@@ -122,8 +128,8 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   for (const auto& key : listed) {
     std::vector<std::string> values;
     for (const auto& a : axes)
-      if (auto it = a.find(key); it != a.end() &&
-                                 std::find(values.begin(), values.end(), it->second) == values.end())
+      if (auto it = a.find(key);
+          it != a.end() && std::find(values.begin(), values.end(), it->second) == values.end())
         values.push_back(it->second);
     out << "| " << key << " | " << cell(join(values, ", ")) << " |\n";
   }
@@ -136,7 +142,8 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     const std::string cols = groups.size() > 1 ? join(groups[1], "+") : "";
     for (const auto& metric : options.metrics) {
       const auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
-      if (std::none_of(table_runs.begin(), table_runs.end(), [](const TableRun& r) { return r.metric.has_value(); }))
+      if (std::none_of(table_runs.begin(), table_runs.end(),
+                       [](const TableRun& r) { return r.metric.has_value(); }))
         continue;
       TableOptions o;
       o.rows = rows;
@@ -144,35 +151,42 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       o.metric = metric;
       o.seed_std = true;
       o.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
-      out << "### " << metric << "\n\n" << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
+      out << "### " << metric << "\n\n"
+          << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
   std::set<std::string> seeds;
   for (const auto& a : axes)
     if (auto it = a.find("train.seed"); it != a.end()) seeds.insert(it->second);
-  figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front(), seeds.size() > 1);
+  figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front(),
+          seeds.size() > 1);
   return out.str();
 }
 
-std::string run_report(const db::Store& store, const db::RunRecord& r, const ReportOptions& options) {
+std::string run_report(const db::Store& store, const db::RunRecord& r,
+                       const ReportOptions& options) {
   std::ostringstream out;
   out << "# Run " << r.id << ": `" << r.name << "`\n\n"
       << "Status " << status_text(r) << (r.error.empty() ? "" : " (" + r.error + ")") << ", "
       << r.updates << " updates on " << (r.device.empty() ? "-" : r.device) << ", started "
       << date(r.started_at) << ", ended " << date(r.finished_at) << ", git "
-      << (r.git_rev.empty() ? "-" : r.git_rev) << ".\n\n## Final metrics\n\n| metric | value |\n|---|---:|\n";
-  for (const auto& [name, value] : r.final_metrics) out << "| " << name << " | " << number(value) << " |\n";
+      << (r.git_rev.empty() ? "-" : r.git_rev)
+      << ".\n\n## Final metrics\n\n| metric | value |\n|---|---:|\n";
+  for (const auto& [name, value] : r.final_metrics)
+    out << "| " << name << " | " << number(value) << " |\n";
   out << "\n";
   figures(out, options, {r}, store, r.name, "");
-  out << "## Config\n\n```yaml\n" << r.config_yaml << (r.config_yaml.empty() || r.config_yaml.back() == '\n' ? "" : "\n")
+  out << "## Config\n\n```yaml\n"
+      << r.config_yaml << (r.config_yaml.empty() || r.config_yaml.back() == '\n' ? "" : "\n")
       << "```\n";
   return out.str();
 }
 
 }  // namespace
 
-std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std::string, std::string>>& axes,
-                                                  const std::string& layout, const std::string& seed_key) {
+std::vector<std::vector<std::string>> axis_groups(
+    const std::vector<std::map<std::string, std::string>>& axes, const std::string& layout,
+    const std::string& seed_key) {
   if (!layout.empty()) {
     std::vector<std::vector<std::string>> groups;
     for (const std::string& group : split(layout, ',')) {
@@ -212,10 +226,12 @@ std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std
   return groups;
 }
 
-std::string write_report(const db::Store& store, const std::string& target, const ReportOptions& options) {
+std::string write_report(const db::Store& store, const std::string& target,
+                         const ReportOptions& options) {
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
-  if (ec) throw InputError(options.out_dir, 0, "--out", "cannot create the directory: " + ec.message());
+  if (ec)
+    throw InputError(options.out_dir, 0, "--out", "cannot create the directory: " + ec.message());
   std::string text;
   if (const auto runs = store.list_runs(target); !target.empty() && !runs.empty()) {
     text = sweep_report(store, target, runs, options);

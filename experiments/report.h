@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "db/store.h"
 #include "db/metric_names.h"
+#include "db/store.h"
 
 namespace fathom {
 
@@ -17,8 +17,8 @@ struct CurvesRequest {
   std::string title;
   std::vector<int64_t> runs;
   std::vector<std::string> metrics;
-  std::string colour_by;   // axis key that colours the runs ("" = one colour per run)
-  std::string file_stem;   // e.g. "curves-valid_loss"; the renderer adds the extension
+  std::string colour_by;  // axis key that colours the runs ("" = one colour per run)
+  std::string file_stem;  // e.g. "curves-valid_loss"; the renderer adds the extension
   // Set: one curve per group of runs (plot/run_groups.h; "axes" = every axis but the seed),
   // the mean over its seeds with a +-1 std band. A sweep with several seeds is drawn so.
   std::vector<std::string> group_by;
@@ -26,7 +26,8 @@ struct CurvesRequest {
 
 struct ReportOptions {
   std::string out_dir;
-  std::vector<std::string> metrics = {db::metric::kTestBleu, db::metric::kValidPpl, db::metric::kTestPpl, db::metric::kTrainTime};
+  std::vector<std::string> metrics = {db::metric::kTestBleu, db::metric::kValidPpl,
+                                      db::metric::kTestPpl, db::metric::kTrainTime};
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;
@@ -36,12 +37,13 @@ struct ReportOptions {
 // out. `layout` is the runs' `sweep.axes` tag ("a+b,c,train.seed": groups by ',', keys by '+',
 // written by `fathom sweep`); without it, keys whose values determine each other across the
 // runs are grouped.
-std::vector<std::vector<std::string>> axis_groups(const std::vector<std::map<std::string, std::string>>& axes,
-                                                  const std::string& layout,
-                                                  const std::string& seed_key = "train.seed");
+std::vector<std::vector<std::string>> axis_groups(
+    const std::vector<std::map<std::string, std::string>>& axes, const std::string& layout,
+    const std::string& seed_key = "train.seed");
 
 // Writes out_dir/report.md for the sweep named `target`, or for one run (an id or a run name)
 // when no sweep has that name. Returns the report's path. InputError when neither exists.
-std::string write_report(const db::Store& store, const std::string& target, const ReportOptions& options);
+std::string write_report(const db::Store& store, const std::string& target,
+                         const ReportOptions& options);
 
 }  // namespace fathom

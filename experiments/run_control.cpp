@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "experiments/launcher_registry.h"
 #include "base/util/process.h"
 #include "db/run_status.h"
+#include "experiments/launcher_registry.h"
 
 namespace fathom {
 
@@ -14,7 +14,8 @@ CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& run
   for (const auto& listed : runs) {
     // The status now, not when the caller listed it: a worker may have ended it meanwhile.
     const auto run = store.find_run(std::to_string(listed.id));
-    if (!run || (run->status != db::status::kQueued && run->status != db::status::kRunning)) continue;
+    if (!run || (run->status != db::status::kQueued && run->status != db::status::kRunning))
+      continue;
     // Cancelled first: a worker told to stop then sees it and does not requeue its run. Only
     // while it is still queued or running: one that ended since the read above keeps its end.
     if (!store.cancel_run(run->id, reason)) continue;
@@ -36,7 +37,8 @@ CancelReport cancel_sweep(db::Store& store, const std::string& sweep, const std:
 }
 
 std::string shown_status(const db::RunRecord& run, double now, double timeout_s) {
-  if (run.status == db::status::kRunning && run.heartbeat_at > 0 && now - run.heartbeat_at > timeout_s)
+  if (run.status == db::status::kRunning && run.heartbeat_at > 0 &&
+      now - run.heartbeat_at > timeout_s)
     return db::status::kCrashed;
   return run.status;
 }
@@ -45,8 +47,8 @@ bool never_started(const std::map<std::string, std::string>& tags) {
   return !tags.count("worker.pid") && !tags.count("slurm.job");
 }
 
-std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed, double now,
-                                       double timeout_s) {
+std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed,
+                                       double now, double timeout_s) {
   if (listed.status != db::status::kRunning) return std::nullopt;
   // `listed` may be older than the worker's last heartbeat or its recorded end: judge the run
   // as it is stored now.
@@ -63,11 +65,13 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // `fathom train` has no worker tags and is judged by its heartbeat alone.
   if (!run->sweep.empty() && run->host == host_name() && run->heartbeat_at > 0 &&
       silent > kUnstartedGrace && never_started(store.tags(run->id)))
-    return "claimed on " + run->host + " " + std::to_string(static_cast<long long>(std::round(silent))) +
+    return "claimed on " + run->host + " " +
+           std::to_string(static_cast<long long>(std::round(silent))) +
            " s ago, but no worker was ever started for it (whoever claimed it stopped first)";
   if (run->heartbeat_at > 0 && silent > timeout_s)
     return "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
-           " s (worker on " + (run->host.empty() ? std::string("an unknown host") : run->host) + ")";
+           " s (worker on " + (run->host.empty() ? std::string("an unknown host") : run->host) +
+           ")";
   return std::nullopt;
 }
 

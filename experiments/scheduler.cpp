@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "db/metric_names.h"
 #include "db/run_status.h"
 #include "experiments/sweep_progress.h"
-#include "db/metric_names.h"
 
 namespace fathom {
 namespace {
@@ -43,7 +43,8 @@ class StatusDisplay {
     }
     if (shown_ > 0) std::fprintf(stderr, "\033[%dA", shown_);  // back to the block's top
     for (const auto& line : lines) std::fprintf(stderr, "\r\033[K%s\n", line.c_str());
-    for (int i = static_cast<int>(lines.size()); i < shown_; ++i) std::fprintf(stderr, "\r\033[K\n");
+    for (int i = static_cast<int>(lines.size()); i < shown_; ++i)
+      std::fprintf(stderr, "\r\033[K\n");
     if (shown_ > static_cast<int>(lines.size()))
       std::fprintf(stderr, "\033[%dA", shown_ - static_cast<int>(lines.size()));
     shown_ = static_cast<int>(lines.size());
@@ -64,12 +65,18 @@ int64_t max_updates_of(const db::RunRecord& record) {
 }
 
 void count(SweepCounts& counts, const std::string& status) {
-  if (status == db::status::kFinished) ++counts.finished;
-  else if (status == db::status::kDiverged) ++counts.diverged;
-  else if (status == db::status::kFailed) ++counts.failed;
-  else if (status == db::status::kCrashed) ++counts.crashed;
-  else if (status == db::status::kCancelled) ++counts.cancelled;
-  else ++counts.other;
+  if (status == db::status::kFinished)
+    ++counts.finished;
+  else if (status == db::status::kDiverged)
+    ++counts.diverged;
+  else if (status == db::status::kFailed)
+    ++counts.failed;
+  else if (status == db::status::kCrashed)
+    ++counts.crashed;
+  else if (status == db::status::kCancelled)
+    ++counts.cancelled;
+  else
+    ++counts.other;
 }
 
 // The display's view of the sweep, from one listing of its runs.
@@ -118,7 +125,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     for (const WorkerEnd& end : launcher.poll(store)) {
       auto record = store.find_run(std::to_string(end.run));
       // Still running in the store: the worker died before it could record an end.
-      if (record && record->status == db::status::kRunning) store.finish_run(end.run, db::status::kCrashed, end.reason);
+      if (record && record->status == db::status::kRunning)
+        store.finish_run(end.run, db::status::kCrashed, end.reason);
       changed = true;
     }
     const bool active = launcher.active();
@@ -146,7 +154,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     int queued = 0;
     for (const auto& r : runs) {
       auto& before = previous[r.id];
-      if (db::is_terminal_status(r.status) && !db::is_terminal_status(before)) count(counts, r.status);
+      if (db::is_terminal_status(r.status) && !db::is_terminal_status(before))
+        count(counts, r.status);
       before = r.status;
       any_running |= r.status == db::status::kRunning;
       queued += r.status == db::status::kQueued;

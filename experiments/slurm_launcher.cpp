@@ -16,9 +16,9 @@
 #include "base/util/error.h"
 #include "base/util/process.h"
 #include "base/util/strings.h"
+#include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/sweep_spec.h"
-#include "db/run_status.h"
 
 namespace fathom {
 namespace {
@@ -38,7 +38,8 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
-std::string tag_or(const WorkerTags& tags, const std::string& key, const std::string& fallback = "") {
+std::string tag_or(const WorkerTags& tags, const std::string& key,
+                   const std::string& fallback = "") {
   auto it = tags.find(key);
   return it == tags.end() ? fallback : it->second;
 }
@@ -69,8 +70,9 @@ class SlurmLauncher : public Launcher {
   void check(const LaunchRequest& request, const std::vector<RunConfig>& configs) override {
     for (const char* tool : {"sbatch", "squeue", "scancel", "scontrol", "sinfo"})
       if (!find_on_path(tool))
-        fail("", std::string(tool) + " not found on PATH: --launcher slurm needs Slurm's client "
-                                     "commands (run on a login node, or install slurm-client)");
+        fail("", std::string(tool) +
+                     " not found on PATH: --launcher slurm needs Slurm's client "
+                     "commands (run on a login node, or install slurm-client)");
     // The partition the tasks will run in: the named one, else the cluster's default.
     std::string partition = options_.partition;
     const ProgramResult parts = run_program({"sinfo", "-h", "-o", "%P|%G"}, "", {}, 30);
@@ -91,20 +93,22 @@ class SlurmLauncher : public Launcher {
     if (!options_.partition.empty() && !gres_of.count(options_.partition)) {
       std::vector<std::string> known;
       for (const auto& [name, gres] : gres_of) known.push_back(name);
-      fail("partition", "Slurm has no partition '" + options_.partition + "' (partitions: " +
-                            join(known, ", ") + ")");
+      fail("partition", "Slurm has no partition '" + options_.partition +
+                            "' (partitions: " + join(known, ", ") + ")");
     }
     bool config_wants_gpu = false;
     for (const RunConfig& c : configs) config_wants_gpu |= c.device.rfind("cuda", 0) == 0;
     if (config_wants_gpu && !options_.requests_gpu())
       fail(options_.lines.count("gres") ? "gres" : "",
-           "the runs' device is cuda but the tasks ask for no GPU: add 'gres: gpu:1' to the slurm: section");
+           "the runs' device is cuda but the tasks ask for no GPU: add 'gres: gpu:1' to the slurm: "
+           "section");
     if (options_.requests_gpu()) {
       const std::string gres = gres_of.count(partition) ? gres_of[partition] : "";
       if (gres.find("gpu") == std::string::npos)
         fail(options_.lines.count("partition") ? "partition" : "gres",
              "the runs need a GPU (gres " + options_.gres + ") but partition '" + partition +
-                 "' has none (its nodes' generic resources: " + (gres.empty() ? "none" : gres) + ")");
+                 "' has none (its nodes' generic resources: " + (gres.empty() ? "none" : gres) +
+                 ")");
     }
     (void)request;
   }
@@ -113,7 +117,8 @@ class SlurmLauncher : public Launcher {
     sweep_ = request.sweep;
     // Only workers elsewhere to follow: an array of no task cannot be submitted.
     if (request.runs == 0) return "no queued run: no job array submitted";
-    const int parallel = options_.max_parallel > 0 ? options_.max_parallel : std::max(1, request.parallel);
+    const int parallel =
+        options_.max_parallel > 0 ? options_.max_parallel : std::max(1, request.parallel);
     const fs::path log_dir = fs::path(request.artifacts_root) / "slurm" / request.sweep;
     fs::create_directories(log_dir);
     std::string script = "#!/bin/sh\n";
@@ -127,15 +132,16 @@ class SlurmLauncher : public Launcher {
     directive("--open-mode=append");  // a requeued task adds to its log instead of replacing it
     for (const std::string& d : slurm_directives(options_)) directive(d);
     script += "# Each task claims the next queued run of the sweep from the store ($FATHOM_DB).\n";
-    script += "exec " + shell_quote(request.fathom_binary) + " worker --sweep " + shell_quote(request.sweep);
+    script += "exec " + shell_quote(request.fathom_binary) + " worker --sweep " +
+              shell_quote(request.sweep);
     if (options_.requests_gpu()) script += " --device cuda";  // Slurm sets CUDA_VISIBLE_DEVICES
     script += "\n";
     const auto stamp = std::to_string(static_cast<long long>(db::unix_now()));
     const fs::path kept = log_dir / ("submit-" + stamp + ".sh");
     std::ofstream(kept) << script;
 
-    const auto env = environment_with({"FATHOM_DB=" + request.db_location,
-                                       "FATHOM_ARTIFACTS=" + request.artifacts_root});
+    const auto env = environment_with(
+        {"FATHOM_DB=" + request.db_location, "FATHOM_ARTIFACTS=" + request.artifacts_root});
     const ProgramResult r = run_program({"sbatch", "--parsable"}, script, env, 120);
     if (r.exit_code != 0 || trim(r.out).empty())
       fail("", "sbatch refused the job array" +
@@ -145,16 +151,17 @@ class SlurmLauncher : public Launcher {
     for (const auto& run : store.list_runs(request.sweep))
       if (run.status == db::status::kQueued) store.set_tag(run.id, "slurm.array_job", array_job_);
     active_ = true;
-    return "Slurm job array " + array_job_ + ": " + std::to_string(request.runs) + " task(s), at most " +
-           std::to_string(parallel) + " at once; task logs in " + log_dir.string() +
-           "; batch script " + kept.string();
+    return "Slurm job array " + array_job_ + ": " + std::to_string(request.runs) +
+           " task(s), at most " + std::to_string(parallel) + " at once; task logs in " +
+           log_dir.string() + "; batch script " + kept.string();
   }
 
   std::vector<WorkerEnd> poll(db::Store& store) override {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_poll_ < std::chrono::seconds(3)) return {};
     last_poll_ = now;
-    const ProgramResult q = run_program({"squeue", "-h", "-r", "-j", array_job_, "-o", "%i"}, "", {}, 30);
+    const ProgramResult q =
+        run_program({"squeue", "-h", "-r", "-j", array_job_, "-o", "%i"}, "", {}, 30);
     std::set<std::string> present;
     if (q.exit_code == 0) {
       for (const std::string& line : lines_of(q.out)) present.insert(line);
@@ -175,7 +182,8 @@ class SlurmLauncher : public Launcher {
       if (!again || again->status != db::status::kRunning) continue;
       const std::string state = final_job_state(tag_or(tags, "slurm.job_id", job));
       reported_.insert(run.id);
-      ended.push_back({run.id, "Slurm job " + job + " ended" + (state.empty() ? "" : " (" + state + ")") +
+      ended.push_back({run.id, "Slurm job " + job + " ended" +
+                                   (state.empty() ? "" : " (" + state + ")") +
                                    " without recording an end"});
     }
     return ended;
@@ -255,8 +263,13 @@ std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& swe
 
 LauncherEntry slurm_launcher_entry() {
   return {"slurm",
-          [](const SweepSpec& spec) -> std::unique_ptr<Launcher> { return std::make_unique<SlurmLauncher>(spec); },
-          stop_slurm, gone_slurm, cancel_pending_slurm, states_slurm};
+          [](const SweepSpec& spec) -> std::unique_ptr<Launcher> {
+            return std::make_unique<SlurmLauncher>(spec);
+          },
+          stop_slurm,
+          gone_slurm,
+          cancel_pending_slurm,
+          states_slurm};
 }
 
 }  // namespace fathom

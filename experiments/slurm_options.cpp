@@ -11,18 +11,19 @@
 namespace fathom {
 namespace {
 
-const std::vector<std::string> kKeys = {"partition", "time",    "gres",         "cpus",
-                                        "mem",       "account", "qos",          "max_parallel",
-                                        "signal_seconds",       "extra"};
+const std::vector<std::string> kKeys = {
+    "partition", "time", "gres",         "cpus",           "mem",
+    "account",   "qos",  "max_parallel", "signal_seconds", "extra"};
 
 // Directives Fathom writes itself: a sweep file that sets them would break claiming, logs,
 // requeueing or the warning signal.
-const std::vector<std::string> kReserved = {"--array", "--output", "--error", "--signal",
-                                            "--requeue", "--no-requeue", "--job-name",
-                                            "--parsable", "--export", "--wrap", "-a", "-o",
-                                            "-e", "-J"};
+const std::vector<std::string> kReserved = {
+    "--array",    "--output", "--error", "--signal", "--requeue", "--no-requeue", "--job-name",
+    "--parsable", "--export", "--wrap",  "-a",       "-o",        "-e",           "-J"};
 
-int line_of_node(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+int line_of_node(const YAML::Node& node) {
+  return node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+}
 
 // The option an sbatch argument sets, as sbatch reads an #SBATCH line: a long option up to its
 // '=' or a space ("--array=0-3", "--array 0-3"), a short one by its letter ("-J x", "-a0-3").
@@ -58,24 +59,29 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
     const YAML::Node& value_at = value.IsNull() ? entry.first : value;
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       const std::string hint = closest_match(key, kKeys);
-      fail(entry.first, key, "unknown key" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                                 " (keys: " + join(kKeys, ", ") + ")");
+      fail(entry.first, key,
+           "unknown key" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+               " (keys: " + join(kKeys, ", ") + ")");
     }
     if (o.lines.count(key)) fail(entry.first, key, "given twice");
     o.lines[key] = line_of_node(entry.first);
     if (key == "extra") {
-      if (!value.IsSequence()) fail(value_at, key, "expected a list of sbatch options, e.g. [\"--constraint=a100\"]");
+      if (!value.IsSequence())
+        fail(value_at, key, "expected a list of sbatch options, e.g. [\"--constraint=a100\"]");
       for (const auto& item : value) {
         const std::string text = item.IsScalar() ? item.Scalar() : "";
         if (text.rfind("-", 0) != 0 || text.find('\n') != std::string::npos)
           fail(item, key, "'" + text + "' is not an sbatch option (e.g. --constraint=a100)");
         const std::string option = option_name(text);
         // sbatch also takes an unambiguous prefix of a long option (--arr for --array).
-        const bool reserved = std::any_of(kReserved.begin(), kReserved.end(), [&](const std::string& r) {
-          return r == option || (option.size() > 3 && option.rfind("--", 0) == 0 && r.rfind(option, 0) == 0);
-        });
+        const bool reserved =
+            std::any_of(kReserved.begin(), kReserved.end(), [&](const std::string& r) {
+              return r == option ||
+                     (option.size() > 3 && option.rfind("--", 0) == 0 && r.rfind(option, 0) == 0);
+            });
         if (reserved)
-          fail(item, key, option + " is set by fathom (job arrays, logs, requeue and the warning signal)");
+          fail(item, key,
+               option + " is set by fathom (job arrays, logs, requeue and the warning signal)");
         o.extra.push_back(text);
       }
       continue;
@@ -83,9 +89,11 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
     if (!value.IsScalar() || value.Scalar().empty()) fail(value_at, key, "expected a value");
     const std::string text = value.Scalar();
     auto positive_int = [&](int min, int max) {
-      if (!std::regex_match(text, std::regex("[0-9]{1,9}")) || std::stoi(text) < min || std::stoi(text) > max)
-        fail(value, key, "'" + text + "' is not a whole number from " + std::to_string(min) + " to " +
-                             std::to_string(max));
+      if (!std::regex_match(text, std::regex("[0-9]{1,9}")) || std::stoi(text) < min ||
+          std::stoi(text) > max)
+        fail(value, key,
+             "'" + text + "' is not a whole number from " + std::to_string(min) + " to " +
+                 std::to_string(max));
       return std::stoi(text);
     };
     if (key == "cpus") {
@@ -97,17 +105,20 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
     } else if (key == "time") {
       // Slurm's forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; or UNLIMITED.
       static const std::regex time_re(
-          "[0-9]+|[0-9]+:[0-9]{2}|[0-9]+:[0-9]{2}:[0-9]{2}|[0-9]+-[0-9]+(:[0-9]{2}){0,2}|UNLIMITED|INFINITE");
+          "[0-9]+|[0-9]+:[0-9]{2}|[0-9]+:[0-9]{2}:[0-9]{2}|[0-9]+-[0-9]+(:[0-9]{2}){0,2}|UNLIMITED|"
+          "INFINITE");
       if (!std::regex_match(text, time_re))
-        fail(value, key, "'" + text + "' is not a Slurm time limit (minutes, HH:MM:SS or D-HH:MM:SS)");
+        fail(value, key,
+             "'" + text + "' is not a Slurm time limit (minutes, HH:MM:SS or D-HH:MM:SS)");
       o.time = text;
     } else if (key == "mem") {
       if (!std::regex_match(text, std::regex("[0-9]+[KMGT]?")))
         fail(value, key, "'" + text + "' is not a memory size (e.g. 16G, 4000M)");
       o.mem = text;
     } else if (key == "gres") {
-      static const std::regex gres_re("[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+){0,2}"
-                                      "(,[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+){0,2})*");
+      static const std::regex gres_re(
+          "[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+){0,2}"
+          "(,[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+){0,2})*");
       if (!std::regex_match(text, gres_re))
         fail(value, key, "'" + text + "' is not a generic resource list (e.g. gpu:1, gpu:a100:2)");
       o.gres = text;

@@ -26,11 +26,11 @@ namespace fathom {
 
 struct SlurmOptions {
   std::string partition, time, gres, mem, account, qos;
-  int cpus = 0;             // --cpus-per-task; 0: Slurm's default
-  int max_parallel = 0;     // the array's %K; 0: the sweep's --jobs
-  int signal_seconds = 90;  // --signal=B:USR2@N
-  std::vector<std::string> extra;  // more #SBATCH directives, each "--option[=value]"
-  std::string file;                // the sweep file, for errors
+  int cpus = 0;                      // --cpus-per-task; 0: Slurm's default
+  int max_parallel = 0;              // the array's %K; 0: the sweep's --jobs
+  int signal_seconds = 90;           // --signal=B:USR2@N
+  std::vector<std::string> extra;    // more #SBATCH directives, each "--option[=value]"
+  std::string file;                  // the sweep file, for errors
   std::map<std::string, int> lines;  // key -> line it was written on (0: not written)
 
   int line_of(const std::string& key) const;

@@ -80,7 +80,8 @@ std::vector<SweepRun> expand_sweep(const SweepSpec& spec,
     if (axis.steps.empty() || axis.keys.empty())
       throw InputError(spec.file, axis.line, axis.keys.empty() ? "" : axis.keys[0],
                        "an axis needs at least one value");
-  if (spec.axes.empty()) throw InputError(spec.file, spec.line, "", "no axes: give grid, zip or seeds");
+  if (spec.axes.empty())
+    throw InputError(spec.file, spec.line, "", "no axes: give grid, zip or seeds");
   const std::vector<std::string> keys = spec.axis_keys();
   const std::vector<std::string> labels = name_labels(keys);
 

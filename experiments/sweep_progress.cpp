@@ -25,16 +25,17 @@ std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width
   std::string ended = std::to_string(s.ended()) + "/" + std::to_string(s.runs) + " ended";
   std::string detail;
   namespace st = db::status;
-  for (const auto& [n, word] : {std::pair{s.finished, st::kFinished}, {s.diverged, st::kDiverged},
-                                {s.failed, st::kFailed}, {s.crashed, st::kCrashed},
+  for (const auto& [n, word] : {std::pair{s.finished, st::kFinished},
+                                {s.diverged, st::kDiverged},
+                                {s.failed, st::kFailed},
+                                {s.crashed, st::kCrashed},
                                 {s.cancelled, st::kCancelled}})
     if (n > 0) detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + word;
   if (!detail.empty()) ended += " (" + detail + ")";
   const auto eta = sweep_eta_seconds(s);
   std::vector<std::string> lines;
-  lines.push_back(fit("sweep " + s.sweep + ": " + ended + " | " +
-                          std::to_string(s.running.size()) + " running | " +
-                          std::to_string(s.queued) + " queued | " +
+  lines.push_back(fit("sweep " + s.sweep + ": " + ended + " | " + std::to_string(s.running.size()) +
+                          " running | " + std::to_string(s.queued) + " queued | " +
                           ProgressBar::format_duration(s.elapsed_s) + " | ETA " +
                           (eta ? ProgressBar::format_duration(*eta) : std::string("?")),
                       width));

@@ -19,14 +19,14 @@ struct RunProgress {
 
 struct SweepSnapshot {
   std::string sweep;
-  int runs = 0;                       // runs this session drives
+  int runs = 0;  // runs this session drives
   int finished = 0, diverged = 0, failed = 0, crashed = 0, cancelled = 0;
   int queued = 0;
   std::vector<RunProgress> running;
   // Updates over this session's runs: an ended run counts as all its updates (a diverged one
   // does not need the rest), a queued or running one as the updates it has.
   int64_t updates_done = 0, updates_total = 0;
-  int64_t updates_at_start = 0;       // updates_done when the session began (resumed work)
+  int64_t updates_at_start = 0;  // updates_done when the session began (resumed work)
   double elapsed_s = 0;
 
   int ended() const { return finished + diverged + failed + crashed + cancelled; }

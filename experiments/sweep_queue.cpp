@@ -15,7 +15,8 @@ void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed) {
   if (runs <= kManyRuns || confirmed) return;
   throw InputError(spec.file, spec.line, "name",
                    "the sweep expands to " + std::to_string(runs) + " runs (more than " +
-                       std::to_string(kManyRuns) + "); check it with --dry-run, then add --yes to queue them");
+                       std::to_string(kManyRuns) +
+                       "); check it with --dry-run, then add --yes to queue them");
 }
 
 std::string axes_layout(const SweepSpec& spec) {
@@ -84,8 +85,10 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
   }
   requeue_interrupted(store, earlier, heartbeat_timeout_s, out);
   const auto listed = store.list_runs(spec.name);
-  out.queued = static_cast<int>(std::count_if(listed.begin(), listed.end(),
-                                              [](const db::RunRecord& r) { return r.status == db::status::kQueued; }));
+  out.queued =
+      static_cast<int>(std::count_if(listed.begin(), listed.end(), [](const db::RunRecord& r) {
+        return r.status == db::status::kQueued;
+      }));
   return out;
 }
 

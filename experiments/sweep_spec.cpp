@@ -37,8 +37,8 @@ std::vector<std::string> SweepSpec::axis_keys() const {
 
 namespace {
 
-const std::vector<std::string> kSweepKeys = {"name", "base", "set", "grid", "zip", "seeds",
-                                             "exclude", "slurm"};
+const std::vector<std::string> kSweepKeys = {"name", "base",  "set",     "grid",
+                                             "zip",  "seeds", "exclude", "slurm"};
 
 int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 
@@ -125,8 +125,9 @@ struct SpecParser {
       SweepValue v = value(f, item);
       for (const auto& seen : out)
         if (unique && seen.canonical == v.canonical)
-          fail(item, f.key, "value '" + v.text + "' is listed twice (as '" + seen.text +
-                                "' on line " + std::to_string(seen.line) + ")");
+          fail(item, f.key,
+               "value '" + v.text + "' is listed twice (as '" + seen.text + "' on line " +
+                   std::to_string(seen.line) + ")");
       out.push_back(v);
     }
     return out;
@@ -137,12 +138,14 @@ struct SpecParser {
     if (key == "name") fail(key_node, key, "run names come from the sweep; 'name' cannot vary");
     auto axis = axis_line.find(key);
     if (axis != axis_line.end())
-      fail(key_node, label, key + " is already an axis (line " + std::to_string(axis->second) +
-                                "); a key can vary in one axis only");
+      fail(key_node, label,
+           key + " is already an axis (line " + std::to_string(axis->second) +
+               "); a key can vary in one axis only");
     auto fixed = set_line.find(key);
     if (fixed != set_line.end())
-      fail(key_node, label, key + " is fixed by set: (line " + std::to_string(fixed->second) +
-                                "); it cannot also be an axis");
+      fail(key_node, label,
+           key + " is fixed by set: (line " + std::to_string(fixed->second) +
+               "); it cannot also be an axis");
     axis_line[key] = line_of(key_node);
   }
 
@@ -155,7 +158,8 @@ struct SpecParser {
   // An inline base mapping or set: -- nested sections or dotted keys, as in a config file.
   void walk_config(const YAML::Node& map, const std::string& prefix, bool is_set) {
     for (const auto& entry : map) {
-      const std::string name = key_text(entry.first, prefix.empty() ? (is_set ? "set" : "base") : prefix);
+      const std::string name =
+          key_text(entry.first, prefix.empty() ? (is_set ? "set" : "base") : prefix);
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       const YAML::Node& node = entry.second;
       if (const FieldSpec* f = find_field(key)) {
@@ -167,7 +171,7 @@ struct SpecParser {
         continue;
       }
       if (first_key_in(key).empty()) field(entry.first, key);  // throws: unknown key
-      if (node.IsNull()) continue;  // an empty section keeps its values
+      if (node.IsNull()) continue;                             // an empty section keeps its values
       if (!node.IsMap()) fail(node, key, "expected a section (a mapping of keys)");
       walk_config(node, key, is_set);
     }
@@ -191,7 +195,8 @@ struct SpecParser {
       walk_config(*node, "", /*is_set=*/false);
       return;
     }
-    if (!node->IsScalar()) fail(*node, "base", "expected a config path or a mapping of config keys");
+    if (!node->IsScalar())
+      fail(*node, "base", "expected a config path or a mapping of config keys");
     fs::path path = node->Scalar();
     if (path.is_relative() && !base_dir.empty()) path = fs::path(base_dir) / path;
     path = path.lexically_normal();
@@ -199,7 +204,8 @@ struct SpecParser {
     // error in the sweep file, not an exception from the filesystem.
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
-      fail(*node, "base", "config file not found: " + path.string() + (ec ? " (" + ec.message() + ")" : ""));
+      fail(*node, "base",
+           "config file not found: " + path.string() + (ec ? " (" + ec.message() + ")" : ""));
     spec.base = load_config_file(path.string());  // its errors name the base file
   }
 
@@ -214,7 +220,8 @@ struct SpecParser {
       axis.kind = SweepAxis::Kind::Grid;
       axis.keys = {key};
       axis.line = line_of(entry.first);
-      for (auto& v : values(entry.first, f, entry.second, /*unique=*/true)) axis.steps.push_back({v});
+      for (auto& v : values(entry.first, f, entry.second, /*unique=*/true))
+        axis.steps.push_back({v});
       spec.axes.push_back(std::move(axis));
     }
   }
@@ -248,9 +255,9 @@ struct SpecParser {
         for (size_t k = 0; k < step.size(); ++k)
           same = same && step[k].canonical == axis.steps[j][k].canonical;
         if (same)
-          throw InputError(spec.file, step[0].line, axis.keys[0],
-                           "zip entry " + std::to_string(i + 1) + " repeats entry " +
-                               std::to_string(j + 1));
+          throw InputError(
+              spec.file, step[0].line, axis.keys[0],
+              "zip entry " + std::to_string(i + 1) + " repeats entry " + std::to_string(j + 1));
       }
       axis.steps.push_back(std::move(step));
     }
@@ -355,7 +362,8 @@ struct SpecParser {
     if (parts.count("seeds")) parse_seeds(parts["seeds"].first, parts["seeds"].second);
     if (spec.axes.empty()) fail(root, "grid", "no axes: give grid, zip or seeds");
     if (parts.count("exclude")) parse_exclude(parts["exclude"].first, parts["exclude"].second);
-    if (const YAML::Node* slurm = value_of("slurm")) spec.slurm = parse_slurm_options(*slurm, spec.file);
+    if (const YAML::Node* slurm = value_of("slurm"))
+      spec.slurm = parse_slurm_options(*slurm, spec.file);
   }
 };
 

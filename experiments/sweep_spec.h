@@ -40,14 +40,14 @@ struct SweepExclude {
 };
 
 struct SweepSpec {
-  std::string name;                  // [A-Za-z0-9_.-]+; prefix of every run name
-  std::string file;                  // the sweep file, as named in errors
-  int line = 0;                      // line of `name:`
-  RunConfig base;                    // the base config with `set:` applied
-  std::vector<SweepAxis> axes;       // expansion order: grid keys, zip groups, seeds
+  std::string name;             // [A-Za-z0-9_.-]+; prefix of every run name
+  std::string file;             // the sweep file, as named in errors
+  int line = 0;                 // line of `name:`
+  RunConfig base;               // the base config with `set:` applied
+  std::vector<SweepAxis> axes;  // expansion order: grid keys, zip groups, seeds
   std::vector<SweepExclude> exclude;
-  int exclude_line = 0;              // line of `exclude:`
-  std::optional<SlurmOptions> slurm; // the `slurm:` section: run it on Slurm (docs/cluster.md)
+  int exclude_line = 0;               // line of `exclude:`
+  std::optional<SlurmOptions> slurm;  // the `slurm:` section: run it on Slurm (docs/cluster.md)
 
   // Every axis key in run-name order (zip groups contribute each of their keys).
   std::vector<std::string> axis_keys() const;
@@ -61,9 +61,9 @@ struct SweepAxisValue {
 };
 
 struct SweepRun {
-  std::string name;                   // "<sweep>/norm=post,init=xavier,seed=1"; = config.name
-  RunConfig config;                   // base + set + axis values; locations point at the sweep
-  std::vector<SweepAxisValue> axes;   // in SweepSpec::axis_keys() order
+  std::string name;                  // "<sweep>/norm=post,init=xavier,seed=1"; = config.name
+  RunConfig config;                  // base + set + axis values; locations point at the sweep
+  std::vector<SweepAxisValue> axes;  // in SweepSpec::axis_keys() order
 };
 
 // Parses a sweep file; a relative base path is relative to the file's directory. Checks the

@@ -59,14 +59,27 @@ std::string latex_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
         out += '\\';
         out += c;
         break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      case '\\': out += "\\textbackslash{}"; break;
-      default: out += c;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -131,7 +144,8 @@ std::string table_to_latex(const ComparisonTable& t) {
     out << latex_escape(t.row_labels[r]);
     for (const auto& c : t.cells[r]) {
       const std::string text = c.value ? cell_text(t, c, " $\\pm$ ", "\\textsuperscript{\\dag}")
-                               : c.status.empty() ? "--" : latex_escape(c.status);
+                               : c.status.empty() ? "--"
+                                                  : latex_escape(c.status);
       out << " & " << (c.best ? "\\textbf{" + text + "}" : text);
     }
     out << " \\\\\n";
@@ -169,7 +183,8 @@ std::string text_table_to_markdown(const TextTable& t) {
   out << "\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
     out << "|";
-    for (size_t c = 0; c < t.header.size(); ++c) out << " " << markdown_escape(cell(t, r, c)) << " |";
+    for (size_t c = 0; c < t.header.size(); ++c)
+      out << " " << markdown_escape(cell(t, r, c)) << " |";
     out << "\n";
   }
   return out.str();
@@ -182,7 +197,8 @@ std::string text_table_to_latex(const TextTable& t) {
   for (size_t c = 0; c < t.header.size(); ++c) out << (c ? " & " : "") << latex_escape(t.header[c]);
   out << " \\\\\n\\midrule\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (size_t c = 0; c < t.header.size(); ++c) out << (c ? " & " : "") << latex_escape(cell(t, r, c));
+    for (size_t c = 0; c < t.header.size(); ++c)
+      out << (c ? " & " : "") << latex_escape(cell(t, r, c));
     out << " \\\\\n";
   }
   out << "\\bottomrule\n\\end{tabular}\n";

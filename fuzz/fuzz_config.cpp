@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       again = config_to_yaml(load_config_string(written, "written.yaml", "/fuzz"));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "a loaded config did not load back: %s\n%s\n", e.what(), written.c_str());
+      std::fprintf(stderr, "a loaded config did not load back: %s\n%s\n", e.what(),
+                   written.c_str());
       std::abort();
     }
     FUZZ_CHECK(again == written);

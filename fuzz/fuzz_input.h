@@ -30,12 +30,12 @@ void accept_input_errors(Body&& body) {
 }
 
 // An invariant of the code under test; a failure aborts with the condition.
-#define FUZZ_CHECK(cond)                                                               \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
+#define FUZZ_CHECK(cond)                                                                 \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
       std::fprintf(stderr, "%s:%d: FUZZ_CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                    \
-    }                                                                                  \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 
 // Removes the scratch files (and a SQLite store's -wal, -shm and -journal) when the process
@@ -60,8 +60,8 @@ inline void remove_at_exit(const std::filesystem::path& path) {
 // A file of this process's own under the temp directory, holding `bytes`; its name ends in
 // `suffix`. Rewritten for every input (the readers under test take paths).
 inline std::string scratch_file(const uint8_t* data, size_t size, const std::string& suffix) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("fathom-fuzz-" + std::to_string(getpid()) + suffix);
+  const auto path =
+      std::filesystem::temp_directory_path() / ("fathom-fuzz-" + std::to_string(getpid()) + suffix);
   remove_at_exit(path);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/data/text_reader.h"
 #include "base/metrics/text_lines.h"
 #include "base/util/utf8.h"
+#include "core/data/text_reader.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

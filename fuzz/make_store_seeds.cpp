@@ -23,9 +23,7 @@ int main(int argc, char** argv) {
     for (const char* side : {"", "-wal", "-shm"}) fs::remove(path.string() + side);
     return path.string();
   };
-  {
-    auto empty = fathom::db::Store::open(fresh("empty.db"));
-  }
+  { auto empty = fathom::db::Store::open(fresh("empty.db")); }
   {
     auto store = fathom::db::Store::open(fresh("runs.db"));
     for (int r = 0; r < 2; ++r) {
@@ -37,10 +35,12 @@ int main(int argc, char** argv) {
       const int64_t id = store.create_run(run);
       store.set_tag(id, "axis.model.encoder_layers", std::to_string(6 * (r + 1)));
       store.mark_running(id, "host", "cpu");
-      store.write_metrics(id, {{10, "train_loss", 5.0, 1.0}, {20, "train_loss", r ? std::nan("") : 4.0, 2.0},
+      store.write_metrics(id, {{10, "train_loss", 5.0, 1.0},
+                               {20, "train_loss", r ? std::nan("") : 4.0, 2.0},
                                {20, "valid_ppl", 30.0, 2.0}});
       store.set_final_metric(id, "valid_ppl", 30.0);
-      store.finish_run(id, r ? "diverged" : "finished", r ? "loss is NaN" : "", r ? std::optional<int64_t>(20) : std::nullopt);
+      store.finish_run(id, r ? "diverged" : "finished", r ? "loss is NaN" : "",
+                       r ? std::optional<int64_t>(20) : std::nullopt);
     }
   }
   // The last connection's close checkpointed each write-ahead log into its file: a seed is

@@ -2,12 +2,12 @@
 
 #include <cmath>
 
+#include <qcustomplot.h>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
-#include <qcustomplot.h>
 
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
@@ -59,7 +59,8 @@ void AnalysisPanel::addTable(const QStringList& header, const QList<QStringList>
   table->verticalHeader()->hide();
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   for (int r = 0; r < rows.size(); ++r)
-    for (int c = 0; c < rows[r].size() && c < header.size(); ++c) table->setItem(r, c, new QTableWidgetItem(rows[r][c]));
+    for (int c = 0; c < rows[r].size() && c < header.size(); ++c)
+      table->setItem(r, c, new QTableWidgetItem(rows[r][c]));
   table->resizeColumnsToContents();
   add_export_menu(table);
   tables_ << table;
@@ -70,14 +71,19 @@ void AnalysisPanel::addTable(const QStringList& header, const QList<QStringList>
 void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
   clear();
   const QString source = QStringLiteral("analysis %1").arg(record.id);
-  QString words = QStringLiteral("analysis %1: %2").arg(record.id).arg(QString::fromStdString(record.kind));
-  if (record.run_id) words += QStringLiteral(" of run %1 (%2 checkpoint)").arg(*record.run_id).arg(QString::fromStdString(record.checkpoint));
+  QString words =
+      QStringLiteral("analysis %1: %2").arg(record.id).arg(QString::fromStdString(record.kind));
+  if (record.run_id)
+    words += QStringLiteral(" of run %1 (%2 checkpoint)")
+                 .arg(*record.run_id)
+                 .arg(QString::fromStdString(record.checkpoint));
   words += QStringLiteral(", took %1 s").arg(record.elapsed_s, 0, 'f', 1);
   json result;
   try {
     result = json::parse(record.result_json);
   } catch (const std::exception& e) {
-    caption_->setText(words + QStringLiteral("\nthe stored result is not valid JSON: %1").arg(e.what()));
+    caption_->setText(words +
+                      QStringLiteral("\nthe stored result is not valid JSON: %1").arg(e.what()));
     return;
   }
 
@@ -103,7 +109,8 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
     }
   if (kind->caption)
     if (const std::string more = kind->caption(result); !more.empty())
-      words += (kind->tables ? QStringLiteral("; ") : QStringLiteral("\n")) + QString::fromStdString(more);
+      words += (kind->tables ? QStringLiteral("; ") : QStringLiteral("\n")) +
+               QString::fromStdString(more);
 
   std::vector<plot::NamedFigure> figures;
   try {

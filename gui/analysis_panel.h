@@ -24,7 +24,7 @@ class AnalysisPanel : public QWidget {
 
   const QList<QCustomPlot*>& plots() const { return plots_; }
   QTableWidget* table() const { return table_; }  // the first table; nullptr when none
-  QString caption() const;                         // what the result says in words
+  QString caption() const;                        // what the result says in words
 
  private:
   void addTable(const QStringList& header, const QList<QStringList>& rows);

@@ -30,7 +30,9 @@ AnalysisRunner::~AnalysisRunner() {
   }
 }
 
-bool AnalysisRunner::running() const { return process_ && process_->state() != QProcess::NotRunning; }
+bool AnalysisRunner::running() const {
+  return process_ && process_->state() != QProcess::NotRunning;
+}
 
 bool AnalysisRunner::start(const QString& db_location, const QStringList& args, QString* error) {
   if (running()) {
@@ -39,7 +41,8 @@ bool AnalysisRunner::start(const QString& db_location, const QStringList& args, 
   }
   const QString binary = find_fathom_binary();
   if (binary.isEmpty()) {
-    *error = QStringLiteral("the fathom command line was not found beside fathom-gui or in PATH (set $FATHOM_BIN)");
+    *error = QStringLiteral(
+        "the fathom command line was not found beside fathom-gui or in PATH (set $FATHOM_BIN)");
     return false;
   }
   if (process_) process_->deleteLater();
@@ -57,7 +60,8 @@ bool AnalysisRunner::start(const QString& db_location, const QStringList& args, 
   process_->setProgram(binary);
   process_->setArguments(command_);
   process_->setProcessEnvironment(fathom_environment(db_location));  // the store: not in argv
-  process_->setStandardOutputFile(QProcess::nullDevice());  // the printed table; the store has the result
+  process_->setStandardOutputFile(
+      QProcess::nullDevice());  // the printed table; the store has the result
   clock_.start();
   process_->start();
   emit progress(-1, QStringLiteral("fathom %1").arg(command_.join(' ')));
@@ -94,11 +98,19 @@ void AnalysisRunner::ended(int exit_code) {
   if (cancelled_) {
     emit finished(false, QStringLiteral("cancelled after %1 s").arg(seconds, 0, 'f', 1), -1);
   } else if (exit_code == 0 && recorded_id_ >= 0) {
-    emit finished(true, QStringLiteral("analysis %1 done in %2 s").arg(recorded_id_).arg(seconds, 0, 'f', 1), recorded_id_);
+    emit finished(
+        true, QStringLiteral("analysis %1 done in %2 s").arg(recorded_id_).arg(seconds, 0, 'f', 1),
+        recorded_id_);
   } else {
-    const QString last = lines_.isEmpty() ? QStringLiteral("(no output)") : lines_.mid(std::max<qsizetype>(0, lines_.size() - 3)).join('\n');
-    emit finished(false, exit_code < 0 ? QStringLiteral("could not start fathom") :
-                  QStringLiteral("fathom analyze failed (exit status %1):\n%2").arg(exit_code).arg(last), -1);
+    const QString last = lines_.isEmpty()
+                             ? QStringLiteral("(no output)")
+                             : lines_.mid(std::max<qsizetype>(0, lines_.size() - 3)).join('\n');
+    emit finished(false,
+                  exit_code < 0 ? QStringLiteral("could not start fathom")
+                                : QStringLiteral("fathom analyze failed (exit status %1):\n%2")
+                                      .arg(exit_code)
+                                      .arg(last),
+                  -1);
   }
 }
 

@@ -60,11 +60,13 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   for (const auto& kind : plot::analysis_kinds()) kind_->addItem(QString::fromStdString(kind.name));
   checkpoint_ = new QComboBox;
   checkpoint_->addItems({"best", "last", "init"});
-  checkpoint_->setToolTip(QStringLiteral("which model of the run (output-shift always builds fresh models)"));
+  checkpoint_->setToolTip(
+      QStringLiteral("which model of the run (output-shift always builds fresh models)"));
   options_ = new QLineEdit;
   options_->setPlaceholderText(QStringLiteral("more options, e.g. --set model.encoder_layers=12"));
   compute_ = new QPushButton(QStringLiteral("C&ompute"));
-  compute_->setToolTip(QStringLiteral("run `fathom analyze` on the selected run in a separate process"));
+  compute_->setToolTip(
+      QStringLiteral("run `fathom analyze` on the selected run in a separate process"));
   cancel_ = new QPushButton(QStringLiteral("Cancel"));
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(160);
@@ -99,7 +101,8 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &AnalysisView::cancel);
   tick_.setInterval(200);
   connect(&tick_, &QTimer::timeout, this, [this] {
-    status_->setText(QStringLiteral("%1 s  %2").arg(runner_->elapsedMs() / 1000.0, 0, 'f', 1).arg(last_line_));
+    status_->setText(
+        QStringLiteral("%1 s  %2").arg(runner_->elapsedMs() / 1000.0, 0, 'f', 1).arg(last_line_));
   });
   connect(runner_, &AnalysisRunner::progress, this, [this](int percent, const QString& line) {
     last_line_ = line;
@@ -108,24 +111,25 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
       progress_->setValue(percent);
     }
   });
-  connect(runner_, &AnalysisRunner::finished, this, [this](bool ok, const QString& text, qint64 id) {
-    tick_.stop();
-    progress_->setRange(0, 100);
-    progress_->setValue(ok ? 100 : 0);
-    status_->setText(text);
-    config_dir_.reset();
-    updateButtons();
-    if (!ok) {
-      if (!text.startsWith(QStringLiteral("cancelled"))) emit error(text);
-      return;
-    }
-    emit message(text);
-    reload();
-    if (!showAnalysis(id)) {  // a config analysis while only the run's are listed
-      all_->setChecked(true);
-      showAnalysis(id);
-    }
-  });
+  connect(runner_, &AnalysisRunner::finished, this,
+          [this](bool ok, const QString& text, qint64 id) {
+            tick_.stop();
+            progress_->setRange(0, 100);
+            progress_->setValue(ok ? 100 : 0);
+            status_->setText(text);
+            config_dir_.reset();
+            updateButtons();
+            if (!ok) {
+              if (!text.startsWith(QStringLiteral("cancelled"))) emit error(text);
+              return;
+            }
+            emit message(text);
+            reload();
+            if (!showAnalysis(id)) {  // a config analysis while only the run's are listed
+              all_->setChecked(true);
+              showAnalysis(id);
+            }
+          });
   kindChanged();
   setRuns({});
 }
@@ -145,9 +149,11 @@ void AnalysisView::setRuns(const std::vector<db::RunRecord>& runs) {
   for (const auto& r : runs) after.push_back(r.id);
   runs_ = runs;
   if (runs_.size() == 1)
-    subject_->setText(QStringLiteral("Run #%1 %2").arg(runs_[0].id).arg(QString::fromStdString(runs_[0].name)));
+    subject_->setText(
+        QStringLiteral("Run #%1 %2").arg(runs_[0].id).arg(QString::fromStdString(runs_[0].name)));
   else if (runs_.empty())
-    subject_->setText(QStringLiteral("Select a run in the Runs view to list and compute its analyses."));
+    subject_->setText(
+        QStringLiteral("Select a run in the Runs view to list and compute its analyses."));
   else
     subject_->setText(QStringLiteral("%1 runs selected (Compute needs one)").arg(runs_.size()));
   updateButtons();
@@ -176,10 +182,14 @@ void AnalysisView::reload() {
   results_->setRowCount(static_cast<int>(records_.size()));
   for (int i = 0; i < static_cast<int>(records_.size()); ++i) {
     const auto& r = records_[i];
-    const QStringList cells = {QString::number(r.id), r.run_id ? QString::number(*r.run_id) : QStringLiteral("-"),
-                               QString::fromStdString(r.kind), r.checkpoint.empty() ? QStringLiteral("-") : QString::fromStdString(r.checkpoint),
-                               QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created_at)).toString(QStringLiteral("yyyy-MM-dd hh:mm")),
-                               QString::number(r.elapsed_s, 'f', 1)};
+    const QStringList cells = {
+        QString::number(r.id),
+        r.run_id ? QString::number(*r.run_id) : QStringLiteral("-"),
+        QString::fromStdString(r.kind),
+        r.checkpoint.empty() ? QStringLiteral("-") : QString::fromStdString(r.checkpoint),
+        QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created_at))
+            .toString(QStringLiteral("yyyy-MM-dd hh:mm")),
+        QString::number(r.elapsed_s, 'f', 1)};
     for (int c = 0; c < cells.size(); ++c) results_->setItem(i, c, new QTableWidgetItem(cells[c]));
   }
   results_->resizeColumnsToContents();

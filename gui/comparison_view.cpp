@@ -15,11 +15,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "db/metric_names.h"
 #include "experiments/comparison_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/store_session.h"
-#include "db/metric_names.h"
 
 namespace fathom::gui {
 namespace {
@@ -47,8 +47,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add_export_menu(table_);
   set_table_source(table_, [this](const std::string& format) {
     if (!current_) return std::string();
-    return format == "csv" ? table_to_csv(*current_) : format == "tex" ? table_to_latex(*current_)
-                                                                        : table_to_markdown(*current_);
+    return format == "csv"   ? table_to_csv(*current_)
+           : format == "tex" ? table_to_latex(*current_)
+                             : table_to_markdown(*current_);
   });
 
   auto* bar = new QHBoxLayout;
@@ -63,8 +64,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add(QStringLiteral("&Columns"), cols_);
   add(QStringLiteral("&Metric"), metric_);
   best_ = new QCheckBox(QStringLiteral("&Best over training"));
-  best_->setToolTip(QStringLiteral("each run's best value of the metric over its curve (lowest "
-                                   "loss or perplexity, highest BLEU) instead of its final value"));
+  best_->setToolTip(
+      QStringLiteral("each run's best value of the metric over its curve (lowest "
+                     "loss or perplexity, highest BLEU) instead of its final value"));
   bar->addWidget(best_);
   bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
@@ -149,7 +151,8 @@ void ComparisonView::sweepChanged() {
     cols_->setCurrentIndex(2);  // a two-axis sweep opens as a grid
   }
   refill(metric_, QStringList(metrics.begin(), metrics.end()));
-  if (metric_->findText(QString::fromStdString(db::metric::kValidPpl)) >= 0 && metric_->currentIndex() == 0) {
+  if (metric_->findText(QString::fromStdString(db::metric::kValidPpl)) >= 0 &&
+      metric_->currentIndex() == 0) {
     QSignalBlocker block(metric_);
     metric_->setCurrentIndex(metric_->findText(QString::fromStdString(db::metric::kValidPpl)));
   }
@@ -185,7 +188,8 @@ void ComparisonView::redraw() {
     auto it = tags_.find(r.id);
     // Axis tags only (the runs and tags the view already holds; no config lookups).
     TableRun t = table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
-    if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols))) runs.push_back(t);
+    if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols)))
+      runs.push_back(t);
   }
   table_->clear();
   table_->setRowCount(0);
@@ -224,7 +228,10 @@ void ComparisonView::redraw() {
       auto* item = new QTableWidgetItem(text);
       item->setTextAlignment(Qt::AlignCenter);
       item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")
-                           .arg(cell.runs).arg(cell.used).arg(QString::fromStdString(t.metric)).arg(cell.diverged));
+                           .arg(cell.runs)
+                           .arg(cell.used)
+                           .arg(QString::fromStdString(t.metric))
+                           .arg(cell.diverged));
       if (cell.best) item->setFont(bold);
       if (!cell.value && cell.diverged) item->setForeground(QColor(200, 40, 40));
       table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
@@ -236,9 +243,9 @@ void ComparisonView::redraw() {
 
 void ComparisonView::exportTable() {
   if (!current_) return;
-  const QString path = QFileDialog::getSaveFileName(
-      this, QStringLiteral("Export table"), QString(),
-      QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), QString(),
+                                   QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
   if (path.isEmpty()) return;
   if (!writeTable(path)) emit error(QStringLiteral("cannot write %1").arg(path));
 }
@@ -247,10 +254,11 @@ bool ComparisonView::writeTable(const QString& path) const {
   if (!current_) return false;
   const std::string text = path.endsWith(QStringLiteral(".csv"))   ? table_to_csv(*current_)
                            : path.endsWith(QStringLiteral(".tex")) ? table_to_latex(*current_)
-                                                                    : table_to_markdown(*current_);
+                                                                   : table_to_markdown(*current_);
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly)) return false;
-  return file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+  return file.write(text.data(), static_cast<qint64>(text.size())) ==
+         static_cast<qint64>(text.size());
 }
 
 }  // namespace fathom::gui

@@ -11,8 +11,8 @@
 #include <QWidget>
 
 #include "db/store.h"
-#include "gui/workbench_view.h"
 #include "experiments/comparison_table.h"
+#include "gui/workbench_view.h"
 
 class QCheckBox;
 class QComboBox;
@@ -30,8 +30,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
 
   // WorkbenchView: every run (it picks a sweep's own).
   void setStore(StoreSession* session, const QString&) override { setSession(session); }
-  void showRuns(const std::vector<db::RunRecord>& all,
-                const std::vector<db::RunRecord>&) override {
+  void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override {
     setRuns(all);
   }
 
@@ -42,7 +41,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // "Best over training": each run's best point of the metric's curve instead of its final value.
   QCheckBox* bestOverTraining() const { return best_; }
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
-  bool choose(const QString& sweep, const QString& rows, const QString& cols, const QString& metric);
+  bool choose(const QString& sweep, const QString& rows, const QString& cols,
+              const QString& metric);
   // Writes the shown table; the format follows the extension (.md, .tex, .csv).
   bool writeTable(const QString& path) const;
   const std::optional<ComparisonTable>& shown() const { return current_; }

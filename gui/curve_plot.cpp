@@ -6,9 +6,9 @@
 #include <optional>
 #include <sstream>
 
+#include <qcustomplot.h>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
@@ -92,7 +92,8 @@ double finite_or_nan(double v) { return std::isfinite(v) ? v : kNaN; }
 bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 void set_points(QCPGraph* graph, const plot::XY& xy) {
-  graph->setData(QVector<double>(xy.x.begin(), xy.x.end()), QVector<double>(xy.y.begin(), xy.y.end()), true);
+  graph->setData(QVector<double>(xy.x.begin(), xy.x.end()),
+                 QVector<double>(xy.y.begin(), xy.y.end()), true);
 }
 
 void apply_limits(QCPAxis* axis, const plot::Axis& spec) {
@@ -136,8 +137,10 @@ void CurvePlot::setFigure(plot::CurveFigure figure, bool rewritten) {
   update(figure_, series, fresh);
 }
 
-void CurvePlot::setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
-                          std::vector<plot::RunX> x, std::function<plot::CurveFigure()> full_figure) {
+void CurvePlot::setCurves(plot::CurveFigure skeleton,
+                          std::vector<const std::vector<db::MetricPoint>*> series,
+                          std::vector<plot::RunX> x,
+                          std::function<plot::CurveFigure()> full_figure) {
   figure_ = plot::CurveFigure{};
   x_kind_ = skeleton.x_kind;
   full_figure_ = std::move(full_figure);
@@ -176,7 +179,8 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
   bool setup = buckets_ == 0 || 2 * buckets > 3 * buckets_ || 3 * buckets < 2 * buckets_;
   if (setup) buckets_ = buckets;
   const std::string sig = signature(f);
-  if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size()) setup = true;
+  if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size())
+    setup = true;
   const bool smooth = f.smoothing > 0, with_raw = smooth && f.curves.size() <= kMaxRawCurves;
 
   double x_end = 0;
@@ -187,14 +191,18 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
     bool fresh = i >= live_.size() || rewritten[i];
     if (!fresh) {  // grown, or rewritten (a resume deletes points; a new figure)?
       const size_t seen = live_[i].shown.count();
-      fresh = n < seen || (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
+      fresh =
+          n < seen ||
+          (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
     }
     if (fresh) {
       const double x0 = n ? p.x(0) : 0, range = n > 1 ? p.x(n - 1) - x0 : 0;
       Live l(buckets_, x0, range > 0 ? range / buckets_ : 1.0, f.smoothing);
       l.diverged_y = kNaN;
-      if (i < live_.size()) live_[i] = std::move(l);
-      else live_.push_back(std::move(l));
+      if (i < live_.size())
+        live_[i] = std::move(l);
+      else
+        live_.push_back(std::move(l));
     }
     Live& l = live_[i];
     const std::optional<double> diverged = f.curves[i].diverged_step;
@@ -213,7 +221,8 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
       l.changed = true;
     }
     if (n) x_end = std::max(x_end, p.x(n - 1));
-    if (!setup && diverged && std::isfinite(l.diverged_y) != (graphs_[i].mark != nullptr)) setup = true;
+    if (!setup && diverged && std::isfinite(l.diverged_y) != (graphs_[i].mark != nullptr))
+      setup = true;
   }
   // The legend's corner was chosen for the data then; a curve that doubled may now run under it.
   if (!setup && x_end > 2 * x_end_at_setup_ && x_end > x_end_at_setup_ + 16) setup = true;
@@ -298,7 +307,8 @@ void CurvePlot::screenPens() {
     for (QCPGraph* graph : {g.raw, g.line}) {
       if (!graph) continue;
       QPen pen = graph->pen();
-      const bool dash = graph == g.line && graph->dataCount() > 1000 && pen.style() != Qt::SolidLine;
+      const bool dash =
+          graph == g.line && graph->dataCount() > 1000 && pen.style() != Qt::SolidLine;
       const bool thin = pen.widthF() != 0 && pen.widthF() < 2;
       if (!dash && !thin) continue;
       if (dash) pen.setStyle(Qt::SolidLine);
@@ -340,11 +350,14 @@ QString CurvePlot::groupText(size_t index, double x) const {
   auto at = std::lower_bound(c.step.begin(), c.step.end(), x);
   if (at == c.step.end() && at != c.step.begin()) --at;
   const size_t i = static_cast<size_t>(at - c.step.begin());
-  QString text = QStringLiteral("   mean of %1 of %2:").arg(i < c.count.size() ? c.count[i] : 0).arg(c.members.size());
+  QString text = QStringLiteral("   mean of %1 of %2:")
+                     .arg(i < c.count.size() ? c.count[i] : 0)
+                     .arg(c.members.size());
   constexpr size_t kListed = 8;  // a 50-seed group would fill the window
   for (size_t m = 0; m < c.members.size() && m < kListed; ++m)
     text += (m ? QStringLiteral(", ") : QStringLiteral(" ")) + QString::fromStdString(c.members[m]);
-  if (c.members.size() > kListed) text += QStringLiteral(", ... (%1 more)").arg(c.members.size() - kListed);
+  if (c.members.size() > kListed)
+    text += QStringLiteral(", ... (%1 more)").arg(c.members.size() - kListed);
   return text;
 }
 
@@ -368,7 +381,9 @@ QString CurvePlot::readoutAt(const QPoint& pixel) const {
       const double d = std::hypot(dx, dy);
       if (d < best) {
         best = d;
-        text = QStringLiteral("%1   %2   %3").arg(graph->name(), xText(it->key)).arg(it->value, 0, 'g', 5);
+        text = QStringLiteral("%1   %2   %3")
+                   .arg(graph->name(), xText(it->key))
+                   .arg(it->value, 0, 'g', 5);
         for (size_t i = 0; i < graphs_.size(); ++i)
           if (graphs_[i].line == graph) text += groupText(i, it->key);
       }

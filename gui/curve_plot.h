@@ -41,8 +41,9 @@ class CurvePlot : public QWidget {
   // smoothing, scales or chart width change. full_figure builds the figure with every point
   // (what Export... draws); the series must stay valid until the next call.
   // x[i] places series[i]'s points on the figure's x axis (plot/curve_x.h).
-  void setCurves(plot::CurveFigure skeleton, std::vector<const std::vector<db::MetricPoint>*> series,
-                 std::vector<plot::RunX> x, std::function<plot::CurveFigure()> full_figure);
+  void setCurves(plot::CurveFigure skeleton,
+                 std::vector<const std::vector<db::MetricPoint>*> series, std::vector<plot::RunX> x,
+                 std::function<plot::CurveFigure()> full_figure);
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
@@ -58,12 +59,17 @@ class CurvePlot : public QWidget {
   // One curve's smoothed and decimated points, extended as points arrive.
   struct Live {
     Live(int buckets, double x0, double width, double smoothing)
-        : ema(smoothing), ema_lo(smoothing), ema_hi(smoothing), raw(buckets, x0, width),
-          shown(buckets, x0, width), lo(buckets, x0, width), hi(buckets, x0, width) {}
+        : ema(smoothing),
+          ema_lo(smoothing),
+          ema_hi(smoothing),
+          raw(buckets, x0, width),
+          shown(buckets, x0, width),
+          lo(buckets, x0, width),
+          hi(buckets, x0, width) {}
     plot::DebiasedEma ema, ema_lo, ema_hi;
     plot::MinMaxDecimator raw, shown, lo, hi;  // lo, hi: a group's band edges
-    double last_x = 0, last_y = 0;  // the last point fed, to tell growth from a rewrite
-    double diverged_y;              // last finite smoothed value at or before divergence
+    double last_x = 0, last_y = 0;             // the last point fed, to tell growth from a rewrite
+    double diverged_y;                         // last finite smoothed value at or before divergence
     bool changed = true;
   };
   template <class Points>
@@ -79,8 +85,8 @@ class CurvePlot : public QWidget {
 
   QCustomPlot* plot_;
   QLabel* readout_;
-  plot::CurveFigure figure_;                     // setFigure's, with the points
-  std::string x_kind_ = "update";                // the shown figure's x axis, for the read-out
+  plot::CurveFigure figure_;                        // setFigure's, with the points
+  std::string x_kind_ = "update";                   // the shown figure's x axis, for the read-out
   std::function<plot::CurveFigure()> full_figure_;  // setCurves'
   std::vector<Live> live_;
   std::vector<plot::CurveGraphs> graphs_;

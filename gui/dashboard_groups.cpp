@@ -14,8 +14,8 @@ struct DashboardGroups::Member : plot::MemberPoints {
   const std::vector<db::MetricPoint>* points;
   const std::vector<db::MetricPoint>* tokens;
   plot::RunX place;
-  Member(int64_t run, const std::vector<db::MetricPoint>* points, const std::vector<db::MetricPoint>* tokens,
-         plot::RunX place)
+  Member(int64_t run, const std::vector<db::MetricPoint>* points,
+         const std::vector<db::MetricPoint>* tokens, plot::RunX place)
       : run(run), points(points), tokens(tokens), place(place) {}
   size_t size() const override { return points->size(); }
   int64_t step(size_t i) const override { return (*points)[i].step; }
@@ -35,12 +35,11 @@ std::string signature_of(const std::vector<db::RunRecord>& runs, const GroupingC
   return out.str();
 }
 
-
 }  // namespace
 
 DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db::RunRecord>& runs,
-                                 const std::map<int64_t, plot::Tags>& tags, const GroupingChoice& choice,
-                                 const std::string& metric)
+                                 const std::map<int64_t, plot::Tags>& tags,
+                                 const GroupingChoice& choice, const std::string& metric)
     : cache_(cache), signature_(signature_of(runs, choice, metric)), metric_(metric) {
   std::vector<plot::Tags> all_tags;
   for (const auto& r : runs) {
@@ -67,13 +66,15 @@ DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db:
       continue;
     }
     std::vector<std::string> values;
-    for (const auto& key : keys) values.push_back(plot::run_value(all_tags[r], run.config_json, key));
+    for (const auto& key : keys)
+      values.push_back(plot::run_value(all_tags[r], run.config_json, key));
     const std::string label = plot::group_label(keys, values);
     auto [at, added] = index.try_emplace(label, groups_.size());
     if (added) groups_.emplace_back(label, choice.band);
     members_.push_back(std::make_unique<Member>(run.id, points, tokens, place));
     where_.emplace_back(at->second, groups_[at->second].size());
-    groups_[at->second].add_member(plot::run_short_name(run), members_.back().get(), run.status == db::status::kDiverged,
+    groups_[at->second].add_member(plot::run_short_name(run), members_.back().get(),
+                                   run.status == db::status::kDiverged,
                                    !db::status::is_active(run.status));
   }
 }
@@ -89,14 +90,16 @@ bool DashboardGroups::update(const std::vector<db::RunRecord>& runs) {
   for (const auto& [run, tokens] : waiting_for_tokens_)
     if (&cache_.series(run, db::metric::kTargetTokens) != tokens) return false;
   for (const auto& m : members_)
-    if (&cache_.series(m->run, metric_) != m->points || &cache_.series(m->run, db::metric::kTargetTokens) != m->tokens)
+    if (&cache_.series(m->run, metric_) != m->points ||
+        &cache_.series(m->run, db::metric::kTargetTokens) != m->tokens)
       return false;
   std::map<int64_t, const db::RunRecord*> by_id;
   for (const auto& r : runs) by_id[r.id] = &r;
   for (size_t i = 0; i < members_.size(); ++i) {
     auto it = by_id.find(members_[i]->run);
     if (it == by_id.end()) return false;
-    groups_[where_[i].first].set_member_state(where_[i].second, it->second->status == db::status::kDiverged,
+    groups_[where_[i].first].set_member_state(where_[i].second,
+                                              it->second->status == db::status::kDiverged,
                                               !db::status::is_active(it->second->status));
   }
   for (auto& g : groups_)

@@ -16,13 +16,13 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include "db/metric_names.h"
+#include "db/run_status.h"
 #include "gui/curve_plot.h"
 #include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
 #include "plot/run_groups.h"
-#include "db/run_status.h"
-#include "db/metric_names.h"
 
 namespace fathom::gui {
 namespace {
@@ -32,15 +32,17 @@ constexpr char kCustomKeys[] = "\x01custom";
 
 // Shown by default, in this order, when a run has them; others can be ticked in the list.
 bool default_metric(const std::string& name) {
-  static const std::vector<std::string> names = {db::metric::kTrainLoss, db::metric::kTrainPpl, db::metric::kValidPpl,
-                                                 db::metric::kLearningRate, db::metric::kGradNorm};
+  static const std::vector<std::string> names = {db::metric::kTrainLoss, db::metric::kTrainPpl,
+                                                 db::metric::kValidPpl, db::metric::kLearningRate,
+                                                 db::metric::kGradNorm};
   return std::find(names.begin(), names.end(), name) != names.end() ||
          name.find("bleu") != std::string::npos;
 }
 
 int metric_rank(const std::string& name) {
-  static const std::vector<std::string> order = {db::metric::kTrainLoss, db::metric::kTrainPpl, db::metric::kValidLoss,
-                                                 db::metric::kValidPpl, db::metric::kLearningRate, db::metric::kGradNorm};
+  static const std::vector<std::string> order = {db::metric::kTrainLoss,    db::metric::kTrainPpl,
+                                                 db::metric::kValidLoss,    db::metric::kValidPpl,
+                                                 db::metric::kLearningRate, db::metric::kGradNorm};
   auto it = std::find(order.begin(), order.end(), name);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -69,17 +71,20 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   group_by_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   group_by_->setToolTip(QStringLiteral(
       "one curve per group of runs: the members' mean with a band, the member count in the legend, "
-      "diverged members marked where they stopped; the mean is drawn where at least half the members are"));
+      "diverged members marked where they stopped; the mean is drawn where at least half the "
+      "members are"));
   band_ = new QComboBox;
   band_->addItem(QStringLiteral("\u00b1 std"), QStringLiteral("std"));
   band_->addItem(QStringLiteral("min-max"), QStringLiteral("minmax"));
   band_->addItem(QStringLiteral("no band"), QStringLiteral("none"));
-  band_->setToolTip(QStringLiteral("a group's shading: mean \u00b1 1 sample std, or its members' min to max"));
+  band_->setToolTip(
+      QStringLiteral("a group's shading: mean \u00b1 1 sample std, or its members' min to max"));
   x_axis_ = new QComboBox;
   x_axis_->addItem(QStringLiteral("update"), QStringLiteral("update"));
   x_axis_->addItem(QStringLiteral("target tokens"), QStringLiteral("tokens"));
   x_axis_->addItem(QStringLiteral("time"), QStringLiteral("time"));
-  x_axis_->setToolTip(QStringLiteral("x axis: update step, target tokens seen, or wall-clock time since the run's start"));
+  x_axis_->setToolTip(QStringLiteral(
+      "x axis: update step, target tokens seen, or wall-clock time since the run's start"));
   fillGroupChoices({});
   auto* fit = new QPushButton(QStringLiteral("&Fit all"));
   fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
@@ -179,7 +184,8 @@ void DashboardView::setGroupBy(const QString& keys) {
 }
 
 void DashboardView::setBand(plot::Band band) {
-  band_->setCurrentIndex(band_->findData(QString::fromStdString(band == plot::Band::None ? "none" : plot::band_name(band))));
+  band_->setCurrentIndex(band_->findData(
+      QString::fromStdString(band == plot::Band::None ? "none" : plot::band_name(band))));
 }
 
 void DashboardView::setXAxis(plot::XAxis axis) {
@@ -270,11 +276,14 @@ void DashboardView::fillGroupChoices(const std::set<std::string>& axis_tags) {
   group_by_->addItem(QStringLiteral("none"), QString());
   group_by_->addItem(QStringLiteral("axes but seed"), QStringLiteral("axes"));
   for (const auto& k : axis_tags)
-    if (!plot::is_seed_key(k)) group_by_->addItem(QString::fromStdString(k.substr(5)), QString::fromStdString(k.substr(5)));
+    if (!plot::is_seed_key(k))
+      group_by_->addItem(QString::fromStdString(k.substr(5)), QString::fromStdString(k.substr(5)));
   group_by_->addItem(QStringLiteral("custom keys..."), QLatin1String(kCustomKeys));
   const int group_index = group_by_->findData(grouped);
-  if (group_index >= 0 || grouped.isEmpty()) group_by_->setCurrentIndex(std::max(group_index, 0));
-  else setGroupBy(grouped);  // the user's own keys stay
+  if (group_index >= 0 || grouped.isEmpty())
+    group_by_->setCurrentIndex(std::max(group_index, 0));
+  else
+    setGroupBy(grouped);  // the user's own keys stay
   colour_by_->setEnabled(groupBy().isEmpty());
   band_->setEnabled(!groupBy().isEmpty());
 }
@@ -291,11 +300,11 @@ bool DashboardView::refreshMetricList() {
   }
   std::vector<std::string> sorted(names.begin(), names.end());
   std::set<std::string> listed;
-  for (int i = 0; i < metrics_->count(); ++i) listed.insert(metrics_->item(i)->text().toStdString());
+  for (int i = 0; i < metrics_->count(); ++i)
+    listed.insert(metrics_->item(i)->text().toStdString());
   if (listed == names && metrics_->count() == static_cast<int>(names.size())) return false;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return metric_rank(a) < metric_rank(b);
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return metric_rank(a) < metric_rank(b); });
   updating_list_ = true;
   metrics_->clear();
   for (const auto& n : sorted) {
@@ -356,7 +365,8 @@ void DashboardView::poll() {
   if (!session_) return;
   // A training run logs new metrics later (valid_ppl at its first validation): look for new
   // names every few seconds while one of the shown runs is running.
-  const bool live = std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r.status == db::status::kRunning; });
+  const bool live = std::any_of(runs_.begin(), runs_.end(),
+                                [](const auto& r) { return r.status == db::status::kRunning; });
   if (live && ++polls_ % 5 == 0 && refreshMetricList()) {
     rebuildCharts();  // polls the new curves itself
     return;
@@ -388,11 +398,15 @@ void DashboardView::redraw() {
     std::vector<plot::RunX> x;
     plot::CurveFigure skeleton = figure(metric, false, &series, &x, &left_out);
     const std::string name = metric;
-    chart->setCurves(std::move(skeleton), std::move(series), std::move(x), [this, name] { return figure(name, true); });
+    chart->setCurves(std::move(skeleton), std::move(series), std::move(x),
+                     [this, name] { return figure(name, true); });
   }
-  QString caption = runs_.empty() ? QStringLiteral("select runs in the Runs view")
-                                  : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
-  if (grouped && !runs_.empty()) caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
+  QString caption =
+      runs_.empty()
+          ? QStringLiteral("select runs in the Runs view")
+          : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
+  if (grouped && !runs_.empty())
+    caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
   if (left_out)
     caption += QStringLiteral(", %1 not shown (no %2)")
                    .arg(left_out)
@@ -405,7 +419,8 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   const plot::XAxis x = grouping().x;
   plot::CurveFigure figure;
   figure.title = metric;
-  figure.smoothing = metric == db::metric::kLearningRate ? 0 : smoothing();  // a schedule is not noisy
+  figure.smoothing =
+      metric == db::metric::kLearningRate ? 0 : smoothing();  // a schedule is not noisy
   figure.y.label = metric;
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
   figure.x.label = plot::x_axis_label(x);
@@ -430,7 +445,8 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* lef
 plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
                                         std::vector<const std::vector<db::MetricPoint>*>* series,
                                         std::vector<plot::RunX>* xs, int* left_out) const {
-  const std::string colour_key = colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
+  const std::string colour_key =
+      colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
   int unplaced = 0;

@@ -82,7 +82,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   bool refreshMetricList();
   void refreshColourChoices();
   void fillGroupChoices(const std::set<std::string>& axis_tags);  // "axis.KEY" tags of the runs
-  void rebuildCharts();  // after the metric choice changed
+  void rebuildCharts();                                           // after the metric choice changed
   void redraw();
   void merge(const MetricUpdate& update);
   // A chart's figure from the cache: with every point (for export), or without (the chart

@@ -1,11 +1,11 @@
 #include "gui/export_menu.h"
 
+#include <qcustomplot.h>
 #include <QAbstractItemView>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
-#include <qcustomplot.h>
 
 #include "gui/export_targets.h"
 
@@ -44,32 +44,37 @@ bool export_with_dialog(QWidget* target, QWidget* parent) {
   auto* plot = qobject_cast<QCustomPlot*>(target);
   auto* table = qobject_cast<QAbstractItemView*>(target);
   if (!plot && !table) {
-    QMessageBox::information(parent, QStringLiteral("Export"),
-                             QStringLiteral("Nothing to export here: click a plot or table first."));
+    QMessageBox::information(
+        parent, QStringLiteral("Export"),
+        QStringLiteral("Nothing to export here: click a plot or table first."));
     return false;
   }
   const QList<Choice>& choices = plot ? plot_choices() : table_choices();
   QStringList filters;
   for (const auto& c : choices) filters << c.filter;
   QString selected = filters.front();
-  QString path = QFileDialog::getSaveFileName(parent, plot ? QStringLiteral("Export plot") : QStringLiteral("Export table"),
-                                              QString(), filters.join(QStringLiteral(";;")), &selected);
+  QString path = QFileDialog::getSaveFileName(
+      parent, plot ? QStringLiteral("Export plot") : QStringLiteral("Export table"), QString(),
+      filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return false;
   const Choice& choice = choices.at(std::max<qsizetype>(0, filters.indexOf(selected)));
   if (QFileInfo(path).suffix().isEmpty()) path += "." + choice.suffix;
   QString error;
-  const bool ok = plot ? export_plot(plot, path, choice.size, &error) : export_table(table, path, &error);
+  const bool ok =
+      plot ? export_plot(plot, path, choice.size, &error) : export_table(table, path, &error);
   if (!ok) QMessageBox::warning(parent, QStringLiteral("Export"), error);
   return ok;
 }
 
 void add_export_menu(QWidget* target) {
   target->setContextMenuPolicy(Qt::CustomContextMenu);
-  QObject::connect(target, &QWidget::customContextMenuRequested, target, [target](const QPoint& at) {
-    QMenu menu(target);
-    menu.addAction(QStringLiteral("&Export..."), [target] { export_with_dialog(target, target->window()); });
-    menu.exec(target->mapToGlobal(at));
-  });
+  QObject::connect(target, &QWidget::customContextMenuRequested, target,
+                   [target](const QPoint& at) {
+                     QMenu menu(target);
+                     menu.addAction(QStringLiteral("&Export..."),
+                                    [target] { export_with_dialog(target, target->window()); });
+                     menu.exec(target->mapToGlobal(at));
+                   });
 }
 
 }  // namespace fathom::gui

@@ -1,10 +1,10 @@
 #include "gui/export_targets.h"
 
+#include <qcustomplot.h>
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <qcustomplot.h>
 
 #include "experiments/text_table.h"
 #include "plot/export.h"
@@ -24,8 +24,8 @@ class ExportSource : public QObject {
 };
 
 ExportSource* source_of(const QObject* widget) {
-  return dynamic_cast<ExportSource*>(
-      widget->findChild<QObject*>(QString::fromLatin1(ExportSource::kName), Qt::FindDirectChildrenOnly));
+  return dynamic_cast<ExportSource*>(widget->findChild<QObject*>(
+      QString::fromLatin1(ExportSource::kName), Qt::FindDirectChildrenOnly));
 }
 
 ExportSource* ensure_source(QObject* widget) {
@@ -49,7 +49,8 @@ void set_table_source(QAbstractItemView* view, TableSource source) {
   ensure_source(view)->table = std::move(source);
 }
 
-bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size, QString* error) {
+bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size,
+                 QString* error) {
   try {
     const ExportSource* source = source_of(plot);
     std::optional<plot::Figure> figure;
@@ -63,7 +64,9 @@ bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize&
     }
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = QStringLiteral("cannot export the plot to %1: %2").arg(path, QString::fromUtf8(e.what()));
+    if (error)
+      *error =
+          QStringLiteral("cannot export the plot to %1: %2").arg(path, QString::fromUtf8(e.what()));
     return false;
   }
 }
@@ -90,11 +93,13 @@ bool export_table(QAbstractItemView* view, const QString& path, QString* error) 
     return false;
   }
   const ExportSource* source = source_of(view);
-  const std::string text = source && source->table ? source->table(format.toStdString())
-                                                   : format_text_table(table_of_view(view), format.toStdString());
+  const std::string text = source && source->table
+                               ? source->table(format.toStdString())
+                               : format_text_table(table_of_view(view), format.toStdString());
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) ||
-      file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
+      file.write(text.data(), static_cast<qint64>(text.size())) !=
+          static_cast<qint64>(text.size())) {
     if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     return false;
   }

@@ -33,7 +33,8 @@ void set_table_source(QAbstractItemView* view, TableSource source);
 
 // Writes `path` in the format of its extension: .png, .pdf, .svg for plots (PNG at 300 dpi),
 // .csv, .md, .tex for tables. false and *error when it cannot.
-bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size, QString* error);
+bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size,
+                 QString* error);
 bool export_table(QAbstractItemView* view, const QString& path, QString* error);
 
 // A view's cells as shown (sorted, filtered), with its column headers.

@@ -26,23 +26,28 @@ int main(int argc, char** argv) {
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
   args.addHelpOption();
-  QCommandLineOption db({"d", "db"},
-                        QStringLiteral("run store: a SQLite file or a postgresql://user@host:port/db URL "
-                                       "(default $FATHOM_DB, the last one, ./fathom.db); keep a password "
-                                       "out of argv: $FATHOM_DB or ~/.pgpass"),
-                        QStringLiteral("PATH|URL"));
-  QCommandLineOption artifacts(QStringLiteral("artifacts"),
-                               QStringLiteral("directory of run checkpoints and logs (default "
-                                              "$FATHOM_ARTIFACTS, else beside a SQLite store; a server "
-                                              "store needs one)"),
-                               QStringLiteral("DIR"));
-  QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("open a sweep YAML in the editor"),
+  QCommandLineOption db(
+      {"d", "db"},
+      QStringLiteral("run store: a SQLite file or a postgresql://user@host:port/db URL "
+                     "(default $FATHOM_DB, the last one, ./fathom.db); keep a password "
+                     "out of argv: $FATHOM_DB or ~/.pgpass"),
+      QStringLiteral("PATH|URL"));
+  QCommandLineOption artifacts(
+      QStringLiteral("artifacts"),
+      QStringLiteral("directory of run checkpoints and logs (default "
+                     "$FATHOM_ARTIFACTS, else beside a SQLite store; a server "
+                     "store needs one)"),
+      QStringLiteral("DIR"));
+  QCommandLineOption sweep(QStringLiteral("sweep"),
+                           QStringLiteral("open a sweep YAML in the editor"),
                            QStringLiteral("FILE"));
-  QCommandLineOption shots(QStringLiteral("screenshot"),
-                           QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
-                           QStringLiteral("DIR"));
+  QCommandLineOption shots(
+      QStringLiteral("screenshot"),
+      QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
+      QStringLiteral("DIR"));
   QCommandLineOption show(QStringLiteral("show-sweep"),
-                          QStringLiteral("show only this sweep's runs (and chart them)"), QStringLiteral("NAME"));
+                          QStringLiteral("show only this sweep's runs (and chart them)"),
+                          QStringLiteral("NAME"));
   args.addOptions({db, artifacts, sweep, shots, show});
   args.process(app);
   // For this process (db::store_paths: deleting a run's files) and the `fathom` children.
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
   QString location = args.value(db);
   if (location.isEmpty()) location = qEnvironmentVariable("FATHOM_DB");
   if (location.isEmpty()) location = QSettings().value("lastDatabase").toString();
-  if (location.isEmpty() && QFileInfo::exists(QStringLiteral("fathom.db"))) location = QStringLiteral("fathom.db");
+  if (location.isEmpty() && QFileInfo::exists(QStringLiteral("fathom.db")))
+    location = QStringLiteral("fathom.db");
 
   fathom::gui::MainWindow window;
   const bool screenshot = args.isSet(shots);

@@ -106,17 +106,20 @@ void MainWindow::connectReports(QWidget* widget) {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-  file->addAction(QStringLiteral("&Open run store..."), QKeySequence::Open, this, &MainWindow::chooseDatabase);
-  file->addAction(QStringLiteral("Open &URL..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U), this,
-                  &MainWindow::chooseDatabaseUrl);
+  file->addAction(QStringLiteral("&Open run store..."), QKeySequence::Open, this,
+                  &MainWindow::chooseDatabase);
+  file->addAction(QStringLiteral("Open &URL..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U),
+                  this, &MainWindow::chooseDatabaseUrl);
   recent_menu_ = file->addMenu(QStringLiteral("Open &recent"));
   file->addSeparator();
-  file->addAction(QStringLiteral("Open s&weep..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), editor_,
-                  &SweepEditor::open);
+  file->addAction(QStringLiteral("Open s&weep..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+                  editor_, &SweepEditor::open);
   file->addAction(QStringLiteral("&Save sweep"), QKeySequence::Save, editor_, &SweepEditor::save);
-  file->addAction(QStringLiteral("Save sweep &as..."), QKeySequence::SaveAs, editor_, &SweepEditor::saveAs);
+  file->addAction(QStringLiteral("Save sweep &as..."), QKeySequence::SaveAs, editor_,
+                  &SweepEditor::saveAs);
   file->addSeparator();
-  file->addAction(QStringLiteral("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportCurrent);
+  file->addAction(QStringLiteral("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                  &MainWindow::exportCurrent);
   file->addSeparator();
   file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -136,8 +139,10 @@ void MainWindow::buildMenus() {
   for (QAction* a : runs_->runActions()) run->addAction(a);
 
   QMenu* sweep = menuBar()->addMenu(QStringLiteral("&Sweep"));
-  sweep->addAction(QStringLiteral("&Dry run"), QKeySequence(Qt::CTRL | Qt::Key_D), editor_, &SweepEditor::dryRun);
-  sweep->addAction(QStringLiteral("&Start"), QKeySequence(Qt::CTRL | Qt::Key_Return), editor_, &SweepEditor::start);
+  sweep->addAction(QStringLiteral("&Dry run"), QKeySequence(Qt::CTRL | Qt::Key_D), editor_,
+                   &SweepEditor::dryRun);
+  sweep->addAction(QStringLiteral("&Start"), QKeySequence(Qt::CTRL | Qt::Key_Return), editor_,
+                   &SweepEditor::start);
 }
 
 bool MainWindow::openDatabase(const QString& location, bool quiet) {
@@ -160,23 +165,26 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   setWindowTitle(QStringLiteral("Fathom - %1").arg(shown));
   rememberRecent(db_location_);
   const int n = runs_->model()->rowCount();
-  statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(shown).arg(n).arg(n == 1 ? "" : "s"), 5000);
+  statusBar()->showMessage(QStringLiteral("%1: %2 run%3").arg(shown).arg(n).arg(n == 1 ? "" : "s"),
+                           5000);
   showRunsInViews();
   poll_timer_->start();
   return true;
 }
 
 void MainWindow::chooseDatabase() {
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QDir::currentPath(),
-                                                    QStringLiteral("Run stores (*.db);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QDir::currentPath(),
+                                   QStringLiteral("Run stores (*.db);;All files (*)"));
   if (!path.isEmpty()) openDatabase(path);
 }
 
 void MainWindow::chooseDatabaseUrl() {
   QInputDialog dialog(this);
   dialog.setWindowTitle(QStringLiteral("Open run store URL"));
-  dialog.setLabelText(QStringLiteral("Run store URL (a password is better kept in ~/.pgpass;\n"
-                                     "a URL that holds one is not added to the recent list):"));
+  dialog.setLabelText(
+      QStringLiteral("Run store URL (a password is better kept in ~/.pgpass;\n"
+                     "a URL that holds one is not added to the recent list):"));
   dialog.setInputMode(QInputDialog::TextInput);
   dialog.resize(520, dialog.sizeHint().height());
   if (auto* edit = dialog.findChild<QLineEdit*>())
@@ -200,7 +208,8 @@ void MainWindow::rememberRecent(const QString& location) {
 void MainWindow::rebuildRecentMenu() {
   recent_menu_->clear();
   QStringList recent = QSettings().value("recentDatabases").toStringList();
-  recent.erase(std::remove_if(recent.begin(), recent.end(), holds_password), recent.end());  // older versions
+  recent.erase(std::remove_if(recent.begin(), recent.end(), holds_password),
+               recent.end());  // older versions
   for (const QString& location : recent)
     recent_menu_->addAction(QString(location).replace('&', QStringLiteral("&&")), this,
                             [this, location] { openDatabase(location); });
@@ -231,7 +240,8 @@ void MainWindow::pollNow() {
   for (const auto& v : views_) v.view->poll();
   // The poll runs on the UI thread because it is cheap; say so if a huge store makes it not.
   if (timer.elapsed() > 200)
-    statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()), 3000);
+    statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()),
+                             3000);
 }
 
 void MainWindow::showError(const QString& message) {
@@ -249,8 +259,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   for (const auto& v : views_) v.view->saveSettings(settings);
   if (!db_location_.isEmpty()) {
     // A URL holding a password is not written down; the next start then asks again.
-    if (holds_password(db_location_)) settings.remove("lastDatabase");
-    else settings.setValue("lastDatabase", db_location_);
+    if (holds_password(db_location_))
+      settings.remove("lastDatabase");
+    else
+      settings.setValue("lastDatabase", db_location_);
   }
   event->accept();
 }

@@ -15,13 +15,14 @@ QMap<QString, QList<MethodChoice>> ask_fathom() {
   const QString binary = find_fathom_binary();
   if (binary.isEmpty()) return out;
   QProcess process;
-  process.start(binary, {QStringLiteral("--json"), QStringLiteral("config"), QStringLiteral("--methods")});
+  process.start(binary,
+                {QStringLiteral("--json"), QStringLiteral("config"), QStringLiteral("--methods")});
   if (!process.waitForFinished(15000) || process.exitCode() != 0) return out;
   const QJsonObject keys = QJsonDocument::fromJson(process.readAllStandardOutput()).object();
   for (auto it = keys.begin(); it != keys.end(); ++it)
     for (const QJsonValue& entry : it.value().toArray())
-      out[it.key()].append({entry[QStringLiteral("name")].toString(),
-                            entry[QStringLiteral("doc")].toString()});
+      out[it.key()].append(
+          {entry[QStringLiteral("name")].toString(), entry[QStringLiteral("doc")].toString()});
   return out;
 }
 

@@ -78,7 +78,8 @@ MetricUpdate MetricCache::read(MetricTailReader& reader, const std::vector<Curve
   // One request for the whole screen. Reading after the cached end is the same as reading
   // after min(cached end, stored end): a stored curve has no points past its own end.
   std::vector<db::CurveRequest> requests;
-  for (const auto& tail : tails) requests.push_back({tail.key.first, tail.key.second, tail.after_step});
+  for (const auto& tail : tails)
+    requests.push_back({tail.key.first, tail.key.second, tail.after_step});
   auto replies = reader.poll(requests);
   for (size_t i = 0; i < tails.size(); ++i) {
     const auto& tail = tails[i];
@@ -113,7 +114,7 @@ size_t MetricCache::apply(const MetricUpdate& update) {
 }
 
 const std::vector<db::MetricPoint>& MetricCache::series(int64_t run,
-                                                         const std::string& metric) const {
+                                                        const std::string& metric) const {
   static const std::vector<db::MetricPoint> empty;
   auto it = series_.find({run, metric});
   return it == series_.end() ? empty : it->second;

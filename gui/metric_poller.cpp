@@ -16,7 +16,8 @@ MetricPoller::MetricPoller(QObject* parent) : QObject(parent) {
 
 MetricPoller::~MetricPoller() {
   // The connection is closed in its own thread, then the thread stops.
-  QMetaObject::invokeMethod(worker_, [this] { reader_.reset(); }, Qt::BlockingQueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [this] { reader_.reset(); }, Qt::BlockingQueuedConnection);
   thread_->quit();
   thread_->wait();
 }
@@ -30,14 +31,17 @@ void MetricPoller::setDatabase(const QString& location) {
       reader_ = std::make_unique<MetricTailReader>(location.toStdString());
     } catch (const std::exception& e) {
       const QString message = describe_store_error(e);
-      QMetaObject::invokeMethod(this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
     }
   });
 }
 
 void MetricPoller::request() {
-  if (in_flight_) again_ = true;
-  else send();
+  if (in_flight_)
+    again_ = true;
+  else
+    send();
 }
 
 void MetricPoller::send() {
@@ -53,19 +57,26 @@ void MetricPoller::send() {
       try {
         // Locked out (or the server lost): an empty update skips this tick; the window's own
         // probe (StoreSession::readable) says why in the status bar.
-        if (reader_->busy_reason()) update = std::make_shared<MetricUpdate>();
-        else update = std::make_shared<MetricUpdate>(MetricCache::read(*reader_, tails));
+        if (reader_->busy_reason())
+          update = std::make_shared<MetricUpdate>();
+        else
+          update = std::make_shared<MetricUpdate>(MetricCache::read(*reader_, tails));
       } catch (const std::exception& e) {
         error = describe_store_error(e);
       }
     }
     // Back on the UI thread; dropped by Qt if the poller is gone by then.
-    QMetaObject::invokeMethod(this, [this, update, error] {
-      in_flight_ = false;
-      if (update) emit pointsRead(update);  // merged before the next read takes its tails
-      else emit failed(error);
-      if (again_) send();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, update, error] {
+          in_flight_ = false;
+          if (update)
+            emit pointsRead(update);  // merged before the next read takes its tails
+          else
+            emit failed(error);
+          if (again_) send();
+        },
+        Qt::QueuedConnection);
   });
 }
 

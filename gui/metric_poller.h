@@ -40,7 +40,7 @@ class MetricPoller : public QObject {
   void send();
 
   QThread* thread_;
-  QObject* worker_;  // lives in thread_; owns the connection
+  QObject* worker_;                           // lives in thread_; owns the connection
   std::unique_ptr<MetricTailReader> reader_;  // used only from thread_
   bool in_flight_ = false;
   bool again_ = false;

@@ -34,8 +34,9 @@ bool start_detached(const QStringList& args, const QString& db_location, const Q
                     QString* message) {
   const QString binary = find_fathom_binary();
   if (binary.isEmpty()) {
-    *message = QStringLiteral("the fathom command line was not found beside fathom-gui or in PATH "
-                              "(set $FATHOM_BIN)");
+    *message = QStringLiteral(
+        "the fathom command line was not found beside fathom-gui or in PATH "
+        "(set $FATHOM_BIN)");
     return false;
   }
   QProcess process;
@@ -66,7 +67,8 @@ QString run_artifacts_dir(const QString& db_location, int64_t run) {
   return paths ? QString::fromStdString(paths->run_dir(run)) : QString();
 }
 
-int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* problems) {
+int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& runs,
+                QStringList* problems) {
   auto store = db::Store::open(db_location.toStdString());
   // The one cancel of the CLI and the app: stops workers wherever their launcher runs them.
   const CancelReport report = fathom::cancel_runs(store, runs, "cancelled in fathom-gui");
@@ -82,7 +84,8 @@ bool remove_run_artifacts(const QString& db_location, int64_t run) {
   return !dir.exists() || dir.removeRecursively();
 }
 
-int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* errors) {
+int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs,
+                QStringList* errors) {
   auto store = db::Store::open(db_location.toStdString());
   QString no_paths;
   const auto paths = store_paths_or(db_location, &no_paths);
@@ -99,7 +102,8 @@ int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& ru
     // After the rows: a failure here leaves stray files, never a run without its checkpoints.
     const QString dir = QString::fromStdString(paths->run_dir(run.id));
     if (QDir d(dir); d.exists() && !d.removeRecursively())
-      errors->append(QStringLiteral("run %1 deleted, but %2 could not be removed").arg(run.id).arg(dir));
+      errors->append(
+          QStringLiteral("run %1 deleted, but %2 could not be removed").arg(run.id).arg(dir));
   }
   if (!paths && deleted > 0)
     errors->append(QStringLiteral("%1 run(s) deleted from the store, but their files were left: %2")
@@ -109,7 +113,8 @@ int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& ru
 }
 
 bool cancel_sweep(const QString& db_location, const QString& sweep, QString* message) {
-  return start_detached({QStringLiteral("sweep"), QStringLiteral("cancel"), sweep}, db_location, {}, message);
+  return start_detached({QStringLiteral("sweep"), QStringLiteral("cancel"), sweep}, db_location, {},
+                        message);
 }
 
 bool resume_run(const QString& db_location, int64_t run, QString* message) {
@@ -118,7 +123,8 @@ bool resume_run(const QString& db_location, int64_t run, QString* message) {
   if (!paths) return false;
   return start_detached({QStringLiteral("train"), QStringLiteral("--resume"), QString::number(run),
                          QStringLiteral("--no-progress")},
-                        db_location, QString::fromStdString(paths->run_dir(run)) + QStringLiteral("/worker.log"),
+                        db_location,
+                        QString::fromStdString(paths->run_dir(run)) + QStringLiteral("/worker.log"),
                         message);
 }
 

@@ -31,7 +31,8 @@ bool resume_run(const QString& db_location, int64_t run, QString* message);
 // artifact directories (checkpoints, logs). A running run is refused: it is skipped and its
 // reason added to *errors; so is a store with no artifacts directory configured (the rows go,
 // the files stay). Returns how many were deleted; a store that cannot be opened throws.
-int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs, QStringList* errors);
+int delete_runs(const QString& db_location, const std::vector<db::RunRecord>& runs,
+                QStringList* errors);
 
 // Removes the run's artifact directory and everything in it; true when it is gone (or never
 // was), false when it could not be removed or no artifacts directory is configured.

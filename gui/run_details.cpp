@@ -30,7 +30,8 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   line("name", QString::fromStdString(run.name));
   line("sweep", QString::fromStdString(run.sweep));
   line("status", QString::fromStdString(run.status) +
-                     (run.diverged_step ? QStringLiteral(" at update %1").arg(*run.diverged_step) : QString()));
+                     (run.diverged_step ? QStringLiteral(" at update %1").arg(*run.diverged_step)
+                                        : QString()));
   if (!run.error.empty()) line("error", QString::fromStdString(run.error));
   line("updates", QString::number(run.updates));
   line("created", when(run.created_at));
@@ -41,14 +42,16 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   line("git", QString::fromStdString(run.git_rev));
   text += "\nfinal metrics\n";
   for (const auto& [name, value] : run.final_metrics)
-    line("  " + QString::fromStdString(name), std::isnan(value) ? "NaN" : QString::number(value, 'g', 6));
+    line("  " + QString::fromStdString(name),
+         std::isnan(value) ? "NaN" : QString::number(value, 'g', 6));
   text += "\ntags\n";
   for (const auto& [key, value] : store.tags(run.id))
     line("  " + QString::fromStdString(key), QString::fromStdString(value));
   text += "\nartifacts\n";
   for (const auto& a : store.artifacts(run.id))
     line("  " + QString::fromStdString(a.kind),
-         QString::fromStdString(a.path) + (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()));
+         QString::fromStdString(a.path) +
+             (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()));
   text += "\nconfig\n" + QString::fromStdString(run.config_yaml);
 
   auto* view = new QPlainTextEdit(text);

@@ -1,9 +1,9 @@
 #include "gui/runs_model.h"
 
-#include "experiments/launcher.h"
-#include "experiments/run_control.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
+#include "experiments/launcher.h"
+#include "experiments/run_control.h"
 
 #include <cmath>
 #include <set>
@@ -21,13 +21,15 @@ QColor RunsModel::statusColor(const QString& shown) {
   if (status == db::status::kRunning) return QColor(0x1f, 0x77, 0xb4);   // blue: in progress
   if (status == db::status::kQueued) return QColor(0x7f, 0x7f, 0x7f);    // grey: waiting
   if (status == db::status::kFinished) return QColor(0x2c, 0xa0, 0x2c);  // green
-  if (status == db::status::kDiverged) return QColor(0xd6, 0x27, 0x28);  // red: the interesting failure
-  if (status == db::status::kFailed || status == db::status::kCrashed) return QColor(0xff, 0x7f, 0x0e);  // orange
-  return QColor(0x8c, 0x56, 0x4b);                            // cancelled: brown
+  if (status == db::status::kDiverged)
+    return QColor(0xd6, 0x27, 0x28);  // red: the interesting failure
+  if (status == db::status::kFailed || status == db::status::kCrashed)
+    return QColor(0xff, 0x7f, 0x0e);  // orange
+  return QColor(0x8c, 0x56, 0x4b);    // cancelled: brown
 }
 
-std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(const std::vector<db::RunRecord>& runs,
-                                                              const BestPoints& best) const {
+std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(
+    const std::vector<db::RunRecord>& runs, const BestPoints& best) const {
   std::set<std::string> names;
   for (const auto& r : runs)
     for (const auto& [name, value] : r.final_metrics) names.insert(name);
@@ -133,10 +135,14 @@ const std::vector<QVariant>& RunsModel::configValues(const db::RunRecord& run) c
       }
       node = &*child;
     }
-    if (!node) values.emplace_back();
-    else if (node->is_number()) values.emplace_back(node->get<double>());
-    else if (node->is_string()) values.emplace_back(QString::fromStdString(node->get<std::string>()));
-    else values.emplace_back(QString::fromStdString(node->dump()));
+    if (!node)
+      values.emplace_back();
+    else if (node->is_number())
+      values.emplace_back(node->get<double>());
+    else if (node->is_string())
+      values.emplace_back(QString::fromStdString(node->get<std::string>()));
+    else
+      values.emplace_back(QString::fromStdString(node->dump()));
   }
   return config_values_.emplace(run.id, std::move(values)).first->second;
 }
@@ -146,30 +152,39 @@ int RunsModel::rowCount(const QModelIndex& parent) const {
 }
 
 int RunsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : FixedCount + static_cast<int>(metric_columns_.size()) + config_keys_.size();
+  return parent.isValid()
+             ? 0
+             : FixedCount + static_cast<int>(metric_columns_.size()) + config_keys_.size();
 }
 
 QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) const {
   switch (column) {
-    case Id: return QVariant::fromValue<qlonglong>(run.id);
-    case Name: return QString::fromStdString(run.name);
-    case Sweep: return QString::fromStdString(run.sweep);
+    case Id:
+      return QVariant::fromValue<qlonglong>(run.id);
+    case Name:
+      return QString::fromStdString(run.name);
+    case Sweep:
+      return QString::fromStdString(run.sweep);
     case Status: {
       // A running run whose heartbeat went stale shows as crashed, as in the CLI.
       QString s = QString::fromStdString(shown_status(run, db::unix_now()));
       if (!for_sort && run.diverged_step) s += QStringLiteral(" @%1").arg(*run.diverged_step);
       return s;
     }
-    case Updates: return QVariant::fromValue<qlonglong>(run.updates);
-    case Host: return QString::fromStdString(run.host);
+    case Updates:
+      return QVariant::fromValue<qlonglong>(run.updates);
+    case Host:
+      return QString::fromStdString(run.host);
     case Job: {
       auto it = jobs_.find(run.id);
       return it == jobs_.end() ? QString() : it->second;
     }
-    default: break;
+    default:
+      break;
   }
   int c = column - FixedCount;
-  if (c < static_cast<int>(metric_columns_.size())) return metricCell(run, metric_columns_[c], for_sort);
+  if (c < static_cast<int>(metric_columns_.size()))
+    return metricCell(run, metric_columns_[c], for_sort);
   c -= static_cast<int>(metric_columns_.size());
   const auto& values = configValues(run);
   return c < static_cast<int>(values.size()) ? values[c] : QVariant();
@@ -182,7 +197,8 @@ const db::MetricPoint* RunsModel::bestPoint(const std::string& metric, int64_t r
   return it == points->second.end() ? nullptr : &it->second;
 }
 
-QVariant RunsModel::metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const {
+QVariant RunsModel::metricCell(const db::RunRecord& run, const MetricColumn& column,
+                               bool for_sort) const {
   double value;
   QString suffix;
   if (column.best) {
@@ -203,9 +219,12 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   const db::RunRecord* run = runAt(index.row());
   if (!run) return {};
   switch (role) {
-    case Qt::DisplayRole: return cell(*run, index.column(), false);
-    case SortRole: return cell(*run, index.column(), true);
-    case RunIdRole: return QVariant::fromValue<qlonglong>(run->id);
+    case Qt::DisplayRole:
+      return cell(*run, index.column(), false);
+    case SortRole:
+      return cell(*run, index.column(), true);
+    case RunIdRole:
+      return QVariant::fromValue<qlonglong>(run->id);
     case Qt::ForegroundRole:
       if (index.column() == Status)
         return QBrush(statusColor(QString::fromStdString(shown_status(*run, db::unix_now()))));
@@ -218,13 +237,14 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::ToolTipRole:
-      if (const int c = index.column() - FixedCount; c >= 0 && c < static_cast<int>(metric_columns_.size()) &&
-                                                     metric_columns_[c].best) {
+      if (const int c = index.column() - FixedCount;
+          c >= 0 && c < static_cast<int>(metric_columns_.size()) && metric_columns_[c].best) {
         const std::string& name = metric_columns_[c].name;
         const db::MetricPoint* best = bestPoint(name, run->id);
         if (!best) return {};
         const auto higher = db::metric::higher_is_better(name);
-        return QStringLiteral("%1 over training (%2 at update %3); the final value is in the column before")
+        return QStringLiteral(
+                   "%1 over training (%2 at update %3); the final value is in the column before")
             .arg(higher && *higher ? QStringLiteral("highest") : QStringLiteral("lowest"))
             .arg(QString::fromStdString(name))
             .arg(best->step);
@@ -239,7 +259,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (index.column() == Id || index.column() == Updates || index.column() >= FixedCount)
         return int(Qt::AlignRight | Qt::AlignVCenter);
       return {};
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -249,7 +270,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
   if (section < FixedCount) return QString::fromLatin1(fixed[section]);
   int c = section - FixedCount;
   if (c < static_cast<int>(metric_columns_.size()))
-    return QString::fromStdString((metric_columns_[c].best ? "best " : "") + metric_columns_[c].name);
+    return QString::fromStdString((metric_columns_[c].best ? "best " : "") +
+                                  metric_columns_[c].name);
   c -= static_cast<int>(metric_columns_.size());
   return c < config_keys_.size() ? config_keys_[c] : QVariant();
 }

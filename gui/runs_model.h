@@ -59,7 +59,8 @@ class RunsModel : public QAbstractTableModel {
     bool best;  // the best point over training, not the final value
     bool operator==(const MetricColumn& o) const { return name == o.name && best == o.best; }
   };
-  std::vector<MetricColumn> metricColumns(const std::vector<db::RunRecord>& runs, const BestPoints& best) const;
+  std::vector<MetricColumn> metricColumns(const std::vector<db::RunRecord>& runs,
+                                          const BestPoints& best) const;
   QVariant metricCell(const db::RunRecord& run, const MetricColumn& column, bool for_sort) const;
   const db::MetricPoint* bestPoint(const std::string& metric, int64_t run) const;  // null: none
   // The config column values of a run: config_json is parsed once per run (it never

@@ -18,14 +18,14 @@
 #include <QVBoxLayout>
 
 #include "base/config/config_schema.h"
+#include "db/metric_names.h"
+#include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/run_actions.h"
 #include "gui/run_details.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
-#include "db/metric_names.h"
-#include "db/run_status.h"
 
 namespace fathom::gui {
 namespace {
@@ -66,15 +66,18 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
     auto* a = new QAction(text, this);
     a->setShortcut(key);
     a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    a->setToolTip(tip + (key.isEmpty() ? QString() : " (" + key.toString(QKeySequence::NativeText) + ")"));
+    a->setToolTip(
+        tip + (key.isEmpty() ? QString() : " (" + key.toString(QKeySequence::NativeText) + ")"));
     connect(a, &QAction::triggered, this, slot);
     addAction(a);
     return a;
   };
   open_ = action(QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
-                 QStringLiteral("config, tags, artifacts and final metrics of the run"), &RunsView::openSelected);
+                 QStringLiteral("config, tags, artifacts and final metrics of the run"),
+                 &RunsView::openSelected);
   cancel_ = action(QStringLiteral("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_K),
-                   QStringLiteral("cancel the selected queued or running runs"), &RunsView::cancelSelected);
+                   QStringLiteral("cancel the selected queued or running runs"),
+                   &RunsView::cancelSelected);
   resume_ = action(QStringLiteral("&Resume"), QKeySequence(Qt::CTRL | Qt::Key_R),
                    QStringLiteral("fathom train --resume ID: continue from the last checkpoint"),
                    &RunsView::resumeSelected);
@@ -83,16 +86,21 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   cancel_sweep_ = action(QStringLiteral("Cancel s&weep"), {},
                          QStringLiteral("fathom sweep cancel NAME for the selected run's sweep"),
                          &RunsView::cancelSweep);
-  columns_ = action(QStringLiteral("Co&lumns..."), {}, QStringLiteral("config keys shown as columns"),
-                    &RunsView::chooseConfigColumns);
-  show_best_ = action(QStringLiteral("&Best"), {},
-                 QStringLiteral("beside each metric's final value, its best point over training and its update "
-                                "(lowest loss and perplexity, highest BLEU)"),
-                 &RunsView::refreshBest);
+  columns_ = action(QStringLiteral("Co&lumns..."), {},
+                    QStringLiteral("config keys shown as columns"), &RunsView::chooseConfigColumns);
+  show_best_ =
+      action(QStringLiteral("&Best"), {},
+             QStringLiteral(
+                 "beside each metric's final value, its best point over training and its update "
+                 "(lowest loss and perplexity, highest BLEU)"),
+             &RunsView::refreshBest);
   show_best_->setCheckable(true);
   focus_filter_ = new QAction(QStringLiteral("&Filter runs"), this);
   focus_filter_->setShortcut(QKeySequence::Find);
-  connect(focus_filter_, &QAction::triggered, this, [this] { text_->setFocus(); text_->selectAll(); });
+  connect(focus_filter_, &QAction::triggered, this, [this] {
+    text_->setFocus();
+    text_->selectAll();
+  });
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
@@ -109,7 +117,8 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
 
   connect(sweep_, &QComboBox::currentIndexChanged, this, [this] {
     const QString s = sweep_->currentText();
-    filter_->setSweep(s == kAllSweeps ? std::nullopt : std::optional<QString>(s == kNoSweep ? QString() : s));
+    filter_->setSweep(s == kAllSweeps ? std::nullopt
+                                      : std::optional<QString>(s == kNoSweep ? QString() : s));
   });
   connect(text_, &QLineEdit::textChanged, filter_, &RunsFilter::setText);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -205,9 +214,11 @@ void RunsView::refreshBest() {
       if (!higher) continue;
       auto& points = best_points_[name];
       for (auto it = points.begin(); it != points.end();)  // deleted runs, and those read again
-        it = !listed.count(it->first) || rereading.count(it->first) ? points.erase(it) : std::next(it);
+        it = !listed.count(it->first) || rereading.count(it->first) ? points.erase(it)
+                                                                    : std::next(it);
       if (!stale.empty())
-        for (auto& [run, point] : session_->store.best_points(stale, name, *higher)) points[run] = point;
+        for (auto& [run, point] : session_->store.best_points(stale, name, *higher))
+          points[run] = point;
       if (points.empty()) best_points_.erase(name);
     }
   } catch (const std::exception& e) {
@@ -222,8 +233,10 @@ void RunsView::refreshSweeps() {
   std::set<QString> sweeps;
   bool singles = false;
   for (const auto& r : model_->runs()) {
-    if (r.sweep.empty()) singles = true;
-    else sweeps.insert(QString::fromStdString(r.sweep));
+    if (r.sweep.empty())
+      singles = true;
+    else
+      sweeps.insert(QString::fromStdString(r.sweep));
   }
   QStringList items{kAllSweeps};
   if (singles) items << kNoSweep;
@@ -289,10 +302,11 @@ void RunsView::openSelected() {
 void RunsView::cancelSelected() {
   const auto runs = selectedRuns();
   if (runs.empty()) return;
-  if (QMessageBox::question(this, QStringLiteral("Cancel runs"),
-                            QStringLiteral("Cancel %1 selected run(s)? Queued runs will not start; "
-                                           "running workers are stopped wherever they run (this machine, Slurm).")
-                                .arg(runs.size())) != QMessageBox::Yes)
+  if (QMessageBox::question(
+          this, QStringLiteral("Cancel runs"),
+          QStringLiteral("Cancel %1 selected run(s)? Queued runs will not start; "
+                         "running workers are stopped wherever they run (this machine, Slurm).")
+              .arg(runs.size())) != QMessageBox::Yes)
     return;
   try {
     QStringList problems;
@@ -309,8 +323,10 @@ void RunsView::resumeSelected() {
   for (const auto& run : selectedRuns()) {
     if (!db::status::is_resumable(run.status)) continue;
     QString text;
-    if (resume_run(db_location_, run.id, &text)) emit message(text);
-    else emit error(text);
+    if (resume_run(db_location_, run.id, &text))
+      emit message(text);
+    else
+      emit error(text);
   }
 }
 
@@ -318,14 +334,16 @@ void RunsView::deleteSelected() {
   const auto runs = selectedRuns();
   if (runs.empty() || db_location_.isEmpty()) return;
   QStringList names;
-  for (const auto& r : runs) names << QStringLiteral("#%1 %2").arg(r.id).arg(QString::fromStdString(r.name));
+  for (const auto& r : runs)
+    names << QStringLiteral("#%1 %2").arg(r.id).arg(QString::fromStdString(r.name));
   if (names.size() > 8) names = names.mid(0, 8) << QStringLiteral("...");
-  QMessageBox box(QMessageBox::Warning, QStringLiteral("Delete runs"),
-                  QStringLiteral("Delete %1 run(s) and everything recorded about them (metrics, final metrics, "
-                                 "tags, analyses) and their checkpoints on disk? This cannot be undone.\n\n%2")
-                      .arg(runs.size())
-                      .arg(names.join('\n')),
-                  QMessageBox::Yes | QMessageBox::Cancel, this);
+  QMessageBox box(
+      QMessageBox::Warning, QStringLiteral("Delete runs"),
+      QStringLiteral("Delete %1 run(s) and everything recorded about them (metrics, final metrics, "
+                     "tags, analyses) and their checkpoints on disk? This cannot be undone.\n\n%2")
+          .arg(runs.size())
+          .arg(names.join('\n')),
+      QMessageBox::Yes | QMessageBox::Cancel, this);
   box.setDefaultButton(QMessageBox::Cancel);
   if (box.exec() != QMessageBox::Yes) return;
   QStringList errors;
@@ -345,13 +363,16 @@ void RunsView::cancelSweep() {
   for (const auto& r : selectedRuns())
     if (!r.sweep.empty()) sweeps.insert(QString::fromStdString(r.sweep));
   for (const auto& sweep : sweeps) {
-    if (QMessageBox::question(this, QStringLiteral("Cancel sweep"),
-                              QStringLiteral("Cancel every queued and running run of sweep %1?").arg(sweep)) !=
+    if (QMessageBox::question(
+            this, QStringLiteral("Cancel sweep"),
+            QStringLiteral("Cancel every queued and running run of sweep %1?").arg(sweep)) !=
         QMessageBox::Yes)
       continue;
     QString text;
-    if (cancel_sweep(db_location_, sweep, &text)) emit message(text);
-    else emit error(text);
+    if (cancel_sweep(db_location_, sweep, &text))
+      emit message(text);
+    else
+      emit error(text);
   }
 }
 

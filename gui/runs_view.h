@@ -81,7 +81,8 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table_;
   QComboBox* sweep_;
   QLineEdit* text_;
-  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_, *focus_filter_;
+  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
+      *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
   // Best points as last read, and each run's (updates, status) then: a run is read again only
   // once it moved on, so a poll of a finished sweep reads nothing.

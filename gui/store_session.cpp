@@ -23,8 +23,9 @@ std::unique_ptr<StoreSession> StoreSession::open(const QString& location, QStrin
   // window; this asks with a short timeout first.
   if (const auto busy = db::Store::busy_before_open(where)) {
     if (error)
-      *error = QStringLiteral("Cannot open the run store %1:\n%2")
-                   .arg(QString::fromStdString(db::redact_url(where)), QString::fromStdString(*busy));
+      *error =
+          QStringLiteral("Cannot open the run store %1:\n%2")
+              .arg(QString::fromStdString(db::redact_url(where)), QString::fromStdString(*busy));
     return nullptr;
   }
   try {

@@ -9,11 +9,11 @@ namespace fathom::gui {
 
 struct SweepCheck {
   bool ok = false;
-  int runs = 0;          // expanded run count when ok
-  std::string file;      // where the error is: the sweep (origin) or its base config
-  int line = 0;          // 1-based; 0: no line
-  std::string field;     // dotted key, may be empty
-  std::string message;   // the error as the CLI words it, "file:line: 'key': ..."
+  int runs = 0;         // expanded run count when ok
+  std::string file;     // where the error is: the sweep (origin) or its base config
+  int line = 0;         // 1-based; 0: no line
+  std::string field;    // dotted key, may be empty
+  std::string message;  // the error as the CLI words it, "file:line: 'key': ..."
 };
 
 SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,

@@ -32,7 +32,8 @@ namespace {
 // A new sweep starts from the quickstart config of the source tree this was built from.
 const char* kTemplate =
     "name: my-sweep\n"
-    "base: " FATHOM_SOURCE_DIR "/configs/quickstart.yaml\n"
+    "base: " FATHOM_SOURCE_DIR
+    "/configs/quickstart.yaml\n"
     "grid:\n"
     "  model.norm: [post, pre]\n"
     "seeds: [1, 2]\n"
@@ -71,15 +72,19 @@ SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent) {
     return b;
   };
   auto* buttons = new QHBoxLayout;
-  buttons->addWidget(button(QStringLiteral("Open..."), QStringLiteral("Open a sweep YAML"), &SweepEditor::open));
-  buttons->addWidget(button(QStringLiteral("Save"), QStringLiteral("Save the sweep YAML"), &SweepEditor::save));
+  buttons->addWidget(
+      button(QStringLiteral("Open..."), QStringLiteral("Open a sweep YAML"), &SweepEditor::open));
+  buttons->addWidget(
+      button(QStringLiteral("Save"), QStringLiteral("Save the sweep YAML"), &SweepEditor::save));
   buttons->addWidget(button(QStringLiteral("Save as..."), {}, &SweepEditor::saveAs));
   buttons->addStretch();
   buttons->addWidget(new QLabel(QStringLiteral("Jobs")));
   buttons->addWidget(jobs_);
-  buttons->addWidget(button(QStringLiteral("Dry run"),
-                            QStringLiteral("fathom sweep FILE --dry-run: check every run, method names included (Ctrl+D)"),
-                            &SweepEditor::dryRun));
+  buttons->addWidget(
+      button(QStringLiteral("Dry run"),
+             QStringLiteral(
+                 "fathom sweep FILE --dry-run: check every run, method names included (Ctrl+D)"),
+             &SweepEditor::dryRun));
   buttons->addWidget(button(QStringLiteral("Start"),
                             QStringLiteral("fathom sweep FILE --db DB --jobs N (Ctrl+Return)"),
                             &SweepEditor::start));
@@ -177,8 +182,9 @@ void SweepEditor::highlightYamlLine(int line) {
 bool SweepEditor::openFile(const QString& path, bool quiet) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-    if (!quiet) QMessageBox::warning(this, QStringLiteral("Open sweep"),
-                                     QStringLiteral("Cannot read %1: %2").arg(path, file.errorString()));
+    if (!quiet)
+      QMessageBox::warning(this, QStringLiteral("Open sweep"),
+                           QStringLiteral("Cannot read %1: %2").arg(path, file.errorString()));
     return false;
   }
   file_ = QFileInfo(path).absoluteFilePath();
@@ -209,8 +215,10 @@ void SweepEditor::open() {
 }
 
 void SweepEditor::save() {
-  if (file_.isEmpty()) saveAs();
-  else saveFile(file_);
+  if (file_.isEmpty())
+    saveAs();
+  else
+    saveFile(file_);
 }
 
 void SweepEditor::saveAs() {
@@ -254,12 +262,13 @@ void SweepEditor::dryRun() {
 void SweepEditor::start() {
   checkNow();
   if (check_.ok && !db_location_.isEmpty() &&
-      QMessageBox::question(this, QStringLiteral("Start sweep"),
-                            QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?")
-                                .arg(QString::fromStdString(form_->form().name))
-                                .arg(check_.runs)
-                                .arg(jobs_->value())
-                                .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))) !=
+      QMessageBox::question(
+          this, QStringLiteral("Start sweep"),
+          QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?")
+              .arg(QString::fromStdString(form_->form().name))
+              .arg(check_.runs)
+              .arg(jobs_->value())
+              .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))) !=
           QMessageBox::Yes)
     return;
   startSweep();
@@ -273,15 +282,17 @@ bool SweepEditor::startSweep() {
     return false;
   }
   if (db_location_.isEmpty()) {
-    QMessageBox::warning(this, QStringLiteral("Start sweep"), QStringLiteral("Open a run store first."));
+    QMessageBox::warning(this, QStringLiteral("Start sweep"),
+                         QStringLiteral("Open a run store first."));
     return false;
   }
   try {  // the workers keep checkpoints there: a server store needs one named (--artifacts)
     db::store_paths(db_location_.toStdString(), "");
   } catch (const InputError& e) {
-    QMessageBox::warning(this, QStringLiteral("Start sweep"),
-                         QStringLiteral("No artifacts directory for %1:\n%2")
-                             .arg(QString::fromStdString(e.file()), QString::fromStdString(e.message())));
+    QMessageBox::warning(
+        this, QStringLiteral("Start sweep"),
+        QStringLiteral("No artifacts directory for %1:\n%2")
+            .arg(QString::fromStdString(e.file()), QString::fromStdString(e.message())));
     return false;
   }
   if (!ensureSaved()) return false;
@@ -292,8 +303,8 @@ bool SweepEditor::startSweep() {
   process.setProgram(binary);
   // The store goes in the environment, not argv (a URL may hold a password; `ps` shows argv).
   process.setProcessEnvironment(fathom_environment(db_location_));
-  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--jobs"), QString::number(jobs_->value()),
-                        QStringLiteral("--no-progress")});
+  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--jobs"),
+                        QString::number(jobs_->value()), QStringLiteral("--no-progress")});
   const QString log = file_ + QStringLiteral(".log");
   process.setStandardOutputFile(log, QIODevice::Append);
   process.setStandardErrorFile(log, QIODevice::Append);
@@ -305,7 +316,11 @@ bool SweepEditor::startSweep() {
   }
   const QString name = QString::fromStdString(form_->form().name);
   output_->appendPlainText(QStringLiteral("started sweep %1 (pid %2), %3 runs, %4 jobs; log: %5")
-                               .arg(name).arg(pid).arg(check_.runs).arg(jobs_->value()).arg(log));
+                               .arg(name)
+                               .arg(pid)
+                               .arg(check_.runs)
+                               .arg(jobs_->value())
+                               .arg(log));
   emit sweepStarted(name);
   return true;
 }

@@ -39,12 +39,13 @@ QStringList value_choices(const QString& key) {
 QString key_help(const QString& key) {
   const FieldSpec* f = find_field(key.toStdString());
   if (!f) return {};
-  static const char* types[] = {"int", "unsigned int", "number", "bool", "text", "path",
-                                "pair of numbers"};
+  static const char* types[] = {"int",  "unsigned int", "number",         "bool",
+                                "text", "path",         "pair of numbers"};
   QString help = QStringLiteral("%1 (%2): %3")
                      .arg(key, QString::fromLatin1(types[static_cast<int>(f->type)]),
                           QString::fromStdString(f->doc));
-  if (f->range.limited()) help += QStringLiteral("\nmust be ") + QString::fromStdString(f->range.text());
+  if (f->range.limited())
+    help += QStringLiteral("\nmust be ") + QString::fromStdString(f->range.text());
   const QList<MethodChoice> methods = method_choices().value(key);
   if (!methods.isEmpty()) {
     help += QStringLiteral("\nchoices:");
@@ -58,7 +59,8 @@ QString key_help(const QString& key) {
 // Completes the item being typed in a comma-separated list ("post, pe" -> "post, peri").
 class ListItemCompleter : public QCompleter {
  public:
-  ListItemCompleter(const QStringList& words, QLineEdit* edit) : QCompleter(words, edit), edit_(edit) {
+  ListItemCompleter(const QStringList& words, QLineEdit* edit)
+      : QCompleter(words, edit), edit_(edit) {
     setCaseSensitivity(Qt::CaseInsensitive);
   }
   QStringList splitPath(const QString& path) const override {
@@ -120,7 +122,8 @@ SweepFormWidget::SweepFormWidget(QWidget* parent) : QWidget(parent) {
   seeds_->setPlaceholderText(QStringLiteral("e.g. 1, 2, 3 (empty: the base's seed)"));
   grid_ = makeTable(QStringLiteral("values (comma-separated)"));
   zip_ = makeTable(QStringLiteral("values, same count in every row"));
-  zip_->setToolTip(QStringLiteral("keys varied together: the i-th values of every row make one step"));
+  zip_->setToolTip(
+      QStringLiteral("keys varied together: the i-th values of every row make one step"));
   set_ = makeTable(QStringLiteral("value"));
 
   auto* form = new QFormLayout;
@@ -181,17 +184,18 @@ void SweepFormWidget::fillTable(QTableWidget* table, const std::vector<SweepForm
   }
 }
 
-void SweepFormWidget::setLines(const SweepForm& form) {
-  shown_ = form;
-}
+void SweepFormWidget::setLines(const SweepForm& form) { shown_ = form; }
 
 void SweepFormWidget::setForm(const SweepForm& form) {
   filling_ = true;
   shown_ = form;
   // Leave a field being typed in alone when its text is the same (keeps the cursor).
-  if (name_->text() != QString::fromStdString(form.name)) name_->setText(QString::fromStdString(form.name));
-  if (base_->text() != QString::fromStdString(form.base)) base_->setText(QString::fromStdString(form.base));
-  if (seeds_->text() != QString::fromStdString(form.seeds)) seeds_->setText(QString::fromStdString(form.seeds));
+  if (name_->text() != QString::fromStdString(form.name))
+    name_->setText(QString::fromStdString(form.name));
+  if (base_->text() != QString::fromStdString(form.base))
+    base_->setText(QString::fromStdString(form.base));
+  if (seeds_->text() != QString::fromStdString(form.seeds))
+    seeds_->setText(QString::fromStdString(form.seeds));
   auto same = [](const std::vector<SweepFormEntry>& a, const std::vector<SweepFormEntry>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -239,9 +243,9 @@ QWidget* SweepFormWidget::markError(int line, bool in_base, const QString& messa
     return base_;
   }
   if (line <= 0) return nullptr;
-  for (auto [field_line, edit] : {std::pair{shown_.name_line, name_},
-                                  std::pair{shown_.base_line, base_},
-                                  std::pair{shown_.seeds_line, seeds_}}) {
+  for (auto [field_line, edit] :
+       {std::pair{shown_.name_line, name_}, std::pair{shown_.base_line, base_},
+        std::pair{shown_.seeds_line, seeds_}}) {
     if (line != field_line) continue;
     markWidget(edit, message);
     return edit;

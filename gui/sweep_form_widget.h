@@ -1,7 +1,8 @@
 #pragma once
 // The form half of the sweep editor: name, base config, grid axes (key, values), one zip
-// group, seeds and set: entries. Keys complete from the config schema, whose documentation and choices show
-// as tooltips. It only shows and edits a SweepForm; the editor keeps it in sync with YAML.
+// group, seeds and set: entries. Keys complete from the config schema, whose documentation and
+// choices show as tooltips. It only shows and edits a SweepForm; the editor keeps it in sync with
+// YAML.
 #include <QWidget>
 
 #include "gui/sweep_form.h"

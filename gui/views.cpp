@@ -16,10 +16,14 @@ namespace fathom::gui {
 const std::vector<ViewEntry>& workbench_views() {
   static const std::vector<ViewEntry> views = {
       {QStringLiteral("&Runs"), QStringLiteral("runs.png"), [] { return new RunsView; }},
-      {QStringLiteral("&Dashboard"), QStringLiteral("dashboard.png"), [] { return new DashboardView; }},
-      {QStringLiteral("S&weep editor"), QStringLiteral("sweep-editor.png"), [] { return new SweepEditor; }},
-      {QStringLiteral("&Compare"), QStringLiteral("comparison.png"), [] { return new ComparisonView; }},
-      {QStringLiteral("&Analyses"), QStringLiteral("analyses.png"), [] { return new AnalysisView; }},
+      {QStringLiteral("&Dashboard"), QStringLiteral("dashboard.png"),
+       [] { return new DashboardView; }},
+      {QStringLiteral("S&weep editor"), QStringLiteral("sweep-editor.png"),
+       [] { return new SweepEditor; }},
+      {QStringLiteral("&Compare"), QStringLiteral("comparison.png"),
+       [] { return new ComparisonView; }},
+      {QStringLiteral("&Analyses"), QStringLiteral("analyses.png"),
+       [] { return new AnalysisView; }},
   };
   return views;
 }

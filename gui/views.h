@@ -12,8 +12,8 @@ namespace fathom::gui {
 class WorkbenchView;
 
 struct ViewEntry {
-  QString title;                     // the tab's text with its mnemonic, "&Runs"
-  QString screenshot;                // its PNG's name in saveScreenshots, "runs.png"
+  QString title;       // the tab's text with its mnemonic, "&Runs"
+  QString screenshot;  // its PNG's name in saveScreenshots, "runs.png"
   // Makes the view: a QWidget that is also a WorkbenchView (workbench_view.h).
   std::function<QWidget*()> make;
 };

@@ -28,9 +28,12 @@ struct Fields {
     if (!j.is_array()) fail(field, "expected an array of numbers");
     std::vector<double> out;
     for (const auto& x : j) {
-      if (x.is_null()) out.push_back(kNaN);
-      else if (x.is_number()) out.push_back(x.get<double>());
-      else fail(field, "expected numbers");
+      if (x.is_null())
+        out.push_back(kNaN);
+      else if (x.is_number())
+        out.push_back(x.get<double>());
+      else
+        fail(field, "expected numbers");
     }
     return out;
   }
@@ -132,10 +135,11 @@ LineFigure output_shift_figure(const json& result, const std::string& source) {
     const json& c = configs[k];
     const std::string path = "configs[" + std::to_string(k) + "].";
     LineSeries data;
-    data.name = names_distinct ? names[k]
-                : c.contains("label") && c["label"].is_string() && !c["label"].get<std::string>().empty()
-                    ? c["label"].get<std::string>()
-                    : c.value("name", "config " + std::to_string(k));
+    data.name =
+        names_distinct ? names[k]
+        : c.contains("label") && c["label"].is_string() && !c["label"].get<std::string>().empty()
+            ? c["label"].get<std::string>()
+            : c.value("name", "config " + std::to_string(k));
     data.x = f.numbers(f.at(c, "depths", path), path + "depths");
     data.y = f.numbers(f.at(c, "shift", path), path + "shift");
     if (data.x.size() != data.y.size()) f.fail(path + "shift", "expected one value per depth");
@@ -158,7 +162,8 @@ LineFigure output_shift_figure(const json& result, const std::string& source) {
     const std::string fp = path + (best_log ? "log." : "linear.");
     const double a = f.number(*best, "a", fp), b = f.number(*best, "b", fp);
     // One legend entry per config, naming its dashed fit: the legend stays small at column width.
-    data.name += std::string(best_log ? " (log fit, " : " (linear fit, ") + r2_label(f.number(*best, "r2", fp)) + ")";
+    data.name += std::string(best_log ? " (log fit, " : " (linear fit, ") +
+                 r2_label(f.number(*best, "r2", fp)) + ")";
     fig.series.push_back(data);
     if (!std::isfinite(a) || !std::isfinite(b)) continue;
     LineSeries fit;
@@ -232,9 +237,8 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
     // Results stored before the control existed have none.
     const bool row_control = layers[i].contains("control") && layers[i]["control"].is_object();
     has_control |= row_control;
-    control.values.push_back(row_control
-                                 ? f.number(layers[i]["control"], "bleu_change_pct", path + "control.")
-                                 : kNaN);
+    control.values.push_back(
+        row_control ? f.number(layers[i]["control"], "bleu_change_pct", path + "control.") : kNaN);
   }
   fig.series = {ppl, bleu};
   if (has_control) fig.series.push_back(control);

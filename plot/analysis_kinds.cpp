@@ -27,8 +27,8 @@ std::vector<ResultTable> linearize_tables(const json& result) {
                  "control BLEU change %", "BLEU vs control %", "steps", "lstsq mse", "final mse"},
                 {}};
   const json full = result.value("full", json::object());
-  t.rows.push_back({"full model", number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "",
-                    "", "", ""});
+  t.rows.push_back(
+      {"full model", number(full, "valid_ppl"), "", number(full, "bleu"), "", "", "", "", "", ""});
   for (const auto& l : result["layers"]) {
     const json control = l.value("control", json::object());
     t.rows.push_back({text(l, "layer"), number(l, "valid_ppl"), number(l, "ppl_change_pct", 3),

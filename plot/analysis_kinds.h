@@ -21,9 +21,9 @@ struct ResultTable {
 };
 
 struct AnalysisKind {
-  std::string name;                   // as `fathom analyze NAME`
-  bool builds_own_models = false;     // takes CONFIGs (output-shift), not a run's checkpoint
-  std::string starting_options;       // the desktop app's editable default, e.g. "--depths 1,2,4,8"
+  std::string name;                // as `fathom analyze NAME`
+  bool builds_own_models = false;  // takes CONFIGs (output-shift), not a run's checkpoint
+  std::string starting_options;    // the desktop app's editable default, e.g. "--depths 1,2,4,8"
   std::function<std::vector<NamedFigure>(const nlohmann::json&, const std::string& source)> figures;
   // Optional: the numbers as tables, and words for the caption ("" for none).
   std::function<std::vector<ResultTable>(const nlohmann::json&)> tables;

@@ -17,9 +17,12 @@ Band parse_band(const std::string& text, const std::string& field) {
 
 std::string band_name(Band band) {
   switch (band) {
-    case Band::Std: return "std";
-    case Band::MinMax: return "minmax";
-    case Band::None: break;
+    case Band::Std:
+      return "std";
+    case Band::MinMax:
+      return "minmax";
+    case Band::None:
+      break;
   }
   return "";
 }
@@ -34,7 +37,8 @@ void CurveGroup::Sums::add(double px, double py) {
   yy += py * py;
 }
 
-void CurveGroup::add_member(std::string label, const MemberPoints* points, bool diverged, bool done) {
+void CurveGroup::add_member(std::string label, const MemberPoints* points, bool diverged,
+                            bool done) {
   members_.push_back(Member{std::move(label), points, diverged, done || diverged});
 }
 

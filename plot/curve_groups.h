@@ -94,12 +94,12 @@ class CurveGroup {
     std::string label;
     const MemberPoints* points;
     bool diverged, done;
-    size_t taken = 0;        // points taken in
-    size_t finite = 0;       // of them, the leading finite ones (the member's curve)
-    bool ended = false;      // met a non-finite value: takes in nothing more
-    int64_t last_step = 0;   // of the last point taken in, to notice a rewrite
+    size_t taken = 0;       // points taken in
+    size_t finite = 0;      // of them, the leading finite ones (the member's curve)
+    bool ended = false;     // met a non-finite value: takes in nothing more
+    int64_t last_step = 0;  // of the last point taken in, to notice a rewrite
     double last_y = 0;
-    Steps::iterator at{};    // the entry of its last finite point (finite > 0)
+    Steps::iterator at{};  // the entry of its last finite point (finite > 0)
   };
   // Member m's (x, y) at `step`, strictly inside its finite points' range.
   void add_interpolated(const Member& m, int64_t step, Sums& sums) const;

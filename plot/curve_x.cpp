@@ -16,18 +16,24 @@ XAxis parse_x_axis(const std::string& text, const std::string& field) {
 
 std::string x_axis_name(XAxis axis) {
   switch (axis) {
-    case XAxis::Tokens: return "tokens";
-    case XAxis::Time: return "time";
-    case XAxis::Update: break;
+    case XAxis::Tokens:
+      return "tokens";
+    case XAxis::Time:
+      return "time";
+    case XAxis::Update:
+      break;
   }
   return "update";
 }
 
 std::string x_axis_label(XAxis axis) {
   switch (axis) {
-    case XAxis::Tokens: return "target tokens seen";
-    case XAxis::Time: return "time since the run's start";
-    case XAxis::Update: break;
+    case XAxis::Tokens:
+      return "target tokens seen";
+    case XAxis::Time:
+      return "time since the run's start";
+    case XAxis::Update:
+      break;
   }
   return "update";
 }
@@ -54,7 +60,8 @@ double RunX::at(const db::MetricPoint& point) const {
   if (hi != t.end() && hi->step == point.step) return hi->value;
   if (hi == t.begin()) return hi->step > 0 ? hi->value * step / static_cast<double>(hi->step) : 0.0;
   const auto lo = hi - 1;
-  if (hi == t.end()) return lo->step > 0 ? lo->value * step / static_cast<double>(lo->step) : lo->value;
+  if (hi == t.end())
+    return lo->step > 0 ? lo->value * step / static_cast<double>(lo->step) : lo->value;
   const double f = (step - lo->step) / static_cast<double>(hi->step - lo->step);
   return lo->value + f * (hi->value - lo->value);
 }

@@ -118,7 +118,8 @@ XY MinMaxDecimator::points() const {
     if (b.nan) picked[n++] = b.nan_at;
     picked[n++] = b.last;
     for (int i = 1; i < n; ++i)  // insertion sort by order of arrival (n <= 5)
-      for (int j = i; j > 0 && picked[j].seq < picked[j - 1].seq; --j) std::swap(picked[j], picked[j - 1]);
+      for (int j = i; j > 0 && picked[j].seq < picked[j - 1].seq; --j)
+        std::swap(picked[j], picked[j - 1]);
     for (int i = 0; i < n; ++i) {
       if (picked[i].seq == last_seq) continue;
       last_seq = picked[i].seq;
@@ -134,7 +135,8 @@ XY bucket_extremes(const XY& points, double x0, double width, bool lower) {
   long bucket = -1;
   for (size_t i = 0; i < points.x.size(); ++i) {
     const double y = points.y[i];
-    const long b = width > 0 ? static_cast<long>(std::floor((points.x[i] - x0) / width)) : static_cast<long>(i);
+    const long b = width > 0 ? static_cast<long>(std::floor((points.x[i] - x0) / width))
+                             : static_cast<long>(i);
     if (b != bucket || out.y.empty()) {
       bucket = b;
       out.x.push_back(points.x[i]);

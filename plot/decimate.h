@@ -36,7 +36,7 @@ class MinMaxDecimator {
   MinMaxDecimator(int buckets, double x0, double width);
   // x non-decreasing and >= x0; NaN y values are gaps (the bucket keeps its first NaN).
   void add(double x, double y);
-  XY points() const;  // the kept points, in order
+  XY points() const;                       // the kept points, in order
   size_t count() const { return count_; }  // points added
   double width() const { return width_; }
 

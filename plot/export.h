@@ -15,6 +15,7 @@ struct ExportOptions {
 
 // Creates an offscreen QApplication if needed, sets up a QCustomPlot for `figure` and writes it
 // in the format of `path`'s extension (.png, .pdf, .svg).
-void export_figure(const Figure& figure, const std::string& path, const ExportOptions& options = {});
+void export_figure(const Figure& figure, const std::string& path,
+                   const ExportOptions& options = {});
 
 }  // namespace fathom::plot

@@ -30,11 +30,16 @@ json axis_json(const Axis& a) {
 json to_json_of(const Heatmap& h) {
   json values = json::array();
   for (const auto& row : h.values) values.push_back(numbers(row));
-  json out = {{"kind", "heatmap"},     {"title", h.title},
-              {"row_labels", h.row_labels}, {"col_labels", h.col_labels},
-              {"values", values},      {"lower_triangle", h.lower_triangle},
-              {"colour_title", h.colour_title}, {"x_label", h.x_label},
-              {"y_label", h.y_label},  {"annotate", h.annotate}};
+  json out = {{"kind", "heatmap"},
+              {"title", h.title},
+              {"row_labels", h.row_labels},
+              {"col_labels", h.col_labels},
+              {"values", values},
+              {"lower_triangle", h.lower_triangle},
+              {"colour_title", h.colour_title},
+              {"x_label", h.x_label},
+              {"y_label", h.y_label},
+              {"annotate", h.annotate}};
   if (h.vmin) out["vmin"] = *h.vmin;
   if (h.vmax) out["vmax"] = *h.vmax;
   return out;
@@ -47,22 +52,29 @@ json to_json_of(const LineFigure& f) {
     if (!s.fit_of.empty()) one["fit_of"] = s.fit_of;
     series.push_back(one);
   }
-  return {{"kind", "line"}, {"title", f.title}, {"x", axis_json(f.x)}, {"y", axis_json(f.y)},
+  return {{"kind", "line"},
+          {"title", f.title},
+          {"x", axis_json(f.x)},
+          {"y", axis_json(f.y)},
           {"series", series}};
 }
 
 json to_json_of(const BarFigure& f) {
   json series = json::array();
-  for (const auto& s : f.series) series.push_back({{"name", s.name}, {"values", numbers(s.values)}});
-  return {{"kind", "bar"}, {"title", f.title}, {"groups", f.groups}, {"series", series},
-          {"x_label", f.x_label}, {"y", axis_json(f.y)}};
+  for (const auto& s : f.series)
+    series.push_back({{"name", s.name}, {"values", numbers(s.values)}});
+  return {{"kind", "bar"},    {"title", f.title},     {"groups", f.groups},
+          {"series", series}, {"x_label", f.x_label}, {"y", axis_json(f.y)}};
 }
 
 json to_json_of(const CurveFigure& f) {
   json curves = json::array();
   for (const auto& c : f.curves) {
-    json one = {{"label", c.label}, {"metric", c.metric}, {"step", numbers(c.step)},
-                {"value", numbers(c.value)}, {"colour_key", c.colour_key}};
+    json one = {{"label", c.label},
+                {"metric", c.metric},
+                {"step", numbers(c.step)},
+                {"value", numbers(c.value)},
+                {"colour_key", c.colour_key}};
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
     if (!c.members.empty()) {
       json ends = json::array();
@@ -78,7 +90,7 @@ json to_json_of(const CurveFigure& f) {
     }
     curves.push_back(one);
   }
-  json out = {{"kind", "curves"}, {"title", f.title}, {"smoothing", f.smoothing},
+  json out = {{"kind", "curves"},    {"title", f.title},    {"smoothing", f.smoothing},
               {"x", axis_json(f.x)}, {"y", axis_json(f.y)}, {"curves", curves},
               {"x_kind", f.x_kind}};
   if (!f.band.empty()) out["band"] = f.band;
@@ -128,9 +140,12 @@ struct Reader {
     if (!v->is_array()) fail(path + key, "expected an array of numbers");
     std::vector<double> out;
     for (const auto& x : *v) {
-      if (x.is_null()) out.push_back(kNaN);
-      else if (x.is_number()) out.push_back(x.get<double>());
-      else fail(path + key, "expected numbers (or null for a missing value)");
+      if (x.is_null())
+        out.push_back(kNaN);
+      else if (x.is_number())
+        out.push_back(x.get<double>());
+      else
+        fail(path + key, "expected numbers (or null for a missing value)");
     }
     return out;
   }
@@ -160,9 +175,12 @@ struct Reader {
     Axis a;
     a.label = str(*v, "label", key + ".");
     const std::string scale = str(*v, "scale", key + ".");
-    if (scale == "log") a.scale = Scale::Log;
-    else if (scale.empty() || scale == "linear") a.scale = Scale::Linear;
-    else fail(key + ".scale", "expected \"linear\" or \"log\", got \"" + scale + "\"");
+    if (scale == "log")
+      a.scale = Scale::Log;
+    else if (scale.empty() || scale == "linear")
+      a.scale = Scale::Linear;
+    else
+      fail(key + ".scale", "expected \"linear\" or \"log\", got \"" + scale + "\"");
     a.min = opt_number(*v, "min", key + ".");
     a.max = opt_number(*v, "max", key + ".");
     return a;
@@ -226,8 +244,8 @@ BarFigure bar_from(const Reader& r, const json& j) {
     const std::string path = "series[" + std::to_string(i) + "].";
     BarSeries s{r.str(series[i], "name", path), r.numbers(series[i], "values", path)};
     if (s.values.size() != f.groups.size())
-      r.fail(path + "values", "expected one value per group (" +
-                                  std::to_string(f.groups.size()) + ")");
+      r.fail(path + "values",
+             "expected one value per group (" + std::to_string(f.groups.size()) + ")");
     f.series.push_back(std::move(s));
   }
   return f;
@@ -262,14 +280,16 @@ CurveFigure curves_from(const Reader& r, const json& j) {
       c.band_lo = r.numbers(curves[i], "band_lo", path);
       c.band_hi = r.numbers(curves[i], "band_hi", path);
       for (double n : r.numbers(curves[i], "count", path)) c.count.push_back(static_cast<int>(n));
-      if (!c.band_lo.empty() && (c.band_lo.size() != c.step.size() || c.band_hi.size() != c.step.size()))
+      if (!c.band_lo.empty() &&
+          (c.band_lo.size() != c.step.size() || c.band_hi.size() != c.step.size()))
         r.fail(path + "band_lo", "band_lo and band_hi need one value per step");
       if (!c.count.empty() && c.count.size() != c.step.size())
         r.fail(path + "count", "expected one count per step");
       const json& ends = r.array(curves[i], "ends", path);
       for (size_t e = 0; e < ends.size(); ++e) {
         const std::string at = path + "ends[" + std::to_string(e) + "].";
-        c.ends.push_back({r.number(ends[e], "x", at), r.number(ends[e], "y", at), r.str(ends[e], "member", at)});
+        c.ends.push_back(
+            {r.number(ends[e], "x", at), r.number(ends[e], "y", at), r.str(ends[e], "member", at)});
       }
     }
     f.curves.push_back(std::move(c));

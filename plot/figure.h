@@ -27,13 +27,13 @@ struct Heatmap {
   std::string colour_title;                 // label beside the colour scale
   std::optional<double> vmin, vmax;         // colour range; unset: the data range
   std::string x_label, y_label;
-  bool annotate = false;                    // print each value in its cell
+  bool annotate = false;  // print each value in its cell
 };
 
 struct LineSeries {
-  std::string name;            // legend entry (may carry e.g. "R^2 = 0.98"); empty: no entry
+  std::string name;  // legend entry (may carry e.g. "R^2 = 0.98"); empty: no entry
   std::vector<double> x, y;
-  std::string fit_of;          // set: a fit of the series with that name -- its colour, dashed, no markers
+  std::string fit_of;  // set: a fit of the series with that name -- its colour, dashed, no markers
 };
 
 // Points joined by lines, with optional fitted curves (e.g. output shift vs depth).
@@ -67,8 +67,8 @@ struct MemberEnd {
 // or seconds since the run's start: CurveFigure::x_kind) -- or, for a group of runs
 // (plot/curve_groups.h), the members' mean with a shaded band.
 struct Curve {
-  std::string label;   // legend entry, e.g. "12 admin-18L valid_loss"
-  std::string metric;  // curves of the second, third... metric get other dash patterns
+  std::string label;                // legend entry, e.g. "12 admin-18L valid_loss"
+  std::string metric;               // curves of the second, third... metric get other dash patterns
   std::vector<double> step, value;  // x and y; `step` holds whatever the x axis is
   std::optional<double> diverged_step;  // set: a marker where the run diverged (x units)
   std::string colour_key;               // curves with the same key share a style; empty: own

@@ -1,11 +1,11 @@
 #include "plot/headless.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <QApplication>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace fathom::plot {
 namespace {

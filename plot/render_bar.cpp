@@ -35,7 +35,8 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
     auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
     QVector<double> values;
     for (double v : s.values)
-      values.push_back(std::isfinite(v) && (!log || v > 0) ? v : std::numeric_limits<double>::quiet_NaN());
+      values.push_back(
+          std::isfinite(v) && (!log || v > 0) ? v : std::numeric_limits<double>::quiet_NaN());
     bars->setData(keys, values, true);
     bars->setName(detail::qstr(s.name));
     bars->setWidth(0.8 / std::max(1, n));

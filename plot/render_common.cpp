@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
-#include <type_traits>
 
 #include "plot/render.h"
 
@@ -138,17 +138,19 @@ int legend_entry_width(const QCustomPlot& plot) {
 }
 
 // The inside corner whose legend-sized box covers the fewest data points (ties: top right),
-// and the share of the points it covers. The box is estimated against the widget's size (export sizes the
-// widget first); the axis rect is taken as 80% of it.
+// and the share of the points it covers. The box is estimated against the widget's size (export
+// sizes the widget first); the axis rect is taken as 80% of it.
 std::pair<Qt::Alignment, double> emptiest_corner(QCustomPlot& plot) {
   const int columns = plot.legend->columnCount(), rows = plot.legend->rowCount();
   const double line = QFontMetrics(plot.legend->font()).height() + 1.5 * px_per_pt();
   const double w = std::min(1.0, (columns * legend_entry_width(plot) + 8 * px_per_pt()) /
                                      (0.8 * std::max(plot.width(), 1)));
-  const double h = std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+  const double h =
+      std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
   const std::vector<QPointF> points = footprint(plot);
   const Qt::Alignment corners[] = {Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignTop,
-                                   Qt::AlignRight | Qt::AlignBottom, Qt::AlignLeft | Qt::AlignBottom};
+                                   Qt::AlignRight | Qt::AlignBottom,
+                                   Qt::AlignLeft | Qt::AlignBottom};
   Qt::Alignment best = corners[0];
   size_t fewest = SIZE_MAX;
   for (Qt::Alignment corner : corners) {
@@ -196,7 +198,8 @@ void finish_legend(QCustomPlot& plot) {
   layout->setRowStretchFactor(row, 0.001);  // as small as its entries allow
   // As many entries a row as the widget's width holds.
   const int entry = legend_entry_width(plot);
-  plot.legend->setWrap(std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries));
+  plot.legend->setWrap(
+      std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries));
   plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot.legend->setBorderPen(Qt::NoPen);
 }
@@ -219,10 +222,14 @@ void setup_plot(QCustomPlot& plot, const Figure& figure, const Style& style) {
   std::visit(
       [&](const auto& f) {
         using T = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<T, Heatmap>) setup_heatmap(plot, f, style);
-        else if constexpr (std::is_same_v<T, LineFigure>) setup_line_figure(plot, f, style);
-        else if constexpr (std::is_same_v<T, BarFigure>) setup_bar_figure(plot, f, style);
-        else setup_curve_figure(plot, f, style);
+        if constexpr (std::is_same_v<T, Heatmap>)
+          setup_heatmap(plot, f, style);
+        else if constexpr (std::is_same_v<T, LineFigure>)
+          setup_line_figure(plot, f, style);
+        else if constexpr (std::is_same_v<T, BarFigure>)
+          setup_bar_figure(plot, f, style);
+        else
+          setup_curve_figure(plot, f, style);
       },
       figure);
 }

@@ -32,7 +32,8 @@ QCPGraph* add_graph(QCustomPlot& plot, const std::vector<double>& x, const std::
   return graph;
 }
 
-QCPGraph* add_decimated(QCustomPlot& plot, const std::vector<double>& x, const std::vector<double>& y) {
+QCPGraph* add_decimated(QCustomPlot& plot, const std::vector<double>& x,
+                        const std::vector<double>& y) {
   auto* graph = plot.addGraph(plot.xAxis, plot.yAxis);
   graph->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()), true);
   graph->setAdaptiveSampling(false);
@@ -78,8 +79,9 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
   bool diverged_in_legend = false, stop_in_legend = false;
   // A scatter graph of markers: a diverged run's end (black), diverged group members (the
   // group's colour), a group's early end. "diverged" gets one legend entry.
-  auto add_marks = [&](const std::vector<double>& x, const std::vector<double>& y, QCPScatterStyle::ScatterShape shape,
-                       const QColor& colour, const QString& name, bool& in_legend) {
+  auto add_marks = [&](const std::vector<double>& x, const std::vector<double>& y,
+                       QCPScatterStyle::ScatterShape shape, const QColor& colour,
+                       const QString& name, bool& in_legend) {
     auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
     mark->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()));
     mark->setLineStyle(QCPGraph::lsNone);
@@ -157,13 +159,14 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     if (c.diverged_step) {
       // Mark the last finite value at or before the divergence.
       double y = kNaN, x = *c.diverged_step;
-      if (ready) y = ready->diverged_y;
+      if (ready)
+        y = ready->diverged_y;
       else
         for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
           if (std::isfinite(shown[i])) y = shown[i];
       if (std::isnan(y)) continue;
-      drawn.mark = add_marks({x}, {y}, QCPScatterStyle::ssCross, Qt::black, QStringLiteral("diverged"),
-                             diverged_in_legend);
+      drawn.mark = add_marks({x}, {y}, QCPScatterStyle::ssCross, Qt::black,
+                             QStringLiteral("diverged"), diverged_in_legend);
     }
   }
   plot.rescaleAxes();
@@ -184,7 +187,8 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     auto* key = plot.addGraph(plot.xAxis, plot.yAxis);
     key->setPen(Qt::NoPen);
     key->setBrush(QColor(0, 0, 0, 50));
-    key->setName(f.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std") : QStringLiteral("shaded: min to max"));
+    key->setName(f.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std")
+                                 : QStringLiteral("shaded: min to max"));
   }
   plot.xAxis->setLabel(detail::qstr(x_label));
   plot.yAxis->setLabel(detail::qstr(y_label));
@@ -198,7 +202,8 @@ void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& st
   setup_curves(plot, f, style, nullptr);
 }
 
-std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style,
+std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& f,
+                                            const Style& style,
                                             const std::vector<PreparedCurve>& prepared) {
   return setup_curves(plot, f, style, &prepared);
 }

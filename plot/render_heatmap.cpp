@@ -19,7 +19,8 @@ QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& l
   constexpr size_t kMaxLabels = 16;
   const size_t every = n <= kMaxLabels ? 1 : (n + kMaxLabels - 1) / kMaxLabels;
   for (size_t i = 0; i < n; i += every)
-    ticker->addTick(static_cast<double>(i), i < labels.size() ? qstr(labels[i]) : QString::number(i));
+    ticker->addTick(static_cast<double>(i),
+                    i < labels.size() ? qstr(labels[i]) : QString::number(i));
   return ticker;
 }
 

@@ -17,7 +17,8 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
   int unnamed = 0;
   for (const auto& s : f.series) {
     auto* graph = plot.addGraph(plot.xAxis, plot.yAxis);
-    graph->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()));
+    graph->setData(QVector<double>(s.x.begin(), s.x.end()),
+                   QVector<double>(s.y.begin(), s.y.end()));
     graph->setName(detail::qstr(s.name));
     if (s.fit_of.empty()) {
       const int i = s.name.empty() ? next + unnamed++ : index_of[s.name];

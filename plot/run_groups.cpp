@@ -28,7 +28,8 @@ std::string run_value(const Tags& tags, const std::string& config_json, const st
 
 std::string run_short_name(const db::RunRecord& run) {
   std::string name = run.name;
-  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0) name = name.substr(run.sweep.size() + 1);
+  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0)
+    name = name.substr(run.sweep.size() + 1);
   return "#" + std::to_string(run.id) + " " + name;
 }
 
@@ -56,7 +57,8 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
   return keys;
 }
 
-std::string group_label(const std::vector<std::string>& keys, const std::vector<std::string>& values) {
+std::string group_label(const std::vector<std::string>& keys,
+                        const std::vector<std::string>& values) {
   std::map<std::string, int> uses;
   for (const auto& k : keys) ++uses[last_part(k)];
   std::string label;

@@ -30,6 +30,7 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
 std::string run_short_name(const db::RunRecord& run);
 
 // "norm=post, layers=18": each key's last dotted part where that is unambiguous among `keys`.
-std::string group_label(const std::vector<std::string>& keys, const std::vector<std::string>& values);
+std::string group_label(const std::vector<std::string>& keys,
+                        const std::vector<std::string>& values);
 
 }  // namespace fathom::plot

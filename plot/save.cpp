@@ -46,7 +46,8 @@ QImage render_image(QCustomPlot& plot, const FigureSize& size, int dpi) {
     QCPPainter painter(&image);
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setMode(QCPPainter::pmNonCosmetic);  // pens scale with the painter, like text
-    painter.scale(double(pixels.width()) / logical.width(), double(pixels.height()) / logical.height());
+    painter.scale(double(pixels.width()) / logical.width(),
+                  double(pixels.height()) / logical.height());
     plot.toPainter(&painter, logical.width(), logical.height());
   }
   // Record the print resolution (after painting: text was measured at the logical DPI).
@@ -70,8 +71,9 @@ void save_plot(QCustomPlot& plot, const std::string& path, const FigureSize& siz
     case Format::Pdf: {
       QPdfWriter writer(file);
       writer.setCreator(QStringLiteral("Fathom"));
-      writer.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width_in, size.height_in), QPageSize::Inch),
-                                       QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+      writer.setPageLayout(
+          QPageLayout(QPageSize(QSizeF(size.width_in, size.height_in), QPageSize::Inch),
+                      QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
       writer.setResolution(static_cast<int>(std::lround(logical_dpi())));
       paint_vector(plot, writer, logical);
       break;

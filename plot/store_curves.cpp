@@ -27,11 +27,11 @@ std::vector<db::RunRecord> selected_runs(const db::Store& store, const CurveQuer
   return runs;
 }
 
-
 // One run's points of one metric, placed on the x axis.
 class RunPoints : public MemberPoints {
  public:
-  RunPoints(std::vector<db::MetricPoint> points, const RunX& place) : points_(std::move(points)), place_(place) {
+  RunPoints(std::vector<db::MetricPoint> points, const RunX& place)
+      : points_(std::move(points)), place_(place) {
     for (const auto& p : points_) x_.push_back(place_.at(p));
   }
   size_t size() const override { return points_.size(); }
@@ -43,13 +43,15 @@ class RunPoints : public MemberPoints {
 
  private:
   std::vector<db::MetricPoint> points_;
-  RunX place_;  // its tokens curve lives in curves_from_store's `tokens`  // reads the run's target_tokens only while x_ is filled
+  RunX place_;  // its tokens curve lives in curves_from_store's `tokens`  // reads the run's
+                // target_tokens only while x_ is filled
   std::vector<double> x_;
 };
 
 }  // namespace
 
-std::string run_attribute(const db::Store& store, const db::RunRecord& run, const std::string& key) {
+std::string run_attribute(const db::Store& store, const db::RunRecord& run,
+                          const std::string& key) {
   if (key.empty()) return "";
   return run_value(store.tags(run.id), run.config_json, key);
 }
@@ -74,14 +76,16 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>> points;
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
-    if (query.x == XAxis::Tokens) tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
+    if (query.x == XAxis::Tokens)
+      tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
     const RunX x(query.x, run.started_at, &tokens[r]);
     if (!x.available())
-      throw InputError(store.path(), 0, "--x",
-                       "run " + std::to_string(run.id) + " has no " +
-                           (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
-                                                                   "logged it): use --x update")
-                                                     : std::string("start time")));
+      throw InputError(
+          store.path(), 0, "--x",
+          "run " + std::to_string(run.id) + " has no " +
+              (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
+                                                      "logged it): use --x update")
+                                        : std::string("start time")));
     for (const auto& metric : query.metrics) {
       auto series = store.metric_series(run.id, metric);
       if (series.empty()) continue;
@@ -98,7 +102,8 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
       auto it = points.find({r, metric});
       if (it == points.end()) continue;
       std::vector<std::string> values;
-      for (const auto& key : group_keys) values.push_back(run_value(tags[r], runs[r].config_json, key));
+      for (const auto& key : group_keys)
+        values.push_back(run_value(tags[r], runs[r].config_json, key));
       const std::string label = group_label(group_keys, values);
       auto [at, added] = index.try_emplace(label, groups.size());
       if (added) groups.emplace_back(label, query.band);
@@ -122,7 +127,8 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
       Curve curve;
       curve.metric = metric;
       curve.label = std::to_string(run.id) + " " + run.name;
-      const std::string key = query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
+      const std::string key =
+          query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
       if (!query.colour_by.empty()) curve.label += " (" + query.colour_by + "=" + key + ")";
       if (label_metric) curve.label += " " + metric;
       curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
@@ -130,7 +136,8 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
         curve.step.push_back(p.x(i));
         curve.value.push_back(p.y(i));
       }
-      if (run.diverged_step) curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
+      if (run.diverged_step)
+        curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
       figure.curves.push_back(std::move(curve));
     }
   }

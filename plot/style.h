@@ -12,11 +12,11 @@
 namespace fathom::plot {
 
 struct Style {
-  double font_pt = 8;            // tick labels, legend, axis labels
-  double title_pt = 9;           // figure title
-  double line_width_pt = 1.0;    // data lines; fits and grids are thinner
-  double marker_pt = 4;          // marker size
-  int decimation_buckets = 2000; // long curves are decimated to at most ~4x this many points
+  double font_pt = 8;             // tick labels, legend, axis labels
+  double title_pt = 9;            // figure title
+  double line_width_pt = 1.0;     // data lines; fits and grids are thinner
+  double marker_pt = 4;           // marker size
+  int decimation_buckets = 2000;  // long curves are decimated to at most ~4x this many points
   QStringList font_families{"Times New Roman", "Times", "Nimbus Roman", "Liberation Serif",
                             "DejaVu Serif"};
 };

@@ -11,60 +11,60 @@ namespace fathom {
 
 // Depth-wise LSTM connection options (methods.md s4; Xu et al., tables 2-4).
 struct LstmConfig {
-  std::string hidden = "ffn";         // ffn (eq. 8, d -> d_ff -> d) | lstm (eq. 6, one layer)
-  std::string merge = "add";          // decoder: self- and encoder-attention outputs, add | concat
-  std::string share = "gates";        // across the layers of a stack: gates | all | none
+  std::string hidden = "ffn";   // ffn (eq. 8, d -> d_ff -> d) | lstm (eq. 6, one layer)
+  std::string merge = "add";    // decoder: self- and encoder-attention outputs, add | concat
+  std::string share = "gates";  // across the layers of a stack: gates | all | none
 };
 
 // Admin options (methods.md s3; Liu et al. 2020).
 struct AdminConfig {
-  std::string profile;                // "" = profile on the first batch; a run id or a JSON file
+  std::string profile;  // "" = profile on the first batch; a run id or a JSON file
 };
 
 // Model shape and the method under study (methods.md sections 1-4).
 struct ModelConfig {
-  int d_model = 512;                  // hidden width d
-  int heads = 8;                      // attention heads; must divide d_model
-  int d_ff = 2048;                    // FFN inner width
-  int encoder_layers = 6;             // N encoder layers (2N sub-layers)
-  int decoder_layers = 6;             // M decoder layers (3M sub-layers)
-  double dropout = 0.1;               // on embeddings and on every branch before the shortcut
-  double attention_dropout = 0.0;     // on attention probabilities
-  double activation_dropout = 0.0;    // inside the FFN, after the ReLU
-  std::string norm = "post";          // sub-layer style by registry name: post, pre, peri, mix, ...
-  std::string init = "xavier";        // initialization, by registry name; methods.md s3
-  std::string connection = "residual";  // how sub-layers are connected, by registry name
-  bool tie_decoder_embeddings = true; // decoder input embedding == output projection
-  bool share_embeddings = true;       // one embedding for source and target (joint vocab)
+  int d_model = 512;                // hidden width d
+  int heads = 8;                    // attention heads; must divide d_model
+  int d_ff = 2048;                  // FFN inner width
+  int encoder_layers = 6;           // N encoder layers (2N sub-layers)
+  int decoder_layers = 6;           // M decoder layers (3M sub-layers)
+  double dropout = 0.1;             // on embeddings and on every branch before the shortcut
+  double attention_dropout = 0.0;   // on attention probabilities
+  double activation_dropout = 0.0;  // inside the FFN, after the ReLU
+  std::string norm = "post";        // sub-layer style by registry name: post, pre, peri, mix, ...
+  std::string init = "xavier";      // initialization, by registry name; methods.md s3
+  std::string connection = "residual";   // how sub-layers are connected, by registry name
+  bool tie_decoder_embeddings = true;    // decoder input embedding == output projection
+  bool share_embeddings = true;          // one embedding for source and target (joint vocab)
   std::string fused_attention = "auto";  // auto: LibTorch 2.x's scaled_dot_product_attention | off
-  double ds_init_alpha = 1.0;         // ds_init: Glorot bound * alpha / sqrt(layer)
-  double mix_ln_alpha = 0.25;         // norm mix: the first floor(alpha * L) layers are Post-LN
-  double dyt_alpha = 0.5;             // norm dyt: initial alpha of every DyT
-  LstmConfig lstm;                    // connection: depthwise_lstm
-  AdminConfig admin;                  // init: admin
+  double ds_init_alpha = 1.0;            // ds_init: Glorot bound * alpha / sqrt(layer)
+  double mix_ln_alpha = 0.25;            // norm mix: the first floor(alpha * L) layers are Post-LN
+  double dyt_alpha = 0.5;                // norm dyt: initial alpha of every DyT
+  LstmConfig lstm;                       // connection: depthwise_lstm
+  AdminConfig admin;                     // init: admin
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.
 struct VocabConfig {
-  std::string type = "bpe";           // bpe | unigram
-  int size = 8000;                    // vocabulary size, special symbols included
+  std::string type = "bpe";  // bpe | unigram
+  int size = 8000;           // vocabulary size, special symbols included
 };
 
 // The built-in synthetic translation task (deterministic from its seed).
 struct SyntheticConfig {
-  int vocab = 24;                     // number of content symbols
-  int min_len = 4;                    // shortest source sentence (symbols)
-  int max_len = 16;                   // longest source sentence (symbols)
-  int train_size = 20000;             // training pairs
-  int valid_size = 500;               // validation pairs
-  int test_size = 500;                // test pairs
-  std::uint64_t seed = 1;             // the task is a function of this seed alone
+  int vocab = 24;          // number of content symbols
+  int min_len = 4;         // shortest source sentence (symbols)
+  int max_len = 16;        // longest source sentence (symbols)
+  int train_size = 20000;  // training pairs
+  int valid_size = 500;    // validation pairs
+  int test_size = 500;     // test pairs
+  std::uint64_t seed = 1;  // the task is a function of this seed alone
 };
 
 // Where the parallel data comes from and how it is batched.
 struct DataConfig {
-  std::string task = "parallel";      // parallel (text files) | synthetic
-  std::string train_source;           // paths: plain text or .gz, relative to the config file
+  std::string task = "parallel";  // parallel (text files) | synthetic
+  std::string train_source;       // paths: plain text or .gz, relative to the config file
   std::string train_target;
   std::string valid_source;
   std::string valid_target;
@@ -72,40 +72,42 @@ struct DataConfig {
   std::string test_target;
   VocabConfig vocab;
   SyntheticConfig synthetic;
-  int max_tokens = 4096;              // token budget per batch: rows * longest side, padded
-  int max_len = 128;                  // drop training pairs with a side longer (subwords)
+  int max_tokens = 4096;  // token budget per batch: rows * longest side, padded
+  int max_len = 128;      // drop training pairs with a side longer (subwords)
 };
 
 // Optimization, schedule, validation and divergence detection.
 struct TrainConfig {
-  std::string optimizer = "adam";     // adam | radam
-  double lr = 5e-4;                   // peak learning rate
+  std::string optimizer = "adam";  // adam | radam
+  double lr = 5e-4;                // peak learning rate
   std::array<double, 2> betas{0.9, 0.98};
   double eps = 1e-8;
-  double weight_decay = 0.0;          // decoupled (AdamW-style) weight decay
-  int warmup = 4000;                  // inverse-sqrt warmup updates (0: constant lr)
-  int max_updates = 1000;             // stop after this many updates
-  double label_smoothing = 0.1;       // epsilon of the label-smoothed cross entropy
-  int update_tokens = 0;              // accumulate batches up to this many target tokens (0: off)
-  double clip_norm = 0.0;             // clip the gradient's global L2 norm (0: off)
-  std::uint64_t seed = 1;             // parameters, dropout and batch order follow from it
-  int valid_every = 200;              // validate (and checkpoint) every K updates
-  int log_every = 10;                 // write training metrics every K updates
-  int grad_norm_every = 0;            // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
-  int keep_checkpoint_every = 0;      // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
-  double divergence_factor = 10.0;    // diverged if loss > factor * first loss (0: off)
-  int threads = 0;                    // CPU threads (0: all cores); see core/train/device.h
-  std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
+  double weight_decay = 0.0;     // decoupled (AdamW-style) weight decay
+  int warmup = 4000;             // inverse-sqrt warmup updates (0: constant lr)
+  int max_updates = 1000;        // stop after this many updates
+  double label_smoothing = 0.1;  // epsilon of the label-smoothed cross entropy
+  int update_tokens = 0;         // accumulate batches up to this many target tokens (0: off)
+  double clip_norm = 0.0;        // clip the gradient's global L2 norm (0: off)
+  std::uint64_t seed = 1;        // parameters, dropout and batch order follow from it
+  int valid_every = 200;         // validate (and checkpoint) every K updates
+  int log_every = 10;            // write training metrics every K updates
+  int grad_norm_every =
+      0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
+  int keep_checkpoint_every =
+      0;  // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
+  double divergence_factor = 10.0;      // diverged if loss > factor * first loss (0: off)
+  int threads = 0;                      // CPU threads (0: all cores); see core/train/device.h
+  std::string precision = "fp32";       // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
   bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
 };
 
 // Decoding and test evaluation after training.
 struct EvalConfig {
-  int beam = 5;                       // beam size (1: greedy)
-  double length_penalty = 1.0;        // score / length^penalty, as fairseq
-  double max_len_a = 1.2;             // max output length = a * source length + b
+  int beam = 5;                 // beam size (1: greedy)
+  double length_penalty = 1.0;  // score / length^penalty, as fairseq
+  double max_len_a = 1.2;       // max output length = a * source length + b
   int max_len_b = 10;
-  int max_sentences = 0;              // evaluate on the first K test sentences (0: all)
+  int max_sentences = 0;  // evaluate on the first K test sentences (0: all)
 };
 
 struct SourceLocation {
@@ -114,8 +116,8 @@ struct SourceLocation {
 };
 
 struct RunConfig {
-  std::string name = "run";           // run name in the store
-  std::string device = "auto";        // auto | cpu | cuda | cuda:N
+  std::string name = "run";     // run name in the store
+  std::string device = "auto";  // auto | cpu | cuda | cuda:N
   ModelConfig model;
   DataConfig data;
   TrainConfig train;
@@ -123,7 +125,7 @@ struct RunConfig {
 
   // Where each dotted key was set (file and line), so later checks can point at it.
   std::map<std::string, SourceLocation> locations;
-  std::string source_file;            // the YAML file the config was read from, if any
+  std::string source_file;  // the YAML file the config was read from, if any
   SourceLocation where(const std::string& key) const;
 };
 

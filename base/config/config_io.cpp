@@ -82,15 +82,22 @@ struct Parser {
     void* p = field.member(config);
     const std::string& key = field.key;
     switch (field.type) {
-      case FieldType::Int: *static_cast<int*>(p) = scalar<int>(node, key, "an integer"); break;
+      case FieldType::Int:
+        *static_cast<int*>(p) = scalar<int>(node, key, "an integer");
+        break;
       case FieldType::UInt: {
         if (node.IsScalar() && !node.Scalar().empty() && node.Scalar()[0] == '-')
           fail(node, key, "expected a non-negative integer");
-        *static_cast<std::uint64_t*>(p) = scalar<std::uint64_t>(node, key, "a non-negative integer");
+        *static_cast<std::uint64_t*>(p) =
+            scalar<std::uint64_t>(node, key, "a non-negative integer");
         break;
       }
-      case FieldType::Double: *static_cast<double*>(p) = scalar<double>(node, key, "a number"); break;
-      case FieldType::Bool: *static_cast<bool*>(p) = scalar<bool>(node, key, "true or false"); break;
+      case FieldType::Double:
+        *static_cast<double*>(p) = scalar<double>(node, key, "a number");
+        break;
+      case FieldType::Bool:
+        *static_cast<bool*>(p) = scalar<bool>(node, key, "true or false");
+        break;
       case FieldType::String:
       case FieldType::Path: {
         if (node.IsNull()) {
@@ -113,7 +120,8 @@ struct Parser {
         break;
       }
       case FieldType::DoublePair: {
-        if (!node.IsSequence() || node.size() != 2) fail(node, key, "expected a list of two numbers");
+        if (!node.IsSequence() || node.size() != 2)
+          fail(node, key, "expected a list of two numbers");
         auto& pair = *static_cast<std::array<double, 2>*>(p);
         pair[0] = scalar<double>(node[0], key, "a number");
         pair[1] = scalar<double>(node[1], key, "a number");
@@ -129,7 +137,8 @@ struct Parser {
       // `? [a, b]: 1` or `? {a: 1}: 2` make a list or mapping the key (found by fuzzing).
       if (!entry.first.IsScalar())
         fail(entry.first, prefix,
-             entry.first.IsNull() ? "a key is empty" : "a key must be a plain name, not a list or a mapping");
+             entry.first.IsNull() ? "a key is empty"
+                                  : "a key must be a plain name, not a list or a mapping");
       const std::string name = entry.first.Scalar();
       const std::string key = prefix.empty() ? name : prefix + "." + name;
       const YAML::Node& value = entry.second;
@@ -137,8 +146,10 @@ struct Parser {
         fail(entry.first, key, "given twice (first on line " + std::to_string(first->second) + ")");
       seen[name] = line_of(entry.first);
       // The same key written nested and dotted (train: {lr: ..} and train.lr: ..).
-      if (auto set = config.locations.find(key); set != config.locations.end() && set->second.file == origin)
-        fail(entry.first, key, "given twice (first on line " + std::to_string(set->second.line) + ")");
+      if (auto set = config.locations.find(key);
+          set != config.locations.end() && set->second.file == origin)
+        fail(entry.first, key,
+             "given twice (first on line " + std::to_string(set->second.line) + ")");
       if (const FieldSpec* field = find_field(key)) {
         set_value(*field, value, entry.first);
         continue;
@@ -174,7 +185,8 @@ std::string not_a_config(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
-      return "is not a text file (byte " + std::to_string(c) + " at offset " + std::to_string(i) + ")";
+      return "is not a text file (byte " + std::to_string(c) + " at offset " + std::to_string(i) +
+             ")";
   }
   std::istringstream lines(text);
   std::string line;
@@ -192,7 +204,8 @@ RunConfig parse(const std::string& yaml, const std::string& origin, const std::s
   try {
     root = YAML::Load(yaml);
   } catch (const YAML::ParserException& e) {
-    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg + tab_hint(yaml, e.mark.line));
+    throw InputError(origin, e.mark.line + 1, "",
+                     "YAML syntax error: " + e.msg + tab_hint(yaml, e.mark.line));
   }
   if (root.IsNull()) return config;
   if (!root.IsMap()) throw InputError(origin, 1, "", "expected a mapping of config keys");
@@ -231,8 +244,8 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
     } catch (const YAML::ParserException& e) {
       throw InputError("--set", 0, key, "cannot parse value '" + value + "': " + e.msg);
     }
-    Parser{config, "--set", fs::current_path().string(), /*has_lines=*/false}
-        .set_value(*field, node, node);
+    Parser{config, "--set", fs::current_path().string(), /*has_lines=*/false}.set_value(*field,
+                                                                                        node, node);
   }
 }
 
@@ -247,8 +260,9 @@ void check_config(const RunConfig& c) {
   }
   const auto& m = c.model;
   if (m.d_model % m.heads != 0)
-    config_error(c, "model.heads", std::to_string(m.heads) + " heads do not divide d_model = " +
-                                       std::to_string(m.d_model));
+    config_error(
+        c, "model.heads",
+        std::to_string(m.heads) + " heads do not divide d_model = " + std::to_string(m.d_model));
 
   const auto& d = c.data;
   if (d.task == "parallel") {
@@ -294,12 +308,22 @@ nlohmann::json config_to_json(const RunConfig& config) {
     void* p = field.member(const_cast<RunConfig&>(config));
     nlohmann::json value;
     switch (field.type) {
-      case FieldType::Int: value = *static_cast<int*>(p); break;
-      case FieldType::UInt: value = *static_cast<std::uint64_t*>(p); break;
-      case FieldType::Double: value = *static_cast<double*>(p); break;
-      case FieldType::Bool: value = *static_cast<bool*>(p); break;
+      case FieldType::Int:
+        value = *static_cast<int*>(p);
+        break;
+      case FieldType::UInt:
+        value = *static_cast<std::uint64_t*>(p);
+        break;
+      case FieldType::Double:
+        value = *static_cast<double*>(p);
+        break;
+      case FieldType::Bool:
+        value = *static_cast<bool*>(p);
+        break;
       case FieldType::String:
-      case FieldType::Path: value = *static_cast<std::string*>(p); break;
+      case FieldType::Path:
+        value = *static_cast<std::string*>(p);
+        break;
       case FieldType::DoublePair: {
         const auto& pair = *static_cast<std::array<double, 2>*>(p);
         value = nlohmann::json::array({pair[0], pair[1]});

@@ -10,15 +10,20 @@ namespace {
 template <typename Section, typename T>
 FieldSpec field(std::string key, FieldType type, Section RunConfig::*section, T Section::*member,
                 std::string doc, std::vector<std::string> choices = {}) {
-  return FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
+  return FieldSpec{std::move(key),
+                   type,
+                   std::move(doc),
+                   std::move(choices),
+                   {},
                    [section, member](RunConfig& c) -> void* { return &((c.*section).*member); }};
 }
 
 template <typename T>
 FieldSpec top(std::string key, FieldType type, T RunConfig::*member, std::string doc,
               std::vector<std::string> choices = {}) {
-  return FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
-                   [member](RunConfig& c) -> void* { return &(c.*member); }};
+  return FieldSpec{
+      std::move(key),     type, std::move(doc),
+      std::move(choices), {},   [member](RunConfig& c) -> void* { return &(c.*member); }};
 }
 
 std::vector<FieldSpec> build_fields() {
@@ -39,11 +44,16 @@ std::vector<FieldSpec> build_fields() {
   model("d_model", F::Int, &M::d_model, "hidden width d").range = kPositive;
   model("heads", F::Int, &M::heads, "attention heads (must divide d_model)").range = kPositive;
   model("d_ff", F::Int, &M::d_ff, "FFN inner width").range = kPositive;
-  model("encoder_layers", F::Int, &M::encoder_layers, "encoder layers N (2N sub-layers)").range = kPositive;
-  model("decoder_layers", F::Int, &M::decoder_layers, "decoder layers M (3M sub-layers)").range = kPositive;
-  model("dropout", F::Double, &M::dropout, "dropout on embeddings and on each branch").range = kProbability;
-  model("attention_dropout", F::Double, &M::attention_dropout, "dropout on attention weights").range = kProbability;
-  model("activation_dropout", F::Double, &M::activation_dropout, "dropout after the FFN ReLU").range = kProbability;
+  model("encoder_layers", F::Int, &M::encoder_layers, "encoder layers N (2N sub-layers)").range =
+      kPositive;
+  model("decoder_layers", F::Int, &M::decoder_layers, "decoder layers M (3M sub-layers)").range =
+      kPositive;
+  model("dropout", F::Double, &M::dropout, "dropout on embeddings and on each branch").range =
+      kProbability;
+  model("attention_dropout", F::Double, &M::attention_dropout, "dropout on attention weights")
+      .range = kProbability;
+  model("activation_dropout", F::Double, &M::activation_dropout, "dropout after the FFN ReLU")
+      .range = kProbability;
   model("norm", F::String, &M::norm,
         "layer-norm placement, by registry name (methods.md s2; `fathom config --methods`)");
   model("init", F::String, &M::init, "initialization, by registry name (methods.md s3)");
@@ -69,7 +79,11 @@ std::vector<FieldSpec> build_fields() {
 
   auto model_sub = [&](std::string key, std::function<std::string*(M&)> member, std::string doc,
                        std::vector<std::string> choices = {}) {
-    f.push_back(FieldSpec{"model." + key, F::String, std::move(doc), std::move(choices), {},
+    f.push_back(FieldSpec{"model." + key,
+                          F::String,
+                          std::move(doc),
+                          std::move(choices),
+                          {},
                           [member](RunConfig& c) -> void* { return member(c.model); }});
   };
   model_sub("lstm.hidden", [](M& m) { return &m.lstm.hidden; },
@@ -78,8 +92,9 @@ std::vector<FieldSpec> build_fields() {
             "depthwise_lstm decoder: merge attention outputs by add or concat", {"add", "concat"});
   model_sub("lstm.share", [](M& m) { return &m.lstm.share; },
             "depthwise_lstm: parameters shared across a stack's layers", {"gates", "all", "none"});
-  model_sub("admin.profile", [](M& m) { return &m.admin.profile; },
-            "admin: reuse a stored profile (run id) or a JSON file; empty: profile the first batch");
+  model_sub(
+      "admin.profile", [](M& m) { return &m.admin.profile; },
+      "admin: reuse a stored profile (run id) or a JSON file; empty: profile the first batch");
 
   auto data = [&](std::string key, F type, auto D::*member, std::string doc,
                   std::vector<std::string> choices = {}) -> FieldSpec& {
@@ -94,33 +109,46 @@ std::vector<FieldSpec> build_fields() {
   data("valid_target", F::Path, &D::valid_target, "validation target text");
   data("test_source", F::Path, &D::test_source, "test source text");
   data("test_target", F::Path, &D::test_target, "test target text (BLEU reference)");
-  data("max_tokens", F::Int, &D::max_tokens, "token budget per batch (rows x padded length)").range = kPositive;
-  data("max_len", F::Int, &D::max_len, "drop training pairs longer than this (subwords)").range = kPositive;
+  data("max_tokens", F::Int, &D::max_tokens, "token budget per batch (rows x padded length)")
+      .range = kPositive;
+  data("max_len", F::Int, &D::max_len, "drop training pairs longer than this (subwords)").range =
+      kPositive;
 
   auto sub = [&](std::string key, F type, auto member_of_run, std::string doc,
                  std::vector<std::string> choices = {}) -> FieldSpec& {
-    f.push_back(FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {},
-                          member_of_run});
+    f.push_back(
+        FieldSpec{std::move(key), type, std::move(doc), std::move(choices), {}, member_of_run});
     return f.back();
   };
   sub("data.vocab.type", F::String, [](RunConfig& c) -> void* { return &c.data.vocab.type; },
       "SentencePiece model type", {"bpe", "unigram"});
-  sub("data.vocab.size", F::Int, [](RunConfig& c) -> void* { return &c.data.vocab.size; },
+  sub(
+      "data.vocab.size", F::Int, [](RunConfig& c) -> void* { return &c.data.vocab.size; },
       "joint vocabulary size");
-  sub("data.synthetic.vocab", F::Int,
-      [](RunConfig& c) -> void* { return &c.data.synthetic.vocab; }, "content symbols").range = kPositive;
-  sub("data.synthetic.min_len", F::Int,
-      [](RunConfig& c) -> void* { return &c.data.synthetic.min_len; }, "shortest sentence").range = kPositive;
-  sub("data.synthetic.max_len", F::Int,
+  sub(
+      "data.synthetic.vocab", F::Int, [](RunConfig& c) -> void* { return &c.data.synthetic.vocab; },
+      "content symbols")
+      .range = kPositive;
+  sub(
+      "data.synthetic.min_len", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.min_len; }, "shortest sentence")
+      .range = kPositive;
+  sub(
+      "data.synthetic.max_len", F::Int,
       [](RunConfig& c) -> void* { return &c.data.synthetic.max_len; }, "longest sentence");
-  sub("data.synthetic.train_size", F::Int,
-      [](RunConfig& c) -> void* { return &c.data.synthetic.train_size; }, "training pairs").range = kPositive;
-  sub("data.synthetic.valid_size", F::Int,
+  sub(
+      "data.synthetic.train_size", F::Int,
+      [](RunConfig& c) -> void* { return &c.data.synthetic.train_size; }, "training pairs")
+      .range = kPositive;
+  sub(
+      "data.synthetic.valid_size", F::Int,
       [](RunConfig& c) -> void* { return &c.data.synthetic.valid_size; }, "validation pairs");
-  sub("data.synthetic.test_size", F::Int,
+  sub(
+      "data.synthetic.test_size", F::Int,
       [](RunConfig& c) -> void* { return &c.data.synthetic.test_size; }, "test pairs");
-  sub("data.synthetic.seed", F::UInt,
-      [](RunConfig& c) -> void* { return &c.data.synthetic.seed; }, "the task's seed");
+  sub(
+      "data.synthetic.seed", F::UInt, [](RunConfig& c) -> void* { return &c.data.synthetic.seed; },
+      "the task's seed");
 
   auto train = [&](std::string key, F type, auto T::*member, std::string doc,
                    std::vector<std::string> choices = {}) -> FieldSpec& {
@@ -133,22 +161,35 @@ std::vector<FieldSpec> build_fields() {
   train("betas", F::DoublePair, &T::betas, "Adam betas [beta1, beta2]");
   train("eps", F::Double, &T::eps, "Adam epsilon").range = kPositive;
   train("weight_decay", F::Double, &T::weight_decay, "decoupled weight decay").range = kNonNegative;
-  train("warmup", F::Int, &T::warmup, "inverse-sqrt schedule warmup updates (0: constant)").range = kNonNegative;
+  train("warmup", F::Int, &T::warmup, "inverse-sqrt schedule warmup updates (0: constant)").range =
+      kNonNegative;
   train("max_updates", F::Int, &T::max_updates, "number of updates").range = kPositive;
-  train("label_smoothing", F::Double, &T::label_smoothing, "label smoothing epsilon").range = kProbability;
+  train("label_smoothing", F::Double, &T::label_smoothing, "label smoothing epsilon").range =
+      kProbability;
   train("update_tokens", F::Int, &T::update_tokens,
-        "accumulate gradients up to this many target tokens per update (0: one batch)").range = kNonNegative;
-  train("clip_norm", F::Double, &T::clip_norm, "clip the global gradient norm (0: off)").range = kNonNegative;
+        "accumulate gradients up to this many target tokens per update (0: one batch)")
+      .range = kNonNegative;
+  train("clip_norm", F::Double, &T::clip_norm, "clip the global gradient norm (0: off)").range =
+      kNonNegative;
   train("seed", F::UInt, &T::seed, "seed of parameters, dropout and batch order");
-  train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates").range = kPositive;
-  train("log_every", F::Int, &T::log_every, "store training metrics every K updates").range = kPositive;
+  train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates").range =
+      kPositive;
+  train("log_every", F::Int, &T::log_every, "store training metrics every K updates").range =
+      kPositive;
   train("grad_norm_every", F::Int, &T::grad_norm_every,
-        "store per-layer parameter-gradient norms gradnorm.<layer> every K updates (0: off; methods.md s5.3)").range = kNonNegative;
+        "store per-layer parameter-gradient norms gradnorm.<layer> every K updates (0: off; "
+        "methods.md s5.3)")
+      .range = kNonNegative;
   train("keep_checkpoint_every", F::Int, &T::keep_checkpoint_every,
-        "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over training (`--checkpoint STEP`; 0: off)").range = kNonNegative;
+        "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over "
+        "training (`--checkpoint STEP`; 0: off)")
+      .range = kNonNegative;
   train("divergence_factor", F::Double, &T::divergence_factor,
-        "diverged when loss exceeds this multiple of the first loss (0: off)").range = kNonNegative;
-  train("threads", F::Int, &T::threads, "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)").range = kNonNegative;
+        "diverged when loss exceeds this multiple of the first loss (0: off)")
+      .range = kNonNegative;
+  train("threads", F::Int, &T::threads,
+        "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)")
+      .range = kNonNegative;
   train("precision", F::String, &T::precision,
         "forward under autocast: fp32 (off), bf16, or fp16 with dynamic loss scaling (CUDA "
         "only); loss, LayerNorm and softmax stay fp32 (docs/performance.md)",
@@ -165,19 +206,28 @@ std::vector<FieldSpec> build_fields() {
   eval("length_penalty", F::Double, &E::length_penalty, "beam score / length^penalty");
   eval("max_len_a", F::Double, &E::max_len_a, "max output length = a * source length + b");
   eval("max_len_b", F::Int, &E::max_len_b, "see max_len_a");
-  eval("max_sentences", F::Int, &E::max_sentences, "decode only the first K test sentences (0: all)").range = kNonNegative;
+  eval("max_sentences", F::Int, &E::max_sentences,
+       "decode only the first K test sentences (0: all)")
+      .range = kNonNegative;
   return f;
 }
 
 const char* type_name(FieldType type) {
   switch (type) {
-    case FieldType::Int: return "int";
-    case FieldType::UInt: return "uint";
-    case FieldType::Double: return "float";
-    case FieldType::Bool: return "bool";
-    case FieldType::String: return "string";
-    case FieldType::Path: return "path";
-    case FieldType::DoublePair: return "[float, float]";
+    case FieldType::Int:
+      return "int";
+    case FieldType::UInt:
+      return "uint";
+    case FieldType::Double:
+      return "float";
+    case FieldType::Bool:
+      return "bool";
+    case FieldType::String:
+      return "string";
+    case FieldType::Path:
+      return "path";
+    case FieldType::DoublePair:
+      return "[float, float]";
   }
   return "?";
 }
@@ -191,17 +241,21 @@ bool Range::contains(double v) const {
 std::string Range::text() const {
   if (max >= 1e308) return std::string(min_open ? "> " : ">= ") + double_text(min);
   if (min <= -1e308) return std::string(max_open ? "< " : "<= ") + double_text(max);
-  return std::string("in ") + (min_open ? "(" : "[") + double_text(min) + ", " +
-         double_text(max) + (max_open ? ")" : "]");
+  return std::string("in ") + (min_open ? "(" : "[") + double_text(min) + ", " + double_text(max) +
+         (max_open ? ")" : "]");
 }
 
 double numeric_value(const RunConfig& config, const FieldSpec& field) {
   void* p = field.member(const_cast<RunConfig&>(config));
   switch (field.type) {
-    case FieldType::Int: return *static_cast<int*>(p);
-    case FieldType::UInt: return static_cast<double>(*static_cast<std::uint64_t*>(p));
-    case FieldType::Double: return *static_cast<double*>(p);
-    default: return 0;
+    case FieldType::Int:
+      return *static_cast<int*>(p);
+    case FieldType::UInt:
+      return static_cast<double>(*static_cast<std::uint64_t*>(p));
+    case FieldType::Double:
+      return *static_cast<double*>(p);
+    default:
+      return 0;
   }
 }
 
@@ -244,12 +298,17 @@ std::vector<std::string> config_keys() {
 std::string field_value_text(const RunConfig& config, const FieldSpec& field) {
   void* p = field.member(const_cast<RunConfig&>(config));
   switch (field.type) {
-    case FieldType::Int: return std::to_string(*static_cast<int*>(p));
-    case FieldType::UInt: return std::to_string(*static_cast<std::uint64_t*>(p));
-    case FieldType::Double: return double_text(*static_cast<double*>(p));
-    case FieldType::Bool: return *static_cast<bool*>(p) ? "true" : "false";
+    case FieldType::Int:
+      return std::to_string(*static_cast<int*>(p));
+    case FieldType::UInt:
+      return std::to_string(*static_cast<std::uint64_t*>(p));
+    case FieldType::Double:
+      return double_text(*static_cast<double*>(p));
+    case FieldType::Bool:
+      return *static_cast<bool*>(p) ? "true" : "false";
     case FieldType::String:
-    case FieldType::Path: return *static_cast<std::string*>(p);
+    case FieldType::Path:
+      return *static_cast<std::string*>(p);
     case FieldType::DoublePair: {
       const auto& pair = *static_cast<std::array<double, 2>*>(p);
       return "[" + double_text(pair[0]) + ", " + double_text(pair[1]) + "]";

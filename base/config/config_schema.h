@@ -24,15 +24,15 @@ struct Range {
 };
 inline const Range kPositive{0, 1e308, true, false};
 inline const Range kNonNegative{0, 1e308, false, false};
-inline const Range kProbability{0, 1, false, true};   // [0, 1): dropout, label smoothing
+inline const Range kProbability{0, 1, false, true};    // [0, 1): dropout, label smoothing
 inline const Range kUnitInterval{0, 1, false, false};  // [0, 1]
 
 struct FieldSpec {
-  std::string key;                    // dotted key, e.g. "model.d_model"
+  std::string key;  // dotted key, e.g. "model.d_model"
   FieldType type;
-  std::string doc;                    // one line for the reference
-  std::vector<std::string> choices;   // allowed values of a String field (empty: any)
-  Range range;                        // allowed values of a numeric field (default: any)
+  std::string doc;                          // one line for the reference
+  std::vector<std::string> choices;         // allowed values of a String field (empty: any)
+  Range range;                              // allowed values of a numeric field (default: any)
   std::function<void*(RunConfig&)> member;  // where the value lives
 };
 

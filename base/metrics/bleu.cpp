@@ -84,8 +84,8 @@ BleuStats sentence_bleu_stats(const std::string& hyp, const std::string& ref) {
 
 BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs) {
   if (hyps.size() != refs.size()) {
-    throw std::invalid_argument("corpus_bleu: " + std::to_string(hyps.size()) +
-                                " hypotheses but " + std::to_string(refs.size()) + " references");
+    throw std::invalid_argument("corpus_bleu: " + std::to_string(hyps.size()) + " hypotheses but " +
+                                std::to_string(refs.size()) + " references");
   }
   BleuStats total;
   for (std::size_t i = 0; i < hyps.size(); ++i) {

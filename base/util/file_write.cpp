@@ -9,7 +9,8 @@
 
 namespace fathom {
 
-void write_file_or_throw(const std::string& path, const std::string& bytes, const std::string& what) {
+void write_file_or_throw(const std::string& path, const std::string& bytes,
+                         const std::string& what) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (!file) throw FileWriteError(path + ": cannot write " + what + ": " + std::strerror(errno));
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
@@ -19,7 +20,8 @@ void write_file_or_throw(const std::string& path, const std::string& bytes, cons
   if (!written || !closed) {
     std::error_code ec;
     std::filesystem::remove(path, ec);
-    throw FileWriteError(path + ": cannot write " + what + ": " + std::strerror(written ? errno : error));
+    throw FileWriteError(path + ": cannot write " + what + ": " +
+                         std::strerror(written ? errno : error));
   }
 }
 

@@ -15,6 +15,7 @@ class FileWriteError : public std::runtime_error {
 
 // Writes `bytes` to `path` and flushes them to the disk (fsync). On any failure the partial
 // file is removed and FileWriteError says "PATH: cannot write WHAT: REASON".
-void write_file_or_throw(const std::string& path, const std::string& bytes, const std::string& what);
+void write_file_or_throw(const std::string& path, const std::string& bytes,
+                         const std::string& what);
 
 }  // namespace fathom

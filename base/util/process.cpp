@@ -102,7 +102,8 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
   char buffer[4096];
   while (out_open || err_open || in_fd >= 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now()).count();
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
     if (left <= 0) {
       result.timed_out = true;
       kill(pid, SIGKILL);
@@ -113,7 +114,8 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
     if (out_open) fds[n++] = {out[0], POLLIN, 0};
     if (err_open) fds[n++] = {err[0], POLLIN, 0};
     if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
-    if (poll(fds, n, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR) break;
+    if (poll(fds, n, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR)
+      break;
     for (int i = 0; i < n; ++i) {
       if (!fds[i].revents) continue;
       if (fds[i].fd == in_fd) {
@@ -139,8 +141,10 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result.exit_code = 128 + WTERMSIG(status);
   if (result.exit_code == 127 && result.out.empty() && result.err.empty())
     result.err = argv[0] + ": could not be started";
   return result;

@@ -21,8 +21,8 @@ std::vector<std::string> environment_with(const std::vector<std::string>& extra)
 std::optional<std::string> find_on_path(const std::string& program);
 
 struct ProgramResult {
-  int exit_code = -1;          // -1: could not start; 128+N: killed by signal N
-  std::string out, err;        // stdout and stderr, whole
+  int exit_code = -1;    // -1: could not start; 128+N: killed by signal N
+  std::string out, err;  // stdout and stderr, whole
   bool timed_out = false;
 };
 

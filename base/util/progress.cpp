@@ -7,8 +7,12 @@
 namespace fathom {
 
 ProgressBar::ProgressBar(std::string label, int64_t total, bool enabled, double log_interval_s)
-    : label_(std::move(label)), total_(total), enabled_(enabled), tty_(isatty(STDERR_FILENO)),
-      log_interval_s_(log_interval_s), start_(std::chrono::steady_clock::now()),
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(enabled),
+      tty_(isatty(STDERR_FILENO)),
+      log_interval_s_(log_interval_s),
+      start_(std::chrono::steady_clock::now()),
       last_draw_(start_ - std::chrono::hours(1)) {}
 
 ProgressBar::~ProgressBar() {
@@ -19,9 +23,12 @@ std::string ProgressBar::format_duration(double seconds) {
   if (!(seconds >= 0) || seconds > 1e7) return "?";
   const auto s = static_cast<int64_t>(seconds + 0.5);
   char buffer[32];
-  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", long(s / 3600), long(s % 3600 / 60));
-  else if (s >= 60) std::snprintf(buffer, sizeof buffer, "%ldm%02lds", long(s / 60), long(s % 60));
-  else std::snprintf(buffer, sizeof buffer, "%lds", long(s));
+  if (s >= 3600)
+    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", long(s / 3600), long(s % 3600 / 60));
+  else if (s >= 60)
+    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", long(s / 60), long(s % 60));
+  else
+    std::snprintf(buffer, sizeof buffer, "%lds", long(s));
   return buffer;
 }
 
@@ -42,7 +49,8 @@ void ProgressBar::finish(const std::string& status) {
 }
 
 void ProgressBar::draw(int64_t done, const std::string& status, bool final_line) {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const int64_t progressed = done - std::max<int64_t>(start_done_, 0);
   const double eta = progressed > 0 ? elapsed / progressed * (total_ - done) : -1;
   const double fraction = total_ > 0 ? static_cast<double>(done) / total_ : 0;

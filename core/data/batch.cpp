@@ -114,8 +114,8 @@ std::vector<std::vector<std::size_t>> epoch_batches(const BatchPlan& plan, std::
                                                     std::int64_t epoch) {
   // A stream of its own, so other users of the same training seed draw unrelated numbers.
   constexpr std::uint64_t kBatchOrderStream = 0x6261746368ULL;  // "batch"
-  std::mt19937_64 rng(derive_seed(derive_seed(seed, kBatchOrderStream),
-                                  static_cast<std::uint64_t>(epoch)));
+  std::mt19937_64 rng(
+      derive_seed(derive_seed(seed, kBatchOrderStream), static_cast<std::uint64_t>(epoch)));
   const auto perm = random_permutation(plan.batches.size(), rng);
   std::vector<std::vector<std::size_t>> out;
   out.reserve(perm.size());

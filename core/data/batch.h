@@ -25,12 +25,12 @@ Example make_example(std::vector<std::int64_t> src, std::vector<std::int64_t> tg
 
 // A padded mini-batch, on the CPU unless moved with to().
 struct Batch {
-  torch::Tensor src;      // [B, S] int64, pad-padded (pad = 0)
-  torch::Tensor tgt_in;   // [B, T] int64: bos + tgt[:-1] (decoder input, teacher forcing)
-  torch::Tensor tgt_out;  // [B, T] int64: tgt (what the decoder must predict), pad-padded
-  std::int64_t src_tokens = 0;  // non-pad source tokens (eos included)
-  std::int64_t tgt_tokens = 0;  // non-pad target tokens (eos included): the loss denominator
-  std::vector<std::size_t> ids; // row i is example ids[i] of the split
+  torch::Tensor src;             // [B, S] int64, pad-padded (pad = 0)
+  torch::Tensor tgt_in;          // [B, T] int64: bos + tgt[:-1] (decoder input, teacher forcing)
+  torch::Tensor tgt_out;         // [B, T] int64: tgt (what the decoder must predict), pad-padded
+  std::int64_t src_tokens = 0;   // non-pad source tokens (eos included)
+  std::int64_t tgt_tokens = 0;   // non-pad target tokens (eos included): the loss denominator
+  std::vector<std::size_t> ids;  // row i is example ids[i] of the split
   Batch to(torch::Device device) const;
   std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
 };

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
+#include "base/util/error.h"
 #include "core/data/synthetic.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
-#include "base/util/error.h"
 
 namespace fathom {
 namespace {
@@ -33,9 +33,9 @@ ParallelText read_optional(const std::string& source, const std::string& target,
                            const std::string& split, const std::string& config_dir) {
   if (source.empty() && target.empty()) return {};
   if (source.empty() || target.empty())
-    throw InputError("", 0, "data." + split + (source.empty() ? "_source" : "_target"),
-                     "missing: give both " + split + "_source and " + split +
-                         "_target, or neither");
+    throw InputError(
+        "", 0, "data." + split + (source.empty() ? "_source" : "_target"),
+        "missing: give both " + split + "_source and " + split + "_target, or neither");
   return read_parallel_text(resolve(source, config_dir), resolve(target, config_dir));
 }
 
@@ -82,8 +82,8 @@ Dataset load_synthetic(const DataConfig& cfg) {
   d.valid_target = std::move(task.valid.target);
   d.test_source = std::move(task.test.source);
   d.test_target = std::move(task.test.target);
-  d.description = "synthetic: reverse, shift by V/2 after an odd neighbour, " + std::to_string(s.vocab) +
-                  " symbols, lengths " + std::to_string(s.min_len) + "-" +
+  d.description = "synthetic: reverse, shift by V/2 after an odd neighbour, " +
+                  std::to_string(s.vocab) + " symbols, lengths " + std::to_string(s.min_len) + "-" +
                   std::to_string(s.max_len) + ", seed " + std::to_string(s.seed) + "; train " +
                   std::to_string(task.train.source.size()) + ", valid " +
                   std::to_string(d.valid.size()) + ", test " + std::to_string(d.test.size()) +
@@ -107,11 +107,11 @@ Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
     d.description += "\ndropped " + std::to_string(d.dropped_long) +
                      " training pairs longer than data.max_len = " + std::to_string(cfg.max_len);
   if (d.one_side_empty > 0)
-    d.description += "\n" + std::to_string(d.one_side_empty) +
-                     " training pairs have one empty side (kept)";
+    d.description +=
+        "\n" + std::to_string(d.one_side_empty) + " training pairs have one empty side (kept)";
   if (d.train.empty())
     throw InputError("", 0,
-                     d.dropped_long > 0          ? "data.max_len"
+                     d.dropped_long > 0        ? "data.max_len"
                      : cfg.task == "synthetic" ? "data.synthetic.train_size"
                                                : "data.train_source",
                      "no training pairs" +

@@ -12,13 +12,13 @@
 namespace fathom {
 
 struct Dataset {
-  std::shared_ptr<Vocab> vocab;           // joint source/target vocabulary
+  std::shared_ptr<Vocab> vocab;  // joint source/target vocabulary
   std::vector<Example> train, valid, test;
   // Raw text of the evaluation sets, aligned with valid/test (BLEU references and sources).
   std::vector<std::string> valid_source, valid_target, test_source, test_target;
-  std::size_t dropped_long = 0;           // training pairs removed by data.max_len
-  std::size_t one_side_empty = 0;         // training pairs with exactly one empty side (kept)
-  std::string description;                // a few lines for logs and the run store
+  std::size_t dropped_long = 0;    // training pairs removed by data.max_len
+  std::size_t one_side_empty = 0;  // training pairs with exactly one empty side (kept)
+  std::string description;         // a few lines for logs and the run store
 };
 
 // Loads the data for cfg.task:

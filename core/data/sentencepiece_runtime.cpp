@@ -60,8 +60,10 @@ Library open_library() {
     errors += std::string("\n  ") + dlerror();
   }
   if (!lib.handle)
-    throw std::runtime_error("cannot load the SentencePiece library (libsentencepiece-dev / "
-                             "libsentencepiece0):" + errors);
+    throw std::runtime_error(
+        "cannot load the SentencePiece library (libsentencepiece-dev / "
+        "libsentencepiece0):" +
+        errors);
   lib.construct = reinterpret_cast<void (*)(void*)>(symbol(lib.handle, kProcessorCtor));
   lib.train = reinterpret_cast<decltype(lib.train)>(symbol(lib.handle, kTrainWithMap));
   lib.set_seed = reinterpret_cast<void (*)(unsigned)>(symbol(lib.handle, kSetSeed));

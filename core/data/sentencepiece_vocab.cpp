@@ -3,17 +3,13 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/data/sentencepiece_runtime.h"
 #include "base/util/error.h"
+#include "core/data/sentencepiece_runtime.h"
 
 namespace fathom {
 
-SentencePieceVocab::SentencePieceVocab(const std::string& model_path, std::string type,
-                                       bool reused)
-    : model_path_(model_path),
-      type_(std::move(type)),
-      reused_(reused),
-      sp_(spm::new_processor()) {
+SentencePieceVocab::SentencePieceVocab(const std::string& model_path, std::string type, bool reused)
+    : model_path_(model_path), type_(std::move(type)), reused_(reused), sp_(spm::new_processor()) {
   const auto status = sp_->Load(model_path);
   if (!status.ok())
     throw InputError(model_path, 0, "",
@@ -21,12 +17,11 @@ SentencePieceVocab::SentencePieceVocab(const std::string& model_path, std::strin
   // The batcher and the model hard-code these ids; a model trained elsewhere may not match.
   if (sp_->pad_id() != kPadId || sp_->unk_id() != kUnkId || sp_->bos_id() != kBosId ||
       sp_->eos_id() != kEosId)
-    throw InputError(model_path, 0, "",
-                     "SentencePiece model has special ids pad=" + std::to_string(sp_->pad_id()) +
-                         " unk=" + std::to_string(sp_->unk_id()) +
-                         " bos=" + std::to_string(sp_->bos_id()) +
-                         " eos=" + std::to_string(sp_->eos_id()) +
-                         "; Fathom needs pad=0 unk=1 bos=2 eos=3");
+    throw InputError(
+        model_path, 0, "",
+        "SentencePiece model has special ids pad=" + std::to_string(sp_->pad_id()) +
+            " unk=" + std::to_string(sp_->unk_id()) + " bos=" + std::to_string(sp_->bos_id()) +
+            " eos=" + std::to_string(sp_->eos_id()) + "; Fathom needs pad=0 unk=1 bos=2 eos=3");
 }
 
 SentencePieceVocab::~SentencePieceVocab() = default;
@@ -60,8 +55,8 @@ std::string SentencePieceVocab::piece(std::int64_t id) const {
 
 std::string SentencePieceVocab::describe() const {
   return "sentencepiece " + (type_.empty() ? std::string() : type_ + ", ") +
-         std::to_string(size()) + " pieces (" +
-         (reused_ ? "cached: " : "trained: ") + model_path_ + ")";
+         std::to_string(size()) + " pieces (" + (reused_ ? "cached: " : "trained: ") + model_path_ +
+         ")";
 }
 
 }  // namespace fathom

@@ -31,7 +31,7 @@ class SentencePieceVocab : public Vocab {
   std::string describe() const override;  // e.g. "sentencepiece bpe, 8000 pieces (cached: ...)"
 
   const std::string& model_path() const { return model_path_; }
-  bool reused() const { return reused_; }  // true: loaded from an existing cache entry
+  bool reused() const { return reused_; }            // true: loaded from an existing cache entry
   const std::string& type() const { return type_; }  // as given to the constructor
 
  private:

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "core/data/rng.h"
 #include "base/util/error.h"
+#include "core/data/rng.h"
 
 namespace fathom {
 namespace {

@@ -11,8 +11,7 @@ namespace fathom {
 
 std::vector<std::string> read_lines(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw InputError(path, 0, "", "file not found");
+  if (!std::filesystem::exists(path, ec)) throw InputError(path, 0, "", "file not found");
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path, 0, "", "is a directory, expected a text file");
   const std::string data = read_file_bytes(path);

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <unordered_map>
 
-#include "core/data/sentencepiece_runtime.h"
 #include "base/util/error.h"
+#include "core/data/sentencepiece_runtime.h"
 
 namespace fs = std::filesystem;
 
@@ -87,8 +87,14 @@ void train_into(const fs::path& dir, const std::vector<std::string>& source,
       {"vocab_size", std::to_string(cfg.size)},
       {"hard_vocab_limit", "false"},
       {"character_coverage", "1.0"},
-      {"pad_id", "0"}, {"unk_id", "1"}, {"bos_id", "2"}, {"eos_id", "3"},
-      {"pad_piece", "<pad>"}, {"unk_piece", "<unk>"}, {"bos_piece", "<s>"}, {"eos_piece", "</s>"},
+      {"pad_id", "0"},
+      {"unk_id", "1"},
+      {"bos_id", "2"},
+      {"eos_id", "3"},
+      {"pad_piece", "<pad>"},
+      {"unk_piece", "<unk>"},
+      {"bos_piece", "<s>"},
+      {"eos_piece", "</s>"},
       {"input_sentence_size", "0"},  // use every line written above (already capped)
       {"shuffle_input_sentence", "false"},
       {"num_threads", std::to_string(kTrainThreads)},
@@ -130,8 +136,8 @@ std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
     const std::vector<std::string>& source, const std::vector<std::string>& target,
     const VocabConfig& cfg, const std::string& cache_dir) {
   check_config(cfg);
-  const fs::path root = cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache"
-                                          : fs::path(cache_dir);
+  const fs::path root =
+      cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache" : fs::path(cache_dir);
   const std::string key = sentencepiece_cache_key(source, target, cfg);
   const fs::path entry = root / key;
   const fs::path model = entry / "spm.model";

@@ -18,8 +18,7 @@ namespace fathom {
 
 // Folder name of the cache entry for this corpus and config (no I/O).
 std::string sentencepiece_cache_key(const std::vector<std::string>& source,
-                                    const std::vector<std::string>& target,
-                                    const VocabConfig& cfg);
+                                    const std::vector<std::string>& target, const VocabConfig& cfg);
 
 // One SentencePiece model for source and target, trained on both sides' lines with
 // pad=0 unk=1 bos=2 eos=3, character coverage 1.0 and a soft size limit (small corpora yield

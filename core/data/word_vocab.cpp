@@ -9,8 +9,7 @@ bool is_space(char c) {
 }
 }  // namespace
 
-WordVocab::WordVocab(std::vector<std::string> symbols)
-    : pieces_{"<pad>", "<unk>", "<s>", "</s>"} {
+WordVocab::WordVocab(std::vector<std::string> symbols) : pieces_{"<pad>", "<unk>", "<s>", "</s>"} {
   for (auto& s : symbols) {
     if (s.empty()) throw std::invalid_argument("WordVocab: empty symbol");
     for (char c : s)

@@ -12,8 +12,8 @@ namespace {
 
 int64_t max_output_length(const torch::Tensor& source, const SearchOptions& options) {
   const int64_t source_length = source.size(1);
-  return std::max<int64_t>(1, static_cast<int64_t>(options.max_len_a * source_length) +
-                                  options.max_len_b);
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(options.max_len_a * source_length) + options.max_len_b);
 }
 
 // Log-probabilities of the next token after each prefix: [rows, V].
@@ -50,8 +50,10 @@ std::vector<std::vector<int64_t>> greedy_search(TransformerImpl& model, const to
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
       if (done[b]) continue;
-      if (accessor[b] == kEosId) done[b] = true;
-      else out[b].push_back(accessor[b]);
+      if (accessor[b] == kEosId)
+        done[b] = true;
+      else
+        out[b].push_back(accessor[b]);
       all_done = all_done && done[b];
     }
     if (all_done) break;
@@ -144,8 +146,9 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
 
   std::vector<std::vector<int64_t>> out(B);
   for (int64_t b = 0; b < B; ++b) {
-    auto best = std::max_element(finished[b].begin(), finished[b].end(),
-                                 [](const Finished& x, const Finished& y) { return x.score < y.score; });
+    auto best =
+        std::max_element(finished[b].begin(), finished[b].end(),
+                         [](const Finished& x, const Finished& y) { return x.score < y.score; });
     if (best != finished[b].end()) out[b] = best->tokens;
   }
   model.train(was_training);

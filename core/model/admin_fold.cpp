@@ -18,7 +18,8 @@ Transformer fold_admin(TransformerImpl& admin) {
   auto source = admin.named_parameters();
   for (auto& p : folded->named_parameters()) {
     const torch::Tensor* from = source.find(p.key());
-    if (!from) throw std::logic_error("fold_admin: no parameter " + p.key() + " in the Admin model");
+    if (!from)
+      throw std::logic_error("fold_admin: no parameter " + p.key() + " in the Admin model");
     p.value().copy_(*from);
   }
   folded->to(admin.parameters().front().device());
@@ -38,8 +39,7 @@ Transformer fold_admin(TransformerImpl& admin) {
     for (auto& l : folded->catalog().linears) {
       if (l.owner.stack != o.id.stack || l.owner.index != o.id.index) continue;
       const bool reads_input = l.role == LinearRole::AttentionQkv ||
-                               l.role == LinearRole::AttentionQuery ||
-                               l.role == LinearRole::FfnIn;
+                               l.role == LinearRole::AttentionQuery || l.role == LinearRole::FfnIn;
       // Weight [out, in]: input column j reads element j of x_{k-1}.
       if (reads_input) l.linear->weight.div_(o.omega.unsqueeze(0));
     }

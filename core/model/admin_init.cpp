@@ -11,11 +11,11 @@
 #include <sstream>
 
 #include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "core/data/batch.h"
 #include "core/model/admin.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
-#include "base/util/error.h"
 
 namespace fathom {
 namespace {
@@ -92,7 +92,8 @@ AdminProfile load_given_profile(const InitContext& context) {
   const bool is_run = given.find_first_not_of("0123456789") == std::string::npos;
   try {
     if (is_run) {
-      if (!context.stored_tag) config_error(config, "model.admin.profile", "a run id needs a store");
+      if (!context.stored_tag)
+        config_error(config, "model.admin.profile", "a run id needs a store");
       const auto profile = context.stored_tag(std::stoll(given), kProfileTag);
       if (!profile)
         config_error(config, "model.admin.profile",
@@ -153,8 +154,10 @@ AdminProfile AdminProfile::from_json(const std::string& text, const std::string&
     check_first_is_one(p.decoder, "decoder");
     return p;
   } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(origin + ": not an Admin profile ({\"encoder\": [...], "
-                                "\"decoder\": [...]}): " + e.what());
+    throw std::invalid_argument(origin +
+                                ": not an Admin profile ({\"encoder\": [...], "
+                                "\"decoder\": [...]}): " +
+                                e.what());
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(origin + ": " + e.what());
   }
@@ -184,11 +187,11 @@ void apply_admin_profile(TransformerImpl& model, const AdminProfile& profile) {
   const ModelConfig& m = model.config();
   if (static_cast<int>(profile.encoder.size()) != 2 * m.encoder_layers ||
       static_cast<int>(profile.decoder.size()) != 3 * m.decoder_layers)
-    throw std::invalid_argument(
-        "Admin profile has " + std::to_string(profile.encoder.size()) + " encoder and " +
-        std::to_string(profile.decoder.size()) + " decoder values; this model has " +
-        std::to_string(2 * m.encoder_layers) + " and " + std::to_string(3 * m.decoder_layers) +
-        " sub-layers");
+    throw std::invalid_argument("Admin profile has " + std::to_string(profile.encoder.size()) +
+                                " encoder and " + std::to_string(profile.decoder.size()) +
+                                " decoder values; this model has " +
+                                std::to_string(2 * m.encoder_layers) + " and " +
+                                std::to_string(3 * m.decoder_layers) + " sub-layers");
   check_first_is_one(profile.encoder, "encoder");
   check_first_is_one(profile.decoder, "decoder");
   torch::NoGradGuard no_grad;

@@ -10,8 +10,11 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double at
                                                bool self_attention, const SublayerId& owner,
                                                const std::string& name, ParameterCatalog& catalog,
                                                bool fused)
-    : d_model_(d_model), heads_(heads), attention_dropout_(attention_dropout),
-      self_attention_(self_attention), fused_(fused) {
+    : d_model_(d_model),
+      heads_(heads),
+      attention_dropout_(attention_dropout),
+      self_attention_(self_attention),
+      fused_(fused) {
   if (self_attention) {
     qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
     catalog.linears.push_back({name + ".qkv", qkv_, LinearRole::AttentionQkv, owner, 3});
@@ -27,8 +30,7 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double at
 
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
                                               const torch::Tensor& memory,
-                                              const torch::Tensor& key_padding_mask,
-                                              bool causal) {
+                                              const torch::Tensor& key_padding_mask, bool causal) {
   const int64_t B = query.size(0), T = query.size(1);
   const int64_t head_dim = d_model_ / heads_;
   torch::Tensor q, k, v;
@@ -77,12 +79,10 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   }
   // Softmax in float32 also under autocast (its CUDA op list does the same; the CPU one may
   // not), as the probabilities of long rows lose too much in 16 bits.
-  torch::Tensor probs =
-      scores.scalar_type() == torch::kFloat
-          ? torch::softmax(scores, -1)
-          : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
-  if (attention_dropout_ > 0)
-    probs = torch::dropout(probs, attention_dropout_, is_training());
+  torch::Tensor probs = scores.scalar_type() == torch::kFloat
+                            ? torch::softmax(scores, -1)
+                            : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
+  if (attention_dropout_ > 0) probs = torch::dropout(probs, attention_dropout_, is_training());
   torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});
   return out_(context);
 }

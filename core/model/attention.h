@@ -27,7 +27,7 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   double attention_dropout_;
   bool self_attention_;
   bool fused_;  // use LibTorch's scaled_dot_product_attention where it exists (>= 2.0)
-  torch::nn::Linear qkv_{nullptr};  // self-attention
+  torch::nn::Linear qkv_{nullptr};              // self-attention
   torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
   torch::nn::Linear out_{nullptr};
 };

@@ -18,16 +18,20 @@ bool is_enabled(c10::DeviceType d) {
   return d == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
 }
 void set_enabled(c10::DeviceType d, bool on) {
-  if (d == c10::DeviceType::CUDA) at::autocast::set_enabled(on);
-  else at::autocast::set_cpu_enabled(on);
+  if (d == c10::DeviceType::CUDA)
+    at::autocast::set_enabled(on);
+  else
+    at::autocast::set_cpu_enabled(on);
 }
 at::ScalarType dtype_of(c10::DeviceType d) {
   return d == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
                                     : at::autocast::get_autocast_cpu_dtype();
 }
 void set_dtype(c10::DeviceType d, at::ScalarType t) {
-  if (d == c10::DeviceType::CUDA) at::autocast::set_autocast_gpu_dtype(t);
-  else at::autocast::set_autocast_cpu_dtype(t);
+  if (d == c10::DeviceType::CUDA)
+    at::autocast::set_autocast_gpu_dtype(t);
+  else
+    at::autocast::set_autocast_cpu_dtype(t);
 }
 #endif
 

@@ -92,8 +92,7 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
       torch::autograd::backward({output}, {grad_output[0]});
     }
     // One gradient per forward argument: input, memory (undefined when absent), Recompute.
-    return {inputs[0].grad(), memory.defined() ? memory.grad() : torch::Tensor(),
-            torch::Tensor()};
+    return {inputs[0].grad(), memory.defined() ? memory.grad() : torch::Tensor(), torch::Tensor()};
   }
 };
 

@@ -13,7 +13,8 @@ namespace fathom {
 DeepNormConstants deepnorm_constants(Stack stack, int encoder_layers, int decoder_layers) {
   const double N = encoder_layers, M = decoder_layers;
   if (stack == Stack::Encoder)
-    return {0.81 * std::pow(std::pow(N, 4) * M, 1.0 / 16), 0.87 * std::pow(std::pow(N, 4) * M, -1.0 / 16)};
+    return {0.81 * std::pow(std::pow(N, 4) * M, 1.0 / 16),
+            0.87 * std::pow(std::pow(N, 4) * M, -1.0 / 16)};
   return {std::pow(3 * M, 0.25), std::pow(12 * M, -0.25)};
 }
 
@@ -44,10 +45,9 @@ class DeepNormConnection : public SublayerConnection {
 
 void register_deepnorm_init(MethodRegistry& registry) {
   registry.sublayer_styles.add(
-      "deepnorm", {"x_k = LN(alpha x_{k-1} + drop(f_k(x_{k-1})))  (DeepNorm)",
-                   [](const ConnectionContext& c) {
-                     return std::make_shared<DeepNormConnection>(c);
-                   }});
+      "deepnorm",
+      {"x_k = LN(alpha x_{k-1} + drop(f_k(x_{k-1})))  (DeepNorm)",
+       [](const ConnectionContext& c) { return std::make_shared<DeepNormConnection>(c); }});
   InitMethod method;
   method.doc = "Wang et al. 2022: Post-LN with shortcut scale alpha, Xavier gain beta";
   method.sublayer_style = "deepnorm";
@@ -56,7 +56,8 @@ void register_deepnorm_init(MethodRegistry& registry) {
     methods().inits.find("xavier")->apply(model);
     const ModelConfig& m = model.config();
     for (auto& l : model.catalog().linears) {
-      const double beta = deepnorm_constants(l.owner.stack, m.encoder_layers, m.decoder_layers).beta;
+      const double beta =
+          deepnorm_constants(l.owner.stack, m.encoder_layers, m.decoder_layers).beta;
       torch::Tensor& w = l.linear->weight;
       switch (l.role) {
         case LinearRole::AttentionQkv:
@@ -67,8 +68,11 @@ void register_deepnorm_init(MethodRegistry& registry) {
         }
         case LinearRole::AttentionOutput:
         case LinearRole::FfnIn:
-        case LinearRole::FfnOut: w.mul_(beta); break;
-        default: break;
+        case LinearRole::FfnOut:
+          w.mul_(beta);
+          break;
+        default:
+          break;
       }
     }
   };

@@ -4,8 +4,8 @@
 
 namespace fathom {
 
-LstmGatesImpl::LstmGatesImpl(const LstmSpec& spec, const std::string& name,
-                             const SublayerId& owner, bool shared, ParameterCatalog& catalog) {
+LstmGatesImpl::LstmGatesImpl(const LstmSpec& spec, const std::string& name, const SublayerId& owner,
+                             bool shared, ParameterCatalog& catalog) {
   const int d = spec.d_model;
   linear_ = register_module("linear", torch::nn::Linear(2 * d, 3 * d));
   catalog.linears.push_back({name, linear_, LinearRole::LstmGate, owner, /*blocks=*/3});
@@ -22,19 +22,19 @@ LstmGatesImpl::Gates LstmGatesImpl::forward(const torch::Tensor& z) {
           torch::sigmoid(norms_[2](parts[2]))};
 }
 
-LstmHiddenImpl::LstmHiddenImpl(const LstmSpec& spec, const std::string& name,
-                               const SublayerId& id, bool shared, ParameterCatalog& catalog)
+LstmHiddenImpl::LstmHiddenImpl(const LstmSpec& spec, const std::string& name, const SublayerId& id,
+                               bool shared, ParameterCatalog& catalog)
     : activation_dropout_(spec.activation_dropout) {
   const int d = spec.d_model;
   const SublayerId* owner = shared ? nullptr : &id;  // for the LayerNorm's reports
-  if (spec.hidden == "lstm") {  // eq. 6
+  if (spec.hidden == "lstm") {                       // eq. 6
     fc1_ = register_module("fc1", torch::nn::Linear(2 * d, d));
     norm_ = register_module("ln", ObservedNorm(d, name + ".ln", spec.hooks, catalog, owner));
     catalog.linears.push_back({name + ".fc1", fc1_, LinearRole::LstmHidden, id, 1});
   } else if (spec.hidden == "ffn") {  // eq. 8
     fc1_ = register_module("fc1", torch::nn::Linear(2 * d, spec.d_ff));
-    norm_ = register_module("ln",
-                            ObservedNorm(spec.d_ff, name + ".ln", spec.hooks, catalog, owner));
+    norm_ =
+        register_module("ln", ObservedNorm(spec.d_ff, name + ".ln", spec.hooks, catalog, owner));
     fc2_ = register_module("fc2", torch::nn::Linear(spec.d_ff, d));
     catalog.linears.push_back({name + ".fc1", fc1_, LinearRole::LstmHidden, id, 1});
     catalog.linears.push_back({name + ".fc2", fc2_, LinearRole::LstmHidden, id, 1});
@@ -55,12 +55,13 @@ DepthwiseLstmCellImpl::DepthwiseLstmCellImpl(const LstmSpec& spec, const std::st
                                              LstmGates shared_gates, LstmHidden shared_hidden)
     : dropout_(spec.dropout) {
   // A shared module stays unregistered here so it is one parameter of the model, not N.
-  gates_ = shared_gates ? shared_gates
-                        : register_module("gates", LstmGates(spec, name + ".gates", owner,
-                                                             false, catalog));
-  hidden_ = shared_hidden ? shared_hidden
-                          : register_module("hidden", LstmHidden(spec, name + ".hidden", owner,
-                                                                 false, catalog));
+  gates_ = shared_gates
+               ? shared_gates
+               : register_module("gates", LstmGates(spec, name + ".gates", owner, false, catalog));
+  hidden_ =
+      shared_hidden
+          ? shared_hidden
+          : register_module("hidden", LstmHidden(spec, name + ".hidden", owner, false, catalog));
 }
 
 LstmState DepthwiseLstmCellImpl::forward(const torch::Tensor& a, const torch::Tensor& o_prev,

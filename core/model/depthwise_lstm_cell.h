@@ -37,8 +37,8 @@ class LstmGatesImpl : public torch::nn::Module {
  public:
   // A set `shared` by every layer of a stack is recorded with the first layer as `owner`
   // of its Linear, and its LayerNorms report no owner to observers.
-  LstmGatesImpl(const LstmSpec& spec, const std::string& name, const SublayerId& owner,
-                bool shared, ParameterCatalog& catalog);
+  LstmGatesImpl(const LstmSpec& spec, const std::string& name, const SublayerId& owner, bool shared,
+                ParameterCatalog& catalog);
   struct Gates {
     torch::Tensor input, forget, output;
   };

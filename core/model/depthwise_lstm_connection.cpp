@@ -38,11 +38,11 @@
 
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
+#include "base/util/strings.h"
 #include "core/model/attention.h"
 #include "core/model/builtin_methods.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/stack.h"
-#include "base/util/strings.h"
 
 namespace fathom {
 namespace {
@@ -57,7 +57,9 @@ class LstmStackParts {
  public:
   // `first` is the stack's layer-0 LSTM step: the catalog owner of shared modules.
   LstmStackParts(torch::nn::Module& stack, const StackContext& s, const SublayerId& first)
-      : spec_(lstm_spec(s)), hooks_(s.hooks), dropout_(s.config.dropout),
+      : spec_(lstm_spec(s)),
+        hooks_(s.hooks),
+        dropout_(s.config.dropout),
         stack_name_(stack_name(first.stack)) {
     const std::string& share = s.config.lstm.share;
     if (share == "gates" || share == "all")
@@ -131,9 +133,9 @@ class LstmEncoder : public EncoderStack {
           mp + "_self_attn_norm",
           ObservedNorm(m.d_model, attn_id.name() + ".pre_norm", s.hooks, s.catalog, &attn_id)));
       attention_.push_back(register_module(
-          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, attn_id.name(), s.catalog,
-                                               m.fused_attention == "auto")));
+          mp + "_self_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, attn_id, attn_id.name(),
+                             s.catalog, m.fused_attention == "auto")));
       cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
     }
     final_norm_ = register_module("encoder_final_norm",
@@ -150,8 +152,7 @@ class LstmEncoder : public EncoderStack {
       }
       const torch::Tensor h = norm_[l](state.output);
       const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, false), is_training());
-      state = parts_.observed(Stack::Encoder, index,
-                              parts_.step(cell_[l], lstm_id_[l], a, state));
+      state = parts_.observed(Stack::Encoder, index, parts_.step(cell_[l], lstm_id_[l], a, state));
     }
     return final_norm_(state.output);
   }
@@ -180,19 +181,19 @@ class LstmDecoder : public DecoderStack {
           mp + "_self_attn_norm",
           ObservedNorm(m.d_model, self_id.name() + ".pre_norm", s.hooks, s.catalog, &self_id)));
       self_attention_.push_back(register_module(
-          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, self_id.name(), s.catalog,
-                                               m.fused_attention == "auto")));
+          mp + "_self_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, self_id, self_id.name(),
+                             s.catalog, m.fused_attention == "auto")));
       cross_norm_.push_back(register_module(
           mp + "_enc_attn_norm",
           ObservedNorm(m.d_model, cross_id.name() + ".pre_norm", s.hooks, s.catalog, &cross_id)));
       cross_attention_.push_back(register_module(
-          mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, cross_id.name(), s.catalog,
-                                              m.fused_attention == "auto")));
+          mp + "_enc_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false, cross_id,
+                             cross_id.name(), s.catalog, m.fused_attention == "auto")));
       if (m.lstm.merge == "concat") {
-        merge_.push_back(register_module(mp + "_merge",
-                                         torch::nn::Linear(2 * m.d_model, m.d_model)));
+        merge_.push_back(
+            register_module(mp + "_merge", torch::nn::Linear(2 * m.d_model, m.d_model)));
         s.catalog.linears.push_back(
             {p + ".merge", merge_.back(), LinearRole::Merge, lstm_id_.back(), 1});
       }
@@ -218,8 +219,8 @@ class LstmDecoder : public DecoderStack {
       const torch::Tensor e = parts_.drop(
           cross_attention_[l](cross_norm_[l](s + o), memory, padding, false), is_training());
       const torch::Tensor merged = merge_.empty() ? s + e : merge_[l](torch::cat({s, e}, -1));
-      state = parts_.observed(Stack::Decoder, index,
-                              parts_.step(cell_[l], lstm_id_[l], merged, state));
+      state =
+          parts_.observed(Stack::Decoder, index, parts_.step(cell_[l], lstm_id_[l], merged, state));
     }
     return final_norm_(state.output);
   }
@@ -256,8 +257,9 @@ void check_depthwise_lstm(const RunConfig& config) {
   // a style that changes the normalization itself would be silently dropped, so say so.
   if (m.norm != "post" && m.norm != "pre")
     config_error(config, "model.norm",
-                 "norm '" + m.norm + "' acts on residual sub-layers; depthwise_lstm keeps the "
-                 "paper's LayerNorms (use post or pre, both mean the same here)");
+                 "norm '" + m.norm +
+                     "' acts on residual sub-layers; depthwise_lstm keeps the "
+                     "paper's LayerNorms (use post or pre, both mean the same here)");
   check_choice(config, "model.lstm.hidden", m.lstm.hidden);
   check_choice(config, "model.lstm.merge", m.lstm.merge);
   check_choice(config, "model.lstm.share", m.lstm.share);

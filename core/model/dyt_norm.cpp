@@ -31,9 +31,9 @@ class DynamicTanh : public NormLayer {
 class DyTConnection : public SublayerConnection {
  public:
   explicit DyTConnection(const ConnectionContext& c) : SublayerConnection(c) {
-    norm_ = register_module("pre_norm", std::make_shared<DynamicTanh>(
-                                            c.config.d_model, c.config.dyt_alpha,
-                                            c.name + ".pre_norm", c.catalog));
+    norm_ = register_module("pre_norm",
+                            std::make_shared<DynamicTanh>(c.config.d_model, c.config.dyt_alpha,
+                                                          c.name + ".pre_norm", c.catalog));
   }
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
     return add_to_stream(x, branch(norm_->forward(x)));
@@ -50,8 +50,9 @@ class DyTConnection : public SublayerConnection {
 
 void register_dyt_norm(MethodRegistry& registry) {
   SublayerStyle style;
-  style.doc = "x_k = x_{k-1} + drop(f_k(DyT(x_{k-1}))), DyT(x) = gamma tanh(alpha x) + beta in "
-              "place of every LayerNorm, final DyT per stack (arXiv 2503.10622)";
+  style.doc =
+      "x_k = x_{k-1} + drop(f_k(DyT(x_{k-1}))), DyT(x) = gamma tanh(alpha x) + beta in "
+      "place of every LayerNorm, final DyT per stack (arXiv 2503.10622)";
   style.make = [](const ConnectionContext& c) { return std::make_shared<DyTConnection>(c); };
   style.normalization = "DyT";
   registry.sublayer_styles.add("dyt", std::move(style));

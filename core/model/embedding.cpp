@@ -15,7 +15,8 @@ torch::Tensor sinusoidal_positions(int64_t max_len, int64_t d_model) {
 }
 
 TransformerEmbeddingImpl::TransformerEmbeddingImpl(torch::Tensor weight, double dropout)
-    : weight_(std::move(weight)), dropout_(dropout),
+    : weight_(std::move(weight)),
+      dropout_(dropout),
       scale_(std::sqrt(static_cast<double>(weight_.size(1)))) {
   positions_ = register_buffer("positions", sinusoidal_positions(256, weight_.size(1)));
 }

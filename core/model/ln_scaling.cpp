@@ -32,11 +32,10 @@ class ScaledPreNormConnection : public SublayerConnection {
 
 void register_ln_scaling(MethodRegistry& registry) {
   registry.sublayer_styles.add(
-      "lns", {"x_k = x_{k-1} + drop(f_k(LN(x_{k-1}) / sqrt(l))), l the 1-based layer (LayerNorm "
-              "Scaling, arXiv 2502.05795), final LN per stack",
-              [](const ConnectionContext& c) {
-                return std::make_shared<ScaledPreNormConnection>(c);
-              }});
+      "lns",
+      {"x_k = x_{k-1} + drop(f_k(LN(x_{k-1}) / sqrt(l))), l the 1-based layer (LayerNorm "
+       "Scaling, arXiv 2502.05795), final LN per stack",
+       [](const ConnectionContext& c) { return std::make_shared<ScaledPreNormConnection>(c); }});
 }
 
 }  // namespace fathom

@@ -23,8 +23,8 @@ void register_mix_norm(MethodRegistry& registry) {
       "mix", {"Post-LN in the first floor(model.mix_ln_alpha * L) layers, Pre-LN in the rest "
               "(Mix-LN, arXiv 2412.13795)",
               [](const ConnectionContext& c) {
-                const bool post = c.id.layer < mix_ln_post_layers(c.config.mix_ln_alpha,
-                                                                  c.stack_layers);
+                const bool post =
+                    c.id.layer < mix_ln_post_layers(c.config.mix_ln_alpha, c.stack_layers);
                 return methods().sublayer_styles.find(post ? "post" : "pre")->make(c);
               }});
 }

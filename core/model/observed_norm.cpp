@@ -2,10 +2,11 @@
 
 namespace fathom {
 
-ObservedNormImpl::ObservedNormImpl(int d_model, std::string name,
-                                   std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog,
-                                   const SublayerId* owner)
-    : name_(std::move(name)), hooks_(std::move(hooks)), has_owner_(owner != nullptr),
+ObservedNormImpl::ObservedNormImpl(int d_model, std::string name, std::shared_ptr<ModelHooks> hooks,
+                                   ParameterCatalog& catalog, const SublayerId* owner)
+    : name_(std::move(name)),
+      hooks_(std::move(hooks)),
+      has_owner_(owner != nullptr),
       owner_(owner ? *owner : SublayerId{}) {
   norm_ = register_module("ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d_model})));
   catalog.norms.push_back({name_, norm_});

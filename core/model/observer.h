@@ -10,16 +10,16 @@
 namespace fathom {
 
 struct SublayerTrace {
-  torch::Tensor input;    // x_{k-1}                         [B, T, d]
-  torch::Tensor branch;   // drop(f_k(.)) as it meets the shortcut (after any rescaling)
-  torch::Tensor output;   // x_k
+  torch::Tensor input;   // x_{k-1}                         [B, T, d]
+  torch::Tensor branch;  // drop(f_k(.)) as it meets the shortcut (after any rescaling)
+  torch::Tensor output;  // x_k
 };
 
 struct NormTrace {
-  std::string name;       // e.g. "enc.0.self_attn.post_norm", "enc.final_norm"
-  torch::Tensor input;    // what the LayerNorm normalizes   [B, T, d]
-  torch::Tensor mean;     // per-token mean                  [B, T, 1]
-  torch::Tensor std;      // per-token sqrt(var + eps)       [B, T, 1]
+  std::string name;     // e.g. "enc.0.self_attn.post_norm", "enc.final_norm"
+  torch::Tensor input;  // what the LayerNorm normalizes   [B, T, d]
+  torch::Tensor mean;   // per-token mean                  [B, T, 1]
+  torch::Tensor std;    // per-token sqrt(var + eps)       [B, T, 1]
   torch::Tensor output;
   torch::Tensor gamma, beta;  // the LayerNorm's affine parameters [d]
 };
@@ -42,9 +42,7 @@ class SublayerObserver {
   }
   // Called with layer `layer`'s output state (same packing as replace_layer's input), after
   // it ran or was replaced; the returned tensor is used instead (return `state` to watch).
-  virtual torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) {
-    return state;
-  }
+  virtual torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) { return state; }
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
 };

@@ -15,11 +15,11 @@ enum class LinearRole {
   AttentionKeyValue,  // reads the encoder output (cross-attention) or the input (self)
   AttentionQkv,       // packed Q,K,V of self-attention: 3 blocks of d x d
   AttentionOutput,
-  FfnIn,              // d -> d_ff
-  FfnOut,             // d_ff -> d
-  LstmGate,           // depth-wise LSTM input/forget/output gates (methods.md s4)
-  LstmHidden,         // depth-wise LSTM hidden computation (eq. 6 or eq. 8)
-  Merge,              // depth-wise LSTM decoder concat merge
+  FfnIn,       // d -> d_ff
+  FfnOut,      // d_ff -> d
+  LstmGate,    // depth-wise LSTM input/forget/output gates (methods.md s4)
+  LstmHidden,  // depth-wise LSTM hidden computation (eq. 6 or eq. 8)
+  Merge,       // depth-wise LSTM decoder concat merge
   Other,
 };
 
@@ -27,13 +27,13 @@ struct LinearEntry {
   std::string name;
   torch::nn::Linear linear{nullptr};
   LinearRole role = LinearRole::Other;
-  SublayerId owner;       // the sub-layer it belongs to
-  int blocks = 1;         // the weight stacks `blocks` equal [out/blocks, in] matrices
+  SublayerId owner;  // the sub-layer it belongs to
+  int blocks = 1;    // the weight stacks `blocks` equal [out/blocks, in] matrices
 };
 
 struct EmbeddingEntry {
   std::string name;
-  torch::Tensor weight;   // [V, d]; row `pad` stays zero
+  torch::Tensor weight;  // [V, d]; row `pad` stays zero
 };
 
 struct NormEntry {
@@ -46,7 +46,7 @@ struct NormEntry {
 struct ExtraEntry {
   std::string name;
   torch::Tensor tensor;
-  std::string kind;       // "omega", "other", ...
+  std::string kind;  // "omega", "other", ...
 };
 
 struct ParameterCatalog {

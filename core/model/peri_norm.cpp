@@ -11,9 +11,11 @@ class PeriNormConnection : public SublayerConnection {
  public:
   explicit PeriNormConnection(const ConnectionContext& c) : SublayerConnection(c) {
     input_norm_ = register_module(
-        "input_norm", ObservedNorm(c.config.d_model, c.name + ".input_norm", c.hooks, c.catalog, &c.id));
+        "input_norm",
+        ObservedNorm(c.config.d_model, c.name + ".input_norm", c.hooks, c.catalog, &c.id));
     output_norm_ = register_module(
-        "output_norm", ObservedNorm(c.config.d_model, c.name + ".output_norm", c.hooks, c.catalog, &c.id));
+        "output_norm",
+        ObservedNorm(c.config.d_model, c.name + ".output_norm", c.hooks, c.catalog, &c.id));
   }
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
     return add_to_stream(x, output_norm_(branch(input_norm_(x))));

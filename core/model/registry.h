@@ -76,9 +76,9 @@ struct PreparedState {
 // An initialization. It may require its own sub-layer style (Admin needs omega vectors).
 struct InitMethod {
   std::string doc;
-  std::string sublayer_style;                        // "" = use model.norm
-  std::function<void(const RunConfig&)> check;       // config errors via config_error()
-  std::function<void(TransformerImpl&)> apply;       // runs under NoGradGuard, seeded
+  std::string sublayer_style;                   // "" = use model.norm
+  std::function<void(const RunConfig&)> check;  // config errors via config_error()
+  std::function<void(TransformerImpl&)> apply;  // runs under NoGradGuard, seeded
   // Optional second phase on real data, run once before the first update (never on resume).
   std::function<PreparedState(TransformerImpl&, const InitContext&)> prepare;
 };

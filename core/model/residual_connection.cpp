@@ -11,8 +11,7 @@ namespace fathom {
 namespace {
 
 std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const SublayerId& id,
-                                                    int stack_sublayers,
-                                                    const std::string& name) {
+                                                    int stack_sublayers, const std::string& name) {
   const int stack_layers = stack_sublayers / (id.stack == Stack::Encoder ? 2 : 3);
   ConnectionContext c{s.config, id, stack_sublayers, stack_layers, name, s.hooks, s.catalog};
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
@@ -34,19 +33,20 @@ class ResidualEncoder : public EncoderStack {
       SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
       SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
       attention_.push_back(register_module(
-          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               attn_id, attn_id.name(), s.catalog,
-                                               m.fused_attention == "auto")));
+          mp + "_self_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, attn_id, attn_id.name(),
+                             s.catalog, m.fused_attention == "auto")));
       attention_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, attn_id.name())));
       ffn_.push_back(register_module(
-          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(),
-                                  s.catalog)));
+          mp + "_ffn",
+          FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(), s.catalog)));
       ffn_connection_.push_back(register_module(
           mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
     }
     // The last sub-layer decides: a Mix-LN stack ends in Pre-LN layers.
-    if (auto norm = ffn_connection_.back()->make_final_norm({m, "enc.final_norm", s.hooks, s.catalog}))
+    if (auto norm =
+            ffn_connection_.back()->make_final_norm({m, "enc.final_norm", s.hooks, s.catalog}))
       final_norm_ = register_module("encoder_final_norm", norm);
   }
 
@@ -59,10 +59,11 @@ class ResidualEncoder : public EncoderStack {
         continue;
       }
       x = checkpointing(hooks_, is_training())
-              ? checkpointed_layer([this, l, padding](const torch::Tensor& in,
-                                                       const torch::Tensor&) {
-                  return layer(l, in, padding);
-                }, x, torch::Tensor())
+              ? checkpointed_layer(
+                    [this, l, padding](const torch::Tensor& in, const torch::Tensor&) {
+                      return layer(l, in, padding);
+                    },
+                    x, torch::Tensor())
               : layer(l, x, padding);
       x = observed_layer_output(hooks_.get(), Stack::Encoder, index, x);
     }
@@ -96,24 +97,25 @@ class ResidualDecoder : public DecoderStack {
       SublayerId cross_id{Stack::Decoder, l, SublayerKind::EncoderAttention, 3 * l + 1};
       SublayerId ffn_id{Stack::Decoder, l, SublayerKind::FeedForward, 3 * l + 2};
       self_attention_.push_back(register_module(
-          mp + "_self_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true,
-                                               self_id, self_id.name(), s.catalog,
-                                               m.fused_attention == "auto")));
+          mp + "_self_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, self_id, self_id.name(),
+                             s.catalog, m.fused_attention == "auto")));
       self_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, self_id, sublayers, self_id.name())));
       cross_attention_.push_back(register_module(
-          mp + "_enc_attn", MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false,
-                                              cross_id, cross_id.name(), s.catalog,
-                                              m.fused_attention == "auto")));
+          mp + "_enc_attn",
+          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false, cross_id,
+                             cross_id.name(), s.catalog, m.fused_attention == "auto")));
       cross_connection_.push_back(register_module(
           mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, cross_id.name())));
       ffn_.push_back(register_module(
-          mp + "_ffn", FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(),
-                                  s.catalog)));
+          mp + "_ffn",
+          FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(), s.catalog)));
       ffn_connection_.push_back(register_module(
           mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
     }
-    if (auto norm = ffn_connection_.back()->make_final_norm({m, "dec.final_norm", s.hooks, s.catalog}))
+    if (auto norm =
+            ffn_connection_.back()->make_final_norm({m, "dec.final_norm", s.hooks, s.catalog}))
       final_norm_ = register_module("decoder_final_norm", norm);
   }
 
@@ -128,10 +130,11 @@ class ResidualDecoder : public DecoderStack {
         continue;
       }
       y = checkpointing(hooks_, is_training())
-              ? checkpointed_layer([this, l, padding](const torch::Tensor& in,
-                                                       const torch::Tensor& mem) {
-                  return layer(l, in, mem, padding);
-                }, y, memory)
+              ? checkpointed_layer(
+                    [this, l, padding](const torch::Tensor& in, const torch::Tensor& mem) {
+                      return layer(l, in, mem, padding);
+                    },
+                    y, memory)
               : layer(l, y, memory, padding);
       y = observed_layer_output(hooks_.get(), Stack::Decoder, index, y);
     }

@@ -51,16 +51,14 @@ InitMethod rezero_method(bool post_norm) {
 
 void register_rezero_init(MethodRegistry& registry) {
   registry.sublayer_styles.add(
-      "rezero", {"x_k = x_{k-1} + alpha_k drop(f_k(x_{k-1})), no LayerNorm (ReZero)",
-                 [](const ConnectionContext& c) {
-                   return std::make_shared<ReZeroConnection>(c, false);
-                 },
-                 "none"});
+      "rezero",
+      {"x_k = x_{k-1} + alpha_k drop(f_k(x_{k-1})), no LayerNorm (ReZero)",
+       [](const ConnectionContext& c) { return std::make_shared<ReZeroConnection>(c, false); },
+       "none"});
   registry.sublayer_styles.add(
-      "rezero_postln", {"x_k = LN(x_{k-1} + alpha_k drop(f_k(x_{k-1})))  (ReZero + Post-LN)",
-                        [](const ConnectionContext& c) {
-                          return std::make_shared<ReZeroConnection>(c, true);
-                        }});
+      "rezero_postln",
+      {"x_k = LN(x_{k-1} + alpha_k drop(f_k(x_{k-1})))  (ReZero + Post-LN)",
+       [](const ConnectionContext& c) { return std::make_shared<ReZeroConnection>(c, true); }});
   registry.inits.add("rezero", rezero_method(false));
   registry.inits.add("rezero_postln", rezero_method(true));
 }

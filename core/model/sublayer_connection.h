@@ -20,9 +20,9 @@ using Branch = std::function<torch::Tensor(const torch::Tensor&)>;
 struct ConnectionContext {
   const ModelConfig& config;
   SublayerId id;
-  int stack_sublayers;                 // sub-layers in this stack (2N or 3M)
-  int stack_layers;                    // layers in this stack (N or M)
-  std::string name;                    // module path prefix for catalog entries
+  int stack_sublayers;  // sub-layers in this stack (2N or 3M)
+  int stack_layers;     // layers in this stack (N or M)
+  std::string name;     // module path prefix for catalog entries
   std::shared_ptr<ModelHooks> hooks;
   ParameterCatalog& catalog;
 };
@@ -30,7 +30,7 @@ struct ConnectionContext {
 // What a stack passes when it asks for its final normalization.
 struct FinalNormContext {
   const ModelConfig& config;
-  std::string name;                    // catalog / analysis name, e.g. "enc.final_norm"
+  std::string name;  // catalog / analysis name, e.g. "enc.final_norm"
   std::shared_ptr<ModelHooks> hooks;
   ParameterCatalog& catalog;
 };
@@ -54,8 +54,7 @@ class SublayerConnection : public torch::nn::Module {
  protected:
   // drop(f) as it meets the shortcut, after the observer had its chance to rescale it.
   torch::Tensor dropped_branch(const torch::Tensor& f);
-  void report(const torch::Tensor& input, const torch::Tensor& branch,
-              const torch::Tensor& output);
+  void report(const torch::Tensor& input, const torch::Tensor& branch, const torch::Tensor& output);
   // x + drop(g), reported: the whole sub-layer of the styles whose stream is never normalized
   // (pre, peri, lns, dyt); `g` is the branch output as the style shapes it.
   torch::Tensor add_to_stream(const torch::Tensor& x, const torch::Tensor& g);

@@ -6,10 +6,14 @@ const char* stack_name(Stack stack) { return stack == Stack::Encoder ? "enc" : "
 
 const char* kind_name(SublayerKind kind) {
   switch (kind) {
-    case SublayerKind::SelfAttention: return "self_attn";
-    case SublayerKind::EncoderAttention: return "enc_attn";
-    case SublayerKind::FeedForward: return "ffn";
-    case SublayerKind::Lstm: return "lstm";
+    case SublayerKind::SelfAttention:
+      return "self_attn";
+    case SublayerKind::EncoderAttention:
+      return "enc_attn";
+    case SublayerKind::FeedForward:
+      return "ffn";
+    case SublayerKind::Lstm:
+      return "lstm";
   }
   return "?";
 }

@@ -11,14 +11,14 @@ enum class SublayerKind { SelfAttention, EncoderAttention, FeedForward, Lstm };
 // its stack (encoder: 2 per layer; decoder: 3 per layer), as in methods.md's notation.
 struct SublayerId {
   Stack stack = Stack::Encoder;
-  int layer = 0;   // 0-based layer
+  int layer = 0;  // 0-based layer
   SublayerKind kind = SublayerKind::SelfAttention;
-  int index = 0;   // 0-based sub-layer position in the stack
+  int index = 0;  // 0-based sub-layer position in the stack
 
   std::string name() const;  // e.g. "enc.2.self_attn"
 };
 
-const char* stack_name(Stack stack);        // "enc" | "dec"
-const char* kind_name(SublayerKind kind);   // "self_attn" | "enc_attn" | "ffn" | "lstm"
+const char* stack_name(Stack stack);       // "enc" | "dec"
+const char* kind_name(SublayerKind kind);  // "self_attn" | "enc_attn" | "ffn" | "lstm"
 
 }  // namespace fathom

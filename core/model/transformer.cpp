@@ -69,13 +69,19 @@ std::map<std::string, int64_t> TransformerImpl::parameter_counts() const {
       case LinearRole::AttentionQuery:
       case LinearRole::AttentionKeyValue:
       case LinearRole::AttentionQkv:
-      case LinearRole::AttentionOutput: kind = "attention"; break;
+      case LinearRole::AttentionOutput:
+        kind = "attention";
+        break;
       case LinearRole::FfnIn:
       case LinearRole::FfnOut:
       case LinearRole::LstmGate:
-      case LinearRole::LstmHidden: kind = "ffn_lstm"; break;
+      case LinearRole::LstmHidden:
+        kind = "ffn_lstm";
+        break;
       case LinearRole::Merge:
-      case LinearRole::Other: kind = "other"; break;
+      case LinearRole::Other:
+        kind = "other";
+        break;
     }
     add(l.linear->weight, kind);
     add(l.linear->bias, kind);

@@ -21,7 +21,9 @@ Batch BatchStream::next() {
 }
 
 PrefetchingBatchStream::PrefetchingBatchStream(BatchStream stream, torch::Device device)
-    : stream_(std::move(stream)), device_(device), epoch_(stream_.epoch()),
+    : stream_(std::move(stream)),
+      device_(device),
+      epoch_(stream_.epoch()),
       position_(stream_.position()) {
   fetch();
 }

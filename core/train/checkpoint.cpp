@@ -7,10 +7,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/model/transformer.h"
-#include "core/train/optimizer.h"
 #include "base/util/error.h"
 #include "base/util/file_write.h"
+#include "core/model/transformer.h"
+#include "core/train/optimizer.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -101,26 +101,34 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
       state->best_valid_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
       // Absent from checkpoints written before fp16 training existed: keep the defaults.
       torch::Tensor scale, clean;
-      if (archive.try_read("state_loss_scale", scale, true)) state->loss_scale = scale.item<double>();
+      if (archive.try_read("state_loss_scale", scale, true))
+        state->loss_scale = scale.item<double>();
       if (archive.try_read("state_loss_scale_clean_updates", clean, true))
         state->loss_scale_clean_updates = clean.item<int64_t>();
       torch::Tensor seconds, tokens;  // absent before cumulative training time: 0
-      if (archive.try_read("state_train_seconds", seconds, true)) state->train_seconds = seconds.item<double>();
-      if (archive.try_read("state_train_tokens", tokens, true)) state->train_tokens = tokens.item<int64_t>();
+      if (archive.try_read("state_train_seconds", seconds, true))
+        state->train_seconds = seconds.item<double>();
+      if (archive.try_read("state_train_tokens", tokens, true))
+        state->train_tokens = tokens.item<int64_t>();
       // Absent from checkpoints written before preemption support: an empty window.
       torch::Tensor window;
       if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {
         const torch::Tensor w = window.to(torch::kFloat64).contiguous();
         const double* v = w.data_ptr<double>();
-        state->window = LogWindowState{static_cast<int64_t>(v[0]), static_cast<int64_t>(v[1]),
-                                       static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3]),
-                                       v[4], v[5], v[6]};
+        state->window = LogWindowState{static_cast<int64_t>(v[0]),
+                                       static_cast<int64_t>(v[1]),
+                                       static_cast<int64_t>(v[2]),
+                                       static_cast<int64_t>(v[3]),
+                                       v[4],
+                                       v[5],
+                                       v[6]};
       }
     }
   } catch (const InputError&) {
     throw;
   } catch (const c10::Error& e) {
-    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+    throw InputError(path, 0, "",
+                     std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
 }
 
@@ -132,7 +140,8 @@ std::string checkpoint_config(const std::string& path) {
     archive.read("config_yaml", value);
     return value.toStringRef();
   } catch (const c10::Error& e) {
-    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+    throw InputError(path, 0, "",
+                     std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
 }
 
@@ -142,7 +151,8 @@ int64_t checkpoint_vocab_size(const std::string& path) {
     archive.load_from(path);
     return read_tensor(archive, archive_key("param", "source_embedding")).size(0);
   } catch (const c10::Error& e) {
-    throw InputError(path, 0, "", std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+    throw InputError(path, 0, "",
+                     std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
 }
 

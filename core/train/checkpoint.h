@@ -23,14 +23,14 @@ struct LogWindowState {
 };
 
 struct TrainerState {
-  int64_t update = 0;            // updates completed
-  int64_t epoch = 0;             // current epoch (0-based)
-  int64_t batch_in_epoch = 0;    // next batch of that epoch to read
+  int64_t update = 0;                                            // updates completed
+  int64_t epoch = 0;                                             // current epoch (0-based)
+  int64_t batch_in_epoch = 0;                                    // next batch of that epoch to read
   double first_loss = std::numeric_limits<double>::quiet_NaN();  // divergence reference
   double best_valid_loss = std::numeric_limits<double>::infinity();
-  double loss_scale = 65536.0;   // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
+  double loss_scale = 65536.0;  // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
   int64_t loss_scale_clean_updates = 0;  // run skips and grows exactly as an uninterrupted one
-  LogWindowState window;         // so a checkpoint between log points resumes the same rows
+  LogWindowState window;                 // so a checkpoint between log points resumes the same rows
   // Training time and target tokens of every session up to this checkpoint: a resumed run's
   // train_time_s and tokens_per_s count all of its training, not only the last session.
   double train_seconds = 0;

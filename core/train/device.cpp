@@ -8,14 +8,16 @@
 namespace fathom {
 
 torch::Device resolve_device(const std::string& name) {
-  if (name == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::kCPU;
+  if (name == "auto")
+    return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::kCPU;
   if (name == "cpu") return torch::kCPU;
   if (name.rfind("cuda", 0) == 0) {
     if (!torch::cuda::is_available())
       throw InputError("--device", 0, "device", "CUDA requested but LibTorch sees no GPU");
     return torch::Device(name);
   }
-  throw InputError("--device", 0, "device", "expected auto, cpu, cuda or cuda:N, got '" + name + "'");
+  throw InputError("--device", 0, "device",
+                   "expected auto, cpu, cuda or cuda:N, got '" + name + "'");
 }
 
 void configure_threads(int threads) {

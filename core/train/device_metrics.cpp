@@ -58,8 +58,8 @@ void DeviceMetrics::end_update(int64_t update, int64_t tokens, const torch::Tens
 
 DeviceMetrics::Reading DeviceMetrics::read(bool reset_window) {
   const torch::Tensor host =
-      torch::stack({window_smoothed_, window_nll_, window_grad_norm_, first_loss_,
-                    diverged_update_, diverged_loss_, diverged_grad_norm_})
+      torch::stack({window_smoothed_, window_nll_, window_grad_norm_, first_loss_, diverged_update_,
+                    diverged_loss_, diverged_grad_norm_})
           .cpu();
   const double* v = host.data_ptr<double>();
   Reading r;

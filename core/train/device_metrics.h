@@ -30,12 +30,12 @@ class DeviceMetrics {
   void end_update(int64_t update, int64_t tokens, const torch::Tensor& grad_norm);
 
   struct Reading {
-    double smoothed = 0, nll = 0;   // window sums (divide by the window's tokens)
-    double grad_norm = 0;           // window sum over the updates with a gradient norm
-    double first_loss = NAN;        // divergence reference
+    double smoothed = 0, nll = 0;            // window sums (divide by the window's tokens)
+    double grad_norm = 0;                    // window sum over the updates with a gradient norm
+    double first_loss = NAN;                 // divergence reference
     std::optional<int64_t> diverged_update;  // the first update that broke the rule
     double diverged_loss = NAN, diverged_grad_norm = NAN;
-    std::string reason;             // why it diverged (DivergenceMonitor's wording)
+    std::string reason;  // why it diverged (DivergenceMonitor's wording)
   };
   // One device-to-host read. reset_window: start a new log window afterwards.
   Reading read(bool reset_window);
@@ -47,7 +47,7 @@ class DeviceMetrics {
   torch::Tensor scalar(double value) const;
   torch::Device device_;
   double factor_;
-  torch::Tensor update_smoothed_, update_nll_;            // this update (float64)
+  torch::Tensor update_smoothed_, update_nll_;  // this update (float64)
   torch::Tensor window_smoothed_, window_nll_, window_grad_norm_;
   torch::Tensor first_loss_, diverged_update_, diverged_loss_, diverged_grad_norm_;
 };

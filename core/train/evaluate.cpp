@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "base/util/progress.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
-#include "base/util/progress.h"
 
 namespace fathom {
 

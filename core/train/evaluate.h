@@ -16,9 +16,9 @@ class TransformerImpl;
 class ProgressBar;
 
 struct LossReport {
-  double loss = 0;        // label-smoothed loss per target token
-  double nll = 0;         // unsmoothed negative log-likelihood per target token (nats)
-  double ppl = 0;         // exp(nll)
+  double loss = 0;  // label-smoothed loss per target token
+  double nll = 0;   // unsmoothed negative log-likelihood per target token (nats)
+  double ppl = 0;   // exp(nll)
   int64_t tokens = 0;
 };
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/model/transformer.h"
 #include "base/util/progress.h"
+#include "core/model/transformer.h"
 
 namespace fathom {
 
@@ -29,8 +29,8 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                              config.eval.max_len_b};
   ProgressBar bar("decode", static_cast<int64_t>(count), options.progress);
   const auto start = std::chrono::steady_clock::now();
-  out.hypotheses = translate(model, sources, *data.vocab, search, config.data.max_tokens, device,
-                             &bar);
+  out.hypotheses =
+      translate(model, sources, *data.vocab, search, config.data.max_tokens, device, &bar);
   out.decode_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.bleu = corpus_bleu(out.hypotheses, references);

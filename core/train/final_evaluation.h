@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/config/config.h"
-#include "core/data/dataset.h"
 #include "base/metrics/bleu.h"
+#include "core/data/dataset.h"
 #include "core/train/evaluate.h"
 
 namespace fathom {
@@ -20,18 +20,18 @@ namespace fathom {
 class TransformerImpl;
 
 struct FinalEvaluation {
-  std::optional<LossReport> valid;        // absent without a validation split
-  std::optional<LossReport> test;         // absent without a test split
-  std::vector<std::string> hypotheses;    // decoded test sentences, in order
-  std::optional<BleuScore> bleu;          // of `hypotheses` against their references
+  std::optional<LossReport> valid;      // absent without a validation split
+  std::optional<LossReport> test;       // absent without a test split
+  std::vector<std::string> hypotheses;  // decoded test sentences, in order
+  std::optional<BleuScore> bleu;        // of `hypotheses` against their references
   double decode_seconds = 0;
 };
 
 struct FinalEvaluationOptions {
-  bool valid = true;     // validation loss/perplexity
-  bool test_loss = true; // test loss/perplexity
-  bool decode = true;    // test BLEU (the slow part)
-  bool progress = false; // a decode progress bar on stderr
+  bool valid = true;      // validation loss/perplexity
+  bool test_loss = true;  // test loss/perplexity
+  bool decode = true;     // test BLEU (the slow part)
+  bool progress = false;  // a decode progress bar on stderr
 };
 
 // In eval mode; the model's observer (if any) stays installed, so a replaced layer is

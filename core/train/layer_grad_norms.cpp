@@ -6,8 +6,8 @@
 namespace fathom {
 
 std::string parameter_layer(const std::string& name) {
-  for (const auto& [prefix, stack] : {std::pair<std::string, std::string>{"encoder.layer", "enc."},
-                                      {"decoder.layer", "dec."}}) {
+  for (const auto& [prefix, stack] :
+       {std::pair<std::string, std::string>{"encoder.layer", "enc."}, {"decoder.layer", "dec."}}) {
     if (name.rfind(prefix, 0) != 0) continue;
     size_t end = prefix.size();
     while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;

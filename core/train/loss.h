@@ -8,9 +8,9 @@
 namespace fathom {
 
 struct LossSums {
-  torch::Tensor smoothed;   // scalar: sum of smoothed loss over non-pad tokens (for backward)
-  torch::Tensor nll;        // scalar: sum of -log p(reference), no smoothing (detached)
-  int64_t tokens = 0;       // non-pad target tokens (0 when not counted)
+  torch::Tensor smoothed;  // scalar: sum of smoothed loss over non-pad tokens (for backward)
+  torch::Tensor nll;       // scalar: sum of -log p(reference), no smoothing (detached)
+  int64_t tokens = 0;      // non-pad target tokens (0 when not counted)
 };
 
 // logits [B, T, V], target [B, T] (pad = 0 is ignored). count_tokens = false skips counting

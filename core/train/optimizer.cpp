@@ -9,7 +9,9 @@ namespace fathom {
 Optimizer::Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_parameters,
                      const TrainConfig& config)
     : rectified_(config.optimizer == "radam"),
-      beta1_(config.betas[0]), beta2_(config.betas[1]), eps_(config.eps),
+      beta1_(config.betas[0]),
+      beta2_(config.betas[1]),
+      eps_(config.eps),
       weight_decay_(config.weight_decay) {
   for (auto& [name, p] : named_parameters)
     slots_.push_back({name, p, torch::zeros_like(p), torch::zeros_like(p)});

@@ -13,13 +13,17 @@
 #include <sstream>
 
 #include "base/config/config_io.h"
-#include "core/data/dataset.h"
 #include "base/metrics/bleu.h"
+#include "base/util/error.h"
+#include "base/util/file_write.h"
+#include "base/util/malloc_setup.h"
+#include "base/util/process.h"
+#include "base/util/progress.h"
+#include "core/data/dataset.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
-#include "base/util/process.h"
 #include "core/train/device.h"
 #include "core/train/device_metrics.h"
 #include "core/train/evaluate.h"
@@ -30,15 +34,11 @@
 #include "core/train/loss_scaler.h"
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
-#include "core/train/schedule.h"
-#include "base/util/error.h"
-#include "base/util/file_write.h"
-#include "base/util/malloc_setup.h"
-#include "base/util/progress.h"
 #include "core/train/prepared_state.h"
+#include "core/train/schedule.h"
+#include "db/metric_names.h"
 #include "db/metric_writer.h"
 #include "db/run_status.h"
-#include "db/metric_names.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -80,8 +80,8 @@ struct Window {
 // bit-flipped) or missing after a kill between the two renames of a save, the one before it
 // (checkpoint_previous.pt), said on stderr. False when there is neither (a fresh start);
 // UnreadableResumePoint naming both files when neither loads.
-bool load_resume_point(const std::string& last, const std::string& previous,
-                       TransformerImpl& model, Optimizer& optimizer, TrainerState& state) {
+bool load_resume_point(const std::string& last, const std::string& previous, TransformerImpl& model,
+                       Optimizer& optimizer, TrainerState& state) {
   std::string why_not_last = "missing";
   if (fs::exists(last)) {
     try {
@@ -100,8 +100,9 @@ bool load_resume_point(const std::string& last, const std::string& previous,
     state = TrainerState{};
     load_checkpoint(previous, model, &optimizer, &state);
   } catch (const InputError& e) {
-    throw UnreadableResumePoint(last, 0, "", why_not_last + "; the one before it, " + previous +
-                                                 ", is unreadable too: " + e.message());
+    throw UnreadableResumePoint(
+        last, 0, "",
+        why_not_last + "; the one before it, " + previous + ", is unreadable too: " + e.message());
   }
   std::fprintf(stderr, "warning: %s: %s; resuming from %s (update %lld) instead\n", last.c_str(),
                why_not_last.c_str(), previous.c_str(), static_cast<long long>(state.update));
@@ -161,9 +162,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         prepare_model(*model, InitContext{config, first, stored_tag_reader(store)});
     keep_prepared_state(store, run, options.artifacts_dir, prepared);
   }
-  PrefetchingBatchStream stream(BatchStream(data.train, plan, tc.seed, state.epoch,
-                                            state.batch_in_epoch),
-                                device);
+  PrefetchingBatchStream stream(
+      BatchStream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch), device);
   DeviceMetrics device_metrics(device, tc.divergence_factor, state.first_loss);
   device_metrics.restore_window(state.window.smoothed, state.window.nll, state.window.grad_norm);
   LossScaler scaler(state.loss_scale, state.loss_scale_clean_updates);
@@ -216,8 +216,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   // resumed from it logs the same rows as an uninterrupted one.
   auto window_state = [&](const DeviceMetrics::Reading& reading, bool just_logged) {
     if (just_logged) return LogWindowState{};
-    return LogWindowState{window.tokens, window.updates, window.grad_norm_updates, window.skipped,
-                          reading.smoothed, reading.nll, reading.grad_norm};
+    return LogWindowState{window.tokens,    window.updates,   window.grad_norm_updates,
+                          window.skipped,   reading.smoothed, reading.nll,
+                          reading.grad_norm};
   };
 
   // The checkpoint a resume starts from. The metric rows up to it reach the store first: a
@@ -227,7 +228,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   auto save_resume_point = [&] {
     metrics.flush();
     if (metrics.pending() > 0) {
-      std::fprintf(stderr, "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
+      std::fprintf(
+          stderr,
+          "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
       return;
     }
     // The resume point before this one stays as checkpoint_previous.pt: a checkpoint_last
@@ -280,10 +283,10 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       device_metrics.add_batch(sums);
     }
     // fp16: a gradient that overflowed skips the update (and the scaler halves its scale).
-    const bool skipped =
-        precision.loss_scaling && scaler.unscale_and_find_non_finite(parameters);
+    const bool skipped = precision.loss_scaling && scaler.unscale_and_find_non_finite(parameters);
     if (precision.loss_scaling) scaler.update(skipped);
-    const double max_norm = tc.clip_norm > 0 ? tc.clip_norm : std::numeric_limits<double>::infinity();
+    const double max_norm =
+        tc.clip_norm > 0 ? tc.clip_norm : std::numeric_limits<double>::infinity();
     // Per-layer norms before clipping rescales them (methods.md s5.3); a diagnostic that
     // reads from the device at its own points.
     if (tc.grad_norm_every > 0 && update % tc.grad_norm_every == 0 && !skipped)
@@ -315,7 +318,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
       // The x axis "target tokens seen" of the dashboard and `export plot curves --x tokens`:
       // every session's tokens, so a resumed run continues the count.
       if (log_point || valid_point)
-        metrics.log(update, db::metric::kTargetTokens, static_cast<double>(tokens_before + session_tokens));
+        metrics.log(update, db::metric::kTargetTokens,
+                    static_cast<double>(tokens_before + session_tokens));
       if (log_point) {
         // Timed after the read: on a GPU the host runs ahead of the device until then.
         const double logged_rate = window.tokens / std::max(seconds_since(window.start), 1e-9);

@@ -23,20 +23,20 @@ class UnreadableResumePoint : public InputError {
 };
 
 struct TrainOptions {
-  int64_t run_id = 0;          // the run's row in the store (created by the caller)
-  std::string artifacts_dir;   // checkpoints and hypotheses of this run go here
-  std::string cache_dir;       // shared caches (SentencePiece models)
-  bool resume = false;         // continue from artifacts_dir/checkpoint_last.pt if present
-  bool progress = true;        // terminal progress bar
+  int64_t run_id = 0;         // the run's row in the store (created by the caller)
+  std::string artifacts_dir;  // checkpoints and hypotheses of this run go here
+  std::string cache_dir;      // shared caches (SentencePiece models)
+  bool resume = false;        // continue from artifacts_dir/checkpoint_last.pt if present
+  bool progress = true;       // terminal progress bar
   // Set (from a signal handler) to stop at the next update boundary with a checkpoint of
   // exactly the updates done; the outcome is then "stopped". Null: never asked.
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
 struct TrainOutcome {
-  std::string status;                     // finished | diverged | stopped (stop_requested)
-  std::optional<int64_t> diverged_step;   // the update at which divergence was detected
-  std::string reason;                     // why it diverged
+  std::string status;                    // finished | diverged | stopped (stop_requested)
+  std::optional<int64_t> diverged_step;  // the update at which divergence was detected
+  std::string reason;                    // why it diverged
   int64_t updates = 0;
   std::map<std::string, double> final_metrics;
 };

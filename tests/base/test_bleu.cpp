@@ -192,9 +192,7 @@ TEST(CorpusBleu, FormatsLikeSacreBleu) {
 
 class BleuFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = scratch_.path();
-  }
+  void SetUp() override { dir_ = scratch_.path(); }
 
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = (dir_ / name).string();

@@ -18,8 +18,8 @@ namespace {
 using namespace fathom;
 namespace fs = std::filesystem;
 
-TableRun run(int64_t id, const std::string& layers, const std::string& init, const std::string& seed,
-             const std::string& status, std::optional<double> bleu,
+TableRun run(int64_t id, const std::string& layers, const std::string& init,
+             const std::string& seed, const std::string& status, std::optional<double> bleu,
              std::optional<int64_t> diverged_step = std::nullopt) {
   TableRun r;
   r.id = id;
@@ -71,11 +71,11 @@ TEST(ComparisonTable, CellsFromHandComputedRuns) {
   const auto& c = t.cells;
   EXPECT_DOUBLE_EQ(*c[0][0].value, 21.0);
   EXPECT_NEAR(*c[0][0].std, std::sqrt(2.0), 1e-12);  // sample std of {20, 22}
-  EXPECT_EQ(c[0][2].status, "failed");                // failed outranks queued
+  EXPECT_EQ(c[0][2].status, "failed");               // failed outranks queued
   EXPECT_FALSE(c[1][0].value);
-  EXPECT_EQ(c[1][0].status, "diverged@95");           // the earliest divergence
+  EXPECT_EQ(c[1][0].status, "diverged@95");  // the earliest divergence
   EXPECT_DOUBLE_EQ(*c[1][1].value, 26.0);
-  EXPECT_FALSE(c[1][1].std);                          // one finished run: no std
+  EXPECT_FALSE(c[1][1].std);  // one finished run: no std
   EXPECT_EQ(c[1][1].diverged, 1);
   EXPECT_EQ(c[1][2].runs, 0);
   EXPECT_TRUE(c[0][0].best);
@@ -112,8 +112,9 @@ TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
   }
   const auto uniform = build_comparison_table(three, o);
   EXPECT_FALSE(uniform.show_n);
-  EXPECT_EQ(uniform.notes.at(0),
-            "test_bleu: mean over the cell's 3 finished runs ± sample std; 6 runs; higher is better");
+  EXPECT_EQ(
+      uniform.notes.at(0),
+      "test_bleu: mean over the cell's 3 finished runs ± sample std; 6 runs; higher is better");
   EXPECT_NE(table_to_markdown(uniform).find("22.00 ± 1.00"), std::string::npos);  // {21, 22, 23}
 
   const auto varying = build_comparison_table(depth_runs(), o);  // n = 2, 2 and 1
@@ -126,8 +127,8 @@ TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
 TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
   std::vector<TableRun> runs;
   int id = 0;
-  for (auto [lr, seed, loss] : {std::tuple{"1e-3", "1", 2.0}, {"1e-3", "2", 4.0},
-                                {"5e-4", "1", 2.5}, {"5e-4", "2", 2.7}}) {
+  for (auto [lr, seed, loss] :
+       {std::tuple{"1e-3", "1", 2.0}, {"1e-3", "2", 4.0}, {"5e-4", "1", 2.5}, {"5e-4", "2", 2.7}}) {
     TableRun r;
     r.id = ++id;
     r.status = "finished";
@@ -154,8 +155,8 @@ TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
 TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
   std::vector<TableRun> runs;
   int id = 0;
-  for (auto [norm, init, bleu] : {std::tuple{"post", "xavier", 10.0}, {"pre", "xavier", 20.0},
-                                  {"post", "admin", 30.0}}) {
+  for (auto [norm, init, bleu] :
+       {std::tuple{"post", "xavier", 10.0}, {"pre", "xavier", 20.0}, {"post", "admin", 30.0}}) {
     TableRun r;
     r.id = ++id;
     r.status = "finished";
@@ -167,12 +168,14 @@ TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
   o.rows = "model.norm+model.init";
   o.metric = "test_bleu";
   const auto t = build_comparison_table(runs, o);
-  ASSERT_EQ(t.row_labels, (std::vector<std::string>{"post / xavier", "pre / xavier", "post / admin"}));
+  ASSERT_EQ(t.row_labels,
+            (std::vector<std::string>{"post / xavier", "pre / xavier", "post / admin"}));
   EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 20.0);
   o.rows = "model.init";  // pools post and pre under xavier
   const auto pooled = build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*pooled.cells[0][0].value, 15.0);
-  EXPECT_NE(pooled.notes.at(0).find("pooled over model.norm"), std::string::npos) << pooled.notes[0];
+  EXPECT_NE(pooled.notes.at(0).find("pooled over model.norm"), std::string::npos)
+      << pooled.notes[0];
 
   // A zip partner of the row axis (decoder depth beside encoder depth) splits no cell: it is
   // not called a variant.
@@ -187,8 +190,9 @@ TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
 }
 
 TEST(ComparisonTable, LatexEscapesEverySpecialCharacter) {
-  EXPECT_EQ(latex_escape("a_b&c%d$e#f{g}h~i^j\\k"),
-            "a\\_b\\&c\\%d\\$e\\#f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k");
+  EXPECT_EQ(
+      latex_escape("a_b&c%d$e#f{g}h~i^j\\k"),
+      "a\\_b\\&c\\%d\\$e\\#f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k");
 }
 
 TEST(ComparisonTable, CsvQuotesFieldsWithCommasAndQuotes) {
@@ -227,11 +231,13 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   const fs::path dir = scratch.path();
   {
     auto store = db::Store::open((dir / "runs.db").string());
-    auto add = [&](const std::string& norm, const std::string& seed, const std::string& status, double bleu) {
+    auto add = [&](const std::string& norm, const std::string& seed, const std::string& status,
+                   double bleu) {
       db::NewRun n;
       n.name = "s/norm=" + norm + ",seed=" + seed;
       n.sweep = "s";
-      n.config_json = R"({"model":{"norm":")" + norm + R"(","encoder_layers":6},"train":{"seed":)" + seed + "}}";
+      n.config_json = R"({"model":{"norm":")" + norm + R"(","encoder_layers":6},"train":{"seed":)" +
+                      seed + "}}";
       const int64_t id = store.create_run(n);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.seed", seed);
@@ -248,7 +254,8 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
     store.create_run(other);
   }
   const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
-  const auto runs = load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
+  const auto runs =
+      load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
   TableOptions o;
@@ -284,7 +291,7 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
     };
     add("post", {{100, 9.0}, {200, 4.5}, {300, 6.0}}, 6.0);  // overfits after update 200
     add("pre", {{100, 5.0}, {200, 3.0}, {300, 2.5}}, 2.5);
-    add("rezero", {}, 7.0);                                    // no curve: the final value
+    add("rezero", {}, 7.0);  // no curve: the final value
   }
   const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
   TableOptions o;

@@ -40,9 +40,7 @@ bool contains(const std::string& text, const std::string& part) {
 // A fresh directory per test, removed afterwards.
 class ConfigFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = scratch_.path();
-  }
+  void SetUp() override { dir_ = scratch_.path(); }
 
   std::string write(const std::string& relative, const std::string& text) {
     const fs::path path = dir_ / relative;
@@ -78,57 +76,57 @@ TEST(ConfigParse, EmptyYamlGivesDefaults) {
 // section) lands in its own member; a wrong member pointer in the schema would fail this.
 TEST(ConfigParse, FullExampleFillsTheRightFields) {
   const std::string text = yaml_lines({
-      "name: deep-post",                     // 1
-      "device: cpu",                         // 2
-      "model:",                              // 3
-      "  d_model: 256",                      // 4
-      "  heads: 4",                          // 5
-      "  d_ff: 1024",                        // 6
-      "  encoder_layers: 18",                // 7
-      "  decoder_layers: 6",                 // 8
-      "  dropout: 0.2",                      // 9
-      "  attention_dropout: 0.05",           // 10
-      "  activation_dropout: 0.15",          // 11
-      "  norm: pre",                         // 12
-      "  init: lipschitz",                   // 13
-      "  connection: residual",              // 14
-      "  tie_decoder_embeddings: false",     // 15
-      "  share_embeddings: no",              // 16
-      "data:",                               // 17
-      "  task: synthetic",                   // 18
-      "  max_tokens: 2048",                  // 19
-      "  max_len: 64",                       // 20
+      "name: deep-post",                       // 1
+      "device: cpu",                           // 2
+      "model:",                                // 3
+      "  d_model: 256",                        // 4
+      "  heads: 4",                            // 5
+      "  d_ff: 1024",                          // 6
+      "  encoder_layers: 18",                  // 7
+      "  decoder_layers: 6",                   // 8
+      "  dropout: 0.2",                        // 9
+      "  attention_dropout: 0.05",             // 10
+      "  activation_dropout: 0.15",            // 11
+      "  norm: pre",                           // 12
+      "  init: lipschitz",                     // 13
+      "  connection: residual",                // 14
+      "  tie_decoder_embeddings: false",       // 15
+      "  share_embeddings: no",                // 16
+      "data:",                                 // 17
+      "  task: synthetic",                     // 18
+      "  max_tokens: 2048",                    // 19
+      "  max_len: 64",                         // 20
       "  vocab: {type: unigram, size: 4000}",  // 21
-      "  synthetic:",                        // 22
-      "    vocab: 12",                       // 23
-      "    min_len: 3",                      // 24
-      "    max_len: 9",                      // 25
-      "    train_size: 1234",                // 26
-      "    valid_size: 56",                  // 27
-      "    test_size: 78",                   // 28
-      "    seed: 18446744073709551615",      // 29  (2^64 - 1 must fit a uint64)
-      "train:",                              // 30
-      "  optimizer: radam",                  // 31
-      "  lr: 0.0007",                        // 32
-      "  betas: [0.85, 0.995]",              // 33
-      "  eps: 1.0e-6",                       // 34
-      "  weight_decay: 0.01",                // 35
-      "  warmup: 300",                       // 36
-      "  max_updates: 5000",                 // 37
-      "  label_smoothing: 0.0",              // 38
-      "  update_tokens: 8192",               // 39
-      "  clip_norm: 1.5",                    // 40
-      "  seed: 7",                           // 41
-      "  valid_every: 250",                  // 42
-      "  log_every: 5",                      // 43
-      "  divergence_factor: 4",              // 44
-      "  threads: 2",                        // 45
-      "eval:",                               // 46
-      "  beam: 3",                           // 47
-      "  length_penalty: 0.6",               // 48
-      "  max_len_a: 1.5",                    // 49
-      "  max_len_b: 7",                      // 50
-      "  max_sentences: 100",                // 51
+      "  synthetic:",                          // 22
+      "    vocab: 12",                         // 23
+      "    min_len: 3",                        // 24
+      "    max_len: 9",                        // 25
+      "    train_size: 1234",                  // 26
+      "    valid_size: 56",                    // 27
+      "    test_size: 78",                     // 28
+      "    seed: 18446744073709551615",        // 29  (2^64 - 1 must fit a uint64)
+      "train:",                                // 30
+      "  optimizer: radam",                    // 31
+      "  lr: 0.0007",                          // 32
+      "  betas: [0.85, 0.995]",                // 33
+      "  eps: 1.0e-6",                         // 34
+      "  weight_decay: 0.01",                  // 35
+      "  warmup: 300",                         // 36
+      "  max_updates: 5000",                   // 37
+      "  label_smoothing: 0.0",                // 38
+      "  update_tokens: 8192",                 // 39
+      "  clip_norm: 1.5",                      // 40
+      "  seed: 7",                             // 41
+      "  valid_every: 250",                    // 42
+      "  log_every: 5",                        // 43
+      "  divergence_factor: 4",                // 44
+      "  threads: 2",                          // 45
+      "eval:",                                 // 46
+      "  beam: 3",                             // 47
+      "  length_penalty: 0.6",                 // 48
+      "  max_len_a: 1.5",                      // 49
+      "  max_len_b: 7",                        // 50
+      "  max_sentences: 100",                  // 51
   });
   const RunConfig c = load_config_string(text, "full.yaml", "");
   EXPECT_EQ(c.name, "deep-post");
@@ -211,13 +209,14 @@ TEST(ConfigParse, QuickstartExampleLoadsAndChecks) {
 // Relative data paths resolve against the config file's directory (not the process's cwd);
 // absolute paths stay; "..": normalized. Without a `name:` the file's stem names the run.
 TEST_F(ConfigFiles, RelativePathsResolveAgainstTheConfigDirectory) {
-  const std::string config_path = write("exps/deep/run.yaml", yaml_lines({
-                                                                  "data:",
-                                                                  "  train_source: corpus/train.de",
-                                                                  "  train_target: ../shared/train.en",
-                                                                  "  valid_source: /abs/valid.de",
-                                                                  "  valid_target: /abs/valid.en",
-                                                              }));
+  const std::string config_path =
+      write("exps/deep/run.yaml", yaml_lines({
+                                      "data:",
+                                      "  train_source: corpus/train.de",
+                                      "  train_target: ../shared/train.en",
+                                      "  valid_source: /abs/valid.de",
+                                      "  valid_target: /abs/valid.en",
+                                  }));
   const RunConfig c = load_config_file(config_path);
   const fs::path base = fs::absolute(dir_ / "exps" / "deep");
   EXPECT_EQ(c.data.train_source, (base / "corpus" / "train.de").string());
@@ -244,7 +243,8 @@ TEST_F(ConfigFiles, MissingConfigFileIsAnInputError) {
 // parser sees it, naming the file and the limit: a 50 MB one used to take 28 s and 4.7 GB.
 // /dev/zero, which never ends, is refused the same way; a directory is named as one.
 TEST_F(ConfigFiles, AFileFarLargerThanAConfigIsRefusedBeforeParsing) {
-  const std::string big = write("corpus.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
+  const std::string big =
+      write("corpus.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
   const InputError e = expect_input_error([&] { load_config_file(big); });
   EXPECT_EQ(e.file(), big);
   EXPECT_TRUE(contains(e.message(), "larger than 1 MiB")) << e.what();
@@ -253,7 +253,8 @@ TEST_F(ConfigFiles, AFileFarLargerThanAConfigIsRefusedBeforeParsing) {
   const InputError dir = expect_input_error([&] { load_config_file(dir_.string()); });
   EXPECT_TRUE(contains(dir.message(), "directory")) << dir.what();
   // Just under the limit still loads (comments are free).
-  const std::string fits = write("fits.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes - 20, 'a') + "\n");
+  const std::string fits =
+      write("fits.yaml", "name: x\n# " + std::string(kMaxYamlFileBytes - 20, 'a') + "\n");
   EXPECT_EQ(load_config_file(fits).name, "x");
 }
 
@@ -262,11 +263,11 @@ TEST_F(ConfigFiles, AFileFarLargerThanAConfigIsRefusedBeforeParsing) {
 // A typo names file, the typo's own line, the dotted key, and the closest valid key.
 TEST(ConfigErrors, UnknownKeyNamesFileLineKeyAndSuggestion) {
   const std::string text = yaml_lines({
-      "name: typo",      // 1
-      "model:",          // 2
-      "  heads: 4",      // 3
-      "  dmodel: 256",   // 4  <- the typo
-      "  d_ff: 1024",    // 5
+      "name: typo",     // 1
+      "model:",         // 2
+      "  heads: 4",     // 3
+      "  dmodel: 256",  // 4  <- the typo
+      "  d_ff: 1024",   // 5
   });
   const InputError e = expect_input_error([&] { load_config_string(text, "typo.yaml", ""); });
   EXPECT_EQ(e.file(), "typo.yaml");
@@ -289,9 +290,9 @@ TEST(ConfigErrors, UnknownKeyNamesFileLineKeyAndSuggestion) {
 // meant the model key.
 TEST(ConfigErrors, KeyInTheWrongSectionSuggestsTheRightSection) {
   const std::string text = yaml_lines({
-      "train:",           // 1
-      "  lr: 0.001",      // 2
-      "  d_model: 256",   // 3
+      "train:",          // 1
+      "  lr: 0.001",     // 2
+      "  d_model: 256",  // 3
   });
   const InputError e = expect_input_error([&] { load_config_string(text, "w.yaml", ""); });
   EXPECT_EQ(e.line(), 3);
@@ -342,11 +343,11 @@ TEST(ConfigErrors, WrongTypesNameFileLineAndKey) {
 // A YAML syntax error names the file and the line where the parser noticed it.
 TEST(ConfigErrors, YamlSyntaxErrorNamesTheLine) {
   const std::string text = yaml_lines({
-      "model:",              // 1
-      "  d_model: 256",      // 2
-      "  heads: [4, 8",      // 3  <- unclosed flow sequence
-      "train:",              // 4
-      "  lr: 0.1",           // 5
+      "model:",          // 1
+      "  d_model: 256",  // 2
+      "  heads: [4, 8",  // 3  <- unclosed flow sequence
+      "train:",          // 4
+      "  lr: 0.1",       // 5
   });
   const InputError e = expect_input_error([&] { load_config_string(text, "syntax.yaml", ""); });
   EXPECT_EQ(e.file(), "syntax.yaml");
@@ -373,7 +374,8 @@ TEST(ConfigErrors, AKeyThatIsNotAPlainNameNamesItsLine) {
       expect_input_error([&] { load_config_string("train:\n  ? {lr: 1}\n  : 2\n", "k.yaml", ""); });
   EXPECT_EQ(nested.line(), 2) << nested.what();
   EXPECT_EQ(nested.field(), "train");
-  const InputError empty = expect_input_error([&] { load_config_string("model:\n  : 3\n", "k.yaml", ""); });
+  const InputError empty =
+      expect_input_error([&] { load_config_string("model:\n  : 3\n", "k.yaml", ""); });
   EXPECT_TRUE(contains(empty.message(), "empty")) << empty.what();
 }
 
@@ -381,7 +383,8 @@ TEST(ConfigErrors, AKeyThatIsNotAPlainNameNamesItsLine) {
 // choices. Before, it loaded as "" and the config written out did not load back (found by
 // fuzz/fuzz_config.cpp). A free string key may still be left empty.
 TEST(ConfigErrors, AChoiceKeyWithoutAValueIsRefused) {
-  const InputError e = expect_input_error([&] { load_config_string("train:\n  optimizer:\n", "n.yaml", ""); });
+  const InputError e =
+      expect_input_error([&] { load_config_string("train:\n  optimizer:\n", "n.yaml", ""); });
   EXPECT_EQ(e.line(), 2) << e.what();
   EXPECT_EQ(e.field(), "train.optimizer");
   EXPECT_TRUE(contains(e.message(), "adam")) << e.what();
@@ -391,8 +394,9 @@ TEST(ConfigErrors, AChoiceKeyWithoutAValueIsRefused) {
 // A string outside its choices suggests the closest choice.
 TEST(ConfigErrors, ValueNotInChoicesSuggestsTheClosest) {
   // (model.norm is checked against the method registry instead: test_norm_styles.cpp.)
-  const InputError e = expect_input_error(
-      [&] { load_config_string("data:\n  task: synthetic\n  vocab:\n    type: bpx\n", "c.yaml", ""); });
+  const InputError e = expect_input_error([&] {
+    load_config_string("data:\n  task: synthetic\n  vocab:\n    type: bpx\n", "c.yaml", "");
+  });
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(e.field(), "data.vocab.type");
   EXPECT_TRUE(contains(e.message(), "did you mean 'bpe'")) << e.what();
@@ -426,8 +430,9 @@ TEST(ConfigCheck, HeadsMustDivideDModelAndTheErrorPointsAtHeads) {
 }
 
 TEST(ConfigCheck, RangesAreChecked) {
-  const InputError e = expect_input_error(
-      [&] { check_config(synthetic_config({"model:", "  dropout: 1.5"})); });
+  const InputError e = expect_input_error([&] {
+    check_config(synthetic_config({"model:", "  dropout: 1.5"}));
+  });
   EXPECT_EQ(e.field(), "model.dropout");
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(expect_input_error([&] {
@@ -438,9 +443,7 @@ TEST(ConfigCheck, RangesAreChecked) {
               check_config(synthetic_config({"train:", "  betas: [0.9, 1.0]"}));
             }).field(),
             "train.betas");
-  EXPECT_EQ(expect_input_error([&] {
-              check_config(synthetic_config({"device: tpu"}));
-            }).field(),
+  EXPECT_EQ(expect_input_error([&] { check_config(synthetic_config({"device: tpu"})); }).field(),
             "device");
   EXPECT_EQ(expect_input_error([&] {
               check_config(synthetic_config({"  synthetic: {min_len: 5, max_len: 4}"}));
@@ -453,9 +456,9 @@ TEST(ConfigCheck, RangesAreChecked) {
 TEST_F(ConfigFiles, MissingDataFileNamesTheKeyAndThePath) {
   write("train.en", "hello\n");
   const std::string config_path = write("c.yaml", yaml_lines({
-                                                      "data:",                       // 1
-                                                      "  train_source: train.de",    // 2 missing
-                                                      "  train_target: train.en",    // 3
+                                                      "data:",                     // 1
+                                                      "  train_source: train.de",  // 2 missing
+                                                      "  train_target: train.en",  // 3
                                                   }));
   const RunConfig c = load_config_file(config_path);
   const InputError e = expect_input_error([&] { check_config(c); });
@@ -494,9 +497,9 @@ TEST_F(ConfigFiles, ValidSourceWithoutValidTargetIsAnError) {
 
 TEST(ConfigOverrides, SetValuesOfEveryKind) {
   RunConfig c = synthetic_config({"model:", "  d_model: 64"});
-  apply_overrides(c, {"model.d_model=256", "train.betas=[0.9, 0.99]",
-                      "model.tie_decoder_embeddings=false", "train.lr=3e-4", "model.norm=pre",
-                      "train.seed=42", " name =  sweep-a"});
+  apply_overrides(
+      c, {"model.d_model=256", "train.betas=[0.9, 0.99]", "model.tie_decoder_embeddings=false",
+          "train.lr=3e-4", "model.norm=pre", "train.seed=42", " name =  sweep-a"});
   EXPECT_EQ(c.model.d_model, 256);
   EXPECT_DOUBLE_EQ(c.train.betas[0], 0.9);
   EXPECT_DOUBLE_EQ(c.train.betas[1], 0.99);
@@ -556,8 +559,9 @@ TEST(ConfigOverrides, CheckConfigSeesOverriddenValues) {
 // and what `fathom train --resume` re-reads, so any value lost here changes a resumed run.
 TEST(ConfigOutput, YamlRoundTripPreservesEveryValue) {
   std::vector<RunConfig> configs(3);
-  configs[1] = synthetic_config({"model:", "  d_model: 96", "  norm: pre", "train:",
-                                 "  betas: [0.8, 0.9999]", "  seed: 18446744073709551615"});
+  configs[1] =
+      synthetic_config({"model:", "  d_model: 96", "  norm: pre",
+                        "train:", "  betas: [0.8, 0.9999]", "  seed: 18446744073709551615"});
   // Values that need all 17 significant digits, and strings YAML would otherwise read as
   // other types or as syntax.
   RunConfig& tricky = configs[2];
@@ -621,8 +625,9 @@ namespace {
 // dotted spelling of one key.
 TEST(ConfigErrors, KeyGivenTwiceNamesBothLines) {
   const InputError same = expect_input_error([] {
-    load_config_string(yaml_lines({"name: x", "train:", "  lr: 0.001", "  warmup: 10", "  lr: 0.002"}),
-                       "dup.yaml", "");
+    load_config_string(
+        yaml_lines({"name: x", "train:", "  lr: 0.001", "  warmup: 10", "  lr: 0.002"}), "dup.yaml",
+        "");
   });
   EXPECT_EQ(same.file(), "dup.yaml");
   EXPECT_EQ(same.line(), 5);
@@ -637,8 +642,9 @@ TEST(ConfigErrors, KeyGivenTwiceNamesBothLines) {
   EXPECT_TRUE(contains(spelled.message(), "first on line 2")) << spelled.what();
 
   const InputError section = expect_input_error([] {
-    load_config_string(yaml_lines({"model:", "  d_model: 16", "train:", "  lr: 1", "model:", "  heads: 2"}),
-                       "dup.yaml", "");
+    load_config_string(
+        yaml_lines({"model:", "  d_model: 16", "train:", "  lr: 1", "model:", "  heads: 2"}),
+        "dup.yaml", "");
   });
   EXPECT_EQ(section.line(), 5);
   EXPECT_EQ(section.field(), "model");
@@ -656,14 +662,18 @@ TEST_F(ConfigFiles, EmptyBinaryAndTabIndentedFilesSaySo) {
   EXPECT_EQ(e1.file(), empty);
   EXPECT_TRUE(contains(e1.message(), "is empty")) << e1.what();
 
-  const std::string binary = write("binary.yaml", std::string("name: x\n\x7f" "ELF\x02\x01", 13) + std::string(1, '\0'));
+  const std::string binary = write("binary.yaml", std::string("name: x\n\x7f"
+                                                              "ELF\x02\x01",
+                                                              13) +
+                                                      std::string(1, '\0'));
   const InputError e2 = expect_input_error([&] { load_config_file(binary); });
   EXPECT_TRUE(contains(e2.message(), "is not a text file")) << e2.what();
 
   const std::string tab = write("tab.yaml", "name: x\ntrain:\n\tlr: 1\n");
   const InputError e3 = expect_input_error([&] { load_config_file(tab); });
   EXPECT_EQ(e3.line(), 3);
-  EXPECT_TRUE(contains(e3.message(), "line 3 is indented with a tab; YAML needs spaces")) << e3.what();
+  EXPECT_TRUE(contains(e3.message(), "line 3 is indented with a tab; YAML needs spaces"))
+      << e3.what();
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 using Axes = std::map<std::string, std::string>;
 
 TEST(Report, AxisGroupsFromTheStoredLayout) {
-  const auto groups = axis_groups({}, "model.encoder_layers+model.decoder_layers,model.norm,train.seed");
+  const auto groups =
+      axis_groups({}, "model.encoder_layers+model.decoder_layers,model.norm,train.seed");
   ASSERT_EQ(groups.size(), 2u);  // the seeds are not a table axis
   EXPECT_EQ(groups[0], (std::vector<std::string>{"model.encoder_layers", "model.decoder_layers"}));
   EXPECT_EQ(groups[1], std::vector<std::string>{"model.norm"});
@@ -31,8 +32,10 @@ TEST(Report, AxisGroupsInferredWhenNoLayoutIsStored) {
   for (const auto& [enc, dec] : {std::pair{"6", "6"}, {"18", "18"}})
     for (const char* norm : {"post", "pre"})
       for (const char* seed : {"1", "2"})
-        runs.push_back({{"model.encoder_layers", enc}, {"model.decoder_layers", dec},
-                        {"model.norm", norm}, {"train.seed", seed}});
+        runs.push_back({{"model.encoder_layers", enc},
+                        {"model.decoder_layers", dec},
+                        {"model.norm", norm},
+                        {"train.seed", seed}});
   const auto groups = axis_groups(runs, "");
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0], (std::vector<std::string>{"model.decoder_layers", "model.encoder_layers"}));
@@ -53,8 +56,10 @@ TEST(Report, SweepAndRunReports) {
   int64_t first = 0;
   {
     auto store = db::Store::open(db);
-    for (auto [norm, seed, bleu] : {std::tuple{"post", "1", 30.0}, {"post", "2", 32.0},
-                                    {"pre", "1", 20.0}, {"pre", "2", 0.0}}) {
+    for (auto [norm, seed, bleu] : {std::tuple{"post", "1", 30.0},
+                                    {"post", "2", 32.0},
+                                    {"pre", "1", 20.0},
+                                    {"pre", "2", 0.0}}) {
       db::NewRun n;
       n.name = std::string("s/norm=") + norm + ",seed=" + seed;
       n.sweep = "s";
@@ -93,8 +98,8 @@ TEST(Report, SweepAndRunReports) {
   // every cell says its n.
   EXPECT_NE(text.find("| post | 31.00 ± 1.41 (n=2) |"), std::string::npos) << text;
   EXPECT_NE(text.find("| pre | 20.00 (n=1)† |"), std::string::npos) << text;
-  EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;              // in the runs table
-  EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});              // only stored metrics
+  EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;   // in the runs table
+  EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});  // only stored metrics
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
   EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
 

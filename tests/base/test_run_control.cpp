@@ -86,7 +86,8 @@ class RunControlTest : public ::testing::Test {
     EXPECT_GT(pid, 0);
     children_.push_back(pid);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (cmdline_of(pid).rfind(argv0 + " ", 0) != 0 && std::chrono::steady_clock::now() < deadline)
+    while (cmdline_of(pid).rfind(argv0 + " ", 0) != 0 &&
+           std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_EQ(cmdline_of(pid).rfind(argv0 + " ", 0), 0u) << "'" << cmdline_of(pid) << "'";
     return pid;
@@ -104,7 +105,9 @@ class RunControlTest : public ::testing::Test {
     EXPECT_NE(kill(pid, 0), 0);
     return pid;
   }
-  void forget(pid_t pid) { children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end()); }
+  void forget(pid_t pid) {
+    children_.erase(std::remove(children_.begin(), children_.end(), pid), children_.end());
+  }
 
   int64_t queued_run(const std::string& name) {
     NewRun r;
@@ -124,7 +127,8 @@ class RunControlTest : public ::testing::Test {
   }
   // The tags of a local worker with process `pid` on `host`.
   static std::map<std::string, std::string> local_worker(const std::string& host, pid_t pid) {
-    return {{"worker.launcher", "local"}, {"worker.host", host}, {"worker.pid", std::to_string(pid)}};
+    return {
+        {"worker.launcher", "local"}, {"worker.host", host}, {"worker.pid", std::to_string(pid)}};
   }
   RunRecord record(int64_t id) const {
     auto run = store_->find_run(std::to_string(id));
@@ -166,8 +170,10 @@ TEST_F(RunControlTest, ClaimedHereButNeverStartedIsLostAfterTheGrace) {
   const int64_t id = running_run("r", host_);
   const RunRecord run = record(id);
   EXPECT_TRUE(fathom::never_started(store_->tags(id)));
-  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace - 1, 180));
-  const auto why = fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace + 1, 180);
+  EXPECT_FALSE(
+      fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace - 1, 180));
+  const auto why =
+      fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace + 1, 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("no worker was ever started"), std::string::npos) << *why;
   // Claimed on another host: only its heartbeat can tell.

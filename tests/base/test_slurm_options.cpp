@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/util/error.h"
-#include "tests/support/input_error.h"
 #include "experiments/slurm_options.h"
 #include "experiments/sweep_spec.h"
+#include "tests/support/input_error.h"
 
 namespace fathom {
 namespace {
@@ -29,12 +29,12 @@ std::string lines(const std::vector<std::string>& text) {
 // at line 7.
 std::string sweep(const std::vector<std::string>& rest) {
   std::vector<std::string> all = {
-      "name: s",                                                                          // 1
-      "base:",                                                                            // 2
+      "name: s",                                                                            // 1
+      "base:",                                                                              // 2
       "  model: {d_model: 64, heads: 4, d_ff: 128, encoder_layers: 2, decoder_layers: 2}",  // 3
-      "  data: {task: synthetic}",                                                        // 4
-      "  train: {max_updates: 100, seed: 7}",                                             // 5
-      "seeds: [1]",                                                                       // 6
+      "  data: {task: synthetic}",                                                          // 4
+      "  train: {max_updates: 100, seed: 7}",                                               // 5
+      "seeds: [1]",                                                                         // 6
   };
   all.insert(all.end(), rest.begin(), rest.end());
   return lines(all);
@@ -61,16 +61,16 @@ void expect_sweep_error(const std::vector<std::string>& rest, int line, const st
 
 TEST(SlurmOptions, FullSectionThroughASweep) {
   const SweepSpec spec = load(sweep({
-      "slurm:",                          // 7
-      "  partition: gpu",                // 8
-      "  time: \"04:00:00\"",            // 9
-      "  gres: gpu:a100:2",              // 10
-      "  cpus: 8",                       // 11
-      "  mem: 32G",                      // 12
-      "  account: mylab",                // 13
-      "  qos: normal",                   // 14
-      "  max_parallel: 4",               // 15
-      "  signal_seconds: 120",           // 16
+      "slurm:",                                                 // 7
+      "  partition: gpu",                                       // 8
+      "  time: \"04:00:00\"",                                   // 9
+      "  gres: gpu:a100:2",                                     // 10
+      "  cpus: 8",                                              // 11
+      "  mem: 32G",                                             // 12
+      "  account: mylab",                                       // 13
+      "  qos: normal",                                          // 14
+      "  max_parallel: 4",                                      // 15
+      "  signal_seconds: 120",                                  // 16
       "  extra: [\"--constraint=a100\", \"--exclude=node7\"]",  // 17
   }));
   ASSERT_TRUE(spec.slurm.has_value());
@@ -99,9 +99,8 @@ TEST(SlurmOptions, FullSectionThroughASweep) {
 
   // max_parallel and signal_seconds are the launcher's (--array=...%K, --signal), not here.
   const std::vector<std::string> expected = {
-      "--partition=gpu", "--time=04:00:00", "--gres=gpu:a100:2", "--cpus-per-task=8",
-      "--mem=32G",       "--account=mylab", "--qos=normal",      "--constraint=a100",
-      "--exclude=node7",
+      "--partition=gpu", "--time=04:00:00", "--gres=gpu:a100:2", "--cpus-per-task=8", "--mem=32G",
+      "--account=mylab", "--qos=normal",    "--constraint=a100", "--exclude=node7",
   };
   EXPECT_EQ(slurm_directives(o), expected);
 }
@@ -119,7 +118,7 @@ TEST(SlurmOptions, DirectiveOrderIsFixedWhateverTheKeyOrder) {
       "time: 90",
       "partition: short",
   });
-  const std::vector<std::string> expected = {"--partition=short", "--time=90",  "--gres=gpu:1",
+  const std::vector<std::string> expected = {"--partition=short", "--time=90",   "--gres=gpu:1",
                                              "--cpus-per-task=2", "--mem=4000M", "--account=lab",
                                              "--qos=high",        "--nice=10"};
   EXPECT_EQ(slurm_directives(o), expected);
@@ -152,8 +151,8 @@ TEST(SlurmOptions, RequestsGpuFromGres) {
     bool gpu;
   };
   const std::vector<Case> cases = {
-      {"gpu:1", true},          {"gpu:a100:2", true}, {"gpu", true},
-      {"shard:1", false},       {"mps:100,gpu:1", true}, {"mps:100", false},
+      {"gpu:1", true},           {"gpu:a100:2", true},    {"gpu", true},
+      {"shard:1", false},        {"mps:100,gpu:1", true}, {"mps:100", false},
       {"shard:2,mps:50", false},
   };
   for (const auto& c : cases) {
@@ -204,11 +203,13 @@ TEST(SlurmOptions, BadValuesNameTheirLineAndKey) {
                      "'0' is not a whole number from 1 to 100000");
   expect_sweep_error({"slurm:", "  cpus: two"}, 8, "slurm.cpus", "'two' is not a whole number");
   expect_sweep_error({"slurm:", "  cpus: -3"}, 8, "slurm.cpus", "not a whole number");
-  expect_sweep_error({"slurm:", "  max_parallel: 0"}, 8, "slurm.max_parallel", "not a whole number");
+  expect_sweep_error({"slurm:", "  max_parallel: 0"}, 8, "slurm.max_parallel",
+                     "not a whole number");
   expect_sweep_error({"slurm:", "  signal_seconds: 70000"}, 8, "slurm.signal_seconds",
                      "from 1 to 65535");
   expect_sweep_error({"slurm:", "  gres: gpu 1"}, 8, "slurm.gres", "not a generic resource list");
-  expect_sweep_error({"slurm:", "  partition: gpu queue"}, 8, "slurm.partition", "not a Slurm name");
+  expect_sweep_error({"slurm:", "  partition: gpu queue"}, 8, "slurm.partition",
+                     "not a Slurm name");
   // An empty value is located at its key, not at the line after it.
   expect_sweep_error({"slurm:", "  qos:"}, 8, "slurm.qos", "expected a value");
   expect_sweep_error({"slurm:", "  qos:", "  partition: gpu"}, 8, "slurm.qos", "expected a value");
@@ -230,9 +231,9 @@ TEST(SlurmOptions, ExtraRefusesReservedAndNonOptions) {
   // Reserved directives in their other spellings.
   // As sbatch reads an #SBATCH line, a value may follow a space, and a short option may carry
   // its value attached.
-  for (const std::string bad : {"--signal=B:USR1@60", "--requeue", "--job-name=x", "--array 0-3",
-                                "--output\tx", "-J x", "-o out", "-a0-3", "-e err", "--arr=0-3",
-                                "--sig=USR1@60"}) {
+  for (const std::string bad :
+       {"--signal=B:USR1@60", "--requeue", "--job-name=x", "--array 0-3", "--output\tx", "-J x",
+        "-o out", "-a0-3", "-e err", "--arr=0-3", "--sig=USR1@60"}) {
     const InputError e = expect_input_error([&] { parse({"extra: [\"" + bad + "\"]"}); });
     EXPECT_EQ(e.field(), "slurm.extra") << bad;
     EXPECT_NE(e.message().find("is set by fathom"), std::string::npos) << bad << ": " << e.what();

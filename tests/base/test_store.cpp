@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <cmath>
-#include <map>
-#include <optional>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -32,9 +32,7 @@ namespace {
 // A fresh directory per test, removed afterwards.
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = scratch_.path();
-  }
+  void SetUp() override { dir_ = scratch_.path(); }
   std::string db_path() const { return (dir_ / "runs.db").string(); }
   // Opening the store is refused in both modes with an InputError naming the file and holding
   // every one of `words`.
@@ -45,7 +43,8 @@ class StoreTest : public ::testing::Test {
         ADD_FAILURE() << "expected InputError (mode " << int(mode) << ")";
       } catch (const fathom::InputError& e) {
         EXPECT_EQ(e.file(), db_path());
-        for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+        for (const auto& w : words)
+          EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
       }
     }
   }
@@ -265,7 +264,8 @@ TEST_P(StoreBackendTest, DeleteRunRemovesOnlyThatRunsRows) {
 
   // Counted with plain SQL, so a row the Store API cannot see would still be found.
   auto count = [&](const std::string& table, int64_t run) { return raw_count(table, run); };
-  for (const std::string table : {"runs", "metrics", "final_metrics", "run_tags", "artifacts", "analyses"}) {
+  for (const std::string table :
+       {"runs", "metrics", "final_metrics", "run_tags", "artifacts", "analyses"}) {
     EXPECT_EQ(count(table, gone), 0) << table;
     EXPECT_GT(count(table, keep), 0) << table;
     EXPECT_GT(count(table, also_kept), 0) << table;
@@ -564,7 +564,9 @@ TEST_F(StoreTest, DamagedSchemaIsRefusedAtOpenAndUntouched) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE runs RENAME COLUMN error TO errxr", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "ALTER TABLE runs RENAME COLUMN error TO errxr", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
   const std::string before = read_bytes(db_path());
   expect_refused({"damaged", "table 'runs'", "without (error TEXT)", "but with (errxr TEXT)"});
@@ -714,7 +716,8 @@ TEST_P(StoreBackendTest, ClaimIsAtomicAcrossProcesses) {
     for (int64_t id; in >> id;) ++claims[id];
   }
   EXPECT_EQ(claims.size(), static_cast<size_t>(kRuns));
-  for (const auto& [id, n] : claims) EXPECT_EQ(n, 1) << "run " << id << " claimed " << n << " times";
+  for (const auto& [id, n] : claims)
+    EXPECT_EQ(n, 1) << "run " << id << " claimed " << n << " times";
   auto store = Store::open(db_path(), OpenMode::ReadOnly);
   for (const auto& run : store.list_runs("queue")) EXPECT_EQ(run.status, "running");
   EXPECT_EQ(store.list_runs("elsewhere").at(0).status, "queued");  // another sweep's run
@@ -758,7 +761,8 @@ TEST_P(StoreBackendTest, KilledWriterLeavesNoPartialTransaction) {
   auto store = Store::open(db_path(), OpenMode::ReadOnly);
   const auto series = store.metric_series(run, "loss");
   EXPECT_EQ(series.size() % kBatch, 0u) << "a batch was stored in part";
-  EXPECT_GE(series.size(), static_cast<size_t>((committed + 1) * kBatch)) << "a committed batch was lost";
+  EXPECT_GE(series.size(), static_cast<size_t>((committed + 1) * kBatch))
+      << "a committed batch was lost";
   for (size_t i = 0; i < series.size(); ++i) ASSERT_EQ(series[i].step, static_cast<int64_t>(i));
   // The store is still writable after the kill (no lock left behind).
   auto writer = Store::open(db_path());
@@ -770,8 +774,9 @@ TEST_P(StoreBackendTest, PointsAfterAStepAndLastStep) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("r"));
   EXPECT_EQ(store.last_metric_step(id, "loss"), -1);
-  store.write_metrics(id, {{1, "loss", 3.0, 1.0}, {2, "loss", 2.0, 1.0}, {5, "loss", 1.0, 1.0},
-                           {9, "lr", 0.1, 1.0}});
+  store.write_metrics(
+      id,
+      {{1, "loss", 3.0, 1.0}, {2, "loss", 2.0, 1.0}, {5, "loss", 1.0, 1.0}, {9, "lr", 0.1, 1.0}});
   EXPECT_EQ(store.last_metric_step(id, "loss"), 5);
   const auto after = store.metric_points_after(id, "loss", 1);
   ASSERT_EQ(after.size(), 2u);
@@ -779,8 +784,10 @@ TEST_P(StoreBackendTest, PointsAfterAStepAndLastStep) {
   EXPECT_DOUBLE_EQ(after[1].value, 1.0);
   EXPECT_TRUE(store.metric_points_after(id, "loss", 5).empty());
   // Extreme values survive the trip: +-inf and tiny/huge doubles, exactly.
-  store.write_metrics(id, {{10, "x", INFINITY, 1.0}, {11, "x", -INFINITY, 1.0},
-                           {12, "x", 1e-308, 1.0}, {13, "x", 0.1 + 0.2, 1.0}});
+  store.write_metrics(id, {{10, "x", INFINITY, 1.0},
+                           {11, "x", -INFINITY, 1.0},
+                           {12, "x", 1e-308, 1.0},
+                           {13, "x", 0.1 + 0.2, 1.0}});
   const auto x = store.metric_series(id, "x");
   ASSERT_EQ(x.size(), 4u);
   EXPECT_EQ(x[0].value, INFINITY);
@@ -797,7 +804,8 @@ TEST_P(StoreBackendTest, ExportImportKeepsEverything) {
   const int64_t a = source.create_run(sample_run("a", "s"));
   const int64_t b = source.create_run(sample_run("b", "s"));
   source.mark_running(b, "node", "cuda:0");
-  source.write_metrics(b, {{1, "loss", 2.0, 10.0}, {2, "loss", std::nan(""), 11.0}, {1, "lr", 0.5, 10.0}});
+  source.write_metrics(
+      b, {{1, "loss", 2.0, 10.0}, {2, "loss", std::nan(""), 11.0}, {1, "lr", 0.5, 10.0}});
   source.set_final_metric(b, "valid_ppl", 3.5);
   source.set_tag(b, "axis.model.norm", "pre");
   source.add_artifact(b, "checkpoint_best", "/x/best.pt", 2);
@@ -840,12 +848,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreBackendTest, ::testing::Values("sqlite",
 TEST_P(StoreBackendTest, PollCurvesMatchesCurveByCurveReads) {
   auto store = Store::open(db_path());
   const int64_t a = store.create_run(sample_run("a")), b = store.create_run(sample_run("b"));
-  store.write_metrics(a, {{1, "loss", 3.0, 1.0}, {2, "loss", 2.0, 2.0}, {3, "loss", 1.0, 3.0},
-                          {2, "lr", 0.5, 2.0}, {1, "we\"ird,name{}", 7.0, 1.0}});
+  store.write_metrics(a, {{1, "loss", 3.0, 1.0},
+                          {2, "loss", 2.0, 2.0},
+                          {3, "loss", 1.0, 3.0},
+                          {2, "lr", 0.5, 2.0},
+                          {1, "we\"ird,name{}", 7.0, 1.0}});
   store.write_metrics(b, {{10, "loss", std::nan(""), 4.0}});
-  const std::vector<CurveRequest> requests = {
-      {a, "loss", 1}, {a, "lr", 5}, {b, "loss", -1}, {a, "missing", -1},
-      {b + 100, "loss", -1}, {a, "we\"ird,name{}", 0}, {a, "loss", -1}};
+  const std::vector<CurveRequest> requests = {{a, "loss", 1},        {a, "lr", 5},
+                                              {b, "loss", -1},       {a, "missing", -1},
+                                              {b + 100, "loss", -1}, {a, "we\"ird,name{}", 0},
+                                              {a, "loss", -1}};
   const auto replies = store.poll_curves(requests);
   ASSERT_EQ(replies.size(), requests.size());
   EXPECT_EQ(replies[0].last_step, 3);
@@ -866,8 +878,9 @@ TEST_P(StoreBackendTest, PollCurvesMatchesCurveByCurveReads) {
   EXPECT_EQ(replies[6].points.size(), 3u);
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(replies[i].last_step, store.last_metric_step(requests[i].run, requests[i].name)) << i;
-    EXPECT_EQ(replies[i].points.size(),
-              store.metric_points_after(requests[i].run, requests[i].name, requests[i].after_step).size())
+    EXPECT_EQ(
+        replies[i].points.size(),
+        store.metric_points_after(requests[i].run, requests[i].name, requests[i].after_step).size())
         << i;
   }
   EXPECT_TRUE(store.poll_curves({}).empty());

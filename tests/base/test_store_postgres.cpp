@@ -65,27 +65,31 @@ TEST_F(PostgresStoreTest, ADatabaseWithForeignTablesIsRefusedAndUntouched) {
   const auto e = open_error(url_, OpenMode::ReadWrite);
   EXPECT_NE(e.message().find("not a Fathom run store"), std::string::npos) << e.message();
   EXPECT_NE(e.message().find("songs"), std::string::npos) << e.message();
-  EXPECT_EQ(ft::postgres_exec(name_, "SELECT count(*) FROM information_schema.tables"
-                                     " WHERE table_schema = 'public'"),
+  EXPECT_EQ(ft::postgres_exec(name_,
+                              "SELECT count(*) FROM information_schema.tables"
+                              " WHERE table_schema = 'public'"),
             "1");  // nothing created beside it
 }
 
 TEST_F(PostgresStoreTest, ANewerSchemaIsRefusedAndUntouched) {
   { Store::open(url_); }
   const std::string newer = std::to_string(Store::latest_schema_version() + 1);
-  ft::postgres_exec(name_, "UPDATE fathom_meta SET value = '" + newer + "' WHERE key = 'schema_version'");
+  ft::postgres_exec(name_,
+                    "UPDATE fathom_meta SET value = '" + newer + "' WHERE key = 'schema_version'");
   for (auto mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
     const auto e = open_error(url_, mode);
     EXPECT_NE(e.message().find("newer"), std::string::npos) << e.message();
   }
-  EXPECT_EQ(ft::postgres_exec(name_, "SELECT value FROM fathom_meta WHERE key = 'schema_version'"), newer);
+  EXPECT_EQ(ft::postgres_exec(name_, "SELECT value FROM fathom_meta WHERE key = 'schema_version'"),
+            newer);
 }
 
 TEST_F(PostgresStoreTest, AnEmptyDatabaseIsNotAStoreReadOnly) {
   const auto e = open_error(url_, OpenMode::ReadOnly);
   EXPECT_NE(e.message().find("empty database"), std::string::npos) << e.message();
-  EXPECT_EQ(ft::postgres_exec(name_, "SELECT count(*) FROM information_schema.tables"
-                                     " WHERE table_schema = 'public'"),
+  EXPECT_EQ(ft::postgres_exec(name_,
+                              "SELECT count(*) FROM information_schema.tables"
+                              " WHERE table_schema = 'public'"),
             "0");
 }
 
@@ -100,7 +104,8 @@ TEST_F(PostgresStoreTest, ARefusedLoginNamesTheUrlButNotThePassword) {
 
 TEST_F(PostgresStoreTest, AnUnreachableServerIsAClearError) {
   // Port 1 on the loopback: nothing listens there, the connection is refused at once.
-  const auto e = open_error("postgresql://fathom:s3cret-word@127.0.0.1:1/" + name_, OpenMode::ReadWrite);
+  const auto e =
+      open_error("postgresql://fathom:s3cret-word@127.0.0.1:1/" + name_, OpenMode::ReadWrite);
   EXPECT_NE(e.message().find("cannot connect"), std::string::npos) << e.message();
   EXPECT_EQ(std::string(e.what()).find("s3cret-word"), std::string::npos) << e.what();
 }
@@ -121,9 +126,11 @@ TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedAndTheWriteLands) {
   auto store = Store::open(url_);
   const int64_t run = store.create_run(NewRun{"r"});
   store.write_metrics(run, {{1, "loss", 3.0, 1.0}});
-  const std::string killed = ft::postgres_exec(
-      "postgres", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                  " WHERE datname = '" + name_ + "' AND pid <> pg_backend_pid()");
+  const std::string killed =
+      ft::postgres_exec("postgres",
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                        " WHERE datname = '" +
+                            name_ + "' AND pid <> pg_backend_pid()");
   ASSERT_EQ(killed, "1");
   store.write_metrics(run, {{2, "loss", 2.0, 1.0}});
   store.heartbeat(run, 2);
@@ -143,8 +150,10 @@ TEST_F(PostgresStoreTest, AnOutageLongerThanTheRetryBudgetLosesNoMetricRow) {
 
   setenv("FATHOM_DB_RETRY_SECONDS", "1", 1);
   ft::postgres_exec("postgres", "ALTER DATABASE \"" + name_ + "\" ALLOW_CONNECTIONS false");
-  ft::postgres_exec("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                                " WHERE datname = '" + name_ + "' AND pid <> pg_backend_pid()");
+  ft::postgres_exec("postgres",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = '" +
+                        name_ + "' AND pid <> pg_backend_pid()");
   for (int step = 11; step <= 20; ++step) writer.log(step, "loss", 1.0 / step);
   try {
     writer.flush();
@@ -169,8 +178,10 @@ TEST_F(PostgresStoreTest, BusyReasonReportsALostServerAndRecovers) {
   auto store = Store::open(url_, OpenMode::ReadWrite);
   EXPECT_FALSE(store.busy_reason());
   ft::postgres_exec("postgres", "ALTER DATABASE \"" + name_ + "\" ALLOW_CONNECTIONS false");
-  ft::postgres_exec("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                                " WHERE datname = '" + name_ + "' AND pid <> pg_backend_pid()");
+  ft::postgres_exec("postgres",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = '" +
+                        name_ + "' AND pid <> pg_backend_pid()");
   const auto why = store.busy_reason();
   ASSERT_TRUE(why);
   EXPECT_EQ(why->find(password_), std::string::npos) << *why;

@@ -18,7 +18,7 @@ SweepSnapshot sample() {
   s.updates_total = 5000;
   s.updates_at_start = 200;  // resumed: 200 updates were done before this session
   s.updates_done = 1700;
-  s.elapsed_s = 300;         // 1500 updates in 300 s -> 5 per second
+  s.elapsed_s = 300;  // 1500 updates in 300 s -> 5 per second
   return s;
 }
 
@@ -33,7 +33,9 @@ TEST(SweepProgress, EtaFromThisSessionsRate) {
 TEST(SweepProgress, SummaryAndOneLinePerRunningRun) {
   const auto lines = render_sweep_progress(sample(), 200);
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "sweep depth: 3/10 ended (2 finished, 1 diverged) | 2 running | 5 queued | 5m00s | ETA 11m00s");
+  EXPECT_EQ(lines[0],
+            "sweep depth: 3/10 ended (2 finished, 1 diverged) | 2 running | 5 queued | 5m00s | ETA "
+            "11m00s");
   EXPECT_NE(lines[1].find("#12"), std::string::npos);
   EXPECT_NE(lines[1].find("230/500"), std::string::npos);
   EXPECT_NE(lines[1].find("loss 3.214"), std::string::npos);

@@ -50,7 +50,8 @@ TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
   EXPECT_EQ(q.kept + q.requeued + q.alive, 0);
   const auto listed = s.list_runs("q");
   ASSERT_EQ(listed.size(), 4u);
-  EXPECT_EQ(listed[0].name, "q/encoder_layers=1,seed=1");  // first grid key slowest, seeds innermost
+  EXPECT_EQ(listed[0].name,
+            "q/encoder_layers=1,seed=1");  // first grid key slowest, seeds innermost
   EXPECT_EQ(listed[3].name, "q/encoder_layers=2,seed=2");
   const auto tags = s.tags(listed[1].id);
   EXPECT_EQ(tags.at("axis.model.encoder_layers"), "1");
@@ -71,7 +72,7 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   s.mark_running(listed[1].id, "elsewhere", "cpu");
   s.finish_run(listed[1].id, db::status::kCrashed, "worker killed");
   s.mark_running(listed[2].id, "elsewhere", "cpu");  // heartbeat now: alive
-  s.delete_run(listed[3].id);                          // lost from the store: made again
+  s.delete_run(listed[3].id);                        // lost from the store: made again
 
   const QueuedSweep q = queue_sweep(s, spec_, runs_, /*resume=*/true, 180);
   EXPECT_EQ(q.created.size(), 1u);

@@ -17,8 +17,8 @@
 #include "base/config/config_io.h"
 #include "base/config/yaml_file.h"
 #include "base/util/error.h"
-#include "tests/support/input_error.h"
 #include "experiments/sweep_spec.h"
+#include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
@@ -231,10 +231,9 @@ TEST(SweepExclude, PartialRuleRemovesAllMatches) {
       "  - {model.norm: pre}",
       "  - {model.init: lipschitz, train.seed: 2}",
   }));
-  EXPECT_EQ(names_of(runs),
-            (std::vector<std::string>{"s/norm=post,init=xavier,seed=1",
-                                      "s/norm=post,init=xavier,seed=2",
-                                      "s/norm=post,init=lipschitz,seed=1"}));
+  EXPECT_EQ(names_of(runs), (std::vector<std::string>{"s/norm=post,init=xavier,seed=1",
+                                                      "s/norm=post,init=xavier,seed=2",
+                                                      "s/norm=post,init=lipschitz,seed=1"}));
 }
 
 // Values compare as the config holds them: 1e-3 in a rule matches 0.001 on the axis.
@@ -274,9 +273,7 @@ TEST(SweepExclude, Errors) {
 
 class SweepFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = scratch_.path();
-  }
+  void SetUp() override { dir_ = scratch_.path(); }
   std::string write(const std::string& relative, const std::string& text) {
     const fs::path path = dir_ / relative;
     fs::create_directories(path.parent_path());
@@ -290,9 +287,9 @@ class SweepFiles : public ::testing::Test {
 // base: a path relative to the sweep file. Base keys keep the base file's locations, axis and
 // set: keys point at the sweep file.
 TEST_F(SweepFiles, BaseFileRelativeToSweep) {
-  const std::string base = write("configs/small.yaml",
-                                 lines({"model:", "  d_model: 32", "  heads: 2", "data:",
-                                        "  task: synthetic", "train:", "  max_updates: 50"}));
+  const std::string base = write(
+      "configs/small.yaml", lines({"model:", "  d_model: 32", "  heads: 2",
+                                   "data:", "  task: synthetic", "train:", "  max_updates: 50"}));
   const std::string path = write("sweeps/s.yaml", lines({
                                                       "name: s",
                                                       "base: ../configs/small.yaml",
@@ -319,8 +316,8 @@ TEST_F(SweepFiles, BaseFileRelativeToSweep) {
 }
 
 TEST_F(SweepFiles, MissingBaseFileIsLocated) {
-  const std::string path = write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]",
-                                                   "base: nowhere.yaml"}));
+  const std::string path =
+      write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: nowhere.yaml"}));
   const InputError e = expect_input_error([&] { load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_EQ(e.line(), 4);
@@ -334,7 +331,8 @@ TEST_F(SweepFiles, MissingBaseFileIsLocated) {
 // by fuzz/fuzz_sweep.cpp). So is a data path that long in check_config.
 TEST_F(SweepFiles, BasePathTooLongIsLocated) {
   const std::string name(300, 'x');
-  const std::string path = write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: " + name}));
+  const std::string path =
+      write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: " + name}));
   const InputError e = expect_input_error([&] { load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_EQ(e.line(), 4);
@@ -349,7 +347,8 @@ TEST_F(SweepFiles, BasePathTooLongIsLocated) {
 
 // A sweep file far larger than any sweep is refused before parsing, naming the file.
 TEST_F(SweepFiles, AFileFarLargerThanASweepIsRefused) {
-  const std::string path = write("s.yaml", "name: s\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
+  const std::string path =
+      write("s.yaml", "name: s\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
   const InputError e = expect_input_error([&] { load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_NE(e.message().find("sweep file"), std::string::npos) << e.what();
@@ -357,10 +356,10 @@ TEST_F(SweepFiles, AFileFarLargerThanASweepIsRefused) {
 
 // Relative paths written in the sweep file (inline base, set, axes) are relative to it.
 TEST_F(SweepFiles, PathsRelativeToSweepFile) {
-  const std::string path = write("sweeps/s.yaml",
-                                 lines({"name: s", "base:", "  data: {task: synthetic}",
-                                        "  data.train_source: corpus/a.txt",
-                                        "grid:", "  data.train_target: [corpus/b.txt]"}));
+  const std::string path = write(
+      "sweeps/s.yaml",
+      lines({"name: s", "base:", "  data: {task: synthetic}", "  data.train_source: corpus/a.txt",
+             "grid:", "  data.train_target: [corpus/b.txt]"}));
   const auto runs = expand_sweep(load_sweep_file(path));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(fs::path(runs[0].config.data.train_source), dir_ / "sweeps/corpus/a.txt");
@@ -402,8 +401,8 @@ TEST(SweepErrors, UnknownAxisKeySuggests) {
 
 // A value of the wrong type is reported at its own line, not at the key's.
 TEST(SweepErrors, WrongTypeValueAtItsLine) {
-  expect_error_at(sweep({"grid:", "  model.d_model:", "    - 64", "    - abc"}), 9,
-                  "model.d_model", "expected an integer, got 'abc'");
+  expect_error_at(sweep({"grid:", "  model.d_model:", "    - 64", "    - abc"}), 9, "model.d_model",
+                  "expected an integer, got 'abc'");
   expect_error_at(sweep({"grid:", "  train.optimizer: [adam, sgd]"}), 7, "train.optimizer",
                   "'sgd' is not one of adam, radam");
   expect_error_at(sweep({"seeds: [1, -2]"}), 6, "train.seed", "non-negative");
@@ -418,13 +417,14 @@ TEST(SweepErrors, ZipLengthsEmptyListsAndDuplicates) {
   expect_error_at(sweep({"seeds: []"}), 6, "train.seed", "empty list");
   expect_error_at(sweep({"grid:", "  model.norm: pre"}), 7, "model.norm", "expected a list");
   expect_error_at(sweep({"grid:", "  train.lr: [0.001, 1e-3]"}), 7, "train.lr", "listed twice");
-  expect_error_at(sweep({"zip:", "  model.encoder_layers: [2, 2]", "  model.decoder_layers: [4, 4]"}),
-                  7, "model.encoder_layers", "zip entry 2 repeats entry 1");
+  expect_error_at(
+      sweep({"zip:", "  model.encoder_layers: [2, 2]", "  model.decoder_layers: [4, 4]"}), 7,
+      "model.encoder_layers", "zip entry 2 repeats entry 1");
 }
 
 TEST(SweepErrors, KeyInTwoAxes) {
-  expect_error_at(sweep({"grid:", "  model.norm: [post, pre]", "zip:", "  model.norm: [post]"}),
-                  9, "model.norm", "already an axis (line 7)");
+  expect_error_at(sweep({"grid:", "  model.norm: [post, pre]", "zip:", "  model.norm: [post]"}), 9,
+                  "model.norm", "already an axis (line 7)");
   expect_error_at(sweep({"grid:", "  train.seed: [1, 2]", "seeds: [3]"}), 8, "seeds",
                   "already an axis");
   expect_error_at(sweep({"set:", "  model.norm: pre", "grid:", "  model.norm: [post]"}), 9,
@@ -461,12 +461,12 @@ TEST(SweepErrors, ExtraCheckErrorAtAxisValue) {
   auto reject_bogus = [&](const RunConfig& c) {
     ++calls;
     // Located like the registry's error would be, but at a made-up place: the sweep relocates.
-    if (c.model.init == "bogus") throw InputError("elsewhere", 99, "model.init", "unknown method 'bogus'");
+    if (c.model.init == "bogus")
+      throw InputError("elsewhere", 99, "model.init", "unknown method 'bogus'");
   };
-  expect_error_at(sweep({"grid:", "  model.norm: [post]", "  model.init:", "    - xavier",
-                         "    - bogus"}),
-                  10, "model.init", "unknown method 'bogus' (in run s/norm=post,init=bogus)",
-                  reject_bogus);
+  expect_error_at(
+      sweep({"grid:", "  model.norm: [post]", "  model.init:", "    - xavier", "    - bogus"}), 10,
+      "model.init", "unknown method 'bogus' (in run s/norm=post,init=bogus)", reject_bogus);
   EXPECT_EQ(calls, 2);
   calls = 0;
   EXPECT_EQ(expand(sweep({"seeds: [1, 2, 3]"}), reject_bogus).size(), 3u);

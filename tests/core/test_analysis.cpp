@@ -12,8 +12,8 @@
 #include "analysis/beta.h"
 #include "analysis/fit.h"
 #include "analysis/grad_norms.h"
-#include "analysis/observed_eval.h"
 #include "analysis/ln_scale.h"
+#include "analysis/observed_eval.h"
 #include "analysis/output_shift.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
@@ -78,7 +78,7 @@ void perturb_norms(TransformerImpl& model, uint64_t seed) {
   for (auto& e : model.catalog().extras) {
     if (e.kind == "omega") e.tensor.mul_(torch::rand_like(e.tensor) + 0.5);
     if (e.kind == "norms") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);  // DyT gamma, beta
-    if (e.name.find(".alpha") != std::string::npos) e.tensor.fill_(0.7);  // ReZero's 0 at init
+    if (e.name.find(".alpha") != std::string::npos) e.tensor.fill_(0.7);      // ReZero's 0 at init
   }
 }
 
@@ -87,9 +87,9 @@ double masked_population_variance(const torch::Tensor& t, const torch::Tensor& m
 }
 
 const std::vector<std::pair<std::string, std::string>> kResidualMethods{
-    {"post", "xavier"}, {"pre", "xavier"}, {"post", "admin"}, {"post", "deepnorm"},
+    {"post", "xavier"},    {"pre", "xavier"},         {"post", "admin"},  {"post", "deepnorm"},
     {"post", "lipschitz"}, {"post", "rezero_postln"}, {"peri", "xavier"}, {"mix", "xavier"},
-    {"lns", "xavier"},  {"dyt", "xavier"}};
+    {"lns", "xavier"},     {"dyt", "xavier"}};
 
 // Whether a stack of this style ends in a final LayerNorm that beta decomposes: Pre-LN-like
 // styles do (mix ends in Pre-LN layers); post has none; DyT's final norm is not affine.
@@ -257,8 +257,8 @@ TEST(Beta, TrainedPostLnRowsUseTheOutputsStdAndTheirSquaresDriftFromOne) {
     f.model->train();
     for (int step = 0; step < 150; ++step) {
       adam.zero_grad();
-      LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
-                                          f.batch.tgt_out, 0.1);
+      LossSums sums =
+          label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in), f.batch.tgt_out, 0.1);
       (sums.smoothed / static_cast<double>(sums.tokens)).backward();
       adam.step();
     }
@@ -266,8 +266,8 @@ TEST(Beta, TrainedPostLnRowsUseTheOutputsStdAndTheirSquaresDriftFromOne) {
   double worst = 0, drift = 0;
   StreamDecomposer decomposer([&](const StreamStep& step) {
     if (step.final_norm) return;
-    const torch::Tensor mask = non_pad(step.id.stack == Stack::Encoder ? f.batch.src
-                                                                       : f.batch.tgt_in);
+    const torch::Tensor mask =
+        non_pad(step.id.stack == Stack::Encoder ? f.batch.src : f.batch.tgt_in);
     double squares = 0;
     const double out_var = masked_population_variance(step.output, mask);
     for (const auto& c : step.components) squares += masked_population_variance(c, mask);
@@ -341,9 +341,8 @@ TEST(Beta, PreLnWithEqualBranchVariancesGivesOneOverI) {
   const torch::Tensor mask = non_pad(f.batch.src);
   const double v0 = masked_population_variance(x0, mask);
   torch::manual_seed(11);
-  BetaResult r = compute_beta(*f.model, f.batch, [](const SublayerId&, torch::Tensor b) {
-    return torch::randn_like(b);
-  });
+  BetaResult r = compute_beta(
+      *f.model, f.batch, [](const SublayerId&, torch::Tensor b) { return torch::randn_like(b); });
   for (size_t i = 1; i <= r.encoder.rows.size(); ++i) {
     const auto& row = r.encoder.beta[i - 1];
     const double expected = 1.0 / (v0 + static_cast<double>(i));
@@ -438,8 +437,8 @@ TEST(OutputShift, RandomPerturbationMatchesHandComputation) {
     for (int d = 0; d < draws; ++d) {
       for (auto& w : weights) w.add_(eps * torch::randn_like(w).sign());
       const torch::Tensor y1 = standardized(*g.model, g.batch.src);
-      expected += (y1 - y0).pow(2).sum(-1).index({non_pad(g.batch.src)}).mean().item<double>() /
-                  draws;
+      expected +=
+          (y1 - y0).pow(2).sum(-1).index({non_pad(g.batch.src)}).mean().item<double>() / draws;
       for (size_t i = 0; i < weights.size(); ++i) weights[i].copy_(saved[i]);
     }
     EXPECT_NEAR(measured.mean, expected, 0.15 * expected);
@@ -463,8 +462,8 @@ TEST(OutputShift, UpdatePerturbationMatchesHandComputation) {
 
     Fixture g = make(small_config(norm, "xavier"));  // same seed: same parameters
     g.model->eval();
-    LossSums sums = label_smoothed_loss(g.model->forward(g.batch.src, g.batch.tgt_in),
-                                        g.batch.tgt_out, 0.1);
+    LossSums sums =
+        label_smoothed_loss(g.model->forward(g.batch.src, g.batch.tgt_in), g.batch.tgt_out, 0.1);
     (sums.smoothed / static_cast<double>(sums.tokens)).backward();
     torch::NoGradGuard no_grad;
     const torch::Tensor y0 = standardized(*g.model, g.batch.src);
@@ -558,8 +557,8 @@ TEST(GradNorms, EqualAutogradOnATinyModel) {
     injector.inject = norm == "pre";
     f.model->eval();
     f.model->hooks().observer = &injector;
-    LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
-                                        f.batch.tgt_out, 0.1);
+    LossSums sums =
+        label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in), f.batch.tgt_out, 0.1);
     f.model->hooks().observer = nullptr;
     const torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
     const auto grads =
@@ -589,7 +588,8 @@ TEST(LnScale, MatchesHandComputationOnPostLnNorms) {
   {
     torch::NoGradGuard no_grad;
     torch::manual_seed(4);
-    for (auto& n : f.model->catalog().norms) n.norm->weight.copy_(torch::randn_like(n.norm->weight));
+    for (auto& n : f.model->catalog().norms)
+      n.norm->weight.copy_(torch::randn_like(n.norm->weight));
   }
   struct Inputs : SublayerObserver {
     std::map<std::string, std::pair<torch::Tensor, torch::Tensor>> seen;  // name -> z, gamma
@@ -640,8 +640,8 @@ TEST(GradNormLogging, ParametersGroupByLayer) {
 TEST(GradNormLogging, LayerNormsPartitionTheGlobalNorm) {
   Fixture f = make(small_config("post", "xavier", 2, 2));
   f.model->eval();
-  LossSums sums = label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in),
-                                      f.batch.tgt_out, 0.1);
+  LossSums sums =
+      label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in), f.batch.tgt_out, 0.1);
   (sums.smoothed / static_cast<double>(sums.tokens)).backward();
   std::vector<std::pair<std::string, torch::Tensor>> named;
   double total = 0, enc1 = 0;
@@ -658,7 +658,8 @@ TEST(GradNormLogging, LayerNormsPartitionTheGlobalNorm) {
   EXPECT_NEAR(sum, total, 1e-9 * total);
   ASSERT_TRUE(norms.count("enc.1"));
   EXPECT_NEAR(norms.at("enc.1"), std::sqrt(enc1), 1e-9);
-  for (const char* layer : {"enc.0", "dec.0", "dec.1", "embed"}) EXPECT_TRUE(norms.count(layer)) << layer;
+  for (const char* layer : {"enc.0", "dec.0", "dec.1", "embed"})
+    EXPECT_TRUE(norms.count(layer)) << layer;
 }
 
 }  // namespace

@@ -54,15 +54,16 @@ class AnalyzeCli : public ::testing::Test {
   }
   std::string write_config(const std::string& name, const std::string& extra = "") {
     const fs::path path = dir_ / name;
-    std::ofstream(path) << "name: " << fs::path(name).stem().string() << "\n"
-                        << "device: cpu\n"
-                        << "model:\n  d_model: 16\n  heads: 2\n  d_ff: 32\n"
-                        << "  encoder_layers: 2\n  decoder_layers: 1\n" << extra
-                        << "data:\n  task: synthetic\n  max_tokens: 256\n"
-                        << "  synthetic: {vocab: 8, train_size: 200, valid_size: 20, test_size: 10}\n"
-                        << "train:\n  lr: 0.005\n  warmup: 10\n  max_updates: 6\n"
-                        << "  valid_every: 3\n  log_every: 3\n  threads: 1\n"
-                        << "eval:\n  beam: 1\n";
+    std::ofstream(path)
+        << "name: " << fs::path(name).stem().string() << "\n"
+        << "device: cpu\n"
+        << "model:\n  d_model: 16\n  heads: 2\n  d_ff: 32\n"
+        << "  encoder_layers: 2\n  decoder_layers: 1\n"
+        << extra << "data:\n  task: synthetic\n  max_tokens: 256\n"
+        << "  synthetic: {vocab: 8, train_size: 200, valid_size: 20, test_size: 10}\n"
+        << "train:\n  lr: 0.005\n  warmup: 10\n  max_updates: 6\n"
+        << "  valid_every: 3\n  log_every: 3\n  threads: 1\n"
+        << "eval:\n  beam: 1\n";
     return path.string();
   }
   std::string db() const { return (dir_ / "runs.db").string(); }
@@ -120,8 +121,8 @@ TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
   EXPECT_NE(init.out.find("enc.0.self_attn.post_norm"), std::string::npos) << init.out;
 
   const std::string pre = write_config("pre.yaml", "  norm: pre\n");
-  Result shift = fathom({"analyze", "output-shift", config, pre, "--depths", "1,2,3",
-                         "--draws", "2", "--json", "--no-progress"});
+  Result shift = fathom({"analyze", "output-shift", config, pre, "--depths", "1,2,3", "--draws",
+                         "2", "--json", "--no-progress"});
   ASSERT_EQ(shift.status, 0) << shift.err;
   const auto s = nlohmann::json::parse(shift.out);
   ASSERT_EQ(s["configs"].size(), 2u);
@@ -143,7 +144,8 @@ TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
 // and a step that was not kept names the ones that were.
 TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
   const std::string config = write_config("tiny.yaml");
-  Result train = fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3"});
+  Result train =
+      fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3"});
   ASSERT_EQ(train.status, 0) << train.err;
   const fs::path artifacts = dir_ / "runs.artifacts" / "run-1";
   EXPECT_TRUE(fs::exists(artifacts / "checkpoint_3.pt"));
@@ -184,7 +186,8 @@ TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
   // Flags come from their declarations (analysis/params.cpp): choices, ranges, required ones,
   // and only the flags the analysis reads.
   const std::string post = write_config("post.yaml");
-  Result sideways = fathom({"analyze", "output-shift", post, "--depths", "1", "--perturb", "sideways"});
+  Result sideways =
+      fathom({"analyze", "output-shift", post, "--depths", "1", "--perturb", "sideways"});
   EXPECT_NE(sideways.status, 0);
   EXPECT_NE(sideways.err.find("--perturb"), std::string::npos) << sideways.err;
   Result no_draws = fathom({"analyze", "output-shift", post, "--depths", "1", "--draws", "0"});

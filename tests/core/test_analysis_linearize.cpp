@@ -176,8 +176,8 @@ TEST(Linearize, AnExactlyAffineResidualLayerComesBackExactly) {
   const torch::Tensor by_hand =
       torch::matmul(pairs.x.to(torch::kFloat64), expected.weight.t()) + expected.bias;
   ASSERT_LT(max_abs(pairs.y.to(torch::kFloat64) - by_hand), 1e-3);
-  const torch::Tensor design =
-      torch::cat({pairs.x.to(torch::kFloat64), torch::ones({pairs.x.size(0), 1}, torch::kFloat64)}, 1);
+  const torch::Tensor design = torch::cat(
+      {pairs.x.to(torch::kFloat64), torch::ones({pairs.x.size(0), 1}, torch::kFloat64)}, 1);
   ASSERT_EQ(torch::linalg_matrix_rank(design).item<int64_t>(), pairs.x.size(1) + 1);
   // Least squares finds that W, b.
   auto [w, b] = fit_linear(pairs.x, pairs.y);
@@ -218,7 +218,8 @@ TEST(Linearize, AnExactlyAffineDepthwiseLstmLayerComesBackExactly) {
     find_linear_weight(model, "enc.1.lstm.gates", false).zero_();
     find_linear_weight(model, "enc.1.lstm.gates", true).zero_();
     torch::Tensor gate[3];
-    const char* names[3] = {"enc.1.lstm.gates.ln_i", "enc.1.lstm.gates.ln_f", "enc.1.lstm.gates.ln_o"};
+    const char* names[3] = {"enc.1.lstm.gates.ln_i", "enc.1.lstm.gates.ln_f",
+                            "enc.1.lstm.gates.ln_o"};
     for (int g = 0; g < 3; ++g) {
       auto& norm = find_norm(model, names[g]);
       norm->bias.copy_(torch::randn({d}));

@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,14 +47,15 @@ class Cli : public ::testing::Test {
   void SetUp() override {
     binary_ = built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
-    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
+    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_))
+        << "fathom binary not found at " << binary_;
     dir_ = scratch_.path();
   }
 
   // Runs `fathom ARGS...` in the test directory with FATHOM_DB unset.
   Result fathom(const std::vector<std::string>& args) {
-    std::string command = "cd " + quote(dir_.string()) + " && env -u FATHOM_DB " +
-                          quote(binary_.string());
+    std::string command =
+        "cd " + quote(dir_.string()) + " && env -u FATHOM_DB " + quote(binary_.string());
     for (const auto& a : args) command += " " + quote(a);
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
     command += " >" + quote(out.string()) + " 2>" + quote(err.string());
@@ -112,9 +113,9 @@ const char* const kTinyConfig =
 // and no run in the store -- a config error must be caught before a run row is created.
 TEST_F(Cli, UnknownKeyExitsWithStatus2AndCreatesNoRun) {
   const std::string config = write("typo.yaml",
-                                   "name: typo\n"       // 1
-                                   "model:\n"           // 2
-                                   "  dmodel: 16\n");   // 3
+                                   "name: typo\n"      // 1
+                                   "model:\n"          // 2
+                                   "  dmodel: 16\n");  // 3
   const Result r = fathom({"--db", db(), "train", config, "--no-progress"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(contains(r.err, config + ":3")) << r.err;
@@ -201,7 +202,9 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
     const int64_t a = store.create_run(r);
     r.name = "blew-up";
     const int64_t b = store.create_run(r);
-    store.write_metrics(a, {{100, "valid_ppl", 5.0, 1.0}, {200, "valid_ppl", 4.5, 2.0}, {300, "valid_ppl", 6.0, 3.0}});
+    store.write_metrics(
+        a,
+        {{100, "valid_ppl", 5.0, 1.0}, {200, "valid_ppl", 4.5, 2.0}, {300, "valid_ppl", 6.0, 3.0}});
     store.set_final_metric(a, "valid_ppl", 6.0);
     store.write_metrics(b, {{100, "valid_ppl", 9.0, 1.0}, {200, "valid_ppl", std::nan(""), 2.0}});
   }
@@ -216,7 +219,8 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(lines, line);) {
     std::istringstream cells(line);
-    rows.emplace_back(std::istream_iterator<std::string>(cells), std::istream_iterator<std::string>());
+    rows.emplace_back(std::istream_iterator<std::string>(cells),
+                      std::istream_iterator<std::string>());
   }
   ASSERT_EQ(rows.size(), 3u) << best.out;
   auto after = [](const std::vector<std::string>& row, const std::string& cell) {
@@ -245,7 +249,9 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
 // uninterrupted run's at every update. Skipped with the reason where a tmpfs cannot be mounted.
 TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
   std::string tiny = kTinyConfig;
-  auto set = [&](const std::string& from, const std::string& to) { tiny.replace(tiny.find(from), from.size(), to); };
+  auto set = [&](const std::string& from, const std::string& to) {
+    tiny.replace(tiny.find(from), from.size(), to);
+  };
   set("max_updates: 12", "max_updates: 600");
   set("log_every: 3", "log_every: 1");
   set("valid_every: 6", "valid_every: 200");
@@ -254,15 +260,19 @@ TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
 
   const fs::path mount = dir_ / "small-disk";
   fs::create_directories(mount);
-  if (std::system(("mount -t tmpfs -o size=1m tmpfs " + quote(mount.string()) + " 2>/dev/null").c_str()) != 0)
+  if (std::system(
+          ("mount -t tmpfs -o size=1m tmpfs " + quote(mount.string()) + " 2>/dev/null").c_str()) !=
+      0)
     GTEST_SKIP() << "cannot mount a tmpfs at " << mount << " (needs root)";
   struct Unmount {
     std::string at;
     ~Unmount() { std::system(("umount " + fathom::testing::shell_quote(at)).c_str()); }
   } unmount{mount.string()};
-  const std::string small = (mount / "runs.db").string(), artifacts = (dir_ / "small-artifacts").string();
+  const std::string small = (mount / "runs.db").string(),
+                    artifacts = (dir_ / "small-artifacts").string();
 
-  const Result full = fathom({"--db", small, "--artifacts", artifacts, "train", config, "--no-progress"});
+  const Result full =
+      fathom({"--db", small, "--artifacts", artifacts, "train", config, "--no-progress"});
   EXPECT_EQ(full.status, 1) << full.err;
   EXPECT_TRUE(contains(full.err, small)) << full.err;
   EXPECT_TRUE(contains(full.err, "disk is full")) << full.err;
@@ -276,7 +286,9 @@ TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
     if (run->status == "failed")
       EXPECT_TRUE(contains(run->error, "disk is full")) << run->error;
     else
-      EXPECT_TRUE(contains(full.err, "fathom cancel 1 && fathom train --resume 1")) << run->status << "\n" << full.err;
+      EXPECT_TRUE(contains(full.err, "fathom cancel 1 && fathom train --resume 1"))
+          << run->status << "\n"
+          << full.err;
   }
 
   auto steps_of = [&](const std::string& store_path, int64_t run) {
@@ -289,9 +301,11 @@ TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
   for (size_t i = 0; i < before.size(); ++i) ASSERT_EQ(before[i].step, static_cast<int64_t>(i + 1));
 
   ASSERT_EQ(std::system(("mount -o remount,size=64m " + quote(mount.string())).c_str()), 0);
-  if (fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly).find_run("1")->status == "running")
+  if (fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly).find_run("1")->status ==
+      "running")
     ASSERT_EQ(fathom({"--db", small, "cancel", "1"}).status, 0);
-  const Result resumed = fathom({"--db", small, "--artifacts", artifacts, "train", "--resume", "1", "--no-progress"});
+  const Result resumed =
+      fathom({"--db", small, "--artifacts", artifacts, "train", "--resume", "1", "--no-progress"});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   const auto after = steps_of(small, 1), reference = steps_of(db(), 1);
   ASSERT_EQ(after.size(), 600u);
@@ -371,13 +385,16 @@ TEST_F(Cli, HugeSweepNeedsYes) {
   write("tiny.yaml", kTinyConfig);
   std::string seeds;
   for (int i = 1; i <= 1001; ++i) seeds += (seeds.empty() ? "" : ", ") + std::to_string(i);
-  const std::string sweep = write("huge.yaml", "name: huge\nbase: tiny.yaml\nseeds: [" + seeds + "]\n");
+  const std::string sweep =
+      write("huge.yaml", "name: huge\nbase: tiny.yaml\nseeds: [" + seeds + "]\n");
   const Result dry = fathom({"--db", db(), "sweep", sweep, "--dry-run"});
   ASSERT_EQ(dry.status, 0) << dry.err;
-  EXPECT_TRUE(contains(dry.out, "1001 runs is more than 1000")) << dry.out.substr(dry.out.size() - 300);
+  EXPECT_TRUE(contains(dry.out, "1001 runs is more than 1000"))
+      << dry.out.substr(dry.out.size() - 300);
   const Result refused = fathom({"--db", db(), "sweep", sweep, "--no-progress"});
   EXPECT_EQ(refused.status, 2);
-  EXPECT_TRUE(contains(refused.err, "huge.yaml:1: 'name': the sweep expands to 1001 runs")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "huge.yaml:1: 'name': the sweep expands to 1001 runs"))
+      << refused.err;
   EXPECT_TRUE(runs_in_store().empty());
 }
 
@@ -409,8 +426,8 @@ TEST_F(Cli, UnreadableCheckpointsLeaveAFinishedRunFinished) {
   const fs::path dir = dir_ / "runs.artifacts" / "run-1";
   for (const char* name : {"checkpoint_last.pt", "checkpoint_previous.pt"})
     if (fs::exists(dir / name)) fs::resize_file(dir / name, 64);
-  const Result r = fathom({"--db", db(), "train", "--resume", "1", "--no-progress", "--set",
-                           "train.max_updates=40"});
+  const Result r = fathom(
+      {"--db", db(), "train", "--resume", "1", "--no-progress", "--set", "train.max_updates=40"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "checkpoint_last.pt")) << r.err;
   const auto after = runs_in_store();

@@ -12,14 +12,14 @@
 #include <set>
 #include <thread>
 
+#include "base/util/error.h"
+#include "base/util/utf8.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/data/rng.h"
 #include "core/data/text_reader.h"
-#include "base/util/utf8.h"
 #include "core/data/vocab_cache.h"
 #include "core/data/word_vocab.h"
-#include "base/util/error.h"
 #include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
 
@@ -57,8 +57,7 @@ TEST(TextReader, GzipAndPlainGiveIdenticalLines) {
   TempDir dir;
   // CRLF endings, a UTF-8 BOM, umlauts, an empty line and no final newline.
   const std::string text = "\xEF\xBB\xBFZwei M\xC3\xA4nner.\r\nA dog runs.\r\n\r\nlast line";
-  const std::vector<std::string> expected = {"Zwei M\xC3\xA4nner.", "A dog runs.", "",
-                                             "last line"};
+  const std::vector<std::string> expected = {"Zwei M\xC3\xA4nner.", "A dog runs.", "", "last line"};
   write_file(dir.file("plain.txt"), text);
   write_gzip(dir.file("packed.gz"), text);
   write_gzip(dir.file("packed_without_suffix.txt"), text);  // detected by magic bytes
@@ -90,8 +89,8 @@ TEST(TextReader, Multi30kGzipMatchesItsPlainCopy) {
   write_file(dir.file("val.de"), raw);
   EXPECT_EQ(read_lines(dir.file("val.de")), gz_lines);
 
-  const auto pair = read_parallel_text(multi30k_dir() + "/train.de.gz",
-                                       multi30k_dir() + "/train.en.gz");
+  const auto pair =
+      read_parallel_text(multi30k_dir() + "/train.de.gz", multi30k_dir() + "/train.en.gz");
   EXPECT_EQ(pair.source.size(), 29000u);
   EXPECT_EQ(pair.target.size(), 29000u);
   const auto test = read_parallel_text(multi30k_dir() + "/test_2016_flickr.de.gz",
@@ -103,8 +102,8 @@ TEST(TextReader, MismatchedLineCountsNameBothFilesAndCounts) {
   TempDir dir;
   write_file(dir.file("src.txt"), "a\nb\nc\n");
   write_file(dir.file("tgt.txt"), "x\ny\n");
-  const auto e = expect_input_error(
-      [&] { read_parallel_text(dir.file("src.txt"), dir.file("tgt.txt")); });
+  const auto e =
+      expect_input_error([&] { read_parallel_text(dir.file("src.txt"), dir.file("tgt.txt")); });
   const std::string what = e.what();
   EXPECT_NE(what.find(dir.file("src.txt")), std::string::npos) << what;
   EXPECT_NE(what.find(dir.file("tgt.txt")), std::string::npos) << what;
@@ -158,12 +157,12 @@ TEST(TextReader, InvalidUtf8ReportsTheLine) {
 TEST(TextReader, Utf8Validator) {
   EXPECT_EQ(find_invalid_utf8("plain ascii"), std::string_view::npos);
   EXPECT_EQ(find_invalid_utf8("\xC3\xA4\xE2\x82\xAC\xF0\x9F\x98\x80"), std::string_view::npos);
-  EXPECT_EQ(find_invalid_utf8("ab\x80"), 2u);              // stray continuation byte
-  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);            // overlong '/'
-  EXPECT_EQ(find_invalid_utf8("\xE0\x80\xAF"), 0u);        // overlong, 3 bytes
-  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);       // UTF-16 surrogate
-  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);    // above U+10FFFF
-  EXPECT_EQ(find_invalid_utf8("abc\xE2\x82"), 3u);         // truncated at the end
+  EXPECT_EQ(find_invalid_utf8("ab\x80"), 2u);            // stray continuation byte
+  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(find_invalid_utf8("\xE0\x80\xAF"), 0u);      // overlong, 3 bytes
+  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);     // UTF-16 surrogate
+  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(find_invalid_utf8("abc\xE2\x82"), 3u);       // truncated at the end
 }
 
 TEST(TextReader, OneSidedEmptyLinesAreCounted) {

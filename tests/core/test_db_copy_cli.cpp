@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "db/store.h"
-#include "tests/support/store_backends.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/store_backends.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -114,13 +114,16 @@ TEST_F(DbCli, CopyMovesAStoreBothWaysWithCountsChecked) {
   {
     auto store = Store::open(source);
     for (int i = 0; i < 5; ++i) {
-      const int64_t id = store.create_run({"run" + std::to_string(i), "sweep", "{}", "", "", "", ""});
+      const int64_t id =
+          store.create_run({"run" + std::to_string(i), "sweep", "{}", "", "", "", ""});
       std::vector<fathom::db::MetricRow> rows;
-      for (int step = 1; step <= 100; ++step) rows.emplace_back(step, "train_loss", 1.0 / step, 1.0);
+      for (int step = 1; step <= 100; ++step)
+        rows.emplace_back(step, "train_loss", 1.0 / step, 1.0);
       store.write_metrics(id, rows);
       store.set_final_metric(id, "valid_ppl", 2.0 + i);
       store.set_tag(id, "axis.seed", std::to_string(i));
-      store.finish_run(id, i == 3 ? "diverged" : "finished", "", i == 3 ? std::optional<int64_t>(50) : std::nullopt);
+      store.finish_run(id, i == 3 ? "diverged" : "finished", "",
+                       i == 3 ? std::optional<int64_t>(50) : std::nullopt);
       if (i == 3) diverged = id;
     }
     store.delete_run(2);  // a gap in the ids must survive the copy
@@ -136,7 +139,8 @@ TEST_F(DbCli, CopyMovesAStoreBothWaysWithCountsChecked) {
 
   r = fathom({"db", "copy", pg(), back, "--no-progress"});
   ASSERT_EQ(r.status, 0) << r.err;
-  auto original = Store::open(source, OpenMode::ReadOnly), copied = Store::open(back, OpenMode::ReadOnly);
+  auto original = Store::open(source, OpenMode::ReadOnly),
+       copied = Store::open(back, OpenMode::ReadOnly);
   EXPECT_TRUE(original.counts() == copied.counts());
   EXPECT_FALSE(copied.find_run("2"));
   const auto run = *copied.find_run(std::to_string(diverged));

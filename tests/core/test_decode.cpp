@@ -1,8 +1,8 @@
 // Tests for decoding (core/decode/search.h): greedy search is the step-by-step argmax path,
 // beam search finds the exact best sequence when the beam is wide enough to be exhaustive and
-// otherwise agrees with an independent fairseq-rule beam search, pad/bos are never emitted, lengths respect max_len_a * S + b (eos included), and a model
-// trained on a copy task copies held-out sequences (an end-to-end check of model, loss,
-// optimizer, schedule and search together).
+// otherwise agrees with an independent fairseq-rule beam search, pad/bos are never emitted, lengths
+// respect max_len_a * S + b (eos included), and a model trained on a copy task copies held-out
+// sequences (an end-to-end check of model, loss, optimizer, schedule and search together).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -212,8 +212,8 @@ Ids reference_beam(TransformerImpl& model, const torch::Tensor& source, int K, i
       const Candidate& c = candidates[j];
       if (c.token == kEosId) {
         if (j < static_cast<size_t>(K))
-          finished.push_back({live[c.hyp].tokens,
-                              c.score / std::pow(static_cast<double>(step + 1), penalty)});
+          finished.push_back(
+              {live[c.hyp].tokens, c.score / std::pow(static_cast<double>(step + 1), penalty)});
         if (finished.size() == static_cast<size_t>(K)) break;
         continue;
       }
@@ -245,8 +245,8 @@ TEST(Decode, BeamMatchesReferenceImplementation) {
   int compared = 0, nonempty = 0, shorter_than_limit = 0;
   // (seed, eos scale): seed 48 with scale 5 has a step where a second eos candidate ranks
   // below the K-th place, which fairseq drops (an implementation that finalized it differs).
-  for (const auto& [seed, eos_scale] : std::vector<std::pair<uint64_t, double>>{
-           {41, 2.5}, {42, 2.5}, {43, 2.5}, {48, 5.0}}) {
+  for (const auto& [seed, eos_scale] :
+       std::vector<std::pair<uint64_t, double>>{{41, 2.5}, {42, 2.5}, {43, 2.5}, {48, 5.0}}) {
     Transformer model = build_model(tiny_config(seed % 2 ? "post" : "pre"), kVocab, seed);
     {
       torch::NoGradGuard no_grad;
@@ -276,8 +276,8 @@ TEST(Decode, BeamMatchesReferenceImplementation) {
         for (size_t b = 0; b < 3; ++b) {
           const torch::Tensor alone = torch::tensor(sentences[b], torch::kInt64).unsqueeze(0);
           const Ids expected = reference_beam(*model, alone, K, 6, penalty);
-          EXPECT_EQ(out[b], expected) << "seed " << seed << " K " << K << " penalty " << penalty
-                                      << " sentence " << b;
+          EXPECT_EQ(out[b], expected)
+              << "seed " << seed << " K " << K << " penalty " << penalty << " sentence " << b;
           ++compared;
           nonempty += !expected.empty();
           shorter_than_limit += static_cast<int64_t>(expected.size()) < 5;
@@ -297,8 +297,7 @@ TEST(Decode, BeamMatchesReferenceImplementation) {
 TEST(Decode, BeamBatchEqualsSentencesAlone) {
   Transformer model = build_model(tiny_config("pre"), kVocab, 23);
   const torch::Tensor source =
-      torch::tensor({{5, 9, 4, 11, 7, 3}, {8, 6, 13, 3, 0, 0}, {12, 3, 0, 0, 0, 0}},
-                    torch::kInt64);
+      torch::tensor({{5, 9, 4, 11, 7, 3}, {8, 6, 13, 3, 0, 0}, {12, 3, 0, 0, 0, 0}}, torch::kInt64);
   SearchOptions options;
   options.beam = 4;
   options.max_len_a = 0.0;
@@ -356,8 +355,8 @@ TEST(Decode, NeverEmitsPadOrBosAndRespectsTheLengthLimit) {
   }
   {
     torch::NoGradGuard no_grad;
-    model->named_parameters()["output_projection"][kEosId].copy_(
-        8 * torch::ones({d}) / std::sqrt(static_cast<double>(d)));
+    model->named_parameters()["output_projection"][kEosId].copy_(8 * torch::ones({d}) /
+                                                                 std::sqrt(static_cast<double>(d)));
   }
   for (int beam : {1, 3}) {
     SCOPED_TRACE(beam);
@@ -434,7 +433,8 @@ double train_copy_model(Transformer& model, int updates) {
     }
     const Batch batch = collate(examples, ids);
     optimizer.zero_grad();
-    LossSums sums = label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out, 0.1);
+    LossSums sums =
+        label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out, 0.1);
     torch::Tensor mean = sums.smoothed / static_cast<double>(sums.tokens);
     mean.backward();
     optimizer.step(inverse_sqrt_lr(u, 3e-3, 40));
@@ -471,8 +471,8 @@ TEST(Decode, TrainedCopyModelCopiesHeldOutSequences) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("copy task: final train loss %.3f after %.1f s\n", loss, seconds);
-  const double floor = -(0.9 + 0.1 / 16) * std::log(0.9 + 0.1 / 16) -
-                       15 * (0.1 / 16) * std::log(0.1 / 16);
+  const double floor =
+      -(0.9 + 0.1 / 16) * std::log(0.9 + 0.1 / 16) - 15 * (0.1 / 16) * std::log(0.1 / 16);
   EXPECT_GT(loss, floor - 1e-3);  // nothing can beat the smoothed target's entropy
   EXPECT_LT(loss, floor + 0.05);
 
@@ -489,7 +489,8 @@ TEST(Decode, TrainedCopyModelCopiesHeldOutSequences) {
     options.beam = 1;
     const auto greedy = search(*model, source, options);
     exact_greedy += greedy[0] == s;
-    if (greedy[0] != s) std::printf("greedy: [%s] -> [%s]\n", text(s).c_str(), text(greedy[0]).c_str());
+    if (greedy[0] != s)
+      std::printf("greedy: [%s] -> [%s]\n", text(s).c_str(), text(greedy[0]).c_str());
     options.beam = 4;
     const auto beam = search(*model, source, options);
     exact_beam += beam[0] == s;

@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/util/error.h"
 #include "core/model/attention.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "base/util/error.h"
 
 using namespace fathom;
 
@@ -145,12 +145,12 @@ TEST(DepthwiseLstm, CellMatchesHandComputedEquations) {
     fill_deterministic(*cell);
     cell->eval();
 
-    const torch::Tensor a = torch::tensor({{0.3, -1.2, 0.8, 0.1}, {1.5, 0.4, -0.6, -0.9}},
-                                          torch::kFloat64);
-    const torch::Tensor o_prev = torch::tensor({{-0.7, 0.2, 1.1, -0.3}, {0.05, -1.4, 0.9, 0.6}},
-                                               torch::kFloat64);
-    const torch::Tensor c_prev = torch::tensor({{0.9, -0.5, 0.2, 1.3}, {-1.1, 0.7, 0.4, -0.2}},
-                                               torch::kFloat64);
+    const torch::Tensor a =
+        torch::tensor({{0.3, -1.2, 0.8, 0.1}, {1.5, 0.4, -0.6, -0.9}}, torch::kFloat64);
+    const torch::Tensor o_prev =
+        torch::tensor({{-0.7, 0.2, 1.1, -0.3}, {0.05, -1.4, 0.9, 0.6}}, torch::kFloat64);
+    const torch::Tensor c_prev =
+        torch::tensor({{0.9, -0.5, 0.2, 1.3}, {-1.1, 0.7, 0.4, -0.2}}, torch::kFloat64);
 
     const Vec Wg = values(cell->gates()->linear()->weight);
     const Vec bg = values(cell->gates()->linear()->bias);
@@ -232,10 +232,9 @@ TEST(DepthwiseLstm, StacksFollowTheSpec) {
       const torch::Tensor s = attn(L + "_self_attn")->forward(hs, hs, torch::Tensor(), true);
       const torch::Tensor he = norm(L + "_enc_attn_norm")->forward(s + o);
       const torch::Tensor e = attn(L + "_enc_attn")->forward(he, memory, pad, false);
-      const torch::Tensor m =
-          merge == "add" ? s + e
-                         : module_at<torch::nn::LinearImpl>(model, L + "_merge")
-                               ->forward(torch::cat({s, e}, -1));
+      const torch::Tensor m = merge == "add" ? s + e
+                                             : module_at<torch::nn::LinearImpl>(model, L + "_merge")
+                                                   ->forward(torch::cat({s, e}, -1));
       const LstmState next = cell(L + "_lstm")->forward(m, o, c);
       o = next.output, c = next.cell;
     }
@@ -266,8 +265,8 @@ TEST(DepthwiseLstm, SharedParametersAreOneTensor) {
     for (const auto& [stack, layers] : stacks) {
       std::set<const void*> gate_w, gate_ln, hidden_w, hidden_ln;
       for (int l = 0; l < layers; ++l) {
-        auto cell = module_at<DepthwiseLstmCellImpl>(model, stack + ".layer" + std::to_string(l) +
-                                                                "_lstm");
+        auto cell =
+            module_at<DepthwiseLstmCellImpl>(model, stack + ".layer" + std::to_string(l) + "_lstm");
         gate_w.insert(cell->gates()->linear()->weight.data_ptr());
         gate_ln.insert(cell->gates()->norm(1)->norm()->weight.data_ptr());
         hidden_w.insert(cell->hidden()->fc2()->weight.data_ptr());
@@ -384,8 +383,7 @@ TEST(DepthwiseLstm, PaddedSourcePositionsAreInvisible) {
   const torch::Tensor target = torch::tensor({{2, 4, 9, 10}}, torch::kInt64);
   const torch::Tensor enc_long = model->encode(long_source);
   EXPECT_LT(max_abs_diff(enc_long.slice(1, 0, 4), model->encode(short_source)), 1e-5);
-  EXPECT_LT(max_abs_diff(model->forward(long_source, target),
-                         model->forward(short_source, target)),
+  EXPECT_LT(max_abs_diff(model->forward(long_source, target), model->forward(short_source, target)),
             1e-5);
   const torch::Tensor padding = long_source.eq(0);
   const torch::Tensor logits = model->decode(target, enc_long, padding);
@@ -453,9 +451,8 @@ TEST(DepthwiseLstm, ObserverSeesEveryLstmStep) {
   const torch::Tensor embedded =
       module_at<TransformerEmbeddingImpl>(model, "source_embed")->forward(sample_source());
   EXPECT_LT(max_abs_diff(recorder.records[0].input, embedded), 1e-6);
-  const torch::Tensor memory =
-      module_at<ObservedNormImpl>(model, "encoder.encoder_final_norm")->forward(
-          recorder.records[N - 1].output);
+  const torch::Tensor memory = module_at<ObservedNormImpl>(model, "encoder.encoder_final_norm")
+                                   ->forward(recorder.records[N - 1].output);
   EXPECT_LT(max_abs_diff(model->encode(sample_source()), memory), 1e-6);
 }
 

@@ -57,7 +57,8 @@ class FaultCampaign : public ::testing::Test {
 
   std::string sweep_file(const std::string& name) {
     const fs::path path = dir_ / (name + ".yaml");
-    std::ofstream(path) << "name: " << name << "\nbase: base.yaml\nset:\n  train.max_updates: " << updates_
+    std::ofstream(path) << "name: " << name
+                        << "\nbase: base.yaml\nset:\n  train.max_updates: " << updates_
                         << "\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n";
     return path.string();
   }
@@ -65,8 +66,8 @@ class FaultCampaign : public ::testing::Test {
 
   // `fathom --db DB sweep FILE --jobs 2 [--resume]` in its own process group.
   pid_t start(const std::string& name, bool resume) {
-    std::vector<std::string> argv{binary_.string(), "--db", db(name), "sweep", sweep_file(name),
-                                  "--jobs", "2", "--no-progress"};
+    std::vector<std::string> argv{binary_.string(), "--db",   db(name), "sweep",
+                                  sweep_file(name), "--jobs", "2",      "--no-progress"};
     if (resume) argv.push_back("--resume");
     const std::string log = (dir_ / (name + ".log")).string();
     std::fflush(stdout);  // else the child's freopen writes our buffered lines again
@@ -103,8 +104,9 @@ class FaultCampaign : public ::testing::Test {
 TEST_F(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
   const int kills = env_int("FATHOM_FAULT_KILLS", 6);
   const unsigned seed = static_cast<unsigned>(env_int("FATHOM_FAULT_SEED", 20261124));
-  std::printf("fault campaign: %d kills, %d updates a run, seed %u (FATHOM_FAULT_SEED replays it)\n",
-              kills, updates_, seed);
+  std::printf(
+      "fault campaign: %d kills, %d updates a run, seed %u (FATHOM_FAULT_SEED replays it)\n", kills,
+      updates_, seed);
   std::mt19937 random(seed);
 
   // The reference: the same sweep, never interrupted.
@@ -119,7 +121,8 @@ TEST_F(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
   for (int k = 0; k < kills; ++k) {
     const pid_t scheduler = start("faulty", !first);
     first = false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(300, 2500)(random)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(300, 2500)(random)));
     const int mode = std::uniform_int_distribution<int>(0, 2)(random);
     int status = 0;
     if (waitpid(scheduler, &status, WNOHANG) == scheduler) break;  // the sweep already ended
@@ -131,7 +134,8 @@ TEST_F(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
       for (const auto& r : runs("faulty"))
         if (r.status == "running") {
           const auto tags = Store::open(db("faulty"), OpenMode::ReadOnly).tags(r.id);
-          if (tags.count("worker.pid")) victim = static_cast<pid_t>(std::stoll(tags.at("worker.pid")));
+          if (tags.count("worker.pid"))
+            victim = static_cast<pid_t>(std::stoll(tags.at("worker.pid")));
         }
       if (victim > 0 && kill(victim, SIGKILL) == 0) ++survived["one worker"];
       // The scheduler records that run as crashed and goes on; stop it too for the next round.

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "base/util/error.h"
 
 using namespace fathom;
 
@@ -32,7 +32,8 @@ RunConfig config_for(const std::string& init, bool shared = true) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 double max_abs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
@@ -75,7 +76,8 @@ TEST(Init, XavierLinearBoundsBiasesAndNorms) {
       EXPECT_LE(max_abs(w), bound * (1 + 1e-6));
       const int64_t blocks = input_projection ? w.size(0) / kD : 1;
       for (int64_t b = 0; b < blocks; ++b) {
-        const torch::Tensor block = w.slice(0, b * w.size(0) / blocks, (b + 1) * w.size(0) / blocks);
+        const torch::Tensor block =
+            w.slice(0, b * w.size(0) / blocks, (b + 1) * w.size(0) / blocks);
         EXPECT_GT(max_abs(block), 0.95 * bound) << "block " << b;
       }
     } else if (ends_with(name, ".bias") && !is_norm(name)) {
@@ -239,5 +241,6 @@ TEST(Init, UnknownInitSuggestsClosestName) {
   }
 
   // And a known name passes.
-  EXPECT_NO_THROW(check_model_methods(load_config_string("model:\n  init: lipschitz\n", "ok.yaml", ".")));
+  EXPECT_NO_THROW(
+      check_model_methods(load_config_string("model:\n  init: lipschitz\n", "ok.yaml", ".")));
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/admin.h"
@@ -21,7 +22,6 @@
 #include "core/model/init_helpers.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
-#include "base/util/error.h"
 #include "core/train/prepared_state.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"
@@ -76,9 +76,8 @@ struct Recorder : SublayerObserver {
   std::map<std::pair<Stack, int>, SublayerTrace> traces;
   std::vector<NormTrace> norms;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override {
-    traces[{id.stack, id.index}] = SublayerTrace{trace.input.detach().clone(),
-                                                 trace.branch.detach().clone(),
-                                                 trace.output.detach().clone()};
+    traces[{id.stack, id.index}] = SublayerTrace{
+        trace.input.detach().clone(), trace.branch.detach().clone(), trace.output.detach().clone()};
   }
   void on_norm(const SublayerId*, const NormTrace& trace) override { norms.push_back(trace); }
 };
@@ -150,8 +149,7 @@ TEST(Admin, GivenProfileFileIsReusedNotRecomputed) {
   prepare_model(*model, InitContext{config, batch, {}});
   for (const auto& o : admin_omegas(*model)) {
     const auto& chain = o.id.stack == Stack::Encoder ? made_up.encoder : made_up.decoder;
-    EXPECT_TRUE(torch::equal(o.omega, torch::full_like(o.omega, chain[o.id.index])))
-        << o.id.name();
+    EXPECT_TRUE(torch::equal(o.omega, torch::full_like(o.omega, chain[o.id.index]))) << o.id.name();
   }
 
   RunConfig deeper = config;
@@ -200,7 +198,8 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     EXPECT_NE(store.tags(second_run).at("admin.profile_origin").find("reused"), std::string::npos);
 
     config.model.admin.profile = "999";  // no such run
-    EXPECT_THROW(prepare_model(*b, InitContext{config, batch, stored_tag_reader(store)}), InputError);
+    EXPECT_THROW(prepare_model(*b, InitContext{config, batch, stored_tag_reader(store)}),
+                 InputError);
     // The model itself stores nothing: only keep_prepared_state writes.
     const auto untouched = store.tags(second_run).size();
     prepare_model(*b, InitContext{small_config("admin", 2, 2), batch, {}});
@@ -255,7 +254,8 @@ TEST(Admin, FoldBackGivesTheSameOutputs) {
   for (auto& p : dropped->named_parameters()) p.value().copy_(*source.find(p.key()));
   dropped->eval();
   auto [src, tgt] = random_inputs(1);
-  EXPECT_GT((admin->forward(src, tgt) - dropped->forward(src, tgt)).abs().max().item<double>(), 1e-2);
+  EXPECT_GT((admin->forward(src, tgt) - dropped->forward(src, tgt)).abs().max().item<double>(),
+            1e-2);
 }
 
 // Admin is a Post-LN method on residual stacks; other settings are config errors.
@@ -367,7 +367,8 @@ TEST(ReZero, IdentityAtInitialization) {
   }
   model->hooks().observer = nullptr;
   ASSERT_EQ(recorder.traces.size(), 4u + 6u);
-  for (const auto& [key, trace] : recorder.traces) EXPECT_TRUE(torch::equal(trace.input, trace.output));
+  for (const auto& [key, trace] : recorder.traces)
+    EXPECT_TRUE(torch::equal(trace.input, trace.output));
   EXPECT_TRUE(torch::equal(memory, recorder.traces.at({Stack::Encoder, 0}).input));
 
   // One backward pass: the decoder's alphas receive gradient. The encoder's do not yet: with
@@ -398,7 +399,8 @@ TEST(ReZero, IdentityAtInitialization) {
   post_model->forward(src, tgt);
   post_model->hooks().observer = nullptr;
   for (const auto& [key, trace] : post_recorder.traces)
-    EXPECT_LT((trace.output - torch::layer_norm(trace.input, {32})).abs().max().item<double>(), 1e-5);
+    EXPECT_LT((trace.output - torch::layer_norm(trace.input, {32})).abs().max().item<double>(),
+              1e-5);
 }
 
 // ---------------------------------------------------------------- DS-Init
@@ -475,8 +477,8 @@ TEST(Lipschitz, PostNormSigmaAtInitialization) {
   std::printf("  max sigma: lipschitz %.4f xavier %.4f\n", max_lipschitz, max_xavier);
   for (size_t i = 0; i < lipschitz.size(); ++i) {
     const auto& [name, sigma] = lipschitz[i];
-    const bool reads_embedding = name == "enc.0.self_attn.post_norm" ||
-                                 name == "dec.0.self_attn.post_norm";
+    const bool reads_embedding =
+        name == "enc.0.self_attn.post_norm" || name == "dec.0.self_attn.post_norm";
     EXPECT_LE(sigma, reads_embedding ? 1.0 : 1.1) << name;
     EXPECT_LT(sigma, xavier[i].second) << name;
   }

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/util/error.h"
 #include "core/model/autocast_scope.h"
 #include "core/train/grad_clip.h"
 #include "core/train/loss.h"
 #include "core/train/loss_scaler.h"
 #include "core/train/precision.h"
-#include "base/util/error.h"
 
 namespace fathom {
 namespace {

@@ -201,9 +201,8 @@ torch::Tensor ref_encode(const Params& P, const std::string& norm, int layers,
 }
 
 // Logits with shared + tied embeddings: h @ E^T.
-torch::Tensor ref_forward(const Params& P, const std::string& norm, int enc_layers,
-                          int dec_layers, const torch::Tensor& source,
-                          const torch::Tensor& target_in) {
+torch::Tensor ref_forward(const Params& P, const std::string& norm, int enc_layers, int dec_layers,
+                          const torch::Tensor& source, const torch::Tensor& target_in) {
   torch::Tensor memory = ref_encode(P, norm, enc_layers, source);
   torch::Tensor pad = source.eq(0);
   torch::Tensor E = P("source_embedding");
@@ -300,9 +299,9 @@ TEST(Model, PaddedSourcePositionsAreInvisible) {
     const torch::Tensor enc_short = model->encode(short_source);
     const torch::Tensor enc_long = model->encode(long_source);
     EXPECT_LT(max_abs_diff(enc_long.slice(1, 0, 4), enc_short), 1e-5);
-    EXPECT_LT(max_abs_diff(model->forward(long_source, target),
-                           model->forward(short_source, target)),
-              1e-5);
+    EXPECT_LT(
+        max_abs_diff(model->forward(long_source, target), model->forward(short_source, target)),
+        1e-5);
 
     // Overwrite the memory at the padded positions with large noise: logits unchanged.
     const torch::Tensor padding = long_source.eq(0);
@@ -359,7 +358,8 @@ TEST(Model, MatchesHandWrittenReference) {
       const torch::Tensor logits = model->forward(source, target);
       const torch::Tensor logits_ref = ref_forward(P, norm, layers, layers, source, target);
       ASSERT_EQ(logits.sizes(), (std::vector<int64_t>{2, 5, kVocab}));
-      EXPECT_LT(max_abs_diff(logits, logits_ref), 1e-4 * (1 + logits_ref.abs().max().item<double>()));
+      EXPECT_LT(max_abs_diff(logits, logits_ref),
+                1e-4 * (1 + logits_ref.abs().max().item<double>()));
     }
   }
 }
@@ -500,9 +500,9 @@ TEST(Model, ObserverSeesSublayersInOrder) {
                   1e-6);
     }
     // Ends: the embeddings go in, the stack output comes out.
-    EXPECT_LT(max_abs_diff(recorder.records[0].input,
-                           ref_embed(P("source_embedding"), sample_source())),
-              1e-5);
+    EXPECT_LT(
+        max_abs_diff(recorder.records[0].input, ref_embed(P("source_embedding"), sample_source())),
+        1e-5);
     EXPECT_LT(max_abs_diff(recorder.records[2 * N].input,
                            ref_embed(P("source_embedding"), sample_target_in())),
               1e-5);
@@ -541,9 +541,9 @@ TEST(Model, ZeroBranchObserverLeavesTheShortcut) {
     if (norm == "pre") {
       expected = ref_ln(expected, P("encoder.encoder_final_norm.ln.weight"),
                         P("encoder.encoder_final_norm.ln.bias"));
-      torch::Tensor y = ref_ln(ref_embed(E, sample_target_in()),
-                               P("decoder.decoder_final_norm.ln.weight"),
-                               P("decoder.decoder_final_norm.ln.bias"));
+      torch::Tensor y =
+          ref_ln(ref_embed(E, sample_target_in()), P("decoder.decoder_final_norm.ln.weight"),
+                 P("decoder.decoder_final_norm.ln.bias"));
       EXPECT_LT(max_abs_diff(logits, torch::matmul(y, E.t())), 1e-4);
     } else {
       for (int l = 0; l < N; ++l)

@@ -5,12 +5,12 @@
 // plain-tensor reference in test_model.cpp (Model.MatchesHandWrittenReference).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -90,9 +90,9 @@ TEST(NormStyles, PeriLnNormalizesTheBranchInputAndOutput) {
   OneConnection c("peri", 0, 2);
   const auto y = c.run(kX, [](const torch::Tensor& h) { return 2 * h; });
   expect_values(y, {1 + kLn[0], 2 + kLn[1], 3 + kLn[2], 4 + kLn[3]});
-  EXPECT_EQ(c.parameter_names(), (std::set<std::string>{"input_norm.ln.weight", "input_norm.ln.bias",
-                                                         "output_norm.ln.weight",
-                                                         "output_norm.ln.bias"}));
+  EXPECT_EQ(c.parameter_names(),
+            (std::set<std::string>{"input_norm.ln.weight", "input_norm.ln.bias",
+                                   "output_norm.ln.weight", "output_norm.ln.bias"}));
   // The branch's scale no longer reaches the stream: f(h) = 100 h gives the same output.
   expect_values(c.run(kX, [](const torch::Tensor& h) { return 100 * h; }), y);
 }
@@ -106,7 +106,8 @@ TEST(NormStyles, LayerNormScalingDividesByTheSquareRootOfTheLayer) {
   OneConnection first("lns", 0, 6);  // l = 1: exactly Pre-LN
   expect_values(first.run(kX, [](const torch::Tensor& h) { return h; }),
                 {1 + kLn[0], 2 + kLn[1], 3 + kLn[2], 4 + kLn[3]});
-  EXPECT_EQ(third.parameter_names(), (std::set<std::string>{"pre_norm.ln.weight", "pre_norm.ln.bias"}));
+  EXPECT_EQ(third.parameter_names(),
+            (std::set<std::string>{"pre_norm.ln.weight", "pre_norm.ln.bias"}));
 }
 
 // DyT: x + f(gamma tanh(alpha x) + beta), alpha = model.dyt_alpha = 0.5, gamma 1, beta 0;
@@ -133,9 +134,12 @@ TEST(NormStyles, DyTIsGammaTanhAlphaXPlusBeta) {
 // Mix-LN: layers [0, floor(alpha L)) are Post-LN, the rest Pre-LN, per stack. Hand values:
 // alpha 0.25: L = 6 -> 1, L = 18 -> 4, L = 3 -> 0; alpha 0.5: L = 3 -> 1; alpha 1: all.
 TEST(NormStyles, MixLnSplitsEachStackAtFloorAlphaL) {
-  struct Case { double alpha; int layers, post_layers; };
-  for (const Case& k : std::vector<Case>{{0.25, 6, 1}, {0.25, 18, 4}, {0.25, 3, 0},
-                                         {0.5, 3, 1}, {1.0, 4, 4}, {0.0, 4, 0}}) {
+  struct Case {
+    double alpha;
+    int layers, post_layers;
+  };
+  for (const Case& k : std::vector<Case>{
+           {0.25, 6, 1}, {0.25, 18, 4}, {0.25, 3, 0}, {0.5, 3, 1}, {1.0, 4, 4}, {0.0, 4, 0}}) {
     for (int l = 0; l < k.layers; ++l) {
       SCOPED_TRACE("alpha " + std::to_string(k.alpha) + " L " + std::to_string(k.layers) +
                    " layer " + std::to_string(l));
@@ -201,22 +205,20 @@ TEST(NormStyles, ConfigKeysRejectValuesOutsideTheirRange) {
   EXPECT_EQ(mix.field(), "model.mix_ln_alpha");
   EXPECT_EQ(mix.line(), 3);
   EXPECT_NE(mix.message().find("in [0, 1]"), std::string::npos) << mix.what();
-  const InputError dyt = expect_input_error([] {
-    check_config(load_config_string("model:\n  dyt_alpha: 0\n", "c.yaml", ""));
-  });
+  const InputError dyt = expect_input_error(
+      [] { check_config(load_config_string("model:\n  dyt_alpha: 0\n", "c.yaml", "")); });
   EXPECT_EQ(dyt.field(), "model.dyt_alpha");
   EXPECT_NE(dyt.message().find("> 0"), std::string::npos) << dyt.what();
   // model.norm is checked against the registry, with a suggestion.
-  const InputError typo = expect_input_error([] {
-    check_model_methods(load_config_string("model:\n  norm: perri\n", "c.yaml", ""));
-  });
+  const InputError typo = expect_input_error(
+      [] { check_model_methods(load_config_string("model:\n  norm: perri\n", "c.yaml", "")); });
   EXPECT_EQ(typo.field(), "model.norm");
   EXPECT_EQ(typo.line(), 2);
   EXPECT_NE(typo.message().find("did you mean 'peri'"), std::string::npos) << typo.what();
   // A depth-wise LSTM model keeps the paper's LayerNorms; a style that would be ignored is refused.
   const InputError lstm = expect_input_error([] {
-    check_model_methods(load_config_string(
-        "model:\n  norm: dyt\n  connection: depthwise_lstm\n", "c.yaml", ""));
+    check_model_methods(
+        load_config_string("model:\n  norm: dyt\n  connection: depthwise_lstm\n", "c.yaml", ""));
   });
   EXPECT_EQ(lstm.field(), "model.norm");
 }
@@ -230,12 +232,13 @@ TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
   for (const std::string& style : kNewStyles) {
     SCOPED_TRACE(style);
     const fs::path config = dir / (style + ".yaml");
-    std::ofstream(config) << "name: " << style << "\ndevice: cpu\n"
-                          << "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, "
-                          << "decoder_layers: 1, norm: " << style << ", mix_ln_alpha: 0.5}\n"
-                          << "data:\n  task: synthetic\n  max_tokens: 256\n"
-                          << "  synthetic: {vocab: 8, train_size: 100, valid_size: 10, test_size: 5}\n"
-                          << "train: {seed: 2, threads: 1}\neval: {beam: 1}\n";
+    std::ofstream(config)
+        << "name: " << style << "\ndevice: cpu\n"
+        << "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, "
+        << "decoder_layers: 1, norm: " << style << ", mix_ln_alpha: 0.5}\n"
+        << "data:\n  task: synthetic\n  max_tokens: 256\n"
+        << "  synthetic: {vocab: 8, train_size: 100, valid_size: 10, test_size: 5}\n"
+        << "train: {seed: 2, threads: 1}\neval: {beam: 1}\n";
     analysis::AnalysisParams params;
     params.depths = {1, 2};
     params.draws = 1;
@@ -257,7 +260,8 @@ TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
         std::vector<std::string> norms;
         for (const auto& n : result["norms"]) norms.push_back(n["name"]);
         if (style == "mix")  // encoder layer 0 of 2 is Post-LN; the 1-layer decoder has none
-          EXPECT_EQ(norms, (std::vector<std::string>{"enc.0.self_attn.post_norm", "enc.0.ffn.post_norm"}));
+          EXPECT_EQ(norms,
+                    (std::vector<std::string>{"enc.0.self_attn.post_norm", "enc.0.ffn.post_norm"}));
         else
           EXPECT_TRUE(norms.empty());
         if (style == "dyt") {

@@ -24,8 +24,8 @@
 
 #include "base/util/process.h"
 #include "db/store.h"
-#include "tests/support/store_backends.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -35,8 +35,7 @@ using fathom::db::OpenMode;
 using fathom::db::Store;
 
 const std::string kBase = fathom::testing::tiny_config_yaml(
-    "tiny",
-    "{lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}");
+    "tiny", "{lr: 0.005, warmup: 10, max_updates: 60, valid_every: 10, log_every: 10, threads: 1}");
 
 using fathom::testing::read_text;
 
@@ -63,9 +62,11 @@ class SlurmSweep : public ::testing::Test {
     const char* cluster = std::getenv("FATHOM_TEST_SLURM_DIR");
     if (!cluster) GTEST_SKIP() << "no Slurm test cluster: run through ctest (fixture 'slurm')";
     if (fs::exists(fs::path(cluster) / "skip"))
-      GTEST_SKIP() << "the Slurm test cluster could not start: " << read_text(fs::path(cluster) / "skip");
+      GTEST_SKIP() << "the Slurm test cluster could not start: "
+                   << read_text(fs::path(cluster) / "skip");
     const fs::path conf_file = fs::path(cluster) / "conf";
-    ASSERT_TRUE(fs::exists(conf_file)) << "the slurm fixture left neither conf nor skip in " << cluster;
+    ASSERT_TRUE(fs::exists(conf_file))
+        << "the slurm fixture left neither conf nor skip in " << cluster;
     conf_ = words(read_text(conf_file)).at(0);
     setenv("SLURM_CONF", conf_.c_str(), 1);
     dir_ = scratch_.path();
@@ -78,7 +79,8 @@ class SlurmSweep : public ::testing::Test {
     std::ofstream(path) << text;
     return path.string();
   }
-  ProgramResult fathom(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  ProgramResult fathom(const std::vector<std::string>& args,
+                       const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv{binary_.string(), "--db", db()};
     argv.insert(argv.end(), args.begin(), args.end());
     return fathom::run_program(argv, "", fathom::environment_with(env), 600);
@@ -122,16 +124,19 @@ class SlurmSweep : public ::testing::Test {
   RunningTask wait_for_running_task(const std::string& sweep, int64_t min_updates,
                                     int64_t max_updates) {
     RunningTask found;
-    wait_for([&] {
-      for (const auto& r : runs(sweep)) {
-        if (r.status != "running" || r.updates < min_updates || r.updates > max_updates) continue;
-        const auto t = tags(r.id);
-        if (!t.count("slurm.job_id")) continue;
-        found = {r.id, t.at("slurm.job_id")};
-        return true;
-      }
-      return false;
-    }, 120);
+    wait_for(
+        [&] {
+          for (const auto& r : runs(sweep)) {
+            if (r.status != "running" || r.updates < min_updates || r.updates > max_updates)
+              continue;
+            const auto t = tags(r.id);
+            if (!t.count("slurm.job_id")) continue;
+            found = {r.id, t.at("slurm.job_id")};
+            return true;
+          }
+          return false;
+        },
+        120);
     return found;
   }
 
@@ -144,9 +149,10 @@ class SlurmSweep : public ::testing::Test {
 // records its Slurm job, node and per-run log, `sweep status` shows them, and the queue is
 // empty afterwards.
 TEST_F(SlurmSweep, FourRunSweepCompletesThroughAJobArray) {
-  const std::string sweep = write_sweep(
-      "four", "name: four\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n"
-              "slurm:\n  partition: debug\n  cpus: 1\n  time: \"00:10:00\"\n");
+  const std::string sweep =
+      write_sweep("four",
+                  "name: four\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n"
+                  "slurm:\n  partition: debug\n  cpus: 1\n  time: \"00:10:00\"\n");
   const ProgramResult r = fathom({"sweep", sweep, "--wait", "--no-progress"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("4 finished"), std::string::npos) << r.out;
@@ -161,7 +167,8 @@ TEST_F(SlurmSweep, FourRunSweepCompletesThroughAJobArray) {
     const auto t = tags(run.id);
     EXPECT_EQ(t.at("worker.launcher"), "slurm");
     array = t.at("slurm.array_job");
-    EXPECT_TRUE(std::regex_match(t.at("slurm.job"), std::regex(array + "_[0-3]"))) << t.at("slurm.job");
+    EXPECT_TRUE(std::regex_match(t.at("slurm.job"), std::regex(array + "_[0-3]")))
+        << t.at("slurm.job");
     jobs.insert(t.at("slurm.job"));
     EXPECT_EQ(t.at("slurm.node"), run.host);
     const std::string log = read_text(t.at("worker.log"));
@@ -182,7 +189,8 @@ TEST_F(SlurmSweep, FourRunSweepCompletesThroughAJobArray) {
 // Slurm requeue the task, which claims the run again and finishes it. Every metric row equals
 // the same config's uninterrupted run (local launcher): none lost, none repeated.
 TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
-  const std::string set = "set:\n  train.max_updates: 400\n  train.log_every: 7\n  train.valid_every: 100\n";
+  const std::string set =
+      "set:\n  train.max_updates: 400\n  train.log_every: 7\n  train.valid_every: 100\n";
   const std::string sweep =
       write_sweep("pre", "name: pre\nbase: base.yaml\nseeds: [3]\n" + set + "slurm:\n  cpus: 1\n");
   ProgramResult result;
@@ -232,9 +240,10 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
 // Slurm's account of the job, and `--resume` submits a new array that finishes the run from
 // its last checkpoint, every logged step exactly once.
 TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
-  const std::string sweep = write_sweep(
-      "killed", "name: killed\nbase: base.yaml\nseeds: [5]\nset:\n  train.max_updates: 5000\n"
-                "  train.log_every: 5\n  train.valid_every: 50\nslurm:\n  cpus: 1\n");
+  const std::string sweep =
+      write_sweep("killed",
+                  "name: killed\nbase: base.yaml\nseeds: [5]\nset:\n  train.max_updates: 5000\n"
+                  "  train.log_every: 5\n  train.valid_every: 50\nslurm:\n  cpus: 1\n");
   ProgramResult first;
   std::thread scheduler([&] { first = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
   const RunningTask task = wait_for_running_task("killed", 60, 2500);  // mid-run
@@ -270,16 +279,20 @@ TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
 // Slurm's queue, and no worker process of the sweep is left on the node.
 TEST_F(SlurmSweep, CancelLeavesNoJobBehind) {
   const std::string sweep = write_sweep(
-      "long", "name: long\nbase: base.yaml\nseeds: [1, 2, 3, 4]\nset:\n  train.max_updates: 1000000\n"
-              "slurm:\n  cpus: 1\n  max_parallel: 2\n");
+      "long",
+      "name: long\nbase: base.yaml\nseeds: [1, 2, 3, 4]\nset:\n  train.max_updates: 1000000\n"
+      "slurm:\n  cpus: 1\n  max_parallel: 2\n");
   const ProgramResult submitted = fathom({"sweep", sweep, "--no-progress"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
   EXPECT_NE(submitted.out.find("fathom sweep status long"), std::string::npos) << submitted.out;
-  ASSERT_TRUE(wait_for([&] {
-    for (const auto& r : runs("long"))
-      if (r.status == "running" && r.updates > 0) return true;
-    return false;
-  }, 120)) << "no task started";
+  ASSERT_TRUE(wait_for(
+      [&] {
+        for (const auto& r : runs("long"))
+          if (r.status == "running" && r.updates > 0) return true;
+        return false;
+      },
+      120))
+      << "no task started";
   const std::string array = tags(runs("long").front().id).at("slurm.array_job");
   EXPECT_FALSE(queued_jobs(array).empty());
 
@@ -289,29 +302,35 @@ TEST_F(SlurmSweep, CancelLeavesNoJobBehind) {
   EXPECT_TRUE(wait_for([&] { return queued_jobs(array).empty(); }, 60)) << "jobs left in the queue";
   for (const auto& r : runs("long")) EXPECT_EQ(r.status, "cancelled") << r.name;
   const std::string needle = "worker --sweep long";
-  EXPECT_TRUE(wait_for([&] {
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-      const std::string pid = entry.path().filename();
-      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string cmdline = read_text(entry.path() / "cmdline");
-      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-      if (cmdline.find(needle) != std::string::npos && cmdline.find(binary_.string()) != std::string::npos)
-        return false;
-    }
-    return true;
-  }, 30)) << "a worker process of the cancelled sweep still runs";
+  EXPECT_TRUE(wait_for(
+      [&] {
+        for (const auto& entry : fs::directory_iterator("/proc")) {
+          const std::string pid = entry.path().filename();
+          if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+          std::string cmdline = read_text(entry.path() / "cmdline");
+          std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+          if (cmdline.find(needle) != std::string::npos &&
+              cmdline.find(binary_.string()) != std::string::npos)
+            return false;
+        }
+        return true;
+      },
+      30))
+      << "a worker process of the cancelled sweep still runs";
 }
 
 // The documented cluster set-up (docs/cluster.md): workers write to a PostgreSQL store and the
 // artifacts root given by $FATHOM_ARTIFACTS. The store's password reaches the tasks only
 // through the environment: it is in no output, batch script or log.
 TEST_F(SlurmSweep, WorkersWriteToAPostgresStoreAndSharedArtifacts) {
-  if (auto why = fathom::testing::postgres_unavailable()) GTEST_SKIP() << "PostgreSQL test server: " << *why;
+  if (auto why = fathom::testing::postgres_unavailable())
+    GTEST_SKIP() << "PostgreSQL test server: " << *why;
   const std::string database = "fathom_slurm_" + std::to_string(getpid());
   const std::string url = fathom::testing::create_postgres_database(database);
   const std::string password = fathom::testing::postgres_password();
   const fs::path shared = dir_ / "shared";
-  const std::string sweep = write_sweep("pg", "name: pg\nbase: base.yaml\nseeds: [1, 2]\nslurm:\n  cpus: 1\n");
+  const std::string sweep =
+      write_sweep("pg", "name: pg\nbase: base.yaml\nseeds: [1, 2]\nslurm:\n  cpus: 1\n");
   const ProgramResult r = fathom::run_program(
       {binary_.string(), "sweep", sweep, "--wait", "--no-progress"}, "",
       fathom::environment_with({"FATHOM_DB=" + url, "FATHOM_ARTIFACTS=" + shared.string()}), 600);
@@ -346,18 +365,34 @@ TEST_F(SlurmSweep, BadInputIsRefusedWithNothingQueued) {
     std::vector<std::string> env;
   };
   const std::vector<Case> cases = {
-      {"nopart", "  partition: nosuch\n", "nopart.yaml:5: 'slurm.partition'", "no partition 'nosuch'", {}},
-      {"gpu", "  partition: debug\n  gres: gpu:1\n", "gpu.yaml:5: 'slurm.partition'", "has none", {}},
+      {"nopart",
+       "  partition: nosuch\n",
+       "nopart.yaml:5: 'slurm.partition'",
+       "no partition 'nosuch'",
+       {}},
+      {"gpu",
+       "  partition: debug\n  gres: gpu:1\n",
+       "gpu.yaml:5: 'slurm.partition'",
+       "has none",
+       {}},
       {"cudaruns", "  partition: debug\n", "cudaruns.yaml", "ask for no GPU", {}},
-      {"refused", "  extra: [\"--constraint=nosuch\"]\n", "refused.yaml",
-       "sbatch refused the job array: sbatch: error: Batch job submission failed: Invalid feature", {}},
-      {"nosbatch", "  cpus: 1\n", "nosbatch.yaml", "sbatch not found on PATH", {"PATH=/nonexistent"}},
+      {"refused",
+       "  extra: [\"--constraint=nosuch\"]\n",
+       "refused.yaml",
+       "sbatch refused the job array: sbatch: error: Batch job submission failed: Invalid feature",
+       {}},
+      {"nosbatch",
+       "  cpus: 1\n",
+       "nosbatch.yaml",
+       "sbatch not found on PATH",
+       {"PATH=/nonexistent"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string device = c.name == "cudaruns" ? "set:\n  device: cuda\n" : "";
-    const std::string sweep = write_sweep(
-        c.name, "name: " + c.name + "\nbase: base.yaml\nseeds: [1, 2]\n" + device + "slurm:\n" + c.slurm);
+    const std::string sweep =
+        write_sweep(c.name, "name: " + c.name + "\nbase: base.yaml\nseeds: [1, 2]\n" + device +
+                                "slurm:\n" + c.slurm);
     const ProgramResult r = fathom({"sweep", sweep, "--no-progress"}, c.env);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_NE(r.err.find(c.expected_location), std::string::npos) << r.err;

@@ -38,7 +38,8 @@ class Sweep : public ::testing::Test {
   void SetUp() override {
     binary_ = fathom::testing::built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
-    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "fathom binary not found at " << binary_;
+    ASSERT_TRUE(!binary_.empty() && fs::exists(binary_))
+        << "fathom binary not found at " << binary_;
     dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
   }
@@ -137,7 +138,8 @@ TEST_F(Sweep, KillNineThenResumeCompletesWithoutGapsOrDuplicates) {
   for (const auto& r : runs())
     if (r.status == "finished") finished_at[r.id] = r.finished_at;
 
-  EXPECT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 2) << "a second start without --resume must refuse";
+  EXPECT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 2)
+      << "a second start without --resume must refuse";
   ASSERT_EQ(run({sweep, "--resume", "--jobs", "2", "--no-progress"}), 0) << log();
   const auto after = runs();
   ASSERT_EQ(after.size(), 6u);
@@ -162,8 +164,8 @@ TEST_F(Sweep, KillNineThenResumeCompletesWithoutGapsOrDuplicates) {
 TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
   // 600 updates: the worker is still mid-run (updates 20..300) when the kill lands, even on a
   // loaded CI machine where each poll of the store is slow.
-  const std::string sweep =
-      write_sweep("name: oneworker\nbase: base.yaml\nseeds: [1, 2]\nset:\n  train.max_updates: 600\n");
+  const std::string sweep = write_sweep(
+      "name: oneworker\nbase: base.yaml\nseeds: [1, 2]\nset:\n  train.max_updates: 600\n");
   const pid_t scheduler = start({sweep, "--jobs", "1", "--no-progress"});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   pid_t worker = 0;
@@ -197,7 +199,8 @@ TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
   for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name;
   const auto resumed = steps(victim, "train_loss");
   ASSERT_EQ(resumed.size(), 60u);  // every 10th update, contiguous: no gap, no duplicate
-  for (size_t i = 0; i < resumed.size(); ++i) EXPECT_EQ(resumed[i], 10 * static_cast<int64_t>(i + 1));
+  for (size_t i = 0; i < resumed.size(); ++i)
+    EXPECT_EQ(resumed[i], 10 * static_cast<int64_t>(i + 1));
 }
 
 // A scheduler killed between claiming a run and starting its worker (found by the fault
@@ -219,15 +222,18 @@ TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
         std::to_string(fathom::db::unix_now()) + ", host = '" + fathom::host_name() +
         "' WHERE id = " + id + "; DELETE FROM run_tags WHERE run_id = " + id +
         " AND key LIKE 'worker.%'; DELETE FROM metrics WHERE run_id = " + id +
-        "; DELETE FROM final_metrics WHERE run_id = " + id + "; DELETE FROM artifacts WHERE run_id = " + id + ";";
-    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+        "; DELETE FROM final_metrics WHERE run_id = " + id +
+        "; DELETE FROM artifacts WHERE run_id = " + id + ";";
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(raw);
     sqlite3_close(raw);
     fs::remove_all(dir_ / "runs.artifacts" / ("run-" + id));
   }
   ASSERT_FALSE(Store::open(db(), OpenMode::ReadOnly).tags(orphan).count("worker.pid"));
   const auto started = std::chrono::steady_clock::now();
   ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 0) << log();
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name << ": " << r.error;
   EXPECT_LT(took, fathom::kDefaultHeartbeatTimeout) << "waited out the heartbeat timeout";
   EXPECT_EQ(steps(orphan, "train_loss"), kEveryTen);

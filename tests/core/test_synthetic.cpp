@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "core/data/synthetic.h"
 #include "base/util/error.h"
+#include "core/data/synthetic.h"
 
 using namespace fathom;
 
@@ -83,7 +83,7 @@ TEST(Synthetic, SentencesFollowTheConfigAndTheRule) {
     }
   }
   EXPECT_EQ(lengths, (std::set<size_t>{3, 4, 5, 6, 7}));  // the whole range, nothing outside
-  EXPECT_EQ(symbols.size(), 10u);                          // every symbol used
+  EXPECT_EQ(symbols.size(), 10u);                         // every symbol used
 }
 
 TEST(Synthetic, EvaluationSplitsAreUnseen) {

@@ -50,8 +50,8 @@ class TrainInterrupt : public ::testing::Test {
   // `fathom --db DB train CONFIG` in the background, stderr to a file; its pid.
   pid_t start_training() {
     const std::string err = (dir_ / "train.err").string();
-    const std::vector<std::string> argv{binary_.string(), "--db", db(), "train",
-                                        (dir_ / "config.yaml").string(), "--no-progress"};
+    const std::vector<std::string> argv{
+        binary_.string(), "--db", db(), "train", (dir_ / "config.yaml").string(), "--no-progress"};
     const pid_t pid = fork();
     if (pid == 0) {
       FILE* out = std::freopen(err.c_str(), "w", stderr);
@@ -82,7 +82,6 @@ class TrainInterrupt : public ::testing::Test {
   fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_, dir_;
 };
-
 
 TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {
   for (const int sig : {SIGINT, SIGTERM}) {
@@ -118,7 +117,8 @@ TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {
     std::vector<int64_t> steps, expected;
     for (const auto& p : store.metric_series(1, "train_loss")) steps.push_back(p.step);
     for (int64_t s = 10; s <= stopped_at + 37; s += 10) expected.push_back(s);
-    if (expected.back() != stopped_at + 37) expected.push_back(stopped_at + 37);  // the last update logs
+    if (expected.back() != stopped_at + 37)
+      expected.push_back(stopped_at + 37);  // the last update logs
     EXPECT_EQ(steps, expected);
     EXPECT_TRUE(run->final_metrics.count("train_loss"));
 
@@ -145,7 +145,8 @@ TEST_F(TrainInterrupt, CancelSingleRuns) {
   const ProgramResult typo = fathom({"cancel", "waiting", "nosuch"});
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("nosuch"), std::string::npos) << typo.err;
-  EXPECT_EQ(Store::open(db(), OpenMode::ReadOnly).find_run("waiting")->status, "queued");  // nothing cancelled
+  EXPECT_EQ(Store::open(db(), OpenMode::ReadOnly).find_run("waiting")->status,
+            "queued");  // nothing cancelled
 
   const ProgramResult r = fathom({"cancel", "waiting", "done"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

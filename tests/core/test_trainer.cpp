@@ -3,10 +3,10 @@
 // and seed determinism. Each test trains for a few seconds on one CPU thread.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <thread>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,13 +19,13 @@
 
 #include "base/config/config.h"
 #include "base/config/config_io.h"
-#include "core/data/dataset.h"
 #include "base/metrics/bleu.h"
+#include "base/util/error.h"
+#include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
-#include "base/util/error.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"
 
@@ -153,14 +153,15 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
 
   // Logged every 10 updates and at the last one; validated at the same points.
   const std::vector<int64_t> expected_steps = {10, 20, 25};
-  for (const char* name : {"train_loss", "train_nll", "train_ppl", "lr", "grad_norm",
-                           "valid_loss", "valid_nll", "valid_ppl"})
+  for (const char* name : {"train_loss", "train_nll", "train_ppl", "lr", "grad_norm", "valid_loss",
+                           "valid_nll", "valid_ppl"})
     EXPECT_EQ(steps(*store_, run, name), expected_steps) << name;
   // Perplexity is exp of the unsmoothed NLL (methods.md s1), for train and valid points.
   for (const char* prefix : {"train", "valid"}) {
     const auto nll = series(*store_, run, std::string(prefix) + "_nll");
     const auto ppl = series(*store_, run, std::string(prefix) + "_ppl");
-    for (const auto& [step, value] : nll) EXPECT_NEAR(ppl.at(step), std::exp(value), 1e-9 * ppl.at(step));
+    for (const auto& [step, value] : nll)
+      EXPECT_NEAR(ppl.at(step), std::exp(value), 1e-9 * ppl.at(step));
   }
   // Learning rate follows the inverse-sqrt schedule: peak*sqrt(warmup/step) after warmup 10.
   const auto lr = series(*store_, run, "lr");
@@ -188,9 +189,8 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
   }
   EXPECT_EQ(by_kind["checkpoint_last"].step, 25);
   const auto valid = series(*store_, run, "valid_loss");
-  const auto best = std::min_element(valid.begin(), valid.end(), [](const auto& a, const auto& b) {
-    return a.second < b.second;
-  });
+  const auto best = std::min_element(
+      valid.begin(), valid.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   EXPECT_EQ(by_kind["checkpoint_best"].step, best->first);
   // The final valid_loss is measured on the best checkpoint, so it equals that point.
   EXPECT_NEAR(record->final_metrics.at("valid_loss"), best->second, 1e-9);
@@ -289,8 +289,9 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
     EXPECT_TRUE(torch::equal(p.value(), *other)) << p.key();
   }
   // And they moved away from the initialization (the comparison is not vacuous).
-  Transformer fresh = build_model(config, load_dataset(config.data, (dir_ / "cache").string(), "")
-                                              .vocab->size(), config.train.seed);
+  Transformer fresh =
+      build_model(config, load_dataset(config.data, (dir_ / "cache").string(), "").vocab->size(),
+                  config.train.seed);
   bool any_differs = false;
   for (const auto& p : fresh->named_parameters())
     any_differs = any_differs || !torch::equal(p.value(), *params_a.find(p.key()));
@@ -371,8 +372,9 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
   // Room for the first best + last checkpoints (whole 4 KiB pages) and half of the next one.
   const auto pages = [](int64_t bytes) { return (bytes + 4095) / 4096 * 4096; };
   const int64_t room = pages(best) + pages(last) + pages(last / 2) + 16 * 4096;
-  if (std::system(("mount -t tmpfs -o size=" + std::to_string(room) + " tmpfs '" +
-                   mount.string() + "' 2>/dev/null").c_str()) != 0)
+  if (std::system(("mount -t tmpfs -o size=" + std::to_string(room) + " tmpfs '" + mount.string() +
+                   "' 2>/dev/null")
+                      .c_str()) != 0)
     GTEST_SKIP() << "cannot mount a tmpfs at " << mount << " (needs root)";
   struct Unmount {
     std::string at;
@@ -419,7 +421,8 @@ TEST_F(TrainerTest, UnwritableHypothesesEndTheRunWithAnErrorNamingTheFile) {
     train(config, run);
     FAIL() << "expected FileWriteError";
   } catch (const FileWriteError& e) {
-    EXPECT_NE(std::string(e.what()).find("test.hyp: cannot write the test hypotheses"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("test.hyp: cannot write the test hypotheses"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_NE(store_->find_run(std::to_string(run))->status, "finished");
@@ -461,7 +464,8 @@ TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
   ASSERT_LT(stopped.updates, 80);
   TrainerState state;
   Transformer model = load_model(config, (fs::path(artifacts(b)) / "checkpoint_last.pt").string());
-  load_checkpoint((fs::path(artifacts(b)) / "checkpoint_last.pt").string(), *model, nullptr, &state);
+  load_checkpoint((fs::path(artifacts(b)) / "checkpoint_last.pt").string(), *model, nullptr,
+                  &state);
   EXPECT_EQ(state.update, stopped.updates);  // exactly the updates done
   EXPECT_EQ(state.window.updates, stopped.updates % 7);
   EXPECT_EQ(store_->last_metric_step(b, "train_loss"), stopped.updates / 7 * 7);
@@ -511,8 +515,8 @@ TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
   for (const auto& [name, value] : final_a) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(final_b.count(name));
-    if (name == "train_loss" || name == "train_tokens" || name == "test_ppl" || name == "valid_ppl" ||
-        name == "test_bleu" || name == "params")
+    if (name == "train_loss" || name == "train_tokens" || name == "test_ppl" ||
+        name == "valid_ppl" || name == "test_bleu" || name == "params")
       EXPECT_EQ(final_b.at(name), value);
   }
   // Training time comes from the checkpoint written at update 20, not from this session's
@@ -614,7 +618,6 @@ TEST_F(TrainerTest, SameSeedSameLossesDifferentSeedDifferent) {
   for (const auto& [step, value] : l1) differing += (l3.at(step) != value);
   EXPECT_GE(differing, 10);
 }
-
 
 // The update loop reads its metrics from the device only at log and validation points. A run
 // that logs every 5 updates must log, at each point, the token-weighted mean of the losses
@@ -772,7 +775,8 @@ TEST_F(TrainerTest, CheckpointedActivationsTrainTheSameCurve) {
   const auto loss_a = series(*store_, a, "train_loss");
   const auto loss_b = series(*store_, b, "train_loss");
   ASSERT_EQ(loss_a.size(), 10u);
-  for (const auto& [step, value] : loss_a) EXPECT_NEAR(loss_b.at(step), value, 1e-5 * value) << step;
+  for (const auto& [step, value] : loss_a)
+    EXPECT_NEAR(loss_b.at(step), value, 1e-5 * value) << step;
 }
 
 }  // namespace

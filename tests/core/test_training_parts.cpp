@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/util/error.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
@@ -17,7 +18,6 @@
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
 #include "core/train/schedule.h"
-#include "base/util/error.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -60,7 +60,8 @@ TEST(Loss, LabelSmoothedMatchesHandComputation) {
   const torch::Tensor target = torch::tensor({{1, 2}}, torch::kInt64);
   const double eps = 0.1;
   LossSums sums = label_smoothed_loss(logits, target, eps);
-  const double expected_smoothed = smoothed_token_loss(z0, 1, eps) + smoothed_token_loss(z1, 2, eps);
+  const double expected_smoothed =
+      smoothed_token_loss(z0, 1, eps) + smoothed_token_loss(z1, 2, eps);
   const double expected_nll = -log_softmax_row(z0)[1] - log_softmax_row(z1)[2];
   EXPECT_NEAR(sums.smoothed.item<double>(), expected_smoothed, 1e-5);
   EXPECT_NEAR(sums.nll.item<double>(), expected_nll, 1e-5);
@@ -153,10 +154,9 @@ struct HandOptimizer {
     const double rho_inf = 2 / (1 - b2) - 1;
     const double rho_t = rho_inf - 2 * t * std::pow(b2, t) / bc2;
     const bool adaptive = !rectified || rho_t > 5;
-    const double r = rectified && adaptive
-                         ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                     ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-                         : 1.0;
+    const double r = rectified && adaptive ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                                       ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                           : 1.0;
     for (size_t i = 0; i < p.size(); ++i) {
       p[i] *= 1 - lr * wd;  // decoupled: not part of the gradient
       m[i] = b1 * m[i] + (1 - b1) * g[i];
@@ -179,9 +179,8 @@ void expect_params(const torch::Tensor& p, const std::vector<double>& expected, 
 
 const std::vector<double> kStart{0.5, -1.0, 2.0, 0.0};
 const std::vector<std::vector<double>> kGrads{
-    {0.3, -0.2, 1.5, -0.7}, {0.1, 0.4, -0.5, -0.6}, {-0.2, 0.3, 0.8, 0.9},
-    {0.5, -0.1, 0.2, 0.4},  {0.2, 0.2, -0.3, 0.1},  {-0.4, 0.6, 0.1, -0.2},
-    {0.3, -0.5, 0.7, 0.8},  {0.1, 0.1, 0.1, -0.9}};
+    {0.3, -0.2, 1.5, -0.7}, {0.1, 0.4, -0.5, -0.6}, {-0.2, 0.3, 0.8, 0.9}, {0.5, -0.1, 0.2, 0.4},
+    {0.2, 0.2, -0.3, 0.1},  {-0.4, 0.6, 0.1, -0.2}, {0.3, -0.5, 0.7, 0.8}, {0.1, 0.1, 0.1, -0.9}};
 
 }  // namespace
 
@@ -194,7 +193,8 @@ TEST(Optimizer, AdamMatchesHandFormulaAndTorch) {
   torch::Tensor p = torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
   torch::Tensor q = p.detach().clone().requires_grad_(true);
   Optimizer ours({{"p", p}}, optimizer_config("adam"));
-  torch::optim::Adam theirs({q}, torch::optim::AdamOptions(lr).betas(std::make_tuple(0.9, 0.98)).eps(1e-8));
+  torch::optim::Adam theirs(
+      {q}, torch::optim::AdamOptions(lr).betas(std::make_tuple(0.9, 0.98)).eps(1e-8));
   HandOptimizer hand(false);
   hand.p = kStart;
   hand.m = hand.v = std::vector<double>(4, 0.0);

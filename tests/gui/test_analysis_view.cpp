@@ -2,12 +2,12 @@
 // drawn with plot/'s analysis figures (beta heatmaps, output shift with fits, linearize
 // table and bars); Compute runs the command line as a child process (here a stand-in
 // script), follows its progress, can be cancelled, and shows the result it recorded.
+#include <qcustomplot.h>
 #include <QFile>
 #include <QProgressBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include "db/store.h"
 #include "gui/analysis_panel.h"
@@ -45,10 +45,12 @@ const char* kLinearize = R"({"objective": "task", "steps": 20, "lr": 0.001,
               "ppl_change_pct": 16.1, "bleu_change_pct": -6.5, "lstsq_mse": 0.03, "final_mse": 0.04, "pairs": 512}]})";
 
 // ln-scale of a DyT model (issue 19): no LayerNorm, so no w/sigma; the alphas and the note.
-const char* kLnScaleDyt = R"({"norms": [], "dyt": [{"name": "enc.0.self_attn.pre_norm", "alpha": 0.5},
+const char* kLnScaleDyt =
+    R"({"norms": [], "dyt": [{"name": "enc.0.self_attn.pre_norm", "alpha": 0.5},
   {"name": "enc.final_norm", "alpha": 0.62}], "note": "model.norm 'dyt' has no LayerNorm"})";
 
-const char* kGrads = R"({"labels": ["enc.0.self_attn", "enc.0.ffn"], "groups": {"enc_attn": [1.0], "enc_ffn": [0.5]}})";
+const char* kGrads =
+    R"({"labels": ["enc.0.self_attn", "enc.0.ffn"], "groups": {"enc_attn": [1.0], "enc_ffn": [0.5]}})";
 
 }  // namespace
 
@@ -59,7 +61,8 @@ class AnalysisViewTest : public QObject {
   QString db_;
   int64_t run_ = 0, other_ = 0, beta_ = 0, shift_ = 0, linearize_ = 0, others_beta_ = 0, dyt_ = 0;
 
-  int64_t add(Store& store, std::optional<int64_t> run, const std::string& kind, const char* result) {
+  int64_t add(Store& store, std::optional<int64_t> run, const std::string& kind,
+              const char* result) {
     NewAnalysis a;
     a.run_id = run;
     a.kind = kind;
@@ -103,7 +106,8 @@ class AnalysisViewTest : public QObject {
     QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("DyT"));
     QCOMPARE(table->item(1, 0)->text(), QString("enc.final_norm"));
     QCOMPARE(table->item(1, 1)->text(), QString("0.62"));
-    QVERIFY2(view.panel()->caption().contains("has no LayerNorm"), qPrintable(view.panel()->caption()));
+    QVERIFY2(view.panel()->caption().contains("has no LayerNorm"),
+             qPrintable(view.panel()->caption()));
     QVERIFY(view.panel()->plots().isEmpty());
   }
 
@@ -169,7 +173,8 @@ class AnalysisViewTest : public QObject {
                              "echo \"$FATHOM_DB\" > '%2'\n"
                              "echo \"analyze grad-norms: loading 1\" >&2\n"
                              "echo \"grad-norms 1/4 (25%) \" >&2\n"
-                             "if [ -n \"$FAKE_ID\" ]; then echo \"analysis $FAKE_ID (grad-norms) recorded in x; took 0.10 s\" >&2; exit 0; fi\n"
+                             "if [ -n \"$FAKE_ID\" ]; then echo \"analysis $FAKE_ID (grad-norms) "
+                             "recorded in x; took 0.10 s\" >&2; exit 0; fi\n"
                              "sleep 30\n")
                   .arg(args_file, env_file)
                   .toUtf8());
@@ -198,7 +203,8 @@ class AnalysisViewTest : public QObject {
     QVERIFY(env.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(env.readAll()).trimmed(), db_);
     QTest::qWait(300);
-    QVERIFY(view.statusText().contains("grad-norms 1/4"));  // the CLI's latest line, with elapsed time
+    QVERIFY(
+        view.statusText().contains("grad-norms 1/4"));  // the CLI's latest line, with elapsed time
     view.cancel();
     QTRY_VERIFY(!view.runner()->running());
     QVERIFY2(view.statusText().startsWith("cancelled"), qPrintable(view.statusText()));
@@ -215,14 +221,16 @@ class AnalysisViewTest : public QObject {
     QTRY_COMPARE(view.results()->rowCount(), 4);
     QCOMPARE(view.panel()->plots().size(), 1);
     QCOMPARE(view.panel()->plots()[0]->plottableCount(), 2);  // enc_attn and enc_ffn bars
-    QVERIFY(view.panel()->caption().startsWith(QStringLiteral("analysis %1: grad-norms").arg(grads)));
+    QVERIFY(
+        view.panel()->caption().startsWith(QStringLiteral("analysis %1: grad-norms").arg(grads)));
     qunsetenv("FAKE_ID");
   }
 
   void parsesTheCommandLinesOutput() {
     QCOMPARE(progress_percent("linearize 3/5 (60%) enc.2 1m02s"), 60);
     QCOMPARE(progress_percent("analyze beta: loading 12"), -1);
-    QCOMPARE(recorded_analysis_id("analysis 17 (beta) recorded in /x/f.db; took 2.10 s"), qint64(17));
+    QCOMPARE(recorded_analysis_id("analysis 17 (beta) recorded in /x/f.db; took 2.10 s"),
+             qint64(17));
     QCOMPARE(recorded_analysis_id("error: no run"), qint64(-1));
   }
 };

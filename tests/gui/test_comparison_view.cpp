@@ -25,8 +25,10 @@ class ComparisonViewTest : public QObject {
   void initTestCase() {
     db_ = dir_.filePath("runs.db");
     auto store = Store::open(db_.toStdString());
-    for (auto [layers, norm, seed, bleu] : {std::tuple{"6", "post", "1", 20.0}, {"6", "post", "2", 22.0},
-                                            {"6", "pre", "1", 18.0}, {"18", "post", "1", -1.0},
+    for (auto [layers, norm, seed, bleu] : {std::tuple{"6", "post", "1", 20.0},
+                                            {"6", "post", "2", 22.0},
+                                            {"6", "pre", "1", 18.0},
+                                            {"18", "post", "1", -1.0},
                                             {"18", "pre", "1", 19.0}}) {
       NewRun r;
       r.name = std::string("d/") + layers + norm + seed;
@@ -58,8 +60,8 @@ class ComparisonViewTest : public QObject {
     // Sample std of 20 and 22; cells rest on different numbers of runs, so each says its n.
     QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41 (n=2)"));
     QCOMPARE(t->item(1, 0)->text(), QStringLiteral("diverged@42"));
-    QVERIFY(t->item(0, 0)->font().bold());   // best of the post column
-    QVERIFY(t->item(1, 1)->font().bold());   // 19 beats 18 in the pre column
+    QVERIFY(t->item(0, 0)->font().bold());  // best of the post column
+    QVERIFY(t->item(1, 1)->font().bold());  // 19 beats 18 in the pre column
     QVERIFY(!t->item(0, 1)->font().bold());
 
     // Best over training: the runs here have no test_bleu curve, so the values stay their final

@@ -1,9 +1,9 @@
 // A dashboard chart draws decimated curves (never every point), keeps the user's zoom across
 // data updates, switches to a log axis, and reads out the point under the mouse.
+#include <qcustomplot.h>
 #include <QMouseEvent>
 #include <QTest>
 #include <QWheelEvent>
-#include <qcustomplot.h>
 
 #include "gui/curve_plot.h"
 
@@ -88,7 +88,8 @@ class CurvePlotTest : public QObject {
       const auto* data = chart.plot()->graph(g)->data().data();
       QVERIFY2(data->size() < 1000, qPrintable(QString::number(data->size())));
       double top = 0;
-      for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
+      for (auto it = data->constBegin(); it != data->constEnd(); ++it)
+        top = std::max(top, it->value);
       QVERIFY2(top > 1e3, qPrintable(QString::number(top)));  // raw 1e4; smoothed 0.4 * 1e4
       QCOMPARE((data->constEnd() - 1)->key, 100010.0);
     }
@@ -129,7 +130,8 @@ class CurvePlotTest : public QObject {
     QCustomPlot* plot = chart.plot();
     plot->replot();
     const QPointF at(plot->xAxis->coordToPixel(20), plot->yAxis->coordToPixel(10.0 / 20));
-    QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
     QCoreApplication::sendEvent(plot, &move);
     QVERIFY2(chart.readoutText().contains("#1 run"), qPrintable(chart.readoutText()));
     QVERIFY2(chart.readoutText().contains("step 20"), qPrintable(chart.readoutText()));

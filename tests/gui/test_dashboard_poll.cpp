@@ -1,10 +1,10 @@
 // The dashboard picks up metric points that another connection (as a training worker would)
 // writes after it started, reading only the new ones in its polling thread, and redraws its
 // charts with them.
+#include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include "db/store.h"
 #include "gui/curve_plot.h"
@@ -126,7 +126,7 @@ class DashboardPollTest : public QObject {
         writer.mark_running(run, "host", "cpu");
         std::vector<MetricRow> rows;
         for (int s = 10; s <= 30; s += 10) {
-          rows.emplace_back(s, "train_loss", seed + s / 10.0, 0.0);         // seed + step/10
+          rows.emplace_back(s, "train_loss", seed + s / 10.0, 0.0);  // seed + step/10
           rows.emplace_back(s, "target_tokens", 100.0 * s * seed, 0.0);
         }
         writer.write_metrics(run, rows);
@@ -164,7 +164,8 @@ class DashboardPollTest : public QObject {
     QCOMPARE(post->data()->at(2)->value, 5.0);
     // Its band: a graph filling towards another, under the mean.
     int bands = 0;
-    for (int g = 0; g < plot->graphCount(); ++g) bands += plot->graph(g)->channelFillGraph() != nullptr;
+    for (int g = 0; g < plot->graphCount(); ++g)
+      bands += plot->graph(g)->channelFillGraph() != nullptr;
     QCOMPARE(bands, 2);
 
     // Live: seed 1 of post logs step 40 -- 1 of 3 is fewer than half; seed 2 follows.
@@ -189,7 +190,8 @@ class DashboardPollTest : public QObject {
     view.setXAxis(fathom::plot::XAxis::Tokens);
     QTRY_VERIFY(view.cache().series(ids[{"post", 1}], "target_tokens").size() == 3);
     view.replot();
-    QTRY_VERIFY(graph_named("norm=post (n=3)") && graph_named("norm=post (n=3)")->data()->at(0)->key == 2000.0);
+    QTRY_VERIFY(graph_named("norm=post (n=3)") &&
+                graph_named("norm=post (n=3)")->data()->at(0)->key == 2000.0);
     QCOMPARE(plot->xAxis->label(), QString("target tokens seen"));
 
     // Back to one curve per run.

@@ -2,13 +2,13 @@
 // by plot/export.h like `fathom export plot`; one without is saved as shown by plot/save.h),
 // tables to CSV, Markdown and LaTeX (experiments/text_table.h, or a view's own renderer), and
 // which widget File > Export... picks.
+#include <qcustomplot.h>
 #include <QFile>
 #include <QLineEdit>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "gui/curve_plot.h"
 #include "gui/export_targets.h"
@@ -98,12 +98,14 @@ class ExportTest : public QObject {
     table.setHorizontalHeaderLabels({"run", "valid_ppl"});
     table.setItem(0, 0, new QTableWidgetItem("post, 6L"));  // a comma: quoted in CSV
     table.setItem(0, 1, new QTableWidgetItem("12.5"));
-    table.setItem(1, 0, new QTableWidgetItem("pre_6L"));    // an underscore: escaped in LaTeX
+    table.setItem(1, 0, new QTableWidgetItem("pre_6L"));  // an underscore: escaped in LaTeX
     table.setItem(1, 1, new QTableWidgetItem("11"));
     QString error;
     for (const char* ext : {"csv", "md", "tex"})
-      QVERIFY2(export_table(&table, dir_.filePath(QStringLiteral("t.%1").arg(ext)), &error), qPrintable(error));
-    QCOMPARE(read(dir_.filePath("t.csv")), QByteArray("run,valid_ppl\r\n\"post, 6L\",12.5\r\npre_6L,11\r\n"));
+      QVERIFY2(export_table(&table, dir_.filePath(QStringLiteral("t.%1").arg(ext)), &error),
+               qPrintable(error));
+    QCOMPARE(read(dir_.filePath("t.csv")),
+             QByteArray("run,valid_ppl\r\n\"post, 6L\",12.5\r\npre_6L,11\r\n"));
     const QByteArray md = read(dir_.filePath("t.md"));
     QVERIFY(md.startsWith("| run | valid\\_ppl |\n|---|---|\n"));
     QVERIFY(md.contains("| pre\\_6L | 11 |"));

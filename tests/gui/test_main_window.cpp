@@ -9,8 +9,8 @@
 
 #include "db/store.h"
 #include "gui/app_icon.h"
-#include "gui/main_window.h"
 #include "gui/comparison_view.h"
+#include "gui/main_window.h"
 #include "gui/runs_view.h"
 #include "gui/views.h"
 #include "gui/workbench_view.h"
@@ -59,7 +59,8 @@ class MainWindowTest : public QObject {
       window.close();  // saves the layout
     }
     QSettings settings;
-    QCOMPARE(settings.value("recentDatabases").toStringList().value(0), QFileInfo(db_).absoluteFilePath());
+    QCOMPARE(settings.value("recentDatabases").toStringList().value(0),
+             QFileInfo(db_).absoluteFilePath());
     QCOMPARE(settings.value("lastDatabase").toString(), QFileInfo(db_).absoluteFilePath());
     MainWindow again;
     QCOMPARE(again.size(), QSize(1010, 707));

@@ -51,7 +51,7 @@ class RunActionsTest : public QObject {
     QCOMPARE(fathom::gui::cancel_runs(db, store.list_runs()), 3);
     QVERIFY(worker.waitForFinished(5000));
     QCOMPARE(worker.exitStatus(), QProcess::CrashExit);  // SIGTERM
-    QVERIFY(!stranger.waitForFinished(500));  // still sleeping
+    QVERIFY(!stranger.waitForFinished(500));             // still sleeping
     stranger.kill();
     stranger.waitForFinished();
     QCOMPARE(store.find_run(std::to_string(reused))->status, std::string("cancelled"));
@@ -66,9 +66,12 @@ class RunActionsTest : public QObject {
     const QString db = dir.filePath("runs.db");
     // A cancelled run as the store holds it: its full config, no checkpoint yet.
     const auto config = fathom::load_config_string(
-        "name: tiny\nmodel: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-        "data:\n  task: synthetic\n  synthetic: {vocab: 8, train_size: 64, valid_size: 8, test_size: 8}\n"
-        "train: {max_updates: 3, warmup: 0, valid_every: 3, log_every: 1, threads: 1}\neval: {beam: 1}\n",
+        "name: tiny\nmodel: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: "
+        "1}\n"
+        "data:\n  task: synthetic\n  synthetic: {vocab: 8, train_size: 64, valid_size: 8, "
+        "test_size: 8}\n"
+        "train: {max_updates: 3, warmup: 0, valid_every: 3, log_every: 1, threads: 1}\neval: "
+        "{beam: 1}\n",
         "tiny", dir.path().toStdString());
     int64_t run = 0;
     {
@@ -83,14 +86,17 @@ class RunActionsTest : public QObject {
     QString message;
     QVERIFY2(fathom::gui::resume_run(db, run, &message), qPrintable(message));
     auto status = [&] {
-      return Store::open(db.toStdString(), fathom::db::OpenMode::ReadOnly).find_run(std::to_string(run))->status;
+      return Store::open(db.toStdString(), fathom::db::OpenMode::ReadOnly)
+          .find_run(std::to_string(run))
+          ->status;
     };
     QTRY_COMPARE_WITH_TIMEOUT(status(), std::string("finished"), 60000);
     QVERIFY(QFile::exists(fathom::gui::run_artifacts_dir(db, run) + "/worker.log"));
   }
 
   void artifactsDirMatchesTheCommandLine() {
-    QCOMPARE(fathom::gui::run_artifacts_dir("/data/exp.db", 12), QString("/data/exp.artifacts/run-12"));
+    QCOMPARE(fathom::gui::run_artifacts_dir("/data/exp.db", 12),
+             QString("/data/exp.artifacts/run-12"));
   }
 };
 

@@ -37,7 +37,8 @@ void answer_next_dialog(QMessageBox::StandardButton button, bool* seen) {
 
 void select_run(RunsView& view, int64_t id) {
   for (int row = 0; row < view.table()->model()->rowCount(); ++row)
-    if (view.table()->model()->index(row, 0).data().toLongLong() == id) view.table()->selectRow(row);
+    if (view.table()->model()->index(row, 0).data().toLongLong() == id)
+      view.table()->selectRow(row);
 }
 
 bool has_run(const RunsView& view, int64_t id) {

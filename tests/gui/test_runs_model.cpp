@@ -39,7 +39,8 @@ class RunsModelTest : public QObject {
       NewRun r;
       r.name = name;
       r.sweep = sweep;
-      r.config_json = R"({"model":{"encoder_layers":)" + std::to_string(layers) + R"(,"norm":"post"}})";
+      r.config_json =
+          R"({"model":{"encoder_layers":)" + std::to_string(layers) + R"(,"norm":"post"}})";
       return store.create_run(r);
     };
     a_ = run("single", "", 6);
@@ -62,9 +63,12 @@ class RunsModelTest : public QObject {
     QCOMPARE(model.headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), QString("id"));
     const int status = column(model, "status"), ppl = column(model, "valid_ppl");
     QVERIFY(status >= 0 && ppl >= 0);
-    QCOMPARE(model.data(model.index(1, status), Qt::DisplayRole).toString(), QString("diverged @40"));
-    QCOMPARE(model.data(model.index(1, column(model, "sweep")), Qt::DisplayRole).toString(), QString("depth"));
-    QCOMPARE(model.data(model.index(2, column(model, "updates")), Qt::DisplayRole).toLongLong(), 120LL);
+    QCOMPARE(model.data(model.index(1, status), Qt::DisplayRole).toString(),
+             QString("diverged @40"));
+    QCOMPARE(model.data(model.index(1, column(model, "sweep")), Qt::DisplayRole).toString(),
+             QString("depth"));
+    QCOMPARE(model.data(model.index(2, column(model, "updates")), Qt::DisplayRole).toLongLong(),
+             120LL);
     QCOMPARE(model.data(model.index(2, ppl), Qt::DisplayRole).toString(), QString("7.5"));
     QVERIFY(!model.data(model.index(1, ppl), Qt::DisplayRole).isValid());  // no metric: empty
     QVERIFY(model.data(model.index(1, 0), Qt::ToolTipRole).toString().contains("NaN"));
@@ -115,7 +119,8 @@ class RunsModelTest : public QObject {
     model.setConfigColumns({"model.encoder_layers", "model.norm", "model.missing"});
     const int layers = column(model, "model.encoder_layers");
     QVERIFY(layers >= 0);
-    QCOMPARE(model.data(model.index(0, column(model, "model.norm")), Qt::DisplayRole).toString(), QString("post"));
+    QCOMPARE(model.data(model.index(0, column(model, "model.norm")), Qt::DisplayRole).toString(),
+             QString("post"));
     QVERIFY(!model.data(model.index(0, column(model, "model.missing")), Qt::DisplayRole).isValid());
 
     RunsFilter filter;
@@ -132,7 +137,8 @@ class RunsModelTest : public QObject {
     filter.setSweep(std::nullopt);
     filter.setText("DIVERGED");
     QCOMPARE(filter.rowCount(), 1);
-    QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(), static_cast<qlonglong>(b_));
+    QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(),
+             static_cast<qlonglong>(b_));
   }
 
   // "Best": beside valid_ppl, each run's lowest point over training and its update -- 7 @200
@@ -141,8 +147,11 @@ class RunsModelTest : public QObject {
   void bestColumnsBesideTheFinalValue() {
     {
       auto writer = Store::open(db_.toStdString());
-      writer.write_metrics(c_, {{100, "valid_ppl", 8.0, 1.0}, {200, "valid_ppl", 7.0, 2.0}, {300, "valid_ppl", 7.5, 3.0}});
-      writer.write_metrics(b_, {{20, "valid_ppl", 20.0, 1.0}, {40, "valid_ppl", std::nan(""), 2.0}});
+      writer.write_metrics(c_, {{100, "valid_ppl", 8.0, 1.0},
+                                {200, "valid_ppl", 7.0, 2.0},
+                                {300, "valid_ppl", 7.5, 3.0}});
+      writer.write_metrics(b_,
+                           {{20, "valid_ppl", 20.0, 1.0}, {40, "valid_ppl", std::nan(""), 2.0}});
     }
     QString error;
     auto session = fathom::gui::StoreSession::open(db_, &error);
@@ -160,10 +169,13 @@ class RunsModelTest : public QObject {
         if (model.runAt(r)->id == id) return r;
       return -1;
     };
-    auto cell = [&](int64_t id, int role = Qt::DisplayRole) { return model.data(model.index(row_of(id), best), role); };
+    auto cell = [&](int64_t id, int role = Qt::DisplayRole) {
+      return model.data(model.index(row_of(id), best), role);
+    };
     QCOMPARE(cell(c_).toString(), QString("7 @200"));
     QCOMPARE(cell(c_, RunsModel::SortRole).toDouble(), 7.0);
-    QCOMPARE(model.data(model.index(row_of(c_), final_ppl), Qt::DisplayRole).toString(), QString("7.5"));
+    QCOMPARE(model.data(model.index(row_of(c_), final_ppl), Qt::DisplayRole).toString(),
+             QString("7.5"));
     QVERIFY(cell(c_, Qt::ToolTipRole).toString().contains("lowest over training"));
     QCOMPARE(cell(b_).toString(), QString("20 @20"));
     QVERIFY(!cell(a_).isValid());

@@ -1,12 +1,12 @@
 // A run store that cannot be used -- missing, not SQLite, corrupt, newer schema -- gives a
 // message naming the file, never a crash, and leaves the window usable.
+#include <sqlite3.h>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
-#include <sqlite3.h>
 
 #include "db/store.h"
 #include "gui/main_window.h"
@@ -81,7 +81,8 @@ class StoreErrorsTest : public QObject {
     { auto store = fathom::db::Store::open(path.toStdString()); }
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
-    const std::string sql = "PRAGMA user_version = " + std::to_string(fathom::db::Store::latest_schema_version() + 5);
+    const std::string sql =
+        "PRAGMA user_version = " + std::to_string(fathom::db::Store::latest_schema_version() + 5);
     QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
     QString error;
@@ -94,8 +95,11 @@ class StoreErrorsTest : public QObject {
     { auto store = fathom::db::Store::open(path.toStdString()); }
     sqlite3* lock = nullptr;  // another connection holding readers out, as a foreign tool might
     QCOMPARE(sqlite3_open(path.toUtf8().constData(), &lock), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(lock, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; "
-                                "UPDATE runs SET name = name;", nullptr, nullptr, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(lock,
+                          "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; "
+                          "UPDATE runs SET name = name;",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
     QElapsedTimer timer;
     timer.start();
     QString error;

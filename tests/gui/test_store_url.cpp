@@ -13,12 +13,12 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
-#include <QTimer>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "db/store.h"
 #include "gui/dashboard_view.h"
@@ -229,8 +229,9 @@ class StoreUrlTest : public QObject {
     QCOMPARE(delete_runs(location, {*store.find_run(std::to_string(first))}, &errors), 1);
     QVERIFY(!store.find_run(std::to_string(first)));
     QCOMPARE(errors.size(), 1);
-    QVERIFY2(errors[0].contains("no artifacts directory") && !errors[0].contains(password_of(location)),
-             qPrintable(errors[0]));
+    QVERIFY2(
+        errors[0].contains("no artifacts directory") && !errors[0].contains(password_of(location)),
+        qPrintable(errors[0]));
 
     // $FATHOM_ARTIFACTS (fathom-gui --artifacts): the run's directory goes too.
     const QString arts = dir_.filePath("server-arts");

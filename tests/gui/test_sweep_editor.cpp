@@ -34,13 +34,15 @@ class SweepEditorTest : public QObject {
     QVERIFY(dir_.isValid());
     QFile base(dir_.filePath("base.yaml"));
     QVERIFY(base.open(QIODevice::WriteOnly));
-    base.write("name: base\nmodel:\n  d_model: 32\n  heads: 4\n  d_ff: 64\n"
-               "data:\n  task: synthetic\n");
+    base.write(
+        "name: base\nmodel:\n  d_model: 32\n  heads: 4\n  d_ff: 64\n"
+        "data:\n  task: synthetic\n");
     base.close();
     sweep_path_ = dir_.filePath("sweep.yaml");
     QFile sweep(sweep_path_);
     QVERIFY(sweep.open(QIODevice::WriteOnly));
-    sweep.write("name: demo\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2, 3]\n");
+    sweep.write(
+        "name: demo\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2, 3]\n");
   }
 
   void newSweepTemplateIsValid() {
@@ -91,8 +93,9 @@ class SweepEditorTest : public QObject {
   void yamlEditUpdatesForm() {
     SweepEditor editor;
     openValidSweep(editor);
-    editor.setYaml("name: other\nbase: base.yaml\ngrid:\n  model.init: [xavier, lipschitz]\n"
-                   "  model.heads: [2, 4]\nset:\n  train.max_updates: 50\n");
+    editor.setYaml(
+        "name: other\nbase: base.yaml\ngrid:\n  model.init: [xavier, lipschitz]\n"
+        "  model.heads: [2, 4]\nset:\n  train.max_updates: 50\n");
     QCOMPARE(editor.form()->nameEdit()->text(), QString("other"));
     QTableWidget* grid = editor.form()->gridTable();
     QCOMPARE(grid->item(0, 0)->text(), QString("model.init"));
@@ -108,12 +111,14 @@ class SweepEditorTest : public QObject {
   void zipGroupIsEditedInTheForm() {
     SweepEditor editor;
     openValidSweep(editor);
-    editor.setYaml("name: z\nbase: base.yaml\nzip:\n  model.encoder_layers: [2, 4]\n"
-                   "  model.decoder_layers: [2, 4]\n");
+    editor.setYaml(
+        "name: z\nbase: base.yaml\nzip:\n  model.encoder_layers: [2, 4]\n"
+        "  model.decoder_layers: [2, 4]\n");
     QTableWidget* zip = editor.form()->zipTable();
     QCOMPARE(zip->item(1, 0)->text(), QString("model.decoder_layers"));
     zip->item(1, 1)->setText("2, 4, 6");  // one value too many
-    QVERIFY(editor.yaml().contains("zip:\n  model.encoder_layers: [2, 4]\n  model.decoder_layers: [2, 4, 6]\n"));
+    QVERIFY(editor.yaml().contains(
+        "zip:\n  model.encoder_layers: [2, 4]\n  model.decoder_layers: [2, 4, 6]\n"));
     editor.checkNow();
     QVERIFY(!editor.lastCheck().ok);
     QCOMPARE(editor.lastCheck().line, 5);
@@ -124,9 +129,11 @@ class SweepEditorTest : public QObject {
     SweepEditor editor;
     openValidSweep(editor);
     // Several zip groups and exclude rules are YAML-only: kept verbatim through form edits.
-    editor.setYaml("name: z\nbase: base.yaml\nzip:\n  - model.encoder_layers: [2, 4]\n"
-                   "    model.decoder_layers: [2, 4]\n  - model.norm: [post, pre]\n"
-                   "    model.init: [xavier, xavier]\nexclude:\n  - {model.norm: pre, model.encoder_layers: 4}\n");
+    editor.setYaml(
+        "name: z\nbase: base.yaml\nzip:\n  - model.encoder_layers: [2, 4]\n"
+        "    model.decoder_layers: [2, 4]\n  - model.norm: [post, pre]\n"
+        "    model.init: [xavier, xavier]\nexclude:\n  - {model.norm: pre, model.encoder_layers: "
+        "4}\n");
     editor.form()->nameEdit()->setText("z2");
     emit editor.form()->edited();
     QVERIFY(editor.yaml().startsWith("name: z2\n"));
@@ -147,7 +154,8 @@ class SweepEditorTest : public QObject {
     QVERIFY(!check.ok);
     QCOMPARE(check.line, 4);
     QCOMPARE(check.field, std::string("model.norm"));
-    QVERIFY2(editor.statusLabel()->text().contains("sweep.yaml:4:"), qPrintable(editor.statusLabel()->text()));
+    QVERIFY2(editor.statusLabel()->text().contains("sweep.yaml:4:"),
+             qPrintable(editor.statusLabel()->text()));
     QVERIFY(editor.statusLabel()->text().contains("sideways"));
     QTableWidget* grid = editor.form()->gridTable();
     QCOMPARE(grid->property("sweepErrorRow").toInt(), 0);
@@ -196,8 +204,8 @@ class SweepEditorTest : public QObject {
     QVERIFY2(tip.contains(QStringLiteral("arXiv 2503.10622")), qPrintable(tip));  // DyT's doc
 
     QStyleOptionViewItem option;
-    QWidget* editor_widget =
-        grid->itemDelegateForColumn(1)->createEditor(grid->viewport(), option, grid->model()->index(0, 1));
+    QWidget* editor_widget = grid->itemDelegateForColumn(1)->createEditor(
+        grid->viewport(), option, grid->model()->index(0, 1));
     auto* edit = qobject_cast<QLineEdit*>(editor_widget);
     QVERIFY(edit && edit->completer());
     const QStringList words = edit->completer()->model()->index(0, 0).isValid()
@@ -210,7 +218,8 @@ class SweepEditorTest : public QObject {
                                   : QStringList();
     QVERIFY2(words.contains(QStringLiteral("lns")) && words.contains(QStringLiteral("peri")),
              qPrintable(words.join(',')));
-    QCOMPARE(edit->completer()->splitPath(QStringLiteral("post, pe")), QStringList{QStringLiteral("pe")});
+    QCOMPARE(edit->completer()->splitPath(QStringLiteral("post, pe")),
+             QStringList{QStringLiteral("pe")});
     delete editor_widget;
   }
 };

@@ -21,10 +21,13 @@ class SweepStartTest : public QObject {
     QFile base(dir.filePath("tiny.yaml"));
     QVERIFY(base.open(QIODevice::WriteOnly));
     // A model and task small enough that a run takes about a second.
-    base.write("name: tiny\nmodel: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-               "data:\n  task: synthetic\n  synthetic: {vocab: 8, train_size: 64, valid_size: 8, test_size: 8}\n"
-               "train: {max_updates: 3, warmup: 0, valid_every: 3, log_every: 1, threads: 1}\n"
-               "eval: {beam: 1}\n");
+    base.write(
+        "name: tiny\nmodel: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: "
+        "1}\n"
+        "data:\n  task: synthetic\n  synthetic: {vocab: 8, train_size: 64, valid_size: 8, "
+        "test_size: 8}\n"
+        "train: {max_updates: 3, warmup: 0, valid_every: 3, log_every: 1, threads: 1}\n"
+        "eval: {beam: 1}\n");
     base.close();
     const QString sweep = dir.filePath("tiny-sweep.yaml");
     QFile file(sweep);
@@ -41,7 +44,8 @@ class SweepStartTest : public QObject {
     // Dry run: the command line's own listing (it also checks method names) in the output pane.
     editor.dryRun();
     QTRY_VERIFY_WITH_TIMEOUT(editor.outputView()->toPlainText().contains("exited with"), 30000);
-    QVERIFY2(editor.outputView()->toPlainText().contains("2 runs"), qPrintable(editor.outputView()->toPlainText()));
+    QVERIFY2(editor.outputView()->toPlainText().contains("2 runs"),
+             qPrintable(editor.outputView()->toPlainText()));
     QVERIFY(!QFile::exists(db));  // a dry run records nothing
 
     QVERIFY(editor.startSweep());
@@ -50,7 +54,8 @@ class SweepStartTest : public QObject {
       if (!QFile::exists(db)) return 0;
       try {
         int n = 0;
-        for (const auto& r : Store::open(db.toStdString(), fathom::db::OpenMode::ReadOnly).list_runs("tiny-sweep"))
+        for (const auto& r :
+             Store::open(db.toStdString(), fathom::db::OpenMode::ReadOnly).list_runs("tiny-sweep"))
           n += r.status == "finished";
         return n;
       } catch (const std::exception&) {

@@ -173,7 +173,8 @@ TEST(CurveGroups, StepsOneMemberSkippedAreInterpolatedInEitherOrder) {
   // A logs every 10 steps (y = step, x = 100 tokens a step); B every 5 (y = 2, x = 110 a step).
   // Step 5: A interpolates to y 5, x 500 -> mean y (5 + 2) / 2 = 3.5, mean x (500 + 550) / 2.
   // Step 15: A 15 -> 8.5.
-  auto a = std::make_unique<VectorPoints>(std::vector<int64_t>{0, 10, 20}, std::vector<double>{0, 1000, 2000},
+  auto a = std::make_unique<VectorPoints>(std::vector<int64_t>{0, 10, 20},
+                                          std::vector<double>{0, 1000, 2000},
                                           std::vector<double>{0, 10, 20});
   auto b = std::make_unique<VectorPoints>(std::vector<int64_t>{0, 5, 10, 15, 20},
                                           std::vector<double>{0, 550, 1100, 1650, 2200},
@@ -201,7 +202,8 @@ TEST(CurveGroups, GroupKeysLeaveOutTheSeedAndLabelsStayShort) {
             (std::vector<std::string>{"model.norm", "train.lr"}));
   EXPECT_TRUE(is_seed_key("train.seed"));
   EXPECT_FALSE(is_seed_key("train.seeds_file"));
-  EXPECT_EQ(group_label({"model.norm", "model.encoder_layers"}, {"post", "6"}), "norm=post, encoder_layers=6");
+  EXPECT_EQ(group_label({"model.norm", "model.encoder_layers"}, {"post", "6"}),
+            "norm=post, encoder_layers=6");
   EXPECT_EQ(group_label({"model.dropout", "train.dropout"}, {"0.1", ""}),
             "model.dropout=0.1, train.dropout=?");
   EXPECT_EQ(run_value(tags[0], R"({"model": {"norm": "x", "dim": 64}})", "model.norm"), "post");
@@ -214,9 +216,9 @@ TEST(CurveGroups, TheTokensAxisReadsTargetTokensBetweenLoggedSteps) {
   const std::vector<db::MetricPoint> tokens = {{10, 1000, 0}, {20, 2100, 0}};
   const RunX x(XAxis::Tokens, 0, &tokens);
   ASSERT_TRUE(x.available());
-  EXPECT_EQ(x.at({20, 0, 0}), 2100);      // logged
-  EXPECT_EQ(x.at({15, 0, 0}), 1550);      // halfway between
-  EXPECT_EQ(x.at({5, 0, 0}), 500);        // before the first: in proportion
+  EXPECT_EQ(x.at({20, 0, 0}), 2100);  // logged
+  EXPECT_EQ(x.at({15, 0, 0}), 1550);  // halfway between
+  EXPECT_EQ(x.at({5, 0, 0}), 500);    // before the first: in proportion
   EXPECT_EQ(x.at({30, 0, 0}), 2100 * 1.5);
   const RunX time(XAxis::Time, 100, nullptr);
   EXPECT_EQ(time.at({7, 0, 160.5}), 60.5);
@@ -244,7 +246,8 @@ TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
         rows.emplace_back(step, db::metric::kTargetTokens, step * 100.0 * seed, 0.0);
       }
       store.write_metrics(id, rows);
-      store.finish_run(id, blows_up ? "diverged" : "finished", "", blows_up ? std::optional<int64_t>(30) : std::nullopt);
+      store.finish_run(id, blows_up ? "diverged" : "finished", "",
+                       blows_up ? std::optional<int64_t>(30) : std::nullopt);
     }
   CurveQuery query;
   query.sweep = "s";

@@ -41,8 +41,11 @@ TEST(Decimate, MillionPointsKeepEnvelopeAndEndpoints) {
   const double width = (x.back() - x.front()) / buckets;
   std::vector<double> lo(buckets, 1e9), hi(buckets, -1e9), klo(buckets, 1e9), khi(buckets, -1e9);
   auto bucket = [&](size_t i) { return std::min(buckets - 1, static_cast<int>(x[i] / width)); };
-  for (size_t i = 0; i < n; ++i) lo[bucket(i)] = std::min(lo[bucket(i)], y[i]), hi[bucket(i)] = std::max(hi[bucket(i)], y[i]);
-  for (size_t i : keep) klo[bucket(i)] = std::min(klo[bucket(i)], y[i]), khi[bucket(i)] = std::max(khi[bucket(i)], y[i]);
+  for (size_t i = 0; i < n; ++i)
+    lo[bucket(i)] = std::min(lo[bucket(i)], y[i]), hi[bucket(i)] = std::max(hi[bucket(i)], y[i]);
+  for (size_t i : keep)
+    klo[bucket(i)] = std::min(klo[bucket(i)], y[i]),
+    khi[bucket(i)] = std::max(khi[bucket(i)], y[i]);
   EXPECT_EQ(lo, klo);
   EXPECT_EQ(hi, khi);
 }
@@ -110,8 +113,10 @@ TEST(Ema, IncrementalEqualsBatch) {
   DebiasedEma ema(0.7);
   for (size_t i = 0; i < v.size(); ++i) {
     const double x = ema.next(v[i]);
-    if (std::isnan(batch[i])) EXPECT_TRUE(std::isnan(x));
-    else EXPECT_DOUBLE_EQ(x, batch[i]);
+    if (std::isnan(batch[i]))
+      EXPECT_TRUE(std::isnan(x));
+    else
+      EXPECT_DOUBLE_EQ(x, batch[i]);
   }
 }
 

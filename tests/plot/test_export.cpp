@@ -122,8 +122,9 @@ TEST_F(Export, HeatmapMaskLeavesUpperCellsEmpty) {
 TEST_F(Export, EveryKindRendersAndBadExtensionFails) {
   CurveFigure curves;
   curves.smoothing = 0.5;
-  curves.curves = {{"r1", "valid_loss", {0, 1, 2, 3}, {4, 3, 2.5, 2}, std::nullopt, ""},
-                   {"r2", "valid_loss", {0, 1, 2}, {4, 5, std::numeric_limits<double>::infinity()}, 2.0, ""}};
+  curves.curves = {
+      {"r1", "valid_loss", {0, 1, 2, 3}, {4, 3, 2.5, 2}, std::nullopt, ""},
+      {"r2", "valid_loss", {0, 1, 2}, {4, 5, std::numeric_limits<double>::infinity()}, 2.0, ""}};
   export_figure(curves, temp_path("curves.png"), {FigureSize{2, 1.5}, 72});
   BarFigure bars;
   bars.groups = {"1", "2"};

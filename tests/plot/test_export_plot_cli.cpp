@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "cli/commands.h"
 #include "base/util/error.h"
+#include "cli/commands.h"
 #include "db/store.h"
 #include "plot/figure.h"
 #include "tests/support/temp_dir.h"
@@ -65,9 +65,9 @@ TEST_F(ExportPlotCli, CurvesFromASweep) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
   const std::string out = temp_path("curves.png"), spec = temp_path("curves.json");
-  run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--smooth", "0.6",
-                "--colour-by", "model.init", "--size", "3x2", "--dpi", "100", "--out", out,
-                "--save-json", spec});
+  run(options,
+      {"curves", "--sweep", "depth", "--metric", "valid_loss", "--smooth", "0.6", "--colour-by",
+       "model.init", "--size", "3x2", "--dpi", "100", "--out", out, "--save-json", spec});
   QImage image(QString::fromStdString(out));
   EXPECT_EQ(image.width(), 300);
   EXPECT_EQ(image.height(), 200);
@@ -108,8 +108,8 @@ TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--x", "time",
                              "--out", temp_path("t.png")}),
                fathom::InputError);
-  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--group-by", "axes",
-                             "--colour-by", "model.init", "--out", temp_path("t.png")}),
+  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--group-by",
+                             "axes", "--colour-by", "model.init", "--out", temp_path("t.png")}),
                fathom::InputError);
 }
 
@@ -132,7 +132,8 @@ TEST_F(ExportPlotCli, RejectsBadInput) {
 TEST_F(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
   fathom::cli::GlobalOptions options;
   const std::string result = temp_path("beta.json");
-  std::ofstream(result) << R"({"encoder": {"labels": ["e", "s0"], "rows": ["s0"], "beta": [[0.6, 0.8]]},
+  std::ofstream(result)
+      << R"({"encoder": {"labels": ["e", "s0"], "rows": ["s0"], "beta": [[0.6, 0.8]]},
                                "decoder": {"labels": ["d", "t0"], "rows": ["t0"], "beta": [[0.8, 0.6]]}})";
   run(options, {"analysis", result, "--kind", "beta", "--out", temp_path("beta.pdf")});
   EXPECT_TRUE(std::ifstream(temp_path("beta-encoder.pdf")).good());

@@ -44,7 +44,8 @@ TEST(FigureJson, HeatmapRoundTripKeepsNaNAndMask) {
 TEST(FigureJson, LineBarCurvesRoundTrip) {
   LineFigure line;
   line.x = {"depth", Scale::Log, 1.0, 100.0};
-  line.series = {{"admin", {6, 12}, {0.1, 0.2}, ""}, {"fit, R^2 = 0.99", {6, 12}, {0.1, 0.21}, "admin"}};
+  line.series = {{"admin", {6, 12}, {0.1, 0.2}, ""},
+                 {"fit, R^2 = 0.99", {6, 12}, {0.1, 0.21}, "admin"}};
   expect_round_trip(line);
   EXPECT_EQ(std::get<LineFigure>(figure_from_json(to_json(line))).series[1].fit_of, "admin");
 
@@ -101,8 +102,9 @@ TEST(FigureJson, GroupCurvesRoundTrip) {
 
 TEST(FigureJson, ErrorsNameTheField) {
   try {
-    figure_from_json(nlohmann::json::parse(R"({"kind": "line", "series": [{"x": [1], "y": "no"}]})"),
-                     "spec.json");
+    figure_from_json(
+        nlohmann::json::parse(R"({"kind": "line", "series": [{"x": [1], "y": "no"}]})"),
+        "spec.json");
     FAIL() << "expected an InputError";
   } catch (const fathom::InputError& e) {
     EXPECT_EQ(e.file(), "spec.json");

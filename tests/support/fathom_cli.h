@@ -26,14 +26,17 @@ inline std::string read_text(const std::filesystem::path& path) {
 // pairs, greedy decoding of 5 test sentences), for tests that run `fathom` on real files.
 // `train` is the flow mapping of the train section, e.g. "{lr: 0.005, max_updates: 60}".
 inline std::string tiny_config_yaml(const std::string& name, const std::string& train) {
-  return "name: " + name + "\n"
+  return "name: " + name +
+         "\n"
          "device: cpu\n"
          "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
          "data:\n"
          "  task: synthetic\n"
          "  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}\n"
          "  max_tokens: 256\n"
-         "train: " + train + "\n"
+         "train: " +
+         train +
+         "\n"
          "eval: {beam: 1, max_sentences: 5}\n";
 }
 

@@ -42,7 +42,8 @@ std::optional<std::string> postgres_unavailable() {
   if (dir.empty())
     return "FATHOM_TEST_PG_DIR is not set (run through ctest, which starts the server with "
            "scripts/pg-test-server.sh)";
-  if (fs::exists(dir / "skip")) return "PostgreSQL test server did not start: " + read_file(dir / "skip");
+  if (fs::exists(dir / "skip"))
+    return "PostgreSQL test server did not start: " + read_file(dir / "skip");
   if (!fs::exists(dir / "url")) return "no PostgreSQL test server at " + dir.string();
   return std::nullopt;
 }
@@ -81,8 +82,10 @@ std::string postgres_url_with_password(const std::string& name, const std::strin
 ScratchStore::ScratchStore(const std::string& backend, const std::string& test_name)
     : backend_(backend) {
   std::string safe;
-  for (char c : test_name) safe += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
-  dir_ = (fs::temp_directory_path() / ("fathom_test_" + std::to_string(getpid()) + "_" + safe)).string();
+  for (char c : test_name)
+    safe += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
+  dir_ = (fs::temp_directory_path() / ("fathom_test_" + std::to_string(getpid()) + "_" + safe))
+             .string();
   fs::remove_all(dir_);
   fs::create_directories(dir_);
   if (backend == "sqlite") {
@@ -106,8 +109,8 @@ ScratchStore::~ScratchStore() {
 
 int64_t ScratchStore::raw_count(const std::string& table, const std::string& column,
                                 int64_t value) const {
-  const std::string sql = "SELECT count(*) FROM " + table + " WHERE " + column + " = " +
-                          std::to_string(value);
+  const std::string sql =
+      "SELECT count(*) FROM " + table + " WHERE " + column + " = " + std::to_string(value);
   if (backend_ != "sqlite") return std::stoll(postgres_exec(database_, sql));
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(location_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
