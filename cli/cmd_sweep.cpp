@@ -1,4 +1,5 @@
-// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run] [--launcher local|slurm]`: expands
+// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run] [--launcher local|slurm]
+// [--set KEY=VALUE...] [--name NAME]`: expands
 // a sweep file (docs/sweeps.md), checks every run's config exactly as `fathom train` would and
 // what the launcher needs, records the runs in the store as queued (tags axis.<key> hold their
 // axis values) and has workers train them: local processes, or a Slurm job array
@@ -40,8 +41,10 @@ struct SweepArgs {
   bool resume = false;
   bool no_progress = false;
   int jobs = 1;
-  std::string devices = "auto";  // --devices cuda:0,cuda:1; "auto": every visible GPU; "none"
-  std::string name;              // status / cancel
+  std::string devices = "auto";        // --devices cuda:0,cuda:1; "auto": every visible GPU; "none"
+  std::string name;                    // status / cancel
+  std::vector<std::string> overrides;  // --set KEY=VALUE: fixed values for every run
+  std::string rename;                  // --name: the sweep under another name
   std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
   bool wait = false;     // --wait: follow a cluster launch until it ends
   bool yes = false;      // --yes: queue more than kManyRuns runs
@@ -68,10 +71,14 @@ std::vector<std::string> slot_devices(const std::string& spec) {
 }
 
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
-  const SweepSpec spec = load_sweep_file(args.file);
+  SweepSpec spec = load_sweep_file(args.file);
+  if (!args.rename.empty()) rename_sweep(spec, args.rename);
+  apply_sweep_overrides(spec, args.overrides);
   const auto runs =
       expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
   if (args.dry_run) {
+    if (!spec.overrides.empty())
+      std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
     std::cout << describe_sweep(runs);
     if (runs.size() > kManyRuns)
       std::cout << "note: " << runs.size() << " runs is more than " << kManyRuns
@@ -224,6 +231,12 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
                   "a slurm: section); docs/cluster.md");
   cmd->add_flag("--wait", args->wait, "with slurm: follow the job array until every run ended");
   cmd->add_flag("--yes", args->yes, "queue a sweep of more than 1000 runs");
+  cmd->add_option("--set", args->overrides,
+                  "a config value for every run, over the sweep's base and set: "
+                  "(--set train.max_updates=100000; not an axis key)")
+      ->take_all();
+  cmd->add_option("--name", args->rename,
+                  "the sweep's name (prefix of its run names) instead of the file's name:");
   cmd->add_option("--heartbeat-timeout", args->heartbeat_timeout,
                   "seconds without a heartbeat after which a running run's worker counts as lost "
                   "(default 180)");

@@ -5,6 +5,7 @@
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "base/util/strings.h"
 #include "base/util/version.h"
 #include "db/run_status.h"
 #include "experiments/run_control.h"
@@ -64,6 +65,20 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     throw InputError(spec.file, spec.line, "name",
                      "sweep '" + spec.name + "' already has " + std::to_string(existing.size()) +
                          " runs in " + store.path() + "; add --resume to continue it");
+  // Existing runs keep the config they were queued with: resuming under other --set values
+  // would mix two settings in one sweep, so it is refused.
+  const std::string overrides = join(spec.overrides, " ");
+  if (!existing.empty()) {
+    const auto tags = store.tags(existing.begin()->second.id);
+    const auto it = tags.find("sweep.set");
+    const std::string before = it == tags.end() ? "" : it->second;
+    if (before != overrides)
+      throw InputError(spec.file, spec.line, "--set",
+                       "sweep '" + spec.name + "' was queued with " +
+                           (before.empty() ? "no --set" : "--set " + before) + ", not " +
+                           (overrides.empty() ? "none" : overrides) +
+                           "; resume it with the same values, or give --name for a new sweep");
+  }
   QueuedSweep out;
   const std::string layout = axes_layout(spec);
   std::vector<db::RunRecord> earlier;
@@ -81,6 +96,7 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     const int64_t id = store.create_run(row);
     for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
     store.set_tag(id, "sweep.axes", layout);
+    if (!overrides.empty()) store.set_tag(id, "sweep.set", overrides);
     out.created.push_back(id);
   }
   requeue_interrupted(store, earlier, heartbeat_timeout_s, out);

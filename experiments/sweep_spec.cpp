@@ -369,6 +369,31 @@ struct SpecParser {
 
 }  // namespace
 
+void apply_sweep_overrides(SweepSpec& spec, const std::vector<std::string>& overrides) {
+  std::map<std::string, int> axis_line;
+  for (const auto& axis : spec.axes)
+    for (const auto& key : axis.keys) axis_line[key] = axis.line;
+  for (const auto& item : overrides) {
+    const std::string key = trim(item.substr(0, item.find('=')));
+    if (key == "name")
+      throw InputError("--set", 0, "name",
+                       "run names come from the sweep; rename the sweep with --name");
+    if (auto it = axis_line.find(key); it != axis_line.end())
+      throw InputError("--set", 0, key,
+                       "is varied by an axis of the sweep (" + spec.file + " line " +
+                           std::to_string(it->second) + "); change its values there");
+    apply_overrides(spec.base, {item});  // InputError at "--set" for a bad key or value
+    spec.overrides.push_back(item);
+  }
+}
+
+void rename_sweep(SweepSpec& spec, const std::string& name) {
+  if (!valid_name(name))
+    throw InputError("--name", 0, "--name",
+                     "'" + name + "' is not a sweep name (letters, digits, '_', '.', '-')");
+  spec.name = name;
+}
+
 SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
                             const std::string& base_dir) {
   SweepSpec spec;

@@ -46,8 +46,9 @@ struct SweepSpec {
   RunConfig base;               // the base config with `set:` applied
   std::vector<SweepAxis> axes;  // expansion order: grid keys, zip groups, seeds
   std::vector<SweepExclude> exclude;
-  int exclude_line = 0;               // line of `exclude:`
-  std::optional<SlurmOptions> slurm;  // the `slurm:` section: run it on Slurm (docs/cluster.md)
+  int exclude_line = 0;                // line of `exclude:`
+  std::optional<SlurmOptions> slurm;   // the `slurm:` section: run it on Slurm (docs/cluster.md)
+  std::vector<std::string> overrides;  // `fathom sweep --set KEY=VALUE`, applied to base
 
   // Every axis key in run-name order (zip groups contribute each of their keys).
   std::vector<std::string> axis_keys() const;
@@ -74,6 +75,16 @@ SweepSpec load_sweep_file(const std::string& path);
 // Parses sweep YAML text; `origin` names it in errors, `base_dir` resolves relative paths.
 SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
                             const std::string& base_dir);
+
+// `fathom sweep FILE --set KEY=VALUE...`: fixed config values on top of the file's base and
+// set: (a lab reruns a preset bigger, or on other data, without editing it), kept in
+// spec.overrides and located at "--set" in errors. A key an axis varies is refused, naming the
+// axis's line in the sweep file, as is `name` (rename the sweep with rename_sweep).
+void apply_sweep_overrides(SweepSpec& spec, const std::vector<std::string>& overrides);
+
+// `fathom sweep FILE --name NAME`: the sweep (and the prefix of its run names) under another
+// name, so a rerun with other settings does not meet the original's runs in the store.
+void rename_sweep(SweepSpec& spec, const std::string& name);
 
 // Expands the axes (first grid key slowest, seeds innermost), drops excluded runs, and checks
 // every run with check_config() and then `extra_check` (the CLI passes check_model_methods).

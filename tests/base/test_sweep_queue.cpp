@@ -11,6 +11,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/sweep_queue.h"
+#include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
@@ -107,6 +108,76 @@ TEST_F(SweepQueueTest, RefusesAStoredSweepWithoutResumeAndTooManyRunsWithoutYes)
   EXPECT_NO_THROW(check_run_count(spec_, kManyRuns, false));
   EXPECT_THROW(check_run_count(spec_, kManyRuns + 1, false), InputError);
   EXPECT_NO_THROW(check_run_count(spec_, kManyRuns + 1, true));
+}
+
+// `fathom sweep --set`: a fixed value reaches every run's config (and its location says where
+// it came from); an axis key, `name`, an unknown key and a bad value are refused at "--set".
+TEST_F(SweepQueueTest, SetOverridesEveryRunButNotAnAxis) {
+  apply_sweep_overrides(spec_, {"train.max_updates=12345", "model.d_ff=48"});
+  const auto runs = expand_sweep(spec_);
+  ASSERT_EQ(runs.size(), 4u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.config.train.max_updates, 12345) << run.name;
+    EXPECT_EQ(run.config.model.d_ff, 48) << run.name;
+    EXPECT_EQ(run.config.where("train.max_updates").file, "--set");
+  }
+  EXPECT_EQ(runs[3].config.model.encoder_layers, 2);  // the axis still varies
+
+  const InputError axis = testing::expect_input_error(
+      [&] { apply_sweep_overrides(spec_, {"model.encoder_layers=6"}); });
+  EXPECT_EQ(axis.file(), "--set");
+  EXPECT_EQ(axis.field(), "model.encoder_layers");
+  EXPECT_NE(axis.message().find("q.yaml line 6"), std::string::npos) << axis.message();
+  const InputError seed =
+      testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"train.seed=3"}); });
+  EXPECT_NE(seed.message().find("line 7"), std::string::npos) << seed.message();
+  EXPECT_EQ(testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"name=x"}); }).field(),
+            "name");
+  const InputError typo =
+      testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"train.max_update=5"}); });
+  EXPECT_EQ(typo.file(), "--set");
+  EXPECT_NE(typo.message().find("max_updates"), std::string::npos) << typo.message();
+  EXPECT_EQ(testing::expect_input_error([&] {
+              apply_sweep_overrides(spec_, {"train.max_updates=many"});
+            }).field(),
+            "train.max_updates");
+  EXPECT_EQ(spec_.overrides,
+            (std::vector<std::string>{"train.max_updates=12345", "model.d_ff=48"}));
+}
+
+// --name gives the rerun runs of its own; resuming under other --set values than the sweep
+// was queued with is refused and changes nothing.
+TEST_F(SweepQueueTest, ResumeNeedsTheSameSetValues) {
+  auto s = store();
+  queue_sweep(s, spec_, runs_, false, 180);  // the original, no --set
+
+  SweepSpec bigger = spec_;
+  apply_sweep_overrides(bigger, {"train.max_updates=999"});
+  const InputError mixed = testing::expect_input_error(
+      [&] { queue_sweep(s, bigger, expand_sweep(bigger), /*resume=*/true, 180); });
+  EXPECT_EQ(mixed.field(), "--set");
+  EXPECT_NE(mixed.message().find("no --set"), std::string::npos) << mixed.message();
+  EXPECT_NE(mixed.message().find("--name"), std::string::npos) << mixed.message();
+  EXPECT_EQ(s.list_runs("q").size(), 4u);
+
+  rename_sweep(bigger, "q-big");
+  const QueuedSweep q = queue_sweep(s, bigger, expand_sweep(bigger), false, 180);
+  ASSERT_EQ(q.created.size(), 4u);
+  const auto big = s.list_runs("q-big");
+  ASSERT_EQ(big.size(), 4u);
+  EXPECT_EQ(big[0].name, "q-big/encoder_layers=1,seed=1");
+  EXPECT_NE(big[0].config_json.find("\"max_updates\":999"), std::string::npos);
+  EXPECT_EQ(s.tags(big[0].id).at("sweep.set"), "train.max_updates=999");
+  // The same values resume it; other ones, or none, do not.
+  EXPECT_EQ(queue_sweep(s, bigger, expand_sweep(bigger), true, 180).created.size(), 0u);
+  SweepSpec plain = spec_;
+  rename_sweep(plain, "q-big");
+  EXPECT_NE(
+      testing::expect_input_error([&] { queue_sweep(s, plain, expand_sweep(plain), true, 180); })
+          .message()
+          .find("--set train.max_updates=999"),
+      std::string::npos);
+  EXPECT_EQ(testing::expect_input_error([&] { rename_sweep(plain, "a b"); }).file(), "--name");
 }
 
 }  // namespace

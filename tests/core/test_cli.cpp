@@ -416,6 +416,24 @@ TEST_F(Cli, SweepOverAnUnknownStyleFailsAtItsLine) {
   EXPECT_TRUE(contains(dry.out, "4 runs")) << dry.out;
 }
 
+// `sweep --set` and `--name` from the command line: --dry-run shows the values and the new
+// run names; an axis key is refused at "--set" naming the axis's line, before anything is queued.
+TEST_F(Cli, SweepSetAndNameFromTheCommandLine) {
+  write("tiny.yaml", kTinyConfig);
+  const std::string sweep =
+      write("s.yaml", "name: s\nbase: tiny.yaml\ngrid:\n  model.norm: [post, pre]\n");
+  const Result dry = fathom({"--db", db(), "sweep", sweep, "--name", "s-long", "--set",
+                             "train.max_updates=321", "--dry-run"});
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_TRUE(contains(dry.out, "every run: --set train.max_updates=321")) << dry.out;
+  EXPECT_TRUE(contains(dry.out, "s-long/norm=pre")) << dry.out;
+  const Result axis = fathom({"--db", db(), "sweep", sweep, "--set", "model.norm=pre"});
+  EXPECT_EQ(axis.status, 2);
+  EXPECT_TRUE(contains(axis.err, "--set: 'model.norm': is varied by an axis")) << axis.err;
+  EXPECT_TRUE(contains(axis.err, "s.yaml line 4")) << axis.err;
+  EXPECT_TRUE(runs_in_store().empty());
+}
+
 // A resume whose checkpoints are all unreadable is refused (exit 2, naming the file) and the
 // finished run stays finished with its times: it is not turned into a failed run.
 TEST_F(Cli, UnreadableCheckpointsLeaveAFinishedRunFinished) {
