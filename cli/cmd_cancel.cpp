@@ -26,7 +26,8 @@ void cancel(const GlobalOptions& global, const std::vector<std::string>& targets
     if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
     runs.push_back(*run);
   }
-  const CancelReport report = cancel_runs(store, runs, "cancelled by `fathom cancel`");
+  const experiments::CancelReport report =
+      experiments::cancel_runs(store, runs, "cancelled by `fathom cancel`");
   for (const auto& run : runs) {
     const auto now = store.find_run(std::to_string(run.id));
     const bool was_active = db::status::is_active(run.status);

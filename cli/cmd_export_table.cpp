@@ -27,28 +27,28 @@ std::string format_of(const TableArgs& a) {
 }
 
 void export_table(const TableArgs& a, const GlobalOptions& global) {
-  TableOptions options;
+  experiments::TableOptions options;
   options.rows = a.rows;
   options.cols = a.cols;
   options.metric = a.metric;
-  options.agg = a.agg == "best" ? CellAgg::Best : CellAgg::Mean;
+  options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.seed_std = a.seeds != "mean";
   options.digits = a.digits;
-  options.bold = a.bold == "col"   ? BoldBest::Column
-                 : a.bold == "row" ? BoldBest::Row
-                                   : BoldBest::None;
-  options.direction = a.direction == "max"   ? MetricDirection::HigherIsBetter
-                      : a.direction == "min" ? MetricDirection::LowerIsBetter
-                                             : MetricDirection::Auto;
+  options.bold = a.bold == "col"   ? experiments::BoldBest::Column
+                 : a.bold == "row" ? experiments::BoldBest::Row
+                                   : experiments::BoldBest::None;
+  options.direction = a.direction == "max"   ? experiments::MetricDirection::HigherIsBetter
+                      : a.direction == "min" ? experiments::MetricDirection::LowerIsBetter
+                                             : experiments::MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   options.best_of_run = a.value == "best";
-  auto runs = load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
-  if (options.best_of_run) use_best_of_run(runs, store, options);
-  const ComparisonTable table = build_comparison_table(runs, options);
+  auto runs = experiments::load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
+  if (options.best_of_run) experiments::use_best_of_run(runs, store, options);
+  const experiments::ComparisonTable table = experiments::build_comparison_table(runs, options);
   const std::string format = format_of(a);
-  const std::string text = format == "csv"   ? table_to_csv(table)
-                           : format == "tex" ? table_to_latex(table)
-                                             : table_to_markdown(table);
+  const std::string text = format == "csv"   ? experiments::table_to_csv(table)
+                           : format == "tex" ? experiments::table_to_latex(table)
+                                             : experiments::table_to_markdown(table);
   if (a.out.empty()) {
     std::cout << text;
     return;

@@ -17,11 +17,11 @@ struct ReportArgs {
 
 void report(const ReportArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  ReportOptions options;
+  experiments::ReportOptions options;
   options.out_dir = a.out;
   if (!a.metrics.empty()) options.metrics = split(a.metrics, ',');
   options.render_curves = report_curves_renderer(store, options.out_dir);
-  std::cout << write_report(store, a.target, options) << "\n";
+  std::cout << experiments::write_report(store, a.target, options) << "\n";
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ std::string local_minute(double unix_seconds) {
 std::string status_label(const db::RunRecord& run, double now) {
   if (run.status == db::status::kDiverged && run.diverged_step)
     return "diverged@" + std::to_string(*run.diverged_step);
-  return shown_status(run, now);  // a running run with a stale heartbeat shows as crashed
+  return experiments::shown_status(run,
+                                   now);  // a running run with a stale heartbeat shows as crashed
 }
 
 std::string format_value(double value) {
@@ -105,7 +106,7 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   std::vector<db::RunRecord> runs;
   const double now = db::unix_now();
   for (auto& run : store.list_runs(opts.sweep))
-    if (opts.status.empty() || shown_status(run, now) == opts.status)
+    if (opts.status.empty() || experiments::shown_status(run, now) == opts.status)
       runs.push_back(std::move(run));
 
   const BestPoints best = opts.best ? best_points(store, runs) : BestPoints{};

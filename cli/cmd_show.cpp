@@ -48,7 +48,7 @@ void field(const std::string& label, const std::string& value) {
 
 void print_text(const db::RunRecord& run, const db::Store& store) {
   std::cout << "run " << run.id << "  " << run.name << "\n";
-  std::string status = shown_status(run, db::unix_now());
+  std::string status = experiments::shown_status(run, db::unix_now());
   if (status != run.status)  // a stale heartbeat: the worker is lost
     status += " (stored as " + run.status + "; no heartbeat for " +
               duration(db::unix_now() - run.heartbeat_at) + ")";

@@ -48,7 +48,7 @@ struct SweepArgs {
   std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
   bool wait = false;     // --wait: follow a cluster launch until it ends
   bool yes = false;      // --yes: queue more than kManyRuns runs
-  double heartbeat_timeout = kDefaultHeartbeatTimeout;
+  double heartbeat_timeout = experiments::kDefaultHeartbeatTimeout;
 };
 
 std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); }
@@ -71,32 +71,32 @@ std::vector<std::string> slot_devices(const std::string& spec) {
 }
 
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
-  SweepSpec spec = load_sweep_file(args.file);
-  if (!args.rename.empty()) rename_sweep(spec, args.rename);
-  apply_sweep_overrides(spec, args.overrides);
+  experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
+  if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
+  experiments::apply_sweep_overrides(spec, args.overrides);
   const auto runs =
-      expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
+      experiments::expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
   if (args.dry_run) {
     if (!spec.overrides.empty())
       std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
-    std::cout << describe_sweep(runs);
-    if (runs.size() > kManyRuns)
-      std::cout << "note: " << runs.size() << " runs is more than " << kManyRuns
+    std::cout << experiments::describe_sweep(runs);
+    if (runs.size() > experiments::kManyRuns)
+      std::cout << "note: " << runs.size() << " runs is more than " << experiments::kManyRuns
                 << "; queueing them will ask for --yes\n";
     return;
   }
-  check_run_count(spec, runs.size(), args.yes);
+  experiments::check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
   const std::string launcher_name = !args.launcher.empty() ? args.launcher
                                     : spec.slurm           ? "slurm"
                                                            : "local";
-  auto launcher = make_launcher(launcher_name, spec);
+  auto launcher = experiments::make_launcher(launcher_name, spec);
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  LaunchRequest request;
+  experiments::LaunchRequest request;
   request.sweep = spec.name;
   request.sweep_file = args.file;
   request.parallel = args.jobs;
@@ -114,7 +114,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   launcher->check(request, configs);
 
   // Records the runs (a sweep already in the store needs --resume) and requeues interrupted ones.
-  const QueuedSweep queued = queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout);
+  const experiments::QueuedSweep queued =
+      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout);
   request.runs = queued.queued;
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
@@ -147,11 +148,11 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
         spec.name.c_str(), spec.name.c_str(), spec.name.c_str());
     return;
   }
-  FollowOptions follow;
+  experiments::FollowOptions follow;
   follow.sweep = spec.name;
   follow.progress = !args.no_progress;
   follow.heartbeat_timeout_s = args.heartbeat_timeout;
-  const SweepCounts counts = follow_sweep(store, *launcher, follow);
+  const experiments::SweepCounts counts = experiments::follow_sweep(store, *launcher, follow);
   std::printf(
       "sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
       "(this session)\n",
@@ -169,9 +170,9 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
   const auto runs = store.list_runs(name);
   if (runs.empty()) throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
-  std::vector<WorkerTags> tags;
+  std::vector<experiments::WorkerTags> tags;
   for (const auto& r : runs) tags.push_back(store.tags(r.id));
-  const auto states = worker_states(tags);
+  const auto states = experiments::worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
   std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
@@ -181,7 +182,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
     ++by_status[r.status];
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
-    const std::string job = worker_job(tags[i]);
+    const std::string job = experiments::worker_job(tags[i]);
     std::string state = "-";
     if (auto it = states.find(job); !job.empty() && it != states.end())
       state = it->second;
@@ -209,7 +210,8 @@ void sweep_cancel(const GlobalOptions& global, const std::string& name) {
   auto store = db::Store::open(db_path);
   if (store.list_runs(name).empty())
     throw InputError(store.path(), 0, "sweep", "no sweep named '" + name + "'");
-  const CancelReport report = cancel_sweep(store, name, "cancelled by `fathom sweep cancel`");
+  const experiments::CancelReport report =
+      experiments::cancel_sweep(store, name, "cancelled by `fathom sweep cancel`");
   for (const auto& problem : report.problems)
     std::fprintf(stderr, "warning: %s\n", problem.c_str());
   std::printf("sweep %s: %d runs cancelled\n", name.c_str(), report.cancelled);

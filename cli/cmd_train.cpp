@@ -69,7 +69,7 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
         "run " + id + " is finished with all its " + std::to_string(run.updates) +
             " updates: nothing to resume (raise train.max_updates with --set to train it further)");
   if (run.status == db::status::kRunning &&
-      !lost_worker(store, run, db::unix_now(), kDefaultHeartbeatTimeout))
+      !experiments::lost_worker(store, run, db::unix_now(), experiments::kDefaultHeartbeatTimeout))
     throw InputError(store.path(), 0, "--resume",
                      "run " + id + " is running on " + run.host +
                          " (its heartbeat is recent); "

@@ -100,7 +100,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     run = store.claim_next_run(args.sweep, host_name(), args.device);
     if (!run) {
       std::cerr << "worker: no queued run left in sweep " << args.sweep << "\n";
-      return kWorkerEnded;
+      return experiments::kWorkerEnded;
     }
   }
   const int64_t id = run->id;
@@ -136,19 +136,19 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   } catch (const std::exception& e) {
     store.finish_run(id, db::status::kFailed, e.what());
     std::cerr << "worker: run " << id << " failed: " << e.what() << "\n";
-    return kWorkerFailed;
+    return experiments::kWorkerFailed;
   }
   if (outcome.status != "stopped") {
     std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates
               << " updates\n";
-    return kWorkerEnded;
+    return experiments::kWorkerEnded;
   }
   const std::string why = std::string("stopped by ") + strsignal(stop_signal()) + " after update " +
                           std::to_string(outcome.updates) + " on " + host_name() + "; requeued";
   if (!store.requeue_run(id, why)) {
     std::cerr << "worker: run " << id << " was ended meanwhile ("
               << store.find_run(std::to_string(id))->status << "); not requeued\n";
-    return kWorkerEnded;
+    return experiments::kWorkerEnded;
   }
   std::cerr << "worker: run " << id << " " << why << "\n";
   // Under Slurm, SIGUSR2 is the array's warning before its time limit: the task must be
@@ -160,7 +160,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     std::cerr << "worker: scontrol requeue " << job << ": "
               << (r.exit_code == 0 ? "ok" : "failed (" + r.err + r.out + ")") << "\n";
   }
-  return kWorkerRequeued;
+  return experiments::kWorkerRequeued;
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include "db/run_paths.h"
 
 namespace fathom {
+namespace experiments {
 struct CurvesRequest;  // experiments/report.h
+}
 namespace db {
 class Store;
 }
@@ -76,7 +78,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 // The report's figure renderer (cli/report_figures.cpp): training curves from `store` drawn as
 // PNG into `out_dir` when this build has figures (FATHOM_HAVE_PLOTS), else an empty function
 // (the report then says figures need Qt).
-std::function<std::string(const CurvesRequest&)> report_curves_renderer(const db::Store& store,
-                                                                        const std::string& out_dir);
+std::function<std::string(const experiments::CurvesRequest&)> report_curves_renderer(
+    const db::Store& store, const std::string& out_dir);
 
 }  // namespace fathom::cli

@@ -11,10 +11,10 @@
 
 namespace fathom::cli {
 
-std::function<std::string(const CurvesRequest&)> report_curves_renderer(
+std::function<std::string(const experiments::CurvesRequest&)> report_curves_renderer(
     const db::Store& store, const std::string& out_dir) {
 #ifdef FATHOM_HAVE_PLOTS
-  return [&store, out_dir](const CurvesRequest& request) -> std::string {
+  return [&store, out_dir](const experiments::CurvesRequest& request) -> std::string {
     plot::CurveQuery query;
     query.runs = request.runs;
     query.metrics = request.metrics;

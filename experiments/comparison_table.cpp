@@ -11,7 +11,7 @@
 #include "db/run_json.h"
 #include "db/run_status.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 struct Summary {
@@ -342,4 +342,4 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const std::string&
   return runs;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -11,7 +11,7 @@
 
 #include "db/store.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 // What the table needs of one run.
 struct TableRun {
@@ -101,4 +101,4 @@ std::string table_to_latex(const ComparisonTable& table);
 // LaTeX text-mode escaping of & % $ # _ { } ~ ^ and backslash.
 std::string latex_escape(const std::string& text);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

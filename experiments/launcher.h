@@ -22,7 +22,7 @@
 #include "base/config/config.h"
 #include "db/store.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct LaunchRequest {
   std::string sweep;
@@ -89,4 +89,4 @@ std::string worker_job(const WorkerTags& tags);
 // worker_job(): "RUNNING node3", "PENDING ..." (Slurm). Jobs they know nothing of are absent.
 std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -10,7 +10,7 @@
 
 #include "experiments/launcher.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct LauncherEntry {
   std::string name;  // the value of --launcher and of the worker.launcher tag
@@ -31,4 +31,4 @@ std::vector<std::string> cancel_pending_workers(const std::vector<WorkerTags>& s
 LauncherEntry local_launcher_entry();
 LauncherEntry slurm_launcher_entry();
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -5,7 +5,7 @@
 #include "base/util/strings.h"
 #include "experiments/launcher_registry.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 const std::vector<LauncherEntry>& entries() {
@@ -70,4 +70,4 @@ std::vector<std::string> cancel_pending_workers(const std::vector<WorkerTags>& s
   return problems;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

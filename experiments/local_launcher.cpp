@@ -20,7 +20,7 @@
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_exit.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
 
@@ -182,4 +182,4 @@ LauncherEntry local_launcher_entry() {
           states_local};
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

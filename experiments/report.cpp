@@ -15,7 +15,7 @@
 #include "db/metric_names.h"
 #include "experiments/comparison_table.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
 
@@ -247,4 +247,4 @@ std::string write_report(const db::Store& store, const std::string& target,
   return path;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -10,7 +10,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 // A figure the report asks for: training curves of `runs` for `metrics`.
 struct CurvesRequest {
@@ -46,4 +46,4 @@ std::vector<std::vector<std::string>> axis_groups(
 std::string write_report(const db::Store& store, const std::string& target,
                          const ReportOptions& options);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

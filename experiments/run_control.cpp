@@ -6,7 +6,7 @@
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 CancelReport cancel_runs(db::Store& store, const std::vector<db::RunRecord>& runs,
                          const std::string& reason) {
@@ -75,4 +75,4 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   return std::nullopt;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

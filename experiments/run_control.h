@@ -10,7 +10,7 @@
 
 #include "db/store.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 // A worker refreshes its run's heartbeat every 20 s (db/heartbeat.h); one silent for this long
 // is lost (a machine that died, a network partition, a worker frozen in the kernel).
@@ -52,4 +52,4 @@ bool never_started(const std::map<std::string, std::string>& tags);
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
                                        double timeout_s);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

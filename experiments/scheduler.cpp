@@ -14,7 +14,7 @@
 #include "db/run_status.h"
 #include "experiments/sweep_progress.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -178,4 +178,4 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   }
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -11,7 +11,7 @@
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct FollowOptions {
   std::string sweep;
@@ -28,4 +28,4 @@ struct SweepCounts {
 // Returns when no worker of the launch runs or may start and no run of the sweep is running.
 SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptions& options);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

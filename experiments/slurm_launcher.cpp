@@ -20,7 +20,7 @@
 #include "experiments/launcher_registry.h"
 #include "experiments/sweep_spec.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
 
@@ -272,4 +272,4 @@ LauncherEntry slurm_launcher_entry() {
           states_slurm};
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -8,7 +8,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 const std::vector<std::string> kKeys = {
@@ -144,4 +144,4 @@ std::vector<std::string> slurm_directives(const SlurmOptions& o) {
   return out;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

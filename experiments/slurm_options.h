@@ -22,7 +22,7 @@ namespace YAML {
 class Node;
 }
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct SlurmOptions {
   std::string partition, time, gres, mem, account, qos;
@@ -44,4 +44,4 @@ SlurmOptions parse_slurm_options(const YAML::Node& node, const std::string& file
 // The #SBATCH directives of these options (partition, time, gres, ...), in a fixed order.
 std::vector<std::string> slurm_directives(const SlurmOptions& options);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -8,7 +8,7 @@
 #include "base/util/strings.h"
 #include "experiments/sweep_spec.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 std::string leaf_of(const std::string& key) { return key.substr(key.rfind('.') + 1); }
@@ -157,4 +157,4 @@ std::string describe_sweep(const std::vector<SweepRun>& runs) {
   return out.str();
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -5,7 +5,7 @@
 #include "base/util/progress.h"
 #include "db/run_status.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 std::string fit(std::string line, int width) {
@@ -57,4 +57,4 @@ std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width
   return lines;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

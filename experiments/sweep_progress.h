@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct RunProgress {
   int64_t id = 0;
@@ -38,4 +38,4 @@ std::optional<double> sweep_eta_seconds(const SweepSnapshot& s);
 // Summary line first, then one line per running run, each at most `width` characters.
 std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

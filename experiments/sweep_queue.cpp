@@ -10,7 +10,7 @@
 #include "db/run_status.h"
 #include "experiments/run_control.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed) {
   if (runs <= kManyRuns || confirmed) return;
@@ -108,4 +108,4 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
   return out;
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -9,7 +9,7 @@
 #include "db/store.h"
 #include "experiments/sweep_spec.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 // More runs than this need --yes: a sweep of 100,000 runs is more likely a typo in an axis
 // than a plan, and must not silently fill the store and a cluster's queue.
@@ -37,4 +37,4 @@ struct QueuedSweep {
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
                         bool resume, double heartbeat_timeout_s);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -15,7 +15,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace fs = std::filesystem;
 
 void set_config_key(RunConfig& config, const std::string& key, const std::string& yaml,
@@ -416,4 +416,4 @@ SweepSpec load_sweep_file(const std::string& path) {
                            fs::absolute(fs::path(path)).parent_path().string());
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

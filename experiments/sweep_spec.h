@@ -14,7 +14,7 @@
 #include "base/config/config.h"
 #include "experiments/slurm_options.h"
 
-namespace fathom {
+namespace fathom::experiments {
 
 // One value of an axis as written in the sweep file.
 struct SweepValue {
@@ -102,4 +102,4 @@ std::string describe_sweep(const std::vector<SweepRun>& runs);
 void set_config_key(RunConfig& config, const std::string& key, const std::string& yaml,
                     const SourceLocation& at);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

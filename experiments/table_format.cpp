@@ -6,7 +6,7 @@
 #include "experiments/comparison_table.h"
 #include "experiments/text_table.h"
 
-namespace fathom {
+namespace fathom::experiments {
 namespace {
 
 std::string fixed(double v, int digits) {
@@ -212,4 +212,4 @@ std::string format_text_table(const TextTable& t, const std::string& format) {
   throw std::invalid_argument("table format '" + format + "': expected csv, md or tex");
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

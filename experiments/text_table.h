@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace fathom {
+namespace fathom::experiments {
 
 struct TextTable {
   std::vector<std::string> header;
@@ -19,4 +19,4 @@ std::string text_table_to_latex(const TextTable& table);     // a booktabs tabul
 // "csv", "md" or "tex" (a file extension); anything else -> std::invalid_argument.
 std::string format_text_table(const TextTable& table, const std::string& format);
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -1,6 +1,6 @@
 #pragma once
 // The exit statuses of `fathom worker` (cli/cmd_worker.cpp), which its launchers read.
-namespace fathom {
+namespace fathom::experiments {
 
 constexpr int kWorkerEnded = 0;     // the run ended and its end is recorded (or nothing to claim)
 constexpr int kWorkerFailed = 1;    // the run failed; recorded as "failed" with the error
@@ -26,4 +26,4 @@ inline const char* describe_worker_exit(int status) {
   }
 }
 
-}  // namespace fathom
+}  // namespace fathom::experiments

@@ -11,17 +11,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fathom;
   const std::string yaml(reinterpret_cast<const char*>(data), size);
   fuzz::accept_input_errors([&] {
-    const SweepSpec spec = load_sweep_string(yaml, "fuzz-sweep.yaml", FATHOM_SOURCE_DIR "/configs");
+    const experiments::SweepSpec spec =
+        experiments::load_sweep_string(yaml, "fuzz-sweep.yaml", FATHOM_SOURCE_DIR "/configs");
     size_t runs = 1;
     for (const auto& axis : spec.axes) {
       FUZZ_CHECK(!axis.steps.empty());
       runs *= axis.steps.size();
       if (runs > 64) return;
     }
-    const auto expanded = expand_sweep(spec);
+    const auto expanded = experiments::expand_sweep(spec);
     FUZZ_CHECK(expanded.size() <= runs);  // exclude rules only drop runs
     for (const auto& run : expanded) FUZZ_CHECK(run.axes.size() == spec.axis_keys().size());
-    describe_sweep(expanded);
+    experiments::describe_sweep(expanded);
   });
   return 0;
 }

@@ -47,9 +47,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add_export_menu(table_);
   set_table_source(table_, [this](const std::string& format) {
     if (!current_) return std::string();
-    return format == "csv"   ? table_to_csv(*current_)
-           : format == "tex" ? table_to_latex(*current_)
-                             : table_to_markdown(*current_);
+    return format == "csv"   ? experiments::table_to_csv(*current_)
+           : format == "tex" ? experiments::table_to_latex(*current_)
+                             : experiments::table_to_markdown(*current_);
   });
 
   auto* bar = new QHBoxLayout;
@@ -176,18 +176,19 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
 void ComparisonView::redraw() {
   // The same table code as `fathom export table` (experiments/comparison_table.h).
   const QString cols = cols_->currentText() == kNoColumns ? QString() : cols_->currentText();
-  TableOptions options;
+  experiments::TableOptions options;
   options.rows = strip_axis(rows_->currentText());
   options.cols = strip_axis(cols);
   options.metric = metric_->currentText().toStdString();
   options.seed_std = true;
-  options.bold = options.cols.empty() ? BoldBest::None : BoldBest::Column;
-  std::vector<TableRun> runs;
+  options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
+  std::vector<experiments::TableRun> runs;
   static const std::map<std::string, std::string> kNoTags;
   for (const auto& r : runs_) {
     auto it = tags_.find(r.id);
     // Axis tags only (the runs and tags the view already holds; no config lookups).
-    TableRun t = table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
+    experiments::TableRun t =
+        experiments::table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
     if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols)))
       runs.push_back(t);
   }
@@ -198,13 +199,13 @@ void ComparisonView::redraw() {
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
   try {
     options.best_of_run = best_->isChecked() && session_;
-    if (options.best_of_run) use_best_of_run(runs, session_->store, options);
-    current_ = build_comparison_table(runs, options);
+    if (options.best_of_run) experiments::use_best_of_run(runs, session_->store, options);
+    current_ = experiments::build_comparison_table(runs, options);
   } catch (const std::exception& e) {
     note_->setText(QString::fromStdString(e.what()));
     return;
   }
-  const ComparisonTable& t = *current_;
+  const experiments::ComparisonTable& t = *current_;
   table_->setRowCount(static_cast<int>(t.row_labels.size()));
   table_->setColumnCount(static_cast<int>(t.col_labels.size()));
   QStringList row_labels, col_labels;
@@ -217,7 +218,7 @@ void ComparisonView::redraw() {
   bold.setBold(true);
   for (size_t r = 0; r < t.row_labels.size(); ++r)
     for (size_t c = 0; c < t.col_labels.size(); ++c) {
-      const TableCell& cell = t.cells[r][c];
+      const experiments::TableCell& cell = t.cells[r][c];
       QString text = QString::fromStdString(cell.status.empty() ? "-" : cell.status);
       if (cell.value) {
         text = QString::number(*cell.value, 'f', t.digits);
@@ -252,9 +253,10 @@ void ComparisonView::exportTable() {
 
 bool ComparisonView::writeTable(const QString& path) const {
   if (!current_) return false;
-  const std::string text = path.endsWith(QStringLiteral(".csv"))   ? table_to_csv(*current_)
-                           : path.endsWith(QStringLiteral(".tex")) ? table_to_latex(*current_)
-                                                                   : table_to_markdown(*current_);
+  const std::string text =
+      path.endsWith(QStringLiteral(".csv"))   ? experiments::table_to_csv(*current_)
+      : path.endsWith(QStringLiteral(".tex")) ? experiments::table_to_latex(*current_)
+                                              : experiments::table_to_markdown(*current_);
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly)) return false;
   return file.write(text.data(), static_cast<qint64>(text.size())) ==

@@ -45,7 +45,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
               const QString& metric);
   // Writes the shown table; the format follows the extension (.md, .tex, .csv).
   bool writeTable(const QString& path) const;
-  const std::optional<ComparisonTable>& shown() const { return current_; }
+  const std::optional<experiments::ComparisonTable>& shown() const { return current_; }
 
  signals:
   void error(const QString& message);
@@ -63,7 +63,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCheckBox* best_ = nullptr;
   QTableWidget* table_;
   QLabel* note_ = nullptr;
-  std::optional<ComparisonTable> current_;
+  std::optional<experiments::ComparisonTable> current_;
 };
 
 }  // namespace fathom::gui

@@ -71,8 +71,8 @@ bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize&
   }
 }
 
-TextTable table_of_view(const QAbstractItemView* view) {
-  TextTable table;
+experiments::TextTable table_of_view(const QAbstractItemView* view) {
+  experiments::TextTable table;
   const QAbstractItemModel* model = view->model();
   if (!model) return table;
   for (int c = 0; c < model->columnCount(); ++c)
@@ -93,9 +93,9 @@ bool export_table(QAbstractItemView* view, const QString& path, QString* error) 
     return false;
   }
   const ExportSource* source = source_of(view);
-  const std::string text = source && source->table
-                               ? source->table(format.toStdString())
-                               : format_text_table(table_of_view(view), format.toStdString());
+  const std::string text = source && source->table ? source->table(format.toStdString())
+                                                   : experiments::format_text_table(
+                                                         table_of_view(view), format.toStdString());
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) ||
       file.write(text.data(), static_cast<qint64>(text.size())) !=

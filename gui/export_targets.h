@@ -17,7 +17,7 @@ class QAbstractItemView;
 class QCustomPlot;
 class QWidget;
 
-namespace fathom {
+namespace fathom::experiments {
 struct TextTable;
 }
 
@@ -38,7 +38,7 @@ bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize&
 bool export_table(QAbstractItemView* view, const QString& path, QString* error);
 
 // A view's cells as shown (sorted, filtered), with its column headers.
-TextTable table_of_view(const QAbstractItemView* view);
+experiments::TextTable table_of_view(const QAbstractItemView* view);
 
 // What File > Export... acts on inside `scope` (the current tab): the plot or table that has
 // the focus or holds it, else the first visible plot, else the first visible table; nullptr

@@ -71,7 +71,8 @@ int cancel_runs(const QString& db_location, const std::vector<db::RunRecord>& ru
                 QStringList* problems) {
   auto store = db::Store::open(db_location.toStdString());
   // The one cancel of the CLI and the app: stops workers wherever their launcher runs them.
-  const CancelReport report = fathom::cancel_runs(store, runs, "cancelled in fathom-gui");
+  const experiments::CancelReport report =
+      experiments::cancel_runs(store, runs, "cancelled in fathom-gui");
   if (problems)
     for (const auto& p : report.problems) problems->append(QString::fromStdString(p));
   return report.cancelled;

@@ -102,7 +102,8 @@ void RunsModel::setJobs(std::map<int64_t, QString> jobs) {
 }
 
 QString RunsModel::jobOf(const std::map<std::string, std::string>& tags) {
-  return QString::fromStdString(worker_job(tags));  // as `fathom sweep status` shows it
+  return QString::fromStdString(
+      experiments::worker_job(tags));  // as `fathom sweep status` shows it
 }
 
 const db::RunRecord* RunsModel::runAt(int row) const {
@@ -167,7 +168,7 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
       return QString::fromStdString(run.sweep);
     case Status: {
       // A running run whose heartbeat went stale shows as crashed, as in the CLI.
-      QString s = QString::fromStdString(shown_status(run, db::unix_now()));
+      QString s = QString::fromStdString(experiments::shown_status(run, db::unix_now()));
       if (!for_sort && run.diverged_step) s += QStringLiteral(" @%1").arg(*run.diverged_step);
       return s;
     }
@@ -227,11 +228,13 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue<qlonglong>(run->id);
     case Qt::ForegroundRole:
       if (index.column() == Status)
-        return QBrush(statusColor(QString::fromStdString(shown_status(*run, db::unix_now()))));
+        return QBrush(
+            statusColor(QString::fromStdString(experiments::shown_status(*run, db::unix_now()))));
       return {};
     case Qt::BackgroundRole:
       if (index.column() == Status) {  // a tint that survives the alternating row colours
-        QColor tint = statusColor(QString::fromStdString(shown_status(*run, db::unix_now())));
+        QColor tint =
+            statusColor(QString::fromStdString(experiments::shown_status(*run, db::unix_now())));
         tint.setAlpha(40);
         return QBrush(tint);
       }

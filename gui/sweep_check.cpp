@@ -31,8 +31,8 @@ SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,
                             const std::string& base_dir) {
   SweepCheck check;
   try {
-    const SweepSpec spec = load_sweep_string(yaml, origin, base_dir);
-    check.runs = static_cast<int>(expand_sweep(spec, check_method_names).size());
+    const experiments::SweepSpec spec = experiments::load_sweep_string(yaml, origin, base_dir);
+    check.runs = static_cast<int>(experiments::expand_sweep(spec, check_method_names).size());
     check.ok = true;
   } catch (const InputError& e) {
     check.file = e.file();

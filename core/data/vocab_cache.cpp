@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "base/util/error.h"
+#include "base/util/file_write.h"
 #include "core/data/sentencepiece_runtime.h"
 
 namespace fs = std::filesystem;
@@ -108,10 +110,13 @@ void train_into(const fs::path& dir, const std::vector<std::string>& source,
                          std::to_string(cfg.size) + "): " + status.error_message());
   fs::remove(text);  // the corpus is the source of truth; keep the cache small
   fs::remove(dir / "spm.vocab");
-  std::ofstream meta(dir / "meta.txt");
+  // Checked like every file a run keeps: a full disk must not leave a cache entry that
+  // describes itself wrongly (the entry is renamed into place only after this).
+  std::ostringstream meta;
   meta << "format " << kFormatVersion << "\ntype " << cfg.type << "\nsize " << cfg.size
        << "\nsource_lines " << source.size() << "\ntarget_lines " << target.size()
        << "\ntraining_lines " << lines << "\n";
+  write_file_or_throw((dir / "meta.txt").string(), meta.str(), "the vocabulary cache's meta.txt");
 }
 
 }  // namespace

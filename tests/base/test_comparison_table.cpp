@@ -18,10 +18,11 @@ namespace {
 using namespace fathom;
 namespace fs = std::filesystem;
 
-TableRun run(int64_t id, const std::string& layers, const std::string& init,
-             const std::string& seed, const std::string& status, std::optional<double> bleu,
-             std::optional<int64_t> diverged_step = std::nullopt) {
-  TableRun r;
+experiments::TableRun run(int64_t id, const std::string& layers, const std::string& init,
+                          const std::string& seed, const std::string& status,
+                          std::optional<double> bleu,
+                          std::optional<int64_t> diverged_step = std::nullopt) {
+  experiments::TableRun r;
   r.id = id;
   r.status = status;
   r.diverged_step = diverged_step;
@@ -31,7 +32,7 @@ TableRun run(int64_t id, const std::string& layers, const std::string& init,
 }
 
 // 6 and 18 layers by xavier, admin, rezero_postln, two seeds each; 18 x rezero_postln absent.
-std::vector<TableRun> depth_runs() {
+std::vector<experiments::TableRun> depth_runs() {
   return {
       run(1, "6", "xavier", "1", "finished", 20.0),
       run(2, "6", "xavier", "2", "finished", 22.0),
@@ -46,13 +47,13 @@ std::vector<TableRun> depth_runs() {
   };
 }
 
-TableOptions depth_options() {
-  TableOptions o;
+experiments::TableOptions depth_options() {
+  experiments::TableOptions o;
   o.rows = "model.encoder_layers";
   o.cols = "model.init";
   o.metric = "test_bleu";
   o.seed_std = true;
-  o.bold = BoldBest::Column;
+  o.bold = experiments::BoldBest::Column;
   return o;
 }
 
@@ -65,7 +66,7 @@ std::string golden(const std::string& name) {
 }
 
 TEST(ComparisonTable, CellsFromHandComputedRuns) {
-  const auto t = build_comparison_table(depth_runs(), depth_options());
+  const auto t = experiments::build_comparison_table(depth_runs(), depth_options());
   ASSERT_EQ(t.row_labels, (std::vector<std::string>{"6", "18"}));
   ASSERT_EQ(t.col_labels, (std::vector<std::string>{"xavier", "admin", "rezero_postln"}));
   const auto& c = t.cells;
@@ -84,17 +85,17 @@ TEST(ComparisonTable, CellsFromHandComputedRuns) {
 }
 
 TEST(ComparisonTable, GoldenCsvMarkdownLatex) {
-  const auto t = build_comparison_table(depth_runs(), depth_options());
-  EXPECT_EQ(table_to_csv(t), golden("depth_bleu.csv"));
-  EXPECT_EQ(table_to_markdown(t), golden("depth_bleu.md"));
-  EXPECT_EQ(table_to_latex(t), golden("depth_bleu.tex"));
+  const auto t = experiments::build_comparison_table(depth_runs(), depth_options());
+  EXPECT_EQ(experiments::table_to_csv(t), golden("depth_bleu.csv"));
+  EXPECT_EQ(experiments::table_to_markdown(t), golden("depth_bleu.md"));
+  EXPECT_EQ(experiments::table_to_latex(t), golden("depth_bleu.tex"));
 }
 
 // The note says what each cell holds (issue 21.5): one run per cell is not called a mean and
 // gets no "± std"; a common n is stated once; cells print their n only when the n's differ.
 TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
-  TableOptions o = depth_options();
-  const auto single = build_comparison_table(
+  experiments::TableOptions o = depth_options();
+  const auto single = experiments::build_comparison_table(
       {run(1, "6", "xavier", "1", "finished", 20.0), run(2, "6", "admin", "1", "finished", 23.0),
        run(3, "18", "admin", "1", "finished", 26.0)},
       o);
@@ -102,22 +103,23 @@ TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
   EXPECT_EQ(single.notes.at(0),
             "test_bleu: the cell's one finished run; no std (no cell has two finished runs); 3 "
             "runs; higher is better");
-  EXPECT_EQ(table_to_markdown(single).find("±"), std::string::npos);
-  EXPECT_EQ(table_to_markdown(single).find("(n="), std::string::npos);
+  EXPECT_EQ(experiments::table_to_markdown(single).find("±"), std::string::npos);
+  EXPECT_EQ(experiments::table_to_markdown(single).find("(n="), std::string::npos);
 
-  std::vector<TableRun> three;
+  std::vector<experiments::TableRun> three;
   for (int seed = 1; seed <= 3; ++seed) {
     three.push_back(run(seed, "6", "xavier", std::to_string(seed), "finished", 20.0 + seed));
     three.push_back(run(10 + seed, "6", "admin", std::to_string(seed), "finished", 24.0));
   }
-  const auto uniform = build_comparison_table(three, o);
+  const auto uniform = experiments::build_comparison_table(three, o);
   EXPECT_FALSE(uniform.show_n);
   EXPECT_EQ(
       uniform.notes.at(0),
       "test_bleu: mean over the cell's 3 finished runs ± sample std; 6 runs; higher is better");
-  EXPECT_NE(table_to_markdown(uniform).find("22.00 ± 1.00"), std::string::npos);  // {21, 22, 23}
+  EXPECT_NE(experiments::table_to_markdown(uniform).find("22.00 ± 1.00"),
+            std::string::npos);  // {21, 22, 23}
 
-  const auto varying = build_comparison_table(depth_runs(), o);  // n = 2, 2 and 1
+  const auto varying = experiments::build_comparison_table(depth_runs(), o);  // n = 2, 2 and 1
   EXPECT_TRUE(varying.show_n);
   EXPECT_EQ(varying.cells[1][1].used, 1);
 }
@@ -125,54 +127,55 @@ TEST(ComparisonTable, NoteStatesTheRunsPerCellAndStdOnlyWhereThereAreTwo) {
 // A cell with several variants (here two learning rates): `mean` pools every run, `best`
 // takes the variant with the best mean over its seeds and reports that variant's std.
 TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
-  std::vector<TableRun> runs;
+  std::vector<experiments::TableRun> runs;
   int id = 0;
   for (auto [lr, seed, loss] :
        {std::tuple{"1e-3", "1", 2.0}, {"1e-3", "2", 4.0}, {"5e-4", "1", 2.5}, {"5e-4", "2", 2.7}}) {
-    TableRun r;
+    experiments::TableRun r;
     r.id = ++id;
     r.status = "finished";
     r.axes = {{"model.norm", "pre"}, {"train.lr", lr}, {"train.seed", seed}};
     r.metric = loss;
     runs.push_back(r);
   }
-  TableOptions o;
+  experiments::TableOptions o;
   o.rows = "model.norm";
   o.metric = "valid_loss";
-  const auto pooled = build_comparison_table(runs, o);
+  const auto pooled = experiments::build_comparison_table(runs, o);
   ASSERT_EQ(pooled.col_labels, std::vector<std::string>{"valid_loss"});
   EXPECT_DOUBLE_EQ(*pooled.cells[0][0].value, (2.0 + 4.0 + 2.5 + 2.7) / 4);
-  o.agg = CellAgg::Best;  // loss: lower is better -> lr 5e-4 (mean 2.6) beats 1e-3 (mean 3.0)
-  const auto best = build_comparison_table(runs, o);
+  o.agg = experiments::CellAgg::Best;  // loss: lower is better -> lr 5e-4 (mean 2.6) beats 1e-3
+                                       // (mean 3.0)
+  const auto best = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*best.cells[0][0].value, 2.6);
   EXPECT_NEAR(*best.cells[0][0].std, std::sqrt(0.02), 1e-12);
-  o.direction = MetricDirection::HigherIsBetter;
-  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 3.0);
+  o.direction = experiments::MetricDirection::HigherIsBetter;
+  EXPECT_DOUBLE_EQ(*experiments::build_comparison_table(runs, o).cells[0][0].value, 3.0);
 }
 
 // Methods that are a zip group (norm with init): "model.norm+model.init" makes one row per
 // method; model.init alone would merge post+xavier with pre+xavier.
 TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
-  std::vector<TableRun> runs;
+  std::vector<experiments::TableRun> runs;
   int id = 0;
   for (auto [norm, init, bleu] :
        {std::tuple{"post", "xavier", 10.0}, {"pre", "xavier", 20.0}, {"post", "admin", 30.0}}) {
-    TableRun r;
+    experiments::TableRun r;
     r.id = ++id;
     r.status = "finished";
     r.axes = {{"model.norm", norm}, {"model.init", init}};
     r.metric = bleu;
     runs.push_back(r);
   }
-  TableOptions o;
+  experiments::TableOptions o;
   o.rows = "model.norm+model.init";
   o.metric = "test_bleu";
-  const auto t = build_comparison_table(runs, o);
+  const auto t = experiments::build_comparison_table(runs, o);
   ASSERT_EQ(t.row_labels,
             (std::vector<std::string>{"post / xavier", "pre / xavier", "post / admin"}));
   EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 20.0);
   o.rows = "model.init";  // pools post and pre under xavier
-  const auto pooled = build_comparison_table(runs, o);
+  const auto pooled = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*pooled.cells[0][0].value, 15.0);
   EXPECT_NE(pooled.notes.at(0).find("pooled over model.norm"), std::string::npos)
       << pooled.notes[0];
@@ -184,40 +187,40 @@ TEST(ComparisonTable, CompositeKeyJoinsAZipGroup) {
     r.axes["model.decoder_layers"] = r.axes["model.encoder_layers"];
   }
   o.rows = "model.encoder_layers";
-  const auto zipped = build_comparison_table(runs, o);
+  const auto zipped = experiments::build_comparison_table(runs, o);
   EXPECT_EQ(zipped.notes.at(0).find("pooled over model.decoder_layers"), std::string::npos)
       << zipped.notes[0];
 }
 
 TEST(ComparisonTable, LatexEscapesEverySpecialCharacter) {
   EXPECT_EQ(
-      latex_escape("a_b&c%d$e#f{g}h~i^j\\k"),
+      experiments::latex_escape("a_b&c%d$e#f{g}h~i^j\\k"),
       "a\\_b\\&c\\%d\\$e\\#f\\{g\\}h\\textasciitilde{}i\\textasciicircum{}j\\textbackslash{}k");
 }
 
 TEST(ComparisonTable, CsvQuotesFieldsWithCommasAndQuotes) {
-  std::vector<TableRun> runs{run(1, "6", "say \"hi\", twice", "1", "finished", 1.5)};
-  TableOptions o = depth_options();
+  std::vector<experiments::TableRun> runs{run(1, "6", "say \"hi\", twice", "1", "finished", 1.5)};
+  experiments::TableOptions o = depth_options();
   o.seed_std = false;
-  EXPECT_EQ(table_to_csv(build_comparison_table(runs, o)),
+  EXPECT_EQ(experiments::table_to_csv(experiments::build_comparison_table(runs, o)),
             "model.encoder_layers,\"say \"\"hi\"\", twice\"\r\n6,1.5\r\n");
 }
 
 TEST(ComparisonTable, UnknownAxisOrMetricNamesTheFlag) {
-  TableOptions o = depth_options();
+  experiments::TableOptions o = depth_options();
   o.cols = "model.norm";
   try {
-    build_comparison_table(depth_runs(), o);
+    experiments::build_comparison_table(depth_runs(), o);
     FAIL() << "unknown axis accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--cols");
     EXPECT_NE(std::string(e.what()).find("model.init"), std::string::npos) << "lists the axes";
   }
   o = depth_options();
-  std::vector<TableRun> no_metric = depth_runs();
+  std::vector<experiments::TableRun> no_metric = depth_runs();
   for (auto& r : no_metric) r.metric.reset();
   try {
-    build_comparison_table(no_metric, o);
+    experiments::build_comparison_table(no_metric, o);
     FAIL() << "missing metric accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--metric");
@@ -255,17 +258,17 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   }
   const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
   const auto runs =
-      load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
+      experiments::load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
-  TableOptions o;
+  experiments::TableOptions o;
   o.rows = "model.encoder_layers";
   o.cols = "model.norm";
   o.metric = "test_bleu";
-  const auto t = build_comparison_table(runs, o);
+  const auto t = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 11.0);
   EXPECT_EQ(t.cells[0][1].status, "diverged@40");
-  EXPECT_THROW(load_table_runs(store, "nope", "test_bleu", {}), InputError);
+  EXPECT_THROW(experiments::load_table_runs(store, "nope", "test_bleu", {}), InputError);
 }
 
 // --value best (issue 21.4): each run's best point of the metric's curve, by direction
@@ -294,23 +297,23 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
     add("rezero", {}, 7.0);  // no curve: the final value
   }
   const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
-  TableOptions o;
+  experiments::TableOptions o;
   o.rows = "model.norm";
   o.metric = "valid_ppl";
-  auto runs = load_table_runs(store, "s", "valid_ppl", {"model.norm"});
-  EXPECT_DOUBLE_EQ(*build_comparison_table(runs, o).cells[0][0].value, 6.0);  // final
+  auto runs = experiments::load_table_runs(store, "s", "valid_ppl", {"model.norm"});
+  EXPECT_DOUBLE_EQ(*experiments::build_comparison_table(runs, o).cells[0][0].value, 6.0);  // final
   o.best_of_run = true;
-  use_best_of_run(runs, store, o);
+  experiments::use_best_of_run(runs, store, o);
   EXPECT_EQ(runs[0].metric_step, 200);
-  const auto t = build_comparison_table(runs, o);
+  const auto t = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 4.5);
   EXPECT_DOUBLE_EQ(*t.cells[1][0].value, 2.5);
   EXPECT_DOUBLE_EQ(*t.cells[2][0].value, 7.0);
   EXPECT_FALSE(runs[2].metric_step);
   EXPECT_EQ(t.notes.at(0).rfind("valid_ppl: each run's lowest value over training", 0), 0u)
       << t.notes[0];
-  o.direction = MetricDirection::HigherIsBetter;  // as for BLEU: the highest point
-  use_best_of_run(runs, store, o);
+  o.direction = experiments::MetricDirection::HigherIsBetter;  // as for BLEU: the highest point
+  experiments::use_best_of_run(runs, store, o);
   EXPECT_DOUBLE_EQ(*runs[0].metric, 9.0);
   EXPECT_EQ(runs[0].metric_step, 100);
 }

@@ -27,8 +27,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
     const std::string file = entry.path().filename().string();
     SCOPED_TRACE(file);
     ++seen;
-    const auto spec = fathom::load_sweep_file(entry.path().string());
-    const auto runs = fathom::expand_sweep(spec);
+    const auto spec = fathom::experiments::load_sweep_file(entry.path().string());
+    const auto runs = fathom::experiments::expand_sweep(spec);
     ASSERT_TRUE(expected.count(file)) << "document new presets in docs/sweeps.md and here";
     EXPECT_EQ(runs.size(), expected.at(file));
     EXPECT_EQ(spec.name + ".yaml", file) << "the sweep is named after its file";

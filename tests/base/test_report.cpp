@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 using Axes = std::map<std::string, std::string>;
 
 TEST(Report, AxisGroupsFromTheStoredLayout) {
-  const auto groups =
-      axis_groups({}, "model.encoder_layers+model.decoder_layers,model.norm,train.seed");
+  const auto groups = experiments::axis_groups(
+      {}, "model.encoder_layers+model.decoder_layers,model.norm,train.seed");
   ASSERT_EQ(groups.size(), 2u);  // the seeds are not a table axis
   EXPECT_EQ(groups[0], (std::vector<std::string>{"model.encoder_layers", "model.decoder_layers"}));
   EXPECT_EQ(groups[1], std::vector<std::string>{"model.norm"});
@@ -36,7 +36,7 @@ TEST(Report, AxisGroupsInferredWhenNoLayoutIsStored) {
                         {"model.decoder_layers", dec},
                         {"model.norm", norm},
                         {"train.seed", seed}});
-  const auto groups = axis_groups(runs, "");
+  const auto groups = experiments::axis_groups(runs, "");
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0], (std::vector<std::string>{"model.decoder_layers", "model.encoder_layers"}));
   EXPECT_EQ(groups[1], std::vector<std::string>{"model.norm"});
@@ -79,11 +79,11 @@ TEST(Report, SweepAndRunReports) {
     }
   }
   const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
-  ReportOptions options;
+  experiments::ReportOptions options;
   options.out_dir = (dir / "sweep").string();
   options.metrics = {"test_bleu"};
   std::vector<std::string> asked;
-  options.render_curves = [&](const CurvesRequest& r) {
+  options.render_curves = [&](const experiments::CurvesRequest& r) {
     asked.push_back(r.file_stem);
     EXPECT_EQ(r.runs.size(), 4u);
     // Two seeds per configuration: one curve per configuration, the mean over its seeds.
@@ -91,7 +91,7 @@ TEST(Report, SweepAndRunReports) {
     EXPECT_EQ(r.colour_by, "");
     return r.file_stem + ".png";
   };
-  const std::string text = read(write_report(store, "s", options));
+  const std::string text = read(experiments::write_report(store, "s", options));
   EXPECT_NE(text.find("4 runs: 1 diverged, 3 finished"), std::string::npos) << text;
   EXPECT_NE(text.find("| model.norm | post, pre |"), std::string::npos) << text;
   // Mean and sample std of post's two runs; pre's value rests on one run (seed 2 diverged), so
@@ -105,11 +105,11 @@ TEST(Report, SweepAndRunReports) {
 
   options.out_dir = (dir / "run").string();
   options.render_curves = nullptr;
-  const std::string run = read(write_report(store, std::to_string(first), options));
+  const std::string run = read(experiments::write_report(store, std::to_string(first), options));
   EXPECT_NE(run.find("| test_bleu | 30 |"), std::string::npos) << run;
   EXPECT_NE(run.find("name: x"), std::string::npos);
   EXPECT_NE(run.find("need a build with Qt"), std::string::npos);
-  EXPECT_THROW(write_report(store, "nothing", options), InputError);
+  EXPECT_THROW(experiments::write_report(store, "nothing", options), InputError);
 }
 
 }  // namespace

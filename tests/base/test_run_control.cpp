@@ -157,9 +157,9 @@ TEST_F(RunControlTest, FreshHeartbeatWithoutTagsIsAlive) {
   const int64_t id = running_run("r", "node7");
   const RunRecord run = record(id);
   EXPECT_EQ(run.status, "running");
-  EXPECT_FALSE(fathom::lost_worker(*store_, run, unix_now(), 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, run, unix_now(), 180));
   // Silent, but not yet for longer than the timeout.
-  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + 170, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, run, run.heartbeat_at + 170, 180));
 }
 
 // A run claimed on this host whose worker never recorded itself (its scheduler was killed
@@ -169,16 +169,17 @@ TEST_F(RunControlTest, FreshHeartbeatWithoutTagsIsAlive) {
 TEST_F(RunControlTest, ClaimedHereButNeverStartedIsLostAfterTheGrace) {
   const int64_t id = running_run("r", host_);
   const RunRecord run = record(id);
-  EXPECT_TRUE(fathom::never_started(store_->tags(id)));
-  EXPECT_FALSE(
-      fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace - 1, 180));
-  const auto why =
-      fathom::lost_worker(*store_, run, run.heartbeat_at + fathom::kUnstartedGrace + 1, 180);
+  EXPECT_TRUE(fathom::experiments::never_started(store_->tags(id)));
+  EXPECT_FALSE(fathom::experiments::lost_worker(
+      *store_, run, run.heartbeat_at + fathom::experiments::kUnstartedGrace - 1, 180));
+  const auto why = fathom::experiments::lost_worker(
+      *store_, run, run.heartbeat_at + fathom::experiments::kUnstartedGrace + 1, 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("no worker was ever started"), std::string::npos) << *why;
   // Claimed on another host: only its heartbeat can tell.
   const RunRecord elsewhere = record(running_run("e", "node7"));
-  EXPECT_FALSE(fathom::lost_worker(*store_, elsewhere, elsewhere.heartbeat_at + 60, 180));
+  EXPECT_FALSE(
+      fathom::experiments::lost_worker(*store_, elsewhere, elsewhere.heartbeat_at + 60, 180));
   // A run of `fathom train` (no sweep) never has worker tags: only its heartbeat tells.
   NewRun single;
   single.name = "single";
@@ -187,17 +188,17 @@ TEST_F(RunControlTest, ClaimedHereButNeverStartedIsLostAfterTheGrace) {
   const int64_t single_id = store_->create_run(single);
   store_->mark_running(single_id, host_, "cpu");
   const RunRecord alone = record(single_id);
-  EXPECT_FALSE(fathom::lost_worker(*store_, alone, alone.heartbeat_at + 60, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, alone, alone.heartbeat_at + 60, 180));
   // A worker that recorded itself is judged by its process, not by the grace.
   const pid_t self = getpid();
   const int64_t started = running_run("s", host_, local_worker(host_, self));
-  EXPECT_FALSE(fathom::never_started(store_->tags(started)));
+  EXPECT_FALSE(fathom::experiments::never_started(store_->tags(started)));
 }
 
 TEST_F(RunControlTest, SilentHeartbeatIsLost) {
   const int64_t id = running_run("r", "node7");
   const RunRecord run = record(id);
-  const auto why = fathom::lost_worker(*store_, run, unix_now() + 1000, 180);
+  const auto why = fathom::experiments::lost_worker(*store_, run, unix_now() + 1000, 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
   const long long silent = silent_seconds(*why);
@@ -205,7 +206,7 @@ TEST_F(RunControlTest, SilentHeartbeatIsLost) {
   EXPECT_LE(silent, 1002) << *why;
   EXPECT_NE(why->find("node7"), std::string::npos) << *why;  // where the worker was
   // A longer timeout forgives the same silence.
-  EXPECT_FALSE(fathom::lost_worker(*store_, run, run.heartbeat_at + 1000, 1200));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, run, run.heartbeat_at + 1000, 1200));
 }
 
 TEST_F(RunControlTest, OnlyRunningRunsCanBeLost) {
@@ -216,17 +217,17 @@ TEST_F(RunControlTest, OnlyRunningRunsCanBeLost) {
   store_->finish_run(crashed, "crashed", "segfault");
   const double later = unix_now() + 1000;
   EXPECT_EQ(record(queued).status, "queued");
-  EXPECT_FALSE(fathom::lost_worker(*store_, record(queued), later, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(queued), later, 180));
   EXPECT_EQ(record(finished).status, "finished");
-  EXPECT_FALSE(fathom::lost_worker(*store_, record(finished), later, 180));
-  EXPECT_FALSE(fathom::lost_worker(*store_, record(crashed), later, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(finished), later, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(crashed), later, 180));
 }
 
 TEST_F(RunControlTest, LocalWorkerWhoseProcessIsGoneIsLost) {
   const pid_t pid = dead_pid();
   const int64_t id = running_run("r", host_, local_worker(host_, pid));
   // The heartbeat is fresh: only the launcher can tell.
-  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
   EXPECT_NE(why->find("pid " + std::to_string(pid)), std::string::npos) << *why;
@@ -237,7 +238,7 @@ TEST_F(RunControlTest, LocalWorkerOnRunHostWithoutHostTagIsJudgedToo) {
   // Workers recorded before launchers existed carry only worker.pid; the run's host counts.
   const pid_t pid = dead_pid();
   const int64_t id = running_run("r", host_, {{"worker.pid", std::to_string(pid)}});
-  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
 }
@@ -245,9 +246,9 @@ TEST_F(RunControlTest, LocalWorkerOnRunHostWithoutHostTagIsJudgedToo) {
 TEST_F(RunControlTest, LiveLocalWorkerIsNotLost) {
   const pid_t pid = spawn_fathom_like();
   const int64_t id = running_run("r", host_, local_worker(host_, pid));
-  EXPECT_FALSE(fathom::lost_worker(*store_, record(id), unix_now(), 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180));
   // Alive but silent (frozen): the heartbeat still tells.
-  const auto why = fathom::lost_worker(*store_, record(id), unix_now() + 1000, 180);
+  const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now() + 1000, 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
 }
@@ -256,7 +257,7 @@ TEST_F(RunControlTest, UnrelatedProcessWithTheWorkersPidIsGone) {
   // The pid was reused by a process that is no fathom worker.
   const pid_t pid = spawn_unrelated();
   const int64_t id = running_run("r", host_, local_worker(host_, pid));
-  const auto why = fathom::lost_worker(*store_, record(id), unix_now(), 180);
+  const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
 }
@@ -264,8 +265,8 @@ TEST_F(RunControlTest, UnrelatedProcessWithTheWorkersPidIsGone) {
 TEST_F(RunControlTest, WorkerOnAnotherHostIsJudgedByHeartbeatOnly) {
   const pid_t pid = dead_pid();  // no process here has it, but the worker is not here
   const int64_t id = running_run("r", "elsewhere", local_worker("elsewhere", pid));
-  EXPECT_FALSE(fathom::lost_worker(*store_, record(id), unix_now(), 180));
-  const auto why = fathom::lost_worker(*store_, record(id), unix_now() + 1000, 180);
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180));
+  const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now() + 1000, 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
   EXPECT_NE(why->find("elsewhere"), std::string::npos) << *why;
@@ -276,11 +277,12 @@ TEST_F(RunControlTest, StaleRecordOfAFinishedRunIsNotLost) {
   const int64_t id = running_run("r", host_, local_worker(host_, pid));
   const RunRecord listed = record(id);
   ASSERT_EQ(listed.status, "running");
-  ASSERT_TRUE(fathom::lost_worker(*store_, listed, unix_now(), 180));  // gone, while running
+  ASSERT_TRUE(
+      fathom::experiments::lost_worker(*store_, listed, unix_now(), 180));  // gone, while running
   // The worker recorded its end and exited after the listing was taken.
   store_->finish_run(id, "finished");
-  EXPECT_FALSE(fathom::lost_worker(*store_, listed, unix_now(), 180));
-  EXPECT_FALSE(fathom::lost_worker(*store_, listed, unix_now() + 1000, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, listed, unix_now(), 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, listed, unix_now() + 1000, 180));
 }
 
 // ---- cancel_runs ----------------------------------------------------------------------------
@@ -292,7 +294,8 @@ TEST_F(RunControlTest, CancelStopsQueuedAndRunningRunsAndTheLocalWorker) {
   const int64_t finished = running_run("f", host_);
   store_->finish_run(finished, "finished");
 
-  const auto report = fathom::cancel_runs(*store_, store_->list_runs("sw"), "cancelled by test");
+  const auto report =
+      fathom::experiments::cancel_runs(*store_, store_->list_runs("sw"), "cancelled by test");
   EXPECT_EQ(report.cancelled, 2);
   EXPECT_TRUE(report.problems.empty()) << report.problems.front();
 
@@ -314,7 +317,7 @@ TEST_F(RunControlTest, CancelStopsQueuedAndRunningRunsAndTheLocalWorker) {
 TEST_F(RunControlTest, CancelNeverSignalsAnUnrelatedProcess) {
   const pid_t other = spawn_unrelated();
   const int64_t id = running_run("r", host_, local_worker(host_, other));
-  const auto report = fathom::cancel_runs(*store_, {record(id)}, "stop");
+  const auto report = fathom::experiments::cancel_runs(*store_, {record(id)}, "stop");
   EXPECT_EQ(report.cancelled, 1);
   EXPECT_EQ(record(id).status, "cancelled");
   EXPECT_EQ(record(id).error, "stop");
@@ -332,7 +335,7 @@ TEST_F(RunControlTest, CancelLeavesRunsThatEndedSinceTheListing) {
   ASSERT_EQ(listed.size(), 3u);
   store_->finish_run(b, "finished");  // its worker ended it meanwhile
 
-  const auto report = fathom::cancel_runs(*store_, listed, "sweep cancelled");
+  const auto report = fathom::experiments::cancel_runs(*store_, listed, "sweep cancelled");
   EXPECT_EQ(report.cancelled, 2);
   EXPECT_EQ(record(a).status, "cancelled");
   EXPECT_EQ(record(b).status, "finished");
@@ -340,7 +343,8 @@ TEST_F(RunControlTest, CancelLeavesRunsThatEndedSinceTheListing) {
   EXPECT_EQ(record(c).status, "cancelled");
 
   // Nothing is left to cancel a second time.
-  EXPECT_EQ(fathom::cancel_runs(*store_, store_->list_runs("sw"), "again").cancelled, 0);
+  EXPECT_EQ(fathom::experiments::cancel_runs(*store_, store_->list_runs("sw"), "again").cancelled,
+            0);
   EXPECT_EQ(record(a).error, "sweep cancelled");
 }
 
@@ -349,7 +353,7 @@ TEST_F(RunControlTest, CancelReportsAWorkerOnAnotherHost) {
   // it must not be signalled; the report says the worker stops by itself.
   const pid_t here = spawn_fathom_like();
   const int64_t id = running_run("r", "elsewhere", local_worker("elsewhere", here));
-  const auto report = fathom::cancel_runs(*store_, {record(id)}, "stop");
+  const auto report = fathom::experiments::cancel_runs(*store_, {record(id)}, "stop");
   EXPECT_EQ(report.cancelled, 1);
   ASSERT_EQ(report.problems.size(), 1u);
   EXPECT_NE(report.problems[0].find("runs on elsewhere"), std::string::npos) << report.problems[0];
@@ -368,15 +372,16 @@ TEST(ShownStatus, StaleRunningRunShowsAsCrashed) {
   RunRecord run;
   run.status = "running";
   run.heartbeat_at = 1000;
-  EXPECT_EQ(fathom::shown_status(run, 1000 + 179, 180), "running");
-  EXPECT_EQ(fathom::shown_status(run, 1000 + 181, 180), "crashed");
-  EXPECT_EQ(fathom::shown_status(run, 1000 + 181), "crashed");  // the default timeout is 180 s
+  EXPECT_EQ(fathom::experiments::shown_status(run, 1000 + 179, 180), "running");
+  EXPECT_EQ(fathom::experiments::shown_status(run, 1000 + 181, 180), "crashed");
+  EXPECT_EQ(fathom::experiments::shown_status(run, 1000 + 181),
+            "crashed");  // the default timeout is 180 s
   run.heartbeat_at = 0;  // never beat (an old store): nothing to judge by
-  EXPECT_EQ(fathom::shown_status(run, 1e9, 180), "running");
+  EXPECT_EQ(fathom::experiments::shown_status(run, 1e9, 180), "running");
   for (const char* status : {"queued", "finished", "diverged", "failed", "cancelled"}) {
     run.status = status;
     run.heartbeat_at = 1;
-    EXPECT_EQ(fathom::shown_status(run, 1e9, 180), status);
+    EXPECT_EQ(fathom::experiments::shown_status(run, 1e9, 180), status);
   }
 }
 

@@ -40,11 +40,13 @@ std::string sweep(const std::vector<std::string>& rest) {
   return lines(all);
 }
 
-SweepSpec load(const std::string& text) { return load_sweep_string(text, "s.yaml", ""); }
+experiments::SweepSpec load(const std::string& text) {
+  return experiments::load_sweep_string(text, "s.yaml", "");
+}
 
 // The section alone, as parse_slurm_options sees it (line 1 is the first key).
-SlurmOptions parse(const std::vector<std::string>& section) {
-  return parse_slurm_options(YAML::Load(lines(section)), "cluster.yaml");
+experiments::SlurmOptions parse(const std::vector<std::string>& section) {
+  return experiments::parse_slurm_options(YAML::Load(lines(section)), "cluster.yaml");
 }
 
 using fathom::testing::expect_input_error;
@@ -60,7 +62,7 @@ void expect_sweep_error(const std::vector<std::string>& rest, int line, const st
 }
 
 TEST(SlurmOptions, FullSectionThroughASweep) {
-  const SweepSpec spec = load(sweep({
+  const experiments::SweepSpec spec = load(sweep({
       "slurm:",                                                 // 7
       "  partition: gpu",                                       // 8
       "  time: \"04:00:00\"",                                   // 9
@@ -74,7 +76,7 @@ TEST(SlurmOptions, FullSectionThroughASweep) {
       "  extra: [\"--constraint=a100\", \"--exclude=node7\"]",  // 17
   }));
   ASSERT_TRUE(spec.slurm.has_value());
-  const SlurmOptions& o = *spec.slurm;
+  const experiments::SlurmOptions& o = *spec.slurm;
   EXPECT_EQ(o.partition, "gpu");
   EXPECT_EQ(o.time, "04:00:00");
   EXPECT_EQ(o.gres, "gpu:a100:2");
@@ -102,13 +104,13 @@ TEST(SlurmOptions, FullSectionThroughASweep) {
       "--partition=gpu", "--time=04:00:00", "--gres=gpu:a100:2", "--cpus-per-task=8", "--mem=32G",
       "--account=mylab", "--qos=normal",    "--constraint=a100", "--exclude=node7",
   };
-  EXPECT_EQ(slurm_directives(o), expected);
+  EXPECT_EQ(experiments::slurm_directives(o), expected);
 }
 
 TEST(SlurmOptions, DirectiveOrderIsFixedWhateverTheKeyOrder) {
   // Keys written in reverse order; the directives still come partition, time, gres, cpus,
   // mem, account, qos, then extra.
-  const SlurmOptions o = parse({
+  const experiments::SlurmOptions o = parse({
       "extra: [--nice=10]",
       "qos: high",
       "account: lab",
@@ -121,7 +123,7 @@ TEST(SlurmOptions, DirectiveOrderIsFixedWhateverTheKeyOrder) {
   const std::vector<std::string> expected = {"--partition=short", "--time=90",   "--gres=gpu:1",
                                              "--cpus-per-task=2", "--mem=4000M", "--account=lab",
                                              "--qos=high",        "--nice=10"};
-  EXPECT_EQ(slurm_directives(o), expected);
+  EXPECT_EQ(experiments::slurm_directives(o), expected);
   EXPECT_EQ(o.file, "cluster.yaml");
   EXPECT_EQ(o.line_of("extra"), 1);
   EXPECT_EQ(o.line_of("partition"), 8);
@@ -130,19 +132,20 @@ TEST(SlurmOptions, DirectiveOrderIsFixedWhateverTheKeyOrder) {
 TEST(SlurmOptions, DefaultsAndAbsentSection) {
   EXPECT_FALSE(load(sweep({})).slurm.has_value());
 
-  const SweepSpec spec = load(sweep({"slurm:", "  partition: debug"}));
+  const experiments::SweepSpec spec = load(sweep({"slurm:", "  partition: debug"}));
   ASSERT_TRUE(spec.slurm.has_value());
   EXPECT_EQ(spec.slurm->cpus, 0);
   EXPECT_EQ(spec.slurm->max_parallel, 0);
   EXPECT_EQ(spec.slurm->signal_seconds, 90);
   EXPECT_TRUE(spec.slurm->extra.empty());
   EXPECT_FALSE(spec.slurm->requests_gpu());
-  EXPECT_EQ(slurm_directives(*spec.slurm), std::vector<std::string>{"--partition=debug"});
+  EXPECT_EQ(experiments::slurm_directives(*spec.slurm),
+            std::vector<std::string>{"--partition=debug"});
   EXPECT_EQ(spec.slurm->line_of("partition"), 8);
   EXPECT_EQ(spec.slurm->line_of("time"), 0);
 
   // An empty mapping is valid and asks for nothing.
-  EXPECT_TRUE(slurm_directives(parse({"{}"})).empty());
+  EXPECT_TRUE(experiments::slurm_directives(parse({"{}"})).empty());
 }
 
 TEST(SlurmOptions, RequestsGpuFromGres) {
@@ -156,7 +159,7 @@ TEST(SlurmOptions, RequestsGpuFromGres) {
       {"shard:2,mps:50", false},
   };
   for (const auto& c : cases) {
-    const SlurmOptions o = parse({"gres: " + c.gres});
+    const experiments::SlurmOptions o = parse({"gres: " + c.gres});
     EXPECT_EQ(o.gres, c.gres);
     EXPECT_EQ(o.requests_gpu(), c.gpu) << c.gres;
   }
@@ -167,9 +170,9 @@ TEST(SlurmOptions, AcceptedTimeForms) {
   for (const std::string t : {"90", "10:00", "04:00:00", "2-12", "1-00:30:00", "UNLIMITED"}) {
     // Quoted and plain: the text as written is what sbatch gets.
     EXPECT_EQ(parse({"time: \"" + t + "\""}).time, t);
-    const SlurmOptions o = parse({"time: " + t});
+    const experiments::SlurmOptions o = parse({"time: " + t});
     EXPECT_EQ(o.time, t);
-    EXPECT_EQ(slurm_directives(o), std::vector<std::string>{"--time=" + t});
+    EXPECT_EQ(experiments::slurm_directives(o), std::vector<std::string>{"--time=" + t});
   }
 }
 

@@ -6,8 +6,8 @@
 namespace {
 using namespace fathom;
 
-SweepSnapshot sample() {
-  SweepSnapshot s;
+experiments::SweepSnapshot sample() {
+  experiments::SweepSnapshot s;
   s.sweep = "depth";
   s.runs = 10;
   s.finished = 2;
@@ -24,14 +24,14 @@ SweepSnapshot sample() {
 
 TEST(SweepProgress, EtaFromThisSessionsRate) {
   // (5000 - 1700) updates left at 5 updates/s.
-  EXPECT_DOUBLE_EQ(*sweep_eta_seconds(sample()), 660.0);
-  SweepSnapshot fresh = sample();
+  EXPECT_DOUBLE_EQ(*experiments::sweep_eta_seconds(sample()), 660.0);
+  experiments::SweepSnapshot fresh = sample();
   fresh.updates_done = fresh.updates_at_start;  // nothing done yet in this session
-  EXPECT_FALSE(sweep_eta_seconds(fresh));
+  EXPECT_FALSE(experiments::sweep_eta_seconds(fresh));
 }
 
 TEST(SweepProgress, SummaryAndOneLinePerRunningRun) {
-  const auto lines = render_sweep_progress(sample(), 200);
+  const auto lines = experiments::render_sweep_progress(sample(), 200);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0],
             "sweep depth: 3/10 ended (2 finished, 1 diverged) | 2 running | 5 queued | 5m00s | ETA "
@@ -41,7 +41,8 @@ TEST(SweepProgress, SummaryAndOneLinePerRunningRun) {
   EXPECT_NE(lines[1].find("loss 3.214"), std::string::npos);
   EXPECT_NE(lines[1].find("depth/layers=18,norm=post"), std::string::npos);
   EXPECT_NE(lines[2].find("[cuda:1]"), std::string::npos);
-  for (const auto& line : render_sweep_progress(sample(), 40)) EXPECT_LE(line.size(), 40u);
+  for (const auto& line : experiments::render_sweep_progress(sample(), 40))
+    EXPECT_LE(line.size(), 40u);
 }
 
 }  // namespace

@@ -32,20 +32,21 @@ class SweepQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = scratch_.path();
-    spec_ = load_sweep_string(kSweep, "q.yaml", dir_.string());
-    runs_ = expand_sweep(spec_);
+    spec_ = experiments::load_sweep_string(kSweep, "q.yaml", dir_.string());
+    runs_ = experiments::expand_sweep(spec_);
   }
   db::Store store() const { return db::Store::open((dir_ / "runs.db").string()); }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path dir_;
-  SweepSpec spec_;
-  std::vector<SweepRun> runs_;
+  experiments::SweepSpec spec_;
+  std::vector<experiments::SweepRun> runs_;
 };
 
 TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
   auto s = store();
-  const QueuedSweep q = queue_sweep(s, spec_, runs_, /*resume=*/false, 180);
+  const experiments::QueuedSweep q =
+      experiments::queue_sweep(s, spec_, runs_, /*resume=*/false, 180);
   ASSERT_EQ(q.created.size(), 4u);
   EXPECT_EQ(q.queued, 4);
   EXPECT_EQ(q.kept + q.requeued + q.alive, 0);
@@ -58,7 +59,7 @@ TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
   EXPECT_EQ(tags.at("axis.model.encoder_layers"), "1");
   EXPECT_EQ(tags.at("axis.train.seed"), "2");
   EXPECT_EQ(tags.at("sweep.axes"), "model.encoder_layers,train.seed");
-  EXPECT_EQ(axes_layout(spec_), "model.encoder_layers,train.seed");
+  EXPECT_EQ(experiments::axes_layout(spec_), "model.encoder_layers,train.seed");
 }
 
 // --resume: a finished run is kept, a crashed one and a running one whose heartbeat went silent
@@ -66,7 +67,7 @@ TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
 // queued; nothing is created twice, and a run missing from the store is created.
 TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   auto s = store();
-  queue_sweep(s, spec_, runs_, false, 180);
+  experiments::queue_sweep(s, spec_, runs_, false, 180);
   const auto listed = s.list_runs("q");
   s.mark_running(listed[0].id, "elsewhere", "cpu");
   s.finish_run(listed[0].id, db::status::kFinished);
@@ -75,7 +76,8 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   s.mark_running(listed[2].id, "elsewhere", "cpu");  // heartbeat now: alive
   s.delete_run(listed[3].id);                        // lost from the store: made again
 
-  const QueuedSweep q = queue_sweep(s, spec_, runs_, /*resume=*/true, 180);
+  const experiments::QueuedSweep q =
+      experiments::queue_sweep(s, spec_, runs_, /*resume=*/true, 180);
   EXPECT_EQ(q.created.size(), 1u);
   EXPECT_EQ(q.kept, 1);
   EXPECT_EQ(q.requeued, 1);
@@ -86,7 +88,7 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   EXPECT_EQ(s.list_runs("q").size(), 4u);
 
   // A heartbeat timeout of 0 s: the running one on another host is now silent, hence lost.
-  const QueuedSweep again = queue_sweep(s, spec_, runs_, true, 0);
+  const experiments::QueuedSweep again = experiments::queue_sweep(s, spec_, runs_, true, 0);
   EXPECT_EQ(again.requeued, 1);
   EXPECT_EQ(again.alive, 0);
   EXPECT_EQ(again.queued, 3);
@@ -94,9 +96,9 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
 
 TEST_F(SweepQueueTest, RefusesAStoredSweepWithoutResumeAndTooManyRunsWithoutYes) {
   auto s = store();
-  queue_sweep(s, spec_, runs_, false, 180);
+  experiments::queue_sweep(s, spec_, runs_, false, 180);
   try {
-    queue_sweep(s, spec_, runs_, false, 180);
+    experiments::queue_sweep(s, spec_, runs_, false, 180);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "q.yaml");
@@ -105,16 +107,16 @@ TEST_F(SweepQueueTest, RefusesAStoredSweepWithoutResumeAndTooManyRunsWithoutYes)
   }
   EXPECT_EQ(s.list_runs("q").size(), 4u);  // nothing created twice
 
-  EXPECT_NO_THROW(check_run_count(spec_, kManyRuns, false));
-  EXPECT_THROW(check_run_count(spec_, kManyRuns + 1, false), InputError);
-  EXPECT_NO_THROW(check_run_count(spec_, kManyRuns + 1, true));
+  EXPECT_NO_THROW(experiments::check_run_count(spec_, experiments::kManyRuns, false));
+  EXPECT_THROW(experiments::check_run_count(spec_, experiments::kManyRuns + 1, false), InputError);
+  EXPECT_NO_THROW(experiments::check_run_count(spec_, experiments::kManyRuns + 1, true));
 }
 
 // `fathom sweep --set`: a fixed value reaches every run's config (and its location says where
 // it came from); an axis key, `name`, an unknown key and a bad value are refused at "--set".
 TEST_F(SweepQueueTest, SetOverridesEveryRunButNotAnAxis) {
-  apply_sweep_overrides(spec_, {"train.max_updates=12345", "model.d_ff=48"});
-  const auto runs = expand_sweep(spec_);
+  experiments::apply_sweep_overrides(spec_, {"train.max_updates=12345", "model.d_ff=48"});
+  const auto runs = experiments::expand_sweep(spec_);
   ASSERT_EQ(runs.size(), 4u);
   for (const auto& run : runs) {
     EXPECT_EQ(run.config.train.max_updates, 12345) << run.name;
@@ -124,21 +126,23 @@ TEST_F(SweepQueueTest, SetOverridesEveryRunButNotAnAxis) {
   EXPECT_EQ(runs[3].config.model.encoder_layers, 2);  // the axis still varies
 
   const InputError axis = testing::expect_input_error(
-      [&] { apply_sweep_overrides(spec_, {"model.encoder_layers=6"}); });
+      [&] { experiments::apply_sweep_overrides(spec_, {"model.encoder_layers=6"}); });
   EXPECT_EQ(axis.file(), "--set");
   EXPECT_EQ(axis.field(), "model.encoder_layers");
   EXPECT_NE(axis.message().find("q.yaml line 6"), std::string::npos) << axis.message();
-  const InputError seed =
-      testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"train.seed=3"}); });
+  const InputError seed = testing::expect_input_error(
+      [&] { experiments::apply_sweep_overrides(spec_, {"train.seed=3"}); });
   EXPECT_NE(seed.message().find("line 7"), std::string::npos) << seed.message();
-  EXPECT_EQ(testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"name=x"}); }).field(),
+  EXPECT_EQ(testing::expect_input_error([&] {
+              experiments::apply_sweep_overrides(spec_, {"name=x"});
+            }).field(),
             "name");
-  const InputError typo =
-      testing::expect_input_error([&] { apply_sweep_overrides(spec_, {"train.max_update=5"}); });
+  const InputError typo = testing::expect_input_error(
+      [&] { experiments::apply_sweep_overrides(spec_, {"train.max_update=5"}); });
   EXPECT_EQ(typo.file(), "--set");
   EXPECT_NE(typo.message().find("max_updates"), std::string::npos) << typo.message();
   EXPECT_EQ(testing::expect_input_error([&] {
-              apply_sweep_overrides(spec_, {"train.max_updates=many"});
+              experiments::apply_sweep_overrides(spec_, {"train.max_updates=many"});
             }).field(),
             "train.max_updates");
   EXPECT_EQ(spec_.overrides,
@@ -149,19 +153,21 @@ TEST_F(SweepQueueTest, SetOverridesEveryRunButNotAnAxis) {
 // was queued with is refused and changes nothing.
 TEST_F(SweepQueueTest, ResumeNeedsTheSameSetValues) {
   auto s = store();
-  queue_sweep(s, spec_, runs_, false, 180);  // the original, no --set
+  experiments::queue_sweep(s, spec_, runs_, false, 180);  // the original, no --set
 
-  SweepSpec bigger = spec_;
-  apply_sweep_overrides(bigger, {"train.max_updates=999"});
-  const InputError mixed = testing::expect_input_error(
-      [&] { queue_sweep(s, bigger, expand_sweep(bigger), /*resume=*/true, 180); });
+  experiments::SweepSpec bigger = spec_;
+  experiments::apply_sweep_overrides(bigger, {"train.max_updates=999"});
+  const InputError mixed = testing::expect_input_error([&] {
+    experiments::queue_sweep(s, bigger, experiments::expand_sweep(bigger), /*resume=*/true, 180);
+  });
   EXPECT_EQ(mixed.field(), "--set");
   EXPECT_NE(mixed.message().find("no --set"), std::string::npos) << mixed.message();
   EXPECT_NE(mixed.message().find("--name"), std::string::npos) << mixed.message();
   EXPECT_EQ(s.list_runs("q").size(), 4u);
 
-  rename_sweep(bigger, "q-big");
-  const QueuedSweep q = queue_sweep(s, bigger, expand_sweep(bigger), false, 180);
+  experiments::rename_sweep(bigger, "q-big");
+  const experiments::QueuedSweep q =
+      experiments::queue_sweep(s, bigger, experiments::expand_sweep(bigger), false, 180);
   ASSERT_EQ(q.created.size(), 4u);
   const auto big = s.list_runs("q-big");
   ASSERT_EQ(big.size(), 4u);
@@ -169,15 +175,19 @@ TEST_F(SweepQueueTest, ResumeNeedsTheSameSetValues) {
   EXPECT_NE(big[0].config_json.find("\"max_updates\":999"), std::string::npos);
   EXPECT_EQ(s.tags(big[0].id).at("sweep.set"), "train.max_updates=999");
   // The same values resume it; other ones, or none, do not.
-  EXPECT_EQ(queue_sweep(s, bigger, expand_sweep(bigger), true, 180).created.size(), 0u);
-  SweepSpec plain = spec_;
-  rename_sweep(plain, "q-big");
-  EXPECT_NE(
-      testing::expect_input_error([&] { queue_sweep(s, plain, expand_sweep(plain), true, 180); })
-          .message()
-          .find("--set train.max_updates=999"),
-      std::string::npos);
-  EXPECT_EQ(testing::expect_input_error([&] { rename_sweep(plain, "a b"); }).file(), "--name");
+  EXPECT_EQ(experiments::queue_sweep(s, bigger, experiments::expand_sweep(bigger), true, 180)
+                .created.size(),
+            0u);
+  experiments::SweepSpec plain = spec_;
+  experiments::rename_sweep(plain, "q-big");
+  EXPECT_NE(testing::expect_input_error([&] {
+              experiments::queue_sweep(s, plain, experiments::expand_sweep(plain), true, 180);
+            })
+                .message()
+                .find("--set train.max_updates=999"),
+            std::string::npos);
+  EXPECT_EQ(testing::expect_input_error([&] { experiments::rename_sweep(plain, "a b"); }).file(),
+            "--name");
 }
 
 }  // namespace

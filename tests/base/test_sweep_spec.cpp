@@ -47,12 +47,12 @@ std::string sweep(const std::vector<std::string>& rest) {
   return lines(all);
 }
 
-std::vector<SweepRun> expand(const std::string& text,
-                             const std::function<void(const RunConfig&)>& check = {}) {
-  return expand_sweep(load_sweep_string(text, "s.yaml", ""), check);
+std::vector<experiments::SweepRun> expand(const std::string& text,
+                                          const std::function<void(const RunConfig&)>& check = {}) {
+  return experiments::expand_sweep(experiments::load_sweep_string(text, "s.yaml", ""), check);
 }
 
-std::vector<std::string> names_of(const std::vector<SweepRun>& runs) {
+std::vector<std::string> names_of(const std::vector<experiments::SweepRun>& runs) {
   std::vector<std::string> names;
   for (const auto& r : runs) names.push_back(r.name);
   return names;
@@ -113,8 +113,8 @@ TEST(SweepExpand, GridWithSeedsOrderNamesAndValues) {
   EXPECT_EQ(runs[5].config.where("train.seed").line, 9);
   EXPECT_EQ(runs[5].config.where("train.seed").file, "s.yaml");
   EXPECT_EQ(std::set<std::string>(expected.begin(), expected.end()).size(), runs.size());
-  EXPECT_EQ(load_sweep_string(sweep({"grid:", "  model.norm: [post, pre]", "seeds: [1, 2]"}),
-                              "s.yaml", "")
+  EXPECT_EQ(experiments::load_sweep_string(
+                sweep({"grid:", "  model.norm: [post, pre]", "seeds: [1, 2]"}), "s.yaml", "")
                 .axis_keys(),
             (std::vector<std::string>{"model.norm", "train.seed"}));
 }
@@ -298,7 +298,7 @@ TEST_F(SweepFiles, BaseFileRelativeToSweep) {
                                                       "grid:",
                                                       "  model.norm: [post, pre]",
                                                   }));
-  const auto runs = expand_sweep(load_sweep_file(path));
+  const auto runs = experiments::expand_sweep(experiments::load_sweep_file(path));
   ASSERT_EQ(runs.size(), 2u);
   for (const auto& run : runs) {
     EXPECT_EQ(run.config.model.d_model, 32);
@@ -318,7 +318,7 @@ TEST_F(SweepFiles, BaseFileRelativeToSweep) {
 TEST_F(SweepFiles, MissingBaseFileIsLocated) {
   const std::string path =
       write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: nowhere.yaml"}));
-  const InputError e = expect_input_error([&] { load_sweep_file(path); });
+  const InputError e = expect_input_error([&] { experiments::load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(e.field(), "base");
@@ -333,7 +333,7 @@ TEST_F(SweepFiles, BasePathTooLongIsLocated) {
   const std::string name(300, 'x');
   const std::string path =
       write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: " + name}));
-  const InputError e = expect_input_error([&] { load_sweep_file(path); });
+  const InputError e = expect_input_error([&] { experiments::load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(e.field(), "base");
@@ -349,7 +349,7 @@ TEST_F(SweepFiles, BasePathTooLongIsLocated) {
 TEST_F(SweepFiles, AFileFarLargerThanASweepIsRefused) {
   const std::string path =
       write("s.yaml", "name: s\n# " + std::string(kMaxYamlFileBytes, 'a') + "\n");
-  const InputError e = expect_input_error([&] { load_sweep_file(path); });
+  const InputError e = expect_input_error([&] { experiments::load_sweep_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_NE(e.message().find("sweep file"), std::string::npos) << e.what();
 }
@@ -360,7 +360,7 @@ TEST_F(SweepFiles, PathsRelativeToSweepFile) {
       "sweeps/s.yaml",
       lines({"name: s", "base:", "  data: {task: synthetic}", "  data.train_source: corpus/a.txt",
              "grid:", "  data.train_target: [corpus/b.txt]"}));
-  const auto runs = expand_sweep(load_sweep_file(path));
+  const auto runs = experiments::expand_sweep(experiments::load_sweep_file(path));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(fs::path(runs[0].config.data.train_source), dir_ / "sweeps/corpus/a.txt");
   EXPECT_EQ(fs::path(runs[0].config.data.train_target), dir_ / "sweeps/corpus/b.txt");
@@ -477,7 +477,7 @@ TEST(SweepErrors, ExtraCheckErrorAtAxisValue) {
 
 TEST(SweepDescribe, TableAndCount) {
   const auto runs = expand(sweep({"grid:", "  model.norm: [post, pre]", "seeds: [1, 12]"}));
-  EXPECT_EQ(describe_sweep(runs),
+  EXPECT_EQ(experiments::describe_sweep(runs),
             "#  model.norm  train.seed  name\n"
             "1  post        1           s/norm=post,seed=1\n"
             "2  post        12          s/norm=post,seed=12\n"

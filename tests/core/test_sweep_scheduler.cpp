@@ -235,7 +235,8 @@ TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name << ": " << r.error;
-  EXPECT_LT(took, fathom::kDefaultHeartbeatTimeout) << "waited out the heartbeat timeout";
+  EXPECT_LT(took, fathom::experiments::kDefaultHeartbeatTimeout)
+      << "waited out the heartbeat timeout";
   EXPECT_EQ(steps(orphan, "train_loss"), kEveryTen);
 }
 

@@ -76,7 +76,7 @@ class ComparisonViewTest : public QObject {
     QVERIFY(view.writeTable(path));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QCOMPARE(file.readAll().toStdString(), fathom::table_to_latex(*view.shown()));
+    QCOMPARE(file.readAll().toStdString(), fathom::experiments::table_to_latex(*view.shown()));
   }
 };
 
