@@ -25,29 +25,21 @@ class WorkbenchView {
   // The store the window opened. Called with nullptr first, so the view lets go of the old
   // store before it closes. `location` is for child processes; it may hold a password: never
   // show it.
-  virtual void setStore(StoreSession* session, const QString& location) {
-    (void)session;
-    (void)location;
-  }
+  virtual void setStore(StoreSession* /*session*/, const QString& /*location*/) {}
   // Every run of the store and those selected in the runs table, after each poll and each
   // change of selection (cheap calls: a view redraws only when something it shows changed).
-  virtual void showRuns(const std::vector<db::RunRecord>& all,
-                        const std::vector<db::RunRecord>& selected) {
-    (void)all;
-    (void)selected;
-  }
+  virtual void showRuns(const std::vector<db::RunRecord>& /*all*/,
+                        const std::vector<db::RunRecord>& /*selected*/) {}
   // Once a second while a store is open, after showRuns (new metric points, for instance).
   virtual void poll() {}
   // View > Refresh: read again what other processes wrote.
   virtual void reload() {}
   // Its choices kept across sessions, under QSettings keys of its own ("dashboard/...").
-  virtual void saveSettings(QSettings& settings) const { (void)settings; }
-  virtual void restoreSettings(const QSettings& settings) { (void)settings; }
+  virtual void saveSettings(QSettings& /*settings*/) const {}
+  virtual void restoreSettings(const QSettings& /*settings*/) {}
   // Screenshots beyond the tab as it is: call `shoot(file)` after each change of state, and
   // put the state back after.
-  virtual void extraScreenshots(const std::function<void(const QString& file)>& shoot) {
-    (void)shoot;
-  }
+  virtual void extraScreenshots(const std::function<void(const QString& file)>& /*shoot*/) {}
 };
 
 }  // namespace fathom::gui

@@ -192,8 +192,6 @@ TEST(CorpusBleu, FormatsLikeSacreBleu) {
 
 class BleuFiles : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = scratch_.path(); }
-
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = (dir_ / name).string();
     if (name.size() > 3 && name.substr(name.size() - 3) == ".gz") {
@@ -207,7 +205,7 @@ class BleuFiles : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  std::filesystem::path dir_;
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 TEST_F(BleuFiles, ReadsLinesOfPlainAndGzipFiles) {

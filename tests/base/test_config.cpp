@@ -40,16 +40,11 @@ bool contains(const std::string& text, const std::string& part) {
 // A fresh directory per test, removed afterwards.
 class ConfigFiles : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = scratch_.path(); }
-
   std::string write(const std::string& relative, const std::string& text) {
-    const fs::path path = dir_ / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-    return path.string();
+    return scratch_.write(relative, text);
   }
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 // ---- parsing ------------------------------------------------------------------------------

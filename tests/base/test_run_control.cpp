@@ -62,7 +62,6 @@ std::optional<int> wait_for_exit(pid_t pid, double timeout_s) {
 class RunControlTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = scratch_.path();
     store_.emplace(Store::open((dir_ / "runs.db").string()));
     host_ = this_host();
   }
@@ -137,7 +136,7 @@ class RunControlTest : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
   std::optional<Store> store_;
   std::string host_;
   std::vector<pid_t> children_;

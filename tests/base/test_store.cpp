@@ -32,7 +32,6 @@ namespace {
 // A fresh directory per test, removed afterwards.
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = scratch_.path(); }
   std::string db_path() const { return (dir_ / "runs.db").string(); }
   // Opening the store is refused in both modes with an InputError naming the file and holding
   // every one of `words`.
@@ -50,7 +49,7 @@ class StoreTest : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 // The same tests on each backend. db_path() is the store's location: a file or a URL.

@@ -31,14 +31,13 @@ const char* const kSweep =
 class SweepQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = scratch_.path();
     spec_ = experiments::load_sweep_string(kSweep, "q.yaml", dir_.string());
     runs_ = experiments::expand_sweep(spec_);
   }
   db::Store store() const { return db::Store::open((dir_ / "runs.db").string()); }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
   experiments::SweepSpec spec_;
   std::vector<experiments::SweepRun> runs_;
 };

@@ -273,15 +273,11 @@ TEST(SweepExclude, Errors) {
 
 class SweepFiles : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = scratch_.path(); }
   std::string write(const std::string& relative, const std::string& text) {
-    const fs::path path = dir_ / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-    return path.string();
+    return scratch_.write(relative, text);
   }
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 // base: a path relative to the sweep file. Base keys keep the base file's locations, axis and

@@ -40,7 +40,6 @@ class AnalyzeCli : public ::testing::Test {
     binary_ = fathom::testing::built_fathom_binary();
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_)) << "no fathom binary at " << binary_;
-    dir_ = scratch_.path();
   }
 
   Result fathom(const std::vector<std::string>& args) {
@@ -69,7 +68,8 @@ class AnalyzeCli : public ::testing::Test {
   std::string db() const { return (dir_ / "runs.db").string(); }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(AnalyzeCli, BetaOfAConfigIsPrintedAndStored) {

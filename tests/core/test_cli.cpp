@@ -49,7 +49,6 @@ class Cli : public ::testing::Test {
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_))
         << "fathom binary not found at " << binary_;
-    dir_ = scratch_.path();
   }
 
   // Runs `fathom ARGS...` in the test directory with FATHOM_DB unset.
@@ -66,10 +65,8 @@ class Cli : public ::testing::Test {
     r.err = read_file(err);
     return r;
   }
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << text;
-    return path.string();
+  std::string write(const std::string& relative, const std::string& text) {
+    return scratch_.write(relative, text);
   }
   std::string db() const { return (dir_ / "runs.db").string(); }
 
@@ -81,7 +78,8 @@ class Cli : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 // A tiny synthetic-task config: trains in a few seconds on one CPU thread.

@@ -51,7 +51,6 @@ class FaultCampaign : public ::testing::Test {
   void SetUp() override {
     binary_ = fathom::testing::built_fathom_binary();
     ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
-    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
   }
 
@@ -96,7 +95,8 @@ class FaultCampaign : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_{true};  // kept for a post-mortem when the test fails
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
   // Long enough that the kills land before the sweep ends: ~1 ms an update here.
   int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);
 };

@@ -69,7 +69,6 @@ class SlurmSweep : public ::testing::Test {
         << "the slurm fixture left neither conf nor skip in " << cluster;
     conf_ = words(read_text(conf_file)).at(0);
     setenv("SLURM_CONF", conf_.c_str(), 1);
-    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
   }
 
@@ -141,7 +140,8 @@ class SlurmSweep : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
   std::string conf_;
 };
 

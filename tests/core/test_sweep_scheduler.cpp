@@ -40,7 +40,6 @@ class Sweep : public ::testing::Test {
     // A missing binary is a broken build, not a reason to pass.
     ASSERT_TRUE(!binary_.empty() && fs::exists(binary_))
         << "fathom binary not found at " << binary_;
-    dir_ = scratch_.path();
     std::ofstream(dir_ / "base.yaml") << kBase;
   }
 
@@ -100,7 +99,8 @@ class Sweep : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 const std::vector<int64_t> kEveryTen{10, 20, 30, 40, 50, 60};

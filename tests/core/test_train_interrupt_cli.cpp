@@ -37,7 +37,6 @@ class TrainInterrupt : public ::testing::Test {
   void SetUp() override {
     binary_ = fathom::testing::built_fathom_binary();
     ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
-    dir_ = scratch_.path();
     std::ofstream(dir_ / "config.yaml") << kConfig;
   }
 
@@ -80,7 +79,8 @@ class TrainInterrupt : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path binary_, dir_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {

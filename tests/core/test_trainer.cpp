@@ -82,7 +82,6 @@ std::vector<int64_t> range(int64_t first, int64_t last) {
 class TrainerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = scratch_.path();
     store_ = std::make_unique<db::Store>(db::Store::open((dir_ / "runs.db").string()));
   }
   void TearDown() override { store_.reset(); }
@@ -126,7 +125,7 @@ class TrainerTest : public ::testing::Test {
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
-  fs::path dir_;
+  const fs::path& dir_ = scratch_.path();
   std::unique_ptr<db::Store> store_;
 };
 
