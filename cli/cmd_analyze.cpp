@@ -101,6 +101,8 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
   params.progress = !args.no_progress;
 
   // Configs are checked before the store is opened: a typo leaves nothing behind.
+  if (!a.takes_many_configs && args.targets.size() != 1)
+    throw InputError("fathom analyze " + name, 0, "", "give exactly one RUN or CONFIG");
   std::vector<Subject> subjects;
   std::optional<db::Store> store;
   for (const auto& target : args.targets) {
@@ -118,8 +120,6 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     if (!store) store.emplace(db::Store::open(db_path));
     subjects.push_back(load_run(*store, paths, target, args.checkpoint));
   }
-  if (!a.takes_many_configs && subjects.size() != 1)
-    throw InputError("fathom analyze " + name, 0, "", "give exactly one RUN or CONFIG");
 
   nlohmann::json result = a.run(subjects, params);
   const double elapsed =
@@ -235,9 +235,10 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
       sub->add_option("configs", args->targets, "YAML run configs, compared side by side")
           ->required();
     } else {
+      // Not expected(1): CLI11 would then report a stray flag's value ("--steps 5" for an
+      // analysis without --steps) as a second target instead of naming the flag.
       sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
-          ->required()
-          ->expected(1);
+          ->required();
       sub->add_option("--checkpoint", args->checkpoint,
                       "which model of a stored run: best, last, init or a kept update STEP")
           ->transform(CLI::Validator(

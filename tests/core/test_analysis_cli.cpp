@@ -199,6 +199,15 @@ TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
   Result foreign = fathom({"analyze", "beta", post, "--steps=5"});
   EXPECT_NE(foreign.status, 0);
   EXPECT_NE(foreign.err.find("--steps"), std::string::npos) << foreign.err;
+  // The same flag with its value apart: the error names the flag, not "a second target".
+  Result foreign_apart = fathom({"analyze", "beta", post, "--steps", "5"});
+  EXPECT_NE(foreign_apart.status, 0);
+  EXPECT_NE(foreign_apart.err.find("--steps"), std::string::npos) << foreign_apart.err;
+  EXPECT_EQ(foreign_apart.err.find("target"), std::string::npos) << foreign_apart.err;
+  Result two_targets = fathom({"analyze", "beta", post, post});
+  EXPECT_EQ(two_targets.status, 2) << two_targets.err;
+  EXPECT_NE(two_targets.err.find("exactly one RUN or CONFIG"), std::string::npos)
+      << two_targets.err;
   Result help = fathom({"analyze", "linearize", "--help"});
   EXPECT_EQ(help.status, 0) << help.err;
   EXPECT_NE(help.out.find("validation checks without improvement"), std::string::npos) << help.out;
