@@ -147,6 +147,19 @@ void PgConnection::try_rollback() noexcept {
   PQclear(PQexec(conn_, "ROLLBACK"));
 }
 
+bool PgConnection::committed(int64_t xid) {
+  const double deadline = monotonic_seconds() + retry_seconds();
+  for (;;) {
+    // NULL: too old to know, which cannot happen within a retry budget; treat as not committed.
+    const std::string status = exec("SELECT txid_status($1)", {pg_param(xid)}).text(0, 0);
+    if (status != "in progress") return status == "committed";
+    if (monotonic_seconds() > deadline)
+      throw std::runtime_error(shown_ + ": transaction " + std::to_string(xid) +
+                               " still in progress after its connection was lost");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 bool PgConnection::try_reconnect() noexcept {
   // At most one attempt every 10 s, each waiting at most 2 s: a window polling a lost
   // server stays responsive.

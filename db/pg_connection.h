@@ -59,14 +59,29 @@ class PgConnection {
   // Runs body() inside BEGIN ... COMMIT. When the connection drops (or the server reports a
   // serialization failure or deadlock) the transaction is retried on a fresh connection with
   // growing pauses for up to retry_seconds(); then std::runtime_error saying so.
+  //
+  // Exactly once: a connection lost while COMMIT was in flight leaves the client unsure
+  // whether the server committed. A write transaction notes its id before COMMIT, and the
+  // retry first asks the server (txid_status) and does not run body() again when it had
+  // committed -- so a retried create_run or add_analysis never makes a second row, and what
+  // body() captured (a new id) is the committed attempt's. Read-only transactions skip this.
   template <typename F>
   void transaction(F body, const char* begin = "BEGIN") {
+    const bool writes = std::string(begin).find("READ ONLY") == std::string::npos;
+    std::optional<int64_t> in_doubt;  // the transaction whose COMMIT reply was lost
     retrying([&] {
+      if (in_doubt) {
+        if (committed(*in_doubt)) return;
+        in_doubt.reset();
+      }
       exec(begin);
+      std::optional<int64_t> xid;
       try {
         body();
+        if (writes) xid = exec("SELECT txid_current()").int64(0, 0);
         exec("COMMIT");
       } catch (const PgConnectionLost&) {
+        in_doubt = xid;  // set only when the loss came at COMMIT
         throw;
       } catch (...) {
         try_rollback();
@@ -110,6 +125,9 @@ class PgConnection {
   void wait_and_reconnect(RetryClock& clock, const std::string& why);
   void connect(const char* timeout_s = "10");
   void try_rollback() noexcept;
+  // Whether transaction `xid` (txid_current) committed; waits while the server still has it
+  // in progress (its old session may not have ended yet). Throws PgConnectionLost.
+  bool committed(int64_t xid);
   std::string scrub(std::string message) const;  // removes the password if a message has it
 
   std::string conninfo_, shown_, password_;

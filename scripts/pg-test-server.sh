@@ -164,6 +164,10 @@ max_connections = 200
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+# A standby that never connects: a session that turns synchronous_commit on waits in COMMIT
+# after committing locally, which is how the store's lost-COMMIT test holds a COMMIT in
+# flight. Sessions with the default (off) above never wait.
+synchronous_standby_names = 'fathom_test_no_standby'
 EOF
   [ "$user" = "$(id -un)" ] || chown "$user:" "$data/pg_hba.conf" "$data/postgresql.conf"
 

@@ -1,11 +1,15 @@
 // The PostgreSQL backend's own failures, against the real server ctest starts
 // (scripts/pg-test-server.sh): foreign and newer databases, refused logins, an unreachable
-// server, a connection dropped under a writer. Every message names the URL, never its password.
+// server, a connection dropped under a writer or at COMMIT. Every message names the URL, never its
+// password.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <string>
+#include <thread>
 
 #include "base/util/error.h"
 #include "db/metric_writer.h"
@@ -172,6 +176,62 @@ TEST_F(PostgresStoreTest, AnOutageLongerThanTheRetryBudgetLosesNoMetricRow) {
   const auto series = store.metric_series(run, "loss");
   ASSERT_EQ(series.size(), 20u);
   for (int i = 0; i < 20; ++i) EXPECT_DOUBLE_EQ(series[i].value, 1.0 / (i + 1));
+}
+
+// COMMIT reaches the server and commits, but its reply never comes back: the server holds
+// the session in a synchronous-replication wait for a standby that never connects
+// (pg-test-server.sh names one; this database turns synchronous_commit on for new sessions),
+// and the test then terminates that session. The store's retry must find its transaction
+// committed, return the committed row's id, and not write the row a second time.
+TEST_F(PostgresStoreTest, AWriteWhoseCommitReplyWasLostLandsOnce) {
+  ASSERT_EQ(ft::postgres_exec("postgres", "SHOW synchronous_standby_names"),
+            "fathom_test_no_standby")
+      << "the test server lacks the standby name scripts/pg-test-server.sh sets";
+  Store::open(url_).create_run(NewRun{"before"});  // the schema, with commits that do not wait
+  const std::string database = "\"" + name_ + "\"";
+  const auto lose_commit_reply = [&](auto write) {
+    ft::postgres_exec("postgres", "ALTER DATABASE " + database + " SET synchronous_commit = on");
+    auto pending = std::async(std::launch::async, [&] {
+      auto store = Store::open(url_);
+      return write(store);
+    });
+    std::string waiting;
+    for (int i = 0; i < 400 && waiting.empty(); ++i) {
+      waiting = ft::postgres_exec("postgres",
+                                  "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'"
+                                  " AND datname = '" +
+                                      name_ + "'");
+      if (waiting.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // The reconnected session must not wait again; then drop every session of the database
+    // (also when none was seen waiting, so a failure cannot hang the test).
+    ft::postgres_exec("postgres", "ALTER DATABASE " + database + " RESET synchronous_commit");
+    ft::postgres_exec("postgres",
+                      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                      " WHERE datname = '" +
+                          name_ + "' AND pid <> pg_backend_pid()");
+    EXPECT_FALSE(waiting.empty()) << "no COMMIT was held in flight";
+    return pending.get();
+  };
+
+  const int64_t run = lose_commit_reply([](Store& store) { return store.create_run(NewRun{"r"}); });
+  auto store = Store::open(url_);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 2u) << "the run was written twice";
+  ASSERT_TRUE(store.find_run("r"));
+  EXPECT_EQ(store.find_run("r")->id, run);
+
+  const int64_t analysis = lose_commit_reply([run](Store& s) {
+    NewAnalysis a;
+    a.run_id = run;
+    a.kind = "beta";
+    a.params_json = "{}";
+    a.result_json = "{}";
+    return s.add_analysis(a);
+  });
+  const auto analyses = store.list_analyses();
+  ASSERT_EQ(analyses.size(), 1u) << "the analysis was written twice";
+  EXPECT_EQ(analyses[0].id, analysis);
 }
 
 TEST_F(PostgresStoreTest, BusyReasonReportsALostServerAndRecovers) {
