@@ -1,7 +1,7 @@
 // The PostgreSQL backend's own failures, against the real server ctest starts
 // (scripts/pg-test-server.sh): foreign and newer databases, refused logins, an unreachable
-// server, a connection dropped under a writer or at COMMIT. Every message names the URL, never its
-// password.
+// server, a connection dropped under a writer or at COMMIT. Every message names the URL,
+// never its password.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
