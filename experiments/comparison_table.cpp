@@ -65,6 +65,12 @@ std::vector<std::string> first_seen(const std::vector<TableRun>& runs, const std
   return labels;
 }
 
+// "train.lr" -> "lr": a cell names its variant by the key's last part.
+std::string short_key(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
 TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions& options,
                     const std::vector<std::string>& variant_keys, bool up) {
   TableCell cell;
@@ -92,7 +98,12 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   } else {
     for (const auto& [variant, values] : variants) {
       const Summary s = summarize(values);
-      if (chosen.n == 0 || (up ? s.mean > chosen.mean : s.mean < chosen.mean)) chosen = s;
+      if (chosen.n == 0 || (up ? s.mean > chosen.mean : s.mean < chosen.mean)) {
+        chosen = s;
+        cell.variant.clear();
+        for (size_t i = 0; i < variant.size(); ++i)
+          cell.variant += (i ? ", " : "") + short_key(variant_keys[i]) + "=" + variant[i];
+      }
     }
   }
   cell.used = chosen.n;
@@ -145,6 +156,7 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
       how += "; no std (no cell has two finished runs)";
   }
   if (t.show_n) how += "; (n=...) = the runs behind a value";
+  if (options.agg == CellAgg::Best && !variant_keys.empty()) how += "; [...] = the variant chosen";
   return options.metric + ": " + how + "; " + std::to_string(total_runs) + " runs; " +
          (up ? "higher" : "lower") + " is better";
 }
@@ -290,6 +302,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   mark_best(t, options.bold, up);
 
   t.show_n = value_counts(t).size() > 1;
+  t.show_variant = options.agg == CellAgg::Best && !variant_keys.empty();
   t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");

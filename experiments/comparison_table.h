@@ -54,6 +54,10 @@ struct TableCell {
   std::optional<int64_t> first_diverged_step;
   std::string status;  // when there is no value: diverged@S, failed, crashed, ...
   bool best = false;   // bold: best of its column or row
+  // CellAgg::Best: the variant behind the value, as "lr=0.001" (each variant axis by the last
+  // part of its key, comma-separated). A table that picks each method's best learning rate
+  // says which one it picked.
+  std::string variant;
 };
 
 struct ComparisonTable {
@@ -65,6 +69,8 @@ struct ComparisonTable {
   // The cells' run counts differ: each cell with a value shows its n (renderers, GUI); when
   // they agree the note states the one n instead.
   bool show_n = false;
+  // Cells name their chosen variant (CellAgg::Best over a table that has variants).
+  bool show_variant = false;
   // Lines printed under the table: what a marker means, how cells were aggregated.
   std::vector<std::string> notes;
 };

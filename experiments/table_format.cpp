@@ -42,14 +42,16 @@ std::string corner(const ComparisonTable& t) {
   return t.col_key.empty() ? t.row_key : t.row_key + " \\ " + t.col_key;
 }
 
-// A cell's text in Markdown or LaTeX; `pm` and `dagger` are the format's symbols.
+// A cell's text in Markdown or LaTeX; `pm` and `dagger` are the format's symbols, `escape`
+// its escaping of free text (the variant's values).
 std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::string& pm,
-                      const std::string& dagger) {
+                      const std::string& dagger, std::string (*escape)(const std::string&)) {
   if (!c.value) return c.status.empty() ? "--" : c.status;
   std::string s = fixed(*c.value, t.digits);
   if (t.seed_std && c.std) s += pm + fixed(*c.std, t.digits);
   if (t.show_n) s += " (n=" + std::to_string(c.used) + ")";
   if (c.diverged > 0) s += dagger;
+  if (t.show_variant) s += " [" + escape(c.variant) + "]";
   return s;
 }
 
@@ -92,6 +94,7 @@ std::string table_to_csv(const ComparisonTable& t) {
     out << ',' << csv_field(col);
     if (t.seed_std) out << ',' << csv_field(col + " std");
     if (t.show_n) out << ',' << csv_field(col + " n");
+    if (t.show_variant) out << ',' << csv_field(col + " variant");
   }
   out << "\r\n";  // RFC 4180 line ends
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
@@ -100,6 +103,7 @@ std::string table_to_csv(const ComparisonTable& t) {
       out << ',' << csv_field(c.value ? plain_number(*c.value) : c.status);
       if (t.seed_std) out << ',' << (c.std ? plain_number(*c.std) : "");
       if (t.show_n) out << ',' << (c.value ? std::to_string(c.used) : "");
+      if (t.show_variant) out << ',' << csv_field(c.variant);
     }
     out << "\r\n";
   }
@@ -116,7 +120,7 @@ std::string table_to_markdown(const ComparisonTable& t) {
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
     out << "| " << markdown_escape(t.row_labels[r]);
     for (const auto& c : t.cells[r]) {
-      const std::string text = cell_text(t, c, " ± ", "†");
+      const std::string text = cell_text(t, c, " ± ", "†", markdown_escape);
       out << " | " << (c.best ? "**" + text + "**" : text);
     }
     out << " |\n";
@@ -143,9 +147,10 @@ std::string table_to_latex(const ComparisonTable& t) {
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
     out << latex_escape(t.row_labels[r]);
     for (const auto& c : t.cells[r]) {
-      const std::string text = c.value ? cell_text(t, c, " $\\pm$ ", "\\textsuperscript{\\dag}")
-                               : c.status.empty() ? "--"
-                                                  : latex_escape(c.status);
+      const std::string text =
+          c.value            ? cell_text(t, c, " $\\pm$ ", "\\textsuperscript{\\dag}", latex_escape)
+          : c.status.empty() ? "--"
+                             : latex_escape(c.status);
       out << " & " << (c.best ? "\\textbf{" + text + "}" : text);
     }
     out << " \\\\\n";

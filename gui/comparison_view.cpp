@@ -225,6 +225,8 @@ void ComparisonView::redraw() {
         if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
         if (t.show_n) text += QStringLiteral(" (n=%1)").arg(cell.used);
         if (cell.diverged) text += QStringLiteral(" \u2020");
+        if (t.show_variant)
+          text += QStringLiteral(" [%1]").arg(QString::fromStdString(cell.variant));
       }
       auto* item = new QTableWidgetItem(text);
       item->setTextAlignment(Qt::AlignCenter);

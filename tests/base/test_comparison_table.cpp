@@ -149,8 +149,20 @@ TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
   const auto best = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*best.cells[0][0].value, 2.6);
   EXPECT_NEAR(*best.cells[0][0].std, std::sqrt(0.02), 1e-12);
+  // The table says which variant it took, in every format; a pooled cell names none.
+  EXPECT_EQ(best.cells[0][0].variant, "lr=5e-4");
+  EXPECT_NE(experiments::table_to_markdown(best).find("2.60 [lr=5e-4]"), std::string::npos)
+      << experiments::table_to_markdown(best);
+  EXPECT_NE(experiments::table_to_latex(best).find("2.60 [lr=5e-4]"), std::string::npos);
+  EXPECT_NE(experiments::table_to_csv(best).find("valid_loss variant\r\npre,2.6,lr=5e-4"),
+            std::string::npos)
+      << experiments::table_to_csv(best);
+  EXPECT_EQ(pooled.cells[0][0].variant, "");
+  EXPECT_EQ(experiments::table_to_markdown(pooled).find('['), std::string::npos);
   o.direction = experiments::MetricDirection::HigherIsBetter;
-  EXPECT_DOUBLE_EQ(*experiments::build_comparison_table(runs, o).cells[0][0].value, 3.0);
+  const auto highest = experiments::build_comparison_table(runs, o);
+  EXPECT_DOUBLE_EQ(*highest.cells[0][0].value, 3.0);
+  EXPECT_EQ(highest.cells[0][0].variant, "lr=1e-3");
 }
 
 // Methods that are a zip group (norm with init): "model.norm+model.init" makes one row per
