@@ -12,7 +12,7 @@ namespace fathom::cli {
 namespace {
 
 struct ReportArgs {
-  std::string target, out = "report", metrics;
+  std::string target, out = "report", metrics, rows, cols, agg = "mean";
 };
 
 void report(const ReportArgs& a, const GlobalOptions& global) {
@@ -20,6 +20,11 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   experiments::ReportOptions options;
   options.out_dir = a.out;
   if (!a.metrics.empty()) options.metrics = split(a.metrics, ',');
+  if (!a.cols.empty() && a.rows.empty())
+    throw InputError("fathom report", 0, "--cols", "--cols needs --rows");
+  options.rows = a.rows;
+  options.cols = a.cols;
+  options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.render_curves = report_curves_renderer(store, options.out_dir);
   std::cout << experiments::write_report(store, a.target, options) << "\n";
 }
@@ -35,6 +40,13 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--metrics", a->metrics,
                   "final metrics for the tables, comma-separated (default "
                   "test_bleu,valid_ppl,test_ppl,train_time_s)");
+  cmd->add_option("--rows", a->rows,
+                  "the tables' row axis (a+b joins a zip group), e.g. "
+                  "model.norm+model.init+model.connection; default: the sweep's first axis");
+  cmd->add_option("--cols", a->cols, "the tables' column axis, e.g. model.encoder_layers");
+  cmd->add_option("--agg", a->agg,
+                  "several variants in a cell: mean (pool them) | best (the best variant, named)")
+      ->check(CLI::IsMember({"mean", "best"}));
   cmd->callback([a, &global] { report(*a, global); });
 }
 

@@ -138,8 +138,9 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
 
   if (!groups.empty()) {
     out << "\n## Tables\n\n";
-    const std::string rows = join(groups[0], "+");
-    const std::string cols = groups.size() > 1 ? join(groups[1], "+") : "";
+    const bool chosen = !options.rows.empty();
+    const std::string rows = chosen ? options.rows : join(groups[0], "+");
+    const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
     for (const auto& metric : options.metrics) {
       const auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
       if (std::none_of(table_runs.begin(), table_runs.end(),
@@ -150,6 +151,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       o.cols = cols;
       o.metric = metric;
       o.seed_std = true;
+      o.agg = options.agg;
       o.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
       out << "### " << metric << "\n\n"
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";

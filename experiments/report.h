@@ -9,6 +9,7 @@
 
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/comparison_table.h"
 
 namespace fathom::experiments {
 
@@ -28,6 +29,11 @@ struct ReportOptions {
   std::string out_dir;
   std::vector<std::string> metrics = {db::metric::kTestBleu, db::metric::kValidPpl,
                                       db::metric::kTestPpl, db::metric::kTrainTime};
+  // The comparison tables' layout; empty rows: the sweep's first axis group by its second,
+  // pooling the rest. A depth study asks for methods by depth, each at its best learning rate:
+  // rows "model.norm+model.init", cols "model.encoder_layers", agg Best.
+  std::string rows, cols;
+  CellAgg agg = CellAgg::Mean;
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;

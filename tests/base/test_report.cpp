@@ -112,4 +112,49 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_THROW(experiments::write_report(store, "nothing", options), InputError);
 }
 
+// A depth study's layout: methods by depth, each at its best learning rate. The default
+// (first axis group by the second) would pool the methods; --rows/--cols/--agg best give the
+// paper's table, and each cell names the learning rate it took.
+TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [lr, norm, layers, seed, ppl] : {std::tuple{"1e-3", "post", "6", "1", 3.0},
+                                               {"1e-3", "post", "6", "2", 3.2},
+                                               {"2e-3", "post", "6", "1", 2.0},
+                                               {"2e-3", "post", "6", "2", 2.4},
+                                               {"1e-3", "pre", "6", "1", 5.0},
+                                               {"1e-3", "pre", "6", "2", 5.0},
+                                               {"2e-3", "pre", "6", "1", 6.0},
+                                               {"2e-3", "pre", "6", "2", 7.0}}) {
+      db::NewRun n;
+      n.name = std::string("d/") + lr + norm + seed;
+      n.sweep = "d";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "axis.model.encoder_layers", layers);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.seed", seed);
+      store.set_tag(id, "sweep.axes", "train.lr,model.encoder_layers,model.norm,train.seed");
+      store.set_final_metric(id, "valid_ppl", ppl);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.metrics = {"valid_ppl"};
+  options.rows = "model.norm";
+  options.cols = "model.encoder_layers";
+  options.agg = experiments::CellAgg::Best;
+  const std::string text = read(experiments::write_report(store, "d", options));
+  // post: lr 2e-3 (mean 2.2, std sqrt(0.08)) beats 1e-3 (3.1); pre: 1e-3 (5.0, std 0) beats 6.5.
+  EXPECT_NE(text.find("| post | **2.20 ± 0.28 [lr=2e-3]** |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| pre | 5.00 ± 0.00 [lr=1e-3] |"), std::string::npos) << text;
+
+  options.rows = "model.depth";  // not an axis, not a config key: the table names the option
+  EXPECT_THROW(experiments::write_report(store, "d", options), InputError);
+}
+
 }  // namespace
