@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "base/util/error.h"
+#include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/strings.h"
 #include "db/run_status.h"
@@ -138,7 +138,7 @@ class SlurmLauncher : public Launcher {
     script += "\n";
     const auto stamp = std::to_string(static_cast<long long>(db::unix_now()));
     const fs::path kept = log_dir / ("submit-" + stamp + ".sh");
-    std::ofstream(kept) << script;
+    write_file_or_throw(kept.string(), script, "the Slurm submit script");
 
     const auto env = environment_with(
         {"FATHOM_DB=" + request.db_location, "FATHOM_ARTIFACTS=" + request.artifacts_root});
