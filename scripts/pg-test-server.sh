@@ -13,6 +13,9 @@
 # Environment overrides: PG_BINDIR (default /usr/lib/postgresql/15/bin), PG_TEST_USER (server user
 # when run as root; default postgres), PG_TEST_TIMEOUT (seconds to wait for the server; default 30).
 set -Eeuo pipefail
+# The servers are Debian's, not ours: scripts/leak-check.sh preloads LeakSanitizer into the
+# tests and the fathom processes they start, never into a server.
+unset LD_PRELOAD
 
 bindir=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 timeout=${PG_TEST_TIMEOUT:-30}

@@ -23,6 +23,9 @@
 # Environment overrides: SLURM_TEST_TIMEOUT (seconds to wait for the node to be idle and for the
 # smoke job, each; default 60).
 set -Eeuo pipefail
+# The servers are Debian's, not ours: scripts/leak-check.sh preloads LeakSanitizer into the
+# tests and the fathom processes they start, never into a server.
+unset LD_PRELOAD
 
 timeout=${SLURM_TEST_TIMEOUT:-60}
 marker=.slurm-test-server   # marks DIR as ours, so stop never removes a directory it did not create
