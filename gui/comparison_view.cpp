@@ -68,6 +68,12 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
       QStringLiteral("each run's best value of the metric over its curve (lowest "
                      "loss or perplexity, highest BLEU) instead of its final value"));
   bar->addWidget(best_);
+  best_variant_ = new QCheckBox(QStringLiteral("Best &variant"));
+  best_variant_->setToolTip(
+      QStringLiteral("where a cell's runs differ in another axis (e.g. the learning rate), show "
+                     "the variant with the best mean over its seeds, named in the cell, instead "
+                     "of pooling them"));
+  bar->addWidget(best_variant_);
   bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
@@ -84,6 +90,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   for (auto* box : {rows_, cols_, metric_})
     connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
   connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
+  connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
 }
 
 void ComparisonView::refill(QComboBox* box, const QStringList& items) {
@@ -139,8 +146,14 @@ void ComparisonView::sweepChanged() {
   }
   std::set<QString> axes, metrics;
   for (const auto& [run, tags] : tags_)
-    for (const auto& [key, value] : tags)
+    for (const auto& [key, value] : tags) {
       if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key));
+      // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
+      // method of a depth study is several keys, and one of them alone would pool methods.
+      if (key == "sweep.axes")
+        for (const auto& group : QString::fromStdString(value).split(QLatin1Char(',')))
+          if (group.contains(QLatin1Char('+'))) axes.insert(QStringLiteral("axis.") + group);
+    }
   for (const auto& r : runs_)
     for (const auto& [name, value] : r.final_metrics) metrics.insert(QString::fromStdString(name));
   const QStringList axis_list(axes.begin(), axes.end());
@@ -182,14 +195,22 @@ void ComparisonView::redraw() {
   options.metric = metric_->currentText().toStdString();
   options.seed_std = true;
   options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
+  options.agg =
+      best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   std::vector<experiments::TableRun> runs;
   static const std::map<std::string, std::string> kNoTags;
+  // Every key of a chosen axis (each part of a zip group) is one of the run's axis tags.
+  const auto has_axis = [](const experiments::TableRun& t, const std::string& axis) {
+    for (const auto& part : QString::fromStdString(axis).split(QLatin1Char('+')))
+      if (!t.axes.count(part.toStdString())) return false;
+    return true;
+  };
   for (const auto& r : runs_) {
     auto it = tags_.find(r.id);
     // Axis tags only (the runs and tags the view already holds; no config lookups).
     experiments::TableRun t =
         experiments::table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
-    if (t.axes.count(options.rows) && (options.cols.empty() || t.axes.count(options.cols)))
+    if (has_axis(t, options.rows) && (options.cols.empty() || has_axis(t, options.cols)))
       runs.push_back(t);
   }
   table_->clear();

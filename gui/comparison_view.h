@@ -40,6 +40,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QTableWidget* table() const { return table_; }
   // "Best over training": each run's best point of the metric's curve instead of its final value.
   QCheckBox* bestOverTraining() const { return best_; }
+  // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
+  QCheckBox* bestVariant() const { return best_variant_; }
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols,
               const QString& metric);
@@ -61,6 +63,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QComboBox *sweep_, *rows_, *cols_, *metric_;
   QCheckBox* best_ = nullptr;
+  QCheckBox* best_variant_ = nullptr;
   QTableWidget* table_;
   QLabel* note_ = nullptr;
   std::optional<experiments::ComparisonTable> current_;

@@ -78,6 +78,51 @@ class ComparisonViewTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll().toStdString(), fathom::experiments::table_to_latex(*view.shown()));
   }
+
+  // A depth study: the method is a zip group of two keys, and each method ran at two learning
+  // rates. The group is offered as one row choice (from the sweep's layout); pooled, a cell
+  // mixes both learning rates, and "Best variant" shows the better one, named.
+  void zipGroupRowsAndTheBestVariant() {
+    const QString db = dir_.filePath("zip.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (auto [lr, init, seed, ppl] : {std::tuple{"1e-3", "xavier", "1", 3.0},
+                                         {"1e-3", "xavier", "2", 3.2},
+                                         {"2e-3", "xavier", "1", 2.0},
+                                         {"2e-3", "xavier", "2", 2.4},
+                                         {"1e-3", "lipschitz", "1", 5.0},
+                                         {"1e-3", "lipschitz", "2", 5.0},
+                                         {"2e-3", "lipschitz", "1", 6.0},
+                                         {"2e-3", "lipschitz", "2", 7.0}}) {
+        NewRun r;
+        r.name = std::string("z/") + lr + init + seed;
+        r.sweep = "z";
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.train.lr", lr);
+        store.set_tag(id, "axis.model.norm", "post");
+        store.set_tag(id, "axis.model.init", init);
+        store.set_tag(id, "axis.train.seed", seed);
+        store.set_tag(id, "sweep.axes", "train.lr,model.norm+model.init,train.seed");
+        store.set_final_metric(id, "valid_ppl", ppl);
+        store.finish_run(id, "finished");
+      }
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("z", "axis.model.norm+model.init", "", "valid_ppl"));
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), 2);
+    QCOMPARE(t->verticalHeaderItem(0)->text(), QStringLiteral("post / xavier"));
+    // Pooled: mean and sample std of 3.0, 3.2, 2.0, 2.4.
+    QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("2.65 \u00b1 0.55"));
+    view.bestVariant()->setChecked(true);
+    QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("2.20 \u00b1 0.28 [lr=2e-3]"));
+    QCOMPARE(view.table()->item(1, 0)->text(), QString::fromUtf8("5.00 \u00b1 0.00 [lr=1e-3]"));
+  }
 };
 
 QTEST_MAIN(ComparisonViewTest)
