@@ -20,11 +20,13 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
     query.metrics = request.metrics;
     query.colour_by = request.colour_by;
     query.group_by = request.group_by;
+    query.log_y = request.log_y;
     auto figure = plot::curves_from_store(store, query);
     figure.title = request.title;
     const std::string file = request.file_stem + ".png";
     plot::ExportOptions export_options;
     export_options.size = plot::kPageSize;  // full text width: run names in the legend fit
+    if (request.height_in > 0) export_options.size.height_in = request.height_in;
     plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string(), export_options);
     return file;
   };

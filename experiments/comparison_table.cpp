@@ -77,8 +77,13 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   cell.runs = static_cast<int>(runs.size());
   // Variants: runs of the cell that differ in an axis other than rows, cols and the seed.
   std::map<std::vector<std::string>, std::vector<double>> variants;
+  std::map<std::vector<std::string>, std::vector<int64_t>> variant_runs;  // any status
   std::vector<double> pooled;
   for (const auto* r : runs) {
+    cell.run_ids.push_back(r->id);
+    std::vector<std::string> variant;
+    for (const auto& k : variant_keys) variant.push_back(r->axes.at(k));
+    variant_runs[variant].push_back(r->id);
     if (r->status == db::status::kDiverged) {
       ++cell.diverged;
       if (r->diverged_step &&
@@ -87,8 +92,6 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
       continue;
     }
     if (r->status != db::status::kFinished || !r->metric || !std::isfinite(*r->metric)) continue;
-    std::vector<std::string> variant;
-    for (const auto& k : variant_keys) variant.push_back(r->axes.at(k));
     variants[variant].push_back(*r->metric);
     pooled.push_back(*r->metric);
   }
@@ -100,6 +103,7 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
       const Summary s = summarize(values);
       if (chosen.n == 0 || (up ? s.mean > chosen.mean : s.mean < chosen.mean)) {
         chosen = s;
+        cell.run_ids = variant_runs.at(variant);
         cell.variant.clear();
         for (size_t i = 0; i < variant.size(); ++i)
           cell.variant += (i ? ", " : "") + short_key(variant_keys[i]) + "=" + variant[i];

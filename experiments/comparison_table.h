@@ -58,6 +58,9 @@ struct TableCell {
   // part of its key, comma-separated). A table that picks each method's best learning rate
   // says which one it picked.
   std::string variant;
+  // The runs the cell stands for, any status: the chosen variant's (CellAgg::Best; all of the
+  // cell's when no variant finished) or every run of the cell (Mean). A report draws them.
+  std::vector<int64_t> run_ids;
 };
 
 struct ComparisonTable {

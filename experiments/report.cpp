@@ -1,6 +1,7 @@
 #include "experiments/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -78,7 +79,7 @@ void figures(std::ostream& out, const ReportOptions& options,
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string metric :
+  for (const std::string& metric :
        {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
     if (!stored.count(metric)) continue;
     CurvesRequest request{
@@ -90,6 +91,71 @@ void figures(std::ostream& out, const ReportOptions& options,
         seed_groups ? std::vector<std::string>{"axes"} : std::vector<std::string>{}};
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
+  }
+}
+
+std::string file_safe(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '-';
+  return s;
+}
+
+// With a chosen layout (--rows/--cols): one figure per column value (e.g. per depth), one curve
+// per row (e.g. a method: the mean over its seeds, a band), drawn from the runs each table
+// cell stands for -- with --agg best, the variant the table of the same metric chose.
+void layout_figures(std::ostream& out, const ReportOptions& options, const db::Store& store,
+                    const std::string& sweep, const std::vector<db::RunRecord>& runs,
+                    const std::string& rows, const std::string& cols) {
+  std::set<std::string> stored;
+  for (const auto& r : runs)
+    for (const auto& name : store.metric_names(r.id)) stored.insert(name);
+  out << "## Training curves\n\n";
+  if (!options.render_curves) {
+    out << "Figures need a build with Qt 6 and QCustomPlot (`fathom export plot`).\n\n";
+    return;
+  }
+  out << "One figure per value of " << (cols.empty() ? "the sweep" : cols) << ", one curve per "
+      << rows << ": the mean over its seeds"
+      << (options.agg == CellAgg::Best
+              ? " at the variant the table of the same metric chose (by final value)"
+              : "")
+      << ", shaded +-1 sample std; a cross marks where a seed diverged.\n\n";
+  const std::vector<std::string> group_by = split(rows, '+');
+  const std::string col_name =
+      cols.substr(cols.rfind('.') == std::string::npos ? 0 : cols.rfind('.') + 1);
+  for (const std::string& metric :
+       {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
+    if (!stored.count(metric)) continue;
+    TableOptions o;
+    o.rows = rows;
+    o.cols = cols;
+    o.metric = metric;
+    o.agg = options.agg;
+    auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
+    if (std::none_of(table_runs.begin(), table_runs.end(),
+                     [](const TableRun& r) { return r.metric.has_value(); })) {
+      // A curve with no final value to choose a variant by: each cell stands for all its runs.
+      o.agg = CellAgg::Mean;
+      for (auto& r : table_runs) r.metric = 0.0;
+    }
+    const ComparisonTable t = build_comparison_table(table_runs, o);
+    for (size_t c = 0; c < t.col_labels.size(); ++c) {
+      std::vector<int64_t> ids;
+      for (const auto& line : t.cells)
+        ids.insert(ids.end(), line[c].run_ids.begin(), line[c].run_ids.end());
+      if (ids.empty()) continue;
+      const std::string where = cols.empty() ? "" : col_name + "=" + t.col_labels[c];
+      CurvesRequest request;
+      request.title = sweep + ": " + metric + (where.empty() ? "" : ", " + where);
+      request.runs = ids;
+      request.metrics = {metric};
+      request.file_stem = "curves-" + metric + (where.empty() ? "" : "-" + file_safe(where));
+      request.group_by = group_by;
+      request.log_y = metric == db::metric::kValidPpl;
+      request.height_in = 2.8 + 0.17 * static_cast<double>(t.row_labels.size());  // the legend
+      const std::string file = options.render_curves(request);
+      if (!file.empty()) out << "![" << metric << " " << where << "](" << file << ")\n\n";
+    }
   }
 }
 
@@ -156,6 +222,10 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       out << "### " << metric << "\n\n"
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
+  }
+  if (!options.rows.empty()) {
+    layout_figures(out, options, store, sweep, runs, options.rows, options.cols);
+    return out.str();
   }
   std::set<std::string> seeds;
   for (const auto& a : axes)

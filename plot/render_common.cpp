@@ -79,6 +79,13 @@ void apply_limits(QCPAxis* axis, const Axis& spec) {
   if (spec.min) range.lower = *spec.min;
   if (spec.max) range.upper = *spec.max;
   axis->setRange(range);
+  if (axis->scaleType() == QCPAxis::stLogarithmic) {
+    // Within two decades the log ticker also marks 2, 3, 5 x 10^k, which powers of ten with no
+    // digits would all print as 10^k (15 as "10^1"): plain numbers there, powers beyond.
+    const bool narrow = range.lower > 0 && range.upper / range.lower < 100;
+    axis->setNumberFormat(narrow ? QStringLiteral("gb") : QStringLiteral("eb"));
+    axis->setNumberPrecision(narrow ? 3 : 0);
+  }
 }
 
 namespace {

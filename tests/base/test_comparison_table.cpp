@@ -151,6 +151,8 @@ TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
   EXPECT_NEAR(*best.cells[0][0].std, std::sqrt(0.02), 1e-12);
   // The table says which variant it took, in every format; a pooled cell names none.
   EXPECT_EQ(best.cells[0][0].variant, "lr=5e-4");
+  EXPECT_EQ(best.cells[0][0].run_ids, (std::vector<int64_t>{3, 4}));  // the runs behind it
+  EXPECT_EQ(pooled.cells[0][0].run_ids.size(), 4u);
   EXPECT_NE(experiments::table_to_markdown(best).find("2.60 [lr=5e-4]"), std::string::npos)
       << experiments::table_to_markdown(best);
   EXPECT_NE(experiments::table_to_latex(best).find("2.60 [lr=5e-4]"), std::string::npos);

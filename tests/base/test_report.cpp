@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -138,6 +139,7 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
       store.set_tag(id, "axis.train.seed", seed);
       store.set_tag(id, "sweep.axes", "train.lr,model.encoder_layers,model.norm,train.seed");
       store.set_final_metric(id, "valid_ppl", ppl);
+      store.write_metrics(id, {{100, "valid_ppl", ppl, 0.0}, {100, "train_loss", 1.0, 0.0}});
       store.finish_run(id, "finished");
     }
   }
@@ -148,11 +150,27 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   options.rows = "model.norm";
   options.cols = "model.encoder_layers";
   options.agg = experiments::CellAgg::Best;
+  // Figures: one per column value, one curve per row (grouped by the row keys), drawn from the
+  // chosen variant's runs; train_loss has no final value here, so its figure takes every run.
+  std::map<std::string, std::vector<int64_t>> asked;
+  options.render_curves = [&](const experiments::CurvesRequest& r) {
+    EXPECT_EQ(r.group_by, std::vector<std::string>{"model.norm"});
+    asked[r.file_stem] = r.runs;
+    return r.file_stem + ".png";
+  };
   const std::string text = read(experiments::write_report(store, "d", options));
+  ASSERT_EQ(asked.size(), 2u) << text;
+  // Runs 1-8 in the order above: post lr 2e-3 are 3 and 4, pre lr 1e-3 are 5 and 6.
+  EXPECT_EQ(asked.at("curves-valid_ppl-encoder_layers-6"), (std::vector<int64_t>{3, 4, 5, 6}));
+  EXPECT_EQ(asked.at("curves-train_loss-encoder_layers-6").size(), 8u);
+  EXPECT_NE(text.find("![valid_ppl encoder_layers=6](curves-valid_ppl-encoder_layers-6.png)"),
+            std::string::npos)
+      << text;
   // post: lr 2e-3 (mean 2.2, std sqrt(0.08)) beats 1e-3 (3.1); pre: 1e-3 (5.0, std 0) beats 6.5.
   EXPECT_NE(text.find("| post | **2.20 ± 0.28 [lr=2e-3]** |"), std::string::npos) << text;
   EXPECT_NE(text.find("| pre | 5.00 ± 0.00 [lr=1e-3] |"), std::string::npos) << text;
 
+  options.render_curves = nullptr;
   options.rows = "model.depth";  // not an axis, not a config key: the table names the option
   EXPECT_THROW(experiments::write_report(store, "d", options), InputError);
 }

@@ -136,6 +136,32 @@ TEST_F(Export, EveryKindRendersAndBadExtensionFails) {
   EXPECT_THROW(export_figure(bars, "/nonexistent-dir/x.png"), fathom::InputError);
 }
 
+// A log axis over less than two decades (perplexities 3 to 20) gets ticks at 2, 3, 5 x 10^k:
+// each label must name its own value, not "10^1" for 10, 15 and 20 alike. Over many decades
+// the labels stay powers of ten.
+TEST_F(Export, LogAxisLabelsNameTheirTicks) {
+  for (const auto& [low, high, powers] : {std::tuple{3.0, 20.0, false}, {1e-6, 1.0, true}}) {
+    SCOPED_TRACE(low);
+    CurveFigure curves;
+    curves.y.scale = Scale::Log;
+    curves.curves = {
+        {"r", "valid_ppl", {0, 1, 2}, {high, (low + high) / 2, low}, std::nullopt, ""}};
+    QCustomPlot plot;
+    setup_curve_figure(plot, curves);
+    ASSERT_FALSE(render_image(plot, kPageSize, 72).isNull());  // lays out the ticks
+    const QVector<double> ticks = plot.yAxis->tickVector();
+    const QVector<QString> labels = plot.yAxis->tickVectorLabels();
+    ASSERT_GE(ticks.size(), 2);
+    ASSERT_EQ(ticks.size(), labels.size());
+    for (int i = 0; i < ticks.size(); ++i) {
+      for (int j = 0; j < i; ++j) EXPECT_NE(labels[i], labels[j]) << ticks[i] << " " << ticks[j];
+      if (!powers)
+        EXPECT_NEAR(labels[i].toDouble(), ticks[i], 1e-9 * ticks[i]) << labels[i].toStdString();
+    }
+    EXPECT_EQ(plot.yAxis->numberFormat(), powers ? QStringLiteral("eb") : QStringLiteral("gb"));
+  }
+}
+
 TEST_F(Export, APlotCanBeSetUpAgain) {
   // The GUI reuses one widget: a heatmap after bars after curves leaves one plottable and no
   // stale groups behind.
