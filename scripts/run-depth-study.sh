@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The depth study of issue 15 (docs/methods-notes.md, "The depth study, 3 seeds"): runs the
+# presets and writes one report per sweep, each method at its best learning rate by depth.
+#   configs/presets/depth-study.yaml           synthetic task, 72 runs (about 70 min, --jobs 2)
+#   configs/presets/depth-study-multi30k.yaml  Multi30k de-en, 27 runs (about 60 min)
+#   configs/presets/dlstm-longer.yaml          6-layer depth-wise LSTM vs Pre-LN, 4x the updates
+# Usage: scripts/run-depth-study.sh [DB] [PRESET...]   (default runs/depth-study.db, all three)
+# Needs a build (scripts/build.sh). Running it again continues each sweep (--resume) and
+# rewrites the reports under runs/depth-study/<sweep>/report.md. A bigger rerun is the
+# `fathom sweep ... --set ... --name ...` line in each preset's header.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+db=${1:-runs/depth-study.db}
+shift || true
+presets=("$@")
+[ ${#presets[@]} -gt 0 ] || presets=(depth-study depth-study-multi30k dlstm-longer)
+fathom="build/fathom --db $db"
+mkdir -p "$(dirname "$db")" runs/depth-study
+
+for name in "${presets[@]}"; do
+  file=configs/presets/$name.yaml
+  [ -f "$file" ] || { echo "run-depth-study: no preset $file" >&2; exit 2; }
+  $fathom sweep "$file" --jobs 2 --resume --no-progress
+  $fathom sweep status "$name" | tail -n 1
+  case $name in
+    dlstm-longer) layout=(--rows model.init+model.connection) ;;
+    *) layout=(--rows model.norm+model.init+model.connection --cols model.encoder_layers
+               --agg best) ;;
+  esac
+  report=$($fathom report "$name" --out "runs/depth-study/$name" "${layout[@]}")
+  echo "report: $report"
+  for metric in valid_ppl test_bleu; do
+    $fathom export table --sweep "$name" "${layout[@]}" --metric "$metric" \
+      --seeds 'mean±std' --format md
+  done
+done
