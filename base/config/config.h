@@ -33,15 +33,16 @@ struct ModelConfig {
   double activation_dropout = 0.0;  // inside the FFN, after the ReLU
   std::string norm = "post";        // sub-layer style by registry name: post, pre, peri, mix, ...
   std::string init = "xavier";      // initialization, by registry name; methods.md s3
-  std::string connection = "residual";   // how sub-layers are connected, by registry name
-  bool tie_decoder_embeddings = true;    // decoder input embedding == output projection
-  bool share_embeddings = true;          // one embedding for source and target (joint vocab)
-  std::string fused_attention = "auto";  // auto: LibTorch 2.x's scaled_dot_product_attention | off
-  double ds_init_alpha = 1.0;            // ds_init: Glorot bound * alpha / sqrt(layer)
-  double mix_ln_alpha = 0.25;            // norm mix: the first floor(alpha * L) layers are Post-LN
-  double dyt_alpha = 0.5;                // norm dyt: initial alpha of every DyT
-  LstmConfig lstm;                       // connection: depthwise_lstm
-  AdminConfig admin;                     // init: admin
+  std::string connection = "residual";    // how sub-layers are connected, by registry name
+  bool tie_decoder_embeddings = true;     // decoder input embedding == output projection
+  bool share_embeddings = true;           // one embedding for source and target (joint vocab)
+  std::string embedding_init = "method";  // method: as model.init draws them | normal: N(0, d^-1/2)
+  std::string fused_attention = "auto";   // auto: LibTorch 2.x's scaled_dot_product_attention | off
+  double ds_init_alpha = 1.0;             // ds_init: Glorot bound * alpha / sqrt(layer)
+  double mix_ln_alpha = 0.25;             // norm mix: the first floor(alpha * L) layers are Post-LN
+  double dyt_alpha = 0.5;                 // norm dyt: initial alpha of every DyT
+  LstmConfig lstm;                        // connection: depthwise_lstm
+  AdminConfig admin;                      // init: admin
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.

@@ -62,6 +62,11 @@ std::vector<FieldSpec> build_fields() {
         "decoder input embedding is the output projection");
   model("share_embeddings", F::Bool, &M::share_embeddings,
         "one embedding for source and target (joint vocabulary)");
+  model("embedding_init", F::String, &M::embedding_init,
+        "method: embeddings (and an untied output projection) as model.init draws them; normal: "
+        "N(0, d^-1/2) whatever model.init is (token std 1 after the sqrt(d) scale), the ablation "
+        "of an init's embedding rule",
+        {"method", "normal"});
   model("fused_attention", F::String, &M::fused_attention,
         "auto: LibTorch >= 2.0's fused scaled_dot_product_attention; off: the explicit softmax "
         "(always the explicit one on LibTorch 1.x)",

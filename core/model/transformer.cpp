@@ -1,7 +1,9 @@
 #include "core/model/transformer.h"
 
+#include <cmath>
 #include <set>
 
+#include "core/model/init_helpers.h"
 #include "core/model/registry.h"
 
 namespace fathom {
@@ -104,6 +106,9 @@ Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64
   Transformer model(config.model, vocab_size);
   torch::NoGradGuard no_grad;
   methods().inits.find(config.model.init)->apply(*model);
+  // Drawn after the method, so every other parameter is the method's own draw for this seed.
+  if (config.model.embedding_init == "normal")
+    normal_embeddings(model->catalog(), std::pow(config.model.d_model, -0.5));
   return model;
 }
 

@@ -17,11 +17,12 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
   const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "configs" / "presets";
   // Run counts from the paper tables they mirror (docs/sweeps.md).
   const std::map<std::string, size_t> expected{
-      {"xu2020-table1.yaml", 6}, {"xu2020-table3.yaml", 6},
-      {"admin-table2.yaml", 18}, {"dlstm-table5.yaml", 6},
-      {"depth-study.yaml", 72},  {"depth-study-multi30k.yaml", 27},
-      {"depth-2025.yaml", 120},  {"depth-2025-multi30k.yaml", 120},
-      {"dlstm-longer.yaml", 6}};
+      {"xu2020-table1.yaml", 6},     {"xu2020-table3.yaml", 6},
+      {"admin-table2.yaml", 18},     {"dlstm-table5.yaml", 6},
+      {"depth-study.yaml", 72},      {"depth-study-multi30k.yaml", 27},
+      {"depth-2025.yaml", 120},      {"depth-2025-multi30k.yaml", 120},
+      {"dlstm-longer.yaml", 6},      {"lipschitz-embedding-multi30k.yaml", 12},
+      {"linearize-multi30k.yaml", 2}};
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;

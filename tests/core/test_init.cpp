@@ -244,3 +244,47 @@ TEST(Init, UnknownInitSuggestsClosestName) {
   EXPECT_NO_THROW(
       check_model_methods(load_config_string("model:\n  init: lipschitz\n", "ok.yaml", ".")));
 }
+
+// model.embedding_init: normal (the ablation of an init's embedding rule, issue 15.5): with
+// lipschitz, every embedding matrix (shared, or source, target and an untied output
+// projection) is N(0, d^-1/2) with the pad row zero -- std 0.125 at d 64, where Lipschitz's
+// U(+-sqrt(2/(d+V))) has std 0.0250 at V 1000 -- and every other parameter is bit-identical to
+// the plain lipschitz model of the same seed (the override draws after the method). Fails if
+// the key is ignored, redraws the Linears, or leaves the output projection to the method.
+TEST(Init, NormalEmbeddingInitReplacesOnlyTheEmbeddings) {
+  for (bool shared : {true, false}) {
+    SCOPED_TRACE(shared ? "shared" : "separate");
+    RunConfig plain = config_for("lipschitz", shared);
+    RunConfig ablated = plain;
+    ablated.model.embedding_init = "normal";
+    Transformer a = build_model(plain, kVocab, 5);
+    Transformer b = build_model(ablated, kVocab, 5);
+    const auto pa = a->named_parameters();
+    int embeddings = 0;
+    for (const auto& p : b->named_parameters()) {
+      SCOPED_TRACE(p.key());
+      const torch::Tensor w = p.value().detach();
+      if (!is_embedding(p.key())) {
+        EXPECT_TRUE(torch::equal(w, pa[p.key()]));
+        continue;
+      }
+      ++embeddings;
+      EXPECT_EQ(max_abs(w[0]), 0.0);
+      const torch::Tensor rest = w.slice(0, 1, kVocab).to(torch::kFloat64);
+      EXPECT_NEAR(rest.std().item<double>(), 0.125, 0.0125);
+      EXPECT_GT(max_abs(rest), 3 * 0.125);  // normal: beyond the Lipschitz bound 0.0437 too
+      const double lipschitz_std = std::sqrt(2.0 / (kD + kVocab)) / std::sqrt(3.0);
+      EXPECT_NEAR(pa[p.key()].slice(0, 1, kVocab).to(torch::kFloat64).std().item<double>(),
+                  lipschitz_std, 0.03 * lipschitz_std);
+    }
+    EXPECT_EQ(embeddings, shared ? 1 : 3);
+  }
+  // A value outside the choices is an InputError at the key and line.
+  try {
+    load_config_string("model:\n  embedding_init: xavier\n", "bad.yaml", ".");
+    FAIL() << "no error for embedding_init 'xavier'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model.embedding_init");
+    EXPECT_EQ(e.line(), 2);
+  }
+}

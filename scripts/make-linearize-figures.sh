@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The layer-linearization figures of docs/analyses.md (issue 15.2; the depth-wise LSTM paper's
+# tables 6 and 7): trains the two 6-layer Multi30k models of
+# configs/presets/linearize-multi30k.yaml (residual and depth-wise LSTM; about 20 min with 2
+# workers on 2 CPU cores, skipped when already trained), then linearizes every encoder and
+# decoder layer of each with the task objective, early stopping on validation and the control
+# (about 30 min per model), stores the results in DB and draws
+# docs/figures/linearize-multi30k-{residual,dlstm}.{png,pdf}. Prints each result's table.
+# Usage: scripts/make-linearize-figures.sh [DB]        (default runs/linearize.db)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+db=${1:-runs/linearize.db}
+out=docs/figures
+fathom="build/fathom --db $db"
+mkdir -p "$(dirname "$db")" "$out" runs/linearize
+
+$fathom sweep configs/presets/linearize-multi30k.yaml --jobs 2 --resume --no-progress
+$fathom export table --sweep linearize-multi30k --rows model.connection --metric test_bleu \
+  --format md
+
+# One model per process, one thread each, side by side (what a sweep's workers do).
+for connection in residual depthwise_lstm; do
+  (
+    short=$([ "$connection" = residual ] && echo residual || echo dlstm)
+    result=runs/linearize/$short.json
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+      $fathom --json analyze linearize "linearize-multi30k/connection=$connection" --no-progress \
+      --steps 1000 --eval-every 100 --patience 2 > "$result"
+    for ext in png pdf; do
+      $fathom export plot analysis "$result" --kind linearize \
+        --out "$out/linearize-multi30k-$short.$ext"
+    done
+  ) &
+done
+wait
+for short in residual dlstm; do
+  echo "== $short"
+  $fathom analyze show "$(jq -r .id runs/linearize/$short.json 2>/dev/null || echo)" 2>/dev/null ||
+    cat "runs/linearize/$short.json"
+done
