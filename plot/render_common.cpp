@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "plot/log_ticker.h"
 #include "plot/render.h"
 
 namespace fathom::plot {
@@ -66,7 +67,7 @@ QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style
 void apply_scale(QCPAxis* axis, Scale scale) {
   if (scale == Scale::Log) {
     axis->setScaleType(QCPAxis::stLogarithmic);
-    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new ReadableLogTicker));
     axis->setNumberFormat(QStringLiteral("eb"));  // 10^k as a power, not 1e+k
     axis->setNumberPrecision(0);
   } else {
@@ -80,9 +81,10 @@ void apply_limits(QCPAxis* axis, const Axis& spec) {
   if (spec.max) range.upper = *spec.max;
   axis->setRange(range);
   if (axis->scaleType() == QCPAxis::stLogarithmic) {
-    // Within two decades the log ticker also marks 2, 3, 5 x 10^k, which powers of ten with no
-    // digits would all print as 10^k (15 as "10^1"): plain numbers there, powers beyond.
-    const bool narrow = range.lower > 0 && range.upper / range.lower < 100;
+    // Within two decades the ticks include 1.5, 2, 3, 5 x 10^k (log_ticker.h), which powers of
+    // ten with no digits would all print as 10^k (15 as "10^1"): plain numbers there, powers
+    // beyond.
+    const bool narrow = range.lower > 0 && range.upper / range.lower < kNarrowLogRatio;
     axis->setNumberFormat(narrow ? QStringLiteral("gb") : QStringLiteral("eb"));
     axis->setNumberPrecision(narrow ? 3 : 0);
   }

@@ -19,7 +19,8 @@ QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style
 QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Axis& x,
                            const Axis& y, const Style& style);
 
-// Linear or log scale; a log axis gets powers-of-ten ticks.
+// Linear or log scale; a log axis gets powers-of-ten ticks, or 1-2-5 style ones over a narrow
+// range (log_ticker.h).
 void apply_scale(QCPAxis* axis, Scale scale);
 // Sets the figure's explicit min/max over whatever range the axis has.
 void apply_limits(QCPAxis* axis, const Axis& spec);

@@ -3,12 +3,15 @@
 
 #include <QFile>
 #include <QXmlStreamReader>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <qcustomplot.h>
 
@@ -136,11 +139,18 @@ TEST_F(Export, EveryKindRendersAndBadExtensionFails) {
   EXPECT_THROW(export_figure(bars, "/nonexistent-dir/x.png"), fathom::InputError);
 }
 
-// A log axis over less than two decades (perplexities 3 to 20) gets ticks at 2, 3, 5 x 10^k:
-// each label must name its own value, not "10^1" for 10, 15 and 20 alike. Over many decades
-// the labels stay powers of ten.
+// A log axis over less than two decades gets ticks m x 10^k with m from a 1-2-5 style set
+// (1, 1.2, 1.5, 2, 2.5, 3, ..., 9), at least four of them on the axis, with no span between
+// neighbouring ticks (or an end of the axis) wider than a factor 2.5: perplexities 1.05 to 13
+// got 2.5, 5, 7.5, 10, 12.5 from QCustomPlot (7.5 is no such value; 1.05 to 2.5 unlabelled),
+// 3 to 20 gets 3, 5, 7, 10, 15, 20. Each label must name its own value, not "10^1" for 10, 15
+// and 20 alike. Over many decades the labels stay powers of ten.
 TEST_F(Export, LogAxisLabelsNameTheirTicks) {
-  for (const auto& [low, high, powers] : {std::tuple{3.0, 20.0, false}, {1e-6, 1.0, true}}) {
+  const std::vector<double> mantissas{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9};
+  for (const auto& [low, high, powers] : {std::tuple{3.0, 20.0, false},
+                                          {1.05, 13.0, false},
+                                          {2.0, 150.0, false},
+                                          {1e-6, 1.0, true}}) {
     SCOPED_TRACE(low);
     CurveFigure curves;
     curves.y.scale = Scale::Log;
@@ -159,6 +169,21 @@ TEST_F(Export, LogAxisLabelsNameTheirTicks) {
         EXPECT_NEAR(labels[i].toDouble(), ticks[i], 1e-9 * ticks[i]) << labels[i].toStdString();
     }
     EXPECT_EQ(plot.yAxis->numberFormat(), powers ? QStringLiteral("eb") : QStringLiteral("gb"));
+    if (powers) continue;
+    const QCPRange range = plot.yAxis->range();
+    std::vector<double> marks{range.lower};
+    for (double t : ticks) {
+      if (t < range.lower || t > range.upper) continue;
+      const double m = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
+      EXPECT_TRUE(std::any_of(mantissas.begin(), mantissas.end(),
+                              [&](double v) { return std::abs(v - m) < 1e-9; }))
+          << "tick " << t;
+      marks.push_back(t);
+    }
+    marks.push_back(range.upper);
+    EXPECT_GE(marks.size(), 4u + 2u) << "at least four ticks on the axis";
+    for (size_t i = 1; i < marks.size(); ++i)
+      EXPECT_LE(marks[i] / marks[i - 1], 2.5 + 1e-9) << marks[i - 1] << " to " << marks[i];
   }
 }
 
