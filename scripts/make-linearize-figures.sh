@@ -19,6 +19,7 @@ $fathom export table --sweep linearize-multi30k --rows model.connection --metric
   --format md
 
 # One model per process, one thread each, side by side (what a sweep's workers do).
+pids=()
 for connection in residual depthwise_lstm; do
   (
     short=$([ "$connection" = residual ] && echo residual || echo dlstm)
@@ -31,10 +32,10 @@ for connection in residual depthwise_lstm; do
         --out "$out/linearize-multi30k-$short.$ext"
     done
   ) &
+  pids+=($!)
 done
-wait
-for short in residual dlstm; do
-  echo "== $short"
-  $fathom analyze show "$(jq -r .id runs/linearize/$short.json 2>/dev/null || echo)" 2>/dev/null ||
-    cat "runs/linearize/$short.json"
+for pid in "${pids[@]}"; do wait "$pid"; done  # a failed one fails the script
+# The two results just stored, as tables (layer, ppl and BLEU change, control, steps).
+for id in $($fathom analyze list --kind linearize | awk 'NR > 1 {print $1}' | tail -n 2); do
+  $fathom analyze show "$id"
 done
