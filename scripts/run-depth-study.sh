@@ -2,11 +2,12 @@
 # The depth study of issue 15 (docs/methods-notes.md, "The depth study, 3 seeds"): runs the
 # presets and writes one report per sweep, each method at its best learning rate by depth.
 #   configs/presets/depth-study.yaml           synthetic task, 72 runs (about 70 min, --jobs 2)
+#   configs/presets/depth-study-36.yaml        the same at 36 layers, 15 runs (about 40 min)
 #   configs/presets/depth-study-multi30k.yaml  Multi30k de-en, 27 runs (about 60 min)
 #   configs/presets/dlstm-longer.yaml          6-layer depth-wise LSTM vs Pre-LN, 4x the updates
 #   configs/presets/lipschitz-embedding-multi30k.yaml  Lipschitz with the Transformer's
 #                                              embeddings, 12 runs (about 25 min)
-# Usage: scripts/run-depth-study.sh [DB] [PRESET...]   (default runs/depth-study.db, all four)
+# Usage: scripts/run-depth-study.sh [DB] [PRESET...]   (default runs/depth-study.db, all five)
 # Needs a build (scripts/build.sh). Running it again continues each sweep (--resume) and
 # rewrites the reports under runs/depth-study/<sweep>/report.md. A bigger rerun is the
 # `fathom sweep ... --set ... --name ...` line in each preset's header.
@@ -15,7 +16,8 @@ cd "$(dirname "$0")/.."
 db=${1:-runs/depth-study.db}
 shift || true
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(depth-study depth-study-multi30k dlstm-longer lipschitz-embedding-multi30k)
+[ ${#presets[@]} -gt 0 ] || presets=(depth-study depth-study-36 depth-study-multi30k dlstm-longer
+                                      lipschitz-embedding-multi30k)
 fathom="build/fathom --db $db"
 mkdir -p "$(dirname "$db")" runs/depth-study
 
@@ -26,6 +28,7 @@ for name in "${presets[@]}"; do
   $fathom sweep status "$name" | tail -n 1
   case $name in
     dlstm-longer) layout=(--rows model.init+model.connection) ;;
+    depth-study-36) layout=(--rows model.norm+model.init+model.connection) ;;
     lipschitz-embedding-multi30k) layout=(--rows model.embedding_init --cols model.encoder_layers) ;;
     *) layout=(--rows model.norm+model.init+model.connection --cols model.encoder_layers
                --agg best) ;;

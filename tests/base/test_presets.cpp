@@ -22,7 +22,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"depth-study.yaml", 72},      {"depth-study-multi30k.yaml", 27},
       {"depth-2025.yaml", 120},      {"depth-2025-multi30k.yaml", 120},
       {"dlstm-longer.yaml", 6},      {"lipschitz-embedding-multi30k.yaml", 12},
-      {"linearize-multi30k.yaml", 2}};
+      {"linearize-multi30k.yaml", 2},  {"depth-study-36.yaml", 15}};
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
