@@ -197,22 +197,24 @@ void check_tables(const Connection& db) {
 }
 
 void migrate(const Connection& db) {
-  for (;;) {
-    Transaction tx(db);
-    const int version = check_schema(db);            // re-read under the write lock
-    if (version >= latest_schema_version()) return;  // tx rolls back: nothing to do
+  // All missing steps in one transaction: a reader opening the file meanwhile sees the old
+  // version or the latest, never a half-made store (it would refuse one as "older").
+  Transaction tx(db);
+  const int from = check_schema(db);  // re-read under the write lock
+  if (from >= latest_schema_version()) return;  // tx rolls back: nothing to do
+  for (int version = from; version < latest_schema_version(); ++version) {
     try {
       db.exec(migrations()[version].sql);
     } catch (const InputError&) {
       throw;
-    } catch (const std::exception& e) {  // tx rolls back: the file stays as it was
+    } catch (const std::exception& e) {  // tx rolls back: the file stays at `from`
       throw InputError(db.path(), 0, "",
                        "cannot upgrade the run store from schema version " +
                            std::to_string(version) + " (is it damaged?): " + e.what());
     }
-    db.exec("PRAGMA user_version = " + std::to_string(version + 1));
-    tx.commit();
   }
+  db.exec("PRAGMA user_version = " + std::to_string(latest_schema_version()));
+  tx.commit();
 }
 
 }  // namespace fathom::db

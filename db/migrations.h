@@ -31,10 +31,11 @@ int check_schema(const Connection& db);
 // "no such column"; this names the file and what is wrong, and reads only.
 void check_tables(const Connection& db);
 
-// Brings the file to latest_schema_version(), one BEGIN IMMEDIATE transaction per step.
-// Safe when several processes open a fresh file at once: each step re-reads the version
-// under the write lock, so a step is applied exactly once. A step that fails (a damaged file)
-// is rolled back and reported as an InputError naming the file and the version.
+// Brings the file to latest_schema_version(): every missing step in one BEGIN IMMEDIATE
+// transaction, so readers never see an intermediate version. Safe when several processes
+// open a fresh file at once: the version is re-read under the write lock, so each step is
+// applied exactly once. A step that fails (a damaged file) rolls back the whole upgrade and is
+// reported as an InputError naming the file and the version.
 void migrate(const Connection& db);
 
 }  // namespace fathom::db

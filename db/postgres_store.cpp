@@ -101,24 +101,20 @@ class PostgresBackend : public StoreBackend {
     return version;
   }
 
+  // Every missing step in one transaction, as for SQLite: a reader sees the old version or
+  // the latest, never an intermediate one.
   void migrate() {
-    for (;;) {
-      bool done = false;
-      pg_.transaction([&] {
-        pg_.exec("SELECT pg_advisory_xact_lock($1)", {pg_param(kMigrationLock)});
-        const int version = check_schema();  // re-read under the lock
-        if (version >= latest_schema_version()) {
-          done = true;
-          return;
-        }
+    pg_.transaction([&] {
+      pg_.exec("SELECT pg_advisory_xact_lock($1)", {pg_param(kMigrationLock)});
+      const int from = check_schema();  // re-read under the lock
+      if (from >= latest_schema_version()) return;
+      for (int version = from; version < latest_schema_version(); ++version)
         pg_.exec(postgres_migrations()[version].sql);
-        pg_.exec(
-            "INSERT INTO fathom_meta (key, value) VALUES ('schema_version', $1)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            {std::to_string(version + 1)});
-      });
-      if (done) return;
-    }
+      pg_.exec(
+          "INSERT INTO fathom_meta (key, value) VALUES ('schema_version', $1)"
+          " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+          {std::to_string(latest_schema_version())});
+    });
   }
 
   int schema_version() override {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -447,6 +448,47 @@ TEST_F(StoreTest, MigratesEmptyFile) {
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
   sqlite3_finalize(st);
   sqlite3_close(raw);
+}
+
+// A reader opening a store while another connection creates it sees no store yet (missing or
+// empty file) or the finished one, never a schema version in between, which it would refuse
+// as "older than this build". Migrating one transaction per step left such a window: a sweep's
+// status poll failed on a store its scheduler was creating (found by a kill-and-resume test on
+// a loaded machine). Many fresh stores, each raced by a reader spinning on it.
+TEST_F(StoreTest, ReaderNeverSeesAHalfCreatedStore) {
+  constexpr int kStores = 200;
+  std::atomic<int> creating{-1};  // index of the store being created; kStores: done
+  std::atomic<int> reads{0};
+  std::vector<std::string> seen_wrong;
+  std::thread reader([&] {
+    for (;;) {
+      const int i = creating.load();
+      if (i >= kStores) return;
+      if (i < 0) continue;
+      const std::string path = (dir_ / ("s" + std::to_string(i) + ".db")).string();
+      try {
+        const auto store = Store::open(path, OpenMode::ReadOnly);
+        if (store.schema_version() != Store::latest_schema_version())
+          seen_wrong.push_back("version " + std::to_string(store.schema_version()));
+        ++reads;
+      } catch (const fathom::InputError& e) {
+        const std::string what = e.what();
+        if (what.find("not found") == std::string::npos &&
+            what.find("empty file") == std::string::npos)
+          seen_wrong.push_back(what);
+        ++reads;
+      }
+    }
+  });
+  for (int i = 0; i < kStores; ++i) {
+    creating = i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // let the reader start on it
+    Store::open((dir_ / ("s" + std::to_string(i) + ".db")).string());
+  }
+  creating = kStores;
+  reader.join();
+  EXPECT_TRUE(seen_wrong.empty()) << seen_wrong.size() << " bad reads, first: " << seen_wrong[0];
+  EXPECT_GT(reads.load(), kStores) << "the reader hardly ran: the race was not exercised";
 }
 
 // A store on a read-only filesystem (a colleague's results, an archive mount) can still be
