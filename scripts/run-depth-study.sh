@@ -2,7 +2,7 @@
 # The depth study of issue 15 (docs/methods-notes.md, "The depth study, 3 seeds"): runs the
 # presets and writes one report per sweep, each method at its best learning rate by depth.
 #   configs/presets/depth-study.yaml           synthetic task, 72 runs (about 70 min, --jobs 2)
-#   configs/presets/depth-study-36.yaml        the same at 36 layers, 15 runs (about 40 min)
+#   configs/presets/depth-study-36.yaml        the same at 36 layers, 15 runs (about 30 min)
 #   configs/presets/depth-study-multi30k.yaml  Multi30k de-en, 27 runs (about 60 min)
 #   configs/presets/dlstm-longer.yaml          6-layer depth-wise LSTM vs Pre-LN, 4x the updates
 #   configs/presets/lipschitz-embedding-multi30k.yaml  Lipschitz with the Transformer's
