@@ -28,7 +28,6 @@ for name in "${presets[@]}"; do
   $fathom sweep status "$name" | tail -n 1
   case $name in
     dlstm-longer) layout=(--rows model.init+model.connection) ;;
-    depth-study-36) layout=(--rows model.norm+model.init+model.connection) ;;
     lipschitz-embedding-multi30k) layout=(--rows model.embedding_init --cols model.encoder_layers) ;;
     *) layout=(--rows model.norm+model.init+model.connection --cols model.encoder_layers
                --agg best) ;;

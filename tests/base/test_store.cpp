@@ -460,14 +460,14 @@ TEST_F(StoreTest, ReaderNeverSeesAHalfCreatedStore) {
   std::atomic<int> creating{-1};  // index of the store being created; kStores: done
   std::atomic<int> reads{0};
   std::vector<std::string> seen_wrong;
+  auto store_path = [&](int i) { return (dir_ / ("s" + std::to_string(i) + ".db")).string(); };
   std::thread reader([&] {
     for (;;) {
       const int i = creating.load();
       if (i >= kStores) return;
       if (i < 0) continue;
-      const std::string path = (dir_ / ("s" + std::to_string(i) + ".db")).string();
       try {
-        const auto store = Store::open(path, OpenMode::ReadOnly);
+        const auto store = Store::open(store_path(i), OpenMode::ReadOnly);
         if (store.schema_version() != Store::latest_schema_version())
           seen_wrong.push_back("version " + std::to_string(store.schema_version()));
         ++reads;
@@ -483,7 +483,7 @@ TEST_F(StoreTest, ReaderNeverSeesAHalfCreatedStore) {
   for (int i = 0; i < kStores; ++i) {
     creating = i;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // let the reader start on it
-    Store::open((dir_ / ("s" + std::to_string(i) + ".db")).string());
+    Store::open(store_path(i));
   }
   creating = kStores;
   reader.join();
