@@ -81,7 +81,7 @@ double writers(const std::string& location, const Options& o) {
     if (pid == 0) {
       try {
         auto store = Store::open(location);
-        MetricWriter writer(store, runs[w]);
+        MetricWriter writer(store, store.mark_running(runs[w], "bench", "cpu"));
         for (long i = 0; i < o.rows; ++i)
           writer.log(i / 5, "m" + std::to_string(i % 5), 1.0 / (1 + i));
         writer.flush();
@@ -150,7 +150,7 @@ double log_cost(const std::string& location) {
   constexpr int kUpdates = 20'000;
   const auto start = Clock::now();
   {
-    MetricWriter writer(store, run);
+    MetricWriter writer(store, store.mark_running(run, "bench", "cpu"));
     for (int u = 1; u <= kUpdates; ++u)
       for (const char* n : names) writer.log(u, n, 1.0 / u);
   }

@@ -61,20 +61,31 @@ void build_app(CLI::App& app, GlobalOptions& options) {
 // The first word that is not a global option names the command; a word that names none gets
 // the closest command (CLI11 alone says only "A subcommand is required"). Empty when fine.
 std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  // The command, then the sub-command of a command that needs one (`analyze beta`,
+  // `export table`): each word is checked against the names one level down.
+  const CLI::App* level = &app;
+  std::string what = "command";
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    if (word == "--db" || word == "--artifacts") {
+    if (level == &app && (word == "--db" || word == "--artifacts")) {
       ++i;  // their value
       continue;
     }
     if (word.rfind("-", 0) == 0) continue;  // --json, --help, --db=...
-    if (std::find(names.begin(), names.end(), word) != names.end()) return "";
+    std::vector<std::string> names;
+    for (const CLI::App* sub : level->get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), word) != names.end()) {
+      const CLI::App* next = level->get_subcommand(word);
+      if (next->get_require_subcommand_min() == 0) return "";  // its words are its own
+      what = level == &app && word == "analyze" ? "analysis" : "'" + word + "' sub-command";
+      level = next;
+      continue;
+    }
     const std::string hint = closest_match(word, names);
-    return "unknown command '" + word + "'" +
-           (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-           " (commands: " + join(names, ", ") + ")";
+    const std::string plural = what == "analysis" ? "analyses" : what + "s";
+    return "unknown " + what + " '" + word + "'" +
+           (hint.empty() ? "" : "; did you mean '" + hint + "'?") + " (" + plural + ": " +
+           join(names, ", ") + ")";
   }
   return "";
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "core/train/run_files.h"
 #include "db/run_paths.h"
 #include "db/store.h"
 
@@ -46,14 +48,12 @@ bool is_step(const std::string& s) {
 }
 
 // What --checkpoint can name for a run: best, last, init and the steps kept by
-// train.keep_checkpoint_every (checkpoint_<update>.pt).
-std::string kept_steps_hint(const fs::path& dir) {
+// train.keep_checkpoint_every (artifacts checkpoint_<update>).
+std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
   std::vector<long> steps;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string stem = entry.path().stem().string();  // checkpoint_300
-    if (entry.path().extension() != ".pt" || stem.rfind("checkpoint_", 0) != 0) continue;
-    const std::string digits = stem.substr(11);
+  for (const auto& a : artifacts) {
+    if (a.kind.rfind("checkpoint_", 0) != 0) continue;
+    const std::string digits = a.kind.substr(11);
     if (is_step(digits)) steps.push_back(std::stol(digits));
   }
   std::sort(steps.begin(), steps.end());
@@ -79,12 +79,15 @@ Subject load_run(db::Store& store, const db::StorePaths& paths, const std::strin
   stored.config_yaml = run->config_yaml;
   stored.checkpoint = checkpoint;
   if (checkpoint != "init") {
-    const fs::path path = fs::path(paths.run_dir(run->id)) / ("checkpoint_" + checkpoint + ".pt");
-    if (!fs::exists(path))
-      throw InputError(path.string(), 0, "--checkpoint",
+    // The store's rows name the run's files (core/train/run_files.h).
+    const auto artifacts = store.artifacts(run->id);
+    const std::string dir = paths.run_dir(run->id);
+    const std::string path = recorded_file(artifacts, dir, "checkpoint_" + checkpoint);
+    if (path.empty() || !fs::exists(path))
+      throw InputError(path.empty() ? dir : path, 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
-                           " checkpoint (" + kept_steps_hint(path.parent_path()) + ")");
-    stored.checkpoint_path = path.string();
+                           " checkpoint (" + kept_steps_hint(artifacts) + ")");
+    stored.checkpoint_path = path;
   }
   const auto tags = store.tags(run->id);
   if (auto it = tags.find("admin.profile"); it != tags.end())
@@ -201,6 +204,22 @@ void show_analysis(const GlobalOptions& global, int64_t id) {
   analysis::find_analysis(record->kind).print(result, std::cout);
 }
 
+// "must be positive (got -1)": CLI11's PositiveNumber answers with the range it checks, whose
+// upper end is the largest double written out in 309 digits.
+CLI::Validator bound_check(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& value) {
+        char* end = nullptr;
+        const double x = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end != '\0')
+          return std::string();  // CLI11 says "not a number"
+        if (positive ? x > 0 : x >= 0) return std::string();
+        return std::string(positive ? "must be positive" : "must not be negative") + " (got " +
+               value + ")";
+      },
+      positive ? "> 0" : ">= 0");
+}
+
 // The flags an analysis reads (Analysis::options), made from their declarations
 // (analysis/params.h): typed, with their help, choices and range.
 void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
@@ -213,8 +232,7 @@ void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
     if (std::holds_alternative<std::vector<int> analysis::AnalysisParams::*>(o.field))
       opt->delimiter(',');
     if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
-    if (o.bound == Bound::Positive) opt->check(CLI::PositiveNumber);
-    if (o.bound == Bound::NonNegative) opt->check(CLI::NonNegativeNumber);
+    if (o.bound != Bound::Any) opt->check(bound_check(o.bound == Bound::Positive));
     if (o.required) opt->required();
   }
 }

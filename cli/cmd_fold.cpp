@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/model/admin.h"
 #include "core/train/checkpoint.h"
+#include "core/train/run_files.h"
 #include "db/run_paths.h"
 #include "db/store.h"
 
@@ -44,11 +45,12 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   auto store = db::Store::open(db_path);
   auto run = store.find_run(args.run);
   if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + args.run + "'");
-  const fs::path checkpoint = fs::path(resolve_store_paths(global).run_dir(run->id)) /
-                              ("checkpoint_" + args.checkpoint + ".pt");
-  if (!fs::exists(checkpoint))
+  const std::string dir = resolve_store_paths(global).run_dir(run->id);
+  const fs::path checkpoint =
+      recorded_file(store.artifacts(run->id), dir, "checkpoint_" + args.checkpoint);
+  if (checkpoint.empty() || !fs::exists(checkpoint))
     throw InputError(
-        checkpoint.string(), 0, "",
+        checkpoint.empty() ? dir : checkpoint.string(), 0, "",
         "run " + std::to_string(run->id) + " has no " + args.checkpoint + " checkpoint");
   RunConfig config = load_config_string(checkpoint_config(checkpoint.string()), checkpoint.string(),
                                         checkpoint.parent_path().string());

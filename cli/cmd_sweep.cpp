@@ -8,6 +8,7 @@
 // ones continue from their last checkpoint. `fathom sweep status NAME`, `fathom sweep cancel NAME`.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -23,6 +24,8 @@
 #include "base/util/version.h"
 #include "cli/commands.h"
 #include "core/model/registry.h"
+#include "core/train/memory_check.h"
+#include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
 #include "experiments/launcher.h"
@@ -49,7 +52,32 @@ struct SweepArgs {
   bool wait = false;     // --wait: follow a cluster launch until it ends
   bool yes = false;      // --yes: queue more than kManyRuns runs
   double heartbeat_timeout = experiments::kDefaultHeartbeatTimeout;
+  double heartbeat_interval = db::HeartbeatThread::kDefaultInterval;
+  std::vector<std::string> retry;  // --retry: ended statuses a resume takes back
 };
+
+// A timeout shorter than a few heartbeats would call every worker lost before it beat once
+// (`--heartbeat-timeout 1`, or -1 or nan, marked every run crashed before its worker started);
+// --retry names ended statuses a resume can continue.
+void check_follow_flags(const SweepArgs& args) {
+  const double least = db::kMinBeatsPerTimeout * args.heartbeat_interval;
+  if (!(args.heartbeat_timeout >= least) || !std::isfinite(args.heartbeat_timeout))
+    throw InputError(
+        "fathom sweep", 0, "--heartbeat-timeout",
+        format_number(args.heartbeat_timeout) + " s is too short: a worker beats every " +
+            format_number(args.heartbeat_interval) +
+            " s (--heartbeat-interval), so it must be at least " +
+            format_number(db::kMinBeatsPerTimeout) + " beats, " + format_number(least) + " s");
+  for (const auto& status : args.retry) {
+    const auto& allowed = experiments::retryable_statuses();
+    if (std::find(allowed.begin(), allowed.end(), status) == allowed.end())
+      throw InputError("fathom sweep", 0, "--retry",
+                       "'" + status + "' is not an ended status a resume continues (" +
+                           join(allowed, ", ") + ")");
+  }
+  if (!args.retry.empty() && !args.resume)
+    throw InputError("fathom sweep", 0, "--retry", "--retry goes with --resume");
+}
 
 std::string self_binary() { return fs::read_symlink("/proc/self/exe").string(); }
 
@@ -74,8 +102,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
   if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
   experiments::apply_sweep_overrides(spec, args.overrides);
-  const auto runs =
-      experiments::expand_sweep(spec, [](const RunConfig& config) { check_model_methods(config); });
+  const auto runs = experiments::expand_sweep(spec, [](const RunConfig& config) {
+    check_model_methods(config);
+    check_model_fits(config);
+  });
   if (args.dry_run) {
     if (!spec.overrides.empty())
       std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
@@ -87,6 +117,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   }
   experiments::check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
+  check_follow_flags(args);
   const std::string launcher_name = !args.launcher.empty() ? args.launcher
                                     : spec.slurm           ? "slurm"
                                                            : "local";
@@ -107,6 +138,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   request.threads_per_worker = std::max(1, cores / args.jobs);
   if (launcher_name == "local") request.devices = slot_devices(args.devices);
   request.run_dir = [paths](int64_t id) { return paths.run_dir(id); };
+  request.heartbeat_s = args.heartbeat_interval;
   // Every refusal (no sbatch, an unknown partition, GPU runs on a CPU partition) comes before
   // anything is queued.
   std::vector<RunConfig> configs;
@@ -115,7 +147,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
 
   // Records the runs (a sweep already in the store needs --resume) and requeues interrupted ones.
   const experiments::QueuedSweep queued =
-      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout);
+      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout, args.retry);
   request.runs = queued.queued;
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
@@ -163,6 +195,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
         "sweep %s: %d runs still queued with no worker left to take them; "
         "`fathom sweep %s --resume` launches more\n",
         spec.name.c_str(), counts.left_queued, args.file.c_str());
+  // Diverged runs are results; a run that failed, crashed or is left queued is not done.
+  if (counts.failed + counts.crashed + counts.left_queued > 0) throw CommandExit{1};
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {
@@ -241,7 +275,14 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
                   "the sweep's name (prefix of its run names) instead of the file's name:");
   cmd->add_option("--heartbeat-timeout", args->heartbeat_timeout,
                   "seconds without a heartbeat after which a running run's worker counts as lost "
-                  "(default 180)");
+                  "(default 180; at least 3 heartbeat intervals)");
+  cmd->add_option("--heartbeat-interval", args->heartbeat_interval,
+                  "seconds between a worker's heartbeats (default 20)")
+      ->check(CLI::Range(db::kMinHeartbeatInterval, 3600.0));
+  cmd->add_option("--retry", args->retry,
+                  "with --resume: also continue runs that ended with these statuses "
+                  "(cancelled, failed), from their last checkpoint")
+      ->delimiter(',');
   cmd->add_option("--devices", args->devices,
                   "devices of the worker slots, e.g. cuda:0,cuda:1 (slot i -> device i mod n); "
                   "auto: every visible GPU (default); none: as the configs say")

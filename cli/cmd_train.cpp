@@ -1,26 +1,39 @@
 // `fathom train CONFIG.yaml [--set key=value ...] [--device ...]` and
-// `fathom train --resume RUN`: one training run, recorded in the store. Ctrl+C or SIGTERM
-// stops it at the next update with a checkpoint: the run is marked cancelled with the command
-// that continues it, and the exit status is 128 + the signal.
+// `fathom train --resume RUN`: one training run, recorded in the store as its holder
+// (db/lease.h). Ctrl+C, SIGTERM or SIGHUP stops it at the next update with a checkpoint (or
+// between the steps of loading and evaluating): the run is marked cancelled with the command
+// that continues it, and the exit status is 128 + the signal. A run cancelled or taken by
+// another process meanwhile stops it without another write (exit status 3).
+#include <unistd.h>
+
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "base/util/process.h"
+#include "base/util/strings.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
+#include "core/train/device.h"
+#include "core/train/error_text.h"
+#include "core/train/memory_check.h"
+#include "core/train/precision.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "experiments/worker_exit.h"
 
 namespace fathom::cli {
 namespace {
@@ -77,6 +90,73 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
                          id + "` first");
 }
 
+// What a resume may change: where the run ends, and how (threads, device) -- never what its
+// curve so far was trained with, which the stored config must keep describing.
+const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads", "device"};
+
+// The dotted keys whose values differ between two configs (config_to_json), with "a -> b".
+void changed_keys(const nlohmann::json& a, const nlohmann::json& b, const std::string& prefix,
+                  std::map<std::string, std::string>& out) {
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : a.items()) keys.insert(k);
+    for (const auto& [k, v] : b.items()) keys.insert(k);
+    for (const auto& k : keys)
+      changed_keys(a.contains(k) ? a[k] : nlohmann::json(), b.contains(k) ? b[k] : nlohmann::json(),
+                   prefix.empty() ? k : prefix + "." + k, out);
+  } else if (a != b) {
+    out[prefix] = a.dump() + " -> " + b.dump();
+  }
+}
+
+// A resume under changed settings: refused unless only kResumableKeys change; returns those
+// changes ("train.max_updates" -> "300 -> 600") to record with the run.
+std::map<std::string, std::string> resume_changes(const RunConfig& stored, const RunConfig& now) {
+  std::map<std::string, std::string> changes;
+  changed_keys(config_to_json(stored), config_to_json(now), "", changes);
+  std::string refused;
+  for (const auto& [key, change] : changes)
+    if (!kResumableKeys.count(key)) refused += (refused.empty() ? "" : ", ") + key;
+  if (!refused.empty())
+    throw InputError("fathom train", 0, "--set",
+                     "--resume keeps the config the run was trained with; changing " + refused +
+                         " would give one curve two settings while the stored config names "
+                         "one. A resume may change only " +
+                         join({kResumableKeys.begin(), kResumableKeys.end()}, ", ") +
+                         "; for other values train a new run (fathom train CONFIG --set ...)");
+  return changes;
+}
+
+// `fathom [--db ...] [--artifacts ...] REST` as the user can run it again: the store and
+// artifacts this command used when they were given on its command line (a URL shows *** for
+// its password).
+std::string command_line(const GlobalOptions& global, const db::Store& store,
+                         const std::string& rest) {
+  auto quoted = [](const std::string& s) {
+    return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
+  };
+  std::string line = "fathom";
+  if (!global.db.empty()) line += " --db " + quoted(store.path());
+  if (!global.artifacts.empty()) line += " --artifacts " + quoted(global.artifacts);
+  return line + " " + rest;
+}
+
+// The holder's records of a `fathom train` process: where it runs (so `fathom cancel`
+// reaches it and a dead process is known at once, experiments/run_control.h) and a resume's
+// changed settings.
+void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& config,
+                   const std::map<std::string, std::string>& changes, int64_t updates) {
+  store.set_tag(lease, "worker.launcher", "local");
+  store.set_tag(lease, "worker.host", host_name());
+  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
+  if (changes.empty()) return;
+  std::string text;
+  for (const auto& [key, change] : changes)
+    text += (text.empty() ? "" : "; ") + key + ": " + change;
+  store.set_tag(lease, "config.changed_at." + std::to_string(updates), text);
+  store.set_config(lease, config_to_yaml(config), config_to_json(config).dump());
+}
+
 void run_train(TrainArgs args, const GlobalOptions& global) {
   take_config_from_overrides(args.config_path, args.overrides);
   const std::string db_path = resolve_db_path(global);
@@ -84,78 +164,108 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   // A new run opens (and so creates) the store only after its config passed every check: a
   // typo must leave nothing behind, not even an empty store. --resume needs the store first.
   std::optional<db::Store> store;
-  int64_t run_id = 0;
+  std::optional<db::RunRecord> resumed;
   if (!args.resume.empty()) {
     store.emplace(db::Store::open(db_path));
-    auto record = store->find_run(args.resume);
-    if (!record)
+    resumed = store->find_run(args.resume);
+    if (!resumed)
       throw InputError(store->path(), 0, "--resume", "no run '" + args.resume + "' in the store");
-    run_id = record->id;
-    config =
-        load_config_string(record->config_yaml, "run " + std::to_string(run_id) + " config", "");
+    config = load_config_string(resumed->config_yaml,
+                                "run " + std::to_string(resumed->id) + " config", "");
   } else {
     if (args.config_path.empty())
       throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
     config = load_config_file(args.config_path);
   }
+  const RunConfig stored = config;
   apply_overrides(config, args.overrides);
   if (!args.device.empty()) config.device = args.device;
-  if (run_id != 0)
-    refuse_pointless_resume(*store, *store->find_run(std::to_string(run_id)), config);
-  // Every check runs before any work: a bad config never creates a run.
+  std::map<std::string, std::string> changes;
+  if (resumed) {
+    changes = resume_changes(stored, config);
+    refuse_pointless_resume(*store, *resumed, config);
+  }
+  // Every check runs before any work: a bad config (or a device this machine lacks) never
+  // creates a run.
   check_config(config);
   check_model_methods(config);
+  check_model_fits(config);
+  plan_precision(config, resolve_device(config.device));
 
   const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
   if (!store) store.emplace(db::Store::open(db_path));
-  if (run_id == 0) {
+  const int64_t run_id = resumed ? resumed->id : [&] {
     db::NewRun run;
     run.name = config.name;
     run.config_json = config_to_json(config).dump();
     run.config_yaml = config_to_yaml(config);
     run.git_rev = git_revision();
-    run_id = store->create_run(run);
-  }
+    return store->create_run(run);
+  }();
   TrainOptions options;
   options.run_id = run_id;
   options.artifacts_dir = paths.run_dir(run_id);
   options.cache_dir = paths.cache_root;
-  options.resume = !args.resume.empty();
+  options.resume = resumed.has_value();
   options.progress = !args.no_progress;
-  // Ctrl+C / SIGTERM: stop at the next update with a checkpoint, never leave a stale "running".
+  // Ctrl+C / SIGTERM / SIGHUP: stop at the next update with a checkpoint (or between the
+  // steps of loading and evaluating), never leave a stale "running".
   install_stop_signals();
   options.stop_requested = &stop_requested();
+  std::optional<db::Lease> held;
+  options.on_hold = [&](const db::Lease& lease) {
+    held = lease;
+    record_holder(*store, lease, config, changes, resumed ? resumed->updates : 0);
+  };
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << store->path() << "\n";
-  // Liveness for schedulers and the desktop app, also during long evaluations.
-  db::HeartbeatThread heartbeat(store->location(), run_id, db::HeartbeatThread::kDefaultInterval);
+  const std::string resume =
+      command_line(global, *store, "train --resume " + std::to_string(run_id));
   TrainOutcome outcome;
   try {
     outcome = train_run(config, *store, options);
   } catch (const UnreadableResumePoint&) {
     throw;  // nothing was trained or recorded: the run stays as it was
+  } catch (const db::LeaseLost& e) {
+    // Cancelled (`fathom cancel`) or taken by another process meanwhile: nothing more is ours.
+    std::cerr << "error: " << e.what() << "\n";
+    throw CommandExit{experiments::kWorkerFenced};
   } catch (const std::exception& e) {
+    if (!held) throw;  // it never became this process's run: left as it was
+    const std::string what = error_text(e);
+    const bool outage = dynamic_cast<const db::StoreUnreachable*>(&e) != nullptr;
     try {
-      store->finish_run(run_id, db::status::kFailed, e.what());
+      store->finish_run(*held, outage ? db::status::kCrashed : db::status::kFailed, what);
+    } catch (const db::LeaseLost& lost) {
+      std::cerr << "note: " << lost.what() << "\n";
     } catch (const std::exception& also) {
       // The store itself failed (a full disk under it, a lost server): the run stays
       // `running` until its heartbeat goes stale. Say how to continue; the checkpoint and
       // every row written so far are intact.
-      std::cerr << "error: " << e.what() << "\n"
-                << "run " << run_id << " could not be marked failed either (" << also.what()
-                << "); once the store is writable again, continue it with: fathom cancel " << run_id
-                << " && fathom train --resume " << run_id << "\n";
+      std::cerr << "error: " << what << "\n"
+                << "run " << run_id << " could not be marked failed either (" << error_text(also)
+                << "); once the store is writable again, continue it with: "
+                << command_line(global, *store, "cancel " + std::to_string(run_id)) << " && "
+                << resume << "\n";
       throw CommandExit{1};
     }
-    throw;
+    throw;  // main() names it: exit status 2 for bad input, 1 otherwise
   }
   if (outcome.status == "stopped") {
-    const std::string resume = "fathom train --resume " + std::to_string(run_id);
-    store->finish_run(run_id, db::status::kCancelled,
-                      std::string("interrupted by ") + strsignal(stop_signal()) + " after update " +
-                          std::to_string(outcome.updates) +
-                          " (checkpoint written); continue with `" + resume + "`");
-    std::cerr << "run " << run_id << " stopped after update " << outcome.updates
-              << " with a checkpoint; continue it with: " << resume << "\n";
+    const std::string when =
+        outcome.stopped_during.empty()
+            ? "after update " + std::to_string(outcome.updates) + " (checkpoint written)"
+            : "during " + outcome.stopped_during + " (it continues from its last checkpoint)";
+    const std::string why = std::string("interrupted by ") + strsignal(stop_signal()) + " " + when;
+    if (held) {
+      try {
+        store->finish_run(*held, db::status::kCancelled, why + "; continue with `" + resume + "`");
+      } catch (const db::LeaseLost& e) {
+        std::cerr << "note: " << e.what() << "\n";
+      }
+      std::cerr << "run " << run_id << " " << why << "; continue it with: " << resume << "\n";
+    } else {
+      std::cerr << "run " << run_id << " " << why << ", before it was taken: it is as it was\n";
+    }
     throw CommandExit{128 + stop_signal()};
   }
   print_outcome(*store->find_run(std::to_string(run_id)), outcome, global.json);

@@ -1,7 +1,9 @@
-// `fathom worker --sweep NAME` / `fathom worker --run ID`: the process a launcher starts
-// (experiments/launcher.h). It takes one run -- the next queued run of the sweep, claimed
-// atomically in the store (a Slurm array task), or a run its launcher already claimed for it
-// (the local launcher) -- and trains it, resuming from the run's checkpoint when it has one.
+// `fathom worker --sweep NAME` / `fathom worker --run ID --lease N`: the process a launcher
+// starts (experiments/launcher.h). It holds one run -- the next queued run of the sweep,
+// claimed atomically in the store (a Slurm array task), or a run its launcher already claimed
+// for it (the local launcher), under that claim's lease (db/lease.h) -- and trains it, resuming
+// from the run's checkpoint when it has one. Every write it makes is fenced by the lease: once
+// the run is taken from it (declared lost and requeued, cancelled) it stops and exits 3.
 // The store and artifacts root come from $FATHOM_DB / $FATHOM_ARTIFACTS (a URL may hold a
 // password; argv is public); nothing about the run's state travels in argv.
 //
@@ -27,6 +29,8 @@
 #include "cli/commands.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
+#include "core/train/error_text.h"
+#include "core/train/memory_check.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_status.h"
@@ -40,6 +44,7 @@ namespace fs = std::filesystem;
 struct WorkerArgs {
   std::string sweep;
   int64_t run = 0;
+  int64_t lease = 0;  // with --run: the lease generation the launcher's claim got
   std::string device;
   int threads = 0;
   bool no_progress = false;
@@ -52,21 +57,21 @@ std::string env_or(const char* name, const std::string& fallback = "") {
 }
 
 // What a launcher needs to find, stop and judge this worker later, from any machine.
-void record_worker(db::Store& store, int64_t run, const std::string& log) {
+void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
   const bool slurm = !env_or("SLURM_JOB_ID").empty();
-  store.set_tag(run, "worker.launcher", slurm ? "slurm" : "local");
-  store.set_tag(run, "worker.host", host_name());
-  store.set_tag(run, "worker.pid", std::to_string(getpid()));
-  store.set_tag(run, "worker.log", log);
+  store.set_tag(lease, "worker.launcher", slurm ? "slurm" : "local");
+  store.set_tag(lease, "worker.host", host_name());
+  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
+  store.set_tag(lease, "worker.log", log);
   if (!slurm) return;
   const std::string array = env_or("SLURM_ARRAY_JOB_ID");
   const std::string job =
       array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
-  store.set_tag(run, "slurm.job", job);                        // as squeue shows it: 17_3
-  store.set_tag(run, "slurm.job_id", env_or("SLURM_JOB_ID"));  // unique: scancel, requeue
-  if (!array.empty()) store.set_tag(run, "slurm.array_job", array);
-  store.set_tag(run, "slurm.node", env_or("SLURMD_NODENAME", host_name()));
-  store.set_tag(run, "slurm.restarts", env_or("SLURM_RESTART_COUNT", "0"));
+  store.set_tag(lease, "slurm.job", job);                        // as squeue shows it: 17_3
+  store.set_tag(lease, "slurm.job_id", env_or("SLURM_JOB_ID"));  // unique: scancel, requeue
+  if (!array.empty()) store.set_tag(lease, "slurm.array_job", array);
+  store.set_tag(lease, "slurm.node", env_or("SLURMD_NODENAME", host_name()));
+  store.set_tag(lease, "slurm.restarts", env_or("SLURM_RESTART_COUNT", "0"));
 }
 
 // From here on the task's output goes to the run's own log, appended across requeues.
@@ -81,39 +86,72 @@ void redirect_output_to(const std::string& log) {
   close(fd);
 }
 
+// The run this worker holds: one its launcher claimed for it (--run, --lease), or the next
+// queued run of the sweep, claimed here. nullopt: nothing left to claim.
+std::optional<db::RunRecord> take_run(db::Store& store, const WorkerArgs& args) {
+  if (args.run > 0) {
+    auto run = store.find_run(std::to_string(args.run));
+    if (!run) throw InputError(store.path(), 0, "--run", "no run " + std::to_string(args.run));
+    if (args.lease <= 0)
+      throw InputError("fathom worker", 0, "--lease",
+                       "--run needs the lease generation of its launcher's claim");
+    // Checked by every write below too; said here so a stale start explains itself.
+    if (run->status != db::status::kRunning || run->lease != args.lease)
+      throw db::LeaseLost(db::Lease{run->id, args.lease}, run->status, run->lease);
+    return run;
+  }
+  if (args.sweep.empty())
+    throw InputError("fathom worker", 0, "--sweep", "give --sweep NAME or --run ID --lease N");
+  return store.claim_next_run(args.sweep, host_name(), args.device);
+}
+
+// An error while training: the run is recorded failed -- or crashed, which `fathom sweep
+// --resume` restarts, when the store itself was out of reach (a server outage longer than
+// the retry budget is no fault of the run).
+int record_failure(db::Store& store, const db::Lease& lease, const std::exception& e) {
+  const std::string what = error_text(e);
+  const bool outage = dynamic_cast<const db::StoreUnreachable*>(&e) != nullptr;
+  std::cerr << "worker: run " << lease.run << (outage ? " interrupted: " : " failed: ") << what
+            << "\n";
+  try {
+    store.finish_run(lease, outage ? db::status::kCrashed : db::status::kFailed, what);
+  } catch (const db::LeaseLost& lost) {
+    std::cerr << "worker: " << lost.what() << "\n";
+    return experiments::kWorkerFenced;
+  } catch (const std::exception& also) {
+    std::cerr << "worker: run " << lease.run << " could not be marked either: " << error_text(also)
+              << "\n";
+  }
+  return outage ? experiments::kWorkerStoreLost : experiments::kWorkerFailed;
+}
+
 int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   install_stop_signals();
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
   std::optional<db::RunRecord> run;
-  if (args.run > 0) {
-    run = store.find_run(std::to_string(args.run));
-    if (!run) throw InputError(store.path(), 0, "--run", "no run " + std::to_string(args.run));
-    if (run->status != db::status::kRunning)
-      throw InputError(store.path(), 0, "--run",
-                       "run " + std::to_string(args.run) + " is " + run->status +
-                           ", not claimed for a worker (use --sweep to claim a queued run)");
-  } else {
-    if (args.sweep.empty())
-      throw InputError("fathom worker", 0, "--sweep", "give --sweep NAME or --run ID");
-    run = store.claim_next_run(args.sweep, host_name(), args.device);
-    if (!run) {
-      std::cerr << "worker: no queued run left in sweep " << args.sweep << "\n";
-      return experiments::kWorkerEnded;
-    }
+  try {
+    run = take_run(store, args);
+  } catch (const db::LeaseLost& e) {
+    std::cerr << "worker: " << e.what() << "\n";
+    return experiments::kWorkerFenced;
   }
+  if (!run) {
+    std::cerr << "worker: no queued run left in sweep " << args.sweep << "\n";
+    return experiments::kWorkerEnded;
+  }
+  const db::Lease lease{run->id, run->lease};
   const int64_t id = run->id;
   const std::string log = (fs::path(paths.run_dir(id)) / "worker.log").string();
   if (args.run == 0) {
     std::cerr << "worker: run " << id << " (" << run->name << "), log " << log << "\n";
     redirect_output_to(log);
   }
-  record_worker(store, id, log);
-  db::HeartbeatThread heartbeat(store.location(), id, args.heartbeat_s);
 
   TrainOutcome outcome;
   try {
+    record_worker(store, lease, log);
     RunConfig config =
         load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
     int threads = args.threads;
@@ -123,6 +161,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     if (!args.device.empty()) config.device = args.device;
     check_config(config);
     check_model_methods(config);
+    check_model_fits(config);
     TrainOptions options;
     options.run_id = id;
     options.artifacts_dir = paths.run_dir(id);
@@ -130,24 +169,33 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     options.resume = true;  // a new run has no checkpoint; a requeued one continues from its own
     options.progress = !args.no_progress;
     options.stop_requested = &stop_requested();
-    std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name() << " -> "
-              << store.path() << "\n";
+    options.lease = lease;
+    options.heartbeat_s = args.heartbeat_s;
+    std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name()
+              << " under lease " << lease.generation << " -> " << store.path() << "\n";
     outcome = train_run(config, store, options);
+  } catch (const db::LeaseLost& e) {
+    // Declared lost (and requeued, taken by another worker) or cancelled meanwhile: the run's
+    // files and rows are someone else's now. Stop without writing.
+    std::cerr << "worker: " << e.what() << "\n";
+    return experiments::kWorkerFenced;
   } catch (const std::exception& e) {
-    store.finish_run(id, db::status::kFailed, e.what());
-    std::cerr << "worker: run " << id << " failed: " << e.what() << "\n";
-    return experiments::kWorkerFailed;
+    return record_failure(store, lease, e);
   }
   if (outcome.status != "stopped") {
     std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates
               << " updates\n";
     return experiments::kWorkerEnded;
   }
-  const std::string why = std::string("stopped by ") + strsignal(stop_signal()) + " after update " +
-                          std::to_string(outcome.updates) + " on " + host_name() + "; requeued";
-  if (!store.requeue_run(id, why)) {
-    std::cerr << "worker: run " << id << " was ended meanwhile ("
-              << store.find_run(std::to_string(id))->status << "); not requeued\n";
+  const std::string why =
+      std::string("stopped by ") + strsignal(stop_signal()) +
+      (outcome.stopped_during.empty() ? " after update " + std::to_string(outcome.updates)
+                                      : " during " + outcome.stopped_during) +
+      " on " + host_name() + "; requeued";
+  try {
+    store.requeue_run(lease, why);
+  } catch (const db::LeaseLost& e) {
+    std::cerr << "worker: run " << id << " not requeued: " << e.what() << "\n";
     return experiments::kWorkerEnded;
   }
   std::cerr << "worker: run " << id << " " << why << "\n";
@@ -171,10 +219,12 @@ void add_worker_command(CLI::App& app, GlobalOptions& global) {
       "worker", "Train one run of a sweep: the process launchers start (docs/cluster.md)");
   cmd->add_option("--sweep", args->sweep, "claim the next queued run of this sweep");
   cmd->add_option("--run", args->run, "train this run, already claimed by the launcher");
+  cmd->add_option("--lease", args->lease, "with --run: the lease generation of that claim");
   cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
   cmd->add_option("--threads", args->threads,
                   "train.threads (default: $SLURM_CPUS_PER_TASK or the config)");
-  cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)");
+  cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)")
+      ->check(CLI::Range(db::kMinHeartbeatInterval, 3600.0));
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
   cmd->callback([args, &global] {
     const int code = run_worker(*args, global);

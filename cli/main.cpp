@@ -4,6 +4,7 @@
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "core/train/error_text.h"
 
 int main(int argc, char** argv) {
   fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << fathom::error_text(e) << "\n";
     return 1;
   }
   return 0;

@@ -22,7 +22,8 @@ void install_stop_signals() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  for (int sig : {SIGUSR2, SIGTERM, SIGINT}) sigaction(sig, &action, nullptr);
+  // SIGHUP: the terminal of a `fathom train` closed -- stop with a checkpoint, as for Ctrl+C.
+  for (int sig : {SIGUSR2, SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &action, nullptr);
 }
 
 const std::atomic<bool>& stop_requested() { return requested; }

@@ -1,5 +1,5 @@
 #pragma once
-// SIGINT, SIGTERM and SIGUSR2 as a request to stop training at the next update boundary
+// SIGINT, SIGTERM, SIGHUP and SIGUSR2 as a request to stop training at the next update boundary
 // (TrainOptions::stop_requested), for `fathom train` and `fathom worker`: the trainer writes a
 // checkpoint of exactly the updates done, and the command records how the run stopped.
 #include <atomic>

@@ -5,9 +5,9 @@
 
 namespace fathom::db {
 
-MetricWriter::MetricWriter(Store& store, int64_t run, size_t flush_rows, double flush_seconds)
+MetricWriter::MetricWriter(Store& store, Lease lease, size_t flush_rows, double flush_seconds)
     : store_(store),
-      run_(run),
+      lease_(lease),
       flush_rows_(flush_rows == 0 ? 1 : flush_rows),
       flush_interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::duration<double>(flush_seconds))),
@@ -18,8 +18,10 @@ MetricWriter::MetricWriter(Store& store, int64_t run, size_t flush_rows, double 
 MetricWriter::~MetricWriter() {
   try {
     flush();
+  } catch (const LeaseLost&) {
+    // Not ours any more: the rows are rightly dropped (the trainer said why).
   } catch (const std::exception& e) {
-    std::cerr << "warning: " << buffer_.size() << " metric rows of run " << run_
+    std::cerr << "warning: " << buffer_.size() << " metric rows of run " << lease_.run
               << " were not written: " << e.what() << "\n";
   }
 }
@@ -34,7 +36,7 @@ void MetricWriter::log(int64_t step, const std::string& name, double value) {
 void MetricWriter::flush() {
   last_flush_ = std::chrono::steady_clock::now();  // also after a failure: no retry storm
   if (buffer_.empty()) return;
-  store_.write_metrics(run_, buffer_);
+  store_.write_metrics(lease_, buffer_);
   buffer_.clear();
 }
 

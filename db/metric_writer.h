@@ -13,8 +13,9 @@ namespace fathom::db {
 
 class MetricWriter {
  public:
-  // `store` must outlive the writer and must not be moved while it exists.
-  MetricWriter(Store& store, int64_t run, size_t flush_rows = 512, double flush_seconds = 2.0);
+  // `store` must outlive the writer and must not be moved while it exists. Rows are the
+  // holder's writes (db/lease.h): a flush after the run was taken from `lease` throws LeaseLost.
+  MetricWriter(Store& store, Lease lease, size_t flush_rows = 512, double flush_seconds = 2.0);
   // Flushes; an error is reported on stderr (a destructor must not throw). Call flush()
   // first where losing the tail of a curve should stop the program.
   ~MetricWriter();
@@ -29,7 +30,7 @@ class MetricWriter {
 
  private:
   Store& store_;
-  int64_t run_;
+  Lease lease_;
   size_t flush_rows_;
   std::chrono::steady_clock::duration flush_interval_;
   std::chrono::steady_clock::time_point last_flush_;

@@ -88,6 +88,12 @@ CREATE TABLE analyses (
 );
 CREATE INDEX analyses_by_run ON analyses(run_id, kind, id);
 )sql"},
+      {"v3: runs.lease, the generation of a run's current claim (fencing, db/lease.h)",
+       R"sql(
+-- Every claim and requeue increments it; a holder's writes are accepted only under the
+-- generation it claimed (db/lease.h).
+ALTER TABLE runs ADD COLUMN lease INTEGER NOT NULL DEFAULT 0;
+)sql"},
   };
   return steps;
 }
@@ -200,7 +206,7 @@ void migrate(const Connection& db) {
   // All missing steps in one transaction: a reader opening the file meanwhile sees the old
   // version or the latest, never a half-made store (it would refuse one as "older").
   Transaction tx(db);
-  const int from = check_schema(db);  // re-read under the write lock
+  const int from = check_schema(db);            // re-read under the write lock
   if (from >= latest_schema_version()) return;  // tx rolls back: nothing to do
   for (int version = from; version < latest_schema_version(); ++version) {
     try {

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "base/util/error.h"
+#include "db/store_unreachable.h"
+#include "db/store_url.h"
 
 namespace fathom::db {
 namespace {
@@ -87,7 +89,11 @@ std::optional<int64_t> PgResult::optional_int64(int row, int col) const {
 // ---- PgConnection -------------------------------------------------------------------------
 
 PgConnection::PgConnection(std::string conninfo, std::string shown)
-    : conninfo_(std::move(conninfo)), shown_(std::move(shown)), password_(password_of(conninfo_)) {
+    : conninfo_(std::move(conninfo)),
+      shown_(std::move(shown)),
+      passwords_(url_passwords(conninfo_)) {
+  if (const std::string decoded = password_of(conninfo_); !decoded.empty())
+    passwords_.push_back(decoded);
   connect();
 }
 
@@ -96,18 +102,43 @@ PgConnection::~PgConnection() {
 }
 
 std::string PgConnection::scrub(std::string message) const {
-  if (password_.size() >= 1)
-    for (size_t pos; (pos = message.find(password_)) != std::string::npos;)
-      message.replace(pos, password_.size(), "***");
+  for (const auto& password : passwords_)
+    if (!password.empty())
+      for (size_t pos; (pos = message.find(password)) != std::string::npos;)
+        message.replace(pos, password.size(), "***");
   return trim(message);
 }
 
 void PgConnection::connect(const char* timeout_s) {
   if (conn_) PQfinish(conn_);
   conn_ = nullptr;
-  // Entries before dbname are defaults the URL may override (expand_dbname = 1).
-  const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {timeout_s, "fathom", conninfo_.c_str(), nullptr};
+  // Entries before dbname are defaults the URL may override (expand_dbname = 1). A server
+  // partitioned away drops packets without a reset: without keepalives and a TCP user timeout
+  // a statement in flight would wait for the kernel to give up (about 15 minutes); with them
+  // the connection counts as lost within about 30 s and the retry loop takes over. And a
+  // client frozen or cut off inside a transaction would hold its row locks until the server
+  // noticed (hours): every transaction here is a burst of statements, so the server may end
+  // one idle for 30 s, which frees the run for whoever takes it over (db/lease.h).
+  const char* keywords[] = {"connect_timeout",
+                            "application_name",
+                            "keepalives",
+                            "keepalives_idle",
+                            "keepalives_interval",
+                            "keepalives_count",
+                            "tcp_user_timeout",
+                            "options",
+                            "dbname",
+                            nullptr};
+  const char* values[] = {timeout_s,
+                          "fathom",
+                          "1",
+                          "10",
+                          "5",
+                          "3",
+                          "30000",
+                          "-c idle_in_transaction_session_timeout=30000",
+                          conninfo_.c_str(),
+                          nullptr};
   conn_ = PQconnectdbParams(keywords, values, 1);
   if (!conn_) throw std::runtime_error(shown_ + ": out of memory connecting");
   if (PQstatus(conn_) != CONNECTION_OK) {
@@ -193,8 +224,8 @@ void PgConnection::wait_and_reconnect(RetryClock& clock, const std::string& why)
   for (;;) {
     const double waited = monotonic_seconds() - clock.started;
     if (waited >= budget)
-      throw std::runtime_error(last + " (gave up after " + std::to_string(clock.attempt) +
-                               " reconnection attempts in " + std::to_string(int(waited)) + " s)");
+      throw StoreUnreachable(last + " (gave up after " + std::to_string(clock.attempt) +
+                             " reconnection attempts in " + std::to_string(int(waited)) + " s)");
     // 0.25 s, 0.5 s, 1 s, ... at most 8 s, never past the budget.
     const double pause = std::min({0.25 * std::pow(2.0, clock.attempt), 8.0, budget - waited});
     ++clock.attempt;

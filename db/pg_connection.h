@@ -130,7 +130,8 @@ class PgConnection {
   bool committed(int64_t xid);
   std::string scrub(std::string message) const;  // removes the password if a message has it
 
-  std::string conninfo_, shown_, password_;
+  std::string conninfo_, shown_;
+  std::vector<std::string> passwords_;  // as libpq reads them and as written (store_url.h)
   pg_conn* conn_ = nullptr;
   double last_probe_ = -1e9;  // try_reconnect()'s last attempt
 };

@@ -84,6 +84,10 @@ CREATE TABLE analyses (
 );
 CREATE INDEX analyses_by_run ON analyses(run_id, kind, id);
 )sql"},
+      {"v3: runs.lease, the generation of a run's current claim (fencing, db/lease.h)",
+       R"sql(
+ALTER TABLE runs ADD COLUMN lease bigint NOT NULL DEFAULT 0;
+)sql"},
   };
   return steps;
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/util/error.h"
+#include "db/lease_sql.h"
 #include "db/pg_connection.h"
 #include "db/postgres_migrations.h"
 #include "db/run_status.h"
@@ -17,7 +18,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, "
-    "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at";
+    "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
 constexpr const char* kAnalysisColumns =
     "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
 // Serialises schema creation and migration across processes (pg_advisory_xact_lock).
@@ -41,6 +42,7 @@ RunRecord read_run(const PgResult& r, int i) {
   run.started_at = r.real_or(i, 13, 0);
   run.finished_at = r.real_or(i, 14, 0);
   run.heartbeat_at = r.real_or(i, 15, 0);
+  run.lease = r.int64(i, 16);
   return run;
 }
 
@@ -139,59 +141,74 @@ class PostgresBackend : public StoreBackend {
     return id;
   }
 
-  void mark_running(int64_t run, const std::string& host, const std::string& device,
-                    double now) override {
+  int64_t take_run(int64_t run, const std::string& host, const std::string& device,
+                   double now) override {
+    int64_t lease = 0;
     write([&] {
       auto r = pg_.exec(
-          "UPDATE runs SET status = 'running', started_at = coalesce(started_at, $2),"
-          " heartbeat_at = $2, host = $3, device = $4, error = NULL, diverged_step = NULL,"
-          " finished_at = NULL WHERE id = $1 RETURNING id",
+          "UPDATE runs SET " + take_run_set("$2", "$3", "$4") + " WHERE id = $1 RETURNING lease",
           {pg_param(run), pg_param(now), pg_text_or_null(host), pg_text_or_null(device)});
       require_run(r, run);
+      lease = r.int64(0, 0);
+    });
+    return lease;
+  }
+
+  void mark_running(int64_t run, const std::string& host, const std::string& device, double now,
+                    int64_t lease) override {
+    write([&] {
+      auto r = pg_.exec(
+          "UPDATE runs SET host = $2, device = $3, heartbeat_at = $4 WHERE id = $1"
+          " AND " +
+              held_by("$5::bigint") + " RETURNING id",
+          {pg_param(run), pg_text_or_null(host), pg_text_or_null(device), pg_param(now),
+           pg_param(lease)});
+      require_changed(r, run, lease);
     });
   }
 
   void finish_run(int64_t run, const std::string& status, const std::string& error,
-                  std::optional<int64_t> diverged_step, double now) override {
+                  std::optional<int64_t> diverged_step, double now, Fence fence) override {
     write([&] {
       auto r = pg_.exec(
           "UPDATE runs SET status = $2, error = $3, diverged_step = $4, finished_at = $5,"
-          " heartbeat_at = $5 WHERE id = $1 RETURNING id",
-          {pg_param(run), status, pg_text_or_null(error), pg_param(diverged_step), pg_param(now)});
-      require_run(r, run);
+          " heartbeat_at = $5 WHERE id = $1 AND " +
+              held_by_if_fenced("$6::bigint") + " RETURNING id",
+          {pg_param(run), status, pg_text_or_null(error), pg_param(diverged_step), pg_param(now),
+           pg_param(fence)});
+      require_changed(r, run, fence);
     });
   }
 
-  void heartbeat(int64_t run, int64_t updates, double now) override {
+  void heartbeat(int64_t run, int64_t updates, double now, Fence fence) override {
     write([&] {
-      auto r =
-          pg_.exec("UPDATE runs SET heartbeat_at = $2, updates = $3 WHERE id = $1 RETURNING id",
-                   {pg_param(run), pg_param(now), pg_param(updates)});
-      require_run(r, run);
+      auto r = pg_.exec("UPDATE runs SET heartbeat_at = $2, updates = $3 WHERE id = $1 AND " +
+                            held_by_if_fenced("$4::bigint") + " RETURNING id",
+                        {pg_param(run), pg_param(now), pg_param(updates), pg_param(fence)});
+      require_changed(r, run, fence);
     });
   }
 
-  bool touch_heartbeat(int64_t run, double now) override {
-    bool touched = false;
+  void touch_heartbeat(int64_t run, double now, int64_t lease) override {
     write([&] {
-      auto r = pg_.exec(
-          "UPDATE runs SET heartbeat_at = $2 WHERE id = $1 AND status = 'running' RETURNING id",
-          {pg_param(run), pg_param(now)});
-      touched = r.rows() > 0;
-      if (!touched) require_exists(run);
+      auto r = pg_.exec("UPDATE runs SET heartbeat_at = $2 WHERE id = $1 AND " +
+                            held_by("$3::bigint") + " RETURNING id",
+                        {pg_param(run), pg_param(now), pg_param(lease)});
+      require_changed(r, run, lease);
     });
-    return touched;
   }
 
-  bool requeue_run(int64_t run, const std::string& reason, double now) override {
+  bool requeue_run(int64_t run, const std::string& reason, double now,
+                   const std::vector<std::string>& from, Fence fence) override {
     bool requeued = false;
     write([&] {
-      auto r = pg_.exec(
-          "UPDATE runs SET status = 'queued', error = $2, finished_at = NULL, heartbeat_at = $3"
-          " WHERE id = $1 AND status IN ('running', 'crashed') RETURNING id",
-          {pg_param(run), pg_text_or_null(reason), pg_param(now)});
+      std::vector<PgParam> params{pg_param(run), pg_text_or_null(reason), pg_param(now)};
+      if (fence) params.push_back(pg_param(*fence));
+      auto r = pg_.exec("UPDATE runs SET " + requeue_set("$2", "$3") + " WHERE id = $1 AND " +
+                            (fence ? held_by("$4::bigint") : status_in(from)) + " RETURNING id",
+                        params);
       requeued = r.rows() > 0;
-      if (!requeued) require_exists(run);
+      if (!requeued) fence ? check_fence(run, fence) : require_exists(run);
     });
     return requeued;
   }
@@ -209,8 +226,9 @@ class PostgresBackend : public StoreBackend {
     return cancelled;
   }
 
-  void set_final_metric(int64_t run, const std::string& name, double value) override {
+  void set_final_metric(int64_t run, const std::string& name, double value, Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       pg_.exec(
           "INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)"
           " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value",
@@ -218,12 +236,18 @@ class PostgresBackend : public StoreBackend {
     });
   }
 
-  void add_artifact(int64_t run, const Artifact& a, double now) override {
-    write([&] { insert_artifact(run, a, now); });
+  void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
+                     Fence fence) override {
+    write([&] {
+      check_fence(run, fence);
+      for (const auto& a : artifacts) insert_artifact(run, a, now);
+    });
   }
 
-  void set_tag(int64_t run, const std::string& key, const std::string& value) override {
+  void set_tag(int64_t run, const std::string& key, const std::string& value,
+               Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       pg_.exec(
           "INSERT INTO run_tags (run_id, key, value) VALUES ($1, $2, $3)"
           " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
@@ -231,14 +255,28 @@ class PostgresBackend : public StoreBackend {
     });
   }
 
-  void write_metrics(int64_t run, const std::vector<MetricRow>& rows) override {
-    write([&] { insert_metrics(run, rows); });
+  void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) override {
+    write([&] {
+      check_fence(run, fence);
+      insert_metrics(run, rows);
+    });
   }
 
-  void delete_metrics_after(int64_t run, int64_t step) override {
+  void delete_metrics_after(int64_t run, int64_t step, Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       pg_.exec("DELETE FROM metrics WHERE run_id = $1 AND step > $2",
                {pg_param(run), pg_param(step)});
+    });
+  }
+
+  void set_config(int64_t run, const std::string& config_yaml, const std::string& config_json,
+                  Fence fence) override {
+    write([&] {
+      auto r = pg_.exec("UPDATE runs SET config_yaml = $2, config_json = $3 WHERE id = $1 AND " +
+                            held_by_if_fenced("$4::bigint") + " RETURNING id",
+                        {pg_param(run), config_yaml, config_json, pg_param(fence)});
+      require_changed(r, run, fence);
     });
   }
 
@@ -272,19 +310,18 @@ class PostgresBackend : public StoreBackend {
   }
 
   std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
-                                          const std::string& device, double now) override {
+                                          const std::string& device, double now,
+                                          const std::vector<int64_t>& skip) override {
     std::optional<RunRecord> claimed;
     write([&] {
       claimed.reset();
       // SKIP LOCKED: concurrent claimers each take a different queued row, none waits.
-      auto r = pg_.exec(
-          std::string("UPDATE runs SET status = 'running', started_at = coalesce(started_at, $2),"
-                      " heartbeat_at = $2, host = $3, device = $4, error = NULL,"
-                      " diverged_step = NULL, finished_at = NULL WHERE id = ("
-                      "  SELECT id FROM runs WHERE sweep = $1 AND status = 'queued'"
-                      "  ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ") +
-              kRunColumns,
-          {sweep, pg_param(now), pg_text_or_null(host), pg_text_or_null(device)});
+      auto r = pg_.exec("UPDATE runs SET " + take_run_set("$2", "$3", "$4") +
+                            " WHERE id = (SELECT id FROM runs WHERE sweep = $1 AND"
+                            " status = 'queued'" +
+                            id_not_in(skip) +
+                            " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING " + kRunColumns,
+                        {sweep, pg_param(now), pg_text_or_null(host), pg_text_or_null(device)});
       if (r.rows() == 0) return;
       claimed = read_run(r, 0);
       add_final_metrics(*claimed);
@@ -298,13 +335,13 @@ class PostgresBackend : public StoreBackend {
       pg_.exec(
           "INSERT INTO runs (id, name, sweep, config_json, config_yaml, status, error,"
           " diverged_step, created_at, started_at, finished_at, heartbeat_at, host, device,"
-          " git_rev, updates) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-          " $13, $14, $15, $16)",
+          " git_rev, updates, lease) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+          " $13, $14, $15, $16, $17)",
           {pg_param(r.id), r.name, pg_text_or_null(r.sweep), r.config_json, r.config_yaml, r.status,
            pg_text_or_null(r.error), pg_param(r.diverged_step), pg_param(r.created_at),
            time_or_null(r.started_at), time_or_null(r.finished_at), time_or_null(r.heartbeat_at),
            pg_text_or_null(r.host), pg_text_or_null(r.device), pg_text_or_null(r.git_rev),
-           pg_param(r.updates)});
+           pg_param(r.updates), pg_param(r.lease)});
       for (const auto& [name, value] : r.final_metrics)
         pg_.exec("INSERT INTO final_metrics (run_id, name, value) VALUES ($1, $2, $3)",
                  {pg_param(r.id), name, pg_param(value)});
@@ -571,6 +608,25 @@ class PostgresBackend : public StoreBackend {
   void require_exists(int64_t run) {  // after an UPDATE whose WHERE may skip the row
     if (pg_.exec("SELECT 1 FROM runs WHERE id = $1", {pg_param(run)}).rows() == 0)
       throw std::invalid_argument(pg_.shown() + ": no run with id " + std::to_string(run));
+  }
+
+  // Inside a write transaction: throws LeaseLost unless the run is running under `fence`
+  // (nothing for an unfenced write). FOR SHARE holds the row until this transaction ends: a
+  // claim, requeue or end cannot change the run's holder between this check and the write.
+  void check_fence(int64_t run, Fence fence) {
+    if (!fence) return;
+    auto r = pg_.exec("SELECT status, lease FROM runs WHERE id = $1 FOR SHARE", {pg_param(run)});
+    require_run(r, run);
+    throw_unless_held(Lease{run, *fence}, r.text(0, 0), r.int64(0, 1));
+  }
+
+  // After an UPDATE ... RETURNING of the run's row whose WHERE held the fence: no row came
+  // back because the run is missing or no longer held (which check_fence then throws).
+  void require_changed(const PgResult& r, int64_t run, Fence fence) {
+    if (r.rows() > 0) return;
+    if (!fence) require_run(r, run);
+    check_fence(run, fence);
+    throw std::logic_error(pg_.shown() + ": run " + std::to_string(run) + " was not updated");
   }
 
   std::vector<RunRecord> select_runs(const std::string& where, const std::vector<PgParam>& params,

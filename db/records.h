@@ -26,6 +26,7 @@ struct RunRecord {
   std::string name, sweep, config_json, config_yaml, status, error, host, device, git_rev;
   std::optional<int64_t> diverged_step;
   int64_t updates = 0;
+  int64_t lease = 0;  // generation of the current claim (db/lease.h); 0: never claimed
   // 0 where the event has not happened (e.g. started_at of a queued run).
   double created_at = 0, started_at = 0, finished_at = 0, heartbeat_at = 0;
   std::map<std::string, double> final_metrics;  // NaN where stored as NULL

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/util/error.h"
+#include "db/lease_sql.h"
 #include "db/migrations.h"
 #include "db/run_status.h"
 #include "db/sqlite_handle.h"
@@ -22,7 +23,7 @@ namespace {
 // Column order shared by every SELECT that feeds read_run().
 #define FATHOM_RUN_COLUMNS                                                            \
   "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, " \
-  "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at"
+  "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease"
 
 #define FATHOM_ANALYSIS_COLUMNS \
   "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s"
@@ -45,6 +46,7 @@ RunRecord read_run(const Statement& st) {
   r.started_at = st.real_or(13, 0);
   r.finished_at = st.real_or(14, 0);
   r.heartbeat_at = st.real_or(15, 0);
+  r.lease = st.int64(16);
   return r;
 }
 
@@ -90,64 +92,82 @@ class SqliteBackend : public StoreBackend {
     return id;
   }
 
-  void mark_running(int64_t run, const std::string& host, const std::string& device,
-                    double now) override {
+  int64_t take_run(int64_t run, const std::string& host, const std::string& device,
+                   double now) override {
+    int64_t lease = 0;
     write([&] {
       // A resumed run keeps its first start time and sheds the previous attempt's outcome.
-      Statement st(db_,
-                   "UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?2),"
-                   " heartbeat_at = ?2, host = ?3, device = ?4, error = NULL,"
-                   " diverged_step = NULL, finished_at = NULL WHERE id = ?1");
+      Statement st(db_, ("UPDATE runs SET " + take_run_set("?2", "?3", "?4") +
+                         " WHERE id = ?1 RETURNING lease")
+                            .c_str());
       st.bind(1, run).bind(2, now).bind_text_or_null(3, host).bind_text_or_null(4, device);
+      if (!st.step()) throw no_run(run);
+      lease = st.int64(0);
+    });
+    return lease;
+  }
+
+  void mark_running(int64_t run, const std::string& host, const std::string& device, double now,
+                    int64_t lease) override {
+    write([&] {
+      Statement st(db_, ("UPDATE runs SET host = ?2, device = ?3, heartbeat_at = ?4"
+                         " WHERE id = ?1 AND " +
+                         held_by("?5"))
+                            .c_str());
+      st.bind(1, run).bind_text_or_null(2, host).bind_text_or_null(3, device).bind(4, now);
+      st.bind(5, lease);
       st.run();
-      require_run(run);
+      require_changed(run, lease);
     });
   }
 
   void finish_run(int64_t run, const std::string& status, const std::string& error,
-                  std::optional<int64_t> diverged_step, double now) override {
+                  std::optional<int64_t> diverged_step, double now, Fence fence) override {
     write([&] {
-      Statement st(db_,
-                   "UPDATE runs SET status = ?2, error = ?3, diverged_step = ?4,"
-                   " finished_at = ?5, heartbeat_at = ?5 WHERE id = ?1");
+      Statement st(db_, ("UPDATE runs SET status = ?2, error = ?3, diverged_step = ?4,"
+                         " finished_at = ?5, heartbeat_at = ?5 WHERE id = ?1 AND " +
+                         held_by_if_fenced("?6"))
+                            .c_str());
       st.bind(1, run).bind(2, status).bind_text_or_null(3, error).bind(4, diverged_step);
-      st.bind(5, now);
+      st.bind(5, now).bind(6, fence);
       st.run();
-      require_run(run);
+      require_changed(run, fence);
     });
   }
 
-  void heartbeat(int64_t run, int64_t updates, double now) override {
+  void heartbeat(int64_t run, int64_t updates, double now, Fence fence) override {
     write([&] {
-      Statement st(db_, "UPDATE runs SET heartbeat_at = ?2, updates = ?3 WHERE id = ?1");
-      st.bind(1, run).bind(2, now).bind(3, updates);
+      Statement st(db_, ("UPDATE runs SET heartbeat_at = ?2, updates = ?3 WHERE id = ?1 AND " +
+                         held_by_if_fenced("?4"))
+                            .c_str());
+      st.bind(1, run).bind(2, now).bind(3, updates).bind(4, fence);
       st.run();
-      require_run(run);
+      require_changed(run, fence);
     });
   }
 
-  bool touch_heartbeat(int64_t run, double now) override {
-    bool touched = false;
+  void touch_heartbeat(int64_t run, double now, int64_t lease) override {
     write([&] {
-      Statement st(db_, "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'");
-      st.bind(1, run).bind(2, now);
+      Statement st(
+          db_, ("UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND " + held_by("?3")).c_str());
+      st.bind(1, run).bind(2, now).bind(3, lease);
       st.run();
-      touched = db_.changes() > 0;
-      if (!touched) require_exists(run);
+      require_changed(run, lease);
     });
-    return touched;
   }
 
-  bool requeue_run(int64_t run, const std::string& reason, double now) override {
+  bool requeue_run(int64_t run, const std::string& reason, double now,
+                   const std::vector<std::string>& from, Fence fence) override {
     bool requeued = false;
     write([&] {
-      Statement st(db_,
-                   "UPDATE runs SET status = 'queued', error = ?2, finished_at = NULL,"
-                   " heartbeat_at = ?3 WHERE id = ?1 AND status IN ('running', 'crashed')");
+      const std::string sql = "UPDATE runs SET " + requeue_set("?2", "?3") + " WHERE id = ?1 AND " +
+                              (fence ? held_by("?4") : status_in(from));
+      Statement st(db_, sql.c_str());
       st.bind(1, run).bind_text_or_null(2, reason).bind(3, now);
+      if (fence) st.bind(4, *fence);
       st.run();
       requeued = db_.changes() > 0;
-      if (!requeued) require_exists(run);
+      if (!requeued) fence ? check_fence(run, *fence) : require_exists(run);
     });
     return requeued;
   }
@@ -166,8 +186,9 @@ class SqliteBackend : public StoreBackend {
     return cancelled;
   }
 
-  void set_final_metric(int64_t run, const std::string& name, double value) override {
+  void set_final_metric(int64_t run, const std::string& name, double value, Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       Statement st(
           db_, "INSERT OR REPLACE INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)");
       st.bind(1, run).bind(2, name).bind(3, value);
@@ -175,27 +196,49 @@ class SqliteBackend : public StoreBackend {
     });
   }
 
-  void add_artifact(int64_t run, const Artifact& a, double now) override {
-    write([&] { insert_artifact(run, a, now); });
+  void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
+                     Fence fence) override {
+    write([&] {
+      check_fence(run, fence);
+      for (const auto& a : artifacts) insert_artifact(run, a, now);
+    });
   }
 
-  void set_tag(int64_t run, const std::string& key, const std::string& value) override {
+  void set_tag(int64_t run, const std::string& key, const std::string& value,
+               Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       Statement st(db_, "INSERT OR REPLACE INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)");
       st.bind(1, run).bind(2, key).bind(3, value);
       st.run();
     });
   }
 
-  void write_metrics(int64_t run, const std::vector<MetricRow>& rows) override {
-    write([&] { insert_metrics(run, rows); });
+  void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) override {
+    write([&] {
+      check_fence(run, fence);
+      insert_metrics(run, rows);
+    });
   }
 
-  void delete_metrics_after(int64_t run, int64_t step) override {
+  void delete_metrics_after(int64_t run, int64_t step, Fence fence) override {
     write([&] {
+      check_fence(run, fence);
       Statement st(db_, "DELETE FROM metrics WHERE run_id = ?1 AND step > ?2");
       st.bind(1, run).bind(2, step);
       st.run();
+    });
+  }
+
+  void set_config(int64_t run, const std::string& config_yaml, const std::string& config_json,
+                  Fence fence) override {
+    write([&] {
+      Statement st(db_, ("UPDATE runs SET config_yaml = ?2, config_json = ?3 WHERE id = ?1 AND " +
+                         held_by_if_fenced("?4"))
+                            .c_str());
+      st.bind(1, run).bind(2, config_yaml).bind(3, config_json).bind(4, fence);
+      st.run();
+      require_changed(run, fence);
     });
   }
 
@@ -239,20 +282,19 @@ class SqliteBackend : public StoreBackend {
   }
 
   std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
-                                          const std::string& device, double now) override {
+                                          const std::string& device, double now,
+                                          const std::vector<int64_t>& skip) override {
     std::optional<RunRecord> claimed;
     // BEGIN IMMEDIATE holds the one write lock from the SELECT to the UPDATE.
     write([&] {
-      Statement pick(db_,
-                     "SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'"
-                     " ORDER BY id LIMIT 1");
+      const std::string sql = "SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'" +
+                              id_not_in(skip) + " ORDER BY id LIMIT 1";
+      Statement pick(db_, sql.c_str());
       pick.bind(1, sweep);
       if (!pick.step()) return;
       const int64_t id = pick.int64(0);
-      Statement st(db_,
-                   "UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?2),"
-                   " heartbeat_at = ?2, host = ?3, device = ?4, error = NULL,"
-                   " diverged_step = NULL, finished_at = NULL WHERE id = ?1");
+      Statement st(
+          db_, ("UPDATE runs SET " + take_run_set("?2", "?3", "?4") + " WHERE id = ?1").c_str());
       st.bind(1, id).bind(2, now).bind_text_or_null(3, host).bind_text_or_null(4, device);
       st.run();
       claimed = select_run_by_id(id);  // inside this transaction: what was claimed
@@ -266,8 +308,8 @@ class SqliteBackend : public StoreBackend {
       Statement st(db_,
                    "INSERT INTO runs (id, name, sweep, config_json, config_yaml, status, error,"
                    " diverged_step, created_at, started_at, finished_at, heartbeat_at, host,"
-                   " device, git_rev, updates) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                   " ?11, ?12, ?13, ?14, ?15, ?16)");
+                   " device, git_rev, updates, lease) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                   " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
       st.bind(1, r.id).bind(2, r.name).bind_text_or_null(3, r.sweep).bind(4, r.config_json);
       st.bind(5, r.config_yaml).bind(6, r.status).bind_text_or_null(7, r.error);
       st.bind(8, r.diverged_step).bind(9, r.created_at);
@@ -275,7 +317,7 @@ class SqliteBackend : public StoreBackend {
       bind_time(st, 11, r.finished_at);
       bind_time(st, 12, r.heartbeat_at);
       st.bind_text_or_null(13, r.host).bind_text_or_null(14, r.device);
-      st.bind_text_or_null(15, r.git_rev).bind(16, r.updates);
+      st.bind_text_or_null(15, r.git_rev).bind(16, r.updates).bind(17, r.lease);
       st.run();
       Statement fm(db_, "INSERT INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)");
       for (const auto& [name, value] : r.final_metrics) {
@@ -458,16 +500,33 @@ class SqliteBackend : public StoreBackend {
     tx.commit();
   }
 
-  void require_run(int64_t run) const {  // after an UPDATE: throws if it touched no row
-    if (db_.changes() == 0)
-      throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
+  std::invalid_argument no_run(int64_t run) const {
+    return std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
   }
 
   void require_exists(int64_t run) const {  // after an UPDATE whose WHERE may skip the row
     Statement st(db_, "SELECT 1 FROM runs WHERE id = ?1");
     st.bind(1, run);
-    if (!st.step())
-      throw std::invalid_argument(db_.path() + ": no run with id " + std::to_string(run));
+    if (!st.step()) throw no_run(run);
+  }
+
+  // Inside a write transaction (which holds SQLite's one write lock until it commits): throws
+  // LeaseLost unless the run is running under `fence`; nothing for an unfenced write.
+  void check_fence(int64_t run, Fence fence) const {
+    if (!fence) return;
+    Statement st(db_, "SELECT status, lease FROM runs WHERE id = ?1");
+    st.bind(1, run);
+    if (!st.step()) throw no_run(run);
+    throw_unless_held(Lease{run, *fence}, st.text(0), st.int64(1));
+  }
+
+  // After an UPDATE of the run's row whose WHERE held the fence: it touched no row because
+  // the run is missing or no longer held (which check_fence then throws).
+  void require_changed(int64_t run, Fence fence) const {
+    if (db_.changes() > 0) return;
+    if (!fence) throw no_run(run);
+    check_fence(run, fence);
+    throw std::logic_error(db_.path() + ": run " + std::to_string(run) + " was not updated");
   }
 
   void insert_artifact(int64_t run, const Artifact& a, double now) {

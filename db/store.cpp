@@ -75,32 +75,37 @@ int64_t Store::create_run(const NewRun& run) {
   return backend_->create_run(run, unix_now());
 }
 
-void Store::mark_running(int64_t run, const std::string& host, const std::string& device) {
+Lease Store::mark_running(int64_t run, const std::string& host, const std::string& device) {
   require_writable("mark_running");
-  backend_->mark_running(run, host, device, unix_now());
+  return Lease{run, backend_->take_run(run, host, device, unix_now())};
 }
+
+namespace {
+void require_final(const std::string& status) {
+  if (!is_terminal_status(status))
+    throw std::invalid_argument("finish_run: '" + status + "' is not a final status");
+}
+}  // namespace
 
 void Store::finish_run(int64_t run, const std::string& status, const std::string& error,
                        std::optional<int64_t> diverged_step) {
-  if (!is_terminal_status(status))
-    throw std::invalid_argument("finish_run: '" + status + "' is not a final status");
+  require_final(status);
   require_writable("finish_run");
-  backend_->finish_run(run, status, error, diverged_step, unix_now());
+  backend_->finish_run(run, status, error, diverged_step, unix_now(), std::nullopt);
 }
 
 void Store::heartbeat(int64_t run, int64_t updates) {
   require_writable("heartbeat");
-  backend_->heartbeat(run, updates, unix_now());
+  backend_->heartbeat(run, updates, unix_now(), std::nullopt);
 }
 
-bool Store::touch_heartbeat(int64_t run) {
-  require_writable("touch_heartbeat");
-  return backend_->touch_heartbeat(run, unix_now());
-}
-
-bool Store::requeue_run(int64_t run, const std::string& reason) {
+bool Store::requeue_run(int64_t run, const std::string& reason,
+                        const std::vector<std::string>& from) {
   require_writable("requeue_run");
-  return backend_->requeue_run(run, reason, unix_now());
+  for (const auto& status : from)
+    if (!is_valid_status(status) || status == status::kQueued)
+      throw std::invalid_argument("requeue_run: cannot requeue from '" + status + "'");
+  return backend_->requeue_run(run, reason, unix_now(), from, std::nullopt);
 }
 
 bool Store::cancel_run(int64_t run, const std::string& reason) {
@@ -110,29 +115,29 @@ bool Store::cancel_run(int64_t run, const std::string& reason) {
 
 void Store::set_final_metric(int64_t run, const std::string& name, double value) {
   require_writable("set_final_metric");
-  backend_->set_final_metric(run, name, value);
+  backend_->set_final_metric(run, name, value, std::nullopt);
 }
 
 void Store::add_artifact(int64_t run, const std::string& kind, const std::string& path,
                          std::optional<int64_t> step) {
   require_writable("add_artifact");
-  backend_->add_artifact(run, Artifact{kind, path, step}, unix_now());
+  backend_->add_artifacts(run, {Artifact{kind, path, step}}, unix_now(), std::nullopt);
 }
 
 void Store::set_tag(int64_t run, const std::string& key, const std::string& value) {
   require_writable("set_tag");
-  backend_->set_tag(run, key, value);
+  backend_->set_tag(run, key, value, std::nullopt);
 }
 
 void Store::write_metrics(int64_t run, const std::vector<MetricRow>& rows) {
   if (rows.empty()) return;
   require_writable("write_metrics");
-  backend_->write_metrics(run, rows);
+  backend_->write_metrics(run, rows, std::nullopt);
 }
 
 void Store::delete_metrics_after(int64_t run, int64_t step) {
   require_writable("delete_metrics_after");
-  backend_->delete_metrics_after(run, step);
+  backend_->delete_metrics_after(run, step, std::nullopt);
 }
 
 void Store::delete_run(int64_t run) {
@@ -147,9 +152,71 @@ int64_t Store::add_analysis(const NewAnalysis& analysis) {
 }
 
 std::optional<RunRecord> Store::claim_next_run(const std::string& sweep, const std::string& host,
-                                               const std::string& device) {
+                                               const std::string& device,
+                                               const std::vector<int64_t>& skip) {
   require_writable("claim_next_run");
-  return backend_->claim_next_run(sweep, host, device, unix_now());
+  return backend_->claim_next_run(sweep, host, device, unix_now(), skip);
+}
+
+// ---- the holder's writes ------------------------------------------------------------------
+
+void Store::mark_running(const Lease& lease, const std::string& host, const std::string& device) {
+  require_writable("mark_running");
+  backend_->mark_running(lease.run, host, device, unix_now(), lease.generation);
+}
+
+void Store::finish_run(const Lease& lease, const std::string& status, const std::string& error,
+                       std::optional<int64_t> diverged_step) {
+  require_final(status);
+  require_writable("finish_run");
+  backend_->finish_run(lease.run, status, error, diverged_step, unix_now(), lease.generation);
+}
+
+void Store::heartbeat(const Lease& lease, int64_t updates) {
+  require_writable("heartbeat");
+  backend_->heartbeat(lease.run, updates, unix_now(), lease.generation);
+}
+
+void Store::touch_heartbeat(const Lease& lease) {
+  require_writable("touch_heartbeat");
+  backend_->touch_heartbeat(lease.run, unix_now(), lease.generation);
+}
+
+void Store::requeue_run(const Lease& lease, const std::string& reason) {
+  require_writable("requeue_run");
+  backend_->requeue_run(lease.run, reason, unix_now(), {}, lease.generation);
+}
+
+void Store::set_final_metric(const Lease& lease, const std::string& name, double value) {
+  require_writable("set_final_metric");
+  backend_->set_final_metric(lease.run, name, value, lease.generation);
+}
+
+void Store::add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts) {
+  require_writable("add_artifacts");
+  backend_->add_artifacts(lease.run, artifacts, unix_now(), lease.generation);
+}
+
+void Store::set_tag(const Lease& lease, const std::string& key, const std::string& value) {
+  require_writable("set_tag");
+  backend_->set_tag(lease.run, key, value, lease.generation);
+}
+
+void Store::write_metrics(const Lease& lease, const std::vector<MetricRow>& rows) {
+  if (rows.empty()) return;
+  require_writable("write_metrics");
+  backend_->write_metrics(lease.run, rows, lease.generation);
+}
+
+void Store::delete_metrics_after(const Lease& lease, int64_t step) {
+  require_writable("delete_metrics_after");
+  backend_->delete_metrics_after(lease.run, step, lease.generation);
+}
+
+void Store::set_config(const Lease& lease, const std::string& config_yaml,
+                       const std::string& config_json) {
+  require_writable("set_config");
+  backend_->set_config(lease.run, config_yaml, config_json, lease.generation);
 }
 
 void Store::import_run(const RunExport& run) {

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "db/lease.h"
 #include "db/records.h"
+#include "db/run_status.h"
+#include "db/store_unreachable.h"
 #include "db/store_url.h"
 
 namespace fathom::db {
@@ -55,19 +58,19 @@ class Store {
 
   // ---- writes (each one transaction) ----
   int64_t create_run(const NewRun& run);
-  void mark_running(int64_t run, const std::string& host, const std::string& device);
+  // Takes the run for this process (`fathom train`, a resume): running, with a new lease
+  // generation that fences off every earlier holder (db/lease.h).
+  Lease mark_running(int64_t run, const std::string& host, const std::string& device);
   // status must be terminal: finished, diverged, failed, crashed or cancelled.
   void finish_run(int64_t run, const std::string& status, const std::string& error = "",
                   std::optional<int64_t> diverged_step = std::nullopt);
   void heartbeat(int64_t run, int64_t updates);
-  // "Still alive" without progress (a worker's heartbeat thread, during long evaluations):
-  // heartbeat_at = now if the run is running; false (nothing written) when it is not, e.g.
-  // cancelled meanwhile. Liveness across machines is judged from heartbeat_at.
-  bool touch_heartbeat(int64_t run);
-  // A preempted or interrupted run goes back to the queue (running or crashed -> queued,
-  // `reason` kept in its error field) so the next claim_next_run continues it from its
-  // checkpoint. false, and nothing changed, when it had another status (cancelled meanwhile).
-  bool requeue_run(int64_t run, const std::string& reason);
+  // A preempted, interrupted or (with `from`) ended run goes back to the queue (error = reason,
+  // a new lease generation) so the next claim_next_run continues it from its checkpoint. By
+  // default from running or crashed; false, and nothing changed, when it had another status
+  // (cancelled meanwhile).
+  bool requeue_run(int64_t run, const std::string& reason,
+                   const std::vector<std::string>& from = {status::kRunning, status::kCrashed});
   // queued or running -> cancelled (error = reason) in one statement; false, and nothing
   // changed, when the run had already ended -- a worker that finished it between a caller's
   // look and this write keeps its result.
@@ -89,11 +92,36 @@ class Store {
   void delete_run(int64_t run);
   // Records an analysis result; returns its id.
   int64_t add_analysis(const NewAnalysis& analysis);
-  // Atomically takes the oldest queued run of `sweep` and marks it running on `host`: across
-  // processes and machines, each queued run is claimed by exactly one caller. nullopt when
-  // none is queued.
+  // Atomically takes the oldest queued run of `sweep` (except those in `skip`), marks it
+  // running on `host` with a new lease generation (RunRecord::lease): across processes and
+  // machines, each queued run is claimed by exactly one caller. nullopt when none is queued.
   std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
-                                          const std::string& device);
+                                          const std::string& device,
+                                          const std::vector<int64_t>& skip = {});
+
+  // ---- the holder's writes (fenced, db/lease.h) ----
+  // Each is accepted only while `lease` is the run's current generation and the run is
+  // running, checked in the write's own transaction; otherwise LeaseLost and nothing written.
+  // A worker, `fathom train` and whoever acts for a lost worker (marking it crashed,
+  // requeueing it) write through these.
+  void mark_running(const Lease& lease, const std::string& host, const std::string& device);
+  void finish_run(const Lease& lease, const std::string& status, const std::string& error = "",
+                  std::optional<int64_t> diverged_step = std::nullopt);
+  void heartbeat(const Lease& lease, int64_t updates);
+  // "Still alive" without progress (a worker's heartbeat thread, during long evaluations).
+  void touch_heartbeat(const Lease& lease);
+  // running -> queued with a new generation: this holder gives the run back.
+  void requeue_run(const Lease& lease, const std::string& reason);
+  void set_final_metric(const Lease& lease, const std::string& name, double value);
+  // All in one transaction: e.g. the new resume point and the one before it.
+  void add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts);
+  void set_tag(const Lease& lease, const std::string& key, const std::string& value);
+  void write_metrics(const Lease& lease, const std::vector<MetricRow>& rows);
+  void delete_metrics_after(const Lease& lease, int64_t step);
+  // The run's stored config, when a resume changed it (e.g. more updates).
+  void set_config(const Lease& lease, const std::string& config_yaml,
+                  const std::string& config_json);
+
   // `fathom db copy`: one run with everything about it (its id kept), one transaction.
   void import_run(const RunExport& run);
   void import_analysis(const AnalysisRecord& analysis);

@@ -24,30 +24,51 @@ class StoreBackend {
   virtual int schema_version() = 0;
 
   // ---- writes ----
+  // A Fence is the writer's lease generation (db/lease.h): a fenced write first checks, in
+  // its own transaction, that the run is running under that generation, else throws
+  // LeaseLost and writes nothing. nullopt: an unfenced write (tools, tests, imports).
+  using Fence = std::optional<int64_t>;
+
   virtual int64_t create_run(const NewRun& run, double now) = 0;
+  // Takes the run for a new holder: running, host/device, started_at if unset, a new lease
+  // generation (returned).
+  virtual int64_t take_run(int64_t run, const std::string& host, const std::string& device,
+                           double now) = 0;
+  // The holder records where it runs (host, device, heartbeat_at = now).
   virtual void mark_running(int64_t run, const std::string& host, const std::string& device,
-                            double now) = 0;
+                            double now, int64_t lease) = 0;
   virtual void finish_run(int64_t run, const std::string& status, const std::string& error,
-                          std::optional<int64_t> diverged_step, double now) = 0;
-  virtual void heartbeat(int64_t run, int64_t updates, double now) = 0;
-  // heartbeat_at = now for a running run only; false when the run is not running.
-  virtual bool touch_heartbeat(int64_t run, double now) = 0;
+                          std::optional<int64_t> diverged_step, double now, Fence fence) = 0;
+  virtual void heartbeat(int64_t run, int64_t updates, double now, Fence fence) = 0;
+  // heartbeat_at = now for the holder of a running run.
+  virtual void touch_heartbeat(int64_t run, double now, int64_t lease) = 0;
   // queued or running -> cancelled (error = reason, finished_at = now); false when it was not.
   virtual bool cancel_run(int64_t run, const std::string& reason, double now) = 0;
-  // running or crashed -> queued (error = reason, finished_at cleared) in one statement; false
-  // when the run had another status (e.g. cancelled meanwhile) and was left as it was.
-  virtual bool requeue_run(int64_t run, const std::string& reason, double now) = 0;
-  virtual void set_final_metric(int64_t run, const std::string& name, double value) = 0;
-  virtual void add_artifact(int64_t run, const Artifact& artifact, double now) = 0;
-  virtual void set_tag(int64_t run, const std::string& key, const std::string& value) = 0;
-  virtual void write_metrics(int64_t run, const std::vector<MetricRow>& rows) = 0;
-  virtual void delete_metrics_after(int64_t run, int64_t step) = 0;
+  // One of `from` (or, fenced, running under the fence) -> queued (error = reason, finished_at
+  // cleared, a new lease generation) in one statement; false when the run had another status
+  // and was left as it was. A fenced requeue throws LeaseLost instead.
+  virtual bool requeue_run(int64_t run, const std::string& reason, double now,
+                           const std::vector<std::string>& from, Fence fence) = 0;
+  virtual void set_final_metric(int64_t run, const std::string& name, double value,
+                                Fence fence) = 0;
+  // Each artifact replaces the run's artifact of its kind; all in one transaction.
+  virtual void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
+                             Fence fence) = 0;
+  virtual void set_tag(int64_t run, const std::string& key, const std::string& value,
+                       Fence fence) = 0;
+  virtual void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) = 0;
+  virtual void delete_metrics_after(int64_t run, int64_t step, Fence fence) = 0;
+  // The config the run trains with, when a resume changed it (train.max_updates).
+  virtual void set_config(int64_t run, const std::string& config_yaml,
+                          const std::string& config_json, Fence fence) = 0;
   // Refuses a running run (InputError) under the same lock that deletes.
   virtual void delete_run(int64_t run) = 0;
   virtual int64_t add_analysis(const NewAnalysis& analysis, double now) = 0;
-  // Atomically moves the oldest queued run of `sweep` to running; nullopt when none is queued.
+  // Atomically moves the oldest queued run of `sweep` (not in `skip`) to running with a new
+  // lease generation; nullopt when none is queued.
   virtual std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
-                                                  const std::string& device, double now) = 0;
+                                                  const std::string& device, double now,
+                                                  const std::vector<int64_t>& skip) = 0;
   // `fathom db copy`: writes a run (its id kept) and everything about it in one transaction.
   virtual void import_run(const RunExport& run) = 0;
   virtual void import_analysis(const AnalysisRecord& analysis) = 0;

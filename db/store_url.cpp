@@ -16,28 +16,51 @@ std::string lower(std::string s) {
 
 }  // namespace
 
-std::string redact_url(const std::string& text) {
-  std::string out = text;
+namespace {
+
+// Each password's [begin, end) in `text`.
+std::vector<std::pair<size_t, size_t>> password_spans(const std::string& text) {
+  std::vector<std::pair<size_t, size_t>> spans;
   // scheme://user:password@host -- the password is between the first ':' after "://" and the
   // last '@' of the authority (a password may itself contain '@' when not percent-encoded).
-  if (const auto scheme_end = out.find("://"); scheme_end != std::string::npos) {
+  if (const auto scheme_end = text.find("://"); scheme_end != std::string::npos) {
     const size_t start = scheme_end + 3;
-    size_t authority_end = out.find_first_of("/?#", start);
-    if (authority_end == std::string::npos) authority_end = out.size();
-    const size_t at = out.rfind('@', authority_end);
+    size_t authority_end = text.find_first_of("/?#", start);
+    if (authority_end == std::string::npos) authority_end = text.size();
+    const size_t at = text.rfind('@', authority_end);
     if (at != std::string::npos && at > start) {
-      const size_t colon = out.find(':', start);
-      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+      const size_t colon = text.find(':', start);
+      if (colon != std::string::npos && colon < at) spans.emplace_back(colon + 1, at);
     }
   }
   // ?password=... or key=value connection strings.
-  for (size_t pos = 0; (pos = lower(out).find("password=", pos)) != std::string::npos;) {
+  const std::string lowered = lower(text);
+  for (size_t pos = 0; (pos = lowered.find("password=", pos)) != std::string::npos;) {
     const size_t value = pos + 9;
-    size_t end = out.find_first_of("& ", value);
-    if (end == std::string::npos) end = out.size();
-    out.replace(value, end - value, "***");
-    pos = value + 3;
+    size_t end = text.find_first_of("& ", value);
+    if (end == std::string::npos) end = text.size();
+    spans.emplace_back(value, end);
+    pos = end;
   }
+  return spans;
+}
+
+}  // namespace
+
+std::string redact_url(const std::string& text) {
+  std::string out = text;
+  auto spans = password_spans(text);
+  // From the last: replacing one span must not move the ones before it.
+  std::sort(spans.begin(), spans.end());
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it)
+    out.replace(it->first, it->second - it->first, "***");
+  return out;
+}
+
+std::vector<std::string> url_passwords(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& [begin, end] : password_spans(text))
+    if (end > begin) out.push_back(text.substr(begin, end - begin));
   return out;
 }
 

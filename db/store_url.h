@@ -5,6 +5,7 @@
 // Anything else with "://" is an unknown scheme. The password never leaves this struct
 // except in `connect`: messages use `shown`.
 #include <string>
+#include <vector>
 
 namespace fathom::db {
 
@@ -20,5 +21,10 @@ StoreUrl parse_store_url(const std::string& text, const std::string& field = "--
 
 // `text` with any password (user:PASSWORD@ and password=... parameters) replaced by "***".
 std::string redact_url(const std::string& text);
+
+// The passwords `text` holds, as written (user:PASSWORD@, password=...), found without a URL
+// parser: a URL too malformed to parse (an unclosed "[::1", a bad percent escape) must not
+// leak them either, and a parser's error message may quote them.
+std::vector<std::string> url_passwords(const std::string& text);
 
 }  // namespace fathom::db

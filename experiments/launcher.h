@@ -37,14 +37,16 @@ struct LaunchRequest {
   int threads_per_worker = 1;                   // local: cores / parallel
   std::vector<std::string> devices;             // local: slot i's workers get devices[i % size]
   std::function<std::string(int64_t)> run_dir;  // where a run's files (worker.log) go
+  double heartbeat_s = 20;  // the workers' heartbeat interval (`fathom worker --heartbeat`)
 };
 
 // A worker that ended, as its launcher saw it. The scheduler marks its run crashed with
-// `reason` when the run is still "running" in the store: the worker died before it could
-// record an end.
+// `reason` when the run is still "running" under the worker's lease (db/lease.h): the worker
+// died before it could record an end. A run requeued or claimed again since is left alone.
 struct WorkerEnd {
   int64_t run = 0;
   std::string reason;
+  int64_t lease = 0;  // the generation the worker held; 0: the run's current one
 };
 
 class Launcher {

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "base/util/process.h"
+#include "base/util/strings.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_exit.h"
@@ -84,10 +85,15 @@ class LocalLauncher : public Launcher {
     while (!running_.empty() && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
       auto it = running_.find(pid);
       if (it == running_.end()) continue;
-      ended.push_back({it->second.run, exit_reason(status)});
+      ended.push_back({it->second.run, exit_reason(status), it->second.lease});
+      // A worker stopped by a signal (someone's SIGTERM or Ctrl+C) put its run back in the
+      // queue: it stays there for `fathom sweep --resume`, as a scancel'd Slurm task's does,
+      // rather than being started again at once by this launch.
+      if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerRequeued)
+        stopped_.push_back(it->second.run);
       slots_[it->second.slot] = 0;
       running_.erase(it);
-      drained_ = false;  // a worker that stopped may have put its run back in the queue
+      drained_ = false;  // a worker that ended frees a slot for the next queued run
     }
     // Claims are write transactions: when the queue was empty, look again only now and then.
     const auto now = std::chrono::steady_clock::now();
@@ -98,29 +104,42 @@ class LocalLauncher : public Launcher {
       const std::string device =
           request_.devices.empty() ? "" : request_.devices[slot % request_.devices.size()];
       last_claim_ = now;
-      auto run = store.claim_next_run(request_.sweep, host_name(), device);
+      auto run = store.claim_next_run(request_.sweep, host_name(), device, stopped_);
       drained_ = !run;
       if (!run) break;
-      std::vector<std::string> argv{
-          request_.fathom_binary,  "worker",    "--run",
-          std::to_string(run->id), "--threads", std::to_string(request_.threads_per_worker),
-          "--no-progress"};
+      const db::Lease lease{run->id, run->lease};
+      std::vector<std::string> argv{request_.fathom_binary,
+                                    "worker",
+                                    "--run",
+                                    std::to_string(run->id),
+                                    "--lease",
+                                    std::to_string(lease.generation),
+                                    "--threads",
+                                    std::to_string(request_.threads_per_worker),
+                                    "--heartbeat",
+                                    format_number(request_.heartbeat_s),
+                                    "--no-progress"};
       if (!device.empty() && !cpu_only(*run)) argv.insert(argv.end(), {"--device", device});
       const std::string log = (fs::path(request_.run_dir(run->id)) / "worker.log").string();
       pid_t child;
       try {
         child = start_process(argv, env_, log);
       } catch (const std::exception& e) {
-        store.finish_run(run->id, db::status::kCrashed, e.what());
-        ended.push_back({run->id, e.what()});
+        ended.push_back({run->id, e.what(), lease.generation});  // the scheduler marks it
         break;
       }
-      store.set_tag(run->id, "worker.launcher", "local");
-      store.set_tag(run->id, "worker.host", host_name());
-      store.set_tag(run->id, "worker.pid", std::to_string(child));
-      store.set_tag(run->id, "worker.log", log);
       slots_[slot] = child;
-      running_[child] = {run->id, slot};
+      running_[child] = {run->id, slot, lease.generation};
+      // What the worker records too, written here first so the run is never without a way to
+      // stop its worker. Under the claim's lease: a run cancelled meanwhile keeps its end (and
+      // its worker stops at its first write).
+      try {
+        store.set_tag(lease, "worker.launcher", "local");
+        store.set_tag(lease, "worker.host", host_name());
+        store.set_tag(lease, "worker.pid", std::to_string(child));
+        store.set_tag(lease, "worker.log", log);
+      } catch (const db::LeaseLost&) {
+      }
     }
     return ended;
   }
@@ -131,10 +150,12 @@ class LocalLauncher : public Launcher {
   struct Child {
     int64_t run;
     int slot;
+    int64_t lease;  // the generation its claim got
   };
   LaunchRequest request_;
   std::vector<pid_t> slots_;  // 0: free
   std::map<pid_t, Child> running_;
+  std::vector<int64_t> stopped_;  // runs whose worker was stopped by a signal: not reclaimed
   std::vector<std::string> env_;
   // The last claim found no queued run; before launch() there is nothing to start (a resumed
   // sweep whose remaining runs all have live workers elsewhere is only followed).

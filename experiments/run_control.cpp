@@ -75,4 +75,22 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   return std::nullopt;
 }
 
+bool mark_lost(db::Store& store, const db::Lease& lease, const std::string& reason) {
+  try {
+    store.finish_run(lease, db::status::kCrashed, reason);
+    return true;
+  } catch (const db::LeaseLost&) {
+    return false;
+  }
+}
+
+bool requeue_lost(db::Store& store, const db::Lease& lease, const std::string& reason) {
+  try {
+    store.requeue_run(lease, reason);
+    return true;
+  } catch (const db::LeaseLost&) {
+    return false;
+  }
+}
+
 }  // namespace fathom::experiments

@@ -52,4 +52,10 @@ bool never_started(const std::map<std::string, std::string>& tags);
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
                                        double timeout_s);
 
+// Acting for a lost worker, under the lease it held (db/lease.h): its run becomes crashed, or
+// (requeue_lost) queued again, only while that worker is still its holder -- a run that
+// ended, was requeued or was claimed by another worker since is left as it is (false).
+bool mark_lost(db::Store& store, const db::Lease& lease, const std::string& reason);
+bool requeue_lost(db::Store& store, const db::Lease& lease, const std::string& reason);
+
 }  // namespace fathom::experiments

@@ -124,9 +124,9 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     bool changed = false;
     for (const WorkerEnd& end : launcher.poll(store)) {
       auto record = store.find_run(std::to_string(end.run));
-      // Still running in the store: the worker died before it could record an end.
+      // Still running under the worker's lease: it died before it could record an end.
       if (record && record->status == db::status::kRunning)
-        store.finish_run(end.run, db::status::kCrashed, end.reason);
+        mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
       changed = true;
     }
     const bool active = launcher.active();
@@ -139,15 +139,16 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     const double now = db::unix_now();
     for (auto& r : runs) {
       if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {
+        const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
         if (never_started(store.tags(r.id))) {
           // Nothing of it ran: back in the queue, for this launch (or the next) to start.
-          store.requeue_run(r.id, "requeued: " + *lost);
-          r.status = db::status::kQueued;
-          requeued_at = Clock::now();
+          if (requeue_lost(store, lease, "requeued: " + *lost)) {
+            r.status = db::status::kQueued;
+            requeued_at = Clock::now();
+          }
           continue;
         }
-        store.finish_run(r.id, db::status::kCrashed, *lost);
-        r.status = db::status::kCrashed;
+        if (mark_lost(store, lease, *lost)) r.status = db::status::kCrashed;
       }
     }
     bool any_running = false;

@@ -16,6 +16,7 @@
 #include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/strings.h"
+#include "db/heartbeat.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/sweep_spec.h"
@@ -135,6 +136,8 @@ class SlurmLauncher : public Launcher {
     script += "exec " + shell_quote(request.fathom_binary) + " worker --sweep " +
               shell_quote(request.sweep);
     if (options_.requests_gpu()) script += " --device cuda";  // Slurm sets CUDA_VISIBLE_DEVICES
+    if (request.heartbeat_s != db::HeartbeatThread::kDefaultInterval)
+      script += " --heartbeat " + format_number(request.heartbeat_s);
     script += "\n";
     const auto stamp = std::to_string(static_cast<long long>(db::unix_now()));
     const fs::path kept = log_dir / ("submit-" + stamp + ".sh");
@@ -182,9 +185,10 @@ class SlurmLauncher : public Launcher {
       if (!again || again->status != db::status::kRunning) continue;
       const std::string state = final_job_state(tag_or(tags, "slurm.job_id", job));
       reported_.insert(run.id);
-      ended.push_back({run.id, "Slurm job " + job + " ended" +
-                                   (state.empty() ? "" : " (" + state + ")") +
-                                   " without recording an end"});
+      ended.push_back({run.id,
+                       "Slurm job " + job + " ended" + (state.empty() ? "" : " (" + state + ")") +
+                           " without recording an end",
+                       again->lease});
     }
     return ended;
   }

@@ -20,6 +20,11 @@ void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed) {
                        "); check it with --dry-run, then add --yes to queue them");
 }
 
+const std::vector<std::string>& retryable_statuses() {
+  static const std::vector<std::string> statuses{db::status::kCancelled, db::status::kFailed};
+  return statuses;
+}
+
 std::string axes_layout(const SweepSpec& spec) {
   std::string layout;
   for (const auto& axis : spec.axes) {
@@ -32,23 +37,29 @@ std::string axes_layout(const SweepSpec& spec) {
 
 namespace {
 
-// Existing runs of a resumed sweep: ended ones are kept; crashed ones, and running ones whose
-// worker is lost, go back to the queue; running ones whose worker lives are left to it.
+// Existing runs of a resumed sweep: ended ones are kept, except those whose status is in
+// `retry`; crashed ones, and running ones whose worker is lost, go back to the queue; running
+// ones whose worker lives are left to it.
 void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& existing,
-                         double heartbeat_timeout_s, QueuedSweep& out) {
+                         double heartbeat_timeout_s, const std::vector<std::string>& retry,
+                         QueuedSweep& out) {
   const double now = db::unix_now();
   for (const auto& record : existing) {
     if (record.status == db::status::kQueued) continue;
-    if (record.status == db::status::kCrashed) {
-      store.requeue_run(record.id, "resumed after: " + record.error);
-      ++out.requeued;
-    } else if (record.status == db::status::kRunning) {
-      if (auto lost = lost_worker(store, record, now, heartbeat_timeout_s)) {
-        store.requeue_run(record.id, "interrupted: " + *lost);
+    const bool retried = std::find(retry.begin(), retry.end(), record.status) != retry.end();
+    if (record.status == db::status::kCrashed || retried) {
+      // From that status only: a run that changed since the listing keeps its new state.
+      if (store.requeue_run(record.id, "resumed after: " + record.error, {record.status}))
         ++out.requeued;
-      } else {
+      else
+        ++out.kept;
+    } else if (record.status == db::status::kRunning) {
+      auto lost = lost_worker(store, record, now, heartbeat_timeout_s);
+      // Under the lease of the worker judged lost: it is fenced off from here on.
+      if (lost && requeue_lost(store, db::Lease{record.id, record.lease}, "interrupted: " + *lost))
+        ++out.requeued;
+      else
         ++out.alive;
-      }
     } else {
       ++out.kept;
     }
@@ -58,7 +69,8 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
 }  // namespace
 
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
-                        bool resume, double heartbeat_timeout_s) {
+                        bool resume, double heartbeat_timeout_s,
+                        const std::vector<std::string>& retry) {
   std::map<std::string, db::RunRecord> existing;
   for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
   if (!existing.empty() && !resume)
@@ -99,7 +111,7 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     if (!overrides.empty()) store.set_tag(id, "sweep.set", overrides);
     out.created.push_back(id);
   }
-  requeue_interrupted(store, earlier, heartbeat_timeout_s, out);
+  requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);
   const auto listed = store.list_runs(spec.name);
   out.queued =
       static_cast<int>(std::count_if(listed.begin(), listed.end(), [](const db::RunRecord& r) {

@@ -33,8 +33,13 @@ struct QueuedSweep {
 // Records `runs` of `spec` in the store. A sweep already in the store needs `resume` (else an
 // InputError naming the sweep file); then only the runs it lacks are created, and its crashed
 // runs and running ones whose worker is lost (gone, or silent past `heartbeat_timeout_s`) go
-// back to the queue, to continue from their last checkpoint.
+// back to the queue, to continue from their last checkpoint -- as do ended runs whose status
+// is in `retry` (cancelled, failed: `fathom sweep --resume --retry cancelled`).
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
-                        bool resume, double heartbeat_timeout_s);
+                        bool resume, double heartbeat_timeout_s,
+                        const std::vector<std::string>& retry = {});
+
+// The statuses --retry may name: ended runs that a resume can continue from their checkpoint.
+const std::vector<std::string>& retryable_statuses();
 
 }  // namespace fathom::experiments

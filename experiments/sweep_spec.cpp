@@ -400,7 +400,7 @@ SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
   spec.file = origin;
   YAML::Node root;
   try {
-    root = YAML::Load(yaml);
+    root = load_one_yaml_document(yaml, origin);
   } catch (const YAML::ParserException& e) {
     throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
   }

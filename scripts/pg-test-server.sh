@@ -7,11 +7,17 @@
 #                                         DIR/skip, print "SKIPPED: <reason>" and exit 0.
 #   scripts/pg-test-server.sh stop DIR    stop that server (if running) and remove DIR. Exits 0.
 #   scripts/pg-test-server.sh url DIR     print DIR/url; exit 1 when there is none.
+#   scripts/pg-test-server.sh restart DIR stop that server (fast: sessions are cut) and start it
+#                                         again on the same port and data; exit 1 if it fails.
 #
 # Layout: DIR (owned by the server user, 0755: the server writes its socket and log there) holds
 # data/ (0700, required by postgres), server.log, the socket, url/port/skip (written by the caller).
 # Environment overrides: PG_BINDIR (default /usr/lib/postgresql/15/bin), PG_TEST_USER (server user
 # when run as root; default postgres), PG_TEST_TIMEOUT (seconds to wait for the server; default 30).
+# A test that reaches the server from a network namespace of its own (a veth pair it made, never
+# an interface outside this machine) names that link: PG_TEST_PEER_ADDRESS (the server's end,
+# e.g. 10.213.7.1, listened on besides 127.0.0.1) and PG_TEST_PEER_NETWORK (the link's clients,
+# e.g. 10.213.7.0/30, allowed to log in with the password).
 set -Eeuo pipefail
 # The servers are Debian's, not ours: scripts/leak-check.sh preloads LeakSanitizer into the
 # tests and the fathom processes they start, never into a server.
@@ -22,7 +28,7 @@ timeout=${PG_TEST_TIMEOUT:-30}
 marker=.pg-test-server   # marks DIR as ours, so stop never removes a directory it did not create
 me=$(basename "$0")
 
-usage() { echo "usage: $me start|stop|url DIR" >&2; exit 2; }
+usage() { echo "usage: $me start|stop|restart|url DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 cmd=$1
 dir=$2
@@ -157,11 +163,18 @@ do_start() {
 local   all       all                 trust
 host    all       all   127.0.0.1/32  scram-sha-256
 EOF
+  local listen=127.0.0.1
+  if [ -n "${PG_TEST_PEER_ADDRESS:-}" ]; then
+    [[ $PG_TEST_PEER_ADDRESS =~ ^[0-9.]+$ && ${PG_TEST_PEER_NETWORK:-} =~ ^[0-9./]+$ ]] ||
+      skip "PG_TEST_PEER_ADDRESS / PG_TEST_PEER_NETWORK must be an IPv4 address and network"
+    listen="127.0.0.1,$PG_TEST_PEER_ADDRESS"
+    printf 'host    all       all   %s  scram-sha-256\n' "$PG_TEST_PEER_NETWORK" >>"$data/pg_hba.conf"
+  fi
   # Throwaway server: durability off for speed. The port is given to pg_ctl per attempt.
   cat >>"$data/postgresql.conf" <<EOF
 
 # --- $me ---
-listen_addresses = '127.0.0.1'
+listen_addresses = '$listen'
 unix_socket_directories = '${dir//\'/\'\'}'
 max_connections = 200
 fsync = off
@@ -210,8 +223,20 @@ EOF
   echo "PostgreSQL 15 test server listening on 127.0.0.1:$port (data $data, log $dir/server.log, url in $dir/url)"
 }
 
+do_restart() {
+  [ -f "$data/postmaster.pid" ] || { echo "$me: no server running in $dir" >&2; exit 1; }
+  local owner port
+  owner=$(stat -c %U "$data")
+  port=$(cat "$dir/port")
+  as_user "$owner" "$bindir/pg_ctl" restart -D "$data" -m fast -l "$dir/server.log" \
+    -o "-p $port" -w -t "$timeout" >/dev/null 2>&1 ||
+    { echo "$me: restart failed$(log_tail)" >&2; exit 1; }
+  echo "PostgreSQL 15 test server restarted on 127.0.0.1:$port"
+}
+
 case $cmd in
   start) do_start ;;
+  restart) do_restart ;;
   stop)
     # Never fails: a test run's cleanup should not turn into an error.
     set +e

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include "base/config/config_schema.h"
 #include "base/config/yaml_file.h"
@@ -73,8 +75,19 @@ struct Parser {
     try {
       return node.as<T>();
     } catch (const YAML::Exception&) {
+      // An integer too large for the field is out of range, not "not an integer".
+      if constexpr (std::is_integral_v<T>)
+        if (looks_like_integer(node.Scalar()))
+          fail(node, key,
+               "out of range: at most " + std::to_string(std::numeric_limits<T>::max()) + ", got " +
+                   node.Scalar());
       fail(node, key, std::string("expected ") + expected + ", got '" + node.Scalar() + "'");
     }
+  }
+
+  static bool looks_like_integer(const std::string& s) {
+    const size_t digits = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    return s.size() > digits && s.find_first_not_of("0123456789", digits) == std::string::npos;
   }
 
   // `key_node` locates errors about the key itself (an empty value has no line of its own).
@@ -202,7 +215,7 @@ RunConfig parse(const std::string& yaml, const std::string& origin, const std::s
   config.source_file = origin;
   YAML::Node root;
   try {
-    root = YAML::Load(yaml);
+    root = load_one_yaml_document(yaml, origin);
   } catch (const YAML::ParserException& e) {
     throw InputError(origin, e.mark.line + 1, "",
                      "YAML syntax error: " + e.msg + tab_hint(yaml, e.mark.line));

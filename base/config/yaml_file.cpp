@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "base/util/error.h"
 
@@ -21,6 +22,20 @@ std::string read_yaml_file(const std::string& path, const std::string& what) {
                      "is larger than " + std::to_string(kMaxYamlFileBytes >> 20) + " MiB; a " +
                          what + " is a few KB -- is this the right file?");
   return text;
+}
+
+YAML::Node load_one_yaml_document(const std::string& yaml, const std::string& origin) {
+  std::vector<YAML::Node> given;
+  for (const auto& d : YAML::LoadAll(yaml))
+    if (!d.IsNull()) given.push_back(d);
+  if (given.size() > 1) {
+    // Its `---` line: the document's first node is on the line after (or on the same line).
+    const int line = given[1].Mark().line + 1;
+    throw InputError(origin, line, "",
+                     "a second YAML document starts here (after a '---' line); a file holds one "
+                     "config: remove the '---' and merge the keys, or split the file");
+  }
+  return given.empty() ? YAML::Node() : given.front();
 }
 
 }  // namespace fathom

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 namespace fathom {
 
 // A run config is a few KB and the largest preset sweep about 4 KB.
@@ -13,5 +15,10 @@ inline constexpr std::size_t kMaxYamlFileBytes = 1 << 20;
 
 // The text of `path`; `what` names the kind in errors ("config file", "sweep file").
 std::string read_yaml_file(const std::string& path, const std::string& what);
+
+// The one YAML document of a config or sweep file. A second document (after a `---` line)
+// would be silently ignored by a plain load, so it is refused at its line (InputError naming
+// `origin`). A syntax error is YAML::ParserException, for the caller to locate.
+YAML::Node load_one_yaml_document(const std::string& yaml, const std::string& origin);
 
 }  // namespace fathom

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -56,6 +57,10 @@ bool has_gzip_magic(const std::string& path) {
 }  // namespace
 
 std::string read_file_bytes(const std::string& path) {
+  // A directory opens as a stream on Linux and then fails to read with no useful word.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path, 0, "", "is a directory, not a file");
   return has_gzip_magic(path) ? read_gzip(path) : read_plain(path);
 }
 

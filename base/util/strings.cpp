@@ -1,6 +1,7 @@
 #include "base/util/strings.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace fathom {
 
@@ -62,6 +63,12 @@ std::string trim(const std::string& text) {
   if (first == std::string::npos) return "";
   const auto last = text.find_last_not_of(" \t\r\n");
   return text.substr(first, last - first + 1);
+}
+
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
 }
 
 }  // namespace fathom

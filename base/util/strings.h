@@ -14,5 +14,7 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 std::vector<std::string> split(const std::string& text, char separator);
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 std::string trim(const std::string& text);
+// A number as a person writes it: 20, 0.5, 1e-05 (printf's %g).
+std::string format_number(double value);
 
 }  // namespace fathom

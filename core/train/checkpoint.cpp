@@ -34,8 +34,7 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::st
 }  // namespace
 
 void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
-                     const TrainerState& state, const std::string& config_yaml,
-                     const std::string& previous) {
+                     const TrainerState& state, const std::string& config_yaml) {
   torch::serialize::OutputArchive archive;
   for (const auto& p : model.named_parameters())
     archive.write(archive_key("param", p.key()), p.value().detach().cpu(), /*is_buffer=*/true);
@@ -71,7 +70,6 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   fs::create_directories(fs::path(path).parent_path(), ec);
   const std::string temporary = path + ".tmp";
   write_file_or_throw(temporary, bytes, "checkpoint");
-  if (!previous.empty() && fs::exists(path, ec)) fs::rename(path, previous, ec);
   fs::rename(temporary, path);
 }
 

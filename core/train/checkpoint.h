@@ -40,13 +40,10 @@ struct TrainerState {
 // Archive keys may not contain '.', which parameter names do.
 std::string archive_key(const std::string& prefix, const std::string& name);
 
-// Writes to `path`.tmp and renames it, so `path` is never half written. When `previous` is
-// given, the file `path` held before moves there (the resume point before this one) once the
-// new one is complete. A full disk or an I/O error throws CheckpointWriteError, leaving `path`
-// (and `previous`) as they were.
+// Writes to `path`.tmp and renames it, so `path` is never half written. A full disk or an I/O
+// error throws CheckpointWriteError, leaving `path` as it was.
 void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
-                     const TrainerState& state, const std::string& config_yaml,
-                     const std::string& previous = "");
+                     const TrainerState& state, const std::string& config_yaml);
 
 // A checkpoint that could not be written (disk full, I/O error): a failure while working
 // (exit status 1), not bad input. The message names the file and the reason.

@@ -5,6 +5,7 @@
 #include "base/util/progress.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
+#include "core/train/stop_request.h"
 
 namespace fathom {
 
@@ -33,13 +34,14 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
 
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,
                                    const Vocab& vocab, const SearchOptions& options,
-                                   int64_t max_tokens, torch::Device device,
-                                   ProgressBar* progress) {
+                                   int64_t max_tokens, torch::Device device, ProgressBar* progress,
+                                   const std::atomic<bool>* stop) {
   std::vector<std::string> out(examples.size());
   // Beam search holds beam x rows sequences: shrink the batch budget accordingly.
   const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
   int64_t done = 0;
   for (const auto& ids : plan_batches(examples, budget).batches) {
+    throw_if_stop_requested(stop, "decoding the test set");
     Batch batch = collate(examples, ids);
     auto outputs = search(model, batch.src.to(device), options);
     for (size_t i = 0; i < ids.size(); ++i) out[ids[i]] = vocab.decode(outputs[i]);

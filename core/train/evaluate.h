@@ -3,6 +3,8 @@
 // (dropout off) over length-sorted batches.
 #include <torch/torch.h>
 
+#include <atomic>
+
 #include <string>
 #include <vector>
 
@@ -25,10 +27,12 @@ struct LossReport {
 LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& examples,
                          int64_t max_tokens, torch::Device device, double label_smoothing);
 
-// Decoded text of every example's source, in the examples' order.
+// Decoded text of every example's source, in the examples' order. A set `stop` ends it between
+// batches with StopRequested (core/train/stop_request.h).
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,
                                    const Vocab& vocab, const SearchOptions& options,
                                    int64_t max_tokens, torch::Device device,
-                                   ProgressBar* progress = nullptr);
+                                   ProgressBar* progress = nullptr,
+                                   const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fathom

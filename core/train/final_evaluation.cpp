@@ -5,6 +5,7 @@
 
 #include "base/util/progress.h"
 #include "core/model/transformer.h"
+#include "core/train/stop_request.h"
 
 namespace fathom {
 
@@ -13,9 +14,11 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                  const FinalEvaluationOptions& options) {
   FinalEvaluation out;
   const double smoothing = config.train.label_smoothing;
+  throw_if_stop_requested(options.stop, "the final evaluation");
   if (options.valid && !data.valid.empty())
     out.valid = evaluate_loss(model, data.valid, config.data.max_tokens, device, smoothing);
   if (data.test.empty()) return out;
+  throw_if_stop_requested(options.stop, "the final evaluation");
   if (options.test_loss)
     out.test = evaluate_loss(model, data.test, config.data.max_tokens, device, smoothing);
   if (!options.decode) return out;
@@ -29,8 +32,8 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                              config.eval.max_len_b};
   ProgressBar bar("decode", static_cast<int64_t>(count), options.progress);
   const auto start = std::chrono::steady_clock::now();
-  out.hypotheses =
-      translate(model, sources, *data.vocab, search, config.data.max_tokens, device, &bar);
+  out.hypotheses = translate(model, sources, *data.vocab, search, config.data.max_tokens, device,
+                             &bar, options.stop);
   out.decode_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.bleu = corpus_bleu(out.hypotheses, references);

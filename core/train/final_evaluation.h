@@ -6,6 +6,7 @@
 // "BLEU change" and a run's `test_bleu` are always measured the same way.
 #include <torch/torch.h>
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct FinalEvaluationOptions {
   bool test_loss = true;  // test loss/perplexity
   bool decode = true;     // test BLEU (the slow part)
   bool progress = false;  // a decode progress bar on stderr
+  // Set (a signal): StopRequested between its steps and decode batches (stop_request.h).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // In eval mode; the model's observer (if any) stays installed, so a replaced layer is

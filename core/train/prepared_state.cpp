@@ -18,15 +18,16 @@ std::function<std::optional<std::string>(int64_t, const std::string&)> stored_ta
   };
 }
 
-void keep_prepared_state(db::Store& store, int64_t run, const std::string& artifacts_dir,
-                         const PreparedState& state) {
-  for (const auto& [key, value] : state.tags) store.set_tag(run, key, value);
-  if (artifacts_dir.empty()) return;
+void keep_prepared_state(db::Store& store, RunFiles& files, const PreparedState& state) {
+  for (const auto& [key, value] : state.tags) store.set_tag(files.lease(), key, value);
+  if (files.dir().empty()) return;
   for (const auto& file : state.files) {
-    std::filesystem::create_directories(artifacts_dir);
-    const auto path = std::filesystem::path(artifacts_dir) / file.file_name;
-    write_file_or_throw(path.string(), file.contents, file.kind);
-    store.add_artifact(run, file.kind, path.string(), 0);
+    std::filesystem::create_directories(files.dir());
+    const std::filesystem::path given(file.file_name);
+    const std::string path =
+        files.name(given.stem().string(), std::nullopt, given.extension().string());
+    write_file_or_throw(path, file.contents, file.kind);
+    files.record(file.kind, path, 0);
   }
 }
 

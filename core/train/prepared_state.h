@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/model/registry.h"
+#include "core/train/run_files.h"
 #include "db/store.h"
 
 namespace fathom {
@@ -15,9 +16,9 @@ namespace fathom {
 std::function<std::optional<std::string>(int64_t, const std::string&)> stored_tag_reader(
     const db::Store& store);
 
-// Tags to the store; each file written into `artifacts_dir` (created if needed) and recorded
-// as an artifact of its kind. With an empty `artifacts_dir` files are not written.
-void keep_prepared_state(db::Store& store, int64_t run, const std::string& artifacts_dir,
-                         const PreparedState& state);
+// Tags to the store; each file written into the run's directory (created if needed) under a
+// name of this holder's and recorded as an artifact of its kind -- all as the run's holder
+// (db/lease.h). With an empty directory files are not written.
+void keep_prepared_state(db::Store& store, RunFiles& files, const PreparedState& state);
 
 }  // namespace fathom

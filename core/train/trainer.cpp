@@ -35,7 +35,9 @@
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
 #include "core/train/prepared_state.h"
+#include "core/train/run_files.h"
 #include "core/train/schedule.h"
+#include "core/train/stop_request.h"
 #include "db/metric_names.h"
 #include "db/metric_writer.h"
 #include "db/run_status.h"
@@ -76,25 +78,25 @@ struct Window {
   void reset() { *this = Window(); }
 };
 
-// Restores the resume point: checkpoint_last.pt, or, when that is unreadable (truncated,
-// bit-flipped) or missing after a kill between the two renames of a save, the one before it
-// (checkpoint_previous.pt), said on stderr. False when there is neither (a fresh start);
+// Restores the resume point: the run's recorded checkpoint_last, or, when that is unreadable
+// (truncated, bit-flipped) or missing, the one before it (checkpoint_previous), said on
+// stderr. Returns the file it loaded; "" when there is neither (a fresh start);
 // UnreadableResumePoint naming both files when neither loads.
-bool load_resume_point(const std::string& last, const std::string& previous, TransformerImpl& model,
-                       Optimizer& optimizer, TrainerState& state) {
+std::string load_resume_point(const std::string& last, const std::string& previous,
+                              TransformerImpl& model, Optimizer& optimizer, TrainerState& state) {
   std::string why_not_last = "missing";
-  if (fs::exists(last)) {
+  if (!last.empty() && fs::exists(last)) {
     try {
       load_checkpoint(last, model, &optimizer, &state);
-      return true;
+      return last;
     } catch (const InputError& e) {
       why_not_last = e.message();
     }
   }
-  if (!fs::exists(previous)) {
-    if (why_not_last == "missing") return false;
+  if (previous.empty() || !fs::exists(previous)) {
+    if (why_not_last == "missing") return "";
     throw UnreadableResumePoint(last, 0, "",
-                                why_not_last + " (and no checkpoint_previous.pt to fall back on)");
+                                why_not_last + " (and no earlier checkpoint to fall back on)");
   }
   try {
     state = TrainerState{};
@@ -106,7 +108,44 @@ bool load_resume_point(const std::string& last, const std::string& previous, Tra
   }
   std::fprintf(stderr, "warning: %s: %s; resuming from %s (update %lld) instead\n", last.c_str(),
                why_not_last.c_str(), previous.c_str(), static_cast<long long>(state.update));
-  return true;
+  return previous;
+}
+
+// The run's resume point and the one before it, as its artifact rows name them. Runs trained
+// before files carried their holder's generation name checkpoint_last.pt and keep the one
+// before it beside it as checkpoint_previous.pt, without a row.
+std::pair<std::string, std::string> recorded_resume_points(const db::Store& store, int64_t run,
+                                                           const std::string& dir) {
+  const auto rows = store.artifacts(run);
+  const std::string last = recorded_file(rows, dir, "checkpoint_last");
+  std::string previous = recorded_file(rows, dir, "checkpoint_previous");
+  if (previous.empty() && fs::path(last).filename() == "checkpoint_last.pt")
+    previous = (fs::path(dir) / "checkpoint_previous.pt").string();
+  return {last, previous};
+}
+
+// The data of `config`. The data layer knows the key a problem is at, not the config file:
+// its errors are located at the key's line in the config (data.max_len = 1: "no training
+// pairs left" at that line, not at "<input>").
+Dataset load_located(const RunConfig& config, const std::string& cache_dir) {
+  try {
+    return load_dataset(config.data, cache_dir, "");
+  } catch (const InputError& e) {
+    if (!e.file().empty() || e.field().empty()) throw;
+    config_error(config, e.field(), e.message());
+  }
+}
+
+// A stop served before the update loop: nothing trained in this session, the resume point is
+// the one the run had.
+TrainOutcome stopped_before_training(const db::Store& store, int64_t run,
+                                     const std::string& during) {
+  TrainOutcome outcome;
+  outcome.status = "stopped";
+  outcome.stopped_during = during;
+  outcome.reason = "stop requested while " + during;
+  if (auto record = store.find_run(std::to_string(run))) outcome.updates = record->updates;
+  return outcome;
 }
 
 }  // namespace
@@ -118,20 +157,51 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   const torch::Device device = resolve_device(config.device);
   const PrecisionPlan precision = plan_precision(config, device);  // refuses before any work
-  // A resumed run is marked running once its checkpoint has loaded: an unreadable one must
-  // leave the run as it was (a finished run stays finished, with its times).
-  if (!options.resume) store.mark_running(run, host_name(), device.str());
 
-  Dataset data = load_dataset(config.data, options.cache_dir, "");
+  // The run's holder (db/lease.h): every write below is fenced by `lease`. A worker holds the
+  // run from its launcher's claim; otherwise the run is taken here -- a resumed one only once
+  // its checkpoint has loaded, so an unreadable one leaves the run as it was (a finished run
+  // stays finished, with its times).
+  std::optional<db::Lease> lease = options.lease;
+  std::optional<db::HeartbeatThread> heartbeat;
+  auto beat = [&] {
+    if (!heartbeat && options.heartbeat_s > 0)
+      heartbeat.emplace(store.location(), *lease, options.heartbeat_s);
+  };
+  auto hold = [&] {
+    if (lease)
+      store.mark_running(*lease, host_name(), device.str());
+    else
+      lease = store.mark_running(run, host_name(), device.str());
+    if (options.on_hold) options.on_hold(*lease);
+    beat();
+  };
+  if (lease) beat();  // alive from the claim on, also while the data loads
+  if (!options.resume) hold();
+
+  // Between these phases a stop request ends the session (core/train/stop_request.h); so
+  // does a lost lease, which the heartbeat thread learns of.
+  auto between_phases = [&](const char* next) {
+    if (heartbeat) heartbeat->throw_if_lost();
+    throw_if_stop_requested(options.stop_requested, next);
+  };
+  TrainerState state;
+  try {
+    between_phases("loading the data");
+  } catch (const StopRequested& stop) {
+    return stopped_before_training(store, run, stop.what());
+  }
+  Dataset data = load_located(config, options.cache_dir);
   if (data.train.empty())
     config_error(config, "data.train_source", "no training pairs left after filtering");
-  store.set_tag(run, "vocab", data.vocab->describe());
-  store.set_tag(run, "data", data.description);
+  try {
+    between_phases("building the model");
+  } catch (const StopRequested& stop) {
+    return stopped_before_training(store, run, stop.what());
+  }
 
   Transformer model = build_model(config, data.vocab->size(), tc.seed);
   model->to(device);
-  for (const auto& [kind, count] : model->parameter_counts())
-    store.set_tag(run, "params." + kind, std::to_string(count));
 
   std::vector<std::pair<std::string, torch::Tensor>> named;
   std::vector<torch::Tensor> parameters;
@@ -141,17 +211,27 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   }
   Optimizer optimizer(named, tc);
 
-  const std::string last_path = (fs::path(options.artifacts_dir) / "checkpoint_last.pt").string();
-  const std::string previous_path =
-      (fs::path(options.artifacts_dir) / "checkpoint_previous.pt").string();
-  const std::string best_path = (fs::path(options.artifacts_dir) / "checkpoint_best.pt").string();
   const std::string config_yaml = config_to_yaml(config);
-  TrainerState state;
-  const bool restored =
-      options.resume && load_resume_point(last_path, previous_path, *model, optimizer, state);
-  if (options.resume) store.mark_running(run, host_name(), device.str());
-  // Points past the checkpoint (all of them when there is none) are redone, never duplicated.
-  if (options.resume) store.delete_metrics_after(run, state.update);
+  std::string restored_from;  // the checkpoint file this session starts from
+  if (options.resume) {
+    const auto [last, previous] = recorded_resume_points(store, run, options.artifacts_dir);
+    restored_from = load_resume_point(last, previous, *model, optimizer, state);
+    hold();
+  }
+  const bool restored = !restored_from.empty();
+  RunFiles files(store, *lease, options.artifacts_dir);
+  if (options.resume) {
+    // Points past the checkpoint (all of them when there is none) are redone, never duplicated.
+    store.delete_metrics_after(*lease, state.update);
+    // Resumed from the one before an unreadable last: that one is the resume point now.
+    if (restored && restored_from != files.current("checkpoint_last"))
+      files.adopt("checkpoint_last", restored_from, state.update);
+    files.remove_strays();
+  }
+  store.set_tag(*lease, "vocab", data.vocab->describe());
+  store.set_tag(*lease, "data", data.description);
+  for (const auto& [kind, count] : model->parameter_counts())
+    store.set_tag(*lease, "params." + kind, std::to_string(count));
 
   const BatchPlan plan = plan_batches(data.train, config.data.max_tokens);
   if (!restored) {
@@ -160,14 +240,14 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     torch::manual_seed(update_seed(tc.seed, 0));
     const PreparedState prepared =
         prepare_model(*model, InitContext{config, first, stored_tag_reader(store)});
-    keep_prepared_state(store, run, options.artifacts_dir, prepared);
+    keep_prepared_state(store, files, prepared);
   }
   PrefetchingBatchStream stream(
       BatchStream(data.train, plan, tc.seed, state.epoch, state.batch_in_epoch), device);
   DeviceMetrics device_metrics(device, tc.divergence_factor, state.first_loss);
   device_metrics.restore_window(state.window.smoothed, state.window.nll, state.window.grad_norm);
   LossScaler scaler(state.loss_scale, state.loss_scale_clean_updates);
-  db::MetricWriter metrics(store, run);
+  db::MetricWriter metrics(store, *lease);
   ProgressBar bar("train", tc.max_updates, options.progress);
   TrainOutcome outcome;
   Window window;
@@ -199,8 +279,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     outcome.diverged_step = update;
     outcome.reason = reading.reason;
     outcome.updates = update - 1;
-    store.heartbeat(run, update - 1);
-    store.finish_run(run, db::status::kDiverged, reading.reason, update);
+    store.heartbeat(*lease, update - 1);
+    store.finish_run(*lease, db::status::kDiverged, reading.reason, update);
     return std::nullopt;
   };
 
@@ -233,13 +313,16 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
           "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
       return;
     }
-    // The resume point before this one stays as checkpoint_previous.pt: a checkpoint_last
+    if (files.current_step("checkpoint_last") == state.update) return;  // recorded already
+    // The resume point before this one stays as checkpoint_previous: a checkpoint_last
     // that turns out unreadable (a bad disk block, a copy cut short) costs one interval.
-    save_checkpoint(last_path, *model, &optimizer, state, config_yaml, previous_path);
-    store.add_artifact(run, "checkpoint_last", last_path, state.update);
+    const std::string path = files.name("checkpoint_last", state.update, ".pt");
+    save_checkpoint(path, *model, &optimizer, state, config_yaml);
+    files.record("checkpoint_last", path, state.update, "checkpoint_previous");
   };
 
   while (state.update < tc.max_updates) {
+    if (heartbeat) heartbeat->throw_if_lost();  // taken from this holder: stop, write nothing
     // A stop request (preemption, a time limit's warning signal) is served at an update
     // boundary: the checkpoint holds exactly the updates done, and the caller requeues the run.
     if (options.stop_requested && options.stop_requested->load()) {
@@ -251,7 +334,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         save_resume_point();
       }
       metrics.flush();
-      store.heartbeat(run, state.update);
+      store.heartbeat(*lease, state.update);
       bar.finish("stopped after update " + std::to_string(state.update) + " (stop requested)");
       outcome.status = "stopped";
       outcome.reason = "stop requested after update " + std::to_string(state.update);
@@ -337,7 +420,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         }
         outcome.final_metrics[db::metric::kTrainLoss] = loss;
         last_logged_loss = loss;
-        store.heartbeat(run, update);
+        store.heartbeat(*lease, update);
         window.reset();
       }
     }
@@ -349,9 +432,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     if (keep_point) {
       // Model only (no optimizer state): these exist to be analysed, not resumed from.
       const std::string kept = "checkpoint_" + std::to_string(update);
-      const std::string path = (fs::path(options.artifacts_dir) / (kept + ".pt")).string();
+      const std::string path = files.name(kept, std::nullopt, ".pt");
       save_checkpoint(path, *model, nullptr, state, config_yaml);
-      store.add_artifact(run, kept, path, update);
+      files.record(kept, path, update);
     }
 
     if (valid_point) {
@@ -363,8 +446,9 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
         metrics.log(update, db::metric::kValidPpl, valid.ppl);
         if (valid.loss < state.best_valid_loss) {
           state.best_valid_loss = valid.loss;
-          save_checkpoint(best_path, *model, nullptr, state, config_yaml);
-          store.add_artifact(run, "checkpoint_best", best_path, update);
+          const std::string path = files.name("checkpoint_best", update, ".pt");
+          save_checkpoint(path, *model, nullptr, state, config_yaml);
+          files.record("checkpoint_best", path, update);
         }
       }
       state.window = window_state(*reading, log_point);
@@ -381,7 +465,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
 
   // Final evaluation with the best checkpoint (by validation loss) when there is one.
   auto& final_metrics = outcome.final_metrics;
-  if (fs::exists(best_path)) load_checkpoint(best_path, *model, nullptr, nullptr);
+  if (const std::string best = files.current("checkpoint_best"); !best.empty())
+    load_checkpoint(best, *model, nullptr, nullptr);
   // Every final metric is recomputable from what is stored, so a run killed after its last
   // update and resumed (the loop then has nothing left to do) still reports all of them.
   if (session_tokens > 0) count_training();
@@ -398,7 +483,19 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   final_metrics[db::metric::kParams] = static_cast<double>(model->parameter_counts()["total"]);
   FinalEvaluationOptions what;
   what.progress = options.progress;
-  const FinalEvaluation final = final_evaluation(*model, data, config, device, what);
+  what.stop = options.stop_requested;
+  FinalEvaluation final;
+  try {
+    between_phases("the final evaluation");
+    final = final_evaluation(*model, data, config, device, what);
+  } catch (const StopRequested& stop) {
+    // The resume point holds every update: a resume redoes only this evaluation.
+    outcome.status = "stopped";
+    outcome.stopped_during = stop.what();
+    outcome.reason = std::string("stop requested during ") + stop.what();
+    outcome.updates = state.update;
+    return outcome;
+  }
   if (final.valid) {
     final_metrics[db::metric::kValidLoss] = final.valid->loss;
     final_metrics[db::metric::kValidPpl] = final.valid->ppl;
@@ -410,18 +507,18 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   if (final.bleu) {
     final_metrics[db::metric::kDecodeTime] = final.decode_seconds;
     final_metrics[db::metric::kTestBleu] = final.bleu->score;
-    store.set_tag(run, "bleu_signature", final.bleu->signature);
-    store.set_tag(run, "bleu", final.bleu->format());
-    const std::string hypotheses_path = (fs::path(options.artifacts_dir) / "test.hyp").string();
+    store.set_tag(*lease, "bleu_signature", final.bleu->signature);
+    store.set_tag(*lease, "bleu", final.bleu->format());
+    const std::string hypotheses_path = files.name("test", std::nullopt, ".hyp");
     std::string text;
     for (const auto& line : final.hypotheses) text += line + "\n";
     // Checked: a short test.hyp beside a run recorded as finished would be a silent loss.
     write_file_or_throw(hypotheses_path, text, "the test hypotheses");
-    store.add_artifact(run, "hypotheses", hypotheses_path, state.update);
+    files.record("hypotheses", hypotheses_path, state.update);
   }
-  for (const auto& [name, value] : final_metrics) store.set_final_metric(run, name, value);
-  store.heartbeat(run, state.update);
-  store.finish_run(run, db::status::kFinished);
+  for (const auto& [name, value] : final_metrics) store.set_final_metric(*lease, name, value);
+  store.heartbeat(*lease, state.update);
+  store.finish_run(*lease, db::status::kFinished);
   outcome.status = db::status::kFinished;
   outcome.updates = state.update;
   return outcome;

@@ -389,9 +389,10 @@ TEST_P(StoreBackendTest, ResumeReplacesAndTruncates) {
 TEST_P(StoreBackendTest, MetricWriterBatches) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("r"));
+  const Lease lease = store.mark_running(id, "host", "cpu");
   auto reader = Store::open(db_path(), OpenMode::ReadOnly);  // another connection
   {
-    MetricWriter writer(store, id, /*flush_rows=*/100, /*flush_seconds=*/3600);
+    MetricWriter writer(store, lease, /*flush_rows=*/100, /*flush_seconds=*/3600);
     for (int i = 0; i < 99; ++i) writer.log(i, "loss", i);
     EXPECT_EQ(writer.pending(), 99u);
     EXPECT_TRUE(reader.metric_series(id, "loss").empty());
@@ -412,7 +413,7 @@ TEST_P(StoreBackendTest, MetricWriterBatches) {
   EXPECT_GT(series.back().wall_time, 0);
 
   // A zero interval writes on every call.
-  MetricWriter eager(store, id, 1000, 0.0);
+  MetricWriter eager(store, lease, 1000, 0.0);
   eager.log(1, "lr", 0.1);
   EXPECT_EQ(reader.metric_series(id, "lr").size(), 1u);
 }
@@ -668,8 +669,8 @@ TEST_P(StoreBackendTest, ConcurrentWriterProcesses) {
   for (int c = 0; c < kChildren; ++c) {
     pids.push_back(spawn([&, c] {
       auto store = Store::open(db_path());
-      store.mark_running(runs[c], "host", "cpu");
-      MetricWriter writer(store, runs[c], /*flush_rows=*/10, /*flush_seconds=*/60);
+      const Lease lease = store.mark_running(runs[c], "host", "cpu");
+      MetricWriter writer(store, lease, /*flush_rows=*/10, /*flush_seconds=*/60);
       for (int step = 1; step <= kSteps; ++step) {
         writer.log(step, "loss", 1.0 / step);
         writer.log(step, "lr", step * 1e-6);
@@ -927,49 +928,7 @@ TEST_P(StoreBackendTest, PollCurvesMatchesCurveByCurveReads) {
   EXPECT_TRUE(store.poll_curves({}).empty());
 }
 
-// ---- liveness and requeueing (a worker's heartbeat thread; preempted or interrupted runs) ----
-
-TEST_P(StoreBackendTest, TouchHeartbeatOnlyRefreshesARunningRun) {
-  auto store = Store::open(db_path());
-  const int64_t running = store.create_run(sample_run("running", "sw"));
-  store.mark_running(running, "node7", "cuda:0");
-  store.heartbeat(running, 42);
-  const RunRecord before = *store.find_run(std::to_string(running));
-  ASSERT_GT(before.heartbeat_at, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
-  EXPECT_TRUE(store.touch_heartbeat(running));
-  const RunRecord after = *store.find_run(std::to_string(running));
-  EXPECT_GT(after.heartbeat_at, before.heartbeat_at + 0.02);
-  EXPECT_LE(after.heartbeat_at, unix_now() + 1);
-  EXPECT_EQ(after.updates, 42);  // liveness without progress
-  EXPECT_EQ(after.status, "running");
-  EXPECT_EQ(after.started_at, before.started_at);
-  EXPECT_EQ(after.host, "node7");
-
-  // A queued run has no worker: nothing is written (heartbeat_at stays unset).
-  const int64_t queued = store.create_run(sample_run("queued", "sw"));
-  EXPECT_FALSE(store.touch_heartbeat(queued));
-  EXPECT_EQ(store.find_run(std::to_string(queued))->heartbeat_at, 0);
-  EXPECT_EQ(store.find_run(std::to_string(queued))->status, "queued");
-
-  // Ended runs (finished, or cancelled under a worker still running): nothing written.
-  for (const std::string status : {"finished", "cancelled"}) {
-    const int64_t id = store.create_run(sample_run(status, "sw"));
-    store.mark_running(id, "node7", "cuda:0");
-    store.heartbeat(id, 7);
-    store.finish_run(id, status, status == "cancelled" ? "by user" : "");
-    const RunRecord ended = *store.find_run(std::to_string(id));
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    EXPECT_FALSE(store.touch_heartbeat(id)) << status;
-    const RunRecord now = *store.find_run(std::to_string(id));
-    EXPECT_EQ(now.heartbeat_at, ended.heartbeat_at) << status;
-    EXPECT_EQ(now.finished_at, ended.finished_at) << status;
-    EXPECT_EQ(now.status, status);
-    EXPECT_EQ(now.updates, 7) << status;
-  }
-
-  EXPECT_THROW(store.touch_heartbeat(running + 1000), std::invalid_argument);
-}
+// ---- requeueing (preempted or interrupted runs); holders' writes: test_store_lease.cpp ----
 
 TEST_P(StoreBackendTest, RequeueRunningOrCrashedRuns) {
   auto store = Store::open(db_path());

@@ -148,7 +148,8 @@ TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedAndTheWriteLands) {
 TEST_F(PostgresStoreTest, AnOutageLongerThanTheRetryBudgetLosesNoMetricRow) {
   auto store = Store::open(url_);
   const int64_t run = store.create_run(NewRun{"r"});
-  MetricWriter writer(store, run, /*flush_rows=*/1000, /*flush_seconds=*/3600);
+  const Lease lease = store.mark_running(run, "host", "cpu");
+  MetricWriter writer(store, lease, /*flush_rows=*/1000, /*flush_seconds=*/3600);
   for (int step = 1; step <= 10; ++step) writer.log(step, "loss", 1.0 / step);
   writer.flush();
 

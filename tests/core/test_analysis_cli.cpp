@@ -148,9 +148,10 @@ TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
       fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3"});
   ASSERT_EQ(train.status, 0) << train.err;
   const fs::path artifacts = dir_ / "runs.artifacts" / "run-1";
-  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_3.pt"));
-  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_6.pt"));
-  EXPECT_FALSE(fs::exists(artifacts / "checkpoint_1.pt"));
+  // Kept under their holder's generation (the run's first claim: g1), recorded by kind.
+  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_3.g1.pt"));
+  EXPECT_TRUE(fs::exists(artifacts / "checkpoint_6.g1.pt"));
+  EXPECT_FALSE(fs::exists(artifacts / "checkpoint_1.g1.pt"));
 
   Result at3 = fathom({"analyze", "ln-scale", "1", "--checkpoint", "3", "--json"});
   ASSERT_EQ(at3.status, 0) << at3.err;

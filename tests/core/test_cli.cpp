@@ -76,6 +76,13 @@ class Cli : public ::testing::Test {
     auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
     return store.list_runs();
   }
+  // The file the store records as the run's artifact `kind` ("" when none).
+  std::string recorded(int64_t run, const std::string& kind) const {
+    auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    for (const auto& a : store.artifacts(run))
+      if (a.kind == kind) return a.path;
+    return "";
+  }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_;
@@ -284,7 +291,11 @@ TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
     if (run->status == "failed")
       EXPECT_TRUE(contains(run->error, "disk is full")) << run->error;
     else
-      EXPECT_TRUE(contains(full.err, "fathom cancel 1 && fathom train --resume 1"))
+      // The commands name the store and artifacts they were given: followed as printed, they
+      // reach this run, not a stray ./fathom.db.
+      EXPECT_TRUE(contains(full.err, "fathom --db " + small + " --artifacts " + artifacts +
+                                         " cancel 1 && fathom --db " + small + " --artifacts " +
+                                         artifacts + " train --resume 1"))
           << run->status << "\n"
           << full.err;
   }
@@ -323,7 +334,8 @@ TEST_F(Cli, DeleteRemovesOneRunAndItsArtifacts) {
   for (const char* name : {"name=keep", "name=drop"})
     ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress", "--set", name}).status, 0);
   const fs::path drop_dir = dir_ / "runs.artifacts" / "run-2";
-  ASSERT_TRUE(fs::exists(drop_dir / "checkpoint_last.pt"));
+  ASSERT_EQ(fs::path(recorded(2, "checkpoint_last")).parent_path(), drop_dir);
+  ASSERT_TRUE(fs::exists(recorded(2, "checkpoint_last")));
 
   const Result dry = fathom({"--db", db(), "delete", "drop"});
   EXPECT_EQ(dry.status, 0) << dry.err;
@@ -339,7 +351,7 @@ TEST_F(Cli, DeleteRemovesOneRunAndItsArtifacts) {
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].name, "keep");
   EXPECT_FALSE(fs::exists(drop_dir));
-  EXPECT_TRUE(fs::exists(dir_ / "runs.artifacts" / "run-1" / "checkpoint_last.pt"));
+  EXPECT_TRUE(fs::exists(recorded(1, "checkpoint_last")));
   auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
   EXPECT_TRUE(store.metric_series(2, "train_loss").empty());
   EXPECT_FALSE(store.metric_series(1, "train_loss").empty());
@@ -439,13 +451,13 @@ TEST_F(Cli, UnreadableCheckpointsLeaveAFinishedRunFinished) {
   ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress"}).status, 0);
   const auto before = runs_in_store();
   ASSERT_EQ(before.size(), 1u);
-  const fs::path dir = dir_ / "runs.artifacts" / "run-1";
-  for (const char* name : {"checkpoint_last.pt", "checkpoint_previous.pt"})
-    if (fs::exists(dir / name)) fs::resize_file(dir / name, 64);
+  const std::string last = recorded(1, "checkpoint_last");
+  for (const char* kind : {"checkpoint_last", "checkpoint_previous"})
+    if (const std::string path = recorded(1, kind); !path.empty()) fs::resize_file(path, 64);
   const Result r = fathom(
       {"--db", db(), "train", "--resume", "1", "--no-progress", "--set", "train.max_updates=40"});
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_TRUE(contains(r.err, "checkpoint_last.pt")) << r.err;
+  EXPECT_TRUE(contains(r.err, last)) << r.err;
   const auto after = runs_in_store();
   ASSERT_EQ(after.size(), 1u);
   EXPECT_EQ(after[0].status, "finished");

@@ -101,7 +101,13 @@ TEST_F(DbCli, TrainingOnAServerStoreNeedsArtifactsAndThenWritesEverythingThere) 
   ASSERT_EQ(loss.size(), 4u);
   EXPECT_EQ(loss.back().step, 12);
   EXPECT_TRUE(runs[0].final_metrics.count("test_bleu"));
-  EXPECT_TRUE(fs::exists(artifacts / ("run-" + std::to_string(runs[0].id)) / "checkpoint_best.pt"));
+  // Every file the store records is in the run's directory under --artifacts.
+  const auto recorded = store.artifacts(runs[0].id);
+  ASSERT_FALSE(recorded.empty());
+  for (const auto& a : recorded) {
+    EXPECT_EQ(fs::path(a.path).parent_path(), artifacts / ("run-" + std::to_string(runs[0].id)));
+    EXPECT_TRUE(fs::exists(a.path)) << a.kind;
+  }
   // `runs` and `show` read it back, naming the store without its password.
   r = fathom({"--db", pg(), "runs"});
   EXPECT_EQ(r.status, 0) << r.err;

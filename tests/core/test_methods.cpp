@@ -179,16 +179,20 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     Transformer a = build_model(config, kVocab, 1);
     Batch batch = first_batch(config);
     torch::manual_seed(1);
-    keep_prepared_state(store, first_run, (dir / "a").string(),
+    RunFiles first_files(store, store.mark_running(first_run, "host", "cpu"), (dir / "a").string());
+    keep_prepared_state(store, first_files,
                         prepare_model(*a, InitContext{config, batch, stored_tag_reader(store)}));
     const std::string stored = store.tags(first_run).at("admin.profile");
-    EXPECT_TRUE(fs::exists(dir / "a" / "admin_profile.json"));
+    // Under a name of its holder's (generation 1), recorded as the run's artifact.
+    EXPECT_TRUE(fs::exists(dir / "a" / "admin_profile.g1.json"));
+    EXPECT_EQ(first_files.current("admin_profile"), (dir / "a" / "admin_profile.g1.json").string());
 
     config.model.admin.profile = std::to_string(first_run);
     const int64_t second_run = store.create_run(db::NewRun{"admin-b"});
     Transformer b = build_model(config, kVocab, 2);
     torch::manual_seed(2);
-    keep_prepared_state(store, second_run, "",
+    RunFiles second_files(store, store.mark_running(second_run, "host", "cpu"), "");
+    keep_prepared_state(store, second_files,
                         prepare_model(*b, InitContext{config, batch, stored_tag_reader(store)}));
     const auto omegas_a = admin_omegas(*a), omegas_b = admin_omegas(*b);
     ASSERT_EQ(omegas_a.size(), omegas_b.size());

@@ -258,7 +258,9 @@ TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
   }
   scheduler.join();
   ASSERT_TRUE(mid_run) << first.out << first.err;
-  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  // A crashed run is not a finished sweep: --wait exits 1 (it used to say 0).
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  EXPECT_NE(first.out.find("1 crashed"), std::string::npos) << first.out;
   auto record = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(id));
   ASSERT_TRUE(record);
   ASSERT_EQ(record->status, "crashed");
@@ -342,7 +344,10 @@ TEST_F(SlurmSweep, WorkersWriteToAPostgresStoreAndSharedArtifacts) {
     for (const auto& run : list) {
       EXPECT_EQ(run.status, "finished") << run.error;
       EXPECT_EQ(store.tags(run.id).at("worker.launcher"), "slurm");
-      EXPECT_TRUE(fs::exists(shared / ("run-" + std::to_string(run.id)) / "checkpoint_last.pt"));
+      for (const auto& a : store.artifacts(run.id))  // every recorded file is in the shared dir
+        EXPECT_TRUE(
+            fs::exists(shared / ("run-" + std::to_string(run.id)) / fs::path(a.path).filename()))
+            << a.path;
       EXPECT_EQ(read_text(shared / ("run-" + std::to_string(run.id)) / "worker.log").find(password),
                 std::string::npos);
     }

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/util/error.h"
@@ -98,12 +99,85 @@ class Sweep : public ::testing::Test {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
+  // Waits until one run is running mid-way (updates 20..300) with its worker recorded; that
+  // worker's pid and the run's id, or {0, 0}.
+  std::pair<pid_t, int64_t> worker_mid_run() const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      for (const auto& r : runs()) {
+        if (r.status != "running" || r.updates < 20 || r.updates > 300) continue;
+        const auto tags = Store::open(db(), OpenMode::ReadOnly).tags(r.id);
+        if (tags.count("worker.pid"))
+          return {static_cast<pid_t>(std::stoll(tags.at("worker.pid"))), r.id};
+      }
+    }
+    return {0, 0};
+  }
+  // Every 10th update from 10 to `last`, each once.
+  static std::vector<int64_t> every_ten(int64_t last) {
+    std::vector<int64_t> out;
+    for (int64_t s = 10; s <= last; s += 10) out.push_back(s);
+    return out;
+  }
+
   fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_;
   const fs::path& dir_ = scratch_.path();
 };
 
 const std::vector<int64_t> kEveryTen{10, 20, 30, 40, 50, 60};
+
+// SIGTERM (or Ctrl+C) to one worker of a local sweep: the worker checkpoints, puts its run
+// back in the queue and exits 75. The scheduler records no crash: it leaves that run queued --
+// not started again by this launch, as a scancel'd Slurm task's run is not -- finishes the
+// other, and exits 1 saying one run is left queued; `--resume` completes it from its
+// checkpoint with every logged step once.
+TEST_F(Sweep, SignalledWorkerLeavesItsRunQueuedForResume) {
+  const std::string sweep = write_sweep(
+      "name: signalled\nbase: base.yaml\nseeds: [1, 2]\nset:\n  train.max_updates: 600\n");
+  const pid_t scheduler = start({sweep, "--jobs", "1", "--no-progress"});
+  const auto [worker, victim] = worker_mid_run();
+  ASSERT_NE(worker, 0) << log();
+  ASSERT_EQ(kill(worker, SIGTERM), 0);
+  EXPECT_EQ(wait_exit(scheduler), 1) << log();
+  EXPECT_NE(log().find("1 runs still queued"), std::string::npos) << log();
+  EXPECT_EQ(log().find("1 crashed"), std::string::npos) << log();
+  for (const auto& r : runs()) {
+    if (r.id != victim) {
+      EXPECT_EQ(r.status, "finished") << r.error;
+      continue;
+    }
+    EXPECT_EQ(r.status, "queued");
+    EXPECT_NE(r.error.find("stopped by Terminated"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("requeued"), std::string::npos) << r.error;
+  }
+  ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 0) << log();
+  for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name;
+  EXPECT_EQ(steps(victim, "train_loss"), every_ten(600));
+}
+
+// A cancelled sweep continues on its own launcher: `--resume` keeps cancelled runs as they
+// are, `--resume --retry cancelled` takes them back and finishes them, the one cancelled
+// mid-run from its last checkpoint with every logged step once.
+TEST_F(Sweep, CancelledRunsContinueWithRetry) {
+  const std::string sweep = write_sweep(
+      "name: cancelled\nbase: base.yaml\nseeds: [1, 2]\nset:\n  train.max_updates: 600\n");
+  const pid_t scheduler = start({sweep, "--jobs", "1", "--no-progress"});
+  const auto [worker, victim] = worker_mid_run();
+  ASSERT_NE(worker, 0) << log();
+  const auto cancel =
+      fathom::run_program({binary_.string(), "--db", db(), "sweep", "cancel", "cancelled"});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_EQ(wait_exit(scheduler), 0) << log();  // cancelled on request: not a failure
+  for (const auto& r : runs()) EXPECT_EQ(r.status, "cancelled") << r.name;
+
+  ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 0) << log();
+  for (const auto& r : runs()) EXPECT_EQ(r.status, "cancelled") << r.name;
+  ASSERT_EQ(run({sweep, "--resume", "--retry", "cancelled", "--no-progress"}), 0) << log();
+  for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name << ": " << r.error;
+  EXPECT_EQ(steps(victim, "train_loss"), every_ten(600));
+}
 
 // kill -9 of the scheduler and every worker mid-sweep, then `--resume`: every run ends
 // finished, the interrupted ones continued (their metric series have every step exactly once:
@@ -183,7 +257,9 @@ TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
   }
   ASSERT_NE(worker, 0) << log();
   ASSERT_EQ(kill(worker, SIGKILL), 0) << "the worker had already exited";
-  ASSERT_EQ(wait_exit(scheduler), 0) << log();
+  // A crashed run is not a finished sweep: exit status 1 (README), with the count.
+  ASSERT_EQ(wait_exit(scheduler), 1) << log();
+  EXPECT_NE(log().find("1 crashed"), std::string::npos) << log();
   auto list = runs();
   ASSERT_EQ(list.size(), 2u);
   for (const auto& r : list) {
@@ -242,7 +318,7 @@ TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
 
 // A run that diverges (absurd learning rate) and one that fails at training time (an Admin
 // profile from a run that does not exist) are recorded as such while the others finish; the
-// scheduler itself exits 0.
+// scheduler exits 1 for the failed run (a diverged one alone is a result: 0).
 TEST_F(Sweep, DivergedAndFailedRunsBesideFinishedOnes) {
   const std::string sweep = write_sweep(
       "name: mixed\nbase: base.yaml\n"
@@ -250,7 +326,7 @@ TEST_F(Sweep, DivergedAndFailedRunsBesideFinishedOnes) {
       "  train.lr: [0.005, 1000.0, 0.005]\n"
       "  model.init: [xavier, xavier, admin]\n"
       "  model.admin.profile: [\"\", \"\", \"999\"]\n");
-  ASSERT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 0) << log();
+  ASSERT_EQ(run({sweep, "--jobs", "2", "--no-progress"}), 1) << log();
   const auto list = runs();
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].status, "finished") << list[0].error;

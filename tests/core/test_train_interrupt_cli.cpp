@@ -84,7 +84,8 @@ class TrainInterrupt : public ::testing::Test {
 };
 
 TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {
-  for (const int sig : {SIGINT, SIGTERM}) {
+  // SIGHUP: the terminal of `fathom train` closed (it used to kill it, leaving the run running).
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(strsignal(sig));
     fs::remove(db());
     fs::remove_all(dir_ / "runs.artifacts");
@@ -96,12 +97,14 @@ TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {
     ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     const std::string err = read_text(dir_ / "train.err");
-    EXPECT_NE(err.find("continue it with: fathom train --resume 1"), std::string::npos) << err;
+    // The command names the store it was given, so following it never makes a ./fathom.db.
+    const std::string resume = "fathom --db " + db() + " train --resume 1";
+    EXPECT_NE(err.find("continue it with: " + resume), std::string::npos) << err;
     auto run = Store::open(db(), OpenMode::ReadOnly).find_run("1");
     ASSERT_TRUE(run);
     EXPECT_EQ(run->status, "cancelled");
     EXPECT_NE(run->error.find("interrupted by"), std::string::npos) << run->error;
-    EXPECT_NE(run->error.find("fathom train --resume 1"), std::string::npos) << run->error;
+    EXPECT_NE(run->error.find(resume), std::string::npos) << run->error;
     const int64_t stopped_at = run->updates;
     EXPECT_GE(stopped_at, 150);
     EXPECT_LT(stopped_at, 20000);
@@ -129,6 +132,84 @@ TEST_F(TrainInterrupt, CtrlCCheckpointsMarksTheRunAndSaysHowToContinue) {
     EXPECT_NE(again.err.find("nothing to resume"), std::string::npos) << again.err;
     EXPECT_EQ(Store::open(db(), OpenMode::ReadOnly).find_run("1")->status, "finished");
   }
+}
+
+// `fathom cancel` of a run a plain `fathom train` is training: the process is told (SIGTERM,
+// through the pid it recorded) and, its run no longer its own, stops without another write --
+// exit status 3 -- instead of training on and ending the cancelled run "finished".
+TEST_F(TrainInterrupt, CancelStopsARunningTrainWhichWritesNothingMore) {
+  const pid_t pid = start_training();
+  ASSERT_TRUE(wait_for_updates(150)) << read_text(dir_ / "train.err");
+  const ProgramResult cancel = fathom({"cancel", "1"});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  const auto at_cancel = Store::open(db(), OpenMode::ReadOnly).export_run(1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 3) << read_text(dir_ / "train.err");
+  EXPECT_NE(read_text(dir_ / "train.err").find("it is cancelled"), std::string::npos)
+      << read_text(dir_ / "train.err");
+  const auto after = Store::open(db(), OpenMode::ReadOnly).export_run(1);
+  EXPECT_EQ(after.run.status, "cancelled");
+  EXPECT_EQ(after.run.error, "cancelled by `fathom cancel`");
+  EXPECT_EQ(after.run.updates, at_cancel.run.updates);
+  EXPECT_EQ(after.run.finished_at, at_cancel.run.finished_at);
+  EXPECT_EQ(after.metrics, at_cancel.metrics);
+  EXPECT_EQ(after.run.final_metrics, at_cancel.run.final_metrics);
+}
+
+// kill -9 of `fathom train`: its run says running, but the pid it recorded on this host is
+// gone, so `--resume` is accepted at once (it used to be refused until the heartbeat went
+// stale, 180 s, or a `fathom cancel`) and finishes the run with every logged step once.
+TEST_F(TrainInterrupt, AKilledTrainIsKnownGoneAtOnceAndResumes) {
+  const pid_t pid = start_training();
+  ASSERT_TRUE(wait_for_updates(150)) << read_text(dir_ / "train.err");
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  const auto run = Store::open(db(), OpenMode::ReadOnly).find_run("1");
+  ASSERT_EQ(run->status, "running");
+  const int64_t end = run->updates + 25;
+  const auto started = std::chrono::steady_clock::now();
+  const ProgramResult resumed = fathom({"train", "--resume", "1", "--no-progress", "--set",
+                                        "train.max_updates=" + std::to_string(end)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120));
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run("1")->status, "finished");
+  std::vector<int64_t> steps, expected;
+  for (const auto& p : store.metric_series(1, "train_loss")) steps.push_back(p.step);
+  for (int64_t s = 10; s < end; s += 10) expected.push_back(s);
+  expected.push_back(end);
+  EXPECT_EQ(steps, expected);
+}
+
+// A resume keeps the config its curve was trained with: a changed learning rate is refused
+// (exit 2, nothing touched); more updates are accepted and recorded -- the stored config says
+// the new max_updates, and a tag says what changed at which update.
+TEST_F(TrainInterrupt, ResumeRefusesChangedSettingsAndRecordsMoreUpdates) {
+  std::ofstream(dir_ / "short.yaml") << fathom::testing::tiny_config_yaml(
+      "short", "{lr: 0.005, warmup: 10, max_updates: 30, valid_every: 10, log_every: 10}");
+  ASSERT_EQ(fathom({"train", (dir_ / "short.yaml").string(), "--no-progress"}).exit_code, 0);
+  const auto before = Store::open(db(), OpenMode::ReadOnly).export_run(1);
+
+  const ProgramResult lr = fathom(
+      {"train", "--resume", "1", "--no-progress", "--set", "train.max_updates=40", "train.lr=0.1"});
+  EXPECT_EQ(lr.exit_code, 2) << lr.err;
+  EXPECT_NE(lr.err.find("train.lr"), std::string::npos) << lr.err;
+  const auto refused = Store::open(db(), OpenMode::ReadOnly).export_run(1);
+  EXPECT_EQ(refused.run.config_yaml, before.run.config_yaml);
+  EXPECT_EQ(refused.run.status, "finished");
+  EXPECT_EQ(refused.metrics, before.metrics);
+
+  const ProgramResult more =
+      fathom({"train", "--resume", "1", "--no-progress", "--set", "train.max_updates=40"});
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto run = *store.find_run("1");
+  EXPECT_EQ(run.updates, 40);
+  EXPECT_NE(run.config_yaml.find("max_updates: 40"), std::string::npos) << run.config_yaml;
+  EXPECT_NE(run.config_json.find("\"max_updates\":40"), std::string::npos) << run.config_json;
+  EXPECT_EQ(store.tags(1).at("config.changed_at.30"), "train.max_updates: 30 -> 40");
 }
 
 TEST_F(TrainInterrupt, CancelSingleRuns) {

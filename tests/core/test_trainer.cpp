@@ -116,6 +116,12 @@ class TrainerTest : public ::testing::Test {
     for (int64_t step = 1; step <= last; ++step)
       EXPECT_DOUBLE_EQ(loss_b.at(step), loss_a.at(step)) << "train_loss at update " << step;
   }
+  // The file the store records as `run`'s artifact `kind` ("" when none).
+  std::string recorded(int64_t run, const std::string& kind) const {
+    for (const auto& a : store_->artifacts(run))
+      if (a.kind == kind) return a.path;
+    return "";
+  }
   // A model of `config`'s shape with the parameters of the checkpoint at `path`.
   Transformer load_model(const RunConfig& config, const std::string& path) {
     const Dataset data = load_dataset(config.data, (dir_ / "cache").string(), "");
@@ -275,8 +281,8 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
                    store_->find_run(std::to_string(a))->final_metrics.at("test_ppl"));
 
   // The final parameters are bit-identical.
-  const std::string last_a = (fs::path(artifacts(a)) / "checkpoint_last.pt").string();
-  const std::string last_b = (fs::path(artifacts(b)) / "checkpoint_last.pt").string();
+  const std::string last_a = recorded(a, "checkpoint_last");
+  const std::string last_b = recorded(b, "checkpoint_last");
   Transformer model_a = load_model(config, last_a);
   Transformer model_b = load_model(config, last_b);
   const auto params_a = model_a->named_parameters();
@@ -297,8 +303,8 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
   EXPECT_TRUE(any_differs);
 }
 
-// A truncated checkpoint_last.pt (a bad block, a copy cut short) costs one checkpoint interval,
-// not the run: the resume falls back to checkpoint_previous.pt (update 10 of 20), redoes
+// A truncated checkpoint_last (a bad block, a copy cut short) costs one checkpoint interval,
+// not the run: the resume falls back to checkpoint_previous (update 10 of 20), redoes
 // updates 11-20 and ends on exactly the uninterrupted run's curve. When that one is unreadable
 // too, the resume is refused naming the file, and the stored run is left exactly as it was.
 TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
@@ -313,8 +319,8 @@ TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
   first.train.max_updates = 20;
   const int64_t b = new_run(first);
   ASSERT_EQ(train(first, b).status, "finished");
-  const fs::path last = fs::path(artifacts(b)) / "checkpoint_last.pt";
-  const fs::path previous = fs::path(artifacts(b)) / "checkpoint_previous.pt";
+  const fs::path last = recorded(b, "checkpoint_last");
+  const fs::path previous = recorded(b, "checkpoint_previous");
   ASSERT_TRUE(fs::exists(previous));
   TrainerState at;
   {
@@ -329,18 +335,31 @@ TEST_F(TrainerTest, TruncatedLastCheckpointFallsBackToThePreviousOne) {
   EXPECT_EQ(resumed.updates, 30);
   expect_same_train_loss(a, b, 30);
 
-  // Both unreadable: refused, naming checkpoint_last.pt; the finished run is untouched.
+  // The unreadable file is no resume point any more: the one it fell back to took its place,
+  // and this session's checkpoints followed it.
+  EXPECT_FALSE(fs::exists(last));
+  ASSERT_EQ(store_->find_run(std::to_string(b))->updates, 30);
+  const fs::path last_now = recorded(b, "checkpoint_last");
+  const fs::path previous_now = recorded(b, "checkpoint_previous");
+  {
+    TrainerState s;
+    Transformer probe = load_model(config, previous_now.string());
+    load_checkpoint(previous_now.string(), *probe, nullptr, &s);
+    EXPECT_EQ(s.update, 20);
+  }
+
+  // Both unreadable: refused, naming the last one; the finished run is untouched.
   const db::RunRecord before = *store_->find_run(std::to_string(b));
-  fs::resize_file(last, 100);
-  fs::resize_file(previous, 100);
+  fs::resize_file(last_now, 100);
+  fs::resize_file(previous_now, 100);
   RunConfig longer = config;
   longer.train.max_updates = 40;
   try {
     train(longer, b, /*resume=*/true);
     FAIL() << "expected UnreadableResumePoint";
   } catch (const UnreadableResumePoint& e) {
-    EXPECT_EQ(e.file(), last.string());
-    EXPECT_NE(e.message().find("checkpoint_previous.pt"), std::string::npos) << e.what();
+    EXPECT_EQ(e.file(), last_now.string());
+    EXPECT_NE(e.message().find(previous_now.string()), std::string::npos) << e.what();
   }
   const db::RunRecord after = *store_->find_run(std::to_string(b));
   EXPECT_EQ(after.status, "finished");
@@ -361,10 +380,10 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
   config.train.valid_every = 10;
   const int64_t a = new_run(config);
   ASSERT_EQ(train(config, a).status, "finished");
-  const auto size_of = [&](const char* name) {
-    return static_cast<int64_t>(fs::file_size(fs::path(artifacts(a)) / name));
+  const auto size_of = [&](const char* kind) {
+    return static_cast<int64_t>(fs::file_size(recorded(a, kind)));
   };
-  const int64_t last = size_of("checkpoint_last.pt"), best = size_of("checkpoint_best.pt");
+  const int64_t last = size_of("checkpoint_last"), best = size_of("checkpoint_best");
 
   const fs::path mount = dir_ / "small-disk";
   fs::create_directories(mount);
@@ -390,12 +409,17 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
     train_run(config, *store_, options);
     FAIL() << "expected the full disk to stop the run";
   } catch (const CheckpointWriteError& e) {
-    EXPECT_NE(std::string(e.what()).find("checkpoint_last.pt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("checkpoint_last.u20.g1.pt"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
   }
-  const fs::path good = fs::path(options.artifacts_dir) / "checkpoint_last.pt";
+  const fs::path good = recorded(b, "checkpoint_last");
   ASSERT_TRUE(fs::exists(good));
-  EXPECT_FALSE(fs::exists(good.string() + ".tmp"));  // no half-written file left behind
+  // No half-written file left behind, and nothing beside what the store records.
+  for (const auto& entry : fs::directory_iterator(options.artifacts_dir)) {
+    const std::string path = entry.path().string();
+    EXPECT_TRUE(path == good.string() || path == recorded(b, "checkpoint_best")) << path;
+  }
   TrainerState at;
   {
     Transformer probe = load_model(config, good.string());
@@ -415,12 +439,13 @@ TEST_F(TrainerTest, DiskFullEndsTheRunWithANamedErrorAndResumeFinishesIt) {
 TEST_F(TrainerTest, UnwritableHypothesesEndTheRunWithAnErrorNamingTheFile) {
   const RunConfig config = tiny_config();
   const int64_t run = new_run(config);
-  fs::create_directories(fs::path(artifacts(run)) / "test.hyp");
+  // A new run's first holder writes generation 1's files.
+  fs::create_directories(fs::path(artifacts(run)) / "test.g1.hyp");
   try {
     train(config, run);
     FAIL() << "expected FileWriteError";
   } catch (const FileWriteError& e) {
-    EXPECT_NE(std::string(e.what()).find("test.hyp: cannot write the test hypotheses"),
+    EXPECT_NE(std::string(e.what()).find("test.g1.hyp: cannot write the test hypotheses"),
               std::string::npos)
         << e.what();
   }
@@ -462,9 +487,8 @@ TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
   ASSERT_GE(stopped.updates, 14);
   ASSERT_LT(stopped.updates, 80);
   TrainerState state;
-  Transformer model = load_model(config, (fs::path(artifacts(b)) / "checkpoint_last.pt").string());
-  load_checkpoint((fs::path(artifacts(b)) / "checkpoint_last.pt").string(), *model, nullptr,
-                  &state);
+  Transformer model = load_model(config, recorded(b, "checkpoint_last"));
+  load_checkpoint(recorded(b, "checkpoint_last"), *model, nullptr, &state);
   EXPECT_EQ(state.update, stopped.updates);  // exactly the updates done
   EXPECT_EQ(state.window.updates, stopped.updates % 7);
   EXPECT_EQ(store_->last_metric_step(b, "train_loss"), stopped.updates / 7 * 7);
@@ -504,8 +528,12 @@ TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
   const int64_t a = new_run(config);
   ASSERT_EQ(train(config, a).status, "finished");
   const int64_t b = new_run(config);
+  // Run b is run a killed right after its last update: its files, its rows, and the artifact
+  // rows that say which files are its resume point (read by file name in b's directory).
   fs::copy(artifacts(a), artifacts(b), fs::copy_options::recursive);
   store_->write_metrics(b, store_->metric_rows(a));
+  for (const auto& artifact : store_->artifacts(a))
+    store_->add_artifact(b, artifact.kind, artifact.path, artifact.step);
   const TrainOutcome outcome = train(config, b, /*resume=*/true);
   ASSERT_EQ(outcome.status, "finished");
   EXPECT_EQ(outcome.updates, 20);
@@ -664,8 +692,8 @@ TEST_F(TrainerTest, SparseLogPointsAverageThePerUpdateValues) {
   for (int64_t step : {10, 20})
     EXPECT_DOUBLE_EQ(series(*store_, b, "valid_loss").at(step),
                      series(*store_, a, "valid_loss").at(step));
-  Transformer model_a = load_model(every, (fs::path(artifacts(a)) / "checkpoint_last.pt").string());
-  Transformer model_b = load_model(every, (fs::path(artifacts(b)) / "checkpoint_last.pt").string());
+  Transformer model_a = load_model(every, recorded(a, "checkpoint_last"));
+  Transformer model_b = load_model(every, recorded(b, "checkpoint_last"));
   const auto params_b = model_b->named_parameters();
   for (const auto& p : model_a->named_parameters())
     EXPECT_TRUE(torch::equal(p.value(), *params_b.find(p.key()))) << p.key();

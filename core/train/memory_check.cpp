@@ -1,0 +1,73 @@
+#include "core/train/memory_check.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "base/config/config_io.h"
+
+namespace fathom {
+namespace {
+
+std::string gibibytes(double bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace
+
+ModelFootprint estimate_footprint(const RunConfig& config) {
+  const ModelConfig& m = config.model;
+  // Doubles throughout: the point is to catch values whose products overflow an int.
+  const double d = m.d_model, ff = m.d_ff;
+  const double attention = 4 * d * d + 4 * d, ffn = 2 * d * ff + d + ff, norm = 2 * d;
+  const double encoder_layer = attention + ffn + 2 * norm;
+  const double decoder_layer = 2 * attention + ffn + 3 * norm;
+  const double vocab =
+      config.data.task == "synthetic" ? config.data.synthetic.vocab + 4.0 : config.data.vocab.size;
+  ModelFootprint f;
+  f.parameters = m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer + vocab * d;
+  f.state_bytes = 16 * f.parameters;
+  // Each sub-layer keeps at least its input, its branch and (FFN) its inner activation per
+  // token; the batch holds up to data.max_tokens tokens on each side.
+  const double per_token_layer = 4 * (4 * d + ff);
+  f.activation_bytes = config.data.max_tokens * per_token_layer *
+                       (static_cast<double>(m.encoder_layers) + 2.0 * m.decoder_layers);
+  return f;
+}
+
+double host_memory_bytes() {
+  double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    bytes = std::min(bytes, static_cast<double>(limit.rlim_cur));
+  return bytes;
+}
+
+void check_model_fits(const RunConfig& config, double available) {
+  const ModelFootprint f = estimate_footprint(config);
+  if (f.bytes() <= available) return;
+  const ModelConfig& m = config.model;
+  char params[32];
+  std::snprintf(params, sizeof params, "%.3g", f.parameters);
+  // The key that makes the model big, so the error points at the line to fix.
+  const std::string key = m.encoder_layers >= m.decoder_layers && m.encoder_layers > 64
+                              ? "model.encoder_layers"
+                          : m.decoder_layers > 64 ? "model.decoder_layers"
+                          : m.d_model >= m.d_ff   ? "model.d_model"
+                                                  : "model.d_ff";
+  config_error(config, key,
+               "this model cannot fit: model.encoder_layers " + std::to_string(m.encoder_layers) +
+                   ", model.decoder_layers " + std::to_string(m.decoder_layers) +
+                   ", model.d_model " + std::to_string(m.d_model) + " and model.d_ff " +
+                   std::to_string(m.d_ff) + " make at least " + params +
+                   " parameters, which with their gradients, " +
+                   "Adam's state and one batch's activations need at least " +
+                   gibibytes(f.bytes()) + "; this machine has " + gibibytes(available));
+}
+
+}  // namespace fathom

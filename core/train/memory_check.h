@@ -1,0 +1,31 @@
+#pragma once
+// Refusing a model that cannot fit before anything is built: a config with a billion layers
+// (`--set model.encoder_layers=1000000000`) used to pass every check and then grow a `fathom
+// train` to 23 GB while building the model. The estimate is a lower bound -- parameters,
+// their gradients and Adam's two moments (16 bytes a parameter in float32), plus the
+// activations one batch keeps for backward -- so a refused model could never have trained.
+#include <cstdint>
+
+#include "base/config/config.h"
+
+namespace fathom {
+
+struct ModelFootprint {
+  double parameters = 0;        // weights of both stacks, the embeddings and the norms
+  double state_bytes = 0;       // parameters + gradients + Adam's moments
+  double activation_bytes = 0;  // what one batch of data.max_tokens keeps for backward
+  double bytes() const { return state_bytes + activation_bytes; }
+};
+
+// The lower-bound estimate for a config (residual stacks; a depth-wise LSTM needs more).
+ModelFootprint estimate_footprint(const RunConfig& config);
+
+// The memory one process may use on this machine: physical memory, or less under an
+// address-space limit (ulimit -v).
+double host_memory_bytes();
+
+// A config error naming model.encoder_layers, model.decoder_layers, model.d_model and
+// model.d_ff when the footprint exceeds `available` bytes (default: this machine's memory).
+void check_model_fits(const RunConfig& config, double available = host_memory_bytes());
+
+}  // namespace fathom

@@ -1,0 +1,179 @@
+// The defects a probe of 230 bad inputs found (issue 32), each as a user meets it on the
+// command line: every refusal is exit status 2 with a message that names the file, line and
+// key (or the flag), never a password, never a stack trace -- and nothing stored is touched.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <c10/util/Exception.h>
+
+#include "base/util/error.h"
+#include "base/util/process.h"
+#include "core/train/error_text.h"
+#include "core/train/memory_check.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+const std::string kTiny = fathom::testing::tiny_config_yaml(
+    "tiny", "{lr: 0.005, warmup: 10, max_updates: 20, valid_every: 10, log_every: 10}");
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    std::ofstream(dir_ / "tiny.yaml") << kTiny;
+  }
+  std::string db() const { return (dir_ / "runs.db").string(); }
+  std::string config() const { return (dir_ / "tiny.yaml").string(); }
+  ProgramResult fathom(std::vector<std::string> args) {
+    args.insert(args.begin(), {binary_.string(), "--db", db()});
+    return fathom::run_program(args, "", {}, 300);
+  }
+  // Refused as bad input, the message holding each of `words`.
+  void expect_refused(const ProgramResult& r, const std::vector<std::string>& words) {
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << "\n" << r.err;
+    EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
+  }
+  size_t runs_stored() const {
+    if (!fs::exists(db())) return 0;
+    return fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly).list_runs().size();
+  }
+
+  fathom::testing::TempDir scratch_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
+};
+
+// A billion layers passed `fathom config` and grew `train` to 23 GB, deaf to Ctrl+C while it
+// built the model. Now `config`, `train` and `sweep` refuse it at once, naming the keys.
+TEST_F(BadInput, AModelThatCannotFitIsRefusedBeforeAnyWork) {
+  for (const std::string set : {"model.encoder_layers=1000000000", "model.d_model=1000000000"}) {
+    SCOPED_TRACE(set);
+    // Located where the value came from (--set here), naming every key of the estimate.
+    expect_refused(fathom({"config", config(), "--set", set}),
+                   {"--set: '" + set.substr(0, set.find('=')) + "'", "cannot fit",
+                    "model.encoder_layers", "model.d_model", "GiB"});
+    expect_refused(fathom({"train", config(), "--no-progress", "--set", set}), {"cannot fit"});
+    EXPECT_FALSE(fs::exists(db())) << "a refused config left a store behind";
+  }
+  std::ofstream(dir_ / "deep.yaml") << "name: deep\nbase: tiny.yaml\ngrid:\n"
+                                       "  model.encoder_layers: [6, 1000000000]\n";
+  expect_refused(fathom({"sweep", (dir_ / "deep.yaml").string(), "--no-progress"}), {"cannot fit"});
+  EXPECT_EQ(runs_stored(), 0u);
+}
+
+// The estimate is a lower bound worked by hand: d 16, d_ff 32, one layer each, vocabulary
+// 8 + 4 specials. Encoder layer: attention 4*16^2+4*16 = 1088, FFN 2*16*32+16+32 = 1072, two
+// norms 64 -> 2224; decoder layer: 2*1088 + 1072 + 96 = 3344; embeddings 12*16 = 192.
+TEST(ModelFootprint, CountsParametersAndTheirState) {
+  fathom::RunConfig c;
+  c.model.d_model = 16;
+  c.model.d_ff = 32;
+  c.model.heads = 2;
+  c.model.encoder_layers = 1;
+  c.model.decoder_layers = 1;
+  c.data.task = "synthetic";
+  c.data.synthetic.vocab = 8;
+  c.data.max_tokens = 256;
+  const fathom::ModelFootprint f = fathom::estimate_footprint(c);
+  EXPECT_DOUBLE_EQ(f.parameters, 2224 + 3344 + 192);
+  EXPECT_DOUBLE_EQ(f.state_bytes, 16.0 * f.parameters);
+  // Per token and layer 4 bytes * (4*16 + 32); encoder 1 + decoder 2 layer equivalents.
+  EXPECT_DOUBLE_EQ(f.activation_bytes, 256.0 * 4 * (4 * 16 + 32) * 3);
+  EXPECT_NO_THROW(fathom::check_model_fits(c, f.bytes()));
+  EXPECT_THROW(fathom::check_model_fits(c, f.bytes() - 1), fathom::InputError);
+}
+
+// LibTorch's errors carry a C++ stack trace in what(); a run's stored error and the messages
+// keep only the sentence.
+TEST(ErrorText, LibTorchErrorsLoseTheirStackTrace) {
+  try {
+    TORCH_CHECK(false, "shape mismatch: 3 vs 4");
+  } catch (const c10::Error& e) {
+    const std::string text = fathom::error_text(e);
+    EXPECT_NE(text.find("shape mismatch: 3 vs 4"), std::string::npos) << text;
+    EXPECT_EQ(text.find("frame #"), std::string::npos) << text;
+    EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+  }
+  EXPECT_EQ(fathom::error_text(std::runtime_error("plain")), "plain");
+}
+
+// A second YAML document used to be ignored without a word; an int too large was "expected an
+// integer"; a data error was located at "<input>", not in the config.
+TEST_F(BadInput, ConfigMistakesAreLocatedInTheConfigFile) {
+  std::ofstream(dir_ / "two.yaml") << kTiny << "---\nmodel: {d_model: 32}\n";
+  expect_refused(fathom({"config", (dir_ / "two.yaml").string()}),
+                 {"two.yaml:11", "second YAML document"});
+  expect_refused(fathom({"config", config(), "--set", "model.encoder_layers=2147483648"}),
+                 {"model.encoder_layers", "out of range: at most 2147483647"});
+  std::string with_max_len = kTiny;
+  with_max_len.replace(with_max_len.find("  max_tokens"), 0, "  max_len: 1\n");
+  std::ofstream(dir_ / "maxlen.yaml") << with_max_len;
+  const ProgramResult in_file = fathom({"train", (dir_ / "maxlen.yaml").string(), "--no-progress"});
+  expect_refused(in_file, {"maxlen.yaml:7: 'data.max_len'"});
+  const ProgramResult in_set =
+      fathom({"train", config(), "--no-progress", "--set", "data.max_len=1"});
+  expect_refused(in_set, {"--set: 'data.max_len'"});
+  EXPECT_EQ((in_file.err + in_set.err).find("<input>"), std::string::npos);
+}
+
+// A device this machine lacks is bad input: refused before a run is recorded (it used to leave
+// a failed run behind).
+TEST_F(BadInput, AMissingGpuRecordsNoRun) {
+  if (fathom::run_program({"nvidia-smi"}).exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  expect_refused(fathom({"train", config(), "--no-progress", "--device", "cuda"}), {"CUDA"});
+  EXPECT_EQ(runs_stored(), 0u);
+}
+
+TEST_F(BadInput, CommandLineMistakesAreNamed) {
+  // A directory where a file belongs names the directory.
+  expect_refused(fathom({"bleu", dir_.string(), config()}), {dir_.string(), "is a directory"});
+  // An unknown analysis gets the closest one, not "A subcommand is required".
+  expect_refused(fathom({"analyze", "bogus", "1"}), {"unknown analysis 'bogus'", "analyses:"});
+  expect_refused(fathom({"analyze", "bta", "1"}), {"did you mean 'beta'"});
+  // A bound is said in words, not as a 309-digit number.
+  const ProgramResult depths =
+      fathom({"analyze", "output-shift", config(), "--depths", "0,-1", "--no-progress"});
+  expect_refused(depths, {"--depths", "must be positive (got 0)"});
+  EXPECT_LT(depths.err.size(), 400u) << depths.err;
+}
+
+// A heartbeat timeout shorter than three beats called every worker lost before it beat once.
+TEST_F(BadInput, AHeartbeatTimeoutBelowThreeBeatsIsRefused) {
+  std::ofstream(dir_ / "s.yaml") << "name: s\nbase: tiny.yaml\nseeds: [1]\n";
+  const std::string sweep = (dir_ / "s.yaml").string();
+  for (const std::string timeout : {"1", "-1", "nan", "59"})
+    expect_refused(fathom({"sweep", sweep, "--heartbeat-timeout", timeout}),
+                   {"--heartbeat-timeout", "at least 3 beats, 60 s"});
+  expect_refused(fathom({"sweep", sweep, "--heartbeat-interval", "1", "--heartbeat-timeout", "2"}),
+                 {"at least 3 beats, 3 s"});
+  expect_refused(fathom({"sweep", sweep, "--resume", "--retry", "finished"}),
+                 {"--retry", "'finished'"});
+  EXPECT_EQ(runs_stored(), 0u);
+}
+
+// No message may show a password -- also for a URL too malformed for libpq to parse, whose
+// error quotes the URL (an unclosed IPv6 bracket; a bad percent escape in the password).
+TEST_F(BadInput, AMalformedStoreUrlNeverShowsItsPassword) {
+  for (const std::string url :
+       {"postgresql://alice:S3cretPW@[::1", "postgresql://alice:S3cr%ZZetPW@127.0.0.1:1/db",
+        "postgresql://alice@127.0.0.1:1/db?password=S3cretPW&sslmode=x"}) {
+    SCOPED_TRACE(url);
+    const ProgramResult r = fathom::run_program({binary_.string(), "--db", url, "runs"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ((r.out + r.err).find("S3cr"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,368 @@
+// Fencing under real faults (db/lease.h, docs/reliability.md): a worker declared lost -- frozen
+// (SIGSTOP), cut off from the PostgreSQL server by a network partition -- writes nothing once
+// its run was taken over, and a server restart mid-sweep loses nothing. Each scenario runs
+// `fathom sweep` as a user does and ends with the store compared with an uninterrupted run of
+// the same sweep: every run finished once, every metric row present once with the same value,
+// and the taken-over run not changed by the old worker after it finished.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/network_link.h"
+#include "tests/support/private_postgres.h"
+#include "tests/support/processes.h"
+#include "tests/support/store_backends.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+namespace fs = std::filesystem;
+namespace ft = fathom::testing;
+using fathom::db::OpenMode;
+using fathom::db::RunExport;
+using fathom::db::RunRecord;
+using fathom::db::Store;
+
+// Long enough to be caught mid-run (about 10 ms an update on 2 cores), short enough for CI;
+// checkpoints every 250 updates, so a takeover resumes from one.
+const std::string kBase = ft::tiny_config_yaml(
+    "tiny", "{lr: 0.005, warmup: 10, max_updates: 1000, valid_every: 250, log_every: 10}");
+const std::set<std::string> kTimings = {"tokens_per_s", "train_time_s", "decode_time_s"};
+// Fast failure detection, so a takeover takes seconds: beats every second, lost after 5.
+const std::vector<std::string> kFast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
+
+class FaultScene {
+ public:
+  FaultScene(const fs::path& dir, std::string store) : dir_(dir), store_(std::move(store)) {
+    std::ofstream(dir_ / "base.yaml") << kBase;
+  }
+  // A sweep file of one run.
+  std::string sweep(const std::string& name) const {
+    const fs::path path = dir_ / (name + ".yaml");
+    std::ofstream(path) << "name: " << name << "\nbase: base.yaml\nseeds: [1]\n";
+    return path.string();
+  }
+  std::vector<std::string> env(const std::string& store) const {
+    return {"FATHOM_DB=" + store, "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string(),
+            "FATHOM_DB_RETRY_SECONDS=" + std::to_string(retry_seconds)};
+  }
+  int retry_seconds = 600;  // how long every process keeps retrying a lost server
+  // `[prefix...] fathom sweep FILE ARGS...` in the background, against `store` (default: the
+  // scene's), its output in DIR/NAME.log.
+  pid_t start(const std::string& file, std::vector<std::string> args, const std::string& log,
+              const std::vector<std::string>& prefix = {}, const std::string& store = "") const {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), {ft::built_fathom_binary().string(), "sweep", file, "--no-progress"});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return ft::spawn(argv, env(store.empty() ? store_ : store), (dir_ / log).string());
+  }
+  int run(const std::string& file, std::vector<std::string> args, const std::string& log) const {
+    return ft::wait_exit(start(file, std::move(args), log));
+  }
+  std::string log(const std::string& name) const { return ft::read_text(dir_ / name); }
+  std::optional<RunRecord> only_run(const std::string& sweep) const {
+    try {
+      const auto runs = Store::open(store_, OpenMode::ReadOnly).list_runs(sweep);
+      if (runs.size() == 1) return runs[0];
+    } catch (const std::exception&) {  // the store is still being created
+    }
+    return std::nullopt;
+  }
+  // Waits until the sweep's run is running with at least `updates` done; its worker's pid.
+  pid_t wait_mid_run(const std::string& sweep, int64_t updates) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const auto run = only_run(sweep);
+      if (!run || run->status != "running" || run->updates < updates) continue;
+      const auto tags = Store::open(store_, OpenMode::ReadOnly).tags(run->id);
+      if (tags.count("worker.pid")) return static_cast<pid_t>(std::stoll(tags.at("worker.pid")));
+    }
+    return 0;
+  }
+  // The files the store records for the run: path -> bytes ("<missing>" when gone).
+  std::map<std::string, std::string> recorded_files(int64_t run) const {
+    std::map<std::string, std::string> out;
+    for (const auto& a : Store::open(store_, OpenMode::ReadOnly).artifacts(run))
+      out[a.path] = fs::exists(a.path) ? ft::read_text(a.path) : "<missing>";
+    return out;
+  }
+  // Files in the run's directory that no row names (a lost worker's leftovers); the worker
+  // log takes every holder's lines and is no artifact.
+  std::vector<std::string> strays(int64_t run) const {
+    const auto recorded = recorded_files(run);
+    std::vector<std::string> out;
+    const fs::path dir = dir_ / "artifacts" / ("run-" + std::to_string(run));
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().filename() != "worker.log" && !recorded.count(entry.path().string()))
+        out.push_back(entry.path().filename().string());
+    return out;
+  }
+  RunExport snapshot(int64_t run) const {
+    return Store::open(store_, OpenMode::ReadOnly).export_run(run);
+  }
+
+  const std::string& store() const { return store_; }
+
+ private:
+  fs::path dir_;
+  std::string store_;
+};
+
+// The run a fault hit ended as the uninterrupted one did: finished, the same metric rows with
+// the same values (timings aside), the same final metrics.
+void expect_equal_to_uninterrupted(const RunExport& got, const RunExport& want) {
+  EXPECT_EQ(got.run.status, "finished") << got.run.error;
+  EXPECT_EQ(got.run.updates, want.run.updates);
+  ASSERT_EQ(got.metrics.size(), want.metrics.size()) << "metric rows lost or duplicated";
+  for (size_t i = 0; i < want.metrics.size(); ++i) {
+    const auto& [step_w, name_w, value_w, wall_w] = want.metrics[i];
+    const auto& [step_g, name_g, value_g, wall_g] = got.metrics[i];
+    ASSERT_EQ(name_g, name_w);
+    ASSERT_EQ(step_g, step_w) << name_w;
+    if (!kTimings.count(name_w)) EXPECT_EQ(value_g, value_w) << name_w << " at update " << step_w;
+  }
+  ASSERT_EQ(got.run.final_metrics.size(), want.run.final_metrics.size());
+  for (const auto& [name, value] : want.run.final_metrics)
+    if (!kTimings.count(name)) EXPECT_EQ(got.run.final_metrics.at(name), value) << name;
+}
+
+// Nothing about the run changed between two snapshots: its row, every metric row, final
+// metric, tag and artifact row, and every file the store records for it.
+void expect_untouched(const RunExport& after, const RunExport& before,
+                      const std::map<std::string, std::string>& files_after,
+                      const std::map<std::string, std::string>& files_before) {
+  EXPECT_EQ(after.run.status, before.run.status);
+  EXPECT_EQ(after.run.updates, before.run.updates);
+  EXPECT_EQ(after.run.finished_at, before.run.finished_at);
+  EXPECT_EQ(after.run.heartbeat_at, before.run.heartbeat_at);
+  EXPECT_EQ(after.run.lease, before.run.lease);
+  EXPECT_EQ(after.run.host, before.run.host);
+  EXPECT_EQ(after.run.final_metrics, before.run.final_metrics);
+  EXPECT_EQ(after.metrics, before.metrics);
+  EXPECT_EQ(after.tags, before.tags);
+  ASSERT_EQ(files_after.size(), files_before.size());
+  for (const auto& [path, bytes] : files_before) {
+    ASSERT_TRUE(files_after.count(path)) << path << " no longer recorded";
+    EXPECT_NE(files_after.at(path), "<missing>") << path << " removed";
+    EXPECT_TRUE(files_after.at(path) == bytes) << path << " rewritten";
+  }
+}
+
+class Fencing : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(ft::built_fathom_binary())) << ft::built_fathom_binary();
+    if (GetParam() == "postgresql")
+      if (auto why = ft::postgres_unavailable()) GTEST_SKIP() << *why;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    store_.emplace(GetParam(), info->name());
+  }
+  std::optional<ft::ScratchStore> store_;
+  ft::TempDir scratch_{true};  // kept for a post-mortem when the test fails
+};
+
+// The reproduction of issue 32, on both backends: a sweep's scheduler and its worker are
+// frozen (SIGSTOP: a node that swaps, a VM paused); `--resume` declares the worker lost after
+// the heartbeat timeout, requeues the run and a new worker finishes it. Then the old worker
+// wakes (SIGCONT): its first write is refused, it exits saying why, and the finished run --
+// rows, tags, times, files -- is exactly as the new worker left it. Without fencing it trained
+// on and rewrote the finished run's record.
+TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
+  FaultScene scene(scratch_.path(), store_->location());
+  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
+      << scene.log("reference.log");
+
+  const std::string file = scene.sweep("frozen");
+  std::vector<std::string> args = {"--jobs", "1"};
+  args.insert(args.end(), kFast.begin(), kFast.end());
+  const pid_t scheduler = scene.start(file, args, "first.log");
+  const pid_t worker = scene.wait_mid_run("frozen", 300);
+  ASSERT_GT(worker, 0) << scene.log("first.log");
+  // The whole node freezes: scheduler and worker. (Killing the scheduler instead would orphan
+  // the worker's stopped process group, and the kernel then wakes it with SIGHUP and SIGCONT.)
+  ASSERT_EQ(kill(scheduler, SIGSTOP), 0);
+  ASSERT_EQ(kill(worker, SIGSTOP), 0);
+  const int64_t frozen_at = scene.only_run("frozen")->updates;
+  // Silent past the heartbeat timeout: the resume below declares it lost and requeues its run
+  // (a follower that finds a worker lost marks its run crashed; the next --resume requeues).
+  std::this_thread::sleep_for(std::chrono::seconds(7));
+
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const int resumed = scene.run(file, resume, "resume.log");
+  const RunExport finished = scene.snapshot(scene.only_run("frozen")->id);
+  const auto files = scene.recorded_files(finished.run.id);
+  ASSERT_EQ(resumed, 0) << scene.log("resume.log");
+  ASSERT_EQ(finished.run.status, "finished") << finished.run.error;
+  EXPECT_GT(finished.run.lease, 1);  // requeued and claimed again
+
+  ASSERT_EQ(kill(worker, SIGCONT), 0) << "the frozen worker was gone before it woke";
+  EXPECT_TRUE(ft::wait_gone(worker, 120)) << "the old worker trained on";
+  kill(scheduler, SIGKILL);  // still frozen; its worker is done
+  ft::wait_exit(scheduler);
+  const std::string worker_log = ft::read_text(
+      scratch_.path() / "artifacts" / ("run-" + std::to_string(finished.run.id)) / "worker.log");
+  EXPECT_NE(worker_log.find("no longer this worker's"), std::string::npos) << worker_log;
+  expect_untouched(scene.snapshot(finished.run.id), finished, scene.recorded_files(finished.run.id),
+                   files);
+  // What the old worker wrote after the takeover (a checkpoint it could not record) it removed.
+  EXPECT_EQ(scene.strays(finished.run.id), std::vector<std::string>{});
+  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+  std::printf("frozen at update %lld; taken over under lease %lld\n",
+              static_cast<long long>(frozen_at), static_cast<long long>(finished.run.lease));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Fencing, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+// A network partition between a worker and the PostgreSQL server: the scheduler and its worker
+// run in a network namespace of the test's own, reaching the server over a veth pair; the link
+// is cut for longer than the heartbeat timeout; a scheduler on this side resumes the sweep, so
+// another worker takes the run over and finishes it; then the link comes back. The cut-off
+// worker's writes are refused once it reaches the server again: the finished run is untouched,
+// and the cut-off scheduler ends without marking it anything.
+TEST(FencingPartition, AWorkerCutOffFromTheServerWritesNothingAfterTheTakeover) {
+  ASSERT_TRUE(fs::exists(ft::built_fathom_binary())) << ft::built_fathom_binary();
+  ft::TempDir scratch(true);
+  ft::NetworkLink link;
+  if (link.failure()) GTEST_SKIP() << *link.failure();
+  ft::PrivatePostgres server(
+      {"PG_TEST_PEER_ADDRESS=" + link.host_address(), "PG_TEST_PEER_NETWORK=" + link.network()});
+  if (server.skipped()) GTEST_SKIP() << *server.skipped();
+  FaultScene scene(scratch.path(), server.url());
+  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
+      << scene.log("reference.log");
+
+  const std::string file = scene.sweep("partitioned");
+  std::vector<std::string> args = {"--jobs", "1"};
+  args.insert(args.end(), kFast.begin(), kFast.end());
+  const pid_t far =
+      scene.start(file, args, "far.log", link.inside(), server.url_via(link.host_address()));
+  ASSERT_GT(scene.wait_mid_run("partitioned", 300), 0) << scene.log("far.log");
+  ASSERT_TRUE(link.cut());
+  std::this_thread::sleep_for(std::chrono::seconds(7));  // past the heartbeat timeout
+
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const int resumed = scene.run(file, resume, "near.log");
+  const RunExport finished = scene.snapshot(scene.only_run("partitioned")->id);
+  const auto files = scene.recorded_files(finished.run.id);
+  ASSERT_TRUE(link.restore());
+  ASSERT_EQ(resumed, 0) << scene.log("near.log");
+  ASSERT_EQ(finished.run.status, "finished") << finished.run.error;
+
+  // The far side reconnects (keepalives end its dead connection within about 30 s), is
+  // refused, and its scheduler ends.
+  const int far_exit = ft::wait_exit(far, 300);
+  const std::string worker_log = ft::read_text(
+      scratch.path() / "artifacts" / ("run-" + std::to_string(finished.run.id)) / "worker.log");
+  EXPECT_NE(worker_log.find("no longer this worker's"), std::string::npos) << worker_log;
+  EXPECT_NE(far_exit, -1) << "the cut-off scheduler never ended: " << scene.log("far.log");
+  expect_untouched(scene.snapshot(finished.run.id), finished, scene.recorded_files(finished.run.id),
+                   files);
+  EXPECT_EQ(scene.strays(finished.run.id), std::vector<std::string>{});
+  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+}
+
+// The PostgreSQL server restarts (a fast shutdown: every session cut) while a sweep's two
+// workers train: each retries on a fresh connection, nothing is lost or written twice, and the
+// sweep ends as an uninterrupted one.
+TEST(FencingRestart, APostgresRestartMidSweepLosesNothing) {
+  ASSERT_TRUE(fs::exists(ft::built_fathom_binary())) << ft::built_fathom_binary();
+  ft::TempDir scratch(true);
+  ft::PrivatePostgres server;
+  if (server.skipped()) GTEST_SKIP() << *server.skipped();
+  FaultScene scene(scratch.path(), server.url());
+  const auto two_runs = [&](const std::string& name) {
+    const fs::path path = scratch.path() / (name + ".yaml");
+    std::ofstream(path) << "name: " << name << "\nbase: base.yaml\nseeds: [1, 2]\n";
+    return path.string();
+  };
+  ASSERT_EQ(scene.run(two_runs("reference"), {"--jobs", "2"}, "reference.log"), 0)
+      << scene.log("reference.log");
+
+  const pid_t sweep = scene.start(two_runs("restarted"), {"--jobs", "2"}, "restarted.log");
+  bool mid_run = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (!mid_run && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    try {
+      const auto runs = Store::open(server.url(), OpenMode::ReadOnly).list_runs("restarted");
+      mid_run = runs.size() == 2 && runs[0].status == "running" && runs[1].status == "running" &&
+                runs[0].updates >= 200 && runs[1].updates >= 200;
+    } catch (const std::exception&) {
+    }
+  }
+  ASSERT_TRUE(mid_run) << scene.log("restarted.log");
+  ASSERT_TRUE(server.restart());
+  ASSERT_EQ(ft::wait_exit(sweep), 0) << scene.log("restarted.log");
+  EXPECT_NE(scene.log("restarted.log").find("reconnecting"), std::string::npos)
+      << "the restart went unnoticed: " << scene.log("restarted.log");
+
+  auto store = Store::open(server.url(), OpenMode::ReadOnly);
+  const auto want = store.list_runs("reference"), got = store.list_runs("restarted");
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(got[i].name);
+    EXPECT_EQ(got[i].lease, 1) << "a restart is no reason to take a run from its worker";
+    expect_equal_to_uninterrupted(store.export_run(got[i].id), store.export_run(want[i].id));
+  }
+}
+
+// An outage of the store longer than the retry budget is no fault of the run: the worker that
+// meets it leaves its run crashed -- recorded once the server answers again -- which --resume
+// continues, never failed (which --resume keeps as it is).
+TEST(StoreOutage, ARunCutOffLongerThanTheRetryBudgetIsResumable) {
+  ASSERT_TRUE(fs::exists(ft::built_fathom_binary())) << ft::built_fathom_binary();
+  if (auto why = ft::postgres_unavailable()) GTEST_SKIP() << *why;
+  ft::ScratchStore store("postgresql", "StoreOutage");
+  const std::string database = store.location().substr(store.location().rfind('/') + 1);
+  ft::TempDir scratch(true);
+  FaultScene scene(scratch.path(), store.location());
+  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
+      << scene.log("reference.log");
+
+  scene.retry_seconds = 6;
+  const std::string file = scene.sweep("outage");
+  std::vector<std::string> args = {"--jobs", "1"};
+  args.insert(args.end(), kFast.begin(), kFast.end());
+  const pid_t scheduler = scene.start(file, args, "outage.log");
+  const pid_t worker = scene.wait_mid_run("outage", 300);
+  ASSERT_GT(worker, 0) << scene.log("outage.log");
+  // The database refuses every connection and drops the open ones: for the worker, a server
+  // that is gone. Back after 9 s: past the 6 s the worker's write retries, within the 6 s
+  // that recording its run's end then retries.
+  ft::postgres_exec("postgres", "ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS false");
+  ft::postgres_exec(
+      "postgres",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+  std::this_thread::sleep_for(std::chrono::seconds(9));
+  ft::postgres_exec("postgres", "ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS true");
+  ft::wait_exit(scheduler, 300);            // it lost the store too: its exit says so, not the run
+  ASSERT_TRUE(ft::wait_gone(worker, 120));  // the worker records its run's end, then exits
+
+  const RunRecord cut = *scene.only_run("outage");
+  EXPECT_EQ(cut.status, "crashed") << cut.error;
+  EXPECT_NE(cut.error.find("gave up"), std::string::npos) << cut.error;
+
+  scene.retry_seconds = 600;
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  ASSERT_EQ(scene.run(file, resume, "resume.log"), 0) << scene.log("resume.log");
+  expect_equal_to_uninterrupted(scene.snapshot(cut.id),
+                                scene.snapshot(scene.only_run("reference")->id));
+}
+
+}  // namespace
