@@ -28,6 +28,7 @@
 #include "base/util/process.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/processes.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -68,23 +69,7 @@ class FaultCampaign : public ::testing::Test {
     std::vector<std::string> argv{binary_.string(), "--db",   db(name), "sweep",
                                   sweep_file(name), "--jobs", "2",      "--no-progress"};
     if (resume) argv.push_back("--resume");
-    const std::string log = (dir_ / (name + ".log")).string();
-    std::fflush(stdout);  // else the child's freopen writes our buffered lines again
-    const pid_t pid = fork();
-    if (pid == 0) {
-      setpgid(0, 0);
-      FILE* out = std::freopen(log.c_str(), "a", stdout);
-      FILE* err = std::freopen(log.c_str(), "a", stderr);
-      (void)out;
-      (void)err;
-      std::vector<char*> raw;
-      for (auto& a : argv) raw.push_back(a.data());
-      raw.push_back(nullptr);
-      execv(raw[0], raw.data());
-      _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
+    return fathom::testing::spawn(argv, {}, (dir_ / (name + ".log")).string());
   }
   std::vector<RunRecord> runs(const std::string& name) const {
     try {
