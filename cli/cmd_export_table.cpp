@@ -14,6 +14,8 @@ namespace {
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
                                                  value = "final", direction = "auto", out;
+  std::string select_by = "valid_loss", versus;
+  bool select_on_test = false;
   int digits = 2;
 };
 
@@ -32,7 +34,12 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
   options.cols = a.cols;
   options.metric = a.metric;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
-  options.seed_std = a.seeds != "mean";
+  options.spread = a.seeds == "mean"                           ? experiments::Spread::None
+                   : a.seeds.find("ci95") != std::string::npos ? experiments::Spread::Ci95
+                                                               : experiments::Spread::Std;
+  options.select_by = a.select_by;
+  options.select_on_test = a.select_on_test;
+  options.versus = a.versus;
   options.digits = a.digits;
   options.bold = a.bold == "col"   ? experiments::BoldBest::Column
                  : a.bold == "row" ? experiments::BoldBest::Row
@@ -79,8 +86,20 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
                   "each run's final value of the metric, or its best over training (lowest "
                   "loss/ppl, highest BLEU; the final value where it has no curve)")
       ->check(CLI::IsMember({"final", "best"}));
-  cmd->add_option("--seeds", a->seeds, "mean | mean±std (also mean+-std)")
-      ->check(CLI::IsMember({"mean", "mean±std", "mean+-std"}));
+  cmd->add_option("--seeds", a->seeds,
+                  "mean | mean±std | mean±ci95 (the 95 % t-interval of the mean; also written "
+                  "mean+-std, mean+-ci95)")
+      ->check(CLI::IsMember({"mean", "mean±std", "mean+-std", "mean±ci95", "mean+-ci95"}));
+  cmd->add_option("--select-by", a->select_by,
+                  "with --agg best: the final metric each cell's variant is chosen on, the mean "
+                  "over its seeds (default valid_loss); --metric is then reported for it")
+      ->capture_default_str();
+  cmd->add_flag("--select-on-test", a->select_on_test,
+                "allow --select-by to name a test metric (model selection on the test set: "
+                "optimistic; the table says so)");
+  cmd->add_option("--versus", a->versus,
+                  "a row label: test every other row against it, column by column (Welch's "
+                  "t-test over seeds, p-values in the cells)");
   cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")
       ->check(CLI::Range(0, 10));
   cmd->add_option("--bold", a->bold, "bold the best cell per col | row | none")

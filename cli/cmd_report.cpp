@@ -12,7 +12,7 @@ namespace fathom::cli {
 namespace {
 
 struct ReportArgs {
-  std::string target, out = "report", metrics, rows, cols, agg = "mean";
+  std::string target, out = "report", metrics, rows, cols, agg = "mean", select_by = "valid_loss";
 };
 
 void report(const ReportArgs& a, const GlobalOptions& global) {
@@ -25,6 +25,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.rows = a.rows;
   options.cols = a.cols;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+  options.select_by = a.select_by;
   options.render_curves = report_curves_renderer(store, options.out_dir);
   std::cout << experiments::write_report(store, a.target, options) << "\n";
 }
@@ -47,6 +48,10 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--agg", a->agg,
                   "several variants in a cell: mean (pool them) | best (the best variant, named)")
       ->check(CLI::IsMember({"mean", "best"}));
+  cmd->add_option("--select-by", a->select_by,
+                  "with --agg best: the final metric a variant is chosen on (default valid_loss; "
+                  "a test metric is refused)")
+      ->capture_default_str();
   cmd->callback([a, &global] { report(*a, global); });
 }
 

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/config/config_diff.h"
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "base/util/process.h"
@@ -94,26 +95,12 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
 // curve so far was trained with, which the stored config must keep describing.
 const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads", "device"};
 
-// The dotted keys whose values differ between two configs (config_to_json), with "a -> b".
-void changed_keys(const nlohmann::json& a, const nlohmann::json& b, const std::string& prefix,
-                  std::map<std::string, std::string>& out) {
-  if (a.is_object() && b.is_object()) {
-    std::set<std::string> keys;
-    for (const auto& [k, v] : a.items()) keys.insert(k);
-    for (const auto& [k, v] : b.items()) keys.insert(k);
-    for (const auto& k : keys)
-      changed_keys(a.contains(k) ? a[k] : nlohmann::json(), b.contains(k) ? b[k] : nlohmann::json(),
-                   prefix.empty() ? k : prefix + "." + k, out);
-  } else if (a != b) {
-    out[prefix] = a.dump() + " -> " + b.dump();
-  }
-}
-
 // A resume under changed settings: refused unless only kResumableKeys change; returns those
 // changes ("train.max_updates" -> "300 -> 600") to record with the run.
 std::map<std::string, std::string> resume_changes(const RunConfig& stored, const RunConfig& now) {
   std::map<std::string, std::string> changes;
-  changed_keys(config_to_json(stored), config_to_json(now), "", changes);
+  for (const auto& [key, values] : differing_keys({config_to_json(stored), config_to_json(now)}))
+    changes[key] = values[0] + " -> " + values[1];
   std::string refused;
   for (const auto& [key, change] : changes)
     if (!kResumableKeys.count(key)) refused += (refused.empty() ? "" : ", ") + key;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/metrics/statistics.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
@@ -14,33 +15,19 @@
 namespace fathom::experiments {
 namespace {
 
-struct Summary {
-  int n = 0;
-  double mean = 0, std = 0;
-  bool has_std = false;
-};
-
-Summary summarize(const std::vector<double>& values) {
-  Summary s;
-  s.n = static_cast<int>(values.size());
-  if (s.n == 0) return s;
-  for (double v : values) s.mean += v;
-  s.mean /= s.n;
-  if (s.n >= 2) {
-    double ss = 0;
-    for (double v : values) ss += (v - s.mean) * (v - s.mean);
-    s.std = std::sqrt(ss / (s.n - 1));  // sample std: seeds are a sample
-    s.has_std = true;
-  }
-  return s;
+bool higher_is_better(const std::string& metric) {
+  std::string m = metric;
+  std::transform(m.begin(), m.end(), m.begin(), ::tolower);
+  return db::metric::higher_is_better(m).value_or(false);
 }
 
 bool higher_is_better(const TableOptions& o) {
   if (o.direction != MetricDirection::Auto) return o.direction == MetricDirection::HigherIsBetter;
-  std::string m = o.metric;
-  std::transform(m.begin(), m.end(), m.begin(), ::tolower);
-  return db::metric::higher_is_better(m).value_or(false);
+  return higher_is_better(o.metric);
 }
+
+// A metric of the test split: what a paper reports, never what it chooses by.
+bool is_test_metric(const std::string& metric) { return metric.rfind("test_", 0) == 0; }
 
 // The reason a cell without a value shows, most telling first.
 std::string empty_cell_status(const std::vector<const TableRun*>& runs, const TableCell& cell) {
@@ -75,8 +62,9 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
                     const std::vector<std::string>& variant_keys, bool up) {
   TableCell cell;
   cell.runs = static_cast<int>(runs.size());
-  // Variants: runs of the cell that differ in an axis other than rows, cols and the seed.
-  std::map<std::vector<std::string>, std::vector<double>> variants;
+  // Variants: runs of the cell that differ in an axis other than rows, cols and the seed. Each
+  // keeps its reported values and, to be chosen on, its selection metric's values.
+  std::map<std::vector<std::string>, std::vector<double>> variants, selections;
   std::map<std::vector<std::string>, std::vector<int64_t>> variant_runs;  // any status
   std::vector<double> pooled;
   for (const auto* r : runs) {
@@ -94,30 +82,61 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
     if (r->status != db::status::kFinished || !r->metric || !std::isfinite(*r->metric)) continue;
     variants[variant].push_back(*r->metric);
     pooled.push_back(*r->metric);
+    if (auto it = r->final_metrics.find(options.select_by); it != r->final_metrics.end())
+      selections[variant].push_back(it->second);
   }
-  Summary chosen;
-  if (options.agg == CellAgg::Mean) {
-    chosen = summarize(pooled);
+  if (options.agg == CellAgg::Mean || variant_keys.empty()) {
+    cell.values = pooled;
   } else {
+    // Choosing on the reported metric itself follows the table's direction (--direction).
+    const bool select_up =
+        options.select_by == options.metric ? up : higher_is_better(options.select_by);
+    std::optional<double> chosen_by;
     for (const auto& [variant, values] : variants) {
-      const Summary s = summarize(values);
-      if (chosen.n == 0 || (up ? s.mean > chosen.mean : s.mean < chosen.mean)) {
-        chosen = s;
-        cell.run_ids = variant_runs.at(variant);
-        cell.variant.clear();
-        for (size_t i = 0; i < variant.size(); ++i)
-          cell.variant += (i ? ", " : "") + short_key(variant_keys[i]) + "=" + variant[i];
-      }
+      const SampleSummary by = summarize(selections[variant]);
+      if (by.n == 0) continue;
+      if (chosen_by && (select_up ? by.mean <= *chosen_by : by.mean >= *chosen_by)) continue;
+      chosen_by = by.mean;
+      cell.values = values;
+      cell.run_ids = variant_runs.at(variant);
+      cell.variant.clear();
+      for (size_t i = 0; i < variant.size(); ++i)
+        cell.variant += (i ? ", " : "") + short_key(variant_keys[i]) + "=" + variant[i];
     }
   }
+  const SampleSummary chosen = summarize(cell.values);
   cell.used = chosen.n;
   if (chosen.n > 0) {
     cell.value = chosen.mean;
-    if (chosen.has_std) cell.std = chosen.std;
+    cell.std = chosen.std;
+    cell.ci95 = t_interval_half_width(chosen);
+  } else if (!pooled.empty()) {
+    cell.status = "no " + options.select_by;  // finished, but nothing to choose a variant by
   } else {
     cell.status = empty_cell_status(runs, cell);
   }
   return cell;
+}
+
+// Every other row against the `versus` row, column by column: Welch's test over the seeds.
+void test_against(ComparisonTable& t, const std::string& versus) {
+  const auto it = std::find(t.row_labels.begin(), t.row_labels.end(), versus);
+  if (it == t.row_labels.end())
+    throw InputError("fathom export table", 0, "--versus",
+                     "'" + versus + "' is not a row (rows: " + join(t.row_labels, ", ") + ")");
+  const size_t reference = static_cast<size_t>(it - t.row_labels.begin());
+  for (size_t row = 0; row < t.row_labels.size(); ++row) {
+    if (row == reference) continue;
+    for (size_t col = 0; col < t.col_labels.size(); ++col) {
+      TableCell& cell = t.cells[row][col];
+      if (!cell.value || !t.cells[reference][col].value) continue;
+      if (auto w = welch_t_test(cell.values, t.cells[reference][col].values))
+        cell.p = w->p;
+      else
+        cell.p_needs_seeds = true;
+    }
+  }
+  t.versus = versus;
 }
 
 // The distinct run counts behind the cells' values.
@@ -143,21 +162,30 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
   if (options.best_of_run)
     how = std::string("each run's ") + (up ? "highest" : "lowest") +
           " value over training (its final value where it has no curve); ";
-  if (options.agg == CellAgg::Mean) {
+  if (options.agg == CellAgg::Mean || variant_keys.empty()) {
     how += n == 1  ? "the cell's one finished run"
            : n > 1 ? "mean over the cell's " + std::to_string(n) + " finished runs"
                    : "mean over the cell's finished runs";
     if (!variant_keys.empty()) how += " (pooled over " + join(variant_keys, ", ") + ")";
   } else {
-    how += n == 1  ? "best variant (one run each)"
-           : n > 1 ? "best variant (by its mean over its " + std::to_string(n) + " seeds)"
-                   : "best variant (by its mean over its seeds)";
+    const std::string by = options.select_by == options.metric
+                               ? "its"
+                               : options.select_by + "'s (" +
+                                     (higher_is_better(options.select_by) ? "higher" : "lower") +
+                                     " is better)";
+    how += n == 1  ? "the variant best by " + by + " value (one run each)"
+           : n > 1 ? "mean over the " + std::to_string(n) + " seeds of the variant best by " + by +
+                         " mean"
+                   : "mean over the seeds of the variant best by " + by + " mean";
   }
-  if (options.seed_std) {
+  if (options.spread != Spread::None) {
+    const std::string spread =
+        options.spread == Spread::Std ? "sample std" : "half-width of the 95 % t-interval";
     if (any_std)
-      how += counts.count(1) ? " ± sample std where n >= 2" : " ± sample std";
+      how += (counts.count(1) ? " ± " + spread + " where n >= 2" : " ± " + spread);
     else if (n > 0 || t.show_n)
-      how += "; no std (no cell has two finished runs)";
+      how += std::string("; no ") + (options.spread == Spread::Std ? "std" : "interval") +
+             " (no cell has two finished runs)";
   }
   if (t.show_n) how += "; (n=...) = the runs behind a value";
   if (options.agg == CellAgg::Best && !variant_keys.empty()) how += "; [...] = the variant chosen";
@@ -247,7 +275,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   t.row_key = options.rows;
   t.col_key = options.cols;
   t.metric = options.metric;
-  t.seed_std = options.seed_std;
+  t.spread = options.spread;
   t.digits = options.digits;
   t.row_labels = first_seen(runs, options.rows);
   t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric}
@@ -288,6 +316,20 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
                                     }),
                      variant_keys.end());
 
+  const bool choosing = options.agg == CellAgg::Best && !variant_keys.empty();
+  if (choosing && is_test_metric(options.select_by) && !options.select_on_test)
+    throw InputError("fathom export table", 0, "--select-by",
+                     "choosing each cell's variant on " + options.select_by +
+                         ", a test metric, is model selection on the test set; choose on "
+                         "validation data (the default, valid_loss), or add --select-on-test "
+                         "to do it anyway (the table then says so)");
+  if (choosing && std::none_of(runs.begin(), runs.end(), [&](const TableRun& r) {
+        return r.status == db::status::kFinished && r.final_metrics.count(options.select_by);
+      }))
+    throw InputError("fathom export table", 0, "--select-by",
+                     "no finished run of the sweep recorded '" + options.select_by +
+                         "' to choose a variant by (e.g. valid_loss, valid_ppl)");
+
   const bool up = higher_is_better(options);
   bool partial_divergence = false;
   for (const auto& row : t.row_labels) {
@@ -305,9 +347,18 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   }
   mark_best(t, options.bold, up);
 
+  if (!options.versus.empty()) test_against(t, options.versus);
+
   t.show_n = value_counts(t).size() > 1;
-  t.show_variant = options.agg == CellAgg::Best && !variant_keys.empty();
+  t.show_variant = choosing;
   t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
+  if (choosing && is_test_metric(options.select_by))
+    t.notes.push_back("⚠ each variant was chosen on " + options.select_by +
+                      ", a test metric: model selection on the test set, so the values are "
+                      "optimistic");
+  if (!t.versus.empty())
+    t.notes.push_back("(p=...) Welch's two-sided t-test over the seeds against the row '" +
+                      t.versus + "' of the same column; n < 2: too few seeds on a side to test");
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;
@@ -331,6 +382,8 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
   if (auto it = rec.final_metrics.find(metric);
       it != rec.final_metrics.end() && std::isfinite(it->second))
     r.metric = it->second;
+  for (const auto& [name, value] : rec.final_metrics)
+    if (std::isfinite(value)) r.final_metrics[name] = value;
   return r;
 }
 

@@ -22,9 +22,14 @@ struct TableRun {
   std::optional<double> metric;             // the final metric, if the run recorded it
   // Set by use_best_of_run(): the update where `metric`, now the run's best, was logged.
   std::optional<int64_t> metric_step;
+  // Every finite final metric of the run: a variant is chosen on one of them (select_by).
+  std::map<std::string, double> final_metrics;
 };
 
 enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or take the best variant
+// What follows a cell's mean: nothing, the sample std over its seeds, or half the width of the
+// 95 % Student-t interval of the mean (base/metrics/statistics.h).
+enum class Spread { None, Std, Ci95 };
 enum class BoldBest { None, Column, Row };
 enum class MetricDirection { Auto, HigherIsBetter, LowerIsBetter };
 
@@ -35,14 +40,23 @@ struct TableOptions {
   std::string cols;    // axis key of the columns; "" = one column, named after the metric
   std::string metric;  // final metric (runs' final_metrics), e.g. test_bleu, valid_ppl
   CellAgg agg = CellAgg::Mean;
-  bool seed_std = false;  // show "mean ± std" (sample std over the cell's runs)
-  int digits = 2;         // decimals in Markdown and LaTeX (CSV keeps 6 significant digits)
+  Spread spread = Spread::None;
+  int digits = 2;  // decimals in Markdown and LaTeX (CSV keeps 6 significant digits)
   BoldBest bold = BoldBest::None;
   MetricDirection direction = MetricDirection::Auto;  // Auto: BLEU/accuracy up, loss/ppl down
   std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
   // The runs' metric is their best over training (use_best_of_run), not the final value; the
   // note says so.
   bool best_of_run = false;
+  // CellAgg::Best: the final metric a variant is chosen on, the mean over its seeds -- the
+  // validation loss by default. Choosing on a test metric (the one then reported, often) is
+  // model selection on the test set: refused unless `select_on_test`, and then the note says
+  // so. Any metric is reported for the variant chosen.
+  std::string select_by = "valid_loss";
+  bool select_on_test = false;
+  // A row label: every other row's cells are tested against this row's cell of the same
+  // column, Welch's t-test over their seeds (TableCell::p).
+  std::string versus;
 };
 
 struct TableCell {
@@ -50,7 +64,14 @@ struct TableCell {
   int used = 0;                 // finished runs whose metric went into the value
   std::optional<double> value;  // mean (or best variant's mean); none when nothing finished
   std::optional<double> std;    // sample std of the runs behind `value` (needs >= 2)
-  int diverged = 0;             // runs that diverged (excluded from the value)
+  std::optional<double> ci95;   // half the width of the 95 % t-interval of the mean (n >= 2)
+  std::vector<double> values;   // the finished runs' values behind `value`
+  // Against the `versus` row's cell of its column: Welch's two-sided p-value over the two
+  // cells' seeds. None for the versus row itself, and when a side has fewer than two seeds
+  // (then p_needs_seeds: the table says "n < 2" instead of a p-value).
+  std::optional<double> p;
+  bool p_needs_seeds = false;
+  int diverged = 0;  // runs that diverged (excluded from the value)
   std::optional<int64_t> first_diverged_step;
   std::string status;  // when there is no value: diverged@S, failed, crashed, ...
   bool best = false;   // bold: best of its column or row
@@ -67,7 +88,8 @@ struct ComparisonTable {
   std::string row_key, col_key, metric;
   std::vector<std::string> row_labels, col_labels;  // axis values, first-seen order (= sweep file)
   std::vector<std::vector<TableCell>> cells;        // [row][col]
-  bool seed_std = false;
+  Spread spread = Spread::None;
+  std::string versus;  // the row the others' p-values are against; "" = none
   int digits = 2;
   // The cells' run counts differ: each cell with a value shows its n (renderers, GUI); when
   // they agree the note states the one n instead.
@@ -78,7 +100,9 @@ struct ComparisonTable {
   std::vector<std::string> notes;
 };
 
-// Builds the table; throws InputError (field = the option) when an axis or metric is unknown.
+// Builds the table; throws InputError (field = the option) when an axis or metric is unknown,
+// when variants would be chosen on a metric no run has (--select-by) or on a test metric
+// without select_on_test, or when `versus` is no row.
 ComparisonTable build_comparison_table(const std::vector<TableRun>& runs,
                                        const TableOptions& options);
 

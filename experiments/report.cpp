@@ -117,7 +117,7 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
   out << "One figure per value of " << (cols.empty() ? "the sweep" : cols) << ", one curve per "
       << rows << ": the mean over its seeds"
       << (options.agg == CellAgg::Best
-              ? " at the variant the table of the same metric chose (by final value)"
+              ? " at the variant the tables chose (by the mean final " + options.select_by + ")"
               : "")
       << ", shaded +-1 sample std; a cross marks where a seed diverged.\n\n";
   const std::vector<std::string> group_by = split(rows, '+');
@@ -131,6 +131,7 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
     o.cols = cols;
     o.metric = metric;
     o.agg = options.agg;
+    o.select_by = options.select_by;
     auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
     if (std::none_of(table_runs.begin(), table_runs.end(),
                      [](const TableRun& r) { return r.metric.has_value(); })) {
@@ -216,8 +217,9 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       o.rows = rows;
       o.cols = cols;
       o.metric = metric;
-      o.seed_std = true;
+      o.spread = Spread::Std;
       o.agg = options.agg;
+      o.select_by = options.select_by;
       o.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
       out << "### " << metric << "\n\n"
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";

@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -113,10 +115,54 @@ struct SpecParser {
     return v;
   }
 
+  // `{logspace: [start, stop, count]}`: `count` values from start to stop evenly spaced on a
+  // log scale, the way learning rates are swept. Each is written with 4 significant digits and
+  // that text is the value trained with, so what --dry-run shows is exactly what runs.
+  std::vector<SweepValue> logspace(const FieldSpec& f, const YAML::Node& map) const {
+    const YAML::Node spec_node = map["logspace"];
+    if (map.size() != 1 || !spec_node)
+      fail(map, f.key, "expected a list of values, or {logspace: [start, stop, count]}");
+    if (f.type != FieldType::Double)
+      fail(map, f.key, "logspace needs a real-valued key (e.g. train.lr)");
+    if (!spec_node.IsSequence() || spec_node.size() != 3)
+      fail(map, f.key, "logspace takes [start, stop, count], e.g. {logspace: [1e-4, 1e-1, 8]}");
+    double start = 0, stop = 0, count = 0;
+    try {
+      start = spec_node[0].as<double>();
+      stop = spec_node[1].as<double>();
+      count = spec_node[2].as<double>();
+    } catch (const YAML::Exception&) {
+      fail(map, f.key, "logspace: start, stop and count must be numbers");
+    }
+    if (!(start > 0) || !(stop > 0) || !std::isfinite(start) || !std::isfinite(stop))
+      fail(map, f.key, "logspace: start and stop must be positive (a log scale has no 0)");
+    if (!(count >= 2) || count != std::floor(count) || count > 1000)
+      fail(map, f.key, "logspace: count must be a whole number of points from 2 to 1000");
+    std::vector<SweepValue> out;
+    const int n = static_cast<int>(count);
+    for (int i = 0; i < n; ++i) {
+      const double x = start * std::pow(stop / start, static_cast<double>(i) / (n - 1));
+      char text[32];
+      std::snprintf(text, sizeof text, "%.4g", i == 0 ? start : i == n - 1 ? stop : x);
+      SweepValue v;
+      v.text = v.yaml = text;
+      v.line = line_of(map);
+      RunConfig scratch = spec.base;
+      set_config_key(scratch, f.key, v.yaml, at(map));
+      v.canonical = field_value_text(scratch, f);
+      for (const auto& seen : out)
+        if (seen.canonical == v.canonical)
+          fail(map, f.key, "logspace: two points round to " + v.text + "; ask for fewer");
+      out.push_back(v);
+    }
+    return out;
+  }
+
   // The non-empty list of values of an axis key; `unique`: no value twice (grid, seeds).
   std::vector<SweepValue> values(const YAML::Node& key_node, const FieldSpec& f,
                                  const YAML::Node& list, bool unique) const {
     const YAML::Node& where = line_of(list) > 0 ? list : key_node;
+    if (list.IsMap()) return logspace(f, list);
     if (!list.IsSequence())
       fail(where, f.key, "expected a list of values, e.g. [a, b] (a single value goes under set:)");
     if (list.size() == 0) fail(where, f.key, "empty list: an axis needs at least one value");

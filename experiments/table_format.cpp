@@ -1,5 +1,6 @@
 // Renderers of a ComparisonTable and of a plain TextTable: CSV, Markdown, LaTeX (booktabs).
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,16 +43,34 @@ std::string corner(const ComparisonTable& t) {
   return t.col_key.empty() ? t.row_key : t.row_key + " \\ " + t.col_key;
 }
 
+// What follows the mean: the std or the 95 % interval's half-width, as the table asks.
+std::optional<double> spread_of(const ComparisonTable& t, const TableCell& c) {
+  if (t.spread == Spread::Std) return c.std;
+  if (t.spread == Spread::Ci95) return c.ci95;
+  return std::nullopt;
+}
+
+// "p=0.012", "p<0.001", "n < 2", or "" for a cell not tested.
+std::string p_text(const TableCell& c) {
+  if (c.p_needs_seeds) return "n < 2";
+  if (!c.p) return "";
+  if (*c.p < 0.001) return "p<0.001";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "p=%.3f", *c.p);
+  return buf;
+}
+
 // A cell's text in Markdown or LaTeX; `pm` and `dagger` are the format's symbols, `escape`
 // its escaping of free text (the variant's values).
 std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::string& pm,
                       const std::string& dagger, std::string (*escape)(const std::string&)) {
   if (!c.value) return c.status.empty() ? "--" : c.status;
   std::string s = fixed(*c.value, t.digits);
-  if (t.seed_std && c.std) s += pm + fixed(*c.std, t.digits);
+  if (const auto spread = spread_of(t, c)) s += pm + fixed(*spread, t.digits);
   if (t.show_n) s += " (n=" + std::to_string(c.used) + ")";
   if (c.diverged > 0) s += dagger;
   if (t.show_variant) s += " [" + escape(c.variant) + "]";
+  if (const std::string p = p_text(c); !p.empty()) s += " (" + p + ")";
   return s;
 }
 
@@ -92,18 +111,25 @@ std::string table_to_csv(const ComparisonTable& t) {
   out << csv_field(t.row_key);
   for (const auto& col : t.col_labels) {
     out << ',' << csv_field(col);
-    if (t.seed_std) out << ',' << csv_field(col + " std");
+    if (t.spread == Spread::Std) out << ',' << csv_field(col + " std");
+    if (t.spread == Spread::Ci95) out << ',' << csv_field(col + " ci95");
     if (t.show_n) out << ',' << csv_field(col + " n");
     if (t.show_variant) out << ',' << csv_field(col + " variant");
+    if (!t.versus.empty()) out << ',' << csv_field(col + " p");
   }
   out << "\r\n";  // RFC 4180 line ends
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
     out << csv_field(t.row_labels[r]);
     for (const auto& c : t.cells[r]) {
       out << ',' << csv_field(c.value ? plain_number(*c.value) : c.status);
-      if (t.seed_std) out << ',' << (c.std ? plain_number(*c.std) : "");
+      if (t.spread != Spread::None) {
+        const auto spread = spread_of(t, c);
+        out << ',' << (spread ? plain_number(*spread) : "");
+      }
       if (t.show_n) out << ',' << (c.value ? std::to_string(c.used) : "");
       if (t.show_variant) out << ',' << csv_field(c.variant);
+      if (!t.versus.empty())
+        out << ',' << (c.p ? plain_number(*c.p) : c.p_needs_seeds ? "n < 2" : "");
     }
     out << "\r\n";
   }

@@ -193,7 +193,7 @@ void ComparisonView::redraw() {
   options.rows = strip_axis(rows_->currentText());
   options.cols = strip_axis(cols);
   options.metric = metric_->currentText().toStdString();
-  options.seed_std = true;
+  options.spread = experiments::Spread::Std;
   options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
   options.agg =
       best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;

@@ -6,7 +6,7 @@
 #   scripts/gpu/fetch-debs.sh [DIR]           # DIR default: <repo>/.debs
 # Then on the GPU machine: scripts/gpu/build.sh (see docs/performance.md, "GPU").
 #
-# What CMakeLists.txt finds: yaml-cpp, SQLite3, CLI11, nlohmann_json, ZLIB, sentencepiece
+# What CMakeLists.txt finds: yaml-cpp, SQLite3, CLI11, nlohmann_json, ZLIB, Boost, sentencepiece
 # (pkg-config) and its sentencepiece_train library, GTest (tests). LibTorch comes from the
 # machine's PyTorch. The runtime libraries are included beside each -dev package because the
 # -dev symlinks (libyaml-cpp.so -> libyaml-cpp.so.0.7, ...) point at them; pkg-config in case
@@ -21,6 +21,7 @@ packages=(
   zlib1g-dev zlib1g
   libsentencepiece-dev libsentencepiece0
   libgtest-dev googletest
+  libboost1.74-dev                           # Boost.Math headers (Student's t) and Boost's CMake config
   pkg-config pkgconf pkgconf-bin libpkgconf3
 )
 mkdir -p "$dir"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/metrics/statistics.h"
 #include "base/util/error.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
@@ -52,7 +53,7 @@ experiments::TableOptions depth_options() {
   o.rows = "model.encoder_layers";
   o.cols = "model.init";
   o.metric = "test_bleu";
-  o.seed_std = true;
+  o.spread = experiments::Spread::Std;
   o.bold = experiments::BoldBest::Column;
   return o;
 }
@@ -136,6 +137,7 @@ TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
     r.status = "finished";
     r.axes = {{"model.norm", "pre"}, {"train.lr", lr}, {"train.seed", seed}};
     r.metric = loss;
+    r.final_metrics["valid_loss"] = loss;  // chosen on the reported metric itself
     runs.push_back(r);
   }
   experiments::TableOptions o;
@@ -215,7 +217,7 @@ TEST(ComparisonTable, LatexEscapesEverySpecialCharacter) {
 TEST(ComparisonTable, CsvQuotesFieldsWithCommasAndQuotes) {
   std::vector<experiments::TableRun> runs{run(1, "6", "say \"hi\", twice", "1", "finished", 1.5)};
   experiments::TableOptions o = depth_options();
-  o.seed_std = false;
+  o.spread = experiments::Spread::None;
   EXPECT_EQ(experiments::table_to_csv(experiments::build_comparison_table(runs, o)),
             "model.encoder_layers,\"say \"\"hi\"\", twice\"\r\n6,1.5\r\n");
 }
@@ -330,6 +332,130 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
   experiments::use_best_of_run(runs, store, o);
   EXPECT_DOUBLE_EQ(*runs[0].metric, 9.0);
   EXPECT_EQ(runs[0].metric_step, 100);
+}
+
+// Selection on validation (issue 37): a cell's variant is chosen on the validation loss, and
+// the test BLEU reported is that variant's -- even where another variant's test BLEU is higher.
+// Choosing on the test metric is refused unless asked for, and then the table says so.
+std::vector<experiments::TableRun> lr_runs() {
+  std::vector<experiments::TableRun> runs;
+  int id = 0;
+  // lr 1e-3: lower valid_loss (2.0, 2.2) but lower test BLEU (20, 22);
+  // lr 2e-3: higher valid_loss (2.5, 2.7) but higher test BLEU (25, 29).
+  for (auto [lr, seed, valid, bleu] : {std::tuple{"1e-3", "1", 2.0, 20.0},
+                                       {"1e-3", "2", 2.2, 22.0},
+                                       {"2e-3", "1", 2.5, 25.0},
+                                       {"2e-3", "2", 2.7, 29.0}}) {
+    experiments::TableRun r;
+    r.id = ++id;
+    r.status = "finished";
+    r.axes = {{"model.norm", "pre"}, {"train.lr", lr}, {"train.seed", seed}};
+    r.metric = bleu;
+    r.final_metrics = {{"valid_loss", valid}, {"test_bleu", bleu}};
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+TEST(ComparisonTable, VariantsAreChosenOnValidationNotOnTheReportedTestMetric) {
+  experiments::TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "test_bleu";
+  o.agg = experiments::CellAgg::Best;
+  const auto t = experiments::build_comparison_table(lr_runs(), o);
+  EXPECT_EQ(t.cells[0][0].variant, "lr=1e-3");
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 21.0);  // that variant's test BLEU, not the best one
+  EXPECT_NE(t.notes.at(0).find("variant best by valid_loss's (lower is better) mean"),
+            std::string::npos)
+      << t.notes[0];
+
+  o.select_by = "test_bleu";
+  try {
+    experiments::build_comparison_table(lr_runs(), o);
+    FAIL() << "chose on the test metric without being asked";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--select-by");
+    EXPECT_NE(e.message().find("--select-on-test"), std::string::npos) << e.what();
+  }
+  o.select_on_test = true;
+  const auto on_test = experiments::build_comparison_table(lr_runs(), o);
+  EXPECT_EQ(on_test.cells[0][0].variant, "lr=2e-3");
+  EXPECT_DOUBLE_EQ(*on_test.cells[0][0].value, 27.0);
+  EXPECT_NE(experiments::table_to_markdown(on_test).find("model selection on the test set"),
+            std::string::npos);
+
+  o.select_on_test = false;
+  o.select_by = "valid_ppl";  // no run has it
+  try {
+    experiments::build_comparison_table(lr_runs(), o);
+    FAIL() << "chose on a metric no run has";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--select-by");
+    EXPECT_NE(e.message().find("valid_ppl"), std::string::npos) << e.what();
+  }
+}
+
+// Mean ± half-width of the 95 % t-interval: seeds 20 and 22 give mean 21, s = sqrt(2) and
+// t_{0.975, 1} * s / sqrt(2) = 12.706; with n = 4 (20, 22, 25, 29: s = 3.9158) t_{0.975, 3} =
+// 3.1824 gives 6.2310.
+TEST(ComparisonTable, CellsShowTheirNinetyFivePercentInterval) {
+  experiments::TableOptions o;
+  o.rows = "train.lr";
+  o.metric = "test_bleu";
+  o.spread = experiments::Spread::Ci95;
+  o.digits = 3;
+  const auto t = experiments::build_comparison_table(lr_runs(), o);
+  EXPECT_NEAR(*t.cells[0][0].ci95, 12.706205, 1e-5);
+  const std::string md = experiments::table_to_markdown(t);
+  EXPECT_NE(md.find("| 1e-3 | 21.000 ± 12.706 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("half-width of the 95 % t-interval"), std::string::npos) << md;
+  EXPECT_NE(experiments::table_to_csv(t).find("test_bleu,test_bleu ci95\r\n1e-3,21,12.7062"),
+            std::string::npos)
+      << experiments::table_to_csv(t);
+  o.rows = "model.norm";  // all four pooled
+  const auto pooled = experiments::build_comparison_table(lr_runs(), o);
+  EXPECT_NEAR(*pooled.cells[0][0].ci95, 3.182446 * std::sqrt(46.0 / 3.0) / 2, 1e-5);
+}
+
+// Rows against a reference row, column by column: Welch's p over the seeds (values worked in
+// test_statistics.cpp: {1,2,3,4} against {2,4,6,8,10}); a cell with one seed says n < 2.
+TEST(ComparisonTable, RowsAreTestedAgainstTheVersusRow) {
+  std::vector<experiments::TableRun> runs;
+  int id = 0;
+  auto add = [&](const std::string& norm, const std::string& seed, double v) {
+    experiments::TableRun r;
+    r.id = ++id;
+    r.status = "finished";
+    r.axes = {{"model.norm", norm}, {"train.seed", seed}};
+    r.metric = v;
+    runs.push_back(r);
+  };
+  for (int i = 1; i <= 4; ++i) add("post", std::to_string(i), i);
+  for (int i = 1; i <= 5; ++i) add("pre", std::to_string(i), 2.0 * i);
+  add("peri", "1", 3.0);
+  experiments::TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "valid_loss";
+  o.versus = "post";
+  const auto t = experiments::build_comparison_table(runs, o);
+  EXPECT_FALSE(t.cells[0][0].p);  // the reference row itself
+  ASSERT_TRUE(t.cells[1][0].p);
+  EXPECT_NEAR(*t.cells[1][0].p, fathom::welch_t_test({2, 4, 6, 8, 10}, {1, 2, 3, 4})->p, 1e-12);
+  EXPECT_TRUE(t.cells[2][0].p_needs_seeds);
+  const std::string md = experiments::table_to_markdown(t);
+  EXPECT_NE(md.find("| peri | 3.00 (n=1) (n < 2) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Welch's two-sided t-test"), std::string::npos) << md;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "| pre | 6.00 (n=5) (p=%.3f) |", *t.cells[1][0].p);
+  EXPECT_NE(md.find(expected), std::string::npos) << md;
+  EXPECT_NE(experiments::table_to_csv(t).find("valid_loss p"), std::string::npos);
+  o.versus = "nope";
+  try {
+    experiments::build_comparison_table(runs, o);
+    FAIL() << "an unknown reference row accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--versus");
+  }
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // `fathom report`: axis groups (zip groups stay one axis), and the Markdown report of a sweep
 // and of a run, written from a store built in the test.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <cmath>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "base/util/error.h"
@@ -139,6 +141,7 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
       store.set_tag(id, "axis.train.seed", seed);
       store.set_tag(id, "sweep.axes", "train.lr,model.encoder_layers,model.norm,train.seed");
       store.set_final_metric(id, "valid_ppl", ppl);
+      store.set_final_metric(id, "valid_loss", std::log(ppl));  // variants are chosen on it
       store.write_metrics(id, {{100, "valid_ppl", ppl, 0.0}, {100, "train_loss", 1.0, 0.0}});
       store.finish_run(id, "finished");
     }

@@ -191,6 +191,39 @@ TEST(SweepExpand, ListValues) {
 }
 
 // Two axis keys ending in max_len: both use the full key; d_model stays short.
+// `{logspace: [1e-4, 1e-1, 4]}`: 10^-4, 10^-3, 10^-2, 10^-1 -- four values a decade apart,
+// written as they train (4 significant digits); 8 points between 1e-4 and 1e-1 step by
+// 10^(3/7) = 2.6827.
+TEST(SweepExpand, LogspaceAxisOfLearningRates) {
+  const auto runs = expand(sweep({"grid:", "  train.lr: {logspace: [1e-4, 1e-1, 4]}"}));
+  ASSERT_EQ(runs.size(), 4u);
+  const std::vector<double> want = {1e-4, 1e-3, 1e-2, 1e-1};
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(runs[i].config.train.lr, want[i]) << i;
+  EXPECT_EQ(names_of(runs),
+            (std::vector<std::string>{"s/lr=0.0001", "s/lr=0.001", "s/lr=0.01", "s/lr=0.1"}));
+  const auto eight = expand(sweep({"grid:", "  train.lr: {logspace: [1e-4, 1e-1, 8]}"}));
+  ASSERT_EQ(eight.size(), 8u);
+  EXPECT_DOUBLE_EQ(eight[1].config.train.lr, 0.0002683);  // 1e-4 * 10^(3/7) = 2.68270e-4
+  EXPECT_DOUBLE_EQ(eight[6].config.train.lr, 0.03728);    // 1e-4 * 10^(18/7) = 3.72759e-2
+  for (size_t i = 1; i < 8; ++i)
+    EXPECT_NEAR(eight[i].config.train.lr / eight[i - 1].config.train.lr, 2.6827, 2e-3);
+}
+
+TEST(SweepErrors, LogspaceBadInputIsLocated) {
+  for (const auto& [spec, part] : std::vector<std::pair<std::string, std::string>>{
+           {"{logspace: [0, 1e-1, 8]}", "must be positive"},
+           {"{logspace: [1e-4, -1, 8]}", "must be positive"},
+           {"{logspace: [1e-4, 1e-1, 1]}", "from 2 to 1000"},
+           {"{logspace: [1e-4, 1e-1, 2.5]}", "whole number"},
+           {"{logspace: [1e-4, 1e-1]}", "[start, stop, count]"},
+           {"{logspace: [a, 1e-1, 3]}", "must be numbers"},
+           {"{linspace: [1, 2, 3]}", "{logspace: [start, stop, count]}"},
+           {"{logspace: [1e-4, 1.0001e-4, 3]}", "round to"}})
+    expect_error_at(sweep({"grid:", "  train.lr: " + spec}), 7, "train.lr", part);
+  expect_error_at(sweep({"grid:", "  model.encoder_layers: {logspace: [1, 64, 7]}"}), 7,
+                  "model.encoder_layers", "real-valued key");
+}
+
 TEST(SweepExpand, ShortKeyCollisionUsesFullKeys) {
   const auto runs = expand(sweep({
       "grid:",

@@ -6,6 +6,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "db/store.h"
 #include "experiments/comparison_table.h"
@@ -104,6 +105,7 @@ class ComparisonViewTest : public QObject {
         store.set_tag(id, "axis.train.seed", seed);
         store.set_tag(id, "sweep.axes", "train.lr,model.norm+model.init,train.seed");
         store.set_final_metric(id, "valid_ppl", ppl);
+        store.set_final_metric(id, "valid_loss", std::log(ppl));  // variants are chosen on it
         store.finish_run(id, "finished");
       }
     }
@@ -120,6 +122,7 @@ class ComparisonViewTest : public QObject {
     // Pooled: mean and sample std of 3.0, 3.2, 2.0, 2.4.
     QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("2.65 \u00b1 0.55"));
     view.bestVariant()->setChecked(true);
+    QVERIFY(view.table()->item(0, 0));
     QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("2.20 \u00b1 0.28 [lr=2e-3]"));
     QCOMPARE(view.table()->item(1, 0)->text(), QString::fromUtf8("5.00 \u00b1 0.00 [lr=1e-3]"));
   }

@@ -1,0 +1,81 @@
+#include "base/metrics/bleu_bootstrap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "base/metrics/bleu.h"
+
+namespace fathom {
+namespace {
+
+// Mean and half the 95 % percentile interval of sorted scores (the 1/40th from each end).
+void summarize_draws(std::vector<double> scores, BootstrapBleu& out) {
+  std::sort(scores.begin(), scores.end());
+  const size_t n = scores.size();
+  const size_t lower = n / 40, upper = n - lower - 1;
+  double sum = 0;
+  for (double s : scores) sum += s;
+  out.mean = sum / static_cast<double>(n);
+  out.ci = 0.5 * (scores[upper] - scores[lower]);
+}
+
+std::vector<BleuStats> segment_stats(const std::vector<std::string>& hyps,
+                                     const std::vector<std::string>& refs) {
+  std::vector<BleuStats> stats;
+  stats.reserve(hyps.size());
+  for (size_t i = 0; i < hyps.size(); ++i) stats.push_back(sentence_bleu_stats(hyps[i], refs[i]));
+  return stats;
+}
+
+}  // namespace
+
+PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
+                                      const std::vector<std::string>& system,
+                                      const std::vector<std::string>& references, int samples,
+                                      uint64_t seed) {
+  if (baseline.size() != references.size() || system.size() != references.size())
+    throw std::invalid_argument("paired bootstrap: " + std::to_string(baseline.size()) + " and " +
+                                std::to_string(system.size()) + " hypotheses for " +
+                                std::to_string(references.size()) + " references");
+  if (references.empty()) throw std::invalid_argument("paired bootstrap: no segments");
+  if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
+  const auto base_stats = segment_stats(baseline, references);
+  const auto sys_stats = segment_stats(system, references);
+  PairedBootstrap out;
+  out.samples = samples;
+  out.baseline.score = corpus_bleu(baseline, references).score;
+  out.system.score = corpus_bleu(system, references).score;
+
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<size_t> pick(0, references.size() - 1);
+  std::vector<double> base_scores, sys_scores, differences;
+  for (int s = 0; s < samples; ++s) {
+    BleuStats base_sum, sys_sum;
+    for (size_t i = 0; i < references.size(); ++i) {
+      const size_t k = pick(random);  // the same segment for both systems: a paired draw
+      base_sum += base_stats[k];
+      sys_sum += sys_stats[k];
+    }
+    base_scores.push_back(bleu_from_stats(base_sum).score);
+    sys_scores.push_back(bleu_from_stats(sys_sum).score);
+    differences.push_back(std::fabs(sys_scores.back() - base_scores.back()));
+  }
+  summarize_draws(base_scores, out.baseline);
+  summarize_draws(sys_scores, out.system);
+
+  // Under the null hypothesis the draws' differences scatter around zero: centre them, and
+  // count how often chance alone gives a difference as large as the real one. (sacreBLEU
+  // counts only larger ones, which calls a system significantly different from itself.)
+  double mean_difference = 0;
+  for (double d : differences) mean_difference += d;
+  mean_difference /= samples;
+  const double real = std::fabs(out.system.score - out.baseline.score);
+  int as_large = 0;
+  for (double d : differences) as_large += d - mean_difference >= real ? 1 : 0;
+  out.p = (as_large + 1.0) / (samples + 1.0);
+  return out;
+}
+
+}  // namespace fathom

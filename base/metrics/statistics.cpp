@@ -1,0 +1,50 @@
+#include "base/metrics/statistics.h"
+
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+
+namespace fathom {
+
+SampleSummary summarize(const std::vector<double>& values) {
+  SampleSummary s;
+  s.n = static_cast<int>(values.size());
+  if (s.n == 0) return s;
+  for (double v : values) s.mean += v;
+  s.mean /= s.n;
+  if (s.n >= 2) {
+    double ss = 0;
+    for (double v : values) ss += (v - s.mean) * (v - s.mean);
+    s.std = std::sqrt(ss / (s.n - 1));  // seeds are a sample of the runs one could train
+  }
+  return s;
+}
+
+std::optional<double> t_interval_half_width(const SampleSummary& sample, double level) {
+  if (sample.n < 2 || !sample.std) return std::nullopt;
+  const boost::math::students_t t(sample.n - 1);
+  const double quantile = boost::math::quantile(t, 0.5 + level / 2);
+  return quantile * *sample.std / std::sqrt(static_cast<double>(sample.n));
+}
+
+std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
+  const SampleSummary x = summarize(a), y = summarize(b);
+  if (x.n < 2 || y.n < 2) return std::nullopt;
+  const double va = *x.std * *x.std / x.n, vb = *y.std * *y.std / y.n;
+  WelchTest w;
+  if (va + vb == 0) {  // no spread on either side: the means are equal or they are not
+    w.df = x.n + y.n - 2;
+    w.t = x.mean == y.mean
+              ? 0
+              : std::copysign(std::numeric_limits<double>::infinity(), x.mean - y.mean);
+    w.p = x.mean == y.mean ? 1 : 0;
+    return w;
+  }
+  w.t = (x.mean - y.mean) / std::sqrt(va + vb);
+  w.df = (va + vb) * (va + vb) / (va * va / (x.n - 1) + vb * vb / (y.n - 1));
+  const boost::math::students_t t(w.df);
+  w.p = 2 * boost::math::cdf(boost::math::complement(t, std::fabs(w.t)));
+  return w;
+}
+
+}  // namespace fathom

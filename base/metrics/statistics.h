@@ -1,0 +1,33 @@
+#pragma once
+// What a comparison over seeds says, and how sure it is: the mean with its sample standard
+// deviation, the Student-t interval of the mean, and Welch's test of two means with unequal
+// variances (the usual test for "method A beats method B" over a few seeds each). Student's t
+// distribution is Boost.Math's.
+#include <optional>
+#include <vector>
+
+namespace fathom {
+
+struct SampleSummary {
+  int n = 0;
+  double mean = 0;
+  std::optional<double> std;  // sample standard deviation (n - 1 in the denominator); n >= 2
+};
+
+SampleSummary summarize(const std::vector<double>& values);
+
+// Half the width of the two-sided `level` confidence interval of the mean,
+// t_{(1+level)/2, n-1} * s / sqrt(n); nullopt for n < 2.
+std::optional<double> t_interval_half_width(const SampleSummary& sample, double level = 0.95);
+
+struct WelchTest {
+  double t = 0;   // (mean_a - mean_b) / sqrt(s_a^2/n_a + s_b^2/n_b)
+  double df = 0;  // Welch-Satterthwaite degrees of freedom
+  double p = 1;   // two-sided p-value of "the means are equal"
+};
+
+// Welch's t-test of equal means; nullopt when a side has fewer than two values. Two samples
+// without spread: p = 1 when their means are equal, else 0.
+std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace fathom

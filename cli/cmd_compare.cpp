@@ -1,0 +1,191 @@
+// `fathom compare RUN RUN [RUN...] [--samples N] [--seed S]`: what differs between runs --
+// the settings whose values are not the same in every run's config, their final metrics --
+// and whether each run's test BLEU differs from the first run's by more than the choice of
+// test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's --paired-bs)
+// of the hypotheses each run stored, against the test references of their common data.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "base/config/config_diff.h"
+#include "base/config/config_io.h"
+#include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/text_lines.h"
+#include "base/util/error.h"
+#include "cli/commands.h"
+#include "core/data/dataset.h"
+#include "core/train/run_files.h"
+#include "db/store.h"
+#include "experiments/text_table.h"
+
+namespace fathom::cli {
+namespace {
+
+struct CompareArgs {
+  std::vector<std::string> runs;
+  int samples = 1000;
+  uint64_t seed = 12345;
+};
+
+std::string label(const db::RunRecord& r) { return "run " + std::to_string(r.id) + " " + r.name; }
+
+// The test hypotheses every run stored, and the references they translate; or why there is no
+// paired test.
+struct PairedInput {
+  std::vector<std::vector<std::string>> hypotheses;
+  std::vector<std::string> references;
+  std::string why_not;
+};
+
+PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
+                         const std::vector<db::RunRecord>& runs) {
+  PairedInput in;
+  std::string data;
+  for (const auto& r : runs) {
+    const RunConfig config = load_config_string(r.config_yaml, label(r) + " config", "");
+    const std::string this_data = config_to_json(config)["data"].dump();
+    if (!data.empty() && this_data != data) {
+      in.why_not = label(r) + " was tested on other data than " + label(runs.front());
+      return in;
+    }
+    data = this_data;
+    const std::string file =
+        recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
+    if (file.empty()) {
+      in.why_not = label(r) + " has no stored test hypotheses (it did not finish, or decoded none)";
+      return in;
+    }
+    in.hypotheses.push_back(read_text_lines(file));
+    if (in.hypotheses.back().size() != in.hypotheses.front().size()) {
+      in.why_not = label(r) + " translated another number of test sentences";
+      return in;
+    }
+  }
+  const RunConfig first = load_config_string(runs.front().config_yaml, "config", "");
+  const Dataset dataset = load_dataset(first.data, paths.cache_root, "");
+  if (dataset.test_target.size() < in.hypotheses.front().size()) {
+    in.why_not = "the test set has fewer references than the stored hypotheses";
+    return in;
+  }
+  in.references.assign(dataset.test_target.begin(),
+                       dataset.test_target.begin() + in.hypotheses.front().size());
+  return in;
+}
+
+std::string general(double v) {  // 5888, 2.4464, 0.0168
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string fixed(double v, int digits = 2) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+void compare(const CompareArgs& a, const GlobalOptions& global) {
+  if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  std::vector<db::RunRecord> runs;
+  std::vector<nlohmann::json> configs;
+  for (const auto& name : a.runs) {
+    auto r = store.find_run(name);
+    if (!r) throw InputError(store.path(), 0, "RUN", "no run '" + name + "' in the store");
+    configs.push_back(nlohmann::json::parse(r->config_json));
+    runs.push_back(*r);
+  }
+  const auto differing = differing_keys(configs);
+
+  // Final metrics every run has.
+  std::set<std::string> metrics;
+  for (const auto& [name, value] : runs.front().final_metrics) metrics.insert(name);
+  for (const auto& r : runs)
+    for (auto it = metrics.begin(); it != metrics.end();)
+      it = r.final_metrics.count(*it) ? std::next(it) : metrics.erase(it);
+
+  const PairedInput paired = paired_input(store, resolve_store_paths(global), runs);
+  std::vector<PairedBootstrap> tests;
+  if (paired.why_not.empty())
+    for (size_t i = 1; i < runs.size(); ++i)
+      tests.push_back(paired_bootstrap_bleu(paired.hypotheses.front(), paired.hypotheses[i],
+                                            paired.references, a.samples, a.seed));
+
+  if (global.json) {
+    nlohmann::json j;
+    j["runs"] = nlohmann::json::array();
+    for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
+    j["differing"] = differing;
+    for (const auto& m : metrics) {
+      j["final_metrics"][m] = nlohmann::json::array();
+      for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
+    }
+    if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
+    for (size_t i = 0; i < tests.size(); ++i)
+      j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {
+          {"baseline",
+           {{"bleu", tests[i].baseline.score},
+            {"mean", tests[i].baseline.mean},
+            {"ci95", tests[i].baseline.ci}}},
+          {"system",
+           {{"bleu", tests[i].system.score},
+            {"mean", tests[i].system.mean},
+            {"ci95", tests[i].system.ci}}},
+          {"p", tests[i].p},
+          {"samples", tests[i].samples}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+
+  experiments::TextTable settings;
+  settings.header = {"setting"};
+  for (const auto& r : runs) settings.header.push_back(label(r));
+  for (const auto& [key, values] : differing) {
+    settings.rows.push_back({key});
+    settings.rows.back().insert(settings.rows.back().end(), values.begin(), values.end());
+  }
+  std::cout << "Settings that differ (" << differing.size() << "):\n\n"
+            << experiments::text_table_to_markdown(settings) << "\n";
+  experiments::TextTable finals;
+  finals.header = settings.header;
+  finals.header[0] = "final metric";
+  for (const auto& m : metrics) {
+    finals.rows.push_back({m});
+    for (const auto& r : runs) finals.rows.back().push_back(general(r.final_metrics.at(m)));
+  }
+  std::cout << "Final metrics:\n\n" << experiments::text_table_to_markdown(finals) << "\n";
+  if (!paired.why_not.empty()) {
+    std::cout << "No paired BLEU test: " << paired.why_not << ".\n";
+    return;
+  }
+  std::cout << "Test BLEU against " << label(runs.front()) << ", paired bootstrap resampling of "
+            << paired.references.size() << " sentences (" << a.samples
+            << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
+  const auto interval = [](const BootstrapBleu& b) {
+    return fixed(b.score) + " [" + fixed(b.mean - b.ci) + ", " + fixed(b.mean + b.ci) + "]";
+  };
+  for (size_t i = 0; i < tests.size(); ++i)
+    std::cout << "- " << label(runs[i + 1]) << ": " << interval(tests[i].system) << " vs "
+              << interval(tests[i].baseline) << ": p = " << fixed(tests[i].p, 4) << "\n";
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, GlobalOptions& global) {
+  auto a = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "What differs between runs (settings, final metrics) and whether their test BLEU differs "
+      "significantly from the first run's (paired bootstrap)");
+  cmd->add_option("runs", a->runs, "two or more runs (ids or names); the first is the baseline")
+      ->required();
+  cmd->add_option("--samples", a->samples, "bootstrap draws (default 1000, as sacreBLEU)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", a->seed, "seed of the draws (default 12345, as sacreBLEU)");
+  cmd->callback([a, &global] { compare(*a, global); });
+}
+
+}  // namespace fathom::cli
