@@ -7,6 +7,7 @@ void add_export_command(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = app.add_subcommand("export", "Export comparison tables and figures");
   cmd->require_subcommand(1);
   add_export_table_command(*cmd, global);
+  add_export_lr_command(*cmd, global);
   add_export_plot_command(*cmd, global);  // a stub in builds without Qt
 }
 

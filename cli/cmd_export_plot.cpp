@@ -13,9 +13,11 @@
 
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/store.h"
+#include "experiments/lr_sensitivity.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
 #include "plot/export.h"
+#include "plot/lr_sensitivity_figure.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -207,6 +209,33 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
   });
 }
 
+void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    std::string sweep, metric = "valid_loss", value = "final";
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "lr-sensitivity",
+      "A sweep's loss against the learning rate, one curve per method, with its sensitivity");
+  cmd->add_option("--sweep", args->sweep, "a sweep with a train.lr axis")->required();
+  cmd->add_option("--metric", args->metric, "a loss or perplexity (default valid_loss)")
+      ->capture_default_str();
+  cmd->add_option("--value", args->value, "each run's final value, or its best over training")
+      ->check(CLI::IsMember({"final", "best"}));
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    const plot::Figure figure = plot::lr_sensitivity_figure(
+        experiments::load_lr_sensitivity(store, args->sweep, args->metric, args->value == "best"));
+    save_json({figure}, args->output.save_json);
+    nlohmann::json written = nlohmann::json::array();
+    write(figure, args->output.out, args->output, global, written);
+    report(global, written);
+  });
+}
+
 }  // namespace
 
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
@@ -216,6 +245,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_curves(plot_cmd, options);
   add_figure(plot_cmd, options);
   add_analysis(plot_cmd, options);
+  add_lr_sensitivity(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

@@ -12,7 +12,8 @@
 namespace fathom {
 namespace experiments {
 struct CurvesRequest;  // experiments/report.h
-}
+struct LrSensitivity;  // experiments/lr_sensitivity.h
+}  // namespace experiments
 namespace db {
 class Store;
 }
@@ -73,6 +74,7 @@ void add_db_command(CLI::App& app, GlobalOptions& options);
 void add_compare_command(CLI::App& app, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
+void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& options);
 // Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 
@@ -81,5 +83,8 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 // (the report then says figures need Qt).
 std::function<std::string(const experiments::CurvesRequest&)> report_curves_renderer(
     const db::Store& store, const std::string& out_dir);
+// The learning-rate sensitivity figure of a report, the same way.
+std::function<std::string(const experiments::LrSensitivity&, const std::string&)>
+report_lr_sensitivity_renderer(const std::string& out_dir);
 
 }  // namespace fathom::cli

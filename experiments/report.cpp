@@ -15,6 +15,7 @@
 #include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "experiments/comparison_table.h"
+#include "experiments/text_table.h"
 
 namespace fathom::experiments {
 namespace {
@@ -160,6 +161,26 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
   }
 }
 
+// A sweep over learning rates: each method's loss against the rate and its sensitivity
+// (experiments/lr_sensitivity.h), on the validation loss.
+void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, const db::Store& store,
+                            const std::string& sweep, const std::set<std::string>& axis_keys,
+                            const std::vector<std::map<std::string, std::string>>& axes) {
+  std::set<std::string> rates;
+  for (const auto& a : axes)
+    if (auto it = a.find(kLrKey); it != a.end()) rates.insert(it->second);
+  if (!axis_keys.count(kLrKey) || rates.size() < 2) return;
+  const LrSensitivity s = load_lr_sensitivity(store, sweep, db::metric::kValidLoss);
+  if (s.curves.empty()) return;
+  out << "\n## Learning-rate sensitivity\n\n"
+      << text_table_to_markdown(lr_sensitivity_table(s)) << "\n";
+  for (const auto& note : s.notes) out << "*" << note << "*  \n";
+  if (options.render_lr_sensitivity)
+    if (const std::string file = options.render_lr_sensitivity(s, "lr-sensitivity"); !file.empty())
+      out << "\n![learning-rate sensitivity](" << file << ")\n";
+  out << "\n";
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
                          const std::vector<db::RunRecord>& runs, const ReportOptions& options) {
   std::ostringstream out;
@@ -225,6 +246,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
+  lr_sensitivity_section(out, options, store, sweep, listed, axes);
   if (!options.rows.empty()) {
     layout_figures(out, options, store, sweep, runs, options.rows, options.cols);
     return out.str();

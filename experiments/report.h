@@ -10,6 +10,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
+#include "experiments/lr_sensitivity.h"
 
 namespace fathom::experiments {
 
@@ -40,6 +41,8 @@ struct ReportOptions {
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;
+  // The same for the learning-rate sensitivity figure (file stem given); null: no figure.
+  std::function<std::string(const LrSensitivity&, const std::string&)> render_lr_sensitivity;
 };
 
 // Axis keys of a sweep grouped as the sweep varied them (a zip group is one group), seeds left

@@ -11,6 +11,7 @@
 
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/screen_style.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
 #include "plot/render.h"
@@ -19,15 +20,6 @@ namespace fathom::gui {
 namespace {
 
 using json = nlohmann::json;
-
-// The on-screen style: the paper figure's layout with screen-sized fonts.
-plot::Style screen_style(const QFont& font) {
-  plot::Style style;
-  style.font_pt = 9;
-  style.title_pt = 10;
-  style.font_families.prepend(font.family());
-  return style;
-}
 
 }  // namespace
 

@@ -45,10 +45,13 @@ int main(int argc, char** argv) {
       QStringLiteral("screenshot"),
       QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
       QStringLiteral("DIR"));
+  QCommandLineOption shot_size(QStringLiteral("screenshot-size"),
+                               QStringLiteral("window size of --screenshot (default 1400x860)"),
+                               QStringLiteral("WxH"), QStringLiteral("1400x860"));
   QCommandLineOption show(QStringLiteral("show-sweep"),
                           QStringLiteral("show only this sweep's runs (and chart them)"),
                           QStringLiteral("NAME"));
-  args.addOptions({db, artifacts, sweep, shots, show});
+  args.addOptions({db, artifacts, sweep, shots, shot_size, show});
   args.process(app);
   // For this process (db::store_paths: deleting a run's files) and the `fathom` children.
   if (args.isSet(artifacts))
@@ -70,7 +73,13 @@ int main(int argc, char** argv) {
   if (args.isSet(show) && !window.runsView()->showSweep(args.value(show)))
     std::fprintf(stderr, "no sweep named %s in the store\n", qPrintable(args.value(show)));
   if (screenshot) {
-    window.resize(1400, 860);
+    const QStringList wh = args.value(shot_size).split(QLatin1Char('x'));
+    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+    if (w < 200 || h < 150) {
+      std::fprintf(stderr, "--screenshot-size: expected WxH, e.g. 1100x700\n");
+      return 2;
+    }
+    window.resize(w, h);
     window.show();
     for (const QString& saved : window.saveScreenshots(args.value(shots)))
       std::printf("%s\n", qPrintable(saved));

@@ -7,6 +7,7 @@
 #include "gui/analysis_view.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
+#include "gui/lr_sensitivity_view.h"
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
 #include "gui/workbench_view.h"
@@ -24,6 +25,8 @@ const std::vector<ViewEntry>& workbench_views() {
        [] { return new ComparisonView; }},
       {QStringLiteral("&Analyses"), QStringLiteral("analyses.png"),
        [] { return new AnalysisView; }},
+      {QStringLiteral("&LR sensitivity"), QStringLiteral("lr-sensitivity.png"),
+       [] { return new LrSensitivityView; }},
   };
   return views;
 }

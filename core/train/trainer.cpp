@@ -229,6 +229,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
     files.remove_strays();
   }
   store.set_tag(*lease, "vocab", data.vocab->describe());
+  // The loss of a uniform prediction is ln V: what learning-rate sensitivity caps at.
+  store.set_tag(*lease, "vocab.size", std::to_string(data.vocab->size()));
   store.set_tag(*lease, "data", data.description);
   for (const auto& [kind, count] : model->parameter_counts())
     store.set_tag(*lease, "params." + kind, std::to_string(count));

@@ -173,6 +173,13 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   EXPECT_NE(text.find("| post | **2.20 ± 0.28 [lr=2e-3]** |"), std::string::npos) << text;
   EXPECT_NE(text.find("| pre | 5.00 ± 0.00 [lr=1e-3] |"), std::string::npos) << text;
 
+  // A learning-rate axis: a section with each method's sensitivity on the validation loss
+  // (values worked by hand in test_lr_sensitivity.cpp). No run has a vocab.size tag here, and
+  // a note says what l0 is instead.
+  EXPECT_NE(text.find("## Learning-rate sensitivity"), std::string::npos) << text;
+  EXPECT_NE(text.find("| encoder\\_layers=6, norm=post |"), std::string::npos) << text;
+  EXPECT_NE(text.find("vocab.size"), std::string::npos) << text;
+
   options.render_curves = nullptr;
   options.rows = "model.depth";  // not an axis, not a config key: the table names the option
   EXPECT_THROW(experiments::write_report(store, "d", options), InputError);

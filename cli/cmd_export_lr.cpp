@@ -1,0 +1,59 @@
+// `fathom export lr-sensitivity --sweep NAME [--metric valid_loss] [--value final|best]`: a
+// sweep's learning-rate sensitivity table (experiments/lr_sensitivity.h): one row per setting
+// of the other axes -- its sensitivity, best rate and loss, where seeds diverged -- with the
+// notes that say how it was computed. The figure is `fathom export plot lr-sensitivity`.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "base/util/error.h"
+#include "cli/commands.h"
+#include "experiments/lr_sensitivity.h"
+
+namespace fathom::cli {
+namespace {
+
+struct LrArgs {
+  std::string sweep, metric = "valid_loss", value = "final", format = "md", out;
+};
+
+void export_lr(const LrArgs& a, const GlobalOptions& global) {
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const auto s = experiments::load_lr_sensitivity(store, a.sweep, a.metric, a.value == "best");
+  std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
+  // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
+  // data only.
+  if (a.format == "md") text += "\n";
+  for (const auto& note : s.notes) {
+    if (a.format == "md") text += "*" + note + "*  \n";
+    if (a.format == "tex") text += "% " + note + "\n";
+  }
+  if (a.out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream file(a.out, std::ios::binary);
+  file << text;
+  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
+  std::cerr << "wrote " << a.out << "\n";
+}
+
+}  // namespace
+
+void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& global) {
+  auto a = std::make_shared<LrArgs>();
+  CLI::App* cmd = export_cmd.add_subcommand(
+      "lr-sensitivity",
+      "A sweep's learning-rate sensitivity per method (Wortsman et al. 2023), as a table");
+  cmd->add_option("--sweep", a->sweep, "a sweep with a train.lr axis")->required();
+  cmd->add_option("--metric", a->metric, "a loss or perplexity (default valid_loss)")
+      ->capture_default_str();
+  cmd->add_option("--value", a->value, "each run's final value, or its best over training")
+      ->check(CLI::IsMember({"final", "best"}));
+  cmd->add_option("--format", a->format, "md | csv | tex")
+      ->check(CLI::IsMember({"md", "csv", "tex"}));
+  cmd->add_option("--out", a->out, "write to this file instead of stdout");
+  cmd->callback([a, &global] { export_lr(*a, global); });
+}
+
+}  // namespace fathom::cli

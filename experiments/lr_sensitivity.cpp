@@ -1,0 +1,172 @@
+#include "experiments/lr_sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "base/metrics/statistics.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
+#include "db/metric_names.h"
+#include "db/run_status.h"
+
+namespace fathom::experiments {
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+bool is_perplexity(const std::string& metric) {
+  return metric.size() >= 4 && metric.compare(metric.size() - 4, 4, "_ppl") == 0;
+}
+
+// "norm=pre, encoder_layers=18": the axes other than the rate and the seed, short keys.
+std::string curve_label(const TableRun& r) {
+  std::string label;
+  for (const auto& [key, value] : r.axes) {
+    if (key == kLrKey || key == "train.seed") continue;
+    const auto dot = key.rfind('.');
+    label += (label.empty() ? "" : ", ") + (dot == std::string::npos ? key : key.substr(dot + 1)) +
+             "=" + value;
+  }
+  return label.empty() ? "all runs" : label;
+}
+
+}  // namespace
+
+LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
+                             const std::function<std::optional<double>(int64_t)>& loss0) {
+  if (db::metric::higher_is_better(metric).value_or(false))
+    throw InputError("fathom export lr-sensitivity", 0, "--metric",
+                     metric +
+                         " is higher-is-better; learning-rate sensitivity is defined on a "
+                         "loss (valid_loss, valid_nll, valid_ppl, train_loss)");
+  std::map<std::string, double> rates;  // the rate axis's text -> value
+  for (const auto& r : runs)
+    if (auto it = r.axes.find(kLrKey); it != r.axes.end())
+      rates[it->second] = std::strtod(it->second.c_str(), nullptr);
+  if (rates.size() < 2)
+    throw InputError(
+        "fathom export lr-sensitivity", 0, "--sweep",
+        std::string("the sweep has no ") + kLrKey +
+            " axis of two or more values (e.g. train.lr: {logspace: [1e-4, 1e-2, 6]})");
+
+  LrSensitivity out;
+  out.metric = metric;
+  std::vector<std::string> order;  // curves in first-seen order (the sweep file's)
+  std::map<std::string, std::map<double, std::vector<const TableRun*>>> by_curve;
+  for (const auto& r : runs) {
+    if (!r.axes.count(kLrKey)) continue;
+    const std::string label = curve_label(r);
+    if (!by_curve.count(label)) order.push_back(label);
+    by_curve[label][rates.at(r.axes.at(kLrKey))].push_back(&r);
+  }
+  int without_loss0 = 0, unfinished = 0;
+  for (const auto& label : order) {
+    LrCurve curve;
+    curve.label = label;
+    for (const auto& [lr, members] : by_curve.at(label)) {
+      LrPoint p;
+      p.lr = lr;
+      std::vector<double> values;
+      for (const TableRun* r : members) {
+        const std::optional<double> l0 = loss0(r->id);
+        if (!l0) {
+          ++without_loss0;
+          continue;
+        }
+        p.loss0 = std::max(p.loss0, *l0);
+        if (r->status == db::status::kDiverged) {
+          values.push_back(*l0);
+          ++p.diverged;
+        } else if (r->status == db::status::kFinished && r->metric && std::isfinite(*r->metric)) {
+          values.push_back(std::min(*r->metric, *l0));
+        } else {
+          ++unfinished;
+        }
+      }
+      if (values.empty()) continue;
+      const SampleSummary s = summarize(values);
+      p.mean = s.mean;
+      p.seeds = s.n;
+      p.lo = *std::min_element(values.begin(), values.end());
+      p.hi = *std::max_element(values.begin(), values.end());
+      curve.points.push_back(p);
+    }
+    if (curve.points.empty()) continue;
+    const auto best =
+        std::min_element(curve.points.begin(), curve.points.end(),
+                         [](const LrPoint& a, const LrPoint& b) { return a.mean < b.mean; });
+    curve.best_lr = best->lr;
+    curve.best_loss = best->mean;
+    for (const auto& p : curve.points) curve.sensitivity += p.mean - curve.best_loss;
+    curve.sensitivity /= static_cast<double>(curve.points.size());
+    out.curves.push_back(std::move(curve));
+  }
+  out.notes.push_back(metric + " at each learning rate: mean over seeds, each capped at l0 = " +
+                      (is_perplexity(metric) ? "V" : "ln V") +
+                      " (a uniform prediction over the V-word vocabulary; a diverged run counts "
+                      "as l0); sensitivity = mean over the rates of (loss - the curve's best), "
+                      "Wortsman et al. 2023");
+  if (unfinished > 0)
+    out.notes.push_back(std::to_string(unfinished) +
+                        " runs neither finished nor diverged (failed, crashed, queued): left out");
+  if (without_loss0 > 0)
+    out.notes.push_back(std::to_string(without_loss0) + " runs without a known l0: left out");
+  return out;
+}
+
+LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
+                                  const std::string& metric, bool best_of_run) {
+  auto runs = load_table_runs(store, sweep, metric, {});
+  if (best_of_run) {
+    TableOptions o;
+    o.metric = metric;
+    use_best_of_run(runs, store, o);
+  }
+  std::map<int64_t, double> vocab;
+  for (const auto& r : runs) {
+    const auto tags = store.tags(r.id);
+    if (auto it = tags.find("vocab.size"); it != tags.end())
+      vocab[r.id] = std::strtod(it->second.c_str(), nullptr);
+  }
+  // Runs recorded before the tag: the largest value any run of the sweep reached.
+  double largest = 0;
+  for (const auto& r : runs)
+    if (r.metric && std::isfinite(*r.metric)) largest = std::max(largest, *r.metric);
+  const bool ppl = is_perplexity(metric);
+  LrSensitivity s = lr_sensitivity(runs, metric, [&](int64_t id) -> std::optional<double> {
+    if (auto it = vocab.find(id); it != vocab.end() && it->second > 1)
+      return ppl ? it->second : std::log(it->second);
+    if (largest > 0) return largest;
+    return std::nullopt;
+  });
+  if (vocab.size() < runs.size())
+    s.notes.push_back(
+        "runs without a vocab.size tag (recorded before it existed) take l0 = the sweep's "
+        "largest " +
+        metric + ", " + number(largest));
+  if (best_of_run) s.notes.push_back("each run's best " + metric + " over training");
+  return s;
+}
+
+TextTable lr_sensitivity_table(const LrSensitivity& s) {
+  TextTable t;
+  t.header = {"curve", "LR sensitivity", "best lr", "best " + s.metric, "rates", "diverged at"};
+  for (const auto& c : s.curves) {
+    std::string diverged;
+    for (const auto& p : c.points)
+      if (p.diverged > 0)
+        diverged += (diverged.empty() ? "" : ", ") + number(p.lr) + " (" +
+                    std::to_string(p.diverged) + "/" + std::to_string(p.seeds) + ")";
+    t.rows.push_back({c.label, number(c.sensitivity), number(c.best_lr), number(c.best_loss),
+                      std::to_string(c.points.size()), diverged.empty() ? "-" : diverged});
+  }
+  return t;
+}
+
+}  // namespace fathom::experiments

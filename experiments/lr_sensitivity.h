@@ -1,0 +1,63 @@
+#pragma once
+// Learning-rate sensitivity (Wortsman et al. 2023, "Small-scale proxies for large-scale
+// Transformer training instabilities", arXiv 2309.14322): a method is judged by its whole
+// loss-against-learning-rate curve, not by its loss at one rate. For a sweep with a
+// learning-rate axis, one curve per setting of the other axes (method x depth): at each rate
+// the mean over seeds of a loss, each run's value capped at the loss at initialization l0
+// (a diverged run counts as l0), and the curve's sensitivity
+//     mean over its rates of  min(l(rate), l0) - l*,   l* = the curve's best (lowest) loss.
+// l0 is the loss of a uniform prediction over the run's vocabulary, ln V (V for a
+// perplexity): an initialized model predicts nearly uniformly, and a uniform prediction's
+// cross-entropy is ln V against any target, label-smoothed or not.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "experiments/text_table.h"
+
+namespace fathom::experiments {
+
+struct LrPoint {
+  double lr = 0;
+  double mean = 0;        // over the rate's seeds, each capped at l0 (diverged: l0)
+  double lo = 0, hi = 0;  // the seeds' range
+  int seeds = 0;          // runs behind the mean
+  int diverged = 0;       // of them, diverged (counted at l0)
+  double loss0 = 0;       // l0 of these runs
+};
+
+struct LrCurve {
+  std::string label;            // the other axes' values, e.g. "norm=pre, encoder_layers=18"
+  std::vector<LrPoint> points;  // by rate, ascending
+  double sensitivity = 0;
+  double best_lr = 0, best_loss = 0;  // l* and where
+};
+
+struct LrSensitivity {
+  std::string metric;  // a loss or perplexity: lower is better
+  std::vector<LrCurve> curves;
+  std::vector<std::string> notes;  // how l0 was found, what was left out
+};
+
+// The learning-rate key and the seed key of a sweep.
+inline constexpr const char* kLrKey = "train.lr";
+
+// From table runs (axes, status, metric: the final or best-of-run value). `loss0` gives each
+// run's l0 (nullopt: unknown). InputError (field --metric / --sweep) when the metric is not a
+// loss, or the runs have no learning-rate axis of two or more values.
+LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
+                             const std::function<std::optional<double>(int64_t)>& loss0);
+
+// A stored sweep: the runs' final (or, `best_of_run`, best logged) value of `metric`; l0 from
+// each run's tag vocab.size. Runs recorded before that tag: l0 is the largest finite value of
+// the metric in the sweep, and a note says so.
+LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
+                                  const std::string& metric, bool best_of_run = false);
+
+// One row per curve: its sensitivity, best rate and loss, and the rates where seeds diverged.
+TextTable lr_sensitivity_table(const LrSensitivity& s);
+
+}  // namespace fathom::experiments

@@ -1,0 +1,171 @@
+#include "gui/lr_sensitivity_view.h"
+
+#include <set>
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "experiments/text_table.h"
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
+#include "gui/screen_style.h"
+#include "gui/store_session.h"
+#include "plot/lr_sensitivity_figure.h"
+#include "plot/render.h"
+
+namespace fathom::gui {
+namespace {
+
+// Losses a sensitivity is defined on (lower is better).
+const QStringList kMetrics = {QStringLiteral("valid_loss"), QStringLiteral("valid_nll"),
+                              QStringLiteral("valid_ppl"), QStringLiteral("train_loss")};
+
+}  // namespace
+
+LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
+  sweep_ = new QComboBox;
+  sweep_->setMinimumContentsLength(16);
+  sweep_->setToolTip(QStringLiteral("sweeps that vary train.lr over two or more rates"));
+  metric_ = new QComboBox;
+  metric_->addItems(kMetrics);
+  best_ = new QCheckBox(QStringLiteral("&Best over training"));
+  best_->setToolTip(
+      QStringLiteral("each run's lowest value over training instead of its final one"));
+  auto* bar = new QHBoxLayout;
+  for (auto [label, box] : {std::pair{QStringLiteral("S&weep"), sweep_},
+                            std::pair{QStringLiteral("&Metric"), metric_}}) {
+    auto* l = new QLabel(label);
+    l->setBuddy(box);
+    bar->addWidget(l);
+    bar->addWidget(box);
+  }
+  bar->addWidget(best_);
+  bar->addStretch();
+
+  plot_ = new QCustomPlot;
+  plot_->setMinimumHeight(220);
+  add_export_menu(plot_);
+  set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
+    if (!shown_) return std::nullopt;
+    return plot::lr_sensitivity_figure(*shown_);
+  });
+  table_ = new QTableWidget;
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  add_export_menu(table_);
+  note_ = new QLabel;
+  note_->setWordWrap(true);
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(plot_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+  layout->addWidget(note_);
+
+  connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  connect(best_, &QCheckBox::toggled, this, [this] { redraw(); });
+  note_->setText(
+      QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
+                     "{logspace: [1e-4, 1e-1, 6]})."));
+}
+
+void LrSensitivityView::setStore(StoreSession* session, const QString&) {
+  session_ = session;
+  signature_.clear();
+  if (!session) {
+    runs_.clear();
+    sweep_->clear();
+    shown_.reset();
+  }
+}
+
+void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
+                                 const std::vector<db::RunRecord>&) {
+  std::string signature;
+  for (const auto& r : all)
+    signature += std::to_string(r.id) + r.status + std::to_string(r.updates) + ";";
+  if (signature == signature_) return;  // nothing it shows changed
+  signature_ = signature;
+  runs_ = all;
+  // Sweeps that vary the learning rate, from their runs' axis tags.
+  std::map<std::string, std::set<std::string>> rates;
+  if (session_)
+    for (const auto& r : runs_)
+      if (!r.sweep.empty() && rates[r.sweep].size() < 2) {
+        const auto tags = session_->store.tags(r.id);
+        if (auto it = tags.find(std::string("axis.") + experiments::kLrKey); it != tags.end())
+          rates[r.sweep].insert(it->second);
+      }
+  QStringList sweeps;
+  for (const auto& [sweep, values] : rates)
+    if (values.size() >= 2) sweeps << QString::fromStdString(sweep);
+  const QString current = sweep_->currentText();
+  {
+    const QSignalBlocker block(sweep_);
+    sweep_->clear();
+    sweep_->addItems(sweeps);
+    if (sweeps.contains(current)) sweep_->setCurrentText(current);
+  }
+  redraw();
+}
+
+bool LrSensitivityView::choose(const QString& sweep, const QString& metric) {
+  if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
+  sweep_->setCurrentText(sweep);
+  metric_->setCurrentText(metric);
+  redraw();
+  return shown_.has_value();
+}
+
+void LrSensitivityView::redraw() {
+  shown_.reset();
+  plot_->clearPlottables();
+  table_->clear();
+  table_->setRowCount(0);
+  table_->setColumnCount(0);
+  if (!session_ || sweep_->currentText().isEmpty()) {
+    plot_->replot();
+    return;
+  }
+  try {
+    shown_ =
+        experiments::load_lr_sensitivity(session_->store, sweep_->currentText().toStdString(),
+                                         metric_->currentText().toStdString(), best_->isChecked());
+  } catch (const std::exception& e) {
+    plot_->replot();
+    note_->setText(describe_store_error(e));
+    emit error(describe_store_error(e));
+    return;
+  }
+  plot::setup_plot(*plot_, plot::lr_sensitivity_figure(*shown_), screen_style(font()));
+  plot_->replot();
+  const experiments::TextTable t = experiments::lr_sensitivity_table(*shown_);
+  table_->setColumnCount(static_cast<int>(t.header.size()));
+  table_->setRowCount(static_cast<int>(t.rows.size()));
+  QStringList header;
+  for (const auto& h : t.header) header << QString::fromStdString(h);
+  table_->setHorizontalHeaderLabels(header);
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    for (size_t c = 0; c < t.rows[r].size(); ++c)
+      table_->setItem(static_cast<int>(r), static_cast<int>(c),
+                      new QTableWidgetItem(QString::fromStdString(t.rows[r][c])));
+  QStringList notes;
+  for (const auto& n : shown_->notes) notes << QString::fromStdString(n);
+  note_->setText(notes.join(QStringLiteral("\n")));
+}
+
+}  // namespace fathom::gui

@@ -1,0 +1,58 @@
+#pragma once
+// The learning-rate sensitivity tab (experiments/lr_sensitivity.h): pick a sweep that varies
+// train.lr and a loss; the figure is `fathom export plot lr-sensitivity`'s -- the loss against
+// the rate on a log axis, one curve per method with its seeds' range, diverged rates crossed
+// at l0, each curve's sensitivity in its legend -- and the table under it is `fathom export
+// lr-sensitivity`'s. Both export from their right-click menus.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+#include "db/store.h"
+#include "experiments/lr_sensitivity.h"
+#include "gui/workbench_view.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace fathom::gui {
+
+class LrSensitivityView : public QWidget, public WorkbenchView {
+  Q_OBJECT
+ public:
+  explicit LrSensitivityView(QWidget* parent = nullptr);
+
+  void setStore(StoreSession* session, const QString&) override;
+  void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
+  void reload() override { redraw(); }
+
+  // Chooses the sweep and metric by name (screenshots, tests); false when one is absent.
+  bool choose(const QString& sweep, const QString& metric);
+  const std::optional<experiments::LrSensitivity>& shown() const { return shown_; }
+  QCustomPlot* plot() const { return plot_; }
+  QTableWidget* table() const { return table_; }
+
+ signals:
+  void error(const QString& message);
+
+ private:
+  void redraw();
+
+  StoreSession* session_ = nullptr;
+  std::vector<db::RunRecord> runs_;
+  std::string signature_;  // of the runs last drawn: ids, statuses, updates
+  QComboBox *sweep_, *metric_;
+  QCheckBox* best_;
+  QCustomPlot* plot_;
+  QTableWidget* table_;
+  QLabel* note_;
+  std::optional<experiments::LrSensitivity> shown_;
+};
+
+}  // namespace fathom::gui

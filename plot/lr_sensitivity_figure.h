@@ -1,0 +1,13 @@
+#pragma once
+// The learning-rate sensitivity figure (experiments/lr_sensitivity.h): the loss against the
+// learning rate on a log axis, one curve per setting of the other axes with its seeds' range
+// as a band, rates where seeds diverged marked with a cross at l0, each curve's sensitivity in
+// its legend entry. Qt-free: a CurveFigure the CLI, reports and the desktop app draw alike.
+#include "experiments/lr_sensitivity.h"
+#include "plot/figure.h"
+
+namespace fathom::plot {
+
+CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s);
+
+}  // namespace fathom::plot

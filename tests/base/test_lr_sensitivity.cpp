@@ -1,0 +1,122 @@
+// Learning-rate sensitivity (experiments/lr_sensitivity.h) against values worked by hand:
+// curves by the other axes, seeds averaged with each value capped at l0 = ln V, diverged runs
+// at l0, the sensitivity as Wortsman et al. 2023 define it; and from a stored sweep.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "base/util/error.h"
+#include "db/store.h"
+#include "experiments/lr_sensitivity.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+using namespace fathom;
+
+experiments::TableRun run(int64_t id, const std::string& norm, const std::string& lr,
+                          const std::string& seed, const std::string& status,
+                          std::optional<double> loss) {
+  experiments::TableRun r;
+  r.id = id;
+  r.status = status;
+  r.axes = {{"model.norm", norm}, {"train.lr", lr}, {"train.seed", seed}};
+  r.metric = loss;
+  return r;
+}
+
+// pre:  1e-4 {2.0, 2.2} -> 2.1; 1e-3 {1.0, 1.2} -> 1.1; 1e-2 {1.5, diverged = l0}.
+// post: 1e-4 {2.5, 3.0}, both above l0 = ln 10 = 2.302585 -> l0; 1e-3 {1.8, 2.0} -> 1.9;
+//       1e-2 both diverged -> l0.
+std::vector<experiments::TableRun> two_methods() {
+  return {
+      run(1, "pre", "1e-4", "1", "finished", 2.0),  run(2, "pre", "1e-4", "2", "finished", 2.2),
+      run(3, "pre", "1e-3", "1", "finished", 1.0),  run(4, "pre", "1e-3", "2", "finished", 1.2),
+      run(5, "pre", "1e-2", "1", "finished", 1.5),  run(6, "pre", "1e-2", "2", "diverged", {}),
+      run(7, "post", "1e-4", "1", "finished", 2.5), run(8, "post", "1e-4", "2", "finished", 3.0),
+      run(9, "post", "1e-3", "1", "finished", 1.8), run(10, "post", "1e-3", "2", "finished", 2.0),
+      run(11, "post", "1e-2", "1", "diverged", {}), run(12, "post", "1e-2", "2", "diverged", {})};
+}
+
+TEST(LrSensitivity, CurvesCappedAtTheInitialLossAndTheirSensitivity) {
+  const double l0 = std::log(10.0);
+  const auto s = experiments::lr_sensitivity(two_methods(), "valid_loss",
+                                             [&](int64_t) { return std::optional<double>(l0); });
+  ASSERT_EQ(s.curves.size(), 2u);
+  const auto& pre = s.curves[0];
+  EXPECT_EQ(pre.label, "norm=pre");
+  ASSERT_EQ(pre.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(pre.points[0].lr, 1e-4);
+  EXPECT_NEAR(pre.points[0].mean, 2.1, 1e-12);
+  EXPECT_NEAR(pre.points[2].mean, (1.5 + l0) / 2, 1e-12);
+  EXPECT_EQ(pre.points[2].diverged, 1);
+  EXPECT_DOUBLE_EQ(pre.points[2].lo, 1.5);
+  EXPECT_DOUBLE_EQ(pre.points[2].hi, l0);
+  EXPECT_DOUBLE_EQ(pre.best_lr, 1e-3);
+  EXPECT_NEAR(pre.best_loss, 1.1, 1e-12);
+  EXPECT_NEAR(pre.sensitivity, ((2.1 - 1.1) + 0 + ((1.5 + l0) / 2 - 1.1)) / 3, 1e-12);  // 0.60043
+
+  const auto& post = s.curves[1];
+  EXPECT_EQ(post.label, "norm=post");
+  EXPECT_NEAR(post.points[0].mean, l0, 1e-12);  // 2.5 and 3.0 are worse than not training
+  EXPECT_NEAR(post.points[2].mean, l0, 1e-12);
+  EXPECT_EQ(post.points[2].diverged, 2);
+  EXPECT_NEAR(post.best_loss, 1.9, 1e-12);
+  EXPECT_NEAR(post.sensitivity, 2 * (l0 - 1.9) / 3, 1e-12);  // 0.26839
+
+  const auto table = experiments::lr_sensitivity_table(s);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0][0], "norm=pre");
+  EXPECT_EQ(table.rows[0][1], "0.6004");
+  EXPECT_EQ(table.rows[0][2], "0.001");
+  EXPECT_EQ(table.rows[0][5], "0.01 (1/2)");
+  EXPECT_EQ(table.rows[1][5], "0.01 (2/2)");
+}
+
+TEST(LrSensitivity, NeedsALossAndARateAxis) {
+  const auto l0 = [](int64_t) { return std::optional<double>(2.3); };
+  try {
+    experiments::lr_sensitivity(two_methods(), "test_bleu", l0);
+    FAIL() << "a BLEU sensitivity accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--metric");
+  }
+  auto one_rate = two_methods();
+  for (auto& r : one_rate) r.axes["train.lr"] = "1e-3";
+  try {
+    experiments::lr_sensitivity(one_rate, "valid_loss", l0);
+    FAIL() << "a single rate accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--sweep");
+  }
+}
+
+// From a store: l0 from each run's vocab.size tag (ln 10 here); a run without it takes the
+// sweep's largest value, and a note says so.
+TEST(LrSensitivity, FromAStoredSweep) {
+  fathom::testing::TempDir scratch;
+  const std::string path = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(path);
+    for (const auto& r : two_methods()) {
+      db::NewRun n;
+      n.name = "s/" + std::to_string(r.id);
+      n.sweep = "s";
+      const int64_t id = store.create_run(n);
+      for (const auto& [key, value] : r.axes) store.set_tag(id, "axis." + key, value);
+      if (id != 1) store.set_tag(id, "vocab.size", "10");
+      if (r.metric) store.set_final_metric(id, "valid_loss", *r.metric);
+      store.finish_run(id, r.status);
+    }
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto s = experiments::load_lr_sensitivity(store, "s", "valid_loss");
+  ASSERT_EQ(s.curves.size(), 2u);
+  // Run 1 (2.0) takes l0 = 3.0, the largest value: uncapped; the rest as above.
+  EXPECT_NEAR(s.curves[0].points[0].mean, 2.1, 1e-12);
+  EXPECT_NEAR(s.curves[1].sensitivity, 2 * (std::log(10.0) - 1.9) / 3, 1e-12);
+  bool noted = false;
+  for (const auto& n : s.notes) noted = noted || n.find("vocab.size") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace

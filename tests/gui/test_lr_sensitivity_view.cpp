@@ -1,0 +1,89 @@
+// The LR sensitivity tab over a store built here: it lists only sweeps that vary train.lr,
+// draws `fathom export plot lr-sensitivity`'s figure (a log rate axis, a curve per method,
+// diverged rates crossed) and shows the table of experiments/lr_sensitivity.h.
+#include <qcustomplot.h>
+#include <QComboBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/lr_sensitivity_view.h"
+#include "gui/store_session.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+class LrSensitivityViewTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+
+ private slots:
+  void initTestCase() {
+    db_ = dir_.filePath("runs.db");
+    auto store = Store::open(db_.toStdString());
+    // Sweep "lr": pre and post at three rates, one seed; post diverges at the largest rate.
+    for (auto [norm, lr, loss] : {std::tuple{"pre", "1e-4", 2.0},
+                                  {"pre", "1e-3", 1.0},
+                                  {"pre", "1e-2", 1.5},
+                                  {"post", "1e-4", 2.2},
+                                  {"post", "1e-3", 1.4},
+                                  {"post", "1e-2", -1.0}}) {
+      NewRun r;
+      r.name = std::string("lr/") + norm + lr;
+      r.sweep = "lr";
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "vocab.size", "10");
+      if (loss < 0) {
+        store.finish_run(id, "diverged", "nan", 7);
+      } else {
+        store.set_final_metric(id, "valid_loss", loss);
+        store.finish_run(id, "finished");
+      }
+    }
+    // Sweep "depth": no learning-rate axis, so not offered.
+    NewRun r;
+    r.name = "depth/6";
+    r.sweep = "depth";
+    const int64_t id = store.create_run(r);
+    store.set_tag(id, "axis.model.encoder_layers", "6");
+    store.finish_run(id, "finished");
+  }
+
+  void drawsTheCurvesAndTheTable() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::LrSensitivityView view;
+    view.setStore(session.get(), db_);
+    view.showRuns(session->store.list_runs(), {});
+    auto* sweeps = view.findChild<QComboBox*>();
+    QVERIFY(sweeps);
+    QCOMPARE(sweeps->count(), 1);  // "depth" varies no rate
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
+    const auto& s = *view.shown();
+    QCOMPARE(s.curves.size(), size_t{2});
+    QCOMPARE(view.plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    // pre: 2.0, 1.0, 1.5 -> best 1.0 at 1e-3, sensitivity (1.0 + 0 + 0.5) / 3 = 0.5.
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), 2);
+    QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm=pre"));
+    QCOMPARE(t->item(0, 1)->text(), QStringLiteral("0.5"));
+    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("0.001"));
+    // post diverged at 1e-2: counted at l0 = ln 10 and named in the table.
+    QCOMPARE(t->item(1, 5)->text(), QStringLiteral("0.01 (1/1)"));
+    bool crossed = false;
+    for (int i = 0; i < view.plot()->graphCount(); ++i)
+      crossed =
+          crossed || view.plot()->graph(i)->scatterStyle().shape() == QCPScatterStyle::ssCross;
+    QVERIFY(crossed);
+    QVERIFY(view.plot()->legend->itemCount() >= 2);
+  }
+};
+
+QTEST_MAIN(LrSensitivityViewTest)
+#include "test_lr_sensitivity_view.moc"
