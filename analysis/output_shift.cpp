@@ -17,18 +17,6 @@
 namespace fathom::analysis {
 namespace {
 
-// The weights methods.md s5.2 perturbs, each shared tensor once.
-std::vector<torch::Tensor> perturbed_weights(TransformerImpl& model) {
-  std::vector<torch::Tensor> out;
-  std::set<const void*> seen;
-  auto add = [&](const torch::Tensor& t) {
-    if (t.defined() && seen.insert(t.unsafeGetTensorImpl()).second) out.push_back(t);
-  };
-  for (const auto& l : model.catalog().linears) add(l.linear->weight);
-  for (const auto& e : model.catalog().embeddings) add(e.weight);
-  return out;
-}
-
 torch::Tensor standardized_encoding(TransformerImpl& model, const torch::Tensor& src) {
   torch::Tensor y = model.encode(src);
   return torch::layer_norm(y, {y.size(-1)});
@@ -39,19 +27,27 @@ double distance(const torch::Tensor& a, const torch::Tensor& b, const torch::Ten
   return (a - b).to(torch::kFloat64).pow(2).sum(-1).index({mask}).mean().item<double>();
 }
 
-// sign(dL/dW) of every weight at the current parameters (zero where W has no gradient).
-std::vector<torch::Tensor> gradient_signs(TransformerImpl& model, const Batch& batch,
+// The update each weight gets from the loss's gradient g at the current parameters (zero
+// where W has no gradient): update: -lr * g / (|g| + adam_eps); sign: -eps * sign(g).
+std::vector<torch::Tensor> gradient_steps(TransformerImpl& model, const Batch& batch,
                                           const std::vector<torch::Tensor>& weights,
-                                          double label_smoothing) {
+                                          const ShiftOptions& options) {
   model.zero_grad();
-  LossSums sums =
-      label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
+  LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                      options.label_smoothing);
   (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
-  std::vector<torch::Tensor> signs;
-  for (const auto& w : weights)
-    signs.push_back(w.grad().defined() ? w.grad().sign() : torch::zeros_like(w));
+  std::vector<torch::Tensor> steps;
+  for (const auto& w : weights) {
+    if (!w.grad().defined()) {
+      steps.push_back(torch::zeros_like(w));
+      continue;
+    }
+    const torch::Tensor g = w.grad().detach();
+    steps.push_back(options.perturb == "update" ? -options.lr * g / (g.abs() + options.adam_eps)
+                                                : -options.eps * g.sign());
+  }
   model.zero_grad();
-  return signs;
+  return steps;
 }
 
 // Mean and population std.
@@ -70,32 +66,47 @@ std::vector<int> sorted_unique(std::vector<int> depths) {
 
 }  // namespace
 
+std::vector<torch::Tensor> shift_weights(TransformerImpl& model, bool inputs_too) {
+  std::vector<torch::Tensor> out;
+  std::set<const void*> seen;
+  auto add = [&](const torch::Tensor& t) {
+    if (t.defined() && seen.insert(t.unsafeGetTensorImpl()).second) out.push_back(t);
+  };
+  // The embeddings first: a tied output projection is the same tensor, and must be left out
+  // with them when the inputs stay fixed.
+  std::set<const void*> embeddings;
+  for (const auto& e : model.catalog().embeddings) {
+    embeddings.insert(e.weight.unsafeGetTensorImpl());
+    if (inputs_too) add(e.weight);
+  }
+  for (const auto& l : model.catalog().linears)
+    if (!embeddings.count(l.linear->weight.unsafeGetTensorImpl())) add(l.linear->weight);
+  return out;
+}
+
 ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const ShiftOptions& options) {
+  const std::string& perturb = options.perturb;
+  if (perturb != "random" && perturb != "update" && perturb != "sign")
+    throw std::invalid_argument("perturb must be random, update or sign, not '" + perturb + "'");
   const bool was_training = model.is_training();
   model.eval();
-  const std::vector<torch::Tensor> weights = perturbed_weights(model);
+  const std::vector<torch::Tensor> weights = shift_weights(model, options.perturb_inputs);
   const torch::Tensor mask = non_pad(batch.src);
   std::vector<torch::Tensor> saved;
   for (const auto& w : weights) saved.push_back(w.detach().clone());
 
-  std::vector<torch::Tensor> update_signs;
-  if (options.perturb == "update")
-    update_signs = gradient_signs(model, batch, weights, options.label_smoothing);
-  else if (options.perturb != "random")
-    throw std::invalid_argument("perturb must be random or update, not '" + options.perturb + "'");
+  std::vector<torch::Tensor> gradient_step;
+  if (perturb != "random") gradient_step = gradient_steps(model, batch, weights, options);
 
   torch::NoGradGuard no_grad;
   const torch::Tensor reference = standardized_encoding(model, batch.src);
-  const int draws = options.perturb == "update" ? 1 : std::max(1, options.draws);
+  const int draws = perturb == "random" ? std::max(1, options.draws) : 1;
   torch::manual_seed(options.seed);
   std::vector<double> values;
   for (int draw = 0; draw < draws; ++draw) {
-    for (size_t i = 0; i < weights.size(); ++i) {
-      torch::Tensor step = options.perturb == "update"
-                               ? -options.eps * update_signs[i]
-                               : options.eps * torch::randn_like(weights[i]).sign();
-      weights[i].add_(step);
-    }
+    for (size_t i = 0; i < weights.size(); ++i)
+      weights[i].add_(perturb == "random" ? options.eps * torch::randn_like(weights[i]).sign()
+                                          : gradient_step[i]);
     values.push_back(distance(standardized_encoding(model, batch.src), reference, mask));
     for (size_t i = 0; i < weights.size(); ++i) weights[i].copy_(saved[i]);
   }
@@ -123,8 +134,11 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
   for (Subject& s : subjects) {
     ShiftOptions options;
     options.perturb = params.perturb;
+    options.perturb_inputs = params.inputs == "perturbed";
     options.draws = params.draws;
     options.eps = params.eps;
+    options.lr = s.config.train.lr;
+    options.adam_eps = s.config.train.eps;
     options.seed = s.config.train.seed;
     options.label_smoothing = s.config.train.label_smoothing;
     const int inits = std::max(1, params.inits);
@@ -167,9 +181,11 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
                        {"log", fit_line(logx, shift).to_json()}});
   }
   bar.finish("done");
+  const bool random = params.perturb == "random";
   return {{"perturb", params.perturb},
+          {"inputs", params.inputs},
           {"eps", params.eps},
-          {"draws", params.perturb == "update" ? 1 : params.draws},
+          {"draws", random ? params.draws : 1},
           {"inits", std::max(1, params.inits)},
           {"configs", configs}};
 }
@@ -222,7 +238,7 @@ void register_output_shift(AnalysisRegistry& registry) {
       "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
       "(Admin s4.2, methods.md s5.2)";
   a.takes_many_configs = true;
-  a.options = {"depths", "perturb", "draws", "inits", "eps"};
+  a.options = {"depths", "perturb", "inputs", "draws", "inits", "eps"};
   a.run = run_output_shift;
   a.print = print_output_shift;
   registry.emplace("output-shift", std::move(a));

@@ -14,8 +14,14 @@ std::vector<AnalysisOption> declare_options() {
       {"depths", &P::depths, "encoder depths N, e.g. 1,2,4,8", {}, Bound::Positive, true},
       {"perturb",
        &P::perturb,
-       "random: W + eps*sign(noise); update: W - eps*sign(grad)",
-       {"random", "update"}},
+       "random: W + eps*sign(noise); update: W + the first Adam step at the config's train.lr; "
+       "sign: W - eps*sign(grad) (what 'update' meant before: the first step where lr = eps)",
+       {"random", "update", "sign"}},
+      {"inputs",
+       &P::inputs,
+       "fixed: x0 stays as it is, embeddings never perturbed (methods.md s5.2); perturbed: "
+       "embeddings too (this analysis's behaviour before, kept to compare)",
+       {"fixed", "perturbed"}},
       {"draws", &P::draws, "random perturbations averaged", {}, Bound::Positive},
       {"inits",
        &P::inits,

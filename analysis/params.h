@@ -14,10 +14,11 @@ namespace fathom::analysis {
 
 struct AnalysisParams {
   std::vector<int> depths;         // output-shift: encoder depths N to sweep
-  std::string perturb = "random";  // output-shift: random | update (methods.md s5.2)
+  std::string perturb = "random";  // output-shift: random | update | sign (methods.md s5.2)
+  std::string inputs = "fixed";    // output-shift: fixed (x0 kept) | perturbed (embeddings too)
   int draws = 3;                   // output-shift: random perturbations averaged
   int inits = 1;                   // output-shift: initializations averaged (seeds seed..seed+K-1)
-  double eps = 1e-4;               // output-shift: perturbation size (eta for `update`)
+  double eps = 1e-4;               // output-shift: perturbation size (random, sign)
   std::string layers;              // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
   std::string objective = "task";  // linearize: task (loss) | mse (to F_l's output)
   int steps = 2000;                // linearize: most Adam updates of W, b per layer

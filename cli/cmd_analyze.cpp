@@ -1,7 +1,8 @@
 // `fathom analyze NAME ...`: the analyses of methods.md s5 (analysis/registry.h), on a model
 // at initialization (CONFIG.yaml) or on a stored run's checkpoint (RUN id or name):
 //   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|init|STEP]
-//   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update] ...
+//   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update|sign]
+//                  [--inputs fixed|perturbed] ...
 //   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
 // Each result is printed as a table (or, with --json, as the result JSON of docs/analyses.md)
 // and recorded in the store's `analyses` table.
