@@ -519,6 +519,12 @@ class PostgresBackend : public StoreBackend {
     return out;
   }
 
+  int64_t last_analysis_id() override {
+    int64_t id = 0;
+    read_one([&] { id = pg_.exec("SELECT coalesce(max(id), 0) FROM analyses").int64(0, 0); });
+    return id;
+  }
+
   StoreCounts counts() override {
     StoreCounts c;
     read_one([&] {

@@ -13,6 +13,7 @@
 #include "db/lease_sql.h"
 #include "db/migrations.h"
 #include "db/run_status.h"
+#include "db/sqlite_file_identity.h"
 #include "db/sqlite_handle.h"
 #include "db/store.h"
 #include "db/store_backends.h"
@@ -73,7 +74,8 @@ void bind_time(Statement& st, int i, double t) {
 
 class SqliteBackend : public StoreBackend {
  public:
-  explicit SqliteBackend(Connection db) : db_(std::move(db)) {}
+  // Made after the connection's first read, so the identity is of the files it reads.
+  explicit SqliteBackend(Connection db) : db_(std::move(db)), files_(db_.path()) {}
 
   int schema_version() override { return static_cast<int>(db_.query_int("PRAGMA user_version")); }
 
@@ -476,6 +478,10 @@ class SqliteBackend : public StoreBackend {
     return read_analysis(st);
   }
 
+  int64_t last_analysis_id() override {
+    return db_.query_int("SELECT coalesce(max(id), 0) FROM analyses");
+  }
+
   StoreCounts counts() override {
     Transaction snapshot(db_, Transaction::Kind::Deferred);
     StoreCounts c;
@@ -490,6 +496,7 @@ class SqliteBackend : public StoreBackend {
   }
 
   std::optional<std::string> busy_reason() override { return sqlite_file_busy_reason(db_.path()); }
+  bool connection_stale() override { return files_.replaced(); }
 
  private:
   // Runs `body` inside one BEGIN IMMEDIATE transaction.
@@ -571,6 +578,7 @@ class SqliteBackend : public StoreBackend {
   }
 
   Connection db_;
+  SqliteFileIdentity files_;
 };
 
 }  // namespace

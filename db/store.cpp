@@ -58,7 +58,7 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
-int Store::schema_version() const { return backend_->schema_version(); }
+int Store::schema_version() const { return backend()->schema_version(); }
 int Store::latest_schema_version() { return db::latest_schema_version(); }
 
 void Store::require_writable(const char* what) const {
@@ -72,12 +72,12 @@ int64_t Store::create_run(const NewRun& run) {
   if (!is_valid_status(run.status))
     throw std::invalid_argument("create_run: invalid status '" + run.status + "'");
   require_writable("create_run");
-  return backend_->create_run(run, unix_now());
+  return backend()->create_run(run, unix_now());
 }
 
 Lease Store::mark_running(int64_t run, const std::string& host, const std::string& device) {
   require_writable("mark_running");
-  return Lease{run, backend_->take_run(run, host, device, unix_now())};
+  return Lease{run, backend()->take_run(run, host, device, unix_now())};
 }
 
 namespace {
@@ -91,12 +91,12 @@ void Store::finish_run(int64_t run, const std::string& status, const std::string
                        std::optional<int64_t> diverged_step) {
   require_final(status);
   require_writable("finish_run");
-  backend_->finish_run(run, status, error, diverged_step, unix_now(), std::nullopt);
+  backend()->finish_run(run, status, error, diverged_step, unix_now(), std::nullopt);
 }
 
 void Store::heartbeat(int64_t run, int64_t updates) {
   require_writable("heartbeat");
-  backend_->heartbeat(run, updates, unix_now(), std::nullopt);
+  backend()->heartbeat(run, updates, unix_now(), std::nullopt);
 }
 
 bool Store::requeue_run(int64_t run, const std::string& reason,
@@ -105,180 +105,180 @@ bool Store::requeue_run(int64_t run, const std::string& reason,
   for (const auto& status : from)
     if (!is_valid_status(status) || status == status::kQueued)
       throw std::invalid_argument("requeue_run: cannot requeue from '" + status + "'");
-  return backend_->requeue_run(run, reason, unix_now(), from, std::nullopt);
+  return backend()->requeue_run(run, reason, unix_now(), from, std::nullopt);
 }
 
 bool Store::cancel_run(int64_t run, const std::string& reason) {
   require_writable("cancel_run");
-  return backend_->cancel_run(run, reason, unix_now());
+  return backend()->cancel_run(run, reason, unix_now());
 }
 
 void Store::set_final_metric(int64_t run, const std::string& name, double value) {
   require_writable("set_final_metric");
-  backend_->set_final_metric(run, name, value, std::nullopt);
+  backend()->set_final_metric(run, name, value, std::nullopt);
 }
 
 void Store::add_artifact(int64_t run, const std::string& kind, const std::string& path,
                          std::optional<int64_t> step) {
   require_writable("add_artifact");
-  backend_->add_artifacts(run, {Artifact{kind, path, step}}, unix_now(), std::nullopt);
+  backend()->add_artifacts(run, {Artifact{kind, path, step}}, unix_now(), std::nullopt);
 }
 
 void Store::set_tag(int64_t run, const std::string& key, const std::string& value) {
   require_writable("set_tag");
-  backend_->set_tag(run, key, value, std::nullopt);
+  backend()->set_tag(run, key, value, std::nullopt);
 }
 
 void Store::write_metrics(int64_t run, const std::vector<MetricRow>& rows) {
   if (rows.empty()) return;
   require_writable("write_metrics");
-  backend_->write_metrics(run, rows, std::nullopt);
+  backend()->write_metrics(run, rows, std::nullopt);
 }
 
 void Store::delete_metrics_after(int64_t run, int64_t step) {
   require_writable("delete_metrics_after");
-  backend_->delete_metrics_after(run, step, std::nullopt);
+  backend()->delete_metrics_after(run, step, std::nullopt);
 }
 
 void Store::delete_run(int64_t run) {
   require_writable("delete_run");
-  backend_->delete_run(run);
+  backend()->delete_run(run);
 }
 
 int64_t Store::add_analysis(const NewAnalysis& analysis) {
   require_writable("add_analysis");
   if (analysis.kind.empty()) throw std::invalid_argument("add_analysis: empty kind");
-  return backend_->add_analysis(analysis, unix_now());
+  return backend()->add_analysis(analysis, unix_now());
 }
 
 std::optional<RunRecord> Store::claim_next_run(const std::string& sweep, const std::string& host,
                                                const std::string& device,
                                                const std::vector<int64_t>& skip) {
   require_writable("claim_next_run");
-  return backend_->claim_next_run(sweep, host, device, unix_now(), skip);
+  return backend()->claim_next_run(sweep, host, device, unix_now(), skip);
 }
 
 // ---- the holder's writes ------------------------------------------------------------------
 
 void Store::mark_running(const Lease& lease, const std::string& host, const std::string& device) {
   require_writable("mark_running");
-  backend_->mark_running(lease.run, host, device, unix_now(), lease.generation);
+  backend()->mark_running(lease.run, host, device, unix_now(), lease.generation);
 }
 
 void Store::finish_run(const Lease& lease, const std::string& status, const std::string& error,
                        std::optional<int64_t> diverged_step) {
   require_final(status);
   require_writable("finish_run");
-  backend_->finish_run(lease.run, status, error, diverged_step, unix_now(), lease.generation);
+  backend()->finish_run(lease.run, status, error, diverged_step, unix_now(), lease.generation);
 }
 
 void Store::heartbeat(const Lease& lease, int64_t updates) {
   require_writable("heartbeat");
-  backend_->heartbeat(lease.run, updates, unix_now(), lease.generation);
+  backend()->heartbeat(lease.run, updates, unix_now(), lease.generation);
 }
 
 void Store::touch_heartbeat(const Lease& lease) {
   require_writable("touch_heartbeat");
-  backend_->touch_heartbeat(lease.run, unix_now(), lease.generation);
+  backend()->touch_heartbeat(lease.run, unix_now(), lease.generation);
 }
 
 void Store::requeue_run(const Lease& lease, const std::string& reason) {
   require_writable("requeue_run");
-  backend_->requeue_run(lease.run, reason, unix_now(), {}, lease.generation);
+  backend()->requeue_run(lease.run, reason, unix_now(), {}, lease.generation);
 }
 
 void Store::set_final_metric(const Lease& lease, const std::string& name, double value) {
   require_writable("set_final_metric");
-  backend_->set_final_metric(lease.run, name, value, lease.generation);
+  backend()->set_final_metric(lease.run, name, value, lease.generation);
 }
 
 void Store::add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts) {
   require_writable("add_artifacts");
-  backend_->add_artifacts(lease.run, artifacts, unix_now(), lease.generation);
+  backend()->add_artifacts(lease.run, artifacts, unix_now(), lease.generation);
 }
 
 void Store::set_tag(const Lease& lease, const std::string& key, const std::string& value) {
   require_writable("set_tag");
-  backend_->set_tag(lease.run, key, value, lease.generation);
+  backend()->set_tag(lease.run, key, value, lease.generation);
 }
 
 void Store::write_metrics(const Lease& lease, const std::vector<MetricRow>& rows) {
   if (rows.empty()) return;
   require_writable("write_metrics");
-  backend_->write_metrics(lease.run, rows, lease.generation);
+  backend()->write_metrics(lease.run, rows, lease.generation);
 }
 
 void Store::delete_metrics_after(const Lease& lease, int64_t step) {
   require_writable("delete_metrics_after");
-  backend_->delete_metrics_after(lease.run, step, lease.generation);
+  backend()->delete_metrics_after(lease.run, step, lease.generation);
 }
 
 void Store::set_config(const Lease& lease, const std::string& config_yaml,
                        const std::string& config_json) {
   require_writable("set_config");
-  backend_->set_config(lease.run, config_yaml, config_json, lease.generation);
+  backend()->set_config(lease.run, config_yaml, config_json, lease.generation);
 }
 
 void Store::import_run(const RunExport& run) {
   require_writable("import_run");
   if (!is_valid_status(run.run.status))
     throw std::invalid_argument("import_run: invalid status '" + run.run.status + "'");
-  backend_->import_run(run);
+  backend()->import_run(run);
 }
 
 void Store::import_analysis(const AnalysisRecord& analysis) {
   require_writable("import_analysis");
-  backend_->import_analysis(analysis);
+  backend()->import_analysis(analysis);
 }
 
 // ---- reads --------------------------------------------------------------------------------
 
-std::vector<Artifact> Store::artifacts(int64_t run) const { return backend_->artifacts(run); }
+std::vector<Artifact> Store::artifacts(int64_t run) const { return backend()->artifacts(run); }
 
-std::map<std::string, std::string> Store::tags(int64_t run) const { return backend_->tags(run); }
+std::map<std::string, std::string> Store::tags(int64_t run) const { return backend()->tags(run); }
 
 std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
-  return backend_->list_runs(sweep_filter);
+  return backend()->list_runs(sweep_filter);
 }
 
 std::optional<RunRecord> Store::find_run(const std::string& id_or_name) const {
   if (all_digits(id_or_name))
-    if (auto run = backend_->run_by_id(std::stoll(id_or_name))) return run;
-  return backend_->latest_run_named(id_or_name);
+    if (auto run = backend()->run_by_id(std::stoll(id_or_name))) return run;
+  return backend()->latest_run_named(id_or_name);
 }
 
 std::vector<MetricPoint> Store::metric_series(int64_t run, const std::string& name) const {
-  return backend_->metric_points(run, name, INT64_MIN);
+  return backend()->metric_points(run, name, INT64_MIN);
 }
 
 std::vector<MetricPoint> Store::metric_points_after(int64_t run, const std::string& name,
                                                     int64_t after_step) const {
-  return backend_->metric_points(run, name, after_step);
+  return backend()->metric_points(run, name, after_step);
 }
 
 int64_t Store::last_metric_step(int64_t run, const std::string& name) const {
-  return backend_->last_metric_step(run, name);
+  return backend()->last_metric_step(run, name);
 }
 
 std::map<int64_t, MetricPoint> Store::best_points(const std::vector<int64_t>& runs,
                                                   const std::string& name, bool higher) const {
-  return backend_->best_points(runs, name, higher);
+  return backend()->best_points(runs, name, higher);
 }
 
 std::vector<CurveReply> Store::poll_curves(const std::vector<CurveRequest>& requests) const {
   if (requests.empty()) return {};
-  return backend_->poll_curves(requests);
+  return backend()->poll_curves(requests);
 }
 
 std::vector<std::string> Store::metric_names(int64_t run) const {
-  return backend_->metric_names(run);
+  return backend()->metric_names(run);
 }
 
-std::vector<MetricRow> Store::metric_rows(int64_t run) const { return backend_->metric_rows(run); }
+std::vector<MetricRow> Store::metric_rows(int64_t run) const { return backend()->metric_rows(run); }
 
 RunExport Store::export_run(int64_t run) const {
   RunExport out;
-  auto record = backend_->run_by_id(run);
+  auto record = backend()->run_by_id(run);
   if (!record) throw std::invalid_argument(path() + ": no run with id " + std::to_string(run));
   out.run = std::move(*record);
   out.tags = tags(run);
@@ -289,15 +289,34 @@ RunExport Store::export_run(int64_t run) const {
 
 std::vector<AnalysisRecord> Store::list_analyses(std::optional<int64_t> run,
                                                  const std::string& kind) const {
-  return backend_->list_analyses(run, kind);
+  return backend()->list_analyses(run, kind);
 }
 
 std::optional<AnalysisRecord> Store::get_analysis(int64_t id) const {
-  return backend_->get_analysis(id);
+  return backend()->get_analysis(id);
 }
 
-StoreCounts Store::counts() const { return backend_->counts(); }
+StoreCounts Store::counts() const { return backend()->counts(); }
+int64_t Store::last_analysis_id() const { return backend()->last_analysis_id(); }
 
-std::optional<std::string> Store::busy_reason() const { return backend_->busy_reason(); }
+std::optional<std::string> Store::busy_reason() const { return backend()->busy_reason(); }
+
+StoreBackend* Store::backend() const {
+  if (!backend_) throw std::runtime_error(path() + ": no connection (reopening the store failed)");
+  return backend_.get();
+}
+
+bool Store::connection_stale() const { return !backend_ || backend_->connection_stale(); }
+
+void Store::reopen() {
+  backend_.reset();  // its locks go before the new connection takes its own
+  backend_ = open_backend(url_, mode_);
+}
+
+bool Store::reopen_if_stale() {
+  if (!connection_stale()) return false;
+  reopen();
+  return true;
+}
 
 }  // namespace fathom::db

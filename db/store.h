@@ -155,13 +155,27 @@ class Store {
                                             const std::string& kind = "") const;
   std::optional<AnalysisRecord> get_analysis(int64_t id) const;
   StoreCounts counts() const;
+  // The newest analysis row's id, 0 when there is none: a cheap "anything new?" for a poll.
+  int64_t last_analysis_id() const;
   // A cheap health probe for a window that must not freeze: why reading would wait right now
   // (another process's lock, a lost server), or nullopt when it would not.
   std::optional<std::string> busy_reason() const;
+  // Whether this connection may have stopped seeing what others commit: a SQLite store's
+  // files were deleted or replaced under it -- after this process lost its file locks, which
+  // closing any descriptor of the store file does (db/sqlite_file_identity.h) -- or the file
+  // itself was replaced. A long-lived reader (the desktop app) asks before each poll.
+  bool connection_stale() const;
+  // A fresh connection to the same location and mode; the old one is closed first. Throws as
+  // open() does, and then this Store is left unusable until a reopen succeeds.
+  void reopen();
+  // reopen() when connection_stale(); true when it did.
+  bool reopen_if_stale();
 
  private:
   Store(std::string location, StoreUrl url, OpenMode mode, std::unique_ptr<StoreBackend> backend);
   void require_writable(const char* what) const;
+  // The open connection; throws when a reopen() failed and left none.
+  StoreBackend* backend() const;
 
   std::string location_;
   StoreUrl url_;

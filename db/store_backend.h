@@ -92,6 +92,7 @@ class StoreBackend {
                                                     const std::string& kind) = 0;
   virtual std::optional<AnalysisRecord> get_analysis(int64_t id) = 0;
   virtual StoreCounts counts() = 0;
+  virtual int64_t last_analysis_id() = 0;
   // A whole dashboard poll, one reply per request in order. The default asks curve by curve;
   // a server backend answers in one round trip.
   virtual std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) {
@@ -103,6 +104,10 @@ class StoreBackend {
   // Why the store cannot be read right now without waiting (another process's lock, a lost
   // server), answered within about a second; nullopt when it can.
   virtual std::optional<std::string> busy_reason() = 0;
+  // True when this connection may no longer see what others commit and must be opened again
+  // (SQLite: its files were replaced under it, sqlite_file_identity.h). A server connection
+  // is never stale this way.
+  virtual bool connection_stale() { return false; }
 };
 
 }  // namespace fathom::db

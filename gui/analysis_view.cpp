@@ -160,10 +160,21 @@ void AnalysisView::setRuns(const std::vector<db::RunRecord>& runs) {
   if (before != after) reload();
 }
 
+void AnalysisView::poll() {
+  if (!session_) return;
+  try {
+    if (session_->store.last_analysis_id() != newest_listed_) reload();
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+  }
+}
+
 void AnalysisView::reload() {
   records_.clear();
+  newest_listed_ = -1;
   if (session_) {
     try {
+      newest_listed_ = session_->store.last_analysis_id();
       if (all_->isChecked()) {
         records_ = session_->store.list_analyses();
       } else {

@@ -47,6 +47,8 @@ class AnalysisView : public QWidget, public WorkbenchView {
   void setRuns(const std::vector<db::RunRecord>& runs);
   // Re-reads the list of stored results (keeps the shown one selected).
   void reload() override;
+  // Each second: re-reads the list when a result was stored since (e.g. from a terminal).
+  void poll() override;
   // Selects and draws a stored result; false when it is not in the list.
   bool showAnalysis(int64_t id);
   // The command line Compute would run for the current choices (without --db), or an error.
@@ -77,6 +79,7 @@ class AnalysisView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::vector<db::AnalysisRecord> records_;  // the listed results, in list order
   std::optional<int64_t> shown_;
+  int64_t newest_listed_ = -1;  // the store's newest analysis id at the last reload
 
   QLabel* subject_;
   QCheckBox* all_;

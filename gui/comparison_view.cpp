@@ -4,7 +4,6 @@
 #include <set>
 
 #include <QFile>
-#include <QFileDialog>
 #include <QPushButton>
 
 #include <QCheckBox>
@@ -19,6 +18,7 @@
 #include "experiments/comparison_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/file_dialog.h"
 #include "gui/store_session.h"
 
 namespace fathom::gui {
@@ -268,8 +268,8 @@ void ComparisonView::redraw() {
 void ComparisonView::exportTable() {
   if (!current_) return;
   const QString path =
-      QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), QString(),
-                                   QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
+      choose_file_to_save(this, QStringLiteral("Export table"), QString(),
+                          QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
   if (path.isEmpty()) return;
   if (!writeTable(path)) emit error(QStringLiteral("cannot write %1").arg(path));
 }

@@ -55,6 +55,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   void replot() { redraw(); }
   // True while a read is on its way from the polling thread.
   bool pollPending() const;
+  bool reading() const override { return pollPending(); }
 
   const MetricCache& cache() const { return cache_; }
   QStringList shownMetrics() const;

@@ -2,12 +2,12 @@
 
 #include <qcustomplot.h>
 #include <QAbstractItemView>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 
 #include "gui/export_targets.h"
+#include "gui/file_dialog.h"
 
 namespace fathom::gui {
 namespace {
@@ -53,7 +53,7 @@ bool export_with_dialog(QWidget* target, QWidget* parent) {
   QStringList filters;
   for (const auto& c : choices) filters << c.filter;
   QString selected = filters.front();
-  QString path = QFileDialog::getSaveFileName(
+  QString path = choose_file_to_save(
       parent, plot ? QStringLiteral("Export plot") : QStringLiteral("Export table"), QString(),
       filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return false;

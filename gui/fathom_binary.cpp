@@ -11,8 +11,12 @@ namespace fathom::gui {
 QString find_fathom_binary() {
   const QString env = qEnvironmentVariable("FATHOM_BIN");
   if (!env.isEmpty() && QFileInfo(env).isExecutable()) return env;
-  const QString dir = QCoreApplication::applicationDirPath();
-  for (const QString& candidate : {dir + "/fathom", dir + "/../cli/fathom"}) {
+  return find_fathom_binary_from(QCoreApplication::applicationDirPath());
+}
+
+QString find_fathom_binary_from(const QString& dir) {
+  // Beside it (an install), then the build tree: build/fathom beside build/gui/fathom-gui.
+  for (const QString& candidate : {dir + "/fathom", dir + "/../fathom", dir + "/../cli/fathom"}) {
     const QFileInfo info(candidate);
     if (info.isFile() && info.isExecutable()) return info.canonicalFilePath();
   }

@@ -6,9 +6,11 @@
 
 namespace fathom::gui {
 
-// $FATHOM_BIN, else `fathom` beside fathom-gui (an install) or in ../cli (a build tree),
-// else `fathom` in PATH; "" when none is found.
+// $FATHOM_BIN, else `fathom` beside fathom-gui (an install) or one folder up (the build tree:
+// build/fathom, build/gui/fathom-gui), else `fathom` in PATH; "" when none is found.
 QString find_fathom_binary();
+// The same search without $FATHOM_BIN, from fathom-gui's folder `dir`.
+QString find_fathom_binary_from(const QString& dir);
 
 // The environment for a `fathom` child process working on the store at `db_location`: this
 // process's environment with FATHOM_DB=db_location and, when this process has one,

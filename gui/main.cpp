@@ -2,6 +2,8 @@
 // workbench.
 // Training never runs in this process: sweeps and resumed runs are `fathom` worker processes.
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -16,12 +18,33 @@
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
 
+namespace {
+
+// --help needs no display: answered before QApplication, which aborts without one.
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("fathom"));
-  QApplication::setApplicationName(QStringLiteral("fathom-gui"));
-  QApplication::setWindowIcon(fathom::gui::app_icon());
-  QGuiApplication::setDesktopFileName(QStringLiteral("fathom"));  // resources/fathom.desktop
+  std::optional<QCoreApplication> help_only;
+  std::optional<QApplication> gui;
+  if (asks_for_help(argc, argv))
+    help_only.emplace(argc, argv);
+  else
+    gui.emplace(argc, argv);
+  QCoreApplication& app = help_only ? *help_only : static_cast<QCoreApplication&>(*gui);
+  QCoreApplication::setOrganizationName(QStringLiteral("fathom"));
+  QCoreApplication::setApplicationName(QStringLiteral("fathom-gui"));
+  if (gui) {
+    QApplication::setWindowIcon(fathom::gui::app_icon());
+    QGuiApplication::setDesktopFileName(QStringLiteral("fathom"));  // resources/fathom.desktop
+  }
 
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
@@ -52,7 +75,7 @@ int main(int argc, char** argv) {
                           QStringLiteral("show only this sweep's runs (and chart them)"),
                           QStringLiteral("NAME"));
   args.addOptions({db, artifacts, sweep, shots, shot_size, show});
-  args.process(app);
+  args.process(app);  // prints --help and exits
   // For this process (db::store_paths: deleting a run's files) and the `fathom` children.
   if (args.isSet(artifacts))
     qputenv(fathom::db::kArtifactsEnv, QDir(args.value(artifacts)).absolutePath().toLocal8Bit());
@@ -86,5 +109,5 @@ int main(int argc, char** argv) {
     return 0;
   }
   window.show();
-  return app.exec();
+  return QApplication::exec();
 }

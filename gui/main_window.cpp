@@ -6,7 +6,6 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -15,6 +14,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QTimer>
 
 #include "db/store_url.h"
@@ -23,6 +23,7 @@
 #include "gui/dashboard_view.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/file_dialog.h"
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
@@ -130,6 +131,7 @@ void MainWindow::buildMenus() {
   }
   view->addSeparator();
   view->addAction(QStringLiteral("&Refresh"), QKeySequence::Refresh, this, [this] {
+    reconnect(QString());  // a fresh connection: whatever happened to the old one
     pollNow();
     for (const auto& v : views_) v.view->reload();  // e.g. results computed from a terminal
   });
@@ -147,6 +149,8 @@ void MainWindow::buildMenus() {
 
 bool MainWindow::openDatabase(const QString& location, bool quiet) {
   const QString where = absolute_location(location.trimmed());
+  // The same store again: every connection closes before the new one opens (reconnect()).
+  if (where == db_location_) closeStore();
   QString error;
   auto session = StoreSession::open(where, &error);
   if (!session) {
@@ -173,10 +177,51 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
 }
 
 void MainWindow::chooseDatabase() {
-  const QString path =
-      QFileDialog::getOpenFileName(this, QStringLiteral("Open run store"), QDir::currentPath(),
-                                   QStringLiteral("Run stores (*.db);;All files (*)"));
-  if (!path.isEmpty()) openDatabase(path);
+  const QString path = choose_file_to_open_or_create(
+      this, QStringLiteral("Open or create a run store"), QDir::currentPath(),
+      QStringLiteral("Run stores (*.db);;All files (*)"));
+  if (path.isEmpty()) return;
+  if (!QFileInfo::exists(path)) {
+    const auto answer = QMessageBox::question(
+        this, QStringLiteral("Create run store"),
+        QStringLiteral("%1 does not exist. Create an empty run store there?").arg(path));
+    if (answer != QMessageBox::Yes) return;
+    QString error;
+    if (!createStore(path, &error)) {
+      QMessageBox::warning(this, QStringLiteral("Create run store"), error);
+      return;
+    }
+  }
+  openDatabase(path);
+}
+
+bool MainWindow::createStore(const QString& path, QString* error) {
+  try {
+    db::Store::open(path.toStdString(), db::OpenMode::ReadWrite);  // creates and closes it
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = describe_store_error(e);
+    return false;
+  }
+}
+
+void MainWindow::closeStore() {
+  // Views let go first: the dashboard's polling thread closes its connection before this
+  // returns (MetricPoller::setDatabase("")).
+  for (const auto& v : views_) v.view->setStore(nullptr, {});
+  session_.reset();
+}
+
+bool MainWindow::reconnect(const QString& why) {
+  if (db_location_.isEmpty()) return false;
+  // A SQLite process shares one -shm mapping among its connections to a file: a new
+  // connection beside a stale one would read the deleted index too and report the store
+  // malformed. So all of them close first, then one opens.
+  closeStore();
+  const bool ok = openDatabase(db_location_, /*quiet=*/true);
+  reconnect_pending_ = !ok;  // each poll tries again until it opens
+  if (ok && !why.isEmpty()) statusBar()->showMessage(why, 10000);
+  return ok;
 }
 
 void MainWindow::chooseDatabaseUrl() {
@@ -227,9 +272,15 @@ void MainWindow::showRunsInViews() {
 }
 
 void MainWindow::pollNow() {
+  if (!session_ && reconnect_pending_) reconnect(QStringLiteral("reconnected to the run store"));
   if (!session_) return;
   QElapsedTimer timer;
   timer.start();
+  if (session_->store.connection_stale() && ++stale_reconnects_ &&
+      !reconnect(QStringLiteral("reconnected to the run store: its files were replaced under "
+                                "this window (another process in this window read the store "
+                                "file, or it was restored)")))
+    return;  // openDatabase showed why
   QString why;
   if (!session_->readable(&why)) {
     statusBar()->showMessage(why, 2000);
@@ -267,6 +318,16 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
+void MainWindow::waitForReads(const WorkbenchView& view) {
+  QElapsedTimer waited;
+  waited.start();
+  while (view.reading() && waited.elapsed() < 10000) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(5);
+  }
+  QApplication::processEvents();
+}
+
 QStringList MainWindow::saveScreenshots(const QString& dir) {
   QDir().mkpath(dir);
   QStringList saved;
@@ -281,7 +342,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     // The runs table is grabbed unselected, so its status colours show; the views after it
     // show every run.
     if (i > 0 && runs_->selectedRuns().empty()) runs_->selectAll();
-    pollNow();  // charts laid out at their final size before drawing
+    // Charts laid out at their final size, with the data their polls read in other threads
+    // (a second poll: the first may only have learnt which curves there are).
+    for (int poll = 0; poll < 2; ++poll) {
+      pollNow();
+      waitForReads(*views_[i].view);
+    }
     shoot(views_[i].screenshot);
     views_[i].view->extraScreenshots(shoot);
   }

@@ -29,6 +29,12 @@ class MainWindow : public QMainWindow {
   // usable with no store. Messages, the title and the status bar show the location with any
   // password hidden. Returns whether it opened.
   bool openDatabase(const QString& location, bool quiet = false);
+  // Closes every connection to the store and opens it again (View > Refresh, and a poll that
+  // finds the connection stale: db::Store::connection_stale). `why`, when given, goes to the
+  // status bar. False, with the reason shown, when it cannot be opened again.
+  bool reconnect(const QString& why);
+  // How many times a poll found the connection stale and reconnected (for tests and logs).
+  int reconnects() const { return stale_reconnects_; }
   // What the store was opened with, for child processes; may hold a password: never show it.
   const QString& databaseLocation() const { return db_location_; }
   QString lastError() const { return last_error_; }
@@ -58,11 +64,15 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
-  void chooseDatabase();
+  void chooseDatabase();  // File > Open: an existing store, or a new one after asking
+  static bool createStore(const QString& path, QString* error);
+  void closeStore();
   void chooseDatabaseUrl();  // File > Open URL...
   void rememberRecent(const QString& location);
   void rebuildRecentMenu();
   void showRunsInViews();
+  // Until the view has no read in flight (at most 10 s), for screenshots with data on them.
+  static void waitForReads(const WorkbenchView& view);
   // Connects a view's error(QString) and message(QString) signals, where it has them.
   void connectReports(QWidget* view);
 
@@ -79,6 +89,8 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<StoreSession> session_;
   QString db_location_, last_error_;
+  bool reconnect_pending_ = false;  // a reconnect failed: polls retry it
+  int stale_reconnects_ = 0;
   class QTabWidget* tabs_;
   std::vector<OpenView> views_;  // in tab order
   RunsView* runs_;               // the selection the other views show

@@ -23,6 +23,13 @@ MetricPoller::~MetricPoller() {
 }
 
 void MetricPoller::setDatabase(const QString& location) {
+  if (location.isEmpty()) {
+    // Closed before this returns (after a read in flight): the window may be about to open
+    // the same store again, which needs every old connection gone (MainWindow::reconnect).
+    QMetaObject::invokeMethod(
+        worker_, [this] { reader_.reset(); }, Qt::BlockingQueuedConnection);
+    return;
+  }
   // Queued like the reads, so it takes effect in order and opens in the worker thread.
   QMetaObject::invokeMethod(worker_, [this, location] {
     reader_.reset();

@@ -22,8 +22,8 @@ class MetricPoller : public QObject {
   ~MetricPoller() override;  // stops the thread (waits for a read in progress)
 
   // The store to read: its location (Store::location(): a file path or URL, which may hold
-  // a password, so it is never shown); "" closes the connection. Takes effect before the
-  // next request.
+  // a password, so it is never shown); "" closes the connection before returning. A location
+  // takes effect before the next request.
   void setDatabase(const QString& location);
   // What to read: called on the UI thread when a read is sent (MetricCache::tails).
   void setTails(std::function<std::vector<CurveTail>()> tails) { tails_ = std::move(tails); }

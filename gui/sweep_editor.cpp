@@ -2,7 +2,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -23,6 +22,7 @@
 #include "db/run_paths.h"
 #include "db/store_url.h"
 #include "gui/fathom_binary.h"
+#include "gui/file_dialog.h"
 #include "gui/sweep_form.h"
 #include "gui/sweep_form_widget.h"
 
@@ -209,8 +209,8 @@ bool SweepEditor::saveFile(const QString& path) {
 }
 
 void SweepEditor::open() {
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open sweep"), baseDir(),
-                                                    QStringLiteral("Sweep YAML (*.yaml *.yml)"));
+  const QString path = choose_file_to_open(this, QStringLiteral("Open sweep"), baseDir(),
+                                           QStringLiteral("Sweep YAML (*.yaml *.yml)"));
   if (!path.isEmpty()) openFile(path);
 }
 
@@ -222,8 +222,8 @@ void SweepEditor::save() {
 }
 
 void SweepEditor::saveAs() {
-  const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save sweep"), baseDir(),
-                                                    QStringLiteral("Sweep YAML (*.yaml *.yml)"));
+  const QString path = choose_file_to_save(this, QStringLiteral("Save sweep"), baseDir(),
+                                           QStringLiteral("Sweep YAML (*.yaml *.yml)"));
   if (!path.isEmpty()) saveFile(path);
 }
 

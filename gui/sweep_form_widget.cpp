@@ -1,7 +1,6 @@
 #include "gui/sweep_form_widget.h"
 
 #include <QCompleter>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "base/config/config_schema.h"
+#include "gui/file_dialog.h"
 #include "gui/method_choices.h"
 
 namespace fathom::gui {
@@ -296,8 +296,8 @@ void SweepFormWidget::clearErrors() {
 }
 
 void SweepFormWidget::browseBase() {
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Base config"), {},
-                                                    QStringLiteral("YAML (*.yaml *.yml)"));
+  const QString path = choose_file_to_open(this, QStringLiteral("Base config"), {},
+                                           QStringLiteral("YAML (*.yaml *.yml)"));
   if (path.isEmpty()) return;
   base_->setText(path);
   emit edited();

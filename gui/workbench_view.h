@@ -34,6 +34,8 @@ class WorkbenchView {
   virtual void poll() {}
   // View > Refresh: read again what other processes wrote.
   virtual void reload() {}
+  // True while a read it sent to another thread has not come back (screenshots wait for it).
+  virtual bool reading() const { return false; }
   // Its choices kept across sessions, under QSettings keys of its own ("dashboard/...").
   virtual void saveSettings(QSettings& /*settings*/) const {}
   virtual void restoreSettings(const QSettings& /*settings*/) {}

@@ -279,6 +279,21 @@ TEST_P(StoreBackendTest, DeleteRunRemovesOnlyThatRunsRows) {
   EXPECT_THROW(store.delete_run(gone), std::invalid_argument);  // already gone
 }
 
+// The desktop app's "anything new?" for its Analyses tab: the newest row's id, 0 when none.
+TEST_P(StoreBackendTest, LastAnalysisIdIsTheNewestRow) {
+  auto store = Store::open(db_path());
+  EXPECT_EQ(store.last_analysis_id(), 0);
+  NewAnalysis a;
+  a.kind = "beta";
+  a.result_json = "{}";
+  const int64_t first = store.add_analysis(a);
+  EXPECT_EQ(store.last_analysis_id(), first);
+  const int64_t second = store.add_analysis(a);
+  EXPECT_GT(second, first);
+  auto reader = Store::open(db_path(), OpenMode::ReadOnly);  // another connection sees it too
+  EXPECT_EQ(reader.last_analysis_id(), second);
+}
+
 TEST_P(StoreBackendTest, DeleteRunRefusesARunningRun) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("live"));

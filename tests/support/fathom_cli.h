@@ -16,6 +16,12 @@ inline std::filesystem::path built_fathom_binary() {
   return self.parent_path().parent_path() / "fathom";
 }
 
+// build/fathom_store_writer (tests/support/store_writer.cpp), found the same way.
+inline std::filesystem::path built_store_writer() {
+  const std::filesystem::path fathom = built_fathom_binary();
+  return fathom.empty() ? fathom : fathom.parent_path() / "fathom_store_writer";
+}
+
 // A whole file; "" when it cannot be read.
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
