@@ -1,6 +1,8 @@
 #include "gui/run_details.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -22,10 +24,17 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
                                    QWidget* parent)
     : QDialog(parent) {
   setWindowTitle(QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(run.name)));
-  QString text;
-  auto line = [&text](const QString& key, const QString& value) {
-    text += key.leftJustified(14) + value + "\n";
+  // Rows are laid out at the end, in one column as wide as the longest key plus two spaces:
+  // a fixed width ran long keys into their values ("decode_time_s5.98552").
+  struct Row {
+    QString key, value;
+    bool heading;
   };
+  std::vector<Row> rows;
+  auto line = [&rows](const QString& key, const QString& value) {
+    rows.push_back({key, value, false});
+  };
+  auto heading = [&rows](const QString& title) { rows.push_back({title, {}, true}); };
   line("id", QString::number(run.id));
   line("name", QString::fromStdString(run.name));
   line("sweep", QString::fromStdString(run.sweep));
@@ -40,18 +49,24 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   line("heartbeat", when(run.heartbeat_at));
   line("host", QString::fromStdString(run.host + " " + run.device));
   line("git", QString::fromStdString(run.git_rev));
-  text += "\nfinal metrics\n";
+  heading("final metrics");
   for (const auto& [name, value] : run.final_metrics)
     line("  " + QString::fromStdString(name),
          std::isnan(value) ? "NaN" : QString::number(value, 'g', 6));
-  text += "\ntags\n";
+  heading("tags");
   for (const auto& [key, value] : store.tags(run.id))
     line("  " + QString::fromStdString(key), QString::fromStdString(value));
-  text += "\nartifacts\n";
+  heading("artifacts");
   for (const auto& a : store.artifacts(run.id))
     line("  " + QString::fromStdString(a.kind),
          QString::fromStdString(a.path) +
              (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()));
+  qsizetype width = 0;
+  for (const Row& r : rows)
+    if (!r.heading) width = std::max(width, r.key.size());
+  QString text;
+  for (const Row& r : rows)
+    text += r.heading ? "\n" + r.key + "\n" : r.key.leftJustified(width + 2) + r.value + "\n";
   text += "\nconfig\n" + QString::fromStdString(run.config_yaml);
 
   auto* view = new QPlainTextEdit(text);

@@ -118,7 +118,8 @@ class LiveStoreTest : public QObject {
   // Minutes (FATHOM_LIVE_STORE_SECONDS, default 60) of other processes writing -- two writers
   // at a time, each round its own connection -- while the window polls once a second, and now
   // and then something in this process reads the store file: never an error, and at the end
-  // the window lists every run and analysis the store holds.
+  // the window lists every run and analysis the store holds. Beyond 4 minutes also raise
+  // QtTest's own limit per test function (QTEST_FUNCTION_TIMEOUT, in ms; default 5 minutes).
   void windowStaysHealthyWhileOthersWrite() {
     const int seconds = qEnvironmentVariableIntValue("FATHOM_LIVE_STORE_SECONDS") > 0
                             ? qEnvironmentVariableIntValue("FATHOM_LIVE_STORE_SECONDS")
