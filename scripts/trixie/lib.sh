@@ -15,7 +15,7 @@
 # Never installs anything into the host system except the Debian 12 debootstrap package.
 
 trixie_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-trixie_cache="${FATHOM_TRIXIE_CACHE:-/var/cache/fathom}"
+trixie_cache="$(realpath -m "${FATHOM_TRIXIE_CACHE:-/var/cache/fathom}")"  # /proc/PID/root is resolved
 trixie_mirror="${FATHOM_TRIXIE_MIRROR:-http://deb.debian.org/debian}"
 trixie_components="main contrib non-free non-free-firmware"
 trixie_root=""       # the entered root
@@ -155,9 +155,10 @@ trixie_packages() {  # LIST: the package names of scripts/trixie/LIST (comments 
 }
 
 # What a complete root is made of: the stamp holds its hash.
-trixie_recipe_hash() {
+trixie_recipe_hash() {  # LIST [PREPARE]
   { echo "suite trixie variant minbase mirror $trixie_mirror components $trixie_components"
-    trixie_packages "$1" | sort -u; } | sha256sum | cut -d' ' -f1
+    trixie_packages "$1" | sort -u
+    [ -z "${2:-}" ] || cat "$trixie_repo/scripts/trixie/$2"; } | sha256sum | cut -d' ' -f1
 }
 
 # One user of a root at a time (a second run waits): LOCK_NAME is the root's name, or "debs"
@@ -173,14 +174,15 @@ trixie_lock() {  # LOCK_NAME
   trixie_lock_fd="$fd"
 }
 
-# trixie_ensure_root NAME LIST NEED_MB
+# trixie_ensure_root NAME LIST NEED_MB [PREPARE]: PREPARE, a script in scripts/trixie/, runs in
+# the root (with network) after debootstrap, before the list is installed.
 trixie_ensure_root() {
-  local name="$1" list="$2" need_mb="$3" root hash
+  local name="$1" list="$2" need_mb="$3" prepare="${4:-}" root hash
   trixie_require_root
   [ -f "$trixie_repo/scripts/trixie/$list" ] || trixie_die "no package list scripts/trixie/$list"
   trixie_lock "$name"
   root="$trixie_cache/$name"
-  hash="$(trixie_recipe_hash "$list")"
+  hash="$(trixie_recipe_hash "$list" "$prepare")"
   if [ -f "$root/.fathom-root-complete" ] && [ "$(cat "$root/.fathom-root-complete")" = "$hash" ]; then
     echo "trixie: using the cached root $root"
     return 0
@@ -218,13 +220,22 @@ trixie_ensure_root() {
   trixie_mount_system "$trixie_partial"
   trixie_bind "$trixie_cache/debs" "$trixie_partial/var/cache/apt/archives"
   t0=$SECONDS
+  local env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive
+    UCF_FORCE_CONFFOLD=1 LANG=C.UTF-8)
+  chroot "$trixie_partial" "${env[@]}" apt-get update -q > "$trixie_cache/$name.apt.log" 2>&1 || {
+    tail -n 20 "$trixie_cache/$name.apt.log" >&2
+    trixie_die "apt-get update in the root failed (log: $trixie_cache/$name.apt.log)"
+  }
+  if [ -n "$prepare" ]; then
+    cp "$trixie_repo/scripts/trixie/$prepare" "$trixie_partial/tmp/$prepare"
+    chroot "$trixie_partial" "${env[@]}" sh "/tmp/$prepare" ||
+      trixie_die "scripts/trixie/$prepare failed in the root"
+  fi
   local packages
   mapfile -t packages < <(trixie_packages "$list")
   echo "trixie: apt-get install ${#packages[@]} packages (${packages[*]})"
-  chroot "$trixie_partial" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    DEBIAN_FRONTEND=noninteractive UCF_FORCE_CONFFOLD=1 LANG=C.UTF-8 sh -c \
-    'apt-get update -q && apt-get install -y -q --no-install-recommends "$@"' _ "${packages[@]}" \
-    > "$trixie_cache/$name.apt.log" 2>&1 || {
+  chroot "$trixie_partial" "${env[@]}" apt-get install -y -q --no-install-recommends \
+    "${packages[@]}" >> "$trixie_cache/$name.apt.log" 2>&1 || {
     tail -n 20 "$trixie_cache/$name.apt.log" >&2
     trixie_die "apt-get in the root failed (log: $trixie_cache/$name.apt.log)"
   }
@@ -248,7 +259,15 @@ trixie_need_mb() {
   esac
 }
 
-trixie_ensure() { trixie_ensure_root "trixie-$1" "packages-$1.txt" "$(trixie_need_mb "$1")"; }
+# The CUDA LibTorch's cuDNN comes from a host this machine cannot reach: cudnn-stub.sh.
+trixie_prepare_script() {
+  case "$1" in cuda | gpu) echo cudnn-stub.sh ;; *) echo "" ;; esac
+}
+
+trixie_ensure() {
+  trixie_ensure_root "trixie-$1" "packages-$1.txt" "$(trixie_need_mb "$1")" \
+    "$(trixie_prepare_script "$1")"
+}
 
 # trixie_enter KIND: mounts for using the root; the repo and ../shared at their own paths, so
 # build directories hold the same paths inside and outside.
