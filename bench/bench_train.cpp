@@ -5,11 +5,15 @@
 //               [precision=fp32|bf16] [checkpoint=0|1]      (positional, in this order)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
+// FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which
+// writes a Chrome trace to FILE; bench/profile_summary.py sums it by operator.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+
+#include <torch/csrc/autograd/profiler_legacy.h>
 
 #include "base/util/blas_setup.h"
 #include "base/util/malloc_setup.h"
@@ -34,7 +38,13 @@ int main(int argc, char** argv) {
   const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";
   FathomStep fathom(size, norm, device, precision, checkpoint);
   fathom.run(3);  // warm-up
-  const StepTimes t = fathom.run(steps);
+  StepTimes t;
+  if (const char* trace = std::getenv("FATHOM_BENCH_PROFILE")) {
+    torch::autograd::profiler::RecordProfile profile{std::string(trace)};
+    t = fathom.run(steps);
+  } else {
+    t = fathom.run(steps);
+  }
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
   std::printf(

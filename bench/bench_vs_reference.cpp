@@ -3,24 +3,30 @@
 //   bench_vs_reference [size=tiny] [steps=10] [rounds=6] [threads=1] [device=cpu]
 //                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
 //                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16]
-//                      [checkpoint=0|1]
-// precision and checkpoint apply to both sides (train.precision, train.checkpoint_activations;
-// the reference: torch.autocast and torch.utils.checkpoint), so the ratio compares like with
-// like.
+//                      [checkpoint=0|1] [fused_attention=auto|off]
+//                      [reference=eager|compile|eager,compile]
+// precision, checkpoint and fused_attention apply to both sides (train.precision,
+// train.checkpoint_activations, model.fused_attention; the reference: torch.autocast,
+// torch.utils.checkpoint, F.scaled_dot_product_attention), so the ratio compares like with like.
+// reference: eager PyTorch, or its forward + loss through torch.compile (inductor), or both
+// (two children; every round then runs all three sides, in a rotating order).
 // ref_torch_threads=1 gives the reference Fathom's threading policy (LibTorch 1 intra-op
 // thread beside `threads` OpenBLAS threads), to tell the policy from the implementation.
-// Each round runs `steps` timed steps of each (the order alternates, ABBA-style, so a drift
-// in the machine's load hits both), after 3 warm-up steps each. Shared machines: compare the
-// ratio, not the absolute figures. Run by hand (never in ctest).
+// Each round runs `steps` timed steps of each (the order rotates and reverses, ABBA-style for
+// two sides, so a drift in the machine's load hits all), after 3 warm-up steps each. Shared
+// machines: compare the ratio, not the absolute figures. Run by hand (never in ctest).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <torch/version.h>
 
 #include "base/util/blas_setup.h"
 #include "base/util/malloc_setup.h"
@@ -57,7 +63,9 @@ std::map<std::string, std::string> parse_args(int argc, char** argv) {
       {"malloc", "keep"},
       {"ref_torch_threads", "0"},
       {"precision", "fp32"},
-      {"checkpoint", "0"}};
+      {"checkpoint", "0"},
+      {"fused_attention", "auto"},
+      {"reference", "eager"}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto eq = a.find('=');
@@ -97,7 +105,7 @@ Round reference_round(const json& j) {
 
 void print_round(const char* who, const Round& r) {
   std::printf(
-      "  %-9s %9.0f tok/s  step %8.1f ms (forward %.1f, backward %.1f, clip+adam %.1f)"
+      "  %-17s %9.0f tok/s  step %8.1f ms (forward %.1f, backward %.1f, clip+adam %.1f)"
       "  %.0f page faults/step\n",
       who, r.tokens_per_s, r.step_ms, r.forward_ms, r.backward_ms, r.update_ms, r.faults_per_step);
 }
@@ -110,6 +118,35 @@ Round median_round(const std::vector<Round>& rounds) {
   };
   return {field(&Round::tokens_per_s), field(&Round::step_ms),   field(&Round::forward_ms),
           field(&Round::backward_ms),  field(&Round::update_ms), field(&Round::faults_per_step)};
+}
+
+// One PyTorch child: eager or compiled.
+struct Reference {
+  std::string name;  // "reference" or "reference/compile"
+  std::unique_ptr<ChildProcess> child;
+  json config, params, ready, last_result;
+  std::vector<Round> rounds;
+  std::vector<double> ratios;  // fathom / this reference, per round
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// Round r's order of n sides: rotated by r, reversed in every other block of n rounds; for two
+// sides F R, R F, R F, F R, ...
+std::vector<int> round_order(int r, int n) {
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) order.push_back((i + r) % n);
+  if ((r / n) % 2 == 1) std::reverse(order.begin(), order.end());
+  return order;
 }
 
 }  // namespace
@@ -131,7 +168,10 @@ int run_comparison(int argc, char** argv) {
   if (keep) keep_freed_memory();
   setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
   const bool checkpoint = args.at("checkpoint") == "1";
-  FathomStep fathom(size, norm, device, args.at("precision"), checkpoint);
+  const std::string fused = args.at("fused_attention");
+  if (fused != "auto" && fused != "off")
+    throw std::invalid_argument("fused_attention: auto or off, got '" + fused + "'");
+  FathomStep fathom(size, norm, device, args.at("precision"), checkpoint, fused);
 
   std::vector<std::string> reference_argv{args.at("python"),
                                           args.at("script"),
@@ -165,13 +205,26 @@ int run_comparison(int argc, char** argv) {
                                           "--torch-threads",
                                           args.at("ref_torch_threads"),
                                           "--precision",
-                                          args.at("precision")};
+                                          args.at("precision"),
+                                          "--fused-attention",
+                                          fused};
   if (checkpoint) reference_argv.push_back("--checkpoint");
-  ChildProcess reference(reference_argv);
-  const json config = expect(reference, "config");
-  const json ref_params = expect(reference, "params");
-  const json ready = expect(reference, "ready");  // after its 3 warm-up steps
-  fathom.run(3);                                  // Fathom's warm-up steps
+  std::vector<Reference> references;
+  for (const std::string& mode : split_commas(args.at("reference"))) {
+    if (mode != "eager" && mode != "compile")
+      throw std::invalid_argument("reference: eager, compile or eager,compile; got '" + mode + "'");
+    Reference ref;
+    ref.name = mode == "eager" ? "reference" : "reference/compile";
+    std::vector<std::string> argv_mode = reference_argv;
+    if (mode == "compile") argv_mode.push_back("--compile");
+    ref.child = std::make_unique<ChildProcess>(argv_mode);
+    ref.config = expect(*ref.child, "config");
+    ref.params = expect(*ref.child, "params");
+    ref.ready = expect(*ref.child, "ready");  // after its 3 warm-up steps (and compilation)
+    references.push_back(std::move(ref));
+  }
+  const json& config = references.front().config;
+  fathom.run(3);  // Fathom's warm-up steps
 
   std::printf(
       "bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
@@ -180,12 +233,16 @@ int run_comparison(int argc, char** argv) {
       size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len), long(size.rows),
       long(size.tgt_len), device.str().c_str(), norm.c_str());
   std::printf(
-      "threads: fathom LibTorch %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
+      "threads: fathom LibTorch %s %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
       "OpenBLAS %s (%s)\n",
-      torch::get_num_threads(), *blas_core_name() ? std::to_string(threads).c_str() : "-",
-      blas_core_name(), config.value("torch", "?").c_str(), config.value("torch_threads", 0),
+      TORCH_VERSION, torch::get_num_threads(),
+      *blas_core_name() ? std::to_string(threads).c_str() : "-", blas_core_name(),
+      config.value("torch", "?").c_str(), config.value("torch_threads", 0),
       config["blas_threads"].is_null() ? "-" : config["blas_threads"].dump().c_str(),
       config.value("blas_core", "").c_str());
+  std::printf("precision %s, checkpoint %d, fused attention: fathom %s, reference %s\n",
+              args.at("precision").c_str(), int(checkpoint), fused.c_str(),
+              config.value("fused_attention", false) ? "sdpa" : "explicit");
   std::printf("fathom malloc: %s\n", keep ? "keep_freed_memory() (as the trainer)"
                                           : "glibc's dynamic thresholds (as before issue 7)");
   std::printf("load average (1/5/15 min) at start: %s on %u cores\n", load_start.c_str(),
@@ -196,61 +253,78 @@ int run_comparison(int argc, char** argv) {
   bool same = true;
   std::printf("%-11s %12s %12s\n", "parameters", "fathom", "reference");
   for (const auto& [kind, n] : counts) {
-    const int64_t r = ref_params.value(kind, int64_t(-1));
-    same = same && r == n;
+    const int64_t r = references.front().params.value(kind, int64_t(-1));
+    for (const Reference& ref : references) same = same && ref.params.value(kind, -1) == n;
     std::printf("%-11s %12ld %12ld%s\n", kind.c_str(), long(n), long(r),
                 r == n ? "" : "  MISMATCH");
   }
   // Same seeds and draw order on the CPU: the first losses agree to rounding (on a GPU the
-  // random streams differ; both should then be near ln V + the smoothing term).
-  const double ref_first = ready.value("first_loss", NAN);
-  std::printf("first-step loss: fathom %.6f reference %.6f |diff| %.2g (ln V = %.4f)%s\n",
-              fathom.first_loss(), ref_first, std::fabs(fathom.first_loss() - ref_first),
-              std::log(double(size.vocab)), same ? "" : "  PARAMETER COUNTS DIFFER");
+  // random streams differ, as do inductor's dropout masks; both should then be near ln V + the
+  // smoothing term).
+  for (const Reference& ref : references) {
+    const double ref_first = ref.ready.value("first_loss", NAN);
+    std::printf("first-step loss: fathom %.6f %s %.6f |diff| %.2g (ln V = %.4f)%s\n",
+                fathom.first_loss(), ref.name.c_str(), ref_first,
+                std::fabs(fathom.first_loss() - ref_first), std::log(double(size.vocab)),
+                same ? "" : "  PARAMETER COUNTS DIFFER");
+  }
 
-  std::vector<Round> ours, theirs;
-  std::vector<double> ratios;
-  json last_result;
+  std::vector<Round> ours;
+  const int sides = 1 + static_cast<int>(references.size());
   for (int r = 0; r < rounds; ++r) {
-    const bool fathom_first = r % 4 == 0 || r % 4 == 3;  // F R, R F, R F, F R, ...
-    Round f{}, p{};
-    for (int side = 0; side < 2; ++side) {
-      if ((side == 0) == fathom_first) {
+    Round f{};
+    std::vector<Round> p(references.size());
+    std::string order_text;
+    for (int side : round_order(r, sides)) {
+      if (side == 0) {
         f = fathom_round(fathom.run(steps));
+        order_text += " fathom";
       } else {
-        reference.send("run " + std::to_string(steps));
-        last_result = expect(reference, "result");
-        p = reference_round(last_result);
+        Reference& ref = references[side - 1];
+        ref.child->send("run " + std::to_string(steps));
+        ref.last_result = expect(*ref.child, "result");
+        p[side - 1] = reference_round(ref.last_result);
+        order_text += " " + ref.name;
       }
     }
-    ours.push_back(f), theirs.push_back(p);
-    ratios.push_back(f.tokens_per_s / p.tokens_per_s);
-    std::printf("round %d (%s first), %d steps each: ratio %.3f\n", r + 1,
-                fathom_first ? "fathom" : "reference", steps, ratios.back());
+    ours.push_back(f);
+    std::printf("round %d (order:%s), %d steps each:", r + 1, order_text.c_str(), steps);
+    for (size_t i = 0; i < references.size(); ++i) {
+      references[i].rounds.push_back(p[i]);
+      references[i].ratios.push_back(f.tokens_per_s / p[i].tokens_per_s);
+      std::printf(" fathom/%s %.3f", references[i].name.c_str(), references[i].ratios.back());
+    }
+    std::printf("\n");
     print_round("fathom", f);
-    print_round("reference", p);
+    for (size_t i = 0; i < references.size(); ++i) print_round(references[i].name.c_str(), p[i]);
   }
-  reference.send("quit");
-  const long ref_rss_kib = reference.finish();
+  std::vector<long> ref_rss_kib;
+  for (Reference& ref : references) {
+    ref.child->send("quit");
+    ref_rss_kib.push_back(ref.child->finish());
+  }
   struct rusage self {};
   getrusage(RUSAGE_SELF, &self);
 
-  const Round fm = median_round(ours), pm = median_round(theirs);
+  const Round fm = median_round(ours);
   std::printf("median over %d rounds of %d steps:\n", rounds, steps);
   print_round("fathom", fm);
-  print_round("reference", pm);
-  std::printf(
-      "ratio fathom/reference: %.3f  (median of per-round tokens/s ratios; min %.3f, "
-      "max %.3f; > 1: Fathom faster)\n",
-      median(ratios), *std::min_element(ratios.begin(), ratios.end()),
-      *std::max_element(ratios.begin(), ratios.end()));
-  std::printf(
-      "peak RSS: fathom %.0f MiB (getrusage self), reference %.0f MiB (wait4 ru_maxrss "
-      "of the child; Python + torch import included)\n",
-      self.ru_maxrss / 1024.0, ref_rss_kib / 1024.0);
-  if (last_result.contains("peak_cuda_bytes"))  // Fathom's GPU peak: not measured (see docs)
-    std::printf("reference peak CUDA memory allocated: %.0f MiB\n",
-                last_result["peak_cuda_bytes"].get<double>() / (1 << 20));
+  for (const Reference& ref : references) print_round(ref.name.c_str(), median_round(ref.rounds));
+  for (const Reference& ref : references)
+    std::printf(
+        "ratio fathom/%s: %.3f  (median of per-round tokens/s ratios; min %.3f, "
+        "max %.3f; > 1: Fathom faster)\n",
+        ref.name.c_str(), median(ref.ratios),
+        *std::min_element(ref.ratios.begin(), ref.ratios.end()),
+        *std::max_element(ref.ratios.begin(), ref.ratios.end()));
+  std::printf("peak RSS: fathom %.0f MiB (getrusage self)", self.ru_maxrss / 1024.0);
+  for (size_t i = 0; i < references.size(); ++i)
+    std::printf(", %s %.0f MiB", references[i].name.c_str(), ref_rss_kib[i] / 1024.0);
+  std::printf(" (wait4 ru_maxrss of each child; Python + torch import included)\n");
+  for (const Reference& ref : references)  // Fathom's GPU peak: not measured (see docs)
+    if (ref.last_result.contains("peak_cuda_bytes"))
+      std::printf("%s peak CUDA memory allocated: %.0f MiB\n", ref.name.c_str(),
+                  ref.last_result["peak_cuda_bytes"].get<double>() / (1 << 20));
 
   const double flops = train_flops_per_target_token(size);
   std::printf("training FLOPs per target token (matmuls, 3x forward; bench/train_sizes.h): %.4g\n",
@@ -267,13 +341,20 @@ int run_comparison(int argc, char** argv) {
     peak = std::stod(args.at("peak_tflops")) * 1e12;
     peak_text = "peak_tflops argument";
   }
-  const double fa = flops * fm.tokens_per_s, ra = flops * pm.tokens_per_s;
-  std::printf("achieved: fathom %.2f GFLOP/s, reference %.2f GFLOP/s", fa / 1e9, ra / 1e9);
-  if (peak > 0)
-    std::printf(" of peak %.1f GFLOP/s = %s: %.1f%% and %.1f%%", peak / 1e9, peak_text.c_str(),
-                100 * fa / peak, 100 * ra / peak);
+  const double fa = flops * fm.tokens_per_s;
+  std::printf("achieved: fathom %.2f GFLOP/s", fa / 1e9);
+  if (peak > 0) std::printf(" (%.1f%%)", 100 * fa / peak);
+  for (const Reference& ref : references) {
+    const double ra = flops * median_round(ref.rounds).tokens_per_s;
+    std::printf(", %s %.2f GFLOP/s", ref.name.c_str(), ra / 1e9);
+    if (peak > 0) std::printf(" (%.1f%%)", 100 * ra / peak);
+  }
+  if (peak > 0) std::printf(" of peak %.1f GFLOP/s = %s", peak / 1e9, peak_text.c_str());
   std::printf("\nload average (1/5/15 min) at end: %s\n", load_average().c_str());
-  return same && reference.exit_status() == 0 ? 0 : 1;
+  bool children_ok = true;
+  for (const Reference& ref : references)
+    children_ok = children_ok && ref.child->exit_status() == 0;
+  return same && children_ok ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

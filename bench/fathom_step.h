@@ -34,8 +34,10 @@ struct StepTimes {
 class FathomStep {
  public:
   FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
-             const std::string& precision = "fp32", bool checkpoint = false)
-      : device_(device), model_(build_model(size_config(size, norm), size.vocab, /*seed=*/1)) {
+             const std::string& precision = "fp32", bool checkpoint = false,
+             const std::string& fused_attention = "auto")
+      : device_(device),
+        model_(build_model(size_config(size, norm, fused_attention), size.vocab, /*seed=*/1)) {
     if (precision != "fp32" && precision != "bf16")
       throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
     autocast_ = AutocastSetting{precision == "bf16", device.type(), at::kBFloat16};

@@ -40,8 +40,10 @@ inline TrainSize find_train_size(const std::string& name) {
 }
 
 // Fathom's defaults (Post-LN, xavier, dropout 0.1, tied and shared embeddings) at this size.
-inline RunConfig size_config(const TrainSize& s, const std::string& norm) {
+inline RunConfig size_config(const TrainSize& s, const std::string& norm,
+                             const std::string& fused_attention = "auto") {
   RunConfig config;
+  config.model.fused_attention = fused_attention;
   config.model.d_model = s.d_model, config.model.heads = s.heads, config.model.d_ff = s.d_ff;
   config.model.encoder_layers = s.encoder_layers, config.model.decoder_layers = s.decoder_layers;
   config.model.norm = norm;

@@ -230,7 +230,8 @@ void AnalysisView::showSelected() {
 }
 
 void AnalysisView::kindChanged() {
-  const plot::AnalysisKind& kind = kind_named(kind_->currentText());
+  const QString name = kind_->currentText();  // named: GCC 13+ -Wdangling-reference
+  const plot::AnalysisKind& kind = kind_named(name);
   options_->setText(QString::fromStdString(kind.starting_options));
   checkpoint_->setEnabled(!kind.builds_own_models);
 }

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Starts and stops a throwaway PostgreSQL 15 server for tests (Debian's postgresql-15 package).
+# Starts and stops a throwaway PostgreSQL server for tests (Debian's postgresql-15 package on
+# Debian 12; whichever major version is installed elsewhere, e.g. 17 in the Debian 13 root of
+# scripts/trixie/).
 #
 #   scripts/pg-test-server.sh start DIR   initdb under DIR/data, start on 127.0.0.1:<free port>,
 #                                         write DIR/url (postgresql://fathom:PW@127.0.0.1:PORT/postgres)
@@ -12,7 +14,8 @@
 #
 # Layout: DIR (owned by the server user, 0755: the server writes its socket and log there) holds
 # data/ (0700, required by postgres), server.log, the socket, url/port/skip (written by the caller).
-# Environment overrides: PG_BINDIR (default /usr/lib/postgresql/15/bin), PG_TEST_USER (server user
+# Environment overrides: PG_BINDIR (default /usr/lib/postgresql/15/bin, else the newest
+# /usr/lib/postgresql/N/bin), PG_TEST_USER (server user
 # when run as root; default postgres), PG_TEST_TIMEOUT (seconds to wait for the server; default 30).
 # A test that reaches the server from a network namespace of its own (a veth pair it made, never
 # an interface outside this machine) names that link: PG_TEST_PEER_ADDRESS (the server's end,
@@ -23,7 +26,13 @@ set -Eeuo pipefail
 # tests and the fathom processes they start, never into a server.
 unset LD_PRELOAD
 
+newest_bindir() {
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n1)
+  echo "${d:-/usr/lib/postgresql/15/bin}"
+}
 bindir=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+[ -n "${PG_BINDIR:-}" ] || [ -x "$bindir/postgres" ] || bindir=$(newest_bindir)
 timeout=${PG_TEST_TIMEOUT:-30}
 marker=.pg-test-server   # marks DIR as ours, so stop never removes a directory it did not create
 me=$(basename "$0")
@@ -116,7 +125,7 @@ do_start() {
 
   local b
   for b in initdb pg_ctl pg_isready postgres; do
-    [ -x "$bindir/$b" ] || skip "PostgreSQL 15 not installed: no $bindir/$b (scripts/install-deps.sh --test)"
+    [ -x "$bindir/$b" ] || skip "PostgreSQL not installed: no $bindir/$b (scripts/install-deps.sh --test)"
   done
   [ ! -e "$data" ] || skip "$data exists and was not created by $me"
 
@@ -220,7 +229,7 @@ EOF
   chmod 644 "$dir/port"
   chmod 644 "$dir/server.log" 2>/dev/null || true   # for reading by hand as any user
   trap - ERR
-  echo "PostgreSQL 15 test server listening on 127.0.0.1:$port (data $data, log $dir/server.log, url in $dir/url)"
+  echo "PostgreSQL $("$bindir/postgres" --version | awk '{print $NF}') test server listening on 127.0.0.1:$port (data $data, log $dir/server.log, url in $dir/url)"
 }
 
 do_restart() {

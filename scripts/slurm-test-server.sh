@@ -17,6 +17,7 @@
 # The node is `hostname -s` with CPUs=$(nproc), one partition "debug" (default), no GRES.
 #
 # Layout of DIR: slurm.conf, plugstack.conf (empty: keeps /etc/slurm/plugstack.conf* out),
+# cgroup.conf (Slurm 24+: no cgroup plugin),
 # munge/ (0755; key 0400, socket, pid, seed), state/ (StateSaveLocation), spool/ (SlurmdSpoolDir),
 # run/ (pid files), log/ (munged.log, slurmctld.log, slurmd.log; slurmstepd logs to slurmd.log),
 # smoke.out, conf/skip (written by this script), .slurm-test-server (marker).
@@ -265,6 +266,15 @@ do_start() {
   # itself is 0400.
   chmod 755 "$dir/munge"
   : >"$dir/plugstack.conf"
+  # Slurm 24 (Debian 13) starts a cgroup plugin in slurmd whatever ProctrackType says and fails
+  # where no cgroup filesystem is mounted (a chroot, some containers); cgroup.conf, read beside
+  # slurm.conf, turns it off. 22.05 (Debian 12) needs none and knows no "disabled".
+  local major
+  major=$(slurmd -V 2>/dev/null | awk '{ split($2, v, "."); print v[1] + 0 }')
+  if [ "${major:-0}" -ge 24 ]; then
+    echo "CgroupPlugin=disabled" >"$dir/cgroup.conf"
+    chmod 644 "$dir/cgroup.conf"
+  fi
 
   # --- munged, with a fresh key of its own ---
   local key=$dir/munge/munge.key

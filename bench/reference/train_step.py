@@ -8,7 +8,9 @@ The same model, initialization, loss, optimizer and batch as Fathom's defaults
     scaled by sqrt(d), plus fairseq-layout sinusoidal positions, then dropout 0.1;
   - attention: packed [3d, d] Q/K/V for self-attention, [d, d] query and packed
     [2d, d] key/value for encoder attention, queries scaled by 1/sqrt(d/H),
-    key padding and causal masks, no attention dropout; FFN Linear-ReLU-Linear;
+    key padding and causal masks, no attention dropout; with --fused-attention auto
+    (as model.fused_attention) F.scaled_dot_product_attention where torch has it (>= 2.0)
+    with Fathom's masks; FFN Linear-ReLU-Linear;
   - Post-LN x = LN(x + drop(f(x))) or Pre-LN x + drop(f(LN(x))) with a final LN;
   - init `xavier`: Glorot-uniform Linears (gain 1/sqrt(2) per d x d block of the
     attention input projections), zero biases, embeddings N(0, d^-1/2), pad row 0;
@@ -18,6 +20,10 @@ The same model, initialization, loss, optimizer and batch as Fathom's defaults
 Modules are built and initialized in Fathom's order from the same seeds, so on the
 CPU the parameters, the batch and the dropout masks draw the same random numbers
 as Fathom's and the first loss should agree to float rounding.
+
+--compile: forward and loss through torch.compile (inductor; backward too, by AOTAutograd);
+clipping and Adam stay eager. Inductor draws its own dropout masks, so the first loss then
+agrees with Fathom's only roughly.
 
 Standalone:  train_step.py --size tiny --steps 20 --threads 1
 Driven:      train_step.py --serve ...  then stdin lines "run N" / "quit".
@@ -63,6 +69,8 @@ def sinusoidal_positions(max_len, d):
 
 
 class Attention(nn.Module):
+    fused = False  # Reference sets it from --fused-attention
+
     def __init__(self, d, heads, self_attention):
         super().__init__()
         self.d, self.heads, self.self_attention = d, heads, self_attention
@@ -90,8 +98,19 @@ class Attention(nn.Module):
         def split(t, L):  # [B, L, d] -> [B, H, L, d/H]
             return t.view(B, L, self.heads, hd).transpose(1, 2)
 
-        q = split(q, T) * (1.0 / math.sqrt(hd))
         k, v = split(k, S), split(v, S)
+        if self.fused:  # as core/model/attention.cpp: a boolean mask marks the keys taking part
+            allowed = None
+            if key_padding is not None:
+                allowed = key_padding.logical_not().view(B, 1, 1, S)
+                if causal:
+                    allowed = allowed & torch.ones(T, S, dtype=torch.bool,
+                                                   device=x.device).tril()
+            context = F.scaled_dot_product_attention(
+                split(q, T), k, v, attn_mask=allowed,
+                is_causal=causal and key_padding is None)
+            return self.out(context.transpose(1, 2).reshape(B, T, self.d))
+        q = split(q, T) * (1.0 / math.sqrt(hd))
         scores = torch.matmul(q, k.transpose(-2, -1))  # [B, H, T, S]
         if key_padding is not None:
             scores = scores.masked_fill(key_padding.view(B, 1, 1, S), float("-inf"))
@@ -147,6 +166,10 @@ class Reference(nn.Module):
         pre = a.norm == "pre"
         self.enc_final = nn.LayerNorm(d) if pre else None
         self.dec_final = nn.LayerNorm(d) if pre else None
+        fused = a.fused_attention == "auto" and hasattr(F, "scaled_dot_product_attention")
+        for m in self.modules():
+            if isinstance(m, Attention):
+                m.fused = fused
         self.xavier_init()
 
     def linears(self):
@@ -227,7 +250,8 @@ def label_smoothed_loss(logits, target, eps):
     keep = target.ne(PAD)
     nll = -lp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
     per_token = (1.0 - eps) * nll + (eps / logits.size(-1)) * (-lp.sum(-1))
-    return per_token.masked_select(keep).sum(), int(keep.sum().item())
+    # where() rather than masked_select: the same sum, with a static shape for torch.compile.
+    return torch.where(keep, per_token, torch.zeros_like(per_token)).sum()
 
 
 def make_batch(a):
@@ -292,7 +316,21 @@ class Runner:
         self.params = list(self.model.parameters())
         self.opt = torch.optim.Adam(self.params, lr=a.lr, betas=(0.9, 0.98), eps=1e-8)
         self.batch = [t.to(self.device) for t in make_batch(a)]
+        self.target_tokens = int(self.batch[2].ne(PAD).sum().item())
         self.first_loss = None
+        self.forward_loss = self.eager_forward_loss
+        if a.compile:
+            if a.checkpoint:
+                raise SystemExit("--compile with --checkpoint is not supported")
+            self.forward_loss = torch.compile(self.eager_forward_loss)
+
+    def eager_forward_loss(self, src, tgt_in, tgt_out):
+        # --precision bf16: the forward under autocast, as train.precision: bf16 (the loss
+        # casts the logits to float32 itself).
+        with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16,
+                            enabled=self.a.precision == "bf16"):
+            logits = self.model(src, tgt_in)
+        return label_smoothed_loss(logits, tgt_out, self.a.smoothing) / self.target_tokens
 
     def sync(self):
         if self.device.type == "cuda":
@@ -307,13 +345,8 @@ class Runner:
             self.sync()
             t0 = time.perf_counter()
             self.opt.zero_grad(set_to_none=False)  # Fathom zeroes gradients in place
-            # --precision bf16: the forward under autocast, as train.precision: bf16 (the loss
-            # casts the logits to float32 itself).
-            with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16,
-                                enabled=self.a.precision == "bf16"):
-                logits = self.model(src, tgt_in)
-            total, n = label_smoothed_loss(logits, tgt_out, self.a.smoothing)
-            loss_t = total / n
+            loss_t = self.forward_loss(src, tgt_in, tgt_out)
+            n = self.target_tokens
             self.sync()
             t1 = time.perf_counter()
             loss_t.backward()
@@ -367,6 +400,13 @@ def parse_args(argv):
                    help="forward under torch.autocast(bfloat16), as train.precision")
     p.add_argument("--checkpoint", action="store_true",
                    help="recompute each layer in backward, as train.checkpoint_activations")
+    p.add_argument("--fused-attention", default="auto", choices=["auto", "off"],
+                   help="auto: F.scaled_dot_product_attention where torch has it, as "
+                        "model.fused_attention")
+    p.add_argument("--compile", action="store_true",
+                   help="forward + loss through torch.compile (inductor)")
+    p.add_argument("--profile", type=int, default=0, metavar="ROWS",
+                   help="standalone: print the ROWS operators with most self CPU time (stderr)")
     a = p.parse_args(argv)
     keys = ["d_model", "heads", "d_ff", "encoder_layers", "decoder_layers", "vocab", "rows",
             "src_len", "tgt_len"]
@@ -385,6 +425,7 @@ def main(argv):
         blas.openblas_set_num_threads(a.threads)
     runner = Runner(a)
     emit({"event": "config", "torch": torch.__version__, "size": a.size, "device": a.device,
+          "compile": a.compile, "fused_attention": runner.model.enc[0]["attn"].fused,
           "norm": a.norm, "torch_threads": torch.get_num_threads(),
           "blas_threads": blas.openblas_get_num_threads() if blas else None,
           "blas_core": blas.openblas_get_corename().decode() if blas else "",
@@ -398,6 +439,13 @@ def main(argv):
     if warm["first_loss"] is not None:  # None with --warmup 0
         ready["first_loss"] = warm["first_loss"]
     emit(ready)
+    if a.profile:  # where the time goes: torch's profiler over the timed steps, by operator
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            result = runner.run(a.steps)
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=a.profile),
+              file=sys.stderr)
+        emit(result)
+        return 0
     if not a.serve:
         emit(runner.run(a.steps))
         return 0

@@ -49,8 +49,10 @@ std::vector<std::string> norm_choices() {
 
 namespace {
 template <typename Entry>
-const Entry& require(const RunConfig& config, const Registry<Entry>& registry,
-                     const std::string& key, const std::string& name) {
+// key is a const char*: a std::string temporary made for it would make GCC 13+ warn that the
+// returned reference (into the registry) may dangle (-Wdangling-reference).
+const Entry& require(const RunConfig& config, const Registry<Entry>& registry, const char* key,
+                     const std::string& name) {
   if (const Entry* entry = registry.find(name)) return *entry;
   const auto names = registry.names();
   const std::string hint = closest_match(name, names);
