@@ -32,6 +32,7 @@
 #include "base/util/malloc_setup.h"
 #include "bench/child_process.h"
 #include "bench/cpu_peak.h"
+#include "bench/cuda_memory.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
 
@@ -321,7 +322,14 @@ int run_comparison(int argc, char** argv) {
   for (size_t i = 0; i < references.size(); ++i)
     std::printf(", %s %.0f MiB", references[i].name.c_str(), ref_rss_kib[i] / 1024.0);
   std::printf(" (wait4 ru_maxrss of each child; Python + torch import included)\n");
-  for (const Reference& ref : references)  // Fathom's GPU peak: not measured (see docs)
+  if (device.is_cuda()) {
+    const auto peak_bytes = cuda_peak_allocated_bytes(device.has_index() ? device.index() : 0);
+    if (peak_bytes)
+      std::printf("fathom peak CUDA memory allocated: %.0f MiB\n", *peak_bytes / double(1 << 20));
+    else
+      std::printf("fathom peak CUDA memory allocated: not available (no CUDA allocator stats)\n");
+  }
+  for (const Reference& ref : references)
     if (ref.last_result.contains("peak_cuda_bytes"))
       std::printf("%s peak CUDA memory allocated: %.0f MiB\n", ref.name.c_str(),
                   ref.last_result["peak_cuda_bytes"].get<double>() / (1 << 20));

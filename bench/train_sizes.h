@@ -20,15 +20,17 @@ struct TrainSize {
   const char* meant_for;           // "cpu" or "gpu" (the GPU sizes are too slow on 2 cores)
 };
 
-// Token budget per batch: rows * max(src_len, tgt_len) = 2040 (tiny), 4096 (the others),
-// as data.max_tokens (fairseq's per-GPU default for the base model is 4096).
+// Token budget per batch: rows * max(src_len, tgt_len) = 2040 (tiny), 4096 (small), 8192 (the
+// GPU sizes: 4096 leaves an H100 idle between kernels; fairseq's Transformer-big recipes use
+// 3584-5120 tokens per GPU with gradient accumulation, i.e. more per update).
 inline const std::vector<TrainSize>& train_sizes() {
   static const std::vector<TrainSize> sizes{
       {"tiny", 64, 4, 256, 2, 2, 40, 204, 10, 10, "cpu"},
       {"small", 256, 4, 1024, 3, 3, 8000, 256, 16, 16, "cpu"},
-      {"base", 512, 8, 2048, 6, 6, 32000, 128, 32, 32, "gpu"},      // 6L-6L
-      {"deep18", 512, 8, 2048, 18, 18, 32000, 128, 32, 32, "gpu"},  // 18L-18L
-      {"deep60", 512, 8, 2048, 60, 12, 32000, 128, 32, 32, "gpu"},  // 60L-12L
+      {"base", 512, 8, 2048, 6, 6, 32000, 256, 32, 32, "gpu"},      // 6L-6L
+      {"big", 1024, 16, 4096, 6, 6, 32000, 256, 32, 32, "gpu"},     // Transformer-big, 6L-6L
+      {"deep18", 512, 8, 2048, 18, 18, 32000, 256, 32, 32, "gpu"},  // 18L-18L
+      {"deep60", 512, 8, 2048, 60, 12, 32000, 256, 32, 32, "gpu"},  // 60L-12L
   };
   return sizes;
 }
@@ -36,7 +38,8 @@ inline const std::vector<TrainSize>& train_sizes() {
 inline TrainSize find_train_size(const std::string& name) {
   for (const auto& s : train_sizes())
     if (s.name == name) return s;
-  throw std::invalid_argument("unknown size '" + name + "' (tiny, small, base, deep18, deep60)");
+  throw std::invalid_argument("unknown size '" + name +
+                              "' (tiny, small, base, big, deep18, deep60)");
 }
 
 // Fathom's defaults (Post-LN, xavier, dropout 0.1, tied and shared embeddings) at this size.

@@ -18,8 +18,10 @@ Optimizer::Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_pa
 }
 
 void Optimizer::zero_grad() {
+  std::vector<torch::Tensor> grads;
   for (auto& s : slots_)
-    if (s.param.grad().defined()) s.param.mutable_grad().zero_();
+    if (s.param.grad().defined()) grads.push_back(s.param.mutable_grad());
+  if (!grads.empty()) at::_foreach_zero_(grads);  // one op for all (see step)
 }
 
 void Optimizer::step(double lr) {
@@ -42,18 +44,32 @@ void Optimizer::step(double lr) {
                        ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t));
   }
 
+  // One multi-tensor (foreach) op per stage over every parameter with a gradient, as
+  // PyTorch's Adam does by default: on CUDA each stage is a few kernel launches instead of one
+  // per parameter (a 60-layer model has over 1000 tensors; per parameter, the update took 4x
+  // PyTorch's time on an H200, docs/gpu.md). On the CPU the foreach ops loop over the same
+  // per-tensor ops, so the numbers are bit-identical to the loop they replace.
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
   for (auto& s : slots_) {
-    const torch::Tensor& grad = s.param.grad();
-    if (!grad.defined()) continue;
-    if (weight_decay_ > 0) s.param.mul_(1.0 - lr * weight_decay_);
-    s.exp_avg.mul_(beta1_).add_(grad, 1.0 - beta1_);
-    s.exp_avg_sq.mul_(beta2_).addcmul_(grad, grad, 1.0 - beta2_);
-    if (adaptive) {
-      torch::Tensor denom = (s.exp_avg_sq.sqrt() / std::sqrt(bias2)).add_(eps_);
-      s.param.addcdiv_(s.exp_avg, denom, -lr * rect / bias1);
-    } else {
-      s.param.add_(s.exp_avg, -lr / bias1);
-    }
+    if (!s.param.grad().defined()) continue;
+    params.push_back(s.param);
+    grads.push_back(s.param.grad());
+    exp_avgs.push_back(s.exp_avg);
+    exp_avg_sqs.push_back(s.exp_avg_sq);
+  }
+  if (params.empty()) return;
+  if (weight_decay_ > 0) at::_foreach_mul_(params, 1.0 - lr * weight_decay_);
+  at::_foreach_mul_(exp_avgs, beta1_);
+  at::_foreach_add_(exp_avgs, grads, 1.0 - beta1_);
+  at::_foreach_mul_(exp_avg_sqs, beta2_);
+  at::_foreach_addcmul_(exp_avg_sqs, grads, grads, 1.0 - beta2_);
+  if (adaptive) {
+    std::vector<torch::Tensor> denoms = at::_foreach_sqrt(exp_avg_sqs);
+    at::_foreach_div_(denoms, std::sqrt(bias2));
+    at::_foreach_add_(denoms, eps_);
+    at::_foreach_addcdiv_(params, exp_avgs, denoms, -lr * rect / bias1);
+  } else {
+    at::_foreach_add_(params, exp_avgs, -lr / bias1);
   }
 }
 

@@ -20,13 +20,16 @@ mkdir -p "$logs"
 [ -f "$build/env.sh" ] && source "$build/env.sh"
 
 # size precision checkpoint
+# (issue 34: base fp32 and bf16, big bf16, deep18 and deep60 with activation checkpointing;
+# SETTINGS="size precision checkpoint;..." replaces the list)
 settings=(
   "base fp32 0"
   "base bf16 0"
-  "deep18 bf16 0"
+  "big bf16 0"
   "deep18 bf16 1"
   "deep60 bf16 1"
 )
+if [ -n "${SETTINGS:-}" ]; then IFS=';' read -r -a settings <<< "$SETTINGS"; fi
 
 # Peak used GPU memory (MiB) per process id while $1 runs, into $2 ("pid mib" lines).
 sample_memory() {
@@ -41,8 +44,8 @@ sample_memory() {
     "$out.raw" > "$out"
 }
 
-echo "| size | precision | checkpointing | Fathom tok/s | reference tok/s | ratio F/R | Fathom TFLOP/s (% of ${peak} bf16 peak) | peak GPU MiB Fathom / reference |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| size | precision | checkpointing | Fathom tok/s | reference tok/s | ratio F/R | Fathom TFLOP/s (% of ${peak} bf16 peak) | peak GPU MiB Fathom / reference (nvidia-smi) | allocator peak MiB Fathom / reference |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for s in "${settings[@]}"; do
   read -r size precision checkpoint <<< "$s"
   log="$logs/$size-$precision-ckpt$checkpoint.log"
@@ -61,5 +64,8 @@ for s in "${settings[@]}"; do
   flops="$(awk '/^training FLOPs per target token/ { print $NF }' "$log")"
   achieved="$(awk -v t="${fathom_tps:-0}" -v f="${flops:-0}" -v p="$peak" \
     'BEGIN { a = t * f / 1e12; printf "%.1f (%.1f%%)", a, 100 * a / p }')"
-  echo "| $size | $precision | $checkpoint | ${fathom_tps:-?} | ${reference_tps:-?} | ${ratio:-?} | $achieved | ${fathom_mib:-?} / ${reference_mib:-?} |"
+  # LibTorch's caching allocator (bench/cuda_memory.h) and torch.cuda.max_memory_allocated().
+  fathom_alloc="$(awk '/^fathom peak CUDA memory allocated/ { print $6 }' "$log")"
+  reference_alloc="$(awk '/^reference peak CUDA memory allocated/ { print $6 }' "$log")"
+  echo "| $size | $precision | $checkpoint | ${fathom_tps:-?} | ${reference_tps:-?} | ${ratio:-?} | $achieved | ${fathom_mib:-?} / ${reference_mib:-?} | ${fathom_alloc:-?} / ${reference_alloc:-?} |"
 done

@@ -39,6 +39,10 @@ export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share
 torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 cxx11_abi="$("$python" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')"
 torch_version="$("$python" -c 'import torch; print(torch.__version__)')"
+# LibTorch 2.13 and later refuse C++17 in their headers.
+cxx_standard="$("$python" -c 'import torch
+major, minor = (int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+print(20 if (major, minor) >= (2, 13) else 17)')"
 # The wheel's CUDA libraries (cuBLAS, cuDNN, ...) live in site-packages/nvidia/*/lib;
 # libtorch_cuda.so needs them at link time (-rpath-link) and at run time.
 nvidia_libs="$("$python" - <<'PY'
@@ -51,12 +55,13 @@ print(":".join(sorted(dirs)))
 PY
 )"
 torch_lib="$torch_prefix/../../lib"
-echo "build: torch $torch_version, CXX11 ABI $cxx11_abi, prefix $torch_prefix"
+echo "build: torch $torch_version, CXX11 ABI $cxx11_abi, C++$cxx_standard, prefix $torch_prefix"
 
 link_flags="-Wl,-rpath-link,$torch_lib"
 [ -n "$nvidia_libs" ] && link_flags="$link_flags -Wl,-rpath-link,$nvidia_libs"
 cuda_root="${CUDA_HOME:-/usr/local/cuda}"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \
   -DFATHOM_BUILD_GUI=OFF -DFATHOM_BUILD_PLOTS=OFF \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$root/usr" \
   -DPKG_CONFIG_EXECUTABLE="$pkg_config" \
@@ -64,11 +69,21 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="$link_flags" \
   -DCUDAToolkit_ROOT="$cuda_root" -DCMAKE_CUDA_COMPILER="$cuda_root/bin/nvcc" \
   -DTORCH_CUDA_ARCH_LIST="9.0"
-ninja -C "$build" fathom bench_train bench_vs_reference bench_analysis \
+# -k 0: one target that fails to compile does not stop the others (scripts/gpu/check.sh runs
+# what was built and reports what was not).
+status=0
+ninja -k 0 -C "$build" fathom bench_train bench_vs_reference bench_analysis \
   test_trainer test_training_parts test_model test_methods test_mixed_precision \
-  test_checkpointed_layers
+  test_checkpointed_layers test_fused_attention || status=$?
 
+# LD_PRELOAD: a PyTorch wheel's libtorch.so carries and exports its own copies of some libstdc++
+# functions (std::filesystem::remove_all, ...), which crash through a null pointer when a
+# program's call binds to them; the dynamic linker takes the first library defining a symbol,
+# and libtorch.so comes before libstdc++ in the programs' list. Preloaded, libstdc++ wins.
+libstdcxx="$(g++ -print-file-name=libstdc++.so.6)"
 cat > "$build/env.sh" <<ENV
+export LD_PRELOAD="$libstdcxx\${LD_PRELOAD:+:\$LD_PRELOAD}"
 export LD_LIBRARY_PATH="$arch_lib:$torch_lib${nvidia_libs:+:$nvidia_libs}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 ENV
-echo "build: done; source $build/env.sh before running"
+echo "build: done (ninja exit $status); source $build/env.sh before running"
+exit "$status"

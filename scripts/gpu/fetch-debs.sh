@@ -23,6 +23,11 @@ packages=(
   libgtest-dev googletest
   libboost1.74-dev                           # Boost.Math headers (Student's t) and Boost's CMake config
   pkg-config pkgconf pkgconf-bin libpkgconf3
+  # The PostgreSQL store backend's libpq, with its libraries (apt-cache depends --recurse libpq5,
+  # less libc and libgcc): the GPU machine's own versions differ in soname (libldap 2.6, ...).
+  libpq-dev libpq5 libssl3 libldap-2.5-0 libsasl2-2 libsasl2-modules-db libgssapi-krb5-2
+  libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1 libgnutls30 libnettle8
+  libhogweed6 libgmp10 libidn2-0 libunistring2 libtasn1-6 libp11-kit0 libffi8 libdb5.3
 )
 mkdir -p "$dir"
 cd "$dir"

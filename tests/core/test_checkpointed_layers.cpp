@@ -10,6 +10,7 @@
 #include "core/model/checkpointed_layer.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
+#include "tests/support/test_device.h"
 
 namespace fathom {
 namespace {
@@ -38,6 +39,7 @@ struct StepResult {
 StepResult train_step(const RunConfig& config, bool checkpoint) {
   const int64_t vocab = 11;
   Transformer model = build_model(config, vocab, /*seed=*/3);
+  model->to(test_device());  // on CUDA the recomputation must restore the CUDA generator too
   model->train();
   model->hooks().checkpoint_layers = checkpoint;
   torch::manual_seed(7);
@@ -45,6 +47,7 @@ StepResult train_step(const RunConfig& config, bool checkpoint) {
   torch::Tensor tgt = torch::randint(4, vocab, {3, 5}, torch::kLong);
   src.index_put_({0, torch::indexing::Slice(4, torch::indexing::None)}, 0);  // padding
   tgt.index_put_({1, torch::indexing::Slice(3, torch::indexing::None)}, 0);
+  src = src.to(test_device()), tgt = tgt.to(test_device());
   torch::manual_seed(99);
   LossSums sums = label_smoothed_loss(model->forward(src, tgt), tgt, 0.1);
   sums.smoothed.backward();
@@ -52,7 +55,7 @@ StepResult train_step(const RunConfig& config, bool checkpoint) {
   r.loss = sums.smoothed.detach();
   for (const auto& p : model->named_parameters())
     if (p.value().grad().defined()) r.grads[p.key()] = p.value().grad().clone();
-  r.next_draw = torch::rand({4});
+  r.next_draw = torch::rand({4}, torch::TensorOptions().device(test_device()));
   return r;
 }
 
@@ -79,8 +82,9 @@ TEST(CheckpointedLayers, PreNormStepHasTheSameLossAndGradients) { expect_same_st
 // Without the restored generator state the recomputed dropout masks would differ: check that
 // the test above would notice (the layer's output in backward depends on the masks).
 TEST(CheckpointedLayers, RecomputationRedrawsTheSameDropoutMask) {
-  torch::Tensor w = torch::ones({8}, torch::requires_grad());
-  torch::Tensor x = torch::linspace(1, 2, 8).requires_grad_(true);
+  const auto on_device = torch::TensorOptions().device(test_device());
+  torch::Tensor w = torch::ones({8}, on_device.requires_grad(true));
+  torch::Tensor x = torch::linspace(1, 2, 8, on_device).requires_grad_(true);
   const LayerFunction layer = [&](const torch::Tensor& in, const torch::Tensor&) {
     return torch::dropout(in * w, 0.5, /*train=*/true);
   };
@@ -93,7 +97,7 @@ TEST(CheckpointedLayers, RecomputationRedrawsTheSameDropoutMask) {
   torch::Tensor recomputed = checkpointed_layer(layer, x, {});
   EXPECT_TRUE(torch::equal(recomputed, plain));
   EXPECT_FALSE(recomputed.grad_fn() == nullptr);
-  torch::rand({3});  // other draws between forward and backward must not matter
+  torch::rand({3}, on_device);  // other draws between forward and backward must not matter
   recomputed.sum().backward();
   EXPECT_TRUE(torch::equal(w.grad(), plain_grad));
   // Half the mask is zero: the gradient d/dw (x * w * mask / 0.5) = 2 x mask.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 #include "core/model/autocast_scope.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
+#include "tests/support/test_device.h"
 
 namespace fathom {
 namespace {
@@ -41,8 +43,17 @@ double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
   return (fa - fb).abs().max().item<double>() / scale;
 }
 
-AutocastSetting bf16_on_cpu() { return AutocastSetting{true, c10::DeviceType::CPU, at::kBFloat16}; }
-AutocastSetting no_autocast() { return AutocastSetting{false, c10::DeviceType::CPU, at::kFloat}; }
+// On the test device (tests/support/test_device.h): the CPU, or CUDA where the fused call picks
+// the flash or memory-efficient kernels.
+AutocastSetting bf16_autocast() {
+  return AutocastSetting{true, test_device().type(), at::kBFloat16};
+}
+// Off, with each device's default autocast type (LibTorch 1.13's CPU autocast refuses any
+// other, even switched off).
+AutocastSetting no_autocast() {
+  const c10::DeviceType type = test_device().type();
+  return AutocastSetting{false, type, type == c10::DeviceType::CPU ? at::kBFloat16 : at::kHalf};
+}
 
 // --- one attention module ---------------------------------------------------------------
 
@@ -87,7 +98,7 @@ torch::Tensor end_padding(int64_t length) {
   torch::Tensor pad = torch::zeros({kB, length}, torch::kBool);
   pad.index_put_({1, torch::indexing::Slice(length - 2, torch::indexing::None)}, true);
   pad.index_put_({2, torch::indexing::Slice(2, torch::indexing::None)}, true);
-  return pad;
+  return pad.to(test_device());
 }
 
 AttentionResult run_attention(bool fused, bool self_attention, Masks masks,
@@ -96,10 +107,12 @@ AttentionResult run_attention(bool fused, bool self_attention, Masks masks,
   torch::manual_seed(11);  // the same parameters for both settings
   MultiheadAttention attention(kD, kHeads, /*attention_dropout=*/0.0, self_attention, SublayerId{},
                                "attn", catalog, fused);
+  attention->to(test_device());
   attention->train();
   torch::manual_seed(12);
-  torch::Tensor query = torch::randn({kB, kT, kD}, torch::requires_grad());
-  torch::Tensor memory = torch::randn({kB, kS, kD}, torch::requires_grad());
+  // Drawn on the CPU, so every device sees the same numbers.
+  torch::Tensor query = torch::randn({kB, kT, kD}).to(test_device()).requires_grad_();
+  torch::Tensor memory = torch::randn({kB, kS, kD}).to(test_device()).requires_grad_();
   const int64_t keys = self_attention ? kT : kS;
   const bool padding = masks == Masks::Padding || masks == Masks::PaddingAndCausal;
   const bool causal = masks == Masks::Causal || masks == Masks::PaddingAndCausal;
@@ -111,7 +124,9 @@ AttentionResult run_attention(bool fused, bool self_attention, Masks masks,
   r.graph = autograd_nodes(r.output);
   // A weighted sum, so each output element gets its own gradient.
   torch::manual_seed(13);
-  (r.output.to(torch::kFloat) * torch::randn(r.output.sizes())).sum().backward();
+  (r.output.to(torch::kFloat) * torch::randn(r.output.sizes()).to(r.output.device()))
+      .sum()
+      .backward();
   for (const auto& p : attention->named_parameters()) r.grads[p.key()] = p.value().grad();
   r.grads["query"] = query.grad();
   if (!self_attention) r.grads["memory"] = memory.grad();
@@ -146,11 +161,11 @@ TEST(FusedAttention, EncoderAttentionMatchesTheExplicitPathFp32) {
 }
 
 TEST(FusedAttention, SelfAttentionMatchesTheExplicitPathBf16) {
-  for (Masks m : kAllMasks) expect_same_attention(true, m, bf16_on_cpu(), kBf16Tolerance);
+  for (Masks m : kAllMasks) expect_same_attention(true, m, bf16_autocast(), kBf16Tolerance);
 }
 
 TEST(FusedAttention, EncoderAttentionMatchesTheExplicitPathBf16) {
-  for (Masks m : kAllMasks) expect_same_attention(false, m, bf16_on_cpu(), kBf16Tolerance);
+  for (Masks m : kAllMasks) expect_same_attention(false, m, bf16_autocast(), kBf16Tolerance);
 }
 
 // The comparisons above would pass trivially if `auto` fell back to the explicit path; a mask
@@ -179,10 +194,11 @@ TEST(FusedAttention, PaddedKeysAreInvisibleOnBothPaths) {
     ParameterCatalog catalog;
     torch::manual_seed(11);
     MultiheadAttention attention(kD, kHeads, 0.0, false, SublayerId{}, "attn", catalog, fused);
+    attention->to(test_device());
     torch::NoGradGuard no_grad;
     torch::manual_seed(12);
-    const torch::Tensor query = torch::randn({kB, kT, kD});
-    const torch::Tensor memory = torch::randn({kB, kS, kD});
+    const torch::Tensor query = torch::randn({kB, kT, kD}).to(test_device());
+    const torch::Tensor memory = torch::randn({kB, kS, kD}).to(test_device());
     const torch::Tensor pad = end_padding(kS);
     const torch::Tensor noisy = memory + 10 * torch::randn_like(memory) * pad.unsqueeze(-1);
     const torch::Tensor a = attention(query, memory, pad, false);
@@ -219,7 +235,7 @@ std::pair<torch::Tensor, torch::Tensor> padded_batch() {
   src.index_put_({0, torch::indexing::Slice(3, torch::indexing::None)}, 0);
   src.index_put_({2, torch::indexing::Slice(5, torch::indexing::None)}, 0);
   tgt.index_put_({1, torch::indexing::Slice(2, torch::indexing::None)}, 0);
-  return {src, tgt};
+  return {src.to(test_device()), tgt.to(test_device())};
 }
 
 // Moves the parameters away from their init, so the decoder's outputs are far from uniform
@@ -239,6 +255,7 @@ StepResult train_step(const std::string& fused, const std::string& norm,
                       const AutocastSetting& autocast) {
   Transformer model = build_model(model_config(fused, norm), kVocab, /*seed=*/3);
   perturb(model);
+  model->to(test_device());
   model->train();
   const auto [src, tgt] = padded_batch();
   LossSums sums;
@@ -252,6 +269,13 @@ StepResult train_step(const std::string& fused, const std::string& norm,
   return r;
 }
 
+// Under bf16 the two paths round differently, and through a whole model's backward the
+// gradients of both stray from the float32 ones by several bf16 ulps (on CUDA the fused
+// kernels differ from the explicit path by up to ~20 % of a gradient's largest entry,
+// measured on an H200). So in bf16 each gradient is judged against float32 (explicit path, no
+// autocast): the fused path may be no further from it than three times the explicit bf16 path
+// is, or than 1.5 `tolerance` (H200, LibTorch 2.11: at worst 0.030 where the explicit path
+// was 0.013, decoder fc2; a dropped mask or a wrong scale is off by order 1).
 void expect_same_step(const std::string& norm, const AutocastSetting& autocast, double tolerance) {
   SCOPED_TRACE(norm + (autocast.enabled ? ", bf16" : ", fp32"));
   const StepResult off = train_step("off", norm, autocast);
@@ -259,9 +283,20 @@ void expect_same_step(const std::string& norm, const AutocastSetting& autocast, 
   EXPECT_LE(relative_difference(fused.loss, off.loss), tolerance)
       << fused.loss.item<double>() << " vs " << off.loss.item<double>();
   ASSERT_EQ(fused.grads.size(), off.grads.size());
-  for (const auto& [key, grad] : off.grads) {
-    ASSERT_TRUE(grad.defined()) << key;
-    EXPECT_LE(relative_difference(fused.grads.at(key), grad), tolerance) << key;
+  if (!autocast.enabled) {
+    for (const auto& [key, grad] : off.grads) {
+      ASSERT_TRUE(grad.defined()) << key;
+      EXPECT_LE(relative_difference(fused.grads.at(key), grad), tolerance) << key;
+    }
+    return;
+  }
+  const StepResult exact = train_step("off", norm, no_autocast());
+  for (const auto& [key, grad] : exact.grads) {
+    ASSERT_TRUE(off.grads.at(key).defined() && fused.grads.at(key).defined()) << key;
+    const double explicit_error = relative_difference(off.grads.at(key), grad);
+    const double fused_error = relative_difference(fused.grads.at(key), grad);
+    EXPECT_LE(fused_error, std::max(3 * explicit_error, 1.5 * tolerance))
+        << key << ": explicit bf16 path " << explicit_error << " from float32";
   }
 }
 
@@ -271,8 +306,8 @@ TEST(FusedAttention, TrainingStepHasTheSameLossAndGradientsFp32) {
 }
 
 TEST(FusedAttention, TrainingStepHasTheSameLossAndGradientsBf16) {
-  expect_same_step("post", bf16_on_cpu(), kBf16Tolerance);
-  expect_same_step("pre", bf16_on_cpu(), kBf16Tolerance);
+  expect_same_step("post", bf16_autocast(), kBf16Tolerance);
+  expect_same_step("pre", bf16_autocast(), kBf16Tolerance);
 }
 
 // Decoding as the search does it: eval mode, the encoder once, the decoder over each growing
@@ -281,6 +316,7 @@ std::vector<torch::Tensor> decode_logits(const std::string& fused,
                                          const AutocastSetting& autocast) {
   Transformer model = build_model(model_config(fused, "post"), kVocab, 3);
   perturb(model);
+  model->to(test_device());
   model->eval();
   torch::NoGradGuard no_grad;
   AutocastScope scope(autocast);
@@ -305,7 +341,7 @@ TEST(FusedAttention, DecodingGivesTheSameLogitsFp32) {
 }
 
 TEST(FusedAttention, DecodingGivesTheSameLogitsBf16) {
-  expect_same_decoding(bf16_on_cpu(), kBf16Tolerance);
+  expect_same_decoding(bf16_autocast(), kBf16Tolerance);
 }
 
 TEST(FusedAttention, BeamAndGreedySearchFindTheSameOutputs) {
@@ -313,6 +349,7 @@ TEST(FusedAttention, BeamAndGreedySearchFindTheSameOutputs) {
   for (const std::string fused : {"off", "auto"}) {
     Transformer model = build_model(model_config(fused, "post"), kVocab, 3);
     perturb(model);
+    model->to(test_device());
     const torch::Tensor src = padded_batch().first;
     SearchOptions options;
     options.beam = 4;

@@ -25,6 +25,7 @@
 #include "core/train/prepared_state.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_device.h"
 
 namespace fathom {
 namespace {
@@ -34,7 +35,7 @@ constexpr int64_t kVocab = 30;
 
 RunConfig small_config(const std::string& init, int N = 3, int M = 3) {
   RunConfig c;
-  c.device = "cpu";
+  c.device = test_device_name();  // FATHOM_TEST_DEVICE
   c.model.d_model = 32;
   c.model.heads = 4;
   c.model.d_ff = 64;

@@ -28,6 +28,7 @@
 #include "core/train/trainer.h"
 #include "db/store.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_device.h"
 
 namespace fathom {
 namespace {
@@ -36,7 +37,7 @@ namespace fs = std::filesystem;
 RunConfig tiny_config() {
   RunConfig c;
   c.name = "tiny";
-  c.device = "cpu";
+  c.device = test_device_name();  // FATHOM_TEST_DEVICE: these tests run on a GPU too
   c.model.d_model = 16;
   c.model.heads = 2;
   c.model.d_ff = 32;
@@ -154,7 +155,7 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
   EXPECT_FALSE(record->diverged_step.has_value());
   EXPECT_GT(record->started_at, 0);
   EXPECT_GE(record->finished_at, record->started_at);
-  EXPECT_EQ(record->device, "cpu");
+  EXPECT_EQ(record->device, test_device().str());
 
   // Logged every 10 updates and at the last one; validated at the same points.
   const std::vector<int64_t> expected_steps = {10, 20, 25};
@@ -771,6 +772,7 @@ TEST_F(TrainerTest, Bf16LossCurveFollowsFp32) {
 // fp16 needs CUDA: on the CPU the run is refused with a config error naming the key, before
 // any training (the store keeps no metrics).
 TEST_F(TrainerTest, Fp16OnTheCpuIsAConfigError) {
+  if (!testing_on_cpu()) GTEST_SKIP() << "on " << test_device() << " fp16 trains (next test)";
   RunConfig config = tiny_config();
   config.train.precision = "fp16";
   const int64_t run = new_run(config);
@@ -781,6 +783,34 @@ TEST_F(TrainerTest, Fp16OnTheCpuIsAConfigError) {
     EXPECT_EQ(e.field(), "train.precision");
   }
   EXPECT_TRUE(store_->metric_series(run, "train_loss").empty());
+}
+
+// fp16 on CUDA: autocast to float16 with the dynamic loss scaler (core/train/loss_scaler.h).
+// float16 keeps 11 significant bits (better than bf16's 8) but a narrow range, which the scaler
+// covers: the curve follows fp32's as bf16's does, and no update is lost to overflow forever
+// (the run finishes with a falling loss).
+TEST_F(TrainerTest, Fp16WithTheLossScalerFollowsFp32OnCuda) {
+  if (testing_on_cpu()) GTEST_SKIP() << "fp16 needs CUDA (FATHOM_TEST_DEVICE=cuda)";
+  RunConfig fp32 = tiny_config();
+  fp32.train.log_every = 5;
+  fp32.train.valid_every = 100;
+  fp32.eval.max_sentences = 1;
+  RunConfig fp16 = fp32;
+  fp16.train.precision = "fp16";
+  const int64_t a = new_run(fp32);
+  const int64_t b = new_run(fp16);
+  ASSERT_EQ(train(fp32, a).status, "finished");
+  ASSERT_EQ(train(fp16, b).status, "finished");
+  const auto loss_a = series(*store_, a, "train_loss");
+  const auto loss_b = series(*store_, b, "train_loss");
+  ASSERT_EQ(loss_a.size(), loss_b.size());
+  bool any_differs = false;
+  for (const auto& [step, value] : loss_a) {
+    EXPECT_NEAR(loss_b.at(step), value, 0.05 * value) << step;
+    any_differs = any_differs || loss_b.at(step) != value;
+  }
+  EXPECT_TRUE(any_differs) << "fp16 gave fp32's numbers: autocast did not run";
+  EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);
 }
 
 // Activation checkpointing changes memory, not results: the same curve (to float rounding of
