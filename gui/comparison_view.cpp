@@ -26,10 +26,18 @@ namespace {
 
 const QString kNoColumns = QStringLiteral("(none)");
 
-// "axis.model.norm" -> "model.norm"
+// "axis.model.norm" -> "model.norm" (the drop-downs show config keys, not tag names)
 std::string strip_axis(const QString& text) {
   const std::string key = text.toStdString();
   return key.rfind("axis.", 0) == 0 ? key.substr(5) : key;
+}
+
+// A header's axis name: the last part of each key, "model.norm+model.init" -> "norm/init".
+QString axis_short_name(const std::string& axis) {
+  QStringList parts;
+  for (const QString& key : QString::fromStdString(axis).split(QLatin1Char('+')))
+    parts << key.section(QLatin1Char('.'), -1);
+  return parts.join(QLatin1Char('/'));
 }
 
 }  // namespace
@@ -52,7 +60,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
                              : experiments::table_to_markdown(*current_);
   });
 
+  // Two rows: what the table is (sweep, rows, columns, metric), then how its cells are made;
+  // one row of all of them needed 1188 px, more than a laptop's window.
   auto* bar = new QHBoxLayout;
+  auto* options_bar = new QHBoxLayout;
   auto add = [bar](const QString& label, QComboBox* box) {
     auto* l = new QLabel(label);
     l->setBuddy(box);
@@ -67,22 +78,24 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   best_->setToolTip(
       QStringLiteral("each run's best value of the metric over its curve (lowest "
                      "loss or perplexity, highest BLEU) instead of its final value"));
-  bar->addWidget(best_);
+  bar->addStretch();
+  options_bar->addWidget(best_);
   best_variant_ = new QCheckBox(QStringLiteral("Best &variant"));
   best_variant_->setToolTip(
       QStringLiteral("where a cell's runs differ in another axis (e.g. the learning rate), show "
                      "the variant with the best mean over its seeds, named in the cell, instead "
                      "of pooling them"));
-  bar->addWidget(best_variant_);
-  bar->addStretch();
+  options_bar->addWidget(best_variant_);
+  options_bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
-  bar->addWidget(export_button);
+  options_bar->addWidget(export_button);
   connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportTable);
   note_ = new QLabel;
   note_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  layout->addLayout(options_bar);
   layout->addWidget(table_, 1);
   layout->addWidget(note_);
 
@@ -147,12 +160,12 @@ void ComparisonView::sweepChanged() {
   std::set<QString> axes, metrics;
   for (const auto& [run, tags] : tags_)
     for (const auto& [key, value] : tags) {
-      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key));
+      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
       // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
       // method of a depth study is several keys, and one of them alone would pool methods.
       if (key == "sweep.axes")
         for (const auto& group : QString::fromStdString(value).split(QLatin1Char(',')))
-          if (group.contains(QLatin1Char('+'))) axes.insert(QStringLiteral("axis.") + group);
+          if (group.contains(QLatin1Char('+'))) axes.insert(group);
     }
   for (const auto& r : runs_)
     for (const auto& [name, value] : r.final_metrics) metrics.insert(QString::fromStdString(name));
@@ -177,7 +190,10 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
   const int s = sweep_->findText(sweep);
   if (s < 0) return false;
   sweep_->setCurrentIndex(s);
-  const int r = rows_->findText(rows), c = cols_->findText(cols.isEmpty() ? kNoColumns : cols),
+  // Axis names with or without the tags' "axis." prefix.
+  const int r = rows_->findText(QString::fromStdString(strip_axis(rows))),
+            c = cols_->findText(cols.isEmpty() ? kNoColumns
+                                               : QString::fromStdString(strip_axis(cols))),
             m = metric_->findText(metric);
   if (r < 0 || c < 0 || m < 0) return false;
   rows_->setCurrentIndex(r);
@@ -230,8 +246,13 @@ void ComparisonView::redraw() {
   table_->setRowCount(static_cast<int>(t.row_labels.size()));
   table_->setColumnCount(static_cast<int>(t.col_labels.size()));
   QStringList row_labels, col_labels;
-  for (const auto& r : t.row_labels) row_labels << QString::fromStdString(r);
-  for (const auto& c : t.col_labels) col_labels << QString::fromStdString(c);
+  // Headers name their axis ("norm = pre", "lr = 0.002"): the values alone leave the reader to
+  // guess which axis runs down and which across.
+  const QString row_axis = axis_short_name(options.rows), col_axis = axis_short_name(options.cols);
+  for (const auto& r : t.row_labels) row_labels << row_axis + " = " + QString::fromStdString(r);
+  for (const auto& c : t.col_labels)
+    col_labels << (options.cols.empty() ? QString::fromStdString(c)
+                                        : col_axis + " = " + QString::fromStdString(c));
   table_->setVerticalHeaderLabels(row_labels);
   table_->setHorizontalHeaderLabels(col_labels);
   table_->setCornerButtonEnabled(false);
@@ -271,7 +292,12 @@ void ComparisonView::exportTable() {
       choose_file_to_save(this, QStringLiteral("Export table"), QString(),
                           QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
   if (path.isEmpty()) return;
-  if (!writeTable(path)) emit error(QStringLiteral("cannot write %1").arg(path));
+  if (!writeTable(path)) {
+    emit error(QStringLiteral("cannot write %1").arg(path));
+    return;
+  }
+  note_->setText(note_->text() + (note_->text().isEmpty() ? "" : "\n") +
+                 QStringLiteral("Table saved to %1").arg(path));
 }
 
 bool ComparisonView::writeTable(const QString& path) const {

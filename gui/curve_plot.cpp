@@ -27,6 +27,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   plot_->setNotAntialiasedElements(QCP::aePlottables | QCP::aeFills);
   readout_ = new QLabel(QStringLiteral(" "));
   readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // A long read-out must not widen the chart (and with it the grid): it is cut at the
+  // chart's edge, the whole text in its tooltip.
+  readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  readout_->setMinimumWidth(0);
+  plot_->installEventFilter(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -254,6 +259,9 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
     style.font_pt = 9;  // a screen, not a two-column paper
     style.title_pt = 10;
     style.font_families.prepend(font().family());
+    style.legend = legend_;  // a hidden legend must not take a row of the plot either
+    base_look_.clear();      // the graphs are new
+    readout_->setText(QStringLiteral(" "));  // it named a point of the old picture
     graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
     signature_ = sig;
     x_end_at_setup_ = x_end;
@@ -306,18 +314,57 @@ void CurvePlot::screenPens() {
   for (const plot::CurveGraphs& g : graphs_)
     for (QCPGraph* graph : {g.raw, g.line}) {
       if (!graph) continue;
-      QPen pen = graph->pen();
+      auto look = base_look_.find(graph);
+      if (look == base_look_.end())
+        look = base_look_.emplace(graph, std::make_pair(graph->pen(), graph->scatterStyle())).first;
+      QPen& pen = look->second.first;
       const bool dash =
           graph == g.line && graph->dataCount() > 1000 && pen.style() != Qt::SolidLine;
       const bool thin = pen.widthF() != 0 && pen.widthF() < 2;
-      if (!dash && !thin) continue;
       if (dash) pen.setStyle(Qt::SolidLine);
       if (thin) pen.setWidth(0);
-      graph->setPen(pen);
     }
+  applyHighlight();
+}
+
+void CurvePlot::setHighlight(const QString& label) {
+  if (label == highlight_) return;
+  highlight_ = label;
+  applyHighlight();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvePlot::applyHighlight() {
+  auto faint = [](QColor c) {
+    c.setAlphaF(c.alphaF() * 0.2);
+    return c;
+  };
+  for (const plot::CurveGraphs& g : graphs_) {
+    const bool others = !highlight_.isEmpty() && g.line && g.line->name() != highlight_;
+    const bool mine = !highlight_.isEmpty() && !others;
+    for (QCPGraph* graph : {g.raw, g.line}) {
+      auto look = graph ? base_look_.find(graph) : base_look_.end();
+      if (look == base_look_.end()) continue;
+      QPen pen = look->second.first;
+      QCPScatterStyle scatter = look->second.second;
+      if (others) {
+        pen.setColor(faint(pen.color()));
+        QPen marker_pen = scatter.pen();
+        marker_pen.setColor(faint(marker_pen.color()));
+        scatter.setPen(marker_pen);
+        if (scatter.brush().style() != Qt::NoBrush)
+          scatter.setBrush(faint(scatter.brush().color()));
+      } else if (mine && graph == g.line) {
+        pen.setWidthF(std::max(3.0, 2 * pen.widthF()));
+      }
+      graph->setPen(pen);
+      graph->setScatterStyle(scatter);
+    }
+  }
 }
 
 void CurvePlot::setLegendVisible(bool visible) {
+  if (visible != legend_) signature_.clear();  // placed (or not) at the next set-up
   legend_ = visible;
   if (plot_->legend) plot_->legend->setVisible(visible && plot_->legend->itemCount() > 0);
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -325,6 +372,7 @@ void CurvePlot::setLegendVisible(bool visible) {
 
 void CurvePlot::resetZoom() {
   user_zoomed_ = false;
+  readout_->setText(QStringLiteral(" "));
   plot_->rescaleAxes();
   plot_->replot();
 }
@@ -361,7 +409,16 @@ QString CurvePlot::groupText(size_t index, double x) const {
   return text;
 }
 
-void CurvePlot::showReadout(QMouseEvent* event) { readout_->setText(readoutAt(event->pos())); }
+void CurvePlot::showReadout(QMouseEvent* event) {
+  const QString text = readoutAt(event->pos());
+  readout_->setText(text);
+  readout_->setToolTip(text.trimmed());
+}
+
+bool CurvePlot::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::Leave) readout_->setText(QStringLiteral(" "));
+  return QWidget::eventFilter(watched, event);
+}
 
 QString CurvePlot::readoutAt(const QPoint& pixel) const {
   if (!plot_->xAxis) return QStringLiteral(" ");

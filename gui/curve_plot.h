@@ -4,9 +4,12 @@
 // needs and a printed figure does not: zoom (wheel), pan (drag), a zoom that survives the
 // next data update, double-click to fit, and a read-out of the point under the mouse.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <qcustomplot.h>
+#include <QPen>
 #include <QWidget>
 
 #include "db/store.h"
@@ -47,6 +50,9 @@ class CurvePlot : public QWidget {
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
+  // Draws the curve named `label` bold and the others faint (the shared legend's hover);
+  // empty: every curve as drawn.
+  void setHighlight(const QString& label);
   QCustomPlot* plot() const { return plot_; }
   int graphCount() const;
   QString readoutText() const;  // what the hover read-out shows now
@@ -56,6 +62,8 @@ class CurvePlot : public QWidget {
 
  private:
   void showReadout(QMouseEvent* event);
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the mouse leaving the chart
+  void applyHighlight();
   // One curve's smoothed and decimated points, extended as points arrive.
   struct Live {
     Live(int buckets, double x0, double width, double smoothing)
@@ -95,6 +103,9 @@ class CurvePlot : public QWidget {
   double x_end_at_setup_ = 0;  // the legend's corner is chosen again when the data outgrow it
   bool user_zoomed_ = false;
   bool legend_ = true;
+  QString highlight_;
+  // Each graph's pen and markers as the screen draws them, before any highlight.
+  std::map<QCPGraph*, std::pair<QPen, QCPScatterStyle>> base_look_;
 };
 
 }  // namespace fathom::gui

@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -14,12 +15,16 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
+#include <QSplitter>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "gui/curve_plot.h"
 #include "gui/metric_poller.h"
+#include "gui/run_state_text.h"
+#include "gui/shared_legend.h"
 #include "gui/store_session.h"
 #include "plot/figure.h"
 #include "plot/run_groups.h"
@@ -37,6 +42,14 @@ bool default_metric(const std::string& name) {
                                                  db::metric::kGradNorm};
   return std::find(names.begin(), names.end(), name) != names.end() ||
          name.find("bleu") != std::string::npos;
+}
+
+// Evaluations (validation and test metrics, BLEU) are a few exact values, not a noisy
+// per-update series: an EMA over 2-3 of them lags far behind the last one, so they are drawn
+// unsmoothed. So is the learning rate (a schedule is not noisy).
+bool unsmoothed_metric(const std::string& name) {
+  return name == db::metric::kLearningRate || name.rfind("valid_", 0) == 0 ||
+         name.rfind("test_", 0) == 0 || name.find("bleu") != std::string::npos;
 }
 
 int metric_rank(const std::string& name) {
@@ -60,15 +73,22 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   smoothing_ = new QSlider(Qt::Horizontal);
   smoothing_->setRange(0, 99);
   smoothing_->setValue(60);
-  smoothing_->setToolTip(QStringLiteral("debiased EMA weight; 0 draws the raw values"));
+  smoothing_->setToolTip(QStringLiteral(
+      "debiased EMA weight; 0 draws the raw values. Validation and test metrics and the learning "
+      "rate are never smoothed"));
+  smoothing_->setMinimumWidth(80);
+  smoothing_->setMaximumWidth(160);
   smoothing_label_ = new QLabel;
   log_y_ = new QCheckBox(QStringLiteral("&Log y"));
-  legend_ = new QCheckBox(QStringLiteral("Le&gend"));
-  legend_->setChecked(true);
+  legend_ = new SharedLegend;
   colour_by_ = new QComboBox;
   colour_by_->setToolTip(QStringLiteral("one colour per run, or per value of a sweep axis"));
   group_by_ = new QComboBox;
-  group_by_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Narrow combo boxes (long entries show in full when opened): the controls fit 1100 px.
+  for (QComboBox* box : {colour_by_, group_by_}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(9);
+  }
   group_by_->setToolTip(QStringLiteral(
       "one curve per group of runs: the members' mean with a band, the member count in the legend, "
       "diverged members marked where they stopped; the mean is drawn where at least half the "
@@ -90,22 +110,29 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
   caption_ = new QLabel;
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(QStringLiteral("Smoothing")));
+  // A tool bar, not a row of widgets: where the window is narrower than every control (a
+  // laptop's 1100 px), the last ones move into its overflow menu instead of squeezing the
+  // smoothing slider or widening the window.
+  auto* controls = new QToolBar;
+  controls->setMovable(false);
+  controls->addWidget(new QLabel(QStringLiteral("Smoothing ")));
   controls->addWidget(smoothing_);
   controls->addWidget(smoothing_label_);
+  controls->addSeparator();
   controls->addWidget(log_y_);
-  controls->addWidget(legend_);
-  controls->addWidget(new QLabel(QStringLiteral("Colour by")));
+  controls->addSeparator();
+  controls->addWidget(new QLabel(QStringLiteral("Colour by ")));
   controls->addWidget(colour_by_);
-  controls->addWidget(new QLabel(QStringLiteral("Group by")));
+  controls->addWidget(new QLabel(QStringLiteral(" Group by ")));
   controls->addWidget(group_by_);
   controls->addWidget(band_);
-  controls->addWidget(new QLabel(QStringLiteral("X")));
+  controls->addWidget(new QLabel(QStringLiteral(" X ")));
   controls->addWidget(x_axis_);
+  controls->addSeparator();
   controls->addWidget(fit);
-  controls->addStretch();
-  controls->addWidget(caption_);
+  auto* top = new QHBoxLayout;
+  top->addWidget(controls, 1);
+  top->addWidget(caption_);
 
   auto* charts = new QWidget;
   grid_ = new QGridLayout(charts);
@@ -113,20 +140,36 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   scroll->setWidget(charts);
   scroll->setWidgetResizable(true);
 
-  auto* body = new QHBoxLayout;
-  auto* side = new QVBoxLayout;
-  side->addWidget(new QLabel(QStringLiteral("Metrics")));
-  side->addWidget(metrics_);
-  body->addLayout(side);
-  body->addWidget(scroll, 1);
+  // Left: the metrics to chart above the one legend of all charts; both can be resized.
+  auto titled = [](const QString& title, QWidget* content) {
+    auto* box = new QWidget;
+    auto* column = new QVBoxLayout(box);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(new QLabel(title));
+    column->addWidget(content, 1);
+    return box;
+  };
+  metrics_->setMaximumWidth(QWIDGETSIZE_MAX);
+  auto* side = new QSplitter(Qt::Vertical);
+  side->addWidget(titled(QStringLiteral("Metrics"), metrics_));
+  side->addWidget(titled(QStringLiteral("Curves"), legend_));
+  side->setStretchFactor(0, 2);
+  side->setStretchFactor(1, 3);
+  auto* body = new QSplitter(Qt::Horizontal);
+  body->addWidget(side);
+  body->addWidget(scroll);
+  body->setStretchFactor(0, 0);
+  body->setStretchFactor(1, 1);
+  body->setSizes({250, 850});
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(controls);
-  layout->addLayout(body, 1);
+  layout->addLayout(top);
+  layout->addWidget(body, 1);
 
   connect(smoothing_, &QSlider::valueChanged, this, [this] { redraw(); });
   connect(log_y_, &QCheckBox::toggled, this, [this] { redraw(); });
-  connect(legend_, &QCheckBox::toggled, this, [this](bool on) {
-    for (auto& [name, chart] : charts_) chart->setLegendVisible(on);
+  connect(legend_, &SharedLegend::visibilityChanged, this, [this] { redraw(); });
+  connect(legend_, &SharedLegend::hoverChanged, this, [this](const QString& label) {
+    for (auto& [name, chart] : charts_) chart->setHighlight(label);
   });
   connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(band_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
@@ -216,6 +259,7 @@ void DashboardView::setSession(StoreSession* session) {
   // The raw location (a URL may hold a password, which path() hides): the poller opens it.
   poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();
+  followed_.clear();
   tags_.clear();
   groups_.clear();
   cache_.clear();
@@ -353,7 +397,8 @@ void DashboardView::rebuildCharts() {
   const int columns = shown.size() > 4 ? 3 : 2;
   for (int i = 0; i < shown.size(); ++i) {
     auto* chart = new CurvePlot;
-    chart->setLegendVisible(legend_->isChecked());
+    chart->setLegendVisible(false);  // the shared legend names the curves
+    chart->setHighlight(legend_->hoveredLabel());
     charts_[metrics[i]] = chart;
     grid_->addWidget(chart, i / columns, i % columns);
   }
@@ -387,10 +432,11 @@ void DashboardView::redraw() {
   int left_out = 0;  // runs with points that cannot go on the x axis (most over the charts)
   size_t groups = 0;
   const bool grouped = !groupBy().isEmpty();
+  std::vector<plot::Curve> group_curves;  // every chart's groups, for the legend (no points)
   for (auto& [metric, chart] : charts_) {
     if (grouped) {
-      plot::CurveFigure shown = groupFigure(metric, &left_out);
-      groups = std::max(groups, shown.curves.size());
+      plot::CurveFigure shown = groupFigure(metric, &left_out, &group_curves);
+      groups = std::max(groups, group_curves.size());
       chart->setFigure(std::move(shown), /*rewritten=*/true);
       continue;
     }
@@ -413,14 +459,64 @@ void DashboardView::redraw() {
                    .arg(grouping().x == plot::XAxis::Tokens ? QStringLiteral("target_tokens curve")
                                                             : QStringLiteral("start time"));
   caption_->setText(caption);
+  refreshLegend(group_curves);
+}
+
+int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) const {
+  if (colour_by_->currentIndex() <= 0) return static_cast<int>(run.id % 1000000);
+  const std::string key = colour_by_->currentText().toStdString();
+  std::set<std::string> values;  // the shown runs' values of the axis, in order
+  std::string mine;
+  for (const auto& r : runs_) {
+    auto tags = tags_.find(r.id);
+    if (tags == tags_.end()) continue;
+    auto tag = tags->second.find(key);
+    if (tag == tags->second.end()) continue;
+    values.insert(tag->second);
+    if (r.id == run.id) mine = tag->second;
+  }
+  if (mine.empty()) return static_cast<int>(run.id % 1000000);
+  if (colour_value) *colour_value = mine;
+  return static_cast<int>(std::distance(values.begin(), values.find(mine)));
+}
+
+std::string DashboardView::curveLabel(const db::RunRecord& run) const {
+  std::string value;
+  styleOf(run, &value);
+  const std::string label = plot::run_short_name(run);
+  if (value.empty()) return label;
+  return colour_by_->currentText().toStdString().substr(5) + "=" + value + "  " + label;
+}
+
+void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) {
+  std::vector<SharedLegend::Entry> entries;
+  if (!groupBy().isEmpty()) {
+    for (const plot::Curve& c : group_curves) {
+      QString members;
+      for (const auto& m : c.members)
+        members += (members.isEmpty() ? "" : ", ") + QString::fromStdString(m);
+      entries.push_back({QString::fromStdString(c.label), c.style, QString(), members});
+    }
+  } else {
+    const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    for (const auto& run : runs_) {
+      // What is worth a line of its own: a run training (progress, ETA) or one that stopped
+      // short (diverged, failed, ...); a finished run needs none.
+      const QString state = run_state_text(run, now);
+      entries.push_back(
+          {QString::fromStdString(curveLabel(run)), styleOf(run),
+           run.status == db::status::kFinished && !run.diverged_step ? QString() : state,
+           QString::fromStdString(run.name) + "\n" + state});
+    }
+  }
+  legend_->setEntries(entries);
 }
 
 plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   const plot::XAxis x = grouping().x;
   plot::CurveFigure figure;
   figure.title = metric;
-  figure.smoothing =
-      metric == db::metric::kLearningRate ? 0 : smoothing();  // a schedule is not noisy
+  figure.smoothing = unsmoothed_metric(metric) ? 0 : smoothing();
   figure.y.label = metric;
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
   figure.x.label = plot::x_axis_label(x);
@@ -428,7 +524,8 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   return figure;
 }
 
-plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* left_out) {
+plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* left_out,
+                                             std::vector<plot::Curve>* legend) {
   const GroupingChoice choice = grouping();
   auto& groups = groups_[metric];
   if (!groups || !groups->builtFor(runs_, choice, metric) || !groups->update(runs_)) {
@@ -437,7 +534,21 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* lef
   }
   plot::CurveFigure figure = frame(metric);
   figure.band = plot::band_name(choice.band);
-  figure.curves = groups->curves();
+  // A group's style is its place among the groups (their order is fixed by their keys), so
+  // hiding one leaves the others' colours alone.
+  std::vector<plot::Curve> all = groups->curves();
+  for (size_t i = 0; i < all.size(); ++i) {
+    all[i].style = static_cast<int>(i);
+    const bool listed = std::any_of(legend->begin(), legend->end(),
+                                    [&](const plot::Curve& c) { return c.label == all[i].label; });
+    if (!listed) {
+      plot::Curve entry;  // the legend needs the label, style and members only
+      entry.label = all[i].label, entry.style = all[i].style, entry.members = all[i].members;
+      legend->push_back(std::move(entry));
+    }
+    if (!legend_->isHidden(QString::fromStdString(all[i].label)))
+      figure.curves.push_back(std::move(all[i]));
+  }
   *left_out = std::max(*left_out, groups->leftOut());
   return figure;
 }
@@ -445,8 +556,6 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* lef
 plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
                                         std::vector<const std::vector<db::MetricPoint>*>* series,
                                         std::vector<plot::RunX>* xs, int* left_out) const {
-  const std::string colour_key =
-      colour_by_->currentIndex() > 0 ? colour_by_->currentText().toStdString() : "";
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
   int unplaced = 0;
@@ -459,7 +568,9 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
       continue;
     }
     plot::Curve curve;
-    curve.label = plot::run_short_name(run);
+    curve.label = curveLabel(run);
+    if (legend_->isHidden(QString::fromStdString(curve.label))) continue;
+    curve.style = styleOf(run);
     curve.metric = metric;
     if (with_points)
       for (const auto& p : points) {
@@ -469,15 +580,6 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     if (series) series->push_back(&points);
     if (xs) xs->push_back(place);
     if (run.diverged_step) curve.diverged_step = place.at_step(points, *run.diverged_step);
-    if (!colour_key.empty()) {
-      auto tags = tags_.find(run.id);
-      auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
-                                     : tags->second.find(colour_key);
-      if (tags != tags_.end() && tag != tags->second.end()) {
-        curve.colour_key = tag->second;
-        curve.label = colour_key.substr(5) + "=" + tag->second + "  " + curve.label;
-      }
-    }
     figure.curves.push_back(std::move(curve));
   }
   if (left_out) *left_out = std::max(*left_out, unplaced);
@@ -487,10 +589,24 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
 void DashboardView::showRuns(const std::vector<db::RunRecord>& all,
                              const std::vector<db::RunRecord>& selected) {
   if (!selected.empty()) return setRuns(selected);
-  std::vector<db::RunRecord> running;
+  // Follow what trains now and keep what was followed (a run that finishes stays, so the
+  // charts do not go blank or change between runs); before anything ran, the latest sweep.
   for (const auto& r : all)
-    if (r.status == db::status::kRunning) running.push_back(r);
-  setRuns(running);
+    if (r.status == db::status::kRunning) followed_.insert(r.id);
+  std::vector<db::RunRecord> shown;
+  for (const auto& r : all)
+    if (followed_.count(r.id)) shown.push_back(r);
+  if (shown.empty()) {
+    const db::RunRecord* latest = nullptr;
+    for (const auto& r : all)
+      if (!latest || r.created_at > latest->created_at ||
+          (r.created_at == latest->created_at && r.id > latest->id))
+        latest = &r;
+    for (const auto& r : all)
+      if (latest && (latest->sweep.empty() ? r.id == latest->id : r.sweep == latest->sweep))
+        shown.push_back(r);
+  }
+  setRuns(shown);
 }
 
 void DashboardView::saveSettings(QSettings& settings) const {

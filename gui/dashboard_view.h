@@ -18,6 +18,7 @@
 #include "plot/figure.h"
 
 class QCheckBox;
+class QSplitter;
 class QComboBox;
 class QGridLayout;
 class QLabel;
@@ -27,6 +28,7 @@ class QSlider;
 namespace fathom::gui {
 
 class CurvePlot;
+class SharedLegend;
 class MetricPoller;
 struct StoreSession;
 
@@ -35,8 +37,10 @@ class DashboardView : public QWidget, public WorkbenchView {
  public:
   explicit DashboardView(QWidget* parent = nullptr);
 
-  // WorkbenchView: the selected runs, or else the ones training now (live curves with no
-  // clicks); smoothing kept across sessions; a second screenshot with seed groups.
+  // WorkbenchView: the selected runs; with none selected, the runs that train now and every
+  // run shown that way before (a run that finishes stays), or else the latest sweep's runs --
+  // live curves with no clicks that never vanish between runs; smoothing kept across
+  // sessions; a second screenshot with seed groups.
   void setStore(StoreSession* session, const QString&) override { setSession(session); }
   void showRuns(const std::vector<db::RunRecord>& all,
                 const std::vector<db::RunRecord>& selected) override;
@@ -60,6 +64,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   const MetricCache& cache() const { return cache_; }
   QStringList shownMetrics() const;
   CurvePlot* chart(const QString& metric) const;
+  SharedLegend* legend() const { return legend_; }
 
   double smoothing() const;
   void setSmoothing(double weight);
@@ -93,8 +98,17 @@ class DashboardView : public QWidget, public WorkbenchView {
                            std::vector<plot::RunX>* x = nullptr, int* left_out = nullptr) const;
   // The grouped figure of a chart, its groups brought up to date (built again when needed);
   // left_out: the runs it could not place on the x axis.
-  plot::CurveFigure groupFigure(const std::string& metric, int* left_out);
+  // The grouped figure of `metric`, without the groups the legend hides; adds groups not yet in
+  // `legend` to it.
+  plot::CurveFigure groupFigure(const std::string& metric, int* left_out,
+                                std::vector<plot::Curve>* legend);
   plot::CurveFigure frame(const std::string& metric) const;  // title, axes, smoothing
+  // The shared legend's entries for what the charts show now (runs, or the charts' groups).
+  void refreshLegend(const std::vector<plot::Curve>& group_curves);
+  // A run's curve style: its id, or (coloured by an axis) the index of its value among the
+  // shown runs' values, so a run keeps its look in every chart and across sessions.
+  int styleOf(const db::RunRecord& run, std::string* colour_value = nullptr) const;
+  std::string curveLabel(const db::RunRecord& run) const;
   GroupingChoice grouping() const;
   void trackCurves();  // the cache follows the shown runs, metrics and (tokens axis) target_tokens
 
@@ -103,6 +117,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   MetricCache cache_;
   MetricPoller* poller_;
+  std::set<int64_t> followed_;          // with nothing selected: runs shown while running, kept
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
   std::map<std::string, std::unique_ptr<DashboardGroups>> groups_;  // per chart, when grouped
@@ -111,7 +126,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   QSlider* smoothing_;
   QLabel* smoothing_label_;
   QCheckBox* log_y_;
-  QCheckBox* legend_;
+  SharedLegend* legend_;  // the one legend of every chart (gui/shared_legend.h)
   QComboBox* colour_by_;
   QComboBox* group_by_;
   QComboBox* band_;

@@ -7,16 +7,39 @@ namespace fathom::gui {
 RunsFilter::RunsFilter(QObject* parent) : QSortFilterProxyModel(parent) {
   setSortRole(RunsModel::SortRole);
   setDynamicSortFilter(true);  // polled status changes re-sort and re-filter
+  connect(this, &QAbstractItemModel::rowsInserted, this, &RunsFilter::filterStatusChanged);
+  connect(this, &QAbstractItemModel::rowsRemoved, this, &RunsFilter::filterStatusChanged);
+  connect(this, &QAbstractItemModel::modelReset, this, &RunsFilter::filterStatusChanged);
+  connect(this, &QAbstractItemModel::layoutChanged, this, &RunsFilter::filterStatusChanged);
 }
 
 void RunsFilter::setSweep(std::optional<QString> sweep) {
   sweep_ = std::move(sweep);
   invalidateFilter();
+  emit filterStatusChanged();
 }
 
 void RunsFilter::setText(const QString& text) {
   text_ = text.trimmed();
+  try {
+    query_ = experiments::RunQuery::parse(text_.toStdString());
+    error_.clear();
+  } catch (const experiments::RunQueryError& e) {
+    error_ = QString::fromStdString(e.what());
+  }
   invalidateFilter();
+  emit filterStatusChanged();
+}
+
+experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
+  auto config = configs_.find(run.id);
+  if (config == configs_.end())
+    config = configs_
+                 .emplace(run.id, nlohmann::json::parse(run.config_json, nullptr,
+                                                        /*allow_exceptions=*/false))
+                 .first;
+  static const nlohmann::json kNone = nlohmann::json::object();
+  return experiments::fields_of(run, config->second.is_discarded() ? kNone : config->second);
 }
 
 bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
@@ -24,10 +47,23 @@ bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
   const db::RunRecord* run = model ? model->runAt(row) : nullptr;
   if (!run) return true;
   if (sweep_ && QString::fromStdString(run->sweep) != *sweep_) return false;
-  if (text_.isEmpty()) return true;
-  for (const std::string* field : {&run->name, &run->status, &run->sweep})
-    if (QString::fromStdString(*field).contains(text_, Qt::CaseInsensitive)) return true;
-  return false;
+  return query_.empty() || query_.matches(fieldsOf(*run));
+}
+
+QString RunsFilter::statusText() const {
+  if (!error_.isEmpty()) return QStringLiteral("filter: ") + error_;
+  const auto* model = qobject_cast<const RunsModel*>(sourceModel());
+  if (query_.empty() || rowCount() > 0 || !model || model->runs().empty()) return QString();
+  QStringList missing;  // fields no run has: the likeliest reason nothing matches
+  for (const std::string& field : query_.fields()) {
+    bool found = false;
+    for (const auto& run : model->runs()) found = found || fieldsOf(run)(field).has_value();
+    if (!found) missing << QString::fromStdString(field);
+  }
+  QString text = QStringLiteral("no run matches \"%1\"").arg(text_);
+  if (!missing.isEmpty())
+    text += QStringLiteral(" (no run has %1)").arg(missing.join(QStringLiteral(", ")));
+  return text;
 }
 
 }  // namespace fathom::gui

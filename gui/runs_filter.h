@@ -1,9 +1,14 @@
 #pragma once
 // Sorting and filtering of the runs table: by sweep (one sweep, single runs only, or all) and
-// by text (matched against name, status and sweep, case-insensitively).
+// by an expression of the filter language (experiments/run_query.h): "norm=pre and
+// valid_ppl<3", or a bare word matched against name, status and sweep as before.
+#include <map>
 #include <optional>
 
 #include <QSortFilterProxyModel>
+#include <nlohmann/json.hpp>
+
+#include "experiments/run_query.h"
 
 namespace fathom::gui {
 
@@ -14,14 +19,29 @@ class RunsFilter : public QSortFilterProxyModel {
 
   // nullopt: every run; "": runs outside any sweep; else that sweep's runs.
   void setSweep(std::optional<QString> sweep);
+  // A malformed expression keeps the last good one in force (the table does not jump while a
+  // word is half typed) and is reported by error() and filterStatusChanged().
   void setText(const QString& text);
+  // Why the text does not parse ("" when it does), with its column.
+  QString error() const { return error_; }
+  // What to tell the user about the filter now: the parse error, or where nothing matches
+  // "no run matches: ... (no run has test_bleu)"; "" when rows are shown.
+  QString statusText() const;
+
+ signals:
+  void filterStatusChanged();
 
  protected:
   bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
 
  private:
+  experiments::RunFields fieldsOf(const db::RunRecord& run) const;
+
   std::optional<QString> sweep_;
   QString text_;
+  experiments::RunQuery query_;
+  QString error_;
+  mutable std::map<int64_t, nlohmann::json> configs_;  // parsed once per run (never changes)
 };
 
 }  // namespace fathom::gui

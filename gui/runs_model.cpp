@@ -1,5 +1,7 @@
 #include "gui/runs_model.h"
 
+#include "gui/number_text.h"
+
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "experiments/launcher.h"
@@ -213,7 +215,7 @@ QVariant RunsModel::metricCell(const db::RunRecord& run, const MetricColumn& col
     value = it->second;
   }
   if (for_sort) return std::isnan(value) ? QVariant() : QVariant(value);
-  return std::isnan(value) ? QStringLiteral("NaN") : QString::number(value, 'g', 5) + suffix;
+  return number_text(value) + suffix;
 }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {

@@ -58,8 +58,21 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   sweep_->setMinimumContentsLength(24);
   sweep_->addItem(kAllSweeps);
   text_ = new QLineEdit;
-  text_->setPlaceholderText(QStringLiteral("filter by name, status or sweep (Ctrl+F)"));
+  text_->setPlaceholderText(
+      QStringLiteral("filter: norm=pre and valid_ppl<3, or a word of the name (Ctrl+F)"));
+  text_->setToolTip(QStringLiteral(
+      "FIELD OP VALUE with OP = != < <= > >= ~ (contains), joined by and, or, not and "
+      "parentheses. Fields: id, name, sweep, status, host, updates, diverged_step, any final "
+      "metric (valid_ppl, test_bleu), any config key (model.norm, or norm alone). A bare word "
+      "matches name, status or sweep. Escape clears."));
   text_->setClearButtonEnabled(true);
+  auto* clear = new QAction(text_);  // Escape in the filter clears it
+  clear->setShortcut(QKeySequence(Qt::Key_Escape));
+  clear->setShortcutContext(Qt::WidgetShortcut);
+  connect(clear, &QAction::triggered, text_, &QLineEdit::clear);
+  text_->addAction(clear);
+  filter_note_ = new QLabel;
+  filter_note_->setVisible(false);
 
   auto action = [this](const QString& text, const QKeySequence& key, const QString& tip,
                        void (RunsView::*slot)()) {
@@ -113,6 +126,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   }
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  layout->addWidget(filter_note_);
   layout->addWidget(table_, 1);
 
   connect(sweep_, &QComboBox::currentIndexChanged, this, [this] {
@@ -121,6 +135,14 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
                                       : std::optional<QString>(s == kNoSweep ? QString() : s));
   });
   connect(text_, &QLineEdit::textChanged, filter_, &RunsFilter::setText);
+  connect(filter_, &RunsFilter::filterStatusChanged, this, [this] {
+    const QString note = filter_->statusText();
+    filter_note_->setText(note);
+    filter_note_->setVisible(!note.isEmpty());
+    // A red frame while the expression does not parse (the table keeps the last good one).
+    text_->setStyleSheet(filter_->error().isEmpty() ? QString()
+                                                    : QStringLiteral("border: 1px solid #c62828"));
+  });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     updateActions();
     emit selectionChanged();

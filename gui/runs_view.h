@@ -13,6 +13,7 @@
 
 class QAction;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QTableView;
 
@@ -51,6 +52,8 @@ class RunsView : public QWidget, public WorkbenchView {
   RunsModel* model() const { return model_; }
   RunsFilter* filter() const { return filter_; }
   QTableView* table() const { return table_; }
+  QLineEdit* filterEdit() const { return text_; }
+  QLabel* filterNote() const { return filter_note_; }
   // Actions with shortcuts, for the window's menus.
   QList<QAction*> runActions() const;
   QAction* focusFilterAction() const { return focus_filter_; }
@@ -81,6 +84,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table_;
   QComboBox* sweep_;
   QLineEdit* text_;
+  QLabel* filter_note_;  // the filter's parse error, or "no run matches ..."
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once

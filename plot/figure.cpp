@@ -76,6 +76,7 @@ json to_json_of(const CurveFigure& f) {
                 {"value", numbers(c.value)},
                 {"colour_key", c.colour_key}};
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
+    if (c.style >= 0) one["style"] = c.style;
     if (!c.members.empty()) {
       json ends = json::array();
       for (const auto& e : c.ends) ends.push_back({{"x", e.x}, {"y", e.y}, {"member", e.member}});
@@ -273,6 +274,11 @@ CurveFigure curves_from(const Reader& r, const json& j) {
     c.value = r.numbers(curves[i], "value", path);
     c.diverged_step = r.opt_number(curves[i], "diverged_step", path);
     c.colour_key = r.str(curves[i], "colour_key", path);
+    if (const auto style = r.opt_number(curves[i], "style", path)) {
+      if (*style < 0 || *style != std::floor(*style) || *style > 1e9)
+        r.fail(path + "style", "expected a whole number >= 0");
+      c.style = static_cast<int>(*style);
+    }
     if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
     if (curves[i].contains("members")) {
       c.members = r.strings(curves[i], "members", path);

@@ -72,6 +72,9 @@ struct Curve {
   std::vector<double> step, value;  // x and y; `step` holds whatever the x axis is
   std::optional<double> diverged_step;  // set: a marker where the run diverged (x units)
   std::string colour_key;               // curves with the same key share a style; empty: own
+  // >= 0: this curve's style (colour, marker, dash) by index, wherever it stands in the figure,
+  // so a run keeps its look across charts, views and sessions (the dashboard passes its id).
+  int style = -1;
   // A group's curve only: the band around the mean (empty: none), the members present at each
   // point, every member's label, diverged members' last points, and whether the mean ends
   // because fewer than half the members are left (a hollow marker at its last point).

@@ -97,7 +97,9 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
     const Curve& c = f.curves[index];
     const PreparedCurve* ready = prepared ? &(*prepared)[index] : nullptr;
     CurveGraphs& drawn = graphs.emplace_back();
-    const int group = c.colour_key.empty() ? next_group++ : group_of[c.colour_key];
+    const int group = c.style >= 0           ? c.style
+                      : c.colour_key.empty() ? next_group++
+                                             : group_of[c.colour_key];
     const int dash = many_metrics ? metric_of[c.metric] : group;
     std::vector<double> raw, shown;
     if (!ready) shown = raw = finite_or_nan(c.value);
@@ -192,7 +194,10 @@ std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, c
   }
   plot.xAxis->setLabel(detail::qstr(x_label));
   plot.yAxis->setLabel(detail::qstr(y_label));
-  detail::finish_legend(plot);
+  if (style.legend)
+    detail::finish_legend(plot);
+  else if (plot.legend)
+    plot.legend->setVisible(false);  // left in its inset: it takes no room from the plot
   return graphs;
 }
 

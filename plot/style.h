@@ -17,6 +17,7 @@ struct Style {
   double line_width_pt = 1.0;     // data lines; fits and grids are thinner
   double marker_pt = 4;           // marker size
   int decimation_buckets = 2000;  // long curves are decimated to at most ~4x this many points
+  bool legend = true;             // false: entries kept (named graphs), never shown or placed
   QStringList font_families{"Times New Roman", "Times", "Nimbus Roman", "Liberation Serif",
                             "DejaVu Serif"};
 };

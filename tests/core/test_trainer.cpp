@@ -134,6 +134,33 @@ class TrainerTest : public ::testing::Test {
   fathom::testing::TempDir scratch_;  // removed when the test ends
   const fs::path& dir_ = scratch_.path();
   std::unique_ptr<db::Store> store_;
+
+  // Trains tiny_config() in fp32 and in `precision` (log every 5 updates) and checks that the
+  // loss curve follows fp32's within 5 % at every log point, differs from it (autocast ran),
+  // and falls by more than 20 % (see the two tests that call it for why these bounds).
+  void expect_curve_follows_fp32(const std::string& precision) {
+    RunConfig fp32 = tiny_config();
+    fp32.train.log_every = 5;
+    fp32.train.valid_every = 100;
+    fp32.eval.max_sentences = 1;
+    RunConfig reduced = fp32;
+    reduced.train.precision = precision;
+    const int64_t a = new_run(fp32);
+    const int64_t b = new_run(reduced);
+    ASSERT_EQ(train(fp32, a).status, "finished");
+    ASSERT_EQ(train(reduced, b).status, "finished");
+    const auto loss_a = series(*store_, a, "train_loss");
+    const auto loss_b = series(*store_, b, "train_loss");
+    ASSERT_EQ(loss_a.size(), loss_b.size());
+    bool any_differs = false;
+    for (const auto& [step, value] : loss_a) {
+      EXPECT_NEAR(loss_b.at(step), value, 0.05 * value) << step;
+      any_differs = any_differs || loss_b.at(step) != value;
+    }
+    EXPECT_TRUE(any_differs) << precision << " gave fp32's numbers: autocast did not run";
+    EXPECT_LT(loss_a.rbegin()->second, 0.8 * loss_a.begin()->second);  // falls by > 20 %
+    EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);
+  }
 };
 
 // A short run completes and leaves everything the rest of the workbench reads: the status,
@@ -745,29 +772,7 @@ TEST_F(TrainerTest, DivergenceBetweenLogPointsIsPinnedToItsUpdate) {
 // of a 40-update run). 5% at every logged point leaves room for that drift and is far
 // tighter than the curve's own fall (checked: > 20%), so a broken cast (a wrong scale, a
 // model that stops learning) fails.
-TEST_F(TrainerTest, Bf16LossCurveFollowsFp32) {
-  RunConfig fp32 = tiny_config();
-  fp32.train.log_every = 5;
-  fp32.train.valid_every = 100;
-  fp32.eval.max_sentences = 1;
-  RunConfig bf16 = fp32;
-  bf16.train.precision = "bf16";
-  const int64_t a = new_run(fp32);
-  const int64_t b = new_run(bf16);
-  ASSERT_EQ(train(fp32, a).status, "finished");
-  ASSERT_EQ(train(bf16, b).status, "finished");
-  const auto loss_a = series(*store_, a, "train_loss");
-  const auto loss_b = series(*store_, b, "train_loss");
-  ASSERT_EQ(loss_a.size(), loss_b.size());
-  bool any_differs = false;
-  for (const auto& [step, value] : loss_a) {
-    EXPECT_NEAR(loss_b.at(step), value, 0.05 * value) << step;
-    any_differs = any_differs || loss_b.at(step) != value;
-  }
-  EXPECT_TRUE(any_differs) << "bf16 gave fp32's numbers: autocast did not run";
-  EXPECT_LT(loss_a.rbegin()->second, 0.8 * loss_a.begin()->second);  // the curve falls by >20%
-  EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);
-}
+TEST_F(TrainerTest, Bf16LossCurveFollowsFp32) { expect_curve_follows_fp32("bf16"); }
 
 // fp16 needs CUDA: on the CPU the run is refused with a config error naming the key, before
 // any training (the store keeps no metrics).
@@ -791,26 +796,7 @@ TEST_F(TrainerTest, Fp16OnTheCpuIsAConfigError) {
 // (the run finishes with a falling loss).
 TEST_F(TrainerTest, Fp16WithTheLossScalerFollowsFp32OnCuda) {
   if (testing_on_cpu()) GTEST_SKIP() << "fp16 needs CUDA (FATHOM_TEST_DEVICE=cuda)";
-  RunConfig fp32 = tiny_config();
-  fp32.train.log_every = 5;
-  fp32.train.valid_every = 100;
-  fp32.eval.max_sentences = 1;
-  RunConfig fp16 = fp32;
-  fp16.train.precision = "fp16";
-  const int64_t a = new_run(fp32);
-  const int64_t b = new_run(fp16);
-  ASSERT_EQ(train(fp32, a).status, "finished");
-  ASSERT_EQ(train(fp16, b).status, "finished");
-  const auto loss_a = series(*store_, a, "train_loss");
-  const auto loss_b = series(*store_, b, "train_loss");
-  ASSERT_EQ(loss_a.size(), loss_b.size());
-  bool any_differs = false;
-  for (const auto& [step, value] : loss_a) {
-    EXPECT_NEAR(loss_b.at(step), value, 0.05 * value) << step;
-    any_differs = any_differs || loss_b.at(step) != value;
-  }
-  EXPECT_TRUE(any_differs) << "fp16 gave fp32's numbers: autocast did not run";
-  EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);
+  expect_curve_follows_fp32("fp16");
 }
 
 // Activation checkpointing changes memory, not results: the same curve (to float rounding of

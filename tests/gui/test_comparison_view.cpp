@@ -58,6 +58,11 @@ class ComparisonViewTest : public QObject {
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 2);
     QCOMPARE(t->columnCount(), 2);
+    // Headers say which axis runs down and which across; the drop-downs show config keys.
+    QVERIFY2(t->verticalHeaderItem(0)->text().startsWith(QStringLiteral("encoder_layers = ")),
+             qPrintable(t->verticalHeaderItem(0)->text()));
+    QVERIFY2(t->horizontalHeaderItem(0)->text().startsWith(QStringLiteral("norm = ")),
+             qPrintable(t->horizontalHeaderItem(0)->text()));
     // Sample std of 20 and 22; cells rest on different numbers of runs, so each says its n.
     QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41 (n=2)"));
     QCOMPARE(t->item(1, 0)->text(), QStringLiteral("diverged@42"));
@@ -118,7 +123,8 @@ class ComparisonViewTest : public QObject {
     QVERIFY(view.choose("z", "axis.model.norm+model.init", "", "valid_ppl"));
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 2);
-    QCOMPARE(t->verticalHeaderItem(0)->text(), QStringLiteral("post / xavier"));
+    // The header names its axis, each key by its last part.
+    QCOMPARE(t->verticalHeaderItem(0)->text(), QStringLiteral("norm/init = post / xavier"));
     // Pooled: mean and sample std of 3.0, 3.2, 2.0, 2.4.
     QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("2.65 \u00b1 0.55"));
     view.bestVariant()->setChecked(true);

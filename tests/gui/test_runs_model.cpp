@@ -3,11 +3,14 @@
 // resetting the table.
 #include <cmath>
 
+#include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "db/store.h"
+#include "gui/number_text.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
@@ -139,6 +142,54 @@ class RunsModelTest : public QObject {
     QCOMPARE(filter.rowCount(), 1);
     QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(),
              static_cast<qlonglong>(b_));
+    // The filter language (experiments/run_query.h): config keys by their last part, final
+    // metrics, and the note when nothing matches or the text does not parse.
+    filter.setText("encoder_layers>=6 and status!=diverged");
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.data(filter.index(0, 0), RunsModel::RunIdRole).toLongLong(),
+             static_cast<qlonglong>(a_));
+    filter.setText("valid_ppl<10");
+    QCOMPARE(filter.rowCount(), 1);
+    QVERIFY(filter.statusText().isEmpty());
+    filter.setText("test_bleu>5");
+    QCOMPARE(filter.rowCount(), 0);
+    QCOMPARE(filter.statusText(),
+             QStringLiteral("no run matches \"test_bleu>5\" (no run has test_bleu)"));
+    filter.setText("valid_ppl<");  // half typed: the last good filter stays in force
+    QCOMPARE(filter.rowCount(), 0);
+    QVERIFY2(filter.statusText().contains("expected a value after '<' (column 11)"),
+             qPrintable(filter.statusText()));
+    filter.setText("");
+    QCOMPARE(filter.rowCount(), 3);
+  }
+
+  // Escape in the filter clears it; a filter that matches nothing says so above the table.
+  void escapeClearsTheFilterAndNoMatchIsSaid() {
+    fathom::gui::RunsView view;
+    auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
+    view.model()->setRuns(store.list_runs());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.filterEdit()->setFocus();
+    QTest::keyClicks(view.filterEdit(), "test_bleu>5");
+    QCOMPARE(view.filter()->rowCount(), 0);
+    QVERIFY(!view.filterNote()->isHidden());
+    QVERIFY(view.filterNote()->text().contains("no run has test_bleu"));
+    QTest::keyClick(view.filterEdit(), Qt::Key_Escape);
+    QVERIFY(view.filterEdit()->text().isEmpty());
+    QCOMPARE(view.filter()->rowCount(), 3);
+    QVERIFY(view.filterNote()->isHidden());
+  }
+
+  // Numbers as a table shows them: whole numbers in full, others to four digits.
+  void numbersInTheTable() {
+    QCOMPARE(fathom::gui::number_text(235780), QStringLiteral("235,780"));
+    QCOMPARE(fathom::gui::number_text(2.0189), QStringLiteral("2.019"));
+    QCOMPARE(fathom::gui::number_text(0.85016), QStringLiteral("0.8502"));
+    QCOMPARE(fathom::gui::number_text(7.5), QStringLiteral("7.5"));
+    QCOMPARE(fathom::gui::number_text(12345.6), QStringLiteral("12346"));
+    QCOMPARE(fathom::gui::number_text(1.5e-5), QStringLiteral("1.5e-05"));
+    QCOMPARE(fathom::gui::number_text(std::nan("")), QStringLiteral("NaN"));
   }
 
   // "Best": beside valid_ppl, each run's lowest point over training and its update -- 7 @200

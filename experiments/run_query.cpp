@@ -1,0 +1,320 @@
+#include "experiments/run_query.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+namespace fathom::experiments {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+std::optional<double> as_number(const std::string& word) {
+  if (word.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(word.c_str(), &end);
+  if (end != word.c_str() + word.size() || std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+std::string number_word(double v) {
+  std::ostringstream out;
+  out.precision(12);
+  out << v;
+  return out.str();
+}
+
+QueryValue number_value(double v) { return QueryValue{v, number_word(v)}; }
+
+// --- tokens ------------------------------------------------------------------------------
+
+enum class Kind { Word, Quoted, Op, Open, Close, End };
+struct Token {
+  Kind kind;
+  std::string text;
+  int column;  // from 1
+};
+
+bool operator_char(char c) { return c == '=' || c == '!' || c == '<' || c == '>' || c == '~'; }
+
+std::vector<Token> tokens_of(const std::string& text) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    const int column = static_cast<int>(i) + 1;
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '(' || c == ')') {
+      out.push_back({c == '(' ? Kind::Open : Kind::Close, std::string(1, c), column});
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      const size_t close = text.find(c, i + 1);
+      if (close == std::string::npos) throw RunQueryError("the quote is never closed", column);
+      out.push_back({Kind::Quoted, text.substr(i + 1, close - i - 1), column});
+      i = close + 1;
+    } else if (operator_char(c)) {
+      std::string op(1, c);  // = == != < <= > >= ~
+      if (i + 1 < text.size() && text[i + 1] == '=' && c != '~') op += '=';
+      if (op == "!") throw RunQueryError("'!' must be '!='", column);
+      i += op.size();
+      out.push_back({Kind::Op, op == "==" ? "=" : op, column});
+    } else {
+      size_t end = i;
+      while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+             !operator_char(text[end]) && text[end] != '(' && text[end] != ')' &&
+             text[end] != '"' && text[end] != '\'')
+        ++end;
+      out.push_back({Kind::Word, text.substr(i, end - i), column});
+      i = end;
+    }
+  }
+  out.push_back({Kind::End, "", static_cast<int>(text.size()) + 1});
+  return out;
+}
+
+bool keyword(const Token& t, const char* word) {
+  return t.kind == Kind::Word && lower(t.text) == word;
+}
+
+}  // namespace
+
+// --- the expression -----------------------------------------------------------------------
+
+struct RunQuery::Node {
+  enum class Kind { And, Or, Not, Compare, Text } kind;
+  std::vector<std::shared_ptr<const Node>> children;
+  std::string field, op;
+  QueryValue value;  // Compare: the right side; Text: the word
+
+  bool eval(const RunFields& run) const {
+    switch (kind) {
+      case Kind::And:
+        return std::all_of(children.begin(), children.end(),
+                           [&](const auto& c) { return c->eval(run); });
+      case Kind::Or:
+        return std::any_of(children.begin(), children.end(),
+                           [&](const auto& c) { return c->eval(run); });
+      case Kind::Not:
+        return !children[0]->eval(run);
+      case Kind::Text:
+        for (const char* f : {"name", "status", "sweep"})
+          if (const auto v = run(f); v && contains(v->text, value.text)) return true;
+        return false;
+      case Kind::Compare:
+        return compare(run);
+    }
+    return false;
+  }
+
+  bool compare(const RunFields& run) const {
+    const std::optional<QueryValue> have = run(field);
+    if (!have) return false;
+    if (op == "~") return contains(have->text, value.text);
+    if (have->number && value.number) {
+      const double a = *have->number, b = *value.number;
+      if (std::isnan(a)) return false;
+      const bool equal = a == b || std::fabs(a - b) <= 1e-12 * std::max(std::fabs(a), std::fabs(b));
+      if (op == "=") return equal;
+      if (op == "!=") return !equal;
+      if (op == "<") return a < b && !equal;
+      if (op == "<=") return a < b || equal;
+      if (op == ">") return a > b && !equal;
+      return a > b || equal;  // >=
+    }
+    if (op == "=") return lower(have->text) == lower(value.text);
+    if (op == "!=") return lower(have->text) != lower(value.text);
+    return false;  // an order between a number and a word, or two words: no match
+  }
+};
+
+namespace {
+
+using Node = RunQuery::Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+class Parser {
+ public:
+  Parser(std::vector<Token> tokens, std::vector<std::string>* fields)
+      : tokens_(std::move(tokens)), fields_(fields) {}
+
+  NodePtr parse() {
+    if (peek().kind == Kind::End) return nullptr;
+    NodePtr root = disjunction();
+    if (peek().kind == Kind::Close) throw RunQueryError("')' without its '('", peek().column);
+    if (peek().kind != Kind::End)
+      throw RunQueryError("unexpected '" + peek().text + "'", peek().column);
+    return root;
+  }
+
+ private:
+  const Token& peek() const { return tokens_[pos_]; }
+  Token take() { return tokens_[pos_++]; }
+
+  bool starts_operand(const Token& t) const {
+    return t.kind == Kind::Quoted || t.kind == Kind::Open ||
+           (t.kind == Kind::Word && !keyword(t, "and") && !keyword(t, "or"));
+  }
+
+  NodePtr disjunction() {
+    std::vector<NodePtr> parts{conjunction()};
+    while (keyword(peek(), "or")) {
+      take();
+      parts.push_back(conjunction());
+    }
+    return join(Node::Kind::Or, std::move(parts));
+  }
+
+  NodePtr conjunction() {
+    std::vector<NodePtr> parts{negation()};
+    for (;;) {
+      if (keyword(peek(), "and")) {
+        take();
+        parts.push_back(negation());
+      } else if (starts_operand(peek())) {  // words side by side: and
+        parts.push_back(negation());
+      } else {
+        break;
+      }
+    }
+    return join(Node::Kind::And, std::move(parts));
+  }
+
+  NodePtr negation() {
+    if (keyword(peek(), "not")) {
+      take();
+      auto node = std::make_shared<Node>();
+      node->kind = Node::Kind::Not;
+      node->children.push_back(negation());
+      return node;
+    }
+    return operand();
+  }
+
+  NodePtr operand() {
+    const Token t = take();
+    if (t.kind == Kind::Open) {
+      NodePtr inside = disjunction();
+      if (peek().kind != Kind::Close) throw RunQueryError("'(' is never closed", t.column);
+      take();
+      return inside;
+    }
+    if (t.kind == Kind::End)
+      throw RunQueryError("the expression ends where a term should be", t.column);
+    if (t.kind != Kind::Word && t.kind != Kind::Quoted)
+      throw RunQueryError("expected a field or a word, found '" + t.text + "'", t.column);
+    if (keyword(t, "and") || keyword(t, "or"))
+      throw RunQueryError("'" + t.text + "' needs a term before it", t.column);
+    auto node = std::make_shared<Node>();
+    if (peek().kind != Kind::Op) {  // a bare word
+      node->kind = Node::Kind::Text;
+      node->value.text = t.text;
+      return node;
+    }
+    if (t.kind == Kind::Quoted)
+      throw RunQueryError("a field name is a word, not a quoted text", t.column);
+    const Token op = take();
+    const Token value = take();
+    if (value.kind != Kind::Word && value.kind != Kind::Quoted)
+      throw RunQueryError("expected a value after '" + op.text + "'", value.column);
+    node->kind = Node::Kind::Compare;
+    node->field = t.text;
+    node->op = op.text;
+    node->value.text = value.text;
+    if (value.kind == Kind::Word) node->value.number = as_number(value.text);
+    if ((op.text == "<" || op.text == "<=" || op.text == ">" || op.text == ">=") &&
+        !node->value.number)
+      throw RunQueryError("'" + op.text + "' needs a number, got '" + value.text + "'",
+                          value.column);
+    if (std::find(fields_->begin(), fields_->end(), t.text) == fields_->end())
+      fields_->push_back(t.text);
+    return node;
+  }
+
+  static NodePtr join(Node::Kind kind, std::vector<NodePtr> parts) {
+    if (parts.size() == 1) return parts[0];
+    auto node = std::make_shared<Node>();
+    node->kind = kind;
+    node->children = std::move(parts);
+    return node;
+  }
+
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  std::vector<std::string>* fields_;
+};
+
+// Every leaf of a config: its dotted path and value (null leaves left out).
+void flatten(const nlohmann::json& j, const std::string& path,
+             std::map<std::string, QueryValue>* out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items())
+      flatten(value, path.empty() ? key : path + "." + key, out);
+  } else if (j.is_number()) {
+    (*out)[path] = number_value(j.get<double>());
+  } else if (j.is_string()) {
+    (*out)[path] = QueryValue{std::nullopt, j.get<std::string>()};
+  } else if (j.is_boolean()) {
+    (*out)[path] = QueryValue{std::nullopt, j.get<bool>() ? "true" : "false"};
+  } else if (j.is_array()) {
+    (*out)[path] = QueryValue{std::nullopt, j.dump()};
+  }
+}
+
+}  // namespace
+
+RunQuery RunQuery::parse(const std::string& text) {
+  RunQuery query;
+  query.root_ = Parser(tokens_of(text), &query.fields_).parse();
+  return query;
+}
+
+bool RunQuery::matches(const RunFields& run) const { return !root_ || root_->eval(run); }
+
+RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config) {
+  auto leaves = std::make_shared<std::map<std::string, QueryValue>>();
+  flatten(config, "", leaves.get());
+  // Last part -> the one path ending in it; "" where several do (ambiguous: write it in full).
+  auto short_names = std::make_shared<std::map<std::string, std::string>>();
+  for (const auto& [path, value] : *leaves) {
+    const std::string last =
+        path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+    auto [it, fresh] = short_names->emplace(last, path);
+    if (!fresh) it->second.clear();
+  }
+  return [run, leaves, short_names](const std::string& name) -> std::optional<QueryValue> {
+    const std::string field = lower(name);  // STATUS = status; metrics and keys are lower case
+    if (field == "id") return number_value(static_cast<double>(run.id));
+    if (field == "updates") return number_value(static_cast<double>(run.updates));
+    if (field == "diverged_step")
+      return run.diverged_step
+                 ? std::optional(number_value(static_cast<double>(*run.diverged_step)))
+                 : std::nullopt;
+    for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"name", &run.name},
+                                     {"sweep", &run.sweep},
+                                     {"status", &run.status},
+                                     {"host", &run.host},
+                                     {"device", &run.device}})
+      if (field == name) return QueryValue{std::nullopt, *text};
+    if (auto metric = run.final_metrics.find(field); metric != run.final_metrics.end())
+      return std::isnan(metric->second) ? std::nullopt
+                                        : std::optional(number_value(metric->second));
+    if (auto leaf = leaves->find(field); leaf != leaves->end()) return leaf->second;
+    if (auto alias = short_names->find(field);
+        alias != short_names->end() && !alias->second.empty())
+      return leaves->at(alias->second);
+    return std::nullopt;
+  };
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,69 @@
+#pragma once
+// A filter expression over runs (the desktop app's runs table, issue 36):
+//
+//   norm=pre and valid_ppl<3 and status=finished
+//   (lr>=0.001 or name~deep) and not status=diverged
+//   post                      (a bare word: name, status or sweep contains it)
+//
+// A comparison is FIELD OP VALUE with OP one of = != < <= > >= ~ (contains). FIELD is, in
+// this order: a run's own field (id, name, sweep, status, host, device, updates,
+// diverged_step), a final metric (valid_ppl, test_bleu, ...), or a config key -- dotted
+// (model.norm) or by its last part alone where that is unambiguous (norm, lr, seed). Words
+// and numbers compare as numbers when both sides are numbers, else as text (= and != ignore
+// case). A run without the field fails every comparison on it. `and` binds tighter than
+// `or`; words side by side mean `and`. Keywords are case-insensitive. Values with spaces or
+// operators go in quotes ("a b").
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "db/records.h"
+
+namespace fathom::experiments {
+
+// A malformed expression: what is wrong and where (column, from 1).
+class RunQueryError : public std::runtime_error {
+ public:
+  RunQueryError(const std::string& what, int column)
+      : std::runtime_error(what + " (column " + std::to_string(column) + ")"), column_(column) {}
+  int column() const { return column_; }
+
+ private:
+  int column_;
+};
+
+// A field's value for one run: a number, or text.
+struct QueryValue {
+  std::optional<double> number;
+  std::string text;
+};
+
+// What a query asks of one run; nullopt: the run has no such field.
+using RunFields = std::function<std::optional<QueryValue>(const std::string& field)>;
+
+// A run's fields as the expression language names them. `config` is the run's parsed
+// config_json (parse it once per run; it never changes).
+RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config);
+
+class RunQuery {
+ public:
+  // Throws RunQueryError. An empty or blank text matches every run.
+  static RunQuery parse(const std::string& text);
+  bool matches(const RunFields& run) const;
+  // The fields its comparisons name, in order of appearance (for "no run has test_bleu").
+  const std::vector<std::string>& fields() const { return fields_; }
+  bool empty() const { return !root_; }
+
+  struct Node;  // the parsed expression (run_query.cpp)
+
+ private:
+  std::shared_ptr<const Node> root_;
+  std::vector<std::string> fields_;
+};
+
+}  // namespace fathom::experiments

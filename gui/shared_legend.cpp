@@ -1,0 +1,103 @@
+#include "gui/shared_legend.h"
+
+#include <qcustomplot.h>
+
+#include <QPixmap>
+
+#include "plot/style.h"
+
+namespace fathom::gui {
+namespace {
+
+// The entry's icon: a short stretch of the curve's line with its marker in the middle, as
+// the charts draw it (plot/style.h), so an entry is found by its look.
+QIcon curve_icon(int style_index, int height) {
+  const int width = 2 * height;
+  QPixmap pixmap(width * 2, height * 2);  // drawn at 2x, shown scaled: crisp on any screen
+  pixmap.setDevicePixelRatio(2);
+  pixmap.fill(Qt::transparent);
+  QCPPainter painter(&pixmap);
+  painter.setRenderHint(QPainter::Antialiasing);
+  plot::Style style;
+  style.line_width_pt = 1.3;
+  QPen pen = plot::series_pen(style_index, style_index, style);
+  pen.setCapStyle(Qt::FlatCap);
+  painter.setPen(pen);
+  painter.drawLine(QPointF(1, height / 2.0), QPointF(width - 1, height / 2.0));
+  plot::series_scatter(style_index, style_index, style)
+      .drawShape(&painter, width / 2.0, height / 2.0);
+  return QIcon(pixmap);
+}
+
+}  // namespace
+
+SharedLegend::SharedLegend(QWidget* parent) : QListWidget(parent) {
+  setMouseTracking(true);
+  setTextElideMode(Qt::ElideRight);
+  setSelectionMode(QAbstractItemView::NoSelection);
+  setToolTip(QStringLiteral("tick to show a curve in every chart; hover to highlight it"));
+  connect(this, &QListWidget::itemEntered, this,
+          [this](QListWidgetItem* item) { setHovered(item->data(Qt::UserRole).toString()); });
+  connect(this, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+    if (filling_) return;
+    const QString label = item->data(Qt::UserRole).toString();
+    if (item->checkState() == Qt::Checked)
+      hidden_.erase(label);
+    else
+      hidden_.insert(label);
+    emit visibilityChanged();
+  });
+}
+
+void SharedLegend::setEntries(const std::vector<Entry>& entries) {
+  filling_ = true;
+  const int icon_height = fontMetrics().height();
+  setIconSize(QSize(2 * icon_height, icon_height));
+  // Rebuilt only when the entries changed: a poll that changes nothing leaves the list (and
+  // the user's scroll position and hover) alone.
+  bool same = count() == static_cast<int>(entries.size());
+  for (int i = 0; same && i < count(); ++i) {
+    const QListWidgetItem* it = item(i);
+    same = it->data(Qt::UserRole).toString() == entries[i].label &&
+           it->data(Qt::UserRole + 1).toInt() == entries[i].style &&
+           it->data(Qt::UserRole + 2).toString() == entries[i].status;
+  }
+  if (!same) {
+    clear();
+    for (const Entry& e : entries) {
+      auto* it =
+          new QListWidgetItem(curve_icon(e.style, icon_height),
+                              e.status.isEmpty() ? e.label : e.label + "\n" + e.status, this);
+      it->setData(Qt::UserRole, e.label);
+      it->setData(Qt::UserRole + 1, e.style);
+      it->setData(Qt::UserRole + 2, e.status);
+      it->setToolTip(e.label + (e.status.isEmpty() ? QString() : "\n" + e.status) +
+                     (e.detail.isEmpty() ? QString() : "\n" + e.detail));
+      it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+      it->setCheckState(isHidden(e.label) ? Qt::Unchecked : Qt::Checked);
+    }
+  }
+  filling_ = false;
+}
+
+void SharedLegend::setHidden(const QString& label, bool hidden) {
+  for (int i = 0; i < count(); ++i)
+    if (item(i)->data(Qt::UserRole).toString() == label) {
+      item(i)->setCheckState(hidden ? Qt::Unchecked : Qt::Checked);  // emits through itemChanged
+      return;
+    }
+  if (hidden ? hidden_.insert(label).second : hidden_.erase(label) > 0) emit visibilityChanged();
+}
+
+void SharedLegend::leaveEvent(QEvent* event) {
+  setHovered(QString());
+  QListWidget::leaveEvent(event);
+}
+
+void SharedLegend::setHovered(const QString& label) {
+  if (label == hovered_) return;
+  hovered_ = label;
+  emit hoverChanged(label);
+}
+
+}  // namespace fathom::gui

@@ -1,0 +1,132 @@
+// The runs table's filter language (experiments/run_query.h), against runs whose answers are
+// known by construction: which runs each expression keeps, how a field is found (own field,
+// final metric, dotted config key, its last part), and the error of each malformed text.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "experiments/run_query.h"
+
+namespace fathom::experiments {
+namespace {
+
+struct Run {
+  db::RunRecord record;
+  nlohmann::json config;
+};
+
+// Four runs of a depth sweep: norm x lr, one diverged, one without test_bleu.
+std::vector<Run> runs() {
+  std::vector<Run> out;
+  auto add = [&](int64_t id, const std::string& norm, double lr, const std::string& status,
+                 double valid_ppl, std::optional<double> bleu) {
+    Run r;
+    r.record.id = id;
+    r.record.name = "depth/norm=" + norm + ",lr=" + std::to_string(lr);
+    r.record.sweep = "depth";
+    r.record.status = status;
+    r.record.updates = 100 * id;
+    r.record.final_metrics["valid_ppl"] = valid_ppl;
+    if (bleu) r.record.final_metrics["test_bleu"] = *bleu;
+    if (status == "diverged") r.record.diverged_step = 42;
+    r.config = {{"model", {{"norm", norm}, {"dropout", 0.1}}},
+                {"train", {{"lr", lr}, {"dropout", 0.0}, {"seed", 1}}}};
+    out.push_back(r);
+  };
+  add(1, "pre", 0.001, "finished", 2.5, 30.0);
+  add(2, "post", 0.001, "finished", 3.5, 28.0);
+  add(3, "pre", 0.002, "finished", 2.9, std::nullopt);
+  add(4, "post", 0.002, "diverged", 1e9, 0.0);
+  return out;
+}
+
+// The ids of the runs `text` keeps.
+std::vector<int64_t> kept(const std::string& text) {
+  const RunQuery query = RunQuery::parse(text);
+  std::vector<int64_t> ids;
+  for (const Run& r : runs())
+    if (query.matches(fields_of(r.record, r.config))) ids.push_back(r.record.id);
+  return ids;
+}
+
+using Ids = std::vector<int64_t>;
+
+TEST(RunQuery, TheIssuesExampleAndItsParts) {
+  EXPECT_EQ(kept("norm=pre and valid_ppl<3 and status=finished"), (Ids{1, 3}));
+  EXPECT_EQ(kept("norm=pre"), (Ids{1, 3}));
+  EXPECT_EQ(kept("valid_ppl<3"), (Ids{1, 3}));
+  EXPECT_EQ(kept("valid_ppl <= 2.9"), (Ids{1, 3}));  // 2.9 equals 2.9
+  EXPECT_EQ(kept("valid_ppl>3"), (Ids{2, 4}));
+  EXPECT_EQ(kept("STATUS = Finished"), (Ids{1, 2, 3}));  // keywords and = ignore case
+  EXPECT_EQ(kept(""), (Ids{1, 2, 3, 4}));
+  EXPECT_EQ(kept("   "), (Ids{1, 2, 3, 4}));
+}
+
+TEST(RunQuery, OrNotParenthesesAndWordsSideBySide) {
+  EXPECT_EQ(kept("norm=post or lr=0.002"), (Ids{2, 3, 4}));
+  // and binds tighter: post or (pre and lr=0.002)
+  EXPECT_EQ(kept("norm=post or norm=pre and lr=0.002"), (Ids{2, 3, 4}));
+  EXPECT_EQ(kept("(norm=post or norm=pre) and lr=0.002"), (Ids{3, 4}));
+  EXPECT_EQ(kept("not status=diverged and norm=post"), (Ids{2}));
+  EXPECT_EQ(kept("norm=post lr=0.001"), (Ids{2}));  // side by side: and
+  EXPECT_EQ(kept("norm!=post"), (Ids{1, 3}));
+}
+
+TEST(RunQuery, BareWordsSearchNameStatusAndSweep) {
+  EXPECT_EQ(kept("post"), (Ids{2, 4}));          // in the name
+  EXPECT_EQ(kept("diverged"), (Ids{4}));         // the status
+  EXPECT_EQ(kept("DEPTH"), (Ids{1, 2, 3, 4}));   // the sweep, any case
+  EXPECT_EQ(kept("\"norm=pre\""), (Ids{1, 3}));  // quoted: a word, though it holds '='
+  EXPECT_EQ(kept("name~\"lr=0.002\""), (Ids{3, 4}));  // a value holding '=' is quoted
+}
+
+TEST(RunQuery, FieldsComeFromTheRunItsMetricsAndItsConfig) {
+  EXPECT_EQ(kept("id>=3"), (Ids{3, 4}));
+  EXPECT_EQ(kept("updates=200"), (Ids{2}));
+  EXPECT_EQ(kept("diverged_step=42"), (Ids{4}));
+  EXPECT_EQ(kept("model.norm=pre"), (Ids{1, 3}));  // dotted config key
+  EXPECT_EQ(kept("train.lr>0.0015"), (Ids{3, 4}));
+  EXPECT_EQ(kept("seed=1"), (Ids{1, 2, 3, 4}));  // the last part alone where unique
+  // dropout is model.dropout and train.dropout: ambiguous, so no run has it...
+  EXPECT_EQ(kept("dropout=0.1"), Ids{});
+  EXPECT_EQ(kept("model.dropout=0.1"), (Ids{1, 2, 3, 4}));  // ...written in full it is found
+  // A run without the field fails every comparison on it: run 3 has no test_bleu.
+  EXPECT_EQ(kept("test_bleu>=0"), (Ids{1, 2, 4}));
+  EXPECT_EQ(kept("test_bleu!=0"), (Ids{1, 2}));
+  EXPECT_EQ(RunQuery::parse("norm=pre and test_bleu>5 or x~y").fields(),
+            (std::vector<std::string>{"norm", "test_bleu", "x"}));
+}
+
+// Each malformed text: the reason and its column.
+TEST(RunQuery, MalformedExpressionsSayWhatAndWhere) {
+  struct Case {
+    std::string text, words;
+    int column;
+  };
+  const std::vector<Case> cases = {
+      {"valid_ppl<", "expected a value after '<'", 11},
+      {"valid_ppl<abc", "'<' needs a number, got 'abc'", 11},
+      {"(norm=pre", "'(' is never closed", 1},
+      {"norm=pre)", "')' without its '('", 9},
+      {"norm=pre and", "the expression ends where a term should be", 13},
+      {"or norm=pre", "'or' needs a term before it", 1},
+      {"norm=\"pre", "the quote is never closed", 6},
+      {"norm ! pre", "'!' must be '!='", 6},
+      {"\"norm\"=pre", "a field name is a word, not a quoted text", 1},
+      {"= pre", "expected a field or a word, found '='", 1},
+  };
+  for (const Case& c : cases) {
+    try {
+      RunQuery::parse(c.text);
+      ADD_FAILURE() << c.text << ": parsed";
+    } catch (const RunQueryError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.words), std::string::npos)
+          << c.text << ": " << e.what();
+      EXPECT_EQ(e.column(), c.column) << c.text << ": " << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fathom::experiments

@@ -1,0 +1,232 @@
+// Issue 36.3-36.7: the dashboard's one shared legend, the hover read-out that keeps the
+// layout, unsmoothed evaluation metrics, and a dashboard that keeps the runs it followed.
+//  - each chart draws no legend of its own; the shared legend lists every run with the look
+//    the charts give it, and a run keeps that look (its id's style) whichever runs are shown;
+//  - unticking a run removes its curve from every chart; hovering it draws it bold and the
+//    others faint;
+//  - valid_ppl is drawn through its points (an EMA of 3 values lagged far behind the last);
+//  - with nothing selected, a run that finishes stays on the dashboard, and a store with no
+//    running run shows the latest sweep instead of nothing;
+//  - the legend says what a running run is doing: progress and an ETA from its rate so far.
+#include <qcustomplot.h>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/curve_plot.h"
+#include "gui/dashboard_view.h"
+#include "gui/run_state_text.h"
+#include "gui/shared_legend.h"
+#include "gui/store_session.h"
+#include "plot/style.h"
+
+using fathom::db::MetricRow;
+using fathom::db::NewRun;
+using fathom::db::Store;
+using namespace fathom::gui;
+
+namespace {
+
+QCPGraph* graph_named(QCustomPlot* plot, const QString& name) {
+  for (int i = 0; i < plot->graphCount(); ++i)
+    if (plot->graph(i)->name() == name) return plot->graph(i);
+  return nullptr;
+}
+
+QStringList legend_labels(const SharedLegend& legend) {
+  QStringList out;
+  for (int i = 0; i < legend.count(); ++i) out << legend.item(i)->data(Qt::UserRole).toString();
+  return out;
+}
+
+}  // namespace
+
+class SharedLegendTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+  std::vector<int64_t> ids_;
+
+ private slots:
+  void initTestCase() {
+    db_ = dir_.filePath("legend.db");
+    auto store = Store::open(db_.toStdString());
+    for (const char* lr : {"0.001", "0.002", "0.004"}) {
+      NewRun r;
+      r.name = std::string("s/lr=") + lr;
+      r.sweep = "s";
+      const int64_t id = store.create_run(r);
+      ids_.push_back(id);
+      std::vector<MetricRow> rows;
+      for (int s = 10; s <= 200; s += 10) rows.emplace_back(s, "train_loss", 5.0 - s / 100.0, 0.0);
+      // Three validations falling steeply: 20, 15, 10.9 (the issue's sparse metric).
+      rows.emplace_back(50, "valid_ppl", 20.0, 0.0);
+      rows.emplace_back(100, "valid_ppl", 15.0, 0.0);
+      rows.emplace_back(150, "valid_ppl", 10.9, 0.0);
+      store.write_metrics(id, rows);
+      store.finish_run(id, "finished");
+    }
+  }
+
+  void oneLegendHidesAndHighlightsInEveryChart() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(1000, 700);
+    view.setSmoothing(0.6);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QCustomPlot* loss = view.chart("train_loss")->plot();
+    QCustomPlot* valid = view.chart("valid_ppl")->plot();
+    QTRY_VERIFY(graph_named(loss, "#3 lr=0.004") && graph_named(valid, "#3 lr=0.004"));
+    QVERIFY(!loss->legend->visible());  // no legend over the data
+
+    SharedLegend* legend = view.legend();
+    QCOMPARE(legend->count(), 3);
+    const QStringList labels = legend_labels(*legend);
+    QVERIFY2(labels.contains("#2 lr=0.002"), qPrintable(labels.join(", ")));
+    // A run's look is its id's style, the same as the chart draws.
+    QCOMPARE(graph_named(loss, "#2 lr=0.002")->pen().color(), fathom::plot::series_colour(2));
+
+    // Untick run 2: gone from both charts, the others stay with their colours.
+    QSignalSpy changed(legend, &SharedLegend::visibilityChanged);
+    legend->setHidden("#2 lr=0.002", true);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(graph_named(loss, "#2 lr=0.002") == nullptr);
+    QVERIFY(graph_named(valid, "#2 lr=0.002") == nullptr);
+    QCOMPARE(graph_named(loss, "#3 lr=0.004")->pen().color(), fathom::plot::series_colour(3));
+    legend->setHidden("#2 lr=0.002", false);
+    QVERIFY(graph_named(loss, "#2 lr=0.002") != nullptr);
+
+    // Hover run 1's entry: bold in every chart, the others faint.
+    const QPoint entry =
+        legend->visualItemRect(legend->item(labels.indexOf("#1 lr=0.001"))).center();
+    QTest::mouseMove(legend->viewport(), entry);
+    QListWidgetItem* item = legend->itemAt(entry);
+    emit legend->itemEntered(item);  // offscreen platforms send no enter events for a move
+    QCOMPARE(legend->hoveredLabel(), QStringLiteral("#1 lr=0.001"));
+    for (QCustomPlot* plot : {loss, valid}) {
+      const QPen mine = graph_named(plot, "#1 lr=0.001")->pen();
+      const QPen other = graph_named(plot, "#3 lr=0.004")->pen();
+      QVERIFY2(mine.widthF() >= 3, qPrintable(QString::number(mine.widthF())));
+      QCOMPARE(mine.color().alpha(), 255);
+      QVERIFY(other.color().alpha() < 100);
+    }
+    QEvent leave(QEvent::Leave);
+    QCoreApplication::sendEvent(legend, &leave);
+    QVERIFY(graph_named(loss, "#3 lr=0.004")->pen().color().alpha() == 255);
+  }
+
+  void evaluationMetricsAreDrawnThroughTheirPoints() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSmoothing(0.6);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QCustomPlot* valid = view.chart("valid_ppl")->plot();
+    QTRY_VERIFY(graph_named(valid, "#1 lr=0.001"));
+    const auto data = graph_named(valid, "#1 lr=0.001")->data();
+    QCOMPARE(data->size(), 3);
+    QCOMPARE((data->constEnd() - 1)->value, 10.9);  // not the EMA's ~13
+    // The training loss is still smoothed: its last drawn value is above the last raw one
+    // (a falling curve's EMA lags).
+    QCustomPlot* loss = view.chart("train_loss")->plot();
+    const auto smoothed = graph_named(loss, "#1 lr=0.001")->data();
+    QVERIFY((smoothed->constEnd() - 1)->value > 5.0 - 200 / 100.0 + 0.01);
+  }
+
+  void theReadoutKeepsTheChartsWidthAndGoesWhenTheMouseLeaves() {
+    CurvePlot chart;
+    chart.resize(300, 250);
+    fathom::plot::CurveFigure f;
+    fathom::plot::Curve c;
+    c.label = std::string(300, 'x');  // a read-out far wider than the chart
+    c.step = {1, 2, 3};
+    c.value = {1, 2, 3};
+    f.curves.push_back(c);
+    chart.setFigure(f);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QCustomPlot* plot = chart.plot();
+    plot->replot();
+    const QPointF at(plot->xAxis->coordToPixel(2), plot->yAxis->coordToPixel(2));
+    QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QCoreApplication::sendEvent(plot, &move);
+    QVERIFY(chart.readoutText().contains("xxx"));
+    QCOMPARE(chart.width(), 300);
+    QVERIFY(chart.minimumSizeHint().width() < 400);
+    QEvent leave(QEvent::Leave);
+    QCoreApplication::sendEvent(plot, &leave);
+    QVERIFY(chart.readoutText().isEmpty());
+  }
+
+  void followedRunsStayAndTheLatestSweepShowsWhenNothingRuns() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("follow.db");
+    auto store = Store::open(db.toStdString());
+    auto make = [&](const std::string& name, const std::string& sweep) {
+      NewRun r;
+      r.name = name;
+      r.sweep = sweep;
+      const int64_t id = store.create_run(r);
+      store.write_metrics(id, {{10, "train_loss", 3.0, 0.0}});
+      return id;
+    };
+    const int64_t old_a = make("old/a", "old"), old_b = make("old/b", "old");
+    store.finish_run(old_a, "finished");
+    store.finish_run(old_b, "finished");
+    const int64_t new_a = make("new/a", "new"), new_b = make("new/b", "new");
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSession(session.get());
+    auto shown = [&] {
+      QStringList out;
+      for (const auto& label : legend_labels(*view.legend())) out << label.section(' ', 0, 0);
+      return out;
+    };
+    // Nothing running, nothing followed: the latest sweep ("new", both queued).
+    view.showRuns(session->store.list_runs(), {});
+    const QString a = QStringLiteral("#%1").arg(new_a), b = QStringLiteral("#%1").arg(new_b);
+    QCOMPARE(shown(), (QStringList{a, b}));
+    // new/a trains: followed alone; when it finishes it stays; new/b starts: both.
+    store.mark_running(new_a, "host", "cpu");
+    view.showRuns(session->store.list_runs(), {});
+    QCOMPARE(shown(), QStringList{a});
+    store.finish_run(new_a, "finished");
+    view.showRuns(session->store.list_runs(), {});
+    QCOMPARE(shown(), QStringList{a});
+    store.mark_running(new_b, "host", "cpu");
+    view.showRuns(session->store.list_runs(), {});
+    QCOMPARE(shown(), (QStringList{a, b}));
+  }
+
+  void theStateOfARunInWords() {
+    fathom::db::RunRecord run;
+    run.status = "running";
+    run.config_json = R"({"train":{"max_updates":300}})";
+    run.updates = 120;
+    run.started_at = 1000;
+    // 120 updates in 240 s: 2 s each; 180 left: 360 s.
+    QCOMPARE(run_state_text(run, 1240), QStringLiteral("running 120/300 (40%), ETA 6:00"));
+    run.config_json = "{}";
+    QCOMPARE(run_state_text(run, 1240), QStringLiteral("running, update 120"));
+    run.status = "finished";
+    QCOMPARE(run_state_text(run, 1240), QStringLiteral("finished"));
+    run.status = "diverged";
+    run.diverged_step = 40;
+    QCOMPARE(run_state_text(run, 1240), QStringLiteral("diverged at 40"));
+    QCOMPARE(duration_text(3723), QStringLiteral("1:02:03"));
+    QCOMPARE(duration_text(42), QStringLiteral("0:42"));
+  }
+};
+
+QTEST_MAIN(SharedLegendTest)
+#include "test_shared_legend.moc"
