@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <qcustomplot.h>
+#include <QAction>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -48,6 +49,9 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
 
   add_export_menu(plot_);
+  enlarge_ = new QAction(QStringLiteral("E&nlarge"), plot_);
+  connect(enlarge_, &QAction::triggered, this, &CurvePlot::enlargeToggled);
+  plot_->addAction(enlarge_);
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
     plot::CurveFigure shown = full_figure_ ? full_figure_() : figure_;
     if (shown.curves.empty()) return std::nullopt;
@@ -325,6 +329,11 @@ void CurvePlot::screenPens() {
       if (thin) pen.setWidth(0);
     }
   applyHighlight();
+}
+
+void CurvePlot::setEnlarged(bool enlarged) {
+  enlarged_ = enlarged;
+  enlarge_->setText(enlarged ? QStringLiteral("&Back to all charts") : QStringLiteral("E&nlarge"));
 }
 
 void CurvePlot::setHighlight(const QString& label) {

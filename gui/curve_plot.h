@@ -20,6 +20,7 @@
 #include "plot/smoothing.h"
 
 class QCustomPlot;
+class QAction;
 class QLabel;
 class QMouseEvent;
 
@@ -53,6 +54,15 @@ class CurvePlot : public QWidget {
   // Draws the curve named `label` bold and the others faint (the shared legend's hover);
   // empty: every curve as drawn.
   void setHighlight(const QString& label);
+  // Its context menu's "Enlarge" ("Back to all charts" once enlarged) asks the dashboard to
+  // let this chart fill the area; the dashboard says which it is with setEnlarged.
+  void setEnlarged(bool enlarged);
+  bool enlarged() const { return enlarged_; }
+
+ signals:
+  void enlargeToggled();
+
+ public:
   QCustomPlot* plot() const { return plot_; }
   int graphCount() const;
   QString readoutText() const;  // what the hover read-out shows now
@@ -104,6 +114,8 @@ class CurvePlot : public QWidget {
   bool user_zoomed_ = false;
   bool legend_ = true;
   QString highlight_;
+  bool enlarged_ = false;
+  QAction* enlarge_ = nullptr;
   // Each graph's pen and markers as the screen draws them, before any highlight.
   std::map<QCPGraph*, std::pair<QPen, QCPScatterStyle>> base_look_;
 };

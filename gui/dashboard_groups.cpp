@@ -45,6 +45,7 @@ DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db:
   for (const auto& r : runs) {
     auto it = tags.find(r.id);
     all_tags.push_back(it == tags.end() ? plot::Tags{} : it->second);
+    all_tags.back()[plot::kSweepTag] = r.sweep.empty() ? "(none)" : r.sweep;
   }
   const std::vector<std::string> keys = plot::expand_group_keys(choice.keys, all_tags);
   std::map<std::string, size_t> index;

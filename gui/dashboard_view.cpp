@@ -397,13 +397,26 @@ void DashboardView::rebuildCharts() {
   const int columns = shown.size() > 4 ? 3 : 2;
   for (int i = 0; i < shown.size(); ++i) {
     auto* chart = new CurvePlot;
+    const std::string name = metrics[i];
+    connect(chart, &CurvePlot::enlargeToggled, this,
+            [this, name] { enlarge(enlarged_ == name ? std::string() : name); });
     chart->setLegendVisible(false);  // the shared legend names the curves
     chart->setHighlight(legend_->hoveredLabel());
     charts_[metrics[i]] = chart;
     grid_->addWidget(chart, i / columns, i % columns);
   }
+  if (!charts_.count(enlarged_)) enlarged_.clear();
+  enlarge(enlarged_);
   poll();
   redraw();
+}
+
+void DashboardView::enlarge(const std::string& metric) {
+  enlarged_ = metric;
+  for (auto& [name, chart] : charts_) {
+    chart->setVisible(metric.empty() || name == metric);
+    chart->setEnlarged(name == metric);
+  }
 }
 
 void DashboardView::poll() {

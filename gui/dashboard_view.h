@@ -65,6 +65,10 @@ class DashboardView : public QWidget, public WorkbenchView {
   QStringList shownMetrics() const;
   CurvePlot* chart(const QString& metric) const;
   SharedLegend* legend() const { return legend_; }
+  // Lets the chart of `metric` fill the charts' area ("" : every chart again); a chart's
+  // context menu asks for it.
+  void enlarge(const std::string& metric);
+  const std::string& enlargedChart() const { return enlarged_; }
 
   double smoothing() const;
   void setSmoothing(double weight);
@@ -117,7 +121,9 @@ class DashboardView : public QWidget, public WorkbenchView {
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   MetricCache cache_;
   MetricPoller* poller_;
-  std::set<int64_t> followed_;          // with nothing selected: runs shown while running, kept
+  std::set<int64_t> followed_;
+  std::string enlarged_;  // the chart filling the area, "" for none          // with nothing
+                          // selected: runs shown while running, kept
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
   std::map<std::string, std::unique_ptr<DashboardGroups>> groups_;  // per chart, when grouped

@@ -73,6 +73,8 @@ void add_export_menu(QWidget* target) {
                      QMenu menu(target);
                      menu.addAction(QStringLiteral("&Export..."),
                                     [target] { export_with_dialog(target, target->window()); });
+                     // The target's own actions follow (a chart's "Enlarge", ...).
+                     for (QAction* action : target->actions()) menu.addAction(action);
                      menu.exec(target->mapToGlobal(at));
                    });
 }

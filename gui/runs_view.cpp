@@ -73,6 +73,14 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   text_->addAction(clear);
   filter_note_ = new QLabel;
   filter_note_->setVisible(false);
+  // What a first look at an empty window needs: where runs come from (issue 36.8).
+  hint_ = new QLabel;
+  hint_->setWordWrap(true);
+  hint_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hint_->setContentsMargins(8, 8, 8, 8);
+  hint_->setStyleSheet(
+      QStringLiteral("QLabel { background: #fff8e1; border: 1px solid #e0c060; }"));
+  updateHint();
 
   auto action = [this](const QString& text, const QKeySequence& key, const QString& tip,
                        void (RunsView::*slot)()) {
@@ -126,6 +134,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   }
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  layout->addWidget(hint_);
   layout->addWidget(filter_note_);
   layout->addWidget(table_, 1);
 
@@ -158,6 +167,7 @@ QList<QAction*> RunsView::runActions() const {
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
+  updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
   ended_jobs_.clear();
@@ -180,6 +190,26 @@ void RunsView::refresh() {
   }
   refreshSweeps();
   updateActions();
+  updateHint();
+}
+
+void RunsView::updateHint() {
+  if (!session_) {
+    hint_->setText(QStringLiteral(
+        "No run store is open. File > Open run store... (Ctrl+O) opens a SQLite store, or makes "
+        "a new one where you name a file that does not exist yet; File > Open URL... a "
+        "PostgreSQL one."));
+  } else if (model_->runs().empty()) {
+    hint_->setText(
+        QStringLiteral(
+            "This store has no runs yet. Start some from the Sweep editor (Ctrl+3: open a sweep "
+            "YAML, e.g. configs/main-job.yaml, then Sweep > Start), or from a terminal:\n"
+            "    fathom --db %1 sweep configs/quickstart.yaml\n"
+            "Runs appear here as they are queued; the Dashboard (Ctrl+2) follows the ones that "
+            "train.")
+            .arg(QString::fromStdString(session_->store.path())));  // no password
+  }
+  hint_->setVisible(!session_ || model_->runs().empty());
 }
 
 // A run's worker job changes while it is queued or running (a requeued Slurm task, a new

@@ -54,6 +54,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table() const { return table_; }
   QLineEdit* filterEdit() const { return text_; }
   QLabel* filterNote() const { return filter_note_; }
+  QLabel* hint() const { return hint_; }
   // Actions with shortcuts, for the window's menus.
   QList<QAction*> runActions() const;
   QAction* focusFilterAction() const { return focus_filter_; }
@@ -74,6 +75,7 @@ class RunsView : public QWidget, public WorkbenchView {
  private:
   void refreshSweeps();
   void refreshJobs();
+  void updateHint();
   void refreshBest();
   void updateActions();
 
@@ -84,7 +86,9 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table_;
   QComboBox* sweep_;
   QLineEdit* text_;
-  QLabel* filter_note_;  // the filter's parse error, or "no run matches ..."
+  QLabel* filter_note_;
+  QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
+                  // "no run matches ..."
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once

@@ -48,10 +48,15 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
       add(without_axis_prefix(key));
       continue;
     }
-    std::set<std::string> axes;
+    std::set<std::string> axes, sweeps;
     for (const auto& tags : tags_of_runs)
-      for (const auto& [tag, value] : tags)
+      for (const auto& [tag, value] : tags) {
         if (tag.rfind("axis.", 0) == 0 && !is_seed_key(tag)) axes.insert(tag.substr(5));
+        if (tag == kSweepTag) sweeps.insert(value);
+      }
+    // Runs of two sweeps with the same axis values are different experiments: the sweep
+    // splits them first (they were merged silently, issue 36.10).
+    if (sweeps.size() > 1) add(kSweepTag);
     for (const auto& axis : axes) add(axis);
   }
   return keys;

@@ -20,8 +20,14 @@ std::string run_value(const Tags& tags, const std::string& config_json, const st
 // A seed key (train.seed, seed, ...): left out of "axes".
 bool is_seed_key(const std::string& key);
 
+// The tag a caller may add to each run's tags with the run's sweep name, so that grouping by
+// "axes" keeps runs of different sweeps apart (expand_group_keys adds it as the first key
+// when the runs carry two or more values of it).
+inline constexpr char kSweepTag[] = "sweep";
+
 // The keys to group by: each requested key as given, except "axes", which stands for every
-// sweep axis the runs carry (their axis.* tags) other than the seed, in name order.
+// sweep axis the runs carry (their axis.* tags) other than the seed, in name order -- after
+// the sweep (kSweepTag) where the runs come from several.
 std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
                                            const std::vector<Tags>& tags_of_runs);
 

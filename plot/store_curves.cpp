@@ -59,7 +59,10 @@ std::string run_attribute(const db::Store& store, const db::RunRecord& run,
 CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   const std::vector<db::RunRecord> runs = selected_runs(store, query);
   std::vector<Tags> tags;
-  for (const auto& run : runs) tags.push_back(store.tags(run.id));
+  for (const auto& run : runs) {
+    tags.push_back(store.tags(run.id));
+    tags.back()[kSweepTag] = run.sweep.empty() ? "(none)" : run.sweep;  // keeps sweeps apart
+  }
   const std::vector<std::string> group_keys = expand_group_keys(query.group_by, tags);
   const bool grouped = !query.group_by.empty();
 

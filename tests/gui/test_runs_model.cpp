@@ -181,6 +181,30 @@ class RunsModelTest : public QObject {
     QVERIFY(view.filterNote()->isHidden());
   }
 
+  // First use: with no store, or an empty one, the view says where runs come from; the hint
+  // goes once there are runs.
+  void anEmptyWindowSaysWhereRunsComeFrom() {
+    fathom::gui::RunsView view;
+    QVERIFY(!view.hint()->isHidden());
+    QVERIFY(view.hint()->text().contains("File > Open run store"));
+    const QString empty = dir_.filePath("empty.db");
+    Store::open(empty.toStdString());
+    QString error;
+    auto session = fathom::gui::StoreSession::open(empty, &error);
+    QVERIFY2(session, qPrintable(error));
+    view.setSession(session.get(), empty);
+    view.refresh();
+    QVERIFY(!view.hint()->isHidden());
+    QVERIFY2(view.hint()->text().contains("sweep configs/quickstart.yaml"),
+             qPrintable(view.hint()->text()));
+    QVERIFY(view.hint()->text().contains(empty));
+    auto full = fathom::gui::StoreSession::open(db_, &error);
+    view.setSession(full.get(), db_);
+    view.refresh();
+    QVERIFY(view.hint()->isHidden());
+    view.setSession(nullptr, QString());
+  }
+
   // Numbers as a table shows them: whole numbers in full, others to four digits.
   void numbersInTheTable() {
     QCOMPARE(fathom::gui::number_text(235780), QStringLiteral("235,780"));

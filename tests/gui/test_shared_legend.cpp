@@ -9,6 +9,7 @@
 //    running run shows the latest sweep instead of nothing;
 //  - the legend says what a running run is doing: progress and an ETA from its rate so far.
 #include <qcustomplot.h>
+#include <QAction>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -118,6 +119,29 @@ class SharedLegendTest : public QObject {
     QEvent leave(QEvent::Leave);
     QCoreApplication::sendEvent(legend, &leave);
     QVERIFY(graph_named(loss, "#3 lr=0.004")->pen().color().alpha() == 255);
+  }
+
+  // A chart's context menu "Enlarge" lets it fill the area; again, and every chart is back.
+  void aChartCanFillTheArea() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    CurvePlot* valid = view.chart("valid_ppl");
+    CurvePlot* loss = view.chart("train_loss");
+    QVERIFY(valid && loss);
+    QAction* enlarge = valid->plot()->actions().value(0);
+    QVERIFY(enlarge);
+    enlarge->trigger();
+    QCOMPARE(view.enlargedChart(), std::string("valid_ppl"));
+    QVERIFY(loss->isHidden());
+    QVERIFY(!valid->isHidden());
+    QVERIFY(enlarge->text().contains("Back"));
+    enlarge->trigger();
+    QVERIFY(view.enlargedChart().empty());
+    QVERIFY(!loss->isHidden());
   }
 
   void evaluationMetricsAreDrawnThroughTheirPoints() {

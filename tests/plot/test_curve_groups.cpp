@@ -200,6 +200,17 @@ TEST(CurveGroups, GroupKeysLeaveOutTheSeedAndLabelsStayShort) {
             (std::vector<std::string>{"model.encoder_layers", "model.norm"}));
   EXPECT_EQ(expand_group_keys({"axis.model.norm", "model.norm", "train.lr"}, tags),
             (std::vector<std::string>{"model.norm", "train.lr"}));
+  // Runs of two sweeps (their sweep names in kSweepTag) are split by sweep first; runs of one
+  // sweep are not.
+  std::vector<Tags> two_sweeps = tags;
+  two_sweeps[0][kSweepTag] = "depth";
+  two_sweeps[1][kSweepTag] = "width";
+  EXPECT_EQ(expand_group_keys({"axes"}, two_sweeps),
+            (std::vector<std::string>{"sweep", "model.encoder_layers", "model.norm"}));
+  two_sweeps[1][kSweepTag] = "depth";
+  EXPECT_EQ(expand_group_keys({"axes"}, two_sweeps),
+            (std::vector<std::string>{"model.encoder_layers", "model.norm"}));
+  EXPECT_EQ(run_value(two_sweeps[0], "{}", kSweepTag), "depth");
   EXPECT_TRUE(is_seed_key("train.seed"));
   EXPECT_FALSE(is_seed_key("train.seeds_file"));
   EXPECT_EQ(group_label({"model.norm", "model.encoder_layers"}, {"post", "6"}),
