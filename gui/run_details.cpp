@@ -2,30 +2,106 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <vector>
 
+#include <QComboBox>
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
 #include <QVBoxLayout>
+#include <nlohmann/json.hpp>
+
+#include "gui/number_text.h"
+#include "gui/run_state_text.h"
 
 namespace fathom::gui {
 namespace {
+
+namespace fs = std::filesystem;
 
 QString when(double t) {
   return t > 0 ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t * 1000)).toString(Qt::ISODate)
                : QStringLiteral("-");
 }
 
+QString size_text(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  if (ec) return QStringLiteral("missing");
+  if (bytes < 1024) return QStringLiteral("%1 B").arg(bytes);
+  if (bytes < (1u << 20)) return QStringLiteral("%1 KiB").arg(bytes / 1024.0, 0, 'f', 1);
+  return QStringLiteral("%1 MiB").arg(bytes / double(1 << 20), 0, 'f', 1);
+}
+
+// The last `lines` lines of a text file; "" where it cannot be read.
+QString tail_of(const std::string& path, int lines) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::vector<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    kept.push_back(line);
+    if (kept.size() > static_cast<size_t>(lines)) kept.erase(kept.begin());
+  }
+  QString out;
+  for (const auto& line : kept) out += QString::fromStdString(line) + "\n";
+  return out;
+}
+
+QPlainTextEdit* text_view(const QString& text, const QString& name) {
+  auto* view = new QPlainTextEdit(text);
+  view->setObjectName(name);
+  view->setReadOnly(true);
+  view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  return view;
+}
+
+void flatten(const nlohmann::json& j, const std::string& path,
+             std::map<std::string, std::string>* out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items())
+      flatten(value, path.empty() ? key : path + "." + key, out);
+  } else {
+    (*out)[path] = j.is_string() ? j.get<std::string>() : j.dump();
+  }
+}
+
 }  // namespace
 
-RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& run,
-                                   QWidget* parent)
-    : QDialog(parent) {
+std::string config_diff(const std::string& mine, const std::string& theirs) {
+  std::map<std::string, std::string> a, b;
+  flatten(nlohmann::json::parse(mine, nullptr, false), "", &a);
+  flatten(nlohmann::json::parse(theirs, nullptr, false), "", &b);
+  std::map<std::string, std::pair<std::string, std::string>> keys;
+  for (const auto& [k, v] : a) keys[k].first = v;
+  for (const auto& [k, v] : b) keys[k].second = v;
+  std::string out;
+  for (const auto& [key, values] : keys) {
+    const bool in_a = a.count(key) > 0, in_b = b.count(key) > 0;
+    if (in_a && in_b && values.first == values.second) continue;
+    out += key + ": " + (in_a ? values.first : "(none)") + " -> " +
+           (in_b ? values.second : "(none)") + "\n";
+  }
+  return out;
+}
+
+RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
+                                   const std::vector<db::RunRecord>& others,
+                                   const std::string& run_dir, QWidget* parent)
+    : QDialog(parent), store_(store), run_(run) {
   setWindowTitle(QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(run.name)));
-  // Rows are laid out at the end, in one column as wide as the longest key plus two spaces:
-  // a fixed width ran long keys into their values ("decode_time_s5.98552").
+  const auto tags = store.tags(run.id);
+  const auto artifacts = store.artifacts(run.id);
+
+  // --- overview: rows laid out at the end, in one column as wide as the longest key plus two
+  // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
   struct Row {
     QString key, value;
     bool heading;
@@ -38,9 +114,7 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   line("id", QString::number(run.id));
   line("name", QString::fromStdString(run.name));
   line("sweep", QString::fromStdString(run.sweep));
-  line("status", QString::fromStdString(run.status) +
-                     (run.diverged_step ? QStringLiteral(" at update %1").arg(*run.diverged_step)
-                                        : QString()));
+  line("status", run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0));
   if (!run.error.empty()) line("error", QString::fromStdString(run.error));
   line("updates", QString::number(run.updates));
   line("created", when(run.created_at));
@@ -51,16 +125,16 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   line("git", QString::fromStdString(run.git_rev));
   heading("final metrics");
   for (const auto& [name, value] : run.final_metrics)
-    line("  " + QString::fromStdString(name),
-         std::isnan(value) ? "NaN" : QString::number(value, 'g', 6));
+    line("  " + QString::fromStdString(name), number_text(value));
   heading("tags");
-  for (const auto& [key, value] : store.tags(run.id))
-    line("  " + QString::fromStdString(key), QString::fromStdString(value));
+  for (const auto& [key, value] : tags)
+    if (key != "note") line("  " + QString::fromStdString(key), QString::fromStdString(value));
   heading("artifacts");
-  for (const auto& a : store.artifacts(run.id))
+  for (const auto& a : artifacts)
     line("  " + QString::fromStdString(a.kind),
          QString::fromStdString(a.path) +
-             (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()));
+             (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()) + "  [" +
+             size_text(a.path) + "]");
   qsizetype width = 0;
   for (const Row& r : rows)
     if (!r.heading) width = std::max(width, r.key.size());
@@ -68,16 +142,95 @@ RunDetailsDialog::RunDetailsDialog(const db::Store& store, const db::RunRecord& 
   for (const Row& r : rows)
     text += r.heading ? "\n" + r.key + "\n" : r.key.leftJustified(width + 2) + r.value + "\n";
   text += "\nconfig\n" + QString::fromStdString(run.config_yaml);
+  auto* tabs = new QTabWidget;
+  tabs->addTab(text_view(text, QStringLiteral("overview")), QStringLiteral("&Overview"));
 
-  auto* view = new QPlainTextEdit(text);
-  view->setReadOnly(true);
-  view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  // --- notes, stored with the run
+  auto* notes_page = new QWidget;
+  notes_ = new QPlainTextEdit;
+  notes_->setObjectName(QStringLiteral("notes"));
+  if (auto note = tags.find("note"); note != tags.end())
+    notes_->setPlainText(QString::fromStdString(note->second));
+  notes_->setPlaceholderText(QStringLiteral("notes on this run, kept in the store (tag \"note\")"));
+  auto* save = new QPushButton(QStringLiteral("&Save notes"));
+  connect(save, &QPushButton::clicked, this, [this] { saveNotes(); });
+  auto* notes_layout = new QVBoxLayout(notes_page);
+  notes_layout->addWidget(notes_);
+  notes_layout->addWidget(save, 0, Qt::AlignRight);
+  tabs->addTab(notes_page, QStringLiteral("&Notes"));
+
+  // --- the worker's log
+  const std::string log = run_dir.empty() ? "" : (fs::path(run_dir) / "worker.log").string();
+  const QString log_text = log.empty() ? QString() : tail_of(log, 400);
+  tabs->addTab(
+      text_view(log_text.isEmpty()
+                    ? QStringLiteral("no worker log%1")
+                          .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
+                    : log_text,
+                QStringLiteral("log")),
+      QStringLiteral("&Log"));
+
+  // --- sample translations: the first lines of the test hypotheses
+  QString samples;
+  for (const auto& a : artifacts)
+    if (a.kind == "hypotheses")
+      samples = tail_of(a.path, 1 << 30).split('\n', Qt::SkipEmptyParts).mid(0, 20).join('\n');
+  tabs->addTab(
+      text_view(samples.isEmpty() ? QStringLiteral("no test hypotheses recorded") : samples,
+                QStringLiteral("samples")),
+      QStringLiteral("&Samples"));
+
+  // --- config diff against another run
+  for (const auto& o : others)
+    if (o.id != run.id) others_.push_back(o);
+  auto* diff_page = new QWidget;
+  diff_with_ = new QComboBox;
+  for (const auto& o : others_)
+    diff_with_->addItem(QStringLiteral("#%1 %2").arg(o.id).arg(QString::fromStdString(o.name)));
+  // The same sweep's first other run first: the run it most likely is to be compared with.
+  for (size_t i = 0; i < others_.size(); ++i)
+    if (!run.sweep.empty() && others_[i].sweep == run.sweep) {
+      diff_with_->setCurrentIndex(static_cast<int>(i));
+      break;
+    }
+  diff_ = text_view(QString(), QStringLiteral("diff"));
+  auto* diff_bar = new QHBoxLayout;
+  diff_bar->addWidget(new QLabel(QStringLiteral("against")));
+  diff_bar->addWidget(diff_with_, 1);
+  auto* diff_layout = new QVBoxLayout(diff_page);
+  diff_layout->addLayout(diff_bar);
+  diff_layout->addWidget(diff_);
+  connect(diff_with_, &QComboBox::currentIndexChanged, this, &RunDetailsDialog::showDiff);
+  showDiff();
+  tabs->addTab(diff_page, QStringLiteral("Config &diff"));
+
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(view);
+  layout->addWidget(tabs);
   layout->addWidget(buttons);
-  resize(720, 640);
+  resize(760, 660);
+}
+
+void RunDetailsDialog::showDiff() {
+  const int i = diff_with_->currentIndex();
+  if (i < 0 || i >= static_cast<int>(others_.size())) {
+    diff_->setPlainText(QStringLiteral("no other run to compare with"));
+    return;
+  }
+  const std::string diff = config_diff(run_.config_json, others_[i].config_json);
+  diff_->setPlainText(diff.empty() ? QStringLiteral("the configs agree in every key")
+                                   : QString::fromStdString(diff));
+}
+
+bool RunDetailsDialog::saveNotes() {
+  try {
+    store_.set_tag(run_.id, "note", notes_->toPlainText().toStdString());
+    return true;
+  } catch (const std::exception& e) {
+    notes_->appendPlainText(QStringLiteral("\n(not saved: %1)").arg(e.what()));
+    return false;
+  }
 }
 
 }  // namespace fathom::gui

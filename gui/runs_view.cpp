@@ -1,5 +1,7 @@
 #include "gui/runs_view.h"
 
+#include "db/run_paths.h"
+
 #include <set>
 
 #include <QAction>
@@ -345,7 +347,12 @@ void RunsView::openSelected() {
   const auto runs = selectedRuns();
   if (runs.size() != 1 || !session_) return;
   try {
-    RunDetailsDialog(session_->store, runs.front(), this).exec();
+    std::string run_dir;
+    try {  // a server store without an artifacts root has no run directory to show
+      run_dir = db::store_paths(db_location_.toStdString()).run_dir(runs.front().id);
+    } catch (const std::exception&) {
+    }
+    RunDetailsDialog(session_->store, runs.front(), model_->runs(), run_dir, this).exec();
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
   }

@@ -1,5 +1,8 @@
-// The run details dialog: every key stands apart from its value, however long the key
-// (issue 36.9: "decode_time_s5.98552").
+// The run page (issue 36): every key stands apart from its value, however long the key
+// ("decode_time_s5.98552"); notes are stored with the run; the worker's log, the first test
+// translations, artifact sizes and the config keys another run differs in are shown.
+#include <QDir>
+#include <QFile>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -25,21 +28,72 @@ class RunDetailsTest : public QObject {
     store.set_tag(id, "axis.model.encoder_layers_with_a_long_name", "18");
     store.add_artifact(id, "checkpoint_best", "run-1/best.g1.pt", 200);
     fathom::gui::RunDetailsDialog dialog(store, *store.find_run(std::to_string(id)));
-    const QString text = dialog.findChild<QPlainTextEdit*>()->toPlainText();
-    QVERIFY2(text.contains(QRegularExpression(R"(\n  decode_time_s {2,}5\.98552\n)")),
+    const QString text =
+        dialog.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
+    QVERIFY2(text.contains(QRegularExpression(R"(\n  decode_time_s {2,}5\.986\n)")),
              qPrintable(text));
     QVERIFY(text.contains(QRegularExpression(R"(\n  valid_ppl {2,}3\.5\n)")));
     QVERIFY(text.contains(
         QRegularExpression(R"(\n  axis\.model\.encoder_layers_with_a_long_name {2,}18\n)")));
-    QVERIFY(text.contains(
-        QRegularExpression(R"(\n  checkpoint_best {2,}run-1/best\.g1\.pt \(update 200\)\n)")));
+    QVERIFY(text.contains(QRegularExpression(
+        R"(\n  checkpoint_best {2,}run-1/best\.g1\.pt \(update 200\)  \[missing\]\n)")));
     QVERIFY(text.contains(QStringLiteral("\nfinal metrics\n")));
     // One column: every value starts at the same place.
-    const qsizetype at = text.indexOf(QStringLiteral("5.98552")) -
-                         text.lastIndexOf('\n', text.indexOf(QStringLiteral("5.98552")));
+    const qsizetype at = text.indexOf(QStringLiteral("5.986")) -
+                         text.lastIndexOf('\n', text.indexOf(QStringLiteral("5.986")));
     const qsizetype at_ppl = text.indexOf(QStringLiteral("3.5\n")) -
                              text.lastIndexOf('\n', text.indexOf(QStringLiteral("3.5\n")));
     QCOMPARE(at, at_ppl);
+  }
+
+  void notesLogSamplesAndConfigDiff() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    auto make = [&](const std::string& name, const std::string& config) {
+      NewRun r;
+      r.name = name;
+      r.sweep = "s";
+      r.config_json = config;
+      return store.create_run(r);
+    };
+    const int64_t a = make("s/a", R"({"model":{"norm":"pre","d_model":64},"train":{"lr":0.001}})");
+    const int64_t b = make("s/b", R"({"model":{"norm":"post","d_model":64},"train":{}})");
+    const QString run_dir = dir.filePath("run-1");
+    QDir().mkpath(run_dir);
+    {
+      QFile log(run_dir + "/worker.log");
+      QVERIFY(log.open(QIODevice::WriteOnly));
+      log.write("worker: run 1 on host\nworker: run 1 finished after 10 updates\n");
+      QFile hyp(dir.filePath("test.hyp"));
+      QVERIFY(hyp.open(QIODevice::WriteOnly));
+      hyp.write("ein Hund\nzwei Katzen\n");
+    }
+    store.add_artifact(a, "hypotheses", dir.filePath("test.hyp").toStdString(), 10);
+    const auto runs = store.list_runs();
+    fathom::gui::RunDetailsDialog dialog(store, *store.find_run(std::to_string(a)), runs,
+                                         run_dir.toStdString());
+    auto text = [&](const char* name) {
+      return dialog.findChild<QPlainTextEdit*>(QString::fromLatin1(name))->toPlainText();
+    };
+    QVERIFY(text("log").contains("finished after 10 updates"));
+    QCOMPARE(text("samples"), QStringLiteral("ein Hund\nzwei Katzen"));
+    QVERIFY2(text("overview").contains(QRegularExpression(R"(test\.hyp \(update 10\)  \[21 B\])")),
+             qPrintable(text("overview")));
+    // Against b (the same sweep): norm and lr differ, d_model does not.
+    QCOMPARE(text("diff"), QStringLiteral("model.norm: pre -> post\ntrain.lr: 0.001 -> (none)\n"));
+    QCOMPARE(fathom::gui::config_diff(R"({"a":1})", R"({"a":1})"), std::string());
+
+    auto* notes = dialog.findChild<QPlainTextEdit*>(QStringLiteral("notes"));
+    notes->setPlainText(QStringLiteral("lr too high?"));
+    QVERIFY(dialog.saveNotes());
+    QCOMPARE(store.tags(a).at("note"), std::string("lr too high?"));
+    fathom::gui::RunDetailsDialog again(store, *store.find_run(std::to_string(a)), runs, "");
+    QCOMPARE(again.findChild<QPlainTextEdit*>(QStringLiteral("notes"))->toPlainText(),
+             QStringLiteral("lr too high?"));
+    QVERIFY(again.findChild<QPlainTextEdit*>(QStringLiteral("log"))
+                ->toPlainText()
+                .startsWith("no worker log"));
+    (void)b;
   }
 };
 
