@@ -1,5 +1,8 @@
 #include "plot/render_common.h"
 
+#include <QRegularExpression>
+#include <QSet>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -174,6 +177,48 @@ std::pair<Qt::Alignment, double> emptiest_corner(QCustomPlot& plot) {
 
 }  // namespace
 
+namespace {
+
+// Removes from every legend entry the words (split at spaces, '/' and ',') that all entries
+// share: what every curve has in common tells the reader nothing, e.g. the sweep's name.
+void drop_shared_words(QCustomPlot& plot) {
+  std::vector<QCPAbstractPlottable*> named;
+  for (int i = 0; i < plot.legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+      named.push_back(item->plottable());
+  if (named.size() < 2) return;
+  static const QRegularExpression separators(QStringLiteral("[ /,]+"));
+  auto words = [](const QString& name) {
+    const QStringList parts = name.split(separators, Qt::SkipEmptyParts);
+    return QSet<QString>(parts.begin(), parts.end());
+  };
+  QSet<QString> shared = words(named[0]->name());
+  for (size_t i = 1; i < named.size(); ++i) shared &= words(named[i]->name());
+  if (shared.isEmpty()) return;
+  for (QCPAbstractPlottable* p : named) {
+    // Keep the separators between the words that stay: rebuild from the original's pieces.
+    QString out, pending;
+    const QString name = p->name();
+    qsizetype i = 0;
+    while (i < name.size()) {
+      qsizetype j = i;
+      while (j < name.size() && !QStringLiteral(" /,").contains(name[j])) ++j;
+      const QString word = name.mid(i, j - i);
+      qsizetype k = j;
+      while (k < name.size() && QStringLiteral(" /,").contains(name[k])) ++k;
+      const bool kept = !word.isEmpty() && !shared.contains(word);
+      if (kept) out += pending + word;
+      // The separator after a kept word joins it to the next kept one; after a dropped word
+      // the one before it stays ("1 screens/norm=post" -> "1 norm=post").
+      if (kept && !out.isEmpty()) pending = name.mid(j, k - j);
+      i = k;
+    }
+    if (!out.isEmpty()) p->setName(out);
+  }
+}
+
+}  // namespace
+
 void finish_legend(QCustomPlot& plot) {
   const int entries = plot.legend->itemCount();
   plot.legend->setVisible(entries > 0);
@@ -194,7 +239,11 @@ void finish_legend(QCustomPlot& plot) {
       if (inset->elementAt(i) == plot.legend) inset->setInsetAlignment(i, corner);
     return;
   }
-  // Every corner would hide data: put the legend in a row of its own above the plot.
+  // Every corner would hide data: the legend goes in a row of its own above the plot -- but a
+  // legend of many long entries there took two thirds of a one-column figure (issue 36). So:
+  // words every entry shares go ("screens/", a sweep's name), and the font shrinks in steps
+  // until the legend takes at most a third of the figure's height.
+  drop_shared_words(plot);
   inset->take(plot.legend);
   inset->simplify();
   QCPLayoutGrid* layout = plot.plotLayout();
@@ -205,10 +254,23 @@ void finish_legend(QCustomPlot& plot) {
   layout->insertRow(row);
   layout->addElement(row, col, plot.legend);
   layout->setRowStretchFactor(row, 0.001);  // as small as its entries allow
-  // As many entries a row as the widget's width holds.
-  const int entry = legend_entry_width(plot);
-  plot.legend->setWrap(
-      std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries));
+  const QFont font = plot.legend->font();
+  for (double scale : {1.0, 0.85, 0.72, 0.6}) {
+    QFont smaller = font;
+    smaller.setPointSizeF(font.pointSizeF() * scale);
+    plot.legend->setFont(smaller);
+    for (int i = 0; i < entries; ++i) plot.legend->item(i)->setFont(smaller);
+    plot.legend->setIconSize(QSize(static_cast<int>(std::lround(18 * scale * px_per_pt())),
+                                   static_cast<int>(std::lround(8 * scale * px_per_pt()))));
+    // As many entries a row as the widget's width holds.
+    const int entry = legend_entry_width(plot);
+    const int per_row =
+        std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries);
+    plot.legend->setWrap(per_row);
+    const int rows = (entries + per_row - 1) / per_row;
+    const double height = rows * (QFontMetrics(smaller).height() + descent);
+    if (height <= plot.height() / 3.0) break;
+  }
   plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot.legend->setBorderPen(Qt::NoPen);
 }

@@ -203,3 +203,38 @@ TEST_F(Export, APlotCanBeSetUpAgain) {
   EXPECT_TRUE(plot.findChildren<QCPBarsGroup*>(QString(), Qt::FindDirectChildrenOnly).isEmpty());
   EXPECT_FALSE(render_image(plot, kColumnSize, 72).isNull());
 }
+
+// Issue 36: a one-column figure of 12 runs with long labels was two thirds legend. Where no
+// corner is free, the legend above the plot now drops the words every entry shares (the
+// sweep's name) and shrinks its font until it takes at most a third of the figure.
+TEST_F(Export, AManyCurveLegendTakesAtMostAThirdOfAColumnFigure) {
+  CurveFigure f;
+  f.y.label = "valid_ppl";
+  for (int run = 1; run <= 12; ++run) {
+    Curve c;
+    c.label = std::to_string(run) + " screens/norm=" + (run <= 6 ? "post" : "pre") + ",lr=0.000" +
+              std::to_string(run % 3 + 1) + ",seed=" + std::to_string(run % 2 + 1);
+    // Crossing lines fill every corner, so no corner can hold the legend.
+    for (int step = 0; step <= 4; ++step) {
+      c.step.push_back(50.0 * step);
+      c.value.push_back(run % 2 ? 5 + 3.0 * step + run * 0.1 : 17 - 3.0 * step + run * 0.1);
+    }
+    f.curves.push_back(c);
+  }
+  QCustomPlot plot;
+  plot.resize(logical_size(kColumnSize));
+  setup_curve_figure(plot, f);
+  plot.replot();
+  ASSERT_TRUE(plot.legend && plot.legend->visible());
+  EXPECT_EQ(plot.legend->itemCount(), 12);
+  EXPECT_LE(plot.legend->outerRect().height(), plot.height() / 3.0 + 2)
+      << plot.legend->outerRect().height() << " of " << plot.height();
+  EXPECT_GE(plot.axisRect()->rect().height(), plot.height() / 3.0);
+  for (int i = 0; i < plot.legend->itemCount(); ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i));
+    ASSERT_TRUE(item);
+    const QString name = item->plottable()->name();
+    EXPECT_FALSE(name.contains("screens")) << name.toStdString();  // shared by all: dropped
+    EXPECT_TRUE(name.startsWith(QString::number(i + 1) + " norm=")) << name.toStdString();
+  }
+}
