@@ -18,6 +18,7 @@
 #include "plot/analysis_kinds.h"
 #include "plot/export.h"
 #include "plot/lr_sensitivity_figure.h"
+#include "plot/parallel_coordinates.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -236,6 +237,35 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   });
 }
 
+void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    std::string sweep;
+    std::vector<std::string> metrics{"valid_ppl"};
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "parallel",
+      "A sweep's parallel coordinates: an axis per swept key and metric, a line per run, "
+      "coloured by the last metric");
+  cmd->add_option("--sweep", args->sweep, "the sweep")->required();
+  cmd->add_option("--metric", args->metrics, "final metrics, comma-separated (default valid_ppl)")
+      ->delimiter(',');
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    plot::ExportOptions options;
+    options.size = plot::parse_size(args->output.size);
+    options.dpi = args->output.dpi;
+    plot::export_parallel(plot::parallel_from_store(store, args->sweep, args->metrics),
+                          args->output.out, options);
+    nlohmann::json written = nlohmann::json::array({args->output.out});
+    if (!global.json) std::cout << "wrote " << args->output.out << "\n";
+    report(global, written);
+  });
+}
+
 }  // namespace
 
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
@@ -246,6 +276,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_figure(plot_cmd, options);
   add_analysis(plot_cmd, options);
   add_lr_sensitivity(plot_cmd, options);
+  add_parallel(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

@@ -8,6 +8,7 @@
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
 #include "gui/lr_sensitivity_view.h"
+#include "gui/parallel_view.h"
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
 #include "gui/workbench_view.h"
@@ -27,6 +28,8 @@ const std::vector<ViewEntry>& workbench_views() {
        [] { return new AnalysisView; }},
       {QStringLiteral("&LR sensitivity"), QStringLiteral("lr-sensitivity.png"),
        [] { return new LrSensitivityView; }},
+      {QStringLiteral("&Parallel"), QStringLiteral("parallel.png"),
+       [] { return new ParallelView; }},
   };
   return views;
 }

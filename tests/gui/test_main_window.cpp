@@ -102,7 +102,9 @@ class MainWindowTest : public QObject {
     window.resize(900, 600);
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
-    QCOMPARE(saved.size(), 6);  // runs, dashboard, sweep editor, compare, analyses, lr
+    // runs, dashboard, sweep editor, compare, analyses, lr, parallel
+    QCOMPARE(saved.size(), static_cast<int>(fathom::gui::workbench_views().size()));
+    QCOMPARE(saved.size(), 7);
     for (size_t i = 0; i < fathom::gui::workbench_views().size(); ++i)
       QCOMPARE(QFileInfo(saved[static_cast<int>(i)]).fileName(),
                fathom::gui::workbench_views()[i].screenshot);

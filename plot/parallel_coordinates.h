@@ -1,0 +1,64 @@
+#pragma once
+// A sweep's parallel-coordinates plot (issue 37.5): one vertical axis per swept key and per
+// chosen metric, one line per run through its values, coloured by the last metric (viridis,
+// dark = low), diverged runs red and dashed. An axis whose values are all numbers is numeric,
+// and logarithmic where they are positive and span a decade or more (learning rates); other
+// axes list their values in order (norm: post, pre). A run without a value on an axis (a
+// diverged run's metric) breaks its line there.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "plot/export.h"
+
+class QCustomPlot;
+
+namespace fathom::plot {
+
+struct Style;
+
+struct ParallelAxis {
+  std::string name;  // "model.norm", "valid_ppl"
+  bool numeric = true;
+  bool log = false;
+  std::vector<std::string> categories;  // a non-numeric axis's values, top to bottom
+  double min = 0, max = 1;              // a numeric axis's range
+};
+
+struct ParallelLine {
+  std::string label;           // "#12 norm=pre,lr=0.001"
+  std::vector<double> values;  // per axis: the number, or a category's index; NaN: none
+  bool diverged = false;
+};
+
+struct ParallelFigure {
+  std::vector<ParallelAxis> axes;
+  std::vector<ParallelLine> lines;
+};
+
+// Axes from columns of text cells (one row per run; "" = no value): see the header comment.
+ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
+                               const std::vector<std::string>& labels,
+                               const std::vector<std::vector<std::string>>& rows,
+                               const std::vector<bool>& diverged);
+
+// Where `value` sits on `axis`, from 0 (bottom) to 1 (top); NaN for no value. Categories
+// spread evenly; a single value sits in the middle.
+double axis_position(const ParallelAxis& axis, double value);
+
+// The runs of `sweep` (its swept keys but the seed, then `metrics`' final values). Throws
+// fathom::InputError for an unknown or empty sweep or no metric.
+ParallelFigure parallel_from_store(const db::Store& store, const std::string& sweep,
+                                   const std::vector<std::string>& metrics);
+
+// Writes it to `path` (.png, .pdf, .svg) as export_figure does (Qt stays out of the caller).
+void export_parallel(const ParallelFigure& figure, const std::string& path,
+                     const ExportOptions& options = {});
+
+// Draws it on `plot` (replacing what was there).
+void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& figure,
+                                const Style& style);
+
+}  // namespace fathom::plot

@@ -1,0 +1,51 @@
+// The parallel-coordinates tab: a sweep's runs as lines over its swept keys and the chosen
+// metrics (plot/parallel_coordinates.h), redrawn when runs finish.
+#include <qcustomplot.h>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/parallel_view.h"
+#include "gui/store_session.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+class ParallelViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void aSweepsRunsAreLinesOverItsAxes() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("p.db");
+    auto store = Store::open(db.toStdString());
+    int n = 0;
+    for (const char* norm : {"post", "pre"})
+      for (const char* lr : {"0.0001", "0.01"}) {
+        NewRun r;
+        r.name = std::string("s/") + norm + lr;
+        r.sweep = "s";
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.norm", norm);
+        store.set_tag(id, "axis.train.lr", lr);
+        store.set_tag(id, "axis.train.seed", "1");  // the seed is no axis of the plot
+        store.set_final_metric(id, "valid_ppl", 3.0 + n++);
+        store.finish_run(id, "finished");
+      }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ParallelView view;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.choose("s", "valid_ppl"));
+    const auto& f = *view.shown();
+    QCOMPARE(f.axes.size(), size_t(3));  // norm, lr, valid_ppl
+    QCOMPARE(f.axes[0].name, std::string("model.norm"));
+    QVERIFY(f.axes[1].log);  // 1e-4 to 1e-2
+    QCOMPARE(view.plot()->plottableCount(), 4);
+    QVERIFY(!view.choose("nope", "valid_ppl"));
+  }
+};
+
+QTEST_MAIN(ParallelViewTest)
+#include "test_parallel_view.moc"
