@@ -29,7 +29,7 @@ std::vector<AnalysisOption> declare_options() {
        {},
        Bound::Positive},
       {"eps", &P::eps, "perturbation size", {}, Bound::NonNegative},
-      {"layers", &P::layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)"},
+      {"layers", &P::layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)", {}},
       {"objective",
        &P::objective,
        "task: the training loss; mse: to F_l's output",

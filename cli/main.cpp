@@ -4,10 +4,15 @@
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "core/train/device.h"
 #include "core/train/error_text.h"
 
 int main(int argc, char** argv) {
   fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work
+  // Every command (analyses, decoding) under the trainer's threading policy; training sets it
+  // again from train.threads. Without it LibTorch 2.x runs an OpenMP thread per core beside
+  // OpenBLAS's, which stalls at each op's barrier when the cores are shared.
+  fathom::configure_threads(0);
   using namespace fathom::cli;
   CLI::App app{kAppDescription};
   GlobalOptions options;
