@@ -120,15 +120,21 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   std::optional<int64_t> updates_at_start;
   auto last_listing = Clock::now() - std::chrono::hours(1);
   std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
-  while (true) {
-    bool changed = false;
+  // Workers of this launcher that ended: their runs, where still running, get the exact
+  // reason (the exit status or signal) -- never the vaguer "is gone" a lost-worker check gives.
+  auto reap = [&] {
+    bool any = false;
     for (const WorkerEnd& end : launcher.poll(store)) {
       auto record = store.find_run(std::to_string(end.run));
       // Still running under the worker's lease: it died before it could record an end.
       if (record && record->status == db::status::kRunning)
         mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
-      changed = true;
+      any = true;
     }
+    return any;
+  };
+  while (true) {
+    bool changed = reap();
     const bool active = launcher.active();
     if (!changed && active && Clock::now() - last_listing < std::chrono::seconds(1)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -139,6 +145,15 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     const double now = db::unix_now();
     for (auto& r : runs) {
       if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {
+        // One of our own workers that died since the reap above is a zombie now, which the
+        // check saw as gone: reap it first, so its run records the signal (killed by 9).
+        if (reap()) {
+          auto stored = store.find_run(std::to_string(r.id));
+          if (stored && stored->status != db::status::kRunning) {
+            r.status = stored->status;
+            continue;
+          }
+        }
         const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
         if (never_started(store.tags(r.id))) {
           // Nothing of it ran: back in the queue, for this launch (or the next) to start.
