@@ -276,6 +276,9 @@ trixie_enter() {
   [ -f "$trixie_root/.fathom-root-complete" ] || trixie_die "$trixie_root is not a complete root"
   [ -z "$(trixie_mounts_below "$trixie_root")" ] ||
     trixie_die "something is still mounted below $trixie_root (another run?)"
+  # The root onto itself: inside, / is then a mount point, which `ip netns exec` needs (it
+  # makes / a slave mount in its namespace; the network-partition test uses it).
+  mount --bind "$trixie_root" "$trixie_root"
   trixie_mount_system "$trixie_root"
   trixie_bind "$trixie_repo" "$trixie_root$trixie_repo"
   if [ -d "$trixie_repo/../shared" ]; then

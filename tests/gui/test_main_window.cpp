@@ -55,7 +55,9 @@ class MainWindowTest : public QObject {
       MainWindow window;
       QVERIFY(window.openDatabase(db_, true));
       window.runsView()->setConfigColumns({"model.norm"});
-      window.resize(1010, 707);
+      // Inside the offscreen platform's screen: Qt 6.8's restoreGeometry narrowed a
+      // 1010 x 707 window to 798 x 707 there, Qt 6.4's did not.
+      window.resize(720, 540);
       window.close();  // saves the layout
     }
     QSettings settings;
@@ -63,7 +65,7 @@ class MainWindowTest : public QObject {
              QFileInfo(db_).absoluteFilePath());
     QCOMPARE(settings.value("lastDatabase").toString(), QFileInfo(db_).absoluteFilePath());
     MainWindow again;
-    QCOMPARE(again.size(), QSize(1010, 707));
+    QCOMPARE(again.size(), QSize(720, 540));
     QCOMPARE(again.runsView()->configColumns(), QStringList{"model.norm"});
   }
 
