@@ -442,7 +442,8 @@ void DashboardView::merge(const MetricUpdate& update) {
 
 void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
-  int left_out = 0;  // runs with points that cannot go on the x axis (most over the charts)
+  refreshColourValues();  // once a redraw, not once a run and chart
+  int left_out = 0;       // runs with points that cannot go on the x axis (most over the charts)
   size_t groups = 0;
   const bool grouped = !groupBy().isEmpty();
   std::vector<plot::Curve> group_curves;  // every chart's groups, for the legend (no points)
@@ -475,22 +476,26 @@ void DashboardView::redraw() {
   refreshLegend(group_curves);
 }
 
-int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) const {
-  if (colour_by_->currentIndex() <= 0) return static_cast<int>(run.id % 1000000);
+void DashboardView::refreshColourValues() {
+  colour_values_.clear();
+  if (colour_by_->currentIndex() <= 0) return;
   const std::string key = colour_by_->currentText().toStdString();
-  std::set<std::string> values;  // the shown runs' values of the axis, in order
-  std::string mine;
-  for (const auto& r : runs_) {
-    auto tags = tags_.find(r.id);
-    if (tags == tags_.end()) continue;
-    auto tag = tags->second.find(key);
-    if (tag == tags->second.end()) continue;
-    values.insert(tag->second);
-    if (r.id == run.id) mine = tag->second;
-  }
-  if (mine.empty()) return static_cast<int>(run.id % 1000000);
-  if (colour_value) *colour_value = mine;
-  return static_cast<int>(std::distance(values.begin(), values.find(mine)));
+  std::set<std::string> values;
+  for (const auto& r : runs_)
+    if (auto tags = tags_.find(r.id); tags != tags_.end())
+      if (auto tag = tags->second.find(key); tag != tags->second.end()) values.insert(tag->second);
+  colour_values_.assign(values.begin(), values.end());
+}
+
+int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) const {
+  if (colour_values_.empty()) return static_cast<int>(run.id % 1000000);
+  auto tags = tags_.find(run.id);
+  auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
+                                 : tags->second.find(colour_by_->currentText().toStdString());
+  if (tags == tags_.end() || tag == tags->second.end()) return static_cast<int>(run.id % 1000000);
+  if (colour_value) *colour_value = tag->second;
+  const auto at = std::lower_bound(colour_values_.begin(), colour_values_.end(), tag->second);
+  return static_cast<int>(at - colour_values_.begin());
 }
 
 std::string DashboardView::curveLabel(const db::RunRecord& run) const {

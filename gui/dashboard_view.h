@@ -112,6 +112,10 @@ class DashboardView : public QWidget, public WorkbenchView {
   // A run's curve style: its id, or (coloured by an axis) the index of its value among the
   // shown runs' values, so a run keeps its look in every chart and across sessions.
   int styleOf(const db::RunRecord& run, std::string* colour_value = nullptr) const;
+  // The shown runs' values of the colour-by axis, in order (styleOf's indices); empty when
+  // colouring by run.
+  void refreshColourValues();
+  std::vector<std::string> colour_values_;
   std::string curveLabel(const db::RunRecord& run) const;
   GroupingChoice grouping() const;
   void trackCurves();  // the cache follows the shown runs, metrics and (tokens axis) target_tokens
