@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
+#include "analysis/registry.h"
 #include "base/util/error.h"
 #include "core/model/registry.h"
 
@@ -128,12 +128,13 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
   // Only a LayerNorm is affine once its per-token statistics are known; other norms are not
   // decomposed, and the result says what that leaves out.
   const std::string style = resolve_sublayer_style(m);
-  const std::string normalization = methods().sublayer_styles.find(style)->normalization;
-  if (normalization == "DyT")
-    result.note = "model.norm '" + style +
-                  "': DyT (gamma tanh(alpha x) + beta) in place of every "
-                  "LayerNorm. The stream between them is a plain sum, so each sub-layer's row is "
-                  "exact; DyT is not affine, so no row follows a stack's final DyT.";
+  const NormalizationTraits& norm = methods().sublayer_styles.find(style)->normalization;
+  if (!norm.is_layer_norm)
+    result.note = "model.norm '" + style + "': " + norm.name + " (" + norm.formula +
+                  ") in place of every LayerNorm. The stream between them is a plain sum, so "
+                  "each sub-layer's row is exact; " +
+                  norm.name + " is not affine, so no row follows a stack's final " + norm.name +
+                  ".";
   start_matrix(result.encoder, "enc", 2 * m.encoder_layers);
   start_matrix(result.decoder, "dec", 3 * m.decoder_layers);
   const torch::Tensor masks[2] = {non_pad(batch.src), non_pad(batch.tgt_in)};
@@ -183,7 +184,7 @@ void register_beta(AnalysisRegistry& registry) {
     out << "\n";
     print_matrix(result.at("decoder"), "decoder", out);
   };
-  registry.emplace("beta", std::move(a));
+  registry.add("beta", std::move(a));
 }
 
 }  // namespace fathom::analysis

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
+#include "analysis/registry.h"
 #include "core/train/loss.h"
 
 namespace fathom::analysis {
@@ -123,7 +123,7 @@ void register_grad_norms(AnalysisRegistry& registry) {
       "(Admin fig. 3, methods.md s5.3)";
   a.run = run_grad_norms;
   a.print = print_grad_norms;
-  registry.emplace("grad-norms", std::move(a));
+  registry.add("grad-norms", std::move(a));
 }
 
 }  // namespace fathom::analysis

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
+#include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
@@ -399,7 +399,7 @@ void register_linearize(AnalysisRegistry& registry) {
   a.options = {"layers", "objective", "steps", "lr", "eval-every", "patience"};
   a.run = run_linearize;
   a.print = print_linearize;
-  registry.emplace("linearize", std::move(a));
+  registry.add("linearize", std::move(a));
 }
 
 }  // namespace fathom::analysis

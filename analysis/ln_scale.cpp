@@ -1,11 +1,13 @@
 // `fathom analyze ln-scale RUN|CONFIG`: see ln_scale.h.
 #include "analysis/ln_scale.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 
-#include "analysis/builtin_analyses.h"
 #include "analysis/observed_eval.h"
+#include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
 #include "core/model/registry.h"
 
@@ -61,18 +63,22 @@ nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams
                      {"sigma", n.sigma}});
   nlohmann::json result{{"norms", norms}};
   const std::string style = resolve_sublayer_style(s.config.model);
-  if (methods().sublayer_styles.find(style)->normalization == "DyT") {
-    // DyT divides by no sigma: w/sigma does not exist. Its own scale is alpha; list those.
-    nlohmann::json dyt = nlohmann::json::array();
+  const NormalizationTraits& norm = methods().sublayer_styles.find(style)->normalization;
+  if (!norm.is_layer_norm) {
+    // Such a norm divides by no sigma: w/sigma does not exist. List its own scales instead.
+    nlohmann::json scales = nlohmann::json::array();
+    const std::string suffix = "." + norm.scale_name;
     for (const auto& e : s.model->catalog().extras)
-      if (e.kind == "dyt_alpha")
-        dyt.push_back({{"name", e.name.substr(0, e.name.rfind(".alpha"))},
-                       {"alpha", e.tensor.item<double>()}});
-    result["dyt"] = dyt;
-    result["note"] = "model.norm '" + style +
-                     "' has no LayerNorm: every one is DyT(x) = gamma "
-                     "tanh(alpha x) + beta, which divides by no sigma, so w/sigma is not defined. "
-                     "Each DyT's alpha is listed instead (its slope at 0 is gamma * alpha).";
+      if (!norm.scale_kind.empty() && e.kind == norm.scale_kind)
+        scales.push_back({{"name", e.name.substr(0, e.name.rfind(suffix))},
+                          {norm.scale_name, e.tensor.item<double>()}});
+    std::string key = norm.name;  // "dyt": what plot/analysis_kinds.cpp reads
+    std::transform(key.begin(), key.end(), key.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    result[key] = scales;
+    result["note"] = "model.norm '" + style + "' has no LayerNorm: every one is " + norm.formula +
+                     ", which divides by no sigma, so w/sigma is not defined. Each " + norm.name +
+                     "'s " + norm.scale_name + " is listed instead.";
   } else if (norms.empty()) {
     result["note"] = "no Post-LN LayerNorms: model.norm '" + s.config.model.norm + "', init '" +
                      s.config.model.init + "', connection '" + s.config.model.connection + "'";
@@ -113,7 +119,7 @@ void register_ln_scale(AnalysisRegistry& registry) {
   a.doc = "w/sigma of every Post-LN LayerNorm (Xu et al. 2020 table 2, methods.md s2)";
   a.run = run_ln_scale;
   a.print = print_ln_scale;
-  registry.emplace("ln-scale", std::move(a));
+  registry.add("ln-scale", std::move(a));
 }
 
 }  // namespace fathom::analysis

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/builtin_analyses.h"
 #include "analysis/fit.h"
+#include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
@@ -241,7 +241,7 @@ void register_output_shift(AnalysisRegistry& registry) {
   a.options = {"depths", "perturb", "inputs", "draws", "inits", "eps"};
   a.run = run_output_shift;
   a.print = print_output_shift;
-  registry.emplace("output-shift", std::move(a));
+  registry.add("output-shift", std::move(a));
 }
 
 }  // namespace fathom::analysis

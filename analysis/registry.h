@@ -14,6 +14,7 @@
 
 #include "analysis/params.h"
 #include "analysis/subject.h"
+#include "base/util/registry.h"
 
 namespace fathom::analysis {
 
@@ -28,12 +29,13 @@ struct Analysis {
   std::function<void(const nlohmann::json& result, std::ostream& out)> print;
 };
 
-using AnalysisRegistry = std::map<std::string, Analysis>;
+using AnalysisRegistry = Registry<Analysis>;
 
 // Every built-in analysis (registered on first use, thread-safe).
 const AnalysisRegistry& analyses();
 
 // The registered analysis, or std::invalid_argument listing the names.
+// The analysis `name`; std::invalid_argument naming the registered ones (and the closest).
 const Analysis& find_analysis(const std::string& name);
 
 }  // namespace fathom::analysis

@@ -8,13 +8,14 @@
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "db/metric_names.h"
 #include "experiments/lr_sensitivity.h"
 
 namespace fathom::cli {
 namespace {
 
 struct LrArgs {
-  std::string sweep, metric = "valid_loss", value = "final", format = "md", out;
+  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out;
 };
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {

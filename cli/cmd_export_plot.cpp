@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 
 #ifdef FATHOM_HAVE_PLOTS
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/lr_sensitivity.h"
 #include "plot/analysis_figures.h"
@@ -212,7 +213,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = "valid_loss", value = "final";
+    std::string sweep, metric = db::metric::kValidLoss, value = "final";
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -240,7 +241,7 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
 void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
     std::string sweep;
-    std::vector<std::string> metrics{"valid_ppl"};
+    std::vector<std::string> metrics{db::metric::kValidPpl};
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();

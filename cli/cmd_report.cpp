@@ -6,13 +6,15 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
+#include "db/metric_names.h"
 #include "experiments/report.h"
 
 namespace fathom::cli {
 namespace {
 
 struct ReportArgs {
-  std::string target, out = "report", metrics, rows, cols, agg = "mean", select_by = "valid_loss";
+  std::string target, out = "report", metrics, rows, cols, agg = "mean",
+                      select_by = db::metric::kValidLoss;
 };
 
 void report(const ReportArgs& a, const GlobalOptions& global) {

@@ -4,8 +4,8 @@
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
-#include "core/train/device.h"
 #include "core/train/error_text.h"
+#include "core/train/threads.h"
 
 int main(int argc, char** argv) {
   fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work

@@ -14,12 +14,18 @@ inline const std::string kTrainLoss = "train_loss";
 inline const std::string kTrainNll = "train_nll";  // per target token
 inline const std::string kTrainPpl = "train_ppl";
 inline const std::string kValidLoss = "valid_loss";
+inline const std::string kValidNll = "valid_nll";  // per target token
 inline const std::string kValidPpl = "valid_ppl";
 inline const std::string kValidBleu = "valid_bleu";
 inline const std::string kLearningRate = "lr";
 inline const std::string kGradNorm = "grad_norm";
 inline const std::string kTokensPerSecond = "tokens_per_s";  // also final: the whole run's rate
 inline const std::string kTargetTokens = "target_tokens";    // cumulative, over every session
+// fp16 only (the loss scaler): its scale, and the updates it skipped in the log window.
+inline const std::string kLossScale = "loss_scale";
+inline const std::string kSkippedUpdates = "skipped_updates";
+// Every train.grad_norm_every updates: one curve per layer, "gradnorm.<layer>" (methods.md s5.3).
+inline const std::string kLayerGradNormPrefix = "gradnorm.";
 
 // Final values only.
 inline const std::string kTestLoss = "test_loss";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "db/metric_names.h"
 #include "db/store.h"
 
 namespace fathom::experiments {
@@ -52,7 +53,7 @@ struct TableOptions {
   // validation loss by default. Choosing on a test metric (the one then reported, often) is
   // model selection on the test set: refused unless `select_on_test`, and then the note says
   // so. Any metric is reported for the variant chosen.
-  std::string select_by = "valid_loss";
+  std::string select_by = db::metric::kValidLoss;
   bool select_on_test = false;
   // A row label: every other row's cells are tested against this row's cell of the same
   // column, Welch's t-test over their seeds (TableCell::p).

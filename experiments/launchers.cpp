@@ -2,17 +2,19 @@
 #include <algorithm>
 
 #include "base/util/error.h"
+#include "base/util/registry.h"
 #include "base/util/strings.h"
 #include "experiments/launcher_registry.h"
 
 namespace fathom::experiments {
 namespace {
 
-const std::vector<LauncherEntry>& entries() {
-  static const std::vector<LauncherEntry> all = {
-      local_launcher_entry(),
-      slurm_launcher_entry(),
-  };
+const Registry<LauncherEntry>& launchers() {
+  static const Registry<LauncherEntry> all = [] {
+    Registry<LauncherEntry> r("launcher");
+    for (LauncherEntry e : {local_launcher_entry(), slurm_launcher_entry()}) r.add(e.name, e);
+    return r;
+  }();
   return all;
 }
 
@@ -20,25 +22,17 @@ const std::vector<LauncherEntry>& entries() {
 const LauncherEntry& entry_of(const WorkerTags& tags) {
   auto it = tags.find("worker.launcher");
   const std::string name = it == tags.end() ? "local" : it->second;
-  for (const auto& e : entries())
-    if (e.name == name) return e;
-  return entries().front();
+  const LauncherEntry* e = launchers().find(name);
+  return e ? *e : *launchers().find("local");
 }
 
 }  // namespace
 
-std::vector<std::string> launcher_names() {
-  std::vector<std::string> names;
-  for (const auto& e : entries()) names.push_back(e.name);
-  return names;
-}
+std::vector<std::string> launcher_names() { return launchers().names(); }
 
 std::unique_ptr<Launcher> make_launcher(const std::string& name, const SweepSpec& spec) {
-  for (const auto& e : entries())
-    if (e.name == name) return e.make(spec);
-  throw InputError(
-      "--launcher", 0, "--launcher",
-      "unknown launcher '" + name + "' (launchers: " + join(launcher_names(), ", ") + ")");
+  if (const LauncherEntry* e = launchers().find(name)) return e->make(spec);
+  throw InputError("--launcher", 0, "--launcher", launchers().unknown_name(name));
 }
 
 std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTags& tags) {
@@ -51,7 +45,7 @@ std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTag
 
 std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags) {
   std::map<std::string, std::string> all;
-  for (const auto& e : entries()) all.merge(e.states(sweep_tags));
+  for (const auto& [name, e] : launchers()) all.merge(e.states(sweep_tags));
   return all;
 }
 
@@ -63,7 +57,7 @@ std::string worker_job(const WorkerTags& tags) {
 
 std::vector<std::string> cancel_pending_workers(const std::vector<WorkerTags>& sweep_tags) {
   std::vector<std::string> problems;
-  for (const auto& e : entries()) {
+  for (const auto& [name, e] : launchers()) {
     auto more = e.cancel_pending(sweep_tags);
     problems.insert(problems.end(), more.begin(), more.end());
   }

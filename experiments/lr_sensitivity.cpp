@@ -14,7 +14,7 @@
 namespace fathom::experiments {
 namespace {
 
-std::string number(double v) {
+std::string sensitivity_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -149,7 +149,7 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
     s.notes.push_back(
         "runs without a vocab.size tag (recorded before it existed) take l0 = the sweep's "
         "largest " +
-        metric + ", " + number(largest));
+        metric + ", " + sensitivity_number(largest));
   if (best_of_run) s.notes.push_back("each run's best " + metric + " over training");
   return s;
 }
@@ -161,10 +161,11 @@ TextTable lr_sensitivity_table(const LrSensitivity& s) {
     std::string diverged;
     for (const auto& p : c.points)
       if (p.diverged > 0)
-        diverged += (diverged.empty() ? "" : ", ") + number(p.lr) + " (" +
+        diverged += (diverged.empty() ? "" : ", ") + sensitivity_number(p.lr) + " (" +
                     std::to_string(p.diverged) + "/" + std::to_string(p.seeds) + ")";
-    t.rows.push_back({c.label, number(c.sensitivity), number(c.best_lr), number(c.best_loss),
-                      std::to_string(c.points.size()), diverged.empty() ? "-" : diverged});
+    t.rows.push_back({c.label, sensitivity_number(c.sensitivity), sensitivity_number(c.best_lr),
+                      sensitivity_number(c.best_loss), std::to_string(c.points.size()),
+                      diverged.empty() ? "-" : diverged});
   }
   return t;
 }

@@ -21,7 +21,7 @@ namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
 
-std::string number(double v) {
+std::string report_number(double v) {
   if (!std::isfinite(v)) return "nan";
   char buf[32];
   std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
@@ -58,7 +58,7 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
         << " |";
     for (const auto& m : metrics) {
       auto it = r.final_metrics.find(m);
-      out << " " << (it == r.final_metrics.end() ? "-" : number(it->second)) << " |";
+      out << " " << (it == r.final_metrics.end() ? "-" : report_number(it->second)) << " |";
     }
     out << "\n";
   }
@@ -269,7 +269,7 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
       << (r.git_rev.empty() ? "-" : r.git_rev)
       << ".\n\n## Final metrics\n\n| metric | value |\n|---|---:|\n";
   for (const auto& [name, value] : r.final_metrics)
-    out << "| " << name << " | " << number(value) << " |\n";
+    out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
   figures(out, options, {r}, store, r.name, "");
   out << "## Config\n\n```yaml\n"

@@ -37,7 +37,8 @@ struct ReportOptions {
   // rows "model.norm+model.init", cols "model.encoder_layers", agg Best.
   std::string rows, cols;
   CellAgg agg = CellAgg::Mean;
-  std::string select_by = "valid_loss";  // CellAgg::Best: the metric variants are chosen on
+  std::string select_by =
+      db::metric::kValidLoss;  // CellAgg::Best: the metric variants are chosen on
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;

@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
@@ -24,8 +25,9 @@ namespace fathom::gui {
 namespace {
 
 // Losses a sensitivity is defined on (lower is better).
-const QStringList kMetrics = {QStringLiteral("valid_loss"), QStringLiteral("valid_nll"),
-                              QStringLiteral("valid_ppl"), QStringLiteral("train_loss")};
+const QStringList kMetrics = {
+    QString::fromStdString(db::metric::kValidLoss), QString::fromStdString(db::metric::kValidNll),
+    QString::fromStdString(db::metric::kValidPpl), QString::fromStdString(db::metric::kTrainLoss)};
 
 }  // namespace
 

@@ -12,7 +12,6 @@ namespace fathom::plot {
 namespace {
 
 using json = nlohmann::json;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Reads result[path...] with errors that name the field.
 struct Fields {

@@ -10,7 +10,6 @@ namespace fathom::plot {
 namespace {
 
 using json = nlohmann::json;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---- writing ----
 

@@ -1,6 +1,7 @@
 #pragma once
 // The figure data model: what a figure shows, with no Qt and no LibTorch, so analyses can write
 // figures as JSON and the CLI and the GUI draw them the same way. JSON format: docs/plots.md.
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -9,6 +10,9 @@
 #include <nlohmann/json.hpp>
 
 namespace fathom::plot {
+
+// "No value": a gap in a series, an empty cell of a table.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 enum class Scale { Linear, Log };
 

@@ -20,8 +20,6 @@
 namespace fathom::plot {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 bool parse_number(const std::string& text, double* out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -150,10 +148,10 @@ void export_parallel(const ParallelFigure& figure, const std::string& path,
 
 void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, const Style& style) {
   // The colour key as the title row: inside the plot it would cross the lines.
-  const std::string key =
-      f.axes.empty() ? ""
-                     : "colour: " + f.axes.back().name + " (dark low, bright high); red dashed: "
-                                                         "diverged";
+  const std::string key = f.axes.empty() ? ""
+                                         : "colour: " + f.axes.back().name +
+                                               " (dark low, bright high); red dashed: "
+                                               "diverged";
   detail::reset_plot(plot, key, style);
   if (!key.empty()) {  // the title row's text at the tick font, not the title's
     for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)

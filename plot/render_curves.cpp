@@ -13,8 +13,6 @@
 namespace fathom::plot {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Inf (a blown-up loss) would stretch the axis to nothing; draw it as a gap like NaN.
 std::vector<double> finite_or_nan(std::vector<double> v) {
   for (double& x : v)

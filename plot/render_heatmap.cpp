@@ -53,7 +53,6 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   map->data()->setSize(static_cast<int>(cols), static_cast<int>(rows));
   map->data()->setRange(QCPRange(0, std::max<double>(cols - 1, 1e-9)),
                         QCPRange(0, std::max<double>(rows - 1, 1e-9)));
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c)
       map->data()->setCell(static_cast<int>(c), static_cast<int>(r),

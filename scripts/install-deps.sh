@@ -25,7 +25,8 @@ packages=(
   libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
-[ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge)
+# --test: servers for the store and launcher tests; clang-format-14 for the layout check
+[ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge clang-format-14)
 [ -z "$with_fuzz" ] || packages+=(clang-14 libfuzzer-14-dev)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).

@@ -14,8 +14,8 @@
 #include "base/util/error.h"
 #include "core/data/batch.h"
 #include "core/model/admin.h"
-#include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

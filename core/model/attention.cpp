@@ -4,17 +4,28 @@
 
 #include <cmath>
 
+#include "base/config/config.h"
+
 namespace fathom {
+
+MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& id,
+                                  std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog) {
+  return MultiheadAttention(config.d_model, config.heads, config.attention_dropout,
+                            id.kind != SublayerKind::EncoderAttention, id, id.name(), catalog,
+                            config.fused_attention == "auto", std::move(hooks));
+}
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
                                                bool self_attention, const SublayerId& owner,
                                                const std::string& name, ParameterCatalog& catalog,
-                                               bool fused)
+                                               bool fused, std::shared_ptr<ModelHooks> hooks)
     : d_model_(d_model),
       heads_(heads),
       attention_dropout_(attention_dropout),
       self_attention_(self_attention),
-      fused_(fused) {
+      fused_(fused),
+      owner_(owner),
+      hooks_(std::move(hooks)) {
   if (self_attention) {
     qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
     catalog.linears.push_back({name + ".qkv", qkv_, LinearRole::AttentionQkv, owner, 3});
@@ -50,8 +61,9 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   q = heads(q, T);
   k = heads(k, S);
   v = heads(v, S);
+  SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
 #if TORCH_VERSION_MAJOR >= 2
-  if (fused_) {
+  if (fused_ && !observer) {
     // Same function: softmax(q k^T / sqrt(d/H) + mask) v, its default scale. A boolean
     // attn_mask marks the keys that *take part* (the opposite of key_padding_mask).
     c10::optional<torch::Tensor> allowed;
@@ -69,7 +81,8 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
 #endif
   q = q * (1.0 / std::sqrt(static_cast<double>(head_dim)));
 
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1));  // [B, H, T, S]
+  const torch::Tensor logits = torch::matmul(q, k.transpose(-2, -1));  // [B, H, T, S]
+  torch::Tensor scores = logits;
   if (key_padding_mask.defined())
     scores = scores.masked_fill(key_padding_mask.view({B, 1, 1, S}),
                                 -std::numeric_limits<float>::infinity());
@@ -82,6 +95,8 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   torch::Tensor probs = scores.scalar_type() == torch::kFloat
                             ? torch::softmax(scores, -1)
                             : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
+  if (observer)
+    observer->on_attention(owner_, AttentionTrace{logits, probs, key_padding_mask, causal});
   if (attention_dropout_ > 0) probs = torch::dropout(probs, attention_dropout_, is_training());
   torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});
   return out_(context);

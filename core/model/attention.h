@@ -7,15 +7,21 @@
 // function, it just never materializes the probabilities. LibTorch 1.x: the explicit path.
 #include <torch/torch.h>
 
+#include <memory>
+
+#include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
 
 namespace fathom {
+
+struct ModelConfig;
 
 class MultiheadAttentionImpl : public torch::nn::Module {
  public:
   MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
                          const SublayerId& owner, const std::string& name,
-                         ParameterCatalog& catalog, bool fused = false);
+                         ParameterCatalog& catalog, bool fused = false,
+                         std::shared_ptr<ModelHooks> hooks = nullptr);
 
   // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
   // key_padding_mask [B, S] bool, true at padding (may be undefined); causal hides the future.
@@ -27,10 +33,18 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   double attention_dropout_;
   bool self_attention_;
   bool fused_;  // use LibTorch's scaled_dot_product_attention where it exists (>= 2.0)
+  SublayerId owner_;
+  std::shared_ptr<ModelHooks> hooks_;           // an installed observer sees the probabilities
   torch::nn::Linear qkv_{nullptr};              // self-attention
   torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
   torch::nn::Linear out_{nullptr};
 };
 TORCH_MODULE(MultiheadAttention);
+
+// The attention of sub-layer `id` as every stack builds it: self-attention unless `id` is an
+// encoder attention, named id.name(), fused as model.fused_attention says, watched through
+// `hooks`.
+MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& id,
+                                  std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog);
 
 }  // namespace fathom

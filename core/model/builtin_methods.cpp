@@ -1,12 +1,29 @@
-#include "core/model/builtin_methods.h"
-
+// The built-in methods, registered once. A new method is one file defining its register_*
+// function plus one line below (its declaration and its call sit together here, not in a header).
 #include <algorithm>
 #include <mutex>
 
 #include "base/config/config_io.h"
 #include "base/util/strings.h"
+#include "core/model/registry.h"
 
 namespace fathom {
+
+// One per file (core/model/<name>.cpp).
+void register_post_norm(MethodRegistry& registry);            // sublayer_styles: post
+void register_pre_norm(MethodRegistry& registry);             // sublayer_styles: pre
+void register_peri_norm(MethodRegistry& registry);            // sublayer_styles: peri
+void register_mix_norm(MethodRegistry& registry);             // sublayer_styles: mix
+void register_ln_scaling(MethodRegistry& registry);           // sublayer_styles: lns
+void register_dyt_norm(MethodRegistry& registry);             // sublayer_styles: dyt
+void register_xavier_init(MethodRegistry& registry);          // inits: xavier
+void register_lipschitz_init(MethodRegistry& registry);       // inits: lipschitz
+void register_admin_init(MethodRegistry& registry);           // inits + sublayer_styles: admin
+void register_rezero_init(MethodRegistry& registry);          // rezero, rezero_postln
+void register_deepnorm_init(MethodRegistry& registry);        // inits + sublayer_styles: deepnorm
+void register_ds_init(MethodRegistry& registry);              // inits: ds_init
+void register_residual_connection(MethodRegistry& registry);  // connections: residual
+void register_depthwise_lstm_connection(MethodRegistry& registry);  // connections: depthwise_lstm
 
 const MethodRegistry& methods() {
   static MethodRegistry registry;
@@ -54,11 +71,7 @@ template <typename Entry>
 const Entry& require(const RunConfig& config, const Registry<Entry>& registry, const char* key,
                      const std::string& name) {
   if (const Entry* entry = registry.find(name)) return *entry;
-  const auto names = registry.names();
-  const std::string hint = closest_match(name, names);
-  config_error(config, key,
-               "unknown method '" + name + "' (registered: " + join(names, ", ") + ")" +
-                   (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  config_error(config, key, registry.unknown_name(name));
 }
 }  // namespace
 

@@ -3,9 +3,9 @@
 // projections initialized with Xavier gain beta (Q and K keep gain 1), per stack.
 #include <cmath>
 
-#include "core/model/builtin_methods.h"
 #include "core/model/deepnorm.h"
 #include "core/model/init_helpers.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 
 namespace fathom {

@@ -40,8 +40,8 @@
 #include "base/config/config_schema.h"
 #include "base/util/strings.h"
 #include "core/model/attention.h"
-#include "core/model/builtin_methods.h"
 #include "core/model/depthwise_lstm_cell.h"
+#include "core/model/registry.h"
 #include "core/model/stack.h"
 
 namespace fathom {
@@ -132,10 +132,8 @@ class LstmEncoder : public EncoderStack {
       norm_.push_back(register_module(
           mp + "_self_attn_norm",
           ObservedNorm(m.d_model, attn_id.name() + ".pre_norm", s.hooks, s.catalog, &attn_id)));
-      attention_.push_back(register_module(
-          mp + "_self_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, attn_id, attn_id.name(),
-                             s.catalog, m.fused_attention == "auto")));
+      attention_.push_back(
+          register_module(mp + "_self_attn", make_attention(m, attn_id, s.hooks, s.catalog)));
       cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
     }
     final_norm_ = register_module("encoder_final_norm",
@@ -180,17 +178,13 @@ class LstmDecoder : public DecoderStack {
       self_norm_.push_back(register_module(
           mp + "_self_attn_norm",
           ObservedNorm(m.d_model, self_id.name() + ".pre_norm", s.hooks, s.catalog, &self_id)));
-      self_attention_.push_back(register_module(
-          mp + "_self_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, self_id, self_id.name(),
-                             s.catalog, m.fused_attention == "auto")));
+      self_attention_.push_back(
+          register_module(mp + "_self_attn", make_attention(m, self_id, s.hooks, s.catalog)));
       cross_norm_.push_back(register_module(
           mp + "_enc_attn_norm",
           ObservedNorm(m.d_model, cross_id.name() + ".pre_norm", s.hooks, s.catalog, &cross_id)));
-      cross_attention_.push_back(register_module(
-          mp + "_enc_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false, cross_id,
-                             cross_id.name(), s.catalog, m.fused_attention == "auto")));
+      cross_attention_.push_back(
+          register_module(mp + "_enc_attn", make_attention(m, cross_id, s.hooks, s.catalog)));
       if (m.lstm.merge == "concat") {
         merge_.push_back(
             register_module(mp + "_merge", torch::nn::Linear(2 * m.d_model, m.d_model)));

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "base/config/config_io.h"
-#include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 
 namespace fathom {

@@ -3,9 +3,9 @@
 // alpha (initially model.dyt_alpha, the paper's default 0.5) and per-unit gamma = 1, beta = 0.
 // The placement is Pre-LN's, as in the paper's models: x_k = x_{k-1} + drop(f_k(DyT(x_{k-1}))),
 // and a final DyT per stack. DyT has no per-token statistics, so it reports nothing to
-// on_norm(); the analyses that read LayerNorm statistics say so (SublayerStyle::normalization).
+// on_norm(); the analyses that read LayerNorm statistics say so (NormalizationTraits).
 // Its parameters are catalogued as extras: gamma and beta as "norms", alpha as "dyt_alpha".
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {
@@ -54,7 +54,8 @@ void register_dyt_norm(MethodRegistry& registry) {
       "x_k = x_{k-1} + drop(f_k(DyT(x_{k-1}))), DyT(x) = gamma tanh(alpha x) + beta in "
       "place of every LayerNorm, final DyT per stack (arXiv 2503.10622)";
   style.make = [](const ConnectionContext& c) { return std::make_shared<DyTConnection>(c); };
-  style.normalization = "DyT";
+  style.normalization = {/*is_layer_norm=*/false, "DyT", "DyT(x) = gamma tanh(alpha x) + beta",
+                         "dyt_alpha", "alpha"};
   registry.sublayer_styles.add("dyt", std::move(style));
 }
 

@@ -4,8 +4,8 @@
 // LayerNorm 1/0. These are the reference code's bounds (methods.md s3).
 #include <cmath>
 
-#include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 
 namespace fathom {

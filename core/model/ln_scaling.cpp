@@ -4,7 +4,7 @@
 // unscaled. Parameters carry Pre-LN's names, so a Pre-LN checkpoint loads.
 #include <cmath>
 
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

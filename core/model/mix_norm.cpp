@@ -5,7 +5,7 @@
 // stack ends with Pre-LN's final LayerNorm whenever its last layer is Pre-LN (alpha < 1).
 #include <cmath>
 
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

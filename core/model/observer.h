@@ -24,6 +24,16 @@ struct NormTrace {
   torch::Tensor gamma, beta;  // the LayerNorm's affine parameters [d]
 };
 
+// One attention sub-layer's probabilities, as an observer sees them. Present only while an
+// observer is installed: attention then takes the explicit path (also where fused attention
+// is on), so the probabilities exist; training without an observer is untouched.
+struct AttentionTrace {
+  torch::Tensor logits;  // q.k / sqrt(d_h) before any mask [B, H, T, S]
+  torch::Tensor probs;   // softmax over the keys, masked keys 0 [B, H, T, S] (before dropout)
+  torch::Tensor key_padding_mask;  // [B, S] true at padding; undefined when none
+  bool causal = false;             // the future was hidden
+};
+
 class SublayerObserver {
  public:
   virtual ~SublayerObserver() = default;
@@ -45,6 +55,7 @@ class SublayerObserver {
   virtual torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) { return state; }
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
+  virtual void on_attention(const SublayerId& id, const AttentionTrace& trace) {}
 };
 
 // Shared by every module of one model; analysis code installs an observer here.

@@ -2,7 +2,7 @@
 // output of every sub-layer, x_k = x_{k-1} + drop(LN_out(f_k(LN_in(x_{k-1})))), and, as in
 // Pre-LN, a final LayerNorm per stack (the stream itself is never normalized). Dropout acts
 // on the normalized branch, where every style here drops the branch: before the shortcut.
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

@@ -1,5 +1,5 @@
 // Post-LN (the published Transformer, "v1"): x_k = LN(x_{k-1} + drop(f_k(x_{k-1}))).
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

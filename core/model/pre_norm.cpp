@@ -1,6 +1,6 @@
 // Pre-LN (tensor2tensor, "v2"): x_k = x_{k-1} + drop(f_k(LN(x_{k-1}))), with a final LN on
 // the stack output.
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 
 namespace fathom {
 namespace {

@@ -1,8 +1,8 @@
 #pragma once
-// The one registry of model methods: sub-layer connection styles (post, pre, ...),
-// initializations (xavier, lipschitz, ...) and stack connections (residual, ...).
-// Built-ins are registered once, explicitly, in core/model/builtin_methods.cpp; a new method
-// is one new file with a register_* function plus one line there.
+// The registries of model methods (base/util/registry.h): sub-layer connection styles (post, pre,
+// ...), initializations (xavier, lipschitz, ...) and stack connections (residual, ...). Built-ins
+// are registered once, explicitly, in core/model/builtin_methods.cpp; a new method is one new file
+// with a register_* function plus one line there.
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,42 +12,34 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/util/registry.h"
 #include "core/model/sublayer_connection.h"
 
 namespace fathom {
-
-template <typename Entry>
-class Registry {
- public:
-  void add(const std::string& name, Entry entry) {
-    if (!entries_.emplace(name, std::move(entry)).second)
-      throw std::logic_error("method registered twice: " + name);
-  }
-  const Entry* find(const std::string& name) const {
-    auto it = entries_.find(name);
-    return it == entries_.end() ? nullptr : &it->second;
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& [name, entry] : entries_) out.push_back(name);
-    return out;
-  }
-
- private:
-  std::map<std::string, Entry> entries_;
-};
 
 class TransformerImpl;
 class EncoderStack;
 class DecoderStack;
 struct Batch;
+// What a style's normalization layers are, as the analyses that read LayerNorm statistics need
+// it (beta decomposes the stream through a LayerNorm, ln-scale reports its w/sigma). They ask
+// this, never a style's name, so a new norm is one file and one registration.
+struct NormalizationTraits {
+  // Its norms divide by a per-token sigma (affine once their statistics are known); true also
+  // for a style with no norms at all (ReZero), which leaves the analyses nothing to decompose
+  // or report.
+  bool is_layer_norm = true;
+  // Not a LayerNorm: its name ("DyT"; lower-cased, the key of ln-scale's list of its scales),
+  // its formula for notes, and the catalogued scalar that is its own scale (ln-scale lists it
+  // where w/sigma does not exist): extras of kind `scale_kind`, called `scale_name`.
+  std::string name, formula, scale_kind, scale_name;
+};
+
 // How a sub-layer's branch meets its shortcut.
 struct SublayerStyle {
   std::string doc;
   std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
-  // What its normalization layers are: "LayerNorm", "DyT", or "none". Analyses that read
-  // LayerNorm statistics (ln-scale, beta) say what they did when it is not "LayerNorm".
-  std::string normalization = "LayerNorm";
+  NormalizationTraits normalization = {};
 };
 
 // What a data-dependent initialization (Admin's profiling) may read. The model knows no
@@ -100,9 +92,9 @@ struct StackConnection {
 };
 
 struct MethodRegistry {
-  Registry<SublayerStyle> sublayer_styles;
-  Registry<InitMethod> inits;
-  Registry<StackConnection> connections;
+  Registry<SublayerStyle> sublayer_styles{"norm style"};
+  Registry<InitMethod> inits{"init"};
+  Registry<StackConnection> connections{"connection"};
 };
 
 // The registry with every built-in method (registered on first use, thread-safe).

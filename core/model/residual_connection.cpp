@@ -2,9 +2,9 @@
 // self-attention + FFN, decoder layers of causal self-attention + encoder attention + FFN,
 // each sub-layer wrapped by the configured sub-layer style (post, pre, admin, ...).
 #include "core/model/attention.h"
-#include "core/model/builtin_methods.h"
 #include "core/model/checkpointed_layer.h"
 #include "core/model/feed_forward.h"
+#include "core/model/registry.h"
 #include "core/model/stack.h"
 
 namespace fathom {
@@ -32,10 +32,8 @@ class ResidualEncoder : public EncoderStack {
       const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
       SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
       SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
-      attention_.push_back(register_module(
-          mp + "_self_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, attn_id, attn_id.name(),
-                             s.catalog, m.fused_attention == "auto")));
+      attention_.push_back(
+          register_module(mp + "_self_attn", make_attention(m, attn_id, s.hooks, s.catalog)));
       attention_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, attn_id.name())));
       ffn_.push_back(register_module(
@@ -96,16 +94,12 @@ class ResidualDecoder : public DecoderStack {
       SublayerId self_id{Stack::Decoder, l, SublayerKind::SelfAttention, 3 * l};
       SublayerId cross_id{Stack::Decoder, l, SublayerKind::EncoderAttention, 3 * l + 1};
       SublayerId ffn_id{Stack::Decoder, l, SublayerKind::FeedForward, 3 * l + 2};
-      self_attention_.push_back(register_module(
-          mp + "_self_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, true, self_id, self_id.name(),
-                             s.catalog, m.fused_attention == "auto")));
+      self_attention_.push_back(
+          register_module(mp + "_self_attn", make_attention(m, self_id, s.hooks, s.catalog)));
       self_connection_.push_back(register_module(
           mp + "_self_attn_connection", make_connection(s, self_id, sublayers, self_id.name())));
-      cross_attention_.push_back(register_module(
-          mp + "_enc_attn",
-          MultiheadAttention(m.d_model, m.heads, m.attention_dropout, false, cross_id,
-                             cross_id.name(), s.catalog, m.fused_attention == "auto")));
+      cross_attention_.push_back(
+          register_module(mp + "_enc_attn", make_attention(m, cross_id, s.hooks, s.catalog)));
       cross_connection_.push_back(register_module(
           mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, cross_id.name())));
       ffn_.push_back(register_module(

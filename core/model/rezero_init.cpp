@@ -2,7 +2,7 @@
 // with one learnable scalar alpha_k = 0 per sub-layer and no LayerNorm at all (`rezero`), or
 // the same inside Post-LN, x_k = LN(x_{k-1} + alpha_k * drop(f_k)) (`rezero_postln`, the
 // Admin paper's table 3 baseline). Everything else is initialized as `xavier`.
-#include "core/model/builtin_methods.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 
 namespace fathom {
@@ -53,8 +53,7 @@ void register_rezero_init(MethodRegistry& registry) {
   registry.sublayer_styles.add(
       "rezero",
       {"x_k = x_{k-1} + alpha_k drop(f_k(x_{k-1})), no LayerNorm (ReZero)",
-       [](const ConnectionContext& c) { return std::make_shared<ReZeroConnection>(c, false); },
-       "none"});
+       [](const ConnectionContext& c) { return std::make_shared<ReZeroConnection>(c, false); }});
   registry.sublayer_styles.add(
       "rezero_postln",
       {"x_k = LN(x_{k-1} + alpha_k drop(f_k(x_{k-1})))  (ReZero + Post-LN)",

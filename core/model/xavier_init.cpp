@@ -3,8 +3,8 @@
 // projection gets variance 1/(2d), as one Glorot matrix of the packed [3d, d] Q/K/V would.
 #include <cmath>
 
-#include "core/model/builtin_methods.h"
 #include "core/model/init_helpers.h"
+#include "core/model/registry.h"
 #include "core/model/transformer.h"
 
 namespace fathom {

@@ -74,10 +74,10 @@ TEST(RunQuery, OrNotParenthesesAndWordsSideBySide) {
 }
 
 TEST(RunQuery, BareWordsSearchNameStatusAndSweep) {
-  EXPECT_EQ(kept("post"), (Ids{2, 4}));          // in the name
-  EXPECT_EQ(kept("diverged"), (Ids{4}));         // the status
-  EXPECT_EQ(kept("DEPTH"), (Ids{1, 2, 3, 4}));   // the sweep, any case
-  EXPECT_EQ(kept("\"norm=pre\""), (Ids{1, 3}));  // quoted: a word, though it holds '='
+  EXPECT_EQ(kept("post"), (Ids{2, 4}));               // in the name
+  EXPECT_EQ(kept("diverged"), (Ids{4}));              // the status
+  EXPECT_EQ(kept("DEPTH"), (Ids{1, 2, 3, 4}));        // the sweep, any case
+  EXPECT_EQ(kept("\"norm=pre\""), (Ids{1, 3}));       // quoted: a word, though it holds '='
   EXPECT_EQ(kept("name~\"lr=0.002\""), (Ids{3, 4}));  // a value holding '=' is quoted
 }
 

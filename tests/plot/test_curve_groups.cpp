@@ -22,7 +22,6 @@ namespace fathom::plot {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A member whose x is its step.
 std::unique_ptr<VectorPoints> member(std::vector<int64_t> steps, std::vector<double> y) {

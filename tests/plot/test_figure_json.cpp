@@ -11,7 +11,6 @@
 using namespace fathom::plot;
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Equal as JSON: NaN becomes null on both sides.
 void expect_round_trip(const Figure& figure) {

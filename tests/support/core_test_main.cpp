@@ -9,7 +9,7 @@
 // threads spinning for each other around small GEMMs, and 17 s with OpenBLAS at one thread.
 #include <gtest/gtest.h>
 
-#include "core/train/device.h"
+#include "core/train/threads.h"
 
 int main(int argc, char** argv) {
   fathom::configure_threads(1);

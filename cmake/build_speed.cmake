@@ -1,0 +1,80 @@
+# Unity builds (docs/performance.md, "Build time"): a library compiles its files in batches of
+# FATHOM_UNITY_BATCH, one translation unit each, so what its files share -- LibTorch's inline
+# code, CLI11 (header-only), Qt and QCustomPlot -- is parsed and code-generated once a batch
+# instead of once a file. Files keep their own anonymous namespaces' names apart by naming
+# them distinctly (a clash is a compile error, never a silent merge).
+option(FATHOM_UNITY_BUILD "Compile each library's files in batches (faster clean builds)" ON)
+set(FATHOM_UNITY_BATCH 8 CACHE STRING "files per unity batch")
+
+function(fathom_unity_build target)
+  if(FATHOM_UNITY_BUILD AND NOT FATHOM_FUZZ)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${FATHOM_UNITY_BATCH})
+  endif()
+endfunction()
+
+# LibTorch's precompiled <torch/torch.h> (fathom_core's) speeds up a file that uses LibTorch
+# (tests/core/test_model.cpp: 22 s with it, 33 s without) and slows down one that does not, 3x:
+# GCC processes the header's pending inline code in every file that loads it (test_cli.cpp:
+# 9 s without it, 25-28 s with it). fathom_use_torch_pch(target) gives it to exactly those of
+# the target's sources that include LibTorch, directly or through the project's own headers
+# (found by reading their #include lines at configure time).
+function(fathom_includes_torch file out)
+  get_property(known GLOBAL PROPERTY "fathom_torch_${file}" SET)
+  if(known)
+    get_property(result GLOBAL PROPERTY "fathom_torch_${file}")
+    set(${out} ${result} PARENT_SCOPE)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY "fathom_torch_${file}" FALSE)  # cycles end here
+  file(STRINGS ${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+  set(result FALSE)
+  foreach(line IN LISTS includes)
+    if(line MATCHES "<(torch|ATen|c10)/")
+      set(result TRUE)
+      break()
+    elseif(line MATCHES "\"([^\"]+)\"")
+      set(header ${PROJECT_SOURCE_DIR}/${CMAKE_MATCH_1})  # the project's includes are rooted
+      if(EXISTS ${header})
+        fathom_includes_torch(${header} nested)
+        if(nested)
+          set(result TRUE)
+          break()
+        endif()
+      endif()
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY "fathom_torch_${file}" ${result})
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+function(fathom_use_torch_pch target)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(any FALSE)
+  foreach(src IN LISTS sources)
+    get_filename_component(path ${src} ABSOLUTE BASE_DIR ${dir})
+    if(NOT path MATCHES "\\.cpp$")
+      continue()
+    endif()
+    fathom_includes_torch(${path} uses)
+    if(uses)
+      set(any TRUE)
+    else()
+      set_source_files_properties(${path} TARGET_DIRECTORY ${target}
+                                  PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+  endforeach()
+  if(any)
+    target_precompile_headers(${target} REUSE_FROM fathom_core)
+  endif()
+endfunction()
+
+# Test programs are optimized less (-O1) than what they test (-O3, Release): a test file spends
+# most of its compile time generating LibTorch's and gtest's inline code, which -O1 does in
+# about 60 % of the time (measured: tests/core/test_model.cpp 23 s at -O3, 13 s at -O1), and the
+# code under test is the libraries', built with the full optimization. -O1 keeps __OPTIMIZE__,
+# so the tests still reuse fathom_core's precompiled <torch/torch.h>. Debug builds keep -O0.
+function(fathom_test_program target)
+  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-O1>)
+endfunction()
