@@ -488,11 +488,12 @@ void DashboardView::refreshColourValues() {
 }
 
 int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) const {
-  if (colour_values_.empty()) return static_cast<int>(run.id % 1000000);
+  const int by_id = static_cast<int>(run.id % 1000000);
+  if (colour_values_.empty()) return by_id;
   auto tags = tags_.find(run.id);
-  auto tag = tags == tags_.end() ? std::map<std::string, std::string>::const_iterator()
-                                 : tags->second.find(colour_by_->currentText().toStdString());
-  if (tags == tags_.end() || tag == tags->second.end()) return static_cast<int>(run.id % 1000000);
+  if (tags == tags_.end()) return by_id;
+  auto tag = tags->second.find(colour_by_->currentText().toStdString());
+  if (tag == tags->second.end()) return by_id;
   if (colour_value) *colour_value = tag->second;
   const auto at = std::lower_bound(colour_values_.begin(), colour_values_.end(), tag->second);
   return static_cast<int>(at - colour_values_.begin());

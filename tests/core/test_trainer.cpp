@@ -3,16 +3,12 @@
 // precisions and activation checkpointing. Interruptions and resumes: test_trainer_resume.cpp.
 // Each test trains for a few seconds on one CPU thread.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>

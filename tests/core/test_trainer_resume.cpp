@@ -2,16 +2,11 @@
 // last checkpoint, a full disk, an unwritable output file, a stop request, a resume after the
 // last update. Each test trains for a few seconds on one CPU thread.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,7 +17,6 @@
 #include "base/util/error.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
-#include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "db/store.h"
