@@ -41,8 +41,7 @@ Store Store::open(const std::string& location, OpenMode mode) {
 
 std::optional<std::string> Store::busy_before_open(const std::string& location) {
   try {
-    const StoreUrl url = parse_store_url(location);
-    if (url.is_file()) return sqlite_file_busy_reason(url.connect);
+    return backend_busy_before_open(parse_store_url(location));
   } catch (const std::exception&) {
   }
   return std::nullopt;

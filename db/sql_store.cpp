@@ -1,0 +1,571 @@
+#include "db/sql_store.h"
+
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "base/util/error.h"
+#include "db/lease_sql.h"
+#include "db/run_status.h"
+
+namespace fathom::db {
+namespace {
+
+constexpr const char* kRunColumns =
+    "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, "
+    "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
+constexpr const char* kAnalysisColumns =
+    "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
+
+RunRecord read_run(const SqlRow& row) {
+  RunRecord r;
+  r.id = row.int64(0);
+  r.name = row.text(1);
+  r.sweep = row.text(2);
+  r.config_json = row.text(3);
+  r.config_yaml = row.text(4);
+  r.status = row.text(5);
+  r.error = row.text(6);
+  r.host = row.text(7);
+  r.device = row.text(8);
+  r.git_rev = row.text(9);
+  r.diverged_step = row.optional_int64(10);
+  r.updates = row.int64(11);
+  r.created_at = row.real_or(12, 0);
+  r.started_at = row.real_or(13, 0);
+  r.finished_at = row.real_or(14, 0);
+  r.heartbeat_at = row.real_or(15, 0);
+  r.lease = row.int64(16);
+  return r;
+}
+
+AnalysisRecord read_analysis(const SqlRow& row) {
+  AnalysisRecord a;
+  a.id = row.int64(0);
+  a.run_id = row.optional_int64(1);
+  a.kind = row.text(2);
+  a.checkpoint = row.text(3);
+  a.params_json = row.text(4);
+  a.result_json = row.text(5);
+  a.created_at = row.real_or(6, 0);
+  a.elapsed_s = row.real_or(7, 0);
+  return a;
+}
+
+MetricPoint read_point(const SqlRow& row, int first_col) {
+  return {row.int64(first_col), row.real(first_col + 1), row.real(first_col + 2)};
+}
+
+// A fence as a parameter that may be NULL (an unfenced write): typed, as PostgreSQL cannot
+// infer the type of a bare NULL parameter in "? IS NULL".
+std::string nullable_lease(int placeholder) {
+  return "CAST(?" + std::to_string(placeholder) + " AS BIGINT)";
+}
+
+std::string id_list(const std::vector<int64_t>& ids) {
+  std::string list;
+  for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+  return list;
+}
+
+}  // namespace
+
+SqlStore::SqlStore(std::unique_ptr<SqlSession> session) : session_(std::move(session)) {}
+
+// ---- writes ---------------------------------------------------------------------------------
+
+int64_t SqlStore::create_run(const NewRun& run, double now) {
+  int64_t id = 0;
+  sql().write([&] {
+    sql().query(
+        "INSERT INTO runs (name, sweep, config_json, config_yaml, status, host, device, git_rev,"
+        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+        {run.name, sql_text_or_null(run.sweep), run.config_json, run.config_yaml, run.status,
+         sql_text_or_null(run.host), sql_text_or_null(run.device), sql_text_or_null(run.git_rev),
+         now},
+        [&](const SqlRow& row) { id = row.int64(0); });
+  });
+  return id;
+}
+
+int64_t SqlStore::take_run(int64_t run, const std::string& host, const std::string& device,
+                           double now) {
+  int64_t lease = 0;
+  sql().write([&] {
+    const int64_t taken = sql().query(
+        "UPDATE runs SET " + take_run_set("?2", "?3", "?4") + " WHERE id = ?1 RETURNING lease",
+        {run, now, sql_text_or_null(host), sql_text_or_null(device)},
+        [&](const SqlRow& row) { lease = row.int64(0); });
+    if (taken == 0) throw no_run(run);
+  });
+  return lease;
+}
+
+void SqlStore::mark_running(int64_t run, const std::string& host, const std::string& device,
+                            double now, int64_t lease) {
+  sql().write([&] {
+    const int64_t changed =
+        sql().query("UPDATE runs SET host = ?2, device = ?3, heartbeat_at = ?4 WHERE id = ?1 AND " +
+                        held_by("?5") + " RETURNING id",
+                    {run, sql_text_or_null(host), sql_text_or_null(device), now, lease});
+    require_changed(changed, run, lease);
+  });
+}
+
+void SqlStore::finish_run(int64_t run, const std::string& status, const std::string& error,
+                          std::optional<int64_t> diverged_step, double now, Fence fence) {
+  sql().write([&] {
+    const int64_t changed = sql().query(
+        "UPDATE runs SET status = ?2, error = ?3, diverged_step = ?4, finished_at = ?5,"
+        " heartbeat_at = ?5 WHERE id = ?1 AND " +
+            held_by_if_fenced(nullable_lease(6)) + " RETURNING id",
+        {run, status, sql_text_or_null(error), sql_int_or_null(diverged_step), now,
+         sql_int_or_null(fence)});
+    require_changed(changed, run, fence);
+  });
+}
+
+void SqlStore::heartbeat(int64_t run, int64_t updates, double now, Fence fence) {
+  sql().write([&] {
+    const int64_t changed =
+        sql().query("UPDATE runs SET heartbeat_at = ?2, updates = ?3 WHERE id = ?1 AND " +
+                        held_by_if_fenced(nullable_lease(4)) + " RETURNING id",
+                    {run, now, updates, sql_int_or_null(fence)});
+    require_changed(changed, run, fence);
+  });
+}
+
+void SqlStore::touch_heartbeat(int64_t run, double now, int64_t lease) {
+  sql().write([&] {
+    const int64_t changed = sql().query(
+        "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND " + held_by("?3") + " RETURNING id",
+        {run, now, lease});
+    require_changed(changed, run, lease);
+  });
+}
+
+bool SqlStore::cancel_run(int64_t run, const std::string& reason, double now) {
+  bool cancelled = false;
+  sql().write([&] {
+    cancelled = sql().query(
+                    "UPDATE runs SET status = 'cancelled', error = ?2, finished_at = ?3,"
+                    " heartbeat_at = ?3 WHERE id = ?1 AND status IN ('queued', 'running')"
+                    " RETURNING id",
+                    {run, sql_text_or_null(reason), now}) > 0;
+    if (!cancelled) require_exists(run);
+  });
+  return cancelled;
+}
+
+bool SqlStore::requeue_run(int64_t run, const std::string& reason, double now,
+                           const std::vector<std::string>& from, Fence fence) {
+  bool requeued = false;
+  sql().write([&] {
+    const SqlValue why = sql_text_or_null(reason);
+    const auto params =
+        fence ? std::vector<SqlValue>{run, why, now, *fence} : std::vector<SqlValue>{run, why, now};
+    requeued = sql().query("UPDATE runs SET " + requeue_set("?2", "?3") + " WHERE id = ?1 AND " +
+                               (fence ? held_by("?4") : status_in(from)) + " RETURNING id",
+                           params) > 0;
+    if (!requeued) fence ? check_fence(run, fence) : require_exists(run);
+  });
+  return requeued;
+}
+
+void SqlStore::set_final_metric(int64_t run, const std::string& name, double value, Fence fence) {
+  sql().write([&] {
+    check_fence(run, fence);
+    sql().query(
+        "INSERT INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value",
+        {run, name, value});
+  });
+}
+
+void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
+                             Fence fence) {
+  sql().write([&] {
+    check_fence(run, fence);
+    for (const auto& a : artifacts) insert_artifact(run, a, now);
+  });
+}
+
+void SqlStore::set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) {
+  sql().write([&] {
+    check_fence(run, fence);
+    sql().query(
+        "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
+        {run, key, value});
+  });
+}
+
+void SqlStore::write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) {
+  sql().write([&] {
+    check_fence(run, fence);
+    insert_metrics(run, rows);
+  });
+}
+
+void SqlStore::delete_metrics_after(int64_t run, int64_t step, Fence fence) {
+  sql().write([&] {
+    check_fence(run, fence);
+    sql().query("DELETE FROM metrics WHERE run_id = ?1 AND step > ?2", {run, step});
+  });
+}
+
+void SqlStore::set_config(int64_t run, const std::string& config_yaml,
+                          const std::string& config_json, Fence fence) {
+  sql().write([&] {
+    const int64_t changed =
+        sql().query("UPDATE runs SET config_yaml = ?2, config_json = ?3 WHERE id = ?1 AND " +
+                        held_by_if_fenced(nullable_lease(4)) + " RETURNING id",
+                    {run, config_yaml, config_json, sql_int_or_null(fence)});
+    require_changed(changed, run, fence);
+  });
+}
+
+void SqlStore::delete_run(int64_t run) {
+  sql().write([&] {
+    // Read under the write's lock: a worker cannot claim or start the run in between.
+    std::string status;
+    const int64_t found =
+        sql().query(std::string("SELECT status FROM runs WHERE id = ?1") + sql().lock_for_update(),
+                    {run}, [&](const SqlRow& row) { status = row.text(0); });
+    if (found == 0) throw no_run(run);
+    if (status == db::status::kRunning)
+      throw InputError(sql().shown(), 0, "",
+                       "run " + std::to_string(run) + " is running; cancel it before deleting it");
+    // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection
+    // without foreign keys, and the order (children first) never violates a reference.
+    for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"})
+      sql().query(std::string("DELETE FROM ") + table + " WHERE run_id = ?1", {run});
+    sql().query("DELETE FROM runs WHERE id = ?1", {run});
+  });
+}
+
+int64_t SqlStore::add_analysis(const NewAnalysis& a, double now) {
+  int64_t id = 0;
+  sql().write([&] {
+    sql().query(
+        "INSERT INTO analyses (run_id, kind, checkpoint, params_json, result_json, created_at,"
+        " elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+        {sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json,
+         a.result_json, now, a.elapsed_s},
+        [&](const SqlRow& row) { id = row.int64(0); });
+  });
+  return id;
+}
+
+std::optional<RunRecord> SqlStore::claim_next_run(const std::string& sweep, const std::string& host,
+                                                  const std::string& device, double now,
+                                                  const std::vector<int64_t>& skip) {
+  std::optional<RunRecord> claimed;
+  sql().write([&] {
+    claimed.reset();
+    // One statement picks and takes the oldest queued run; a server skips rows another
+    // claimer holds, so concurrent claimers take different runs and none waits.
+    std::optional<int64_t> id;
+    sql().query("UPDATE runs SET " + take_run_set("?2", "?3", "?4") +
+                    " WHERE id = (SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'" +
+                    id_not_in(skip) + " ORDER BY id LIMIT 1" + sql().lock_skipping_locked() +
+                    ") RETURNING id",
+                {sweep, now, sql_text_or_null(host), sql_text_or_null(device)},
+                [&](const SqlRow& row) { id = row.int64(0); });
+    if (id) claimed = select_run_by_id(*id);  // inside this transaction: what was claimed
+  });
+  return claimed;
+}
+
+void SqlStore::import_run(const RunExport& e) {
+  sql().write([&] {
+    const RunRecord& r = e.run;
+    sql().query(
+        "INSERT INTO runs (id, name, sweep, config_json, config_yaml, status, error,"
+        " diverged_step, created_at, started_at, finished_at, heartbeat_at, host, device,"
+        " git_rev, updates, lease) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+        " ?13, ?14, ?15, ?16, ?17)",
+        {r.id, r.name, sql_text_or_null(r.sweep), r.config_json, r.config_yaml, r.status,
+         sql_text_or_null(r.error), sql_int_or_null(r.diverged_step), r.created_at,
+         sql_time_or_null(r.started_at), sql_time_or_null(r.finished_at),
+         sql_time_or_null(r.heartbeat_at), sql_text_or_null(r.host), sql_text_or_null(r.device),
+         sql_text_or_null(r.git_rev), r.updates, r.lease});
+    for (const auto& [name, value] : r.final_metrics)
+      sql().query("INSERT INTO final_metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
+                  {r.id, name, value});
+    for (const auto& [key, value] : e.tags)
+      sql().query("INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                  {r.id, key, value});
+    for (const auto& a : e.artifacts) insert_artifact(r.id, a, r.created_at);
+    insert_metrics(r.id, e.metrics);
+    sql().follow_explicit_ids("runs");
+  });
+}
+
+void SqlStore::import_analysis(const AnalysisRecord& a) {
+  sql().write([&] {
+    sql().query(
+        "INSERT INTO analyses (id, run_id, kind, checkpoint, params_json, result_json,"
+        " created_at, elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        {a.id, sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json,
+         a.result_json, a.created_at, a.elapsed_s});
+    sql().follow_explicit_ids("analyses");
+  });
+}
+
+// ---- reads ----------------------------------------------------------------------------------
+
+std::vector<Artifact> SqlStore::artifacts(int64_t run) {
+  std::vector<Artifact> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query("SELECT kind, path, step FROM artifacts WHERE run_id = ?1 ORDER BY kind", {run},
+                [&](const SqlRow& row) {
+                  out.push_back({row.text(0), row.text(1), row.optional_int64(2)});
+                });
+  });
+  return out;
+}
+
+std::map<std::string, std::string> SqlStore::tags(int64_t run) {
+  std::map<std::string, std::string> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query("SELECT key, value FROM run_tags WHERE run_id = ?1", {run},
+                [&](const SqlRow& row) { out[row.text(0)] = row.text(1); });
+  });
+  return out;
+}
+
+std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
+  std::vector<RunRecord> runs;
+  sql().read_snapshot([&] {
+    runs = sweep_filter.empty() ? select_runs("", {}, "ORDER BY id")
+                                : select_runs("WHERE sweep = ?1", {sweep_filter}, "ORDER BY id");
+  });
+  return runs;
+}
+
+std::optional<RunRecord> SqlStore::run_by_id(int64_t id) {
+  std::optional<RunRecord> found;
+  sql().read_snapshot([&] { found = select_run_by_id(id); });
+  return found;
+}
+
+std::optional<RunRecord> SqlStore::latest_run_named(const std::string& name) {
+  std::vector<RunRecord> runs;
+  sql().read_snapshot(
+      [&] { runs = select_runs("WHERE name = ?1", {name}, "ORDER BY id DESC LIMIT 1"); });
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
+std::vector<MetricPoint> SqlStore::metric_points(int64_t run, const std::string& name,
+                                                 int64_t after_step) {
+  // A range scan of the (run_id, name, step) key: cost is the number of points read.
+  std::vector<MetricPoint> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query(
+        "SELECT step, value, wall_time FROM metrics"
+        " WHERE run_id = ?1 AND name = ?2 AND step > ?3 ORDER BY step",
+        {run, name, after_step}, [&](const SqlRow& row) { out.push_back(read_point(row, 0)); });
+  });
+  return out;
+}
+
+int64_t SqlStore::last_metric_step(int64_t run, const std::string& name) {
+  int64_t last = -1;
+  sql().read_one([&] {
+    sql().query("SELECT max(step) FROM metrics WHERE run_id = ?1 AND name = ?2", {run, name},
+                [&](const SqlRow& row) { last = row.is_null(0) ? -1 : row.int64(0); });
+  });
+  return last;
+}
+
+std::map<int64_t, MetricPoint> SqlStore::best_points(const std::vector<int64_t>& runs,
+                                                     const std::string& name, bool higher) {
+  std::map<int64_t, MetricPoint> out;
+  if (runs.empty()) return out;
+  // The first point per run in value order, one statement. NaN is left out on both engines:
+  // SQLite stores it as NULL, PostgreSQL sorts it above +inf.
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::string sql_text =
+      "SELECT run_id, step, value, wall_time FROM (SELECT run_id, step, value, wall_time,"
+      " row_number() OVER (PARTITION BY run_id ORDER BY value " +
+      std::string(higher ? "DESC" : "ASC") + ", step) AS k FROM metrics WHERE run_id IN (" +
+      id_list(runs) + ") AND name = ?1 AND value > ?2 AND value < ?3) AS ranked WHERE k = 1";
+  sql().read_one([&] {
+    out.clear();
+    sql().query(sql_text, {name, -inf, inf},
+                [&](const SqlRow& row) { out[row.int64(0)] = read_point(row, 1); });
+  });
+  return out;
+}
+
+std::vector<std::string> SqlStore::metric_names(int64_t run) {
+  std::vector<std::string> out;
+  sql().read_one([&] {
+    out.clear();
+    // A skip-scan over the (run_id, name, step) key: one index seek per distinct name rather
+    // than reading every point of the run.
+    sql().query(std::string("WITH RECURSIVE n(name) AS ("
+                            "  SELECT (SELECT min(name) FROM metrics WHERE run_id = ?1)"
+                            "  UNION ALL"
+                            "  SELECT (SELECT min(name) FROM metrics WHERE run_id = ?1"
+                            "   AND name > n.name) FROM n WHERE n.name IS NOT NULL)"
+                            " SELECT name FROM n WHERE name IS NOT NULL ORDER BY name ") +
+                    sql().bytewise_collation(),
+                {run}, [&](const SqlRow& row) { out.push_back(row.text(0)); });
+  });
+  return out;
+}
+
+std::vector<MetricRow> SqlStore::metric_rows(int64_t run) {
+  std::vector<MetricRow> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query(std::string("SELECT step, name, value, wall_time FROM metrics WHERE run_id = ?1"
+                            " ORDER BY name ") +
+                    sql().bytewise_collation() + ", step",
+                {run}, [&](const SqlRow& row) {
+                  out.emplace_back(row.int64(0), row.text(1), row.real(2), row.real(3));
+                });
+  });
+  return out;
+}
+
+std::vector<AnalysisRecord> SqlStore::list_analyses(std::optional<int64_t> run,
+                                                    const std::string& kind) {
+  std::vector<AnalysisRecord> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query(std::string("SELECT ") + kAnalysisColumns +
+                    " FROM analyses WHERE (CAST(?1 AS BIGINT) IS NULL OR run_id = ?1)"
+                    " AND (CAST(?2 AS TEXT) = '' OR kind = ?2) ORDER BY id",
+                {sql_int_or_null(run), kind},
+                [&](const SqlRow& row) { out.push_back(read_analysis(row)); });
+  });
+  return out;
+}
+
+std::optional<AnalysisRecord> SqlStore::get_analysis(int64_t id) {
+  std::optional<AnalysisRecord> out;
+  sql().read_one([&] {
+    out.reset();
+    sql().query(std::string("SELECT ") + kAnalysisColumns + " FROM analyses WHERE id = ?1", {id},
+                [&](const SqlRow& row) { out = read_analysis(row); });
+  });
+  return out;
+}
+
+int64_t SqlStore::last_analysis_id() {
+  int64_t id = 0;
+  sql().read_one([&] {
+    sql().query("SELECT coalesce(max(id), 0) FROM analyses", {},
+                [&](const SqlRow& row) { id = row.int64(0); });
+  });
+  return id;
+}
+
+StoreCounts SqlStore::counts() {
+  StoreCounts c;
+  sql().read_one([&] {
+    // One statement: one snapshot on both engines.
+    sql().query(
+        "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM metrics),"
+        " (SELECT count(*) FROM final_metrics), (SELECT count(*) FROM run_tags),"
+        " (SELECT count(*) FROM artifacts), (SELECT count(*) FROM analyses)",
+        {}, [&](const SqlRow& row) {
+          c = {row.int64(0), row.int64(1), row.int64(2), row.int64(3), row.int64(4), row.int64(5)};
+        });
+  });
+  return c;
+}
+
+// ---- helpers --------------------------------------------------------------------------------
+
+std::invalid_argument SqlStore::no_run(int64_t run) const {
+  return std::invalid_argument(sql().shown() + ": no run with id " + std::to_string(run));
+}
+
+void SqlStore::require_exists(int64_t run) {  // after an UPDATE whose WHERE may skip the row
+  if (sql().query("SELECT 1 FROM runs WHERE id = ?1", {run}) == 0) throw no_run(run);
+}
+
+// Inside a write transaction: throws LeaseLost unless the run is running under `fence`
+// (nothing for an unfenced write). The read holds the row until the transaction ends (SQLite's
+// write lock; a server's FOR SHARE): a claim, requeue or end cannot change the run's holder
+// between this check and the write.
+void SqlStore::check_fence(int64_t run, Fence fence) {
+  if (!fence) return;
+  std::string status;
+  int64_t generation = 0;
+  const int64_t found = sql().query(
+      std::string("SELECT status, lease FROM runs WHERE id = ?1") + sql().lock_for_share(), {run},
+      [&](const SqlRow& row) {
+        status = row.text(0);
+        generation = row.int64(1);
+      });
+  if (found == 0) throw no_run(run);
+  throw_unless_held(Lease{run, *fence}, status, generation);
+}
+
+// After an UPDATE of the run's row whose WHERE held the fence: it touched no row because the
+// run is missing or no longer held (which check_fence then throws).
+void SqlStore::require_changed(int64_t changed, int64_t run, Fence fence) {
+  if (changed > 0) return;
+  if (!fence) throw no_run(run);
+  check_fence(run, fence);
+  throw std::logic_error(sql().shown() + ": run " + std::to_string(run) + " was not updated");
+}
+
+void SqlStore::insert_artifact(int64_t run, const Artifact& a, double now) {
+  // An upsert rather than a delete and insert keeps the artifact's id stable.
+  sql().query(
+      "INSERT INTO artifacts (run_id, kind, path, step, created_at) VALUES (?1, ?2, ?3, ?4, ?5)"
+      " ON CONFLICT (run_id, kind) DO UPDATE SET path = excluded.path, step = excluded.step,"
+      " created_at = excluded.created_at",
+      {run, a.kind, a.path, sql_int_or_null(a.step), now});
+}
+
+void SqlStore::insert_metrics(int64_t run, const std::vector<MetricRow>& rows) {
+  // One row per execution, in order: a later row of the same (name, step) replaces the earlier.
+  std::vector<std::vector<SqlValue>> params;
+  params.reserve(rows.size());
+  for (const auto& [step, name, value, wall_time] : rows)
+    params.push_back({run, step, name, value, wall_time});
+  sql().execute_for_each(
+      "INSERT INTO metrics (run_id, step, name, value, wall_time) VALUES (?1, ?2, ?3, ?4, ?5)"
+      " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
+      " wall_time = excluded.wall_time",
+      params);
+}
+
+std::vector<RunRecord> SqlStore::select_runs(const std::string& where,
+                                             const std::vector<SqlValue>& params,
+                                             const std::string& order) {
+  std::vector<RunRecord> runs;
+  sql().query(std::string("SELECT ") + kRunColumns + " FROM runs " + where + " " + order, params,
+              [&](const SqlRow& row) { runs.push_back(read_run(row)); });
+  if (runs.empty()) return runs;
+  // Every picked run's final metrics in one statement, picked by the same condition.
+  std::map<int64_t, RunRecord*> by_id;
+  for (auto& run : runs) by_id[run.id] = &run;
+  sql().query(
+      "SELECT run_id, name, value FROM final_metrics WHERE run_id IN (SELECT id FROM runs " +
+          where + " " + order + ")",
+      params, [&](const SqlRow& row) {
+        if (auto it = by_id.find(row.int64(0)); it != by_id.end())
+          it->second->final_metrics[row.text(1)] = row.real(2);
+      });
+  return runs;
+}
+
+std::optional<RunRecord> SqlStore::select_run_by_id(int64_t id) {
+  auto runs = select_runs("WHERE id = ?1", {id}, "");
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
+}  // namespace fathom::db

@@ -1,0 +1,87 @@
+#pragma once
+// The run store's contract written once: every statement, the "update, else say why" checks,
+// fencing, claims, imports and reads, over a SqlSession (db/sql_session.h). A backend is a
+// session for its engine plus what only it has: how it opens and migrates, why it is busy,
+// and any faster path its engine offers (PostgreSQL's one-round-trip dashboard poll).
+// Internal to db/.
+#include <memory>
+
+#include "db/sql_session.h"
+#include "db/store_backend.h"
+
+namespace fathom::db {
+
+class SqlStore : public StoreBackend {
+ public:
+  explicit SqlStore(std::unique_ptr<SqlSession> session);
+
+  // ---- writes ----
+  int64_t create_run(const NewRun& run, double now) override;
+  int64_t take_run(int64_t run, const std::string& host, const std::string& device,
+                   double now) override;
+  void mark_running(int64_t run, const std::string& host, const std::string& device, double now,
+                    int64_t lease) override;
+  void finish_run(int64_t run, const std::string& status, const std::string& error,
+                  std::optional<int64_t> diverged_step, double now, Fence fence) override;
+  void heartbeat(int64_t run, int64_t updates, double now, Fence fence) override;
+  void touch_heartbeat(int64_t run, double now, int64_t lease) override;
+  bool cancel_run(int64_t run, const std::string& reason, double now) override;
+  bool requeue_run(int64_t run, const std::string& reason, double now,
+                   const std::vector<std::string>& from, Fence fence) override;
+  void set_final_metric(int64_t run, const std::string& name, double value, Fence fence) override;
+  void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
+                     Fence fence) override;
+  void set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) override;
+  void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) override;
+  void delete_metrics_after(int64_t run, int64_t step, Fence fence) override;
+  void set_config(int64_t run, const std::string& config_yaml, const std::string& config_json,
+                  Fence fence) override;
+  void delete_run(int64_t run) override;
+  int64_t add_analysis(const NewAnalysis& analysis, double now) override;
+  std::optional<RunRecord> claim_next_run(const std::string& sweep, const std::string& host,
+                                          const std::string& device, double now,
+                                          const std::vector<int64_t>& skip) override;
+  void import_run(const RunExport& run) override;
+  void import_analysis(const AnalysisRecord& analysis) override;
+
+  // ---- reads ----
+  std::vector<Artifact> artifacts(int64_t run) override;
+  std::map<std::string, std::string> tags(int64_t run) override;
+  std::vector<RunRecord> list_runs(const std::string& sweep_filter) override;
+  std::optional<RunRecord> run_by_id(int64_t id) override;
+  std::optional<RunRecord> latest_run_named(const std::string& name) override;
+  std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,
+                                         int64_t after_step) override;
+  int64_t last_metric_step(int64_t run, const std::string& name) override;
+  std::map<int64_t, MetricPoint> best_points(const std::vector<int64_t>& runs,
+                                             const std::string& name, bool higher) override;
+  std::vector<std::string> metric_names(int64_t run) override;
+  std::vector<MetricRow> metric_rows(int64_t run) override;
+  std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
+                                            const std::string& kind) override;
+  std::optional<AnalysisRecord> get_analysis(int64_t id) override;
+  StoreCounts counts() override;
+  int64_t last_analysis_id() override;
+
+ protected:
+  SqlSession& sql() const { return *session_; }
+  // Inside a write transaction: upserts the run's metric rows, the last of a repeated
+  // (name, step) winning. A backend may override it with its engine's bulk path.
+  virtual void insert_metrics(int64_t run, const std::vector<MetricRow>& rows);
+
+ private:
+  std::invalid_argument no_run(int64_t run) const;
+  void require_exists(int64_t run);
+  void check_fence(int64_t run, Fence fence);
+  void require_changed(int64_t changed, int64_t run, Fence fence);
+  void insert_artifact(int64_t run, const Artifact& artifact, double now);
+  // The runs a SELECT of the run columns picks ("WHERE ..." and "ORDER BY ..." as given), each
+  // with its final metrics; no transaction of its own.
+  std::vector<RunRecord> select_runs(const std::string& where, const std::vector<SqlValue>& params,
+                                     const std::string& order);
+  std::optional<RunRecord> select_run_by_id(int64_t id);
+
+  std::unique_ptr<SqlSession> session_;
+};
+
+}  // namespace fathom::db
