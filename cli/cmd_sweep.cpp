@@ -210,19 +210,15 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
   std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
-              "job", "slurm", "heartbeat", "name");
+              "job", "worker", "heartbeat", "name");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     ++by_status[r.status];
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
     const std::string job = experiments::worker_job(tags[i]);
-    std::string state = "-";
-    if (auto it = states.find(job); !job.empty() && it != states.end())
-      state = it->second;
-    else if (auto array = tags[i].find("slurm.array_job");
-             r.status == db::status::kQueued && array != tags[i].end())
-      state = "array " + array->second;  // a pending task of this array will claim it
+    std::string state = experiments::worker_state(r, tags[i], states);
+    if (state.empty()) state = "-";
     const std::string beat =
         r.status == db::status::kRunning && r.heartbeat_at > 0
             ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"

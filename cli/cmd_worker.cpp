@@ -35,6 +35,7 @@
 #include "db/heartbeat.h"
 #include "db/run_status.h"
 #include "db/store.h"
+#include "experiments/launcher.h"
 #include "experiments/worker_exit.h"
 
 namespace fathom::cli {
@@ -58,20 +59,10 @@ std::string env_or(const char* name, const std::string& fallback = "") {
 
 // What a launcher needs to find, stop and judge this worker later, from any machine.
 void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
-  const bool slurm = !env_or("SLURM_JOB_ID").empty();
-  store.set_tag(lease, "worker.launcher", slurm ? "slurm" : "local");
   store.set_tag(lease, "worker.host", host_name());
   store.set_tag(lease, "worker.pid", std::to_string(getpid()));
   store.set_tag(lease, "worker.log", log);
-  if (!slurm) return;
-  const std::string array = env_or("SLURM_ARRAY_JOB_ID");
-  const std::string job =
-      array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
-  store.set_tag(lease, "slurm.job", job);                        // as squeue shows it: 17_3
-  store.set_tag(lease, "slurm.job_id", env_or("SLURM_JOB_ID"));  // unique: scancel, requeue
-  if (!array.empty()) store.set_tag(lease, "slurm.array_job", array);
-  store.set_tag(lease, "slurm.node", env_or("SLURMD_NODENAME", host_name()));
-  store.set_tag(lease, "slurm.restarts", env_or("SLURM_RESTART_COUNT", "0"));
+  for (const auto& [key, value] : experiments::this_worker_tags()) store.set_tag(lease, key, value);
 }
 
 // From here on the task's output goes to the run's own log, appended across requeues.
@@ -199,15 +190,9 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     return experiments::kWorkerEnded;
   }
   std::cerr << "worker: run " << id << " " << why << "\n";
-  // Under Slurm, SIGUSR2 is the array's warning before its time limit: the task must be
-  // requeued by name, or it would end as TIMEOUT. SIGTERM is left to Slurm: preemption with
-  // PreemptMode=REQUEUE requeues the task itself, and a plain scancel means stop (the run
-  // stays queued in the store for `fathom sweep --resume`).
-  if (const std::string job = env_or("SLURM_JOB_ID"); !job.empty() && stop_signal() == SIGUSR2) {
-    const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
-    std::cerr << "worker: scontrol requeue " << job << ": "
-              << (r.exit_code == 0 ? "ok" : "failed (" + r.err + r.out + ")") << "\n";
-  }
+  // The launcher may have to give the worker's place back (Slurm: requeue the task).
+  if (const std::string done = experiments::after_worker_requeue(stop_signal()); !done.empty())
+    std::cerr << "worker: " << done << "\n";
   return experiments::kWorkerRequeued;
 }
 

@@ -90,5 +90,18 @@ std::string worker_job(const WorkerTags& tags);
 // What the launchers know now of a sweep's workers (one query each, e.g. squeue), by
 // worker_job(): "RUNNING node3", "PENDING ..." (Slurm). Jobs they know nothing of are absent.
 std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags);
+// A status view's line for one run's worker, from worker_states(): its job's state, else what
+// its launcher says of a queued run; "" when nothing is known.
+std::string worker_state(const db::RunRecord& run, const WorkerTags& tags,
+                         const std::map<std::string, std::string>& states);
+
+// ---- inside a worker process ----
+// The launcher that started this process (the registry asks each; local when none claims it).
+std::string this_worker_launcher();
+// The tags this worker records about itself (worker.launcher and its launcher's own).
+WorkerTags this_worker_tags();
+// After this worker put its run back in the queue on `signal`: its launcher's follow-up (see
+// LauncherEntry::after_requeue); a line for the log, or "".
+std::string after_worker_requeue(int signal);
 
 }  // namespace fathom::experiments

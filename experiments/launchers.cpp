@@ -4,6 +4,7 @@
 #include "base/util/error.h"
 #include "base/util/registry.h"
 #include "base/util/strings.h"
+#include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 
 namespace fathom::experiments {
@@ -18,12 +19,20 @@ const Registry<LauncherEntry>& launchers() {
   return all;
 }
 
+// The launcher assumed when none claims a worker: the first registered.
+const LauncherEntry& fallback() { return launchers().begin()->second; }
+
 // Workers recorded before launchers existed carry only worker.pid: they were local.
 const LauncherEntry& entry_of(const WorkerTags& tags) {
   auto it = tags.find("worker.launcher");
-  const std::string name = it == tags.end() ? "local" : it->second;
-  const LauncherEntry* e = launchers().find(name);
-  return e ? *e : *launchers().find("local");
+  const LauncherEntry* e = it == tags.end() ? nullptr : launchers().find(it->second);
+  return e ? *e : fallback();
+}
+
+const LauncherEntry& entry_of_this_process() {
+  for (const auto& [name, e] : launchers())
+    if (e.started_this_process && e.started_this_process()) return e;
+  return fallback();
 }
 
 }  // namespace
@@ -49,10 +58,27 @@ std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& 
   return all;
 }
 
-std::string worker_job(const WorkerTags& tags) {
-  if (auto it = tags.find("slurm.job"); it != tags.end()) return it->second;
-  if (auto it = tags.find("worker.pid"); it != tags.end()) return "pid " + it->second;
+std::string worker_job(const WorkerTags& tags) { return entry_of(tags).job_of(tags); }
+
+std::string worker_state(const db::RunRecord& run, const WorkerTags& tags,
+                         const std::map<std::string, std::string>& states) {
+  const std::string job = worker_job(tags);
+  if (auto it = states.find(job); !job.empty() && it != states.end()) return it->second;
+  if (run.status == db::status::kQueued) return entry_of(tags).queued_state(tags);
   return "";
+}
+
+std::string this_worker_launcher() { return entry_of_this_process().name; }
+
+WorkerTags this_worker_tags() {
+  const LauncherEntry& e = entry_of_this_process();
+  WorkerTags tags = e.this_worker_tags();
+  tags["worker.launcher"] = e.name;
+  return tags;
+}
+
+std::string after_worker_requeue(int signal) {
+  return entry_of_this_process().after_requeue(signal);
 }
 
 std::vector<std::string> cancel_pending_workers(const std::vector<WorkerTags>& sweep_tags) {

@@ -190,6 +190,18 @@ std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { 
 // A local worker's state is its run's status; nothing to add.
 std::map<std::string, std::string> states_local(const std::vector<WorkerTags>&) { return {}; }
 
+std::string job_local(const WorkerTags& tags) {
+  auto pid = tags.find("worker.pid");
+  return pid == tags.end() ? "" : "pid " + pid->second;
+}
+
+std::string queued_state_local(const WorkerTags&) { return ""; }
+
+// worker.host and worker.pid, which every worker records, are all a local worker needs.
+WorkerTags this_worker_tags_local() { return {}; }
+
+std::string after_requeue_local(int) { return ""; }
+
 }  // namespace
 
 LauncherEntry local_launcher_entry() {
@@ -200,7 +212,12 @@ LauncherEntry local_launcher_entry() {
           stop_local,
           gone_local,
           cancel_pending_local,
-          states_local};
+          states_local,
+          job_local,
+          queued_state_local,
+          nullptr,  // the launcher a worker belongs to when no other claims it
+          this_worker_tags_local,
+          after_requeue_local};
 }
 
 }  // namespace fathom::experiments

@@ -44,7 +44,7 @@ std::string shown_status(const db::RunRecord& run, double now, double timeout_s)
 }
 
 bool never_started(const std::map<std::string, std::string>& tags) {
-  return !tags.count("worker.pid") && !tags.count("slurm.job");
+  return worker_job(tags).empty();
 }
 
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed,

@@ -7,8 +7,11 @@
 // Following: squeue tells which tasks are still queued or running; a run left "running" in
 // the store after its task left the queue died without recording an end (scontrol gives the
 // job's final state while Slurm still remembers it).
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -249,6 +252,49 @@ std::map<std::string, std::string> states_slurm(const std::vector<WorkerTags>& s
   return by_job;
 }
 
+std::string job_slurm(const WorkerTags& tags) {
+  if (const std::string job = tag_or(tags, "slurm.job"); !job.empty()) return job;
+  const std::string pid = tag_or(tags, "worker.pid");
+  return pid.empty() ? "" : "pid " + pid;
+}
+
+std::string queued_state_slurm(const WorkerTags& tags) {
+  const std::string array = tag_or(tags, "slurm.array_job");
+  return array.empty() ? "" : "array " + array;  // a pending task of this array will claim it
+}
+
+std::string env_or(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+bool started_this_process_slurm() { return !env_or("SLURM_JOB_ID").empty(); }
+
+WorkerTags this_worker_tags_slurm() {
+  const std::string array = env_or("SLURM_ARRAY_JOB_ID");
+  WorkerTags tags;
+  // As squeue shows it (17_3), and the unique id that scancel and requeue take.
+  tags["slurm.job"] =
+      array.empty() ? env_or("SLURM_JOB_ID") : array + "_" + env_or("SLURM_ARRAY_TASK_ID");
+  tags["slurm.job_id"] = env_or("SLURM_JOB_ID");
+  if (!array.empty()) tags["slurm.array_job"] = array;
+  tags["slurm.node"] = env_or("SLURMD_NODENAME", host_name());
+  tags["slurm.restarts"] = env_or("SLURM_RESTART_COUNT", "0");
+  return tags;
+}
+
+// SIGUSR2 is the array's warning before its time limit: the task must be requeued by name, or
+// it would end as TIMEOUT. SIGTERM is left to Slurm: preemption with PreemptMode=REQUEUE
+// requeues the task itself, and a plain scancel means stop (the run stays queued in the store
+// for `fathom sweep --resume`).
+std::string after_requeue_slurm(int signal) {
+  const std::string job = env_or("SLURM_JOB_ID");
+  if (job.empty() || signal != SIGUSR2) return "";
+  const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
+  return "scontrol requeue " + job + ": " +
+         (r.exit_code == 0 ? "ok" : "failed (" + trim(r.err + r.out) + ")");
+}
+
 std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& sweep_tags) {
   std::set<std::string> arrays;
   for (const auto& tags : sweep_tags)
@@ -273,7 +319,12 @@ LauncherEntry slurm_launcher_entry() {
           stop_slurm,
           gone_slurm,
           cancel_pending_slurm,
-          states_slurm};
+          states_slurm,
+          job_slurm,
+          queued_state_slurm,
+          started_this_process_slurm,
+          this_worker_tags_slurm,
+          after_requeue_slurm};
 }
 
 }  // namespace fathom::experiments
