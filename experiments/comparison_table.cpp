@@ -240,26 +240,23 @@ std::vector<TableRun> with_composite(std::vector<TableRun> runs, const std::stri
   return runs;
 }
 
-}  // namespace
+[[noreturn]] void refuse(const std::string& flag, const std::string& message) {
+  throw InputError("fathom export table", 0, flag, message);
+}
 
-ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
-                                       const TableOptions& options) {
-  const std::vector<TableRun> runs =
-      with_composite(with_composite(input, options.rows), options.cols);
-  if (options.rows.empty())
-    throw InputError("fathom export table", 0, "--rows", "give the axis of the rows");
-  if (options.metric.empty())
-    throw InputError("fathom export table", 0, "--metric", "give a metric");
-  if (options.rows == options.cols)
-    throw InputError("fathom export table", 0, "--cols", "rows and columns are the same axis");
+// The flags given, and every run having a value on the row and column axes and a final
+// metric to show.
+void check_axes_and_metric(const std::vector<TableRun>& runs, const TableOptions& options) {
+  if (options.rows.empty()) refuse("--rows", "give the axis of the rows");
+  if (options.metric.empty()) refuse("--metric", "give a metric");
+  if (options.rows == options.cols) refuse("--cols", "rows and columns are the same axis");
   for (const auto& [flag, key] :
        {std::pair{"--rows", options.rows}, std::pair{"--cols", options.cols}}) {
     if (key.empty()) continue;
     for (const auto& r : runs)
       if (!r.axes.count(key))
-        throw InputError("fathom export table", 0, flag,
-                         "run " + std::to_string(r.id) + " has no value for '" + key +
-                             "' (axes of the sweep: " + known_axes(runs) + ")");
+        refuse(flag, "run " + std::to_string(r.id) + " has no value for '" + key +
+                         "' (axes of the sweep: " + known_axes(runs) + ")");
   }
   const bool metric_seen =
       std::any_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric.has_value(); });
@@ -267,70 +264,65 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
     return r.status == db::status::kFinished;
   });
   if (!metric_seen && any_finished)
-    throw InputError("fathom export table", 0, "--metric",
-                     "no run of the sweep recorded a final metric '" + options.metric +
-                         "' (e.g. test_bleu, valid_ppl, valid_loss, test_ppl, train_loss)");
+    refuse("--metric", "no run of the sweep recorded a final metric '" + options.metric +
+                           "' (e.g. test_bleu, valid_ppl, valid_loss, test_ppl, train_loss)");
+}
 
-  ComparisonTable t;
-  t.row_key = options.rows;
-  t.col_key = options.cols;
-  t.metric = options.metric;
-  t.spread = options.spread;
-  t.digits = options.digits;
-  t.row_labels = first_seen(runs, options.rows);
-  t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric}
-                                      : first_seen(runs, options.cols);
-
+// The axes that split a cell into variants: neither the rows' nor the columns' (nor a part of
+// a composite one), not the seed, and varying inside some cell.
+std::vector<std::string> variant_keys_of(const std::vector<TableRun>& runs,
+                                         const TableOptions& options) {
   std::vector<std::string> shown = split_composite(options.rows);
   if (!options.cols.empty())
     for (const auto& k : split_composite(options.cols)) shown.push_back(k);
   shown.push_back(options.rows);
   shown.push_back(options.cols);
-  std::vector<std::string> variant_keys;
+  std::vector<std::string> keys;
   for (const auto& r : runs)
     for (const auto& [k, v] : r.axes)
       if (std::find(shown.begin(), shown.end(), k) == shown.end() && k != options.seed_key &&
-          std::find(variant_keys.begin(), variant_keys.end(), k) == variant_keys.end())
-        variant_keys.push_back(k);
+          std::find(keys.begin(), keys.end(), k) == keys.end())
+        keys.push_back(k);
   for (const auto& r : runs)
-    for (const auto& k : variant_keys)
+    for (const auto& k : keys)
       if (!r.axes.count(k))
-        throw InputError("fathom export table", 0, "--sweep",
-                         "run " + std::to_string(r.id) + " has no value for axis '" + k + "'");
+        refuse("--sweep", "run " + std::to_string(r.id) + " has no value for axis '" + k + "'");
 
   // A key that never varies inside a cell (a zip partner of the row or column axis, e.g.
   // decoder_layers beside encoder_layers) splits nothing: it is not a variant.
   auto cell_key = [&](const TableRun& r) {
     return r.axes.at(options.rows) + '\x1f' + (options.cols.empty() ? "" : r.axes.at(options.cols));
   };
-  variant_keys.erase(std::remove_if(variant_keys.begin(), variant_keys.end(),
-                                    [&](const std::string& k) {
-                                      std::map<std::string, std::string> value_in_cell;
-                                      for (const auto& r : runs) {
-                                        const auto [it, fresh] =
-                                            value_in_cell.emplace(cell_key(r), r.axes.at(k));
-                                        if (!fresh && it->second != r.axes.at(k))
-                                          return false;  // it varies
-                                      }
-                                      return true;  // one value per cell: not a variant
-                                    }),
-                     variant_keys.end());
+  auto one_value_per_cell = [&](const std::string& k) {
+    std::map<std::string, std::string> value_in_cell;
+    for (const auto& r : runs) {
+      const auto [it, fresh] = value_in_cell.emplace(cell_key(r), r.axes.at(k));
+      if (!fresh && it->second != r.axes.at(k)) return false;
+    }
+    return true;
+  };
+  keys.erase(std::remove_if(keys.begin(), keys.end(), one_value_per_cell), keys.end());
+  return keys;
+}
 
-  const bool choosing = options.agg == CellAgg::Best && !variant_keys.empty();
-  if (choosing && is_test_metric(options.select_by) && !options.select_on_test)
-    throw InputError("fathom export table", 0, "--select-by",
-                     "choosing each cell's variant on " + options.select_by +
-                         ", a test metric, is model selection on the test set; choose on "
-                         "validation data (the default, valid_loss), or add --select-on-test "
-                         "to do it anyway (the table then says so)");
-  if (choosing && std::none_of(runs.begin(), runs.end(), [&](const TableRun& r) {
+// Choosing a cell's variant is model selection: on validation data unless the user insists.
+void check_selection(const std::vector<TableRun>& runs, const TableOptions& options) {
+  if (is_test_metric(options.select_by) && !options.select_on_test)
+    refuse("--select-by", "choosing each cell's variant on " + options.select_by +
+                              ", a test metric, is model selection on the test set; choose on "
+                              "validation data (the default, valid_loss), or add "
+                              "--select-on-test to do it anyway (the table then says so)");
+  if (std::none_of(runs.begin(), runs.end(), [&](const TableRun& r) {
         return r.status == db::status::kFinished && r.final_metrics.count(options.select_by);
       }))
-    throw InputError("fathom export table", 0, "--select-by",
-                     "no finished run of the sweep recorded '" + options.select_by +
-                         "' to choose a variant by (e.g. valid_loss, valid_ppl)");
+    refuse("--select-by", "no finished run of the sweep recorded '" + options.select_by +
+                              "' to choose a variant by (e.g. valid_loss, valid_ppl)");
+}
 
-  const bool up = higher_is_better(options);
+// Each (row, column)'s runs into one cell. True when some cell's value leaves out runs of it
+// that diverged.
+bool fill_cells(ComparisonTable& t, const std::vector<TableRun>& runs, const TableOptions& options,
+                const std::vector<std::string>& variant_keys, bool up) {
   bool partial_divergence = false;
   for (const auto& row : t.row_labels) {
     std::vector<TableCell> line;
@@ -345,8 +337,32 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
     }
     t.cells.push_back(std::move(line));
   }
-  mark_best(t, options.bold, up);
+  return partial_divergence;
+}
 
+}  // namespace
+
+ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
+                                       const TableOptions& options) {
+  const std::vector<TableRun> runs =
+      with_composite(with_composite(input, options.rows), options.cols);
+  check_axes_and_metric(runs, options);
+  const std::vector<std::string> variant_keys = variant_keys_of(runs, options);
+  const bool choosing = options.agg == CellAgg::Best && !variant_keys.empty();
+  if (choosing) check_selection(runs, options);
+
+  ComparisonTable t;
+  t.row_key = options.rows;
+  t.col_key = options.cols;
+  t.metric = options.metric;
+  t.spread = options.spread;
+  t.digits = options.digits;
+  t.row_labels = first_seen(runs, options.rows);
+  t.col_labels = options.cols.empty() ? std::vector<std::string>{options.metric}
+                                      : first_seen(runs, options.cols);
+  const bool up = higher_is_better(options);
+  const bool partial_divergence = fill_cells(t, runs, options, variant_keys, up);
+  mark_best(t, options.bold, up);
   if (!options.versus.empty()) test_against(t, options.versus);
 
   t.show_n = value_counts(t).size() > 1;

@@ -181,19 +181,48 @@ std::string CurvePlot::signature(const plot::CurveFigure& f) const {
 template <class Points>
 void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series,
                        const std::vector<bool>& rewritten) {
+  bool setup = rebucket();
+  const std::string sig = signature(f);
+  if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size())
+    setup = true;
+  if (setup) live_.clear();
+  const double x_end = feed(f, series, rewritten, setup);
+  // The legend's corner was chosen for the data then; a curve that doubled may now run under it.
+  if (!setup && x_end > 2 * x_end_at_setup_ && x_end > x_end_at_setup_ + 16) setup = true;
+
+  QCPRange x, y;
+  const bool keep = user_zoomed_ && plot_->xAxis && plot_->yAxis;
+  if (keep) {
+    x = plot_->xAxis->range();
+    y = plot_->yAxis->range();
+  }
+  if (setup)
+    rebuild(f, sig, x_end);
+  else if (!extendGraphs(f, keep))
+    return;  // nothing new: the picture stands
+  screenPens();
+  if (keep) {
+    plot_->xAxis->setRange(x);
+    plot_->yAxis->setRange(y);
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool CurvePlot::rebucket() {
   // About one bucket per 2-4 pixels (at most 5 points a bucket, usually 2-4): the min/max
   // envelope a pixel column shows, with a bounded number of points per curve whatever the
   // curve's length. A width change within 1.5x keeps the buckets (no re-decimation).
   const int buckets = std::max(50, plot_->width() / 4);
-  bool setup = buckets_ == 0 || 2 * buckets > 3 * buckets_ || 3 * buckets < 2 * buckets_;
-  if (setup) buckets_ = buckets;
-  const std::string sig = signature(f);
-  if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size())
-    setup = true;
-  const bool smooth = f.smoothing > 0, with_raw = smooth && f.curves.size() <= kMaxRawCurves;
+  const bool again = buckets_ == 0 || 2 * buckets > 3 * buckets_ || 3 * buckets < 2 * buckets_;
+  if (again) buckets_ = buckets;
+  return again;
+}
 
+template <class Points>
+double CurvePlot::feed(const plot::CurveFigure& f, const std::vector<Points>& series,
+                       const std::vector<bool>& rewritten, bool& setup) {
+  const bool smooth = f.smoothing > 0, with_raw = smooth && f.curves.size() <= kMaxRawCurves;
   double x_end = 0;
-  if (setup) live_.clear();
   for (size_t i = 0; i < f.curves.size(); ++i) {
     const Points& p = series[i];
     const size_t n = p.size();
@@ -233,72 +262,62 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
     if (!setup && diverged && std::isfinite(l.diverged_y) != (graphs_[i].mark != nullptr))
       setup = true;
   }
-  // The legend's corner was chosen for the data then; a curve that doubled may now run under it.
-  if (!setup && x_end > 2 * x_end_at_setup_ && x_end > x_end_at_setup_ + 16) setup = true;
+  return x_end;
+}
 
-  QCPRange x, y;
-  const bool keep = user_zoomed_ && plot_->xAxis && plot_->yAxis;
-  if (keep) {
-    x = plot_->xAxis->range();
-    y = plot_->yAxis->range();
-  }
-  if (setup) {
-    std::vector<plot::PreparedCurve> prepared(live_.size());
-    for (size_t i = 0; i < live_.size(); ++i) {
-      if (with_raw) {
-        plot::XY raw = live_[i].raw.points();
-        prepared[i].raw_x = std::move(raw.x), prepared[i].raw_y = std::move(raw.y);
-      }
-      plot::XY shown = live_[i].shown.points();
-      prepared[i].x = std::move(shown.x), prepared[i].y = std::move(shown.y);
-      if (live_[i].lo.count()) {
-        plot::XY lo = bandEdge(live_[i], true), hi = bandEdge(live_[i], false);
-        prepared[i].lo_x = std::move(lo.x), prepared[i].lo_y = std::move(lo.y);
-        prepared[i].hi_x = std::move(hi.x), prepared[i].hi_y = std::move(hi.y);
-      }
-      prepared[i].diverged_y = live_[i].diverged_y;
-      live_[i].changed = false;
+void CurvePlot::rebuild(const plot::CurveFigure& f, const std::string& signature, double x_end) {
+  const bool with_raw = f.smoothing > 0 && f.curves.size() <= kMaxRawCurves;
+  std::vector<plot::PreparedCurve> prepared(live_.size());
+  for (size_t i = 0; i < live_.size(); ++i) {
+    if (with_raw) {
+      plot::XY raw = live_[i].raw.points();
+      prepared[i].raw_x = std::move(raw.x), prepared[i].raw_y = std::move(raw.y);
     }
-    plot::Style style;
-    style.font_pt = 9;  // a screen, not a two-column paper
-    style.title_pt = 10;
-    style.font_families.prepend(font().family());
-    style.legend = legend_;  // a hidden legend must not take a row of the plot either
-    base_look_.clear();      // the graphs are new
-    readout_->setText(QStringLiteral(" "));  // it named a point of the old picture
-    graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
-    signature_ = sig;
-    x_end_at_setup_ = x_end;
-    if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
-  } else {
-    bool changed = false;
-    for (size_t i = 0; i < live_.size(); ++i) {
-      Live& l = live_[i];
-      if (!l.changed) continue;
-      changed = true;
-      l.changed = false;
-      const plot::CurveGraphs& g = graphs_[i];
-      if (g.raw) set_points(g.raw, l.raw.points());
-      set_points(g.line, l.shown.points());
-      if (g.band_lo) set_points(g.band_lo, bandEdge(l, true));
-      if (g.band_hi) set_points(g.band_hi, bandEdge(l, false));
-      g.line->setScatterSkip(std::max(0, g.line->dataCount() / 6 - 1));
-      if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
+    plot::XY shown = live_[i].shown.points();
+    prepared[i].x = std::move(shown.x), prepared[i].y = std::move(shown.y);
+    if (live_[i].lo.count()) {
+      plot::XY lo = bandEdge(live_[i], true), hi = bandEdge(live_[i], false);
+      prepared[i].lo_x = std::move(lo.x), prepared[i].lo_y = std::move(lo.y);
+      prepared[i].hi_x = std::move(hi.x), prepared[i].hi_y = std::move(hi.y);
     }
-    if (!changed) return;  // nothing new: the picture stands
-    if (!keep) {
-      plot_->rescaleAxes();
-      if (f.y.scale == plot::Scale::Linear && !f.y.min && !f.y.max) plot_->yAxis->scaleRange(1.05);
-      apply_limits(plot_->xAxis, f.x);
-      apply_limits(plot_->yAxis, f.y);
-    }
+    prepared[i].diverged_y = live_[i].diverged_y;
+    live_[i].changed = false;
   }
-  screenPens();
-  if (keep) {
-    plot_->xAxis->setRange(x);
-    plot_->yAxis->setRange(y);
+  plot::Style style;
+  style.font_pt = 9;  // a screen, not a two-column paper
+  style.title_pt = 10;
+  style.font_families.prepend(font().family());
+  style.legend = legend_;                  // a hidden legend must not take a row of the plot either
+  base_look_.clear();                      // the graphs are new
+  readout_->setText(QStringLiteral(" "));  // it named a point of the old picture
+  graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
+  signature_ = signature;
+  x_end_at_setup_ = x_end;
+  if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
+}
+
+bool CurvePlot::extendGraphs(const plot::CurveFigure& f, bool keep_zoom) {
+  bool changed = false;
+  for (size_t i = 0; i < live_.size(); ++i) {
+    Live& l = live_[i];
+    if (!l.changed) continue;
+    changed = true;
+    l.changed = false;
+    const plot::CurveGraphs& g = graphs_[i];
+    if (g.raw) set_points(g.raw, l.raw.points());
+    set_points(g.line, l.shown.points());
+    if (g.band_lo) set_points(g.band_lo, bandEdge(l, true));
+    if (g.band_hi) set_points(g.band_hi, bandEdge(l, false));
+    g.line->setScatterSkip(std::max(0, g.line->dataCount() / 6 - 1));
+    if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
   }
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  if (changed && !keep_zoom) {
+    plot_->rescaleAxes();
+    if (f.y.scale == plot::Scale::Linear && !f.y.min && !f.y.max) plot_->yAxis->scaleRange(1.05);
+    apply_limits(plot_->xAxis, f.x);
+    apply_limits(plot_->yAxis, f.y);
+  }
+  return changed;
 }
 
 plot::XY CurvePlot::bandEdge(const Live& l, bool lower) {

@@ -94,6 +94,17 @@ class CurvePlot : public QWidget {
   // rewritten[i]: curve i is smoothed and decimated again from its first point.
   void update(const plot::CurveFigure& skeleton, const std::vector<Points>& series,
               const std::vector<bool>& rewritten);
+  // The steps of update(). Whether the width moved the decimation buckets (a new setup).
+  bool rebucket();
+  // Smooths and decimates the points each curve gained (from the first where it was
+  // rewritten); sets `setup` when a divergence mark appeared or went. Returns the last x.
+  template <class Points>
+  double feed(const plot::CurveFigure& f, const std::vector<Points>& series,
+              const std::vector<bool>& rewritten, bool& setup);
+  // Draws the figure anew from the live curves.
+  void rebuild(const plot::CurveFigure& f, const std::string& signature, double x_end);
+  // Gives the existing graphs their curves' new points; false when none changed.
+  bool extendGraphs(const plot::CurveFigure& f, bool keep_zoom);
   // The hover read-out's words for curve `index` near x: a group's members present there.
   QString groupText(size_t index, double x) const;
   QString xText(double x) const;  // "step 1200", "3.2e6 tokens", "1:02:03 since start"

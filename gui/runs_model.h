@@ -29,7 +29,7 @@ class RunsModel : public QAbstractTableModel {
   const std::vector<db::RunRecord>& runs() const { return runs_; }
   const db::RunRecord* runAt(int row) const;
 
-  // Each run's worker job as its worker recorded it (tags slurm.job / worker.pid); runs not
+  // Each run's worker job as its launcher names it (experiments::worker_job); runs not
   // in the map show none.
   void setJobs(std::map<int64_t, QString> jobs);
   // The job text of a run's tags: "17_3" (Slurm), "pid 4242" (local), "" (none recorded).

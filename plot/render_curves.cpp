@@ -54,161 +54,211 @@ class StepTicker : public QCPAxisTicker {
 
 namespace {
 
-std::vector<CurveGraphs> setup_curves(QCustomPlot& plot, const CurveFigure& f, const Style& style,
-                                      const std::vector<PreparedCurve>* prepared) {
-  std::vector<CurveGraphs> graphs;
-  detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
-  const bool time_axis = f.x_kind == "time" && f.x.scale == Scale::Linear;
-  QSharedPointer<QCPAxisTickerTime> time_ticker;
-  if (time_axis) {
-    time_ticker.reset(new QCPAxisTickerTime);
-    plot.xAxis->setTicker(time_ticker);
-  } else if (f.x.scale == Scale::Linear) {
-    plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+// Draws a CurveFigure on a plot, a step per element: axes, then each curve (band, faint raw
+// line, the shown line, its marks), then labels and legend. `prepared` (the desktop app's
+// background thread) replaces computing each curve's smoothed and decimated points here.
+class CurveDrawer {
+ public:
+  CurveDrawer(QCustomPlot& plot, const CurveFigure& f, const Style& style,
+              const std::vector<PreparedCurve>* prepared)
+      : plot_(plot), f_(f), style_(style), prepared_(prepared) {}
+
+  std::vector<CurveGraphs> draw() {
+    set_up_axes();
+    number_groups_and_metrics();
+    std::vector<CurveGraphs> graphs;
+    for (size_t index = 0; index < f_.curves.size(); ++index)
+      graphs.push_back(draw_curve(f_.curves[index], prepared_ ? &(*prepared_)[index] : nullptr));
+    fit_axes();
+    label_axes();
+    add_band_key();
+    if (style_.legend)
+      detail::finish_legend(plot_);
+    else if (plot_.legend)
+      plot_.legend->setVisible(false);  // left in its inset: it takes no room from the plot
+    return graphs;
   }
 
-  std::map<std::string, int> group_of, metric_of;
-  for (const auto& c : f.curves) {
-    if (!c.colour_key.empty()) group_of.emplace(c.colour_key, static_cast<int>(group_of.size()));
-    metric_of.emplace(c.metric, static_cast<int>(metric_of.size()));
-  }
-  const bool many_metrics = metric_of.size() > 1;
-  int next_group = static_cast<int>(group_of.size());
-  bool diverged_in_legend = false, stop_in_legend = false;
-  // A scatter graph of markers: a diverged run's end (black), diverged group members (the
-  // group's colour), a group's early end. "diverged" gets one legend entry.
-  auto add_marks = [&](const std::vector<double>& x, const std::vector<double>& y,
-                       QCPScatterStyle::ScatterShape shape, const QColor& colour,
-                       const QString& name, bool& in_legend) {
-    auto* mark = plot.addGraph(plot.xAxis, plot.yAxis);
-    mark->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()));
-    mark->setLineStyle(QCPGraph::lsNone);
-    mark->setScatterStyle(QCPScatterStyle(shape, QPen(colour, 1.2 * px_per_pt()), Qt::NoBrush,
-                                          2 * style.marker_pt * px_per_pt()));
-    mark->setName(name);
-    if (in_legend) mark->removeFromLegend();
-    in_legend = true;
-    return mark;
-  };
-
-  for (size_t index = 0; index < f.curves.size(); ++index) {
-    const Curve& c = f.curves[index];
-    const PreparedCurve* ready = prepared ? &(*prepared)[index] : nullptr;
-    CurveGraphs& drawn = graphs.emplace_back();
-    const int group = c.style >= 0           ? c.style
-                      : c.colour_key.empty() ? next_group++
-                                             : group_of[c.colour_key];
-    const int dash = many_metrics ? metric_of[c.metric] : group;
-    std::vector<double> raw, shown;
-    if (!ready) shown = raw = finite_or_nan(c.value);
-    // A group's band, under its mean: the members' spread, smoothed as the mean is.
-    const bool band = ready ? !ready->lo_x.empty() : !c.band_lo.empty();
-    if (band) {
-      auto smooth = [&](const std::vector<double>& v) {
-        return f.smoothing > 0 ? debiased_ema(finite_or_nan(v), f.smoothing) : finite_or_nan(v);
-      };
-      drawn.band_lo = ready ? add_decimated(plot, ready->lo_x, ready->lo_y)
-                            : add_graph(plot, c.step, smooth(c.band_lo), style.decimation_buckets);
-      drawn.band_hi = ready ? add_decimated(plot, ready->hi_x, ready->hi_y)
-                            : add_graph(plot, c.step, smooth(c.band_hi), style.decimation_buckets);
-      QColor fill = series_colour(group);
-      fill.setAlpha(50);
-      for (QCPGraph* edge : {drawn.band_lo, drawn.band_hi}) {
-        edge->setPen(Qt::NoPen);
-        edge->removeFromLegend();
-      }
-      drawn.band_hi->setBrush(fill);
-      drawn.band_hi->setChannelFillGraph(drawn.band_lo);
+ private:
+  void set_up_axes() {
+    detail::reset_xy_plot(plot_, f_.title, f_.x, f_.y, style_);
+    if (time_axis()) {
+      time_ticker_.reset(new QCPAxisTickerTime);
+      plot_.xAxis->setTicker(time_ticker_);
+    } else if (f_.x.scale == Scale::Linear) {
+      plot_.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
     }
-    if (f.smoothing > 0 && (!ready || !ready->raw_x.empty())) {
-      if (!ready) shown = debiased_ema(raw, f.smoothing);
-      QCPGraph* faint = ready ? add_decimated(plot, ready->raw_x, ready->raw_y)
-                              : add_graph(plot, c.step, raw, style.decimation_buckets);
+  }
+
+  bool time_axis() const { return f_.x_kind == "time" && f_.x.scale == Scale::Linear; }
+
+  // Colour groups and metrics in order of first appearance: a curve's colour and marker come
+  // from its group, its dash from its metric when there are several.
+  void number_groups_and_metrics() {
+    for (const auto& c : f_.curves) {
+      if (!c.colour_key.empty())
+        group_of_.emplace(c.colour_key, static_cast<int>(group_of_.size()));
+      metric_of_.emplace(c.metric, static_cast<int>(metric_of_.size()));
+    }
+    next_group_ = static_cast<int>(group_of_.size());
+  }
+
+  int group_of(const Curve& c) {
+    if (c.style >= 0) return c.style;
+    return c.colour_key.empty() ? next_group_++ : group_of_[c.colour_key];
+  }
+
+  CurveGraphs draw_curve(const Curve& c, const PreparedCurve* ready) {
+    CurveGraphs drawn;
+    const int group = group_of(c);
+    const int dash = metric_of_.size() > 1 ? metric_of_[c.metric] : group;
+    std::vector<double> raw, shown;
+    if (!ready) {
+      raw = finite_or_nan(c.value);
+      shown = f_.smoothing > 0 ? debiased_ema(raw, f_.smoothing) : raw;
+    }
+    if (ready ? !ready->lo_x.empty() : !c.band_lo.empty()) draw_band(c, ready, group, drawn);
+    if (f_.smoothing > 0 && (!ready || !ready->raw_x.empty())) {
+      drawn.raw = ready ? add_decimated(plot_, ready->raw_x, ready->raw_y)
+                        : add_graph(plot_, c.step, raw, style_.decimation_buckets);
       QColor colour = series_colour(group);
       colour.setAlpha(60);
-      faint->setPen(QPen(colour, 0.5 * px_per_pt()));
-      faint->removeFromLegend();
-      drawn.raw = faint;
+      drawn.raw->setPen(QPen(colour, 0.5 * px_per_pt()));
+      drawn.raw->removeFromLegend();
     }
-    QCPGraph* graph = ready ? add_decimated(plot, ready->x, ready->y)
-                            : add_graph(plot, c.step, shown, style.decimation_buckets);
-    drawn.line = graph;
-    graph->setPen(series_pen(group, dash, style));
-    graph->setScatterStyle(series_scatter(group, group, style));
+    QCPGraph* line = ready ? add_decimated(plot_, ready->x, ready->y)
+                           : add_graph(plot_, c.step, shown, style_.decimation_buckets);
+    drawn.line = line;
+    line->setPen(series_pen(group, dash, style_));
+    line->setScatterStyle(series_scatter(group, group, style_));
     // About six markers per curve: enough to tell curves apart, few enough not to clutter.
-    graph->setScatterSkip(std::max(0, graph->dataCount() / 6 - 1));
-    graph->setName(detail::qstr(c.label));
-    if (c.label.empty()) graph->removeFromLegend();
+    line->setScatterSkip(std::max(0, line->dataCount() / 6 - 1));
+    line->setName(detail::qstr(c.label));
+    if (c.label.empty()) line->removeFromLegend();
 
     if (!c.ends.empty()) {  // diverged members, in the group's colour
       std::vector<double> ex, ey;
       for (const auto& e : c.ends) ex.push_back(e.x), ey.push_back(e.y);
       add_marks(ex, ey, QCPScatterStyle::ssCross, series_colour(group), QStringLiteral("diverged"),
-                diverged_in_legend);
+                diverged_in_legend_);
     }
-    if (c.stopped_early) {  // the mean's last point: fewer than half the members go on
-      const std::vector<double>& xs = ready ? ready->x : c.step;
-      const std::vector<double>& ys = ready ? ready->y : shown;
-      size_t last = std::min(xs.size(), ys.size());
-      while (last > 0 && !std::isfinite(ys[last - 1])) --last;
-      if (last > 0)
-        add_marks({xs[last - 1]}, {ys[last - 1]}, QCPScatterStyle::ssCircle, series_colour(group),
-                  QStringLiteral("mean ends: < half the runs left"), stop_in_legend);
-    }
+    if (c.stopped_early)
+      mark_early_stop(ready ? ready->x : c.step, ready ? ready->y : shown, group);
+    if (c.diverged_step) drawn.mark = mark_divergence(c, ready, shown);
+    return drawn;
+  }
 
-    if (c.diverged_step) {
-      // Mark the last finite value at or before the divergence.
-      double y = kNaN, x = *c.diverged_step;
-      if (ready)
-        y = ready->diverged_y;
-      else
-        for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
-          if (std::isfinite(shown[i])) y = shown[i];
-      if (std::isnan(y)) continue;
-      drawn.mark = add_marks({x}, {y}, QCPScatterStyle::ssCross, Qt::black,
-                             QStringLiteral("diverged"), diverged_in_legend);
+  // A group's band, under its mean: the members' spread, smoothed as the mean is.
+  void draw_band(const Curve& c, const PreparedCurve* ready, int group, CurveGraphs& drawn) {
+    auto smooth = [&](const std::vector<double>& v) {
+      return f_.smoothing > 0 ? debiased_ema(finite_or_nan(v), f_.smoothing) : finite_or_nan(v);
+    };
+    drawn.band_lo = ready ? add_decimated(plot_, ready->lo_x, ready->lo_y)
+                          : add_graph(plot_, c.step, smooth(c.band_lo), style_.decimation_buckets);
+    drawn.band_hi = ready ? add_decimated(plot_, ready->hi_x, ready->hi_y)
+                          : add_graph(plot_, c.step, smooth(c.band_hi), style_.decimation_buckets);
+    QColor fill = series_colour(group);
+    fill.setAlpha(50);
+    for (QCPGraph* edge : {drawn.band_lo, drawn.band_hi}) {
+      edge->setPen(Qt::NoPen);
+      edge->removeFromLegend();
     }
+    drawn.band_hi->setBrush(fill);
+    drawn.band_hi->setChannelFillGraph(drawn.band_lo);
   }
-  plot.rescaleAxes();
-  if (f.y.scale == Scale::Linear && !f.y.min && !f.y.max) plot.yAxis->scaleRange(1.05);
-  detail::apply_limits(plot.xAxis, f.x);
-  detail::apply_limits(plot.yAxis, f.y);
-  std::string y_label = f.y.label;
-  if (y_label.empty())
-    for (const auto& [metric, index] : metric_of) y_label += (y_label.empty() ? "" : ", ") + metric;
-  std::string x_label = f.x.label;
-  if (time_axis) {
-    const bool hours = plot.xAxis->range().upper >= 3600;
-    time_ticker->setTimeFormat(hours ? QStringLiteral("%h:%m") : QStringLiteral("%m:%s"));
-    x_label += hours ? " (h:mm)" : " (m:ss)";
+
+  // The mean's last finite point: beyond it fewer than half the members go on.
+  void mark_early_stop(const std::vector<double>& xs, const std::vector<double>& ys, int group) {
+    size_t last = std::min(xs.size(), ys.size());
+    while (last > 0 && !std::isfinite(ys[last - 1])) --last;
+    if (last > 0)
+      add_marks({xs[last - 1]}, {ys[last - 1]}, QCPScatterStyle::ssCircle, series_colour(group),
+                QStringLiteral("mean ends: < half the runs left"), stop_in_legend_);
   }
-  if (!f.band.empty() && !f.curves.empty()) {
-    // Says what the shading is, once: an empty graph with the band's look in the legend.
-    auto* key = plot.addGraph(plot.xAxis, plot.yAxis);
+
+  // The last finite value at or before the divergence, in black; null when there is none.
+  QCPGraph* mark_divergence(const Curve& c, const PreparedCurve* ready,
+                            const std::vector<double>& shown) {
+    double y = kNaN;
+    if (ready)
+      y = ready->diverged_y;
+    else
+      for (size_t i = 0; i < c.step.size() && c.step[i] <= *c.diverged_step; ++i)
+        if (std::isfinite(shown[i])) y = shown[i];
+    if (std::isnan(y)) return nullptr;
+    return add_marks({*c.diverged_step}, {y}, QCPScatterStyle::ssCross, Qt::black,
+                     QStringLiteral("diverged"), diverged_in_legend_);
+  }
+
+  // A scatter graph of markers; each kind (`in_legend`) gets one legend entry.
+  QCPGraph* add_marks(const std::vector<double>& x, const std::vector<double>& y,
+                      QCPScatterStyle::ScatterShape shape, const QColor& colour,
+                      const QString& name, bool& in_legend) {
+    auto* mark = plot_.addGraph(plot_.xAxis, plot_.yAxis);
+    mark->setData(QVector<double>(x.begin(), x.end()), QVector<double>(y.begin(), y.end()));
+    mark->setLineStyle(QCPGraph::lsNone);
+    mark->setScatterStyle(QCPScatterStyle(shape, QPen(colour, 1.2 * px_per_pt()), Qt::NoBrush,
+                                          2 * style_.marker_pt * px_per_pt()));
+    mark->setName(name);
+    if (in_legend) mark->removeFromLegend();
+    in_legend = true;
+    return mark;
+  }
+
+  void fit_axes() {
+    plot_.rescaleAxes();
+    if (f_.y.scale == Scale::Linear && !f_.y.min && !f_.y.max) plot_.yAxis->scaleRange(1.05);
+    detail::apply_limits(plot_.xAxis, f_.x);
+    detail::apply_limits(plot_.yAxis, f_.y);
+  }
+
+  // The y label names the metrics when the figure gives none; a time axis says its format,
+  // chosen from the fitted range.
+  void label_axes() {
+    std::string y_label = f_.y.label;
+    if (y_label.empty())
+      for (const auto& [metric, index] : metric_of_)
+        y_label += (y_label.empty() ? "" : ", ") + metric;
+    std::string x_label = f_.x.label;
+    if (time_axis()) {
+      const bool hours = plot_.xAxis->range().upper >= 3600;
+      time_ticker_->setTimeFormat(hours ? QStringLiteral("%h:%m") : QStringLiteral("%m:%s"));
+      x_label += hours ? " (h:mm)" : " (m:ss)";
+    }
+    plot_.xAxis->setLabel(detail::qstr(x_label));
+    plot_.yAxis->setLabel(detail::qstr(y_label));
+  }
+
+  // Says what the shading is, once: an empty graph with the band's look in the legend.
+  void add_band_key() {
+    if (f_.band.empty() || f_.curves.empty()) return;
+    auto* key = plot_.addGraph(plot_.xAxis, plot_.yAxis);
     key->setPen(Qt::NoPen);
     key->setBrush(QColor(0, 0, 0, 50));
-    key->setName(f.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std")
-                                 : QStringLiteral("shaded: min to max"));
+    key->setName(f_.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std")
+                                  : QStringLiteral("shaded: min to max"));
   }
-  plot.xAxis->setLabel(detail::qstr(x_label));
-  plot.yAxis->setLabel(detail::qstr(y_label));
-  if (style.legend)
-    detail::finish_legend(plot);
-  else if (plot.legend)
-    plot.legend->setVisible(false);  // left in its inset: it takes no room from the plot
-  return graphs;
-}
+
+  QCustomPlot& plot_;
+  const CurveFigure& f_;
+  const Style& style_;
+  const std::vector<PreparedCurve>* prepared_;
+  QSharedPointer<QCPAxisTickerTime> time_ticker_;
+  std::map<std::string, int> group_of_, metric_of_;
+  int next_group_ = 0;
+  bool diverged_in_legend_ = false, stop_in_legend_ = false;
+};
 
 }  // namespace
 
 void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
-  setup_curves(plot, f, style, nullptr);
+  CurveDrawer(plot, f, style, nullptr).draw();
 }
 
 std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure& f,
                                             const Style& style,
                                             const std::vector<PreparedCurve>& prepared) {
-  return setup_curves(plot, f, style, &prepared);
+  return CurveDrawer(plot, f, style, &prepared).draw();
 }
 
 }  // namespace fathom::plot

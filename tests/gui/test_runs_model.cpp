@@ -78,9 +78,12 @@ class RunsModelTest : public QObject {
   }
 
   // Where each run's worker ran: the host column from the run, the job column from the
-  // worker's tags (a Slurm task id before a local pid; nothing when none was recorded).
+  // worker's tags, named by the launcher that started it (a Slurm worker by its task, though it
+  // records its pid too; a local one by its pid; nothing when none was recorded).
   void hostAndJobColumns() {
-    QCOMPARE(RunsModel::jobOf({{"slurm.job", "17_3"}, {"worker.pid", "4242"}}), QString("17_3"));
+    QCOMPARE(RunsModel::jobOf(
+                 {{"worker.launcher", "slurm"}, {"slurm.job", "17_3"}, {"worker.pid", "4242"}}),
+             QString("17_3"));
     QCOMPARE(RunsModel::jobOf({{"worker.pid", "4242"}}), QString("pid 4242"));
     QVERIFY(RunsModel::jobOf({{"axis.model.norm", "post"}}).isEmpty());
     auto store = Store::open(db_.toStdString(), fathom::db::OpenMode::ReadOnly);
