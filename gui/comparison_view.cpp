@@ -6,11 +6,13 @@
 #include <QFile>
 #include <QPushButton>
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -19,7 +21,10 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "plot/comparison_chart.h"
+#include "plot/render.h"
 
 namespace fathom::gui {
 namespace {
@@ -32,12 +37,8 @@ std::string strip_axis(const QString& text) {
   return key.rfind("axis.", 0) == 0 ? key.substr(5) : key;
 }
 
-// A header's axis name: the last part of each key, "model.norm+model.init" -> "norm/init".
 QString axis_short_name(const std::string& axis) {
-  QStringList parts;
-  for (const QString& key : QString::fromStdString(axis).split(QLatin1Char('+')))
-    parts << key.section(QLatin1Char('.'), -1);
-  return parts.join(QLatin1Char('/'));
+  return QString::fromStdString(plot::axis_short_name(axis));
 }
 
 }  // namespace
@@ -93,10 +94,24 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportTable);
   note_ = new QLabel;
   note_->setWordWrap(true);
+  // The table's cells as bars with their 95 % intervals: which differences stand out of the
+  // seeds' noise is seen at a glance, which the table's numbers leave to mental arithmetic.
+  chart_ = new QCustomPlot;
+  chart_->setMinimumHeight(160);
+  add_export_menu(chart_);
+  set_figure_source(chart_, [this]() -> std::optional<plot::Figure> {
+    if (!current_) return std::nullopt;
+    return plot::comparison_bar_figure(*current_);
+  });
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(table_);
+  split->addWidget(chart_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addLayout(options_bar);
-  layout->addWidget(table_, 1);
+  layout->addWidget(split, 1);
   layout->addWidget(note_);
 
   connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
@@ -233,6 +248,8 @@ void ComparisonView::redraw() {
   table_->setRowCount(0);
   table_->setColumnCount(0);
   current_.reset();
+  chart_->clearPlottables();
+  chart_->replot();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
   try {
     options.best_of_run = best_->isChecked() && session_;
@@ -284,6 +301,8 @@ void ComparisonView::redraw() {
   QStringList notes;
   for (const auto& n : t.notes) notes << QString::fromStdString(n);
   note_->setText(notes.join(QStringLiteral("\n")));
+  plot::setup_plot(*chart_, plot::comparison_bar_figure(t), screen_style(font()));
+  chart_->replot();
 }
 
 void ComparisonView::exportTable() {

@@ -16,6 +16,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QCustomPlot;
 class QLabel;
 class QTableWidget;
 
@@ -38,6 +39,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // Every run of the store (the runs view's poll); redraws when something changed.
   void setRuns(const std::vector<db::RunRecord>& runs);
   QTableWidget* table() const { return table_; }
+  // The table as grouped bars with 95 % intervals (plot/comparison_chart.h).
+  QCustomPlot* chart() const { return chart_; }
   // "Best over training": each run's best point of the metric's curve instead of its final value.
   QCheckBox* bestOverTraining() const { return best_; }
   // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
@@ -65,6 +68,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
   QTableWidget* table_;
+  QCustomPlot* chart_ = nullptr;
   QLabel* note_ = nullptr;
   std::optional<experiments::ComparisonTable> current_;
 };

@@ -50,6 +50,8 @@ struct LineFigure {
 struct BarSeries {
   std::string name;
   std::vector<double> values;  // one per group; NaN: no bar
+  // Empty, or one per group: the half-width of an error bar around the value (NaN: none).
+  std::vector<double> errors = {};
 };
 
 // Grouped bars: one group per label, one bar per series in each group.
@@ -59,6 +61,7 @@ struct BarFigure {
   std::vector<BarSeries> series;
   std::string x_label;
   Axis y;
+  std::string errors_are;  // what the error bars show, in the legend ("95 % CI of the mean")
 };
 
 // Where a member of a group stopped early (a diverged run): a marker in the group's colour.

@@ -8,6 +8,36 @@
 #include "plot/render_common.h"
 
 namespace fathom::plot {
+namespace {
+
+bool any_error_bar(const BarFigure& f) {
+  for (const auto& s : f.series)
+    for (double e : s.errors)
+      if (std::isfinite(e)) return true;
+  return false;
+}
+
+// Whiskers on a series' bars: value +- error where both are drawable.
+void add_error_bars(QCustomPlot& plot, QCPBars* bars, const BarSeries& s, bool log) {
+  QVector<double> errors;
+  bool any = false;
+  for (size_t g = 0; g < s.values.size(); ++g) {
+    const double v = s.values[g];
+    const double e = g < s.errors.size() ? s.errors[g] : std::nan("");
+    const bool drawn = std::isfinite(v) && std::isfinite(e) && (!log || v > 0);
+    errors.push_back(drawn ? e : std::nan(""));
+    any = any || drawn;
+  }
+  if (!any) return;
+  auto* whiskers = new QCPErrorBars(plot.xAxis, plot.yAxis);
+  whiskers->setDataPlottable(bars);  // placed on its bars, also within a bars group
+  whiskers->setData(errors);
+  whiskers->setPen(QPen(Qt::black, 0.8 * px_per_pt()));
+  whiskers->setWhiskerWidth(6 * px_per_pt());
+  whiskers->removeFromLegend();
+}
+
+}  // namespace
 
 void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style) {
   detail::reset_plot(plot, f.title, style);
@@ -18,8 +48,13 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
 
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& s : f.series)
-    for (double v : s.values)
-      if (std::isfinite(v) && (!log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (size_t g = 0; g < s.values.size(); ++g) {
+      const double v = s.values[g];
+      if (!std::isfinite(v) || (log && v <= 0)) continue;
+      // The range holds each error bar's ends too (its lower end only where the axis can).
+      const double e = g < s.errors.size() && std::isfinite(s.errors[g]) ? s.errors[g] : 0;
+      lo = std::min(lo, !log || v - e > 0 ? v - e : v), hi = std::max(hi, v + e);
+    }
   if (!std::isfinite(lo)) lo = log ? 0.1 : 0, hi = 1;
   // Bars grow from 0, or on a log axis from a decade below the smallest bar.
   const double base = log ? std::pow(10.0, std::floor(std::log10(lo)) - (lo == hi ? 1 : 0)) : 0.0;
@@ -46,6 +81,13 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
     bars->setPen(QPen(Qt::black, 0.5 * px_per_pt()));
     bars->setBarsGroup(group);
     if (s.name.empty()) bars->removeFromLegend();
+    add_error_bars(plot, bars, s, log);
+  }
+  if (!f.errors_are.empty() && any_error_bar(f)) {
+    // Says what the whiskers are, once: an empty error-bar plottable in the legend.
+    auto* key = new QCPErrorBars(plot.xAxis, plot.yAxis);
+    key->setPen(QPen(Qt::black, 0.8 * px_per_pt()));
+    key->setName(detail::qstr(f.errors_are));
   }
 
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);

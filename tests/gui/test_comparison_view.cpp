@@ -1,5 +1,6 @@
 // The Compare tab over a store built here: it shows `fathom export table`'s cells (mean ± std
 // over seeds, diverged@step, bold best per column) and exports the same text as the CLI.
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QCheckBox>
 #include <QFile>
@@ -69,6 +70,23 @@ class ComparisonViewTest : public QObject {
     QVERIFY(t->item(0, 0)->font().bold());  // best of the post column
     QVERIFY(t->item(1, 1)->font().bold());  // 19 beats 18 in the pre column
     QVERIFY(!t->item(0, 1)->font().bold());
+
+    // The chart: a bar per column in each row's group; the post column's 6-layer bar is the
+    // mean 21 with the 95 % t-interval 12.706 * 1.414 / sqrt(2) = 12.706 (t of 1 degree of
+    // freedom); single-seed cells and the diverged one have no whisker.
+    QList<QCPBars*> bars;
+    QList<QCPErrorBars*> whiskers;
+    for (int i = 0; i < view.chart()->plottableCount(); ++i) {
+      if (auto* b = qobject_cast<QCPBars*>(view.chart()->plottable(i))) bars << b;
+      if (auto* w = qobject_cast<QCPErrorBars*>(view.chart()->plottable(i))) whiskers << w;
+    }
+    QCOMPARE(bars.size(), 2);
+    QCOMPARE(bars[0]->name(), QStringLiteral("norm = post"));
+    QCOMPARE(bars[0]->data()->at(0)->value, 21.0);
+    QVERIFY(std::isnan(bars[0]->data()->at(1)->value));  // diverged: no bar
+    QCOMPARE(whiskers.size(), 2);                        // the post series' and the legend's key
+    QVERIFY(std::abs(whiskers[0]->data()->at(0).errorPlus - 12.706) < 1e-3);
+    QVERIFY(std::isnan(whiskers[0]->data()->at(1).errorPlus));
 
     // Best over training: the runs here have no test_bleu curve, so the values stay their final
     // ones, and the note says which value the cells hold.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include "base/util/error.h"
+#include "plot/comparison_chart.h"
 #include "plot/export.h"
 #include "plot/headless.h"
 #include "plot/render.h"
@@ -202,6 +204,51 @@ TEST_F(Export, APlotCanBeSetUpAgain) {
   EXPECT_EQ(plot.findChildren<QCPMarginGroup*>(QString(), Qt::FindDirectChildrenOnly).size(), 1);
   EXPECT_TRUE(plot.findChildren<QCPBarsGroup*>(QString(), Qt::FindDirectChildrenOnly).isEmpty());
   EXPECT_FALSE(render_image(plot, kColumnSize, 72).isNull());
+}
+
+fathom::experiments::TableCell cell_of(std::optional<double> value, std::optional<double> ci95) {
+  fathom::experiments::TableCell c;
+  c.value = value;
+  c.ci95 = ci95;
+  return c;
+}
+
+// A comparison table's cells as bars: a group per row, a series per column named by its axis,
+// the 95 % interval as the whisker; a cell without a value (everything diverged) has no bar.
+TEST_F(Export, AComparisonTableBecomesBarsWithTheirIntervals) {
+  fathom::experiments::ComparisonTable t;
+  t.row_key = "model.norm+model.init";
+  t.col_key = "model.encoder_layers";
+  t.metric = "valid_ppl";
+  t.row_labels = {"post/xavier", "pre/xavier"};
+  t.col_labels = {"6", "18"};
+  t.cells = {{cell_of(10.0, 0.5), cell_of(std::nullopt, std::nullopt)},
+             {cell_of(9.0, std::nullopt), cell_of(8.5, 1.25)}};
+  const BarFigure f = comparison_bar_figure(t);
+  EXPECT_EQ(f.groups, t.row_labels);
+  EXPECT_EQ(f.x_label, "norm/init");
+  EXPECT_EQ(f.y.label, "valid_ppl");
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_EQ(f.series[0].name, "encoder_layers = 6");
+  EXPECT_EQ(f.series[1].name, "encoder_layers = 18");
+  EXPECT_EQ(f.series[0].values, (std::vector<double>{10.0, 9.0}));
+  EXPECT_EQ(f.series[0].errors[0], 0.5);
+  EXPECT_TRUE(std::isnan(f.series[0].errors[1]));  // one seed: no interval
+  EXPECT_TRUE(std::isnan(f.series[1].values[0]));
+  EXPECT_TRUE(std::isnan(f.series[1].errors[0]));
+  EXPECT_EQ(f.series[1].values[1], 8.5);
+  EXPECT_EQ(f.series[1].errors[1], 1.25);
+
+  QCustomPlot plot;
+  setup_bar_figure(plot, f);
+  int whiskers = 0;
+  for (int i = 0; i < plot.plottableCount(); ++i)
+    whiskers += qobject_cast<QCPErrorBars*>(plot.plottable(i)) != nullptr;
+  EXPECT_EQ(whiskers, 3);  // one per series with an interval, and the legend's key
+  // The axis holds the tallest whisker (10 + 0.5) and starts at 0 for bars.
+  EXPECT_GE(plot.yAxis->range().upper, 10.5);
+  EXPECT_EQ(plot.yAxis->range().lower, 0.0);
+  EXPECT_EQ(axis_short_name("train.lr"), "lr");
 }
 
 // Issue 36: a one-column figure of 12 runs with long labels was two thirds legend. Where no
