@@ -107,7 +107,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->addWidget(chart_);
   split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addLayout(options_bar);

@@ -51,8 +51,10 @@ class RunsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
- private:
+ // The columns every table has, first and in this order; metric and config columns follow.
   enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
+
+ private:
   QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
   struct MetricColumn {
     std::string name;

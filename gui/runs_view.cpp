@@ -23,6 +23,7 @@
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "gui/export_menu.h"
+#include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
 #include "gui/run_details.h"
 #include "gui/runs_filter.h"
@@ -55,6 +56,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   table_->setWordWrap(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
   add_export_menu(table_);
+  freeze_first_columns(table_, RunsModel::Name + 1);  // id and name stay as it scrolls sideways
 
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(24);

@@ -51,9 +51,10 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
     for (size_t g = 0; g < s.values.size(); ++g) {
       const double v = s.values[g];
       if (!std::isfinite(v) || (log && v <= 0)) continue;
-      // The range holds each error bar's ends too (its lower end only where the axis can).
+      // The range holds each error bar's top too; its bottom only below a negative bar (an
+      // interval of two seeds reaching under 0 must not turn a perplexity axis negative).
       const double e = g < s.errors.size() && std::isfinite(s.errors[g]) ? s.errors[g] : 0;
-      lo = std::min(lo, !log || v - e > 0 ? v - e : v), hi = std::max(hi, v + e);
+      lo = std::min(lo, v < 0 ? v - e : v), hi = std::max(hi, v + e);
     }
   if (!std::isfinite(lo)) lo = log ? 0.1 : 0, hi = 1;
   // Bars grow from 0, or on a log axis from a decade below the smallest bar.

@@ -106,6 +106,16 @@ double fraction(const QCPAxis* axis, double v) {
 }
 
 // Points (in axis fractions) that show what each plottable covers: along its lines, or up its bars.
+// Where a bar stands beside its group's centre: setup_bar_figure places a group's bars side
+// by side, each its own width (plot coordinates) wide, with no spacing.
+double group_offset(QCPBars* bars) {
+  QCPBarsGroup* group = bars->barsGroup();
+  if (!group || group->size() < 2) return 0;
+  const auto members = group->bars();
+  const int index = static_cast<int>(members.indexOf(bars));
+  return (index - (members.size() - 1) / 2.0) * bars->width();
+}
+
 std::vector<QPointF> footprint(QCustomPlot& plot) {
   std::vector<QPointF> points;
   auto add = [&](const QCPAxis* kx, const QCPAxis* vy, double x, double y) {
@@ -131,8 +141,19 @@ std::vector<QPointF> footprint(QCustomPlot& plot) {
           const double y = vy->scaleType() == QCPAxis::stLogarithmic
                                ? base * std::pow(it->value / base, s / 8.0)
                                : base + (it->value - base) * s / 8.0;
-          add(kx, vy, it->key, y);
+          add(kx, vy, it->key + group_offset(bars), y);
         }
+    } else if (auto* whiskers = qobject_cast<QCPErrorBars*>(p)) {
+      auto* bars = qobject_cast<QCPBars*>(whiskers->dataPlottable());
+      if (!bars) continue;
+      const int n = std::min(whiskers->dataCount(), bars->data()->size());
+      for (int i = 0; i < n; ++i) {
+        const QCPErrorBarsData& e = whiskers->data()->at(i);
+        const auto bar = bars->data()->at(i);
+        for (int s = 0; s <= 8; ++s)
+          add(kx, vy, bar->key + group_offset(bars),
+              bar->value - e.errorMinus + (e.errorMinus + e.errorPlus) * s / 8.0);
+      }
     }
   }
   return points;

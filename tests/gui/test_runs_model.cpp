@@ -3,9 +3,12 @@
 // resetting the table.
 #include <cmath>
 
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -267,6 +270,48 @@ class RunsModelTest : public QObject {
     QCOMPARE(cell(c_).toString(), QString("6.5 @400"));
     view.setShowBest(false);
     QCOMPARE(column(model, "best valid_ppl"), -1);
+  }
+
+  // Scrolled sideways past a dozen columns, the row still says which run it is: the id and
+  // name columns stay over the table's left edge, share its selection, and sort it.
+  void theIdAndNameStayInViewWhenScrolledSideways() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db_);
+    view.setShowBest(true);
+    view.resize(420, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTableView* table = view.table();
+    const auto overlays = table->findChildren<QTableView*>();
+    QCOMPARE(overlays.size(), 1);
+    QTableView* frozen = overlays.front();
+    QVERIFY(frozen->selectionModel() == table->selectionModel());
+    QVERIFY(!frozen->isColumnHidden(RunsModel::Id) && !frozen->isColumnHidden(RunsModel::Name));
+    for (int c = RunsModel::Name + 1; c < table->model()->columnCount(); ++c)
+      QVERIFY(frozen->isColumnHidden(c));
+
+    for (int c = 0; c < table->model()->columnCount(); ++c) table->setColumnWidth(c, 150);
+    QCoreApplication::processEvents();
+    QCOMPARE(frozen->columnWidth(RunsModel::Name), 150);  // widths follow the table's
+    QScrollBar* sideways = table->horizontalScrollBar();
+    QVERIFY2(sideways->maximum() > 0, "the table must be wider than the window for this test");
+    sideways->setValue(sideways->maximum());
+    QCoreApplication::processEvents();
+    QVERIFY(frozen->isVisible());
+    QCOMPARE(frozen->width(),
+             table->columnWidth(RunsModel::Id) + table->columnWidth(RunsModel::Name));
+    QCOMPARE(frozen->x(), table->frameWidth());
+    // The overlay's first row is the table's first row, whatever has scrolled under it.
+    const QModelIndex top = frozen->indexAt(QPoint(2, 2));
+    QCOMPARE(top.row(), table->indexAt(QPoint(table->viewport()->width() - 2, 2)).row());
+
+    // A click on the overlay's "name" header sorts the table by name.
+    const QPoint name_header(frozen->columnWidth(RunsModel::Id) + 4, 4);
+    QTest::mouseClick(frozen->horizontalHeader()->viewport(), Qt::LeftButton, {}, name_header);
+    QCOMPARE(table->horizontalHeader()->sortIndicatorSection(), static_cast<int>(RunsModel::Name));
   }
 
   void pollSignalsChangedRowsAndInsertsNewRuns() {
