@@ -18,7 +18,10 @@ trixie_run python3 -c 'import torch; print("gpu-rehearsal: torch", torch.__versi
   "cuda", torch.version.cuda, "cmake prefix", torch.utils.cmake_prefix_path)'
 t0=$SECONDS
 # Debian's toolkit installs nvcc as /usr/bin/nvcc: CUDA_HOME=/usr stands for /usr/local/cuda.
-trixie_run env CUDA_HOME=/usr DEBROOT=/tmp/debroot "$trixie_repo/scripts/gpu/build.sh" "$build"
+# Debian's python3-torch-cuda has no headers and no CMake config (a wheel's torch/include and
+# torch/share/cmake): they are libtorch-cuda-dev's, with TorchConfig in /usr/lib/<triplet>/cmake.
+trixie_run env CUDA_HOME=/usr DEBROOT=/tmp/debroot \
+  TORCH_CMAKE_PREFIX=/usr/lib/x86_64-linux-gnu/cmake "$trixie_repo/scripts/gpu/build.sh" "$build"
 echo "gpu-rehearsal: build.sh took $((SECONDS - t0)) s"
 t1=$SECONDS
 status=0
