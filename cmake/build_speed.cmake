@@ -75,6 +75,17 @@ endfunction()
 # about 60 % of the time (measured: tests/core/test_model.cpp 23 s at -O3, 13 s at -O1), and the
 # code under test is the libraries', built with the full optimization. -O1 keeps __OPTIMIZE__,
 # so the tests still reuse fathom_core's precompiled <torch/torch.h>. Debug builds keep -O0.
+# GCC 13 and later (x86) also switch two target options on from -O2 (-munroll-only-small-loops,
+# -mvzeroupper), and GCC uses a precompiled header only under the same target options: with -O1
+# alone, GCC 14 (Debian 13) skipped the header in every test file (-Winvalid-pch), so the tests
+# name both. GCC 12 has neither difference (its -O1 and -O3 target options are the same).
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(-munroll-only-small-loops FATHOM_CXX_HAS_UNROLL_ONLY_SMALL_LOOPS)
+set(FATHOM_TEST_OPTIMIZE -O1)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND FATHOM_CXX_HAS_UNROLL_ONLY_SMALL_LOOPS)
+  list(APPEND FATHOM_TEST_OPTIMIZE -munroll-only-small-loops -mvzeroupper)
+endif()
 function(fathom_test_program target)
-  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-O1>)
+  target_compile_options(${target}
+                         PRIVATE "$<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:${FATHOM_TEST_OPTIMIZE}>")
 endfunction()

@@ -36,7 +36,11 @@ if [ -z "$pkg_config" ]; then
 fi
 export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig"
 
-torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+# TORCH_CMAKE_PREFIX: where TorchConfig.cmake's Torch/ is when the Python package lacks it (Debian
+# ships a wheel's torch/include and torch/share/cmake apart, in libtorch-cuda-dev: gpu-rehearsal.sh).
+torch_prefix="${TORCH_CMAKE_PREFIX:-$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')}"
+[ -f "$torch_prefix/Torch/TorchConfig.cmake" ] ||
+  { echo "build: no $torch_prefix/Torch/TorchConfig.cmake (set TORCH_CMAKE_PREFIX)" >&2; exit 1; }
 cxx11_abi="$("$python" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')"
 torch_version="$("$python" -c 'import torch; print(torch.__version__)')"
 # LibTorch 2.13 and later refuse C++17 in their headers.
