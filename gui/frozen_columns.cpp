@@ -59,8 +59,7 @@ class FrozenOverlay : public QObject {
     QAbstractItemModel* model = table_->model();
     // Columns come and go (metric and config columns), and sorting moves the indicator.
     QObject::connect(model, &QAbstractItemModel::modelReset, this, [this] { showOnlyFrozen(); });
-    QObject::connect(model, &QAbstractItemModel::layoutChanged, this,
-                     [this] { showOnlyFrozen(); });
+    QObject::connect(model, &QAbstractItemModel::layoutChanged, this, [this] { showOnlyFrozen(); });
     QObject::connect(model, &QAbstractItemModel::columnsInserted, this,
                      [this] { showOnlyFrozen(); });
     table_->viewport()->stackUnder(frozen_);

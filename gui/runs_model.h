@@ -51,7 +51,7 @@ class RunsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
- // The columns every table has, first and in this order; metric and config columns follow.
+  // The columns every table has, first and in this order; metric and config columns follow.
   enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
 
  private:
