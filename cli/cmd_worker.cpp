@@ -52,11 +52,6 @@ struct WorkerArgs {
   double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
 };
 
-std::string env_or(const char* name, const std::string& fallback = "") {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
 // What a launcher needs to find, stop and judge this worker later, from any machine.
 void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
   store.set_tag(lease, "worker.host", host_name());
@@ -146,8 +141,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     RunConfig config =
         load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
     int threads = args.threads;
-    if (threads <= 0 && !env_or("SLURM_CPUS_PER_TASK").empty())
-      threads = std::stoi(env_or("SLURM_CPUS_PER_TASK"));
+    if (threads <= 0) threads = experiments::this_worker_cores();
     if (threads > 0) apply_overrides(config, {"train.threads=" + std::to_string(threads)});
     if (!args.device.empty()) config.device = args.device;
     check_config(config);
@@ -207,7 +201,8 @@ void add_worker_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--lease", args->lease, "with --run: the lease generation of that claim");
   cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
   cmd->add_option("--threads", args->threads,
-                  "train.threads (default: $SLURM_CPUS_PER_TASK or the config)");
+                  "train.threads (default: the cores its launcher gave it, e.g. Slurm's "
+                  "$SLURM_CPUS_PER_TASK, else the config)");
   cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)")
       ->check(CLI::Range(db::kMinHeartbeatInterval, 3600.0));
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");

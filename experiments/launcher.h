@@ -100,6 +100,8 @@ std::string worker_state(const db::RunRecord& run, const WorkerTags& tags,
 std::string this_worker_launcher();
 // The tags this worker records about itself (worker.launcher and its launcher's own).
 WorkerTags this_worker_tags();
+// The cores this worker's launcher gave it, 0 when it says nothing (LauncherEntry).
+int this_worker_cores();
 // After this worker put its run back in the queue on `signal`: its launcher's follow-up (see
 // LauncherEntry::after_requeue); a line for the log, or "".
 std::string after_worker_requeue(int signal);

@@ -36,6 +36,9 @@ struct LauncherEntry {
   // What it records about this worker, beside worker.launcher/host/pid/log: what it needs to
   // find, stop and judge the worker later from any machine.
   WorkerTags (*this_worker_tags)();
+  // The cores it gave this worker (Slurm: $SLURM_CPUS_PER_TASK), the default of its LibTorch
+  // threads; 0 when it says nothing.
+  int (*this_worker_cores)();
   // The worker put its run back in the queue on `signal`: what the launcher must do so the
   // worker's place comes back (Slurm: requeue the task on its time-limit warning). A line for
   // the worker's log, "" when nothing was done.

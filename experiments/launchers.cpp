@@ -77,6 +77,8 @@ WorkerTags this_worker_tags() {
   return tags;
 }
 
+int this_worker_cores() { return entry_of_this_process().this_worker_cores(); }
+
 std::string after_worker_requeue(int signal) {
   return entry_of_this_process().after_requeue(signal);
 }

@@ -200,6 +200,9 @@ std::string queued_state_local(const WorkerTags&) { return ""; }
 // worker.host and worker.pid, which every worker records, are all a local worker needs.
 WorkerTags this_worker_tags_local() { return {}; }
 
+// Its threads come from the sweep (`fathom worker --threads`: cores / jobs).
+int this_worker_cores_local() { return 0; }
+
 std::string after_requeue_local(int) { return ""; }
 
 }  // namespace
@@ -217,6 +220,7 @@ LauncherEntry local_launcher_entry() {
           queued_state_local,
           nullptr,  // the launcher a worker belongs to when no other claims it
           this_worker_tags_local,
+          this_worker_cores_local,
           after_requeue_local};
 }
 

@@ -283,6 +283,16 @@ WorkerTags this_worker_tags_slurm() {
   return tags;
 }
 
+// --cpus-per-task of the array (`slurm: cpus:` in the sweep file).
+int this_worker_cores_slurm() {
+  const std::string cpus = env_or("SLURM_CPUS_PER_TASK");
+  try {
+    return cpus.empty() ? 0 : std::max(0, std::stoi(cpus));
+  } catch (const std::exception&) {
+    return 0;  // not a number: Slurm sets none such; fall back to the config's threads
+  }
+}
+
 // SIGUSR2 is the array's warning before its time limit: the task must be requeued by name, or
 // it would end as TIMEOUT. SIGTERM is left to Slurm: preemption with PreemptMode=REQUEUE
 // requeues the task itself, and a plain scancel means stop (the run stays queued in the store
@@ -324,6 +334,7 @@ LauncherEntry slurm_launcher_entry() {
           queued_state_slurm,
           started_this_process_slurm,
           this_worker_tags_slurm,
+          this_worker_cores_slurm,
           after_requeue_slurm};
 }
 

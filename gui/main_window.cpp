@@ -274,6 +274,12 @@ void MainWindow::showRunsInViews() {
 void MainWindow::pollNow() {
   if (!session_ && reconnect_pending_) reconnect(QStringLiteral("reconnected to the run store"));
   if (!session_) return;
+  if (reopen_before_poll_) {  // showError: a read met a malformed page
+    reopen_before_poll_ = false;
+    reopened_after_corruption_ = true;
+    if (!reconnect(QString())) return;
+  }
+  poll_failed_ = false;
   QElapsedTimer timer;
   timer.start();
   if (session_->store.connection_stale() && ++stale_reconnects_ &&
@@ -289,6 +295,7 @@ void MainWindow::pollNow() {
   runs_->refresh();
   showRunsInViews();  // new runs and statuses; the selection changes only by a click
   for (const auto& v : views_) v.view->poll();
+  if (!poll_failed_) reopened_after_corruption_ = false;  // the reopened store read fine
   // The poll runs on the UI thread because it is cheap; say so if a huge store makes it not.
   if (timer.elapsed() > 200)
     statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()),
@@ -296,6 +303,19 @@ void MainWindow::pollNow() {
 }
 
 void MainWindow::showError(const QString& message) {
+  // A healthy SQLite store can read as malformed once through a connection whose locks this
+  // process lost (any other open and close of the file in this process -- a file dialog's
+  // type sniffing -- drops them: POSIX locks are per process), when a writer then restarts its
+  // log under it. A fresh connection reads it fine. So the first such error reopens the store
+  // before the next poll, and only one that the fresh connection meets too is shown.
+  const bool corrupt =
+      message.contains(QStringLiteral("malformed")) || message.contains(QStringLiteral("corrupt"));
+  poll_failed_ = true;
+  if (corrupt && !reopened_after_corruption_) {
+    reopen_before_poll_ = true;
+    statusBar()->showMessage(QStringLiteral("re-reading the run store..."), 2000);
+    return;
+  }
   last_error_ = message;
   statusBar()->showMessage(message.simplified(), 15000);
 }

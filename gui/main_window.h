@@ -90,6 +90,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<StoreSession> session_;
   QString db_location_, last_error_;
   bool reconnect_pending_ = false;  // a reconnect failed: polls retry it
+  // showError's one reopen after a read met a malformed page (see there).
+  bool reopen_before_poll_ = false, reopened_after_corruption_ = false, poll_failed_ = false;
   int stale_reconnects_ = 0;
   class QTabWidget* tabs_;
   std::vector<OpenView> views_;  // in tab order

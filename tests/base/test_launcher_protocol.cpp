@@ -46,6 +46,7 @@ TEST(LauncherProtocol, AWorkerOutsideSlurmIsLocalAndRecordsNoSlurmTags) {
   const WorkerTags tags = fathom::experiments::this_worker_tags();
   EXPECT_EQ(tags, (WorkerTags{{"worker.launcher", "local"}}));
   EXPECT_EQ(fathom::experiments::after_worker_requeue(SIGUSR2), "");
+  EXPECT_EQ(fathom::experiments::this_worker_cores(), 0);  // the sweep passes --threads
 }
 
 TEST(LauncherProtocol, AnArrayTaskRecordsItsJobAsSqueueNamesItAndItsUniqueId) {
@@ -73,6 +74,13 @@ TEST(LauncherProtocol, ASingleJobOutsideAnArrayIsNamedByItsJobId) {
   EXPECT_EQ(tags.at("slurm.job"), "40");
   EXPECT_EQ(tags.count("slurm.array_job"), 0u);
   EXPECT_EQ(tags.at("slurm.restarts"), "0");
+  EXPECT_EQ(fathom::experiments::this_worker_cores(), 0);  // no --cpus-per-task: the config's
+}
+
+TEST(LauncherProtocol, ASlurmWorkersThreadsDefaultToTheCoresItsTaskWasGiven) {
+  SlurmEnvironment env(
+      SlurmEnvironment::Vars{{"SLURM_JOB_ID", "40"}, {"SLURM_CPUS_PER_TASK", "6"}});
+  EXPECT_EQ(fathom::experiments::this_worker_cores(), 6);
 }
 
 TEST(LauncherProtocol, EachLauncherNamesItsOwnWorkersJob) {
