@@ -31,11 +31,14 @@ std::string status_in(const std::vector<std::string>& statuses) {
   return "status IN (" + (list.empty() ? std::string("NULL") : list) + ")";
 }
 
-std::string id_not_in(const std::vector<int64_t>& ids) {
-  if (ids.empty()) return "";
+std::string id_list(const std::vector<int64_t>& ids) {
   std::string list;
   for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-  return " AND id NOT IN (" + list + ")";
+  return list;
+}
+
+std::string id_not_in(const std::vector<int64_t>& ids) {
+  return ids.empty() ? "" : " AND id NOT IN (" + id_list(ids) + ")";
 }
 
 void throw_unless_held(const Lease& lease, const std::string& status, int64_t generation) {

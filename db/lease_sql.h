@@ -21,6 +21,8 @@ std::string take_run_set(const std::string& now, const std::string& host,
 std::string requeue_set(const std::string& reason, const std::string& now);
 // "status IN ('running', 'crashed')"; the statuses are checked by Store (no quotes in them).
 std::string status_in(const std::vector<std::string>& statuses);
+// "3, 7": ids for an IN list (integers, so no quoting).
+std::string id_list(const std::vector<int64_t>& ids);
 // " AND id NOT IN (3, 7)", or "" for none.
 std::string id_not_in(const std::vector<int64_t>& ids);
 

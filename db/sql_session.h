@@ -16,9 +16,6 @@ namespace fathom::db {
 // A statement parameter: NULL, an integer, a float (NaN stored as NULL on both engines) or text.
 using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
 
-inline SqlValue sql_int(int64_t v) { return v; }
-inline SqlValue sql_real(double v) { return v; }
-inline SqlValue sql_text(std::string v) { return v; }
 inline SqlValue sql_int_or_null(std::optional<int64_t> v) { return v ? SqlValue(*v) : SqlValue(); }
 // "" -> NULL, for optional text columns such as runs.sweep.
 inline SqlValue sql_text_or_null(const std::string& v) {

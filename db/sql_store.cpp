@@ -62,12 +62,6 @@ std::string nullable_lease(int placeholder) {
   return "CAST(?" + std::to_string(placeholder) + " AS BIGINT)";
 }
 
-std::string id_list(const std::vector<int64_t>& ids) {
-  std::string list;
-  for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-  return list;
-}
-
 }  // namespace
 
 SqlStore::SqlStore(std::unique_ptr<SqlSession> session) : session_(std::move(session)) {}
