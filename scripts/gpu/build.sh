@@ -76,9 +76,9 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 # -k 0: one target that fails to compile does not stop the others (scripts/gpu/check.sh runs
 # what was built and reports what was not).
 status=0
-ninja -k 0 -C "$build" fathom bench_train bench_vs_reference bench_analysis \
-  test_trainer test_training_parts test_model test_methods test_mixed_precision \
-  test_checkpointed_layers test_fused_attention || status=$?
+# core_tests: every LibTorch test file (tests/CMakeLists.txt), the tensor tests among them.
+ninja -k 0 -C "$build" fathom bench_train bench_vs_reference bench_analysis core_tests \
+  || status=$?
 
 # LD_PRELOAD: a PyTorch wheel's libtorch.so carries and exports its own copies of some libstdc++
 # functions (std::filesystem::remove_all, ...), which crash through a null pointer when a

@@ -16,7 +16,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
-namespace {
+namespace test_bleu {
 
 // ---- 13a tokenizer --------------------------------------------------------------------------
 
@@ -285,5 +285,5 @@ TEST_F(BleuFiles, EmptyHypothesisFileIsAnError) {
   EXPECT_THROW(read_bleu_corpus(write("ref.txt", ""), write("hyp.txt", "")), InputError);
 }
 
-}  // namespace
+}  // namespace test_bleu
 }  // namespace fathom

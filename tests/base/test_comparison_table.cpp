@@ -15,7 +15,7 @@
 #include "experiments/comparison_table.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_comparison_table {
 using namespace fathom;
 namespace fs = std::filesystem;
 
@@ -458,4 +458,4 @@ TEST(ComparisonTable, RowsAreTestedAgainstTheVersusRow) {
   }
 }
 
-}  // namespace
+}  // namespace test_comparison_table

@@ -14,7 +14,7 @@
 #include "db/run_status.h"
 #include "experiments/launcher.h"
 
-namespace {
+namespace test_launcher_protocol {
 
 using fathom::experiments::WorkerTags;
 
@@ -110,4 +110,4 @@ TEST(LauncherProtocol, AStatusViewShowsTheJobsStateElseWhatItsLauncherSaysOfAQue
   EXPECT_EQ(worker_state(run_with_status(status::kQueued), local, {}), "");
 }
 
-}  // namespace
+}  // namespace test_launcher_protocol

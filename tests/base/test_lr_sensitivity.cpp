@@ -10,7 +10,7 @@
 #include "experiments/lr_sensitivity.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_lr_sensitivity {
 using namespace fathom;
 
 experiments::TableRun run(int64_t id, const std::string& norm, const std::string& lr,
@@ -119,4 +119,4 @@ TEST(LrSensitivity, FromAStoredSweep) {
   EXPECT_TRUE(noted);
 }
 
-}  // namespace
+}  // namespace test_lr_sensitivity

@@ -13,7 +13,7 @@
 #include "base/util/error.h"
 #include "experiments/sweep_spec.h"
 
-namespace {
+namespace test_presets {
 namespace fs = std::filesystem;
 
 TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
@@ -65,4 +65,4 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
   }
 }
 
-}  // namespace
+}  // namespace test_presets

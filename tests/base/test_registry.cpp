@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace fathom {
-namespace {
+namespace test_registry {
 
 Registry<int> three() {
   Registry<int> r("analysis");
@@ -54,5 +54,5 @@ TEST(Registry, AnUnknownNameListsTheRegisteredOnesAndTheClosest) {
   EXPECT_THROW(r.at("betta"), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_registry
 }  // namespace fathom

@@ -15,7 +15,7 @@
 #include "experiments/report.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_report {
 using namespace fathom;
 namespace fs = std::filesystem;
 using Axes = std::map<std::string, std::string>;
@@ -185,4 +185,4 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   EXPECT_THROW(experiments::write_report(store, "d", options), InputError);
 }
 
-}  // namespace
+}  // namespace test_report

@@ -28,7 +28,7 @@ using fathom::db::RunRecord;
 using fathom::db::Store;
 using fathom::db::unix_now;
 
-namespace {
+namespace test_run_control {
 
 // This host's name, as gethostname() gives it (what a local worker records as worker.host).
 std::string this_host() {
@@ -361,9 +361,9 @@ TEST_F(RunControlTest, CancelReportsAWorkerOnAnotherHost) {
   EXPECT_EQ(waitpid(here, nullptr, WNOHANG), 0) << "a process on this host was signalled";
 }
 
-}  // namespace
+}  // namespace test_run_control
 
-namespace {
+namespace test_run_control {
 
 // What read-only views show: a running run silent past the timeout as crashed, everything
 // else as stored (a queued run has no heartbeat to go stale; an ended one is what it is).
@@ -384,4 +384,4 @@ TEST(ShownStatus, StaleRunningRunShowsAsCrashed) {
   }
 }
 
-}  // namespace
+}  // namespace test_run_control

@@ -9,7 +9,7 @@
 #include "experiments/run_query.h"
 
 namespace fathom::experiments {
-namespace {
+namespace test_run_query {
 
 struct Run {
   db::RunRecord record;
@@ -128,5 +128,5 @@ TEST(RunQuery, MalformedExpressionsSayWhatAndWhere) {
   }
 }
 
-}  // namespace
+}  // namespace test_run_query
 }  // namespace fathom::experiments

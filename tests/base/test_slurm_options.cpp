@@ -17,7 +17,7 @@
 #include "tests/support/input_error.h"
 
 namespace fathom {
-namespace {
+namespace test_slurm_options {
 
 std::string lines(const std::vector<std::string>& text) {
   std::string out;
@@ -257,5 +257,5 @@ TEST(SlurmOptions, SectionMustBeAMapping) {
   expect_sweep_error({"slurm:", "  - partition: gpu"}, 8, "slurm", "expected a mapping");
 }
 
-}  // namespace
+}  // namespace test_slurm_options
 }  // namespace fathom

@@ -11,7 +11,7 @@
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/statistics.h"
 
-namespace {
+namespace test_statistics {
 
 using fathom::summarize;
 
@@ -137,4 +137,4 @@ TEST(PairedBootstrap, MismatchedInputIsRefused) {
   EXPECT_THROW(fathom::paired_bootstrap_bleu(refs, refs, refs, 0), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_statistics

@@ -23,6 +23,8 @@ using fathom::testing::StoreBackendTest;
 
 // ---- runs -----------------------------------------------------------------------------------
 
+namespace test_store {
+
 TEST_P(StoreBackendTest, RunRoundTrip) {
   auto store = Store::open(db_path());
   const double before = unix_now();
@@ -571,3 +573,5 @@ TEST_P(StoreBackendTest, CancelRunEndsOnlyQueuedOrRunningRuns) {
   }
   EXPECT_THROW(store.cancel_run(running + 1000, "no such run"), std::invalid_argument);
 }
+
+}  // namespace test_store

@@ -19,7 +19,7 @@
 
 using namespace fathom::db;
 
-namespace {
+namespace test_store_lease {
 
 class LeaseTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -266,4 +266,4 @@ TEST_P(LeaseTest, ClaimSkipsTheRunsItIsToldTo) {
 INSTANTIATE_TEST_SUITE_P(Backends, LeaseTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
-}  // namespace
+}  // namespace test_store_lease

@@ -19,7 +19,7 @@
 using namespace fathom::db;
 namespace ft = fathom::testing;
 
-namespace {
+namespace test_store_postgres {
 
 class PostgresStoreTest : public ::testing::Test {
  protected:
@@ -251,4 +251,4 @@ TEST_F(PostgresStoreTest, BusyReasonReportsALostServerAndRecovers) {
   EXPECT_FALSE(store.busy_reason());
 }
 
-}  // namespace
+}  // namespace test_store_postgres

@@ -23,7 +23,7 @@ using namespace fathom::db;
 using fathom::testing::sample_run;
 using fathom::testing::StoreBackendTest;
 
-namespace {
+namespace test_store_processes {
 
 // Runs `body` in a child process; returns its pid. The child exits 0 on success, 1 on any
 // exception (printed), without running the parent's atexit handlers.
@@ -48,8 +48,6 @@ int wait_exit_status(pid_t pid) {
   if (waitpid(pid, &status, 0) != pid) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
-
-}  // namespace
 
 TEST_P(StoreBackendTest, ConcurrentWriterProcesses) {
   constexpr int kChildren = 8, kSteps = 1000;  // two metrics: 2000 rows per child
@@ -209,3 +207,5 @@ TEST_P(StoreBackendTest, KilledWriterLeavesNoPartialTransaction) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreBackendTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
+
+}  // namespace test_store_processes

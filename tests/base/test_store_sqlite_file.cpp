@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 using namespace fathom::db;
 using fathom::testing::sample_run;
 
-namespace {
+namespace test_store_sqlite_file {
 
 // A fresh directory per test, removed afterwards.
 class StoreTest : public ::testing::Test {
@@ -67,8 +67,6 @@ void make_raw_db(const std::string& path, int user_version) {
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
 }
-
-}  // namespace
 
 // ---- opening, schema, bad files -------------------------------------------------------------
 
@@ -281,3 +279,5 @@ TEST_F(StoreTest, UnsupportedSqliteFileFormatIsAnInputError) {
   std::ofstream(db_path(), std::ios::binary | std::ios::trunc) << bytes;
   expect_refused({"file format"});
 }
+
+}  // namespace test_store_sqlite_file

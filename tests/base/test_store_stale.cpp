@@ -20,7 +20,7 @@ using fathom::db::NewRun;
 using fathom::db::OpenMode;
 using fathom::db::Store;
 
-namespace {
+namespace test_store_stale {
 
 void add_run(Store& store, const std::string& name) {
   NewRun r;
@@ -113,4 +113,4 @@ TEST_F(StoreStale, AFailedReopenLeavesAStoreThatSaysSo) {
   }
 }
 
-}  // namespace
+}  // namespace test_store_stale

@@ -3,7 +3,7 @@
 
 #include "experiments/sweep_progress.h"
 
-namespace {
+namespace test_sweep_progress {
 using namespace fathom;
 
 experiments::SweepSnapshot sample() {
@@ -45,4 +45,4 @@ TEST(SweepProgress, SummaryAndOneLinePerRunningRun) {
     EXPECT_LE(line.size(), 40u);
 }
 
-}  // namespace
+}  // namespace test_sweep_progress

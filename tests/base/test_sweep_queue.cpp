@@ -15,7 +15,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
-namespace {
+namespace test_sweep_queue {
 namespace fs = std::filesystem;
 
 // 2 layer counts x 2 seeds = 4 runs, synthetic task (check_config needs no files).
@@ -189,5 +189,5 @@ TEST_F(SweepQueueTest, ResumeNeedsTheSameSetValues) {
             "--name");
 }
 
-}  // namespace
+}  // namespace test_sweep_queue
 }  // namespace fathom

@@ -22,7 +22,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace fathom {
-namespace {
+namespace test_sweep_spec {
 namespace fs = std::filesystem;
 
 std::string lines(const std::vector<std::string>& text) {
@@ -515,5 +515,5 @@ TEST(SweepDescribe, TableAndCount) {
             "4 runs\n");
 }
 
-}  // namespace
+}  // namespace test_sweep_spec
 }  // namespace fathom

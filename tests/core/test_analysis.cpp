@@ -29,7 +29,7 @@
 #include "tests/support/analysis_fixture.h"
 
 namespace fathom::analysis {
-namespace {
+namespace test_analysis {
 
 // Moves every LayerNorm (and Admin omega) away from its initial 1/0, as training would.
 void perturb_norms(TransformerImpl& model, uint64_t seed) {
@@ -500,5 +500,5 @@ TEST(GradNormLogging, LayerNormsPartitionTheGlobalNorm) {
     EXPECT_TRUE(norms.count(layer)) << layer;
 }
 
-}  // namespace
+}  // namespace test_analysis
 }  // namespace fathom::analysis

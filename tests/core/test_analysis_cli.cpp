@@ -20,7 +20,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_analysis_cli {
 namespace fs = std::filesystem;
 using fathom::db::OpenMode;
 using fathom::db::Store;
@@ -253,4 +253,4 @@ TEST(AnalysesTable, AddListGetRoundTrip) {
   }
 }
 
-}  // namespace
+}  // namespace test_analysis_cli

@@ -5,14 +5,17 @@
 
 #include <set>
 #include <string>
-
-#include "analysis/registry.h"
-
 #include <variant>
 
 #include "analysis/params.h"
+#include "analysis/registry.h"
+#ifdef FATHOM_HAVE_PLOTS
+#include "base/util/error.h"
+#include "plot/analysis_kinds.h"
+#endif
 
-namespace {
+namespace test_analysis_kinds {
+
 using fathom::analysis::AnalysisParams;
 
 // Every flag an analysis reads is declared, and every declared flag is read by some analysis.
@@ -54,12 +57,8 @@ TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
   EXPECT_EQ(p.to_json(), expected);
   EXPECT_EQ(fathom::analysis::option_key("eval-every"), "eval_every");
 }
-}  // namespace
 
 #ifdef FATHOM_HAVE_PLOTS
-#include "base/util/error.h"
-#include "plot/analysis_kinds.h"
-
 TEST(AnalysisKinds, MatchTheComputedAnalyses) {
   std::set<std::string> computed, kinds;
   for (const auto& [name, analysis] : fathom::analysis::analyses()) computed.insert(name);
@@ -77,3 +76,5 @@ TEST(AnalysisKinds, MatchTheComputedAnalyses) {
   GTEST_SKIP() << "fathom_plot is not built (no Qt 6): analysis kinds are not compiled";
 }
 #endif
+
+}  // namespace test_analysis_kinds

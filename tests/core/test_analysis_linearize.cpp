@@ -15,7 +15,7 @@
 #include "core/model/registry.h"
 
 namespace fathom::analysis {
-namespace {
+namespace test_analysis_linearize {
 
 RunConfig tiny_config(const std::string& norm, const std::string& init = "xavier") {
   RunConfig c;
@@ -367,5 +367,5 @@ TEST(Linearize, AnalysisReportsEveryRequestedLayer) {
   EXPECT_TRUE(r["layers"][2]["bleu"].is_number());
 }
 
-}  // namespace
+}  // namespace test_analysis_linearize
 }  // namespace fathom::analysis

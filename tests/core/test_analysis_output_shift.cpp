@@ -20,7 +20,7 @@
 #include "tests/support/analysis_fixture.h"
 
 namespace fathom::analysis {
-namespace {
+namespace test_analysis_output_shift {
 
 // Standardized encoder output of a model, computed here: (y - mean) / sqrt(var + 1e-5).
 torch::Tensor standardized(TransformerImpl& model, const torch::Tensor& src) {
@@ -308,5 +308,5 @@ TEST(OutputShift, LineFitRecoversLineAndLog) {
   EXPECT_LT(fit_line(n, lg).r2, 0.95);  // a log curve is not a line in N
 }
 
-}  // namespace
+}  // namespace test_analysis_output_shift
 }  // namespace fathom::analysis

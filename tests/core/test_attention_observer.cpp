@@ -17,7 +17,7 @@
 #include "tests/support/test_device.h"
 
 namespace fathom {
-namespace {
+namespace test_attention_observer {
 
 struct Seen {
   SublayerId id;
@@ -167,5 +167,5 @@ TEST(AttentionObserver, ObservingAFusedModelLeavesItsOutputs) {
   EXPECT_LE((observed - plain).abs().max().item<double>(), 1e-5);
 }
 
-}  // namespace
+}  // namespace test_attention_observer
 }  // namespace fathom

@@ -18,7 +18,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_bad_input_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
@@ -176,4 +176,4 @@ TEST_F(BadInput, AMalformedStoreUrlNeverShowsItsPassword) {
   }
 }
 
-}  // namespace
+}  // namespace test_bad_input_cli

@@ -13,7 +13,7 @@
 #include "tests/support/test_device.h"
 
 namespace fathom {
-namespace {
+namespace test_checkpointed_layers {
 
 RunConfig small_config(const std::string& norm) {
   RunConfig c;
@@ -119,5 +119,5 @@ TEST(CheckpointedLayers, EvalForwardIsUnchanged) {
   EXPECT_TRUE(torch::equal(plain, with_flag));
 }
 
-}  // namespace
+}  // namespace test_checkpointed_layers
 }  // namespace fathom

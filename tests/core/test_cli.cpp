@@ -23,7 +23,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_cli {
 namespace fs = std::filesystem;
 
 using fathom::testing::built_fathom_binary;
@@ -489,4 +489,4 @@ TEST_F(Cli, ResumeContinuesTheSameRun) {
   EXPECT_DOUBLE_EQ(lr.back().value, 0.00512345678901234 * std::sqrt(10.0 / 18.0));
 }
 
-}  // namespace
+}  // namespace test_cli

@@ -19,7 +19,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_compare_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
@@ -89,4 +89,4 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   EXPECT_NE(unknown.err.find("no run 'nope'"), std::string::npos) << unknown.err;
 }
 
-}  // namespace
+}  // namespace test_compare_cli

@@ -26,7 +26,7 @@
 namespace fs = std::filesystem;
 using namespace fathom;
 
-namespace {
+namespace test_data {
 
 using fathom::testing::TempDir;
 
@@ -47,8 +47,6 @@ std::string multi30k_dir() { return std::string(FATHOM_SOURCE_DIR) + "/../shared
 bool have_multi30k() { return fs::exists(multi30k_dir() + "/train.de.gz"); }
 
 using fathom::testing::expect_input_error;
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Reading text
@@ -192,7 +190,6 @@ TEST(WordVocab, EncodeDecodeAndSpecials) {
 // ---------------------------------------------------------------------------------------------
 // Batching
 
-namespace {
 std::vector<Example> random_examples(size_t n, int max_len, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<Example> out;
@@ -203,7 +200,6 @@ std::vector<Example> random_examples(size_t n, int max_len, uint64_t seed) {
   }
   return out;
 }
-}  // namespace
 
 TEST(Batching, CollatePlacesBosEosAndPad) {
   const std::vector<Example> ex = {make_example({5, 6}, {7}), make_example({8}, {9, 10, 11})};
@@ -307,7 +303,6 @@ TEST(Batching, DropLongExamples) {
 // ---------------------------------------------------------------------------------------------
 // SentencePiece vocabulary and its cache
 
-namespace {
 struct SmallCorpus {
   std::vector<std::string> de, en;
 };
@@ -327,7 +322,6 @@ size_t count_entries(const fs::path& dir) {
     if (e.path().filename().string().rfind("spm-", 0) == 0) ++n;
   return n;
 }
-}  // namespace
 
 TEST(SentencePiece, TrainRoundTripAndCache) {
   if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
@@ -596,3 +590,5 @@ TEST(LoadDataset, Multi30kEncodesQuickly) {
   EXPECT_LT(seconds, 5.0);
   std::cout << "[ info ] cached load + encode of Multi30k train+valid: " << seconds << " s\n";
 }
+
+}  // namespace test_data

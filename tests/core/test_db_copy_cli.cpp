@@ -17,7 +17,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/store_backends.h"
 
-namespace {
+namespace test_db_copy_cli {
 namespace fs = std::filesystem;
 namespace ft = fathom::testing;
 using fathom::db::OpenMode;
@@ -155,4 +155,4 @@ TEST_F(DbCli, CopyMovesAStoreBothWaysWithCountsChecked) {
   EXPECT_EQ(copied.metric_rows(diverged), original.metric_rows(diverged));
 }
 
-}  // namespace
+}  // namespace test_db_copy_cli

@@ -22,7 +22,7 @@
 
 using namespace fathom;
 
-namespace {
+namespace test_decode {
 
 constexpr int64_t kVocab = 20;
 using Ids = std::vector<int64_t>;
@@ -72,8 +72,6 @@ double sequence_log_prob(TransformerImpl& model, const torch::Tensor& source, co
 int64_t max_len(int64_t S, const SearchOptions& o) {
   return static_cast<int64_t>(o.max_len_a * S) + o.max_len_b;
 }
-
-}  // namespace
 
 // Greedy output is the argmax path: recomputed one token at a time from model.decode on each
 // sentence alone (no padding), never choosing pad or bos, stopping at eos, with eos forced at
@@ -174,8 +172,6 @@ TEST(Decode, WideBeamIsExactSearch) {
   }
 }
 
-namespace {
-
 // An independent beam search with fairseq's rules (SequenceGenerator), written from its
 // description, over model.decode: each step scores every live hypothesis's continuations
 // (pad/bos excluded; eos only at the last allowed step), takes the best 2K candidates, ends
@@ -231,8 +227,6 @@ Ids reference_beam(TransformerImpl& model, const torch::Tensor& source, int K, i
     if (finished[i].score > finished[best].score) best = i;
   return finished.empty() ? Ids{} : finished[best].tokens;
 }
-
-}  // namespace
 
 // Beam search against the reference above on random models whose eos is made likely (its
 // embedding row scaled up), so hypotheses end at all steps: several batches with padding, beam
@@ -393,8 +387,6 @@ TEST(Decode, OutputsStayWithinTheLimit) {
 
 // ---------------------------------------------------------------- end to end: copy task
 
-namespace {
-
 constexpr int kMinCopy = 3, kMaxCopy = 6;
 
 Ids random_sequence(std::mt19937& rng) {
@@ -442,8 +434,6 @@ double train_copy_model(Transformer& model, int updates) {
   }
   return loss;
 }
-
-}  // namespace
 
 // End to end: a 1+1-layer d=64 Post-LN model trained for 300 updates on random copy data
 // (~10 s on one CPU thread) copies 30 held-out sequences exactly with greedy search, one at a
@@ -518,3 +508,5 @@ TEST(Decode, TrainedCopyModelCopiesHeldOutSequences) {
   for (size_t i = 0; i < sources.size(); ++i) exact_batched += batched[i] == sources[i];
   EXPECT_EQ(exact_batched, trials);
 }
+
+}  // namespace test_decode

@@ -24,7 +24,7 @@
 
 using namespace fathom;
 
-namespace {
+namespace test_depthwise_lstm {
 
 constexpr int64_t kVocab = 20;
 constexpr int kD = 16, kHeads = 2, kFf = 32;
@@ -124,8 +124,6 @@ void fill_deterministic(torch::nn::Module& module) {
     ++i;
   }
 }
-
-}  // namespace
 
 // One step of the cell against eqs. 2-10 written as loops: z = [a ; o_prev]; each gate is
 // sigmoid(LN_g(rows g of the packed W z + b)); h = GeLU(LN(W_1 z + b_1)) ("lstm") or
@@ -408,7 +406,6 @@ TEST(DepthwiseLstm, DropoutFollowsTrainEvalMode) {
                            model->forward(sample_source(), sample_target_in())));
 }
 
-namespace {
 struct Record {
   SublayerId id;
   torch::Tensor input, branch, output;
@@ -420,7 +417,6 @@ class Recorder : public SublayerObserver {
   }
   std::vector<Record> records;
 };
-}  // namespace
 
 // The observer sees one Lstm step per layer, in order, with ids {stack, l, Lstm, 2l+1 | 3l+2};
 // each step's output is the next one's input; the first input is the embedding output and the
@@ -525,3 +521,5 @@ TEST(DepthwiseLstm, TrainingStepsReduceTheLoss) {
     EXPECT_LT(last, 0.5 * first) << "first " << first << " last " << last;
   }
 }
+
+}  // namespace test_depthwise_lstm

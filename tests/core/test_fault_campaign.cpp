@@ -31,7 +31,7 @@
 #include "tests/support/processes.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_fault_campaign {
 namespace fs = std::filesystem;
 using fathom::db::OpenMode;
 using fathom::db::RunRecord;
@@ -180,4 +180,4 @@ TEST_F(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
   }
 }
 
-}  // namespace
+}  // namespace test_fault_campaign

@@ -26,7 +26,7 @@
 #include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_fencing {
 namespace fs = std::filesystem;
 namespace ft = fathom::testing;
 using fathom::db::OpenMode;
@@ -365,4 +365,4 @@ TEST(StoreOutage, ARunCutOffLongerThanTheRetryBudgetIsResumable) {
                                 scene.snapshot(scene.only_run("reference")->id));
 }
 
-}  // namespace
+}  // namespace test_fencing

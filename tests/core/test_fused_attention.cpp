@@ -23,7 +23,7 @@
 #include "tests/support/test_device.h"
 
 namespace fathom {
-namespace {
+namespace test_fused_attention {
 
 constexpr bool kLibTorchHasFusedAttention = TORCH_VERSION_MAJOR >= 2;
 constexpr int kD = 16, kHeads = 2;
@@ -364,5 +364,5 @@ TEST(FusedAttention, BeamAndGreedySearchFindTheSameOutputs) {
   EXPECT_GT(tokens, 0u) << "every output empty: the comparison says nothing";
 }
 
-}  // namespace
+}  // namespace test_fused_attention
 }  // namespace fathom

@@ -13,7 +13,7 @@
 
 using namespace fathom;
 
-namespace {
+namespace test_init {
 
 constexpr int kD = 64, kHeads = 4, kFf = 256;
 constexpr int64_t kVocab = 1000;
@@ -50,8 +50,6 @@ bool is_embedding(const std::string& name) {
 }
 
 bool is_norm(const std::string& name) { return name.find(".ln.") != std::string::npos; }
-
-}  // namespace
 
 // xavier: attention input projections (qkv, q, kv) get gain 1/sqrt(2) on each d x d block:
 // bound sqrt(6/(d+d))/sqrt(2) = sqrt(3/(2d)); out, fc1, fc2 plain Glorot sqrt(6/(in+out)).
@@ -288,3 +286,5 @@ TEST(Init, NormalEmbeddingInitReplacesOnlyTheEmbeddings) {
     EXPECT_EQ(e.line(), 2);
   }
 }
+
+}  // namespace test_init

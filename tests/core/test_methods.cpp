@@ -28,7 +28,7 @@
 #include "tests/support/test_device.h"
 
 namespace fathom {
-namespace {
+namespace test_methods {
 namespace fs = std::filesystem;
 
 constexpr int64_t kVocab = 30;
@@ -531,5 +531,5 @@ TEST(ParameterCounts, ByKindForEachMethod) {
   }
 }
 
-}  // namespace
+}  // namespace test_methods
 }  // namespace fathom

@@ -16,7 +16,7 @@
 #include "core/train/precision.h"
 
 namespace fathom {
-namespace {
+namespace test_mixed_precision {
 
 torch::Tensor parameter_with_grad(std::vector<float> grad) {
   torch::Tensor p = torch::zeros({static_cast<int64_t>(grad.size())}, torch::requires_grad());
@@ -141,5 +141,5 @@ TEST(GradClip, MatchesLibTorchClipGradNorm) {
   }
 }
 
-}  // namespace
+}  // namespace test_mixed_precision
 }  // namespace fathom

@@ -16,7 +16,7 @@
 
 using namespace fathom;
 
-namespace {
+namespace test_model {
 
 constexpr int64_t kVocab = 20;
 constexpr int kD = 16, kHeads = 2, kFf = 32;
@@ -236,8 +236,6 @@ double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
   return (a - b).abs().max().item<double>();
 }
 
-}  // namespace
-
 // The position table is the fairseq layout: sin on the first d/2 channels, cos on the rest,
 // frequency of channel i = 10000^(-i/(d/2-1)). Checked entry by entry with std::sin/std::cos;
 // a swapped half, a wrong exponent or an off-by-one in the position would fail.
@@ -423,8 +421,6 @@ TEST(Model, ParameterCountsMatchHandFormula) {
   }
 }
 
-namespace {
-
 struct Record {
   SublayerId id;
   torch::Tensor input, branch, output;
@@ -445,8 +441,6 @@ class Recorder : public SublayerObserver {
  private:
   double scale_;
 };
-
-}  // namespace
 
 // The observer sees every sub-layer once, in forward order: 2N encoder sub-layers (self-attn,
 // FFN per layer) then 3M decoder sub-layers (self-attn, enc-attn, FFN), each output being the
@@ -557,3 +551,5 @@ TEST(Model, ZeroBranchObserverLeavesTheShortcut) {
     EXPECT_GT(max_abs_diff(enc, model->encode(sample_source())), 1e-3);
   }
 }
+
+}  // namespace test_model

@@ -26,7 +26,7 @@ using namespace fathom;
 using fathom::testing::expect_input_error;
 namespace fs = std::filesystem;
 
-namespace {
+namespace test_norm_styles {
 
 const std::vector<std::string> kNewStyles{"peri", "mix", "lns", "dyt"};
 
@@ -81,8 +81,6 @@ void expect_values(const std::vector<double>& got, const std::vector<double>& wa
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-5) << "unit " << i;
 }
-
-}  // namespace
 
 // Peri-LN: x + LN_out(f(LN_in(x))). With f(h) = 2h the output LN undoes the doubling,
 // so the branch is LN(LN(x)) = LN(x) up to eps, and the output is x + LN(x).
@@ -278,3 +276,5 @@ TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
     }
   }
 }
+
+}  // namespace test_norm_styles

@@ -28,7 +28,7 @@
 #include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_slurm_sweep {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 using fathom::db::OpenMode;
@@ -406,4 +406,4 @@ TEST_F(SlurmSweep, BadInputIsRefusedWithNothingQueued) {
   }
 }
 
-}  // namespace
+}  // namespace test_slurm_sweep

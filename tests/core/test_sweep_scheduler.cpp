@@ -25,7 +25,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_sweep_scheduler {
 namespace fs = std::filesystem;
 using fathom::db::OpenMode;
 using fathom::db::RunRecord;
@@ -336,4 +336,4 @@ TEST_F(Sweep, DivergedAndFailedRunsBesideFinishedOnes) {
   EXPECT_NE(list[2].error.find("999"), std::string::npos) << list[2].error;
 }
 
-}  // namespace
+}  // namespace test_sweep_scheduler

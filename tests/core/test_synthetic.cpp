@@ -10,7 +10,8 @@
 
 using namespace fathom;
 
-namespace {
+namespace test_synthetic {
+
 SyntheticConfig small_config(uint64_t seed) {
   SyntheticConfig c;
   c.train_size = 2000;
@@ -19,7 +20,6 @@ SyntheticConfig small_config(uint64_t seed) {
   c.seed = seed;
   return c;
 }
-}  // namespace
 
 TEST(Synthetic, RuleOnHandWorkedExamples) {
   // "a3 a5 a7", V = 24: t1 = s3 + s2 = 12, t2 = s2 + s1 = 8, t3 = s1 + s0 = 3.
@@ -138,3 +138,5 @@ TEST(Synthetic, VocabularyCoversBothSides) {
   EXPECT_EQ(v->encode("a0 a2 b1"), (std::vector<int64_t>{4, 6, 8}));
   EXPECT_EQ(v->decode({4, 6, 8, 3}), "a0 a2 b1");
 }
+
+}  // namespace test_synthetic

@@ -20,7 +20,7 @@
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
 
-namespace {
+namespace test_train_interrupt_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 using fathom::db::OpenMode;
@@ -239,4 +239,4 @@ TEST_F(TrainInterrupt, CancelSingleRuns) {
   EXPECT_EQ(store.find_run("done")->status, "finished");
 }
 
-}  // namespace
+}  // namespace test_train_interrupt_cli

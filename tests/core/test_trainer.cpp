@@ -28,7 +28,7 @@
 #include "tests/support/trainer_test_fixture.h"
 
 namespace fathom {
-namespace {
+namespace test_trainer {
 namespace fs = std::filesystem;
 using testing::range;
 using testing::series;
@@ -378,5 +378,5 @@ TEST_F(TrainerTest, CheckpointedActivationsTrainTheSameCurve) {
     EXPECT_NEAR(loss_b.at(step), value, 1e-5 * value) << step;
 }
 
-}  // namespace
+}  // namespace test_trainer
 }  // namespace fathom

@@ -25,7 +25,7 @@
 #include "tests/support/trainer_test_fixture.h"
 
 namespace fathom {
-namespace {
+namespace test_trainer_resume {
 namespace fs = std::filesystem;
 using testing::range;
 using testing::series;
@@ -350,5 +350,5 @@ TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
   EXPECT_LE(final_b.at("train_time_s"), final_a.at("train_time_s"));
 }
 
-}  // namespace
+}  // namespace test_trainer_resume
 }  // namespace fathom

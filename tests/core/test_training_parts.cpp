@@ -23,7 +23,7 @@
 namespace fs = std::filesystem;
 using namespace fathom;
 
-namespace {
+namespace test_training_parts {
 
 // log softmax of one row, by hand.
 std::vector<double> log_softmax_row(const std::vector<double>& z) {
@@ -45,8 +45,6 @@ double smoothed_token_loss(const std::vector<double>& z, int64_t target, double 
 }
 
 using fathom::testing::TempDir;
-
-}  // namespace
 
 // ---------------------------------------------------------------- loss
 
@@ -128,8 +126,6 @@ TEST(Schedule, InverseSqrtValues) {
 
 // ---------------------------------------------------------------- optimizers
 
-namespace {
-
 TrainConfig optimizer_config(const std::string& name, double weight_decay = 0.0) {
   TrainConfig c;
   c.optimizer = name;
@@ -181,8 +177,6 @@ const std::vector<double> kStart{0.5, -1.0, 2.0, 0.0};
 const std::vector<std::vector<double>> kGrads{
     {0.3, -0.2, 1.5, -0.7}, {0.1, 0.4, -0.5, -0.6}, {-0.2, 0.3, 0.8, 0.9}, {0.5, -0.1, 0.2, 0.4},
     {0.2, 0.2, -0.3, 0.1},  {-0.4, 0.6, 0.1, -0.2}, {0.3, -0.5, 0.7, 0.8}, {0.1, 0.1, 0.1, -0.9}};
-
-}  // namespace
 
 // Adam (Kingma & Ba, decoupled decay off): one step and three steps vs the hand formulas and
 // vs torch::optim::Adam with the same lr, betas and eps. After one step every element moves by
@@ -280,8 +274,6 @@ TEST(Optimizer, DecoupledWeightDecay) {
 
 // ---------------------------------------------------------------- checkpoints
 
-namespace {
-
 RunConfig tiny_run(int d_model = 16, int encoder_layers = 1) {
   RunConfig c;
   c.model.d_model = d_model;
@@ -328,8 +320,6 @@ bool same_parameters(Transformer& a, Transformer& b) {
     if (!torch::equal(p.value(), pb[p.key()])) return false;
   return true;
 }
-
-}  // namespace
 
 // Round trip: after save_checkpoint and load_checkpoint into a model built with another seed,
 // parameters are identical, the trainer state comes back, and the optimizer's moments and step
@@ -469,3 +459,5 @@ TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
     }
   }
 }
+
+}  // namespace test_training_parts

@@ -9,6 +9,8 @@
 using namespace fathom::plot;
 using json = nlohmann::json;
 
+namespace test_analysis_figures {
+
 TEST(AnalysisFigures, BetaMasksBranchesAfterEachRowsOwn) {
   const json result = json::parse(R"({
     "encoder": {"labels": ["enc.embed", "enc.0.self_attn", "enc.0.ffn"],
@@ -129,3 +131,5 @@ TEST(AnalysisFigures, BadResultsNameTheField) {
   }
   EXPECT_THROW(analysis_figures(json::object(), "pie", "r.json"), fathom::InputError);
 }
+
+}  // namespace test_analysis_figures

@@ -19,7 +19,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace fathom::plot {
-namespace {
+namespace test_curve_groups {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -298,5 +298,5 @@ TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
   }
 }
 
-}  // namespace
+}  // namespace test_curve_groups
 }  // namespace fathom::plot

@@ -11,6 +11,8 @@
 
 using namespace fathom::plot;
 
+namespace test_decimate {
+
 TEST(Decimate, ShortSeriesIsKeptWhole) {
   const std::vector<double> x{0, 1, 2}, y{3, 1, 2};
   EXPECT_EQ(decimate_minmax_indices(x, y, 10), (std::vector<size_t>{0, 1, 2}));
@@ -149,3 +151,5 @@ TEST(Decimate, BucketExtremesKeepEachBucketsLowestOrHighestPoint) {
   EXPECT_TRUE(std::isnan(gap.y[0]));
   EXPECT_EQ(gap.y[1], 2);
 }
+
+}  // namespace test_decimate

@@ -26,7 +26,7 @@
 
 using namespace fathom::plot;
 
-namespace {
+namespace test_export {
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -53,8 +53,6 @@ Heatmap triangle() {
   h.colour_title = "beta";
   return h;
 }
-
-}  // namespace
 
 class Export : public testing::Test {
  protected:
@@ -285,3 +283,5 @@ TEST_F(Export, AManyCurveLegendTakesAtMostAThirdOfAColumnFigure) {
     EXPECT_TRUE(name.startsWith(QString::number(i + 1) + " norm=")) << name.toStdString();
   }
 }
+
+}  // namespace test_export

@@ -18,7 +18,7 @@ namespace fathom::cli {
 std::string resolve_db_path(const GlobalOptions& options) { return options.db; }
 }  // namespace fathom::cli
 
-namespace {
+namespace test_export_plot_cli {
 
 // The running test's scratch directory (ExportPlotCli below), removed when it ends.
 fathom::testing::TempDir* scratch = nullptr;
@@ -58,8 +58,6 @@ class ExportPlotCli : public ::testing::Test {
   void TearDown() override { scratch = nullptr; }
   fathom::testing::TempDir scratch_;
 };
-
-}  // namespace
 
 TEST_F(ExportPlotCli, CurvesFromASweep) {
   fathom::cli::GlobalOptions options;
@@ -139,3 +137,5 @@ TEST_F(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
   EXPECT_TRUE(std::ifstream(temp_path("beta-encoder.pdf")).good());
   EXPECT_TRUE(std::ifstream(temp_path("beta-decoder.pdf")).good());
 }
+
+}  // namespace test_export_plot_cli

@@ -10,7 +10,7 @@
 
 using namespace fathom::plot;
 
-namespace {
+namespace test_figure_json {
 
 // Equal as JSON: NaN becomes null on both sides.
 void expect_round_trip(const Figure& figure) {
@@ -19,7 +19,6 @@ void expect_round_trip(const Figure& figure) {
   EXPECT_EQ(back.index(), figure.index());
   EXPECT_EQ(to_json(back), once);
 }
-}  // namespace
 
 TEST(FigureJson, HeatmapRoundTripKeepsNaNAndMask) {
   Heatmap h;
@@ -125,3 +124,5 @@ TEST(FigureSize, PresetsAndInches) {
   EXPECT_THROW(parse_size("800x600"), fathom::InputError);  // pixels, not inches
   EXPECT_THROW(parse_size("3x"), fathom::InputError);
 }
+
+}  // namespace test_figure_json

@@ -12,7 +12,7 @@
 #include "plot/style.h"
 
 namespace fathom::plot {
-namespace {
+namespace test_parallel_coordinates {
 
 ParallelFigure four_runs() {
   // norm (words), lr (1e-4..1e-2: two decades, log), layers (6..18: linear), valid_ppl (run 4
@@ -76,5 +76,5 @@ TEST(ParallelCoordinates, OneLinePerRunDivergedRedAndDashed) {
   EXPECT_LT(best->pen().color().lightness(), worst->pen().color().lightness());
 }
 
-}  // namespace
+}  // namespace test_parallel_coordinates
 }  // namespace fathom::plot
