@@ -5,6 +5,8 @@
 # them distinctly (a clash is a compile error, never a silent merge).
 option(FATHOM_UNITY_BUILD "Compile each library's files in batches (faster clean builds)" ON)
 set(FATHOM_UNITY_BATCH 8 CACHE STRING "files per unity batch")
+# Test programs (one per test directory, tests/CMakeLists.txt) batch their files too.
+set(FATHOM_TEST_UNITY_BATCH 6 CACHE STRING "test files per unity batch")
 
 function(fathom_unity_build target)
   if(FATHOM_UNITY_BUILD AND NOT FATHOM_FUZZ)

@@ -49,8 +49,24 @@ while read -r header; do
            awk '{print $2}')
 done < <(ls gui/*.h)
 
+# A test file: its helpers and tests in a namespace named after the file (test files share
+# unity translation units, tests/CMakeLists.txt), a desktop test class registered for gui_tests.
+for file in tests/*/test_*.cpp; do
+  stem="$(basename "$file" .cpp)"
+  if ! grep -qE "^namespace ([a-z_:]+::)?$stem \{" "$file"; then
+    echo "test file $file keeps its tests outside namespace $stem"
+    missing=$((missing + 1))
+  fi
+done
+for file in tests/gui/test_*.cpp; do
+  if ! grep -qE '^FATHOM_GUI_TEST\([A-Za-z0-9_]+\);' "$file"; then
+    echo "test file $file registers no class with FATHOM_GUI_TEST(Class);"
+    missing=$((missing + 1))
+  fi
+done
+
 if [ "$missing" -gt 0 ]; then
   echo "$missing extension(s) not registered (docs/architecture.md, \"Extension recipes\")"
   exit 1
 fi
-echo "every method, analysis, store backend, launcher and view is registered"
+echo "every method, analysis, store backend, launcher, view and test file is registered"

@@ -14,13 +14,14 @@
 #include "gui/analysis_runner.h"
 #include "gui/analysis_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewAnalysis;
 using fathom::db::NewRun;
 using fathom::db::Store;
 using namespace fathom::gui;
 
-namespace {
+namespace test_analysis_view {
 
 const char* kBeta = R"({
   "encoder": {"labels": ["enc.embed", "enc.0.self_attn", "enc.0.ffn"],
@@ -51,8 +52,6 @@ const char* kLnScaleDyt =
 
 const char* kGrads =
     R"({"labels": ["enc.0.self_attn", "enc.0.ffn"], "groups": {"enc_attn": [1.0], "enc_ffn": [0.5]}})";
-
-}  // namespace
 
 class AnalysisViewTest : public QObject {
   Q_OBJECT
@@ -235,5 +234,8 @@ class AnalysisViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(AnalysisViewTest)
+FATHOM_GUI_TEST(AnalysisViewTest);
+
+}  // namespace test_analysis_view
+
 #include "test_analysis_view.moc"

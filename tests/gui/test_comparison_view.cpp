@@ -13,9 +13,12 @@
 #include "experiments/comparison_table.h"
 #include "gui/comparison_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
+
+namespace test_comparison_view {
 
 class ComparisonViewTest : public QObject {
   Q_OBJECT
@@ -152,5 +155,8 @@ class ComparisonViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(ComparisonViewTest)
+FATHOM_GUI_TEST(ComparisonViewTest);
+
+}  // namespace test_comparison_view
+
 #include "test_comparison_view.moc"

@@ -6,8 +6,11 @@
 #include <QWheelEvent>
 
 #include "gui/curve_plot.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::gui::CurvePlot;
+
+namespace test_curve_plot {
 
 class CurvePlotTest : public QObject {
   Q_OBJECT
@@ -138,5 +141,8 @@ class CurvePlotTest : public QObject {
   }
 };
 
-QTEST_MAIN(CurvePlotTest)
+FATHOM_GUI_TEST(CurvePlotTest);
+
+}  // namespace test_curve_plot
+
 #include "test_curve_plot.moc"

@@ -13,11 +13,14 @@
 #include "gui/metric_poller.h"
 #include "gui/store_session.h"
 #include "plot/curve_x.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::MetricRow;
 using fathom::db::NewRun;
 using fathom::db::Store;
 using namespace fathom::gui;
+
+namespace test_dashboard_poll {
 
 class DashboardPollTest : public QObject {
   Q_OBJECT
@@ -268,5 +271,8 @@ class DashboardPollTest : public QObject {
   }
 };
 
-QTEST_MAIN(DashboardPollTest)
+FATHOM_GUI_TEST(DashboardPollTest);
+
+}  // namespace test_dashboard_poll
+
 #include "test_dashboard_poll.moc"

@@ -14,10 +14,11 @@
 #include "gui/export_targets.h"
 #include "plot/figure.h"
 #include "plot/size.h"
+#include "tests/gui/gui_test_registry.h"
 
 using namespace fathom::gui;
 
-namespace {
+namespace test_export {
 
 QByteArray read(const QString& path) {
   QFile f(path);
@@ -54,8 +55,6 @@ void check_figure_files(QCustomPlot* plot, const QString& dir) {
   QVERIFY(svg.contains("<svg"));
   QVERIFY(svg.trimmed().endsWith("</svg>"));
 }
-
-}  // namespace
 
 class ExportTest : public QObject {
   Q_OBJECT
@@ -146,5 +145,8 @@ class ExportTest : public QObject {
   }
 };
 
-QTEST_MAIN(ExportTest)
+FATHOM_GUI_TEST(ExportTest);
+
+}  // namespace test_export
+
 #include "test_export.moc"

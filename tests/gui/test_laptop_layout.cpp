@@ -11,8 +11,11 @@
 #include "db/store.h"
 #include "gui/main_window.h"
 #include "gui/views.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::gui::MainWindow;
+
+namespace test_laptop_layout {
 
 class LaptopLayoutTest : public QObject {
   Q_OBJECT
@@ -45,5 +48,8 @@ class LaptopLayoutTest : public QObject {
   }
 };
 
-QTEST_MAIN(LaptopLayoutTest)
+FATHOM_GUI_TEST(LaptopLayoutTest);
+
+}  // namespace test_laptop_layout
+
 #include "test_laptop_layout.moc"

@@ -24,10 +24,13 @@
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::OpenMode;
 using fathom::db::Store;
 using namespace fathom::gui;
+
+namespace test_live_store {
 
 class LiveStoreTest : public QObject {
   Q_OBJECT
@@ -174,5 +177,8 @@ class LiveStoreTest : public QObject {
   }
 };
 
-QTEST_MAIN(LiveStoreTest)
+FATHOM_GUI_TEST(LiveStoreTest);
+
+}  // namespace test_live_store
+
 #include "test_live_store.moc"

@@ -10,9 +10,12 @@
 #include "db/store.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
+
+namespace test_lr_sensitivity_view {
 
 class LrSensitivityViewTest : public QObject {
   Q_OBJECT
@@ -85,5 +88,8 @@ class LrSensitivityViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(LrSensitivityViewTest)
+FATHOM_GUI_TEST(LrSensitivityViewTest);
+
+}  // namespace test_lr_sensitivity_view
+
 #include "test_lr_sensitivity_view.moc"

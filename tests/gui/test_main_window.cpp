@@ -14,8 +14,11 @@
 #include "gui/runs_view.h"
 #include "gui/views.h"
 #include "gui/workbench_view.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::gui::MainWindow;
+
+namespace test_main_window {
 
 class MainWindowTest : public QObject {
   Q_OBJECT
@@ -114,5 +117,8 @@ class MainWindowTest : public QObject {
   }
 };
 
-QTEST_MAIN(MainWindowTest)
+FATHOM_GUI_TEST(MainWindowTest);
+
+}  // namespace test_main_window
+
 #include "test_main_window.moc"

@@ -7,9 +7,12 @@
 #include "db/store.h"
 #include "gui/parallel_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
+
+namespace test_parallel_view {
 
 class ParallelViewTest : public QObject {
   Q_OBJECT
@@ -47,5 +50,8 @@ class ParallelViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(ParallelViewTest)
+FATHOM_GUI_TEST(ParallelViewTest);
+
+}  // namespace test_parallel_view
+
 #include "test_parallel_view.moc"

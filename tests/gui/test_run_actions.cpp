@@ -13,9 +13,12 @@
 #include "db/store.h"
 #include "gui/fathom_binary.h"
 #include "gui/run_actions.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
+
+namespace test_run_actions {
 
 class RunActionsTest : public QObject {
   Q_OBJECT
@@ -100,5 +103,8 @@ class RunActionsTest : public QObject {
   }
 };
 
-QTEST_MAIN(RunActionsTest)
+FATHOM_GUI_TEST(RunActionsTest);
+
+}  // namespace test_run_actions
+
 #include "test_run_actions.moc"

@@ -18,12 +18,13 @@
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
 using namespace fathom::gui;
 
-namespace {
+namespace test_run_delete {
 
 // Answers the next modal message box with `button` once it is open.
 void answer_next_dialog(QMessageBox::StandardButton button, bool* seen) {
@@ -46,8 +47,6 @@ bool has_run(const RunsView& view, int64_t id) {
     if (r.id == id) return true;
   return false;
 }
-
-}  // namespace
 
 class RunDeleteTest : public QObject {
   Q_OBJECT
@@ -138,5 +137,8 @@ class RunDeleteTest : public QObject {
   }
 };
 
-QTEST_MAIN(RunDeleteTest)
+FATHOM_GUI_TEST(RunDeleteTest);
+
+}  // namespace test_run_delete
+
 #include "test_run_delete.moc"

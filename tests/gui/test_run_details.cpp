@@ -10,9 +10,12 @@
 
 #include "db/store.h"
 #include "gui/run_details.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
+
+namespace test_run_details {
 
 class RunDetailsTest : public QObject {
   Q_OBJECT
@@ -97,5 +100,8 @@ class RunDetailsTest : public QObject {
   }
 };
 
-QTEST_MAIN(RunDetailsTest)
+FATHOM_GUI_TEST(RunDetailsTest);
+
+}  // namespace test_run_details
+
 #include "test_run_details.moc"

@@ -18,11 +18,14 @@
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
 using fathom::gui::RunsFilter;
 using fathom::gui::RunsModel;
+
+namespace test_runs_model {
 
 class RunsModelTest : public QObject {
   Q_OBJECT
@@ -345,5 +348,8 @@ class RunsModelTest : public QObject {
   }
 };
 
-QTEST_MAIN(RunsModelTest)
+FATHOM_GUI_TEST(RunsModelTest);
+
+}  // namespace test_runs_model
+
 #include "test_runs_model.moc"

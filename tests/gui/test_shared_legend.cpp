@@ -21,13 +21,14 @@
 #include "gui/shared_legend.h"
 #include "gui/store_session.h"
 #include "plot/style.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::MetricRow;
 using fathom::db::NewRun;
 using fathom::db::Store;
 using namespace fathom::gui;
 
-namespace {
+namespace test_shared_legend {
 
 QCPGraph* graph_named(QCustomPlot* plot, const QString& name) {
   for (int i = 0; i < plot->graphCount(); ++i)
@@ -40,8 +41,6 @@ QStringList legend_labels(const SharedLegend& legend) {
   for (int i = 0; i < legend.count(); ++i) out << legend.item(i)->data(Qt::UserRole).toString();
   return out;
 }
-
-}  // namespace
 
 class SharedLegendTest : public QObject {
   Q_OBJECT
@@ -252,5 +251,8 @@ class SharedLegendTest : public QObject {
   }
 };
 
-QTEST_MAIN(SharedLegendTest)
+FATHOM_GUI_TEST(SharedLegendTest);
+
+}  // namespace test_shared_legend
+
 #include "test_shared_legend.moc"

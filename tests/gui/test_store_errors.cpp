@@ -11,8 +11,11 @@
 #include "db/store.h"
 #include "gui/main_window.h"
 #include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
 
 using namespace fathom::gui;
+
+namespace test_store_errors {
 
 class StoreErrorsTest : public QObject {
   Q_OBJECT
@@ -123,5 +126,8 @@ class StoreErrorsTest : public QObject {
   }
 };
 
-QTEST_MAIN(StoreErrorsTest)
+FATHOM_GUI_TEST(StoreErrorsTest);
+
+}  // namespace test_store_errors
+
 #include "test_store_errors.moc"

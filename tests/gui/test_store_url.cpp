@@ -25,13 +25,14 @@
 #include "gui/fathom_binary.h"
 #include "gui/main_window.h"
 #include "gui/run_actions.h"
+#include "tests/gui/gui_test_registry.h"
 #include "tests/support/store_backends.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
 using namespace fathom::gui;
 
-namespace {
+namespace test_store_url {
 
 std::vector<fathom::db::MetricRow> loss(int from, int to) {
   std::vector<fathom::db::MetricRow> rows;
@@ -69,8 +70,6 @@ QString read_trimmed(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).trimmed() : QString();
 }
-
-}  // namespace
 
 class StoreUrlTest : public QObject {
   Q_OBJECT
@@ -257,5 +256,8 @@ class StoreUrlTest : public QObject {
   }
 };
 
-QTEST_MAIN(StoreUrlTest)
+FATHOM_GUI_TEST(StoreUrlTest);
+
+}  // namespace test_store_url
+
 #include "test_store_url.moc"

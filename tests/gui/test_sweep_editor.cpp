@@ -14,8 +14,11 @@
 #include "gui/sweep_editor.h"
 #include "gui/sweep_form.h"
 #include "gui/sweep_form_widget.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::gui::SweepEditor;
+
+namespace test_sweep_editor {
 
 class SweepEditorTest : public QObject {
   Q_OBJECT
@@ -224,5 +227,8 @@ class SweepEditorTest : public QObject {
   }
 };
 
-QTEST_MAIN(SweepEditorTest)
+FATHOM_GUI_TEST(SweepEditorTest);
+
+}  // namespace test_sweep_editor
+
 #include "test_sweep_editor.moc"

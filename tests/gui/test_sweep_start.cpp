@@ -9,8 +9,11 @@
 #include "db/store.h"
 #include "gui/fathom_binary.h"
 #include "gui/sweep_editor.h"
+#include "tests/gui/gui_test_registry.h"
 
 using fathom::db::Store;
+
+namespace test_sweep_start {
 
 class SweepStartTest : public QObject {
   Q_OBJECT
@@ -70,5 +73,8 @@ class SweepStartTest : public QObject {
   }
 };
 
-QTEST_MAIN(SweepStartTest)
+FATHOM_GUI_TEST(SweepStartTest);
+
+}  // namespace test_sweep_start
+
 #include "test_sweep_start.moc"
