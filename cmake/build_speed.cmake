@@ -4,15 +4,45 @@
 # instead of once a file. Files keep their own anonymous namespaces' names apart by naming
 # them distinctly (a clash is a compile error, never a silent merge).
 option(FATHOM_UNITY_BUILD "Compile each library's files in batches (faster clean builds)" ON)
-set(FATHOM_UNITY_BATCH 8 CACHE STRING "files per unity batch")
+set(FATHOM_UNITY_BATCH 16 CACHE STRING "files per unity batch")
 # Test programs (one per test directory, tests/CMakeLists.txt) batch their files too.
-set(FATHOM_TEST_UNITY_BATCH 6 CACHE STRING "test files per unity batch")
+set(FATHOM_TEST_UNITY_BATCH 12 CACHE STRING "test files per unity batch")
 
+# The batches are made apart for the files that include LibTorch and those that do not (GROUP
+# mode, groups torch_<k> and plain_<k>), so that fathom_use_torch_pch can keep the precompiled
+# <torch/torch.h> out of the torch-free batches: CMake gives a unity batch the target's
+# precompiled header whatever its files say.
 function(fathom_unity_build target)
-  if(FATHOM_UNITY_BUILD AND NOT FATHOM_FUZZ)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
-                          UNITY_BUILD_BATCH_SIZE ${FATHOM_UNITY_BATCH})
+  if(NOT FATHOM_UNITY_BUILD OR FATHOM_FUZZ)
+    return()
   endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(count_torch 0)
+  set(count_plain 0)
+  set(plain_groups "")
+  foreach(src IN LISTS sources)
+    get_filename_component(path ${src} ABSOLUTE BASE_DIR ${dir})
+    if(NOT path MATCHES "\\.cpp$" OR NOT EXISTS ${path})
+      continue()  # a file generated at build time (base's version.cpp) compiles on its own
+    endif()
+    fathom_includes_torch(${path} uses)
+    if(uses)
+      set(kind torch)
+    else()
+      set(kind plain)
+    endif()
+    math(EXPR batch "${count_${kind}} / ${FATHOM_UNITY_BATCH}")
+    math(EXPR count_${kind} "${count_${kind}} + 1")
+    set_source_files_properties(${path} TARGET_DIRECTORY ${target}
+                                PROPERTIES UNITY_GROUP ${kind}_${batch})
+    if(kind STREQUAL "plain")
+      list(APPEND plain_groups plain_${batch})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES plain_groups)
+  set_target_properties(${target} PROPERTIES FATHOM_PLAIN_UNITY_GROUPS "${plain_groups}")
 endfunction()
 
 # LibTorch's precompiled <torch/torch.h> (fathom_core's) speeds up a file that uses LibTorch
@@ -29,6 +59,10 @@ function(fathom_includes_torch file out)
     return()
   endif()
   set_property(GLOBAL PROPERTY "fathom_torch_${file}" FALSE)  # cycles end here
+  if(NOT EXISTS ${file})  # generated at build time: the project's generated files use no LibTorch
+    set(${out} FALSE PARENT_SCOPE)
+    return()
+  endif()
   file(STRINGS ${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
   set(result FALSE)
   foreach(line IN LISTS includes)
@@ -67,7 +101,22 @@ function(fathom_use_torch_pch target)
                                   PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
     endif()
   endforeach()
-  if(any)
+  # fathom_unity_build's torch-free batches (a property of the generated batch file).
+  get_target_property(plain_groups ${target} FATHOM_PLAIN_UNITY_GROUPS)
+  get_target_property(binary_dir ${target} BINARY_DIR)
+  if(plain_groups)
+    foreach(group IN LISTS plain_groups)
+      set_source_files_properties(
+        ${binary_dir}/CMakeFiles/${target}.dir/Unity/unity_${group}_cxx.cxx
+        TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endforeach()
+  endif()
+  if(NOT any)
+    return()
+  endif()
+  if(target STREQUAL "fathom_core")  # the header's owner: ~15 s per file, precompiled once
+    target_precompile_headers(fathom_core PRIVATE <torch/torch.h>)
+  else()
     target_precompile_headers(${target} REUSE_FROM fathom_core)
   endif()
 endfunction()
