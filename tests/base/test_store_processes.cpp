@@ -205,7 +205,6 @@ TEST_P(StoreBackendTest, KilledWriterLeavesNoPartialTransaction) {
   EXPECT_EQ(writer.find_run(std::to_string(run))->status, "crashed");
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreBackendTest, ::testing::Values("sqlite", "postgresql"),
-                         [](const auto& info) { return info.param; });
+// Instantiated on both backends by test_store.cpp, in the same program (store_tests).
 
 }  // namespace test_store_processes
