@@ -58,7 +58,11 @@ std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers,
 }
 
 torch::Tensor AffineLayerMap::apply(const torch::Tensor& state) const {
-  return torch::matmul(state, weight.t()) + bias;
+  const int64_t m = weight.size(1);
+  if (m == state.size(-1)) return torch::matmul(state, weight.t()) + bias;
+  return torch::cat({torch::matmul(state.narrow(-1, 0, m), weight.t()) + bias,
+                     state.narrow(-1, m, state.size(-1) - m)},
+                    -1);
 }
 
 torch::Tensor AffineLayerMap::replace_layer(Stack stack, int layer, const torch::Tensor& state) {
@@ -277,6 +281,8 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   }
   if (params.objective != "task" && params.objective != "mse")
     throw InputError("fathom analyze linearize", 0, "--objective", "task or mse");
+  if (params.lstm_map != "full" && params.lstm_map != "output")
+    throw InputError("fathom analyze linearize", 0, "--lstm-map", "full or output");
   if (params.steps > 0 && s.data->valid.empty())
     throw InputError(s.label, 0, "data.valid",
                      "linearize trains W, b until the validation objective stops improving; "
@@ -298,7 +304,10 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
     const LayerPairs pairs = collect_layer_pairs(model, layer, sample);
     const LayerPairs valid_pairs =
         held_out.empty() ? LayerPairs{} : collect_layer_pairs(model, layer, held_out);
-    auto [weight, bias] = fit_linear(pairs.x, pairs.y);
+    // The mapped columns: the whole state, or the depth-wise LSTM's output o (its first d).
+    const int64_t w = pairs.y.size(1);
+    const int64_t mapped = params.lstm_map == "output" ? std::min<int64_t>(w, m.d_model) : w;
+    auto [weight, bias] = fit_linear(pairs.x.narrow(1, 0, mapped), pairs.y.narrow(1, 0, mapped));
     AffineLayerMap linear(layer, AffineLayerMap::Where::InsteadOfLayer, weight, bias);
     auto fit_mse = [&] {
       torch::NoGradGuard no_grad;
@@ -311,10 +320,10 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
     const double end_mse = fit_mse();
     const Scores replaced = evaluate(model, s, &linear);
 
-    // The control: the same training, the layer kept, an affine map after it from identity.
-    const int64_t w = pairs.y.size(1);
-    AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(w),
-                           torch::zeros({w}));
+    // The control: the same training, the layer kept, an affine map of the same shape after it
+    // from identity.
+    AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(mapped),
+                           torch::zeros({mapped}));
     const TrainReport control_trained =
         train_map(model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y},
                   params.objective, params);
@@ -324,7 +333,9 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
     row["layer"] = layer.name();
     row["stack"] = stack_name(layer.stack);
     row["index"] = layer.layer + 1;
-    row["state_width"] = pairs.x.size(1);
+    row["state_width"] = w;
+    row["mapped_width"] = mapped;
+    row["map_parameters"] = mapped * mapped + mapped;
     row["lstsq_mse"] = start_mse;
     row["final_mse"] = end_mse;
     row["pairs"] = pairs.x.size(0);
@@ -338,6 +349,7 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   bar.finish("done");
   return {{"objective", params.objective},
           {"connection", m.connection},
+          {"lstm_map", params.lstm_map},
           {"max_steps", params.steps},
           {"eval_every", params.eval_every},
           {"patience", params.patience},
@@ -362,6 +374,17 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
       << " steps, early stopping on validation); full model: valid ppl "
       << number(full.at("valid_ppl"), "%.3f") << ", BLEU " << number(full.at("bleu"), "%.2f")
       << "\n";
+  // Which map replaces a layer, so that tables of residual and LSTM models compare alike.
+  const auto& rows = result.at("layers");
+  if (!rows.empty() && rows[0].contains("map_parameters")) {
+    const bool lstm = result.value("connection", "") == "depthwise_lstm";
+    const bool output_only = result.value("lstm_map", "full") == "output";
+    out << "  map: "
+        << (!lstm         ? "x -> W x + b"
+            : output_only ? "o -> W o + b, the cell carried through (--lstm-map output)"
+                          : "[o; c] -> W [o; c] + b (--lstm-map full)")
+        << ", " << rows[0]["map_parameters"].get<int64_t>() << " parameters per layer\n";
+  }
   char line[240];
   std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11s\n",
                 "layer", "valid ppl", "change%", "BLEU", "change%", "steps", "ctl ppl%",
@@ -396,7 +419,7 @@ void register_linearize(AnalysisRegistry& registry) {
   a.doc =
       "replace whole layers by trained linear maps y = Wx + b and evaluate, against a "
       "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4)";
-  a.options = {"layers", "objective", "steps", "lr", "eval-every", "patience"};
+  a.options = {"layers", "objective", "lstm-map", "steps", "lr", "eval-every", "patience"};
   a.run = run_linearize;
   a.print = print_linearize;
   registry.add("linearize", std::move(a));

@@ -4,12 +4,14 @@
 // the map trained with every other parameter frozen, and the model evaluated.
 //   residual stack:       y = W x + b,                 x = x_{k-1}, y = x_k       (d -> d)
 //   depth-wise LSTM stack: [o_l ; c_l] = W [o_{l-1} ; c_{l-1}] + b               (2d -> 2d)
-// (the layer's attention and its LSTM step together; c_0 = 0). W, b start from a least-squares
-// fit on (state in, state out) pairs of the first training batches, then train on the task
-// loss (the paper's setting) or the MSE to the layer's original output (distillation) until
-// the validation objective stops improving. A control gets the same procedure with the layer
-// kept: an affine map after the intact layer, y' = A y + c from A = I, c = 0, so the part of a
-// change that extra training alone buys is measured and the rest is the linearization's.
+// (the layer's attention and its LSTM step together; c_0 = 0). That map has 4x the weights of
+// the residual one, which favours the LSTM in a comparison of the two; `--lstm-map output` maps
+// o_l = W o_{l-1} + b and carries the cell through, c_l = c_{l-1} (d -> d, the same count). W, b
+// start from a least-squares fit on (state in, state out) pairs of the first training batches, then
+// train on the task loss (the paper's setting) or the MSE to the layer's original output
+// (distillation) until the validation objective stops improving. A control gets the same procedure
+// with the layer kept: an affine map after the intact layer, y' = A y + c from A = I, c = 0, so the
+// part of a change that extra training alone buys is measured and the rest is the linearization's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,7 +33,9 @@ struct LayerRef {
 std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers, int decoder_layers);
 
 // state -> state W^T + b for one layer: in place of the layer (replace_layer) or, for the
-// control, after it (layer_output). Installed as the model's observer.
+// control, after it (layer_output). Installed as the model's observer. A W narrower than the
+// state maps the state's first W.size(1) columns and passes the rest through unchanged (the
+// depth-wise LSTM's cell under `--lstm-map output`).
 class AffineLayerMap : public SublayerObserver {
  public:
   enum class Where { InsteadOfLayer, AfterLayer };
@@ -41,8 +45,8 @@ class AffineLayerMap : public SublayerObserver {
   torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) override;
   torch::Tensor apply(const torch::Tensor& state) const;
 
-  torch::Tensor weight;  // [w, w], w = the state width
-  torch::Tensor bias;    // [w]
+  torch::Tensor weight;  // [m, m], m <= the state width
+  torch::Tensor bias;    // [m]
 
  private:
   bool mine(Stack stack, int layer) const { return stack == layer_.stack && layer == layer_.layer; }

@@ -34,6 +34,11 @@ std::vector<AnalysisOption> declare_options() {
        &P::objective,
        "task: the training loss; mse: to F_l's output",
        {"task", "mse"}},
+      {"lstm-map",
+       &P::lstm_map,
+       "depth-wise LSTM layers: full: [o; c] -> [o; c] (2d -> 2d, 4x the residual map's "
+       "weights); output: o -> o with the cell carried through (d -> d, the residual map's count)",
+       {"full", "output"}},
       {"steps",
        &P::steps,
        "most Adam updates of W, b per layer (0: least squares only)",

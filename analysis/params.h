@@ -21,6 +21,7 @@ struct AnalysisParams {
   double eps = 1e-4;               // output-shift: perturbation size (random, sign)
   std::string layers;              // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
   std::string objective = "task";  // linearize: task (loss) | mse (to F_l's output)
+  std::string lstm_map = "full";   // linearize: full ([o; c] -> [o; c]) | output (o -> o)
   int steps = 2000;                // linearize: most Adam updates of W, b per layer
   double lr = 1e-3;                // linearize: Adam learning rate
   int eval_every = 100;            // linearize: updates between validation checks

@@ -45,15 +45,17 @@ TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
   p.eps = 0.25;
   p.layers = "enc:2";
   p.objective = "mse";
+  p.lstm_map = "output";
   p.steps = 7;
   p.lr = 0.5;
   p.eval_every = 11;
   p.patience = 4;
   p.sample_batches = 3;
   const nlohmann::json expected = {
-      {"depths", {1, 4}}, {"perturb", "update"}, {"inputs", "fixed"},  {"draws", 5}, {"inits", 2},
-      {"eps", 0.25},      {"layers", "enc:2"},   {"objective", "mse"}, {"steps", 7}, {"lr", 0.5},
-      {"eval_every", 11}, {"patience", 4},       {"sample_batches", 3}};
+      {"depths", {1, 4}},     {"perturb", "update"}, {"inputs", "fixed"}, {"draws", 5},
+      {"inits", 2},           {"eps", 0.25},         {"layers", "enc:2"}, {"objective", "mse"},
+      {"lstm_map", "output"}, {"steps", 7},          {"lr", 0.5},         {"eval_every", 11},
+      {"patience", 4},        {"sample_batches", 3}};
   EXPECT_EQ(p.to_json(), expected);
   EXPECT_EQ(fathom::analysis::option_key("eval-every"), "eval_every");
 }

@@ -11,6 +11,7 @@
 #include "analysis/linearize.h"
 #include "analysis/registry.h"
 #include "analysis/subject.h"
+#include "base/util/error.h"
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 
@@ -273,6 +274,59 @@ TEST(Linearize, DepthwiseLstmModelsAreLinearizedLayerByLayer) {
     EXPECT_TRUE(row["valid_ppl"].is_number()) << row["layer"];
     EXPECT_GT(row["lstsq_mse"].get<double>(), 0.0) << row["layer"];  // real layers are not affine
   }
+}
+
+// A map narrower than the state maps the first columns and carries the rest: worked by hand,
+// state [1, 2 | 3, 4] with W = [[0, 1], [2, 0]], b = [10, 20] gives [12, 22 | 3, 4].
+TEST(Linearize, ANarrowMapCarriesTheRestOfTheState) {
+  AffineLayerMap map({Stack::Encoder, 0}, AffineLayerMap::Where::InsteadOfLayer,
+                     torch::tensor({{0.0f, 1.0f}, {2.0f, 0.0f}}), torch::tensor({10.0f, 20.0f}));
+  const torch::Tensor state = torch::tensor({{{1.0f, 2.0f, 3.0f, 4.0f}}});  // [batch, pos, 4]
+  const torch::Tensor out = map.apply(state);
+  ASSERT_EQ(out.sizes(), state.sizes());
+  const std::vector<float> expected{12, 22, 3, 4};
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(out[0][0][i].item<float>(), expected[i]) << i;
+}
+
+// `--lstm-map output` gives a depth-wise LSTM layer the residual map's size: W is d x d on the
+// output o and the cell passes through. With fewer free parameters, least squares fits the
+// layer's o no better than the full map does (its regressors [o; c; 1] include [o; 1]).
+TEST(Linearize, LstmOutputMapHasTheResidualMapsParameterCount) {
+  RunConfig c = tiny_config("pre");
+  c.model.connection = "depthwise_lstm";
+  Subject s = subject_of(c);
+  const int64_t d = c.model.d_model;
+  AnalysisParams p = quiet_params("enc:1,dec:2", "task", 0);
+  p.lstm_map = "output";
+  std::vector<Subject> subjects{s};
+  const nlohmann::json r = find_analysis("linearize").run(subjects, p);
+  EXPECT_EQ(r["lstm_map"], "output");
+  ASSERT_EQ(r["layers"].size(), 2u);
+  for (const auto& row : r["layers"]) {
+    EXPECT_EQ(row["state_width"], 2 * d);
+    EXPECT_EQ(row["mapped_width"], d);
+    EXPECT_EQ(row["map_parameters"], d * d + d);
+  }
+  p.lstm_map = "full";
+  const nlohmann::json full = find_analysis("linearize").run(subjects, p);
+  EXPECT_EQ(full["layers"][0]["map_parameters"], 2 * d * (2 * d) + 2 * d);
+  // Fewer free parameters fit the layer no better on its own training pairs.
+  const auto pairs = collect_layer_pairs(*s.model, {Stack::Encoder, 0}, {s.batch});
+  auto [w_full, b_full] = fit_linear(pairs.x, pairs.y);
+  auto [w_o, b_o] = fit_linear(pairs.x.narrow(1, 0, d), pairs.y.narrow(1, 0, d));
+  AffineLayerMap full_map({Stack::Encoder, 0}, AffineLayerMap::Where::InsteadOfLayer, w_full,
+                          b_full);
+  AffineLayerMap output_map({Stack::Encoder, 0}, AffineLayerMap::Where::InsteadOfLayer, w_o, b_o);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor carried = output_map.apply(pairs.x);
+  EXPECT_EQ(max_abs(carried.narrow(1, d, d) - pairs.x.narrow(1, d, d)), 0.0);  // c carried
+  const double err_full =
+      (full_map.apply(pairs.x) - pairs.y).narrow(1, 0, d).pow(2).mean().item<double>();
+  const double err_output = (carried - pairs.y).narrow(1, 0, d).pow(2).mean().item<double>();
+  EXPECT_LE(err_full, err_output + 1e-6);
+
+  p.lstm_map = "both";
+  EXPECT_THROW(find_analysis("linearize").run(subjects, p), InputError);
 }
 
 // Early stopping keeps the best W, b on validation data. Under the MSE objective the
