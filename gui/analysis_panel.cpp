@@ -126,3 +126,5 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_analysis_panel.cpp"  // moc output for analysis_panel.h: compiled in this unit

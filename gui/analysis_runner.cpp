@@ -115,3 +115,5 @@ void AnalysisRunner::ended(int exit_code) {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_analysis_runner.cpp"  // moc output for analysis_runner.h: compiled in this unit

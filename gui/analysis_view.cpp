@@ -287,3 +287,5 @@ void AnalysisView::compute() {
 void AnalysisView::cancel() { runner_->cancel(); }
 
 }  // namespace fathom::gui
+
+#include "moc_analysis_view.cpp"  // moc output for analysis_view.h: compiled in this unit

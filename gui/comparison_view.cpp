@@ -332,3 +332,5 @@ bool ComparisonView::writeTable(const QString& path) const {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_comparison_view.cpp"  // moc output for comparison_view.h: compiled in this unit

@@ -478,3 +478,5 @@ QString CurvePlot::readoutAt(const QPoint& pixel) const {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_curve_plot.cpp"  // moc output for curve_plot.h: compiled in this unit

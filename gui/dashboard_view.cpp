@@ -645,3 +645,5 @@ void DashboardView::extraScreenshots(const std::function<void(const QString& fil
 }
 
 }  // namespace fathom::gui
+
+#include "moc_dashboard_view.cpp"  // moc output for dashboard_view.h: compiled in this unit

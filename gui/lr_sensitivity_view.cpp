@@ -171,3 +171,5 @@ void LrSensitivityView::redraw() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_lr_sensitivity_view.cpp"  // moc output for lr_sensitivity_view.h: compiled in this unit

@@ -375,3 +375,5 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_main_window.cpp"  // moc output for main_window.h: compiled in this unit

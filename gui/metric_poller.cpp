@@ -88,3 +88,5 @@ void MetricPoller::send() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_metric_poller.cpp"  // moc output for metric_poller.h: compiled in this unit

@@ -106,3 +106,5 @@ void ParallelView::redraw() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_parallel_view.cpp"  // moc output for parallel_view.h: compiled in this unit

@@ -234,3 +234,5 @@ bool RunDetailsDialog::saveNotes() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_run_details.cpp"  // moc output for run_details.h: compiled in this unit

@@ -67,3 +67,5 @@ QString RunsFilter::statusText() const {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_runs_filter.cpp"  // moc output for runs_filter.h: compiled in this unit

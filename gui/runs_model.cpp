@@ -282,3 +282,5 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
 }
 
 }  // namespace fathom::gui
+
+#include "moc_runs_model.cpp"  // moc output for runs_model.h: compiled in this unit

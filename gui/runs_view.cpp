@@ -473,3 +473,5 @@ void RunsView::restoreSettings(const QSettings& settings) {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_runs_view.cpp"  // moc output for runs_view.h: compiled in this unit

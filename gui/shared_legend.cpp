@@ -101,3 +101,5 @@ void SharedLegend::setHovered(const QString& label) {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_shared_legend.cpp"  // moc output for shared_legend.h: compiled in this unit

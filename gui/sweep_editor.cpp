@@ -326,3 +326,5 @@ bool SweepEditor::startSweep() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_sweep_editor.cpp"  // moc output for sweep_editor.h: compiled in this unit

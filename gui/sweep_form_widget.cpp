@@ -304,3 +304,5 @@ void SweepFormWidget::browseBase() {
 }
 
 }  // namespace fathom::gui
+
+#include "moc_sweep_form_widget.cpp"  // moc output for sweep_form_widget.h: compiled in this unit
