@@ -45,6 +45,15 @@ function(fathom_unity_build target)
   set_target_properties(${target} PROPERTIES FATHOM_PLAIN_UNITY_GROUPS "${plain_groups}")
 endfunction()
 
+# A test program (one per test directory) compiles its files in batches of
+# FATHOM_TEST_UNITY_BATCH; each file keeps its code in a namespace named after the file.
+function(fathom_unity_test_program target)
+  if(FATHOM_UNITY_BUILD AND NOT FATHOM_FUZZ)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${FATHOM_TEST_UNITY_BATCH})
+  endif()
+endfunction()
+
 # LibTorch's precompiled <torch/torch.h> (fathom_core's) speeds up a file that uses LibTorch
 # (tests/core/test_model.cpp: 22 s with it, 33 s without) and slows down one that does not, 3x:
 # GCC processes the header's pending inline code in every file that loads it (test_cli.cpp:
