@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/observed_eval.h"
 #include "analysis/registry.h"
 #include "base/util/error.h"
+#include "core/model/observed_eval.h"
 #include "core/model/registry.h"
 
 namespace fathom::analysis {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/observed_eval.h"
 #include "analysis/registry.h"
+#include "core/model/observed_eval.h"
 #include "core/train/loss.h"
 
 namespace fathom::analysis {

@@ -6,12 +6,12 @@
 #include <cstdio>
 #include <sstream>
 
-#include "analysis/observed_eval.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
+#include "core/model/observed_eval.h"
 #include "core/train/batch_stream.h"
 #include "core/train/evaluate.h"
 #include "core/train/final_evaluation.h"

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <map>
 
-#include "analysis/observed_eval.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
+#include "core/model/observed_eval.h"
 #include "core/model/registry.h"
 
 namespace fathom::analysis {

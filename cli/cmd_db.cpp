@@ -16,7 +16,8 @@ namespace {
 std::string describe(const db::StoreCounts& c) {
   return std::to_string(c.runs) + " runs, " + std::to_string(c.metrics) + " metric rows, " +
          std::to_string(c.final_metrics) + " final metrics, " + std::to_string(c.tags) + " tags, " +
-         std::to_string(c.artifacts) + " artifacts, " + std::to_string(c.analyses) + " analyses";
+         std::to_string(c.artifacts) + " artifacts, " + std::to_string(c.analyses) + " analyses, " +
+         std::to_string(c.probe_points) + " probe points";
 }
 
 void copy_store(const std::string& from, const std::string& to, bool progress) {

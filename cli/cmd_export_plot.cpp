@@ -1,6 +1,7 @@
-// `fathom export plot curves|figure|analysis`: publication figures (PNG, PDF, SVG) of training
-// curves from the store, of any figure JSON, and of `fathom analyze` results (docs/plots.md).
-// Qt stays behind plot/export.h, so this file builds like any other command.
+// `fathom export plot curves|figure|analysis|lr-sensitivity|parallel|probe`: publication figures
+// (PNG, PDF, SVG) of training curves from the store, of any figure JSON, and of `fathom analyze`
+// results (docs/plots.md). Qt stays behind plot/export.h, so this file builds like any other
+// command.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "plot/export.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/parallel_coordinates.h"
+#include "plot/probe_figures.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -269,6 +271,64 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
 
 }  // namespace
 
+// The training probes of runs (docs/probes.md): a depth x update heatmap per run, every run
+// on one colour scale (FILE-run<ID> each when there are several), or per-position lines.
+void add_probe(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    std::vector<int64_t> runs;
+    std::string probe, heads = "max";
+    bool lines = false;
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "probe", "A training probe of runs as depth x update heatmaps on one colour scale");
+  cmd->add_option("--runs", args->runs, "run ids, comma-separated")->required()->delimiter(',');
+  cmd->add_option("--probe", args->probe,
+                  "attn.max_logit, attn.entropy, stream.rms, stream.max_abs, branch.rms or "
+                  "update.ratio (`fathom show RUN` lists a run's)")
+      ->required();
+  cmd->add_option("--heads", args->heads, "per-head probes: all heads, or their max or mean")
+      ->capture_default_str();
+  cmd->add_flag("--lines", args->lines, "one line per position over training instead");
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    const plot::HeadReduction heads = plot::parse_head_reduction(args->heads);
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    std::vector<std::pair<std::string, db::ProbeSeries>> runs;
+    for (const int64_t id : args->runs) {
+      const auto run = store.find_run(std::to_string(id));
+      if (!run) throw InputError("", 0, "--runs", "no run with id " + std::to_string(id));
+      db::ProbeSeries series = store.probe_series(id, args->probe);
+      if (series.steps.empty()) {
+        std::string known;
+        for (const auto& name : store.probe_names(id)) known += (known.empty() ? "" : ", ") + name;
+        throw InputError(
+            "", 0, "--probe",
+            "run " + std::to_string(id) + " has no probe \"" + args->probe + "\" (" +
+                (known.empty() ? "it was trained without train.probe_every" : "it has " + known) +
+                ")");
+      }
+      runs.emplace_back(std::to_string(id) + " " + run->name, std::move(series));
+    }
+    std::vector<plot::Figure> figures;
+    if (args->lines)
+      for (const auto& [label, series] : runs)
+        figures.push_back(plot::probe_lines(series, args->probe, label, heads));
+    else
+      for (auto& h : plot::probe_heatmaps(runs, args->probe, heads)) figures.push_back(h);
+    save_json(figures, args->output.save_json);
+    nlohmann::json written = nlohmann::json::array();
+    for (size_t i = 0; i < figures.size(); ++i)
+      write(figures[i],
+            with_suffix(args->output.out,
+                        figures.size() > 1 ? "run" + std::to_string(args->runs[i]) : ""),
+            args->output, global, written);
+    report(global, written);
+  });
+}
+
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   CLI::App* plot_cmd =
       export_cmd.add_subcommand("plot", "Publication figures as PNG, PDF or SVG (docs/plots.md)");
@@ -278,6 +338,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_analysis(plot_cmd, options);
   add_lr_sensitivity(plot_cmd, options);
   add_parallel(plot_cmd, options);
+  add_probe(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

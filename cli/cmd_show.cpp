@@ -92,6 +92,15 @@ void print_text(const db::RunRecord& run, const db::Store& store) {
     for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
     std::cout << "logged metrics\n  " << joined << "\n";
   }
+  if (auto names = store.probe_names(run.id); !names.empty()) {
+    std::cout << "training probes (`fathom export plot probe --runs " << run.id
+              << " --probe NAME`)\n";
+    for (const auto& name : names) {
+      const db::ProbeSeries s = store.probe_series(run.id, name);
+      std::printf("  %-16s %zu positions, %zu points\n", name.c_str(), s.positions.size(),
+                  s.steps.size());
+    }
+  }
   if (!run.config_yaml.empty()) {
     std::cout << "config\n";
     std::istringstream lines(run.config_yaml);
@@ -109,6 +118,7 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store)
   out["artifacts"] = nlohmann::ordered_json::array();
   for (const auto& a : store.artifacts(run.id)) out["artifacts"].push_back(db::artifact_to_json(a));
   out["metrics"] = store.metric_names(run.id);
+  out["probes"] = store.probe_names(run.id);
   return out;
 }
 

@@ -26,6 +26,12 @@ inline const std::string kLossScale = "loss_scale";
 inline const std::string kSkippedUpdates = "skipped_updates";
 // Every train.grad_norm_every updates: one curve per layer, "gradnorm.<layer>" (methods.md s5.3).
 inline const std::string kLayerGradNormPrefix = "gradnorm.";
+// Every train.probe_every updates (core/train/probes.h; the per-layer probes go to the
+// probe tables): log Z of the output logits over the probe batch's target tokens, and
+// Admin's relative output change |F(x, W_t) - F(x, W_t-1)| / |F(x, W_t-1)| of the update.
+inline const std::string kProbeLogZMean = "probe.log_z_mean";
+inline const std::string kProbeLogZMax = "probe.log_z_max";
+inline const std::string kProbeOutputChange = "probe.output_change";
 
 // Final values only.
 inline const std::string kTestLoss = "test_loss";

@@ -21,7 +21,7 @@ MetricWriter::~MetricWriter() {
   } catch (const LeaseLost&) {
     // Not ours any more: the rows are rightly dropped (the trainer said why).
   } catch (const std::exception& e) {
-    std::cerr << "warning: " << buffer_.size() << " metric rows of run " << lease_.run
+    std::cerr << "warning: " << pending() << " metric rows and probe points of run " << lease_.run
               << " were not written: " << e.what() << "\n";
   }
 }
@@ -33,11 +33,25 @@ void MetricWriter::log(int64_t step, const std::string& name, double value) {
     flush();
 }
 
+void MetricWriter::log_probes(std::vector<ProbeRow> rows) {
+  const double now = unix_now();
+  for (auto& row : rows) {
+    row.wall_time = now;
+    probes_.push_back(std::move(row));
+  }
+  flush();  // a probe point is rare (every train.probe_every updates) and large: write it now
+}
+
 void MetricWriter::flush() {
   last_flush_ = std::chrono::steady_clock::now();  // also after a failure: no retry storm
-  if (buffer_.empty()) return;
-  store_.write_metrics(lease_, buffer_);
-  buffer_.clear();
+  if (!buffer_.empty()) {
+    store_.write_metrics(lease_, buffer_);
+    buffer_.clear();
+  }
+  if (!probes_.empty()) {
+    store_.write_probes(lease_, probes_);
+    probes_.clear();
+  }
 }
 
 }  // namespace fathom::db

@@ -1,5 +1,6 @@
 #pragma once
-// Buffered metric logging for the training loop. Rows are written in one transaction every
+// Buffered metric logging for the training loop (and the training probes' points, written
+// with them: db/records.h ProbeRow). Rows are written in one transaction every
 // `flush_rows` rows or `flush_seconds` seconds (whichever comes first), on flush() and on
 // destruction, so a log() call costs a vector push and a clock read, not a disk write.
 #include <chrono>
@@ -24,9 +25,11 @@ class MetricWriter {
 
   // Records `value` of metric `name` at update `step`, stamped with the current wall time.
   void log(int64_t step, const std::string& name, double value);
+  // Records probe points (stamped now); written at the next flush, after the metric rows.
+  void log_probes(std::vector<ProbeRow> rows);
   // Writes the buffered rows now (no-op when empty). On error the rows stay buffered.
   void flush();
-  size_t pending() const { return buffer_.size(); }
+  size_t pending() const { return buffer_.size() + probes_.size(); }
 
  private:
   Store& store_;
@@ -35,6 +38,7 @@ class MetricWriter {
   std::chrono::steady_clock::duration flush_interval_;
   std::chrono::steady_clock::time_point last_flush_;
   std::vector<MetricRow> buffer_;
+  std::vector<ProbeRow> probes_;
 };
 
 }  // namespace fathom::db

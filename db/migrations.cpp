@@ -94,6 +94,24 @@ CREATE INDEX analyses_by_run ON analyses(run_id, kind, id);
 -- generation it claimed (db/lease.h).
 ALTER TABLE runs ADD COLUMN lease INTEGER NOT NULL DEFAULT 0;
 )sql"},
+      {"v4: probes, per-layer and per-head series recorded during training (docs/schema.md)",
+       R"sql(
+CREATE TABLE probe_layouts (
+  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  probe     TEXT NOT NULL,               -- attn.max_logit, stream.rms, update.ratio, ...
+  positions TEXT NOT NULL,               -- the labels of its values, one per line
+  PRIMARY KEY (run_id, probe)
+);
+
+CREATE TABLE probe_points (
+  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  probe     TEXT NOT NULL,
+  step      INTEGER NOT NULL,            -- the update just made
+  vals      TEXT NOT NULL,               -- one float32 per position, base64 (db/probe_values.h)
+  wall_time REAL NOT NULL,
+  PRIMARY KEY (run_id, probe, step)
+);
+)sql"},
   };
   return steps;
 }

@@ -88,6 +88,24 @@ CREATE INDEX analyses_by_run ON analyses(run_id, kind, id);
        R"sql(
 ALTER TABLE runs ADD COLUMN lease bigint NOT NULL DEFAULT 0;
 )sql"},
+      {"v4: probes, per-layer and per-head series recorded during training (docs/schema.md)",
+       R"sql(
+CREATE TABLE probe_layouts (
+  run_id    bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  probe     text NOT NULL,
+  positions text NOT NULL,
+  PRIMARY KEY (run_id, probe)
+);
+
+CREATE TABLE probe_points (
+  run_id    bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  probe     text NOT NULL,
+  step      bigint NOT NULL,
+  vals      text NOT NULL,
+  wall_time double precision NOT NULL,
+  PRIMARY KEY (run_id, probe, step)
+);
+)sql"},
   };
   return steps;
 }

@@ -68,12 +68,30 @@ struct AnalysisRecord {
 // One metric row for Store::write_metrics: step, name, value, wall_time.
 using MetricRow = std::tuple<int64_t, std::string, double, double>;
 
+// One probe's values at one update (core/train/probes.h; docs/schema.md "Probes"): `values`
+// in the order of `positions`, the labels of the run's layout for that probe.
+struct ProbeRow {
+  int64_t step = 0;
+  std::string probe;                   // e.g. "attn.max_logit"
+  std::vector<std::string> positions;  // e.g. "enc.0.self_attn.h3"
+  std::vector<float> values;
+  double wall_time = 0;
+};
+
+// One probe of one run over training: values[i][j] at steps[i] and positions[j].
+struct ProbeSeries {
+  std::vector<std::string> positions;
+  std::vector<int64_t> steps;
+  std::vector<std::vector<float>> values;
+};
+
 // Everything stored about one run, ids kept: what `fathom db copy` moves between stores.
 struct RunExport {
   RunRecord run;  // final_metrics included
   std::map<std::string, std::string> tags;
   std::vector<Artifact> artifacts;
   std::vector<MetricRow> metrics;
+  std::vector<ProbeRow> probes;  // by (probe, step)
 };
 
 // One curve of a dashboard poll: the points of (run, name) after `after_step`.
@@ -90,9 +108,11 @@ struct CurveReply {
 // Row counts per table, to check a copy.
 struct StoreCounts {
   int64_t runs = 0, metrics = 0, final_metrics = 0, tags = 0, artifacts = 0, analyses = 0;
+  int64_t probe_points = 0;
   bool operator==(const StoreCounts& o) const {
     return runs == o.runs && metrics == o.metrics && final_metrics == o.final_metrics &&
-           tags == o.tags && artifacts == o.artifacts && analyses == o.analyses;
+           tags == o.tags && artifacts == o.artifacts && analyses == o.analyses &&
+           probe_points == o.probe_points;
   }
 };
 

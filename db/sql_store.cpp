@@ -205,6 +205,7 @@ void SqlStore::delete_metrics_after(int64_t run, int64_t step, Fence fence) {
   sql().write([&] {
     check_fence(run, fence);
     sql().query("DELETE FROM metrics WHERE run_id = ?1 AND step > ?2", {run, step});
+    sql().query("DELETE FROM probe_points WHERE run_id = ?1 AND step > ?2", {run, step});
   });
 }
 
@@ -232,7 +233,8 @@ void SqlStore::delete_run(int64_t run) {
                        "run " + std::to_string(run) + " is running; cancel it before deleting it");
     // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection
     // without foreign keys, and the order (children first) never violates a reference.
-    for (const char* table : {"metrics", "final_metrics", "run_tags", "artifacts", "analyses"})
+    for (const char* table : {"metrics", "probe_points", "probe_layouts", "final_metrics",
+                              "run_tags", "artifacts", "analyses"})
       sql().query(std::string("DELETE FROM ") + table + " WHERE run_id = ?1", {run});
     sql().query("DELETE FROM runs WHERE id = ?1", {run});
   });
@@ -292,6 +294,7 @@ void SqlStore::import_run(const RunExport& e) {
                   {r.id, key, value});
     for (const auto& a : e.artifacts) insert_artifact(r.id, a, r.created_at);
     insert_metrics(r.id, e.metrics);
+    insert_probes(r.id, e.probes);
     sql().follow_explicit_ids("runs");
   });
 }
@@ -469,9 +472,11 @@ StoreCounts SqlStore::counts() {
     sql().query(
         "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM metrics),"
         " (SELECT count(*) FROM final_metrics), (SELECT count(*) FROM run_tags),"
-        " (SELECT count(*) FROM artifacts), (SELECT count(*) FROM analyses)",
+        " (SELECT count(*) FROM artifacts), (SELECT count(*) FROM analyses),"
+        " (SELECT count(*) FROM probe_points)",
         {}, [&](const SqlRow& row) {
-          c = {row.int64(0), row.int64(1), row.int64(2), row.int64(3), row.int64(4), row.int64(5)};
+          c = {row.int64(0), row.int64(1), row.int64(2), row.int64(3),
+               row.int64(4), row.int64(5), row.int64(6)};
         });
   });
   return c;

@@ -34,6 +34,7 @@ class SqlStore : public StoreBackend {
   void set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) override;
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) override;
   void delete_metrics_after(int64_t run, int64_t step, Fence fence) override;
+  void write_probes(int64_t run, const std::vector<ProbeRow>& rows, Fence fence) override;
   void set_config(int64_t run, const std::string& config_yaml, const std::string& config_json,
                   Fence fence) override;
   void delete_run(int64_t run) override;
@@ -57,6 +58,9 @@ class SqlStore : public StoreBackend {
                                              const std::string& name, bool higher) override;
   std::vector<std::string> metric_names(int64_t run) override;
   std::vector<MetricRow> metric_rows(int64_t run) override;
+  std::vector<std::string> probe_names(int64_t run) override;
+  ProbeSeries probe_series(int64_t run, const std::string& probe, int64_t after_step) override;
+  std::vector<ProbeRow> probe_rows(int64_t run) override;
   std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
                                             const std::string& kind) override;
   std::optional<AnalysisRecord> get_analysis(int64_t id) override;
@@ -75,6 +79,8 @@ class SqlStore : public StoreBackend {
   void check_fence(int64_t run, Fence fence);
   void require_changed(int64_t changed, int64_t run, Fence fence);
   void insert_artifact(int64_t run, const Artifact& artifact, double now);
+  // Inside a write transaction: each row's layout and point (db/sql_store_probes.cpp).
+  void insert_probes(int64_t run, const std::vector<ProbeRow>& rows);
   // The runs a SELECT of the run columns picks ("WHERE ..." and "ORDER BY ..." as given), each
   // with its final metrics; no transaction of its own.
   std::vector<RunRecord> select_runs(const std::string& where, const std::vector<SqlValue>& params,

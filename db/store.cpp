@@ -212,6 +212,12 @@ void Store::delete_metrics_after(const Lease& lease, int64_t step) {
   backend()->delete_metrics_after(lease.run, step, lease.generation);
 }
 
+void Store::write_probes(const Lease& lease, const std::vector<ProbeRow>& rows) {
+  if (rows.empty()) return;
+  require_writable("write_probes");
+  backend()->write_probes(lease.run, rows, lease.generation);
+}
+
 void Store::set_config(const Lease& lease, const std::string& config_yaml,
                        const std::string& config_json) {
   require_writable("set_config");
@@ -275,6 +281,14 @@ std::vector<std::string> Store::metric_names(int64_t run) const {
 
 std::vector<MetricRow> Store::metric_rows(int64_t run) const { return backend()->metric_rows(run); }
 
+std::vector<std::string> Store::probe_names(int64_t run) const {
+  return backend()->probe_names(run);
+}
+
+ProbeSeries Store::probe_series(int64_t run, const std::string& probe, int64_t after_step) const {
+  return backend()->probe_series(run, probe, after_step);
+}
+
 RunExport Store::export_run(int64_t run) const {
   RunExport out;
   auto record = backend()->run_by_id(run);
@@ -283,6 +297,7 @@ RunExport Store::export_run(int64_t run) const {
   out.tags = tags(run);
   out.artifacts = artifacts(run);
   out.metrics = metric_rows(run);
+  out.probes = backend()->probe_rows(run);
   return out;
 }
 

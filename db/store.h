@@ -117,7 +117,10 @@ class Store {
   void add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts);
   void set_tag(const Lease& lease, const std::string& key, const std::string& value);
   void write_metrics(const Lease& lease, const std::vector<MetricRow>& rows);
+  // Also drops the probe points after `step`.
   void delete_metrics_after(const Lease& lease, int64_t step);
+  // Probe points of the training probes (core/train/probes.h), each probe's layout with them.
+  void write_probes(const Lease& lease, const std::vector<ProbeRow>& rows);
   // The run's stored config, when a resume changed it (e.g. more updates).
   void set_config(const Lease& lease, const std::string& config_yaml,
                   const std::string& config_json);
@@ -149,6 +152,10 @@ class Store {
   std::vector<std::string> metric_names(int64_t run) const;  // sorted
   // Every metric row of a run, by (name, step).
   std::vector<MetricRow> metric_rows(int64_t run) const;
+  // The probes recorded for a run (sorted), and one of them over training: points with
+  // step > after_step, by step (no positions when the run has no such probe).
+  std::vector<std::string> probe_names(int64_t run) const;
+  ProbeSeries probe_series(int64_t run, const std::string& probe, int64_t after_step = -1) const;
   RunExport export_run(int64_t run) const;
   // Oldest first; filters: a run (nullopt: all rows, configs included), a kind ("" = all).
   std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run = std::nullopt,

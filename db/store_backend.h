@@ -57,7 +57,11 @@ class StoreBackend {
   virtual void set_tag(int64_t run, const std::string& key, const std::string& value,
                        Fence fence) = 0;
   virtual void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) = 0;
+  // Drops metric rows and probe points with step > `step`.
   virtual void delete_metrics_after(int64_t run, int64_t step, Fence fence) = 0;
+  // Probe points (and each probe's layout, replaced) in one transaction; a repeated
+  // (probe, step) replaces the old point.
+  virtual void write_probes(int64_t run, const std::vector<ProbeRow>& rows, Fence fence) = 0;
   // The config the run trains with, when a resume changed it (train.max_updates).
   virtual void set_config(int64_t run, const std::string& config_yaml,
                           const std::string& config_json, Fence fence) = 0;
@@ -88,6 +92,10 @@ class StoreBackend {
                                                      const std::string& name, bool higher) = 0;
   virtual std::vector<std::string> metric_names(int64_t run) = 0;
   virtual std::vector<MetricRow> metric_rows(int64_t run) = 0;
+  virtual std::vector<std::string> probe_names(int64_t run) = 0;  // sorted
+  // Points with step > after_step, by step; no positions when the run has no such probe.
+  virtual ProbeSeries probe_series(int64_t run, const std::string& probe, int64_t after_step) = 0;
+  virtual std::vector<ProbeRow> probe_rows(int64_t run) = 0;  // every point, by (probe, step)
   virtual std::vector<AnalysisRecord> list_analyses(std::optional<int64_t> run,
                                                     const std::string& kind) = 0;
   virtual std::optional<AnalysisRecord> get_analysis(int64_t id) = 0;

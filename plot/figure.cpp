@@ -38,7 +38,8 @@ json to_json_of(const Heatmap& h) {
               {"colour_title", h.colour_title},
               {"x_label", h.x_label},
               {"y_label", h.y_label},
-              {"annotate", h.annotate}};
+              {"annotate", h.annotate},
+              {"log_colour", h.log_colour}};
   if (h.vmin) out["vmin"] = *h.vmin;
   if (h.vmax) out["vmax"] = *h.vmax;
   return out;
@@ -204,6 +205,7 @@ Heatmap heatmap_from(const Reader& r, const json& j) {
   h.x_label = r.str(j, "x_label", "");
   h.y_label = r.str(j, "y_label", "");
   h.annotate = r.boolean(j, "annotate", "");
+  h.log_colour = r.boolean(j, "log_colour", "");
   for (size_t i = 0; i < h.values.size(); ++i)
     if (h.values[i].size() != h.values[0].size())
       r.fail("values[" + std::to_string(i) + "]", "rows differ in length");

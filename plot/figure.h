@@ -32,6 +32,9 @@ struct Heatmap {
   std::optional<double> vmin, vmax;         // colour range; unset: the data range
   std::string x_label, y_label;
   bool annotate = false;  // print each value in its cell
+  // Colours on a log scale (values spanning decades, e.g. a probe over training); cells <= 0
+  // are then empty.
+  bool log_colour = false;
 };
 
 struct LineSeries {

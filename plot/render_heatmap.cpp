@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plot/log_ticker.h"
 #include "plot/render.h"
 #include "plot/render_common.h"
 
@@ -25,7 +26,8 @@ QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& l
 }
 
 bool shown(const Heatmap& h, size_t row, size_t col) {
-  return !(h.lower_triangle && col > row) && !std::isnan(h.values[row][col]);
+  return !(h.lower_triangle && col > row) && !std::isnan(h.values[row][col]) &&
+         !(h.log_colour && h.values[row][col] <= 0);
 }
 
 }  // namespace
@@ -45,7 +47,7 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   if (!std::isfinite(lo)) lo = 0, hi = 1;
   if (h.vmin) lo = *h.vmin;
   if (h.vmax) hi = *h.vmax;
-  if (hi <= lo) hi = lo + 1;
+  if (hi <= lo) hi = h.log_colour ? lo * 10 : lo + 1;
 
   auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
   map->setInterpolate(false);
@@ -58,6 +60,7 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
       map->data()->setCell(static_cast<int>(c), static_cast<int>(r),
                            shown(h, r, c) ? h.values[r][c] : kNaN);
   map->setGradient(heatmap_gradient());
+  if (h.log_colour) map->setDataScaleType(QCPAxis::stLogarithmic);
   map->setDataRange(QCPRange(lo, hi));
 
   auto* scale = new QCPColorScale(&plot);
@@ -68,6 +71,10 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   map->setColorScale(scale);  // after setDataRange: the scale takes the map's range
   scale->setDataRange(QCPRange(lo, hi));
   scale->setGradient(heatmap_gradient());
+  if (h.log_colour) {
+    scale->setDataScaleType(QCPAxis::stLogarithmic);
+    scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new detail::ReadableLogTicker));
+  }
   style_axis(scale->axis(), style, false);
   scale->axis()->setLabel(qstr(h.colour_title));
   // The colour bar spans exactly the height of the cells.

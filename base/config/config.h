@@ -38,11 +38,12 @@ struct ModelConfig {
   bool share_embeddings = true;           // one embedding for source and target (joint vocab)
   std::string embedding_init = "method";  // method: as model.init draws them | normal: N(0, d^-1/2)
   std::string fused_attention = "auto";   // auto: LibTorch 2.x's scaled_dot_product_attention | off
-  double ds_init_alpha = 1.0;             // ds_init: Glorot bound * alpha / sqrt(layer)
-  double mix_ln_alpha = 0.25;             // norm mix: the first floor(alpha * L) layers are Post-LN
-  double dyt_alpha = 0.5;                 // norm dyt: initial alpha of every DyT
-  LstmConfig lstm;                        // connection: depthwise_lstm
-  AdminConfig admin;                      // init: admin
+  bool qk_norm = false;        // LayerNorm over each head's queries and keys (core/model/qk_norm.h)
+  double ds_init_alpha = 1.0;  // ds_init: Glorot bound * alpha / sqrt(layer)
+  double mix_ln_alpha = 0.25;  // norm mix: the first floor(alpha * L) layers are Post-LN
+  double dyt_alpha = 0.5;      // norm dyt: initial alpha of every DyT
+  LstmConfig lstm;             // connection: depthwise_lstm
+  AdminConfig admin;           // init: admin
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.
@@ -95,7 +96,10 @@ struct TrainConfig {
   int grad_norm_every =
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
   int keep_checkpoint_every =
-      0;  // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
+      0;                     // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
+  double z_loss = 0.0;       // auxiliary loss z_loss * (log Z)^2 per target token (z_loss.h)
+  int probe_every = 0;       // record the training probes every K updates (0: off; probes.h)
+  int probe_sentences = 16;  // validation pairs in the fixed batch the probes read
   double divergence_factor = 10.0;      // diverged if loss > factor * first loss (0: off)
   int threads = 0;                      // CPU threads (0: all cores); see core/train/device.h
   std::string precision = "fp32";       // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)

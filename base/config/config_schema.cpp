@@ -71,6 +71,9 @@ std::vector<FieldSpec> build_fields() {
         "auto: LibTorch >= 2.0's fused scaled_dot_product_attention; off: the explicit softmax "
         "(always the explicit one on LibTorch 1.x)",
         {"auto", "off"});
+  model("qk_norm", F::Bool, &M::qk_norm,
+        "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "
+        "bounding the attention logits (Dehghani et al. 2023; Wortsman et al. 2023)");
   model("ds_init_alpha", F::Double, &M::ds_init_alpha,
         "ds_init: Glorot bound times alpha / sqrt(layer) (Zhang et al. 2019)");
   model("mix_ln_alpha", F::Double, &M::mix_ln_alpha,
@@ -189,6 +192,18 @@ std::vector<FieldSpec> build_fields() {
         "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over "
         "training (`--checkpoint STEP`; 0: off)")
       .range = kNonNegative;
+  train("z_loss", F::Double, &T::z_loss,
+        "coefficient of the auxiliary z-loss, z_loss * mean over target tokens of (log Z)^2, "
+        "log Z the logsumexp of the output logits (PaLM; Wortsman et al. 2023 use 1e-4; 0: off)")
+      .range = kNonNegative;
+  train("probe_every", F::Int, &T::probe_every,
+        "record the training probes (per layer and head: attention logits and entropy, stream "
+        "and branch RMS, update/weight ratios; log Z and the relative output change) every K "
+        "updates on a fixed validation batch (0: off; docs/probes.md)")
+      .range = kNonNegative;
+  train("probe_sentences", F::Int, &T::probe_sentences,
+        "validation pairs in the probes' fixed batch (the first K of the validation set)")
+      .range = kPositive;
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)")
       .range = kNonNegative;

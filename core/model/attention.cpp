@@ -12,13 +12,14 @@ MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& i
                                   std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog) {
   return MultiheadAttention(config.d_model, config.heads, config.attention_dropout,
                             id.kind != SublayerKind::EncoderAttention, id, id.name(), catalog,
-                            config.fused_attention == "auto", std::move(hooks));
+                            config.fused_attention == "auto", std::move(hooks), config.qk_norm);
 }
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
                                                bool self_attention, const SublayerId& owner,
                                                const std::string& name, ParameterCatalog& catalog,
-                                               bool fused, std::shared_ptr<ModelHooks> hooks)
+                                               bool fused, std::shared_ptr<ModelHooks> hooks,
+                                               bool qk_norm)
     : d_model_(d_model),
       heads_(heads),
       attention_dropout_(attention_dropout),
@@ -37,6 +38,7 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double at
   }
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
   catalog.linears.push_back({name + ".out", out_, LinearRole::AttentionOutput, owner, 1});
+  if (qk_norm) qk_norm_ = register_module("qk_norm", QkNorm(d_model / heads, name, catalog));
 }
 
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
@@ -61,6 +63,7 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   q = heads(q, T);
   k = heads(k, S);
   v = heads(v, S);
+  if (qk_norm_) std::tie(q, k) = qk_norm_(q, k);
   SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
 #if TORCH_VERSION_MAJOR >= 2
   if (fused_ && !observer) {

@@ -11,6 +11,7 @@
 
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
+#include "core/model/qk_norm.h"
 
 namespace fathom {
 
@@ -21,7 +22,7 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
                          const SublayerId& owner, const std::string& name,
                          ParameterCatalog& catalog, bool fused = false,
-                         std::shared_ptr<ModelHooks> hooks = nullptr);
+                         std::shared_ptr<ModelHooks> hooks = nullptr, bool qk_norm = false);
 
   // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
   // key_padding_mask [B, S] bool, true at padding (may be undefined); causal hides the future.
@@ -38,12 +39,13 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   torch::nn::Linear qkv_{nullptr};              // self-attention
   torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
   torch::nn::Linear out_{nullptr};
+  QkNorm qk_norm_{nullptr};  // model.qk_norm (core/model/qk_norm.h)
 };
 TORCH_MODULE(MultiheadAttention);
 
 // The attention of sub-layer `id` as every stack builds it: self-attention unless `id` is an
-// encoder attention, named id.name(), fused as model.fused_attention says, watched through
-// `hooks`.
+// encoder attention, named id.name(), fused as model.fused_attention says, with QK-LayerNorm
+// where model.qk_norm says, watched through `hooks`.
 MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& id,
                                   std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog);
 

@@ -35,10 +35,12 @@
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
 #include "core/train/prepared_state.h"
+#include "core/train/probes.h"
 #include "core/train/resume_point.h"
 #include "core/train/run_files.h"
 #include "core/train/schedule.h"
 #include "core/train/stop_request.h"
+#include "core/train/z_loss.h"
 #include "db/metric_names.h"
 #include "db/metric_writer.h"
 #include "db/run_status.h"
@@ -146,6 +148,14 @@ class TrainingSession {
     data_.emplace(load_located(config_, options_.cache_dir));
     if (data_->train.empty())
       config_error(config_, "data.train_source", "no training pairs left after filtering");
+    if (tc_.probe_every > 0 && data_->valid.empty())
+      config_error(config_, "train.probe_every",
+                   "the probes read validation pairs; there are none");
+    if (tc_.probe_every > 0 && static_cast<size_t>(tc_.probe_sentences) > data_->valid.size())
+      config_error(config_, "train.probe_sentences",
+                   std::to_string(tc_.probe_sentences) +
+                       " probe pairs, but the validation set has " +
+                       std::to_string(data_->valid.size()));
   }
 
   void build_model() {
@@ -217,6 +227,12 @@ class TrainingSession {
     train_start_ = Clock::now();
     model_->train();
     model_->hooks().checkpoint_layers = tc_.checkpoint_activations;
+    if (tc_.probe_every > 0) {
+      std::vector<size_t> first(static_cast<size_t>(tc_.probe_sentences));
+      for (size_t i = 0; i < first.size(); ++i) first[i] = i;
+      probes_.emplace(*model_, collate(data_->valid, first).to(device_), precision_.autocast,
+                      TrainingProbes::weight_matrices(named_));
+    }
   }
 
   bool updates_left() const { return state_.update < tc_.max_updates; }
@@ -263,16 +279,22 @@ class TrainingSession {
       u.tokens += parts.back().tgt_tokens;
     }
 
+    const bool probed = probes_ && u.number % tc_.probe_every == 0;
+    if (probed) probes_->before_update();
     optimizer_->zero_grad();
     for (const Batch& batch : parts) {
       LossSums sums;
+      torch::Tensor objective;
       {
         AutocastScope autocast(precision_.autocast);
-        sums = label_smoothed_loss(model_->forward(batch.src, batch.tgt_in), batch.tgt_out,
-                                   tc_.label_smoothing, /*count_tokens=*/false);
+        const torch::Tensor logits = model_->forward(batch.src, batch.tgt_in);
+        sums = label_smoothed_loss(logits, batch.tgt_out, tc_.label_smoothing,
+                                   /*count_tokens=*/false);
+        objective = sums.smoothed;
+        if (tc_.z_loss > 0) objective = objective + tc_.z_loss * z_loss_sum(logits, batch.tgt_out);
       }
       // Gradient of the per-token mean over the whole update, however it was split.
-      torch::Tensor mean = sums.smoothed / static_cast<double>(u.tokens);
+      torch::Tensor mean = objective / static_cast<double>(u.tokens);
       (precision_.loss_scaling ? scaler_->scale(mean) : mean).backward();
       device_metrics_->add_batch(sums);
     }
@@ -293,6 +315,7 @@ class TrainingSession {
 
     u.lr = inverse_sqrt_lr(u.number, tc_.lr, tc_.warmup);
     if (!skipped) optimizer_->step(u.lr);
+    if (probed) log_probes(u.number);
 
     window_.tokens += u.tokens;
     window_.updates += 1;
@@ -461,6 +484,19 @@ class TrainingSession {
     window_.reset();
   }
 
+  // The probes of update `update` (core/train/probes.h): scalars as metric rows, the
+  // per-layer values as probe points.
+  void log_probes(int64_t update) {
+    const ProbeReading reading = probes_->after_update();
+    metrics_->log(update, db::metric::kProbeLogZMean, reading.log_z_mean);
+    metrics_->log(update, db::metric::kProbeLogZMax, reading.log_z_max);
+    metrics_->log(update, db::metric::kProbeOutputChange, reading.output_change);
+    std::vector<db::ProbeRow> rows;
+    for (const ProbeValues& p : reading.per_position)
+      rows.push_back(db::ProbeRow{update, p.probe, p.positions, p.values, 0});
+    metrics_->log_probes(std::move(rows));
+  }
+
   // Model only (no optimizer state): kept checkpoints exist to be analysed, not resumed from.
   void keep_checkpoint(int64_t update) {
     const std::string kept = "checkpoint_" + std::to_string(update);
@@ -558,6 +594,7 @@ class TrainingSession {
   std::optional<LossScaler> scaler_;
   std::optional<db::MetricWriter> metrics_;
   std::optional<ProgressBar> bar_;
+  std::optional<TrainingProbes> probes_;  // train.probe_every > 0
   TrainOutcome outcome_;
   Window window_;
   int64_t session_first_update_ = 1;

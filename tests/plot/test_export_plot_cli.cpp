@@ -6,6 +6,7 @@
 #include <QImage>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "base/util/error.h"
 #include "cli/commands.h"
@@ -136,6 +137,54 @@ TEST_F(ExportPlotCli, BetaAnalysisWritesOneFilePerStack) {
   run(options, {"analysis", result, "--kind", "beta", "--out", temp_path("beta.pdf")});
   EXPECT_TRUE(std::ifstream(temp_path("beta-encoder.pdf")).good());
   EXPECT_TRUE(std::ifstream(temp_path("beta-decoder.pdf")).good());
+}
+
+// Two runs' probes become one heatmap file per run on one colour range, the saved JSON has
+// sub-layers down and updates across; a probe a run lacks is refused naming the ones it has.
+TEST_F(ExportPlotCli, ProbeHeatmapsOfTwoRunsShareTheirScale) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  {
+    auto store = fathom::db::Store::open(options.db);
+    for (int64_t run : {1, 2}) {
+      const auto lease = store.mark_running(run, "h", "cpu");
+      std::vector<fathom::db::ProbeRow> rows;
+      for (int64_t step : {25, 50, 75})
+        rows.push_back({step,
+                        "attn.max_logit",
+                        {"enc.0.self_attn.h0", "enc.0.self_attn.h1", "enc.1.self_attn.h0",
+                         "enc.1.self_attn.h1"},
+                        {1.0f * run, 2.0f * run, 3.0f * step / 25, 0.5f},
+                        0});
+      store.write_probes(lease, rows);
+      store.finish_run(lease, "finished");
+    }
+  }
+  const std::string out = temp_path("probe.png"), spec = temp_path("probe.json");
+  run(options, {"probe", "--runs", "1,2", "--probe", "attn.max_logit", "--size", "3x2", "--dpi",
+                "100", "--out", out, "--save-json", spec});
+  EXPECT_EQ(QImage(QString::fromStdString(temp_path("probe-run1.png"))).width(), 300);
+  EXPECT_EQ(QImage(QString::fromStdString(temp_path("probe-run2.png"))).width(), 300);
+  std::ifstream in(spec);
+  const auto saved = nlohmann::json::parse(in);
+  ASSERT_EQ(saved.size(), 2u);
+  const auto second = std::get<fathom::plot::Heatmap>(fathom::plot::figure_from_json(saved[1]));
+  EXPECT_EQ(second.title, "2 admin-18L");
+  EXPECT_EQ(second.row_labels, (std::vector<std::string>{"enc.0.self_attn", "enc.1.self_attn"}));
+  EXPECT_EQ(second.values[0], (std::vector<double>{4, 4, 4}));  // max(2, 4) at every update
+  EXPECT_EQ(second.values[1], (std::vector<double>{3, 6, 9}));
+  EXPECT_EQ(second.vmin, 2.0);  // both runs: run 1's smallest max is 2, the largest 9
+  EXPECT_EQ(second.vmax, 9.0);
+
+  try {
+    run(options, {"probe", "--runs", "1", "--probe", "stream.rms", "--out", temp_path("x.png")});
+    ADD_FAILURE() << "a missing probe was accepted";
+  } catch (const fathom::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("it has attn.max_logit"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run(options, {"probe", "--runs", "1", "--probe", "attn.max_logit", "--heads",
+                             "median", "--out", temp_path("x.png")}),
+               fathom::InputError);
 }
 
 }  // namespace test_export_plot_cli

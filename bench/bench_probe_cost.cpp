@@ -1,0 +1,93 @@
+// What the training probes cost (issue 38 item 6; docs/probes.md): the same run trained with
+// train.probe_every = 0 and = K, alternating, R rounds each, at the depth study's size
+// (configs/depth/base.yaml at 18+18 layers, 512-token batches); the share is the difference of
+// the runs' update-loop time (final metric train_time_s) over the time without probes. Probes
+// off must also train bit for bit as before: the final training losses are compared.
+//   bench_probe_cost [--updates 300] [--every 100] [--rounds 2] [--layers 18] [--threads 0]
+// Run by hand from the repository root (never in ctest). Stores go to a temporary directory.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/config/config_io.h"
+#include "core/train/trainer.h"
+#include "db/metric_names.h"
+#include "db/store.h"
+
+namespace {
+namespace fs = std::filesystem;
+using namespace fathom;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int updates = 300, every = 100, rounds = 2, layers = 18, threads = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const int value = std::atoi(argv[i + 1]);
+    if (flag == "--updates") updates = value;
+    if (flag == "--every") every = value;
+    if (flag == "--rounds") rounds = value;
+    if (flag == "--layers") layers = value;
+    if (flag == "--threads") threads = value;
+  }
+  RunConfig config = load_config_file("configs/depth/base.yaml");
+  apply_overrides(
+      config, {"model.encoder_layers=" + std::to_string(layers),
+               "model.decoder_layers=" + std::to_string(layers), "data.max_tokens=512",
+               "train.max_updates=" + std::to_string(updates),
+               "train.valid_every=" + std::to_string(updates),
+               "train.threads=" + std::to_string(threads), "eval.max_sentences=1", "eval.beam=1"});
+  const fs::path dir =
+      fs::temp_directory_path() / ("fathom_bench_probe_cost_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::optional<db::Store> store(db::Store::open((dir / "runs.db").string()));
+  std::vector<double> off_s, on_s;
+  std::vector<double> off_loss, on_loss;
+  for (int round = 0; round < rounds; ++round)
+    for (const int probe_every : {0, every}) {
+      RunConfig c = config;
+      c.train.probe_every = probe_every;
+      db::NewRun run;
+      run.name = probe_every ? "probed" : "plain";
+      run.config_json = config_to_json(c).dump();
+      TrainOptions options;
+      options.run_id = store->create_run(run);
+      options.artifacts_dir = (dir / ("run-" + std::to_string(options.run_id))).string();
+      options.cache_dir = (dir / "cache").string();
+      options.progress = false;
+      const TrainOutcome outcome = train_run(c, *store, options);
+      const double seconds = outcome.final_metrics.at(db::metric::kTrainTime);
+      (probe_every ? on_s : off_s).push_back(seconds);
+      (probe_every ? on_loss : off_loss)
+          .push_back(outcome.final_metrics.at(db::metric::kTrainLoss));
+      std::fprintf(stderr, "  round %d, probe_every %d: %.1f s of updates\n", round + 1,
+                   probe_every, seconds);
+    }
+  const double off = median(off_s), on = median(on_s);
+  std::printf("%d+%d layers, %d updates, probes every %d (%d points), %d rounds alternating\n",
+              layers, layers, updates, every, updates / every, rounds);
+  std::printf("update loop without probes: median %.2f s\n", off);
+  std::printf("update loop with probes:    median %.2f s\n", on);
+  std::printf("probe share of training time: %.2f %%\n", 100 * (on - off) / off);
+  bool same = true;
+  for (size_t i = 0; i < off_loss.size(); ++i) same = same && off_loss[i] == on_loss[i];
+  std::printf("final training loss with and without probes %s (%.6f)\n",
+              same ? "identical" : "DIFFERENT", off_loss[0]);
+  store.reset();
+  fs::remove_all(dir);
+  return same ? 0 : 1;
+}

@@ -1,0 +1,72 @@
+#include "core/train/probe_observer.h"
+
+#include <algorithm>
+
+namespace fathom {
+
+ProbeObserver::ProbeObserver(torch::Tensor source_valid, torch::Tensor target_valid)
+    : source_valid_(std::move(source_valid)), target_valid_(std::move(target_valid)) {}
+
+ProbeObserver::Pending& ProbeObserver::pending(const std::string& probe) {
+  auto it = std::find_if(pending_.begin(), pending_.end(),
+                         [&](const Pending& p) { return p.probe == probe; });
+  if (it != pending_.end()) return *it;
+  pending_.push_back(Pending{probe, {}, {}});
+  return pending_.back();
+}
+
+void ProbeObserver::add(const std::string& probe, std::vector<std::string> positions,
+                        torch::Tensor stat) {
+  Pending& p = pending(probe);
+  for (auto& position : positions) p.positions.push_back(std::move(position));
+  p.stats.push_back(stat.reshape({-1}));
+}
+
+void ProbeObserver::on_attention(const SublayerId& id, const AttentionTrace& trace) {
+  const torch::Tensor logits = trace.logits.to(torch::kFloat);  // [B, H, T, S]
+  const torch::Tensor probs = trace.probs.to(torch::kFloat);
+  const int64_t B = logits.size(0), H = logits.size(1), T = logits.size(2), S = logits.size(3);
+  const torch::Tensor queries = valid_tokens(id.stack).view({B, 1, T, 1});
+  torch::Tensor seen = queries;  // the (query, key) pairs the softmax weighs
+  if (trace.key_padding_mask.defined())
+    seen = seen.logical_and(trace.key_padding_mask.logical_not().view({B, 1, 1, S}));
+  if (trace.causal)
+    seen = seen.logical_and(
+        torch::ones({T, S}, torch::dtype(torch::kBool).device(logits.device())).tril());
+  const torch::Tensor max_logit =
+      logits.abs().masked_fill(seen.logical_not(), 0).amax(std::vector<int64_t>{0, 2, 3});
+  // H(p) = -sum_s p log p per query (masked keys have p = 0 and add nothing), averaged over
+  // the real queries of the batch.
+  const torch::Tensor row_entropy = -(probs * probs.clamp_min(1e-30).log()).sum(-1);  // [B,H,T]
+  const torch::Tensor weight = queries.view({B, 1, T}).to(torch::kFloat);
+  const torch::Tensor entropy =
+      (row_entropy * weight).sum(std::vector<int64_t>{0, 2}) / weight.sum();
+  std::vector<std::string> heads;
+  for (int64_t h = 0; h < H; ++h) heads.push_back(id.name() + ".h" + std::to_string(h));
+  add("attn.max_logit", heads, max_logit);
+  add("attn.entropy", heads, entropy);
+}
+
+void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace) {
+  const torch::Tensor tokens = valid_tokens(id.stack).unsqueeze(-1).to(torch::kFloat);  // [B,T,1]
+  auto rms = [&](const torch::Tensor& x) {
+    const torch::Tensor xf = x.to(torch::kFloat);
+    return ((xf * xf * tokens).sum() / (tokens.sum() * xf.size(-1))).sqrt();
+  };
+  const std::string name = id.name();
+  add("stream.rms", {name}, rms(trace.output));
+  add("stream.max_abs", {name}, (trace.output.to(torch::kFloat).abs() * tokens).max());
+  if (trace.branch.defined()) add("branch.rms", {name}, rms(trace.branch));
+}
+
+std::vector<ProbeValues> ProbeObserver::values() const {
+  std::vector<ProbeValues> out;
+  for (const Pending& p : pending_) {
+    const torch::Tensor all = torch::cat(p.stats).to(torch::kCPU).contiguous();
+    const float* data = all.data_ptr<float>();
+    out.push_back(ProbeValues{p.probe, p.positions, std::vector<float>(data, data + all.numel())});
+  }
+  return out;
+}
+
+}  // namespace fathom

@@ -1,0 +1,51 @@
+#pragma once
+// What one probe forward pass sees inside the model (docs/probes.md): per attention sub-layer
+// and head, the largest |q.k|/sqrt(d_h) and the attention entropy; per sub-layer, the RMS of
+// the residual stream after it, of its branch, and the stream's largest |activation|. Padding
+// is left out everywhere: padded queries and keys, and the future under a causal mask.
+// Statistics stay on the device until values() reads them all at once.
+#include <torch/torch.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/observer.h"
+
+namespace fathom {
+
+// One probe's values in the order the forward pass met its positions.
+struct ProbeValues {
+  std::string probe;                   // attn.max_logit, attn.entropy, stream.rms, ...
+  std::vector<std::string> positions;  // enc.0.self_attn.h0, ... or enc.0.self_attn, ...
+  std::vector<float> values;
+};
+
+class ProbeObserver : public SublayerObserver {
+ public:
+  // `source_valid` [B, S] and `target_valid` [B, T]: true at real (non-pad) tokens.
+  ProbeObserver(torch::Tensor source_valid, torch::Tensor target_valid);
+
+  void on_attention(const SublayerId& id, const AttentionTrace& trace) override;
+  void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override;
+
+  // Every probe's values (one device-to-host copy per probe).
+  std::vector<ProbeValues> values() const;
+
+ private:
+  struct Pending {
+    std::string probe;
+    std::vector<std::string> positions;
+    std::vector<torch::Tensor> stats;  // each [n] or [] float, n positions
+  };
+  const torch::Tensor& valid_tokens(Stack stack) const {
+    return stack == Stack::Encoder ? source_valid_ : target_valid_;
+  }
+  Pending& pending(const std::string& probe);
+  void add(const std::string& probe, std::vector<std::string> positions, torch::Tensor stat);
+
+  torch::Tensor source_valid_, target_valid_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace fathom

@@ -1,0 +1,11 @@
+#include "core/train/z_loss.h"
+
+namespace fathom {
+
+torch::Tensor z_loss_sum(const torch::Tensor& logits, const torch::Tensor& target) {
+  // In float32 also under autocast, as the loss itself.
+  const torch::Tensor log_z = logits.to(torch::kFloat).logsumexp(-1);  // [B, T]
+  return log_z.square().masked_fill(target.eq(0), 0).sum();
+}
+
+}  // namespace fathom
