@@ -1,5 +1,6 @@
 // `fathom show RUN`: one run in full -- status, times, where it ran, final metrics, artifacts,
-// logged metric names and its config -- as text or (--json) one JSON object.
+// logged metric names, its training probes, the spikes of its loss and gradient norm
+// (base/metrics/spikes.h) and its config -- as text or (--json) one JSON object.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include <sstream>
 #include <string>
 
+#include "base/metrics/spikes.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "db/metric_names.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "db/store.h"
@@ -46,7 +49,20 @@ void field(const std::string& label, const std::string& value) {
   std::printf("  %-10s %s\n", label.c_str(), value.c_str());
 }
 
-void print_text(const db::RunRecord& run, const db::Store& store) {
+// The curves whose spikes `show` lists.
+const std::vector<std::string>& spike_curves() {
+  static const std::vector<std::string> curves = {db::metric::kTrainLoss, db::metric::kGradNorm};
+  return curves;
+}
+
+std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::string& metric,
+                             const SpikeRule& rule) {
+  std::vector<std::pair<int64_t, double>> points;
+  for (const auto& p : store.metric_series(run, metric)) points.emplace_back(p.step, p.value);
+  return find_spikes(points, rule);
+}
+
+void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
   std::cout << "run " << run.id << "  " << run.name << "\n";
   std::string status = experiments::shown_status(run, db::unix_now());
   if (status != run.status)  // a stale heartbeat: the worker is lost
@@ -101,6 +117,16 @@ void print_text(const db::RunRecord& run, const db::Store& store) {
                   s.steps.size());
     }
   }
+  for (const auto& metric : spike_curves()) {
+    const auto spikes = spikes_of(store, run.id, metric, rule);
+    if (spikes.empty()) continue;
+    std::printf("spikes of %s (> %g std above the mean of the %d points before)\n", metric.c_str(),
+                rule.k, rule.window);
+    for (const auto& s : spikes)
+      std::printf("  update %-8lld %-12.5g mean %-10.5g std %-10.4g %s\n",
+                  static_cast<long long>(s.step), s.value, s.mean, s.std,
+                  std::isfinite(s.z) ? ("z " + std::to_string(s.z).substr(0, 6)).c_str() : "");
+  }
   if (!run.config_yaml.empty()) {
     std::cout << "config\n";
     std::istringstream lines(run.config_yaml);
@@ -108,7 +134,8 @@ void print_text(const db::RunRecord& run, const db::Store& store) {
   }
 }
 
-nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store) {
+nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
+                               const SpikeRule& rule) {
   nlohmann::ordered_json out = db::run_to_json(run);
   // The config as an object when it parses (it always should), else verbatim.
   auto config = nlohmann::ordered_json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
@@ -119,18 +146,29 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store)
   for (const auto& a : store.artifacts(run.id)) out["artifacts"].push_back(db::artifact_to_json(a));
   out["metrics"] = store.metric_names(run.id);
   out["probes"] = store.probe_names(run.id);
+  out["spikes"] = nlohmann::ordered_json::object();
+  out["spikes"]["rule"] = {{"k", rule.k}, {"window", rule.window}};
+  for (const auto& metric : spike_curves()) {
+    auto& list = out["spikes"][metric] = nlohmann::ordered_json::array();
+    for (const auto& s : spikes_of(store, run.id, metric, rule))
+      list.push_back({{"step", s.step},
+                      {"value", std::isfinite(s.value) ? nlohmann::ordered_json(s.value) : nullptr},
+                      {"mean", s.mean},
+                      {"std", s.std},
+                      {"z", std::isfinite(s.z) ? nlohmann::ordered_json(s.z) : nullptr}});
+  }
   return out;
 }
 
-void show_run(const GlobalOptions& global, const std::string& id_or_name) {
+void show_run(const GlobalOptions& global, const std::string& id_or_name, const SpikeRule& rule) {
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   auto run = store.find_run(id_or_name);
   if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + id_or_name + "'");
   if (global.json)
-    std::cout << to_json(*run, store).dump(2) << "\n";
+    std::cout << to_json(*run, store, rule).dump(2) << "\n";
   else
-    print_text(*run, store);
+    print_text(*run, store, rule);
 }
 
 }  // namespace
@@ -138,8 +176,17 @@ void show_run(const GlobalOptions& global, const std::string& id_or_name) {
 void add_show_command(CLI::App& app, GlobalOptions& options) {
   auto run = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("show", "Show one run: status, metrics, artifacts, config");
+  auto rule = std::make_shared<SpikeRule>();
   cmd->add_option("run", *run, "run id, or name (the latest run with that name)")->required();
-  cmd->callback([&options, run] { show_run(options, *run); });
+  cmd->add_option("--spike-k", rule->k,
+                  "a spike: a point more than K sample standard deviations above the mean of "
+                  "the points before it")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--spike-window", rule->window, "how many points before it (N)")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->callback([&options, run, rule] { show_run(options, *run, *rule); });
 }
 
 }  // namespace fathom::cli

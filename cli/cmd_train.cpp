@@ -1,5 +1,6 @@
 // `fathom train CONFIG.yaml [--set key=value ...] [--device ...]` and
-// `fathom train --resume RUN`: one training run, recorded in the store as its holder
+// `fathom train --resume RUN` and `fathom train --fork RUN --from STEP` (a new run from a kept
+// checkpoint, core/train/fork.h): one training run, recorded in the store as its holder
 // (db/lease.h). Ctrl+C, SIGTERM or SIGHUP stops it at the next update with a checkpoint (or
 // between the steps of loading and evaluating): the run is marked cancelled with the command
 // that continues it, and the exit status is 128 + the signal. A run cancelled or taken by
@@ -26,6 +27,7 @@
 #include "core/model/registry.h"
 #include "core/train/device.h"
 #include "core/train/error_text.h"
+#include "core/train/fork.h"
 #include "core/train/memory_check.h"
 #include "core/train/precision.h"
 #include "core/train/trainer.h"
@@ -44,6 +46,8 @@ struct TrainArgs {
   std::vector<std::string> overrides;
   std::string device;
   std::string resume;
+  std::string fork;        // --fork RUN
+  int64_t fork_from = -1;  // --from STEP
   bool no_progress = false;
 };
 
@@ -151,8 +155,21 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   // A new run opens (and so creates) the store only after its config passed every check: a
   // typo must leave nothing behind, not even an empty store. --resume needs the store first.
   std::optional<db::Store> store;
-  std::optional<db::RunRecord> resumed;
-  if (!args.resume.empty()) {
+  std::optional<db::RunRecord> resumed, parent;
+  if (!args.fork.empty()) {
+    if (!args.resume.empty() || !args.config_path.empty())
+      throw InputError("fathom train", 0, "--fork",
+                       "a fork takes its parent's config: give no CONFIG and no --resume");
+    if (args.fork_from < 0)
+      throw InputError("fathom train", 0, "--from", "--fork needs --from STEP (an update)");
+    store.emplace(db::Store::open(db_path));
+    parent = store->find_run(args.fork);
+    if (!parent)
+      throw InputError(store->path(), 0, "--fork", "no run '" + args.fork + "' in the store");
+    config = load_config_string(parent->config_yaml,
+                                "run " + std::to_string(parent->id) + " config", "");
+    config.name = parent->name + " fork@" + std::to_string(args.fork_from);
+  } else if (!args.resume.empty()) {
     store.emplace(db::Store::open(db_path));
     resumed = store->find_run(args.resume);
     if (!resumed)
@@ -181,6 +198,17 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
 
   const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
   if (!store) store.emplace(db::Store::open(db_path));
+  if (parent) {
+    const int64_t fork = create_fork(
+        *store, *parent, args.fork_from, config, paths.run_dir(parent->id),
+        [&](int64_t id) { return paths.run_dir(id); }, git_revision());
+    std::string settings;
+    for (const auto& o : args.overrides) settings += (settings.empty() ? "" : "; ") + o;
+    if (!settings.empty()) store->set_tag(fork, "fork.settings", settings);
+    std::cerr << "run " << fork << " forks run " << parent->id << " at update " << args.fork_from
+              << "\n";
+    resumed = store->find_run(std::to_string(fork));
+  }
   const int64_t run_id = resumed ? resumed->id : [&] {
     db::NewRun run;
     run.name = config.name;
@@ -269,6 +297,12 @@ void add_train_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--device", args->device, "auto | cpu | cuda | cuda:N (overrides the config)");
   cmd->add_option("--resume", args->resume,
                   "continue run RUN (id or name) from its last checkpoint, same trajectory");
+  cmd->add_option("--fork", args->fork,
+                  "start a new run from run RUN's checkpoint at --from, with --set changes "
+                  "(core/train/fork.h)");
+  cmd->add_option("--from", args->fork_from,
+                  "the update to fork at: a kept checkpoint (train.keep_checkpoint_every) or "
+                  "a resume point");
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
   cmd->callback([args, &global] { run_train(*args, global); });
 }

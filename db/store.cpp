@@ -134,6 +134,12 @@ void Store::write_metrics(int64_t run, const std::vector<MetricRow>& rows) {
   backend()->write_metrics(run, rows, std::nullopt);
 }
 
+void Store::write_probes(int64_t run, const std::vector<ProbeRow>& rows) {
+  if (rows.empty()) return;
+  require_writable("write_probes");
+  backend()->write_probes(run, rows, std::nullopt);
+}
+
 void Store::delete_metrics_after(int64_t run, int64_t step) {
   require_writable("delete_metrics_after");
   backend()->delete_metrics_after(run, step, std::nullopt);

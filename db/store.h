@@ -83,6 +83,7 @@ class Store {
   // Rows as (step, name, value, wall_time); a repeated (name, step) replaces the old point,
   // so writing the same rows twice (a retry) leaves one copy.
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows);
+  void write_probes(int64_t run, const std::vector<ProbeRow>& rows);
   // Drops points with step > `step` (resuming from a checkpoint taken at `step`).
   void delete_metrics_after(int64_t run, int64_t step);
   // Removes a run and every row recorded about it (metrics, final metrics, tags, artifacts

@@ -130,6 +130,17 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
   }
 }
 
+bool checkpoint_has_optimizer_state(const std::string& path) {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    torch::Tensor step;
+    return archive.try_read("optimizer_step", step);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 std::string checkpoint_config(const std::string& path) {
   torch::serialize::InputArchive archive;
   try {

@@ -54,6 +54,10 @@ using CheckpointWriteError = FileWriteError;
 void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
                      TrainerState* state);
 
+// Whether the checkpoint holds the optimizer state (resume points and, since forks, kept
+// checkpoints; not checkpoint_best). False for a file that does not load.
+bool checkpoint_has_optimizer_state(const std::string& path);
+
 // The config_yaml a checkpoint was saved with.
 std::string checkpoint_config(const std::string& path);
 

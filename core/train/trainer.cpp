@@ -188,6 +188,10 @@ class TrainingSession {
         files_->adopt("checkpoint_last", restored_from_, state_.update);
       files_->remove_strays();
     }
+    // The best validation loss refers to the recorded checkpoint_best; a run without one (a
+    // fork: its parent's best is not its own) records its own at its next validation.
+    if (files_->current("checkpoint_best").empty())
+      state_.best_valid_loss = std::numeric_limits<double>::infinity();
     store_.set_tag(*lease_, "vocab", data_->vocab->describe());
     // The loss of a uniform prediction is ln V: what learning-rate sensitivity caps at.
     store_.set_tag(*lease_, "vocab.size", std::to_string(data_->vocab->size()));
@@ -351,7 +355,7 @@ class TrainingSession {
     state_.batch_in_epoch = stream_->position();
     state_.loss_scale = scaler_->scale_value();
     state_.loss_scale_clean_updates = scaler_->clean_updates();
-    if (keep_point) keep_checkpoint(u.number);
+    if (keep_point) keep_checkpoint(u.number, *reading, log_point);
     if (valid_point) {
       validate(u.number);
       state_.window = window_state(*reading, log_point);
@@ -497,11 +501,14 @@ class TrainingSession {
     metrics_->log_probes(std::move(rows));
   }
 
-  // Model only (no optimizer state): kept checkpoints exist to be analysed, not resumed from.
-  void keep_checkpoint(int64_t update) {
+  // With the optimizer state and the log window: kept checkpoints are analysed, and a fork
+  // (core/train/fork.h) continues from one exactly as the run did.
+  void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged) {
+    state_.window = window_state(reading, just_logged);
+    count_training();
     const std::string kept = "checkpoint_" + std::to_string(update);
     const std::string path = files_->name(kept, std::nullopt, ".pt");
-    save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
+    save_checkpoint(path, *model_, &*optimizer_, state_, config_yaml_);
     files_->record(kept, path, update);
   }
 

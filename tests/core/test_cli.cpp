@@ -489,4 +489,57 @@ TEST_F(Cli, ResumeContinuesTheSameRun) {
   EXPECT_DOUBLE_EQ(lr.back().value, 0.00512345678901234 * std::sqrt(10.0 / 18.0));
 }
 
+// `train --fork` from the command line: a new run named after its parent and update, tagged
+// with what it changed, trained to the parent's end; an update without a kept checkpoint exits
+// 2 naming the nearest. `show` lists a loss spike with its rolling mean (points written here).
+TEST_F(Cli, ForkFromAKeptCheckpointAndShowItsSpikes) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  ASSERT_EQ(fathom({"--db", db(), "train", config, "--no-progress", "--set",
+                    "train.keep_checkpoint_every=6"})
+                .status,
+            0);
+  const Result fork = fathom({"--db", db(), "train", "--fork", "cli-tiny", "--from", "6",
+                              "--no-progress", "--set", "train.lr=0.001"});
+  ASSERT_EQ(fork.status, 0) << fork.err;
+  auto runs = runs_in_store();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].name, "cli-tiny fork@6");
+  EXPECT_EQ(runs[1].status, "finished");
+  EXPECT_EQ(runs[1].updates, 12);
+  {
+    auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    const auto tags = store.tags(runs[1].id);
+    EXPECT_EQ(tags.at("forked_from"), std::to_string(runs[0].id));
+    EXPECT_EQ(tags.at("fork.settings"), "train.lr=0.001");
+  }
+  const Result refused =
+      fathom({"--db", db(), "train", "--fork", "cli-tiny", "--from", "5", "--no-progress"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("the nearest are updates 6 (it has 6, 12)"), std::string::npos)
+      << refused.err;
+
+  int64_t spiky = 0;
+  {
+    auto store = fathom::db::Store::open(db());
+    fathom::db::NewRun run;
+    run.name = "spiky";
+    run.config_json = "{}";
+    spiky = store.create_run(run);
+    std::vector<fathom::db::MetricRow> rows;
+    for (int step = 1; step <= 30; ++step)
+      rows.emplace_back(step * 10, "train_loss", step == 25 ? 9.0 : 3.0 + 0.01 * (step % 3), 0.0);
+    store.write_metrics(spiky, rows);
+  }
+  const Result shown = fathom({"--db", db(), "show", std::to_string(spiky)});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("spikes of train_loss (> 4 std above the mean of the 20 points"),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("update 250"), std::string::npos) << shown.out;
+  const Result json = fathom({"--db", db(), "--json", "show", std::to_string(spiky)});
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["spikes"]["train_loss"].size(), 1u);
+  EXPECT_EQ(j["spikes"]["train_loss"][0]["step"], 250);
+}
+
 }  // namespace test_cli

@@ -1,0 +1,100 @@
+#include "core/train/fork.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "core/train/checkpoint.h"
+#include "core/train/run_files.h"
+
+namespace fathom {
+namespace fs = std::filesystem;
+
+std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run,
+                                   const std::string& run_dir) {
+  static const std::regex kept(R"(checkpoint_[0-9]+)");
+  const auto artifacts = store.artifacts(run);
+  std::vector<ForkPoint> out;
+  for (const auto& a : artifacts) {
+    const bool candidate = std::regex_match(a.kind, kept) || a.kind == "checkpoint_last" ||
+                           a.kind == "checkpoint_previous";
+    if (!candidate || !a.step) continue;
+    const std::string path = recorded_file(artifacts, run_dir, a.kind);
+    // Kept checkpoints written before forks existed hold the model only.
+    if (!fs::exists(path) || !checkpoint_has_optimizer_state(path)) continue;
+    out.push_back({*a.step, a.kind, path});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ForkPoint& a, const ForkPoint& b) { return a.step < b.step; });
+  return out;
+}
+
+namespace {
+
+// "there are none" or "the nearest are updates 300 and 400 (of 100, 200, 300, 400, 500)".
+std::string nearest(const std::vector<ForkPoint>& points, int64_t step) {
+  if (points.empty())
+    return "it has no checkpoint with optimizer state (train.keep_checkpoint_every keeps them)";
+  std::vector<int64_t> steps;
+  for (const auto& p : points)
+    if (steps.empty() || steps.back() != p.step) steps.push_back(p.step);
+  const auto above = std::lower_bound(steps.begin(), steps.end(), step);
+  std::string near;
+  if (above != steps.begin()) near = std::to_string(*(above - 1));
+  if (above != steps.end()) near += (near.empty() ? "" : " and ") + std::to_string(*above);
+  std::string all;
+  for (int64_t s : steps) all += (all.empty() ? "" : ", ") + std::to_string(s);
+  return "the nearest are updates " + near + " (it has " + all + ")";
+}
+
+}  // namespace
+
+int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
+                    const RunConfig& config, const std::string& parent_dir,
+                    const std::function<std::string(int64_t)>& fork_dir,
+                    const std::string& git_rev) {
+  const auto points = fork_points(store, parent.id, parent_dir);
+  const auto at = std::find_if(points.begin(), points.end(),
+                               [&](const ForkPoint& p) { return p.step == step; });
+  if (at == points.end())
+    throw InputError("fathom train", 0, "--from",
+                     "run " + std::to_string(parent.id) + " has no checkpoint at update " +
+                         std::to_string(step) + " to fork from; " + nearest(points, step));
+  if (step >= config.train.max_updates)
+    throw InputError("fathom train", 0, "--from",
+                     "update " + std::to_string(step) + " is not before train.max_updates (" +
+                         std::to_string(config.train.max_updates) + "): nothing to train");
+
+  db::NewRun run;
+  run.name = config.name;
+  run.config_json = config_to_json(config).dump();
+  run.config_yaml = config_to_yaml(config);
+  run.git_rev = git_rev;
+  const int64_t id = store.create_run(run);
+  const std::string dir = fork_dir(id);
+  fs::create_directories(dir);
+  // Generation 0: no holder has written it; the trainer's files carry 1 and up.
+  const std::string copy =
+      (fs::path(dir) / ("checkpoint_last.u" + std::to_string(step) + ".g0.pt")).string();
+  fs::copy_file(at->path, copy, fs::copy_options::overwrite_existing);
+  store.add_artifact(id, "checkpoint_last", copy, step);
+  for (const auto& [key, value] : store.tags(parent.id)) store.set_tag(id, key, value);
+  store.set_tag(id, "forked_from", std::to_string(parent.id));
+  store.set_tag(id, "forked_at", std::to_string(step));
+  std::vector<db::MetricRow> rows;
+  for (const auto& row : store.metric_rows(parent.id))
+    if (std::get<0>(row) <= step) rows.push_back(row);
+  store.write_metrics(id, rows);
+  std::vector<db::ProbeRow> probes;
+  for (const auto& name : store.probe_names(parent.id)) {
+    const db::ProbeSeries s = store.probe_series(parent.id, name);
+    for (size_t i = 0; i < s.steps.size() && s.steps[i] <= step; ++i)
+      probes.push_back({s.steps[i], name, s.positions, s.values[i], 0});
+  }
+  store.write_probes(id, probes);
+  return id;
+}
+
+}  // namespace fathom

@@ -1,0 +1,40 @@
+#pragma once
+// A fork (issue 38 item 5): a new run that continues an existing run from one of its kept
+// checkpoints with changed settings -- the learning rate, the z-loss, clipping -- to test
+// what would have saved a run from a spike. `fathom train --fork RUN --from STEP --set ...`.
+// The fork gets a copy of the parent's checkpoint at STEP (model, optimizer state and the
+// position in the data) as its resume point, the parent's metric rows and probe points up to
+// STEP (so its curves continue the parent's), the parent's tags, and the tags forked_from and
+// forked_at; then the trainer resumes it like any resumed run. With nothing changed, a fork
+// trains exactly as its parent did after STEP.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/config/config.h"
+#include "db/store.h"
+
+namespace fathom {
+
+// A checkpoint of a run one can fork from: a kept one (train.keep_checkpoint_every) or a
+// resume point, with the optimizer state.
+struct ForkPoint {
+  int64_t step = 0;
+  std::string kind;  // checkpoint_<step> | checkpoint_last | checkpoint_previous
+  std::string path;
+};
+
+// The run's checkpoints that hold the optimizer state, by step; `run_dir` its artifacts dir.
+std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const std::string& run_dir);
+
+// Creates the fork of `parent` at `step` with `config` (the parent's, overrides applied) and
+// returns its id; `fork_dir(id)` is the new run's artifacts directory. A step without a
+// checkpoint to fork from is refused (InputError on --from) naming the nearest ones, before
+// anything is written.
+int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
+                    const RunConfig& config, const std::string& parent_dir,
+                    const std::function<std::string(int64_t)>& fork_dir,
+                    const std::string& git_rev);
+
+}  // namespace fathom
