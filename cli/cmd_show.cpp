@@ -17,6 +17,7 @@
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "db/store.h"
+#include "db/valid_samples.h"
 #include "experiments/run_control.h"
 
 namespace fathom::cli {
@@ -94,7 +95,17 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
   }
   if (auto tags = store.tags(run.id); !tags.empty()) {
     std::cout << "tags\n";
-    for (const auto& [key, value] : tags) std::printf("  %-20s %s\n", key.c_str(), value.c_str());
+    for (const auto& [key, value] : tags)
+      if (!db::is_samples_tag(key)) std::printf("  %-20s %s\n", key.c_str(), value.c_str());
+    // The newest validation's sample translations (every one: --json, or the desktop app).
+    if (const auto samples = db::validation_samples(tags); !samples.empty()) {
+      const auto& [update, last] = *samples.rbegin();
+      std::printf("sample translations at update %lld (validation, greedy; %zu points stored)\n",
+                  static_cast<long long>(update), samples.size());
+      for (const auto& s : last)
+        std::printf("  src  %s\n  ref  %s\n  hyp  %s\n", s.source.c_str(), s.reference.c_str(),
+                    s.hypothesis.c_str());
+    }
   }
   if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {
     std::cout << "artifacts\n";

@@ -53,3 +53,9 @@ inline std::optional<bool> higher_is_better(const std::string& name) {
 }
 
 }  // namespace fathom::db::metric
+
+namespace fathom::db {
+// Run tags samples.u<update>: at each validation, a JSON array of the first
+// train.valid_samples validation pairs as {"source", "reference", "hypothesis"} (greedy).
+inline const std::string kSamplesTagPrefix = "samples.u";
+}  // namespace fathom::db

@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "db/valid_samples.h"
 #include "gui/number_text.h"
 #include "gui/run_state_text.h"
 
@@ -128,7 +129,8 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
     line("  " + QString::fromStdString(name), number_text(value));
   heading("tags");
   for (const auto& [key, value] : tags)
-    if (key != "note") line("  " + QString::fromStdString(key), QString::fromStdString(value));
+    if (key != "note" && !db::is_samples_tag(key))
+      line("  " + QString::fromStdString(key), QString::fromStdString(value));
   heading("artifacts");
   for (const auto& a : artifacts)
     line("  " + QString::fromStdString(a.kind),
@@ -170,13 +172,28 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
                 QStringLiteral("log")),
       QStringLiteral("&Log"));
 
-  // --- sample translations: the first lines of the test hypotheses
+  // --- sample translations: at each validation, newest first (train.valid_samples), then the
+  // first lines of the test hypotheses
   QString samples;
+  const auto by_update = db::validation_samples(tags);
+  for (auto it = by_update.rbegin(); it != by_update.rend(); ++it) {
+    samples += QStringLiteral("validation at update %1\n").arg(it->first);
+    for (const auto& s : it->second)
+      samples += "  src  " + QString::fromStdString(s.source) + "\n  ref  " +
+                 QString::fromStdString(s.reference) + "\n  hyp  " +
+                 QString::fromStdString(s.hypothesis) + "\n";
+    samples += "\n";
+  }
+  QString test;
   for (const auto& a : artifacts)
     if (a.kind == "hypotheses")
-      samples = tail_of(a.path, 1 << 30).split('\n', Qt::SkipEmptyParts).mid(0, 20).join('\n');
+      test = tail_of(a.path, 1 << 30).split('\n', Qt::SkipEmptyParts).mid(0, 20).join('\n');
+  if (!test.isEmpty()) samples += "test set (first 20 hypotheses)\n" + test;
   tabs->addTab(
-      text_view(samples.isEmpty() ? QStringLiteral("no test hypotheses recorded") : samples,
+      text_view(samples.isEmpty() ? QStringLiteral("no sample translations recorded (validation "
+                                                   "samples: train.valid_samples; test hypotheses: "
+                                                   "at the end of training)")
+                                  : samples,
                 QStringLiteral("samples")),
       QStringLiteral("&Samples"));
 

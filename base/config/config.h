@@ -92,6 +92,8 @@ struct TrainConfig {
   double clip_norm = 0.0;        // clip the gradient's global L2 norm (0: off)
   std::uint64_t seed = 1;        // parameters, dropout and batch order follow from it
   int valid_every = 200;         // validate (and checkpoint) every K updates
+  int valid_samples = 3;         // greedy translations of the first K validation pairs stored at
+                                 // each validation (run tag samples.u<update>; 0: none)
   int log_every = 10;            // write training metrics every K updates
   int grad_norm_every =
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)

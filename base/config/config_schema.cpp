@@ -182,6 +182,10 @@ std::vector<FieldSpec> build_fields() {
   train("seed", F::UInt, &T::seed, "seed of parameters, dropout and batch order");
   train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates").range =
       kPositive;
+  train("valid_samples", F::Int, &T::valid_samples,
+        "at each validation, translate the first K validation pairs greedily and store them "
+        "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")
+      .range = kNonNegative;
   train("log_every", F::Int, &T::log_every, "store training metrics every K updates").range =
       kPositive;
   train("grad_norm_every", F::Int, &T::grad_norm_every,

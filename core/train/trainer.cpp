@@ -12,6 +12,8 @@
 #include <optional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "base/config/config_io.h"
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
@@ -520,12 +522,32 @@ class TrainingSession {
     metrics_->log(update, db::metric::kValidLoss, valid.loss);
     metrics_->log(update, db::metric::kValidNll, valid.nll);
     metrics_->log(update, db::metric::kValidPpl, valid.ppl);
+    if (tc_.valid_samples > 0) keep_valid_samples(update);
     if (valid.loss < state_.best_valid_loss) {
       state_.best_valid_loss = valid.loss;
       const std::string path = files_->name("checkpoint_best", update, ".pt");
       save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
       files_->record("checkpoint_best", path, update);
     }
+  }
+
+  // What the model makes of a few validation sentences at this point (greedy; no random
+  // numbers drawn, the training mode restored): the run tag samples.u<update>.
+  void keep_valid_samples(int64_t update) {
+    const size_t count =
+        std::min<size_t>(static_cast<size_t>(tc_.valid_samples), data_->valid.size());
+    const std::vector<Example> first(data_->valid.begin(), data_->valid.begin() + count);
+    const SearchOptions greedy{1, config_.eval.length_penalty, config_.eval.max_len_a,
+                               config_.eval.max_len_b};
+    const auto hypotheses =
+        translate(*model_, first, *data_->vocab, greedy, config_.data.max_tokens, device_);
+    nlohmann::json samples = nlohmann::json::array();
+    for (size_t i = 0; i < count; ++i)
+      samples.push_back(
+          {{"source", i < data_->valid_source.size() ? data_->valid_source[i] : ""},
+           {"reference", i < data_->valid_target.size() ? data_->valid_target[i] : ""},
+           {"hypothesis", hypotheses[i]}});
+    store_.set_tag(*lease_, db::kSamplesTagPrefix + std::to_string(update), samples.dump());
   }
 
   // Training time and tokens of earlier sessions (from the checkpoint), and so of the run.

@@ -1,6 +1,7 @@
 // The run page (issue 36): every key stands apart from its value, however long the key
 // ("decode_time_s5.98552"); notes are stored with the run; the worker's log, the first test
-// translations, artifact sizes and the config keys another run differs in are shown.
+// translations (each validation's samples, newest first, then the test set's), artifact sizes
+// and the config keys another run differs in are shown.
 #include <QDir>
 #include <QFile>
 #include <QPlainTextEdit>
@@ -72,6 +73,12 @@ class RunDetailsTest : public QObject {
       hyp.write("ein Hund\nzwei Katzen\n");
     }
     store.add_artifact(a, "hypotheses", dir.filePath("test.hyp").toStdString(), 10);
+    // Validation samples at updates 5 and 10 (the trainer's tags), shown newest first; the
+    // tags themselves stay out of the overview.
+    store.set_tag(a, "samples.u5",
+                  R"([{"source": "a dog", "reference": "ein Hund", "hypothesis": "ein"}])");
+    store.set_tag(a, "samples.u10",
+                  R"([{"source": "a dog", "reference": "ein Hund", "hypothesis": "ein Hund"}])");
     const auto runs = store.list_runs();
     fathom::gui::RunDetailsDialog dialog(store, *store.find_run(std::to_string(a)), runs,
                                          run_dir.toStdString());
@@ -79,7 +86,11 @@ class RunDetailsTest : public QObject {
       return dialog.findChild<QPlainTextEdit*>(QString::fromLatin1(name))->toPlainText();
     };
     QVERIFY(text("log").contains("finished after 10 updates"));
-    QCOMPARE(text("samples"), QStringLiteral("ein Hund\nzwei Katzen"));
+    QCOMPARE(text("samples"),
+             QStringLiteral("validation at update 10\n  src  a dog\n  ref  ein Hund\n  hyp  ein "
+                            "Hund\n\nvalidation at update 5\n  src  a dog\n  ref  ein Hund\n  "
+                            "hyp  ein\n\ntest set (first 20 hypotheses)\nein Hund\nzwei Katzen"));
+    QVERIFY(!text("overview").contains(QStringLiteral("samples.u")));
     QVERIFY2(text("overview").contains(QRegularExpression(R"(test\.hyp \(update 10\)  \[21 B\])")),
              qPrintable(text("overview")));
     // Against b (the same sweep): norm and lr differ, d_model does not.
