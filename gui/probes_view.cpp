@@ -400,8 +400,31 @@ void ProbesView::drawHeatmaps(const std::vector<std::pair<std::string, db::Probe
   const plot::Style style = screen_style(font());
   for (size_t i = 0; i < heatmaps_.size(); ++i) {
     plot::setup_heatmap(*plots_[i], heatmaps_[i], style);
+    plots_[i]->replot();  // lays the axis rect out, which fitColumnLabels measures
+    fitColumnLabels(i);
     plots_[i]->replot();
   }
+}
+
+// The renderer labels up to 16 columns, which overlap in a narrow plot (four to a row on a
+// laptop): every k-th update's label, k such that they fit the plot's width.
+void ProbesView::fitColumnLabels(size_t index) {
+  if (linesMode() || index >= heatmaps_.size() || index >= plots_.size()) return;
+  const std::vector<std::string>& labels = heatmaps_[index].col_labels;
+  QCPAxis* axis = plots_[index]->xAxis;
+  if (labels.empty() || !axis) return;
+  const QFontMetrics metrics(axis->tickLabelFont());
+  int widest = 0;
+  for (const auto& l : labels)
+    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(l)));
+  // Rotated labels (long step numbers) stand side by side at about their height apart.
+  const int each = (axis->tickLabelRotation() != 0 ? metrics.height() : widest) + 10;
+  const int fit = std::max(1, axis->axisRect()->width() / each);
+  const size_t every = (labels.size() + fit - 1) / static_cast<size_t>(fit);
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (size_t c = 0; c < labels.size(); c += std::max<size_t>(every, 1))
+    ticker->addTick(static_cast<double>(c), QString::fromStdString(labels[c]));
+  axis->setTicker(ticker);
 }
 
 void ProbesView::drawLines(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs) {
@@ -508,6 +531,20 @@ void ProbesView::hover(size_t index, const QPoint& pixel) {
 
 bool ProbesView::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Leave) hover_->clear();  // gone when the mouse leaves a plot
+  if (event->type() == QEvent::Resize) {
+    auto it = std::find(plots_.begin(), plots_.end(), watched);
+    if (it != plots_.end() && !linesMode()) {
+      // QCustomPlot lays out and replots on its own resize, after this filter: measure then.
+      const size_t index = static_cast<size_t>(it - plots_.begin());
+      QMetaObject::invokeMethod(
+          this,
+          [this, index] {
+            fitColumnLabels(index);
+            if (index < plots_.size()) plots_[index]->replot();
+          },
+          Qt::QueuedConnection);
+    }
+  }
   return QWidget::eventFilter(watched, event);
 }
 

@@ -69,6 +69,7 @@ class ProbesView : public QWidget, public WorkbenchView {
   void drawHeatmaps(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs);
   void drawLines(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs);
   void keepPlots(size_t count);
+  void fitColumnLabels(size_t index);
   void hover(size_t index, const QPoint& pixel);
   QString hintWithoutSelection() const;
   std::string currentProbe() const;

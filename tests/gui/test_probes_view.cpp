@@ -107,6 +107,9 @@ class ProbesViewTest : public QObject {
         "attn.max_logit = 7");
     QCOMPARE(view.cellText(0, 1, 1), expected);
     QCustomPlot* plot = view.plots()[0];
+    // The new plots laid out at their size in the grid first: the cell's pixel depends on it.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    QApplication::processEvents();
     plot->replot();
     const QPointF pixel(plot->xAxis->coordToPixel(1), plot->yAxis->coordToPixel(1));
     QMouseEvent move(QEvent::MouseMove, pixel, plot->mapToGlobal(pixel), Qt::NoButton, Qt::NoButton,
