@@ -9,6 +9,7 @@
 #include "gui/dashboard_view.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/parallel_view.h"
+#include "gui/probes_view.h"
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
 #include "gui/workbench_view.h"
@@ -30,6 +31,7 @@ const std::vector<ViewEntry>& workbench_views() {
        [] { return new LrSensitivityView; }},
       {QStringLiteral("&Parallel"), QStringLiteral("parallel.png"),
        [] { return new ParallelView; }},
+      {QStringLiteral("Pro&bes"), QStringLiteral("probes.png"), [] { return new ProbesView; }},
   };
   return views;
 }
