@@ -5,8 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "db/records.h"
 #include "db/run_paths.h"
 
 namespace fathom {
@@ -86,5 +88,10 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
 // The learning-rate sensitivity figure of a report, the same way.
 std::function<std::string(const experiments::LrSensitivity&, const std::string&)>
 report_lr_sensitivity_renderer(const std::string& out_dir);
+
+// The training probes' heatmaps of a report (experiments::ReportOptions::render_probes).
+std::function<std::vector<std::string>(const std::vector<std::pair<int64_t, db::ProbeSeries>>&,
+                                       const std::string&, const std::string&)>
+report_probes_renderer(const db::Store& store, const std::string& out_dir);
 
 }  // namespace fathom::cli

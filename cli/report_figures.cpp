@@ -7,6 +7,7 @@
 #ifdef FATHOM_HAVE_PLOTS
 #include "plot/export.h"
 #include "plot/lr_sensitivity_figure.h"
+#include "plot/probe_figures.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -50,6 +51,39 @@ report_lr_sensitivity_renderer(const std::string& out_dir) {
     return file;
   };
 #else
+  (void)out_dir;
+  return {};
+#endif
+}
+
+std::function<std::vector<std::string>(const std::vector<std::pair<int64_t, db::ProbeSeries>>&,
+                                       const std::string&, const std::string&)>
+report_probes_renderer(const db::Store& store, const std::string& out_dir) {
+#ifdef FATHOM_HAVE_PLOTS
+  return [&store, out_dir](const std::vector<std::pair<int64_t, db::ProbeSeries>>& runs,
+                           const std::string& probe, const std::string& stem) {
+    std::vector<std::pair<std::string, db::ProbeSeries>> labelled;
+    for (const auto& [id, series] : runs) {
+      const auto run = store.find_run(std::to_string(id));
+      std::string name = run ? run->name : "";
+      if (run && !run->sweep.empty() && name.rfind(run->sweep + "/", 0) == 0)
+        name = name.substr(run->sweep.size() + 1);
+      labelled.emplace_back("#" + std::to_string(id) + " " + name, series);
+    }
+    std::vector<std::string> files;
+    const auto heatmaps = plot::probe_heatmaps(labelled, probe, plot::HeadReduction::Max);
+    for (size_t i = 0; i < heatmaps.size(); ++i) {
+      const std::string file = stem + "-run" + std::to_string(runs[i].first) + ".png";
+      plot::ExportOptions export_options;
+      export_options.size = plot::FigureSize{3.3, 3.2};  // a column: three side by side
+      plot::export_figure(heatmaps[i], (std::filesystem::path(out_dir) / file).string(),
+                          export_options);
+      files.push_back(file);
+    }
+    return files;
+  };
+#else
+  (void)store;
   (void)out_dir;
   return {};
 #endif

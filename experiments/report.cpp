@@ -181,6 +181,44 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
   out << "\n";
 }
 
+// Runs trained with train.probe_every: what happened inside their layers, a heatmap per run of
+// the probes that tell most (docs/probes.md), every run on one colour scale.
+void probes_section(std::ostream& out, const ReportOptions& options, const db::Store& store,
+                    const std::vector<db::RunRecord>& runs) {
+  constexpr size_t kMaxRuns = 8;  // a page of heatmaps; the rest: `fathom export plot probe`
+  std::vector<const db::RunRecord*> probed;
+  for (const auto& r : runs)
+    if (!store.probe_names(r.id).empty()) probed.push_back(&r);
+  if (probed.empty()) return;
+  out << "\n## Training probes\n\n"
+      << probed.size() << " run(s) recorded training probes (docs/probes.md). Each heatmap: "
+      << "sub-layers top to bottom (encoder, then decoder), probe points left to right; the runs "
+      << "of one probe share a colour scale; per-head probes show the largest head.";
+  if (probed.size() > kMaxRuns)
+    out << " The first " << kMaxRuns << " runs are drawn; `fathom export plot probe --runs ...` "
+        << "draws any.";
+  out << "\n\n";
+  if (probed.size() > kMaxRuns) probed.resize(kMaxRuns);
+  for (const std::string probe : {"stream.rms", "attn.max_logit", "attn.entropy"}) {
+    std::vector<std::pair<int64_t, db::ProbeSeries>> series;
+    for (const auto* r : probed)
+      if (auto s = store.probe_series(r->id, probe); !s.steps.empty())
+        series.emplace_back(r->id, s);
+    if (series.empty()) continue;
+    out << "### " << probe << "\n\n";
+    const std::vector<std::string> files =
+        options.render_probes ? options.render_probes(series, probe, "probe-" + probe)
+                              : std::vector<std::string>();
+    if (files.empty()) {
+      out << "(figures need a build with Qt)\n\n";
+      continue;
+    }
+    for (size_t i = 0; i < files.size() && i < series.size(); ++i)
+      out << "![run " << series[i].first << "](" << files[i] << ")\n";
+    out << "\n";
+  }
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
                          const std::vector<db::RunRecord>& runs, const ReportOptions& options) {
   std::ostringstream out;
@@ -247,6 +285,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     }
   }
   lr_sensitivity_section(out, options, store, sweep, listed, axes);
+  probes_section(out, options, store, runs);
   if (!options.rows.empty()) {
     layout_figures(out, options, store, sweep, runs, options.rows, options.cols);
     return out.str();
@@ -272,6 +311,7 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
     out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
   figures(out, options, {r}, store, r.name, "");
+  probes_section(out, options, store, {r});
   out << "## Config\n\n```yaml\n"
       << r.config_yaml << (r.config_yaml.empty() || r.config_yaml.back() == '\n' ? "" : "\n")
       << "```\n";

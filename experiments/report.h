@@ -44,6 +44,13 @@ struct ReportOptions {
   std::function<std::string(const CurvesRequest&)> render_curves;
   // The same for the learning-rate sensitivity figure (file stem given); null: no figure.
   std::function<std::string(const LrSensitivity&, const std::string&)> render_lr_sensitivity;
+  // The training probes (docs/probes.md): one heatmap per run of `probe`, every run on one
+  // colour scale, files "<stem>-run<ID>.png"; returns the file names in the runs' order (empty
+  // without Qt). Null: no probe figures.
+  std::function<std::vector<std::string>(
+      const std::vector<std::pair<int64_t, db::ProbeSeries>>& runs, const std::string& probe,
+      const std::string& stem)>
+      render_probes;
 };
 
 // Axis keys of a sweep grouped as the sweep varied them (a zip group is one group), seeds left

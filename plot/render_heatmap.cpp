@@ -13,12 +13,12 @@ namespace {
 
 using detail::qstr;
 
-// Every cell's label while they fit (up to 16); beyond that every k-th, so that a 37-row beta
-// matrix of an 18-layer stack stays readable at column width.
-QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& labels, size_t n) {
+// Every cell's label while they fit (up to `max_labels`); beyond that every k-th, so that a
+// 37-row beta matrix of an 18-layer stack stays readable at column width.
+QSharedPointer<QCPAxisTickerText> label_ticker(const std::vector<std::string>& labels, size_t n,
+                                               size_t max_labels = 16) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  constexpr size_t kMaxLabels = 16;
-  const size_t every = n <= kMaxLabels ? 1 : (n + kMaxLabels - 1) / kMaxLabels;
+  const size_t every = n <= max_labels ? 1 : (n + max_labels - 1) / max_labels;
   for (size_t i = 0; i < n; i += every)
     ticker->addTick(static_cast<double>(i),
                     i < labels.size() ? qstr(labels[i]) : QString::number(i));
@@ -83,11 +83,18 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
 
   for (QCPAxis* axis : {plot.xAxis2, plot.yAxis2}) axis->setTicks(false);
-  plot.xAxis->setTicker(label_ticker(h.col_labels, cols));
-  plot.yAxis->setTicker(label_ticker(h.row_labels, rows));
   size_t longest = 0;
   for (const auto& l : h.col_labels) longest = std::max(longest, l.size());
   if (longest > 3) plot.xAxis->setTickLabelRotation(-45);
+  // Column labels side by side in about half the figure's width (the cells' share, less the
+  // row labels and the colour scale): many columns (updates of a probe) get every k-th label.
+  const QFontMetrics metrics(plot.xAxis->tickLabelFont());
+  const int label_px =
+      (longest > 3 ? metrics.height() : metrics.horizontalAdvance(QString(int(longest), '0'))) +
+      metrics.horizontalAdvance(QStringLiteral("00"));
+  const size_t fit = static_cast<size_t>(std::max(2, plot.width() / 2 / std::max(label_px, 1)));
+  plot.xAxis->setTicker(label_ticker(h.col_labels, cols, std::min<size_t>(16, fit)));
+  plot.yAxis->setTicker(label_ticker(h.row_labels, rows));
   plot.xAxis->setSubTicks(false);
   plot.yAxis->setSubTicks(false);
   plot.xAxis->setTickLengthIn(0);

@@ -73,6 +73,9 @@ TEST(Report, SweepAndRunReports) {
       store.set_tag(id, "axis.train.seed", seed);
       store.set_tag(id, "sweep.axes", "model.norm,train.seed");
       store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}});
+      if (std::string(norm) == "pre")  // pre's runs were probed: the report draws them
+        store.write_probes(id, {{25, "stream.rms", {"enc.0.ffn"}, {1.5f}, 0},
+                                {50, "stream.rms", {"enc.0.ffn"}, {2.5f}, 0}});
       if (bleu > 0) {
         store.set_final_metric(id, "test_bleu", bleu);
         store.finish_run(id, "finished");
@@ -105,6 +108,29 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});  // only stored metrics
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
   EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
+  // Without a probe renderer the section still says what was recorded.
+  EXPECT_NE(text.find("2 run(s) recorded training probes"), std::string::npos) << text;
+  EXPECT_NE(text.find("### stream.rms\n\n(figures need a build with Qt)"), std::string::npos);
+  std::vector<int64_t> drawn;
+  options.out_dir = (dir / "probed").string();
+  options.render_probes = [&](const std::vector<std::pair<int64_t, db::ProbeSeries>>& runs,
+                              const std::string& probe, const std::string& stem) {
+    EXPECT_EQ(probe, "stream.rms");  // the only probe stored
+    std::vector<std::string> files;
+    for (const auto& [id, series] : runs) {
+      drawn.push_back(id);
+      EXPECT_EQ(series.steps, (std::vector<int64_t>{25, 50}));
+      files.push_back(stem + "-run" + std::to_string(id) + ".png");
+    }
+    return files;
+  };
+  const std::string probed = read(experiments::write_report(store, "s", options));
+  EXPECT_EQ(drawn, (std::vector<int64_t>{first + 2, first + 3}));  // the two pre runs
+  EXPECT_NE(probed.find("![run " + std::to_string(first + 2) + "](probe-stream.rms-run" +
+                        std::to_string(first + 2) + ".png)"),
+            std::string::npos)
+      << probed;
+  options.render_probes = nullptr;
 
   options.out_dir = (dir / "run").string();
   options.render_curves = nullptr;

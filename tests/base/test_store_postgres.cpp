@@ -21,6 +21,12 @@ namespace ft = fathom::testing;
 
 namespace test_store_postgres {
 
+NewRun named(const std::string& name) {
+  NewRun run;
+  run.name = name;
+  return run;
+}
+
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -128,7 +134,7 @@ TEST_F(PostgresStoreTest, AnUnknownSchemeNamesTheKnownOnes) {
 // reconnects and lands; nothing written before is lost.
 TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedAndTheWriteLands) {
   auto store = Store::open(url_);
-  const int64_t run = store.create_run(NewRun{"r"});
+  const int64_t run = store.create_run(named("r"));
   store.write_metrics(run, {{1, "loss", 3.0, 1.0}});
   const std::string killed =
       ft::postgres_exec("postgres",
@@ -147,7 +153,7 @@ TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedAndTheWriteLands) {
 // land once the database is back -- no metric row lost, none duplicated.
 TEST_F(PostgresStoreTest, AnOutageLongerThanTheRetryBudgetLosesNoMetricRow) {
   auto store = Store::open(url_);
-  const int64_t run = store.create_run(NewRun{"r"});
+  const int64_t run = store.create_run(named("r"));
   const Lease lease = store.mark_running(run, "host", "cpu");
   MetricWriter writer(store, lease, /*flush_rows=*/1000, /*flush_seconds=*/3600);
   for (int step = 1; step <= 10; ++step) writer.log(step, "loss", 1.0 / step);
@@ -188,7 +194,7 @@ TEST_F(PostgresStoreTest, AWriteWhoseCommitReplyWasLostLandsOnce) {
   ASSERT_EQ(ft::postgres_exec("postgres", "SHOW synchronous_standby_names"),
             "fathom_test_no_standby")
       << "the test server lacks the standby name scripts/pg-test-server.sh sets";
-  Store::open(url_).create_run(NewRun{"before"});  // the schema, with commits that do not wait
+  Store::open(url_).create_run(named("before"));  // the schema, with commits that do not wait
   const std::string database = "\"" + name_ + "\"";
   const auto lose_commit_reply = [&](auto write) {
     ft::postgres_exec("postgres", "ALTER DATABASE " + database + " SET synchronous_commit = on");
@@ -215,7 +221,7 @@ TEST_F(PostgresStoreTest, AWriteWhoseCommitReplyWasLostLandsOnce) {
     return pending.get();
   };
 
-  const int64_t run = lose_commit_reply([](Store& store) { return store.create_run(NewRun{"r"}); });
+  const int64_t run = lose_commit_reply([](Store& store) { return store.create_run(named("r")); });
   auto store = Store::open(url_);
   const auto runs = store.list_runs();
   ASSERT_EQ(runs.size(), 2u) << "the run was written twice";

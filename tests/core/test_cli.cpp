@@ -311,8 +311,9 @@ TEST_F(Cli, FullDiskUnderTheStoreEndsTheRunNamingItAndResumeFinishesIt) {
 
   ASSERT_EQ(std::system(("mount -o remount,size=64m " + quote(mount.string())).c_str()), 0);
   if (fathom::db::Store::open(small, fathom::db::OpenMode::ReadOnly).find_run("1")->status ==
-      "running")
+      "running") {
     ASSERT_EQ(fathom({"--db", small, "cancel", "1"}).status, 0);
+  }
   const Result resumed =
       fathom({"--db", small, "--artifacts", artifacts, "train", "--resume", "1", "--no-progress"});
   ASSERT_EQ(resumed.status, 0) << resumed.err;

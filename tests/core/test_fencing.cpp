@@ -131,11 +131,15 @@ void expect_equal_to_uninterrupted(const RunExport& got, const RunExport& want) 
     const auto& [step_g, name_g, value_g, wall_g] = got.metrics[i];
     ASSERT_EQ(name_g, name_w);
     ASSERT_EQ(step_g, step_w) << name_w;
-    if (!kTimings.count(name_w)) EXPECT_EQ(value_g, value_w) << name_w << " at update " << step_w;
+    if (!kTimings.count(name_w)) {
+      EXPECT_EQ(value_g, value_w) << name_w << " at update " << step_w;
+    }
   }
   ASSERT_EQ(got.run.final_metrics.size(), want.run.final_metrics.size());
   for (const auto& [name, value] : want.run.final_metrics)
-    if (!kTimings.count(name)) EXPECT_EQ(got.run.final_metrics.at(name), value) << name;
+    if (!kTimings.count(name)) {
+      EXPECT_EQ(got.run.final_metrics.at(name), value) << name;
+    }
 }
 
 // Nothing about the run changed between two snapshots: its row, every metric row, final

@@ -29,6 +29,12 @@
 
 namespace fathom {
 namespace test_methods {
+
+db::NewRun named_run(const std::string& name) {
+  db::NewRun run;
+  run.name = name;
+  return run;
+}
 namespace fs = std::filesystem;
 
 constexpr int64_t kVocab = 30;
@@ -176,7 +182,7 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
   {
     auto store = db::Store::open((dir / "runs.db").string());
     RunConfig config = small_config("admin", 2, 2);
-    const int64_t first_run = store.create_run(db::NewRun{"admin-a"});
+    const int64_t first_run = store.create_run(named_run("admin-a"));
     Transformer a = build_model(config, kVocab, 1);
     Batch batch = first_batch(config);
     torch::manual_seed(1);
@@ -189,7 +195,7 @@ TEST(Admin, ProfileStoredWithTheRunAndReusedByRunId) {
     EXPECT_EQ(first_files.current("admin_profile"), (dir / "a" / "admin_profile.g1.json").string());
 
     config.model.admin.profile = std::to_string(first_run);
-    const int64_t second_run = store.create_run(db::NewRun{"admin-b"});
+    const int64_t second_run = store.create_run(named_run("admin-b"));
     Transformer b = build_model(config, kVocab, 2);
     torch::manual_seed(2);
     RunFiles second_files(store, store.mark_running(second_run, "host", "cpu"), "");

@@ -318,7 +318,9 @@ TEST_F(TrainerTest, DivergenceBetweenLogPointsIsPinnedToItsUpdate) {
   EXPECT_EQ(loss_b.rbegin()->first, at);
   // The only other points are the log points before it.
   for (const auto& [step, value] : loss_b)
-    if (step != at) EXPECT_EQ(step % 7, 0) << step;
+    if (step != at) {
+      EXPECT_EQ(step % 7, 0) << step;
+    }
 }
 
 // bf16 autocast on the CPU: the loss curve follows fp32's. bf16 keeps 8 significant bits

@@ -341,8 +341,9 @@ TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(final_b.count(name));
     if (name == "train_loss" || name == "train_tokens" || name == "test_ppl" ||
-        name == "valid_ppl" || name == "test_bleu" || name == "params")
+        name == "valid_ppl" || name == "test_bleu" || name == "params") {
       EXPECT_EQ(final_b.at(name), value);
+    }
   }
   // Training time comes from the checkpoint written at update 20, not from this session's
   // (empty) training: positive and at most the first session's whole time.

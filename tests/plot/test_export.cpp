@@ -28,6 +28,19 @@ using namespace fathom::plot;
 
 namespace test_export {
 
+// A curve of label, metric, points, where it diverged and its colour key; the rest default.
+Curve curve(std::string label, std::string metric, std::vector<double> x, std::vector<double> y,
+            std::optional<double> diverged, std::string colour_key) {
+  Curve c;
+  c.label = std::move(label);
+  c.metric = std::move(metric);
+  c.step = std::move(x);
+  c.value = std::move(y);
+  c.diverged_step = diverged;
+  c.colour_key = std::move(colour_key);
+  return c;
+}
+
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -125,9 +138,9 @@ TEST_F(Export, HeatmapMaskLeavesUpperCellsEmpty) {
 TEST_F(Export, EveryKindRendersAndBadExtensionFails) {
   CurveFigure curves;
   curves.smoothing = 0.5;
-  curves.curves = {
-      {"r1", "valid_loss", {0, 1, 2, 3}, {4, 3, 2.5, 2}, std::nullopt, ""},
-      {"r2", "valid_loss", {0, 1, 2}, {4, 5, std::numeric_limits<double>::infinity()}, 2.0, ""}};
+  curves.curves = {curve("r1", "valid_loss", {0, 1, 2, 3}, {4, 3, 2.5, 2}, std::nullopt, ""),
+                   curve("r2", "valid_loss", {0, 1, 2},
+                         {4, 5, std::numeric_limits<double>::infinity()}, 2.0, "")};
   export_figure(curves, temp_path("curves.png"), {FigureSize{2, 1.5}, 72});
   BarFigure bars;
   bars.groups = {"1", "2"};
@@ -155,7 +168,7 @@ TEST_F(Export, LogAxisLabelsNameTheirTicks) {
     CurveFigure curves;
     curves.y.scale = Scale::Log;
     curves.curves = {
-        {"r", "valid_ppl", {0, 1, 2}, {high, (low + high) / 2, low}, std::nullopt, ""}};
+        curve("r", "valid_ppl", {0, 1, 2}, {high, (low + high) / 2, low}, std::nullopt, "")};
     QCustomPlot plot;
     setup_curve_figure(plot, curves);
     ASSERT_FALSE(render_image(plot, kPageSize, 72).isNull());  // lays out the ticks
@@ -165,8 +178,9 @@ TEST_F(Export, LogAxisLabelsNameTheirTicks) {
     ASSERT_EQ(ticks.size(), labels.size());
     for (int i = 0; i < ticks.size(); ++i) {
       for (int j = 0; j < i; ++j) EXPECT_NE(labels[i], labels[j]) << ticks[i] << " " << ticks[j];
-      if (!powers)
+      if (!powers) {
         EXPECT_NEAR(labels[i].toDouble(), ticks[i], 1e-9 * ticks[i]) << labels[i].toStdString();
+      }
     }
     EXPECT_EQ(plot.yAxis->numberFormat(), powers ? QStringLiteral("eb") : QStringLiteral("gb"));
     if (powers) continue;

@@ -169,7 +169,7 @@ TEST_F(ExportPlotCli, ProbeHeatmapsOfTwoRunsShareTheirScale) {
   const auto saved = nlohmann::json::parse(in);
   ASSERT_EQ(saved.size(), 2u);
   const auto second = std::get<fathom::plot::Heatmap>(fathom::plot::figure_from_json(saved[1]));
-  EXPECT_EQ(second.title, "2 admin-18L");
+  EXPECT_EQ(second.title, "#2 admin-18L");
   EXPECT_EQ(second.row_labels, (std::vector<std::string>{"enc.0.self_attn", "enc.1.self_attn"}));
   EXPECT_EQ(second.values[0], (std::vector<double>{4, 4, 4}));  // max(2, 4) at every update
   EXPECT_EQ(second.values[1], (std::vector<double>{3, 6, 9}));

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "base/util/error.h"
 #include "plot/figure.h"
@@ -11,6 +14,19 @@
 using namespace fathom::plot;
 
 namespace test_figure_json {
+
+// A curve of label, metric, points, where it diverged and its colour key; the rest default.
+Curve curve(std::string label, std::string metric, std::vector<double> x, std::vector<double> y,
+            std::optional<double> diverged, std::string colour_key) {
+  Curve c;
+  c.label = std::move(label);
+  c.metric = std::move(metric);
+  c.step = std::move(x);
+  c.value = std::move(y);
+  c.diverged_step = diverged;
+  c.colour_key = std::move(colour_key);
+  return c;
+}
 
 // Equal as JSON: NaN becomes null on both sides.
 void expect_round_trip(const Figure& figure) {
@@ -55,7 +71,7 @@ TEST(FigureJson, LineBarCurvesRoundTrip) {
 
   CurveFigure curves;
   curves.smoothing = 0.9;
-  curves.curves = {{"run 1", "valid_loss", {0, 100}, {5.0, 4.0}, 100.0, "post"}};
+  curves.curves = {curve("run 1", "valid_loss", {0, 100}, {5.0, 4.0}, 100.0, "post")};
   expect_round_trip(curves);
   const auto back = std::get<CurveFigure>(figure_from_json(to_json(curves)));
   EXPECT_EQ(back.x.label, "update");
