@@ -47,6 +47,10 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
     showReadout(e);
   });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
+  // Before each paint, when the axes' size is known (a resize changes what a pixel is worth).
+  connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
+    if (!user_zoomed_ && !placed_.empty()) makeRoomForPointers();
+  });
 
   add_export_menu(plot_);
   enlarge_ = new QAction(QStringLiteral("E&nlarge"), plot_);
@@ -201,6 +205,7 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
   else if (!extendGraphs(f, keep))
     return;  // nothing new: the picture stands
   screenPens();
+  drawMarks();  // a fork mark follows its curve's line
   if (keep) {
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
@@ -290,6 +295,7 @@ void CurvePlot::rebuild(const plot::CurveFigure& f, const std::string& signature
   style.legend = legend_;                  // a hidden legend must not take a row of the plot either
   base_look_.clear();                      // the graphs are new
   readout_->setText(QStringLiteral(" "));  // it named a point of the old picture
+  mark_graphs_.forget();                   // the set-up removes every graph
   graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
   signature_ = signature;
   x_end_at_setup_ = x_end;
@@ -312,7 +318,7 @@ bool CurvePlot::extendGraphs(const plot::CurveFigure& f, bool keep_zoom) {
     if (g.mark) g.mark->setData({*f.curves[i].diverged_step}, {l.diverged_y});
   }
   if (changed && !keep_zoom) {
-    plot_->rescaleAxes();
+    fitToCurves();
     if (f.y.scale == plot::Scale::Linear && !f.y.min && !f.y.max) plot_->yAxis->scaleRange(1.05);
     apply_limits(plot_->xAxis, f.x);
     apply_limits(plot_->yAxis, f.y);
@@ -401,8 +407,79 @@ void CurvePlot::setLegendVisible(bool visible) {
 void CurvePlot::resetZoom() {
   user_zoomed_ = false;
   readout_->setText(QStringLiteral(" "));
-  plot_->rescaleAxes();
+  fitToCurves();
   plot_->replot();
+}
+
+void CurvePlot::fitToCurves() {
+  // A spike pointer sits above its point; fitting to it would leave a margin for nothing.
+  mark_graphs_.setVisible(false);
+  plot_->rescaleAxes(/*onlyVisiblePlottables=*/true);
+  mark_graphs_.setVisible(true);
+}
+
+void CurvePlot::setMarks(std::vector<ChartMark> marks) {
+  if (marks == marks_) return;
+  marks_ = std::move(marks);
+  drawMarks();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+namespace {
+
+// The y of a drawn line at x: between the drawn points around it (NaN outside the line).
+double line_y_at(const QCPGraph& line, double x) {
+  const auto data = line.data();
+  auto after = data->findBegin(x, false);
+  if (after == data->constEnd()) return kNaN;
+  if (after->key == x || after == data->constBegin()) return after->key == x ? after->value : kNaN;
+  auto before = after - 1;
+  const double t = (x - before->key) / (after->key - before->key);
+  return before->value + t * (after->value - before->value);
+}
+
+}  // namespace
+
+void CurvePlot::drawMarks() {
+  placed_.clear();
+  if (marks_.empty() && mark_graphs_.empty()) return;  // the usual chart: nothing to do
+  std::map<QString, QCPGraph*> lines;
+  for (const plot::CurveGraphs& g : graphs_)
+    if (g.line) lines.emplace(g.line->name(), g.line);
+  std::vector<QColor> colours;
+  for (const ChartMark& m : marks_) {
+    auto line = lines.find(m.curve);
+    if (line == lines.end()) continue;  // hidden, or not drawn yet
+    ChartMark placed = m;
+    if (std::isnan(placed.y)) placed.y = line_y_at(*line->second, m.x);
+    if (!std::isfinite(placed.y)) continue;
+    auto look = base_look_.find(line->second);
+    colours.push_back(look != base_look_.end() ? look->second.first.color()
+                                               : line->second->pen().color());
+    placed_.push_back(std::move(placed));
+  }
+  if (plot_->xAxis) mark_graphs_.draw(*plot_, placed_, colours);
+}
+
+void CurvePlot::makeRoomForPointers() {
+  // A spike's pointer stands above its point, which is the curve's highest on a chart fitted
+  // to it: raise the top until every pointer is inside (the user's own zoom is left alone).
+  constexpr double kRoom = 16;  // pixels a pointer takes above its point
+  QCPAxis* y = plot_->yAxis;
+  const double height = y->axisRect()->height();
+  if (height < 4 * kRoom) return;
+  const bool log = y->scaleType() == QCPAxis::stLogarithmic;
+  auto to_axis = [log](double v) { return log ? std::log10(v) : v; };
+  const double lo = to_axis(y->range().lower);
+  double hi = to_axis(y->range().upper);
+  for (const ChartMark& m : placed_) {
+    if (m.kind != ChartMark::Kind::Spike || (log && m.y <= 0)) continue;
+    // The top that leaves kRoom pixels above the point: (hi - v) / (hi - lo) = kRoom / height.
+    const double v = to_axis(m.y);
+    hi = std::max(hi, (v * height - kRoom * lo) / (height - kRoom));
+  }
+  if (std::isfinite(hi) && hi > to_axis(y->range().upper))
+    y->setRangeUpper(log ? std::pow(10.0, hi) : hi);
 }
 
 QString CurvePlot::xText(double x) const {
@@ -450,6 +527,10 @@ bool CurvePlot::eventFilter(QObject* watched, QEvent* event) {
 
 QString CurvePlot::readoutAt(const QPoint& pixel) const {
   if (!plot_->xAxis) return QStringLiteral(" ");
+  if (const auto mark = mark_at(*plot_, placed_, pixel)) {
+    const ChartMark& m = placed_[*mark];
+    return QStringLiteral("%1   %2   %3").arg(m.curve, xText(m.x), m.text);
+  }
   const double mx = plot_->xAxis->pixelToCoord(pixel.x());
   // The nearest drawn point, in pixels, over the legend's curves (not the faint raw ones).
   double best = std::numeric_limits<double>::infinity();

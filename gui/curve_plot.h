@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/chart_marks.h"
 #include "plot/curve_x.h"
 #include "plot/decimate.h"
 #include "plot/figure.h"
@@ -48,6 +49,14 @@ class CurvePlot : public QWidget {
   void setCurves(plot::CurveFigure skeleton,
                  std::vector<const std::vector<db::MetricPoint>*> series, std::vector<plot::RunX> x,
                  std::function<plot::CurveFigure()> full_figure);
+  // Marks over the curves (chart_marks.h): spikes and fork points. Cheap to call on every
+  // redraw: the same marks again change nothing. A mark whose curve is not drawn is left out.
+  void setMarks(std::vector<ChartMark> marks);
+  // The marks as drawn now, placed (a fork mark's y is its curve's there).
+  const std::vector<ChartMark>& marks() const { return placed_; }
+  std::vector<std::pair<double, double>> drawnMarks(ChartMark::Kind kind) const {
+    return mark_graphs_.drawn(kind);
+  }
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
@@ -105,6 +114,11 @@ class CurvePlot : public QWidget {
   void rebuild(const plot::CurveFigure& f, const std::string& signature, double x_end);
   // Gives the existing graphs their curves' new points; false when none changed.
   bool extendGraphs(const plot::CurveFigure& f, bool keep_zoom);
+  // Places the marks on the curves as drawn now and draws them.
+  void drawMarks();
+  void makeRoomForPointers();
+  // Fits the axes to the curves; the marks never widen them.
+  void fitToCurves();
   // The hover read-out's words for curve `index` near x: a group's members present there.
   QString groupText(size_t index, double x) const;
   QString xText(double x) const;  // "step 1200", "3.2e6 tokens", "1:02:03 since start"
@@ -129,6 +143,8 @@ class CurvePlot : public QWidget {
   QAction* enlarge_ = nullptr;
   // Each graph's pen and markers as the screen draws them, before any highlight.
   std::map<QCPGraph*, std::pair<QPen, QCPScatterStyle>> base_look_;
+  std::vector<ChartMark> marks_, placed_;  // as given, and as drawn
+  ChartMarkGraphs mark_graphs_;
 };
 
 }  // namespace fathom::gui

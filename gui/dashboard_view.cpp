@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -15,6 +16,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -23,6 +25,7 @@
 #include "db/run_status.h"
 #include "gui/curve_plot.h"
 #include "gui/metric_poller.h"
+#include "gui/run_marks.h"
 #include "gui/run_state_text.h"
 #include "gui/shared_legend.h"
 #include "gui/store_session.h"
@@ -106,6 +109,20 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   x_axis_->setToolTip(QStringLiteral(
       "x axis: update step, target tokens seen, or wall-clock time since the run's start"));
   fillGroupChoices({});
+  // Spike marks (run_marks.h): the rule of `fathom show --spike-k --spike-window`.
+  spike_k_ = new QDoubleSpinBox;
+  spike_k_->setRange(0.5, 1000);
+  spike_k_->setDecimals(1);
+  spike_k_->setSingleStep(0.5);
+  spike_k_->setValue(SpikeRule{}.k);
+  spike_window_ = new QSpinBox;
+  spike_window_->setRange(2, 10000);
+  spike_window_->setValue(SpikeRule{}.window);
+  const QString spike_tip = QStringLiteral(
+      "spikes marked on train_loss and grad_norm (single runs, not group means): a raw point "
+      "more than k sample standard deviations above the mean of the N points before it");
+  spike_k_->setToolTip(spike_tip);
+  spike_window_->setToolTip(spike_tip);
   auto* fit = new QPushButton(QStringLiteral("&Fit all"));
   fit->setToolTip(QStringLiteral("reset zoom of every chart (or double-click a chart)"));
   caption_ = new QLabel;
@@ -130,6 +147,17 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(x_axis_);
   controls->addSeparator();
   controls->addWidget(fit);
+  controls->addSeparator();
+  // One widget, so that a narrow window folds the spike rule into the overflow menu whole.
+  auto* spike_rule = new QWidget;
+  auto* spike_row = new QHBoxLayout(spike_rule);
+  spike_row->setContentsMargins(0, 0, 0, 0);
+  spike_row->setSpacing(2);
+  spike_row->addWidget(new QLabel(QStringLiteral("Spikes k")));
+  spike_row->addWidget(spike_k_);
+  spike_row->addWidget(new QLabel(QStringLiteral(" N")));
+  spike_row->addWidget(spike_window_);
+  controls->addWidget(spike_rule);
   auto* top = new QHBoxLayout;
   top->addWidget(controls, 1);
   top->addWidget(caption_);
@@ -173,6 +201,11 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
   });
   connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(band_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  // Typing "40" is not a redraw at "4" first: a value counts once typed (Return, focus out).
+  spike_k_->setKeyboardTracking(false);
+  spike_window_->setKeyboardTracking(false);
+  connect(spike_k_, &QDoubleSpinBox::valueChanged, this, [this] { redraw(); });
+  connect(spike_window_, &QSpinBox::valueChanged, this, [this] { redraw(); });
   connect(x_axis_, &QComboBox::currentIndexChanged, this, [this] {
     trackCurves();  // the tokens axis reads each run's target_tokens curve
     poll();
@@ -235,6 +268,13 @@ void DashboardView::setXAxis(plot::XAxis axis) {
   x_axis_->setCurrentIndex(x_axis_->findData(QString::fromStdString(plot::x_axis_name(axis))));
 }
 
+void DashboardView::setSpikeRule(const SpikeRule& rule) {
+  spike_k_->setValue(rule.k);  // each redraws when it changes
+  spike_window_->setValue(rule.window);
+}
+
+SpikeRule DashboardView::spikeRule() const { return {spike_k_->value(), spike_window_->value()}; }
+
 GroupingChoice DashboardView::grouping() const {
   GroupingChoice choice;
   for (const QString& key : groupBy().split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -263,6 +303,7 @@ void DashboardView::setSession(StoreSession* session) {
   tags_.clear();
   groups_.clear();
   cache_.clear();
+  spikes_.clear();
   cache_.track({}, {});
   refreshMetricList();
   rebuildCharts();
@@ -442,8 +483,9 @@ void DashboardView::merge(const MetricUpdate& update) {
 
 void DashboardView::redraw() {
   smoothing_label_->setText(QString::number(smoothing(), 'f', 2));
-  refreshColourValues();  // once a redraw, not once a run and chart
-  int left_out = 0;       // runs with points that cannot go on the x axis (most over the charts)
+  spikes_.setRule(spikeRule());  // a new rule finds every curve's spikes again
+  refreshColourValues();         // once a redraw, not once a run and chart
+  int left_out = 0;  // runs with points that cannot go on the x axis (most over the charts)
   size_t groups = 0;
   const bool grouped = !groupBy().isEmpty();
   std::vector<plot::Curve> group_curves;  // every chart's groups, for the legend (no points)
@@ -452,14 +494,17 @@ void DashboardView::redraw() {
       plot::CurveFigure shown = groupFigure(metric, &left_out, &group_curves);
       groups = std::max(groups, group_curves.size());
       chart->setFigure(std::move(shown), /*rewritten=*/true);
+      chart->setMarks({});  // a group's mean has no spikes of its own
       continue;
     }
     std::vector<const std::vector<db::MetricPoint>*> series;
     std::vector<plot::RunX> x;
-    plot::CurveFigure skeleton = figure(metric, false, &series, &x, &left_out);
+    std::vector<ChartMark> marks;
+    plot::CurveFigure skeleton = figure(metric, false, &series, &x, &left_out, &marks);
     const std::string name = metric;
     chart->setCurves(std::move(skeleton), std::move(series), std::move(x),
                      [this, name] { return figure(name, true); });
+    chart->setMarks(std::move(marks));
   }
   QString caption =
       runs_.empty()
@@ -502,7 +547,9 @@ int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) 
 std::string DashboardView::curveLabel(const db::RunRecord& run) const {
   std::string value;
   styleOf(run, &value);
-  const std::string label = plot::run_short_name(run);
+  std::string label = plot::run_short_name(run);
+  if (auto tags = tags_.find(run.id); tags != tags_.end())
+    if (const auto origin = fork_origin(tags->second)) label += " " + fork_label(*origin);
   if (value.empty()) return label;
   return colour_by_->currentText().toStdString().substr(5) + "=" + value + "  " + label;
 }
@@ -574,7 +621,8 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* lef
 
 plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_points,
                                         std::vector<const std::vector<db::MetricPoint>*>* series,
-                                        std::vector<plot::RunX>* xs, int* left_out) const {
+                                        std::vector<plot::RunX>* xs, int* left_out,
+                                        std::vector<ChartMark>* marks) const {
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
   int unplaced = 0;
@@ -599,6 +647,15 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     if (series) series->push_back(&points);
     if (xs) xs->push_back(place);
     if (run.diverged_step) curve.diverged_step = place.at_step(points, *run.diverged_step);
+    if (marks) {
+      const QString label = QString::fromStdString(curve.label);
+      if (spike_metric(metric))
+        add_spike_marks(spikes_.spikes({run.id, metric}, points), points, place, label,
+                        spikes_.rule(), marks);
+      auto tags = tags_.find(run.id);
+      if (const auto origin = tags == tags_.end() ? std::nullopt : fork_origin(tags->second))
+        marks->push_back(fork_mark(*origin, points, place, label));
+    }
     figure.curves.push_back(std::move(curve));
   }
   if (left_out) *left_out = std::max(*left_out, unplaced);
@@ -630,10 +687,15 @@ void DashboardView::showRuns(const std::vector<db::RunRecord>& all,
 
 void DashboardView::saveSettings(QSettings& settings) const {
   settings.setValue("dashboard/smoothing", smoothing());
+  settings.setValue("dashboard/spike_k", spike_k_->value());
+  settings.setValue("dashboard/spike_window", spike_window_->value());
 }
 
 void DashboardView::restoreSettings(const QSettings& settings) {
   setSmoothing(settings.value("dashboard/smoothing", 0.6).toDouble());
+  const SpikeRule defaults;
+  setSpikeRule({settings.value("dashboard/spike_k", defaults.k).toDouble(),
+                settings.value("dashboard/spike_window", defaults.window).toInt()});
 }
 
 void DashboardView::extraScreenshots(const std::function<void(const QString& file)>& shoot) {

@@ -14,10 +14,13 @@
 #include "db/store.h"
 #include "gui/dashboard_groups.h"
 #include "gui/metric_cache.h"
+#include "gui/spike_cache.h"
 #include "gui/workbench_view.h"
 #include "plot/figure.h"
 
 class QCheckBox;
+class QDoubleSpinBox;
+class QSpinBox;
 class QSplitter;
 class QComboBox;
 class QGridLayout;
@@ -28,6 +31,7 @@ class QSlider;
 namespace fathom::gui {
 
 class CurvePlot;
+struct ChartMark;
 class SharedLegend;
 class MetricPoller;
 struct StoreSession;
@@ -82,6 +86,10 @@ class DashboardView : public QWidget, public WorkbenchView {
   bool hasSeeds() const;
   void setBand(plot::Band band);
   void setXAxis(plot::XAxis axis);
+  // The spikes marked on the training loss and gradient norm of single runs (not on seed
+  // groups' means): k standard deviations above the mean of the N points before.
+  void setSpikeRule(const SpikeRule& rule);
+  SpikeRule spikeRule() const;
 
  signals:
   void error(const QString& message);
@@ -96,10 +104,12 @@ class DashboardView : public QWidget, public WorkbenchView {
   void redraw();
   void merge(const MetricUpdate& update);
   // A chart's figure from the cache: with every point (for export), or without (the chart
-  // reads `series`, the cached points of its curves, in place).
+  // reads `series`, the cached points of its curves, in place); `marks`: its curves' spikes
+  // and fork points.
   plot::CurveFigure figure(const std::string& metric, bool with_points,
                            std::vector<const std::vector<db::MetricPoint>*>* series = nullptr,
-                           std::vector<plot::RunX>* x = nullptr, int* left_out = nullptr) const;
+                           std::vector<plot::RunX>* x = nullptr, int* left_out = nullptr,
+                           std::vector<ChartMark>* marks = nullptr) const;
   // The grouped figure of a chart, its groups brought up to date (built again when needed);
   // left_out: the runs it could not place on the x axis.
   // The grouped figure of `metric`, without the groups the legend hides; adds groups not yet in
@@ -124,6 +134,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   MetricCache cache_;
+  mutable SpikeCache spikes_;  // what figure() finds, kept until the points or the rule change
   MetricPoller* poller_;
   std::set<int64_t> followed_;
   std::string enlarged_;  // the chart filling the area, "" for none          // with nothing
@@ -141,6 +152,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   QComboBox* group_by_;
   QComboBox* band_;
   QComboBox* x_axis_;
+  QDoubleSpinBox* spike_k_;
+  QSpinBox* spike_window_;
   QLabel* caption_;
   QGridLayout* grid_;
   bool updating_list_ = false;

@@ -1,0 +1,74 @@
+#include "gui/run_marks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "db/metric_names.h"
+
+namespace fathom::gui {
+
+bool spike_metric(const std::string& metric) {
+  return metric == db::metric::kTrainLoss || metric == db::metric::kGradNorm;
+}
+
+std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags) {
+  auto parent = tags.find("forked_from"), at = tags.find("forked_at");
+  if (parent == tags.end() || at == tags.end()) return std::nullopt;
+  try {
+    size_t parent_end = 0, at_end = 0;
+    ForkOrigin origin{std::stoll(parent->second, &parent_end), std::stoll(at->second, &at_end)};
+    if (parent_end != parent->second.size() || at_end != at->second.size()) return std::nullopt;
+    return origin;
+  } catch (const std::exception&) {  // not a number: a tag someone set by hand
+    return std::nullopt;
+  }
+}
+
+std::string fork_label(const ForkOrigin& origin) {
+  return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
+}
+
+void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
+                     const plot::RunX& place, const QString& curve, const SpikeRule& rule,
+                     std::vector<ChartMark>* marks) {
+  std::vector<const Spike*> shown;
+  for (const Spike& s : spikes)
+    if (std::isfinite(s.value)) shown.push_back(&s);
+  if (shown.size() > kMaxSpikeMarks) {  // the largest: a noisy curve must not drown in marks
+    std::nth_element(shown.begin(), shown.begin() + kMaxSpikeMarks, shown.end(),
+                     [](const Spike* a, const Spike* b) { return a->z > b->z; });
+    shown.resize(kMaxSpikeMarks);
+  }
+  for (const Spike* spike : shown) {
+    const Spike& s = *spike;
+    auto point =
+        std::lower_bound(points.begin(), points.end(), s.step,
+                         [](const db::MetricPoint& p, int64_t step) { return p.step < step; });
+    if (point == points.end() || point->step != s.step) continue;
+    ChartMark m;
+    m.kind = ChartMark::Kind::Spike;
+    m.curve = curve;
+    m.x = place.at(*point);
+    m.y = s.value;
+    m.text = QStringLiteral("spike: %1, z = %2, mean of the %3 before: %4")
+                 .arg(s.value, 0, 'g', 5)
+                 .arg(s.z, 0, 'f', 1)
+                 .arg(rule.window)
+                 .arg(s.mean, 0, 'g', 5);
+    marks->push_back(std::move(m));
+  }
+}
+
+ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
+                    const plot::RunX& place, const QString& curve) {
+  ChartMark m;
+  m.kind = ChartMark::Kind::Fork;
+  m.curve = curve;
+  m.x = place.at_step(points, origin.step);
+  m.y = std::numeric_limits<double>::quiet_NaN();
+  m.text = QStringLiteral("fork of #%1 at update %2").arg(origin.parent).arg(origin.step);
+  return m;
+}
+
+}  // namespace fathom::gui

@@ -1,0 +1,199 @@
+// Spike forensics on the dashboard (issue 38 item 5): a spike of a run's training loss is
+// marked where it is, with its z and rolling mean in the hover read-out, as its points arrive
+// by polling; a spike rule that no point passes takes the mark away; a fork is marked where it
+// left its parent and says so in its label. Every expected value is worked out by hand from the
+// points written here.
+#include <limits>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/chart_marks.h"
+#include "gui/curve_plot.h"
+#include "gui/dashboard_view.h"
+#include "gui/shared_legend.h"
+#include "gui/spike_cache.h"
+#include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::SpikeRule;
+using fathom::db::MetricRow;
+using fathom::db::NewRun;
+using fathom::db::Store;
+using namespace fathom::gui;
+
+namespace test_spike_marks {
+
+// Point i (from 0) of a calm loss at update 10 (i + 1): 2.9, 3.0 or 3.1 in turn.
+double calm(int i) { return 3.0 + 0.1 * (i % 3 - 1); }
+
+std::vector<MetricRow> loss(int from, int to, int spike_at = -1) {
+  std::vector<MetricRow> rows;
+  for (int i = from; i < to; ++i) {
+    const int step = 10 * (i + 1);
+    rows.emplace_back(step, "train_loss", step == spike_at ? 9.0 : calm(i), 0.0);
+  }
+  return rows;
+}
+
+class SpikeMarksTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+  static bool pollAndWait(DashboardView& view) {
+    for (int i = 0; i < 500 && view.pollPending(); ++i) QTest::qWait(10);
+    QSignalSpy applied(&view, &DashboardView::pointsApplied);
+    view.poll();
+    return view.pollPending() && applied.wait(5000);
+  }
+
+  static std::vector<ChartMark> marksOf(const CurvePlot& chart, ChartMark::Kind kind) {
+    std::vector<ChartMark> out;
+    for (const ChartMark& m : chart.marks())
+      if (m.kind == kind) out.push_back(m);
+    return out;
+  }
+
+ private slots:
+  void aSpikeIsMarkedWhereItIs() {
+    const QString db = dir_.filePath("spike.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "spiky";
+    const int64_t run = writer.create_run(r);
+    writer.mark_running(run, "host", "cpu");
+    writer.write_metrics(run, loss(0, 20));  // updates 10..200: too few to judge any point
+
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(1000, 700);
+    view.setSpikeRule(SpikeRule{4, 20});
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QTRY_COMPARE(view.cache().series(run, "train_loss").size(), size_t(20));
+    CurvePlot* chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QVERIFY(chart->marks().empty());
+
+    // Updates 210..300 arrive while it trains, 9.0 at update 250 among them.
+    Store::open(db.toStdString()).write_metrics(run, loss(20, 30, 250));
+    QVERIFY(pollAndWait(view));
+    QCOMPARE(view.cache().series(run, "train_loss").size(), size_t(30));
+    const auto spikes = marksOf(*chart, ChartMark::Kind::Spike);
+    QCOMPARE(spikes.size(), size_t(1));
+    QCOMPARE(spikes[0].x, 250.0);
+    QCOMPARE(spikes[0].y, 9.0);
+    const auto drawn = chart->drawnMarks(ChartMark::Kind::Spike);
+    QCOMPARE(drawn.size(), size_t(1));
+    QCOMPARE(drawn[0], std::make_pair(250.0, 9.0));
+    // The 20 points before it (updates 50..240): six 2.9, seven 3.0, seven 3.1 -- mean 3.005,
+    // sample std sqrt(0.1295 / 19) = 0.08256, z = (9 - 3.005) / 0.08256 = 72.6.
+    QVERIFY(spikes[0].text.contains("spike: 9, z = 72.6, mean of the 20 before: 3.005"));
+
+    // The hover read-out names it: the pointer sits just above the point.
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    chart->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QPoint at(static_cast<int>(chart->plot()->xAxis->coordToPixel(250)),
+                    static_cast<int>(chart->plot()->yAxis->coordToPixel(9.0)) - 8);
+    const QString readout = chart->readoutAt(at);
+    QVERIFY2(readout.contains("spike: 9, z = 72.6"), qPrintable(readout));
+    QVERIFY2(readout.contains("step 250"), qPrintable(readout));
+
+    // No point is 1000 standard deviations above its window: the mark goes; back at k = 4 it
+    // is there again.
+    view.setSpikeRule(SpikeRule{1000, 20});
+    QVERIFY(chart->marks().empty());
+    QVERIFY(chart->drawnMarks(ChartMark::Kind::Spike).empty());
+    view.setSpikeRule(SpikeRule{4, 20});
+    QCOMPARE(chart->drawnMarks(ChartMark::Kind::Spike).size(), size_t(1));
+  }
+
+  // Found as the points arrive, a few at a time, the spikes are those of the whole curve at
+  // once -- NaN points among them, which the rolling window skips; a rewritten curve (a resume)
+  // and a new rule are judged afresh. The curve: calm, then 9.0 at 250, NaN at 260 and 20.0 at
+  // 270: spikes at 250 (above the calm window), 260 (the first non-finite point) and 270 (its
+  // window holds 9.0 now -- mean 3.305, sample std 1.343 -- and 20.0 is still z = 12.4).
+  void spikesFoundAsPointsArriveAreTheWholeCurves() {
+    std::vector<fathom::db::MetricPoint> points;
+    for (int i = 0; i < 30; ++i) points.push_back({10 * (i + 1), calm(i), 0.0});
+    points[24].value = 9.0;
+    points[25].value = std::numeric_limits<double>::quiet_NaN();
+    points[26].value = 20.0;
+    SpikeCache cache;
+    cache.setRule(SpikeRule{4, 20});
+    std::vector<fathom::db::MetricPoint> growing;
+    for (const auto& p : points) {
+      growing.push_back(p);
+      cache.spikes({1, "train_loss"}, growing);
+    }
+    std::vector<int64_t> steps;
+    for (const auto& s : cache.spikes({1, "train_loss"}, growing)) steps.push_back(s.step);
+    QCOMPARE(steps, (std::vector<int64_t>{250, 260, 270}));
+    // Rewritten from update 250 on (a resume logs them again, later): calm, no spike.
+    for (int i = 24; i < 30; ++i) growing[i] = {10 * (i + 1), calm(i), 1.0};
+    QVERIFY(cache.spikes({1, "train_loss"}, growing).empty());
+    // A rule that asks more: 250 was z = 72.6 (see aSpikeIsMarkedWhereItIs); k = 100 leaves none.
+    growing[24].value = 9.0;
+    cache.setRule(SpikeRule{100, 20});
+    QVERIFY(cache.spikes({1, "train_loss"}, growing).empty());
+  }
+
+  void aForkIsMarkedWhereItLeftItsParent() {
+    const QString db = dir_.filePath("fork.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun parent;
+    parent.name = "parent";
+    const int64_t parent_id = writer.create_run(parent);
+    writer.write_metrics(parent_id, loss(0, 30));
+    NewRun fork;
+    fork.name = "parent fork@200";
+    const int64_t fork_id = writer.create_run(fork);
+    // The parent's rows up to update 200 (2.9, 3.0, 3.1 in turn), then lower: 2.5 from 210.
+    std::vector<MetricRow> rows = loss(0, 20);
+    for (int step = 210; step <= 300; step += 10) rows.emplace_back(step, "train_loss", 2.5, 0.0);
+    writer.write_metrics(fork_id, rows);
+    writer.set_tag(fork_id, "forked_from", std::to_string(parent_id));
+    writer.set_tag(fork_id, "forked_at", "200");
+
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(1000, 700);
+    view.setSmoothing(0);  // the line goes through the points: the mark sits on update 200's
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QTRY_COMPARE(view.cache().series(fork_id, "train_loss").size(), size_t(30));
+    QTRY_COMPARE(view.cache().series(parent_id, "train_loss").size(), size_t(30));
+    CurvePlot* chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QTRY_COMPARE(marksOf(*chart, ChartMark::Kind::Fork).size(), size_t(1));
+    const ChartMark mark = marksOf(*chart, ChartMark::Kind::Fork)[0];
+    QCOMPARE(mark.x, 200.0);
+    QCOMPARE(mark.y, 3.0);  // update 200 is point 19: 3.0
+    const QString suffix = QStringLiteral("(fork of #%1 at 200)").arg(parent_id);
+    QVERIFY2(mark.curve.endsWith(suffix), qPrintable(mark.curve));
+    QVERIFY(mark.curve.contains("fork@200"));
+    QCOMPARE(chart->drawnMarks(ChartMark::Kind::Fork), (std::vector{std::make_pair(200.0, 3.0)}));
+    QVERIFY(marksOf(*chart, ChartMark::Kind::Spike).empty());  // a step down is no spike
+
+    // The legend says it too, and only for the fork.
+    int forks = 0;
+    for (int i = 0; i < view.legend()->count(); ++i)
+      forks += view.legend()->item(i)->data(Qt::UserRole).toString().endsWith(suffix);
+    QCOMPARE(view.legend()->count(), 2);
+    QCOMPARE(forks, 1);
+  }
+};
+
+FATHOM_GUI_TEST(SpikeMarksTest);
+
+}  // namespace test_spike_marks
+
+#include "test_spike_marks.moc"
