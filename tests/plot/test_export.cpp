@@ -22,24 +22,14 @@
 #include "plot/headless.h"
 #include "plot/render.h"
 #include "plot/save.h"
+#include "tests/support/curve_test_helpers.h"
 #include "tests/support/temp_dir.h"
 
 using namespace fathom::plot;
 
 namespace test_export {
 
-// A curve of label, metric, points, where it diverged and its colour key; the rest default.
-Curve curve(std::string label, std::string metric, std::vector<double> x, std::vector<double> y,
-            std::optional<double> diverged, std::string colour_key) {
-  Curve c;
-  c.label = std::move(label);
-  c.metric = std::move(metric);
-  c.step = std::move(x);
-  c.value = std::move(y);
-  c.diverged_step = diverged;
-  c.colour_key = std::move(colour_key);
-  return c;
-}
+using fathom::testing::curve;
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

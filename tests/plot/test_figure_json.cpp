@@ -10,23 +10,13 @@
 #include "base/util/error.h"
 #include "plot/figure.h"
 #include "plot/size.h"
+#include "tests/support/curve_test_helpers.h"
 
 using namespace fathom::plot;
 
 namespace test_figure_json {
 
-// A curve of label, metric, points, where it diverged and its colour key; the rest default.
-Curve curve(std::string label, std::string metric, std::vector<double> x, std::vector<double> y,
-            std::optional<double> diverged, std::string colour_key) {
-  Curve c;
-  c.label = std::move(label);
-  c.metric = std::move(metric);
-  c.step = std::move(x);
-  c.value = std::move(y);
-  c.diverged_step = diverged;
-  c.colour_key = std::move(colour_key);
-  return c;
-}
+using fathom::testing::curve;
 
 // Equal as JSON: NaN becomes null on both sides.
 void expect_round_trip(const Figure& figure) {
