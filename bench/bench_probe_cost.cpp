@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "base/util/blas_setup.h"
 #include "core/train/trainer.h"
 #include "db/metric_names.h"
 #include "db/store.h"
@@ -34,6 +35,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ensure_fast_blas(argv);  // as `fathom` does: OpenBLAS's fast kernels (base/util/blas_setup.h)
   int updates = 300, every = 100, rounds = 2, layers = 18, threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
                    probe_every, seconds);
     }
   const double off = median(off_s), on = median(on_s);
+  std::printf("blas core %s\n", blas_core_name());
   std::printf("%d+%d layers, %d updates, probes every %d (%d points), %d rounds alternating\n",
               layers, layers, updates, every, updates / every, rounds);
   std::printf("update loop without probes: median %.2f s\n", off);
