@@ -310,11 +310,7 @@ void add_probe(CLI::App* plot_cmd, GlobalOptions& global) {
                 (known.empty() ? "it was trained without train.probe_every" : "it has " + known) +
                 ")");
       }
-      // "#12 norm=pre,init=xavier,seed=1": the sweep's name prefix would fill the title.
-      std::string name = run->name;
-      if (!run->sweep.empty() && name.rfind(run->sweep + "/", 0) == 0)
-        name = name.substr(run->sweep.size() + 1);
-      runs.emplace_back("#" + std::to_string(id) + " " + name, std::move(series));
+      runs.emplace_back(plot::probe_run_label(*run), std::move(series));
     }
     std::vector<plot::Figure> figures;
     if (args->lines)

@@ -65,10 +65,7 @@ report_probes_renderer(const db::Store& store, const std::string& out_dir) {
     std::vector<std::pair<std::string, db::ProbeSeries>> labelled;
     for (const auto& [id, series] : runs) {
       const auto run = store.find_run(std::to_string(id));
-      std::string name = run ? run->name : "";
-      if (run && !run->sweep.empty() && name.rfind(run->sweep + "/", 0) == 0)
-        name = name.substr(run->sweep.size() + 1);
-      labelled.emplace_back("#" + std::to_string(id) + " " + name, series);
+      labelled.emplace_back(run ? plot::probe_run_label(*run) : "#" + std::to_string(id), series);
     }
     std::vector<std::string> files;
     const auto heatmaps = plot::probe_heatmaps(labelled, probe, plot::HeadReduction::Max);

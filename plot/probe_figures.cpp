@@ -29,6 +29,13 @@ bool has_heads(const db::ProbeSeries& series) {
 
 }  // namespace
 
+std::string probe_run_label(const db::RunRecord& run) {
+  std::string name = run.name;
+  if (!run.sweep.empty() && name.rfind(run.sweep + "/", 0) == 0)
+    name = name.substr(run.sweep.size() + 1);
+  return "#" + std::to_string(run.id) + " " + name;
+}
+
 HeadReduction parse_head_reduction(const std::string& text) {
   if (text == "all") return HeadReduction::All;
   if (text == "max") return HeadReduction::Max;

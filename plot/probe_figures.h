@@ -20,6 +20,10 @@ HeadReduction parse_head_reduction(const std::string& text);  // all | max | mea
 // The probe with its heads reduced: positions and values per point.
 db::ProbeSeries reduce_heads(const db::ProbeSeries& series, HeadReduction heads);
 
+// "#12 norm=pre,init=xavier,seed=1": a run's id and name without its sweep's prefix, which
+// would fill a heatmap's title.
+std::string probe_run_label(const db::RunRecord& run);
+
 // One heatmap per run (`label`, series), every one on the same colour range: a log scale when
 // every value is positive and they span two decades or more.
 std::vector<Heatmap> probe_heatmaps(
