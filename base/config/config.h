@@ -38,6 +38,7 @@ struct ModelConfig {
   bool share_embeddings = true;           // one embedding for source and target (joint vocab)
   std::string embedding_init = "method";  // method: as model.init draws them | normal: N(0, d^-1/2)
   std::string fused_attention = "auto";   // auto: LibTorch 2.x's scaled_dot_product_attention | off
+  bool sigma_reparam = false;  // every linear as (gamma / sigma(W)) W (core/model/sigma_reparam.h)
   bool qk_norm = false;        // LayerNorm over each head's queries and keys (core/model/qk_norm.h)
   double ds_init_alpha = 1.0;  // ds_init: Glorot bound * alpha / sqrt(layer)
   double mix_ln_alpha = 0.25;  // norm mix: the first floor(alpha * L) layers are Post-LN

@@ -277,6 +277,11 @@ void check_config(const RunConfig& c) {
         c, "model.heads",
         std::to_string(m.heads) + " heads do not divide d_model = " + std::to_string(m.d_model));
 
+  // An activation-checkpointed layer is recomputed in backward, after the forward has put
+  // each linear's weight back (core/model/sigma_reparam.h): it would compute with the raw W.
+  if (m.sigma_reparam && c.train.checkpoint_activations)
+    config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
+
   const auto& d = c.data;
   if (d.task == "parallel") {
     for (const char* key : {"data.train_source", "data.train_target"})

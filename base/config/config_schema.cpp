@@ -74,6 +74,10 @@ std::vector<FieldSpec> build_fields() {
   model("qk_norm", F::Bool, &M::qk_norm,
         "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "
         "bounding the attention logits (Dehghani et al. 2023; Wortsman et al. 2023)");
+  model("sigma_reparam", F::Bool, &M::sigma_reparam,
+        "sigma-Reparam: every linear layer computes with (gamma / sigma(W)) W, sigma the spectral "
+        "norm by one power iteration per update, gamma learned (Zhai et al. 2023); not with "
+        "train.checkpoint_activations");
   model("ds_init_alpha", F::Double, &M::ds_init_alpha,
         "ds_init: Glorot bound times alpha / sqrt(layer) (Zhang et al. 2019)");
   model("mix_ln_alpha", F::Double, &M::mix_ln_alpha,

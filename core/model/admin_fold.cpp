@@ -7,6 +7,10 @@
 namespace fathom {
 
 Transformer fold_admin(TransformerImpl& admin) {
+  // sigma-Reparam divides each W by its own spectral norm: rescaling W's columns by omega
+  // would change that norm, so the fold would not be exact.
+  if (admin.config().sigma_reparam)
+    throw std::invalid_argument("an Admin model with model.sigma_reparam cannot be folded exactly");
   ModelConfig folded_config = admin.config();
   folded_config.init = "xavier";
   folded_config.norm = "post";

@@ -39,20 +39,25 @@ TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
     throw std::invalid_argument("unknown sub-layer style " + stack.sublayer_style);
   encoder_ = register_module("encoder", connection->encoder(stack));
   decoder_ = register_module("decoder", connection->decoder(stack));
+  if (config.sigma_reparam)  // after every linear exists
+    sigma_reparam_ = register_module("sigma_reparam", SigmaReparam(catalog_));
 }
 
 torch::Tensor TransformerImpl::encode(const torch::Tensor& source) {
+  SigmaReparamScope reparam(sigma_reparam(), is_training());
   return encoder_->forward(source_embedding_(source), source.eq(kPad));
 }
 
 torch::Tensor TransformerImpl::decode(const torch::Tensor& target_in, const torch::Tensor& memory,
                                       const torch::Tensor& source_padding) {
+  SigmaReparamScope reparam(sigma_reparam(), is_training());
   torch::Tensor h = decoder_->forward(target_embedding_(target_in), memory, source_padding);
   return torch::matmul(h, output_weight_.t());
 }
 
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source,
                                        const torch::Tensor& target_in) {
+  SigmaReparamScope reparam(sigma_reparam(), is_training());  // one iteration for both stacks
   return decode(target_in, encode(source), source.eq(kPad));
 }
 
@@ -109,6 +114,7 @@ Transformer build_model(const RunConfig& config, int64_t vocab_size, std::uint64
   // Drawn after the method, so every other parameter is the method's own draw for this seed.
   if (config.model.embedding_init == "normal")
     normal_embeddings(model->catalog(), std::pow(config.model.d_model, -0.5));
+  if (model->sigma_reparam()) model->sigma_reparam()->initialize();  // from the drawn weights
   return model;
 }
 

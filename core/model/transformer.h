@@ -11,6 +11,7 @@
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
+#include "core/model/sigma_reparam.h"
 #include "core/model/stack.h"
 
 namespace fathom {
@@ -35,6 +36,8 @@ class TransformerImpl : public torch::nn::Module {
   int64_t vocab_size() const { return vocab_size_; }
   ParameterCatalog& catalog() { return catalog_; }
   ModelHooks& hooks() { return *hooks_; }
+  // model.sigma_reparam: every linear layer's spectral reparametrization; null when off.
+  SigmaReparamImpl* sigma_reparam() { return sigma_reparam_ ? sigma_reparam_.get() : nullptr; }
 
   // Parameter counts by kind (embeddings, attention, ffn, norms, other) and "total";
   // shared tensors are counted once.
@@ -49,6 +52,7 @@ class TransformerImpl : public torch::nn::Module {
   TransformerEmbedding source_embedding_{nullptr}, target_embedding_{nullptr};
   std::shared_ptr<EncoderStack> encoder_;
   std::shared_ptr<DecoderStack> decoder_;
+  SigmaReparam sigma_reparam_{nullptr};
 };
 TORCH_MODULE(Transformer);
 

@@ -1,7 +1,8 @@
 // The fixes for attention-logit growth and output-logit divergence (issue 38 item 4):
 // QK-LayerNorm (core/model/qk_norm.h) worked by hand on a one-head module and as a bound on a
 // whole model's logits however large its projections grow; the z-loss (core/train/z_loss.h)
-// and its gradient worked by hand, and its pull on log Z during training.
+// and its gradient worked by hand, and its pull on log Z during training; sigma-Reparam
+// (core/model/sigma_reparam.h) against spectral norms computed by SVD.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +11,11 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "core/model/admin.h"
 #include "core/model/attention.h"
+#include "core/model/sigma_reparam.h"
 #include "core/model/transformer.h"
 #include "core/train/z_loss.h"
 #include "db/metric_names.h"
@@ -132,6 +137,165 @@ TEST_F(TrainerTest, ZLossPullsLogZTowardZero) {
   const double free_z = testing::series(*store_, a, db::metric::kProbeLogZMean).at(25);
   const double pulled_z = testing::series(*store_, b, db::metric::kProbeLogZMean).at(25);
   EXPECT_LT(std::abs(pulled_z), 0.8 * std::abs(free_z)) << free_z << " vs " << pulled_z;
+}
+
+// The largest singular value of a matrix (the spectral norm), by SVD.
+double spectral_norm(const torch::Tensor& w) {
+  return std::get<1>(torch::svd(w.detach().to(torch::kFloat)))[0].item<double>();
+}
+
+// Each block of a linear's weight during a forward, as the separate matrix it stands for.
+std::vector<torch::Tensor> blocks_of(const LinearEntry& l) {
+  const torch::Tensor& w = l.linear->weight;
+  return w.view({l.blocks, -1, w.size(1)}).unbind(0);
+}
+
+// Worked by hand: one packed linear of two blocks, W_1 = [[3, 0], [0, 1]] (sigma 3) and
+// W_2 = [[0, 2], [1, 0]] (sigma 2), no bias. With gamma = 1, x = (1, 1) gives
+// W_1 x / 3 = (1, 1/3) and W_2 x / 2 = (1, 1/2). For L = the sum of those outputs,
+// dL/dgamma_1 = sum(W_1 x) / 3 = 4/3 and dL/dgamma_2 = sum(W_2 x) / 2 = 3/2.
+TEST(SigmaReparam, APackedLinearWorkedByHand) {
+  torch::nn::Linear linear(torch::nn::LinearOptions(2, 4).bias(false));
+  {
+    torch::NoGradGuard no_grad;
+    linear->weight.copy_(torch::tensor({3.f, 0.f, 0.f, 1.f, 0.f, 2.f, 1.f, 0.f}).view({4, 2}));
+  }
+  ParameterCatalog catalog;
+  catalog.linears.push_back({"l", linear, LinearRole::AttentionQkv, SublayerId{}, 2});
+  SigmaReparam reparam(catalog);
+  reparam->initialize();
+  ASSERT_EQ(catalog.extras.size(), 1u);  // the gammas, one per block
+  EXPECT_EQ(catalog.extras[0].tensor.numel(), 2);
+
+  reparam->apply(/*training=*/true);
+  const torch::Tensor y = linear->forward(torch::ones({1, 2}));
+  const std::vector<float> want = {1.f, 1.f / 3, 1.f, 0.5f};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(y[0][i].item<float>(), want[i], 1e-6) << i;
+  y.sum().backward();
+  reparam->restore();
+  const torch::Tensor gamma_grad = catalog.extras[0].tensor.grad();
+  EXPECT_NEAR(gamma_grad[0].item<float>(), 4.f / 3, 1e-5);
+  EXPECT_NEAR(gamma_grad[1].item<float>(), 1.5f, 1e-5);
+  // The weight member is the parameter again, with a gradient of its own.
+  EXPECT_TRUE(linear->weight.is_same(linear->named_parameters()["weight"]));
+  EXPECT_TRUE(linear->weight.grad().defined());
+}
+
+// sigma-Reparam in a whole model: during a forward every block of every linear has spectral
+// norm 1 (u starts at W's top singular vector); afterwards the module's weight is its
+// parameter W again. gamma scales it; a W that turned is followed by the power iteration,
+// one step per training forward.
+TEST(SigmaReparam, EveryLinearHasTheSpectralNormItsGammaSays) {
+  RunConfig config = tiny_config();
+  config.model.sigma_reparam = true;
+  Transformer model = build_model(config, 12, 1);
+  SigmaReparamImpl* reparam = model->sigma_reparam();
+  ASSERT_NE(reparam, nullptr);
+  auto& linears = model->catalog().linears;
+  ASSERT_FALSE(linears.empty());
+  torch::NoGradGuard no_grad;
+  reparam->apply(/*training=*/false);
+  for (const auto& l : linears)
+    for (const auto& block : blocks_of(l)) EXPECT_NEAR(spectral_norm(block), 1.0, 1e-4) << l.name;
+  reparam->restore();
+  for (const auto& l : linears) {
+    EXPECT_TRUE(l.linear->weight.is_same(l.linear->named_parameters()["weight"])) << l.name;
+    EXPECT_GT(std::abs(spectral_norm(blocks_of(l)[0]) - 1.0), 1e-2) << l.name;  // raw W
+  }
+  // gamma = 2 doubles it; the gammas are parameters the optimizer sees.
+  int gammas = 0;
+  for (auto& p : model->named_parameters())
+    if (p.key().find("sigma_reparam.gamma_") != std::string::npos) {
+      p.value().fill_(2.0);
+      ++gammas;
+    }
+  EXPECT_EQ(gammas, static_cast<int>(linears.size()));
+  reparam->apply(false);
+  for (const auto& block : blocks_of(linears[0])) EXPECT_NEAR(spectral_norm(block), 2.0, 2e-4);
+  reparam->restore();
+
+  // A new W in another direction: training forwards iterate u toward its top singular vector.
+  torch::manual_seed(7);
+  linears[0].linear->weight.copy_(torch::randn_like(linears[0].linear->weight));
+  for (int step = 0; step < 60; ++step) {
+    reparam->apply(/*training=*/true);
+    reparam->restore();
+  }
+  reparam->apply(false);
+  for (const auto& block : blocks_of(linears[0])) EXPECT_NEAR(spectral_norm(block), 2.0, 2e-3);
+  reparam->restore();
+}
+
+// Admin's fold-back rescales W's columns by omega, which would change sigma(W): refused.
+TEST(SigmaReparam, AnAdminModelWithItIsNotFolded) {
+  RunConfig config = tiny_config();
+  config.model.init = "admin";
+  config.model.sigma_reparam = true;
+  Transformer model = build_model(config, 12, 1);
+  EXPECT_THROW(fold_admin(*model), std::invalid_argument);
+}
+
+// A training forward of the whole model (encode inside decode's forward) advances the power
+// iteration once, not once per stack: u moves as much as after one apply(true).
+TEST(SigmaReparam, OneForwardIsOneIteration) {
+  RunConfig config = tiny_config();
+  config.model.sigma_reparam = true;
+  config.model.dropout = 0;
+  Transformer a = build_model(config, 12, 1), b = build_model(config, 12, 1);
+  torch::manual_seed(3);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto* m : {&a, &b}) {
+      torch::manual_seed(3);
+      for (auto& l : (*m)->catalog().linears)
+        l.linear->weight.copy_(torch::randn_like(l.linear->weight));
+    }
+  }
+  a->train();
+  const torch::Tensor src = torch::tensor({3, 4, 5, 2}).view({1, 4});
+  a->forward(src, src);
+  b->sigma_reparam()->apply(true);
+  b->sigma_reparam()->restore();
+  auto ua = a->named_buffers(), ub = b->named_buffers();
+  int compared = 0;
+  for (const auto& u : ua)
+    if (u.key().find("sigma_reparam.u_") != std::string::npos) {
+      EXPECT_TRUE(torch::allclose(u.value(), ub[u.key()], 1e-6, 1e-7)) << u.key();
+      ++compared;
+    }
+  EXPECT_GT(compared, 0);
+}
+
+// Evaluation leaves the power iteration where it was (the probes and decoding change no
+// state); a model with it trains, and the combination with activation checkpointing is refused.
+TEST_F(TrainerTest, SigmaReparamTrainsAndEvaluationKeepsItsState) {
+  RunConfig config = tiny_config();
+  config.model.sigma_reparam = true;
+  Transformer model = build_model(config, 12, 1);
+  std::vector<torch::Tensor> before;
+  for (const auto& b : model->named_buffers()) before.push_back(b.value().clone());
+  model->eval();
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor src = torch::tensor({3, 4, 5, 2}).view({1, 4});
+    model->forward(src, src);
+  }
+  size_t i = 0;
+  for (const auto& b : model->named_buffers()) EXPECT_TRUE(torch::equal(b.value(), before[i++]));
+
+  const int64_t run = new_run(config);
+  ASSERT_EQ(train(config, run).status, "finished");
+  const auto loss = testing::series(*store_, run, "train_loss");
+  EXPECT_LT(loss.rbegin()->second, loss.begin()->second);
+
+  RunConfig both = config;
+  both.train.checkpoint_activations = true;
+  try {
+    check_config(both);
+    ADD_FAILURE() << "sigma_reparam with checkpoint_activations was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model.sigma_reparam");
+  }
 }
 
 }  // namespace test_stability_fixes
