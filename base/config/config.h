@@ -23,6 +23,9 @@ struct AdminConfig {
 
 // Model shape and the method under study (methods.md sections 1-4).
 struct ModelConfig {
+  // encoder_decoder: the translation model of the 2020 papers | decoder_only: one causal
+  // self-attention stack, a language model (the decoder's layers without encoder attention).
+  std::string arch = "encoder_decoder";
   int d_model = 512;                // hidden width d
   int heads = 8;                    // attention heads; must divide d_model
   int d_ff = 2048;                  // FFN inner width
@@ -136,5 +139,12 @@ struct RunConfig {
   std::string source_file;  // the YAML file the config was read from, if any
   SourceLocation where(const std::string& key) const;
 };
+
+// model.arch: decoder_only has no encoder; its one stack is the decoder, 2 sub-layers a layer.
+inline bool is_decoder_only(const ModelConfig& m) { return m.arch == "decoder_only"; }
+inline int encoder_layer_count(const ModelConfig& m) {
+  return is_decoder_only(m) ? 0 : m.encoder_layers;
+}
+inline int decoder_sublayers_per_layer(const ModelConfig& m) { return is_decoder_only(m) ? 2 : 3; }
 
 }  // namespace fathom

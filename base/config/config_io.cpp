@@ -282,6 +282,16 @@ void check_config(const RunConfig& c) {
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
 
+  if (is_decoder_only(m)) {
+    // No encoder, one embedding: keys that shape what is not there would be silently ignored.
+    for (const char* key : {"model.encoder_layers", "model.share_embeddings"})
+      if (c.locations.count(key))
+        config_error(c, key, "means nothing with model.arch: decoder_only (there is no encoder)");
+    if (!m.tie_decoder_embeddings)
+      config_error(c, "model.tie_decoder_embeddings",
+                   "model.arch: decoder_only ties its input embedding to the output projection");
+  }
+
   const auto& d = c.data;
   if (d.task == "parallel") {
     for (const char* key : {"data.train_source", "data.train_target"})

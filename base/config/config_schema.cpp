@@ -41,6 +41,11 @@ std::vector<FieldSpec> build_fields() {
     f.push_back(field("model." + key, type, &RunConfig::model, member, doc, choices));
     return f.back();
   };
+  model("arch", F::String, &M::arch,
+        "encoder_decoder: the translation model; decoder_only: one causal self-attention stack "
+        "with tied embeddings, a language model (model.decoder_layers layers of self-attention "
+        "and FFN; no encoder keys)",
+        {"encoder_decoder", "decoder_only"});
   model("d_model", F::Int, &M::d_model, "hidden width d").range = kPositive;
   model("heads", F::Int, &M::heads, "attention heads (must divide d_model)").range = kPositive;
   model("d_ff", F::Int, &M::d_ff, "FFN inner width").range = kPositive;

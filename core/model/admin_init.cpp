@@ -185,13 +185,15 @@ AdminProfile profile_admin(TransformerImpl& model, const torch::Tensor& source,
 
 void apply_admin_profile(TransformerImpl& model, const AdminProfile& profile) {
   const ModelConfig& m = model.config();
-  if (static_cast<int>(profile.encoder.size()) != 2 * m.encoder_layers ||
-      static_cast<int>(profile.decoder.size()) != 3 * m.decoder_layers)
+  const int encoder_sublayers = 2 * encoder_layer_count(m);  // decoder-only: none
+  const int decoder_sublayers = decoder_sublayers_per_layer(m) * m.decoder_layers;
+  if (static_cast<int>(profile.encoder.size()) != encoder_sublayers ||
+      static_cast<int>(profile.decoder.size()) != decoder_sublayers)
     throw std::invalid_argument("Admin profile has " + std::to_string(profile.encoder.size()) +
                                 " encoder and " + std::to_string(profile.decoder.size()) +
                                 " decoder values; this model has " +
-                                std::to_string(2 * m.encoder_layers) + " and " +
-                                std::to_string(3 * m.decoder_layers) + " sub-layers");
+                                std::to_string(encoder_sublayers) + " and " +
+                                std::to_string(decoder_sublayers) + " sub-layers");
   check_first_is_one(profile.encoder, "encoder");
   check_first_is_one(profile.decoder, "decoder");
   torch::NoGradGuard no_grad;

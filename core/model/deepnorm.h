@@ -3,6 +3,8 @@
 // for an encoder-decoder with N encoder and M decoder layers:
 //   encoder alpha = 0.81 (N^4 M)^(1/16), beta = 0.87 (N^4 M)^(-1/16)
 //   decoder alpha = (3M)^(1/4),          beta = (12M)^(-1/4)
+// and for a decoder-only model of M layers (encoder_layers = 0; DeepNet s4.2's
+// decoder-only case): alpha = (2M)^(1/4), beta = (8M)^(-1/4).
 #include "core/model/sublayer_id.h"
 
 namespace fathom {

@@ -12,6 +12,7 @@ namespace fathom {
 
 DeepNormConstants deepnorm_constants(Stack stack, int encoder_layers, int decoder_layers) {
   const double N = encoder_layers, M = decoder_layers;
+  if (encoder_layers == 0) return {std::pow(2 * M, 0.25), std::pow(8 * M, -0.25)};
   if (stack == Stack::Encoder)
     return {0.81 * std::pow(std::pow(N, 4) * M, 1.0 / 16),
             0.87 * std::pow(std::pow(N, 4) * M, -1.0 / 16)};
@@ -24,8 +25,9 @@ class DeepNormConnection : public SublayerConnection {
  public:
   explicit DeepNormConnection(const ConnectionContext& c)
       : SublayerConnection(c),
-        alpha_(deepnorm_constants(c.id.stack, c.config.encoder_layers, c.config.decoder_layers)
-                   .alpha) {
+        alpha_(
+            deepnorm_constants(c.id.stack, encoder_layer_count(c.config), c.config.decoder_layers)
+                .alpha) {
     norm_ = register_module("post_norm", ObservedNorm(c.config.d_model, c.name + ".post_norm",
                                                       c.hooks, c.catalog, &c.id));
   }
@@ -57,7 +59,7 @@ void register_deepnorm_init(MethodRegistry& registry) {
     const ModelConfig& m = model.config();
     for (auto& l : model.catalog().linears) {
       const double beta =
-          deepnorm_constants(l.owner.stack, m.encoder_layers, m.decoder_layers).beta;
+          deepnorm_constants(l.owner.stack, encoder_layer_count(m), m.decoder_layers).beta;
       torch::Tensor& w = l.linear->weight;
       switch (l.role) {
         case LinearRole::AttentionQkv:

@@ -120,15 +120,18 @@ class LstmStackParts {
   LstmHidden hidden_{nullptr};
 };
 
+// Layers of self-attention + LSTM step: the encoder, or a decoder-only model's causal stack.
 class LstmEncoder : public EncoderStack {
  public:
   explicit LstmEncoder(const StackContext& s)
-      : parts_(*this, s, {Stack::Encoder, 0, SublayerKind::Lstm, 1}) {
+      : parts_(*this, s, {self_attention_stack(s.config), 0, SublayerKind::Lstm, 1}),
+        stack_(self_attention_stack(s.config)),
+        causal_(is_decoder_only(s.config)) {
     const auto& m = s.config;
-    for (int l = 0; l < m.encoder_layers; ++l) {
+    for (int l = 0; l < stack_layers(m); ++l) {
       const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
-      SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
-      lstm_id_.push_back({Stack::Encoder, l, SublayerKind::Lstm, 2 * l + 1});
+      SublayerId attn_id{stack_, l, SublayerKind::SelfAttention, 2 * l};
+      lstm_id_.push_back({stack_, l, SublayerKind::Lstm, 2 * l + 1});
       norm_.push_back(register_module(
           mp + "_self_attn_norm",
           ObservedNorm(m.d_model, attn_id.name() + ".pre_norm", s.hooks, s.catalog, &attn_id)));
@@ -136,21 +139,23 @@ class LstmEncoder : public EncoderStack {
           register_module(mp + "_self_attn", make_attention(m, attn_id, s.hooks, s.catalog)));
       cell_.push_back(register_module(mp + "_lstm", parts_.make_cell(s, l, lstm_id_.back())));
     }
-    final_norm_ = register_module("encoder_final_norm",
-                                  ObservedNorm(m.d_model, "enc.final_norm", s.hooks, s.catalog));
+    final_norm_ =
+        register_module(final_norm_module(stack_),
+                        ObservedNorm(m.d_model, std::string(stack_name(stack_)) + ".final_norm",
+                                     s.hooks, s.catalog));
   }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& padding) override {
     LstmState state{x, torch::Tensor()};  // o_0 = embeddings, c_0 = 0
     for (size_t l = 0; l < cell_.size(); ++l) {
       const int index = static_cast<int>(l);
-      if (auto replaced = parts_.replaced(Stack::Encoder, index, state)) {
+      if (auto replaced = parts_.replaced(stack_, index, state)) {
         state = *replaced;
         continue;
       }
       const torch::Tensor h = norm_[l](state.output);
-      const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, false), is_training());
-      state = parts_.observed(Stack::Encoder, index, parts_.step(cell_[l], lstm_id_[l], a, state));
+      const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, causal_), is_training());
+      state = parts_.observed(stack_, index, parts_.step(cell_[l], lstm_id_[l], a, state));
     }
     return final_norm_(state.output);
   }
@@ -162,6 +167,8 @@ class LstmEncoder : public EncoderStack {
   std::vector<MultiheadAttention> attention_;
   std::vector<DepthwiseLstmCell> cell_;
   ObservedNorm final_norm_{nullptr};
+  Stack stack_;
+  bool causal_;
 };
 
 class LstmDecoder : public DecoderStack {

@@ -1,6 +1,7 @@
 // The standard residual Transformer stacks (methods.md s1-2): encoder layers of
 // self-attention + FFN, decoder layers of causal self-attention + encoder attention + FFN,
-// each sub-layer wrapped by the configured sub-layer style (post, pre, admin, ...).
+// each sub-layer wrapped by the configured sub-layer style (post, pre, admin, ...). A
+// decoder-only model's stack is the encoder's kind of stack made causal (stack.h).
 #include "core/model/attention.h"
 #include "core/model/checkpointed_layer.h"
 #include "core/model/feed_forward.h"
@@ -11,8 +12,8 @@ namespace fathom {
 namespace {
 
 std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const SublayerId& id,
-                                                    int stack_sublayers, const std::string& name) {
-  const int stack_layers = stack_sublayers / (id.stack == Stack::Encoder ? 2 : 3);
+                                                    int stack_layers, int stack_sublayers,
+                                                    const std::string& name) {
   ConnectionContext c{s.config, id, stack_sublayers, stack_layers, name, s.hooks, s.catalog};
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
 }
@@ -23,37 +24,43 @@ bool checkpointing(const std::shared_ptr<ModelHooks>& hooks, bool training) {
          torch::GradMode::is_enabled();
 }
 
+// Layers of self-attention + FFN: the encoder, or a decoder-only model's causal stack.
 class ResidualEncoder : public EncoderStack {
  public:
-  explicit ResidualEncoder(const StackContext& s) : hooks_(s.hooks) {
+  explicit ResidualEncoder(const StackContext& s)
+      : hooks_(s.hooks),
+        stack_(self_attention_stack(s.config)),
+        causal_(is_decoder_only(s.config)) {
     const auto& m = s.config;
-    const int sublayers = 2 * m.encoder_layers;
-    for (int l = 0; l < m.encoder_layers; ++l) {
+    const int layers = stack_layers(s.config), sublayers = 2 * layers;
+    for (int l = 0; l < layers; ++l) {
       const std::string mp = "layer" + std::to_string(l);  // module name (no dots allowed)
-      SublayerId attn_id{Stack::Encoder, l, SublayerKind::SelfAttention, 2 * l};
-      SublayerId ffn_id{Stack::Encoder, l, SublayerKind::FeedForward, 2 * l + 1};
+      SublayerId attn_id{stack_, l, SublayerKind::SelfAttention, 2 * l};
+      SublayerId ffn_id{stack_, l, SublayerKind::FeedForward, 2 * l + 1};
       attention_.push_back(
           register_module(mp + "_self_attn", make_attention(m, attn_id, s.hooks, s.catalog)));
-      attention_connection_.push_back(register_module(
-          mp + "_self_attn_connection", make_connection(s, attn_id, sublayers, attn_id.name())));
+      attention_connection_.push_back(
+          register_module(mp + "_self_attn_connection",
+                          make_connection(s, attn_id, layers, sublayers, attn_id.name())));
       ffn_.push_back(register_module(
           mp + "_ffn",
           FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(), s.catalog)));
       ffn_connection_.push_back(register_module(
-          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
+          mp + "_ffn_connection", make_connection(s, ffn_id, layers, sublayers, ffn_id.name())));
     }
     // The last sub-layer decides: a Mix-LN stack ends in Pre-LN layers.
+    const std::string stack = stack_name(stack_);
     if (auto norm =
-            ffn_connection_.back()->make_final_norm({m, "enc.final_norm", s.hooks, s.catalog}))
-      final_norm_ = register_module("encoder_final_norm", norm);
+            ffn_connection_.back()->make_final_norm({m, stack + ".final_norm", s.hooks, s.catalog}))
+      final_norm_ = register_module(final_norm_module(stack_), norm);
   }
 
   torch::Tensor forward(const torch::Tensor& x_in, const torch::Tensor& padding) override {
     torch::Tensor x = x_in;
     for (size_t l = 0; l < attention_.size(); ++l) {
       const int index = static_cast<int>(l);
-      if (torch::Tensor y = replaced_layer(hooks_.get(), Stack::Encoder, index, x); y.defined()) {
-        x = observed_layer_output(hooks_.get(), Stack::Encoder, index, y);
+      if (torch::Tensor y = replaced_layer(hooks_.get(), stack_, index, x); y.defined()) {
+        x = observed_layer_output(hooks_.get(), stack_, index, y);
         continue;
       }
       x = checkpointing(hooks_, is_training())
@@ -63,7 +70,7 @@ class ResidualEncoder : public EncoderStack {
                     },
                     x, torch::Tensor())
               : layer(l, x, padding);
-      x = observed_layer_output(hooks_.get(), Stack::Encoder, index, x);
+      x = observed_layer_output(hooks_.get(), stack_, index, x);
     }
     return final_norm_ ? final_norm_->forward(x) : x;
   }
@@ -72,7 +79,7 @@ class ResidualEncoder : public EncoderStack {
   torch::Tensor layer(size_t l, const torch::Tensor& x_in, const torch::Tensor& padding) {
     auto& attention = attention_[l];
     torch::Tensor x = attention_connection_[l]->forward(
-        x_in, [&](const torch::Tensor& h) { return attention(h, h, padding, false); });
+        x_in, [&](const torch::Tensor& h) { return attention(h, h, padding, causal_); });
     auto& ffn = ffn_[l];
     return ffn_connection_[l]->forward(x, [&](const torch::Tensor& h) { return ffn(h); });
   }
@@ -82,6 +89,8 @@ class ResidualEncoder : public EncoderStack {
   std::vector<std::shared_ptr<SublayerConnection>> attention_connection_, ffn_connection_;
   std::shared_ptr<NormLayer> final_norm_;
   std::shared_ptr<ModelHooks> hooks_;
+  Stack stack_;
+  bool causal_;
 };
 
 class ResidualDecoder : public DecoderStack {
@@ -97,16 +106,19 @@ class ResidualDecoder : public DecoderStack {
       self_attention_.push_back(
           register_module(mp + "_self_attn", make_attention(m, self_id, s.hooks, s.catalog)));
       self_connection_.push_back(register_module(
-          mp + "_self_attn_connection", make_connection(s, self_id, sublayers, self_id.name())));
+          mp + "_self_attn_connection",
+          make_connection(s, self_id, m.decoder_layers, sublayers, self_id.name())));
       cross_attention_.push_back(
           register_module(mp + "_enc_attn", make_attention(m, cross_id, s.hooks, s.catalog)));
       cross_connection_.push_back(register_module(
-          mp + "_enc_attn_connection", make_connection(s, cross_id, sublayers, cross_id.name())));
+          mp + "_enc_attn_connection",
+          make_connection(s, cross_id, m.decoder_layers, sublayers, cross_id.name())));
       ffn_.push_back(register_module(
           mp + "_ffn",
           FeedForward(m.d_model, m.d_ff, m.activation_dropout, ffn_id, ffn_id.name(), s.catalog)));
-      ffn_connection_.push_back(register_module(
-          mp + "_ffn_connection", make_connection(s, ffn_id, sublayers, ffn_id.name())));
+      ffn_connection_.push_back(
+          register_module(mp + "_ffn_connection",
+                          make_connection(s, ffn_id, m.decoder_layers, sublayers, ffn_id.name())));
     }
     if (auto norm =
             ffn_connection_.back()->make_final_norm({m, "dec.final_norm", s.hooks, s.catalog}))

@@ -11,39 +11,51 @@ namespace fathom {
 TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
     : config_(config), vocab_size_(vocab_size), hooks_(std::make_shared<ModelHooks>()) {
   const int d = config.d_model;
-  source_embedding_weight_ = register_parameter("source_embedding", torch::empty({vocab_size, d}));
-  catalog_.embeddings.push_back({"source_embedding", source_embedding_weight_});
-  if (config.share_embeddings) {
-    target_embedding_weight_ = source_embedding_weight_;
-  } else {
-    target_embedding_weight_ =
-        register_parameter("target_embedding", torch::empty({vocab_size, d}));
-    catalog_.embeddings.push_back({"target_embedding", target_embedding_weight_});
-  }
-  if (config.tie_decoder_embeddings) {
-    output_weight_ = target_embedding_weight_;
-  } else {
-    output_weight_ = register_parameter("output_projection", torch::empty({vocab_size, d}));
-    catalog_.embeddings.push_back({"output_projection", output_weight_});
-  }
-  source_embedding_ = register_module(
-      "source_embed", TransformerEmbedding(source_embedding_weight_, config.dropout));
-  target_embedding_ = register_module(
-      "target_embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
-
   const MethodRegistry& registry = methods();
   StackContext stack{config_, resolve_sublayer_style(config_), hooks_, catalog_};
   const StackConnection* connection = registry.connections.find(config.connection);
   if (!connection) throw std::invalid_argument("unknown connection " + config.connection);
   if (!registry.sublayer_styles.find(stack.sublayer_style))
     throw std::invalid_argument("unknown sub-layer style " + stack.sublayer_style);
-  encoder_ = register_module("encoder", connection->encoder(stack));
-  decoder_ = register_module("decoder", connection->decoder(stack));
+
+  if (is_decoder_only(config)) {
+    // One embedding, read by the stack and tied to the output projection.
+    target_embedding_weight_ = register_parameter("embedding", torch::empty({vocab_size, d}));
+    catalog_.embeddings.push_back({"embedding", target_embedding_weight_});
+    output_weight_ = target_embedding_weight_;
+    target_embedding_ =
+        register_module("embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
+    language_model_ = register_module("decoder", connection->encoder(stack));
+  } else {
+    source_embedding_weight_ =
+        register_parameter("source_embedding", torch::empty({vocab_size, d}));
+    catalog_.embeddings.push_back({"source_embedding", source_embedding_weight_});
+    if (config.share_embeddings) {
+      target_embedding_weight_ = source_embedding_weight_;
+    } else {
+      target_embedding_weight_ =
+          register_parameter("target_embedding", torch::empty({vocab_size, d}));
+      catalog_.embeddings.push_back({"target_embedding", target_embedding_weight_});
+    }
+    if (config.tie_decoder_embeddings) {
+      output_weight_ = target_embedding_weight_;
+    } else {
+      output_weight_ = register_parameter("output_projection", torch::empty({vocab_size, d}));
+      catalog_.embeddings.push_back({"output_projection", output_weight_});
+    }
+    source_embedding_ = register_module(
+        "source_embed", TransformerEmbedding(source_embedding_weight_, config.dropout));
+    target_embedding_ = register_module(
+        "target_embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
+    encoder_ = register_module("encoder", connection->encoder(stack));
+    decoder_ = register_module("decoder", connection->decoder(stack));
+  }
   if (config.sigma_reparam)  // after every linear exists
     sigma_reparam_ = register_module("sigma_reparam", SigmaReparam(catalog_));
 }
 
 torch::Tensor TransformerImpl::encode(const torch::Tensor& source) {
+  if (!encoder_) throw std::logic_error("a decoder-only model has no encoder");
   SigmaReparamScope reparam(sigma_reparam(), is_training());
   return encoder_->forward(source_embedding_(source), source.eq(kPad));
 }
@@ -51,13 +63,16 @@ torch::Tensor TransformerImpl::encode(const torch::Tensor& source) {
 torch::Tensor TransformerImpl::decode(const torch::Tensor& target_in, const torch::Tensor& memory,
                                       const torch::Tensor& source_padding) {
   SigmaReparamScope reparam(sigma_reparam(), is_training());
-  torch::Tensor h = decoder_->forward(target_embedding_(target_in), memory, source_padding);
+  const torch::Tensor h =
+      language_model_ ? language_model_->forward(target_embedding_(target_in), torch::Tensor())
+                      : decoder_->forward(target_embedding_(target_in), memory, source_padding);
   return torch::matmul(h, output_weight_.t());
 }
 
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source,
                                        const torch::Tensor& target_in) {
   SigmaReparamScope reparam(sigma_reparam(), is_training());  // one iteration for both stacks
+  if (language_model_) return decode(target_in, torch::Tensor(), torch::Tensor());
   return decode(target_in, encode(source), source.eq(kPad));
 }
 

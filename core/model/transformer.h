@@ -1,5 +1,6 @@
 #pragma once
-// The encoder-decoder Transformer (methods.md s1). The method under study -- sub-layer style,
+// The Transformer: encoder-decoder (methods.md s1) or decoder-only (model.arch: one causal
+// stack, a language model). The method under study -- sub-layer style,
 // initialization, stack connection -- comes from the registry (registry.h) by config name.
 #include <torch/torch.h>
 
@@ -23,12 +24,14 @@ class TransformerImpl : public torch::nn::Module {
   // Builds the modules; parameters are NOT initialized yet (see build_model()).
   TransformerImpl(const ModelConfig& config, int64_t vocab_size);
 
-  // source [B, S], target_in [B, T] (int64) -> logits [B, T, V].
+  // source [B, S], target_in [B, T] (int64) -> logits [B, T, V]. A decoder-only model
+  // (model.arch) reads target_in alone: `source` is ignored.
   torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& target_in);
 
-  // source [B, S] -> encoder output [B, S, d].
+  // source [B, S] -> encoder output [B, S, d]. Throws std::logic_error in a decoder-only model.
   torch::Tensor encode(const torch::Tensor& source);
-  // -> logits [B, T, V] of the decoder reading target_in against `memory`.
+  // -> logits [B, T, V] of the decoder reading target_in against `memory` (decoder-only:
+  // `memory` and `source_padding` are ignored).
   torch::Tensor decode(const torch::Tensor& target_in, const torch::Tensor& memory,
                        const torch::Tensor& source_padding);
 
@@ -52,6 +55,7 @@ class TransformerImpl : public torch::nn::Module {
   TransformerEmbedding source_embedding_{nullptr}, target_embedding_{nullptr};
   std::shared_ptr<EncoderStack> encoder_;
   std::shared_ptr<DecoderStack> decoder_;
+  std::shared_ptr<EncoderStack> language_model_;  // model.arch: decoder_only (stack.h)
   SigmaReparam sigma_reparam_{nullptr};
 };
 TORCH_MODULE(Transformer);

@@ -26,17 +26,19 @@ ModelFootprint estimate_footprint(const RunConfig& config) {
   const double d = m.d_model, ff = m.d_ff;
   const double attention = 4 * d * d + 4 * d, ffn = 2 * d * ff + d + ff, norm = 2 * d;
   const double encoder_layer = attention + ffn + 2 * norm;
-  const double decoder_layer = 2 * attention + ffn + 3 * norm;
+  // A decoder-only model's layers are the encoder's kind (model.arch).
+  const double decoder_layer = is_decoder_only(m) ? encoder_layer : 2 * attention + ffn + 3 * norm;
+  const double encoders = encoder_layer_count(m), decoders = m.decoder_layers;
   const double vocab =
       config.data.task == "synthetic" ? config.data.synthetic.vocab + 4.0 : config.data.vocab.size;
   ModelFootprint f;
-  f.parameters = m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer + vocab * d;
+  f.parameters = encoders * encoder_layer + decoders * decoder_layer + vocab * d;
   f.state_bytes = 16 * f.parameters;
   // Each sub-layer keeps at least its input, its branch and (FFN) its inner activation per
   // token; the batch holds up to data.max_tokens tokens on each side.
   const double per_token_layer = 4 * (4 * d + ff);
   f.activation_bytes = config.data.max_tokens * per_token_layer *
-                       (static_cast<double>(m.encoder_layers) + 2.0 * m.decoder_layers);
+                       (encoders + (is_decoder_only(m) ? 1.0 : 2.0) * decoders);
   return f;
 }
 
@@ -55,13 +57,14 @@ void check_model_fits(const RunConfig& config, double available) {
   char params[32];
   std::snprintf(params, sizeof params, "%.3g", f.parameters);
   // The key that makes the model big, so the error points at the line to fix.
-  const std::string key = m.encoder_layers >= m.decoder_layers && m.encoder_layers > 64
+  const int encoder_layers = encoder_layer_count(m);
+  const std::string key = encoder_layers >= m.decoder_layers && encoder_layers > 64
                               ? "model.encoder_layers"
                           : m.decoder_layers > 64 ? "model.decoder_layers"
                           : m.d_model >= m.d_ff   ? "model.d_model"
                                                   : "model.d_ff";
   config_error(config, key,
-               "this model cannot fit: model.encoder_layers " + std::to_string(m.encoder_layers) +
+               "this model cannot fit: model.encoder_layers " + std::to_string(encoder_layers) +
                    ", model.decoder_layers " + std::to_string(m.decoder_layers) +
                    ", model.d_model " + std::to_string(m.d_model) + " and model.d_ff " +
                    std::to_string(m.d_ff) + " make at least " + params +
