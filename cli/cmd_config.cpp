@@ -13,7 +13,7 @@
 #include "base/util/strings.h"
 #include "cli/commands.h"
 #include "core/model/registry.h"
-#include "core/train/trainable.h"
+#include "core/train/memory_check.h"
 
 namespace fathom::cli {
 namespace {
@@ -92,7 +92,7 @@ void run_config(ConfigArgs args, const GlobalOptions& global) {
   apply_overrides(config, args.overrides);
   check_config(config);
   check_model_methods(config);
-  check_trainable(config);
+  check_model_fits(config);
   if (global.json)
     std::cout << config_to_json(config).dump(2) << "\n";
   else

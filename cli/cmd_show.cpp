@@ -100,11 +100,17 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
     // The newest validation's sample translations (every one: --json, or the desktop app).
     if (const auto samples = db::validation_samples(tags); !samples.empty()) {
       const auto& [update, last] = *samples.rbegin();
-      std::printf("sample translations at update %lld (validation, greedy; %zu points stored)\n",
+      // A language model's samples continue a prompt (model.arch: decoder_only).
+      const auto config = nlohmann::json::parse(run.config_json, nullptr, false);
+      const bool lm = !config.is_discarded() && config.contains("model") &&
+                      config["model"].value("arch", "") == "decoder_only";
+      std::printf("%s at update %lld (validation, greedy; %zu points stored)\n",
+                  lm ? "sample continuations" : "sample translations",
                   static_cast<long long>(update), samples.size());
       for (const auto& s : last)
-        std::printf("  src  %s\n  ref  %s\n  hyp  %s\n", s.source.c_str(), s.reference.c_str(),
-                    s.hypothesis.c_str());
+        std::printf(
+            lm ? "  prompt  %s\n  text    %s\n  model   %s\n" : "  src  %s\n  ref  %s\n  hyp  %s\n",
+            s.source.c_str(), s.reference.c_str(), s.hypothesis.c_str());
     }
   }
   if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {

@@ -24,7 +24,7 @@
 #include "base/util/version.h"
 #include "cli/commands.h"
 #include "core/model/registry.h"
-#include "core/train/trainable.h"
+#include "core/train/memory_check.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
@@ -104,7 +104,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::apply_sweep_overrides(spec, args.overrides);
   const auto runs = experiments::expand_sweep(spec, [](const RunConfig& config) {
     check_model_methods(config);
-    check_trainable(config);
+    check_model_fits(config);
   });
   if (args.dry_run) {
     if (!spec.overrides.empty())

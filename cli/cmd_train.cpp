@@ -28,8 +28,8 @@
 #include "core/train/device.h"
 #include "core/train/error_text.h"
 #include "core/train/fork.h"
+#include "core/train/memory_check.h"
 #include "core/train/precision.h"
-#include "core/train/trainable.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
@@ -193,7 +193,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   // creates a run.
   check_config(config);
   check_model_methods(config);
-  check_trainable(config);
+  check_model_fits(config);
   plan_precision(config, resolve_device(config.device));
 
   const db::StorePaths paths = resolve_store_paths(global);  // before a run is created

@@ -30,7 +30,7 @@
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
 #include "core/train/error_text.h"
-#include "core/train/trainable.h"
+#include "core/train/memory_check.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_status.h"
@@ -146,7 +146,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     if (!args.device.empty()) config.device = args.device;
     check_config(config);
     check_model_methods(config);
-    check_trainable(config);
+    check_model_fits(config);
     TrainOptions options;
     options.run_id = id;
     options.artifacts_dir = paths.run_dir(id);

@@ -17,6 +17,9 @@ inline const std::string kValidLoss = "valid_loss";
 inline const std::string kValidNll = "valid_nll";  // per target token
 inline const std::string kValidPpl = "valid_ppl";
 inline const std::string kValidBleu = "valid_bleu";
+// Language models on text (data.task lm): summed NLL / (ln 2 x UTF-8 bytes), comparable across
+// vocabularies (core/data/lm_text.h).
+inline const std::string kValidBpb = "valid_bpb";
 inline const std::string kLearningRate = "lr";
 inline const std::string kGradNorm = "grad_norm";
 inline const std::string kTokensPerSecond = "tokens_per_s";  // also final: the whole run's rate
@@ -37,6 +40,7 @@ inline const std::string kProbeOutputChange = "probe.output_change";
 inline const std::string kTestLoss = "test_loss";
 inline const std::string kTestPpl = "test_ppl";
 inline const std::string kTestBleu = "test_bleu";
+inline const std::string kTestBpb = "test_bpb";
 inline const std::string kTrainTime = "train_time_s";  // summed over every session of the run
 inline const std::string kTrainTokens = "train_tokens";
 inline const std::string kDecodeTime = "decode_time_s";
@@ -48,7 +52,7 @@ inline const std::string kParams = "params";
 inline std::optional<bool> higher_is_better(const std::string& name) {
   auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
   if (has("bleu") || has("acc")) return true;
-  if (has("loss") || has("ppl") || has("nll")) return false;
+  if (has("loss") || has("ppl") || has("nll") || has("bpb")) return false;
   return std::nullopt;
 }
 

@@ -69,13 +69,18 @@ struct SyntheticConfig {
 
 // Where the parallel data comes from and how it is batched.
 struct DataConfig {
-  std::string task = "parallel";  // parallel (text files) | synthetic
-  std::string train_source;       // paths: plain text or .gz, relative to the config file
+  std::string task =
+      "parallel";            // parallel (text files) | synthetic | lm (model.arch decoder_only)
+  std::string train_source;  // paths: plain text or .gz, relative to the config file
   std::string train_target;
   std::string valid_source;
   std::string valid_target;
   std::string test_source;
   std::string test_target;
+  std::string train_text;  // lm: one document per line, plain text or .gz
+  std::string valid_text;
+  std::string test_text;
+  int lm_block = 0;  // lm: 0 = one example per document; K = running text cut into K-token blocks
   VocabConfig vocab;
   SyntheticConfig synthetic;
   int max_tokens = 4096;  // token budget per batch: rows * longest side, padded

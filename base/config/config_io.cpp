@@ -293,6 +293,11 @@ void check_config(const RunConfig& c) {
   }
 
   const auto& d = c.data;
+  // A language model reads one sequence per example: lm text, or a synthetic pair joined.
+  if (is_decoder_only(m) && d.task == "parallel")
+    config_error(c, "data.task",
+                 "model.arch: decoder_only has no encoder to read source files: use data.task "
+                 "lm (data.train_text, ...) or synthetic");
   if (d.task == "parallel") {
     for (const char* key : {"data.train_source", "data.train_target"})
       if (field_value_text(c, *find_field(key)).empty())
@@ -307,6 +312,21 @@ void check_config(const RunConfig& c) {
       config_error(c, "data.valid_target", "give both valid_source and valid_target, or neither");
     if (d.test_source.empty() != d.test_target.empty())
       config_error(c, "data.test_target", "give both test_source and test_target, or neither");
+    if (d.vocab.size < 8) config_error(c, "data.vocab.size", "must be at least 8");
+  } else if (d.task == "lm") {
+    if (!is_decoder_only(m))
+      config_error(c, "data.task",
+                   "lm text has no source side to translate: it trains model.arch: decoder_only");
+    for (const char* key : {"data.train_source", "data.train_target", "data.valid_source",
+                            "data.valid_target", "data.test_source", "data.test_target"})
+      if (c.locations.count(key))
+        config_error(c, key, "means nothing with data.task: lm (use data.train_text, ...)");
+    if (d.train_text.empty()) config_error(c, "data.train_text", "required when data.task is 'lm'");
+    for (const char* key : {"data.train_text", "data.valid_text", "data.test_text"}) {
+      const std::string path = field_value_text(c, *find_field(key));
+      std::error_code ec;
+      if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
+    }
     if (d.vocab.size < 8) config_error(c, "data.vocab.size", "must be at least 8");
   } else {
     const auto& s = d.synthetic;

@@ -118,14 +118,25 @@ std::vector<FieldSpec> build_fields() {
     f.push_back(field("data." + key, type, &RunConfig::data, member, doc, choices));
     return f.back();
   };
-  data("task", F::String, &D::task, "parallel text files or the built-in synthetic task",
-       {"parallel", "synthetic"});
+  data("task", F::String, &D::task,
+       "parallel text files, the built-in synthetic task (a decoder-only model reads each pair "
+       "as one sequence, source then target), or lm: language-model text for model.arch "
+       "decoder_only",
+       {"parallel", "synthetic", "lm"});
   data("train_source", F::Path, &D::train_source, "training source text (plain or .gz)");
   data("train_target", F::Path, &D::train_target, "training target text, line-aligned");
   data("valid_source", F::Path, &D::valid_source, "validation source text");
   data("valid_target", F::Path, &D::valid_target, "validation target text");
   data("test_source", F::Path, &D::test_source, "test source text");
   data("test_target", F::Path, &D::test_target, "test target text (BLEU reference)");
+  data("train_text", F::Path, &D::train_text,
+       "lm: training text, one document per line (plain or .gz, UTF-8)");
+  data("valid_text", F::Path, &D::valid_text, "lm: validation text");
+  data("test_text", F::Path, &D::test_text, "lm: test text");
+  data("lm_block", F::Int, &D::lm_block,
+       "lm: 0 = one example per document (line); K = the documents joined, each ended by eos, "
+       "cut into blocks of K tokens")
+      .range = kNonNegative;
   data("max_tokens", F::Int, &D::max_tokens, "token budget per batch (rows x padded length)")
       .range = kPositive;
   data("max_len", F::Int, &D::max_len, "drop training pairs longer than this (subwords)").range =

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/util/error.h"
+#include "core/data/lm_text.h"
 #include "core/data/synthetic.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab_cache.h"
@@ -68,7 +69,7 @@ Dataset load_parallel(const DataConfig& cfg, const std::string& cache_dir,
   return d;
 }
 
-Dataset load_synthetic(const DataConfig& cfg) {
+Dataset load_synthetic(const DataConfig& cfg, const std::string&, const std::string&) {
   const SyntheticConfig& s = cfg.synthetic;
   SyntheticTask task = make_synthetic_task(s);
   auto vocab = make_synthetic_vocab(s);
@@ -91,18 +92,25 @@ Dataset load_synthetic(const DataConfig& cfg) {
   return d;
 }
 
+// The data tasks: data.task names one (its schema lists the same names).
+struct DataTask {
+  const char* name;
+  Dataset (*load)(const DataConfig&, const std::string& cache_dir, const std::string& config_dir);
+};
+constexpr DataTask kDataTasks[] = {
+    {"parallel", load_parallel}, {"synthetic", load_synthetic}, {"lm", load_language_model_text}};
+
 }  // namespace
 
 Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
                      const std::string& config_dir) {
-  Dataset d;
-  if (cfg.task == "parallel")
-    d = load_parallel(cfg, cache_dir, config_dir);
-  else if (cfg.task == "synthetic")
-    d = load_synthetic(cfg);
-  else
+  const DataTask* task = nullptr;
+  for (const DataTask& t : kDataTasks)
+    if (cfg.task == t.name) task = &t;
+  if (!task)
     throw InputError("", 0, "data.task",
-                     "unknown task '" + cfg.task + "' (expected parallel or synthetic)");
+                     "unknown task '" + cfg.task + "' (expected parallel, synthetic or lm)");
+  Dataset d = task->load(cfg, cache_dir, config_dir);
   if (d.dropped_long > 0)
     d.description += "\ndropped " + std::to_string(d.dropped_long) +
                      " training pairs longer than data.max_len = " + std::to_string(cfg.max_len);
@@ -113,9 +121,18 @@ Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
     throw InputError("", 0,
                      d.dropped_long > 0        ? "data.max_len"
                      : cfg.task == "synthetic" ? "data.synthetic.train_size"
+                     : cfg.task == "lm"        ? "data.train_text"
                                                : "data.train_source",
-                     "no training pairs" +
+                     "no training examples" +
                          std::string(d.dropped_long > 0 ? " left after the length filter" : ""));
+  return d;
+}
+
+Dataset load_run_dataset(const RunConfig& config, const std::string& cache_dir,
+                         const std::string& config_dir) {
+  Dataset d = load_dataset(config.data, cache_dir, config_dir);
+  if (is_decoder_only(config.model) && config.data.task == "synthetic")
+    return as_language_model(std::move(d));
   return d;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The top-level data loader: from a DataConfig to encoded train/valid/test examples plus the
 // raw valid/test text that BLEU is computed against.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,7 +16,10 @@ struct Dataset {
   std::shared_ptr<Vocab> vocab;  // joint source/target vocabulary
   std::vector<Example> train, valid, test;
   // Raw text of the evaluation sets, aligned with valid/test (BLEU references and sources).
+  // A language model (lm_text.h): the documents in *_target, no *_source.
   std::vector<std::string> valid_source, valid_target, test_source, test_target;
+  // UTF-8 bytes of the valid/test text for bits per byte (lm_text.h); 0: not text (no bpb).
+  std::int64_t valid_bytes = 0, test_bytes = 0;
   std::size_t dropped_long = 0;    // training pairs removed by data.max_len
   std::size_t one_side_empty = 0;  // training pairs with exactly one empty side (kept)
   std::string description;         // a few lines for logs and the run store
@@ -28,9 +32,16 @@ struct Dataset {
 //    SentencePiece vocabulary is trained on the training text, or reused, under cache_dir (see
 //    vocab_cache.h).
 //  - "synthetic": generates the task of synthetic.h with a word vocabulary; no files.
-// Training pairs longer than cfg.max_len on either side are dropped (valid/test are kept whole).
+//  - "lm": language-model text (lm_text.h).
+// Training pairs longer than cfg.max_len on either side are dropped (valid/test are kept whole;
+// lm: documents, not blocks).
 // Throws InputError for every user-facing problem, naming the file or the config field.
 Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
                      const std::string& config_dir);
+
+// The data a run of `config` trains on: load_dataset(), and for a decoder-only model a
+// synthetic pair read as one sequence (as_language_model in lm_text.h).
+Dataset load_run_dataset(const RunConfig& config, const std::string& cache_dir,
+                         const std::string& config_dir);
 
 }  // namespace fathom

@@ -21,7 +21,8 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   throw_if_stop_requested(options.stop, "the final evaluation");
   if (options.test_loss)
     out.test = evaluate_loss(model, data.test, config.data.max_tokens, device, smoothing);
-  if (!options.decode) return out;
+  // A language model has no translations to decode (model.arch: decoder_only).
+  if (!options.decode || is_decoder_only(config.model)) return out;
 
   size_t count = data.test.size();
   if (config.eval.max_sentences > 0) count = std::min<size_t>(count, config.eval.max_sentences);

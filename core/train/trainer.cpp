@@ -22,6 +22,8 @@
 #include "base/util/process.h"
 #include "base/util/progress.h"
 #include "core/data/dataset.h"
+#include "core/data/lm_text.h"
+#include "core/decode/lm_continue.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
@@ -88,7 +90,7 @@ struct Window {
 // pairs left" at that line, not at "<input>").
 Dataset load_located(const RunConfig& config, const std::string& cache_dir) {
   try {
-    return load_dataset(config.data, cache_dir, "");
+    return load_run_dataset(config, cache_dir, "");
   } catch (const InputError& e) {
     if (!e.file().empty() || e.field().empty()) throw;
     config_error(config, e.field(), e.message());
@@ -419,6 +421,12 @@ class TrainingSession {
       final_metrics[db::metric::kTestLoss] = final.test->loss;
       final_metrics[db::metric::kTestPpl] = final.test->ppl;
     }
+    if (final.valid && data_->valid_bytes > 0)
+      final_metrics[db::metric::kValidBpb] =
+          bits_per_byte(final.valid->nll * final.valid->tokens, data_->valid_bytes);
+    if (final.test && data_->test_bytes > 0)
+      final_metrics[db::metric::kTestBpb] =
+          bits_per_byte(final.test->nll * final.test->tokens, data_->test_bytes);
     if (final.bleu) keep_bleu(final);
     for (const auto& [name, value] : final_metrics) store_.set_final_metric(*lease_, name, value);
     store_.heartbeat(*lease_, state_.update);
@@ -522,6 +530,9 @@ class TrainingSession {
     metrics_->log(update, db::metric::kValidLoss, valid.loss);
     metrics_->log(update, db::metric::kValidNll, valid.nll);
     metrics_->log(update, db::metric::kValidPpl, valid.ppl);
+    if (data_->valid_bytes > 0)
+      metrics_->log(update, db::metric::kValidBpb,
+                    bits_per_byte(valid.nll * valid.tokens, data_->valid_bytes));
     if (tc_.valid_samples > 0) keep_valid_samples(update);
     if (valid.loss < state_.best_valid_loss) {
       state_.best_valid_loss = valid.loss;
@@ -532,23 +543,41 @@ class TrainingSession {
   }
 
   // What the model makes of a few validation sentences at this point (greedy; no random
-  // numbers drawn, the training mode restored): the run tag samples.u<update>.
+  // numbers drawn, the training mode restored): the run tag samples.u<update>. A language
+  // model continues each one's prompt (lm_continue.h): "source" is the prompt, "reference" the
+  // text's own continuation, "hypothesis" the model's.
   void keep_valid_samples(int64_t update) {
     const size_t count =
         std::min<size_t>(static_cast<size_t>(tc_.valid_samples), data_->valid.size());
     const std::vector<Example> first(data_->valid.begin(), data_->valid.begin() + count);
-    const SearchOptions greedy{1, config_.eval.length_penalty, config_.eval.max_len_a,
-                               config_.eval.max_len_b};
-    const auto hypotheses =
-        translate(*model_, first, *data_->vocab, greedy, config_.data.max_tokens, device_);
     nlohmann::json samples = nlohmann::json::array();
-    for (size_t i = 0; i < count; ++i)
-      samples.push_back(
-          {{"source", i < data_->valid_source.size() ? data_->valid_source[i] : ""},
-           {"reference", i < data_->valid_target.size() ? data_->valid_target[i] : ""},
-           {"hypothesis", hypotheses[i]}});
+    const Vocab& vocab = *data_->vocab;
+    if (is_decoder_only(config_.model)) {
+      std::vector<std::vector<int64_t>> prompts, rests;
+      for (const Example& e : first) {
+        const size_t cut = prompt_length(e.tgt);
+        prompts.emplace_back(e.tgt.begin(), e.tgt.begin() + cut);
+        rests.emplace_back(e.tgt.begin() + cut, e.tgt.end());
+      }
+      const auto continued = greedy_continuations(*model_, prompts, kSampleTokens, device_);
+      for (size_t i = 0; i < count; ++i)
+        samples.push_back({{"source", vocab.decode(prompts[i])},
+                           {"reference", vocab.decode(rests[i])},
+                           {"hypothesis", vocab.decode(continued[i])}});
+    } else {
+      const SearchOptions greedy{1, config_.eval.length_penalty, config_.eval.max_len_a,
+                                 config_.eval.max_len_b};
+      const auto hypotheses =
+          translate(*model_, first, vocab, greedy, config_.data.max_tokens, device_);
+      for (size_t i = 0; i < count; ++i)
+        samples.push_back(
+            {{"source", i < data_->valid_source.size() ? data_->valid_source[i] : ""},
+             {"reference", i < data_->valid_target.size() ? data_->valid_target[i] : ""},
+             {"hypothesis", hypotheses[i]}});
+    }
     store_.set_tag(*lease_, db::kSamplesTagPrefix + std::to_string(update), samples.dump());
   }
+  static constexpr int kSampleTokens = 64;  // a language model's continuation, at most
 
   // Training time and tokens of earlier sessions (from the checkpoint), and so of the run.
   void count_training() {

@@ -1,0 +1,115 @@
+#include "core/data/lm_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "base/util/error.h"
+#include "core/data/text_reader.h"
+#include "core/data/vocab.h"
+#include "core/data/vocab_cache.h"
+
+namespace fathom {
+namespace {
+
+std::string resolve_text_path(const std::string& path, const std::string& config_dir) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || config_dir.empty()) return path;
+  return (std::filesystem::path(config_dir) / p).lexically_normal().string();
+}
+
+std::vector<std::string> read_split(const std::string& path, const std::string& config_dir) {
+  if (path.empty()) return {};
+  return read_lines(resolve_text_path(path, config_dir));
+}
+
+}  // namespace
+
+std::vector<Example> language_model_examples(
+    const std::vector<std::vector<std::int64_t>>& documents, int block) {
+  std::vector<Example> out;
+  if (block <= 0) {
+    out.reserve(documents.size());
+    for (const auto& d : documents) {
+      Example e{{}, d};  // no source side
+      e.tgt.push_back(kEosId);
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+  std::vector<std::int64_t> running;
+  for (const auto& d : documents) {
+    running.insert(running.end(), d.begin(), d.end());
+    running.push_back(kEosId);
+  }
+  for (std::size_t start = 0; start < running.size(); start += static_cast<std::size_t>(block)) {
+    const std::size_t end = std::min(running.size(), start + static_cast<std::size_t>(block));
+    out.push_back(
+        Example{{}, std::vector<std::int64_t>(running.begin() + start, running.begin() + end)});
+  }
+  return out;
+}
+
+std::int64_t text_bytes(const std::vector<std::string>& documents) {
+  std::int64_t bytes = 0;
+  for (const auto& d : documents) bytes += static_cast<std::int64_t>(d.size()) + 1;
+  return bytes;
+}
+
+double bits_per_byte(double nll_sum_nats, std::int64_t bytes) {
+  return nll_sum_nats / (std::log(2.0) * static_cast<double>(bytes));
+}
+
+Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache_dir,
+                                 const std::string& config_dir) {
+  if (cfg.train_text.empty())
+    throw InputError("", 0, "data.train_text", "required when data.task is lm");
+  const std::string train_path = resolve_text_path(cfg.train_text, config_dir);
+  const std::vector<std::string> train = read_lines(train_path);
+  std::vector<std::string> valid = read_split(cfg.valid_text, config_dir);
+  std::vector<std::string> test = read_split(cfg.test_text, config_dir);
+
+  auto vocab = train_or_load_sentencepiece(train, {}, cfg.vocab, cache_dir);
+  Dataset d;
+  d.vocab = vocab;
+  d.train = language_model_examples(encode_all(*vocab, train), cfg.lm_block);
+  d.valid = language_model_examples(encode_all(*vocab, valid), cfg.lm_block);
+  d.test = language_model_examples(encode_all(*vocab, test), cfg.lm_block);
+  if (cfg.lm_block == 0) d.dropped_long = drop_long_examples(d.train, cfg.max_len);
+  d.valid_bytes = text_bytes(valid);
+  d.test_bytes = text_bytes(test);
+  d.valid_target = std::move(valid);
+  d.test_target = std::move(test);
+  d.description =
+      "lm: train " + std::to_string(train.size()) + " documents (" + train_path + "), " +
+      (cfg.lm_block > 0 ? "blocks of " + std::to_string(cfg.lm_block) + " tokens"
+                        : std::string("one example per document")) +
+      "; train " + std::to_string(d.train.size()) + ", valid " + std::to_string(d.valid.size()) +
+      ", test " + std::to_string(d.test.size()) + " examples\nvocab: " + vocab->describe();
+  return d;
+}
+
+Dataset as_language_model(Dataset pairs) {
+  auto join = [](std::vector<Example>& examples) {
+    for (Example& e : examples) {
+      std::vector<std::int64_t> sequence = std::move(e.src);        // source + eos
+      sequence.insert(sequence.end(), e.tgt.begin(), e.tgt.end());  // target + eos
+      e.src.clear();
+      e.tgt = std::move(sequence);
+    }
+  };
+  join(pairs.train);
+  join(pairs.valid);
+  join(pairs.test);
+  for (auto* split : {&pairs.valid_target, &pairs.test_target}) {
+    const auto& sources = split == &pairs.valid_target ? pairs.valid_source : pairs.test_source;
+    for (std::size_t i = 0; i < split->size() && i < sources.size(); ++i)
+      (*split)[i] = sources[i] + " " + (*split)[i];
+  }
+  pairs.valid_source.clear();
+  pairs.test_source.clear();
+  pairs.description += "\nread as a language model: source, eos, target, eos";
+  return pairs;
+}
+
+}  // namespace fathom
