@@ -387,11 +387,27 @@ void ProbesView::keepPlots(size_t count) {
             [this, index](QMouseEvent* event) { hover(index, event->pos()); });
     plots_.push_back(plot);
   }
-  const int columns = std::min<int>(kPlotsPerRow, std::max<int>(1, static_cast<int>(count)));
+  placePlots();
+}
+
+int ProbesView::plotsPerRow() const {
+  // A heatmap beside its sub-layer labels and colour scale reads from about this width on.
+  constexpr int kGoodPlotWidth = 330;
+  return std::clamp(width() / kGoodPlotWidth, 1, kPlotsPerRow);
+}
+
+void ProbesView::placePlots() {
+  const int count = static_cast<int>(plots_.size());
+  columns_ = std::min(plotsPerRow(), std::max(1, count));
   for (QCustomPlot* plot : plots_) grid_->removeWidget(plot);
-  for (size_t i = 0; i < plots_.size(); ++i)
-    grid_->addWidget(plots_[i], static_cast<int>(i) / columns, static_cast<int>(i) % columns);
-  for (int c = 0; c < kPlotsPerRow; ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+  for (int i = 0; i < count; ++i) grid_->addWidget(plots_[i], i / columns_, i % columns_);
+  for (int c = 0; c < kPlotsPerRow; ++c) grid_->setColumnStretch(c, c < columns_ ? 1 : 0);
+}
+
+void ProbesView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const int count = static_cast<int>(plots_.size());
+  if (count > 0 && std::min(plotsPerRow(), count) != columns_) placePlots();
 }
 
 void ProbesView::drawHeatmaps(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs) {
@@ -402,6 +418,7 @@ void ProbesView::drawHeatmaps(const std::vector<std::pair<std::string, db::Probe
     plot::setup_heatmap(*plots_[i], heatmaps_[i], style);
     plots_[i]->replot();  // lays the axis rect out, which fitColumnLabels measures
     fitColumnLabels(i);
+    fitTitle(i);
     plots_[i]->replot();
   }
 }
@@ -462,8 +479,28 @@ void ProbesView::drawLines(const std::vector<std::pair<std::string, db::ProbeSer
       plot.graph(g)->setPen(QPen(plot::gradient_colour(n > 1 ? 0.9 * g / (n - 1) : 0), 1.2));
       plot.graph(g)->setScatterStyle(QCPScatterStyle::ssNone);
     }
+    plot.replot();  // lays the title's cell out, which fitTitle measures
+    fitTitle(i);
     plot.replot();
   }
+}
+
+// A title longer than its cell (four plots to a row on a laptop) was centred and cut at both
+// ends, losing the run's id: elided at the right instead.
+void ProbesView::fitTitle(size_t index) {
+  if (index >= plots_.size()) return;
+  QCustomPlot* plot = plots_[index];
+  if (plot->plotLayout()->rowCount() == 0) return;
+  auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+  if (!title) return;
+  const std::string& full = linesMode() ? (index < lines_.size() ? lines_[index].title : "")
+                                        : (index < heatmaps_.size() ? heatmaps_[index].title : "");
+  // Its cell is the axis rect's column, narrower than the plot by the colour scale: measured
+  // once the plot is laid out (a replot), falling back to the plot's width before that.
+  const int cell = title->outerRect().width() > 0 ? title->outerRect().width() : plot->width();
+  title->setText(
+      QFontMetrics(title->font())
+          .elidedText(QString::fromStdString(full), Qt::ElideRight, std::max(40, cell - 8)));
 }
 
 QString ProbesView::cellText(size_t index, size_t row, size_t column) const {
@@ -533,13 +570,14 @@ bool ProbesView::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Leave) hover_->clear();  // gone when the mouse leaves a plot
   if (event->type() == QEvent::Resize) {
     auto it = std::find(plots_.begin(), plots_.end(), watched);
-    if (it != plots_.end() && !linesMode()) {
-      // QCustomPlot lays out and replots on its own resize, after this filter: measure then.
+    if (it != plots_.end()) {
       const size_t index = static_cast<size_t>(it - plots_.begin());
+      // QCustomPlot lays out and replots on its own resize, after this filter: measure then.
       QMetaObject::invokeMethod(
           this,
           [this, index] {
             fitColumnLabels(index);
+            fitTitle(index);
             if (index < plots_.size()) plots_[index]->replot();
           },
           Qt::QueuedConnection);

@@ -69,7 +69,13 @@ class ProbesView : public QWidget, public WorkbenchView {
   void drawHeatmaps(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs);
   void drawLines(const std::vector<std::pair<std::string, db::ProbeSeries>>& runs);
   void keepPlots(size_t count);
+  // Puts the plots in the grid, as many to a row as the width holds well (at most four).
+  void placePlots();
+  int plotsPerRow() const;
+  void resizeEvent(QResizeEvent* event) override;
   void fitColumnLabels(size_t index);
+  // Elides plot `index`'s title at the right to its width (the hover names the run in full).
+  void fitTitle(size_t index);
   void hover(size_t index, const QPoint& pixel);
   QString hintWithoutSelection() const;
   std::string currentProbe() const;
@@ -94,6 +100,7 @@ class ProbesView : public QWidget, public WorkbenchView {
   QRadioButton* line_mode_;
   QLabel* note_;
   QGridLayout* grid_;
+  int columns_ = 0;  // plots to a row as placed
   QLabel* hover_;
   std::vector<QCustomPlot*> plots_;
   std::vector<int64_t> plot_runs_;  // the run of each plot

@@ -103,7 +103,16 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
   plot.xAxis2->setTicks(false);
   if (longest > 6 || f.groups.size() * longest > 40) plot.xAxis->setTickLabelRotation(-45);
   plot.xAxis->setRange(-0.6, f.groups.size() - 0.4);
-  plot.yAxis->setRange(log ? base : std::min(0.0, lo * 1.1), log ? hi * 2 : hi * 1.1);
+  const double bottom = log ? base : std::min(0.0, lo * 1.1);
+  double top = log ? hi * 2 : hi * 1.1;
+  // The legend sits in a top corner: room above the tallest bar or whisker as tall as the
+  // legend, so it hides no whisker's top (the interval's upper end is the point of it).
+  const double share = detail::legend_height_share(plot);
+  if (share > 0 && share < 0.5) {
+    const double room = 1 / (1 - share - 0.02);
+    top = log ? bottom * std::pow(top / bottom, room) : bottom + (top - bottom) * room;
+  }
+  plot.yAxis->setRange(bottom, top);
   detail::apply_limits(plot.yAxis, f.y);
   plot.xAxis->setLabel(detail::qstr(f.x_label));
   plot.yAxis->setLabel(detail::qstr(f.y.label));

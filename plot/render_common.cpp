@@ -240,6 +240,14 @@ void drop_shared_words(QCustomPlot& plot) {
 
 }  // namespace
 
+double legend_height_share(QCustomPlot& plot) {
+  const int entries = plot.legend ? plot.legend->itemCount() : 0;
+  if (entries == 0) return 0;
+  const int rows = entries > 6 ? (entries + 1) / 2 : entries;  // finish_legend's wrap
+  const double line = QFontMetrics(plot.legend->font()).height() + 1.5 * px_per_pt();
+  return std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+}
+
 void finish_legend(QCustomPlot& plot) {
   const int entries = plot.legend->itemCount();
   plot.legend->setVisible(entries > 0);

@@ -26,5 +26,9 @@ void apply_scale(QCPAxis* axis, Scale scale);
 void apply_limits(QCPAxis* axis, const Axis& spec);
 // Shows the legend when it has entries; many entries wrap into two columns.
 void finish_legend(QCustomPlot& plot);
+// The share of the axis rect's height the legend will take inside it, as finish_legend
+// estimates it from the widget's size (0 without entries); a renderer leaves that much room
+// above its data where the legend must hide none of it (bars' whisker tops).
+double legend_height_share(QCustomPlot& plot);
 
 }  // namespace fathom::plot::detail

@@ -2,7 +2,7 @@
 # The desktop app's screenshots in docs/screenshots/ (issue 36): every tab at 1100x700 (a
 # laptop) and 1600x1000, with curves on them. Trains a small sweep on the synthetic task into
 # a scratch store (2 norms x 3 learning rates x 2 seeds at the quickstart size, 200 updates:
-# a few minutes on 2 cores), records one analysis, then runs fathom-gui --screenshot under
+# a few minutes on 2 cores; the training probes every 25 updates), records one analysis, then runs fathom-gui --screenshot under
 # Xvfb (or Qt's offscreen platform where no Xvfb is installed).
 #   scripts/make-screenshots.sh [BUILD_DIR] [OUT_DIR]    # defaults: build, docs/screenshots
 # The store stays in $SCRATCH (default: a temporary directory, removed at the end).
@@ -32,6 +32,7 @@ set:
   train.warmup: 50
   data.synthetic.train_size: 4000
   eval.max_sentences: 50
+  train.probe_every: 25
 grid:
   model.norm: [post, pre]
   train.lr: [0.0005, 0.002, 0.008]

@@ -160,6 +160,46 @@ class ProbesViewTest : public QObject {
     QCOMPARE(view.heatmaps()[1].col_labels.size(), size_t(2));  // run 2 has no update 30
   }
 
+  // Four runs with a sweep's long names at 1100x700 (four plots to a row): each title keeps
+  // the run's id at its start and is elided at the right to its plot's width -- centred, it
+  // was cut at both ends.
+  void longTitlesAreElidedAtTheRightToTheirPlot() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("long.db");
+    Store store = Store::open(path.toStdString());
+    for (int i = 1; i <= 4; ++i) {
+      NewRun r;
+      r.name = "screens/norm=post,lr=0.000" + std::to_string(i) + ",seed=1,warmup=50,layers=18";
+      r.sweep = "screens";
+      const auto lease = store.mark_running(store.create_run(r), "host", "cpu");
+      store.write_probes(lease, {row(10, "attn.max_logit", {1, 2, 3, 4})});
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(path, &error);
+    QVERIFY2(session, qPrintable(error));
+    ProbesView view;
+    view.resize(1100, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setStore(session.get(), path);
+    const auto runs = session->store.list_runs();
+    view.showRuns(runs, runs);
+    QTRY_VERIFY(view.choose("attn.max_logit", HeadReduction::Max, false));
+    QTRY_COMPARE(view.plots().size(), size_t(4));
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    QApplication::processEvents();
+    for (size_t i = 0; i < 4; ++i) {
+      QCustomPlot* plot = view.plots()[i];
+      auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+      QVERIFY(title);
+      const QString text = title->text();
+      QVERIFY2(text.startsWith(QStringLiteral("run %1: ").arg(i + 1)), qPrintable(text));
+      QVERIFY2(text.endsWith(QChar(0x2026)), qPrintable(text));  // elided: the names are long
+      const QPixmap canvas(1, 1);                                // as it is painted
+      QVERIFY(QFontMetrics(title->font(), &canvas).horizontalAdvance(text) <= plot->width());
+    }
+  }
+
   void withoutASelectionItSaysWhichRunsHaveProbesAndHowToRecordThem() {
     ProbeStore s;
     NewRun plain;

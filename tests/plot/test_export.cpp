@@ -253,6 +253,36 @@ TEST_F(Export, AComparisonTableBecomesBarsWithTheirIntervals) {
   EXPECT_EQ(axis_short_name("train.lr"), "lr");
 }
 
+// Issue 36: the Compare chart's legend covered the top of the tallest whisker (2 rows x 3
+// learning rates, two seeds: wide intervals). Now the axis leaves the legend room above every
+// bar and whisker: after layout, the legend's rectangle lies above every whisker's top.
+TEST_F(Export, TheBarLegendHidesNoWhiskerTop) {
+  BarFigure f;
+  f.groups = {"post", "pre"};
+  f.y.label = "valid_ppl";
+  f.errors_are = "95 % CI of the mean over seeds";
+  const std::vector<std::vector<double>> values{{11.2, 13.9}, {6.1, 7.7}, {9.0, 7.7}};
+  const std::vector<std::vector<double>> errors{{0.1, 1.3}, {17.0, 10.7}, {8.8, 10.1}};
+  for (int k = 0; k < 3; ++k) {
+    BarSeries s;
+    s.name = "lr = " + std::to_string(k);
+    s.values = values[k];
+    s.errors = errors[k];
+    f.series.push_back(s);
+  }
+  QCustomPlot plot;
+  plot.resize(1076, 270);  // the Compare tab's chart at 1100x700
+  setup_bar_figure(plot, f);
+  plot.replot();
+  ASSERT_TRUE(plot.legend && plot.legend->visible());
+  const QRect legend = plot.legend->outerRect();
+  for (int k = 0; k < 3; ++k)
+    for (int g = 0; g < 2; ++g) {
+      const double top = plot.yAxis->coordToPixel(values[k][g] + errors[k][g]);
+      EXPECT_GT(top, legend.bottom()) << "series " << k << " group " << g;
+    }
+}
+
 // Issue 36: a one-column figure of 12 runs with long labels was two thirds legend. Where no
 // corner is free, the legend above the plot now drops the words every entry shares (the
 // sweep's name) and shrinks its font until it takes at most a third of the figure.
