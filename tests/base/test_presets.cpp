@@ -26,7 +26,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"depth-2025.yaml", 120},       {"depth-2025-multi30k.yaml", 120},
       {"dlstm-longer.yaml", 6},       {"lipschitz-embedding-multi30k.yaml", 12},
       {"linearize-multi30k.yaml", 2}, {"depth-study-36.yaml", 15},
-      {"probes-depth.yaml", 3},       {"probes-divergence.yaml", 12},
+      {"probes-depth.yaml", 3},       {"probes-divergence.yaml", 15},
       {"depth-lr-study.yaml", 180}};
   // The real-data presets read ../shared/data (the repository's sibling): a clone without it
   // checks the others and says which it could not.
