@@ -5,7 +5,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -566,11 +565,11 @@ TEST(LoadDataset, Synthetic) {
   for (const auto& ex : d.train) EXPECT_LE(ex.src.size(), 9u);
 }
 
-TEST(LoadDataset, Multi30kEncodesQuickly) {
+// Reading Multi30k twice: the second load reuses the cached vocabulary and encodes the same
+// ids. (How long it takes is bench/bench_data's to measure, not a test's.)
+TEST(LoadDataset, Multi30kLoadsAgainFromTheCache) {
   if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
-  // A small vocabulary keeps training short; the point is that reading + encoding 2 x 29k
-  // lines (the cached path) is fast.
-  DataConfig cfg;
+  DataConfig cfg;  // a small vocabulary keeps its training short
   cfg.train_source = multi30k_dir() + "/train.de.gz";
   cfg.train_target = multi30k_dir() + "/train.en.gz";
   cfg.valid_source = multi30k_dir() + "/val.de.gz";
@@ -580,15 +579,11 @@ TEST(LoadDataset, Multi30kEncodesQuickly) {
   Dataset d = load_dataset(cfg, cache.path().string(), "");
   EXPECT_EQ(d.train.size() + d.dropped_long, 29000u);
   EXPECT_EQ(d.valid.size(), 1014u);
-  const auto start = std::chrono::steady_clock::now();
   Dataset again = load_dataset(cfg, cache.path().string(), "");
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(again.description.find("cached"), std::string::npos) << again.description;
   EXPECT_EQ(again.train.size(), d.train.size());
   EXPECT_EQ(again.train[123].src, d.train[123].src);
-  EXPECT_LT(seconds, 5.0);
-  std::cout << "[ info ] cached load + encode of Multi30k train+valid: " << seconds << " s\n";
+  EXPECT_EQ(again.valid[1000].tgt, d.valid[1000].tgt);
 }
 
 }  // namespace test_data
