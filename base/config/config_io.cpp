@@ -262,6 +262,19 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
   }
 }
 
+namespace {
+
+// Whether the config file gave `key` a value other than its default. A config written out
+// whole (a run's stored config, `fathom config`) names every key with its default: those
+// say nothing, and reading one back must not be refused for them.
+bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
+  const FieldSpec& field = *find_field(key);
+  return c.locations.count(key) &&
+         field_value_text(c, field) != field_value_text(RunConfig{}, field);
+}
+
+}  // namespace
+
 void check_config(const RunConfig& c) {
   // Ranges are declared with the keys (config_schema.cpp); the rules below relate keys.
   for (const auto& field : config_fields()) {
@@ -285,7 +298,7 @@ void check_config(const RunConfig& c) {
   if (is_decoder_only(m)) {
     // No encoder, one embedding: keys that shape what is not there would be silently ignored.
     for (const char* key : {"model.encoder_layers", "model.share_embeddings"})
-      if (c.locations.count(key))
+      if (set_to_other_than_default(c, key))
         config_error(c, key, "means nothing with model.arch: decoder_only (there is no encoder)");
     if (!m.tie_decoder_embeddings)
       config_error(c, "model.tie_decoder_embeddings",
@@ -319,7 +332,7 @@ void check_config(const RunConfig& c) {
                    "lm text has no source side to translate: it trains model.arch: decoder_only");
     for (const char* key : {"data.train_source", "data.train_target", "data.valid_source",
                             "data.valid_target", "data.test_source", "data.test_target"})
-      if (c.locations.count(key))
+      if (set_to_other_than_default(c, key))
         config_error(c, key, "means nothing with data.task: lm (use data.train_text, ...)");
     if (d.train_text.empty()) config_error(c, "data.train_text", "required when data.task is 'lm'");
     for (const char* key : {"data.train_text", "data.valid_text", "data.test_text"}) {

@@ -179,7 +179,7 @@ TEST(DecoderOnly, EveryInitBuilds) {
 }
 
 // Keys that shape an encoder mean nothing here and are refused with their line; an untied
-// output projection too.
+// output projection too. A decoder-only config written out whole reads back.
 TEST(DecoderOnly, EncoderKeysAreRefused) {
   const RunConfig given = testing::synthetic_config(
       {"model:", "  arch: decoder_only", "  decoder_layers: 2", "  encoder_layers: 4"});
@@ -191,6 +191,10 @@ TEST(DecoderOnly, EncoderKeysAreRefused) {
   EXPECT_EQ(expect_input_error([&] { check_config(untied); }).field(),
             "model.tie_decoder_embeddings");
   check_config(testing::synthetic_config({"model:", "  arch: decoder_only"}));  // valid
+  // Written out whole (a run's stored config names every key with its default) and read back:
+  // accepted, as the worker that trains it reads it.
+  const RunConfig whole = testing::synthetic_config({"model:", "  arch: decoder_only"});
+  check_config(load_config_string(config_to_yaml(whole), "run 1 config", ""));
 }
 
 }  // namespace test_decoder_only

@@ -146,6 +146,13 @@ TEST_F(LanguageModelText, ConfigsThatCannotTrainAreRefused) {
   EXPECT_EQ(field_of({"model:", "  arch: decoder_only", "data:", "  task: lm",
                       "  train_text: " + dir_.string() + "/missing.txt"}),
             "data.train_text");
+  // Written out whole (empty source paths and all, as a run's stored config) it reads back.
+  const RunConfig valid =
+      load_config_string(testing::yaml_lines({"model:", "  arch: decoder_only",
+                                              "data:", "  task: lm", "  train_text: " + train}),
+                         "lm.yaml", "");
+  check_config(valid);
+  check_config(load_config_string(config_to_yaml(valid), "run 1 config", ""));
 }
 
 RunConfig decoder_only(RunConfig c) {
