@@ -44,7 +44,8 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--out", a->out, "output directory (report.md and figures); default ./report");
   cmd->add_option("--metrics", a->metrics,
                   "final metrics for the tables, comma-separated (default "
-                  "test_bleu,valid_ppl,test_ppl,train_time_s)");
+                  "test_bleu,valid_ppl,test_ppl,test_bpb,train_time_s; those no run has are "
+                  "left out)");
   cmd->add_option("--rows", a->rows,
                   "the tables' row axis (a+b joins a zip group), e.g. "
                   "model.norm+model.init+model.connection; default: the sweep's first axis");

@@ -29,8 +29,8 @@ struct RunsOptions {
 
 // Final metrics worth a column, in this order, when at least one listed run has them (or,
 // with --best, a curve of them).
-const std::string* const kKeyMetrics[] = {&db::metric::kValidPpl, &db::metric::kValidBleu,
-                                          &db::metric::kTestBleu};
+const std::string* const kKeyMetrics[] = {&db::metric::kValidPpl, &db::metric::kValidBpb,
+                                          &db::metric::kValidBleu, &db::metric::kTestBleu};
 
 std::string local_minute(double unix_seconds) {
   if (unix_seconds <= 0) return "-";

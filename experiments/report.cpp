@@ -47,7 +47,12 @@ std::string cell(std::string s) {
 }
 
 void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
-                const std::vector<std::string>& metrics) {
+                const std::vector<std::string>& wanted) {
+  std::vector<std::string> metrics;  // a column only for a metric some run has
+  for (const auto& m : wanted)
+    if (std::any_of(runs.begin(), runs.end(),
+                    [&](const db::RunRecord& r) { return r.final_metrics.count(m) > 0; }))
+      metrics.push_back(m);
   out << "| id | run | status | updates |";
   for (const auto& m : metrics) out << " " << m << " |";
   out << "\n|---:|---|---|---:|";

@@ -30,8 +30,10 @@ struct CurvesRequest {
 
 struct ReportOptions {
   std::string out_dir;
+  // Those no run has are left out (a language model has no BLEU, a translation model no bpb).
   std::vector<std::string> metrics = {db::metric::kTestBleu, db::metric::kValidPpl,
-                                      db::metric::kTestPpl, db::metric::kTrainTime};
+                                      db::metric::kTestPpl, db::metric::kTestBpb,
+                                      db::metric::kTrainTime};
   // The comparison tables' layout; empty rows: the sweep's first axis group by its second,
   // pooling the rest. A depth study asks for methods by depth, each at its best learning rate:
   // rows "model.norm+model.init", cols "model.encoder_layers", agg Best.

@@ -87,7 +87,7 @@ TEST(Report, SweepAndRunReports) {
   const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
   experiments::ReportOptions options;
   options.out_dir = (dir / "sweep").string();
-  options.metrics = {"test_bleu"};
+  options.metrics = {"test_bleu", "test_bpb"};  // no run has bits per byte
   std::vector<std::string> asked;
   options.render_curves = [&](const experiments::CurvesRequest& r) {
     asked.push_back(r.file_stem);
@@ -104,7 +104,10 @@ TEST(Report, SweepAndRunReports) {
   // every cell says its n.
   EXPECT_NE(text.find("| post | 31.00 ± 1.41 (n=2) |"), std::string::npos) << text;
   EXPECT_NE(text.find("| pre | 20.00 (n=1)† |"), std::string::npos) << text;
-  EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;   // in the runs table
+  EXPECT_NE(text.find("diverged@77"), std::string::npos) << text;  // in the runs table
+  // A column, and a table, only for a metric some run has.
+  EXPECT_NE(text.find("| id | run | status | updates | test_bleu |\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("test_bpb"), std::string::npos) << text;
   EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});  // only stored metrics
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
   EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
