@@ -135,11 +135,14 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
                   "each sub-layer's row is exact; " +
                   norm.name + " is not affine, so no row follows a stack's final " + norm.name +
                   ".";
-  start_matrix(result.encoder, "enc", 2 * m.encoder_layers);
-  start_matrix(result.decoder, "dec", 3 * m.decoder_layers);
+  // A decoder-only model has no encoder and 2 sub-layers a decoder layer (model.arch).
+  const int encoder_sublayers = 2 * encoder_layer_count(m);
+  const int decoder_sublayers = decoder_sublayers_per_layer(m) * m.decoder_layers;
+  start_matrix(result.encoder, "enc", encoder_sublayers);
+  start_matrix(result.decoder, "dec", decoder_sublayers);
   const torch::Tensor masks[2] = {non_pad(batch.src), non_pad(batch.tgt_in)};
-  const size_t widths[2] = {static_cast<size_t>(2 * m.encoder_layers + 1),
-                            static_cast<size_t>(3 * m.decoder_layers + 1)};
+  const size_t widths[2] = {static_cast<size_t>(encoder_sublayers + 1),
+                            static_cast<size_t>(decoder_sublayers + 1)};
 
   StreamDecomposer decomposer(
       [&](const StreamStep& step) {
@@ -184,6 +187,7 @@ void register_beta(AnalysisRegistry& registry) {
     out << "\n";
     print_matrix(result.at("decoder"), "decoder", out);
   };
+  a.reads_decoder_only = true;
   registry.add("beta", std::move(a));
 }
 

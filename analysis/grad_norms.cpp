@@ -123,6 +123,7 @@ void register_grad_norms(AnalysisRegistry& registry) {
       "(Admin fig. 3, methods.md s5.3)";
   a.run = run_grad_norms;
   a.print = print_grad_norms;
+  a.reads_decoder_only = true;
   registry.add("grad-norms", std::move(a));
 }
 

@@ -119,6 +119,7 @@ void register_ln_scale(AnalysisRegistry& registry) {
   a.doc = "w/sigma of every Post-LN LayerNorm (Xu et al. 2020 table 2, methods.md s2)";
   a.run = run_ln_scale;
   a.print = print_ln_scale;
+  a.reads_decoder_only = true;
   registry.add("ln-scale", std::move(a));
 }
 

@@ -23,6 +23,9 @@ struct Analysis {
   // Several CONFIGs compared in one table (they build their own models); otherwise exactly
   // one RUN or CONFIG whose model is loaded before run() is called.
   bool takes_many_configs = false;
+  // It reads a decoder-only model's one stack (model.arch); the others are refused on one,
+  // naming model.arch, rather than computed as if it had an encoder.
+  bool reads_decoder_only = false;
   // The flags it reads (analysis/params.h), without "--" (e.g. "depths").
   std::vector<std::string> options;
   std::function<nlohmann::json(std::vector<Subject>&, const AnalysisParams&)> run;

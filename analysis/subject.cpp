@@ -11,19 +11,6 @@
 #include "core/train/checkpoint.h"
 
 namespace fathom::analysis {
-namespace {
-
-// The analyses read an encoder and a decoder (beta's two matrices, output-shift's encoder
-// depths, linearization's layer list): a decoder-only model is refused until they read one
-// stack (issue 39 item 3) rather than analysed wrongly.
-void refuse_decoder_only(const RunConfig& config) {
-  if (is_decoder_only(config.model))
-    config_error(config, "model.arch",
-                 "the analyses do not read decoder-only models yet (they assume an encoder "
-                 "and a decoder)");
-}
-
-}  // namespace
 
 Batch first_training_batch(const RunConfig& config, const std::vector<Example>& train) {
   if (train.empty()) config_error(config, "data.train_source", "no training pairs");
@@ -53,7 +40,6 @@ Subject subject_from_config(const std::string& path, const std::vector<std::stri
   apply_overrides(s.config, overrides);
   check_config(s.config);
   check_model_methods(s.config);
-  refuse_decoder_only(s.config);
   s.data = std::make_shared<Dataset>(load_run_dataset(s.config, cache_dir, ""));
   s.vocab_size = s.data->vocab->size();
   s.batch = first_training_batch(s.config, s.data->train);
@@ -74,7 +60,6 @@ Subject subject_from_run(const StoredRun& run, const std::string& cache_dir) {
     const std::string dir = std::filesystem::path(run.checkpoint_path).parent_path().string();
     s.config = load_config_string(checkpoint_config(run.checkpoint_path), run.checkpoint_path, dir);
   }
-  refuse_decoder_only(s.config);
   s.data = std::make_shared<Dataset>(load_run_dataset(s.config, cache_dir, ""));
   s.vocab_size = s.data->vocab->size();
   s.batch = first_training_batch(s.config, s.data->train);

@@ -125,6 +125,14 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     subjects.push_back(load_run(*store, paths, target, args.checkpoint));
   }
 
+  // Analyses that assume an encoder and a decoder say so on a decoder-only model.
+  if (!a.reads_decoder_only)
+    for (const auto& s : subjects)
+      if (is_decoder_only(s.config.model))
+        config_error(s.config, "model.arch",
+                     name +
+                         " does not read decoder-only models yet (it assumes an encoder and "
+                         "a decoder); beta, grad-norms and ln-scale do");
   nlohmann::json result = a.run(subjects, params);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

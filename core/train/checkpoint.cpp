@@ -158,7 +158,11 @@ int64_t checkpoint_vocab_size(const std::string& path) {
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path);
-    return read_tensor(archive, archive_key("param", "source_embedding")).size(0);
+    // The encoder-decoder's source embedding, or a decoder-only model's one embedding.
+    torch::Tensor embedding;
+    if (!archive.try_read(archive_key("param", "source_embedding"), embedding, true))
+      embedding = read_tensor(archive, archive_key("param", "embedding"));
+    return embedding.size(0);
   } catch (const c10::Error& e) {
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());

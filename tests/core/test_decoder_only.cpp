@@ -2,16 +2,19 @@
 // self-attention + FFN layers with one embedding tied to the output projection, held to the
 // plain-tensor reference (tests/support/model_reference.h) for every norm style and 1-3
 // layers; causality; a parameter count worked by hand; DeepNorm's decoder-only constants;
-// Admin profiling over one stack; the depth-wise LSTM connection; every init; and the keys a
-// decoder-only config refuses.
+// Admin profiling over one stack; the depth-wise LSTM connection; every init; the keys a
+// decoder-only config refuses; and the analyses that read the one stack (beta, grad-norms).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "analysis/beta.h"
+#include "analysis/grad_norms.h"
 #include "base/config/config.h"
 #include "base/config/config_io.h"
+#include "core/data/batch.h"
 #include "core/model/admin.h"
 #include "core/model/deepnorm.h"
 #include "core/model/transformer.h"
@@ -195,6 +198,55 @@ TEST(DecoderOnly, EncoderKeysAreRefused) {
   // accepted, as the worker that trains it reads it.
   const RunConfig whole = testing::synthetic_config({"model:", "  arch: decoder_only"});
   check_config(load_config_string(config_to_yaml(whole), "run 1 config", ""));
+}
+
+// A batch of two language-model sequences (no source side), the second padded.
+Batch lm_batch() {
+  const std::vector<Example> examples{{{}, {5, 9, 4, 11, 7, kEosId}}, {{}, {8, 6, 13, kEosId}}};
+  return collate(examples, {0, 1});
+}
+
+// beta over the one stack (Admin s4.1, methods.md s5.1): no encoder matrix; 2M rows, one per
+// sub-layer "dec.l.self_attn", "dec.l.ffn", and M + 1 + ... columns from the embedding on;
+// each row's shares are 0 after its own branch, positive for its own branch, and their
+// squares sum to sum_sq, near 1 at initialization (uncorrelated components) -- the invariants
+// the encoder-decoder test holds beta to.
+TEST(DecoderOnly, BetaReadsTheOneStack) {
+  for (const std::string norm : {"post", "pre"}) {
+    SCOPED_TRACE(norm);
+    Transformer model = build_model(lm_config(norm, 3), kVocab, 6);
+    const analysis::BetaResult r = analysis::compute_beta(*model, lm_batch());
+    EXPECT_TRUE(r.encoder.rows.empty());
+    const analysis::BetaMatrix& m = r.decoder;
+    ASSERT_EQ(m.rows.size(), 6u);
+    ASSERT_EQ(m.labels.size(), 7u);
+    EXPECT_EQ(m.rows[0], "dec.0.self_attn");
+    EXPECT_EQ(m.rows[5], "dec.2.ffn");
+    for (size_t i = 0; i < m.rows.size(); ++i) {
+      double squares = 0;
+      for (size_t j = 0; j < m.beta[i].size(); ++j) {
+        squares += m.beta[i][j] * m.beta[i][j];
+        if (j > i + 1) EXPECT_EQ(m.beta[i][j], 0.0) << i << "," << j;
+      }
+      EXPECT_NEAR(m.sum_sq[i], squares, 1e-12) << m.rows[i];
+      EXPECT_GT(m.beta[i][i + 1], 0.0) << m.rows[i];
+      EXPECT_GT(m.sum_sq[i], 0.3) << m.rows[i];
+      EXPECT_LT(m.sum_sq[i], 3.0) << m.rows[i];
+    }
+  }
+}
+
+// Gradient norms of every sub-layer output: the decoder's 2M, in forward order.
+TEST(DecoderOnly, GradientNormsOfTheOneStack) {
+  Transformer model = build_model(lm_config("pre", 2), kVocab, 6);
+  const auto norms = analysis::sublayer_grad_norms(*model, lm_batch(), 0.1);
+  ASSERT_EQ(norms.size(), 4u);
+  for (size_t k = 0; k < norms.size(); ++k) {
+    EXPECT_EQ(norms[k].id.stack, Stack::Decoder);
+    EXPECT_EQ(norms[k].id.index, static_cast<int>(k));
+    EXPECT_GT(norms[k].norm, 0.0);
+  }
+  EXPECT_EQ(analysis::grad_norm_group(norms[0].id), "dec_self_attn");
 }
 
 }  // namespace test_decoder_only
