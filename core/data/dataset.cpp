@@ -12,12 +12,6 @@
 namespace fathom {
 namespace {
 
-std::string resolve(const std::string& path, const std::string& config_dir) {
-  const std::filesystem::path p(path);
-  if (p.is_absolute() || config_dir.empty()) return path;
-  return (std::filesystem::path(config_dir) / p).lexically_normal().string();
-}
-
 std::vector<Example> encode_pairs(const Vocab& vocab, const std::vector<std::string>& source,
                                   const std::vector<std::string>& target) {
   auto src = encode_all(vocab, source);
@@ -37,7 +31,8 @@ ParallelText read_optional(const std::string& source, const std::string& target,
     throw InputError(
         "", 0, "data." + split + (source.empty() ? "_source" : "_target"),
         "missing: give both " + split + "_source and " + split + "_target, or neither");
-  return read_parallel_text(resolve(source, config_dir), resolve(target, config_dir));
+  return read_parallel_text(resolve_data_path(source, config_dir),
+                            resolve_data_path(target, config_dir));
 }
 
 Dataset load_parallel(const DataConfig& cfg, const std::string& cache_dir,
@@ -45,8 +40,8 @@ Dataset load_parallel(const DataConfig& cfg, const std::string& cache_dir,
   if (cfg.train_source.empty() || cfg.train_target.empty())
     throw InputError("", 0, cfg.train_source.empty() ? "data.train_source" : "data.train_target",
                      "required when data.task is parallel");
-  const std::string train_src = resolve(cfg.train_source, config_dir);
-  const std::string train_tgt = resolve(cfg.train_target, config_dir);
+  const std::string train_src = resolve_data_path(cfg.train_source, config_dir);
+  const std::string train_tgt = resolve_data_path(cfg.train_target, config_dir);
   ParallelText train = read_parallel_text(train_src, train_tgt);
   ParallelText valid = read_optional(cfg.valid_source, cfg.valid_target, "valid", config_dir);
   ParallelText test = read_optional(cfg.test_source, cfg.test_target, "test", config_dir);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "base/util/error.h"
 #include "core/data/text_reader.h"
@@ -12,15 +11,9 @@
 namespace fathom {
 namespace {
 
-std::string resolve_text_path(const std::string& path, const std::string& config_dir) {
-  const std::filesystem::path p(path);
-  if (p.is_absolute() || config_dir.empty()) return path;
-  return (std::filesystem::path(config_dir) / p).lexically_normal().string();
-}
-
 std::vector<std::string> read_split(const std::string& path, const std::string& config_dir) {
   if (path.empty()) return {};
-  return read_lines(resolve_text_path(path, config_dir));
+  return read_lines(resolve_data_path(path, config_dir));
 }
 
 }  // namespace
@@ -64,7 +57,7 @@ Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache
                                  const std::string& config_dir) {
   if (cfg.train_text.empty())
     throw InputError("", 0, "data.train_text", "required when data.task is lm");
-  const std::string train_path = resolve_text_path(cfg.train_text, config_dir);
+  const std::string train_path = resolve_data_path(cfg.train_text, config_dir);
   const std::vector<std::string> train = read_lines(train_path);
   std::vector<std::string> valid = read_split(cfg.valid_text, config_dir);
   std::vector<std::string> test = read_split(cfg.test_text, config_dir);

@@ -51,4 +51,10 @@ ParallelText read_parallel_text(const std::string& source_path, const std::strin
   return text;
 }
 
+std::string resolve_data_path(const std::string& path, const std::string& config_dir) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || config_dir.empty()) return path;
+  return (std::filesystem::path(config_dir) / p).lexically_normal().string();
+}
+
 }  // namespace fathom

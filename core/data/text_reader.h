@@ -8,6 +8,9 @@
 
 namespace fathom {
 
+// `path` as given when absolute or when `config_dir` is empty, else relative to `config_dir`.
+std::string resolve_data_path(const std::string& path, const std::string& config_dir);
+
 // All lines of a text file. A trailing '\r' is stripped from each line (Windows files), a UTF-8
 // byte-order mark at the start is dropped, and a final newline does not add an empty line.
 // Throws InputError if the file is missing or unreadable, empty (zero bytes of text), a corrupt
