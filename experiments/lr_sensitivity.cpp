@@ -145,7 +145,13 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
     if (largest > 0) return largest;
     return std::nullopt;
   });
-  if (vocab.size() < runs.size())
+  // Only the runs the curves use (finished or diverged) can lack it to any effect: a queued
+  // run has no tag yet either.
+  const bool some_used_lack_it = std::any_of(runs.begin(), runs.end(), [&](const TableRun& r) {
+    return (r.status == db::status::kFinished || r.status == db::status::kDiverged) &&
+           !vocab.count(r.id);
+  });
+  if (some_used_lack_it)
     s.notes.push_back(
         "runs without a vocab.size tag (recorded before it existed) take l0 = the sweep's "
         "largest " +

@@ -117,6 +117,29 @@ TEST(LrSensitivity, FromAStoredSweep) {
   bool noted = false;
   for (const auto& n : s.notes) noted = noted || n.find("vocab.size") != std::string::npos;
   EXPECT_TRUE(noted);
+
+  // Every run the curves use has the tag; a queued one has none yet: no such note.
+  const std::string live = (scratch.path() / "live.db").string();
+  {
+    auto writer = db::Store::open(live);
+    for (const auto& r : two_methods()) {
+      db::NewRun n;
+      n.name = "s/" + std::to_string(r.id);
+      n.sweep = "s";
+      const int64_t id = writer.create_run(n);
+      for (const auto& [key, value] : r.axes) writer.set_tag(id, "axis." + key, value);
+      writer.set_tag(id, "vocab.size", "10");
+      if (r.metric) writer.set_final_metric(id, "valid_loss", *r.metric);
+      writer.finish_run(id, r.status);
+    }
+    db::NewRun queued;
+    queued.name = "s/queued";
+    queued.sweep = "s";
+    writer.set_tag(writer.create_run(queued), "axis.train.lr", "0.1");
+  }
+  const auto store2 = db::Store::open(live, db::OpenMode::ReadOnly);
+  for (const auto& n : experiments::load_lr_sensitivity(store2, "s", "valid_loss").notes)
+    EXPECT_EQ(n.find("vocab.size"), std::string::npos) << n;
 }
 
 }  // namespace test_lr_sensitivity
