@@ -173,13 +173,18 @@ int legend_entry_width(const QCustomPlot& plot) {
 // The inside corner whose legend-sized box covers the fewest data points (ties: top right),
 // and the share of the points it covers. The box is estimated against the widget's size (export
 // sizes the widget first); the axis rect is taken as 80% of it.
-std::pair<Qt::Alignment, double> emptiest_corner(QCustomPlot& plot) {
-  const int columns = plot.legend->columnCount(), rows = plot.legend->rowCount();
+// The share of the axis rect's height a legend of `rows` rows takes (the rect taken as 70% of
+// the widget's height).
+double legend_rows_share(QCustomPlot& plot, int rows) {
   const double line = QFontMetrics(plot.legend->font()).height() + 1.5 * px_per_pt();
+  return std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+}
+
+std::pair<Qt::Alignment, double> emptiest_corner(QCustomPlot& plot) {
+  const int columns = plot.legend->columnCount();
   const double w = std::min(1.0, (columns * legend_entry_width(plot) + 8 * px_per_pt()) /
                                      (0.8 * std::max(plot.width(), 1)));
-  const double h =
-      std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+  const double h = legend_rows_share(plot, plot.legend->rowCount());
   const std::vector<QPointF> points = footprint(plot);
   const Qt::Alignment corners[] = {Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignTop,
                                    Qt::AlignRight | Qt::AlignBottom,
@@ -243,9 +248,7 @@ void drop_shared_words(QCustomPlot& plot) {
 double legend_height_share(QCustomPlot& plot) {
   const int entries = plot.legend ? plot.legend->itemCount() : 0;
   if (entries == 0) return 0;
-  const int rows = entries > 6 ? (entries + 1) / 2 : entries;  // finish_legend's wrap
-  const double line = QFontMetrics(plot.legend->font()).height() + 1.5 * px_per_pt();
-  return std::min(1.0, (rows * line + 8 * px_per_pt()) / (0.7 * std::max(plot.height(), 1)));
+  return legend_rows_share(plot, entries > 6 ? (entries + 1) / 2 : entries);  // its wrap
 }
 
 void finish_legend(QCustomPlot& plot) {

@@ -267,6 +267,15 @@ namespace {
 // Whether the config file gave `key` a value other than its default. A config written out
 // whole (a run's stored config, `fathom config`) names every key with its default: those
 // say nothing, and reading one back must not be refused for them.
+// Each of `keys` that names a file must name one that exists.
+void require_existing_files(const RunConfig& c, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    const std::string path = field_value_text(c, *find_field(key));
+    std::error_code ec;  // a path the system refuses (too long) is not found either
+    if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
+  }
+}
+
 bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
   const FieldSpec& field = *find_field(key);
   return c.locations.count(key) &&
@@ -315,12 +324,8 @@ void check_config(const RunConfig& c) {
     for (const char* key : {"data.train_source", "data.train_target"})
       if (field_value_text(c, *find_field(key)).empty())
         config_error(c, key, "required when data.task is 'parallel'");
-    for (const char* key : {"data.train_source", "data.train_target", "data.valid_source",
-                            "data.valid_target", "data.test_source", "data.test_target"}) {
-      const std::string path = field_value_text(c, *find_field(key));
-      std::error_code ec;  // a path the system refuses (too long) is not found either
-      if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
-    }
+    require_existing_files(c, {"data.train_source", "data.train_target", "data.valid_source",
+                               "data.valid_target", "data.test_source", "data.test_target"});
     if (d.valid_source.empty() != d.valid_target.empty())
       config_error(c, "data.valid_target", "give both valid_source and valid_target, or neither");
     if (d.test_source.empty() != d.test_target.empty())
@@ -335,11 +340,7 @@ void check_config(const RunConfig& c) {
       if (set_to_other_than_default(c, key))
         config_error(c, key, "means nothing with data.task: lm (use data.train_text, ...)");
     if (d.train_text.empty()) config_error(c, "data.train_text", "required when data.task is 'lm'");
-    for (const char* key : {"data.train_text", "data.valid_text", "data.test_text"}) {
-      const std::string path = field_value_text(c, *find_field(key));
-      std::error_code ec;
-      if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
-    }
+    require_existing_files(c, {"data.train_text", "data.valid_text", "data.test_text"});
     if (d.vocab.size < 8) config_error(c, "data.vocab.size", "must be at least 8");
   } else {
     const auto& s = d.synthetic;

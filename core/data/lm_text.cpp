@@ -94,11 +94,12 @@ Dataset as_language_model(Dataset pairs) {
   join(pairs.train);
   join(pairs.valid);
   join(pairs.test);
-  for (auto* split : {&pairs.valid_target, &pairs.test_target}) {
-    const auto& sources = split == &pairs.valid_target ? pairs.valid_source : pairs.test_source;
-    for (std::size_t i = 0; i < split->size() && i < sources.size(); ++i)
-      (*split)[i] = sources[i] + " " + (*split)[i];
-  }
+  auto join_text = [](std::vector<std::string>& targets, const std::vector<std::string>& sources) {
+    for (std::size_t i = 0; i < targets.size() && i < sources.size(); ++i)
+      targets[i] = sources[i] + " " + targets[i];
+  };
+  join_text(pairs.valid_target, pairs.valid_source);
+  join_text(pairs.test_target, pairs.test_source);
   pairs.valid_source.clear();
   pairs.test_source.clear();
   pairs.description += "\nread as a language model: source, eos, target, eos";

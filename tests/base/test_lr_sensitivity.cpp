@@ -92,21 +92,26 @@ TEST(LrSensitivity, NeedsALossAndARateAxis) {
 
 // From a store: l0 from each run's vocab.size tag (ln 10 here); a run without it takes the
 // sweep's largest value, and a note says so.
+// two_methods() written to `store` as sweep "s"; every run but `untagged` gets vocab.size 10.
+void write_two_methods(db::Store& store, int64_t untagged) {
+  for (const auto& r : two_methods()) {
+    db::NewRun n;
+    n.name = "s/" + std::to_string(r.id);
+    n.sweep = "s";
+    const int64_t id = store.create_run(n);
+    for (const auto& [key, value] : r.axes) store.set_tag(id, "axis." + key, value);
+    if (id != untagged) store.set_tag(id, "vocab.size", "10");
+    if (r.metric) store.set_final_metric(id, "valid_loss", *r.metric);
+    store.finish_run(id, r.status);
+  }
+}
+
 TEST(LrSensitivity, FromAStoredSweep) {
   fathom::testing::TempDir scratch;
   const std::string path = (scratch.path() / "runs.db").string();
   {
     auto store = db::Store::open(path);
-    for (const auto& r : two_methods()) {
-      db::NewRun n;
-      n.name = "s/" + std::to_string(r.id);
-      n.sweep = "s";
-      const int64_t id = store.create_run(n);
-      for (const auto& [key, value] : r.axes) store.set_tag(id, "axis." + key, value);
-      if (id != 1) store.set_tag(id, "vocab.size", "10");
-      if (r.metric) store.set_final_metric(id, "valid_loss", *r.metric);
-      store.finish_run(id, r.status);
-    }
+    write_two_methods(store, /*untagged=*/1);
   }
   const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   const auto s = experiments::load_lr_sensitivity(store, "s", "valid_loss");
@@ -122,16 +127,7 @@ TEST(LrSensitivity, FromAStoredSweep) {
   const std::string live = (scratch.path() / "live.db").string();
   {
     auto writer = db::Store::open(live);
-    for (const auto& r : two_methods()) {
-      db::NewRun n;
-      n.name = "s/" + std::to_string(r.id);
-      n.sweep = "s";
-      const int64_t id = writer.create_run(n);
-      for (const auto& [key, value] : r.axes) writer.set_tag(id, "axis." + key, value);
-      writer.set_tag(id, "vocab.size", "10");
-      if (r.metric) writer.set_final_metric(id, "valid_loss", *r.metric);
-      writer.finish_run(id, r.status);
-    }
+    write_two_methods(writer, /*untagged=*/0);  // every run tagged
     db::NewRun queued;
     queued.name = "s/queued";
     queued.sweep = "s";
