@@ -39,6 +39,9 @@ std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers,
     if (colon == std::string::npos || (stack != "enc" && stack != "dec"))
       throw std::invalid_argument("'" + part + "': expected enc:A-B or dec:A-B");
     const int count = stack == "enc" ? encoder_layers : decoder_layers;
+    if (count == 0)
+      throw std::invalid_argument("'" + part + "': this model has no " + stack +
+                                  " stack (a decoder-only model's layers are dec:1-N)");
     const std::string range = part.substr(colon + 1);
     const auto dash = range.find('-');
     int first = 0, last = 0;
@@ -275,7 +278,7 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   const ModelConfig& m = s.config.model;
   std::vector<LayerRef> layers;
   try {
-    layers = parse_layers(params.layers, m.encoder_layers, m.decoder_layers);
+    layers = parse_layers(params.layers, encoder_layer_count(m), m.decoder_layers);
   } catch (const std::invalid_argument& e) {
     throw InputError("fathom analyze linearize", 0, "--layers", e.what());
   }
@@ -348,6 +351,7 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   }
   bar.finish("done");
   return {{"objective", params.objective},
+          {"arch", m.arch},
           {"connection", m.connection},
           {"lstm_map", params.lstm_map},
           {"max_steps", params.steps},
@@ -365,6 +369,26 @@ std::string number(const nlohmann::json& v, const char* format) {
   return buffer;
 }
 
+// A language model has no BLEU: the rows compare validation perplexities, the control's too.
+void print_language_model_rows(const nlohmann::json& rows, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-7s %10s %9s %6s | %9s %6s | %9s %11s\n", "layer",
+                "valid ppl", "change%", "steps", "ctl ppl%", "steps", "vs ctl%", "lstsq mse");
+  out << line;
+  for (const auto& r : rows) {
+    const auto& c = r.at("control");
+    std::snprintf(
+        line, sizeof line, "  %-7s %10s %9s %6d | %9s %6d | %9s %11.4g\n",
+        r.at("layer").get<std::string>().c_str(), number(r.at("valid_ppl"), "%.3f").c_str(),
+        number(r.at("ppl_change_pct"), "%+.2f").c_str(), r.at("steps").get<int>(),
+        number(c.at("ppl_change_pct"), "%+.2f").c_str(), c.at("steps").get<int>(),
+        number(r.at("ppl_vs_control_pct"), "%+.2f").c_str(), r.at("lstsq_mse").get<double>());
+    out << line;
+  }
+  out << "  ctl = the control: the layer kept, an affine map after it trained the same way; "
+         "vs ctl% = validation perplexity change against the control\n";
+}
+
 void print_linearize(const nlohmann::json& result, std::ostream& out) {
   const auto& full = result.at("full");
   const int max_steps =
@@ -372,8 +396,10 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
   out << "layer linearization (objective " << result.at("objective").get<std::string>()
       << ", at most " << max_steps
       << " steps, early stopping on validation); full model: valid ppl "
-      << number(full.at("valid_ppl"), "%.3f") << ", BLEU " << number(full.at("bleu"), "%.2f")
-      << "\n";
+      << number(full.at("valid_ppl"), "%.3f");
+  if (result.value("arch", "") != "decoder_only")
+    out << ", BLEU " << number(full.at("bleu"), "%.2f");
+  out << "\n";
   // Which map replaces a layer, so that tables of residual and LSTM models compare alike.
   const auto& rows = result.at("layers");
   if (!rows.empty() && rows[0].contains("map_parameters")) {
@@ -385,6 +411,7 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
                           : "[o; c] -> W [o; c] + b (--lstm-map full)")
         << ", " << rows[0]["map_parameters"].get<int64_t>() << " parameters per layer\n";
   }
+  if (result.value("arch", "") == "decoder_only") return print_language_model_rows(rows, out);
   char line[240];
   std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11s\n",
                 "layer", "valid ppl", "change%", "BLEU", "change%", "steps", "ctl ppl%",
@@ -418,7 +445,9 @@ void register_linearize(AnalysisRegistry& registry) {
   Analysis a;
   a.doc =
       "replace whole layers by trained linear maps y = Wx + b and evaluate, against a "
-      "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4)";
+      "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4); a "
+      "language model: its one stack, the LM loss";
+  a.reads_decoder_only = true;
   a.options = {"layers", "objective", "lstm-map", "steps", "lr", "eval-every", "patience"};
   a.run = run_linearize;
   a.print = print_linearize;

@@ -12,6 +12,8 @@
 // (distillation) until the validation objective stops improving. A control gets the same procedure
 // with the layer kept: an affine map after the intact layer, y' = A y + c from A = I, c = 0, so the
 // part of a change that extra training alone buys is measured and the rest is the linearization's.
+// A decoder-only language model (model.arch): its one stack's layers, the task objective its LM
+// loss, scored by validation perplexity (it has no BLEU).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,8 +30,9 @@ struct LayerRef {
   std::string name() const;  // 1-based as in the paper's tables: "enc.1"
 };
 
-// "enc:1-6,dec:2" (1-based, inclusive ranges) -> layers; "" = every layer of both stacks.
-// Throws std::invalid_argument naming the bad part.
+// "enc:1-6,dec:2" (1-based, inclusive ranges) -> layers; "" = every layer of both stacks. A
+// decoder-only model has encoder_layers 0 and its one stack is "dec" (its layers report as
+// Stack::Decoder). Throws std::invalid_argument naming the bad part.
 std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers, int decoder_layers);
 
 // state -> state W^T + b for one layer: in place of the layer (replace_layer) or, for the

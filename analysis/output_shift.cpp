@@ -17,9 +17,16 @@
 namespace fathom::analysis {
 namespace {
 
-torch::Tensor standardized_encoding(TransformerImpl& model, const torch::Tensor& src) {
-  torch::Tensor y = model.encode(src);
+// F(x0, W): the encoder's output, or a decoder-only model's one stack's output.
+torch::Tensor standardized_output(TransformerImpl& model, const Batch& batch) {
+  torch::Tensor y = is_decoder_only(model.config()) ? model.language_model_states(batch.tgt_in)
+                                                    : model.encode(batch.src);
   return torch::layer_norm(y, {y.size(-1)});
+}
+
+// The tokens F is read at: the source's, or a language model's input's.
+torch::Tensor output_mask(TransformerImpl& model, const Batch& batch) {
+  return non_pad(is_decoder_only(model.config()) ? batch.tgt_in : batch.src);
 }
 
 // Mean over non-pad tokens of the squared L2 distance between two encodings.
@@ -91,7 +98,7 @@ ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const Shift
   const bool was_training = model.is_training();
   model.eval();
   const std::vector<torch::Tensor> weights = shift_weights(model, options.perturb_inputs);
-  const torch::Tensor mask = non_pad(batch.src);
+  const torch::Tensor mask = output_mask(model, batch);
   std::vector<torch::Tensor> saved;
   for (const auto& w : weights) saved.push_back(w.detach().clone());
 
@@ -99,7 +106,7 @@ ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const Shift
   if (perturb != "random") gradient_step = gradient_steps(model, batch, weights, options);
 
   torch::NoGradGuard no_grad;
-  const torch::Tensor reference = standardized_encoding(model, batch.src);
+  const torch::Tensor reference = standardized_output(model, batch);
   const int draws = perturb == "random" ? std::max(1, options.draws) : 1;
   torch::manual_seed(options.seed);
   std::vector<double> values;
@@ -107,7 +114,7 @@ ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const Shift
     for (size_t i = 0; i < weights.size(); ++i)
       weights[i].add_(perturb == "random" ? options.eps * torch::randn_like(weights[i]).sign()
                                           : gradient_step[i]);
-    values.push_back(distance(standardized_encoding(model, batch.src), reference, mask));
+    values.push_back(distance(standardized_output(model, batch), reference, mask));
     for (size_t i = 0; i < weights.size(); ++i) weights[i].copy_(saved[i]);
   }
   model.train(was_training);
@@ -151,7 +158,9 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
       ShiftResult single;
       for (int i = 0; i < inits; ++i) {
         RunConfig config = s.config;
-        config.model.encoder_layers = n;
+        // The stack F is read at: the encoder, or a language model's one stack.
+        (is_decoder_only(config.model) ? config.model.decoder_layers
+                                       : config.model.encoder_layers) = n;
         config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
         config.train.seed = s.config.train.seed + static_cast<std::uint64_t>(i);
         Transformer model = model_at_init(config, s.vocab_size, s.batch);
@@ -173,6 +182,7 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
                        {"norm", s.config.model.norm},
                        {"init", s.config.model.init},
                        {"connection", s.config.model.connection},
+                       {"arch", s.config.model.arch},
                        {"depths", depths},
                        {"shift", shift},
                        {"shift_std", spread},
@@ -199,9 +209,15 @@ std::string r2_text(const nlohmann::json& fit) {
 
 void print_output_shift(const nlohmann::json& result, std::ostream& out) {
   const auto& configs = result.at("configs");
-  out << "output change |F(x0,W) - F(x0,W*)|^2 per token at the encoder output (perturb "
-      << result.at("perturb").get<std::string>() << ", eps " << result.at("eps").get<double>()
-      << ", " << result.value("inits", 1) << " init(s))\n";
+  // Stored results from before decoder-only models have no "arch": the encoder's.
+  size_t decoder_only = 0;
+  for (const auto& c : configs) decoder_only += c.value("arch", "") == "decoder_only";
+  out << "output change |F(x0,W) - F(x0,W*)|^2 per token at "
+      << (decoder_only == 0                ? "the encoder output"
+          : decoder_only == configs.size() ? "the output of the decoder-only stack"
+                                           : "the encoder output (decoder-only: its one stack's)")
+      << " (perturb " << result.at("perturb").get<std::string>() << ", eps "
+      << result.at("eps").get<double>() << ", " << result.value("inits", 1) << " init(s))\n";
   char cell[64];
   out << "  N     ";
   for (size_t c = 0; c < configs.size(); ++c) {
@@ -235,8 +251,9 @@ void print_output_shift(const nlohmann::json& result, std::ostream& out) {
 void register_output_shift(AnalysisRegistry& registry) {
   Analysis a;
   a.doc =
-      "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth, linear and log fits "
-      "(Admin s4.2, methods.md s5.2)";
+      "output change |F(x0,W)-F(x0,W*)|^2 vs encoder depth (a decoder-only model: its one "
+      "stack's), linear and log fits (Admin s4.2, methods.md s5.2)";
+  a.reads_decoder_only = true;
   a.takes_many_configs = true;
   a.options = {"depths", "perturb", "inputs", "draws", "inits", "eps"};
   a.run = run_output_shift;

@@ -1,6 +1,8 @@
 #pragma once
 // Output change vs depth (methods.md s5.2; Liu et al. 2020 s4.2, figure 4, Theorem 2):
-// |F(x0, W) - F(x0, W*)|^2 at the encoder output, dropout off, one fixed batch. Each token's
+// |F(x0, W) - F(x0, W*)|^2 at the encoder output (a decoder-only model: the output of its one
+// causal stack, over its input tokens; --depths then sets its layers), dropout off, one fixed
+// batch. Each token's
 // output is standardized over the hidden dimension first (layer_norm without affine), so
 // Pre-LN and Post-LN compare; the squared L2 distance is averaged over non-pad tokens.
 //   random: W* = W + eps * sign(n), n ~ N(0, 1) per element, averaged over `draws`

@@ -11,7 +11,12 @@ using Bound = AnalysisOption::Bound;
 
 std::vector<AnalysisOption> declare_options() {
   return {
-      {"depths", &P::depths, "encoder depths N, e.g. 1,2,4,8", {}, Bound::Positive, true},
+      {"depths",
+       &P::depths,
+       "depths N (the encoder, or a decoder-only model's stack), e.g. 1,2,4,8",
+       {},
+       Bound::Positive,
+       true},
       {"perturb",
        &P::perturb,
        "random: W + eps*sign(noise); update: W + the first Adam step at the config's train.lr; "

@@ -13,7 +13,7 @@
 namespace fathom::analysis {
 
 struct AnalysisParams {
-  std::vector<int> depths;         // output-shift: encoder depths N to sweep
+  std::vector<int> depths;  // output-shift: depths N to sweep (the encoder, or an LM's stack)
   std::string perturb = "random";  // output-shift: random | update | sign (methods.md s5.2)
   std::string inputs = "fixed";    // output-shift: fixed (x0 kept) | perturbed (embeddings too)
   int draws = 3;                   // output-shift: random perturbations averaged

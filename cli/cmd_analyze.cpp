@@ -132,7 +132,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
         config_error(s.config, "model.arch",
                      name +
                          " does not read decoder-only models yet (it assumes an encoder and "
-                         "a decoder); beta, grad-norms and ln-scale do");
+                         "a decoder)");
   nlohmann::json result = a.run(subjects, params);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

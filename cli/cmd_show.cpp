@@ -101,16 +101,17 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
     if (const auto samples = db::validation_samples(tags); !samples.empty()) {
       const auto& [update, last] = *samples.rbegin();
       // A language model's samples continue a prompt (model.arch: decoder_only).
-      const auto config = nlohmann::json::parse(run.config_json, nullptr, false);
-      const bool lm = !config.is_discarded() && config.contains("model") &&
-                      config["model"].value("arch", "") == "decoder_only";
-      std::printf("%s at update %lld (validation, greedy; %zu points stored)\n",
+      const bool lm = db::continues_prompts(run.config_json);
+      std::printf("%s at update %lld (validation, greedy%s; %zu points stored)\n",
                   lm ? "sample continuations" : "sample translations",
-                  static_cast<long long>(update), samples.size());
-      for (const auto& s : last)
+                  static_cast<long long>(update),
+                  !last.empty() && last[0].top_k > 0 ? " and top-k sampled" : "", samples.size());
+      for (const auto& s : last) {
         std::printf(
             lm ? "  prompt  %s\n  text    %s\n  model   %s\n" : "  src  %s\n  ref  %s\n  hyp  %s\n",
             s.source.c_str(), s.reference.c_str(), s.hypothesis.c_str());
+        if (s.top_k > 0) std::printf("  top-%-3d %s\n", s.top_k, s.sampled.c_str());
+      }
     }
   }
   if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {

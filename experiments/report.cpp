@@ -15,6 +15,7 @@
 #include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "experiments/comparison_table.h"
+#include "experiments/report_samples.h"
 #include "experiments/text_table.h"
 
 namespace fathom::experiments {
@@ -290,6 +291,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     }
   }
   lr_sensitivity_section(out, options, store, sweep, listed, axes);
+  samples_section(out, store, runs, options.select_by);
   probes_section(out, options, store, runs);
   if (!options.rows.empty()) {
     layout_figures(out, options, store, sweep, runs, options.rows, options.cols);
@@ -316,6 +318,7 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
     out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
   figures(out, options, {r}, store, r.name, "");
+  samples_section(out, store, {r}, options.select_by);
   probes_section(out, options, store, {r});
   out << "## Config\n\n```yaml\n"
       << r.config_yaml << (r.config_yaml.empty() || r.config_yaml.back() == '\n' ? "" : "\n")

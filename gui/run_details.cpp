@@ -176,12 +176,20 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   // first lines of the test hypotheses
   QString samples;
   const auto by_update = db::validation_samples(tags);
+  // A language model continues a prompt (model.arch: decoder_only), greedily and top-k sampled.
+  const bool lm = db::continues_prompts(run.config_json);
+  const QString labels[3] = {lm ? "  prompt  " : "  src  ", lm ? "\n  text    " : "\n  ref  ",
+                             lm ? "\n  greedy  " : "\n  hyp  "};
   for (auto it = by_update.rbegin(); it != by_update.rend(); ++it) {
     samples += QStringLiteral("validation at update %1\n").arg(it->first);
-    for (const auto& s : it->second)
-      samples += "  src  " + QString::fromStdString(s.source) + "\n  ref  " +
-                 QString::fromStdString(s.reference) + "\n  hyp  " +
+    for (const auto& s : it->second) {
+      samples += labels[0] + QString::fromStdString(s.source) + labels[1] +
+                 QString::fromStdString(s.reference) + labels[2] +
                  QString::fromStdString(s.hypothesis) + "\n";
+      if (s.top_k > 0)
+        samples += QStringLiteral("  top-%1  ").arg(s.top_k, -3) +
+                   QString::fromStdString(s.sampled) + "\n";
+    }
     samples += "\n";
   }
   QString test;

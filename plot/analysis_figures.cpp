@@ -224,9 +224,14 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
   const json& layers = f.at(result, "layers", "");
   if (!layers.is_array() || layers.empty()) f.fail("layers", "expected a non-empty array");
   BarFigure fig;
+  // A language model has no BLEU: its control is scored by validation perplexity too.
+  const bool language_model = result.value("arch", "") == "decoder_only";
+  const std::string control_metric = language_model ? "ppl_change_pct" : "bleu_change_pct";
   BarSeries ppl{"valid ppl change vs full model (%)", {}},
       bleu{"BLEU change vs full model (%)", {}},
-      control{"control: BLEU change with the layer kept (%)", {}};
+      control{language_model ? "control: valid ppl change with the layer kept (%)"
+                             : "control: BLEU change with the layer kept (%)",
+              {}};
   bool has_control = false;
   for (size_t i = 0; i < layers.size(); ++i) {
     const std::string path = "layers[" + std::to_string(i) + "].";
@@ -238,9 +243,10 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
     const bool row_control = layers[i].contains("control") && layers[i]["control"].is_object();
     has_control |= row_control;
     control.values.push_back(
-        row_control ? f.number(layers[i]["control"], "bleu_change_pct", path + "control.") : kNaN);
+        row_control ? f.number(layers[i]["control"], control_metric, path + "control.") : kNaN);
   }
-  fig.series = {ppl, bleu};
+  fig.series = {ppl};
+  if (!language_model) fig.series.push_back(bleu);
   if (has_control) fig.series.push_back(control);
   fig.x_label = "linearized layer";
   // The legend names what changed; a longer label overruns a short axis into the legend.

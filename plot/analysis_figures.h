@@ -9,6 +9,8 @@
 //   ln-scale     {"norms": [{"sublayer", "w_over_sigma"}, ...]} -> a bar per Post-LN LayerNorm
 //   linearize    {"layers": [{"layer", "ppl_change_pct", "bleu_change_pct"}, ...]}
 //                -> per linearized layer, bars of the perplexity and BLEU change in percent
+//                   (with "arch": "decoder_only" a language model: no BLEU bars, its control's
+//                   perplexity change)
 #include <string>
 #include <utility>
 #include <vector>

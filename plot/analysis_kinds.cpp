@@ -21,8 +21,25 @@ std::string text(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
+// A language model has no BLEU: its rows and its control compare validation perplexities.
+ResultTable language_model_linearize_table(const json& result) {
+  ResultTable t{{"layer", "valid ppl", "ppl change %", "control ppl change %", "ppl vs control %",
+                 "steps", "lstsq mse", "final mse"},
+                {}};
+  t.rows.push_back({"full model", number(result.value("full", json::object()), "valid_ppl"), "", "",
+                    "", "", "", ""});
+  for (const auto& l : result["layers"]) {
+    const json control = l.value("control", json::object());
+    t.rows.push_back({text(l, "layer"), number(l, "valid_ppl"), number(l, "ppl_change_pct", 3),
+                      number(control, "ppl_change_pct", 3), number(l, "ppl_vs_control_pct", 3),
+                      number(l, "steps", 6), number(l, "lstsq_mse"), number(l, "final_mse")});
+  }
+  return t;
+}
+
 std::vector<ResultTable> linearize_tables(const json& result) {
   if (!result.contains("layers")) return {};
+  if (text(result, "arch") == "decoder_only") return {language_model_linearize_table(result)};
   ResultTable t{{"layer", "valid ppl", "ppl change %", "BLEU", "BLEU change %",
                  "control BLEU change %", "BLEU vs control %", "steps", "lstsq mse", "final mse"},
                 {}};

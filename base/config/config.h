@@ -103,6 +103,7 @@ struct TrainConfig {
   int valid_every = 200;         // validate (and checkpoint) every K updates
   int valid_samples = 3;         // greedy translations of the first K validation pairs stored at
                                  // each validation (run tag samples.u<update>; 0: none)
+  int valid_sample_top_k = 10;   // a language model's samples: also one top-k sampled (0: off)
   int log_every = 10;            // write training metrics every K updates
   int grad_norm_every =
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)

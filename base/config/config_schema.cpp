@@ -206,6 +206,11 @@ std::vector<FieldSpec> build_fields() {
         "at each validation, translate the first K validation pairs greedily and store them "
         "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")
       .range = kNonNegative;
+  train("valid_sample_top_k", F::Int, &T::valid_sample_top_k,
+        "a language model's samples (model.arch: decoder_only): besides the greedy continuation, "
+        "one drawn from the K most likely tokens at each step, seeded by train.seed and the "
+        "update (0: greedy only)")
+      .range = kNonNegative;
   train("log_every", F::Int, &T::log_every, "store training metrics every K updates").range =
       kPositive;
   train("grad_norm_every", F::Int, &T::grad_norm_every,

@@ -1,15 +1,24 @@
 #include "core/decode/lm_continue.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "core/data/vocab.h"
 #include "core/model/transformer.h"
 
 namespace fathom {
 
-std::vector<std::vector<int64_t>> greedy_continuations(
-    TransformerImpl& model, const std::vector<std::vector<int64_t>>& prompts, int max_new,
-    torch::Device device) {
+namespace {
+
+// Each prompt continued one token at a time, `choose` picking the next id from the last
+// position's logits [V] (on the CPU), until eos or `max_new` tokens; eval mode for the call.
+template <typename Choose>
+std::vector<std::vector<int64_t>> continuations(TransformerImpl& model,
+                                                const std::vector<std::vector<int64_t>>& prompts,
+                                                int max_new, torch::Device device, Choose choose) {
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
@@ -21,7 +30,7 @@ std::vector<std::vector<int64_t>> greedy_continuations(
     for (int step = 0; step < max_new; ++step) {
       const torch::Tensor input = torch::tensor(sequence, torch::kInt64).view({1, -1}).to(device);
       const torch::Tensor logits = model.decode(input, torch::Tensor(), torch::Tensor());
-      const int64_t next = logits[0][-1].argmax().item<int64_t>();
+      const int64_t next = choose(logits[0][-1].to(torch::kCPU, torch::kFloat32));
       if (next == kEosId) break;
       added.push_back(next);
       sequence.push_back(next);
@@ -30,6 +39,27 @@ std::vector<std::vector<int64_t>> greedy_continuations(
   }
   model.train(was_training);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> greedy_continuations(
+    TransformerImpl& model, const std::vector<std::vector<int64_t>>& prompts, int max_new,
+    torch::Device device) {
+  return continuations(model, prompts, max_new, device,
+                       [](const torch::Tensor& logits) { return logits.argmax().item<int64_t>(); });
+}
+
+std::vector<std::vector<int64_t>> top_k_continuations(
+    TransformerImpl& model, const std::vector<std::vector<int64_t>>& prompts, int max_new, int k,
+    std::uint64_t seed, torch::Device device) {
+  if (k < 1) throw std::invalid_argument("top-k sampling needs k >= 1, got " + std::to_string(k));
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return continuations(model, prompts, max_new, device, [&](const torch::Tensor& logits) {
+    const auto [values, ids] = logits.topk(std::min<int64_t>(k, logits.size(0)));
+    const torch::Tensor drawn = torch::multinomial(torch::softmax(values, 0), 1, false, generator);
+    return ids[drawn.item<int64_t>()].item<int64_t>();
+  });
 }
 
 size_t prompt_length(const std::vector<int64_t>& sequence) {

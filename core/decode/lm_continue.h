@@ -1,6 +1,7 @@
 #pragma once
-// Greedy continuation of a prompt by a decoder-only model (model.arch: decoder_only): the
-// language model's counterpart of search.h, for the samples a run keeps at each validation.
+// Continuations of a prompt by a decoder-only model (model.arch: decoder_only), greedy or top-k
+// sampled: the language model's counterpart of search.h, for the samples a run keeps at each
+// validation.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -16,6 +17,13 @@ class TransformerImpl;
 std::vector<std::vector<int64_t>> greedy_continuations(
     TransformerImpl& model, const std::vector<std::vector<int64_t>>& prompts, int max_new,
     torch::Device device);
+
+// The same continuations with each token drawn from the softmax over the `k` most likely ones
+// (top-k sampling; Fan et al. 2018), from a generator of its own seeded with `seed` (so the
+// caller's random stream is left alone and the same seed gives the same text); k = 1 is greedy.
+std::vector<std::vector<int64_t>> top_k_continuations(
+    TransformerImpl& model, const std::vector<std::vector<int64_t>>& prompts, int max_new, int k,
+    std::uint64_t seed, torch::Device device);
 
 // Where a language-model sample's prompt ends in `sequence` (eos-terminated ids): after the
 // first eos inside it (a synthetic pair's source, as_language_model in core/data/lm_text.h),

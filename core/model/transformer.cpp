@@ -64,9 +64,15 @@ torch::Tensor TransformerImpl::decode(const torch::Tensor& target_in, const torc
                                       const torch::Tensor& source_padding) {
   SigmaReparamScope reparam(sigma_reparam(), is_training());
   const torch::Tensor h =
-      language_model_ ? language_model_->forward(target_embedding_(target_in), torch::Tensor())
+      language_model_ ? language_model_states(target_in)
                       : decoder_->forward(target_embedding_(target_in), memory, source_padding);
   return torch::matmul(h, output_weight_.t());
+}
+
+torch::Tensor TransformerImpl::language_model_states(const torch::Tensor& tokens) {
+  if (!language_model_) throw std::logic_error("an encoder-decoder model has no single stack");
+  SigmaReparamScope reparam(sigma_reparam(), is_training());
+  return language_model_->forward(target_embedding_(tokens), torch::Tensor());
 }
 
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source,

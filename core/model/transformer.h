@@ -34,6 +34,10 @@ class TransformerImpl : public torch::nn::Module {
   // `memory` and `source_padding` are ignored).
   torch::Tensor decode(const torch::Tensor& target_in, const torch::Tensor& memory,
                        const torch::Tensor& source_padding);
+  // Decoder-only: tokens [B, T] -> the stack's output [B, T, d], the states the tied output
+  // projection reads (decode() = these times the embedding^T). Throws std::logic_error in an
+  // encoder-decoder model.
+  torch::Tensor language_model_states(const torch::Tensor& tokens);
 
   const ModelConfig& config() const { return config_; }
   int64_t vocab_size() const { return vocab_size_; }

@@ -23,7 +23,6 @@
 #include "base/util/progress.h"
 #include "core/data/dataset.h"
 #include "core/data/lm_text.h"
-#include "core/decode/lm_continue.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
@@ -44,6 +43,7 @@
 #include "core/train/run_files.h"
 #include "core/train/schedule.h"
 #include "core/train/stop_request.h"
+#include "core/train/valid_samples.h"
 #include "core/train/z_loss.h"
 #include "db/metric_names.h"
 #include "db/metric_writer.h"
@@ -542,42 +542,11 @@ class TrainingSession {
     }
   }
 
-  // What the model makes of a few validation sentences at this point (greedy; no random
-  // numbers drawn, the training mode restored): the run tag samples.u<update>. A language
-  // model continues each one's prompt (lm_continue.h): "source" is the prompt, "reference" the
-  // text's own continuation, "hypothesis" the model's.
+  // A few validation sentences as the model now renders them (valid_samples.h).
   void keep_valid_samples(int64_t update) {
-    const size_t count =
-        std::min<size_t>(static_cast<size_t>(tc_.valid_samples), data_->valid.size());
-    const std::vector<Example> first(data_->valid.begin(), data_->valid.begin() + count);
-    nlohmann::json samples = nlohmann::json::array();
-    const Vocab& vocab = *data_->vocab;
-    if (is_decoder_only(config_.model)) {
-      std::vector<std::vector<int64_t>> prompts, rests;
-      for (const Example& e : first) {
-        const size_t cut = prompt_length(e.tgt);
-        prompts.emplace_back(e.tgt.begin(), e.tgt.begin() + cut);
-        rests.emplace_back(e.tgt.begin() + cut, e.tgt.end());
-      }
-      const auto continued = greedy_continuations(*model_, prompts, kSampleTokens, device_);
-      for (size_t i = 0; i < count; ++i)
-        samples.push_back({{"source", vocab.decode(prompts[i])},
-                           {"reference", vocab.decode(rests[i])},
-                           {"hypothesis", vocab.decode(continued[i])}});
-    } else {
-      const SearchOptions greedy{1, config_.eval.length_penalty, config_.eval.max_len_a,
-                                 config_.eval.max_len_b};
-      const auto hypotheses =
-          translate(*model_, first, vocab, greedy, config_.data.max_tokens, device_);
-      for (size_t i = 0; i < count; ++i)
-        samples.push_back(
-            {{"source", i < data_->valid_source.size() ? data_->valid_source[i] : ""},
-             {"reference", i < data_->valid_target.size() ? data_->valid_target[i] : ""},
-             {"hypothesis", hypotheses[i]}});
-    }
-    store_.set_tag(*lease_, db::kSamplesTagPrefix + std::to_string(update), samples.dump());
+    store_.set_tag(*lease_, db::kSamplesTagPrefix + std::to_string(update),
+                   validation_samples_json(*model_, *data_, config_, update, device_).dump());
   }
-  static constexpr int kSampleTokens = 64;  // a language model's continuation, at most
 
   // Training time and tokens of earlier sessions (from the checkpoint), and so of the run.
   void count_training() {

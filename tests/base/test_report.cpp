@@ -215,3 +215,50 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
 }
 
 }  // namespace test_report
+
+namespace test_report {
+
+// The Samples section: a sweep shows the samples of the run it would choose on the validation
+// loss (not the last one, nor the best test metric); a language model's table has the prompt,
+// the text, the greedy and the top-k continuation; a run report shows its own.
+TEST(Report, SamplesOfTheRunChosenOnValidation) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [lr, valid, test] :
+         {std::tuple{"1e-3", 2.5, 1.0}, {"2e-3", 2.0, 3.0}, {"4e-3", 3.0, 0.5}}) {
+      db::NewRun n;
+      n.name = std::string("lm/lr=") + lr;
+      n.sweep = "lm";
+      n.config_yaml = "name: x\n";
+      n.config_json = R"({"model": {"arch": "decoder_only"}})";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "sweep.axes", "train.lr");
+      store.set_tag(id, "samples.u50",
+                    std::string(R"([{"source": "a cat", "reference": "sat",)") +
+                        R"( "hypothesis": "greedy of )" + lr +
+                        R"(", "sampled": "drawn", "top_k": 10}])");
+      store.set_final_metric(id, "valid_loss", valid);
+      store.set_final_metric(id, "test_loss", test);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  const std::string text = read(experiments::write_report(store, "lm", options));
+  EXPECT_NE(text.find("## Samples"), std::string::npos) << text;
+  EXPECT_NE(text.find("Run 2 (`lm/lr=2e-3`), best valid_loss"), std::string::npos) << text;
+  EXPECT_NE(text.find("sampled from the top 10"), std::string::npos) << text;
+  EXPECT_NE(text.find("| prompt | text | greedy | top-k |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| a cat | sat | greedy of 2e-3 | drawn |"), std::string::npos) << text;
+  EXPECT_EQ(text.find("greedy of 4e-3"), std::string::npos) << "the best test loss is not chosen";
+
+  options.out_dir = (scratch.path() / "run").string();
+  const std::string run = read(experiments::write_report(store, "3", options));
+  EXPECT_NE(run.find("| a cat | sat | greedy of 4e-3 | drawn |"), std::string::npos) << run;
+}
+
+}  // namespace test_report

@@ -106,6 +106,18 @@ TEST(AnalysisFigures, LinearizeShowsTheControlBesideTheChange) {
   EXPECT_NE(f.series[2].name.find("control"), std::string::npos);
 }
 
+// A language model (no BLEU): the perplexity change and the control's perplexity change.
+TEST(AnalysisFigures, LinearizeOfALanguageModelComparesPerplexities) {
+  const json result = json::parse(R"({"arch": "decoder_only", "layers": [
+      {"layer": "dec.1", "ppl_change_pct": 6.4, "bleu_change_pct": null,
+       "control": {"ppl_change_pct": -1.5, "bleu_change_pct": null}}]})");
+  const BarFigure f = linearize_figure(result, "l.json");
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.series[0].values[0], 6.4);
+  EXPECT_DOUBLE_EQ(f.series[1].values[0], -1.5);
+  for (const auto& s : f.series) EXPECT_EQ(s.name.find("BLEU"), std::string::npos) << s.name;
+}
+
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
   const json post = json::parse(R"({"norms": [
       {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");
