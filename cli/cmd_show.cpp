@@ -108,7 +108,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
                   !last.empty() && last[0].top_k > 0 ? " and top-k sampled" : "", samples.size());
       for (const auto& s : last) {
         std::printf(
-            lm ? "  prompt  %s\n  text    %s\n  model   %s\n" : "  src  %s\n  ref  %s\n  hyp  %s\n",
+            lm ? "  prompt  %s\n  text    %s\n  greedy  %s\n" : "  src  %s\n  ref  %s\n  hyp  %s\n",
             s.source.c_str(), s.reference.c_str(), s.hypothesis.c_str());
         if (s.top_k > 0) std::printf("  top-%-3d %s\n", s.top_k, s.sampled.c_str());
       }
