@@ -203,6 +203,8 @@ int run_comparison(int argc, char** argv) {
                                           std::to_string(size.src_len),
                                           "--tgt-len",
                                           std::to_string(size.tgt_len),
+                                          "--arch",
+                                          size.decoder_only ? "decoder_only" : "encoder_decoder",
                                           "--torch-threads",
                                           args.at("ref_torch_threads"),
                                           "--precision",
@@ -227,12 +229,19 @@ int run_comparison(int argc, char** argv) {
   const json& config = references.front().config;
   fathom.run(3);  // Fathom's warm-up steps
 
-  std::printf(
-      "bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
-      "%ld x %ld source -> %ld x %ld target tokens, device %s, norm %s\n",
-      size.name.c_str(), size.d_model, size.heads, size.d_ff, size.encoder_layers,
-      size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len), long(size.rows),
-      long(size.tgt_len), device.str().c_str(), norm.c_str());
+  if (size.decoder_only)
+    std::printf(
+        "bench_vs_reference: size %s (d %d, %d heads, ff %d, decoder-only %dL, V %ld), batch "
+        "%ld x %ld tokens, device %s, norm %s\n",
+        size.name.c_str(), size.d_model, size.heads, size.d_ff, size.decoder_layers,
+        long(size.vocab), long(size.rows), long(size.tgt_len), device.str().c_str(), norm.c_str());
+  else
+    std::printf(
+        "bench_vs_reference: size %s (d %d, %d heads, ff %d, %dL-%dL, V %ld), batch "
+        "%ld x %ld source -> %ld x %ld target tokens, device %s, norm %s\n",
+        size.name.c_str(), size.d_model, size.heads, size.d_ff, size.encoder_layers,
+        size.decoder_layers, long(size.vocab), long(size.rows), long(size.src_len), long(size.rows),
+        long(size.tgt_len), device.str().c_str(), norm.c_str());
   std::printf(
       "threads: fathom LibTorch %s %d + OpenBLAS %s (%s); reference PyTorch %s: torch %d + "
       "OpenBLAS %s (%s)\n",

@@ -17,6 +17,8 @@ The same model, initialization, loss, optimizer and batch as Fathom's defaults
   - label-smoothed cross entropy (eps 0.1) over non-pad targets / target tokens;
   - clip_grad_norm_(1e9) (as bench_train: the norm is computed, nothing is clipped)
     and torch.optim.Adam(betas=(0.9, 0.98), eps=1e-8), lr 1e-4.
+--arch decoder_only (model.arch): one causal stack of self-attention + FFN layers reading the
+target sequence alone, the embedding tied to the output, no source.
 Modules are built and initialized in Fathom's order from the same seeds, so on the
 CPU the parameters, the batch and the dropout masks draw the same random numbers
 as Fathom's and the first loss should agree to float rounding.
@@ -53,7 +55,12 @@ SIZES = {
     "big":   (1024, 16, 4096, 6, 6, 32000, 256, 32, 32),
     "deep18": (512, 8, 2048, 18, 18, 32000, 256, 32, 32),
     "deep60": (512, 8, 2048, 60, 12, 32000, 256, 32, 32),
+    # decoder-only language models (--arch decoder_only): no encoder, no source
+    "lm-tiny": (64, 4, 256, 0, 4, 40, 102, 0, 20),
+    "lm-small": (256, 4, 1024, 0, 6, 8000, 128, 0, 32),
+    "lm-base": (512, 8, 2048, 0, 12, 32000, 128, 0, 64),
 }
+DECODER_ONLY = {"lm-tiny", "lm-small", "lm-base"}
 PAD, BOS, EOS = 0, 2, 3
 
 
@@ -159,11 +166,14 @@ class Reference(nn.Module):
             self.enc.append(nn.ModuleDict({
                 "attn": Attention(d, a.heads, True), "attn_c": Sublayer(d, a.norm, a.dropout),
                 "ffn": FeedForward(d, a.d_ff), "ffn_c": Sublayer(d, a.norm, a.dropout)}))
+        self.decoder_only = a.arch == "decoder_only"
         for _ in range(a.decoder_layers):
-            self.dec.append(nn.ModuleDict({
-                "self": Attention(d, a.heads, True), "self_c": Sublayer(d, a.norm, a.dropout),
-                "cross": Attention(d, a.heads, False), "cross_c": Sublayer(d, a.norm, a.dropout),
-                "ffn": FeedForward(d, a.d_ff), "ffn_c": Sublayer(d, a.norm, a.dropout)}))
+            layer = {"self": Attention(d, a.heads, True), "self_c": Sublayer(d, a.norm, a.dropout)}
+            if not self.decoder_only:
+                layer.update({"cross": Attention(d, a.heads, False),
+                              "cross_c": Sublayer(d, a.norm, a.dropout)})
+            layer.update({"ffn": FeedForward(d, a.d_ff), "ffn_c": Sublayer(d, a.norm, a.dropout)})
+            self.dec.append(nn.ModuleDict(layer))
         pre = a.norm == "pre"
         self.enc_final = nn.LayerNorm(d) if pre else None
         self.dec_final = nn.LayerNorm(d) if pre else None
@@ -178,7 +188,10 @@ class Reference(nn.Module):
         for layer in self.enc:
             out += layer["attn"].linears() + layer["ffn"].linears()
         for layer in self.dec:
-            out += layer["self"].linears() + layer["cross"].linears() + layer["ffn"].linears()
+            out += layer["self"].linears()
+            if "cross" in layer:
+                out += layer["cross"].linears()
+            out += layer["ffn"].linears()
         return out
 
     @torch.no_grad()
@@ -225,6 +238,11 @@ class Reference(nn.Module):
         y = l["cross_c"](y, lambda h: l["cross"](h, memory, pad, False))
         return l["ffn_c"](y, l["ffn"])
 
+    @staticmethod
+    def lm_layer(l, y):
+        y = l["self_c"](y, lambda h: l["self"](h, h, None, True))
+        return l["ffn_c"](y, l["ffn"])
+
     def forward(self, src, tgt_in):
         pad = src.eq(PAD)
         # --checkpoint: torch.utils.checkpoint per layer, as train.checkpoint_activations
@@ -233,6 +251,13 @@ class Reference(nn.Module):
             if self.checkpoint and self.training:
                 return checkpoint(fn, *args, use_reentrant=True)
             return fn(*args)
+        if self.decoder_only:  # the source is empty; the one stack reads the sequence
+            y = self.embed(tgt_in)
+            for l in self.dec:
+                y = run(lambda y_, l=l: self.lm_layer(l, y_), y)
+            if self.dec_final is not None:
+                y = self.dec_final(y)
+            return torch.matmul(y, self.embedding.t())
         x = self.embed(src)
         for l in self.enc:
             x = run(lambda x_, l=l: self.enc_layer(l, x_, pad), x)
@@ -258,12 +283,15 @@ def label_smoothed_loss(logits, target, eps):
 def make_batch(a):
     # As bench/train_sizes.h: seed 0, per row randint(4, V) source then target ids, + eos.
     torch.manual_seed(0)
+    # Decoder-only: no source ids drawn, an empty [rows, 0] source.
     src, tgt = [], []
     for _ in range(a.rows):
-        src.append(torch.randint(4, a.vocab, (a.src_len - 1,), dtype=torch.int64))
+        if a.arch != "decoder_only":
+            src.append(torch.randint(4, a.vocab, (a.src_len - 1,), dtype=torch.int64))
         tgt.append(torch.randint(4, a.vocab, (a.tgt_len - 1,), dtype=torch.int64))
     eos, bos = torch.tensor([EOS]), torch.tensor([BOS])
-    src = torch.stack([torch.cat([s, eos]) for s in src])
+    src = (torch.stack([torch.cat([s, eos]) for s in src]) if src
+           else torch.zeros(a.rows, 0, dtype=torch.int64))
     tgt_out = torch.stack([torch.cat([t, eos]) for t in tgt])
     tgt_in = torch.stack([torch.cat([bos, t]) for t in tgt])
     return src, tgt_in, tgt_out
@@ -389,6 +417,8 @@ def parse_args(argv):
                    help="override torch's intra-op threads only (0: = --threads)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--norm", default="post", choices=["post", "pre"])
+    p.add_argument("--arch", default="", choices=["", "encoder_decoder", "decoder_only"],
+                   help="as model.arch (default: the size's)")
     for name in ["d-model", "heads", "d-ff", "encoder-layers", "decoder-layers", "vocab",
                  "rows", "src-len", "tgt-len"]:
         p.add_argument("--" + name, type=int, default=0, help="override the size's value")
@@ -411,9 +441,11 @@ def parse_args(argv):
     a = p.parse_args(argv)
     keys = ["d_model", "heads", "d_ff", "encoder_layers", "decoder_layers", "vocab", "rows",
             "src_len", "tgt_len"]
+    decoder_only = a.arch == "decoder_only" or (not a.arch and a.size in DECODER_ONLY)
     for key, value in zip(keys, SIZES[a.size]):
-        if not getattr(a, key):
+        if not getattr(a, key) and not (decoder_only and key in ("encoder_layers", "src_len")):
             setattr(a, key, value)
+    a.arch = "decoder_only" if decoder_only else "encoder_decoder"
     return a
 
 
@@ -426,7 +458,8 @@ def main(argv):
         blas.openblas_set_num_threads(a.threads)
     runner = Runner(a)
     emit({"event": "config", "torch": torch.__version__, "size": a.size, "device": a.device,
-          "compile": a.compile, "fused_attention": runner.model.enc[0]["attn"].fused,
+          "compile": a.compile, "fused_attention": runner.model.dec[0]["self"].fused,
+          "arch": a.arch,
           "norm": a.norm, "torch_threads": torch.get_num_threads(),
           "blas_threads": blas.openblas_get_num_threads() if blas else None,
           "blas_core": blas.openblas_get_corename().decode() if blas else "",

@@ -27,7 +27,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"dlstm-longer.yaml", 6},       {"lipschitz-embedding-multi30k.yaml", 12},
       {"linearize-multi30k.yaml", 2}, {"depth-study-36.yaml", 15},
       {"probes-depth.yaml", 3},       {"probes-divergence.yaml", 15},
-      {"depth-lr-study.yaml", 180}};
+      {"depth-lr-study.yaml", 180},   {"lm-depth-2025.yaml", 144}};
   // The real-data presets read ../shared/data (the repository's sibling): a clone without it
   // checks the others and says which it could not.
   const bool have_shared_data =
