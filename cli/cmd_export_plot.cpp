@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -102,6 +103,8 @@ struct CurvesArgs {
   std::vector<std::string> group_by;
   std::string band = "std";
   std::string x = "update";
+  SpikeRule spikes;
+  bool no_spikes = false;
 };
 
 void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
@@ -122,6 +125,7 @@ void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
   query.group_by = args.group_by;
   query.band = plot::parse_band(args.band);
   query.x = plot::parse_x_axis(args.x);
+  query.spikes = args.no_spikes ? std::nullopt : std::optional<SpikeRule>(args.spikes);
   plot::Figure figure = plot::curves_from_store(store, query);
   save_json({figure}, args.output.save_json);
   nlohmann::json written = nlohmann::json::array();
@@ -159,6 +163,15 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
                   "x axis: update, tokens (target tokens seen) or time (since the run's start)")
       ->check(CLI::IsMember({"update", "tokens", "time"}))
       ->default_str("update");
+  cmd->add_option("--spike-k", args->spikes.k,
+                  "a run's train_loss and grad_norm curves mark their spikes: points more than K "
+                  "sample standard deviations above the mean of the points before (fathom show)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--spike-window", args->spikes.window, "how many points before it (N)")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->add_flag("--no-spikes", args->no_spikes, "mark no spikes");
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] { run_curves(global, *args); });
 }

@@ -50,12 +50,6 @@ void field(const std::string& label, const std::string& value) {
   std::printf("  %-10s %s\n", label.c_str(), value.c_str());
 }
 
-// The curves whose spikes `show` lists.
-const std::vector<std::string>& spike_curves() {
-  static const std::vector<std::string> curves = {db::metric::kTrainLoss, db::metric::kGradNorm};
-  return curves;
-}
-
 std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::string& metric,
                              const SpikeRule& rule) {
   std::vector<std::pair<int64_t, double>> points;
@@ -135,7 +129,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
                   s.steps.size());
     }
   }
-  for (const auto& metric : spike_curves()) {
+  for (const auto& metric : db::metric::spike_metrics()) {
     const auto spikes = spikes_of(store, run.id, metric, rule);
     if (spikes.empty()) continue;
     std::printf("spikes of %s (> %g std above the mean of the %d points before)\n", metric.c_str(),
@@ -166,7 +160,7 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
   out["probes"] = store.probe_names(run.id);
   out["spikes"] = nlohmann::ordered_json::object();
   out["spikes"]["rule"] = {{"k", rule.k}, {"window", rule.window}};
-  for (const auto& metric : spike_curves()) {
+  for (const auto& metric : db::metric::spike_metrics()) {
     auto& list = out["spikes"][metric] = nlohmann::ordered_json::array();
     for (const auto& s : spikes_of(store, run.id, metric, rule))
       list.push_back({{"step", s.step},

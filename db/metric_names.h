@@ -5,6 +5,7 @@
 // compile error rather than a column that is silently empty. Also which way is better.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fathom::db::metric {
 
@@ -45,6 +46,16 @@ inline const std::string kTrainTime = "train_time_s";  // summed over every sess
 inline const std::string kTrainTokens = "train_tokens";
 inline const std::string kDecodeTime = "decode_time_s";
 inline const std::string kParams = "params";
+
+// The curves whose spikes are looked for (base/metrics/spikes.h): `fathom show` lists them, the
+// dashboard and exported curves mark them.
+inline const std::vector<std::string>& spike_metrics() {
+  static const std::vector<std::string> names = {kTrainLoss, kGradNorm};
+  return names;
+}
+inline bool is_spike_metric(const std::string& name) {
+  return name == kTrainLoss || name == kGradNorm;
+}
 
 // Which way a metric improves: BLEU and accuracies up, losses and perplexities down; nullopt
 // for a metric with no better direction (a learning rate, a gradient norm, a count, a time).

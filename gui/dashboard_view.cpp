@@ -649,7 +649,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     if (run.diverged_step) curve.diverged_step = place.at_step(points, *run.diverged_step);
     if (marks) {
       const QString label = QString::fromStdString(curve.label);
-      if (spike_metric(metric))
+      if (db::metric::is_spike_metric(metric))
         add_spike_marks(spikes_.spikes({run.id, metric}, points), points, place, label,
                         spikes_.rule(), marks);
       auto tags = tags_.find(run.id);

@@ -8,10 +8,6 @@
 
 namespace fathom::gui {
 
-bool spike_metric(const std::string& metric) {
-  return metric == db::metric::kTrainLoss || metric == db::metric::kGradNorm;
-}
-
 std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags) {
   auto parent = tags.find("forked_from"), at = tags.find("forked_at");
   if (parent == tags.end() || at == tags.end()) return std::nullopt;
@@ -32,16 +28,7 @@ std::string fork_label(const ForkOrigin& origin) {
 void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks) {
-  std::vector<const Spike*> shown;
-  for (const Spike& s : spikes)
-    if (std::isfinite(s.value)) shown.push_back(&s);
-  if (shown.size() > kMaxSpikeMarks) {  // the largest: a noisy curve must not drown in marks
-    std::nth_element(shown.begin(), shown.begin() + kMaxSpikeMarks, shown.end(),
-                     [](const Spike* a, const Spike* b) { return a->z > b->z; });
-    shown.resize(kMaxSpikeMarks);
-  }
-  for (const Spike* spike : shown) {
-    const Spike& s = *spike;
+  for (const Spike& s : spikes_to_mark(spikes, kMaxSpikeMarks)) {
     auto point =
         std::lower_bound(points.begin(), points.end(), s.step,
                          [](const db::MetricPoint& p, int64_t step) { return p.step < step; });

@@ -15,9 +15,6 @@
 
 namespace fathom::gui {
 
-// The metrics whose spikes are marked: the ones `fathom show` lists spikes of.
-bool spike_metric(const std::string& metric);
-
 struct ForkOrigin {
   int64_t parent = 0;
   int64_t step = 0;
@@ -27,11 +24,10 @@ std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& 
 // "(fork of #12 at 300)", for the run's label.
 std::string fork_label(const ForkOrigin& origin);
 
-// At most this many spike marks a curve: its largest (by z).
+// At most this many spike marks a curve: its largest (by z; base/metrics/spikes.h).
 constexpr size_t kMaxSpikeMarks = 20;
-// A mark per spike of `points` (the curve labelled `curve`, placed on the x axis by `place`).
-// A non-finite spike gets none: the loss became NaN or infinite, which has no place on the y
-// axis (the divergence marker shows where a run diverged).
+// A mark per spike of `points` that spikes_to_mark() keeps (the curve labelled `curve`, placed on
+// the x axis by `place`).
 void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks);

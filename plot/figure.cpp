@@ -77,6 +77,10 @@ json to_json_of(const CurveFigure& f) {
                 {"colour_key", c.colour_key}};
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
     if (c.style >= 0) one["style"] = c.style;
+    if (!c.spike_x.empty()) {
+      one["spike_x"] = numbers(c.spike_x);
+      one["spike_y"] = numbers(c.spike_y);
+    }
     if (!c.members.empty()) {
       json ends = json::array();
       for (const auto& e : c.ends) ends.push_back({{"x", e.x}, {"y", e.y}, {"member", e.member}});
@@ -95,6 +99,7 @@ json to_json_of(const CurveFigure& f) {
               {"x", axis_json(f.x)}, {"y", axis_json(f.y)}, {"curves", curves},
               {"x_kind", f.x_kind}};
   if (!f.band.empty()) out["band"] = f.band;
+  if (!f.spikes_are.empty()) out["spikes_are"] = f.spikes_are;
   return out;
 }
 
@@ -265,6 +270,7 @@ CurveFigure curves_from(const Reader& r, const json& j) {
   if (f.x_kind != "update" && f.x_kind != "tokens" && f.x_kind != "time")
     r.fail("x_kind", "expected \"update\", \"tokens\" or \"time\", got \"" + f.x_kind + "\"");
   f.band = r.str(j, "band", "");
+  f.spikes_are = r.str(j, "spikes_are", "");
   const json& curves = r.array(j, "curves", "");
   for (size_t i = 0; i < curves.size(); ++i) {
     const std::string path = "curves[" + std::to_string(i) + "].";
@@ -281,6 +287,12 @@ CurveFigure curves_from(const Reader& r, const json& j) {
       c.style = static_cast<int>(*style);
     }
     if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
+    if (curves[i].contains("spike_x")) {
+      c.spike_x = r.numbers(curves[i], "spike_x", path);
+      c.spike_y = r.numbers(curves[i], "spike_y", path);
+      if (c.spike_x.size() != c.spike_y.size())
+        r.fail(path + "spike_y", "spike_x and spike_y differ in length");
+    }
     if (curves[i].contains("members")) {
       c.members = r.strings(curves[i], "members", path);
       c.stopped_early = r.boolean(curves[i], "stopped_early", path);

@@ -81,7 +81,10 @@ struct Curve {
   std::string metric;               // curves of the second, third... metric get other dash patterns
   std::vector<double> step, value;  // x and y; `step` holds whatever the x axis is
   std::optional<double> diverged_step;  // set: a marker where the run diverged (x units)
-  std::string colour_key;               // curves with the same key share a style; empty: own
+  // A run's curve of a spike metric (db::metric::is_spike_metric): its raw points judged spikes
+  // (base/metrics/spikes.h), marked in its colour; x in the axis's units.
+  std::vector<double> spike_x, spike_y;
+  std::string colour_key;  // curves with the same key share a style; empty: own
   // >= 0: this curve's style (colour, marker, dash) by index, wherever it stands in the figure,
   // so a run keeps its look across charts, views and sessions (the dashboard passes its id).
   int style = -1;
@@ -102,6 +105,7 @@ struct CurveFigure {
   Axis x{"update", Scale::Linear, std::nullopt, std::nullopt}, y;
   std::string x_kind = "update";  // update | tokens | time (seconds; ticks read h:mm)
   std::string band;               // what group bands show: "std", "minmax" or "" (none)
+  std::string spikes_are;         // the spike marks' legend entry (the rule that found them)
 };
 
 using Figure = std::variant<Heatmap, LineFigure, BarFigure, CurveFigure>;

@@ -72,6 +72,7 @@ class CurveDrawer {
     fit_axes();
     label_axes();
     add_band_key();
+    add_spike_key();
     if (style_.legend)
       detail::finish_legend(plot_);
     else if (plot_.legend)
@@ -145,6 +146,11 @@ class CurveDrawer {
     if (c.stopped_early)
       mark_early_stop(ready ? ready->x : c.step, ready ? ready->y : shown, group);
     if (c.diverged_step) drawn.mark = mark_divergence(c, ready, shown);
+    if (!c.spike_x.empty()) {  // at the raw values, in the run's colour; one key for all
+      bool no_entry = true;
+      add_marks(c.spike_x, c.spike_y, QCPScatterStyle::ssStar, series_colour(group), QString(),
+                no_entry);
+    }
     return drawn;
   }
 
@@ -227,6 +233,16 @@ class CurveDrawer {
     }
     plot_.xAxis->setLabel(detail::qstr(x_label));
     plot_.yAxis->setLabel(detail::qstr(y_label));
+  }
+
+  // Says what the stars are, once, in black: an empty graph with their look in the legend.
+  void add_spike_key() {
+    bool any = false;
+    for (const auto& c : f_.curves) any |= !c.spike_x.empty();
+    if (!any) return;
+    bool first = false;
+    add_marks({}, {}, QCPScatterStyle::ssStar, Qt::black,
+              detail::qstr(f_.spikes_are.empty() ? "spike" : f_.spikes_are), first);
   }
 
   // Says what the shading is, once: an empty graph with the band's look in the legend.

@@ -1,5 +1,6 @@
 #include "plot/store_curves.h"
 
+#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -47,6 +48,24 @@ class RunPoints : public MemberPoints {
                 // target_tokens only while x_ is filled
   std::vector<double> x_;
 };
+
+// The spikes of one run's raw points (not of the smoothed line), as marks on its curve.
+void mark_spikes(const RunPoints& p, const SpikeRule& rule, Curve& curve) {
+  std::vector<std::pair<int64_t, double>> raw;
+  std::map<int64_t, size_t> index;
+  for (size_t i = 0; i < p.size(); ++i) raw.emplace_back(p.step(i), p.y(i)), index[p.step(i)] = i;
+  for (const Spike& s : spikes_to_mark(find_spikes(raw, rule), kMaxSpikeMarks)) {
+    curve.spike_x.push_back(p.x(index.at(s.step)));
+    curve.spike_y.push_back(s.value);
+  }
+}
+
+// "spike (> 4 sd above the last 20)": over the mean of the points before.
+std::string spike_legend(const SpikeRule& rule) {
+  char text[96];
+  std::snprintf(text, sizeof text, "spike (> %g sd above the last %d)", rule.k, rule.window);
+  return text;
+}
 
 }  // namespace
 
@@ -141,6 +160,7 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
       }
       if (run.diverged_step)
         curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
+      if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
       figure.curves.push_back(std::move(curve));
     }
   }
@@ -149,6 +169,8 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
     for (const auto& m : query.metrics) names += (names.empty() ? "" : ", ") + m;
     throw InputError(store.path(), 0, "--metric", "the selected runs logged no points of " + names);
   }
+  for (const auto& c : figure.curves)
+    if (!c.spike_x.empty()) figure.spikes_are = spike_legend(*query.spikes);
   return figure;
 }
 

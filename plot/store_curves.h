@@ -2,9 +2,11 @@
 // Training curves from the run store: the figure `fathom export plot curves` draws (and
 // `fathom report`), run by run or in groups of runs with a band; the GUI draws the same.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/metrics/spikes.h"
 #include "db/store.h"
 #include "plot/curve_groups.h"
 #include "plot/curve_x.h"
@@ -26,7 +28,13 @@ struct CurveQuery {
   std::vector<std::string> group_by;
   Band band = Band::Std;
   XAxis x = XAxis::Update;
+  // A run's curve of train_loss or grad_norm marks its spikes by this rule (at most
+  // kMaxSpikeMarks, the largest); unset: none. Group curves (means) are not marked.
+  std::optional<SpikeRule> spikes = SpikeRule{};
 };
+
+// At most this many spike marks a curve (spikes_to_mark in base/metrics/spikes.h).
+constexpr size_t kMaxSpikeMarks = 20;
 
 // One curve per (run, metric) that has points -- or per (group, metric) -- diverged runs
 // marked. Unknown runs, an empty sweep, no points at all or (x = tokens) runs without a

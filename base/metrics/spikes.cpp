@@ -1,6 +1,8 @@
 #include "base/metrics/spikes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <deque>
 #include <stdexcept>
 #include <string>
@@ -34,6 +36,20 @@ std::vector<Spike> find_spikes(const std::vector<std::pair<int64_t, double>>& po
     if (static_cast<int>(window.size()) > rule.window) window.pop_front();
   }
   return spikes;
+}
+
+std::vector<Spike> spikes_to_mark(const std::vector<Spike>& spikes, size_t max) {
+  std::vector<Spike> shown;
+  for (const Spike& s : spikes)
+    if (std::isfinite(s.value)) shown.push_back(s);
+  if (shown.size() > max) {
+    std::nth_element(shown.begin(), shown.begin() + static_cast<std::ptrdiff_t>(max), shown.end(),
+                     [](const Spike& a, const Spike& b) { return a.z > b.z; });
+    shown.resize(max);
+    std::sort(shown.begin(), shown.end(),
+              [](const Spike& a, const Spike& b) { return a.step < b.step; });
+  }
+  return shown;
 }
 
 }  // namespace fathom

@@ -29,4 +29,9 @@ struct Spike {
 std::vector<Spike> find_spikes(const std::vector<std::pair<int64_t, double>>& points,
                                const SpikeRule& rule = {});
 
+// The spikes a chart marks: finite ones only (a NaN or infinite loss has no place on the y axis;
+// the divergence marker shows it), at most `max` of them, the largest by z, in step order -- a
+// noisy curve must not drown in marks.
+std::vector<Spike> spikes_to_mark(const std::vector<Spike>& spikes, size_t max);
+
 }  // namespace fathom

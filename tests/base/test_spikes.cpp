@@ -53,3 +53,30 @@ TEST(Spikes, ABadRuleIsRefused) {
 }
 
 }  // namespace test_spikes
+
+namespace test_spikes {
+
+// What a chart marks: the finite spikes only, at most `max`, the largest by z, in step order.
+TEST(Spikes, TheMarkedOnesAreTheLargestFiniteInStepOrder) {
+  std::vector<Spike> spikes;
+  for (int i = 0; i < 6; ++i) {
+    Spike s;
+    s.step = 10 * (i + 1);
+    s.value = 1.0 + i;
+    s.z = (i * 7) % 6;  // z: 0, 1, 2, 3, 4, 5 in the order 10, 40, 30, 60, 20, 50 (i*7 mod 6 = i)
+    spikes.push_back(s);
+  }
+  Spike nan;
+  nan.step = 70;
+  nan.value = NAN;
+  spikes.push_back(nan);  // z infinite, but no place on the y axis
+  const auto marked = fathom::spikes_to_mark(spikes, 3);
+  ASSERT_EQ(marked.size(), 3u);
+  // z = i: the three largest are i = 3, 4, 5, i.e. steps 40, 50, 60.
+  EXPECT_EQ(marked[0].step, 40);
+  EXPECT_EQ(marked[1].step, 50);
+  EXPECT_EQ(marked[2].step, 60);
+  EXPECT_EQ(fathom::spikes_to_mark(spikes, 100).size(), 6u);
+}
+
+}  // namespace test_spikes

@@ -105,6 +105,34 @@ TEST_F(Export, SvgParsesAndHasOneLegendLabelPerNamedSeries) {
   EXPECT_GE(lines, 3);  // at least the three series
 }
 
+// Spike marks (CurveFigure curves' spike_x/y) are drawn with one legend entry naming the rule,
+// however many curves carry them.
+TEST_F(Export, SpikeMarksGetOneLegendEntry) {
+  CurveFigure f;
+  f.spikes_are = "spike (> 4 sd above the last 20)";
+  for (const char* name : {"run 1", "run 2"}) {
+    Curve c;
+    c.label = name;
+    c.metric = "train_loss";
+    c.step = {10, 20, 30};
+    c.value = {2, 5, 2};
+    c.spike_x = {20};
+    c.spike_y = {5};
+    f.curves.push_back(c);
+  }
+  const std::string path = temp_path("spikes.svg");
+  export_figure(f, path);
+  QFile file(QString::fromStdString(path));
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&file);
+  std::map<std::string, int> texts;
+  while (!xml.atEnd())
+    if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
+      ++texts[xml.readElementText().trimmed().toStdString()];
+  EXPECT_EQ(texts[f.spikes_are], 1);
+  EXPECT_EQ(texts["run 1"], 1);
+}
+
 TEST_F(Export, HeatmapMaskLeavesUpperCellsEmpty) {
   QCustomPlot plot;
   setup_heatmap(plot, triangle());
