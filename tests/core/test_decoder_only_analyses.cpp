@@ -19,28 +19,16 @@
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 #include "core/train/loss.h"
+#include "tests/support/analysis_fixture.h"
 
 namespace fathom::analysis {
 namespace test_decoder_only_analyses {
 
-// A small decoder-only model on the synthetic task read as one sequence.
+// analysis_fixture.h's small model, decoder-only, on the synthetic task read as one sequence
+// (encoder_layers left at its default: a decoder-only model reads none).
 RunConfig lm_config(const std::string& norm, int layers) {
-  RunConfig c;
-  c.device = "cpu";
+  RunConfig c = small_config(norm, "xavier", RunConfig{}.model.encoder_layers, layers);
   c.model.arch = "decoder_only";
-  c.model.d_model = 32;
-  c.model.heads = 4;
-  c.model.d_ff = 64;
-  c.model.decoder_layers = layers;
-  c.model.norm = norm;
-  c.model.init = "xavier";
-  c.data.task = "synthetic";
-  c.data.synthetic.vocab = 10;
-  c.data.synthetic.train_size = 120;
-  c.data.synthetic.valid_size = 12;
-  c.data.synthetic.test_size = 6;
-  c.data.max_tokens = 256;
-  c.train.seed = 4;
   return c;
 }
 
