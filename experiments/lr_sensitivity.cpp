@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "base/metrics/statistics.h"
@@ -15,6 +16,7 @@ namespace fathom::experiments {
 namespace {
 
 std::string sensitivity_number(double v) {
+  if (std::isnan(v)) return "n/a (1 rate)";  // the only NaN lr_sensitivity() makes
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -104,7 +106,9 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
     curve.best_lr = best->lr;
     curve.best_loss = best->mean;
     for (const auto& p : curve.points) curve.sensitivity += p.mean - curve.best_loss;
-    curve.sensitivity /= static_cast<double>(curve.points.size());
+    curve.sensitivity = curve.points.size() < 2
+                            ? std::numeric_limits<double>::quiet_NaN()
+                            : curve.sensitivity / static_cast<double>(curve.points.size());
     out.curves.push_back(std::move(curve));
   }
   out.notes.push_back(metric + " at each learning rate: mean over seeds, each capped at l0 = " +

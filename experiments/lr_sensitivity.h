@@ -32,6 +32,8 @@ struct LrPoint {
 struct LrCurve {
   std::string label;            // the other axes' values, e.g. "norm=pre, encoder_layers=18"
   std::vector<LrPoint> points;  // by rate, ascending
+  // NaN with fewer than 2 rates: one point says nothing of how the loss moves with the rate
+  // (a sweep still running, or a setting whose other rates all failed).
   double sensitivity = 0;
   double best_lr = 0, best_loss = 0;  // l* and where
 };

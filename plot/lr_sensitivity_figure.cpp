@@ -1,5 +1,6 @@
 #include "plot/lr_sensitivity_figure.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace fathom::plot {
@@ -12,7 +13,10 @@ CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s) {
   for (const auto& curve : s.curves) {
     Curve c;
     char sensitivity[48];
-    std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity %.3g)", curve.sensitivity);
+    if (std::isnan(curve.sensitivity))  // one rate so far: no curve to judge
+      std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity n/a: 1 rate)");
+    else
+      std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity %.3g)", curve.sensitivity);
     c.label = curve.label + sensitivity;
     c.metric = s.metric;
     c.colour_key = curve.label;

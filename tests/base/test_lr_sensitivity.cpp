@@ -72,6 +72,21 @@ TEST(LrSensitivity, CurvesCappedAtTheInitialLossAndTheirSensitivity) {
   EXPECT_EQ(table.rows[1][5], "0.01 (2/2)");
 }
 
+// A sweep still running: a setting whose runs have ended at one rate only has no sensitivity
+// yet (seen on a live depth study, where 0 read as "perfectly insensitive").
+TEST(LrSensitivity, OneRateIsNotACurve) {
+  auto runs = two_methods();
+  runs.push_back(run(13, "mix", "1e-3", "1", "finished", 1.4));
+  runs.push_back(run(14, "mix", "1e-2", "1", "running", {}));  // not ended: left out
+  const auto s = experiments::lr_sensitivity(
+      runs, "valid_loss", [&](int64_t) { return std::optional<double>(std::log(10.0)); });
+  ASSERT_EQ(s.curves.size(), 3u);
+  EXPECT_EQ(s.curves[2].points.size(), 1u);
+  EXPECT_TRUE(std::isnan(s.curves[2].sensitivity));
+  EXPECT_DOUBLE_EQ(s.curves[2].best_loss, 1.4);
+  EXPECT_EQ(experiments::lr_sensitivity_table(s).rows[2][1], "n/a (1 rate)");
+}
+
 TEST(LrSensitivity, NeedsALossAndARateAxis) {
   const auto l0 = [](int64_t) { return std::optional<double>(2.3); };
   try {
