@@ -367,6 +367,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
 
   t.show_n = value_counts(t).size() > 1;
   t.show_variant = choosing;
+  if (!choosing) t.pooled = variant_keys;
   t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
   if (choosing && is_test_metric(options.select_by))
     t.notes.push_back("⚠ each variant was chosen on " + options.select_by +

@@ -97,6 +97,9 @@ struct ComparisonTable {
   bool show_n = false;
   // Cells name their chosen variant (CellAgg::Best over a table that has variants).
   bool show_variant = false;
+  // Axes besides the seed that a cell's mean runs over (CellAgg::Mean over a table that has
+  // variants): its interval is then over those runs, not over seeds alone.
+  std::vector<std::string> pooled;
   // Lines printed under the table: what a marker means, how cells were aggregated.
   std::vector<std::string> notes;
 };

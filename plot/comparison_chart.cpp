@@ -35,7 +35,9 @@ BarFigure comparison_bar_figure(const experiments::ComparisonTable& t) {
     }
     f.series.push_back(std::move(s));
   }
-  f.errors_are = "95 % CI of the mean over seeds";
+  // A cell that pools other axes (a mean over learning rates, say) is not a seed interval.
+  f.errors_are = t.pooled.empty() ? "95 % CI of the mean over seeds"
+                                  : "95 % CI of the mean over the cell's runs";
   return f;
 }
 

@@ -163,6 +163,9 @@ TEST(ComparisonTable, MeanPoolsVariantsBestPicksOne) {
       << experiments::table_to_csv(best);
   EXPECT_EQ(pooled.cells[0][0].variant, "");
   EXPECT_EQ(experiments::table_to_markdown(pooled).find('['), std::string::npos);
+  // What a pooled cell's spread runs over: the learning rates too, not seeds alone.
+  EXPECT_EQ(pooled.pooled, std::vector<std::string>{"train.lr"});
+  EXPECT_TRUE(best.pooled.empty());
   o.direction = experiments::MetricDirection::HigherIsBetter;
   const auto highest = experiments::build_comparison_table(runs, o);
   EXPECT_DOUBLE_EQ(*highest.cells[0][0].value, 3.0);

@@ -268,6 +268,9 @@ TEST_F(Export, AComparisonTableBecomesBarsWithTheirIntervals) {
   EXPECT_TRUE(std::isnan(f.series[1].errors[0]));
   EXPECT_EQ(f.series[1].values[1], 8.5);
   EXPECT_EQ(f.series[1].errors[1], 1.25);
+  EXPECT_EQ(f.errors_are, "95 % CI of the mean over seeds");
+  t.pooled = {"train.lr"};  // a cell over every learning rate: not an interval over seeds
+  EXPECT_EQ(comparison_bar_figure(t).errors_are, "95 % CI of the mean over the cell's runs");
 
   QCustomPlot plot;
   setup_bar_figure(plot, f);
