@@ -397,8 +397,8 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
       << ", at most " << max_steps
       << " steps, early stopping on validation); full model: valid ppl "
       << number(full.at("valid_ppl"), "%.3f");
-  if (result.value("arch", "") != "decoder_only")
-    out << ", BLEU " << number(full.at("bleu"), "%.2f");
+  const bool language_model = result.value("arch", "") == "decoder_only";  // no BLEU
+  if (!language_model) out << ", BLEU " << number(full.at("bleu"), "%.2f");
   out << "\n";
   // Which map replaces a layer, so that tables of residual and LSTM models compare alike.
   const auto& rows = result.at("layers");
@@ -411,7 +411,7 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
                           : "[o; c] -> W [o; c] + b (--lstm-map full)")
         << ", " << rows[0]["map_parameters"].get<int64_t>() << " parameters per layer\n";
   }
-  if (result.value("arch", "") == "decoder_only") return print_language_model_rows(rows, out);
+  if (language_model) return print_language_model_rows(rows, out);
   char line[240];
   std::snprintf(line, sizeof line, "  %-7s %10s %9s %8s %9s %6s | %9s %9s %6s | %9s %11s\n",
                 "layer", "valid ppl", "change%", "BLEU", "change%", "steps", "ctl ppl%",

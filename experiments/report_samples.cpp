@@ -5,14 +5,15 @@
 
 #include "db/metric_names.h"
 #include "db/valid_samples.h"
+#include "experiments/text_table.h"
 
 namespace fathom::experiments {
 namespace {
 
-// Markdown table cells hold one line and no bar.
+// A table cell holds one line (text_table_to_markdown escapes the rest); "" reads as a gap.
 std::string one_line(std::string s) {
   for (char& c : s)
-    if (c == '\n' || c == '|') c = ' ';
+    if (c == '\n') c = ' ';
   return s.empty() ? "(empty)" : s;
 }
 
@@ -49,18 +50,15 @@ void samples_section(std::ostream& out, const db::Store& store,
   out << "the first validation " << (language_model ? "texts" : "sentences") << " at update "
       << update << (language_model ? ", continued greedily" : ", translated greedily")
       << (top_k ? " and sampled from the top " + std::to_string(last[0].top_k) : "") << ".\n\n";
-  if (language_model) {
-    out << (top_k ? "| prompt | text | greedy | top-k |\n|---|---|---|---|\n"
-                  : "| prompt | text | greedy |\n|---|---|---|\n");
-  } else {
-    out << "| source | reference | greedy |\n|---|---|---|\n";
-  }
+  TextTable table;
+  table.header = language_model ? std::vector<std::string>{"prompt", "text", "greedy"}
+                                : std::vector<std::string>{"source", "reference", "greedy"};
+  if (language_model && top_k) table.header.push_back("top-k");
   for (const auto& s : last) {
-    out << "| " << one_line(s.source) << " | " << one_line(s.reference) << " | "
-        << one_line(s.hypothesis);
-    if (language_model && top_k) out << " | " << one_line(s.sampled);
-    out << " |\n";
+    table.rows.push_back({one_line(s.source), one_line(s.reference), one_line(s.hypothesis)});
+    if (language_model && top_k) table.rows.back().push_back(one_line(s.sampled));
   }
+  out << text_table_to_markdown(table);
 }
 
 }  // namespace fathom::experiments
