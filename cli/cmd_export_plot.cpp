@@ -274,10 +274,19 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
     plot::ExportOptions options;
     options.size = plot::parse_size(args->output.size);
     options.dpi = args->output.dpi;
-    plot::export_parallel(plot::parallel_from_store(store, args->sweep, args->metrics),
-                          args->output.out, options);
+    const plot::ParallelFigure figure =
+        plot::parallel_from_store(store, args->sweep, args->metrics);
+    if (figure.lines.empty())
+      throw InputError(store.path(), 0, "--sweep",
+                       "no run of sweep '" + args->sweep + "' has ended yet (" +
+                           std::to_string(figure.not_ended) + " queued or running)");
+    plot::export_parallel(figure, args->output.out, options);
     nlohmann::json written = nlohmann::json::array({args->output.out});
-    if (!global.json) std::cout << "wrote " << args->output.out << "\n";
+    if (!global.json) {
+      std::cout << "wrote " << args->output.out << "\n";
+      if (figure.not_ended > 0)
+        std::cout << "left out " << figure.not_ended << " runs not ended yet (queued or running)\n";
+    }
     report(global, written);
   });
 }

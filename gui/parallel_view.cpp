@@ -80,6 +80,8 @@ bool ParallelView::choose(const QString& sweep, const QString& metrics) {
   return shown_.has_value();
 }
 
+QString ParallelView::noteText() const { return note_->text(); }
+
 void ParallelView::redraw() {
   shown_.reset();
   plot_->clearPlottables();
@@ -101,8 +103,12 @@ void ParallelView::redraw() {
   }
   plot::setup_parallel_coordinates(*plot_, *shown_, screen_style(font()));
   plot_->replot();
-  note_->setText(QStringLiteral("%1 runs; a run without a metric (diverged) stops before its axis")
-                     .arg(shown_->lines.size()));
+  QString note = QStringLiteral("%1 runs").arg(shown_->lines.size());
+  if (shown_->not_ended > 0)
+    note += QStringLiteral(" (%1 more not ended yet, queued or running: left out)")
+                .arg(shown_->not_ended);
+  note_->setText(note +
+                 QStringLiteral("; a run without a metric (diverged) stops before its axis"));
 }
 
 }  // namespace fathom::gui

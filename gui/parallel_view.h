@@ -32,6 +32,7 @@ class ParallelView : public QWidget, public WorkbenchView {
   bool choose(const QString& sweep, const QString& metrics);
   const std::optional<plot::ParallelFigure>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
+  QString noteText() const;  // the line under the plot
 
  signals:
   void error(const QString& message);

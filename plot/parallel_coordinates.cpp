@@ -103,9 +103,15 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
                                    const std::vector<std::string>& metrics) {
   if (metrics.empty()) throw InputError(store.path(), 0, "--metric", "name at least one metric");
   std::vector<db::RunRecord> runs;
-  for (const auto& r : store.list_runs())
-    if (r.sweep == sweep) runs.push_back(r);
-  if (runs.empty())
+  size_t not_ended = 0;
+  for (const auto& r : store.list_runs()) {
+    if (r.sweep != sweep) continue;
+    if (db::status::is_active(r.status))
+      ++not_ended;
+    else
+      runs.push_back(r);
+  }
+  if (runs.empty() && not_ended == 0)
     throw InputError(store.path(), 0, "--sweep", "no runs of sweep '" + sweep + "'");
   std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<Tags> tags;
@@ -133,7 +139,9 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
     }
     rows.push_back(std::move(row));
   }
-  return parallel_figure(names, labels, rows, diverged);
+  ParallelFigure figure = parallel_figure(names, labels, rows, diverged);
+  figure.not_ended = not_ended;
+  return figure;
 }
 
 void export_parallel(const ParallelFigure& figure, const std::string& path,

@@ -36,6 +36,10 @@ struct ParallelLine {
 struct ParallelFigure {
   std::vector<ParallelAxis> axes;
   std::vector<ParallelLine> lines;
+  // Runs of the sweep left out because they have not ended (queued or running): a live
+  // sweep's hundreds of queued runs would otherwise cover the plot with lines that carry a
+  // config and no result.
+  size_t not_ended = 0;
 };
 
 // Axes from columns of text cells (one row per run; "" = no value): see the header comment.
@@ -48,8 +52,9 @@ ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
 // spread evenly; a single value sits in the middle.
 double axis_position(const ParallelAxis& axis, double value);
 
-// The runs of `sweep` (its swept keys but the seed, then `metrics`' final values). Throws
-// fathom::InputError for an unknown or empty sweep or no metric.
+// The ended runs of `sweep` (its swept keys but the seed, then `metrics`' final values); the
+// queued and running ones are counted in `not_ended`. Throws fathom::InputError for an unknown
+// or empty sweep or no metric.
 ParallelFigure parallel_from_store(const db::Store& store, const std::string& sweep,
                                    const std::vector<std::string>& metrics);
 

@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "db/run_status.h"
 #include "db/store.h"
 #include "gui/parallel_view.h"
 #include "gui/store_session.h"
@@ -34,6 +35,20 @@ class ParallelViewTest : public QObject {
         store.set_final_metric(id, "valid_ppl", 3.0 + n++);
         store.finish_run(id, "finished");
       }
+    // Runs without a result yet are left out and counted, not drawn as lines of config only.
+    for (const auto& status : {fathom::db::status::kQueued, fathom::db::status::kRunning}) {
+      NewRun r;
+      r.name = "s/waiting-" + status;
+      r.sweep = "s";
+      r.status = status;
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.norm", "peri");  // no ended run has it: no category
+      store.set_tag(id, "axis.train.lr", "1");       // outside the ended runs' range
+    }
+    NewRun waiting;
+    waiting.name = "q/only";
+    waiting.sweep = "q";
+    store.create_run(waiting);
     QString error;
     auto session = fathom::gui::StoreSession::open(db, &error);
     QVERIFY2(session, qPrintable(error));
@@ -46,6 +61,16 @@ class ParallelViewTest : public QObject {
     QCOMPARE(f.axes[0].name, std::string("model.norm"));
     QVERIFY(f.axes[1].log);  // 1e-4 to 1e-2
     QCOMPARE(view.plot()->plottableCount(), 4);
+    QCOMPARE(f.lines.size(), size_t(4));
+    QCOMPARE(f.not_ended, size_t(2));
+    QCOMPARE(f.axes[0].categories, (std::vector<std::string>{"post", "pre"}));
+    QCOMPARE(f.axes[1].max, 0.01);
+    QVERIFY2(view.noteText().contains("2 more not ended yet"), qPrintable(view.noteText()));
+    // A sweep whose runs are all queued draws nothing and says why.
+    QVERIFY(view.choose("q", "valid_ppl"));
+    QCOMPARE(view.shown()->lines.size(), size_t(0));
+    QCOMPARE(view.shown()->not_ended, size_t(1));
+    QCOMPARE(view.plot()->plottableCount(), 0);
     QVERIFY(!view.choose("nope", "valid_ppl"));
   }
 };
