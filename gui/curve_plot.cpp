@@ -51,6 +51,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
     if (!user_zoomed_ && !placed_.empty()) makeRoomForPointers();
   });
+  // After it, when the set-up's new axis rect has its width: as many x ticks as fit (once more
+  // after each set-up, whose ticker starts at QCustomPlot's default).
+  connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+    if (plot::fit_x_tick_count(*plot_)) plot_->replot(QCustomPlot::rpQueuedReplot);
+  });
 
   add_export_menu(plot_);
   enlarge_ = new QAction(QStringLiteral("E&nlarge"), plot_);

@@ -39,4 +39,10 @@ std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure
                                             const Style& style,
                                             const std::vector<PreparedCurve>& prepared);
 
+// Asks a linear x axis for no more ticks than its labels fit side by side at the axis rect's
+// laid-out width: QCustomPlot's ~5 "readable" steps can mean 8 labels running together on a
+// dashboard-sized chart. Call after a replot (the layout is done then); true when the count
+// changed and the plot needs another replot. Does nothing before the first layout.
+bool fit_x_tick_count(QCustomPlot& plot);
+
 }  // namespace fathom::plot

@@ -337,4 +337,22 @@ void setup_plot(QCustomPlot& plot, const Figure& figure, const Style& style) {
       figure);
 }
 
+bool fit_x_tick_count(QCustomPlot& plot) {
+  QCPAxis* axis = plot.xAxis;
+  if (!axis || !axis->axisRect() || axis->scaleType() != QCPAxis::stLinear) return false;
+  const int width = axis->axisRect()->width();
+  if (width <= 0) return false;
+  const QFontMetrics metrics(axis->tickLabelFont());
+  const QCPRange range = axis->range();
+  const int label = std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 4)),
+                             metrics.horizontalAdvance(QString::number(range.upper, 'g', 4)));
+  const int fits = width / std::max(1, label + metrics.horizontalAdvance(QStringLiteral("M")));
+  // A readable step (1, 2, 2.5, 5 x 10^k, the closest to range / count) can give up to 1.5
+  // times the ticks asked for (7.5 rounds to 5).
+  const int count = std::clamp(fits * 2 / 3, 2, 5);
+  if (axis->ticker()->tickCount() == count) return false;
+  axis->ticker()->setTickCount(count);
+  return true;
+}
+
 }  // namespace fathom::plot
