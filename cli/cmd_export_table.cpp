@@ -14,7 +14,7 @@ namespace {
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
                                                  value = "final", direction = "auto", out;
-  std::string select_by = "valid_loss", versus;
+  std::string select_by = "valid_loss", versus, adjust = "holm";
   bool select_on_test = false;
   int digits = 2;
 };
@@ -40,6 +40,7 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
   options.select_by = a.select_by;
   options.select_on_test = a.select_on_test;
   options.versus = a.versus;
+  options.p_adjust = a.adjust == "none" ? experiments::PAdjust::None : experiments::PAdjust::Holm;
   options.digits = a.digits;
   options.bold = a.bold == "col"   ? experiments::BoldBest::Column
                  : a.bold == "row" ? experiments::BoldBest::Row
@@ -100,6 +101,10 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--versus", a->versus,
                   "a row label: test every other row against it, column by column (Welch's "
                   "t-test over seeds, p-values in the cells)");
+  cmd->add_option("--adjust", a->adjust,
+                  "with --versus: holm (default: each p adjusted for the number of tests in the "
+                  "table, Holm 1979) | none")
+      ->check(CLI::IsMember({"holm", "none"}));
   cmd->add_option("--digits", a->digits, "decimals in md and tex (default 2)")
       ->check(CLI::Range(0, 10));
   cmd->add_option("--bold", a->bold, "bold the best cell per col | row | none")

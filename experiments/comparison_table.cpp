@@ -118,8 +118,9 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   return cell;
 }
 
-// Every other row against the `versus` row, column by column: Welch's test over the seeds.
-void test_against(ComparisonTable& t, const std::string& versus) {
+// Every other row against the `versus` row, column by column: Welch's test over the seeds,
+// then (Holm) each p adjusted for the number of tests in the table.
+void test_against(ComparisonTable& t, const std::string& versus, PAdjust adjust) {
   const auto it = std::find(t.row_labels.begin(), t.row_labels.end(), versus);
   if (it == t.row_labels.end())
     throw InputError("fathom export table", 0, "--versus",
@@ -131,12 +132,24 @@ void test_against(ComparisonTable& t, const std::string& versus) {
       TableCell& cell = t.cells[row][col];
       if (!cell.value || !t.cells[reference][col].value) continue;
       if (auto w = welch_t_test(cell.values, t.cells[reference][col].values))
-        cell.p = w->p;
+        cell.p = cell.p_raw = w->p;
       else
         cell.p_needs_seeds = true;
     }
   }
+  std::vector<TableCell*> tested;
+  for (auto& line : t.cells)
+    for (auto& cell : line)
+      if (cell.p) tested.push_back(&cell);
+  if (adjust == PAdjust::Holm) {
+    std::vector<double> raw;
+    for (const TableCell* cell : tested) raw.push_back(*cell->p_raw);
+    const std::vector<double> adjusted = holm_adjust(raw);
+    for (size_t i = 0; i < tested.size(); ++i) tested[i]->p = adjusted[i];
+  }
   t.versus = versus;
+  t.p_adjust = adjust;
+  t.tests = static_cast<int>(tested.size());
 }
 
 // The distinct run counts behind the cells' values.
@@ -363,7 +376,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   const bool up = higher_is_better(options);
   const bool partial_divergence = fill_cells(t, runs, options, variant_keys, up);
   mark_best(t, options.bold, up);
-  if (!options.versus.empty()) test_against(t, options.versus);
+  if (!options.versus.empty()) test_against(t, options.versus, options.p_adjust);
 
   t.show_n = value_counts(t).size() > 1;
   t.show_variant = choosing;
@@ -373,9 +386,15 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
     t.notes.push_back("⚠ each variant was chosen on " + options.select_by +
                       ", a test metric: model selection on the test set, so the values are "
                       "optimistic");
-  if (!t.versus.empty())
-    t.notes.push_back("(p=...) Welch's two-sided t-test over the seeds against the row '" +
-                      t.versus + "' of the same column; n < 2: too few seeds on a side to test");
+  if (!t.versus.empty()) {
+    std::string note = "(p=...) Welch's two-sided t-test over the seeds against the row '" +
+                       t.versus + "' of the same column";
+    if (t.p_adjust == PAdjust::Holm && t.tests > 1)
+      note += ", Holm-adjusted over the table's " + std::to_string(t.tests) + " tests";
+    else if (t.tests > 1)
+      note += ", not adjusted for the table's " + std::to_string(t.tests) + " tests";
+    t.notes.push_back(note + "; n < 2: too few seeds on a side to test");
+  }
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;

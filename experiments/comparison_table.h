@@ -33,6 +33,9 @@ enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or tak
 enum class Spread { None, Std, Ci95 };
 enum class BoldBest { None, Column, Row };
 enum class MetricDirection { Auto, HigherIsBetter, LowerIsBetter };
+// How the p-values of a table's tests against the `versus` row are corrected for their number:
+// Holm's step-down adjustment over every test in the table (base/metrics/statistics.h), or none.
+enum class PAdjust { None, Holm };
 
 struct TableOptions {
   // Axis keys; "a+b+c" joins several keys into one label "va / vb / vc" (a zip group, e.g.
@@ -58,6 +61,7 @@ struct TableOptions {
   // A row label: every other row's cells are tested against this row's cell of the same
   // column, Welch's t-test over their seeds (TableCell::p).
   std::string versus;
+  PAdjust p_adjust = PAdjust::Holm;
 };
 
 struct TableCell {
@@ -70,7 +74,8 @@ struct TableCell {
   // Against the `versus` row's cell of its column: Welch's two-sided p-value over the two
   // cells' seeds. None for the versus row itself, and when a side has fewer than two seeds
   // (then p_needs_seeds: the table says "n < 2" instead of a p-value).
-  std::optional<double> p;
+  // With PAdjust::Holm, `p` is adjusted over the table's tests and `p_raw` is the test's own.
+  std::optional<double> p, p_raw;
   bool p_needs_seeds = false;
   int diverged = 0;  // runs that diverged (excluded from the value)
   std::optional<int64_t> first_diverged_step;
@@ -91,6 +96,8 @@ struct ComparisonTable {
   std::vector<std::vector<TableCell>> cells;        // [row][col]
   Spread spread = Spread::None;
   std::string versus;  // the row the others' p-values are against; "" = none
+  PAdjust p_adjust = PAdjust::None;
+  int tests = 0;  // cells given a p-value: the family Holm's adjustment runs over
   int digits = 2;
   // The cells' run counts differ: each cell with a value shows its n (renderers, GUI); when
   // they agree the note states the one n instead.
@@ -134,6 +141,10 @@ void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
 std::string table_to_csv(const ComparisonTable& table);
 std::string table_to_markdown(const ComparisonTable& table);
 std::string table_to_latex(const ComparisonTable& table);
+
+// A tested cell's p-value as the tables print it: "p=0.012", "p<0.001", "n < 2" (too few seeds
+// to test), or "" for a cell not tested.
+std::string p_value_text(const TableCell& cell);
 
 // LaTeX text-mode escaping of & % $ # _ { } ~ ^ and backslash.
 std::string latex_escape(const std::string& text);

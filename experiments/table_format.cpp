@@ -50,16 +50,6 @@ std::optional<double> spread_of(const ComparisonTable& t, const TableCell& c) {
   return std::nullopt;
 }
 
-// "p=0.012", "p<0.001", "n < 2", or "" for a cell not tested.
-std::string p_text(const TableCell& c) {
-  if (c.p_needs_seeds) return "n < 2";
-  if (!c.p) return "";
-  if (*c.p < 0.001) return "p<0.001";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "p=%.3f", *c.p);
-  return buf;
-}
-
 // A cell's text in Markdown or LaTeX; `pm` and `dagger` are the format's symbols, `escape`
 // its escaping of free text (the variant's values).
 std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::string& pm,
@@ -70,7 +60,7 @@ std::string cell_text(const ComparisonTable& t, const TableCell& c, const std::s
   if (t.show_n) s += " (n=" + std::to_string(c.used) + ")";
   if (c.diverged > 0) s += dagger;
   if (t.show_variant) s += " [" + escape(c.variant) + "]";
-  if (const std::string p = p_text(c); !p.empty()) s += " (" + p + ")";
+  if (const std::string p = p_value_text(c); !p.empty()) s += " (" + p + ")";
   return s;
 }
 
@@ -106,6 +96,15 @@ std::string latex_escape(const std::string& text) {
   return out;
 }
 
+std::string p_value_text(const TableCell& c) {
+  if (c.p_needs_seeds) return "n < 2";
+  if (!c.p) return "";
+  if (*c.p < 0.001) return "p<0.001";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "p=%.3f", *c.p);
+  return buf;
+}
+
 std::string table_to_csv(const ComparisonTable& t) {
   std::ostringstream out;
   out << csv_field(t.row_key);
@@ -116,6 +115,8 @@ std::string table_to_csv(const ComparisonTable& t) {
     if (t.show_n) out << ',' << csv_field(col + " n");
     if (t.show_variant) out << ',' << csv_field(col + " variant");
     if (!t.versus.empty()) out << ',' << csv_field(col + " p");
+    if (!t.versus.empty() && t.p_adjust == PAdjust::Holm)
+      out << ',' << csv_field(col + " p unadjusted");
   }
   out << "\r\n";  // RFC 4180 line ends
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
@@ -130,6 +131,8 @@ std::string table_to_csv(const ComparisonTable& t) {
       if (t.show_variant) out << ',' << csv_field(c.variant);
       if (!t.versus.empty())
         out << ',' << (c.p ? plain_number(*c.p) : c.p_needs_seeds ? "n < 2" : "");
+      if (!t.versus.empty() && t.p_adjust == PAdjust::Holm)
+        out << ',' << (c.p_raw ? plain_number(*c.p_raw) : c.p_needs_seeds ? "n < 2" : "");
     }
     out << "\r\n";
   }

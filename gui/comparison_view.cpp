@@ -30,6 +30,7 @@ namespace fathom::gui {
 namespace {
 
 const QString kNoColumns = QStringLiteral("(none)");
+const QString kNoRow = QStringLiteral("(none)");
 
 // "axis.model.norm" -> "model.norm" (the drop-downs show config keys, not tag names)
 std::string strip_axis(const QString& text) {
@@ -87,6 +88,17 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
                      "the variant with the best mean over its seeds, named in the cell, instead "
                      "of pooling them"));
   options_bar->addWidget(best_variant_);
+  versus_ = new QComboBox;
+  versus_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  versus_->addItem(kNoRow);
+  versus_->setToolTip(
+      QStringLiteral("test every other row against this one, column by column: Welch's t-test "
+                     "over the seeds, p-values Holm-adjusted over the table's tests"));
+  auto* versus_label = new QLabel(QStringLiteral("&Test against"));
+  versus_label->setBuddy(versus_);
+  options_bar->addSpacing(12);
+  options_bar->addWidget(versus_label);
+  options_bar->addWidget(versus_);
   options_bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
@@ -115,7 +127,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(note_);
 
   connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
-  for (auto* box : {rows_, cols_, metric_})
+  for (auto* box : {rows_, cols_, metric_, versus_})
     connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
   connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
   connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
@@ -255,6 +267,14 @@ void ComparisonView::redraw() {
     options.best_of_run = best_->isChecked() && session_;
     if (options.best_of_run) experiments::use_best_of_run(runs, session_->store, options);
     current_ = experiments::build_comparison_table(runs, options);
+    // The rows to test against are the table's; a choice that is no row any more is dropped.
+    QStringList rows{kNoRow};
+    for (const auto& r : current_->row_labels) rows << QString::fromStdString(r);
+    refill(versus_, rows);
+    if (versus_->currentIndex() > 0) {
+      options.versus = versus_->currentText().toStdString();
+      current_ = experiments::build_comparison_table(runs, options);
+    }
   } catch (const std::exception& e) {
     note_->setText(QString::fromStdString(e.what()));
     return;
@@ -287,6 +307,8 @@ void ComparisonView::redraw() {
         if (t.show_variant)
           text += QStringLiteral(" [%1]").arg(QString::fromStdString(cell.variant));
       }
+      if (const std::string p = experiments::p_value_text(cell); !p.empty())
+        text += QStringLiteral(" (%1)").arg(QString::fromStdString(p));
       auto* item = new QTableWidgetItem(text);
       item->setTextAlignment(Qt::AlignCenter);
       item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")

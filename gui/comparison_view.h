@@ -45,6 +45,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCheckBox* bestOverTraining() const { return best_; }
   // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
   QCheckBox* bestVariant() const { return best_variant_; }
+  // "Test against": a row the others are tested against, column by column (Welch's t over the
+  // seeds, Holm-adjusted over the table's tests); "(none)" first.
+  QComboBox* versus() const { return versus_; }
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols,
               const QString& metric);
@@ -64,7 +67,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> all_, runs_;  // all runs; those of the chosen sweep
   std::map<int64_t, std::map<std::string, std::string>> tags_;
-  QComboBox *sweep_, *rows_, *cols_, *metric_;
+  QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
   QTableWidget* table_;

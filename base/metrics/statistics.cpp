@@ -1,8 +1,10 @@
 #include "base/metrics/statistics.h"
 
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace fathom {
 
@@ -45,6 +47,20 @@ std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::v
   const boost::math::students_t t(w.df);
   w.p = 2 * boost::math::cdf(boost::math::complement(t, std::fabs(w.t)));
   return w;
+}
+
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  const size_t m = p.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(m);
+  double running = 0;  // the step-down maximum keeps the adjusted values in the raw ones' order
+  for (size_t rank = 0; rank < m; ++rank) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - rank) * p[order[rank]]));
+    adjusted[order[rank]] = running;
+  }
+  return adjusted;
 }
 
 }  // namespace fathom

@@ -30,4 +30,11 @@ struct WelchTest {
 // without spread: p = 1 when their means are equal, else 0.
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Holm's step-down adjustment of a family of p-values (Holm 1979): with the m values sorted
+// ascending, p_(i) becomes max over j <= i of min(1, (m - j + 1) p_(j)). Rejecting where the
+// adjusted value is below alpha keeps the chance of any false "A beats B" among the m tests at
+// most alpha -- seven methods tested against a baseline at two depths are fourteen chances.
+// Returned in the input's order.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
 }  // namespace fathom

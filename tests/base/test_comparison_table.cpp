@@ -461,4 +461,42 @@ TEST(ComparisonTable, RowsAreTestedAgainstTheVersusRow) {
   }
 }
 
+// Several rows tested against one: each p is Holm-adjusted over the table's tests (the
+// unadjusted one kept beside it, in the CSV too), and the note says over how many.
+TEST(ComparisonTable, PValuesAreHolmAdjustedOverTheTablesTests) {
+  std::vector<experiments::TableRun> runs;
+  int id = 0;
+  auto add = [&](const std::string& norm, int seed, double v) {
+    experiments::TableRun r;
+    r.id = ++id;
+    r.status = "finished";
+    r.axes = {{"model.norm", norm}, {"train.seed", std::to_string(seed)}};
+    r.metric = v;
+    runs.push_back(r);
+  };
+  const std::vector<double> post{1, 2, 3, 4}, pre{2, 4, 6, 8}, peri{1.5, 2.5, 3.5, 4.6};
+  for (int i = 0; i < 4; ++i) add("post", i + 1, post[i]), add("pre", i + 1, pre[i]);
+  for (int i = 0; i < 4; ++i) add("peri", i + 1, peri[i]);
+  experiments::TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "valid_loss";
+  o.versus = "post";
+  const auto t = experiments::build_comparison_table(runs, o);
+  const double p_pre = fathom::welch_t_test(pre, post)->p,
+               p_peri = fathom::welch_t_test(peri, post)->p;
+  ASSERT_LT(p_pre, p_peri);  // pre's is the smaller: times 2, peri's times 1 (or pre's if larger)
+  EXPECT_EQ(t.tests, 2);
+  EXPECT_NEAR(*t.cells[1][0].p_raw, p_pre, 1e-12);
+  EXPECT_NEAR(*t.cells[1][0].p, 2 * p_pre, 1e-12);
+  EXPECT_NEAR(*t.cells[2][0].p, std::max(2 * p_pre, p_peri), 1e-12);
+  const std::string md = experiments::table_to_markdown(t);
+  EXPECT_NE(md.find("Holm-adjusted over the table's 2 tests"), std::string::npos) << md;
+  EXPECT_NE(experiments::table_to_csv(t).find("valid_loss p unadjusted"), std::string::npos);
+  o.p_adjust = experiments::PAdjust::None;
+  const auto raw = experiments::build_comparison_table(runs, o);
+  EXPECT_NEAR(*raw.cells[1][0].p, p_pre, 1e-12);
+  EXPECT_NE(experiments::table_to_markdown(raw).find("not adjusted for the table's 2 tests"),
+            std::string::npos);
+}
+
 }  // namespace test_comparison_table

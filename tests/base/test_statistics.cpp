@@ -137,4 +137,21 @@ TEST(PairedBootstrap, MismatchedInputIsRefused) {
   EXPECT_THROW(fathom::paired_bootstrap_bleu(refs, refs, refs, 0), std::invalid_argument);
 }
 
+// Holm's adjustment worked by hand: sorted 0.01, 0.03, 0.04 of m = 3 become 3 x 0.01 = 0.03,
+// max(0.03, 2 x 0.03) = 0.06 and max(0.06, 1 x 0.04) = 0.06 (the step-down maximum), back in
+// the input's order; a product above 1 is cut to 1; one test is left as it is.
+TEST(Statistics, HolmAdjustmentByHand) {
+  const std::vector<double> adjusted = fathom::holm_adjust({0.01, 0.04, 0.03});
+  ASSERT_EQ(adjusted.size(), 3u);
+  EXPECT_NEAR(adjusted[0], 0.03, 1e-15);
+  EXPECT_NEAR(adjusted[1], 0.06, 1e-15);
+  EXPECT_NEAR(adjusted[2], 0.06, 1e-15);
+  const std::vector<double> capped = fathom::holm_adjust({0.5, 0.2});  // 2 x 0.2 = 0.4, then 0.5
+  EXPECT_NEAR(capped[0], 0.5, 1e-15);
+  EXPECT_NEAR(capped[1], 0.4, 1e-15);
+  EXPECT_EQ(fathom::holm_adjust({0.7, 0.6})[0], 1.0);  // 2 x 0.6 = 1.2 -> 1, and 0.7 follows it
+  EXPECT_EQ(fathom::holm_adjust({0.02})[0], 0.02);
+  EXPECT_TRUE(fathom::holm_adjust({}).empty());
+}
+
 }  // namespace test_statistics

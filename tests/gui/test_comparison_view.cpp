@@ -3,12 +3,16 @@
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
+#include "base/metrics/statistics.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "gui/comparison_view.h"
@@ -104,6 +108,52 @@ class ComparisonViewTest : public QObject {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll().toStdString(), fathom::experiments::table_to_latex(*view.shown()));
+  }
+
+  // "Test against" offers the table's rows; choosing one gives every other row's cells its
+  // Welch p-value, Holm-adjusted over the table's two tests (worked by hand here from the
+  // seeds' values), and "(none)" takes them away.
+  void testsEveryRowAgainstTheChosenOne() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v.db");
+    auto store = Store::open(path.toStdString());
+    const std::map<std::string, std::vector<double>> losses{
+        {"post", {3.0, 3.2, 3.1}}, {"pre", {2.0, 2.1, 2.3}}, {"peri", {3.0, 3.3, 3.1}}};
+    for (const char* norm : {"post", "pre", "peri"})
+      for (int seed = 1; seed <= 3; ++seed) {
+        NewRun r;
+        r.name = std::string("v/") + norm + std::to_string(seed);
+        r.sweep = "v";
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.norm", norm);
+        store.set_tag(id, "axis.train.seed", std::to_string(seed));
+        store.set_final_metric(id, "valid_loss", losses.at(norm)[seed - 1]);
+        store.finish_run(id, "finished");
+      }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(path, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("v", "model.norm", "", "valid_loss"));
+    QCOMPARE(view.versus()->count(), 4);  // (none), post, pre, peri
+    QCOMPARE(view.versus()->itemText(1), QStringLiteral("post"));
+    view.versus()->setCurrentIndex(1);
+    QCOMPARE(view.shown()->tests, 2);
+    const double p_pre = fathom::welch_t_test(losses.at("pre"), losses.at("post"))->p;
+    const double p_peri = fathom::welch_t_test(losses.at("peri"), losses.at("post"))->p;
+    QVERIFY(p_pre < p_peri);  // pre's is the smaller: doubled; peri's then max(2 p_pre, p_peri)
+    char pre_text[32], peri_text[32];
+    std::snprintf(pre_text, sizeof pre_text, "(p=%.3f)", std::min(1.0, 2 * p_pre));
+    std::snprintf(peri_text, sizeof peri_text, "(p=%.3f)", std::max(2 * p_pre, p_peri));
+    QVERIFY2(view.table()->item(1, 0)->text().endsWith(QString::fromLatin1(pre_text)),
+             qPrintable(view.table()->item(1, 0)->text() + " vs " + pre_text));
+    QVERIFY2(view.table()->item(2, 0)->text().endsWith(QString::fromLatin1(peri_text)),
+             qPrintable(view.table()->item(2, 0)->text()));
+    QVERIFY(!view.table()->item(0, 0)->text().contains(QStringLiteral("p=")));  // the reference
+    view.versus()->setCurrentIndex(0);
+    QVERIFY(!view.table()->item(1, 0)->text().contains(QStringLiteral("p=")));
   }
 
   // A depth study: the method is a zip group of two keys, and each method ran at two learning
