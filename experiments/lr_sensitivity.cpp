@@ -67,7 +67,8 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
     if (!by_curve.count(label)) order.push_back(label);
     by_curve[label][rates.at(r.axes.at(kLrKey))].push_back(&r);
   }
-  int without_loss0 = 0, unfinished = 0;
+  int without_loss0 = 0;
+  std::map<std::string, int> unfinished;  // by status: queued, running, failed, ...
   for (const auto& label : order) {
     LrCurve curve;
     curve.label = label;
@@ -88,7 +89,7 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
         } else if (r->status == db::status::kFinished && r->metric && std::isfinite(*r->metric)) {
           values.push_back(std::min(*r->metric, *l0));
         } else {
-          ++unfinished;
+          ++unfinished[r->status];
         }
       }
       if (values.empty()) continue;
@@ -116,9 +117,16 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
                       " (a uniform prediction over the V-word vocabulary; a diverged run counts "
                       "as l0); sensitivity = mean over the rates of (loss - the curve's best), "
                       "Wortsman et al. 2023");
-  if (unfinished > 0)
-    out.notes.push_back(std::to_string(unfinished) +
-                        " runs neither finished nor diverged (failed, crashed, queued): left out");
+  if (!unfinished.empty()) {
+    int total = 0;
+    std::string counts;
+    for (const auto& [status, n] : unfinished) {
+      total += n;
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    }
+    out.notes.push_back(std::to_string(total) + " runs neither finished nor diverged, left out (" +
+                        counts + ")");
+  }
   if (without_loss0 > 0)
     out.notes.push_back(std::to_string(without_loss0) + " runs without a known l0: left out");
   return out;

@@ -85,6 +85,8 @@ TEST(LrSensitivity, OneRateIsNotACurve) {
   EXPECT_TRUE(std::isnan(s.curves[2].sensitivity));
   EXPECT_DOUBLE_EQ(s.curves[2].best_loss, 1.4);
   EXPECT_EQ(experiments::lr_sensitivity_table(s).rows[2][1], "n/a (1 rate)");
+  ASSERT_EQ(s.notes.size(), 2u);  // what was left out, by status
+  EXPECT_EQ(s.notes[1], "1 runs neither finished nor diverged, left out (1 running)");
 }
 
 TEST(LrSensitivity, NeedsALossAndARateAxis) {
