@@ -3,13 +3,16 @@
 // expect, in its header comment.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "experiments/sweep_spec.h"
 
@@ -27,7 +30,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"dlstm-longer.yaml", 6},       {"lipschitz-embedding-multi30k.yaml", 12},
       {"linearize-multi30k.yaml", 2}, {"depth-study-36.yaml", 15},
       {"probes-depth.yaml", 3},       {"probes-divergence.yaml", 15},
-      {"depth-lr-study.yaml", 180},   {"lm-depth-2025.yaml", 144}};
+      {"depth-lr-study.yaml", 180},   {"lm-depth-2025.yaml", 192},
+      {"lm-depth-2025-edge.yaml", 30}};
   // The real-data presets read ../shared/data (the repository's sibling): a clone without it
   // checks the others and says which it could not.
   const bool have_shared_data =
@@ -51,7 +55,11 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
     }
     ASSERT_TRUE(expected.count(file)) << "document new presets in docs/sweeps.md and here";
     EXPECT_EQ(runs.size(), expected.at(file));
-    EXPECT_EQ(spec.name + ".yaml", file) << "the sweep is named after its file";
+    // Named after its file, or an extension of another preset's sweep (more rates for it):
+    // FILE = NAME-what.yaml, its runs joining sweep NAME.
+    EXPECT_TRUE(spec.name + ".yaml" == file ||
+                (file.rfind(spec.name + "-", 0) == 0 && fs::exists(dir / (spec.name + ".yaml"))))
+        << "the sweep is named after its file or extends a preset's sweep";
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
@@ -65,6 +73,39 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
     GTEST_SKIP() << "SKIPPED: ../shared/data is absent, so these presets were not expanded:"
                  << list;
   }
+}
+
+// An extension (lm-depth-2025-edge.yaml) trains exactly its sweep's settings -- only the keys
+// it sweeps may differ -- so the runs it adds compare with the sweep's own.
+TEST(Presets, AnExtensionTrainsItsSweepsSettings) {
+  const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "configs" / "presets";
+  if (!fs::exists(fs::path(FATHOM_SOURCE_DIR).parent_path() / "shared" / "data"))
+    GTEST_SKIP() << "SKIPPED: ../shared/data is absent (lm-depth-2025 reads Multi30k)";
+  size_t extensions = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const auto spec = fathom::experiments::load_sweep_file(entry.path().string());
+    if (spec.name + ".yaml" == entry.path().filename().string()) continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    ++extensions;
+    const auto base = fathom::experiments::load_sweep_file((dir / (spec.name + ".yaml")).string());
+    std::set<std::string> swept;
+    for (const auto* s : {&spec, &base})
+      for (const auto& key : s->axis_keys()) swept.insert(key);
+    swept.insert("name");
+    auto settings = [&](const fathom::experiments::SweepSpec& s) {
+      nlohmann::json flat =
+          fathom::config_to_json(fathom::experiments::expand_sweep(s)[0].config).flatten();
+      for (const auto& key : swept) {  // "/train/lr" in the flattened JSON
+        std::string pointer = "/" + key;
+        std::replace(pointer.begin(), pointer.end(), '.', '/');
+        flat.erase(pointer);
+      }
+      return flat;
+    };
+    EXPECT_EQ(settings(spec), settings(base));
+  }
+  EXPECT_GE(extensions, 1u);
 }
 
 }  // namespace test_presets
