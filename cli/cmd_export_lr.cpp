@@ -15,12 +15,13 @@ namespace fathom::cli {
 namespace {
 
 struct LrArgs {
-  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out;
+  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out, where;
 };
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  const auto s = experiments::load_lr_sensitivity(store, a.sweep, a.metric, a.value == "best");
+  const auto s =
+      experiments::load_lr_sensitivity(store, a.sweep, a.metric, a.value == "best", a.where);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
   // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
   // data only.
@@ -53,6 +54,7 @@ void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"final", "best"}));
   cmd->add_option("--format", a->format, "md | csv | tex")
       ->check(CLI::IsMember({"md", "csv", "tex"}));
+  cmd->add_option("--where", a->where, kWhereHelp);
   cmd->add_option("--out", a->out, "write to this file instead of stdout");
   cmd->callback([a, &global] { export_lr(*a, global); });
 }

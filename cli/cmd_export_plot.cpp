@@ -228,7 +228,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "final";
+    std::string sweep, metric = db::metric::kValidLoss, value = "final", where;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -240,22 +240,27 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--value", args->value, "each run's final value, or its best over training")
       ->check(CLI::IsMember({"final", "best"}));
+  cmd->add_option("--where", args->where, kWhereHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-    const plot::Figure figure = plot::lr_sensitivity_figure(
-        experiments::load_lr_sensitivity(store, args->sweep, args->metric, args->value == "best"));
+    const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
+        store, args->sweep, args->metric, args->value == "best", args->where);
+    const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
     write(figure, args->output.out, args->output, global, written);
+    // How it was computed and what was left out (a filter, unfinished runs): for the caption.
+    if (!global.json)
+      for (const auto& note : s.notes) std::cout << "note: " << note << "\n";
     report(global, written);
   });
 }
 
 void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep;
+    std::string sweep, where;
     std::vector<std::string> metrics{db::metric::kValidPpl};
     OutputArgs output;
   };
@@ -267,6 +272,7 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--sweep", args->sweep, "the sweep")->required();
   cmd->add_option("--metric", args->metrics, "final metrics, comma-separated (default valid_ppl)")
       ->delimiter(',');
+  cmd->add_option("--where", args->where, kWhereHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
@@ -275,7 +281,7 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
     options.size = plot::parse_size(args->output.size);
     options.dpi = args->output.dpi;
     const plot::ParallelFigure figure =
-        plot::parallel_from_store(store, args->sweep, args->metrics);
+        plot::parallel_from_store(store, args->sweep, args->metrics, args->where);
     if (figure.lines.empty())
       throw InputError(store.path(), 0, "--sweep",
                        "no run of sweep '" + args->sweep + "' has ended yet (" +
@@ -284,6 +290,7 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
     nlohmann::json written = nlohmann::json::array({args->output.out});
     if (!global.json) {
       std::cout << "wrote " << args->output.out << "\n";
+      if (figure.where_note) std::cout << *figure.where_note << "\n";
       if (figure.not_ended > 0)
         std::cout << "left out " << figure.not_ended << " runs not ended yet (queued or running)\n";
     }

@@ -14,7 +14,7 @@ namespace {
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
                                                  value = "final", direction = "auto", out;
-  std::string select_by = "valid_loss", versus, adjust = "holm";
+  std::string select_by = "valid_loss", versus, adjust = "holm", where;
   bool select_on_test = false;
   int digits = 2;
 };
@@ -50,9 +50,8 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
                                              : experiments::MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   options.best_of_run = a.value == "best";
-  auto runs = experiments::load_table_runs(store, a.sweep, a.metric, {a.rows, a.cols});
-  if (options.best_of_run) experiments::use_best_of_run(runs, store, options);
-  const experiments::ComparisonTable table = experiments::build_comparison_table(runs, options);
+  const experiments::ComparisonTable table =
+      experiments::sweep_comparison_table(store, a.sweep, options, a.where);
   const std::string format = format_of(a);
   const std::string text = format == "csv"   ? experiments::table_to_csv(table)
                            : format == "tex" ? experiments::table_to_latex(table)
@@ -112,6 +111,7 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--direction", a->direction,
                   "which is better: auto (BLEU up, loss/ppl down) | max | min")
       ->check(CLI::IsMember({"auto", "max", "min"}));
+  cmd->add_option("--where", a->where, kWhereHelp);
   cmd->add_option("--out", a->out, "write to this file instead of stdout");
   cmd->callback([a, &global] { export_table(*a, global); });
 }

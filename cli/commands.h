@@ -26,6 +26,11 @@ namespace fathom::cli {
 inline constexpr const char* kAppDescription =
     "Fathom: a workbench for research on training deep Transformers";
 
+// The exports' `--where EXPR` (experiments/sweep_runs.h): only part of a sweep.
+inline constexpr const char* kWhereHelp =
+    "only the sweep's runs this filter keeps, e.g. \"decoder_layers=24\" or \"norm=pre or "
+    "norm=post\" (the desktop app's runs filter: keys, metrics, status; the output notes it)";
+
 // Options every command shares.
 struct GlobalOptions {
   std::string db;         // --db PATH|URL; empty: $FATHOM_DB, else ./fathom.db

@@ -439,11 +439,24 @@ void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys) {
-  const auto records = store.list_runs(sweep);
-  if (records.empty() || sweep.empty())
-    throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
+  return load_table_runs(store, select_sweep_runs(store, sweep, ""), metric, config_keys);
+}
+
+ComparisonTable sweep_comparison_table(const db::Store& store, const std::string& sweep,
+                                       const TableOptions& options, const std::string& where) {
+  const SweepRuns selected = select_sweep_runs(store, sweep, where);
+  auto runs = load_table_runs(store, selected, options.metric, {options.rows, options.cols});
+  if (options.best_of_run) use_best_of_run(runs, store, options);
+  ComparisonTable table = build_comparison_table(runs, options);
+  if (auto note = selected.note()) table.notes.push_back(*note);
+  return table;
+}
+
+std::vector<TableRun> load_table_runs(const db::Store& store, const SweepRuns& selected,
+                                      const std::string& metric,
+                                      const std::vector<std::string>& config_keys) {
   std::vector<TableRun> runs;
-  for (const auto& rec : records)
+  for (const auto& rec : selected.runs)
     runs.push_back(table_run(rec, store.tags(rec.id), metric, config_keys));
   return runs;
 }

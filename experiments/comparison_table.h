@@ -11,6 +11,7 @@
 
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
 
@@ -127,6 +128,10 @@ TableRun table_run(const db::RunRecord& run, const std::map<std::string, std::st
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys);
+// The same of runs already selected (experiments/sweep_runs.h: a sweep's runs under --where).
+std::vector<TableRun> load_table_runs(const db::Store& store, const SweepRuns& selected,
+                                      const std::string& metric,
+                                      const std::vector<std::string>& config_keys);
 
 // Each run's best value of options.metric over its stored curve (the lowest or highest point,
 // by options' direction: perplexities and losses down, BLEU up) and its step, in place of the
@@ -134,6 +139,12 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const std::string&
 // final value. Diverged runs are changed too but never enter a cell.
 void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
                      const TableOptions& options);
+
+// `fathom export table` from the store: the runs of `sweep` that the filter `where` keeps
+// (experiments/sweep_runs.h; "" keeps all), each run's best point with options.best_of_run,
+// the table, and a note naming the filter when there is one.
+ComparisonTable sweep_comparison_table(const db::Store& store, const std::string& sweep,
+                                       const TableOptions& options, const std::string& where = "");
 
 // Renderers. CSV: RFC 4180 quoting, numbers unformatted so a spreadsheet reads them as numbers,
 // std in its own column. Markdown: a GitHub table. LaTeX: a booktabs tabular, special

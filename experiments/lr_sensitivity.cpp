@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "base/metrics/statistics.h"
 #include "base/util/error.h"
@@ -26,11 +27,28 @@ bool is_perplexity(const std::string& metric) {
   return metric.size() >= 4 && metric.compare(metric.size() - 4, 4, "_ppl") == 0;
 }
 
-// "norm=pre, encoder_layers=18": the axes other than the rate and the seed, short keys.
-std::string curve_label(const TableRun& r) {
+// The axes that tell curves apart: not the rate, the seed, or an axis with one value over the
+// runs (every curve would repeat it).
+std::set<std::string> curve_axes(const std::vector<TableRun>& runs) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& r : runs)
+    if (r.axes.count(kLrKey))
+      for (const auto& [key, value] : r.axes) values[key].insert(value);
+  std::set<std::string> keys;
+  for (const auto& [key, seen] : values) {
+    const bool everywhere = std::all_of(runs.begin(), runs.end(), [&](const TableRun& r) {
+      return !r.axes.count(kLrKey) || r.axes.count(key) > 0;
+    });
+    if (key != kLrKey && key != "train.seed" && (seen.size() > 1 || !everywhere)) keys.insert(key);
+  }
+  return keys;
+}
+
+// "norm=pre, encoder_layers=18": the values of `keys` (curve_axes), short keys.
+std::string curve_label(const TableRun& r, const std::set<std::string>& keys) {
   std::string label;
   for (const auto& [key, value] : r.axes) {
-    if (key == kLrKey || key == "train.seed") continue;
+    if (!keys.count(key)) continue;
     const auto dot = key.rfind('.');
     label += (label.empty() ? "" : ", ") + (dot == std::string::npos ? key : key.substr(dot + 1)) +
              "=" + value;
@@ -61,9 +79,10 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   out.metric = metric;
   std::vector<std::string> order;  // curves in first-seen order (the sweep file's)
   std::map<std::string, std::map<double, std::vector<const TableRun*>>> by_curve;
+  const std::set<std::string> label_keys = curve_axes(runs);
   for (const auto& r : runs) {
     if (!r.axes.count(kLrKey)) continue;
-    const std::string label = curve_label(r);
+    const std::string label = curve_label(r, label_keys);
     if (!by_curve.count(label)) order.push_back(label);
     by_curve[label][rates.at(r.axes.at(kLrKey))].push_back(&r);
   }
@@ -133,8 +152,10 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 }
 
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, bool best_of_run) {
-  auto runs = load_table_runs(store, sweep, metric, {});
+                                  const std::string& metric, bool best_of_run,
+                                  const std::string& where) {
+  const SweepRuns selected = select_sweep_runs(store, sweep, where);
+  auto runs = load_table_runs(store, selected, metric, {});
   if (best_of_run) {
     TableOptions o;
     o.metric = metric;
@@ -169,6 +190,7 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
         "largest " +
         metric + ", " + sensitivity_number(largest));
   if (best_of_run) s.notes.push_back("each run's best " + metric + " over training");
+  if (auto note = selected.note()) s.notes.push_back(*note);
   return s;
 }
 

@@ -30,7 +30,9 @@ struct LrPoint {
 };
 
 struct LrCurve {
-  std::string label;            // the other axes' values, e.g. "norm=pre, encoder_layers=18"
+  // The other axes' values, e.g. "norm=pre, encoder_layers=18"; an axis with one value over
+  // the runs (e.g. the depth a filter kept) is left out of every label.
+  std::string label;
   std::vector<LrPoint> points;  // by rate, ascending
   // NaN with fewer than 2 rates: one point says nothing of how the loss moves with the rate
   // (a sweep still running, or a setting whose other rates all failed).
@@ -55,9 +57,11 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 
 // A stored sweep: the runs' final (or, `best_of_run`, best logged) value of `metric`; l0 from
 // each run's tag vocab.size. Runs recorded before that tag: l0 is the largest finite value of
-// the metric in the sweep, and a note says so.
+// the metric in the sweep, and a note says so. `where`: only the runs this filter expression
+// keeps (experiments/sweep_runs.h), e.g. one depth; a note says which.
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, bool best_of_run = false);
+                                  const std::string& metric, bool best_of_run = false,
+                                  const std::string& where = "");
 
 // One row per curve: its sensitivity, best rate and loss, and the rates where seeds diverged.
 TextTable lr_sensitivity_table(const LrSensitivity& s);

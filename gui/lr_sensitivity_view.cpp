@@ -8,10 +8,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
@@ -49,7 +51,17 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(box);
   }
   bar->addWidget(best_);
-  bar->addStretch();
+  // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
+  where_ = new QLineEdit;
+  where_->setPlaceholderText(QStringLiteral("all runs, or e.g. decoder_layers=24"));
+  where_->setClearButtonEnabled(true);
+  where_->setToolTip(
+      QStringLiteral("only the sweep's runs this filter keeps (the Runs tab's filter language: "
+                     "keys, metrics, status; and, or, not)"));
+  auto* where_label = new QLabel(QStringLiteral("W&here"));
+  where_label->setBuddy(where_);
+  bar->addWidget(where_label);
+  bar->addWidget(where_, 1);
 
   plot_ = new QCustomPlot;
   plot_->setMinimumHeight(220);
@@ -80,6 +92,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(best_, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   note_->setText(
       QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
                      "{logspace: [1e-4, 1e-1, 6]})."));
@@ -125,13 +138,16 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
   redraw();
 }
 
-bool LrSensitivityView::choose(const QString& sweep, const QString& metric) {
+bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where) {
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
+  where_->setText(where);
   sweep_->setCurrentText(sweep);
   metric_->setCurrentText(metric);
   redraw();
   return shown_.has_value();
 }
+
+QString LrSensitivityView::noteText() const { return note_->text(); }
 
 void LrSensitivityView::redraw() {
   shown_.reset();
@@ -144,11 +160,16 @@ void LrSensitivityView::redraw() {
     return;
   }
   try {
-    shown_ =
-        experiments::load_lr_sensitivity(session_->store, sweep_->currentText().toStdString(),
-                                         metric_->currentText().toStdString(), best_->isChecked());
+    shown_ = experiments::load_lr_sensitivity(session_->store, sweep_->currentText().toStdString(),
+                                              metric_->currentText().toStdString(),
+                                              best_->isChecked(), where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
+    if (const auto* bad = dynamic_cast<const InputError*>(&e); bad && bad->field() == "--where") {
+      // A filter being typed: say what is wrong with it, no error for the window to show.
+      note_->setText(QStringLiteral("filter: ") + QString::fromStdString(bad->message()));
+      return;
+    }
     note_->setText(describe_store_error(e));
     emit error(describe_store_error(e));
     return;

@@ -19,6 +19,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
 class QTableWidget;
 
 namespace fathom::gui {
@@ -32,11 +33,13 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
 
-  // Chooses the sweep and metric by name (screenshots, tests); false when one is absent.
-  bool choose(const QString& sweep, const QString& metric);
+  // Chooses the sweep and metric by name, and the runs filter (screenshots, tests); false when
+  // one is absent or nothing is shown.
+  bool choose(const QString& sweep, const QString& metric, const QString& where = {});
   const std::optional<experiments::LrSensitivity>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
+  QString noteText() const;  // the notes under the table, or what is wrong with the filter
 
  signals:
   void error(const QString& message);
@@ -49,6 +52,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;
   QCheckBox* best_;
+  QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;

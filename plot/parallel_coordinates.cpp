@@ -9,6 +9,7 @@
 
 #include "base/util/error.h"
 #include "db/run_status.h"
+#include "experiments/sweep_runs.h"
 #include "plot/headless.h"
 #include "plot/output_format.h"
 #include "plot/render_common.h"
@@ -100,19 +101,18 @@ double axis_position(const ParallelAxis& axis, double value) {
 }
 
 ParallelFigure parallel_from_store(const db::Store& store, const std::string& sweep,
-                                   const std::vector<std::string>& metrics) {
+                                   const std::vector<std::string>& metrics,
+                                   const std::string& where) {
   if (metrics.empty()) throw InputError(store.path(), 0, "--metric", "name at least one metric");
+  const experiments::SweepRuns selected = experiments::select_sweep_runs(store, sweep, where);
   std::vector<db::RunRecord> runs;
   size_t not_ended = 0;
-  for (const auto& r : store.list_runs()) {
-    if (r.sweep != sweep) continue;
+  for (const auto& r : selected.runs) {
     if (db::status::is_active(r.status))
       ++not_ended;
     else
       runs.push_back(r);
   }
-  if (runs.empty() && not_ended == 0)
-    throw InputError(store.path(), 0, "--sweep", "no runs of sweep '" + sweep + "'");
   std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<Tags> tags;
   std::set<std::string> axes;
@@ -141,6 +141,7 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
   }
   ParallelFigure figure = parallel_figure(names, labels, rows, diverged);
   figure.not_ended = not_ended;
+  figure.where_note = selected.note();
   return figure;
 }
 

@@ -7,6 +7,7 @@
 // diverged run's metric) breaks its line there.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct ParallelFigure {
   // sweep's hundreds of queued runs would otherwise cover the plot with lines that carry a
   // config and no result.
   size_t not_ended = 0;
+  // "only the runs where EXPR (K of N)" when a filter kept part of the sweep (sweep_runs.h).
+  std::optional<std::string> where_note;
 };
 
 // Axes from columns of text cells (one row per run; "" = no value): see the header comment.
@@ -53,10 +56,12 @@ ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
 double axis_position(const ParallelAxis& axis, double value);
 
 // The ended runs of `sweep` (its swept keys but the seed, then `metrics`' final values); the
-// queued and running ones are counted in `not_ended`. Throws fathom::InputError for an unknown
-// or empty sweep or no metric.
+// queued and running ones are counted in `not_ended`. `where`: only the runs this filter
+// expression keeps (experiments/sweep_runs.h). Throws fathom::InputError for an unknown or
+// empty sweep, no metric, or a filter that is malformed or keeps nothing.
 ParallelFigure parallel_from_store(const db::Store& store, const std::string& sweep,
-                                   const std::vector<std::string>& metrics);
+                                   const std::vector<std::string>& metrics,
+                                   const std::string& where = "");
 
 // Writes it to `path` (.png, .pdf, .svg) as export_figure does (Qt stays out of the caller).
 void export_parallel(const ParallelFigure& figure, const std::string& path,

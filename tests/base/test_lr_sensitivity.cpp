@@ -72,6 +72,23 @@ TEST(LrSensitivity, CurvesCappedAtTheInitialLossAndTheirSensitivity) {
   EXPECT_EQ(table.rows[1][5], "0.01 (2/2)");
 }
 
+// A curve's label names the axes that tell curves apart: an axis with one value over the runs
+// (the depth a filter kept, say) would repeat on every curve, so it is left out.
+TEST(LrSensitivity, AnAxisWithOneValueIsLeftOutOfTheLabels) {
+  const auto l0 = [](int64_t) { return std::optional<double>(std::log(10.0)); };
+  auto runs = two_methods();
+  for (auto& r : runs) r.axes["model.decoder_layers"] = "24";
+  auto s = experiments::lr_sensitivity(runs, "valid_loss", l0);
+  ASSERT_EQ(s.curves.size(), 2u);
+  EXPECT_EQ(s.curves[0].label, "norm=pre");
+  EXPECT_EQ(s.curves[1].label, "norm=post");
+  runs.back().axes["model.decoder_layers"] = "12";  // now it tells two post curves apart
+  s = experiments::lr_sensitivity(runs, "valid_loss", l0);
+  ASSERT_EQ(s.curves.size(), 3u);
+  EXPECT_EQ(s.curves[0].label, "decoder_layers=24, norm=pre");
+  EXPECT_EQ(s.curves[2].label, "decoder_layers=12, norm=post");
+}
+
 // A sweep still running: a setting whose runs have ended at one rate only has no sensitivity
 // yet (seen on a live depth study, where 0 read as "perfectly insensitive").
 TEST(LrSensitivity, OneRateIsNotACurve) {
@@ -115,6 +132,7 @@ void write_two_methods(db::Store& store, int64_t untagged) {
     db::NewRun n;
     n.name = "s/" + std::to_string(r.id);
     n.sweep = "s";
+    n.config_json = R"({"model":{"norm":")" + r.axes.at("model.norm") + "\"}}";
     const int64_t id = store.create_run(n);
     for (const auto& [key, value] : r.axes) store.set_tag(id, "axis." + key, value);
     if (id != untagged) store.set_tag(id, "vocab.size", "10");
@@ -153,6 +171,14 @@ TEST(LrSensitivity, FromAStoredSweep) {
   const auto store2 = db::Store::open(live, db::OpenMode::ReadOnly);
   for (const auto& n : experiments::load_lr_sensitivity(store2, "s", "valid_loss").notes)
     EXPECT_EQ(n.find("vocab.size"), std::string::npos) << n;
+
+  // --where norm=pre: pre's curve alone (its sensitivity as worked above), and the note.
+  const auto pre = experiments::load_lr_sensitivity(store2, "s", "valid_loss", false, "norm=pre");
+  ASSERT_EQ(pre.curves.size(), 1u);
+  EXPECT_EQ(pre.curves[0].label, "all runs");
+  const double l0 = std::log(10.0);
+  EXPECT_NEAR(pre.curves[0].sensitivity, ((2.1 - 1.1) + 0 + ((1.5 + l0) / 2 - 1.1)) / 3, 1e-12);
+  EXPECT_EQ(pre.notes.back(), "only the runs where norm=pre (6 of 13)");  // 13: the queued one
 }
 
 }  // namespace test_lr_sensitivity

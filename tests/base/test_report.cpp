@@ -204,9 +204,10 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
 
   // A learning-rate axis: a section with each method's sensitivity on the validation loss
   // (values worked by hand in test_lr_sensitivity.cpp). No run has a vocab.size tag here, and
-  // a note says what l0 is instead.
+  // a note says what l0 is instead. The curves are told apart by the norm alone (encoder_layers
+  // has one value: left out of the labels).
   EXPECT_NE(text.find("## Learning-rate sensitivity"), std::string::npos) << text;
-  EXPECT_NE(text.find("| encoder\\_layers=6, norm=post |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| norm=post |"), std::string::npos) << text;
   EXPECT_NE(text.find("vocab.size"), std::string::npos) << text;
 
   options.render_curves = nullptr;

@@ -37,6 +37,9 @@ class LrSensitivityViewTest : public QObject {
       NewRun r;
       r.name = std::string("lr/") + norm + lr;
       r.sweep = "lr";
+      r.config_json = std::string("{\"model\":{\"norm\":\"") + norm +
+                      "\"},\"train\":{\"lr\":" + lr +
+                      "}}";  // no raw string: moc does not read them
       const int64_t id = store.create_run(r);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.lr", lr);
@@ -85,6 +88,31 @@ class LrSensitivityViewTest : public QObject {
           crossed || view.plot()->graph(i)->scatterStyle().shape() == QCPScatterStyle::ssCross;
     QVERIFY(crossed);
     QVERIFY(view.plot()->legend->itemCount() >= 2);
+  }
+
+  // The Where box shows part of the sweep (the runs filter's language) and the note says
+  // which; a filter being typed that is malformed says what is wrong, and shows nothing.
+  void whereShowsPartOfTheSweep() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::LrSensitivityView view;
+    view.setStore(session.get(), db_);
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"),
+                        QStringLiteral("norm=post")));
+    QCOMPARE(view.shown()->curves.size(), size_t{1});
+    QCOMPARE(view.table()->rowCount(), 1);
+    QCOMPARE(view.table()->item(0, 5)->text(), QStringLiteral("0.01 (1/1)"));  // post's curve
+    QVERIFY2(view.noteText().contains(QStringLiteral("only the runs where norm=post (3 of 6)")),
+             qPrintable(view.noteText()));
+    QVERIFY(
+        !view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), QStringLiteral("norm=")));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("filter: 'norm=': ")),
+             qPrintable(view.noteText()));
+    QCOMPARE(view.table()->rowCount(), 0);
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
+    QCOMPARE(view.shown()->curves.size(), size_t{2});
   }
 };
 

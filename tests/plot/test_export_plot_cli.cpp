@@ -112,6 +112,58 @@ TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
                fathom::InputError);
 }
 
+// Sweep "lr": pre and post at rates 1e-3 and 1e-2, finished, valid_loss over a vocabulary of 10.
+std::string make_lr_store() {
+  const std::string path = temp_path("lr.db");
+  auto store = fathom::db::Store::open(path);
+  for (const char* norm : {"pre", "post"})
+    for (const char* lr : {"0.001", "0.01"}) {
+      fathom::db::NewRun run;
+      run.name = std::string("lr/") + norm + lr;
+      run.sweep = "lr";
+      run.config_json =
+          R"({"model":{"norm":")" + std::string(norm) + R"("},"train":{"lr":)" + lr + "}}";
+      const int64_t id = store.create_run(run);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "vocab.size", "10");
+      store.set_final_metric(id, "valid_loss", std::string(lr) == "0.001" ? 1.0 : 2.0);
+      store.finish_run(id, "finished");
+    }
+  return path;
+}
+
+// --where draws part of a sweep (one method of 8 x 2 depths is unreadable in a column) and
+// says which part, for the caption; a filter that keeps nothing names --where.
+TEST_F(ExportPlotCli, WhereDrawsPartOfASweepAndSaysWhichPart) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_lr_store();
+  const std::string spec = temp_path("lr.json");
+  ::testing::internal::CaptureStdout();
+  run(options, {"lr-sensitivity", "--sweep", "lr", "--where", "norm=pre", "--out",
+                temp_path("lr.png"), "--save-json", spec});
+  std::string printed = ::testing::internal::GetCapturedStdout();
+  const auto figure = std::get<fathom::plot::CurveFigure>(fathom::plot::load_figure(spec));
+  ASSERT_EQ(figure.curves.size(), 1u);
+  EXPECT_EQ(figure.curves[0].value, (std::vector<double>{1.0, 2.0}));
+  EXPECT_NE(printed.find("note: only the runs where norm=pre (2 of 4)\n"), std::string::npos)
+      << printed;
+
+  ::testing::internal::CaptureStdout();
+  run(options, {"parallel", "--sweep", "lr", "--metric", "valid_loss", "--where", "lr=0.01",
+                "--out", temp_path("parallel.png")});
+  printed = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(printed.find("only the runs where lr=0.01 (2 of 4)\n"), std::string::npos) << printed;
+
+  try {
+    run(options, {"lr-sensitivity", "--sweep", "lr", "--where", "norm=peri", "--out",
+                  temp_path("none.png")});
+    FAIL() << "a filter that keeps no run was accepted";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "--where");
+  }
+}
+
 TEST_F(ExportPlotCli, RejectsBadInput) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
