@@ -13,13 +13,13 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "gui/where_box.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/render.h"
 
@@ -52,16 +52,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   }
   bar->addWidget(best_);
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
-  where_ = new QLineEdit;
-  where_->setPlaceholderText(QStringLiteral("all runs, or e.g. decoder_layers=24"));
-  where_->setClearButtonEnabled(true);
-  where_->setToolTip(
-      QStringLiteral("only the sweep's runs this filter keeps (the Runs tab's filter language: "
-                     "keys, metrics, status; and, or, not)"));
-  auto* where_label = new QLabel(QStringLiteral("W&here"));
-  where_label->setBuddy(where_);
-  bar->addWidget(where_label);
-  bar->addWidget(where_, 1);
+  where_ = add_where_box(*bar);
 
   plot_ = new QCustomPlot;
   plot_->setMinimumHeight(220);
@@ -165,9 +156,8 @@ void LrSensitivityView::redraw() {
                                               best_->isChecked(), where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
-    if (const auto* bad = dynamic_cast<const InputError*>(&e); bad && bad->field() == "--where") {
-      // A filter being typed: say what is wrong with it, no error for the window to show.
-      note_->setText(QStringLiteral("filter: ") + QString::fromStdString(bad->message()));
+    if (auto bad_filter = where_error(e)) {
+      note_->setText(*bad_filter);
       return;
     }
     note_->setText(describe_store_error(e));

@@ -12,6 +12,7 @@
 #include "gui/export_menu.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "gui/where_box.h"
 
 namespace fathom::gui {
 
@@ -30,6 +31,7 @@ ParallelView::ParallelView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(sweep_);
   bar->addWidget(metric_label);
   bar->addWidget(metrics_, 1);
+  where_ = add_where_box(*bar);  // hundreds of lines: one depth or method reads better
 
   plot_ = new QCustomPlot;
   plot_->setMinimumHeight(220);
@@ -42,6 +44,7 @@ ParallelView::ParallelView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(note_);
   connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(metrics_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
 }
 
 void ParallelView::setStore(StoreSession* session, const QString&) {
@@ -72,9 +75,10 @@ void ParallelView::showRuns(const std::vector<db::RunRecord>& all,
   redraw();
 }
 
-bool ParallelView::choose(const QString& sweep, const QString& metrics) {
+bool ParallelView::choose(const QString& sweep, const QString& metrics, const QString& where) {
   if (sweep_->findText(sweep) < 0) return false;
   metrics_->setText(metrics);
+  where_->setText(where);
   sweep_->setCurrentText(sweep);
   redraw();
   return shown_.has_value();
@@ -94,16 +98,18 @@ void ParallelView::redraw() {
   for (const QString& m : metrics_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
     metrics.push_back(m.trimmed().toStdString());
   try {
-    shown_ =
-        plot::parallel_from_store(session_->store, sweep_->currentText().toStdString(), metrics);
+    shown_ = plot::parallel_from_store(session_->store, sweep_->currentText().toStdString(),
+                                       metrics, where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
-    note_->setText(describe_store_error(e));
+    note_->setText(where_error(e).value_or(describe_store_error(e)));
     return;
   }
   plot::setup_parallel_coordinates(*plot_, *shown_, screen_style(font()));
   plot_->replot();
   QString note = QStringLiteral("%1 runs").arg(shown_->lines.size());
+  if (shown_->where_note)
+    note += QStringLiteral("; ") + QString::fromStdString(*shown_->where_note);
   if (shown_->not_ended > 0)
     note += QStringLiteral(" (%1 more not ended yet, queued or running: left out)")
                 .arg(shown_->not_ended);

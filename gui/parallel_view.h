@@ -28,8 +28,9 @@ class ParallelView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
 
-  // Chooses the sweep and metrics ("valid_ppl,test_bleu"); false when the sweep is absent.
-  bool choose(const QString& sweep, const QString& metrics);
+  // Chooses the sweep, metrics ("valid_ppl,test_bleu") and runs filter; false when the sweep
+  // is absent or nothing is shown.
+  bool choose(const QString& sweep, const QString& metrics, const QString& where = {});
   const std::optional<plot::ParallelFigure>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
   QString noteText() const;  // the line under the plot
@@ -44,6 +45,7 @@ class ParallelView : public QWidget, public WorkbenchView {
   std::string signature_;  // of the runs last drawn: ids, statuses
   QComboBox* sweep_;
   QLineEdit* metrics_;
+  QLineEdit* where_;  // a runs filter (gui/where_box.h)
   QCustomPlot* plot_;
   QLabel* note_;
   std::optional<plot::ParallelFigure> shown_;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Fathom in a cached Debian 13 root and runs the whole test suite there with ctest:
-#   scripts/trixie/build-test.sh cpu  [--jobs N] [--no-test] [-- CTEST ARGS]
-#       LibTorch 2.6 (CPU), everything incl. the desktop app, in build-trixie/
+#   scripts/trixie/build-test.sh cpu  [--jobs N] [--no-test] [--target T ...] [-- CTEST ARGS]
+#       LibTorch 2.6 (CPU), everything incl. the desktop app, in build-trixie/; --target builds
+#       only the targets named (e.g. bench_vs_reference bench_train for bench.sh) and no tests
 #   scripts/trixie/build-test.sh cuda [--jobs N] [--no-test] [-- CTEST ARGS]
 #       LibTorch 2.6 built with CUDA (contrib) + the CUDA toolkit (non-free): the headless
 #       targets (fathom, tests, benchmarks) in build-trixie-cuda/; the tests then run on the CPU
@@ -9,17 +10,19 @@
 # Prints the time of each phase (root, configure + build, tests).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-usage() { echo "usage: $0 cpu|cuda [--jobs N] [--no-test] [-- CTEST ARGS]" >&2; exit 2; }
+usage() { echo "usage: $0 cpu|cuda [--jobs N] [--no-test] [--target T ...] [-- CTEST ARGS]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 kind="$1"
 shift
 jobs="$(nproc)"
 run_tests=1
 ctest_args=()
+targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
     --no-test) run_tests=""; shift ;;
+    --target) targets+=(--target "$2"); run_tests=""; shift 2 ;;
     --) shift; ctest_args=("$@"); break ;;
     *) usage ;;
   esac
@@ -45,7 +48,7 @@ trixie_run cmake -S "$trixie_repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Relea
   trixie_die "configure failed (log: $build/configure.log)"
 }
 grep -E "LibTorch|Torch|CUDA" "$build/configure.log" | head -n 20 || true
-trixie_run cmake --build "$build" -j "$jobs"
+trixie_run cmake --build "$build" -j "$jobs" "${targets[@]}"
 echo "trixie-$kind: configure + build took $((SECONDS - t1)) s"
 [ -n "$run_tests" ] || exit 0
 t2=$SECONDS

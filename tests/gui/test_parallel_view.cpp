@@ -72,6 +72,17 @@ class ParallelViewTest : public QObject {
     QCOMPARE(view.shown()->not_ended, size_t(1));
     QCOMPARE(view.plot()->plottableCount(), 0);
     QVERIFY(!view.choose("nope", "valid_ppl"));
+
+    // Where keeps part of the sweep (here by a metric: post's two runs, 3 and 4) and says so;
+    // a malformed filter says what is wrong and draws nothing.
+    QVERIFY(view.choose("s", "valid_ppl", "valid_ppl<4.5"));
+    QCOMPARE(view.shown()->lines.size(), size_t(2));
+    QCOMPARE(view.shown()->axes[0].categories, (std::vector<std::string>{"post"}));
+    QVERIFY2(view.noteText().contains("only the runs where valid_ppl<4.5 (2 of 6)"),
+             qPrintable(view.noteText()));
+    QVERIFY(!view.choose("s", "valid_ppl", "valid_ppl<"));
+    QVERIFY2(view.noteText().startsWith("filter: 'valid_ppl<': "), qPrintable(view.noteText()));
+    QCOMPARE(view.plot()->plottableCount(), 0);
   }
 };
 

@@ -1,0 +1,31 @@
+#include "gui/where_box.h"
+
+#include <QBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+
+#include "base/util/error.h"
+
+namespace fathom::gui {
+
+QLineEdit* add_where_box(QBoxLayout& bar) {
+  auto* box = new QLineEdit;
+  box->setPlaceholderText(QStringLiteral("all runs, or e.g. decoder_layers=24"));
+  box->setClearButtonEnabled(true);
+  box->setToolTip(
+      QStringLiteral("only the sweep's runs this filter keeps (the Runs tab's filter language: "
+                     "keys, metrics, status; and, or, not)"));
+  auto* label = new QLabel(QStringLiteral("W&here"));
+  label->setBuddy(box);
+  bar.addWidget(label);
+  bar.addWidget(box, 1);
+  return box;
+}
+
+std::optional<QString> where_error(const std::exception& e) {
+  const auto* bad = dynamic_cast<const InputError*>(&e);
+  if (!bad || bad->field() != "--where") return std::nullopt;
+  return QStringLiteral("filter: ") + QString::fromStdString(bad->message());
+}
+
+}  // namespace fathom::gui
