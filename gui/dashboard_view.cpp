@@ -565,7 +565,14 @@ void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) 
     }
   } else {
     const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
-    for (const auto& run : runs_) {
+    // Queued runs last: they have no curve yet, and a live sweep's hundreds of them (the
+    // highest ids) would otherwise push the runs that train out of sight.
+    std::vector<const db::RunRecord*> listed;
+    for (const auto& run : runs_) listed.push_back(&run);
+    std::stable_partition(listed.begin(), listed.end(),
+                          [](const db::RunRecord* r) { return r->status != db::status::kQueued; });
+    for (const db::RunRecord* listed_run : listed) {
+      const db::RunRecord& run = *listed_run;
       // What is worth a line of its own: a run training (progress, ETA) or one that stopped
       // short (diverged, failed, ...); a finished run needs none.
       const QString state = run_state_text(run, now);

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 #include "db/store.h"
 #include "gui/curve_plot.h"
@@ -229,6 +230,23 @@ class SharedLegendTest : public QObject {
     store.mark_running(new_b, "host", "cpu");
     view.showRuns(session->store.list_runs(), {});
     QCOMPARE(shown(), (QStringList{a, b}));
+
+    // A sweep chosen while it runs: its queued runs (no curve yet) come after the ones that
+    // train or ended, whatever their ids.
+    const int64_t new_c = make("new/c", "new");
+    store.finish_run(new_b, "finished");
+    store.mark_running(new_c, "host", "cpu");
+    const int64_t new_d = make("new/d", "new");
+    auto newest_first = session->store.list_runs("new");  // as the Runs tab sorts by id, down
+    std::reverse(newest_first.begin(), newest_first.end());
+    view.setRuns(newest_first);
+    const QString c = QStringLiteral("#%1").arg(new_c), d = QStringLiteral("#%1").arg(new_d);
+    QStringList order = shown();
+    QCOMPARE(order.size(), 4);
+    QCOMPARE(order.last(), d);  // the one queued
+    order.removeLast();
+    QVERIFY2(order.contains(a) && order.contains(b) && order.contains(c),
+             qPrintable(order.join(", ")));
   }
 
   void theStateOfARunInWords() {
