@@ -110,6 +110,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   // seeds' noise is seen at a glance, which the table's numbers leave to mental arithmetic.
   chart_ = new QCustomPlot;
   chart_->setMinimumHeight(160);
+  // Laid out shorter than at set-up: room for the legend above the tallest whisker again.
+  connect(chart_, &QCustomPlot::afterReplot, this, [this] {
+    if (plot::fit_legend_headroom(*chart_)) chart_->replot(QCustomPlot::rpQueuedReplot);
+  });
   add_export_menu(chart_);
   set_figure_source(chart_, [this]() -> std::optional<plot::Figure> {
     if (!current_) return std::nullopt;

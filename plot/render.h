@@ -45,4 +45,11 @@ std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure
 // changed and the plot needs another replot. Does nothing before the first layout.
 bool fit_x_tick_count(QCustomPlot& plot);
 
+// Raises the top of the y axis until the highest value of any plottable (a bar, a whisker's
+// end) lies below a legend inset in a top corner, measured on the laid-out plot: the set-up
+// reserves that room from the widget's size before layout, too little where a splitter then
+// makes the chart shorter (a Compare-tab chart at 1100 x 700 hid its tallest whisker's top).
+// Call after a replot; true when the range grew and the plot needs another replot. Only grows.
+bool fit_legend_headroom(QCustomPlot& plot);
+
 }  // namespace fathom::plot

@@ -355,4 +355,37 @@ bool fit_x_tick_count(QCustomPlot& plot) {
   return true;
 }
 
+bool fit_legend_headroom(QCustomPlot& plot) {
+  QCPAxis* y = plot.yAxis;
+  QCPAxisRect* rect = y ? y->axisRect() : nullptr;
+  if (!rect || !plot.legend || !plot.legend->visible() || rect->height() <= 0) return false;
+  const QRect legend = plot.legend->outerRect();
+  if (legend.height() <= 0 || legend.center().y() > rect->center().y()) return false;  // low
+  bool found_any = false;
+  double highest = 0;
+  for (int i = 0; i < plot.plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot.plottable(i);
+    if (p->valueAxis() != y || !p->visible()) continue;
+    bool found = false;
+    const QCPRange values = p->getValueRange(found);  // a bar's base to top; whiskers' ends
+    if (!found) continue;
+    highest = found_any ? std::max(highest, values.upper) : values.upper;
+    found_any = true;
+  }
+  if (!found_any) return false;
+  // The highest value must sit this far below the legend's lower edge.
+  const double below = legend.bottom() + 4 * px_per_pt();
+  const double share = (rect->bottom() - below) / rect->height();  // of the rect under it
+  // Pixels grow downwards; half a pixel of slack: the last fit lands on the line itself.
+  if (share <= 0.2 || y->coordToPixel(highest) >= below - 0.5) return false;  // fits, or cannot
+  const QCPRange range = y->range();
+  if (y->scaleType() == QCPAxis::stLogarithmic) {
+    if (range.lower <= 0 || highest <= range.lower) return false;
+    y->setRangeUpper(range.lower * std::pow(highest / range.lower, 1 / share));
+  } else {
+    y->setRangeUpper(range.lower + (highest - range.lower) / share);
+  }
+  return true;
+}
+
 }  // namespace fathom::plot

@@ -1,0 +1,69 @@
+// fit_legend_headroom (plot/render.h): a bar chart set up at one size and laid out shorter --
+// the Compare tab's chart in its splitter -- had its legend over the tallest whisker's top;
+// measured after layout, the y axis grows until that top lies below the legend.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include "plot/figure.h"
+#include "plot/headless.h"
+#include "plot/render.h"
+
+namespace fathom::plot {
+namespace test_legend_headroom {
+
+// The Compare tab's chart of the lm-depth-2025 store: three inits at two depths, 95 % CIs;
+// the tallest whisker (deepnorm, 24 layers) ends at 161.78 + 60 = 221.78.
+BarFigure three_inits() {
+  BarFigure f;
+  f.groups = {"12", "24"};
+  f.series = {{"init = xavier", {118.85, 137.11}, {12.0, 17.0}},
+              {"init = admin", {137.26, 142.07}, {31.0, 32.0}},
+              {"init = deepnorm", {151.71, 161.78}, {55.0, 60.0}}};
+  f.x_label = "decoder_layers";
+  f.y.label = "valid_ppl";
+  f.errors_are = "95 % CI of the mean over the cell's runs";
+  return f;
+}
+
+// The value at the legend's lower edge: a whisker ending above it is hidden behind it.
+double value_at_legend_bottom(const QCustomPlot& plot) {
+  return plot.yAxis->pixelToCoord(plot.legend->outerRect().bottom());
+}
+
+TEST(LegendHeadroom, AChartLaidOutShorterThanItsSetUpMakesRoomAgain) {
+  ensure_application(/*force_offscreen=*/true);
+  const double tallest = 161.78 + 60.0;
+  QCustomPlot plot;
+  plot.setViewport(QRect(0, 0, 1080, 480));  // hidden: no resize event sets it
+  setup_plot(plot, three_inits());
+  plot.replot();
+  EXPECT_GE(value_at_legend_bottom(plot), tallest);  // at the set-up's size: room enough
+  EXPECT_FALSE(fit_legend_headroom(plot));
+
+  plot.setViewport(QRect(0, 0, 1080, 250));  // the splitter's share of a 700-px window
+  plot.replot();
+  ASSERT_LT(value_at_legend_bottom(plot), tallest);  // the legend covers the whisker's top
+  EXPECT_TRUE(fit_legend_headroom(plot));
+  plot.replot();
+  EXPECT_GE(value_at_legend_bottom(plot), tallest);
+  EXPECT_FALSE(fit_legend_headroom(plot));  // settled: no replot asked for again
+  EXPECT_DOUBLE_EQ(plot.yAxis->range().lower, 0.0);
+}
+
+TEST(LegendHeadroom, NothingToDoWithoutALegendOrWithItBelow) {
+  ensure_application(/*force_offscreen=*/true);
+  QCustomPlot plot;
+  plot.setViewport(QRect(0, 0, 600, 200));
+  BarFigure f = three_inits();
+  f.errors_are.clear();
+  for (auto& s : f.series) s.name.clear();  // no entries: no legend
+  setup_plot(plot, f);
+  plot.replot();
+  const QCPRange before = plot.yAxis->range();
+  EXPECT_FALSE(fit_legend_headroom(plot));
+  EXPECT_EQ(plot.yAxis->range(), before);
+}
+
+}  // namespace test_legend_headroom
+}  // namespace fathom::plot
