@@ -1,4 +1,4 @@
-// `fathom export lr-sensitivity --sweep NAME [--metric valid_loss] [--value final|best]`: a
+// `fathom export lr-sensitivity --sweep NAME [--metric valid_loss] [--value last|final|best]`: a
 // sweep's learning-rate sensitivity table (experiments/lr_sensitivity.h): one row per setting
 // of the other axes -- its sensitivity, best rate and loss, where seeds diverged -- with the
 // notes that say how it was computed. The figure is `fathom export plot lr-sensitivity`.
@@ -15,13 +15,13 @@ namespace fathom::cli {
 namespace {
 
 struct LrArgs {
-  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out, where;
+  std::string sweep, metric = db::metric::kValidLoss, value = "last", format = "md", out, where;
 };
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  const auto s =
-      experiments::load_lr_sensitivity(store, a.sweep, a.metric, a.value == "best", a.where);
+  const auto s = experiments::load_lr_sensitivity(store, a.sweep, a.metric,
+                                                  experiments::lr_run_value(a.value), a.where);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
   // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
   // data only.
@@ -50,8 +50,8 @@ void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--sweep", a->sweep, "a sweep with a train.lr axis")->required();
   cmd->add_option("--metric", a->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", a->value, "each run's final value, or its best over training")
-      ->check(CLI::IsMember({"final", "best"}));
+  cmd->add_option("--value", a->value, kLrValueHelp)
+      ->check(CLI::IsMember({"last", "final", "best"}));
   cmd->add_option("--format", a->format, "md | csv | tex")
       ->check(CLI::IsMember({"md", "csv", "tex"}));
   cmd->add_option("--where", a->where, kWhereHelp);

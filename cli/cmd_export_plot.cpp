@@ -228,7 +228,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "final", where;
+    std::string sweep, metric = db::metric::kValidLoss, value = "last", where;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -238,15 +238,15 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--sweep", args->sweep, "a sweep with a train.lr axis")->required();
   cmd->add_option("--metric", args->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", args->value, "each run's final value, or its best over training")
-      ->check(CLI::IsMember({"final", "best"}));
+  cmd->add_option("--value", args->value, kLrValueHelp)
+      ->check(CLI::IsMember({"last", "final", "best"}));
   cmd->add_option("--where", args->where, kWhereHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
-        store, args->sweep, args->metric, args->value == "best", args->where);
+        store, args->sweep, args->metric, experiments::lr_run_value(args->value), args->where);
     const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -433,6 +434,19 @@ void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
     if (it == best.end()) continue;  // no curve: the final value stays
     r.metric = it->second.value;
     r.metric_step = it->second.step;
+  }
+}
+
+void use_last_of_run(std::vector<TableRun>& runs, const db::Store& store,
+                     const std::string& metric) {
+  for (auto& r : runs) {
+    const int64_t step = store.last_metric_step(r.id, metric);
+    if (step < 0) continue;  // no curve: the final value stays
+    const auto points = store.metric_points_after(r.id, metric, step - 1);
+    if (points.empty()) continue;
+    const double v = points.back().value;
+    r.metric = std::isfinite(v) ? v : std::numeric_limits<double>::infinity();
+    r.metric_step = points.back().step;
   }
 }
 

@@ -140,6 +140,12 @@ std::vector<TableRun> load_table_runs(const db::Store& store, const SweepRuns& s
 void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
                      const TableOptions& options);
 
+// Each run's last logged point of `metric` and its step, in place of the final value (which is
+// the best checkpoint's): the value at the end of training. A last point that is not finite
+// becomes +infinity (a loss that blew up); a run without a curve keeps its final value.
+void use_last_of_run(std::vector<TableRun>& runs, const db::Store& store,
+                     const std::string& metric);
+
 // `fathom export table` from the store: the runs of `sweep` that the filter `where` keeps
 // (experiments/sweep_runs.h; "" keeps all), each run's best point with options.best_of_run,
 // the table, and a note naming the filter when there is one.

@@ -3,7 +3,6 @@
 #include <set>
 
 #include <qcustomplot.h>
-#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -39,18 +38,22 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   sweep_->setToolTip(QStringLiteral("sweeps that vary train.lr over two or more rates"));
   metric_ = new QComboBox;
   metric_->addItems(kMetrics);
-  best_ = new QCheckBox(QStringLiteral("&Best over training"));
-  best_->setToolTip(
-      QStringLiteral("each run's lowest value over training instead of its final one"));
+  // The order of experiments::LrRunValue.
+  value_ = new QComboBox;
+  value_->addItems({QStringLiteral("at the end"), QStringLiteral("best checkpoint"),
+                    QStringLiteral("best over training")});
+  value_->setToolTip(
+      QStringLiteral("each run's loss: its last logged point, the end of training (Wortsman et "
+                     "al.); its final metric, the best checkpoint's; or its lowest point"));
   auto* bar = new QHBoxLayout;
-  for (auto [label, box] : {std::pair{QStringLiteral("S&weep"), sweep_},
-                            std::pair{QStringLiteral("&Metric"), metric_}}) {
+  for (auto [label, box] :
+       {std::pair{QStringLiteral("S&weep"), sweep_}, std::pair{QStringLiteral("&Metric"), metric_},
+        std::pair{QStringLiteral("&Value"), value_}}) {
     auto* l = new QLabel(label);
     l->setBuddy(box);
     bar->addWidget(l);
     bar->addWidget(box);
   }
-  bar->addWidget(best_);
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
   where_ = add_where_box(*bar);
 
@@ -82,7 +85,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
 
   connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
-  connect(best_, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   note_->setText(
       QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
@@ -151,9 +154,9 @@ void LrSensitivityView::redraw() {
     return;
   }
   try {
-    shown_ = experiments::load_lr_sensitivity(session_->store, sweep_->currentText().toStdString(),
-                                              metric_->currentText().toStdString(),
-                                              best_->isChecked(), where_->text().toStdString());
+    shown_ = experiments::load_lr_sensitivity(
+        session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
+        static_cast<experiments::LrRunValue>(value_->currentIndex()), where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
     if (auto bad_filter = where_error(e)) {

@@ -15,7 +15,6 @@
 #include "experiments/lr_sensitivity.h"
 #include "gui/workbench_view.h"
 
-class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -51,7 +50,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;
-  QCheckBox* best_;
+  QComboBox* value_;  // which loss of a run (experiments::LrRunValue, in its order)
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QCustomPlot* plot_;
   QTableWidget* table_;

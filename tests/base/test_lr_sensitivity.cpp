@@ -173,12 +173,69 @@ TEST(LrSensitivity, FromAStoredSweep) {
     EXPECT_EQ(n.find("vocab.size"), std::string::npos) << n;
 
   // --where norm=pre: pre's curve alone (its sensitivity as worked above), and the note.
-  const auto pre = experiments::load_lr_sensitivity(store2, "s", "valid_loss", false, "norm=pre");
+  const auto pre = experiments::load_lr_sensitivity(store2, "s", "valid_loss",
+                                                    experiments::LrRunValue::Last, "norm=pre");
   ASSERT_EQ(pre.curves.size(), 1u);
   EXPECT_EQ(pre.curves[0].label, "all runs");
   const double l0 = std::log(10.0);
   EXPECT_NEAR(pre.curves[0].sensitivity, ((2.1 - 1.1) + 0 + ((1.5 + l0) / 2 - 1.1)) / 3, 1e-12);
   EXPECT_EQ(pre.notes.back(), "only the runs where norm=pre (6 of 13)");  // 13: the queued one
+}
+
+// Wortsman et al.'s sensitivity is of the loss at the end of training. A run's final metrics
+// are its best checkpoint's, which hide a run that trained and then blew up: by default each
+// run's last logged point counts (a point that is not finite as l0); `final` and `best` remain.
+TEST(LrSensitivity, TheLossAtTheEndOfTrainingNotTheBestCheckpoints) {
+  fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("end.db");
+  {
+    auto store = db::Store::open(path);
+    // lr 1e-3 trains, then blows up: 2.0, 1.0 (its best checkpoint), 9.0 at the end.
+    // lr 1e-2 ends at its best, 1.2. lr 1e-1 ends in a NaN after 2.0 (status finished).
+    const std::vector<std::pair<std::string, std::vector<double>>> runs = {
+        {"0.001", {2.0, 1.0, 9.0}}, {"0.01", {2.0, 1.2}}, {"0.1", {2.0, std::nan("")}}};
+    for (const auto& [lr, curve] : runs) {
+      db::NewRun n;
+      n.name = "e/" + lr;
+      n.sweep = "e";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "vocab.size", "10");
+      std::vector<db::MetricRow> rows;
+      double best = 1e9;
+      for (size_t i = 0; i < curve.size(); ++i) {
+        rows.emplace_back(100 * static_cast<int64_t>(i + 1), "valid_loss", curve[i], 0.0);
+        if (!std::isnan(curve[i])) best = std::min(best, curve[i]);
+      }
+      store.write_metrics(id, rows);
+      store.set_final_metric(id, "valid_loss", best);  // as the trainer: the best checkpoint's
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const double l0 = std::log(10.0);
+  const auto end = experiments::load_lr_sensitivity(store, "e", "valid_loss");  // last
+  ASSERT_EQ(end.curves.size(), 1u);
+  const auto& c = end.curves[0];
+  ASSERT_EQ(c.points.size(), 3u);
+  EXPECT_NEAR(c.points[0].mean, l0, 1e-12);  // 9.0, worse than not training
+  EXPECT_NEAR(c.points[1].mean, 1.2, 1e-12);
+  EXPECT_NEAR(c.points[2].mean, l0, 1e-12);  // NaN at the end
+  EXPECT_NEAR(c.sensitivity, 2 * (l0 - 1.2) / 3, 1e-12);
+  bool said = false;
+  for (const auto& n : end.notes)
+    said = said || n.find("last logged valid_loss") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  const auto ckpt =
+      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::LrRunValue::Final);
+  EXPECT_NEAR(ckpt.curves[0].points[0].mean, 1.0, 1e-12);
+  EXPECT_NEAR(ckpt.curves[0].sensitivity, (0 + 0.2 + 1.0) / 3, 1e-12);
+  const auto best =
+      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::LrRunValue::Best);
+  EXPECT_NEAR(best.curves[0].points[2].mean, 2.0, 1e-12);
+  EXPECT_EQ(experiments::lr_run_value("last"), experiments::LrRunValue::Last);
+  EXPECT_THROW(experiments::lr_run_value("end"), InputError);
 }
 
 }  // namespace test_lr_sensitivity
