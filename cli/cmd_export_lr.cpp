@@ -20,8 +20,9 @@ struct LrArgs {
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  const auto s = experiments::load_lr_sensitivity(store, a.sweep, a.metric,
-                                                  experiments::lr_run_value(a.value), a.where);
+  const auto s = experiments::load_lr_sensitivity(
+      store, a.sweep, a.metric,
+      experiments::run_value_named(a.value, "fathom export lr-sensitivity"), a.where);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
   // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
   // data only.

@@ -246,7 +246,8 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
     plot::format_for_path(args->output.out);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
-        store, args->sweep, args->metric, experiments::lr_run_value(args->value), args->where);
+        store, args->sweep, args->metric,
+        experiments::run_value_named(args->value, "fathom export plot"), args->where);
     const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();

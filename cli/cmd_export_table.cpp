@@ -49,7 +49,7 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
                       : a.direction == "min" ? experiments::MetricDirection::LowerIsBetter
                                              : experiments::MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  options.best_of_run = a.value == "best";
+  options.value = experiments::run_value_named(a.value, "fathom export table");
   const experiments::ComparisonTable table =
       experiments::sweep_comparison_table(store, a.sweep, options, a.where);
   const std::string format = format_of(a);
@@ -83,9 +83,10 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--agg", a->agg, "several variants in a cell: mean (pool them) | best")
       ->check(CLI::IsMember({"mean", "best"}));
   cmd->add_option("--value", a->value,
-                  "each run's final value of the metric, or its best over training (lowest "
-                  "loss/ppl, highest BLEU; the final value where it has no curve)")
-      ->check(CLI::IsMember({"final", "best"}));
+                  "each run's final value of the metric (validation and test: the best "
+                  "checkpoint's), its best over training (lowest loss/ppl, highest BLEU), or its "
+                  "last logged value, the end of training (final where it has no curve)")
+      ->check(CLI::IsMember({"final", "best", "last"}));
   cmd->add_option("--seeds", a->seeds,
                   "mean | mean±std | mean±ci95 (the 95 % t-interval of the mean; also written "
                   "mean+-std, mean+-ci95)")

@@ -31,7 +31,7 @@ inline constexpr const char* kWhereHelp =
     "only the sweep's runs this filter keeps, e.g. \"decoder_layers=24\" or \"norm=pre or "
     "norm=post\" (the desktop app's runs filter: keys, metrics, status; the output notes it)";
 
-// The LR-sensitivity exports' `--value` (experiments/lr_sensitivity.h, LrRunValue).
+// The LR-sensitivity exports' `--value` (experiments::RunValue).
 inline constexpr const char* kLrValueHelp =
     "each run's loss: last (default: its last logged point, the end of training, as Wortsman "
     "et al.) | final (its final metric: the best checkpoint's) | best (its best over training)";

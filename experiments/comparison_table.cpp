@@ -173,9 +173,13 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
     for (const auto& c : line) any_std = any_std || c.std.has_value();
   const int n = counts.size() == 1 ? *counts.begin() : 0;
   std::string how;
-  if (options.best_of_run)
+  if (options.value == RunValue::Best)
     how = std::string("each run's ") + (up ? "highest" : "lowest") +
           " value over training (its final value where it has no curve); ";
+  if (options.value == RunValue::Last)
+    how =
+        "each run's last logged value, the end of training, not its best checkpoint's (its "
+        "final value where it has no curve); ";
   if (options.agg == CellAgg::Mean || variant_keys.empty()) {
     how += n == 1  ? "the cell's one finished run"
            : n > 1 ? "mean over the cell's " + std::to_string(n) + " finished runs"
@@ -450,6 +454,19 @@ void use_last_of_run(std::vector<TableRun>& runs, const db::Store& store,
   }
 }
 
+void use_run_value(std::vector<TableRun>& runs, const db::Store& store,
+                   const TableOptions& options) {
+  if (options.value == RunValue::Best) use_best_of_run(runs, store, options);
+  if (options.value == RunValue::Last) use_last_of_run(runs, store, options.metric);
+}
+
+RunValue run_value_named(const std::string& name, const std::string& command) {
+  if (name == "final") return RunValue::Final;
+  if (name == "best") return RunValue::Best;
+  if (name == "last") return RunValue::Last;
+  throw InputError(command, 0, "--value", "'" + name + "': expected final, best or last");
+}
+
 std::vector<TableRun> load_table_runs(const db::Store& store, const std::string& sweep,
                                       const std::string& metric,
                                       const std::vector<std::string>& config_keys) {
@@ -460,7 +477,7 @@ ComparisonTable sweep_comparison_table(const db::Store& store, const std::string
                                        const TableOptions& options, const std::string& where) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, options.metric, {options.rows, options.cols});
-  if (options.best_of_run) use_best_of_run(runs, store, options);
+  use_run_value(runs, store, options);
   ComparisonTable table = build_comparison_table(runs, options);
   if (auto note = selected.note()) table.notes.push_back(*note);
   return table;

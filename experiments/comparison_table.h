@@ -22,11 +22,23 @@ struct TableRun {
   std::optional<int64_t> diverged_step;
   std::map<std::string, std::string> axes;  // dotted key -> value as written in the sweep
   std::optional<double> metric;             // the final metric, if the run recorded it
-  // Set by use_best_of_run(): the update where `metric`, now the run's best, was logged.
+  // Set by use_run_value(): the update where `metric`, now the run's best or last, was logged.
   std::optional<int64_t> metric_step;
   // Every finite final metric of the run: a variant is chosen on one of them (select_by).
   std::map<std::string, double> final_metrics;
 };
+
+// Which value of a run a table or curve takes for its metric.
+//  Final: the run's final metric -- for validation and test metrics the best checkpoint's
+//         (early stopping on validation).
+//  Best:  its best logged point over training (lowest loss or perplexity, highest BLEU).
+//  Last:  its last logged point, the value at the end of training: what followed the best
+//         checkpoint (a run that trained, then blew up) shows. Not finite: +infinity.
+// A run without a curve of the metric (test_bleu is measured once) keeps its final value.
+enum class RunValue { Final, Best, Last };
+
+// "final", "best", "last" (a CLI's --value); InputError (`command`, field --value) otherwise.
+RunValue run_value_named(const std::string& name, const std::string& command);
 
 enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or take the best variant
 // What follows a cell's mean: nothing, the sample std over its seeds, or half the width of the
@@ -50,9 +62,8 @@ struct TableOptions {
   BoldBest bold = BoldBest::None;
   MetricDirection direction = MetricDirection::Auto;  // Auto: BLEU/accuracy up, loss/ppl down
   std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
-  // The runs' metric is their best over training (use_best_of_run), not the final value; the
-  // note says so.
-  bool best_of_run = false;
+  // Which value of each run the cells hold (use_run_value); the note says which.
+  RunValue value = RunValue::Final;
   // CellAgg::Best: the final metric a variant is chosen on, the mean over its seeds -- the
   // validation loss by default. Choosing on a test metric (the one then reported, often) is
   // model selection on the test set: refused unless `select_on_test`, and then the note says
@@ -146,8 +157,12 @@ void use_best_of_run(std::vector<TableRun>& runs, const db::Store& store,
 void use_last_of_run(std::vector<TableRun>& runs, const db::Store& store,
                      const std::string& metric);
 
+// options.value of options.metric in place of each run's final value (RunValue).
+void use_run_value(std::vector<TableRun>& runs, const db::Store& store,
+                   const TableOptions& options);
+
 // `fathom export table` from the store: the runs of `sweep` that the filter `where` keeps
-// (experiments/sweep_runs.h; "" keeps all), each run's best point with options.best_of_run,
+// (experiments/sweep_runs.h; "" keeps all), each run's options.value,
 // the table, and a note naming the filter when there is one.
 ComparisonTable sweep_comparison_table(const db::Store& store, const std::string& sweep,
                                        const TableOptions& options, const std::string& where = "");

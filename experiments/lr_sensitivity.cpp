@@ -152,26 +152,15 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   return out;
 }
 
-LrRunValue lr_run_value(const std::string& name) {
-  if (name == "last") return LrRunValue::Last;
-  if (name == "final") return LrRunValue::Final;
-  if (name == "best") return LrRunValue::Best;
-  throw InputError("fathom export lr-sensitivity", 0, "--value",
-                   "'" + name + "': expected last, final or best");
-}
-
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, LrRunValue value,
+                                  const std::string& metric, RunValue value,
                                   const std::string& where) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, metric, {});
-  if (value == LrRunValue::Best) {
-    TableOptions o;
-    o.metric = metric;
-    use_best_of_run(runs, store, o);
-  } else if (value == LrRunValue::Last) {
-    use_last_of_run(runs, store, metric);
-  }
+  TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
+  o.metric = metric;
+  o.value = value;
+  use_run_value(runs, store, o);
   std::map<int64_t, double> vocab;
   for (const auto& r : runs) {
     const auto tags = store.tags(r.id);
@@ -200,13 +189,13 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
         "runs without a vocab.size tag (recorded before it existed) take l0 = the sweep's "
         "largest " +
         metric + ", " + sensitivity_number(largest));
-  if (value == LrRunValue::Last)
+  if (value == RunValue::Last)
     s.notes.push_back("each run's last logged " + metric +
                       ", the end of training (a run's final metrics are its best checkpoint's)");
-  if (value == LrRunValue::Final)
+  if (value == RunValue::Final)
     s.notes.push_back("each run's final " + metric +
                       ", its best checkpoint's: what followed that checkpoint is not seen");
-  if (value == LrRunValue::Best) s.notes.push_back("each run's best " + metric + " over training");
+  if (value == RunValue::Best) s.notes.push_back("each run's best " + metric + " over training");
   if (auto note = selected.note()) s.notes.push_back(*note);
   return s;
 }

@@ -55,26 +55,16 @@ inline constexpr const char* kLrKey = "train.lr";
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
                              const std::function<std::optional<double>(int64_t)>& loss0);
 
-// Which value of a run's loss a curve point takes.
-//  Last:  its last logged point, the loss at the end of training -- Wortsman et al.'s "final
-//         loss", and the default: a run that trained at first and then blew up counts as blown
-//         up (a point that is not finite counts as l0).
-//  Final: its final metric, which is the best checkpoint's (early stopping on validation):
-//         it hides what happened after that checkpoint.
-//  Best:  its best logged point over training.
-// A run without a curve of the metric takes its final metric in every case.
-enum class LrRunValue { Last, Final, Best };
-
-// A stored sweep: each run's `value` of `metric`; l0 from each run's tag vocab.size. Runs
-// recorded before that tag: l0 is the largest finite value of the metric in the sweep, and a
-// note says so. `where`: only the runs this filter expression keeps (experiments/sweep_runs.h),
-// e.g. one depth; a note says which.
+// A stored sweep: each run's `value` of `metric` (comparison_table.h) -- by default its last
+// logged point, the loss at the end of training as Wortsman et al. take it; its final metric
+// is the best checkpoint's, which hides a run that trained, then blew up (a point that is not
+// finite counts as l0). l0 from each run's tag vocab.size; runs recorded before that tag take
+// the largest finite value of the metric in the sweep, and a note says so. `where`: only the
+// runs this filter expression keeps (experiments/sweep_runs.h), e.g. one depth; a note says
+// which.
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, LrRunValue value = LrRunValue::Last,
+                                  const std::string& metric, RunValue value = RunValue::Last,
                                   const std::string& where = "");
-
-// "last", "final", "best" (the CLI's --value); InputError (field --value) for anything else.
-LrRunValue lr_run_value(const std::string& name);
 
 // One row per curve: its sensitivity, best rate and loss, and the rates where seeds diverged.
 TextTable lr_sensitivity_table(const LrSensitivity& s);

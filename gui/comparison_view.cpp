@@ -268,8 +268,10 @@ void ComparisonView::redraw() {
   chart_->replot();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
   try {
-    options.best_of_run = best_->isChecked() && session_;
-    if (options.best_of_run) experiments::use_best_of_run(runs, session_->store, options);
+    if (best_->isChecked() && session_) {
+      options.value = experiments::RunValue::Best;
+      experiments::use_run_value(runs, session_->store, options);
+    }
     current_ = experiments::build_comparison_table(runs, options);
     // The rows to test against are the table's; a choice that is no row any more is dropped.
     QStringList rows{kNoRow};

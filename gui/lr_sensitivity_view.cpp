@@ -38,10 +38,10 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   sweep_->setToolTip(QStringLiteral("sweeps that vary train.lr over two or more rates"));
   metric_ = new QComboBox;
   metric_->addItems(kMetrics);
-  // The order of experiments::LrRunValue.
-  value_ = new QComboBox;
-  value_->addItems({QStringLiteral("at the end"), QStringLiteral("best checkpoint"),
-                    QStringLiteral("best over training")});
+  value_ = new QComboBox;  // each item's data: its experiments::RunValue
+  value_->addItem(QStringLiteral("at the end"), int(experiments::RunValue::Last));
+  value_->addItem(QStringLiteral("best checkpoint"), int(experiments::RunValue::Final));
+  value_->addItem(QStringLiteral("best over training"), int(experiments::RunValue::Best));
   value_->setToolTip(
       QStringLiteral("each run's loss: its last logged point, the end of training (Wortsman et "
                      "al.); its final metric, the best checkpoint's; or its lowest point"));
@@ -156,7 +156,8 @@ void LrSensitivityView::redraw() {
   try {
     shown_ = experiments::load_lr_sensitivity(
         session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
-        static_cast<experiments::LrRunValue>(value_->currentIndex()), where_->text().toStdString());
+        static_cast<experiments::RunValue>(value_->currentData().toInt()),
+        where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
     if (auto bad_filter = where_error(e)) {

@@ -50,7 +50,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;
-  QComboBox* value_;  // which loss of a run (experiments::LrRunValue, in its order)
+  QComboBox* value_;  // which loss of a run (experiments::RunValue)
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QCustomPlot* plot_;
   QTableWidget* table_;

@@ -321,7 +321,7 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
   o.metric = "valid_ppl";
   auto runs = experiments::load_table_runs(store, "s", "valid_ppl", {"model.norm"});
   EXPECT_DOUBLE_EQ(*experiments::build_comparison_table(runs, o).cells[0][0].value, 6.0);  // final
-  o.best_of_run = true;
+  o.value = experiments::RunValue::Best;
   experiments::use_best_of_run(runs, store, o);
   EXPECT_EQ(runs[0].metric_step, 200);
   const auto t = experiments::build_comparison_table(runs, o);
@@ -335,6 +335,39 @@ TEST(ComparisonTable, BestOverTrainingTakesEachRunsBestPointOfItsCurve) {
   experiments::use_best_of_run(runs, store, o);
   EXPECT_DOUBLE_EQ(*runs[0].metric, 9.0);
   EXPECT_EQ(runs[0].metric_step, 100);
+}
+
+// --value last: each run's last logged point, the end of training. A run's final metrics are
+// its best checkpoint's, so a run that overfits (or blows up) after it looks better by them.
+TEST(ComparisonTable, LastTakesTheEndOfTrainingNotTheBestCheckpoint) {
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
+  {
+    auto store = db::Store::open(path);
+    db::NewRun n;
+    n.name = "s/post";
+    n.sweep = "s";
+    n.config_json = R"({"model":{"norm":"post"}})";
+    const int64_t id = store.create_run(n);
+    store.set_tag(id, "axis.model.norm", "post");
+    store.write_metrics(
+        id,
+        {{100, "valid_ppl", 9.0, 0.0}, {200, "valid_ppl", 4.5, 0.0}, {300, "valid_ppl", 6.0, 0.0}});
+    store.set_final_metric(id, "valid_ppl", 4.5);  // as the trainer: the best checkpoint's
+    store.finish_run(id, "finished");
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  experiments::TableOptions o;
+  o.rows = "model.norm";
+  o.metric = "valid_ppl";
+  EXPECT_DOUBLE_EQ(*experiments::sweep_comparison_table(store, "s", o).cells[0][0].value, 4.5);
+  o.value = experiments::RunValue::Last;
+  const auto t = experiments::sweep_comparison_table(store, "s", o);
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 6.0);
+  EXPECT_NE(t.notes.at(0).find("each run's last logged value, the end of training"),
+            std::string::npos)
+      << t.notes[0];
+  EXPECT_EQ(experiments::run_value_named("best", "x"), experiments::RunValue::Best);
 }
 
 // Selection on validation (issue 37): a cell's variant is chosen on the validation loss, and

@@ -174,7 +174,7 @@ TEST(LrSensitivity, FromAStoredSweep) {
 
   // --where norm=pre: pre's curve alone (its sensitivity as worked above), and the note.
   const auto pre = experiments::load_lr_sensitivity(store2, "s", "valid_loss",
-                                                    experiments::LrRunValue::Last, "norm=pre");
+                                                    experiments::RunValue::Last, "norm=pre");
   ASSERT_EQ(pre.curves.size(), 1u);
   EXPECT_EQ(pre.curves[0].label, "all runs");
   const double l0 = std::log(10.0);
@@ -228,14 +228,14 @@ TEST(LrSensitivity, TheLossAtTheEndOfTrainingNotTheBestCheckpoints) {
   EXPECT_TRUE(said);
 
   const auto ckpt =
-      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::LrRunValue::Final);
+      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::RunValue::Final);
   EXPECT_NEAR(ckpt.curves[0].points[0].mean, 1.0, 1e-12);
   EXPECT_NEAR(ckpt.curves[0].sensitivity, (0 + 0.2 + 1.0) / 3, 1e-12);
   const auto best =
-      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::LrRunValue::Best);
+      experiments::load_lr_sensitivity(store, "e", "valid_loss", experiments::RunValue::Best);
   EXPECT_NEAR(best.curves[0].points[2].mean, 2.0, 1e-12);
-  EXPECT_EQ(experiments::lr_run_value("last"), experiments::LrRunValue::Last);
-  EXPECT_THROW(experiments::lr_run_value("end"), InputError);
+  EXPECT_EQ(experiments::run_value_named("last", "x"), experiments::RunValue::Last);
+  EXPECT_THROW(experiments::run_value_named("end", "x"), InputError);
 }
 
 }  // namespace test_lr_sensitivity
