@@ -31,10 +31,10 @@ int main(int argc, char** argv) {
   const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
   const torch::Device device = resolve_device(argc > 4 ? argv[4] : "cpu");
   const std::string norm = argc > 5 ? argv[5] : "post";
-  configure_threads(threads);
+  const std::string precision = argc > 7 ? argv[7] : "fp32";
+  configure_threads(threads, device.is_cpu() && precision == "bf16");
   const bool keep = !(argc > 6 && std::string(argv[6]) == "glibc");
   if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
-  const std::string precision = argc > 7 ? argv[7] : "fp32";
   const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";
   FathomStep fathom(size, norm, device, precision, checkpoint);
   fathom.run(3);  // warm-up

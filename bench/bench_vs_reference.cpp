@@ -3,7 +3,7 @@
 //   bench_vs_reference [size=tiny] [steps=10] [rounds=6] [threads=1] [device=cpu]
 //                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
 //                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16]
-//                      [checkpoint=0|1] [fused_attention=auto|off]
+//                      [checkpoint=0|1] [fused_attention=auto|on|off]
 //                      [reference=eager|compile|eager,compile]
 // precision, checkpoint and fused_attention apply to both sides (train.precision,
 // train.checkpoint_activations, model.fused_attention; the reference: torch.autocast,
@@ -162,16 +162,20 @@ int run_comparison(int argc, char** argv) {
   const std::string load_start = load_average();
 
   // Fathom: the trainer's threading policy (LibTorch 1 thread + `threads` OpenBLAS threads
-  // when OpenBLAS is loaded). The reference: torch.set_num_threads(threads), OpenBLAS the same.
-  configure_threads(threads);
+  // when OpenBLAS is loaded; for bf16 on the CPU LibTorch `threads` too: core/train/threads.h). The
+  // reference: torch.set_num_threads(threads), OpenBLAS the same.
+  configure_threads(threads, device.is_cpu() && args.at("precision") == "bf16");
   // keep: what the trainer does (base/util/malloc_setup.h); glibc: glibc's own thresholds.
   const bool keep = args.at("malloc") == "keep";
   if (keep) keep_freed_memory();
   setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
   const bool checkpoint = args.at("checkpoint") == "1";
   const std::string fused = args.at("fused_attention");
-  if (fused != "auto" && fused != "off")
-    throw std::invalid_argument("fused_attention: auto or off, got '" + fused + "'");
+  if (fused != "auto" && fused != "on" && fused != "off")
+    throw std::invalid_argument("fused_attention: auto, on or off, got '" + fused + "'");
+  // The reference: F.scaled_dot_product_attention unless off, in every precision (what a
+  // PyTorch user's eager code calls); Fathom's auto leaves it under bf16 on the CPU.
+  const std::string reference_fused = fused == "off" ? "off" : "auto";
   FathomStep fathom(size, norm, device, args.at("precision"), checkpoint, fused);
 
   std::vector<std::string> reference_argv{args.at("python"),
@@ -210,7 +214,7 @@ int run_comparison(int argc, char** argv) {
                                           "--precision",
                                           args.at("precision"),
                                           "--fused-attention",
-                                          fused};
+                                          reference_fused};
   if (checkpoint) reference_argv.push_back("--checkpoint");
   std::vector<Reference> references;
   for (const std::string& mode : split_commas(args.at("reference"))) {

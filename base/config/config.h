@@ -40,7 +40,7 @@ struct ModelConfig {
   bool tie_decoder_embeddings = true;     // decoder input embedding == output projection
   bool share_embeddings = true;           // one embedding for source and target (joint vocab)
   std::string embedding_init = "method";  // method: as model.init draws them | normal: N(0, d^-1/2)
-  std::string fused_attention = "auto";   // auto: LibTorch 2.x's scaled_dot_product_attention | off
+  std::string fused_attention = "auto";   // auto | on | off (core/model/attention.h)
   bool sigma_reparam = false;  // every linear as (gamma / sigma(W)) W (core/model/sigma_reparam.h)
   bool qk_norm = false;        // LayerNorm over each head's queries and keys (core/model/qk_norm.h)
   double ds_init_alpha = 1.0;  // ds_init: Glorot bound * alpha / sqrt(layer)

@@ -73,9 +73,10 @@ std::vector<FieldSpec> build_fields() {
         "of an init's embedding rule",
         {"method", "normal"});
   model("fused_attention", F::String, &M::fused_attention,
-        "auto: LibTorch >= 2.0's fused scaled_dot_product_attention; off: the explicit softmax "
-        "(always the explicit one on LibTorch 1.x)",
-        {"auto", "off"});
+        "auto: LibTorch >= 2.0's fused scaled_dot_product_attention, but the explicit softmax "
+        "under bf16 on the CPU (faster there); on: the fused one always; off: the explicit "
+        "softmax (always the explicit one on LibTorch 1.x)",
+        {"auto", "on", "off"});
   model("qk_norm", F::Bool, &M::qk_norm,
         "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "
         "bounding the attention logits (Dehghani et al. 2023; Wortsman et al. 2023)");

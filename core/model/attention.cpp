@@ -12,14 +12,17 @@ MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& i
                                   std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog) {
   return MultiheadAttention(config.d_model, config.heads, config.attention_dropout,
                             id.kind != SublayerKind::EncoderAttention, id, id.name(), catalog,
-                            config.fused_attention == "auto", std::move(hooks), config.qk_norm);
+                            config.fused_attention == "on"     ? FusedAttention::On
+                            : config.fused_attention == "auto" ? FusedAttention::Auto
+                                                               : FusedAttention::Off,
+                            std::move(hooks), config.qk_norm);
 }
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
                                                bool self_attention, const SublayerId& owner,
                                                const std::string& name, ParameterCatalog& catalog,
-                                               bool fused, std::shared_ptr<ModelHooks> hooks,
-                                               bool qk_norm)
+                                               FusedAttention fused,
+                                               std::shared_ptr<ModelHooks> hooks, bool qk_norm)
     : d_model_(d_model),
       heads_(heads),
       attention_dropout_(attention_dropout),
@@ -66,7 +69,9 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   if (qk_norm_) std::tie(q, k) = qk_norm_(q, k);
   SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
 #if TORCH_VERSION_MAJOR >= 2
-  if (fused_ && !observer) {
+  const bool cpu_bf16 = q.is_cpu() && q.scalar_type() == torch::kBFloat16;  // autocast's output
+  if ((fused_ == FusedAttention::On || (fused_ == FusedAttention::Auto && !cpu_bf16)) &&
+      !observer) {
     // Same function: softmax(q k^T / sqrt(d/H) + mask) v, its default scale. A boolean
     // attn_mask marks the keys that *take part* (the opposite of key_padding_mask).
     c10::optional<torch::Tensor> allowed;

@@ -17,11 +17,17 @@ namespace fathom {
 
 struct ModelConfig;
 
+// model.fused_attention. Auto: the fused call except under bf16 on the CPU, where LibTorch
+// 2.6's kernel was slower than the explicit path (tiny model: a step 95 ms against 53 ms, small
+// 967 against 689; in float32 it was faster, 54 against 90 ms; docs/performance.md). On: the
+// fused call wherever LibTorch has it. Off: the explicit path.
+enum class FusedAttention { Off, Auto, On };
+
 class MultiheadAttentionImpl : public torch::nn::Module {
  public:
   MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
                          const SublayerId& owner, const std::string& name,
-                         ParameterCatalog& catalog, bool fused = false,
+                         ParameterCatalog& catalog, FusedAttention fused = FusedAttention::Off,
                          std::shared_ptr<ModelHooks> hooks = nullptr, bool qk_norm = false);
 
   // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
@@ -33,7 +39,7 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   int d_model_, heads_;
   double attention_dropout_;
   bool self_attention_;
-  bool fused_;  // use LibTorch's scaled_dot_product_attention where it exists (>= 2.0)
+  FusedAttention fused_;  // LibTorch's scaled_dot_product_attention where it exists (>= 2.0)
   SublayerId owner_;
   std::shared_ptr<ModelHooks> hooks_;           // an installed observer sees the probabilities
   torch::nn::Linear qkv_{nullptr};              // self-attention

@@ -20,16 +20,17 @@ torch::Device resolve_device(const std::string& name) {
                    "expected auto, cpu, cuda or cuda:N, got '" + name + "'");
 }
 
-void configure_threads(int threads) {
+void configure_threads(int threads, bool bf16_matmuls) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool openblas = *blas_core_name() != '\0';
-  if (openblas) {
+  if (openblas && !bf16_matmuls) {
     // OpenBLAS's own threads do the GEMMs; one LibTorch thread beside them is fastest
     // (bench_train). `threads` then caps OpenBLAS, so parallel workers do not oversubscribe.
     torch::set_num_threads(1);
     if (threads > 0) set_blas_threads(threads);
   } else {
     torch::set_num_threads(threads > 0 ? threads : cores);
+    if (openblas && threads > 0) set_blas_threads(threads);  // the few float32 products left
   }
 }
 

@@ -635,7 +635,8 @@ class TrainingSession {
 }  // namespace
 
 TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options) {
-  configure_threads(config.train.threads);
+  configure_threads(config.train.threads,
+                    config.train.precision == "bf16" && resolve_device(config.device).is_cpu());
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   TrainingSession session(config, store, options);
   session.hold_unless_resuming();

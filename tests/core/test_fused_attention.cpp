@@ -101,7 +101,7 @@ torch::Tensor end_padding(int64_t length) {
   return pad.to(test_device());
 }
 
-AttentionResult run_attention(bool fused, bool self_attention, Masks masks,
+AttentionResult run_attention(FusedAttention fused, bool self_attention, Masks masks,
                               const AutocastSetting& autocast) {
   ParameterCatalog catalog;
   torch::manual_seed(11);  // the same parameters for both settings
@@ -137,8 +137,8 @@ void expect_same_attention(bool self_attention, Masks masks, const AutocastSetti
                            double tolerance) {
   SCOPED_TRACE(std::string(self_attention ? "self-attention, " : "encoder attention, ") +
                name(masks) + (autocast.enabled ? ", bf16" : ", fp32"));
-  const AttentionResult off = run_attention(false, self_attention, masks, autocast);
-  const AttentionResult fused = run_attention(true, self_attention, masks, autocast);
+  const AttentionResult off = run_attention(FusedAttention::Off, self_attention, masks, autocast);
+  const AttentionResult fused = run_attention(FusedAttention::On, self_attention, masks, autocast);
   EXPECT_EQ(fused.output.scalar_type(), off.output.scalar_type());
   EXPECT_LE(relative_difference(fused.output, off.output), tolerance);
   ASSERT_EQ(fused.grads.size(), off.grads.size());
@@ -171,8 +171,10 @@ TEST(FusedAttention, EncoderAttentionMatchesTheExplicitPathBf16) {
 // The comparisons above would pass trivially if `auto` fell back to the explicit path; a mask
 // that the fused call ignored or inverted would show there as a difference of order 1.
 TEST(FusedAttention, FusedPathIsTakenWhereLibTorchHasIt) {
-  const AttentionResult off = run_attention(false, true, Masks::PaddingAndCausal, no_autocast());
-  const AttentionResult fused = run_attention(true, true, Masks::PaddingAndCausal, no_autocast());
+  const AttentionResult off =
+      run_attention(FusedAttention::Off, true, Masks::PaddingAndCausal, no_autocast());
+  const AttentionResult fused =
+      run_attention(FusedAttention::On, true, Masks::PaddingAndCausal, no_autocast());
   std::string names;
   for (const auto& n : fused.graph) names += n + " ";
   EXPECT_TRUE(off.graph.count("SoftmaxBackward0")) << "explicit path without softmax?";
@@ -187,13 +189,32 @@ TEST(FusedAttention, FusedPathIsTakenWhereLibTorchHasIt) {
   }
 }
 
+// `auto` takes the fused call in float32, and the explicit path under bf16 autocast on the CPU
+// (LibTorch 2.6's fused CPU kernel was slower there; core/model/attention.h); on LibTorch 1.x
+// every setting is explicit.
+TEST(FusedAttention, AutoIsFusedButNotUnderBf16OnTheCpu) {
+  auto fused_call = [](const AttentionResult& r) {
+    bool found = false;
+    for (const auto& n : r.graph) found |= n.find("ScaledDotProduct") != std::string::npos;
+    return found;
+  };
+  const AttentionResult fp32 =
+      run_attention(FusedAttention::Auto, true, Masks::PaddingAndCausal, no_autocast());
+  const AttentionResult bf16 =
+      run_attention(FusedAttention::Auto, true, Masks::PaddingAndCausal, bf16_autocast());
+  EXPECT_EQ(fused_call(fp32), kLibTorchHasFusedAttention);
+  EXPECT_EQ(fused_call(bf16), kLibTorchHasFusedAttention && !test_device().is_cpu());
+  EXPECT_EQ(bf16.graph.count("SoftmaxBackward0") > 0, !fused_call(bf16));
+}
+
 // The masks must matter: with the padding mask, the output must not depend on padded keys
 // (both settings); a fused call that dropped the mask fails here as well as above.
 TEST(FusedAttention, PaddedKeysAreInvisibleOnBothPaths) {
   for (bool fused : {false, true}) {
     ParameterCatalog catalog;
     torch::manual_seed(11);
-    MultiheadAttention attention(kD, kHeads, 0.0, false, SublayerId{}, "attn", catalog, fused);
+    MultiheadAttention attention(kD, kHeads, 0.0, false, SublayerId{}, "attn", catalog,
+                                 fused ? FusedAttention::On : FusedAttention::Off);
     attention->to(test_device());
     torch::NoGradGuard no_grad;
     torch::manual_seed(12);
