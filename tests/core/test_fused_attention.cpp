@@ -1,10 +1,11 @@
 // model.fused_attention (core/model/attention.cpp): `on` (LibTorch >= 2.0:
 // at::scaled_dot_product_attention) and `off` (the explicit softmax path) must compute the same
-// function (`auto` is one of the two: AutoIsFusedButNotUnderBf16OnTheCpu): outputs and gradients within float rounding, with a key-padding mask, the causal
-// mask and both together, for one attention module and for a whole model in training (dropout
-// off) and in decoding, in float32 and under bf16 autocast. On LibTorch 1.x both settings take
-// the explicit path (the comparisons hold trivially there); on 2.x
-// `FusedPathIsTakenWhereLibTorchHasIt` checks that `on` really calls the fused kernel.
+// function (`auto` is one of the two: AutoIsFusedButNotUnderBf16OnTheCpu): outputs and gradients
+// within float rounding, with a key-padding mask, the causal mask and both together, for one
+// attention module and for a whole model in training (dropout off) and in decoding, in float32 and
+// under bf16 autocast. On LibTorch 1.x both settings take the explicit path (the comparisons hold
+// trivially there); on 2.x `FusedPathIsTakenWhereLibTorchHasIt` checks that `on` really calls the
+// fused kernel.
 #include <gtest/gtest.h>
 #include <torch/version.h>
 

@@ -6,6 +6,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 
 #include "db/store.h"
 #include "gui/lr_sensitivity_view.h"
@@ -22,6 +23,8 @@ class LrSensitivityViewTest : public QObject {
  private:
   QTemporaryDir dir_;
   QString db_;
+  std::unique_ptr<fathom::gui::StoreSession> session_;  // fresh for each test (init)
+  std::unique_ptr<fathom::gui::LrSensitivityView> view_;
 
  private slots:
   void initTestCase() {
@@ -60,13 +63,22 @@ class LrSensitivityViewTest : public QObject {
     store.finish_run(id, "finished");
   }
 
-  void drawsTheCurvesAndTheTable() {
+  void init() {  // before each test: a view on the store, its runs shown
     QString error;
-    auto session = fathom::gui::StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::LrSensitivityView view;
-    view.setStore(session.get(), db_);
-    view.showRuns(session->store.list_runs(), {});
+    session_ = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session_, qPrintable(error));
+    view_ = std::make_unique<fathom::gui::LrSensitivityView>();
+    view_->setStore(session_.get(), db_);
+    view_->showRuns(session_->store.list_runs(), {});
+  }
+
+  void cleanup() {
+    view_.reset();
+    session_.reset();
+  }
+
+  void drawsTheCurvesAndTheTable() {
+    fathom::gui::LrSensitivityView& view = *view_;
     auto* sweeps = view.findChild<QComboBox*>();
     QVERIFY(sweeps);
     QCOMPARE(sweeps->count(), 1);  // "depth" varies no rate
@@ -93,12 +105,7 @@ class LrSensitivityViewTest : public QObject {
   // The Where box shows part of the sweep (the runs filter's language) and the note says
   // which; a filter being typed that is malformed says what is wrong, and shows nothing.
   void whereShowsPartOfTheSweep() {
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::LrSensitivityView view;
-    view.setStore(session.get(), db_);
-    view.showRuns(session->store.list_runs(), {});
+    fathom::gui::LrSensitivityView& view = *view_;
     QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"),
                         QStringLiteral("norm=post")));
     QCOMPARE(view.shown()->curves.size(), size_t{1});
