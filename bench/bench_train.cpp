@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   const torch::Device device = resolve_device(argc > 4 ? argv[4] : "cpu");
   const std::string norm = argc > 5 ? argv[5] : "post";
   const std::string precision = argc > 7 ? argv[7] : "fp32";
-  configure_threads(threads, device.is_cpu() && precision == "bf16");
+  configure_threads(threads, bf16_matmuls_on_cpu(FathomStep::autocast_for(precision, device)));
   const bool keep = !(argc > 6 && std::string(argv[6]) == "glibc");
   if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
   const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";

@@ -164,7 +164,8 @@ int run_comparison(int argc, char** argv) {
   // Fathom: the trainer's threading policy (LibTorch 1 thread + `threads` OpenBLAS threads
   // when OpenBLAS is loaded; for bf16 on the CPU LibTorch `threads` too: core/train/threads.h). The
   // reference: torch.set_num_threads(threads), OpenBLAS the same.
-  configure_threads(threads, device.is_cpu() && args.at("precision") == "bf16");
+  configure_threads(threads,
+                    bf16_matmuls_on_cpu(FathomStep::autocast_for(args.at("precision"), device)));
   // keep: what the trainer does (base/util/malloc_setup.h); glibc: glibc's own thresholds.
   const bool keep = args.at("malloc") == "keep";
   if (keep) keep_freed_memory();

@@ -34,14 +34,19 @@ struct StepTimes {
 
 class FathomStep {
  public:
+  // The autocast a step runs under at `precision` (fp32 or bf16) on `device`.
+  static AutocastSetting autocast_for(const std::string& precision, torch::Device device) {
+    if (precision != "fp32" && precision != "bf16")
+      throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
+    return AutocastSetting{precision == "bf16", device.type(), at::kBFloat16};
+  }
+
   FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
              const std::string& precision = "fp32", bool checkpoint = false,
              const std::string& fused_attention = "auto")
       : device_(device),
         model_(build_model(size_config(size, norm, fused_attention), size.vocab, /*seed=*/1)) {
-    if (precision != "fp32" && precision != "bf16")
-      throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
-    autocast_ = AutocastSetting{precision == "bf16", device.type(), at::kBFloat16};
+    autocast_ = autocast_for(precision, device);
     model_->to(device);
     model_->train();
     model_->hooks().checkpoint_layers = checkpoint;

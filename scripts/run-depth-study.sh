@@ -7,7 +7,13 @@
 #   configs/presets/dlstm-longer.yaml          6-layer depth-wise LSTM vs Pre-LN, 4x the updates
 #   configs/presets/lipschitz-embedding-multi30k.yaml  Lipschitz with the Transformer's
 #                                              embeddings, 12 runs (about 25 min)
-# Usage: scripts/run-depth-study.sh [DB] [PRESET...]   (default runs/depth-study.db, all five)
+#   configs/presets/depth-lr-study.yaml        issue 37's protocol: 6 learning rates, 6 and 18
+#                                              layers, 180 runs (hours; its store is saved in
+#                                              docs/studies/): the tables with the rate chosen on
+#                                              validation, 95 % intervals and Welch's p, the LR
+#                                              sensitivity, and one figure per depth
+# Usage: scripts/run-depth-study.sh [DB] [PRESET...]   (default runs/depth-study.db, the first
+#                                                        five)
 # Needs a build (scripts/build.sh). Running it again continues each sweep (--resume) and
 # rewrites the reports under runs/depth-study/<sweep>/report.md. A bigger rerun is the
 # `fathom sweep ... --set ... --name ...` line in each preset's header.
@@ -21,11 +27,31 @@ presets=("$@")
 fathom="build/fathom --db $db"
 mkdir -p "$(dirname "$db")" runs/depth-study
 
+# Issue 37's protocol (docs/methods-notes.md, "The depth study with the tool's own protocol").
+depth_lr_tables() {
+  local name=$1 out=runs/depth-study/$1
+  mkdir -p "$out"
+  for metric in valid_ppl test_bleu; do
+    $fathom export table --sweep "$name" --rows model.norm+model.init+model.connection \
+      --cols model.encoder_layers --metric "$metric" --agg best --select-by valid_loss \
+      --seeds 'mean±ci95' --versus 'post / xavier / residual' --format md
+  done
+  $fathom export lr-sensitivity --sweep "$name" --format md
+  for layers in 6 18; do
+    $fathom export plot lr-sensitivity --sweep "$name" --where "encoder_layers=$layers" \
+      --size page --out "$out/lr-$layers.png"
+  done
+}
+
 for name in "${presets[@]}"; do
   file=configs/presets/$name.yaml
   [ -f "$file" ] || { echo "run-depth-study: no preset $file" >&2; exit 2; }
   $fathom sweep "$file" --jobs 2 --resume --no-progress
   $fathom sweep status "$name" | tail -n 1
+  if [ "$name" = depth-lr-study ]; then
+    depth_lr_tables "$name"
+    continue
+  fi
   case $name in
     dlstm-longer) layout=(--rows model.init+model.connection) ;;
     lipschitz-embedding-multi30k) layout=(--rows model.embedding_init --cols model.encoder_layers) ;;

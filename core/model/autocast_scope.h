@@ -16,6 +16,13 @@ struct AutocastSetting {
   at::ScalarType dtype = at::kBFloat16;
 };
 
+// bf16 autocast on the CPU: its matrix products go to oneDNN, which runs on LibTorch's intra-op
+// threads rather than OpenBLAS's (configure_threads' bf16_matmuls, core/train/threads.h).
+inline bool bf16_matmuls_on_cpu(const AutocastSetting& setting) {
+  return setting.enabled && setting.device == c10::DeviceType::CPU &&
+         setting.dtype == at::kBFloat16;
+}
+
 // The setting currently active on `device` (so it can be re-entered later, e.g. when an
 // activation-checkpointed layer is recomputed in backward).
 AutocastSetting active_autocast(c10::DeviceType device);

@@ -127,6 +127,8 @@ class TrainingSession {
         precision_(plan_precision(config, device_)),  // refuses before any work
         lease_(options.lease) {}
 
+  const PrecisionPlan& precision() const { return precision_; }
+
   // The run's holder (db/lease.h): every write below is fenced by the lease. A worker holds the
   // run from its launcher's claim; otherwise the run is taken here -- a resumed one only once
   // its checkpoint has loaded (resume()), so an unreadable one leaves the run as it was (a
@@ -635,10 +637,9 @@ class TrainingSession {
 }  // namespace
 
 TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options) {
-  configure_threads(config.train.threads,
-                    config.train.precision == "bf16" && resolve_device(config.device).is_cpu());
+  TrainingSession session(config, store, options);  // refuses a bad precision before any work
+  configure_threads(config.train.threads, bf16_matmuls_on_cpu(session.precision().autocast));
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
-  TrainingSession session(config, store, options);
   session.hold_unless_resuming();
   if (auto stopped = session.stopped_before("loading the data")) return *stopped;
   session.load_data();

@@ -120,6 +120,20 @@ TEST(Precision, PlansAndRefusesFp16OnTheCpu) {
   EXPECT_EQ(fp16.autocast.dtype, at::kHalf);
 }
 
+// Only bf16 autocast on the CPU sends the matrix products to oneDNN (LibTorch's threads).
+TEST(Precision, Bf16MatmulsOnTheCpuOnlyUnderCpuBf16Autocast) {
+  RunConfig config;
+  config.train.precision = "bf16";
+  EXPECT_TRUE(bf16_matmuls_on_cpu(plan_precision(config, torch::kCPU).autocast));
+  EXPECT_FALSE(
+      bf16_matmuls_on_cpu(plan_precision(config, torch::Device(torch::kCUDA, 0)).autocast));
+  config.train.precision = "fp32";
+  EXPECT_FALSE(bf16_matmuls_on_cpu(plan_precision(config, torch::kCPU).autocast));
+  config.train.precision = "fp16";
+  EXPECT_FALSE(
+      bf16_matmuls_on_cpu(plan_precision(config, torch::Device(torch::kCUDA, 0)).autocast));
+}
+
 // The device-side clipping must equal LibTorch's clip_grad_norm_ bit for bit (norm and
 // clipped gradients), with clipping active and off.
 TEST(GradClip, MatchesLibTorchClipGradNorm) {
