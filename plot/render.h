@@ -45,11 +45,13 @@ std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure
 // changed and the plot needs another replot. Does nothing before the first layout.
 bool fit_x_tick_count(QCustomPlot& plot);
 
-// Raises the top of the y axis until the highest value of any plottable (a bar, a whisker's
-// end) lies below a legend inset in a top corner, measured on the laid-out plot: the set-up
-// reserves that room from the widget's size before layout, too little where a splitter then
-// makes the chart shorter (a Compare-tab chart at 1100 x 700 hid its tallest whisker's top).
-// Call after a replot; true when the range grew and the plot needs another replot. Only grows.
+// Sets the top of the y axis to the least that keeps the highest value of any plottable (a
+// bar, a whisker's end) below a legend inset in a top corner, measured on the laid-out plot,
+// and no less than a bar chart's room without a legend. The set-up reserves that room from the
+// widget's size before layout: too little where a splitter then makes the chart shorter (a
+// Compare-tab chart at 1100 x 700 hid its tallest whisker's top), too much where the widget was
+// smaller at set-up than when shown (the same chart's axis went to twice its tallest bar).
+// Call after a replot; true when the range changed and the plot needs another replot.
 bool fit_legend_headroom(QCustomPlot& plot);
 
 }  // namespace fathom::plot

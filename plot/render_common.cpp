@@ -376,15 +376,20 @@ bool fit_legend_headroom(QCustomPlot& plot) {
   // The highest value must sit this far below the legend's lower edge.
   const double below = legend.bottom() + 4 * px_per_pt();
   const double share = (rect->bottom() - below) / rect->height();  // of the rect under it
-  // Pixels grow downwards; half a pixel of slack: the last fit lands on the line itself.
-  if (share <= 0.2 || y->coordToPixel(highest) >= below - 0.5) return false;  // fits, or cannot
+  if (share <= 0.2) return false;  // a legend over most of the chart: no range can help
   const QCPRange range = y->range();
-  if (y->scaleType() == QCPAxis::stLogarithmic) {
-    if (range.lower <= 0 || highest <= range.lower) return false;
-    y->setRangeUpper(range.lower * std::pow(highest / range.lower, 1 / share));
-  } else {
-    y->setRangeUpper(range.lower + (highest - range.lower) / share);
-  }
+  const bool log = y->scaleType() == QCPAxis::stLogarithmic;
+  if (log && (range.lower <= 0 || highest <= range.lower)) return false;
+  // The least top that keeps the highest value under the legend, but no less than the room a
+  // bar chart leaves without one (setup_bar_figure: 10 % above the highest; x 2 on a log axis).
+  const double needed = log ? range.lower * std::pow(highest / range.lower, 1 / share)
+                            : range.lower + (highest - range.lower) / share;
+  const double plain = log ? highest * 2 : highest + 0.1 * (highest - range.lower);
+  const double top = std::max(needed, plain);
+  // Half a pixel of slack, so that the fit settles: the legend's pixels do not move with the
+  // range, so the second call finds the top it set.
+  if (std::abs(y->coordToPixel(top) - y->coordToPixel(range.upper)) < 0.5) return false;
+  y->setRangeUpper(top);
   return true;
 }
 

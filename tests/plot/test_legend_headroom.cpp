@@ -1,13 +1,17 @@
-// fit_legend_headroom (plot/render.h): a bar chart set up at one size and laid out shorter --
-// the Compare tab's chart in its splitter -- had its legend over the tallest whisker's top;
-// measured after layout, the y axis grows until that top lies below the legend.
+// fit_legend_headroom (plot/render.h): a bar chart set up at one size and laid out at another --
+// the Compare tab's chart in its splitter -- had its legend over the tallest whisker's top
+// (laid out shorter) or an axis twice as tall as its bars (laid out taller); measured after
+// layout, the y axis's top becomes the least that keeps that top below the legend.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include <qcustomplot.h>
 
 #include "plot/figure.h"
 #include "plot/headless.h"
 #include "plot/render.h"
+#include "plot/style.h"
 
 namespace fathom::plot {
 namespace test_legend_headroom {
@@ -39,6 +43,8 @@ TEST(LegendHeadroom, AChartLaidOutShorterThanItsSetUpMakesRoomAgain) {
   setup_plot(plot, three_inits());
   plot.replot();
   EXPECT_GE(value_at_legend_bottom(plot), tallest);  // at the set-up's size: room enough
+  if (fit_legend_headroom(plot)) plot.replot();      // the estimate, made exact
+  EXPECT_GE(value_at_legend_bottom(plot), tallest);
   EXPECT_FALSE(fit_legend_headroom(plot));
 
   plot.setViewport(QRect(0, 0, 1080, 250));  // the splitter's share of a 700-px window
@@ -48,6 +54,34 @@ TEST(LegendHeadroom, AChartLaidOutShorterThanItsSetUpMakesRoomAgain) {
   plot.replot();
   EXPECT_GE(value_at_legend_bottom(plot), tallest);
   EXPECT_FALSE(fit_legend_headroom(plot));  // settled: no replot asked for again
+  EXPECT_DOUBLE_EQ(plot.yAxis->range().lower, 0.0);
+}
+
+// Set up while the widget was short (the estimate reserves most of the height for the legend)
+// and shown taller: the axis went to twice its tallest whisker. The fit gives the room back:
+// the whisker's top ends just under the legend, or 10 % below the axis's top where the legend
+// leaves more room than that.
+TEST(LegendHeadroom, AChartLaidOutTallerThanItsSetUpGivesBackTheRoom) {
+  ensure_application(/*force_offscreen=*/true);
+  const double tallest = 161.78 + 60.0;
+  QCustomPlot plot;
+  plot.setViewport(QRect(0, 0, 1080, 160));
+  setup_plot(plot, three_inits());
+  plot.setViewport(QRect(0, 0, 1080, 600));
+  plot.replot();
+  const double before = plot.yAxis->range().upper;
+  ASSERT_GT(before, 1.3 * tallest);  // the waste this test is about (plain: 1.1)
+  EXPECT_TRUE(fit_legend_headroom(plot));
+  plot.replot();
+  EXPECT_FALSE(fit_legend_headroom(plot));  // settled
+  const double top = plot.yAxis->range().upper;
+  EXPECT_LT(top, before);
+  EXPECT_GE(value_at_legend_bottom(plot), tallest);  // still not hidden
+  const double gap_px =
+      plot.yAxis->coordToPixel(tallest) - plot.legend->outerRect().bottom();  // pixels down
+  const bool under_the_legend = gap_px <= 4 * px_per_pt() + 1;
+  const bool plain_room = std::abs(top - 1.1 * tallest) < 1e-9 * tallest;
+  EXPECT_TRUE(under_the_legend || plain_room) << "top " << top << ", gap " << gap_px << " px";
   EXPECT_DOUBLE_EQ(plot.yAxis->range().lower, 0.0);
 }
 
