@@ -31,7 +31,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"linearize-multi30k.yaml", 2},  {"depth-study-36.yaml", 15},
       {"probes-depth.yaml", 3},        {"probes-divergence.yaml", 15},
       {"depth-lr-study.yaml", 180},    {"lm-depth-2025.yaml", 192},
-      {"lm-depth-2025-edge.yaml", 30}, {"lm-depth-2025-lns24.yaml", 6}};
+      {"lm-depth-2025-edge.yaml", 30}, {"lm-depth-2025-lns24.yaml", 6},
+      {"depth-lr-study-edge.yaml", 6}};
   // The real-data presets read ../shared/data (the repository's sibling): a clone without it
   // checks the others and says which it could not.
   const bool have_shared_data =
