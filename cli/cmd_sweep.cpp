@@ -151,12 +151,18 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   request.runs = queued.queued;
   std::string mapping;
   for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
-  std::fprintf(
-      stderr,
-      "sweep %s: %zu runs (%d already ended, %d running elsewhere, %d to run) via %s launcher "
-      "with %d worker(s)%s -> %s\n",
-      spec.name.c_str(), runs.size(), queued.kept, queued.alive, request.runs,
-      launcher_name.c_str(), args.jobs, mapping.c_str(), store.path().c_str());
+  // A resumed extension file (NAME-edge.yaml) shares its sweep's queue: say whose runs go.
+  std::string to_run = std::to_string(request.runs) + " to run";
+  if (queued.queued_outside_file > 0)
+    to_run += ": " + std::to_string(request.runs - queued.queued_outside_file) + " of this file, " +
+              std::to_string(queued.queued_outside_file) + " queued by another file of sweep " +
+              spec.name;
+  std::fprintf(stderr,
+               "sweep %s: %zu runs in %s (%d already ended, %d running elsewhere, %s) via %s "
+               "launcher with %d worker(s)%s -> %s\n",
+               spec.name.c_str(), runs.size(), args.file.c_str(), queued.kept, queued.alive,
+               to_run.c_str(), launcher_name.c_str(), args.jobs, mapping.c_str(),
+               store.path().c_str());
   if (request.runs == 0 && queued.alive == 0) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
     return;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
@@ -112,11 +113,13 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     out.created.push_back(id);
   }
   requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);
-  const auto listed = store.list_runs(spec.name);
-  out.queued =
-      static_cast<int>(std::count_if(listed.begin(), listed.end(), [](const db::RunRecord& r) {
-        return r.status == db::status::kQueued;
-      }));
+  std::set<std::string> in_file;
+  for (const auto& run : runs) in_file.insert(run.name);
+  for (const auto& r : store.list_runs(spec.name)) {
+    if (r.status != db::status::kQueued) continue;
+    ++out.queued;
+    if (!in_file.count(r.name)) ++out.queued_outside_file;
+  }
   return out;
 }
 

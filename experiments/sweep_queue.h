@@ -28,6 +28,9 @@ struct QueuedSweep {
   int requeued = 0;  // crashed, or running with a lost worker: back in the queue
   int alive = 0;     // running with a live worker elsewhere: left to it
   int queued = 0;    // queued now, after all of the above
+  // Of `queued`, runs this file does not list: queued by another file of the same sweep name
+  // (an extension grid, e.g. NAME-edge.yaml). The launch runs them too: a sweep is one queue.
+  int queued_outside_file = 0;
 };
 
 // Records `runs` of `spec` in the store. A sweep already in the store needs `resume` (else an

@@ -48,7 +48,7 @@ TEST_F(SweepQueueTest, RecordsEveryRunQueuedWithItsAxisTags) {
       experiments::queue_sweep(s, spec_, runs_, /*resume=*/false, 180);
   ASSERT_EQ(q.created.size(), 4u);
   EXPECT_EQ(q.queued, 4);
-  EXPECT_EQ(q.kept + q.requeued + q.alive, 0);
+  EXPECT_EQ(q.kept + q.requeued + q.alive + q.queued_outside_file, 0);
   const auto listed = s.list_runs("q");
   ASSERT_EQ(listed.size(), 4u);
   EXPECT_EQ(listed[0].name,
@@ -91,6 +91,37 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   EXPECT_EQ(again.requeued, 1);
   EXPECT_EQ(again.alive, 0);
   EXPECT_EQ(again.queued, 3);
+}
+
+// An extension file of the same sweep name (NAME-edge.yaml: one more depth) joins its queue;
+// resuming either file counts the queued runs the other listed apart, since both get run.
+TEST_F(SweepQueueTest, AnExtensionFileJoinsTheQueueAndItsRunsAreCountedApart) {
+  auto s = store();
+  experiments::queue_sweep(s, spec_, runs_, false, 180);
+  const auto listed = s.list_runs("q");
+  s.mark_running(listed[0].id, "elsewhere", "cpu");
+  s.finish_run(listed[0].id, db::status::kFinished);
+
+  const experiments::SweepSpec edge = experiments::load_sweep_string(
+      "name: q\n"
+      "base:\n"
+      "  model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+      "  data: {task: synthetic}\n"
+      "grid:\n"
+      "  model.encoder_layers: [3]\n"
+      "seeds: [1, 2]\n",
+      "q-edge.yaml", dir_.string());
+  const experiments::QueuedSweep e =
+      experiments::queue_sweep(s, edge, experiments::expand_sweep(edge), true, 180);
+  EXPECT_EQ(e.created.size(), 2u);
+  EXPECT_EQ(e.queued, 5);               // its own 2 and the first file's 3 still queued
+  EXPECT_EQ(e.queued_outside_file, 3);  // hand count: 4 queued by q.yaml, 1 of them finished
+
+  const experiments::QueuedSweep again = experiments::queue_sweep(s, spec_, runs_, true, 180);
+  EXPECT_EQ(again.created.size(), 0u);
+  EXPECT_EQ(again.kept, 1);
+  EXPECT_EQ(again.queued, 5);
+  EXPECT_EQ(again.queued_outside_file, 2);  // the edge file's two
 }
 
 TEST_F(SweepQueueTest, RefusesAStoredSweepWithoutResumeAndTooManyRunsWithoutYes) {
