@@ -104,7 +104,8 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
   if (longest > 6 || f.groups.size() * longest > 40) plot.xAxis->setTickLabelRotation(-45);
   plot.xAxis->setRange(-0.6, f.groups.size() - 0.4);
   const double bottom = log ? base : std::min(0.0, lo * 1.1);
-  double top = log ? hi * 2 : hi * 1.1;
+  // A linear bar grows from 0, so 0 is in range even when every bar is negative.
+  double top = detail::bar_top_without_legend(log ? hi : std::max(hi, base), bottom, log);
   // The legend sits in a top corner: room above the tallest bar or whisker as tall as the
   // legend, so it hides no whisker's top (the interval's upper end is the point of it).
   const double share = detail::legend_height_share(plot);

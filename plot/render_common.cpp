@@ -245,6 +245,10 @@ void drop_shared_words(QCustomPlot& plot) {
 
 }  // namespace
 
+double bar_top_without_legend(double highest, double bottom, bool log) {
+  return log ? highest * 2 : highest + 0.1 * (highest - bottom);
+}
+
 double legend_height_share(QCustomPlot& plot) {
   const int entries = plot.legend ? plot.legend->itemCount() : 0;
   if (entries == 0) return 0;
@@ -381,11 +385,10 @@ bool fit_legend_headroom(QCustomPlot& plot) {
   const bool log = y->scaleType() == QCPAxis::stLogarithmic;
   if (log && (range.lower <= 0 || highest <= range.lower)) return false;
   // The least top that keeps the highest value under the legend, but no less than the room a
-  // bar chart leaves without one (setup_bar_figure: 10 % above the highest; x 2 on a log axis).
+  // bar chart leaves without one.
   const double needed = log ? range.lower * std::pow(highest / range.lower, 1 / share)
                             : range.lower + (highest - range.lower) / share;
-  const double plain = log ? highest * 2 : highest + 0.1 * (highest - range.lower);
-  const double top = std::max(needed, plain);
+  const double top = std::max(needed, detail::bar_top_without_legend(highest, range.lower, log));
   // Half a pixel of slack, so that the fit settles: the legend's pixels do not move with the
   // range, so the second call finds the top it set.
   if (std::abs(y->coordToPixel(top) - y->coordToPixel(range.upper)) < 0.5) return false;

@@ -30,5 +30,9 @@ void finish_legend(QCustomPlot& plot);
 // estimates it from the widget's size (0 without entries); a renderer leaves that much room
 // above its data where the legend must hide none of it (bars' whisker tops).
 double legend_height_share(QCustomPlot& plot);
+// The top a bar chart leaves above its highest value (bar or whisker) with no legend to clear:
+// a tenth of the span from `bottom` on a linear axis, a factor of 2 on a log one. One rule for
+// the chart's set-up (setup_bar_figure) and its later fit (fit_legend_headroom).
+double bar_top_without_legend(double highest, double bottom, bool log);
 
 }  // namespace fathom::plot::detail

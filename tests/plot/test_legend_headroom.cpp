@@ -99,5 +99,20 @@ TEST(LegendHeadroom, NothingToDoWithoutALegendOrWithItBelow) {
   EXPECT_EQ(plot.yAxis->range(), before);
 }
 
+// Every bar below 0 (a linearization's BLEU change against its control, say): the bars grow
+// from 0, so the axis holds 0 and the plain tenth above it; the old top, 1.1 x the highest
+// value, was -2.2 here and cut every bar off at its base.
+TEST(LegendHeadroom, NegativeBarsKeepTheirBaseInRange) {
+  ensure_application(/*force_offscreen=*/true);
+  QCustomPlot plot;
+  plot.setViewport(QRect(0, 0, 600, 300));
+  BarFigure f;
+  f.groups = {"dec.5", "dec.6"};
+  f.series = {{"", {-2.0, -11.0}, {}}};
+  setup_plot(plot, f);
+  EXPECT_DOUBLE_EQ(plot.yAxis->range().lower, -12.1);         // 1.1 x the lowest bar
+  EXPECT_NEAR(plot.yAxis->range().upper, 0.1 * 12.1, 1e-12);  // 0 + a tenth of the span
+}
+
 }  // namespace test_legend_headroom
 }  // namespace fathom::plot
