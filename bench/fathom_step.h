@@ -18,6 +18,7 @@
 #include "core/train/grad_clip.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
+#include "core/train/precision.h"
 
 namespace fathom::bench {
 
@@ -34,11 +35,14 @@ struct StepTimes {
 
 class FathomStep {
  public:
-  // The autocast a step runs under at `precision` (fp32 or bf16) on `device`.
+  // The autocast a step runs under at `precision` (fp32 or bf16) on `device`: the trainer's
+  // plan (core/train/precision.h). fp16 is left out: the step has no loss scaler.
   static AutocastSetting autocast_for(const std::string& precision, torch::Device device) {
     if (precision != "fp32" && precision != "bf16")
       throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
-    return AutocastSetting{precision == "bf16", device.type(), at::kBFloat16};
+    RunConfig config;
+    config.train.precision = precision;
+    return plan_precision(config, device).autocast;
   }
 
   FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
