@@ -36,6 +36,11 @@ inline constexpr const char* kLrValueHelp =
     "each run's loss: last (default: its last logged point, the end of training, as Wortsman "
     "et al.) | final (its final metric: the best checkpoint's) | best (its best over training)";
 
+// The LR-sensitivity exports' `--label A+B` (experiments::lr_sensitivity).
+inline constexpr const char* kLrLabelHelp =
+    "name each curve by these axes' values, joined like the table's --rows: "
+    "model.norm+model.init gives \"pre / xavier\" (other axes that differ follow as key=value)";
+
 // Options every command shares.
 struct GlobalOptions {
   std::string db;         // --db PATH|URL; empty: $FATHOM_DB, else ./fathom.db

@@ -44,11 +44,17 @@ std::set<std::string> curve_axes(const std::vector<TableRun>& runs) {
   return keys;
 }
 
-// "norm=pre, encoder_layers=18": the values of `keys` (curve_axes), short keys.
-std::string curve_label(const TableRun& r, const std::set<std::string>& keys) {
+// "pre / xavier, encoder_layers=18": the values of the `named` axes (--label), then the other
+// `keys` (curve_axes) as short key=value.
+std::string curve_label(const TableRun& r, const std::set<std::string>& keys,
+                        const std::vector<std::string>& named) {
   std::string label;
+  for (const auto& key : named) {
+    const auto it = r.axes.find(key);
+    label += (label.empty() ? "" : " / ") + (it == r.axes.end() ? std::string("-") : it->second);
+  }
   for (const auto& [key, value] : r.axes) {
-    if (!keys.count(key)) continue;
+    if (!keys.count(key) || std::find(named.begin(), named.end(), key) != named.end()) continue;
     const auto dot = key.rfind('.');
     label += (label.empty() ? "" : ", ") + (dot == std::string::npos ? key : key.substr(dot + 1)) +
              "=" + value;
@@ -56,10 +62,30 @@ std::string curve_label(const TableRun& r, const std::set<std::string>& keys) {
   return label.empty() ? "all runs" : label;
 }
 
+// The keys of --label ("a+b+c"), each an axis of some run.
+std::vector<std::string> label_axes(const std::vector<TableRun>& runs, const std::string& label) {
+  if (label.empty()) return {};
+  std::set<std::string> known;
+  for (const auto& r : runs)
+    for (const auto& [key, value] : r.axes) known.insert(key);
+  std::vector<std::string> keys = split(label, '+');
+  for (const auto& key : keys) {
+    if (key == kLrKey)
+      throw InputError("fathom export lr-sensitivity", 0, "--label",
+                       std::string(kLrKey) + " is the x axis of every curve, not a label");
+    if (!known.count(key))
+      throw InputError("fathom export lr-sensitivity", 0, "--label",
+                       "'" + key + "' is not an axis of the sweep (its axes: " +
+                           join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");
+  }
+  return keys;
+}
+
 }  // namespace
 
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
-                             const std::function<std::optional<double>(int64_t)>& loss0) {
+                             const std::function<std::optional<double>(int64_t)>& loss0,
+                             const std::string& label) {
   if (db::metric::higher_is_better(metric).value_or(false))
     throw InputError("fathom export lr-sensitivity", 0, "--metric",
                      metric +
@@ -79,19 +105,20 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   out.metric = metric;
   std::vector<std::string> order;  // curves in first-seen order (the sweep file's)
   std::map<std::string, std::map<double, std::vector<const TableRun*>>> by_curve;
-  const std::set<std::string> label_keys = curve_axes(runs);
+  const std::set<std::string> distinguishing = curve_axes(runs);
+  const std::vector<std::string> named = label_axes(runs, label);
   for (const auto& r : runs) {
     if (!r.axes.count(kLrKey)) continue;
-    const std::string label = curve_label(r, label_keys);
-    if (!by_curve.count(label)) order.push_back(label);
-    by_curve[label][rates.at(r.axes.at(kLrKey))].push_back(&r);
+    const std::string name = curve_label(r, distinguishing, named);
+    if (!by_curve.count(name)) order.push_back(name);
+    by_curve[name][rates.at(r.axes.at(kLrKey))].push_back(&r);
   }
   int without_loss0 = 0;
   std::map<std::string, int> unfinished;  // by status: queued, running, failed, ...
-  for (const auto& label : order) {
+  for (const auto& name : order) {
     LrCurve curve;
-    curve.label = label;
-    for (const auto& [lr, members] : by_curve.at(label)) {
+    curve.label = name;
+    for (const auto& [lr, members] : by_curve.at(name)) {
       LrPoint p;
       p.lr = lr;
       std::vector<double> values;
@@ -154,7 +181,7 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
                                   const std::string& metric, RunValue value,
-                                  const std::string& where) {
+                                  const std::string& where, const std::string& label) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, metric, {});
   TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
@@ -172,12 +199,15 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
   for (const auto& r : runs)
     if (r.metric && std::isfinite(*r.metric)) largest = std::max(largest, *r.metric);
   const bool ppl = is_perplexity(metric);
-  LrSensitivity s = lr_sensitivity(runs, metric, [&](int64_t id) -> std::optional<double> {
-    if (auto it = vocab.find(id); it != vocab.end() && it->second > 1)
-      return ppl ? it->second : std::log(it->second);
-    if (largest > 0) return largest;
-    return std::nullopt;
-  });
+  LrSensitivity s = lr_sensitivity(
+      runs, metric,
+      [&](int64_t id) -> std::optional<double> {
+        if (auto it = vocab.find(id); it != vocab.end() && it->second > 1)
+          return ppl ? it->second : std::log(it->second);
+        if (largest > 0) return largest;
+        return std::nullopt;
+      },
+      label);
   // Only the runs the curves use (finished or diverged) can lack it to any effect: a queued
   // run has no tag yet either.
   const bool some_used_lack_it = std::any_of(runs.begin(), runs.end(), [&](const TableRun& r) {

@@ -30,8 +30,9 @@ struct LrPoint {
 };
 
 struct LrCurve {
-  // The other axes' values, e.g. "norm=pre, encoder_layers=18"; an axis with one value over
-  // the runs (e.g. the depth a filter kept) is left out of every label.
+  // The other axes' values, e.g. "norm=pre, encoder_layers=18" (or "pre / xavier" when named
+  // by a label, see lr_sensitivity); an axis with one value over the runs (e.g. the depth a
+  // filter kept) is left out of every label unless named.
   std::string label;
   std::vector<LrPoint> points;  // by rate, ascending
   // NaN with fewer than 2 rates: one point says nothing of how the loss moves with the rate
@@ -52,8 +53,13 @@ inline constexpr const char* kLrKey = "train.lr";
 // From table runs (axes, status, metric: the final or best-of-run value). `loss0` gives each
 // run's l0 (nullopt: unknown). InputError (field --metric / --sweep) when the metric is not a
 // loss, or the runs have no learning-rate axis of two or more values.
+// `label`: "a+b+c" (the table's --rows syntax) names each curve by those axes' values,
+// "va / vb / vc", then any other axis that tells curves apart as key=value ("post / xavier,
+// encoder_layers=18"); empty: every such axis as key=value. InputError (field --label) for a
+// key that is no axis of the runs.
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
-                             const std::function<std::optional<double>(int64_t)>& loss0);
+                             const std::function<std::optional<double>(int64_t)>& loss0,
+                             const std::string& label = "");
 
 // A stored sweep: each run's `value` of `metric` (comparison_table.h) -- by default its last
 // logged point, the loss at the end of training as Wortsman et al. take it; its final metric
@@ -64,7 +70,7 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 // which.
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
                                   const std::string& metric, RunValue value = RunValue::Last,
-                                  const std::string& where = "");
+                                  const std::string& where = "", const std::string& label = "");
 
 // One row per curve: its sensitivity, best rate and loss, and the rates where seeds diverged.
 TextTable lr_sensitivity_table(const LrSensitivity& s);

@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
@@ -56,6 +57,17 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   }
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
   where_ = add_where_box(*bar);
+  // Curves named "post / xavier / residual" rather than by every differing key=value.
+  label_ = new QLineEdit;
+  label_->setPlaceholderText(QStringLiteral("axes that differ, or e.g. model.norm+model.init"));
+  label_->setClearButtonEnabled(true);
+  label_->setToolTip(QStringLiteral(
+      "name each curve by these axes' values, joined with + like the table's rows; other axes "
+      "that differ follow as key=value"));
+  auto* label_caption = new QLabel(QStringLiteral("&Label"));
+  label_caption->setBuddy(label_);
+  bar->addWidget(label_caption);
+  bar->addWidget(label_, 1);
 
   plot_ = new QCustomPlot;
   plot_->setMinimumHeight(220);
@@ -87,6 +99,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   note_->setText(
       QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
                      "{logspace: [1e-4, 1e-1, 6]})."));
@@ -132,9 +145,11 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
   redraw();
 }
 
-bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where) {
+bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where,
+                               const QString& label) {
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
   where_->setText(where);
+  label_->setText(label);
   sweep_->setCurrentText(sweep);
   metric_->setCurrentText(metric);
   redraw();
@@ -157,11 +172,16 @@ void LrSensitivityView::redraw() {
     shown_ = experiments::load_lr_sensitivity(
         session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
         static_cast<experiments::RunValue>(value_->currentData().toInt()),
-        where_->text().toStdString());
+        where_->text().toStdString(), label_->text().trimmed().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
     if (auto bad_filter = where_error(e)) {
       note_->setText(*bad_filter);
+      return;
+    }
+    // A label being typed is no store error either.
+    if (const auto* bad = dynamic_cast<const InputError*>(&e); bad && bad->field() == "--label") {
+      note_->setText(QStringLiteral("label: ") + QString::fromStdString(bad->message()));
       return;
     }
     note_->setText(describe_store_error(e));

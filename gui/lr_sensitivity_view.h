@@ -32,13 +32,15 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
 
-  // Chooses the sweep and metric by name, and the runs filter (screenshots, tests); false when
-  // one is absent or nothing is shown.
-  bool choose(const QString& sweep, const QString& metric, const QString& where = {});
+  // Chooses the sweep and metric by name, the runs filter and the curves' label axes ("a+b",
+  // the exports' --label) (screenshots, tests); false when one is absent or nothing is shown.
+  bool choose(const QString& sweep, const QString& metric, const QString& where = {},
+              const QString& label = {});
   const std::optional<experiments::LrSensitivity>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
-  QString noteText() const;  // the notes under the table, or what is wrong with the filter
+  // The notes under the table, or what is wrong with the filter or the label.
+  QString noteText() const;
 
  signals:
   void error(const QString& message);
@@ -52,6 +54,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QComboBox *sweep_, *metric_;
   QComboBox* value_;  // which loss of a run (experiments::RunValue)
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
+  QLineEdit* label_;  // the axes that name the curves, "model.norm+model.init" (--label)
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;

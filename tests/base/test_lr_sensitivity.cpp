@@ -89,6 +89,50 @@ TEST(LrSensitivity, AnAxisWithOneValueIsLeftOutOfTheLabels) {
   EXPECT_EQ(s.curves[2].label, "decoder_layers=12, norm=post");
 }
 
+// --label names curves by the given axes' values, in the given order, like a table's rows; the
+// axes it does not name that still tell curves apart follow as key=value; the rate cannot be a
+// label and an unknown key is refused with the sweep's axes.
+TEST(LrSensitivity, ALabelNamesCurvesByTheGivenAxesValues) {
+  const auto l0 = [](int64_t) { return std::optional<double>(std::log(10.0)); };
+  auto runs = two_methods();
+  for (auto& r : runs) r.axes["model.init"] = r.axes.at("model.norm") == "pre" ? "xavier" : "admin";
+  runs.back().axes["model.decoder_layers"] = "12";
+  for (size_t i = 0; i + 1 < runs.size(); ++i) runs[i].axes["model.decoder_layers"] = "6";
+  auto s = experiments::lr_sensitivity(runs, "valid_loss", l0, "model.init+model.norm");
+  ASSERT_EQ(s.curves.size(), 3u);
+  EXPECT_EQ(s.curves[0].label, "xavier / pre, decoder_layers=6");
+  EXPECT_EQ(s.curves[1].label, "admin / post, decoder_layers=6");
+  EXPECT_EQ(s.curves[2].label, "admin / post, decoder_layers=12");
+  // The same curves and numbers as without the label: it renames, it does not regroup.
+  const auto plain = experiments::lr_sensitivity(runs, "valid_loss", l0);
+  ASSERT_EQ(plain.curves.size(), 3u);
+  EXPECT_EQ(plain.curves[1].label, "decoder_layers=6, init=admin, norm=post");
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(s.curves[i].points.size(), plain.curves[i].points.size()) << i;
+    EXPECT_DOUBLE_EQ(s.curves[i].best_loss, plain.curves[i].best_loss) << i;
+  }
+  EXPECT_DOUBLE_EQ(s.curves[1].sensitivity, plain.curves[1].sensitivity);
+  EXPECT_TRUE(std::isnan(s.curves[2].sensitivity));  // one rate (post, 12 layers, 1e-2)
+  // Naming an axis with one value keeps it (asked for), unlike the default label.
+  for (auto& r : runs) r.axes["model.decoder_layers"] = "6";
+  s = experiments::lr_sensitivity(runs, "valid_loss", l0, "model.norm+model.decoder_layers");
+  ASSERT_EQ(s.curves.size(), 2u);
+  EXPECT_EQ(s.curves[0].label, "pre / 6, init=xavier");  // init varies: it still follows
+  EXPECT_EQ(s.curves[1].label, "post / 6, init=admin");
+
+  for (const std::string bad : {"model.norm+model.heads", "train.lr"}) {
+    try {
+      experiments::lr_sensitivity(runs, "valid_loss", l0, bad);
+      FAIL() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--label");
+      EXPECT_NE(std::string(e.what()).find(bad == "train.lr" ? "x axis" : "model.init"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // A sweep still running: a setting whose runs have ended at one rate only has no sensitivity
 // yet (seen on a live depth study, where 0 read as "perfectly insensitive").
 TEST(LrSensitivity, OneRateIsNotACurve) {

@@ -121,6 +121,21 @@ class LrSensitivityViewTest : public QObject {
     QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
     QCOMPARE(view.shown()->curves.size(), size_t{2});
   }
+
+  // The Label box names the curves by the axes given (the exports' --label); an axis the
+  // sweep lacks says so under the plot and shows nothing.
+  void labelNamesTheCurves() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {},
+                        QStringLiteral("model.norm")));
+    QCOMPARE(view.table()->item(0, 0)->text(), QStringLiteral("pre"));
+    QCOMPARE(view.table()->item(1, 0)->text(), QStringLiteral("post"));
+    QVERIFY(!view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {},
+                         QStringLiteral("model.init")));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("label: 'model.init' is not an axis")),
+             qPrintable(view.noteText()));
+    QCOMPARE(view.table()->rowCount(), 0);
+  }
 };
 
 FATHOM_GUI_TEST(LrSensitivityViewTest);
