@@ -6,6 +6,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <memory>
 
 #include "db/store.h"
@@ -86,6 +87,12 @@ class LrSensitivityViewTest : public QObject {
     const auto& s = *view.shown();
     QCOMPARE(s.curves.size(), size_t{2});
     QCOMPARE(view.plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    // Air beyond the end rates (1e-4, 1e-2), in log space: 6 % of the 2 decades, 0.06 decade.
+    const QCPRange x = view.plot()->xAxis->range();
+    QVERIFY2(std::abs(std::log10(x.lower) - (-4 - 0.06)) < 1e-9,
+             qPrintable(QString::number(x.lower)));
+    QVERIFY2(std::abs(std::log10(x.upper) - (-2 + 0.06)) < 1e-9,
+             qPrintable(QString::number(x.upper)));
     // pre: 2.0, 1.0, 1.5 -> best 1.0 at 1e-3, sensitivity (1.0 + 0 + 0.5) / 3 = 0.5.
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 2);
