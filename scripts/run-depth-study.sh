@@ -36,10 +36,11 @@ depth_lr_tables() {
       --cols model.encoder_layers --metric "$metric" --agg best --select-by valid_loss \
       --seeds 'mean±ci95' --versus 'post / xavier / residual' --format md
   done
-  $fathom export lr-sensitivity --sweep "$name" --format md
+  $fathom export lr-sensitivity --sweep "$name" --label model.norm+model.init+model.connection \
+    --format md
   for layers in 6 18; do
     $fathom export plot lr-sensitivity --sweep "$name" --where "encoder_layers=$layers" \
-      --size page --out "$out/lr-$layers.png"
+      --label model.norm+model.init+model.connection --size page --out "$out/lr-$layers.png"
   done
 }
 
