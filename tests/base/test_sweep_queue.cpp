@@ -35,6 +35,12 @@ class SweepQueueTest : public ::testing::Test {
     runs_ = experiments::expand_sweep(spec_);
   }
   db::Store store() const { return db::Store::open((dir_ / "runs.db").string()); }
+  // A run a worker on another host took and ended with `status`.
+  static void end_elsewhere(db::Store& s, int64_t id, const std::string& status,
+                            const std::string& error = "") {
+    s.mark_running(id, "elsewhere", "cpu");
+    s.finish_run(id, status, error);
+  }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends
   const fs::path& dir_ = scratch_.path();
@@ -68,10 +74,8 @@ TEST_F(SweepQueueTest, ResumeKeepsEndedRunsAndRequeuesInterruptedOnes) {
   auto s = store();
   experiments::queue_sweep(s, spec_, runs_, false, 180);
   const auto listed = s.list_runs("q");
-  s.mark_running(listed[0].id, "elsewhere", "cpu");
-  s.finish_run(listed[0].id, db::status::kFinished);
-  s.mark_running(listed[1].id, "elsewhere", "cpu");
-  s.finish_run(listed[1].id, db::status::kCrashed, "worker killed");
+  end_elsewhere(s, listed[0].id, db::status::kFinished);
+  end_elsewhere(s, listed[1].id, db::status::kCrashed, "worker killed");
   s.mark_running(listed[2].id, "elsewhere", "cpu");  // heartbeat now: alive
   s.delete_run(listed[3].id);                        // lost from the store: made again
 
@@ -99,8 +103,7 @@ TEST_F(SweepQueueTest, AnExtensionFileJoinsTheQueueAndItsRunsAreCountedApart) {
   auto s = store();
   experiments::queue_sweep(s, spec_, runs_, false, 180);
   const auto listed = s.list_runs("q");
-  s.mark_running(listed[0].id, "elsewhere", "cpu");
-  s.finish_run(listed[0].id, db::status::kFinished);
+  end_elsewhere(s, listed[0].id, db::status::kFinished);
 
   const experiments::SweepSpec edge = experiments::load_sweep_string(
       "name: q\n"
