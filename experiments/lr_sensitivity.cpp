@@ -69,7 +69,8 @@ std::vector<std::string> label_axes(const std::vector<TableRun>& runs, const std
   for (const auto& r : runs)
     for (const auto& [key, value] : r.axes) known.insert(key);
   std::vector<std::string> keys = split(label, '+');
-  for (const auto& key : keys) {
+  for (auto& key : keys) {
+    key = trim(key);  // "model.norm + model.init" as typed
     if (key == kLrKey)
       throw InputError("fathom export lr-sensitivity", 0, "--label",
                        std::string(kLrKey) + " is the x axis of every curve, not a label");

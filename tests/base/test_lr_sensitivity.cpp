@@ -98,7 +98,7 @@ TEST(LrSensitivity, ALabelNamesCurvesByTheGivenAxesValues) {
   for (auto& r : runs) r.axes["model.init"] = r.axes.at("model.norm") == "pre" ? "xavier" : "admin";
   runs.back().axes["model.decoder_layers"] = "12";
   for (size_t i = 0; i + 1 < runs.size(); ++i) runs[i].axes["model.decoder_layers"] = "6";
-  auto s = experiments::lr_sensitivity(runs, "valid_loss", l0, "model.init+model.norm");
+  auto s = experiments::lr_sensitivity(runs, "valid_loss", l0, "model.init + model.norm");
   ASSERT_EQ(s.curves.size(), 3u);
   EXPECT_EQ(s.curves[0].label, "xavier / pre, decoder_layers=6");
   EXPECT_EQ(s.curves[1].label, "admin / post, decoder_layers=6");
