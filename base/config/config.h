@@ -35,6 +35,7 @@ struct ModelConfig {
   double attention_dropout = 0.0;   // on attention probabilities
   double activation_dropout = 0.0;  // inside the FFN, after the ReLU
   std::string norm = "post";        // sub-layer style by registry name: post, pre, peri, mix, ...
+  std::string decoder_norm;         // the decoder stack's style when it differs; "": model.norm
   std::string init = "xavier";      // initialization, by registry name; methods.md s3
   std::string connection = "residual";    // how sub-layers are connected, by registry name
   bool tie_decoder_embeddings = true;     // decoder input embedding == output projection

@@ -61,6 +61,10 @@ std::vector<FieldSpec> build_fields() {
       .range = kProbability;
   model("norm", F::String, &M::norm,
         "layer-norm placement, by registry name (methods.md s2; `fathom config --methods`)");
+  model("decoder_norm", F::String, &M::decoder_norm,
+        "the decoder stack's layer-norm placement where it differs from model.norm, e.g. the "
+        "Admin paper's table 1 hybrid: norm post, decoder_norm pre (empty: model.norm); "
+        "encoder-decoder models, LayerNorm placements, an init without a style of its own");
   model("init", F::String, &M::init, "initialization, by registry name (methods.md s3)");
   model("connection", F::String, &M::connection, "sub-layer connection, by registry name");
   model("tie_decoder_embeddings", F::Bool, &M::tie_decoder_embeddings,

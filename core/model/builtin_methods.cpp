@@ -53,6 +53,10 @@ std::string resolve_sublayer_style(const ModelConfig& config) {
   return config.norm;
 }
 
+std::string resolve_decoder_sublayer_style(const ModelConfig& config) {
+  return config.decoder_norm.empty() ? resolve_sublayer_style(config) : config.decoder_norm;
+}
+
 std::vector<std::string> norm_choices() {
   std::vector<std::string> out;
   for (const auto& style : methods().sublayer_styles.names()) {
@@ -83,6 +87,34 @@ void require_residual_post_norm(const RunConfig& config, const std::string& init
     config_error(config, "model.connection", "init '" + init + "' needs residual connections");
 }
 
+namespace {
+// model.decoder_norm: a second LayerNorm placement for the decoder stack (Admin table 1's
+// Post-LN encoder with a Pre-LN decoder). Only between LayerNorm placements, so that every
+// analysis that asks whether a model's norms are LayerNorms has one answer for both stacks.
+void check_decoder_norm(const RunConfig& config, const InitMethod& init) {
+  const ModelConfig& m = config.model;
+  if (m.decoder_norm.empty()) return;
+  if (is_decoder_only(m))
+    config_error(config, "model.decoder_norm",
+                 "a decoder-only model has one stack; its placement is model.norm");
+  if (!init.sublayer_style.empty())
+    config_error(config, "model.decoder_norm",
+                 "init '" + m.init +
+                     "' brings its own sub-layer style to both stacks; leave "
+                     "decoder_norm empty");
+  const auto choices = norm_choices();
+  if (std::find(choices.begin(), choices.end(), m.decoder_norm) == choices.end())
+    config_error(config, "model.decoder_norm", not_one_of(m.decoder_norm, choices));
+  for (const auto& [key, style] :
+       {std::pair{"model.norm", m.norm}, std::pair{"model.decoder_norm", m.decoder_norm}})
+    if (!methods().sublayer_styles.find(style)->normalization.is_layer_norm)
+      config_error(config, key,
+                   "'" + style +
+                       "' has no LayerNorm; a per-stack placement (decoder_norm) is "
+                       "only between LayerNorm placements");
+}
+}  // namespace
+
 void check_model_methods(const RunConfig& config) {
   const auto& init = require(config, methods().inits, "model.init", config.model.init);
   if (init.check) init.check(config);
@@ -97,6 +129,7 @@ void check_model_methods(const RunConfig& config) {
       config_error(config, "model.norm", not_one_of(norm, choices));
   }
   require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
+  check_decoder_norm(config, init);
 }
 
 }  // namespace fathom

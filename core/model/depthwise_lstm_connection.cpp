@@ -261,6 +261,10 @@ void check_depthwise_lstm(const RunConfig& config) {
                  "norm '" + m.norm +
                      "' acts on residual sub-layers; depthwise_lstm keeps the "
                      "paper's LayerNorms (use post or pre, both mean the same here)");
+  if (!m.decoder_norm.empty())
+    config_error(config, "model.decoder_norm",
+                 "depthwise_lstm keeps the paper's LayerNorms in both stacks; a per-stack "
+                 "placement means nothing here");
   check_choice(config, "model.lstm.hidden", m.lstm.hidden);
   check_choice(config, "model.lstm.merge", m.lstm.merge);
   check_choice(config, "model.lstm.share", m.lstm.share);

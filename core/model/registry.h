@@ -102,6 +102,8 @@ const MethodRegistry& methods();
 
 // The sub-layer style a config resolves to (the init's own style, else model.norm).
 std::string resolve_sublayer_style(const ModelConfig& config);
+// The decoder stack's: model.decoder_norm where set (a per-stack placement), else the above.
+std::string resolve_decoder_sublayer_style(const ModelConfig& config);
 
 // The styles `model.norm` may name: every registered style that no init brings as its own.
 std::vector<std::string> norm_choices();

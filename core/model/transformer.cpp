@@ -48,7 +48,11 @@ TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
     target_embedding_ = register_module(
         "target_embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
     encoder_ = register_module("encoder", connection->encoder(stack));
-    decoder_ = register_module("decoder", connection->decoder(stack));
+    // model.decoder_norm: the decoder's own placement (Admin table 1's hybrid), else the same.
+    StackContext decoder_stack{config_, resolve_decoder_sublayer_style(config_), hooks_, catalog_};
+    if (!registry.sublayer_styles.find(decoder_stack.sublayer_style))
+      throw std::invalid_argument("unknown sub-layer style " + decoder_stack.sublayer_style);
+    decoder_ = register_module("decoder", connection->decoder(decoder_stack));
   }
   if (config.sigma_reparam)  // after every linear exists
     sigma_reparam_ = register_module("sigma_reparam", SigmaReparam(catalog_));

@@ -176,6 +176,70 @@ TEST(NormStyles, FinalNormFollowsTheLastLayer) {
   for (const auto& name : dyt) EXPECT_EQ(name.find(".ln."), std::string::npos) << name;
 }
 
+// model.decoder_norm (Admin table 1's hybrid: a Post-LN encoder, a Pre-LN decoder). With the
+// same parameters, the hybrid's encoder computes what a Post-LN model's does and its decoder
+// what a Pre-LN model's does on the same encoder output; only the decoder ends in a final norm.
+TEST(NormStyles, DecoderNormGivesTheDecoderItsOwnPlacement) {
+  RunConfig hybrid_config = small_model("post", 2, 2);
+  hybrid_config.model.decoder_norm = "pre";
+  check_model_methods(hybrid_config);
+  Transformer hybrid = build_model(hybrid_config, 12, 1);
+  std::set<std::string> names;
+  for (const auto& p : hybrid->named_parameters()) names.insert(p.key());
+  EXPECT_TRUE(names.count("encoder.layer1_ffn_connection.post_norm.ln.weight"));
+  EXPECT_TRUE(names.count("decoder.layer1_enc_attn_connection.pre_norm.ln.weight"));
+  EXPECT_FALSE(names.count("encoder.encoder_final_norm.ln.weight"));
+  EXPECT_TRUE(names.count("decoder.decoder_final_norm.ln.weight"));
+
+  // Another model of one placement, given the hybrid's parameters of the same names.
+  auto with_hybrids_parameters = [&](const std::string& norm) {
+    Transformer other = build_model(small_model(norm, 2, 2), 12, 2);
+    torch::NoGradGuard no_grad;
+    const auto mine = hybrid->named_parameters();
+    for (auto& p : other->named_parameters())
+      if (const torch::Tensor* same = mine.find(p.key())) p.value().copy_(*same);
+    other->eval();
+    return other;
+  };
+  hybrid->eval();
+  torch::NoGradGuard no_grad;
+  const torch::Tensor src = torch::tensor({{4, 5, 6, 3}}, torch::kInt64);
+  const torch::Tensor tgt = torch::tensor({{2, 7, 8}}, torch::kInt64);
+  const torch::Tensor memory = hybrid->encode(src);
+  EXPECT_TRUE(torch::allclose(memory, with_hybrids_parameters("post")->encode(src)));
+  const torch::Tensor padding = src.eq(TransformerImpl::kPad);
+  EXPECT_TRUE(torch::allclose(hybrid->decode(tgt, memory, padding),
+                              with_hybrids_parameters("pre")->decode(tgt, memory, padding)));
+  // Not trivially: the Post-LN decoder computes something else from the same input.
+  Transformer post = with_hybrids_parameters("post");
+  EXPECT_FALSE(
+      torch::allclose(hybrid->decode(tgt, memory, padding), post->decode(tgt, memory, padding)));
+}
+
+// Where a per-stack placement means nothing or would mislead, model.decoder_norm is refused
+// with its file, line and key.
+TEST(NormStyles, DecoderNormIsRefusedWhereItCannotHold) {
+  auto field_of = [](const std::string& yaml) {
+    return expect_input_error([&] { check_model_methods(load_config_string(yaml, "c.yaml", "")); })
+        .field();
+  };
+  EXPECT_EQ(field_of("model:\n  decoder_norm: prre\n"), "model.decoder_norm");
+  EXPECT_EQ(field_of("model:\n  decoder_norm: dyt\n"), "model.decoder_norm");  // no LayerNorm
+  EXPECT_EQ(field_of("model:\n  norm: dyt\n  decoder_norm: pre\n"), "model.norm");
+  EXPECT_EQ(field_of("model:\n  init: admin\n  decoder_norm: pre\n"), "model.decoder_norm");
+  EXPECT_EQ(field_of("model:\n  init: deepnorm\n  decoder_norm: post\n"), "model.decoder_norm");
+  EXPECT_EQ(field_of("model:\n  connection: depthwise_lstm\n  decoder_norm: pre\n"),
+            "model.decoder_norm");
+  EXPECT_EQ(field_of("model:\n  arch: decoder_only\n  decoder_norm: pre\n"), "model.decoder_norm");
+  const InputError line = expect_input_error([] {
+    check_model_methods(
+        load_config_string("model:\n  norm: post\n  decoder_norm: prre\n", "c.yaml", ""));
+  });
+  EXPECT_EQ(line.line(), 3);
+  EXPECT_NO_THROW(check_model_methods(
+      load_config_string("model:\n  norm: post\n  decoder_norm: pre\n", "c.yaml", "")));
+}
+
 // DyT's alpha learns: the loss has a gradient with respect to every alpha.
 TEST(NormStyles, DyTAlphaReceivesGradients) {
   RunConfig c = small_model("dyt", 2, 1);
