@@ -88,6 +88,13 @@ void require_residual_post_norm(const RunConfig& config, const std::string& init
 }
 
 namespace {
+// `key` (model.norm or model.decoder_norm) names a placement model.norm may name.
+void check_norm_choice(const RunConfig& config, const char* key, const std::string& norm) {
+  const auto choices = norm_choices();
+  if (std::find(choices.begin(), choices.end(), norm) == choices.end())
+    config_error(config, key, not_one_of(norm, choices));
+}
+
 // model.decoder_norm: a second LayerNorm placement for the decoder stack (Admin table 1's
 // Post-LN encoder with a Pre-LN decoder). Only between LayerNorm placements, so that every
 // analysis that asks whether a model's norms are LayerNorms has one answer for both stacks.
@@ -102,9 +109,7 @@ void check_decoder_norm(const RunConfig& config, const InitMethod& init) {
                  "init '" + m.init +
                      "' brings its own sub-layer style to both stacks; leave "
                      "decoder_norm empty");
-  const auto choices = norm_choices();
-  if (std::find(choices.begin(), choices.end(), m.decoder_norm) == choices.end())
-    config_error(config, "model.decoder_norm", not_one_of(m.decoder_norm, choices));
+  check_norm_choice(config, "model.decoder_norm", m.decoder_norm);
   for (const auto& [key, style] :
        {std::pair{"model.norm", m.norm}, std::pair{"model.decoder_norm", m.decoder_norm}})
     if (!methods().sublayer_styles.find(style)->normalization.is_layer_norm)
@@ -122,12 +127,7 @@ void check_model_methods(const RunConfig& config) {
       require(config, methods().connections, "model.connection", config.model.connection);
   if (connection.check) connection.check(config);
   // model.norm names a placement; an init that brings its own style checks it itself.
-  if (init.sublayer_style.empty()) {
-    const auto choices = norm_choices();
-    const std::string& norm = config.model.norm;
-    if (std::find(choices.begin(), choices.end(), norm) == choices.end())
-      config_error(config, "model.norm", not_one_of(norm, choices));
-  }
+  if (init.sublayer_style.empty()) check_norm_choice(config, "model.norm", config.model.norm);
   require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
   check_decoder_norm(config, init);
 }

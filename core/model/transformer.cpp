@@ -12,11 +12,14 @@ TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
     : config_(config), vocab_size_(vocab_size), hooks_(std::make_shared<ModelHooks>()) {
   const int d = config.d_model;
   const MethodRegistry& registry = methods();
-  StackContext stack{config_, resolve_sublayer_style(config_), hooks_, catalog_};
+  auto stack_of_style = [&](const std::string& style) {
+    if (!registry.sublayer_styles.find(style))
+      throw std::invalid_argument("unknown sub-layer style " + style);
+    return StackContext{config_, style, hooks_, catalog_};
+  };
   const StackConnection* connection = registry.connections.find(config.connection);
   if (!connection) throw std::invalid_argument("unknown connection " + config.connection);
-  if (!registry.sublayer_styles.find(stack.sublayer_style))
-    throw std::invalid_argument("unknown sub-layer style " + stack.sublayer_style);
+  const StackContext stack = stack_of_style(resolve_sublayer_style(config_));
 
   if (is_decoder_only(config)) {
     // One embedding, read by the stack and tied to the output projection.
@@ -49,10 +52,8 @@ TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
         "target_embed", TransformerEmbedding(target_embedding_weight_, config.dropout));
     encoder_ = register_module("encoder", connection->encoder(stack));
     // model.decoder_norm: the decoder's own placement (Admin table 1's hybrid), else the same.
-    StackContext decoder_stack{config_, resolve_decoder_sublayer_style(config_), hooks_, catalog_};
-    if (!registry.sublayer_styles.find(decoder_stack.sublayer_style))
-      throw std::invalid_argument("unknown sub-layer style " + decoder_stack.sublayer_style);
-    decoder_ = register_module("decoder", connection->decoder(decoder_stack));
+    decoder_ = register_module(
+        "decoder", connection->decoder(stack_of_style(resolve_decoder_sublayer_style(config_))));
   }
   if (config.sigma_reparam)  // after every linear exists
     sigma_reparam_ = register_module("sigma_reparam", SigmaReparam(catalog_));
