@@ -247,17 +247,17 @@ double percent_change(double value, double reference) {
 }
 
 // The first `count` batches of a split in the order the trainer (or evaluation) uses.
-std::vector<Batch> first_batches(const std::vector<Example>& examples, const RunConfig& config,
-                                 size_t count, bool training_order) {
+std::vector<Batch> first_batches(const TokenPairs& examples, const RunConfig& config, size_t count,
+                                 bool training_order) {
   std::vector<Batch> out;
   if (examples.empty()) return out;
   const BatchPlan plan = plan_batches(examples, config.data.max_tokens);
-  count = std::min(count, plan.batches.size());
+  count = std::min(count, plan.size());
   if (training_order) {
     BatchStream stream(examples, plan, config.train.seed, 0, 0);
     for (size_t i = 0; i < count; ++i) out.push_back(stream.next());
   } else {
-    for (size_t i = 0; i < count; ++i) out.push_back(collate(examples, plan.batches[i]));
+    for (size_t i = 0; i < count; ++i) out.push_back(collate(examples, plan.batch(i)));
   }
   return out;
 }
@@ -297,8 +297,8 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   // pairs (the first validation batches).
   const std::vector<Batch> sample =
       first_batches(s.data->train, s.config, params.sample_batches, true);
-  const std::vector<Batch> held_out =
-      first_batches(s.data->valid, s.config, params.sample_batches, false);
+  const std::vector<Batch> held_out = first_batches(TokenPairs::from_examples(s.data->valid),
+                                                    s.config, params.sample_batches, false);
   const Scores full = evaluate(model, s, nullptr);
   bar.update(1, "full model");
   nlohmann::json rows = nlohmann::json::array();

@@ -12,7 +12,7 @@
 
 namespace fathom::analysis {
 
-Batch first_training_batch(const RunConfig& config, const std::vector<Example>& train) {
+Batch first_training_batch(const RunConfig& config, const TokenPairs& train) {
   if (train.empty()) config_error(config, "data.train_source", "no training pairs");
   const BatchPlan plan = plan_batches(train, config.data.max_tokens);
   return BatchStream(train, plan, config.train.seed, 0, 0).next();

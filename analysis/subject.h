@@ -27,7 +27,7 @@ struct Subject {
 };
 
 // The batch update 1 trains on: epoch 0, position 0 of the run's batch order.
-Batch first_training_batch(const RunConfig& config, const std::vector<Example>& train);
+Batch first_training_batch(const RunConfig& config, const TokenPairs& train);
 
 // A model at initialization: build_model() with train.seed, then the init's data-dependent
 // phase (Admin profiling) on `batch`. `admin_profile_json` (a stored profile) is applied

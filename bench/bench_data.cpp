@@ -1,81 +1,326 @@
-// Data pipeline timings: Multi30k (reading, SentencePiece training, encoding; uncached and
-// cached) and batching. Usage: bench_data [multi30k_dir] [vocab_size] [max_tokens]
+// The data pipeline at the sizes of the papers' corpora (issue 54): synthetic corpora shaped
+// like WMT text (Zipf over 50,000 words, 5-60 words a sentence) of 100k, 1M and 4.5M pairs,
+// each measured in fresh child processes so that one size's memory never counts in another's:
+//   prepare  `fathom data prepare`'s work: read, train the vocabulary, encode, write the
+//            shards; wall and CPU seconds, pairs per core-second, peak RSS
+//   start    a training process's start on the prepared corpus: hash the text files, map the
+//            shards, plan the batches, collate the first one; seconds to the first batch, and
+//            the private memory (RssAnon) the data added, then 200 batches' collation rate
+//   text     (--text) the path before prepared corpora, for comparison: every line read as a
+//            string and encoded in memory (RssAnon)
+// and once, the "small" model's training step (bench/train_sizes.h: 3+3 layers, d 256, 4096
+// tokens a batch) on this machine, against which the loader's batches/s are compared.
+//
+// Usage: bench_data [--pairs 100000,1000000,4500000] [--vocab 32000] [--max-tokens 4096]
+//                   [--threads 0] [--dir DIR] [--text] [--keep]
+// DIR (default <tmp>/fathom-bench-data) keeps the generated corpora between runs unless
+// --keep is absent, in which case everything is removed at the end.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "bench/child_process.h"
+#include "bench/fathom_step.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
-#include "core/data/synthetic.h"
+#include "core/data/prepared_corpus.h"
 #include "core/data/text_reader.h"
+#include "core/train/batch_stream.h"
 
 namespace {
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+double cpu_seconds() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// A field of /proc/self/status in KiB (RssAnon: private memory; VmHWM: peak resident).
+long status_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
+}
+
+// A word of the synthetic language: frequent ranks get short words, as in natural text.
+std::string word(std::uint32_t rank, std::uint32_t salt) {
+  std::string w;
+  std::uint32_t x = rank * 2654435761u + salt;
+  const int length = 2 + static_cast<int>(std::log2(2.0 + rank));
+  for (int k = 0; k < length; ++k) {
+    w.push_back(static_cast<char>('a' + x % 26));
+    x = x * 1103515245u + 12345u;
+  }
+  return w;
+}
+
+// Writes `pairs` sentence pairs (Zipf s = 1 over 50,000 words, 5-60 words a sentence; the
+// target says each source word with a word of its own), deterministic from the seed.
+void write_corpus(const std::string& src_path, const std::string& tgt_path, std::size_t pairs) {
+  constexpr std::uint32_t kWords = 50'000;
+  std::vector<double> cdf(kWords);
+  double sum = 0;
+  for (std::uint32_t r = 0; r < kWords; ++r) cdf[r] = (sum += 1.0 / (r + 1));
+  for (double& c : cdf) c /= sum;
+  std::vector<std::string> src_words(kWords), tgt_words(kWords);
+  for (std::uint32_t r = 0; r < kWords; ++r) src_words[r] = word(r, 17), tgt_words[r] = word(r, 91);
+  std::mt19937_64 rng(2024);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> length(5, 60);
+  std::ofstream src(src_path), tgt(tgt_path);
+  std::string s, t;
+  for (std::size_t i = 0; i < pairs; ++i) {
+    s.clear(), t.clear();
+    const int n = length(rng);
+    for (int k = 0; k < n; ++k) {
+      const auto r = static_cast<std::uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) -
+                                                cdf.begin());
+      s += (k ? " " : "") + src_words[std::min(r, kWords - 1)];
+      t += (k ? " " : "") + tgt_words[std::min(r, kWords - 1)];
+    }
+    src << s << '\n';
+    tgt << t << '\n';
+  }
+}
+
+struct Options {
+  std::vector<std::size_t> pairs{100'000, 1'000'000, 4'500'000};
+  int vocab = 32'000;
+  int max_tokens = 4096;
+  int threads = 0;
+  fs::path dir = fs::temp_directory_path() / "fathom-bench-data";
+  bool text = false, keep = false;
+};
+
+fathom::DataConfig data_config(const std::string& src, const std::string& tgt, const Options& o) {
+  fathom::DataConfig cfg;
+  cfg.train_source = src;
+  cfg.train_target = tgt;
+  cfg.vocab.size = o.vocab;
+  cfg.max_tokens = o.max_tokens;
+  cfg.max_len = 0;  // keep every pair: the sizes are the corpus's
+  return cfg;
+}
+
+// --- child processes: each prints one line "key value key value ..." on stdout ---------------
+
+int child_prepare(const std::string& src, const std::string& tgt, const std::string& cache,
+                  const Options& o) {
+  fathom::PrepareOptions p;
+  p.threads = o.threads;
+  const auto start = Clock::now();
+  const auto corpus = fathom::prepare_corpus(src, tgt, data_config(src, tgt, o).vocab, cache, p);
+  std::printf("wall %.3f cpu %.3f tokens %llu width %d vocab %lld\n", seconds_since(start),
+              cpu_seconds(), static_cast<unsigned long long>(corpus.train.stored_tokens()),
+              corpus.train.width(), static_cast<long long>(corpus.vocab->size()));
+  return 0;
+}
+
+int child_start(const std::string& src, const std::string& tgt, const std::string& cache,
+                const Options& o) {
+  const long anon_before = status_kib("RssAnon");
+  const auto start = Clock::now();
+  const fathom::Dataset d = fathom::load_dataset(data_config(src, tgt, o), cache, "");
+  const double load = seconds_since(start);
+  const fathom::BatchPlan plan = fathom::plan_batches(d.train, o.max_tokens);
+  fathom::BatchStream stream(d.train, plan, /*seed=*/1, 0, 0);
+  (void)stream.next();
+  const double first = seconds_since(start);
+  const long anon_after = status_kib("RssAnon");
+  const int batches = 200;
+  const auto t = Clock::now();
+  std::int64_t tokens = 0;
+  for (int i = 0; i < batches; ++i) tokens += stream.next().tgt_tokens;
+  const double per_batch = seconds_since(t) / batches;
+  std::printf(
+      "load %.3f first_batch %.3f anon_kib %ld batches %zu batch_ms %.3f batch_tokens %.0f\n", load,
+      first, anon_after - anon_before, plan.size(), 1000 * per_batch,
+      static_cast<double>(tokens) / batches);
+  return 0;
+}
+
+int child_text(const std::string& src, const std::string& tgt, const std::string& cache,
+               const Options& o) {
+  const long anon_before = status_kib("RssAnon");
+  const auto start = Clock::now();
+  const fathom::ParallelText text = fathom::read_parallel_text(src, tgt);
+  const auto corpus = fathom::prepare_corpus(src, tgt, data_config(src, tgt, o).vocab, cache, {});
+  const auto s = fathom::encode_all(*corpus.vocab, text.source, o.threads);
+  const auto t = fathom::encode_all(*corpus.vocab, text.target, o.threads);
+  std::printf("wall %.3f anon_kib %ld\n", seconds_since(start),
+              status_kib("RssAnon") - anon_before);
+  return s.size() == t.size() ? 0 : 1;
+}
+
+int child_step() {
+  const auto size = fathom::bench::find_train_size("small");
+  fathom::bench::FathomStep step(size, "post", torch::kCPU);
+  step.run(2);  // warm-up
+  const auto times = step.run(5);
+  std::printf("step_ms %.1f tokens %lld\n", times.ms(times.total()),
+              static_cast<long long>(times.tokens / std::max(1, times.steps)));
+  return 0;
+}
+
+// Runs this program again as a child in `mode`; returns its line as key -> value.
+std::vector<std::pair<std::string, double>> run_child(const std::vector<std::string>& args,
+                                                      long* peak_kib = nullptr) {
+  std::vector<std::string> argv{"/proc/self/exe"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  fathom::bench::ChildProcess child(argv);
+  std::string line;
+  child.read_line(line);
+  const long peak = child.finish();
+  if (peak_kib) *peak_kib = peak;
+  if (child.exit_status() != 0) throw std::runtime_error("child " + args[1] + " failed");
+  std::istringstream in(line);
+  std::vector<std::pair<std::string, double>> out;
+  std::string key;
+  double value = 0;
+  while (in >> key >> value) out.emplace_back(key, value);
+  return out;
+}
+
+double get(const std::vector<std::pair<std::string, double>>& kv, const std::string& key) {
+  for (const auto& [k, v] : kv)
+    if (k == key) return v;
+  throw std::runtime_error("no '" + key + "' in a child's line");
+}
+
+std::string options_args(const Options& o) {
+  return std::to_string(o.vocab) + " " + std::to_string(o.max_tokens) + " " +
+         std::to_string(o.threads);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace fs = std::filesystem;
-  const std::string dir =
-      argc > 1 ? argv[1] : std::string(FATHOM_SOURCE_DIR) + "/../shared/data/multi30k";
-  fathom::DataConfig cfg;
-  cfg.train_source = dir + "/train.de.gz";
-  cfg.train_target = dir + "/train.en.gz";
-  cfg.valid_source = dir + "/val.de.gz";
-  cfg.valid_target = dir + "/val.en.gz";
-  cfg.test_source = dir + "/test_2016_flickr.de.gz";
-  cfg.test_target = dir + "/test_2016_flickr.en.gz";
-  cfg.vocab.size = argc > 2 ? std::stoi(argv[2]) : 8000;
-  cfg.max_tokens = argc > 3 ? std::stoi(argv[3]) : 4096;
-  const fs::path cache =
-      fs::temp_directory_path() / ("fathom-bench-data-" + std::to_string(::getpid()));
-  try {
-    auto t = std::chrono::steady_clock::now();
-    auto text = fathom::read_parallel_text(cfg.train_source, cfg.train_target);
-    std::printf("read train (2 x %zu lines, gzip): %.3f s\n", text.source.size(), seconds_since(t));
-
-    t = std::chrono::steady_clock::now();
-    fathom::Dataset d = fathom::load_dataset(cfg, cache.string(), "");
-    std::printf("load_dataset, uncached (train %s %d + encode): %.3f s\n", cfg.vocab.type.c_str(),
-                cfg.vocab.size, seconds_since(t));
-    t = std::chrono::steady_clock::now();
-    d = fathom::load_dataset(cfg, cache.string(), "");
-    std::printf("load_dataset, cached (read + encode train/valid/test): %.3f s\n",
-                seconds_since(t));
-    std::printf("%s\n", d.description.c_str());
-
-    t = std::chrono::steady_clock::now();
-    const auto plan = fathom::plan_batches(d.train, cfg.max_tokens);
-    const auto order = fathom::epoch_batches(plan, 1, 0);
-    std::int64_t real = 0, padded = 0;
-    for (const auto& b : plan.batches) {
-      padded += fathom::padded_tokens(d.train, b);
-      for (std::size_t id : b)
-        real += static_cast<std::int64_t>(std::max(d.train[id].src.size(), d.train[id].tgt.size()));
+  Options o;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // A child: --child MODE SRC TGT CACHE VOCAB MAX_TOKENS THREADS
+  if (args.size() >= 1 && args[0] == "--child") {
+    try {
+      if (args.at(1) == "step") return child_step();
+      o.vocab = std::stoi(args.at(5));
+      o.max_tokens = std::stoi(args.at(6));
+      o.threads = std::stoi(args.at(7));
+      const std::string &src = args.at(2), &tgt = args.at(3), &cache = args.at(4);
+      if (args[1] == "prepare") return child_prepare(src, tgt, cache, o);
+      if (args[1] == "start") return child_start(src, tgt, cache, o);
+      if (args[1] == "text") return child_text(src, tgt, cache, o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
     }
-    std::printf(
-        "plan + epoch order: %.4f s; %zu batches of <= %d tokens, %.1f%% of padded "
-        "slots used\n",
-        seconds_since(t), plan.batches.size(), cfg.max_tokens, 100.0 * real / padded);
-    t = std::chrono::steady_clock::now();
-    for (const auto& b : order) (void)fathom::collate(d.train, b);
-    std::printf("collate one epoch: %.3f s\n", seconds_since(t));
-
-    fathom::SyntheticConfig s;
-    t = std::chrono::steady_clock::now();
-    const auto task = fathom::make_synthetic_task(s);
-    std::printf("synthetic task (%zu/%zu/%zu pairs): %.3f s\n", task.train.source.size(),
-                task.valid.source.size(), task.test.source.size(), seconds_since(t));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    fs::remove_all(cache);
     return 1;
   }
-  fs::remove_all(cache);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto value = [&] { return args.at(++i); };
+    if (args[i] == "--pairs") {
+      o.pairs.clear();
+      std::stringstream list(value());
+      for (std::string n; std::getline(list, n, ',');) o.pairs.push_back(std::stoull(n));
+    } else if (args[i] == "--vocab") {
+      o.vocab = std::stoi(value());
+    } else if (args[i] == "--max-tokens") {
+      o.max_tokens = std::stoi(value());
+    } else if (args[i] == "--threads") {
+      o.threads = std::stoi(value());
+    } else if (args[i] == "--dir") {
+      o.dir = value();
+    } else if (args[i] == "--text") {
+      o.text = true;
+    } else if (args[i] == "--keep") {
+      o.keep = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_data [--pairs N,N,...] [--vocab V] [--max-tokens T] "
+                   "[--threads K] [--dir DIR] [--text] [--keep]\n");
+      return 2;
+    }
+  }
+  try {
+    fs::create_directories(o.dir);
+    const long cores = o.threads > 0 ? o.threads : sysconf(_SC_NPROCESSORS_ONLN);
+    const auto step = run_child({"--child", "step"});
+    const double step_ms = get(step, "step_ms");
+    std::printf(
+        "small model (3+3 layers, d 256), one training step of %.0f target tokens: %.1f ms\n",
+        get(step, "tokens"), step_ms);
+    std::printf("vocabulary %d (BPE), max_tokens %d, %ld encoding threads\n\n", o.vocab,
+                o.max_tokens, cores);
+    std::printf("%10s | %9s %9s %12s %9s | %8s %9s %10s %9s %10s%s\n", "pairs", "prepare s",
+                "cpu s", "pairs/core-s", "peak MB", "start s", "RssAnon", "batch ms", "loader x",
+                "shards MB", o.text ? " | text RssAnon" : "");
+    std::vector<double> anon_mb;
+    for (std::size_t pairs : o.pairs) {
+      const std::string base = (o.dir / std::to_string(pairs)).string();
+      const std::string src = base + ".src", tgt = base + ".tgt", cache = base + ".cache";
+      if (!fs::exists(src) || !fs::exists(tgt)) write_corpus(src, tgt, pairs);
+      fs::remove_all(cache);
+      const std::string rest = options_args(o);
+      auto child = [&](const std::string& mode, long* peak = nullptr) {
+        std::vector<std::string> a{"--child", mode, src, tgt, cache};
+        std::istringstream r(rest);
+        for (std::string w; r >> w;) a.push_back(w);
+        return run_child(a, peak);
+      };
+      long prepare_peak = 0;
+      const auto prep = child("prepare", &prepare_peak);
+      child("start");  // the first start after preparing reads the shards from the disk cache
+      const auto start = child("start");
+      std::uintmax_t shard_bytes = 0;
+      for (const auto& e : fs::recursive_directory_iterator(cache))
+        if (e.is_regular_file() && (e.path().extension() == ".bin")) shard_bytes += e.file_size();
+      const double batch_ms = get(start, "batch_ms");
+      // How much faster batches are ready than the small model consumes them at the same budget.
+      const double loader_x = step_ms / batch_ms;
+      anon_mb.push_back(get(start, "anon_kib") / 1024.0);
+      std::string text_col;
+      if (o.text) {
+        const auto text = child("text");
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " | %10.0f MB", get(text, "anon_kib") / 1024.0);
+        text_col = buf;
+      }
+      std::printf("%10zu | %9.1f %9.1f %12.0f %9.0f | %8.2f %6.1f MB %10.3f %9.0f %10.0f%s\n",
+                  pairs, get(prep, "wall"), get(prep, "cpu"), pairs / get(prep, "cpu"),
+                  prepare_peak / 1024.0, get(start, "first_batch"), anon_mb.back(), batch_ms,
+                  loader_x, shard_bytes / 1e6, text_col.c_str());
+      std::fflush(stdout);
+      if (!o.keep) fs::remove_all(cache);
+    }
+    if (anon_mb.size() >= 2)
+      std::printf("\nRssAnon growth from %zu to %zu pairs: %.1f MB\n", o.pairs.front(),
+                  o.pairs.back(), anon_mb.back() - anon_mb.front());
+    std::printf(
+        "prepare s: wall time of `fathom data prepare` (read, vocabulary, encode, write); "
+        "start s: a training process to its first batch on the prepared corpus (hash, map, "
+        "plan, collate); RssAnon: private memory the data added to it; loader x: the small "
+        "model's step time over one batch's collation\n");
+    if (!o.keep) fs::remove_all(o.dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }

@@ -89,6 +89,7 @@ void add_report_command(CLI::App& app, GlobalOptions& options);
 void add_analyze_command(CLI::App& app, GlobalOptions& options);
 void add_db_command(CLI::App& app, GlobalOptions& options);
 void add_compare_command(CLI::App& app, GlobalOptions& options);
+void add_data_command(CLI::App& app, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& options);

@@ -19,6 +19,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU); OpenBLAS: ~25x faster BLAS
   libyaml-cpp-dev libsqlite3-dev sqlite3 zlib1g-dev
+  libxxhash-dev                               # XXH3: the content hash that keys prepared corpora
   libboost-math-dev                           # Student's t: intervals and Welch's test
   libpq-dev                                   # libpq: the PostgreSQL client library
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev

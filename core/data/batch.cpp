@@ -1,6 +1,8 @@
 #include "core/data/batch.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -11,27 +13,103 @@
 namespace fathom {
 namespace {
 
-std::int64_t len(const std::vector<std::int64_t>& v) { return static_cast<std::int64_t>(v.size()); }
+// The two kinds of split the batcher reads, seen alike: lengths with eos, and ids copied out.
+struct ExampleVectorAccess {
+  const std::vector<Example>& v;
+  std::size_t size() const { return v.size(); }
+  std::int64_t src_len(std::size_t i) const { return static_cast<std::int64_t>(v[i].src.size()); }
+  std::int64_t tgt_len(std::size_t i) const { return static_cast<std::int64_t>(v[i].tgt.size()); }
+  void copy_src(std::size_t i, std::int64_t* out) const {
+    std::copy(v[i].src.begin(), v[i].src.end(), out);
+  }
+  void copy_tgt(std::size_t i, std::int64_t* out) const {
+    std::copy(v[i].tgt.begin(), v[i].tgt.end(), out);
+  }
+};
 
-// A [rows, cols] int64 tensor holding each sequence left-aligned and padded with kPadId; with
-// shift_right, each row is bos followed by the sequence minus its last id.
-torch::Tensor pack(const std::vector<const std::vector<std::int64_t>*>& rows_data,
-                   std::int64_t cols, bool shift_right) {
-  const auto rows = static_cast<std::int64_t>(rows_data.size());
+// Rows of one side, left-aligned and padded with kPadId; with shift_right each row is bos
+// followed by the sequence minus its last id (the decoder input under teacher forcing).
+template <class Copy, class Length>
+torch::Tensor pack(const std::vector<std::size_t>& ids, std::int64_t cols, bool shift_right,
+                   Copy copy, Length length) {
+  const auto rows = static_cast<std::int64_t>(ids.size());
   auto out = torch::full({rows, cols}, kPadId, torch::kInt64);
   std::int64_t* p = out.data_ptr<std::int64_t>();
   for (std::int64_t r = 0; r < rows; ++r) {
-    const auto& seq = *rows_data[static_cast<std::size_t>(r)];
+    const std::size_t id = ids[static_cast<std::size_t>(r)];
     std::int64_t* row = p + r * cols;
-    if (shift_right && !seq.empty()) {
-      // Decoder input: bos, then the target without its last id (the final eos).
+    copy(id, row);
+    const std::int64_t n = length(id);
+    if (shift_right && n > 0) {
+      std::memmove(row + 1, row, static_cast<std::size_t>(n - 1) * sizeof(std::int64_t));
       row[0] = kBosId;
-      for (std::int64_t c = 1; c < len(seq); ++c) row[c] = seq[static_cast<std::size_t>(c - 1)];
-    } else {
-      std::copy(seq.begin(), seq.end(), row);
     }
   }
   return out;
+}
+
+template <class Access>
+Batch collate_from(const Access& a, const std::vector<std::size_t>& ids) {
+  Batch b;
+  std::int64_t s_len = 0, t_len = 0;
+  for (std::size_t id : ids) {
+    if (id >= a.size()) throw std::out_of_range("collate: example index out of range");
+    s_len = std::max(s_len, a.src_len(id));
+    t_len = std::max(t_len, a.tgt_len(id));
+    b.src_tokens += a.src_len(id);
+    b.tgt_tokens += a.tgt_len(id);
+  }
+  auto copy_src = [&](std::size_t id, std::int64_t* out) { a.copy_src(id, out); };
+  auto copy_tgt = [&](std::size_t id, std::int64_t* out) { a.copy_tgt(id, out); };
+  auto src_len = [&](std::size_t id) { return a.src_len(id); };
+  auto tgt_len = [&](std::size_t id) { return a.tgt_len(id); };
+  b.src = pack(ids, s_len, false, copy_src, src_len);
+  b.tgt_in = pack(ids, t_len, true, copy_tgt, tgt_len);
+  b.tgt_out = pack(ids, t_len, false, copy_tgt, tgt_len);
+  b.ids = ids;
+  return b;
+}
+
+template <class Access>
+std::int64_t padded_from(const Access& a, const std::vector<std::size_t>& ids) {
+  std::int64_t longest = 0;
+  for (std::size_t id : ids) longest = std::max({longest, a.src_len(id), a.tgt_len(id)});
+  return longest * static_cast<std::int64_t>(ids.size());
+}
+
+template <class Access>
+BatchPlan plan_from(const Access& a, std::int64_t max_tokens) {
+  if (max_tokens <= 0) throw std::invalid_argument("plan_batches: max_tokens must be positive");
+  if (a.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("plan_batches: more than 2^32 examples");
+  BatchPlan plan;
+  plan.max_tokens = max_tokens;
+  plan.examples = a.size();
+  plan.order.resize(a.size());
+  std::iota(plan.order.begin(), plan.order.end(), std::uint32_t{0});
+  // Stable: equal-length examples keep corpus order, so the plan is fully determined.
+  std::stable_sort(plan.order.begin(), plan.order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const std::int64_t sx = a.src_len(x), sy = a.src_len(y);
+    if (sx != sy) return sx < sy;
+    return a.tgt_len(x) < a.tgt_len(y);
+  });
+  std::size_t in_batch = 0;
+  std::int64_t longest = 0;
+  for (std::size_t k = 0; k < plan.order.size(); ++k) {
+    const std::uint32_t id = plan.order[k];
+    const std::int64_t l = std::max(a.src_len(id), a.tgt_len(id));
+    const std::int64_t grown = std::max(longest, l);
+    if (in_batch > 0 && grown * static_cast<std::int64_t>(in_batch + 1) > max_tokens) {
+      in_batch = 0;
+      longest = 0;
+    }
+    if (in_batch == 0) plan.starts.push_back(k);
+    ++in_batch;
+    longest = std::max(longest, l);
+  }
+  plan.starts.push_back(plan.order.size());
+  if (plan.order.empty()) plan.starts.clear();
+  return plan;
 }
 
 }  // namespace
@@ -50,76 +128,56 @@ Batch Batch::to(torch::Device device) const {
   return b;
 }
 
+Batch collate(const TokenPairs& examples, const std::vector<std::size_t>& ids) {
+  return collate_from(examples, ids);
+}
+
 Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids) {
-  std::vector<const std::vector<std::int64_t>*> srcs, tgts;
-  Batch b;
-  std::int64_t s_len = 0, t_len = 0;
-  for (std::size_t id : ids) {
-    const Example& e = examples.at(id);
-    srcs.push_back(&e.src);
-    tgts.push_back(&e.tgt);
-    s_len = std::max(s_len, len(e.src));
-    t_len = std::max(t_len, len(e.tgt));
-    b.src_tokens += len(e.src);
-    b.tgt_tokens += len(e.tgt);
-  }
-  b.src = pack(srcs, s_len, false);
-  b.tgt_in = pack(tgts, t_len, true);
-  b.tgt_out = pack(tgts, t_len, false);
-  b.ids = ids;
-  return b;
+  return collate_from(ExampleVectorAccess{examples}, ids);
+}
+
+std::int64_t padded_tokens(const TokenPairs& examples, const std::vector<std::size_t>& ids) {
+  return padded_from(examples, ids);
 }
 
 std::int64_t padded_tokens(const std::vector<Example>& examples,
                            const std::vector<std::size_t>& ids) {
-  std::int64_t longest = 0;
-  for (std::size_t id : ids)
-    longest = std::max({longest, len(examples[id].src), len(examples[id].tgt)});
-  return longest * static_cast<std::int64_t>(ids.size());
+  return padded_from(ExampleVectorAccess{examples}, ids);
+}
+
+std::vector<std::size_t> BatchPlan::batch(std::size_t b) const {
+  return std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(starts.at(b)),
+                                  order.begin() + static_cast<std::ptrdiff_t>(starts.at(b + 1)));
+}
+
+std::vector<std::vector<std::size_t>> BatchPlan::all() const {
+  std::vector<std::vector<std::size_t>> out;
+  out.reserve(size());
+  for (std::size_t b = 0; b < size(); ++b) out.push_back(batch(b));
+  return out;
+}
+
+BatchPlan plan_batches(const TokenPairs& examples, std::int64_t max_tokens) {
+  return plan_from(examples, max_tokens);
 }
 
 BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens) {
-  if (max_tokens <= 0) throw std::invalid_argument("plan_batches: max_tokens must be positive");
-  std::vector<std::size_t> order(examples.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  // Stable: equal-length examples keep corpus order, so the plan is fully determined.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Example& x = examples[a];
-    const Example& y = examples[b];
-    if (x.src.size() != y.src.size()) return x.src.size() < y.src.size();
-    return x.tgt.size() < y.tgt.size();
-  });
-
-  BatchPlan plan;
-  plan.max_tokens = max_tokens;
-  plan.examples = examples.size();
-  std::vector<std::size_t> current;
-  std::int64_t longest = 0;
-  for (std::size_t id : order) {
-    const std::int64_t l = std::max(len(examples[id].src), len(examples[id].tgt));
-    const std::int64_t grown = std::max(longest, l);
-    if (!current.empty() && grown * static_cast<std::int64_t>(current.size() + 1) > max_tokens) {
-      plan.batches.push_back(std::move(current));
-      current.clear();
-      longest = 0;
-    }
-    current.push_back(id);
-    longest = std::max(longest, l);
-  }
-  if (!current.empty()) plan.batches.push_back(std::move(current));
-  return plan;
+  return plan_from(ExampleVectorAccess{examples}, max_tokens);
 }
 
-std::vector<std::vector<std::size_t>> epoch_batches(const BatchPlan& plan, std::uint64_t seed,
-                                                    std::int64_t epoch) {
+std::vector<std::size_t> epoch_order(const BatchPlan& plan, std::uint64_t seed,
+                                     std::int64_t epoch) {
   // A stream of its own, so other users of the same training seed draw unrelated numbers.
   constexpr std::uint64_t kBatchOrderStream = 0x6261746368ULL;  // "batch"
   std::mt19937_64 rng(
       derive_seed(derive_seed(seed, kBatchOrderStream), static_cast<std::uint64_t>(epoch)));
-  const auto perm = random_permutation(plan.batches.size(), rng);
+  return random_permutation(plan.size(), rng);
+}
+
+std::vector<std::vector<std::size_t>> epoch_batches(const BatchPlan& plan, std::uint64_t seed,
+                                                    std::int64_t epoch) {
   std::vector<std::vector<std::size_t>> out;
-  out.reserve(perm.size());
-  for (std::size_t i : perm) out.push_back(plan.batches[i]);
+  for (std::size_t b : epoch_order(plan, seed, epoch)) out.push_back(plan.batch(b));
   return out;
 }
 
@@ -128,7 +186,8 @@ std::size_t drop_long_examples(std::vector<Example>& examples, std::int64_t max_
   const std::size_t before = examples.size();
   examples.erase(std::remove_if(examples.begin(), examples.end(),
                                 [&](const Example& e) {
-                                  return len(e.src) - 1 > max_len || len(e.tgt) - 1 > max_len;
+                                  return static_cast<std::int64_t>(e.src.size()) - 1 > max_len ||
+                                         static_cast<std::int64_t>(e.tgt.size()) - 1 > max_len;
                                 }),
                  examples.end());
   return before - examples.size();

@@ -12,16 +12,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/data/example.h"
+#include "core/data/token_pairs.h"
+
 namespace fathom {
-
-// One sentence pair as ids. Both sides end with eos: src = encode(source) + eos,
-// tgt = encode(target) + eos.
-struct Example {
-  std::vector<std::int64_t> src, tgt;
-};
-
-// Builds an Example from already encoded ids (appends eos to both sides).
-Example make_example(std::vector<std::int64_t> src, std::vector<std::int64_t> tgt);
 
 // A padded mini-batch, on the CPU unless moved with to().
 struct Batch {
@@ -35,26 +29,41 @@ struct Batch {
   std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
 };
 
-// Stacks examples[ids[0]], examples[ids[1]], ... into one Batch.
+// Stacks examples[ids[0]], examples[ids[1]], ... into one Batch. The training split is read
+// where it lies (TokenPairs: in memory or a prepared corpus's mapping); evaluation sets are
+// vectors of Examples. Both give the same Batch for the same ids.
+Batch collate(const TokenPairs& examples, const std::vector<std::size_t>& ids);
 Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids);
 
 // The padded size a batch of these examples would have: rows * max(longest src, longest tgt).
+std::int64_t padded_tokens(const TokenPairs& examples, const std::vector<std::size_t>& ids);
 std::int64_t padded_tokens(const std::vector<Example>& examples,
                            const std::vector<std::size_t>& ids);
 
-// The fixed grouping of a split's examples into batches (in length-sorted order).
+// The fixed grouping of a split's examples into batches (in length-sorted order), held flat:
+// 4 bytes an example and 8 a batch, so a plan of millions of pairs stays small.
 struct BatchPlan {
-  std::vector<std::vector<std::size_t>> batches;  // example indices per batch
+  std::vector<std::uint32_t> order;  // example indices, length-sorted, batch after batch
+  std::vector<std::size_t> starts;   // batch b is order[starts[b] .. starts[b + 1])
   std::int64_t max_tokens = 0;
   std::size_t examples = 0;
+
+  std::size_t size() const { return starts.empty() ? 0 : starts.size() - 1; }
+  bool empty() const { return size() == 0; }
+  std::vector<std::size_t> batch(std::size_t b) const;  // example indices of batch b
+  std::vector<std::vector<std::size_t>> all() const;    // every batch, in plan order
 };
 
 // Greedy length-bucketed batching under the token budget. An example that alone exceeds the
 // budget gets a batch of its own. max_tokens must be > 0 (std::invalid_argument otherwise).
+BatchPlan plan_batches(const TokenPairs& examples, std::int64_t max_tokens);
 BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens);
 
-// The batches of one epoch: plan.batches permuted by a permutation that depends only on
-// (seed, epoch). Evaluation can use plan.batches directly (sorted, deterministic).
+// The order in which one epoch visits the plan's batches: a permutation of 0..plan.size()-1
+// that depends only on (seed, epoch). Evaluation can use the plan's order (sorted,
+// deterministic).
+std::vector<std::size_t> epoch_order(const BatchPlan& plan, std::uint64_t seed, std::int64_t epoch);
+// The batches of one epoch, materialised: plan.batch(epoch_order(...)[k]) for each k.
 std::vector<std::vector<std::size_t>> epoch_batches(const BatchPlan& plan, std::uint64_t seed,
                                                     std::int64_t epoch);
 

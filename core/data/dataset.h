@@ -8,13 +8,18 @@
 
 #include "base/config/config.h"
 #include "core/data/batch.h"
+#include "core/data/prepared_corpus.h"
+#include "core/data/token_pairs.h"
 #include "core/data/vocab.h"
 
 namespace fathom {
 
 struct Dataset {
   std::shared_ptr<Vocab> vocab;  // joint source/target vocabulary
-  std::vector<Example> train, valid, test;
+  // The training pairs where they lie: a prepared corpus's mapping (data.task parallel) or
+  // memory (synthetic, lm); pairs longer than data.max_len already left out.
+  TokenPairs train;
+  std::vector<Example> valid, test;
   // Raw text of the evaluation sets, aligned with valid/test (BLEU references and sources).
   // A language model (lm_text.h): the documents in *_target, no *_source.
   std::vector<std::string> valid_source, valid_target, test_source, test_target;
@@ -26,22 +31,24 @@ struct Dataset {
 };
 
 // Loads the data for cfg.task:
-//  - "parallel": reads train_source/train_target (required) and the valid/test pairs (optional:
-//    both paths empty -> empty split; one of the two empty -> InputError). Paths are plain or
-//    gzip text; relative paths are resolved against config_dir (empty: current directory). The
-//    SentencePiece vocabulary is trained on the training text, or reused, under cache_dir (see
-//    vocab_cache.h).
+//  - "parallel": maps the training pairs from their prepared corpus under cache_dir, preparing
+//    it first if needed (prepared_corpus.h: `prepare` sets its threads and progress bar), and
+//    reads the valid/test pairs as text (optional: both paths empty -> empty split; one of the
+//    two empty -> InputError). Paths are plain or gzip text; relative paths are resolved
+//    against config_dir (empty: current directory). The SentencePiece vocabulary is the one
+//    the corpus was prepared with (trained on its training text, vocab_cache.h).
 //  - "synthetic": generates the task of synthetic.h with a word vocabulary; no files.
 //  - "lm": language-model text (lm_text.h).
 // Training pairs longer than cfg.max_len on either side are dropped (valid/test are kept whole;
 // lm: documents, not blocks).
 // Throws InputError for every user-facing problem, naming the file or the config field.
 Dataset load_dataset(const DataConfig& cfg, const std::string& cache_dir,
-                     const std::string& config_dir);
+                     const std::string& config_dir, const PrepareOptions& prepare = {});
 
 // The data a run of `config` trains on: load_dataset(), and for a decoder-only model a
-// synthetic pair read as one sequence (as_language_model in lm_text.h).
+// synthetic pair read as one sequence (as_language_model in lm_text.h). A corpus is prepared
+// on config.train.threads threads (prepare.threads is set from it).
 Dataset load_run_dataset(const RunConfig& config, const std::string& cache_dir,
-                         const std::string& config_dir);
+                         const std::string& config_dir, PrepareOptions prepare = {});
 
 }  // namespace fathom

@@ -54,7 +54,7 @@ double bits_per_byte(double nll_sum_nats, std::int64_t bytes) {
 }
 
 Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache_dir,
-                                 const std::string& config_dir) {
+                                 const std::string& config_dir, const PrepareOptions&) {
   if (cfg.train_text.empty())
     throw InputError("", 0, "data.train_text", "required when data.task is lm");
   const std::string train_path = resolve_data_path(cfg.train_text, config_dir);
@@ -65,10 +65,11 @@ Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache
   auto vocab = train_or_load_sentencepiece(train, {}, cfg.vocab, cache_dir);
   Dataset d;
   d.vocab = vocab;
-  d.train = language_model_examples(encode_all(*vocab, train), cfg.lm_block);
+  d.train =
+      TokenPairs::from_examples(language_model_examples(encode_all(*vocab, train), cfg.lm_block));
   d.valid = language_model_examples(encode_all(*vocab, valid), cfg.lm_block);
   d.test = language_model_examples(encode_all(*vocab, test), cfg.lm_block);
-  if (cfg.lm_block == 0) d.dropped_long = drop_long_examples(d.train, cfg.max_len);
+  if (cfg.lm_block == 0) d.train = d.train.without_longer_than(cfg.max_len, &d.dropped_long);
   d.valid_bytes = text_bytes(valid);
   d.test_bytes = text_bytes(test);
   d.valid_target = std::move(valid);
@@ -91,7 +92,9 @@ Dataset as_language_model(Dataset pairs) {
       e.tgt = std::move(sequence);
     }
   };
-  join(pairs.train);
+  std::vector<Example> train = pairs.train.to_examples();
+  join(train);
+  pairs.train = TokenPairs::from_examples(train);
   join(pairs.valid);
   join(pairs.test);
   auto join_text = [](std::vector<std::string>& targets, const std::vector<std::string>& sources) {

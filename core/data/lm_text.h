@@ -22,7 +22,7 @@ namespace fathom {
 
 // Loads data.task "lm". Throws InputError naming the file (and line) or the config key.
 Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache_dir,
-                                 const std::string& config_dir);
+                                 const std::string& config_dir, const PrepareOptions& = {});
 
 // Every pair of `pairs` as one sequence (source, eos, target, eos); the raw texts joined the
 // same way, and no byte counts (the synthetic symbols are not text).

@@ -11,18 +11,19 @@ namespace fathom {
 
 class BatchStream {
  public:
-  BatchStream(const std::vector<Example>& examples, const BatchPlan& plan, std::uint64_t seed,
-              int64_t epoch, int64_t position);
+  // `examples` is a handle (its storage is shared, not copied); `plan` must outlive the stream.
+  BatchStream(TokenPairs examples, const BatchPlan& plan, std::uint64_t seed, int64_t epoch,
+              int64_t position);
   Batch next();
   int64_t epoch() const { return epoch_; }
   int64_t position() const { return position_; }  // next batch index within the epoch
 
  private:
-  const std::vector<Example>& examples_;
+  TokenPairs examples_;
   const BatchPlan& plan_;
   std::uint64_t seed_;
   int64_t epoch_, position_;
-  std::vector<std::vector<size_t>> order_;
+  std::vector<size_t> order_;  // the epoch's permutation of the plan's batches
 };
 
 // A BatchStream read one batch ahead on a background thread, so collating (and on CUDA

@@ -17,7 +17,7 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
   const bool was_training = model.is_training();
   model.eval();
   double smoothed = 0, nll = 0;
-  for (const auto& ids : plan_batches(examples, max_tokens).batches) {
+  for (const auto& ids : plan_batches(examples, max_tokens).all()) {
     Batch batch = collate(examples, ids).to(device);
     LossSums sums =
         label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
@@ -40,7 +40,7 @@ std::vector<std::string> translate(TransformerImpl& model, const std::vector<Exa
   // Beam search holds beam x rows sequences: shrink the batch budget accordingly.
   const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
   int64_t done = 0;
-  for (const auto& ids : plan_batches(examples, budget).batches) {
+  for (const auto& ids : plan_batches(examples, budget).all()) {
     throw_if_stop_requested(stop, "decoding the test set");
     Batch batch = collate(examples, ids);
     auto outputs = search(model, batch.src.to(device), options);

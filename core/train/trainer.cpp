@@ -88,9 +88,10 @@ struct Window {
 // The data of `config`. The data layer knows the key a problem is at, not the config file:
 // its errors are located at the key's line in the config (data.max_len = 1: "no training
 // pairs left" at that line, not at "<input>").
-Dataset load_located(const RunConfig& config, const std::string& cache_dir) {
+Dataset load_located(const RunConfig& config, const std::string& cache_dir,
+                     const PrepareOptions& prepare) {
   try {
-    return load_run_dataset(config, cache_dir, "");
+    return load_run_dataset(config, cache_dir, "", prepare);
   } catch (const InputError& e) {
     if (!e.file().empty() || e.field().empty()) throw;
     config_error(config, e.field(), e.message());
@@ -150,8 +151,17 @@ class TrainingSession {
     return std::nullopt;
   }
 
-  void load_data() {
-    data_.emplace(load_located(config_, options_.cache_dir));
+  // Loading may prepare the corpus (minutes on a large one): a stop request ends it between
+  // chunks, the chunks done kept for the next session.
+  std::optional<TrainOutcome> load_data() {
+    PrepareOptions prepare;
+    prepare.progress = options_.progress;
+    prepare.stop = options_.stop_requested;
+    try {
+      data_.emplace(load_located(config_, options_.cache_dir, prepare));
+    } catch (const StopRequested& stop) {
+      return stopped_before_training(store_, run_, stop.what());
+    }
     if (data_->train.empty())
       config_error(config_, "data.train_source", "no training pairs left after filtering");
     if (tc_.probe_every > 0 && data_->valid.empty())
@@ -162,6 +172,7 @@ class TrainingSession {
                    std::to_string(tc_.probe_sentences) +
                        " probe pairs, but the validation set has " +
                        std::to_string(data_->valid.size()));
+    return std::nullopt;
   }
 
   void build_model() {
@@ -642,7 +653,7 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   session.hold_unless_resuming();
   if (auto stopped = session.stopped_before("loading the data")) return *stopped;
-  session.load_data();
+  if (auto stopped = session.load_data()) return *stopped;
   if (auto stopped = session.stopped_before("building the model")) return *stopped;
   session.build_model();
   session.resume();

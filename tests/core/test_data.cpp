@@ -235,21 +235,22 @@ TEST(Batching, EveryBatchWithinBudgetAndEveryExampleOncePerEpoch) {
   const int64_t budget = 256;
   const BatchPlan plan = plan_batches(ex, budget);
   bool saw_oversized_alone = false;
-  for (const auto& b : plan.batches) {
+  const auto batches = plan.all();
+  for (const auto& b : batches) {
     ASSERT_FALSE(b.empty());
     if (b.size() > 1) {
       EXPECT_LE(padded_tokens(ex, b), budget);
     }
     if (b.size() == 1 && b[0] == ex.size() - 1) saw_oversized_alone = true;
     // The padded size matches the collated tensors.
-    if (&b == &plan.batches.front()) {
+    if (&b == &batches.front()) {
       const Batch t = collate(ex, b);
       EXPECT_EQ(padded_tokens(ex, b), t.src.size(0) * std::max(t.src.size(1), t.tgt_out.size(1)));
     }
   }
   EXPECT_TRUE(saw_oversized_alone);
   // Bucketing keeps padding low: far fewer batches than rows.
-  EXPECT_LT(plan.batches.size(), ex.size() / 4);
+  EXPECT_LT(plan.size(), ex.size() / 4);
 
   for (int64_t epoch = 0; epoch < 3; ++epoch) {
     std::vector<int> seen(ex.size(), 0);
@@ -263,12 +264,12 @@ TEST(Batching, EveryBatchWithinBudgetAndEveryExampleOncePerEpoch) {
 TEST(Batching, OrderIsAFunctionOfSeedAndEpoch) {
   const auto ex = random_examples(2000, 40, 3);
   const BatchPlan plan = plan_batches(ex, 200);
-  ASSERT_GT(plan.batches.size(), 20u);
+  ASSERT_GT(plan.size(), 20u);
   EXPECT_EQ(epoch_batches(plan, 1, 0), epoch_batches(plan, 1, 0));
   EXPECT_EQ(epoch_batches(plan, 1, 5), epoch_batches(plan_batches(ex, 200), 1, 5));
   EXPECT_NE(epoch_batches(plan, 1, 0), epoch_batches(plan, 1, 1));
   EXPECT_NE(epoch_batches(plan, 1, 0), epoch_batches(plan, 2, 0));
-  EXPECT_NE(epoch_batches(plan, 1, 0), plan.batches);  // shuffled, not the sorted order
+  EXPECT_NE(epoch_batches(plan, 1, 0), plan.all());  // shuffled, not the sorted order
 }
 
 TEST(Batching, PermutationIsPortable) {
@@ -282,12 +283,12 @@ TEST(Batching, SortedByLengthAndStable) {
   std::vector<Example> ex = {make_example({1, 1, 1}, {1}), make_example({1}, {1, 1}),
                              make_example({1}, {1}), make_example({1}, {1, 1})};
   const BatchPlan plan = plan_batches(ex, 1000);
-  ASSERT_EQ(plan.batches.size(), 1u);
-  EXPECT_EQ(plan.batches[0], (std::vector<size_t>{2, 1, 3, 0}));
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan.batch(0), (std::vector<size_t>{2, 1, 3, 0}));
   // Widths in sorted order are 2, 3, 3, 4 (with eos). Budget 6: {2,1} pads to 2 * 3 = 6;
   // adding 3 would give 3 * 3 = 9; {3, 0} would give 2 * 4 = 8.
   const BatchPlan small = plan_batches(ex, 6);
-  EXPECT_EQ(small.batches, (std::vector<std::vector<size_t>>{{2, 1}, {3}, {0}}));
+  EXPECT_EQ(small.all(), (std::vector<std::vector<size_t>>{{2, 1}, {3}, {0}}));
 }
 
 TEST(Batching, DropLongExamples) {
@@ -562,7 +563,7 @@ TEST(LoadDataset, Synthetic) {
   cfg.max_len = 8;
   d = load_dataset(cfg, "", "");
   EXPECT_GT(d.dropped_long, 0u);
-  for (const auto& ex : d.train) EXPECT_LE(ex.src.size(), 9u);
+  for (const auto& ex : d.train.to_examples()) EXPECT_LE(ex.src.size(), 9u);
 }
 
 // Reading Multi30k twice: the second load reuses the cached vocabulary and encodes the same

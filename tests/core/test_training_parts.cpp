@@ -439,14 +439,15 @@ TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
   for (int i = 0; i < 23; ++i)
     examples.push_back(make_example(std::vector<std::int64_t>(1 + i % 5, 4 + i % 7),
                                     std::vector<std::int64_t>(1 + i % 3, 5 + i % 6)));
-  const BatchPlan plan = plan_batches(examples, 12);
-  ASSERT_GT(plan.batches.size(), 3u);
+  const TokenPairs pairs = TokenPairs::from_examples(examples);
+  const BatchPlan plan = plan_batches(pairs, 12);
+  ASSERT_GT(plan.size(), 3u);
   for (int64_t start : {0, 2}) {
-    BatchStream plain(examples, plan, /*seed=*/9, /*epoch=*/1, start);
-    PrefetchingBatchStream ahead(BatchStream(examples, plan, 9, 1, start), torch::kCPU);
+    BatchStream plain(pairs, plan, /*seed=*/9, /*epoch=*/1, start);
+    PrefetchingBatchStream ahead(BatchStream(pairs, plan, 9, 1, start), torch::kCPU);
     EXPECT_EQ(ahead.epoch(), 1);
     EXPECT_EQ(ahead.position(), start);
-    for (size_t i = 0; i < 3 * plan.batches.size(); ++i) {
+    for (size_t i = 0; i < 3 * plan.size(); ++i) {
       const Batch expected = plain.next();
       const Batch got = ahead.next();
       EXPECT_EQ(got.ids, expected.ids) << i;

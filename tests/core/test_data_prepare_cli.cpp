@@ -1,0 +1,109 @@
+// `fathom data prepare` as a user runs it, and a run that trains on the corpus it prepared:
+// two processes preparing at once make one entry, a second call maps it, `train` maps it too,
+// and a config with nothing to prepare is refused at its key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/process.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_data_prepare_cli {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+class DataPrepareCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+    // 800 pairs of a two-language toy corpus, relative to the config's folder.
+    const std::vector<std::string> de = {"der", "Hund", "läuft", "im", "Park", "ein", "Mann"};
+    const std::vector<std::string> en = {"the", "dog", "runs", "in", "park", "a", "man"};
+    std::mt19937_64 rng(11);
+    fs::create_directories(dir_ / "corpus");
+    std::ofstream src(dir_ / "corpus/train.de"), tgt(dir_ / "corpus/train.en");
+    for (int i = 0; i < 800; ++i) {
+      const int n = 2 + static_cast<int>(rng() % 6);
+      for (int k = 0; k < n; ++k) {
+        const size_t w = rng() % de.size();
+        src << (k ? " " : "") << de[w];
+        tgt << (k ? " " : "") << en[w];
+      }
+      src << "\n";
+      tgt << "\n";
+    }
+    std::ofstream(dir_ / "corpus/valid.de") << "der Hund\nein Mann im Park\n";
+    std::ofstream(dir_ / "corpus/valid.en") << "the dog\na man in park\n";
+    std::ofstream(dir_ / "toy.yaml")
+        << "name: toy\n"
+           "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+           "data:\n"
+           "  task: parallel\n"
+           "  train_source: corpus/train.de\n"
+           "  train_target: corpus/train.en\n"
+           "  valid_source: corpus/valid.de\n"
+           "  valid_target: corpus/valid.en\n"
+           "  vocab: {size: 40}\n"
+           "  max_tokens: 256\n"
+           "train: {lr: 0.005, warmup: 2, max_updates: 4, valid_every: 4, log_every: 2}\n"
+           "eval: {beam: 1}\n";
+  }
+  ProgramResult fathom(std::vector<std::string> args) {
+    args.insert(args.begin(), {binary_.string(), "--db", (dir_ / "runs.db").string()});
+    return fathom::run_program(args, "", {}, 300);
+  }
+  fathom::testing::TempDir scratch_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
+};
+
+TEST_F(DataPrepareCli, TwoProcessesAtOnceMakeOneEntryThatTrainingMaps) {
+  const std::string config = (dir_ / "toy.yaml").string();
+  ProgramResult a, b;
+  std::thread first([&] { a = fathom({"--json", "data", "prepare", config}); });
+  std::thread second([&] { b = fathom({"--json", "data", "prepare", config}); });
+  first.join();
+  second.join();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja["entry"], jb["entry"]);
+  EXPECT_EQ(ja["pairs"], 800);
+  EXPECT_EQ(ja["bytes_per_token"], 2);
+  EXPECT_NE(ja["reused"].get<bool>(), jb["reused"].get<bool>());  // one prepared, one mapped
+  const std::string entry = ja["entry"];
+  EXPECT_EQ(fs::path(entry).parent_path(), dir_ / "runs.cache");  // beside the store
+
+  const ProgramResult again = fathom({"data", "prepare", config, "--no-progress"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already prepared: 800 pairs"), std::string::npos) << again.out;
+
+  const ProgramResult train = fathom({"train", config, "--no-progress"});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  const auto store =
+      fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  const auto tags = store.tags(1);
+  ASSERT_TRUE(tags.count("data"));
+  EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
+      << tags.at("data");
+}
+
+TEST_F(DataPrepareCli, ASyntheticTaskHasNothingToPrepare) {
+  std::ofstream(dir_ / "tiny.yaml") << fathom::testing::tiny_config_yaml("tiny", "{}");
+  const ProgramResult r = fathom({"data", "prepare", (dir_ / "tiny.yaml").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("data.task"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tiny.yaml"), std::string::npos) << r.err;  // the file, and its line
+}
+
+}  // namespace test_data_prepare_cli
