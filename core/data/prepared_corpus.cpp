@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -329,6 +330,56 @@ std::size_t prepare_into(const fs::path& tmp, const fs::path& partial,
   return resumed;
 }
 
+// What stat() says of a corpus file: if none of it changed, neither did its bytes (the change
+// time cannot be set back by touch or a copy tool, unlike the modification time).
+nlohmann::json file_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return nullptr;
+  return {{"dev", st.st_dev},
+          {"ino", st.st_ino},
+          {"size", st.st_size},
+          {"mtime_ns", st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec},
+          {"ctime_ns", st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec}};
+}
+
+// The entry's key without reading the text when the files are as they were the last time they
+// were hashed here (as git and ccache do): <root>/known-corpora/ remembers, per pair of paths and
+// vocabulary, the files' stamps and the key they hashed to. Hashing is the one part of a start
+// that grows with the corpus (about a second a GB; a WMT14 En-Fr start would pay ~10 s).
+std::string remembered_key(const fs::path& root, const std::string& source_path,
+                           const std::string& target_path, const VocabConfig& vocab) {
+  check_corpus_file(source_path);
+  check_corpus_file(target_path);
+  std::error_code ec;
+  ContentHash name;
+  name.add_field(kFormat);
+  name.add_field(fs::absolute(source_path, ec).lexically_normal().string());
+  name.add_field(fs::absolute(target_path, ec).lexically_normal().string());
+  name.add_field(vocab.type);
+  name.add_field(std::to_string(vocab.size));
+  const fs::path memo = root / "known-corpora" / (name.hex() + ".json");
+  const nlohmann::json stamps = {{"source", file_stamp(source_path)},
+                                 {"target", file_stamp(target_path)}};
+  try {
+    const nlohmann::json known = nlohmann::json::parse(read_small_file(memo));
+    if (known.at("stamps") == stamps) return known.at("key").get<std::string>();
+  } catch (const std::exception&) {
+    // none yet, or unreadable: hash
+  }
+  const std::string key = prepared_corpus_key(source_path, target_path, vocab);
+  // Best effort: a cache that cannot be written only costs the next start a hash.
+  fs::create_directories(memo.parent_path(), ec);
+  const fs::path tmp = memo.string() + ".tmp-" + corpus_tmp_suffix();
+  std::ofstream(tmp) << nlohmann::json{
+      {"source", source_path},
+      {"target", target_path},
+      {"stamps", stamps},
+      {"key", key}}.dump(2);
+  fs::rename(tmp, memo, ec);
+  if (ec) fs::remove(tmp, ec);
+  return key;
+}
+
 }  // namespace
 
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
@@ -347,9 +398,9 @@ std::string prepared_corpus_key(const std::string& source_path, const std::strin
 PreparedCorpus prepare_corpus(const std::string& source_path, const std::string& target_path,
                               const VocabConfig& vocab, const std::string& cache_dir,
                               const PrepareOptions& options) {
-  const std::string key = prepared_corpus_key(source_path, target_path, vocab);
   const fs::path root =
       cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache" : fs::path(cache_dir);
+  const std::string key = remembered_key(root, source_path, target_path, vocab);
   const fs::path entry = root / key;
   std::error_code ec;
   // An entry that cannot be trusted is set aside (renamed, so a reader that mapped it keeps its

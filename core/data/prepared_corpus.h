@@ -17,7 +17,9 @@
 // place, so no reader ever sees half of it. Processes that need the same entry at once take a lock
 // file beside it: one prepares, the others wait and map its result.
 //
-// Loading an entry hashes the two text files (~1 s a GB), checks the entry's sizes and hashes
+// Loading an entry finds its key -- remembered from the files' stat() (size, inode, modification
+// and change times) when they are as they were last hashed, else by hashing them (~1 s a GB) --
+// checks the entry's sizes and hashes
 // (a truncated or damaged entry is set aside and prepared again, with a warning) and maps
 // tokens.bin and index.bin read-only (MappedFile): the text is not read, and the process holds
 // no copy of the corpus.

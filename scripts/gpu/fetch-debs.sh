@@ -20,6 +20,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   zlib1g-dev zlib1g
   libsentencepiece-dev libsentencepiece0
+  libxxhash-dev libxxhash0                   # XXH3: the keys of prepared corpora
   libgtest-dev googletest
   libboost1.74-dev                           # Boost.Math headers (Student's t) and Boost's CMake config
   pkg-config pkgconf pkgconf-bin libpkgconf3

@@ -169,6 +169,17 @@ TEST(PreparedCorpus, AChangedCorpusIsPreparedAgain) {
   EXPECT_NE(second.entry, first.entry);
   EXPECT_EQ(second.train.size(), 301u);
   expect_ids_of_the_text(dir, second);
+
+  {  // one byte changed in place, the size kept: the key remembered for the file must not serve
+    std::fstream f(dir.file("train.en"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.put(static_cast<char>(f.peek() == 'a' ? 'b' : 'a'));
+  }
+  const PreparedCorpus third = prepare(dir);
+  EXPECT_FALSE(third.reused);
+  EXPECT_NE(third.entry, second.entry);
+  expect_ids_of_the_text(dir, third);
+  EXPECT_TRUE(prepare(dir).reused);
 }
 
 TEST(PreparedCorpus, ATruncatedOrDamagedShardIsPreparedAgain) {
