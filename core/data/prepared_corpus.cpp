@@ -194,12 +194,67 @@ fs::path chunk_path(const fs::path& partial, std::size_t chunk, const char* what
   return partial / name;
 }
 
-// Encodes pairs [first, first + n) and writes them as chunk files (renamed into place last, so
-// a chunk file that exists is whole).
-void write_chunk(const fs::path& partial, std::size_t chunk, const ParallelText& text,
-                 std::size_t first, std::size_t n, const Vocab& vocab, int width, int threads) {
-  const std::vector<std::string> src(text.source.begin() + first, text.source.begin() + first + n);
-  const std::vector<std::string> tgt(text.target.begin() + first, text.target.begin() + first + n);
+// Both sides read line by line in step, as read_parallel_text reads them whole.
+class PairReader {
+ public:
+  PairReader(const std::string& source_path, const std::string& target_path)
+      : source_(source_path), target_(target_path) {}
+  // The next pair; false at the end of both. Sides of different lengths are the text reader's
+  // line count mismatch, counted to the end of the longer.
+  bool next(std::string& source, std::string& target) {
+    const bool s = source_.next(source), t = target_.next(target);
+    if (s == t) return s;
+    std::string rest;
+    while (source_.next(rest)) {
+    }
+    while (target_.next(rest)) {
+    }
+    throw line_count_mismatch(source_.path(), source_.lines_read(), target_.path(),
+                              target_.lines_read());
+  }
+
+ private:
+  LineReader source_, target_;
+};
+
+struct CorpusCounts {
+  std::size_t pairs = 0, one_side_empty = 0, source_non_empty = 0, target_non_empty = 0;
+};
+
+// The first pass: how many pairs, and every error of the text (UTF-8, alignment, gzip).
+CorpusCounts count_pairs(const std::string& source_path, const std::string& target_path) {
+  CorpusCounts c;
+  PairReader pairs(source_path, target_path);
+  for (std::string s, t; pairs.next(s, t);) {
+    ++c.pairs;
+    c.one_side_empty += s.empty() != t.empty();
+    c.source_non_empty += !s.empty();
+    c.target_non_empty += !t.empty();
+  }
+  return c;
+}
+
+// The vocabulary, trained on the lines vocab_cache.h picks, streamed from the files.
+std::shared_ptr<SentencePieceVocab> corpus_vocabulary(
+    const std::string& key, const std::string& source_path, const std::string& target_path,
+    const CorpusCounts& counts, const VocabConfig& cfg, const std::string& cache_dir) {
+  auto write = [&](const std::string& path) {
+    TrainingTextWriter out(path, counts.source_non_empty + counts.target_non_empty);
+    for (const std::string& file : {source_path, target_path}) {
+      LineReader lines(file);
+      for (std::string line; lines.next(line);) out.offer(line);
+    }
+    return out.close();
+  };
+  return train_or_load_sentencepiece_streamed(key, counts.pairs, counts.pairs, write, cfg,
+                                              cache_dir);
+}
+
+// Encodes `src`/`tgt` (one chunk's lines) and writes them as chunk files, renamed into place
+// last, so a chunk file that exists is whole.
+void write_chunk(const fs::path& partial, std::size_t chunk, const std::vector<std::string>& src,
+                 const std::vector<std::string>& tgt, const Vocab& vocab, int width, int threads) {
+  const std::size_t n = src.size();
   const auto src_ids = encode_all(vocab, src, threads);
   const auto tgt_ids = encode_all(vocab, tgt, threads);
   const fs::path tokens = chunk_path(partial, chunk, "tokens"),
@@ -251,17 +306,17 @@ bool chunk_is_whole(const fs::path& partial, std::size_t chunk, std::size_t n, i
 }
 
 // Encodes the corpus chunk by chunk into `partial` (skipping whole chunks of an earlier try),
-// then assembles the entry's files in `tmp`.
-// Returns the pairs found encoded by an earlier try.
-std::size_t prepare_into(const fs::path& tmp, const fs::path& partial,
+// then assembles the entry's files in `tmp`. The text is streamed: one chunk's lines are held
+// at a time, whatever the corpus's size. Returns the pairs found encoded by an earlier try.
+std::size_t prepare_into(const std::string& key, const fs::path& tmp, const fs::path& partial,
                          const std::string& source_path, const std::string& target_path,
                          const VocabConfig& cfg, const std::string& cache_dir,
                          const PrepareOptions& options) {
   const std::size_t kChunkPairs = std::max<std::size_t>(1, options.chunk_pairs);
-  const ParallelText text = read_parallel_text(source_path, target_path);
-  const auto vocab = train_or_load_sentencepiece(text.source, text.target, cfg, cache_dir);
+  const CorpusCounts counts = count_pairs(source_path, target_path);
+  const auto vocab = corpus_vocabulary(key, source_path, target_path, counts, cfg, cache_dir);
   const int width = vocab->size() <= 65536 ? 2 : 4;
-  const std::size_t pairs = text.source.size();
+  const std::size_t pairs = counts.pairs;
   const std::size_t chunks = (pairs + kChunkPairs - 1) / kChunkPairs;
   std::error_code ec;
   fs::create_directories(partial, ec);
@@ -269,13 +324,21 @@ std::size_t prepare_into(const fs::path& tmp, const fs::path& partial,
 
   ProgressBar bar("prepare", static_cast<std::int64_t>(pairs), options.progress);
   std::size_t resumed = 0;
+  PairReader reader(source_path, target_path);
+  std::vector<std::string> src, tgt;
   for (std::size_t c = 0; c < chunks; ++c) {
     throw_if_stop_requested(options.stop, "preparing the corpus");
     const std::size_t first = c * kChunkPairs, n = std::min(kChunkPairs, pairs - first);
-    if (chunk_is_whole(partial, c, n, width))
+    const bool whole = chunk_is_whole(partial, c, n, width);
+    src.resize(n);
+    tgt.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!reader.next(src[i], tgt[i]))
+        throw InputError(source_path, 0, "", "the corpus changed while it was being prepared");
+    if (whole)
       resumed += n;
     else
-      write_chunk(partial, c, text, first, n, *vocab, width, options.threads);
+      write_chunk(partial, c, src, tgt, *vocab, width, options.threads);
     bar.update(static_cast<std::int64_t>(first + n),
                resumed > 0 ? std::to_string(resumed) + " pairs from an earlier try" : "");
   }
@@ -316,7 +379,7 @@ std::size_t prepare_into(const fs::path& tmp, const fs::path& partial,
                          {"width", width},
                          {"vocab_size", vocab->size()},
                          {"vocab", {{"type", cfg.type}, {"size", cfg.size}}},
-                         {"one_side_empty", text.one_side_empty},
+                         {"one_side_empty", counts.one_side_empty},
                          {"source", source_path},
                          {"target", target_path}};
   meta["tokens_hash"] = tokens.close();
@@ -395,6 +458,17 @@ std::string prepared_corpus_key(const std::string& source_path, const std::strin
   return "corpus-" + h.hex();
 }
 
+std::shared_ptr<SentencePieceVocab> prepare_corpus_vocabulary(const std::string& source_path,
+                                                              const std::string& target_path,
+                                                              const VocabConfig& vocab,
+                                                              const std::string& cache_dir) {
+  const fs::path root =
+      cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache" : fs::path(cache_dir);
+  const std::string key = remembered_key(root, source_path, target_path, vocab);
+  return corpus_vocabulary(key, source_path, target_path, count_pairs(source_path, target_path),
+                           vocab, cache_dir);
+}
+
 PreparedCorpus prepare_corpus(const std::string& source_path, const std::string& target_path,
                               const VocabConfig& vocab, const std::string& cache_dir,
                               const PrepareOptions& options) {
@@ -430,7 +504,7 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
   if (ec) throw FileWriteError(tmp.string() + ": cannot create: " + ec.message());
   std::size_t resumed = 0;
   try {
-    resumed = prepare_into(tmp, partial, source_path, target_path, vocab, cache_dir, options);
+    resumed = prepare_into(key, tmp, partial, source_path, target_path, vocab, cache_dir, options);
     fs::rename(tmp, entry, ec);
     if (ec)
       throw FileWriteError(entry.string() + ": cannot place the prepared corpus: " + ec.message());

@@ -60,6 +60,13 @@ struct PreparedCorpus {
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
                                 const VocabConfig& vocab);
 
+// The corpus's vocabulary alone, trained (or found) as prepare_corpus does it: what a
+// benchmark times apart from the encoding.
+std::shared_ptr<SentencePieceVocab> prepare_corpus_vocabulary(const std::string& source_path,
+                                                              const std::string& target_path,
+                                                              const VocabConfig& vocab,
+                                                              const std::string& cache_dir);
+
 // The corpus of (source_path, target_path) under `cache_dir` (empty: <system temp>/fathom-cache),
 // prepared first if needed. Throws InputError for bad text (as read_parallel_text), a bad
 // vocabulary config (data.vocab.*), or a cache that cannot be written (naming the folder).

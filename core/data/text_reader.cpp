@@ -1,39 +1,105 @@
 #include "core/data/text_reader.h"
 
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 
 #include "base/util/error.h"
-#include "base/util/file_bytes.h"
 #include "base/util/utf8.h"
 
 namespace fathom {
 
-std::vector<std::string> read_lines(const std::string& path) {
+LineReader::LineReader(const std::string& path) : path_(path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path, 0, "", "file not found");
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path, 0, "", "is a directory, expected a text file");
-  const std::string data = read_file_bytes(path);
-  if (data.empty()) throw InputError(path, 0, "", "file is empty");
+  gz_ = gzopen(path.c_str(), "rb");
+  if (!gz_) throw InputError(path, 0, "", std::string("cannot open file: ") + std::strerror(errno));
+  gzbuffer(static_cast<gzFile>(gz_), 1 << 17);  // fewer system calls on big corpora
+}
 
-  std::string_view text(data);
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // BOM is not content
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const std::size_t bad = find_invalid_utf8(line);
-    if (bad != std::string_view::npos)
-      throw InputError(path, static_cast<int>(lines.size() + 1), "",
-                       "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
-    lines.emplace_back(line);
-    start = end + 1;
+LineReader::~LineReader() {
+  if (gz_) gzclose(static_cast<gzFile>(gz_));
+}
+
+bool LineReader::fill() {
+  auto* gz = static_cast<gzFile>(gz_);
+  block_.resize(1 << 20);
+  const int n = gzread(gz, block_.data(), static_cast<unsigned>(block_.size()));
+  if (n < 0) {
+    int code = 0;
+    const std::string why = gzerror(gz, &code);
+    throw InputError(path_, 0, "", "corrupt gzip data: " + why);
   }
+  block_.resize(static_cast<std::size_t>(n));
+  pos_ = 0;
+  if (n > 0) {
+    bytes_ += static_cast<std::uint64_t>(n);
+    return true;
+  }
+  // A truncated stream reads as a clean end of file; only gzerror tells (Z_BUF_ERROR).
+  int code = Z_OK;
+  gzerror(gz, &code);
+  if (code == Z_BUF_ERROR)
+    throw InputError(path_, 0, "", "truncated gzip file (unexpected end of compressed data)");
+  if (bytes_ == 0) throw InputError(path_, 0, "", "file is empty");
+  return false;
+}
+
+bool LineReader::next(std::string& line) {
+  line.clear();
+  if (ended_) return false;
+  bool any = false;  // whether this line has a byte or its newline
+  for (;;) {
+    if (pos_ >= block_.size() && !fill()) {
+      ended_ = true;
+      if (!any) return false;  // a final newline adds no empty line
+      break;
+    }
+    if (at_start_) {  // the first block is whole (gzread fills it unless the file ends)
+      at_start_ = false;
+      if (block_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;  // a BOM is not content
+      if (pos_ >= block_.size()) continue;
+    }
+    const char* begin = block_.data() + pos_;
+    const void* nl = std::memchr(begin, '\n', block_.size() - pos_);
+    if (!nl) {
+      line.append(begin, block_.size() - pos_);
+      pos_ = block_.size();
+      any = true;
+      continue;
+    }
+    const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+    line.append(begin, n);
+    pos_ += n + 1;
+    break;
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  ++lines_;
+  const std::size_t bad = find_invalid_utf8(line);
+  if (bad != std::string_view::npos)
+    throw InputError(path_, static_cast<int>(lines_), "",
+                     "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+  return true;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  LineReader reader(path);
+  std::vector<std::string> lines;
+  for (std::string line; reader.next(line);) lines.push_back(line);
   return lines;
+}
+
+InputError line_count_mismatch(const std::string& source_path, std::size_t source_lines,
+                               const std::string& target_path, std::size_t target_lines) {
+  return InputError(source_path, 0, "",
+                    "line count mismatch: " + source_path + " has " + std::to_string(source_lines) +
+                        " lines but " + target_path + " has " + std::to_string(target_lines) +
+                        "; source and target must be aligned line by line");
 }
 
 ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path) {
@@ -41,11 +107,7 @@ ParallelText read_parallel_text(const std::string& source_path, const std::strin
   text.source = read_lines(source_path);
   text.target = read_lines(target_path);
   if (text.source.size() != text.target.size())
-    throw InputError(source_path, 0, "",
-                     "line count mismatch: " + source_path + " has " +
-                         std::to_string(text.source.size()) + " lines but " + target_path +
-                         " has " + std::to_string(text.target.size()) +
-                         "; source and target must be aligned line by line");
+    throw line_count_mismatch(source_path, text.source.size(), target_path, text.target.size());
   for (std::size_t i = 0; i < text.source.size(); ++i)
     if (text.source[i].empty() != text.target[i].empty()) ++text.one_side_empty;
   return text;

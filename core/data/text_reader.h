@@ -3,10 +3,40 @@
 // 1f 8b, so a compressed file without a .gz suffix still works). Every problem is reported as
 // a fathom::InputError that names the file, and the line where there is one.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/util/error.h"
+
 namespace fathom {
+
+// A corpus file read line by line (plain or gzip, by the magic bytes), holding one block of it
+// at a time: what read_lines() returns, without the whole file in memory. Lines are as
+// read_lines() gives them (a trailing '\r' stripped, a byte-order mark at the start dropped, a
+// final newline adding no empty line) and checked the same way (InputError naming the file,
+// and the 1-based line for invalid UTF-8; "file is empty" for zero bytes of text).
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  // The next line into `line`; false at the end of the file.
+  bool next(std::string& line);
+  std::size_t lines_read() const { return lines_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  bool fill();  // reads the next block; false at the end
+  std::string path_;
+  void* gz_ = nullptr;  // gzFile: zlib reads plain files as they are
+  std::string block_;
+  std::size_t pos_ = 0;
+  std::size_t lines_ = 0;
+  std::uint64_t bytes_ = 0;
+  bool at_start_ = true, ended_ = false;
+};
 
 // `path` as given when absolute or when `config_dir` is empty, else relative to `config_dir`.
 std::string resolve_data_path(const std::string& path, const std::string& config_dir);
@@ -24,6 +54,11 @@ struct ParallelText {
   // so the loader can report them.
   std::size_t one_side_empty = 0;
 };
+
+// The error of two sides that do not align: "line count mismatch: ..." naming both files and
+// both counts (InputError at the source file).
+InputError line_count_mismatch(const std::string& source_path, std::size_t source_lines,
+                               const std::string& target_path, std::size_t target_lines);
 
 // Reads both sides with read_lines and checks that they have the same number of lines
 // (InputError naming both files and both counts otherwise).

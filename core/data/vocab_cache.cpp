@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <unordered_map>
 
@@ -61,24 +62,24 @@ std::string unique_suffix() {
 // Writes the joint training text: non-empty lines of both sides, evenly subsampled to the cap.
 std::size_t write_training_text(const fs::path& path, const std::vector<std::string>& source,
                                 const std::vector<std::string>& target) {
-  std::vector<const std::string*> lines;
-  lines.reserve(source.size() + target.size());
+  std::size_t n = 0;
   for (const auto* side : {&source, &target})
-    for (const auto& line : *side)
-      if (!line.empty()) lines.push_back(&line);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path.string(), 0, "", "cannot write SentencePiece training text");
-  const std::size_t n = lines.size(), keep = std::min(n, kMaxTrainLines);
-  for (std::size_t k = 0; k < keep; ++k) out << *lines[k * n / keep] << '\n';
-  out.close();
-  if (!out) throw InputError(path.string(), 0, "", "cannot write SentencePiece training text");
-  return keep;
+    for (const auto& line : *side) n += !line.empty();
+  TrainingTextWriter out(path.string(), n);
+  for (const auto* side : {&source, &target})
+    for (const auto& line : *side) out.offer(line);
+  return out.close();
 }
 
-void train_into(const fs::path& dir, const std::vector<std::string>& source,
-                const std::vector<std::string>& target, const VocabConfig& cfg) {
+// What train_into writes beside the model, for whoever looks in the cache.
+struct TrainingTextCounts {
+  std::size_t source_lines = 0, target_lines = 0;
+};
+
+void train_into(const fs::path& dir, const std::function<std::size_t(const std::string&)>& write,
+                const TrainingTextCounts& counts, const VocabConfig& cfg) {
   const fs::path text = dir / "train.txt";
-  const std::size_t lines = write_training_text(text, source, target);
+  const std::size_t lines = write(text.string());
   if (lines == 0)
     throw InputError("", 0, "data.train_source", "no non-empty training lines for the vocabulary");
   // The map form passes paths verbatim (the string form would split them at spaces).
@@ -114,7 +115,7 @@ void train_into(const fs::path& dir, const std::vector<std::string>& source,
   // describes itself wrongly (the entry is renamed into place only after this).
   std::ostringstream meta;
   meta << "format " << kFormatVersion << "\ntype " << cfg.type << "\nsize " << cfg.size
-       << "\nsource_lines " << source.size() << "\ntarget_lines " << target.size()
+       << "\nsource_lines " << counts.source_lines << "\ntarget_lines " << counts.target_lines
        << "\ntraining_lines " << lines << "\n";
   write_file_or_throw((dir / "meta.txt").string(), meta.str(), "the vocabulary cache's meta.txt");
 }
@@ -137,13 +138,38 @@ std::string sentencepiece_cache_key(const std::vector<std::string>& source,
   return "spm-" + cfg.type + "-" + std::to_string(cfg.size) + "-" + hex;
 }
 
-std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
-    const std::vector<std::string>& source, const std::vector<std::string>& target,
-    const VocabConfig& cfg, const std::string& cache_dir) {
+TrainingTextWriter::TrainingTextWriter(const std::string& path, std::size_t non_empty_lines)
+    : path_(path),
+      out_(path, std::ios::binary),
+      lines_(non_empty_lines),
+      keep_(std::min(non_empty_lines, kMaxTrainLines)) {
+  if (!out_) throw InputError(path, 0, "", "cannot write SentencePiece training text");
+}
+
+void TrainingTextWriter::offer(const std::string& line) {
+  if (line.empty()) return;
+  // Line j of the non-empty lines is kept when it is line k * n / keep for the next k.
+  if (written_ < keep_ && seen_ == written_ * lines_ / keep_) {
+    out_ << line << '\n';
+    ++written_;
+  }
+  ++seen_;
+}
+
+std::size_t TrainingTextWriter::close() {
+  out_.close();
+  if (!out_) throw InputError(path_, 0, "", "cannot write SentencePiece training text");
+  return written_;
+}
+
+namespace {
+
+std::shared_ptr<SentencePieceVocab> train_or_load_entry(
+    const std::string& key, const std::function<std::size_t(const std::string&)>& write,
+    const TrainingTextCounts& counts, const VocabConfig& cfg, const std::string& cache_dir) {
   check_config(cfg);
   const fs::path root =
       cache_dir.empty() ? fs::temp_directory_path() / "fathom-cache" : fs::path(cache_dir);
-  const std::string key = sentencepiece_cache_key(source, target, cfg);
   const fs::path entry = root / key;
   const fs::path model = entry / "spm.model";
   std::error_code ec;
@@ -167,7 +193,7 @@ std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
   fs::create_directories(tmp, ec);
   if (ec) throw InputError(tmp.string(), 0, "", "cannot create cache folder: " + ec.message());
   try {
-    train_into(tmp, source, target, cfg);
+    train_into(tmp, write, counts, cfg);
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;
@@ -183,6 +209,34 @@ std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
                        "cannot create cache entry: " + rename_error.message());
   }
   return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/false);
+}
+
+}  // namespace
+
+std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
+    const std::vector<std::string>& source, const std::vector<std::string>& target,
+    const VocabConfig& cfg, const std::string& cache_dir) {
+  check_config(cfg);
+  return train_or_load_entry(
+      sentencepiece_cache_key(source, target, cfg),
+      [&](const std::string& path) { return write_training_text(path, source, target); },
+      {source.size(), target.size()}, cfg, cache_dir);
+}
+
+std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece_streamed(
+    const std::string& corpus_hash, std::size_t source_lines, std::size_t target_lines,
+    const std::function<std::size_t(const std::string& path)>& write_training_text,
+    const VocabConfig& cfg, const std::string& cache_dir) {
+  check_config(cfg);
+  Fnv1a h;
+  h.add(std::string(kFormatVersion));
+  h.add(cfg.type);
+  h.add(static_cast<std::uint64_t>(cfg.size));
+  h.add(corpus_hash);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.h));
+  return train_or_load_entry("spm-" + cfg.type + "-" + std::to_string(cfg.size) + "-f" + hex,
+                             write_training_text, {source_lines, target_lines}, cfg, cache_dir);
 }
 
 }  // namespace fathom

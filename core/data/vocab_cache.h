@@ -7,6 +7,9 @@
 // The entry is built in a temporary folder next to it and renamed into place, so concurrent
 // processes never see a half-written model: whichever rename lands first wins and the others
 // use its result.
+#include <cstddef>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +33,30 @@ std::string sentencepiece_cache_key(const std::vector<std::string>& source,
 // SentencePiece training errors, and for cache folders that cannot be written.
 std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece(
     const std::vector<std::string>& source, const std::vector<std::string>& target,
+    const VocabConfig& cfg, const std::string& cache_dir);
+
+// The training text's lines as train_or_load_sentencepiece picks them, written as they are
+// offered one by one: of the `non_empty_lines` non-empty lines offered (source's, then
+// target's; empty lines are offered too and skipped), at most 2M, evenly strided.
+class TrainingTextWriter {
+ public:
+  TrainingTextWriter(const std::string& path, std::size_t non_empty_lines);
+  void offer(const std::string& line);
+  std::size_t close();  // the lines written; InputError naming the file if writing failed
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  std::size_t lines_, keep_, seen_ = 0, written_ = 0;
+};
+
+// The same model for a corpus too large to hold: the lines are streamed by
+// `write_training_text(path)` (with a TrainingTextWriter), called only when no cache entry
+// exists, and the entry is keyed by `corpus_hash` (the prepared corpus's key) instead of the
+// lines. Trained on the same lines, it is the model train_or_load_sentencepiece makes.
+std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece_streamed(
+    const std::string& corpus_hash, std::size_t source_lines, std::size_t target_lines,
+    const std::function<std::size_t(const std::string& path)>& write_training_text,
     const VocabConfig& cfg, const std::string& cache_dir);
 
 }  // namespace fathom

@@ -19,6 +19,7 @@
 #include "core/data/prepared_corpus.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab.h"
+#include "core/data/vocab_cache.h"
 #include "core/train/stop_request.h"
 #include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
@@ -137,6 +138,34 @@ TEST(PreparedCorpus, HoldsTheVocabularysIdsOfEveryLineInTwoBytes) {
   EXPECT_TRUE(again.reused);
   EXPECT_EQ(again.entry, c.entry);
   expect_ids_of_the_text(dir, again);
+}
+
+// The vocabulary trained from the streamed text is the one train_or_load_sentencepiece trains
+// from the lines held whole (same lines picked, same settings): every line encodes alike, so
+// runs started before corpora were prepared resume with the same ids.
+TEST(PreparedCorpus, StreamsTheVocabularyTheTextPathTrains) {
+  TempDir dir;
+  write_corpus(dir, 900, 21);
+  const PreparedCorpus c = prepare(dir);
+  const ParallelText text = read_parallel_text(dir.file("train.de"), dir.file("train.en"));
+  const auto whole =
+      train_or_load_sentencepiece(text.source, text.target, small_vocab(), dir.file("other-cache"));
+  ASSERT_EQ(whole->size(), c.vocab->size());
+  for (std::int64_t id = 0; id < whole->size(); ++id)
+    ASSERT_EQ(whole->piece(id), c.vocab->piece(id)) << id;
+  for (const auto* side : {&text.source, &text.target})
+    for (const auto& line : *side) ASSERT_EQ(whole->encode(line), c.vocab->encode(line)) << line;
+}
+
+// Below the cap of 2M lines every non-empty line is written, in the order offered.
+TEST(TrainingTextWriter, OffersEveryNonEmptyLineBelowTheCap) {
+  TempDir dir;
+  TrainingTextWriter out(dir.file("t.txt"), 3);
+  for (const std::string line : {"a", "", "b", "c", ""}) out.offer(line);
+  EXPECT_EQ(out.close(), 3u);
+  std::ifstream in(dir.file("t.txt"));
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(all, "a\nb\nc\n");
 }
 
 // The batches of a prepared corpus are the batches of the same pairs held as Examples (what
