@@ -102,10 +102,24 @@ PgConnection::~PgConnection() {
 }
 
 std::string PgConnection::scrub(std::string message) const {
-  for (const auto& password : passwords_)
-    if (!password.empty())
-      for (size_t pos; (pos = message.find(password)) != std::string::npos;)
-        message.replace(pos, password.size(), "***");
+  return scrub_passwords(std::move(message), passwords_);
+}
+
+std::string scrub_passwords(std::string message, const std::vector<std::string>& passwords) {
+  // libpq quotes what it parsed, and a password it split ("p@ss@Secret6": user "u", password
+  // "p", host "ss@Secret6@...") shows up in pieces: every piece of 4 or more characters goes,
+  // the longest first, and each whole password whatever its length.
+  constexpr size_t kShortestPiece = 4;
+  auto replace_all = [&](const std::string& piece) {
+    for (size_t pos; (pos = message.find(piece)) != std::string::npos;)
+      message.replace(pos, piece.size(), "***");
+  };
+  for (const auto& password : passwords)
+    if (!password.empty()) replace_all(password);
+  for (const auto& password : passwords)
+    for (size_t length = password.size(); length >= kShortestPiece; --length)
+      for (size_t begin = 0; begin + length <= password.size(); ++begin)
+        replace_all(password.substr(begin, length));
   return trim(message);
 }
 

@@ -22,12 +22,13 @@ namespace {
 std::vector<std::pair<size_t, size_t>> password_spans(const std::string& text) {
   std::vector<std::pair<size_t, size_t>> spans;
   // scheme://user:password@host -- the password is between the first ':' after "://" and the
-  // last '@' of the authority (a password may itself contain '@' when not percent-encoded).
+  // last '@' of the whole text: a password that is not percent-encoded may hold '@', '/', '?'
+  // and '#' ("u:ab/Secret1@host", "u:p@ss@Secret6@host"), which libpq then reads as the end of
+  // the user part or of the host. Taking the last '@' hides such a password whole; when an '@'
+  // only appears later (a query value), more than the password is hidden, never less.
   if (const auto scheme_end = text.find("://"); scheme_end != std::string::npos) {
     const size_t start = scheme_end + 3;
-    size_t authority_end = text.find_first_of("/?#", start);
-    if (authority_end == std::string::npos) authority_end = text.size();
-    const size_t at = text.rfind('@', authority_end);
+    const size_t at = text.rfind('@');
     if (at != std::string::npos && at > start) {
       const size_t colon = text.find(':', start);
       if (colon != std::string::npos && colon < at) spans.emplace_back(colon + 1, at);

@@ -165,9 +165,14 @@ TEST_F(BadInput, AHeartbeatTimeoutBelowThreeBeatsIsRefused) {
 // No message may show a password -- also for a URL too malformed for libpq to parse, whose
 // error quotes the URL (an unclosed IPv6 bracket; a bad percent escape in the password).
 TEST_F(BadInput, AMalformedStoreUrlNeverShowsItsPassword) {
+  // And passwords holding a URL's reserved characters unencoded (issue 57 item 1), which libpq
+  // reads as the end of the user part or of the host and quotes in pieces.
   for (const std::string url :
        {"postgresql://alice:S3cretPW@[::1", "postgresql://alice:S3cr%ZZetPW@127.0.0.1:1/db",
-        "postgresql://alice@127.0.0.1:1/db?password=S3cretPW&sslmode=x"}) {
+        "postgresql://alice@127.0.0.1:1/db?password=S3cretPW&sslmode=x",
+        "postgresql://u:ab/S3cret1@127.0.0.1:1/db", "postgresql://u:ab?S3cret2@127.0.0.1:1/db",
+        "postgresql://u:ab#S3cret3@127.0.0.1:1/db", "postgresql://u:Wr@ngS3cr4@127.0.0.1:1/db",
+        "postgresql://u:p@ss@S3cret6@127.0.0.1:1/db"}) {
     SCOPED_TRACE(url);
     const ProgramResult r = fathom::run_program({binary_.string(), "--db", url, "runs"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
