@@ -106,6 +106,11 @@ CREATE TABLE probe_points (
   PRIMARY KEY (run_id, probe, step)
 );
 )sql"},
+      {"v5: runs_queued, the queued runs of each sweep in id order (claim_next_run)",
+       R"sql(
+-- SQLite's v5 adds the index PostgreSQL's v1 already made: nothing to do where it exists.
+CREATE INDEX IF NOT EXISTS runs_queued ON runs(sweep, id) WHERE status = 'queued';
+)sql"},
   };
   return steps;
 }

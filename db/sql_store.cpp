@@ -262,10 +262,7 @@ std::optional<RunRecord> SqlStore::claim_next_run(const std::string& sweep, cons
     // One statement picks and takes the oldest queued run; a server skips rows another
     // claimer holds, so concurrent claimers take different runs and none waits.
     std::optional<int64_t> id;
-    sql().query("UPDATE runs SET " + take_run_set("?2", "?3", "?4") +
-                    " WHERE id = (SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'" +
-                    id_not_in(skip) + " ORDER BY id LIMIT 1" + sql().lock_skipping_locked() +
-                    ") RETURNING id",
+    sql().query(claim_next_sql(skip, sql().lock_skipping_locked()),
                 {sweep, now, sql_text_or_null(host), sql_text_or_null(device)},
                 [&](const SqlRow& row) { id = row.int64(0); });
     if (id) claimed = select_run_by_id(*id);  // inside this transaction: what was claimed
