@@ -14,6 +14,9 @@ namespace {
 constexpr const char* kRunColumns =
     "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, "
     "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
+constexpr const char* kUpsertTag =
+    "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
 constexpr const char* kAnalysisColumns =
     "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
 
@@ -68,18 +71,36 @@ SqlStore::SqlStore(std::unique_ptr<SqlSession> session) : session_(std::move(ses
 
 // ---- writes ---------------------------------------------------------------------------------
 
+int64_t SqlStore::insert_run(const NewRun& run, double now) {
+  int64_t id = 0;
+  sql().query(
+      "INSERT INTO runs (name, sweep, config_json, config_yaml, status, host, device, git_rev,"
+      " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+      {run.name, sql_text_or_null(run.sweep), run.config_json, run.config_yaml, run.status,
+       sql_text_or_null(run.host), sql_text_or_null(run.device), sql_text_or_null(run.git_rev),
+       now},
+      [&](const SqlRow& row) { id = row.int64(0); });
+  return id;
+}
+
 int64_t SqlStore::create_run(const NewRun& run, double now) {
   int64_t id = 0;
-  sql().write([&] {
-    sql().query(
-        "INSERT INTO runs (name, sweep, config_json, config_yaml, status, host, device, git_rev,"
-        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
-        {run.name, sql_text_or_null(run.sweep), run.config_json, run.config_yaml, run.status,
-         sql_text_or_null(run.host), sql_text_or_null(run.device), sql_text_or_null(run.git_rev),
-         now},
-        [&](const SqlRow& row) { id = row.int64(0); });
-  });
+  sql().write([&] { id = insert_run(run, now); });
   return id;
+}
+
+std::vector<int64_t> SqlStore::create_runs(const std::vector<NewTaggedRun>& runs, double now) {
+  std::vector<int64_t> ids;
+  sql().write([&] {
+    ids.clear();  // a retried transaction starts again
+    std::vector<std::vector<SqlValue>> tags;
+    for (const auto& r : runs) {
+      ids.push_back(insert_run(r.run, now));
+      for (const auto& [key, value] : r.tags) tags.push_back({ids.back(), key, value});
+    }
+    sql().execute_for_each(kUpsertTag, tags);
+  });
+  return ids;
 }
 
 int64_t SqlStore::take_run(int64_t run, const std::string& host, const std::string& device,
@@ -187,10 +208,7 @@ void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts
 void SqlStore::set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) {
   sql().write([&] {
     check_fence(run, fence);
-    sql().query(
-        "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
-        {run, key, value});
+    sql().query(kUpsertTag, {run, key, value});
   });
 }
 

@@ -17,6 +17,7 @@ class SqlStore : public StoreBackend {
 
   // ---- writes ----
   int64_t create_run(const NewRun& run, double now) override;
+  std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs, double now) override;
   int64_t take_run(int64_t run, const std::string& host, const std::string& device,
                    double now) override;
   void mark_running(int64_t run, const std::string& host, const std::string& device, double now,
@@ -79,6 +80,8 @@ class SqlStore : public StoreBackend {
   void check_fence(int64_t run, Fence fence);
   void require_changed(int64_t changed, int64_t run, Fence fence);
   void insert_artifact(int64_t run, const Artifact& artifact, double now);
+  // Inside a write transaction: the new run's row; returns its id.
+  int64_t insert_run(const NewRun& run, double now);
   // Inside a write transaction: each row's layout and point (db/sql_store_probes.cpp).
   void insert_probes(int64_t run, const std::vector<ProbeRow>& rows);
   // The runs a SELECT of the run columns picks ("WHERE ..." and "ORDER BY ..." as given), each

@@ -58,6 +58,10 @@ class Store {
 
   // ---- writes (each one transaction) ----
   int64_t create_run(const NewRun& run);
+  // Records every run with its tags in one transaction (all or none), as create_run and
+  // set_tag one by one would, with one created_at; returns their ids in order. Queueing a
+  // sweep: one commit per batch instead of one per run and per tag.
+  std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs);
   // Takes the run for this process (`fathom train`, a resume): running, with a new lease
   // generation that fences off every earlier holder (db/lease.h).
   Lease mark_running(int64_t run, const std::string& host, const std::string& device);

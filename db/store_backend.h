@@ -30,6 +30,8 @@ class StoreBackend {
   using Fence = std::optional<int64_t>;
 
   virtual int64_t create_run(const NewRun& run, double now) = 0;
+  // Every run and its tags in one transaction; their ids in order.
+  virtual std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs, double now) = 0;
   // Takes the run for a new holder: running, host/device, started_at if unset, a new lease
   // generation (returned).
   virtual int64_t take_run(int64_t run, const std::string& host, const std::string& device,
