@@ -17,6 +17,10 @@ constexpr const char* kRunColumns =
 constexpr const char* kUpsertTag =
     "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
     " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
+// kRunColumns with the configs read as '': what a poll needs, in the columns read_run reads.
+constexpr const char* kRunStateColumns =
+    "id, name, sweep, '', '', status, error, host, device, git_rev, "
+    "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
 constexpr const char* kAnalysisColumns =
     "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
 
@@ -354,6 +358,19 @@ std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
   sql().read_snapshot([&] {
     runs = sweep_filter.empty() ? select_runs("", {}, "ORDER BY id")
                                 : select_runs("WHERE sweep = ?1", {sweep_filter}, "ORDER BY id");
+  });
+  return runs;
+}
+
+std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep_filter) {
+  std::vector<RunRecord> runs;
+  sql().read_one([&] {
+    runs.clear();
+    sql().query(
+        std::string("SELECT ") + kRunStateColumns + " FROM runs" +
+            (sweep_filter.empty() ? "" : " WHERE sweep = ?1") + " ORDER BY id",
+        sweep_filter.empty() ? std::vector<SqlValue>{} : std::vector<SqlValue>{sweep_filter},
+        [&](const SqlRow& row) { runs.push_back(read_run(row)); });
   });
   return runs;
 }

@@ -261,6 +261,10 @@ std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
   return backend()->list_runs(sweep_filter);
 }
 
+std::vector<RunRecord> Store::list_run_states(const std::string& sweep_filter) const {
+  return backend()->list_run_states(sweep_filter);
+}
+
 std::optional<RunRecord> Store::find_run(const std::string& id_or_name) const {
   if (all_digits(id_or_name))
     if (auto run = backend()->run_by_id(std::stoll(id_or_name))) return run;
