@@ -1,5 +1,6 @@
 #include "db/sql_store.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -17,10 +18,11 @@ constexpr const char* kRunColumns =
 constexpr const char* kUpsertTag =
     "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
     " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
-// kRunColumns with the configs read as '': what a poll needs, in the columns read_run reads.
+// What a poll needs, in the columns read_run reads, NULL or '' for the others: all of them in
+// the index runs_state, so SQLite never reads the rows with their configs.
 constexpr const char* kRunStateColumns =
-    "id, name, sweep, '', '', status, error, host, device, git_rev, "
-    "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
+    "id, name, sweep, '', '', status, NULL, host, device, NULL, "
+    "NULL, updates, NULL, NULL, NULL, heartbeat_at, lease";
 constexpr const char* kAnalysisColumns =
     "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
 
@@ -362,16 +364,21 @@ std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
   return runs;
 }
 
-std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep_filter) {
+std::string run_states_sql() {
+  // In the index's order: read from it alone, with no sort (list_run_states sorts by id).
+  return std::string("SELECT ") + kRunStateColumns +
+         " FROM runs WHERE sweep = ?1 ORDER BY status, id";
+}
+
+std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
   std::vector<RunRecord> runs;
   sql().read_one([&] {
     runs.clear();
-    sql().query(
-        std::string("SELECT ") + kRunStateColumns + " FROM runs" +
-            (sweep_filter.empty() ? "" : " WHERE sweep = ?1") + " ORDER BY id",
-        sweep_filter.empty() ? std::vector<SqlValue>{} : std::vector<SqlValue>{sweep_filter},
-        [&](const SqlRow& row) { runs.push_back(read_run(row)); });
+    sql().query(run_states_sql(), {sweep},
+                [&](const SqlRow& row) { runs.push_back(read_run(row)); });
   });
+  std::sort(runs.begin(), runs.end(),
+            [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
   return runs;
 }
 

@@ -11,6 +11,9 @@
 
 namespace fathom::db {
 
+// list_run_states's statement (?1 the sweep), which reads only the index runs_state.
+std::string run_states_sql();
+
 class SqlStore : public StoreBackend {
  public:
   explicit SqlStore(std::unique_ptr<SqlSession> session);
@@ -50,7 +53,7 @@ class SqlStore : public StoreBackend {
   std::vector<Artifact> artifacts(int64_t run) override;
   std::map<std::string, std::string> tags(int64_t run) override;
   std::vector<RunRecord> list_runs(const std::string& sweep_filter) override;
-  std::vector<RunRecord> list_run_states(const std::string& sweep_filter) override;
+  std::vector<RunRecord> list_run_states(const std::string& sweep) override;
   std::optional<RunRecord> run_by_id(int64_t id) override;
   std::optional<RunRecord> latest_run_named(const std::string& name) override;
   std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,

@@ -261,8 +261,8 @@ std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
   return backend()->list_runs(sweep_filter);
 }
 
-std::vector<RunRecord> Store::list_run_states(const std::string& sweep_filter) const {
-  return backend()->list_run_states(sweep_filter);
+std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {
+  return backend()->list_run_states(sweep);
 }
 
 std::optional<RunRecord> Store::find_run(const std::string& id_or_name) const {

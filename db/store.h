@@ -139,9 +139,11 @@ class Store {
   std::map<std::string, std::string> tags(int64_t run) const;
   // Oldest first; "" means all runs.
   std::vector<RunRecord> list_runs(const std::string& sweep_filter = "") const;
-  // What a poll of a sweep needs, one statement: list_runs's rows without config_json,
-  // config_yaml and final_metrics (left empty) -- status, updates, heartbeat, lease, where.
-  std::vector<RunRecord> list_run_states(const std::string& sweep_filter = "") const;
+  // What a poll of a sweep needs (the scheduler's, each second), oldest first, read from one
+  // index (runs_state): each run's id, name, sweep, status, host, device, updates,
+  // heartbeat_at and lease. Every other field is left empty (0, "", nullopt, no final
+  // metrics): read a run with find_run for its config or error.
+  std::vector<RunRecord> list_run_states(const std::string& sweep) const;
   // A numeric id, else the latest run with that name.
   std::optional<RunRecord> find_run(const std::string& id_or_name) const;
   std::vector<MetricPoint> metric_series(int64_t run, const std::string& name) const;  // by step

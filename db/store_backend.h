@@ -83,8 +83,8 @@ class StoreBackend {
   virtual std::vector<Artifact> artifacts(int64_t run) = 0;
   virtual std::map<std::string, std::string> tags(int64_t run) = 0;
   virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter) = 0;
-  // list_runs without config_json, config_yaml and final_metrics (left empty).
-  virtual std::vector<RunRecord> list_run_states(const std::string& sweep_filter) = 0;
+  // The runs of `sweep` as Store::list_run_states reads them.
+  virtual std::vector<RunRecord> list_run_states(const std::string& sweep) = 0;
   virtual std::optional<RunRecord> run_by_id(int64_t id) = 0;
   virtual std::optional<RunRecord> latest_run_named(const std::string& name) = 0;
   virtual std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,

@@ -1,7 +1,9 @@
-// How SQLite runs the claim (db/lease_sql.h, claim_next_sql): the pick of a sweep's oldest
-// queued run reads the index runs_queued (schema version 5), not every earlier run of the sweep
-// under the write lock (issue 54: 99-132 ms a claim at 100k runs). And a store made before that
-// version gets the index when it is opened for writing, its claims unchanged.
+// How SQLite runs a sweep's two hot statements (issue 54). The claim (db/lease_sql.h,
+// claim_next_sql) seeks the sweep's oldest queued run in an index -- runs_queued (schema
+// version 5) or runs_state (6) -- instead of walking every earlier run of the sweep under the
+// write lock (99-132 ms a claim at 100k runs); the scheduler's poll (run_states_sql) reads
+// runs_state alone, never the rows with their configs. A store made before these versions gets
+// the indexes when it is opened for writing, its claims unchanged.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -10,6 +12,7 @@
 
 #include "db/lease_sql.h"
 #include "db/migrations.h"
+#include "db/sql_store.h"
 #include "db/store.h"
 #include "tests/support/store_test_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -54,10 +57,13 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// EXPLAIN QUERY PLAN's "detail" column of the claim statement, as SQLite would run it.
-std::vector<std::string> claim_plan(const std::string& path, const std::vector<int64_t>& skip) {
+// EXPLAIN QUERY PLAN's "detail" column of a statement, as SQLite would run it.
+std::vector<std::string> plan_of(const std::string& path, const std::string& sql) {
   RawDb db(path);
-  return db.column("EXPLAIN QUERY PLAN " + claim_next_sql(skip, ""), 3);
+  return db.column("EXPLAIN QUERY PLAN " + sql, 3);
+}
+std::vector<std::string> claim_plan(const std::string& path, const std::vector<int64_t>& skip) {
+  return plan_of(path, claim_next_sql(skip, ""));
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -66,12 +72,13 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-// The plan finds the run through runs_queued and scans no table or index.
+// The plan seeks the queued runs of the sweep in an index and scans no table or index.
 void expect_index_plan(const std::vector<std::string>& plan) {
   bool queued_index = false;
   for (const auto& step : plan) {
     EXPECT_EQ(step.rfind("SCAN", 0), std::string::npos) << joined(plan);
-    queued_index |= step.find("INDEX runs_queued (sweep=?)") != std::string::npos;
+    queued_index |= step.find("INDEX runs_queued (sweep=?)") != std::string::npos ||
+                    step.find("INDEX runs_state (sweep=? AND status=?)") != std::string::npos;
   }
   EXPECT_TRUE(queued_index) << joined(plan);
 }
@@ -86,6 +93,18 @@ TEST(StoreClaimPlan, TheClaimPicksThroughTheQueuedIndexNotAWalkOfTheSweep) {
   }
   expect_index_plan(claim_plan(path, {}));
   expect_index_plan(claim_plan(path, {12, 15}));  // a launcher's skip list keeps the plan
+}
+
+TEST(StoreClaimPlan, TheSchedulersPollReadsOnlyTheStateIndex) {
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  {
+    auto store = Store::open(path);
+    for (int i = 0; i < 40; ++i) store.create_run(sample_run("r" + std::to_string(i), "s"));
+  }
+  const auto plan = plan_of(path, run_states_sql());
+  ASSERT_EQ(plan.size(), 1u) << joined(plan);  // no temporary B-tree for a sort either
+  EXPECT_EQ(plan[0], "SEARCH runs USING COVERING INDEX runs_state (sweep=?)") << joined(plan);
 }
 
 // A store at schema version 4, its runs written before the index existed: opening it for
@@ -104,12 +123,17 @@ TEST(StoreClaimPlan, AVersion4StoreGetsTheIndexAndClaimsAsBefore) {
       db.exec(std::string("INSERT INTO runs (name, sweep, config_json, status, created_at)"
                           " VALUES ('r', '") +
               sweep + "', '{}', '" + status + "', 1)");
-    EXPECT_TRUE(db.column("SELECT name FROM sqlite_master WHERE name = 'runs_queued'", 0).empty());
+    EXPECT_TRUE(db.column("SELECT name FROM sqlite_master WHERE name IN ('runs_queued',"
+                          " 'runs_state')",
+                          0)
+                    .empty());
   }
   auto store = Store::open(path);
-  EXPECT_EQ(store.schema_version(), 5);
-  EXPECT_EQ(RawDb(path).column("SELECT name FROM sqlite_master WHERE name = 'runs_queued'", 0),
-            std::vector<std::string>{"runs_queued"});
+  EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+  EXPECT_EQ(RawDb(path).column("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN"
+                               " ('runs_queued', 'runs_state') ORDER BY name",
+                               0),
+            (std::vector<std::string>{"runs_queued", "runs_state"}));
   expect_index_plan(claim_plan(path, {}));
 
   EXPECT_EQ(store.claim_next_run("s", "h", "cpu", {2})->id, 4);  // skipped: the next oldest

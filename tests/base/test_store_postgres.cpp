@@ -71,9 +71,11 @@ TEST_F(PostgresStoreTest, CreatesTheSchemaAndRecordsItsVersion) {
 }
 
 // A store made at schema version 4 migrates: version 5's index (runs_queued, which
-// PostgreSQL's version 1 already made) is there once, and the version is the latest.
+// PostgreSQL's version 1 already made) is there once, version 6's runs_state is made, and the
+// version is the latest.
 TEST_F(PostgresStoreTest, AVersion4StoreMigratesToTheLatest) {
   Store::open(url_).create_run(named("a"));
+  ft::postgres_exec(name_, "DROP INDEX runs_state");  // as version 4 left it
   ft::postgres_exec(name_, "UPDATE fathom_meta SET value = '4' WHERE key = 'schema_version'");
   auto store = Store::open(url_);
   EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
@@ -82,6 +84,10 @@ TEST_F(PostgresStoreTest, AVersion4StoreMigratesToTheLatest) {
   EXPECT_EQ(
       ft::postgres_exec(name_, "SELECT count(*) FROM pg_indexes WHERE indexname = 'runs_queued'"),
       "1");
+  EXPECT_EQ(
+      ft::postgres_exec(name_, "SELECT count(*) FROM pg_indexes WHERE indexname = 'runs_state'"),
+      "1");
+  EXPECT_EQ(store.list_run_states("").size(), 0u);  // "a" is in no sweep
   EXPECT_EQ(store.list_runs().size(), 1u);
 }
 
