@@ -121,7 +121,7 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
   requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);
   std::set<std::string> in_file;
   for (const auto& run : runs) in_file.insert(run.name);
-  for (const auto& r : store.list_runs(spec.name)) {
+  for (const auto& r : store.list_run_states(spec.name)) {  // names and statuses: no configs
     if (r.status != db::status::kQueued) continue;
     ++out.queued;
     if (!in_file.count(r.name)) ++out.queued_outside_file;
