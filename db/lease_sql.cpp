@@ -41,6 +41,13 @@ std::string id_not_in(const std::vector<int64_t>& ids) {
   return ids.empty() ? "" : " AND id NOT IN (" + id_list(ids) + ")";
 }
 
+std::string claim_next_sql(const std::vector<int64_t>& skip, const std::string& lock) {
+  // `status = 'queued'` as a literal: what lets both engines pick through the partial index.
+  return "UPDATE runs SET " + take_run_set("?2", "?3", "?4") +
+         " WHERE id = (SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'" +
+         id_not_in(skip) + " ORDER BY id LIMIT 1" + lock + ") RETURNING id";
+}
+
 void throw_unless_held(const Lease& lease, const std::string& status, int64_t generation) {
   if (status != status::kRunning || generation != lease.generation)
     throw LeaseLost(lease, status, generation);

@@ -21,6 +21,12 @@ struct NewRun {
   std::string status = status::kQueued;
 };
 
+// A run to record with its tags (Store::create_runs: a sweep's runs in one transaction).
+struct NewTaggedRun {
+  NewRun run;
+  std::map<std::string, std::string> tags;
+};
+
 struct RunRecord {
   int64_t id = 0;
   std::string name, sweep, config_json, config_yaml, status, error, host, device, git_rev;

@@ -1,5 +1,6 @@
 #include "db/sql_store.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -14,6 +15,14 @@ namespace {
 constexpr const char* kRunColumns =
     "id, name, sweep, config_json, config_yaml, status, error, host, device, git_rev, "
     "diverged_step, updates, created_at, started_at, finished_at, heartbeat_at, lease";
+constexpr const char* kUpsertTag =
+    "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
+// What a poll needs, in the columns read_run reads, NULL or '' for the others: all of them in
+// the index runs_state, so SQLite never reads the rows with their configs.
+constexpr const char* kRunStateColumns =
+    "id, name, sweep, '', '', status, NULL, host, device, NULL, "
+    "NULL, updates, NULL, NULL, NULL, heartbeat_at, lease";
 constexpr const char* kAnalysisColumns =
     "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
 
@@ -68,18 +77,36 @@ SqlStore::SqlStore(std::unique_ptr<SqlSession> session) : session_(std::move(ses
 
 // ---- writes ---------------------------------------------------------------------------------
 
+int64_t SqlStore::insert_run(const NewRun& run, double now) {
+  int64_t id = 0;
+  sql().query(
+      "INSERT INTO runs (name, sweep, config_json, config_yaml, status, host, device, git_rev,"
+      " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+      {run.name, sql_text_or_null(run.sweep), run.config_json, run.config_yaml, run.status,
+       sql_text_or_null(run.host), sql_text_or_null(run.device), sql_text_or_null(run.git_rev),
+       now},
+      [&](const SqlRow& row) { id = row.int64(0); });
+  return id;
+}
+
 int64_t SqlStore::create_run(const NewRun& run, double now) {
   int64_t id = 0;
-  sql().write([&] {
-    sql().query(
-        "INSERT INTO runs (name, sweep, config_json, config_yaml, status, host, device, git_rev,"
-        " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
-        {run.name, sql_text_or_null(run.sweep), run.config_json, run.config_yaml, run.status,
-         sql_text_or_null(run.host), sql_text_or_null(run.device), sql_text_or_null(run.git_rev),
-         now},
-        [&](const SqlRow& row) { id = row.int64(0); });
-  });
+  sql().write([&] { id = insert_run(run, now); });
   return id;
+}
+
+std::vector<int64_t> SqlStore::create_runs(const std::vector<NewTaggedRun>& runs, double now) {
+  std::vector<int64_t> ids;
+  sql().write([&] {
+    ids.clear();  // a retried transaction starts again
+    std::vector<std::vector<SqlValue>> tags;
+    for (const auto& r : runs) {
+      ids.push_back(insert_run(r.run, now));
+      for (const auto& [key, value] : r.tags) tags.push_back({ids.back(), key, value});
+    }
+    sql().execute_for_each(kUpsertTag, tags);
+  });
+  return ids;
 }
 
 int64_t SqlStore::take_run(int64_t run, const std::string& host, const std::string& device,
@@ -187,10 +214,7 @@ void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts
 void SqlStore::set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) {
   sql().write([&] {
     check_fence(run, fence);
-    sql().query(
-        "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
-        {run, key, value});
+    sql().query(kUpsertTag, {run, key, value});
   });
 }
 
@@ -262,10 +286,7 @@ std::optional<RunRecord> SqlStore::claim_next_run(const std::string& sweep, cons
     // One statement picks and takes the oldest queued run; a server skips rows another
     // claimer holds, so concurrent claimers take different runs and none waits.
     std::optional<int64_t> id;
-    sql().query("UPDATE runs SET " + take_run_set("?2", "?3", "?4") +
-                    " WHERE id = (SELECT id FROM runs WHERE sweep = ?1 AND status = 'queued'" +
-                    id_not_in(skip) + " ORDER BY id LIMIT 1" + sql().lock_skipping_locked() +
-                    ") RETURNING id",
+    sql().query(claim_next_sql(skip, sql().lock_skipping_locked()),
                 {sweep, now, sql_text_or_null(host), sql_text_or_null(device)},
                 [&](const SqlRow& row) { id = row.int64(0); });
     if (id) claimed = select_run_by_id(*id);  // inside this transaction: what was claimed
@@ -340,6 +361,24 @@ std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
     runs = sweep_filter.empty() ? select_runs("", {}, "ORDER BY id")
                                 : select_runs("WHERE sweep = ?1", {sweep_filter}, "ORDER BY id");
   });
+  return runs;
+}
+
+std::string run_states_sql() {
+  // In the index's order: read from it alone, with no sort (list_run_states sorts by id).
+  return std::string("SELECT ") + kRunStateColumns +
+         " FROM runs WHERE sweep = ?1 ORDER BY status, id";
+}
+
+std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
+  std::vector<RunRecord> runs;
+  sql().read_one([&] {
+    runs.clear();
+    sql().query(run_states_sql(), {sweep},
+                [&](const SqlRow& row) { runs.push_back(read_run(row)); });
+  });
+  std::sort(runs.begin(), runs.end(),
+            [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
   return runs;
 }
 

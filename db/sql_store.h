@@ -11,12 +11,16 @@
 
 namespace fathom::db {
 
+// list_run_states's statement (?1 the sweep), which reads only the index runs_state.
+std::string run_states_sql();
+
 class SqlStore : public StoreBackend {
  public:
   explicit SqlStore(std::unique_ptr<SqlSession> session);
 
   // ---- writes ----
   int64_t create_run(const NewRun& run, double now) override;
+  std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs, double now) override;
   int64_t take_run(int64_t run, const std::string& host, const std::string& device,
                    double now) override;
   void mark_running(int64_t run, const std::string& host, const std::string& device, double now,
@@ -49,6 +53,7 @@ class SqlStore : public StoreBackend {
   std::vector<Artifact> artifacts(int64_t run) override;
   std::map<std::string, std::string> tags(int64_t run) override;
   std::vector<RunRecord> list_runs(const std::string& sweep_filter) override;
+  std::vector<RunRecord> list_run_states(const std::string& sweep) override;
   std::optional<RunRecord> run_by_id(int64_t id) override;
   std::optional<RunRecord> latest_run_named(const std::string& name) override;
   std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,
@@ -79,6 +84,8 @@ class SqlStore : public StoreBackend {
   void check_fence(int64_t run, Fence fence);
   void require_changed(int64_t changed, int64_t run, Fence fence);
   void insert_artifact(int64_t run, const Artifact& artifact, double now);
+  // Inside a write transaction: the new run's row; returns its id.
+  int64_t insert_run(const NewRun& run, double now);
   // Inside a write transaction: each row's layout and point (db/sql_store_probes.cpp).
   void insert_probes(int64_t run, const std::vector<ProbeRow>& rows);
   // The runs a SELECT of the run columns picks ("WHERE ..." and "ORDER BY ..." as given), each

@@ -74,6 +74,15 @@ int64_t Store::create_run(const NewRun& run) {
   return backend()->create_run(run, unix_now());
 }
 
+std::vector<int64_t> Store::create_runs(const std::vector<NewTaggedRun>& runs) {
+  for (const auto& r : runs)
+    if (!is_valid_status(r.run.status))
+      throw std::invalid_argument("create_runs: invalid status '" + r.run.status + "'");
+  require_writable("create_runs");
+  if (runs.empty()) return {};
+  return backend()->create_runs(runs, unix_now());
+}
+
 Lease Store::mark_running(int64_t run, const std::string& host, const std::string& device) {
   require_writable("mark_running");
   return Lease{run, backend()->take_run(run, host, device, unix_now())};
@@ -250,6 +259,10 @@ std::map<std::string, std::string> Store::tags(int64_t run) const { return backe
 
 std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
   return backend()->list_runs(sweep_filter);
+}
+
+std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {
+  return backend()->list_run_states(sweep);
 }
 
 std::optional<RunRecord> Store::find_run(const std::string& id_or_name) const {

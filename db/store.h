@@ -58,6 +58,10 @@ class Store {
 
   // ---- writes (each one transaction) ----
   int64_t create_run(const NewRun& run);
+  // Records every run with its tags in one transaction (all or none), as create_run and
+  // set_tag one by one would, with one created_at; returns their ids in order. Queueing a
+  // sweep: one commit per batch instead of one per run and per tag.
+  std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs);
   // Takes the run for this process (`fathom train`, a resume): running, with a new lease
   // generation that fences off every earlier holder (db/lease.h).
   Lease mark_running(int64_t run, const std::string& host, const std::string& device);
@@ -135,6 +139,11 @@ class Store {
   std::map<std::string, std::string> tags(int64_t run) const;
   // Oldest first; "" means all runs.
   std::vector<RunRecord> list_runs(const std::string& sweep_filter = "") const;
+  // What a poll of a sweep needs (the scheduler's, each second), oldest first, read from one
+  // index (runs_state): each run's id, name, sweep, status, host, device, updates,
+  // heartbeat_at and lease. Every other field is left empty (0, "", nullopt, no final
+  // metrics): read a run with find_run for its config or error.
+  std::vector<RunRecord> list_run_states(const std::string& sweep) const;
   // A numeric id, else the latest run with that name.
   std::optional<RunRecord> find_run(const std::string& id_or_name) const;
   std::vector<MetricPoint> metric_series(int64_t run, const std::string& name) const;  // by step

@@ -30,6 +30,8 @@ class StoreBackend {
   using Fence = std::optional<int64_t>;
 
   virtual int64_t create_run(const NewRun& run, double now) = 0;
+  // Every run and its tags in one transaction; their ids in order.
+  virtual std::vector<int64_t> create_runs(const std::vector<NewTaggedRun>& runs, double now) = 0;
   // Takes the run for a new holder: running, host/device, started_at if unset, a new lease
   // generation (returned).
   virtual int64_t take_run(int64_t run, const std::string& host, const std::string& device,
@@ -81,6 +83,8 @@ class StoreBackend {
   virtual std::vector<Artifact> artifacts(int64_t run) = 0;
   virtual std::map<std::string, std::string> tags(int64_t run) = 0;
   virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter) = 0;
+  // The runs of `sweep` as Store::list_run_states reads them.
+  virtual std::vector<RunRecord> list_run_states(const std::string& sweep) = 0;
   virtual std::optional<RunRecord> run_by_id(int64_t id) = 0;
   virtual std::optional<RunRecord> latest_run_named(const std::string& name) = 0;
   virtual std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,

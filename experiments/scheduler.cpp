@@ -79,7 +79,8 @@ void count(SweepCounts& counts, const std::string& status) {
     ++counts.other;
 }
 
-// The display's view of the sweep, from one listing of its runs.
+// The display's view of the sweep, from one listing of its runs' states (no configs: a run's
+// max_updates is read once, from the first full listing or, for a run queued since, by id).
 SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecord>& runs,
                           const SweepCounts& counts, std::map<int64_t, int64_t>& max_updates) {
   SweepSnapshot s;
@@ -90,7 +91,10 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
   s.crashed = counts.crashed;
   s.cancelled = counts.cancelled;
   for (const auto& r : runs) {
-    if (!max_updates.count(r.id)) max_updates[r.id] = max_updates_of(r);
+    if (!max_updates.count(r.id)) {
+      const auto full = store.find_run(std::to_string(r.id));
+      max_updates[r.id] = full ? max_updates_of(*full) : 0;
+    }
     const int64_t total = max_updates[r.id];
     s.updates_total += total;
     const bool ended = db::is_terminal_status(r.status) && r.status != db::status::kCrashed;
@@ -115,7 +119,10 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   SweepCounts counts;
   std::map<int64_t, std::string> previous;  // status of each run at the last listing
   std::map<int64_t, int64_t> max_updates;
-  for (const auto& r : store.list_runs(options.sweep)) previous[r.id] = r.status;
+  for (const auto& r : store.list_runs(options.sweep)) {
+    previous[r.id] = r.status;
+    max_updates[r.id] = max_updates_of(r);
+  }
   StatusDisplay display(options.progress);
   std::optional<int64_t> updates_at_start;
   auto last_listing = Clock::now() - std::chrono::hours(1);
@@ -141,7 +148,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
       continue;
     }
     last_listing = Clock::now();
-    auto runs = store.list_runs(options.sweep);
+    // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
+    auto runs = store.list_run_states(options.sweep);
     const double now = db::unix_now();
     for (auto& r : runs) {
       if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {

@@ -176,7 +176,7 @@ class SlurmLauncher : public Launcher {
     }
     active_ = !present.empty();
     std::vector<WorkerEnd> ended;
-    for (const auto& run : store.list_runs(sweep_)) {
+    for (const auto& run : store.list_run_states(sweep_)) {  // states only, every 3 s
       if (run.status != db::status::kRunning || reported_.count(run.id)) continue;
       const auto tags = store.tags(run.id);
       if (tag_or(tags, "slurm.array_job") != array_job_) continue;

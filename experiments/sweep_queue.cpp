@@ -95,27 +95,33 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
   QueuedSweep out;
   const std::string layout = axes_layout(spec);
   std::vector<db::RunRecord> earlier;
+  std::vector<db::NewTaggedRun> batch;
+  auto record_batch = [&] {
+    const auto ids = store.create_runs(batch);
+    out.created.insert(out.created.end(), ids.begin(), ids.end());
+    batch.clear();
+  };
   for (const auto& run : runs) {
     if (auto it = existing.find(run.name); it != existing.end()) {
       earlier.push_back(it->second);
       continue;
     }
-    db::NewRun row;
-    row.name = run.name;
-    row.sweep = spec.name;
-    row.config_json = config_to_json(run.config).dump();
-    row.config_yaml = config_to_yaml(run.config);
-    row.git_rev = git_revision();
-    const int64_t id = store.create_run(row);
-    for (const auto& axis : run.axes) store.set_tag(id, "axis." + axis.key, axis.value);
-    store.set_tag(id, "sweep.axes", layout);
-    if (!overrides.empty()) store.set_tag(id, "sweep.set", overrides);
-    out.created.push_back(id);
+    db::NewTaggedRun& row = batch.emplace_back();
+    row.run.name = run.name;
+    row.run.sweep = spec.name;
+    row.run.config_json = config_to_json(run.config).dump();
+    row.run.config_yaml = config_to_yaml(run.config);
+    row.run.git_rev = git_revision();
+    for (const auto& axis : run.axes) row.tags["axis." + axis.key] = axis.value;
+    row.tags["sweep.axes"] = layout;
+    if (!overrides.empty()) row.tags["sweep.set"] = overrides;
+    if (batch.size() == kQueueBatch) record_batch();
   }
+  if (!batch.empty()) record_batch();
   requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);
   std::set<std::string> in_file;
   for (const auto& run : runs) in_file.insert(run.name);
-  for (const auto& r : store.list_runs(spec.name)) {
+  for (const auto& r : store.list_run_states(spec.name)) {  // names and statuses: no configs
     if (r.status != db::status::kQueued) continue;
     ++out.queued;
     if (!in_file.count(r.name)) ++out.queued_outside_file;

@@ -15,6 +15,10 @@ namespace fathom::experiments {
 // than a plan, and must not silently fill the store and a cluster's queue.
 constexpr size_t kManyRuns = 1000;
 
+// Runs recorded per transaction (Store::create_runs): one commit per batch, not per run and
+// tag, while a batch holds the store's write lock for well under a second.
+constexpr size_t kQueueBatch = 1000;
+
 // InputError at the sweep's `name:` line when `runs` is more than kManyRuns and not `confirmed`.
 void check_run_count(const SweepSpec& spec, size_t runs, bool confirmed);
 

@@ -14,6 +14,7 @@
 #include "gui/screen_style.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -112,7 +113,7 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
   }
   const plot::Style style = screen_style(font());
   for (size_t i = 0; i < figures.size(); ++i) {
-    auto* plot = new QCustomPlot;
+    auto* plot = new plot::PlotWidget;
     plot->setMinimumSize(360, 300);
     const plot::Figure& figure = figures[i].second;
     plot::setup_plot(*plot, figure, style);

@@ -24,6 +24,7 @@
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "plot/comparison_chart.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -108,7 +109,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   note_->setWordWrap(true);
   // The table's cells as bars with their 95 % intervals: which differences stand out of the
   // seeds' noise is seen at a glance, which the table's numbers leave to mental arithmetic.
-  chart_ = new QCustomPlot;
+  chart_ = new plot::PlotWidget;
   chart_->setMinimumHeight(160);
   // Laid out shorter than at set-up: room for the legend above the tallest whisker again.
   connect(chart_, &QCustomPlot::afterReplot, this, [this] {
@@ -264,7 +265,7 @@ void ComparisonView::redraw() {
   table_->setRowCount(0);
   table_->setColumnCount(0);
   current_.reset();
-  chart_->clearPlottables();
+  plot::clear_plottables(*chart_);
   chart_->replot();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
   try {

@@ -13,12 +13,13 @@
 
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
 
 CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
-  plot_ = new QCustomPlot;
+  plot_ = new plot::PlotWidget;
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->setMinimumSize(260, 180);
   // On screen, frame time over print quality: a decimated min/max envelope drawn antialiased

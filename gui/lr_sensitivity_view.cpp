@@ -21,6 +21,7 @@
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/lr_sensitivity_figure.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -69,7 +70,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(label_caption);
   bar->addWidget(label_, 1);
 
-  plot_ = new QCustomPlot;
+  plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
   add_export_menu(plot_);
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
@@ -160,7 +161,7 @@ QString LrSensitivityView::noteText() const { return note_->text(); }
 
 void LrSensitivityView::redraw() {
   shown_.reset();
-  plot_->clearPlottables();
+  plot::clear_plottables(*plot_);
   table_->clear();
   table_->setRowCount(0);
   table_->setColumnCount(0);

@@ -13,6 +13,7 @@
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
+#include "plot/plot_widget.h"
 
 namespace fathom::gui {
 
@@ -33,7 +34,7 @@ ParallelView::ParallelView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(metrics_, 1);
   where_ = add_where_box(*bar);  // hundreds of lines: one depth or method reads better
 
-  plot_ = new QCustomPlot;
+  plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
   add_export_menu(plot_);  // drawn as shown (no figure JSON behind it)
   note_ = new QLabel(QStringLiteral("Open a store with a sweep."));
@@ -88,7 +89,7 @@ QString ParallelView::noteText() const { return note_->text(); }
 
 void ParallelView::redraw() {
   shown_.reset();
-  plot_->clearPlottables();
+  plot::clear_plottables(*plot_);
   plot_->clearItems();
   if (!session_ || sweep_->currentText().isEmpty()) {
     plot_->replot();

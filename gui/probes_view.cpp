@@ -20,6 +20,7 @@
 #include "gui/probe_hover.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 #include "plot/style.h"
 
@@ -377,7 +378,7 @@ void ProbesView::keepPlots(size_t count) {
     plots_.pop_back();
   }
   while (plots_.size() < count) {
-    auto* plot = new QCustomPlot;
+    auto* plot = new plot::PlotWidget;
     plot->setMinimumSize(180, kPlotMinHeight);
     plot->setMouseTracking(true);
     add_export_menu(plot);  // drawn as shown

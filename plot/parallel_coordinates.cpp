@@ -12,6 +12,7 @@
 #include "experiments/sweep_runs.h"
 #include "plot/headless.h"
 #include "plot/output_format.h"
+#include "plot/plot_widget.h"
 #include "plot/render_common.h"
 #include "plot/run_groups.h"
 #include "plot/save.h"
@@ -149,7 +150,7 @@ void export_parallel(const ParallelFigure& figure, const std::string& path,
                      const ExportOptions& options) {
   format_for_path(path);  // a bad extension fails before Qt starts
   ensure_application(/*force_offscreen=*/true);
-  QCustomPlot plot;
+  PlotWidget plot;
   plot.resize(logical_size(options.size));
   setup_parallel_coordinates(plot, figure, Style{});
   save_plot(plot, path, options.size, options.dpi);

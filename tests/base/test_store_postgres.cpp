@@ -70,6 +70,27 @@ TEST_F(PostgresStoreTest, CreatesTheSchemaAndRecordsItsVersion) {
   EXPECT_FALSE(store.is_file());
 }
 
+// A store made at schema version 4 migrates: version 5's index (runs_queued, which
+// PostgreSQL's version 1 already made) is there once, version 6's runs_state is made, and the
+// version is the latest.
+TEST_F(PostgresStoreTest, AVersion4StoreMigratesToTheLatest) {
+  Store::open(url_).create_run(named("a"));
+  ft::postgres_exec(name_, "DROP INDEX runs_state");  // as version 4 left it
+  ft::postgres_exec(name_, "UPDATE fathom_meta SET value = '4' WHERE key = 'schema_version'");
+  auto store = Store::open(url_);
+  EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+  EXPECT_EQ(ft::postgres_exec(name_, "SELECT value FROM fathom_meta WHERE key = 'schema_version'"),
+            std::to_string(Store::latest_schema_version()));
+  EXPECT_EQ(
+      ft::postgres_exec(name_, "SELECT count(*) FROM pg_indexes WHERE indexname = 'runs_queued'"),
+      "1");
+  EXPECT_EQ(
+      ft::postgres_exec(name_, "SELECT count(*) FROM pg_indexes WHERE indexname = 'runs_state'"),
+      "1");
+  EXPECT_EQ(store.list_run_states("").size(), 0u);  // "a" is in no sweep
+  EXPECT_EQ(store.list_runs().size(), 1u);
+}
+
 TEST_F(PostgresStoreTest, ADatabaseWithForeignTablesIsRefusedAndUntouched) {
   ft::postgres_exec(name_, "CREATE TABLE songs (title text)");
   const auto e = open_error(url_, OpenMode::ReadWrite);

@@ -5,9 +5,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "base/util/strings.h"
+#include "base/util/version.h"
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/sweep_queue.h"
@@ -221,6 +226,62 @@ TEST_F(SweepQueueTest, ResumeNeedsTheSameSetValues) {
             std::string::npos);
   EXPECT_EQ(testing::expect_input_error([&] { experiments::rename_sweep(plain, "a b"); }).file(),
             "--name");
+}
+
+// What queueing recorded before it batched (issue 54): each run, then each of its tags, one
+// transaction apiece -- the reference the batched queue must match.
+std::vector<int64_t> queue_one_by_one(db::Store& s, const experiments::SweepSpec& spec,
+                                      const std::vector<experiments::SweepRun>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& run : runs) {
+    db::NewRun row;
+    row.name = run.name;
+    row.sweep = spec.name;
+    row.config_json = config_to_json(run.config).dump();
+    row.config_yaml = config_to_yaml(run.config);
+    row.git_rev = git_revision();
+    ids.push_back(s.create_run(row));
+    for (const auto& axis : run.axes) s.set_tag(ids.back(), "axis." + axis.key, axis.value);
+    s.set_tag(ids.back(), "sweep.axes", experiments::axes_layout(spec));
+    if (!spec.overrides.empty()) s.set_tag(ids.back(), "sweep.set", join(spec.overrides, " "));
+  }
+  return ids;
+}
+
+// More runs than one batch (kQueueBatch), with --set: the runs and tags queue_sweep records are
+// those the one-by-one path recorded, in the same order (ids differ only by the store).
+TEST_F(SweepQueueTest, BatchedQueueingRecordsWhatOneByOneDid) {
+  std::string grid = "  model.d_ff: [";
+  for (int i = 1; i <= 55; ++i) grid += (i > 1 ? ", " : "") + std::to_string(i);
+  auto spec = experiments::load_sweep_string(
+      std::string("name: big\nbase:\n  model: {d_model: 16, heads: 2, encoder_layers: 1,"
+                  " decoder_layers: 1}\n  data: {task: synthetic}\ngrid:\n") +
+          grid + "]\nseeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19," +
+          " 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37]\n",
+      "big.yaml", dir_.string());
+  experiments::apply_sweep_overrides(spec, {"train.max_updates=7"});
+  const auto runs = experiments::expand_sweep(spec);
+  ASSERT_EQ(runs.size(), 55u * 37u);
+  ASSERT_GT(runs.size(), 2 * experiments::kQueueBatch);
+
+  auto batched = store();
+  const auto q = experiments::queue_sweep(batched, spec, runs, false, 180);
+  auto reference = db::Store::open((dir_ / "reference.db").string());
+  const std::vector<int64_t> ids = queue_one_by_one(reference, spec, runs);
+  ASSERT_EQ(q.created, ids);  // both stores start empty: the same ids
+  EXPECT_EQ(q.queued, static_cast<int>(runs.size()));
+  const auto got = batched.list_runs("big"), want = reference.list_runs("big");
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].id, want[i].id);
+    EXPECT_EQ(got[i].name, want[i].name);
+    EXPECT_EQ(got[i].status, want[i].status);
+    EXPECT_EQ(got[i].config_json, want[i].config_json);
+    EXPECT_EQ(got[i].config_yaml, want[i].config_yaml);
+    EXPECT_EQ(got[i].git_rev, want[i].git_rev);
+    EXPECT_EQ(batched.tags(got[i].id), reference.tags(want[i].id)) << got[i].name;
+  }
+  EXPECT_EQ(batched.counts(), reference.counts());
 }
 
 }  // namespace test_sweep_queue

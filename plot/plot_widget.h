@@ -1,0 +1,24 @@
+#pragma once
+// The QCustomPlot every figure and view makes, and how to empty one. QCustomPlot takes its
+// plottables down one at a time (clearPlottables, its destructor); each removal looks for the
+// plottable's entry among all of the legend's and, when found, re-flows the whole legend: cubic
+// in the entries (issue 54: 373 s to export 4,000 runs' curves, 425 s for the desktop app to
+// close on 5,200). Emptying the legend first, in one sweep, makes it linear.
+#include <qcustomplot.h>
+
+namespace fathom::plot {
+
+// Deletes every element of the plot's legend in one sweep; the plottables stay, in no legend.
+void clear_legend(QCustomPlot& plot);
+// clear_legend, then every plottable: how a view empties its plot before drawing anew.
+void clear_plottables(QCustomPlot& plot);
+
+// A QCustomPlot that empties its legend (clear_legend) before QCustomPlot's destructor takes
+// its plottables down: the type of every plot Fathom makes, on screen or for export.
+class PlotWidget : public QCustomPlot {
+ public:
+  explicit PlotWidget(QWidget* parent = nullptr) : QCustomPlot(parent) {}
+  ~PlotWidget() override;
+};
+
+}  // namespace fathom::plot

@@ -1,0 +1,135 @@
+// The store's paths for a whole sweep at once, on every backend: create_runs records runs and
+// their tags in one transaction exactly as create_run and set_tag one by one do (issue 54:
+// queueing committed once per run and per tag); list_run_states reads what the scheduler's
+// poll needs, and no config (it read every run's JSON and YAML config each second).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "tests/support/store_test_fixture.h"
+
+using namespace fathom::db;
+using fathom::testing::sample_run;
+using fathom::testing::StoreBackendTest;
+
+namespace test_store_bulk {
+
+std::vector<NewTaggedRun> three_runs(const std::string& sweep) {
+  std::vector<NewTaggedRun> runs;
+  for (int i = 0; i < 3; ++i) {
+    NewTaggedRun& r = runs.emplace_back();
+    r.run = sample_run(sweep + "/layers=" + std::to_string(6 * (i + 1)), sweep);
+    r.run.host = i == 1 ? "node1" : "";
+    r.tags = {{"axis.model.encoder_layers", std::to_string(6 * (i + 1))},
+              {"sweep.axes", "model.encoder_layers"}};
+  }
+  runs[2].tags["sweep.set"] = "train.lr=0.001";
+  return runs;
+}
+
+// Everything stored about a run but its id and creation time.
+struct Stored {
+  RunRecord run;
+  std::map<std::string, std::string> tags;
+};
+void expect_same(const Stored& a, const Stored& b) {
+  EXPECT_EQ(a.run.name, b.run.name);
+  EXPECT_EQ(a.run.sweep, b.run.sweep);
+  EXPECT_EQ(a.run.config_json, b.run.config_json);
+  EXPECT_EQ(a.run.config_yaml, b.run.config_yaml);
+  EXPECT_EQ(a.run.status, b.run.status);
+  EXPECT_EQ(a.run.host, b.run.host);
+  EXPECT_EQ(a.run.device, b.run.device);
+  EXPECT_EQ(a.run.git_rev, b.run.git_rev);
+  EXPECT_EQ(a.run.error, b.run.error);
+  EXPECT_EQ(a.run.lease, b.run.lease);
+  EXPECT_EQ(a.run.updates, b.run.updates);
+  EXPECT_EQ(a.run.started_at, b.run.started_at);
+  EXPECT_EQ(a.run.heartbeat_at, b.run.heartbeat_at);
+  EXPECT_EQ(a.tags, b.tags);
+}
+
+TEST_P(StoreBackendTest, CreateRunsStoresWhatCreateRunAndSetTagDoOneByOne) {
+  auto store = Store::open(db_path());
+  std::vector<int64_t> one_by_one;
+  for (const auto& r : three_runs("a")) {
+    one_by_one.push_back(store.create_run(r.run));
+    for (const auto& [key, value] : r.tags) store.set_tag(one_by_one.back(), key, value);
+  }
+  const std::vector<int64_t> batched = store.create_runs(three_runs("b"));
+  ASSERT_EQ(batched.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    if (i > 0) EXPECT_GT(batched[i], batched[i - 1]);  // ids in the batch's order
+    Stored a{*store.find_run(std::to_string(one_by_one[i])), store.tags(one_by_one[i])};
+    Stored b{*store.find_run(std::to_string(batched[i])), store.tags(batched[i])};
+    a.run.name.replace(0, 1, "b");  // the only difference: the sweep's name
+    a.run.sweep = "b";
+    expect_same(a, b);
+    EXPECT_GT(b.run.created_at, 0);
+  }
+  EXPECT_EQ(store.list_runs("b").size(), 3u);
+  EXPECT_TRUE(store.create_runs({}).empty());
+  EXPECT_EQ(store.counts().runs, 6);
+}
+
+// A bad status anywhere in the batch refuses all of it: nothing is recorded.
+TEST_P(StoreBackendTest, CreateRunsRecordsAllOrNothing) {
+  auto store = Store::open(db_path());
+  auto runs = three_runs("a");
+  runs[2].run.status = "paused";
+  EXPECT_THROW(store.create_runs(runs), std::invalid_argument);
+  EXPECT_EQ(store.counts().runs, 0);
+  EXPECT_EQ(store.counts().tags, 0);
+}
+
+TEST_P(StoreBackendTest, ListRunStatesReadsWhatAPollNeedsInIdOrder) {
+  auto store = Store::open(db_path());
+  store.create_runs(three_runs("a"));
+  store.create_run(sample_run("single"));
+  const auto claimed = store.claim_next_run("a", "node2", "cuda:0");
+  ASSERT_TRUE(claimed);
+  store.heartbeat(claimed->id, 17);
+  store.set_final_metric(claimed->id, "valid_ppl", 12.5);
+  store.finish_run(claimed->id, status::kFailed, "out of memory");
+  const auto second = store.claim_next_run("a", "node3", "cpu");
+  store.requeue_run(second->id, "preempted");
+  store.claim_next_run("a", "node4", "cuda:1");  // the oldest queued: the second again
+
+  const auto full = store.list_runs("a"), states = store.list_run_states("a");
+  ASSERT_EQ(states.size(), 3u);
+  ASSERT_EQ(full.size(), 3u);
+  for (size_t i = 0; i < full.size(); ++i) {
+    const RunRecord &want = full[i], &got = states[i];
+    // What the poll reads, as list_runs has it...
+    EXPECT_EQ(got.id, want.id);
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.sweep, want.sweep);
+    EXPECT_EQ(got.status, want.status);
+    EXPECT_EQ(got.host, want.host);
+    EXPECT_EQ(got.device, want.device);
+    EXPECT_EQ(got.updates, want.updates);
+    EXPECT_EQ(got.heartbeat_at, want.heartbeat_at);
+    EXPECT_EQ(got.lease, want.lease);
+    // ...and nothing else.
+    EXPECT_EQ(got.config_json, "");
+    EXPECT_EQ(got.config_yaml, "");
+    EXPECT_EQ(got.error, "");
+    EXPECT_EQ(got.git_rev, "");
+    EXPECT_EQ(got.created_at, 0);
+    EXPECT_TRUE(got.final_metrics.empty());
+  }
+  EXPECT_EQ(states[0].status, status::kFailed);
+  EXPECT_EQ(states[0].updates, 17);
+  EXPECT_EQ(states[1].status, status::kRunning);
+  EXPECT_EQ(states[1].lease, 3);  // claimed, requeued, claimed
+  EXPECT_EQ(states[1].device, "cuda:1");
+  EXPECT_EQ(states[2].status, status::kQueued);
+  EXPECT_EQ(states[2].lease, 0);
+  EXPECT_TRUE(store.list_run_states("nope").empty());
+}
+
+}  // namespace test_store_bulk
