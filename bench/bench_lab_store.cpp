@@ -3,7 +3,7 @@
 //   poll    -- ms for the scheduler's listing of a sweep of N runs (--sizes), each with the
 //              default config as JSON and YAML: list_run_states (now), list_runs (before);
 //   claim   -- ms per claim_next_run for the last 200 queued runs of that sweep, the others
-//              ended: through the indexes of schema v5/v6 (now) and without them (v4's plan: the
+//              ended: through the index of schema v5 (now) and without them (v4's plan: the
 //              indexes dropped on a copy of the file);
 //   queue   -- runs a second recorded with 3 tags each: create_runs (1,000 a transaction, as
 //              queue_sweep does) and create_run + set_tag one by one (before);
@@ -92,11 +92,11 @@ void record(db::Store& store, const std::vector<db::NewTaggedRun>& runs) {
     store.create_runs({runs.begin() + i, runs.begin() + std::min(runs.size(), i + 1000)});
 }
 
-// The file as schema version 4 indexed it: without runs_queued (v5) and runs_state (v6).
+// The file as schema version 4 indexed it: without runs_state (v5).
 void drop_new_indexes(const std::string& path) {
   sqlite3* raw = nullptr;
   sqlite3_open(path.c_str(), &raw);
-  sqlite3_exec(raw, "DROP INDEX runs_queued; DROP INDEX runs_state", nullptr, nullptr, nullptr);
+  sqlite3_exec(raw, "DROP INDEX runs_state", nullptr, nullptr, nullptr);
   sqlite3_close(raw);
 }
 

@@ -28,7 +28,8 @@ std::string id_not_in(const std::vector<int64_t>& ids);
 
 // The claim as one statement (?1 the sweep, ?2 now, ?3 host, ?4 device): takes the sweep's
 // oldest queued run not in `skip` and returns its id. `lock`: the dialect's
-// lock_skipping_locked(). The pick reads the index runs_queued (docs/schema.md): O(log n).
+// lock_skipping_locked(). The pick seeks an index (docs/schema.md: runs_state on SQLite,
+// runs_queued on PostgreSQL): O(log n).
 std::string claim_next_sql(const std::vector<int64_t>& skip, const std::string& lock);
 
 // After reading the run's status and generation inside a fenced write's transaction: throws

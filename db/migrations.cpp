@@ -112,19 +112,15 @@ CREATE TABLE probe_points (
   PRIMARY KEY (run_id, probe, step)
 );
 )sql"},
-      {"v5: runs_queued, the queued runs of each sweep in id order (claim_next_run)",
-       R"sql(
--- The claim's pick (db/lease_sql.h, claim_next_sql) reads the sweep's oldest queued run from
--- here in O(log n); runs_by_sweep alone walked every earlier run of the sweep under the write
--- lock (issue 54: 99-132 ms a claim at 100k runs). PostgreSQL has had it since v1.
-CREATE INDEX runs_queued ON runs(sweep, id) WHERE status = 'queued';
-)sql"},
-      {"v6: runs_state, a sweep's runs' states in one index (the scheduler's poll)",
+      {"v5: runs_state, a sweep's runs' states in one index (the claim's pick, the scheduler's "
+       "poll)",
        R"sql(
 -- Every column Store::list_run_states reads (db/sql_store.cpp, run_states_sql): the poll of a
 -- sweep reads this index alone, never the rows with their configs (issue 54: every run's
 -- JSON and YAML config each second, a third of a core at 100k runs).
--- Status before id: a claim's pick (sweep, status = 'queued', lowest id) is a seek here too.
+-- Status before id: a claim's pick (db/lease_sql.h, claim_next_sql: sweep, status = 'queued',
+-- lowest id) is a seek here, O(log n); runs_by_sweep alone walked every earlier run of the
+-- sweep under the write lock (99-132 ms a claim at 100k runs).
 CREATE INDEX runs_state ON runs(sweep, status, id, updates, heartbeat_at, lease, host, device, name);
 )sql"},
   };

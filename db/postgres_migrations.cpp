@@ -106,17 +106,12 @@ CREATE TABLE probe_points (
   PRIMARY KEY (run_id, probe, step)
 );
 )sql"},
-      {"v5: runs_queued, the queued runs of each sweep in id order (claim_next_run)",
-       R"sql(
--- SQLite's v5 adds the index PostgreSQL's v1 already made: nothing to do where it exists.
-CREATE INDEX IF NOT EXISTS runs_queued ON runs(sweep, id) WHERE status = 'queued';
-)sql"},
-      {"v6: runs_state, a sweep's runs' states in one index (the scheduler's poll)",
+      {"v5: runs_state, a sweep's runs' states in one index (the scheduler's poll)",
        R"sql(
 -- Every column Store::list_run_states reads (db/sql_store.cpp, run_states_sql): the poll of a
 -- sweep reads this index alone, never the rows with their configs (issue 54: every run's
--- JSON and YAML config each second, a third of a core at 100k runs).
--- Status before id: a claim's pick (sweep, status = 'queued', lowest id) is a seek here too.
+-- JSON and YAML config each second, a third of a core at 100k runs). The claim's pick has
+-- its own partial index here since version 1 (runs_queued).
 CREATE INDEX runs_state ON runs(sweep, status, id, updates, heartbeat_at, lease, host, device, name);
 )sql"},
   };

@@ -1,9 +1,9 @@
 // How SQLite runs a sweep's two hot statements (issue 54). The claim (db/lease_sql.h,
-// claim_next_sql) seeks the sweep's oldest queued run in an index -- runs_queued (schema
-// version 5) or runs_state (6) -- instead of walking every earlier run of the sweep under the
-// write lock (99-132 ms a claim at 100k runs); the scheduler's poll (run_states_sql) reads
-// runs_state alone, never the rows with their configs. A store made before these versions gets
-// the indexes when it is opened for writing, its claims unchanged.
+// claim_next_sql) seeks the sweep's oldest queued run in the index runs_state (schema version
+// 5) instead of walking every earlier run of the sweep under the write lock (99-132 ms a claim
+// at 100k runs); the scheduler's poll (run_states_sql) reads runs_state alone, never the rows
+// with their configs. A store made before this version gets the index when it is opened for
+// writing, its claims unchanged.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -77,8 +77,7 @@ void expect_index_plan(const std::vector<std::string>& plan) {
   bool queued_index = false;
   for (const auto& step : plan) {
     EXPECT_EQ(step.rfind("SCAN", 0), std::string::npos) << joined(plan);
-    queued_index |= step.find("INDEX runs_queued (sweep=?)") != std::string::npos ||
-                    step.find("INDEX runs_state (sweep=? AND status=?)") != std::string::npos;
+    queued_index |= step.find("INDEX runs_state (sweep=? AND status=?)") != std::string::npos;
   }
   EXPECT_TRUE(queued_index) << joined(plan);
 }
@@ -123,17 +122,14 @@ TEST(StoreClaimPlan, AVersion4StoreGetsTheIndexAndClaimsAsBefore) {
       db.exec(std::string("INSERT INTO runs (name, sweep, config_json, status, created_at)"
                           " VALUES ('r', '") +
               sweep + "', '{}', '" + status + "', 1)");
-    EXPECT_TRUE(db.column("SELECT name FROM sqlite_master WHERE name IN ('runs_queued',"
-                          " 'runs_state')",
-                          0)
-                    .empty());
+    EXPECT_TRUE(db.column("SELECT name FROM sqlite_master WHERE name = 'runs_state'", 0).empty());
   }
   auto store = Store::open(path);
   EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
-  EXPECT_EQ(RawDb(path).column("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN"
-                               " ('runs_queued', 'runs_state') ORDER BY name",
+  EXPECT_EQ(RawDb(path).column("SELECT name FROM sqlite_master WHERE type = 'index' AND name ="
+                               " 'runs_state'",
                                0),
-            (std::vector<std::string>{"runs_queued", "runs_state"}));
+            (std::vector<std::string>{"runs_state"}));
   expect_index_plan(claim_plan(path, {}));
 
   EXPECT_EQ(store.claim_next_run("s", "h", "cpu", {2})->id, 4);  // skipped: the next oldest

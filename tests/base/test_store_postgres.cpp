@@ -70,9 +70,8 @@ TEST_F(PostgresStoreTest, CreatesTheSchemaAndRecordsItsVersion) {
   EXPECT_FALSE(store.is_file());
 }
 
-// A store made at schema version 4 migrates: version 5's index (runs_queued, which
-// PostgreSQL's version 1 already made) is there once, version 6's runs_state is made, and the
-// version is the latest.
+// A store made at schema version 4 migrates: version 5's runs_state is made, the claim's
+// runs_queued (version 1's) is there once, and the version is the latest.
 TEST_F(PostgresStoreTest, AVersion4StoreMigratesToTheLatest) {
   Store::open(url_).create_run(named("a"));
   ft::postgres_exec(name_, "DROP INDEX runs_state");  // as version 4 left it
