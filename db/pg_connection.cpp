@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <string_view>
 #include <thread>
 
 #include "base/util/error.h"
@@ -106,9 +107,11 @@ std::string PgConnection::scrub(std::string message) const {
 }
 
 std::string scrub_passwords(std::string message, const std::vector<std::string>& passwords) {
-  // libpq quotes what it parsed, and a password it split ("p@ss@Secret6": user "u", password
-  // "p", host "ss@Secret6@...") shows up in pieces: every piece of 4 or more characters goes,
-  // the longest first, and each whole password whatever its length.
+  // libpq quotes what it parsed, and a password it split at a character a URL reserves
+  // ("p@ss@Secret6": user "u", password "p", host "ss@Secret6@...") shows up in pieces: every
+  // run of its parts between such characters, of 4 or more characters, goes too, the longest
+  // first. Pieces cut elsewhere are left, or a password holding "password" would take that
+  // word out of every message.
   constexpr size_t kShortestPiece = 4;
   auto replace_all = [&](const std::string& piece) {
     for (size_t pos; (pos = message.find(piece)) != std::string::npos;)
@@ -116,10 +119,23 @@ std::string scrub_passwords(std::string message, const std::vector<std::string>&
   };
   for (const auto& password : passwords)
     if (!password.empty()) replace_all(password);
-  for (const auto& password : passwords)
-    for (size_t length = password.size(); length >= kShortestPiece; --length)
-      for (size_t begin = 0; begin + length <= password.size(); ++begin)
-        replace_all(password.substr(begin, length));
+  for (const auto& password : passwords) {
+    std::vector<size_t> starts{0}, ends;  // where libpq may have cut it
+    for (size_t i = 0; i < password.size(); ++i)
+      if (std::string_view("@/?#:&=[]").find(password[i]) != std::string_view::npos) {
+        ends.push_back(i);
+        starts.push_back(i + 1);
+      }
+    ends.push_back(password.size());
+    std::vector<std::string> pieces;
+    for (size_t b : starts)
+      for (size_t e : ends)
+        if (e > b && e - b >= kShortestPiece && e - b < password.size())
+          pieces.push_back(password.substr(b, e - b));
+    std::sort(pieces.begin(), pieces.end(),
+              [](const std::string& x, const std::string& y) { return x.size() > y.size(); });
+    for (const auto& piece : pieces) replace_all(piece);
+  }
   return trim(message);
 }
 

@@ -42,8 +42,9 @@ class PgResult {
   std::shared_ptr<pg_result> result_;
 };
 
-// `message` without any of `passwords`: each whole, and every piece of 4 or more characters
-// of each (libpq quotes a password it split at a '@' or '/' in pieces), the longest first.
+// `message` without any of `passwords`: each whole, and each piece of 4 or more characters
+// that libpq may have cut it into at a character a URL reserves ('@', '/', '?', '#', ':'...),
+// the longest first.
 std::string scrub_passwords(std::string message, const std::vector<std::string>& passwords);
 
 class PgConnection {
