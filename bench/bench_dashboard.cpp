@@ -30,6 +30,7 @@
 
 #include <qcustomplot.h>
 
+#include "bench/size_list.h"
 #include "db/store.h"
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
@@ -41,14 +42,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::vector<long> parse_list(const char* text) {
-  std::vector<long> out;
-  for (const char* p = text; *p;) {
-    out.push_back(std::strtol(p, const_cast<char**>(&p), 10));
-    if (*p == ',') ++p;
-  }
-  return out;
-}
+using fathom::bench::parse_size_list;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -190,15 +184,15 @@ int main(int argc, char** argv) {
   long max_total = 20'000'000;  // R x P above this is skipped (memory: ~60 bytes a point)
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--runs"))
-      runs = parse_list(argv[i + 1]);
+      runs = parse_size_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--points"))
-      points = parse_list(argv[i + 1]);
+      points = parse_size_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--reps"))
       reps = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--max-total"))
       max_total = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--groups"))
-      groups = parse_list(argv[i + 1]);
+      groups = parse_size_list(argv[i + 1]);
     else {
       std::fprintf(stderr,
                    "usage: bench_dashboard [--runs 10,50,200] [--points 1000,10000,100000] "

@@ -32,6 +32,7 @@
 
 #include "bench/child_process.h"
 #include "bench/fathom_step.h"
+#include "bench/size_list.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/data/prepared_corpus.h"
@@ -245,8 +246,8 @@ int main(int argc, char** argv) {
     auto value = [&] { return args.at(++i); };
     if (args[i] == "--pairs") {
       o.pairs.clear();
-      std::stringstream list(value());
-      for (std::string n; std::getline(list, n, ',');) o.pairs.push_back(std::stoull(n));
+      for (long n : fathom::bench::parse_size_list(value().c_str()))
+        o.pairs.push_back(static_cast<std::size_t>(n));
     } else if (args[i] == "--vocab") {
       o.vocab = std::stoi(value());
     } else if (args[i] == "--max-tokens") {

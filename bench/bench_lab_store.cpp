@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "bench/size_list.h"
 #include "db/store.h"
 
 #ifdef FATHOM_HAVE_PLOTS
@@ -48,14 +49,7 @@ namespace fs = std::filesystem;
 namespace db = fathom::db;
 using Clock = std::chrono::steady_clock;
 
-std::vector<long> parse_list(const char* text) {
-  std::vector<long> out;
-  for (const char* p = text; *p;) {
-    out.push_back(std::strtol(p, const_cast<char**>(&p), 10));
-    if (*p == ',') ++p;
-  }
-  return out;
-}
+using fathom::bench::parse_size_list;
 
 double seconds(const std::function<void()>& body) {
   const auto start = Clock::now();
@@ -224,11 +218,11 @@ int main(int argc, char** argv) {
   long queue = 10000, points = 2000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--sizes") sizes = parse_list(argv[i + 1]);
+    if (flag == "--sizes") sizes = parse_size_list(argv[i + 1]);
     if (flag == "--queue") queue = std::atol(argv[i + 1]);
-    if (flag == "--curves") curves = parse_list(argv[i + 1]);
+    if (flag == "--curves") curves = parse_size_list(argv[i + 1]);
     if (flag == "--points") points = std::atol(argv[i + 1]);
-    if (flag == "--before-curves") before_curves = parse_list(argv[i + 1]);
+    if (flag == "--before-curves") before_curves = parse_size_list(argv[i + 1]);
   }
   const fs::path dir =
       fs::temp_directory_path() / ("fathom_bench_lab_store_" + std::to_string(getpid()));
