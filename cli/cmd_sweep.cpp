@@ -102,6 +102,10 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
   if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
   experiments::apply_sweep_overrides(spec, args.overrides);
+  // Counted before anything is expanded: a sweep that needs --yes is refused at once, not after
+  // expanding and checking every run (no exclude rule can make it smaller then).
+  if (!args.dry_run && spec.exclude.empty())
+    experiments::check_run_count(spec, experiments::count_combinations(spec), args.yes);
   const auto runs = experiments::expand_sweep(spec, [](const RunConfig& config) {
     check_model_methods(config);
     check_model_fits(config);

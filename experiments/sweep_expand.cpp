@@ -1,5 +1,6 @@
 // Expanding a parsed sweep into runs, checking each run, and the --dry-run listing.
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -74,6 +75,17 @@ void check_run(const SweepSpec& spec, const SweepRun& run,
 
 }  // namespace
 
+size_t count_combinations(const SweepSpec& spec) {
+  size_t count = 1;
+  for (const auto& axis : spec.axes) {
+    const size_t n = axis.steps.size();
+    if (n != 0 && count > std::numeric_limits<size_t>::max() / n)
+      return std::numeric_limits<size_t>::max();
+    count *= n;
+  }
+  return count;
+}
+
 std::vector<SweepRun> expand_sweep(const SweepSpec& spec,
                                    const std::function<void(const RunConfig&)>& extra_check) {
   for (const auto& axis : spec.axes)
@@ -82,6 +94,13 @@ std::vector<SweepRun> expand_sweep(const SweepSpec& spec,
                        "an axis needs at least one value");
   if (spec.axes.empty())
     throw InputError(spec.file, spec.line, "", "no axes: give grid, zip or seeds");
+  if (const size_t count = count_combinations(spec); count > kMostRuns)
+    throw InputError(spec.file, spec.line, "name",
+                     "the axes multiply to " +
+                         (count == std::numeric_limits<size_t>::max() ? std::string("over 10^19")
+                                                                      : std::to_string(count)) +
+                         " runs, more than the " + std::to_string(kMostRuns) +
+                         " one sweep may hold: split it into several sweep files");
   const std::vector<std::string> keys = spec.axis_keys();
   const std::vector<std::string> labels = name_labels(keys);
 

@@ -86,6 +86,14 @@ void apply_sweep_overrides(SweepSpec& spec, const std::vector<std::string>& over
 // name, so a rerun with other settings does not meet the original's runs in the store.
 void rename_sweep(SweepSpec& spec, const std::string& name);
 
+// The most runs one sweep file may expand to, whatever --yes says: each run holds a whole
+// config, and expanding a 10^7-point grid took 15 GB before failing (issue 57 item 3).
+constexpr size_t kMostRuns = 100'000;
+
+// The runs the axes multiply to, before exclude rules (saturating at SIZE_MAX): known without
+// expanding anything.
+size_t count_combinations(const SweepSpec& spec);
+
 // Expands the axes (first grid key slowest, seeds innermost), drops excluded runs, and checks
 // every run with check_config() and then `extra_check` (the CLI passes check_model_methods).
 // An error about a key an axis set is located at that axis value in the sweep file; the run's

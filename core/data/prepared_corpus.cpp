@@ -42,17 +42,6 @@ std::string corpus_tmp_suffix() {
   return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
 }
 
-void check_corpus_file(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) throw InputError(path, 0, "", "file not found");
-  if (fs::is_directory(st)) throw InputError(path, 0, "", "is a directory, expected a text file");
-  if (!fs::is_regular_file(st))
-    throw InputError(path, 0, "",
-                     "not a regular file (a FIFO, device or socket could be endless): give a "
-                     "file of text");
-}
-
 // A file written in pieces with every error checked; its hash is taken as it is written.
 class CheckedWriter {
  public:
@@ -411,8 +400,8 @@ nlohmann::json file_stamp(const std::string& path) {
 // that grows with the corpus (about a second a GB; a WMT14 En-Fr start would pay ~10 s).
 std::string remembered_key(const fs::path& root, const std::string& source_path,
                            const std::string& target_path, const VocabConfig& vocab) {
-  check_corpus_file(source_path);
-  check_corpus_file(target_path);
+  check_text_file(source_path);
+  check_text_file(target_path);
   std::error_code ec;
   ContentHash name;
   name.add_field(kFormat);
@@ -447,8 +436,8 @@ std::string remembered_key(const fs::path& root, const std::string& source_path,
 
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
                                 const VocabConfig& vocab) {
-  check_corpus_file(source_path);
-  check_corpus_file(target_path);
+  check_text_file(source_path);
+  check_text_file(target_path);
   ContentHash h;
   h.add_field(kFormat);
   h.add_field(vocab.type);

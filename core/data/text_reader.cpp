@@ -12,11 +12,21 @@
 
 namespace fathom {
 
-LineReader::LineReader(const std::string& path) : path_(path) {
+void check_text_file(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path, 0, "", "file not found");
-  if (std::filesystem::is_directory(path, ec))
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) throw InputError(path, 0, "", "file not found");
+  if (std::filesystem::is_directory(status))
     throw InputError(path, 0, "", "is a directory, expected a text file");
+  // /dev/zero never ends and a FIFO without a writer never answers (issue 57 item 5).
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(path, 0, "",
+                     "not a regular file (a FIFO, device or socket could be endless): give a "
+                     "file of text");
+}
+
+LineReader::LineReader(const std::string& path) : path_(path) {
+  check_text_file(path);
   gz_ = gzopen(path.c_str(), "rb");
   if (!gz_) throw InputError(path, 0, "", std::string("cannot open file: ") + std::strerror(errno));
   gzbuffer(static_cast<gzFile>(gz_), 1 << 17);  // fewer system calls on big corpora
@@ -71,6 +81,7 @@ bool LineReader::next(std::string& line) {
       line.append(begin, block_.size() - pos_);
       pos_ = block_.size();
       any = true;
+      if (line.size() > kMaxLineBytes) too_long();  // before the next block, not after the file
       continue;
     }
     const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
@@ -78,6 +89,7 @@ bool LineReader::next(std::string& line) {
     pos_ += n + 1;
     break;
   }
+  if (line.size() > kMaxLineBytes) too_long();
   if (!line.empty() && line.back() == '\r') line.pop_back();
   ++lines_;
   const std::size_t bad = find_invalid_utf8(line);
@@ -85,6 +97,13 @@ bool LineReader::next(std::string& line) {
     throw InputError(path_, static_cast<int>(lines_), "",
                      "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
   return true;
+}
+
+void LineReader::too_long() const {
+  throw InputError(path_, static_cast<int>(lines_ + 1), "",
+                   "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                       " MiB: not one sentence or document of text (a binary file, or no "
+                       "newlines?)");
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

@@ -11,13 +11,22 @@
 
 namespace fathom {
 
+// Throws InputError naming `path` unless it is a regular file: missing, a directory, or a
+// FIFO, device or socket (which could be endless).
+void check_text_file(const std::string& path);
+
 // A corpus file read line by line (plain or gzip, by the magic bytes), holding one block of it
 // at a time: what read_lines() returns, without the whole file in memory. Lines are as
 // read_lines() gives them (a trailing '\r' stripped, a byte-order mark at the start dropped, a
 // final newline adding no empty line) and checked the same way (InputError naming the file,
-// and the 1-based line for invalid UTF-8; "file is empty" for zero bytes of text).
+// and the 1-based line for invalid UTF-8 or a line over kMaxLineBytes; "file is empty" for
+// zero bytes of text; a FIFO, device or socket refused before reading).
 class LineReader {
  public:
+  // A line longer than this is an error naming the file and line: no sentence or document is
+  // that long, and a file without newlines (a binary, /dev/zero copied) must not take the
+  // machine's memory.
+  static constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
   explicit LineReader(const std::string& path);
   ~LineReader();
   LineReader(const LineReader&) = delete;
@@ -29,6 +38,7 @@ class LineReader {
 
  private:
   bool fill();  // reads the next block; false at the end
+  [[noreturn]] void too_long() const;
   std::string path_;
   void* gz_ = nullptr;  // gzFile: zlib reads plain files as they are
   std::string block_;

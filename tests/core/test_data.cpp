@@ -1,6 +1,7 @@
 // Tests for the data pipeline (core/data): corpus reading, vocabularies, batching, the loader.
 // Expectations are written by hand from the specification, not taken from the code's output.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -135,6 +136,28 @@ TEST(TextReader, MissingFileIsNamed) {
   const auto e = expect_input_error([] { read_lines("/nonexistent/fathom/corpus.de"); });
   EXPECT_EQ(e.file(), "/nonexistent/fathom/corpus.de");
   EXPECT_NE(std::string(e.what()).find("/nonexistent/fathom/corpus.de"), std::string::npos);
+}
+
+// No corpus file may take the machine's memory or hang a run (issue 57 item 5): a device or a
+// FIFO is refused before it is read; a line of over 64 MiB is an error at its line, found
+// before the rest of the file is read.
+TEST(TextReader, EndlessFilesAndHugeLinesAreRefused) {
+  TempDir dir;
+  auto e = expect_input_error([&] { read_lines("/dev/zero"); });
+  EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  e = expect_input_error([&] { read_lines(dir.file("fifo")); });  // no writer: would block
+  EXPECT_EQ(e.file(), dir.file("fifo"));
+  {
+    std::ofstream out(dir.file("huge.txt"), std::ios::binary);
+    out << "first line\n";
+    const std::string block(1 << 20, 'x');
+    for (size_t i = 0; i <= (LineReader::kMaxLineBytes >> 20); ++i) out << block;
+    out << "\nlast\n";
+  }
+  e = expect_input_error([&] { read_lines(dir.file("huge.txt")); });
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(std::string(e.what()).find("longer than 64 MiB"), std::string::npos) << e.what();
 }
 
 TEST(TextReader, InvalidUtf8ReportsTheLine) {
