@@ -59,9 +59,25 @@ struct SweepArgs {
 // A timeout shorter than a few heartbeats would call every worker lost before it beat once
 // (`--heartbeat-timeout 1`, or -1 or nan, marked every run crashed before its worker started);
 // --retry names ended statuses a resume can continue.
+// A timeout past a day turns lost-worker detection off in all but name (1e308 was accepted);
+// nan and inf are not numbers of seconds, whatever CLI11's range check lets through.
+constexpr double kMostHeartbeatTimeout = 86'400;
+
 void check_follow_flags(const SweepArgs& args) {
+  if (!(args.heartbeat_interval >= db::kMinHeartbeatInterval && args.heartbeat_interval <= 3600))
+    throw InputError("fathom sweep", 0, "--heartbeat-interval",
+                     format_number(args.heartbeat_interval) + " is not a number of seconds from " +
+                         format_number(db::kMinHeartbeatInterval) + " to 3600");
+  if (!std::isfinite(args.heartbeat_timeout))
+    throw InputError("fathom sweep", 0, "--heartbeat-timeout",
+                     format_number(args.heartbeat_timeout) + " is not a number of seconds");
+  if (args.heartbeat_timeout > kMostHeartbeatTimeout)
+    throw InputError("fathom sweep", 0, "--heartbeat-timeout",
+                     format_number(args.heartbeat_timeout) + " s is longer than a day (" +
+                         format_number(kMostHeartbeatTimeout) +
+                         " s): a lost worker would hold its run that long");
   const double least = db::kMinBeatsPerTimeout * args.heartbeat_interval;
-  if (!(args.heartbeat_timeout >= least) || !std::isfinite(args.heartbeat_timeout))
+  if (!(args.heartbeat_timeout >= least))
     throw InputError(
         "fathom sweep", 0, "--heartbeat-timeout",
         format_number(args.heartbeat_timeout) + " s is too short: a worker beats every " +
@@ -104,6 +120,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::apply_sweep_overrides(spec, args.overrides);
   // Counted before anything is expanded: a sweep that needs --yes is refused at once, not after
   // expanding and checking every run (no exclude rule can make it smaller then).
+  check_follow_flags(args);  // --dry-run checks every flag too
   if (!args.dry_run && spec.exclude.empty())
     experiments::check_run_count(spec, experiments::count_combinations(spec), args.yes);
   const auto runs = experiments::expand_sweep(spec, [](const RunConfig& config) {
@@ -121,7 +138,6 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   }
   experiments::check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
-  check_follow_flags(args);
   const std::string launcher_name = !args.launcher.empty() ? args.launcher
                                     : spec.slurm           ? "slurm"
                                                            : "local";

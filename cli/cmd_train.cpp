@@ -95,18 +95,20 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
                          id + "` first");
 }
 
-// A resume may only raise train.max_updates: a lower end below the update reached would
-// restart the run from nothing (a run without a checkpoint) and delete its curve's later rows,
-// and one above it would record a run trained past what its config says (issue 57 item 6).
-void refuse_lower_max_updates(const db::Store& store, const db::RunRecord& run,
-                              const RunConfig& stored, const RunConfig& now) {
-  if (now.train.max_updates >= stored.train.max_updates) return;
+// A resume never ends a run before the update it reached: train.max_updates below it restarted
+// a run without a checkpoint from 0, deleting its later curve rows, or recorded a run trained
+// past what its config says (issue 57 item 6). Lowering it to no less than the update reached
+// (stopping a long run sooner) is a resume like any other.
+void refuse_end_before_reached(const db::Store& store, const db::RunRecord& run,
+                               const RunConfig& stored, const RunConfig& now) {
+  if (now.train.max_updates >= stored.train.max_updates || now.train.max_updates >= run.updates)
+    return;
   throw InputError(store.path(), 0, "--set",
                    "train.max_updates=" + std::to_string(now.train.max_updates) +
-                       " is lower than run " + std::to_string(run.id) + "'s " +
-                       std::to_string(stored.train.max_updates) + " (it reached update " +
-                       std::to_string(run.updates) +
-                       "): a resume may only raise train.max_updates; nothing was changed");
+                       " is below update " + std::to_string(run.updates) + ", which run " +
+                       std::to_string(run.id) +
+                       " reached: a resume never deletes what was trained; give " +
+                       std::to_string(run.updates) + " or more (nothing was changed)");
 }
 
 // What a resume may change: where the run ends, and how (threads, device) -- never what its
@@ -201,7 +203,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   std::map<std::string, std::string> changes;
   if (resumed) {
     changes = resume_changes(stored, config);
-    refuse_lower_max_updates(*store, *resumed, stored, config);
+    refuse_end_before_reached(*store, *resumed, stored, config);
     refuse_pointless_resume(*store, *resumed, config);
   }
   // Every check runs before any work: a bad config (or a device this machine lacks) never

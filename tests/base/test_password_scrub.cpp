@@ -17,9 +17,9 @@ TEST(PasswordScrub, PiecesCutAtReservedCharactersGoWordsStay) {
   // postgresql://u:p@ss@Secret6@127.0.0.1:1/db: libpq took "p" for the password.
   const auto split = url_passwords("postgresql://u:p@ss@Secret6@127.0.0.1:1/db");
   ASSERT_EQ(split, (std::vector<std::string>{"p@ss@Secret6"}));
-  EXPECT_EQ(scrub_passwords("could not translate host name \"ss@Secret6@127.0.0.1\" to address",
-                            split),
-            "could not translate host name \"***@127.0.0.1\" to address");
+  EXPECT_EQ(
+      scrub_passwords("could not translate host name \"ss@Secret6@127.0.0.1\" to address", split),
+      "could not translate host name \"***@127.0.0.1\" to address");
   // "Wr@ngPw1234": host "ngPw1234@...", a piece after the '@'.
   EXPECT_EQ(scrub_passwords("host \"ngPw1234@127.0.0.1\"", {"Wr@ngPw1234"}),
             "host \"***@127.0.0.1\"");

@@ -152,9 +152,18 @@ TEST_F(BadInput, CommandLineMistakesAreNamed) {
 TEST_F(BadInput, AHeartbeatTimeoutBelowThreeBeatsIsRefused) {
   std::ofstream(dir_ / "s.yaml") << "name: s\nbase: tiny.yaml\nseeds: [1]\n";
   const std::string sweep = (dir_ / "s.yaml").string();
-  for (const std::string timeout : {"1", "-1", "nan", "59"})
+  for (const std::string timeout : {"1", "-1", "59"})
     expect_refused(fathom({"sweep", sweep, "--heartbeat-timeout", timeout}),
                    {"--heartbeat-timeout", "at least 3 beats, 60 s"});
+  // Not numbers of seconds, or so long that no worker would ever be lost (issue 57 item 7);
+  // --dry-run checks them as a launch does.
+  for (const std::string timeout : {"nan", "inf"})
+    expect_refused(fathom({"sweep", sweep, "--dry-run", "--heartbeat-timeout", timeout}),
+                   {"--heartbeat-timeout", "is not a number of seconds"});
+  expect_refused(fathom({"sweep", sweep, "--heartbeat-timeout", "1e308"}),
+                 {"--heartbeat-timeout", "longer than a day"});
+  expect_refused(fathom({"sweep", sweep, "--dry-run", "--heartbeat-interval", "nan"}),
+                 {"--heartbeat-interval", "is not a number of seconds"});
   expect_refused(fathom({"sweep", sweep, "--heartbeat-interval", "1", "--heartbeat-timeout", "2"}),
                  {"at least 3 beats, 3 s"});
   expect_refused(fathom({"sweep", sweep, "--resume", "--retry", "finished"}),

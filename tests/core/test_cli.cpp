@@ -515,14 +515,15 @@ TEST_F(Cli, ResumeContinuesTheSameRun) {
   EXPECT_EQ(lr.back().step, 18);
   EXPECT_DOUBLE_EQ(lr.back().value, 0.00512345678901234 * std::sqrt(10.0 / 18.0));
 
-  // A resume may only raise train.max_updates: a lower end is refused naming the update
-  // reached, and nothing of the run changes (issue 57 item 6: it restarted from 0 and deleted
-  // the later curve rows).
+  // A resume never ends a run before the update it reached: refused naming that update, and
+  // nothing of the run changes (issue 57 item 6: it restarted from 0 and deleted the later
+  // curve rows).
   const Result lower = fathom({"--db", db(), "train", "--resume", "cli-tiny", "--no-progress",
                                "--set", "train.max_updates=10"});
   EXPECT_EQ(lower.status, 2) << lower.err;
-  EXPECT_NE(lower.err.find("reached update 18"), std::string::npos) << lower.err;
-  EXPECT_NE(lower.err.find("may only raise train.max_updates"), std::string::npos) << lower.err;
+  EXPECT_NE(lower.err.find("train.max_updates=10 is below update 18"), std::string::npos)
+      << lower.err;
+  EXPECT_NE(lower.err.find("give 18 or more"), std::string::npos) << lower.err;
   std::vector<int64_t> after;
   for (const auto& p : store.metric_series(runs[0].id, "train_loss")) after.push_back(p.step);
   EXPECT_EQ(after, steps);
