@@ -1,8 +1,9 @@
 #pragma once
 // A whole file's bytes, gunzipped when it is gzip (detected by the magic bytes 1f 8b, so a
 // compressed file without a .gz suffix works and a plain one named .gz is read as it is).
-// The corpus reader (core/data/text_reader.h) and the BLEU reader (base/metrics/text_lines.h)
-// both read through it, so they cannot disagree on what a file holds.
+// The BLEU reader (base/metrics/text_lines.h) reads through it; the corpus reader
+// (core/data/text_reader.h: LineReader) streams the same zlib reading line by line, so the two
+// agree on what a file holds without holding a corpus whole.
 #include <string>
 
 namespace fathom {
