@@ -60,20 +60,31 @@ PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
     }
     base_scores.push_back(bleu_from_stats(base_sum).score);
     sys_scores.push_back(bleu_from_stats(sys_sum).score);
-    differences.push_back(std::fabs(sys_scores.back() - base_scores.back()));
+    differences.push_back(sys_scores.back() - base_scores.back());  // signed: centred below
   }
   summarize_draws(base_scores, out.baseline);
   summarize_draws(sys_scores, out.system);
+  out.difference = out.system.score - out.baseline.score;
+  {
+    std::vector<double> sorted = differences;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t lower = sorted.size() / 40, upper = sorted.size() - lower - 1;
+    out.difference_low = sorted[lower];
+    out.difference_high = sorted[upper];
+  }
 
-  // Under the null hypothesis the draws' differences scatter around zero: centre them, and
-  // count how often chance alone gives a difference as large as the real one. (sacreBLEU
-  // counts only larger ones, which calls a system significantly different from itself.)
+  // Under the null hypothesis the draws' differences scatter around zero: shift them by their
+  // mean (Efron & Tibshirani's shift method; Koehn 2004) and count how often chance alone
+  // gives a difference at least as far from zero as the real one, either way. Taking |d| before
+  // centring (as this did until issue 56) folds the distribution and rejected 10 % of true
+  // nulls at 0.05. sacreBLEU counts only larger ones, which calls a system significantly
+  // different from itself.
   double mean_difference = 0;
   for (double d : differences) mean_difference += d;
   mean_difference /= samples;
-  const double real = std::fabs(out.system.score - out.baseline.score);
+  const double real = std::fabs(out.difference);
   int as_large = 0;
-  for (double d : differences) as_large += d - mean_difference >= real ? 1 : 0;
+  for (double d : differences) as_large += std::fabs(d - mean_difference) >= real ? 1 : 0;
   out.p = (as_large + 1.0) / (samples + 1.0);
   return out;
 }

@@ -2,9 +2,11 @@
 // Paired bootstrap resampling of corpus BLEU (Koehn 2004, "Statistical significance tests for
 // machine translation evaluation"), as sacreBLEU's --paired-bs runs it: the test set's
 // segments are drawn with replacement `samples` times, the same draw for both systems, and
-// each draw scored as a corpus. The p-value is the share of draws whose difference, centred
-// on the draws' mean difference (the null hypothesis), is at least the real difference; the
-// 95 % interval of a system's BLEU is the 2.5th and 97.5th percentiles of its draws.
+// each draw scored as a corpus. The p-value is two-sided: the share of draws whose signed
+// difference d_i, shifted by the draws' mean difference (the null hypothesis: no difference),
+// is at least as far from zero as the real one, |d_i - mean(d)| >= |delta|, plus one over
+// draws plus one. The 95 % interval of a system's BLEU and of the difference are the 2.5th
+// and 97.5th percentiles of the draws.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,8 +21,10 @@ struct BootstrapBleu {
 
 struct PairedBootstrap {
   BootstrapBleu baseline, system;
-  double p = 1;     // of "the two systems score the same"
-  int samples = 0;  // draws
+  double difference = 0;                           // system - baseline, on the whole test set
+  double difference_low = 0, difference_high = 0;  // its 95 % percentile interval
+  double p = 1;                                    // two-sided, of "the two systems score the same"
+  int samples = 0;                                 // draws
 };
 
 // `baseline` and `system` translate the same `references`, line by line. `seed` fixes the

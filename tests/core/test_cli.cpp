@@ -158,6 +158,30 @@ TEST_F(Cli, BleuOfIdenticalFilesIs100) {
   EXPECT_EQ(missing.status, 2) << missing.err;
 }
 
+// `fathom bleu REF A B`: the paired bootstrap of B against A. A system against itself differs
+// by nothing (p = 1, interval [0, 0]); B, the references themselves, beats A (a word dropped
+// from every line) in every draw, so p is the smallest there is, 1 / (draws + 1).
+TEST_F(Cli, BleuOfTwoSystemsIsThePairedBootstrap) {
+  std::string refs, dropped;
+  for (int i = 0; i < 30; ++i) {
+    refs += "the cat number " + std::to_string(i) + " sat on the mat today\n";
+    dropped += "the cat number " + std::to_string(i) + " sat on mat today\n";
+  }
+  const std::string ref = write("ref.txt", refs), a = write("a.txt", dropped),
+                    b = write("b.txt", refs);
+  const Result same = fathom({"--json", "bleu", ref, a, a, "--samples", "200"});
+  ASSERT_EQ(same.status, 0) << same.err;
+  const auto s = nlohmann::json::parse(same.out);
+  EXPECT_EQ(s["p"], 1.0);
+  EXPECT_EQ(s["difference"], 0.0);
+  EXPECT_EQ(s["difference_ci95"], nlohmann::json::array({0.0, 0.0}));
+  const Result better = fathom({"bleu", ref, a, b, "--samples", "200"});
+  ASSERT_EQ(better.status, 0) << better.err;
+  EXPECT_TRUE(contains(better.out, "B " + b + ": BLEU 100.00")) << better.out;
+  EXPECT_TRUE(contains(better.out, "p = 0.0050 (two-sided)")) << better.out;  // 1 / 201
+  EXPECT_TRUE(contains(better.out, "30 segments, 200 draws, seed 12345")) << better.out;
+}
+
 // A real (tiny) training run through the CLI, then `runs --json` and `show --json` read it
 // back from the store: the run is listed as finished with its final metrics, and `show`
 // carries the config that was trained.
