@@ -114,6 +114,19 @@ std::vector<std::string> slot_devices(const std::string& spec) {
   return devices;
 }
 
+// The sweep's failed runs in the store, whenever they failed, said with how to run them again;
+// their number (issue 57 item 9: a resume that kept a failed run exited 0).
+int say_failed_runs(const db::Store& store, const std::string& sweep, const std::string& file) {
+  int failed = 0;
+  for (const auto& r : store.list_run_states(sweep)) failed += r.status == db::status::kFailed;
+  if (failed > 0)
+    std::printf(
+        "sweep %s: %d failed run%s in the store; `fathom show RUN` says why, `fathom sweep %s "
+        "--resume --retry failed` runs %s again\n",
+        sweep.c_str(), failed, failed == 1 ? "" : "s", file.c_str(), failed == 1 ? "it" : "them");
+  return failed;
+}
+
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
   if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
@@ -185,6 +198,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                store.path().c_str());
   if (request.runs == 0 && queued.alive == 0) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
+    if (say_failed_runs(store, spec.name, args.file) > 0) throw CommandExit{1};
     return;
   }
   // Also while only other workers are left to follow: a run whose claimer died before starting
@@ -221,8 +235,11 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
         "sweep %s: %d runs still queued with no worker left to take them; "
         "`fathom sweep %s --resume` launches more\n",
         spec.name.c_str(), counts.left_queued, args.file.c_str());
-  // Diverged runs are results; a run that failed, crashed or is left queued is not done.
-  if (counts.failed + counts.crashed + counts.left_queued > 0) throw CommandExit{1};
+  // Diverged runs are results; a run that failed, crashed or is left queued is not done --
+  // this session's, or one an earlier launch left failed (a resume keeps those).
+  const int failed_in_store = say_failed_runs(store, spec.name, args.file);
+  if (counts.failed + counts.crashed + counts.left_queued + failed_in_store > 0)
+    throw CommandExit{1};
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {

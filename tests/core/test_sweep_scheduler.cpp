@@ -334,6 +334,11 @@ TEST_F(Sweep, DivergedAndFailedRunsBesideFinishedOnes) {
   EXPECT_TRUE(list[1].diverged_step.has_value());
   EXPECT_EQ(list[2].status, "failed");
   EXPECT_NE(list[2].error.find("999"), std::string::npos) << list[2].error;
+  // A resume keeps the failed run and has nothing to run, yet the sweep is not done: exit 1,
+  // saying so (issue 57 item 9: it exited 0).
+  ASSERT_EQ(run({sweep, "--resume", "--no-progress"}), 1) << log();
+  EXPECT_NE(log().find("1 failed run in the store"), std::string::npos) << log();
+  EXPECT_EQ(runs()[2].status, "failed");
 }
 
 }  // namespace test_sweep_scheduler
