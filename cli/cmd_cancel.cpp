@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "db/run_status.h"
@@ -28,15 +30,19 @@ void cancel(const GlobalOptions& global, const std::vector<std::string>& targets
   }
   const experiments::CancelReport report =
       experiments::cancel_runs(store, runs, "cancelled by `fathom cancel`");
+  nlohmann::json out = {{"runs", nlohmann::json::array()}, {"warnings", report.problems}};
   for (const auto& run : runs) {
     const auto now = store.find_run(std::to_string(run.id));
     const bool was_active = db::status::is_active(run.status);
-    std::cout << "run " << run.id << " (" << run.name << "): "
-              << (was_active && now && now->status == db::status::kCancelled
-                      ? "cancelled"
-                      : now->status + ", left as it is")
-              << "\n";
+    const bool cancelled = was_active && now && now->status == db::status::kCancelled;
+    const std::string status = now ? now->status : run.status;
+    out["runs"].push_back(
+        {{"id", run.id}, {"name", run.name}, {"status", status}, {"cancelled", cancelled}});
+    if (!global.json)
+      std::cout << "run " << run.id << " (" << run.name
+                << "): " << (cancelled ? "cancelled" : status + ", left as it is") << "\n";
   }
+  if (global.json) std::cout << out.dump(2) << "\n";
   for (const auto& problem : report.problems) std::cerr << "warning: " << problem << "\n";
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "db/run_paths.h"
@@ -32,21 +34,34 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
                            ") is running; cancel it before deleting it");
     runs.push_back(*run);
   }
+  nlohmann::json out = {{"deleted", yes}, {"runs", nlohmann::json::array()}};
   for (const auto& run : runs) {
+    nlohmann::json entry = {{"id", run.id},
+                            {"name", run.name},
+                            {"status", run.status},
+                            {"artifacts", paths.run_dir(run.id)}};
     if (!yes) {
-      std::cout << "would delete run " << run.id << " (" << run.name << ", " << run.status
-                << ") and " << paths.run_dir(run.id) << "\n";
+      if (!global.json)
+        std::cout << "would delete run " << run.id << " (" << run.name << ", " << run.status
+                  << ") and " << paths.run_dir(run.id) << "\n";
+      out["runs"].push_back(entry);
       continue;
     }
     store.delete_run(run.id);  // re-checks the status under the write lock
     // After the rows: a failure here leaves stray files, never a run without its checkpoints.
     std::error_code ec;
     std::filesystem::remove_all(paths.run_dir(run.id), ec);
-    std::cout << "deleted run " << run.id << " (" << run.name << ")"
-              << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message() : "")
-              << "\n";
+    if (ec) entry["warning"] = "could not remove " + paths.run_dir(run.id) + ": " + ec.message();
+    out["runs"].push_back(entry);
+    if (!global.json)
+      std::cout << "deleted run " << run.id << " (" << run.name << ")"
+                << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message() : "")
+                << "\n";
   }
-  if (!yes) std::cout << "nothing deleted: add --yes\n";
+  if (global.json)
+    std::cout << out.dump(2) << "\n";
+  else if (!yes)
+    std::cout << "nothing deleted: add --yes\n";
 }
 
 }  // namespace

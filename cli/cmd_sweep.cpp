@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <torch/cuda.h>
+#include <nlohmann/json.hpp>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
@@ -140,6 +141,19 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     check_model_methods(config);
     check_model_fits(config);
   });
+  if (args.dry_run && global.json) {
+    nlohmann::json out = {{"sweep", spec.name},
+                          {"runs", nlohmann::json::array()},
+                          {"needs_yes", runs.size() > experiments::kManyRuns},
+                          {"set", spec.overrides}};
+    for (const auto& run : runs) {
+      nlohmann::json axes = nlohmann::json::object();
+      for (const auto& axis : run.axes) axes[axis.key] = axis.value;
+      out["runs"].push_back({{"name", run.name}, {"axes", axes}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
   if (args.dry_run) {
     if (!spec.overrides.empty())
       std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
@@ -252,8 +266,10 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto states = experiments::worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
-  std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
-              "job", "worker", "heartbeat", "name");
+  nlohmann::json json_runs = nlohmann::json::array();
+  if (!global.json)
+    std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
+                "job", "worker", "heartbeat", "name");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     ++by_status[r.status];
@@ -266,10 +282,30 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
         r.status == db::status::kRunning && r.heartbeat_at > 0
             ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
             : "-";
+    if (global.json) {
+      json_runs.push_back(
+          {{"id", r.id},
+           {"name", r.name},
+           {"status", r.status},
+           {"diverged_step", r.diverged_step ? nlohmann::json(*r.diverged_step) : nullptr},
+           {"updates", r.updates},
+           {"host", r.host},
+           {"job", job},
+           {"worker", state == "-" ? "" : state},
+           {"heartbeat_age_s", r.status == db::status::kRunning && r.heartbeat_at > 0
+                                   ? nlohmann::json(now - r.heartbeat_at)
+                                   : nullptr}});
+      continue;
+    }
     std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id),
                 status.c_str(), static_cast<long long>(r.updates),
                 r.host.empty() ? "-" : r.host.c_str(), job.empty() ? "-" : job.c_str(),
                 state.c_str(), beat.c_str(), r.name.c_str());
+  }
+  if (global.json) {
+    std::cout << nlohmann::json{{"sweep", name}, {"runs", json_runs}, {"counts", by_status}}.dump(2)
+              << "\n";
+    return;
   }
   std::printf("%zu runs:", runs.size());
   for (const auto& [status, n] : by_status) std::printf(" %d %s", n, status.c_str());
@@ -287,7 +323,14 @@ void sweep_cancel(const GlobalOptions& global, const std::string& name) {
       experiments::cancel_sweep(store, name, "cancelled by `fathom sweep cancel`");
   for (const auto& problem : report.problems)
     std::fprintf(stderr, "warning: %s\n", problem.c_str());
-  std::printf("sweep %s: %d runs cancelled\n", name.c_str(), report.cancelled);
+  if (global.json)
+    std::cout << nlohmann::json{{"sweep", name},
+                                {"cancelled", report.cancelled},
+                                {"warnings", report.problems}}
+                     .dump(2)
+              << "\n";
+  else
+    std::printf("sweep %s: %d runs cancelled\n", name.c_str(), report.cancelled);
 }
 
 }  // namespace

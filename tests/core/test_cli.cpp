@@ -459,6 +459,51 @@ TEST_F(Cli, AHugeGridIsCountedNotExpanded) {
   EXPECT_TRUE(runs_in_store().empty());
 }
 
+// --json is honoured by every command that prints (issue 57 item 11): sweep --dry-run, sweep
+// status, delete (listing, without --yes), cancel and sweep cancel each print one JSON document
+// of what they did.
+TEST_F(Cli, EveryCommandThatPrintsSpeaksJson) {
+  write("tiny.yaml", kTinyConfig);
+  const std::string sweep =
+      write("s.yaml", "name: s\nbase: tiny.yaml\ngrid:\n  model.norm: [post, pre]\n");
+  const Result dry = fathom({"--db", db(), "--json", "sweep", sweep, "--dry-run"});
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  const auto d = nlohmann::json::parse(dry.out);
+  ASSERT_EQ(d["runs"].size(), 2u);
+  EXPECT_EQ(d["runs"][1]["axes"]["model.norm"], "pre");
+  EXPECT_EQ(d["needs_yes"], false);
+  {
+    auto store = fathom::db::Store::open(db());
+    for (const std::string name : {"s/norm=post", "s/norm=pre", "s/norm=peri"}) {
+      fathom::db::NewRun run;
+      run.name = name;
+      run.sweep = "s";
+      run.config_json = "{}";
+      store.create_run(run);
+    }
+  }
+  const Result status = fathom({"--db", db(), "--json", "sweep", "status", "s"});
+  ASSERT_EQ(status.status, 0) << status.err;
+  const auto st = nlohmann::json::parse(status.out);
+  EXPECT_EQ(st["runs"].size(), 3u);
+  EXPECT_EQ(st["counts"]["queued"], 3);
+  const Result listed = fathom({"--db", db(), "--json", "delete", "s/norm=peri"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  EXPECT_EQ(nlohmann::json::parse(listed.out)["deleted"], false);
+  const Result one = fathom({"--db", db(), "--json", "cancel", "s/norm=peri"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out)["runs"][0]["cancelled"], true);
+  const Result all = fathom({"--db", db(), "--json", "sweep", "cancel", "s"});
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(nlohmann::json::parse(all.out)["cancelled"], 2);
+  const Result gone = fathom({"--db", db(), "--json", "delete", "s/norm=peri", "--yes"});
+  ASSERT_EQ(gone.status, 0) << gone.err;
+  const auto g = nlohmann::json::parse(gone.out);
+  EXPECT_EQ(g["deleted"], true);
+  EXPECT_EQ(g["runs"][0]["status"], "cancelled");
+  EXPECT_EQ(runs_in_store().size(), 2u);
+}
+
 // A sub-layer style name is checked against the method registry at the axis value's line,
 // with a suggestion, before anything is queued; the registered styles all pass --dry-run.
 TEST_F(Cli, SweepOverAnUnknownStyleFailsAtItsLine) {
