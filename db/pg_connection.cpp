@@ -235,14 +235,7 @@ bool PgConnection::try_reconnect() noexcept {
   }
 }
 
-double PgConnection::retry_seconds() {
-  if (const char* env = std::getenv("FATHOM_DB_RETRY_SECONDS"); env && *env) {
-    char* end = nullptr;
-    const double v = std::strtod(env, &end);
-    if (end && *end == '\0' && v >= 0) return v;
-  }
-  return 120.0;
-}
+double PgConnection::retry_seconds() { return store_retry_seconds(); }
 
 PgConnection::RetryClock PgConnection::start_retries() const {
   return RetryClock{monotonic_seconds(), 0};

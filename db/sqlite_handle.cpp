@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -10,6 +11,8 @@
 #include <thread>
 
 #include "base/util/error.h"
+#include "base/util/strings.h"
+#include "db/store_unreachable.h"
 
 namespace fathom::db {
 namespace {
@@ -26,7 +29,7 @@ template <typename F>
 int retry_while_busy(F attempt) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(kBusyRetrySeconds));
+                                           std::chrono::duration<double>(store_retry_seconds()));
   thread_local std::minstd_rand jitter{std::random_device{}()};
   int sleep_us = 1000;
   for (;;) {
@@ -49,7 +52,8 @@ Connection::Connection(const std::string& path, int flags) : path_(path) {
     throw InputError(path, 0, "", "cannot open run store: " + message);
   }
   sqlite3_extended_result_codes(db_, 1);
-  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  sqlite3_busy_timeout(
+      db_, static_cast<int>(std::min<double>(kBusyTimeoutMs, 1000 * store_retry_seconds())));
 }
 
 Connection::~Connection() { close(); }
@@ -90,10 +94,10 @@ void Connection::fail(int rc, const std::string& what) const {
     case SQLITE_READONLY:
       throw InputError(path_, 0, "", "run store is read-only (" + detail + ")");
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      throw std::runtime_error(path_ + ": " + what + ": run store still locked by another " +
-                               "process after " + std::to_string(kBusyRetrySeconds) + " s (" +
-                               detail + ")");
+    case SQLITE_LOCKED:  // out of reach, not the run's fault (issue 57 item 2: it was "failed")
+      throw StoreUnreachable(path_ + ": " + what + ": run store still locked by another " +
+                             "process after " + format_number(store_retry_seconds()) + " s (" +
+                             detail + ")");
     case SQLITE_ERROR:
       // A damaged header (its file-format bytes), or a file from a far newer SQLite: the file,
       // not the statement, is at fault (found by fuzz/fuzz_store.cpp).

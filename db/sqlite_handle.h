@@ -16,12 +16,14 @@ struct sqlite3_stmt;
 
 namespace fathom::db {
 
-// How long one SQLite call waits on another process's lock before reporting SQLITE_BUSY.
+// How long one SQLite call waits on another process's lock before reporting SQLITE_BUSY: at
+// most a minute, and no longer than the store's retry budget.
 constexpr int kBusyTimeoutMs = 60'000;
 // How long we keep retrying a BEGIN IMMEDIATE (or an open-time pragma) that still reports
 // SQLITE_BUSY -- e.g. while another process is recovering the WAL, when SQLite returns BUSY
-// without calling the busy handler.
-constexpr double kBusyRetrySeconds = 120.0;
+// without calling the busy handler: the store's retry budget (store_retry_seconds(),
+// $FATHOM_DB_RETRY_SECONDS, 120 s by default). Past it the call throws StoreUnreachable, as
+// a PostgreSQL outage does: a worker leaves its run crashed, which a resume continues.
 
 class Connection {
  public:
@@ -38,7 +40,7 @@ class Connection {
 
   // Runs one or more statements that return no rows; throws on error.
   void exec(const std::string& sql) const;
-  // Like exec() but retries on SQLITE_BUSY/SQLITE_LOCKED for up to kBusyRetrySeconds.
+  // Like exec() but retries on SQLITE_BUSY/SQLITE_LOCKED for up to the retry budget.
   void exec_retrying(const std::string& sql) const;
   // The single value of a one-row query (e.g. "PRAGMA user_version").
   int64_t query_int(const std::string& sql) const;

@@ -1,0 +1,91 @@
+// A SQLite store locked by another process for longer than the retry budget
+// ($FATHOM_DB_RETRY_SECONDS) is out of reach, as a PostgreSQL server down is: the write throws
+// db::StoreUnreachable -- which a worker records as "crashed", resumable -- not a plain error
+// that recorded the run "failed" (issue 57 item 2). The lock is held by a real second process.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "db/store.h"
+#include "db/store_unreachable.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_sqlite_lock_budget {
+using namespace fathom::db;
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
+  const ScopedEnv budget("FATHOM_DB_RETRY_SECONDS", "1");
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  auto store = Store::open(path);
+  NewRun r;
+  r.name = "r";
+  r.config_json = "{}";
+  const int64_t run = store.create_run(r);
+
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {  // the other process: takes the write lock for 4 s
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK ||
+        sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) != SQLITE_OK)
+      ::_exit(1);
+    (void)!::write(ready[1], "x", 1);
+    ::sleep(4);
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // the lock is held now
+
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    store.write_metrics(run, {{1, "loss", 3.0, 1.0}});
+    FAIL() << "expected StoreUnreachable";
+  } catch (const StoreUnreachable& e) {
+    EXPECT_NE(std::string(e.what()).find("still locked by another process after 1 s"),
+              std::string::npos)
+        << e.what();
+  }
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(waited, 30);  // the budget (1 s), not SQLite's minute-long busy timeout and 120 s
+
+  int status = 0;
+  ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  store.write_metrics(run, {{1, "loss", 3.0, 1.0}});  // the lock released: the write lands
+  EXPECT_EQ(store.metric_series(run, "loss").size(), 1u);
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+}  // namespace test_sqlite_lock_budget
