@@ -5,12 +5,16 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
 
 namespace fathom::cli {
 
 std::string resolve_db_path(const GlobalOptions& options) {
+  // `--db ""` (an unset shell variable) silently meant ./fathom.db; it is a mistake to say.
+  if (options.db_given && options.db.empty())
+    throw InputError("--db", 0, "--db", "empty: give a SQLite file or a postgresql:// URL");
   if (!options.db.empty()) return options.db;
   if (const char* env = std::getenv("FATHOM_DB"); env && *env) return env;
   return "fathom.db";
@@ -33,9 +37,14 @@ void take_config_from_overrides(std::string& config_path, std::vector<std::strin
 void build_app(CLI::App& app, GlobalOptions& options) {
   app.require_subcommand(1);
   app.fallthrough();  // global options (--db, --json) may follow the sub-command
-  app.add_option("--db", options.db,
-                 "run store: a SQLite file or postgresql://user@host:port/name; default "
-                 "$FATHOM_DB or ./fathom.db");
+  app.add_option_function<std::string>(
+      "--db",
+      [&options](const std::string& value) {
+        options.db = value;
+        options.db_given = true;
+      },
+      "run store: a SQLite file or postgresql://user@host:port/name; default "
+      "$FATHOM_DB or ./fathom.db");
   app.add_option("--artifacts", options.artifacts,
                  "directory for checkpoints and caches; default $FATHOM_ARTIFACTS, else "
                  "<db stem>.artifacts beside a SQLite file (required with a server store)");

@@ -46,6 +46,7 @@ struct GlobalOptions {
   std::string db;         // --db PATH|URL; empty: $FATHOM_DB, else ./fathom.db
   std::string artifacts;  // --artifacts DIR; empty: $FATHOM_ARTIFACTS, else beside a SQLite file
   bool json = false;      // --json: machine-readable output where a command supports it
+  bool db_given = false;  // --db was on the command line (an empty one is refused)
 };
 
 // The store location after applying the default rules above. May hold a password: print

@@ -287,6 +287,9 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
 void check_config(const RunConfig& c) {
   // Ranges are declared with the keys (config_schema.cpp); the rules below relate keys.
   for (const auto& field : config_fields()) {
+    // inf and nan are no setting of any number (`train.lr=.inf` was "must be > 0, got inf").
+    if (field.type == FieldType::Double && !std::isfinite(numeric_value(c, field)))
+      config_error(c, field.key, "must be a finite number, got " + field_value_text(c, field));
     if (!field.range.limited()) continue;
     const double value = numeric_value(c, field);
     if (!field.range.contains(value))

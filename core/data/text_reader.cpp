@@ -93,9 +93,17 @@ bool LineReader::next(std::string& line) {
   if (!line.empty() && line.back() == '\r') line.pop_back();
   ++lines_;
   const std::size_t bad = find_invalid_utf8(line);
-  if (bad != std::string_view::npos)
+  if (bad != std::string_view::npos) {
+    // A file named .gz that holds no gzip stream is read as it is: say so, or its bytes read
+    // as a puzzling "invalid UTF-8" (issue 57 item 12).
+    const bool named_gz = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".gz") == 0;
+    const bool not_gzip = named_gz && gzdirect(static_cast<gzFile>(gz_)) == 1;
     throw InputError(path_, static_cast<int>(lines_), "",
-                     "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+                     "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line" +
+                         (not_gzip ? " (the file is named .gz but holds no gzip data; it was "
+                                     "read as plain text)"
+                                   : ""));
+  }
   return true;
 }
 

@@ -459,6 +459,21 @@ TEST_F(Cli, AHugeGridIsCountedNotExpanded) {
   EXPECT_TRUE(runs_in_store().empty());
 }
 
+// Misleading words (issue 57 item 12): `train.lr=.inf` is no number, not "too small"; `--db ""`
+// (an unset variable) is refused instead of silently meaning ./fathom.db.
+TEST_F(Cli, InfinityIsNoNumberAndAnEmptyDbIsRefused) {
+  const std::string config = write("tiny.yaml", kTinyConfig);
+  const Result inf = fathom({"config", config, "--set", "train.lr=.inf"});
+  EXPECT_EQ(inf.status, 2);
+  EXPECT_TRUE(contains(inf.err, "'train.lr': must be a finite number, got inf")) << inf.err;
+  const Result nan = fathom({"config", config, "--set", "model.dropout=.nan"});
+  EXPECT_EQ(nan.status, 2);
+  EXPECT_TRUE(contains(nan.err, "'model.dropout': must be a finite number")) << nan.err;
+  const Result empty = fathom({"--db", "", "runs"});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_TRUE(contains(empty.err, "'--db': empty")) << empty.err;
+}
+
 // --json is honoured by every command that prints (issue 57 item 11): sweep --dry-run, sweep
 // status, delete (listing, without --yes), cancel and sweep cancel each print one JSON document
 // of what they did.

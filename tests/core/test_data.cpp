@@ -160,6 +160,20 @@ TEST(TextReader, EndlessFilesAndHugeLinesAreRefused) {
   EXPECT_NE(std::string(e.what()).find("longer than 64 MiB"), std::string::npos) << e.what();
 }
 
+// A file named .gz that is not gzip is read as plain text; when that text is not UTF-8 the
+// error says the file is no gzip (issue 57 item 12: only "invalid UTF-8").
+TEST(TextReader, ANonGzipFileNamedGzIsSaidToBeOne) {
+  TempDir dir;
+  write_file(dir.file("fake.gz"), std::string("ok line\n\x1f\x9c\xff binary\n"));
+  const auto e = expect_input_error([&] { read_lines(dir.file("fake.gz")); });
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(std::string(e.what()).find("named .gz but holds no gzip data"), std::string::npos)
+      << e.what();
+  write_file(dir.file("plain.txt"), std::string("\xff\n"));
+  const auto plain = expect_input_error([&] { read_lines(dir.file("plain.txt")); });
+  EXPECT_EQ(std::string(plain.what()).find("gzip"), std::string::npos) << plain.what();
+}
+
 TEST(TextReader, InvalidUtf8ReportsTheLine) {
   TempDir dir;
   write_file(dir.file("bad.txt"), "fine\nstill fine \xC3\xA4\nbroken \xC3\x28 here\nok\n");
