@@ -13,6 +13,7 @@
 #include "base/util/error.h"
 #include "base/util/progress.h"
 #include "core/train/loss.h"
+#include "core/train/memory_check.h"
 
 namespace fathom::analysis {
 namespace {
@@ -124,6 +125,14 @@ ShiftResult output_shift(TransformerImpl& model, const Batch& batch, const Shift
 
 namespace {
 
+// `config` with the stack F is read at -- the encoder, or a language model's one stack -- `n`
+// layers deep.
+RunConfig with_depth(const RunConfig& config, int n) {
+  RunConfig out = config;
+  (is_decoder_only(out.model) ? out.model.decoder_layers : out.model.encoder_layers) = n;
+  return out;
+}
+
 nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisParams& params) {
   if (params.depths.empty())
     throw InputError("fathom analyze output-shift", 0, "--depths", "give the depths to sweep");
@@ -134,6 +143,10 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
   if (!(params.eps >= 0))
     throw InputError("fathom analyze output-shift", 0, "--eps", "must be >= 0");
   const std::vector<int> depths = sorted_unique(params.depths);
+  // Every depth's model is checked before any is built: `--depths 1,1000000000` grew to 15 GB
+  // after the first depth's work (issue 57 item 4).
+  for (const Subject& s : subjects)
+    for (int n : depths) check_model_fits(with_depth(s.config, n));
   ProgressBar bar("output-shift", static_cast<int64_t>(subjects.size() * depths.size()),
                   params.progress);
   nlohmann::json configs = nlohmann::json::array();
@@ -157,10 +170,7 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
       std::vector<double> means;
       ShiftResult single;
       for (int i = 0; i < inits; ++i) {
-        RunConfig config = s.config;
-        // The stack F is read at: the encoder, or a language model's one stack.
-        (is_decoder_only(config.model) ? config.model.decoder_layers
-                                       : config.model.encoder_layers) = n;
+        RunConfig config = with_depth(s.config, n);
         config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
         config.train.seed = s.config.train.seed + static_cast<std::uint64_t>(i);
         Transformer model = model_at_init(config, s.vocab_size, s.batch);

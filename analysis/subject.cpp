@@ -9,6 +9,7 @@
 #include "core/model/registry.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
+#include "core/train/memory_check.h"
 
 namespace fathom::analysis {
 
@@ -20,6 +21,9 @@ Batch first_training_batch(const RunConfig& config, const TokenPairs& train) {
 
 Transformer model_at_init(const RunConfig& config, int64_t vocab_size, const Batch& batch,
                           const std::string& admin_profile_json) {
+  // The estimate `train` refuses with: an analysis of a model that cannot fit names the key
+  // instead of growing until LibTorch's allocator gives up (issue 57 item 4).
+  check_model_fits(config);
   Transformer model = build_model(config, vocab_size, config.train.seed);
   if (!admin_profile_json.empty() && config.model.init == "admin") {
     apply_admin_profile(*model, AdminProfile::from_json(admin_profile_json, "stored profile"));

@@ -16,6 +16,7 @@
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
+#include "core/train/memory_check.h"
 
 namespace fathom::cli {
 namespace {
@@ -40,6 +41,7 @@ void print_params(const GlobalOptions& global, const ParamsArgs& args) {
     apply_overrides(config, args.overrides);
     check_config(config);
     check_model_methods(config);
+    check_weights_fit(config);  // a billion layers: refused at the key, not after 15 GB
     Transformer model(config.model, vocab_size(config));
     names.push_back(config.name + " (" + path + ")");
     counts.push_back(model->parameter_counts());

@@ -50,9 +50,11 @@ double host_memory_bytes() {
   return bytes;
 }
 
-void check_model_fits(const RunConfig& config, double available) {
-  const ModelFootprint f = estimate_footprint(config);
-  if (f.bytes() <= available) return;
+namespace {
+
+// The error of a model whose `needed` bytes (`what` they hold) exceed `available`.
+[[noreturn]] void cannot_fit(const RunConfig& config, const ModelFootprint& f, double needed,
+                             const std::string& what, double available) {
   const ModelConfig& m = config.model;
   char params[32];
   std::snprintf(params, sizeof params, "%.3g", f.parameters);
@@ -67,10 +69,24 @@ void check_model_fits(const RunConfig& config, double available) {
                "this model cannot fit: model.encoder_layers " + std::to_string(encoder_layers) +
                    ", model.decoder_layers " + std::to_string(m.decoder_layers) +
                    ", model.d_model " + std::to_string(m.d_model) + " and model.d_ff " +
-                   std::to_string(m.d_ff) + " make at least " + params +
-                   " parameters, which with their gradients, " +
-                   "Adam's state and one batch's activations need at least " +
-                   gibibytes(f.bytes()) + "; this machine has " + gibibytes(available));
+                   std::to_string(m.d_ff) + " make at least " + params + " parameters, which " +
+                   what + " need at least " + gibibytes(needed) + "; this machine has " +
+                   gibibytes(available));
+}
+
+}  // namespace
+
+void check_model_fits(const RunConfig& config, double available) {
+  const ModelFootprint f = estimate_footprint(config);
+  if (f.bytes() <= available) return;
+  cannot_fit(config, f, f.bytes(), "with their gradients, Adam's state and one batch's activations",
+             available);
+}
+
+void check_weights_fit(const RunConfig& config, double available) {
+  const ModelFootprint f = estimate_footprint(config);
+  if (4 * f.parameters <= available) return;
+  cannot_fit(config, f, 4 * f.parameters, "as float32 weights alone", available);
 }
 
 }  // namespace fathom

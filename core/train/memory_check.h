@@ -28,4 +28,8 @@ double host_memory_bytes();
 // model.d_ff when the footprint exceeds `available` bytes (default: this machine's memory).
 void check_model_fits(const RunConfig& config, double available = host_memory_bytes());
 
+// The same error when the weights alone (4 bytes a parameter) exceed `available`: what a
+// command that builds a model without training it (`fathom params`) needs.
+void check_weights_fit(const RunConfig& config, double available = host_memory_bytes());
+
 }  // namespace fathom

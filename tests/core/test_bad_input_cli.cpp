@@ -92,6 +92,21 @@ TEST(ModelFootprint, CountsParametersAndTheirState) {
   EXPECT_DOUBLE_EQ(f.activation_bytes, 256.0 * 4 * (4 * 16 + 32) * 3);
   EXPECT_NO_THROW(fathom::check_model_fits(c, f.bytes()));
   EXPECT_THROW(fathom::check_model_fits(c, f.bytes() - 1), fathom::InputError);
+  // `fathom params` builds the weights alone: 4 bytes a parameter.
+  EXPECT_NO_THROW(fathom::check_weights_fit(c, 4 * f.parameters));
+  EXPECT_THROW(fathom::check_weights_fit(c, 4 * f.parameters - 1), fathom::InputError);
+}
+
+// Every command that builds a model checks the estimate first (issue 57 item 4): `params` and
+// `analyze output-shift --depths 1,1000000000` took 30-43 s to 15 GB, then LibTorch's
+// allocator message; now refused at the key before any model is built.
+TEST_F(BadInput, ParamsAndAnalysesRefuseAModelThatCannotFit) {
+  const std::string config = (dir_ / "tiny.yaml").string();
+  expect_refused(fathom({"params", config, "--set", "model.encoder_layers=1000000000"}),
+                 {"model.encoder_layers", "cannot fit", "float32 weights alone"});
+  expect_refused(
+      fathom({"analyze", "output-shift", config, "--depths", "1,1000000000", "--no-progress"}),
+      {"model.encoder_layers", "cannot fit"});
 }
 
 // LibTorch's errors carry a C++ stack trace in what(); a run's stored error and the messages
