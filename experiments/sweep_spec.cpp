@@ -249,9 +249,15 @@ struct SpecParser {
     // The error_code overload: a path the system refuses (too long, found by fuzzing) is an
     // error in the sweep file, not an exception from the filesystem.
     std::error_code ec;
+    if (fs::is_directory(path, ec))
+      fail(*node, "base", path.string() + " is a directory; give a config file (YAML)");
     if (!fs::is_regular_file(path, ec))
       fail(*node, "base",
            "config file not found: " + path.string() + (ec ? " (" + ec.message() + ")" : ""));
+    // A sweep file is no run config: read as one, its own keys were "unknown" (issue 57 item 12).
+    if (fs::equivalent(path, spec.file, ec))
+      fail(*node, "base",
+           "names this sweep file itself; give the run config the sweep's runs start from");
     spec.base = load_config_file(path.string());  // its errors name the base file
   }
 

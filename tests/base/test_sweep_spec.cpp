@@ -355,6 +355,23 @@ TEST_F(SweepFiles, MissingBaseFileIsLocated) {
   EXPECT_NE(e.message().find((dir_ / "nowhere.yaml").string()), std::string::npos) << e.what();
 }
 
+// A base that is the sweep file itself, or a directory, says so at its line (issue 57 item 12:
+// "'base': unknown key" and "not found").
+TEST_F(SweepFiles, ABaseThatIsTheSweepItselfOrAFolderIsNamedSo) {
+  const std::string self =
+      write("s.yaml", lines({"name: s", "grid:", "  model.norm: [pre]", "base: s.yaml"}));
+  InputError e = expect_input_error([&] { experiments::load_sweep_file(self); });
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.field(), "base");
+  EXPECT_NE(e.message().find("names this sweep file itself"), std::string::npos) << e.what();
+  fs::create_directories(dir_ / "configs");
+  const std::string folder =
+      write("f.yaml", lines({"name: f", "grid:", "  model.norm: [pre]", "base: configs"}));
+  e = expect_input_error([&] { experiments::load_sweep_file(folder); });
+  EXPECT_EQ(e.field(), "base");
+  EXPECT_NE(e.message().find("is a directory"), std::string::npos) << e.what();
+}
+
 // A base path the system refuses (a name over 255 bytes) is "not found" at its line, with the
 // system's reason -- before, std::filesystem's exception escaped naming no sweep file (found
 // by fuzz/fuzz_sweep.cpp). So is a data path that long in check_config.
