@@ -2,12 +2,19 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 namespace fathom {
+
+std::string unique_temp_suffix() {
+  static std::atomic<std::uint64_t> counter{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
 
 void write_file_or_throw(const std::string& path, const std::string& bytes,
                          const std::string& what) {

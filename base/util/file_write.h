@@ -13,6 +13,11 @@ class FileWriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A suffix for temporary file and folder names that differs between processes and between
+// threads of one process ("<pid>-<counter>"): what is built beside a cache entry before the
+// rename that places it.
+std::string unique_temp_suffix();
+
 // Writes `bytes` to `path` and flushes them to the disk (fsync). On any failure the partial
 // file is removed and FileWriteError says "PATH: cannot write WHAT: REASON".
 void write_file_or_throw(const std::string& path, const std::string& bytes,

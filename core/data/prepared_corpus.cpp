@@ -37,11 +37,6 @@ namespace {
 // Bump when the layout or anything that changes the ids changes.
 constexpr const char* kFormat = "fathom-corpus-v1";
 
-std::string corpus_tmp_suffix() {
-  static std::atomic<std::uint64_t> counter{0};
-  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-}
-
 // A file written in pieces with every error checked; its hash is taken as it is written.
 class CheckedWriter {
  public:
@@ -421,7 +416,7 @@ std::string remembered_key(const fs::path& root, const std::string& source_path,
   const std::string key = prepared_corpus_key(source_path, target_path, vocab);
   // Best effort: a cache that cannot be written only costs the next start a hash.
   fs::create_directories(memo.parent_path(), ec);
-  const fs::path tmp = memo.string() + ".tmp-" + corpus_tmp_suffix();
+  const fs::path tmp = memo.string() + ".tmp-" + unique_temp_suffix();
   std::ofstream(tmp) << nlohmann::json{
       {"source", source_path},
       {"target", target_path},
@@ -474,7 +469,7 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
     if (auto c = open_entry(entry, vocab, why)) return c;
     std::fprintf(stderr, "warning: prepared corpus %s: %s; preparing it again\n", entry.c_str(),
                  why.c_str());
-    const fs::path aside = root / ("." + key + ".damaged-" + corpus_tmp_suffix());
+    const fs::path aside = root / ("." + key + ".damaged-" + unique_temp_suffix());
     fs::rename(entry, aside, ec);
     fs::remove_all(aside, ec);
     return std::nullopt;
@@ -486,9 +481,8 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
   const EntryLock lock(root / (key + ".lock"));
   if (auto c = open_or_set_aside()) return *c;  // prepared while we waited
 
-  const auto start = std::chrono::steady_clock::now();
   const fs::path partial = root / ("." + key + ".partial");
-  const fs::path tmp = root / ("." + key + ".tmp-" + corpus_tmp_suffix());
+  const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());
   fs::create_directories(tmp, ec);
   if (ec) throw FileWriteError(tmp.string() + ": cannot create: " + ec.message());
   std::size_t resumed = 0;
@@ -508,8 +502,6 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
     throw FileWriteError(entry.string() + ": the corpus just prepared cannot be read: " + why);
   c->reused = false;
   c->resumed_pairs = resumed;
-  c->prepare_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return *c;
 }
 

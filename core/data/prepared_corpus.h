@@ -50,7 +50,6 @@ struct PreparedCorpus {
   std::size_t one_side_empty = 0;  // pairs with exactly one empty side
   std::string entry;               // the entry's folder
   bool reused = false;             // true: the entry existed; false: prepared by this call
-  double prepare_seconds = 0;      // time spent preparing (0 when reused)
   std::size_t resumed_pairs = 0;   // pairs an earlier, stopped preparation had encoded
 };
 

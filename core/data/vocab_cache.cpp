@@ -53,12 +53,6 @@ void check_config(const VocabConfig& cfg) {
                      "vocabulary size " + std::to_string(cfg.size) + " is too small (minimum 8)");
 }
 
-// Temporary folder names must differ between processes and between threads of one process.
-std::string unique_suffix() {
-  static std::atomic<std::uint64_t> counter{0};
-  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-}
-
 // Writes the joint training text: non-empty lines of both sides, evenly subsampled to the cap.
 std::size_t write_training_text(const fs::path& path, const std::vector<std::string>& source,
                                 const std::vector<std::string>& target) {
@@ -180,7 +174,7 @@ std::shared_ptr<SentencePieceVocab> train_or_load_entry(
       // A cache entry is only ever a copy of what training makes: an unreadable one (a
       // truncated copy, a bad block) is set aside and rebuilt, said aloud, never fatal.
       std::fprintf(stderr, "warning: %s; rebuilding the cache entry\n", e.what());
-      const fs::path aside = root / ("." + key + ".corrupt-" + unique_suffix());
+      const fs::path aside = root / ("." + key + ".corrupt-" + unique_temp_suffix());
       fs::rename(entry, aside, ec);
       fs::remove_all(aside, ec);
     }
@@ -189,7 +183,7 @@ std::shared_ptr<SentencePieceVocab> train_or_load_entry(
   ec.clear();
   fs::create_directories(root, ec);
   if (ec) throw InputError(root.string(), 0, "", "cannot create cache folder: " + ec.message());
-  const fs::path tmp = root / ("." + key + ".tmp-" + unique_suffix());
+  const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());
   fs::create_directories(tmp, ec);
   if (ec) throw InputError(tmp.string(), 0, "", "cannot create cache folder: " + ec.message());
   try {
