@@ -9,14 +9,26 @@
 #                          everything is unmounted on exit (trap)
 #   trixie_run CMD...      run CMD in the entered root (as root, in the repo)
 #
-# Environment: FATHOM_TRIXIE_CACHE (default /var/cache/fathom), FATHOM_TRIXIE_MIRROR (default
-# http://deb.debian.org/debian; http only, as apt in a minbase root speaks no https),
+# Environment: FATHOM_TRIXIE_CACHE (default /var/cache/fathom), FATHOM_TRIXIE_MIRROR (default:
+# the Debian archive this machine's own apt sources use, read at run time -- no host is written
+# here; http only, as apt in a minbase root speaks no https),
 # FATHOM_TRIXIE_NEED_MB (the free space required before making a root).
 # Never installs anything into the host system except the Debian 12 debootstrap package.
 
 trixie_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 trixie_cache="$(realpath -m "${FATHOM_TRIXIE_CACHE:-/var/cache/fathom}")"  # /proc/PID/root is resolved
-trixie_mirror="${FATHOM_TRIXIE_MIRROR:-http://deb.debian.org/debian}"
+# The first Debian archive URI (not -security, not -updates) in this machine's apt sources:
+# deb822 files (URIs:) first, then one-line sources.list entries (deb URI suite ...).
+trixie_mirror_from_apt() {
+  local uri
+  uri="$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' | grep -v -- '-security' | head -n1)"
+  [ -n "$uri" ] || uri="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' |
+    grep -v -- '-security' | head -n1)"
+  echo "${uri%/}"
+}
+trixie_mirror="${FATHOM_TRIXIE_MIRROR:-$(trixie_mirror_from_apt)}"
 trixie_components="main contrib non-free non-free-firmware"
 trixie_root=""       # the entered root
 trixie_partial=""    # a root being made: removed on any failure
@@ -49,6 +61,8 @@ trixie_network_ok() {
 }
 
 trixie_require_network() {
+  [ -n "$trixie_mirror" ] ||
+    trixie_die "no Debian archive in /etc/apt/sources.list{,.d}: set FATHOM_TRIXIE_MIRROR"
   [[ "$trixie_mirror" == http://* ]] ||
     trixie_die "FATHOM_TRIXIE_MIRROR must be an http:// URL (got $trixie_mirror)"
   trixie_network_ok ||
