@@ -86,7 +86,8 @@ void run_data_prepare(const GlobalOptions& global, DataPrepareArgs args) {
 }  // namespace
 
 void add_data_command(CLI::App& app, GlobalOptions& options) {
-  CLI::App* data = app.add_subcommand("data", "Corpora: prepare token shards ahead of training");
+  CLI::App* data = app.add_subcommand(
+      "data", "Corpora: fetch public ones, prepare token shards ahead of training");
   data->require_subcommand(1);
   auto args = std::make_shared<DataPrepareArgs>();
   CLI::App* prepare = data->add_subcommand(
@@ -97,6 +98,7 @@ void add_data_command(CLI::App& app, GlobalOptions& options) {
   prepare->add_option("--set", args->overrides, "override a config key")->take_all();
   prepare->add_flag("--no-progress", args->no_progress, "no progress bar");
   prepare->callback([&options, args] { run_data_prepare(options, *args); });
+  add_data_get_command(*data, options);
 }
 
 }  // namespace fathom::cli

@@ -19,6 +19,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU); OpenBLAS: ~25x faster BLAS
   libyaml-cpp-dev libsqlite3-dev sqlite3 zlib1g-dev
+  curl                                        # `fathom data get`: the corpora's downloads
   libxxhash-dev                               # XXH3: the content hash that keys prepared corpora
   libboost-math-dev                           # Student's t: intervals and Welch's test
   libpq-dev                                   # libpq: the PostgreSQL client library
@@ -27,7 +28,8 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev  # the desktop app (gui/), figures (plot/)
 )
 # --test: servers for the store and launcher tests; clang-format-14 for the layout check
-[ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge clang-format-14)
+[ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge clang-format-14
+                                     python3)  # a local HTTP server for `data get`'s test
 [ -z "$with_fuzz" ] || packages+=(clang-14 libfuzzer-14-dev)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).

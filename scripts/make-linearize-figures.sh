@@ -18,6 +18,7 @@ db=${1:-runs/linearize.db}
 out=docs/figures
 fathom="build/fathom --db $db"
 mkdir -p "$(dirname "$db")" "$out" runs/linearize
+build/fathom data get multi30k --no-progress  # once; the Multi30k presets read it (docs/data.md)
 
 $fathom sweep configs/presets/linearize-multi30k.yaml --jobs 2 --resume --no-progress
 $fathom export table --sweep linearize-multi30k --rows model.connection --metric test_bleu \

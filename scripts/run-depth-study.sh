@@ -26,6 +26,7 @@ presets=("$@")
                                       lipschitz-embedding-multi30k)
 fathom="build/fathom --db $db"
 mkdir -p "$(dirname "$db")" runs/depth-study
+build/fathom data get multi30k --no-progress  # once; the Multi30k presets read it (docs/data.md)
 
 # Issue 37's protocol (docs/methods-notes.md, "The depth study with the tool's own protocol").
 depth_lr_tables() {

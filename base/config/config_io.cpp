@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "base/config/config_schema.h"
+#include "base/config/corpus_path.h"
 #include "base/config/yaml_file.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
@@ -90,6 +91,20 @@ struct Parser {
     return s.size() > digits && s.find_first_not_of("0123456789", digits) == std::string::npos;
   }
 
+  // A path value as the run will use it: `corpus:NAME/FILE` in the corpora folder
+  // (base/config/corpus_path.h), a relative path against the config file's folder.
+  std::string resolve_path_value(const YAML::Node& node, const std::string& key,
+                                 const std::string& value) {
+    try {
+      if (const auto in_corpus = corpus_file_path(value)) return *in_corpus;
+    } catch (const std::invalid_argument& e) {
+      fail(node, key, e.what());
+    }
+    if (!value.empty() && fs::path(value).is_relative() && !base_dir.empty())
+      return (fs::path(base_dir) / value).lexically_normal().string();
+    return value;
+  }
+
   // `key_node` locates errors about the key itself (an empty value has no line of its own).
   void set_value(const FieldSpec& field, const YAML::Node& node, const YAML::Node& key_node) {
     void* p = field.member(config);
@@ -126,9 +141,7 @@ struct Parser {
             std::find(field.choices.begin(), field.choices.end(), value) == field.choices.end()) {
           fail(node, key, not_one_of(value, field.choices));
         }
-        if (field.type == FieldType::Path && !value.empty() && fs::path(value).is_relative() &&
-            !base_dir.empty())
-          value = (fs::path(base_dir) / value).lexically_normal().string();
+        if (field.type == FieldType::Path) value = resolve_path_value(node, key, value);
         *static_cast<std::string*>(p) = value;
         break;
       }
@@ -272,7 +285,13 @@ void require_existing_files(const RunConfig& c, std::initializer_list<const char
   for (const char* key : keys) {
     const std::string path = field_value_text(c, *find_field(key));
     std::error_code ec;  // a path the system refuses (too long) is not found either
-    if (!path.empty() && !fs::exists(path, ec)) config_error(c, key, "file not found: " + path);
+    if (path.empty() || fs::exists(path, ec)) continue;
+    if (const auto corpus = missing_corpus_of(path))
+      config_error(c, key,
+                   "corpus '" + *corpus + "' is not in " + corpora_home() +
+                       ": fetch it with `fathom data get " + *corpus +
+                       "` (or `--from DIR` with a local copy; docs/data.md)");
+    config_error(c, key, "file not found: " + path);
   }
 }
 

@@ -1,14 +1,18 @@
 // The WMT'14 configs and sweeps at the papers' size (configs/wmt14/) need corpora no machine
-// here has: each is copied into a scratch tree beside a data/ folder of one-line stand-ins,
-// where it must expand into the papers' runs with the papers' settings (configs/wmt14/README.md).
+// here has: they name them as corpus:wmt14-en-de/FILE, and a scratch corpora folder
+// ($FATHOM_DATA) of one-line stand-ins lets each expand into the papers' runs with the papers'
+// settings (configs/wmt14/README.md).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "base/util/error.h"
 #include "experiments/sweep_spec.h"
 #include "tests/support/temp_dir.h"
 
@@ -27,13 +31,23 @@ class Wmt14Configs : public ::testing::Test {
         {"wmt14-en-de", {"train", "newstest2013", "newstest2014"}},
         {"wmt14-en-fr", {"train", "newstest2012+2013", "newstest2014"}}};
     for (const auto& [folder, stems] : files) {
-      fs::create_directories(root() / "data" / folder);
+      fs::create_directories(root() / "corpora" / folder);
       const std::string other = folder == "wmt14-en-de" ? ".de" : ".fr";
       for (const auto& stem : stems)
         for (const std::string& ext : {std::string(".en"), other})
-          std::ofstream(root() / "data" / folder / (stem + ext)) << "a line\n";
+          std::ofstream(root() / "corpora" / folder / (stem + ext)) << "a line\n";
     }
+    const char* before = std::getenv("FATHOM_DATA");
+    saved_env_ = before ? std::optional<std::string>(before) : std::nullopt;
+    setenv("FATHOM_DATA", (root() / "corpora").c_str(), 1);
   }
+  void TearDown() override {
+    if (saved_env_)
+      setenv("FATHOM_DATA", saved_env_->c_str(), 1);
+    else
+      unsetenv("FATHOM_DATA");
+  }
+  std::optional<std::string> saved_env_;
   fs::path root() const { return scratch_.path(); }
   std::vector<fathom::experiments::SweepRun> expand(const std::string& file) {
     const auto spec =
@@ -61,6 +75,22 @@ TEST_F(Wmt14Configs, AdminTable2IsThreeMethodsAtThreeDepthsOfTransformerBase) {
   }
   EXPECT_EQ(runs[8].config.model.encoder_layers, 18);
   EXPECT_EQ(runs[8].config.model.init, "admin");
+  // The data are the corpus's files in the corpora folder, wherever the config is.
+  EXPECT_EQ(runs[0].config.data.train_source, (root() / "corpora/wmt14-en-de/train.en").string());
+  EXPECT_EQ(runs[0].config.data.test_target,
+            (root() / "corpora/wmt14-en-de/newstest2014.de").string());
+}
+
+TEST_F(Wmt14Configs, AMissingCorpusSaysHowToGetIt) {
+  fs::remove_all(root() / "corpora" / "wmt14-en-fr");
+  try {
+    expand("en-fr-60-12.yaml");
+    FAIL() << "expanded without its corpus";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "data.train_source");
+    EXPECT_NE(std::string(e.what()).find("fathom data get wmt14-en-fr"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(Wmt14Configs, EnFrSixtyTwelveKeepsFiftyEpochsAtEitherUpdateSize) {

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "base/config/corpus_path.h"
 #include "base/util/error.h"
 #include "base/util/utf8.h"
 #include "core/data/batch.h"
@@ -43,7 +44,9 @@ void write_gzip(const std::string& path, const std::string& bytes) {
   gzclose(gz);
 }
 
-std::string multi30k_dir() { return std::string(FATHOM_SOURCE_DIR) + "/../shared/data/multi30k"; }
+// Multi30k as `fathom data get multi30k` puts it in the corpora folder (scripts/run-tests.sh
+// gets it from ../shared/data when that is there).
+std::string multi30k_dir() { return fathom::corpora_home() + "/multi30k"; }
 bool have_multi30k() { return fs::exists(multi30k_dir() + "/train.de.gz"); }
 
 using fathom::testing::expect_input_error;
@@ -73,7 +76,8 @@ TEST(TextReader, FinalNewlineAddsNoLine) {
 }
 
 TEST(TextReader, Multi30kGzipMatchesItsPlainCopy) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   const auto gz_lines = read_lines(multi30k_dir() + "/val.de.gz");
   ASSERT_EQ(gz_lines.size(), 1014u);
   // Decompress independently with zlib's gzread into a plain file and read that.
@@ -361,7 +365,8 @@ size_t count_entries(const fs::path& dir) {
 }
 
 TEST(SentencePiece, TrainRoundTripAndCache) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   const auto& c = multi30k_head();
   TempDir cache;
   VocabConfig cfg;
@@ -428,7 +433,8 @@ TEST(SentencePiece, TrainRoundTripAndCache) {
 // A cache entry is a copy of what training makes: a corrupt spm.model (a truncated copy, a bad
 // block) is rebuilt, not fatal, and the rebuilt model encodes as the original did.
 TEST(SentencePiece, CorruptCacheEntryIsRebuilt) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   const auto& c = multi30k_head();
   const std::vector<std::string> de(c.de.begin(), c.de.begin() + 1000);
   const std::vector<std::string> en(c.en.begin(), c.en.begin() + 1000);
@@ -450,7 +456,8 @@ TEST(SentencePiece, CorruptCacheEntryIsRebuilt) {
 }
 
 TEST(SentencePiece, TrainingIsDeterministic) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   const auto& c = multi30k_head();
   VocabConfig cfg;
   cfg.type = "unigram";  // the trainer with multi-threaded sums: the harder case
@@ -470,7 +477,8 @@ TEST(SentencePiece, TrainingIsDeterministic) {
 }
 
 TEST(SentencePiece, ConcurrentTrainersShareOneEntry) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   const auto& c = multi30k_head();
   const std::vector<std::string> de(c.de.begin(), c.de.begin() + 1000);
   const std::vector<std::string> en(c.en.begin(), c.en.begin() + 1000);
@@ -606,7 +614,8 @@ TEST(LoadDataset, Synthetic) {
 // Reading Multi30k twice: the second load reuses the cached vocabulary and encodes the same
 // ids. (How long it takes is bench/bench_data's to measure, not a test's.)
 TEST(LoadDataset, Multi30kLoadsAgainFromTheCache) {
-  if (!have_multi30k()) GTEST_SKIP() << "no Multi30k at " << multi30k_dir();
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
   DataConfig cfg;  // a small vocabulary keeps its training short
   cfg.train_source = multi30k_dir() + "/train.de.gz";
   cfg.train_target = multi30k_dir() + "/train.en.gz";
