@@ -53,7 +53,14 @@ echo "trixie-$kind: configure + build took $((SECONDS - t1)) s"
 [ -n "$run_tests" ] || exit 0
 t2=$SECONDS
 status=0
-trixie_run ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 900 \
-  "${ctest_args[@]}" || status=$?
+# Multi30k for the tests that read it, in the build's own corpora folder (docs/data.md), from
+# the local copy beside the repository when there is one (the root has no network to fetch it).
+corpora="$build/corpora"
+if [ -d "$trixie_repo/../shared/data/multi30k" ]; then
+  trixie_run env FATHOM_DATA="$corpora" "$build/fathom" data get multi30k --no-progress \
+    --from "$trixie_repo/../shared/data/multi30k" || true
+fi
+trixie_run env FATHOM_DATA="$corpora" ctest --test-dir "$build" --output-on-failure -j "$jobs" \
+  --timeout 900 "${ctest_args[@]}" || status=$?
 echo "trixie-$kind: tests took $((SECONDS - t2)) s (exit $status); whole run $((SECONDS - t0)) s"
 exit "$status"
