@@ -454,7 +454,7 @@ SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
   try {
     root = load_one_yaml_document(yaml, origin);
   } catch (const YAML::ParserException& e) {
-    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    throw InputError(origin, e.mark.line + 1, "", "YAML syntax error: " + yaml_parse_error_text(e));
   }
   if (!root.IsMap())
     throw InputError(origin, root.IsDefined() && !root.IsNull() ? line_of(root) : 0, "",

@@ -230,8 +230,9 @@ RunConfig parse(const std::string& yaml, const std::string& origin, const std::s
   try {
     root = load_one_yaml_document(yaml, origin);
   } catch (const YAML::ParserException& e) {
-    throw InputError(origin, e.mark.line + 1, "",
-                     "YAML syntax error: " + e.msg + tab_hint(yaml, e.mark.line));
+    throw InputError(
+        origin, e.mark.line + 1, "",
+        "YAML syntax error: " + yaml_parse_error_text(e) + tab_hint(yaml, e.mark.line));
   }
   if (root.IsNull()) return config;
   if (!root.IsMap()) throw InputError(origin, 1, "", "expected a mapping of config keys");
@@ -268,7 +269,8 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
     try {
       node = YAML::Load(value);
     } catch (const YAML::ParserException& e) {
-      throw InputError("--set", 0, key, "cannot parse value '" + value + "': " + e.msg);
+      throw InputError("--set", 0, key,
+                       "cannot parse value '" + value + "': " + yaml_parse_error_text(e));
     }
     Parser{config, "--set", fs::current_path().string(), /*has_lines=*/false}.set_value(*field,
                                                                                         node, node);

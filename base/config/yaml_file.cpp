@@ -1,5 +1,7 @@
 #include "base/config/yaml_file.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -36,6 +38,13 @@ YAML::Node load_one_yaml_document(const std::string& yaml, const std::string& or
                      "config: remove the '---' and merge the keys, or split the file");
   }
   return given.empty() ? YAML::Node() : given.front();
+}
+
+std::string yaml_parse_error_text(const YAML::ParserException& e) {
+  if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e))
+    return "lists or mappings nested at least " + std::to_string(deep->depth()) +
+           " levels deep, more than a YAML file here may hold (no config or sweep comes close)";
+  return e.msg;
 }
 
 }  // namespace fathom

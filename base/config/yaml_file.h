@@ -21,4 +21,9 @@ std::string read_yaml_file(const std::string& path, const std::string& what);
 // `origin`). A syntax error is YAML::ParserException, for the caller to locate.
 YAML::Node load_one_yaml_document(const std::string& yaml, const std::string& origin);
 
+// What a YAML::ParserException means, for an error message. yaml-cpp stops at 2,000 levels of
+// lists or mappings inside each other (DeepRecursion) but says "bad file", as if the file could
+// not be opened; this says what happened instead.
+std::string yaml_parse_error_text(const YAML::ParserException& e);
+
 }  // namespace fathom

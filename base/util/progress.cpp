@@ -48,6 +48,12 @@ void ProgressBar::finish(const std::string& status) {
   finished_ = true;
 }
 
+void ProgressBar::stop(int64_t done, const std::string& status) {
+  if (!enabled_ || finished_) return;
+  draw(done, status, true);
+  finished_ = true;
+}
+
 void ProgressBar::draw(int64_t done, const std::string& status, bool final_line) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

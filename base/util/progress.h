@@ -16,6 +16,9 @@ class ProgressBar {
   void update(int64_t done, const std::string& status);
   // Ends the line (prints the final state once).
   void finish(const std::string& status);
+  // Ends the line where the work stopped short of the total (a stop request, a divergence):
+  // "train 1/40 (2%) stopped after update 1", never "40/40 (100%)".
+  void stop(int64_t done, const std::string& status);
 
   static std::string format_duration(double seconds);  // "1h02m", "3m05s", "12s"
 

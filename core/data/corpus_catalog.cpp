@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/config/yaml_file.h"
 #include "base/util/error.h"
 #include "core/data/corpus_catalogs_builtin.h"
 
@@ -100,7 +101,7 @@ CorpusCatalog parse_corpus_catalog(const std::string& yaml, const std::string& o
   try {
     root = YAML::Load(yaml);
   } catch (const YAML::ParserException& e) {
-    throw InputError(origin, e.mark.line + 1, "", e.msg);
+    throw InputError(origin, e.mark.line + 1, "", yaml_parse_error_text(e));
   }
   r.only_keys(root, "", {"name", "about", "cite", "downloads", "outputs"});
   CorpusCatalog c;

@@ -273,7 +273,8 @@ class TrainingSession {
     }
     metrics_->flush();
     store_.heartbeat(*lease_, state_.update);
-    bar_->finish("stopped after update " + std::to_string(state_.update) + " (stop requested)");
+    bar_->stop(state_.update,
+               "stopped after update " + std::to_string(state_.update) + " (stop requested)");
     outcome_.status = "stopped";
     outcome_.reason = "stop requested after update " + std::to_string(state_.update);
     outcome_.updates = state_.update;
@@ -479,7 +480,7 @@ class TrainingSession {
     metrics_->log(update, db::metric::kTrainLoss, reading.diverged_loss);
     metrics_->log(update, db::metric::kGradNorm, reading.diverged_grad_norm);
     metrics_->flush();
-    bar_->finish("diverged at update " + std::to_string(update) + ": " + reading.reason);
+    bar_->stop(update, "diverged at update " + std::to_string(update) + ": " + reading.reason);
     outcome_.status = db::status::kDiverged;
     outcome_.diverged_step = update;
     outcome_.reason = reading.reason;

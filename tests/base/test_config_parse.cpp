@@ -294,3 +294,23 @@ TEST(ConfigOutput, JsonIsNestedBySection) {
 
 }  // namespace test_config_parse
 }  // namespace fathom
+
+namespace fathom {
+namespace test_config_parse {
+
+// 200,000 nested lists: yaml-cpp stops at 2,000 levels but calls it "bad file" (issue 57 item
+// 12); the config, the sweep and a --set value say what it is instead.
+TEST(ConfigParse, NestingTooDeepIsSaidToBeThatNotABadFile) {
+  const std::string deep =
+      "train: {lr: " + std::string(200000, '[') + std::string(200000, ']') + "}\n";
+  const InputError config = expect_input_error([&] { load_config_string(deep, "deep.yaml", ""); });
+  EXPECT_NE(std::string(config.what()).find("nested"), std::string::npos) << config.what();
+  EXPECT_EQ(std::string(config.what()).find("bad file"), std::string::npos) << config.what();
+  RunConfig c;
+  const InputError set = expect_input_error(
+      [&] { apply_overrides(c, {"train.lr=" + std::string(3000, '[') + std::string(3000, ']')}); });
+  EXPECT_NE(std::string(set.what()).find("nested at least"), std::string::npos) << set.what();
+}
+
+}  // namespace test_config_parse
+}  // namespace fathom
