@@ -156,9 +156,15 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   notes_->setPlaceholderText(QStringLiteral("notes on this run, kept in the store (tag \"note\")"));
   auto* save = new QPushButton(QStringLiteral("&Save notes"));
   connect(save, &QPushButton::clicked, this, [this] { saveNotes(); });
+  note_status_ = new QLabel;  // what became of the last save: never written into the note
+  note_status_->setObjectName(QStringLiteral("note_status"));
+  note_status_->setWordWrap(true);
+  auto* save_row = new QHBoxLayout;
+  save_row->addWidget(note_status_, 1);
+  save_row->addWidget(save);
   auto* notes_layout = new QVBoxLayout(notes_page);
   notes_layout->addWidget(notes_);
-  notes_layout->addWidget(save, 0, Qt::AlignRight);
+  notes_layout->addLayout(save_row);
   tabs->addTab(notes_page, QStringLiteral("&Notes"));
 
   // --- the worker's log
@@ -249,11 +255,15 @@ void RunDetailsDialog::showDiff() {
 }
 
 bool RunDetailsDialog::saveNotes() {
+  // The window reads its store read-only (gui/store_session.cpp): the note, the one thing
+  // this page writes, goes through a short-lived read-write connection of its own.
   try {
-    store_.set_tag(run_.id, "note", notes_->toPlainText().toStdString());
+    auto writer = db::Store::open(store_.location(), db::OpenMode::ReadWrite);
+    writer.set_tag(run_.id, "note", notes_->toPlainText().toStdString());
+    note_status_->setText(QStringLiteral("saved"));
     return true;
   } catch (const std::exception& e) {
-    notes_->appendPlainText(QStringLiteral("\n(not saved: %1)").arg(e.what()));
+    note_status_->setText(QStringLiteral("not saved: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
 }

@@ -14,6 +14,7 @@
 #include "db/store.h"
 
 class QComboBox;
+class QLabel;
 class QPlainTextEdit;
 
 namespace fathom::gui {
@@ -37,6 +38,7 @@ class RunDetailsDialog : public QDialog {
   db::RunRecord run_;
   std::vector<db::RunRecord> others_;
   QPlainTextEdit* notes_;
+  QLabel* note_status_;
   QPlainTextEdit* diff_;
   QComboBox* diff_with_;
 };

@@ -4,6 +4,7 @@
 // and the config keys another run differs in are shown.
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -108,6 +109,31 @@ class RunDetailsTest : public QObject {
                 ->toPlainText()
                 .startsWith("no worker log"));
     (void)b;
+  }
+
+  // The window opens its store read-only (gui/store_session.cpp), and the page saves the note
+  // anyway (issue 58 item 1: every Save said "set_tag on a store opened read-only" and wrote
+  // that into the note itself, so the next Save stored the error).
+  void notesSaveFromAReadOnlyWindow() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("runs.db").toStdString();
+    int64_t id = 0;
+    {
+      auto writer = Store::open(path);
+      NewRun r;
+      r.name = "noted";
+      id = writer.create_run(r);
+    }
+    auto reader = Store::open(path, fathom::db::OpenMode::ReadOnly);
+    fathom::gui::RunDetailsDialog dialog(reader, *reader.find_run(std::to_string(id)));
+    auto* notes = dialog.findChild<QPlainTextEdit*>(QStringLiteral("notes"));
+    notes->setPlainText(QStringLiteral("diverged at 8e-3: try warmup 8000"));
+    QVERIFY(dialog.saveNotes());
+    QCOMPARE(notes->toPlainText(), QStringLiteral("diverged at 8e-3: try warmup 8000"));
+    QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("note_status"))->text(),
+             QStringLiteral("saved"));
+    QCOMPARE(Store::open(path, fathom::db::OpenMode::ReadOnly).tags(id).at("note"),
+             std::string("diverged at 8e-3: try warmup 8000"));
   }
 };
 
