@@ -1,0 +1,252 @@
+#include "experiments/hparam_importance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "base/util/error.h"
+#include "base/util/strings.h"
+#include "db/metric_names.h"
+#include "experiments/sweep_runs.h"
+
+namespace fathom::experiments {
+namespace {
+
+struct Grid {
+  std::vector<std::string> axes;                 // varying axes
+  std::vector<std::vector<std::string>> levels;  // per axis, first-seen order
+  // cell (one level index per axis) -> the values of its runs
+  std::map<std::vector<int>, std::vector<double>> values;
+};
+
+// A group's value in a run: its keys' values joined as the tables join a zip group.
+std::string group_value(const TableRun& r, const std::vector<std::string>& group) {
+  std::string v;
+  for (size_t i = 0; i < group.size(); ++i) {
+    const auto it = r.axes.find(group[i]);
+    v += (i ? " / " : "") + (it == r.axes.end() ? std::string() : it->second);
+  }
+  return v;
+}
+
+Grid grid_of(const std::vector<TableRun>& runs, const std::string& seed_key,
+             std::vector<std::vector<std::string>> groups) {
+  Grid g;
+  // Keys of no given group are axes of their own.
+  for (const auto& r : runs)
+    for (const auto& [key, value] : r.axes) {
+      bool grouped = key == seed_key;
+      for (const auto& group : groups)
+        grouped = grouped || std::find(group.begin(), group.end(), key) != group.end();
+      if (!grouped) groups.push_back({key});
+    }
+  std::vector<std::vector<std::string>> used;
+  for (const auto& group : groups) {
+    if (group.size() == 1 && group[0] == seed_key) continue;
+    std::vector<std::string> seen;
+    for (const auto& r : runs)
+      if (const std::string v = group_value(r, group);
+          std::find(seen.begin(), seen.end(), v) == seen.end())
+        seen.push_back(v);
+    if (seen.size() < 2) continue;  // one value: nothing to explain
+    std::string name;
+    for (size_t i = 0; i < group.size(); ++i) name += (i ? "+" : "") + group[i];
+    g.axes.push_back(name);
+    g.levels.push_back(seen);
+    used.push_back(group);
+  }
+  for (const auto& r : runs) {
+    std::vector<int> cell;
+    for (size_t i = 0; i < used.size(); ++i) {
+      const std::string v = group_value(r, used[i]);
+      cell.push_back(static_cast<int>(std::find(g.levels[i].begin(), g.levels[i].end(), v) -
+                                      g.levels[i].begin()));
+    }
+    auto& slot = g.values[cell];
+    if (r.metric && std::isfinite(*r.metric)) slot.push_back(*r.metric);
+  }
+  return g;
+}
+
+std::string cell_text(const Grid& g, const std::vector<int>& cell) {
+  std::string text;
+  for (size_t i = 0; i < cell.size(); ++i)
+    text += (i ? ", " : "") + g.axes[i] + "=" + g.levels[i][static_cast<size_t>(cell[i])];
+  return text;
+}
+
+// Every cell of the full grid, in odometer order.
+std::vector<std::vector<int>> all_cells(const Grid& g) {
+  std::vector<std::vector<int>> cells{{}};
+  for (const auto& levels : g.levels) {
+    std::vector<std::vector<int>> next;
+    for (const auto& c : cells)
+      for (size_t v = 0; v < levels.size(); ++v) {
+        auto d = c;
+        d.push_back(static_cast<int>(v));
+        next.push_back(d);
+      }
+    cells = next;
+  }
+  return cells;
+}
+
+}  // namespace
+
+HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,
+                                   const std::string& seed_key,
+                                   const std::vector<std::vector<std::string>>& groups) {
+  HparamImportance out;
+  out.metric = metric;
+  const Grid g = grid_of(runs, seed_key, groups);
+  if (g.axes.empty())
+    throw InputError("fathom export importance", 0, "--sweep",
+                     "no swept axis besides " + seed_key + " has two values: nothing to explain");
+  out.axes = g.axes;
+
+  // Cell means, every cell required.
+  const auto cells = all_cells(g);
+  std::map<std::vector<int>, double> mean;
+  double within = 0;
+  for (const auto& c : cells) {
+    const auto it = g.values.find(c);
+    if (it == g.values.end() || it->second.empty())
+      throw InputError("fathom export importance", 0, "--metric",
+                       "no run of " + cell_text(g, c) + " has a value of " + metric +
+                           (it == g.values.end() ? " (the grid has no such run)" : "") +
+                           ": the decomposition needs every combination of the swept values");
+    double sum = 0;
+    for (double v : it->second) sum += v;
+    const double m = sum / static_cast<double>(it->second.size());
+    double ss = 0;
+    for (double v : it->second) ss += (v - m) * (v - m);
+    within += ss / static_cast<double>(it->second.size());
+    mean[c] = m;
+    out.runs += static_cast<int>(it->second.size());
+  }
+  out.cells = static_cast<int>(cells.size());
+  out.seed_variance = within / static_cast<double>(cells.size());
+
+  double mu = 0;
+  for (const auto& [c, m] : mean) mu += m;
+  mu /= static_cast<double>(cells.size());
+  for (const auto& [c, m] : mean) out.total_variance += (m - mu) * (m - mu);
+  out.total_variance /= static_cast<double>(cells.size());
+
+  // Marginal means over the cells that share the given axes' levels.
+  auto marginal = [&](const std::vector<size_t>& on) {
+    std::map<std::vector<int>, std::pair<double, int>> acc;
+    for (const auto& [c, m] : mean) {
+      std::vector<int> key;
+      for (size_t i : on) key.push_back(c[i]);
+      acc[key].first += m;
+      acc[key].second += 1;
+    }
+    std::map<std::vector<int>, double> result;
+    for (const auto& [key, a] : acc) result[key] = a.first / a.second;
+    return result;
+  };
+  std::vector<std::map<std::vector<int>, double>> main(g.axes.size());
+  for (size_t i = 0; i < g.axes.size(); ++i) {
+    main[i] = marginal({i});
+    double v = 0;
+    for (auto& [key, m] : main[i]) {
+      m -= mu;  // f_i(a)
+      v += m * m;
+    }
+    out.terms.push_back({{g.axes[i]}, v / static_cast<double>(main[i].size()), 0});
+  }
+  std::vector<ImportanceTerm> pairs;
+  for (size_t i = 0; i < g.axes.size(); ++i)
+    for (size_t j = i + 1; j < g.axes.size(); ++j) {
+      const auto both = marginal({i, j});
+      double v = 0;
+      for (const auto& [key, m] : both) {
+        const double f = m - mu - main[i].at({key[0]}) - main[j].at({key[1]});
+        v += f * f;
+      }
+      pairs.push_back({{g.axes[i], g.axes[j]}, v / static_cast<double>(both.size()), 0});
+    }
+  auto by_share = [](const ImportanceTerm& a, const ImportanceTerm& b) {
+    return a.variance > b.variance;
+  };
+  std::stable_sort(out.terms.begin(), out.terms.end(), by_share);
+  std::stable_sort(pairs.begin(), pairs.end(), by_share);
+  out.terms.insert(out.terms.end(), pairs.begin(), pairs.end());
+  double explained = 0;
+  for (auto& t : out.terms) {
+    t.share = out.total_variance > 0 ? t.variance / out.total_variance : 0;
+    explained += t.share;
+  }
+  out.higher_order_share = out.total_variance > 0 ? std::max(0.0, 1 - explained) : 0;
+
+  int left_out = 0;
+  for (const auto& r : runs)
+    if (!r.metric || !std::isfinite(*r.metric)) ++left_out;
+  out.notes.push_back(std::to_string(out.cells) + " settings of " + std::to_string(g.axes.size()) +
+                      " axes, " + std::to_string(out.runs) + " runs; seeds (" + seed_key +
+                      ") are replicates, averaged in each setting");
+  if (left_out > 0)
+    out.notes.push_back(std::to_string(left_out) + " runs without a finite " + metric +
+                        " (diverged, failed or unfinished) are left out");
+  if (out.total_variance <= 0)
+    out.notes.push_back("every setting has the same mean: there is no variance to explain");
+  return out;
+}
+
+HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
+                                        const std::string& metric, RunValue value,
+                                        const std::string& where) {
+  const bool diverged = metric == kDivergedMetric;
+  const SweepRuns selected = select_sweep_runs(store, sweep, where);
+  auto runs = load_table_runs(store, selected, diverged ? db::metric::kValidLoss : metric, {});
+  if (!diverged) {
+    TableOptions o;
+    o.metric = metric;
+    o.value = value;
+    use_run_value(runs, store, o);
+  }
+  for (auto& r : runs) {
+    if (diverged) {
+      const bool ended = r.status == "finished" || r.status == "diverged";
+      r.metric = ended ? std::optional<double>(r.status == "diverged" ? 1.0 : 0.0) : std::nullopt;
+    } else if (r.status != "finished") {
+      r.metric.reset();  // a diverged, failed or unfinished run has no comparable final value
+    }
+  }
+  // The sweep's zip groups (tag sweep.axes: "train.lr,model.norm+model.init,...") are one
+  // axis each: their keys move together, so the grid is over the groups, not the keys.
+  std::vector<std::vector<std::string>> groups;
+  if (!selected.runs.empty()) {
+    const auto tags = store.tags(selected.runs.front().id);
+    if (const auto it = tags.find("sweep.axes"); it != tags.end())
+      for (const auto& axis : split(it->second, ',')) groups.push_back(split(axis, '+'));
+  }
+  HparamImportance h = hparam_importance(runs, metric, "train.seed", groups);
+  if (const auto note = selected.note()) h.notes.push_back(*note);
+  return h;
+}
+
+TextTable hparam_importance_table(const HparamImportance& h) {
+  TextTable t;
+  t.header = {"axes", "variance", "share of the settings' variance"};
+  auto number = [](double v, const char* format) {
+    char text[32];
+    std::snprintf(text, sizeof text, format, v);
+    return std::string(text);
+  };
+  for (const auto& term : h.terms) {
+    std::string name;
+    for (size_t i = 0; i < term.axes.size(); ++i) name += (i ? " x " : "") + term.axes[i];
+    t.rows.push_back({name, number(term.variance, "%.4g"), number(100 * term.share, "%.1f %%")});
+  }
+  if (h.terms.size() > 1 && h.axes.size() > 2)
+    t.rows.push_back(
+        {"(3 or more axes together)", "", number(100 * h.higher_order_share, "%.1f %%")});
+  t.rows.push_back({"(between the settings, V)", number(h.total_variance, "%.4g"), "100.0 %"});
+  t.rows.push_back({"(seeds within a setting)", number(h.seed_variance, "%.4g"), ""});
+  return t;
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,65 @@
+#pragma once
+// Hyperparameter importance of a sweep (issue 59 item 2): how much of a metric's variance over
+// the swept settings each axis, and each pair of axes, explains. On a full grid this is the
+// exact functional ANOVA decomposition (Hooker 2007; Hutter, Hoos & Leyton-Brown 2014, "An
+// efficient approach for assessing hyperparameter importance", with the grid's cells as a
+// uniform measure): with m(c) the mean over seeds of cell c and mu the mean of the m(c),
+//   f_i(a)    = mean of m over the cells with axis i at a, minus mu
+//   f_ij(a,b) = mean of m over the cells with (i, j) at (a, b), minus mu, f_i(a) and f_j(b)
+//   V_i = mean_a f_i(a)^2,   V_ij = mean_{a,b} f_ij(a,b)^2,   V = mean_c (m(c) - mu)^2,
+// and V is the sum of V_S over every set S of axes, so V_i / V and V_ij / V are shares that,
+// with the higher-order rest, add up to 1. Seeds are replicates, not an axis: their spread
+// (the mean within-cell variance) is reported beside V as what the settings do not explain.
+// A grid with a cell that has no value is refused, naming the cell: the decomposition needs
+// every combination.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiments/comparison_table.h"
+#include "experiments/text_table.h"
+
+namespace fathom::experiments {
+
+struct ImportanceTerm {
+  std::vector<std::string> axes;  // one (a main effect) or two (an interaction)
+  double variance = 0;            // V_S
+  double share = 0;               // V_S / V
+};
+
+struct HparamImportance {
+  std::string metric;
+  std::vector<std::string> axes;      // swept axes with two or more values, sweep order
+  std::vector<ImportanceTerm> terms;  // main effects then pairs, each by share, largest first
+  double total_variance = 0;          // V, between the cells
+  double higher_order_share = 0;      // 1 - the terms' shares: interactions of 3+ axes
+  double seed_variance = 0;           // mean over cells of the seeds' population variance
+  int cells = 0, runs = 0;
+  std::vector<std::string> notes;
+};
+
+// From table runs (experiments/comparison_table.h: axes and a metric value per run); runs
+// without a value (diverged, failed, still running) are left out and counted in the notes.
+// `seed_key` is the replicate axis. InputError (field --sweep) with fewer than one axis of two
+// values; (field --metric) naming the first setting with no value when the grid is incomplete.
+// `groups`: keys that form one axis (a sweep's zip group, e.g. {model.norm, model.init}),
+// named "model.norm+model.init" with values "pre / xavier"; any other key is an axis of its own.
+HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,
+                                   const std::string& seed_key = "train.seed",
+                                   const std::vector<std::vector<std::string>>& groups = {});
+
+// The metric's name for "did the run diverge": 1 for a diverged run, 0 for a finished one.
+inline constexpr const char* kDivergedMetric = "diverged";
+
+// From the store: the runs of `sweep` that `where` keeps (experiments/sweep_runs.h), each
+// run's `value` of `metric` (RunValue), or with kDivergedMetric each finished or diverged
+// run's 1 or 0; the sweep's zip groups (its runs' tag sweep.axes) are one axis each. Only finished
+// runs enter a loss (the tables' rule); the notes say what was left out and which filter applied.
+HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
+                                        const std::string& metric, RunValue value,
+                                        const std::string& where);
+
+// One row per term: the axes, V_S, its share in percent; then the rest and the seeds.
+TextTable hparam_importance_table(const HparamImportance& importance);
+
+}  // namespace fathom::experiments

@@ -1,0 +1,130 @@
+// Hyperparameter importance (experiments/hparam_importance.h) against decompositions worked by
+// hand: a 2 x 2 grid with an interaction, a 3-axis grid built from known effects, and the
+// refusals (a missing cell, nothing swept).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/util/error.h"
+#include "experiments/hparam_importance.h"
+
+namespace test_hparam_importance {
+using fathom::experiments::hparam_importance;
+using fathom::experiments::TableRun;
+
+TableRun run(std::map<std::string, std::string> axes, double value) {
+  TableRun r;
+  r.status = "finished";
+  r.axes = std::move(axes);
+  r.metric = value;
+  return r;
+}
+
+double share_of(const fathom::experiments::HparamImportance& h, std::vector<std::string> axes) {
+  for (const auto& t : h.terms)
+    if (t.axes == axes) return t.share;
+  ADD_FAILURE() << "no term";
+  return NAN;
+}
+
+// Cells m(norm, lr): (post, 1e-3) = 0, (pre, 1e-3) = 2, (post, 2e-3) = 1, (pre, 2e-3) = 5, two
+// seeds each at m -+ 0.5. By hand: mu = 2; f_norm = -+1.5, V_norm = 2.25; f_lr = -+1,
+// V_lr = 1; f_norm,lr = +-0.5, V = 0.25; V = mean of (-2, 0, -1, 3)^2 = 3.5 = 2.25 + 1 + 0.25.
+// The seeds' population variance is 0.25 in every cell.
+TEST(HparamImportance, ATwoByTwoGridWithAnInteractionByHand) {
+  std::vector<TableRun> runs;
+  const std::vector<std::tuple<std::string, std::string, double>> cells = {
+      {"post", "1e-3", 0}, {"pre", "1e-3", 2}, {"post", "2e-3", 1}, {"pre", "2e-3", 5}};
+  for (const auto& [norm, lr, m] : cells)
+    for (int seed : {1, 2})
+      runs.push_back(
+          run({{"model.norm", norm}, {"train.lr", lr}, {"train.seed", std::to_string(seed)}},
+              m + (seed == 1 ? -0.5 : 0.5)));
+  const auto h = hparam_importance(runs, "valid_loss");
+  EXPECT_EQ(h.cells, 4);
+  EXPECT_EQ(h.runs, 8);
+  EXPECT_DOUBLE_EQ(h.total_variance, 3.5);
+  EXPECT_NEAR(share_of(h, {"model.norm"}), 2.25 / 3.5, 1e-12);
+  EXPECT_NEAR(share_of(h, {"train.lr"}), 1.0 / 3.5, 1e-12);
+  EXPECT_NEAR(share_of(h, {"model.norm", "train.lr"}), 0.25 / 3.5, 1e-12);
+  EXPECT_NEAR(h.higher_order_share, 0, 1e-12);
+  EXPECT_DOUBLE_EQ(h.seed_variance, 0.25);
+  EXPECT_EQ(h.terms[0].axes, std::vector<std::string>{"model.norm"}) << "largest first";
+}
+
+// y = a_effect + b_effect + c_effect + ab_effect + abc_effect over a 3 x 2 x 2 grid, each effect
+// centred by construction, so each V_S is the mean square of its own table and the shares add
+// up to 1 with the three-way rest.
+TEST(HparamImportance, ThreeAxesRecoverTheEffectsTheyWereBuiltFrom) {
+  const std::vector<double> a = {-1, 0, 1};   // V_a = 2/3
+  const std::vector<double> b = {-2, 2};      // V_b = 4
+  const std::vector<double> c = {-0.5, 0.5};  // V_c = 1/4
+  // ab: centred over a and over b; V_ab = 1/6. abc: +-0.1 alternating, centred on every pair.
+  const double ab[3][2] = {{0.5, -0.5}, {-0.5, 0.5}, {0, 0}};
+  std::vector<TableRun> runs;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 2; ++k) {
+        const double abc = (i == 2 ? 0 : 0.1) * (((i + j + k) % 2) ? 1 : -1);
+        runs.push_back(
+            run({{"a", std::to_string(i)}, {"b", std::to_string(j)}, {"c", std::to_string(k)}},
+                10 + a[i] + b[j] + c[k] + ab[i][j] + abc));
+      }
+  const auto h = hparam_importance(runs, "valid_loss");
+  // abc over the 12 cells: 8 of them +-0.1 -> mean square 8 * 0.01 / 12.
+  const double v_abc = 8 * 0.01 / 12;
+  const double v = 2.0 / 3 + 4 + 0.25 + (4 * 0.25) / 6 + v_abc;
+  EXPECT_NEAR(h.total_variance, v, 1e-12);
+  EXPECT_NEAR(share_of(h, {"b"}), 4 / v, 1e-12);
+  EXPECT_NEAR(share_of(h, {"a"}), (2.0 / 3) / v, 1e-12);
+  EXPECT_NEAR(share_of(h, {"a", "b"}), (1.0 / 6) / v, 1e-12);
+  EXPECT_NEAR(share_of(h, {"a", "c"}), 0, 1e-12);
+  EXPECT_NEAR(h.higher_order_share, v_abc / v, 1e-12);
+}
+
+TEST(HparamImportance, AMissingCellIsNamedAndNothingSweptIsRefused) {
+  std::vector<TableRun> runs = {run({{"model.norm", "post"}, {"train.lr", "1e-3"}}, 1),
+                                run({{"model.norm", "pre"}, {"train.lr", "1e-3"}}, 2),
+                                run({{"model.norm", "post"}, {"train.lr", "2e-3"}}, 3)};
+  TableRun diverged = run({{"model.norm", "pre"}, {"train.lr", "2e-3"}}, 0);
+  diverged.metric.reset();
+  runs.push_back(diverged);
+  try {
+    hparam_importance(runs, "valid_loss");
+    FAIL() << "decomposed an incomplete grid";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "--metric");
+    EXPECT_NE(std::string(e.what()).find("model.norm=pre, train.lr=2e-3"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(hparam_importance({run({{"train.seed", "1"}}, 1), run({{"train.seed", "2"}}, 2)},
+                                 "valid_loss"),
+               fathom::InputError);
+}
+
+// A zip group (norm and init move together: post / xavier, pre / xavier, post / admin) is one
+// axis: as separate keys the grid would miss pre / admin; as a group it is complete.
+TEST(HparamImportance, AZipGroupIsOneAxis) {
+  std::vector<TableRun> runs;
+  const std::vector<std::pair<std::string, std::string>> methods = {
+      {"post", "xavier"}, {"pre", "xavier"}, {"post", "admin"}};
+  double m = 0;
+  for (const auto& [norm, init] : methods)
+    for (const char* lr : {"1e-3", "2e-3"})
+      runs.push_back(run({{"model.norm", norm}, {"model.init", init}, {"train.lr", lr}}, m++));
+  EXPECT_THROW(hparam_importance(runs, "valid_loss"), fathom::InputError);
+  const auto h = hparam_importance(runs, "valid_loss", "train.seed",
+                                   {{"model.norm", "model.init"}, {"train.lr"}});
+  EXPECT_EQ(h.axes, (std::vector<std::string>{"model.norm+model.init", "train.lr"}));
+  EXPECT_EQ(h.cells, 6);
+  // m = 0..5 in (method, lr) order: method effects -2, 0, +2 (V 8/3), lr -+0.5 (V 1/4), no
+  // interaction; V = 35/12.
+  EXPECT_NEAR(h.total_variance, 35.0 / 12, 1e-12);
+  EXPECT_NEAR(share_of(h, {"model.norm+model.init"}), (8.0 / 3) / (35.0 / 12), 1e-12);
+  EXPECT_NEAR(share_of(h, {"train.lr"}), 0.25 / (35.0 / 12), 1e-12);
+}
+
+}  // namespace test_hparam_importance

@@ -1,0 +1,97 @@
+// `fathom export importance` on a store as a sweep leaves it: the 2 x 2 grid of
+// tests/base/test_hparam_importance.cpp (shares 2.25, 1 and 0.25 of 3.5, worked by hand there)
+// read back through the store and the command's JSON; `--metric diverged` decomposes which
+// runs diverged; a setting with no finished run is refused, naming it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/process.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_export_importance_cli {
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+class ExportImportance : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = Store::open(db());
+    const std::vector<std::tuple<std::string, std::string, double>> cells = {
+        {"post", "1e-3", 0}, {"pre", "1e-3", 2}, {"post", "2e-3", 1}, {"pre", "2e-3", 5}};
+    for (const auto& [norm, lr, m] : cells)
+      for (int seed : {1, 2}) {
+        NewRun r;
+        r.name = norm + "-" + lr + "-" + std::to_string(seed);
+        r.sweep = "grid";
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.norm", norm);
+        store.set_tag(id, "axis.train.lr", lr);
+        store.set_tag(id, "axis.train.seed", std::to_string(seed));
+        store.set_final_metric(id, "valid_loss", m + (seed == 1 ? -0.5 : 0.5));
+        // Post-LN at 2e-3, seed 2, diverged: its loss is no final value.
+        store.finish_run(id, norm == "post" && lr == "2e-3" && seed == 2 ? "diverged" : "finished");
+      }
+  }
+  std::string db() const { return (dir_.path() / "runs.db").string(); }
+  fathom::ProgramResult fathom_json(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{fathom::testing::built_fathom_binary().string(),
+                                  "--db",
+                                  db(),
+                                  "--json",
+                                  "export",
+                                  "importance",
+                                  "--sweep",
+                                  "grid"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return fathom::run_program(argv);
+  }
+  fathom::testing::TempDir dir_;
+};
+
+double share(const nlohmann::json& j, const std::vector<std::string>& axes) {
+  for (const auto& t : j["terms"])
+    if (t["axes"].get<std::vector<std::string>>() == axes) return t["share"].get<double>();
+  ADD_FAILURE() << "no term";
+  return -1;
+}
+
+TEST_F(ExportImportance, TheStoredGridDecomposesAsWorkedByHand) {
+  const auto r = fathom_json({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // The diverged seed leaves (post, 2e-3) with seed 1's 0.5: cells 0, 2, 0.5, 5 -> mu 1.875;
+  // f_norm = -+1.625 (V 2.640625), f_lr = -+0.875 (V 0.765625), interaction +-0.625
+  // (V 0.390625); V = 3.796875.
+  EXPECT_NEAR(j["total_variance"].get<double>(), 3.796875, 1e-12);
+  EXPECT_NEAR(share(j, {"model.norm"}), 2.640625 / 3.796875, 1e-12);
+  EXPECT_NEAR(share(j, {"train.lr"}), 0.765625 / 3.796875, 1e-12);
+  EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 0.390625 / 3.796875, 1e-12);
+  EXPECT_EQ(j["runs"].get<int>(), 7);
+  EXPECT_NE(j["notes"].dump().find("1 runs without"), std::string::npos) << j["notes"].dump();
+}
+
+TEST_F(ExportImportance, DivergenceDecomposesToo) {
+  const auto r = fathom_json({"--metric", "diverged"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Cells 0, 0, 0.5 (post, 2e-3), 0: mu 0.125; each main effect -+0.125 and the interaction
+  // +-0.125 -> V_S = 1/64 each, V = 3/64: a third each.
+  EXPECT_NEAR(j["total_variance"].get<double>(), 3.0 / 64, 1e-12);
+  EXPECT_NEAR(share(j, {"model.norm"}), 1.0 / 3, 1e-12);
+  EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 1.0 / 3, 1e-12);
+}
+
+TEST_F(ExportImportance, ASettingWithNoValueIsNamed) {
+  const auto r = fathom_json({"--metric", "test_bleu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("model.norm=post, train.lr=1e-3"), std::string::npos) << r.err;
+}
+
+}  // namespace test_export_importance_cli
