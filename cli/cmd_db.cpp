@@ -47,10 +47,18 @@ void copy_store(const std::string& from, const std::string& to, bool progress) {
       "directory too and pass it as --artifacts with the new store\n");
 }
 
+// Opening a store for writing migrates it (db/migrations.h); the read-only commands refuse an
+// older schema rather than change a file they only read. This is that step on its own, e.g.
+// for a study store restored from docs/studies/.
+void upgrade_store(const GlobalOptions& global) {
+  const auto store = db::Store::open(resolve_db_path(global));  // migrates
+  std::printf("%s: schema version %d, this build's\n", store.path().c_str(),
+              store.schema_version());
+}
+
 }  // namespace
 
 void add_db_command(CLI::App& app, GlobalOptions& global) {
-  (void)global;
   CLI::App* cmd = app.add_subcommand("db", "Run-store maintenance");
   cmd->require_subcommand(1);
   auto from = std::make_shared<std::string>(), to = std::make_shared<std::string>();
@@ -61,6 +69,9 @@ void add_db_command(CLI::App& app, GlobalOptions& global) {
   copy->add_option("DST", *to, "destination store: a new file or an empty database")->required();
   copy->add_flag("--no-progress", *no_progress, "no progress bar");
   copy->callback([from, to, no_progress] { copy_store(*from, *to, !*no_progress); });
+  CLI::App* upgrade = cmd->add_subcommand(
+      "upgrade", "Bring the store (--db) to this build's schema, as any writing command would");
+  upgrade->callback([&global] { upgrade_store(global); });
 }
 
 }  // namespace fathom::cli

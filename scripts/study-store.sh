@@ -33,6 +33,8 @@ case $1 in
     mkdir -p "$(dirname "$db")"
     xz -dc "$in" > "$db.part" && mv "$db.part" "$db"
     echo "restored $in -> $db: $(sqlite3 "$db" "select status || ' ' || count(*) from runs group by status" | paste -sd, -)"
+    # A saved study may predate this build's schema: the exports read only the latest.
+    if [ -x build/fathom ]; then build/fathom --db "$db" db upgrade; fi
     ;;
   *) usage ;;
 esac

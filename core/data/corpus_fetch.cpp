@@ -1,6 +1,8 @@
 #include "core/data/corpus_fetch.h"
 
+#include <fcntl.h>
 #include <sys/file.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -121,7 +123,9 @@ class Fetcher {
         fail(d, "not in " + o_.from_dir + " (--from): the folder must hold " + d.file +
                     (d.url.empty() ? "" : ", as " + d.url + " serves it"));
       o_.say(c_.name + ": " + d.file + " from " + local.string());
-      fs::copy_file(local, part, fs::copy_options::overwrite_existing);
+      std::error_code ec;
+      fs::remove(part, ec);  // a stopped copy's leftover, perhaps read-only like its source
+      fs::copy_file(local, part);
     } else {
       download(d, part);
     }
@@ -201,9 +205,9 @@ class Fetcher {
 
   std::vector<std::string> make_files(const fs::path& staging) const {
     std::vector<std::string> files;
-    if (c_.outputs.empty()) {  // the corpus is its downloads
+    if (c_.outputs.empty()) {  // the corpus is its downloads: moved, not copied
       for (const auto& d : c_.downloads) {
-        fs::copy_file(downloads_ / d.file, staging / d.file);
+        fs::rename(downloads_ / d.file, staging / d.file);
         files.push_back(d.file);
       }
       return files;
