@@ -35,6 +35,7 @@
 #include "db/run_paths.h"
 #include "db/run_status.h"
 #include "db/store.h"
+#include "experiments/launcher.h"
 #include "experiments/run_control.h"
 #include "experiments/worker_exit.h"
 
@@ -153,9 +154,8 @@ std::string command_line(const GlobalOptions& global, const db::Store& store,
 // changed settings.
 void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& config,
                    const std::map<std::string, std::string>& changes, int64_t updates) {
-  store.set_tag(lease, "worker.launcher", "local");
-  store.set_tag(lease, "worker.host", host_name());
-  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
+  experiments::record_worker_tags(
+      store, lease, experiments::holder_tags(experiments::default_launcher(), getpid()));
   if (changes.empty()) return;
   std::string text;
   for (const auto& [key, change] : changes)

@@ -37,6 +37,7 @@
 #include "db/store.h"
 #include "experiments/launcher.h"
 #include "experiments/worker_exit.h"
+#include "experiments/worker_tags.h"
 
 namespace fathom::cli {
 namespace {
@@ -54,10 +55,9 @@ struct WorkerArgs {
 
 // What a launcher needs to find, stop and judge this worker later, from any machine.
 void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
-  store.set_tag(lease, "worker.host", host_name());
-  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
-  store.set_tag(lease, "worker.log", log);
-  for (const auto& [key, value] : experiments::this_worker_tags()) store.set_tag(lease, key, value);
+  experiments::WorkerTags tags = experiments::this_worker_tags();
+  tags.merge(experiments::holder_tags(tags[experiments::worker_tag::kLauncher], getpid(), log));
+  experiments::record_worker_tags(store, lease, tags);
 }
 
 // From here on the task's output goes to the run's own log, appended across requeues.
@@ -129,7 +129,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   }
   const db::Lease lease{run->id, run->lease};
   const int64_t id = run->id;
-  const std::string log = (fs::path(paths.run_dir(id)) / "worker.log").string();
+  const std::string log = experiments::worker_log_path(paths.run_dir(id));
   if (args.run == 0) {
     std::cerr << "worker: run " << id << " (" << run->name << "), log " << log << "\n";
     redirect_output_to(log);
