@@ -72,10 +72,7 @@ nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams
       if (!norm.scale_kind.empty() && e.kind == norm.scale_kind)
         scales.push_back({{"name", e.name.substr(0, e.name.rfind(suffix))},
                           {norm.scale_name, e.tensor.item<double>()}});
-    std::string key = norm.name;  // "dyt": what plot/analysis_kinds.cpp reads
-    std::transform(key.begin(), key.end(), key.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    result[key] = scales;
+    result[norm.scales_key()] = scales;  // what plot/analysis_kinds.cpp reads
     result["note"] = "model.norm '" + style + "' has no LayerNorm: every one is " + norm.formula +
                      ", which divides by no sigma, so w/sigma is not defined. Each " + norm.name +
                      "'s " + norm.scale_name + " is listed instead.";
@@ -90,11 +87,13 @@ void print_ln_scale(const nlohmann::json& result, std::ostream& out) {
   if (result.contains("note")) {
     out << result["note"].get<std::string>() << "\n";
     char line[160];
-    for (const auto& d : result.value("dyt", nlohmann::json::array())) {
-      std::snprintf(line, sizeof line, "  %-32s alpha %10.4f\n",
-                    d.at("name").get<std::string>().c_str(), d.at("alpha").get<double>());
-      out << line;
-    }
+    for (const auto& norm : scale_normalizations())
+      for (const auto& d : result.value(norm.scales_key(), nlohmann::json::array())) {
+        std::snprintf(line, sizeof line, "  %-32s %s %10.4f\n",
+                      d.at("name").get<std::string>().c_str(), norm.scale_name.c_str(),
+                      d.at(norm.scale_name).get<double>());
+        out << line;
+      }
     return;
   }
   out << "w/sigma of each Post-LN LayerNorm (mean over tokens of mean|w| / sigma; < 1 shrinks "

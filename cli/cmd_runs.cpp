@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "db/store.h"

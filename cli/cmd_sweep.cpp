@@ -1,11 +1,12 @@
-// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run] [--launcher local|slurm]
+// `fathom sweep SWEEP.yaml [--jobs N] [--resume] [--dry-run] [--launcher NAME]
 // [--set KEY=VALUE...] [--name NAME]`: expands
 // a sweep file (docs/sweeps.md), checks every run's config exactly as `fathom train` would and
 // what the launcher needs, records the runs in the store as queued (tags axis.<key> hold their
-// axis values) and has workers train them: local processes, or a Slurm job array
-// (experiments/launcher.h, docs/cluster.md). `--resume` continues a sweep after anything
-// stopped it, even kill -9 of the scheduler and its workers: ended runs are kept, interrupted
-// ones continue from their last checkpoint. `fathom sweep status NAME`, `fathom sweep cancel NAME`.
+// axis values) and has workers train them wherever the chosen launcher starts them: local
+// processes, a cluster's queue (experiments/launcher_registry.h, docs/cluster.md). `--resume`
+// continues a sweep after anything stopped it, even kill -9 of the scheduler and its workers: ended
+// runs are kept, interrupted ones continue from their last checkpoint. `fathom sweep status NAME`,
+// `fathom sweep cancel NAME`.
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +30,7 @@
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
-#include "experiments/launcher.h"
+#include "experiments/launcher_registry.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
 #include "experiments/sweep_queue.h"
@@ -49,7 +50,7 @@ struct SweepArgs {
   std::string name;                    // status / cancel
   std::vector<std::string> overrides;  // --set KEY=VALUE: fixed values for every run
   std::string rename;                  // --name: the sweep under another name
-  std::string launcher;  // --launcher; empty: slurm when the sweep has a slurm: section, else local
+  std::string launcher;  // --launcher; empty: the one whose section the sweep file has
   bool wait = false;     // --wait: follow a cluster launch until it ends
   bool yes = false;      // --yes: queue more than kManyRuns runs
   double heartbeat_timeout = experiments::kDefaultHeartbeatTimeout;
@@ -165,10 +166,9 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   }
   experiments::check_run_count(spec, runs.size(), args.yes);
   if (args.jobs < 1) throw InputError("--jobs", 0, "--jobs", "must be at least 1");
-  const std::string launcher_name = !args.launcher.empty() ? args.launcher
-                                    : spec.slurm           ? "slurm"
-                                                           : "local";
-  auto launcher = experiments::make_launcher(launcher_name, spec);
+  const experiments::LauncherEntry& chosen = experiments::chosen_launcher(spec, args.launcher);
+  const std::string& launcher_name = chosen.name;
+  auto launcher = chosen.make(spec);
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
@@ -183,7 +183,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   request.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
   request.artifacts_root = paths.artifacts_root;
   request.threads_per_worker = std::max(1, cores / args.jobs);
-  if (launcher_name == "local") request.devices = slot_devices(args.devices);
+  if (chosen.uses_local_devices) request.devices = slot_devices(args.devices);
   request.run_dir = [paths](int64_t id) { return paths.run_dir(id); };
   request.heartbeat_s = args.heartbeat_interval;
   // Every refusal (no sbatch, an unknown partition, GPU runs on a CPU partition) comes before
@@ -227,7 +227,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
       throw;
     }
   }
-  if (launcher_name != "local" && !args.wait) {
+  if (!chosen.follows_until_done && !args.wait) {
     std::printf(
         "sweep %s: submitted; follow it with `fathom sweep status %s`, stop it with "
         "`fathom sweep cancel %s` (or add --wait)\n",
@@ -313,7 +313,8 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
 }
 
 // Queued runs become cancelled; running ones are cancelled and their workers stopped wherever
-// they run (experiments/run_control.h); a Slurm array's pending tasks are cancelled too.
+// they run (experiments/run_control.h); workers not started yet (a job
+// array's pending tasks) are cancelled too.
 void sweep_cancel(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
@@ -345,9 +346,10 @@ void add_sweep_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--jobs", args->jobs, "parallel worker processes (default 1)");
   cmd->add_flag("--no-progress", args->no_progress, "no status lines");
   cmd->add_option("--launcher", args->launcher,
-                  "where workers run: local (default) or slurm (default when the sweep file has "
-                  "a slurm: section); docs/cluster.md");
-  cmd->add_flag("--wait", args->wait, "with slurm: follow the job array until every run ended");
+                  "where workers run: " + experiments::describe_launchers() + "; docs/cluster.md");
+  cmd->add_flag("--wait", args->wait,
+                "with " + join(experiments::launchers_handing_over(), ", ") +
+                    ": follow the launch until every run ended");
   cmd->add_flag("--yes", args->yes, "queue a sweep of more than 1000 runs");
   cmd->add_option("--set", args->overrides,
                   "a config value for every run, over the sweep's base and set: "

@@ -23,6 +23,7 @@
 #include "base/util/strings.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
+#include "cli/settle_outcome.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
 #include "core/train/device.h"
@@ -35,6 +36,7 @@
 #include "db/run_paths.h"
 #include "db/run_status.h"
 #include "db/store.h"
+#include "experiments/launcher.h"
 #include "experiments/run_control.h"
 #include "experiments/worker_exit.h"
 
@@ -153,9 +155,8 @@ std::string command_line(const GlobalOptions& global, const db::Store& store,
 // changed settings.
 void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& config,
                    const std::map<std::string, std::string>& changes, int64_t updates) {
-  store.set_tag(lease, "worker.launcher", "local");
-  store.set_tag(lease, "worker.host", host_name());
-  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
+  experiments::record_worker_tags(
+      store, lease, experiments::holder_tags(experiments::default_launcher(), getpid()));
   if (changes.empty()) return;
   std::string text;
   for (const auto& [key, change] : changes)
@@ -263,40 +264,31 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
     throw CommandExit{experiments::kWorkerFenced};
   } catch (const std::exception& e) {
     if (!held) throw;  // it never became this process's run: left as it was
-    const std::string what = error_text(e);
-    const bool outage = dynamic_cast<const db::StoreUnreachable*>(&e) != nullptr;
-    try {
-      store->finish_run(*held, outage ? db::status::kCrashed : db::status::kFailed, what);
-    } catch (const db::LeaseLost& lost) {
-      std::cerr << "note: " << lost.what() << "\n";
-    } catch (const std::exception& also) {
+    const Settlement settled = settle_outcome(*store, *held, e);
+    if (settled.lease_lost) {
+      std::cerr << "note: " << settled.record_error << "\n";
+    } else if (!settled.record_error.empty()) {
       // The store itself failed (a full disk under it, a lost server): the run stays
       // `running` until its heartbeat goes stale. Say how to continue; the checkpoint and
       // every row written so far are intact.
-      std::cerr << "error: " << what << "\n"
-                << "run " << run_id << " could not be marked failed either (" << error_text(also)
-                << "); once the store is writable again, continue it with: "
+      std::cerr << "error: " << settled.why << "\n"
+                << "run " << run_id << " could not be marked failed either ("
+                << settled.record_error << "); once the store is writable again, continue it with: "
                 << command_line(global, *store, "cancel " + std::to_string(run_id)) << " && "
                 << resume << "\n";
       throw CommandExit{1};
     }
     throw;  // main() names it: exit status 2 for bad input, 1 otherwise
   }
-  if (outcome.status == "stopped") {
-    const std::string when =
-        outcome.stopped_during.empty()
-            ? "after update " + std::to_string(outcome.updates) + " (checkpoint written)"
-            : "during " + outcome.stopped_during + " (it continues from its last checkpoint)";
-    const std::string why = std::string("interrupted by ") + strsignal(stop_signal()) + " " + when;
+  if (outcome.status == TrainOutcome::kStopped) {
     if (held) {
-      try {
-        store->finish_run(*held, db::status::kCancelled, why + "; continue with `" + resume + "`");
-      } catch (const db::LeaseLost& e) {
-        std::cerr << "note: " << e.what() << "\n";
-      }
-      std::cerr << "run " << run_id << " " << why << "; continue it with: " << resume << "\n";
+      const Settlement settled = settle_outcome(*store, *held, outcome, {false, resume});
+      if (settled.lease_lost) std::cerr << "note: " << settled.record_error << "\n";
+      std::cerr << "run " << run_id << " " << settled.why << "; continue it with: " << resume
+                << "\n";
     } else {
-      std::cerr << "run " << run_id << " " << why << ", before it was taken: it is as it was\n";
+      std::cerr << "run " << run_id << " " << stopped_why(outcome, {false, resume})
+                << ", before it was taken: it is as it was\n";
     }
     throw CommandExit{128 + stop_signal()};
   }

@@ -27,6 +27,7 @@
 #include "base/util/error.h"
 #include "base/util/process.h"
 #include "cli/commands.h"
+#include "cli/settle_outcome.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
 #include "core/train/error_text.h"
@@ -37,6 +38,7 @@
 #include "db/store.h"
 #include "experiments/launcher.h"
 #include "experiments/worker_exit.h"
+#include "experiments/worker_tags.h"
 
 namespace fathom::cli {
 namespace {
@@ -54,10 +56,9 @@ struct WorkerArgs {
 
 // What a launcher needs to find, stop and judge this worker later, from any machine.
 void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
-  store.set_tag(lease, "worker.host", host_name());
-  store.set_tag(lease, "worker.pid", std::to_string(getpid()));
-  store.set_tag(lease, "worker.log", log);
-  for (const auto& [key, value] : experiments::this_worker_tags()) store.set_tag(lease, key, value);
+  experiments::WorkerTags tags = experiments::this_worker_tags();
+  tags.merge(experiments::holder_tags(tags[experiments::worker_tag::kLauncher], getpid(), log));
+  experiments::record_worker_tags(store, lease, tags);
 }
 
 // From here on the task's output goes to the run's own log, appended across requeues.
@@ -95,19 +96,18 @@ std::optional<db::RunRecord> take_run(db::Store& store, const WorkerArgs& args) 
 // --resume` restarts, when the store itself was out of reach (a server outage longer than
 // the retry budget is no fault of the run).
 int record_failure(db::Store& store, const db::Lease& lease, const std::exception& e) {
-  const std::string what = error_text(e);
-  const bool outage = dynamic_cast<const db::StoreUnreachable*>(&e) != nullptr;
-  std::cerr << "worker: run " << lease.run << (outage ? " interrupted: " : " failed: ") << what
-            << "\n";
-  try {
-    store.finish_run(lease, outage ? db::status::kCrashed : db::status::kFailed, what);
-  } catch (const db::LeaseLost& lost) {
-    std::cerr << "worker: " << lost.what() << "\n";
+  const Settlement failure = failure_of(e);
+  const bool outage = failure.status == db::status::kCrashed;
+  std::cerr << "worker: run " << lease.run << (outage ? " interrupted: " : " failed: ")
+            << failure.why << "\n";
+  const Settlement settled = settle_outcome(store, lease, e);
+  if (settled.lease_lost) {
+    std::cerr << "worker: " << settled.record_error << "\n";
     return experiments::kWorkerFenced;
-  } catch (const std::exception& also) {
-    std::cerr << "worker: run " << lease.run << " could not be marked either: " << error_text(also)
-              << "\n";
   }
+  if (!settled.record_error.empty())
+    std::cerr << "worker: run " << lease.run
+              << " could not be marked either: " << settled.record_error << "\n";
   return outage ? experiments::kWorkerStoreLost : experiments::kWorkerFailed;
 }
 
@@ -129,7 +129,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   }
   const db::Lease lease{run->id, run->lease};
   const int64_t id = run->id;
-  const std::string log = (fs::path(paths.run_dir(id)) / "worker.log").string();
+  const std::string log = experiments::worker_log_path(paths.run_dir(id));
   if (args.run == 0) {
     std::cerr << "worker: run " << id << " (" << run->name << "), log " << log << "\n";
     redirect_output_to(log);
@@ -167,23 +167,17 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   } catch (const std::exception& e) {
     return record_failure(store, lease, e);
   }
-  if (outcome.status != "stopped") {
+  const Settlement settled = settle_outcome(store, lease, outcome, {/*requeue=*/true, ""});
+  if (outcome.status != TrainOutcome::kStopped) {
     std::cerr << "worker: run " << id << " " << outcome.status << " after " << outcome.updates
               << " updates\n";
     return experiments::kWorkerEnded;
   }
-  const std::string why =
-      std::string("stopped by ") + strsignal(stop_signal()) +
-      (outcome.stopped_during.empty() ? " after update " + std::to_string(outcome.updates)
-                                      : " during " + outcome.stopped_during) +
-      " on " + host_name() + "; requeued";
-  try {
-    store.requeue_run(lease, why);
-  } catch (const db::LeaseLost& e) {
-    std::cerr << "worker: run " << id << " not requeued: " << e.what() << "\n";
+  if (settled.lease_lost) {
+    std::cerr << "worker: run " << id << " not requeued: " << settled.record_error << "\n";
     return experiments::kWorkerEnded;
   }
-  std::cerr << "worker: run " << id << " " << why << "\n";
+  std::cerr << "worker: run " << id << " " << settled.why << "\n";
   // The launcher may have to give the worker's place back (Slurm: requeue the task).
   if (const std::string done = experiments::after_worker_requeue(stop_signal()); !done.empty())
     std::cerr << "worker: " << done << "\n";

@@ -2,8 +2,8 @@
 // The metrics a run records (docs/schema.md): the names of its curves (metrics table) and
 // final values (final_metrics), one vocabulary for the trainer that writes them and the
 // scheduler, tables, reports, CLI and desktop app that read them -- a misspelt name is a
-// compile error rather than a column that is silently empty. Also which way is better.
-#include <optional>
+// compile error rather than a column that is silently empty. How each is shown and which way
+// is better: db/metric_presentation.h.
 #include <string>
 #include <vector>
 
@@ -55,16 +55,6 @@ inline const std::vector<std::string>& spike_metrics() {
 }
 inline bool is_spike_metric(const std::string& name) {
   return name == kTrainLoss || name == kGradNorm;
-}
-
-// Which way a metric improves: BLEU and accuracies up, losses and perplexities down; nullopt
-// for a metric with no better direction (a learning rate, a gradient norm, a count, a time).
-// By the name's parts, so a new "dev_bleu" or "test_nll" needs no entry here.
-inline std::optional<bool> higher_is_better(const std::string& name) {
-  auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
-  if (has("bleu") || has("acc")) return true;
-  if (has("loss") || has("ppl") || has("nll") || has("bpb")) return false;
-  return std::nullopt;
 }
 
 }  // namespace fathom::db::metric

@@ -21,6 +21,11 @@
 #include "db/store_backends.h"
 
 namespace fathom::db {
+
+// Why the SQLite file `path` cannot be read right now without waiting, or nullopt (below; the
+// registry in store_backends.cpp asks it too).
+std::optional<std::string> sqlite_file_busy_reason(const std::string& path);
+
 namespace {
 
 // A statement's row, read in place (no copy of the result).

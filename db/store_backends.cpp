@@ -5,6 +5,12 @@
 #include "base/util/registry.h"
 
 namespace fathom::db {
+
+// The factories, one file each, and what a backend says before it opens.
+std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode mode);
+std::unique_ptr<StoreBackend> open_postgres_backend(const StoreUrl& url, OpenMode mode);
+std::optional<std::string> sqlite_file_busy_reason(const std::string& path);  // sqlite_store.cpp
+
 namespace {
 
 // By URL scheme. A new backend: its factory's file plus one line here.

@@ -1,6 +1,6 @@
 #pragma once
 // The registry of run-store backends, by URL scheme. A new backend is one file defining its
-// factory plus one line in store_backends.cpp.
+// factory plus one line in store_backends.cpp, which declares the factory beside its call.
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,12 +27,5 @@ std::unique_ptr<StoreBackend> open_backend(const StoreUrl& url, OpenMode mode);
 std::optional<std::string> backend_busy_before_open(const StoreUrl& url);
 bool has_store_backend(const std::string& scheme);
 std::string known_store_schemes();  // "sqlite://, postgresql://" for messages
-
-// The factories (one file each).
-std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode mode);
-std::unique_ptr<StoreBackend> open_postgres_backend(const StoreUrl& url, OpenMode mode);
-
-// sqlite_store.cpp: why a SQLite file cannot be read right now without waiting, or nullopt.
-std::optional<std::string> sqlite_file_busy_reason(const std::string& path);
 
 }  // namespace fathom::db

@@ -7,9 +7,10 @@
 //   local   fork/exec on this machine, N at a time (experiments/local_launcher.cpp)
 //   slurm   one Slurm job array submitted with sbatch (experiments/slurm_launcher.cpp)
 //
-// A new launcher is one file implementing Launcher plus one entry in
-// experiments/launchers.cpp. Liveness is judged from the store (heartbeat_at, which every
-// worker refreshes; experiments/run_control.h), so it works across machines; a launcher adds
+// A new launcher is one file -- its Launcher and its LauncherEntry
+// (experiments/launcher_registry.h: sweep-file section, behaviour, tags) -- plus one
+// registration in experiments/launchers.cpp. Liveness is judged from the store (heartbeat_at, which
+// every worker refreshes; experiments/run_control.h), so it works across machines; a launcher adds
 // what it alone knows (a local process's exit status, a Slurm job's state).
 #include <cstdint>
 #include <functional>
@@ -20,7 +21,9 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "db/heartbeat.h"
 #include "db/store.h"
+#include "experiments/worker_tags.h"
 
 namespace fathom::experiments {
 
@@ -37,7 +40,8 @@ struct LaunchRequest {
   int threads_per_worker = 1;                   // local: cores / parallel
   std::vector<std::string> devices;             // local: slot i's workers get devices[i % size]
   std::function<std::string(int64_t)> run_dir;  // where a run's files (worker.log) go
-  double heartbeat_s = 20;  // the workers' heartbeat interval (`fathom worker --heartbeat`)
+  // The workers' heartbeat interval (`fathom worker --heartbeat`).
+  double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
 };
 
 // A worker that ended, as its launcher saw it. The scheduler marks its run crashed with
@@ -67,16 +71,9 @@ class Launcher {
   virtual bool active() const = 0;
 };
 
-// The launcher registry (experiments/launchers.cpp). `settings` are the sweep file's section
-// for that launcher (e.g. SlurmOptions for "slurm"), null when it has none.
-struct SweepSpec;
-std::unique_ptr<Launcher> make_launcher(const std::string& name, const SweepSpec& spec);
+// The launcher registry (experiments/launchers.cpp): the registered names.
 std::vector<std::string> launcher_names();
 
-// What a worker wrote about itself in its run's tags (worker.launcher, worker.host,
-// worker.pid, slurm.job_id, ...): which launcher started it decides how to stop it and how to
-// tell whether it still lives.
-using WorkerTags = std::map<std::string, std::string>;
 // Stops the worker of a running run (local: SIGTERM when it runs on this host; slurm: scancel
 // of its job). Returns a message when it could not, nullopt when done or nothing to stop.
 std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTags& tags);
@@ -94,6 +91,10 @@ std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& 
 // its launcher says of a queued run; "" when nothing is known.
 std::string worker_state(const db::RunRecord& run, const WorkerTags& tags,
                          const std::map<std::string, std::string>& states);
+
+// The launcher a process that holds its own run (`fathom train`) records itself under: the
+// default one, whose stop and liveness checks work for any process on this host.
+std::string default_launcher();
 
 // ---- inside a worker process ----
 // The launcher that started this process (the registry asks each; local when none claims it).

@@ -1,5 +1,7 @@
-// The launcher registry: one line per launcher (experiments/launcher_registry.h).
+// The launcher registry: one line per launcher (experiments/launcher_registry.h), each
+// launcher's entry declared here beside its call (no header names them).
 #include <algorithm>
+#include <stdexcept>
 
 #include "base/util/error.h"
 #include "base/util/registry.h"
@@ -8,23 +10,36 @@
 #include "experiments/launcher_registry.h"
 
 namespace fathom::experiments {
+
+LauncherEntry local_launcher_entry();  // local_launcher.cpp
+LauncherEntry slurm_launcher_entry();  // slurm_launcher.cpp
+
 namespace {
 
-const Registry<LauncherEntry>& launchers() {
-  static const Registry<LauncherEntry> all = [] {
-    Registry<LauncherEntry> r("launcher");
-    for (LauncherEntry e : {local_launcher_entry(), slurm_launcher_entry()}) r.add(e.name, e);
+// The registry and its default: the launcher assumed when none claims a worker, and the one a
+// sweep gets when neither --launcher nor a section of the sweep file names another.
+struct Launchers {
+  Registry<LauncherEntry> all{"launcher"};
+  std::string fallback;
+};
+
+Launchers& registered() {
+  static Launchers launchers = [] {
+    Launchers r;
+    r.fallback = local_launcher_entry().name;
+    for (LauncherEntry e : {local_launcher_entry(), slurm_launcher_entry()}) r.all.add(e.name, e);
     return r;
   }();
-  return all;
+  return launchers;
 }
 
-// The launcher assumed when none claims a worker: the first registered.
-const LauncherEntry& fallback() { return launchers().begin()->second; }
+const Registry<LauncherEntry>& launchers() { return registered().all; }
+
+const LauncherEntry& fallback() { return *launchers().find(registered().fallback); }
 
 // Workers recorded before launchers existed carry only worker.pid: they were local.
 const LauncherEntry& entry_of(const WorkerTags& tags) {
-  auto it = tags.find("worker.launcher");
+  auto it = tags.find(worker_tag::kLauncher);
   const LauncherEntry* e = it == tags.end() ? nullptr : launchers().find(it->second);
   return e ? *e : fallback();
 }
@@ -37,12 +52,59 @@ const LauncherEntry& entry_of_this_process() {
 
 }  // namespace
 
-std::vector<std::string> launcher_names() { return launchers().names(); }
+void add_launcher(LauncherEntry entry) {
+  if (!entry.section.key.empty() && launcher_with_section(entry.section.key))
+    throw std::logic_error("launcher " + entry.name + ": sweep-file section '" + entry.section.key +
+                           "' is another launcher's");
+  registered().all.add(entry.name, entry);
+}
 
-std::unique_ptr<Launcher> make_launcher(const std::string& name, const SweepSpec& spec) {
-  if (const LauncherEntry* e = launchers().find(name)) return e->make(spec);
+const LauncherEntry& launcher_entry(const std::string& name) {
+  if (const LauncherEntry* e = launchers().find(name)) return *e;
   throw InputError("--launcher", 0, "--launcher", launchers().unknown_name(name));
 }
+
+const LauncherEntry& chosen_launcher(const SweepSpec& spec, const std::string& flag) {
+  if (!flag.empty()) return launcher_entry(flag);
+  return spec.launcher ? launcher_entry(spec.launcher->launcher) : fallback();
+}
+
+const LauncherEntry* launcher_with_section(const std::string& key) {
+  for (const auto& [name, e] : launchers())
+    if (!key.empty() && e.section.key == key) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> launcher_section_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [name, e] : launchers())
+    if (!e.section.key.empty()) keys.push_back(e.section.key);
+  return keys;
+}
+
+std::string describe_launchers() {
+  std::vector<std::string> words;
+  for (const auto& [name, e] : launchers()) {
+    std::string word = name;
+    if (name == registered().fallback) word += " (default)";
+    if (!e.section.key.empty())
+      word += " (default when the sweep file has a " + e.section.key + ": section)";
+    words.push_back(word);
+  }
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
+
+std::vector<std::string> launchers_handing_over() {
+  std::vector<std::string> names;
+  for (const auto& [name, e] : launchers())
+    if (!e.follows_until_done) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> launcher_names() { return launchers().names(); }
 
 std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTags& tags) {
   return entry_of(tags).stop(run, tags);
@@ -68,12 +130,14 @@ std::string worker_state(const db::RunRecord& run, const WorkerTags& tags,
   return "";
 }
 
+std::string default_launcher() { return registered().fallback; }
+
 std::string this_worker_launcher() { return entry_of_this_process().name; }
 
 WorkerTags this_worker_tags() {
   const LauncherEntry& e = entry_of_this_process();
   WorkerTags tags = e.this_worker_tags();
-  tags["worker.launcher"] = e.name;
+  tags[worker_tag::kLauncher] = e.name;
   return tags;
 }
 

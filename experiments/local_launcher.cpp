@@ -25,6 +25,8 @@ namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
 
+const std::string kLocalName = "local";
+
 // fork + exec of one worker, its stdout and stderr appended to `log_path`.
 pid_t start_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                     const std::string& log_path) {
@@ -65,7 +67,7 @@ bool cpu_only(const db::RunRecord& record) {  // device: cpu in the config: neve
 
 class LocalLauncher : public Launcher {
  public:
-  std::string name() const override { return "local"; }
+  std::string name() const override { return kLocalName; }
 
   void check(const LaunchRequest&, const std::vector<RunConfig>&) override {}
 
@@ -120,7 +122,7 @@ class LocalLauncher : public Launcher {
                                     format_number(request_.heartbeat_s),
                                     "--no-progress"};
       if (!device.empty() && !cpu_only(*run)) argv.insert(argv.end(), {"--device", device});
-      const std::string log = (fs::path(request_.run_dir(run->id)) / "worker.log").string();
+      const std::string log = worker_log_path(request_.run_dir(run->id));
       pid_t child;
       try {
         child = start_process(argv, env_, log);
@@ -134,10 +136,7 @@ class LocalLauncher : public Launcher {
       // stop its worker. Under the claim's lease: a run cancelled meanwhile keeps its end (and
       // its worker stops at its first write).
       try {
-        store.set_tag(lease, "worker.launcher", "local");
-        store.set_tag(lease, "worker.host", host_name());
-        store.set_tag(lease, "worker.pid", std::to_string(child));
-        store.set_tag(lease, "worker.log", log);
+        record_worker_tags(store, lease, holder_tags(name(), child, log));
       } catch (const db::LeaseLost&) {
       }
     }
@@ -164,9 +163,9 @@ class LocalLauncher : public Launcher {
 };
 
 std::optional<std::string> stop_local(const db::RunRecord& run, const WorkerTags& tags) {
-  auto pid = tags.find("worker.pid");
+  auto pid = tags.find(worker_tag::kPid);
   if (pid == tags.end()) return std::nullopt;
-  auto host = tags.find("worker.host");
+  auto host = tags.find(worker_tag::kHost);
   const std::string where = host != tags.end() ? host->second : run.host;
   if (where != host_name())
     return "run " + std::to_string(run.id) + "'s worker runs on " + where +
@@ -177,8 +176,8 @@ std::optional<std::string> stop_local(const db::RunRecord& run, const WorkerTags
 }
 
 std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags& tags) {
-  auto pid = tags.find("worker.pid");
-  auto host = tags.find("worker.host");
+  auto pid = tags.find(worker_tag::kPid);
+  auto host = tags.find(worker_tag::kHost);
   const std::string where = host != tags.end() ? host->second : run.host;
   if (pid == tags.end() || where != host_name()) return std::nullopt;  // only the heartbeat knows
   if (process_alive(static_cast<pid_t>(std::stoll(pid->second)), "fathom")) return std::nullopt;
@@ -191,7 +190,7 @@ std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { 
 std::map<std::string, std::string> states_local(const std::vector<WorkerTags>&) { return {}; }
 
 std::string job_local(const WorkerTags& tags) {
-  auto pid = tags.find("worker.pid");
+  auto pid = tags.find(worker_tag::kPid);
   return pid == tags.end() ? "" : "pid " + pid->second;
 }
 
@@ -208,20 +207,24 @@ std::string after_requeue_local(int) { return ""; }
 }  // namespace
 
 LauncherEntry local_launcher_entry() {
-  return {"local",
-          [](const SweepSpec&) -> std::unique_ptr<Launcher> {
-            return std::make_unique<LocalLauncher>();
-          },
-          stop_local,
-          gone_local,
-          cancel_pending_local,
-          states_local,
-          job_local,
-          queued_state_local,
-          nullptr,  // the launcher a worker belongs to when no other claims it
-          this_worker_tags_local,
-          this_worker_cores_local,
-          after_requeue_local};
+  LauncherEntry e;
+  e.name = kLocalName;
+  e.make = [](const SweepSpec&) -> std::unique_ptr<Launcher> {
+    return std::make_unique<LocalLauncher>();
+  };
+  e.follows_until_done = true;  // its workers are this process's children
+  e.uses_local_devices = true;
+  e.stop = stop_local;
+  e.gone = gone_local;
+  e.cancel_pending = cancel_pending_local;
+  e.states = states_local;
+  e.job_of = job_local;
+  e.queued_state = queued_state_local;
+  e.started_this_process = nullptr;  // the launcher a worker belongs to when no other claims it
+  e.this_worker_tags = this_worker_tags_local;
+  e.this_worker_cores = this_worker_cores_local;
+  e.after_requeue = after_requeue_local;
+  return e;
 }
 
 }  // namespace fathom::experiments

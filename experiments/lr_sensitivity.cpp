@@ -11,6 +11,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_status.h"
 
 namespace fathom::experiments {

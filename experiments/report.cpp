@@ -14,6 +14,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
 #include "experiments/report_samples.h"
 #include "experiments/text_table.h"
@@ -96,6 +97,7 @@ void figures(std::ostream& out, const ReportOptions& options,
         seed_groups ? "" : colour_by,
         "curves-" + metric,
         seed_groups ? std::vector<std::string>{"axes"} : std::vector<std::string>{}};
+    request.log_y = db::metric::presentation_of(metric).log_axis;
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
   }
@@ -159,7 +161,7 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
       request.metrics = {metric};
       request.file_stem = "curves-" + metric + (where.empty() ? "" : "-" + file_safe(where));
       request.group_by = group_by;
-      request.log_y = metric == db::metric::kValidPpl;
+      request.log_y = db::metric::presentation_of(metric).log_axis;
       request.height_in = 2.8 + 0.17 * static_cast<double>(t.row_labels.size());  // the legend
       const std::string file = options.render_curves(request);
       if (!file.empty()) out << "![" << metric << " " << where << "](" << file << ")\n\n";

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/valid_samples.h"
 #include "experiments/text_table.h"
 

@@ -22,11 +22,14 @@
 #include "db/heartbeat.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
+#include "experiments/slurm_options.h"
 #include "experiments/sweep_spec.h"
 
 namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
+
+const std::string kSlurmName = "slurm";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -65,11 +68,12 @@ std::string final_job_state(const std::string& job) {
 
 class SlurmLauncher : public Launcher {
  public:
-  explicit SlurmLauncher(const SweepSpec& spec) : options_(spec.slurm.value_or(SlurmOptions{})) {
+  explicit SlurmLauncher(const SweepSpec& spec)
+      : options_(section_settings(spec, kSlurmName, SlurmOptions{})) {
     if (options_.file.empty()) options_.file = spec.file;
   }
 
-  std::string name() const override { return "slurm"; }
+  std::string name() const override { return kSlurmName; }
 
   void check(const LaunchRequest& request, const std::vector<RunConfig>& configs) override {
     for (const char* tool : {"sbatch", "squeue", "scancel", "scontrol", "sinfo"})
@@ -254,7 +258,7 @@ std::map<std::string, std::string> states_slurm(const std::vector<WorkerTags>& s
 
 std::string job_slurm(const WorkerTags& tags) {
   if (const std::string job = tag_or(tags, "slurm.job"); !job.empty()) return job;
-  const std::string pid = tag_or(tags, "worker.pid");
+  const std::string pid = tag_or(tags, worker_tag::kPid);
   return pid.empty() ? "" : "pid " + pid;
 }
 
@@ -322,20 +326,30 @@ std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& swe
 }  // namespace
 
 LauncherEntry slurm_launcher_entry() {
-  return {"slurm",
-          [](const SweepSpec& spec) -> std::unique_ptr<Launcher> {
-            return std::make_unique<SlurmLauncher>(spec);
-          },
-          stop_slurm,
-          gone_slurm,
-          cancel_pending_slurm,
-          states_slurm,
-          job_slurm,
-          queued_state_slurm,
-          started_this_process_slurm,
-          this_worker_tags_slurm,
-          this_worker_cores_slurm,
-          after_requeue_slurm};
+  LauncherEntry e;
+  e.name = kSlurmName;
+  e.make = [](const SweepSpec& spec) -> std::unique_ptr<Launcher> {
+    return std::make_unique<SlurmLauncher>(spec);
+  };
+  e.section = {kSlurmName,
+               "what every array task asks Slurm for: partition, time, gres, cpus, mem, account, "
+               "qos, max_parallel, signal_seconds, extra (docs/cluster.md)",
+               [](const YAML::Node& node, const std::string& file) -> std::any {
+                 return parse_slurm_options(node, file);
+               }};
+  e.follows_until_done = false;  // the cluster's queue keeps the array: --wait follows it
+  e.uses_local_devices = false;  // Slurm hands each task its GPUs (gres)
+  e.stop = stop_slurm;
+  e.gone = gone_slurm;
+  e.cancel_pending = cancel_pending_slurm;
+  e.states = states_slurm;
+  e.job_of = job_slurm;
+  e.queued_state = queued_state_slurm;
+  e.started_this_process = started_this_process_slurm;
+  e.this_worker_tags = this_worker_tags_slurm;
+  e.this_worker_cores = this_worker_cores_slurm;
+  e.after_requeue = after_requeue_slurm;
+  return e;
 }
 
 }  // namespace fathom::experiments

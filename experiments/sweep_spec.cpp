@@ -16,6 +16,7 @@
 #include "base/config/yaml_file.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "experiments/launcher_registry.h"
 
 namespace fathom::experiments {
 namespace fs = std::filesystem;
@@ -39,8 +40,12 @@ std::vector<std::string> SweepSpec::axis_keys() const {
 
 namespace {
 
-const std::vector<std::string> kSweepKeys = {"name", "base",  "set",     "grid",
-                                             "zip",  "seeds", "exclude", "slurm"};
+// The sweep file's own keys; each registered launcher's section (`slurm:`) is a key too.
+std::vector<std::string> sweep_keys() {
+  std::vector<std::string> all = {"name", "base", "set", "grid", "zip", "seeds", "exclude"};
+  for (const std::string& key : launcher_section_keys()) all.push_back(key);
+  return all;
+}
 
 int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 
@@ -386,14 +391,15 @@ struct SpecParser {
     std::map<std::string, std::pair<YAML::Node, YAML::Node>> parts;
     for (const auto& entry : root) {
       const std::string key = scalar_of(entry.first);
-      if (std::find(kSweepKeys.begin(), kSweepKeys.end(), key) == kSweepKeys.end()) {
+      const std::vector<std::string> known = sweep_keys();
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
         std::string message = "unknown sweep key";
-        const std::string hint = closest_match(key, kSweepKeys);
+        const std::string hint = closest_match(key, known);
         if (find_field(key) || !first_key_in(key).empty())
           message += "; config keys go under base: or set:";
         else if (!hint.empty())
           message += "; did you mean '" + hint + "'?";
-        fail(entry.first, key, message + " (keys: " + join(kSweepKeys, ", ") + ")");
+        fail(entry.first, key, message + " (keys: " + join(known, ", ") + ")");
       }
       if (parts.count(key)) fail(entry.first, key, "given twice");
       parts[key] = {entry.first, entry.second};
@@ -414,8 +420,27 @@ struct SpecParser {
     if (parts.count("seeds")) parse_seeds(parts["seeds"].first, parts["seeds"].second);
     if (spec.axes.empty()) fail(root, "grid", "no axes: give grid, zip or seeds");
     if (parts.count("exclude")) parse_exclude(parts["exclude"].first, parts["exclude"].second);
-    if (const YAML::Node* slurm = value_of("slurm"))
-      spec.slurm = parse_slurm_options(*slurm, spec.file);
+    parse_launcher_section(root);
+  }
+
+  // The one launcher section a file may have, parsed by its launcher's entry; a second one is
+  // refused at its line.
+  void parse_launcher_section(const YAML::Node& root) {
+    std::vector<std::pair<YAML::Node, YAML::Node>> sections;
+    for (const auto& entry : root)
+      if (launcher_with_section(scalar_of(entry.first)))
+        sections.emplace_back(entry.first, entry.second);
+    std::sort(sections.begin(), sections.end(),
+              [](const auto& a, const auto& b) { return line_of(a.first) < line_of(b.first); });
+    for (const auto& [key, value] : sections) {
+      const LauncherEntry& launcher = *launcher_with_section(scalar_of(key));
+      if (spec.launcher)
+        fail(key, scalar_of(key),
+             "a sweep runs on one launcher: this file also has " + spec.launcher->launcher +
+                 "'s section (line " + std::to_string(spec.launcher->line) + ")");
+      spec.launcher =
+          LauncherSettings{launcher.name, line_of(key), launcher.section.parse(value, spec.file)};
+    }
   }
 };
 

@@ -6,13 +6,13 @@
 //
 // Every error is an InputError naming the sweep file (or the base config), the line of the
 // offending YAML node and the dotted key.
+#include <any>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/config/config.h"
-#include "experiments/slurm_options.h"
 
 namespace fathom::experiments {
 
@@ -39,6 +39,14 @@ struct SweepExclude {
   int line = 0;
 };
 
+// A launcher's section of the sweep file (`slurm:`), parsed by that launcher's own entry
+// (experiments/launcher_registry.h): the launcher the file asks for.
+struct LauncherSettings {
+  std::string launcher;  // the launcher's registered name
+  int line = 0;          // line of the section's key
+  std::any settings;     // what its parse returned; read with section_settings<T>()
+};
+
 struct SweepSpec {
   std::string name;             // [A-Za-z0-9_.-]+; prefix of every run name
   std::string file;             // the sweep file, as named in errors
@@ -46,9 +54,9 @@ struct SweepSpec {
   RunConfig base;               // the base config with `set:` applied
   std::vector<SweepAxis> axes;  // expansion order: grid keys, zip groups, seeds
   std::vector<SweepExclude> exclude;
-  int exclude_line = 0;                // line of `exclude:`
-  std::optional<SlurmOptions> slurm;   // the `slurm:` section: run it on Slurm (docs/cluster.md)
-  std::vector<std::string> overrides;  // `fathom sweep --set KEY=VALUE`, applied to base
+  int exclude_line = 0;                      // line of `exclude:`
+  std::optional<LauncherSettings> launcher;  // a launcher's section, at most one
+  std::vector<std::string> overrides;        // `fathom sweep --set KEY=VALUE`, applied to base
 
   // Every axis key in run-name order (zip groups contribute each of their keys).
   std::vector<std::string> axis_keys() const;

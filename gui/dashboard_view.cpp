@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "gui/curve_plot.h"
 #include "gui/metric_poller.h"
@@ -37,31 +38,6 @@ namespace {
 
 // The group-by entry that asks for keys of the user's own.
 constexpr char kCustomKeys[] = "\x01custom";
-
-// Shown by default, in this order, when a run has them; others can be ticked in the list.
-bool default_metric(const std::string& name) {
-  static const std::vector<std::string> names = {db::metric::kTrainLoss, db::metric::kTrainPpl,
-                                                 db::metric::kValidPpl, db::metric::kLearningRate,
-                                                 db::metric::kGradNorm};
-  return std::find(names.begin(), names.end(), name) != names.end() ||
-         name.find("bleu") != std::string::npos;
-}
-
-// Evaluations (validation and test metrics, BLEU) are a few exact values, not a noisy
-// per-update series: an EMA over 2-3 of them lags far behind the last one, so they are drawn
-// unsmoothed. So is the learning rate (a schedule is not noisy).
-bool unsmoothed_metric(const std::string& name) {
-  return name == db::metric::kLearningRate || name.rfind("valid_", 0) == 0 ||
-         name.rfind("test_", 0) == 0 || name.find("bleu") != std::string::npos;
-}
-
-int metric_rank(const std::string& name) {
-  static const std::vector<std::string> order = {db::metric::kTrainLoss,    db::metric::kTrainPpl,
-                                                 db::metric::kValidLoss,    db::metric::kValidPpl,
-                                                 db::metric::kLearningRate, db::metric::kGradNorm};
-  auto it = std::find(order.begin(), order.end(), name);
-  return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
-}
 
 }  // namespace
 
@@ -388,14 +364,18 @@ bool DashboardView::refreshMetricList() {
   for (int i = 0; i < metrics_->count(); ++i)
     listed.insert(metrics_->item(i)->text().toStdString());
   if (listed == names && metrics_->count() == static_cast<int>(names.size())) return false;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return metric_rank(a) < metric_rank(b); });
+  // Shown by default, in order, unit: the metric's presentation (db/metric_presentation.h).
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return db::metric::presentation_rank(a) < db::metric::presentation_rank(b);
+  });
   updating_list_ = true;
   metrics_->clear();
   for (const auto& n : sorted) {
     auto* item = new QListWidgetItem(QString::fromStdString(n), metrics_);
     auto choice = chosen_.find(n);
-    const bool on = choice == chosen_.end() ? default_metric(n) : choice->second;
+    const db::metric::MetricPresentation look = db::metric::presentation_of(n);
+    const bool on = choice == chosen_.end() ? look.shown : choice->second;
+    if (!look.unit.empty()) item->setToolTip(QString::fromStdString("in " + look.unit));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
@@ -589,7 +569,8 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   const plot::XAxis x = grouping().x;
   plot::CurveFigure figure;
   figure.title = metric;
-  figure.smoothing = unsmoothed_metric(metric) ? 0 : smoothing();
+  // Evaluations and schedules are drawn as they are (db/metric_presentation.h).
+  figure.smoothing = db::metric::presentation_of(metric).smoothed ? smoothing() : 0;
   figure.y.label = metric;
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
   figure.x.label = plot::x_axis_label(x);

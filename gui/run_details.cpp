@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/valid_samples.h"
+#include "experiments/worker_tags.h"
 #include "gui/number_text.h"
 #include "gui/run_state_text.h"
 
@@ -168,7 +169,7 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   tabs->addTab(notes_page, QStringLiteral("&Notes"));
 
   // --- the worker's log
-  const std::string log = run_dir.empty() ? "" : (fs::path(run_dir) / "worker.log").string();
+  const std::string log = run_dir.empty() ? "" : experiments::worker_log_path(run_dir);
   const QString log_text = log.empty() ? QString() : tail_of(log, 400);
   tabs->addTab(
       text_view(log_text.isEmpty()

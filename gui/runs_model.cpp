@@ -3,6 +3,7 @@
 #include "gui/number_text.h"
 
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"

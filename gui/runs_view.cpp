@@ -21,6 +21,7 @@
 
 #include "base/config/config_schema.h"
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/config/normalization.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 
@@ -73,9 +74,12 @@ std::vector<ResultTable> ln_scale_tables(const json& result) {
                         number(n, "max"), number(n, "sigma")});
     out.push_back(t);
   }
-  if (result.contains("dyt")) {  // a DyT model: no sigma, its alphas instead
-    ResultTable t{{"DyT", "alpha"}, {}};
-    for (const auto& d : result["dyt"]) t.rows.push_back({text(d, "name"), number(d, "alpha")});
+  // A model whose norms are no LayerNorm (DyT): no sigma, their own scales instead.
+  for (const auto& norm : scale_normalizations()) {
+    if (!result.contains(norm.scales_key())) continue;
+    ResultTable t{{norm.name, norm.scale_name}, {}};
+    for (const auto& d : result[norm.scales_key()])
+      t.rows.push_back({text(d, "name"), number(d, norm.scale_name.c_str())});
     out.push_back(t);
   }
   return out;

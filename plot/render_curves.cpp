@@ -4,7 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
+#include "db/metric_presentation.h"
 #include "plot/decimate.h"
 #include "plot/render.h"
 #include "plot/render_common.h"
@@ -226,13 +228,18 @@ class CurveDrawer {
     detail::apply_limits(plot_.yAxis, f_.y);
   }
 
-  // The y label names the metrics when the figure gives none; a time axis says its format,
-  // chosen from the fitted range.
+  // The y label names the metrics when the figure gives none, with their unit when they share
+  // one (db/metric_presentation.h); a time axis says its format, chosen from the fitted range.
   void label_axes() {
     std::string y_label = f_.y.label;
-    if (y_label.empty())
-      for (const auto& [metric, index] : metric_of_)
+    if (y_label.empty()) {
+      std::set<std::string> units;
+      for (const auto& [metric, index] : metric_of_) {
         y_label += (y_label.empty() ? "" : ", ") + metric;
+        units.insert(db::metric::presentation_of(metric).unit);
+      }
+      if (units.size() == 1 && !units.begin()->empty()) y_label += " (" + *units.begin() + ")";
+    }
     std::string x_label = f_.x.label;
     if (time_axis()) {
       const bool hours = plot_.xAxis->range().upper >= 3600;

@@ -54,8 +54,7 @@ void register_dyt_norm(MethodRegistry& registry) {
       "x_k = x_{k-1} + drop(f_k(DyT(x_{k-1}))), DyT(x) = gamma tanh(alpha x) + beta in "
       "place of every LayerNorm, final DyT per stack (arXiv 2503.10622)";
   style.make = [](const ConnectionContext& c) { return std::make_shared<DyTConnection>(c); };
-  style.normalization = {/*is_layer_norm=*/false, "DyT", "DyT(x) = gamma tanh(alpha x) + beta",
-                         "dyt_alpha", "alpha"};
+  style.normalization = scale_normalization("DyT");
   registry.sublayer_styles.add("dyt", std::move(style));
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/config/normalization.h"
 #include "base/util/registry.h"
 #include "core/model/sublayer_connection.h"
 
@@ -21,25 +22,11 @@ class TransformerImpl;
 class EncoderStack;
 class DecoderStack;
 struct Batch;
-// What a style's normalization layers are, as the analyses that read LayerNorm statistics need
-// it (beta decomposes the stream through a LayerNorm, ln-scale reports its w/sigma). They ask
-// this, never a style's name, so a new norm is one file and one registration.
-struct NormalizationTraits {
-  // Its norms divide by a per-token sigma (affine once their statistics are known); true also
-  // for a style with no norms at all (ReZero), which leaves the analyses nothing to decompose
-  // or report.
-  bool is_layer_norm = true;
-  // Not a LayerNorm: its name ("DyT"; lower-cased, the key of ln-scale's list of its scales),
-  // its formula for notes, and the catalogued scalar that is its own scale (ln-scale lists it
-  // where w/sigma does not exist): extras of kind `scale_kind`, called `scale_name`.
-  std::string name, formula, scale_kind, scale_name;
-};
-
 // How a sub-layer's branch meets its shortcut.
 struct SublayerStyle {
   std::string doc;
   std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make;
-  NormalizationTraits normalization = {};
+  NormalizationTraits normalization = {};  // what its norms are (base/config/normalization.h)
 };
 
 // What a data-dependent initialization (Admin's profiling) may read. The model knows no

@@ -103,7 +103,7 @@ Dataset load_located(const RunConfig& config, const std::string& cache_dir,
 TrainOutcome stopped_before_training(const db::Store& store, int64_t run,
                                      const std::string& during) {
   TrainOutcome outcome;
-  outcome.status = "stopped";
+  outcome.status = TrainOutcome::kStopped;
   outcome.stopped_during = during;
   outcome.reason = "stop requested while " + during;
   if (auto record = store.find_run(std::to_string(run))) outcome.updates = record->updates;
@@ -275,7 +275,7 @@ class TrainingSession {
     store_.heartbeat(*lease_, state_.update);
     bar_->stop(state_.update,
                "stopped after update " + std::to_string(state_.update) + " (stop requested)");
-    outcome_.status = "stopped";
+    outcome_.status = TrainOutcome::kStopped;
     outcome_.reason = "stop requested after update " + std::to_string(state_.update);
     outcome_.updates = state_.update;
     return outcome_;
@@ -421,7 +421,7 @@ class TrainingSession {
       final = final_evaluation(*model_, *data_, config_, device_, what);
     } catch (const StopRequested& stop) {
       // The resume point holds every update: a resume redoes only this evaluation.
-      outcome_.status = "stopped";
+      outcome_.status = TrainOutcome::kStopped;
       outcome_.stopped_during = stop.what();
       outcome_.reason = std::string("stop requested during ") + stop.what();
       outcome_.updates = state_.update;

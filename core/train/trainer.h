@@ -48,7 +48,10 @@ struct TrainOptions {
 };
 
 struct TrainOutcome {
-  std::string status;                    // finished | diverged | stopped (stop_requested)
+  // A training attempt that stopped on request (stop_requested) rather than ending the run: the
+  // caller records what becomes of the run (cli/settle_outcome.h).
+  static inline const std::string kStopped = "stopped";
+  std::string status;                    // finished | diverged | kStopped (stop_requested)
   std::optional<int64_t> diverged_step;  // the update at which divergence was detected
   std::string reason;                    // why it diverged
   int64_t updates = 0;

@@ -8,10 +8,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/util/error.h"
+#include "experiments/launcher_registry.h"
 #include "experiments/slurm_options.h"
 #include "experiments/sweep_spec.h"
 #include "tests/support/input_error.h"
@@ -42,6 +44,13 @@ std::string sweep(const std::vector<std::string>& rest) {
 
 experiments::SweepSpec load(const std::string& text) {
   return experiments::load_sweep_string(text, "s.yaml", "");
+}
+
+// The slurm: section a sweep file's launcher parsed; nullopt when the file has none.
+std::optional<experiments::SlurmOptions> slurm_of(const experiments::SweepSpec& spec) {
+  if (!spec.launcher) return std::nullopt;
+  EXPECT_EQ(spec.launcher->launcher, "slurm");
+  return experiments::section_settings(spec, "slurm", experiments::SlurmOptions{});
 }
 
 // The section alone, as parse_slurm_options sees it (line 1 is the first key).
@@ -75,8 +84,8 @@ TEST(SlurmOptions, FullSectionThroughASweep) {
       "  signal_seconds: 120",                                  // 16
       "  extra: [\"--constraint=a100\", \"--exclude=node7\"]",  // 17
   }));
-  ASSERT_TRUE(spec.slurm.has_value());
-  const experiments::SlurmOptions& o = *spec.slurm;
+  ASSERT_TRUE(slurm_of(spec).has_value());
+  const experiments::SlurmOptions o = *slurm_of(spec);
   EXPECT_EQ(o.partition, "gpu");
   EXPECT_EQ(o.time, "04:00:00");
   EXPECT_EQ(o.gres, "gpu:a100:2");
@@ -130,19 +139,19 @@ TEST(SlurmOptions, DirectiveOrderIsFixedWhateverTheKeyOrder) {
 }
 
 TEST(SlurmOptions, DefaultsAndAbsentSection) {
-  EXPECT_FALSE(load(sweep({})).slurm.has_value());
+  EXPECT_FALSE(slurm_of(load(sweep({}))).has_value());
 
   const experiments::SweepSpec spec = load(sweep({"slurm:", "  partition: debug"}));
-  ASSERT_TRUE(spec.slurm.has_value());
-  EXPECT_EQ(spec.slurm->cpus, 0);
-  EXPECT_EQ(spec.slurm->max_parallel, 0);
-  EXPECT_EQ(spec.slurm->signal_seconds, 90);
-  EXPECT_TRUE(spec.slurm->extra.empty());
-  EXPECT_FALSE(spec.slurm->requests_gpu());
-  EXPECT_EQ(experiments::slurm_directives(*spec.slurm),
-            std::vector<std::string>{"--partition=debug"});
-  EXPECT_EQ(spec.slurm->line_of("partition"), 8);
-  EXPECT_EQ(spec.slurm->line_of("time"), 0);
+  const std::optional<experiments::SlurmOptions> slurm = slurm_of(spec);
+  ASSERT_TRUE(slurm.has_value());
+  EXPECT_EQ(slurm->cpus, 0);
+  EXPECT_EQ(slurm->max_parallel, 0);
+  EXPECT_EQ(slurm->signal_seconds, 90);
+  EXPECT_TRUE(slurm->extra.empty());
+  EXPECT_FALSE(slurm->requests_gpu());
+  EXPECT_EQ(experiments::slurm_directives(*slurm), std::vector<std::string>{"--partition=debug"});
+  EXPECT_EQ(slurm->line_of("partition"), 8);
+  EXPECT_EQ(slurm->line_of("time"), 0);
 
   // An empty mapping is valid and asks for nothing.
   EXPECT_TRUE(experiments::slurm_directives(parse({"{}"})).empty());

@@ -9,6 +9,8 @@
 
 #include "analysis/params.h"
 #include "analysis/registry.h"
+#include "base/config/normalization.h"
+#include "core/model/registry.h"
 #ifdef FATHOM_HAVE_PLOTS
 #include "base/util/error.h"
 #include "plot/analysis_kinds.h"
@@ -72,6 +74,33 @@ TEST(AnalysisKinds, MatchTheComputedAnalyses) {
   }
   EXPECT_EQ(kinds, computed);
   EXPECT_THROW(fathom::plot::find_analysis_kind("betta", "x"), fathom::InputError);
+}
+
+// A style whose norms are no LayerNorm names its own scales once (base/config/normalization.h):
+// ln-scale lists them under its key and the kind's table reads them by the same words, with no
+// style named in either. The DyT words are written out by hand.
+TEST(AnalysisKinds, LnScaleTabulatesANormsOwnScalesByItsTraits) {
+  const fathom::NormalizationTraits& dyt =
+      fathom::methods().sublayer_styles.find("dyt")->normalization;
+  EXPECT_FALSE(dyt.is_layer_norm);
+  EXPECT_EQ(dyt.name, "DyT");
+  EXPECT_EQ(dyt.scales_key(), "dyt");
+  EXPECT_EQ(dyt.scale_name, "alpha");
+  const auto tables =
+      fathom::plot::find_analysis_kind("ln-scale", "x")
+          .tables(nlohmann::json::parse(
+              R"({"norms": [], "dyt": [{"name": "enc.final_norm", "alpha": 0.5}]})"));
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].header, (std::vector<std::string>{"DyT", "alpha"}));
+  ASSERT_EQ(tables[0].rows.size(), 1u);
+  EXPECT_EQ(tables[0].rows[0][0], "enc.final_norm");
+  // Every registered style that is no LayerNorm has its traits where plot/ can read them.
+  for (const auto& [name, style] : fathom::methods().sublayer_styles)
+    if (!style.normalization.is_layer_norm)
+      EXPECT_EQ(fathom::scale_normalization(style.normalization.name).scale_kind,
+                style.normalization.scale_kind)
+          << name;
+  EXPECT_THROW(fathom::scale_normalization("RMSNorm"), std::logic_error);
 }
 #else
 TEST(AnalysisKinds, MatchTheComputedAnalyses) {

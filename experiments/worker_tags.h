@@ -1,0 +1,35 @@
+#pragma once
+// The tags a run's holder records about itself (docs/schema.md): which launcher started it,
+// where it runs and where its output goes. `fathom train`, `fathom worker` and the local
+// launcher write them; the launchers read them to stop a worker and to judge whether it is gone
+// (experiments/launchers.cpp). A launcher's own tags (Slurm's slurm.*) stay in its file.
+#include <map>
+#include <string>
+
+#include "db/store.h"
+
+namespace fathom::experiments {
+
+// What a worker wrote about itself in its run's tags (worker.launcher, worker.host,
+// worker.pid, slurm.job_id, ...): which launcher started it decides how to stop it and how to
+// tell whether it still lives.
+using WorkerTags = std::map<std::string, std::string>;
+
+namespace worker_tag {
+inline const std::string kLauncher = "worker.launcher";  // the launcher's registered name
+inline const std::string kHost = "worker.host";          // host_name() of the worker's machine
+inline const std::string kPid = "worker.pid";            // its process id on that host
+inline const std::string kLog = "worker.log";            // the file its output goes to
+}  // namespace worker_tag
+
+// The file a worker's output goes to, in its run's directory (appended across requeues).
+std::string worker_log_path(const std::string& run_dir);
+
+// The tags of process `pid` on this host, started by launcher `launcher`, writing to `log`
+// ("": none of its own). What every holder records, beside its launcher's own tags.
+WorkerTags holder_tags(const std::string& launcher, long long pid, const std::string& log = "");
+
+// Records `tags` on the run `lease` holds (LeaseLost once it is no longer held).
+void record_worker_tags(db::Store& store, const db::Lease& lease, const WorkerTags& tags);
+
+}  // namespace fathom::experiments
