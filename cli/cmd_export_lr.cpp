@@ -1,7 +1,8 @@
 // `fathom export lr-sensitivity --sweep NAME [--metric valid_loss] [--value last|final|best]
-// [--where EXPR] [--label A+B]`: a sweep's learning-rate sensitivity table
+// [--where EXPR] [--label A+B] [--range LO:HI]`: a sweep's learning-rate sensitivity table
 // (experiments/lr_sensitivity.h): one row per setting of the other axes -- its sensitivity,
-// best rate and loss, where seeds diverged -- with the notes that say how it was computed. The
+// its 95 % interval, best rate and loss, where seeds diverged -- over one range of rates common
+// to the curves -- with the notes that say how it was computed. The
 // figure is `fathom export plot lr-sensitivity`.
 #include <fstream>
 #include <iostream>
@@ -17,14 +18,15 @@ namespace {
 
 struct LrArgs {
   std::string sweep, metric = db::metric::kValidLoss, value = "last", format = "md", out, where,
-                     label;
+                     label, range;
 };
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const auto s = experiments::load_lr_sensitivity(
       store, a.sweep, a.metric,
-      experiments::run_value_named(a.value, "fathom export lr-sensitivity"), a.where, a.label);
+      experiments::run_value_named(a.value, "fathom export lr-sensitivity"), a.where, a.label,
+      a.range);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
   // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
   // data only.
@@ -59,6 +61,7 @@ void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"md", "csv", "tex"}));
   cmd->add_option("--where", a->where, kWhereHelp);
   cmd->add_option("--label", a->label, kLrLabelHelp);
+  cmd->add_option("--range", a->range, kLrRangeHelp);
   cmd->add_option("--out", a->out, "write to this file instead of stdout");
   cmd->callback([a, &global] { export_lr(*a, global); });
 }

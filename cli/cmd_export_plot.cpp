@@ -228,7 +228,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label;
+    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label, range;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -242,13 +242,15 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"last", "final", "best"}));
   cmd->add_option("--where", args->where, kWhereHelp);
   cmd->add_option("--label", args->label, kLrLabelHelp);
+  cmd->add_option("--range", args->range, kLrRangeHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
         store, args->sweep, args->metric,
-        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label);
+        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label,
+        args->range);
     const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();

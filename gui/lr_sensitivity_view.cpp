@@ -69,6 +69,17 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   label_caption->setBuddy(label_);
   bar->addWidget(label_caption);
   bar->addWidget(label_, 1);
+  // Every curve is judged over one range of rates: by default the one they all cover.
+  range_ = new QLineEdit;
+  range_->setPlaceholderText(QStringLiteral("common"));
+  range_->setClearButtonEnabled(true);
+  range_->setToolTip(QStringLiteral(
+      "the learning rates every sensitivity averages over, LO:HI (e.g. 2.5e-4:8e-3); empty: "
+      "the range every curve covers"));
+  auto* range_caption = new QLabel(QStringLiteral("&Range"));
+  range_caption->setBuddy(range_);
+  bar->addWidget(range_caption);
+  bar->addWidget(range_);
 
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
@@ -101,6 +112,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(range_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   note_->setText(
       QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
                      "{logspace: [1e-4, 1e-1, 6]})."));
@@ -147,10 +159,11 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
 }
 
 bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where,
-                               const QString& label) {
+                               const QString& label, const QString& range) {
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
   where_->setText(where);
   label_->setText(label);
+  range_->setText(range);
   sweep_->setCurrentText(sweep);
   metric_->setCurrentText(metric);
   redraw();
@@ -173,16 +186,18 @@ void LrSensitivityView::redraw() {
     shown_ = experiments::load_lr_sensitivity(
         session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
         static_cast<experiments::RunValue>(value_->currentData().toInt()),
-        where_->text().toStdString(), label_->text().trimmed().toStdString());
+        where_->text().toStdString(), label_->text().trimmed().toStdString(),
+        range_->text().trimmed().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();
     if (auto bad_filter = where_error(e)) {
       note_->setText(*bad_filter);
       return;
     }
-    // A label being typed is no store error either.
-    if (const auto* bad = dynamic_cast<const InputError*>(&e); bad && bad->field() == "--label") {
-      note_->setText(QStringLiteral("label: ") + QString::fromStdString(bad->message()));
+    // A label or range being typed is no store error either.
+    if (const auto* bad = dynamic_cast<const InputError*>(&e);
+        bad && (bad->field() == "--label" || bad->field() == "--range")) {
+      note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
       return;
     }
     note_->setText(describe_store_error(e));

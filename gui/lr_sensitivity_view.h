@@ -32,10 +32,11 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
 
-  // Chooses the sweep and metric by name, the runs filter and the curves' label axes ("a+b",
-  // the exports' --label) (screenshots, tests); false when one is absent or nothing is shown.
+  // Chooses the sweep and metric by name, the runs filter, the curves' label axes ("a+b",
+  // the exports' --label) and the range of rates ("LO:HI", --range) (screenshots, tests);
+  // false when one is absent or nothing is shown.
   bool choose(const QString& sweep, const QString& metric, const QString& where = {},
-              const QString& label = {});
+              const QString& label = {}, const QString& range = {});
   const std::optional<experiments::LrSensitivity>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
@@ -55,6 +56,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QComboBox* value_;  // which loss of a run (experiments::RunValue)
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QLineEdit* label_;  // the axes that name the curves, "model.norm+model.init" (--label)
+  QLineEdit* range_;  // the rates every sensitivity is over, "LO:HI" (--range); empty: common
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;

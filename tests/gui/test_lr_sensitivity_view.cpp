@@ -47,10 +47,12 @@ class LrSensitivityViewTest : public QObject {
       const int64_t id = store.create_run(r);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "vocab.size", "10");
+      // The loss at initialization (l0), as the trainer logs it before the first update.
+      store.write_metrics(id, {{0, "valid_loss", std::log(10.0), 0.0}});
       if (loss < 0) {
         store.finish_run(id, "diverged", "nan", 7);
       } else {
+        store.write_metrics(id, {{100, "valid_loss", loss, 0.0}});  // at the end of training
         store.set_final_metric(id, "valid_loss", loss);
         store.finish_run(id, "finished");
       }
@@ -98,9 +100,11 @@ class LrSensitivityViewTest : public QObject {
     QCOMPARE(t->rowCount(), 2);
     QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm=pre"));
     QCOMPARE(t->item(0, 1)->text(), QStringLiteral("0.5"));
-    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("0.001"));
+    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("n/a (1 seed)"));  // nothing to resample
+    QCOMPARE(t->item(0, 3)->text(), QStringLiteral("0.001"));
+    QCOMPARE(t->item(0, 5)->text(), QStringLiteral("3 of 3"));
     // post diverged at 1e-2: counted at l0 = ln 10 and named in the table.
-    QCOMPARE(t->item(1, 5)->text(), QStringLiteral("0.01 (1/1)"));
+    QCOMPARE(t->item(1, 6)->text(), QStringLiteral("0.01 (1/1)"));
     bool crossed = false;
     for (int i = 0; i < view.plot()->graphCount(); ++i)
       crossed =
@@ -117,7 +121,7 @@ class LrSensitivityViewTest : public QObject {
                         QStringLiteral("norm=post")));
     QCOMPARE(view.shown()->curves.size(), size_t{1});
     QCOMPARE(view.table()->rowCount(), 1);
-    QCOMPARE(view.table()->item(0, 5)->text(), QStringLiteral("0.01 (1/1)"));  // post's curve
+    QCOMPARE(view.table()->item(0, 6)->text(), QStringLiteral("0.01 (1/1)"));  // post's curve
     QVERIFY2(view.noteText().contains(QStringLiteral("only the runs where norm=post (3 of 6)")),
              qPrintable(view.noteText()));
     QVERIFY(
@@ -142,6 +146,22 @@ class LrSensitivityViewTest : public QObject {
     QVERIFY2(view.noteText().startsWith(QStringLiteral("label: 'model.init' is not an axis")),
              qPrintable(view.noteText()));
     QCOMPARE(view.table()->rowCount(), 0);
+  }
+
+  // The Range box averages every curve over the rates given (the exports' --range): pre over
+  // 1e-3 and 1e-2 is (0 + 0.5) / 2 = 0.25; a malformed range says what is wrong.
+  void rangeSetsTheRatesAveragedOver() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {}, {},
+                        QStringLiteral("1e-3:1e-2")));
+    QCOMPARE(view.table()->item(0, 1)->text(), QStringLiteral("0.25"));
+    QCOMPARE(view.table()->item(0, 5)->text(), QStringLiteral("2 of 3"));
+    QVERIFY2(view.noteText().contains(QStringLiteral("0.001 to 0.01 (--range)")),
+             qPrintable(view.noteText()));
+    QVERIFY(!view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {}, {},
+                         QStringLiteral("1e-2:1e-3")));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("range: '1e-2:1e-3': LO must be below")),
+             qPrintable(view.noteText()));
   }
 };
 
