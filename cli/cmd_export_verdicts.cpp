@@ -1,0 +1,93 @@
+// `fathom export verdicts --sweep NAME --rows AXIS [--cols AXIS] --metrics M1,M2 --versus ROW
+// [--versus ROW2] [--agg best] [--alpha 0.05]`: every test a study's verdicts draw on as ONE
+// Holm family (experiments/verdicts.h) -- its size and alpha, each test's raw and adjusted p,
+// and for an inconclusive one the seeds per arm that would decide it.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "base/util/error.h"
+#include "base/util/strings.h"
+#include "cli/commands.h"
+#include "experiments/verdicts.h"
+
+namespace fathom::cli {
+namespace {
+
+struct VerdictArgs {
+  std::string sweep, rows, cols, metrics, agg = "mean", value = "final", select_by = "valid_loss",
+                                          where, format = "md", out;
+  std::vector<std::string> versus;
+  bool select_on_test = false;
+  double alpha = 0.05, power = 0.8;
+  int digits = 3;
+};
+
+void export_verdicts(const VerdictArgs& a, const GlobalOptions& global) {
+  experiments::VerdictOptions o;
+  o.table.rows = a.rows;
+  o.table.cols = a.cols;
+  o.table.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+  o.table.select_by = a.select_by;
+  o.table.select_on_test = a.select_on_test;
+  o.table.value = experiments::run_value_named(a.value, "fathom export verdicts");
+  for (const auto& m : split(a.metrics, ','))
+    if (!trim(m).empty()) o.metrics.push_back(trim(m));
+  o.versus = a.versus;
+  o.alpha = a.alpha;
+  o.power = a.power;
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const experiments::VerdictFamily family = experiments::sweep_verdicts(store, a.sweep, o, a.where);
+  const std::string text = a.format == "csv" ? experiments::verdicts_to_csv(family)
+                                             : experiments::verdicts_to_markdown(family, a.digits);
+  if (a.out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream file(a.out, std::ios::binary);
+  file << text;
+  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
+  std::cerr << "wrote " << a.out << " (" << family.tests.size() << " tests)\n";
+}
+
+}  // namespace
+
+void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& global) {
+  auto a = std::make_shared<VerdictArgs>();
+  CLI::App* cmd = export_cmd.add_subcommand(
+      "verdicts",
+      "A study's tests as one Holm family: raw and adjusted p, and the seeds that would decide "
+      "each inconclusive one");
+  cmd->add_option("--sweep", a->sweep, "sweep name")->required();
+  cmd->add_option("--rows", a->rows, "axis of the rows (the methods), as for export table")
+      ->required();
+  cmd->add_option("--cols", a->cols, "axis of the columns (e.g. the depth)");
+  cmd->add_option("--metrics", a->metrics,
+                  "the metrics the verdicts draw on, comma-separated, e.g. valid_ppl,test_bleu")
+      ->required();
+  cmd->add_option("--versus", a->versus,
+                  "a reference row each other row is tested against; repeat for several (a pair "
+                  "met twice is one test)")
+      ->required();
+  cmd->add_option("--agg", a->agg, "several variants in a cell: mean | best (as export table)")
+      ->check(CLI::IsMember({"mean", "best"}));
+  cmd->add_option("--select-by", a->select_by,
+                  "with --agg best: the final metric each variant is chosen on (default "
+                  "valid_loss)")
+      ->capture_default_str();
+  cmd->add_flag("--select-on-test", a->select_on_test,
+                "allow --select-by to name a test metric (model selection on the test set)");
+  cmd->add_option("--value", a->value, "each run's final | best | last value, as export table")
+      ->check(CLI::IsMember({"final", "best", "last"}));
+  cmd->add_option("--alpha", a->alpha, "the family-wise level (default 0.05)")
+      ->capture_default_str();
+  cmd->add_option("--power", a->power, "the power the seeds needed are planned for (default 0.8)")
+      ->capture_default_str();
+  cmd->add_option("--digits", a->digits, "decimals of the means (md)")->check(CLI::Range(0, 10));
+  cmd->add_option("--format", a->format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
+  cmd->add_option("--where", a->where, kWhereHelp);
+  cmd->add_option("--out", a->out, "write to this file instead of stdout");
+  cmd->callback([a, &global] { export_verdicts(*a, global); });
+}
+
+}  // namespace fathom::cli
