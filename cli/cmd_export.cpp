@@ -8,6 +8,7 @@ void add_export_command(CLI::App& app, GlobalOptions& global) {
   cmd->require_subcommand(1);
   add_export_table_command(*cmd, global);
   add_export_lr_command(*cmd, global);
+  add_export_transfer_command(*cmd, global);
   add_export_verdicts_command(*cmd, global);
   add_export_plot_command(*cmd, global);  // a stub in builds without Qt
 }

@@ -99,6 +99,7 @@ void add_data_command(CLI::App& app, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& options);
+void add_export_transfer_command(CLI::App& export_cmd, GlobalOptions& options);  // lr-transfer
 void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& options);
 // Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
