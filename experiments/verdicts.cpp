@@ -10,6 +10,7 @@
 #include "base/metrics/statistics.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "db/run_status.h"
 
 namespace fathom::experiments {
 namespace {
@@ -44,10 +45,26 @@ std::string p_text(double p) {
   return buf;
 }
 
+// The runs of `ids` that went into a cell's mean, by seed.
+std::map<std::string, int64_t> runs_by_seed(const std::vector<int64_t>& ids,
+                                            const std::map<int64_t, const TableRun*>& by_id,
+                                            const std::string& seed_key) {
+  std::map<std::string, int64_t> out;
+  for (int64_t id : ids) {
+    const TableRun& r = *by_id.at(id);
+    if (r.status != db::status::kFinished || !r.metric || !std::isfinite(*r.metric)) continue;
+    const auto seed = r.axes.find(seed_key);
+    out[seed == r.axes.end() ? std::to_string(id) : seed->second] = id;
+  }
+  return out;
+}
+
 // Each test of `metric` against each reference row, added to `family` unless met already.
 void add_metric_tests(VerdictFamily& family, std::set<std::string>& seen,
                       const std::vector<TableRun>& runs, const std::string& metric,
                       const VerdictOptions& o) {
+  std::map<int64_t, const TableRun*> by_id;
+  for (const auto& r : runs) by_id[r.id] = &r;
   for (const auto& versus : o.versus) {
     TableOptions t = o.table;
     t.metric = metric;
@@ -84,6 +101,8 @@ void add_metric_tests(VerdictFamily& family, std::set<std::string>& seen,
         v.p_raw = *cell.p_raw;
         v.row_variant = cell.variant;
         v.versus_variant = base.variant;
+        v.row_runs = runs_by_seed(cell.run_ids, by_id, t.seed_key);
+        v.versus_runs = runs_by_seed(base.run_ids, by_id, t.seed_key);
         // The spread the seeds are planned on: the two arms' variances with equal weight.
         if (cell.std && base.std) {
           const double pooled = std::sqrt((*cell.std * *cell.std + *base.std * *base.std) / 2);

@@ -6,6 +6,8 @@
 // test. For each test that stays inconclusive, the seeds per arm that would decide it: a
 // two-sided Welch test at the family's alpha / m with 80 % power at the observed difference and
 // spreads (base/metrics/power.h).
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,9 @@ struct VerdictTest {
   // difference was observed or more than 10,000 would be needed.
   std::optional<int> seeds_needed;
   std::string row_variant, versus_variant;  // CellAgg::Best: the variants compared
+  // The finished runs behind each mean by their seed (the table's seed key): a paired test
+  // over the test set pairs the two arms' runs of one seed.
+  std::map<std::string, int64_t> row_runs, versus_runs;
 };
 
 struct VerdictFamily {

@@ -96,6 +96,9 @@ TEST(Verdicts, AStudyIsOneFamilyWithEachPairOnce) {
   EXPECT_EQ(experiments::verdict_text(ba), "inconclusive at 3 seeds; about " +
                                                std::to_string(*ba.seeds_needed) +
                                                " per arm would decide it");
+  // The runs behind each mean, by seed: b at depth 6 is runs 4-6, a runs 1-3.
+  EXPECT_EQ(ba.row_runs, (std::map<std::string, int64_t>{{"4", 4}, {"5", 5}, {"6", 6}}));
+  EXPECT_EQ(ba.versus_runs.size(), 3u);
   // c against b under --versus b is listed once, as (c, b).
   int cb = 0;
   for (const auto& t : family.tests) cb += t.row == "c" && t.versus == "b";
