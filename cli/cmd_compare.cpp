@@ -11,13 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/config/config_diff.h"
-#include "base/config/config_io.h"
 #include "base/metrics/bleu_bootstrap.h"
-#include "base/metrics/text_lines.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
-#include "core/data/dataset.h"
-#include "core/train/run_files.h"
+#include "cli/stored_hypotheses.h"
 #include "db/store.h"
 #include "experiments/text_table.h"
 
@@ -29,51 +26,6 @@ struct CompareArgs {
   int samples = 1000;
   uint64_t seed = 12345;
 };
-
-std::string label(const db::RunRecord& r) { return "run " + std::to_string(r.id) + " " + r.name; }
-
-// The test hypotheses every run stored, and the references they translate; or why there is no
-// paired test.
-struct PairedInput {
-  std::vector<std::vector<std::string>> hypotheses;
-  std::vector<std::string> references;
-  std::string why_not;
-};
-
-PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
-                         const std::vector<db::RunRecord>& runs) {
-  PairedInput in;
-  std::string data;
-  for (const auto& r : runs) {
-    const RunConfig config = load_config_string(r.config_yaml, label(r) + " config", "");
-    const std::string this_data = config_to_json(config)["data"].dump();
-    if (!data.empty() && this_data != data) {
-      in.why_not = label(r) + " was tested on other data than " + label(runs.front());
-      return in;
-    }
-    data = this_data;
-    const std::string file =
-        recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
-    if (file.empty()) {
-      in.why_not = label(r) + " has no stored test hypotheses (it did not finish, or decoded none)";
-      return in;
-    }
-    in.hypotheses.push_back(read_text_lines(file));
-    if (in.hypotheses.back().size() != in.hypotheses.front().size()) {
-      in.why_not = label(r) + " translated another number of test sentences";
-      return in;
-    }
-  }
-  const RunConfig first = load_config_string(runs.front().config_yaml, "config", "");
-  const Dataset dataset = load_dataset(first.data, paths.cache_root, "");
-  if (dataset.test_target.size() < in.hypotheses.front().size()) {
-    in.why_not = "the test set has fewer references than the stored hypotheses";
-    return in;
-  }
-  in.references.assign(dataset.test_target.begin(),
-                       dataset.test_target.begin() + in.hypotheses.front().size());
-  return in;
-}
 
 std::string general(double v) {  // 5888, 2.4464, 0.0168
   char buf[64];
@@ -142,7 +94,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
 
   experiments::TextTable settings;
   settings.header = {"setting"};
-  for (const auto& r : runs) settings.header.push_back(label(r));
+  for (const auto& r : runs) settings.header.push_back(run_label(r));
   for (const auto& [key, values] : differing) {
     settings.rows.push_back({key});
     settings.rows.back().insert(settings.rows.back().end(), values.begin(), values.end());
@@ -161,14 +113,14 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     std::cout << "No paired BLEU test: " << paired.why_not << ".\n";
     return;
   }
-  std::cout << "Test BLEU against " << label(runs.front()) << ", paired bootstrap resampling of "
-            << paired.references.size() << " sentences (" << a.samples
-            << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
+  std::cout << "Test BLEU against " << run_label(runs.front())
+            << ", paired bootstrap resampling of " << paired.references.size() << " sentences ("
+            << a.samples << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
   const auto interval = [](const BootstrapBleu& b) {
     return fixed(b.score) + " [" + fixed(b.mean - b.ci) + ", " + fixed(b.mean + b.ci) + "]";
   };
   for (size_t i = 0; i < tests.size(); ++i)
-    std::cout << "- " << label(runs[i + 1]) << ": " << interval(tests[i].system) << " vs "
+    std::cout << "- " << run_label(runs[i + 1]) << ": " << interval(tests[i].system) << " vs "
               << interval(tests[i].baseline) << ": p = " << fixed(tests[i].p, 4) << "\n";
 }
 

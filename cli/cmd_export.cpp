@@ -9,6 +9,8 @@ void add_export_command(CLI::App& app, GlobalOptions& global) {
   add_export_table_command(*cmd, global);
   add_export_lr_command(*cmd, global);
   add_export_importance_command(*cmd, global);
+  add_export_transfer_command(*cmd, global);
+  add_export_verdicts_command(*cmd, global);
   add_export_plot_command(*cmd, global);  // a stub in builds without Qt
 }
 

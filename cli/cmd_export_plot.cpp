@@ -1,7 +1,7 @@
-// `fathom export plot curves|figure|analysis|lr-sensitivity|parallel|probe`: publication figures
-// (PNG, PDF, SVG) of training curves from the store, of any figure JSON, and of `fathom analyze`
-// results (docs/plots.md). Qt stays behind plot/export.h, so this file builds like any other
-// command.
+// `fathom export plot curves|figure|analysis|lr-sensitivity|lr-transfer|parallel|probe`:
+// publication figures (PNG, PDF, SVG) of training curves from the store, of any figure JSON, and of
+// `fathom analyze` results (docs/plots.md). Qt stays behind plot/export.h, so this file builds like
+// any other command.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,6 +21,7 @@
 #include "plot/analysis_kinds.h"
 #include "plot/export.h"
 #include "plot/lr_sensitivity_figure.h"
+#include "plot/lr_transfer_figure.h"
 #include "plot/parallel_coordinates.h"
 #include "plot/probe_figures.h"
 #include "plot/store_curves.h"
@@ -226,9 +227,44 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
   });
 }
 
+void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    std::string sweep, depth, metric = db::metric::kValidLoss, value = "last", where, label;
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "lr-transfer", "Each method's best learning rate against depth (log-log), with its interval");
+  cmd->add_option("--sweep", args->sweep, "a sweep with a train.lr axis and a depth axis")
+      ->required();
+  cmd->add_option("--depth", args->depth,
+                  "the depth axis (default: the one axis ending in 'layers')");
+  cmd->add_option("--metric", args->metric, "a loss or perplexity (default valid_loss)")
+      ->capture_default_str();
+  cmd->add_option("--value", args->value, kLrValueHelp)
+      ->check(CLI::IsMember({"last", "final", "best"}));
+  cmd->add_option("--where", args->where, kWhereHelp);
+  cmd->add_option("--label", args->label, kLrLabelHelp);
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    const experiments::LrTransfer t = experiments::load_lr_transfer(
+        store, args->sweep, args->depth, args->metric,
+        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label);
+    const plot::Figure figure = plot::lr_transfer_figure(t);
+    save_json({figure}, args->output.save_json);
+    nlohmann::json written = nlohmann::json::array();
+    write(figure, args->output.out, args->output, global, written);
+    if (!global.json)
+      for (const auto& note : t.notes) std::cout << "note: " << note << "\n";
+    report(global, written);
+  });
+}
+
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label;
+    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label, range;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -242,13 +278,15 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"last", "final", "best"}));
   cmd->add_option("--where", args->where, kWhereHelp);
   cmd->add_option("--label", args->label, kLrLabelHelp);
+  cmd->add_option("--range", args->range, kLrRangeHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
         store, args->sweep, args->metric,
-        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label);
+        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label,
+        args->range);
     const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
@@ -368,6 +406,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_figure(plot_cmd, options);
   add_analysis(plot_cmd, options);
   add_lr_sensitivity(plot_cmd, options);
+  add_lr_transfer(plot_cmd, options);
   add_parallel(plot_cmd, options);
   add_probe(plot_cmd, options);
 }

@@ -41,6 +41,11 @@ inline constexpr const char* kLrLabelHelp =
     "name each curve by these axes' values, joined like the table's --rows: "
     "model.norm+model.init gives \"pre / xavier\" (other axes that differ follow as key=value)";
 
+// The LR-sensitivity exports' `--range LO:HI` (experiments::lr_sensitivity).
+inline constexpr const char* kLrRangeHelp =
+    "average every curve over the rates LO to HI, e.g. 2.5e-4:8e-3 (default: the range every "
+    "curve covers, their intersection); a curve that does not reach both ends has none";
+
 // Options every command shares.
 struct GlobalOptions {
   std::string db;         // --db PATH|URL; empty: $FATHOM_DB, else ./fathom.db
@@ -97,6 +102,8 @@ void add_data_get_command(CLI::App& data, GlobalOptions& options);
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_importance_command(CLI::App& export_cmd, GlobalOptions& options);
+void add_export_transfer_command(CLI::App& export_cmd, GlobalOptions& options);  // lr-transfer
+void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& options);
 // Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
+#include <tuple>
 
 #include "base/metrics/statistics.h"
 #include "base/util/error.h"
@@ -17,16 +19,14 @@
 namespace fathom::experiments {
 namespace {
 
-std::string sensitivity_number(double v) {
-  if (std::isnan(v)) return "n/a (1 rate)";  // the only NaN lr_sensitivity() makes
+std::string lr_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
-bool is_perplexity(const std::string& metric) {
-  return metric.size() >= 4 && metric.compare(metric.size() - 4, 4, "_ppl") == 0;
-}
+// Two rates parsed from one sweep's text ("1e-3", "0.001") are the same rate.
+bool same_rate(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(a, b); }
 
 // The axes that tell curves apart: not the rate, the seed, or an axis with one value over the
 // runs (every curve would repeat it).
@@ -83,11 +83,206 @@ std::vector<std::string> label_axes(const std::vector<TableRun>& runs, const std
   return keys;
 }
 
+// Rate i's cell in log rate (sensitivity_over); `x` ascending, at least 2.
+std::vector<double> log_cells(const std::vector<double>& x) {
+  const size_t n = x.size();
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double left = i == 0 ? x[1] - x[0] : x[i] - x[i - 1];
+    const double right = i + 1 == n ? x[n - 1] - x[n - 2] : x[i + 1] - x[i];
+    w[i] = (left + right) / 2;
+  }
+  return w;
+}
+
+double weighted_excess(const std::vector<double>& w, const std::vector<double>& losses) {
+  const double best = *std::min_element(losses.begin(), losses.end());
+  double sum = 0, total = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    sum += w[i] * (losses[i] - best);
+    total += w[i];
+  }
+  return sum / total;
+}
+
+std::vector<double> log_rates(const std::vector<double>& rates) {
+  std::vector<double> x;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    if (!(rates[i] > 0) || !std::isfinite(rates[i]))
+      throw InputError("fathom export lr-sensitivity", 0, "--range",
+                       "learning rate " + lr_number(rates[i]) + " is not a positive number");
+    if (i > 0 && !(rates[i] > rates[i - 1]))
+      throw InputError("fathom export lr-sensitivity", 0, "--range",
+                       "learning rates must be distinct and ascending (" + lr_number(rates[i - 1]) +
+                           ", then " + lr_number(rates[i]) + ")");
+    x.push_back(std::log(rates[i]));
+  }
+  return x;
+}
+
+// The range the curves are compared over: the intersection of the curves' own (those of two
+// or more rates); nullopt when they share less than an interval.
+std::optional<std::pair<double, double>> common_range(const std::vector<LrCurve>& curves) {
+  double lo = 0, hi = std::numeric_limits<double>::infinity();
+  bool any = false;
+  for (const auto& c : curves) {
+    if (c.points.size() < 2) continue;
+    any = true;
+    lo = std::max(lo, c.points.front().lr);
+    hi = std::min(hi, c.points.back().lr);
+  }
+  if (!any || !(hi > lo) || same_rate(lo, hi)) return std::nullopt;
+  return std::pair{lo, hi};
+}
+
+// The curve's sensitivity and interval over [lo, hi].
+void judge_over(LrCurve& c, double lo, double hi) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  c.sensitivity = c.ci_lo = c.ci_hi = nan;
+  c.in_range = 0;
+  if (c.points.empty()) return;
+  // A curve that stops short of either end would be judged on part of the range only.
+  const bool spans = (c.points.front().lr <= lo || same_rate(c.points.front().lr, lo)) &&
+                     (c.points.back().lr >= hi || same_rate(c.points.back().lr, hi));
+  std::vector<double> rates, means;
+  std::vector<std::vector<double>> values;
+  bool resamplable = true;
+  for (const auto& p : c.points) {
+    if ((p.lr < lo && !same_rate(p.lr, lo)) || (p.lr > hi && !same_rate(p.lr, hi))) continue;
+    rates.push_back(p.lr);
+    means.push_back(p.mean);
+    values.push_back(p.values);
+    resamplable = resamplable && p.values.size() >= 2;
+  }
+  c.in_range = static_cast<int>(rates.size());
+  if (!spans || rates.size() < 2) return;
+  c.sensitivity = sensitivity_over(rates, means);
+  if (!resamplable) return;
+  std::tie(c.ci_lo, c.ci_hi) = bootstrap_sensitivity(rates, values);
+}
+
+// Where each run's l0 came from (load_lr_sensitivity), for the notes.
+struct InitialLosses {
+  std::map<int64_t, double> l0;
+  int at_init = 0, first_logged = 0;
+  std::set<int64_t> first_steps;  // the updates the first logged points were at
+};
+
+// "valid_loss" -> ("valid_loss", "train_loss"): the metric measured before the first update,
+// and the training curve of the same quantity. A metric of neither form has only the first.
+std::pair<std::string, std::string> initial_loss_names(const std::string& metric) {
+  for (const std::string prefix : {"valid_", "train_"})
+    if (metric.rfind(prefix, 0) == 0) {
+      const std::string rest = metric.substr(prefix.size());
+      return {"valid_" + rest, "train_" + rest};
+    }
+  return {metric, ""};
+}
+
+InitialLosses initial_losses(const db::Store& store, const std::vector<TableRun>& runs,
+                             const std::string& metric) {
+  const auto [at_init, trained] = initial_loss_names(metric);
+  InitialLosses out;
+  for (const auto& r : runs) {
+    if (r.status != db::status::kFinished && r.status != db::status::kDiverged) continue;
+    const auto init = store.metric_points_after(r.id, at_init, -1);
+    if (!init.empty() && init.front().step == 0 && std::isfinite(init.front().value)) {
+      out.l0[r.id] = init.front().value;
+      ++out.at_init;
+      continue;
+    }
+    if (trained.empty()) continue;
+    for (const auto& p : store.metric_points_after(r.id, trained, -1))
+      if (std::isfinite(p.value)) {
+        out.l0[r.id] = p.value;
+        ++out.first_logged;
+        out.first_steps.insert(p.step);
+        break;
+      }
+  }
+  return out;
+}
+
+std::string initial_loss_note(const InitialLosses& found, const std::string& metric) {
+  const auto [at_init, trained] = initial_loss_names(metric);
+  std::string note = "l0 = each run's own loss at initialization: ";
+  if (found.at_init > 0)
+    note += at_init + " at update 0, before the first update (" + std::to_string(found.at_init) +
+            " runs)";
+  if (found.first_logged > 0) {
+    std::string steps;
+    for (int64_t s : found.first_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
+    note += std::string(found.at_init > 0 ? "; " : "") + std::to_string(found.first_logged) +
+            " runs recorded before the trainer logged " + at_init +
+            " at update 0 take their first logged " + trained + " (update " + steps +
+            "), the mean over the first log window: below the loss at initialization by what "
+            "those updates learnt";
+  }
+  if (found.at_init == 0 && found.first_logged == 0) note += "none known";
+  return note;
+}
+
 }  // namespace
+
+double sensitivity_over(const std::vector<double>& rates, const std::vector<double>& losses) {
+  if (rates.size() != losses.size())
+    throw std::invalid_argument("sensitivity_over: rates and losses differ in length");
+  if (rates.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+  return weighted_excess(log_cells(log_rates(rates)), losses);
+}
+
+std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates,
+                                                const std::vector<std::vector<double>>& values,
+                                                int resamples, unsigned long long seed) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  if (rates.size() < 2 || rates.size() != values.size() || resamples < 1) return {nan, nan};
+  for (const auto& v : values)
+    if (v.empty()) return {nan, nan};
+  const std::vector<double> w = log_cells(log_rates(rates));
+  std::mt19937_64 draw(seed);
+  std::vector<double> draws, means(rates.size());
+  draws.reserve(static_cast<size_t>(resamples));
+  for (int b = 0; b < resamples; ++b) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      double sum = 0;
+      for (size_t k = 0; k < values[i].size(); ++k) sum += values[i][draw() % values[i].size()];
+      means[i] = sum / static_cast<double>(values[i].size());
+    }
+    draws.push_back(weighted_excess(w, means));
+  }
+  std::sort(draws.begin(), draws.end());
+  // The percentiles by linear interpolation between order statistics (Hyndman & Fan type 7).
+  auto quantile = [&](double q) {
+    const double at = q * static_cast<double>(draws.size() - 1);
+    const size_t below = static_cast<size_t>(std::floor(at));
+    const size_t above = std::min(below + 1, draws.size() - 1);
+    return draws[below] + (at - static_cast<double>(below)) * (draws[above] - draws[below]);
+  };
+  return {quantile(0.025), quantile(0.975)};
+}
+
+std::pair<double, double> parse_lr_range(const std::string& text) {
+  const auto colon = text.find(':');
+  auto refuse = [&](const std::string& why) -> std::pair<double, double> {
+    throw InputError("fathom export lr-sensitivity", 0, "--range", "'" + text + "': " + why);
+  };
+  if (colon == std::string::npos) return refuse("expected LO:HI, e.g. 2.5e-4:8e-3");
+  double bounds[2];
+  const std::string parts[2] = {trim(text.substr(0, colon)), trim(text.substr(colon + 1))};
+  for (int i = 0; i < 2; ++i) {
+    char* end = nullptr;
+    bounds[i] = std::strtod(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end != '\0' || !std::isfinite(bounds[i]) || !(bounds[i] > 0))
+      return refuse("'" + parts[i] + "' is not a positive learning rate");
+  }
+  if (!(bounds[0] < bounds[1])) return refuse("LO must be below HI");
+  return {bounds[0], bounds[1]};
+}
 
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
                              const std::function<std::optional<double>(int64_t)>& loss0,
-                             const std::string& label) {
+                             const std::string& label,
+                             std::optional<std::pair<double, double>> range) {
   if (db::metric::higher_is_better(metric).value_or(false))
     throw InputError("fathom export lr-sensitivity", 0, "--metric",
                      metric +
@@ -123,31 +318,33 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
     for (const auto& [lr, members] : by_curve.at(name)) {
       LrPoint p;
       p.lr = lr;
-      std::vector<double> values;
+      double loss0_sum = 0;
       for (const TableRun* r : members) {
+        const bool diverged = r->status == db::status::kDiverged;
+        // +inf: its last point was not finite (use_last_of_run): l0, as diverged.
+        const bool finished =
+            r->status == db::status::kFinished && r->metric && !std::isnan(*r->metric);
+        if (!diverged && !finished) {
+          ++unfinished[r->status];
+          continue;
+        }
         const std::optional<double> l0 = loss0(r->id);
         if (!l0) {
           ++without_loss0;
           continue;
         }
-        p.loss0 = std::max(p.loss0, *l0);
-        if (r->status == db::status::kDiverged) {
-          values.push_back(*l0);
-          ++p.diverged;
-        } else if (r->status == db::status::kFinished && r->metric && !std::isnan(*r->metric)) {
-          // +inf: its last point was not finite (use_last_of_run): l0, as diverged.
-          values.push_back(std::min(*r->metric, *l0));
-        } else {
-          ++unfinished[r->status];
-        }
+        loss0_sum += *l0;
+        p.values.push_back(diverged ? *l0 : std::min(*r->metric, *l0));
+        p.diverged += diverged ? 1 : 0;
       }
-      if (values.empty()) continue;
-      const SampleSummary s = summarize(values);
+      if (p.values.empty()) continue;
+      const SampleSummary s = summarize(p.values);
       p.mean = s.mean;
       p.seeds = s.n;
-      p.lo = *std::min_element(values.begin(), values.end());
-      p.hi = *std::max_element(values.begin(), values.end());
-      curve.points.push_back(p);
+      p.loss0 = loss0_sum / s.n;
+      p.lo = *std::min_element(p.values.begin(), p.values.end());
+      p.hi = *std::max_element(p.values.begin(), p.values.end());
+      curve.points.push_back(std::move(p));
     }
     if (curve.points.empty()) continue;
     const auto best =
@@ -155,17 +352,32 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
                          [](const LrPoint& a, const LrPoint& b) { return a.mean < b.mean; });
     curve.best_lr = best->lr;
     curve.best_loss = best->mean;
-    for (const auto& p : curve.points) curve.sensitivity += p.mean - curve.best_loss;
-    curve.sensitivity = curve.points.size() < 2
-                            ? std::numeric_limits<double>::quiet_NaN()
-                            : curve.sensitivity / static_cast<double>(curve.points.size());
     out.curves.push_back(std::move(curve));
   }
-  out.notes.push_back(metric + " at each learning rate: mean over seeds, each capped at l0 = " +
-                      (is_perplexity(metric) ? "V" : "ln V") +
-                      " (a uniform prediction over the V-word vocabulary; a diverged run counts "
-                      "as l0); sensitivity = mean over the rates of (loss - the curve's best), "
-                      "Wortsman et al. 2023");
+
+  const auto over = range ? range : common_range(out.curves);
+  if (over) {
+    out.range_lo = over->first;
+    out.range_hi = over->second;
+  }
+  for (auto& c : out.curves) judge_over(c, over ? over->first : 0, over ? over->second : 0);
+
+  out.notes.push_back(
+      metric +
+      " at each learning rate: mean over seeds, each capped at its run's l0 (a diverged run "
+      "counts as l0); sensitivity = the mean over the range's rates, each weighted by its "
+      "share of the range in log rate, of (loss - l*), l* the curve's best in the range "
+      "(Wortsman et al. 2023); 95 % interval: percentile bootstrap, each rate's seeds "
+      "resampled, " +
+      std::to_string(kLrBootstrapResamples) + " draws");
+  if (over)
+    out.notes.push_back("every sensitivity over the same rates, " + lr_number(over->first) +
+                        " to " + lr_number(over->second) +
+                        (range ? " (--range); a curve that does not reach both ends has none"
+                               : " (the curves' common range)"));
+  else
+    out.notes.push_back(
+        "the curves share no range of two or more rates: no sensitivity; give --range LO:HI");
   if (!unfinished.empty()) {
     int total = 0;
     std::string counts;
@@ -183,44 +395,25 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
                                   const std::string& metric, RunValue value,
-                                  const std::string& where, const std::string& label) {
+                                  const std::string& where, const std::string& label,
+                                  const std::string& range) {
+  std::optional<std::pair<double, double>> bounds;
+  if (!range.empty()) bounds = parse_lr_range(range);
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, metric, {});
   TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
   o.metric = metric;
   o.value = value;
   use_run_value(runs, store, o);
-  std::map<int64_t, double> vocab;
-  for (const auto& r : runs) {
-    const auto tags = store.tags(r.id);
-    if (auto it = tags.find("vocab.size"); it != tags.end())
-      vocab[r.id] = std::strtod(it->second.c_str(), nullptr);
-  }
-  // Runs recorded before the tag: the largest value any run of the sweep reached.
-  double largest = 0;
-  for (const auto& r : runs)
-    if (r.metric && std::isfinite(*r.metric)) largest = std::max(largest, *r.metric);
-  const bool ppl = is_perplexity(metric);
+  const InitialLosses found = initial_losses(store, runs, metric);
   LrSensitivity s = lr_sensitivity(
       runs, metric,
       [&](int64_t id) -> std::optional<double> {
-        if (auto it = vocab.find(id); it != vocab.end() && it->second > 1)
-          return ppl ? it->second : std::log(it->second);
-        if (largest > 0) return largest;
+        if (auto it = found.l0.find(id); it != found.l0.end()) return it->second;
         return std::nullopt;
       },
-      label);
-  // Only the runs the curves use (finished or diverged) can lack it to any effect: a queued
-  // run has no tag yet either.
-  const bool some_used_lack_it = std::any_of(runs.begin(), runs.end(), [&](const TableRun& r) {
-    return (r.status == db::status::kFinished || r.status == db::status::kDiverged) &&
-           !vocab.count(r.id);
-  });
-  if (some_used_lack_it)
-    s.notes.push_back(
-        "runs without a vocab.size tag (recorded before it existed) take l0 = the sweep's "
-        "largest " +
-        metric + ", " + sensitivity_number(largest));
+      label, bounds);
+  s.notes.insert(s.notes.begin() + 1, initial_loss_note(found, metric));
   if (value == RunValue::Last)
     s.notes.push_back("each run's last logged " + metric +
                       ", the end of training (a run's final metrics are its best checkpoint's)");
@@ -234,15 +427,30 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
 
 TextTable lr_sensitivity_table(const LrSensitivity& s) {
   TextTable t;
-  t.header = {"curve", "LR sensitivity", "best lr", "best " + s.metric, "rates", "diverged at"};
+  t.header = {"curve",          "LR sensitivity", "95 % interval", "best lr", "best " + s.metric,
+              "rates in range", "diverged at"};
   for (const auto& c : s.curves) {
+    const bool spans =
+        s.range_hi > 0 && !c.points.empty() &&
+        (c.points.front().lr <= s.range_lo || same_rate(c.points.front().lr, s.range_lo)) &&
+        (c.points.back().lr >= s.range_hi || same_rate(c.points.back().lr, s.range_hi));
     std::string diverged;
     for (const auto& p : c.points)
       if (p.diverged > 0)
-        diverged += (diverged.empty() ? "" : ", ") + sensitivity_number(p.lr) + " (" +
+        diverged += (diverged.empty() ? "" : ", ") + lr_number(p.lr) + " (" +
                     std::to_string(p.diverged) + "/" + std::to_string(p.seeds) + ")";
-    t.rows.push_back({c.label, sensitivity_number(c.sensitivity), sensitivity_number(c.best_lr),
-                      sensitivity_number(c.best_loss), std::to_string(c.points.size()),
+    // Why a curve has none: one rate; (--range) it stops short of an end of the range; or
+    // fewer than two of its rates lie in the range.
+    const std::string sensitivity = !std::isnan(c.sensitivity) ? lr_number(c.sensitivity)
+                                    : c.points.size() < 2      ? "n/a (1 rate)"
+                                    : s.range_hi > 0 && !spans ? "n/a (short of the range)"
+                                                               : "n/a (< 2 rates in range)";
+    const std::string interval = !std::isnan(c.ci_lo)
+                                     ? "[" + lr_number(c.ci_lo) + ", " + lr_number(c.ci_hi) + "]"
+                                 : std::isnan(c.sensitivity) ? "-"
+                                                             : "n/a (1 seed)";
+    t.rows.push_back({c.label, sensitivity, interval, lr_number(c.best_lr), lr_number(c.best_loss),
+                      std::to_string(c.in_range) + " of " + std::to_string(c.points.size()),
                       diverged.empty() ? "-" : diverged});
   }
   return t;

@@ -1,17 +1,20 @@
 #pragma once
 // Learning-rate sensitivity (Wortsman et al. 2023, "Small-scale proxies for large-scale
-// Transformer training instabilities", arXiv 2309.14322): a method is judged by its whole
-// loss-against-learning-rate curve, not by its loss at one rate. For a sweep with a
+// Transformer training instabilities", arXiv 2309.14322, section 3.1): a method is judged by
+// its whole loss-against-learning-rate curve, not by its loss at one rate. For a sweep with a
 // learning-rate axis, one curve per setting of the other axes (method x depth): at each rate
-// the mean over seeds of a loss, each run's value capped at the loss at initialization l0
-// (a diverged run counts as l0), and the curve's sensitivity
-//     mean over its rates of  min(l(rate), l0) - l*,   l* = the curve's best (lowest) loss.
-// l0 is the loss of a uniform prediction over the run's vocabulary, ln V (V for a
-// perplexity): an initialized model predicts nearly uniformly, and a uniform prediction's
-// cross-entropy is ln V against any target, label-smoothed or not.
+// the mean over seeds of a loss, each run's value capped at its own loss at initialization l0
+// (a diverged run counts as l0), and the curve's sensitivity over a range [a, b] of rates
+//     E_{rate in [a, b]} [ min(l(rate), l0) - l* ],   l* = the curve's best loss in [a, b].
+// The curves of one table or figure are averaged over ONE range, common to all of them (their
+// rates' intersection, or one given): a curve with a run at a rate the others lack would
+// otherwise be judged on more of its curve. The expectation weights each rate by its share of
+// the range in log rate (sensitivity_over); a 95 % interval comes from resampling each
+// rate's seeds (bootstrap_sensitivity).
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/store.h"
@@ -22,11 +25,12 @@ namespace fathom::experiments {
 
 struct LrPoint {
   double lr = 0;
-  double mean = 0;        // over the rate's seeds, each capped at l0 (diverged: l0)
-  double lo = 0, hi = 0;  // the seeds' range
-  int seeds = 0;          // runs behind the mean
-  int diverged = 0;       // of them, diverged (counted at l0)
-  double loss0 = 0;       // l0 of these runs
+  double mean = 0;             // over the rate's seeds, each capped at its l0 (diverged: l0)
+  double lo = 0, hi = 0;       // the seeds' range
+  int seeds = 0;               // runs behind the mean
+  int diverged = 0;            // of them, diverged (counted at l0)
+  double loss0 = 0;            // the mean l0 of these runs (where a diverged run is drawn)
+  std::vector<double> values;  // each run's capped value: what the interval resamples
 };
 
 struct LrCurve {
@@ -34,45 +38,85 @@ struct LrCurve {
   // by a label, see lr_sensitivity); an axis with one value over the runs (e.g. the depth a
   // filter kept) is left out of every label unless named.
   std::string label;
-  std::vector<LrPoint> points;  // by rate, ascending
-  // NaN with fewer than 2 rates: one point says nothing of how the loss moves with the rate
-  // (a sweep still running, or a setting whose other rates all failed).
+  std::vector<LrPoint> points;  // every rate, ascending
+  // Over the table's range only. NaN when fewer than 2 of the curve's rates lie in it (one
+  // point says nothing of how the loss moves with the rate) or the curve does not reach both
+  // ends of a range given with --range.
   double sensitivity = 0;
-  double best_lr = 0, best_loss = 0;  // l* and where
+  // The 95 % percentile bootstrap interval of `sensitivity`; NaN when it is, or when a rate in
+  // the range has one seed (nothing to resample).
+  double ci_lo = 0, ci_hi = 0;
+  int in_range = 0;  // the curve's rates in the range
+  // The curve's best (lowest) mean over all its rates, and where; l* of the sensitivity is the
+  // best inside the range, which can differ.
+  double best_lr = 0, best_loss = 0;
 };
 
 struct LrSensitivity {
   std::string metric;  // a loss or perplexity: lower is better
   std::vector<LrCurve> curves;
-  std::vector<std::string> notes;  // how l0 was found, what was left out
+  // The range the sensitivities are over; both 0 when the curves share no two rates.
+  double range_lo = 0, range_hi = 0;
+  std::vector<std::string> notes;  // how l0 was found, the range, what was left out
 };
 
-// The learning-rate key and the seed key of a sweep.
+// The learning-rate key of a sweep.
 inline constexpr const char* kLrKey = "train.lr";
 
+// Resamples behind each interval, and the generator's seed: the same table every time.
+inline constexpr int kLrBootstrapResamples = 2000;
+inline constexpr unsigned long long kLrBootstrapSeed = 20230914;  // the paper's arXiv date
+
+// Sum_i w_i (loss_i - min loss) / Sum_i w_i over points sorted by rate, w_i the point's cell
+// in log rate: from the midpoint to its left neighbour to the midpoint to its right one, the
+// end cells as wide as their one neighbour's gap (w_0 = x_1 - x_0, x = ln rate). On an evenly
+// spaced grid every w_i is equal and this is Wortsman et al.'s plain mean over the rates; on an
+// uneven one (a second grid adding one rate close to another) each rate counts for the part
+// of the log-rate range it stands for. Cells rather than the trapezoid rule: the trapezoid
+// halves the end rates' weight, so it would differ from the paper's mean even on its own even
+// grids. NaN for fewer than 2 points. InputError (field --range) for a rate <= 0 or repeated.
+double sensitivity_over(const std::vector<double>& rates, const std::vector<double>& losses);
+
+// The 2.5th and 97.5th percentiles of sensitivity_over over `resamples` bootstrap draws, each
+// drawing every rate's values (seeds) with replacement, independently across rates (runs at
+// different rates are separate trainings); `values[i]` are rate i's. Deterministic in `seed`.
+std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates,
+                                                const std::vector<std::vector<double>>& values,
+                                                int resamples = kLrBootstrapResamples,
+                                                unsigned long long seed = kLrBootstrapSeed);
+
+// "LO:HI" (--range), two rates 0 < LO < HI; InputError (field --range) otherwise.
+std::pair<double, double> parse_lr_range(const std::string& text);
+
 // From table runs (axes, status, metric: the final or best-of-run value). `loss0` gives each
-// run's l0 (nullopt: unknown). InputError (field --metric / --sweep) when the metric is not a
-// loss, or the runs have no learning-rate axis of two or more values.
+// run's l0 (nullopt: unknown, the run is left out). InputError (field --metric / --sweep) when
+// the metric is not a loss, or the runs have no learning-rate axis of two or more values.
 // `label`: "a+b+c" (the table's --rows syntax) names each curve by those axes' values,
 // "va / vb / vc", then any other axis that tells curves apart as key=value ("post / xavier,
 // encoder_layers=18"); empty: every such axis as key=value. InputError (field --label) for a
-// key that is no axis of the runs.
+// key that is no axis of the runs. `range`: the rates to average over; nullopt: the
+// intersection of the curves' (of two or more rates) ranges.
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
                              const std::function<std::optional<double>(int64_t)>& loss0,
-                             const std::string& label = "");
+                             const std::string& label = "",
+                             std::optional<std::pair<double, double>> range = std::nullopt);
 
 // A stored sweep: each run's `value` of `metric` (comparison_table.h) -- by default its last
 // logged point, the loss at the end of training as Wortsman et al. take it; its final metric
 // is the best checkpoint's, which hides a run that trained, then blew up (a point that is not
-// finite counts as l0). l0 from each run's tag vocab.size; runs recorded before that tag take
-// the largest finite value of the metric in the sweep, and a note says so. `where`: only the
-// runs this filter expression keeps (experiments/sweep_runs.h), e.g. one depth; a note says
-// which.
+// finite counts as l0). Each run's l0 is its validation loss before the first update (the
+// valid_* form of the metric at update 0, which the trainer logs); a run recorded before that
+// takes its first logged training loss (the train_* form's first point: the mean over the
+// first log window, below the loss at initialization by what those updates learnt), and a
+// note counts which. `where`: only the runs this filter expression keeps
+// (experiments/sweep_runs.h), e.g. one depth; a note says which. `range`: "LO:HI" or "".
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
                                   const std::string& metric, RunValue value = RunValue::Last,
-                                  const std::string& where = "", const std::string& label = "");
+                                  const std::string& where = "", const std::string& label = "",
+                                  const std::string& range = "");
 
-// One row per curve: its sensitivity, best rate and loss, and the rates where seeds diverged.
+// One row per curve: its sensitivity and interval, best rate and loss, its rates in the range,
+// and the rates where seeds diverged.
 TextTable lr_sensitivity_table(const LrSensitivity& s);
 
 }  // namespace fathom::experiments

@@ -16,6 +16,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
+#include "experiments/lr_transfer.h"
 #include "experiments/report_samples.h"
 #include "experiments/text_table.h"
 
@@ -189,6 +190,28 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
   out << "\n";
 }
 
+// A sweep over depth x learning rate: each method's best rate per depth and its slope across
+// depths (experiments/lr_transfer.h), on the validation loss.
+void lr_transfer_section(std::ostream& out, const db::Store& store, const std::string& sweep,
+                         const std::vector<std::map<std::string, std::string>>& axes) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& a : axes)
+    for (const auto& [key, value] : a) values[key].insert(value);
+  const auto depth = std::find_if(values.begin(), values.end(), [](const auto& kv) {
+    const std::string& key = kv.first;
+    return kv.second.size() >= 2 && key.size() >= 6 &&
+           key.compare(key.size() - 6, 6, "layers") == 0;
+  });
+  if (!values.count(kLrKey) || values.at(kLrKey).size() < 3 || depth == values.end()) return;
+  const LrTransfer t = load_lr_transfer(store, sweep, depth->first, db::metric::kValidLoss);
+  if (t.rows.empty()) return;
+  out << "\n## Learning-rate transfer across depth\n\n"
+      << text_table_to_markdown(lr_transfer_table(t)) << "\n"
+      << text_table_to_markdown(lr_transfer_slope_table(t)) << "\n";
+  for (const auto& note : t.notes) out << "*" << note << "*  \n";
+  out << "\n";
+}
+
 // Runs trained with train.probe_every: what happened inside their layers, a heatmap per run of
 // the probes that tell most (docs/probes.md), every run on one colour scale.
 void probes_section(std::ostream& out, const ReportOptions& options, const db::Store& store,
@@ -293,6 +316,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     }
   }
   lr_sensitivity_section(out, options, store, sweep, listed, axes);
+  lr_transfer_section(out, store, sweep, axes);
   samples_section(out, store, runs, options.select_by);
   probes_section(out, options, store, runs);
   if (!options.rows.empty()) {

@@ -21,6 +21,7 @@
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/lr_sensitivity_figure.h"
+#include "plot/lr_transfer_figure.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
 
@@ -69,11 +70,34 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   label_caption->setBuddy(label_);
   bar->addWidget(label_caption);
   bar->addWidget(label_, 1);
+  // Every curve is judged over one range of rates: by default the one they all cover.
+  range_ = new QLineEdit;
+  range_->setPlaceholderText(QStringLiteral("common"));
+  range_->setClearButtonEnabled(true);
+  range_->setToolTip(QStringLiteral(
+      "the learning rates every sensitivity averages over, LO:HI (e.g. 2.5e-4:8e-3); empty: "
+      "the range every curve covers"));
+  auto* range_caption = new QLabel(QStringLiteral("&Range"));
+  range_caption->setBuddy(range_);
+  bar->addWidget(range_caption);
+  bar->addWidget(range_);
+  // The same curves read another way: where each method's best rate sits at each depth.
+  show_ = new QComboBox;
+  show_->addItem(QStringLiteral("sensitivity"));
+  show_->addItem(QStringLiteral("transfer across depth"));
+  show_->setToolTip(QStringLiteral(
+      "sensitivity: the loss against the rate; transfer across depth: each method's best rate "
+      "against depth (a sweep over depth x rate)"));
+  auto* show_caption = new QLabel(QStringLiteral("S&how"));
+  show_caption->setBuddy(show_);
+  bar->addWidget(show_caption);
+  bar->addWidget(show_);
 
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
   add_export_menu(plot_);
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
+    if (transfer_) return plot::lr_transfer_figure(*transfer_);
     if (!shown_) return std::nullopt;
     return plot::lr_sensitivity_figure(*shown_);
   });
@@ -101,6 +125,8 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(range_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(show_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   note_->setText(
       QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
                      "{logspace: [1e-4, 1e-1, 6]})."));
@@ -147,51 +173,85 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
 }
 
 bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where,
-                               const QString& label) {
+                               const QString& label, const QString& range) {
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
   where_->setText(where);
   label_->setText(label);
+  range_->setText(range);
   sweep_->setCurrentText(sweep);
   metric_->setCurrentText(metric);
   redraw();
-  return shown_.has_value();
+  return shown_.has_value() || transfer_.has_value();
 }
 
 QString LrSensitivityView::noteText() const { return note_->text(); }
 
+void LrSensitivityView::showTransfer(bool transfer) { show_->setCurrentIndex(transfer ? 1 : 0); }
+
+void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table,
+                             std::vector<std::string>& notes) {
+  const std::string sweep = sweep_->currentText().toStdString();
+  const std::string metric = metric_->currentText().toStdString();
+  const auto value = static_cast<experiments::RunValue>(value_->currentData().toInt());
+  const std::string where = where_->text().toStdString();
+  const std::string label = label_->text().trimmed().toStdString();
+  if (show_->currentIndex() == 1) {
+    transfer_ =
+        experiments::load_lr_transfer(session_->store, sweep, "", metric, value, where, label);
+    figure = plot::lr_transfer_figure(*transfer_);
+    table = experiments::lr_transfer_table(*transfer_);
+    // The slopes, one line each, above how they were computed.
+    for (const auto& row : experiments::lr_transfer_slope_table(*transfer_).rows)
+      notes.push_back("slope of ln(best lr) on ln(depth), " + row[0] + ": " + row[2] +
+                      (row[3] == "-" ? "" : " " + row[3]));
+    notes.insert(notes.end(), transfer_->notes.begin(), transfer_->notes.end());
+    return;
+  }
+  shown_ = experiments::load_lr_sensitivity(session_->store, sweep, metric, value, where, label,
+                                            range_->text().trimmed().toStdString());
+  figure = plot::lr_sensitivity_figure(*shown_);
+  table = experiments::lr_sensitivity_table(*shown_);
+  notes = shown_->notes;
+}
+
 void LrSensitivityView::redraw() {
   shown_.reset();
+  transfer_.reset();
   plot::clear_plottables(*plot_);
   table_->clear();
   table_->setRowCount(0);
   table_->setColumnCount(0);
+  range_->setEnabled(show_->currentIndex() == 0);  // the transfer uses every rate
   if (!session_ || sweep_->currentText().isEmpty()) {
     plot_->replot();
     return;
   }
+  plot::Figure figure;
+  experiments::TextTable t;
+  std::vector<std::string> lines;
   try {
-    shown_ = experiments::load_lr_sensitivity(
-        session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
-        static_cast<experiments::RunValue>(value_->currentData().toInt()),
-        where_->text().toStdString(), label_->text().trimmed().toStdString());
+    load(figure, t, lines);
   } catch (const std::exception& e) {
+    shown_.reset();
+    transfer_.reset();
     plot_->replot();
     if (auto bad_filter = where_error(e)) {
       note_->setText(*bad_filter);
       return;
     }
-    // A label being typed is no store error either.
-    if (const auto* bad = dynamic_cast<const InputError*>(&e); bad && bad->field() == "--label") {
-      note_->setText(QStringLiteral("label: ") + QString::fromStdString(bad->message()));
+    // A label or range being typed, or a sweep without a depth axis, is no store error either.
+    if (const auto* bad = dynamic_cast<const InputError*>(&e);
+        bad &&
+        (bad->field() == "--label" || bad->field() == "--range" || bad->field() == "--depth")) {
+      note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
       return;
     }
     note_->setText(describe_store_error(e));
     emit error(describe_store_error(e));
     return;
   }
-  plot::setup_plot(*plot_, plot::lr_sensitivity_figure(*shown_), screen_style(font()));
+  plot::setup_plot(*plot_, figure, screen_style(font()));
   plot_->replot();
-  const experiments::TextTable t = experiments::lr_sensitivity_table(*shown_);
   table_->setColumnCount(static_cast<int>(t.header.size()));
   table_->setRowCount(static_cast<int>(t.rows.size()));
   QStringList header;
@@ -202,7 +262,7 @@ void LrSensitivityView::redraw() {
       table_->setItem(static_cast<int>(r), static_cast<int>(c),
                       new QTableWidgetItem(QString::fromStdString(t.rows[r][c])));
   QStringList notes;
-  for (const auto& n : shown_->notes) notes << QString::fromStdString(n);
+  for (const auto& n : lines) notes << QString::fromStdString(n);
   note_->setText(notes.join(QStringLiteral("\n")));
 }
 

@@ -3,7 +3,9 @@
 // train.lr and a loss; the figure is `fathom export plot lr-sensitivity`'s -- the loss against
 // the rate on a log axis, one curve per method with its seeds' range, diverged rates crossed
 // at l0, each curve's sensitivity in its legend -- and the table under it is `fathom export
-// lr-sensitivity`'s. Both export from their right-click menus.
+// lr-sensitivity`'s. Both export from their right-click menus. "Show: transfer across depth"
+// draws `fathom export plot lr-transfer` instead -- each method's best rate against depth --
+// with `fathom export lr-transfer`'s table (experiments/lr_transfer.h).
 #include <map>
 #include <optional>
 #include <string>
@@ -13,7 +15,9 @@
 
 #include "db/store.h"
 #include "experiments/lr_sensitivity.h"
+#include "experiments/lr_transfer.h"
 #include "gui/workbench_view.h"
+#include "plot/figure.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -32,11 +36,15 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
 
-  // Chooses the sweep and metric by name, the runs filter and the curves' label axes ("a+b",
-  // the exports' --label) (screenshots, tests); false when one is absent or nothing is shown.
+  // Chooses the sweep and metric by name, the runs filter, the curves' label axes ("a+b",
+  // the exports' --label) and the range of rates ("LO:HI", --range) (screenshots, tests);
+  // false when one is absent or nothing is shown.
   bool choose(const QString& sweep, const QString& metric, const QString& where = {},
-              const QString& label = {});
+              const QString& label = {}, const QString& range = {});
   const std::optional<experiments::LrSensitivity>& shown() const { return shown_; }
+  // Shows the transfer across depth (true) or the sensitivity (false), and redraws.
+  void showTransfer(bool transfer);
+  const std::optional<experiments::LrTransfer>& transfer() const { return transfer_; }
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
   // The notes under the table, or what is wrong with the filter or the label.
@@ -47,6 +55,8 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
 
  private:
   void redraw();
+  // The figure, table and notes of the current choice; throws what the loaders throw.
+  void load(plot::Figure& figure, experiments::TextTable& table, std::vector<std::string>& notes);
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
@@ -55,10 +65,13 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QComboBox* value_;  // which loss of a run (experiments::RunValue)
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QLineEdit* label_;  // the axes that name the curves, "model.norm+model.init" (--label)
+  QLineEdit* range_;  // the rates every sensitivity is over, "LO:HI" (--range); empty: common
+  QComboBox* show_;   // sensitivity | transfer across depth
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;
   std::optional<experiments::LrSensitivity> shown_;
+  std::optional<experiments::LrTransfer> transfer_;
 };
 
 }  // namespace fathom::gui

@@ -12,11 +12,14 @@ CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s) {
   f.band = "minmax";
   for (const auto& curve : s.curves) {
     Curve c;
-    char sensitivity[48];
-    if (std::isnan(curve.sensitivity))  // one rate so far: no curve to judge
-      std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity n/a: 1 rate)");
-    else
+    char sensitivity[96];
+    if (std::isnan(curve.sensitivity))  // one rate, or short of the common range
+      std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity n/a)");
+    else if (std::isnan(curve.ci_lo))  // one seed at some rate: nothing to resample
       std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity %.3g)", curve.sensitivity);
+    else
+      std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity %.3g [%.3g, %.3g])",
+                    curve.sensitivity, curve.ci_lo, curve.ci_hi);
     c.label = curve.label + sensitivity;
     c.metric = s.metric;
     c.colour_key = curve.label;

@@ -266,8 +266,9 @@ class CurveDrawer {
     auto* key = plot_.addGraph(plot_.xAxis, plot_.yAxis);
     key->setPen(Qt::NoPen);
     key->setBrush(QColor(0, 0, 0, 50));
-    key->setName(f_.band == "std" ? QStringLiteral("shaded: mean \u00b1 1 std")
-                                  : QStringLiteral("shaded: min to max"));
+    key->setName(f_.band == "std"    ? QStringLiteral("shaded: mean \u00b1 1 std")
+                 : f_.band == "ci95" ? QStringLiteral("shaded: 95 % interval")
+                                     : QStringLiteral("shaded: min to max"));
   }
 
   QCustomPlot& plot_;

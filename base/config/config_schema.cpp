@@ -205,8 +205,10 @@ std::vector<FieldSpec> build_fields() {
   train("clip_norm", F::Double, &T::clip_norm, "clip the global gradient norm (0: off)").range =
       kNonNegative;
   train("seed", F::UInt, &T::seed, "seed of parameters, dropout and batch order");
-  train("valid_every", F::Int, &T::valid_every, "validate and checkpoint every K updates").range =
-      kPositive;
+  train("valid_every", F::Int, &T::valid_every,
+        "validate and checkpoint every K updates (and validate once before the first update: "
+        "the loss at initialization, logged at update 0)")
+      .range = kPositive;
   train("valid_samples", F::Int, &T::valid_samples,
         "at each validation, translate the first K validation pairs greedily and store them "
         "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")

@@ -35,32 +35,54 @@ PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
                                       const std::vector<std::string>& system,
                                       const std::vector<std::string>& references, int samples,
                                       uint64_t seed) {
-  if (baseline.size() != references.size() || system.size() != references.size())
-    throw std::invalid_argument("paired bootstrap: " + std::to_string(baseline.size()) + " and " +
-                                std::to_string(system.size()) + " hypotheses for " +
-                                std::to_string(references.size()) + " references");
+  return pooled_paired_bootstrap_bleu({HypothesisPair{baseline, system}}, references, samples,
+                                      seed);
+}
+
+PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& pairs,
+                                             const std::vector<std::string>& references,
+                                             int samples, uint64_t seed) {
+  if (pairs.empty()) throw std::invalid_argument("paired bootstrap: no pair of systems");
+  for (size_t k = 0; k < pairs.size(); ++k)
+    if (pairs[k].baseline.size() != references.size() ||
+        pairs[k].system.size() != references.size())
+      throw std::invalid_argument("paired bootstrap: pair " + std::to_string(k + 1) + " has " +
+                                  std::to_string(pairs[k].baseline.size()) + " and " +
+                                  std::to_string(pairs[k].system.size()) + " hypotheses for " +
+                                  std::to_string(references.size()) + " references");
   if (references.empty()) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
-  const auto base_stats = segment_stats(baseline, references);
-  const auto sys_stats = segment_stats(system, references);
+  const double pair_count = static_cast<double>(pairs.size());
+  std::vector<std::vector<BleuStats>> base_stats, sys_stats;
   PairedBootstrap out;
   out.samples = samples;
-  out.baseline.score = corpus_bleu(baseline, references).score;
-  out.system.score = corpus_bleu(system, references).score;
+  for (const auto& pair : pairs) {
+    base_stats.push_back(segment_stats(pair.baseline, references));
+    sys_stats.push_back(segment_stats(pair.system, references));
+    out.baseline.score += corpus_bleu(pair.baseline, references).score / pair_count;
+    out.system.score += corpus_bleu(pair.system, references).score / pair_count;
+  }
 
   std::mt19937_64 random(seed);
   std::uniform_int_distribution<size_t> pick(0, references.size() - 1);
+  std::vector<size_t> drawn(references.size());
   std::vector<double> base_scores, sys_scores, differences;
   for (int s = 0; s < samples; ++s) {
-    BleuStats base_sum, sys_sum;
-    for (size_t i = 0; i < references.size(); ++i) {
-      const size_t k = pick(random);  // the same segment for both systems: a paired draw
-      base_sum += base_stats[k];
-      sys_sum += sys_stats[k];
+    // One list of segments for every pair and both systems: a paired draw, pooled over seeds.
+    for (size_t& k : drawn) k = pick(random);
+    double base_mean = 0, sys_mean = 0;
+    for (size_t pair = 0; pair < pairs.size(); ++pair) {
+      BleuStats base_sum, sys_sum;
+      for (size_t k : drawn) {
+        base_sum += base_stats[pair][k];
+        sys_sum += sys_stats[pair][k];
+      }
+      base_mean += bleu_from_stats(base_sum).score / pair_count;
+      sys_mean += bleu_from_stats(sys_sum).score / pair_count;
     }
-    base_scores.push_back(bleu_from_stats(base_sum).score);
-    sys_scores.push_back(bleu_from_stats(sys_sum).score);
-    differences.push_back(sys_scores.back() - base_scores.back());  // signed: centred below
+    base_scores.push_back(base_mean);
+    sys_scores.push_back(sys_mean);
+    differences.push_back(sys_mean - base_mean);  // signed: centred below
   }
   summarize_draws(base_scores, out.baseline);
   summarize_draws(sys_scores, out.system);

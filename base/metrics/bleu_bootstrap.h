@@ -34,4 +34,20 @@ PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
                                       const std::vector<std::string>& references,
                                       int samples = 1000, uint64_t seed = 12345);
 
+// One seed's pair of systems: both translate the same references.
+struct HypothesisPair {
+  std::vector<std::string> baseline, system;
+};
+
+// The same test pooled over seeds: several (baseline, system) pairs -- one per seed -- of one
+// test set. Each draw picks one list of segment indices and scores every pair's two systems on
+// it, so the seeds' pairs are resampled together; the statistic is the mean over the pairs of
+// the corpus BLEU (baseline, system, and system - baseline): the quantity Welch's test over
+// seeds compares, with the test set's sampling error in place of the seeds'. With one pair it
+// is paired_bootstrap_bleu. std::invalid_argument when a file's length differs from the
+// references' or there is no pair.
+PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& pairs,
+                                             const std::vector<std::string>& references,
+                                             int samples = 1000, uint64_t seed = 12345);
+
 }  // namespace fathom

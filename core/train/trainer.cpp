@@ -236,6 +236,7 @@ class TrainingSession {
                                     state_.window.grad_norm);
     scaler_.emplace(state_.loss_scale, state_.loss_scale_clean_updates);
     metrics_.emplace(store_, *lease_);
+    validate_at_init();  // before the clocks start: not training time
     bar_.emplace("train", tc_.max_updates, options_.progress);
     window_.tokens = state_.window.tokens;
     window_.updates = state_.window.updates;
@@ -536,9 +537,8 @@ class TrainingSession {
     files_->record(kept, path, update);
   }
 
-  // Validation loss and perplexity; a new best is kept as checkpoint_best.
-  void validate(int64_t update) {
-    if (data_->valid.empty()) return;
+  // The validation loss, NLL, perplexity (and bits per byte) as rows at `update`.
+  LossReport log_validation(int64_t update) {
     LossReport valid =
         evaluate_loss(*model_, data_->valid, config_.data.max_tokens, device_, tc_.label_smoothing);
     metrics_->log(update, db::metric::kValidLoss, valid.loss);
@@ -547,6 +547,22 @@ class TrainingSession {
     if (data_->valid_bytes > 0)
       metrics_->log(update, db::metric::kValidBpb,
                     bits_per_byte(valid.nll * valid.tokens, data_->valid_bytes));
+    return valid;
+  }
+
+  // The loss at initialization, logged at update 0 before the first update: learning-rate
+  // sensitivity caps each run's loss at its own (experiments/lr_sensitivity.h). Not a
+  // checkpoint_best candidate: the model reported is always a trained one.
+  void validate_at_init() {
+    if (data_->valid.empty() || state_.update != 0) return;
+    log_validation(0);
+    metrics_->flush();
+  }
+
+  // Validation loss and perplexity; a new best is kept as checkpoint_best.
+  void validate(int64_t update) {
+    if (data_->valid.empty()) return;
+    const LossReport valid = log_validation(update);
     if (tc_.valid_samples > 0) keep_valid_samples(update);
     if (valid.loss < state_.best_valid_loss) {
       state_.best_valid_loss = valid.loss;

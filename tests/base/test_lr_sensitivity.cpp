@@ -1,9 +1,13 @@
 // Learning-rate sensitivity (experiments/lr_sensitivity.h) against values worked by hand:
-// curves by the other axes, seeds averaged with each value capped at l0 = ln V, diverged runs
-// at l0, the sensitivity as Wortsman et al. 2023 define it; and from a stored sweep.
+// curves by the other axes, seeds averaged with each value capped at its run's l0, diverged
+// runs at l0, the sensitivity as Wortsman et al. 2023 define it over one range common to the
+// curves, rates weighted by their log spacing, its bootstrap interval; and from a stored sweep,
+// l0 from the loss at update 0 or else the first logged training loss.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <set>
 
 #include "base/util/error.h"
 #include "db/store.h"
@@ -63,13 +67,20 @@ TEST(LrSensitivity, CurvesCappedAtTheInitialLossAndTheirSensitivity) {
   EXPECT_NEAR(post.best_loss, 1.9, 1e-12);
   EXPECT_NEAR(post.sensitivity, 2 * (l0 - 1.9) / 3, 1e-12);  // 0.26839
 
+  // Both curves span 1e-4 to 1e-2: that is the common range, every rate in it.
+  EXPECT_DOUBLE_EQ(s.range_lo, 1e-4);
+  EXPECT_DOUBLE_EQ(s.range_hi, 1e-2);
+  EXPECT_EQ(pre.in_range, 3);
+
   const auto table = experiments::lr_sensitivity_table(s);
   ASSERT_EQ(table.rows.size(), 2u);
   EXPECT_EQ(table.rows[0][0], "norm=pre");
   EXPECT_EQ(table.rows[0][1], "0.6004");
-  EXPECT_EQ(table.rows[0][2], "0.001");
-  EXPECT_EQ(table.rows[0][5], "0.01 (1/2)");
-  EXPECT_EQ(table.rows[1][5], "0.01 (2/2)");
+  EXPECT_EQ(table.rows[0][2].front(), '[');  // two seeds at every rate: an interval
+  EXPECT_EQ(table.rows[0][3], "0.001");
+  EXPECT_EQ(table.rows[0][5], "3 of 3");
+  EXPECT_EQ(table.rows[0][6], "0.01 (1/2)");
+  EXPECT_EQ(table.rows[1][6], "0.01 (2/2)");
 }
 
 // A curve's label names the axes that tell curves apart: an axis with one value over the runs
@@ -146,8 +157,8 @@ TEST(LrSensitivity, OneRateIsNotACurve) {
   EXPECT_TRUE(std::isnan(s.curves[2].sensitivity));
   EXPECT_DOUBLE_EQ(s.curves[2].best_loss, 1.4);
   EXPECT_EQ(experiments::lr_sensitivity_table(s).rows[2][1], "n/a (1 rate)");
-  ASSERT_EQ(s.notes.size(), 2u);  // what was left out, by status
-  EXPECT_EQ(s.notes[1], "1 runs neither finished nor diverged, left out (1 running)");
+  ASSERT_EQ(s.notes.size(), 3u);  // how, the range, what was left out by status
+  EXPECT_EQ(s.notes[2], "1 runs neither finished nor diverged, left out (1 running)");
 }
 
 TEST(LrSensitivity, NeedsALossAndARateAxis) {
@@ -168,10 +179,10 @@ TEST(LrSensitivity, NeedsALossAndARateAxis) {
   }
 }
 
-// From a store: l0 from each run's vocab.size tag (ln 10 here); a run without it takes the
-// sweep's largest value, and a note says so.
-// two_methods() written to `store` as sweep "s"; every run but `untagged` gets vocab.size 10.
-void write_two_methods(db::Store& store, int64_t untagged) {
+// two_methods() written to `store` as sweep "s": each run's valid_loss at the end, a train_loss
+// curve whose first point (update 25) is 2.2, and, for every run not in `without_init`, the
+// validation loss at update 0, ln 10.
+void write_two_methods(db::Store& store, const std::set<int64_t>& without_init) {
   for (const auto& r : two_methods()) {
     db::NewRun n;
     n.name = "s/" + std::to_string(r.id);
@@ -179,34 +190,60 @@ void write_two_methods(db::Store& store, int64_t untagged) {
     n.config_json = R"({"model":{"norm":")" + r.axes.at("model.norm") + "\"}}";
     const int64_t id = store.create_run(n);
     for (const auto& [key, value] : r.axes) store.set_tag(id, "axis." + key, value);
-    if (id != untagged) store.set_tag(id, "vocab.size", "10");
-    if (r.metric) store.set_final_metric(id, "valid_loss", *r.metric);
+    if (!without_init.count(id)) store.write_metrics(id, {{0, "valid_loss", std::log(10.0), 0.0}});
+    store.write_metrics(id, {{25, "train_loss", 2.2, 0.0}, {50, "train_loss", 1.9, 0.0}});
+    if (r.metric) {
+      store.write_metrics(id, {{50, "valid_loss", *r.metric, 0.0}});  // the end of training
+      store.set_final_metric(id, "valid_loss", *r.metric);
+    }
     store.finish_run(id, r.status);
   }
 }
 
+// From a store: l0 is each run's validation loss at update 0; a run recorded before the trainer
+// logged it takes its first logged train_loss, and a note counts the runs of each.
 TEST(LrSensitivity, FromAStoredSweep) {
   fathom::testing::TempDir scratch;
   const std::string path = (scratch.path() / "runs.db").string();
   {
     auto store = db::Store::open(path);
-    write_two_methods(store, /*untagged=*/1);
+    write_two_methods(store, /*without_init=*/{1});
   }
   const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   const auto s = experiments::load_lr_sensitivity(store, "s", "valid_loss");
   ASSERT_EQ(s.curves.size(), 2u);
-  // Run 1 (2.0) takes l0 = 3.0, the largest value: uncapped; the rest as above.
+  // Run 1 (2.0) takes l0 = 2.2, its first train_loss: uncapped; the rest as worked above.
   EXPECT_NEAR(s.curves[0].points[0].mean, 2.1, 1e-12);
   EXPECT_NEAR(s.curves[1].sensitivity, 2 * (std::log(10.0) - 1.9) / 3, 1e-12);
-  bool noted = false;
-  for (const auto& n : s.notes) noted = noted || n.find("vocab.size") != std::string::npos;
-  EXPECT_TRUE(noted);
+  EXPECT_EQ(s.notes[1],
+            "l0 = each run's own loss at initialization: valid_loss at update 0, before the "
+            "first update (11 runs); 1 runs recorded before the trainer logged valid_loss at "
+            "update 0 take their first logged train_loss (update 25), the mean over the first log "
+            "window: below the loss at initialization by what those updates learnt");
 
-  // Every run the curves use has the tag; a queued one has none yet: no such note.
+  // A store from before the trainer logged update 0: every run takes 2.2, its first train_loss.
+  // pre: 1e-4 {2.0, 2.2} -> 2.1, 1e-3 -> 1.1, 1e-2 {1.5, diverged = 2.2} -> 1.85: sensitivity
+  // (1.0 + 0 + 0.75) / 3 = 0.58333. post: 1e-4 {2.5, 3.0} capped -> 2.2, 1e-3 -> 1.9, 1e-2 both
+  // diverged -> 2.2: (0.3 + 0 + 0.3) / 3 = 0.2.
+  const std::string old_path = (scratch.path() / "old.db").string();
+  {
+    auto writer = db::Store::open(old_path);
+    write_two_methods(writer, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  }
+  const auto old_store = db::Store::open(old_path, db::OpenMode::ReadOnly);
+  const auto old = experiments::load_lr_sensitivity(old_store, "s", "valid_loss");
+  ASSERT_EQ(old.curves.size(), 2u);
+  EXPECT_NEAR(old.curves[0].sensitivity, 1.75 / 3, 1e-12);
+  EXPECT_NEAR(old.curves[1].sensitivity, 0.2, 1e-12);
+  EXPECT_NEAR(old.curves[1].points[2].loss0, 2.2, 1e-12);  // where its crosses are drawn
+  EXPECT_EQ(old.notes[1].find("valid_loss at update 0, before"), std::string::npos);
+  EXPECT_NE(old.notes[1].find("12 runs recorded before"), std::string::npos) << old.notes[1];
+
+  // Every run the curves use has update 0; a queued one has none yet: no fallback note.
   const std::string live = (scratch.path() / "live.db").string();
   {
     auto writer = db::Store::open(live);
-    write_two_methods(writer, /*untagged=*/0);  // every run tagged
+    write_two_methods(writer, /*without_init=*/{});  // every run has update 0
     db::NewRun queued;
     queued.name = "s/queued";
     queued.sweep = "s";
@@ -214,7 +251,7 @@ TEST(LrSensitivity, FromAStoredSweep) {
   }
   const auto store2 = db::Store::open(live, db::OpenMode::ReadOnly);
   for (const auto& n : experiments::load_lr_sensitivity(store2, "s", "valid_loss").notes)
-    EXPECT_EQ(n.find("vocab.size"), std::string::npos) << n;
+    EXPECT_EQ(n.find("first logged"), std::string::npos) << n;
 
   // --where norm=pre: pre's curve alone (its sensitivity as worked above), and the note.
   const auto pre = experiments::load_lr_sensitivity(store2, "s", "valid_loss",
@@ -244,8 +281,7 @@ TEST(LrSensitivity, TheLossAtTheEndOfTrainingNotTheBestCheckpoints) {
       n.sweep = "e";
       const int64_t id = store.create_run(n);
       store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "vocab.size", "10");
-      std::vector<db::MetricRow> rows;
+      std::vector<db::MetricRow> rows = {{0, "valid_loss", std::log(10.0), 0.0}};  // l0
       double best = 1e9;
       for (size_t i = 0; i < curve.size(); ++i) {
         rows.emplace_back(100 * static_cast<int64_t>(i + 1), "valid_loss", curve[i], 0.0);
@@ -280,6 +316,124 @@ TEST(LrSensitivity, TheLossAtTheEndOfTrainingNotTheBestCheckpoints) {
   EXPECT_NEAR(best.curves[0].points[2].mean, 2.0, 1e-12);
   EXPECT_EQ(experiments::run_value_named("last", "x"), experiments::RunValue::Last);
   EXPECT_THROW(experiments::run_value_named("end", "x"), InputError);
+}
+
+// Each rate weighs its cell in log rate. Rates 1e-3, 2e-3, 8e-3 (gaps ln 2 and 2 ln 2): cells
+// ln 2 (the first, as wide as its one gap), (ln 2 + 2 ln 2) / 2 = 1.5 ln 2, and 2 ln 2. Losses
+// 1, 2, 4 stand 0, 1, 3 above the best: (0 + 1.5 + 2 x 3) / (1 + 1.5 + 2) = 7.5 / 4.5 = 5/3,
+// where the plain mean over the rates says 4/3. On an even grid the cells are equal: the mean.
+TEST(LrSensitivity, RatesWeighTheirShareOfTheRangeInLogRate) {
+  EXPECT_NEAR(experiments::sensitivity_over({1e-3, 2e-3, 8e-3}, {1.0, 2.0, 4.0}), 5.0 / 3, 1e-12);
+  EXPECT_NEAR(experiments::sensitivity_over({1e-3, 1e-2, 1e-1}, {1.0, 2.0, 4.0}), 4.0 / 3, 1e-12);
+  // The order of the cells follows the rates: the wide cell is the top rate's here.
+  EXPECT_NEAR(experiments::sensitivity_over({1e-3, 2e-3, 8e-3}, {4.0, 2.0, 1.0}),
+              (3 * 1.0 + 1 * 1.5 + 0 * 2.0) / 4.5, 1e-12);
+  EXPECT_TRUE(std::isnan(experiments::sensitivity_over({1e-3}, {1.0})));
+  for (const std::vector<double>& bad :
+       {std::vector<double>{1e-3, 1e-3}, std::vector<double>{0.0, 1e-3}}) {
+    try {
+      experiments::sensitivity_over(bad, {1.0, 2.0});
+      FAIL() << "rates " << bad[0] << ", " << bad[1] << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--range");
+    }
+  }
+}
+
+// The curves of one table are judged over one range. "long" has a run at 1e-1 the others lack
+// (the lm-depth-2025 study's DeepNorm at 2.54e-2); "short" starts at 1e-3. Their common range is
+// 1e-3 to 1e-2 and nobody's sensitivity counts the rates outside it:
+//   long  1e-4: 2.0, 1e-3: 1.0, 1e-2: 1.2, 1e-1: l0 = 3.0 -> over 1e-3..1e-2: (0 + 0.2) / 2 = 0.1
+//         (over its own four rates it would be (1.0 + 0 + 0.2 + 2.0) / 4 = 0.8)
+//   short 1e-3: 1.5, 1e-2: 1.1                            -> (0.4 + 0) / 2 = 0.2
+// l* is the best inside the range: with --range 1e-4:1e-3 "long" is (1.0 + 0) / 2 = 0.5, and
+// "short" does not reach 1e-4: none.
+TEST(LrSensitivity, CurvesShareOneRangeOfRates) {
+  std::vector<experiments::TableRun> runs = {
+      run(1, "long", "1e-4", "1", "finished", 2.0),  run(2, "long", "1e-3", "1", "finished", 1.0),
+      run(3, "long", "1e-2", "1", "finished", 1.2),  run(4, "long", "1e-1", "1", "diverged", {}),
+      run(5, "short", "1e-3", "1", "finished", 1.5), run(6, "short", "1e-2", "1", "finished", 1.1)};
+  const auto l0 = [](int64_t) { return std::optional<double>(3.0); };
+  auto s = experiments::lr_sensitivity(runs, "valid_loss", l0);
+  EXPECT_DOUBLE_EQ(s.range_lo, 1e-3);
+  EXPECT_DOUBLE_EQ(s.range_hi, 1e-2);
+  EXPECT_NEAR(s.curves[0].sensitivity, 0.1, 1e-12);
+  EXPECT_NEAR(s.curves[1].sensitivity, 0.2, 1e-12);
+  EXPECT_EQ(s.curves[0].in_range, 2);
+  EXPECT_DOUBLE_EQ(s.curves[0].best_lr, 1e-3);  // its best over every rate
+  EXPECT_EQ(s.notes[1],
+            "every sensitivity over the same rates, 0.001 to 0.01 (the curves' "
+            "common range)");
+  EXPECT_EQ(experiments::lr_sensitivity_table(s).rows[0][5], "2 of 4");
+
+  s = experiments::lr_sensitivity(runs, "valid_loss", l0, "", std::pair{1e-4, 1e-3});
+  EXPECT_NEAR(s.curves[0].sensitivity, 0.5, 1e-12);
+  EXPECT_TRUE(std::isnan(s.curves[1].sensitivity));
+  EXPECT_EQ(experiments::lr_sensitivity_table(s).rows[1][1], "n/a (short of the range)");
+  EXPECT_NE(s.notes[1].find("0.0001 to 0.001 (--range)"), std::string::npos) << s.notes[1];
+  // A range between grid points takes the rates inside it: 1e-3 and 1e-2 of "long".
+  s = experiments::lr_sensitivity(runs, "valid_loss", l0, "", std::pair{5e-4, 2e-2});
+  EXPECT_NEAR(s.curves[0].sensitivity, 0.1, 1e-12);
+
+  // Curves that share no two rates: no sensitivity, and the note says to give a range.
+  runs = {run(1, "a", "1e-4", "1", "finished", 2.0), run(2, "a", "1e-3", "1", "finished", 1.0),
+          run(3, "b", "1e-2", "1", "finished", 1.5), run(4, "b", "1e-1", "1", "finished", 1.1)};
+  s = experiments::lr_sensitivity(runs, "valid_loss", l0);
+  EXPECT_TRUE(std::isnan(s.curves[0].sensitivity));
+  EXPECT_NE(s.notes[1].find("give --range"), std::string::npos) << s.notes[1];
+
+  EXPECT_EQ(experiments::parse_lr_range(" 2.5e-4 : 8e-3"), (std::pair{2.5e-4, 8e-3}));
+  for (const std::string bad : {"1e-3", "1e-2:1e-3", "0:1e-3", "a:1e-3", "1e-3:"}) {
+    try {
+      experiments::parse_lr_range(bad);
+      FAIL() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--range");
+    }
+  }
+}
+
+// The interval's resampling distribution enumerated by hand: two rates, even cells; rate 1's
+// seeds {1, 1}, rate 2's {2, 4}. A resample of rate 2 has mean 2 (1/4), 3 (1/2) or 4 (1/4), so
+// the sensitivity ((mean - 1) / 2, rate 1 always the best) is 0.5, 1.0 or 1.5 with those
+// chances: the 2.5th and 97.5th percentiles of 2,000 draws are 0.5 and 1.5.
+TEST(LrSensitivity, TheIntervalOfAnEnumerableCase) {
+  const auto [lo, hi] = experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}});
+  EXPECT_DOUBLE_EQ(lo, 0.5);
+  EXPECT_DOUBLE_EQ(hi, 1.5);
+  // Deterministic: the same seed, the same interval; no spread, no width.
+  EXPECT_EQ(experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}}),
+            (std::pair{lo, hi}));
+  const auto flat = experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 2.0}});
+  EXPECT_DOUBLE_EQ(flat.first, 0.5);
+  EXPECT_DOUBLE_EQ(flat.second, 0.5);
+}
+
+// Seeds drawn from one noisy curve: the interval covers the point estimate, and with four
+// times the seeds it is about half as wide (the spread of a mean falls as 1/sqrt(n)).
+TEST(LrSensitivity, TheIntervalCoversTheEstimateAndShrinksWithSeeds) {
+  auto curve = [](int seeds) {
+    std::mt19937_64 gen(7);
+    std::normal_distribution<double> noise(0.0, 0.1);
+    std::vector<experiments::TableRun> runs;
+    int64_t id = 0;
+    for (const auto& [lr, loss] :
+         {std::pair{"1e-4", 2.0}, {"1e-3", 1.2}, {"1e-2", 1.0}, {"1e-1", 1.6}})
+      for (int k = 0; k < seeds; ++k)
+        runs.push_back(run(++id, "pre", lr, std::to_string(k), "finished", loss + noise(gen)));
+    return experiments::lr_sensitivity(runs, "valid_loss",
+                                       [](int64_t) { return std::optional<double>(10.0); })
+        .curves.at(0);
+  };
+  const auto three = curve(3), twelve = curve(12);
+  for (const auto& c : {three, twelve}) {
+    EXPECT_LE(c.ci_lo, c.sensitivity);
+    EXPECT_GE(c.ci_hi, c.sensitivity);
+    EXPECT_NEAR(c.sensitivity, (1.0 + 0.2 + 0 + 0.6) / 4, 0.15);  // the noiseless curve's
+  }
+  const double ratio = (twelve.ci_hi - twelve.ci_lo) / (three.ci_hi - three.ci_lo);
+  EXPECT_LT(ratio, 0.75);
+  EXPECT_GT(ratio, 0.25);
 }
 
 }  // namespace test_lr_sensitivity

@@ -180,6 +180,21 @@ TEST_F(Cli, BleuOfTwoSystemsIsThePairedBootstrap) {
   EXPECT_TRUE(contains(better.out, "B " + b + ": BLEU 100.00")) << better.out;
   EXPECT_TRUE(contains(better.out, "p = 0.0050 (two-sided)")) << better.out;  // 1 / 201
   EXPECT_TRUE(contains(better.out, "30 segments, 200 draws, seed 12345")) << better.out;
+
+  // Pairs of several seeds pool: two pairs (A, B) and (B, B) differ by the mean of their
+  // differences, half the first's; an odd number of files names the pairing.
+  const Result one = fathom({"--json", "bleu", ref, a, b, "--samples", "200"});
+  const Result two = fathom({"--json", "bleu", ref, a, b, b, b, "--samples", "200"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  const auto j1 = nlohmann::json::parse(one.out), j2 = nlohmann::json::parse(two.out);
+  EXPECT_NEAR(j2["difference"].get<double>(), j1["difference"].get<double>() / 2, 1e-9);
+  ASSERT_EQ(j2["pairs"].size(), 2u);
+  EXPECT_EQ(j2["pairs"][1]["difference"], 0.0);
+  const Result pooled = fathom({"bleu", ref, a, b, b, b, "--samples", "200"});
+  EXPECT_TRUE(contains(pooled.out, "pooled over 2 pairs")) << pooled.out;
+  const Result odd = fathom({"bleu", ref, a, b, b, "--samples", "200"});
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_TRUE(contains(odd.err, "pairs")) << odd.err;
 }
 
 // A real (tiny) training run through the CLI, then `runs --json` and `show --json` read it

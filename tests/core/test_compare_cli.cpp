@@ -3,8 +3,10 @@
 // runs stored -- checked against the same test computed here from those files.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,44 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   const ProgramResult unknown = fathom({"compare", "1", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no run 'nope'"), std::string::npos) << unknown.err;
+}
+
+// `fathom export verdicts --paired-bootstrap`: a sweep of two rates x two seeds; the BLEU test
+// of one rate against the other gets, beside Welch, the paired bootstrap pooled over the two
+// seeds -- the same as computed here from the four stored hypothesis files, paired by seed.
+TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
+  std::ofstream(dir_ / "sweep.yaml")
+      << "name: v\nbase: tiny.yaml\ngrid:\n  train.lr: [0.005, 0.001]\nseeds: [1, 2]\n";
+  const ProgramResult sweep =
+      fathom({"sweep", (dir_ / "sweep.yaml").string(), "--jobs", "1", "--no-progress"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const ProgramResult v =
+      fathom({"export", "verdicts", "--sweep", "v", "--rows", "train.lr", "--metrics", "test_bleu",
+              "--versus", "0.005", "--paired-bootstrap", "--samples", "200"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.out.find("Holm family: 1 tests"), std::string::npos) << v.out;
+
+  auto store = fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  std::map<std::string, std::vector<std::string>> hyps;  // "lr/seed" -> hypotheses
+  for (const auto& r : store.list_runs("v")) {
+    const auto tags = store.tags(r.id);
+    for (const auto& a : store.artifacts(r.id))
+      if (a.kind == "hypotheses")
+        hyps[tags.at("axis.train.lr") + "/" + tags.at("axis.train.seed")] =
+            fathom::read_text_lines(a.path);
+  }
+  ASSERT_EQ(hyps.size(), 4u);
+  const auto data =
+      fathom::load_dataset(fathom::load_config_file((dir_ / "tiny.yaml").string()).data,
+                           (dir_ / "runs.cache").string(), "");
+  const std::vector<std::string> refs(data.test_target.begin(), data.test_target.begin() + 5);
+  const auto expected = fathom::pooled_paired_bootstrap_bleu(
+      {{hyps.at("0.005/1"), hyps.at("0.001/1")}, {hyps.at("0.005/2"), hyps.at("0.001/2")}}, refs,
+      200, 12345);
+  char p[32];
+  std::snprintf(p, sizeof p, "| %.4f |", expected.p);
+  EXPECT_NE(v.out.find("| 0.001 | 0.005 | 2 | "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find(p), std::string::npos) << p << "\n" << v.out;
 }
 
 }  // namespace test_compare_cli

@@ -57,11 +57,19 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
   EXPECT_GE(record->finished_at, record->started_at);
   EXPECT_EQ(record->device, test_device().str());
 
-  // Logged every 10 updates and at the last one; validated at the same points.
+  // Logged every 10 updates and at the last one; validated at the same points and once
+  // before the first update (update 0: the loss at initialization).
   const std::vector<int64_t> expected_steps = {10, 20, 25};
-  for (const char* name : {"train_loss", "train_nll", "train_ppl", "lr", "grad_norm", "valid_loss",
-                           "valid_nll", "valid_ppl"})
+  for (const char* name : {"train_loss", "train_nll", "train_ppl", "lr", "grad_norm"})
     EXPECT_EQ(steps(*store_, run, name), expected_steps) << name;
+  for (const char* name : {"valid_loss", "valid_nll", "valid_ppl"})
+    EXPECT_EQ(steps(*store_, run, name), (std::vector<int64_t>{0, 10, 20, 25})) << name;
+  // An untrained model predicts nearly uniformly: its loss is near ln V, and every trained
+  // point is below it.
+  const auto valid_points = series(*store_, run, "valid_loss");
+  const double ln_v = std::log(std::stod(store_->tags(run).at("vocab.size")));
+  EXPECT_NEAR(valid_points.at(0), ln_v, 1.0);
+  for (int64_t step : {10, 20, 25}) EXPECT_LT(valid_points.at(step), valid_points.at(0)) << step;
   // Perplexity is exp of the unsmoothed NLL (methods.md s1), for train and valid points.
   for (const char* prefix : {"train", "valid"}) {
     const auto nll = series(*store_, run, std::string(prefix) + "_nll");
@@ -94,7 +102,8 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
     EXPECT_TRUE(fs::exists(by_kind[kind].path)) << kind << " " << by_kind[kind].path;
   }
   EXPECT_EQ(by_kind["checkpoint_last"].step, 25);
-  const auto valid = series(*store_, run, "valid_loss");
+  auto valid = series(*store_, run, "valid_loss");
+  valid.erase(0);  // the untrained model is never the best checkpoint
   const auto best = std::min_element(
       valid.begin(), valid.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   EXPECT_EQ(by_kind["checkpoint_best"].step, best->first);

@@ -62,7 +62,9 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
   // Every step exactly once.
   EXPECT_EQ(steps(*store_, a, "train_loss"), range(1, 40));
   EXPECT_EQ(steps(*store_, b, "train_loss"), range(1, 40));
-  EXPECT_EQ(steps(*store_, b, "valid_loss"), (std::vector<int64_t>{10, 20, 30, 40}));
+  // The loss at initialization once, at update 0: a resume does not evaluate it again.
+  EXPECT_EQ(steps(*store_, b, "valid_loss"), (std::vector<int64_t>{0, 10, 20, 30, 40}));
+  EXPECT_DOUBLE_EQ(series(*store_, b, "valid_loss").at(0), series(*store_, a, "valid_loss").at(0));
 
   const auto loss_a = series(*store_, a, "train_loss");
   const auto loss_b = series(*store_, b, "train_loss");

@@ -47,13 +47,36 @@ class LrSensitivityViewTest : public QObject {
       const int64_t id = store.create_run(r);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "vocab.size", "10");
+      // The loss at initialization (l0), as the trainer logs it before the first update.
+      store.write_metrics(id, {{0, "valid_loss", std::log(10.0), 0.0}});
       if (loss < 0) {
         store.finish_run(id, "diverged", "nan", 7);
       } else {
+        store.write_metrics(id, {{100, "valid_loss", loss, 0.0}});  // at the end of training
         store.set_final_metric(id, "valid_loss", loss);
         store.finish_run(id, "finished");
       }
+    }
+    // Sweep "deep": depth x rate, one seed. 6 layers: 2.0, 1.0, 2.0 at 1e-3, 1e-2, 1e-1 (best
+    // 1e-2, the parabola symmetric); 12 layers: 2.0, 1.0, 1.5, the vertex h (y0 - y2) /
+    // (2 (y0 - 2 y1 + y2)) = h / 6 right of 1e-2 (h = ln 10): 10^(-2 + 1/6). The slope of ln(best
+    // lr) on ln(depth): (ln 10 / 6) / ln 2 = 0.554.
+    for (auto [layers, lr, loss] : {std::tuple{"6", "1e-3", 2.0},
+                                    {"6", "1e-2", 1.0},
+                                    {"6", "1e-1", 2.0},
+                                    {"12", "1e-3", 2.0},
+                                    {"12", "1e-2", 1.0},
+                                    {"12", "1e-1", 1.5}}) {
+      NewRun r;
+      r.name = std::string("deep/") + layers + lr;
+      r.sweep = "deep";
+      r.config_json = std::string("{\"model\":{\"layers\":") + layers + "}}";
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.layers", layers);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.write_metrics(id, {{0, "valid_loss", 10.0, 0.0}, {100, "valid_loss", loss, 0.0}});
+      store.set_final_metric(id, "valid_loss", loss);
+      store.finish_run(id, "finished");
     }
     // Sweep "depth": no learning-rate axis, so not offered.
     NewRun r;
@@ -82,7 +105,7 @@ class LrSensitivityViewTest : public QObject {
     fathom::gui::LrSensitivityView& view = *view_;
     auto* sweeps = view.findChild<QComboBox*>();
     QVERIFY(sweeps);
-    QCOMPARE(sweeps->count(), 1);  // "depth" varies no rate
+    QCOMPARE(sweeps->count(), 2);  // "deep" and "lr"; "depth" varies no rate
     QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
     const auto& s = *view.shown();
     QCOMPARE(s.curves.size(), size_t{2});
@@ -98,9 +121,11 @@ class LrSensitivityViewTest : public QObject {
     QCOMPARE(t->rowCount(), 2);
     QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm=pre"));
     QCOMPARE(t->item(0, 1)->text(), QStringLiteral("0.5"));
-    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("0.001"));
+    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("n/a (1 seed)"));  // nothing to resample
+    QCOMPARE(t->item(0, 3)->text(), QStringLiteral("0.001"));
+    QCOMPARE(t->item(0, 5)->text(), QStringLiteral("3 of 3"));
     // post diverged at 1e-2: counted at l0 = ln 10 and named in the table.
-    QCOMPARE(t->item(1, 5)->text(), QStringLiteral("0.01 (1/1)"));
+    QCOMPARE(t->item(1, 6)->text(), QStringLiteral("0.01 (1/1)"));
     bool crossed = false;
     for (int i = 0; i < view.plot()->graphCount(); ++i)
       crossed =
@@ -117,7 +142,7 @@ class LrSensitivityViewTest : public QObject {
                         QStringLiteral("norm=post")));
     QCOMPARE(view.shown()->curves.size(), size_t{1});
     QCOMPARE(view.table()->rowCount(), 1);
-    QCOMPARE(view.table()->item(0, 5)->text(), QStringLiteral("0.01 (1/1)"));  // post's curve
+    QCOMPARE(view.table()->item(0, 6)->text(), QStringLiteral("0.01 (1/1)"));  // post's curve
     QVERIFY2(view.noteText().contains(QStringLiteral("only the runs where norm=post (3 of 6)")),
              qPrintable(view.noteText()));
     QVERIFY(
@@ -142,6 +167,41 @@ class LrSensitivityViewTest : public QObject {
     QVERIFY2(view.noteText().startsWith(QStringLiteral("label: 'model.init' is not an axis")),
              qPrintable(view.noteText()));
     QCOMPARE(view.table()->rowCount(), 0);
+  }
+
+  // "Show: transfer across depth": the best rate per depth (hand-worked above), its slope in
+  // the notes; a sweep without a depth axis says so under the plot and shows nothing.
+  void transferShowsTheBestRatePerDepth() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    view.showTransfer(true);
+    QVERIFY(view.choose(QStringLiteral("deep"), QStringLiteral("valid_loss")));
+    QVERIFY(view.transfer().has_value());
+    QCOMPARE(view.table()->rowCount(), 2);
+    QCOMPARE(view.table()->item(0, 2)->text(), QStringLiteral("0.01"));
+    QCOMPARE(view.table()->item(1, 2)->text(), QStringLiteral("0.0147"));  // 10^(-2 + 1/6)
+    QVERIFY2(view.noteText().contains(QStringLiteral("all runs: 0.554")),
+             qPrintable(view.noteText()));
+    QCOMPARE(view.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(!view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("depth: ")), qPrintable(view.noteText()));
+    view.showTransfer(false);
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
+  }
+
+  // The Range box averages every curve over the rates given (the exports' --range): pre over
+  // 1e-3 and 1e-2 is (0 + 0.5) / 2 = 0.25; a malformed range says what is wrong.
+  void rangeSetsTheRatesAveragedOver() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {}, {},
+                        QStringLiteral("1e-3:1e-2")));
+    QCOMPARE(view.table()->item(0, 1)->text(), QStringLiteral("0.25"));
+    QCOMPARE(view.table()->item(0, 5)->text(), QStringLiteral("2 of 3"));
+    QVERIFY2(view.noteText().contains(QStringLiteral("0.001 to 0.01 (--range)")),
+             qPrintable(view.noteText()));
+    QVERIFY(!view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss"), {}, {},
+                         QStringLiteral("1e-2:1e-3")));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("range: '1e-2:1e-3': LO must be below")),
+             qPrintable(view.noteText()));
   }
 };
 

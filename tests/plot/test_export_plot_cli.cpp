@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <QImage>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -126,8 +127,11 @@ std::string make_lr_store() {
       const int64_t id = store.create_run(run);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "vocab.size", "10");
-      store.set_final_metric(id, "valid_loss", std::string(lr) == "0.001" ? 1.0 : 2.0);
+      const double loss = std::string(lr) == "0.001" ? 1.0 : 2.0;
+      // l0 at update 0, and the loss at the end of training.
+      store.write_metrics(id,
+                          {{0, "valid_loss", std::log(10.0), 0.0}, {100, "valid_loss", loss, 0.0}});
+      store.set_final_metric(id, "valid_loss", loss);
       store.finish_run(id, "finished");
     }
   return path;

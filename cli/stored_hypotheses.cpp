@@ -1,0 +1,62 @@
+#include "cli/stored_hypotheses.h"
+
+#include <filesystem>
+
+#include "base/config/config_io.h"
+#include "base/metrics/text_lines.h"
+#include "core/data/dataset.h"
+#include "core/train/run_files.h"
+
+namespace fathom::cli {
+
+std::string run_label(const db::RunRecord& r) {
+  return "run " + std::to_string(r.id) + " " + r.name;
+}
+
+PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
+                         const std::vector<db::RunRecord>& runs) {
+  PairedInput in;
+  if (runs.empty()) {
+    in.why_not = "no runs";
+    return in;
+  }
+  std::string data;
+  for (const auto& r : runs) {
+    const RunConfig config = load_config_string(r.config_yaml, run_label(r) + " config", "");
+    const std::string this_data = config_to_json(config)["data"].dump();
+    if (!data.empty() && this_data != data) {
+      in.why_not = run_label(r) + " was tested on other data than " + run_label(runs.front());
+      return in;
+    }
+    data = this_data;
+    const std::string file =
+        recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
+    if (file.empty()) {
+      in.why_not =
+          run_label(r) + " has no stored test hypotheses (it did not finish, or decoded none)";
+      return in;
+    }
+    // A store copied without its artifacts folder (docs/studies/) keeps the rows, not the files.
+    if (!std::filesystem::exists(file)) {
+      in.why_not = run_label(r) + "'s test hypotheses " + file +
+                   " are not on this machine (a store copied without its artifacts)";
+      return in;
+    }
+    in.hypotheses.push_back(read_text_lines(file));
+    if (in.hypotheses.back().size() != in.hypotheses.front().size()) {
+      in.why_not = run_label(r) + " translated another number of test sentences";
+      return in;
+    }
+  }
+  const RunConfig first = load_config_string(runs.front().config_yaml, "config", "");
+  const Dataset dataset = load_dataset(first.data, paths.cache_root, "");
+  if (dataset.test_target.size() < in.hypotheses.front().size()) {
+    in.why_not = "the test set has fewer references than the stored hypotheses";
+    return in;
+  }
+  in.references.assign(dataset.test_target.begin(),
+                       dataset.test_target.begin() + in.hypotheses.front().size());
+  return in;
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,262 @@
+#include "experiments/lr_transfer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "base/util/error.h"
+#include "base/util/strings.h"
+
+namespace fathom::experiments {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+std::string transfer_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// ln(best rate) of one set of means over ln(rates) `x`: the vertex around the lowest mean, or
+// the lowest mean's rate at an end of the grid. `bracketed` says which.
+double best_log_rate(const std::vector<double>& x, const std::vector<double>& means,
+                     bool* bracketed) {
+  const size_t i =
+      static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
+  *bracketed = i > 0 && i + 1 < x.size();
+  if (!*bracketed) return x[i];
+  return parabola_vertex(x[i - 1], x[i], x[i + 1], means[i - 1], means[i], means[i + 1]);
+}
+
+std::pair<double, double> percentiles_95(std::vector<double> draws) {
+  std::sort(draws.begin(), draws.end());
+  auto at = [&](double q) {
+    const double pos = q * static_cast<double>(draws.size() - 1);
+    const size_t below = static_cast<size_t>(std::floor(pos));
+    const size_t above = std::min(below + 1, draws.size() - 1);
+    return draws[below] + (pos - static_cast<double>(below)) * (draws[above] - draws[below]);
+  };
+  return {at(0.025), at(0.975)};
+}
+
+// Least-squares slope of y on x; NaN for fewer than two distinct x.
+double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() < 2) return kNan;
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / static_cast<double>(x.size());
+    my += y[i] / static_cast<double>(y.size());
+  }
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxx > 0 ? sxy / sxx : kNan;
+}
+
+// The depth axis: `asked`, or the one axis whose key ends in "layers" with two or more values
+// (of a zip group such as encoder_layers + decoder_layers, the first in key order).
+std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,
+                       const std::string& asked) {
+  std::vector<std::string> known, candidates;
+  for (const auto& [key, values] : axes) {
+    known.push_back(key);
+    if (values.size() >= 2 && key.size() >= 6 && key.compare(key.size() - 6, 6, "layers") == 0)
+      candidates.push_back(key);
+  }
+  if (!asked.empty()) {
+    const auto it = axes.find(asked);
+    if (it == axes.end())
+      throw InputError(
+          "fathom export lr-transfer", 0, "--depth",
+          "'" + asked + "' is not an axis of the sweep (its axes: " + join(known, ", ") + ")");
+    if (it->second.size() < 2)
+      throw InputError("fathom export lr-transfer", 0, "--depth",
+                       "'" + asked + "' has one value over the runs: no transfer to measure");
+    return asked;
+  }
+  if (candidates.empty())
+    throw InputError("fathom export lr-transfer", 0, "--depth",
+                     "the sweep has no depth axis of two or more values ending in 'layers'; name "
+                     "one (its axes: " +
+                         join(known, ", ") + ")");
+  return candidates.front();
+}
+
+}  // namespace
+
+double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2) {
+  // Newton's divided differences: y = y0 + d1 (x - x0) + c (x - x0)(x - x1).
+  const double d1 = (y1 - y0) / (x1 - x0), d2 = (y2 - y1) / (x2 - x1);
+  const double c = (d2 - d1) / (x2 - x0);
+  if (!(c > 0)) return x1;
+  const double vertex = ((x0 + x1) - d1 / c) / 2;
+  return std::clamp(vertex, x0, x2);
+}
+
+BestRate best_rate(const std::vector<double>& rates, const std::vector<std::vector<double>>& values,
+                   int resamples, unsigned long long seed) {
+  BestRate out;
+  out.ci_lo = out.ci_hi = kNan;
+  if (rates.empty() || rates.size() != values.size()) return out;
+  std::vector<double> x, means;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    x.push_back(std::log(rates[i]));
+    double sum = 0;
+    for (double v : values[i]) sum += v;
+    means.push_back(sum / static_cast<double>(values[i].size()));
+  }
+  const size_t lowest =
+      static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
+  out.grid_lr = rates[lowest];
+  out.lr = std::exp(best_log_rate(x, means, &out.bracketed));
+  std::mt19937_64 draw(seed);
+  std::vector<double> resampled(rates.size());
+  bool resamplable = true;
+  for (const auto& v : values) resamplable = resamplable && v.size() >= 2;
+  for (int b = 0; b < resamples; ++b) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      double sum = 0;
+      for (size_t k = 0; k < values[i].size(); ++k) sum += values[i][draw() % values[i].size()];
+      resampled[i] = sum / static_cast<double>(values[i].size());
+    }
+    bool inside = false;
+    out.draws.push_back(best_log_rate(x, resampled, &inside));
+  }
+  if (out.bracketed && resamplable && !out.draws.empty()) {
+    const auto [lo, hi] = percentiles_95(out.draws);
+    out.ci_lo = std::exp(lo);
+    out.ci_hi = std::exp(hi);
+  }
+  return out;
+}
+
+LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_depth,
+                       const std::string& depth_key) {
+  LrTransfer t;
+  t.depth_key = depth_key;
+  std::vector<std::string> methods;
+  std::map<std::string, std::vector<TransferRow>> rows;
+  for (const auto& [depth, s] : by_depth) {
+    t.metric = s.metric;
+    for (const auto& c : s.curves) {
+      if (c.points.size() < 3) continue;  // no neighbours to fit between
+      std::vector<double> rates;
+      std::vector<std::vector<double>> values;
+      for (const auto& p : c.points) {
+        rates.push_back(p.lr);
+        values.push_back(p.values);
+      }
+      if (!rows.count(c.label)) methods.push_back(c.label);
+      rows[c.label].push_back(TransferRow{c.label, depth, best_rate(rates, values)});
+    }
+  }
+  for (const auto& method : methods) {
+    auto& list = rows.at(method);
+    std::sort(list.begin(), list.end(),
+              [](const TransferRow& a, const TransferRow& b) { return a.depth < b.depth; });
+    TransferSlope slope;
+    slope.method = method;
+    slope.depths = static_cast<int>(list.size());
+    std::vector<double> ln_depth, ln_rate;
+    for (const auto& r : list) {
+      ln_depth.push_back(std::log(r.depth));
+      ln_rate.push_back(std::log(r.best.lr));
+      slope.bracketed = slope.bracketed && r.best.bracketed;
+    }
+    slope.slope = ols_slope(ln_depth, ln_rate);
+    slope.ci_lo = slope.ci_hi = kNan;
+    if (list.size() >= 2 && !std::isnan(slope.slope)) {
+      std::vector<double> draws;
+      for (size_t b = 0; b < list.front().best.draws.size(); ++b) {
+        std::vector<double> y;
+        for (const auto& r : list) y.push_back(r.best.draws.at(b));
+        draws.push_back(ols_slope(ln_depth, y));
+      }
+      bool intervals = true;
+      for (const auto& r : list) intervals = intervals && !std::isnan(r.best.ci_lo);
+      if (intervals && !draws.empty()) std::tie(slope.ci_lo, slope.ci_hi) = percentiles_95(draws);
+    }
+    for (auto& r : list) t.rows.push_back(std::move(r));
+    t.slopes.push_back(slope);
+  }
+  t.notes.push_back(
+      "best lr: the vertex of the parabola in ln(rate) through each curve's lowest mean " +
+      t.metric +
+      " and its two neighbours (the grid's lowest where that is an end: unbracketed); 95 % "
+      "interval: percentile bootstrap over seeds, each rate's seeds resampled, " +
+      std::to_string(kLrBootstrapResamples) + " draws");
+  t.notes.push_back("slope: least squares of ln(best lr) on ln(" + depth_key +
+                    "), its interval from the same draws (depths resampled independently); 0: "
+                    "the rate transfers across depth, -1: it falls as 1/depth");
+  return t;
+}
+
+LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
+                            const std::string& depth_key, const std::string& metric, RunValue value,
+                            const std::string& where, const std::string& label) {
+  const SweepRuns selected = select_sweep_runs(store, sweep, where);
+  std::map<std::string, std::set<std::string>> axes;
+  for (const auto& r : load_table_runs(store, selected, metric, {}))
+    for (const auto& [key, v] : r.axes) axes[key].insert(v);
+  const std::string key = depth_axis(axes, depth_key);
+  std::vector<std::pair<double, std::string>> depths;  // numeric order
+  for (const auto& d : axes.at(key)) depths.emplace_back(std::strtod(d.c_str(), nullptr), d);
+  std::sort(depths.begin(), depths.end());
+  std::vector<std::pair<double, LrSensitivity>> by_depth;
+  std::vector<std::string> notes;
+  for (const auto& [depth, text] : depths) {
+    const std::string at = key + "=" + text;
+    LrSensitivity s = load_lr_sensitivity(store, sweep, metric, value,
+                                          where.empty() ? at : "(" + where + ") and " + at, label);
+    // How l0 and each run's value were found: the same at every depth; keep the first depth's.
+    if (notes.empty())
+      for (const auto& n : s.notes)
+        if (n.rfind("l0 =", 0) == 0 || n.rfind("each run's", 0) == 0) notes.push_back(n);
+    by_depth.emplace_back(depth, std::move(s));
+  }
+  LrTransfer t = lr_transfer(by_depth, key);
+  for (const auto& n : notes) t.notes.push_back(n);
+  if (auto note = selected.note()) t.notes.push_back(*note);
+  return t;
+}
+
+TextTable lr_transfer_table(const LrTransfer& t) {
+  TextTable table;
+  const auto dot = t.depth_key.rfind('.');
+  const std::string depth = dot == std::string::npos ? t.depth_key : t.depth_key.substr(dot + 1);
+  table.header = {"curve", depth, "best lr (fit)", "95 % interval", "grid's best lr"};
+  for (const auto& r : t.rows) {
+    const std::string interval =
+        !r.best.bracketed ? "unbracketed"
+        : std::isnan(r.best.ci_lo)
+            ? "n/a (1 seed)"
+            : "[" + transfer_number(r.best.ci_lo) + ", " + transfer_number(r.best.ci_hi) + "]";
+    table.rows.push_back({r.method, transfer_number(r.depth), transfer_number(r.best.lr), interval,
+                          transfer_number(r.best.grid_lr) + (r.best.bracketed ? "" : " (an end)")});
+  }
+  return table;
+}
+
+TextTable lr_transfer_slope_table(const LrTransfer& t) {
+  TextTable table;
+  table.header = {"curve", "depths", "slope of ln(best lr) on ln(depth)", "95 % interval"};
+  for (const auto& s : t.slopes) {
+    std::string slope = std::isnan(s.slope) ? "n/a (1 depth)" : transfer_number(s.slope);
+    if (!std::isnan(s.slope) && !s.bracketed) slope += " (an optimum unbracketed: a bound)";
+    const std::string interval = std::isnan(s.ci_lo) ? "-"
+                                                     : "[" + transfer_number(s.ci_lo) + ", " +
+                                                           transfer_number(s.ci_hi) + "]";
+    table.rows.push_back({s.method, std::to_string(s.depths), slope, interval});
+  }
+  return table;
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,85 @@
+#pragma once
+// Learning-rate transfer across depth (what depth-muP -- Yang et al. 2023, "Tensor Programs VI",
+// Bordelon et al. 2023 -- and CompleteP -- Dey et al. 2025 -- claim to fix): for a sweep over
+// depth x learning rate, each method's best rate at each depth, with an interval, and the slope
+// of ln(best rate) against ln(depth). Slope 0: the rate found at one depth serves at another;
+// -1: it falls as 1/depth.
+//
+// The best rate of a curve (experiments/lr_sensitivity.h: the mean over seeds at each rate,
+// each seed capped at its l0) is the vertex of the parabola in x = ln(rate) through the
+// curve's lowest point and its two neighbours -- between grid points, where a method's optimum
+// usually lies -- and the grid's lowest rate itself when that is an end of the grid (the
+// optimum is not bracketed: the true one may lie beyond). Its 95 % interval is a percentile
+// bootstrap over seeds: each draw resamples every rate's seeds and finds the draw's vertex.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "experiments/lr_sensitivity.h"
+#include "experiments/text_table.h"
+
+namespace fathom::experiments {
+
+// The x of the vertex of the parabola through (x0, y0), (x1, y1), (x2, y2), x0 < x1 < x2, kept
+// within [x0, x2]; x1 when the three points are not convex (a flat or falling middle).
+double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2);
+
+struct BestRate {
+  double lr = 0;           // the fitted optimum, exp(vertex); the grid's best where unbracketed
+  double grid_lr = 0;      // the rate of the curve's lowest mean
+  bool bracketed = false;  // the lowest mean is at neither end of the grid
+  // The 95 % percentile bootstrap interval of `lr`; NaN when unbracketed or a rate near the
+  // minimum has one seed.
+  double ci_lo = 0, ci_hi = 0;
+  std::vector<double> draws;  // ln(best rate) of each bootstrap draw (for slopes)
+};
+
+// `rates` ascending (at least 3 for a fit), `values[i]` rate i's seeds' values.
+BestRate best_rate(const std::vector<double>& rates, const std::vector<std::vector<double>>& values,
+                   int resamples = kLrBootstrapResamples,
+                   unsigned long long seed = kLrBootstrapSeed);
+
+struct TransferRow {
+  std::string method;  // the curve's label without the depth
+  double depth = 0;
+  BestRate best;
+};
+
+struct TransferSlope {
+  std::string method;
+  int depths = 0;
+  // Least squares of ln(best rate) on ln(depth), and its 95 % bootstrap interval (each depth's
+  // draws paired by index: independent trainings); NaN with fewer than 2 depths.
+  double slope = 0, ci_lo = 0, ci_hi = 0;
+  bool bracketed = true;  // every depth's optimum inside its grid; else the slope is a bound
+};
+
+struct LrTransfer {
+  std::string metric, depth_key;
+  std::vector<TransferRow> rows;  // by method (first seen), then depth ascending
+  std::vector<TransferSlope> slopes;
+  std::vector<std::string> notes;
+};
+
+// From each depth's curves (lr_sensitivity of that depth's runs alone, so its labels name the
+// method without the depth).
+LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_depth,
+                       const std::string& depth_key);
+
+// A stored sweep: `depth_key` an axis of two or more values (InputError, field --depth,
+// otherwise; "" takes the sweep's one axis whose key ends in "layers", the first of a zip
+// group); each depth's curves as load_lr_sensitivity reads them (metric, value, where, label).
+LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
+                            const std::string& depth_key, const std::string& metric,
+                            RunValue value = RunValue::Last, const std::string& where = "",
+                            const std::string& label = "");
+
+// One row per method and depth (best rate, interval, the grid's best, bracketed), and one per
+// method with its slope.
+TextTable lr_transfer_table(const LrTransfer& t);
+TextTable lr_transfer_slope_table(const LrTransfer& t);
+
+}  // namespace fathom::experiments

@@ -1,0 +1,177 @@
+// Learning-rate transfer across depth (experiments/lr_transfer.h) against values worked by
+// hand: the parabola's vertex in log rate, a best rate at the grid's edge left unbracketed, the
+// bootstrap interval of an enumerable case, and the slope of ln(best rate) on ln(depth).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "base/util/error.h"
+#include "db/store.h"
+#include "experiments/lr_transfer.h"
+#include "experiments/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_lr_transfer {
+using namespace fathom;
+
+// y = (x - 0.25)^2 at x = -1, 0, 1 (1.5625, 0.0625, 0.5625): vertex 0.25. Uneven spacing, the
+// same parabola at x = -2, 0, 0.5 (5.0625, 0.0625, 0.0625): still 0.25. A flat middle (not
+// convex) keeps the middle; a vertex beyond the outer points is clamped to them.
+TEST(LrTransfer, TheParabolasVertex) {
+  EXPECT_NEAR(experiments::parabola_vertex(-1, 0, 1, 1.5625, 0.0625, 0.5625), 0.25, 1e-12);
+  EXPECT_NEAR(experiments::parabola_vertex(-2, 0, 0.5, 5.0625, 0.0625, 0.0625), 0.25, 1e-12);
+  EXPECT_DOUBLE_EQ(experiments::parabola_vertex(-1, 0, 1, 1, 1, 1), 0);
+  EXPECT_DOUBLE_EQ(experiments::parabola_vertex(-1, 0, 1, 2, 3, 2.5), 0);  // concave
+}
+
+// Rates e^-1, e^0, e^1 (x = -1, 0, 1). Means 1.5625, 0.0625, 0.5625: the best rate e^0.25.
+// With the lowest at an end the optimum is unbracketed: the end rate, no interval.
+TEST(LrTransfer, BestRateBetweenGridPointsOrUnbracketedAtAnEnd) {
+  const std::vector<double> rates = {std::exp(-1.0), 1.0, std::exp(1.0)};
+  const auto b =
+      experiments::best_rate(rates, {{1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 0.5625}});
+  EXPECT_TRUE(b.bracketed);
+  EXPECT_NEAR(b.lr, std::exp(0.25), 1e-12);
+  EXPECT_DOUBLE_EQ(b.grid_lr, 1.0);
+  EXPECT_NEAR(b.ci_lo, std::exp(0.25), 1e-12);  // no spread: every draw is the same vertex
+  EXPECT_NEAR(b.ci_hi, std::exp(0.25), 1e-12);
+  const auto edge = experiments::best_rate(rates, {{0.1, 0.1}, {0.5, 0.5}, {0.9, 0.9}});
+  EXPECT_FALSE(edge.bracketed);
+  EXPECT_DOUBLE_EQ(edge.lr, rates[0]);
+  EXPECT_TRUE(std::isnan(edge.ci_lo));
+}
+
+// An enumerable interval: the right rate's seeds {0.5625, 1.5625} resample to a mean m of
+// 0.5625 (1/4), 1.0625 (1/2) or 1.5625 (1/4); the left's and middle's are fixed (1.5625,
+// 0.0625). With y0 = 1.5625, y1 = 0.0625, y2 = m: d1 = -1.5, d2 = m - 0.0625,
+// c = (d2 - d1) / 2 = (m + 1.4375) / 2, vertex = (-1 - d1 / c) / 2 = -0.5 + 1.5 / (m + 1.4375):
+// 0.25, 0.1 and 0.0. The 2.5th and 97.5th percentiles of 2,000 draws: e^0 and e^0.25; the
+// point estimate (m = 1.0625) e^0.1.
+TEST(LrTransfer, TheIntervalOfAnEnumerableCase) {
+  const std::vector<double> rates = {std::exp(-1.0), 1.0, std::exp(1.0)};
+  const auto b =
+      experiments::best_rate(rates, {{1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 1.5625}});
+  EXPECT_NEAR(std::log(b.ci_lo), 0.0, 1e-12);
+  EXPECT_NEAR(std::log(b.ci_hi), 0.25, 1e-12);
+  EXPECT_NEAR(std::log(b.lr), 0.1, 1e-12);
+}
+
+experiments::TableRun transfer_run(int64_t id, const std::string& layers, const std::string& lr,
+                                   double loss) {
+  experiments::TableRun r;
+  r.id = id;
+  r.status = "finished";
+  r.axes = {{"model.norm", "pre"},
+            {"model.layers", layers},
+            {"train.lr", lr},
+            {"train.seed", std::to_string(id % 2)}};
+  r.metric = loss;
+  return r;
+}
+
+// Two depths whose curves are the parabola (ln lr - ln lr*)^2 with lr* = 1e-2 at 6 layers and
+// 2.5e-3 at 24 (a quarter at four times the depth): grid 1e-3 .. 1e-1 by factors of 10 around
+// it. The slope of ln lr* on ln depth is ln(1/4) / ln(4) = -1; each depth's vertex is exact
+// since the curve is the parabola itself.
+TEST(LrTransfer, TheSlopeOfTheBestRateAcrossDepths) {
+  std::vector<std::pair<double, experiments::LrSensitivity>> by_depth;
+  int64_t id = 0;
+  for (const auto& [layers, best] : {std::pair{"6", 1e-2}, {"24", 2.5e-3}}) {
+    std::vector<experiments::TableRun> runs;
+    for (double lr : {1e-4, 1e-3, 1e-2, 1e-1}) {
+      const double loss = 1 + std::pow(std::log(lr) - std::log(best), 2) / 10;
+      char text[16];
+      std::snprintf(text, sizeof text, "%g", lr);
+      runs.push_back(transfer_run(++id, layers, text, loss));
+      runs.push_back(transfer_run(++id, layers, text, loss));
+    }
+    by_depth.emplace_back(std::stod(layers),
+                          experiments::lr_sensitivity(runs, "valid_loss", [](int64_t) {
+                            return std::optional<double>(100.0);
+                          }));
+  }
+  const auto t = experiments::lr_transfer(by_depth, "model.layers");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_NEAR(t.rows[0].best.lr, 1e-2, 1e-12);
+  EXPECT_NEAR(t.rows[1].best.lr, 2.5e-3, 1e-12);
+  ASSERT_EQ(t.slopes.size(), 1u);
+  EXPECT_EQ(t.slopes[0].depths, 2);
+  EXPECT_NEAR(t.slopes[0].slope, -1.0, 1e-9);
+  EXPECT_NEAR(t.slopes[0].ci_lo, -1.0, 1e-9);  // no spread over seeds
+  const auto table = experiments::lr_transfer_slope_table(t);
+  EXPECT_EQ(table.rows[0][2], "-1");
+  EXPECT_EQ(experiments::lr_transfer_table(t).header[1], "layers");
+}
+
+// From a store, and in a report: the same parabolas as above at 6 and 24 layers (best 1e-2
+// and 2.5e-3: slope -1), each run's loss at the end of training, l0 at update 0.
+TEST(LrTransfer, FromAStoredSweepAndInItsReport) {
+  fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("d.db");
+  {
+    auto store = db::Store::open(path);
+    for (const auto& [layers, best] : {std::pair{"6", 1e-2}, {"24", 2.5e-3}})
+      for (const char* lr : {"0.0001", "0.001", "0.01", "0.1"})
+        for (const char* seed : {"1", "2"}) {
+          db::NewRun n;
+          n.name = std::string("d/") + layers + "/" + lr + "/" + seed;
+          n.sweep = "d";
+          n.config_json = std::string(R"({"model":{"layers":)") + layers + "}}";
+          const int64_t id = store.create_run(n);
+          store.set_tag(id, "axis.model.layers", layers);
+          store.set_tag(id, "axis.train.lr", lr);
+          store.set_tag(id, "axis.train.seed", seed);
+          const double loss = 1 + std::pow(std::log(std::stod(lr)) - std::log(best), 2) / 10;
+          store.write_metrics(id, {{0, "valid_loss", 100.0, 0.0}, {100, "valid_loss", loss, 0.0}});
+          store.set_final_metric(id, "valid_loss", loss);
+          store.finish_run(id, "finished");
+        }
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto t = experiments::load_lr_transfer(store, "d", "", "valid_loss");
+  EXPECT_EQ(t.depth_key, "model.layers");
+  ASSERT_EQ(t.slopes.size(), 1u);
+  EXPECT_NEAR(t.slopes[0].slope, -1.0, 1e-9);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rows[0].depth, 6);
+  EXPECT_NEAR(t.rows[1].best.lr, 2.5e-3, 1e-12);
+
+  experiments::ReportOptions options;
+  options.out_dir = scratch.file("report");
+  options.metrics = {"valid_loss"};
+  std::ifstream in(experiments::write_report(store, "d", options));
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("## Learning-rate transfer across depth"), std::string::npos);
+  EXPECT_NE(text.str().find("| all runs | 2 | -1 |"), std::string::npos) << text.str();
+}
+
+TEST(LrTransfer, ADepthAxisIsNeeded) {
+  fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("t.db");
+  {
+    auto store = db::Store::open(path);
+    for (const char* lr : {"0.001", "0.01", "0.1"}) {
+      db::NewRun n;
+      n.name = std::string("t/") + lr;
+      n.sweep = "t";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "axis.model.layers", "6");
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  for (const std::string asked : {"", "model.layers", "model.heads"}) {
+    try {
+      experiments::load_lr_transfer(store, "t", asked, "valid_loss");
+      FAIL() << "'" << asked << "' accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--depth");
+    }
+  }
+}
+
+}  // namespace test_lr_transfer
