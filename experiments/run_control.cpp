@@ -5,6 +5,7 @@
 #include "base/util/process.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
+#include "experiments/worker_tags.h"
 
 namespace fathom::experiments {
 
@@ -54,7 +55,12 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // as it is stored now.
   auto run = store.find_run(std::to_string(listed.id));
   if (!run || run->status != db::status::kRunning) return std::nullopt;
-  if (auto gone = worker_gone(*run, store.tags(run->id))) {
+  // A run claimed again keeps its last holder's tags until the new worker records itself: a
+  // dead process they name says nothing of the new holder (a second `sweep --resume` took
+  // runs from the first's live workers that way).
+  const auto tags = store.tags(run->id);
+  const bool earlier_holder = tags_of_earlier_holder(*run, tags);
+  if (auto gone = earlier_holder ? std::nullopt : worker_gone(*run, tags)) {
     // The worker may have recorded its end just before it exited: lost only if still running.
     run = store.find_run(std::to_string(listed.id));
     if (run && run->status == db::status::kRunning) return gone;
@@ -64,7 +70,7 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // Only a sweep's runs are claimed by launchers and workers that record themselves; a run of
   // `fathom train` has no worker tags and is judged by its heartbeat alone.
   if (!run->sweep.empty() && run->host == host_name() && run->heartbeat_at > 0 &&
-      silent > kUnstartedGrace && never_started(store.tags(run->id)))
+      silent > kUnstartedGrace && (earlier_holder || never_started(tags)))
     return "claimed on " + run->host + " " +
            std::to_string(static_cast<long long>(std::round(silent))) +
            " s ago, but no worker was ever started for it (whoever claimed it stopped first)";

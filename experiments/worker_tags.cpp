@@ -20,6 +20,17 @@ WorkerTags holder_tags(const std::string& launcher, long long pid, const std::st
 
 void record_worker_tags(db::Store& store, const db::Lease& lease, const WorkerTags& tags) {
   for (const auto& [key, value] : tags) store.set_tag(lease, key, value);
+  store.set_tag(lease, worker_tag::kLease, std::to_string(lease.generation));
+}
+
+bool tags_of_earlier_holder(const db::RunRecord& run, const WorkerTags& tags) {
+  const auto it = tags.find(worker_tag::kLease);
+  if (it == tags.end()) return false;
+  try {
+    return std::stoll(it->second) < run.lease;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace fathom::experiments

@@ -20,6 +20,10 @@ inline const std::string kLauncher = "worker.launcher";  // the launcher's regis
 inline const std::string kHost = "worker.host";          // host_name() of the worker's machine
 inline const std::string kPid = "worker.pid";            // its process id on that host
 inline const std::string kLog = "worker.log";            // the file its output goes to
+// The lease generation the holder wrote these tags under: a run claimed again (a resume, a
+// requeue) keeps its last holder's tags until the new holder records itself, and they must
+// not speak for the new one (issue 57 item 10).
+inline const std::string kLease = "worker.lease";
 }  // namespace worker_tag
 
 // The file a worker's output goes to, in its run's directory (appended across requeues).
@@ -29,7 +33,13 @@ std::string worker_log_path(const std::string& run_dir);
 // ("": none of its own). What every holder records, beside its launcher's own tags.
 WorkerTags holder_tags(const std::string& launcher, long long pid, const std::string& log = "");
 
-// Records `tags` on the run `lease` holds (LeaseLost once it is no longer held).
+// Records `tags` on the run `lease` holds, with the lease's generation (worker.lease), or
+// LeaseLost once it is no longer held.
 void record_worker_tags(db::Store& store, const db::Lease& lease, const WorkerTags& tags);
+
+// True when `tags` were written by an earlier holder of `run` (worker.lease below its lease):
+// the process they name is not the run's worker now. Tags written before worker.lease existed
+// cannot be told apart and count as current.
+bool tags_of_earlier_holder(const db::RunRecord& run, const WorkerTags& tags);
 
 }  // namespace fathom::experiments

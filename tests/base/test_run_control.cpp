@@ -20,6 +20,7 @@
 
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "experiments/worker_tags.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -231,6 +232,43 @@ TEST_F(RunControlTest, LocalWorkerWhoseProcessIsGoneIsLost) {
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
   EXPECT_NE(why->find("pid " + std::to_string(pid)), std::string::npos) << *why;
   EXPECT_EQ(why->find("no heartbeat"), std::string::npos) << *why;
+}
+
+// A run claimed again (a resume requeued it, a worker took it) keeps its last holder's tags
+// until the new worker records itself. Their dead pid is not the new holder's: a second
+// `sweep --resume` judged such a run lost and fenced off the first's live worker (issue 57
+// item 10). Tags of the current lease still tell; stale ones leave it to the heartbeat and,
+// on this host, to the never-started grace.
+TEST_F(RunControlTest, AnEarlierHoldersTagsDoNotSpeakForTheNewOne) {
+  const pid_t pid = dead_pid();
+  auto tags = local_worker(host_, pid);
+  const int64_t stale = running_run("stale", host_, tags);
+  const RunRecord run = record(stale);
+  store_->set_tag(stale, "worker.lease", std::to_string(run.lease - 1));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, run, unix_now(), 180));
+  const auto unstarted = fathom::experiments::lost_worker(
+      *store_, run, run.heartbeat_at + fathom::experiments::kUnstartedGrace + 1, 180);
+  ASSERT_TRUE(unstarted);
+  EXPECT_NE(unstarted->find("no worker was ever started"), std::string::npos) << *unstarted;
+
+  const int64_t current = running_run("current", host_, tags);
+  store_->set_tag(current, "worker.lease", std::to_string(record(current).lease));
+  const auto why = fathom::experiments::lost_worker(*store_, record(current), unix_now(), 180);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
+}
+
+// What a holder records carries its lease: the next holder's claim makes it an earlier one's.
+TEST_F(RunControlTest, RecordedWorkerTagsCarryTheirLease) {
+  const int64_t id = running_run("r", host_);
+  const RunRecord run = record(id);
+  fathom::experiments::record_worker_tags(*store_, fathom::db::Lease{id, run.lease},
+                                          fathom::experiments::holder_tags("local", getpid()));
+  EXPECT_EQ(store_->tags(id).at("worker.lease"), std::to_string(run.lease));
+  EXPECT_FALSE(fathom::experiments::tags_of_earlier_holder(run, store_->tags(id)));
+  RunRecord reclaimed = run;
+  reclaimed.lease = run.lease + 1;
+  EXPECT_TRUE(fathom::experiments::tags_of_earlier_holder(reclaimed, store_->tags(id)));
 }
 
 TEST_F(RunControlTest, LocalWorkerOnRunHostWithoutHostTagIsJudgedToo) {
