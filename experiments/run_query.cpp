@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/util/strings.h"
+
 namespace fathom::experiments {
 namespace {
 
@@ -315,6 +317,27 @@ RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config) {
       return leaves->at(alias->second);
     return std::nullopt;
   };
+}
+
+std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config) {
+  std::map<std::string, QueryValue> leaves;
+  flatten(config, "", &leaves);
+  std::vector<std::string> names = {"id",    "updates", "diverged_step", "name",
+                                    "sweep", "status",  "host",          "device"};
+  for (const auto& [metric, value] : run.final_metrics) names.push_back(metric);
+  for (const auto& [path, value] : leaves) {
+    names.push_back(path);
+    names.push_back(path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::string did_you_mean_field(const std::string& field,
+                               const std::vector<std::string>& known_fields) {
+  const std::string closest = closest_match(lower(field), known_fields);
+  return closest.empty() ? "" : " (did you mean " + closest + "?)";
 }
 
 }  // namespace fathom::experiments

@@ -50,6 +50,15 @@ using RunFields = std::function<std::optional<QueryValue>(const std::string& fie
 // config_json (parse it once per run; it never changes).
 RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config);
 
+// Every name fields_of answers for this run: its columns, final metrics, config keys in full
+// and by their last part. What a typo in a filter is matched against.
+std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config);
+
+// " (did you mean norm?)" for a field no run has that is a small edit from one of
+// `known_fields`; "" when none is close.
+std::string did_you_mean_field(const std::string& field,
+                               const std::vector<std::string>& known_fields);
+
 class RunQuery {
  public:
   // Throws RunQueryError. An empty or blank text matches every run.

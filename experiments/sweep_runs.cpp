@@ -34,9 +34,11 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
                      std::string("'") + out.where + "': " + e.what());
   }
   std::vector<std::string> unknown(query.fields());
+  std::vector<std::string> known;  // for a typo's "did you mean": the first run's fields
   for (auto& rec : records) {
     auto config = nlohmann::json::parse(rec.config_json, nullptr, /*allow_exceptions=*/false);
     if (config.is_discarded()) config = nlohmann::json::object();
+    if (known.empty()) known = field_names(rec, config);
     const RunFields fields = fields_of(rec, config);
     unknown.erase(std::remove_if(unknown.begin(), unknown.end(),
                                  [&](const std::string& f) { return fields(f).has_value(); }),
@@ -46,7 +48,8 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
   if (out.runs.empty()) {
     std::string why =
         "keeps none of the " + std::to_string(out.total) + " runs of sweep '" + sweep + "'";
-    if (!unknown.empty()) why += "; no run has " + join(unknown, ", ");
+    for (size_t i = 0; i < unknown.size(); ++i)
+      why += (i ? ", " : "; no run has ") + unknown[i] + did_you_mean_field(unknown[i], known);
     throw InputError("fathom export", 0, "--where", "'" + out.where + "' " + why);
   }
   return out;

@@ -58,7 +58,12 @@ QString RunsFilter::statusText() const {
   for (const std::string& field : query_.fields()) {
     bool found = false;
     for (const auto& run : model->runs()) found = found || fieldsOf(run)(field).has_value();
-    if (!found) missing << QString::fromStdString(field);
+    if (found) continue;
+    const auto& first = model->runs().front();  // a typo is matched against a run's fields
+    auto config = nlohmann::json::parse(first.config_json, nullptr, /*allow_exceptions=*/false);
+    if (config.is_discarded()) config = nlohmann::json::object();
+    missing << QString::fromStdString(
+        field + experiments::did_you_mean_field(field, experiments::field_names(first, config)));
   }
   QString text = QStringLiteral("no run matches \"%1\"").arg(text_);
   if (!missing.isEmpty())

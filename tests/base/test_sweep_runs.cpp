@@ -78,6 +78,10 @@ TEST(SweepRuns, BadFiltersNameWhere) {
   EXPECT_EQ(field_of("d", "depth=48"),
             "--where: 'depth=48' keeps none of the 4 runs of sweep 'd'; no run has depth");
   EXPECT_EQ(field_of("nope", "").rfind("--sweep: no sweep named 'nope'", 0), 0u);
+  // A typo of a field the runs have is named with the field it likely meant (issue 58 item 3).
+  EXPECT_EQ(field_of("d", "nrom=pre"),
+            "--where: 'nrom=pre' keeps none of the 4 runs of sweep 'd'; no run has nrom (did you "
+            "mean norm?)");
 }
 
 // `fathom export table --where`: the table of the kept runs, with the note.

@@ -164,6 +164,11 @@ class RunsModelTest : public QObject {
     QCOMPARE(filter.rowCount(), 0);
     QCOMPARE(filter.statusText(),
              QStringLiteral("no run matches \"test_bleu>5\" (no run has test_bleu)"));
+    // A typo is named with the field it likely meant (issue 58 item 3).
+    filter.setText("encodr_layers=6");
+    QCOMPARE(filter.rowCount(), 0);
+    QCOMPARE(filter.statusText(), QStringLiteral("no run matches \"encodr_layers=6\" (no run has "
+                                                 "encodr_layers (did you mean encoder_layers?))"));
     filter.setText("valid_ppl<");  // half typed: the last good filter stays in force
     QCOMPARE(filter.rowCount(), 0);
     QVERIFY2(filter.statusText().contains("expected a value after '<' (column 11)"),
