@@ -3,8 +3,10 @@
 #include <qcustomplot.h>
 #include <QAbstractItemView>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
+#include <QStatusBar>
 
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
@@ -62,8 +64,15 @@ bool export_with_dialog(QWidget* target, QWidget* parent) {
   QString error;
   const bool ok =
       plot ? export_plot(plot, path, choice.size, &error) : export_table(table, path, &error);
-  if (!ok) QMessageBox::warning(parent, QStringLiteral("Export"), error);
-  return ok;
+  if (!ok) {
+    QMessageBox::warning(parent, QStringLiteral("Export"), error);
+    return false;
+  }
+  // Where the file went, in the window's status bar (a dialog's name field is easy to misread).
+  if (auto* window = parent ? qobject_cast<QMainWindow*>(parent->window()) : nullptr)
+    window->statusBar()->showMessage(
+        QStringLiteral("exported to %1").arg(QFileInfo(path).absoluteFilePath()), 15000);
+  return true;
 }
 
 void add_export_menu(QWidget* target) {

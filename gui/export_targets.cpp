@@ -1,5 +1,7 @@
 #include "gui/export_targets.h"
 
+#include <charconv>
+
 #include <qcustomplot.h>
 #include <QAbstractItemView>
 #include <QApplication>
@@ -7,6 +9,7 @@
 #include <QFileInfo>
 
 #include "experiments/text_table.h"
+#include "gui/item_roles.h"
 #include "plot/export.h"
 #include "plot/save.h"
 
@@ -71,7 +74,18 @@ bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize&
   }
 }
 
-experiments::TextTable table_of_view(const QAbstractItemView* view) {
+namespace {
+
+// The shortest text that reads back as the same double (C++17 to_chars).
+std::string round_trip_text(double v) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  return std::string(text, end);
+}
+
+}  // namespace
+
+experiments::TextTable table_of_view(const QAbstractItemView* view, bool raw) {
   experiments::TextTable table;
   const QAbstractItemModel* model = view->model();
   if (!model) return table;
@@ -79,8 +93,14 @@ experiments::TextTable table_of_view(const QAbstractItemView* view) {
     table.header.push_back(model->headerData(c, Qt::Horizontal).toString().toStdString());
   for (int r = 0; r < model->rowCount(); ++r) {
     std::vector<std::string> row;
-    for (int c = 0; c < model->columnCount(); ++c)
-      row.push_back(model->index(r, c).data().toString().toStdString());
+    for (int c = 0; c < model->columnCount(); ++c) {
+      const QModelIndex index = model->index(r, c);
+      const QVariant number = raw ? index.data(kRawValueRole) : QVariant();
+      bool ok = false;
+      const double v = number.toDouble(&ok);
+      row.push_back(number.isValid() && ok ? round_trip_text(v)
+                                           : index.data().toString().toStdString());
+    }
     table.rows.push_back(std::move(row));
   }
   return table;
@@ -93,9 +113,10 @@ bool export_table(QAbstractItemView* view, const QString& path, QString* error) 
     return false;
   }
   const ExportSource* source = source_of(view);
-  const std::string text = source && source->table ? source->table(format.toStdString())
-                                                   : experiments::format_text_table(
-                                                         table_of_view(view), format.toStdString());
+  const std::string text = source && source->table
+                               ? source->table(format.toStdString())
+                               : experiments::format_text_table(
+                                     table_of_view(view, format == "csv"), format.toStdString());
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) ||
       file.write(text.data(), static_cast<qint64>(text.size())) !=

@@ -37,8 +37,10 @@ bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize&
                  QString* error);
 bool export_table(QAbstractItemView* view, const QString& path, QString* error);
 
-// A view's cells as shown (sorted, filtered), with its column headers.
-experiments::TextTable table_of_view(const QAbstractItemView* view);
+// A view's cells as shown (sorted, filtered), with its column headers. `raw`: a cell's
+// kRawValueRole (gui/item_roles.h) number where its model gives one (a CSV for scripts), else its
+// text.
+experiments::TextTable table_of_view(const QAbstractItemView* view, bool raw = false);
 
 // What File > Export... acts on inside `scope` (the current tab): the plot or table that has
 // the focus or holds it, else the first visible plot, else the first visible table; nullptr

@@ -1,5 +1,6 @@
 #include "gui/runs_model.h"
 
+#include "gui/item_roles.h"
 #include "gui/number_text.h"
 
 #include "db/metric_names.h"
@@ -226,6 +227,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       return cell(*run, index.column(), false);
     case SortRole:
+    case kRawValueRole:  // a CSV of the table holds the numbers, not their display
       return cell(*run, index.column(), true);
     case RunIdRole:
       return QVariant::fromValue<qlonglong>(run->id);

@@ -12,6 +12,7 @@
 
 #include "gui/curve_plot.h"
 #include "gui/export_targets.h"
+#include "gui/item_roles.h"
 #include "plot/figure.h"
 #include "plot/size.h"
 #include "tests/gui/gui_test_registry.h"
@@ -112,6 +113,27 @@ class ExportTest : public QObject {
     QVERIFY(tex.contains("\\begin{tabular}{ll}\n\\toprule\nrun & valid\\_ppl \\\\\n\\midrule\n"));
     QVERIFY(tex.contains("pre\\_6L & 11 \\\\"));
     QVERIFY(tex.contains("\\bottomrule\n\\end{tabular}"));
+  }
+
+  // A CSV is for scripts: a cell shown formatted ("236,032", "2.793 @330") is written as the
+  // number its model gives (kRawValueRole); Markdown keeps what the table shows (issue 58
+  // item 7).
+  void csvHoldsRawNumbersWhereTheModelGivesThem() {
+    QTableWidget table(1, 3);
+    table.setHorizontalHeaderLabels({"run", "params", "valid_ppl"});
+    table.setItem(0, 0, new QTableWidgetItem("a"));
+    auto* params = new QTableWidgetItem("236,032");
+    params->setData(kRawValueRole, 236032.0);
+    table.setItem(0, 1, params);
+    auto* best = new QTableWidgetItem("2.793 @330");
+    best->setData(kRawValueRole, 2.7931234);
+    table.setItem(0, 2, best);
+    QString error;
+    QVERIFY(export_table(&table, dir_.filePath("raw.csv"), &error));
+    QCOMPARE(read(dir_.filePath("raw.csv")),
+             QByteArray("run,params,valid_ppl\r\na,236032,2.7931234\r\n"));
+    QVERIFY(export_table(&table, dir_.filePath("shown.md"), &error));
+    QVERIFY(read(dir_.filePath("shown.md")).contains("| a | 236,032 | 2.793 @330 |"));
   }
 
   void viewsOwnRendererWins() {
