@@ -37,8 +37,15 @@ ModelFootprint estimate_footprint(const RunConfig& config) {
   // Each sub-layer keeps at least its input, its branch and (FFN) its inner activation per
   // token; the batch holds up to data.max_tokens tokens on each side.
   const double per_token_layer = 4 * (4 * d + ff);
-  f.activation_bytes = config.data.max_tokens * per_token_layer *
-                       (encoders + (is_decoder_only(m) ? 1.0 : 2.0) * decoders);
+  const double layer_equivalents = encoders + (is_decoder_only(m) ? 1.0 : 2.0) * decoders;
+  if (config.train.checkpoint_activations) {
+    // Recomputed layers keep only their input (d floats a token) until backward reaches them,
+    // then one layer's activations at a time: counting every layer's would refuse the deep
+    // models checkpointing exists for.
+    f.activation_bytes = config.data.max_tokens * (4 * d * layer_equivalents + per_token_layer * 2);
+  } else {
+    f.activation_bytes = config.data.max_tokens * per_token_layer * layer_equivalents;
+  }
   return f;
 }
 

@@ -3,7 +3,8 @@
 // (`--set model.encoder_layers=1000000000`) used to pass every check and then grow a `fathom
 // train` to 23 GB while building the model. The estimate is a lower bound -- parameters,
 // their gradients and Adam's two moments (16 bytes a parameter in float32), plus the
-// activations one batch keeps for backward -- so a refused model could never have trained.
+// activations one batch keeps for backward (with train.checkpoint_activations: each layer's
+// input and one layer's activations) -- so a refused model could never have trained.
 #include <cstdint>
 
 #include "base/config/config.h"

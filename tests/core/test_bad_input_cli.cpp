@@ -97,6 +97,28 @@ TEST(ModelFootprint, CountsParametersAndTheirState) {
   EXPECT_THROW(fathom::check_weights_fit(c, 4 * f.parameters - 1), fathom::InputError);
 }
 
+// With activation checkpointing a layer keeps only its input until backward recomputes it, one
+// layer (a decoder layer: two layer equivalents) at a time: 1,000 encoder layers then cost
+// 4 bytes * 16 per token and layer, not 4 * (4*16 + 32). Counting them in full refused the
+// deep models checkpointing is for.
+TEST(ModelFootprint, CheckpointedLayersKeepOnlyTheirInputs) {
+  fathom::RunConfig c;
+  c.model.d_model = 16;
+  c.model.d_ff = 32;
+  c.model.heads = 2;
+  c.model.encoder_layers = 1000;
+  c.model.decoder_layers = 1;
+  c.data.task = "synthetic";
+  c.data.synthetic.vocab = 8;
+  c.data.max_tokens = 256;
+  const double full = fathom::estimate_footprint(c).activation_bytes;
+  EXPECT_DOUBLE_EQ(full, 256.0 * 4 * (4 * 16 + 32) * 1002);
+  c.train.checkpoint_activations = true;
+  const double checkpointed = fathom::estimate_footprint(c).activation_bytes;
+  EXPECT_DOUBLE_EQ(checkpointed, 256.0 * (4 * 16 * 1002 + 4 * (4 * 16 + 32) * 2));
+  EXPECT_LT(checkpointed, full / 5);
+}
+
 // Every command that builds a model checks the estimate first (issue 57 item 4): `params` and
 // `analyze output-shift --depths 1,1000000000` took 30-43 s to 15 GB, then LibTorch's
 // allocator message; now refused at the key before any model is built.
