@@ -16,18 +16,26 @@ QFont figure_font(const Style& style, double pt) {
 }
 
 QColor series_colour(int i) {
-  // Okabe & Ito (2008), ordered so neighbours differ strongly in lightness.
-  static const QColor colours[] = {QColor(0x00, 0x72, 0xB2), QColor(0xE6, 0x9F, 0x00),
-                                   QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00),
-                                   QColor(0xCC, 0x79, 0xA7), QColor(0x56, 0xB4, 0xE9),
-                                   QColor(0x00, 0x00, 0x00)};
-  return colours[i % 7];
+  // Okabe & Ito (2008) first, ordered so neighbours differ strongly in lightness; then Tol's
+  // "muted" and "dark" schemes (Tol 2021, SRON/EPS/TN/09-002), which keep their distance from
+  // them: 20 colours before one repeats.
+  static const QColor colours[] = {
+      QColor(0x00, 0x72, 0xB2), QColor(0xE6, 0x9F, 0x00), QColor(0x00, 0x9E, 0x73),
+      QColor(0xD5, 0x5E, 0x00), QColor(0xCC, 0x79, 0xA7), QColor(0x56, 0xB4, 0xE9),
+      QColor(0x00, 0x00, 0x00), QColor(0x88, 0x22, 0x55), QColor(0x11, 0x77, 0x33),
+      QColor(0x33, 0x22, 0x88), QColor(0xDD, 0xCC, 0x77), QColor(0x44, 0xAA, 0x99),
+      QColor(0xCC, 0x66, 0x77), QColor(0x99, 0x99, 0x33), QColor(0xAA, 0x44, 0x99),
+      QColor(0x88, 0xCC, 0xEE), QColor(0x22, 0x22, 0x55), QColor(0x66, 0x33, 0x33),
+      QColor(0x22, 0x55, 0x55), QColor(0x66, 0x66, 0x33)};
+  return colours[i % kSeriesColours];
 }
 
 Qt::PenStyle series_dash(int i) {
   static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                         Qt::DashDotDotLine};
-  return dashes[i % 5];
+  // Within one round of colours the dash varies with them (a grey print still tells series
+  // apart); each later round shifts it, so a repeated colour never comes with its old dash.
+  return dashes[(i % 5 + i / kSeriesColours) % 5];
 }
 
 QCPScatterStyle::ScatterShape series_marker(int i) {

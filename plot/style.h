@@ -24,8 +24,10 @@ struct Style {
 
 QFont figure_font(const Style& style, double pt);
 
-// Style index i: cycles through 7 colours, 5 dash patterns and 7 markers, so two series differ
-// in dash or marker even where their colours print as the same grey.
+// Style index i: cycles through 20 colours, 5 dash patterns and 7 markers, so two series differ
+// in dash or marker even where their colours print as the same grey; (colour, dash) repeats
+// only after 100 series.
+inline constexpr int kSeriesColours = 20;
 QColor series_colour(int i);
 Qt::PenStyle series_dash(int i);
 QCPScatterStyle::ScatterShape series_marker(int i);
