@@ -273,8 +273,8 @@ nlohmann::json scores_json(const Scores& e, const Scores& full, const TrainRepor
           {"valid_objective", t.best_objective}};
 }
 
-nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParams& params) {
-  Subject& s = subjects.at(0);
+// The layers to linearize, once every flag is known good.
+std::vector<LayerRef> checked_layers(const Subject& s, const AnalysisParams& params) {
   const ModelConfig& m = s.config.model;
   std::vector<LayerRef> layers;
   try {
@@ -290,6 +290,64 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
     throw InputError(s.label, 0, "data.valid",
                      "linearize trains W, b until the validation objective stops improving; "
                      "this run has no validation data (or use --steps 0)");
+  return layers;
+}
+
+// One layer replaced by an affine map fitted to it (least squares, then trained), against the
+// control: the layer kept with a map of the same shape after it trained alike. A row of the
+// result.
+nlohmann::json linearize_layer(TransformerImpl& model, const Subject& s, const LayerRef& layer,
+                               const std::vector<Batch>& sample, const std::vector<Batch>& held_out,
+                               const Scores& full, const AnalysisParams& params) {
+  const ModelConfig& m = s.config.model;
+  const LayerPairs pairs = collect_layer_pairs(model, layer, sample);
+  const LayerPairs valid_pairs =
+      held_out.empty() ? LayerPairs{} : collect_layer_pairs(model, layer, held_out);
+  // The mapped columns: the whole state, or the depth-wise LSTM's output o (its first d).
+  const int64_t w = pairs.y.size(1);
+  const int64_t mapped = params.lstm_map == "output" ? std::min<int64_t>(w, m.d_model) : w;
+  auto [weight, bias] = fit_linear(pairs.x.narrow(1, 0, mapped), pairs.y.narrow(1, 0, mapped));
+  AffineLayerMap linear(layer, AffineLayerMap::Where::InsteadOfLayer, weight, bias);
+  auto fit_mse = [&] {
+    torch::NoGradGuard no_grad;
+    return (linear.apply(pairs.x) - pairs.y).pow(2).mean().item<double>();
+  };
+  const double start_mse = fit_mse();
+  const TrainReport trained = train_map(
+      model, s, linear, {pairs.x, pairs.y, valid_pairs.x, valid_pairs.y}, params.objective, params);
+  const double end_mse = fit_mse();
+  const Scores replaced = evaluate(model, s, &linear);
+
+  // The control: the same training, the layer kept, an affine map of the same shape after it
+  // from identity.
+  AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(mapped),
+                         torch::zeros({mapped}));
+  const TrainReport control_trained =
+      train_map(model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y},
+                params.objective, params);
+  const Scores kept = evaluate(model, s, &control);
+
+  nlohmann::json row = scores_json(replaced, full, trained);
+  row["layer"] = layer.name();
+  row["stack"] = stack_name(layer.stack);
+  row["index"] = layer.layer + 1;
+  row["state_width"] = w;
+  row["mapped_width"] = mapped;
+  row["map_parameters"] = mapped * mapped + mapped;
+  row["lstsq_mse"] = start_mse;
+  row["final_mse"] = end_mse;
+  row["pairs"] = pairs.x.size(0);
+  row["control"] = scores_json(kept, full, control_trained);
+  // What the linearization changed beyond what the same extra training buys.
+  row["bleu_vs_control_pct"] = maybe(percent_change(replaced.bleu, kept.bleu));
+  row["ppl_vs_control_pct"] = maybe(percent_change(replaced.valid_ppl, kept.valid_ppl));
+  return row;
+}
+
+nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParams& params) {
+  Subject& s = subjects.at(0);
+  const ModelConfig& m = s.config.model;
+  const std::vector<LayerRef> layers = checked_layers(s, params);
   TransformerImpl& model = *s.model;
   ProgressBar bar("linearize", static_cast<int64_t>(layers.size()) + 1, params.progress);
 
@@ -304,49 +362,7 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   nlohmann::json rows = nlohmann::json::array();
   int64_t done = 1;
   for (const LayerRef& layer : layers) {
-    const LayerPairs pairs = collect_layer_pairs(model, layer, sample);
-    const LayerPairs valid_pairs =
-        held_out.empty() ? LayerPairs{} : collect_layer_pairs(model, layer, held_out);
-    // The mapped columns: the whole state, or the depth-wise LSTM's output o (its first d).
-    const int64_t w = pairs.y.size(1);
-    const int64_t mapped = params.lstm_map == "output" ? std::min<int64_t>(w, m.d_model) : w;
-    auto [weight, bias] = fit_linear(pairs.x.narrow(1, 0, mapped), pairs.y.narrow(1, 0, mapped));
-    AffineLayerMap linear(layer, AffineLayerMap::Where::InsteadOfLayer, weight, bias);
-    auto fit_mse = [&] {
-      torch::NoGradGuard no_grad;
-      return (linear.apply(pairs.x) - pairs.y).pow(2).mean().item<double>();
-    };
-    const double start_mse = fit_mse();
-    const TrainReport trained =
-        train_map(model, s, linear, {pairs.x, pairs.y, valid_pairs.x, valid_pairs.y},
-                  params.objective, params);
-    const double end_mse = fit_mse();
-    const Scores replaced = evaluate(model, s, &linear);
-
-    // The control: the same training, the layer kept, an affine map of the same shape after it
-    // from identity.
-    AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(mapped),
-                           torch::zeros({mapped}));
-    const TrainReport control_trained =
-        train_map(model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y},
-                  params.objective, params);
-    const Scores kept = evaluate(model, s, &control);
-
-    nlohmann::json row = scores_json(replaced, full, trained);
-    row["layer"] = layer.name();
-    row["stack"] = stack_name(layer.stack);
-    row["index"] = layer.layer + 1;
-    row["state_width"] = w;
-    row["mapped_width"] = mapped;
-    row["map_parameters"] = mapped * mapped + mapped;
-    row["lstsq_mse"] = start_mse;
-    row["final_mse"] = end_mse;
-    row["pairs"] = pairs.x.size(0);
-    row["control"] = scores_json(kept, full, control_trained);
-    // What the linearization changed beyond what the same extra training buys.
-    row["bleu_vs_control_pct"] = maybe(percent_change(replaced.bleu, kept.bleu));
-    row["ppl_vs_control_pct"] = maybe(percent_change(replaced.valid_ppl, kept.valid_ppl));
-    rows.push_back(std::move(row));
+    rows.push_back(linearize_layer(model, s, layer, sample, held_out, full, params));
     bar.update(++done, layer.name());
   }
   bar.finish("done");

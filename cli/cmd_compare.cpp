@@ -5,6 +5,7 @@
 // of the hypotheses each run stored, against the test references of their common data.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -39,59 +40,44 @@ std::string fixed(double v, int digits = 2) {
   return buf;
 }
 
-void compare(const CompareArgs& a, const GlobalOptions& global) {
-  if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
-  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+// What compare() found: the runs, the settings that differ, the final metrics every run has,
+// and the paired BLEU tests of each run against the first (none when `paired.why_not` says).
+struct Comparison {
   std::vector<db::RunRecord> runs;
-  std::vector<nlohmann::json> configs;
-  for (const auto& name : a.runs) {
-    auto r = store.find_run(name);
-    if (!r) throw InputError(store.path(), 0, "RUN", "no run '" + name + "' in the store");
-    configs.push_back(nlohmann::json::parse(r->config_json));
-    runs.push_back(*r);
-  }
-  const auto differing = differing_keys(configs);
-
-  // Final metrics every run has.
+  std::map<std::string, std::vector<std::string>> differing;
   std::set<std::string> metrics;
-  for (const auto& [name, value] : runs.front().final_metrics) metrics.insert(name);
-  for (const auto& r : runs)
-    for (auto it = metrics.begin(); it != metrics.end();)
-      it = r.final_metrics.count(*it) ? std::next(it) : metrics.erase(it);
-
-  const PairedInput paired = paired_input(store, resolve_store_paths(global), runs);
+  PairedInput paired;
   std::vector<PairedBootstrap> tests;
-  if (paired.why_not.empty())
-    for (size_t i = 1; i < runs.size(); ++i)
-      tests.push_back(paired_bootstrap_bleu(paired.hypotheses.front(), paired.hypotheses[i],
-                                            paired.references, a.samples, a.seed));
+};
 
-  if (global.json) {
-    nlohmann::json j;
-    j["runs"] = nlohmann::json::array();
-    for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
-    j["differing"] = differing;
-    for (const auto& m : metrics) {
-      j["final_metrics"][m] = nlohmann::json::array();
-      for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
-    }
-    if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
-    for (size_t i = 0; i < tests.size(); ++i)
-      j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {
-          {"baseline",
-           {{"bleu", tests[i].baseline.score},
-            {"mean", tests[i].baseline.mean},
-            {"ci95", tests[i].baseline.ci}}},
-          {"system",
-           {{"bleu", tests[i].system.score},
-            {"mean", tests[i].system.mean},
-            {"ci95", tests[i].system.ci}}},
-          {"p", tests[i].p},
-          {"samples", tests[i].samples}};
-    std::cout << j.dump(2) << "\n";
-    return;
+void print_comparison_json(const Comparison& c) {
+  const auto& [runs, differing, metrics, paired, tests] = c;
+  nlohmann::json j;
+  j["runs"] = nlohmann::json::array();
+  for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
+  j["differing"] = differing;
+  for (const auto& m : metrics) {
+    j["final_metrics"][m] = nlohmann::json::array();
+    for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
   }
+  if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
+  for (size_t i = 0; i < tests.size(); ++i)
+    j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {
+        {"baseline",
+         {{"bleu", tests[i].baseline.score},
+          {"mean", tests[i].baseline.mean},
+          {"ci95", tests[i].baseline.ci}}},
+        {"system",
+         {{"bleu", tests[i].system.score},
+          {"mean", tests[i].system.mean},
+          {"ci95", tests[i].system.ci}}},
+        {"p", tests[i].p},
+        {"samples", tests[i].samples}};
+  std::cout << j.dump(2) << "\n";
+}
 
+void print_comparison_text(const Comparison& c, const CompareArgs& a) {
+  const auto& [runs, differing, metrics, paired, tests] = c;
   experiments::TextTable settings;
   settings.header = {"setting"};
   for (const auto& r : runs) settings.header.push_back(run_label(r));
@@ -122,6 +108,38 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   for (size_t i = 0; i < tests.size(); ++i)
     std::cout << "- " << run_label(runs[i + 1]) << ": " << interval(tests[i].system) << " vs "
               << interval(tests[i].baseline) << ": p = " << fixed(tests[i].p, 4) << "\n";
+}
+
+void compare(const CompareArgs& a, const GlobalOptions& global) {
+  if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  Comparison c;
+  auto& [runs, differing, metrics, paired, tests] = c;
+  std::vector<nlohmann::json> configs;
+  for (const auto& name : a.runs) {
+    auto r = store.find_run(name);
+    if (!r) throw InputError(store.path(), 0, "RUN", "no run '" + name + "' in the store");
+    configs.push_back(nlohmann::json::parse(r->config_json));
+    runs.push_back(*r);
+  }
+  differing = differing_keys(configs);
+
+  // Final metrics every run has.
+  for (const auto& [name, value] : runs.front().final_metrics) metrics.insert(name);
+  for (const auto& r : runs)
+    for (auto it = metrics.begin(); it != metrics.end();)
+      it = r.final_metrics.count(*it) ? std::next(it) : metrics.erase(it);
+
+  paired = paired_input(store, resolve_store_paths(global), runs);
+  if (paired.why_not.empty())
+    for (size_t i = 1; i < runs.size(); ++i)
+      tests.push_back(paired_bootstrap_bleu(paired.hypotheses.front(), paired.hypotheses[i],
+                                            paired.references, a.samples, a.seed));
+
+  if (global.json)
+    print_comparison_json(c);
+  else
+    print_comparison_text(c, a);
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
   return find_spikes(points, rule);
 }
 
-void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
+// The run's own columns: status (and why it is shown so), times, where it ran.
+void print_fields(const db::RunRecord& run) {
   std::cout << "run " << run.id << "  " << run.name << "\n";
   std::string status = experiments::shown_status(run, db::unix_now());
   if (status != run.status)  // a stale heartbeat: the worker is lost
@@ -81,12 +82,10 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
   field("host", run.host);
   field("device", run.device);
   field("git rev", run.git_rev);
+}
 
-  if (!run.final_metrics.empty()) {
-    std::cout << "final metrics\n";
-    for (const auto& [name, value] : run.final_metrics)
-      std::printf("  %-20s %.6g\n", name.c_str(), value);
-  }
+// The run's tags and its newest validation's sample translations (or continuations).
+void print_tags(const db::RunRecord& run, const db::Store& store) {
   if (auto tags = store.tags(run.id); !tags.empty()) {
     std::cout << "tags\n";
     for (const auto& [key, value] : tags)
@@ -108,6 +107,10 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
       }
     }
   }
+}
+
+// What the run stored besides its columns: artifacts, metric names, training probes.
+void print_stored(const db::RunRecord& run, const db::Store& store) {
   if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {
     std::cout << "artifacts\n";
     for (const auto& a : artifacts) {
@@ -129,6 +132,10 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
                   s.steps.size());
     }
   }
+}
+
+// The spikes of the spike metrics (db/metric_names.h) under `rule`.
+void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
   for (const auto& metric : db::metric::spike_metrics()) {
     const auto spikes = spikes_of(store, run.id, metric, rule);
     if (spikes.empty()) continue;
@@ -139,6 +146,18 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
                   static_cast<long long>(s.step), s.value, s.mean, s.std,
                   std::isfinite(s.z) ? ("z " + std::to_string(s.z).substr(0, 6)).c_str() : "");
   }
+}
+
+void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
+  print_fields(run);
+  if (!run.final_metrics.empty()) {
+    std::cout << "final metrics\n";
+    for (const auto& [name, value] : run.final_metrics)
+      std::printf("  %-20s %.6g\n", name.c_str(), value);
+  }
+  print_tags(run, store);
+  print_stored(run, store);
+  print_spikes(run, store, rule);
   if (!run.config_yaml.empty()) {
     std::cout << "config\n";
     std::istringstream lines(run.config_yaml);

@@ -129,6 +129,97 @@ int say_failed_runs(const db::Store& store, const std::string& sweep, const std:
   return failed;
 }
 
+// `--dry-run`: the runs the sweep expands to, as JSON or as text; nothing is queued.
+void print_dry_run(const experiments::SweepSpec& spec,
+                   const std::vector<experiments::SweepRun>& runs, bool json) {
+  if (json) {
+    nlohmann::json out = {{"sweep", spec.name},
+                          {"runs", nlohmann::json::array()},
+                          {"needs_yes", runs.size() > experiments::kManyRuns},
+                          {"set", spec.overrides}};
+    for (const auto& run : runs) {
+      nlohmann::json axes = nlohmann::json::object();
+      for (const auto& axis : run.axes) axes[axis.key] = axis.value;
+      out["runs"].push_back({{"name", run.name}, {"axes", axes}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  if (!spec.overrides.empty())
+    std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
+  std::cout << experiments::describe_sweep(runs);
+  if (runs.size() > experiments::kManyRuns)
+    std::cout << "note: " << runs.size() << " runs is more than " << experiments::kManyRuns
+              << "; queueing them will ask for --yes\n";
+}
+
+// What the launcher is asked to run: the sweep's workers, their store, devices and threads.
+experiments::LaunchRequest launch_request(const SweepArgs& args, const std::string& sweep,
+                                          const experiments::LauncherEntry& chosen,
+                                          const db::Store& store, const std::string& db_path,
+                                          const db::StorePaths& paths) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  experiments::LaunchRequest request;
+  request.sweep = sweep;
+  request.sweep_file = args.file;
+  request.parallel = args.jobs;
+  request.fathom_binary = self_binary();
+  // Workers get the store through the environment (a URL may hold a password; argv is public).
+  request.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
+  request.artifacts_root = paths.artifacts_root;
+  request.threads_per_worker = std::max(1, cores / args.jobs);
+  if (chosen.uses_local_devices) request.devices = slot_devices(args.devices);
+  request.run_dir = [paths](int64_t id) { return paths.run_dir(id); };
+  request.heartbeat_s = args.heartbeat_interval;
+  return request;
+}
+
+// One line on stderr: how many runs the sweep has, how many are left to run, and where.
+void say_queued(const SweepArgs& args, const experiments::SweepSpec& spec, size_t runs,
+                const experiments::QueuedSweep& queued, const experiments::LaunchRequest& request,
+                const std::string& launcher_name, const db::Store& store) {
+  std::string mapping;
+  for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
+  // A resumed extension file (NAME-edge.yaml) shares its sweep's queue: say whose runs go.
+  std::string to_run = std::to_string(request.runs) + " to run";
+  if (queued.queued_outside_file > 0)
+    to_run += ": " + std::to_string(request.runs - queued.queued_outside_file) + " of this file, " +
+              std::to_string(queued.queued_outside_file) + " queued by another file of sweep " +
+              spec.name;
+  std::fprintf(stderr,
+               "sweep %s: %zu runs in %s (%d already ended, %d running elsewhere, %s) via %s "
+               "launcher with %d worker(s)%s -> %s\n",
+               spec.name.c_str(), runs, args.file.c_str(), queued.kept, queued.alive,
+               to_run.c_str(), launcher_name.c_str(), args.jobs, mapping.c_str(),
+               store.path().c_str());
+}
+
+// Follows the launched sweep until no run is left to it, then says how it went; exit status 1
+// unless every run ended as a result.
+void follow_to_end(db::Store& store, experiments::Launcher& launcher, const SweepArgs& args,
+                   const std::string& sweep) {
+  experiments::FollowOptions follow;
+  follow.sweep = sweep;
+  follow.progress = !args.no_progress;
+  follow.heartbeat_timeout_s = args.heartbeat_timeout;
+  const experiments::SweepCounts counts = experiments::follow_sweep(store, launcher, follow);
+  std::printf(
+      "sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
+      "(this session)\n",
+      sweep.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
+      counts.cancelled);
+  if (counts.left_queued > 0)
+    std::printf(
+        "sweep %s: %d runs still queued with no worker left to take them; "
+        "`fathom sweep %s --resume` launches more\n",
+        sweep.c_str(), counts.left_queued, args.file.c_str());
+  // Diverged runs are results; a run that failed, crashed or is left queued is not done --
+  // this session's, or one an earlier launch left failed (a resume keeps those).
+  const int failed_in_store = say_failed_runs(store, sweep, args.file);
+  if (counts.failed + counts.crashed + counts.left_queued + failed_in_store > 0)
+    throw CommandExit{1};
+}
+
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
   if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
@@ -142,26 +233,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
     check_model_methods(config);
     check_model_fits(config);
   });
-  if (args.dry_run && global.json) {
-    nlohmann::json out = {{"sweep", spec.name},
-                          {"runs", nlohmann::json::array()},
-                          {"needs_yes", runs.size() > experiments::kManyRuns},
-                          {"set", spec.overrides}};
-    for (const auto& run : runs) {
-      nlohmann::json axes = nlohmann::json::object();
-      for (const auto& axis : run.axes) axes[axis.key] = axis.value;
-      out["runs"].push_back({{"name", run.name}, {"axes", axes}});
-    }
-    std::cout << out.dump(2) << "\n";
-    return;
-  }
   if (args.dry_run) {
-    if (!spec.overrides.empty())
-      std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
-    std::cout << experiments::describe_sweep(runs);
-    if (runs.size() > experiments::kManyRuns)
-      std::cout << "note: " << runs.size() << " runs is more than " << experiments::kManyRuns
-                << "; queueing them will ask for --yes\n";
+    print_dry_run(spec, runs, global.json);
     return;
   }
   experiments::check_run_count(spec, runs.size(), args.yes);
@@ -173,19 +246,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);
 
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  experiments::LaunchRequest request;
-  request.sweep = spec.name;
-  request.sweep_file = args.file;
-  request.parallel = args.jobs;
-  request.fathom_binary = self_binary();
-  // Workers get the store through the environment (a URL may hold a password; argv is public).
-  request.db_location = store.is_file() ? fs::absolute(store.url().connect).string() : db_path;
-  request.artifacts_root = paths.artifacts_root;
-  request.threads_per_worker = std::max(1, cores / args.jobs);
-  if (chosen.uses_local_devices) request.devices = slot_devices(args.devices);
-  request.run_dir = [paths](int64_t id) { return paths.run_dir(id); };
-  request.heartbeat_s = args.heartbeat_interval;
+  experiments::LaunchRequest request =
+      launch_request(args, spec.name, chosen, store, db_path, paths);
   // Every refusal (no sbatch, an unknown partition, GPU runs on a CPU partition) comes before
   // anything is queued.
   std::vector<RunConfig> configs;
@@ -196,20 +258,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const experiments::QueuedSweep queued =
       experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout, args.retry);
   request.runs = queued.queued;
-  std::string mapping;
-  for (const auto& d : request.devices) mapping += (mapping.empty() ? " on " : ",") + d;
-  // A resumed extension file (NAME-edge.yaml) shares its sweep's queue: say whose runs go.
-  std::string to_run = std::to_string(request.runs) + " to run";
-  if (queued.queued_outside_file > 0)
-    to_run += ": " + std::to_string(request.runs - queued.queued_outside_file) + " of this file, " +
-              std::to_string(queued.queued_outside_file) + " queued by another file of sweep " +
-              spec.name;
-  std::fprintf(stderr,
-               "sweep %s: %zu runs in %s (%d already ended, %d running elsewhere, %s) via %s "
-               "launcher with %d worker(s)%s -> %s\n",
-               spec.name.c_str(), runs.size(), args.file.c_str(), queued.kept, queued.alive,
-               to_run.c_str(), launcher_name.c_str(), args.jobs, mapping.c_str(),
-               store.path().c_str());
+  say_queued(args, spec, runs.size(), queued, request, launcher_name, store);
   if (request.runs == 0 && queued.alive == 0) {
     std::printf("sweep %s: nothing left to run\n", spec.name.c_str());
     if (say_failed_runs(store, spec.name, args.file) > 0) throw CommandExit{1};
@@ -234,26 +283,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
         spec.name.c_str(), spec.name.c_str(), spec.name.c_str());
     return;
   }
-  experiments::FollowOptions follow;
-  follow.sweep = spec.name;
-  follow.progress = !args.no_progress;
-  follow.heartbeat_timeout_s = args.heartbeat_timeout;
-  const experiments::SweepCounts counts = experiments::follow_sweep(store, *launcher, follow);
-  std::printf(
-      "sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
-      "(this session)\n",
-      spec.name.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
-      counts.cancelled);
-  if (counts.left_queued > 0)
-    std::printf(
-        "sweep %s: %d runs still queued with no worker left to take them; "
-        "`fathom sweep %s --resume` launches more\n",
-        spec.name.c_str(), counts.left_queued, args.file.c_str());
-  // Diverged runs are results; a run that failed, crashed or is left queued is not done --
-  // this session's, or one an earlier launch left failed (a resume keeps those).
-  const int failed_in_store = say_failed_runs(store, spec.name, args.file);
-  if (counts.failed + counts.crashed + counts.left_queued + failed_in_store > 0)
-    throw CommandExit{1};
+  follow_to_end(store, *launcher, args, spec.name);
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {

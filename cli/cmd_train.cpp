@@ -165,97 +165,80 @@ void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& co
   store.set_config(lease, config_to_yaml(config), config_to_json(config).dump());
 }
 
-void run_train(TrainArgs args, const GlobalOptions& global) {
-  take_config_from_overrides(args.config_path, args.overrides);
-  const std::string db_path = resolve_db_path(global);
+// Where a training run starts: a fork's parent, a resumed run, or a config file. A new run
+// opens (and so creates) the store only after its config passed every check: a typo must leave
+// nothing behind, not even an empty store. --resume and --fork need the store first.
+struct TrainStart {
   RunConfig config;
-  // A new run opens (and so creates) the store only after its config passed every check: a
-  // typo must leave nothing behind, not even an empty store. --resume needs the store first.
   std::optional<db::Store> store;
   std::optional<db::RunRecord> resumed, parent;
+};
+
+TrainStart load_start(const TrainArgs& args, const std::string& db_path) {
+  TrainStart start;
   if (!args.fork.empty()) {
     if (!args.resume.empty() || !args.config_path.empty())
       throw InputError("fathom train", 0, "--fork",
                        "a fork takes its parent's config: give no CONFIG and no --resume");
     if (args.fork_from < 0)
       throw InputError("fathom train", 0, "--from", "--fork needs --from STEP (an update)");
-    store.emplace(db::Store::open(db_path));
-    parent = store->find_run(args.fork);
-    if (!parent)
-      throw InputError(store->path(), 0, "--fork", "no run '" + args.fork + "' in the store");
-    config = load_config_string(parent->config_yaml,
-                                "run " + std::to_string(parent->id) + " config", "");
-    config.name = parent->name + " fork@" + std::to_string(args.fork_from);
+    start.store.emplace(db::Store::open(db_path));
+    start.parent = start.store->find_run(args.fork);
+    if (!start.parent)
+      throw InputError(start.store->path(), 0, "--fork", "no run '" + args.fork + "' in the store");
+    start.config = load_config_string(start.parent->config_yaml,
+                                      "run " + std::to_string(start.parent->id) + " config", "");
+    start.config.name = start.parent->name + " fork@" + std::to_string(args.fork_from);
   } else if (!args.resume.empty()) {
-    store.emplace(db::Store::open(db_path));
-    resumed = store->find_run(args.resume);
-    if (!resumed)
-      throw InputError(store->path(), 0, "--resume", "no run '" + args.resume + "' in the store");
-    config = load_config_string(resumed->config_yaml,
-                                "run " + std::to_string(resumed->id) + " config", "");
+    start.store.emplace(db::Store::open(db_path));
+    start.resumed = start.store->find_run(args.resume);
+    if (!start.resumed)
+      throw InputError(start.store->path(), 0, "--resume",
+                       "no run '" + args.resume + "' in the store");
+    start.config = load_config_string(start.resumed->config_yaml,
+                                      "run " + std::to_string(start.resumed->id) + " config", "");
   } else {
     if (args.config_path.empty())
       throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
-    config = load_config_file(args.config_path);
+    start.config = load_config_file(args.config_path);
   }
-  const RunConfig stored = config;
-  apply_overrides(config, args.overrides);
-  if (!args.device.empty()) config.device = args.device;
-  std::map<std::string, std::string> changes;
-  if (resumed) {
-    changes = resume_changes(stored, config);
-    refuse_end_before_reached(*store, *resumed, stored, config);
-    refuse_pointless_resume(*store, *resumed, config);
-  }
-  // Every check runs before any work: a bad config (or a device this machine lacks) never
-  // creates a run.
-  check_config(config);
-  check_model_methods(config);
-  check_model_fits(config);
-  plan_precision(config, resolve_device(config.device));
+  return start;
+}
 
-  const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
-  if (!store) store.emplace(db::Store::open(db_path));
-  if (parent) {
+// The run to train, once every check passed: the fork's new run, the resumed run, or a new one.
+int64_t run_to_train(TrainStart& start, const TrainArgs& args, const db::StorePaths& paths) {
+  db::Store& store = *start.store;
+  const RunConfig& config = start.config;
+  if (start.parent) {
+    const db::RunRecord& parent = *start.parent;
     const int64_t fork = create_fork(
-        *store, *parent, args.fork_from, config, paths.run_dir(parent->id),
+        store, parent, args.fork_from, config, paths.run_dir(parent.id),
         [&](int64_t id) { return paths.run_dir(id); }, git_revision());
     std::string settings;
     for (const auto& o : args.overrides) settings += (settings.empty() ? "" : "; ") + o;
-    if (!settings.empty()) store->set_tag(fork, "fork.settings", settings);
-    std::cerr << "run " << fork << " forks run " << parent->id << " at update " << args.fork_from
+    if (!settings.empty()) store.set_tag(fork, "fork.settings", settings);
+    std::cerr << "run " << fork << " forks run " << parent.id << " at update " << args.fork_from
               << "\n";
-    resumed = store->find_run(std::to_string(fork));
+    start.resumed = store.find_run(std::to_string(fork));
   }
-  const int64_t run_id = resumed ? resumed->id : [&] {
-    db::NewRun run;
-    run.name = config.name;
-    run.config_json = config_to_json(config).dump();
-    run.config_yaml = config_to_yaml(config);
-    run.git_rev = git_revision();
-    return store->create_run(run);
-  }();
-  TrainOptions options;
-  options.run_id = run_id;
-  options.artifacts_dir = paths.run_dir(run_id);
-  options.cache_dir = paths.cache_root;
-  options.resume = resumed.has_value();
-  options.progress = !args.no_progress;
-  // Ctrl+C / SIGTERM / SIGHUP: stop at the next update with a checkpoint (or between the
-  // steps of loading and evaluating), never leave a stale "running".
-  install_stop_signals();
-  options.stop_requested = &stop_requested();
-  std::optional<db::Lease> held;
-  options.on_hold = [&](const db::Lease& lease) {
-    held = lease;
-    record_holder(*store, lease, config, changes, resumed ? resumed->updates : 0);
-  };
-  std::cerr << "run " << run_id << " (" << config.name << ") -> " << store->path() << "\n";
-  const std::string resume =
-      command_line(global, *store, "train --resume " + std::to_string(run_id));
-  TrainOutcome outcome;
+  if (start.resumed) return start.resumed->id;
+  db::NewRun run;
+  run.name = config.name;
+  run.config_json = config_to_json(config).dump();
+  run.config_yaml = config_to_yaml(config);
+  run.git_rev = git_revision();
+  return store.create_run(run);
+}
+
+// Trains the run. A failure after this process took the run is recorded with it
+// (settle_outcome); `resume` is the command that continues it.
+TrainOutcome train_settling_failure(const RunConfig& config, db::Store& store,
+                                    const TrainOptions& options,
+                                    const std::optional<db::Lease>& held,
+                                    const GlobalOptions& global, const std::string& resume) {
+  const int64_t run_id = options.run_id;
   try {
-    outcome = train_run(config, *store, options);
+    return train_run(config, store, options);
   } catch (const UnreadableResumePoint&) {
     throw;  // nothing was trained or recorded: the run stays as it was
   } catch (const db::LeaseLost& e) {
@@ -264,7 +247,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
     throw CommandExit{experiments::kWorkerFenced};
   } catch (const std::exception& e) {
     if (!held) throw;  // it never became this process's run: left as it was
-    const Settlement settled = settle_outcome(*store, *held, e);
+    const Settlement settled = settle_outcome(store, *held, e);
     if (settled.lease_lost) {
       std::cerr << "note: " << settled.record_error << "\n";
     } else if (!settled.record_error.empty()) {
@@ -274,25 +257,76 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
       std::cerr << "error: " << settled.why << "\n"
                 << "run " << run_id << " could not be marked failed either ("
                 << settled.record_error << "); once the store is writable again, continue it with: "
-                << command_line(global, *store, "cancel " + std::to_string(run_id)) << " && "
+                << command_line(global, store, "cancel " + std::to_string(run_id)) << " && "
                 << resume << "\n";
       throw CommandExit{1};
     }
     throw;  // main() names it: exit status 2 for bad input, 1 otherwise
   }
-  if (outcome.status == TrainOutcome::kStopped) {
-    if (held) {
-      const Settlement settled = settle_outcome(*store, *held, outcome, {false, resume});
-      if (settled.lease_lost) std::cerr << "note: " << settled.record_error << "\n";
-      std::cerr << "run " << run_id << " " << settled.why << "; continue it with: " << resume
-                << "\n";
-    } else {
-      std::cerr << "run " << run_id << " " << stopped_why(outcome, {false, resume})
-                << ", before it was taken: it is as it was\n";
-    }
-    throw CommandExit{128 + stop_signal()};
+}
+
+// A run stopped by a signal: recorded as cancelled with the command that continues it (when
+// this process held it); the exit status is 128 + the signal.
+[[noreturn]] void exit_stopped(db::Store& store, int64_t run_id, const TrainOutcome& outcome,
+                               const std::optional<db::Lease>& held, const std::string& resume) {
+  if (held) {
+    const Settlement settled = settle_outcome(store, *held, outcome, {false, resume});
+    if (settled.lease_lost) std::cerr << "note: " << settled.record_error << "\n";
+    std::cerr << "run " << run_id << " " << settled.why << "; continue it with: " << resume << "\n";
+  } else {
+    std::cerr << "run " << run_id << " " << stopped_why(outcome, {false, resume})
+              << ", before it was taken: it is as it was\n";
   }
-  print_outcome(*store->find_run(std::to_string(run_id)), outcome, global.json);
+  throw CommandExit{128 + stop_signal()};
+}
+
+void run_train(TrainArgs args, const GlobalOptions& global) {
+  take_config_from_overrides(args.config_path, args.overrides);
+  const std::string db_path = resolve_db_path(global);
+  TrainStart start = load_start(args, db_path);
+  RunConfig& config = start.config;
+  const RunConfig stored = config;
+  apply_overrides(config, args.overrides);
+  if (!args.device.empty()) config.device = args.device;
+  std::map<std::string, std::string> changes;
+  if (start.resumed) {
+    changes = resume_changes(stored, config);
+    refuse_end_before_reached(*start.store, *start.resumed, stored, config);
+    refuse_pointless_resume(*start.store, *start.resumed, config);
+  }
+  // Every check runs before any work: a bad config (or a device this machine lacks) never
+  // creates a run.
+  check_config(config);
+  check_model_methods(config);
+  check_model_fits(config);
+  plan_precision(config, resolve_device(config.device));
+
+  const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
+  if (!start.store) start.store.emplace(db::Store::open(db_path));
+  db::Store& store = *start.store;
+  const int64_t run_id = run_to_train(start, args, paths);
+  TrainOptions options;
+  options.run_id = run_id;
+  options.artifacts_dir = paths.run_dir(run_id);
+  options.cache_dir = paths.cache_root;
+  options.resume = start.resumed.has_value();
+  options.progress = !args.no_progress;
+  // Ctrl+C / SIGTERM / SIGHUP: stop at the next update with a checkpoint (or between the
+  // steps of loading and evaluating), never leave a stale "running".
+  install_stop_signals();
+  options.stop_requested = &stop_requested();
+  std::optional<db::Lease> held;
+  const int64_t updates_before = start.resumed ? start.resumed->updates : 0;
+  options.on_hold = [&](const db::Lease& lease) {
+    held = lease;
+    record_holder(store, lease, config, changes, updates_before);
+  };
+  std::cerr << "run " << run_id << " (" << config.name << ") -> " << store.path() << "\n";
+  const std::string resume =
+      command_line(global, store, "train --resume " + std::to_string(run_id));
+  const TrainOutcome outcome = train_settling_failure(config, store, options, held, global, resume);
+  if (outcome.status == TrainOutcome::kStopped) exit_stopped(store, run_id, outcome, held, resume);
+  print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "db/sql_store.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -23,9 +22,6 @@ constexpr const char* kUpsertTag =
 constexpr const char* kRunStateColumns =
     "id, name, sweep, '', '', status, NULL, host, device, NULL, "
     "NULL, updates, NULL, NULL, NULL, heartbeat_at, lease";
-constexpr const char* kAnalysisColumns =
-    "id, run_id, kind, checkpoint, params_json, result_json, created_at, elapsed_s";
-
 RunRecord read_run(const SqlRow& row) {
   RunRecord r;
   r.id = row.int64(0);
@@ -46,23 +42,6 @@ RunRecord read_run(const SqlRow& row) {
   r.heartbeat_at = row.real_or(15, 0);
   r.lease = row.int64(16);
   return r;
-}
-
-AnalysisRecord read_analysis(const SqlRow& row) {
-  AnalysisRecord a;
-  a.id = row.int64(0);
-  a.run_id = row.optional_int64(1);
-  a.kind = row.text(2);
-  a.checkpoint = row.text(3);
-  a.params_json = row.text(4);
-  a.result_json = row.text(5);
-  a.created_at = row.real_or(6, 0);
-  a.elapsed_s = row.real_or(7, 0);
-  return a;
-}
-
-MetricPoint read_point(const SqlRow& row, int first_col) {
-  return {row.int64(first_col), row.real(first_col + 1), row.real(first_col + 2)};
 }
 
 // A fence as a parameter that may be NULL (an unfenced write): typed, as PostgreSQL cannot
@@ -218,21 +197,6 @@ void SqlStore::set_tag(int64_t run, const std::string& key, const std::string& v
   });
 }
 
-void SqlStore::write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) {
-  sql().write([&] {
-    check_fence(run, fence);
-    insert_metrics(run, rows);
-  });
-}
-
-void SqlStore::delete_metrics_after(int64_t run, int64_t step, Fence fence) {
-  sql().write([&] {
-    check_fence(run, fence);
-    sql().query("DELETE FROM metrics WHERE run_id = ?1 AND step > ?2", {run, step});
-    sql().query("DELETE FROM probe_points WHERE run_id = ?1 AND step > ?2", {run, step});
-  });
-}
-
 void SqlStore::set_config(int64_t run, const std::string& config_yaml,
                           const std::string& config_json, Fence fence) {
   sql().write([&] {
@@ -262,19 +226,6 @@ void SqlStore::delete_run(int64_t run) {
       sql().query(std::string("DELETE FROM ") + table + " WHERE run_id = ?1", {run});
     sql().query("DELETE FROM runs WHERE id = ?1", {run});
   });
-}
-
-int64_t SqlStore::add_analysis(const NewAnalysis& a, double now) {
-  int64_t id = 0;
-  sql().write([&] {
-    sql().query(
-        "INSERT INTO analyses (run_id, kind, checkpoint, params_json, result_json, created_at,"
-        " elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
-        {sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json,
-         a.result_json, now, a.elapsed_s},
-        [&](const SqlRow& row) { id = row.int64(0); });
-  });
-  return id;
 }
 
 std::optional<RunRecord> SqlStore::claim_next_run(const std::string& sweep, const std::string& host,
@@ -317,17 +268,6 @@ void SqlStore::import_run(const RunExport& e) {
     insert_metrics(r.id, e.metrics);
     insert_probes(r.id, e.probes);
     sql().follow_explicit_ids("runs");
-  });
-}
-
-void SqlStore::import_analysis(const AnalysisRecord& a) {
-  sql().write([&] {
-    sql().query(
-        "INSERT INTO analyses (id, run_id, kind, checkpoint, params_json, result_json,"
-        " created_at, elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        {a.id, sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json,
-         a.result_json, a.created_at, a.elapsed_s});
-    sql().follow_explicit_ids("analyses");
   });
 }
 
@@ -396,114 +336,6 @@ std::optional<RunRecord> SqlStore::latest_run_named(const std::string& name) {
   return std::move(runs.front());
 }
 
-std::vector<MetricPoint> SqlStore::metric_points(int64_t run, const std::string& name,
-                                                 int64_t after_step) {
-  // A range scan of the (run_id, name, step) key: cost is the number of points read.
-  std::vector<MetricPoint> out;
-  sql().read_one([&] {
-    out.clear();
-    sql().query(
-        "SELECT step, value, wall_time FROM metrics"
-        " WHERE run_id = ?1 AND name = ?2 AND step > ?3 ORDER BY step",
-        {run, name, after_step}, [&](const SqlRow& row) { out.push_back(read_point(row, 0)); });
-  });
-  return out;
-}
-
-int64_t SqlStore::last_metric_step(int64_t run, const std::string& name) {
-  int64_t last = -1;
-  sql().read_one([&] {
-    sql().query("SELECT max(step) FROM metrics WHERE run_id = ?1 AND name = ?2", {run, name},
-                [&](const SqlRow& row) { last = row.is_null(0) ? -1 : row.int64(0); });
-  });
-  return last;
-}
-
-std::map<int64_t, MetricPoint> SqlStore::best_points(const std::vector<int64_t>& runs,
-                                                     const std::string& name, bool higher) {
-  std::map<int64_t, MetricPoint> out;
-  if (runs.empty()) return out;
-  // The first point per run in value order, one statement. NaN is left out on both engines:
-  // SQLite stores it as NULL, PostgreSQL sorts it above +inf.
-  const double inf = std::numeric_limits<double>::infinity();
-  const std::string sql_text =
-      "SELECT run_id, step, value, wall_time FROM (SELECT run_id, step, value, wall_time,"
-      " row_number() OVER (PARTITION BY run_id ORDER BY value " +
-      std::string(higher ? "DESC" : "ASC") + ", step) AS k FROM metrics WHERE run_id IN (" +
-      id_list(runs) + ") AND name = ?1 AND value > ?2 AND value < ?3) AS ranked WHERE k = 1";
-  sql().read_one([&] {
-    out.clear();
-    sql().query(sql_text, {name, -inf, inf},
-                [&](const SqlRow& row) { out[row.int64(0)] = read_point(row, 1); });
-  });
-  return out;
-}
-
-std::vector<std::string> SqlStore::metric_names(int64_t run) {
-  std::vector<std::string> out;
-  sql().read_one([&] {
-    out.clear();
-    // A skip-scan over the (run_id, name, step) key: one index seek per distinct name rather
-    // than reading every point of the run.
-    sql().query(std::string("WITH RECURSIVE n(name) AS ("
-                            "  SELECT (SELECT min(name) FROM metrics WHERE run_id = ?1)"
-                            "  UNION ALL"
-                            "  SELECT (SELECT min(name) FROM metrics WHERE run_id = ?1"
-                            "   AND name > n.name) FROM n WHERE n.name IS NOT NULL)"
-                            " SELECT name FROM n WHERE name IS NOT NULL ORDER BY name ") +
-                    sql().bytewise_collation(),
-                {run}, [&](const SqlRow& row) { out.push_back(row.text(0)); });
-  });
-  return out;
-}
-
-std::vector<MetricRow> SqlStore::metric_rows(int64_t run) {
-  std::vector<MetricRow> out;
-  sql().read_one([&] {
-    out.clear();
-    sql().query(std::string("SELECT step, name, value, wall_time FROM metrics WHERE run_id = ?1"
-                            " ORDER BY name ") +
-                    sql().bytewise_collation() + ", step",
-                {run}, [&](const SqlRow& row) {
-                  out.emplace_back(row.int64(0), row.text(1), row.real(2), row.real(3));
-                });
-  });
-  return out;
-}
-
-std::vector<AnalysisRecord> SqlStore::list_analyses(std::optional<int64_t> run,
-                                                    const std::string& kind) {
-  std::vector<AnalysisRecord> out;
-  sql().read_one([&] {
-    out.clear();
-    sql().query(std::string("SELECT ") + kAnalysisColumns +
-                    " FROM analyses WHERE (CAST(?1 AS BIGINT) IS NULL OR run_id = ?1)"
-                    " AND (CAST(?2 AS TEXT) = '' OR kind = ?2) ORDER BY id",
-                {sql_int_or_null(run), kind},
-                [&](const SqlRow& row) { out.push_back(read_analysis(row)); });
-  });
-  return out;
-}
-
-std::optional<AnalysisRecord> SqlStore::get_analysis(int64_t id) {
-  std::optional<AnalysisRecord> out;
-  sql().read_one([&] {
-    out.reset();
-    sql().query(std::string("SELECT ") + kAnalysisColumns + " FROM analyses WHERE id = ?1", {id},
-                [&](const SqlRow& row) { out = read_analysis(row); });
-  });
-  return out;
-}
-
-int64_t SqlStore::last_analysis_id() {
-  int64_t id = 0;
-  sql().read_one([&] {
-    sql().query("SELECT coalesce(max(id), 0) FROM analyses", {},
-                [&](const SqlRow& row) { id = row.int64(0); });
-  });
-  return id;
-}
-
 StoreCounts SqlStore::counts() {
   StoreCounts c;
   sql().read_one([&] {
@@ -565,19 +397,6 @@ void SqlStore::insert_artifact(int64_t run, const Artifact& a, double now) {
       " ON CONFLICT (run_id, kind) DO UPDATE SET path = excluded.path, step = excluded.step,"
       " created_at = excluded.created_at",
       {run, a.kind, a.path, sql_int_or_null(a.step), now});
-}
-
-void SqlStore::insert_metrics(int64_t run, const std::vector<MetricRow>& rows) {
-  // One row per execution, in order: a later row of the same (name, step) replaces the earlier.
-  std::vector<std::vector<SqlValue>> params;
-  params.reserve(rows.size());
-  for (const auto& [step, name, value, wall_time] : rows)
-    params.push_back({run, step, name, value, wall_time});
-  sql().execute_for_each(
-      "INSERT INTO metrics (run_id, step, name, value, wall_time) VALUES (?1, ?2, ?3, ?4, ?5)"
-      " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
-      " wall_time = excluded.wall_time",
-      params);
 }
 
 std::vector<RunRecord> SqlStore::select_runs(const std::string& where,

@@ -92,22 +92,14 @@ std::vector<std::vector<int>> all_cells(const Grid& g) {
   return cells;
 }
 
-}  // namespace
+// A value per cell (or per level of some axes), keyed by the levels.
+using CellMeans = std::map<std::vector<int>, double>;
 
-HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,
-                                   const std::string& seed_key,
-                                   const std::vector<std::vector<std::string>>& groups) {
-  HparamImportance out;
-  out.metric = metric;
-  const Grid g = grid_of(runs, seed_key, groups);
-  if (g.axes.empty())
-    throw InputError("fathom export importance", 0, "--sweep",
-                     "no swept axis besides " + seed_key + " has two values: nothing to explain");
-  out.axes = g.axes;
-
-  // Cell means, every cell required.
+// Each cell's mean of `metric` over its seeds; every cell of the full grid required. Sets
+// out's runs, cells and seed variance.
+CellMeans cell_means(const Grid& g, const std::string& metric, HparamImportance& out) {
   const auto cells = all_cells(g);
-  std::map<std::vector<int>, double> mean;
+  CellMeans mean;
   double within = 0;
   for (const auto& c : cells) {
     const auto it = g.values.find(c);
@@ -127,29 +119,30 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
   }
   out.cells = static_cast<int>(cells.size());
   out.seed_variance = within / static_cast<double>(cells.size());
+  return mean;
+}
 
-  double mu = 0;
-  for (const auto& [c, m] : mean) mu += m;
-  mu /= static_cast<double>(cells.size());
-  for (const auto& [c, m] : mean) out.total_variance += (m - mu) * (m - mu);
-  out.total_variance /= static_cast<double>(cells.size());
+// Marginal means over the cells that share the given axes' levels.
+CellMeans marginal_means(const CellMeans& mean, const std::vector<size_t>& on) {
+  std::map<std::vector<int>, std::pair<double, int>> acc;
+  for (const auto& [c, m] : mean) {
+    std::vector<int> key;
+    for (size_t i : on) key.push_back(c[i]);
+    acc[key].first += m;
+    acc[key].second += 1;
+  }
+  CellMeans result;
+  for (const auto& [key, a] : acc) result[key] = a.first / a.second;
+  return result;
+}
 
-  // Marginal means over the cells that share the given axes' levels.
-  auto marginal = [&](const std::vector<size_t>& on) {
-    std::map<std::vector<int>, std::pair<double, int>> acc;
-    for (const auto& [c, m] : mean) {
-      std::vector<int> key;
-      for (size_t i : on) key.push_back(c[i]);
-      acc[key].first += m;
-      acc[key].second += 1;
-    }
-    std::map<std::vector<int>, double> result;
-    for (const auto& [key, a] : acc) result[key] = a.first / a.second;
-    return result;
-  };
-  std::vector<std::map<std::vector<int>, double>> main(g.axes.size());
+// The main effects of each axis and the interactions of each pair (the functional ANOVA's
+// terms of orders 1 and 2 around the grand mean `mu`), each order by variance, and their
+// shares of the total variance.
+void add_terms(const Grid& g, const CellMeans& mean, double mu, HparamImportance& out) {
+  std::vector<CellMeans> main(g.axes.size());
   for (size_t i = 0; i < g.axes.size(); ++i) {
-    main[i] = marginal({i});
+    main[i] = marginal_means(mean, {i});
     double v = 0;
     for (auto& [key, m] : main[i]) {
       m -= mu;  // f_i(a)
@@ -160,7 +153,7 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
   std::vector<ImportanceTerm> pairs;
   for (size_t i = 0; i < g.axes.size(); ++i)
     for (size_t j = i + 1; j < g.axes.size(); ++j) {
-      const auto both = marginal({i, j});
+      const auto both = marginal_means(mean, {i, j});
       double v = 0;
       for (const auto& [key, m] : both) {
         const double f = m - mu - main[i].at({key[0]}) - main[j].at({key[1]});
@@ -180,6 +173,30 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
     explained += t.share;
   }
   out.higher_order_share = out.total_variance > 0 ? std::max(0.0, 1 - explained) : 0;
+}
+
+}  // namespace
+
+HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,
+                                   const std::string& seed_key,
+                                   const std::vector<std::vector<std::string>>& groups) {
+  HparamImportance out;
+  out.metric = metric;
+  const Grid g = grid_of(runs, seed_key, groups);
+  if (g.axes.empty())
+    throw InputError("fathom export importance", 0, "--sweep",
+                     "no swept axis besides " + seed_key + " has two values: nothing to explain");
+  out.axes = g.axes;
+
+  const CellMeans mean = cell_means(g, metric, out);
+
+  double mu = 0;
+  for (const auto& [c, m] : mean) mu += m;
+  mu /= static_cast<double>(out.cells);
+  for (const auto& [c, m] : mean) out.total_variance += (m - mu) * (m - mu);
+  out.total_variance /= static_cast<double>(out.cells);
+
+  add_terms(g, mean, mu, out);
 
   int left_out = 0;
   for (const auto& r : runs)

@@ -279,6 +279,88 @@ std::pair<double, double> parse_lr_range(const std::string& text) {
   return {bounds[0], bounds[1]};
 }
 
+namespace {
+
+// The runs a sensitivity leaves out: neither finished nor diverged (by status: queued,
+// running, failed, ...), or without a known l0.
+struct LeftOut {
+  std::map<std::string, int> unfinished;
+  int without_loss0 = 0;
+};
+
+// A curve's point at one rate from the runs there: each run's loss capped at its l0, a
+// diverged run as l0. No values when none of the runs counts.
+LrPoint point_at_rate(double lr, const std::vector<const TableRun*>& members,
+                      const std::function<std::optional<double>(int64_t)>& loss0,
+                      LeftOut& left_out) {
+  LrPoint p;
+  p.lr = lr;
+  double loss0_sum = 0;
+  for (const TableRun* r : members) {
+    const bool diverged = r->status == db::status::kDiverged;
+    // +inf: its last point was not finite (use_last_of_run): l0, as diverged.
+    const bool finished =
+        r->status == db::status::kFinished && r->metric && !std::isnan(*r->metric);
+    if (!diverged && !finished) {
+      ++left_out.unfinished[r->status];
+      continue;
+    }
+    const std::optional<double> l0 = loss0(r->id);
+    if (!l0) {
+      ++left_out.without_loss0;
+      continue;
+    }
+    loss0_sum += *l0;
+    p.values.push_back(diverged ? *l0 : std::min(*r->metric, *l0));
+    p.diverged += diverged ? 1 : 0;
+  }
+  if (p.values.empty()) return p;
+  const SampleSummary s = summarize(p.values);
+  p.mean = s.mean;
+  p.seeds = s.n;
+  p.loss0 = loss0_sum / s.n;
+  p.lo = *std::min_element(p.values.begin(), p.values.end());
+  p.hi = *std::max_element(p.values.begin(), p.values.end());
+  return p;
+}
+
+// What the result's numbers are, over which rates, and what was left out.
+void add_sensitivity_notes(LrSensitivity& out, const std::string& metric,
+                           std::optional<std::pair<double, double>> range,
+                           std::optional<std::pair<double, double>> over, const LeftOut& left_out) {
+  out.notes.push_back(
+      metric +
+      " at each learning rate: mean over seeds, each capped at its run's l0 (a diverged run "
+      "counts as l0); sensitivity = the mean over the range's rates, each weighted by its "
+      "share of the range in log rate, of (loss - l*), l* the curve's best in the range "
+      "(Wortsman et al. 2023); 95 % interval: percentile bootstrap, each rate's seeds "
+      "resampled, " +
+      std::to_string(kLrBootstrapResamples) + " draws");
+  if (over)
+    out.notes.push_back("every sensitivity over the same rates, " + lr_number(over->first) +
+                        " to " + lr_number(over->second) +
+                        (range ? " (--range); a curve that does not reach both ends has none"
+                               : " (the curves' common range)"));
+  else
+    out.notes.push_back(
+        "the curves share no range of two or more rates: no sensitivity; give --range LO:HI");
+  if (!left_out.unfinished.empty()) {
+    int total = 0;
+    std::string counts;
+    for (const auto& [status, n] : left_out.unfinished) {
+      total += n;
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    }
+    out.notes.push_back(std::to_string(total) + " runs neither finished nor diverged, left out (" +
+                        counts + ")");
+  }
+  if (left_out.without_loss0 > 0)
+    out.notes.push_back(std::to_string(left_out.without_loss0) +
+                        " runs without a known l0: left out");
+}
+
+}  // namespace
+
 LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::string& metric,
                              const std::function<std::optional<double>(int64_t)>& loss0,
                              const std::string& label,
@@ -310,40 +392,13 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
     if (!by_curve.count(name)) order.push_back(name);
     by_curve[name][rates.at(r.axes.at(kLrKey))].push_back(&r);
   }
-  int without_loss0 = 0;
-  std::map<std::string, int> unfinished;  // by status: queued, running, failed, ...
+  LeftOut left_out;
   for (const auto& name : order) {
     LrCurve curve;
     curve.label = name;
     for (const auto& [lr, members] : by_curve.at(name)) {
-      LrPoint p;
-      p.lr = lr;
-      double loss0_sum = 0;
-      for (const TableRun* r : members) {
-        const bool diverged = r->status == db::status::kDiverged;
-        // +inf: its last point was not finite (use_last_of_run): l0, as diverged.
-        const bool finished =
-            r->status == db::status::kFinished && r->metric && !std::isnan(*r->metric);
-        if (!diverged && !finished) {
-          ++unfinished[r->status];
-          continue;
-        }
-        const std::optional<double> l0 = loss0(r->id);
-        if (!l0) {
-          ++without_loss0;
-          continue;
-        }
-        loss0_sum += *l0;
-        p.values.push_back(diverged ? *l0 : std::min(*r->metric, *l0));
-        p.diverged += diverged ? 1 : 0;
-      }
+      LrPoint p = point_at_rate(lr, members, loss0, left_out);
       if (p.values.empty()) continue;
-      const SampleSummary s = summarize(p.values);
-      p.mean = s.mean;
-      p.seeds = s.n;
-      p.loss0 = loss0_sum / s.n;
-      p.lo = *std::min_element(p.values.begin(), p.values.end());
-      p.hi = *std::max_element(p.values.begin(), p.values.end());
       curve.points.push_back(std::move(p));
     }
     if (curve.points.empty()) continue;
@@ -362,34 +417,7 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   }
   for (auto& c : out.curves) judge_over(c, over ? over->first : 0, over ? over->second : 0);
 
-  out.notes.push_back(
-      metric +
-      " at each learning rate: mean over seeds, each capped at its run's l0 (a diverged run "
-      "counts as l0); sensitivity = the mean over the range's rates, each weighted by its "
-      "share of the range in log rate, of (loss - l*), l* the curve's best in the range "
-      "(Wortsman et al. 2023); 95 % interval: percentile bootstrap, each rate's seeds "
-      "resampled, " +
-      std::to_string(kLrBootstrapResamples) + " draws");
-  if (over)
-    out.notes.push_back("every sensitivity over the same rates, " + lr_number(over->first) +
-                        " to " + lr_number(over->second) +
-                        (range ? " (--range); a curve that does not reach both ends has none"
-                               : " (the curves' common range)"));
-  else
-    out.notes.push_back(
-        "the curves share no range of two or more rates: no sensitivity; give --range LO:HI");
-  if (!unfinished.empty()) {
-    int total = 0;
-    std::string counts;
-    for (const auto& [status, n] : unfinished) {
-      total += n;
-      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
-    }
-    out.notes.push_back(std::to_string(total) + " runs neither finished nor diverged, left out (" +
-                        counts + ")");
-  }
-  if (without_loss0 > 0)
-    out.notes.push_back(std::to_string(without_loss0) + " runs without a known l0: left out");
+  add_sensitivity_notes(out, metric, range, over, left_out);
   return out;
 }
 

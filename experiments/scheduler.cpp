@@ -112,6 +112,51 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
   return s;
 }
 
+// Workers of this launcher that ended: their runs, where still running, get the exact reason
+// (the exit status or signal) -- never the vaguer "is gone" a lost-worker check gives. True
+// when any ended.
+bool reap_ended_workers(db::Store& store, Launcher& launcher) {
+  bool any = false;
+  for (const WorkerEnd& end : launcher.poll(store)) {
+    auto record = store.find_run(std::to_string(end.run));
+    // Still running under the worker's lease: it died before it could record an end.
+    if (record && record->status == db::status::kRunning)
+      mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
+    any = true;
+  }
+  return any;
+}
+
+// The listed runs whose worker is lost: requeued when nothing of them ran (`requeued_at` then
+// says when), else marked crashed; `runs` is updated to the statuses recorded.
+void settle_lost_workers(db::Store& store, Launcher& launcher, std::vector<db::RunRecord>& runs,
+                         double timeout_s, std::optional<Clock::time_point>& requeued_at) {
+  const double now = db::unix_now();
+  for (auto& r : runs) {
+    if (auto lost = lost_worker(store, r, now, timeout_s)) {
+      // One of our own workers that died since the last reap is a zombie now, which the
+      // check saw as gone: reap it first, so its run records the signal (killed by 9).
+      if (reap_ended_workers(store, launcher)) {
+        auto stored = store.find_run(std::to_string(r.id));
+        if (stored && stored->status != db::status::kRunning) {
+          r.status = stored->status;
+          continue;
+        }
+      }
+      const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
+      if (never_started(store.tags(r.id))) {
+        // Nothing of it ran: back in the queue, for this launch (or the next) to start.
+        if (requeue_lost(store, lease, "requeued: " + *lost)) {
+          r.status = db::status::kQueued;
+          requeued_at = Clock::now();
+        }
+        continue;
+      }
+      if (mark_lost(store, lease, *lost)) r.status = db::status::kCrashed;
+    }
+  }
+}
+
 }  // namespace
 
 SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptions& options) {
@@ -127,21 +172,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   std::optional<int64_t> updates_at_start;
   auto last_listing = Clock::now() - std::chrono::hours(1);
   std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
-  // Workers of this launcher that ended: their runs, where still running, get the exact
-  // reason (the exit status or signal) -- never the vaguer "is gone" a lost-worker check gives.
-  auto reap = [&] {
-    bool any = false;
-    for (const WorkerEnd& end : launcher.poll(store)) {
-      auto record = store.find_run(std::to_string(end.run));
-      // Still running under the worker's lease: it died before it could record an end.
-      if (record && record->status == db::status::kRunning)
-        mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
-      any = true;
-    }
-    return any;
-  };
   while (true) {
-    bool changed = reap();
+    bool changed = reap_ended_workers(store, launcher);
     const bool active = launcher.active();
     if (!changed && active && Clock::now() - last_listing < std::chrono::seconds(1)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -150,30 +182,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     last_listing = Clock::now();
     // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
     auto runs = store.list_run_states(options.sweep);
-    const double now = db::unix_now();
-    for (auto& r : runs) {
-      if (auto lost = lost_worker(store, r, now, options.heartbeat_timeout_s)) {
-        // One of our own workers that died since the reap above is a zombie now, which the
-        // check saw as gone: reap it first, so its run records the signal (killed by 9).
-        if (reap()) {
-          auto stored = store.find_run(std::to_string(r.id));
-          if (stored && stored->status != db::status::kRunning) {
-            r.status = stored->status;
-            continue;
-          }
-        }
-        const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
-        if (never_started(store.tags(r.id))) {
-          // Nothing of it ran: back in the queue, for this launch (or the next) to start.
-          if (requeue_lost(store, lease, "requeued: " + *lost)) {
-            r.status = db::status::kQueued;
-            requeued_at = Clock::now();
-          }
-          continue;
-        }
-        if (mark_lost(store, lease, *lost)) r.status = db::status::kCrashed;
-      }
-    }
+    settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, requeued_at);
     bool any_running = false;
     int queued = 0;
     for (const auto& r : runs) {

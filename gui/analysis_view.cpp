@@ -34,6 +34,16 @@ const plot::AnalysisKind& kind_named(const QString& name) {
 }  // namespace
 
 AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
+  QSplitter* split = buildResults();
+  buildComputeBar();
+  layOut(split);
+  connectParts();
+  kindChanged();
+  setRuns({});
+}
+
+// The results listed beside the one shown (the analysis panel).
+QSplitter* AnalysisView::buildResults() {
   subject_ = new QLabel;
   all_ = new QCheckBox(QStringLiteral("All &runs"));
   all_->setToolTip(QStringLiteral("list the results of every run, not only the selected ones"));
@@ -55,7 +65,11 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   split->addWidget(results_);
   split->addWidget(scroll);
   split->setStretchFactor(1, 1);
+  return split;
+}
 
+// What to compute on the selected run, and how it goes.
+void AnalysisView::buildComputeBar() {
   kind_ = new QComboBox;
   for (const auto& kind : plot::analysis_kinds()) kind_->addItem(QString::fromStdString(kind.name));
   checkpoint_ = new QComboBox;
@@ -75,7 +89,9 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel;
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   runner_ = new AnalysisRunner(this);
+}
 
+void AnalysisView::layOut(QSplitter* split) {
   auto* top = new QHBoxLayout;
   top->addWidget(subject_, 1);
   top->addWidget(all_);
@@ -93,7 +109,10 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
   layout->addLayout(bar);
   layout->addWidget(status_);
+}
 
+// What the controls do, and the runner's progress and end.
+void AnalysisView::connectParts() {
   connect(all_, &QCheckBox::toggled, this, &AnalysisView::reload);
   connect(results_, &QTableWidget::itemSelectionChanged, this, &AnalysisView::showSelected);
   connect(kind_, &QComboBox::currentTextChanged, this, &AnalysisView::kindChanged);
@@ -130,8 +149,6 @@ AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {
               showAnalysis(id);
             }
           });
-  kindChanged();
-  setRuns({});
 }
 
 QString AnalysisView::statusText() const { return status_->text(); }

@@ -20,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTableWidget;
 
 namespace fathom::gui {
@@ -70,6 +71,11 @@ class AnalysisView : public QWidget, public WorkbenchView {
   void message(const QString& text);
 
  private:
+  // The constructor's parts.
+  QSplitter* buildResults();
+  void buildComputeBar();
+  void layOut(QSplitter* split);
+  void connectParts();
   void showSelected();
   void kindChanged();
   void updateButtons();

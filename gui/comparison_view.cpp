@@ -43,9 +43,68 @@ QString axis_short_name(const std::string& axis) {
   return QString::fromStdString(plot::axis_short_name(axis));
 }
 
+// Every key of a chosen axis (each part of a zip group) is one of the run's axis tags.
+bool has_table_axis(const experiments::TableRun& t, const std::string& axis) {
+  for (const auto& part : QString::fromStdString(axis).split(QLatin1Char('+')))
+    if (!t.axes.count(part.toStdString())) return false;
+  return true;
+}
+
+// A cell as the table shows it: value ± std (n), a dagger where runs diverged, the variant
+// and p-value where asked for; bold where best, red where only diverged runs are.
+QTableWidgetItem* table_item(const experiments::ComparisonTable& t,
+                             const experiments::TableCell& cell, const QFont& bold) {
+  QString text = QString::fromStdString(cell.status.empty() ? "-" : cell.status);
+  if (cell.value) {
+    text = QString::number(*cell.value, 'f', t.digits);
+    if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
+    if (t.show_n) text += QStringLiteral(" (n=%1)").arg(cell.used);
+    if (cell.diverged) text += QStringLiteral(" \u2020");
+    if (t.show_variant) text += QStringLiteral(" [%1]").arg(QString::fromStdString(cell.variant));
+  }
+  if (const std::string p = experiments::p_value_text(cell); !p.empty())
+    text += QStringLiteral(" (%1)").arg(QString::fromStdString(p));
+  auto* item = new QTableWidgetItem(text);
+  item->setTextAlignment(Qt::AlignCenter);
+  item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")
+                       .arg(cell.runs)
+                       .arg(cell.used)
+                       .arg(QString::fromStdString(t.metric))
+                       .arg(cell.diverged));
+  if (cell.best) item->setFont(bold);
+  if (!cell.value && cell.diverged) item->setForeground(QColor(200, 40, 40));
+  return item;
+}
+
 }  // namespace
 
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+  buildTable();
+  // Two rows: what the table is (sweep, rows, columns, metric), then how its cells are made;
+  // one row of all of them needed 1188 px, more than a laptop's window.
+  QHBoxLayout* bar = buildChoiceBar();
+  QHBoxLayout* options_bar = buildOptionsBar();
+  buildChart();
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(table_);
+  split->addWidget(chart_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addLayout(options_bar);
+  layout->addWidget(split, 1);
+  layout->addWidget(note_);
+
+  connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
+  for (auto* box : {rows_, cols_, metric_, versus_})
+    connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
+  connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
+  connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
+}
+
+// The choices of what is tabled, and the table (exported as `fathom export table` does).
+void ComparisonView::buildTable() {
   sweep_ = new QComboBox;
   rows_ = new QComboBox;
   cols_ = new QComboBox;
@@ -62,11 +121,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
            : format == "tex" ? experiments::table_to_latex(*current_)
                              : experiments::table_to_markdown(*current_);
   });
+}
 
-  // Two rows: what the table is (sweep, rows, columns, metric), then how its cells are made;
-  // one row of all of them needed 1188 px, more than a laptop's window.
+// The first row: sweep, rows, columns, metric.
+QHBoxLayout* ComparisonView::buildChoiceBar() {
   auto* bar = new QHBoxLayout;
-  auto* options_bar = new QHBoxLayout;
   auto add = [bar](const QString& label, QComboBox* box) {
     auto* l = new QLabel(label);
     l->setBuddy(box);
@@ -77,11 +136,18 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   add(QStringLiteral("R&ows"), rows_);
   add(QStringLiteral("&Columns"), cols_);
   add(QStringLiteral("&Metric"), metric_);
+  bar->addStretch();
+  return bar;
+}
+
+// The second row: how the cells are made (best over training, best variant), the row the
+// others are tested against, and the export.
+QHBoxLayout* ComparisonView::buildOptionsBar() {
+  auto* options_bar = new QHBoxLayout;
   best_ = new QCheckBox(QStringLiteral("&Best over training"));
   best_->setToolTip(
       QStringLiteral("each run's best value of the metric over its curve (lowest "
                      "loss or perplexity, highest BLEU) instead of its final value"));
-  bar->addStretch();
   options_bar->addWidget(best_);
   best_variant_ = new QCheckBox(QStringLiteral("Best &variant"));
   best_variant_->setToolTip(
@@ -105,6 +171,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
   options_bar->addWidget(export_button);
   connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportTable);
+  return options_bar;
+}
+
+void ComparisonView::buildChart() {
   note_ = new QLabel;
   note_->setWordWrap(true);
   // The table's cells as bars with their 95 % intervals: which differences stand out of the
@@ -120,22 +190,6 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     if (!current_) return std::nullopt;
     return plot::comparison_bar_figure(*current_);
   });
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(table_);
-  split->addWidget(chart_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 2);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(bar);
-  layout->addLayout(options_bar);
-  layout->addWidget(split, 1);
-  layout->addWidget(note_);
-
-  connect(sweep_, &QComboBox::currentIndexChanged, this, &ComparisonView::sweepChanged);
-  for (auto* box : {rows_, cols_, metric_, versus_})
-    connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
-  connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
-  connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
 }
 
 void ComparisonView::refill(QComboBox* box, const QStringList& items) {
@@ -236,31 +290,8 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
 
 void ComparisonView::redraw() {
   // The same table code as `fathom export table` (experiments/comparison_table.h).
-  const QString cols = cols_->currentText() == kNoColumns ? QString() : cols_->currentText();
-  experiments::TableOptions options;
-  options.rows = strip_axis(rows_->currentText());
-  options.cols = strip_axis(cols);
-  options.metric = metric_->currentText().toStdString();
-  options.spread = experiments::Spread::Std;
-  options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
-  options.agg =
-      best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
-  std::vector<experiments::TableRun> runs;
-  static const std::map<std::string, std::string> kNoTags;
-  // Every key of a chosen axis (each part of a zip group) is one of the run's axis tags.
-  const auto has_axis = [](const experiments::TableRun& t, const std::string& axis) {
-    for (const auto& part : QString::fromStdString(axis).split(QLatin1Char('+')))
-      if (!t.axes.count(part.toStdString())) return false;
-    return true;
-  };
-  for (const auto& r : runs_) {
-    auto it = tags_.find(r.id);
-    // Axis tags only (the runs and tags the view already holds; no config lookups).
-    experiments::TableRun t =
-        experiments::table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
-    if (has_axis(t, options.rows) && (options.cols.empty() || has_axis(t, options.cols)))
-      runs.push_back(t);
-  }
+  experiments::TableOptions options = tableOptions();
+  std::vector<experiments::TableRun> runs = tableRuns(options);
   table_->clear();
   table_->setRowCount(0);
   table_->setColumnCount(0);
@@ -286,6 +317,48 @@ void ComparisonView::redraw() {
     note_->setText(QString::fromStdString(e.what()));
     return;
   }
+  fillTable(options);
+  const experiments::ComparisonTable& t = *current_;
+  QStringList notes;
+  for (const auto& n : t.notes) notes << QString::fromStdString(n);
+  note_->setText(notes.join(QStringLiteral("\n")));
+  plot::setup_plot(*chart_, plot::comparison_bar_figure(t), screen_style(font()));
+  chart_->replot();
+}
+
+// The table's settings from the view's choices (as `fathom export table` takes them).
+experiments::TableOptions ComparisonView::tableOptions() const {
+  const QString cols = cols_->currentText() == kNoColumns ? QString() : cols_->currentText();
+  experiments::TableOptions options;
+  options.rows = strip_axis(rows_->currentText());
+  options.cols = strip_axis(cols);
+  options.metric = metric_->currentText().toStdString();
+  options.spread = experiments::Spread::Std;
+  options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
+  options.agg =
+      best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+  return options;
+}
+
+// The chosen sweep's runs that have the rows' (and columns') axes, by their axis tags.
+std::vector<experiments::TableRun> ComparisonView::tableRuns(
+    const experiments::TableOptions& options) const {
+  std::vector<experiments::TableRun> runs;
+  static const std::map<std::string, std::string> kNoTags;
+  for (const auto& r : runs_) {
+    auto it = tags_.find(r.id);
+    // Axis tags only (the runs and tags the view already holds; no config lookups).
+    experiments::TableRun t =
+        experiments::table_run(r, it != tags_.end() ? it->second : kNoTags, options.metric, {});
+    if (has_table_axis(t, options.rows) &&
+        (options.cols.empty() || has_table_axis(t, options.cols)))
+      runs.push_back(t);
+  }
+  return runs;
+}
+
+// The table widget's headers and cells from the built table.
+void ComparisonView::fillTable(const experiments::TableOptions& options) {
   const experiments::ComparisonTable& t = *current_;
   table_->setRowCount(static_cast<int>(t.row_labels.size()));
   table_->setColumnCount(static_cast<int>(t.col_labels.size()));
@@ -303,35 +376,8 @@ void ComparisonView::redraw() {
   QFont bold = table_->font();
   bold.setBold(true);
   for (size_t r = 0; r < t.row_labels.size(); ++r)
-    for (size_t c = 0; c < t.col_labels.size(); ++c) {
-      const experiments::TableCell& cell = t.cells[r][c];
-      QString text = QString::fromStdString(cell.status.empty() ? "-" : cell.status);
-      if (cell.value) {
-        text = QString::number(*cell.value, 'f', t.digits);
-        if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
-        if (t.show_n) text += QStringLiteral(" (n=%1)").arg(cell.used);
-        if (cell.diverged) text += QStringLiteral(" \u2020");
-        if (t.show_variant)
-          text += QStringLiteral(" [%1]").arg(QString::fromStdString(cell.variant));
-      }
-      if (const std::string p = experiments::p_value_text(cell); !p.empty())
-        text += QStringLiteral(" (%1)").arg(QString::fromStdString(p));
-      auto* item = new QTableWidgetItem(text);
-      item->setTextAlignment(Qt::AlignCenter);
-      item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")
-                           .arg(cell.runs)
-                           .arg(cell.used)
-                           .arg(QString::fromStdString(t.metric))
-                           .arg(cell.diverged));
-      if (cell.best) item->setFont(bold);
-      if (!cell.value && cell.diverged) item->setForeground(QColor(200, 40, 40));
-      table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
-    }
-  QStringList notes;
-  for (const auto& n : t.notes) notes << QString::fromStdString(n);
-  note_->setText(notes.join(QStringLiteral("\n")));
-  plot::setup_plot(*chart_, plot::comparison_bar_figure(t), screen_style(font()));
-  chart_->replot();
+    for (size_t c = 0; c < t.col_labels.size(); ++c)
+      table_->setItem(static_cast<int>(r), static_cast<int>(c), table_item(t, t.cells[r][c], bold));
 }
 
 void ComparisonView::exportTable() {

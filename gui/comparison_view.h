@@ -17,6 +17,7 @@
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
 class QTableWidget;
 
@@ -59,8 +60,16 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void error(const QString& message);
 
  private:
+  // The constructor's parts.
+  void buildTable();
+  QHBoxLayout* buildChoiceBar();
+  QHBoxLayout* buildOptionsBar();
+  void buildChart();
   void sweepChanged();
   void redraw();
+  experiments::TableOptions tableOptions() const;
+  std::vector<experiments::TableRun> tableRuns(const experiments::TableOptions& options) const;
+  void fillTable(const experiments::TableOptions& options);
   void exportTable();
   static void refill(QComboBox* box, const QStringList& items);
 

@@ -24,6 +24,7 @@ class QSpinBox;
 class QSplitter;
 class QComboBox;
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QListWidget;
 class QSlider;
@@ -96,6 +97,14 @@ class DashboardView : public QWidget, public WorkbenchView {
   void pointsApplied(int added);
 
  private:
+  // The constructor's parts: the poller, the tool bar's widgets, the row above the charts (the
+  // tool bar and the caption), the body (metric list and legend beside the chart grid), and
+  // what each control's change does.
+  void startPoller();
+  void buildControls();
+  QHBoxLayout* buildTopRow();
+  QSplitter* buildBody();
+  void connectControls();
   // Fills the metric list from the shown runs; true when the set of names changed.
   bool refreshMetricList();
   void refreshColourChoices();

@@ -36,6 +36,28 @@ const QStringList kMetrics = {
 }  // namespace
 
 LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
+  QHBoxLayout* bar = buildChoiceBar();
+  addCurveOptions(bar);
+  QSplitter* split = buildResults();
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+  layout->addWidget(note_);
+
+  connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(range_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(show_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  note_->setText(
+      QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
+                     "{logspace: [1e-4, 1e-1, 6]})."));
+}
+
+// Which sweep, which loss, and which of its runs (the where box).
+QHBoxLayout* LrSensitivityView::buildChoiceBar() {
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(16);
   sweep_->setToolTip(QStringLiteral("sweeps that vary train.lr over two or more rates"));
@@ -59,6 +81,11 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   }
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
   where_ = add_where_box(*bar);
+  return bar;
+}
+
+// How the curves are named, the range of rates they are judged over, and what is shown.
+void LrSensitivityView::addCurveOptions(QHBoxLayout* bar) {
   // Curves named "post / xavier / residual" rather than by every differing key=value.
   label_ = new QLineEdit;
   label_->setPlaceholderText(QStringLiteral("axes that differ, or e.g. model.norm+model.init"));
@@ -92,7 +119,10 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   show_caption->setBuddy(show_);
   bar->addWidget(show_caption);
   bar->addWidget(show_);
+}
 
+// The figure above its table, and the notes.
+QSplitter* LrSensitivityView::buildResults() {
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
   add_export_menu(plot_);
@@ -115,21 +145,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(bar);
-  layout->addWidget(split, 1);
-  layout->addWidget(note_);
-
-  connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
-  connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
-  connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
-  connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
-  connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
-  connect(range_, &QLineEdit::editingFinished, this, [this] { redraw(); });
-  connect(show_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
-  note_->setText(
-      QStringLiteral("Open a store with a sweep over train.lr (e.g. train.lr: "
-                     "{logspace: [1e-4, 1e-1, 6]})."));
+  return split;
 }
 
 void LrSensitivityView::setStore(StoreSession* session, const QString&) {

@@ -21,8 +21,10 @@
 
 class QComboBox;
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
+class QSplitter;
 class QTableWidget;
 
 namespace fathom::gui {
@@ -54,6 +56,10 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void error(const QString& message);
 
  private:
+  // The constructor's parts.
+  QHBoxLayout* buildChoiceBar();
+  void addCurveOptions(QHBoxLayout* bar);
+  QSplitter* buildResults();
   void redraw();
   // The figure, table and notes of the current choice; throws what the loaders throw.
   void load(plot::Figure& figure, experiments::TextTable& table, std::vector<std::string>& notes);

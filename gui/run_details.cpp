@@ -75,35 +75,11 @@ void flatten(const nlohmann::json& j, const std::string& path,
   }
 }
 
-}  // namespace
-
-std::string config_diff(const std::string& mine, const std::string& theirs) {
-  std::map<std::string, std::string> a, b;
-  flatten(nlohmann::json::parse(mine, nullptr, false), "", &a);
-  flatten(nlohmann::json::parse(theirs, nullptr, false), "", &b);
-  std::map<std::string, std::pair<std::string, std::string>> keys;
-  for (const auto& [k, v] : a) keys[k].first = v;
-  for (const auto& [k, v] : b) keys[k].second = v;
-  std::string out;
-  for (const auto& [key, values] : keys) {
-    const bool in_a = a.count(key) > 0, in_b = b.count(key) > 0;
-    if (in_a && in_b && values.first == values.second) continue;
-    out += key + ": " + (in_a ? values.first : "(none)") + " -> " +
-           (in_b ? values.second : "(none)") + "\n";
-  }
-  return out;
-}
-
-RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
-                                   const std::vector<db::RunRecord>& others,
-                                   const std::string& run_dir, QWidget* parent)
-    : QDialog(parent), store_(store), run_(run) {
-  setWindowTitle(QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(run.name)));
-  const auto tags = store.tags(run.id);
-  const auto artifacts = store.artifacts(run.id);
-
-  // --- overview: rows laid out at the end, in one column as wide as the longest key plus two
-  // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
+// The overview tab's text: rows laid out in one column as wide as the longest key plus two
+// spaces (a fixed width ran long keys into their values: "decode_time_s5.98552"), then the
+// config.
+QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
+                      const std::vector<db::Artifact>& artifacts) {
   struct Row {
     QString key, value;
     bool heading;
@@ -145,42 +121,13 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   for (const Row& r : rows)
     text += r.heading ? "\n" + r.key + "\n" : r.key.leftJustified(width + 2) + r.value + "\n";
   text += "\nconfig\n" + QString::fromStdString(run.config_yaml);
-  auto* tabs = new QTabWidget;
-  tabs->addTab(text_view(text, QStringLiteral("overview")), QStringLiteral("&Overview"));
+  return text;
+}
 
-  // --- notes, stored with the run
-  auto* notes_page = new QWidget;
-  notes_ = new QPlainTextEdit;
-  notes_->setObjectName(QStringLiteral("notes"));
-  if (auto note = tags.find("note"); note != tags.end())
-    notes_->setPlainText(QString::fromStdString(note->second));
-  notes_->setPlaceholderText(QStringLiteral("notes on this run, kept in the store (tag \"note\")"));
-  auto* save = new QPushButton(QStringLiteral("&Save notes"));
-  connect(save, &QPushButton::clicked, this, [this] { saveNotes(); });
-  note_status_ = new QLabel;  // what became of the last save: never written into the note
-  note_status_->setObjectName(QStringLiteral("note_status"));
-  note_status_->setWordWrap(true);
-  auto* save_row = new QHBoxLayout;
-  save_row->addWidget(note_status_, 1);
-  save_row->addWidget(save);
-  auto* notes_layout = new QVBoxLayout(notes_page);
-  notes_layout->addWidget(notes_);
-  notes_layout->addLayout(save_row);
-  tabs->addTab(notes_page, QStringLiteral("&Notes"));
-
-  // --- the worker's log
-  const std::string log = run_dir.empty() ? "" : experiments::worker_log_path(run_dir);
-  const QString log_text = log.empty() ? QString() : tail_of(log, 400);
-  tabs->addTab(
-      text_view(log_text.isEmpty()
-                    ? QStringLiteral("no worker log%1")
-                          .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
-                    : log_text,
-                QStringLiteral("log")),
-      QStringLiteral("&Log"));
-
-  // --- sample translations: at each validation, newest first (train.valid_samples), then the
-  // first lines of the test hypotheses
+// The samples tab's text: the sample translations at each validation, newest first
+// (train.valid_samples), then the first lines of the test hypotheses.
+QString samples_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
+                     const std::vector<db::Artifact>& artifacts) {
   QString samples;
   const auto by_update = db::validation_samples(tags);
   // A language model continues a prompt (model.arch: decoder_only), greedily and top-k sampled.
@@ -204,6 +151,56 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
     if (a.kind == "hypotheses")
       test = tail_of(a.path, 1 << 30).split('\n', Qt::SkipEmptyParts).mid(0, 20).join('\n');
   if (!test.isEmpty()) samples += "test set (first 20 hypotheses)\n" + test;
+  return samples;
+}
+
+}  // namespace
+
+std::string config_diff(const std::string& mine, const std::string& theirs) {
+  std::map<std::string, std::string> a, b;
+  flatten(nlohmann::json::parse(mine, nullptr, false), "", &a);
+  flatten(nlohmann::json::parse(theirs, nullptr, false), "", &b);
+  std::map<std::string, std::pair<std::string, std::string>> keys;
+  for (const auto& [k, v] : a) keys[k].first = v;
+  for (const auto& [k, v] : b) keys[k].second = v;
+  std::string out;
+  for (const auto& [key, values] : keys) {
+    const bool in_a = a.count(key) > 0, in_b = b.count(key) > 0;
+    if (in_a && in_b && values.first == values.second) continue;
+    out += key + ": " + (in_a ? values.first : "(none)") + " -> " +
+           (in_b ? values.second : "(none)") + "\n";
+  }
+  return out;
+}
+
+RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
+                                   const std::vector<db::RunRecord>& others,
+                                   const std::string& run_dir, QWidget* parent)
+    : QDialog(parent), store_(store), run_(run) {
+  setWindowTitle(QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(run.name)));
+  const auto tags = store.tags(run.id);
+  const auto artifacts = store.artifacts(run.id);
+
+  auto* tabs = new QTabWidget;
+  tabs->addTab(text_view(overview_text(run, tags, artifacts), QStringLiteral("overview")),
+               QStringLiteral("&Overview"));
+
+  // --- notes, stored with the run
+  tabs->addTab(buildNotesPage(tags), QStringLiteral("&Notes"));
+
+  // --- the worker's log
+  const std::string log = run_dir.empty() ? "" : experiments::worker_log_path(run_dir);
+  const QString log_text = log.empty() ? QString() : tail_of(log, 400);
+  tabs->addTab(
+      text_view(log_text.isEmpty()
+                    ? QStringLiteral("no worker log%1")
+                          .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
+                    : log_text,
+                QStringLiteral("log")),
+      QStringLiteral("&Log"));
+
+  // --- sample translations
+  const QString samples = samples_text(run, tags, artifacts);
   tabs->addTab(
       text_view(samples.isEmpty() ? QStringLiteral("no sample translations recorded (validation "
                                                    "samples: train.valid_samples; test hypotheses: "
@@ -213,15 +210,49 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
       QStringLiteral("&Samples"));
 
   // --- config diff against another run
+  tabs->addTab(buildDiffPage(others), QStringLiteral("Config &diff"));
+
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(tabs);
+  layout->addWidget(buttons);
+  resize(760, 660);
+}
+
+// The notes tab: the run's "note" tag, edited and saved with the run.
+QWidget* RunDetailsDialog::buildNotesPage(const std::map<std::string, std::string>& tags) {
+  auto* notes_page = new QWidget;
+  notes_ = new QPlainTextEdit;
+  notes_->setObjectName(QStringLiteral("notes"));
+  if (auto note = tags.find("note"); note != tags.end())
+    notes_->setPlainText(QString::fromStdString(note->second));
+  notes_->setPlaceholderText(QStringLiteral("notes on this run, kept in the store (tag \"note\")"));
+  auto* save = new QPushButton(QStringLiteral("&Save notes"));
+  connect(save, &QPushButton::clicked, this, [this] { saveNotes(); });
+  note_status_ = new QLabel;  // what became of the last save: never written into the note
+  note_status_->setObjectName(QStringLiteral("note_status"));
+  note_status_->setWordWrap(true);
+  auto* save_row = new QHBoxLayout;
+  save_row->addWidget(note_status_, 1);
+  save_row->addWidget(save);
+  auto* notes_layout = new QVBoxLayout(notes_page);
+  notes_layout->addWidget(notes_);
+  notes_layout->addLayout(save_row);
+  return notes_page;
+}
+
+// The config diff tab: against another run, its sweep's first by default.
+QWidget* RunDetailsDialog::buildDiffPage(const std::vector<db::RunRecord>& others) {
   for (const auto& o : others)
-    if (o.id != run.id) others_.push_back(o);
+    if (o.id != run_.id) others_.push_back(o);
   auto* diff_page = new QWidget;
   diff_with_ = new QComboBox;
   for (const auto& o : others_)
     diff_with_->addItem(QStringLiteral("#%1 %2").arg(o.id).arg(QString::fromStdString(o.name)));
   // The same sweep's first other run first: the run it most likely is to be compared with.
   for (size_t i = 0; i < others_.size(); ++i)
-    if (!run.sweep.empty() && others_[i].sweep == run.sweep) {
+    if (!run_.sweep.empty() && others_[i].sweep == run_.sweep) {
       diff_with_->setCurrentIndex(static_cast<int>(i));
       break;
     }
@@ -234,14 +265,7 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   diff_layout->addWidget(diff_);
   connect(diff_with_, &QComboBox::currentIndexChanged, this, &RunDetailsDialog::showDiff);
   showDiff();
-  tabs->addTab(diff_page, QStringLiteral("Config &diff"));
-
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  auto* layout = new QVBoxLayout(this);
-  layout->addWidget(tabs);
-  layout->addWidget(buttons);
-  resize(760, 660);
+  return diff_page;
 }
 
 void RunDetailsDialog::showDiff() {

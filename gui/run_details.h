@@ -6,6 +6,7 @@
 //  - Log: the end of the worker's log (run-<id>/worker.log under the artifacts root);
 //  - Samples: the first test translations of the run's hypotheses file;
 //  - Config diff: the config keys in which another run (its sweep's first) differs.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ class RunDetailsDialog : public QDialog {
   bool saveNotes();
 
  private:
+  // The constructor's tabs that hold widgets of the dialog's own.
+  QWidget* buildNotesPage(const std::map<std::string, std::string>& tags);
+  QWidget* buildDiffPage(const std::vector<db::RunRecord>& others);
   void showDiff();
 
   db::Store& store_;

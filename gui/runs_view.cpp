@@ -43,7 +43,15 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   model_ = new RunsModel(this);
   filter_ = new RunsFilter(this);
   filter_->setSourceModel(model_);
+  buildTable();
+  buildFilterBar();
+  buildActions();
+  layOut();
+  connectParts();
+  updateActions();
+}
 
+void RunsView::buildTable() {
   table_ = new QTableView;
   table_->setModel(filter_);
   table_->setSortingEnabled(true);
@@ -58,7 +66,10 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
   add_export_menu(table_);
   freeze_first_columns(table_, RunsModel::Name + 1);  // id and name stay as it scrolls sideways
+}
 
+// The sweep choice, the filter expression and its note, and the hint of an empty store.
+void RunsView::buildFilterBar() {
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(24);
   sweep_->addItem(kAllSweeps);
@@ -86,7 +97,10 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   hint_->setStyleSheet(
       QStringLiteral("QLabel { background: #fff8e1; border: 1px solid #e0c060; }"));
   updateHint();
+}
 
+// The actions on the selected runs, with their shortcuts (the bar's buttons and the menu).
+void RunsView::buildActions() {
   auto action = [this](const QString& text, const QKeySequence& key, const QString& tip,
                        void (RunsView::*slot)()) {
     auto* a = new QAction(text, this);
@@ -127,7 +141,9 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
     text_->setFocus();
     text_->selectAll();
   });
+}
 
+void RunsView::layOut() {
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
   bar->addWidget(sweep_);
@@ -142,7 +158,10 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(hint_);
   layout->addWidget(filter_note_);
   layout->addWidget(table_, 1);
+}
 
+// What the filter bar and the table's selection change.
+void RunsView::connectParts() {
   connect(sweep_, &QComboBox::currentIndexChanged, this, [this] {
     const QString s = sweep_->currentText();
     filter_->setSweep(s == kAllSweeps ? std::nullopt
@@ -162,7 +181,6 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
     emit selectionChanged();
   });
   connect(table_, &QTableView::doubleClicked, this, &RunsView::openSelected);
-  updateActions();
 }
 
 QList<QAction*> RunsView::runActions() const {

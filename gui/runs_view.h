@@ -73,6 +73,12 @@ class RunsView : public QWidget, public WorkbenchView {
   void error(const QString& text);
 
  private:
+  // The constructor's parts.
+  void buildTable();
+  void buildFilterBar();
+  void buildActions();
+  void layOut();
+  void connectParts();
   void refreshSweeps();
   void refreshJobs();
   void updateHint();

@@ -30,13 +30,13 @@ bool shown(const Heatmap& h, size_t row, size_t col) {
          !(h.log_colour && h.values[row][col] <= 0);
 }
 
-}  // namespace
+// The values the colours span: the shown cells' range, or what the heatmap asks for.
+struct ColourRange {
+  double lo, hi;
+};
 
-void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
-  QCPAxisRect* rect = detail::reset_plot(plot, h.title, style);
+ColourRange colour_range(const Heatmap& h) {
   const size_t rows = h.values.size(), cols = rows ? h.values[0].size() : 0;
-  if (rows == 0 || cols == 0) return;
-
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c)
@@ -48,21 +48,13 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   if (h.vmin) lo = *h.vmin;
   if (h.vmax) hi = *h.vmax;
   if (hi <= lo) hi = h.log_colour ? lo * 10 : lo + 1;
+  return {lo, hi};
+}
 
-  auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
-  map->setInterpolate(false);
-  map->setAntialiased(false);
-  map->data()->setSize(static_cast<int>(cols), static_cast<int>(rows));
-  map->data()->setRange(QCPRange(0, std::max<double>(cols - 1, 1e-9)),
-                        QCPRange(0, std::max<double>(rows - 1, 1e-9)));
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c)
-      map->data()->setCell(static_cast<int>(c), static_cast<int>(r),
-                           shown(h, r, c) ? h.values[r][c] : kNaN);
-  map->setGradient(heatmap_gradient());
-  if (h.log_colour) map->setDataScaleType(QCPAxis::stLogarithmic);
-  map->setDataRange(QCPRange(lo, hi));
-
+// The colour scale at the right of the cells, as tall as they are.
+void add_colour_scale(QCustomPlot& plot, QCPAxisRect* rect, QCPColorMap* map, const Heatmap& h,
+                      const Style& style, ColourRange range) {
+  const auto [lo, hi] = range;
   auto* scale = new QCPColorScale(&plot);
   const int row = plot.plotLayout()->rowCount() - 1;  // the axis rect's row (below any title)
   plot.plotLayout()->addElement(row, 1, scale);
@@ -81,7 +73,10 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   auto* group = new QCPMarginGroup(&plot);
   rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
   scale->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+}
 
+// The cells' axes: their labels (every k-th where many), row 0 at the top.
+void label_cell_axes(QCustomPlot& plot, const Heatmap& h, size_t rows, size_t cols) {
   for (QCPAxis* axis : {plot.xAxis2, plot.yAxis2}) axis->setTicks(false);
   size_t longest = 0;
   for (const auto& l : h.col_labels) longest = std::max(longest, l.size());
@@ -105,21 +100,51 @@ void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
   plot.yAxis->setRange(-0.5, rows - 0.5);
   plot.yAxis->setRangeReversed(true);  // row 0 at the top, as the matrix is written
   plot.yAxis2->setRangeReversed(true);
+}
 
-  if (h.annotate) {
-    const QFont font = figure_font(style, std::max(5.0, style.font_pt - 2));
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t c = 0; c < cols; ++c) {
-        if (!shown(h, r, c)) continue;
-        auto* text = new QCPItemText(&plot);
-        text->position->setType(QCPItemPosition::ptPlotCoords);
-        text->position->setCoords(static_cast<double>(c), static_cast<double>(r));
-        text->setText(QString::number(h.values[r][c], 'g', 2));
-        text->setFont(font);
-        const double t = (h.values[r][c] - lo) / (hi - lo);
-        text->setColor(t < 0.55 ? Qt::white : Qt::black);  // legible on dark and light cells
-      }
-  }
+// Each shown cell's value written on it, legible on dark and light cells.
+void annotate_cells(QCustomPlot& plot, const Heatmap& h, const Style& style, ColourRange range) {
+  const auto [lo, hi] = range;
+  const size_t rows = h.values.size(), cols = rows ? h.values[0].size() : 0;
+  const QFont font = figure_font(style, std::max(5.0, style.font_pt - 2));
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      if (!shown(h, r, c)) continue;
+      auto* text = new QCPItemText(&plot);
+      text->position->setType(QCPItemPosition::ptPlotCoords);
+      text->position->setCoords(static_cast<double>(c), static_cast<double>(r));
+      text->setText(QString::number(h.values[r][c], 'g', 2));
+      text->setFont(font);
+      const double t = (h.values[r][c] - lo) / (hi - lo);
+      text->setColor(t < 0.55 ? Qt::white : Qt::black);  // legible on dark and light cells
+    }
+}
+
+}  // namespace
+
+void setup_heatmap(QCustomPlot& plot, const Heatmap& h, const Style& style) {
+  QCPAxisRect* rect = detail::reset_plot(plot, h.title, style);
+  const size_t rows = h.values.size(), cols = rows ? h.values[0].size() : 0;
+  if (rows == 0 || cols == 0) return;
+
+  const auto [lo, hi] = colour_range(h);
+  auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
+  map->setInterpolate(false);
+  map->setAntialiased(false);
+  map->data()->setSize(static_cast<int>(cols), static_cast<int>(rows));
+  map->data()->setRange(QCPRange(0, std::max<double>(cols - 1, 1e-9)),
+                        QCPRange(0, std::max<double>(rows - 1, 1e-9)));
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c)
+      map->data()->setCell(static_cast<int>(c), static_cast<int>(r),
+                           shown(h, r, c) ? h.values[r][c] : kNaN);
+  map->setGradient(heatmap_gradient());
+  if (h.log_colour) map->setDataScaleType(QCPAxis::stLogarithmic);
+  map->setDataRange(QCPRange(lo, hi));
+
+  add_colour_scale(plot, rect, map, h, style, {lo, hi});
+  label_cell_axes(plot, h, rows, cols);
+  if (h.annotate) annotate_cells(plot, h, style, {lo, hi});
 }
 
 }  // namespace fathom::plot

@@ -67,6 +67,99 @@ std::string spike_legend(const SpikeRule& rule) {
   return text;
 }
 
+// Each run's points of each metric that it logged, keyed by (index of the run, metric).
+using PointsOfRuns = std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>>;
+
+// Each run's points on the x axis, per metric; `tokens[r]` holds run r's target_tokens curve,
+// which its points read (with --x tokens).
+PointsOfRuns read_points(const db::Store& store, const CurveQuery& query,
+                         const std::vector<db::RunRecord>& runs,
+                         std::vector<std::vector<db::MetricPoint>>& tokens) {
+  PointsOfRuns points;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto& run = runs[r];
+    if (query.x == XAxis::Tokens)
+      tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
+    const RunX x(query.x, run.started_at, &tokens[r]);
+    if (!x.available())
+      throw InputError(
+          store.path(), 0, "--x",
+          "run " + std::to_string(run.id) + " has no " +
+              (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
+                                                      "logged it): use --x update")
+                                        : std::string("start time")));
+    for (const auto& metric : query.metrics) {
+      auto series = store.metric_series(run.id, metric);
+      if (series.empty()) continue;
+      points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), x);
+    }
+  }
+
+  return points;
+}
+
+// Grouped: per metric, the groups in the order their first run comes.
+void add_group_curves(CurveFigure& figure, const CurveQuery& query,
+                      const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
+                      const std::vector<std::string>& group_keys, const PointsOfRuns& points) {
+  const bool label_metric = query.metrics.size() > 1;
+  for (size_t m = 0; m < query.metrics.size(); ++m) {
+    const std::string& metric = query.metrics[m];
+    std::vector<CurveGroup> groups;
+    std::map<std::string, size_t> index;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      auto it = points.find({r, metric});
+      if (it == points.end()) continue;
+      std::vector<std::string> values;
+      for (const auto& key : group_keys)
+        values.push_back(run_value(tags[r], runs[r].config_json, key));
+      const std::string label = group_label(group_keys, values);
+      auto [at, added] = index.try_emplace(label, groups.size());
+      if (added) groups.emplace_back(label, query.band);
+      groups[at->second].add_member(run_short_name(runs[r]), it->second.get(),
+                                    runs[r].status == db::status::kDiverged,
+                                    !db::status::is_active(runs[r].status));
+    }
+    for (auto& group : groups) {
+      group.update();
+      Curve curve = group.curve(metric);
+      if (label_metric) curve.label += " " + metric;
+      figure.curves.push_back(std::move(curve));
+    }
+  }
+}
+
+// One curve per run and metric.
+void add_run_curves(CurveFigure& figure, const CurveQuery& query,
+                    const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
+                    const PointsOfRuns& points) {
+  const bool label_metric = query.metrics.size() > 1;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const auto& metric : query.metrics) {
+      auto it = points.find({r, metric});
+      if (it == points.end()) continue;
+      const auto& run = runs[r];
+      const RunPoints& p = *it->second;
+      Curve curve;
+      curve.metric = metric;
+      curve.label = std::to_string(run.id) + " " + run.name;
+      const std::string key =
+          query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
+      if (!query.colour_by.empty()) curve.label += " (" + query.colour_by + "=" + key + ")";
+      if (label_metric) curve.label += " " + metric;
+      curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
+      for (size_t i = 0; i < p.size(); ++i) {
+        curve.step.push_back(p.x(i));
+        curve.value.push_back(p.y(i));
+      }
+      if (run.diverged_step)
+        curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
+      if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
+      figure.curves.push_back(std::move(curve));
+    }
+  }
+}
+
 }  // namespace
 
 std::string run_attribute(const db::Store& store, const db::RunRecord& run,
@@ -91,79 +184,14 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   figure.x.label = x_axis_label(query.x);
   figure.x_kind = x_axis_name(query.x);
   if (grouped) figure.band = band_name(query.band);
-  const bool label_metric = query.metrics.size() > 1;
 
   // Each run's points on the x axis, per metric (and its target_tokens, which they read).
   std::vector<std::vector<db::MetricPoint>> tokens(runs.size());
-  std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>> points;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const auto& run = runs[r];
-    if (query.x == XAxis::Tokens)
-      tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
-    const RunX x(query.x, run.started_at, &tokens[r]);
-    if (!x.available())
-      throw InputError(
-          store.path(), 0, "--x",
-          "run " + std::to_string(run.id) + " has no " +
-              (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
-                                                      "logged it): use --x update")
-                                        : std::string("start time")));
-    for (const auto& metric : query.metrics) {
-      auto series = store.metric_series(run.id, metric);
-      if (series.empty()) continue;
-      points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), x);
-    }
-  }
-
-  // Grouped: per metric, the groups in the order their first run comes.
-  for (size_t m = 0; grouped && m < query.metrics.size(); ++m) {
-    const std::string& metric = query.metrics[m];
-    std::vector<CurveGroup> groups;
-    std::map<std::string, size_t> index;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      auto it = points.find({r, metric});
-      if (it == points.end()) continue;
-      std::vector<std::string> values;
-      for (const auto& key : group_keys)
-        values.push_back(run_value(tags[r], runs[r].config_json, key));
-      const std::string label = group_label(group_keys, values);
-      auto [at, added] = index.try_emplace(label, groups.size());
-      if (added) groups.emplace_back(label, query.band);
-      groups[at->second].add_member(run_short_name(runs[r]), it->second.get(),
-                                    runs[r].status == db::status::kDiverged,
-                                    !db::status::is_active(runs[r].status));
-    }
-    for (auto& group : groups) {
-      group.update();
-      Curve curve = group.curve(metric);
-      if (label_metric) curve.label += " " + metric;
-      figure.curves.push_back(std::move(curve));
-    }
-  }
-  for (size_t r = 0; r < runs.size() && !grouped; ++r) {
-    for (const auto& metric : query.metrics) {
-      auto it = points.find({r, metric});
-      if (it == points.end()) continue;
-      const auto& run = runs[r];
-      const RunPoints& p = *it->second;
-      Curve curve;
-      curve.metric = metric;
-      curve.label = std::to_string(run.id) + " " + run.name;
-      const std::string key =
-          query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
-      if (!query.colour_by.empty()) curve.label += " (" + query.colour_by + "=" + key + ")";
-      if (label_metric) curve.label += " " + metric;
-      curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
-      for (size_t i = 0; i < p.size(); ++i) {
-        curve.step.push_back(p.x(i));
-        curve.value.push_back(p.y(i));
-      }
-      if (run.diverged_step)
-        curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
-      if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
-      figure.curves.push_back(std::move(curve));
-    }
-  }
+  const PointsOfRuns points = read_points(store, query, runs, tokens);
+  if (grouped)
+    add_group_curves(figure, query, runs, tags, group_keys, points);
+  else
+    add_run_curves(figure, query, runs, tags, points);
   if (figure.curves.empty()) {
     std::string names;
     for (const auto& m : query.metrics) names += (names.empty() ? "" : ", ") + m;

@@ -56,6 +56,60 @@ std::optional<std::string> find_on_path(const std::string& program) {
   return std::nullopt;
 }
 
+namespace {
+// Feeds `input` to the child's stdin and drains its stdout and stderr into `result` together
+// (a child that fills a pipe must not deadlock), until both close or the deadline passes
+// (then the child is killed). Closes `in_fd`.
+void feed_and_drain(pid_t pid, int in_fd, int out_fd, int err_fd, const std::string& input,
+                    double timeout_s, ProgramResult& result) {
+  size_t written = 0;
+  if (input.empty()) {
+    close(in_fd);
+    in_fd = -1;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  bool out_open = true, err_open = true;
+  char buffer[4096];
+  while (out_open || err_open || in_fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      result.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    pollfd fds[3];
+    int n = 0;
+    if (out_open) fds[n++] = {out_fd, POLLIN, 0};
+    if (err_open) fds[n++] = {err_fd, POLLIN, 0};
+    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
+    if (poll(fds, n, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR)
+      break;
+    for (int i = 0; i < n; ++i) {
+      if (!fds[i].revents) continue;
+      if (fds[i].fd == in_fd) {
+        const ssize_t w = write(in_fd, input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<size_t>(w);
+        if (w < 0 || written == input.size()) {
+          close(in_fd);
+          in_fd = -1;
+        }
+        continue;
+      }
+      const ssize_t r = read(fds[i].fd, buffer, sizeof buffer);
+      if (r > 0) {
+        (fds[i].fd == out_fd ? result.out : result.err).append(buffer, static_cast<size_t>(r));
+      } else if (r == 0 || errno != EINTR) {
+        (fds[i].fd == out_fd ? out_open : err_open) = false;
+      }
+    }
+  }
+  if (in_fd >= 0) close(in_fd);
+}
+}  // namespace
+
 ProgramResult run_program(const std::vector<std::string>& argv, const std::string& input,
                           const std::vector<std::string>& env, double timeout_s) {
   ProgramResult result;
@@ -90,52 +144,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
   close(out[1]);
   close(err[1]);
   // Feed stdin and drain both outputs together: a child that fills a pipe must not deadlock.
-  size_t written = 0;
-  int in_fd = in[1];
-  if (input.empty()) {
-    close(in_fd);
-    in_fd = -1;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  bool out_open = true, err_open = true;
-  char buffer[4096];
-  while (out_open || err_open || in_fd >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      result.timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd fds[3];
-    int n = 0;
-    if (out_open) fds[n++] = {out[0], POLLIN, 0};
-    if (err_open) fds[n++] = {err[0], POLLIN, 0};
-    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
-    if (poll(fds, n, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR)
-      break;
-    for (int i = 0; i < n; ++i) {
-      if (!fds[i].revents) continue;
-      if (fds[i].fd == in_fd) {
-        const ssize_t w = write(in_fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if (w < 0 || written == input.size()) {
-          close(in_fd);
-          in_fd = -1;
-        }
-        continue;
-      }
-      const ssize_t r = read(fds[i].fd, buffer, sizeof buffer);
-      if (r > 0) {
-        (fds[i].fd == out[0] ? result.out : result.err).append(buffer, static_cast<size_t>(r));
-      } else if (r == 0 || errno != EINTR) {
-        (fds[i].fd == out[0] ? out_open : err_open) = false;
-      }
-    }
-  }
-  if (in_fd >= 0) close(in_fd);
+  feed_and_drain(pid, in[1], out[0], err[0], input, timeout_s, result);
   close(out[0]);
   close(err[0]);
   int status = 0;

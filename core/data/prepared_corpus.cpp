@@ -289,6 +289,42 @@ bool chunk_is_whole(const fs::path& partial, std::size_t chunk, std::size_t n, i
   return fs::file_size(tokens, ec) == ids * static_cast<std::uint64_t>(width) && !ec;
 }
 
+// Assembly: the tokens file is the chunks' tokens concatenated; the index is derived from
+// their lengths (offsets, then source lengths, then target lengths). Returns the ids written.
+std::uint64_t assemble_chunks(const fs::path& partial, std::size_t chunks, std::size_t pairs,
+                              std::size_t chunk_pairs, CheckedWriter& tokens,
+                              CheckedWriter& index) {
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> src_lens, tgt_lens;
+  offsets.reserve(pairs);
+  src_lens.reserve(pairs);
+  tgt_lens.reserve(pairs);
+  std::uint64_t at = 0;
+  std::vector<char> block(1 << 20);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t n = std::min(chunk_pairs, pairs - c * chunk_pairs);
+    const std::string lens = read_small_file(chunk_path(partial, c, "lens"));
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t s = 0, t = 0;
+      std::memcpy(&s, lens.data() + 4 * i, 4);
+      std::memcpy(&t, lens.data() + 4 * (n + i), 4);
+      offsets.push_back(at);
+      src_lens.push_back(s);
+      tgt_lens.push_back(t);
+      at += std::uint64_t{s} + t;
+    }
+    std::ifstream in(chunk_path(partial, c, "tokens"), std::ios::binary);
+    while (in) {
+      in.read(block.data(), static_cast<std::streamsize>(block.size()));
+      tokens.write(block.data(), static_cast<std::size_t>(in.gcount()));
+    }
+  }
+  index.write(offsets.data(), offsets.size() * 8);
+  index.write(src_lens.data(), src_lens.size() * 4);
+  index.write(tgt_lens.data(), tgt_lens.size() * 4);
+  return at;
+}
+
 // Encodes the corpus chunk by chunk into `partial` (skipping whole chunks of an earlier try),
 // then assembles the entry's files in `tmp`. The text is streamed: one chunk's lines are held
 // at a time, whatever the corpus's size. Returns the pairs found encoded by an earlier try.
@@ -327,36 +363,8 @@ std::size_t prepare_into(const std::string& key, const fs::path& tmp, const fs::
                resumed > 0 ? std::to_string(resumed) + " pairs from an earlier try" : "");
   }
 
-  // Assembly: the tokens are the chunks' concatenated; the index is derived from their lengths.
   CheckedWriter tokens(tmp / "tokens.bin"), index(tmp / "index.bin");
-  std::vector<std::uint64_t> offsets;
-  std::vector<std::uint32_t> src_lens, tgt_lens;
-  offsets.reserve(pairs);
-  src_lens.reserve(pairs);
-  tgt_lens.reserve(pairs);
-  std::uint64_t at = 0;
-  std::vector<char> block(1 << 20);
-  for (std::size_t c = 0; c < chunks; ++c) {
-    const std::size_t n = std::min(kChunkPairs, pairs - c * kChunkPairs);
-    const std::string lens = read_small_file(chunk_path(partial, c, "lens"));
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t s = 0, t = 0;
-      std::memcpy(&s, lens.data() + 4 * i, 4);
-      std::memcpy(&t, lens.data() + 4 * (n + i), 4);
-      offsets.push_back(at);
-      src_lens.push_back(s);
-      tgt_lens.push_back(t);
-      at += std::uint64_t{s} + t;
-    }
-    std::ifstream in(chunk_path(partial, c, "tokens"), std::ios::binary);
-    while (in) {
-      in.read(block.data(), static_cast<std::streamsize>(block.size()));
-      tokens.write(block.data(), static_cast<std::size_t>(in.gcount()));
-    }
-  }
-  index.write(offsets.data(), offsets.size() * 8);
-  index.write(src_lens.data(), src_lens.size() * 4);
-  index.write(tgt_lens.data(), tgt_lens.size() * 4);
+  const std::uint64_t at = assemble_chunks(partial, chunks, pairs, kChunkPairs, tokens, index);
   nlohmann::json meta = {{"format", kFormat},
                          {"pairs", pairs},
                          {"tokens", at},

@@ -27,6 +27,51 @@ torch::Tensor next_log_probs(TransformerImpl& model, const torch::Tensor& prefix
   return log_probs;
 }
 
+// A hypothesis that ended with eos.
+struct FinishedHypothesis {
+  std::vector<int64_t> tokens;
+  double score;  // length-normalized
+};
+
+// A step's beams, K rows per sentence: the row each continues, its token and its score.
+struct NextBeams {
+  std::vector<int64_t> parent_rows, tokens;
+  std::vector<double> scores;
+};
+
+// The beams of sentence b after a step: its best candidates (`values`, `indices` over its K
+// beams' V tokens each, best first) that go on, K at most. As fairseq, only an eos among the
+// top K candidates ends a hypothesis (into `finished`); one ranked lower is dropped (it would
+// otherwise fill the K finished slots early). `done` once K hypotheses ended.
+void select_beams(int64_t b, int64_t K, int64_t V, int64_t step, double length_penalty,
+                  torch::TensorAccessor<float, 2> values, torch::TensorAccessor<int64_t, 2> indices,
+                  torch::TensorAccessor<int64_t, 2> prefix_rows, int64_t prefix_length,
+                  std::vector<FinishedHypothesis>& finished, std::vector<bool>& done,
+                  NextBeams& next) {
+  int64_t kept = 0;
+  for (int64_t j = 0; j < values.size(1) && !done[b] && kept < K; ++j) {
+    const double score = values[b][j];
+    if (!std::isfinite(score)) break;
+    const int64_t beam = indices[b][j] / V, token = indices[b][j] % V;
+    const int64_t row = b * K + beam;
+    if (token == kEosId) {
+      if (j >= K) continue;
+      FinishedHypothesis f;
+      for (int64_t t = 1; t < prefix_length; ++t) f.tokens.push_back(prefix_rows[row][t]);
+      f.score = score / std::pow(static_cast<double>(step + 1), length_penalty);
+      finished.push_back(std::move(f));
+      if (static_cast<int64_t>(finished.size()) >= K) done[b] = true;
+      continue;
+    }
+    next.parent_rows[b * K + kept] = row;
+    next.tokens[b * K + kept] = token;
+    next.scores[b * K + kept] = score;
+    ++kept;
+  }
+  // Rows of a finished sentence keep decoding padding with -inf score (ignored).
+  for (int64_t k = kept; k < K; ++k) next.parent_rows[b * K + k] = b * K;
+}
+
 }  // namespace
 
 std::vector<std::vector<int64_t>> greedy_search(TransformerImpl& model, const torch::Tensor& source,
@@ -79,15 +124,8 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
   std::vector<double> scores(B * K, neg_inf);
   for (int64_t b = 0; b < B; ++b) scores[b * K] = 0.0;
 
-  struct Finished {
-    std::vector<int64_t> tokens;
-    double score;  // length-normalized
-  };
-  std::vector<std::vector<Finished>> finished(B);
+  std::vector<std::vector<FinishedHypothesis>> finished(B);
   std::vector<bool> done(B, false);
-  auto normalized = [&](double score, int64_t length) {
-    return score / std::pow(static_cast<double>(length), options.length_penalty);
-  };
 
   for (int64_t step = 0; step < max_len; ++step) {
     torch::Tensor log_probs = next_log_probs(model, prefix, memory, padding).cpu();  // [B*K, V]
@@ -107,48 +145,24 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
     auto values = std::get<0>(top).accessor<float, 2>();
     auto indices = std::get<1>(top).accessor<int64_t, 2>();
 
-    std::vector<int64_t> parent_rows(B * K, 0), next_tokens(B * K, kPadId);
-    std::vector<double> next_scores(B * K, neg_inf);
+    NextBeams next{std::vector<int64_t>(B * K, 0), std::vector<int64_t>(B * K, kPadId),
+                   std::vector<double>(B * K, neg_inf)};
     auto prefix_cpu = prefix.cpu();
-    auto prefix_rows = prefix_cpu.accessor<int64_t, 2>();
-    for (int64_t b = 0; b < B; ++b) {
-      int64_t kept = 0;
-      for (int64_t j = 0; j < values.size(1) && !done[b] && kept < K; ++j) {
-        const double score = values[b][j];
-        if (!std::isfinite(score)) break;
-        const int64_t beam = indices[b][j] / V, token = indices[b][j] % V;
-        const int64_t row = b * K + beam;
-        if (token == kEosId) {
-          // As fairseq: only an eos among the top K candidates ends a hypothesis; one ranked
-          // lower is dropped (it would otherwise fill the K finished slots early).
-          if (j >= K) continue;
-          Finished f;
-          for (int64_t t = 1; t < prefix.size(1); ++t) f.tokens.push_back(prefix_rows[row][t]);
-          f.score = normalized(score, step + 1);
-          finished[b].push_back(std::move(f));
-          if (static_cast<int64_t>(finished[b].size()) >= K) done[b] = true;
-          continue;
-        }
-        parent_rows[b * K + kept] = row;
-        next_tokens[b * K + kept] = token;
-        next_scores[b * K + kept] = score;
-        ++kept;
-      }
-      // Rows of a finished sentence keep decoding padding with -inf score (ignored).
-      for (int64_t k = kept; k < K; ++k) parent_rows[b * K + k] = b * K;
-    }
+    for (int64_t b = 0; b < B; ++b)
+      select_beams(b, K, V, step, options.length_penalty, values, indices,
+                   prefix_cpu.accessor<int64_t, 2>(), prefix.size(1), finished[b], done, next);
     if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
-    torch::Tensor parents = torch::tensor(parent_rows, torch::kInt64).to(prefix.device());
-    torch::Tensor tokens = torch::tensor(next_tokens, torch::kInt64).to(prefix.device());
+    torch::Tensor parents = torch::tensor(next.parent_rows, torch::kInt64).to(prefix.device());
+    torch::Tensor tokens = torch::tensor(next.tokens, torch::kInt64).to(prefix.device());
     prefix = torch::cat({prefix.index_select(0, parents), tokens.unsqueeze(1)}, 1);
-    scores = next_scores;
+    scores = next.scores;
   }
 
   std::vector<std::vector<int64_t>> out(B);
   for (int64_t b = 0; b < B; ++b) {
-    auto best =
-        std::max_element(finished[b].begin(), finished[b].end(),
-                         [](const Finished& x, const Finished& y) { return x.score < y.score; });
+    auto best = std::max_element(
+        finished[b].begin(), finished[b].end(),
+        [](const FinishedHypothesis& x, const FinishedHypothesis& y) { return x.score < y.score; });
     if (best != finished[b].end()) out[b] = best->tokens;
   }
   model.train(was_training);
