@@ -4,8 +4,10 @@
 #include <chrono>
 
 #include "base/util/progress.h"
+#include "core/data/lm_text.h"
 #include "core/model/transformer.h"
 #include "core/train/stop_request.h"
+#include "db/metric_names.h"
 
 namespace fathom {
 
@@ -40,6 +42,24 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   out.bleu = corpus_bleu(out.hypotheses, references);
   bar.finish(out.bleu->format());
   return out;
+}
+
+void add_evaluation_metrics(const FinalEvaluation& final, const Dataset& data,
+                            std::map<std::string, double>& metrics) {
+  if (final.valid) {
+    metrics[db::metric::kValidLoss] = final.valid->loss;
+    metrics[db::metric::kValidPpl] = final.valid->ppl;
+    if (data.valid_bytes > 0)
+      metrics[db::metric::kValidBpb] =
+          bits_per_byte(final.valid->nll * final.valid->tokens, data.valid_bytes);
+  }
+  if (final.test) {
+    metrics[db::metric::kTestLoss] = final.test->loss;
+    metrics[db::metric::kTestPpl] = final.test->ppl;
+    if (data.test_bytes > 0)
+      metrics[db::metric::kTestBpb] =
+          bits_per_byte(final.test->nll * final.test->tokens, data.test_bytes);
+  }
 }
 
 }  // namespace fathom

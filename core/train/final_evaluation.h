@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,5 +43,10 @@ struct FinalEvaluationOptions {
 FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                  const RunConfig& config, torch::Device device,
                                  const FinalEvaluationOptions& options = {});
+
+// Its losses, perplexities and (where the data counted bytes) bits per byte as final metrics
+// (valid_loss, valid_ppl, valid_bpb, test_*): what a finished run records of it besides BLEU.
+void add_evaluation_metrics(const FinalEvaluation& final, const Dataset& data,
+                            std::map<std::string, double>& metrics);
 
 }  // namespace fathom

@@ -1,18 +1,11 @@
 #include "core/train/trainer.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "base/config/config_io.h"
 #include "base/metrics/bleu.h"
@@ -43,6 +36,7 @@
 #include "core/train/run_files.h"
 #include "core/train/schedule.h"
 #include "core/train/stop_request.h"
+#include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
 #include "core/train/z_loss.h"
 #include "db/metric_names.h"
@@ -50,29 +44,12 @@
 #include "db/run_status.h"
 
 namespace fathom {
-namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Dropout's randomness is re-seeded from (seed, update) at every update, so a resumed run
-// draws the same masks as an uninterrupted one without saving generator state.
-std::uint64_t update_seed(std::uint64_t seed, int64_t update) {
-  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(update);
-}
-
-std::string format_status(double loss, double lr, double tokens_per_s) {
-  char buffer[128];
-  if (std::isnan(loss))  // before the first log point: the loss is not read yet
-    std::snprintf(buffer, sizeof buffer, "lr %.2e %.0f tok/s", lr, tokens_per_s);
-  else
-    std::snprintf(buffer, sizeof buffer, "loss %.3f ppl %.1f lr %.2e %.0f tok/s", loss,
-                  std::exp(std::min(loss, 50.0)), lr, tokens_per_s);
-  return buffer;
 }
 
 // What the host knows of the updates since the last log line (the loss sums stay on the
@@ -84,31 +61,6 @@ struct Window {
   Clock::time_point start = Clock::now();
   void reset() { *this = Window(); }
 };
-
-// The data of `config`. The data layer knows the key a problem is at, not the config file:
-// its errors are located at the key's line in the config (data.max_len = 1: "no training
-// pairs left" at that line, not at "<input>").
-Dataset load_located(const RunConfig& config, const std::string& cache_dir,
-                     const PrepareOptions& prepare) {
-  try {
-    return load_run_dataset(config, cache_dir, "", prepare);
-  } catch (const InputError& e) {
-    if (!e.file().empty() || e.field().empty()) throw;
-    config_error(config, e.field(), e.message());
-  }
-}
-
-// A stop served before the update loop: nothing trained in this session, the resume point is
-// the one the run had.
-TrainOutcome stopped_before_training(const db::Store& store, int64_t run,
-                                     const std::string& during) {
-  TrainOutcome outcome;
-  outcome.status = TrainOutcome::kStopped;
-  outcome.stopped_during = during;
-  outcome.reason = "stop requested while " + during;
-  if (auto record = store.find_run(std::to_string(run))) outcome.updates = record->updates;
-  return outcome;
-}
 
 // One session of one run: what train_run's steps share. The steps, in the order train_run
 // calls them: hold (take the run), load_data, build_model, resume, start_loop, then per
@@ -346,7 +298,7 @@ class TrainingSession {
     window_.skipped += skipped ? 1 : 0;
     session_tokens_ += u.tokens;
     const double window_rate = window_.tokens / std::max(seconds_since(window_.start), 1e-9);
-    bar_->update(u.number, format_status(last_logged_loss_, u.lr, window_rate));
+    bar_->update(u.number, format_training_status(last_logged_loss_, u.lr, window_rate));
     return u;
   }
 
@@ -389,9 +341,9 @@ class TrainingSession {
   TrainOutcome finish() {
     const double train_seconds = seconds_since(train_start_);
     bar_->finish(session_tokens_ > 0
-                     ? format_status(outcome_.final_metrics[db::metric::kTrainLoss],
-                                     inverse_sqrt_lr(state_.update, tc_.lr, tc_.warmup),
-                                     session_tokens_ / train_seconds)
+                     ? format_training_status(outcome_.final_metrics[db::metric::kTrainLoss],
+                                              inverse_sqrt_lr(state_.update, tc_.lr, tc_.warmup),
+                                              session_tokens_ / train_seconds)
                      : "already complete");
     metrics_->flush();
 
@@ -428,20 +380,7 @@ class TrainingSession {
       outcome_.updates = state_.update;
       return outcome_;
     }
-    if (final.valid) {
-      final_metrics[db::metric::kValidLoss] = final.valid->loss;
-      final_metrics[db::metric::kValidPpl] = final.valid->ppl;
-    }
-    if (final.test) {
-      final_metrics[db::metric::kTestLoss] = final.test->loss;
-      final_metrics[db::metric::kTestPpl] = final.test->ppl;
-    }
-    if (final.valid && data_->valid_bytes > 0)
-      final_metrics[db::metric::kValidBpb] =
-          bits_per_byte(final.valid->nll * final.valid->tokens, data_->valid_bytes);
-    if (final.test && data_->test_bytes > 0)
-      final_metrics[db::metric::kTestBpb] =
-          bits_per_byte(final.test->nll * final.test->tokens, data_->test_bytes);
+    add_evaluation_metrics(final, *data_, final_metrics);
     if (final.bleu) keep_bleu(final);
     for (const auto& [name, value] : final_metrics) store_.set_final_metric(*lease_, name, value);
     store_.heartbeat(*lease_, state_.update);
