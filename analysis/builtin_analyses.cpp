@@ -11,6 +11,7 @@ void register_output_shift(AnalysisRegistry& registry);  // output_shift.cpp
 void register_grad_norms(AnalysisRegistry& registry);    // grad_norms.cpp
 void register_ln_scale(AnalysisRegistry& registry);      // ln_scale.cpp
 void register_linearize(AnalysisRegistry& registry);     // linearize.cpp
+void register_layer_skip(AnalysisRegistry& registry);    // layer_skip.cpp
 
 const AnalysisRegistry& analyses() {
   static AnalysisRegistry registry{"analysis"};
@@ -21,6 +22,7 @@ const AnalysisRegistry& analyses() {
     register_grad_norms(registry);
     register_ln_scale(registry);
     register_linearize(registry);
+    register_layer_skip(registry);
   });
   return registry;
 }

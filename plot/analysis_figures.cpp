@@ -254,6 +254,24 @@ BarFigure linearize_figure(const json& result, const std::string& source) {
   return fig;
 }
 
+BarFigure layer_skip_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& layers = f.at(result, "layers", "");
+  if (!layers.is_array() || layers.empty()) f.fail("layers", "expected a non-empty array");
+  BarFigure fig;
+  BarSeries change{"valid NLL change with the layer skipped (nats/token)", {}};
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string path = "layers[" + std::to_string(i) + "].";
+    const json& name = f.at(layers[i], "layer", path);
+    fig.groups.push_back(name.is_string() ? name.get<std::string>() : std::to_string(i + 1));
+    change.values.push_back(f.number(layers[i], "nll_change", path));  // null: non-finite
+  }
+  fig.series = {change};
+  fig.x_label = "skipped layer";
+  fig.y.label = "nll change";
+  return fig;
+}
+
 std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
                                           const std::string& source) {
   return find_analysis_kind(kind, source).figures(result, source);

@@ -11,6 +11,8 @@
 //                -> per linearized layer, bars of the perplexity and BLEU change in percent
 //                   (with "arch": "decoder_only" a language model: no BLEU bars, its control's
 //                   perplexity change)
+//   layer-skip   {"layers": [{"layer", "nll_change"}, ...]}
+//                -> a bar per layer: the validation loss change when it is skipped
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,5 +37,6 @@ BarFigure grad_norms_figure(const nlohmann::json& result, const std::string& sou
 // A result without Post-LN LayerNorms (Pre-LN) throws with the result's note as the message.
 BarFigure ln_scale_figure(const nlohmann::json& result, const std::string& source);
 BarFigure linearize_figure(const nlohmann::json& result, const std::string& source);
+BarFigure layer_skip_figure(const nlohmann::json& result, const std::string& source);
 
 }  // namespace fathom::plot

@@ -85,6 +85,24 @@ std::vector<ResultTable> ln_scale_tables(const json& result) {
   return out;
 }
 
+std::vector<ResultTable> layer_skip_tables(const json& result) {
+  if (!result.contains("layers")) return {};
+  ResultTable t{{"skipped layer", "valid nll", "nll change", "valid ppl", "ppl change %"}, {}};
+  const json full = result.value("full", json::object());
+  t.rows.push_back(
+      {"none (full model)", number(full, "valid_nll"), "", number(full, "valid_ppl"), ""});
+  for (const auto& l : result["layers"])
+    t.rows.push_back({text(l, "layer"), number(l, "valid_nll"), number(l, "nll_change"),
+                      number(l, "valid_ppl"), number(l, "ppl_change_pct", 3)});
+  return {t};
+}
+
+std::string layer_skip_caption(const json& result) {
+  if (!result.contains("layers")) return "";
+  return "each layer skipped in turn (its output := its input; methods.md s5.8), dropout off, " +
+         number(result, "tokens", 10) + " validation tokens";
+}
+
 std::string note_caption(const json& result) { return text(result, "note"); }
 
 std::string output_shift_caption(const json& result) {
@@ -115,6 +133,8 @@ std::vector<AnalysisKind> build_kinds() {
                    output_shift_caption});
   kinds.push_back({"linearize", false, "--layers enc:1-2 --steps 20", one(linearize_figure),
                    linearize_tables, linearize_caption});
+  kinds.push_back(
+      {"layer-skip", false, "", one(layer_skip_figure), layer_skip_tables, layer_skip_caption});
   return kinds;
 }
 

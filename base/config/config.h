@@ -49,6 +49,8 @@ struct ModelConfig {
   double dyt_alpha = 0.5;      // norm dyt: initial alpha of every DyT
   LstmConfig lstm;             // connection: depthwise_lstm
   AdminConfig admin;           // init: admin
+  // Gated attention: none, headwise, elementwise (core/model/attention_gate.h)
+  std::string attention_gate = "none";
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.

@@ -84,6 +84,11 @@ std::vector<FieldSpec> build_fields() {
   model("qk_norm", F::Bool, &M::qk_norm,
         "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "
         "bounding the attention logits (Dehghani et al. 2023; Wortsman et al. 2023)");
+  model("attention_gate", F::String, &M::attention_gate,
+        "gated attention: each head's output times sigmoid(X W + b), X the attention input, "
+        "before the output projection; one gate per head (headwise) or per feature "
+        "(elementwise) (Qiu et al. 2025, arXiv 2505.06708)",
+        {"none", "headwise", "elementwise"});
   model("sigma_reparam", F::Bool, &M::sigma_reparam,
         "sigma-Reparam: every linear layer computes with (gamma / sigma(W)) W, sigma the spectral "
         "norm by one power iteration per update, gamma learned (Zhai et al. 2023); not with "

@@ -43,7 +43,8 @@ Transformer fold_admin(TransformerImpl& admin) {
     for (auto& l : folded->catalog().linears) {
       if (l.owner.stack != o.id.stack || l.owner.index != o.id.index) continue;
       const bool reads_input = l.role == LinearRole::AttentionQkv ||
-                               l.role == LinearRole::AttentionQuery || l.role == LinearRole::FfnIn;
+                               l.role == LinearRole::AttentionQuery ||
+                               l.role == LinearRole::FfnIn || l.role == LinearRole::AttentionGate;
       // Weight [out, in]: input column j reads element j of x_{k-1}.
       if (reads_input) l.linear->weight.div_(o.omega.unsqueeze(0));
     }

@@ -15,14 +15,16 @@ MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& i
                             config.fused_attention == "on"     ? FusedAttention::On
                             : config.fused_attention == "auto" ? FusedAttention::Auto
                                                                : FusedAttention::Off,
-                            std::move(hooks), config.qk_norm);
+                            std::move(hooks), config.qk_norm,
+                            attention_gate_kind(config.attention_gate));
 }
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double attention_dropout,
                                                bool self_attention, const SublayerId& owner,
                                                const std::string& name, ParameterCatalog& catalog,
                                                FusedAttention fused,
-                                               std::shared_ptr<ModelHooks> hooks, bool qk_norm)
+                                               std::shared_ptr<ModelHooks> hooks, bool qk_norm,
+                                               AttentionGateKind gate)
     : d_model_(d_model),
       heads_(heads),
       attention_dropout_(attention_dropout),
@@ -42,6 +44,14 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(int d_model, int heads, double at
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
   catalog.linears.push_back({name + ".out", out_, LinearRole::AttentionOutput, owner, 1});
   if (qk_norm) qk_norm_ = register_module("qk_norm", QkNorm(d_model / heads, name, catalog));
+  if (gate != AttentionGateKind::None)
+    gate_ = register_module("gate", AttentionGate(gate, d_model, heads, owner, name, catalog));
+}
+
+torch::Tensor MultiheadAttentionImpl::project_out(const torch::Tensor& query,
+                                                  const torch::Tensor& context) {
+  // Gated attention gates the heads' outputs before they are mixed (Qiu et al. 2025).
+  return out_(gate_ ? gate_(query, context) : context);
 }
 
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
@@ -84,7 +94,7 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
     const double dropout = is_training() ? attention_dropout_ : 0.0;
     torch::Tensor context = at::scaled_dot_product_attention(
         q, k, v, allowed, dropout, /*is_causal=*/causal && !key_padding_mask.defined());
-    return out_(context.transpose(1, 2).reshape({B, T, d_model_}));
+    return project_out(query, context.transpose(1, 2).reshape({B, T, d_model_}));
   }
 #endif
   q = q * (1.0 / std::sqrt(static_cast<double>(head_dim)));
@@ -107,7 +117,7 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
     observer->on_attention(owner_, AttentionTrace{logits, probs, key_padding_mask, causal});
   if (attention_dropout_ > 0) probs = torch::dropout(probs, attention_dropout_, is_training());
   torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});
-  return out_(context);
+  return project_out(query, context);
 }
 
 }  // namespace fathom

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "core/model/attention_gate.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
 #include "core/model/qk_norm.h"
@@ -28,7 +29,8 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   MultiheadAttentionImpl(int d_model, int heads, double attention_dropout, bool self_attention,
                          const SublayerId& owner, const std::string& name,
                          ParameterCatalog& catalog, FusedAttention fused = FusedAttention::Off,
-                         std::shared_ptr<ModelHooks> hooks = nullptr, bool qk_norm = false);
+                         std::shared_ptr<ModelHooks> hooks = nullptr, bool qk_norm = false,
+                         AttentionGateKind gate = AttentionGateKind::None);
 
   // query [B, T, d]; memory [B, S, d] (ignored for self-attention, which attends to query);
   // key_padding_mask [B, S] bool, true at padding (may be undefined); causal hides the future.
@@ -36,6 +38,9 @@ class MultiheadAttentionImpl : public torch::nn::Module {
                         const torch::Tensor& key_padding_mask, bool causal);
 
  private:
+  // The output projection of the heads' outputs [B, T, d], gated first where a gate exists.
+  torch::Tensor project_out(const torch::Tensor& query, const torch::Tensor& context);
+
   int d_model_, heads_;
   double attention_dropout_;
   bool self_attention_;
@@ -45,13 +50,14 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   torch::nn::Linear qkv_{nullptr};              // self-attention
   torch::nn::Linear q_{nullptr}, kv_{nullptr};  // encoder attention
   torch::nn::Linear out_{nullptr};
-  QkNorm qk_norm_{nullptr};  // model.qk_norm (core/model/qk_norm.h)
+  QkNorm qk_norm_{nullptr};      // model.qk_norm (core/model/qk_norm.h)
+  AttentionGate gate_{nullptr};  // model.attention_gate (core/model/attention_gate.h)
 };
 TORCH_MODULE(MultiheadAttention);
 
 // The attention of sub-layer `id` as every stack builds it: self-attention unless `id` is an
 // encoder attention, named id.name(), fused as model.fused_attention says, with QK-LayerNorm
-// where model.qk_norm says, watched through `hooks`.
+// where model.qk_norm says, gated where model.attention_gate says, watched through `hooks`.
 MultiheadAttention make_attention(const ModelConfig& config, const SublayerId& id,
                                   std::shared_ptr<ModelHooks> hooks, ParameterCatalog& catalog);
 

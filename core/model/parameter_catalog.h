@@ -21,6 +21,8 @@ enum class LinearRole {
   LstmHidden,  // depth-wise LSTM hidden computation (eq. 6 or eq. 8)
   Merge,       // depth-wise LSTM decoder concat merge
   Other,
+  // Gated attention's gate projection: reads the sub-layer input (core/model/attention_gate.h)
+  AttentionGate,
 };
 
 struct LinearEntry {

@@ -103,6 +103,7 @@ std::map<std::string, int64_t> TransformerImpl::parameter_counts() const {
       case LinearRole::AttentionKeyValue:
       case LinearRole::AttentionQkv:
       case LinearRole::AttentionOutput:
+      case LinearRole::AttentionGate:
         kind = "attention";
         break;
       case LinearRole::FfnIn:

@@ -1,8 +1,40 @@
 #include "core/train/probe_observer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fathom {
+
+torch::Tensor stream_kurtosis(const torch::Tensor& x, const torch::Tensor& tokens) {
+  // One population over every real token's d features: E[(x - mu)^4] / sigma^4, 3 for a
+  // Gaussian stream, large when a few features carry outliers (He et al. 2024, arXiv 2405.19279).
+  const torch::Tensor n = tokens.sum() * x.size(-1);
+  const torch::Tensor mu = (x * tokens).sum() / n;
+  const torch::Tensor centred = (x - mu) * tokens;
+  const torch::Tensor m2 = centred.pow(2).sum() / n;
+  return (centred.pow(4).sum() / n) / (m2 * m2);
+}
+
+torch::Tensor max_over_median(const torch::Tensor& x, const torch::Tensor& tokens) {
+  // Massive activations (Sun et al. 2024, arXiv 2402.17762): the largest |x| over the
+  // median |x|, over real tokens and features; the lower median of an even count.
+  const torch::Tensor a = x.abs().masked_select(tokens.to(torch::kBool).expand_as(x));
+  return a.max() / a.median();
+}
+
+torch::Tensor mean_angle(const torch::Tensor& in, const torch::Tensor& out,
+                         const torch::Tensor& tokens) {
+  // The angle between a sub-layer's input and output per token, in degrees, averaged over the
+  // real tokens: near 0 where the sub-layer hardly turns the stream (a lazy layer, Sun et al.
+  // 2025), 90 where its output is orthogonal to its input. A zero vector counts as 90.
+  // In float64: acos is steep near 1, where float32 rounding alone reads a few hundredths
+  // of a degree.
+  const torch::Tensor cosine =
+      torch::cosine_similarity(in.to(torch::kDouble), out.to(torch::kDouble), -1, 1e-12)
+          .clamp(-1.0, 1.0);
+  const torch::Tensor w = tokens.squeeze(-1).to(torch::kDouble);
+  return ((torch::acos(cosine) * w).sum() / w.sum() * (180.0 / std::acos(-1.0))).to(torch::kFloat);
+}
 
 ProbeObserver::ProbeObserver(torch::Tensor source_valid, torch::Tensor target_valid)
     : source_valid_(std::move(source_valid)), target_valid_(std::move(target_valid)) {}
@@ -43,8 +75,13 @@ void ProbeObserver::on_attention(const SublayerId& id, const AttentionTrace& tra
       (row_entropy * weight).sum(std::vector<int64_t>{0, 2}) / weight.sum();
   std::vector<std::string> heads;
   for (int64_t h = 0; h < H; ++h) heads.push_back(id.name() + ".h" + std::to_string(h));
+  // Attention sinks: the probability on key position 0 (the first source token, or the
+  // decoder's bos), averaged over the real queries (Xiao et al. 2024; Sun et al. 2024).
+  const torch::Tensor first_key =
+      (probs.select(-1, 0) * weight).sum(std::vector<int64_t>{0, 2}) / weight.sum();
   add("attn.max_logit", heads, max_logit);
   add("attn.entropy", heads, entropy);
+  add("attn.first_key_mass", heads, first_key);
 }
 
 void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace) {
@@ -57,6 +94,11 @@ void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace
   add("stream.rms", {name}, rms(trace.output));
   add("stream.max_abs", {name}, (trace.output.to(torch::kFloat).abs() * tokens).max());
   if (trace.branch.defined()) add("branch.rms", {name}, rms(trace.branch));
+  const torch::Tensor x = trace.output.to(torch::kFloat);
+  add("stream.kurtosis", {name}, stream_kurtosis(x, tokens));
+  add("stream.max_over_median", {name}, max_over_median(x, tokens));
+  if (trace.input.defined() && trace.input.sizes() == trace.output.sizes())
+    add("stream.angle", {name}, mean_angle(trace.input.to(torch::kFloat), x, tokens));
 }
 
 std::vector<ProbeValues> ProbeObserver::values() const {

@@ -1,7 +1,9 @@
 #pragma once
 // What one probe forward pass sees inside the model (docs/probes.md): per attention sub-layer
-// and head, the largest |q.k|/sqrt(d_h) and the attention entropy; per sub-layer, the RMS of
-// the residual stream after it, of its branch, and the stream's largest |activation|. Padding
+// and head, the largest |q.k|/sqrt(d_h), the attention entropy and the mass on the first key;
+// per sub-layer, the RMS of the residual stream after it, of its branch, the stream's largest
+// |activation|, its kurtosis, its largest over median |activation|, and the angle between the
+// sub-layer's input and output. Padding
 // is left out everywhere: padded queries and keys, and the future under a causal mask.
 // Statistics stay on the device until values() reads them all at once.
 #include <torch/torch.h>
@@ -13,6 +15,16 @@
 #include "core/model/observer.h"
 
 namespace fathom {
+
+// The per-sub-layer statistics of issue 61's probes (docs/probes.md), each a 0-d float tensor on
+// x's device. `tokens` [B, T, 1] is 1 at real tokens, 0 at padding; x, in, out [B, T, d] float.
+// E[(x - mu)^4] / sigma^4 over every real token's features (He et al. 2024, outlier features).
+torch::Tensor stream_kurtosis(const torch::Tensor& x, const torch::Tensor& tokens);
+// max |x| / median |x| over real tokens and features (Sun et al. 2024, massive activations).
+torch::Tensor max_over_median(const torch::Tensor& x, const torch::Tensor& tokens);
+// The mean over real tokens of the angle between in_t and out_t, in degrees.
+torch::Tensor mean_angle(const torch::Tensor& in, const torch::Tensor& out,
+                         const torch::Tensor& tokens);
 
 // One probe's values in the order the forward pass met its positions.
 struct ProbeValues {

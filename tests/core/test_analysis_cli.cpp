@@ -95,6 +95,22 @@ TEST_F(AnalyzeCli, BetaOfAConfigIsPrintedAndStored) {
   EXPECT_NE(table.out.find("enc.1.ffn"), std::string::npos) << table.out;
 }
 
+// layer-skip is stored like the others; its table names every skipped layer.
+TEST_F(AnalyzeCli, LayerSkipOfAConfigIsStored) {
+  const std::string config = write_config("skip.yaml", "  norm: pre\n");
+  Result r = fathom({"analyze", "layer-skip", config, "--json", "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  ASSERT_EQ(printed["layers"].size(), 3u);  // 2 encoder layers, 1 decoder layer
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses(std::nullopt, "layer-skip");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].result_json), printed);
+  Result table = fathom({"analyze", "show", std::to_string(rows[0].id)});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("dec.1"), std::string::npos) << table.out;
+}
+
 TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
   const std::string config = write_config("tiny.yaml");
   Result train = fathom({"train", config, "--no-progress", "--set", "train.grad_norm_every=3"});

@@ -94,6 +94,61 @@ TEST(ProbeObserver, StreamAndBranchStatisticsLeaveOutPadding) {
   EXPECT_FLOAT_EQ(find(values, "branch.rms").values[0], 1.0f);
 }
 
+// Attention sinks: head 0 puts 0.5 and 0.2 on key 0 for its two queries, head 1 1.0 and 0.2;
+// only query 0 is real in the first case's source, so the masses are 0.5 and 1.0.
+TEST(ProbeObserver, FirstKeyMassIsAveragedOverRealQueries) {
+  ProbeObserver observer(bools({1, 0}, {1, 2}), bools({1, 1}, {1, 2}));
+  SublayerId id{Stack::Encoder, 0, SublayerKind::SelfAttention, 0};
+  const torch::Tensor p0 = torch::tensor({0.5f, 0.5f, 0.0f, 0.2f, 0.3f, 0.5f}).view({2, 3});
+  const torch::Tensor p1 = torch::tensor({1.0f, 0.0f, 0.0f, 0.2f, 0.3f, 0.5f}).view({2, 3});
+  const torch::Tensor probs = torch::stack({p0, p1}).unsqueeze(0);
+  observer.on_attention(
+      id, AttentionTrace{torch::zeros({1, 2, 2, 3}), probs, bools({0, 0, 1}, {1, 3}), false});
+  const auto values = observer.values();
+  const auto& mass = find(values, "attn.first_key_mass");
+  EXPECT_FLOAT_EQ(mass.values[0], 0.5f);
+  EXPECT_FLOAT_EQ(mass.values[1], 1.0f);
+  // Decoder side, both queries real: (0.5 + 0.2) / 2 and (1.0 + 0.2) / 2.
+  ProbeObserver decoder(bools({1}, {1, 1}), bools({1, 1}, {1, 2}));
+  decoder.on_attention(SublayerId{Stack::Decoder, 0, SublayerKind::SelfAttention, 0},
+                       AttentionTrace{torch::zeros({1, 2, 2, 3}), probs, torch::Tensor(), false});
+  const auto decoder_values = decoder.values();
+  const auto& both = find(decoder_values, "attn.first_key_mass");
+  EXPECT_FLOAT_EQ(both.values[0], 0.35f);
+  EXPECT_FLOAT_EQ(both.values[1], 0.6f);
+}
+
+// Real tokens (1, -1, 1, -1) and (3, -3, 1, -1), a padded token of 1000s left out. The eight
+// values have mean 0, E[x^2] = (4 + 18 + 2) / 8 = 3, E[x^4] = (4 + 162 + 2) / 8 = 21: kurtosis
+// 21 / 9 = 7/3. |x| sorted 1 1 1 1 1 1 3 3: max 3, lower median 1, ratio 3. Angles between
+// input and output per real token: (1, -1, 1, -1) against (1, 1, 1, 1) is 90 degrees, (3, -3,
+// 1, -1) against itself 0: mean 45.
+TEST(ProbeObserver, KurtosisMassiveActivationAndAngleWorkedByHand) {
+  const torch::Tensor tokens = torch::tensor({1.0f, 1.0f, 0.0f}).view({1, 3, 1});
+  const torch::Tensor x =
+      torch::tensor({1.0f, -1.0f, 1.0f, -1.0f, 3.0f, -3.0f, 1.0f, -1.0f, 1e3f, 1e3f, 1e3f, 1e3f})
+          .view({1, 3, 4});
+  const torch::Tensor in =
+      torch::tensor({1.0f, 1.0f, 1.0f, 1.0f, 3.0f, -3.0f, 1.0f, -1.0f, 5.0f, 5.0f, 5.0f, 5.0f})
+          .view({1, 3, 4});
+  EXPECT_NEAR(stream_kurtosis(x, tokens).item<double>(), 7.0 / 3.0, 1e-6);
+  EXPECT_NEAR(max_over_median(x, tokens).item<double>(), 3.0, 1e-6);
+  EXPECT_NEAR(mean_angle(in, x, tokens).item<double>(), 45.0, 1e-3);
+  // A Gaussian stream has kurtosis 3 (to sampling error), whatever its scale and mean.
+  torch::manual_seed(1);
+  const torch::Tensor g = 5 * torch::randn({4, 500, 64}) + 2;
+  EXPECT_NEAR(stream_kurtosis(g, torch::ones({4, 500, 1})).item<double>(), 3.0, 0.05);
+
+  // Through the observer, position by position.
+  ProbeObserver observer(bools({1, 1, 0}, {1, 3}), bools({1}, {1, 1}));
+  observer.on_sublayer(SublayerId{Stack::Encoder, 0, SublayerKind::FeedForward, 1},
+                       SublayerTrace{in, torch::zeros({1, 3, 4}), x});
+  const auto observed = observer.values();
+  EXPECT_NEAR(find(observed, "stream.kurtosis").values[0], 7.0 / 3.0, 1e-5);
+  EXPECT_NEAR(find(observed, "stream.max_over_median").values[0], 3.0, 1e-5);
+  EXPECT_NEAR(find(observed, "stream.angle").values[0], 45.0, 1e-3);
+}
+
 std::vector<float> probe_at(const db::Store& store, int64_t run, const std::string& probe,
                             int64_t step, std::vector<std::string>* positions = nullptr) {
   const db::ProbeSeries s = store.probe_series(run, probe);
@@ -123,9 +178,11 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
     for (const auto& [step, value] : x) EXPECT_EQ(y.at(step), value) << name << " at " << step;
   }
   EXPECT_TRUE(store_->probe_names(a).empty());
-  EXPECT_EQ(store_->probe_names(b),
-            (std::vector<std::string>{"attn.entropy", "attn.max_logit", "branch.rms",
-                                      "stream.max_abs", "stream.rms", "update.ratio"}));
+  EXPECT_EQ(
+      store_->probe_names(b),
+      (std::vector<std::string>{"attn.entropy", "attn.first_key_mass", "attn.max_logit",
+                                "branch.rms", "stream.angle", "stream.kurtosis", "stream.max_abs",
+                                "stream.max_over_median", "stream.rms", "update.ratio"}));
   const db::ProbeSeries attention = store_->probe_series(b, "attn.max_logit");
   EXPECT_EQ(
       attention.positions,
@@ -141,6 +198,19 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
       EXPECT_GE(h, 0.0f);
       EXPECT_LE(h, std::log(40.0f));
     }
+  // The issue-61 probes in their ranges: kurtosis >= 1 (E[z^4] >= E[z^2]^2), max over median
+  // >= 1, an angle in [0, 180] degrees, a probability mass in [0, 1].
+  auto each = [&](const std::string& probe, float low, float high) {
+    for (const auto& row : store_->probe_series(b, probe).values)
+      for (float v : row) {
+        EXPECT_GE(v, low) << probe;
+        EXPECT_LE(v, high) << probe;
+      }
+  };
+  each("stream.kurtosis", 1.0f, 1e6f);
+  each("stream.max_over_median", 1.0f, 1e6f);
+  each("stream.angle", 0.0f, 180.0f);
+  each("attn.first_key_mass", 0.0f, 1.0f);
   for (const std::string& name : {db::metric::kProbeLogZMean, db::metric::kProbeOutputChange})
     EXPECT_EQ(testing::steps(*store_, b, name), (std::vector<int64_t>{5, 10, 15, 20, 25})) << name;
 }

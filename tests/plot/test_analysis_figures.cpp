@@ -5,6 +5,7 @@
 
 #include "base/util/error.h"
 #include "plot/analysis_figures.h"
+#include "plot/analysis_kinds.h"
 
 using namespace fathom::plot;
 using json = nlohmann::json;
@@ -116,6 +117,26 @@ TEST(AnalysisFigures, LinearizeOfALanguageModelComparesPerplexities) {
   EXPECT_DOUBLE_EQ(f.series[0].values[0], 6.4);
   EXPECT_DOUBLE_EQ(f.series[1].values[0], -1.5);
   for (const auto& s : f.series) EXPECT_EQ(s.name.find("BLEU"), std::string::npos) << s.name;
+}
+
+// Layer skip: a bar per layer of the loss change; a non-finite change (null) is a gap; the table
+// starts with the full model.
+TEST(AnalysisFigures, LayerSkipDrawsTheLossChangePerLayer) {
+  const json result = json::parse(R"({"tokens": 70, "full": {"valid_nll": 1.5, "valid_ppl": 4.48},
+      "layers": [{"layer": "enc.1", "nll_change": 0.25, "valid_nll": 1.75},
+                 {"layer": "dec.1", "nll_change": null, "valid_nll": null}]})");
+  const auto figures = analysis_figures(result, "layer-skip", "s.json");
+  ASSERT_EQ(figures.size(), 1u);
+  const auto& bars = std::get<BarFigure>(figures[0].second);
+  EXPECT_EQ(bars.groups, (std::vector<std::string>{"enc.1", "dec.1"}));
+  EXPECT_DOUBLE_EQ(bars.series.at(0).values[0], 0.25);
+  EXPECT_TRUE(std::isnan(bars.series.at(0).values[1]));
+  const auto tables = find_analysis_kind("layer-skip", "s.json").tables(result);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 3u);
+  EXPECT_EQ(tables[0].rows[1][0], "enc.1");
+  EXPECT_EQ(tables[0].rows[1][2], "0.25");
+  EXPECT_THROW(layer_skip_figure(json::parse(R"({"layers": []})"), "s.json"), fathom::InputError);
 }
 
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
