@@ -48,6 +48,10 @@ bool never_started(const std::map<std::string, std::string>& tags) {
   return worker_job(tags).empty();
 }
 
+bool never_started(const db::RunRecord& run, const std::map<std::string, std::string>& tags) {
+  return never_started(tags) || tags_of_earlier_holder(run, tags);
+}
+
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed,
                                        double now, double timeout_s) {
   if (listed.status != db::status::kRunning) return std::nullopt;
@@ -70,7 +74,7 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // Only a sweep's runs are claimed by launchers and workers that record themselves; a run of
   // `fathom train` has no worker tags and is judged by its heartbeat alone.
   if (!run->sweep.empty() && run->host == host_name() && run->heartbeat_at > 0 &&
-      silent > kUnstartedGrace && (earlier_holder || never_started(tags)))
+      silent > kUnstartedGrace && never_started(*run, tags))
     return "claimed on " + run->host + " " +
            std::to_string(static_cast<long long>(std::round(silent))) +
            " s ago, but no worker was ever started for it (whoever claimed it stopped first)";

@@ -43,6 +43,9 @@ constexpr double kUnstartedGrace = 20.0;
 // Whether no worker ever recorded itself for the run (no worker.pid, no Slurm job): whoever
 // claimed it stopped before starting it, so running it again repeats nothing.
 bool never_started(const std::map<std::string, std::string>& tags);
+// The same for the run's current claim: tags an earlier holder wrote (worker.lease below the
+// run's lease, experiments/worker_tags.h) say nothing of it either.
+bool never_started(const db::RunRecord& run, const std::map<std::string, std::string>& tags);
 
 // Why a running run's worker is lost, or nullopt while it lives: its launcher knows it is
 // gone; it is a sweep's run claimed on this host more than kUnstartedGrace seconds ago and no

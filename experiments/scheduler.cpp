@@ -144,8 +144,9 @@ void settle_lost_workers(db::Store& store, Launcher& launcher, std::vector<db::R
         }
       }
       const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
-      if (never_started(store.tags(r.id))) {
-        // Nothing of it ran: back in the queue, for this launch (or the next) to start.
+      if (never_started(r, store.tags(r.id))) {
+        // Nothing of it ran under this claim (a scheduler that claimed it was killed before
+        // its worker started): back in the queue, for this launch (or the next) to start.
         if (requeue_lost(store, lease, "requeued: " + *lost)) {
           r.status = db::status::kQueued;
           requeued_at = Clock::now();

@@ -250,12 +250,17 @@ TEST_F(RunControlTest, AnEarlierHoldersTagsDoNotSpeakForTheNewOne) {
       *store_, run, run.heartbeat_at + fathom::experiments::kUnstartedGrace + 1, 180);
   ASSERT_TRUE(unstarted);
   EXPECT_NE(unstarted->find("no worker was ever started"), std::string::npos) << *unstarted;
+  // ... and so a scheduler puts it back in the queue rather than recording it crashed: nothing
+  // ran under this claim (the fault campaign's scheduler killed between claim and launch).
+  EXPECT_TRUE(fathom::experiments::never_started(run, store_->tags(stale)));
+  EXPECT_FALSE(fathom::experiments::never_started(store_->tags(stale)));
 
   const int64_t current = running_run("current", host_, tags);
   store_->set_tag(current, "worker.lease", std::to_string(record(current).lease));
   const auto why = fathom::experiments::lost_worker(*store_, record(current), unix_now(), 180);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
+  EXPECT_FALSE(fathom::experiments::never_started(record(current), store_->tags(current)));
 }
 
 // What a holder records carries its lease: the next holder's claim makes it an earlier one's.
