@@ -354,8 +354,9 @@ void add_probe(CLI::App* plot_cmd, GlobalOptions& global) {
       "probe", "A training probe of runs as depth x update heatmaps on one colour scale");
   cmd->add_option("--runs", args->runs, "run ids, comma-separated")->required()->delimiter(',');
   cmd->add_option("--probe", args->probe,
-                  "attn.max_logit, attn.entropy, stream.rms, stream.max_abs, branch.rms or "
-                  "update.ratio (`fathom show RUN` lists a run's)")
+                  "attn.max_logit, attn.entropy, attn.first_key_mass, stream.rms, "
+                  "stream.max_abs, stream.kurtosis, stream.max_over_median, stream.angle, "
+                  "branch.rms or update.ratio (`fathom show RUN` lists a run's)")
       ->required();
   cmd->add_option("--heads", args->heads, "per-head probes: all heads, or their max or mean")
       ->capture_default_str();
