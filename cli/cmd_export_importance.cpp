@@ -2,7 +2,6 @@
 // [--where EXPR]`: how much of a metric's variance over a sweep's settings each swept axis and
 // each pair of axes explain (experiments/hparam_importance.h: the functional ANOVA of the full
 // grid), largest first, with the seeds' own spread beside it.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +9,7 @@
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/export_output.h"
 #include "db/metric_names.h"
 #include "experiments/hparam_importance.h"
 
@@ -45,20 +45,9 @@ void export_importance(const ImportanceArgs& a, const GlobalOptions& global) {
     text = importance_json(h).dump(2) + "\n";
   } else {
     text = experiments::format_text_table(experiments::hparam_importance_table(h), a.format);
-    if (a.format == "md") text += "\n";
-    for (const auto& note : h.notes) {
-      if (a.format == "md") text += "*" + note + "*  \n";
-      if (a.format == "tex") text += "% " + note + "\n";
-    }
+    text = with_notes(std::move(text), h.notes, a.format);
   }
-  if (a.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(a.out, std::ios::binary);
-  file << text;
-  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
-  std::cerr << "wrote " << a.out << "\n";
+  write_export(text, a.out);
 }
 
 }  // namespace

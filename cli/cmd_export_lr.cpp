@@ -6,12 +6,12 @@
 // figure is `fathom export plot lr-sensitivity`. And `fathom export lr-transfer --sweep NAME
 // [--depth KEY]`: each method's best rate per depth and its slope across depths
 // (experiments/lr_transfer.h).
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/export_output.h"
 #include "db/metric_names.h"
 #include "experiments/lr_sensitivity.h"
 #include "experiments/lr_transfer.h"
@@ -31,21 +31,8 @@ void export_lr(const LrArgs& a, const GlobalOptions& global) {
       experiments::run_value_named(a.value, "fathom export lr-sensitivity"), a.where, a.label,
       a.range);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
-  // The notes say how it was computed: under a Markdown table, as LaTeX comments; CSV stays
-  // data only.
-  if (a.format == "md") text += "\n";
-  for (const auto& note : s.notes) {
-    if (a.format == "md") text += "*" + note + "*  \n";
-    if (a.format == "tex") text += "% " + note + "\n";
-  }
-  if (a.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(a.out, std::ios::binary);
-  file << text;
-  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
-  std::cerr << "wrote " << a.out << "\n";
+  text = with_notes(std::move(text), s.notes, a.format);
+  write_export(text, a.out);
 }
 
 struct TransferArgs {
@@ -63,19 +50,8 @@ void export_transfer(const TransferArgs& a, const GlobalOptions& global) {
   std::string text = experiments::format_text_table(experiments::lr_transfer_table(t), a.format);
   text += "\n";
   text += experiments::format_text_table(experiments::lr_transfer_slope_table(t), a.format);
-  if (a.format == "md") text += "\n";
-  for (const auto& note : t.notes) {
-    if (a.format == "md") text += "*" + note + "*  \n";
-    if (a.format == "tex") text += "% " + note + "\n";
-  }
-  if (a.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(a.out, std::ios::binary);
-  file << text;
-  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
-  std::cerr << "wrote " << a.out << "\n";
+  text = with_notes(std::move(text), t.notes, a.format);
+  write_export(text, a.out);
 }
 
 }  // namespace

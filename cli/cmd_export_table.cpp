@@ -1,11 +1,11 @@
 // `fathom export table --sweep NAME --rows AXIS [--cols AXIS] --metric M --format csv|md|tex`:
 // a sweep's results as the papers' tables (experiments/comparison_table.h, docs/sweeps.md).
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/export_output.h"
 #include "experiments/comparison_table.h"
 
 namespace fathom::cli {
@@ -56,15 +56,9 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
   const std::string text = format == "csv"   ? experiments::table_to_csv(table)
                            : format == "tex" ? experiments::table_to_latex(table)
                                              : experiments::table_to_markdown(table);
-  if (a.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(a.out, std::ios::binary);
-  file << text;
-  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
-  std::cerr << "wrote " << a.out << " (" << table.row_labels.size() << " x "
-            << table.col_labels.size() << " cells)\n";
+  write_export(text, a.out,
+               "(" + std::to_string(table.row_labels.size()) + " x " +
+                   std::to_string(table.col_labels.size()) + " cells)");
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 // arms share (base/metrics/bleu_bootstrap.h), from the hypotheses the runs stored.
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -14,6 +13,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
+#include "cli/export_output.h"
 #include "cli/stored_hypotheses.h"
 #include "experiments/verdicts.h"
 
@@ -96,14 +96,7 @@ void export_verdicts(const VerdictArgs& a, const GlobalOptions& global) {
   std::string text = a.format == "csv" ? experiments::verdicts_to_csv(family)
                                        : experiments::verdicts_to_markdown(family, a.digits);
   if (a.paired_bootstrap && a.format == "md") text += bootstrap_section(family, store, global, a);
-  if (a.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(a.out, std::ios::binary);
-  file << text;
-  if (!file.flush()) throw InputError(a.out, 0, "--out", "cannot write the file");
-  std::cerr << "wrote " << a.out << " (" << family.tests.size() << " tests)\n";
+  write_export(text, a.out, "(" + std::to_string(family.tests.size()) + " tests)");
 }
 
 }  // namespace
