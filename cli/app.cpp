@@ -52,6 +52,7 @@ void build_app(CLI::App& app, GlobalOptions& options) {
 
   add_train_command(app, options);
   add_worker_command(app, options);
+  add_rank_command(app, options);
   add_runs_command(app, options);
   add_show_command(app, options);
   add_delete_command(app, options);

@@ -23,6 +23,7 @@
 #include "base/util/strings.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
+#include "cli/rank_launch.h"
 #include "cli/settle_outcome.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
@@ -51,6 +52,8 @@ struct TrainArgs {
   std::string fork;        // --fork RUN
   int64_t fork_from = -1;  // --from STEP
   bool no_progress = false;
+  int nproc = -1;           // --nproc N: train.processes (-1: as the config says)
+  int rendezvous_port = 0;  // --rendezvous-port P (0: any free port)
 };
 
 void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool json) {
@@ -115,7 +118,9 @@ void refuse_end_before_reached(const db::Store& store, const db::RunRecord& run,
 
 // What a resume may change: where the run ends, and how (threads, device) -- never what its
 // curve so far was trained with, which the stored config must keep describing.
-const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads", "device"};
+// The ranks a run trains on (train.processes) change how, not what (methods.md s9.1).
+const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads",
+                                              "train.processes", "device"};
 
 // A resume under changed settings: refused unless only kResumableKeys change; returns those
 // changes ("train.max_updates" -> "300 -> 600") to record with the run.
@@ -288,6 +293,10 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   const RunConfig stored = config;
   apply_overrides(config, args.overrides);
   if (!args.device.empty()) config.device = args.device;
+  if (args.nproc == 0 || args.nproc < -1)
+    throw InputError("fathom train", 0, "--nproc",
+                     "must be at least 1 process, got " + std::to_string(args.nproc));
+  if (args.nproc > 0) apply_overrides(config, {"train.processes=" + std::to_string(args.nproc)});
   std::map<std::string, std::string> changes;
   if (start.resumed) {
     changes = resume_changes(stored, config);
@@ -300,8 +309,13 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   check_model_methods(config);
   check_model_fits(config);
   plan_precision(config, resolve_device(config.device));
+  rank_device(resolve_device(config.device), 0, config.train.processes);  // enough GPUs?
 
   const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
+  // The other ranks start (and a port in use is refused) before a run is created.
+  std::unique_ptr<RankLaunch> ranks;
+  if (config.train.processes > 1)
+    ranks = RankLaunch::local(config, paths.cache_root, args.rendezvous_port, "--rendezvous-port");
   if (!start.store) start.store.emplace(db::Store::open(db_path));
   db::Store& store = *start.store;
   const int64_t run_id = run_to_train(start, args, paths);
@@ -311,6 +325,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   options.cache_dir = paths.cache_root;
   options.resume = start.resumed.has_value();
   options.progress = !args.no_progress;
+  options.ranks = ranks ? &ranks->group() : nullptr;
   // Ctrl+C / SIGTERM / SIGHUP: stop at the next update with a checkpoint (or between the
   // steps of loading and evaluating), never leave a stale "running".
   install_stop_signals();
@@ -347,6 +362,12 @@ void add_train_command(CLI::App& app, GlobalOptions& global) {
                   "the update to fork at: a kept checkpoint (train.keep_checkpoint_every) or "
                   "a resume point");
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
+  cmd->add_option("--nproc", args->nproc,
+                  "train on N data-parallel processes on this machine (train.processes; each "
+                  "a share of every update's batches, Gloo; docs/distributed.md)");
+  cmd->add_option("--rendezvous-port", args->rendezvous_port,
+                  "the TCP port on 127.0.0.1 where the processes of --nproc meet (default: any "
+                  "free one)");
   cmd->callback([args, &global] { run_train(*args, global); });
 }
 

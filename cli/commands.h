@@ -81,6 +81,7 @@ std::string unknown_command_hint(const CLI::App& app, int argc, char** argv);
 
 void add_train_command(CLI::App& app, GlobalOptions& options);
 void add_worker_command(CLI::App& app, GlobalOptions& options);
+void add_rank_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
 void add_delete_command(CLI::App& app, GlobalOptions& options);

@@ -18,6 +18,7 @@ done
 packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU); OpenBLAS: ~25x faster BLAS
+  libgloo-dev                                 # Gloo's headers: c10d's ProcessGroupGloo (docs/distributed.md)
   libyaml-cpp-dev libsqlite3-dev sqlite3 zlib1g-dev
   curl                                        # `fathom data get`: the corpora's downloads
   libxxhash-dev                               # XXH3: the content hash that keys prepared corpora

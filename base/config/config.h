@@ -119,6 +119,8 @@ struct TrainConfig {
   int threads = 0;                      // CPU threads (0: all cores); see core/train/device.h
   std::string precision = "fp32";       // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
   bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
+  int processes = 1;                    // data-parallel ranks of one run (docs/distributed.md)
+  int rank_timeout_s = 1800;            // a collective waiting longer ends the run (a rank hung)
 };
 
 // Decoding and test evaluation after training.

@@ -258,6 +258,15 @@ std::vector<FieldSpec> build_fields() {
   train("checkpoint_activations", F::Bool, &T::checkpoint_activations,
         "recompute each encoder/decoder layer in backward instead of storing its activations "
         "(residual connection; less memory, ~1 more forward)");
+  train("processes", F::Int, &T::processes,
+        "data-parallel processes of one run: each trains its share of every update's batches, "
+        "the gradients summed over them (Gloo; `fathom train --nproc N`, docs/distributed.md); "
+        "the update is the one a single process makes, so it may change on --resume")
+      .range = kPositive;
+  train("rank_timeout_s", F::Int, &T::rank_timeout_s,
+        "seconds a data-parallel rank waits for the others in a collective before it ends the "
+        "run (a rank that hung; rank 0's validation must fit in it)")
+      .range = kPositive;
 
   auto eval = [&](std::string key, F type, auto E::*member, std::string doc) -> FieldSpec& {
     f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));

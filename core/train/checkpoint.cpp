@@ -33,8 +33,8 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::st
 }
 }  // namespace
 
-void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
-                     const TrainerState& state, const std::string& config_yaml) {
+std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
+                             const TrainerState& state, const std::string& config_yaml) {
   torch::serialize::OutputArchive archive;
   for (const auto& p : model.named_parameters())
     archive.write(archive_key("param", p.key()), p.value().detach().cpu(), /*is_buffer=*/true);
@@ -66,6 +66,12 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
     bytes.append(static_cast<const char*>(data), n);
     return n;
   });
+  return bytes;
+}
+
+void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
+                     const TrainerState& state, const std::string& config_yaml) {
+  const std::string bytes = checkpoint_bytes(model, optimizer, state, config_yaml);
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   const std::string temporary = path + ".tmp";
@@ -73,12 +79,11 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   fs::rename(temporary, path);
 }
 
-void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
-                     TrainerState* state) {
-  if (!fs::exists(path)) throw InputError(path, 0, "", "checkpoint not found");
-  torch::serialize::InputArchive archive;
+namespace {
+// What an archive holds into the given objects; `path` names it in errors.
+void restore(torch::serialize::InputArchive& archive, const std::string& path,
+             TransformerImpl& model, Optimizer* optimizer, TrainerState* state) {
   try {
-    archive.load_from(path);
     torch::NoGradGuard no_grad;
     for (auto& p : model.named_parameters()) {
       torch::Tensor saved = read_tensor(archive, archive_key("param", p.key()));
@@ -128,6 +133,32 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
+}
+}  // namespace
+
+void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
+                     TrainerState* state) {
+  if (!fs::exists(path)) throw InputError(path, 0, "", "checkpoint not found");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+  } catch (const c10::Error& e) {
+    throw InputError(path, 0, "",
+                     std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+  }
+  restore(archive, path, model, optimizer, state);
+}
+
+void load_checkpoint_bytes(const std::string& bytes, const std::string& what,
+                           TransformerImpl& model, Optimizer* optimizer, TrainerState* state) {
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(bytes.data(), bytes.size());
+  } catch (const c10::Error& e) {
+    throw InputError(what, 0, "",
+                     std::string("cannot read checkpoint: ") + e.what_without_backtrace());
+  }
+  restore(archive, what, model, optimizer, state);
 }
 
 bool checkpoint_has_optimizer_state(const std::string& path) {

@@ -45,6 +45,13 @@ std::string archive_key(const std::string& prefix, const std::string& name);
 void save_checkpoint(const std::string& path, TransformerImpl& model, const Optimizer* optimizer,
                      const TrainerState& state, const std::string& config_yaml);
 
+// The checkpoint's bytes as save_checkpoint writes them, and their reading: what rank 0 of a
+// data-parallel run hands the other ranks (docs/distributed.md). `what` names them in errors.
+std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
+                             const TrainerState& state, const std::string& config_yaml);
+void load_checkpoint_bytes(const std::string& bytes, const std::string& what,
+                           TransformerImpl& model, Optimizer* optimizer, TrainerState* state);
+
 // A checkpoint that could not be written (disk full, I/O error): a failure while working
 // (exit status 1), not bad input. The message names the file and the reason.
 using CheckpointWriteError = FileWriteError;

@@ -20,6 +20,18 @@ torch::Device resolve_device(const std::string& name) {
                    "expected auto, cpu, cuda or cuda:N, got '" + name + "'");
 }
 
+torch::Device rank_device(const torch::Device& device, int rank, int world) {
+  if (!device.is_cuda() || world <= 1) return device;
+  const int first = device.has_index() ? device.index() : 0;
+  const int count = static_cast<int>(torch::cuda::device_count());
+  if (first + world > count)
+    throw InputError("--device", 0, "train.processes",
+                     std::to_string(world) +
+                         " processes need a GPU each from cuda:" + std::to_string(first) +
+                         ", but LibTorch sees " + std::to_string(count) + " GPU(s)");
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(first + rank));
+}
+
 void configure_threads(int threads, bool bf16_matmuls) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool openblas = *blas_core_name() != '\0';

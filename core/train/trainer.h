@@ -16,6 +16,8 @@
 
 namespace fathom {
 
+class RankGroup;
+
 // A resume whose checkpoints cannot be read (the recorded resume point and the one before it).
 // Thrown before the run is touched in the store: the caller leaves its status and times as
 // they were (a finished run stays finished).
@@ -45,6 +47,9 @@ struct TrainOptions {
   // 0: none. A refused beat (the run was taken from this holder) stops the trainer at its next
   // update with LeaseLost.
   double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
+  // A data-parallel run (docs/distributed.md): this process's rank among train.processes,
+  // connected. Null: one process. Rank 0 calls train_run, the others follow_run.
+  RankGroup* ranks = nullptr;
 };
 
 struct TrainOutcome {
@@ -67,5 +72,11 @@ struct TrainOutcome {
 // those as "failed" under the lease it was given or told of), and db::LeaseLost once the run
 // is no longer this holder's (nothing more is written then).
 TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options);
+
+// A data-parallel run's rank other than 0 (options.ranks): trains its share of every update of
+// rank 0's run and writes nothing anywhere; it needs options.cache_dir, stop_requested and
+// ranks only. Ends with the run's updates ("finished": rank 0 records the run's end), where
+// rank 0 stops or at the update rank 0 finds diverged; throws RankLost when a rank dies.
+TrainOutcome follow_run(const RunConfig& config, const TrainOptions& options);
 
 }  // namespace fathom

@@ -1,0 +1,83 @@
+#include "core/train/gradient_reduce.h"
+
+#include <chrono>
+
+#include "core/train/rank_group.h"
+
+namespace fathom {
+
+std::vector<size_t> batches_of_rank(size_t batches, int rank, int world) {
+  std::vector<size_t> mine;
+  for (size_t i = static_cast<size_t>(rank); i < batches; i += static_cast<size_t>(world))
+    mine.push_back(i);
+  return mine;
+}
+
+GradientReducer::GradientReducer(RankGroup& group, std::vector<torch::Tensor> parameters,
+                                 int64_t bucket_bytes)
+    : group_(group), parameters_(std::move(parameters)) {
+  // Consecutive parameters of one dtype share a bucket until it holds bucket_bytes.
+  int64_t bytes = 0;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const torch::Tensor& p = parameters_[i];
+    const int64_t size = p.numel() * static_cast<int64_t>(p.element_size());
+    const bool same_dtype =
+        !buckets_.empty() && parameters_[buckets_.back().front()].scalar_type() == p.scalar_type();
+    if (buckets_.empty() || !same_dtype || bytes + size > bucket_bytes) {
+      buckets_.emplace_back();
+      bytes = 0;
+    }
+    buckets_.back().push_back(i);
+    bytes += size;
+  }
+}
+
+GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
+                                                const torch::Tensor& nll, bool stop) {
+  const auto start = std::chrono::steady_clock::now();
+  torch::NoGradGuard no_grad;
+  const torch::Device device =
+      parameters_.empty() ? torch::Device(torch::kCPU) : parameters_.front().device();
+  // [smoothed, nll, stop, has_grad of every parameter]: float64 holds the sums as the device
+  // metrics keep them and the counts exactly.
+  torch::Tensor header = torch::zeros({3 + static_cast<int64_t>(parameters_.size())},
+                                      torch::TensorOptions().dtype(torch::kFloat64).device(device));
+  if (smoothed.defined()) header[0] = smoothed;
+  if (nll.defined()) header[1] = nll;
+  header[2] = stop ? 1.0 : 0.0;
+  for (size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].grad().defined()) header[3 + static_cast<int64_t>(i)] = 1.0;
+
+  std::vector<torch::Tensor> flat{header};
+  for (const auto& bucket : buckets_) {
+    std::vector<torch::Tensor> pieces;
+    for (size_t i : bucket) {
+      const torch::Tensor& p = parameters_[i];
+      pieces.push_back(p.grad().defined() ? p.grad().reshape({-1}) : torch::zeros_like(p).view(-1));
+    }
+    flat.push_back(torch::cat(pieces));
+  }
+  group_.all_reduce_sum(flat);
+
+  const torch::Tensor totals = header.cpu();
+  const double* t = totals.data_ptr<double>();
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    int64_t offset = 0;
+    for (size_t i : buckets_[b]) {
+      torch::Tensor& p = parameters_[i];
+      const int64_t n = p.numel();
+      if (t[3 + i] > 0) {  // some rank has a gradient: the sum is everyone's
+        const torch::Tensor summed = flat[b + 1].narrow(0, offset, n).view(p.sizes());
+        if (p.grad().defined())
+          p.mutable_grad().copy_(summed);
+        else
+          p.mutable_grad() = summed.clone();
+      }
+      offset += n;
+    }
+  }
+  last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Totals{t[0], t[1], t[2] > 0};
+}
+
+}  // namespace fathom

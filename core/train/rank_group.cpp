@@ -1,0 +1,124 @@
+#include "core/train/rank_group.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <string>
+
+#include "base/util/error.h"
+
+namespace fathom {
+
+struct RankGroup::Impl {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+};
+
+// How long a rank waits to reach rank 0's rendezvous store (it may start a little later).
+constexpr std::chrono::milliseconds kStoreTimeout = std::chrono::minutes(5);
+
+namespace {
+
+// c10d reports a peer's death as c10::Error or std::runtime_error with Gloo's wording; both
+// become RankLost with what the collective was.
+template <typename F>
+auto collective(const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    // c10::Error appends a C++ backtrace after the first line: keep the message.
+    if (const auto cut = why.find("\nException raised from"); cut != std::string::npos)
+      why.resize(cut);
+    throw RankLost(std::string(what) + " failed (another rank died, hung or left): " + why);
+  }
+}
+
+c10d::TCPStoreOptions store_options(bool server, int world, int port,
+                                    std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(port);
+  options.isServer = server;
+  options.numWorkers = static_cast<std::size_t>(world);
+  options.waitWorkers = false;  // the process group's rendezvous waits for everyone
+  options.timeout = timeout;
+  return options;
+}
+
+}  // namespace
+
+RankGroup::RankGroup(int rank, int world, std::unique_ptr<Impl> impl)
+    : rank_(rank), world_(world), impl_(std::move(impl)) {}
+
+RankGroup::~RankGroup() = default;
+
+std::unique_ptr<RankGroup> RankGroup::lead(int world, const RankAddress& address,
+                                           const std::string& port_option) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    impl->store = c10::make_intrusive<c10d::TCPStore>(
+        address.host, store_options(true, world, address.port, kStoreTimeout));
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    if (const auto cut = why.find('\n'); cut != std::string::npos) why.resize(cut);
+    throw InputError("fathom", 0, port_option,
+                     "cannot serve the ranks' rendezvous at " + address.host + ":" +
+                         std::to_string(address.port) + " (" + why +
+                         "); give a free port or 0 for any");
+  }
+  return std::unique_ptr<RankGroup>(new RankGroup(0, world, std::move(impl)));
+}
+
+std::unique_ptr<RankGroup> RankGroup::follow(int rank, int world, const RankAddress& address) {
+  auto impl = std::make_unique<Impl>();
+  impl->store = collective("joining rank 0's rendezvous", [&] {
+    return c10::make_intrusive<c10d::TCPStore>(
+        address.host, store_options(false, world, address.port, kStoreTimeout));
+  });
+  return std::unique_ptr<RankGroup>(new RankGroup(rank, world, std::move(impl)));
+}
+
+int RankGroup::port() const { return impl_->store->getPort(); }
+
+void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds timeout) {
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  options->devices.push_back(gloo_host.empty()
+                                 ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                 : c10d::ProcessGroupGloo::createDeviceForHostname(gloo_host));
+  options->threads = 2;  // Gloo's own worker threads (the reductions, not the training)
+  // A prefix of its own: the group's keys never meet the ones publish() writes.
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("gloo", impl_->store);
+  impl_->group = collective("the ranks' rendezvous", [&] {
+    return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rank_, world_, options);
+  });
+}
+
+void RankGroup::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
+  collective("an all-reduce", [&] {
+    std::vector<c10::intrusive_ptr<c10d::Work>> pending;
+    for (auto& t : tensors) {
+      std::vector<at::Tensor> one{t};
+      pending.push_back(impl_->group->allreduce(one));  // each tensor its own reduction
+    }
+    for (auto& work : pending) work->wait();
+    return 0;
+  });
+}
+
+void RankGroup::publish(const std::string& key, const std::string& bytes) {
+  collective("publishing to the other ranks", [&] {
+    impl_->store->set("fathom/" + key, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    return 0;
+  });
+}
+
+std::string RankGroup::fetch(const std::string& key, std::chrono::milliseconds wait) {
+  return collective("waiting for rank 0", [&] {
+    impl_->store->wait({"fathom/" + key}, wait);
+    const std::vector<uint8_t> bytes = impl_->store->get("fathom/" + key);
+    return std::string(bytes.begin(), bytes.end());
+  });
+}
+
+}  // namespace fathom

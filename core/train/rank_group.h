@@ -1,0 +1,63 @@
+#pragma once
+// The processes of one data-parallel run (docs/distributed.md): a rendezvous store that rank 0
+// serves over TCP (c10d::TCPStore) and a Gloo process group (c10d::ProcessGroupGloo) over it.
+// LibTorch's own collectives: nothing here implements a reduction. The store also carries what
+// rank 0 hands the others once per session (the config, the model and optimizer state).
+//
+// c10d's headers stay in rank_group.cpp: the trainer sees only this interface.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fathom {
+
+struct RankAddress {
+  std::string host = "127.0.0.1";  // where rank 0 serves the rendezvous
+  int port = 0;                    // 0 (rank 0 only): any free port, read back with port()
+};
+
+class RankGroup {
+ public:
+  // Rank 0 of `world`: serves the rendezvous at `address` before the other ranks start (so
+  // they are given its port). A port in use throws InputError naming `port_option`.
+  static std::unique_ptr<RankGroup> lead(int world, const RankAddress& address,
+                                         const std::string& port_option);
+  // Rank `rank` (> 0) of `world`, joining rank 0's rendezvous.
+  static std::unique_ptr<RankGroup> follow(int rank, int world, const RankAddress& address);
+  ~RankGroup();
+
+  int rank() const { return rank_; }
+  int world() const { return world_; }
+  bool leads() const { return rank_ == 0; }
+  int port() const;  // the rendezvous port actually served or joined
+
+  // Builds the Gloo group: blocks until every rank arrived (or `timeout` passed: throws).
+  // `gloo_host`: the address this rank's Gloo transport binds ("" : this host's name).
+  // `timeout` then bounds every collective: a rank that hangs longer ends the others' wait.
+  void connect(const std::string& gloo_host, std::chrono::milliseconds timeout);
+
+  // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
+  void all_reduce_sum(std::vector<torch::Tensor>& tensors);
+
+  // What rank 0 hands the others, by key (set once; fetch waits for it up to `wait`).
+  void publish(const std::string& key, const std::string& bytes);
+  std::string fetch(const std::string& key, std::chrono::milliseconds wait);
+
+ private:
+  struct Impl;
+  RankGroup(int rank, int world, std::unique_ptr<Impl> impl);
+  int rank_, world_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A collective that failed: another rank died, hung past the timeout, or left. The run ends
+// as a worker crash does (docs/distributed.md), never trains on with fewer ranks.
+class RankLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fathom

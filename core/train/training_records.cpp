@@ -1,0 +1,212 @@
+// What a training session records (core/train/training_session.h): the log rows, the probes,
+// kept checkpoints, validation with checkpoint_best, the resume point, and the final
+// evaluation. Only rank 0 of a data-parallel run gets here.
+#include <cstdio>
+
+#include <cmath>
+
+#include "base/util/file_write.h"
+#include "core/data/lm_text.h"
+#include "core/train/schedule.h"
+#include "core/train/stop_request.h"
+#include "core/train/training_session.h"
+#include "core/train/training_steps.h"
+#include "core/train/valid_samples.h"
+#include "db/metric_names.h"
+#include "db/run_status.h"
+
+namespace fathom {
+
+// The model of the best validation loss, the final evaluation (test perplexity and BLEU),
+// every final metric, and the run marked finished.
+TrainOutcome TrainingSession::finish() {
+  const double train_seconds = seconds_since(train_start_);
+  bar_->finish(session_tokens_ > 0
+                   ? format_training_status(outcome_.final_metrics[db::metric::kTrainLoss],
+                                            inverse_sqrt_lr(state_.update, tc_.lr, tc_.warmup),
+                                            session_tokens_ / train_seconds)
+                   : "already complete");
+  metrics_->flush();
+
+  // Final evaluation with the best checkpoint (by validation loss) when there is one.
+  auto& final_metrics = outcome_.final_metrics;
+  if (const std::string best = files_->current("checkpoint_best"); !best.empty())
+    load_checkpoint(best, *model_, nullptr, nullptr);
+  // Every final metric is recomputable from what is stored, so a run killed after its last
+  // update and resumed (the loop then has nothing left to do) still reports all of them.
+  if (session_tokens_ > 0) count_training();
+  if (state_.train_seconds > 0) {
+    final_metrics[db::metric::kTrainTime] = state_.train_seconds;
+    final_metrics[db::metric::kTokensPerSecond] = state_.train_tokens / state_.train_seconds;
+  }
+  final_metrics[db::metric::kTrainTokens] = static_cast<double>(state_.train_tokens);
+  if (!final_metrics.count(db::metric::kTrainLoss)) {
+    const int64_t last = store_->last_metric_step(run_, db::metric::kTrainLoss);
+    const auto points = store_->metric_points_after(run_, db::metric::kTrainLoss, last - 1);
+    if (!points.empty()) final_metrics[db::metric::kTrainLoss] = points.back().value;
+  }
+  final_metrics[db::metric::kParams] = static_cast<double>(model_->parameter_counts()["total"]);
+  FinalEvaluationOptions what;
+  what.progress = options_.progress;
+  what.stop = options_.stop_requested;
+  FinalEvaluation final;
+  try {
+    between_phases("the final evaluation");
+    final = final_evaluation(*model_, *data_, config_, device_, what);
+  } catch (const StopRequested& stop) {
+    // The resume point holds every update: a resume redoes only this evaluation.
+    outcome_.status = TrainOutcome::kStopped;
+    outcome_.stopped_during = stop.what();
+    outcome_.reason = std::string("stop requested during ") + stop.what();
+    outcome_.updates = state_.update;
+    return outcome_;
+  }
+  add_evaluation_metrics(final, *data_, final_metrics);
+  if (final.bleu) keep_bleu(final);
+  for (const auto& [name, value] : final_metrics) store_->set_final_metric(*lease_, name, value);
+  store_->heartbeat(*lease_, state_.update);
+  store_->finish_run(*lease_, db::status::kFinished);
+  outcome_.status = db::status::kFinished;
+  outcome_.updates = state_.update;
+  return outcome_;
+}
+
+// The log window's rows at update `u`, then a new window.
+void TrainingSession::log(const Update& u, const DeviceMetrics::Reading& reading) {
+  // Timed after the read: on a GPU the host runs ahead of the device until then.
+  const double logged_rate = window_.tokens / std::max(seconds_since(window_.start), 1e-9);
+  const double loss = reading.smoothed / window_.tokens;
+  metrics_->log(u.number, db::metric::kTrainLoss, loss);
+  metrics_->log(u.number, db::metric::kTrainNll, reading.nll / window_.tokens);
+  metrics_->log(u.number, db::metric::kTrainPpl, std::exp(reading.nll / window_.tokens));
+  metrics_->log(u.number, db::metric::kLearningRate, u.lr);
+  if (window_.grad_norm_updates > 0)
+    metrics_->log(u.number, db::metric::kGradNorm, reading.grad_norm / window_.grad_norm_updates);
+  metrics_->log(u.number, db::metric::kTokensPerSecond, logged_rate);
+  if (precision_.loss_scaling) {
+    metrics_->log(u.number, db::metric::kLossScale, scaler_->scale_value());
+    metrics_->log(u.number, db::metric::kSkippedUpdates, static_cast<double>(window_.skipped));
+  }
+  outcome_.final_metrics[db::metric::kTrainLoss] = loss;
+  last_logged_loss_ = loss;
+  store_->heartbeat(*lease_, u.number);
+  window_.reset();
+}
+
+// The probes of update `update` (core/train/probes.h): scalars as metric rows, the
+// per-layer values as probe points.
+void TrainingSession::log_probes(int64_t update) {
+  const ProbeReading reading = probes_->after_update();
+  metrics_->log(update, db::metric::kProbeLogZMean, reading.log_z_mean);
+  metrics_->log(update, db::metric::kProbeLogZMax, reading.log_z_max);
+  metrics_->log(update, db::metric::kProbeOutputChange, reading.output_change);
+  std::vector<db::ProbeRow> rows;
+  for (const ProbeValues& p : reading.per_position)
+    rows.push_back(db::ProbeRow{update, p.probe, p.positions, p.values, 0});
+  metrics_->log_probes(std::move(rows));
+}
+
+// With the optimizer state and the log window: kept checkpoints are analysed, and a fork
+// (core/train/fork.h) continues from one exactly as the run did.
+void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading,
+                                      bool just_logged) {
+  state_.window = window_state(reading, just_logged);
+  count_training();
+  const std::string kept = "checkpoint_" + std::to_string(update);
+  const std::string path = files_->name(kept, std::nullopt, ".pt");
+  save_checkpoint(path, *model_, &*optimizer_, state_, config_yaml_);
+  files_->record(kept, path, update);
+}
+
+// The validation loss, NLL, perplexity (and bits per byte) as rows at `update`.
+LossReport TrainingSession::log_validation(int64_t update) {
+  LossReport valid =
+      evaluate_loss(*model_, data_->valid, config_.data.max_tokens, device_, tc_.label_smoothing);
+  metrics_->log(update, db::metric::kValidLoss, valid.loss);
+  metrics_->log(update, db::metric::kValidNll, valid.nll);
+  metrics_->log(update, db::metric::kValidPpl, valid.ppl);
+  if (data_->valid_bytes > 0)
+    metrics_->log(update, db::metric::kValidBpb,
+                  bits_per_byte(valid.nll * valid.tokens, data_->valid_bytes));
+  return valid;
+}
+
+// The loss at initialization, logged at update 0 before the first update: learning-rate
+// sensitivity caps each run's loss at its own (experiments/lr_sensitivity.h). Not a
+// checkpoint_best candidate: the model reported is always a trained one.
+void TrainingSession::validate_at_init() {
+  if (data_->valid.empty() || state_.update != 0) return;
+  log_validation(0);
+  metrics_->flush();
+}
+
+// Validation loss and perplexity; a new best is kept as checkpoint_best.
+void TrainingSession::validate(int64_t update) {
+  if (data_->valid.empty()) return;
+  const LossReport valid = log_validation(update);
+  if (tc_.valid_samples > 0) keep_valid_samples(update);
+  if (valid.loss < state_.best_valid_loss) {
+    state_.best_valid_loss = valid.loss;
+    const std::string path = files_->name("checkpoint_best", update, ".pt");
+    save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
+    files_->record("checkpoint_best", path, update);
+  }
+}
+
+// A few validation sentences as the model now renders them (valid_samples.h).
+void TrainingSession::keep_valid_samples(int64_t update) {
+  store_->set_tag(*lease_, db::kSamplesTagPrefix + std::to_string(update),
+                  validation_samples_json(*model_, *data_, config_, update, device_).dump());
+}
+
+// Training time and tokens of earlier sessions (from the checkpoint), and so of the run.
+void TrainingSession::count_training() {
+  state_.train_seconds = seconds_before_ + seconds_since(train_start_);
+  state_.train_tokens = tokens_before_ + session_tokens_;
+}
+
+// What a checkpoint keeps of the log window (nothing right after a log point), so a run
+// resumed from it logs the same rows as an uninterrupted one.
+LogWindowState TrainingSession::window_state(const DeviceMetrics::Reading& reading,
+                                             bool just_logged) const {
+  if (just_logged) return LogWindowState{};
+  return LogWindowState{window_.tokens,   window_.updates,  window_.grad_norm_updates,
+                        window_.skipped,  reading.smoothed, reading.nll,
+                        reading.grad_norm};
+}
+
+// The checkpoint a resume starts from. The metric rows up to it reach the store first: a
+// resume deletes the rows after its checkpoint and redoes them, so a kill between the two
+// writes must find the rows, not the checkpoint, ahead. While the store refuses the rows
+// (an outage), the previous checkpoint stays the resume point.
+void TrainingSession::save_resume_point() {
+  metrics_->flush();
+  if (metrics_->pending() > 0) {
+    std::fprintf(
+        stderr,
+        "warning: metric rows not stored yet; checkpoint_last kept at its previous update\n");
+    return;
+  }
+  if (files_->current_step("checkpoint_last") == state_.update) return;  // recorded already
+  // The resume point before this one stays as checkpoint_previous: a checkpoint_last
+  // that turns out unreadable (a bad disk block, a copy cut short) costs one interval.
+  const std::string path = files_->name("checkpoint_last", state_.update, ".pt");
+  save_checkpoint(path, *model_, &*optimizer_, state_, config_yaml_);
+  files_->record("checkpoint_last", path, state_.update, "checkpoint_previous");
+}
+
+// BLEU's score and signature, and the test hypotheses it was computed on.
+void TrainingSession::keep_bleu(const FinalEvaluation& final) {
+  outcome_.final_metrics[db::metric::kDecodeTime] = final.decode_seconds;
+  outcome_.final_metrics[db::metric::kTestBleu] = final.bleu->score;
+  store_->set_tag(*lease_, "bleu_signature", final.bleu->signature);
+  store_->set_tag(*lease_, "bleu", final.bleu->format());
+  const std::string hypotheses_path = files_->name("test", std::nullopt, ".hyp");
+  std::string text;
+  for (const auto& line : final.hypotheses) text += line + "\n";
+  // Checked: a short test.hyp beside a run recorded as finished would be a silent loss.
+  write_file_or_throw(hypotheses_path, text, "the test hypotheses");
+  files_->record("hypotheses", hypotheses_path, state_.update);
+}
+
+}  // namespace fathom

@@ -1,0 +1,151 @@
+#pragma once
+// One session of one run: what train_run's steps share (core/train/trainer.cpp calls them). The
+// steps, in order: hold (take the run), load_data, build_model, resume, start_loop, then per
+// update serve_stop_request, one_update and after_update (log, keep, validate, checkpoint), then
+// finish (the final evaluation). Members are declared in the order they come to exist, so they
+// are torn down in reverse (the metric writer flushes before the stream's thread stops; the
+// heartbeat outlives everything that writes under the lease).
+//
+// A data-parallel run (docs/distributed.md) has one session per rank. Rank 0 is the run's only
+// writer: it holds the lease, logs, validates, checkpoints and evaluates. The other ranks (no
+// store) train their share of every update and stop where rank 0 does.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/config/config.h"
+#include "base/util/progress.h"
+#include "core/data/dataset.h"
+#include "core/model/transformer.h"
+#include "core/train/batch_stream.h"
+#include "core/train/checkpoint.h"
+#include "core/train/device_metrics.h"
+#include "core/train/evaluate.h"
+#include "core/train/final_evaluation.h"
+#include "core/train/gradient_reduce.h"
+#include "core/train/loss_scaler.h"
+#include "core/train/optimizer.h"
+#include "core/train/precision.h"
+#include "core/train/probes.h"
+#include "core/train/run_files.h"
+#include "core/train/trainer.h"
+#include "db/heartbeat.h"
+#include "db/metric_writer.h"
+#include "db/store.h"
+
+namespace fathom {
+
+class TrainingSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  // `store`: the run's store; null on a data-parallel rank other than 0 (it writes nothing).
+  TrainingSession(const RunConfig& config, db::Store* store, const TrainOptions& options);
+
+  const PrecisionPlan& precision() const { return precision_; }
+
+  // The run's holder (db/lease.h): every write below is fenced by the lease. A worker holds the
+  // run from its launcher's claim; otherwise the run is taken here -- a resumed one only once
+  // its checkpoint has loaded (resume()), so an unreadable one leaves the run as it was.
+  void hold_unless_resuming();
+  // Between these phases a stop request ends the session (core/train/stop_request.h); so does a
+  // lost lease. The outcome of such a stop: nothing trained in this session.
+  std::optional<TrainOutcome> stopped_before(const char* next);
+  // Loading may prepare the corpus (minutes on a large one): a stop request ends it between
+  // chunks, the chunks done kept for the next session.
+  std::optional<TrainOutcome> load_data();
+  void build_model();
+  // A resumed run's checkpoint, the run's tags, a fresh run's data-dependent initialization;
+  // then rank 0 hands the other ranks the model, optimizer and trainer state it starts from.
+  void resume();
+  void start_loop();
+  bool updates_left() const { return state_.update < tc_.max_updates; }
+  std::optional<TrainOutcome> serve_stop_request();
+
+  struct Update {
+    int64_t number = 0, tokens = 0;
+    double lr = 0;
+  };
+  Update one_update();
+  std::optional<TrainOutcome> after_update(const Update& u);
+  TrainOutcome finish();
+  // A rank other than 0 once every update is done: rank 0 evaluates and records the end.
+  TrainOutcome follower_done() const;
+
+ private:
+  bool writes() const { return store_ != nullptr; }
+  int rank() const;
+  void beat();
+  void hold();
+  void between_phases(const char* next);
+  void share_state();    // rank 0, after resume(): the state every rank starts from
+  void receive_state();  // the other ranks
+  // This rank's share of the update's forward and backward passes; its loss sums.
+  std::pair<torch::Tensor, torch::Tensor> forward_backward(const std::vector<Batch>& parts,
+                                                           int64_t tokens);
+  std::optional<DeviceMetrics::Reading> read_metrics(bool reset_window);
+  void log(const Update& u, const DeviceMetrics::Reading& reading);
+  void log_probes(int64_t update);
+  void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
+  LossReport log_validation(int64_t update);
+  void validate_at_init();
+  void validate(int64_t update);
+  void keep_valid_samples(int64_t update);
+  void count_training();
+  LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
+  void save_resume_point();
+  void keep_bleu(const FinalEvaluation& final);
+
+  // What the host knows of the updates since the last log line (the loss sums stay on the
+  // device, core/train/device_metrics.h).
+  struct Window {
+    int64_t tokens = 0, updates = 0;
+    int64_t grad_norm_updates = 0;  // updates not skipped by the loss scaler
+    int64_t skipped = 0;            // updates skipped by the loss scaler (fp16)
+    Clock::time_point start = Clock::now();
+    void reset() { *this = Window(); }
+  };
+
+  const RunConfig& config_;
+  const TrainConfig& tc_;
+  db::Store* store_;
+  const TrainOptions& options_;
+  const int64_t run_;
+  const torch::Device device_;
+  const PrecisionPlan precision_;
+  std::optional<db::Lease> lease_;
+  std::optional<db::HeartbeatThread> heartbeat_;
+  TrainerState state_;
+  std::optional<Dataset> data_;
+  Transformer model_{nullptr};
+  std::vector<std::pair<std::string, torch::Tensor>> named_;
+  std::vector<torch::Tensor> parameters_;
+  std::optional<Optimizer> optimizer_;
+  std::string config_yaml_;
+  std::string restored_from_;  // the checkpoint file this session starts from
+  std::optional<RunFiles> files_;
+  BatchPlan plan_;
+  std::optional<PrefetchingBatchStream> stream_;
+  std::optional<DeviceMetrics> device_metrics_;
+  std::optional<LossScaler> scaler_;
+  std::optional<GradientReducer> reducer_;  // a data-parallel run
+  bool stop_agreed_ = false;                // some rank asked to stop (reduced each update)
+  std::optional<db::MetricWriter> metrics_;
+  std::optional<ProgressBar> bar_;
+  std::optional<TrainingProbes> probes_;  // train.probe_every > 0
+  TrainOutcome outcome_;
+  Window window_;
+  int64_t session_first_update_ = 1;
+  double last_logged_loss_ = NAN;  // what the progress bar shows between log points
+  Clock::time_point train_start_;
+  int64_t session_tokens_ = 0;
+  double seconds_before_ = 0;  // earlier sessions' training time and tokens (the checkpoint's)
+  int64_t tokens_before_ = 0;
+};
+
+}  // namespace fathom
