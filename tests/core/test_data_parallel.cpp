@@ -1,0 +1,385 @@
+// Data-parallel runs with real processes and LibTorch's real Gloo backend (docs/distributed.md):
+// `fathom train --nproc 2` against one process on the same global batch -- the same logged
+// losses and, after 20 updates, the same parameters within float tolerance -- for Post-LN,
+// Pre-LN, Admin (its profiling pass included), the depth-wise LSTM and a decoder-only model; a
+// 2-rank run repeated bit for bit; rank 1 killed with SIGKILL mid-run (the run ends as failed and
+// resumes on one process to the uninterrupted 2-rank run's losses); a cancelled 2-rank run; and
+// the bad inputs refused before anything is stored.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/util/process.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_data_parallel {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+using fathom::db::OpenMode;
+using fathom::db::Store;
+
+// The synthetic task at a size where an update of 600 target tokens is about four batches of
+// max_tokens 256: two per rank. No dropout, so one process and two draw nothing different.
+std::string config_yaml(const std::string& model, const std::string& train) {
+  return "name: dp\n"
+         "device: cpu\n"
+         "model: " +
+         model +
+         "\n"
+         "data:\n"
+         "  task: synthetic\n"
+         "  synthetic: {vocab: 8, train_size: 400, valid_size: 20, test_size: 10}\n"
+         "  max_tokens: 256\n"
+         "train: " +
+         train +
+         "\n"
+         "eval: {beam: 1, max_sentences: 5}\n";
+}
+
+// Adam's eps at 1e-4: a parameter whose exact gradient is zero (the attention's key bias: a
+// softmax does not see a constant added to every logit) gets float rounding noise as gradient,
+// which Adam at eps 1e-8 would blow up into steps of +-lr that differ between any two summation
+// orders. At 1e-4 such noise moves nothing, while the real gradients (>= 1e-4) train as usual.
+const std::string kTrain =
+    "{lr: 0.005, eps: 0.0001, warmup: 5, max_updates: 20, valid_every: 10, log_every: 5, "
+    "threads: 1, update_tokens: 600}";
+const std::string kEncoderDecoder =
+    "{d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2";
+
+// Every metric row of a run by (name, step); the timing rows, which differ by nature, left out.
+std::map<std::pair<std::string, int64_t>, double> metric_rows(const Store& store, int64_t run) {
+  std::map<std::pair<std::string, int64_t>, double> rows;
+  for (const std::string& name : store.metric_names(run)) {
+    if (name == "tokens_per_s" || name.rfind("time", 0) == 0) continue;
+    for (const auto& p : store.metric_series(run, name)) rows[{name, p.step}] = p.value;
+  }
+  return rows;
+}
+
+std::map<std::string, torch::Tensor> checkpoint_parameters(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  std::map<std::string, torch::Tensor> out;
+  for (const std::string& key : archive.keys()) {
+    if (key.rfind("param__", 0) != 0) continue;
+    torch::Tensor t;
+    archive.read(key, t, /*is_buffer=*/true);
+    out[key] = t;
+  }
+  return out;
+}
+
+class DataParallel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
+  }
+  std::string db() const { return (dir_ / "runs.db").string(); }
+  std::string write_config(const std::string& name, const std::string& yaml) {
+    const fs::path path = dir_ / (name + ".yaml");
+    std::ofstream(path) << yaml;
+    return path.string();
+  }
+  ProgramResult fathom(const std::vector<std::string>& args, double timeout_s = 300) {
+    std::vector<std::string> argv{binary_.string(), "--db", db()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return fathom::run_program(argv, "", {}, timeout_s);
+  }
+  // Trains `config` on `nproc` processes; the new run's id.
+  int64_t train(const std::string& config, int nproc) {
+    const ProgramResult r =
+        fathom({"train", config, "--nproc", std::to_string(nproc), "--no-progress", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return last_run_id();
+  }
+  int64_t last_run_id() const {
+    int64_t last = 0;
+    for (const auto& run : Store::open(db(), OpenMode::ReadOnly).list_runs())
+      last = std::max(last, run.id);
+    return last;
+  }
+  std::string artifact(int64_t run, const std::string& kind) const {
+    for (const auto& a : Store::open(db(), OpenMode::ReadOnly).artifacts(run))
+      if (a.kind == kind) return a.path;
+    return "";
+  }
+  // One process against two on the same config: every logged value and every parameter.
+  void expect_equivalent(const std::string& model, const std::string& label) {
+    const std::string config = write_config(label, config_yaml(model, kTrain));
+    const int64_t one = train(config, 1);
+    const int64_t two = train(config, 2);
+    const Store store = Store::open(db(), OpenMode::ReadOnly);
+    EXPECT_EQ(store.find_run(std::to_string(two))->status, "finished") << label;
+    const auto a = metric_rows(store, one), b = metric_rows(store, two);
+    ASSERT_EQ(a.size(), b.size()) << label;
+    ASSERT_GT(a.count({"train_loss", 20}), 0u) << label;
+    for (const auto& [key, value] : a) {
+      ASSERT_TRUE(b.count(key)) << label << " " << key.first << "@" << key.second;
+      // Float sums in another order: equal to ~1e-7 relative; 1e-5 leaves room, nothing more.
+      EXPECT_NEAR(b.at(key), value, 1e-5 * std::max(1.0, std::abs(value)))
+          << label << " " << key.first << "@" << key.second;
+    }
+    const auto p = checkpoint_parameters(artifact(one, "checkpoint_last"));
+    const auto q = checkpoint_parameters(artifact(two, "checkpoint_last"));
+    ASSERT_EQ(p.size(), q.size()) << label;
+    ASSERT_FALSE(p.empty()) << label;
+    for (const auto& [key, tensor] : p)
+      EXPECT_TRUE(torch::allclose(tensor, q.at(key), 1e-4, 1e-6))
+          << label << " " << key << " max diff " << (tensor - q.at(key)).abs().max().item<double>()
+          << " of max " << tensor.abs().max().item<double>();
+  }
+  fathom::testing::TempDir tmp_;
+  fs::path dir_ = tmp_.path();
+  fs::path binary_;
+};
+
+TEST_F(DataParallel, TwoRanksTrainPostLnAsOneProcess) {
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: post}", "post");
+}
+
+TEST_F(DataParallel, TwoRanksTrainPreLnAsOneProcess) {
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: pre}", "pre");
+}
+
+TEST_F(DataParallel, TwoRanksTrainAdminWithItsProfilingAsOneProcess) {
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: post, init: admin}", "admin");
+}
+
+TEST_F(DataParallel, TwoRanksTrainTheDepthWiseLstmAsOneProcess) {
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, connection: depthwise_lstm}", "lstm");
+}
+
+TEST_F(DataParallel, TwoRanksTrainADecoderOnlyModelAsOneProcess) {
+  expect_equivalent(
+      "{arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 2, "
+      "dropout: 0}",
+      "decoder_only");
+}
+
+TEST_F(DataParallel, ATwoRankRunRepeatsBitForBit) {
+  // With dropout: each rank draws its own masks, the same ones every time.
+  const std::string config =
+      write_config("repeat", config_yaml(kEncoderDecoder + ", dropout: 0.1}", kTrain));
+  const int64_t first = train(config, 2);
+  const int64_t second = train(config, 2);
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(metric_rows(store, first), metric_rows(store, second));
+  const auto p = checkpoint_parameters(artifact(first, "checkpoint_last"));
+  const auto q = checkpoint_parameters(artifact(second, "checkpoint_last"));
+  for (const auto& [key, tensor] : p) EXPECT_TRUE(torch::equal(tensor, q.at(key))) << key;
+}
+
+// The pid of `fathom rank --rank 1` whose parent is `leader`; 0 while there is none.
+pid_t rank_one_of(pid_t leader) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = fathom::testing::read_text(entry.path() / "cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(" rank ") == std::string::npos ||
+        cmdline.find("--rank 1 ") == std::string::npos)
+      continue;
+    const std::string stat = fathom::testing::read_text(entry.path() / "stat");
+    const auto close = stat.rfind(')');
+    int parent = 0;
+    if (close != std::string::npos &&
+        std::sscanf(stat.c_str() + close + 2, "%*c %d", &parent) == 1 && parent == leader)
+      return static_cast<pid_t>(std::stoi(name));
+  }
+  return 0;
+}
+
+class DataParallelFaults : public DataParallel {
+ protected:
+  // `fathom train CONFIG --nproc 2` in the background (stderr to train.err); its pid.
+  pid_t start_training(const std::string& config) {
+    const std::string err = (dir_ / "train.err").string();
+    const std::vector<std::string> argv{binary_.string(), "--db",    db(), "train",
+                                        config,           "--nproc", "2",  "--no-progress"};
+    const pid_t pid = fork();
+    if (pid == 0) {
+      FILE* out = std::freopen(err.c_str(), "w", stderr);
+      (void)out;
+      std::vector<char*> raw;
+      for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+      raw.push_back(nullptr);
+      execv(raw[0], raw.data());
+      _exit(127);
+    }
+    return pid;
+  }
+  // Waits until the run has done `updates` (it heartbeats at every log point).
+  bool wait_for_updates(int64_t updates) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (!fs::exists(db())) continue;
+      try {
+        for (const auto& r : Store::open(db(), OpenMode::ReadOnly).list_runs())
+          if (r.status == "running" && r.updates >= updates) return true;
+      } catch (const std::exception&) {  // the store is still being created
+      }
+    }
+    return false;
+  }
+  // The exit status of `pid` once it ended (at most `seconds`); -1 if it did not.
+  static int wait_exit(pid_t pid, int seconds) {
+    for (int i = 0; i < seconds * 50; ++i) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid)
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return -1;
+  }
+};
+
+const std::string kLongTrain =
+    "{lr: 0.005, eps: 0.0001, warmup: 5, max_updates: 120, valid_every: 20, log_every: 5, "
+    "threads: 1, update_tokens: 600}";
+
+TEST_F(DataParallelFaults, RankOneKilledEndsTheRunWhichResumesOnOneProcessToTheSameLosses) {
+  const std::string config =
+      write_config("long", config_yaml(kEncoderDecoder + ", dropout: 0}", kLongTrain));
+  const int64_t whole = train(config, 2);  // the uninterrupted 2-rank run
+  const pid_t leader = start_training(config);
+  ASSERT_TRUE(wait_for_updates(45)) << fathom::testing::read_text(dir_ / "train.err");
+  const int64_t killed = last_run_id();
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(kill(rank_one, SIGKILL), 0);
+  // Rank 0 learns it at its next all-reduce: it ends the run as a crash does, and trains no more.
+  const int status = wait_exit(leader, 60);
+  const std::string err = fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_EQ(status, 1) << err;
+  EXPECT_NE(err.find("another rank died"), std::string::npos) << err;
+  int64_t reached = 0;
+  {
+    const Store store = Store::open(db(), OpenMode::ReadOnly);
+    const auto run = store.find_run(std::to_string(killed));
+    EXPECT_EQ(run->status, "failed");
+    reached = store.last_metric_step(killed, "train_loss");
+    EXPECT_LT(reached, 120);
+  }
+  // Resumed on one process: from its last checkpoint to the end, the 2-rank run's losses.
+  const ProgramResult resumed =
+      fathom({"train", "--resume", std::to_string(killed), "--nproc", "1", "--no-progress"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run(std::to_string(killed))->status, "finished");
+  const auto a = metric_rows(store, whole), b = metric_rows(store, killed);
+  EXPECT_EQ(a.size(), b.size());
+  for (const auto& [key, value] : a) {
+    ASSERT_TRUE(b.count(key)) << key.first << "@" << key.second;
+    EXPECT_NEAR(b.at(key), value, 1e-4 * std::max(1.0, std::abs(value)))
+        << key.first << "@" << key.second;
+  }
+}
+
+const std::string kEndless =
+    "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, log_every: 5, threads: 1, "
+    "update_tokens: 600}";
+
+// `fathom cancel` takes the run from rank 0 (exit status 3, as a single process); rank 1 ends
+// with it, and nothing is written after the cancel.
+TEST_F(DataParallelFaults, CancelStopsEveryRank) {
+  const std::string config =
+      write_config("cancel", config_yaml(kEncoderDecoder + ", dropout: 0}", kEndless));
+  const pid_t leader = start_training(config);
+  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  const ProgramResult cancel = fathom({"cancel", std::to_string(last_run_id())});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  const auto at_cancel = Store::open(db(), OpenMode::ReadOnly).export_run(last_run_id());
+  EXPECT_EQ(wait_exit(leader, 60), 3) << fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_FALSE(fathom::process_alive(rank_one, "rank"));  // reaped by rank 0 before it exited
+  const auto after = Store::open(db(), OpenMode::ReadOnly).export_run(last_run_id());
+  EXPECT_EQ(after.run.status, "cancelled");
+  EXPECT_EQ(after.metrics, at_cancel.metrics);
+}
+
+// SIGTERM to rank 0 alone (a time limit's warning, a `kill`): the ranks agree on it in the next
+// update's reduction and stop at one update boundary; rank 0 checkpoints exactly the updates
+// done, and a resume on two processes finishes the run.
+TEST_F(DataParallelFaults, SigtermToRankZeroStopsBothRanksAtOneUpdate) {
+  const std::string config =
+      write_config("stop", config_yaml(kEncoderDecoder + ", dropout: 0}",
+                                       "{lr: 0.005, warmup: 5, max_updates: 400, valid_every: 50, "
+                                       "log_every: 5, threads: 1, update_tokens: 600}"));
+  const pid_t leader = start_training(config);
+  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(kill(leader, SIGTERM), 0);
+  const std::string err = fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_EQ(wait_exit(leader, 60), 128 + SIGTERM) << err;
+  EXPECT_FALSE(fathom::process_alive(rank_one, "rank"));
+  const int64_t run = last_run_id();
+  int64_t stopped_at = 0;
+  {
+    const Store store = Store::open(db(), OpenMode::ReadOnly);
+    const auto record = store.find_run(std::to_string(run));
+    EXPECT_EQ(record->status, "cancelled");
+    stopped_at = record->updates;
+    EXPECT_GT(stopped_at, 0);
+    EXPECT_LT(stopped_at, 400);
+  }
+  EXPECT_NE(artifact(run, "checkpoint_last"), "");
+  const ProgramResult resumed =
+      fathom({"train", "--resume", std::to_string(run), "--no-progress"});  // 2, as stored
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run(std::to_string(run))->status, "finished");
+  EXPECT_EQ(store.last_metric_step(run, "train_loss"), 400);
+}
+
+TEST_F(DataParallel, BadProcessCountsAndPortsAreRefusedBeforeAnythingIsStored) {
+  const std::string config =
+      write_config("bad", config_yaml(kEncoderDecoder + ", dropout: 0}", kTrain));
+  ProgramResult r = fathom({"train", config, "--nproc", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--nproc"), std::string::npos) << r.err;
+  // Four ranks need more than three batches of max_tokens per update.
+  r = fathom({"train", config, "--nproc", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("train.update_tokens"), std::string::npos) << r.err;
+  // A rendezvous port someone else holds.
+  const int holder = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  socklen_t length = sizeof address;
+  getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length);
+  const int port = ntohs(address.sin_port);
+  r = fathom({"train", config, "--nproc", "2", "--rendezvous-port", std::to_string(port)});
+  close(holder);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--rendezvous-port"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(db())) << "nothing may be stored for a refused run";
+}
+
+}  // namespace test_data_parallel
