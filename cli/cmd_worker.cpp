@@ -27,6 +27,7 @@
 #include "base/util/error.h"
 #include "base/util/process.h"
 #include "cli/commands.h"
+#include "cli/rank_launch.h"
 #include "cli/settle_outcome.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
@@ -156,6 +157,12 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     options.stop_requested = &stop_requested();
     options.lease = lease;
     options.heartbeat_s = args.heartbeat_s;
+    // A data-parallel run: this worker is rank 0; its other ranks start on this machine.
+    std::unique_ptr<RankLaunch> ranks;
+    if (config.train.processes > 1) {
+      ranks = RankLaunch::local(config, paths.cache_root, 0, "train.processes");
+      options.ranks = &ranks->group();
+    }
     std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name()
               << " under lease " << lease.generation << " -> " << store.path() << "\n";
     outcome = train_run(config, store, options);

@@ -65,6 +65,13 @@ bool cpu_only(const db::RunRecord& record) {  // device: cpu in the config: neve
   return config.is_object() && config.value("device", "") == "cpu";
 }
 
+// train.processes of a run: the worker slots it takes (its ranks, docs/distributed.md).
+int processes_of(const db::RunRecord& record) {
+  const auto config = nlohmann::json::parse(record.config_json, nullptr, false);
+  if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return 1;
+  return std::max(1, config["train"].value("processes", 1));
+}
+
 class LocalLauncher : public Launcher {
  public:
   std::string name() const override { return kLocalName; }
@@ -93,14 +100,14 @@ class LocalLauncher : public Launcher {
       // rather than being started again at once by this launch.
       if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerRequeued)
         stopped_.push_back(it->second.run);
-      slots_[it->second.slot] = 0;
+      std::replace(slots_.begin(), slots_.end(), pid, 0);  // every slot its ranks held
       running_.erase(it);
       drained_ = false;  // a worker that ended frees a slot for the next queued run
     }
     // Claims are write transactions: when the queue was empty, look again only now and then.
     const auto now = std::chrono::steady_clock::now();
     if (drained_ && now - last_claim_ < std::chrono::seconds(2)) return ended;
-    while (running_.size() < slots_.size()) {
+    while (std::count(slots_.begin(), slots_.end(), 0) > 0) {
       const int slot =
           static_cast<int>(std::find(slots_.begin(), slots_.end(), 0) - slots_.begin());
       const std::string device =
@@ -131,6 +138,13 @@ class LocalLauncher : public Launcher {
         break;
       }
       slots_[slot] = child;
+      // A data-parallel run's other ranks take free slots too (as many as there are: a run of
+      // more processes than --jobs still runs, with the machine to itself once they free up).
+      for (int more = processes_of(*run) - 1; more > 0; --more) {
+        const auto free = std::find(slots_.begin(), slots_.end(), 0);
+        if (free == slots_.end()) break;
+        *free = child;
+      }
       running_[child] = {run->id, slot, lease.generation};
       // What the worker records too, written here first so the run is never without a way to
       // stop its worker. Under the claim's lease: a run cancelled meanwhile keeps its end (and

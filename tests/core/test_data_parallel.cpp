@@ -354,6 +354,25 @@ TEST_F(DataParallelFaults, SigtermToRankZeroStopsBothRanksAtOneUpdate) {
   EXPECT_EQ(store.last_metric_step(run, "train_loss"), 400);
 }
 
+// A sweep's run of train.processes 2 takes two of the local launcher's worker slots: with
+// --jobs 2 the sweep's two runs train one after the other, each on two ranks.
+TEST_F(DataParallel, ASweepRunOfTwoProcessesTakesTwoWorkerSlots) {
+  write_config("base", config_yaml(kEncoderDecoder + ", dropout: 0}",
+                                   "{lr: 0.005, warmup: 5, max_updates: 30, valid_every: 10, "
+                                   "log_every: 5, threads: 1, update_tokens: 600, processes: 2}"));
+  const std::string sweep =
+      write_config("sweep", "name: dpsweep\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\n");
+  const ProgramResult r = fathom({"sweep", sweep, "--jobs", "2", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto runs = Store::open(db(), OpenMode::ReadOnly).list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_EQ(run.status, "finished") << run.error;
+  const auto& [first, second] = runs[0].started_at < runs[1].started_at
+                                    ? std::pair(runs[0], runs[1])
+                                    : std::pair(runs[1], runs[0]);
+  EXPECT_LE(first.finished_at, second.started_at) << "two 2-process runs shared 2 slots";
+}
+
 TEST_F(DataParallel, BadProcessCountsAndPortsAreRefusedBeforeAnythingIsStored) {
   const std::string config =
       write_config("bad", config_yaml(kEncoderDecoder + ", dropout: 0}", kTrain));
