@@ -1,0 +1,210 @@
+"""One connection to a run store, SQLite or PostgreSQL, with the store's transactions.
+
+Locations are those of `--db` (docs/schema.md; db/store_url.cpp): a path, `sqlite:///abs.db`,
+`sqlite:rel.db`, or `postgresql://` / `postgres://` URLs. Statements are written once with `?`
+placeholders and run on either engine. Writes follow db/sqlite_store.cpp and
+db/postgres_store.cpp: SQLite takes the write lock first (BEGIN IMMEDIATE, waiting up to
+$FATHOM_DB_RETRY_SECONDS for another writer); PostgreSQL reads run in one REPEATABLE READ READ
+ONLY snapshot.
+"""
+import contextlib
+import os
+import re
+import sqlite3
+import time
+import urllib.parse
+
+from .errors import FathomError
+
+# How long a write waits for another process's lock (db/store_unreachable.h: 120 s).
+DEFAULT_RETRY_SECONDS = 120.0
+
+
+def retry_seconds():
+    text = os.environ.get("FATHOM_DB_RETRY_SECONDS", "")
+    try:
+        value = float(text) if text else DEFAULT_RETRY_SECONDS
+    except ValueError:
+        raise FathomError(f"$FATHOM_DB_RETRY_SECONDS={text!r}: not a number of seconds")
+    return value if value >= 0 else DEFAULT_RETRY_SECONDS
+
+
+def redact(location):
+    """The location with a URL's password replaced by ***, for messages."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", location)
+
+
+def parse_location(location):
+    """('sqlite', path) or ('postgresql', url); FathomError for what no backend takes."""
+    if not isinstance(location, (str, os.PathLike)):
+        raise FathomError(f"db: a path or URL, not {type(location).__name__}")
+    text = os.fspath(location)
+    if not text:
+        raise FathomError("db: empty run store location")
+    if "://" not in text:
+        if text[:7].lower() == "sqlite:":
+            text = text[7:]
+        return "sqlite", text
+    scheme, rest = text.split("://", 1)
+    scheme = scheme.lower()
+    if scheme == "sqlite":
+        if not rest:
+            raise FathomError(f"{redact(text)}: the URL names no database file")
+        return "sqlite", rest
+    if scheme in ("postgresql", "postgres"):
+        return "postgresql", text
+    raise FathomError(f"{redact(text)}: unknown run store scheme '{scheme}://'; "
+                      "this package knows sqlite://, postgresql://")
+
+
+class Session:
+    """A connection and its engine's dialect. Use one Session from one thread."""
+
+    def __init__(self, location, read_only):
+        self.kind, self.target = parse_location(location)
+        self.shown = redact(self.target) if self.kind == "postgresql" else self.target
+        self.read_only = read_only
+        self.conn = self._connect()
+
+    # ---- connecting ----
+
+    def _connect(self):
+        if self.kind == "sqlite":
+            return self._connect_sqlite()
+        try:
+            import psycopg2
+        except ImportError:
+            raise FathomError(f"{self.shown}: a PostgreSQL store needs psycopg2 "
+                              "(Debian: apt-get install python3-psycopg2)")
+        try:
+            conn = psycopg2.connect(self.target, application_name="fathom-python",
+                                    keepalives=1, keepalives_idle=10, keepalives_interval=5,
+                                    keepalives_count=3, tcp_user_timeout=30000)
+        except psycopg2.Error as e:
+            raise FathomError(f"{self.shown}: cannot connect: {str(e).strip()}")
+        if self.read_only:
+            conn.set_session(isolation_level="REPEATABLE READ", readonly=True)
+        with conn.cursor() as cur:
+            cur.execute("SET idle_in_transaction_session_timeout = '30s'")
+        conn.commit()
+        return conn
+
+    def _connect_sqlite(self):
+        path = self.target
+        if self.read_only:
+            if not os.path.isfile(path):
+                raise FathomError(f"{path}: no such run store file")
+            uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None,
+                                   check_same_thread=False)
+        else:
+            parent = os.path.dirname(os.path.abspath(path))
+            os.makedirs(parent, exist_ok=True)
+            conn = sqlite3.connect(path, timeout=60, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def close(self):
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+
+    # ---- statements ----
+
+    def _sql(self, sql):
+        return sql if self.kind == "sqlite" else sql.replace("%", "%%").replace("?", "%s")
+
+    def query(self, sql, params=()):
+        """All rows of one statement, as tuples."""
+        cur = self.conn.cursor()
+        try:
+            cur.execute(self._sql(sql), tuple(params))
+            return cur.fetchall() if cur.description else []
+        finally:
+            cur.close()
+
+    def execute(self, sql, params=()):
+        """Runs one statement; returns how many rows it changed."""
+        cur = self.conn.cursor()
+        try:
+            cur.execute(self._sql(sql), tuple(params))
+            return cur.rowcount
+        finally:
+            cur.close()
+
+    def execute_many(self, sql, rows):
+        cur = self.conn.cursor()
+        try:
+            cur.executemany(self._sql(sql), rows)
+        finally:
+            cur.close()
+
+    def lock_for_share(self):
+        """Holds a fenced write's run row until the transaction ends (SQLite: the write lock)."""
+        return "" if self.kind == "sqlite" else " FOR SHARE"
+
+    # ---- transactions ----
+
+    def write(self, body):
+        """body() in one write transaction; its result. SQLite: under the write lock."""
+        with self._errors_named():
+            if self.kind == "sqlite":
+                self._begin_immediate()
+            try:
+                result = body()
+                self.conn.execute("COMMIT") if self.kind == "sqlite" else self.conn.commit()
+                return result
+            except BaseException:
+                self._rollback()
+                raise
+
+    def read(self, body):
+        """body() in one snapshot (a deferred transaction; PostgreSQL: REPEATABLE READ)."""
+        with self._errors_named():
+            if self.kind == "sqlite":
+                self.conn.execute("BEGIN")
+            try:
+                return body()
+            finally:
+                self._rollback()
+
+    def _rollback(self):
+        try:
+            if self.kind == "sqlite":
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+            else:
+                self.conn.rollback()
+        except Exception:  # a connection already lost has nothing to roll back
+            pass
+
+    @contextlib.contextmanager
+    def _errors_named(self):
+        """A driver's error (a lost server, a damaged file) as a FathomError naming the store."""
+        try:
+            yield
+        except FathomError:
+            raise
+        except Exception as e:
+            if type(e).__module__.split(".")[0] not in ("sqlite3", "psycopg2"):
+                raise
+            raise FathomError(f"{self.shown}: {str(e).strip()}") from e
+
+    def _begin_immediate(self):
+        # SQLite's busy timeout (60 s) waits for the lock; a BEGIN that still finds it taken is
+        # retried up to the budget, as db/sqlite_handle.cpp does.
+        deadline = time.monotonic() + retry_seconds()
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise FathomError(f"{self.shown}: locked by another process for more than "
+                                      f"{retry_seconds():g} s ($FATHOM_DB_RETRY_SECONDS)")
+                time.sleep(0.25)

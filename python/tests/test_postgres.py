@@ -1,0 +1,110 @@
+"""PostgreSQL (the server of scripts/pg-test-server.sh): a fathom-written store read back, a
+Python-logged run read by `fathom`, the schema, fencing and a newer store refused."""
+import os
+import unittest
+
+import fathom
+from support import (Scratch, drop_postgres_database, fathom as run_fathom, fathom_bin,
+                     fathom_json, postgres_database, postgres_exec, train_tiny)
+from test_log_run import FINAL_LOSS, log_lr_sweep
+
+
+def columns(url):
+    return postgres_exec(url, "SELECT table_name::text, column_name::text, data_type::text,"
+                         " is_nullable::text, coalesce(column_default::text, ''), is_identity::text"
+                         " FROM information_schema.columns WHERE table_schema = current_schema()"
+                         " ORDER BY 1, 2")
+
+
+def indexes(url):
+    return postgres_exec(url, "SELECT indexname::text, indexdef FROM pg_indexes"
+                         " WHERE schemaname = current_schema() ORDER BY 1")
+
+
+class Postgres(Scratch):
+    def setUp(self):
+        super().setUp()
+        self.databases = []
+
+    def tearDown(self):
+        for name in self.databases:
+            drop_postgres_database(name)
+        super().tearDown()
+
+    def database(self, suffix):
+        name = f"py{os.getpid()}_{suffix}"
+        url = postgres_database(name)
+        self.databases.append(name)
+        return url
+
+    def test_a_fathom_store_reads_as_its_sqlite_copy(self):
+        fathom_bin()
+        db = self.path("runs.db")
+        run_id = train_tiny(db, self.dir)
+        url = self.database("copy")
+        run_fathom(db, "db", "copy", db, url)
+        with fathom.open(db) as local, fathom.open(url) as server:
+            a, b = local.runs(), server.runs()
+            self.assertEqual(a.drop(columns=["shown_status"]).to_dict("records"),
+                             b.drop(columns=["shown_status"]).to_dict("records"))
+            self.assertTrue(local.metrics(run_id).equals(server.metrics(run_id)))
+        self.assertEqual(b.loc[0, "status"], "finished")
+
+    def test_a_python_sweep_is_read_by_fathom(self):
+        fathom_bin()
+        url = self.database("logged")
+        ids = log_lr_sweep(url)  # the empty database gets the schema first
+        shown = fathom_json(url, "show", str(ids[2]))
+        self.assertEqual(shown["status"], "finished")
+        self.assertAlmostEqual(shown["final_metrics"]["valid_loss"], FINAL_LOSS[0.01])
+        table = run_fathom(url, "export", "table", "--sweep", "py-lr", "--rows", "train.lr",
+                           "--metric", "valid_loss", "--format", "csv").stdout
+        for loss in FINAL_LOSS.values():
+            self.assertIn(f"{loss}", table)
+        with fathom.open(url) as store:
+            sweep = store.sweep("py-lr")
+        self.assertEqual(dict(zip(sweep["train.lr"], sweep["valid_loss"])), FINAL_LOSS)
+
+    def test_the_schema_created_here_is_fathoms(self):
+        fathom_bin()
+        by_fathom, by_python = self.database("sf"), self.database("sp")
+        db = self.path("runs.db")
+        train_tiny(db, self.dir)
+        run_fathom(db, "db", "copy", db, by_fathom)
+        fathom.init(by_python, {}).finish()
+        self.assertEqual(columns(by_python), columns(by_fathom))
+        self.assertEqual(indexes(by_python), indexes(by_fathom))
+        self.assertEqual(postgres_exec(by_python, "SELECT key, value FROM fathom_meta ORDER BY 1"),
+                         postgres_exec(by_fathom, "SELECT key, value FROM fathom_meta ORDER BY 1"))
+
+    def test_a_cancelled_run_writes_nothing_more(self):
+        fathom_bin()
+        url = self.database("fence")
+        run = fathom.init(url, {}, name="cancelled")
+        run.log({"train_loss": 1.0}, 1)
+        run.flush()
+        run_fathom(url, "cancel", str(run.id))
+        run.log({"train_loss": 0.5}, 2)
+        with self.assertRaisesRegex(fathom.LeaseLost, "it is cancelled"):
+            run.flush()
+        self.assertEqual(postgres_exec(url, "SELECT count(*) FROM metrics")[0][0], 1)
+
+    def test_a_newer_schema_is_refused(self):
+        url = self.database("newer")
+        fathom.init(url, {}).finish()
+        postgres_exec(url, "UPDATE fathom_meta SET value = %s WHERE key = 'schema_version'",
+                      (str(fathom.SCHEMA_VERSION + 1),))
+        with self.assertRaisesRegex(fathom.SchemaTooNew,
+                                    f"version {fathom.SCHEMA_VERSION + 1}, newer .* "
+                                    f"\\({fathom.SCHEMA_VERSION}\\)"):
+            fathom.open(url)
+        password = url.split(":")[2].split("@")[0]
+        try:
+            fathom.init(url, {})
+        except fathom.SchemaTooNew as e:
+            self.assertNotIn(password, str(e))  # a URL's password is never shown
+            self.assertIn("***", str(e))
+
+
+if __name__ == "__main__":
+    unittest.main()
