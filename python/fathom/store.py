@@ -218,6 +218,9 @@ class Store:
             record["config"] = config
             record["finals"] = by_run.get(record["id"], {})
             records.append(record)
+        # A config's `name` is the run's (Fathom names a run after it): one column, not two.
+        if all(r["config"].get("name", r["name"]) == r["name"] for r in records):
+            config_keys = [k for k in config_keys if k != "name"]
         taken = set(RUN_COLUMNS) | {"shown_status"} | set(metric_names)
         column_of = {k: (f"config.{k}" if k in taken else k) for k in config_keys}
         table = []

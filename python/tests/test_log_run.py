@@ -28,6 +28,15 @@ def log_lr_sweep(db, sweep="py-lr"):
     return ids
 
 
+def table_cells(db, sweep="py-lr"):
+    """`fathom export table` of the sweep's valid_loss by train.lr, as {rate: loss}."""
+    table = run_fathom(db, "export", "table", "--sweep", sweep, "--rows", "train.lr",
+                       "--metric", "valid_loss", "--format", "csv").stdout
+    rows = list(csv.reader(io.StringIO(table)))
+    assert rows[0] == ["train.lr", "valid_loss"], table
+    return {float(r[0]): float(r[1]) for r in rows[1:] if r}
+
+
 class LoggedRunsReadByFathom(Scratch):
     def test_fathom_show_runs_and_tables_read_a_python_sweep(self):
         fathom_bin()
@@ -48,11 +57,7 @@ class LoggedRunsReadByFathom(Scratch):
         self.assertIn("lr: 0.003", text)  # the config's YAML, printed for people
         listed = fathom_json(db, "runs", "--sweep", "py-lr")
         self.assertEqual([r["status"] for r in listed], ["finished"] * 3)
-        table = run_fathom(db, "export", "table", "--sweep", "py-lr", "--rows", "train.lr",
-                           "--metric", "valid_loss", "--format", "csv").stdout
-        cells = {float(r[0]): float(r[1]) for r in list(csv.reader(io.StringIO(table)))[1:]
-                 if r and r[0][:1].isdigit()}
-        self.assertEqual(cells, FINAL_LOSS)
+        self.assertEqual(table_cells(db), FINAL_LOSS)
         lr = run_fathom(db, "export", "lr-sensitivity", "--sweep", "py-lr").stdout
         self.assertIn("0.003", lr)  # the best rate of the grid is in the table
 
@@ -131,7 +136,8 @@ class Fencing(Scratch):
     def test_a_run_cancelled_by_fathom_writes_nothing_more(self):
         fathom_bin()
         db = self.path("py.db")
-        run = fathom.init(db, {}, name="cancelled", heartbeat_interval=0.5)
+        # A long heartbeat interval: the write, not the heartbeat thread, finds the cancel.
+        run = fathom.init(db, {}, name="cancelled", heartbeat_interval=60)
         run.log({"train_loss": 1.0}, 1)
         run.flush()
         run_fathom(db, "cancel", str(run.id))

@@ -6,7 +6,7 @@ import unittest
 import fathom
 from support import (Scratch, drop_postgres_database, fathom as run_fathom, fathom_bin,
                      fathom_json, postgres_database, postgres_exec, train_tiny)
-from test_log_run import FINAL_LOSS, log_lr_sweep
+from test_log_run import FINAL_LOSS, log_lr_sweep, table_cells
 
 
 def columns(url):
@@ -57,10 +57,7 @@ class Postgres(Scratch):
         shown = fathom_json(url, "show", str(ids[2]))
         self.assertEqual(shown["status"], "finished")
         self.assertAlmostEqual(shown["final_metrics"]["valid_loss"], FINAL_LOSS[0.01])
-        table = run_fathom(url, "export", "table", "--sweep", "py-lr", "--rows", "train.lr",
-                           "--metric", "valid_loss", "--format", "csv").stdout
-        for loss in FINAL_LOSS.values():
-            self.assertIn(f"{loss}", table)
+        self.assertEqual(table_cells(url), FINAL_LOSS)
         with fathom.open(url) as store:
             sweep = store.sweep("py-lr")
         self.assertEqual(dict(zip(sweep["train.lr"], sweep["valid_loss"])), FINAL_LOSS)
@@ -80,7 +77,7 @@ class Postgres(Scratch):
     def test_a_cancelled_run_writes_nothing_more(self):
         fathom_bin()
         url = self.database("fence")
-        run = fathom.init(url, {}, name="cancelled")
+        run = fathom.init(url, {}, name="cancelled", heartbeat_interval=60)
         run.log({"train_loss": 1.0}, 1)
         run.flush()
         run_fathom(url, "cancel", str(run.id))

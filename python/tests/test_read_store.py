@@ -76,13 +76,14 @@ class ReadFathomStore(unittest.TestCase):
         self.assertNotIn("model.d_model", sweep.columns)  # the same in every run: no axis
         self.assertTrue(sweep["valid_loss"].notna().all())
 
-    def test_a_run_by_name_is_its_latest(self):
+    def test_a_run_is_found_by_its_name(self):
         with fathom.open(self.db) as store:
-            run = store.run("py-tiny")
-            self.assertEqual(run["id"], max(store.runs(sweep="py-lr")["id"]))
-            # The sweep's axis tag and the stored config agree (0.01 was its last run).
+            self.assertEqual(store.run("py-tiny")["id"], self.run_id)
+            run = store.run("py-lr/lr=0.01")  # a sweep's run is named by its axis values
+            # The sweep's axis tag and the stored config agree.
             self.assertEqual(float(run["tags"]["axis.train.lr"]), 0.01)
             self.assertEqual(run["config"]["train"]["lr"], 0.01)
+            self.assertEqual(run["sweep"], "py-lr")
 
     def test_reading_changes_nothing(self):
         before = digest(self.db)
