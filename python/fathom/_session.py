@@ -136,9 +136,14 @@ class Session:
             cur.close()
 
     def execute_many(self, sql, rows):
+        """One statement for each of `rows`; on PostgreSQL, 500 of them per round trip."""
         cur = self.conn.cursor()
         try:
-            cur.executemany(self._sql(sql), rows)
+            if self.kind == "sqlite":
+                cur.executemany(sql, rows)
+            else:
+                from psycopg2.extras import execute_batch
+                execute_batch(cur, self._sql(sql), rows, page_size=500)
         finally:
             cur.close()
 

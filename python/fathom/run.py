@@ -40,6 +40,12 @@ _UPSERT_FINAL = ("INSERT INTO final_metrics (run_id, name, value) VALUES (?, ?, 
                  " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value")
 _UPSERT_TAG = ("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)"
                " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value")
+# PostgreSQL: a whole batch in one statement, as db/postgres_store.cpp writes it.
+_UPSERT_METRICS_PG = ("INSERT INTO metrics (run_id, step, name, value, wall_time)"
+                      " SELECT ?, s, n, v, w FROM unnest(?::bigint[], ?::text[],"
+                      " ?::double precision[], ?::double precision[]) AS t(s, n, v, w)"
+                      " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
+                      " wall_time = excluded.wall_time")
 # db/lease_sql.cpp: held_by and take_run_set.
 _HELD = "lease = ? AND status = 'running'"
 _TAKE = ("status = 'running', started_at = coalesce(started_at, ?), heartbeat_at = ?, host = ?,"
@@ -49,6 +55,20 @@ _TAKE = ("status = 'running', started_at = coalesce(started_at, ?), heartbeat_at
 def _stored(value):
     """A metric value as the store keeps it: NaN as NULL (docs/schema.md, conventions)."""
     return None if math.isnan(value) else value
+
+
+def write_metrics(session, run, rows):
+    """Upserts (run, step, name, value, wall_time) rows; a (name, step) logged twice in one
+    batch is written once, with its last value."""
+    rows = list({(r[2], r[1]): r for r in rows}.values())
+    if not rows:
+        return
+    if session.kind == "sqlite":
+        session.execute_many(_UPSERT_METRIC, rows)
+        return
+    columns = list(zip(*rows))
+    session.execute(_UPSERT_METRICS_PG, (run, list(columns[1]), list(columns[2]),
+                                         list(columns[3]), list(columns[4])))
 
 
 def check_fence(session, run, lease):
@@ -189,8 +209,7 @@ class Run:
 
         def body():
             check_fence(self._session, self.id, self.lease)
-            if rows:
-                self._session.execute_many(_UPSERT_METRIC, rows)
+            write_metrics(self._session, self.id, rows)
             _update_held(self._session, self.id, self.lease, "heartbeat_at = ?, updates = ?",
                          (time.time(), updates))
 
@@ -231,8 +250,7 @@ class Run:
 
         def body():
             check_fence(self._session, self.id, self.lease)
-            if rows:
-                self._session.execute_many(_UPSERT_METRIC, rows)
+            write_metrics(self._session, self.id, rows)
             self._session.execute_many(_UPSERT_FINAL, [(self.id, n, _stored(v))
                                                        for n, v in finals.items()])
             _update_held(self._session, self.id, self.lease,

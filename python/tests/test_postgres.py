@@ -86,6 +86,18 @@ class Postgres(Scratch):
             run.flush()
         self.assertEqual(postgres_exec(url, "SELECT count(*) FROM metrics")[0][0], 1)
 
+    def test_nan_infinity_and_a_repeated_point(self):
+        url = self.database("values")
+        with fathom.init(url, {}) as run:
+            run.log({"train_loss": float("nan"), "grad_norm": float("-inf")}, 1)
+            run.log({"train_loss": 2.0}, 2)
+            run.log({"train_loss": 1.5}, 2)  # the same point again, in the same batch
+        self.assertEqual(postgres_exec(url, "SELECT name, step, value FROM metrics ORDER BY 1, 2"),
+                         [("grad_norm", 1, float("-inf")), ("train_loss", 1, None),
+                          ("train_loss", 2, 1.5)])
+        with fathom.open(url) as store:
+            self.assertEqual(store.run(run.id)["final_metrics"], {"train_loss": 1.5})
+
     def test_a_newer_schema_is_refused(self):
         url = self.database("newer")
         fathom.init(url, {}).finish()
