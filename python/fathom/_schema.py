@@ -194,6 +194,22 @@ def open_checked(session):
     check_version(session, version)
     if version == 0:
         _create(session)
+    elif session.kind == "sqlite" and not session.read_only:
+        _refuse_damaged(session)
+
+
+def _refuse_damaged(session):
+    """A SQLite store with damaged pages is never written to (docs/reliability.md, as every
+    writing `fathom` command checks it first)."""
+    try:
+        found = [row[0] for row in session.query("PRAGMA quick_check(3)")]
+    except Exception as e:
+        found = [str(e)]
+    if found != ["ok"]:
+        raise FathomError(f"{session.shown}: run store is damaged (SQLite's quick_check: "
+                          f"{'; '.join(found)}); nothing was written to it. Copy what can be "
+                          f"read into a new store with `sqlite3 {session.shown} .recover | "
+                          "sqlite3 recovered.db`")
 
 
 def _create(session):

@@ -90,16 +90,21 @@ class Store:
         """The runs of sweep `name` as runs() gives them, with only the config keys that tell
         them apart (its axes: values that differ between runs, or `axis.*` tags), which are also
         in `.attrs["axes"]`. A name no run has is refused."""
-        rows, finals = self._session.read(lambda: self._read_runs(name))
+        def body():
+            rows, finals = self._read_runs(name)
+            tags = self._session.query(
+                "SELECT DISTINCT t.key FROM run_tags t JOIN runs r ON r.id = t.run_id"
+                " WHERE r.sweep = ? AND t.key LIKE 'axis.%'", (name,))
+            return rows, finals, tags
+
+        rows, finals, tags = self._session.read(body)  # one snapshot
         if not rows:
             known = [s for (s,) in self._session.read(lambda: self._session.query(
                 "SELECT DISTINCT sweep FROM runs WHERE sweep IS NOT NULL ORDER BY sweep"))]
             raise FathomError(f"{self.location}: no sweep named {name!r} in the store "
                               f"(sweeps: {', '.join(known) if known else 'none'})")
         frame = self._frame(rows, finals, None)
-        tagged = {k[len("axis."):] for (k,) in self._session.read(lambda: self._session.query(
-            "SELECT DISTINCT t.key FROM run_tags t JOIN runs r ON r.id = t.run_id"
-            " WHERE r.sweep = ? AND t.key LIKE 'axis.%'", (name,)))}
+        tagged = {k[len("axis."):] for (k,) in tags}
         config = frame.attrs["config_columns"]
         axes = [c for c in config if c in tagged or _varies(frame[c])]
         frame = frame.drop(columns=[c for c in config if c not in axes])

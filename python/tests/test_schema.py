@@ -89,6 +89,24 @@ class RefusedStores(Scratch):
         with self.assertRaisesRegex(fathom.FathomError, r"schema version 4, older .* upgrades"):
             fathom.open(db)
 
+    def test_a_damaged_store_is_not_written_to(self):
+        db = self.path("runs.db")
+        with fathom.init(db, {}) as run:
+            for step in range(2000):  # some forty pages of curve points
+                run.log({"train_loss": 1.0 / (step + 1), "lr": 1e-3}, step)
+        con = sqlite3.connect(db)
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = con.execute("PRAGMA page_size").fetchone()[0]
+        con.close()
+        with open(db, "r+b") as f:  # page 11's b-tree header: a leaf with 65535 cells
+            f.seek(page_size * 10)
+            f.write(b"\x0d\xff\xff\xff\xff\xff\xff\xff")
+        before = digest(db)
+        with self.assertRaisesRegex(fathom.FathomError, r"(?s)run store is damaged .*Page 11.*"
+                                    r"nothing was written.*\.recover"):
+            fathom.init(db, {})
+        self.assertEqual(digest(db), before)
+
     def test_other_files_are_not_stores(self):
         foreign = self.path("other.db")
         con = sqlite3.connect(foreign)
