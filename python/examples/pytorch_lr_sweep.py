@@ -23,7 +23,7 @@ def batch(generator, size=64):
 
 
 def train(db, lr, seed=1, updates=300, sweep="mlp-lr"):
-    config = {"name": "mlp", "model": {"layers": 3, "width": 64},
+    config = {"name": f"{sweep}/lr={lr:g}", "model": {"layers": 3, "width": 64},
               "train": {"lr": lr, "max_updates": updates, "warmup": 20, "seed": seed}}
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(8, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64),
