@@ -3,6 +3,7 @@ import csv
 import io
 import math
 import sqlite3
+import threading
 import time
 import unittest
 
@@ -149,6 +150,21 @@ class Fencing(Scratch):
             run.finish()
         self.assertEqual(fathom_json(db, "show", str(run.id))["status"], "cancelled")
 
+    def test_no_row_lands_after_the_takeover_that_fenced_it_off(self):
+        db = self.path("py.db")
+
+        def take_over(run_id):
+            con = sqlite3.connect(db, timeout=60, isolation_level=None)
+            con.execute("BEGIN IMMEDIATE")  # the write lock, as a claim takes it
+            con.execute("UPDATE runs SET lease = lease + 1 WHERE id = ?", (run_id,))
+            rows = con.execute("SELECT count(*) FROM metrics").fetchone()[0]
+            con.execute("COMMIT")
+            con.close()
+            return rows
+
+        run_id, at_takeover = race_a_takeover(self, db, take_over)
+        self.assertEqual(self.rows(db), at_takeover)
+
     def test_the_heartbeat_thread_learns_of_a_takeover(self):
         db = self.path("py.db")
         run = fathom.init(db, {}, name="taken", heartbeat_interval=0.5)
@@ -168,6 +184,32 @@ class Fencing(Scratch):
         self.assertEqual(self.rows(db), 0)  # the buffered row was never written
         with fathom.open(db) as store:
             self.assertEqual(store.run(run.id)["status"], "running")  # the new holder's
+
+
+def race_a_takeover(test, db, take_over):
+    """A run flushing as fast as it can while another holder takes it (`take_over(run_id)`
+    returns the row count in the takeover's own transaction): once the takeover commits, not
+    one more row lands, and the writer gets LeaseLost."""
+    run = fathom.init(db, {}, name="raced", heartbeat_interval=60)
+    outcome = []
+
+    def writer():
+        try:
+            for step in range(1, 100000):
+                run.log({"train_loss": 1.0 / step}, step)
+                run.flush()
+            outcome.append("never fenced")
+        except fathom.LeaseLost as e:
+            outcome.append(e)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    time.sleep(0.5)
+    at_takeover = take_over(run.id)
+    thread.join(timeout=60)
+    test.assertIsInstance(outcome[0], fathom.LeaseLost)
+    test.assertGreater(at_takeover, 0)
+    return run.id, at_takeover
 
 
 class BadInput(Scratch):

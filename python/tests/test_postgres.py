@@ -6,7 +6,7 @@ import unittest
 import fathom
 from support import (Scratch, drop_postgres_database, fathom as run_fathom, fathom_bin,
                      fathom_json, postgres_database, postgres_exec, train_tiny)
-from test_log_run import FINAL_LOSS, log_lr_sweep, table_cells
+from test_log_run import FINAL_LOSS, log_lr_sweep, race_a_takeover, table_cells
 
 
 def columns(url):
@@ -85,6 +85,23 @@ class Postgres(Scratch):
         with self.assertRaisesRegex(fathom.LeaseLost, "it is cancelled"):
             run.flush()
         self.assertEqual(postgres_exec(url, "SELECT count(*) FROM metrics")[0][0], 1)
+
+    def test_no_row_lands_after_the_takeover_that_fenced_it_off(self):
+        url = self.database("race")
+        import psycopg2
+
+        def take_over(run_id):
+            conn = psycopg2.connect(url)
+            with conn.cursor() as cur:
+                cur.execute("UPDATE runs SET lease = lease + 1 WHERE id = %s", (run_id,))
+                cur.execute("SELECT count(*) FROM metrics")
+                rows = cur.fetchone()[0]
+            conn.commit()
+            conn.close()
+            return rows
+
+        run_id, at_takeover = race_a_takeover(self, url, take_over)
+        self.assertEqual(postgres_exec(url, "SELECT count(*) FROM metrics")[0][0], at_takeover)
 
     def test_nan_infinity_and_a_repeated_point(self):
         url = self.database("values")
