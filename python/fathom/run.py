@@ -33,9 +33,9 @@ LAUNCHER = "python"    # worker.launcher of a Python run
 # the evaluations (docs/schema.md); schedules and norms (lr, grad_norm) are not.
 FINAL_PREFIXES = ("train_", "valid_", "test_")
 
-_UPSERT_METRIC = ("INSERT INTO metrics (run_id, step, name, value, wall_time) VALUES (?, ?, ?, ?, ?)"
-                  " ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value,"
-                  " wall_time = excluded.wall_time")
+_UPSERT_METRIC = ("INSERT INTO metrics (run_id, step, name, value, wall_time)"
+                  " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, name, step)"
+                  " DO UPDATE SET value = excluded.value, wall_time = excluded.wall_time")
 _UPSERT_FINAL = ("INSERT INTO final_metrics (run_id, name, value) VALUES (?, ?, ?)"
                  " ON CONFLICT (run_id, name) DO UPDATE SET value = excluded.value")
 _UPSERT_TAG = ("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)"

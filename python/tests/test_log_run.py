@@ -2,7 +2,10 @@
 import csv
 import io
 import math
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -100,6 +103,22 @@ class Statuses(Scratch):
         with self.assertRaisesRegex(fathom.FathomError, "ended"):
             run.log({"train_loss": 1.0}, 6)
 
+    def test_a_process_that_exits_without_finish_leaves_its_run_crashed(self):
+        db = self.path("py.db")
+        script = ("import fathom\n"
+                  f"run = fathom.init({db!r}, {{}}, name='forgot')\n"
+                  "run.log({'train_loss': 1.0}, 7)\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(fathom.__file__)))
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with fathom.open(db) as store:
+            run = store.run("forgot")
+        self.assertEqual(run["status"], "crashed")
+        self.assertEqual(run["error"], "the Python process exited without run.finish()")
+        self.assertEqual(run["updates"], 7)
+        self.assertEqual(run["final_metrics"], {"train_loss": 1.0})
+
     def test_nan_is_stored_as_null_and_read_back_as_nan(self):
         db = self.path("py.db")
         with fathom.init(db, {}) as run:
@@ -114,7 +133,7 @@ class Statuses(Scratch):
         db = self.path("py.db")
         run = fathom.init(db, {"train": {"lr": 0.1}}, name="held", heartbeat_interval=0.5)
         con = sqlite3.connect(db)
-        row = con.execute("SELECT status, lease, started_at, heartbeat_at, host FROM runs").fetchone()
+        row = con.execute("SELECT status, lease, started_at, heartbeat_at FROM runs").fetchone()
         self.assertEqual(row[:2], ("running", 1))
         self.assertIsNotNone(row[2])
         tags = dict(con.execute("SELECT key, value FROM run_tags").fetchall())

@@ -115,6 +115,15 @@ class Postgres(Scratch):
         with fathom.open(url) as store:
             self.assertEqual(store.run(run.id)["final_metrics"], {"train_loss": 1.5})
 
+    def test_a_wrong_password_is_refused_without_showing_it(self):
+        url = self.database("auth")
+        wrong = url.replace(url.split(":")[2].split("@")[0], "not-the-password-42")
+        with self.assertRaises(fathom.FathomError) as caught:
+            fathom.open(wrong)
+        self.assertIn("cannot connect", str(caught.exception))
+        self.assertNotIn("not-the-password-42", str(caught.exception))
+        self.assertIn("***", str(caught.exception))
+
     def test_a_newer_schema_is_refused(self):
         url = self.database("newer")
         fathom.init(url, {}).finish()

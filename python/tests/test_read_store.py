@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 import fathom
-from support import TINY_CONFIG, fathom as run_fathom, fathom_json, train_tiny
+from support import fathom as run_fathom, fathom_json, train_tiny
 
 
 def digest(path):
