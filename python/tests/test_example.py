@@ -1,4 +1,5 @@
 """python/examples/pytorch_lr_sweep.py, the PyTorch loop of docs/python.md, run as written."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -12,11 +13,8 @@ EXAMPLE = os.path.join(REPO, "python", "examples", "pytorch_lr_sweep.py")
 
 class PytorchExample(Scratch):
     def test_the_example_sweep_is_a_learning_rate_sweep_fathom_reads(self):
-        try:
-            import torch
-        except ImportError:
+        if importlib.util.find_spec("torch") is None:
             self.skipTest("PyTorch is not installed (Debian: apt-get install python3-torch)")
-        self.assertTrue(torch.__version__)  # the example imports the same package
         db = self.path("runs.db")
         env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
         done = subprocess.run([sys.executable, EXAMPLE, db], capture_output=True, text=True,
