@@ -154,13 +154,16 @@ class Session:
     # ---- transactions ----
 
     def write(self, body):
-        """body() in one write transaction; its result. SQLite: under the write lock."""
+        """body() in one write transaction; its result. SQLite: under the write lock.
+        PostgreSQL: retried on a fresh connection when the server drops this one, and applied
+        exactly once (below)."""
         with self._errors_named():
-            if self.kind == "sqlite":
-                self._begin_immediate()
+            if self.kind == "postgresql":
+                return self._retrying(body, write=True)
+            self._begin_immediate()
             try:
                 result = body()
-                self.conn.execute("COMMIT") if self.kind == "sqlite" else self.conn.commit()
+                self.conn.execute("COMMIT")
                 return result
             except BaseException:
                 self._rollback()
@@ -169,12 +172,67 @@ class Session:
     def read(self, body):
         """body() in one snapshot (a deferred transaction; PostgreSQL: REPEATABLE READ)."""
         with self._errors_named():
-            if self.kind == "sqlite":
-                self.conn.execute("BEGIN")
+            if self.kind == "postgresql":
+                return self._retrying(body, write=False)
+            self.conn.execute("BEGIN")
             try:
                 return body()
             finally:
                 self._rollback()
+
+    def _retrying(self, body, write):
+        """As db/postgres_store.cpp: a transaction whose connection broke (a server restart,
+        pg_terminate_backend, a network cut) runs again on a new connection, with pauses of 0.25 s
+        doubling to 8 s, for up to $FATHOM_DB_RETRY_SECONDS. A write notes its transaction id
+        before COMMIT; when the connection breaks during the COMMIT, txid_status says whether it
+        landed, so it is never applied twice (a run created twice, an end refused as lost)."""
+        import psycopg2
+        deadline, pause = time.monotonic() + retry_seconds(), 0.25
+        while True:
+            txid = None
+            try:
+                try:
+                    result = body()
+                    if not write:
+                        return result
+                    txid = self.query("SELECT txid_current()")[0][0]
+                    self.conn.commit()
+                    return result
+                finally:
+                    if not write or txid is None:
+                        self._rollback()
+            except psycopg2.Error as e:
+                if not self.conn.closed:
+                    raise  # the statement's own error, not a lost connection
+                lost = e
+            if txid is not None and self._landed(txid, deadline):
+                return result
+            if time.monotonic() + pause > deadline:
+                raise FathomError(f"{self.shown}: the server is out of reach for "
+                                  f"{retry_seconds():g} s ($FATHOM_DB_RETRY_SECONDS): "
+                                  f"{str(lost).strip()}")
+            time.sleep(pause)
+            pause = min(pause * 2, 8.0)
+            self._reconnect(deadline)
+
+    def _reconnect(self, deadline):
+        """A new connection, retried until `deadline`; the last failure stays for the caller."""
+        self.close()
+        while True:
+            try:
+                self.conn = self._connect()
+                return
+            except FathomError:
+                if time.monotonic() + 1 > deadline:
+                    raise
+                time.sleep(1)
+
+    def _landed(self, txid, deadline):
+        """Whether the transaction `txid`, whose COMMIT reply was lost, committed."""
+        self._reconnect(deadline)
+        status = self.query("SELECT txid_status(?)", (txid,))[0][0]
+        self.conn.rollback()
+        return status == "committed"
 
     def _rollback(self):
         try:

@@ -103,6 +103,27 @@ class Postgres(Scratch):
         run_id, at_takeover = race_a_takeover(self, url, take_over)
         self.assertEqual(postgres_exec(url, "SELECT count(*) FROM metrics")[0][0], at_takeover)
 
+    def test_a_dropped_connection_is_made_again_and_nothing_is_lost(self):
+        url = self.database("dropped")
+        name = url.rsplit("/", 1)[1]
+        run = fathom.init(url, {}, name="dropped", heartbeat_interval=0.5)
+        with fathom.open(url) as store:
+            for step in range(1, 31):
+                run.log({"train_loss": 1.0 / step}, step)
+                if step % 10 == 0:
+                    run.flush()
+                    # The server ends every session of the package on this database: the run's,
+                    # its heartbeat thread's and this reader's (as a restart or failover would).
+                    ended = postgres_exec(
+                        url, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                        " WHERE datname = %s AND application_name = 'fathom-python'", (name,))
+                    self.assertGreaterEqual(ended[0][0], 2)
+                    self.assertEqual(len(store.runs()), 1)  # the reader reconnects too
+            run.finish()
+            curve = store.metrics(run.id, "train_loss")["train_loss"]
+        self.assertEqual(curve.index.tolist(), list(range(1, 31)))
+        self.assertEqual(postgres_exec(url, "SELECT status, lease FROM runs"), [("finished", 1)])
+
     def test_nan_infinity_and_a_repeated_point(self):
         url = self.database("values")
         with fathom.init(url, {}) as run:
