@@ -4,8 +4,10 @@ ctest sets FATHOM_BIN (the built `fathom`) and FATHOM_TEST_PG_DIR (the directory
 scripts/pg-test-server.sh started); run by hand, build/fathom beside the repository is used. A
 test that needs what is not there is skipped with the reason, never passed.
 """
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import unittest
@@ -68,6 +70,17 @@ def train_tiny(db, directory, *settings):
     sets = [arg for s in settings for arg in ("--set", s)]
     fathom(db, "train", config, "--no-progress", *sets)
     return max(r["id"] for r in fathom_json(db, "runs"))
+
+
+@contextlib.contextmanager
+def sigterm_ignored():
+    """`fathom cancel` SIGTERMs a run's process when its command line names fathom (a test run
+    as `python3 -m unittest discover -s ~/fathom/python/tests`): the test goes on regardless."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Scratch(unittest.TestCase):

@@ -11,7 +11,7 @@ import time
 import unittest
 
 import fathom
-from support import Scratch, fathom as run_fathom, fathom_bin, fathom_json
+from support import Scratch, fathom as run_fathom, fathom_bin, fathom_json, sigterm_ignored
 
 # A learning-rate sweep's outcome, by hand: loss 3.0 at initialization, these at the end.
 FINAL_LOSS = {0.001: 2.5, 0.003: 2.0, 0.01: 2.8}
@@ -160,7 +160,8 @@ class Fencing(Scratch):
         run = fathom.init(db, {}, name="cancelled", heartbeat_interval=60)
         run.log({"train_loss": 1.0}, 1)
         run.flush()
-        run_fathom(db, "cancel", str(run.id))
+        with sigterm_ignored():
+            run_fathom(db, "cancel", str(run.id))
         run.log({"train_loss": 0.9}, 2)  # buffered: nothing reaches the store
         with self.assertRaisesRegex(fathom.LeaseLost, f"run {run.id} .* it is cancelled"):
             run.flush()

@@ -5,7 +5,7 @@ import unittest
 
 import fathom
 from support import (Scratch, drop_postgres_database, fathom as run_fathom, fathom_bin,
-                     fathom_json, postgres_database, postgres_exec, train_tiny)
+                     fathom_json, postgres_database, postgres_exec, sigterm_ignored, train_tiny)
 from test_log_run import FINAL_LOSS, log_lr_sweep, race_a_takeover, table_cells
 
 
@@ -80,7 +80,8 @@ class Postgres(Scratch):
         run = fathom.init(url, {}, name="cancelled", heartbeat_interval=60)
         run.log({"train_loss": 1.0}, 1)
         run.flush()
-        run_fathom(url, "cancel", str(run.id))
+        with sigterm_ignored():
+            run_fathom(url, "cancel", str(run.id))
         run.log({"train_loss": 0.5}, 2)
         with self.assertRaisesRegex(fathom.LeaseLost, "it is cancelled"):
             run.flush()
