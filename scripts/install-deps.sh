@@ -3,7 +3,8 @@
 # when everything is already installed. Needs root (uses sudo when not root).
 #   --test  also the servers the tests run against: PostgreSQL 15 (scripts/pg-test-server.sh
 #           starts a throwaway server per test run) and a single-node Slurm -- slurmctld,
-#           slurmd, slurm-client, munge (scripts/slurm-test-server.sh starts a throwaway cluster)
+#           slurmd, slurm-client, munge (scripts/slurm-test-server.sh starts a throwaway cluster);
+#           and python3-pandas, python3-psycopg2 for the Python package's tests (python/)
 #   --fuzz  also clang 14 and libFuzzer, for scripts/fuzz.sh
 set -euo pipefail
 with_test=""
@@ -30,7 +31,8 @@ packages=(
 )
 # --test: servers for the store and launcher tests; clang-format-14 for the layout check
 [ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge clang-format-14
-                                     python3)  # a local HTTP server for `data get`'s test
+                                     python3  # a local HTTP server for `data get`'s test
+                                     python3-pandas python3-psycopg2)  # python/fathom's tests
 [ -z "$with_fuzz" ] || packages+=(clang-14 libfuzzer-14-dev)
 # Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
 # PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).

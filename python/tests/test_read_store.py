@@ -1,0 +1,109 @@
+"""A store written by `fathom` (a trained run and a two-run sweep) read back into pandas."""
+import hashlib
+import math
+import os
+import sqlite3
+import tempfile
+import unittest
+
+import fathom
+from support import fathom as run_fathom, fathom_json, train_tiny
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class ReadFathomStore(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._dir = tempfile.TemporaryDirectory(prefix="fathom_py_read_")
+        d = cls._dir.name
+        cls.db = os.path.join(d, "runs.db")
+        cls.run_id = train_tiny(cls.db, d)
+        with open(os.path.join(d, "lr.yaml"), "w") as f:
+            f.write("name: py-lr\nbase: tiny.yaml\ngrid:\n  train.lr: [0.002, 0.01]\n")
+        run_fathom(cls.db, "sweep", os.path.join(d, "lr.yaml"), "--jobs", "1", "--no-progress")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._dir.cleanup()
+
+    def test_runs_hold_what_fathom_show_reports(self):
+        shown = fathom_json(self.db, "show", str(self.run_id))
+        with fathom.open(self.db) as store:
+            runs = store.runs()
+        self.assertEqual(len(runs), 3)
+        row = runs[runs["id"] == self.run_id].iloc[0]
+        self.assertEqual(row["status"], "finished")
+        self.assertEqual(row["shown_status"], "finished")
+        self.assertEqual(row["name"], "py-tiny")
+        self.assertEqual(row["updates"], 12)
+        # Config keys as dotted columns, with the values of the YAML above.
+        self.assertEqual(row["model.d_model"], 16)
+        self.assertEqual(row["train.lr"], 0.005)
+        self.assertEqual(row["data.synthetic.vocab"], 8)
+        # Every final metric fathom show prints, as a column with the same value.
+        self.assertIn("valid_ppl", shown["final_metrics"])
+        for name, value in shown["final_metrics"].items():
+            if value is None:
+                self.assertTrue(math.isnan(row[name]), name)
+            else:
+                self.assertAlmostEqual(row[name], value, places=9, msg=name)
+
+    def test_curves_are_at_the_configs_steps(self):
+        with fathom.open(self.db) as store:
+            curves = store.metrics(self.run_id, ["train_loss", "valid_loss"])
+            long = store.metrics(self.run_id, "valid_loss", long=True)
+        # log_every 3 up to 12; valid_every 6, and once before the first update.
+        self.assertEqual(curves["train_loss"].dropna().index.tolist(), [3, 6, 9, 12])
+        self.assertEqual(curves["valid_loss"].dropna().index.tolist(), [0, 6, 12])
+        self.assertEqual(list(curves.columns), ["train_loss", "valid_loss"])
+        self.assertEqual(list(long.columns), ["step", "name", "value", "wall_time"])
+        con = sqlite3.connect(self.db)
+        raw = con.execute("SELECT step, value FROM metrics WHERE run_id = ? AND name ="
+                          " 'valid_loss' ORDER BY step", (self.run_id,)).fetchall()
+        con.close()
+        self.assertEqual(list(zip(long["step"], long["value"])), raw)
+
+    def test_a_sweep_has_its_axis_and_statuses(self):
+        with fathom.open(self.db) as store:
+            sweep = store.sweep("py-lr")
+        self.assertEqual(sweep.attrs["axes"], ["train.lr"])
+        self.assertEqual(sorted(sweep["train.lr"]), [0.002, 0.01])
+        self.assertEqual(set(sweep["status"]), {"finished"})
+        self.assertNotIn("model.d_model", sweep.columns)  # the same in every run: no axis
+        self.assertTrue(sweep["valid_loss"].notna().all())
+
+    def test_a_run_is_found_by_its_name(self):
+        with fathom.open(self.db) as store:
+            self.assertEqual(store.run("py-tiny")["id"], self.run_id)
+            run = store.run("py-lr/lr=0.01")  # a sweep's run is named by its axis values
+            # The sweep's axis tag and the stored config agree.
+            self.assertEqual(float(run["tags"]["axis.train.lr"]), 0.01)
+            self.assertEqual(run["config"]["train"]["lr"], 0.01)
+            self.assertEqual(run["sweep"], "py-lr")
+
+    def test_reading_changes_nothing(self):
+        before = digest(self.db)
+        with fathom.open(self.db) as store:
+            store.runs()
+            store.sweep("py-lr")
+            store.metrics(self.run_id)
+        self.assertEqual(digest(self.db), before)
+
+    def test_bad_names_are_refused_naming_what_there_is(self):
+        with fathom.open(self.db) as store:
+            with self.assertRaisesRegex(fathom.FathomError, r"no curve 'valid_bleu_x'.*train_loss"):
+                store.metrics(self.run_id, ["valid_bleu_x"])
+            with self.assertRaisesRegex(fathom.FathomError, r"no sweep named 'nope'.*py-lr"):
+                store.sweep("nope")
+            with self.assertRaisesRegex(fathom.FathomError, r"no run 999"):
+                store.metrics(999)
+            self.assertEqual(len(store.runs(status="running")), 0)
+            self.assertEqual(len(store.runs(status=["finished"])), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
