@@ -26,7 +26,8 @@
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
-#include "gui/run_details.h"
+#include "gui/run_page.h"
+#include "gui/run_pages.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
@@ -43,6 +44,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   model_ = new RunsModel(this);
   filter_ = new RunsFilter(this);
   filter_->setSourceModel(model_);
+  pages_ = new RunPages(this);
   buildTable();
   buildFilterBar();
   buildActions();
@@ -112,9 +114,11 @@ void RunsView::buildActions() {
     addAction(a);
     return a;
   };
-  open_ = action(QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
-                 QStringLiteral("config, tags, artifacts and final metrics of the run"),
-                 &RunsView::openSelected);
+  open_ = action(
+      QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
+      QStringLiteral("the run page of each selected run, a window each: its charts, overview, "
+                     "config, log, samples and notes, live while it trains"),
+      &RunsView::openSelected);
   cancel_ = action(QStringLiteral("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_K),
                    QStringLiteral("cancel the selected queued or running runs"),
                    &RunsView::cancelSelected);
@@ -190,6 +194,7 @@ QList<QAction*> RunsView::runActions() const {
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
+  pages_->setStore(session ? &session->store : nullptr, db_location);
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
@@ -207,6 +212,7 @@ void RunsView::refresh() {
     refreshJobs();
     refreshBest();
     if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
+    pages_->refresh(model_->runs());
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
     return;
@@ -354,7 +360,7 @@ void RunsView::updateActions() {
     any_resumable |= db::status::is_resumable(r.status);
     any_sweep |= !r.sweep.empty();
   }
-  open_->setEnabled(runs.size() == 1);
+  open_->setEnabled(!runs.empty() && runs.size() <= 8);  // a window each
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
   cancel_sweep_->setEnabled(any_sweep);
@@ -365,18 +371,24 @@ void RunsView::updateActions() {
 }
 
 void RunsView::openSelected() {
-  const auto runs = selectedRuns();
-  if (runs.size() != 1 || !session_) return;
+  if (!session_) return;
   try {
-    std::string run_dir;
-    try {  // a server store without an artifacts root has no run directory to show
-      run_dir = db::store_paths(db_location_.toStdString()).run_dir(runs.front().id);
-    } catch (const std::exception&) {
-    }
-    RunDetailsDialog(session_->store, runs.front(), model_->runs(), run_dir, this).exec();
+    for (const auto& run : selectedRuns())
+      pages_->open(session_->store, run, model_->runs(), db_location_);
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
   }
+}
+
+RunPage* RunsView::openScreenshotPage() {
+  if (!session_) return nullptr;
+  const db::RunRecord* chosen = nullptr;
+  for (const auto& run : model_->runs()) {  // oldest first: the newest with curves wins
+    if (chosen && chosen->status == db::status::kRunning) break;
+    if (run.updates > 0) chosen = &run;
+  }
+  if (!chosen) return nullptr;
+  return pages_->open(session_->store, *chosen, model_->runs(), db_location_);
 }
 
 void RunsView::cancelSelected() {

@@ -19,6 +19,8 @@ class QTableView;
 
 namespace fathom::gui {
 
+class RunPage;
+class RunPages;
 class RunsFilter;
 class RunsModel;
 struct StoreSession;
@@ -50,6 +52,10 @@ class RunsView : public QWidget, public WorkbenchView {
   QStringList configColumns() const;
 
   RunsModel* model() const { return model_; }
+  // The run pages open now (Open: one window per run, live while the run trains).
+  RunPages* pages() const { return pages_; }
+  // For --screenshot: the page of the first running run (else the newest run with curves).
+  RunPage* openScreenshotPage();
   RunsFilter* filter() const { return filter_; }
   QTableView* table() const { return table_; }
   QLineEdit* filterEdit() const { return text_; }
@@ -88,6 +94,7 @@ class RunsView : public QWidget, public WorkbenchView {
   StoreSession* session_ = nullptr;
   QString db_location_;
   RunsModel* model_;
+  RunPages* pages_;
   RunsFilter* filter_;
   QTableView* table_;
   QComboBox* sweep_;
