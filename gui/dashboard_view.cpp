@@ -123,6 +123,9 @@ void DashboardView::saveSettings(QSettings& settings) const {
   settings.setValue("dashboard/smoothing", smoothing());
   settings.setValue("dashboard/spike_k", spike_k_->value());
   settings.setValue("dashboard/spike_window", spike_window_->value());
+  settings.setValue("dashboard/logY", log_y_->isChecked());
+  settings.setValue("dashboard/colourBy", restored_colour_by_.isEmpty() ? colour_by_->currentText()
+                                                                        : restored_colour_by_);
 }
 
 void DashboardView::restoreSettings(const QSettings& settings) {
@@ -130,6 +133,11 @@ void DashboardView::restoreSettings(const QSettings& settings) {
   const SpikeRule defaults;
   setSpikeRule({settings.value("dashboard/spike_k", defaults.k).toDouble(),
                 settings.value("dashboard/spike_window", defaults.window).toInt()});
+  log_y_->setChecked(settings.value("dashboard/logY", false).toBool());
+  // An axis of the runs to come: chosen when the first run that has it is shown.
+  if (!setColourBy(settings.value("dashboard/colourBy").toString()))
+    restored_colour_by_ = settings.value("dashboard/colourBy").toString();
+  if (restored_colour_by_ == QStringLiteral("run")) restored_colour_by_.clear();
 }
 
 void DashboardView::extraScreenshots(const std::function<void(const QString& file)>& shoot) {

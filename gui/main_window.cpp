@@ -76,6 +76,8 @@ MainWindow::MainWindow() {
   connect(runs_, &RunsView::selectionChanged, this, &MainWindow::showRunsInViews);
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
+    runs_->followSweep(name);  // the old selection would keep the dashboard on other runs
+    showRunsInViews();
     tabs_->setCurrentWidget(runs_);
   });
 

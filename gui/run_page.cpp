@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QTabWidget>
+#include <QTextCursor>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
@@ -197,6 +198,7 @@ RunPage::RunPage(db::Store& store, const db::RunRecord& run,
   layout->addWidget(tabs_);
   resize(1100, 760);
   readAgain();
+  log_->moveCursor(QTextCursor::End);  // a log is read from its end
 }
 
 namespace {

@@ -1,9 +1,11 @@
 #pragma once
 // The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
-// status (coloured), updates, host and job (where its worker runs: a Slurm job such as 17_3,
-// or a local pid), every final metric any run has -- each followed, when best points are set,
-// by "best NAME": the best point over training and its update -- and config keys the user
-// picks (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
+// status (coloured), updates (a running run's progress and ETA), its training loss now (running
+// runs), host and job (where its worker runs: a Slurm job such as 17_3, or a live local
+// worker's pid), the config keys the user picks (read from config_json: what tells runs apart
+// first), then every final metric any run has, in db/metric_presentation.h's order (valid_ppl
+// before params) -- each followed, when best points are set, by "best NAME": the best point over
+// training and its update. Sorting uses SortRole, which is numeric for numeric columns.
 #include <map>
 #include <vector>
 
@@ -34,6 +36,12 @@ class RunsModel : public QAbstractTableModel {
   void setJobs(std::map<int64_t, QString> jobs);
   // The job text of a run's tags: "17_3" (Slurm), "pid 4242" (local), "" (none recorded).
   static QString jobOf(const std::map<std::string, std::string>& tags);
+  // As the table shows it for a run with `status`: an ended run's local pid names a process
+  // that is gone (or, by now, another one), so it shows none; a Slurm job stays (sacct).
+  static QString jobShown(const std::map<std::string, std::string>& tags,
+                          const std::string& status);
+  // Each running run's last train_loss point (the "loss now" column); others show none.
+  void setCurrentLoss(std::map<int64_t, double> loss);
 
   // By metric, each run's best point over training (Store::best_points); a metric with points
   // gets a "best NAME" column beside its final value. Empty: no best columns.
@@ -52,7 +60,7 @@ class RunsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   // The columns every table has, first and in this order; metric and config columns follow.
-  enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
+  enum Fixed { Id, Name, Sweep, Status, Updates, LossNow, Host, Job, FixedCount };
 
  private:
   QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
@@ -71,6 +79,8 @@ class RunsModel : public QAbstractTableModel {
 
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, QString> jobs_;
+  std::map<int64_t, double> loss_now_;
+  int metricBase() const { return FixedCount + static_cast<int>(config_keys_.size()); }
   std::vector<MetricColumn> metric_columns_;
   BestPoints best_;
   QStringList config_keys_;

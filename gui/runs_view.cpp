@@ -199,6 +199,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   model_->setRuns({});
   model_->setBestPoints({});
   ended_jobs_.clear();
+  axes_.clear();
   best_points_.clear();
   best_read_at_.clear();
   refresh();
@@ -218,6 +219,7 @@ void RunsView::refresh() {
     return;
   }
   refreshSweeps();
+  if (!followed_sweep_.isEmpty() && showSweep(followed_sweep_)) followed_sweep_.clear();
   updateActions();
   updateHint();
 }
@@ -251,11 +253,27 @@ void RunsView::refreshJobs() {
       jobs[run.id] = known->second;
       continue;
     }
-    const QString job = RunsModel::jobOf(session_->store.tags(run.id));
+    const auto tags = session_->store.tags(run.id);
+    const QString job = RunsModel::jobShown(tags, run.status);
     jobs[run.id] = job;
     if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
+    for (const auto& [key, value] : tags)  // the sweep axes, columns unless the user chose
+      if (key.rfind("axis.", 0) == 0) axes_.insert(QString::fromStdString(key.substr(5)));
   }
   model_->setJobs(std::move(jobs));
+  if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
+    model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
+  // A running run's training loss now: its last train_loss point (two short reads a run).
+  std::map<int64_t, double> loss;
+  for (const auto& run : model_->runs()) {
+    if (run.status != db::status::kRunning) continue;
+    const int64_t last = session_->store.last_metric_step(run.id, db::metric::kTrainLoss);
+    if (last < 0) continue;
+    const auto points =
+        session_->store.metric_points_after(run.id, db::metric::kTrainLoss, last - 1);
+    if (!points.empty()) loss[run.id] = points.back().value;
+  }
+  model_->setCurrentLoss(std::move(loss));
 }
 
 void RunsView::setShowBest(bool on) {
@@ -349,7 +367,16 @@ bool RunsView::showSweep(const QString& sweep) {
   return true;
 }
 
-void RunsView::setConfigColumns(const QStringList& keys) { model_->setConfigColumns(keys); }
+void RunsView::followSweep(const QString& sweep) {
+  followed_sweep_ = sweep;
+  table_->clearSelection();
+  refresh();
+}
+
+void RunsView::setConfigColumns(const QStringList& keys) {
+  columns_chosen_ = true;  // the sweep axes no longer stand in for a choice
+  model_->setConfigColumns(keys);
+}
 QStringList RunsView::configColumns() const { return model_->configColumns(); }
 
 void RunsView::updateActions() {
@@ -494,12 +521,14 @@ void RunsView::chooseConfigColumns() {
 }
 
 void RunsView::saveSettings(QSettings& settings) const {
-  settings.setValue("runs/configColumns", configColumns());
+  if (columns_chosen_) settings.setValue("runs/configColumns", configColumns());
   settings.setValue("runs/showBest", showBest());
 }
 
 void RunsView::restoreSettings(const QSettings& settings) {
-  setConfigColumns(settings.value("runs/configColumns").toStringList());
+  // Never chosen: the sweep axes of the runs shown (refreshJobs), first after the run's own.
+  if (settings.contains("runs/configColumns"))
+    setConfigColumns(settings.value("runs/configColumns").toStringList());
   setShowBest(settings.value("runs/showBest", false).toBool());
 }
 

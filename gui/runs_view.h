@@ -1,5 +1,6 @@
 #pragma once
 #include <map>
+#include <set>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
 // with the final metrics and config columns the user picks (and, with "Best", each metric's
 // best point over training beside its final value); open, cancel, resume a run or cancel a
@@ -45,6 +46,10 @@ class RunsView : public QWidget, public WorkbenchView {
   void selectAll();
   // Filters the table to one sweep's runs; false if the store has no such sweep.
   bool showSweep(const QString& sweep);
+  // A sweep just started (the sweep editor): the selection goes -- so the other views show the
+  // running runs, the new sweep's among them -- and the table shows the sweep once its runs
+  // are recorded (the `fathom sweep` process queues them a moment later).
+  void followSweep(const QString& sweep);
   // Beside each final metric with a better direction, its best point over training and update.
   void setShowBest(bool on);
   bool showBest() const;
@@ -105,6 +110,10 @@ class RunsView : public QWidget, public WorkbenchView {
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
+  std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read
+  bool columns_chosen_ = false;
+  QString followed_sweep_;  // followSweep's, until the store has its runs            // config
+                            // columns the user chose, else the axes
   // Best points as last read, and each run's (updates, status) then: a run is read again only
   // once it moved on, so a poll of a finished sweep reads nothing.
   std::map<std::string, std::map<int64_t, db::MetricPoint>> best_points_;
