@@ -34,6 +34,15 @@ void DashboardView::startPoller() {
 
 void DashboardView::setSession(StoreSession* session) {
   session_ = session;
+  // Another store's runs have other axes: a grouping or colouring by the last store's keys
+  // would group the new one's by keys it may not have (issue 58 item 4). The same store again
+  // (a reconnect) keeps them.
+  const QString location = session ? QString::fromStdString(session->store.location()) : QString();
+  if (session && !store_location_.isEmpty() && location != store_location_) {
+    setGroupBy(QString());
+    colour_by_->setCurrentIndex(0);
+  }
+  if (session) store_location_ = location;
   // The raw location (a URL may hold a password, which path() hides): the poller opens it.
   poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();

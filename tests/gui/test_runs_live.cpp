@@ -3,7 +3,8 @@
 // (valid_ppl before decode_time_s and params), after the config columns that tell runs apart --
 // the sweep axes until the user chooses; a finished run shows no dead local pid; the name's
 // tooltip is the whole name. A sweep started from the app replaces the old selection; the
-// dashboard remembers log y and colour-by as it does smoothing.
+// dashboard remembers log y and colour-by as it does smoothing, and keeps a grouping to the
+// store it was chosen for.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSettings>
@@ -173,6 +174,34 @@ class RunsLiveTest : public QObject {
     for (auto* box : view.findChildren<QComboBox*>())
       chosen = chosen || box->currentText() == QStringLiteral("axis.model.norm");
     QVERIFY(chosen);
+  }
+
+  // A grouping chosen for one store is not carried into another (whose runs may lack the
+  // key); the same store opened again (a reconnect) keeps it.
+  void groupingStaysWithItsStore() {
+    QTemporaryDir dir;
+    const QString a = dir.filePath("a.db"), b = dir.filePath("b.db");
+    {
+      auto store = Store::open(a.toStdString());
+      make_run(store, "s/pre", "s", "pre");
+      Store::open(b.toStdString());
+    }
+    QString error;
+    auto first = StoreSession::open(a, &error);
+    QVERIFY2(first, qPrintable(error));
+    fathom::gui::DashboardView view;
+    view.setSession(first.get());
+    view.setGroupBy(QStringLiteral("train.lr"));
+    QCOMPARE(view.groupBy(), QStringLiteral("train.lr"));
+    view.setSession(nullptr);
+    first = StoreSession::open(a, &error);
+    view.setSession(first.get());  // reconnected
+    QCOMPARE(view.groupBy(), QStringLiteral("train.lr"));
+    view.setSession(nullptr);
+    auto second = StoreSession::open(b, &error);
+    QVERIFY2(second, qPrintable(error));
+    view.setSession(second.get());
+    QVERIFY(view.groupBy().isEmpty());
   }
 };
 
