@@ -125,6 +125,41 @@ QString RunsModel::jobShown(const std::map<std::string, std::string>& tags,
   return db::is_terminal_status(status) && job.startsWith(QStringLiteral("pid ")) ? QString() : job;
 }
 
+void RunsModel::setAxes(std::map<int64_t, std::map<std::string, std::string>> axes) {
+  if (axes == axes_ && runs_.size() == compact_rows_) return;
+  axes_ = std::move(axes);
+  compact_rows_ = runs_.size();
+  // Per sweep, each axis's values over its runs: the axes with two values or more (or missing
+  // from some run) tell its runs apart.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  std::map<std::string, int> runs_of;
+  for (const auto& run : runs_) {
+    if (run.sweep.empty()) continue;
+    ++runs_of[run.sweep];
+    auto it = axes_.find(run.id);
+    if (it == axes_.end()) continue;
+    for (const auto& [key, value] : it->second) values[run.sweep][key].insert(value);
+  }
+  compact_names_.clear();
+  for (const auto& run : runs_) {
+    auto it = axes_.find(run.id);
+    if (run.sweep.empty() || it == axes_.end() || runs_of[run.sweep] < 2) continue;
+    QStringList parts;
+    for (const auto& [key, value] : it->second)
+      if (values[run.sweep][key].size() > 1) {
+        const std::string last = key.substr(key.rfind('.') + 1);  // model.norm -> norm
+        parts << QString::fromStdString(last + "=" + value);
+      }
+    if (!parts.isEmpty()) compact_names_[run.id] = parts.join(QLatin1Char(','));
+  }
+  if (!runs_.empty()) emit dataChanged(index(0, Name), index(rowCount() - 1, Name));
+}
+
+QString RunsModel::shownName(const db::RunRecord& run) const {
+  auto it = compact_names_.find(run.id);
+  return it == compact_names_.end() ? QString::fromStdString(run.name) : it->second;
+}
+
 void RunsModel::setCurrentLoss(std::map<int64_t, double> loss) {
   if (loss == loss_now_) return;
   loss_now_ = std::move(loss);
@@ -188,7 +223,7 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
     case Id:
       return QVariant::fromValue<qlonglong>(run.id);
     case Name:
-      return QString::fromStdString(run.name);
+      return shownName(run);
     case Sweep:
       return QString::fromStdString(run.sweep);
     case Status: {

@@ -40,6 +40,11 @@ class RunsModel : public QAbstractTableModel {
   // that is gone (or, by now, another one), so it shows none; a Slurm job stays (sacct).
   static QString jobShown(const std::map<std::string, std::string>& tags,
                           const std::string& status);
+  // Each run's sweep axes (KEY -> value of its axis.KEY tags). A sweep run's name column then
+  // shows the axes in which its sweep's runs differ ("norm=pre,seed=2"), so sibling runs
+  // differ where a long name would be cut alike; the whole name is its tooltip.
+  void setAxes(std::map<int64_t, std::map<std::string, std::string>> axes);
+  QString shownName(const db::RunRecord& run) const;
   // Each running run's last train_loss point (the "loss now" column); others show none.
   void setCurrentLoss(std::map<int64_t, double> loss);
 
@@ -80,6 +85,9 @@ class RunsModel : public QAbstractTableModel {
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, QString> jobs_;
   std::map<int64_t, double> loss_now_;
+  std::map<int64_t, std::map<std::string, std::string>> axes_;
+  std::map<int64_t, QString> compact_names_;  // from axes_: the differing axes of sweep runs
+  size_t compact_rows_ = 0;                   // the rows they were made for
   int metricBase() const { return FixedCount + static_cast<int>(config_keys_.size()); }
   std::vector<MetricColumn> metric_columns_;
   BestPoints best_;

@@ -200,6 +200,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   model_->setBestPoints({});
   ended_jobs_.clear();
   axes_.clear();
+  run_axes_.clear();
   best_points_.clear();
   best_read_at_.clear();
   refresh();
@@ -258,9 +259,13 @@ void RunsView::refreshJobs() {
     jobs[run.id] = job;
     if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
     for (const auto& [key, value] : tags)  // the sweep axes, columns unless the user chose
-      if (key.rfind("axis.", 0) == 0) axes_.insert(QString::fromStdString(key.substr(5)));
+      if (key.rfind("axis.", 0) == 0) {
+        axes_.insert(QString::fromStdString(key.substr(5)));
+        run_axes_[run.id][key.substr(5)] = value;
+      }
   }
   model_->setJobs(std::move(jobs));
+  model_->setAxes(run_axes_);
   if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
     model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
   // A running run's training loss now: its last train_loss point (two short reads a run).

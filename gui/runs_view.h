@@ -111,6 +111,7 @@ class RunsView : public QWidget, public WorkbenchView {
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
   std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read
+  std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
   bool columns_chosen_ = false;
   QString followed_sweep_;  // followSweep's, until the store has its runs            // config
                             // columns the user chose, else the axes

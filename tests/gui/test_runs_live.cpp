@@ -1,10 +1,10 @@
 // Issue 58 items 3 and 4: the runs table as a live view. A running run shows its progress and
 // ETA and its training loss now; the metric columns come in the presentation table's order
 // (valid_ppl before decode_time_s and params), after the config columns that tell runs apart --
-// the sweep axes until the user chooses; a finished run shows no dead local pid; the name's
-// tooltip is the whole name. A sweep started from the app replaces the old selection; the
-// dashboard remembers log y and colour-by as it does smoothing, and keeps a grouping to the
-// store it was chosen for.
+// the sweep axes until the user chooses; a finished run shows no dead local pid; a sweep's run
+// is named by the axes its sweep's runs differ in, its tooltip the whole name. A sweep started from
+// the app replaces the old selection; the dashboard remembers log y and colour-by as it does
+// smoothing, and keeps a grouping to the store it was chosen for.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSettings>
@@ -115,6 +115,18 @@ class RunsLiveTest : public QObject {
     view.setSession(session.get(), db);
     QCOMPARE(view.configColumns(), QStringList({"model.norm", "train.seed"}));
     QCOMPARE(header_column(*view.model(), "model.norm"), int(RunsModel::FixedCount));
+    // A sweep's runs are named by the axes they differ in (the seed is the same here); the
+    // whole name is the tooltip. A run alone in its sweep keeps its name.
+    make_run(store, "s/post", "s", "post");
+    make_run(store, "t/only", "t", "pre");
+    view.refresh();
+    auto name = [&](int row, int role) {
+      return view.model()->data(view.model()->index(row, RunsModel::Name), role).toString();
+    };
+    QCOMPARE(name(0, Qt::DisplayRole), QStringLiteral("norm=pre"));
+    QCOMPARE(name(1, Qt::DisplayRole), QStringLiteral("norm=post"));
+    QCOMPARE(name(1, Qt::ToolTipRole), QStringLiteral("s/post"));
+    QCOMPARE(name(2, Qt::DisplayRole), QStringLiteral("t/only"));
     view.setConfigColumns({"model.d_model"});
     view.refresh();
     QCOMPARE(view.configColumns(), QStringList({"model.d_model"}));
@@ -141,7 +153,7 @@ class RunsLiveTest : public QObject {
     view.refresh();
     QCOMPARE(view.filter()->rowCount(), 2);
     for (int row = 0; row < 2; ++row)
-      QVERIFY(view.filter()->index(row, RunsModel::Name).data().toString().startsWith("new/"));
+      QCOMPARE(view.filter()->index(row, RunsModel::Sweep).data().toString(), QString("new"));
   }
 
   // Log y and colour-by come back with the next session, as smoothing does; a colour-by axis
