@@ -35,25 +35,56 @@ QColor RunsModel::statusColor(const QString& shown) {
   return QColor(0x8c, 0x56, 0x4b);    // cancelled: brown
 }
 
-std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(
-    const std::vector<db::RunRecord>& runs, const BestPoints& best) const {
+namespace {
+
+// The metric names of `runs` and `best`, in the presentation table's order: the metrics that say
+// how a run did (valid_ppl, BLEU) before its bookkeeping (decode_time_s, params); names it
+// lacks after, alphabetically.
+std::vector<std::string> metric_names_of(const std::vector<db::RunRecord>& runs,
+                                         const RunsModel::BestPoints& best) {
   std::set<std::string> names;
   for (const auto& r : runs)
     for (const auto& [name, value] : r.final_metrics) names.insert(name);
   for (const auto& [name, points] : best)
     if (!points.empty()) names.insert(name);
-  // The presentation table's order: the metrics that say how a run did (valid_ppl, BLEU)
-  // before its bookkeeping (decode_time_s, params); names it lacks after, alphabetically.
   std::vector<std::string> ordered(names.begin(), names.end());
   std::stable_sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
     return db::metric::presentation_rank(a) < db::metric::presentation_rank(b);
   });
+  return ordered;
+}
+
+}  // namespace
+
+std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(
+    const std::vector<db::RunRecord>& runs, const BestPoints& best) const {
+  std::vector<std::string> ordered = metric_names_of(runs, best);
+  if (!metric_order_.isEmpty()) {  // the user's choice, in the user's order
+    const std::set<std::string> have(ordered.begin(), ordered.end());
+    ordered.clear();
+    for (const QString& name : metric_order_)
+      if (have.count(name.toStdString())) ordered.push_back(name.toStdString());
+  }
   std::vector<MetricColumn> out;
   for (const auto& n : ordered) {
     out.push_back({n, false});
     if (auto it = best.find(n); it != best.end() && !it->second.empty()) out.push_back({n, true});
   }
   return out;
+}
+
+QStringList RunsModel::availableMetrics() const {
+  QStringList out;
+  for (const auto& n : metric_names_of(runs_, best_)) out << QString::fromStdString(n);
+  return out;
+}
+
+void RunsModel::setMetricOrder(const QStringList& names) {
+  if (names == metric_order_) return;
+  beginResetModel();
+  metric_order_ = names;
+  metric_columns_ = metricColumns(runs_, best_);
+  endResetModel();
 }
 
 void RunsModel::setBestPoints(BestPoints best) {

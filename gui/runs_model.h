@@ -53,6 +53,14 @@ class RunsModel : public QAbstractTableModel {
   using BestPoints = std::map<std::string, std::map<int64_t, db::MetricPoint>>;
   void setBestPoints(BestPoints best);
 
+  // The final metrics the user chose to see, in their order (metrics no run has are left out);
+  // empty: every metric, in the presentation table's order.
+  void setMetricOrder(const QStringList& names);
+  const QStringList& metricOrder() const { return metric_order_; }
+  // Every final metric any run has (or, with best points, a best point of), in the
+  // presentation table's order: what a choice of metrics chooses from.
+  QStringList availableMetrics() const;
+
   // Dotted config keys shown as extra columns, e.g. "model.norm".
   void setConfigColumns(const QStringList& keys);
   const QStringList& configColumns() const { return config_keys_; }
@@ -92,6 +100,7 @@ class RunsModel : public QAbstractTableModel {
   std::vector<MetricColumn> metric_columns_;
   BestPoints best_;
   QStringList config_keys_;
+  QStringList metric_order_;
   mutable std::map<int64_t, std::vector<QVariant>> config_values_;
 };
 

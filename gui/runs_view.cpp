@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QCryptographicHash>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -14,6 +15,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QTableView>
 #include <QToolButton>
@@ -132,6 +134,10 @@ void RunsView::buildActions() {
                          &RunsView::cancelSweep);
   columns_ = action(QStringLiteral("Co&lumns..."), {},
                     QStringLiteral("config keys shown as columns"), &RunsView::chooseConfigColumns);
+  metrics_ = action(QStringLiteral("&Metrics..."), {},
+                    QStringLiteral("the final metrics shown as columns and their order, kept for "
+                                   "this store"),
+                    &RunsView::chooseMetricColumns);
   show_best_ =
       action(QStringLiteral("&Best"), {},
              QStringLiteral(
@@ -152,7 +158,8 @@ void RunsView::layOut() {
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
   bar->addWidget(sweep_);
   bar->addWidget(text_, 1);
-  for (QAction* a : {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_}) {
+  for (QAction* a :
+       {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_}) {
     auto* b = new QToolButton;
     b->setDefaultAction(a);
     bar->addWidget(b);
@@ -188,13 +195,15 @@ void RunsView::connectParts() {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_};
+  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
   pages_->setStore(session ? &session->store : nullptr, db_location);
+  if (session)  // this store's choice of metric columns, none for a store never chosen for
+    model_->setMetricOrder(QSettings().value(metricSettingsKey(db_location)).toStringList());
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
@@ -498,6 +507,60 @@ void RunsView::cancelSweep() {
     else
       emit error(text);
   }
+}
+
+QString RunsView::metricSettingsKey(const QString& location) {
+  // A store's own key: a hash of its location (a URL may hold a password, never written).
+  return QStringLiteral("runs/metricColumns/") +
+         QString::fromLatin1(
+             QCryptographicHash::hash(location.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
+
+void RunsView::setMetricColumns(const QStringList& names) {
+  model_->setMetricOrder(names);
+  if (db_location_.isEmpty()) return;
+  QSettings settings;
+  if (names.isEmpty())
+    settings.remove(metricSettingsKey(db_location_));
+  else
+    settings.setValue(metricSettingsKey(db_location_), names);
+}
+
+QStringList RunsView::metricColumns() const { return model_->metricOrder(); }
+
+void RunsView::chooseMetricColumns() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(QStringLiteral("Metric columns"));
+  auto* list = new QListWidget;
+  list->setDragDropMode(QAbstractItemView::InternalMove);  // drag to reorder
+  const QStringList chosen = metricColumns(), all = model_->availableMetrics();
+  QStringList order = chosen.isEmpty() ? all : chosen;
+  for (const QString& name : all)
+    if (!order.contains(name)) order << name;
+  for (const QString& name : order) {
+    auto* item = new QListWidgetItem(name, list);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsDragEnabled);
+    item->setCheckState(chosen.isEmpty() || chosen.contains(name) ? Qt::Checked : Qt::Unchecked);
+  }
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel |
+                                       QDialogButtonBox::RestoreDefaults);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  bool defaults = false;
+  connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, &dialog, [&] {
+    defaults = true;
+    dialog.accept();
+  });
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addWidget(new QLabel(QStringLiteral("Tick the metrics to show; drag to order them.")));
+  layout->addWidget(list);
+  layout->addWidget(buttons);
+  dialog.resize(360, 520);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QStringList names;
+  for (int i = 0; !defaults && i < list->count(); ++i)
+    if (list->item(i)->checkState() == Qt::Checked) names << list->item(i)->text();
+  setMetricColumns(names);
 }
 
 void RunsView::chooseConfigColumns() {

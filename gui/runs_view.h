@@ -54,6 +54,10 @@ class RunsView : public QWidget, public WorkbenchView {
   void setShowBest(bool on);
   bool showBest() const;
   void setConfigColumns(const QStringList& keys);
+  // The final metrics shown, in this order (empty: all, in the presentation order); kept per
+  // store (QSettings under a hash of its location) and read again when that store opens.
+  void setMetricColumns(const QStringList& names);
+  QStringList metricColumns() const;
   QStringList configColumns() const;
 
   RunsModel* model() const { return model_; }
@@ -77,6 +81,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void deleteSelected();
   void cancelSweep();
   void chooseConfigColumns();
+  void chooseMetricColumns();
 
  signals:
   void selectionChanged();
@@ -95,6 +100,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void updateHint();
   void refreshBest();
   void updateActions();
+  static QString metricSettingsKey(const QString& location);
 
   StoreSession* session_ = nullptr;
   QString db_location_;
@@ -107,7 +113,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QLabel* filter_note_;
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
-  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
+  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *metrics_, *show_best_,
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
   std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read

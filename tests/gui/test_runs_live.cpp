@@ -8,9 +8,11 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 #include "db/store.h"
 #include "gui/dashboard_view.h"
@@ -47,6 +49,52 @@ int header_column(const RunsModel& model, const QString& header) {
 class RunsLiveTest : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("fathom-test");
+    QCoreApplication::setApplicationName("runs-live-test");
+    QSettings().clear();
+  }
+
+  // The user chooses which final metrics show and in what order; each store keeps its own
+  // choice, and a store never chosen for shows every metric in the presentation order.
+  void metricColumnsAreTheUsersAndKeptPerStore() {
+    QTemporaryDir dir;
+    const QString a = dir.filePath("a.db"), b = dir.filePath("b.db");
+    for (const QString& db : {a, b}) {
+      auto store = Store::open(db.toStdString());
+      const int64_t id = make_run(store, "s/pre", "s", "pre");
+      for (const char* name : {"params", "test_bleu", "valid_ppl"})
+        store.set_final_metric(id, name, 2.0);
+    }
+    QString error;
+    fathom::gui::RunsView view;
+    auto open = [&](const QString& db) {
+      view.setSession(nullptr, {});
+      auto session = StoreSession::open(db, &error);
+      view.setSession(session.get(), db);
+      return session;
+    };
+    auto order = [&] {
+      QStringList out;
+      for (const char* name : {"valid_ppl", "test_bleu", "params"})
+        if (header_column(*view.model(), name) >= 0) out << name;
+      std::sort(out.begin(), out.end(), [&](const QString& x, const QString& y) {
+        return header_column(*view.model(), x) < header_column(*view.model(), y);
+      });
+      return out;
+    };
+    auto first = open(a);
+    QCOMPARE(order(), QStringList({"valid_ppl", "test_bleu", "params"}));
+    QCOMPARE(view.model()->availableMetrics(), QStringList({"valid_ppl", "test_bleu", "params"}));
+    view.setMetricColumns({"params", "valid_ppl"});
+    QCOMPARE(order(), QStringList({"params", "valid_ppl"}));
+    auto second = open(b);
+    QCOMPARE(order(), QStringList({"valid_ppl", "test_bleu", "params"}));
+    auto again = open(a);
+    QCOMPARE(order(), QStringList({"params", "valid_ppl"}));
+    view.setSession(nullptr, {});
+  }
   void runningRunsShowProgressAndLossAndMetricsComeInOrder() {
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("runs.db").toStdString());
