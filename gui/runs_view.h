@@ -4,7 +4,8 @@
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
 // with the final metrics and config columns the user picks (and, with "Best", each metric's
 // best point over training beside its final value); open, cancel, resume a run or cancel a
-// whole sweep. The window refreshes it by polling the store (refresh()).
+// whole sweep. The window refreshes it by polling the store (refresh()). Its column choices
+// are gui/runs_columns.cpp.
 #include <vector>
 
 #include <QWidget>
