@@ -8,7 +8,6 @@
 
 #include <qcustomplot.h>
 #include <QAction>
-#include <QLabel>
 #include <QVBoxLayout>
 
 #include "gui/export_menu.h"
@@ -27,18 +26,14 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   // figure on a fresh plot in full quality (export_targets.h).
   plot_->setPlottingHint(QCP::phFastPolylines, true);
   plot_->setNotAntialiasedElements(QCP::aePlottables | QCP::aeFills);
-  readout_ = new QLabel(QStringLiteral(" "));
-  readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // A long read-out must not widen the chart (and with it the grid): it is cut at the
-  // chart's edge, the whole text in its tooltip.
-  readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-  readout_->setMinimumWidth(0);
+  // The hover read-out is a tooltip over the chart and a crosshair drawn over it: neither
+  // takes a place in the layout, so no read-out, however long, moves or resizes a chart.
+  crosshair_ = makeCrosshair(plot_);
   plot_->installEventFilter(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addWidget(plot_, 1);
-  layout->addWidget(readout_);
 
   // The renderer rebuilds the axes on every update, so zoom is noticed from the mouse, not
   // from the axes' range signals.
@@ -76,7 +71,6 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
 }
 
 int CurvePlot::graphCount() const { return plot_->graphCount(); }
-QString CurvePlot::readoutText() const { return readout_->text().trimmed(); }
 
 namespace {
 
@@ -192,6 +186,7 @@ template <class Points>
 void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& series,
                        const std::vector<bool>& rewritten) {
   bool setup = rebucket();
+  x_spec_ = f.x, y_spec_ = f.y;
   const std::string sig = signature(f);
   if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size())
     setup = true;
@@ -298,10 +293,10 @@ void CurvePlot::rebuild(const plot::CurveFigure& f, const std::string& signature
   style.font_pt = 9;  // a screen, not a two-column paper
   style.title_pt = 10;
   style.font_families.prepend(font().family());
-  style.legend = legend_;                  // a hidden legend must not take a row of the plot either
-  base_look_.clear();                      // the graphs are new
-  readout_->setText(QStringLiteral(" "));  // it named a point of the old picture
-  mark_graphs_.forget();                   // the set-up removes every graph
+  style.legend = legend_;  // a hidden legend must not take a row of the plot either
+  base_look_.clear();      // the graphs are new
+  hideReadout();           // it named a point of the old picture
+  mark_graphs_.forget();   // the set-up removes every graph
   graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
   signature_ = signature;
   x_end_at_setup_ = x_end;
@@ -325,7 +320,6 @@ bool CurvePlot::extendGraphs(const plot::CurveFigure& f, bool keep_zoom) {
   }
   if (changed && !keep_zoom) {
     fitToCurves();
-    if (f.y.scale == plot::Scale::Linear && !f.y.min && !f.y.max) plot_->yAxis->scaleRange(1.05);
     apply_limits(plot_->xAxis, f.x);
     apply_limits(plot_->yAxis, f.y);
   }
@@ -412,7 +406,7 @@ void CurvePlot::setLegendVisible(bool visible) {
 
 void CurvePlot::resetZoom() {
   user_zoomed_ = false;
-  readout_->setText(QStringLiteral(" "));
+  hideReadout();
   fitToCurves();
   plot_->replot();
 }
@@ -420,7 +414,7 @@ void CurvePlot::resetZoom() {
 void CurvePlot::fitToCurves() {
   // A spike pointer sits above its point; fitting to it would leave a margin for nothing.
   mark_graphs_.setVisible(false);
-  plot_->rescaleAxes(/*onlyVisiblePlottables=*/true);
+  plot::fit_curve_axes(*plot_, x_spec_, y_spec_);
   mark_graphs_.setVisible(true);
 }
 
@@ -486,82 +480,6 @@ void CurvePlot::makeRoomForPointers() {
   }
   if (std::isfinite(hi) && hi > to_axis(y->range().upper))
     y->setRangeUpper(log ? std::pow(10.0, hi) : hi);
-}
-
-QString CurvePlot::xText(double x) const {
-  if (x_kind_ == "tokens") return QStringLiteral("%1 tokens").arg(x, 0, 'f', 0);
-  if (x_kind_ == "time") {
-    const long s = std::lround(x);
-    return QStringLiteral("%1:%2:%3 since start")
-        .arg(s / 3600)
-        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
-        .arg(s % 60, 2, 10, QLatin1Char('0'));
-  }
-  return QStringLiteral("step %1").arg(x, 0, 'f', 0);
-}
-
-QString CurvePlot::groupText(size_t index, double x) const {
-  // Only setFigure's figures hold groups (setCurves leaves figure_ empty).
-  const plot::CurveFigure& f = figure_;
-  if (index >= f.curves.size() || f.curves[index].members.empty()) return {};
-  const plot::Curve& c = f.curves[index];
-  // The point nearest x: its member count.
-  auto at = std::lower_bound(c.step.begin(), c.step.end(), x);
-  if (at == c.step.end() && at != c.step.begin()) --at;
-  const size_t i = static_cast<size_t>(at - c.step.begin());
-  QString text = QStringLiteral("   mean of %1 of %2:")
-                     .arg(i < c.count.size() ? c.count[i] : 0)
-                     .arg(c.members.size());
-  constexpr size_t kListed = 8;  // a 50-seed group would fill the window
-  for (size_t m = 0; m < c.members.size() && m < kListed; ++m)
-    text += (m ? QStringLiteral(", ") : QStringLiteral(" ")) + QString::fromStdString(c.members[m]);
-  if (c.members.size() > kListed)
-    text += QStringLiteral(", ... (%1 more)").arg(c.members.size() - kListed);
-  return text;
-}
-
-void CurvePlot::showReadout(QMouseEvent* event) {
-  const QString text = readoutAt(event->pos());
-  readout_->setText(text);
-  readout_->setToolTip(text.trimmed());
-}
-
-bool CurvePlot::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == plot_ && event->type() == QEvent::Leave) readout_->setText(QStringLiteral(" "));
-  return QWidget::eventFilter(watched, event);
-}
-
-QString CurvePlot::readoutAt(const QPoint& pixel) const {
-  if (!plot_->xAxis) return QStringLiteral(" ");
-  if (const auto mark = mark_at(*plot_, placed_, pixel)) {
-    const ChartMark& m = placed_[*mark];
-    return QStringLiteral("%1   %2   %3").arg(m.curve, xText(m.x), m.text);
-  }
-  const double mx = plot_->xAxis->pixelToCoord(pixel.x());
-  // The nearest drawn point, in pixels, over the legend's curves (not the faint raw ones).
-  double best = std::numeric_limits<double>::infinity();
-  QString text = QStringLiteral(" ");
-  for (int g = 0; g < plot_->graphCount(); ++g) {
-    QCPGraph* graph = plot_->graph(g);
-    if (!plot_->legend || !plot_->legend->hasItemWithPlottable(graph) || graph->data()->isEmpty())
-      continue;
-    auto it = graph->data()->findBegin(mx, true);
-    for (int k = 0; k < 2 && it != graph->data()->constEnd(); ++k, ++it) {
-      if (!std::isfinite(it->value)) continue;
-      const double dx = graph->keyAxis()->coordToPixel(it->key) - pixel.x();
-      const double dy = graph->valueAxis()->coordToPixel(it->value) - pixel.y();
-      const double d = std::hypot(dx, dy);
-      if (d < best) {
-        best = d;
-        text = QStringLiteral("%1   %2   %3")
-                   .arg(graph->name(), xText(it->key))
-                   .arg(it->value, 0, 'g', 5);
-        for (size_t i = 0; i < graphs_.size(); ++i)
-          if (graphs_[i].line == graph) text += groupText(i, it->key);
-      }
-    }
-  }
-  return best < 40 ? text : QStringLiteral(" ");
 }
 
 }  // namespace fathom::gui

@@ -2,7 +2,9 @@
 // One live, interactive chart of the dashboard: plot/'s curve renderer (decimated, debiased
 // EMA smoothing, colour-blind-safe styles) on an embedded QCustomPlot, plus what a screen
 // needs and a printed figure does not: zoom (wheel), pan (drag), a zoom that survives the
-// next data update, double-click to fit, and a read-out of the point under the mouse.
+// next data update, double-click to fit, and a hover read-out: a crosshair at the step under
+// the mouse and a tooltip listing every drawn curve's value there, highest first (issue 58
+// item 5; gui/curve_readout.cpp).
 #include <functional>
 #include <map>
 #include <string>
@@ -22,7 +24,6 @@
 
 class QCustomPlot;
 class QAction;
-class QLabel;
 class QMouseEvent;
 
 namespace fathom::gui {
@@ -74,13 +75,37 @@ class CurvePlot : public QWidget {
  public:
   QCustomPlot* plot() const { return plot_; }
   int graphCount() const;
-  QString readoutText() const;  // what the hover read-out shows now
-  // What the read-out says for the mouse at `pixel`: the nearest curve's point (within 40 px),
-  // and for a group the members there; " " when none is near.
+  QString readoutText() const { return readout_.trimmed(); }  // what the read-out shows now
+  // What the read-out says for the mouse at `pixel`, as plain text: the step there, then each
+  // drawn curve's value at its point nearest that step, highest first, one a line (the curve
+  // nearest the mouse, within 40 px, also names a group's members there), and any mark under
+  // the mouse; " " when the mouse is outside the axes or no curve is near that step.
   QString readoutAt(const QPoint& pixel) const;
+  // The crosshair's pixel column in the plot; -1 while hidden.
+  int crosshairX() const;
 
  private:
+  // The read-out's content for the mouse at `pixel` (readoutAt's plain text, the tooltip's
+  // rich text, the crosshair's column and points).
+  struct HoverRow {
+    QString name, extra;  // extra: a group's members there
+    double x = 0, value = 0;
+    QColor colour;
+    bool nearest = false;
+  };
+  struct Hover {
+    double x = 0;
+    QString head, mark;  // "step 1200"; a spike or fork mark under the mouse
+    std::vector<HoverRow> rows;
+    size_t left_out = 0;  // rows beyond kMaxHoverRows
+    bool empty() const { return rows.empty() && mark.isEmpty(); }
+  };
+  Hover hoverAt(const QPoint& pixel) const;
+  static QString plainText(const Hover& hover);
+  static QString richText(const Hover& hover);
+  static QWidget* makeCrosshair(QWidget* plot);
   void showReadout(QMouseEvent* event);
+  void hideReadout();
   bool eventFilter(QObject* watched, QEvent* event) override;  // the mouse leaving the chart
   void applyHighlight();
   // One curve's smoothed and decimated points, extended as points arrive.
@@ -127,9 +152,11 @@ class CurvePlot : public QWidget {
   void screenPens();
 
   QCustomPlot* plot_;
-  QLabel* readout_;
-  plot::CurveFigure figure_;                        // setFigure's, with the points
-  std::string x_kind_ = "update";                   // the shown figure's x axis, for the read-out
+  QString readout_;                // the read-out's plain text now
+  QWidget* crosshair_;             // drawn over the plot, transparent for the mouse
+  plot::CurveFigure figure_;       // setFigure's, with the points
+  std::string x_kind_ = "update";  // the shown figure's x axis, for the read-out
+  plot::Axis x_spec_, y_spec_;     // its axes' scales and limits, for fitting
   std::function<plot::CurveFigure()> full_figure_;  // setCurves'
   std::vector<Live> live_;
   std::vector<plot::CurveGraphs> graphs_;

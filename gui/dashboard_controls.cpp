@@ -134,7 +134,10 @@ void DashboardView::connectControls() {
   connect(legend_, &SharedLegend::hoverChanged, this, [this](const QString& label) {
     for (auto& [name, chart] : charts_) chart->setHighlight(label);
   });
-  connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(colour_by_, &QComboBox::currentIndexChanged, this, [this] {
+    restored_colour_by_.clear();  // the user's choice now, not the last session's
+    redraw();
+  });
   connect(band_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   // Typing "40" is not a redraw at "4" first: a value counts once typed (Return, focus out).
   spike_k_->setKeyboardTracking(false);
@@ -227,7 +230,9 @@ bool DashboardView::setColourBy(const QString& key) {
 }
 
 void DashboardView::refreshColourChoices() {
-  const QString current = colour_by_->currentText();
+  // The last session's choice is taken up once a shown run has that axis.
+  const QString current =
+      restored_colour_by_.isEmpty() ? colour_by_->currentText() : restored_colour_by_;
   std::set<std::string> keys;
   for (const auto& [run, tags] : tags_)
     for (const auto& [key, value] : tags)
@@ -238,6 +243,7 @@ void DashboardView::refreshColourChoices() {
   for (const auto& k : keys) colour_by_->addItem(QString::fromStdString(k));
   const int index = colour_by_->findText(current);
   colour_by_->setCurrentIndex(index < 0 ? 0 : index);
+  if (index > 0) restored_colour_by_.clear();
 
   fillGroupChoices(keys);
 }

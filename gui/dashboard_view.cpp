@@ -34,6 +34,15 @@ void DashboardView::startPoller() {
 
 void DashboardView::setSession(StoreSession* session) {
   session_ = session;
+  // Another store's runs have other axes: a grouping or colouring by the last store's keys
+  // would group the new one's by keys it may not have (issue 58 item 4). The same store again
+  // (a reconnect) keeps them.
+  const QString location = session ? QString::fromStdString(session->store.location()) : QString();
+  if (session && !store_location_.isEmpty() && location != store_location_) {
+    setGroupBy(QString());
+    colour_by_->setCurrentIndex(0);
+  }
+  if (session) store_location_ = location;
   // The raw location (a URL may hold a password, which path() hides): the poller opens it.
   poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();
@@ -123,6 +132,9 @@ void DashboardView::saveSettings(QSettings& settings) const {
   settings.setValue("dashboard/smoothing", smoothing());
   settings.setValue("dashboard/spike_k", spike_k_->value());
   settings.setValue("dashboard/spike_window", spike_window_->value());
+  settings.setValue("dashboard/logY", log_y_->isChecked());
+  settings.setValue("dashboard/colourBy", restored_colour_by_.isEmpty() ? colour_by_->currentText()
+                                                                        : restored_colour_by_);
 }
 
 void DashboardView::restoreSettings(const QSettings& settings) {
@@ -130,6 +142,11 @@ void DashboardView::restoreSettings(const QSettings& settings) {
   const SpikeRule defaults;
   setSpikeRule({settings.value("dashboard/spike_k", defaults.k).toDouble(),
                 settings.value("dashboard/spike_window", defaults.window).toInt()});
+  log_y_->setChecked(settings.value("dashboard/logY", false).toBool());
+  // An axis of the runs to come: chosen when the first run that has it is shown.
+  if (!setColourBy(settings.value("dashboard/colourBy").toString()))
+    restored_colour_by_ = settings.value("dashboard/colourBy").toString();
+  if (restored_colour_by_ == QStringLiteral("run")) restored_colour_by_.clear();
 }
 
 void DashboardView::extraScreenshots(const std::function<void(const QString& file)>& shoot) {

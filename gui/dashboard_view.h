@@ -158,6 +158,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   QCheckBox* log_y_;
   SharedLegend* legend_;  // the one legend of every chart (gui/shared_legend.h)
   QComboBox* colour_by_;
+  QString restored_colour_by_;  // the last session's colour-by, until a shown run has it
+  QString store_location_;      // the store last opened: another one starts ungrouped
   QComboBox* group_by_;
   QComboBox* band_;
   QComboBox* x_axis_;

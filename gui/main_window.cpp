@@ -24,6 +24,8 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/run_page.h"
+#include "gui/run_pages.h"
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
@@ -74,6 +76,8 @@ MainWindow::MainWindow() {
   connect(runs_, &RunsView::selectionChanged, this, &MainWindow::showRunsInViews);
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
+    runs_->followSweep(name);  // the old selection would keep the dashboard on other runs
+    showRunsInViews();
     tabs_->setCurrentWidget(runs_);
   });
 
@@ -370,6 +374,16 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     }
     shoot(views_[i].screenshot);
     views_[i].view->extraScreenshots(shoot);
+  }
+  // The run page, a window of its own, at the window's size.
+  if (RunPage* page = runs_->openScreenshotPage()) {
+    page->resize(size());
+    QApplication::processEvents();
+    pollNow();  // the charts laid out at that size, with the run's latest points
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("run-page.png"));
+    if (page->grab().save(path)) saved << path;
+    page->close();
   }
   return saved;
 }

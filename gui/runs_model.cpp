@@ -2,6 +2,7 @@
 
 #include "gui/item_roles.h"
 #include "gui/number_text.h"
+#include "gui/run_state_text.h"
 
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
@@ -9,7 +10,9 @@
 #include "experiments/launcher.h"
 #include "experiments/run_control.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include <QBrush>
@@ -32,19 +35,56 @@ QColor RunsModel::statusColor(const QString& shown) {
   return QColor(0x8c, 0x56, 0x4b);    // cancelled: brown
 }
 
-std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(
-    const std::vector<db::RunRecord>& runs, const BestPoints& best) const {
+namespace {
+
+// The metric names of `runs` and `best`, in the presentation table's order: the metrics that say
+// how a run did (valid_ppl, BLEU) before its bookkeeping (decode_time_s, params); names it
+// lacks after, alphabetically.
+std::vector<std::string> metric_names_of(const std::vector<db::RunRecord>& runs,
+                                         const RunsModel::BestPoints& best) {
   std::set<std::string> names;
   for (const auto& r : runs)
     for (const auto& [name, value] : r.final_metrics) names.insert(name);
   for (const auto& [name, points] : best)
     if (!points.empty()) names.insert(name);
+  std::vector<std::string> ordered(names.begin(), names.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const std::string& a, const std::string& b) {
+    return db::metric::presentation_rank(a) < db::metric::presentation_rank(b);
+  });
+  return ordered;
+}
+
+}  // namespace
+
+std::vector<RunsModel::MetricColumn> RunsModel::metricColumns(
+    const std::vector<db::RunRecord>& runs, const BestPoints& best) const {
+  std::vector<std::string> ordered = metric_names_of(runs, best);
+  if (!metric_order_.isEmpty()) {  // the user's choice, in the user's order
+    const std::set<std::string> have(ordered.begin(), ordered.end());
+    ordered.clear();
+    for (const QString& name : metric_order_)
+      if (have.count(name.toStdString())) ordered.push_back(name.toStdString());
+  }
   std::vector<MetricColumn> out;
-  for (const auto& n : names) {
+  for (const auto& n : ordered) {
     out.push_back({n, false});
     if (auto it = best.find(n); it != best.end() && !it->second.empty()) out.push_back({n, true});
   }
   return out;
+}
+
+QStringList RunsModel::availableMetrics() const {
+  QStringList out;
+  for (const auto& n : metric_names_of(runs_, best_)) out << QString::fromStdString(n);
+  return out;
+}
+
+void RunsModel::setMetricOrder(const QStringList& names) {
+  if (names == metric_order_) return;
+  beginResetModel();
+  metric_order_ = names;
+  metric_columns_ = metricColumns(runs_, best_);
+  endResetModel();
 }
 
 void RunsModel::setBestPoints(BestPoints best) {
@@ -60,7 +100,7 @@ void RunsModel::setBestPoints(BestPoints best) {
   best_ = std::move(best);
   for (size_t c = 0; c < metric_columns_.size() && !runs_.empty(); ++c)
     if (metric_columns_[c].best) {
-      const int column = FixedCount + static_cast<int>(c);
+      const int column = metricBase() + static_cast<int>(c);
       emit dataChanged(index(0, column), index(rowCount() - 1, column));
     }
 }
@@ -108,6 +148,53 @@ void RunsModel::setJobs(std::map<int64_t, QString> jobs) {
 QString RunsModel::jobOf(const std::map<std::string, std::string>& tags) {
   return QString::fromStdString(
       experiments::worker_job(tags));  // as `fathom sweep status` shows it
+}
+
+QString RunsModel::jobShown(const std::map<std::string, std::string>& tags,
+                            const std::string& status) {
+  const QString job = jobOf(tags);
+  return db::is_terminal_status(status) && job.startsWith(QStringLiteral("pid ")) ? QString() : job;
+}
+
+void RunsModel::setAxes(std::map<int64_t, std::map<std::string, std::string>> axes) {
+  if (axes == axes_ && runs_.size() == compact_rows_) return;
+  axes_ = std::move(axes);
+  compact_rows_ = runs_.size();
+  // Per sweep, each axis's values over its runs: the axes with two values or more (or missing
+  // from some run) tell its runs apart.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  std::map<std::string, int> runs_of;
+  for (const auto& run : runs_) {
+    if (run.sweep.empty()) continue;
+    ++runs_of[run.sweep];
+    auto it = axes_.find(run.id);
+    if (it == axes_.end()) continue;
+    for (const auto& [key, value] : it->second) values[run.sweep][key].insert(value);
+  }
+  compact_names_.clear();
+  for (const auto& run : runs_) {
+    auto it = axes_.find(run.id);
+    if (run.sweep.empty() || it == axes_.end() || runs_of[run.sweep] < 2) continue;
+    QStringList parts;
+    for (const auto& [key, value] : it->second)
+      if (values[run.sweep][key].size() > 1) {
+        const std::string last = key.substr(key.rfind('.') + 1);  // model.norm -> norm
+        parts << QString::fromStdString(last + "=" + value);
+      }
+    if (!parts.isEmpty()) compact_names_[run.id] = parts.join(QLatin1Char(','));
+  }
+  if (!runs_.empty()) emit dataChanged(index(0, Name), index(rowCount() - 1, Name));
+}
+
+QString RunsModel::shownName(const db::RunRecord& run) const {
+  auto it = compact_names_.find(run.id);
+  return it == compact_names_.end() ? QString::fromStdString(run.name) : it->second;
+}
+
+void RunsModel::setCurrentLoss(std::map<int64_t, double> loss) {
+  if (loss == loss_now_) return;
+  loss_now_ = std::move(loss);
+  if (!runs_.empty()) emit dataChanged(index(0, LossNow), index(rowCount() - 1, LossNow));
 }
 
 const db::RunRecord* RunsModel::runAt(int row) const {
@@ -167,7 +254,7 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
     case Id:
       return QVariant::fromValue<qlonglong>(run.id);
     case Name:
-      return QString::fromStdString(run.name);
+      return shownName(run);
     case Sweep:
       return QString::fromStdString(run.sweep);
     case Status: {
@@ -177,7 +264,18 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
       return s;
     }
     case Updates:
+      // A running run's progress and ETA ("120/300 (40%), ETA 2:10"), sorted by its count.
+      if (!for_sort && run.status == db::status::kRunning) {
+        const QString state = run_state_text(run, db::unix_now());
+        if (state.startsWith(QStringLiteral("running ")))
+          return state.mid(static_cast<int>(std::strlen("running ")));
+      }
       return QVariant::fromValue<qlonglong>(run.updates);
+    case LossNow: {
+      auto it = loss_now_.find(run.id);
+      if (it == loss_now_.end() || run.status != db::status::kRunning) return {};
+      return for_sort ? QVariant(it->second) : QVariant(number_text(it->second));
+    }
     case Host:
       return QString::fromStdString(run.host);
     case Job: {
@@ -188,11 +286,13 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
       break;
   }
   int c = column - FixedCount;
-  if (c < static_cast<int>(metric_columns_.size()))
-    return metricCell(run, metric_columns_[c], for_sort);
-  c -= static_cast<int>(metric_columns_.size());
   const auto& values = configValues(run);
-  return c < static_cast<int>(values.size()) ? values[c] : QVariant();
+  if (c < static_cast<int>(config_keys_.size()))
+    return c < static_cast<int>(values.size()) ? values[c] : QVariant();
+  c -= static_cast<int>(config_keys_.size());
+  return c < static_cast<int>(metric_columns_.size())
+             ? metricCell(run, metric_columns_[c], for_sort)
+             : QVariant();
 }
 
 const db::MetricPoint* RunsModel::bestPoint(const std::string& metric, int64_t run) const {
@@ -245,7 +345,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::ToolTipRole:
-      if (const int c = index.column() - FixedCount;
+      if (const int c = index.column() - metricBase();
           c >= 0 && c < static_cast<int>(metric_columns_.size()) && metric_columns_[c].best) {
         const std::string& name = metric_columns_[c].name;
         const db::MetricPoint* best = bestPoint(name, run->id);
@@ -257,6 +357,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
             .arg(QString::fromStdString(name))
             .arg(best->step);
       }
+      if (index.column() == Name)  // the whole name: a narrow column cuts siblings alike
+        return QString::fromStdString(run->name);
       if (!run->error.empty()) return QString::fromStdString(run->error);
       if (run->started_at > 0)
         return QStringLiteral("started %1")
@@ -264,7 +366,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
                      .toString(Qt::ISODate));
       return {};
     case Qt::TextAlignmentRole:
-      if (index.column() == Id || index.column() == Updates || index.column() >= FixedCount)
+      if (index.column() == Id || index.column() == Updates || index.column() == LossNow ||
+          index.column() >= metricBase())
         return int(Qt::AlignRight | Qt::AlignVCenter);
       return {};
     default:
@@ -274,14 +377,16 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* fixed[] = {"id", "name", "sweep", "status", "updates", "host", "job"};
+  static const char* fixed[] = {"id",      "name",     "sweep", "status",
+                                "updates", "loss now", "host",  "job"};
   if (section < FixedCount) return QString::fromLatin1(fixed[section]);
   int c = section - FixedCount;
+  if (c < config_keys_.size()) return config_keys_[c];
+  c -= static_cast<int>(config_keys_.size());
   if (c < static_cast<int>(metric_columns_.size()))
     return QString::fromStdString((metric_columns_[c].best ? "best " : "") +
                                   metric_columns_[c].name);
-  c -= static_cast<int>(metric_columns_.size());
-  return c < config_keys_.size() ? config_keys_[c] : QVariant();
+  return {};
 }
 
 }  // namespace fathom::gui

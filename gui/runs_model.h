@@ -1,9 +1,11 @@
 #pragma once
 // The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
-// status (coloured), updates, host and job (where its worker runs: a Slurm job such as 17_3,
-// or a local pid), every final metric any run has -- each followed, when best points are set,
-// by "best NAME": the best point over training and its update -- and config keys the user
-// picks (read from config_json). Sorting uses SortRole, which is numeric for numeric columns.
+// status (coloured), updates (a running run's progress and ETA), its training loss now (running
+// runs), host and job (where its worker runs: a Slurm job such as 17_3, or a live local
+// worker's pid), the config keys the user picks (read from config_json: what tells runs apart
+// first), then every final metric any run has, in db/metric_presentation.h's order (valid_ppl
+// before params) -- each followed, when best points are set, by "best NAME": the best point over
+// training and its update. Sorting uses SortRole, which is numeric for numeric columns.
 #include <map>
 #include <vector>
 
@@ -34,11 +36,30 @@ class RunsModel : public QAbstractTableModel {
   void setJobs(std::map<int64_t, QString> jobs);
   // The job text of a run's tags: "17_3" (Slurm), "pid 4242" (local), "" (none recorded).
   static QString jobOf(const std::map<std::string, std::string>& tags);
+  // As the table shows it for a run with `status`: an ended run's local pid names a process
+  // that is gone (or, by now, another one), so it shows none; a Slurm job stays (sacct).
+  static QString jobShown(const std::map<std::string, std::string>& tags,
+                          const std::string& status);
+  // Each run's sweep axes (KEY -> value of its axis.KEY tags). A sweep run's name column then
+  // shows the axes in which its sweep's runs differ ("norm=pre,seed=2"), so sibling runs
+  // differ where a long name would be cut alike; the whole name is its tooltip.
+  void setAxes(std::map<int64_t, std::map<std::string, std::string>> axes);
+  QString shownName(const db::RunRecord& run) const;
+  // Each running run's last train_loss point (the "loss now" column); others show none.
+  void setCurrentLoss(std::map<int64_t, double> loss);
 
   // By metric, each run's best point over training (Store::best_points); a metric with points
   // gets a "best NAME" column beside its final value. Empty: no best columns.
   using BestPoints = std::map<std::string, std::map<int64_t, db::MetricPoint>>;
   void setBestPoints(BestPoints best);
+
+  // The final metrics the user chose to see, in their order (metrics no run has are left out);
+  // empty: every metric, in the presentation table's order.
+  void setMetricOrder(const QStringList& names);
+  const QStringList& metricOrder() const { return metric_order_; }
+  // Every final metric any run has (or, with best points, a best point of), in the
+  // presentation table's order: what a choice of metrics chooses from.
+  QStringList availableMetrics() const;
 
   // Dotted config keys shown as extra columns, e.g. "model.norm".
   void setConfigColumns(const QStringList& keys);
@@ -52,7 +73,7 @@ class RunsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   // The columns every table has, first and in this order; metric and config columns follow.
-  enum Fixed { Id, Name, Sweep, Status, Updates, Host, Job, FixedCount };
+  enum Fixed { Id, Name, Sweep, Status, Updates, LossNow, Host, Job, FixedCount };
 
  private:
   QVariant cell(const db::RunRecord& run, int column, bool for_sort) const;
@@ -71,9 +92,15 @@ class RunsModel : public QAbstractTableModel {
 
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, QString> jobs_;
+  std::map<int64_t, double> loss_now_;
+  std::map<int64_t, std::map<std::string, std::string>> axes_;
+  std::map<int64_t, QString> compact_names_;  // from axes_: the differing axes of sweep runs
+  size_t compact_rows_ = 0;                   // the rows they were made for
+  int metricBase() const { return FixedCount + static_cast<int>(config_keys_.size()); }
   std::vector<MetricColumn> metric_columns_;
   BestPoints best_;
   QStringList config_keys_;
+  QStringList metric_order_;
   mutable std::map<int64_t, std::vector<QVariant>> config_values_;
 };
 

@@ -6,27 +6,24 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QMessageBox>
 #include <QSettings>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "base/config/config_schema.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
-#include "gui/run_details.h"
+#include "gui/run_page.h"
+#include "gui/run_pages.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
@@ -43,6 +40,7 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   model_ = new RunsModel(this);
   filter_ = new RunsFilter(this);
   filter_->setSourceModel(model_);
+  pages_ = new RunPages(this);
   buildTable();
   buildFilterBar();
   buildActions();
@@ -112,9 +110,11 @@ void RunsView::buildActions() {
     addAction(a);
     return a;
   };
-  open_ = action(QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
-                 QStringLiteral("config, tags, artifacts and final metrics of the run"),
-                 &RunsView::openSelected);
+  open_ = action(
+      QStringLiteral("&Open"), QKeySequence(Qt::Key_Return),
+      QStringLiteral("the run page of each selected run, a window each: its charts, overview, "
+                     "config, log, samples and notes, live while it trains"),
+      &RunsView::openSelected);
   cancel_ = action(QStringLiteral("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_K),
                    QStringLiteral("cancel the selected queued or running runs"),
                    &RunsView::cancelSelected);
@@ -128,6 +128,10 @@ void RunsView::buildActions() {
                          &RunsView::cancelSweep);
   columns_ = action(QStringLiteral("Co&lumns..."), {},
                     QStringLiteral("config keys shown as columns"), &RunsView::chooseConfigColumns);
+  metrics_ = action(QStringLiteral("&Metrics..."), {},
+                    QStringLiteral("the final metrics shown as columns and their order, kept for "
+                                   "this store"),
+                    &RunsView::chooseMetricColumns);
   show_best_ =
       action(QStringLiteral("&Best"), {},
              QStringLiteral(
@@ -148,7 +152,8 @@ void RunsView::layOut() {
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
   bar->addWidget(sweep_);
   bar->addWidget(text_, 1);
-  for (QAction* a : {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_}) {
+  for (QAction* a :
+       {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_}) {
     auto* b = new QToolButton;
     b->setDefaultAction(a);
     bar->addWidget(b);
@@ -184,16 +189,21 @@ void RunsView::connectParts() {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, show_best_};
+  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
+  pages_->setStore(session ? &session->store : nullptr, db_location);
+  if (session)  // this store's choice of metric columns, none for a store never chosen for
+    model_->setMetricOrder(QSettings().value(metricSettingsKey(db_location)).toStringList());
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
   ended_jobs_.clear();
+  axes_.clear();
+  run_axes_.clear();
   best_points_.clear();
   best_read_at_.clear();
   refresh();
@@ -207,11 +217,13 @@ void RunsView::refresh() {
     refreshJobs();
     refreshBest();
     if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
+    pages_->refresh(model_->runs());
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
     return;
   }
   refreshSweeps();
+  if (!followed_sweep_.isEmpty() && showSweep(followed_sweep_)) followed_sweep_.clear();
   updateActions();
   updateHint();
 }
@@ -245,11 +257,31 @@ void RunsView::refreshJobs() {
       jobs[run.id] = known->second;
       continue;
     }
-    const QString job = RunsModel::jobOf(session_->store.tags(run.id));
+    const auto tags = session_->store.tags(run.id);
+    const QString job = RunsModel::jobShown(tags, run.status);
     jobs[run.id] = job;
     if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
+    for (const auto& [key, value] : tags)  // the sweep axes, columns unless the user chose
+      if (key.rfind("axis.", 0) == 0) {
+        axes_.insert(QString::fromStdString(key.substr(5)));
+        run_axes_[run.id][key.substr(5)] = value;
+      }
   }
   model_->setJobs(std::move(jobs));
+  model_->setAxes(run_axes_);
+  if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
+    model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
+  // A running run's training loss now: its last train_loss point (two short reads a run).
+  std::map<int64_t, double> loss;
+  for (const auto& run : model_->runs()) {
+    if (run.status != db::status::kRunning) continue;
+    const int64_t last = session_->store.last_metric_step(run.id, db::metric::kTrainLoss);
+    if (last < 0) continue;
+    const auto points =
+        session_->store.metric_points_after(run.id, db::metric::kTrainLoss, last - 1);
+    if (!points.empty()) loss[run.id] = points.back().value;
+  }
+  model_->setCurrentLoss(std::move(loss));
 }
 
 void RunsView::setShowBest(bool on) {
@@ -343,7 +375,16 @@ bool RunsView::showSweep(const QString& sweep) {
   return true;
 }
 
-void RunsView::setConfigColumns(const QStringList& keys) { model_->setConfigColumns(keys); }
+void RunsView::followSweep(const QString& sweep) {
+  followed_sweep_ = sweep;
+  table_->clearSelection();
+  refresh();
+}
+
+void RunsView::setConfigColumns(const QStringList& keys) {
+  columns_chosen_ = true;  // the sweep axes no longer stand in for a choice
+  model_->setConfigColumns(keys);
+}
 QStringList RunsView::configColumns() const { return model_->configColumns(); }
 
 void RunsView::updateActions() {
@@ -354,7 +395,7 @@ void RunsView::updateActions() {
     any_resumable |= db::status::is_resumable(r.status);
     any_sweep |= !r.sweep.empty();
   }
-  open_->setEnabled(runs.size() == 1);
+  open_->setEnabled(!runs.empty() && runs.size() <= 8);  // a window each
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
   cancel_sweep_->setEnabled(any_sweep);
@@ -365,18 +406,24 @@ void RunsView::updateActions() {
 }
 
 void RunsView::openSelected() {
-  const auto runs = selectedRuns();
-  if (runs.size() != 1 || !session_) return;
+  if (!session_) return;
   try {
-    std::string run_dir;
-    try {  // a server store without an artifacts root has no run directory to show
-      run_dir = db::store_paths(db_location_.toStdString()).run_dir(runs.front().id);
-    } catch (const std::exception&) {
-    }
-    RunDetailsDialog(session_->store, runs.front(), model_->runs(), run_dir, this).exec();
+    for (const auto& run : selectedRuns())
+      pages_->open(session_->store, run, model_->runs(), db_location_);
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
   }
+}
+
+RunPage* RunsView::openScreenshotPage() {
+  if (!session_) return nullptr;
+  const db::RunRecord* chosen = nullptr;
+  for (const auto& run : model_->runs()) {  // oldest first: the newest with curves wins
+    if (chosen && chosen->status == db::status::kRunning) break;
+    if (run.updates > 0) chosen = &run;
+  }
+  if (!chosen) return nullptr;
+  return pages_->open(session_->store, *chosen, model_->runs(), db_location_);
 }
 
 void RunsView::cancelSelected() {
@@ -456,38 +503,15 @@ void RunsView::cancelSweep() {
   }
 }
 
-void RunsView::chooseConfigColumns() {
-  QDialog dialog(this);
-  dialog.setWindowTitle(QStringLiteral("Config columns"));
-  auto* list = new QListWidget;
-  const QStringList chosen = configColumns();
-  for (const auto& field : config_fields()) {
-    auto* item = new QListWidgetItem(QString::fromStdString(field.key), list);
-    item->setToolTip(QString::fromStdString(field.doc));
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(chosen.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
-  }
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  auto* layout = new QVBoxLayout(&dialog);
-  layout->addWidget(list);
-  layout->addWidget(buttons);
-  dialog.resize(360, 520);
-  if (dialog.exec() != QDialog::Accepted) return;
-  QStringList keys;
-  for (int i = 0; i < list->count(); ++i)
-    if (list->item(i)->checkState() == Qt::Checked) keys << list->item(i)->text();
-  setConfigColumns(keys);
-}
-
 void RunsView::saveSettings(QSettings& settings) const {
-  settings.setValue("runs/configColumns", configColumns());
+  if (columns_chosen_) settings.setValue("runs/configColumns", configColumns());
   settings.setValue("runs/showBest", showBest());
 }
 
 void RunsView::restoreSettings(const QSettings& settings) {
-  setConfigColumns(settings.value("runs/configColumns").toStringList());
+  // Never chosen: the sweep axes of the runs shown (refreshJobs), first after the run's own.
+  if (settings.contains("runs/configColumns"))
+    setConfigColumns(settings.value("runs/configColumns").toStringList());
   setShowBest(settings.value("runs/showBest", false).toBool());
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 #include <map>
+#include <set>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
 // with the final metrics and config columns the user picks (and, with "Best", each metric's
 // best point over training beside its final value); open, cancel, resume a run or cancel a
-// whole sweep. The window refreshes it by polling the store (refresh()).
+// whole sweep. The window refreshes it by polling the store (refresh()). Its column choices
+// are gui/runs_columns.cpp.
 #include <vector>
 
 #include <QWidget>
@@ -19,6 +21,8 @@ class QTableView;
 
 namespace fathom::gui {
 
+class RunPage;
+class RunPages;
 class RunsFilter;
 class RunsModel;
 struct StoreSession;
@@ -43,13 +47,25 @@ class RunsView : public QWidget, public WorkbenchView {
   void selectAll();
   // Filters the table to one sweep's runs; false if the store has no such sweep.
   bool showSweep(const QString& sweep);
+  // A sweep just started (the sweep editor): the selection goes -- so the other views show the
+  // running runs, the new sweep's among them -- and the table shows the sweep once its runs
+  // are recorded (the `fathom sweep` process queues them a moment later).
+  void followSweep(const QString& sweep);
   // Beside each final metric with a better direction, its best point over training and update.
   void setShowBest(bool on);
   bool showBest() const;
   void setConfigColumns(const QStringList& keys);
+  // The final metrics shown, in this order (empty: all, in the presentation order); kept per
+  // store (QSettings under a hash of its location) and read again when that store opens.
+  void setMetricColumns(const QStringList& names);
+  QStringList metricColumns() const;
   QStringList configColumns() const;
 
   RunsModel* model() const { return model_; }
+  // The run pages open now (Open: one window per run, live while the run trains).
+  RunPages* pages() const { return pages_; }
+  // For --screenshot: the page of the first running run (else the newest run with curves).
+  RunPage* openScreenshotPage();
   RunsFilter* filter() const { return filter_; }
   QTableView* table() const { return table_; }
   QLineEdit* filterEdit() const { return text_; }
@@ -66,6 +82,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void deleteSelected();
   void cancelSweep();
   void chooseConfigColumns();
+  void chooseMetricColumns();
 
  signals:
   void selectionChanged();
@@ -84,10 +101,12 @@ class RunsView : public QWidget, public WorkbenchView {
   void updateHint();
   void refreshBest();
   void updateActions();
+  static QString metricSettingsKey(const QString& location);
 
   StoreSession* session_ = nullptr;
   QString db_location_;
   RunsModel* model_;
+  RunPages* pages_;
   RunsFilter* filter_;
   QTableView* table_;
   QComboBox* sweep_;
@@ -95,9 +114,14 @@ class RunsView : public QWidget, public WorkbenchView {
   QLabel* filter_note_;
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
-  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *show_best_,
+  QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *metrics_, *show_best_,
       *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
+  std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read
+  std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
+  bool columns_chosen_ = false;
+  QString followed_sweep_;  // followSweep's, until the store has its runs            // config
+                            // columns the user chose, else the axes
   // Best points as last read, and each run's (updates, status) then: a run is read again only
   // once it moved on, so a poll of a finished sweep reads nothing.
   std::map<std::string, std::map<int64_t, db::MetricPoint>> best_points_;

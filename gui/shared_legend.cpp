@@ -53,29 +53,33 @@ void SharedLegend::setEntries(const std::vector<Entry>& entries) {
   filling_ = true;
   const int icon_height = fontMetrics().height();
   setIconSize(QSize(2 * icon_height, icon_height));
-  // Rebuilt only when the entries changed: a poll that changes nothing leaves the list (and
-  // the user's scroll position and hover) alone.
+  // Rebuilt only when the curves changed: a poll that changes a state or a detail updates
+  // the entries in place, leaving the list (and the user's scroll position and hover) alone.
   bool same = count() == static_cast<int>(entries.size());
   for (int i = 0; same && i < count(); ++i) {
     const QListWidgetItem* it = item(i);
     same = it->data(Qt::UserRole).toString() == entries[i].label &&
-           it->data(Qt::UserRole + 1).toInt() == entries[i].style &&
-           it->data(Qt::UserRole + 2).toString() == entries[i].status;
+           it->data(Qt::UserRole + 1).toInt() == entries[i].style;
   }
   if (!same) {
     clear();
     for (const Entry& e : entries) {
-      auto* it =
-          new QListWidgetItem(curve_icon(e.style, icon_height),
-                              e.status.isEmpty() ? e.label : e.label + "\n" + e.status, this);
+      auto* it = new QListWidgetItem(curve_icon(e.style, icon_height), QString(), this);
       it->setData(Qt::UserRole, e.label);
       it->setData(Qt::UserRole + 1, e.style);
-      it->setData(Qt::UserRole + 2, e.status);
-      it->setToolTip(e.label + (e.status.isEmpty() ? QString() : "\n" + e.status) +
-                     (e.detail.isEmpty() ? QString() : "\n" + e.detail));
       it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
       it->setCheckState(isHidden(e.label) ? Qt::Unchecked : Qt::Checked);
     }
+  }
+  for (int i = 0; i < count(); ++i) {
+    const Entry& e = entries[i];
+    QListWidgetItem* it = item(i);
+    const QString text = e.status.isEmpty() ? e.label : e.label + "\n" + e.status;
+    if (it->text() != text) it->setText(text);
+    // The whole label (the entry may cut it) and what the entry does not show; never the
+    // state, which the entry shows and which a tooltip taken at one poll would keep stale.
+    const QString tip = e.detail.isEmpty() ? e.label : e.label + "\n" + e.detail;
+    if (it->toolTip() != tip) it->setToolTip(tip);
   }
   filling_ = false;
 }

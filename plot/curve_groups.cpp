@@ -151,7 +151,16 @@ Curve CurveGroup::curve(const std::string& metric) const {
       // Sample std (seeds are a sample, as in the tables); one member: no spread to show.
       const double var = sums.count > 1 ? (sums.yy - sums.y * mean) / (sums.count - 1) : 0.0;
       const double sd = std::sqrt(std::max(var, 0.0));
-      c.band_lo.push_back(mean - sd);
+      // A quantity no member took at or below zero (a learning rate, a perplexity) gets no
+      // band there: with few, spread seeds mean - sd can fall below zero, which is no value
+      // the quantity has and which a log axis cannot draw (issue 58 item 9). The edge then
+      // stops at the lowest member (at zero for a quantity that reached zero).
+      double lo = mean - sd;
+      if (sums.min > 0 && lo <= 0)
+        lo = sums.min;
+      else if (sums.min >= 0 && lo < 0)
+        lo = 0;
+      c.band_lo.push_back(lo);
       c.band_hi.push_back(mean + sd);
     } else if (band_ == Band::MinMax) {
       c.band_lo.push_back(sums.min);

@@ -44,6 +44,12 @@ std::vector<CurveGraphs> setup_curve_figure(QCustomPlot& plot, const CurveFigure
 // dashboard-sized chart. Call after a replot (the layout is done then); true when the count
 // changed and the plot needs another replot. Does nothing before the first layout.
 bool fit_x_tick_count(QCustomPlot& plot);
+// A curve figure's axes fitted to its curves with air around them, so no marker at an extreme
+// point is cut in half by the frame (issue 58 item 9): 2.5 % of the range each side of a
+// linear axis, the same share of the decades each side of a log one (centred on the geometric
+// mean; 3 % on a log x axis, a grid of learning rates each marked); an axis with a min or max
+// of the figure's own gets none.
+void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y);
 
 // Sets the top of the y axis to the least that keeps the highest value of any plottable (a
 // bar, a whisker's end) below a legend inset in a top corner, measured on the laid-out plot,

@@ -395,4 +395,27 @@ bool fit_legend_headroom(QCustomPlot& plot) {
   return true;
 }
 
+namespace {
+
+// fit_curve_axes's air on one axis: `factor` times its range, about its middle.
+void add_axis_air(QCPAxis* axis, const Axis& spec, double factor) {
+  if (spec.min || spec.max) return;
+  const QCPRange r = axis->range();
+  if (axis->scaleType() == QCPAxis::stLogarithmic) {
+    // QCPAxis::scaleRange(factor) centres on the arithmetic mean even on a log axis.
+    if (r.lower > 0 && r.upper > r.lower) axis->scaleRange(factor, std::sqrt(r.lower * r.upper));
+  } else if (r.upper > r.lower) {
+    axis->scaleRange(factor);
+  }
+}
+
+}  // namespace
+
+void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y) {
+  plot.rescaleAxes(/*onlyVisiblePlottables=*/true);
+  // A log x axis is a grid of values (learning rates), each marked: a little more.
+  add_axis_air(plot.xAxis, x, x.scale == Scale::Log ? 1.06 : 1.05);
+  add_axis_air(plot.yAxis, y, 1.05);
+}
+
 }  // namespace fathom::plot

@@ -214,16 +214,7 @@ class CurveDrawer {
   }
 
   void fit_axes() {
-    plot_.rescaleAxes();
-    if (f_.y.scale == Scale::Linear && !f_.y.min && !f_.y.max) plot_.yAxis->scaleRange(1.05);
-    // A log x axis is a grid of values (learning rates), each marked: a little air (in log
-    // space) so the end points' markers are not cut in half by the frame.
-    // (QCPAxis::scaleRange(factor) centres on the arithmetic mean even on a log axis: give the
-    // geometric one.)
-    if (f_.x.scale == Scale::Log && !f_.x.min && !f_.x.max && plot_.xAxis->range().lower > 0) {
-      const QCPRange x = plot_.xAxis->range();
-      plot_.xAxis->scaleRange(1.06, std::sqrt(x.lower * x.upper));
-    }
+    fit_curve_axes(plot_, f_.x, f_.y);
     detail::apply_limits(plot_.xAxis, f_.x);
     detail::apply_limits(plot_.yAxis, f_.y);
   }

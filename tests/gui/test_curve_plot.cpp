@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <QTest>
 #include <QWheelEvent>
+#include <cmath>
 
 #include "gui/curve_plot.h"
 #include "tests/gui/gui_test_registry.h"
@@ -115,7 +116,38 @@ class CurvePlotTest : public QObject {
     QCOMPARE(plot->xAxis->range().lower, zoomed.lower);
     QCOMPARE(plot->xAxis->range().upper, zoomed.upper);
     chart.resetZoom();
-    QCOMPARE(plot->xAxis->range().upper, 600.0);
+    // Fitted to the points 1..600, with air: 2.5 % of the range each side (issue 58 item 9).
+    QCOMPARE(plot->xAxis->range().upper, 600 + 0.025 * 599);
+  }
+
+  // Issue 58 item 9: no extreme point sits on the frame, where its marker would be cut in
+  // half -- on a linear axis 2.5 % of the range each side, on a log axis 2.5 % of the decades
+  // each side -- after the set-up, after new points and after a double-click fit alike.
+  void fittedAxesLeaveAirAroundTheExtremes() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    auto f = figure(100);  // x 1..100; y from 10 / 1 = 10 down to 10 / 100 + 0 = 0.1
+    f.y.scale = fathom::plot::Scale::Log;
+    auto check = [&](double x_last) {
+      const QCPRange x = chart.plot()->xAxis->range(), y = chart.plot()->yAxis->range();
+      QCOMPARE(x.lower, 1 - 0.025 * (x_last - 1));
+      QCOMPARE(x.upper, x_last + 0.025 * (x_last - 1));
+      const double lo = 10.0 / (x_last == 100 ? 100 : 200), decades = std::log10(10 / lo);
+      QVERIFY2(std::abs(std::log10(y.lower) - (std::log10(lo) - 0.025 * decades)) < 1e-9,
+               qPrintable(QString::number(y.lower)));
+      QVERIFY2(std::abs(std::log10(y.upper) - (1 + 0.025 * decades)) < 1e-9,
+               qPrintable(QString::number(y.upper)));
+    };
+    chart.setFigure(f);
+    check(100);
+    chart.setFigure([&] {
+      auto more = f;
+      more.curves = figure(200).curves;
+      return more;
+    }());
+    check(200);
+    chart.resetZoom();
+    check(200);
   }
 
   void logAxis() {

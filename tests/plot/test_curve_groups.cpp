@@ -40,6 +40,30 @@ class GrowingPoints : public MemberPoints {
   double y(size_t i) const override { return values[i]; }
 };
 
+// Issue 58 item 9: learning rates 1e-4, 1e-3, 1e-2 have mean 3.7e-3 and sample std
+// sqrt(((-3.6e-3)^2 + (-2.7e-3)^2 + (6.3e-3)^2) / 2) = sqrt(5.994e-5 / 2) = 5.475e-3, so
+// mean - std = -1.775e-3: below zero, where no rate is. The band stops at the lowest rate; a
+// quantity that reached zero (0, 0, 3: mean 1, std sqrt(3)) stops at zero; one that is
+// negative somewhere keeps mean - std.
+TEST(CurveGroups, AStdBandStaysAboveZeroWhereNoMemberGoes) {
+  auto band_lo = [](std::vector<double> values) {
+    std::vector<std::unique_ptr<VectorPoints>> members;
+    CurveGroup group("g", Band::Std);
+    for (double v : values) {
+      members.push_back(member({10}, {v}));
+      group.add_member("", members.back().get(), false, true);
+    }
+    group.update();
+    const Curve c = group.curve("lr");
+    EXPECT_EQ(c.band_hi.size(), 1u);
+    return c.band_lo.at(0);
+  };
+  EXPECT_DOUBLE_EQ(band_lo({1e-4, 1e-3, 1e-2}), 1e-4);
+  EXPECT_DOUBLE_EQ(band_lo({0, 0, 3}), 0.0);
+  EXPECT_DOUBLE_EQ(band_lo({-1, 0, 4}), 1 - std::sqrt(7.0));
+  EXPECT_DOUBLE_EQ(band_lo({2, 4}), 3 - std::sqrt(2.0));  // above zero: as computed
+}
+
 TEST(CurveGroups, MeanAndSampleStdOfThreeHandMadeCurves) {
   // Steps 10, 20, 30.  A: 1 2 3   B: 3 4 5   C: 5 6 10
   // step 10: mean 3, deviations -2 0 2, sum of squares 8, sample variance 8/2 = 4, std 2

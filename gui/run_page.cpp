@@ -1,27 +1,30 @@
-#include "gui/run_details.h"
+#include "gui/run_page.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <vector>
 
 #include <QComboBox>
 #include <QDateTime>
-#include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTabWidget>
+#include <QTextCursor>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
 #include "gui/number_text.h"
+#include "gui/run_charts.h"
 #include "gui/run_state_text.h"
 
 namespace fathom::gui {
@@ -76,8 +79,7 @@ void flatten(const nlohmann::json& j, const std::string& path,
 }
 
 // The overview tab's text: rows laid out in one column as wide as the longest key plus two
-// spaces (a fixed width ran long keys into their values: "decode_time_s5.98552"), then the
-// config.
+// spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
                       const std::vector<db::Artifact>& artifacts) {
   struct Row {
@@ -120,7 +122,6 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   QString text;
   for (const Row& r : rows)
     text += r.heading ? "\n" + r.key + "\n" : r.key.leftJustified(width + 2) + r.value + "\n";
-  text += "\nconfig\n" + QString::fromStdString(run.config_yaml);
   return text;
 }
 
@@ -173,55 +174,80 @@ std::string config_diff(const std::string& mine, const std::string& theirs) {
   return out;
 }
 
-RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
-                                   const std::vector<db::RunRecord>& others,
-                                   const std::string& run_dir, QWidget* parent)
-    : QDialog(parent), store_(store), run_(run) {
+RunPage::RunPage(db::Store& store, const db::RunRecord& run,
+                 const std::vector<db::RunRecord>& others, const std::string& run_dir,
+                 QWidget* parent)
+    : QWidget(parent), store_(&store), run_(run), run_dir_(run_dir) {
+  setWindowFlag(Qt::Window);  // beside the workbench, never blocking it
   setWindowTitle(QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(run.name)));
-  const auto tags = store.tags(run.id);
-  const auto artifacts = store.artifacts(run.id);
-
-  auto* tabs = new QTabWidget;
-  tabs->addTab(text_view(overview_text(run, tags, artifacts), QStringLiteral("overview")),
-               QStringLiteral("&Overview"));
-
-  // --- notes, stored with the run
-  tabs->addTab(buildNotesPage(tags), QStringLiteral("&Notes"));
-
-  // --- the worker's log
-  const std::string log = run_dir.empty() ? "" : experiments::worker_log_path(run_dir);
-  const QString log_text = log.empty() ? QString() : tail_of(log, 400);
-  tabs->addTab(
-      text_view(log_text.isEmpty()
-                    ? QStringLiteral("no worker log%1")
-                          .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
-                    : log_text,
-                QStringLiteral("log")),
-      QStringLiteral("&Log"));
-
-  // --- sample translations
-  const QString samples = samples_text(run, tags, artifacts);
-  tabs->addTab(
-      text_view(samples.isEmpty() ? QStringLiteral("no sample translations recorded (validation "
-                                                   "samples: train.valid_samples; test hypotheses: "
-                                                   "at the end of training)")
-                                  : samples,
-                QStringLiteral("samples")),
-      QStringLiteral("&Samples"));
-
-  // --- config diff against another run
-  tabs->addTab(buildDiffPage(others), QStringLiteral("Config &diff"));
-
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  tabs_ = new QTabWidget;
+  charts_ = new RunCharts;
+  tabs_->addTab(charts_, QStringLiteral("C&harts"));
+  overview_ = text_view(QString(), QStringLiteral("overview"));
+  tabs_->addTab(overview_, QStringLiteral("&Overview"));
+  config_ = text_view(QString::fromStdString(run.config_yaml), QStringLiteral("config"));
+  tabs_->addTab(config_, QStringLiteral("Con&fig"));
+  tabs_->addTab(buildDiffPage(others), QStringLiteral("Config &diff"));
+  log_ = text_view(QString(), QStringLiteral("log"));
+  tabs_->addTab(log_, QStringLiteral("&Log"));
+  samples_ = text_view(QString(), QStringLiteral("samples"));
+  tabs_->addTab(samples_, QStringLiteral("&Samples"));
+  tabs_->addTab(buildNotesPage(store.tags(run.id)), QStringLiteral("&Notes"));
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(tabs);
-  layout->addWidget(buttons);
-  resize(760, 660);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(tabs_);
+  resize(1100, 760);
+  readAgain();
+  log_->moveCursor(QTextCursor::End);  // a log is read from its end
+}
+
+namespace {
+
+// Replaces a text view's text, keeping where it was scrolled to -- or, for a view scrolled to
+// its end (a log being followed), staying at the end.
+void set_text_in_place(QPlainTextEdit* view, const QString& text) {
+  if (view->toPlainText() == text) return;
+  QScrollBar* bar = view->verticalScrollBar();
+  const bool at_end = bar->value() == bar->maximum() && bar->maximum() > 0;
+  const int at = bar->value();
+  view->setPlainText(text);
+  bar->setValue(at_end ? bar->maximum() : at);
+}
+
+}  // namespace
+
+void RunPage::refresh(const db::RunRecord& run) {
+  if (run.id != run_.id) return;
+  const bool moved = run.updates != run_.updates || run.status != run_.status ||
+                     run.heartbeat_at != run_.heartbeat_at || run.finished_at != run_.finished_at;
+  run_ = run;
+  if (moved) readAgain();
+}
+
+void RunPage::readAgain() {
+  if (!store_) return;
+  const auto tags = store_->tags(run_.id);
+  const auto artifacts = store_->artifacts(run_.id);
+  charts_->refresh(*store_, run_);
+  set_text_in_place(overview_, overview_text(run_, tags, artifacts));
+  set_text_in_place(config_, QString::fromStdString(run_.config_yaml));
+  const std::string log = run_dir_.empty() ? "" : experiments::worker_log_path(run_dir_);
+  const QString log_text = log.empty() ? QString() : tail_of(log, 400);
+  set_text_in_place(log_,
+                    log_text.isEmpty()
+                        ? QStringLiteral("no worker log%1")
+                              .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
+                        : log_text);
+  const QString samples = samples_text(run_, tags, artifacts);
+  set_text_in_place(samples_, samples.isEmpty()
+                                  ? QStringLiteral("no sample translations recorded (validation "
+                                                   "samples: train.valid_samples; test "
+                                                   "hypotheses: at the end of training)")
+                                  : samples);
 }
 
 // The notes tab: the run's "note" tag, edited and saved with the run.
-QWidget* RunDetailsDialog::buildNotesPage(const std::map<std::string, std::string>& tags) {
+QWidget* RunPage::buildNotesPage(const std::map<std::string, std::string>& tags) {
   auto* notes_page = new QWidget;
   notes_ = new QPlainTextEdit;
   notes_->setObjectName(QStringLiteral("notes"));
@@ -243,7 +269,7 @@ QWidget* RunDetailsDialog::buildNotesPage(const std::map<std::string, std::strin
 }
 
 // The config diff tab: against another run, its sweep's first by default.
-QWidget* RunDetailsDialog::buildDiffPage(const std::vector<db::RunRecord>& others) {
+QWidget* RunPage::buildDiffPage(const std::vector<db::RunRecord>& others) {
   for (const auto& o : others)
     if (o.id != run_.id) others_.push_back(o);
   auto* diff_page = new QWidget;
@@ -263,12 +289,12 @@ QWidget* RunDetailsDialog::buildDiffPage(const std::vector<db::RunRecord>& other
   auto* diff_layout = new QVBoxLayout(diff_page);
   diff_layout->addLayout(diff_bar);
   diff_layout->addWidget(diff_);
-  connect(diff_with_, &QComboBox::currentIndexChanged, this, &RunDetailsDialog::showDiff);
+  connect(diff_with_, &QComboBox::currentIndexChanged, this, &RunPage::showDiff);
   showDiff();
   return diff_page;
 }
 
-void RunDetailsDialog::showDiff() {
+void RunPage::showDiff() {
   const int i = diff_with_->currentIndex();
   if (i < 0 || i >= static_cast<int>(others_.size())) {
     diff_->setPlainText(QStringLiteral("no other run to compare with"));
@@ -279,11 +305,12 @@ void RunDetailsDialog::showDiff() {
                                    : QString::fromStdString(diff));
 }
 
-bool RunDetailsDialog::saveNotes() {
+bool RunPage::saveNotes() {
   // The window reads its store read-only (gui/store_session.cpp): the note, the one thing
   // this page writes, goes through a short-lived read-write connection of its own.
   try {
-    auto writer = db::Store::open(store_.location(), db::OpenMode::ReadWrite);
+    if (!store_) throw std::runtime_error("the run store is closed");
+    auto writer = db::Store::open(store_->location(), db::OpenMode::ReadWrite);
     writer.set_tag(run_.id, "note", notes_->toPlainText().toStdString());
     note_status_->setText(QStringLiteral("saved"));
     return true;
@@ -295,4 +322,4 @@ bool RunDetailsDialog::saveNotes() {
 
 }  // namespace fathom::gui
 
-#include "moc_run_details.cpp"  // moc output for run_details.h: compiled in this unit
+#include "moc_run_page.cpp"  // moc output for run_page.h: compiled in this unit

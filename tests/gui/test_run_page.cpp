@@ -1,0 +1,276 @@
+// The run page (issues 36, 58 item 2): a window that blocks nothing, several open at once, that
+// leads with the run's charts and follows the run as it trains; every key stands apart from its
+// value, however long the key ("decode_time_s5.98552"); notes are stored with the run; the
+// worker's log, the first test translations (each validation's samples, newest first, then the
+// test set's), artifact sizes and the config keys another run differs in are shown.
+#include <qcustomplot.h>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/store.h"
+#include "gui/curve_plot.h"
+#include "gui/main_window.h"
+#include "gui/run_charts.h"
+#include "gui/run_page.h"
+#include "gui/run_pages.h"
+#include "gui/runs_view.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+namespace test_run_page {
+
+// The graph named `name` in a chart (nullptr if none).
+QCPGraph* graph_named(fathom::gui::CurvePlot* chart, const QString& name) {
+  for (int g = 0; chart && g < chart->plot()->graphCount(); ++g)
+    if (chart->plot()->graph(g)->name() == name) return chart->plot()->graph(g);
+  return nullptr;
+}
+
+double last_x(QCPGraph* graph) {
+  return graph && !graph->data()->isEmpty() ? (graph->data()->constEnd() - 1)->key : -1;
+}
+
+// train_loss at each step of `steps` (value 5 - step / 100) and the run's update count.
+void log_loss(Store& store, int64_t id, const std::vector<int64_t>& steps) {
+  std::vector<fathom::db::MetricRow> rows;
+  for (int64_t s : steps) rows.push_back({s, "train_loss", 5.0 - s / 100.0, 0.0});
+  store.write_metrics(id, rows);
+  store.heartbeat(id, steps.back());
+}
+
+class RunPageTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("fathom-test");
+    QCoreApplication::setApplicationName("run-page-test");
+    QSettings().clear();
+  }
+
+  // Training health first, then the run's other known curves in the presentation table's
+  // order, then curves the table does not know (system metrics), then the probes; a chart
+  // mixing train and valid curves smooths nothing as a whole (valid points are exact).
+  void chartsLeadWithLossPerplexityLrAndGradNorm() {
+    const auto specs = fathom::gui::run_chart_specs(
+        {"grad_norm", "gradnorm.dec.0", "gradnorm.enc.0", "lr", "probe.log_z_mean",
+         "sys.gpu_memory_gb", "target_tokens", "tokens_per_s", "train_loss", "train_ppl",
+         "valid_bleu", "valid_loss", "valid_ppl"});
+    QStringList titles;
+    for (const auto& s : specs) titles << s.title;
+    QCOMPARE(titles,
+             QStringList({"loss (nats)", "perplexity", "learning rate", "gradient norm",
+                          "valid_bleu (BLEU)", "tokens_per_s (tokens/s)", "sys.gpu_memory_gb",
+                          "probe.log_z_mean (nats)", "gradient norm by layer"}));
+    QCOMPARE(specs[0].metrics, (std::vector<std::string>{"train_loss", "valid_loss"}));
+    QVERIFY(!specs[0].smoothed);
+    QVERIFY(specs[1].log_y);
+    QVERIFY(!specs[2].smoothed);  // a schedule is drawn as it is
+    QVERIFY(specs[3].smoothed);
+    QCOMPARE(specs.back().metrics, (std::vector<std::string>{"gradnorm.dec.0", "gradnorm.enc.0"}));
+  }
+
+  // The page is a window (no dialog, nothing modal), its first tab the charts, which grow as
+  // the run logs: new points extend a curve, a new curve adds a chart, and the overview's
+  // update count follows.
+  void pageIsAWindowLedByChartsThatFollowTheRun() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    NewRun r;
+    r.name = "live";
+    const int64_t id = store.create_run(r);
+    store.mark_running(id, "host", "cpu");
+    log_loss(store, id, {10, 20, 30, 40, 50});
+    store.write_metrics(id, {{50, "valid_loss", 4.8, 0.0}, {10, "lr", 1e-3, 0.0}});
+    fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+    QVERIFY(page.isWindow());
+    QVERIFY(!page.isModal());
+    QStringList tabs;
+    for (int i = 0; i < page.tabs()->count(); ++i) tabs << page.tabs()->tabText(i).remove('&');
+    QCOMPARE(tabs, QStringList(
+                       {"Charts", "Overview", "Config", "Config diff", "Log", "Samples", "Notes"}));
+    QCOMPARE(page.charts()->titles(), QStringList({"loss (nats)", "learning rate"}));
+    auto* loss = page.charts()->chart("loss (nats)");
+    QCOMPARE(last_x(graph_named(loss, "train_loss")), 50.0);
+    QCOMPARE(graph_named(loss, "valid_loss")->data()->size(), 1);
+
+    log_loss(store, id, {60, 70});
+    store.write_metrics(id, {{70, "grad_norm", 1.5, 0.0}});
+    page.refresh(*store.find_run(std::to_string(id)));
+    QCOMPARE(page.charts()->titles(),
+             QStringList({"loss (nats)", "learning rate", "gradient norm"}));
+    QCOMPARE(last_x(graph_named(page.charts()->chart("loss (nats)"), "train_loss")), 70.0);
+    const QString overview =
+        page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
+    QVERIFY2(overview.contains(QRegularExpression(R"(\nupdates {2,}70\n)")), qPrintable(overview));
+  }
+
+  // Open shows a page per selected run and returns at once (the workbench stays usable); the
+  // window's poll carries each run's new points to its page; opening a run again raises its
+  // page instead of making a second.
+  void severalPagesStayOpenAndFollowThePoll() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    auto store = Store::open(db.toStdString());
+    std::vector<int64_t> ids;
+    for (const char* name : {"a", "b"}) {
+      NewRun r;
+      r.name = name;
+      ids.push_back(store.create_run(r));
+      store.mark_running(ids.back(), "host", "cpu");
+      log_loss(store, ids.back(), {10, 20});
+    }
+    fathom::gui::MainWindow window;
+    QVERIFY(window.openDatabase(db, true));
+    window.runsView()->selectAll();
+    window.runsView()->openSelected();
+    auto pages = window.runsView()->pages()->pages();
+    QCOMPARE(pages.size(), size_t(2));
+    for (auto* page : pages) {
+      QVERIFY(page->isVisible());
+      QVERIFY(page->isWindow());
+    }
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+
+    log_loss(store, ids[0], {30, 40});
+    window.pollNow();
+    for (auto* page : pages) {
+      const double expected = page->runId() == ids[0] ? 40 : 20;
+      QCOMPARE(last_x(graph_named(page->charts()->chart("loss (nats)"), "train_loss")), expected);
+    }
+    window.runsView()->openSelected();
+    QCOMPARE(window.runsView()->pages()->pages().size(), size_t(2));
+    window.runsView()->pages()->closeAll();
+  }
+
+  void keysAndValuesNeverRunTogether() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    NewRun r;
+    r.name = "details";
+    const int64_t id = store.create_run(r);
+    store.set_final_metric(id, "decode_time_s", 5.98552);
+    store.set_final_metric(id, "valid_ppl", 3.5);
+    store.set_tag(id, "axis.model.encoder_layers_with_a_long_name", "18");
+    store.add_artifact(id, "checkpoint_best", "run-1/best.g1.pt", 200);
+    fathom::gui::RunPage dialog(store, *store.find_run(std::to_string(id)));
+    const QString text =
+        dialog.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
+    QVERIFY2(text.contains(QRegularExpression(R"(\n  decode_time_s {2,}5\.986\n)")),
+             qPrintable(text));
+    QVERIFY(text.contains(QRegularExpression(R"(\n  valid_ppl {2,}3\.5\n)")));
+    QVERIFY(text.contains(
+        QRegularExpression(R"(\n  axis\.model\.encoder_layers_with_a_long_name {2,}18\n)")));
+    QVERIFY(text.contains(QRegularExpression(
+        R"(\n  checkpoint_best {2,}run-1/best\.g1\.pt \(update 200\)  \[missing\]\n)")));
+    QVERIFY(text.contains(QStringLiteral("\nfinal metrics\n")));
+    // One column: every value starts at the same place.
+    const qsizetype at = text.indexOf(QStringLiteral("5.986")) -
+                         text.lastIndexOf('\n', text.indexOf(QStringLiteral("5.986")));
+    const qsizetype at_ppl = text.indexOf(QStringLiteral("3.5\n")) -
+                             text.lastIndexOf('\n', text.indexOf(QStringLiteral("3.5\n")));
+    QCOMPARE(at, at_ppl);
+  }
+
+  void notesLogSamplesAndConfigDiff() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    auto make = [&](const std::string& name, const std::string& config) {
+      NewRun r;
+      r.name = name;
+      r.sweep = "s";
+      r.config_json = config;
+      return store.create_run(r);
+    };
+    const int64_t a = make("s/a", R"({"model":{"norm":"pre","d_model":64},"train":{"lr":0.001}})");
+    const int64_t b = make("s/b", R"({"model":{"norm":"post","d_model":64},"train":{}})");
+    const QString run_dir = dir.filePath("run-1");
+    QDir().mkpath(run_dir);
+    {
+      QFile log(run_dir + "/worker.log");
+      QVERIFY(log.open(QIODevice::WriteOnly));
+      log.write("worker: run 1 on host\nworker: run 1 finished after 10 updates\n");
+      QFile hyp(dir.filePath("test.hyp"));
+      QVERIFY(hyp.open(QIODevice::WriteOnly));
+      hyp.write("ein Hund\nzwei Katzen\n");
+    }
+    store.add_artifact(a, "hypotheses", dir.filePath("test.hyp").toStdString(), 10);
+    // Validation samples at updates 5 and 10 (the trainer's tags), shown newest first; the
+    // tags themselves stay out of the overview.
+    store.set_tag(a, "samples.u5",
+                  R"([{"source": "a dog", "reference": "ein Hund", "hypothesis": "ein"}])");
+    store.set_tag(a, "samples.u10",
+                  R"([{"source": "a dog", "reference": "ein Hund", "hypothesis": "ein Hund"}])");
+    const auto runs = store.list_runs();
+    fathom::gui::RunPage dialog(store, *store.find_run(std::to_string(a)), runs,
+                                run_dir.toStdString());
+    auto text = [&](const char* name) {
+      return dialog.findChild<QPlainTextEdit*>(QString::fromLatin1(name))->toPlainText();
+    };
+    QVERIFY(text("log").contains("finished after 10 updates"));
+    QCOMPARE(text("samples"),
+             QStringLiteral("validation at update 10\n  src  a dog\n  ref  ein Hund\n  hyp  ein "
+                            "Hund\n\nvalidation at update 5\n  src  a dog\n  ref  ein Hund\n  "
+                            "hyp  ein\n\ntest set (first 20 hypotheses)\nein Hund\nzwei Katzen"));
+    QVERIFY(!text("overview").contains(QStringLiteral("samples.u")));
+    QVERIFY2(text("overview").contains(QRegularExpression(R"(test\.hyp \(update 10\)  \[21 B\])")),
+             qPrintable(text("overview")));
+    // Against b (the same sweep): norm and lr differ, d_model does not.
+    QCOMPARE(text("diff"), QStringLiteral("model.norm: pre -> post\ntrain.lr: 0.001 -> (none)\n"));
+    QCOMPARE(fathom::gui::config_diff(R"({"a":1})", R"({"a":1})"), std::string());
+
+    auto* notes = dialog.findChild<QPlainTextEdit*>(QStringLiteral("notes"));
+    notes->setPlainText(QStringLiteral("lr too high?"));
+    QVERIFY(dialog.saveNotes());
+    QCOMPARE(store.tags(a).at("note"), std::string("lr too high?"));
+    fathom::gui::RunPage again(store, *store.find_run(std::to_string(a)), runs, "");
+    QCOMPARE(again.findChild<QPlainTextEdit*>(QStringLiteral("notes"))->toPlainText(),
+             QStringLiteral("lr too high?"));
+    QVERIFY(again.findChild<QPlainTextEdit*>(QStringLiteral("log"))
+                ->toPlainText()
+                .startsWith("no worker log"));
+    (void)b;
+  }
+
+  // The window opens its store read-only (gui/store_session.cpp), and the page saves the note
+  // anyway (issue 58 item 1: every Save said "set_tag on a store opened read-only" and wrote
+  // that into the note itself, so the next Save stored the error).
+  void notesSaveFromAReadOnlyWindow() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("runs.db").toStdString();
+    int64_t id = 0;
+    {
+      auto writer = Store::open(path);
+      NewRun r;
+      r.name = "noted";
+      id = writer.create_run(r);
+    }
+    auto reader = Store::open(path, fathom::db::OpenMode::ReadOnly);
+    fathom::gui::RunPage dialog(reader, *reader.find_run(std::to_string(id)));
+    auto* notes = dialog.findChild<QPlainTextEdit*>(QStringLiteral("notes"));
+    notes->setPlainText(QStringLiteral("diverged at 8e-3: try warmup 8000"));
+    QVERIFY(dialog.saveNotes());
+    QCOMPARE(notes->toPlainText(), QStringLiteral("diverged at 8e-3: try warmup 8000"));
+    QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("note_status"))->text(),
+             QStringLiteral("saved"));
+    QCOMPARE(Store::open(path, fathom::db::OpenMode::ReadOnly).tags(id).at("note"),
+             std::string("diverged at 8e-3: try warmup 8000"));
+  }
+};
+
+FATHOM_GUI_TEST(RunPageTest);
+
+}  // namespace test_run_page
+
+#include "test_run_page.moc"
