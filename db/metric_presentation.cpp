@@ -41,6 +41,7 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kValidNll, {kHidden, kAsIs, kLinear, "nats/token", kDown}},
       {kTokensPerSecond, {kHidden, kSmoothed, kLinear, "tokens/s", kNeither}},
       {kTargetTokens, {kHidden, kSmoothed, kLinear, "tokens", kNeither}},
+      {kAllReduceSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kLossScale, {kHidden, kSmoothed, kLog, "", kNeither}},
       {kSkippedUpdates, {kHidden, kSmoothed, kLinear, "updates", kNeither}},
       {kLayerGradNormPrefix, {kHidden, kSmoothed, kLinear, "", kNeither}},

@@ -254,6 +254,7 @@ TrainingSession::Update TrainingSession::one_update() {
     const bool asked = options_.stop_requested && options_.stop_requested->load();
     const GradientReducer::Totals totals = reducer_->reduce(smoothed, nll, asked);
     stop_agreed_ = totals.stop;
+    window_.reduce_seconds += reducer_->last_seconds();
     const auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
     LossSums sums;
     sums.smoothed = torch::tensor(totals.smoothed, on_device);

@@ -107,6 +107,7 @@ class TrainingSession {
     int64_t tokens = 0, updates = 0;
     int64_t grad_norm_updates = 0;  // updates not skipped by the loss scaler
     int64_t skipped = 0;            // updates skipped by the loss scaler (fp16)
+    double reduce_seconds = 0;      // in the ranks' all-reduce (a data-parallel run)
     Clock::time_point start = Clock::now();
     void reset() { *this = Window(); }
   };

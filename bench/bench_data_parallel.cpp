@@ -1,0 +1,142 @@
+// One run on one process against the same run on N data-parallel processes (issue 55,
+// docs/distributed.md): `fathom train --nproc N` at sizes tiny and small (bench/train_sizes.h)
+// on the synthetic task, every process with one thread, the same global batch (two batches of
+// the size's token budget per update: one process accumulates both, two ranks take one each).
+// Per size and process count, side by side in one run:
+//   tokens/s       the run's training rate (train_tokens / train_time_s; validation is kept to
+//                  the start and the end, so it is the update loop's)
+//   speed-up       against the one-process run, and the scaling efficiency (speed-up / N)
+//   all-reduce     seconds per update in the gradient all-reduce (the allreduce_s metric: the
+//                  buckets after the backward, waiting for the slowest rank included), and its
+//                  share of an update; none of it overlaps the backward (it starts after it)
+//   peak RSS       the largest resident set of any rank (wait4's ru_maxrss covers the ranks)
+//
+// Usage: bench_data_parallel [--sizes tiny,small] [--processes 2] [--updates 60]
+//                            [--fathom PATH]   (default: the fathom beside this binary)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/util/strings.h"
+#include "bench/train_sizes.h"
+#include "db/store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Measured {
+  double tokens_per_s = 0, allreduce_s = 0, update_s = 0;
+  long peak_rss_kib = 0;
+};
+
+// The run's config: the size's model on the synthetic task, an update of two full batches.
+std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int processes) {
+  const int64_t budget = size.rows * std::max(size.src_len, size.tgt_len);
+  const std::string model =
+      size.decoder_only
+          ? "{arch: decoder_only, d_model: " + std::to_string(size.d_model) +
+                ", heads: " + std::to_string(size.heads) + ", d_ff: " + std::to_string(size.d_ff) +
+                ", decoder_layers: " + std::to_string(size.decoder_layers) + "}"
+          : "{d_model: " + std::to_string(size.d_model) + ", heads: " + std::to_string(size.heads) +
+                ", d_ff: " + std::to_string(size.d_ff) +
+                ", encoder_layers: " + std::to_string(size.encoder_layers) +
+                ", decoder_layers: " + std::to_string(size.decoder_layers) + "}";
+  return "name: dp-" + size.name + "\ndevice: cpu\nmodel: " + model +
+         "\ndata:\n  task: synthetic\n  synthetic: {vocab: 64, min_len: 8, max_len: " +
+         std::to_string(size.tgt_len) +
+         ", train_size: 20000, valid_size: 50, test_size: 5}\n  max_tokens: " +
+         std::to_string(budget) + "\ntrain: {max_updates: " + std::to_string(updates) +
+         ", valid_every: " + std::to_string(updates) + ", log_every: 10, warmup: 10, threads: 1" +
+         ", update_tokens: " + std::to_string(2 * budget - 1) +
+         ", processes: " + std::to_string(processes) + "}\neval: {beam: 1, max_sentences: 5}\n";
+}
+
+// `fathom --db DB train CONFIG` in a child; its (and its ranks') peak RSS.
+long run_fathom(const std::vector<std::string>& argv) {
+  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("fathom train failed (status " + std::to_string(status) + ")");
+  return usage.ru_maxrss;
+}
+
+Measured measure(const std::string& fathom, const fs::path& dir,
+                 const fathom::bench::TrainSize& size, int updates, int processes) {
+  const fs::path config = dir / (size.name + "-" + std::to_string(processes) + ".yaml");
+  std::ofstream(config) << config_yaml(size, updates, processes);
+  const std::string db = (dir / (size.name + "-" + std::to_string(processes) + ".db")).string();
+  Measured m;
+  m.peak_rss_kib = run_fathom({fathom, "--db", db, "train", config.string(), "--no-progress"});
+  const auto store = fathom::db::Store::open(db, fathom::db::OpenMode::ReadOnly);
+  const auto run = store.export_run(store.list_runs().front().id).run;
+  const double tokens = run.final_metrics.at("train_tokens");
+  const double seconds = run.final_metrics.at("train_time_s");
+  m.tokens_per_s = tokens / seconds;
+  m.update_s = seconds / updates;
+  double sum = 0;
+  int n = 0;
+  for (const auto& p : store.metric_series(run.id, "allreduce_s")) sum += p.value, ++n;
+  m.allreduce_s = n > 0 ? sum / n : 0;
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> sizes{"tiny", "small"};
+  int processes = 2, updates = 60;
+  fs::path self = fs::read_symlink("/proc/self/exe");
+  std::string fathom = (self.parent_path().parent_path() / "fathom").string();
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--sizes")
+      sizes = fathom::split(value, ',');
+    else if (flag == "--processes")
+      processes = std::stoi(value);
+    else if (flag == "--updates")
+      updates = std::stoi(value);
+    else if (flag == "--fathom")
+      fathom = value;
+    else
+      throw std::invalid_argument("unknown option " + flag);
+  }
+  const fs::path dir = fs::temp_directory_path() / ("fathom-bench-dp-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::printf("%-6s %5s %10s %8s %6s %12s %8s %10s\n", "size", "procs", "tokens/s", "speedup",
+              "eff", "allreduce_ms", "share", "peakRSS_MB");
+  for (const std::string& name : sizes) {
+    const auto size = fathom::bench::find_train_size(name);
+    const Measured one = measure(fathom, dir, size, updates, 1);
+    const Measured many = measure(fathom, dir, size, updates, processes);
+    for (const auto& [procs, m] : {std::pair{1, one}, std::pair{processes, many}}) {
+      const double speedup = m.tokens_per_s / one.tokens_per_s;
+      std::printf("%-6s %5d %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.1f\n", name.c_str(), procs,
+                  m.tokens_per_s, speedup, 100 * speedup / procs, 1e3 * m.allreduce_s,
+                  100 * m.allreduce_s / m.update_s, m.peak_rss_kib / 1024.0);
+    }
+    std::fflush(stdout);
+  }
+  fs::remove_all(dir);
+  return 0;
+}
