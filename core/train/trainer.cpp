@@ -134,7 +134,7 @@ class TrainingSession {
       named_.emplace_back(p.key(), p.value());
       parameters_.push_back(p.value());
     }
-    optimizer_.emplace(named_, tc_);
+    optimizer_.emplace(parameter_groups(*model_, config_.model), tc_);  // model.parameterization
     config_yaml_ = config_to_yaml(config_);
   }
 
