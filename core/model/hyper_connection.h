@@ -1,12 +1,12 @@
 #pragma once
 // Hyper-connections (model.connection: hyper | mhc, model.hc_streams: n; methods.md s4.1):
 // the residual stream widened to n streams H = [h_1 .. h_n] that each sub-layer reads, mixes
-// and writes with learned weights (Zhu et al. 2024, arXiv 2409.19606, eqs. 1-5):
+// and writes with learned weights (Zhu et al. 2024, arXiv 2409.19606, s2):
 //   h_in  = sum_j a_j h_j                         (width connection: what the sub-layer reads)
 //   h'_i  = sum_j M_ij h_j + b_i drop(f(LN(h_in))) (residual mixing M, depth connection b)
 // `hyper`: a = A_m + s_a tanh(LN(H) W_m), M^T = A_r + s_a tanh(LN(H) W_r),
-//          b = B + s_b tanh(LN(H) W_b), W = 0 and s = 0.01 at initialization, A_m the one-hot
-//          e_(k mod n) of sub-layer k, A_r = I, B = 1 (Zhu et al. s2.3, eq. 6).
+//          b = B + s_b tanh(LN(H) W_b), W = 0 at initialization, A_m the one-hot
+//          e_(k mod n) of sub-layer k, A_r = I, B = 1 (Zhu et al.); s = 0.01 (our choice).
 // `mhc` (DeepSeek-AI 2025, "mHC: Manifold-Constrained Hyper-Connections", arXiv 2512.24880):
 //          the same maps constrained,
 //          a = sigmoid(.), b = 2 sigmoid(.), M = Sinkhorn-Knopp(exp(.)), doubly stochastic,

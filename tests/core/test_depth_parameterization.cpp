@@ -19,6 +19,7 @@
 namespace fathom {
 namespace test_depth_parameterization {
 using testing::tiny_config;
+using testing::TrainerTest;
 
 RunConfig pre_ln(const std::string& parameterization, int encoder_layers, int decoder_layers) {
   RunConfig c = tiny_config();
@@ -157,6 +158,30 @@ TEST(DepthParameterization, AnAdamStepMovesEachGroupAtItsOwnRateAndEpsilon) {
       const double moved = (p.detach() - before[name]).mean().item<double>();
       EXPECT_NEAR(moved, expected.at(g.name), 1e-4 * lr) << g.name << " " << name;
     }
+}
+
+// Through the trainer, whose optimizer takes parameter_groups(): CompleteP and depth-muP
+// runs of 4-layer stacks train to the end, and resume from their checkpoint to the same losses
+// as without the interruption (each group's Adam state is saved under its parameter's name).
+TEST_F(TrainerTest, ParameterizedRunsTrainAndResumeExactly) {
+  for (const std::string name : {"completep", "depth_mup"}) {
+    RunConfig config = pre_ln(name, 4, 4);
+    config.train.log_every = 5;
+    const int64_t whole = new_run(config);
+    ASSERT_EQ(train(config, whole).status, "finished") << name;
+    RunConfig first = config;
+    first.train.max_updates = 10;
+    const int64_t split = new_run(first);
+    ASSERT_EQ(train(first, split).status, "finished") << name;
+    ASSERT_EQ(train(config, split, /*resume=*/true).status, "finished") << name;
+    const auto a = testing::series(*store_, whole, "train_loss");
+    const auto b = testing::series(*store_, split, "train_loss");
+    ASSERT_EQ(a.size(), 5u) << name;
+    for (const auto& [step, loss] : a) {
+      ASSERT_TRUE(b.count(step)) << name << " " << step;
+      EXPECT_EQ(b.at(step), loss) << name << " at " << step;
+    }
+  }
 }
 
 void expect_refused(const std::string& yaml, const std::string& key, const std::string& word) {

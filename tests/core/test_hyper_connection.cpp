@@ -20,6 +20,7 @@
 namespace fathom {
 namespace test_hyper_connection {
 using testing::tiny_config;
+using testing::TrainerTest;
 
 TEST(HyperConnection, SinkhornOfATwoByTwoMatchesItsClosedForm) {
   // [[a, b], [c, d]] scaled to doubly stochastic [[x, 1-x], [1-x, x]] keeps the cross ratio:
@@ -209,6 +210,28 @@ TEST(HyperConnection, FourStreamsReachEveryStaticAndDynamicWeight) {
         EXPECT_GT(g, 0.0) << p.key();
     }
   EXPECT_EQ(hc_params, 2 * 2 * 8);  // 2 layers x 2 sub-layers x 8 tensors
+}
+
+// Through the trainer: mhc with 2 streams trains, and the probes record both gains at every
+// sub-layer; after 25 updates of small logits the mixing is doubly stochastic to within
+// Sinkhorn's convergence, so the composite gain stays 1.
+TEST_F(TrainerTest, MhcTrainsAndItsProbesRecordTheCompositeGain) {
+  RunConfig config = hyper_config("mhc", 2, "encoder_decoder");
+  config.model.encoder_layers = 1;
+  config.model.decoder_layers = 1;
+  config.train.probe_every = 5;
+  config.train.probe_sentences = 8;
+  const int64_t run = new_run(config);
+  ASSERT_EQ(train(config, run).status, "finished");
+  for (const std::string probe : {"hc.gain", "hc.gain_backward"}) {
+    const db::ProbeSeries s = store_->probe_series(run, probe);
+    EXPECT_EQ(s.positions,
+              (std::vector<std::string>{"enc.0.self_attn", "enc.0.ffn", "dec.0.self_attn",
+                                        "dec.0.enc_attn", "dec.0.ffn"}));
+    EXPECT_EQ(s.steps, (std::vector<int64_t>{5, 10, 15, 20, 25}));
+    for (const auto& row : s.values)
+      for (float v : row) EXPECT_NEAR(v, 1.0f, 1e-3f) << probe;
+  }
 }
 
 void expect_refused(const std::string& yaml, const std::string& key, const std::string& word) {
