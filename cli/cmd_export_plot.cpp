@@ -356,7 +356,8 @@ void add_probe(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--probe", args->probe,
                   "attn.max_logit, attn.entropy, attn.first_key_mass, stream.rms, "
                   "stream.max_abs, stream.kurtosis, stream.max_over_median, stream.angle, "
-                  "branch.rms or update.ratio (`fathom show RUN` lists a run's)")
+                  "branch.rms, update.ratio, or hc.gain, hc.gain_backward (hyper-connections; "
+                  "`fathom show RUN` lists a run's)")
       ->required();
   cmd->add_option("--heads", args->heads, "per-head probes: all heads, or their max or mean")
       ->capture_default_str();

@@ -5,6 +5,7 @@
 // and any faster path its engine offers (PostgreSQL's one-round-trip dashboard poll).
 // Internal to db/.
 #include <memory>
+#include <stdexcept>
 
 #include "db/sql_session.h"
 #include "db/store_backend.h"

@@ -51,6 +51,11 @@ struct ModelConfig {
   AdminConfig admin;           // init: admin
   // Gated attention: none, headwise, elementwise (core/model/attention_gate.h)
   std::string attention_gate = "none";
+  // Depth-wise parameterization: standard | depth_mup | completep
+  // (core/model/depth_parameterization.h; methods.md s3.1)
+  std::string parameterization = "standard";
+  int base_depth = 2;  // L_base: the depth whose learning rate the rules transfer from
+  int hc_streams = 0;  // connection hyper | mhc: n residual streams (core/model/hyper_connection.h)
 };
 
 // Subword vocabulary (SentencePiece), trained on the training corpus and cached.

@@ -89,6 +89,19 @@ std::vector<FieldSpec> build_fields() {
         "before the output projection; one gate per head (headwise) or per feature "
         "(elementwise) (Qiu et al. 2025, arXiv 2505.06708)",
         {"none", "headwise", "elementwise"});
+  model("parameterization", F::String, &M::parameterization,
+        "depth-wise parameterization: standard (none); depth_mup: residual branches, in-stack "
+        "learning rates and Adam eps times (L/L_base)^-1/2 (Yang et al. 2023, Bordelon et al. "
+        "2024); completep: branches and Adam eps times L_base/L, learning rates unchanged (Dey "
+        "et al. 2025, arXiv 2505.01618); Pre-LN residual stacks with init xavier",
+        {"standard", "depth_mup", "completep"});
+  model("base_depth", F::Int, &M::base_depth,
+        "parameterization: L_base, the layers per stack the base learning rate was tuned at")
+      .range = kPositive;
+  model("hc_streams", F::Int, &M::hc_streams,
+        "connection hyper or mhc: n, the residual streams (Zhu et al. 2024 use 4); 0 with any "
+        "other connection")
+      .range = kNonNegative;
   model("sigma_reparam", F::Bool, &M::sigma_reparam,
         "sigma-Reparam: every linear layer computes with (gamma / sigma(W)) W, sigma the spectral "
         "norm by one power iteration per update, gamma learned (Zhai et al. 2023); not with "

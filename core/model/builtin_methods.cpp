@@ -5,6 +5,7 @@
 
 #include "base/config/config_io.h"
 #include "base/util/strings.h"
+#include "core/model/depth_parameterization.h"
 #include "core/model/registry.h"
 
 namespace fathom {
@@ -24,6 +25,7 @@ void register_deepnorm_init(MethodRegistry& registry);        // inits + sublaye
 void register_ds_init(MethodRegistry& registry);              // inits: ds_init
 void register_residual_connection(MethodRegistry& registry);  // connections: residual
 void register_depthwise_lstm_connection(MethodRegistry& registry);  // connections: depthwise_lstm
+void register_hyper_connection(MethodRegistry& registry);           // connections: hyper, mhc
 
 const MethodRegistry& methods() {
   static MethodRegistry registry;
@@ -43,6 +45,7 @@ const MethodRegistry& methods() {
     register_ds_init(registry);
     register_residual_connection(registry);
     register_depthwise_lstm_connection(registry);
+    register_hyper_connection(registry);
   });
   return registry;
 }
@@ -130,6 +133,13 @@ void check_model_methods(const RunConfig& config) {
   if (init.sublayer_style.empty()) check_norm_choice(config, "model.norm", config.model.norm);
   require(config, methods().sublayer_styles, "model.norm", resolve_sublayer_style(config.model));
   check_decoder_norm(config, init);
+  check_parameterization(config);
+  // model.hc_streams belongs to the hyper-connection stacks (core/model/hyper_connection.h).
+  if (config.model.hc_streams > 0 && config.model.connection != "hyper" &&
+      config.model.connection != "mhc")
+    config_error(config, "model.hc_streams",
+                 "is the stream count of connection hyper or mhc; connection '" +
+                     config.model.connection + "' has one stream (leave hc_streams 0)");
 }
 
 }  // namespace fathom

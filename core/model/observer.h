@@ -45,8 +45,9 @@ class SublayerObserver {
   // Called before layer `layer` (0-based) of a stack runs, with the layer's input state. A
   // defined tensor returned is used as the layer's output state and the layer is skipped
   // (layer linearization, methods.md s5.4); an undefined one runs the layer. The state is
-  // x_{k-1} [B, T, d] in a residual stack and [o_{l-1} ; c_{l-1}] [B, T, 2d] in a depth-wise
-  // LSTM stack (c_0 = 0).
+  // x_{k-1} [B, T, d] in a residual stack, [o_{l-1} ; c_{l-1}] [B, T, 2d] in a depth-wise
+  // LSTM stack (c_0 = 0), and the n streams [B, T, n d] in a hyper-connection stack (or
+  // [B, T, d] before its first sub-layer copies the embedding into the streams).
   virtual torch::Tensor replace_layer(Stack stack, int layer, const torch::Tensor& state) {
     return {};
   }
@@ -56,6 +57,9 @@ class SublayerObserver {
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
   virtual void on_attention(const SublayerId& id, const AttentionTrace& trace) {}
+  // Hyper-connections (core/model/hyper_connection.h): the sub-layer's residual mixing M
+  // [B, T, n, n], new stream i = sum_j M_ij old stream j (plus the branch).
+  virtual void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) {}
 };
 
 // Shared by every module of one model; analysis code installs an observer here.

@@ -68,6 +68,9 @@ struct StackContext {
   std::string sublayer_style;
   std::shared_ptr<ModelHooks> hooks;
   ParameterCatalog& catalog;
+  // Set by a connection that reuses the residual stacks with its own sub-layer connection
+  // (hyper-connections, core/model/hyper_connection.h); unset: `sublayer_style` by name.
+  std::function<std::shared_ptr<SublayerConnection>(const ConnectionContext&)> make_sublayer;
 };
 
 // How layers are connected along depth: residual (the standard) or, e.g., depth-wise LSTM.
@@ -77,6 +80,10 @@ struct StackConnection {
   std::function<std::shared_ptr<DecoderStack>(const StackContext&)> decoder;
   std::function<void(const RunConfig&)> check;
 };
+
+// The residual stacks (core/model/residual_connection.cpp), for connections that reuse them.
+std::shared_ptr<EncoderStack> make_residual_encoder(const StackContext& context);
+std::shared_ptr<DecoderStack> make_residual_decoder(const StackContext& context);
 
 struct MethodRegistry {
   Registry<SublayerStyle> sublayer_styles{"norm style"};

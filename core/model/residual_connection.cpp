@@ -15,6 +15,7 @@ std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const
                                                     int stack_layers, int stack_sublayers,
                                                     const std::string& name) {
   ConnectionContext c{s.config, id, stack_sublayers, stack_layers, name, s.hooks, s.catalog};
+  if (s.make_sublayer) return s.make_sublayer(c);
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
 }
 
@@ -171,12 +172,17 @@ class ResidualDecoder : public DecoderStack {
 
 }  // namespace
 
+std::shared_ptr<EncoderStack> make_residual_encoder(const StackContext& context) {
+  return std::make_shared<ResidualEncoder>(context);
+}
+std::shared_ptr<DecoderStack> make_residual_decoder(const StackContext& context) {
+  return std::make_shared<ResidualDecoder>(context);
+}
+
 void register_residual_connection(MethodRegistry& registry) {
-  registry.connections.add(
-      "residual",
-      {"identity shortcuts around every sub-layer (the standard Transformer)",
-       [](const StackContext& s) { return std::make_shared<ResidualEncoder>(s); },
-       [](const StackContext& s) { return std::make_shared<ResidualDecoder>(s); }, nullptr});
+  registry.connections.add("residual",
+                           {"identity shortcuts around every sub-layer (the standard Transformer)",
+                            make_residual_encoder, make_residual_decoder, nullptr});
 }
 
 }  // namespace fathom

@@ -1,5 +1,7 @@
 #include "core/model/sublayer_connection.h"
 
+#include "core/model/depth_parameterization.h"
+
 namespace fathom {
 
 std::shared_ptr<NormLayer> final_layer_norm(const FinalNormContext& c) {
@@ -7,9 +9,14 @@ std::shared_ptr<NormLayer> final_layer_norm(const FinalNormContext& c) {
 }
 
 SublayerConnection::SublayerConnection(const ConnectionContext& context)
-    : id_(context.id), dropout_(context.config.dropout), hooks_(context.hooks) {}
+    : id_(context.id),
+      dropout_(context.config.dropout),
+      branch_scale_(branch_multiplier(context.config, context.stack_layers)),
+      hooks_(context.hooks) {}
 
-torch::Tensor SublayerConnection::dropped_branch(const torch::Tensor& f) {
+torch::Tensor SublayerConnection::dropped_branch(const torch::Tensor& f_in) {
+  // model.parameterization's m_L^-alpha (depth_parameterization.h); 1 under standard.
+  const torch::Tensor f = branch_scale_ == 1.0 ? f_in : f_in * branch_scale_;
   torch::Tensor out = dropout_ > 0 ? torch::dropout(f, dropout_, is_training()) : f;
   if (hooks_->observer) out = hooks_->observer->transform_branch(id_, out);
   return out;

@@ -52,7 +52,8 @@ class SublayerConnection : public torch::nn::Module {
   const SublayerId& id() const { return id_; }
 
  protected:
-  // drop(f) as it meets the shortcut, after the observer had its chance to rescale it.
+  // drop(m f) as it meets the shortcut, after the observer had its chance to rescale it; m is
+  // model.parameterization's branch multiplier (core/model/depth_parameterization.h), 1 unless set.
   torch::Tensor dropped_branch(const torch::Tensor& f);
   void report(const torch::Tensor& input, const torch::Tensor& branch, const torch::Tensor& output);
   // x + drop(g), reported: the whole sub-layer of the styles whose stream is never normalized
@@ -61,6 +62,7 @@ class SublayerConnection : public torch::nn::Module {
 
   SublayerId id_;
   double dropout_;
+  double branch_scale_;  // m_L^-alpha (depth_parameterization.h)
   std::shared_ptr<ModelHooks> hooks_;
 };
 

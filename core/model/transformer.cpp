@@ -15,7 +15,7 @@ TransformerImpl::TransformerImpl(const ModelConfig& config, int64_t vocab_size)
   auto stack_of_style = [&](const std::string& style) {
     if (!registry.sublayer_styles.find(style))
       throw std::invalid_argument("unknown sub-layer style " + style);
-    return StackContext{config_, style, hooks_, catalog_};
+    return StackContext{config_, style, hooks_, catalog_, nullptr};
   };
   const StackConnection* connection = registry.connections.find(config.connection);
   if (!connection) throw std::invalid_argument("unknown connection " + config.connection);

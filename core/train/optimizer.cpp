@@ -8,13 +8,22 @@ namespace fathom {
 
 Optimizer::Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_parameters,
                      const TrainConfig& config)
+    : Optimizer(std::vector<ParameterGroup>{{"all", 1.0, 1.0, std::move(named_parameters)}},
+                config) {}
+
+Optimizer::Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config)
     : rectified_(config.optimizer == "radam"),
       beta1_(config.betas[0]),
       beta2_(config.betas[1]),
-      eps_(config.eps),
       weight_decay_(config.weight_decay) {
-  for (auto& [name, p] : named_parameters)
-    slots_.push_back({name, p, torch::zeros_like(p), torch::zeros_like(p)});
+  for (const auto& g : groups) {
+    Group group{g.name, g.lr_scale, config.eps * g.eps_scale, {}};
+    for (const auto& [name, p] : g.parameters) {
+      group.parameters.push_back(name);
+      slots_.push_back({name, p, torch::zeros_like(p), torch::zeros_like(p), groups_.size()});
+    }
+    groups_.push_back(std::move(group));
+  }
 }
 
 void Optimizer::zero_grad() {
@@ -44,6 +53,13 @@ void Optimizer::step(double lr) {
                        ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t));
   }
 
+  for (size_t g = 0; g < groups_.size(); ++g) step_group(g, lr, rect, adaptive, bias1, bias2);
+}
+
+// One group's update at learning rate lr * lr_scale with the group's epsilon.
+void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptive, double bias1,
+                           double bias2) {
+  const double lr = lr_in * groups_[group].lr_scale, eps = groups_[group].eps;
   // One multi-tensor (foreach) op per stage over every parameter with a gradient, as
   // PyTorch's Adam does by default: on CUDA each stage is a few kernel launches instead of one
   // per parameter (a 60-layer model has over 1000 tensors; per parameter, the update took 4x
@@ -51,7 +67,7 @@ void Optimizer::step(double lr) {
   // per-tensor ops, so the numbers are bit-identical to the loop they replace.
   std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
   for (auto& s : slots_) {
-    if (!s.param.grad().defined()) continue;
+    if (s.group != group || !s.param.grad().defined()) continue;
     params.push_back(s.param);
     grads.push_back(s.param.grad());
     exp_avgs.push_back(s.exp_avg);
@@ -66,7 +82,7 @@ void Optimizer::step(double lr) {
   if (adaptive) {
     std::vector<torch::Tensor> denoms = at::_foreach_sqrt(exp_avg_sqs);
     at::_foreach_div_(denoms, std::sqrt(bias2));
-    at::_foreach_add_(denoms, eps_);
+    at::_foreach_add_(denoms, eps);
     at::_foreach_addcdiv_(params, exp_avgs, denoms, -lr * rect / bias1);
   } else {
     at::_foreach_add_(params, exp_avgs, -lr / bias1);

@@ -10,13 +10,27 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "core/model/depth_parameterization.h"
 
 namespace fathom {
 
 class Optimizer {
  public:
+  // One group: every parameter at the scheduled learning rate and train.eps.
   Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_parameters,
             const TrainConfig& config);
+  // Groups with their own learning-rate and epsilon factors (model.parameterization,
+  // core/model/depth_parameterization.h: parameter_groups()).
+  Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config);
+
+  // What each group uses: the learning rate of a step with scheduled rate `lr` is
+  // lr * lr_scale; its Adam epsilon is eps (train.eps times the group's eps_scale).
+  struct Group {
+    std::string name;
+    double lr_scale, eps;
+    std::vector<std::string> parameters;
+  };
+  const std::vector<Group>& groups() const { return groups_; }
 
   // One update with learning rate `lr`, from the parameters' .grad().
   void step(double lr);
@@ -30,9 +44,13 @@ class Optimizer {
   struct Slot {
     std::string name;
     torch::Tensor param, exp_avg, exp_avg_sq;
+    size_t group;
   };
+  void step_group(size_t group, double lr, double rect, bool adaptive, double bias1, double bias2);
+
   bool rectified_;  // RAdam
-  double beta1_, beta2_, eps_, weight_decay_;
+  double beta1_, beta2_, weight_decay_;
+  std::vector<Group> groups_;
   int64_t step_ = 0;
   std::vector<Slot> slots_;
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/hyper_connection.h"
+
 namespace fathom {
 
 torch::Tensor stream_kurtosis(const torch::Tensor& x, const torch::Tensor& tokens) {
@@ -99,6 +101,20 @@ void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace
   add("stream.max_over_median", {name}, max_over_median(x, tokens));
   if (trace.input.defined() && trace.input.sizes() == trace.output.sizes())
     add("stream.angle", {name}, mean_angle(trace.input.to(torch::kFloat), x, tokens));
+}
+
+void ProbeObserver::on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) {
+  // The composite P_k = M_k .. M_1 of the stack's residual mixings up to this sub-layer, per
+  // token; its gains (hyper_connection.h: max abs row sum forward, column sum backward), the
+  // largest over the real tokens -- the quantity mHC bounds by 1.
+  Composite& c = composite_[id.stack == Stack::Encoder ? 0 : 1];
+  const torch::Tensor m = mixing.to(torch::kFloat);
+  c.product = c.product.defined() && id.index > c.last_index ? m.matmul(c.product) : m;
+  c.last_index = id.index;
+  const MixingGain gain = mixing_gain(c.product);  // [B, T]
+  const torch::Tensor real = valid_tokens(id.stack);
+  add("hc.gain", {id.name()}, gain.forward.masked_select(real).max());
+  add("hc.gain_backward", {id.name()}, gain.backward.masked_select(real).max());
 }
 
 std::vector<ProbeValues> ProbeObserver::values() const {

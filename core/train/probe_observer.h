@@ -3,7 +3,8 @@
 // and head, the largest |q.k|/sqrt(d_h), the attention entropy and the mass on the first key;
 // per sub-layer, the RMS of the residual stream after it, of its branch, the stream's largest
 // |activation|, its kurtosis, its largest over median |activation|, and the angle between the
-// sub-layer's input and output. Padding
+// sub-layer's input and output; with hyper-connections, the gains of the composite stream
+// mixing up to each sub-layer. Padding
 // is left out everywhere: padded queries and keys, and the future under a causal mask.
 // Statistics stay on the device until values() reads them all at once.
 #include <torch/torch.h>
@@ -40,6 +41,7 @@ class ProbeObserver : public SublayerObserver {
 
   void on_attention(const SublayerId& id, const AttentionTrace& trace) override;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override;
+  void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) override;
 
   // Every probe's values (one device-to-host copy per probe).
   std::vector<ProbeValues> values() const;
@@ -58,6 +60,11 @@ class ProbeObserver : public SublayerObserver {
 
   torch::Tensor source_valid_, target_valid_;
   std::vector<Pending> pending_;
+  struct Composite {
+    torch::Tensor product;  // [B, T, n, n]: the stack's mixings so far, last one leftmost
+    int last_index = -1;
+  };
+  Composite composite_[2];  // encoder, decoder
 };
 
 }  // namespace fathom

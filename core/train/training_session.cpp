@@ -9,6 +9,7 @@
 #include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/version.h"
+#include "core/model/depth_parameterization.h"
 #include "core/model/registry.h"
 #include "core/train/device.h"
 #include "core/train/grad_clip.h"
@@ -97,7 +98,7 @@ void TrainingSession::build_model() {
     named_.emplace_back(p.key(), p.value());
     parameters_.push_back(p.value());
   }
-  optimizer_.emplace(named_, tc_);
+  optimizer_.emplace(parameter_groups(*model_, config_.model), tc_);  // model.parameterization
   config_yaml_ = config_to_yaml(config_);
 }
 

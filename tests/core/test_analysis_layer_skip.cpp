@@ -112,14 +112,19 @@ TEST(LayerSkip, OneLayerPostLnLanguageModelWorkedByHand) {
 }
 
 // The registered analysis: one row per layer of both stacks, changes against the full model,
-// also for the depth-wise LSTM (its step hands its state on) and Post-LN; no validation data is
+// also for the depth-wise LSTM (its step hands its state on), hyper-connections (the packed
+// streams, or the embedding before the first layer copies it) and Post-LN; no validation data is
 // refused naming data.valid.
 TEST(LayerSkip, AnalysisRowsForEveryStyleAndConnection) {
-  for (const auto& [norm, connection] : std::vector<std::pair<std::string, std::string>>{
-           {"post", "residual"}, {"mix", "residual"}, {"pre", "depthwise_lstm"}}) {
+  for (const auto& [norm, connection] :
+       std::vector<std::pair<std::string, std::string>>{{"post", "residual"},
+                                                        {"mix", "residual"},
+                                                        {"pre", "depthwise_lstm"},
+                                                        {"pre", "hyper"}}) {
     SCOPED_TRACE(norm + " " + connection);
     RunConfig c = small_config(norm, "xavier", 2, 3);
     c.model.connection = connection;
+    if (connection == "hyper") c.model.hc_streams = 3;  // its state: the packed streams
     std::vector<Subject> subjects{skip_subject(c)};
     const nlohmann::json j = find_analysis("layer-skip").run(subjects, AnalysisParams{});
     ASSERT_EQ(j["layers"].size(), 5u);
