@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/rank_launch.h"
 #include "cli/settle_outcome.h"
+#include "cli/slurm_ranks.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
 #include "core/train/error_text.h"
@@ -52,6 +53,7 @@ struct WorkerArgs {
   std::string device;
   int threads = 0;
   bool no_progress = false;
+  bool slurm_ranks = false;  // a task of a multi-task Slurm step (cli/slurm_ranks.h)
   double heartbeat_s = db::HeartbeatThread::kDefaultInterval;
 };
 
@@ -116,6 +118,18 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   install_stop_signals();
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
+  std::optional<SlurmStepRanks> step;
+  if (args.slurm_ranks) {
+    step = slurm_step_ranks(paths.artifacts_root);
+    if (step->rank > 0) return follow_slurm_step(*step);  // never opens the store
+  }
+  // Task 0 of a step that ends without leading a run lets the others go.
+  struct Release {
+    const std::optional<SlurmStepRanks>& step;
+    ~Release() {
+      if (step) release_slurm_followers(*step);
+    }
+  } release{step};
   auto store = db::Store::open(db_path);
   std::optional<db::RunRecord> run;
   try {
@@ -159,10 +173,16 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     options.heartbeat_s = args.heartbeat_s;
     // A data-parallel run: this worker is rank 0; its other ranks start on this machine.
     std::unique_ptr<RankLaunch> ranks;
-    if (config.train.processes > 1) {
+    if (step && step->world != config.train.processes)
+      throw InputError("fathom worker", 0, "train.processes",
+                       "run " + std::to_string(id) +
+                           " has train.processes = " + std::to_string(config.train.processes) +
+                           " but its Slurm step has " + std::to_string(step->world) + " tasks");
+    if (step && step->world > 1)
+      ranks = RankLaunch::lead(config, paths.cache_root, step->rendezvous_file, host_name());
+    else if (config.train.processes > 1)
       ranks = RankLaunch::local(config, paths.cache_root, 0, "train.processes");
-      options.ranks = &ranks->group();
-    }
+    if (ranks) options.ranks = &ranks->group();
     std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name()
               << " under lease " << lease.generation << " -> " << store.path() << "\n";
     outcome = train_run(config, store, options);
@@ -207,6 +227,9 @@ void add_worker_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--heartbeat", args->heartbeat_s, "seconds between heartbeats (default 20)")
       ->check(CLI::Range(db::kMinHeartbeatInterval, 3600.0));
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
+  cmd->add_flag("--slurm-ranks", args->slurm_ranks,
+                "the tasks of this Slurm step are one run's data-parallel ranks: task 0 claims "
+                "and leads it, the others follow (the Slurm launcher's, for train.processes > 1)");
   cmd->callback([args, &global] {
     const int code = run_worker(*args, global);
     if (code != 0) throw CommandExit{code};

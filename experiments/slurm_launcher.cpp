@@ -104,6 +104,14 @@ class SlurmLauncher : public Launcher {
       fail("partition", "Slurm has no partition '" + options_.partition +
                             "' (partitions: " + join(known, ", ") + ")");
     }
+    // One job array asks every task for the same number of tasks (its step's ranks).
+    std::set<int> processes;
+    for (const RunConfig& c : configs) processes.insert(c.train.processes);
+    if (processes.size() > 1)
+      fail("", "the sweep's runs differ in train.processes (" + std::to_string(*processes.begin()) +
+                   " to " + std::to_string(*processes.rbegin()) +
+                   "): a Slurm job array gives every task the same --ntasks; sweep them apart");
+    processes_ = processes.empty() ? 1 : *processes.begin();
     bool config_wants_gpu = false;
     for (const RunConfig& c : configs) config_wants_gpu |= c.device.rfind("cuda", 0) == 0;
     if (config_wants_gpu && !options_.requests_gpu())
@@ -140,8 +148,13 @@ class SlurmLauncher : public Launcher {
     directive("--open-mode=append");  // a requeued task adds to its log instead of replacing it
     for (const std::string& d : slurm_directives(options_)) directive(d);
     script += "# Each task claims the next queued run of the sweep from the store ($FATHOM_DB).\n";
-    script += "exec " + shell_quote(request.fathom_binary) + " worker --sweep " +
-              shell_quote(request.sweep);
+    // A run of train.processes N: the task is one step of N tasks, its data-parallel ranks.
+    if (processes_ > 1) directive("--ntasks=" + std::to_string(processes_));
+    script += "exec ";
+    if (processes_ > 1)
+      script += "srun --ntasks=" + std::to_string(processes_) + " --kill-on-bad-exit=1 ";
+    script += shell_quote(request.fathom_binary) + " worker --sweep " + shell_quote(request.sweep);
+    if (processes_ > 1) script += " --slurm-ranks";
     if (options_.requests_gpu()) script += " --device cuda";  // Slurm sets CUDA_VISIBLE_DEVICES
     if (request.heartbeat_s != db::HeartbeatThread::kDefaultInterval)
       script += " --heartbeat " + format_number(request.heartbeat_s);
@@ -210,6 +223,7 @@ class SlurmLauncher : public Launcher {
 
   SlurmOptions options_;
   std::string sweep_, array_job_;
+  int processes_ = 1;  // train.processes of the sweep's runs: the tasks of each array task's step
   bool active_ = false;
   std::set<int64_t> reported_;
   std::chrono::steady_clock::time_point last_poll_{};

@@ -184,6 +184,37 @@ TEST_F(SlurmSweep, FourRunSweepCompletesThroughAJobArray) {
   EXPECT_TRUE(queued_jobs(array).empty());
 }
 
+// A sweep of train.processes 2: each array task is one Slurm step of two tasks (srun --ntasks
+// 2), task 0 claiming and leading the run, task 1 its second data-parallel rank over Gloo. The
+// run finishes with the all-reduce's timing rows that only a data-parallel run writes.
+TEST_F(SlurmSweep, ATwoProcessRunTrainsAsOneTwoTaskStep) {
+  std::ofstream(dir_ / "dp-base.yaml") << fathom::testing::tiny_config_yaml(
+      "dp",
+      "{lr: 0.005, warmup: 10, max_updates: 40, valid_every: 20, log_every: 10, "
+      "threads: 1, update_tokens: 600, processes: 2}");
+  const std::string sweep =
+      write_sweep("dp",
+                  "name: dp\nbase: dp-base.yaml\ngrid:\n  model.norm: [post]\n"
+                  "slurm:\n  partition: debug\n  cpus: 1\n  time: \"00:10:00\"\n");
+  const ProgramResult r = fathom({"sweep", sweep, "--wait", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto list = runs("dp");
+  ASSERT_EQ(list.size(), 1u);
+  const auto t = tags(list[0].id);
+  EXPECT_EQ(list[0].status, "finished") << list[0].error << "\n" << read_text(t.at("worker.log"));
+  EXPECT_EQ(list[0].updates, 40);
+  const auto reduce =
+      Store::open(db(), OpenMode::ReadOnly).metric_series(list[0].id, "allreduce_s");
+  EXPECT_EQ(reduce.size(), 4u);  // one row per log point: the run had a second rank
+  const std::string script =
+      read_text(*std::find_if(fs::directory_iterator(dir_ / "runs.artifacts" / "slurm" / "dp"), {},
+                              [](const fs::directory_entry& e) {
+                                return e.path().filename().string().rfind("submit-", 0) == 0;
+                              }));
+  EXPECT_NE(script.find("#SBATCH --ntasks=2"), std::string::npos) << script;
+  EXPECT_NE(script.find("srun --ntasks=2"), std::string::npos) << script;
+}
+
 // SIGUSR2 to a running task's batch shell (what --signal=B:USR2@90 delivers before a time
 // limit): the worker checkpoints at the next update, puts its run back in the queue and has
 // Slurm requeue the task, which claims the run again and finishes it. Every metric row equals
