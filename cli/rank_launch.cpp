@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -86,6 +87,9 @@ std::unique_ptr<RankLaunch> RankLaunch::lead(const RunConfig& config, const std:
 
 RankLaunch::~RankLaunch() {
   group_.reset();
+  // Rank 0 failed (a rank died or hung, the lease was lost): the others must not outlive it.
+  if (std::uncaught_exceptions() > 0)
+    for (pid_t child : children_) kill(child, SIGKILL);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (pid_t child : children_) {
     int status = 0;

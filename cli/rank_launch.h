@@ -27,7 +27,8 @@ class RankLaunch {
                                           const std::string& rendezvous_file,
                                           const std::string& gloo_host);
   // The group is closed first (a rank still waiting in a collective gets an error and ends),
-  // then the children are reaped; one still running after a grace period is killed.
+  // then the children are reaped; one still running after a grace period is killed -- at once
+  // when rank 0 is failing (destroyed by an exception).
   ~RankLaunch();
 
   RankGroup& group() { return *group_; }

@@ -301,6 +301,31 @@ const std::string kEndless =
     "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, log_every: 5, threads: 1, "
     "update_tokens: 600}";
 
+// A rank that hangs (SIGSTOP) is waited for train.rank_timeout_s seconds, no longer: rank 0's
+// all-reduce then fails and the run ends as failed, never trains on alone.
+TEST_F(DataParallelFaults, AHungRankEndsTheRunAfterTheRankTimeout) {
+  const std::string config = write_config(
+      "hang", config_yaml(kEncoderDecoder + ", dropout: 0}",
+                          "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, "
+                          "log_every: 5, threads: 1, update_tokens: 600, rank_timeout_s: 5}"));
+  const pid_t leader = start_training(config);
+  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(kill(rank_one, SIGSTOP), 0);
+  const auto stopped = std::chrono::steady_clock::now();
+  const int status = wait_exit(leader, 90);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  kill(rank_one, SIGKILL);  // if rank 0 had not reaped it (it does, within its grace period)
+  const std::string err = fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_EQ(status, 1) << err;
+  EXPECT_NE(err.find("hung"), std::string::npos) << err;
+  EXPECT_GE(waited, 4.0);  // the timeout, not at once
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run(std::to_string(last_run_id()))->status, "failed");
+}
+
 // `fathom cancel` takes the run from rank 0 (exit status 3, as a single process); rank 1 ends
 // with it, and nothing is written after the cancel.
 TEST_F(DataParallelFaults, CancelStopsEveryRank) {
