@@ -114,22 +114,38 @@ int record_failure(db::Store& store, const db::Lease& lease, const std::exceptio
   return outage ? experiments::kWorkerStoreLost : experiments::kWorkerFailed;
 }
 
+// A data-parallel run's other ranks: the tasks of this Slurm step, or children on this machine.
+// Null for a run of one process.
+std::unique_ptr<RankLaunch> start_ranks(const RunConfig& config, const db::StorePaths& paths,
+                                        const std::optional<SlurmStepRanks>& step, int64_t run) {
+  if (step && step->world != config.train.processes)
+    throw InputError("fathom worker", 0, "train.processes",
+                     "run " + std::to_string(run) +
+                         " has train.processes = " + std::to_string(config.train.processes) +
+                         " but its Slurm step has " + std::to_string(step->world) + " tasks");
+  if (step && step->world > 1)
+    return RankLaunch::lead(config, paths.cache_root, step->rendezvous_file, host_name());
+  if (config.train.processes > 1)
+    return RankLaunch::local(config, paths.cache_root, 0, "train.processes");
+  return nullptr;
+}
+
+// Task 0 of a Slurm step that ends without leading a run lets the other tasks go.
+struct ReleaseFollowers {
+  const std::optional<SlurmStepRanks>& step;
+  ~ReleaseFollowers() {
+    if (step) release_slurm_followers(*step);
+  }
+};
+
 int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
   install_stop_signals();
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
-  std::optional<SlurmStepRanks> step;
-  if (args.slurm_ranks) {
-    step = slurm_step_ranks(paths.artifacts_root);
-    if (step->rank > 0) return follow_slurm_step(*step);  // never opens the store
-  }
-  // Task 0 of a step that ends without leading a run lets the others go.
-  struct Release {
-    const std::optional<SlurmStepRanks>& step;
-    ~Release() {
-      if (step) release_slurm_followers(*step);
-    }
-  } release{step};
+  const auto step =
+      args.slurm_ranks ? std::optional(slurm_step_ranks(paths.artifacts_root)) : std::nullopt;
+  if (step && step->rank > 0) return follow_slurm_step(*step);  // never opens the store
+  const ReleaseFollowers release{step};
   auto store = db::Store::open(db_path);
   std::optional<db::RunRecord> run;
   try {
@@ -171,17 +187,8 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
     options.stop_requested = &stop_requested();
     options.lease = lease;
     options.heartbeat_s = args.heartbeat_s;
-    // A data-parallel run: this worker is rank 0; its other ranks start on this machine.
-    std::unique_ptr<RankLaunch> ranks;
-    if (step && step->world != config.train.processes)
-      throw InputError("fathom worker", 0, "train.processes",
-                       "run " + std::to_string(id) +
-                           " has train.processes = " + std::to_string(config.train.processes) +
-                           " but its Slurm step has " + std::to_string(step->world) + " tasks");
-    if (step && step->world > 1)
-      ranks = RankLaunch::lead(config, paths.cache_root, step->rendezvous_file, host_name());
-    else if (config.train.processes > 1)
-      ranks = RankLaunch::local(config, paths.cache_root, 0, "train.processes");
+    // A data-parallel run: this worker is rank 0 (docs/distributed.md).
+    const std::unique_ptr<RankLaunch> ranks = start_ranks(config, paths, step, id);
     if (ranks) options.ranks = &ranks->group();
     std::cerr << "worker: run " << id << " (" << run->name << ") on " << host_name()
               << " under lease " << lease.generation << " -> " << store.path() << "\n";

@@ -303,6 +303,22 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
          field_value_text(c, field) != field_value_text(RunConfig{}, field);
 }
 
+// Each rank trains whole batches of an update (methods.md s9.1): an update must hold at
+// least one batch per rank, i.e. more target tokens than world - 1 full batches.
+void check_processes(const RunConfig& c) {
+  const auto& t = c.train;
+  if (t.processes > 1 && static_cast<int64_t>(t.update_tokens) <=
+                             static_cast<int64_t>(t.processes - 1) * c.data.max_tokens)
+    config_error(c, "train.update_tokens",
+                 std::to_string(t.update_tokens) +
+                     " target tokens per update cannot give each of " +
+                     std::to_string(t.processes) +
+                     " processes (train.processes) a batch of up to data.max_tokens = " +
+                     std::to_string(c.data.max_tokens) + "; give more than " +
+                     std::to_string(static_cast<int64_t>(t.processes - 1) * c.data.max_tokens) +
+                     " (about processes x data.max_tokens)");
+}
+
 }  // namespace
 
 void check_config(const RunConfig& c) {
@@ -379,18 +395,7 @@ void check_config(const RunConfig& c) {
                  "or fp32 on the CPU");
   for (double b : t.betas)
     if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
-  // Each rank trains whole batches of an update (methods.md s9.1): an update must hold at
-  // least one batch per rank, i.e. more target tokens than world - 1 full batches.
-  if (t.processes > 1 && static_cast<int64_t>(t.update_tokens) <=
-                             static_cast<int64_t>(t.processes - 1) * c.data.max_tokens)
-    config_error(c, "train.update_tokens",
-                 std::to_string(t.update_tokens) +
-                     " target tokens per update cannot give each of " +
-                     std::to_string(t.processes) +
-                     " processes (train.processes) a batch of up to data.max_tokens = " +
-                     std::to_string(c.data.max_tokens) + "; give more than " +
-                     std::to_string(static_cast<int64_t>(t.processes - 1) * c.data.max_tokens) +
-                     " (about processes x data.max_tokens)");
+  check_processes(c);
 
   const std::string& dev = c.device;
   if (!(dev == "auto" || dev == "cpu" || dev == "cuda" || dev.rfind("cuda:", 0) == 0))
