@@ -27,6 +27,7 @@
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait_for_run.h"
 
 namespace test_data_parallel {
 namespace fs = std::filesystem;
@@ -212,34 +213,12 @@ class DataParallelFaults : public DataParallel {
  protected:
   // `fathom train CONFIG --nproc 2` in the background (stderr to train.err); its pid.
   pid_t start_training(const std::string& config) {
-    const std::string err = (dir_ / "train.err").string();
-    const std::vector<std::string> argv{binary_.string(), "--db",    db(), "train",
-                                        config,           "--nproc", "2",  "--no-progress"};
-    const pid_t pid = fork();
-    if (pid == 0) {
-      FILE* out = std::freopen(err.c_str(), "w", stderr);
-      (void)out;
-      std::vector<char*> raw;
-      for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
-      raw.push_back(nullptr);
-      execv(raw[0], raw.data());
-      _exit(127);
-    }
-    return pid;
+    return fathom::testing::start_in_background(
+        {binary_.string(), "--db", db(), "train", config, "--nproc", "2", "--no-progress"},
+        (dir_ / "train.err").string());
   }
-  // Waits until the run has done `updates` (it heartbeats at every log point).
   bool wait_for_updates(int64_t updates) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      if (!fs::exists(db())) continue;
-      try {
-        for (const auto& r : Store::open(db(), OpenMode::ReadOnly).list_runs())
-          if (r.status == "running" && r.updates >= updates) return true;
-      } catch (const std::exception&) {  // the store is still being created
-      }
-    }
-    return false;
+    return fathom::testing::wait_for_running_updates(db(), updates, 180, 20);
   }
   // The exit status of `pid` once it ended (at most `seconds`); -1 if it did not.
   static int wait_exit(pid_t pid, int seconds) {

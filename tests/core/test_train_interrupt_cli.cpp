@@ -19,6 +19,7 @@
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait_for_run.h"
 
 namespace test_train_interrupt_cli {
 namespace fs = std::filesystem;
@@ -48,34 +49,12 @@ class TrainInterrupt : public ::testing::Test {
   }
   // `fathom --db DB train CONFIG` in the background, stderr to a file; its pid.
   pid_t start_training() {
-    const std::string err = (dir_ / "train.err").string();
-    const std::vector<std::string> argv{
-        binary_.string(), "--db", db(), "train", (dir_ / "config.yaml").string(), "--no-progress"};
-    const pid_t pid = fork();
-    if (pid == 0) {
-      FILE* out = std::freopen(err.c_str(), "w", stderr);
-      (void)out;
-      std::vector<char*> raw;
-      for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
-      raw.push_back(nullptr);
-      execv(raw[0], raw.data());
-      _exit(127);
-    }
-    return pid;
+    return fathom::testing::start_in_background(
+        {binary_.string(), "--db", db(), "train", (dir_ / "config.yaml").string(), "--no-progress"},
+        (dir_ / "train.err").string());
   }
-  // Waits until the run has done `updates` (it heartbeats at every log point).
   bool wait_for_updates(int64_t updates) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (!fs::exists(db())) continue;
-      try {
-        for (const auto& r : Store::open(db(), OpenMode::ReadOnly).list_runs())
-          if (r.status == "running" && r.updates >= updates) return true;
-      } catch (const std::exception&) {  // the store is still being created
-      }
-    }
-    return false;
+    return fathom::testing::wait_for_running_updates(db(), updates, 120);
   }
 
   fathom::testing::TempDir scratch_;  // removed when the test ends

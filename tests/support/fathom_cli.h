@@ -1,10 +1,14 @@
 #pragma once
 // Test support for tests that run the `fathom` binary as a user does: where the build put it,
 // reading the files it writes, quoting words for a shell. Header-only: no library to link.
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace fathom::testing {
 
@@ -44,6 +48,23 @@ inline std::string tiny_config_yaml(const std::string& name, const std::string& 
          train +
          "\n"
          "eval: {beam: 1, max_sentences: 5}\n";
+}
+
+// `argv` started in the background with its stderr to `stderr_path`; its pid (the caller
+// waits for it).
+inline pid_t start_in_background(const std::vector<std::string>& argv,
+                                 const std::string& stderr_path) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);
+    (void)err;
+    std::vector<char*> raw;
+    for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+    raw.push_back(nullptr);
+    execv(raw[0], raw.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 // One word for /bin/sh, in single quotes.
