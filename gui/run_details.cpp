@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
 #include "gui/number_text.h"
@@ -79,7 +80,8 @@ void flatten(const nlohmann::json& j, const std::string& path,
 // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552"), then the
 // config.
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
-                      const std::vector<db::Artifact>& artifacts) {
+                      const std::vector<db::Artifact>& artifacts,
+                      const std::vector<db::SystemSummary>& system) {
   struct Row {
     QString key, value;
     bool heading;
@@ -104,6 +106,12 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   heading("final metrics");
   for (const auto& [name, value] : run.final_metrics)
     line("  " + QString::fromStdString(name), number_text(value));
+  // What the run cost the machine (sys.*, sampled at its log points): last, mean, max.
+  if (!system.empty()) heading(QStringLiteral("system (last / mean / max)"));
+  for (const auto& m : system)
+    line("  " + QString::fromStdString(m.name), number_text(m.last) + " / " + number_text(m.mean) +
+                                                    " / " + number_text(m.max) + " " +
+                                                    QString::fromStdString(m.unit));
   heading("tags");
   for (const auto& [key, value] : tags)
     if (key != "note" && !db::is_samples_tag(key))
@@ -182,7 +190,8 @@ RunDetailsDialog::RunDetailsDialog(db::Store& store, const db::RunRecord& run,
   const auto artifacts = store.artifacts(run.id);
 
   auto* tabs = new QTabWidget;
-  tabs->addTab(text_view(overview_text(run, tags, artifacts), QStringLiteral("overview")),
+  tabs->addTab(text_view(overview_text(run, tags, artifacts, db::system_summary(store, run.id)),
+                         QStringLiteral("overview")),
                QStringLiteral("&Overview"));
 
   // --- notes, stored with the run

@@ -36,6 +36,7 @@
 #include "core/train/run_files.h"
 #include "core/train/schedule.h"
 #include "core/train/stop_request.h"
+#include "core/train/system_metrics.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
 #include "core/train/z_loss.h"
@@ -446,6 +447,7 @@ class TrainingSession {
       metrics_->log(u.number, db::metric::kLossScale, scaler_->scale_value());
       metrics_->log(u.number, db::metric::kSkippedUpdates, static_cast<double>(window_.skipped));
     }
+    system_.log(*metrics_, u.number);  // sys.* rows (core/train/system_metrics.h)
     outcome_.final_metrics[db::metric::kTrainLoss] = loss;
     last_logged_loss_ = loss;
     store_.heartbeat(*lease_, u.number);
@@ -573,6 +575,7 @@ class TrainingSession {
   const int64_t run_;
   const torch::Device device_;
   const PrecisionPlan precision_;
+  SystemMetrics system_{device_};
   std::optional<db::Lease> lease_;
   std::optional<db::HeartbeatThread> heartbeat_;
   TrainerState state_;
