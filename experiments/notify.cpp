@@ -102,7 +102,7 @@ bool Notifier::stalled(const db::RunRecord& r, const NotifySettings& settings) {
   const int64_t step = store_.last_metric_step(r.id, db::metric::kTrainLoss);
   if (step >= 0) {
     const auto points = store_.metric_points_after(r.id, db::metric::kTrainLoss, step - 1);
-    if (!points.empty()) last = std::max(points.back().wall_time, last);
+    if (!points.empty()) last = points.back().wall_time;
   }
   return db::unix_now() - last > settings.stalled_after_s;
 }

@@ -332,6 +332,14 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
          field_value_text(c, field) != field_value_text(RunConfig{}, field);
 }
 
+// An alert needs both an event and a command (experiments/notify.h).
+void check_notify(const RunConfig& c) {
+  if (c.notify.on.empty() != c.notify.command.empty())
+    config_error(c, c.notify.on.empty() ? "notify.command" : "notify.on",
+                 c.notify.on.empty() ? "is set, but notify.on names no event to run it on"
+                                     : "names events, but notify.command is empty");
+}
+
 }  // namespace
 
 void check_config(const RunConfig& c) {
@@ -356,12 +364,6 @@ void check_config(const RunConfig& c) {
   // each linear's weight back (core/model/sigma_reparam.h): it would compute with the raw W.
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
-
-  // An alert needs both an event and a command (experiments/notify.h).
-  if (c.notify.on.empty() != c.notify.command.empty())
-    config_error(c, c.notify.on.empty() ? "notify.command" : "notify.on",
-                 c.notify.on.empty() ? "is set, but notify.on names no event to run it on"
-                                     : "names events, but notify.command is empty");
 
   if (is_decoder_only(m)) {
     // No encoder, one embedding: keys that shape what is not there would be silently ignored.
