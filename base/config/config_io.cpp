@@ -364,6 +364,7 @@ void check_config(const RunConfig& c) {
   // each linear's weight back (core/model/sigma_reparam.h): it would compute with the raw W.
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
+  check_notify(c);
 
   if (is_decoder_only(m)) {
     // No encoder, one embedding: keys that shape what is not there would be silently ignored.

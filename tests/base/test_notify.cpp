@@ -19,6 +19,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/notify.h"
+#include "experiments/sweep_spec.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/input_error.h"
 #include "tests/support/temp_dir.h"
@@ -218,6 +219,34 @@ TEST(NotifyConfig, EventsAreAListOfKnownNamesAndNeedACommand) {
       [] { check_config(load_config_string("notify:\n  on: [failed]\n", "n.yaml", "")); });
   EXPECT_EQ(bad.field(), "notify.on");
   EXPECT_FALSE(experiments::notify_settings(config_to_json(RunConfig{}).dump()));
+}
+
+// A sweep file's notify: section is the config's notify keys, fixed for every run; a bad event
+// or an unknown key in it is refused at its line.
+TEST(NotifyConfig, ASweepFilesNotifySectionSetsEveryRunsKeys) {
+  const std::string head = "name: s\nbase: {data.task: synthetic}\nseeds: [1, 2]\nnotify:\n";
+  const auto spec = experiments::load_sweep_string(
+      head + "  on: [crashed]\n  command: ./tell.sh\n  timeout_s: 5\n", "s.yaml", "");
+  const auto runs = experiments::expand_sweep(spec, {});
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.config.notify.on, std::vector<std::string>{"crashed"});
+    EXPECT_EQ(run.config.notify.command, "./tell.sh");
+    EXPECT_EQ(run.config.notify.timeout_s, 5.0);
+  }
+  auto bad = testing::expect_input_error([&] {
+    experiments::load_sweep_string(head + "  command: x\n  on: [crashd]\n", "s.yaml", "");
+  });
+  EXPECT_EQ(bad.line(), 6);
+  EXPECT_NE(std::string(bad.what()).find("did you mean 'crashed'"), std::string::npos)
+      << bad.what();
+  bad = testing::expect_input_error([&] {
+    experiments::load_sweep_string(head + "  command: x\n  onn: [crashed]\n", "s.yaml", "");
+  });
+  EXPECT_EQ(bad.field(), "notify.onn");
+  bad = testing::expect_input_error(
+      [&] { experiments::load_sweep_string(head + "  - crashed\n", "s.yaml", ""); });
+  EXPECT_EQ(bad.field(), "notify");
 }
 
 }  // namespace test_notify
