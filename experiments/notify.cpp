@@ -1,5 +1,6 @@
 #include "experiments/notify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,7 @@ void Notifier::observe(const std::vector<db::RunRecord>& runs) {
     const auto& settings = settings_of(r.id);
     if (!settings) continue;
     std::string due;
+    if (r.status != db::status::kRunning) running_since_.erase(r.id);  // a new stint if resumed
     if (r.status == db::status::kRunning) {
       running_since_.emplace(r.id, now);
       if (settings->on.count(event::kStalled) && stalled(r, *settings)) due = event::kStalled;
@@ -95,14 +97,15 @@ void Notifier::observe(const std::vector<db::RunRecord>& runs) {
   }
 }
 
-// Stalled: no training-loss row for stalled_after_s, counted from the newest row's wall time,
-// or, before the first, from when this scheduler first saw the run running.
+// Stalled: no training-loss row for stalled_after_s, counted from the newest row's wall time
+// or from when this scheduler saw the run start running, whichever is later: a run resumed
+// after hours has only old rows until its first log point, and is not stalled for that.
 bool Notifier::stalled(const db::RunRecord& r, const NotifySettings& settings) {
   double last = running_since_[r.id];
   const int64_t step = store_.last_metric_step(r.id, db::metric::kTrainLoss);
   if (step >= 0) {
     const auto points = store_.metric_points_after(r.id, db::metric::kTrainLoss, step - 1);
-    if (!points.empty()) last = points.back().wall_time;
+    if (!points.empty()) last = std::max(last, points.back().wall_time);
   }
   return db::unix_now() - last > settings.stalled_after_s;
 }

@@ -5,6 +5,8 @@
 // failed, crashed, finished; stalled (running, yet no training-loss row for
 // notify.stalled_after_s); and sweep_finished, when every run of the sweep has ended.
 //
+// `fathom train` asks the same of its one run once training is over (cli/cmd_train.cpp).
+//
 // Once per run and event, across scheduler restarts: the event is recorded in the store as the
 // run's tag notify.<event> before its command starts (sweep_finished on the sweep's first run),
 // and a run with that tag is never alerted for it again; the tag's value then says how the

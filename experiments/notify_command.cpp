@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -91,7 +92,15 @@ void CommandRunner::poll() {
       c.killed = true;
     }
     int status = 0;
-    if (waitpid(c.pid, &status, WNOHANG) == c.pid) {
+    const pid_t reaped = waitpid(c.pid, &status, WNOHANG);
+    if (reaped < 0 && errno == ECHILD) {  // reaped by someone else (a waitpid(-1) elsewhere)
+      const Child done = c;
+      children_.erase(children_.begin() + static_cast<long>(i));
+      on_end_(CommandEnd{done.label, false, "ended; its exit status was collected elsewhere"});
+      if (!done.err_path.empty()) std::remove(done.err_path.c_str());
+      continue;
+    }
+    if (reaped == c.pid) {
       const Child done = c;
       children_.erase(children_.begin() + static_cast<long>(i));
       ended(done, status);

@@ -5,6 +5,7 @@
 // notifier on the same store (a restarted scheduler); stalled fires for a running run whose
 // newest metric row is older than the limit; and the config's notify keys refuse bad events.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <unistd.h>
 
@@ -86,6 +87,19 @@ TEST(NotifyCommand, AHangingCommandIsKilledWithWhatItStartedAndNeverBlocks) {
   EXPECT_FALSE(fs::exists(late)) << "the command's own child outlived the kill";
 }
 
+// A command whose exit status another part of the process collected (a waitpid(-1), as the
+// local launcher once did) still ends, rather than being waited for forever.
+TEST(NotifyCommand, ACommandReapedElsewhereStillEnds) {
+  std::vector<CommandEnd> ends;
+  CommandRunner runner([&](const CommandEnd& e) { ends.push_back(e); });
+  runner.start("exit 0", {}, 10, "run 1 finished");
+  int status = 0;
+  ASSERT_GT(waitpid(-1, &status, 0), 0);
+  runner.wait_all();
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].outcome, "ended; its exit status was collected elsewhere");
+}
+
 class NotifierTest : public ::testing::Test {
  protected:
   void SetUp() override { store_.emplace(db::Store::open((dir_.path() / "runs.db").string())); }
@@ -158,19 +172,29 @@ TEST_F(NotifierTest, SweepFinishedFiresOncePerSweep) {
   EXPECT_EQ(store_->tags(a).at("notify.sweep_finished"), "ok");
 }
 
-// Stalled: running, its newest metric row older than notify.stalled_after_s.
+// Stalled: running, with no new metric row for notify.stalled_after_s -- counted from the
+// newest row or from when the notifier saw the run running, whichever is later (a run resumed
+// after a long pause has only old rows at first, and is not stalled for that).
 TEST_F(NotifierTest, StalledFiresForARunningRunWithoutNewRows) {
   const int64_t quiet = run("quiet", "stalled", 0.5);
-  const int64_t busy = run("busy", "stalled", 30);
-  store_->write_metrics(store_->mark_running(quiet, "here", "cpu"),
-                        {{10, db::metric::kTrainLoss, 3.0, db::unix_now() - 60}});
-  store_->write_metrics(store_->mark_running(busy, "here", "cpu"),
-                        {{10, db::metric::kTrainLoss, 3.0, db::unix_now()}});
+  const int64_t busy = run("busy", "stalled", 0.5);
+  const int64_t slow = run("slow", "stalled", 30);
+  const double hour_ago = db::unix_now() - 3600;
+  const db::Lease busy_lease = store_->mark_running(busy, "here", "cpu");
+  for (const auto& [id, lease] :
+       {std::pair{quiet, store_->mark_running(quiet, "here", "cpu")}, std::pair{busy, busy_lease},
+        std::pair{slow, store_->mark_running(slow, "here", "cpu")}})
+    store_->write_metrics(lease, {{10, db::metric::kTrainLoss, 3.0, hour_ago}});
   Notifier n(*store_, "sw", nullptr);
+  look(n);
+  EXPECT_EQ(alerts(), "") << "rows an hour old, but the notifier saw the runs start just now";
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  store_->write_metrics(busy_lease, {{20, db::metric::kTrainLoss, 2.9, db::unix_now()}});
   look(n);
   EXPECT_EQ(alerts(), "stalled sw/quiet running 3\n");
   EXPECT_EQ(store_->tags(quiet).at("notify.stalled"), "ok");
-  EXPECT_FALSE(store_->tags(busy).count("notify.stalled"));
+  EXPECT_FALSE(store_->tags(busy).count("notify.stalled"));  // a new row
+  EXPECT_FALSE(store_->tags(slow).count("notify.stalled"));  // within its 30 s
 }
 
 // A failing command is logged and recorded, and the run is not alerted again for it.

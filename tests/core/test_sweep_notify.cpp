@@ -2,7 +2,8 @@
 // section trains one run that diverges and one that finishes, in worker processes; the
 // command, a shell line appending the run's environment to a file, runs once for each event
 // and once for the sweep's end; resuming the sweep (a new scheduler on the same store) sends
-// none again; `fathom show` lists the run's system metrics, which every run logged.
+// none again; `fathom show` lists the run's system metrics, which every run logged. A run
+// trained alone with `fathom train` alerts its end too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,19 @@ TEST_F(SweepNotify, DivergedFinishedAndTheSweepsEndAlertOnceEach) {
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_NE(show.out.find("system (3 samples"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("sys.rss_peak_mib"), std::string::npos) << show.out;
+}
+
+// `fathom train` alone: the config's notify keys alert the run's end once, after training.
+TEST_F(SweepNotify, ARunTrainedAloneAlertsItsEnd) {
+  const std::string alerts_file = fathom::testing::shell_quote((dir_ / "alerts.txt").string());
+  std::ofstream(dir_ / "alone.yaml")
+      << fathom::testing::tiny_config_yaml("alone", "{lr: 1000.0, max_updates: 30}")
+      << "notify:\n  on: [diverged, finished]\n"
+         "  command: echo \"$FATHOM_EVENT $FATHOM_RUN_ID $FATHOM_STATUS\" >> "
+      << alerts_file << "\n";
+  const ProgramResult r = fathom({"train", (dir_ / "alone.yaml").string(), "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(alerts(), std::vector<std::string>{"diverged 1 diverged"}) << r.err;
 }
 
 }  // namespace test_sweep_notify
