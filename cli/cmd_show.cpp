@@ -1,6 +1,6 @@
 // `fathom show RUN`: one run in full -- status, times, where it ran, final metrics, artifacts,
-// logged metric names, its training probes, the spikes of its loss and gradient norm
-// (base/metrics/spikes.h) and its config -- as text or (--json) one JSON object.
+// logged metric names, its training probes, its system metrics (System), the spikes of its loss and
+// gradient norm (base/metrics/spikes.h) and its config -- as text or (--json) one JSON object.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +17,7 @@
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "db/store.h"
+#include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/run_control.h"
 
@@ -48,6 +49,16 @@ std::string duration(double seconds) {
 void field(const std::string& label, const std::string& value) {
   if (value.empty()) return;
   std::printf("  %-10s %s\n", label.c_str(), value.c_str());
+}
+
+void print_system(const db::RunRecord& run, const db::Store& store) {
+  const auto summary = db::system_summary(store, run.id);
+  if (summary.empty()) return;
+  std::printf("system (%zu samples, at the log points)\n  %-24s %10s %10s %10s\n",
+              summary.front().samples, "", "last", "mean", "max");
+  for (const auto& s : summary)
+    std::printf("  %-24s %10.4g %10.4g %10.4g  %s\n", s.name.c_str(), s.last, s.mean, s.max,
+                s.unit.c_str());
 }
 
 std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::string& metric,
@@ -157,6 +168,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
   }
   print_tags(run, store);
   print_stored(run, store);
+  print_system(run, store);
   print_spikes(run, store, rule);
   if (!run.config_yaml.empty()) {
     std::cout << "config\n";
@@ -177,6 +189,10 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
   for (const auto& a : store.artifacts(run.id)) out["artifacts"].push_back(db::artifact_to_json(a));
   out["metrics"] = store.metric_names(run.id);
   out["probes"] = store.probe_names(run.id);
+  out["system"] = nlohmann::ordered_json::object();
+  for (const auto& s : db::system_summary(store, run.id))
+    out["system"][s.name] = {
+        {"last", s.last}, {"mean", s.mean}, {"max", s.max}, {"samples", s.samples}};
   out["spikes"] = nlohmann::ordered_json::object();
   out["spikes"]["rule"] = {{"k", rule.k}, {"window", rule.window}};
   for (const auto& metric : db::metric::spike_metrics()) {

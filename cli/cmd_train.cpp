@@ -38,6 +38,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/launcher.h"
+#include "experiments/notify.h"
 #include "experiments/run_control.h"
 #include "experiments/worker_exit.h"
 
@@ -235,6 +236,22 @@ int64_t run_to_train(TrainStart& start, const TrainArgs& args, const db::StorePa
   return store.create_run(run);
 }
 
+// The alerts of a run trained by `fathom train` (its config's notify keys; experiments/notify.h):
+// its end -- finished, diverged, failed --, once, after training, each command at most its
+// notify.timeout_s. A store error here only costs the alert.
+void send_alerts(db::Store& store, int64_t run_id) {
+  try {
+    const auto record = store.find_run(std::to_string(run_id));
+    if (!record) return;
+    experiments::Notifier notifier(store, record->sweep);
+    notifier.know(*record);
+    notifier.observe({*record});
+    notifier.wait();
+  } catch (const std::exception& e) {
+    std::cerr << "notify: " << e.what() << "\n";
+  }
+}
+
 // Trains the run. A failure after this process took the run is recorded with it
 // (settle_outcome); `resume` is the command that continues it.
 TrainOutcome train_settling_failure(const RunConfig& config, db::Store& store,
@@ -266,6 +283,7 @@ TrainOutcome train_settling_failure(const RunConfig& config, db::Store& store,
                 << resume << "\n";
       throw CommandExit{1};
     }
+    send_alerts(store, run_id);
     throw;  // main() names it: exit status 2 for bad input, 1 otherwise
   }
 }
@@ -342,6 +360,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   const TrainOutcome outcome = train_settling_failure(config, store, options, held, global, resume);
   if (outcome.status == TrainOutcome::kStopped) exit_stopped(store, run_id, outcome, held, resume);
   print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
+  send_alerts(store, run_id);
 }
 
 }  // namespace

@@ -40,6 +40,25 @@ inline const std::string kProbeLogZMean = "probe.log_z_mean";
 inline const std::string kProbeLogZMax = "probe.log_z_max";
 inline const std::string kProbeOutputChange = "probe.output_change";
 
+// System metrics (core/train/system_metrics.h), sampled at each log point: what the run costs
+// the machine. Not deterministic -- comparisons of a run with its resumed or repeated twin
+// compare their rows' names and updates, not these values (is_system_metric).
+inline const std::string kSystemPrefix = "sys.";
+inline const std::string kSysCpuPercent = "sys.cpu_percent";  // of one core, since the last
+inline const std::string kSysRss = "sys.rss_mib";             // resident memory now
+inline const std::string kSysRssPeak = "sys.rss_peak_mib";    // its high-water mark
+inline const std::string kSysThreads = "sys.threads";
+// CUDA only: LibTorch's caching allocator -- bytes held by live tensors, and reserved from
+// the driver (what the process keeps, including its cache).
+inline const std::string kSysCudaAllocated = "sys.cuda_allocated_mib";
+inline const std::string kSysCudaReserved = "sys.cuda_reserved_mib";
+// Where the NVIDIA management library is found at run time (base/util/nvml.h): the device's
+// utilisation, its memory in use by every process, and its board power.
+inline const std::string kSysGpuUtil = "sys.gpu_util_percent";
+inline const std::string kSysGpuMemory = "sys.gpu_memory_mib";
+inline const std::string kSysGpuPower = "sys.gpu_power_w";
+inline bool is_system_metric(const std::string& name) { return name.rfind(kSystemPrefix, 0) == 0; }
+
 // Final values only.
 inline const std::string kTestLoss = "test_loss";
 inline const std::string kTestPpl = "test_ppl";

@@ -48,6 +48,16 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kProbeLogZMean, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
       {kProbeLogZMax, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
       {kProbeOutputChange, {kHidden, kSmoothed, kLog, "", kNeither}},
+      {kSysCpuPercent, {kHidden, kAsIs, kLinear, "% of a core", kNeither}},
+      {kSysRss, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
+      {kSysRssPeak, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
+      {kSysThreads, {kHidden, kAsIs, kLinear, "threads", kNeither}},
+      {kSysCudaAllocated, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
+      {kSysCudaReserved, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
+      {kSysGpuUtil, {kHidden, kAsIs, kLinear, "%", kNeither}},
+      {kSysGpuMemory, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
+      {kSysGpuPower, {kHidden, kAsIs, kLinear, "W", kNeither}},
+      {kSystemPrefix, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kTestLoss, {kHidden, kAsIs, kLinear, "nats", kDown}},
       {kTestPpl, {kHidden, kAsIs, kLog, "", kDown}},
       {kTestBleu, {kShown, kAsIs, kLinear, "BLEU", kUp}},
@@ -74,6 +84,8 @@ MetricPresentation presentation_of(const std::string& name) {
   const auto& rows = presented_metrics();
   return rank < rows.size() ? rows[rank].presentation : by_parts(name);
 }
+
+std::string metric_group(const std::string& name) { return is_system_metric(name) ? "System" : ""; }
 
 std::optional<bool> higher_is_better(const std::string& name) {
   return presentation_of(name).higher_is_better;

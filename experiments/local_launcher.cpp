@@ -90,18 +90,21 @@ class LocalLauncher : public Launcher {
   std::vector<WorkerEnd> poll(db::Store& store) override {
     std::vector<WorkerEnd> ended;
     int status = 0;
-    pid_t pid;
-    while (!running_.empty() && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
-      auto it = running_.find(pid);
-      if (it == running_.end()) continue;
+    // Its own workers only, by pid: the process has other children to reap (alert commands,
+    // experiments/notify_command.h), whose exit statuses are theirs.
+    for (auto it = running_.begin(); it != running_.end();) {
+      if (waitpid(it->first, &status, WNOHANG) != it->first) {
+        ++it;
+        continue;
+      }
       ended.push_back({it->second.run, exit_reason(status), it->second.lease});
       // A worker stopped by a signal (someone's SIGTERM or Ctrl+C) put its run back in the
       // queue: it stays there for `fathom sweep --resume`, as a scancel'd Slurm task's does,
       // rather than being started again at once by this launch.
       if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerRequeued)
         stopped_.push_back(it->second.run);
-      std::replace(slots_.begin(), slots_.end(), pid, 0);  // every slot its ranks held
-      running_.erase(it);
+      std::replace(slots_.begin(), slots_.end(), it->first, 0);  // every slot its ranks held
+      it = running_.erase(it);
       drained_ = false;  // a worker that ended frees a slot for the next queued run
     }
     // Claims are write transactions: when the queue was empty, look again only now and then.

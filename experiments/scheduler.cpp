@@ -12,6 +12,7 @@
 
 #include "db/metric_names.h"
 #include "db/run_status.h"
+#include "experiments/notify.h"
 #include "experiments/sweep_progress.h"
 
 namespace fathom::experiments {
@@ -165,9 +166,11 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   SweepCounts counts;
   std::map<int64_t, std::string> previous;  // status of each run at the last listing
   std::map<int64_t, int64_t> max_updates;
+  Notifier notifier(store, options.sweep);  // alerts (experiments/notify.h)
   for (const auto& r : store.list_runs(options.sweep)) {
     previous[r.id] = r.status;
     max_updates[r.id] = max_updates_of(r);
+    notifier.know(r);
   }
   StatusDisplay display(options.progress);
   std::optional<int64_t> updates_at_start;
@@ -184,6 +187,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
     auto runs = store.list_run_states(options.sweep);
     settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, requeued_at);
+    notifier.observe(runs);
+    notifier.poll();
     bool any_running = false;
     int queued = 0;
     for (const auto& r : runs) {
@@ -206,6 +211,10 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     display.draw(snapshot, done);
     if (done) {
       counts.left_queued = queued;
+      if (std::all_of(runs.begin(), runs.end(),
+                      [](const auto& r) { return db::is_terminal_status(r.status); }))
+        notifier.sweep_finished(runs);
+      notifier.wait();  // each alert command at most its notify.timeout_s
       return counts;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));

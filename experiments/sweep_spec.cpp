@@ -42,7 +42,8 @@ namespace {
 
 // The sweep file's own keys; each registered launcher's section (`slurm:`) is a key too.
 std::vector<std::string> sweep_keys() {
-  std::vector<std::string> all = {"name", "base", "set", "grid", "zip", "seeds", "exclude"};
+  std::vector<std::string> all = {"name", "base",  "set",     "grid",
+                                  "zip",  "seeds", "exclude", "notify"};
   for (const std::string& key : launcher_section_keys()) all.push_back(key);
   return all;
 }
@@ -414,6 +415,12 @@ struct SpecParser {
     if (const YAML::Node* set = value_of("set")) {
       if (!set->IsMap()) fail(*set, "set", "expected a mapping of config keys to values");
       walk_config(*set, "", /*is_set=*/true);
+    }
+    // Alerts (experiments/notify.h): `notify:` is the config's notify section, fixed for every
+    // run as set: fixes it.
+    if (const YAML::Node* notify = value_of("notify")) {
+      if (!notify->IsMap()) fail(*notify, "notify", "expected a mapping: on, command, ...");
+      walk_config(*notify, "notify", /*is_set=*/true);
     }
     if (const YAML::Node* grid = value_of("grid")) parse_grid(*grid);
     if (const YAML::Node* zip = value_of("zip")) parse_zip(*zip);

@@ -5,6 +5,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFont>
 #include <QGridLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -57,6 +58,10 @@ QSplitter* DashboardView::buildBody() {
   return body;
 }
 
+bool DashboardView::isGroupHeader(const QListWidgetItem* item) {
+  return item->data(kGroupHeaderRole).toBool();
+}
+
 bool DashboardView::refreshMetricList() {
   std::set<std::string> names;
   if (session_) {
@@ -69,16 +74,31 @@ bool DashboardView::refreshMetricList() {
   }
   std::vector<std::string> sorted(names.begin(), names.end());
   std::set<std::string> listed;
+  int items = 0;
   for (int i = 0; i < metrics_->count(); ++i)
-    listed.insert(metrics_->item(i)->text().toStdString());
-  if (listed == names && metrics_->count() == static_cast<int>(names.size())) return false;
+    if (!isGroupHeader(metrics_->item(i))) {
+      listed.insert(metrics_->item(i)->text().toStdString());
+      ++items;
+    }
+  if (listed == names && items == static_cast<int>(names.size())) return false;
   // Shown by default, in order, unit: the metric's presentation (db/metric_presentation.h).
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return db::metric::presentation_rank(a) < db::metric::presentation_rank(b);
   });
   updating_list_ = true;
   metrics_->clear();
+  std::string group;
   for (const auto& n : sorted) {
+    // A group's metrics (System: sys.*) under its name, which is no metric to tick.
+    if (const std::string g = db::metric::metric_group(n); g != group && !g.empty()) {
+      auto* header = new QListWidgetItem(QString::fromStdString(g), metrics_);
+      header->setFlags(Qt::ItemIsEnabled);
+      header->setData(kGroupHeaderRole, true);
+      QFont bold = header->font();
+      bold.setBold(true);
+      header->setFont(bold);
+    }
+    group = db::metric::metric_group(n);
     auto* item = new QListWidgetItem(QString::fromStdString(n), metrics_);
     auto choice = chosen_.find(n);
     const db::metric::MetricPresentation look = db::metric::presentation_of(n);
@@ -94,7 +114,8 @@ bool DashboardView::refreshMetricList() {
 QStringList DashboardView::shownMetrics() const {
   QStringList out;
   for (int i = 0; i < metrics_->count(); ++i)
-    if (metrics_->item(i)->checkState() == Qt::Checked) out << metrics_->item(i)->text();
+    if (!isGroupHeader(metrics_->item(i)) && metrics_->item(i)->checkState() == Qt::Checked)
+      out << metrics_->item(i)->text();
   return out;
 }
 

@@ -165,7 +165,7 @@ void DashboardView::connectControls() {
     redraw();
   });
   connect(metrics_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-    if (updating_list_) return;
+    if (updating_list_ || isGroupHeader(item)) return;
     chosen_[item->text().toStdString()] = item->checkState() == Qt::Checked;
     rebuildCharts();
   });

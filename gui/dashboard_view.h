@@ -27,6 +27,7 @@ class QGridLayout;
 class QHBoxLayout;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
 class QSlider;
 
 namespace fathom::gui {
@@ -107,6 +108,9 @@ class DashboardView : public QWidget, public WorkbenchView {
   void connectControls();
   // Fills the metric list from the shown runs; true when the set of names changed.
   bool refreshMetricList();
+  // A group's name in the metric list (System, db/metric_presentation.h), not a metric.
+  static constexpr int kGroupHeaderRole = Qt::UserRole + 1;
+  static bool isGroupHeader(const QListWidgetItem* item);
   void refreshColourChoices();
   void fillGroupChoices(const std::set<std::string>& axis_tags);  // "axis.KEY" tags of the runs
   void rebuildCharts();                                           // after the metric choice changed

@@ -13,12 +13,15 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QThread>
 #include <QTimer>
 
+#include "db/records.h"
 #include "db/store_url.h"
 #include "gui/analysis_view.h"
+#include "gui/app_icon.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
 #include "gui/export_menu.h"
@@ -166,6 +169,7 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   // The views let go of the old store before it closes.
   for (const auto& v : views_) v.view->setStore(nullptr, {});
   session_ = std::move(session);
+  if (where != db_location_) alerts_ = RunAlerts();  // another store: its runs are new to us
   db_location_ = where;
   const QString shown = QString::fromStdString(session_->store.path());  // no password
   last_error_.clear();
@@ -275,6 +279,21 @@ void MainWindow::showRunsInViews() {
   for (const auto& v : views_) v.view->showRuns(all, selected);
 }
 
+void MainWindow::announce(const std::vector<db::RunRecord>& runs) {
+  for (const RunAlert& a : alerts_.changes(runs, db::unix_now())) {
+    if (!tray_ && QSystemTrayIcon::isSystemTrayAvailable()) {
+      tray_ = new QSystemTrayIcon(app_icon(), this);
+      tray_->setToolTip(QStringLiteral("Fathom"));
+      tray_->show();
+    }
+    if (tray_)
+      tray_->showMessage(a.title, a.message,
+                         a.bad ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information);
+    statusBar()->showMessage(a.title + QStringLiteral(": ") + a.message, 10000);
+    announced_.push_back(a);
+  }
+}
+
 void MainWindow::pollNow() {
   if (!session_ && reconnect_pending_) reconnect(QStringLiteral("reconnected to the run store"));
   if (!session_) return;
@@ -297,6 +316,7 @@ void MainWindow::pollNow() {
     return;
   }
   runs_->refresh();
+  announce(runs_->model()->runs());
   showRunsInViews();  // new runs and statuses; the selection changes only by a click
   for (const auto& v : views_) v.view->poll();
   if (!poll_failed_) reopened_after_corruption_ = false;  // the reopened store read fine

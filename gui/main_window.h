@@ -8,6 +8,8 @@
 
 #include <QMainWindow>
 
+#include "gui/run_alerts.h"
+
 namespace fathom::gui {
 
 class AnalysisView;
@@ -38,6 +40,8 @@ class MainWindow : public QMainWindow {
   // What the store was opened with, for child processes; may hold a password: never show it.
   const QString& databaseLocation() const { return db_location_; }
   QString lastError() const { return last_error_; }
+  // The alerts this window announced (gui/run_alerts.h), oldest first.
+  const std::vector<RunAlert>& alertsAnnounced() const { return announced_; }
 
   // One poll: runs table, then the dashboard's new points.
   void pollNow();
@@ -87,7 +91,12 @@ class MainWindow : public QMainWindow {
     QString screenshot;
   };
 
+  // Run status changes announced as system notifications (gui/run_alerts.h).
+  void announce(const std::vector<db::RunRecord>& runs);
+
   std::unique_ptr<StoreSession> session_;
+  RunAlerts alerts_;
+  class QSystemTrayIcon* tray_ = nullptr;  // made at the first alert, where a tray exists
   QString db_location_, last_error_;
   bool reconnect_pending_ = false;  // a reconnect failed: polls retry it
   // showError's one reopen after a read met a malformed page (see there).
@@ -99,6 +108,7 @@ class MainWindow : public QMainWindow {
   SweepEditor* editor_;          // its File and Sweep menu entries
   class QMenu* recent_menu_;
   class QTimer* poll_timer_;
+  std::vector<RunAlert> announced_;
 };
 
 }  // namespace fathom::gui

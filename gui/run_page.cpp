@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
 #include "gui/number_text.h"
@@ -81,7 +82,8 @@ void flatten(const nlohmann::json& j, const std::string& path,
 // The overview tab's text: rows laid out in one column as wide as the longest key plus two
 // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
-                      const std::vector<db::Artifact>& artifacts) {
+                      const std::vector<db::Artifact>& artifacts,
+                      const std::vector<db::SystemSummary>& system) {
   struct Row {
     QString key, value;
     bool heading;
@@ -106,6 +108,12 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   heading("final metrics");
   for (const auto& [name, value] : run.final_metrics)
     line("  " + QString::fromStdString(name), number_text(value));
+  // What the run cost the machine (sys.*, sampled at its log points): last, mean, max.
+  if (!system.empty()) heading(QStringLiteral("system (last / mean / max)"));
+  for (const auto& m : system)
+    line("  " + QString::fromStdString(m.name), number_text(m.last) + " / " + number_text(m.mean) +
+                                                    " / " + number_text(m.max) + " " +
+                                                    QString::fromStdString(m.unit));
   heading("tags");
   for (const auto& [key, value] : tags)
     if (key != "note" && !db::is_samples_tag(key))
@@ -229,7 +237,8 @@ void RunPage::readAgain() {
   const auto tags = store_->tags(run_.id);
   const auto artifacts = store_->artifacts(run_.id);
   charts_->refresh(*store_, run_);
-  set_text_in_place(overview_, overview_text(run_, tags, artifacts));
+  set_text_in_place(overview_,
+                    overview_text(run_, tags, artifacts, db::system_summary(*store_, run_.id)));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));
   const std::string log = run_dir_.empty() ? "" : experiments::worker_log_path(run_dir_);
   const QString log_text = log.empty() ? QString() : tail_of(log, 400);

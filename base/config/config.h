@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fathom {
 
@@ -137,6 +138,16 @@ struct EvalConfig {
   int max_sentences = 0;  // evaluate on the first K test sentences (0: all)
 };
 
+// Alerts (experiments/notify.h, docs/sweeps.md "Alerts"): a command the scheduler runs once per
+// run and event, given the run as environment variables (FATHOM_RUN_ID, ...).
+struct NotifyConfig {
+  std::vector<std::string> on;    // diverged | failed | crashed | stalled | finished |
+                                  // sweep_finished (empty: no alerts)
+  std::string command;            // run with /bin/sh -c; "" = none
+  double stalled_after_s = 1800;  // "stalled": running with no new metric row for this long
+  double timeout_s = 30;          // the command is killed after this long
+};
+
 struct SourceLocation {
   std::string file;
   int line = 0;
@@ -149,6 +160,7 @@ struct RunConfig {
   DataConfig data;
   TrainConfig train;
   EvalConfig eval;
+  NotifyConfig notify;
 
   // Where each dotted key was set (file and line), so later checks can point at it.
   std::map<std::string, SourceLocation> locations;

@@ -105,6 +105,32 @@ struct Parser {
     return value;
   }
 
+  // A list of strings (`[diverged, failed]`; one word alone is a list of one), each item one
+  // of the field's choices where it has some, none twice.
+  std::vector<std::string> string_list(const FieldSpec& field, const YAML::Node& node) {
+    std::vector<std::string> items;
+    if (node.IsNull()) return items;
+    if (node.IsScalar()) {
+      items.push_back(scalar<std::string>(node, field.key, "a string"));
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) {
+        if (!item.IsScalar()) fail(item, field.key, "expected a list of strings");
+        items.push_back(scalar<std::string>(item, field.key, "a string"));
+      }
+    } else {
+      fail(node, field.key, "expected a list of strings");
+    }
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!field.choices.empty() &&
+          std::find(field.choices.begin(), field.choices.end(), items[i]) == field.choices.end())
+        fail(node, field.key, not_one_of(items[i], field.choices));
+      if (std::find(items.begin(), items.begin() + static_cast<long>(i), items[i]) !=
+          items.begin() + static_cast<long>(i))
+        fail(node, field.key, "'" + items[i] + "' is listed twice");
+    }
+    return items;
+  }
+
   // `key_node` locates errors about the key itself (an empty value has no line of its own).
   void set_value(const FieldSpec& field, const YAML::Node& node, const YAML::Node& key_node) {
     void* p = field.member(config);
@@ -153,6 +179,9 @@ struct Parser {
         pair[1] = scalar<double>(node[1], key, "a number");
         break;
       }
+      case FieldType::StringList:
+        *static_cast<std::vector<std::string>*>(p) = string_list(field, node);
+        break;
     }
     config.locations[key] = SourceLocation{origin, line_of(node)};
   }
@@ -319,6 +348,14 @@ void check_processes(const RunConfig& c) {
                      " (about processes x data.max_tokens)");
 }
 
+// An alert needs both an event and a command (experiments/notify.h).
+void check_notify(const RunConfig& c) {
+  if (c.notify.on.empty() != c.notify.command.empty())
+    config_error(c, c.notify.on.empty() ? "notify.command" : "notify.on",
+                 c.notify.on.empty() ? "is set, but notify.on names no event to run it on"
+                                     : "names events, but notify.command is empty");
+}
+
 }  // namespace
 
 void check_config(const RunConfig& c) {
@@ -343,6 +380,7 @@ void check_config(const RunConfig& c) {
   // each linear's weight back (core/model/sigma_reparam.h): it would compute with the raw W.
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
+  check_notify(c);
 
   if (is_decoder_only(m)) {
     // No encoder, one embedding: keys that shape what is not there would be silently ignored.
@@ -432,6 +470,9 @@ nlohmann::json config_to_json(const RunConfig& config) {
         value = nlohmann::json::array({pair[0], pair[1]});
         break;
       }
+      case FieldType::StringList:
+        value = *static_cast<std::vector<std::string>*>(p);
+        break;
     }
     (*node)[parts.back()] = value;
   }

@@ -292,6 +292,28 @@ std::vector<FieldSpec> build_fields() {
   eval("max_sentences", F::Int, &E::max_sentences,
        "decode only the first K test sentences (0: all)")
       .range = kNonNegative;
+
+  // Alerts (experiments/notify.h): what the scheduler runs on a run's events.
+  auto notify = [&](std::string key, F type, auto NotifyConfig::*member, std::string doc,
+                    std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(field("notify." + key, type, &RunConfig::notify, member, doc, choices));
+    return f.back();
+  };
+  notify("on", F::StringList, &NotifyConfig::on,
+         "the events that run notify.command, each once per run (recorded in the store): a run "
+         "diverged, failed, crashed, stalled (no new metric for notify.stalled_after_s while "
+         "running), finished; sweep_finished once per sweep (docs/sweeps.md, Alerts)",
+         {"diverged", "failed", "crashed", "stalled", "finished", "sweep_finished"});
+  notify("command", F::String, &NotifyConfig::command,
+         "shell command (/bin/sh -c) run on those events, with FATHOM_EVENT, FATHOM_RUN_ID, "
+         "FATHOM_RUN_NAME, FATHOM_STATUS, FATHOM_SWEEP, FATHOM_METRIC, FATHOM_METRIC_VALUE set; "
+         "never waited for by training or the scheduler");
+  notify("stalled_after_s", F::Double, &NotifyConfig::stalled_after_s,
+         "a running run is stalled when no metric row arrived for this many seconds")
+      .range = kPositive;
+  notify("timeout_s", F::Double, &NotifyConfig::timeout_s,
+         "notify.command is killed (and the failure logged) after this many seconds")
+      .range = kPositive;
   return f;
 }
 
@@ -311,6 +333,8 @@ const char* type_name(FieldType type) {
       return "path";
     case FieldType::DoublePair:
       return "[float, float]";
+    case FieldType::StringList:
+      return "[string, ...]";
   }
   return "?";
 }
@@ -395,6 +419,12 @@ std::string field_value_text(const RunConfig& config, const FieldSpec& field) {
     case FieldType::DoublePair: {
       const auto& pair = *static_cast<std::array<double, 2>*>(p);
       return "[" + double_text(pair[0]) + ", " + double_text(pair[1]) + "]";
+    }
+    case FieldType::StringList: {
+      std::string out;
+      for (const auto& item : *static_cast<std::vector<std::string>*>(p))
+        out += (out.empty() ? "" : ", ") + item;
+      return "[" + out + "]";
     }
   }
   return "";

@@ -11,7 +11,7 @@
 
 namespace fathom {
 
-enum class FieldType { Int, UInt, Double, Bool, String, Path, DoublePair };
+enum class FieldType { Int, UInt, Double, Bool, String, Path, DoublePair, StringList };
 
 // The values a numeric field (Int, UInt, Double) accepts; check_config() enforces it and the
 // reference prints it, so a key's range is declared once, beside the key.
@@ -31,7 +31,8 @@ struct FieldSpec {
   std::string key;  // dotted key, e.g. "model.d_model"
   FieldType type;
   std::string doc;                          // one line for the reference
-  std::vector<std::string> choices;         // allowed values of a String field (empty: any)
+  std::vector<std::string> choices;         // allowed values of a String field, or of each
+                                            // item of a StringList (empty: any)
   Range range;                              // allowed values of a numeric field (default: any)
   std::function<void*(RunConfig&)> member;  // where the value lives
 };

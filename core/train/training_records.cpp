@@ -90,6 +90,7 @@ void TrainingSession::log(const Update& u, const DeviceMetrics::Reading& reading
     metrics_->log(u.number, db::metric::kLossScale, scaler_->scale_value());
     metrics_->log(u.number, db::metric::kSkippedUpdates, static_cast<double>(window_.skipped));
   }
+  system_.log(*metrics_, u.number);  // sys.* rows (core/train/system_metrics.h)
   outcome_.final_metrics[db::metric::kTrainLoss] = loss;
   last_logged_loss_ = loss;
   store_->heartbeat(*lease_, u.number);

@@ -30,6 +30,7 @@
 #include "core/train/precision.h"
 #include "core/train/probes.h"
 #include "core/train/run_files.h"
+#include "core/train/system_metrics.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/metric_writer.h"
@@ -119,6 +120,7 @@ class TrainingSession {
   const int64_t run_;
   const torch::Device device_;
   const PrecisionPlan precision_;
+  SystemMetrics system_{device_};
   std::optional<db::Lease> lease_;
   std::optional<db::HeartbeatThread> heartbeat_;
   TrainerState state_;

@@ -70,16 +70,36 @@ TEST(MetricPresentation, EveryRecordedMetricHasARow) {
   for (const auto& row : db::metric::presented_metrics())
     EXPECT_TRUE(rows.insert(row.name).second) << "two rows for " << row.name;
   namespace m = db::metric;
-  for (const std::string& name : {m::kTrainLoss,     m::kTrainNll,        m::kTrainPpl,
-                                  m::kValidLoss,     m::kValidNll,        m::kValidPpl,
-                                  m::kValidBleu,     m::kValidBpb,        m::kLearningRate,
-                                  m::kGradNorm,      m::kTokensPerSecond, m::kTargetTokens,
-                                  m::kLossScale,     m::kSkippedUpdates,  m::kLayerGradNormPrefix,
-                                  m::kProbeLogZMean, m::kProbeLogZMax,    m::kProbeOutputChange,
-                                  m::kTestLoss,      m::kTestPpl,         m::kTestBleu,
-                                  m::kTestBpb,       m::kTrainTime,       m::kTrainTokens,
-                                  m::kDecodeTime,    m::kParams})
+  for (const std::string& name :
+       {m::kTrainLoss,        m::kTrainNll,        m::kTrainPpl,
+        m::kValidLoss,        m::kValidNll,        m::kValidPpl,
+        m::kValidBleu,        m::kValidBpb,        m::kLearningRate,
+        m::kGradNorm,         m::kTokensPerSecond, m::kTargetTokens,
+        m::kLossScale,        m::kSkippedUpdates,  m::kLayerGradNormPrefix,
+        m::kProbeLogZMean,    m::kProbeLogZMax,    m::kProbeOutputChange,
+        m::kTestLoss,         m::kTestPpl,         m::kTestBleu,
+        m::kTestBpb,          m::kTrainTime,       m::kTrainTokens,
+        m::kDecodeTime,       m::kParams,          m::kSysCpuPercent,
+        m::kSysRss,           m::kSysRssPeak,      m::kSysThreads,
+        m::kSysCudaAllocated, m::kSysCudaReserved, m::kSysGpuUtil,
+        m::kSysGpuMemory,     m::kSysGpuPower,     m::kSystemPrefix})
     EXPECT_TRUE(rows.count(name)) << name;
+}
+
+// The system metrics sit together, after the training curves, in a "System" group; an
+// unknown sys.* name joins them by its prefix.
+TEST(MetricPresentation, SystemMetricsFormTheirOwnGroupAfterTheCurves) {
+  namespace m = db::metric;
+  EXPECT_EQ(m::metric_group(m::kSysRss), "System");
+  EXPECT_EQ(m::metric_group("sys.disk_mib"), "System");
+  EXPECT_EQ(m::metric_group(m::kTrainLoss), "");
+  EXPECT_EQ(m::metric_group("system_loss"), "");  // the prefix is "sys.", dot included
+  EXPECT_LT(presentation_rank(m::kProbeOutputChange), presentation_rank(m::kSysCpuPercent));
+  EXPECT_LT(presentation_rank(m::kSysGpuPower), presentation_rank("sys.disk_mib"));
+  EXPECT_LT(presentation_rank("sys.disk_mib"), presentation_rank(m::kTestLoss));
+  EXPECT_FALSE(m::presentation_of(m::kSysRss).shown);
+  EXPECT_EQ(m::presentation_of(m::kSysRssPeak).unit, "MiB");
+  EXPECT_FALSE(m::higher_is_better(m::kSysCpuPercent).has_value());
 }
 
 }  // namespace test_metric_presentation

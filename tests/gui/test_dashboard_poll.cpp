@@ -2,6 +2,7 @@
 // writes after it started, reading only the new ones in its polling thread, and redraws its
 // charts with them.
 #include <qcustomplot.h>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -80,6 +81,40 @@ class DashboardPollTest : public QObject {
 
     cache.track({run}, {"lr"});  // curves no longer shown are dropped
     QVERIFY(cache.series(run, "train_loss").empty());
+  }
+
+  // The system metrics (sys.*) sit under a "System" heading in the metric list, which is no
+  // metric: it cannot be ticked and gets no chart; ticking one of them charts it.
+  void systemMetricsSitUnderTheirGroup() {
+    const QString db = dir_.filePath("system.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "sys";
+    const int64_t run = writer.create_run(r);
+    writer.write_metrics(run, loss(10, 30));
+    writer.write_metrics(run, {{10, "sys.rss_mib", 300.0, 0.0}, {10, "sys.threads", 4.0, 0.0}});
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QListWidget* list = nullptr;
+    for (auto* candidate : view.findChildren<QListWidget*>())
+      if (!candidate->findItems(QStringLiteral("sys.threads"), Qt::MatchExactly).isEmpty())
+        list = candidate;
+    QVERIFY(list);
+    QStringList texts;
+    for (int i = 0; i < list->count(); ++i) texts << list->item(i)->text();
+    const int heading = texts.indexOf(QStringLiteral("System"));
+    QVERIFY2(heading > texts.indexOf(QStringLiteral("train_loss")), qPrintable(texts.join(',')));
+    QCOMPARE(texts.mid(heading + 1), (QStringList{"sys.rss_mib", "sys.threads"}));
+    QVERIFY(!(list->item(heading)->flags() & Qt::ItemIsUserCheckable));
+    QCOMPARE(view.shownMetrics(), QStringList{"train_loss"});  // sys.* hidden by default
+    list->item(heading + 1)->setCheckState(Qt::Checked);
+    QCOMPARE(view.shownMetrics(), (QStringList{"train_loss", "sys.rss_mib"}));
+    QVERIFY(view.chart("sys.rss_mib"));
+    QVERIFY(!view.chart("System"));
   }
 
   void colourBySweepAxis() {
