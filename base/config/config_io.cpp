@@ -332,10 +332,18 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
          field_value_text(c, field) != field_value_text(RunConfig{}, field);
 }
 
-// Each rank trains whole batches of an update (methods.md s9.1): an update must hold at
-// least one batch per rank, i.e. more target tokens than world - 1 full batches.
-void check_processes(const RunConfig& c) {
+// The train section's rules that relate keys.
+void check_training(const RunConfig& c) {
   const auto& t = c.train;
+  // Known without a device only when the config names the CPU (core/train/precision.h).
+  if (t.precision == "fp16" && c.device == "cpu")
+    config_error(c, "train.precision",
+                 "fp16 needs a CUDA device (LibTorch's CPU autocast has no float16); use bf16 "
+                 "or fp32 on the CPU");
+  for (double b : t.betas)
+    if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
+  // Each rank trains whole batches of an update (methods.md s9.1): an update must hold at
+  // least one batch per rank, i.e. more target tokens than world - 1 full batches.
   if (t.processes > 1 && static_cast<int64_t>(t.update_tokens) <=
                              static_cast<int64_t>(t.processes - 1) * c.data.max_tokens)
     config_error(c, "train.update_tokens",
@@ -425,15 +433,7 @@ void check_config(const RunConfig& c) {
     if (s.max_len < s.min_len) config_error(c, "data.synthetic.max_len", "must be >= min_len");
   }
 
-  const auto& t = c.train;
-  // Known without a device only when the config names the CPU (core/train/precision.h).
-  if (t.precision == "fp16" && c.device == "cpu")
-    config_error(c, "train.precision",
-                 "fp16 needs a CUDA device (LibTorch's CPU autocast has no float16); use bf16 "
-                 "or fp32 on the CPU");
-  for (double b : t.betas)
-    if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
-  check_processes(c);
+  check_training(c);
 
   const std::string& dev = c.device;
   if (!(dev == "auto" || dev == "cpu" || dev == "cuda" || dev.rfind("cuda:", 0) == 0))
