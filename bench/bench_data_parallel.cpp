@@ -1,7 +1,9 @@
 // One run on one process against the same run on N data-parallel processes (issue 55,
 // docs/distributed.md): `fathom train --nproc N` at sizes tiny and small (bench/train_sizes.h)
-// on the synthetic task, every process with one thread, the same global batch (two batches of
-// the size's token budget per update: one process accumulates both, two ranks take one each).
+// on the synthetic task, every process with one thread, the same global batch: an update of
+// exactly N batches of the size's token budget (--batches K: K of them; one process accumulates
+// them, each rank takes every N-th -- with K not a multiple of N the ranks' shares differ and
+// the lighter ones wait).
 // Per size and process count, side by side in one run:
 //   tokens/s       the run's training rate (train_tokens / train_time_s; validation is kept to
 //                  the start and the end, so it is the update loop's)
@@ -10,8 +12,10 @@
 //                  buckets after the backward, waiting for the slowest rank included), and its
 //                  share of an update; none of it overlaps the backward (it starts after it)
 //   peak RSS       the largest resident set of any rank (wait4's ru_maxrss covers the ranks)
+// and, as the machine's ceiling for N busy processes, N independent one-process runs started
+// together ("Nx1 apart": their summed tokens/s), which no data-parallel run can beat.
 //
-// Usage: bench_data_parallel [--sizes tiny,small] [--processes 2] [--updates 60]
+// Usage: bench_data_parallel [--sizes tiny,small] [--processes 2] [--updates 60] [--batches K]
 //                            [--fathom PATH]   (default: the fathom beside this binary)
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -38,8 +42,11 @@ struct Measured {
   long peak_rss_kib = 0;
 };
 
-// The run's config: the size's model on the synthetic task, an update of two full batches.
-std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int processes) {
+// The run's config: the size's model on the synthetic task, an update of exactly
+// `update_batches` batches: sentences of one length fill every batch to within one sentence of
+// the token budget, so (k - 1) budgets + 1 target tokens take k of them.
+std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int processes,
+                        int update_batches) {
   const int64_t budget = size.rows * std::max(size.src_len, size.tgt_len);
   const std::string model =
       size.decoder_only
@@ -51,17 +58,16 @@ std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int p
                 ", encoder_layers: " + std::to_string(size.encoder_layers) +
                 ", decoder_layers: " + std::to_string(size.decoder_layers) + "}";
   return "name: dp-" + size.name + "\ndevice: cpu\nmodel: " + model +
-         "\ndata:\n  task: synthetic\n  synthetic: {vocab: 64, min_len: 8, max_len: " +
-         std::to_string(size.tgt_len) +
+         "\ndata:\n  task: synthetic\n  synthetic: {vocab: 64, min_len: " +
+         std::to_string(size.tgt_len - 2) + ", max_len: " + std::to_string(size.tgt_len - 2) +
          ", train_size: 20000, valid_size: 50, test_size: 5}\n  max_tokens: " +
          std::to_string(budget) + "\ntrain: {max_updates: " + std::to_string(updates) +
          ", valid_every: " + std::to_string(updates) + ", log_every: 10, warmup: 10, threads: 1" +
-         ", update_tokens: " + std::to_string(2 * budget - 1) +
+         ", update_tokens: " + std::to_string(int64_t{update_batches - 1} * budget + 1) +
          ", processes: " + std::to_string(processes) + "}\neval: {beam: 1, max_sentences: 5}\n";
 }
 
-// `fathom --db DB train CONFIG` in a child; its (and its ranks') peak RSS.
-long run_fathom(const std::vector<std::string>& argv) {
+pid_t start_fathom(const std::vector<std::string>& argv) {
   std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -73,6 +79,11 @@ long run_fathom(const std::vector<std::string>& argv) {
     execv(args[0], args.data());
     _exit(127);
   }
+  return pid;
+}
+
+// Waits for a `fathom train` child; its (and its ranks') peak RSS.
+long wait_fathom(pid_t pid) {
   int status = 0;
   struct rusage usage {};
   wait4(pid, &status, 0, &usage);
@@ -81,13 +92,8 @@ long run_fathom(const std::vector<std::string>& argv) {
   return usage.ru_maxrss;
 }
 
-Measured measure(const std::string& fathom, const fs::path& dir,
-                 const fathom::bench::TrainSize& size, int updates, int processes) {
-  const fs::path config = dir / (size.name + "-" + std::to_string(processes) + ".yaml");
-  std::ofstream(config) << config_yaml(size, updates, processes);
-  const std::string db = (dir / (size.name + "-" + std::to_string(processes) + ".db")).string();
+Measured read_run(const std::string& db, int updates) {
   Measured m;
-  m.peak_rss_kib = run_fathom({fathom, "--db", db, "train", config.string(), "--no-progress"});
   const auto store = fathom::db::Store::open(db, fathom::db::OpenMode::ReadOnly);
   const auto run = store.export_run(store.list_runs().front().id).run;
   const double tokens = run.final_metrics.at("train_tokens");
@@ -101,11 +107,36 @@ Measured measure(const std::string& fathom, const fs::path& dir,
   return m;
 }
 
+// `copies` runs of `processes` each, started together (1 x N: one data-parallel run; N x 1:
+// N independent one-process runs, the machine's ceiling for N busy processes). Their summed
+// tokens/s; the all-reduce and update time of the first.
+Measured measure(const std::string& fathom, const fs::path& dir,
+                 const fathom::bench::TrainSize& size, int updates, int processes, int copies,
+                 int update_batches) {
+  std::vector<std::string> dbs;
+  std::vector<pid_t> children;
+  for (int c = 0; c < copies; ++c) {
+    const std::string stem = size.name + "-" + std::to_string(processes) + "-" + std::to_string(c);
+    const fs::path config = dir / (stem + ".yaml");
+    std::ofstream(config) << config_yaml(size, updates, processes, update_batches);
+    dbs.push_back((dir / (stem + ".db")).string());
+    children.push_back(
+        start_fathom({fathom, "--db", dbs.back(), "train", config.string(), "--no-progress"}));
+  }
+  long peak = 0;
+  for (pid_t child : children) peak = std::max(peak, wait_fathom(child));
+  Measured total = read_run(dbs.front(), updates);
+  for (size_t c = 1; c < dbs.size(); ++c)
+    total.tokens_per_s += read_run(dbs[c], updates).tokens_per_s;
+  total.peak_rss_kib = peak;
+  return total;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> sizes{"tiny", "small"};
-  int processes = 2, updates = 60;
+  int processes = 2, updates = 60, batches = 0;  // batches per update (0: processes)
   fs::path self = fs::read_symlink("/proc/self/exe");
   std::string fathom = (self.parent_path().parent_path() / "fathom").string();
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -116,23 +147,32 @@ int main(int argc, char** argv) {
       processes = std::stoi(value);
     else if (flag == "--updates")
       updates = std::stoi(value);
+    else if (flag == "--batches")
+      batches = std::stoi(value);
     else if (flag == "--fathom")
       fathom = value;
     else
       throw std::invalid_argument("unknown option " + flag);
   }
+  if (batches <= 0) batches = processes;
+  std::printf("%d batches per update, %d updates\n", batches, updates);
   const fs::path dir = fs::temp_directory_path() / ("fathom-bench-dp-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::printf("%-6s %5s %10s %8s %6s %12s %8s %10s\n", "size", "procs", "tokens/s", "speedup",
+  std::printf("%-6s %-10s %10s %8s %6s %12s %8s %10s\n", "size", "runs", "tokens/s", "speedup",
               "eff", "allreduce_ms", "share", "peakRSS_MB");
   for (const std::string& name : sizes) {
     const auto size = fathom::bench::find_train_size(name);
-    const Measured one = measure(fathom, dir, size, updates, 1);
-    const Measured many = measure(fathom, dir, size, updates, processes);
-    for (const auto& [procs, m] : {std::pair{1, one}, std::pair{processes, many}}) {
+    const Measured one = measure(fathom, dir, size, updates, 1, 1, batches);
+    const Measured many = measure(fathom, dir, size, updates, processes, 1, batches);
+    const Measured apart = measure(fathom, dir, size, updates, 1, processes, batches);
+    const std::string n = std::to_string(processes);
+    for (const auto& [label, m] :
+         {std::pair{std::string("1x1"), one}, std::pair{"1x" + n + " dp", many},
+          std::pair{n + "x1 apart", apart}}) {
       const double speedup = m.tokens_per_s / one.tokens_per_s;
-      std::printf("%-6s %5d %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.1f\n", name.c_str(), procs,
-                  m.tokens_per_s, speedup, 100 * speedup / procs, 1e3 * m.allreduce_s,
+      std::printf("%-6s %-10s %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.1f\n", name.c_str(),
+                  label.c_str(), m.tokens_per_s, speedup,
+                  100 * speedup / (label == "1x1" ? 1 : processes), 1e3 * m.allreduce_s,
                   100 * m.allreduce_s / m.update_s, m.peak_rss_kib / 1024.0);
     }
     std::fflush(stdout);
