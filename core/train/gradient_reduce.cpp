@@ -1,6 +1,8 @@
 #include "core/train/gradient_reduce.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 
 #include "core/train/rank_group.h"
 
@@ -11,6 +13,30 @@ std::vector<size_t> batches_of_rank(size_t batches, int rank, int world) {
   for (size_t i = static_cast<size_t>(rank); i < batches; i += static_cast<size_t>(world))
     mine.push_back(i);
   return mine;
+}
+
+std::string rank_balance_note(const TokenPairs& examples, const BatchPlan& plan,
+                              int64_t update_tokens, int world) {
+  if (world <= 1 || plan.empty()) return "";
+  int64_t tokens = 0;
+  for (std::uint32_t id : plan.order) tokens += examples.tgt_len(id);
+  const double per_batch = static_cast<double>(tokens) / static_cast<double>(plan.size());
+  // An update reads batches until it holds update_tokens: about this many.
+  const int64_t batches =
+      std::max<int64_t>(1, static_cast<int64_t>(std::ceil(update_tokens / per_batch - 1e-9)));
+  if (batches % world == 0) return "";
+  const int64_t balanced = (batches / world + 1) * world;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "note: an update of %lld target tokens takes about %lld batches (%.0f target "
+                "tokens each): %d processes get %lld and %lld, and the lighter wait; "
+                "train.update_tokens = %lld would give each %lld (docs/distributed.md)",
+                static_cast<long long>(update_tokens), static_cast<long long>(batches), per_batch,
+                world, static_cast<long long>((batches + world - 1) / world),
+                static_cast<long long>(batches / world),
+                static_cast<long long>(std::llround((balanced - 0.5) * per_batch)),
+                static_cast<long long>(balanced / world));
+  return text;
 }
 
 GradientReducer::GradientReducer(RankGroup& group, std::vector<torch::Tensor> parameters,

@@ -9,7 +9,11 @@
 // a rank accumulates several batches per update, so a gradient is final only after its last one.
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
+
+#include "core/data/batch.h"
+#include "core/data/token_pairs.h"
 
 namespace fathom {
 
@@ -43,5 +47,11 @@ class GradientReducer {
 // Which of an update's `batches` (in stream order) rank `rank` of `world` trains on: every
 // world-th one, starting at its rank -- so ranks read the same stream and no batch is missed.
 std::vector<size_t> batches_of_rank(size_t batches, int rank, int world);
+
+// When an update of `update_tokens` target tokens takes, on average over the plan's batches, a
+// number of batches that `world` does not divide, the ranks' shares differ every update and
+// the lighter ones wait: a note saying so and what to give instead; "" when balanced.
+std::string rank_balance_note(const TokenPairs& examples, const BatchPlan& plan,
+                              int64_t update_tokens, int world);
 
 }  // namespace fathom

@@ -138,6 +138,11 @@ void TrainingSession::resume() {
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 
   plan_ = plan_batches(data_->train, config_.data.max_tokens);
+  if (options_.ranks)
+    if (const std::string note =
+            rank_balance_note(data_->train, plan_, tc_.update_tokens, options_.ranks->world());
+        !note.empty())
+      std::fprintf(stderr, "%s\n", note.c_str());
   if (!restored) {
     // Data-dependent initialization (Admin profiling) sees the batch update 1 will train on.
     const Batch first = BatchStream(data_->train, plan_, tc_.seed, 0, 0).next().to(device_);
