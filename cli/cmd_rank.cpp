@@ -18,17 +18,6 @@ struct RankArgs {
   std::string gloo_host;
 };
 
-RankAddress parse_address(const std::string& text) {
-  const auto colon = text.rfind(':');
-  const std::string digits = colon == std::string::npos ? "" : text.substr(colon + 1);
-  const bool numeric = !digits.empty() && digits.size() <= 5 &&
-                       digits.find_first_not_of("0123456789") == std::string::npos;
-  const int port = numeric ? std::stoi(digits) : 0;
-  if (colon == 0 || port <= 0 || port > 65535)
-    throw InputError("fathom rank", 0, "--rendezvous", "expected HOST:PORT, got '" + text + "'");
-  return RankAddress{text.substr(0, colon), port};
-}
-
 }  // namespace
 
 void add_rank_command(CLI::App& app, GlobalOptions&) {
@@ -45,7 +34,8 @@ void add_rank_command(CLI::App& app, GlobalOptions&) {
                        "rank " + std::to_string(args->rank) + " of " + std::to_string(args->world) +
                            ": expected 1 .. world - 1");
     const int status =
-        follow_rank(args->rank, args->world, parse_address(args->rendezvous), args->gloo_host);
+        follow_rank(args->rank, args->world, parse_rank_address(args->rendezvous, "--rendezvous"),
+                    args->gloo_host);
     if (status != 0) throw CommandExit{status};
   });
 }

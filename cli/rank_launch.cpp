@@ -104,6 +104,17 @@ RankLaunch::~RankLaunch() {
   }
 }
 
+RankAddress parse_rank_address(const std::string& text, const std::string& what) {
+  const auto colon = text.rfind(':');
+  const std::string digits = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const bool numeric = !digits.empty() && digits.size() <= 5 &&
+                       digits.find_first_not_of("0123456789") == std::string::npos;
+  const int port = numeric ? std::stoi(digits) : 0;
+  if (colon == 0 || port <= 0 || port > 65535)
+    throw InputError(what, 0, "", "expected HOST:PORT, got '" + text + "'");
+  return RankAddress{text.substr(0, colon), port};
+}
+
 int follow_rank(int rank, int world, const RankAddress& address, const std::string& gloo_host) {
   auto group = RankGroup::follow(rank, world, address);
   const auto wait = std::chrono::minutes(5);  // rank 0 publishes before it waits for the group

@@ -44,6 +44,10 @@ class RankLaunch {
 inline constexpr const char* kRankConfigKey = "config";
 inline constexpr const char* kRankCacheKey = "cache_dir";
 
+// "HOST:PORT" as `fathom rank --rendezvous` and a Slurm step's rendezvous file give it; an
+// InputError naming `what` (the option, or the file) otherwise.
+RankAddress parse_rank_address(const std::string& text, const std::string& what);
+
 // The other side, `fathom rank` and a Slurm task other than 0: joins the group at `address`,
 // takes the run's config from rank 0 and trains its share of every update (follow_run). Returns
 // the process's exit status.

@@ -81,12 +81,7 @@ int follow_slurm_step(const SlurmStepRanks& step) {
     std::cerr << "worker: rank " << step.rank << ": task 0 leads no run; nothing to follow\n";
     return experiments::kWorkerEnded;
   }
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos)
-    throw std::runtime_error("unreadable rendezvous address '" + address + "' in " +
-                             step.rendezvous_file);
-  return follow_rank(step.rank, step.world,
-                     RankAddress{address.substr(0, colon), std::stoi(address.substr(colon + 1))},
+  return follow_rank(step.rank, step.world, parse_rank_address(trim(address), step.rendezvous_file),
                      host_name());
 }
 

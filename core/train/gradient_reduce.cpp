@@ -66,13 +66,15 @@ GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
       parameters_.empty() ? torch::Device(torch::kCPU) : parameters_.front().device();
   // [smoothed, nll, stop, has_grad of every parameter]: float64 holds the sums as the device
   // metrics keep them and the counts exactly.
-  torch::Tensor header = torch::zeros({3 + static_cast<int64_t>(parameters_.size())},
-                                      torch::TensorOptions().dtype(torch::kFloat64).device(device));
-  if (smoothed.defined()) header[0] = smoothed;
-  if (nll.defined()) header[1] = nll;
-  header[2] = stop ? 1.0 : 0.0;
+  // Built on the host in one piece (not an indexed write per parameter on the device, hundreds
+  // of small ops per update); only the two loss sums come from the device.
+  std::vector<double> flags(3 + parameters_.size(), 0.0);
+  flags[2] = stop ? 1.0 : 0.0;
   for (size_t i = 0; i < parameters_.size(); ++i)
-    if (parameters_[i].grad().defined()) header[3 + static_cast<int64_t>(i)] = 1.0;
+    if (parameters_[i].grad().defined()) flags[3 + i] = 1.0;
+  torch::Tensor header = torch::tensor(flags, torch::kFloat64).to(device);
+  if (smoothed.defined()) header.narrow(0, 0, 1).copy_(smoothed.reshape({1}));
+  if (nll.defined()) header.narrow(0, 1, 1).copy_(nll.reshape({1}));
 
   std::vector<torch::Tensor> flat{header};
   for (const auto& bucket : buckets_) {
