@@ -50,19 +50,28 @@ struct CatalogReader {
     return name;
   }
 
+  // A recorded hash as `digits` lowercase hex digits; "" when the key is absent.
+  std::string hex_digest(const YAML::Node& node, const std::string& key, const std::string& where,
+                         size_t digits) const {
+    const std::string hash = text(node, key, where, false);
+    const bool hex = std::all_of(hash.begin(), hash.end(), [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    if (!hash.empty() && (hash.size() != digits || !hex))
+      fail(node[key], where + "." + key,
+           "expected " + std::to_string(digits) + " lowercase hex digits");
+    return hash;
+  }
+
   CorpusDownload download(const YAML::Node& node, const std::string& where) const {
-    only_keys(node, where, {"file", "url", "bytes", "sha256"});
+    only_keys(node, where, {"file", "url", "bytes", "sha256", "md5"});
     CorpusDownload d;
     d.file = plain_name(node, "file", where);
     d.url = text(node, "url", where, true);
     if (d.url.rfind("https://", 0) != 0 && d.url.rfind("http://", 0) != 0)
       fail(node["url"], where + ".url", "'" + d.url + "' is not an http(s) address");
-    d.sha256 = text(node, "sha256", where, false);
-    const bool hex = std::all_of(d.sha256.begin(), d.sha256.end(), [](char c) {
-      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    });
-    if (!d.sha256.empty() && (d.sha256.size() != 64 || !hex))
-      fail(node["sha256"], where + ".sha256", "expected 64 lowercase hex digits");
+    d.sha256 = hex_digest(node, "sha256", where, 64);
+    d.md5 = hex_digest(node, "md5", where, 32);
     if (node["bytes"]) {
       try {
         d.bytes = node["bytes"].as<uint64_t>();

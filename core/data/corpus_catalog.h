@@ -14,7 +14,10 @@ namespace fathom {
 struct CorpusDownload {
   std::string file;    // a plain name, as `--from DIR` must hold it
   std::string url;     // the publisher's own address
-  std::string sha256;  // 64 lowercase hex digits; "" = none recorded (needs --unverified)
+  std::string sha256;  // 64 lowercase hex digits; "" = none recorded
+  // 32 lowercase hex digits: the only hash some publisher or tool recorded (sacrebleu's for
+  // WMT'14 test-full.tgz). Checked where `sha256` is empty; neither = needs --unverified.
+  std::string md5;
   std::optional<uint64_t> bytes;
 };
 
@@ -40,8 +43,8 @@ struct CorpusCatalog {
 };
 
 // Parses a catalog; InputError naming `origin`, the line and the key for anything malformed:
-// an unknown key, a name with a '/', a hash that is not 64 hex digits, a piece naming no
-// download, a file made twice.
+// an unknown key, a name with a '/', a SHA-256 that is not 64 hex digits (an MD5 not 32), a piece
+// naming no download, a file made twice.
 CorpusCatalog parse_corpus_catalog(const std::string& yaml, const std::string& origin);
 
 // The catalogs built into the binary (configs/corpora/*.yaml), by name.

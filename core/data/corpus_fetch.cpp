@@ -175,8 +175,9 @@ class Fetcher {
     return list;
   }
 
-  // Size and SHA-256 against the catalog. A mismatch throws unless `quiet` (a leftover that is
-  // simply fetched again); an unrecorded hash needs --unverified and is printed either way.
+  // Size and SHA-256 against the catalog (its MD5 where it records no SHA-256). A mismatch throws
+  // unless `quiet` (a leftover that is simply fetched again); a file with no recorded hash needs
+  // --unverified; its SHA-256 is printed whenever the catalog lacks one, to be written there.
   bool matches(const CorpusDownload& d, const fs::path& path, bool quiet) const {
     const uint64_t size = fs::file_size(path);
     if (d.bytes && size != *d.bytes) {
@@ -185,22 +186,28 @@ class Fetcher {
                   std::to_string(*d.bytes) + ": not the published file");
     }
     const std::string hash = sha256_of_file(path.string());
-    if (d.sha256.empty()) {
-      if (quiet && !o_.unverified) return false;
-      if (!o_.unverified)
-        fail(d, "the catalog records no SHA-256 for it; this copy's is " + hash +
-                    ". Check it against the publisher, then run again with --unverified (and "
-                    "write it into " +
-                    c_.origin + ")");
-      o_.say(c_.name + ": " + d.file + " taken unverified, SHA-256 " + hash);
+    if (!d.sha256.empty()) return same_digest(d, "SHA-256", hash, d.sha256, quiet);
+    if (!d.md5.empty()) {
+      if (!same_digest(d, "MD5", md5_of_file(path.string()), d.md5, quiet)) return false;
+      o_.say(c_.name + ": " + d.file + " matches the recorded MD5; its SHA-256 is " + hash);
       return true;
     }
-    if (hash != d.sha256) {
-      if (quiet) return false;
-      fail(d, "SHA-256 " + hash + " where the catalog records " + d.sha256 +
-                  ": a damaged or different file; nothing was installed");
-    }
+    if (quiet && !o_.unverified) return false;
+    if (!o_.unverified)
+      fail(d, "the catalog records no SHA-256 for it; this copy's is " + hash +
+                  ". Check it against the publisher, then run again with --unverified (and "
+                  "write it into " +
+                  c_.origin + ")");
+    o_.say(c_.name + ": " + d.file + " taken unverified, SHA-256 " + hash);
     return true;
+  }
+
+  bool same_digest(const CorpusDownload& d, const std::string& kind, const std::string& hash,
+                   const std::string& recorded, bool quiet) const {
+    if (hash == recorded) return true;
+    if (quiet) return false;
+    fail(d, kind + " " + hash + " where the catalog records " + recorded +
+                ": a damaged or different file; nothing was installed");
   }
 
   std::vector<std::string> make_files(const fs::path& staging) const {
@@ -274,12 +281,21 @@ class Fetcher {
 
 }  // namespace
 
-std::string sha256_of_file(const std::string& path) {
-  const ProgramResult r = run_program({"sha256sum", "--binary", path}, "", {}, kToolTimeoutSeconds);
-  if (r.exit_code != 0 || r.out.size() < 64)
-    throw std::runtime_error("sha256sum " + path + " failed: " + r.err);
-  return r.out.substr(0, 64);
+namespace {
+// coreutils' `tool` (sha256sum, md5sum): its first `digits` characters are the file's digest.
+std::string digest_of_file(const std::string& tool, const std::string& path, size_t digits) {
+  const ProgramResult r = run_program({tool, "--binary", path}, "", {}, kToolTimeoutSeconds);
+  if (r.exit_code != 0 || r.out.size() < digits)
+    throw std::runtime_error(tool + " " + path + " failed: " + r.err);
+  return r.out.substr(0, digits);
 }
+}  // namespace
+
+std::string sha256_of_file(const std::string& path) {
+  return digest_of_file("sha256sum", path, 64);
+}
+
+std::string md5_of_file(const std::string& path) { return digest_of_file("md5sum", path, 32); }
 
 size_t append_sgml_segments(const std::string& sgml_path, std::ostream& out) {
   std::ifstream in(sgml_path, std::ios::binary);

@@ -39,6 +39,8 @@ CorpusFetchResult fetch_corpus(const CorpusCatalog& catalog, const CorpusFetchOp
 
 // The SHA-256 of a file as 64 lowercase hex digits (coreutils' sha256sum).
 std::string sha256_of_file(const std::string& path);
+// The MD5 as 32 lowercase hex digits (md5sum): only for files whose publisher recorded no more.
+std::string md5_of_file(const std::string& path);
 
 // Appends the text of every <seg ...>...</seg> of a WMT SGML file to `out`, one a line, with the
 // tags and surrounding blanks removed; the segment's text is kept as written (entities too, as

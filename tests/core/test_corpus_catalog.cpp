@@ -57,6 +57,9 @@ TEST(CorpusCatalog, TheWmt14CatalogsMakeWhatTheirConfigsRead) {
     const auto files = files_of(fathom::builtin_corpus(name));
     EXPECT_TRUE(files.count("train.en")) << name;
     EXPECT_TRUE(files.count("newstest2014.en")) << name;
+    // Every archive is checked by a published hash: none needs --unverified.
+    for (const auto& d : fathom::builtin_corpus(name).downloads)
+      EXPECT_TRUE(!d.sha256.empty() || !d.md5.empty()) << name << ": " << d.file;
   }
 }
 
@@ -82,6 +85,8 @@ TEST(CorpusCatalog, AMalformedCatalogIsRefusedAtItsLineAndKey) {
                  "plain file name");
   expect_refused(head + "  - {file: a, url: ftp://h/a}\n", 3, "downloads[0].url", "http(s)");
   expect_refused(head + "  - {file: a, url: https://h/a, md5: 1}\n", 3, "downloads[0].md5",
+                 "32 lowercase hex");
+  expect_refused(head + "  - {file: a, url: https://h/a, sha1: 1}\n", 3, "downloads[0].sha1",
                  "unknown key");
   expect_refused(head + "  - {file: a, url: https://h/a}\n  - {file: a, url: https://h/b}\n", 4,
                  "downloads[1].file", "listed twice");

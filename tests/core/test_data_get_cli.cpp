@@ -28,6 +28,8 @@ constexpr const char* kAbcSha256 =
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 constexpr const char* kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+// RFC 1321, appendix A.5: MD5("abc").
+constexpr const char* kAbcMd5 = "900150983cd24fb0d6963f7d28e17f72";
 
 // A port on 127.0.0.1 that nothing listens on once this returns (bound, read, closed).
 int free_local_port() {
@@ -120,6 +122,30 @@ TEST_F(DataGetCli, ADamagedCopyInstallsNothingAndSaysBothHashes) {
   EXPECT_NE(r.err.find("nothing was installed"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(home() / "tiny"));
   EXPECT_FALSE(fs::exists(home() / ".downloads" / "tiny" / "abc.txt"));
+}
+
+// Where only an MD5 is published (WMT'14 test-full.tgz), the file is checked by it: a match
+// installs and prints the SHA-256 to record, a different file installs nothing.
+TEST_F(DataGetCli, AFileWithOnlyAnMd5RecordedIsCheckedByIt) {
+  const fs::path catalog = write_catalog(
+      "name: md5only\n"
+      "downloads:\n"
+      "  - {file: abc.txt, url: https://example.invalid/abc.txt, md5: " +
+      std::string(kAbcMd5) + "}\n");
+  const std::string from = (dir_.path() / "copy").string();
+  const ProgramResult r = get({"--catalog", catalog.string(), "--from", from});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(fathom::testing::read_text(home() / "md5only" / "abc.txt"), "abc");
+  EXPECT_NE((r.out + r.err).find(kAbcSha256), std::string::npos) << "the SHA-256 to record";
+
+  fs::remove_all(home() / "md5only");
+  std::ofstream(dir_.path() / "copy" / "abc.txt", std::ios::binary) << "abd";
+  const ProgramResult damaged = get({"--catalog", catalog.string(), "--from", from});
+  EXPECT_NE(damaged.exit_code, 0);
+  EXPECT_NE(damaged.err.find("MD5"), std::string::npos) << damaged.err;
+  EXPECT_NE(damaged.err.find(kAbcMd5), std::string::npos) << damaged.err;
+  EXPECT_NE(damaged.err.find("nothing was installed"), std::string::npos) << damaged.err;
+  EXPECT_FALSE(fs::exists(home() / "md5only"));
 }
 
 TEST_F(DataGetCli, ArchiveMembersAreJoinedAndSgmlStripped) {
