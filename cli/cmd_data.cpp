@@ -1,5 +1,6 @@
 // `fathom data prepare CONFIG [--set key=value ...]`: prepares a parallel corpus's training
-// pairs as token shards in the cache (core/data/prepared_corpus.h), on train.threads threads
+// pairs (data.task parallel), or a language model's training documents (data.task lm), as token
+// shards in the cache (core/data/prepared_corpus.h), on train.threads threads
 // with a progress bar, so that the runs (and every worker of a sweep) that train on it map
 // it instead of reading and tokenising the text on each start. A run prepares its corpus
 // itself when needed; this command does it ahead of a sweep, once.
@@ -33,13 +34,17 @@ void run_data_prepare(const GlobalOptions& global, DataPrepareArgs args) {
   RunConfig config = load_config_file(args.config);
   apply_overrides(config, args.overrides);
   check_config(config);
-  if (config.data.task != "parallel")
+  const DataConfig& data = config.data;
+  const bool documents = data.task == "lm";
+  if (data.task != "parallel" && !documents)
     config_error(config, "data.task",
-                 "'" + config.data.task +
-                     "' has nothing to prepare: prepared corpora are for data.task: parallel");
-  if (config.data.train_source.empty() || config.data.train_target.empty())
-    config_error(config,
-                 config.data.train_source.empty() ? "data.train_source" : "data.train_target",
+                 "'" + data.task +
+                     "' has nothing to prepare: prepared corpora are for data.task: parallel or "
+                     "lm (text files)");
+  if (documents && data.train_text.empty())
+    config_error(config, "data.train_text", "required when data.task is lm");
+  if (!documents && (data.train_source.empty() || data.train_target.empty()))
+    config_error(config, data.train_source.empty() ? "data.train_source" : "data.train_target",
                  "required when data.task is parallel");
   PrepareOptions options;
   options.threads = config.train.threads;
@@ -50,9 +55,11 @@ void run_data_prepare(const GlobalOptions& global, DataPrepareArgs args) {
   const auto start = std::chrono::steady_clock::now();
   PreparedCorpus corpus;
   try {
-    corpus = prepare_corpus(resolve_data_path(config.data.train_source, ""),
-                            resolve_data_path(config.data.train_target, ""), config.data.vocab,
-                            paths.cache_root, options);
+    corpus = documents ? prepare_documents(resolve_data_path(data.train_text, ""), data.vocab,
+                                           paths.cache_root, options)
+                       : prepare_corpus(resolve_data_path(data.train_source, ""),
+                                        resolve_data_path(data.train_target, ""), data.vocab,
+                                        paths.cache_root, options);
   } catch (const StopRequested&) {
     std::fprintf(stderr,
                  "stopped: the pairs encoded so far are kept; run the same command again to "
@@ -77,8 +84,9 @@ void run_data_prepare(const GlobalOptions& global, DataPrepareArgs args) {
   if (corpus.resumed_pairs > 0)
     std::printf("resumed: %zu pairs were encoded by an earlier, stopped run\n",
                 corpus.resumed_pairs);
-  std::printf("%s %zu pairs (%llu ids, %d bytes an id, vocabulary of %lld) in %.1f s\n%s\n",
+  std::printf("%s %zu %s (%llu ids, %d bytes an id, vocabulary of %lld) in %.1f s\n%s\n",
               corpus.reused ? "already prepared:" : "prepared", corpus.train.size(),
+              documents ? "documents" : "pairs",
               static_cast<unsigned long long>(corpus.train.stored_tokens()), corpus.train.width(),
               static_cast<long long>(corpus.vocab->size()), seconds, corpus.entry.c_str());
 }
@@ -92,8 +100,8 @@ void add_data_command(CLI::App& app, GlobalOptions& options) {
   auto args = std::make_shared<DataPrepareArgs>();
   CLI::App* prepare = data->add_subcommand(
       "prepare",
-      "Tokenise a config's parallel training corpus into token shards in the cache (once; "
-      "every run on it then maps them)");
+      "Tokenise a config's training corpus (parallel pairs or lm documents) into token shards "
+      "in the cache (once; every run on it then maps them)");
   prepare->add_option("config", args->config, "YAML run config")->required();
   prepare->add_option("--set", args->overrides, "override a config key")->take_all();
   prepare->add_flag("--no-progress", args->no_progress, "no progress bar");

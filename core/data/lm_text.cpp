@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "base/util/error.h"
+#include "core/data/prepared_corpus.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab.h"
-#include "core/data/vocab_cache.h"
 
 namespace fathom {
 namespace {
@@ -54,32 +54,34 @@ double bits_per_byte(double nll_sum_nats, std::int64_t bytes) {
 }
 
 Dataset load_language_model_text(const DataConfig& cfg, const std::string& cache_dir,
-                                 const std::string& config_dir, const PrepareOptions&) {
+                                 const std::string& config_dir, const PrepareOptions& prepare) {
   if (cfg.train_text.empty())
     throw InputError("", 0, "data.train_text", "required when data.task is lm");
   const std::string train_path = resolve_data_path(cfg.train_text, config_dir);
-  const std::vector<std::string> train = read_lines(train_path);
+  // The training text is prepared once and mapped (prepared_corpus.h); valid and test stay
+  // text, as bits per byte and samples need it.
+  PreparedCorpus corpus = prepare_documents(train_path, cfg.vocab, cache_dir, prepare);
   std::vector<std::string> valid = read_split(cfg.valid_text, config_dir);
   std::vector<std::string> test = read_split(cfg.test_text, config_dir);
 
-  auto vocab = train_or_load_sentencepiece(train, {}, cfg.vocab, cache_dir);
+  const auto& vocab = corpus.vocab;
   Dataset d;
   d.vocab = vocab;
-  d.train =
-      TokenPairs::from_examples(language_model_examples(encode_all(*vocab, train), cfg.lm_block));
+  d.train = cfg.lm_block > 0 ? corpus.train.joined_into_blocks(cfg.lm_block)
+                             : corpus.train.without_longer_than(cfg.max_len, &d.dropped_long);
   d.valid = language_model_examples(encode_all(*vocab, valid), cfg.lm_block);
   d.test = language_model_examples(encode_all(*vocab, test), cfg.lm_block);
-  if (cfg.lm_block == 0) d.train = d.train.without_longer_than(cfg.max_len, &d.dropped_long);
   d.valid_bytes = text_bytes(valid);
   d.test_bytes = text_bytes(test);
   d.valid_target = std::move(valid);
   d.test_target = std::move(test);
   d.description =
-      "lm: train " + std::to_string(train.size()) + " documents (" + train_path + "), " +
+      "lm: train " + std::to_string(corpus.train.size()) + " documents (" + train_path + "), " +
       (cfg.lm_block > 0 ? "blocks of " + std::to_string(cfg.lm_block) + " tokens"
                         : std::string("one example per document")) +
       "; train " + std::to_string(d.train.size()) + ", valid " + std::to_string(d.valid.size()) +
-      ", test " + std::to_string(d.test.size()) + " examples\nvocab: " + vocab->describe();
+      ", test " + std::to_string(d.test.size()) + " examples\nvocab: " + vocab->describe() +
+      "\nprepared corpus: " + corpus.entry + (corpus.reused ? " (mapped)" : " (prepared now)");
   return d;
 }
 

@@ -5,8 +5,9 @@
 //  - data.task "lm": plain text, one document per line (read_lines: UTF-8, plain or gzip).
 //    data.lm_block 0: each document is an example, ended by eos. K > 0: the documents joined,
 //    each ended by eos, cut into blocks of K tokens (the last block may be shorter), so every
-//    token of the text is predicted exactly once. The SentencePiece vocabulary is trained on
-//    the training text (vocab_cache.h).
+//    token of the text is predicted exactly once. The training text is prepared once into
+//    mapped shards (prepare_documents, prepared_corpus.h) with its SentencePiece vocabulary,
+//    trained on the training text alone; valid and test are read as text.
 //  - data.task "synthetic" read as a language model: each pair joined into one sequence,
 //    source, eos, target, eos (as_language_model()).
 // Bits per byte need the text's size: each split's UTF-8 bytes, one newline per document

@@ -178,27 +178,36 @@ fs::path chunk_path(const fs::path& partial, std::size_t chunk, const char* what
   return partial / name;
 }
 
-// Both sides read line by line in step, as read_parallel_text reads them whole.
+// Both sides read line by line in step, as read_parallel_text reads them whole. A document
+// corpus (no source path) reads its one file as the target side, every source line empty.
 class PairReader {
  public:
   PairReader(const std::string& source_path, const std::string& target_path)
-      : source_(source_path), target_(target_path) {}
+      : target_(target_path) {
+    if (!source_path.empty()) source_.emplace(source_path);
+  }
   // The next pair; false at the end of both. Sides of different lengths are the text reader's
   // line count mismatch, counted to the end of the longer.
   bool next(std::string& source, std::string& target) {
-    const bool s = source_.next(source), t = target_.next(target);
+    const bool t = target_.next(target);
+    if (!source_) {
+      source.clear();
+      return t;
+    }
+    const bool s = source_->next(source);
     if (s == t) return s;
     std::string rest;
-    while (source_.next(rest)) {
+    while (source_->next(rest)) {
     }
     while (target_.next(rest)) {
     }
-    throw line_count_mismatch(source_.path(), source_.lines_read(), target_.path(),
+    throw line_count_mismatch(source_->path(), source_->lines_read(), target_.path(),
                               target_.lines_read());
   }
 
  private:
-  LineReader source_, target_;
+  std::optional<LineReader> source_;
+  LineReader target_;
 };
 
 struct CorpusCounts {
@@ -211,7 +220,7 @@ CorpusCounts count_pairs(const std::string& source_path, const std::string& targ
   PairReader pairs(source_path, target_path);
   for (std::string s, t; pairs.next(s, t);) {
     ++c.pairs;
-    c.one_side_empty += s.empty() != t.empty();
+    c.one_side_empty += !source_path.empty() && s.empty() != t.empty();
     c.source_non_empty += !s.empty();
     c.target_non_empty += !t.empty();
   }
@@ -225,21 +234,27 @@ std::shared_ptr<SentencePieceVocab> corpus_vocabulary(
   auto write = [&](const std::string& path) {
     TrainingTextWriter out(path, counts.source_non_empty + counts.target_non_empty);
     for (const std::string& file : {source_path, target_path}) {
+      if (file.empty()) continue;  // a document corpus
       LineReader lines(file);
       for (std::string line; lines.next(line);) out.offer(line);
     }
     return out.close();
   };
-  return train_or_load_sentencepiece_streamed(key, counts.pairs, counts.pairs, write, cfg,
+  // A document corpus's file is the one side the in-memory language-model loader trains on.
+  const std::size_t target_lines = source_path.empty() ? 0 : counts.pairs;
+  return train_or_load_sentencepiece_streamed(key, counts.pairs, target_lines, write, cfg,
                                               cache_dir);
 }
 
 // Encodes `src`/`tgt` (one chunk's lines) and writes them as chunk files, renamed into place
 // last, so a chunk file that exists is whole.
+// A document corpus (`documents`) has no source side at all: length 0, no eos.
 void write_chunk(const fs::path& partial, std::size_t chunk, const std::vector<std::string>& src,
-                 const std::vector<std::string>& tgt, const Vocab& vocab, int width, int threads) {
+                 const std::vector<std::string>& tgt, const Vocab& vocab, int width, int threads,
+                 bool documents) {
   const std::size_t n = src.size();
-  const auto src_ids = encode_all(vocab, src, threads);
+  const auto src_ids =
+      documents ? std::vector<std::vector<std::int64_t>>(n) : encode_all(vocab, src, threads);
   const auto tgt_ids = encode_all(vocab, tgt, threads);
   const fs::path tokens = chunk_path(partial, chunk, "tokens"),
                  lens = chunk_path(partial, chunk, "lens");
@@ -249,9 +264,10 @@ void write_chunk(const fs::path& partial, std::size_t chunk, const std::vector<s
   std::vector<std::uint32_t> wide;
   std::vector<std::uint32_t> lengths(2 * n);
   for (std::size_t i = 0; i < n; ++i) {
-    lengths[i] = static_cast<std::uint32_t>(src_ids[i].size() + 1);  // + eos, as make_example
+    lengths[i] = documents ? 0 : static_cast<std::uint32_t>(src_ids[i].size() + 1);  // + eos
     lengths[n + i] = static_cast<std::uint32_t>(tgt_ids[i].size() + 1);
     for (const auto* side : {&src_ids[i], &tgt_ids[i]}) {
+      if (documents && side == &src_ids[i]) continue;
       if (width == 2) {
         for (std::int64_t id : *side) narrow.push_back(static_cast<std::uint16_t>(id));
         narrow.push_back(static_cast<std::uint16_t>(kEosId));
@@ -358,7 +374,7 @@ std::size_t prepare_into(const std::string& key, const fs::path& tmp, const fs::
     if (whole)
       resumed += n;
     else
-      write_chunk(partial, c, src, tgt, *vocab, width, options.threads);
+      write_chunk(partial, c, src, tgt, *vocab, width, options.threads, source_path.empty());
     bar.update(static_cast<std::int64_t>(first + n),
                resumed > 0 ? std::to_string(resumed) + " pairs from an earlier try" : "");
   }
@@ -372,6 +388,7 @@ std::size_t prepare_into(const std::string& key, const fs::path& tmp, const fs::
                          {"vocab_size", vocab->size()},
                          {"vocab", {{"type", cfg.type}, {"size", cfg.size}}},
                          {"one_side_empty", counts.one_side_empty},
+                         {"documents", source_path.empty()},
                          {"source", source_path},
                          {"target", target_path}};
   meta["tokens_hash"] = tokens.close();
@@ -403,12 +420,13 @@ nlohmann::json file_stamp(const std::string& path) {
 // that grows with the corpus (about a second a GB; a WMT14 En-Fr start would pay ~10 s).
 std::string remembered_key(const fs::path& root, const std::string& source_path,
                            const std::string& target_path, const VocabConfig& vocab) {
-  check_text_file(source_path);
+  if (!source_path.empty()) check_text_file(source_path);
   check_text_file(target_path);
   std::error_code ec;
   ContentHash name;
   name.add_field(kFormat);
-  name.add_field(fs::absolute(source_path, ec).lexically_normal().string());
+  name.add_field(source_path.empty() ? std::string("(documents)")
+                                     : fs::absolute(source_path, ec).lexically_normal().string());
   name.add_field(fs::absolute(target_path, ec).lexically_normal().string());
   name.add_field(vocab.type);
   name.add_field(std::to_string(vocab.size));
@@ -439,13 +457,16 @@ std::string remembered_key(const fs::path& root, const std::string& source_path,
 
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
                                 const VocabConfig& vocab) {
-  check_text_file(source_path);
+  if (!source_path.empty()) check_text_file(source_path);
   check_text_file(target_path);
   ContentHash h;
   h.add_field(kFormat);
   h.add_field(vocab.type);
   h.add_field(std::to_string(vocab.size));
-  h.add_file(source_path);
+  if (source_path.empty())
+    h.add_field("documents");  // one file, no source side: never a parallel corpus's key
+  else
+    h.add_file(source_path);
   h.add_file(target_path);
   return "corpus-" + h.hex();
 }
@@ -511,6 +532,11 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
   c->reused = false;
   c->resumed_pairs = resumed;
   return *c;
+}
+
+PreparedCorpus prepare_documents(const std::string& path, const VocabConfig& vocab,
+                                 const std::string& cache_dir, const PrepareOptions& options) {
+  return prepare_corpus("", path, vocab, cache_dir, options);
 }
 
 }  // namespace fathom

@@ -53,7 +53,8 @@ struct PreparedCorpus {
   std::size_t resumed_pairs = 0;   // pairs an earlier, stopped preparation had encoded
 };
 
-// The entry's folder name for these files and settings: "corpus-" + 32 hex digits. Reads both
+// The entry's folder name for these files and settings: "corpus-" + 32 hex digits (an empty
+// source_path: the document corpus of target_path, as prepare_documents keys it). Reads both
 // files whole (their bytes, not their text). Throws InputError naming a file that is missing,
 // a directory or not a regular file (a FIFO or a device is refused, it could be endless).
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
@@ -72,5 +73,13 @@ std::shared_ptr<SentencePieceVocab> prepare_corpus_vocabulary(const std::string&
 PreparedCorpus prepare_corpus(const std::string& source_path, const std::string& target_path,
                               const VocabConfig& vocab, const std::string& cache_dir,
                               const PrepareOptions& options = {});
+
+// A document corpus (data.task lm: one text file, a document a line) prepared the same way:
+// row i is document i with no source side (length 0) and its ids then eos as the target, so
+// tokens.bin is the documents' ids joined, each ended by eos -- the stream lm_block cuts into
+// blocks (TokenPairs::joined_into_blocks). Keyed apart from any parallel corpus; its vocabulary
+// is trained on the file's lines alone, the model the in-memory loader made.
+PreparedCorpus prepare_documents(const std::string& path, const VocabConfig& vocab,
+                                 const std::string& cache_dir, const PrepareOptions& options = {});
 
 }  // namespace fathom

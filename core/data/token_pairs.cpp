@@ -1,5 +1,6 @@
 #include "core/data/token_pairs.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -114,6 +115,46 @@ std::uint64_t TokenPairs::stored_tokens() const {
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < size(); ++i) n += layout_.src_lens[row(i)] + layout_.tgt_lens[row(i)];
   return n;
+}
+
+namespace {
+// The index of a handle's blocks, and the handle whose storage they point into.
+struct BlockIndex {
+  std::shared_ptr<const void> storage;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> src_lens, tgt_lens;
+};
+}  // namespace
+
+TokenPairs TokenPairs::joined_into_blocks(int block) const {
+  if (block <= 0) throw std::invalid_argument("TokenPairs: a block must hold at least one id");
+  if (rows_) throw std::invalid_argument("TokenPairs: blocks of a filtered handle");
+  // The documents must lie one after the other, with no source side: then their ids are one
+  // stream in storage and a block is a window of it.
+  std::uint64_t next = layout_.pairs ? layout_.offsets[0] : 0;
+  for (std::size_t r = 0; r < layout_.pairs; ++r) {
+    if (layout_.src_lens[r] != 0 || layout_.offsets[r] != next)
+      throw std::invalid_argument("TokenPairs: rows are not documents stored in order");
+    next += layout_.tgt_lens[r];
+  }
+  const std::uint64_t first = layout_.pairs ? layout_.offsets[0] : 0, total = next - first;
+  const auto k = static_cast<std::uint64_t>(block);
+  const std::size_t blocks = static_cast<std::size_t>((total + k - 1) / k);
+  auto owned = std::make_shared<BlockIndex>();
+  owned->storage = owner_;
+  owned->offsets.resize(blocks);
+  owned->src_lens.assign(blocks, 0);
+  owned->tgt_lens.resize(blocks);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    owned->offsets[b] = first + b * k;
+    owned->tgt_lens[b] = static_cast<std::uint32_t>(std::min(k, total - b * k));
+  }
+  Layout layout = layout_;
+  layout.offsets = owned->offsets.data();
+  layout.src_lens = owned->src_lens.data();
+  layout.tgt_lens = owned->tgt_lens.data();
+  layout.pairs = blocks;
+  return TokenPairs(layout, std::move(owned));
 }
 
 }  // namespace fathom

@@ -53,6 +53,11 @@ class TokenPairs {
   // The rows with neither side longer than max_len ids, eos not counted (max_len <= 0: all),
   // in their order; `dropped` (if given) receives how many were left out.
   TokenPairs without_longer_than(std::int64_t max_len, std::size_t* dropped = nullptr) const;
+  // Rows that are documents (no source side) stored one after the other -- a prepared document
+  // corpus -- joined into one stream and cut into blocks of `block` ids, the last one shorter
+  // (data.lm_block; language_model_examples does the same to vectors). The blocks point into
+  // the same storage. std::invalid_argument for a filtered handle or rows that are not such.
+  TokenPairs joined_into_blocks(int block) const;
   // Bytes stored per id (2 or 4) and ids held (both sides).
   int width() const { return layout_.width; }
   std::uint64_t stored_tokens() const;

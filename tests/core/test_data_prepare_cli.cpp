@@ -98,6 +98,40 @@ TEST_F(DataPrepareCli, TwoProcessesAtOnceMakeOneEntryThatTrainingMaps) {
       << tags.at("data");
 }
 
+// A decoder-only language model's text (data.task lm) is prepared the same way: one document a
+// line, and the run that trains on it maps the entry.
+TEST_F(DataPrepareCli, ALanguageModelsTextIsPreparedAndMappedByItsRun) {
+  std::ofstream(dir_ / "lm.yaml")
+      << "name: lm\n"
+         "model: {arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 1}\n"
+         "data:\n"
+         "  task: lm\n"
+         "  train_text: corpus/train.en\n"
+         "  valid_text: corpus/valid.en\n"
+         "  lm_block: 16\n"
+         "  vocab: {size: 40}\n"
+         "  max_tokens: 256\n"
+         "train: {lr: 0.005, warmup: 2, max_updates: 4, valid_every: 4, log_every: 2}\n";
+  const std::string config = (dir_ / "lm.yaml").string();
+  const ProgramResult r = fathom({"--json", "data", "prepare", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pairs"], 800) << "one row a document";
+  EXPECT_FALSE(j["reused"].get<bool>());
+  const std::string entry = j["entry"];
+
+  const ProgramResult text = fathom({"data", "prepare", config, "--no-progress"});
+  EXPECT_NE(text.out.find("already prepared: 800 documents"), std::string::npos) << text.out;
+  const ProgramResult train = fathom({"train", config, "--no-progress"});
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  const auto store =
+      fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  const auto tags = store.tags(1);
+  ASSERT_TRUE(tags.count("data"));
+  EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
+      << tags.at("data");
+}
+
 TEST_F(DataPrepareCli, ASyntheticTaskHasNothingToPrepare) {
   std::ofstream(dir_ / "tiny.yaml") << fathom::testing::tiny_config_yaml("tiny", "{}");
   const ProgramResult r = fathom({"data", "prepare", (dir_ / "tiny.yaml").string()});
