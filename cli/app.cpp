@@ -68,6 +68,7 @@ void build_app(CLI::App& app, GlobalOptions& options) {
   add_db_command(app, options);
   add_compare_command(app, options);
   add_data_command(app, options);
+  add_metrics_command(app, options);
 }
 
 // The first word that is not a global option names the command; a word that names none gets

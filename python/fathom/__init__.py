@@ -15,9 +15,10 @@ psycopg2 for PostgreSQL, pandas for tables.
 """
 from ._schema import SCHEMA_VERSION
 from .errors import FathomError, LeaseLost, SchemaTooNew
+from .presentation import higher_is_better, presentation_of, presented_metrics
 from .run import Run, init
 from .store import Store, open  # noqa: A004 -- fathom.open
 
 __version__ = "0.1.0"
 __all__ = ["open", "init", "Store", "Run", "FathomError", "LeaseLost", "SchemaTooNew",
-           "SCHEMA_VERSION"]
+           "SCHEMA_VERSION", "presentation_of", "higher_is_better", "presented_metrics"]

@@ -10,6 +10,7 @@ import time
 from . import _schema
 from ._session import Session
 from .errors import FathomError
+from .presentation import presentation_of
 
 # A running run silent this long is lost: shown as crashed (experiments/run_control.h).
 HEARTBEAT_TIMEOUT_S = 180.0
@@ -246,6 +247,8 @@ class Store:
             frame = frame[frame["shown_status"].isin(wanted)].reset_index(drop=True)
         frame.attrs["config_columns"] = [column_of[k] for k in config_keys]
         frame.attrs["final_metrics"] = metric_names
+        # How each is presented (unit, log axis, which way is better): the app's own table.
+        frame.attrs["metric_presentation"] = {n: presentation_of(n) for n in metric_names}
         return frame
 
 
