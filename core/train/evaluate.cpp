@@ -9,27 +9,41 @@
 
 namespace fathom {
 
-LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& examples,
-                         int64_t max_tokens, torch::Device device, double label_smoothing) {
-  LossReport report;
-  if (examples.empty()) return report;
+LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
+                                int64_t max_tokens, torch::Device device, double label_smoothing,
+                                int rank, int world) {
+  LossTotals totals;
+  if (examples.empty()) return totals;
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
-  double smoothed = 0, nll = 0;
-  for (const auto& ids : plan_batches(examples, max_tokens).all()) {
-    Batch batch = collate(examples, ids).to(device);
+  const auto batches = plan_batches(examples, max_tokens).all();
+  for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world)) {
+    Batch batch = collate(examples, batches[b]).to(device);
     LossSums sums =
         label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
-    smoothed += sums.smoothed.item<double>();
-    nll += sums.nll.item<double>();
-    report.tokens += sums.tokens;
+    totals.smoothed += sums.smoothed.item<double>();
+    totals.nll += sums.nll.item<double>();
+    totals.tokens += sums.tokens;
   }
   model.train(was_training);
-  report.loss = smoothed / report.tokens;
-  report.nll = nll / report.tokens;
+  return totals;
+}
+
+LossReport loss_report(const LossTotals& totals) {
+  LossReport report;
+  report.tokens = totals.tokens;
+  if (totals.tokens == 0) return report;
+  report.loss = totals.smoothed / static_cast<double>(totals.tokens);
+  report.nll = totals.nll / static_cast<double>(totals.tokens);
   report.ppl = std::exp(report.nll);
   return report;
+}
+
+LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& examples,
+                         int64_t max_tokens, torch::Device device, double label_smoothing) {
+  return loss_report(
+      evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing, 0, 1));
 }
 
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,

@@ -27,6 +27,17 @@ struct LossReport {
 LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& examples,
                          int64_t max_tokens, torch::Device device, double label_smoothing);
 
+// The sums a LossReport divides, over rank `rank`'s share of the split's batches (every
+// world-th of its plan, as batches_of_rank shares an update): what data-parallel ranks add up.
+struct LossTotals {
+  double smoothed = 0, nll = 0;  // nats, summed over target tokens
+  int64_t tokens = 0;
+};
+LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
+                                int64_t max_tokens, torch::Device device, double label_smoothing,
+                                int rank = 0, int world = 1);
+LossReport loss_report(const LossTotals& totals);
+
 // Decoded text of every example's source, in the examples' order. A set `stop` ends it between
 // batches with StopRequested (core/train/stop_request.h).
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,

@@ -7,6 +7,7 @@
 
 #include "base/util/file_write.h"
 #include "core/data/lm_text.h"
+#include "core/train/rank_group.h"
 #include "core/train/schedule.h"
 #include "core/train/stop_request.h"
 #include "core/train/training_session.h"
@@ -122,10 +123,28 @@ void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Readi
   files_->record(kept, path, update);
 }
 
-// The validation loss, NLL, perplexity (and bits per byte) as rows at `update`.
+// The validation loss over the whole split. Data-parallel ranks each evaluate their share of
+// its batches and add up the sums (every rank calls this at the same points), so validation
+// takes 1/N of the time and no rank waits on rank 0 through it.
+LossReport TrainingSession::validation_loss() {
+  const RankGroup* ranks = options_.ranks;
+  LossTotals totals = evaluate_loss_totals(*model_, data_->valid, config_.data.max_tokens, device_,
+                                           tc_.label_smoothing, ranks ? ranks->rank() : 0,
+                                           ranks ? ranks->world() : 1);
+  if (ranks) {
+    std::vector<torch::Tensor> sums{torch::tensor(
+        {totals.smoothed, totals.nll, static_cast<double>(totals.tokens)}, torch::kFloat64)};
+    options_.ranks->all_reduce_sum(sums);
+    totals.smoothed = sums[0][0].item<double>();
+    totals.nll = sums[0][1].item<double>();
+    totals.tokens = static_cast<int64_t>(std::llround(sums[0][2].item<double>()));
+  }
+  return loss_report(totals);
+}
+
+// The validation loss, NLL, perplexity (and bits per byte) as rows at `update` (rank 0).
 LossReport TrainingSession::log_validation(int64_t update) {
-  LossReport valid =
-      evaluate_loss(*model_, data_->valid, config_.data.max_tokens, device_, tc_.label_smoothing);
+  const LossReport valid = validation_loss();
   metrics_->log(update, db::metric::kValidLoss, valid.loss);
   metrics_->log(update, db::metric::kValidNll, valid.nll);
   metrics_->log(update, db::metric::kValidPpl, valid.ppl);
@@ -140,6 +159,10 @@ LossReport TrainingSession::log_validation(int64_t update) {
 // checkpoint_best candidate: the model reported is always a trained one.
 void TrainingSession::validate_at_init() {
   if (data_->valid.empty() || state_.update != 0) return;
+  if (!writes()) {
+    validation_loss();  // this rank's share
+    return;
+  }
   log_validation(0);
   metrics_->flush();
 }

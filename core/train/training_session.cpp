@@ -183,10 +183,8 @@ void TrainingSession::start_loop() {
                                   state_.window.grad_norm);
   scaler_.emplace(state_.loss_scale, state_.loss_scale_clean_updates);
   if (options_.ranks) reducer_.emplace(*options_.ranks, parameters_);
-  if (writes()) {
-    metrics_.emplace(*store_, *lease_);
-    validate_at_init();  // before the clocks start: not training time
-  }
+  if (writes()) metrics_.emplace(*store_, *lease_);
+  validate_at_init();  // before the clocks start: not training time
   bar_.emplace("train", tc_.max_updates, options_.progress && writes());
   window_.tokens = state_.window.tokens;
   window_.updates = state_.window.updates;
@@ -358,7 +356,10 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   state_.batch_in_epoch = stream_->position();
   state_.loss_scale = scaler_->scale_value();
   state_.loss_scale_clean_updates = scaler_->clean_updates();
-  if (!writes()) return std::nullopt;
+  if (!writes()) {
+    if (valid_point && !data_->valid.empty()) validation_loss();  // this rank's share
+    return std::nullopt;
+  }
   if (keep_point) keep_checkpoint(u.number, *reading, log_point);
   if (valid_point) {
     validate(u.number);

@@ -93,6 +93,7 @@ class TrainingSession {
   void log(const Update& u, const DeviceMetrics::Reading& reading);
   void log_probes(int64_t update);
   void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
+  LossReport validation_loss();
   LossReport log_validation(int64_t update);
   void validate_at_init();
   void validate(int64_t update);
