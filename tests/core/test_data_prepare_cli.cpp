@@ -62,6 +62,17 @@ class DataPrepareCli : public ::testing::Test {
     args.insert(args.begin(), {binary_.string(), "--db", (dir_ / "runs.db").string()});
     return fathom::run_program(args, "", {}, 300);
   }
+  // `train CONFIG` (the store's first run) maps the prepared `entry`, as its data tag says.
+  void expect_training_maps(const std::string& config, const std::string& entry) {
+    const ProgramResult train = fathom({"train", config, "--no-progress"});
+    ASSERT_EQ(train.exit_code, 0) << train.err;
+    const auto store =
+        fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+    const auto tags = store.tags(1);
+    ASSERT_TRUE(tags.count("data"));
+    EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
+        << tags.at("data");
+  }
   fathom::testing::TempDir scratch_;
   fs::path binary_;
   const fs::path& dir_ = scratch_.path();
@@ -88,14 +99,7 @@ TEST_F(DataPrepareCli, TwoProcessesAtOnceMakeOneEntryThatTrainingMaps) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("already prepared: 800 pairs"), std::string::npos) << again.out;
 
-  const ProgramResult train = fathom({"train", config, "--no-progress"});
-  ASSERT_EQ(train.exit_code, 0) << train.err;
-  const auto store =
-      fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
-  const auto tags = store.tags(1);
-  ASSERT_TRUE(tags.count("data"));
-  EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
-      << tags.at("data");
+  expect_training_maps(config, entry);
 }
 
 // A decoder-only language model's text (data.task lm) is prepared the same way: one document a
@@ -122,14 +126,7 @@ TEST_F(DataPrepareCli, ALanguageModelsTextIsPreparedAndMappedByItsRun) {
 
   const ProgramResult text = fathom({"data", "prepare", config, "--no-progress"});
   EXPECT_NE(text.out.find("already prepared: 800 documents"), std::string::npos) << text.out;
-  const ProgramResult train = fathom({"train", config, "--no-progress"});
-  ASSERT_EQ(train.exit_code, 0) << train.err;
-  const auto store =
-      fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
-  const auto tags = store.tags(1);
-  ASSERT_TRUE(tags.count("data"));
-  EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
-      << tags.at("data");
+  expect_training_maps(config, entry);
 }
 
 TEST_F(DataPrepareCli, ASyntheticTaskHasNothingToPrepare) {
