@@ -27,6 +27,7 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
 #include "gui/runs_model.h"
@@ -65,9 +66,11 @@ QString absolute_location(const QString& location) {
 MainWindow::MainWindow() {
   setWindowTitle(QStringLiteral("Fathom"));
   tabs_ = new QTabWidget;
+  brush_ = new RunBrush(this);
   for (const ViewEntry& entry : workbench_views()) {
     QWidget* widget = entry.make();
     views_.push_back({widget, &as_view(widget), entry.screenshot});
+    views_.back().view->setBrush(brush_);
     tabs_->addTab(widget, entry.title);
     connectReports(widget);
   }
@@ -168,6 +171,7 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   }
   // The views let go of the old store before it closes.
   for (const auto& v : views_) v.view->setStore(nullptr, {});
+  if (where != db_location_) brush_->clear();  // another store's runs
   session_ = std::move(session);
   if (where != db_location_) alerts_ = RunAlerts();  // another store: its runs are new to us
   db_location_ = where;

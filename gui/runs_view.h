@@ -21,6 +21,7 @@ class QTableView;
 
 namespace fathom::gui {
 
+class RunBrush;
 class RunPage;
 class RunPages;
 class RunsFilter;
@@ -36,6 +37,8 @@ class RunsView : public QWidget, public WorkbenchView {
   void setStore(StoreSession* session, const QString& location) override {
     setSession(session, location);
   }
+  // Only the brushed runs while a brush is set, under a line that says so with Clear.
+  void setBrush(RunBrush* brush) override;
   void saveSettings(QSettings& settings) const override;
   void restoreSettings(const QSettings& settings) override;
 
@@ -70,6 +73,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table() const { return table_; }
   QLineEdit* filterEdit() const { return text_; }
   QLabel* filterNote() const { return filter_note_; }
+  QLabel* brushNote() const { return brush_note_; }
   QLabel* hint() const { return hint_; }
   // Actions with shortcuts, for the window's menus.
   QList<QAction*> runActions() const;
@@ -112,6 +116,8 @@ class RunsView : public QWidget, public WorkbenchView {
   QComboBox* sweep_;
   QLineEdit* text_;
   QLabel* filter_note_;
+  QLabel* brush_note_;  // "brushed: ..." with a Clear link, while a brush is set
+  RunBrush* brush_ = nullptr;
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *metrics_, *show_best_,
