@@ -201,8 +201,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
   pages_->setStore(session ? &session->store : nullptr, db_location);
-  if (session)  // this store's choice of metric columns, none for a store never chosen for
-    model_->setMetricOrder(QSettings().value(metricSettingsKey(db_location)).toStringList());
+  if (session) restoreColumns();  // this store's choices (gui/runs_columns.cpp)
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
@@ -386,12 +385,6 @@ void RunsView::followSweep(const QString& sweep) {
   refresh();
 }
 
-void RunsView::setConfigColumns(const QStringList& keys) {
-  columns_chosen_ = true;  // the sweep axes no longer stand in for a choice
-  model_->setConfigColumns(keys);
-}
-QStringList RunsView::configColumns() const { return model_->configColumns(); }
-
 void RunsView::updateActions() {
   const auto runs = selectedRuns();
   bool any_active = false, any_resumable = false, any_sweep = false;
@@ -525,14 +518,10 @@ void RunsView::setBrush(RunBrush* brush) {
 }
 
 void RunsView::saveSettings(QSettings& settings) const {
-  if (columns_chosen_) settings.setValue("runs/configColumns", configColumns());
   settings.setValue("runs/showBest", showBest());
 }
 
 void RunsView::restoreSettings(const QSettings& settings) {
-  // Never chosen: the sweep axes of the runs shown (refreshJobs), first after the run's own.
-  if (settings.contains("runs/configColumns"))
-    setConfigColumns(settings.value("runs/configColumns").toStringList());
   setShowBest(settings.value("runs/showBest", false).toBool());
 }
 

@@ -33,7 +33,7 @@ class RunsView : public QWidget, public WorkbenchView {
  public:
   explicit RunsView(QWidget* parent = nullptr);
 
-  // WorkbenchView: the store; config columns and "Best" kept across sessions.
+  // WorkbenchView: the store; "Best" kept across sessions, the columns per store.
   void setStore(StoreSession* session, const QString& location) override {
     setSession(session, location);
   }
@@ -57,7 +57,10 @@ class RunsView : public QWidget, public WorkbenchView {
   // Beside each final metric with a better direction, its best point over training and update.
   void setShowBest(bool on);
   bool showBest() const;
+  // The config keys shown, in this order; kept per store like the metrics (below). A store
+  // never chosen for shows its runs' sweep axes, as resetConfigColumns() goes back to.
   void setConfigColumns(const QStringList& keys);
+  void resetConfigColumns();
   // The final metrics shown, in this order (empty: all, in the presentation order); kept per
   // store (QSettings under a hash of its location) and read again when that store opens.
   void setMetricColumns(const QStringList& names);
@@ -105,7 +108,9 @@ class RunsView : public QWidget, public WorkbenchView {
   void updateHint();
   void refreshBest();
   void updateActions();
-  static QString metricSettingsKey(const QString& location);
+  // "runs/WHAT/<hash of the store's location>": a store's own QSettings key.
+  static QString columnSettingsKey(const QString& what, const QString& location);
+  void restoreColumns();  // the open store's column choices
 
   StoreSession* session_ = nullptr;
   QString db_location_;
