@@ -27,6 +27,7 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/probes_view.h"
 #include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
@@ -407,6 +408,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     QApplication::processEvents();
     const QString path = QDir(dir).filePath(QStringLiteral("run-page.png"));
     if (page->grab().save(path)) saved << path;
+    if (ProbesView* probes = page->probes()) {  // the run's probes, where it has any
+      page->tabs()->setCurrentWidget(probes);
+      waitForReads(*probes);
+      const QString at = QDir(dir).filePath(QStringLiteral("run-page-probes.png"));
+      if (page->grab().save(at)) saved << at;
+    }
     page->close();
   }
   return saved;
