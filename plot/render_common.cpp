@@ -259,7 +259,8 @@ void scale_legend(QCustomPlot& plot, const QFont& font, double scale) {
   QFont smaller = font;
   smaller.setPointSizeF(font.pointSizeF() * scale);
   plot.legend->setFont(smaller);
-  for (int i = 0; i < plot.legend->itemCount(); ++i) plot.legend->item(i)->setFont(smaller);
+  for (int i = 0; i < plot.legend->itemCount(); ++i)
+    if (QCPAbstractLegendItem* item = plot.legend->item(i)) item->setFont(smaller);  // or a gap
   plot.legend->setIconSize(QSize(static_cast<int>(std::lround(18 * scale * px_per_pt())),
                                  static_cast<int>(std::lround(8 * scale * px_per_pt()))));
 }

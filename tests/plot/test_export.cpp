@@ -353,10 +353,10 @@ TEST_F(Export, AManyCurveLegendTakesAtMostAThirdOfAColumnFigure) {
 // Issue 58 item 7: a figure of 6 runs whose curves fill every corner. At page width the legend
 // sits beside the plot, the data keeping >= 70 % of the width and the whole height; in one
 // column, where a column beside would squeeze the data, above it -- never over the curves.
-CurveFigure six_crossing_runs() {
+CurveFigure crossing_runs(int n) {
   CurveFigure f;
   f.y.label = "valid_ppl";
-  for (int run = 1; run <= 6; ++run) {
+  for (int run = 1; run <= n; ++run) {
     Curve c;
     c.label = "norm=" + std::string(run <= 3 ? "post" : "pre") + ",lr=0.00" +
               std::to_string(run % 3 + 1);  // a sweep's compact run name
@@ -373,7 +373,7 @@ TEST_F(Export, AnOutsideLegendLeavesSeventyPercentOfTheWidthToTheData) {
   for (const FigureSize& size : {kPageSize, kColumnSize}) {
     QCustomPlot plot;
     plot.resize(logical_size(size));
-    setup_curve_figure(plot, six_crossing_runs());
+    setup_curve_figure(plot, crossing_runs(6));
     plot.setViewport(plot.rect());  // laid out at the figure's size, as save_plot paints it
     plot.replot();
     ASSERT_TRUE(plot.legend && plot.legend->visible());
@@ -391,6 +391,20 @@ TEST_F(Export, AnOutsideLegendLeavesSeventyPercentOfTheWidthToTheData) {
       EXPECT_LE(legend.bottom(), data.top());
       EXPECT_LE(legend.height(), plot.height() / 3.0 + 2);
     }
+  }
+}
+
+// An odd number of entries over 6 wraps into two columns with a gap, which the legend's font
+// steps met as a null item (the desktop app's LR sensitivity tab crashed on 7 curves).
+TEST_F(Export, AnOddManyEntryLegendOutsideTheDataLaysOut) {
+  for (const FigureSize& size : {kPageSize, kColumnSize}) {
+    QCustomPlot plot;
+    plot.resize(logical_size(size));
+    setup_curve_figure(plot, crossing_runs(7));
+    plot.setViewport(plot.rect());
+    plot.replot();
+    ASSERT_TRUE(plot.legend && plot.legend->visible());
+    EXPECT_FALSE(plot.legend->outerRect().intersects(plot.axisRect()->rect()));
   }
 }
 
