@@ -10,6 +10,8 @@
 //  - the legend says what a running run is doing: progress and an ETA from its rate so far.
 #include <qcustomplot.h>
 #include <QAction>
+#include <QApplication>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -266,6 +268,35 @@ class SharedLegendTest : public QObject {
     QCOMPARE(run_state_text(run, 1240), QStringLiteral("diverged at 40"));
     QCOMPARE(duration_text(3723), QStringLiteral("1:02:03"));
     QCOMPARE(duration_text(42), QStringLiteral("0:42"));
+  }
+
+  // Issue 58 item 6: in a narrow legend a long label scrolled the list sideways and hid a
+  // running run's ETA behind the scroll bar. Now each line is cut to the width, the state
+  // keeps its ETA, and the whole label is the tooltip; a wider legend shows more again.
+  void aNarrowLegendKeepsTheEtaInView() {
+    SharedLegend legend;
+    legend.resize(230, 200);
+    legend.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&legend));
+    const QString label = "#228 lr=0.0806349,decoder_layers=24,init=xavier,norm=post";
+    legend.setEntries({{label, 3, "running 120/300 (40%), ETA 2:10", ""}, {"#1 a", 1, "", ""}});
+    QApplication::processEvents();
+    QVERIFY(legend.horizontalScrollBar()->maximum() == 0 ||
+            !legend.horizontalScrollBar()->isVisible());
+    const QStringList lines = legend.item(0)->text().split('\n');
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[1].endsWith("ETA 2:10"), qPrintable(lines[1]));
+    QVERIFY2(lines[0].startsWith("#228 lr=") && lines[0] != label, qPrintable(lines[0]));
+    const QFontMetrics metrics(legend.font());
+    for (const QString& line : lines)
+      QVERIFY2(
+          metrics.horizontalAdvance(line) < legend.viewport()->width() - legend.iconSize().width(),
+          qPrintable(line));
+    QVERIFY(legend.item(0)->toolTip().startsWith(label));
+    QCOMPARE(legend.item(1)->text(), QStringLiteral("#1 a"));
+    legend.resize(900, 200);  // room for all of it
+    QApplication::processEvents();
+    QCOMPARE(legend.item(0)->text(), label + "\nrunning 120/300 (40%), ETA 2:10");
   }
 };
 
