@@ -26,8 +26,11 @@ QIcon curve_icon(int style_index, int height) {
   pen.setCapStyle(Qt::FlatCap);
   painter.setPen(pen);
   painter.drawLine(QPointF(1, height / 2.0), QPointF(width - 1, height / 2.0));
-  plot::series_scatter(style_index, style_index, style)
-      .drawShape(&painter, width / 2.0, height / 2.0);
+  // The marker with its own solid pen and fill: drawn with the line's dashed pen and no fill
+  // it read as a glyph ("2", ":") at this size (issue 58 item 6).
+  const QCPScatterStyle marker = plot::series_scatter(style_index, style_index, style);
+  marker.applyTo(&painter, pen);
+  marker.drawShape(&painter, width / 2.0, height / 2.0);
   return QIcon(pixmap);
 }
 

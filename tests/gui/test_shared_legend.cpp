@@ -298,6 +298,24 @@ class SharedLegendTest : public QObject {
     QApplication::processEvents();
     QCOMPARE(legend.item(0)->text(), label + "\nrunning 120/300 (40%), ETA 2:10");
   }
+
+  // The entry's marker is filled in the curve's colour with a solid outline: drawn with the
+  // dashed line's pen and no fill it read as "2" or ":" (issue 58 item 6). Every pixel of the
+  // marker's inside, above and below the line, is the colour.
+  void legendMarkersAreFilled() {
+    SharedLegend legend;
+    for (int style : {1, 2}) {  // a square and a triangle: shapes with an inside
+      legend.setEntries({{"run", style, "", ""}});
+      const int h = legend.iconSize().height();
+      const QImage image = legend.item(0)->icon().pixmap(QSize(2 * h, h)).toImage();
+      const QColor colour = fathom::plot::series_colour(style);
+      int filled = 0;
+      for (int dy : {-1, 1})  // just off the line's row, inside the marker
+        filled += image.pixelColor(h, h / 2 + dy).alpha() > 200 &&
+                  std::abs(image.pixelColor(h, h / 2 + dy).hue() - colour.hue()) < 20;
+      QVERIFY2(filled == 2, qPrintable(QStringLiteral("style %1").arg(style)));
+    }
+  }
 };
 
 FATHOM_GUI_TEST(SharedLegendTest);
