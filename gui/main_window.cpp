@@ -84,6 +84,7 @@ MainWindow::MainWindow() {
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
     runs_->followSweep(name);  // the old selection would keep the dashboard on other runs
+    if (DashboardView* d = dashboard()) d->followSweep(name);  // and the runs it followed
     showRunsInViews();
     tabs_->setCurrentWidget(runs_);
   });

@@ -251,6 +251,47 @@ class SharedLegendTest : public QObject {
              qPrintable(order.join(", ")));
   }
 
+  // Issue 58 item 4: a sweep started from the app replaces, on the dashboard, the runs it
+  // followed before (one that ran earlier in the session): the new sweep's runs show at once,
+  // queued, and any other run that trains joins them.
+  void aSweepStartedFromTheAppIsFollowed() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("started.db");
+    auto store = Store::open(db.toStdString());
+    auto make = [&](const std::string& name, const std::string& sweep) {
+      NewRun r;
+      r.name = name;
+      r.sweep = sweep;
+      return store.create_run(r);
+    };
+    const int64_t old = make("old/a", "old");
+    store.mark_running(old, "host", "cpu");
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSession(session.get());
+    auto shown = [&] {
+      QStringList out;
+      for (const auto& label : legend_labels(*view.legend())) out << label.section(' ', 0, 0);
+      return out;
+    };
+    const QString o = QStringLiteral("#%1").arg(old);
+    view.showRuns(session->store.list_runs(), {});
+    QCOMPARE(shown(), QStringList{o});
+    store.finish_run(old, "finished");
+    view.followSweep("new");
+    const int64_t a = make("new/a", "new"), b = make("new/b", "new");
+    view.showRuns(session->store.list_runs(), {});
+    const QString sa = QStringLiteral("#%1").arg(a), sb = QStringLiteral("#%1").arg(b);
+    QCOMPARE(shown(), (QStringList{sa, sb}));
+    const int64_t other = make("single", "");
+    store.mark_running(other, "host", "cpu");
+    view.showRuns(session->store.list_runs(), {});
+    // The one training first, the queued after it (the legend's order).
+    QCOMPARE(shown(), (QStringList{QStringLiteral("#%1").arg(other), sa, sb}));
+  }
+
   void theStateOfARunInWords() {
     fathom::db::RunRecord run;
     run.status = "running";
