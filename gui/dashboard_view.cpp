@@ -111,7 +111,9 @@ void DashboardView::showRuns(const std::vector<db::RunRecord>& all,
   // Follow what trains now and keep what was followed (a run that finishes stays, so the
   // charts do not go blank or change between runs); before anything ran, the latest sweep.
   for (const auto& r : all)
-    if (r.status == db::status::kRunning) followed_.insert(r.id);
+    if (r.status == db::status::kRunning ||
+        (!followed_sweep_.empty() && r.sweep == followed_sweep_))
+      followed_.insert(r.id);
   std::vector<db::RunRecord> shown;
   for (const auto& r : all)
     if (followed_.count(r.id)) shown.push_back(r);
@@ -126,6 +128,11 @@ void DashboardView::showRuns(const std::vector<db::RunRecord>& all,
         shown.push_back(r);
   }
   setRuns(shown);
+}
+
+void DashboardView::followSweep(const QString& sweep) {
+  followed_sweep_ = sweep.toStdString();
+  followed_.clear();  // the runs followed before give way to the new sweep's
 }
 
 void DashboardView::saveSettings(QSettings& settings) const {

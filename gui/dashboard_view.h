@@ -58,6 +58,9 @@ class DashboardView : public QWidget, public WorkbenchView {
   void setSession(StoreSession* session);
   // The runs to show (the runs view's selection, or the running runs).
   void setRuns(const std::vector<db::RunRecord>& runs);
+  // A sweep just started from the app: with nothing selected, its runs are what is followed
+  // (queued ones listed, curves as they train) instead of the runs followed before.
+  void followSweep(const QString& sweep);
   // Asks the polling thread for the new points of the shown curves; when they arrive they
   // are merged, the charts redrawn if any came, and pointsApplied() emitted.
   void poll() override;
@@ -150,8 +153,9 @@ class DashboardView : public QWidget, public WorkbenchView {
   mutable SpikeCache spikes_;  // what figure() finds, kept until the points or the rule change
   MetricPoller* poller_;
   std::set<int64_t> followed_;
-  std::string enlarged_;  // the chart filling the area, "" for none          // with nothing
-                          // selected: runs shown while running, kept
+  std::string followed_sweep_;  // followSweep's, "" for none
+  std::string enlarged_;        // the chart filling the area, "" for none          // with nothing
+                                // selected: runs shown while running, kept
   std::map<std::string, bool> chosen_;  // metrics the user ticked or unticked; else defaults
   std::map<std::string, CurvePlot*> charts_;
   std::map<std::string, std::unique_ptr<DashboardGroups>> groups_;  // per chart, when grouped

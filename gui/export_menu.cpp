@@ -43,35 +43,48 @@ const QList<Choice>& table_choices() {
 }  // namespace
 
 bool export_with_dialog(QWidget* target, QWidget* parent) {
+  const bool many = has_figures_source(target);  // a view of several plots: all of them
   auto* plot = qobject_cast<QCustomPlot*>(target);
-  auto* table = qobject_cast<QAbstractItemView*>(target);
-  if (!plot && !table) {
+  auto* table = many ? nullptr : qobject_cast<QAbstractItemView*>(target);
+  if (!plot && !table && !many) {
     QMessageBox::information(
         parent, QStringLiteral("Export"),
         QStringLiteral("Nothing to export here: click a plot or table first."));
     return false;
   }
-  const QList<Choice>& choices = plot ? plot_choices() : table_choices();
+  const QList<Choice>& choices = table ? table_choices() : plot_choices();
   QStringList filters;
   for (const auto& c : choices) filters << c.filter;
   QString selected = filters.front();
-  QString path = choose_file_to_save(
-      parent, plot ? QStringLiteral("Export plot") : QStringLiteral("Export table"), QString(),
-      filters.join(QStringLiteral(";;")), &selected);
+  QString path = choose_file_to_save(parent,
+                                     many    ? QStringLiteral("Export every plot (a file each)")
+                                     : table ? QStringLiteral("Export table")
+                                             : QStringLiteral("Export plot"),
+                                     QString(), filters.join(QStringLiteral(";;")), &selected);
   if (path.isEmpty()) return false;
   const Choice& choice = choices.at(std::max<qsizetype>(0, filters.indexOf(selected)));
   if (QFileInfo(path).suffix().isEmpty()) path += "." + choice.suffix;
   QString error;
-  const bool ok =
-      plot ? export_plot(plot, path, choice.size, &error) : export_table(table, path, &error);
+  QStringList written{QFileInfo(path).absoluteFilePath()};
+  bool ok = false;
+  if (many) {
+    written.clear();
+    ok = export_figures(target, path, choice.size, &written, &error);
+  } else {
+    ok = plot ? export_plot(plot, path, choice.size, &error) : export_table(table, path, &error);
+  }
   if (!ok) {
     QMessageBox::warning(parent, QStringLiteral("Export"), error);
     return false;
   }
-  // Where the file went, in the window's status bar (a dialog's name field is easy to misread).
+  // Where the files went, in the window's status bar (a dialog's name field is easy to misread).
   if (auto* window = parent ? qobject_cast<QMainWindow*>(parent->window()) : nullptr)
-    window->statusBar()->showMessage(
-        QStringLiteral("exported to %1").arg(QFileInfo(path).absoluteFilePath()), 15000);
+    window->statusBar()->showMessage(written.size() == 1
+                                         ? QStringLiteral("exported to %1").arg(written.front())
+                                         : QStringLiteral("exported %1 files: %2")
+                                               .arg(written.size())
+                                               .arg(written.join(QStringLiteral(", "))),
+                                     15000);
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
@@ -24,6 +25,7 @@ class ExportSource : public QObject {
   static constexpr const char* kName = "fathom-export-source";
   FigureSource figure;
   TableSource table;
+  FiguresSource figures;
 };
 
 ExportSource* source_of(const QObject* widget) {
@@ -50,6 +52,47 @@ void set_figure_source(QCustomPlot* plot, FigureSource source) {
 
 void set_table_source(QAbstractItemView* view, TableSource source) {
   ensure_source(view)->table = std::move(source);
+}
+
+void set_figures_source(QWidget* view, FiguresSource source) {
+  ensure_source(view)->figures = std::move(source);
+}
+
+bool has_figures_source(const QWidget* view) {
+  const ExportSource* source = view ? source_of(view) : nullptr;
+  return source && source->figures;
+}
+
+bool export_figures(QWidget* view, const QString& path, const plot::FigureSize& size,
+                    QStringList* written, QString* error) {
+  const ExportSource* source = source_of(view);
+  const auto figures = source && source->figures
+                           ? source->figures()
+                           : std::vector<std::pair<std::string, plot::Figure>>{};
+  if (figures.empty()) {
+    if (error) *error = QStringLiteral("nothing to export: no plot is drawn");
+    return false;
+  }
+  const QFileInfo info(path);
+  plot::ExportOptions options;
+  options.size = size;
+  for (const auto& [suffix, figure] : figures) {
+    const QString file =
+        figures.size() == 1
+            ? path
+            : info.dir().filePath(
+                  QStringLiteral("%1-%2.%3")
+                      .arg(info.completeBaseName(), QString::fromStdString(suffix), info.suffix()));
+    try {
+      plot::export_figure(figure, file.toStdString(), options);
+    } catch (const std::exception& e) {
+      if (error)
+        *error = QStringLiteral("cannot export to %1: %2").arg(file, QString::fromUtf8(e.what()));
+      return false;
+    }
+    if (written) *written << QFileInfo(file).absoluteFilePath();
+  }
+  return true;
 }
 
 bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size,
@@ -129,6 +172,7 @@ bool export_table(QAbstractItemView* view, const QString& path, QString* error) 
 
 QWidget* export_target(QWidget* scope) {
   if (!scope) return nullptr;
+  if (has_figures_source(scope)) return scope;
   QWidget* focus = QApplication::focusWidget();
   if (focus && (focus == scope || scope->isAncestorOf(focus)))
     if (QWidget* w = exportable_ancestor(focus, scope)) return w;

@@ -27,6 +27,8 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/probes_view.h"
+#include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
 #include "gui/runs_model.h"
@@ -65,9 +67,11 @@ QString absolute_location(const QString& location) {
 MainWindow::MainWindow() {
   setWindowTitle(QStringLiteral("Fathom"));
   tabs_ = new QTabWidget;
+  brush_ = new RunBrush(this);
   for (const ViewEntry& entry : workbench_views()) {
     QWidget* widget = entry.make();
     views_.push_back({widget, &as_view(widget), entry.screenshot});
+    views_.back().view->setBrush(brush_);
     tabs_->addTab(widget, entry.title);
     connectReports(widget);
   }
@@ -80,6 +84,7 @@ MainWindow::MainWindow() {
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
     runs_->followSweep(name);  // the old selection would keep the dashboard on other runs
+    if (DashboardView* d = dashboard()) d->followSweep(name);  // and the runs it followed
     showRunsInViews();
     tabs_->setCurrentWidget(runs_);
   });
@@ -168,6 +173,7 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   }
   // The views let go of the old store before it closes.
   for (const auto& v : views_) v.view->setStore(nullptr, {});
+  if (where != db_location_) brush_->clear();  // another store's runs
   session_ = std::move(session);
   if (where != db_location_) alerts_ = RunAlerts();  // another store: its runs are new to us
   db_location_ = where;
@@ -403,6 +409,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     QApplication::processEvents();
     const QString path = QDir(dir).filePath(QStringLiteral("run-page.png"));
     if (page->grab().save(path)) saved << path;
+    if (ProbesView* probes = page->probes()) {  // the run's probes, where it has any
+      page->tabs()->setCurrentWidget(probes);
+      waitForReads(*probes);
+      const QString at = QDir(dir).filePath(QStringLiteral("run-page-probes.png"));
+      if (page->grab().save(at)) saved << at;
+    }
     page->close();
   }
   return saved;

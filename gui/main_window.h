@@ -15,6 +15,7 @@ namespace fathom::gui {
 class AnalysisView;
 class ComparisonView;
 class DashboardView;
+class RunBrush;
 class RunsView;
 class SweepEditor;
 class WorkbenchView;
@@ -56,6 +57,8 @@ class MainWindow : public QMainWindow {
     return nullptr;
   }
   RunsView* runsView() const { return runs_; }
+  // The runs brushed in one view that the others honour (gui/run_brush.h).
+  RunBrush* brush() const { return brush_; }
   DashboardView* dashboard() const;
   SweepEditor* sweepEditor() const { return editor_; }
   ComparisonView* comparison() const;
@@ -105,6 +108,7 @@ class MainWindow : public QMainWindow {
   class QTabWidget* tabs_;
   std::vector<OpenView> views_;  // in tab order
   RunsView* runs_;               // the selection the other views show
+  RunBrush* brush_;              // the brushed runs, shared by every view
   SweepEditor* editor_;          // its File and Sweep menu entries
   class QMenu* recent_menu_;
   class QTimer* poll_timer_;

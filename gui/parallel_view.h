@@ -2,20 +2,27 @@
 // The parallel-coordinates tab (issue 37.5; plot/parallel_coordinates.h): pick a sweep and one
 // or more final metrics; an axis per swept key and metric, a line per run coloured by the
 // last metric, diverged runs red and dashed. `fathom export plot parallel` draws the same;
-// right-click exports it.
+// right-click exports it. Dragging along an axis brushes a range of it (several axes: a run
+// must lie in each); the brushed runs keep their colours, the others fade, and the shared
+// RunBrush (gui/run_brush.h) filters the runs table to them. A click on an axis drops its
+// range; Clear brush (or Escape) drops all. Hovering over a line names its run.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <QWidget>
 
+#include "gui/parallel_brush.h"
 #include "gui/workbench_view.h"
 #include "plot/parallel_coordinates.h"
 
+class QCPAbstractItem;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
+class QMouseEvent;
+class QToolButton;
 
 namespace fathom::gui {
 
@@ -27,6 +34,9 @@ class ParallelView : public QWidget, public WorkbenchView {
   void setStore(StoreSession* session, const QString&) override;
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
+  void setBrush(RunBrush* brush) override;
+  // parallel-brushed.png: the lowest third of the last axis (the colour metric) brushed.
+  void extraScreenshots(const std::function<void(const QString& file)>& shoot) override;
 
   // Chooses the sweep, metrics ("valid_ppl,test_bleu") and runs filter; false when the sweep
   // is absent or nothing is shown.
@@ -35,11 +45,28 @@ class ParallelView : public QWidget, public WorkbenchView {
   QCustomPlot* plot() const { return plot_; }
   QString noteText() const;  // the line under the plot
 
+  // Brushes the range between positions `from` and `to` (0 bottom, 1 top) of axis `axis`, as a
+  // drag along it does; an empty range (a click) drops that axis's range.
+  void brushAxis(int axis, double from, double to);
+  void clearBrush();
+  const AxisRanges& ranges() const { return ranges_; }
+  // The lines brushed now (every line while no range is set), by index into shown()->lines.
+  std::vector<size_t> brushedLines() const;
+  // The hover text at a pixel of the plot: the nearest line's run and values, "" where no
+  // line is within a few pixels.
+  QString hoverText(const QPoint& pixel) const;
+
  signals:
   void error(const QString& message);
 
  private:
   void redraw();
+  void onPress(QMouseEvent* event);
+  void onMove(QMouseEvent* event);
+  void onRelease(QMouseEvent* event);
+  int axisAt(double x_pixel) const;  // the axis within a few pixels of x, else -1
+  // Fades the lines outside the ranges, draws the ranges, and tells the RunBrush.
+  void applyBrush();
 
   StoreSession* session_ = nullptr;
   std::string signature_;  // of the runs last drawn: ids, statuses
@@ -48,7 +75,14 @@ class ParallelView : public QWidget, public WorkbenchView {
   QLineEdit* where_;  // a runs filter (gui/where_box.h)
   QCustomPlot* plot_;
   QLabel* note_;
+  QToolButton* clear_;
   std::optional<plot::ParallelFigure> shown_;
+  RunBrush* brush_ = nullptr;
+  AxisRanges ranges_;
+  std::vector<QCPAbstractItem*> range_items_;
+  std::vector<QPen> pens_;  // each line's pen as drawn, for lines that leave a brush
+  int drag_axis_ = -1;      // the axis being brushed, -1 when none
+  double drag_from_ = 0;    // where the drag started, as a position
 };
 
 }  // namespace fathom::gui

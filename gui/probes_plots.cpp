@@ -24,6 +24,23 @@ constexpr size_t kMostLegendEntries = 8;
 
 }  // namespace
 
+std::vector<std::pair<std::string, plot::Figure>> ProbesView::figuresShown() const {
+  std::vector<std::pair<std::string, plot::Figure>> out;
+  const size_t n = linesMode() ? lines_.size() : heatmaps_.size();
+  for (size_t i = 0; i < n && i < plot_runs_.size(); ++i) {
+    const std::string suffix = "run" + std::to_string(plot_runs_[i]);
+    if (!linesMode()) {
+      out.emplace_back(suffix, heatmaps_[i]);
+      continue;
+    }
+    plot::LineFigure f = lines_[i];  // as drawn: dozens of sub-layers get no legend entry each
+    if (f.series.size() > kMostLegendEntries)
+      for (auto& s : f.series) s.name.clear();
+    out.emplace_back(suffix, std::move(f));
+  }
+  return out;
+}
+
 void ProbesView::keepPlots(size_t count) {
   while (plots_.size() > count) {
     delete plots_.back();

@@ -17,6 +17,7 @@
 
 #include "db/run_status.h"
 #include "gui/export_menu.h"
+#include "gui/export_targets.h"
 #include "gui/probe_hover.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
@@ -50,6 +51,8 @@ std::string sublayer_of(const std::string& position) {
 }  // namespace
 
 ProbesView::ProbesView(QWidget* parent) : QWidget(parent) {
+  // File > Export... (Ctrl+E) writes every run's plot, a file each (right-click: one plot).
+  set_figures_source(this, [this] { return figuresShown(); });
   probe_ = new QComboBox;
   probe_->setMinimumContentsLength(14);
   probe_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);

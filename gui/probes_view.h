@@ -49,6 +49,8 @@ class ProbesView : public QWidget, public WorkbenchView {
   const std::vector<plot::Heatmap>& heatmaps() const { return heatmaps_; }
   const std::vector<plot::LineFigure>& lineFigures() const { return lines_; }
   const std::vector<QCustomPlot*>& plots() const { return plots_; }
+  // What File > Export... writes: each plot's figure as drawn, suffixed "run<ID>".
+  std::vector<std::pair<std::string, plot::Figure>> figuresShown() const;
   // The read-out of plot `index` at (row, column) of its heatmap, or in lines mode of line
   // `row` at point `column`; "" outside.
   QString cellText(size_t index, size_t row, size_t column) const;

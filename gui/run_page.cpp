@@ -230,6 +230,7 @@ void RunPage::refresh(const db::RunRecord& run) {
                      run.heartbeat_at != run_.heartbeat_at || run.finished_at != run_.finished_at;
   run_ = run;
   if (moved) readAgain();
+  followProbes();
 }
 
 void RunPage::readAgain() {

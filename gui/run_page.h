@@ -4,6 +4,8 @@
 // runs view hands it the run's new record at each poll: gui/run_pages.h). Tabs:
 //  - Charts: the run's curves (gui/run_charts.h): loss, perplexity, lr, grad norm, its other
 //    curves, system metrics when present, the probes' scalars;
+//  - Probes, once the run has any: its probes as the Probes tab draws them (depth x update
+//    heatmaps or lines; gui/probes_view.h), read on a connection of its own, live;
 //  - Overview: status and error, progress and ETA of a live run, times, final metrics, tags,
 //    artifacts with their sizes (or "missing");
 //  - Config: the run's full config;
@@ -12,6 +14,7 @@
 //  - Samples: each validation's sample translations, the first test translations;
 //  - Notes: the user's notes on the run, stored with it (tag "note").
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +29,9 @@ class QTabWidget;
 
 namespace fathom::gui {
 
+class ProbesView;
 class RunCharts;
+struct StoreSession;
 
 class RunPage : public QWidget {
   Q_OBJECT
@@ -35,6 +40,7 @@ class RunPage : public QWidget {
   // (db::StorePaths::run_dir), "" where unknown. A page with no parent is a window.
   RunPage(db::Store& store, const db::RunRecord& run, const std::vector<db::RunRecord>& others = {},
           const std::string& run_dir = "", QWidget* parent = nullptr);
+  ~RunPage() override;
 
   int64_t runId() const { return run_.id; }
   // The run as the store has it now (each poll): the overview, charts, log and samples are
@@ -42,6 +48,10 @@ class RunPage : public QWidget {
   void refresh(const db::RunRecord& run);
   // The store reconnected (nullptr while it is closed: nothing is read then).
   void setStore(db::Store* store) { store_ = store; }
+  // The store's location, for the Probes tab's reads (gui/run_page_probes.cpp): the tab
+  // appears once the run has probes, at once or at a later refresh.
+  void showProbes(const QString& location);
+  ProbesView* probes() const { return probes_; }
   // Stores the notes tab's text as the run's "note" tag (the Save button).
   bool saveNotes();
 
@@ -53,7 +63,8 @@ class RunPage : public QWidget {
   QWidget* buildNotesPage(const std::map<std::string, std::string>& tags);
   QWidget* buildDiffPage(const std::vector<db::RunRecord>& others);
   void showDiff();
-  void readAgain();  // what changes while the run trains: charts, overview, log, samples
+  void readAgain();     // what changes while the run trains: charts, overview, log, samples
+  void followProbes();  // adds the Probes tab once the run has probes; hands it the run
 
   db::Store* store_;
   db::RunRecord run_;
@@ -66,6 +77,9 @@ class RunPage : public QWidget {
   QLabel* note_status_;
   QPlainTextEdit* diff_;
   QComboBox* diff_with_;
+  QString location_;                             // for the probes' connection; "" before showProbes
+  std::unique_ptr<StoreSession> probe_session_;  // the Probes tab's store
+  ProbesView* probes_ = nullptr;
 };
 
 // "key: mine -> theirs" for every config key whose value differs, in key order (a key one

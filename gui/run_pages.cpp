@@ -30,6 +30,7 @@ RunPage* RunPages::open(db::Store& store, const db::RunRecord& run,
   // A window of its own (Qt::Window), owned by the workbench so it closes with it.
   auto* page = new RunPage(store, run, all, run_dir, owner_);
   page->setAttribute(Qt::WA_DeleteOnClose);
+  page->showProbes(location);
   pages_[run.id] = page;
   page->show();
   return page;

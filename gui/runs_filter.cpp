@@ -1,5 +1,6 @@
 #include "gui/runs_filter.h"
 
+#include "gui/run_brush.h"
 #include "gui/runs_model.h"
 
 namespace fathom::gui {
@@ -17,6 +18,17 @@ void RunsFilter::setSweep(std::optional<QString> sweep) {
   sweep_ = std::move(sweep);
   invalidateFilter();
   emit filterStatusChanged();
+}
+
+void RunsFilter::setBrush(const RunBrush* brush) {
+  if (brush_) disconnect(brush_, nullptr, this, nullptr);
+  brush_ = brush;
+  if (brush_)
+    connect(brush_, &RunBrush::changed, this, [this] {
+      invalidateFilter();
+      emit filterStatusChanged();
+    });
+  invalidateFilter();
 }
 
 void RunsFilter::setText(const QString& text) {
@@ -47,6 +59,7 @@ bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
   const db::RunRecord* run = model ? model->runAt(row) : nullptr;
   if (!run) return true;
   if (sweep_ && QString::fromStdString(run->sweep) != *sweep_) return false;
+  if (brush_ && !brush_->keeps(run->id)) return false;
   return query_.empty() || query_.matches(fieldsOf(*run));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Sorting and filtering of the runs table: by sweep (one sweep, single runs only, or all) and
 // by an expression of the filter language (experiments/run_query.h): "norm=pre and
-// valid_ppl<3", or a bare word matched against name, status and sweep as before.
+// valid_ppl<3", or a bare word matched against name, status and sweep as before; and by the
+// runs brushed in another view (gui/run_brush.h). A run must pass all three.
 #include <map>
 #include <optional>
 
@@ -11,6 +12,8 @@
 #include "experiments/run_query.h"
 
 namespace fathom::gui {
+
+class RunBrush;
 
 class RunsFilter : public QSortFilterProxyModel {
   Q_OBJECT
@@ -22,6 +25,8 @@ class RunsFilter : public QSortFilterProxyModel {
   // A malformed expression keeps the last good one in force (the table does not jump while a
   // word is half typed) and is reported by error() and filterStatusChanged().
   void setText(const QString& text);
+  // Only the brushed runs while `brush` is set (gui/run_brush.h); nullptr: no brushing.
+  void setBrush(const RunBrush* brush);
   // Why the text does not parse ("" when it does), with its column.
   QString error() const { return error_; }
   // What to tell the user about the filter now: the parse error, or where nothing matches
@@ -38,6 +43,7 @@ class RunsFilter : public QSortFilterProxyModel {
   experiments::RunFields fieldsOf(const db::RunRecord& run) const;
 
   std::optional<QString> sweep_;
+  const RunBrush* brush_ = nullptr;
   QString text_;
   experiments::RunQuery query_;
   QString error_;

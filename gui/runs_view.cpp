@@ -22,6 +22,7 @@
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
+#include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
 #include "gui/runs_filter.h"
@@ -87,6 +88,9 @@ void RunsView::buildFilterBar() {
   text_->addAction(clear);
   filter_note_ = new QLabel;
   filter_note_->setVisible(false);
+  brush_note_ = new QLabel;  // the brush's line: what it keeps and a link that clears it
+  brush_note_->setVisible(false);
+  brush_note_->setStyleSheet(QStringLiteral("QLabel { background: #e3f2fd; padding: 3px; }"));
   // What a first look at an empty window needs: where runs come from (issue 36.8).
   hint_ = new QLabel;
   hint_->setWordWrap(true);
@@ -162,6 +166,7 @@ void RunsView::layOut() {
   layout->addLayout(bar);
   layout->addWidget(hint_);
   layout->addWidget(filter_note_);
+  layout->addWidget(brush_note_);
   layout->addWidget(table_, 1);
 }
 
@@ -196,8 +201,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   session_ = session;
   db_location_ = db_location;
   pages_->setStore(session ? &session->store : nullptr, db_location);
-  if (session)  // this store's choice of metric columns, none for a store never chosen for
-    model_->setMetricOrder(QSettings().value(metricSettingsKey(db_location)).toStringList());
+  if (session) restoreColumns();  // this store's choices (gui/runs_columns.cpp)
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
@@ -381,12 +385,6 @@ void RunsView::followSweep(const QString& sweep) {
   refresh();
 }
 
-void RunsView::setConfigColumns(const QStringList& keys) {
-  columns_chosen_ = true;  // the sweep axes no longer stand in for a choice
-  model_->setConfigColumns(keys);
-}
-QStringList RunsView::configColumns() const { return model_->configColumns(); }
-
 void RunsView::updateActions() {
   const auto runs = selectedRuns();
   bool any_active = false, any_resumable = false, any_sweep = false;
@@ -503,15 +501,27 @@ void RunsView::cancelSweep() {
   }
 }
 
+void RunsView::setBrush(RunBrush* brush) {
+  brush_ = brush;
+  filter_->setBrush(brush);
+  if (!brush) return;
+  connect(brush_note_, &QLabel::linkActivated, brush, &RunBrush::clear);
+  connect(brush, &RunBrush::changed, this, [this] {
+    brush_note_->setVisible(brush_->active());
+    brush_note_->setText(
+        QStringLiteral("Showing only the %1 brushed run(s): %2. <a href=\"clear\">Clear "
+                       "brush</a>")
+            .arg(brush_->runs().size())
+            .arg(brush_->description().toHtmlEscaped()));
+    emit selectionChanged();  // the selection may have lost rows the filter hides
+  });
+}
+
 void RunsView::saveSettings(QSettings& settings) const {
-  if (columns_chosen_) settings.setValue("runs/configColumns", configColumns());
   settings.setValue("runs/showBest", showBest());
 }
 
 void RunsView::restoreSettings(const QSettings& settings) {
-  // Never chosen: the sweep axes of the runs shown (refreshJobs), first after the run's own.
-  if (settings.contains("runs/configColumns"))
-    setConfigColumns(settings.value("runs/configColumns").toStringList());
   setShowBest(settings.value("runs/showBest", false).toBool());
 }
 

@@ -21,6 +21,7 @@ class QTableView;
 
 namespace fathom::gui {
 
+class RunBrush;
 class RunPage;
 class RunPages;
 class RunsFilter;
@@ -32,10 +33,12 @@ class RunsView : public QWidget, public WorkbenchView {
  public:
   explicit RunsView(QWidget* parent = nullptr);
 
-  // WorkbenchView: the store; config columns and "Best" kept across sessions.
+  // WorkbenchView: the store; "Best" kept across sessions, the columns per store.
   void setStore(StoreSession* session, const QString& location) override {
     setSession(session, location);
   }
+  // Only the brushed runs while a brush is set, under a line that says so with Clear.
+  void setBrush(RunBrush* brush) override;
   void saveSettings(QSettings& settings) const override;
   void restoreSettings(const QSettings& settings) override;
 
@@ -54,7 +57,10 @@ class RunsView : public QWidget, public WorkbenchView {
   // Beside each final metric with a better direction, its best point over training and update.
   void setShowBest(bool on);
   bool showBest() const;
+  // The config keys shown, in this order; kept per store like the metrics (below). A store
+  // never chosen for shows its runs' sweep axes, as resetConfigColumns() goes back to.
   void setConfigColumns(const QStringList& keys);
+  void resetConfigColumns();
   // The final metrics shown, in this order (empty: all, in the presentation order); kept per
   // store (QSettings under a hash of its location) and read again when that store opens.
   void setMetricColumns(const QStringList& names);
@@ -70,6 +76,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table() const { return table_; }
   QLineEdit* filterEdit() const { return text_; }
   QLabel* filterNote() const { return filter_note_; }
+  QLabel* brushNote() const { return brush_note_; }
   QLabel* hint() const { return hint_; }
   // Actions with shortcuts, for the window's menus.
   QList<QAction*> runActions() const;
@@ -101,7 +108,9 @@ class RunsView : public QWidget, public WorkbenchView {
   void updateHint();
   void refreshBest();
   void updateActions();
-  static QString metricSettingsKey(const QString& location);
+  // "runs/WHAT/<hash of the store's location>": a store's own QSettings key.
+  static QString columnSettingsKey(const QString& what, const QString& location);
+  void restoreColumns();  // the open store's column choices
 
   StoreSession* session_ = nullptr;
   QString db_location_;
@@ -112,6 +121,8 @@ class RunsView : public QWidget, public WorkbenchView {
   QComboBox* sweep_;
   QLineEdit* text_;
   QLabel* filter_note_;
+  QLabel* brush_note_;  // "brushed: ..." with a Clear link, while a brush is set
+  RunBrush* brush_ = nullptr;
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *metrics_, *show_best_,

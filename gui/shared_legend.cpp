@@ -3,6 +3,8 @@
 #include <qcustomplot.h>
 
 #include <QPixmap>
+#include <QScrollBar>
+#include <QStyle>
 
 #include "plot/style.h"
 
@@ -24,9 +26,24 @@ QIcon curve_icon(int style_index, int height) {
   pen.setCapStyle(Qt::FlatCap);
   painter.setPen(pen);
   painter.drawLine(QPointF(1, height / 2.0), QPointF(width - 1, height / 2.0));
-  plot::series_scatter(style_index, style_index, style)
-      .drawShape(&painter, width / 2.0, height / 2.0);
+  // The marker with its own solid pen and fill: drawn with the line's dashed pen and no fill
+  // it read as a glyph ("2", ":") at this size (issue 58 item 6).
+  const QCPScatterStyle marker = plot::series_scatter(style_index, style_index, style);
+  marker.applyTo(&painter, pen);
+  marker.drawShape(&painter, width / 2.0, height / 2.0);
   return QIcon(pixmap);
+}
+
+// `state` in at most `width` pixels: whole, else from its last comma-separated parts
+// ("120/300 (40%), ETA 2:10" -> "ETA 2:10"), else cut at the right.
+QString fitted_state(const QString& state, const QFontMetrics& metrics, int width) {
+  if (metrics.horizontalAdvance(state) <= width) return state;
+  const QStringList parts = state.split(QStringLiteral(", "));
+  for (qsizetype first = 1; first < parts.size(); ++first) {
+    const QString tail = parts.mid(first).join(QStringLiteral(", "));
+    if (metrics.horizontalAdvance(tail) <= width) return tail;
+  }
+  return metrics.elidedText(parts.back(), Qt::ElideRight, width);
 }
 
 }  // namespace
@@ -34,6 +51,7 @@ QIcon curve_icon(int style_index, int height) {
 SharedLegend::SharedLegend(QWidget* parent) : QListWidget(parent) {
   setMouseTracking(true);
   setTextElideMode(Qt::ElideRight);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // fitTexts cuts each line instead
   setSelectionMode(QAbstractItemView::NoSelection);
   setToolTip(QStringLiteral("tick to show a curve in every chart; hover to highlight it"));
   connect(this, &QListWidget::itemEntered, this,
@@ -71,17 +89,39 @@ void SharedLegend::setEntries(const std::vector<Entry>& entries) {
       it->setCheckState(isHidden(e.label) ? Qt::Unchecked : Qt::Checked);
     }
   }
+  entries_ = entries;
+  fitTexts();
   for (int i = 0; i < count(); ++i) {
     const Entry& e = entries[i];
     QListWidgetItem* it = item(i);
-    const QString text = e.status.isEmpty() ? e.label : e.label + "\n" + e.status;
-    if (it->text() != text) it->setText(text);
     // The whole label (the entry may cut it) and what the entry does not show; never the
     // state, which the entry shows and which a tooltip taken at one poll would keep stale.
     const QString tip = e.detail.isEmpty() ? e.label : e.label + "\n" + e.detail;
     if (it->toolTip() != tip) it->setToolTip(tip);
   }
   filling_ = false;
+}
+
+void SharedLegend::fitTexts() {
+  // The room right of the tick box and the icon (style metrics, with a little slack).
+  const int room = viewport()->width() - iconSize().width() -
+                   style()->pixelMetric(QStyle::PM_IndicatorWidth) -
+                   4 * style()->pixelMetric(QStyle::PM_FocusFrameHMargin) - 12;
+  const QFontMetrics metrics(font());
+  const bool old = filling_;
+  filling_ = true;
+  for (int i = 0; i < count() && i < static_cast<int>(entries_.size()); ++i) {
+    const Entry& e = entries_[i];
+    QString text = metrics.elidedText(e.label, Qt::ElideRight, std::max(room, 20));
+    if (!e.status.isEmpty()) text += "\n" + fitted_state(e.status, metrics, std::max(room, 20));
+    if (item(i)->text() != text) item(i)->setText(text);
+  }
+  filling_ = old;
+}
+
+void SharedLegend::resizeEvent(QResizeEvent* event) {
+  QListWidget::resizeEvent(event);
+  fitTexts();
 }
 
 void SharedLegend::setHidden(const QString& label, bool hidden) {

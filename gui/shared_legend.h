@@ -3,7 +3,10 @@
 // drawn with the line and marker every chart gives it, a tick box that shows or hides it in
 // every chart, and its state ("running 120/300, ETA 2:10", "finished", "diverged at 40").
 // Hovering an entry highlights its curve in every chart. Entries are keyed by the curve's
-// label, which the charts use as their graphs' names.
+// label, which the charts use as their graphs' names. The list never scrolls sideways: each
+// line of an entry is cut to the legend's width (the whole label is its tooltip), and a
+// state too long for it drops its words from the front, so "ETA 2:10" always shows (a
+// sideways scroll hid it behind the scroll bar, issue 58 item 6).
 #include <set>
 #include <vector>
 
@@ -36,10 +39,13 @@ class SharedLegend : public QListWidget {
 
  protected:
   void leaveEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void setHovered(const QString& label);
+  void fitTexts();  // each entry's text cut to the width, from entries_
 
+  std::vector<Entry> entries_;
   std::set<QString> hidden_;
   QString hovered_;
   bool filling_ = false;  // itemChanged while setEntries fills the list is not the user's

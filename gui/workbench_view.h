@@ -16,6 +16,7 @@ class QSettings;
 
 namespace fathom::gui {
 
+class RunBrush;
 struct StoreSession;
 
 class WorkbenchView {
@@ -30,6 +31,9 @@ class WorkbenchView {
   // change of selection (cheap calls: a view redraws only when something it shows changed).
   virtual void showRuns(const std::vector<db::RunRecord>& /*all*/,
                         const std::vector<db::RunRecord>& /*selected*/) {}
+  // The runs brushed in one view that the others honour (gui/run_brush.h), owned by the
+  // window; called once, before any store.
+  virtual void setBrush(RunBrush* /*brush*/) {}
   // Once a second while a store is open, after showRuns (new metric points, for instance).
   virtual void poll() {}
   // View > Refresh: read again what other processes wrote.

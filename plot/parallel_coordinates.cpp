@@ -39,6 +39,57 @@ std::string exact_text(double v) {
 // "0.001" for a tick label: a short, readable number.
 QString tick_text(double v) { return QString::number(v, 'g', 3); }
 
+// Axis a's stem (over the lines, darker and wider than any of them), its tick marks and its
+// values. The values at the stem's ends sit beyond them, centred: no line passes there (the
+// lines end at the stems' ends); the inner ones sit right of the stem on a light box. An inner
+// value nearer than kMinGap (of the stem's height) to one written already is left out.
+void draw_axis(QCustomPlot& plot, int a, const ParallelAxis& axis, const QFont& font) {
+  constexpr double kMinGap = 0.05, kTick = 0.03;
+  auto* stem = new QCPItemLine(&plot);
+  stem->start->setCoords(a, 0);
+  stem->end->setCoords(a, 1);
+  const QPen pen(QColor(40, 40, 40), 1.6 * px_per_pt(), Qt::SolidLine, Qt::FlatCap);
+  stem->setPen(pen);
+  stem->setLayer(QStringLiteral("axes"));          // over every line
+  std::vector<std::pair<double, QString>> values;  // position, text
+  if (!axis.numeric) {
+    for (size_t c = 0; c < axis.categories.size(); ++c)
+      values.emplace_back(axis_position(axis, static_cast<double>(c)),
+                          detail::qstr(axis.categories[c]));
+  } else {
+    for (double v : axis.ticks) values.emplace_back(axis_position(axis, v), tick_text(v));
+  }
+  std::sort(values.begin(), values.end());
+  std::vector<double> written;
+  for (const auto& [position, text] : values) {
+    const bool bottom = position <= 1e-9, top = position >= 1 - 1e-9;
+    const bool end = (bottom || top) && values.size() > 1;
+    if (!end && std::any_of(written.begin(), written.end(),
+                            [&](double w) { return std::abs(w - position) < kMinGap; }))
+      continue;
+    written.push_back(position);
+    auto* tick = new QCPItemLine(&plot);
+    tick->start->setCoords(a - kTick, position);
+    tick->end->setCoords(a + kTick, position);
+    tick->setPen(pen);
+    tick->setLayer(QStringLiteral("axes"));
+    auto* item = new QCPItemText(&plot);
+    item->setClipToAxisRect(false);
+    item->setLayer(QStringLiteral("axes"));
+    item->position->setCoords(a, position);
+    item->setFont(font);
+    item->setText(text);
+    if (end) {  // beyond the stem's end, where no line is
+      item->setPositionAlignment(Qt::AlignHCenter | (top ? Qt::AlignBottom : Qt::AlignTop));
+      item->setPadding(top ? QMargins(2, 0, 2, 4) : QMargins(2, 4, 2, 0));
+    } else {
+      item->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+      item->setPadding(QMargins(2, 1, 2, 1));
+      item->setBrush(QColor(255, 255, 255, 215));
+    }
+  }
+}
+
 }  // namespace
 
 ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
@@ -71,6 +122,11 @@ ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
       axis.min = *std::min_element(numbers.begin(), numbers.end());
       axis.max = *std::max_element(numbers.begin(), numbers.end());
       axis.log = axis.min > 0 && axis.max / axis.min >= 10;  // spans a decade or more
+      const std::set<double> distinct(numbers.begin(), numbers.end());
+      if (distinct.size() <= kMaxTickValues)
+        axis.ticks.assign(distinct.begin(), distinct.end());
+      else
+        axis.ticks = spread_ticks(axis);
     } else if (!axis.numeric) {
       axis.categories.assign(texts.begin(), texts.end());
     }
@@ -88,6 +144,13 @@ ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
     f.axes.push_back(std::move(axis));
   }
   return f;
+}
+
+std::vector<double> spread_ticks(const ParallelAxis& axis) {
+  if (!axis.numeric) return {};
+  if (axis.max <= axis.min) return {axis.min};
+  const double mid = axis.log ? std::sqrt(axis.min * axis.max) : (axis.min + axis.max) / 2;
+  return {axis.min, mid, axis.max};
 }
 
 double axis_position(const ParallelAxis& axis, double value) {
@@ -127,9 +190,11 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
   std::vector<std::string> labels;
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> diverged;
+  std::vector<int64_t> ids;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     labels.push_back(run_short_name(r));
+    ids.push_back(r.id);
     diverged.push_back(r.status == db::status::kDiverged || r.diverged_step.has_value());
     std::vector<std::string> row;
     for (const auto& key : axes) row.push_back(run_value(tags[i], r.config_json, key));
@@ -141,6 +206,10 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
     rows.push_back(std::move(row));
   }
   ParallelFigure figure = parallel_figure(names, labels, rows, diverged);
+  for (size_t i = 0; i < ids.size(); ++i) figure.lines[i].run_id = ids[i];
+  // A metric is continuous: its ends and middle, not each run's value.
+  for (size_t a = axes.size(); a < figure.axes.size(); ++a)
+    figure.axes[a].ticks = spread_ticks(figure.axes[a]);
   figure.not_ended = not_ended;
   figure.where_note = selected.note();
   return figure;
@@ -175,7 +244,8 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
   plot.xAxis->setTickLength(0, 0);
   const int n = static_cast<int>(f.axes.size());
   plot.xAxis->setRange(-0.35, std::max(0, n - 1) + 0.35);
-  plot.yAxis->setRange(-0.08, 1.08);
+  plot.yAxis->setRange(-0.1, 1.1);    // room for the values beyond the stems' ends
+  plot.xAxis->setBasePen(Qt::NoPen);  // no frame line for the lines at an end to merge with
   plot.yAxis->setVisible(false);
   plot.xAxis->grid()->setVisible(false);
   plot.yAxis->grid()->setVisible(false);
@@ -207,31 +277,7 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
     curve->setName(detail::qstr(line.label));
   }
 
-  // Each axis: a vertical line and its values (categories, or min, middle and max).
-  for (int a = 0; a < n; ++a) {
-    const ParallelAxis& axis = f.axes[a];
-    auto* stem = new QCPItemLine(&plot);
-    stem->start->setCoords(a, 0);
-    stem->end->setCoords(a, 1);
-    stem->setPen(QPen(QColor(90, 90, 90), 0.8 * px_per_pt()));
-    auto label = [&](double position, const QString& text) {
-      auto* item = new QCPItemText(&plot);
-      item->position->setCoords(a, position);
-      item->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-      item->setPadding(QMargins(3, 0, 0, 0));
-      item->setFont(small);
-      item->setText(text);
-    };
-    if (!axis.numeric) {
-      for (size_t c = 0; c < axis.categories.size(); ++c)
-        label(axis_position(axis, static_cast<double>(c)), detail::qstr(axis.categories[c]));
-    } else if (axis.max > axis.min) {
-      const double mid = axis.log ? std::sqrt(axis.min * axis.max) : (axis.min + axis.max) / 2;
-      for (double v : {axis.min, mid, axis.max}) label(axis_position(axis, v), tick_text(v));
-    } else {
-      label(0.5, tick_text(axis.min));
-    }
-  }
+  for (int a = 0; a < n; ++a) draw_axis(plot, a, f.axes[a], small);
 }
 
 }  // namespace fathom::plot

@@ -26,10 +26,16 @@ struct ParallelAxis {
   bool log = false;
   std::vector<std::string> categories;  // a non-numeric axis's values, top to bottom
   double min = 0, max = 1;              // a numeric axis's range
+  // A numeric axis's labelled values: each value a run has where there are at most
+  // kMaxTickValues (a swept axis: every swept rate gets its tick), else min, middle and max.
+  std::vector<double> ticks;
 };
+
+constexpr size_t kMaxTickValues = 12;
 
 struct ParallelLine {
   std::string label;           // "#12 norm=pre,lr=0.001"
+  int64_t run_id = 0;          // the run it draws (0: none known)
   std::vector<double> values;  // per axis: the number, or a category's index; NaN: none
   bool diverged = false;
 };
@@ -51,6 +57,9 @@ ParallelFigure parallel_figure(const std::vector<std::string>& axis_names,
                                const std::vector<std::vector<std::string>>& rows,
                                const std::vector<bool>& diverged);
 
+// min, the middle (geometric on a log axis) and max: the ticks of a continuous axis.
+std::vector<double> spread_ticks(const ParallelAxis& axis);
+
 // Where `value` sits on `axis`, from 0 (bottom) to 1 (top); NaN for no value. Categories
 // spread evenly; a single value sits in the middle.
 double axis_position(const ParallelAxis& axis, double value);
@@ -67,7 +76,9 @@ ParallelFigure parallel_from_store(const db::Store& store, const std::string& sw
 void export_parallel(const ParallelFigure& figure, const std::string& path,
                      const ExportOptions& options = {});
 
-// Draws it on `plot` (replacing what was there).
+// Draws it on `plot` (replacing what was there): after the axes' title row, plot.plottable(i)
+// is the curve of f.lines[i]. The values at an axis's ends are written above its top and below
+// its bottom, where no line passes; the inner ones on a light box with a tick mark.
 void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& figure,
                                 const Style& style);
 

@@ -244,6 +244,100 @@ void drop_shared_words(QCustomPlot& plot) {
 
 }  // namespace
 
+namespace {
+
+// Where `rect` sits in the plot's layout grid.
+std::pair<int, int> cell_of(QCPLayoutGrid* layout, QCPLayoutElement* element) {
+  for (int r = 0; r < layout->rowCount(); ++r)
+    for (int c = 0; c < layout->columnCount(); ++c)
+      if (layout->element(r, c) == element) return {r, c};
+  return {0, 0};
+}
+
+// The legend's font (and icon) at `scale` of `font`.
+void scale_legend(QCustomPlot& plot, const QFont& font, double scale) {
+  QFont smaller = font;
+  smaller.setPointSizeF(font.pointSizeF() * scale);
+  plot.legend->setFont(smaller);
+  for (int i = 0; i < plot.legend->itemCount(); ++i)
+    if (QCPAbstractLegendItem* item = plot.legend->item(i)) item->setFont(smaller);  // or a gap
+  plot.legend->setIconSize(QSize(static_cast<int>(std::lround(18 * scale * px_per_pt())),
+                                 static_cast<int>(std::lround(8 * scale * px_per_pt()))));
+}
+
+// The height of the legend in `rows` rows of entries, as QCustomPlot lays it out.
+double legend_height(const QCustomPlot& plot, int rows, int descent) {
+  const QMargins m = plot.legend->margins();
+  return rows * (QFontMetrics(plot.legend->font()).height() + descent) +
+         std::max(0, rows - 1) * plot.legend->rowSpacing() + m.top() + m.bottom();
+}
+
+// A column right of the plot, at its top, when one or two columns of entries fit in what
+// kBesideShare of the widget's width leaves beside the axes, and in its height, at a font of at
+// least 0.72 of the legend's (a row above goes down to 0.6).
+bool place_legend_beside(QCustomPlot& plot, QCPAxisRect* rect, int entries, int descent) {
+  const QFont font = plot.legend->font();
+  const double budget = kBesideShare * plot.width();  // the layout below says what fits
+  for (double scale : {1.0, 0.85, 0.72}) {
+    scale_legend(plot, font, scale);
+    for (int columns : {1, 2}) {
+      const int rows = (entries + columns - 1) / columns;
+      const QMargins m = plot.legend->margins();
+      const double width = columns * legend_entry_width(plot) +
+                           (columns - 1) * plot.legend->columnSpacing() + m.left() + m.right();
+      if (width > budget || legend_height(plot, rows, descent) > 0.8 * plot.height()) continue;
+      plot.legend->setWrap(columns);
+      plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+      QCPLayoutGrid* layout = plot.plotLayout();
+      const auto [row, col] = cell_of(layout, rect);
+      // The legend at the top of its column: an empty element below it takes the rest.
+      auto* side = new QCPLayoutGrid;
+      layout->insertColumn(col + 1);
+      layout->addElement(row, col + 1, side);
+      side->addElement(0, 0, plot.legend);
+      side->addElement(1, 0, new QCPLayoutElement(&plot));
+      side->setRowStretchFactor(0, 0.001);
+      side->setRowSpacing(0);
+      layout->setColumnStretchFactor(col + 1, 0.001);  // as narrow as its entries allow
+      // Laid out at the widget's size (a figure's, before export paints it): do the data keep
+      // their share of the width? Else the column goes again.
+      layout->setOuterRect(QRect(QPoint(0, 0), plot.size()));
+      for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                         QCPLayoutElement::upLayout})
+        layout->update(phase);
+      if (rect->width() >= (1 - kBesideShare) * plot.width()) return true;
+      side->take(plot.legend);
+      layout->remove(side);
+      layout->simplify();
+    }
+  }
+  scale_legend(plot, font, 1.0);
+  return false;
+}
+
+// A row above the plot, its font shrunk until it takes at most a third of the height.
+void place_legend_above(QCustomPlot& plot, QCPAxisRect* rect, int entries, int descent) {
+  QCPLayoutGrid* layout = plot.plotLayout();
+  const auto [row, col] = cell_of(layout, rect);
+  layout->insertRow(row);
+  layout->addElement(row, col, plot.legend);
+  layout->setRowStretchFactor(row, 0.001);  // as small as its entries allow
+  const QFont font = plot.legend->font();
+  for (double scale : {1.0, 0.85, 0.72, 0.6}) {
+    scale_legend(plot, font, scale);
+    // As many entries a row as the widget's width holds.
+    const int entry = legend_entry_width(plot);
+    const int per_row =
+        std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries);
+    plot.legend->setWrap(per_row);
+    if (legend_height(plot, (entries + per_row - 1) / per_row, descent) <= plot.height() / 3.0)
+      break;
+  }
+  plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+}
+
+}  // namespace
+
 double bar_top_without_legend(double highest, double bottom, bool log) {
   return log ? highest * 2 : highest + 0.1 * (highest - bottom);
 }
@@ -274,40 +368,17 @@ void finish_legend(QCustomPlot& plot) {
       if (inset->elementAt(i) == plot.legend) inset->setInsetAlignment(i, corner);
     return;
   }
-  // Every corner would hide data: the legend goes in a row of its own above the plot -- but a
+  // Every corner would hide data: the legend goes outside the plot, beside it where it fits in
+  // kBesideShare of the width (the data keep the rest), else in a row of its own above -- but a
   // legend of many long entries there took two thirds of a one-column figure (issue 36). So:
   // words every entry shares go ("screens/", a sweep's name), and the font shrinks in steps
   // until the legend takes at most a third of the figure's height.
   drop_shared_words(plot);
   inset->take(plot.legend);
   inset->simplify();
-  QCPLayoutGrid* layout = plot.plotLayout();
-  int row = 0, col = 0;
-  for (int r = 0; r < layout->rowCount(); ++r)
-    for (int c = 0; c < layout->columnCount(); ++c)
-      if (layout->element(r, c) == rect) row = r, col = c;
-  layout->insertRow(row);
-  layout->addElement(row, col, plot.legend);
-  layout->setRowStretchFactor(row, 0.001);  // as small as its entries allow
-  const QFont font = plot.legend->font();
-  for (double scale : {1.0, 0.85, 0.72, 0.6}) {
-    QFont smaller = font;
-    smaller.setPointSizeF(font.pointSizeF() * scale);
-    plot.legend->setFont(smaller);
-    for (int i = 0; i < entries; ++i) plot.legend->item(i)->setFont(smaller);
-    plot.legend->setIconSize(QSize(static_cast<int>(std::lround(18 * scale * px_per_pt())),
-                                   static_cast<int>(std::lround(8 * scale * px_per_pt()))));
-    // As many entries a row as the widget's width holds.
-    const int entry = legend_entry_width(plot);
-    const int per_row =
-        std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries);
-    plot.legend->setWrap(per_row);
-    const int rows = (entries + per_row - 1) / per_row;
-    const double height = rows * (QFontMetrics(smaller).height() + descent);
-    if (height <= plot.height() / 3.0) break;
-  }
-  plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot.legend->setBorderPen(Qt::NoPen);
+  if (!place_legend_beside(plot, rect, entries, descent))
+    place_legend_above(plot, rect, entries, descent);
 }
 
 QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Axis& x,
@@ -364,6 +435,7 @@ bool fit_legend_headroom(QCustomPlot& plot) {
   if (!rect || !plot.legend || !plot.legend->visible() || rect->height() <= 0) return false;
   const QRect legend = plot.legend->outerRect();
   if (legend.height() <= 0 || legend.center().y() > rect->center().y()) return false;  // low
+  if (legend.left() >= rect->right()) return false;  // beside the plot: over no value
   bool found_any = false;
   double highest = 0;
   for (int i = 0; i < plot.plottableCount(); ++i) {

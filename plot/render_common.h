@@ -24,7 +24,12 @@ QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Ax
 void apply_scale(QCPAxis* axis, Scale scale);
 // Sets the figure's explicit min/max over whatever range the axis has.
 void apply_limits(QCPAxis* axis, const Axis& spec);
-// Shows the legend when it has entries; many entries wrap into two columns.
+// The most of a figure's width a legend beside the plot takes: the data keep 70 % or more
+// (issue 58 item 7).
+inline constexpr double kBesideShare = 0.3;
+// Shows the legend when it has entries; many entries wrap into two columns. Inside, at the
+// corner that hides (next to) no data; where every corner would, outside: beside the plot when
+// it fits in kBesideShare of the width, else in a row above at most a third of the height.
 void finish_legend(QCustomPlot& plot);
 // The share of the axis rect's height the legend will take inside it, as finish_legend
 // estimates it from the widget's size (0 without entries); a renderer leaves that much room

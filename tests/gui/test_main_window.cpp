@@ -69,6 +69,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(settings.value("lastDatabase").toString(), QFileInfo(db_).absoluteFilePath());
     MainWindow again;
     QCOMPARE(again.size(), QSize(720, 540));
+    QVERIFY(again.openDatabase(db_, true));  // the store's own column choice
     QCOMPARE(again.runsView()->configColumns(), QStringList{"model.norm"});
   }
 

@@ -1,12 +1,19 @@
 // The parallel-coordinates tab: a sweep's runs as lines over its swept keys and the chosen
 // metrics (plot/parallel_coordinates.h), redrawn when runs finish.
 #include <qcustomplot.h>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
+
+#include <map>
 
 #include "db/run_status.h"
 #include "db/store.h"
 #include "gui/parallel_view.h"
+#include "gui/run_brush.h"
+#include "gui/runs_filter.h"
+#include "gui/runs_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
 
@@ -14,6 +21,28 @@ using fathom::db::NewRun;
 using fathom::db::Store;
 
 namespace test_parallel_view {
+
+// The pixel of (axis, position) on the view's plot.
+QPoint at(const fathom::gui::ParallelView& view, double axis, double position) {
+  return QPoint(qRound(view.plot()->xAxis->coordToPixel(axis)),
+                qRound(view.plot()->yAxis->coordToPixel(position)));
+}
+
+// A mouse drag along the plot, from `from` to `to`.
+void drag(const fathom::gui::ParallelView& view, QPoint from, QPoint to) {
+  QTest::mousePress(view.plot(), Qt::LeftButton, {}, from);
+  QTest::mouseMove(view.plot(), (from + to) / 2);
+  QTest::mouseMove(view.plot(), to);
+  QTest::mouseRelease(view.plot(), Qt::LeftButton, {}, to);
+}
+
+// The texts of the plot's text items, with the items.
+std::vector<QCPItemText*> texts(const QCustomPlot& plot) {
+  std::vector<QCPItemText*> out;
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (auto* t = qobject_cast<QCPItemText*>(plot.item(i))) out.push_back(t);
+  return out;
+}
 
 class ParallelViewTest : public QObject {
   Q_OBJECT
@@ -83,6 +112,113 @@ class ParallelViewTest : public QObject {
     QVERIFY(!view.choose("s", "valid_ppl", "valid_ppl<"));
     QVERIFY2(view.noteText().startsWith("filter: 'valid_ppl<': "), qPrintable(view.noteText()));
     QCOMPARE(view.plot()->plottableCount(), 0);
+  }
+
+  // Issue 58 item 8: brushing filters the runs table (axes AND), a click or Clear resets it,
+  // hover names the run; a tick at each swept value, end values beyond the stems, no frame.
+  void brushingFiltersTheRunsTable() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("b.db");
+    std::map<std::string, int64_t> ids;  // by "norm lr"
+    {
+      auto store = Store::open(db.toStdString());
+      int n = 0;
+      for (const char* norm : {"post", "pre"})
+        for (const char* lr : {"0.001", "0.002", "0.004", "0.008"}) {
+          NewRun r;
+          r.name = std::string("s/") + norm + "-" + lr;
+          r.sweep = "s";
+          const int64_t id = store.create_run(r);
+          store.set_tag(id, "axis.model.norm", norm);
+          store.set_tag(id, "axis.train.lr", lr);
+          store.set_final_metric(id, "valid_ppl", 10.0 + n++);
+          store.finish_run(id, "finished");
+          ids[std::string(norm) + " " + lr] = id;
+        }
+      NewRun single;  // outside the sweep: in the table until a brush is set
+      single.name = "single";
+      store.finish_run(store.create_run(single), "finished");
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunBrush brush;
+    fathom::gui::RunsView runs;
+    runs.setBrush(&brush);
+    runs.setSession(session.get(), db);
+    fathom::gui::ParallelView view;
+    view.setBrush(&brush);
+    view.setStore(session.get(), db);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.choose("s", "valid_ppl"));
+    view.plot()->replot();
+    QCOMPARE(runs.filter()->rowCount(), 9);
+    const auto& f = *view.shown();
+    QCOMPARE(f.axes[1].name, std::string("train.lr"));
+    QVERIFY(!f.axes[1].log);  // 0.001 to 0.008: less than a decade
+
+    // Every swept value has its tick (the middle of the axis, 0.0045, was labelled before).
+    QStringList labels;
+    for (auto* t : texts(*view.plot())) labels << t->text();
+    for (const char* v : {"0.001", "0.002", "0.004", "0.008"})
+      QVERIFY2(labels.contains(v), qPrintable(labels.join(' ')));
+    // The values at a stem's ends lie beyond it, where no line runs.
+    const double top = view.plot()->yAxis->coordToPixel(1);
+    const double bottom = view.plot()->yAxis->coordToPixel(0);
+    int ends = 0;
+    for (auto* t : texts(*view.plot())) {
+      const double y = t->position->coords().y();
+      if (y == 1) QVERIFY2(t->bottom->pixelPosition().y() <= top, qPrintable(t->text()));
+      if (y == 0) QVERIFY2(t->top->pixelPosition().y() >= bottom, qPrintable(t->text()));
+      ends += y == 0 || y == 1;
+    }
+    QCOMPARE(ends, 6);  // 3 axes, two ends each
+    // No frame line for an edge line to merge with; stems wider than any line.
+    QCOMPARE(view.plot()->xAxis->basePen().style(), Qt::NoPen);
+    for (int i = 0; i < view.plot()->itemCount(); ++i)
+      if (auto* stem = qobject_cast<QCPItemLine*>(view.plot()->item(i)))
+        QVERIFY(stem->pen().widthF() > view.plot()->plottable(0)->pen().widthF());
+
+    // Drag along train.lr over 0.004 and 0.008 (positions 3/7 and 1): 4 runs.
+    drag(view, at(view, 1, 0.40), at(view, 1, 1.05));
+    QVERIFY(brush.active());
+    QCOMPARE(view.brushedLines().size(), size_t(4));
+    QCOMPARE(runs.filter()->rowCount(), 4);
+    QVERIFY(runs.brushNote()->isVisibleTo(&runs));
+    // And along model.norm over pre: both ranges hold (AND).
+    drag(view, at(view, 0, 0.9), at(view, 0, 1.05));
+    QCOMPARE(runs.filter()->rowCount(), 2);
+    QCOMPARE(brush.runs(), (std::set<int64_t>{ids["pre 0.004"], ids["pre 0.008"]}));
+    QVERIFY2(brush.description().startsWith("model.norm pre and train.lr 0.004-0.008"),
+             qPrintable(brush.description()));
+    QVERIFY2(runs.brushNote()->text().contains("2 brushed"), qPrintable(runs.brushNote()->text()));
+    // Brushed-out lines fade; brushed ones keep their colours.
+    const QColor faded = view.plot()->plottable(0)->pen().color();  // post-0.001: out
+    QVERIFY(faded.alpha() < 255);
+
+    // Hover names the run under the pointer: pre-0.008 runs along the top from norm to lr.
+    const QPoint over = (at(view, 0, 1) * 3 + at(view, 1, 1)) / 4;
+    const QString hover = view.hoverText(over);
+    QVERIFY2(hover.startsWith(QStringLiteral("#%1 pre-0.008").arg(ids["pre 0.008"])),
+             qPrintable(hover));
+    QVERIFY2(hover.contains("train.lr: 0.008"), qPrintable(hover));
+    QVERIFY(view.hoverText(at(view, 0.5, -0.05)).isEmpty());  // below every line
+    QTest::mouseMove(view.plot(), over);
+    QTRY_VERIFY2(QToolTip::text().contains("pre-0.008"), qPrintable(QToolTip::text()));
+
+    // A click on model.norm drops its range; clearing from the runs table drops the rest.
+    QTest::mouseClick(view.plot(), Qt::LeftButton, {}, at(view, 0, 0.5));
+    QCOMPARE(runs.filter()->rowCount(), 4);
+    QCOMPARE(view.ranges().size(), size_t(1));
+    emit runs.brushNote()->linkActivated("clear");
+    QVERIFY(!brush.active());
+    QVERIFY(view.ranges().empty());
+    QCOMPARE(runs.filter()->rowCount(), 9);
+    QVERIFY(!runs.brushNote()->isVisibleTo(&runs));
+    QCOMPARE(view.plot()->plottable(0)->pen().color().alpha(), 255);
   }
 };
 

@@ -4,12 +4,14 @@
 // run's new point, and the hint shown without a selection.
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QFileInfo>
 #include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "db/lease.h"
 #include "db/store.h"
+#include "gui/export_targets.h"
 #include "gui/probes_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
@@ -217,6 +219,43 @@ class ProbesViewTest : public QObject {
     QVERIFY(view.noteText().contains("train.probe_every"));
     QVERIFY(view.plots().empty());
     QVERIFY(view.probeChoices().isEmpty());
+  }
+
+  // Issue 58 item 7: File > Export... on the tab writes every selected run's plot, a file each
+  // named by its run (it wrote the first run's only), heatmaps and lines alike.
+  void exportWritesEverySelectedRun() {
+    ProbeStore s;
+    QString error;
+    auto session = fathom::gui::StoreSession::open(s.path, &error);
+    QVERIFY2(session, qPrintable(error));
+    ProbesView view;
+    view.resize(1200, 700);
+    view.setStore(session.get(), s.path);
+    const auto runs = session->store.list_runs();
+    view.showRuns(runs, runs);
+    QTRY_COMPARE(view.probeChoices().size(), 3);
+    QVERIFY(view.choose("attn.max_logit", HeadReduction::Max, false));
+    QTRY_COMPARE(view.heatmaps().size(), size_t(2));
+    QCOMPARE(fathom::gui::export_target(&view), &view);  // the tab, not its first plot
+    QTemporaryDir out;
+    for (bool lines : {false, true}) {
+      QVERIFY(view.choose("attn.max_logit", HeadReduction::Max, lines));
+      const QString path = out.filePath(lines ? "lines.pdf" : "maps.pdf");
+      QStringList written;
+      QVERIFY2(
+          fathom::gui::export_figures(&view, path, fathom::plot::kColumnSize, &written, &error),
+          qPrintable(error));
+      QStringList expected;
+      for (const auto& r : runs)
+        expected << QFileInfo(
+                        out.filePath(
+                            QStringLiteral("%1-run%2.pdf").arg(lines ? "lines" : "maps").arg(r.id)))
+                        .absoluteFilePath();
+      std::sort(written.begin(), written.end());
+      std::sort(expected.begin(), expected.end());
+      QCOMPARE(written, expected);
+      for (const QString& file : written) QVERIFY2(QFileInfo(file).size() > 1000, qPrintable(file));
+    }
   }
 };
 

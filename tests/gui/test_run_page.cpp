@@ -19,6 +19,7 @@
 #include "db/store.h"
 #include "gui/curve_plot.h"
 #include "gui/main_window.h"
+#include "gui/probes_view.h"
 #include "gui/run_charts.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
@@ -114,6 +115,41 @@ class RunPageTest : public QObject {
     const QString overview =
         page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
     QVERIFY2(overview.contains(QRegularExpression(R"(\nupdates {2,}70\n)")), qPrintable(overview));
+  }
+
+  // Issue 58: the run page shows the run's probes as the Probes tab draws them -- a tab after
+  // Charts once the run has probes (a run without none, until its first probe point).
+  void probesShowOnThePageOnceTheRunHasThem() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    auto store = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "probed";
+    const int64_t id = store.create_run(r);
+    store.mark_running(id, "host", "cpu");
+    log_loss(store, id, {10, 20});
+    fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+    page.showProbes(db);
+    QVERIFY(!page.probes());  // no probe yet: no tab
+    QCOMPARE(page.tabs()->count(), 7);
+    const std::vector<std::string> positions = {"enc.0.ffn", "enc.1.ffn", "enc.2.ffn"};
+    store.write_probes(id, {{10, "stream.rms", positions, {1, 2, 3}, 1.0},
+                            {20, "stream.rms", positions, {2, 4, 6}, 2.0}});
+    log_loss(store, id, {30});
+    page.refresh(*store.find_run(std::to_string(id)));
+    QVERIFY(page.probes());
+    QCOMPARE(page.tabs()->tabText(1).remove('&'), QStringLiteral("Probes"));
+    // The run's heatmap: depth (3 sub-layers) x update (2 probe points), its values as written.
+    QTRY_COMPARE(page.probes()->heatmaps().size(), size_t(1));
+    const auto& map = page.probes()->heatmaps().front();
+    QCOMPARE(map.values.size(), size_t(3));
+    QCOMPARE(map.values[0].size(), size_t(2));
+    QCOMPARE(map.values[2][1], 6.0);
+    // A new probe point reaches the page at the next refresh.
+    store.write_probes(id, {{30, "stream.rms", positions, {3, 6, 9}, 3.0}});
+    log_loss(store, id, {40});
+    page.refresh(*store.find_run(std::to_string(id)));
+    QTRY_COMPARE(page.probes()->heatmaps().front().values[0].size(), size_t(3));
   }
 
   // Open shows a page per selected run and returns at once (the workbench stays usable); the

@@ -95,6 +95,43 @@ class RunsLiveTest : public QObject {
     QCOMPARE(order(), QStringList({"params", "valid_ppl"}));
     view.setSession(nullptr, {});
   }
+
+  // Config columns too (issue 58): chosen and ordered per store; a store never chosen for
+  // shows its sweep axes, and Restore defaults goes back to them.
+  void configColumnsAreChosenOrderedAndKeptPerStore() {
+    QTemporaryDir dir;
+    const QString a = dir.filePath("a.db"), b = dir.filePath("b.db");
+    for (const QString& db : {a, b}) {
+      auto store = Store::open(db.toStdString());
+      make_run(store, "s/pre", "s", "pre");
+    }
+    QString error;
+    fathom::gui::RunsView view;
+    auto open = [&](const QString& db) {
+      view.setSession(nullptr, {});
+      auto session = StoreSession::open(db, &error);
+      view.setSession(session.get(), db);
+      return session;
+    };
+    const QStringList axes{"model.norm", "train.seed"};
+    auto first = open(a);
+    QCOMPARE(view.configColumns(), axes);
+    view.setConfigColumns({"train.seed", "model.d_model", "model.norm"});
+    QVERIFY(header_column(*view.model(), "train.seed") <
+            header_column(*view.model(), "model.d_model"));
+    QVERIFY(header_column(*view.model(), "model.d_model") <
+            header_column(*view.model(), "model.norm"));
+    auto second = open(b);  // another store: its own axes, not a's choice
+    QCOMPARE(view.configColumns(), axes);
+    auto again = open(a);
+    QCOMPARE(view.configColumns(), QStringList({"train.seed", "model.d_model", "model.norm"}));
+    view.resetConfigColumns();
+    QCOMPARE(view.configColumns(), axes);
+    auto last = open(a);
+    QCOMPARE(view.configColumns(), axes);
+    view.setSession(nullptr, {});
+  }
+
   void runningRunsShowProgressAndLossAndMetricsComeInOrder() {
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("runs.db").toStdString());

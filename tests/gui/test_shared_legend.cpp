@@ -10,6 +10,8 @@
 //  - the legend says what a running run is doing: progress and an ETA from its rate so far.
 #include <qcustomplot.h>
 #include <QAction>
+#include <QApplication>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -249,6 +251,47 @@ class SharedLegendTest : public QObject {
              qPrintable(order.join(", ")));
   }
 
+  // Issue 58 item 4: a sweep started from the app replaces, on the dashboard, the runs it
+  // followed before (one that ran earlier in the session): the new sweep's runs show at once,
+  // queued, and any other run that trains joins them.
+  void aSweepStartedFromTheAppIsFollowed() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("started.db");
+    auto store = Store::open(db.toStdString());
+    auto make = [&](const std::string& name, const std::string& sweep) {
+      NewRun r;
+      r.name = name;
+      r.sweep = sweep;
+      return store.create_run(r);
+    };
+    const int64_t old = make("old/a", "old");
+    store.mark_running(old, "host", "cpu");
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.setSession(session.get());
+    auto shown = [&] {
+      QStringList out;
+      for (const auto& label : legend_labels(*view.legend())) out << label.section(' ', 0, 0);
+      return out;
+    };
+    const QString o = QStringLiteral("#%1").arg(old);
+    view.showRuns(session->store.list_runs(), {});
+    QCOMPARE(shown(), QStringList{o});
+    store.finish_run(old, "finished");
+    view.followSweep("new");
+    const int64_t a = make("new/a", "new"), b = make("new/b", "new");
+    view.showRuns(session->store.list_runs(), {});
+    const QString sa = QStringLiteral("#%1").arg(a), sb = QStringLiteral("#%1").arg(b);
+    QCOMPARE(shown(), (QStringList{sa, sb}));
+    const int64_t other = make("single", "");
+    store.mark_running(other, "host", "cpu");
+    view.showRuns(session->store.list_runs(), {});
+    // The one training first, the queued after it (the legend's order).
+    QCOMPARE(shown(), (QStringList{QStringLiteral("#%1").arg(other), sa, sb}));
+  }
+
   void theStateOfARunInWords() {
     fathom::db::RunRecord run;
     run.status = "running";
@@ -266,6 +309,53 @@ class SharedLegendTest : public QObject {
     QCOMPARE(run_state_text(run, 1240), QStringLiteral("diverged at 40"));
     QCOMPARE(duration_text(3723), QStringLiteral("1:02:03"));
     QCOMPARE(duration_text(42), QStringLiteral("0:42"));
+  }
+
+  // Issue 58 item 6: in a narrow legend a long label scrolled the list sideways and hid a
+  // running run's ETA behind the scroll bar. Now each line is cut to the width, the state
+  // keeps its ETA, and the whole label is the tooltip; a wider legend shows more again.
+  void aNarrowLegendKeepsTheEtaInView() {
+    SharedLegend legend;
+    legend.resize(230, 200);
+    legend.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&legend));
+    const QString label = "#228 lr=0.0806349,decoder_layers=24,init=xavier,norm=post";
+    legend.setEntries({{label, 3, "running 120/300 (40%), ETA 2:10", ""}, {"#1 a", 1, "", ""}});
+    QApplication::processEvents();
+    QVERIFY(legend.horizontalScrollBar()->maximum() == 0 ||
+            !legend.horizontalScrollBar()->isVisible());
+    const QStringList lines = legend.item(0)->text().split('\n');
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[1].endsWith("ETA 2:10"), qPrintable(lines[1]));
+    QVERIFY2(lines[0].startsWith("#228 lr=") && lines[0] != label, qPrintable(lines[0]));
+    const QFontMetrics metrics(legend.font());
+    for (const QString& line : lines)
+      QVERIFY2(
+          metrics.horizontalAdvance(line) < legend.viewport()->width() - legend.iconSize().width(),
+          qPrintable(line));
+    QVERIFY(legend.item(0)->toolTip().startsWith(label));
+    QCOMPARE(legend.item(1)->text(), QStringLiteral("#1 a"));
+    legend.resize(900, 200);  // room for all of it
+    QApplication::processEvents();
+    QCOMPARE(legend.item(0)->text(), label + "\nrunning 120/300 (40%), ETA 2:10");
+  }
+
+  // The entry's marker is filled in the curve's colour with a solid outline: drawn with the
+  // dashed line's pen and no fill it read as "2" or ":" (issue 58 item 6). Every pixel of the
+  // marker's inside, above and below the line, is the colour.
+  void legendMarkersAreFilled() {
+    SharedLegend legend;
+    for (int style : {1, 2}) {  // a square and a triangle: shapes with an inside
+      legend.setEntries({{"run", style, "", ""}});
+      const int h = legend.iconSize().height();
+      const QImage image = legend.item(0)->icon().pixmap(QSize(2 * h, h)).toImage();
+      const QColor colour = fathom::plot::series_colour(style);
+      int filled = 0;
+      for (int dy : {-1, 1})  // just off the line's row, inside the marker
+        filled += image.pixelColor(h, h / 2 + dy).alpha() > 200 &&
+                  std::abs(image.pixelColor(h, h / 2 + dy).hue() - colour.hue()) < 20;
+      QVERIFY2(filled == 2, qPrintable(QStringLiteral("style %1").arg(style)));
+    }
   }
 };
 

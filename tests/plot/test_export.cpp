@@ -21,6 +21,7 @@
 #include "plot/export.h"
 #include "plot/headless.h"
 #include "plot/render.h"
+#include "plot/render_common.h"
 #include "plot/save.h"
 #include "tests/support/curve_test_helpers.h"
 #include "tests/support/temp_dir.h"
@@ -346,6 +347,64 @@ TEST_F(Export, AManyCurveLegendTakesAtMostAThirdOfAColumnFigure) {
     const QString name = item->plottable()->name();
     EXPECT_FALSE(name.contains("screens")) << name.toStdString();  // shared by all: dropped
     EXPECT_TRUE(name.startsWith(QString::number(i + 1) + " norm=")) << name.toStdString();
+  }
+}
+
+// Issue 58 item 7: a figure of 6 runs whose curves fill every corner. At page width the legend
+// sits beside the plot, the data keeping >= 70 % of the width and the whole height; in one
+// column, where a column beside would squeeze the data, above it -- never over the curves.
+CurveFigure crossing_runs(int n) {
+  CurveFigure f;
+  f.y.label = "valid_ppl";
+  for (int run = 1; run <= n; ++run) {
+    Curve c;
+    c.label = "norm=" + std::string(run <= 3 ? "post" : "pre") + ",lr=0.00" +
+              std::to_string(run % 3 + 1);  // a sweep's compact run name
+    for (int step = 0; step <= 4; ++step) {
+      c.step.push_back(50.0 * step);
+      c.value.push_back(run % 2 ? 5 + 3.0 * step + run * 0.1 : 17 - 3.0 * step + run * 0.1);
+    }
+    f.curves.push_back(c);
+  }
+  return f;
+}
+
+TEST_F(Export, AnOutsideLegendLeavesSeventyPercentOfTheWidthToTheData) {
+  for (const FigureSize& size : {kPageSize, kColumnSize}) {
+    QCustomPlot plot;
+    plot.resize(logical_size(size));
+    setup_curve_figure(plot, crossing_runs(6));
+    plot.setViewport(plot.rect());  // laid out at the figure's size, as save_plot paints it
+    plot.replot();
+    ASSERT_TRUE(plot.legend && plot.legend->visible());
+    EXPECT_EQ(plot.legend->itemCount(), 6);
+    const QRect legend = plot.legend->outerRect(), data = plot.axisRect()->rect();
+    const double width_share = double(data.width()) / plot.width();
+    EXPECT_GE(width_share, 1 - detail::kBesideShare) << size.width_in << " in";
+    EXPECT_FALSE(legend.intersects(data)) << size.width_in << " in";
+    EXPECT_TRUE(plot.rect().contains(legend)) << size.width_in << " in";
+    if (size.width_in == kPageSize.width_in) {  // beside, at the top, the data full height
+      EXPECT_GE(legend.left(), data.right());
+      EXPECT_LE(legend.top(), data.top() + 2);
+      EXPECT_GE(double(data.height()) / plot.height(), 0.7);
+    } else {  // above, a third of the height at most
+      EXPECT_LE(legend.bottom(), data.top());
+      EXPECT_LE(legend.height(), plot.height() / 3.0 + 2);
+    }
+  }
+}
+
+// An odd number of entries over 6 wraps into two columns with a gap, which the legend's font
+// steps met as a null item (the desktop app's LR sensitivity tab crashed on 7 curves).
+TEST_F(Export, AnOddManyEntryLegendOutsideTheDataLaysOut) {
+  for (const FigureSize& size : {kPageSize, kColumnSize}) {
+    QCustomPlot plot;
+    plot.resize(logical_size(size));
+    setup_curve_figure(plot, crossing_runs(7));
+    plot.setViewport(plot.rect());
+    plot.replot();
+    ASSERT_TRUE(plot.legend && plot.legend->visible());
+    EXPECT_FALSE(plot.legend->outerRect().intersects(plot.axisRect()->rect()));
   }
 }
 
