@@ -24,7 +24,9 @@ namespace {
 bool asks_for_help(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?") return true;
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" ||
+        a == "--version")
+      return true;
   }
   return false;
 }
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   QCoreApplication& app = help_only ? *help_only : static_cast<QCoreApplication&>(*gui);
   QCoreApplication::setOrganizationName(QStringLiteral("fathom"));
   QCoreApplication::setApplicationName(QStringLiteral("fathom-gui"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(FATHOM_VERSION));  // Help > About
   if (gui) {
     QApplication::setWindowIcon(fathom::gui::app_icon());
     QGuiApplication::setDesktopFileName(QStringLiteral("fathom"));  // resources/fathom.desktop
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
   args.addHelpOption();
+  args.addVersionOption();
   QCommandLineOption db(
       {"d", "db"},
       QStringLiteral("run store: a SQLite file or a postgresql://user@host:port/db URL "
