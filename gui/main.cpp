@@ -31,6 +31,20 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
+// --screenshot DIR --screenshot-size WxH: a PNG of each view at that window size, then exit.
+int save_screenshots(fathom::gui::MainWindow& window, const QString& dir, const QString& size) {
+  const QStringList wh = size.split(QLatin1Char('x'));
+  const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+  if (w < 200 || h < 150) {
+    std::fprintf(stderr, "--screenshot-size: expected WxH, e.g. 1100x700\n");
+    return 2;
+  }
+  window.resize(w, h);
+  window.show();
+  for (const QString& saved : window.saveScreenshots(dir)) std::printf("%s\n", qPrintable(saved));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,19 +113,7 @@ int main(int argc, char** argv) {
   }
   if (args.isSet(show) && !window.runsView()->showSweep(args.value(show)))
     std::fprintf(stderr, "no sweep named %s in the store\n", qPrintable(args.value(show)));
-  if (screenshot) {
-    const QStringList wh = args.value(shot_size).split(QLatin1Char('x'));
-    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
-    if (w < 200 || h < 150) {
-      std::fprintf(stderr, "--screenshot-size: expected WxH, e.g. 1100x700\n");
-      return 2;
-    }
-    window.resize(w, h);
-    window.show();
-    for (const QString& saved : window.saveScreenshots(args.value(shots)))
-      std::printf("%s\n", qPrintable(saved));
-    return 0;
-  }
+  if (screenshot) return save_screenshots(window, args.value(shots), args.value(shot_size));
   window.show();
   return QApplication::exec();
 }
