@@ -97,6 +97,8 @@ QDialog* make_shortcuts_dialog(QWidget& window) {
     table->setItem(r, 1, new QTableWidgetItem(rows[r].what));
     table->setItem(r, 2, new QTableWidgetItem(rows[r].where));
   }
+  // Rows as tall as their text, so that the whole list shows at once on a laptop.
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
   table->resizeColumnsToContents();
   table->horizontalHeader()->setStretchLastSection(true);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);

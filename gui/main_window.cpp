@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -427,6 +428,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     if (page->grab().save(path)) saved << path;
     page->close();
   }
+  // Help > Keyboard shortcuts, as listed from the window's actions.
+  std::unique_ptr<QDialog> help(make_shortcuts_dialog(*this));
+  help->show();
+  QApplication::processEvents();
+  const QString path = QDir(dir).filePath(QStringLiteral("shortcuts.png"));
+  if (help->grab().save(path)) saved << path;
   return saved;
 }
 
