@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
                            QStringLiteral("FILE"));
   QCommandLineOption shots(
       QStringLiteral("screenshot"),
-      QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
+      QStringLiteral(
+          "save a PNG of each view, the run page and the shortcut list into DIR and exit"),
       QStringLiteral("DIR"));
   QCommandLineOption shot_size(QStringLiteral("screenshot-size"),
                                QStringLiteral("window size of --screenshot (default 1400x860)"),
