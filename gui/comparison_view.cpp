@@ -5,6 +5,7 @@
 
 #include <QFile>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 
 #include <qcustomplot.h>
@@ -405,6 +406,10 @@ void ComparisonView::fillTable(const experiments::TableOptions& options) {
   for (size_t r = 0; r < t.row_labels.size(); ++r)
     for (size_t c = 0; c < t.col_labels.size(); ++c)
       table_->setItem(static_cast<int>(r), static_cast<int>(c), table_item(t, t.cells[r][c], bold));
+  // No taller than its rows: the bars below get the height a short table leaves empty.
+  table_->setMaximumHeight(table_->horizontalHeader()->height() +
+                           table_->verticalHeader()->length() + 2 * table_->frameWidth() +
+                           table_->horizontalScrollBar()->sizeHint().height());
 }
 
 void ComparisonView::exportTable() {

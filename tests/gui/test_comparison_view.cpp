@@ -129,6 +129,12 @@ class ComparisonViewTest : public QObject {
       view.setRuns(session->store.list_runs());
       QVERIFY(view.choose("d", "axis.model.encoder_layers", "axis.model.norm", "test_bleu"));
       QCOMPARE(view.chart()->yAxis->scaleType(), QCPAxis::stLinear);
+      // Two rows take no more height than they need; the bars get the rest.
+      view.resize(1100, 700);
+      view.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&view));
+      QVERIFY2(view.table()->height() < 160, qPrintable(QString::number(view.table()->height())));
+      QVERIFY(view.chart()->height() > 350);
       const QString cell = view.table()->item(0, 0)->text();
       const int bars = view.chart()->plottableCount();
       view.logScale()->setChecked(true);
