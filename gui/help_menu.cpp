@@ -11,6 +11,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -34,6 +36,17 @@ struct Place {
   int menu_index = 1 << 20, action_index = 0;
 };
 
+// The tab a widget is on ("Runs tab"), "" when it is on none.
+QString tab_of(const QWidget* widget) {
+  for (const QWidget* w = widget; w && w->parentWidget(); w = w->parentWidget()) {
+    auto* tabs = qobject_cast<const QTabWidget*>(w->parentWidget()->parentWidget());
+    if (!tabs || !qobject_cast<const QStackedWidget*>(w->parentWidget())) continue;
+    const int index = tabs->indexOf(const_cast<QWidget*>(w));
+    if (index >= 0) return plain_text(tabs->tabText(index)) + QStringLiteral(" tab");
+  }
+  return {};
+}
+
 Place place_of(QAction* action, const QList<QAction*>& bar) {
   Place p;
   for (QObject* object : action->associatedObjects()) {
@@ -45,6 +58,12 @@ Place place_of(QAction* action, const QList<QAction*>& bar) {
     if (p.menu_index < 0) p.menu_index = 1 << 19;
     return p;
   }
+  // In no menu: a view's own action, named by the tab it works on.
+  for (QObject* object : action->associatedObjects())
+    if (auto* widget = qobject_cast<QWidget*>(object); widget && !tab_of(widget).isEmpty()) {
+      p.menu = tab_of(widget);
+      break;
+    }
   return p;
 }
 

@@ -61,6 +61,7 @@ class HelpMenuTest : public QObject {
     QVERIFY2(has_row(rows, "Del", "Delete", "Run"), qPrintable(all));
     QVERIFY2(has_row(rows, "Ctrl+D", "Dry run", "Sweep"), qPrintable(all));
     QVERIFY2(has_row(rows, "F1", "Keyboard shortcuts", "Help"), qPrintable(all));
+    QVERIFY2(has_row(rows, "Esc", "Clear the runs filter", "Runs tab"), qPrintable(all));
     // Menus in the menu bar's order: File's rows before View's, View's before Help's.
     auto first = [&](const QString& menu) {
       for (size_t i = 0; i < rows.size(); ++i)
@@ -89,7 +90,8 @@ class HelpMenuTest : public QObject {
     extra->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
     window.dashboard()->addAction(extra);
     const auto rows = fathom::gui::gather_shortcuts(window);
-    QVERIFY2(has_row(rows, "Ctrl+Shift+J", "Zoom to fit", ""), qPrintable(listing(rows)));
+    QVERIFY2(has_row(rows, "Ctrl+Shift+J", "Zoom to fit", "Dashboard tab"),
+             qPrintable(listing(rows)));
   }
 
   void dialogShowsEveryRowUncut() {
