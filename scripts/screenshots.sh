@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The desktop app's screenshots in docs/screenshots/1100x700/ and 1600x1000/ (issue 58), taken
 # the way a researcher sees the app: the lm-depth-2025 study restored into a scratch store
-# (scripts/study-store.sh) while configs/main-job.yaml trains into it with one job (probed), so
-# the runs table, dashboard, probes and run page show a run training. fathom-gui --screenshot makes one
-# PNG per view (run-page.png: the running run's page) under Xvfb; optipng shrinks them where
-# it is installed (apt-get install optipng).
+# (scripts/study-store.sh) while configs/main-job.yaml trains into it with one job (probed),
+# so the runs table, dashboard, probes and run page show a run training. fathom-gui
+# --screenshot makes a PNG per view under Xvfb (the sweep editor holding the main job's sweep;
+# run-page.png: the running run's page; shortcuts.png: Help's list); optipng shrinks them
+# where it is installed (apt-get install optipng).
 #   scripts/screenshots.sh [BUILD_DIR] [OUT_DIR]    # defaults: build, docs/screenshots
 # The scratch store is $SCRATCH/x.db (default: a temporary directory, removed at the end).
 set -euo pipefail
@@ -60,7 +61,8 @@ export XDG_CONFIG_HOME="$scratch/config"
 for size in 1100x700 1600x1000; do
   mkdir -p "$out/$size"
   xvfb-run -a -s "-screen 0 1920x1200x24" \
-    "$gui" --db "$db" --screenshot "$out/$size" --screenshot-size "$size" > /dev/null
+    "$gui" --db "$db" --sweep "$repo/configs/main-job.yaml" --screenshot "$out/$size" \
+    --screenshot-size "$size" > /dev/null
 done
 if command -v optipng > /dev/null; then
   optipng -quiet -o2 "$out"/1100x700/*.png "$out"/1600x1000/*.png
