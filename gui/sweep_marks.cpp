@@ -1,8 +1,11 @@
 #include "gui/sweep_marks.h"
 
+#include <algorithm>
+
 #include <QRegularExpression>
 
 #include "base/config/config_schema.h"
+#include "experiments/sweep_spec.h"
 
 namespace fathom::gui {
 namespace {
@@ -35,9 +38,11 @@ int value_start(const QString& line) {
 }  // namespace
 
 bool sweep_error_is_in_key(const SweepCheck& check) {
-  if (check.ok || check.field.empty()) return false;
-  if (check.field.find('.') == std::string::npos) return false;  // name, base, seeds, ...
-  return find_field(check.field) == nullptr;
+  if (check.ok || check.field.empty() || find_field(check.field)) return false;
+  // Neither a config key nor one of the sweep file's own (name, base, seeds, ...): the key
+  // is what is wrong ('lr' for train.lr, 'grd' for grid).
+  const std::vector<std::string> own = experiments::sweep_keys();
+  return std::find(own.begin(), own.end(), check.field) == own.end();
 }
 
 TextSpan sweep_error_span(const QString& line, const SweepCheck& check) {

@@ -8,8 +8,8 @@
 
 namespace fathom::gui {
 
-// Whether the check blames the key rather than its value: a dotted key the config schema
-// does not know. Top-level sweep fields (name, base, seeds) and known keys are about values.
+// Whether the check blames the key rather than its value: a key neither the config schema
+// nor the sweep file (experiments::sweep_keys: name, base, seeds, ...) knows.
 bool sweep_error_is_in_key(const SweepCheck& check);
 
 // The characters of `line` (one line of the sweep YAML, the error's) to mark: [start, start +

@@ -204,6 +204,27 @@ class SweepEditorTest : public QObject {
              QString("model.inits"));
   }
 
+  // An unknown key without a dot ('lr' for train.lr) and an unknown sweep key ('grd') are
+  // the keys' errors; a bad base path is its value's.
+  void unknownShortKeysAreMarkedAsKeys() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: d\nbase: base.yaml\ngrid:\n  lr: [0.001, 0.002]\n");
+    editor.checkNow();
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.selectedText(), QString("lr"));
+    QVERIFY(editor.form()->gridTable()->item(0, 0)->background().style() != Qt::NoBrush);
+    editor.setYaml("name: d\nbase: base.yaml\ngrd:\n  model.norm: [post]\n");
+    editor.checkNow();
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.selectedText(), QString("grd"));
+    editor.setYaml("name: d\nbase: missing.yaml\ngrid:\n  model.norm: [post]\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QVERIFY2(editor.yamlEdit()->extraSelections().isEmpty() ||
+                 editor.yamlEdit()->extraSelections().front().cursor.selectedText() ==
+                     QString("missing.yaml"),
+             editor.lastCheck().message.c_str());
+  }
+
   // A value on a block list's own line: the item after "- " is marked.
   void badValueInABlockListIsMarkedOnItsLine() {
     SweepEditor editor;
