@@ -38,15 +38,14 @@ std::vector<std::string> SweepSpec::axis_keys() const {
   return keys;
 }
 
-namespace {
-
-// The sweep file's own keys; each registered launcher's section (`slurm:`) is a key too.
 std::vector<std::string> sweep_keys() {
   std::vector<std::string> all = {"name", "base",  "set",     "grid",
                                   "zip",  "seeds", "exclude", "notify"};
   for (const std::string& key : launcher_section_keys()) all.push_back(key);
   return all;
 }
+
+namespace {
 
 int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 

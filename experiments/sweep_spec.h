@@ -80,6 +80,10 @@ struct SweepRun {
 // expanded runs; see expand_sweep().
 SweepSpec load_sweep_file(const std::string& path);
 
+// The sweep file's own top-level keys (name, base, grid, ...); each registered launcher's
+// section (`slurm:`) is one too. Any other top-level key is refused.
+std::vector<std::string> sweep_keys();
+
 // Parses sweep YAML text; `origin` names it in errors, `base_dir` resolves relative paths.
 SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
                             const std::string& base_dir);

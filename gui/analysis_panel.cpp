@@ -1,11 +1,14 @@
 #include "gui/analysis_panel.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <qcustomplot.h>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPointer>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
@@ -22,6 +25,20 @@ namespace {
 
 using json = nlohmann::json;
 
+// A figure reads from about this width on (a beta heatmap: row labels, cells, colour scale);
+// narrower, the figures stand one under the other.
+constexpr int kGoodFigureWidth = 360;
+constexpr int kFigureMinWidth = 260, kFigureMinHeight = 240;
+constexpr int kMostTableHeight = 260;  // taller tables scroll; the figures keep the rest
+
+QString label_at(const std::vector<std::string>& labels, size_t i) {
+  return i < labels.size() ? QString::fromStdString(labels[i]) : QString::number(i);
+}
+
+QString or_default(const std::string& text, const char* fallback) {
+  return text.empty() ? QString::fromLatin1(fallback) : QString::fromStdString(text);
+}
+
 }  // namespace
 
 AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
@@ -37,13 +54,82 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
 
 QString AnalysisPanel::caption() const { return caption_->text(); }
 
-void AnalysisPanel::clear() {
+void AnalysisPanel::clear(const QString& why) {
   for (QCustomPlot* p : plots_) p->deleteLater();
   plots_.clear();
+  figures_.clear();
   for (QTableWidget* t : tables_) t->deleteLater();
   tables_.clear();
   table_ = nullptr;
-  caption_->setText(QStringLiteral("Select a result, or compute one below."));
+  last_hover_.clear();
+  caption_->setText(why.isEmpty() ? QStringLiteral("Select a result, or compute one below.") : why);
+}
+
+void AnalysisPanel::placePlots() {
+  const int n = static_cast<int>(plots_.size());
+  columns_ = std::clamp(width() / kGoodFigureWidth, 1, std::max(1, n));
+  for (QCustomPlot* p : plots_) grid_->removeWidget(p);
+  for (QTableWidget* t : tables_) grid_->removeWidget(t);
+  const int plot_rows = (n + columns_ - 1) / columns_;
+  for (int i = 0; i < n; ++i) grid_->addWidget(plots_[i], i / columns_, i % columns_);
+  for (int i = 0; i < static_cast<int>(tables_.size()); ++i)
+    grid_->addWidget(tables_[i], plot_rows + i, 0, 1, columns_);  // under the figures
+  // The figures take the height the tables leave, and share the width evenly.
+  for (int r = 0; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, r < plot_rows ? 1 : 0);
+  for (int c = 0; c < grid_->columnCount(); ++c) grid_->setColumnStretch(c, c < columns_ ? 1 : 0);
+}
+
+bool AnalysisPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize) {
+    const int index = static_cast<int>(plots_.indexOf(static_cast<QCustomPlot*>(watched)));
+    if (index >= 0 && index < static_cast<int>(figures_.size()) &&
+        std::holds_alternative<plot::Heatmap>(figures_[index])) {
+      QPointer<QCustomPlot> plot = plots_[index];
+      const plot::Figure figure = figures_[index];
+      QMetaObject::invokeMethod(  // after QCustomPlot's own resize handling
+          this,
+          [this, plot, figure] {
+            if (!plot) return;
+            plot::setup_plot(*plot, figure, screen_style(font()));
+            plot->replot();
+          },
+          Qt::QueuedConnection);
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void AnalysisPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const int n = static_cast<int>(plots_.size());
+  if (n > 1 && std::clamp(width() / kGoodFigureWidth, 1, n) != columns_) placePlots();
+}
+
+QString AnalysisPanel::hoverText(int index, const QPoint& pixel) const {
+  if (index < 0 || index >= plots_.size() || index >= static_cast<int>(figures_.size())) return {};
+  const auto* h = std::get_if<plot::Heatmap>(&figures_[index]);
+  const QCustomPlot* p = plots_[index];
+  if (!h || !p->axisRect() || !p->axisRect()->rect().contains(pixel)) return {};
+  const long col = std::lround(p->xAxis->pixelToCoord(pixel.x()));
+  const long row = std::lround(p->yAxis->pixelToCoord(pixel.y()));
+  if (row < 0 || col < 0 || static_cast<size_t>(row) >= h->values.size() ||
+      static_cast<size_t>(col) >= h->values[row].size() || (h->lower_triangle && col > row))
+    return {};
+  const double value = h->values[row][col];
+  if (std::isnan(value)) return {};
+  return QStringLiteral("%1: %2\n%3: %4\n%5 = %6")
+      .arg(or_default(h->y_label, "row"), label_at(h->row_labels, row),
+           or_default(h->x_label, "column"), label_at(h->col_labels, col),
+           or_default(h->colour_title, "value"), QString::number(value, 'g', 4));
+}
+
+void AnalysisPanel::hover(int index, const QPoint& pixel) {
+  last_hover_ = hoverText(index, pixel);
+  if (last_hover_.isEmpty())
+    QToolTip::hideText();
+  else  // beside the mouse, never over the cell it names
+    QToolTip::showText(plots_[index]->mapToGlobal(pixel + QPoint(16, 16)), last_hover_,
+                       plots_[index]);
 }
 
 void AnalysisPanel::addTable(const QStringList& header, const QList<QStringList>& rows) {
@@ -55,10 +141,13 @@ void AnalysisPanel::addTable(const QStringList& header, const QList<QStringList>
     for (int c = 0; c < rows[r].size() && c < header.size(); ++c)
       table->setItem(r, c, new QTableWidgetItem(rows[r][c]));
   table->resizeColumnsToContents();
+  // As tall as its rows up to a limit, so the figures above keep the panel's height.
+  const int rows_height = table->verticalHeader()->length() + table->horizontalHeader()->height() +
+                          2 * table->frameWidth() + 4;
+  table->setMaximumHeight(std::min(rows_height, kMostTableHeight));
   add_export_menu(table);
   tables_ << table;
   if (!table_) table_ = table;
-  grid_->addWidget(table, static_cast<int>(tables_.size()), 0, 1, 2);  // under the plots
 }
 
 void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
@@ -114,15 +203,22 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
   const plot::Style style = screen_style(font());
   for (size_t i = 0; i < figures.size(); ++i) {
     auto* plot = new plot::PlotWidget;
-    plot->setMinimumSize(360, 300);
+    plot->setMinimumSize(kFigureMinWidth, kFigureMinHeight);
+    plot->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     const plot::Figure& figure = figures[i].second;
     plot::setup_plot(*plot, figure, style);
     plot->replot();
     set_figure_source(plot, [figure]() -> std::optional<plot::Figure> { return figure; });
     add_export_menu(plot);
+    plot->setMouseTracking(true);
+    plot->installEventFilter(this);
+    const int index = static_cast<int>(i);
+    connect(plot, &QCustomPlot::mouseMove, this,
+            [this, index](QMouseEvent* event) { hover(index, event->pos()); });
     plots_ << plot;
-    grid_->addWidget(plot, 0, static_cast<int>(i));
+    figures_.push_back(figure);
   }
+  placePlots();
   caption_->setText(words);
 }
 

@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -225,7 +226,29 @@ void AnalysisView::reload() {
   if (keep && showAnalysis(*keep)) return;
   // Otherwise the newest result, so a run's stored analysis is on screen without a click.
   if (!records_.empty() && showAnalysis(records_.front().id)) return;
-  panel_->clear();
+  panel_->clear(emptyReason());
+}
+
+QString AnalysisView::emptyReason() const {
+  if (!session_) return QStringLiteral("Open a run store to see its analyses.");
+  size_t stored = 0;
+  try {
+    stored = session_->store.list_analyses().size();
+  } catch (const std::exception&) {
+  }
+  const QString compute = QStringLiteral(
+      "Compute one below: choose an analysis and a checkpoint (beta of the best "
+      "checkpoint takes seconds; docs/analyses.md says what each shows).");
+  if (stored == 0) return QStringLiteral("No analysis is stored yet. ") + compute;
+  const QString others =
+      QStringLiteral("%1 result%2 of other runs %3 stored: tick All runs to list them.")
+          .arg(stored)
+          .arg(stored == 1 ? "" : "s")
+          .arg(stored == 1 ? "is" : "are");
+  if (runs_.empty())
+    return QStringLiteral("No run selected (select one in the Runs view). ") + others;
+  return QStringLiteral("No analysis of the selected run%1 is stored. %2\n%3")
+      .arg(runs_.size() == 1 ? "" : "s", others, compute);
 }
 
 bool AnalysisView::showAnalysis(int64_t id) {
@@ -286,8 +309,49 @@ QStringList AnalysisView::computeArguments(QString* error) {
   return args;
 }
 
+std::optional<db::AnalysisRecord> AnalysisView::storedDuplicate() const {
+  if (!session_ || runs_.size() != 1) return std::nullopt;
+  const QString kind = kind_->currentText();
+  if (kind_named(kind).builds_own_models) return std::nullopt;  // from configs, not the run
+  try {
+    auto stored = session_->store.list_analyses(runs_.front().id, kind.toStdString());
+    for (auto it = stored.rbegin(); it != stored.rend(); ++it)
+      if (it->checkpoint == checkpoint_->currentText().toStdString()) return *it;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+bool AnalysisView::confirmRecompute() {
+  const std::optional<db::AnalysisRecord> stored = storedDuplicate();
+  if (!stored) return true;
+  QMessageBox box(
+      QMessageBox::Question, QStringLiteral("Compute again?"),
+      QStringLiteral("Run %1 already has a %2 result of its %3 checkpoint: analysis "
+                     "%4, computed %5.\nComputing again stores a second result "
+                     "beside it (e.g. after the run trained on, or with other "
+                     "options).")
+          .arg(*stored->run_id)
+          .arg(QString::fromStdString(stored->kind), QString::fromStdString(stored->checkpoint))
+          .arg(stored->id)
+          .arg(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(stored->created_at))
+                   .toString(QStringLiteral("yyyy-MM-dd hh:mm"))),
+      QMessageBox::Cancel, this);
+  QPushButton* show = box.addButton(QStringLiteral("Show stored"), QMessageBox::AcceptRole);
+  QPushButton* again = box.addButton(QStringLiteral("Compute again"), QMessageBox::ActionRole);
+  box.setDefaultButton(show);
+  box.exec();
+  if (box.clickedButton() == again) return true;
+  if (box.clickedButton() == show && !showAnalysis(stored->id)) {
+    all_->setChecked(true);
+    showAnalysis(stored->id);
+  }
+  return false;
+}
+
 void AnalysisView::compute() {
   if (!session_ || runner_->running()) return;
+  if (!confirmRecompute()) return;
   QString why;
   const QStringList args = computeArguments(&why);
   if (args.isEmpty() || !runner_->start(db_location_, args, &why)) {

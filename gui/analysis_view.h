@@ -54,12 +54,16 @@ class AnalysisView : public QWidget, public WorkbenchView {
   bool showAnalysis(int64_t id);
   // The command line Compute would run for the current choices (without --db), or an error.
   QStringList computeArguments(QString* error);
+  // A stored result Compute would repeat: the selected run's newest of the chosen kind and
+  // checkpoint (nullopt: none, or a kind that builds its own models from configs).
+  std::optional<db::AnalysisRecord> storedDuplicate() const;
 
   QTableWidget* results() const { return results_; }
   AnalysisPanel* panel() const { return panel_; }
   AnalysisRunner* runner() const { return runner_; }
   QComboBox* kindBox() const { return kind_; }
   QLineEdit* optionsEdit() const { return options_; }
+  QCheckBox* allRuns() const { return all_; }  // "All runs": every run's results listed
   QString statusText() const;
 
  public slots:
@@ -79,6 +83,10 @@ class AnalysisView : public QWidget, public WorkbenchView {
   void showSelected();
   void kindChanged();
   void updateButtons();
+  // What the panel says when nothing is listed: select a run, tick All runs, or Compute.
+  QString emptyReason() const;
+  // Compute of a result already stored asks first; true: compute (a second result).
+  bool confirmRecompute();
 
   StoreSession* session_ = nullptr;
   QString db_location_;

@@ -5,6 +5,8 @@
 
 #include <QFile>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSettings>
 
 #include <qcustomplot.h>
 #include <QCheckBox>
@@ -101,6 +103,25 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
   connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
   connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
+  connect(log_, &QCheckBox::toggled, this, &ComparisonView::drawChart);  // the table stays
+}
+
+void ComparisonView::saveSettings(QSettings& settings) const {
+  settings.setValue("compare/logY", log_->isChecked());
+}
+
+void ComparisonView::restoreSettings(const QSettings& settings) {
+  log_->setChecked(settings.value("compare/logY", false).toBool());
+}
+
+void ComparisonView::drawChart() {
+  plot::clear_plottables(*chart_);
+  if (current_) {
+    plot::BarFigure figure = plot::comparison_bar_figure(*current_);
+    figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+    plot::setup_plot(*chart_, figure, screen_style(font()));
+  }
+  chart_->replot();
 }
 
 // The choices of what is tabled, and the table (exported as `fathom export table` does).
@@ -166,6 +187,12 @@ QHBoxLayout* ComparisonView::buildOptionsBar() {
   options_bar->addSpacing(12);
   options_bar->addWidget(versus_label);
   options_bar->addWidget(versus_);
+  log_ = new QCheckBox(QStringLiteral("Lo&g bars"));
+  log_->setToolTip(
+      QStringLiteral("the bars on a logarithmic axis (perplexities that differ by orders of "
+                     "magnitude); a cell at or below 0 then has no bar"));
+  options_bar->addSpacing(12);
+  options_bar->addWidget(log_);
   options_bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
@@ -188,7 +215,9 @@ void ComparisonView::buildChart() {
   add_export_menu(chart_);
   set_figure_source(chart_, [this]() -> std::optional<plot::Figure> {
     if (!current_) return std::nullopt;
-    return plot::comparison_bar_figure(*current_);
+    plot::BarFigure figure = plot::comparison_bar_figure(*current_);
+    figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+    return figure;  // exported on the scale shown
   });
 }
 
@@ -322,8 +351,7 @@ void ComparisonView::redraw() {
   QStringList notes;
   for (const auto& n : t.notes) notes << QString::fromStdString(n);
   note_->setText(notes.join(QStringLiteral("\n")));
-  plot::setup_plot(*chart_, plot::comparison_bar_figure(t), screen_style(font()));
-  chart_->replot();
+  drawChart();
 }
 
 // The table's settings from the view's choices (as `fathom export table` takes them).
@@ -378,6 +406,10 @@ void ComparisonView::fillTable(const experiments::TableOptions& options) {
   for (size_t r = 0; r < t.row_labels.size(); ++r)
     for (size_t c = 0; c < t.col_labels.size(); ++c)
       table_->setItem(static_cast<int>(r), static_cast<int>(c), table_item(t, t.cells[r][c], bold));
+  // No taller than its rows: the bars below get the height a short table leaves empty.
+  table_->setMaximumHeight(table_->horizontalHeader()->height() +
+                           table_->verticalHeader()->length() + 2 * table_->frameWidth() +
+                           table_->horizontalScrollBar()->sizeHint().height());
 }
 
 void ComparisonView::exportTable() {

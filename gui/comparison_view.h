@@ -35,6 +35,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override {
     setRuns(all);
   }
+  // The bars' log scale, kept across sessions ("compare/logY"), as the dashboard's log y.
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
 
   void setSession(StoreSession* session);
   // Every run of the store (the runs view's poll); redraws when something changed.
@@ -42,6 +45,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QTableWidget* table() const { return table_; }
   // The table as grouped bars with 95 % intervals (plot/comparison_chart.h).
   QCustomPlot* chart() const { return chart_; }
+  // "Log bars": the bars' value axis logarithmic (shown and exported); a cell at or below 0
+  // then has no bar.
+  QCheckBox* logScale() const { return log_; }
   // "Best over training": each run's best point of the metric's curve instead of its final value.
   QCheckBox* bestOverTraining() const { return best_; }
   // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
@@ -71,6 +77,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   std::vector<experiments::TableRun> tableRuns(const experiments::TableOptions& options) const;
   void fillTable(const experiments::TableOptions& options);
   void exportTable();
+  void drawChart();  // the shown table's bars, on the chosen scale
   static void refill(QComboBox* box, const QStringList& items);
 
   StoreSession* session_ = nullptr;
@@ -79,6 +86,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
+  QCheckBox* log_ = nullptr;
   QTableWidget* table_;
   QCustomPlot* chart_ = nullptr;
   QLabel* note_ = nullptr;

@@ -1,10 +1,15 @@
 #include "gui/file_dialog.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <QAbstractFileIconProvider>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QHeaderView>
+#include <QScreen>
+#include <QTreeView>
 
 namespace fathom::gui {
 namespace {
@@ -27,6 +32,21 @@ QAbstractFileIconProvider* name_only_icons() {
   return &provider;
 }
 
+// The listing's columns uncut: size, type and date as wide as their contents and headers, the
+// name taking the rest of a dialog wide enough for all four.
+void fit_columns(QFileDialog* dialog) {
+  const QRect screen =
+      dialog->screen() ? dialog->screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+  dialog->resize(std::min(900, screen.width() * 9 / 10), std::min(560, screen.height() * 8 / 10));
+  auto* list = dialog->findChild<QTreeView*>(QStringLiteral("treeView"));
+  if (!list) return;
+  QHeaderView* header = list->header();
+  header->setStretchLastSection(false);
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(0, QHeaderView::Stretch);
+  header->setMinimumSectionSize(60);
+}
+
 QString run(QFileDialog* dialog, QString* selected_filter) {
   std::unique_ptr<QFileDialog> owned(dialog);
   if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
@@ -41,6 +61,8 @@ QFileDialog* make_file_dialog(QWidget* parent, const QString& title, const QStri
   auto* dialog = new QFileDialog(parent, title, dir, filters);
   dialog->setOption(QFileDialog::DontUseNativeDialog);
   dialog->setIconProvider(name_only_icons());
+  dialog->setViewMode(QFileDialog::Detail);
+  fit_columns(dialog);
   return dialog;
 }
 

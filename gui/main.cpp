@@ -24,9 +24,25 @@ namespace {
 bool asks_for_help(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?") return true;
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" ||
+        a == "--version")
+      return true;
   }
   return false;
+}
+
+// --screenshot DIR --screenshot-size WxH: a PNG of each view at that window size, then exit.
+int save_screenshots(fathom::gui::MainWindow& window, const QString& dir, const QString& size) {
+  const QStringList wh = size.split(QLatin1Char('x'));
+  const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+  if (w < 200 || h < 150) {
+    std::fprintf(stderr, "--screenshot-size: expected WxH, e.g. 1100x700\n");
+    return 2;
+  }
+  window.resize(w, h);
+  window.show();
+  for (const QString& saved : window.saveScreenshots(dir)) std::printf("%s\n", qPrintable(saved));
+  return 0;
 }
 
 }  // namespace
@@ -41,6 +57,7 @@ int main(int argc, char** argv) {
   QCoreApplication& app = help_only ? *help_only : static_cast<QCoreApplication&>(*gui);
   QCoreApplication::setOrganizationName(QStringLiteral("fathom"));
   QCoreApplication::setApplicationName(QStringLiteral("fathom-gui"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(FATHOM_VERSION));  // Help > About
   if (gui) {
     QApplication::setWindowIcon(fathom::gui::app_icon());
     QGuiApplication::setDesktopFileName(QStringLiteral("fathom"));  // resources/fathom.desktop
@@ -49,6 +66,7 @@ int main(int argc, char** argv) {
   QCommandLineParser args;
   args.setApplicationDescription(QStringLiteral("Fathom workbench: runs, live curves, sweeps"));
   args.addHelpOption();
+  args.addVersionOption();
   QCommandLineOption db(
       {"d", "db"},
       QStringLiteral("run store: a SQLite file or a postgresql://user@host:port/db URL "
@@ -66,7 +84,8 @@ int main(int argc, char** argv) {
                            QStringLiteral("FILE"));
   QCommandLineOption shots(
       QStringLiteral("screenshot"),
-      QStringLiteral("save a PNG of each view (the dashboard with all runs) into DIR and exit"),
+      QStringLiteral(
+          "save a PNG of each view, the run page and the shortcut list into DIR and exit"),
       QStringLiteral("DIR"));
   QCommandLineOption shot_size(QStringLiteral("screenshot-size"),
                                QStringLiteral("window size of --screenshot (default 1400x860)"),
@@ -95,19 +114,7 @@ int main(int argc, char** argv) {
   }
   if (args.isSet(show) && !window.runsView()->showSweep(args.value(show)))
     std::fprintf(stderr, "no sweep named %s in the store\n", qPrintable(args.value(show)));
-  if (screenshot) {
-    const QStringList wh = args.value(shot_size).split(QLatin1Char('x'));
-    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
-    if (w < 200 || h < 150) {
-      std::fprintf(stderr, "--screenshot-size: expected WxH, e.g. 1100x700\n");
-      return 2;
-    }
-    window.resize(w, h);
-    window.show();
-    for (const QString& saved : window.saveScreenshots(args.value(shots)))
-      std::printf("%s\n", qPrintable(saved));
-    return 0;
-  }
+  if (screenshot) return save_screenshots(window, args.value(shots), args.value(shot_size));
   window.show();
   return QApplication::exec();
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -15,10 +17,12 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QThread>
 #include <QTimer>
 
 #include "db/records.h"
+#include "db/run_status.h"
 #include "db/store_url.h"
 #include "gui/analysis_view.h"
 #include "gui/app_icon.h"
@@ -27,6 +31,7 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/help_menu.h"
 #include "gui/probes_view.h"
 #include "gui/run_brush.h"
 #include "gui/run_page.h"
@@ -60,6 +65,19 @@ QString absolute_location(const QString& location) {
   } catch (const std::exception&) {
   }
   return location;
+}
+
+// The runs the screenshots show in the views after the runs table: all of a small store; of
+// a large one the live runs and the newest others, 12 in all (a chart of 230 runs shows no
+// run).
+std::vector<int64_t> screenshot_runs(const std::vector<db::RunRecord>& runs) {
+  constexpr size_t kAll = 24, kMost = 12;
+  std::vector<int64_t> ids;
+  for (const auto& r : runs)
+    if (runs.size() <= kAll || r.status == db::status::kRunning) ids.push_back(r.id);
+  for (auto it = runs.rbegin(); it != runs.rend() && ids.size() < kMost; ++it)
+    if (it->status != db::status::kRunning && it->updates > 0) ids.push_back(it->id);
+  return ids;
 }
 
 }  // namespace
@@ -157,6 +175,7 @@ void MainWindow::buildMenus() {
                    &SweepEditor::dryRun);
   sweep->addAction(QStringLiteral("&Start"), QKeySequence(Qt::CTRL | Qt::Key_Return), editor_,
                    &SweepEditor::start);
+  add_help_menu(*this);  // last: its shortcut list gathers every action above
 }
 
 bool MainWindow::openDatabase(const QString& location, bool quiet) {
@@ -391,7 +410,11 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     QApplication::processEvents();
     // The runs table is grabbed unselected, so its status colours show; the views after it
     // show every run.
-    if (i > 0 && runs_->selectedRuns().empty()) runs_->selectAll();
+    if (i > 0 && runs_->selectedRuns().empty())
+      runs_->selectRuns(screenshot_runs(runs_->model()->runs()));
+    // Stored results to draw, where the runs shown have none of their own.
+    if (views_[i].widget == analyses() && analyses()->results()->rowCount() == 0)
+      analyses()->allRuns()->setChecked(true);
     // Charts laid out at their final size, with the data their polls read in other threads
     // (a second poll: the first may only have learnt which curves there are).
     for (int poll = 0; poll < 2; ++poll) {
@@ -417,6 +440,12 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
     }
     page->close();
   }
+  // Help > Keyboard shortcuts, as listed from the window's actions.
+  std::unique_ptr<QDialog> help(make_shortcuts_dialog(*this));
+  help->show();
+  QApplication::processEvents();
+  const QString path = QDir(dir).filePath(QStringLiteral("shortcuts.png"));
+  if (help->grab().save(path)) saved << path;
   return saved;
 }
 

@@ -22,6 +22,13 @@ constexpr int kPlotsPerRow = 4;
 constexpr int kPlotMinHeight = 220;  // two rows fit a laptop's 1100x700 window
 constexpr size_t kMostLegendEntries = 8;
 
+// The sub-layers a lines panel draws, in order (what its legend would list).
+std::vector<std::string> line_names(const plot::LineFigure& f) {
+  std::vector<std::string> names;
+  for (const auto& s : f.series) names.push_back(s.name);
+  return names;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, plot::Figure>> ProbesView::figuresShown() const {
@@ -128,6 +135,9 @@ void ProbesView::drawLines(const std::vector<std::pair<std::string, db::ProbeSer
                                [](const auto& f) { return f.y.scale == plot::Scale::Log; }) &&
                    lo > 0;
   keepPlots(lines_.size());
+  const bool same_lines = std::all_of(lines_.begin(), lines_.end(), [this](const auto& f) {
+    return line_names(f) == line_names(lines_.front());
+  });
   const plot::Style style = screen_style(font());
   for (size_t i = 0; i < lines_.size(); ++i) {
     plot::LineFigure& f = lines_[i];
@@ -139,9 +149,10 @@ void ProbesView::drawLines(const std::vector<std::pair<std::string, db::ProbeSer
     }
     QCustomPlot& plot = *plots_[i];
     // Depth as colour: dozens of sub-layers cannot each have a legend entry to tell them apart
-    // (unnamed lines get none; the hover names them).
+    // (unnamed lines get none; the hover names them). Panels of the same sub-layers share the
+    // first panel's legend instead of repeating it in each.
     plot::LineFigure drawn = f;
-    if (drawn.series.size() > kMostLegendEntries)
+    if (drawn.series.size() > kMostLegendEntries || (i > 0 && same_lines))
       for (auto& s : drawn.series) s.name.clear();
     plot::setup_line_figure(plot, drawn, style);
     const int n = plot.graphCount();

@@ -2,6 +2,7 @@
 
 #include "db/run_paths.h"
 
+#include <algorithm>
 #include <set>
 
 #include <QAction>
@@ -81,7 +82,7 @@ void RunsView::buildFilterBar() {
       "metric (valid_ppl, test_bleu), any config key (model.norm, or norm alone). A bare word "
       "matches name, status or sweep. Escape clears."));
   text_->setClearButtonEnabled(true);
-  auto* clear = new QAction(text_);  // Escape in the filter clears it
+  auto* clear = new QAction(QStringLiteral("Clear the runs filter"), text_);  // Escape
   clear->setShortcut(QKeySequence(Qt::Key_Escape));
   clear->setShortcutContext(Qt::WidgetShortcut);
   connect(clear, &QAction::triggered, text_, &QLineEdit::clear);
@@ -371,6 +372,17 @@ std::vector<db::RunRecord> RunsView::selectedRuns() const {
 }
 
 void RunsView::selectAll() { table_->selectAll(); }
+
+void RunsView::selectRuns(const std::vector<int64_t>& ids) {
+  QItemSelection rows;
+  for (int r = 0; r < filter_->rowCount(); ++r) {
+    const QModelIndex index = filter_->index(r, 0);
+    const auto* run = model_->runAt(filter_->mapToSource(index).row());
+    if (run && std::find(ids.begin(), ids.end(), run->id) != ids.end()) rows.select(index, index);
+  }
+  table_->selectionModel()->select(rows,
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
 
 bool RunsView::showSweep(const QString& sweep) {
   const int index = sweep_->findText(sweep);

@@ -48,6 +48,8 @@ class RunsView : public QWidget, public WorkbenchView {
 
   std::vector<db::RunRecord> selectedRuns() const;
   void selectAll();
+  // Selects the runs with these ids (those the table shows), nothing else.
+  void selectRuns(const std::vector<int64_t>& ids);
   // Filters the table to one sweep's runs; false if the store has no such sweep.
   bool showSweep(const QString& sweep);
   // A sweep just started (the sweep editor): the selection goes -- so the other views show the

@@ -13,6 +13,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTemporaryFile>
 #include <QTextBlock>
 #include <QThread>
 #include <QTimer>
@@ -25,6 +26,7 @@
 #include "gui/file_dialog.h"
 #include "gui/sweep_form.h"
 #include "gui/sweep_form_widget.h"
+#include "gui/sweep_marks.h"
 
 namespace fathom::gui {
 namespace {
@@ -94,11 +96,15 @@ SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent) {
   output_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   output_->setMaximumHeight(160);
   output_->setPlaceholderText(QStringLiteral("dry-run output"));
+  output_note_ = new QLabel;
+  output_note_->setWordWrap(true);
+  output_note_->hide();
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split, 1);
   layout->addWidget(status_);
   layout->addLayout(buttons);
+  layout->addWidget(output_note_);
   layout->addWidget(output_);
 
   check_timer_ = new QTimer(this);
@@ -111,6 +117,8 @@ SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent) {
   setYaml(QString::fromLatin1(kTemplate));
   dirty_ = false;
 }
+
+SweepEditor::~SweepEditor() = default;
 
 QString SweepEditor::yaml() const { return yaml_->toPlainText(); }
 
@@ -133,6 +141,7 @@ void SweepEditor::formEdited() {
   if (sweep_form_from_yaml(text, &parsed, nullptr, nullptr)) form_->setLines(parsed);
   dirty_ = true;
   check_timer_->start();
+  showOutputState();
 }
 
 void SweepEditor::yamlEdited() {
@@ -142,6 +151,18 @@ void SweepEditor::yamlEdited() {
   if (sweep_form_from_yaml(yaml().toStdString(), &parsed, nullptr, nullptr))
     form_->setForm(parsed);  // on a syntax error the form keeps its last good state
   check_timer_->start();
+  showOutputState();
+}
+
+bool SweepEditor::dryRunOutOfDate() const { return dry_run_made_ && yaml() != dry_run_text_; }
+
+void SweepEditor::showOutputState() {
+  const bool old = dryRunOutOfDate();
+  output_note_->setVisible(old);
+  output_note_->setText(old ? QStringLiteral("Out of date: the sweep was edited after this dry run "
+                                             "(Dry run, Ctrl+D, checks it again).")
+                            : QString());
+  output_->setStyleSheet(old ? QStringLiteral("color: gray;") : QString());
 }
 
 void SweepEditor::checkNow() {
@@ -162,7 +183,7 @@ void SweepEditor::showCheck() {
   status_->setStyleSheet(QStringLiteral("color: #d62728;"));
   status_->setText(message);
   const bool in_sweep = check_.file == origin().toStdString();
-  form_->markError(check_.line, !in_sweep, message);
+  form_->markError(check_.line, !in_sweep, message, sweep_error_is_in_key(check_));
   highlightYamlLine(in_sweep ? check_.line : 0);
 }
 
@@ -170,10 +191,16 @@ void SweepEditor::highlightYamlLine(int line) {
   QList<QTextEdit::ExtraSelection> marks;
   const QTextBlock block = yaml_->document()->findBlockByNumber(line - 1);
   if (line > 0 && block.isValid()) {
+    // The value that is wrong (or the unknown key), not the line it stands on.
+    const TextSpan span = sweep_error_span(block.text(), check_);
     QTextEdit::ExtraSelection mark;
-    mark.format.setBackground(QColor(0xff, 0xd8, 0xd8));
-    mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+    mark.format.setBackground(QColor(0xff, 0xb0, 0xb0));
+    mark.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+    mark.format.setUnderlineColor(QColor(0xd6, 0x27, 0x28));
     mark.cursor = QTextCursor(block);
+    mark.cursor.setPosition(block.position() + span.start);
+    mark.cursor.setPosition(block.position() + span.start + std::max(span.length, 1),
+                            QTextCursor::KeepAnchor);
     marks << mark;
   }
   yaml_->setExtraSelections(marks);
@@ -242,35 +269,83 @@ QString SweepEditor::fathomOrComplain() {
   return binary;
 }
 
+QString SweepEditor::dryRunSource() {
+  dry_copy_.reset();
+  if (!file_.isEmpty() && !dirty_) return file_;
+  // Never saved, or edited since: a hidden temporary copy where relative paths resolve (the
+  // file's folder), so the dry run checks the text as it stands and writes nothing of the
+  // user's.
+  dry_copy_ = std::make_unique<QTemporaryFile>(
+      QDir(baseDir()).filePath(QStringLiteral(".fathom-dry-run-XXXXXX.yaml")));
+  if (!dry_copy_->open() || dry_copy_->write(yaml().toUtf8()) < 0 || !dry_copy_->flush()) {
+    output_->setPlainText(
+        QStringLiteral("Cannot write a temporary copy of the sweep in %1 for the dry run (%2): "
+                       "relative paths in the sweep resolve there. Save the sweep (Ctrl+S) in "
+                       "a folder you can write to and dry-run it again.")
+            .arg(baseDir(), dry_copy_->errorString()));
+    dry_copy_.reset();
+    return {};
+  }
+  output_->setPlainText(
+      file_.isEmpty()
+          ? QStringLiteral("(a dry run of the unsaved sweep, from a temporary copy: nothing is "
+                           "saved; Start asks where to save it)")
+          : QStringLiteral("(a dry run of the edits, from a temporary copy: %1 is not changed "
+                           "until you save)")
+                .arg(QFileInfo(file_).fileName()));
+  return dry_copy_->fileName();
+}
+
 void SweepEditor::dryRun() {
-  if (!ensureSaved()) return;
   const QString binary = fathomOrComplain();
   if (binary.isEmpty() || dry_run_) return;
   output_->clear();
+  const QString source = dryRunSource();
+  if (source.isEmpty()) return;
+  dry_run_text_ = yaml();
+  dry_run_made_ = true;
+  showOutputState();
   dry_run_ = new QProcess(this);
   dry_run_->setProcessChannelMode(QProcess::MergedChannels);
-  connect(dry_run_, &QProcess::readyRead, this,
-          [this] { output_->appendPlainText(QString::fromUtf8(dry_run_->readAll()).trimmed()); });
+  const QString shown = file_.isEmpty() ? origin() : file_;
+  connect(dry_run_, &QProcess::readyRead, this, [this, source, shown] {
+    // Errors name the sweep as the user knows it, not the temporary copy.
+    output_->appendPlainText(
+        QString::fromUtf8(dry_run_->readAll()).trimmed().replace(source, shown));
+  });
   connect(dry_run_, &QProcess::finished, this, [this](int code) {
     output_->appendPlainText(QStringLiteral("[fathom sweep --dry-run exited with %1]").arg(code));
     dry_run_->deleteLater();
     dry_run_ = nullptr;
+    dry_copy_.reset();
   });
-  dry_run_->start(binary, {QStringLiteral("sweep"), file_, QStringLiteral("--dry-run")});
+  dry_run_->start(binary, {QStringLiteral("sweep"), source, QStringLiteral("--dry-run")});
 }
 
 void SweepEditor::start() {
   checkNow();
-  if (check_.ok && !db_location_.isEmpty() &&
-      QMessageBox::question(
+  if (check_.ok && !db_location_.isEmpty()) {
+    if (file_.isEmpty()) {  // say why before a save dialog appears
+      QMessageBox::information(
           this, QStringLiteral("Start sweep"),
-          QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?")
-              .arg(QString::fromStdString(form_->form().name))
-              .arg(check_.runs)
-              .arg(jobs_->value())
-              .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))) !=
-          QMessageBox::Yes)
-    return;
+          QStringLiteral("A sweep starts from a file: its workers read it, and `fathom sweep "
+                         "FILE --resume` continues it after an interruption. Choose where to "
+                         "save it."));
+      saveAs();
+      if (file_.isEmpty() || dirty_) return;
+    }
+    const QString saving =
+        dirty_ ? QStringLiteral("\n\nYour edits are saved to %1 first.").arg(file_) : QString();
+    if (QMessageBox::question(
+            this, QStringLiteral("Start sweep"),
+            QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?%5")
+                .arg(QString::fromStdString(form_->form().name))
+                .arg(check_.runs)
+                .arg(jobs_->value())
+                .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))
+                .arg(saving)) != QMessageBox::Yes)
+      return;
+  }
   startSweep();
 }
 

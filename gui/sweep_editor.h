@@ -3,6 +3,8 @@
 // checked as you type (errors marked at the field and the YAML line) and its expanded run
 // count shown. Dry run and Start go through the `fathom sweep` command line, so the sweep runs
 // in the same scheduler and worker processes as from a terminal, and outlives the window.
+#include <memory>
+
 #include <QString>
 #include <QWidget>
 
@@ -13,6 +15,7 @@ class QLabel;
 class QPlainTextEdit;
 class QProcess;
 class QSpinBox;
+class QTemporaryFile;
 class QTimer;
 
 namespace fathom::gui {
@@ -23,6 +26,7 @@ class SweepEditor : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
   explicit SweepEditor(QWidget* parent = nullptr);
+  ~SweepEditor() override;
 
   // WorkbenchView: started sweeps go to the window's store.
   void setStore(StoreSession*, const QString& location) override { setDatabasePath(location); }
@@ -47,13 +51,25 @@ class SweepEditor : public QWidget, public WorkbenchView {
   QPlainTextEdit* yamlEdit() const { return yaml_; }
   QLabel* statusLabel() const { return status_; }
   QPlainTextEdit* outputView() const { return output_; }
+  // Whether the sweep was edited after the dry run whose output is shown (the output is then
+  // greyed and the note above it says so); false when no dry run was made.
+  bool dryRunOutOfDate() const;
+  QLabel* outputNote() const { return output_note_; }
+  // Whether a dry run is in flight.
+  bool dryRunning() const { return dry_run_ != nullptr; }
 
  public slots:
   void open();
   void save();
   void saveAs();
+  // `fathom sweep FILE --dry-run` on the sweep as it stands: the file when it is saved and
+  // unedited, else a temporary copy beside it (relative paths resolve the same): a dry run
+  // never writes the user's file and needs no save.
   void dryRun();
-  void start();  // asks first: a sweep can occupy the machine for days
+  // Asks first (a sweep can occupy the machine for days); a sweep never saved is explained
+  // and saved first (its workers read the file), and unsaved edits are saved only after the
+  // question said so.
+  void start();
 
  signals:
   void sweepStarted(const QString& name);
@@ -62,7 +78,12 @@ class SweepEditor : public QWidget, public WorkbenchView {
   void formEdited();
   void yamlEdited();
   void showCheck();
+  // Marks the error's value (or key) in YAML line `line` (1-based); 0 clears the mark.
   void highlightYamlLine(int line);
+  void showOutputState();
+  // Where the dry run reads the sweep: the saved file, or a temporary copy; "" with the
+  // reason in the output when no copy could be written.
+  QString dryRunSource();
   QString origin() const;   // the name errors use for the sweep
   QString baseDir() const;  // where relative paths in it are resolved
   // Saves unsaved edits (asking for a path when there is none); false if the user declined.
@@ -73,9 +94,13 @@ class SweepEditor : public QWidget, public WorkbenchView {
   QPlainTextEdit* yaml_;
   QPlainTextEdit* output_;
   QLabel* status_;
+  QLabel* output_note_;  // "out of date" over an old dry run's output
   QSpinBox* jobs_;
   QTimer* check_timer_;
   QProcess* dry_run_ = nullptr;
+  std::unique_ptr<QTemporaryFile> dry_copy_;  // the unsaved text a dry run reads
+  QString dry_run_text_;                      // the YAML the shown dry run checked
+  bool dry_run_made_ = false;
   QString file_, db_location_;
   SweepCheck check_;
   bool syncing_ = false;

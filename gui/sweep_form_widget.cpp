@@ -237,7 +237,7 @@ void SweepFormWidget::markWidget(QWidget* widget, const QString& message) {
   widget->setProperty("sweepError", message);
 }
 
-QWidget* SweepFormWidget::markError(int line, bool in_base, const QString& message) {
+QWidget* SweepFormWidget::markError(int line, bool in_base, const QString& message, bool in_key) {
   if (in_base) {
     markWidget(base_, message);
     return base_;
@@ -253,12 +253,10 @@ QWidget* SweepFormWidget::markError(int line, bool in_base, const QString& messa
   auto mark_row = [&](QTableWidget* table, const std::vector<SweepFormEntry>& entries) -> bool {
     for (size_t r = 0; r < entries.size(); ++r) {
       if (line < entries[r].line || line > std::max(entries[r].line, entries[r].end_line)) continue;
-      filling_ = true;
-      for (int c = 0; c < 2; ++c) {
-        if (auto* item = table->item(static_cast<int>(r), c)) {
-          item->setBackground(QColor(0xff, 0xd8, 0xd8));
-          item->setToolTip(message);
-        }
+      filling_ = true;  // the wrong part only: the value, or the key when it is unknown
+      if (auto* item = table->item(static_cast<int>(r), in_key ? 0 : 1)) {
+        item->setBackground(QColor(0xff, 0xd8, 0xd8));
+        item->setToolTip(message);
       }
       filling_ = false;
       table->setProperty("sweepError", message);

@@ -25,8 +25,9 @@ class SweepFormWidget : public QWidget {
   void setLines(const SweepForm& form);
 
   // Marks the field read from `line` (1-based) of the YAML with `message`; in_base: the error
-  // is in the base config file, so the base field is marked. Returns the marked widget.
-  QWidget* markError(int line, bool in_base, const QString& message);
+  // is in the base config file, so the base field is marked. In a table only the value's cell
+  // is marked, or the key's when in_key (an unknown key). Returns the marked widget.
+  QWidget* markError(int line, bool in_base, const QString& message, bool in_key = false);
   void clearErrors();
 
   QLineEdit* nameEdit() const { return name_; }

@@ -110,9 +110,15 @@ std::string r2_label(double r2) {
 std::vector<NamedFigure> beta_figures(const json& result, const std::string& source) {
   Fields f{source};
   std::vector<NamedFigure> out;
-  for (const char* stack : {"encoder", "decoder"})
-    if (result.contains(stack) && !result[stack].is_null())
-      out.emplace_back(stack, beta_heatmap(f, result[stack], stack));
+  for (const char* stack : {"encoder", "decoder"}) {
+    if (!result.contains(stack) || result[stack].is_null()) continue;
+    // A decoder-only model's result has an encoder with no rows: no figure, not an empty one.
+    const json& m = result[stack];
+    const bool no_rows = m.is_object() && m.contains("beta") && m["beta"].is_array() &&
+                         m["beta"].empty() && (!m.contains("final") || m["final"].is_null());
+    if (no_rows) continue;
+    out.emplace_back(stack, beta_heatmap(f, result[stack], stack));
+  }
   if (out.empty()) f.fail("encoder", "a beta result has an encoder and/or a decoder matrix");
   return out;
 }

@@ -3,11 +3,19 @@
 // table and bars); Compute runs the command line as a child process (here a stand-in
 // script), follows its progress, can be cancelled, and shows the result it recorded.
 #include <qcustomplot.h>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
+#include <QMessageBox>
+#include <QMouseEvent>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <memory>
 
 #include "db/store.h"
 #include "gui/analysis_panel.h"
@@ -53,12 +61,50 @@ const char* kLnScaleDyt =
 const char* kGrads =
     R"({"labels": ["enc.0.self_attn", "enc.0.ffn"], "groups": {"enc_attn": [1.0], "enc_ffn": [0.5]}})";
 
+// Clicks the button named `button` of the next question box (a modal dialog) the code opens
+// within two seconds; *asked says whether one opened.
+void answer_next_question(const QString& button, bool* asked) {
+  *asked = false;
+  auto* poll = new QTimer;
+  auto tries = std::make_shared<int>(0);
+  QObject::connect(poll, &QTimer::timeout, [poll, button, asked, tries] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (box) {
+      for (QAbstractButton* b : box->buttons())
+        if (b->text() == button) {
+          *asked = true;
+          b->click();
+        }
+    }
+    if (box || ++*tries > 40) poll->deleteLater();
+  });
+  poll->start(50);
+}
+
+// A decoder-only model's beta (12 layers, 24 sub-layers): the encoder has no rows; the
+// decoder's 25 branches are more columns than their labels fit in a laptop's panel.
+std::string decoder_only_beta() {
+  std::string labels = "\"dec.embed\"", rows, beta;
+  for (int i = 0; i < 24; ++i) {
+    const std::string name = "\"dec." + std::to_string(i / 2) + (i % 2 ? ".ffn\"" : ".self_attn\"");
+    labels += "," + name;
+    rows += (i ? "," : "") + name;
+    std::string row;
+    for (int j = 0; j <= i + 1; ++j) row += (j ? "," : "") + std::to_string(0.5 / (j + 1));
+    beta += std::string(i ? "," : "") + "[" + row + "]";
+  }
+  return R"({"encoder": {"beta": [], "labels": ["enc.embed"], "rows": [], "final": null},
+             "decoder": {"labels": [)" +
+         labels + "], \"rows\": [" + rows + "], \"beta\": [" + beta + "], \"final\": null}}";
+}
+
 class AnalysisViewTest : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
   QString db_;
-  int64_t run_ = 0, other_ = 0, beta_ = 0, shift_ = 0, linearize_ = 0, others_beta_ = 0, dyt_ = 0;
+  int64_t run_ = 0, other_ = 0, bare_ = 0, beta_ = 0, shift_ = 0, linearize_ = 0, others_beta_ = 0,
+          dyt_ = 0, lm_beta_ = 0;
 
   int64_t add(Store& store, std::optional<int64_t> run, const std::string& kind,
               const char* result) {
@@ -82,6 +128,11 @@ class AnalysisViewTest : public QObject {
     run_ = store.create_run(r);
     r.name = "other";
     other_ = store.create_run(r);
+    r.name = "bare";  // no analysis
+    bare_ = store.create_run(r);
+    r.name = "lm";
+    const std::string lm = decoder_only_beta();
+    lm_beta_ = add(store, store.create_run(r), "beta", lm.c_str());
     beta_ = add(store, run_, "beta", kBeta);
     linearize_ = add(store, run_, "linearize", kLinearize);
     others_beta_ = add(store, other_, "beta", kBeta);
@@ -215,7 +266,10 @@ class AnalysisViewTest : public QObject {
       grads = add(store, run_, "grad-norms", kGrads);
     }
     qputenv("FAKE_ID", QByteArray::number(qlonglong(grads)));
+    bool asked = false;
+    answer_next_question("Compute again", &asked);  // the run has a grad-norms result now
     view.compute();
+    QVERIFY(asked);
     QTRY_VERIFY(!view.runner()->running());
     QTRY_COMPARE(view.results()->rowCount(), 4);
     QCOMPARE(view.panel()->plots().size(), 1);
@@ -223,6 +277,168 @@ class AnalysisViewTest : public QObject {
     QVERIFY(
         view.panel()->caption().startsWith(QStringLiteral("analysis %1: grad-norms").arg(grads)));
     qunsetenv("FAKE_ID");
+  }
+
+  // A heatmap's cell under the mouse names its row, column and value: the encoder's
+  // enc.0.ffn output reads 0.6 of branch enc.0.ffn (kBeta); the masked cell right of
+  // enc.0.self_attn's own branch reads nothing.
+  void betaHeatmapShowsTheValueUnderTheMouse() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.resize(1100, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setSession(session.get(), db_);
+    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    QVERIFY(view.showAnalysis(beta_));
+    QApplication::processEvents();
+    QCustomPlot* encoder = view.panel()->plots()[0];
+    encoder->replot();
+    auto move_to = [&](double col, double row) {
+      const QPointF pixel(encoder->xAxis->coordToPixel(col), encoder->yAxis->coordToPixel(row));
+      QMouseEvent move(QEvent::MouseMove, pixel, encoder->mapToGlobal(pixel), Qt::NoButton,
+                       Qt::NoButton, Qt::NoModifier);
+      QCoreApplication::sendEvent(encoder, &move);
+      return view.panel()->lastHover();
+    };
+    QCOMPARE(
+        move_to(2, 1),
+        QStringLiteral("output i: enc.0.ffn\nbranch j: enc.0.ffn\nbeta (share of output) = 0.6"));
+    QVERIFY(move_to(0, 1).endsWith("= 0.5"));
+    QCOMPARE(move_to(2, 0), QString());  // masked: enc.0.self_attn cannot read enc.0.ffn
+  }
+
+  // A decoder-only model's beta is one figure, the decoder's (no empty encoder plot beside
+  // it), its branch labels every k-th so that they do not overlap at the panel's width.
+  void decoderOnlyBetaIsOneReadableFigure() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.resize(1100, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setSession(session.get(), db_);
+    view.findChild<QCheckBox*>()->setChecked(true);  // every run's results
+    QVERIFY(view.showAnalysis(lm_beta_));
+    QCOMPARE(view.panel()->plots().size(), 1);
+    QCustomPlot* decoder = view.panel()->plots()[0];
+    QVERIFY(qobject_cast<QCPColorMap*>(decoder->plottable(0)));
+    auto labels_fit = [decoder] {
+      auto ticker = decoder->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+      const int height = QFontMetrics(decoder->xAxis->tickLabelFont()).height();
+      return ticker && ticker->ticks().size() >= 2 &&
+             ticker->ticks().size() * height <= decoder->axisRect()->width();
+    };
+    QTRY_VERIFY(labels_fit());
+    view.resize(1600, 1000);
+    QTRY_VERIFY(labels_fit());
+  }
+
+  // The figures take the panel's size: side by side at a laptop's width, taller in a taller
+  // window, one under the other where two would be too narrow.
+  void figuresFollowThePanelsSize() {
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.resize(1100, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setSession(session.get(), db_);
+    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    QVERIFY(view.showAnalysis(beta_));
+    QApplication::processEvents();
+    const auto& plots = view.panel()->plots();
+    QCOMPARE(view.panel()->columns(), 2);
+    QCOMPARE(plots[0]->y(), plots[1]->y());  // side by side
+    const int laptop_height = plots[0]->height();
+    QVERIFY2(laptop_height > 400, qPrintable(QString::number(laptop_height)));
+    view.resize(1600, 1000);
+    QApplication::processEvents();
+    QVERIFY2(plots[0]->height() >= laptop_height + 250,
+             qPrintable(QString::number(plots[0]->height())));
+    QVERIFY(plots[0]->width() > 500);
+    view.resize(820, 700);  // a panel of about 500 px: one figure a row
+    QApplication::processEvents();
+    QCOMPARE(view.panel()->columns(), 1);
+    QVERIFY(plots[1]->y() > plots[0]->y());
+  }
+
+  // With nothing to show, the panel says what to do instead of standing empty: a store with
+  // one beta result of another run.
+  void anEmptyPanelSaysWhatToDo() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("one.db");
+    int64_t bare = 0;
+    {
+      auto store = Store::open(path.toStdString());
+      NewRun r;
+      r.name = "bare";
+      bare = store.create_run(r);
+      r.name = "analysed";
+      add(store, store.create_run(r), "beta", kBeta);
+    }
+    QString error;
+    auto session = StoreSession::open(path, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.setSession(session.get(), path);
+    view.setRuns({*session->store.find_run(std::to_string(bare))});
+    QCOMPARE(view.results()->rowCount(), 0);
+    QVERIFY(view.panel()->plots().isEmpty());
+    const QString caption = view.panel()->caption();
+    QVERIFY2(caption.contains("No analysis of the selected run is stored") &&
+                 caption.contains("1 result of other runs is stored: tick All runs") &&
+                 caption.contains("Compute one below"),
+             qPrintable(caption));
+    view.setRuns({});
+    QVERIFY2(view.panel()->caption().startsWith("No run selected"),
+             qPrintable(view.panel()->caption()));
+  }
+
+  // Compute of a result already stored (same run, kind, checkpoint) asks first: "Show stored"
+  // starts nothing and shows it; "Compute again" starts the command.
+  void computingAStoredResultAgainAsks() {
+    const QString script = dir_.filePath("sleepy-fathom");
+    {
+      QFile f(script);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("#!/bin/sh\nsleep 30\n");
+      f.close();
+      f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    }
+    qputenv("FATHOM_BIN", script.toUtf8());
+    QString error;
+    auto session = StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    AnalysisView view;
+    view.setSession(session.get(), db_);
+    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    QVERIFY(view.showAnalysis(linearize_));
+    view.kindBox()->setCurrentText("beta");
+    QVERIFY(view.storedDuplicate() && view.storedDuplicate()->id == beta_);
+
+    bool asked = false;
+    answer_next_question("Show stored", &asked);
+    view.compute();
+    QVERIFY(asked);
+    QVERIFY(!view.runner()->running());
+    QVERIFY2(view.panel()->caption().startsWith(QStringLiteral("analysis %1: beta").arg(beta_)),
+             qPrintable(view.panel()->caption()));
+
+    answer_next_question("Compute again", &asked);
+    view.compute();
+    QVERIFY(asked);
+    QVERIFY(view.runner()->running());
+    view.cancel();
+    QTRY_VERIFY(!view.runner()->running());
+
+    // Another kind: nothing stored, nothing asked.
+    view.kindBox()->setCurrentText("ln-scale");
+    QVERIFY(!view.storedDuplicate());
   }
 
   void parsesTheCommandLinesOutput() {

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -113,6 +114,43 @@ class ComparisonViewTest : public QObject {
   // "Test against" offers the table's rows; choosing one gives every other row's cells its
   // Welch p-value, Holm-adjusted over the table's two tests (worked by hand here from the
   // seeds' values), and "(none)" takes them away.
+  // Log bars: the value axis turns logarithmic (the table stays as it was), and the choice is
+  // remembered as the dashboard's log y is.
+  void logBarsAreAToggleThatIsRemembered() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    QSettings settings(dir_.filePath("settings.ini"), QSettings::IniFormat);
+    {
+      fathom::gui::ComparisonView view;
+      view.restoreSettings(settings);
+      QVERIFY(!view.logScale()->isChecked());  // linear unless asked
+      view.setSession(session.get());
+      view.setRuns(session->store.list_runs());
+      QVERIFY(view.choose("d", "axis.model.encoder_layers", "axis.model.norm", "test_bleu"));
+      QCOMPARE(view.chart()->yAxis->scaleType(), QCPAxis::stLinear);
+      // Two rows take no more height than they need; the bars get the rest.
+      view.resize(1100, 700);
+      view.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&view));
+      QVERIFY2(view.table()->height() < 160, qPrintable(QString::number(view.table()->height())));
+      QVERIFY(view.chart()->height() > 350);
+      const QString cell = view.table()->item(0, 0)->text();
+      const int bars = view.chart()->plottableCount();
+      view.logScale()->setChecked(true);
+      QCOMPARE(view.chart()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+      QCOMPARE(view.chart()->plottableCount(), bars);  // the same bars, redrawn
+      QCOMPARE(view.table()->item(0, 0)->text(), cell);
+      // The bars' lowest value (18) stands above the log axis's bottom: bars grow from it.
+      QVERIFY(view.chart()->yAxis->range().lower > 0);
+      QVERIFY(view.chart()->yAxis->range().lower <= 18);
+      view.saveSettings(settings);
+    }
+    fathom::gui::ComparisonView again;
+    again.restoreSettings(settings);
+    QVERIFY(again.logScale()->isChecked());
+  }
+
   void testsEveryRowAgainstTheChosenOne() {
     QTemporaryDir dir;
     const QString path = dir.filePath("v.db");

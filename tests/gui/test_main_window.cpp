@@ -1,5 +1,7 @@
 // The window remembers recent stores, layout and config columns (QSettings), switches views
 // from the keyboard, and its screenshot helper writes a PNG per view.
+#include <algorithm>
+
 #include <QDir>
 #include <QSettings>
 #include <QStandardPaths>
@@ -109,13 +111,49 @@ class MainWindowTest : public QObject {
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
     // runs, dashboard, sweep editor, compare, analyses, lr, parallel, probes (none recorded:
-    // no probes-lines.png)
-    QCOMPARE(saved.size(), static_cast<int>(fathom::gui::workbench_views().size()));
-    QCOMPARE(saved.size(), 8);
+    // no probes-lines.png; no run trained: no run page), then Help's shortcut list
+    QCOMPARE(saved.size(), static_cast<int>(fathom::gui::workbench_views().size()) + 1);
+    QCOMPARE(saved.size(), 9);
     for (size_t i = 0; i < fathom::gui::workbench_views().size(); ++i)
       QCOMPARE(QFileInfo(saved[static_cast<int>(i)]).fileName(),
                fathom::gui::workbench_views()[i].screenshot);
+    QCOMPARE(QFileInfo(saved.back()).fileName(), QStringLiteral("shortcuts.png"));
     for (const auto& path : saved) QVERIFY2(QImage(path).width() > 100, qPrintable(path));
+  }
+
+  // A large store's screenshots show 12 runs, not all of them: the running one and the
+  // newest that trained (a chart of hundreds of runs shows no run).
+  void screenshotsOfALargeStoreShowTwelveRuns() {
+    const QString path = dir_.filePath("large.db");
+    int64_t live = 0;
+    std::vector<int64_t> ids;
+    {
+      auto store = fathom::db::Store::open(path.toStdString());
+      for (int i = 0; i < 30; ++i) {
+        fathom::db::NewRun r;
+        r.name = "r" + std::to_string(i);
+        const int64_t id = store.create_run(r);
+        const auto lease = store.mark_running(id, "host", "cpu");
+        store.heartbeat(lease, 10);
+        if (i == 3) {
+          live = id;  // an old run still training
+        } else {
+          store.finish_run(lease, "finished");
+          ids.push_back(id);
+        }
+      }
+    }
+    MainWindow window;
+    QVERIFY(window.openDatabase(path, true));
+    window.resize(900, 600);
+    window.show();
+    window.saveScreenshots(dir_.filePath("large-shots"));
+    std::vector<int64_t> shown;
+    for (const auto& r : window.runsView()->selectedRuns()) shown.push_back(r.id);
+    std::sort(shown.begin(), shown.end());
+    std::vector<int64_t> expected(ids.end() - 11, ids.end());  // the 11 newest finished
+    expected.insert(expected.begin(), live);
+    QCOMPARE(shown, expected);
   }
 };
 

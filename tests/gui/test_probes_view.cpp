@@ -141,6 +141,10 @@ class ProbesViewTest : public QObject {
     QCOMPARE(view.lineFigures().size(), size_t(2));
     QCOMPARE(view.lineFigures()[1].series[1].y, (std::vector<double>{1, 50}));
     QVERIFY(view.cellText(1, 1, 1).endsWith("update 20  |  attn.max_logit = 50"));
+    // One legend: both panels draw the same sub-layers, so only the first lists them.
+    QCOMPARE(view.plots().size(), size_t(2));
+    QVERIFY(view.plots()[0]->legend->visible() && view.plots()[0]->legend->itemCount() == 2);
+    QVERIFY(!view.plots()[1]->legend->visible() || view.plots()[1]->legend->itemCount() == 0);
 
     // A probe only one run has: one heatmap, the other run named as lacking it.
     QVERIFY(view.choose("update.ratio", HeadReduction::Max, false));

@@ -163,8 +163,13 @@ class SweepEditorTest : public QObject {
     QTableWidget* grid = editor.form()->gridTable();
     QCOMPARE(grid->property("sweepErrorRow").toInt(), 0);
     QVERIFY(grid->item(0, 1)->toolTip().contains("sideways"));
+    // The value is marked, not the key: its cell, and in the YAML the word itself.
+    QVERIFY(grid->item(0, 1)->background().style() != Qt::NoBrush);
+    QCOMPARE(grid->item(0, 0)->background().style(), Qt::NoBrush);
     QCOMPARE(editor.yamlEdit()->extraSelections().size(), 1);
-    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.blockNumber(), 3);
+    const QTextCursor mark = editor.yamlEdit()->extraSelections().front().cursor;
+    QCOMPARE(mark.blockNumber(), 3);
+    QCOMPARE(mark.selectedText(), QString("sideways"));
 
     // Fixing it clears the marks.
     grid->item(0, 1)->setText("post");
@@ -191,6 +196,45 @@ class SweepEditorTest : public QObject {
     QVERIFY(!editor.lastCheck().ok);
     QCOMPARE(editor.lastCheck().line, 4);
     QVERIFY(editor.statusLabel()->text().contains("model.init"));
+    // The unknown key is what is wrong: its cell and its text are marked, not the value.
+    QTableWidget* grid = editor.form()->gridTable();
+    QVERIFY(grid->item(0, 0)->background().style() != Qt::NoBrush);
+    QCOMPARE(grid->item(0, 1)->background().style(), Qt::NoBrush);
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.selectedText(),
+             QString("model.inits"));
+  }
+
+  // An unknown key without a dot ('lr' for train.lr) and an unknown sweep key ('grd') are
+  // the keys' errors; a bad base path is its value's.
+  void unknownShortKeysAreMarkedAsKeys() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: d\nbase: base.yaml\ngrid:\n  lr: [0.001, 0.002]\n");
+    editor.checkNow();
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.selectedText(), QString("lr"));
+    QVERIFY(editor.form()->gridTable()->item(0, 0)->background().style() != Qt::NoBrush);
+    editor.setYaml("name: d\nbase: base.yaml\ngrd:\n  model.norm: [post]\n");
+    editor.checkNow();
+    QCOMPARE(editor.yamlEdit()->extraSelections().front().cursor.selectedText(), QString("grd"));
+    editor.setYaml("name: d\nbase: missing.yaml\ngrid:\n  model.norm: [post]\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QVERIFY2(editor.yamlEdit()->extraSelections().isEmpty() ||
+                 editor.yamlEdit()->extraSelections().front().cursor.selectedText() ==
+                     QString("missing.yaml"),
+             editor.lastCheck().message.c_str());
+  }
+
+  // A value on a block list's own line: the item after "- " is marked.
+  void badValueInABlockListIsMarkedOnItsLine() {
+    SweepEditor editor;
+    openValidSweep(editor);
+    editor.setYaml("name: d\nbase: base.yaml\ngrid:\n  model.norm:\n    - post\n    - sideways\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    const QTextCursor mark = editor.yamlEdit()->extraSelections().front().cursor;
+    QVERIFY2(mark.selectedText() == QString("sideways"),
+             qPrintable(QString::number(editor.lastCheck().line) + " " + mark.selectedText()));
   }
 
   // Every sub-layer style in the registry (asked of `fathom config --methods`) is offered for
