@@ -64,6 +64,19 @@ int main(int argc, char** argv) {
     plain.push_back(step(false));
     checked.push_back(step(true));
   }
+  // The stop point alone: the check and the hook it registers, on a layer-sized output.
+  const torch::Tensor leaf = torch::zeros({rows, len, d}, torch::requires_grad());
+  const int calls = 20000;
+  const auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) fathom::stop_point(&stop, leaf * 1.0);
+  const double with_op =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto begin_plain = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) (void)(leaf * 1.0);
+  const double op_only =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_plain).count();
+  std::printf("one stop point (check + gradient hook): %.2f us\n",
+              (with_op - op_only) * 1e6 / calls);
   const double p = median(plain), k = median(checked);
   std::printf(
       "%d+%d layers, d %d, %lld tokens, 1 thread, median of %d steps: without %.2f ms, with stop "

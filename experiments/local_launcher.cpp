@@ -164,6 +164,8 @@ class LocalLauncher : public Launcher {
 
   bool active() const override { return !running_.empty() || !drained_; }
 
+  bool ran(int64_t run, int64_t lease) const override { return claimed_.count({run, lease}) > 0; }
+
  private:
   struct Child {
     int64_t run;

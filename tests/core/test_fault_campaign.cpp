@@ -74,9 +74,9 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
       if (auto why = ft::postgres_unavailable()) GTEST_SKIP() << *why;
     ASSERT_TRUE(fs::exists(ft::built_fathom_binary())) << "fathom binary not built";
     std::ofstream(dir_ / "base.yaml") << kBase;
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    reference_.emplace(GetParam(), test + "_ref");
-    faulty_.emplace(GetParam(), test + "_faulty");
+    // One test at a time per process: short names (a PostgreSQL database's is cut at 40).
+    reference_.emplace(GetParam(), "campaign_ref");
+    faulty_.emplace(GetParam(), "campaign_faulty");
   }
 
   // A 4-run sweep (2 norms x 2 seeds) named `name`, `updates` updates a run.
@@ -248,7 +248,12 @@ TEST_P(FaultCampaign, TwoResumesAtOnceAfterAKillDoEachRunOnce) {
   const std::string file = sweep_file("pair", updates_);
   run_reference(file);
   const pid_t first = start(faulty(), file, false, "first.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto mid_sweep = [&] {
+    for (const auto& r : runs(faulty(), "pair"))
+      if (r.status == "running" && r.updates >= 50) return true;
+    return false;
+  };
+  while (!mid_sweep()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   kill(-first, SIGKILL);  // the scheduler and its workers, mid-sweep
   ft::wait_exit(first);
   int unfinished = 0;
