@@ -203,11 +203,16 @@ void follow_to_end(db::Store& store, experiments::Launcher& launcher, const Swee
   follow.progress = !args.no_progress;
   follow.heartbeat_timeout_s = args.heartbeat_timeout;
   const experiments::SweepCounts counts = experiments::follow_sweep(store, launcher, follow);
+  // With a second scheduler of the sweep at once, each counts the runs its workers ran.
+  const std::string elsewhere = counts.elsewhere > 0
+                                    ? "; " + std::to_string(counts.elsewhere) +
+                                          " more ended under another scheduler's workers"
+                                    : "";
   std::printf(
       "sweep %s: %d finished, %d diverged, %d failed, %d crashed, %d cancelled "
-      "(this session)\n",
+      "(this session)%s\n",
       sweep.c_str(), counts.finished, counts.diverged, counts.failed, counts.crashed,
-      counts.cancelled);
+      counts.cancelled, elsewhere.c_str());
   if (counts.left_queued > 0)
     std::printf(
         "sweep %s: %d runs still queued with no worker left to take them; "

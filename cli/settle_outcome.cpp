@@ -12,6 +12,11 @@ namespace {
 
 // "after update 40", "during the final evaluation": where a stopped attempt stopped.
 std::string where_stopped(const TrainOutcome& outcome, bool requeue) {
+  // Cut short inside an update (core/model/stop_point.h): the checkpoint is of the updates
+  // before it, as for a stop between them.
+  if (outcome.stopped_during.empty() && outcome.abandoned_update > 0)
+    return "during update " + std::to_string(outcome.abandoned_update) +
+           " (abandoned; it resumes after update " + std::to_string(outcome.updates) + ")";
   if (outcome.stopped_during.empty())
     return "after update " + std::to_string(outcome.updates) +
            (requeue ? "" : " (checkpoint written)");

@@ -69,6 +69,14 @@ class Launcher {
   virtual std::vector<WorkerEnd> poll(db::Store& store) = 0;
   // Whether a worker of this launch still runs or may still start.
   virtual bool active() const = 0;
+  // Whether run `run` under lease generation `lease` was this launch's (its worker's claim),
+  // for the sweep's summary: with two schedulers of one sweep at once each counts its own runs
+  // (issue 57 item 10: both said "4 finished"). A launcher whose workers claim their runs
+  // themselves (Slurm's tasks) cannot tell: true.
+  virtual bool ran(int64_t run, int64_t lease) const {
+    (void)run, (void)lease;
+    return true;
+  }
 };
 
 // The launcher registry (experiments/launchers.cpp): the registered names.

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 
 #include "base/util/process.h"
@@ -149,6 +150,7 @@ class LocalLauncher : public Launcher {
         *free = child;
       }
       running_[child] = {run->id, slot, lease.generation};
+      claimed_.insert({run->id, lease.generation});
       // What the worker records too, written here first so the run is never without a way to
       // stop its worker. Under the claim's lease: a run cancelled meanwhile keeps its end (and
       // its worker stops at its first write).
@@ -162,6 +164,8 @@ class LocalLauncher : public Launcher {
 
   bool active() const override { return !running_.empty() || !drained_; }
 
+  bool ran(int64_t run, int64_t lease) const override { return claimed_.count({run, lease}) > 0; }
+
  private:
   struct Child {
     int64_t run;
@@ -171,6 +175,7 @@ class LocalLauncher : public Launcher {
   LaunchRequest request_;
   std::vector<pid_t> slots_;  // 0: free
   std::map<pid_t, Child> running_;
+  std::set<std::pair<int64_t, int64_t>> claimed_;  // (run, lease) of every worker it started
   std::vector<int64_t> stopped_;  // runs whose worker was stopped by a signal: not reclaimed
   std::vector<std::string> env_;
   // The last claim found no queued run; before launch() there is nothing to start (a resumed

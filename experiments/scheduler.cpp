@@ -193,8 +193,12 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     int queued = 0;
     for (const auto& r : runs) {
       auto& before = previous[r.id];
-      if (db::is_terminal_status(r.status) && !db::is_terminal_status(before))
-        count(counts, r.status);
+      if (db::is_terminal_status(r.status) && !db::is_terminal_status(before)) {
+        if (launcher.ran(r.id, r.lease))
+          count(counts, r.status);
+        else
+          ++counts.elsewhere;
+      }
       before = r.status;
       any_running |= r.status == db::status::kRunning;
       queued += r.status == db::status::kQueued;

@@ -23,6 +23,9 @@ struct FollowOptions {
 struct SweepCounts {
   int finished = 0, diverged = 0, failed = 0, crashed = 0, cancelled = 0, other = 0;
   int left_queued = 0;  // still queued when no worker was left to claim them
+  // Runs of the sweep that ended meanwhile under another launch's workers (a second scheduler
+  // of the sweep): not counted above (Launcher::ran).
+  int elsewhere = 0;
 };
 
 // Returns when no worker of the launch runs or may start and no run of the sweep is running.

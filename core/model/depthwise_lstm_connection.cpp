@@ -88,7 +88,8 @@ class LstmStackParts {
     return observed(stack, l, unpack(y));
   }
   // Layer l's output state as the observer wants it used.
-  LstmState observed(Stack stack, int l, const LstmState& state) const {
+  LstmState observed(Stack stack, int l, LstmState state) const {
+    if (hooks_ && hooks_->stop) state.output = stop_point(hooks_->stop, std::move(state.output));
     if (!hooks_ || !hooks_->observer) return state;
     return unpack(observed_layer_output(hooks_.get(), stack, l, packed(state)));
   }

@@ -3,8 +3,10 @@
 // editing the model. Every connection style reports through the same calls.
 #include <torch/torch.h>
 
+#include <atomic>
 #include <string>
 
+#include "core/model/stop_point.h"
 #include "core/model/sublayer_id.h"
 
 namespace fathom {
@@ -69,10 +71,14 @@ struct ModelHooks {
   // while training with gradients on; never while an observer is installed (it expects one
   // forward per call).
   bool checkpoint_layers = false;
+  // Set by the trainer around an update's forward and backward: every layer checks it on the
+  // way in and out and abandons the update when it is set (core/model/stop_point.h).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // What the stacks call around each layer: the observer's replacement of layer `layer`
-// (undefined: run it), and the layer's output as the observer wants it used.
+// (undefined: run it), and the layer's output as the observer wants it used (its stop point
+// first, while the trainer has set one).
 inline torch::Tensor replaced_layer(const ModelHooks* hooks, Stack stack, int layer,
                                     const torch::Tensor& state) {
   return hooks && hooks->observer ? hooks->observer->replace_layer(stack, layer, state)
@@ -80,6 +86,7 @@ inline torch::Tensor replaced_layer(const ModelHooks* hooks, Stack stack, int la
 }
 inline torch::Tensor observed_layer_output(const ModelHooks* hooks, Stack stack, int layer,
                                            torch::Tensor state) {
+  if (hooks && hooks->stop) state = stop_point(hooks->stop, std::move(state));
   return hooks && hooks->observer ? hooks->observer->layer_output(stack, layer, std::move(state))
                                   : state;
 }

@@ -7,6 +7,9 @@
 #include "core/train/rank_group.h"
 
 namespace fathom {
+namespace {
+constexpr size_t kReduceHeader = 4;  // smoothed, nll, stop, abandoned; then a flag per parameter
+}  // namespace
 
 std::vector<size_t> batches_of_rank(size_t batches, int rank, int world) {
   std::vector<size_t> mine;
@@ -59,19 +62,21 @@ GradientReducer::GradientReducer(RankGroup& group, std::vector<torch::Tensor> pa
 }
 
 GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
-                                                const torch::Tensor& nll, bool stop) {
+                                                const torch::Tensor& nll, bool stop,
+                                                bool abandoned) {
   const auto start = std::chrono::steady_clock::now();
   torch::NoGradGuard no_grad;
   const torch::Device device =
       parameters_.empty() ? torch::Device(torch::kCPU) : parameters_.front().device();
-  // [smoothed, nll, stop, has_grad of every parameter]: float64 holds the sums as the device
-  // metrics keep them and the counts exactly.
+  // [smoothed, nll, stop, abandoned, has_grad of every parameter]: float64 holds the sums as
+  // the device metrics keep them and the counts exactly.
   // Built on the host in one piece (not an indexed write per parameter on the device, hundreds
   // of small ops per update); only the two loss sums come from the device.
-  std::vector<double> flags(3 + parameters_.size(), 0.0);
+  std::vector<double> flags(kReduceHeader + parameters_.size(), 0.0);
   flags[2] = stop ? 1.0 : 0.0;
+  flags[3] = abandoned ? 1.0 : 0.0;
   for (size_t i = 0; i < parameters_.size(); ++i)
-    if (parameters_[i].grad().defined()) flags[3 + i] = 1.0;
+    if (parameters_[i].grad().defined()) flags[kReduceHeader + i] = 1.0;
   torch::Tensor header = torch::tensor(flags, torch::kFloat64).to(device);
   if (smoothed.defined()) header.narrow(0, 0, 1).copy_(smoothed.reshape({1}));
   if (nll.defined()) header.narrow(0, 1, 1).copy_(nll.reshape({1}));
@@ -89,12 +94,14 @@ GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
 
   const torch::Tensor totals = header.cpu();
   const double* t = totals.data_ptr<double>();
+  last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (t[3] > 0) return Totals{t[0], t[1], t[2] > 0, true};  // discarded: the sums are partial
   for (size_t b = 0; b < buckets_.size(); ++b) {
     int64_t offset = 0;
     for (size_t i : buckets_[b]) {
       torch::Tensor& p = parameters_[i];
       const int64_t n = p.numel();
-      if (t[3 + i] > 0) {  // some rank has a gradient: the sum is everyone's
+      if (t[kReduceHeader + i] > 0) {  // some rank has a gradient: the sum is everyone's
         const torch::Tensor summed = flat[b + 1].narrow(0, offset, n).view(p.sizes());
         if (p.grad().defined())
           p.mutable_grad().copy_(summed);
@@ -105,7 +112,7 @@ GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
     }
   }
   last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return Totals{t[0], t[1], t[2] > 0};
+  return Totals{t[0], t[1], t[2] > 0, false};
 }
 
 }  // namespace fathom

@@ -3,7 +3,8 @@
 // its share of the update's batches, the gradients are summed over the ranks, so every rank holds
 // the gradient one process would have computed over the whole update and takes the same step.
 // With them go the update's loss sums (so the logged loss and the divergence rule see the whole
-// update) and each rank's stop request (so every rank stops at the same update boundary).
+// update) and each rank's stop request (so every rank stops at the same update boundary), and
+// whether it abandoned the update for one (so every rank discards it).
 //
 // Gradients travel in flat buckets (one all-reduce each, run concurrently), after the backward:
 // a rank accumulates several batches per update, so a gradient is final only after its last one.
@@ -28,12 +29,17 @@ class GradientReducer {
   struct Totals {
     double smoothed = 0, nll = 0;  // the update's loss sums over every rank's batches
     bool stop = false;             // some rank was asked to stop
+    bool abandoned = false;        // some rank abandoned the update (every rank discards it)
   };
   // Sums the parameters' .grad() over the ranks in place. A parameter without a gradient on
   // some ranks (one that had no batch this update) counts as zero there; one without a gradient
   // on every rank keeps none, as in one process. `smoothed`/`nll`: this rank's loss sums
   // (float64 scalars on the parameters' device, or undefined for none).
-  Totals reduce(const torch::Tensor& smoothed, const torch::Tensor& nll, bool stop);
+  // `abandoned`: this rank's forward or backward was cut short by a stop request
+  // (core/model/stop_point.h); its gradients are partial, and the sums then only carry the
+  // news, so that no rank waits for another in an all-reduce until the timeout.
+  Totals reduce(const torch::Tensor& smoothed, const torch::Tensor& nll, bool stop,
+                bool abandoned = false);
 
   double last_seconds() const { return last_seconds_; }  // wall time of the last reduce
 

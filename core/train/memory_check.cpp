@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include <torch/version.h>
+
 #include "base/config/config_io.h"
 
 namespace fathom {
@@ -16,6 +18,28 @@ std::string gibibytes(double bytes) {
   char text[64];
   std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024.0 * 1024.0));
   return text;
+}
+
+// The longest side of a pair a batch may hold: data.max_len, or less where the task makes its
+// sentences shorter (the synthetic task's longest source, a language model's block), at most
+// one batch's tokens.
+double longest_pair(const RunConfig& config) {
+  const DataConfig& data = config.data;
+  int longest = data.max_len;
+  if (data.task == "synthetic") longest = std::min(longest, data.synthetic.max_len);
+  if (data.task == "lm" && data.lm_block > 0) longest = std::min(longest, data.lm_block);
+  return std::min(longest, data.max_tokens);
+}
+
+// The explicit attention path keeps the probabilities; LibTorch 2's fused attention
+// (model.fused_attention, core/model/attention.h) may not, so none are counted where it can run.
+bool keeps_attention_probabilities(const ModelConfig& m) {
+#if TORCH_VERSION_MAJOR >= 2
+  return m.fused_attention == "off";
+#else
+  (void)m;
+  return true;
+#endif
 }
 
 }  // namespace
@@ -38,14 +62,23 @@ ModelFootprint estimate_footprint(const RunConfig& config) {
   // token; the batch holds up to data.max_tokens tokens on each side.
   const double per_token_layer = 4 * (4 * d + ff);
   const double layer_equivalents = encoders + (is_decoder_only(m) ? 1.0 : 2.0) * decoders;
+  // Attention probabilities, kept for the backward of the softmax and of probs x V: batch x
+  // heads x tgt x src floats an attention -- with batches of the longest pairs the data
+  // allows, heads x max_tokens x that length. Encoder layers have one attention (self),
+  // decoder layers two (self, cross); a decoder-only model's layers one.
+  const double probs_per_attention = 4.0 * m.heads * config.data.max_tokens * longest_pair(config);
+  const double attentions_per_decoder_layer = is_decoder_only(m) ? 1.0 : 2.0;
   if (config.train.checkpoint_activations) {
     // Recomputed layers keep only their input (d floats a token) until backward reaches them,
     // then one layer's activations at a time: counting every layer's would refuse the deep
     // models checkpointing exists for.
     f.activation_bytes = config.data.max_tokens * (4 * d * layer_equivalents + per_token_layer * 2);
+    f.attention_bytes = probs_per_attention * (decoders > 0 ? attentions_per_decoder_layer : 1.0);
   } else {
     f.activation_bytes = config.data.max_tokens * per_token_layer * layer_equivalents;
+    f.attention_bytes = probs_per_attention * (encoders + attentions_per_decoder_layer * decoders);
   }
+  if (!keeps_attention_probabilities(m)) f.attention_bytes = 0;
   return f;
 }
 
@@ -86,7 +119,9 @@ namespace {
 void check_model_fits(const RunConfig& config, double available) {
   const ModelFootprint f = estimate_footprint(config);
   if (f.bytes() <= available) return;
-  cannot_fit(config, f, f.bytes(), "with their gradients, Adam's state and one batch's activations",
+  cannot_fit(config, f, f.bytes(),
+             "with their gradients, Adam's state and one batch's activations and attention "
+             "probabilities",
              available);
 }
 

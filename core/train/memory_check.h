@@ -4,7 +4,9 @@
 // train` to 23 GB while building the model. The estimate is a lower bound -- parameters,
 // their gradients and Adam's two moments (16 bytes a parameter in float32), plus the
 // activations one batch keeps for backward (with train.checkpoint_activations: each layer's
-// input and one layer's activations) -- so a refused model could never have trained.
+// input and one layer's activations) and every attention's probabilities (batch x heads x
+// tgt x src floats, for a batch of the longest pairs the data allows) -- so a refused model
+// could never have trained on such a batch.
 #include <cstdint>
 
 #include "base/config/config.h"
@@ -15,7 +17,10 @@ struct ModelFootprint {
   double parameters = 0;        // weights of both stacks, the embeddings and the norms
   double state_bytes = 0;       // parameters + gradients + Adam's moments
   double activation_bytes = 0;  // what one batch of data.max_tokens keeps for backward
-  double bytes() const { return state_bytes + activation_bytes; }
+  // The attention probabilities that batch keeps for backward: heads x max_tokens x the
+  // longest pair's length floats per attention (none where fused attention may run).
+  double attention_bytes = 0;
+  double bytes() const { return state_bytes + activation_bytes + attention_bytes; }
 };
 
 // The lower-bound estimate for a config (residual stacks; a depth-wise LSTM needs more).

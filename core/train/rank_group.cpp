@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <string>
+#include <thread>
 
 #include "base/util/error.h"
 
@@ -13,6 +14,12 @@ namespace fathom {
 struct RankGroup::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  std::thread relay;  // relay_stop's; ended (relay_done) before the store goes
+  std::atomic<bool> relay_done{false};
+  ~Impl() {
+    relay_done = true;
+    if (relay.joinable()) relay.join();
+  }
 };
 
 // How long a rank waits to reach rank 0's rendezvous store (it may start a little later).
@@ -103,6 +110,27 @@ void RankGroup::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
     }
     for (auto& work : pending) work->wait();
     return 0;
+  });
+}
+
+// The stop relay: publishes this rank's request as a count in the store, and polls that count
+// (one round trip a period); ends once the group is told to stop, or when the store is gone (a
+// rank died: the next all-reduce says so).
+void RankGroup::relay_stop(const std::atomic<bool>* local) {
+  impl_->relay = std::thread([this, local] {
+    const std::string key = "fathom/stop";
+    while (!impl_->relay_done.load()) {
+      try {
+        const bool asked = local && local->load();
+        if (impl_->store->add(key, asked ? 1 : 0) > 0) {
+          stop_ = true;
+          return;
+        }
+      } catch (const std::exception&) {
+        return;
+      }
+      std::this_thread::sleep_for(kStopRelayPeriod);
+    }
   });
 }
 

@@ -7,6 +7,7 @@
 // c10d's headers stay in rank_group.cpp: the trainer sees only this interface.
 #include <torch/torch.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -42,6 +43,14 @@ class RankGroup {
   // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
   void all_reduce_sum(std::vector<torch::Tensor>& tensors);
 
+  // A stop request inside an update (core/model/stop_point.h) must reach every rank's layers,
+  // or the ones not asked would train on while the others wait in the all-reduce: a thread of
+  // this rank's own relays `local` (this process's stop flag) through the rendezvous store and
+  // sets stop_flag() once any rank asked (within ~kStopRelayPeriod of it). Call once.
+  void relay_stop(const std::atomic<bool>* local);
+  const std::atomic<bool>& stop_flag() const { return stop_; }
+  static constexpr std::chrono::milliseconds kStopRelayPeriod{20};
+
   // What rank 0 hands the others, by key (set once; fetch waits for it up to `wait`).
   void publish(const std::string& key, const std::string& bytes);
   std::string fetch(const std::string& key, std::chrono::milliseconds wait);
@@ -50,6 +59,7 @@ class RankGroup {
   struct Impl;
   RankGroup(int rank, int world, std::unique_ptr<Impl> impl);
   int rank_, world_;
+  std::atomic<bool> stop_{false};
   std::unique_ptr<Impl> impl_;
 };
 

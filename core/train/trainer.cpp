@@ -22,7 +22,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
   while (session.updates_left()) {
     if (auto stopped = session.serve_stop_request()) return *stopped;
     const auto update = session.one_update();
-    if (auto ended = session.after_update(update)) return *ended;  // diverged
+    if (!update) return *session.serve_stop_request(/*abandoned=*/true);
+    if (auto ended = session.after_update(*update)) return *ended;  // diverged
   }
   return session.finish();
 }
@@ -38,7 +39,8 @@ TrainOutcome follow_run(const RunConfig& config, const TrainOptions& options) {
   while (session.updates_left()) {
     if (auto stopped = session.serve_stop_request()) return *stopped;
     const auto update = session.one_update();
-    if (auto ended = session.after_update(update)) return *ended;  // diverged
+    if (!update) return *session.serve_stop_request(/*abandoned=*/true);
+    if (auto ended = session.after_update(*update)) return *ended;  // diverged
   }
   return session.follower_done();
 }

@@ -65,6 +65,9 @@ struct TrainOutcome {
   // `updates`; else what the stop interrupted ("loading the data", "the final evaluation")
   // -- the run continues from its last recorded checkpoint.
   std::string stopped_during;
+  // For "stopped" inside an update (core/model/stop_point.h): that update, abandoned, nothing of
+  // it applied; the checkpoint is of `updates`, as for a stop between updates. 0: none.
+  int64_t abandoned_update = 0;
 };
 
 // Runs the configured training as the run's holder (db/lease.h). Marks the run

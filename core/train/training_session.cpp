@@ -11,6 +11,7 @@
 #include "base/util/version.h"
 #include "core/model/depth_parameterization.h"
 #include "core/model/registry.h"
+#include "core/model/stop_point.h"
 #include "core/train/device.h"
 #include "core/train/grad_clip.h"
 #include "core/train/layer_grad_norms.h"
@@ -182,9 +183,12 @@ void TrainingSession::start_loop() {
   device_metrics_->restore_window(state_.window.smoothed, state_.window.nll,
                                   state_.window.grad_norm);
   scaler_.emplace(state_.loss_scale, state_.loss_scale_clean_updates);
-  if (options_.ranks) reducer_.emplace(*options_.ranks, parameters_);
+  if (options_.ranks) {
+    reducer_.emplace(*options_.ranks, parameters_);
+    options_.ranks->relay_stop(options_.stop_requested);
+  }
   if (writes()) metrics_.emplace(*store_, *lease_);
-  validate_at_init();  // before the clocks start: not training time
+  validate_at_init();  // before the clocks start: not training time (every rank: a shared sum)
   bar_.emplace("train", tc_.max_updates, options_.progress && writes());
   window_.tokens = state_.window.tokens;
   window_.updates = state_.window.updates;
@@ -209,10 +213,13 @@ void TrainingSession::start_loop() {
 // limit's warning signal) is served at an update boundary: the checkpoint holds exactly the
 // updates done, and the caller requeues the run. The ranks of a data-parallel run stop where
 // any one of them was asked to (agreed in the last update's reduction), rank 0 saving.
-std::optional<TrainOutcome> TrainingSession::serve_stop_request() {
+//
+// An update abandoned for a stop request (one_update's nullopt) is served here too, as a stop
+// before it: its forward and backward were cut short, nothing of it was applied.
+std::optional<TrainOutcome> TrainingSession::serve_stop_request(bool abandoned) {
   if (heartbeat_) heartbeat_->throw_if_lost();
   const bool asked = options_.stop_requested && options_.stop_requested->load();
-  if (reducer_ ? !stop_agreed_ : !asked) return std::nullopt;
+  if (!abandoned && (reducer_ ? !stop_agreed_ : !asked)) return std::nullopt;
   if (writes() && state_.update >= session_first_update_) {  // else the checkpoint is this state
     const auto reading = read_metrics(/*reset_window=*/false);
     if (!reading) return outcome_;
@@ -224,10 +231,13 @@ std::optional<TrainOutcome> TrainingSession::serve_stop_request() {
     metrics_->flush();
     store_->heartbeat(*lease_, state_.update);
   }
-  bar_->stop(state_.update,
-             "stopped after update " + std::to_string(state_.update) + " (stop requested)");
+  bar_->stop(state_.update, "stopped after update " + std::to_string(state_.update) +
+                                (abandoned ? " (stop requested during update " +
+                                                 std::to_string(state_.update + 1) + ")"
+                                           : " (stop requested)"));
   outcome_.status = TrainOutcome::kStopped;
   outcome_.reason = "stop requested after update " + std::to_string(state_.update);
+  if (abandoned) outcome_.abandoned_update = state_.update + 1;
   outcome_.updates = state_.update;
   return outcome_;
 }
@@ -235,8 +245,10 @@ std::optional<TrainOutcome> TrainingSession::serve_stop_request() {
 // Forward and backward over batches of at least train.update_tokens target tokens (this rank's
 // share of them in a data-parallel run, the gradients then summed over the ranks), the
 // gradient's clipping and the optimizer's step. Nothing is read from the device (but for the
-// ranks' reduction).
-TrainingSession::Update TrainingSession::one_update() {
+// ranks' reduction). A stop request abandons the update at its next layer, forward or backward
+// (core/model/stop_point.h): nullopt, nothing of it applied -- in a data-parallel run once
+// every rank agreed in the reduction, each rank's layers reading the ranks' shared stop flag.
+std::optional<TrainingSession::Update> TrainingSession::one_update() {
   Update u;
   u.number = state_.update + 1;
   torch::manual_seed(rank_update_seed(tc_.seed, u.number, rank()));
@@ -253,10 +265,13 @@ TrainingSession::Update TrainingSession::one_update() {
   const bool probed = probes_ && u.number % tc_.probe_every == 0;
   if (probed) probes_->before_update();
   optimizer_->zero_grad();
-  auto [smoothed, nll] = forward_backward(parts, u.tokens);
+  torch::Tensor smoothed, nll;
+  const bool abandoned = !forward_backward_unless_stopped(parts, u.tokens, smoothed, nll);
+  if (abandoned && !reducer_) return std::nullopt;
   if (reducer_) {
     const bool asked = options_.stop_requested && options_.stop_requested->load();
-    const GradientReducer::Totals totals = reducer_->reduce(smoothed, nll, asked);
+    const GradientReducer::Totals totals = reducer_->reduce(smoothed, nll, asked, abandoned);
+    if (totals.abandoned) return std::nullopt;  // some rank abandoned it: every rank does
     stop_agreed_ = totals.stop;
     window_.reduce_seconds += reducer_->last_seconds();
     const auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
@@ -291,6 +306,24 @@ TrainingSession::Update TrainingSession::one_update() {
   const double window_rate = window_.tokens / std::max(seconds_since(window_.start), 1e-9);
   bar_->update(u.number, format_training_status(last_logged_loss_, u.lr, window_rate));
   return u;
+}
+
+// forward_backward with every layer reading the stop flag -- the ranks' shared one in a
+// data-parallel run (RankGroup::stop_flag) -- only while it runs: false when a stop request
+// abandoned it (the gradients are then partial; nothing else was changed).
+bool TrainingSession::forward_backward_unless_stopped(const std::vector<Batch>& parts,
+                                                      int64_t tokens, torch::Tensor& smoothed,
+                                                      torch::Tensor& nll) {
+  ModelHooks& hooks = model_->hooks();
+  hooks.stop = options_.ranks ? &options_.ranks->stop_flag() : options_.stop_requested;
+  bool done = true;
+  try {
+    std::tie(smoothed, nll) = forward_backward(parts, tokens);
+  } catch (const UpdateAbandoned&) {
+    done = false;
+  }
+  hooks.stop = nullptr;
+  return done;
 }
 
 // One process: every batch, its loss sums into the device metrics as it goes (returns none).

@@ -66,13 +66,16 @@ class TrainingSession {
   void resume();
   void start_loop();
   bool updates_left() const { return state_.update < tc_.max_updates; }
-  std::optional<TrainOutcome> serve_stop_request();
+  // A stop request at an update boundary -- or, `abandoned`, one that cut the next update
+  // short (one_update's nullopt) -- ends the session with a checkpoint of the updates done.
+  std::optional<TrainOutcome> serve_stop_request(bool abandoned = false);
 
   struct Update {
     int64_t number = 0, tokens = 0;
     double lr = 0;
   };
-  Update one_update();
+  // nullopt: abandoned for a stop request inside its forward or backward, nothing applied.
+  std::optional<Update> one_update();
   std::optional<TrainOutcome> after_update(const Update& u);
   TrainOutcome finish();
   // A rank other than 0 once every update is done: rank 0 evaluates and records the end.
@@ -89,6 +92,8 @@ class TrainingSession {
   // This rank's share of the update's forward and backward passes; its loss sums.
   std::pair<torch::Tensor, torch::Tensor> forward_backward(const std::vector<Batch>& parts,
                                                            int64_t tokens);
+  bool forward_backward_unless_stopped(const std::vector<Batch>& parts, int64_t tokens,
+                                       torch::Tensor& smoothed, torch::Tensor& nll);
   std::optional<DeviceMetrics::Reading> read_metrics(bool reset_window);
   void log(const Update& u, const DeviceMetrics::Reading& reading);
   void log_probes(int64_t update);

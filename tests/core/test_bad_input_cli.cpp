@@ -90,6 +90,11 @@ TEST(ModelFootprint, CountsParametersAndTheirState) {
   EXPECT_DOUBLE_EQ(f.state_bytes, 16.0 * f.parameters);
   // Per token and layer 4 bytes * (4*16 + 32); encoder 1 + decoder 2 layer equivalents.
   EXPECT_DOUBLE_EQ(f.activation_bytes, 256.0 * 4 * (4 * 16 + 32) * 3);
+  // Attention probabilities: the longest pair is the synthetic task's 16 symbols (data.max_len
+  // is 128), so a batch is 16 pairs x 2 heads x 16 x 16 floats = 2 x 256 x 16 floats an
+  // attention: 32,768 bytes, for 3 attentions (encoder self; decoder self and cross).
+  EXPECT_DOUBLE_EQ(f.attention_bytes, 3 * 32768.0);
+  EXPECT_DOUBLE_EQ(f.bytes(), f.state_bytes + f.activation_bytes + f.attention_bytes);
   EXPECT_NO_THROW(fathom::check_model_fits(c, f.bytes()));
   EXPECT_THROW(fathom::check_model_fits(c, f.bytes() - 1), fathom::InputError);
   // `fathom params` builds the weights alone: 4 bytes a parameter.
@@ -117,6 +122,50 @@ TEST(ModelFootprint, CheckpointedLayersKeepOnlyTheirInputs) {
   const double checkpointed = fathom::estimate_footprint(c).activation_bytes;
   EXPECT_DOUBLE_EQ(checkpointed, 256.0 * (4 * 16 * 1002 + 4 * (4 * 16 + 32) * 2));
   EXPECT_LT(checkpointed, full / 5);
+  // Probabilities: every attention's (1,000 encoder, 2 decoder) without checkpointing; one
+  // layer's at a time with it (the decoder layer's two), 32,768 bytes each as above.
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 2 * 32768.0);
+  c.train.checkpoint_activations = false;
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 1002 * 32768.0);
+}
+
+// The length is data.max_len where the data says nothing shorter, and a language model's block
+// where that is shorter; a decoder-only layer has one attention.
+TEST(ModelFootprint, AttentionProbabilitiesFollowTheLongestPair) {
+  fathom::RunConfig c;
+  c.model.heads = 4;
+  c.model.encoder_layers = 3;
+  c.model.decoder_layers = 2;
+  c.data.max_tokens = 1000;
+  c.data.max_len = 50;
+  // 4 heads x 1000 tokens x 50 floats = 800,000 bytes; 3 + 2 x 2 attentions.
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 7 * 800000.0);
+  c.model.arch = "decoder_only";
+  c.data.task = "lm";
+  c.data.lm_block = 20;  // 4 x 1000 x 20 floats, 2 attentions (the decoder's layers)
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 2 * 320000.0);
+}
+
+// The deep models activation checkpointing is for are still accepted with the probabilities
+// counted: Admin's 60L-12L WMT'14 En-Fr (configs/wmt14/en-fr-60-12.yaml; transformer-base,
+// 8,000 tokens a batch, pairs of up to 256) keeps one layer's probabilities, 2 x 8 x 8000 x 256
+// floats = 131 MB, and fits in 8 GiB; without checkpointing all 84 attentions' (5.5 GB).
+TEST(ModelFootprint, CheckpointedDeepModelsStillFit) {
+  fathom::RunConfig c;
+  c.model.d_model = 512;
+  c.model.d_ff = 2048;
+  c.model.heads = 8;
+  c.model.encoder_layers = 60;
+  c.model.decoder_layers = 12;
+  c.data.vocab.size = 32000;
+  c.data.max_tokens = 8000;
+  c.data.max_len = 256;
+  c.train.checkpoint_activations = true;
+  const fathom::ModelFootprint f = fathom::estimate_footprint(c);
+  EXPECT_DOUBLE_EQ(f.attention_bytes, 2 * 4.0 * 8 * 8000 * 256);
+  EXPECT_NO_THROW(fathom::check_model_fits(c, 8.0 * (1 << 30)));
+  c.train.checkpoint_activations = false;
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 84 * 4.0 * 8 * 8000 * 256);
 }
 
 // Every command that builds a model checks the estimate first (issue 57 item 4): `params` and
