@@ -108,9 +108,9 @@ class MainWindowTest : public QObject {
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
     // runs, dashboard, sweep editor, compare, analyses, lr, parallel, probes (none recorded:
-    // no probes-lines.png)
+    // no probes-lines.png), importance
     QCOMPARE(saved.size(), static_cast<int>(fathom::gui::workbench_views().size()));
-    QCOMPARE(saved.size(), 8);
+    QCOMPARE(saved.size(), 9);
     for (size_t i = 0; i < fathom::gui::workbench_views().size(); ++i)
       QCOMPARE(QFileInfo(saved[static_cast<int>(i)]).fileName(),
                fathom::gui::workbench_views()[i].screenshot);
