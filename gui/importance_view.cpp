@@ -74,6 +74,7 @@ QSplitter* ImportanceView::buildResults() {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
   add_export_menu(table_);
   note_ = new QLabel;
   note_->setWordWrap(true);
@@ -81,8 +82,10 @@ QSplitter* ImportanceView::buildResults() {
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(plot_);
   split->addWidget(table_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  // Room for the table's names and shares on a laptop's 1100 pixels, the chart keeps the rest.
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({550, 450});
   return split;
 }
 
@@ -188,11 +191,20 @@ void ImportanceView::fillTable() {
   table_->setRowCount(static_cast<int>(t.rows.size()));
   QStringList header;
   for (const auto& h : t.header) header << QString::fromStdString(h);
+  header.last() = QStringLiteral("share of V");  // "of the settings' variance": the chart says so
   table_->setHorizontalHeaderLabels(header);
+  // The shares beside the names, where a narrow table shows them; the variances after.
+  QHeaderView* columns = table_->horizontalHeader();
+  if (columns->visualIndex(2) != 1) columns->moveSection(columns->visualIndex(2), 1);
   for (size_t r = 0; r < t.rows.size(); ++r)
     for (size_t c = 0; c < t.rows[r].size(); ++c) {
       auto* item = new QTableWidgetItem(QString::fromStdString(t.rows[r][c]));
       if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      // A term by its bar's name ("lr x norm/init"), its keys in full in the tooltip.
+      if (c == 0 && r < shown_->terms.size()) {
+        item->setToolTip(item->text());
+        item->setText(QString::fromStdString(plot::importance_term_label(shown_->terms[r].axes)));
+      }
       table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
     }
 }
@@ -221,8 +233,12 @@ void ImportanceView::redraw() {
     }
     // A sweep with one value per axis, or a setting no run has finished yet, is what the
     // sweep is now, not a store error: said under the chart.
-    if (dynamic_cast<const InputError*>(&e)) {
-      note_->setText(QString::fromStdString(static_cast<const InputError&>(e).message()));
+    if (const auto* bad = dynamic_cast<const InputError*>(&e)) {
+      QString text = QString::fromStdString(bad->message());
+      if (bad->field() == "--metric")  // a setting without a value: part of the grid may do
+        text += QStringLiteral(
+            " (Where keeps part of the sweep: a grid with every combination, e.g. one depth)");
+      note_->setText(text);
       return;
     }
     note_->setText(describe_store_error(e));

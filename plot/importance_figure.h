@@ -31,8 +31,12 @@ struct ImportanceFigure {
 };
 
 // The bars of `h`: its terms (axes named by their last key part, plot/comparison_chart.h) and
-// the rest sorted by share, largest first, then the seeds.
+// the rest sorted by share, largest first, then the seeds. A zip group's keys sharing a suffix
+// say it once ("encoder/decoder_layers").
 ImportanceFigure importance_figure(const experiments::HparamImportance& h);
+
+// A term's name on its bar: its axes by bar name, joined by " x " ("lr x norm/init").
+std::string importance_term_label(const std::vector<std::string>& axes);
 
 // Draws it on `plot` (replacing what was there): shares in percent on the x axis, each bar's
 // value printed at its end.

@@ -3,6 +3,7 @@
 // drawn and tabulated once its last setting finishes; the metric choices are the sweep's final
 // metrics and "diverged"; a sweep with one value per axis says so.
 #include <qcustomplot.h>
+#include <QHeaderView>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -103,10 +104,12 @@ class ImportanceViewTest : public QObject {
     QVERIFY(std::abs(seeds->data()->at(0)->value - 100 * 0.25 / 3.5) < 1e-9);
     // The table beside it: the terms by share, then V and the seeds.
     QTableWidget* t = view.table();
-    QCOMPARE(t->item(0, 0)->text(), QStringLiteral("model.norm"));
+    QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm"));  // as on its bar
+    QCOMPARE(t->item(0, 0)->toolTip(), QStringLiteral("model.norm"));
     QCOMPARE(t->item(0, 2)->text(), QStringLiteral("64.3 %"));
-    QCOMPARE(t->item(2, 0)->text(), QStringLiteral("model.norm x train.lr"));
+    QCOMPARE(t->item(2, 0)->text(), QStringLiteral("norm x lr"));
     QCOMPARE(t->item(2, 2)->text(), QStringLiteral("7.1 %"));
+    QCOMPARE(t->horizontalHeader()->visualIndex(2), 1);  // the share beside the name
     QVERIFY2(view.noteText().contains("4 settings of 2 axes, 8 runs"), qPrintable(view.noteText()));
 
     // Divergence decomposes too: no run diverged, so there is no variance to explain.

@@ -105,6 +105,32 @@ TEST(ImportanceFigure, TwoAxesHaveNoRestAndNoVarianceHasNoSeedShare) {
   EXPECT_TRUE(std::isnan(f.bars.back().share)) << "seeds over V = 0";
 }
 
+// Zip groups are one axis each, named by their keys' last parts; a suffix they share is said
+// once ("encoder/decoder_layers"), other groups keep every part ("norm/init").
+TEST(ImportanceFigure, AZipGroupIsNamedByItsKeysLastParts) {
+  std::vector<TableRun> runs;
+  for (const char* layers : {"6", "12"})
+    for (const auto& [norm, init] : {std::pair{"post", "xavier"}, std::pair{"pre", "admin"}}) {
+      TableRun r;
+      r.status = "finished";
+      r.axes = {{"model.encoder_layers", layers},
+                {"model.decoder_layers", layers},
+                {"model.norm", norm},
+                {"model.init", init}};
+      r.metric = std::string(layers) == "6" ? 1 : 2;
+      runs.push_back(r);
+    }
+  const auto h = experiments::hparam_importance(
+      runs, "valid_loss", "train.seed",
+      {{"model.encoder_layers", "model.decoder_layers"}, {"model.norm", "model.init"}});
+  const ImportanceFigure f = importance_figure(h);
+  ASSERT_EQ(f.bars.size(), 4u);
+  EXPECT_EQ(f.bars[0].label, "encoder/decoder_layers");
+  EXPECT_NEAR(f.bars[0].share, 1, 1e-12);  // depth alone moves the loss
+  EXPECT_EQ(f.bars[1].label, "norm/init");
+  EXPECT_EQ(f.bars[2].label, "encoder/decoder_layers x norm/init");
+}
+
 TEST(ImportanceFigure, TheDrawnBarsCarryTheSharesInPercentTopDown) {
   ensure_application(/*force_offscreen=*/true);
   const ImportanceFigure f =
