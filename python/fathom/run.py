@@ -3,10 +3,11 @@
 A Run is written as Fathom's own workers write theirs (docs/reliability.md): created and taken
 in one transaction (status running, lease generation 1, started_at, host, device), its holder
 tags (worker.launcher and worker.external = python, worker.host, worker.pid, worker.lease),
-curves buffered and written in batches (512 rows or 2 s) with the run's heartbeat and last update, a heartbeat
-thread with its own connection every 20 s, and an end status with final metrics. Every write is
-fenced (db/lease.h): applied only while the run is running under this process's lease, checked
-in the write's own transaction; otherwise LeaseLost and nothing written.
+curves buffered and written in batches (512 rows or 2 s) with the run's heartbeat and last
+update, a heartbeat thread with its own connection every 20 s, and an end status with final
+metrics. Every write is fenced (db/lease.h): applied only while the run is running under this
+process's lease, checked in the write's own transaction; otherwise LeaseLost and nothing
+written.
 """
 import atexit
 import json
