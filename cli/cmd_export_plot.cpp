@@ -1,4 +1,5 @@
-// `fathom export plot curves|figure|analysis|lr-sensitivity|lr-transfer|parallel|probe`:
+// `fathom export plot
+// curves|figure|analysis|lr-sensitivity|lr-transfer|parallel|probe|importance`:
 // publication figures (PNG, PDF, SVG) of training curves from the store, of any figure JSON, and of
 // `fathom analyze` results (docs/plots.md). Qt stays behind plot/export.h, so this file builds like
 // any other command.
@@ -16,10 +17,12 @@
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/hparam_importance.h"
 #include "experiments/lr_sensitivity.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
 #include "plot/export.h"
+#include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/lr_transfer_figure.h"
 #include "plot/parallel_coordinates.h"
@@ -338,6 +341,51 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
   });
 }
 
+// A sweep's hyperparameter importance (experiments/hparam_importance.h) as horizontal bars:
+// each axis's, each pair's and the higher-order rest's share of the variance between settings,
+// and the seeds' (plot/importance_figure.h).
+void add_importance(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    std::string sweep, metric = db::metric::kValidLoss, value = "final", where;
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "importance",
+      "How much of a metric's variance over a sweep's settings each axis, pair of axes and the "
+      "rest explain, with the seeds' variance, as bars (functional ANOVA of the full grid)");
+  cmd->add_option("--sweep", args->sweep, "the sweep")->required();
+  cmd->add_option("--metric", args->metric,
+                  "a final metric (default valid_loss), or `diverged` (1 for a diverged run)")
+      ->capture_default_str();
+  cmd->add_option("--value", args->value,
+                  "each run's value: final (default: the best checkpoint's) | best | last")
+      ->check(CLI::IsMember({"last", "final", "best"}));
+  cmd->add_option("--where", args->where, kWhereHelp);
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    if (!args->output.save_json.empty())
+      throw InputError("", 0, "--save-json", "an importance chart has no figure JSON");
+    const plot::FigureSize size = plot::parse_size(args->output.size);
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    const experiments::HparamImportance h = experiments::load_hparam_importance(
+        store, args->sweep, args->metric,
+        experiments::run_value_named(args->value, "fathom export plot"), args->where);
+    plot::ImportanceFigure figure = plot::importance_figure(h);
+    if (!args->output.title.empty()) figure.title = args->output.title;
+    plot::ExportOptions options;
+    options.size = size;
+    options.dpi = args->output.dpi;
+    plot::export_importance(figure, args->output.out, options);
+    if (!global.json) {
+      std::cout << "wrote " << args->output.out << "\n";
+      for (const auto& note : h.notes) std::cout << "note: " << note << "\n";
+    }
+    report(global, nlohmann::json::array({args->output.out}));
+  });
+}
+
 }  // namespace
 
 // The training probes of runs (docs/probes.md): a depth x update heatmap per run, every run
@@ -411,6 +459,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_lr_transfer(plot_cmd, options);
   add_parallel(plot_cmd, options);
   add_probe(plot_cmd, options);
+  add_importance(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

@@ -49,6 +49,7 @@ bool never_started(const std::map<std::string, std::string>& tags) {
 }
 
 bool never_started(const db::RunRecord& run, const std::map<std::string, std::string>& tags) {
+  if (!external_writer(run, tags).empty()) return false;  // it recorded itself with its run
   return never_started(tags) || tags_of_earlier_holder(run, tags);
 }
 
@@ -64,7 +65,10 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // runs from the first's live workers that way).
   const auto tags = store.tags(run->id);
   const bool earlier_holder = tags_of_earlier_holder(*run, tags);
-  if (auto gone = earlier_holder ? std::nullopt : worker_gone(*run, tags)) {
+  // A run an external writer holds (a Python training loop, worker.external) was started by
+  // no launcher, which could not tell whether it lives: its heartbeat alone says.
+  const std::string external = external_writer(*run, tags);
+  if (auto gone = earlier_holder || !external.empty() ? std::nullopt : worker_gone(*run, tags)) {
     // The worker may have recorded its end just before it exited: lost only if still running.
     run = store.find_run(std::to_string(listed.id));
     if (run && run->status == db::status::kRunning) return gone;
@@ -73,15 +77,15 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   const double silent = now - run->heartbeat_at;
   // Only a sweep's runs are claimed by launchers and workers that record themselves; a run of
   // `fathom train` has no worker tags and is judged by its heartbeat alone.
-  if (!run->sweep.empty() && run->host == host_name() && run->heartbeat_at > 0 &&
-      silent > kUnstartedGrace && never_started(*run, tags))
+  if (!run->sweep.empty() && external.empty() && run->host == host_name() &&
+      run->heartbeat_at > 0 && silent > kUnstartedGrace && never_started(*run, tags))
     return "claimed on " + run->host + " " +
            std::to_string(static_cast<long long>(std::round(silent))) +
            " s ago, but no worker was ever started for it (whoever claimed it stopped first)";
   if (run->heartbeat_at > 0 && silent > timeout_s)
     return "no heartbeat for " + std::to_string(static_cast<long long>(std::round(silent))) +
-           " s (worker on " + (run->host.empty() ? std::string("an unknown host") : run->host) +
-           ")";
+           " s (" + (external.empty() ? "worker" : external + " writer") + " on " +
+           (run->host.empty() ? std::string("an unknown host") : run->host) + ")";
   return std::nullopt;
 }
 

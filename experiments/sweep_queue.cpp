@@ -38,9 +38,24 @@ std::string axes_layout(const SweepSpec& spec) {
 
 namespace {
 
+// A run an external writer (a Python training loop, worker.external) held: Fathom cannot train
+// it again. While its heartbeat is fresh it is left to it; once lost it is marked crashed.
+void settle_external(db::Store& store, const db::RunRecord& record, double now,
+                     double heartbeat_timeout_s, QueuedSweep& out) {
+  if (record.status != db::status::kRunning) {
+    ++out.kept;
+    return;
+  }
+  auto lost = lost_worker(store, record, now, heartbeat_timeout_s);
+  if (lost && mark_lost(store, db::Lease{record.id, record.lease}, *lost))
+    ++out.kept;
+  else
+    ++out.alive;
+}
+
 // Existing runs of a resumed sweep: ended ones are kept, except those whose status is in
 // `retry`; crashed ones, and running ones whose worker is lost, go back to the queue; running
-// ones whose worker lives are left to it.
+// ones whose worker lives are left to it. Runs of an external writer are never requeued.
 void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& existing,
                          double heartbeat_timeout_s, const std::vector<std::string>& retry,
                          QueuedSweep& out) {
@@ -48,6 +63,13 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
   for (const auto& record : existing) {
     if (record.status == db::status::kQueued) continue;
     const bool retried = std::find(retry.begin(), retry.end(), record.status) != retry.end();
+    const bool interrupted =
+        record.status == db::status::kCrashed || record.status == db::status::kRunning || retried;
+    // Tags only of the runs that may go back to the queue: a resume of 100k ended runs reads none.
+    if (interrupted && !external_writer(record, store.tags(record.id)).empty()) {
+      settle_external(store, record, now, heartbeat_timeout_s, out);
+      continue;
+    }
     if (record.status == db::status::kCrashed || retried) {
       // From that status only: a run that changed since the listing keeps its new state.
       if (store.requeue_run(record.id, "resumed after: " + record.error, {record.status}))

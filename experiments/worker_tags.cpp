@@ -33,4 +33,10 @@ bool tags_of_earlier_holder(const db::RunRecord& run, const WorkerTags& tags) {
   }
 }
 
+std::string external_writer(const db::RunRecord& run, const WorkerTags& tags) {
+  const auto it = tags.find(worker_tag::kExternal);
+  if (it == tags.end() || tags_of_earlier_holder(run, tags)) return "";
+  return it->second;
+}
+
 }  // namespace fathom::experiments

@@ -24,6 +24,10 @@ inline const std::string kLog = "worker.log";            // the file its output 
 // requeue) keeps its last holder's tags until the new holder records itself, and they must
 // not speak for the new one (issue 57 item 10).
 inline const std::string kLease = "worker.lease";
+// Set by a holder that no launcher started, naming it: a training loop logging through the
+// Python package (python/fathom: "python"). No launcher can tell whether such a process lives
+// or train its run again, so the run's heartbeat alone judges it (experiments/run_control.h).
+inline const std::string kExternal = "worker.external";
 }  // namespace worker_tag
 
 // The file a worker's output goes to, in its run's directory (appended across requeues).
@@ -41,5 +45,9 @@ void record_worker_tags(db::Store& store, const db::Lease& lease, const WorkerTa
 // the process they name is not the run's worker now. Tags written before worker.lease existed
 // cannot be told apart and count as current.
 bool tags_of_earlier_holder(const db::RunRecord& run, const WorkerTags& tags);
+
+// The external writer (worker.external) that holds `run` now, or "" when its holder is a
+// Fathom worker -- or the tags are an earlier holder's.
+std::string external_writer(const db::RunRecord& run, const WorkerTags& tags);
 
 }  // namespace fathom::experiments

@@ -7,6 +7,7 @@
 #include "gui/analysis_view.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
+#include "gui/importance_view.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/parallel_view.h"
 #include "gui/probes_view.h"
@@ -32,6 +33,8 @@ const std::vector<ViewEntry>& workbench_views() {
       {QStringLiteral("&Parallel"), QStringLiteral("parallel.png"),
        [] { return new ParallelView; }},
       {QStringLiteral("Pro&bes"), QStringLiteral("probes.png"), [] { return new ProbesView; }},
+      {QStringLiteral("&Importance"), QStringLiteral("importance.png"),
+       [] { return new ImportanceView; }},
   };
   return views;
 }

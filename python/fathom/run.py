@@ -2,11 +2,12 @@
 
 A Run is written as Fathom's own workers write theirs (docs/reliability.md): created and taken
 in one transaction (status running, lease generation 1, started_at, host, device), its holder
-tags (worker.launcher = python, worker.host, worker.pid, worker.lease), curves buffered and
-written in batches (512 rows or 2 s) with the run's heartbeat and last update, a heartbeat
-thread with its own connection every 20 s, and an end status with final metrics. Every write is
-fenced (db/lease.h): applied only while the run is running under this process's lease, checked
-in the write's own transaction; otherwise LeaseLost and nothing written.
+tags (worker.launcher and worker.external = python, worker.host, worker.pid, worker.lease),
+curves buffered and written in batches (512 rows or 2 s) with the run's heartbeat and last
+update, a heartbeat thread with its own connection every 20 s, and an end status with final
+metrics. Every write is fenced (db/lease.h): applied only while the run is running under this
+process's lease, checked in the write's own transaction; otherwise LeaseLost and nothing
+written.
 """
 import atexit
 import json
@@ -167,8 +168,11 @@ class Run:
              device, now))[0][0]
         lease = self._session.query(f"UPDATE runs SET {_TAKE} WHERE id = ? RETURNING lease",
                                     (now, now, socket.gethostname(), device, run_id))[0][0]
-        holder = {"worker.launcher": LAUNCHER, "worker.host": socket.gethostname(),
-                  "worker.pid": str(os.getpid()), "worker.lease": str(lease)}
+        # worker.external: a holder no launcher started, judged by its heartbeat alone
+        # (experiments/worker_tags.h), so `fathom sweep --resume` leaves it its run.
+        holder = {"worker.launcher": LAUNCHER, "worker.external": LAUNCHER,
+                  "worker.host": socket.gethostname(), "worker.pid": str(os.getpid()),
+                  "worker.lease": str(lease)}
         self._session.execute_many(_UPSERT_TAG, [(run_id, k, v)
                                                  for k, v in {**holder, **tags}.items()])
         return run_id, lease

@@ -304,6 +304,35 @@ TEST_F(RunControlTest, UnrelatedProcessWithTheWorkersPidIsGone) {
   EXPECT_NE(why->find("is gone"), std::string::npos) << *why;
 }
 
+// A Python training loop's run (worker.external, experiments/worker_tags.h): its process names
+// no fathom and may even be gone from this host's view, yet while its heartbeat is fresh it is
+// no lost worker; once silent it is lost, said as the external writer's. An earlier holder's
+// external tag does not speak for a Fathom worker that claimed the run since.
+TEST_F(RunControlTest, AnExternalWritersRunIsJudgedByItsHeartbeatAlone) {
+  for (const pid_t pid : {spawn_unrelated(), dead_pid()}) {
+    auto tags = local_worker(host_, pid);
+    tags["worker.launcher"] = "python";
+    tags["worker.external"] = "python";
+    const int64_t id = running_run("py-" + std::to_string(pid), host_, tags);
+    store_->set_tag(id, "worker.lease", std::to_string(record(id).lease));
+    EXPECT_FALSE(fathom::experiments::lost_worker(*store_, record(id), unix_now(), 180)) << pid;
+    EXPECT_FALSE(fathom::experiments::never_started(record(id), store_->tags(id)));
+    const auto why = fathom::experiments::lost_worker(*store_, record(id), unix_now() + 1000, 180);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("no heartbeat for"), std::string::npos) << *why;
+    EXPECT_NE(why->find("(python writer on " + host_ + ")"), std::string::npos) << *why;
+  }
+  // Claimed again by a Fathom worker (lease 2), whose own tags are not recorded yet: the
+  // external tag is the earlier holder's, and the dead pid it names says nothing either.
+  auto tags = local_worker(host_, dead_pid());
+  tags["worker.external"] = "python";
+  tags["worker.lease"] = "1";
+  const int64_t id = running_run("taken", host_, tags);
+  store_->mark_running(id, host_, "cpu");  // a new claim: lease 2
+  ASSERT_GT(record(id).lease, 1);
+  EXPECT_EQ(fathom::experiments::external_writer(record(id), store_->tags(id)), "");
+}
+
 TEST_F(RunControlTest, WorkerOnAnotherHostIsJudgedByHeartbeatOnly) {
   const pid_t pid = dead_pid();  // no process here has it, but the worker is not here
   const int64_t id = running_run("r", "elsewhere", local_worker("elsewhere", pid));

@@ -111,9 +111,9 @@ class MainWindowTest : public QObject {
     window.show();
     const QStringList saved = window.saveScreenshots(dir_.filePath("shots"));
     // runs, dashboard, sweep editor, compare, analyses, lr, parallel, probes (none recorded:
-    // no probes-lines.png; no run trained: no run page), then Help's shortcut list
+    // no probes-lines.png; no run trained: no run page), importance, then Help's shortcut list
     QCOMPARE(saved.size(), static_cast<int>(fathom::gui::workbench_views().size()) + 1);
-    QCOMPARE(saved.size(), 9);
+    QCOMPARE(saved.size(), 10);
     for (size_t i = 0; i < fathom::gui::workbench_views().size(); ++i)
       QCOMPARE(QFileInfo(saved[static_cast<int>(i)]).fileName(),
                fathom::gui::workbench_views()[i].screenshot);

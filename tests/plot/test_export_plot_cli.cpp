@@ -168,6 +168,31 @@ TEST_F(ExportPlotCli, WhereDrawsPartOfASweepAndSaysWhichPart) {
   }
 }
 
+// `export plot importance` over the store: the lr sweep's 2 x 2 grid (every cell one run:
+// lr 1e-3 -> loss 1, 1e-2 -> 2, so lr explains all of V) is written with its notes; a sweep
+// whose every axis has one value is refused, saying so.
+TEST_F(ExportPlotCli, ImportanceBarsOfASweepAndASweepWithNothingSwept) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_lr_store();
+  const std::string out = temp_path("importance.png");
+  ::testing::internal::CaptureStdout();
+  run(options, {"importance", "--sweep", "lr", "--out", out, "--dpi", "100"});
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  QImage image(QString::fromStdString(out));
+  EXPECT_EQ(image.width(), 330);  // the column size, 3.3 in at 100 dpi
+  EXPECT_NE(printed.find("note: 4 settings of 2 axes, 4 runs"), std::string::npos) << printed;
+
+  try {
+    run(options, {"importance", "--sweep", "lr", "--where", "lr=0.01 and norm=pre", "--out",
+                  temp_path("one.png")});
+    FAIL() << "a sweep with one value per axis was decomposed";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "--sweep");
+    EXPECT_NE(std::string(e.what()).find("has two values"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::ifstream(temp_path("one.png")).good());
+}
+
 TEST_F(ExportPlotCli, RejectsBadInput) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();

@@ -1,0 +1,79 @@
+#pragma once
+// The hyperparameter-importance tab (experiments/hparam_importance.h, methods.md s7): pick a
+// sweep and a metric -- the sweep's final metrics, or "diverged" -- and the chart is `fathom
+// export plot importance`'s (plot/importance_figure.h: each axis's, each pair's and the rest's
+// share of the variance between settings, the seeds' beside them), with `fathom export
+// importance`'s table of shares beside it and its notes under both. It draws again when a run
+// of the store changes status (a run that finishes brings its final metrics). Both export from
+// their right-click menus.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+#include "db/store.h"
+#include "experiments/hparam_importance.h"
+#include "gui/workbench_view.h"
+
+class QSettings;
+
+class QComboBox;
+class QCustomPlot;
+class QHBoxLayout;
+class QLabel;
+class QLineEdit;
+class QSplitter;
+class QTableWidget;
+
+namespace fathom::gui {
+
+class ImportanceView : public QWidget, public WorkbenchView {
+  Q_OBJECT
+ public:
+  explicit ImportanceView(QWidget* parent = nullptr);
+
+  void setStore(StoreSession* session, const QString&) override;
+  void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
+  void reload() override { redraw(); }
+  // The sweep, metric, value and filter chosen last ("importance/..."): a sweep or metric not
+  // in the store yet is chosen when it appears.
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
+
+  // Chooses the sweep, the metric and the runs filter (screenshots, tests); false when the
+  // sweep or metric is not offered or nothing is shown.
+  bool choose(const QString& sweep, const QString& metric, const QString& where = {});
+  const std::optional<experiments::HparamImportance>& shown() const { return shown_; }
+  QStringList metricChoices() const;
+  QCustomPlot* plot() const { return plot_; }
+  QTableWidget* table() const { return table_; }
+  QString noteText() const;  // the notes under the chart, or why nothing is drawn
+
+ signals:
+  void error(const QString& message);
+
+ private:
+  // The constructor's parts.
+  QHBoxLayout* buildChoiceBar();
+  QSplitter* buildResults();
+  void connectControls();
+  // The sweep's final metrics (valid_loss first where present) and "diverged".
+  void fillMetrics();
+  void fillTable();
+  void redraw();
+
+  StoreSession* session_ = nullptr;
+  std::vector<db::RunRecord> runs_;
+  std::string signature_;  // of the runs last drawn: ids and statuses
+  QComboBox *sweep_, *metric_;
+  QComboBox* value_;  // which value of a run (experiments::RunValue)
+  QLineEdit* where_;  // a runs filter (gui/where_box.h)
+  QCustomPlot* plot_;
+  QTableWidget* table_;
+  QLabel* note_;
+  std::optional<experiments::HparamImportance> shown_;
+  QString wanted_sweep_, wanted_metric_;  // restored, until the store offers them
+};
+
+}  // namespace fathom::gui

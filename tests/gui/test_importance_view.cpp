@@ -1,0 +1,160 @@
+// The Importance tab (gui/importance_view.h): a sweep's 2 x 2 grid decomposed as worked by hand
+// in tests/base/test_hparam_importance.cpp (shares 2.25, 1 and 0.25 of V = 3.5; seeds 0.25),
+// drawn and tabulated once its last setting finishes; the metric choices are the sweep's final
+// metrics and "diverged"; a sweep with one value per axis says so.
+#include <qcustomplot.h>
+#include <QHeaderView>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <tuple>
+
+#include "db/store.h"
+#include "gui/importance_view.h"
+#include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+namespace test_importance_view {
+
+// Cells m(norm, lr) 0, 2, 1, 5, two seeds each at m -+ 0.5; (pre, 2e-3) still running.
+std::vector<int64_t> make_grid(Store& store) {
+  const std::vector<std::tuple<std::string, std::string, double>> cells = {
+      {"post", "1e-3", 0}, {"pre", "1e-3", 2}, {"post", "2e-3", 1}, {"pre", "2e-3", 5}};
+  std::vector<int64_t> running;
+  for (const auto& [norm, lr, m] : cells)
+    for (int seed : {1, 2}) {
+      NewRun r;
+      r.name = "g/" + norm + lr + "-" + std::to_string(seed);
+      r.sweep = "g";
+      // Written without raw strings: moc reads this file, and its parser loses track of
+      // namespaces inside a raw string's braces.
+      r.config_json = "{\"model\": {\"norm\": \"" + norm + "\"}, \"train\": {\"lr\": " + lr +
+                      ", \"seed\": " + std::to_string(seed) + "}}";
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.norm", norm);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "axis.train.seed", std::to_string(seed));
+      const double value = m + (seed == 1 ? -0.5 : 0.5);
+      if (norm == "pre" && lr == "2e-3") {
+        running.push_back(id);
+        continue;
+      }
+      store.set_final_metric(id, "valid_loss", value);
+      store.set_final_metric(id, "test_bleu", 20 + value);
+      store.finish_run(id, "finished");
+    }
+  // A sweep whose every axis has one value: nothing to decompose.
+  for (int seed : {1, 2}) {
+    NewRun r;
+    r.name = "flat/" + std::to_string(seed);
+    r.sweep = "flat";
+    const int64_t id = store.create_run(r);
+    store.set_tag(id, "axis.train.lr", "1e-3");
+    store.set_tag(id, "axis.train.seed", std::to_string(seed));
+    store.set_final_metric(id, "valid_loss", seed);
+    store.finish_run(id, "finished");
+  }
+  return running;
+}
+
+class ImportanceViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void aGridIsDecomposedOnceItsLastSettingFinishes() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("i.db");
+    auto store = Store::open(db.toStdString());
+    const auto running = make_grid(store);
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ImportanceView view;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+
+    // One setting has no finished run yet: named, nothing drawn.
+    QVERIFY(!view.choose("g", "valid_loss"));
+    QVERIFY2(view.noteText().contains("model.norm=pre, train.lr=2e-3"),
+             qPrintable(view.noteText()));
+    QCOMPARE(view.plot()->plottableCount(), 0);
+    QCOMPARE(view.metricChoices(), (QStringList{"valid_loss", "test_bleu", "diverged"}));
+
+    // Its runs finish; the next listing brings them, and the view draws again by itself.
+    for (const int64_t id : running) {
+      store.set_final_metric(id, "valid_loss", id == running[0] ? 4.5 : 5.5);
+      store.finish_run(id, "finished");
+    }
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.shown().has_value());
+    const auto& h = *view.shown();
+    QCOMPARE(h.cells, 4);
+    QCOMPARE(h.runs, 8);
+    QVERIFY(std::abs(h.total_variance - 3.5) < 1e-12);
+    // Bars: norm, lr, norm x lr, seeds -- values in percent of V.
+    QCOMPARE(view.plot()->plottableCount(), 4);
+    auto* top = qobject_cast<QCPBars*>(view.plot()->plottable(0));
+    QVERIFY(top);
+    QVERIFY(std::abs(top->data()->at(0)->value - 100 * 2.25 / 3.5) < 1e-9);
+    auto* seeds = qobject_cast<QCPBars*>(view.plot()->plottable(3));
+    QVERIFY(std::abs(seeds->data()->at(0)->value - 100 * 0.25 / 3.5) < 1e-9);
+    // The table beside it: the terms by share, then V and the seeds.
+    QTableWidget* t = view.table();
+    QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm"));  // as on its bar
+    QCOMPARE(t->item(0, 0)->toolTip(), QStringLiteral("model.norm"));
+    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("64.3 %"));
+    QCOMPARE(t->item(2, 0)->text(), QStringLiteral("norm x lr"));
+    QCOMPARE(t->item(2, 2)->text(), QStringLiteral("7.1 %"));
+    QCOMPARE(t->horizontalHeader()->visualIndex(2), 1);  // the share beside the name
+    QVERIFY2(view.noteText().contains("4 settings of 2 axes, 8 runs"), qPrintable(view.noteText()));
+
+    // Divergence decomposes too: no run diverged, so there is no variance to explain.
+    QVERIFY(view.choose("g", "diverged"));
+    QVERIFY2(view.noteText().contains("no variance to explain"), qPrintable(view.noteText()));
+
+    QVERIFY(!view.choose("flat", "valid_loss"));
+    QVERIFY2(view.noteText().contains("has two values"), qPrintable(view.noteText()));
+    QCOMPARE(view.plot()->plottableCount(), 0);
+    QCOMPARE(view.table()->rowCount(), 0);
+  }
+
+  // The choices come back in the next session, and the sweep and metric are chosen once the
+  // store offers them.
+  void theChoicesAreKeptAcrossSessions() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("i.db");
+    auto store = Store::open(db.toStdString());
+    for (const int64_t id : make_grid(store)) {
+      store.set_final_metric(id, "valid_loss", 5);
+      store.finish_run(id, "finished");
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    QSettings settings(dir.filePath("settings.ini"), QSettings::IniFormat);
+    {
+      fathom::gui::ImportanceView view;
+      view.setStore(session.get(), db);
+      view.showRuns(session->store.list_runs(), {});
+      QVERIFY(view.choose("g", "test_bleu", "norm=post"));
+      view.saveSettings(settings);
+    }
+    fathom::gui::ImportanceView view;
+    view.restoreSettings(settings);
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.shown().has_value());
+    QCOMPARE(view.shown()->metric, std::string("test_bleu"));
+    QCOMPARE(view.shown()->axes, std::vector<std::string>{"train.lr"});  // norm=post only
+  }
+};
+
+FATHOM_GUI_TEST(ImportanceViewTest);
+
+}  // namespace test_importance_view
+
+#include "test_importance_view.moc"
