@@ -98,6 +98,20 @@ class StopInsideUpdate : public ::testing::Test {
     return std::stoll(log.substr(at + before.size()));
   }
   // SIGTERM to `pid` (started by spawn) and the seconds until it exited; `status` its status.
+  // Polls /proc/PID/statm every 5 ms until the process's resident memory reaches `mib`
+  // (true), or it has exited or 60 s passed (false). The process is not reaped.
+  static bool resident_mib_reaches(pid_t pid, long mib) {
+    const long page = sysconf(_SC_PAGESIZE);
+    const auto until = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < until) {
+      std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+      long size = 0, resident = 0;
+      if (!(statm >> size >> resident)) return false;  // gone
+      if (resident * page >= mib * 1024 * 1024) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
   static double seconds_to_exit(pid_t pid, int& status) {
     const auto sent = Clock::now();
     kill(pid, SIGTERM);
@@ -197,7 +211,10 @@ TEST_F(StopInsideUpdate, ParamsAndAnalyzeEndAtOnce) {
         std::vector<std::string>{"analyze", "grad-norms", config, "--no-progress"}}) {
     SCOPED_TRACE(args[0]);
     const pid_t pid = ft::spawn(fathom_argv(args), {}, (dir_ / "cmd.log").string());
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // building the model
+    // Signalled while it builds the model (its ~480 MB of weights being allocated and
+    // initialised), not after a fixed sleep: on an idle machine `params` is done in about a
+    // second.
+    ASSERT_TRUE(resident_mib_reaches(pid, 256)) << ft::read_text(dir_ / "cmd.log");
     int status = 0;
     const double latency = seconds_to_exit(pid, status);
     std::printf("%s: SIGTERM to exit %.2f s\n", args[0].c_str(), latency);
