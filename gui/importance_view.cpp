@@ -53,14 +53,7 @@ QHBoxLayout* ImportanceView::buildChoiceBar() {
   value_->addItem(QStringLiteral("at the end"), int(experiments::RunValue::Last));
   value_->setToolTip(QStringLiteral("each run's value of the metric (the exports' --value)"));
   auto* bar = new QHBoxLayout;
-  for (auto [label, box] :
-       {std::pair{QStringLiteral("S&weep"), sweep_}, std::pair{QStringLiteral("&Metric"), metric_},
-        std::pair{QStringLiteral("&Value"), value_}}) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    bar->addWidget(l);
-    bar->addWidget(box);
-  }
+  add_sweep_choosers(*bar, sweep_, metric_, value_);
   where_ = add_where_box(*bar);
   return bar;
 }

@@ -71,14 +71,7 @@ QHBoxLayout* LrSensitivityView::buildChoiceBar() {
       QStringLiteral("each run's loss: its last logged point, the end of training (Wortsman et "
                      "al.); its final metric, the best checkpoint's; or its lowest point"));
   auto* bar = new QHBoxLayout;
-  for (auto [label, box] :
-       {std::pair{QStringLiteral("S&weep"), sweep_}, std::pair{QStringLiteral("&Metric"), metric_},
-        std::pair{QStringLiteral("&Value"), value_}}) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    bar->addWidget(l);
-    bar->addWidget(box);
-  }
+  add_sweep_choosers(*bar, sweep_, metric_, value_);
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
   where_ = add_where_box(*bar);
   return bar;

@@ -1,5 +1,7 @@
 #include "gui/where_box.h"
 
+#include <utility>
+
 #include <QBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -7,6 +9,17 @@
 #include "base/util/error.h"
 
 namespace fathom::gui {
+
+void add_sweep_choosers(QBoxLayout& bar, QWidget* sweep, QWidget* metric, QWidget* value) {
+  for (auto [label, box] :
+       {std::pair{QStringLiteral("S&weep"), sweep}, std::pair{QStringLiteral("&Metric"), metric},
+        std::pair{QStringLiteral("&Value"), value}}) {
+    auto* l = new QLabel(label);
+    l->setBuddy(box);
+    bar.addWidget(l);
+    bar.addWidget(box);
+  }
+}
 
 QLineEdit* add_where_box(QBoxLayout& bar) {
   auto* box = new QLineEdit;

@@ -9,11 +9,16 @@
 
 class QBoxLayout;
 class QLineEdit;
+class QWidget;
 
 namespace fathom::gui {
 
 // Adds a labelled, empty "Where" box to `bar` and returns it.
 QLineEdit* add_where_box(QBoxLayout& bar);
+
+// Adds the sweep view's choosers to `bar`, each after its label (the label's mnemonic focuses it):
+// "S&weep", "&Metric", "&Value".
+void add_sweep_choosers(QBoxLayout& bar, QWidget* sweep, QWidget* metric, QWidget* value);
 
 // What is wrong with the filter, when `e` is the exports' --where error ("filter: ..."): a
 // filter being typed is no store error for the window to report.
