@@ -70,13 +70,18 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
   return path.substr(0, dot) + "-" + suffix + path.substr(dot);
 }
 
-void write(plot::Figure figure, const std::string& path, const OutputArgs& args,
-           const GlobalOptions& global, nlohmann::json& written) {
-  set_title(figure, args.title);
+// The figure size and resolution --size and --dpi ask for.
+plot::ExportOptions export_options(const OutputArgs& args) {
   plot::ExportOptions options;
   options.size = plot::parse_size(args.size);
   options.dpi = args.dpi;
-  plot::export_figure(figure, path, options);
+  return options;
+}
+
+void write(plot::Figure figure, const std::string& path, const OutputArgs& args,
+           const GlobalOptions& global, nlohmann::json& written) {
+  set_title(figure, args.title);
+  plot::export_figure(figure, path, export_options(args));
   written.push_back(path);
   if (!global.json) std::cout << "wrote " << path << "\n";
 }
@@ -319,10 +324,8 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
+    const plot::ExportOptions options = export_options(args->output);
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-    plot::ExportOptions options;
-    options.size = plot::parse_size(args->output.size);
-    options.dpi = args->output.dpi;
     const plot::ParallelFigure figure =
         plot::parallel_from_store(store, args->sweep, args->metrics, args->where);
     if (figure.lines.empty())
@@ -367,16 +370,13 @@ void add_importance(CLI::App* plot_cmd, GlobalOptions& global) {
     plot::format_for_path(args->output.out);
     if (!args->output.save_json.empty())
       throw InputError("", 0, "--save-json", "an importance chart has no figure JSON");
-    const plot::FigureSize size = plot::parse_size(args->output.size);
+    const plot::ExportOptions options = export_options(args->output);  // a bad --size: first
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::HparamImportance h = experiments::load_hparam_importance(
         store, args->sweep, args->metric,
         experiments::run_value_named(args->value, "fathom export plot"), args->where);
     plot::ImportanceFigure figure = plot::importance_figure(h);
     if (!args->output.title.empty()) figure.title = args->output.title;
-    plot::ExportOptions options;
-    options.size = size;
-    options.dpi = args->output.dpi;
     plot::export_importance(figure, args->output.out, options);
     if (!global.json) {
       std::cout << "wrote " << args->output.out << "\n";
