@@ -25,9 +25,11 @@ inline const std::string kLearningRate = "lr";
 inline const std::string kGradNorm = "grad_norm";
 inline const std::string kTokensPerSecond = "tokens_per_s";  // also final: the whole run's rate
 inline const std::string kTargetTokens = "target_tokens";    // cumulative, over every session
-// A data-parallel run (train.processes > 1): seconds per update in the ranks' gradient
-// all-reduce, waiting for the slowest rank included (docs/distributed.md).
+// A data-parallel run (train.processes > 1), seconds per update: waiting for the ranks'
+// gradient all-reduce after the backward (the slowest rank included), and how long buckets
+// were already reducing while the backward still ran (train.reduce_overlap; docs/distributed.md).
 inline const std::string kAllReduceSeconds = "allreduce_s";
+inline const std::string kAllReduceOverlapSeconds = "allreduce_overlap_s";
 // fp16 only (the loss scaler): its scale, and the updates it skipped in the log window.
 inline const std::string kLossScale = "loss_scale";
 inline const std::string kSkippedUpdates = "skipped_updates";

@@ -42,6 +42,7 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kTokensPerSecond, {kHidden, kSmoothed, kLinear, "tokens/s", kNeither}},
       {kTargetTokens, {kHidden, kSmoothed, kLinear, "tokens", kNeither}},
       {kAllReduceSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
+      {kAllReduceOverlapSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kLossScale, {kHidden, kSmoothed, kLog, "", kNeither}},
       {kSkippedUpdates, {kHidden, kSmoothed, kLinear, "updates", kNeither}},
       {kLayerGradNormPrefix, {kHidden, kSmoothed, kLinear, "", kNeither}},

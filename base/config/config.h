@@ -127,6 +127,8 @@ struct TrainConfig {
   bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
   int processes = 1;                    // data-parallel ranks of one run (docs/distributed.md)
   int rank_timeout_s = 1800;            // a collective waiting longer ends the run (a rank hung)
+  bool reduce_overlap = true;           // start gradient buckets' all-reduce during the backward
+  int reduce_bucket_kb = 25600;         // the most gradient one all-reduce carries (KiB)
 };
 
 // Decoding and test evaluation after training.

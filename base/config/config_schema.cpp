@@ -280,6 +280,14 @@ std::vector<FieldSpec> build_fields() {
         "seconds a data-parallel rank waits for the others in a collective before it ends the "
         "run (a rank that hung; rank 0's validation must fit in it)")
       .range = kPositive;
+  train("reduce_overlap", F::Bool, &T::reduce_overlap,
+        "data-parallel: start each gradient bucket's all-reduce in the backward of a rank's last "
+        "batch, once its gradients are final (false: every bucket after the backward); the sums "
+        "are the same either way (docs/distributed.md)");
+  train("reduce_bucket_kb", F::Int, &T::reduce_bucket_kb,
+        "data-parallel: the most gradient one all-reduce carries, in KiB (smaller buckets start "
+        "earlier in the backward, at more reductions per update)")
+      .range = kPositive;
 
   auto eval = [&](std::string key, F type, auto E::*member, std::string doc) -> FieldSpec& {
     f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));

@@ -113,6 +113,18 @@ void RankGroup::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
   });
 }
 
+RankGroup::PendingReduction RankGroup::start_all_reduce_sum(torch::Tensor& tensor) {
+  std::vector<at::Tensor> one{tensor};
+  c10::intrusive_ptr<c10d::Work> work =
+      collective("an all-reduce", [&] { return impl_->group->allreduce(one); });
+  return [work] {
+    collective("an all-reduce", [&] {
+      work->wait();
+      return 0;
+    });
+  };
+}
+
 // The stop relay: publishes this rank's request as a count in the store, and polls that count
 // (one round trip a period); ends once the group is told to stop, or when the store is gone (a
 // rank died: the next all-reduce says so).

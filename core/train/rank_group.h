@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ class RankGroup {
 
   // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
   void all_reduce_sum(std::vector<torch::Tensor>& tensors);
+  // Starts summing `tensor` over the ranks in place and returns at once; calling the result
+  // waits for the sum (RankLost when a rank is gone). Every rank must start its reductions in
+  // the same order (Gloo pairs them by their sequence), from any one thread at a time.
+  using PendingReduction = std::function<void()>;
+  PendingReduction start_all_reduce_sum(torch::Tensor& tensor);
 
   // A stop request inside an update (core/model/stop_point.h) must reach every rank's layers,
   // or the ones not asked would train on while the others wait in the all-reduce: a thread of

@@ -84,9 +84,12 @@ void TrainingSession::log(const Update& u, const DeviceMetrics::Reading& reading
   if (window_.grad_norm_updates > 0)
     metrics_->log(u.number, db::metric::kGradNorm, reading.grad_norm / window_.grad_norm_updates);
   metrics_->log(u.number, db::metric::kTokensPerSecond, logged_rate);
-  if (reducer_ && window_.updates > 0)
-    metrics_->log(u.number, db::metric::kAllReduceSeconds,
-                  window_.reduce_seconds / static_cast<double>(window_.updates));
+  if (reducer_ && window_.updates > 0) {
+    const double updates = static_cast<double>(window_.updates);
+    metrics_->log(u.number, db::metric::kAllReduceSeconds, window_.reduce_seconds / updates);
+    metrics_->log(u.number, db::metric::kAllReduceOverlapSeconds,
+                  window_.reduce_overlap_seconds / updates);
+  }
   if (precision_.loss_scaling) {
     metrics_->log(u.number, db::metric::kLossScale, scaler_->scale_value());
     metrics_->log(u.number, db::metric::kSkippedUpdates, static_cast<double>(window_.skipped));

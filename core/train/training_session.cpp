@@ -184,7 +184,9 @@ void TrainingSession::start_loop() {
                                   state_.window.grad_norm);
   scaler_.emplace(state_.loss_scale, state_.loss_scale_clean_updates);
   if (options_.ranks) {
-    reducer_.emplace(*options_.ranks, parameters_);
+    reducer_.emplace(
+        *options_.ranks, parameters_,
+        GradientReducer::Options{int64_t{tc_.reduce_bucket_kb} << 10, tc_.reduce_overlap});
     options_.ranks->relay_stop(options_.stop_requested);
   }
   if (writes()) metrics_.emplace(*store_, *lease_);
@@ -274,6 +276,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
     if (totals.abandoned) return std::nullopt;  // some rank abandoned it: every rank does
     stop_agreed_ = totals.stop;
     window_.reduce_seconds += reducer_->last_seconds();
+    window_.reduce_overlap_seconds += reducer_->last_overlap_seconds();
     const auto on_device = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
     LossSums sums;
     sums.smoothed = torch::tensor(totals.smoothed, on_device);
@@ -349,6 +352,8 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
     // Gradient of the per-token mean over the whole update (every rank's batches), however it
     // was split.
     torch::Tensor mean = objective / static_cast<double>(tokens);
+    // This rank's last backward of the update finishes its gradients: reduce as they finish.
+    if (reducer_ && i == mine.back()) reducer_->start_overlap();
     (precision_.loss_scaling ? scaler_->scale(mean) : mean).backward();
     if (!reducer_) {
       device_metrics_->add_batch(sums);

@@ -112,9 +112,10 @@ class TrainingSession {
   // device, core/train/device_metrics.h).
   struct Window {
     int64_t tokens = 0, updates = 0;
-    int64_t grad_norm_updates = 0;  // updates not skipped by the loss scaler
-    int64_t skipped = 0;            // updates skipped by the loss scaler (fp16)
-    double reduce_seconds = 0;      // in the ranks' all-reduce (a data-parallel run)
+    int64_t grad_norm_updates = 0;      // updates not skipped by the loss scaler
+    int64_t skipped = 0;                // updates skipped by the loss scaler (fp16)
+    double reduce_seconds = 0;          // waiting for the ranks' all-reduce (a data-parallel run)
+    double reduce_overlap_seconds = 0;  // all-reduce running while the backward ran
     Clock::time_point start = Clock::now();
     void reset() { *this = Window(); }
   };

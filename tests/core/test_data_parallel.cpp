@@ -53,13 +53,15 @@ std::string config_yaml(const std::string& model, const std::string& train) {
          "eval: {beam: 1, max_sentences: 5}\n";
 }
 
+// Buckets of 4 KiB: the models below have 15-40 KiB of gradients, so their all-reduce goes in
+// several buckets, most of them started during the backward (train.reduce_overlap).
 // Adam's eps at 1e-4: a parameter whose exact gradient is zero (the attention's key bias: a
 // softmax does not see a constant added to every logit) gets float rounding noise as gradient,
 // which Adam at eps 1e-8 would blow up into steps of +-lr that differ between any two summation
 // orders. At 1e-4 such noise moves nothing, while the real gradients (>= 1e-4) train as usual.
 const std::string kTrain =
     "{lr: 0.005, eps: 0.0001, warmup: 5, max_updates: 20, valid_every: 10, log_every: 5, "
-    "threads: 1, update_tokens: 600}";
+    "threads: 1, update_tokens: 600, reduce_bucket_kb: 4}";
 const std::string kEncoderDecoder =
     "{d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2";
 
@@ -68,7 +70,7 @@ const std::string kEncoderDecoder =
 std::map<std::pair<std::string, int64_t>, double> metric_rows(const Store& store, int64_t run) {
   std::map<std::pair<std::string, int64_t>, double> rows;
   for (const std::string& name : store.metric_names(run)) {
-    if (name == "tokens_per_s" || name == "allreduce_s" || name.rfind("time", 0) == 0 ||
+    if (name == "tokens_per_s" || name.rfind("allreduce", 0) == 0 || name.rfind("time", 0) == 0 ||
         name.rfind("sys.", 0) == 0)
       continue;
     for (const auto& p : store.metric_series(run, name)) rows[{name, p.step}] = p.value;
@@ -190,6 +192,41 @@ TEST_F(DataParallel, ATwoRankRunRepeatsBitForBit) {
   for (const auto& [key, tensor] : p) EXPECT_TRUE(torch::equal(tensor, q.at(key))) << key;
 }
 
+// Starting buckets from the gradient accumulators' hooks during the backward sums the same
+// numbers as reducing every bucket after it: the runs agree bit for bit, dropout included, and
+// only the overlapped one reports reducing inside the backward. With checkpoint_activations
+// the layers' gradients are accumulated in nested backwards (core/model/checkpointed_layer.cpp),
+// still once per parameter and backward.
+TEST_F(DataParallel, OverlappedReductionEqualsReductionAfterTheBackwardBitForBit) {
+  for (const std::string checkpointing : {"false", "true"}) {
+    SCOPED_TRACE("checkpoint_activations: " + checkpointing);
+    const std::string settings =
+        kTrain.substr(0, kTrain.size() - 1) + ", checkpoint_activations: " + checkpointing;
+    const std::string model = kEncoderDecoder + ", dropout: 0.1}";
+    const int64_t overlapped =
+        train(write_config("on-" + checkpointing,
+                           config_yaml(model, settings + ", reduce_overlap: true}")),
+              2);
+    const int64_t after =
+        train(write_config("off-" + checkpointing,
+                           config_yaml(model, settings + ", reduce_overlap: false}")),
+              2);
+    const Store store = Store::open(db(), OpenMode::ReadOnly);
+    EXPECT_EQ(metric_rows(store, overlapped), metric_rows(store, after));
+    const auto p = checkpoint_parameters(artifact(overlapped, "checkpoint_last"));
+    const auto q = checkpoint_parameters(artifact(after, "checkpoint_last"));
+    ASSERT_FALSE(p.empty());
+    for (const auto& [key, tensor] : p) EXPECT_TRUE(torch::equal(tensor, q.at(key))) << key;
+    double inside_backward = 0;
+    for (const auto& point : store.metric_series(overlapped, "allreduce_overlap_s"))
+      inside_backward += point.value;
+    EXPECT_GT(inside_backward, 0.0);
+    const auto none = store.metric_series(after, "allreduce_overlap_s");
+    ASSERT_FALSE(none.empty());
+    for (const auto& point : none) EXPECT_EQ(point.value, 0.0) << "update " << point.step;
+  }
+}
+
 // The pid of `fathom rank --rank 1` whose parent is `leader`; 0 while there is none.
 pid_t rank_one_of(pid_t leader) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -238,7 +275,7 @@ class DataParallelFaults : public DataParallel {
 
 const std::string kLongTrain =
     "{lr: 0.005, eps: 0.0001, warmup: 5, max_updates: 120, valid_every: 20, log_every: 5, "
-    "threads: 1, update_tokens: 600}";
+    "threads: 1, update_tokens: 600, reduce_bucket_kb: 4}";
 
 TEST_F(DataParallelFaults, RankOneKilledEndsTheRunWhichResumesOnOneProcessToTheSameLosses) {
   const std::string config =
