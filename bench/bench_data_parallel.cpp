@@ -8,15 +8,19 @@
 //   tokens/s       the run's training rate (train_tokens / train_time_s; validation is kept to
 //                  the start and the end, so it is the update loop's)
 //   speed-up       against the one-process run, and the scaling efficiency (speed-up / N)
-//   all-reduce     seconds per update in the gradient all-reduce (the allreduce_s metric: the
-//                  buckets after the backward, waiting for the slowest rank included), and its
-//                  share of an update; none of it overlaps the backward (it starts after it)
+//   all-reduce     seconds per update waiting for the gradient all-reduce after the backward
+//                  (the allreduce_s metric, the slowest rank included) and its share of an
+//                  update; "in bwd": how long buckets were already reducing during the backward
+//                  (allreduce_overlap_s). The data-parallel run twice: its buckets started from
+//                  the backward's gradient hooks ("dp overlap", the default) and all after it
+//                  ("dp after", train.reduce_overlap false)
 //   peak RSS       the largest resident set of any rank (wait4's ru_maxrss covers the ranks)
 // and, as the machine's ceiling for N busy processes, N independent one-process runs started
 // together ("Nx1 apart": their summed tokens/s), which no data-parallel run can beat.
 //
 // Usage: bench_data_parallel [--sizes tiny,small] [--processes 2] [--updates 60] [--batches K]
-//                            [--fathom PATH]   (default: the fathom beside this binary)
+//                            [--bucket-kb KIB] [--fathom PATH]   (default: the fathom beside
+//                            this binary; buckets: train.reduce_bucket_kb's default)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,15 +42,20 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Measured {
-  double tokens_per_s = 0, allreduce_s = 0, update_s = 0;
+  double tokens_per_s = 0, allreduce_s = 0, overlap_s = 0, update_s = 0;
   long peak_rss_kib = 0;
 };
 
 // The run's config: the size's model on the synthetic task, an update of exactly
 // `update_batches` batches: sentences of one length fill every batch to within one sentence of
 // the token budget, so (k - 1) budgets + 1 target tokens take k of them.
+struct Reduction {
+  bool overlap = true;
+  int bucket_kb = 0;  // 0: the default
+};
+
 std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int processes,
-                        int update_batches) {
+                        int update_batches, const Reduction& reduction) {
   const int64_t budget = size.rows * std::max(size.src_len, size.tgt_len);
   const std::string model =
       size.decoder_only
@@ -64,7 +73,11 @@ std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int p
          std::to_string(budget) + "\ntrain: {max_updates: " + std::to_string(updates) +
          ", valid_every: " + std::to_string(updates) + ", log_every: 10, warmup: 10, threads: 1" +
          ", update_tokens: " + std::to_string(int64_t{update_batches - 1} * budget + 1) +
-         ", processes: " + std::to_string(processes) + "}\neval: {beam: 1, max_sentences: 5}\n";
+         ", processes: " + std::to_string(processes) +
+         ", reduce_overlap: " + (reduction.overlap ? "true" : "false") +
+         (reduction.bucket_kb > 0 ? ", reduce_bucket_kb: " + std::to_string(reduction.bucket_kb)
+                                  : std::string()) +
+         "}\neval: {beam: 1, max_sentences: 5}\n";
 }
 
 pid_t start_fathom(const std::vector<std::string>& argv) {
@@ -92,6 +105,13 @@ long wait_fathom(pid_t pid) {
   return usage.ru_maxrss;
 }
 
+double mean_of(const fathom::db::Store& store, int64_t run, const std::string& metric) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& p : store.metric_series(run, metric)) sum += p.value, ++n;
+  return n > 0 ? sum / n : 0;
+}
+
 Measured read_run(const std::string& db, int updates) {
   Measured m;
   const auto store = fathom::db::Store::open(db, fathom::db::OpenMode::ReadOnly);
@@ -100,10 +120,8 @@ Measured read_run(const std::string& db, int updates) {
   const double seconds = run.final_metrics.at("train_time_s");
   m.tokens_per_s = tokens / seconds;
   m.update_s = seconds / updates;
-  double sum = 0;
-  int n = 0;
-  for (const auto& p : store.metric_series(run.id, "allreduce_s")) sum += p.value, ++n;
-  m.allreduce_s = n > 0 ? sum / n : 0;
+  m.allreduce_s = mean_of(store, run.id, "allreduce_s");
+  m.overlap_s = mean_of(store, run.id, "allreduce_overlap_s");
   return m;
 }
 
@@ -112,13 +130,16 @@ Measured read_run(const std::string& db, int updates) {
 // tokens/s; the all-reduce and update time of the first.
 Measured measure(const std::string& fathom, const fs::path& dir,
                  const fathom::bench::TrainSize& size, int updates, int processes, int copies,
-                 int update_batches) {
+                 int update_batches, const Reduction& reduction) {
   std::vector<std::string> dbs;
   std::vector<pid_t> children;
   for (int c = 0; c < copies; ++c) {
-    const std::string stem = size.name + "-" + std::to_string(processes) + "-" + std::to_string(c);
+    // Every measurement its own store: the apart runs' first is not the one-process run.
+    const std::string stem = size.name + "-" + std::to_string(processes) + "x" +
+                             std::to_string(copies) + (reduction.overlap ? "-o" : "-a") +
+                             std::to_string(c);
     const fs::path config = dir / (stem + ".yaml");
-    std::ofstream(config) << config_yaml(size, updates, processes, update_batches);
+    std::ofstream(config) << config_yaml(size, updates, processes, update_batches, reduction);
     dbs.push_back((dir / (stem + ".db")).string());
     children.push_back(
         start_fathom({fathom, "--db", dbs.back(), "train", config.string(), "--no-progress"}));
@@ -137,6 +158,7 @@ Measured measure(const std::string& fathom, const fs::path& dir,
 int main(int argc, char** argv) {
   std::vector<std::string> sizes{"tiny", "small"};
   int processes = 2, updates = 60, batches = 0;  // batches per update (0: processes)
+  Reduction reduction;
   fs::path self = fs::read_symlink("/proc/self/exe");
   std::string fathom = (self.parent_path().parent_path() / "fathom").string();
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -149,6 +171,8 @@ int main(int argc, char** argv) {
       updates = std::stoi(value);
     else if (flag == "--batches")
       batches = std::stoi(value);
+    else if (flag == "--bucket-kb")
+      reduction.bucket_kb = std::stoi(value);
     else if (flag == "--fathom")
       fathom = value;
     else
@@ -158,22 +182,26 @@ int main(int argc, char** argv) {
   std::printf("%d batches per update, %d updates\n", batches, updates);
   const fs::path dir = fs::temp_directory_path() / ("fathom-bench-dp-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::printf("%-6s %-10s %10s %8s %6s %12s %8s %10s\n", "size", "runs", "tokens/s", "speedup",
-              "eff", "allreduce_ms", "share", "peakRSS_MB");
+  std::printf("%-6s %-12s %10s %8s %6s %12s %8s %10s %10s\n", "size", "runs", "tokens/s", "speedup",
+              "eff", "allreduce_ms", "share", "in_bwd_ms", "peakRSS_MB");
+  Reduction after = reduction;
+  after.overlap = false;
   for (const std::string& name : sizes) {
     const auto size = fathom::bench::find_train_size(name);
-    const Measured one = measure(fathom, dir, size, updates, 1, 1, batches);
-    const Measured many = measure(fathom, dir, size, updates, processes, 1, batches);
-    const Measured apart = measure(fathom, dir, size, updates, 1, processes, batches);
+    const Measured one = measure(fathom, dir, size, updates, 1, 1, batches, reduction);
+    const Measured overlapped =
+        measure(fathom, dir, size, updates, processes, 1, batches, reduction);
+    const Measured afterwards = measure(fathom, dir, size, updates, processes, 1, batches, after);
+    const Measured apart = measure(fathom, dir, size, updates, 1, processes, batches, reduction);
     const std::string n = std::to_string(processes);
     for (const auto& [label, m] :
-         {std::pair{std::string("1x1"), one}, std::pair{"1x" + n + " dp", many},
-          std::pair{n + "x1 apart", apart}}) {
+         {std::pair{std::string("1x1"), one}, std::pair{"1x" + n + " dp after", afterwards},
+          std::pair{"1x" + n + " dp overlap", overlapped}, std::pair{n + "x1 apart", apart}}) {
       const double speedup = m.tokens_per_s / one.tokens_per_s;
-      std::printf("%-6s %-10s %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.1f\n", name.c_str(),
+      std::printf("%-6s %-12s %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.2f %10.1f\n", name.c_str(),
                   label.c_str(), m.tokens_per_s, speedup,
                   100 * speedup / (label == "1x1" ? 1 : processes), 1e3 * m.allreduce_s,
-                  100 * m.allreduce_s / m.update_s, m.peak_rss_kib / 1024.0);
+                  100 * m.allreduce_s / m.update_s, 1e3 * m.overlap_s, m.peak_rss_kib / 1024.0);
     }
     std::fflush(stdout);
   }
