@@ -1,6 +1,8 @@
 #include "core/train/evaluate.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "base/util/progress.h"
 #include "core/model/transformer.h"
@@ -46,19 +48,42 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
       evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing, 0, 1));
 }
 
+namespace {
+// The decode's batches: length-sorted, within max_tokens / beam tokens (beam search holds beam
+// x rows sequences).
+std::vector<std::vector<size_t>> decode_batches(const std::vector<Example>& examples,
+                                                const SearchOptions& options, int64_t max_tokens) {
+  const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
+  return plan_batches(examples, budget).all();
+}
+}  // namespace
+
+size_t translated_by_rank(const std::vector<Example>& examples, const SearchOptions& options,
+                          int64_t max_tokens, int rank, int world) {
+  const auto batches = decode_batches(examples, options, max_tokens);
+  size_t count = 0;
+  for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world))
+    count += batches[b].size();
+  return count;
+}
+
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,
                                    const Vocab& vocab, const SearchOptions& options,
                                    int64_t max_tokens, torch::Device device, ProgressBar* progress,
-                                   const std::atomic<bool>* stop) {
+                                   const std::atomic<bool>* stop, int rank, int world,
+                                   std::vector<size_t>* translated) {
   std::vector<std::string> out(examples.size());
-  // Beam search holds beam x rows sequences: shrink the batch budget accordingly.
-  const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
+  const auto batches = decode_batches(examples, options, max_tokens);
   int64_t done = 0;
-  for (const auto& ids : plan_batches(examples, budget).all()) {
+  for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world)) {
+    const auto& ids = batches[b];
     throw_if_stop_requested(stop, "decoding the test set");
     Batch batch = collate(examples, ids);
     auto outputs = search(model, batch.src.to(device), options);
-    for (size_t i = 0; i < ids.size(); ++i) out[ids[i]] = vocab.decode(outputs[i]);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      out[ids[i]] = vocab.decode(outputs[i]);
+      if (translated) translated->push_back(ids[i]);
+    }
     done += static_cast<int64_t>(ids.size());
     if (progress) progress->update(done, "");
   }

@@ -39,11 +39,18 @@ LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Exampl
 LossReport loss_report(const LossTotals& totals);
 
 // Decoded text of every example's source, in the examples' order. A set `stop` ends it between
-// batches with StopRequested (core/train/stop_request.h).
+// batches with StopRequested (core/train/stop_request.h). With `world` > 1, only rank `rank`'s
+// share: every world-th of the decode's batches (the same batches one process decodes, so the
+// same translations: a hypothesis that never ends is cut at its batch's length limit), the
+// others' entries left empty; `translated` (if set) gets the examples it decoded.
 std::vector<std::string> translate(TransformerImpl& model, const std::vector<Example>& examples,
                                    const Vocab& vocab, const SearchOptions& options,
                                    int64_t max_tokens, torch::Device device,
                                    ProgressBar* progress = nullptr,
-                                   const std::atomic<bool>* stop = nullptr);
+                                   const std::atomic<bool>* stop = nullptr, int rank = 0,
+                                   int world = 1, std::vector<size_t>* translated = nullptr);
+// How many examples rank `rank` of `world` decodes (its progress bar's length).
+size_t translated_by_rank(const std::vector<Example>& examples, const SearchOptions& options,
+                          int64_t max_tokens, int rank, int world);
 
 }  // namespace fathom

@@ -6,6 +6,8 @@
 #include "base/util/progress.h"
 #include "core/data/lm_text.h"
 #include "core/model/transformer.h"
+#include "core/train/rank_group.h"
+#include "core/train/shared_evaluation.h"
 #include "core/train/stop_request.h"
 #include "db/metric_names.h"
 
@@ -17,12 +19,14 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   FinalEvaluation out;
   const double smoothing = config.train.label_smoothing;
   throw_if_stop_requested(options.stop, "the final evaluation");
+  RankGroup* ranks = options.ranks;
   if (options.valid && !data.valid.empty())
-    out.valid = evaluate_loss(model, data.valid, config.data.max_tokens, device, smoothing);
+    out.valid =
+        loss_over_ranks(model, data.valid, config.data.max_tokens, device, smoothing, ranks);
   if (data.test.empty()) return out;
   throw_if_stop_requested(options.stop, "the final evaluation");
   if (options.test_loss)
-    out.test = evaluate_loss(model, data.test, config.data.max_tokens, device, smoothing);
+    out.test = loss_over_ranks(model, data.test, config.data.max_tokens, device, smoothing, ranks);
   // A language model has no translations to decode (model.arch: decoder_only).
   if (!options.decode || is_decoder_only(config.model)) return out;
 
@@ -33,12 +37,17 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                             data.test_target.begin() + count);
   const SearchOptions search{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
                              config.eval.max_len_b};
-  ProgressBar bar("decode", static_cast<int64_t>(count), options.progress);
+  // With ranks, the bar counts rank 0's share.
+  const size_t share = ranks ? translated_by_rank(sources, search, config.data.max_tokens,
+                                                  ranks->rank(), ranks->world())
+                             : count;
+  ProgressBar bar("decode", static_cast<int64_t>(share), options.progress);
   const auto start = std::chrono::steady_clock::now();
-  out.hypotheses = translate(model, sources, *data.vocab, search, config.data.max_tokens, device,
-                             &bar, options.stop);
+  out.hypotheses = translate_over_ranks(model, sources, *data.vocab, search, config.data.max_tokens,
+                                        device, &bar, options.stop, ranks, "final/hypotheses");
   out.decode_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (ranks && !ranks->leads()) return out;  // rank 0 scores every rank's translations
   out.bleu = corpus_bleu(out.hypotheses, references);
   bar.finish(out.bleu->format());
   return out;

@@ -19,6 +19,7 @@
 
 namespace fathom {
 
+class RankGroup;
 class TransformerImpl;
 
 struct FinalEvaluation {
@@ -36,6 +37,9 @@ struct FinalEvaluationOptions {
   bool progress = false;  // a decode progress bar on stderr
   // Set (a signal): StopRequested between its steps and decode batches (stop_request.h).
   const std::atomic<bool>* stop = nullptr;
+  // A data-parallel run's ranks: each evaluates its share (core/train/shared_evaluation.h),
+  // every rank calls this; rank 0 gets the whole result, the others the losses only.
+  RankGroup* ranks = nullptr;
 };
 
 // In eval mode; the model's observer (if any) stays installed, so a replaced layer is

@@ -154,7 +154,7 @@ void RankGroup::publish(const std::string& key, const std::string& bytes) {
 }
 
 std::string RankGroup::fetch(const std::string& key, std::chrono::milliseconds wait) {
-  return collective("waiting for rank 0", [&] {
+  return collective("waiting for another rank's handover", [&] {
     impl_->store->wait({"fathom/" + key}, wait);
     const std::vector<uint8_t> bytes = impl_->store->get("fathom/" + key);
     return std::string(bytes.begin(), bytes.end());

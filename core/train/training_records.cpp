@@ -9,6 +9,7 @@
 #include "core/data/lm_text.h"
 #include "core/train/rank_group.h"
 #include "core/train/schedule.h"
+#include "core/train/shared_evaluation.h"
 #include "core/train/stop_request.h"
 #include "core/train/training_session.h"
 #include "core/train/training_steps.h"
@@ -33,6 +34,10 @@ TrainOutcome TrainingSession::finish() {
   auto& final_metrics = outcome_.final_metrics;
   if (const std::string best = files_->current("checkpoint_best"); !best.empty())
     load_checkpoint(best, *model_, nullptr, nullptr);
+  // The other ranks evaluate this model with rank 0 (follower_done), each its share.
+  if (options_.ranks)
+    options_.ranks->publish("final/model",
+                            checkpoint_bytes(*model_, nullptr, state_, config_yaml_));
   // Every final metric is recomputable from what is stored, so a run killed after its last
   // update and resumed (the loop then has nothing left to do) still reports all of them.
   if (session_tokens_ > 0) count_training();
@@ -49,7 +54,8 @@ TrainOutcome TrainingSession::finish() {
   final_metrics[db::metric::kParams] = static_cast<double>(model_->parameter_counts()["total"]);
   FinalEvaluationOptions what;
   what.progress = options_.progress;
-  what.stop = options_.stop_requested;
+  what.stop = options_.ranks ? &options_.ranks->stop_flag() : options_.stop_requested;
+  what.ranks = options_.ranks;
   FinalEvaluation final;
   try {
     between_phases("the final evaluation");
@@ -130,19 +136,8 @@ void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Readi
 // its batches and add up the sums (every rank calls this at the same points), so validation
 // takes 1/N of the time and no rank waits on rank 0 through it.
 LossReport TrainingSession::validation_loss() {
-  const RankGroup* ranks = options_.ranks;
-  LossTotals totals = evaluate_loss_totals(*model_, data_->valid, config_.data.max_tokens, device_,
-                                           tc_.label_smoothing, ranks ? ranks->rank() : 0,
-                                           ranks ? ranks->world() : 1);
-  if (ranks) {
-    std::vector<torch::Tensor> sums{torch::tensor(
-        {totals.smoothed, totals.nll, static_cast<double>(totals.tokens)}, torch::kFloat64)};
-    options_.ranks->all_reduce_sum(sums);
-    totals.smoothed = sums[0][0].item<double>();
-    totals.nll = sums[0][1].item<double>();
-    totals.tokens = static_cast<int64_t>(std::llround(sums[0][2].item<double>()));
-  }
-  return loss_report(totals);
+  return loss_over_ranks(*model_, data_->valid, config_.data.max_tokens, device_,
+                         tc_.label_smoothing, options_.ranks);
 }
 
 // The validation loss, NLL, perplexity (and bits per byte) as rows at `update` (rank 0).

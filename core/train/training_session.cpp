@@ -42,10 +42,26 @@ TrainingSession::TrainingSession(const RunConfig& config, db::Store* store,
 
 int TrainingSession::rank() const { return options_.ranks ? options_.ranks->rank() : 0; }
 
-TrainOutcome TrainingSession::follower_done() const {
+// The final evaluation's share, on the model rank 0 evaluates (its best by validation loss);
+// rank 0 scores and records it.
+TrainOutcome TrainingSession::follower_done() {
   TrainOutcome done;
-  done.status = db::status::kFinished;
   done.updates = state_.update;
+  RankGroup& ranks = *options_.ranks;
+  load_checkpoint_bytes(ranks.fetch("final/model", std::chrono::seconds(tc_.rank_timeout_s)),
+                        "rank 0's final model", *model_, nullptr, nullptr);
+  FinalEvaluationOptions what;
+  what.stop = &ranks.stop_flag();
+  what.ranks = &ranks;
+  try {
+    final_evaluation(*model_, *data_, config_, device_, what);
+  } catch (const StopRequested& stop) {
+    done.status = TrainOutcome::kStopped;
+    done.stopped_during = stop.what();
+    done.reason = std::string("stop requested during ") + stop.what();
+    return done;
+  }
+  done.status = db::status::kFinished;
   return done;
 }
 

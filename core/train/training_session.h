@@ -78,8 +78,9 @@ class TrainingSession {
   std::optional<Update> one_update();
   std::optional<TrainOutcome> after_update(const Update& u);
   TrainOutcome finish();
-  // A rank other than 0 once every update is done: rank 0 evaluates and records the end.
-  TrainOutcome follower_done() const;
+  // A rank other than 0 once every update is done: its share of the final evaluation, which
+  // rank 0 scores and records.
+  TrainOutcome follower_done();
 
  private:
   bool writes() const { return store_ != nullptr; }

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -50,7 +51,7 @@ std::string config_yaml(const std::string& model, const std::string& train) {
          "train: " +
          train +
          "\n"
-         "eval: {beam: 1, max_sentences: 5}\n";
+         "eval: {beam: 4, max_sentences: 10}\n";
 }
 
 // Buckets of 4 KiB: the models below have 15-40 KiB of gradients, so their all-reduce goes in
@@ -141,6 +142,23 @@ class DataParallel : public ::testing::Test {
       // Float sums in another order: equal to ~1e-7 relative; 1e-5 leaves room, nothing more.
       EXPECT_NEAR(b.at(key), value, 1e-5 * std::max(1.0, std::abs(value)))
           << label << " " << key.first << "@" << key.second;
+    }
+    // The final evaluation, shared by the ranks (each every second batch of the splits and of
+    // the decode -- beam 4 leaves 64 tokens per decode batch, so the 10 test sentences take
+    // two: rank 0 decodes 7, rank 1 3 -- rank 0 putting the translations back in order): the
+    // same losses, the same lines.
+    const auto final_one = store.export_run(one).run.final_metrics;
+    const auto final_two = store.export_run(two).run.final_metrics;
+    for (const char* name : {"valid_loss", "test_loss", "test_ppl"}) {
+      ASSERT_TRUE(final_one.count(name) && final_two.count(name)) << label << " " << name;
+      EXPECT_NEAR(final_two.at(name), final_one.at(name), 1e-5 * final_one.at(name))
+          << label << " " << name;
+    }
+    if (model.find("decoder_only") == std::string::npos) {
+      const std::string hypotheses = fathom::testing::read_text(artifact(one, "hypotheses"));
+      EXPECT_EQ(std::count(hypotheses.begin(), hypotheses.end(), '\n'), 10) << label;
+      EXPECT_EQ(fathom::testing::read_text(artifact(two, "hypotheses")), hypotheses) << label;
+      EXPECT_EQ(final_two.at("test_bleu"), final_one.at("test_bleu")) << label;
     }
     const auto p = checkpoint_parameters(artifact(one, "checkpoint_last"));
     const auto q = checkpoint_parameters(artifact(two, "checkpoint_last"));

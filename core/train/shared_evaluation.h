@@ -1,0 +1,44 @@
+#pragma once
+// What the ranks of a data-parallel run evaluate together (docs/distributed.md): a split's
+// loss -- each rank its share of the split's batches, the sums added up in one float64
+// all-reduce -- and translations -- each rank every world-th of the decode's batches (the
+// batches one process decodes: the same translations), rank 0 gathering them back in order. Without
+// ranks (null), one process does it all. Every rank must call these in the same order; rank 0 alone
+// gets the translations.
+#include <torch/torch.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "core/data/batch.h"
+#include "core/data/vocab.h"
+#include "core/decode/search.h"
+#include "core/train/evaluate.h"
+
+namespace fathom {
+
+class RankGroup;
+class ProgressBar;
+class TransformerImpl;
+
+LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& examples,
+                           int64_t max_tokens, torch::Device device, double label_smoothing,
+                           RankGroup* ranks);
+
+// Rank 0: every example's translation, in order; the other ranks: an empty list (they send
+// theirs, as index/text pairs, to rank 0 through the rendezvous store under `key`, once per
+// session).
+std::vector<std::string> translate_over_ranks(TransformerImpl& model,
+                                              const std::vector<Example>& examples,
+                                              const Vocab& vocab, const SearchOptions& options,
+                                              int64_t max_tokens, torch::Device device,
+                                              ProgressBar* progress, const std::atomic<bool>* stop,
+                                              RankGroup* ranks, const std::string& key);
+
+// The text lines packed into one string and back, each prefixed with its length (a line may
+// hold any byte).
+std::string pack_lines(const std::vector<std::string>& lines);
+std::vector<std::string> unpack_lines(const std::string& packed);
+
+}  // namespace fathom
