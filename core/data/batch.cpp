@@ -70,6 +70,21 @@ Batch collate_from(const Access& a, const std::vector<std::size_t>& ids) {
   return b;
 }
 
+}  // namespace
+
+Batch count_only(const TokenPairs& examples, const std::vector<std::size_t>& ids) {
+  Batch b;
+  for (std::size_t id : ids) {
+    if (id >= examples.size()) throw std::out_of_range("count_only: example index out of range");
+    b.src_tokens += examples.src_len(id);
+    b.tgt_tokens += examples.tgt_len(id);
+  }
+  b.ids = ids;
+  return b;
+}
+
+namespace {
+
 template <class Access>
 std::int64_t padded_from(const Access& a, const std::vector<std::size_t>& ids) {
   std::int64_t longest = 0;

@@ -33,6 +33,9 @@ struct Batch {
 // where it lies (TokenPairs: in memory or a prepared corpus's mapping); evaluation sets are
 // vectors of Examples. Both give the same Batch for the same ids.
 Batch collate(const TokenPairs& examples, const std::vector<std::size_t>& ids);
+// The batch's ids and token counts without its tensors: a batch another data-parallel rank
+// trains on, which this one only counts (core/train/batch_stream.h).
+Batch count_only(const TokenPairs& examples, const std::vector<std::size_t>& ids);
 Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids);
 
 // The padded size a batch of these examples would have: rows * max(longest src, longest tgt).

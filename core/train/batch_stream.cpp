@@ -17,7 +17,18 @@ Batch BatchStream::next() {
     position_ = 0;
     order_ = epoch_order(plan_, seed_, epoch_);
   }
-  return collate(examples_, plan_.batch(order_[position_++]));
+  const std::vector<size_t> ids = plan_.batch(order_[position_++]);
+  if (update_.complete()) update_ = UpdateCursor(update_.update_tokens);
+  const bool mine = update_.batches % world_ == rank_;
+  Batch batch = mine ? collate(examples_, ids) : count_only(examples_, ids);
+  update_.add(batch.tgt_tokens);
+  return batch;
+}
+
+void BatchStream::collate_only_rank_share(int64_t update_tokens, int rank, int world) {
+  rank_ = rank;
+  world_ = world;
+  update_ = UpdateCursor(update_tokens);
 }
 
 PrefetchingBatchStream::PrefetchingBatchStream(BatchStream stream, torch::Device device)
@@ -38,7 +49,7 @@ void PrefetchingBatchStream::fetch() {
     f.batch = stream_.next();
     f.epoch = stream_.epoch();
     f.position = stream_.position();
-    if (device_.is_cuda()) {  // page-locked memory lets the copy run asynchronously
+    if (device_.is_cuda() && f.batch.src.defined()) {  // page-locked: an asynchronous copy
       f.batch.src = f.batch.src.pin_memory();
       f.batch.tgt_in = f.batch.tgt_in.pin_memory();
       f.batch.tgt_out = f.batch.tgt_out.pin_memory();
@@ -53,6 +64,7 @@ Batch PrefetchingBatchStream::next() {
   position_ = f.position;
   fetch();
   Batch b = std::move(f.batch);
+  if (!b.src.defined()) return b;  // another rank's: counted, not trained on here
   const bool non_blocking = device_.is_cuda();
   b.src = b.src.to(device_, non_blocking);
   b.tgt_in = b.tgt_in.to(device_, non_blocking);

@@ -9,6 +9,19 @@
 
 namespace fathom {
 
+// How the update loop groups batches into updates: an update reads batches until it holds
+// `update_tokens` target tokens, at least one (every batch an update of its own at 0).
+struct UpdateCursor {
+  explicit UpdateCursor(int64_t update_tokens) : update_tokens(update_tokens) {}
+  void add(int64_t batch_tokens) {
+    ++batches;
+    tokens += batch_tokens;
+  }
+  bool complete() const { return batches > 0 && (update_tokens <= 0 || tokens >= update_tokens); }
+  int64_t update_tokens;
+  int64_t batches = 0, tokens = 0;  // of the update so far
+};
+
 class BatchStream {
  public:
   // `examples` is a handle (its storage is shared, not copied); `plan` must outlive the stream.
@@ -18,12 +31,19 @@ class BatchStream {
   int64_t epoch() const { return epoch_; }
   int64_t position() const { return position_; }  // next batch index within the epoch
 
+  // Rank `rank` of a `world`-rank data-parallel run trains on every world-th batch of each
+  // update (batches_of_rank): from here, which must be an update's start, the others come
+  // uncollated (count_only: ids and token counts, no tensors). Their order is unchanged.
+  void collate_only_rank_share(int64_t update_tokens, int rank, int world);
+
  private:
   TokenPairs examples_;
   const BatchPlan& plan_;
   std::uint64_t seed_;
   int64_t epoch_, position_;
   std::vector<size_t> order_;  // the epoch's permutation of the plan's batches
+  int rank_ = 0, world_ = 1;
+  UpdateCursor update_{0};
 };
 
 // A BatchStream read one batch ahead on a background thread, so collating (and on CUDA
@@ -34,7 +54,8 @@ class PrefetchingBatchStream {
  public:
   PrefetchingBatchStream(BatchStream stream, torch::Device device);
   ~PrefetchingBatchStream();
-  // The next batch, on the device (copied without blocking the host on CUDA).
+  // The next batch, on the device (copied without blocking the host on CUDA); another rank's
+  // (BatchStream::collate_only_rank_share) without tensors.
   Batch next();
   int64_t epoch() const { return epoch_; }
   int64_t position() const { return position_; }

@@ -193,8 +193,10 @@ void TrainingSession::receive_state() {
 
 // The update loop's state, continuing the checkpoint's log window.
 void TrainingSession::start_loop() {
-  stream_.emplace(BatchStream(data_->train, plan_, tc_.seed, state_.epoch, state_.batch_in_epoch),
-                  device_);
+  BatchStream batches(data_->train, plan_, tc_.seed, state_.epoch, state_.batch_in_epoch);
+  if (options_.ranks)  // a session starts at an update boundary
+    batches.collate_only_rank_share(tc_.update_tokens, rank(), options_.ranks->world());
+  stream_.emplace(std::move(batches), device_);
   device_metrics_.emplace(device_, tc_.divergence_factor, state_.first_loss);
   device_metrics_->restore_window(state_.window.smoothed, state_.window.nll,
                                   state_.window.grad_norm);
@@ -272,13 +274,15 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   torch::manual_seed(rank_update_seed(tc_.seed, u.number, rank()));
 
   // One update reads batches until it has `update_tokens` target tokens (at least one). Every
-  // rank reads them all (the same stream), and trains on its share.
-  std::vector<Batch> parts{stream_->next()};
-  u.tokens = parts.back().tgt_tokens;
-  while (tc_.update_tokens > 0 && u.tokens < tc_.update_tokens) {
+  // rank reads them all (the same stream), and trains on its share -- the only ones its stream
+  // collates.
+  std::vector<Batch> parts;
+  UpdateCursor update(tc_.update_tokens);
+  while (!update.complete()) {
     parts.push_back(stream_->next());
-    u.tokens += parts.back().tgt_tokens;
+    update.add(parts.back().tgt_tokens);
   }
+  u.tokens = update.tokens;
 
   const bool probed = probes_ && u.number % tc_.probe_every == 0;
   if (probed) probes_->before_update();

@@ -461,4 +461,45 @@ TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
   }
 }
 
+// A data-parallel rank's stream collates only the batches it trains on: within each update
+// (batches until update_tokens target tokens), every second one for 2 ranks, starting at its
+// rank; the others come with their ids and token counts only, so every rank groups the same
+// updates. Through the prefetching reader, across epochs.
+TEST(BatchStream, ARankCollatesOnlyItsShareOfEachUpdate) {
+  std::vector<Example> examples;
+  for (int i = 0; i < 23; ++i)
+    examples.push_back(make_example(std::vector<std::int64_t>(1 + i % 5, 4 + i % 7),
+                                    std::vector<std::int64_t>(1 + i % 3, 5 + i % 6)));
+  const TokenPairs pairs = TokenPairs::from_examples(examples);
+  const BatchPlan plan = plan_batches(pairs, 12);
+  const int64_t update_tokens = 13;  // batches hold up to 12: updates of 2 or 3 batches
+  for (int rank : {0, 1}) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    BatchStream plain(pairs, plan, /*seed=*/9, /*epoch=*/0, 0);
+    BatchStream dealt(pairs, plan, 9, 0, 0);
+    dealt.collate_only_rank_share(update_tokens, rank, 2);
+    PrefetchingBatchStream ahead(std::move(dealt), torch::kCPU);
+    int64_t odd_updates = 0;
+    for (int u = 0; u < static_cast<int>(3 * plan.size()); ++u) {
+      UpdateCursor update(update_tokens);
+      while (!update.complete()) {
+        const Batch expected = plain.next();
+        const Batch got = ahead.next();
+        const bool mine = update.batches % 2 == rank;
+        EXPECT_EQ(got.ids, expected.ids) << u;
+        EXPECT_EQ(got.tgt_tokens, expected.tgt_tokens) << u;
+        EXPECT_EQ(got.src_tokens, expected.src_tokens) << u;
+        ASSERT_EQ(got.src.defined(), mine) << "update " << u << " batch " << update.batches;
+        if (mine) {
+          EXPECT_TRUE(torch::equal(got.src, expected.src)) << u;
+          EXPECT_TRUE(torch::equal(got.tgt_out, expected.tgt_out)) << u;
+        }
+        update.add(expected.tgt_tokens);
+      }
+      odd_updates += update.batches % 2;
+    }
+    EXPECT_GT(odd_updates, 0);  // some updates of 3 batches: the share is per update
+  }
+}
+
 }  // namespace test_training_parts
