@@ -5,9 +5,10 @@
 //
 // Covered: a 4-run sweep completes through one job array; a task signalled mid-run (USR2, as
 // Slurm does before a time limit) checkpoints, is requeued and finishes with exactly the metric
-// rows of an uninterrupted run; `fathom sweep cancel` leaves no job and no worker behind; bad
-// input (unknown partition, GPU runs on a CPU partition, a submission sbatch refuses, no sbatch
-// on PATH) is refused with its file, line and key, with nothing queued.
+// rows of an uninterrupted run, a two-task step (train.processes 2) too; `fathom sweep cancel`
+// leaves no job and no worker behind; bad input (unknown partition, GPU runs on a CPU partition, a
+// submission sbatch refuses, no sbatch on PATH) is refused with its file, line and key, with
+// nothing queued.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -263,6 +264,57 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
     ASSERT_EQ(name_a, name_b);
     ASSERT_EQ(step_a, step_b) << name_a;
     if (name_a == "tokens_per_s" || fathom::db::metric::is_system_metric(name_a))
+      continue;  // timings
+    EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
+  }
+}
+
+// The same warning to a two-task step (train.processes 2): the batch shell has exec'd srun,
+// which passes USR2 on to both tasks; the ranks agree on the stop in an update's all-reduce,
+// rank 0 checkpoints and requeues, and the requeued step finishes the run on two ranks with
+// the metric rows of an uninterrupted two-rank run (local launcher).
+TEST_F(SlurmSweep, SignalledTwoTaskStepIsRequeuedAndMatchesAnUninterruptedRun) {
+  std::ofstream(dir_ / "dp-base.yaml") << fathom::testing::tiny_config_yaml(
+      "dp",
+      "{lr: 0.005, warmup: 10, max_updates: 300, valid_every: 100, log_every: 7, "
+      "threads: 1, update_tokens: 600, processes: 2}");
+  const std::string sweep =
+      write_sweep("dpsig", "name: dpsig\nbase: dp-base.yaml\nseeds: [3]\nslurm:\n  cpus: 1\n");
+  ProgramResult result;
+  std::thread scheduler([&] { result = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
+  const RunningTask task = wait_for_running_task("dpsig", 21, 200);
+  if (!task) {
+    scheduler.join();
+    FAIL() << "the run never got past update 21 on Slurm: " << result.out << result.err;
+  }
+  const ProgramResult signal =
+      fathom::run_program({"scancel", "--signal=USR2", "--batch", task.job});
+  EXPECT_EQ(signal.exit_code, 0) << signal.err;
+  scheduler.join();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+
+  const auto record = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(task.run));
+  ASSERT_TRUE(record);
+  const auto t = tags(task.run);
+  EXPECT_EQ(record->status, "finished") << record->error << read_text(t.at("worker.log"));
+  EXPECT_EQ(record->updates, 300);
+  EXPECT_EQ(t.at("slurm.restarts"), "1") << read_text(t.at("worker.log"));
+  EXPECT_NE(read_text(t.at("worker.log")).find("requeued"), std::string::npos);
+
+  const std::string local = write_sweep("dpref", "name: dpref\nbase: dp-base.yaml\nseeds: [3]\n");
+  const ProgramResult ref = fathom({"sweep", local, "--launcher", "local", "--no-progress"});
+  ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto interrupted = store.metric_rows(task.run);
+  const auto uninterrupted = store.metric_rows(runs("dpref").at(0).id);
+  ASSERT_EQ(interrupted.size(), uninterrupted.size());
+  for (size_t i = 0; i < interrupted.size(); ++i) {
+    const auto& [step_a, name_a, value_a, wall_a] = interrupted[i];
+    const auto& [step_b, name_b, value_b, wall_b] = uninterrupted[i];
+    ASSERT_EQ(name_a, name_b);
+    ASSERT_EQ(step_a, step_b) << name_a;
+    if (name_a == "tokens_per_s" || name_a.rfind("allreduce", 0) == 0 ||
+        fathom::db::metric::is_system_metric(name_a))
       continue;  // timings
     EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
   }
