@@ -34,6 +34,14 @@ int64_t SqlStore::add_analysis(const NewAnalysis& a, double now) {
         {sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json,
          a.result_json, now, a.elapsed_s},
         [&](const SqlRow& row) { id = row.int64(0); });
+    // An analysis is a function of its run's checkpoint and its options: run again, its result
+    // replaces the earlier one (a checkpoint_best that moved on made that one stale anyway).
+    // Removed after the insert, so the new row's id is above every earlier one (SQLite would
+    // reuse a deleted largest id) and the app's last_analysis_id sees it.
+    sql().query(
+        "DELETE FROM analyses WHERE id < ?5 AND run_id IS NOT DISTINCT FROM CAST(?1 AS BIGINT)"
+        " AND kind = ?2 AND checkpoint IS NOT DISTINCT FROM CAST(?3 AS TEXT) AND params_json = ?4",
+        {sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json, id});
   });
   return id;
 }

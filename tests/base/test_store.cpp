@@ -219,6 +219,43 @@ TEST_P(StoreBackendTest, LastAnalysisIdIsTheNewestRow) {
   EXPECT_EQ(reader.last_analysis_id(), second);
 }
 
+// An analysis is a function of its run's checkpoint and its options: run again, its result
+// replaces the earlier one (one row per run, kind, checkpoint and options), whatever differs
+// in any of them is a result of its own. A config's analysis (no run) likewise.
+TEST_P(StoreBackendTest, RerunningAnAnalysisReplacesItsEarlierResult) {
+  auto store = Store::open(db_path());
+  const int64_t run = store.create_run(sample_run("analysed"));
+  const int64_t other = store.create_run(sample_run("other"));
+  auto analysis = [](std::optional<int64_t> on, const std::string& checkpoint,
+                     const std::string& params, const std::string& result) {
+    NewAnalysis a;
+    a.run_id = on;
+    a.kind = "beta";
+    a.checkpoint = checkpoint;
+    a.params_json = params;
+    a.result_json = result;
+    return a;
+  };
+  const int64_t first = store.add_analysis(analysis(run, "best", "{}", R"({"v":1})"));
+  const int64_t again = store.add_analysis(analysis(run, "best", "{}", R"({"v":2})"));
+  auto rows = store.list_analyses(run);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].id, again);
+  EXPECT_GT(again, first);
+  EXPECT_EQ(rows[0].result_json, R"({"v":2})");
+
+  store.add_analysis(analysis(run, "last", "{}", "{}"));                  // another checkpoint
+  store.add_analysis(analysis(run, "best", R"({"sentences":8})", "{}"));  // other options
+  store.add_analysis(analysis(other, "best", "{}", "{}"));                // another run
+  EXPECT_EQ(store.list_analyses(run).size(), 3u);
+  EXPECT_EQ(store.list_analyses(other).size(), 1u);
+
+  store.add_analysis(analysis(std::nullopt, "", R"({"config":"a.yaml"})", "{}"));
+  store.add_analysis(analysis(std::nullopt, "", R"({"config":"a.yaml"})", R"({"v":3})"));
+  store.add_analysis(analysis(std::nullopt, "", R"({"config":"b.yaml"})", "{}"));
+  EXPECT_EQ(store.list_analyses().size(), 6u);  // 3 + 1 of the runs, 2 configs'
+}
+
 TEST_P(StoreBackendTest, DeleteRunRefusesARunningRun) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("live"));
