@@ -141,6 +141,25 @@ class SlurmSweep : public ::testing::Test {
     return found;
   }
 
+  // Every metric row of `interrupted` equals `uninterrupted`'s, step for step (none lost, none
+  // repeated), but the timings, which differ by nature.
+  void expect_same_metric_rows(int64_t interrupted_run, int64_t uninterrupted_run) {
+    auto store = Store::open(db(), OpenMode::ReadOnly);
+    const auto interrupted = store.metric_rows(interrupted_run);
+    const auto uninterrupted = store.metric_rows(uninterrupted_run);
+    ASSERT_EQ(interrupted.size(), uninterrupted.size());
+    for (size_t i = 0; i < interrupted.size(); ++i) {
+      const auto& [step_a, name_a, value_a, wall_a] = interrupted[i];
+      const auto& [step_b, name_b, value_b, wall_b] = uninterrupted[i];
+      ASSERT_EQ(name_a, name_b);
+      ASSERT_EQ(step_a, step_b) << name_a;
+      if (name_a == "tokens_per_s" || name_a.rfind("allreduce", 0) == 0 ||
+          fathom::db::metric::is_system_metric(name_a))
+        continue;
+      EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
+    }
+  }
+
   fathom::testing::TempDir scratch_;  // removed when the test ends
   fs::path binary_;
   const fs::path& dir_ = scratch_.path();
@@ -254,19 +273,7 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
   const std::string local = write_sweep("ref", "name: ref\nbase: base.yaml\nseeds: [3]\n" + set);
   const ProgramResult ref = fathom({"sweep", local, "--launcher", "local", "--no-progress"});
   ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
-  auto store = Store::open(db(), OpenMode::ReadOnly);
-  const auto interrupted = store.metric_rows(id);
-  const auto uninterrupted = store.metric_rows(runs("ref").at(0).id);
-  ASSERT_EQ(interrupted.size(), uninterrupted.size());
-  for (size_t i = 0; i < interrupted.size(); ++i) {
-    const auto& [step_a, name_a, value_a, wall_a] = interrupted[i];
-    const auto& [step_b, name_b, value_b, wall_b] = uninterrupted[i];
-    ASSERT_EQ(name_a, name_b);
-    ASSERT_EQ(step_a, step_b) << name_a;
-    if (name_a == "tokens_per_s" || fathom::db::metric::is_system_metric(name_a))
-      continue;  // timings
-    EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
-  }
+  expect_same_metric_rows(id, runs("ref").at(0).id);
 }
 
 // The same warning to a two-task step (train.processes 2): the batch shell has exec'd srun,
@@ -304,20 +311,7 @@ TEST_F(SlurmSweep, SignalledTwoTaskStepIsRequeuedAndMatchesAnUninterruptedRun) {
   const std::string local = write_sweep("dpref", "name: dpref\nbase: dp-base.yaml\nseeds: [3]\n");
   const ProgramResult ref = fathom({"sweep", local, "--launcher", "local", "--no-progress"});
   ASSERT_EQ(ref.exit_code, 0) << ref.out << ref.err;
-  auto store = Store::open(db(), OpenMode::ReadOnly);
-  const auto interrupted = store.metric_rows(task.run);
-  const auto uninterrupted = store.metric_rows(runs("dpref").at(0).id);
-  ASSERT_EQ(interrupted.size(), uninterrupted.size());
-  for (size_t i = 0; i < interrupted.size(); ++i) {
-    const auto& [step_a, name_a, value_a, wall_a] = interrupted[i];
-    const auto& [step_b, name_b, value_b, wall_b] = uninterrupted[i];
-    ASSERT_EQ(name_a, name_b);
-    ASSERT_EQ(step_a, step_b) << name_a;
-    if (name_a == "tokens_per_s" || name_a.rfind("allreduce", 0) == 0 ||
-        fathom::db::metric::is_system_metric(name_a))
-      continue;  // timings
-    EXPECT_EQ(value_a, value_b) << name_a << " at update " << step_a;
-  }
+  expect_same_metric_rows(task.run, runs("dpref").at(0).id);
 }
 
 // A task killed outright (SIGKILL: no warning, no checkpoint of its own) leaves Slurm's queue
@@ -469,7 +463,8 @@ TEST_F(SlurmSweep, BadInputIsRefusedWithNothingQueued) {
       {"refused",
        "  extra: [\"--constraint=nosuch\"]\n",
        "refused.yaml",
-       "sbatch refused the job array: sbatch: error: Batch job submission failed: Invalid feature",
+       "sbatch refused the job array: sbatch: error: Batch job submission failed: Invalid "
+       "feature",
        {}},
       {"nosbatch",
        "  cpus: 1\n",

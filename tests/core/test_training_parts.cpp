@@ -431,15 +431,20 @@ TEST(Divergence, NonFiniteAndRatioRules) {
   EXPECT_TRUE(resumed.check(31.0, 1.0).has_value());
 }
 
-// Reading ahead on a background thread must not change what the trainer sees: the same
-// batches in the same order, across epoch boundaries, with the stream position (what a
-// checkpoint stores) of the batch handed out, also when started mid-epoch (resume).
-TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
+// 23 pairs of 1-5 source and 1-3 target tokens: batches of a 12-token budget differ in size.
+std::vector<Example> uneven_examples() {
   std::vector<Example> examples;
   for (int i = 0; i < 23; ++i)
     examples.push_back(make_example(std::vector<std::int64_t>(1 + i % 5, 4 + i % 7),
                                     std::vector<std::int64_t>(1 + i % 3, 5 + i % 6)));
-  const TokenPairs pairs = TokenPairs::from_examples(examples);
+  return examples;
+}
+
+// Reading ahead on a background thread must not change what the trainer sees: the same
+// batches in the same order, across epoch boundaries, with the stream position (what a
+// checkpoint stores) of the batch handed out, also when started mid-epoch (resume).
+TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
+  const TokenPairs pairs = TokenPairs::from_examples(uneven_examples());
   const BatchPlan plan = plan_batches(pairs, 12);
   ASSERT_GT(plan.size(), 3u);
   for (int64_t start : {0, 2}) {
@@ -466,11 +471,7 @@ TEST(BatchStream, PrefetchingGivesTheSameBatchesAndPositions) {
 // rank; the others come with their ids and token counts only, so every rank groups the same
 // updates. Through the prefetching reader, across epochs.
 TEST(BatchStream, ARankCollatesOnlyItsShareOfEachUpdate) {
-  std::vector<Example> examples;
-  for (int i = 0; i < 23; ++i)
-    examples.push_back(make_example(std::vector<std::int64_t>(1 + i % 5, 4 + i % 7),
-                                    std::vector<std::int64_t>(1 + i % 3, 5 + i % 6)));
-  const TokenPairs pairs = TokenPairs::from_examples(examples);
+  const TokenPairs pairs = TokenPairs::from_examples(uneven_examples());
   const BatchPlan plan = plan_batches(pairs, 12);
   const int64_t update_tokens = 13;  // batches hold up to 12: updates of 2 or 3 batches
   for (int rank : {0, 1}) {
