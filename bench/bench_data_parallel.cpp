@@ -14,6 +14,8 @@
 //                  (allreduce_overlap_s). The data-parallel run twice: its buckets started from
 //                  the backward's gradient hooks ("dp overlap", the default) and all after it
 //                  ("dp after", train.reduce_overlap false)
+//   decode         seconds of the final evaluation's test decode (200 sentences, beam 4), which
+//                  the ranks share (each every N-th decode batch)
 //   peak RSS       the largest resident set of any rank (wait4's ru_maxrss covers the ranks)
 // and, as the machine's ceiling for N busy processes, N independent one-process runs started
 // together ("Nx1 apart": their summed tokens/s), which no data-parallel run can beat.
@@ -43,6 +45,7 @@ namespace fs = std::filesystem;
 
 struct Measured {
   double tokens_per_s = 0, allreduce_s = 0, overlap_s = 0, update_s = 0;
+  double decode_s = 0;  // the final evaluation's test decode (beam 4, 200 sentences)
   long peak_rss_kib = 0;
 };
 
@@ -69,7 +72,7 @@ std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int p
   return "name: dp-" + size.name + "\ndevice: cpu\nmodel: " + model +
          "\ndata:\n  task: synthetic\n  synthetic: {vocab: 64, min_len: " +
          std::to_string(size.tgt_len - 2) + ", max_len: " + std::to_string(size.tgt_len - 2) +
-         ", train_size: 20000, valid_size: 50, test_size: 5}\n  max_tokens: " +
+         ", train_size: 20000, valid_size: 50, test_size: 200}\n  max_tokens: " +
          std::to_string(budget) + "\ntrain: {max_updates: " + std::to_string(updates) +
          ", valid_every: " + std::to_string(updates) + ", log_every: 10, warmup: 10, threads: 1" +
          ", update_tokens: " + std::to_string(int64_t{update_batches - 1} * budget + 1) +
@@ -77,7 +80,7 @@ std::string config_yaml(const fathom::bench::TrainSize& size, int updates, int p
          ", reduce_overlap: " + (reduction.overlap ? "true" : "false") +
          (reduction.bucket_kb > 0 ? ", reduce_bucket_kb: " + std::to_string(reduction.bucket_kb)
                                   : std::string()) +
-         "}\neval: {beam: 1, max_sentences: 5}\n";
+         "}\neval: {beam: 4, max_sentences: 200}\n";
 }
 
 pid_t start_fathom(const std::vector<std::string>& argv) {
@@ -120,6 +123,7 @@ Measured read_run(const std::string& db, int updates) {
   const double seconds = run.final_metrics.at("train_time_s");
   m.tokens_per_s = tokens / seconds;
   m.update_s = seconds / updates;
+  m.decode_s = run.final_metrics.at("decode_time_s");
   m.allreduce_s = mean_of(store, run.id, "allreduce_s");
   m.overlap_s = mean_of(store, run.id, "allreduce_overlap_s");
   return m;
@@ -182,8 +186,8 @@ int main(int argc, char** argv) {
   std::printf("%d batches per update, %d updates\n", batches, updates);
   const fs::path dir = fs::temp_directory_path() / ("fathom-bench-dp-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::printf("%-6s %-12s %10s %8s %6s %12s %8s %10s %10s\n", "size", "runs", "tokens/s", "speedup",
-              "eff", "allreduce_ms", "share", "in_bwd_ms", "peakRSS_MB");
+  std::printf("%-6s %-12s %10s %8s %6s %12s %8s %10s %9s %10s\n", "size", "runs", "tokens/s",
+              "speedup", "eff", "allreduce_ms", "share", "in_bwd_ms", "decode_s", "peakRSS_MB");
   Reduction after = reduction;
   after.overlap = false;
   for (const std::string& name : sizes) {
@@ -198,10 +202,11 @@ int main(int argc, char** argv) {
          {std::pair{std::string("1x1"), one}, std::pair{"1x" + n + " dp after", afterwards},
           std::pair{"1x" + n + " dp overlap", overlapped}, std::pair{n + "x1 apart", apart}}) {
       const double speedup = m.tokens_per_s / one.tokens_per_s;
-      std::printf("%-6s %-12s %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.2f %10.1f\n", name.c_str(),
-                  label.c_str(), m.tokens_per_s, speedup,
+      std::printf("%-6s %-12s %10.0f %8.2f %5.0f%% %12.2f %7.1f%% %10.2f %9.2f %10.1f\n",
+                  name.c_str(), label.c_str(), m.tokens_per_s, speedup,
                   100 * speedup / (label == "1x1" ? 1 : processes), 1e3 * m.allreduce_s,
-                  100 * m.allreduce_s / m.update_s, 1e3 * m.overlap_s, m.peak_rss_kib / 1024.0);
+                  100 * m.allreduce_s / m.update_s, 1e3 * m.overlap_s, m.decode_s,
+                  m.peak_rss_kib / 1024.0);
     }
     std::fflush(stdout);
   }
