@@ -218,7 +218,9 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
   }
   shown_ = experiments::load_lr_sensitivity(session_->store, sweep, metric, value, where, label,
                                             range_->text().trimmed().toStdString());
-  figure = plot::lr_sensitivity_figure(*shown_);
+  // The table below gives each curve's sensitivity: the legend names the curves (an export,
+  // set_figure_source's, keeps them in the legend: it stands alone).
+  figure = plot::lr_sensitivity_figure(*shown_, /*sensitivity_in_legend=*/false);
   table = experiments::lr_sensitivity_table(*shown_);
   notes = shown_->notes;
 }

@@ -5,7 +5,7 @@
 
 namespace fathom::plot {
 
-CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s) {
+CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s, bool sensitivity_in_legend) {
   CurveFigure f;
   f.x = Axis{"learning rate", Scale::Log, std::nullopt, std::nullopt};
   f.y = Axis{s.metric, Scale::Linear, std::nullopt, std::nullopt};
@@ -20,7 +20,7 @@ CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s) {
     else
       std::snprintf(sensitivity, sizeof sensitivity, " (sensitivity %.3g [%.3g, %.3g])",
                     curve.sensitivity, curve.ci_lo, curve.ci_hi);
-    c.label = curve.label + sensitivity;
+    c.label = sensitivity_in_legend ? curve.label + sensitivity : curve.label;
     c.metric = s.metric;
     c.colour_key = curve.label;
     for (const auto& p : curve.points) {

@@ -8,6 +8,9 @@
 
 namespace fathom::plot {
 
-CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s);
+// `sensitivity_in_legend` false: the curves' names alone, where a table beside the figure
+// gives the sensitivities (the desktop app's view: a legend half as wide, in fewer rows).
+CurveFigure lr_sensitivity_figure(const experiments::LrSensitivity& s,
+                                  bool sensitivity_in_legend = true);
 
 }  // namespace fathom::plot

@@ -132,6 +132,15 @@ class LrSensitivityViewTest : public QObject {
           crossed || view.plot()->graph(i)->scatterStyle().shape() == QCPScatterStyle::ssCross;
     QVERIFY(crossed);
     QVERIFY(view.plot()->legend->itemCount() >= 2);
+    // The legend names the curves; their sensitivities are the table's (half the width).
+    bool named = false;
+    for (int i = 0; i < view.plot()->legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(view.plot()->legend->item(i))) {
+        const QString name = item->plottable()->name();
+        QVERIFY2(!name.contains(QStringLiteral("sensitivity")), qPrintable(name));
+        named = named || name == QStringLiteral("norm=pre");
+      }
+    QVERIFY(named);
   }
 
   // The Where box shows part of the sweep (the runs filter's language) and the note says
