@@ -221,7 +221,7 @@ void RunsView::refresh() {
     model_->setRuns(session_->store.list_runs());
     refreshJobs();
     refreshBest();
-    if (first && model_->rowCount() > 0) table_->resizeColumnsToContents();
+    if (first && model_->rowCount() > 0) fitColumns();
     pages_->refresh(model_->runs());
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
@@ -231,6 +231,17 @@ void RunsView::refresh() {
   if (!followed_sweep_.isEmpty() && showSweep(followed_sweep_)) followed_sweep_.clear();
   updateActions();
   updateHint();
+}
+
+// Each column as wide as its contents, but none wider than kWidestColumnShare of the view: a
+// sweep's long run names (its axes spelled out) would otherwise push the config and metric
+// columns off screen. A cut name shows whole in its tooltip.
+void RunsView::fitColumns() {
+  table_->resizeColumnsToContents();
+  const int widest =
+      std::max(160, static_cast<int>(kWidestColumnShare * table_->viewport()->width()));
+  for (int c = 0; c < model_->columnCount(); ++c)
+    if (table_->columnWidth(c) > widest) table_->setColumnWidth(c, widest);
 }
 
 void RunsView::updateHint() {

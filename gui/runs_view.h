@@ -108,6 +108,8 @@ class RunsView : public QWidget, public WorkbenchView {
   void refreshSweeps();
   void refreshJobs();
   void updateHint();
+  void fitColumns();
+  static constexpr double kWidestColumnShare = 0.3;  // of the table's width, per column
   void refreshBest();
   void updateActions();
   // "runs/WHAT/<hash of the store's location>": a store's own QSettings key.
