@@ -61,7 +61,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"depth-lr-study.yaml", 180},      {"lm-depth-2025.yaml", 192},
       {"lm-depth-2025-edge.yaml", 30},   {"lm-depth-2025-lns24.yaml", 6},
       {"depth-lr-study-edge.yaml", 6},   {"lm-depth-61.yaml", 216},
-      {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36}};
+      {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36},
+      {"depth-61-postln.yaml", 54}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
