@@ -37,10 +37,13 @@ int64_t SqlStore::add_analysis(const NewAnalysis& a, double now) {
     // An analysis is a function of its run's checkpoint and its options: run again, its result
     // replaces the earlier one (a checkpoint_best that moved on made that one stale anyway).
     // Removed after the insert, so the new row's id is above every earlier one (SQLite would
-    // reuse a deleted largest id) and the app's last_analysis_id sees it.
+    // reuse a deleted largest id) and the app's last_analysis_id sees it. `run_id = ?` or
+    // `IS NULL`, not IS NOT DISTINCT FROM, which PostgreSQL cannot look up in analyses_by_run.
     sql().query(
-        "DELETE FROM analyses WHERE id < ?5 AND run_id IS NOT DISTINCT FROM CAST(?1 AS BIGINT)"
-        " AND kind = ?2 AND checkpoint IS NOT DISTINCT FROM CAST(?3 AS TEXT) AND params_json = ?4",
+        std::string("DELETE FROM analyses WHERE ") +
+            (a.run_id ? "run_id = ?1" : "run_id IS NULL AND CAST(?1 AS BIGINT) IS NULL") +
+            " AND kind = ?2 AND checkpoint IS NOT DISTINCT FROM CAST(?3 AS TEXT)"
+            " AND params_json = ?4 AND id < ?5",
         {sql_int_or_null(a.run_id), a.kind, sql_text_or_null(a.checkpoint), a.params_json, id});
   });
   return id;
