@@ -6,7 +6,8 @@
 //            core-second, peak RSS
 //   start    a training process's start on the prepared corpus: hash the text files, map the
 //            shards, plan the batches, collate the first one; seconds to the first batch, and
-//            the private memory (RssAnon) the data added, then 200 batches' collation rate
+//            the private memory (RssAnon) the data added, then 200 batches' collation rate,
+//            and 200 read as rank 1 of a 2-rank run (half of them only counted)
 //   text     (--text) the path before prepared corpora, for comparison: every line read as a
 //            string and encoded in memory (RssAnon)
 // and once, the "small" model's training step (bench/train_sizes.h: 3+3 layers, d 256, 4096
@@ -161,10 +162,18 @@ int child_start(const std::string& src, const std::string& tgt, const std::strin
   std::int64_t tokens = 0;
   for (int i = 0; i < batches; ++i) tokens += stream.next().tgt_tokens;
   const double per_batch = seconds_since(t) / batches;
+  // The same stream read as rank 1 of a 2-rank run, updates of 2 batches: it collates every
+  // second batch and only counts the other (BatchStream::collate_only_rank_share).
+  fathom::BatchStream dealt(d.train, plan, /*seed=*/1, 0, 0);
+  dealt.collate_only_rank_share(2 * o.max_tokens, 1, 2);
+  const auto t2 = Clock::now();
+  for (int i = 0; i < batches; ++i) tokens += dealt.next().tgt_tokens;
+  const double per_dealt = seconds_since(t2) / batches;
   std::printf(
-      "load %.3f first_batch %.3f anon_kib %ld batches %zu batch_ms %.3f batch_tokens %.0f\n", load,
-      first, anon_after - anon_before, plan.size(), 1000 * per_batch,
-      static_cast<double>(tokens) / batches);
+      "load %.3f first_batch %.3f anon_kib %ld batches %zu batch_ms %.3f rank_ms %.3f "
+      "batch_tokens %.0f\n",
+      load, first, anon_after - anon_before, plan.size(), 1000 * per_batch, 1000 * per_dealt,
+      static_cast<double>(tokens) / (2 * batches));
   return 0;
 }
 
@@ -277,9 +286,9 @@ int main(int argc, char** argv) {
         get(step, "tokens"), step_ms);
     std::printf("vocabulary %d (BPE), max_tokens %d, %ld encoding threads\n\n", o.vocab,
                 o.max_tokens, cores);
-    std::printf("%10s | %8s %9s %9s %12s %9s | %8s %9s %10s %9s %10s%s\n", "pairs", "vocab s",
+    std::printf("%10s | %8s %9s %9s %12s %9s | %8s %9s %10s %9s %9s %10s%s\n", "pairs", "vocab s",
                 "prepare s", "cpu s", "pairs/core-s", "peak MB", "start s", "RssAnon", "batch ms",
-                "loader x", "shards MB", o.text ? " | text RssAnon" : "");
+                "rank ms", "loader x", "shards MB", o.text ? " | text RssAnon" : "");
     std::vector<double> anon_mb;
     for (std::size_t pairs : o.pairs) {
       const std::string base = (o.dir / std::to_string(pairs)).string();
@@ -311,10 +320,11 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, " | %10.0f MB", get(text, "anon_kib") / 1024.0);
         text_col = buf;
       }
-      std::printf("%10zu | %8.1f %9.1f %9.1f %12.0f %9.0f | %8.2f %6.1f MB %10.3f %9.0f %10.0f%s\n",
-                  pairs, get(prep, "vocab"), get(prep, "wall"), get(prep, "cpu"),
-                  pairs / get(prep, "cpu"), prepare_peak / 1024.0, get(start, "first_batch"),
-                  anon_mb.back(), batch_ms, loader_x, shard_bytes / 1e6, text_col.c_str());
+      std::printf(
+          "%10zu | %8.1f %9.1f %9.1f %12.0f %9.0f | %8.2f %6.1f MB %10.3f %9.3f %9.0f %10.0f%s\n",
+          pairs, get(prep, "vocab"), get(prep, "wall"), get(prep, "cpu"), pairs / get(prep, "cpu"),
+          prepare_peak / 1024.0, get(start, "first_batch"), anon_mb.back(), batch_ms,
+          get(start, "rank_ms"), loader_x, shard_bytes / 1e6, text_col.c_str());
       std::fflush(stdout);
       if (!o.keep) fs::remove_all(cache);
     }
@@ -327,7 +337,8 @@ int main(int argc, char** argv) {
         "prepare` (key, read, encode, write) with the vocabulary cached; peak MB: the "
         "preparing process's; "
         "start s: a training process to its first batch on the prepared corpus (hash, map, "
-        "plan, collate); RssAnon: private memory the data added to it; loader x: the small "
+        "plan, collate); RssAnon: private memory the data added to it; rank ms: a batch read as "
+        "rank 1 of 2 (every second one collated, the other counted); loader x: the small "
         "model's step time over one batch's collation\n");
     if (!o.keep) fs::remove_all(o.dir);
   } catch (const std::exception& e) {
