@@ -82,8 +82,12 @@ void count(SweepCounts& counts, const std::string& status) {
 
 // The display's view of the sweep, from one listing of its runs' states (no configs: a run's
 // max_updates is read once, from the first full listing or, for a run queued since, by id).
+// Ended runs are counted over the whole sweep, as the total is: a resumed sweep's runs that
+// ended before (or on another launcher) count as ended, not as still to come.
 SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecord>& runs,
-                          const SweepCounts& counts, std::map<int64_t, int64_t>& max_updates) {
+                          std::map<int64_t, int64_t>& max_updates) {
+  SweepCounts counts;
+  for (const auto& r : runs) count(counts, r.status);
   SweepSnapshot s;
   s.runs = static_cast<int>(runs.size());
   s.finished = counts.finished;
@@ -203,7 +207,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
       any_running |= r.status == db::status::kRunning;
       queued += r.status == db::status::kQueued;
     }
-    SweepSnapshot snapshot = snapshot_of(store, runs, counts, max_updates);
+    SweepSnapshot snapshot = snapshot_of(store, runs, max_updates);
     snapshot.sweep = options.sweep;
     if (!updates_at_start) updates_at_start = snapshot.updates_done;
     snapshot.updates_at_start = *updates_at_start;
