@@ -32,6 +32,7 @@
 #include "core/train/fork.h"
 #include "core/train/memory_check.h"
 #include "core/train/precision.h"
+#include "core/train/reduce_backend.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
@@ -121,7 +122,7 @@ void refuse_end_before_reached(const db::Store& store, const db::RunRecord& run,
 // curve so far was trained with, which the stored config must keep describing.
 // The ranks a run trains on (train.processes) change how, not what (methods.md s9.1).
 const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads",
-                                              "train.processes", "device"};
+                                              "train.processes", "train.reduce_backend", "device"};
 
 // A resume under changed settings: refused unless only kResumableKeys change; returns those
 // changes ("train.max_updates" -> "300 -> 600") to record with the run.
@@ -328,11 +329,12 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   check_model_fits(config);
   plan_precision(config, resolve_device(config.device));
   rank_device(resolve_device(config.device), 0, config.train.processes);  // enough GPUs?
+  resolve_reduce_backend(config.train, resolve_device(config.device));    // NCCL where asked?
 
   const db::StorePaths paths = resolve_store_paths(global);  // before a run is created
   // The other ranks start (and a port in use is refused) before a run is created.
   std::unique_ptr<RankLaunch> ranks;
-  if (config.train.processes > 1)
+  if (needs_rank_group(config.train))
     ranks = RankLaunch::local(config, paths.cache_root, args.rendezvous_port, "--rendezvous-port");
   if (!start.store) start.store.emplace(db::Store::open(db_path));
   db::Store& store = *start.store;

@@ -34,6 +34,7 @@
 #include "core/model/registry.h"
 #include "core/train/error_text.h"
 #include "core/train/memory_check.h"
+#include "core/train/reduce_backend.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
 #include "db/run_status.h"
@@ -125,7 +126,7 @@ std::unique_ptr<RankLaunch> start_ranks(const RunConfig& config, const db::Store
                          " but its Slurm step has " + std::to_string(step->world) + " tasks");
   if (step && step->world > 1)
     return RankLaunch::lead(config, paths.cache_root, step->rendezvous_file, host_name());
-  if (config.train.processes > 1)
+  if (needs_rank_group(config.train))
     return RankLaunch::local(config, paths.cache_root, 0, "train.processes");
   return nullptr;
 }

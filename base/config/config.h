@@ -129,6 +129,7 @@ struct TrainConfig {
   int rank_timeout_s = 1800;            // a collective waiting longer ends the run (a rank hung)
   bool reduce_overlap = true;           // start gradient buckets' all-reduce during the backward
   int reduce_bucket_kb = 25600;         // the most gradient one all-reduce carries (KiB)
+  std::string reduce_backend = "auto";  // auto | gloo | nccl (core/train/reduce_backend.h)
 };
 
 // Decoding and test evaluation after training.

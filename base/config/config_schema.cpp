@@ -273,7 +273,8 @@ std::vector<FieldSpec> build_fields() {
         "(residual connection; less memory, ~1 more forward)");
   train("processes", F::Int, &T::processes,
         "data-parallel processes of one run: each trains its share of every update's batches, "
-        "the gradients summed over them (Gloo; `fathom train --nproc N`, docs/distributed.md); "
+        "the gradients summed over them (Gloo or NCCL, train.reduce_backend; `fathom train --nproc "
+        "N`, docs/distributed.md); "
         "the update is the one a single process makes, so it may change on --resume")
       .range = kPositive;
   train("rank_timeout_s", F::Int, &T::rank_timeout_s,
@@ -288,6 +289,12 @@ std::vector<FieldSpec> build_fields() {
         "data-parallel: the most gradient one all-reduce carries, in KiB (smaller buckets start "
         "earlier in the backward, at more reductions per update)")
       .range = kPositive;
+  train("reduce_backend", F::String, &T::reduce_backend,
+        "data-parallel: what sums the gradients -- auto (NCCL for GPU ranks where LibTorch has "
+        "it, else Gloo), gloo, or nccl (GPU ranks only); gloo or nccl also give a run of one "
+        "process a one-rank group, to check that path against the plain run "
+        "(docs/distributed.md)",
+        {"auto", "gloo", "nccl"});
 
   auto eval = [&](std::string key, F type, auto E::*member, std::string doc) -> FieldSpec& {
     f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));

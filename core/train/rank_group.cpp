@@ -3,6 +3,9 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef FATHOM_NCCL  // cmake/nccl.cmake: this LibTorch has NCCL and its header compiles here
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <string>
 #include <thread>
@@ -14,11 +17,22 @@ namespace fathom {
 struct RankGroup::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+#ifdef FATHOM_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;  // null unless connected with kNccl
+#endif
   std::thread relay;  // relay_stop's; ended (relay_done) before the store goes
   std::atomic<bool> relay_done{false};
   ~Impl() {
     relay_done = true;
     if (relay.joinable()) relay.join();
+  }
+  // The group that sums `tensor`: NCCL's for a CUDA tensor where there is one, else Gloo's.
+  c10::intrusive_ptr<c10d::Work> start_sum(const torch::Tensor& tensor) {
+    std::vector<at::Tensor> one{tensor};
+#ifdef FATHOM_NCCL
+    if (nccl && tensor.is_cuda()) return nccl->allreduce(one);
+#endif
+    return group->allreduce(one);
   }
 };
 
@@ -88,7 +102,8 @@ std::unique_ptr<RankGroup> RankGroup::follow(int rank, int world, const RankAddr
 
 int RankGroup::port() const { return impl_->store->getPort(); }
 
-void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds timeout) {
+void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds timeout,
+                        ReduceBackend backend) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(gloo_host.empty()
                                  ? c10d::ProcessGroupGloo::createDefaultDevice()
@@ -99,24 +114,38 @@ void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds 
   impl_->group = collective("the ranks' rendezvous", [&] {
     return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rank_, world_, options);
   });
+  if (backend == ReduceBackend::kNccl) connect_nccl(timeout);
+  backend_ = backend;
+}
+
+// NCCL's communicator is made at the first collective (on the device of its tensor, this rank's
+// GPU), its unique id passed through the store under a prefix of its own.
+void RankGroup::connect_nccl(std::chrono::milliseconds timeout) {
+#ifdef FATHOM_NCCL
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("nccl", impl_->store);
+  impl_->nccl = collective("the ranks' NCCL group", [&] {
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank_, world_, options);
+  });
+#else
+  (void)timeout;
+  throw std::logic_error("RankGroup: NCCL asked of a build without it (resolve_reduce_backend)");
+#endif
 }
 
 void RankGroup::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
   collective("an all-reduce", [&] {
     std::vector<c10::intrusive_ptr<c10d::Work>> pending;
-    for (auto& t : tensors) {
-      std::vector<at::Tensor> one{t};
-      pending.push_back(impl_->group->allreduce(one));  // each tensor its own reduction
-    }
+    for (auto& t : tensors) pending.push_back(impl_->start_sum(t));  // each its own reduction
     for (auto& work : pending) work->wait();
     return 0;
   });
 }
 
 RankGroup::PendingReduction RankGroup::start_all_reduce_sum(torch::Tensor& tensor) {
-  std::vector<at::Tensor> one{tensor};
   c10::intrusive_ptr<c10d::Work> work =
-      collective("an all-reduce", [&] { return impl_->group->allreduce(one); });
+      collective("an all-reduce", [&] { return impl_->start_sum(tensor); });
   return [work] {
     collective("an all-reduce", [&] {
       work->wait();

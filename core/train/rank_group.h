@@ -1,6 +1,7 @@
 #pragma once
 // The processes of one data-parallel run (docs/distributed.md): a rendezvous store that rank 0
-// serves over TCP (c10d::TCPStore) and a Gloo process group (c10d::ProcessGroupGloo) over it.
+// serves over TCP (c10d::TCPStore), a Gloo process group (c10d::ProcessGroupGloo) over it, and
+// for GPU ranks an NCCL group beside it (c10d::ProcessGroupNCCL, train.reduce_backend).
 // LibTorch's own collectives: nothing here implements a reduction. The store also carries what
 // rank 0 hands the others once per session (the config, the model and optimizer state).
 //
@@ -13,6 +14,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "core/train/reduce_backend.h"
 
 namespace fathom {
 
@@ -39,13 +42,18 @@ class RankGroup {
   // Builds the Gloo group: blocks until every rank arrived (or `timeout` passed: throws).
   // `gloo_host`: the address this rank's Gloo transport binds ("" : this host's name).
   // `timeout` then bounds every collective: a rank that hangs longer ends the others' wait.
-  void connect(const std::string& gloo_host, std::chrono::milliseconds timeout);
+  // With kNccl (every rank the same; nccl_built()), an NCCL group too, which then sums every
+  // CUDA tensor; CPU tensors (the evaluation's sums, barriers) always go through Gloo.
+  void connect(const std::string& gloo_host, std::chrono::milliseconds timeout,
+               ReduceBackend backend = ReduceBackend::kGloo);
+  ReduceBackend backend() const { return backend_; }
 
   // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
   void all_reduce_sum(std::vector<torch::Tensor>& tensors);
   // Starts summing `tensor` over the ranks in place and returns at once; calling the result
-  // waits for the sum (RankLost when a rank is gone). Every rank must start its reductions in
-  // the same order (Gloo pairs them by their sequence), from any one thread at a time.
+  // waits for the sum (RankLost when a rank is gone); for NCCL the wait orders this thread's
+  // CUDA stream after the sum, the host does not block. Every rank must start its reductions
+  // in the same order (each group pairs them by their sequence), from one thread at a time.
   using PendingReduction = std::function<void()>;
   PendingReduction start_all_reduce_sum(torch::Tensor& tensor);
 
@@ -64,7 +72,9 @@ class RankGroup {
  private:
   struct Impl;
   RankGroup(int rank, int world, std::unique_ptr<Impl> impl);
+  void connect_nccl(std::chrono::milliseconds timeout);
   int rank_, world_;
+  ReduceBackend backend_ = ReduceBackend::kGloo;
   std::atomic<bool> stop_{false};
   std::unique_ptr<Impl> impl_;
 };

@@ -59,7 +59,16 @@ print(":".join(sorted(dirs)))
 PY
 )"
 torch_lib="$torch_prefix/../../lib"
-echo "build: torch $torch_version, CXX11 ABI $cxx11_abi, C++$cxx_standard, prefix $torch_prefix"
+# NCCL's header and library: a wheel's come in the nvidia-nccl package (cmake/nccl.cmake probes
+# whether the data-parallel ranks can use it; without it they reduce with Gloo).
+nccl_root="${FATHOM_NCCL_ROOT:-$("$python" - <<'PY'
+import glob, os, site
+for base in site.getsitepackages():
+    for d in glob.glob(os.path.join(base, "nvidia", "nccl")):
+        print(d); raise SystemExit
+PY
+)}"
+echo "build: torch $torch_version, CXX11 ABI $cxx11_abi, C++$cxx_standard, prefix $torch_prefix, NCCL ${nccl_root:-none}"
 
 link_flags="-Wl,-rpath-link,$torch_lib"
 [ -n "$nvidia_libs" ] && link_flags="$link_flags -Wl,-rpath-link,$nvidia_libs"
@@ -72,7 +81,7 @@ cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$cxx11_abi" \
   -DCMAKE_EXE_LINKER_FLAGS="$link_flags" \
   -DCUDAToolkit_ROOT="$cuda_root" -DCMAKE_CUDA_COMPILER="$cuda_root/bin/nvcc" \
-  -DTORCH_CUDA_ARCH_LIST="9.0"
+  -DTORCH_CUDA_ARCH_LIST="9.0" -DFATHOM_NCCL_ROOT="$nccl_root"
 # -k 0: one target that fails to compile does not stop the others (scripts/gpu/check.sh runs
 # what was built and reports what was not).
 status=0

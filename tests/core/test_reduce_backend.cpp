@@ -1,0 +1,59 @@
+// train.reduce_backend (core/train/reduce_backend.h): which collective library a rank uses, and
+// when a run trains in a rank group at all; nccl refused with the key named where it cannot be
+// had (this CPU build has no NCCL, and a CPU rank never takes it).
+#include "core/train/reduce_backend.h"
+
+#include <gtest/gtest.h>
+
+#include "base/util/error.h"
+
+namespace test_reduce_backend {
+using fathom::ReduceBackend;
+using fathom::TrainConfig;
+
+TrainConfig with(const std::string& backend, int processes = 1) {
+  TrainConfig train;
+  train.reduce_backend = backend;
+  train.processes = processes;
+  return train;
+}
+
+TEST(ReduceBackend, CpuRanksReduceWithGlooWhateverIsAvailable) {
+  const torch::Device cpu(torch::kCPU);
+  EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), cpu), ReduceBackend::kGloo);
+  EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), cpu), ReduceBackend::kGloo);
+  EXPECT_STREQ(fathom::backend_name(ReduceBackend::kGloo), "gloo");
+  EXPECT_STREQ(fathom::backend_name(ReduceBackend::kNccl), "nccl");
+}
+
+TEST(ReduceBackend, NcclIsRefusedForACpuRankNamingTheKey) {
+  try {
+    fathom::resolve_reduce_backend(with("nccl", 2), torch::Device(torch::kCPU));
+    FAIL() << "nccl accepted for a CPU rank";
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "train.reduce_backend");
+    // The reason given is the one that applies first: a build without NCCL, else the device.
+    const std::string why = fathom::nccl_built() ? "device is cpu" : "has no NCCL";
+    EXPECT_NE(e.message().find(why), std::string::npos) << e.message();
+  }
+}
+
+TEST(ReduceBackend, GpuRanksTakeNcclOnlyWhereTheBuildHasIt) {
+  const torch::Device gpu(torch::kCUDA, 0);  // resolving never touches the device
+  EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), gpu),
+            fathom::nccl_built() ? ReduceBackend::kNccl : ReduceBackend::kGloo);
+  EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), gpu), ReduceBackend::kGloo);
+  if (fathom::nccl_built())
+    EXPECT_EQ(fathom::resolve_reduce_backend(with("nccl"), gpu), ReduceBackend::kNccl);
+  else
+    EXPECT_THROW(fathom::resolve_reduce_backend(with("nccl"), gpu), fathom::InputError);
+}
+
+TEST(ReduceBackend, AGroupForSeveralProcessesOrANamedBackend) {
+  EXPECT_FALSE(fathom::needs_rank_group(with("auto", 1)));  // the plain run
+  EXPECT_TRUE(fathom::needs_rank_group(with("auto", 2)));
+  EXPECT_TRUE(fathom::needs_rank_group(with("gloo", 1)));  // a one-rank group, to compare
+  EXPECT_TRUE(fathom::needs_rank_group(with("nccl", 1)));
+}
+
+}  // namespace test_reduce_backend
