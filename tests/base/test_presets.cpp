@@ -62,6 +62,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"lm-depth-2025-edge.yaml", 30},   {"lm-depth-2025-lns24.yaml", 6},
       {"depth-lr-study-edge.yaml", 6},   {"lm-depth-61.yaml", 216},
       {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36},
+      {"lm-depth-61-transfer-mup.yaml", 54},
       {"depth-61-postln.yaml", 54}};
   const StandInMulti30k corpora;
   size_t seen = 0;
