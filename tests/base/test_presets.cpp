@@ -63,6 +63,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"depth-lr-study-edge.yaml", 6},   {"lm-depth-61.yaml", 216},
       {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36},
       {"lm-depth-61-transfer-mup.yaml", 54},
+      {"lm-depth-61-connections.yaml", 108},
       {"depth-61-postln.yaml", 54}};
   const StandInMulti30k corpora;
   size_t seen = 0;
