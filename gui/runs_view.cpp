@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QTableView>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -237,11 +238,22 @@ void RunsView::refresh() {
 // sweep's long run names (its axes spelled out) would otherwise push the config and metric
 // columns off screen. A cut name shows whole in its tooltip.
 void RunsView::fitColumns() {
+  if (!table_->isVisible()) {  // not laid out: its width says nothing yet (showEvent fits)
+    fit_when_shown_ = true;
+    return;
+  }
   table_->resizeColumnsToContents();
   const int widest =
       std::max(160, static_cast<int>(kWidestColumnShare * table_->viewport()->width()));
   for (int c = 0; c < model_->columnCount(); ++c)
     if (table_->columnWidth(c) > widest) table_->setColumnWidth(c, widest);
+}
+
+void RunsView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (!fit_when_shown_) return;
+  fit_when_shown_ = false;
+  QTimer::singleShot(0, this, [this] { fitColumns(); });  // once the layout gave it its width
 }
 
 void RunsView::updateHint() {

@@ -98,6 +98,9 @@ class RunsView : public QWidget, public WorkbenchView {
   void message(const QString& text);
   void error(const QString& text);
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   // The constructor's parts.
   void buildTable();
@@ -110,6 +113,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void updateHint();
   void fitColumns();
   static constexpr double kWidestColumnShare = 0.3;  // of the table's width, per column
+  bool fit_when_shown_ = false;                      // fitColumns asked while hidden
   void refreshBest();
   void updateActions();
   // "runs/WHAT/<hash of the store's location>": a store's own QSettings key.

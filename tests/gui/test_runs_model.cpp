@@ -280,6 +280,35 @@ class RunsModelTest : public QObject {
     QCOMPARE(column(model, "best valid_ppl"), -1);
   }
 
+  // A store opened before the window shows (the app's start) fits its columns once the table
+  // has its real width: a long name is cut at 30 % of that width, not of a hidden table's.
+  void columnsFitTheShownTableNotTheHiddenOne() {
+    const QString db = dir_.filePath("long-names.db");
+    {
+      auto store = Store::open(db.toStdString());
+      NewRun r;
+      r.name = "depth/" + std::string(12, 'x') +
+               ",lr=0.0253984,decoder_layers=24,"
+               "connection=residual,hc_streams=0,attention_gate=headwise,seed=3";
+      r.config_json = R"({"model":{"encoder_layers":6}})";
+      store.create_run(r);
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db);  // hidden: nothing to measure against yet
+    view.resize(1000, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTableView* table = view.table();
+    const int cap = static_cast<int>(0.3 * table->viewport()->width());
+    QTRY_VERIFY2(table->columnWidth(RunsModel::Name) > 160,
+                 qPrintable(QString::number(table->columnWidth(RunsModel::Name))));
+    QVERIFY(table->columnWidth(RunsModel::Name) <= cap);
+    QCOMPARE(table->columnWidth(RunsModel::Name), cap);  // the name is longer than the cap
+  }
+
   // Scrolled sideways past a dozen columns, the row still says which run it is: the id and
   // name columns stay over the table's left edge, share its selection, and sort it.
   void theIdAndNameStayInViewWhenScrolledSideways() {
