@@ -64,6 +64,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
       {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36},
       {"lm-depth-61-transfer-mup.yaml", 54},
       {"lm-depth-61-connections.yaml", 108},
+      {"replicate-18l-gpu.yaml", 3},
       {"depth-61-postln.yaml", 54}};
   const StandInMulti30k corpora;
   size_t seen = 0;
