@@ -118,6 +118,33 @@ class AnalysisViewTest : public QObject {
     return store.add_analysis(a);
   }
 
+  // The analyses tab over `path`'s store (db_ when empty) with run `run` selected (0: none),
+  // shown at 1100 x 700 first when `shown` (the tests of figure sizes and of the mouse). Null,
+  // with a warning, where the store does not open.
+  struct OpenTab {
+    std::unique_ptr<StoreSession> session;
+    std::unique_ptr<AnalysisView> view;  // destroyed first: it reads the session
+  };
+  std::unique_ptr<OpenTab> open_tab(int64_t run, bool shown = false, QString path = {}) {
+    if (path.isEmpty()) path = db_;
+    QString error;
+    auto tab = std::make_unique<OpenTab>();
+    tab->session = StoreSession::open(path, &error);
+    if (!tab->session) {
+      qWarning("%s", qPrintable(error));
+      return nullptr;
+    }
+    tab->view = std::make_unique<AnalysisView>();
+    if (shown) {
+      tab->view->resize(1100, 700);
+      tab->view->show();
+      if (!QTest::qWaitForWindowExposed(tab->view.get())) return nullptr;
+    }
+    tab->view->setSession(tab->session.get(), path);
+    if (run) tab->view->setRuns({*tab->session->store.find_run(std::to_string(run))});
+    return tab;
+  }
+
  private slots:
   void initTestCase() {
     db_ = dir_.filePath("analyses.db");
@@ -143,12 +170,9 @@ class AnalysisViewTest : public QObject {
   // The kind's table and words (plot/analysis_kinds.h): a DyT model's ln-scale shows each
   // DyT's alpha and says why there is no w/sigma; no figure, and it says so.
   void lnScaleOfADyTModelListsItsAlphas() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(other_))});
+    const auto tab = open_tab(other_);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     QVERIFY(view.showAnalysis(dyt_));
     QTableWidget* table = view.panel()->table();
     QVERIFY(table);
@@ -162,12 +186,9 @@ class AnalysisViewTest : public QObject {
   }
 
   void listsTheRunsResultsAndDrawsBetaHeatmaps() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     // The run's two results and the config analysis; not the other run's beta.
     QCOMPARE(view.results()->rowCount(), 3);
     QVERIFY(!view.showAnalysis(others_beta_));
@@ -186,12 +207,9 @@ class AnalysisViewTest : public QObject {
   }
 
   void drawsOutputShiftWithFitsAndLinearizeAsTableAndBars() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
 
     QVERIFY(view.showAnalysis(shift_));
     QCOMPARE(view.panel()->plots().size(), 1);
@@ -234,12 +252,9 @@ class AnalysisViewTest : public QObject {
     qputenv("FATHOM_BIN", script.toUtf8());
     qunsetenv("FAKE_ID");
 
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     view.kindBox()->setCurrentText("grad-norms");
 
     view.compute();
@@ -283,15 +298,9 @@ class AnalysisViewTest : public QObject {
   // enc.0.ffn output reads 0.6 of branch enc.0.ffn (kBeta); the masked cell right of
   // enc.0.self_attn's own branch reads nothing.
   void betaHeatmapShowsTheValueUnderTheMouse() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.resize(1100, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_, true);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     QVERIFY(view.showAnalysis(beta_));
     QApplication::processEvents();
     QCustomPlot* encoder = view.panel()->plots()[0];
@@ -313,14 +322,9 @@ class AnalysisViewTest : public QObject {
   // A decoder-only model's beta is one figure, the decoder's (no empty encoder plot beside
   // it), its branch labels every k-th so that they do not overlap at the panel's width.
   void decoderOnlyBetaIsOneReadableFigure() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.resize(1100, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setSession(session.get(), db_);
+    const auto tab = open_tab(0, true);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     view.findChild<QCheckBox*>()->setChecked(true);  // every run's results
     QVERIFY(view.showAnalysis(lm_beta_));
     QCOMPARE(view.panel()->plots().size(), 1);
@@ -340,15 +344,9 @@ class AnalysisViewTest : public QObject {
   // The figures take the panel's size: side by side at a laptop's width, taller in a taller
   // window, one under the other where two would be too narrow.
   void figuresFollowThePanelsSize() {
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.resize(1100, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_, true);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     QVERIFY(view.showAnalysis(beta_));
     QApplication::processEvents();
     const auto& plots = view.panel()->plots();
@@ -381,12 +379,9 @@ class AnalysisViewTest : public QObject {
       r.name = "analysed";
       add(store, store.create_run(r), "beta", kBeta);
     }
-    QString error;
-    auto session = StoreSession::open(path, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), path);
-    view.setRuns({*session->store.find_run(std::to_string(bare))});
+    const auto tab = open_tab(bare, false, path);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     QCOMPARE(view.results()->rowCount(), 0);
     QVERIFY(view.panel()->plots().isEmpty());
     const QString caption = view.panel()->caption();
@@ -411,12 +406,9 @@ class AnalysisViewTest : public QObject {
       f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
     }
     qputenv("FATHOM_BIN", script.toUtf8());
-    QString error;
-    auto session = StoreSession::open(db_, &error);
-    QVERIFY2(session, qPrintable(error));
-    AnalysisView view;
-    view.setSession(session.get(), db_);
-    view.setRuns({*session->store.find_run(std::to_string(run_))});
+    const auto tab = open_tab(run_);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
     QVERIFY(view.showAnalysis(linearize_));
     view.kindBox()->setCurrentText("beta");
     QVERIFY(view.storedDuplicate() && view.storedDuplicate()->id == beta_);
