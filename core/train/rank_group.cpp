@@ -56,9 +56,21 @@ auto collective(const char* what, F&& f) -> decltype(f()) {
   }
 }
 
+// LibTorch 2.4+ serves the store over libuv by default and refuses to start where it was built
+// without it (Debian 13's: "use_libuv was requested but PyTorch was build without libuv
+// support"); its classic socket server serves the few keys a run exchanges as well. Older
+// LibTorch (Debian 12's 1.13) has no such option: the overload that cannot compile drops out.
+template <typename Options>
+auto serve_without_libuv(Options& options, int) -> decltype(options.useLibUV = false, void()) {
+  options.useLibUV = false;
+}
+template <typename Options>
+void serve_without_libuv(Options&, long) {}
+
 c10d::TCPStoreOptions store_options(bool server, int world, int port,
                                     std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
+  serve_without_libuv(options, 0);
   options.port = static_cast<std::uint16_t>(port);
   options.isServer = server;
   options.numWorkers = static_cast<std::size_t>(world);
