@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 #include "base/util/error.h"
 #include "base/util/process.h"
@@ -72,11 +73,14 @@ TEST_F(BadInput, AModelThatCannotFitIsRefusedBeforeAnyWork) {
   EXPECT_EQ(runs_stored(), 0u);
 }
 
-// The estimate is a lower bound worked by hand: d 16, d_ff 32, one layer each, vocabulary
-// 8 + 4 specials. Encoder layer: attention 4*16^2+4*16 = 1088, FFN 2*16*32+16+32 = 1072, two
-// norms 64 -> 2224; decoder layer: 2*1088 + 1072 + 96 = 3344; embeddings 12*16 = 192.
+// The tests below count the explicit attention path's probabilities (model.fused_attention:
+// off); LibTorch 2's fused kernels need not keep them, so where they can run none are counted
+// (the last test). The estimate is a lower bound worked by hand: d 16, d_ff 32, one layer each,
+// vocabulary 8 + 4 specials. Encoder layer: attention 4*16^2+4*16 = 1088, FFN 2*16*32+16+32 = 1072,
+// two norms 64 -> 2224; decoder layer: 2*1088 + 1072 + 96 = 3344; embeddings 12*16 = 192.
 TEST(ModelFootprint, CountsParametersAndTheirState) {
   fathom::RunConfig c;
+  c.model.fused_attention = "off";  // the explicit path, which keeps the probabilities
   c.model.d_model = 16;
   c.model.d_ff = 32;
   c.model.heads = 2;
@@ -108,6 +112,7 @@ TEST(ModelFootprint, CountsParametersAndTheirState) {
 // deep models checkpointing is for.
 TEST(ModelFootprint, CheckpointedLayersKeepOnlyTheirInputs) {
   fathom::RunConfig c;
+  c.model.fused_attention = "off";  // the explicit path, which keeps the probabilities
   c.model.d_model = 16;
   c.model.d_ff = 32;
   c.model.heads = 2;
@@ -133,6 +138,7 @@ TEST(ModelFootprint, CheckpointedLayersKeepOnlyTheirInputs) {
 // where that is shorter; a decoder-only layer has one attention.
 TEST(ModelFootprint, AttentionProbabilitiesFollowTheLongestPair) {
   fathom::RunConfig c;
+  c.model.fused_attention = "off";  // the explicit path, which keeps the probabilities
   c.model.heads = 4;
   c.model.encoder_layers = 3;
   c.model.decoder_layers = 2;
@@ -152,6 +158,7 @@ TEST(ModelFootprint, AttentionProbabilitiesFollowTheLongestPair) {
 // floats = 131 MB, and fits in 8 GiB; without checkpointing all 84 attentions' (5.5 GB).
 TEST(ModelFootprint, CheckpointedDeepModelsStillFit) {
   fathom::RunConfig c;
+  c.model.fused_attention = "off";  // the explicit path, which keeps the probabilities
   c.model.d_model = 512;
   c.model.d_ff = 2048;
   c.model.heads = 8;
@@ -166,6 +173,22 @@ TEST(ModelFootprint, CheckpointedDeepModelsStillFit) {
   EXPECT_NO_THROW(fathom::check_model_fits(c, 8.0 * (1 << 30)));
   c.train.checkpoint_activations = false;
   EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes, 84 * 4.0 * 8 * 8000 * 256);
+}
+
+// model.fused_attention: auto counts no probabilities where LibTorch 2's fused kernels can run
+// (they need not keep them), and the explicit path's where there are none (LibTorch 1.13).
+TEST(ModelFootprint, FusedAttentionKeepsNoProbabilitiesWhereLibTorchHasIt) {
+  fathom::RunConfig c;
+  c.model.encoder_layers = 3;
+  c.model.decoder_layers = 2;
+  c.data.max_tokens = 1000;
+  c.data.max_len = 50;
+  c.model.fused_attention = "off";
+  const double explicit_path = fathom::estimate_footprint(c).attention_bytes;
+  EXPECT_GT(explicit_path, 0.0);
+  c.model.fused_attention = "auto";
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).attention_bytes,
+                   TORCH_VERSION_MAJOR >= 2 ? 0.0 : explicit_path);
 }
 
 // Every command that builds a model checks the estimate first (issue 57 item 4): `params` and
