@@ -194,6 +194,8 @@ TEST_F(DataGetCli, DownloadsFromAnHttpServerAndWithoutOneSaysHowToUseFrom) {
   const auto python = fathom::find_on_path("python3");
   if (!python)
     GTEST_SKIP() << "SKIPPED: no python3 for a local HTTP server (apt-get install python3)";
+  if (!fathom::find_on_path("curl"))  // what `fathom data get` downloads with, and the probe
+    GTEST_SKIP() << "SKIPPED: no curl (apt-get install curl)";
   const int port = free_local_port();
   const pid_t server = fork();
   if (server == 0) {
