@@ -50,22 +50,32 @@ class StandInMulti30k {
 TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
   const fs::path dir = fs::path(FATHOM_SOURCE_DIR) / "configs" / "presets";
   // Run counts from the paper tables they mirror (docs/sweeps.md).
-  const std::map<std::string, size_t> expected{
-      {"xu2020-table1.yaml", 6},         {"xu2020-table3.yaml", 6},
-      {"admin-table2.yaml", 18},         {"dlstm-table5.yaml", 6},
-      {"depth-study.yaml", 72},          {"depth-study-multi30k.yaml", 27},
-      {"depth-2025.yaml", 120},          {"depth-2025-multi30k.yaml", 120},
-      {"dlstm-longer.yaml", 6},          {"lipschitz-embedding-multi30k.yaml", 12},
-      {"linearize-multi30k.yaml", 2},    {"depth-study-36.yaml", 15},
-      {"probes-depth.yaml", 3},          {"probes-divergence.yaml", 15},
-      {"depth-lr-study.yaml", 180},      {"lm-depth-2025.yaml", 192},
-      {"lm-depth-2025-edge.yaml", 30},   {"lm-depth-2025-lns24.yaml", 6},
-      {"depth-lr-study-edge.yaml", 6},   {"lm-depth-61.yaml", 216},
-      {"lm-depth-61-transfer.yaml", 72}, {"lm-depth-61-transfer-edge.yaml", 36},
-      {"lm-depth-61-transfer-mup.yaml", 54},
-      {"lm-depth-61-connections.yaml", 108},
-      {"replicate-18l-gpu.yaml", 3},
-      {"depth-61-postln.yaml", 54}};
+  const std::map<std::string, size_t> expected{{"xu2020-table1.yaml", 6},
+                                               {"xu2020-table3.yaml", 6},
+                                               {"admin-table2.yaml", 18},
+                                               {"dlstm-table5.yaml", 6},
+                                               {"depth-study.yaml", 72},
+                                               {"depth-study-multi30k.yaml", 27},
+                                               {"depth-2025.yaml", 120},
+                                               {"depth-2025-multi30k.yaml", 120},
+                                               {"dlstm-longer.yaml", 6},
+                                               {"lipschitz-embedding-multi30k.yaml", 12},
+                                               {"linearize-multi30k.yaml", 2},
+                                               {"depth-study-36.yaml", 15},
+                                               {"probes-depth.yaml", 3},
+                                               {"probes-divergence.yaml", 15},
+                                               {"depth-lr-study.yaml", 180},
+                                               {"lm-depth-2025.yaml", 192},
+                                               {"lm-depth-2025-edge.yaml", 30},
+                                               {"lm-depth-2025-lns24.yaml", 6},
+                                               {"depth-lr-study-edge.yaml", 6},
+                                               {"lm-depth-61.yaml", 216},
+                                               {"lm-depth-61-transfer.yaml", 72},
+                                               {"lm-depth-61-transfer-edge.yaml", 36},
+                                               {"lm-depth-61-transfer-mup.yaml", 54},
+                                               {"lm-depth-61-connections.yaml", 108},
+                                               {"replicate-18l-gpu.yaml", 3},
+                                               {"depth-61-postln.yaml", 54}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
