@@ -7,7 +7,7 @@ per probe: the max over positions ("max"), their mean ("mean"), or the mean over
 label starts with a prefix ("mean:enc." = encoder self-attention); "@first" reads the first
 probe point instead. Values decoded as docs/schema.md says (base64 little-endian float32).
 Usage: scripts/probe-summary.py STORE.db SWEEP   (Markdown table on stdout; stdlib only)"""
-import base64, sqlite3, statistics, struct, sys
+import base64, math, sqlite3, statistics, struct, sys
 from collections import defaultdict
 
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
@@ -65,9 +65,12 @@ print("|---|---:|---:|" + "---:|" * len(STATS))
 for key in sorted(cells):
     out = []
     for s in STATS:
-        xs = cells[key][s]
-        if not xs: out.append("--"); continue
+        # A probe can read inf or nan (a diverging run): counted apart, never averaged in.
+        xs = [x for x in cells[key][s] if math.isfinite(x)]
+        odd = len(cells[key][s]) - len(xs)
+        note = " (%d non-finite)" % odd if odd else ""
+        if not xs: out.append("--" + note); continue
         m = statistics.mean(xs)
         ci = T975[len(xs) - 1] * statistics.stdev(xs) / len(xs) ** 0.5 if len(xs) > 1 else 0
-        out.append("%.3g ± %.2g (n=%d)" % (m, ci, len(xs)))
+        out.append("%.3g ± %.2g (n=%d)%s" % (m, ci, len(xs), note))
     print("| %s | %d | %s | %s |" % (key[0], key[1], key[2], " | ".join(out)))
