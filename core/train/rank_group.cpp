@@ -127,7 +127,6 @@ void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds 
     return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rank_, world_, options);
   });
   if (backend == ReduceBackend::kNccl) connect_nccl(timeout);
-  backend_ = backend;
 }
 
 // NCCL's communicator is made at the first collective (on the device of its tensor, this rank's

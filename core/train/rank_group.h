@@ -46,7 +46,6 @@ class RankGroup {
   // CUDA tensor; CPU tensors (the evaluation's sums, barriers) always go through Gloo.
   void connect(const std::string& gloo_host, std::chrono::milliseconds timeout,
                ReduceBackend backend = ReduceBackend::kGloo);
-  ReduceBackend backend() const { return backend_; }
 
   // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
   void all_reduce_sum(std::vector<torch::Tensor>& tensors);
@@ -74,7 +73,6 @@ class RankGroup {
   RankGroup(int rank, int world, std::unique_ptr<Impl> impl);
   void connect_nccl(std::chrono::milliseconds timeout);
   int rank_, world_;
-  ReduceBackend backend_ = ReduceBackend::kGloo;
   std::atomic<bool> stop_{false};
   std::unique_ptr<Impl> impl_;
 };

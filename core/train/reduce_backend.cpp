@@ -33,8 +33,4 @@ bool needs_rank_group(const TrainConfig& train) {
   return train.processes > 1 || train.reduce_backend != "auto";
 }
 
-const char* backend_name(ReduceBackend backend) {
-  return backend == ReduceBackend::kNccl ? "nccl" : "gloo";
-}
-
 }  // namespace fathom

@@ -24,6 +24,4 @@ ReduceBackend resolve_reduce_backend(const TrainConfig& train, const torch::Devi
 // (gloo, nccl): a one-rank group then runs the reduction path, which must equal the plain run.
 bool needs_rank_group(const TrainConfig& train);
 
-const char* backend_name(ReduceBackend backend);
-
 }  // namespace fathom

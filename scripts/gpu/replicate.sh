@@ -63,32 +63,28 @@ phase data
 "$build/fathom" data get multi30k --from "$corpus" --no-progress > "$work/logs/data.log" 2>&1 ||
   { cat "$work/logs/data.log"; exit 1; }
 
-# The slowest run's target tokens per second at its last logged update (the first updates pay
-# for the allocator and the kernels' first calls).
-slowest_tokens_per_s() {
-  python3 - "$1" <<'PY'
-import sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute(
-    "select m.run_id, m.value from metrics m where m.name = 'tokens_per_s' and m.step = "
-    "(select max(step) from metrics where run_id = m.run_id and name = 'tokens_per_s')").fetchall()
-print(min(v for _, v in rows) if rows else 0)
-PY
-}
-
 phase calibrate
 timeout "${CAL_S:-240}" "$build/fathom" --db "$work/calibrate.db" sweep "$preset" \
   --name replicate-18l-calibrate --jobs 3 "${devices[@]}" "${size[@]}" \
   --set "train.max_updates=$cal_updates" --set train.log_every=2 --set train.valid_every=1000 \
   --set eval.max_sentences=8 --no-progress > "$work/logs/calibrate.log" 2>&1
-tokens_per_s="$(slowest_tokens_per_s "$work/calibrate.db")"
-update_tokens="$(grep -E '^\s+train.update_tokens:' "$preset" | awk '{print $2}')"
-[ -n "${REHEARSE:-}" ] && update_tokens=2048
-# The updates TRAIN_S allows at the slowest run's speed, within [40, the preset's ceiling].
-read -r updates warmup every < <(python3 -c "
-import sys
-tps, tokens, budget, ceiling = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), 400
-n = max(40, min(ceiling, int(budget * tps / tokens))) if tps > 0 else 40
-print(n, max(10, n // 4), max(10, n // 8))" "$tokens_per_s" "$update_tokens" "$train_s")
+# The slowest run's target tokens per second at its last logged update (the first updates pay
+# for the allocator and the kernels' first calls), over the tokens of an update its stored config
+# says: the updates TRAIN_S allows, within [40, the preset's ceiling of 400].
+read -r tokens_per_s updates warmup every < <(python3 - "$work/calibrate.db" "$train_s" <<'PY'
+import json, sqlite3, sys
+db, budget = sqlite3.connect(sys.argv[1]), float(sys.argv[2])
+speeds, tokens = [], 0
+for rid, config in db.execute("select id, config_json from runs"):
+    tokens = json.loads(config)["train"]["update_tokens"]
+    last = db.execute("select value from metrics where run_id = ? and name = 'tokens_per_s' "
+                      "order by step desc limit 1", (rid,)).fetchone()
+    if last: speeds.append(last[0])
+tps = min(speeds) if speeds else 0
+n = max(40, min(400, int(budget * tps / tokens))) if tps > 0 and tokens > 0 else 40
+print(tps, n, max(10, n // 4), max(10, n // 8))
+PY
+)
 echo "calibrated: $tokens_per_s target tokens/s (slowest of 3 side by side) -> $updates updates," \
   "warmup $warmup, validation every $every" | tee -a "$work/logs/phases.txt"
 
