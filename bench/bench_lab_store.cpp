@@ -2,6 +2,8 @@
 // one run of the same binary, with the growth exponent between sizes (1: linear; 2: quadratic):
 //   poll    -- ms for the scheduler's listing of a sweep of N runs (--sizes), each with the
 //              default config as JSON and YAML: list_run_states (now), list_runs (before);
+//   follow  -- ms for one pass of experiments::follow_sweep with no worker left (the sweep's
+//              full listing, a listing of its states, the progress snapshot, the summary);
 //   claim   -- ms per claim_next_run for the last 200 queued runs of that sweep, the others
 //              ended: through the index of schema v5 (now) and without them (v4's plan: the
 //              indexes dropped on a copy of the file);
@@ -29,6 +31,8 @@
 #include "base/config/config_io.h"
 #include "bench/size_list.h"
 #include "db/store.h"
+#include "experiments/launcher.h"
+#include "experiments/scheduler.h"
 
 #ifdef FATHOM_HAVE_PLOTS
 #include <qcustomplot.h>
@@ -94,14 +98,27 @@ void drop_new_indexes(const std::string& path) {
   sqlite3_close(raw);
 }
 
-// Per size: the scheduler's poll, then claims at the end of the sweep, on one store of N runs.
+// A launch with no worker left: follow_sweep then makes one pass -- the sweep's full listing,
+// one listing of its states, the progress snapshot (every run's status counted), the summary.
+class IdleLauncher : public fathom::experiments::Launcher {
+ public:
+  std::string name() const override { return "idle"; }
+  void check(const fathom::experiments::LaunchRequest&,
+             const std::vector<fathom::RunConfig>&) override {}
+  std::string launch(db::Store&, const fathom::experiments::LaunchRequest&) override { return ""; }
+  std::vector<fathom::experiments::WorkerEnd> poll(db::Store&) override { return {}; }
+  bool active() const override { return false; }
+};
+
+// Per size: the scheduler's poll, one pass of its follow loop, then claims at the end of the
+// sweep, on one store of N runs.
 void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
   constexpr long kClaims = 200;
   std::printf("a sweep of N runs, the default config as JSON and YAML in each (ms)\n");
-  std::vector<std::pair<double, double>> poll_now, poll_before, claim_now, claim_before;
+  std::vector<std::pair<double, double>> poll_now, poll_before, claim_now, claim_before, follows;
   for (long n : sizes) {
     const std::string path = (dir / ("sweep" + std::to_string(n) + ".db")).string();
-    double poll[2], claim[2];
+    double poll[2], claim[2], follow = 0;
     {
       auto store = db::Store::open(path);
       record(store, sweep_runs("s", n, n - kClaims));
@@ -113,6 +130,11 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
       poll[1] = 1e3 / reps * seconds([&] {
                   for (int i = 0; i < reps; ++i) store.list_runs("s");
                 });
+      IdleLauncher idle;
+      fathom::experiments::FollowOptions options;
+      options.sweep = "s";
+      options.progress = false;
+      follow = 1e3 * seconds([&] { fathom::experiments::follow_sweep(store, idle, options); });
     }
     fs::copy_file(path, path + ".v4");
     drop_new_indexes(path + ".v4");
@@ -130,6 +152,9 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
     claim_before.emplace_back(n, claim[1]);
     std::printf("  N = %6ld  poll: now %8.2f%s, before (every config) %8.2f%s  x%.1f\n", n, poll[0],
                 growth(poll_now).c_str(), poll[1], growth(poll_before).c_str(), poll[1] / poll[0]);
+    follows.emplace_back(n, follow);
+    std::printf("  N = %6ld  follow: one pass of the scheduler's loop %8.2f%s\n", n, follow,
+                growth(follows).c_str());
     std::printf(
         "  N = %6ld  claim (the last %ld): now %7.3f%s, before (v4 indexes) %8.3f%s  x%.0f\n", n,
         kClaims, claim[0], growth(claim_now).c_str(), claim[1], growth(claim_before).c_str(),
