@@ -2,8 +2,11 @@
 // one run of the same binary, with the growth exponent between sizes (1: linear; 2: quadratic):
 //   poll    -- ms for the scheduler's listing of a sweep of N runs (--sizes), each with the
 //              default config as JSON and YAML: list_run_states (now), list_runs (before);
-//   follow  -- ms for one pass of experiments::follow_sweep with no worker left (the sweep's
-//              full listing, a listing of its states, the progress snapshot, the summary);
+//   follow  -- ms for one pass of experiments::follow_sweep with no worker left (its start's
+//              read of each config's max_updates and notify section, a listing of its states,
+//              the progress snapshot, the summary); "start before": what that start did until
+//              the store read the two values with its JSON functions (list_runs, then each
+//              config parsed twice in C++);
 //   claim   -- ms per claim_next_run for the last 200 queued runs of that sweep, the others
 //              ended: through the index of schema v5 (now) and without them (v4's plan: the
 //              indexes dropped on a copy of the file);
@@ -25,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,7 @@
 #include "bench/size_list.h"
 #include "db/store.h"
 #include "experiments/launcher.h"
+#include "experiments/notify.h"
 #include "experiments/scheduler.h"
 
 #ifdef FATHOM_HAVE_PLOTS
@@ -118,7 +123,7 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
   std::vector<std::pair<double, double>> poll_now, poll_before, claim_now, claim_before, follows;
   for (long n : sizes) {
     const std::string path = (dir / ("sweep" + std::to_string(n) + ".db")).string();
-    double poll[2], claim[2], follow = 0;
+    double poll[2], claim[2], follow = 0, start_now = 0, start_before = 0;
     {
       auto store = db::Store::open(path);
       record(store, sweep_runs("s", n, n - kClaims));
@@ -135,6 +140,14 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
       options.sweep = "s";
       options.progress = false;
       follow = 1e3 * seconds([&] { fathom::experiments::follow_sweep(store, idle, options); });
+      start_now = 1e3 * seconds([&] { store.config_values("s", {"train.max_updates", "notify"}); });
+      start_before = 1e3 * seconds([&] {
+                       for (const auto& r : store.list_runs("s")) {
+                         const auto config = nlohmann::json::parse(r.config_json);
+                         fathom::experiments::notify_settings(r.config_json);
+                         (void)config["train"]["max_updates"].get<int64_t>();
+                       }
+                     });
     }
     fs::copy_file(path, path + ".v4");
     drop_new_indexes(path + ".v4");
@@ -155,6 +168,8 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
     follows.emplace_back(n, follow);
     std::printf("  N = %6ld  follow: one pass of the scheduler's loop %8.2f%s\n", n, follow,
                 growth(follows).c_str());
+    std::printf("  N = %6ld  follow's start: now %8.2f, before (every config parsed) %8.2f  x%.1f\n",
+                n, start_now, start_before, start_before / start_now);
     std::printf(
         "  N = %6ld  claim (the last %ld): now %7.3f%s, before (v4 indexes) %8.3f%s  x%.0f\n", n,
         kClaims, claim[0], growth(claim_now).c_str(), claim[1], growth(claim_before).c_str(),

@@ -102,6 +102,13 @@ class PostgresSession final : public SqlSession {
   // Concurrent claimers each take a different queued row; none waits.
   const char* lock_skipping_locked() const override { return " FOR UPDATE SKIP LOCKED"; }
   const char* bytewise_collation() const override { return "COLLATE \"C\""; }
+  // #>> reads a scalar as text and an object as JSON text, as SQLite's json_extract does.
+  std::string json_text_at(const std::string& column,
+                           const std::vector<std::string>& keys) const override {
+    std::string path;
+    for (const auto& key : keys) path += (path.empty() ? "" : ",") + key;
+    return "(" + column + "::json #>> '{" + path + "}')";
+  }
 
   void follow_explicit_ids(const std::string& table) override {
     pg_.exec("SELECT setval(pg_get_serial_sequence('" + table +

@@ -111,6 +111,12 @@ struct CurveReply {
   std::vector<MetricPoint> points;  // step > after_step, by step
 };
 
+// Values read from one run's stored config (Store::config_values), in the order asked.
+struct RunConfigValues {
+  int64_t run = 0;
+  std::vector<std::optional<std::string>> values;  // nullopt: the key is not in the config
+};
+
 // Row counts per table, to check a copy.
 struct StoreCounts {
   int64_t runs = 0, metrics = 0, final_metrics = 0, tags = 0, artifacts = 0, analyses = 0;

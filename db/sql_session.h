@@ -70,6 +70,10 @@ class SqlSession {
   virtual const char* lock_skipping_locked() const = 0;
   // A collation ordering text by its bytes (metric names list the same on both engines).
   virtual const char* bytewise_collation() const = 0;
+  // An expression for the value at `keys` inside the JSON text of `column`: a scalar as its
+  // text, an object or array as JSON text, NULL where absent. Keys are [a-z0-9_] only.
+  virtual std::string json_text_at(const std::string& column,
+                                   const std::vector<std::string>& keys) const = 0;
   // After rows were inserted into `table` with explicit ids: make the next generated id
   // follow them (a PostgreSQL identity sequence does not move by itself).
   virtual void follow_explicit_ids(const std::string& table) { (void)table; }

@@ -322,6 +322,27 @@ std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
   return runs;
 }
 
+std::vector<RunConfigValues> SqlStore::config_values(
+    const std::string& sweep, const std::vector<std::vector<std::string>>& keys) {
+  std::string columns = "id";
+  for (const auto& key : keys) columns += ", " + sql().json_text_at("config_json", key);
+  std::vector<RunConfigValues> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query("SELECT " + columns + " FROM runs WHERE sweep = ?1 ORDER BY id", {sweep},
+                [&](const SqlRow& row) {
+                  RunConfigValues& v = out.emplace_back();
+                  v.run = row.int64(0);
+                  for (size_t k = 0; k < keys.size(); ++k) {
+                    const int col = static_cast<int>(k) + 1;
+                    v.values.push_back(row.is_null(col) ? std::nullopt
+                                                        : std::optional(row.text(col)));
+                  }
+                });
+  });
+  return out;
+}
+
 std::optional<RunRecord> SqlStore::run_by_id(int64_t id) {
   std::optional<RunRecord> found;
   sql().read_snapshot([&] { found = select_run_by_id(id); });

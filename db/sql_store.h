@@ -55,6 +55,8 @@ class SqlStore : public StoreBackend {
   std::map<std::string, std::string> tags(int64_t run) override;
   std::vector<RunRecord> list_runs(const std::string& sweep_filter) override;
   std::vector<RunRecord> list_run_states(const std::string& sweep) override;
+  std::vector<RunConfigValues> config_values(
+      const std::string& sweep, const std::vector<std::vector<std::string>>& keys) override;
   std::optional<RunRecord> run_by_id(int64_t id) override;
   std::optional<RunRecord> latest_run_named(const std::string& name) override;
   std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,

@@ -88,6 +88,15 @@ class SqliteSession final : public SqlSession {
   const char* lock_for_share() const override { return ""; }
   const char* lock_skipping_locked() const override { return ""; }
   const char* bytewise_collation() const override { return "COLLATE BINARY"; }
+  // json_extract reads an integer as its SQL value and an object as JSON text (SQLite's
+  // JSON functions, built in since 3.38); a text that is not JSON reads as NULL.
+  std::string json_text_at(const std::string& column,
+                           const std::vector<std::string>& keys) const override {
+    std::string path = "$";
+    for (const auto& key : keys) path += "." + key;
+    return "CASE WHEN json_valid(" + column + ") THEN json_extract(" + column + ", '" + path +
+           "') END";
+  }
 
  private:
   static void bind_all(Statement& st, const std::vector<SqlValue>& params) {

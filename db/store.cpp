@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <sstream>
 #include <stdexcept>
 
 #include "db/migrations.h"
@@ -263,6 +264,25 @@ std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
 
 std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {
   return backend()->list_run_states(sweep);
+}
+
+std::vector<RunConfigValues> Store::config_values(const std::string& sweep,
+                                                 const std::vector<std::string>& keys) const {
+  std::vector<std::vector<std::string>> split;
+  for (const auto& key : keys) {
+    // The keys become part of the statement: only what a config key can be.
+    const bool plain = !key.empty() && key.front() != '.' && key.back() != '.' &&
+                       key.find("..") == std::string::npos &&
+                       std::all_of(key.begin(), key.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                                c == '.';
+                       });
+    if (!plain) throw std::invalid_argument("config_values: not a config key: '" + key + "'");
+    auto& parts = split.emplace_back();
+    std::stringstream in(key);
+    for (std::string part; std::getline(in, part, '.');) parts.push_back(part);
+  }
+  return backend()->config_values(sweep, split);
 }
 
 std::optional<RunRecord> Store::find_run(const std::string& id_or_name) const {

@@ -144,6 +144,12 @@ class Store {
   // heartbeat_at and lease. Every other field is left empty (0, "", nullopt, no final
   // metrics): read a run with find_run for its config or error.
   std::vector<RunRecord> list_run_states(const std::string& sweep) const;
+  // Oldest first: the values at `keys` ("train.max_updates", "notify") of each run's config in
+  // `sweep`, read by the engine's JSON functions (a scheduler's start over 100k runs parsed
+  // every config in C++: seconds). A scalar reads as its text, an object as JSON text.
+  // Throws std::invalid_argument for a key outside [a-z0-9_.].
+  std::vector<RunConfigValues> config_values(const std::string& sweep,
+                                             const std::vector<std::string>& keys) const;
   // A numeric id, else the latest run with that name.
   std::optional<RunRecord> find_run(const std::string& id_or_name) const;
   std::vector<MetricPoint> metric_series(int64_t run, const std::string& name) const;  // by step

@@ -85,6 +85,9 @@ class StoreBackend {
   virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter) = 0;
   // The runs of `sweep` as Store::list_run_states reads them.
   virtual std::vector<RunRecord> list_run_states(const std::string& sweep) = 0;
+  // Store::config_values, each key split at its dots (checked there).
+  virtual std::vector<RunConfigValues> config_values(
+      const std::string& sweep, const std::vector<std::vector<std::string>>& keys) = 0;
   virtual std::optional<RunRecord> run_by_id(int64_t id) = 0;
   virtual std::optional<RunRecord> latest_run_named(const std::string& name) = 0;
   virtual std::vector<MetricPoint> metric_points(int64_t run, const std::string& name,

@@ -26,10 +26,10 @@ std::optional<double> last_train_loss(const db::Store& store, int64_t run) {
 
 }  // namespace
 
-std::optional<NotifySettings> notify_settings(const std::string& config_json) {
-  const auto config = nlohmann::json::parse(config_json, nullptr, false);
-  if (!config.is_object() || !config.contains("notify")) return std::nullopt;
-  const auto& n = config["notify"];
+namespace {
+
+std::optional<NotifySettings> settings_from(const nlohmann::json& n) {
+  if (!n.is_object()) return std::nullopt;
   NotifySettings s;
   if (n.contains("on") && n["on"].is_array())
     for (const auto& e : n["on"])
@@ -40,6 +40,19 @@ std::optional<NotifySettings> notify_settings(const std::string& config_json) {
   if (n.contains("timeout_s") && n["timeout_s"].is_number()) s.timeout_s = n["timeout_s"];
   if (s.on.empty() || s.command.empty()) return std::nullopt;
   return s;
+}
+
+}  // namespace
+
+std::optional<NotifySettings> notify_settings(const std::string& config_json) {
+  const auto config = nlohmann::json::parse(config_json, nullptr, false);
+  if (!config.is_object() || !config.contains("notify")) return std::nullopt;
+  return settings_from(config["notify"]);
+}
+
+std::optional<NotifySettings> notify_section_settings(const std::optional<std::string>& notify) {
+  if (!notify) return std::nullopt;
+  return settings_from(nlohmann::json::parse(*notify, nullptr, false));
 }
 
 std::vector<std::string> notify_environment(const std::string& event, const db::RunRecord& run,

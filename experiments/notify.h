@@ -46,6 +46,8 @@ struct NotifySettings {
 
 // A run's settings from its stored config (JSON); nullopt when it names no event.
 std::optional<NotifySettings> notify_settings(const std::string& config_json);
+// The same from the config's notify section alone (JSON text; nullopt: the config has none).
+std::optional<NotifySettings> notify_section_settings(const std::optional<std::string>& notify);
 
 // The environment a command gets: FATHOM_EVENT, FATHOM_RUN_ID, FATHOM_RUN_NAME, FATHOM_STATUS,
 // FATHOM_SWEEP, FATHOM_UPDATES, FATHOM_ERROR, and FATHOM_METRIC=train_loss with
@@ -60,6 +62,10 @@ class Notifier {
 
   // A run read in full (with its config): its settings, without a later read.
   void know(const db::RunRecord& run) { settings_[run.id] = notify_settings(run.config_json); }
+  // A run's notify section as Store::config_values reads it ("notify").
+  void know(int64_t run, const std::optional<std::string>& notify) {
+    settings_[run] = notify_section_settings(notify);
+  }
   // The scheduler's listing of the sweep's runs (states only): fires what is due. Cheap when
   // no run names an event: each run's config is read once.
   void observe(const std::vector<db::RunRecord>& runs);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,6 +131,37 @@ TEST_P(StoreBackendTest, ListRunStatesReadsWhatAPollNeedsInIdOrder) {
   EXPECT_EQ(states[2].status, status::kQueued);
   EXPECT_EQ(states[2].lease, 0);
   EXPECT_TRUE(store.list_run_states("nope").empty());
+}
+
+// What the scheduler's start reads of each config, by the engine's JSON functions: a scalar as
+// its text, an object as JSON that parses back to the stored one, nothing for a missing key.
+TEST_P(StoreBackendTest, ConfigValuesReadKeysOfEachConfigInIdOrder) {
+  auto store = Store::open(db_path());
+  auto runs = three_runs("a");
+  runs[0].run.config_json = R"({"train":{"max_updates":1200},"notify":{"on":["failed"]}})";
+  runs[1].run.config_json = R"({"train":{"max_updates":7}})";
+  runs[2].run.config_json = R"({"train":{"lr":0.5}})";
+  const auto ids = store.create_runs(runs);
+  store.create_run(sample_run("other", "b"));
+
+  const auto values = store.config_values("a", {"train.max_updates", "notify", "model"});
+  ASSERT_EQ(values.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(values[i].run, ids[i]);
+    ASSERT_EQ(values[i].values.size(), 3u);
+    EXPECT_FALSE(values[i].values[2]);  // no model section in these configs
+  }
+  EXPECT_EQ(values[0].values[0], "1200");
+  ASSERT_TRUE(values[0].values[1]);
+  EXPECT_EQ(nlohmann::json::parse(*values[0].values[1]),
+            nlohmann::json::parse(R"({"on":["failed"]})"));
+  EXPECT_EQ(values[1].values[0], "7");
+  EXPECT_FALSE(values[1].values[1]);
+  EXPECT_FALSE(values[2].values[0]);
+  EXPECT_TRUE(store.config_values("nope", {"notify"}).empty());
+  // A key becomes part of the statement: anything but a plain dotted key is refused.
+  for (const char* bad : {"", "train.", ".train", "a..b", "x') --", "Train"})
+    EXPECT_THROW(store.config_values("a", {bad}), std::invalid_argument) << bad;
 }
 
 }  // namespace test_store_bulk
