@@ -89,7 +89,19 @@ void label_cell_axes(QCustomPlot& plot, const Heatmap& h, size_t rows, size_t co
       metrics.horizontalAdvance(QStringLiteral("00"));
   const size_t fit = static_cast<size_t>(std::max(2, plot.width() / 2 / std::max(label_px, 1)));
   plot.xAxis->setTicker(label_ticker(h.col_labels, cols, std::min<size_t>(16, fit)));
-  plot.yAxis->setTicker(label_ticker(h.row_labels, rows));
+  // Row labels one above another in the cells' height: the figure less its title and what is
+  // below the cells (the column labels, at 45 degrees where rotated, and the axis label).
+  int widest = 0;
+  for (const auto& l : h.col_labels) widest = std::max(widest, metrics.horizontalAdvance(qstr(l)));
+  int title_px = 0;
+  if (auto* title = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)))
+    title_px = QFontMetrics(title->font()).boundingRect(QRect(), 0, title->text()).height() +
+               title->margins().top() + title->margins().bottom();
+  const int below_px = (longest > 3 ? widest * 71 / 100 : metrics.height()) + 3 * metrics.height();
+  const QFontMetrics row_metrics(plot.yAxis->tickLabelFont());
+  const size_t row_fit = static_cast<size_t>(
+      std::max(2, (plot.height() - title_px - below_px) * 100 / (115 * row_metrics.height())));
+  plot.yAxis->setTicker(label_ticker(h.row_labels, rows, std::min<size_t>(16, row_fit)));
   plot.xAxis->setSubTicks(false);
   plot.yAxis->setSubTicks(false);
   plot.xAxis->setTickLengthIn(0);
