@@ -66,11 +66,16 @@ std::string group_label(const std::vector<std::string>& keys,
                         const std::vector<std::string>& values) {
   std::map<std::string, int> uses;
   for (const auto& k : keys) ++uses[last_part(k)];
-  std::string label;
+  std::string label, sweep;
   for (size_t i = 0; i < keys.size(); ++i) {
     const std::string shown = uses[last_part(keys[i])] > 1 ? keys[i] : last_part(keys[i]);
-    label += (label.empty() ? "" : ", ") + shown + "=" + (values[i].empty() ? "?" : values[i]);
+    const std::string part = shown + "=" + (values[i].empty() ? "?" : values[i]);
+    if (keys[i] == kSweepTag)
+      sweep = part;
+    else
+      label += (label.empty() ? "" : ", ") + part;
   }
+  if (!sweep.empty()) label += (label.empty() ? "" : ", ") + sweep;
   return label.empty() ? "all runs" : label;
 }
 

@@ -36,6 +36,8 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
 std::string run_short_name(const db::RunRecord& run);
 
 // "norm=post, layers=18": each key's last dotted part where that is unambiguous among `keys`.
+// The sweep (kSweepTag) comes last: its name is long and a list elides a label's end, which
+// hid the axes that tell the groups of one sweep apart.
 std::string group_label(const std::vector<std::string>& keys,
                         const std::vector<std::string>& values);
 

@@ -240,6 +240,10 @@ TEST(CurveGroups, GroupKeysLeaveOutTheSeedAndLabelsStayShort) {
             "norm=post, encoder_layers=6");
   EXPECT_EQ(group_label({"model.dropout", "train.dropout"}, {"0.1", ""}),
             "model.dropout=0.1, train.dropout=?");
+  // The sweep splits first but is named last, after the axes that tell its groups apart.
+  EXPECT_EQ(group_label({"sweep", "model.norm", "model.encoder_layers"}, {"depth-61", "post", "6"}),
+            "norm=post, encoder_layers=6, sweep=depth-61");
+  EXPECT_EQ(group_label({"sweep"}, {"depth-61"}), "sweep=depth-61");
   EXPECT_EQ(run_value(tags[0], R"({"model": {"norm": "x", "dim": 64}})", "model.norm"), "post");
   EXPECT_EQ(run_value(tags[1], R"({"model": {"norm": "x", "dim": 64}})", "model.dim"), "64");
   EXPECT_THROW(parse_band("sem"), InputError);
