@@ -78,14 +78,19 @@ void print_comparison_json(const Comparison& c) {
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
   const auto& [runs, differing, metrics, paired, tests] = c;
+  // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
+  // as its axes, and a column each made the tables too wide to read.
+  std::cout << "Runs:\n\n";
+  for (const auto& r : runs) std::cout << "- #" << r.id << " " << r.name << "\n";
   experiments::TextTable settings;
   settings.header = {"setting"};
-  for (const auto& r : runs) settings.header.push_back(run_label(r));
+  for (const auto& r : runs) settings.header.push_back("#" + std::to_string(r.id));
   for (const auto& [key, values] : differing) {
+    if (key == "name") continue;  // listed above
     settings.rows.push_back({key});
     settings.rows.back().insert(settings.rows.back().end(), values.begin(), values.end());
   }
-  std::cout << "Settings that differ (" << differing.size() << "):\n\n"
+  std::cout << "\nSettings that differ (" << settings.rows.size() << "):\n\n"
             << experiments::text_table_to_markdown(settings) << "\n";
   experiments::TextTable finals;
   finals.header = settings.header;

@@ -23,6 +23,12 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
   std::string data;
   for (const auto& r : runs) {
     const RunConfig config = load_config_string(r.config_yaml, run_label(r) + " config", "");
+    if (config.data.task == "lm") {
+      in.why_not = run_label(r) +
+                   " is a language model: it translates no test set (its test_bpb over seeds: "
+                   "`fathom export table --sweep SWEEP`)";
+      return in;
+    }
     const std::string this_data = config_to_json(config)["data"].dump();
     if (!data.empty() && this_data != data) {
       in.why_not = run_label(r) + " was tested on other data than " + run_label(runs.front());

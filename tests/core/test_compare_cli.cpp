@@ -50,6 +50,9 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   const ProgramResult text = fathom({"compare", "1", "2", "--samples", "200"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("Settings that differ (1)"), std::string::npos) << text.out;
+  // The runs named once in a list; the tables' columns by id.
+  EXPECT_NE(text.out.find("Runs:\n\n- #1 tiny\n- #2 tiny\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("| setting | #1 | #2 |"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("| train.lr | 0.005 | 0.001 |"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("| test\\_bleu |"), std::string::npos) << text.out;  // Markdown
   EXPECT_NE(text.out.find("paired bootstrap resampling of 5 sentences"), std::string::npos)
@@ -89,6 +92,34 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   const ProgramResult unknown = fathom({"compare", "1", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no run 'nope'"), std::string::npos) << unknown.err;
+}
+
+// Language models translate no test set: compare says so and where their comparison is, and
+// leaves the name (listed above the tables) out of the settings that differ.
+TEST_F(CompareCli, LanguageModelsSayWhyThereIsNoBleuTest) {
+  const auto config =
+      fathom::load_config_file(std::string(FATHOM_SOURCE_DIR) + "/configs/lm-multi30k-en.yaml");
+  {
+    auto store = fathom::db::Store::open((dir_ / "runs.db").string());
+    for (const char* name : {"lm/a", "lm/b"}) {
+      fathom::db::NewRun run;
+      run.name = name;
+      run.config_yaml = fathom::config_to_yaml(config);
+      auto json = fathom::config_to_json(config);
+      json["name"] = name;
+      run.config_json = json.dump();
+      store.create_run(run);
+    }
+  }
+  const ProgramResult text = fathom({"compare", "1", "2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Settings that differ (0)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("run 1 lm/a is a language model"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("fathom export table --sweep"), std::string::npos) << text.out;
+  const auto j = nlohmann::json::parse(fathom({"--json", "compare", "1", "2"}).out);
+  EXPECT_EQ(j["differing"].size(), 1u);  // the name, in JSON as in the config
+  EXPECT_NE(j["paired_bootstrap"]["skipped"].get<std::string>().find("language model"),
+            std::string::npos);
 }
 
 // `fathom export verdicts --paired-bootstrap`: a sweep of two rates x two seeds; the BLEU test
