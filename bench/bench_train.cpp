@@ -2,6 +2,7 @@
 // backward and optimizer, and achieved FLOP/s for a named model size (bench/train_sizes.h:
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
+//   (norm may name a connection too: pre:hyper, pre:mhc)
 //               [precision=fp32|bf16] [checkpoint=0|1]      (positional, in this order)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.

@@ -62,7 +62,13 @@ inline RunConfig size_config(const TrainSize& s, const std::string& norm,
   else
     config.model.encoder_layers = s.encoder_layers;
   config.model.decoder_layers = s.decoder_layers;
-  config.model.norm = norm;
+  // "pre:hyper", "pre:mhc": a residual style after the norm, with Zhu et al.'s 4 streams.
+  const auto colon = norm.find(':');
+  config.model.norm = norm.substr(0, colon);
+  if (colon != std::string::npos) {
+    config.model.connection = norm.substr(colon + 1);
+    config.model.hc_streams = 4;
+  }
   return config;
 }
 

@@ -20,17 +20,6 @@
 
 namespace fathom {
 
-torch::Tensor sinkhorn_knopp(const torch::Tensor& logits, int iterations) {
-  // exp is taken after subtracting the largest logit: Sinkhorn-Knopp's result does not change
-  // when the whole matrix is scaled, and exp cannot overflow.
-  torch::Tensor m = (logits - logits.amax({-2, -1}, true)).exp();
-  for (int t = 0; t < iterations; ++t) {
-    m = m / m.sum(-1, true);  // rows
-    m = m / m.sum(-2, true);  // columns
-  }
-  return m;
-}
-
 MixingGain mixing_gain(const torch::Tensor& composite) {
   const torch::Tensor a = composite.abs();
   return {a.sum(-1).amax(-1), a.sum(-2).amax(-1)};
@@ -110,7 +99,7 @@ class HyperSublayer : public SublayerConnection {
     }
     const torch::Tensor input = (read.unsqueeze(-1) * streams).sum(-2);  // [.., d]
     const torch::Tensor f = dropped_branch(branch(norm_(input)));
-    const torch::Tensor next = mix.matmul(streams) + write.unsqueeze(-1) * f.unsqueeze(-2);
+    const torch::Tensor next = mix_streams(mix, streams) + write.unsqueeze(-1) * f.unsqueeze(-2);
     if (hooks_->observer) {
       report(streams.sum(-2), f, next.sum(-2));
       hooks_->observer->on_stream_mixing(id_, mix);

@@ -18,15 +18,10 @@
 
 #include <vector>
 
+#include "core/model/mix_streams.h"
+#include "core/model/sinkhorn.h"
+
 namespace fathom {
-
-// Sinkhorn-Knopp iterations of mhc (the mHC paper's t_max).
-constexpr int kSinkhornIterations = 20;
-
-// exp(logits) over the last two dims [.., n, n], then `iterations` rounds of dividing each row
-// by its sum and then each column by its sum: every column sums to 1 exactly, every row to 1
-// within the iteration's convergence (a doubly stochastic matrix in the limit).
-torch::Tensor sinkhorn_knopp(const torch::Tensor& logits, int iterations = kSinkhornIterations);
 
 // The gains the mHC paper bounds, of one mixing matrix P [.., n, n] (its composite over layers):
 // forward, max_i sum_j |P_ij| (the largest factor a stream's value can grow by); backward,

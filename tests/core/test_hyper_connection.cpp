@@ -1,5 +1,6 @@
 // Hyper-connections (core/model/hyper_connection.h; Zhu et al. 2024, DeepSeek mHC 2025):
-// Sinkhorn-Knopp worked by hand and its rows and columns summing to 1; the composite mixing
+// Sinkhorn-Knopp worked by hand and its rows and columns summing to 1, its fused CPU path
+// against autograd through tensor ops and finite differences; the composite mixing
 // gain on hand-built matrices, directly and as the training probe records it; one stream at
 // the initial mixing giving the Pre-LN residual model's outputs; mhc's mixing doubly
 // stochastic inside a model, so its composite gain is 1; and the combinations refused.
@@ -56,6 +57,67 @@ TEST(HyperConnection, SinkhornRowsAndColumnsSumToOne) {
   // Large logits do not overflow: the result is the same as for the logits shifted down.
   const torch::Tensor big = torch::tensor({500.0, 499.0, 498.0, 500.0}).view({2, 2});
   EXPECT_TRUE(torch::allclose(sinkhorn_knopp(big), sinkhorn_knopp(big - 500.0), 0, 1e-6));
+}
+
+// The fused CPU path (one loop per matrix, its own backward) against the tensor operations
+// differentiated by autograd, forward and gradient, in float and double; and its gradient
+// against central finite differences in double.
+TEST(HyperConnection, FusedSinkhornEqualsTheTensorOpsForwardAndBackward) {
+  torch::manual_seed(5);
+  for (const auto dtype : {torch::kFloat, torch::kDouble})
+    for (const int64_t n : {1, 2, 4, 6})
+      for (const double sd : {0.5, 2.0}) {
+        const auto options = torch::TensorOptions().dtype(dtype);
+        const torch::Tensor logits = sd * torch::randn({7, 3, n, n}, options);
+        const torch::Tensor weights = torch::randn({7, 3, n, n}, options);
+        const torch::Tensor a = logits.clone().requires_grad_(true);
+        const torch::Tensor b = logits.clone().requires_grad_(true);
+        const torch::Tensor fused = sinkhorn_knopp(a), ops = sinkhorn_knopp_ops(b);
+        (fused * weights).sum().backward();
+        (ops * weights).sum().backward();
+        const double tol = dtype == torch::kFloat ? 1e-5 : 1e-12;
+        EXPECT_TRUE(torch::allclose(fused, ops, tol, tol)) << n << " " << sd;
+        EXPECT_TRUE(torch::allclose(a.grad(), b.grad(), 10 * tol, 10 * tol))
+            << n << " " << sd << " " << (a.grad() - b.grad()).abs().max();
+      }
+  const torch::Tensor logits = torch::randn({4, 4}, torch::kDouble);
+  const torch::Tensor weights = torch::randn({4, 4}, torch::kDouble);
+  const torch::Tensor x = logits.clone().requires_grad_(true);
+  (sinkhorn_knopp(x) * weights).sum().backward();
+  const double h = 1e-6;
+  for (int64_t k = 0; k < 16; ++k) {
+    torch::Tensor up = logits.clone(), down = logits.clone();
+    up.view(-1)[k] += h;
+    down.view(-1)[k] -= h;
+    const double numeric = ((sinkhorn_knopp(up) - sinkhorn_knopp(down)) * weights).sum().item<double>() / (2 * h);
+    EXPECT_NEAR(x.grad().view(-1)[k].item<double>(), numeric, 1e-7) << k;
+  }
+}
+
+// Mixing the streams in one loop over the tokens: the per-token matmul's values and gradients,
+// in float and double, from contiguous streams and from the embedding expanded into them.
+TEST(HyperConnection, MixStreamsEqualsThePerTokenMatmul) {
+  torch::manual_seed(6);
+  for (const auto dtype : {torch::kFloat, torch::kDouble})
+    for (const bool expanded : {false, true}) {
+      const auto options = torch::TensorOptions().dtype(dtype);
+      const torch::Tensor mix = torch::randn({3, 5, 4, 4}, options);
+      const torch::Tensor streams = expanded
+                                        ? torch::randn({3, 5, 1, 8}, options).expand({3, 5, 4, 8})
+                                        : torch::randn({3, 5, 4, 8}, options);
+      const torch::Tensor m1 = mix.clone().requires_grad_(true);
+      const torch::Tensor m2 = mix.clone().requires_grad_(true);
+      const torch::Tensor s1 = streams.detach().requires_grad_(true);
+      const torch::Tensor s2 = streams.clone().requires_grad_(true);
+      const torch::Tensor a = mix_streams(m1, s1), b = m2.matmul(s2);
+      const double tol = dtype == torch::kFloat ? 1e-5 : 1e-12;
+      EXPECT_TRUE(torch::allclose(a, b, tol, tol)) << expanded;
+      const torch::Tensor g = torch::randn_like(a);
+      (a * g).sum().backward();
+      (b * g).sum().backward();
+      EXPECT_TRUE(torch::allclose(m1.grad(), m2.grad(), tol, tol)) << expanded;
+      EXPECT_TRUE(torch::allclose(s1.grad(), s2.grad(), tol, tol)) << expanded;
+    }
 }
 
 // M1 = [[1, .5], [0, 1]], M2 = [[2, 0], [0, 1]], M3 = [[1, -1], [0, 1]]:
