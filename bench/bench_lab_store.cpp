@@ -168,8 +168,9 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
     follows.emplace_back(n, follow);
     std::printf("  N = %6ld  follow: one pass of the scheduler's loop %8.2f%s\n", n, follow,
                 growth(follows).c_str());
-    std::printf("  N = %6ld  follow's start: now %8.2f, before (every config parsed) %8.2f  x%.1f\n",
-                n, start_now, start_before, start_before / start_now);
+    std::printf(
+        "  N = %6ld  follow's start: now %8.2f, before (every config parsed) %8.2f  x%.1f\n", n,
+        start_now, start_before, start_before / start_now);
     std::printf(
         "  N = %6ld  claim (the last %ld): now %7.3f%s, before (v4 indexes) %8.3f%s  x%.0f\n", n,
         kClaims, claim[0], growth(claim_now).c_str(), claim[1], growth(claim_before).c_str(),

@@ -53,7 +53,9 @@ void add_output_options(CLI::App* cmd, OutputArgs& args) {
   cmd->add_option("--dpi", args.dpi, "PNG resolution")
       ->check(CLI::Range(50, 1200))
       ->capture_default_str();
-  cmd->add_option("--title", args.title, "figure title (default: a probe heatmap's run, a beta's stack; else none, as papers caption instead)");
+  cmd->add_option("--title", args.title,
+                  "figure title (default: a probe heatmap's run, a beta's stack; else none, as "
+                  "papers caption instead)");
   cmd->add_option("--save-json", args.save_json,
                   "also write the figure JSON (re-draw it with `export plot figure`)");
 }

@@ -329,16 +329,16 @@ std::vector<RunConfigValues> SqlStore::config_values(
   std::vector<RunConfigValues> out;
   sql().read_one([&] {
     out.clear();
-    sql().query("SELECT " + columns + " FROM runs WHERE sweep = ?1 ORDER BY id", {sweep},
-                [&](const SqlRow& row) {
-                  RunConfigValues& v = out.emplace_back();
-                  v.run = row.int64(0);
-                  for (size_t k = 0; k < keys.size(); ++k) {
-                    const int col = static_cast<int>(k) + 1;
-                    v.values.push_back(row.is_null(col) ? std::nullopt
-                                                        : std::optional(row.text(col)));
-                  }
-                });
+    sql().query(
+        "SELECT " + columns + " FROM runs WHERE sweep = ?1 ORDER BY id", {sweep},
+        [&](const SqlRow& row) {
+          RunConfigValues& v = out.emplace_back();
+          v.run = row.int64(0);
+          for (size_t k = 0; k < keys.size(); ++k) {
+            const int col = static_cast<int>(k) + 1;
+            v.values.push_back(row.is_null(col) ? std::nullopt : std::optional(row.text(col)));
+          }
+        });
   });
   return out;
 }

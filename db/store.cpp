@@ -267,16 +267,15 @@ std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {
 }
 
 std::vector<RunConfigValues> Store::config_values(const std::string& sweep,
-                                                 const std::vector<std::string>& keys) const {
+                                                  const std::vector<std::string>& keys) const {
   std::vector<std::vector<std::string>> split;
   for (const auto& key : keys) {
     // The keys become part of the statement: only what a config key can be.
-    const bool plain = !key.empty() && key.front() != '.' && key.back() != '.' &&
-                       key.find("..") == std::string::npos &&
-                       std::all_of(key.begin(), key.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                                c == '.';
-                       });
+    const bool plain =
+        !key.empty() && key.front() != '.' && key.back() != '.' &&
+        key.find("..") == std::string::npos && std::all_of(key.begin(), key.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+        });
     if (!plain) throw std::invalid_argument("config_values: not a config key: '" + key + "'");
     auto& parts = split.emplace_back();
     std::stringstream in(key);

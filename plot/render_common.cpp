@@ -12,8 +12,8 @@
 
 #include "plot/log_ticker.h"
 #include "plot/plot_widget.h"
-#include "plot/title_fit.h"
 #include "plot/render.h"
+#include "plot/title_fit.h"
 
 namespace fathom::plot {
 namespace detail {
@@ -64,8 +64,8 @@ QCPAxisRect* reset_plot(QCustomPlot& plot, const std::string& title, const Style
     // Within 80 % of the figure: the title's column may share the width with a colour scale.
     const int max_px = static_cast<int>(0.8 * std::max(plot.width(), 1));
     plot.plotLayout()->addElement(
-        0, 0, new QCPTextElement(&plot, wrap_to_width(qstr(title), QFontMetrics(font), max_px),
-                                 font));
+        0, 0,
+        new QCPTextElement(&plot, wrap_to_width(qstr(title), QFontMetrics(font), max_px), font));
   }
   plot.setBackground(Qt::white);
   return rect;

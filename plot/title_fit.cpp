@@ -22,8 +22,7 @@ QStringList pieces_of(const QString& text) {
 
 }  // namespace
 
-QString wrap_to_width(const QString& text, const QFontMetrics& metrics, int max_px,
-                      int max_lines) {
+QString wrap_to_width(const QString& text, const QFontMetrics& metrics, int max_px, int max_lines) {
   if (metrics.horizontalAdvance(text) <= max_px) return text;
   QStringList lines;
   QString line;

@@ -93,13 +93,13 @@ struct MixStreamsFunction : torch::autograd::Function<MixStreamsFunction> {
 
 torch::Tensor mix_streams(const torch::Tensor& mix, const torch::Tensor& streams) {
   // The loop needs one n x n matrix per token, in the streams' dtype, on the CPU.
-  const bool fused = streams.device().is_cpu() && mix.device().is_cpu() &&
-                     mix.scalar_type() == streams.scalar_type() &&
-                     (streams.scalar_type() == torch::kFloat ||
-                      streams.scalar_type() == torch::kDouble) &&
-                     streams.dim() >= 2 && mix.dim() == streams.dim() && streams.numel() > 0 &&
-                     mix.sizes().slice(0, mix.dim() - 1) == streams.sizes().slice(0, mix.dim() - 1) &&
-                     mix.size(-1) == streams.size(-2);
+  const bool fused =
+      streams.device().is_cpu() && mix.device().is_cpu() &&
+      mix.scalar_type() == streams.scalar_type() &&
+      (streams.scalar_type() == torch::kFloat || streams.scalar_type() == torch::kDouble) &&
+      streams.dim() >= 2 && mix.dim() == streams.dim() && streams.numel() > 0 &&
+      mix.sizes().slice(0, mix.dim() - 1) == streams.sizes().slice(0, mix.dim() - 1) &&
+      mix.size(-1) == streams.size(-2);
   if (!fused) return mix.matmul(streams);
   return MixStreamsFunction::apply(mix, streams);
 }

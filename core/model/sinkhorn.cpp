@@ -74,7 +74,8 @@ void sinkhorn_one_backward(double* grad, const double* start, const double* trac
 
 template <typename T>
 void forward_all(const torch::Tensor& logits, torch::Tensor& out, int iterations) {
-  const int64_t n = logits.size(-1), nn = n * n, matrices = logits.numel() / std::max<int64_t>(nn, 1);
+  const int64_t n = logits.size(-1), nn = n * n,
+                matrices = logits.numel() / std::max<int64_t>(nn, 1);
   const T* in = logits.data_ptr<T>();
   T* res = out.data_ptr<T>();
   at::parallel_for(0, matrices, 64, [&](int64_t begin, int64_t end) {
@@ -89,7 +90,8 @@ void forward_all(const torch::Tensor& logits, torch::Tensor& out, int iterations
 template <typename T>
 void backward_all(const torch::Tensor& logits, const torch::Tensor& grad_out,
                   torch::Tensor& grad_in, int iterations) {
-  const int64_t n = logits.size(-1), nn = n * n, matrices = logits.numel() / std::max<int64_t>(nn, 1);
+  const int64_t n = logits.size(-1), nn = n * n,
+                matrices = logits.numel() / std::max<int64_t>(nn, 1);
   const T* in = logits.data_ptr<T>();
   const T* g = grad_out.data_ptr<T>();
   T* res = grad_in.data_ptr<T>();
@@ -115,8 +117,9 @@ struct SinkhornFunction : torch::autograd::Function<SinkhornFunction> {
     ctx->save_for_backward({in});
     ctx->saved_data["iterations"] = iterations;
     torch::Tensor out = torch::empty_like(in);
-    AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "sinkhorn_knopp",
-                               [&] { forward_all<scalar_t>(in, out, static_cast<int>(iterations)); });
+    AT_DISPATCH_FLOATING_TYPES(in.scalar_type(), "sinkhorn_knopp", [&] {
+      forward_all<scalar_t>(in, out, static_cast<int>(iterations));
+    });
     return out;
   }
 

@@ -17,7 +17,6 @@ torch::Tensor sinkhorn_knopp(const torch::Tensor& logits, int iterations = kSink
 
 // The same as tensor operations, differentiated by autograd through every iteration: any
 // device and dtype, and the reference the fused path is tested against.
-torch::Tensor sinkhorn_knopp_ops(const torch::Tensor& logits,
-                                 int iterations = kSinkhornIterations);
+torch::Tensor sinkhorn_knopp_ops(const torch::Tensor& logits, int iterations = kSinkhornIterations);
 
 }  // namespace fathom

@@ -89,7 +89,8 @@ TEST(HyperConnection, FusedSinkhornEqualsTheTensorOpsForwardAndBackward) {
     torch::Tensor up = logits.clone(), down = logits.clone();
     up.view(-1)[k] += h;
     down.view(-1)[k] -= h;
-    const double numeric = ((sinkhorn_knopp(up) - sinkhorn_knopp(down)) * weights).sum().item<double>() / (2 * h);
+    const double numeric =
+        ((sinkhorn_knopp(up) - sinkhorn_knopp(down)) * weights).sum().item<double>() / (2 * h);
     EXPECT_NEAR(x.grad().view(-1)[k].item<double>(), numeric, 1e-7) << k;
   }
 }

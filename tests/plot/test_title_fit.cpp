@@ -99,7 +99,8 @@ TEST_F(TitleFit, AColumnHeatmapWithARunNameTitleKeepsItsColourScaleAndLabelsApar
   // Row labels: at least a line of text apart.
   const QVector<double> ticks = plot.yAxis->tickVector();
   ASSERT_GE(ticks.size(), 2);
-  const double gap = std::abs(plot.yAxis->coordToPixel(ticks[1]) - plot.yAxis->coordToPixel(ticks[0]));
+  const double gap =
+      std::abs(plot.yAxis->coordToPixel(ticks[1]) - plot.yAxis->coordToPixel(ticks[0]));
   EXPECT_GE(gap, QFontMetrics(plot.yAxis->tickLabelFont()).height()) << ticks.size() << " labels";
 }
 
