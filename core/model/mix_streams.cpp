@@ -11,6 +11,18 @@ using torch::autograd::variable_list;
 // Tokens a thread takes at once: enough work to pay for a task at n = 4, d = 64.
 constexpr int64_t kGrain = 32;
 
+// row = sum_j weights[j * weight_stride] * lines[j], the n lines of length d.
+template <typename T>
+void weighted_sum(T* row, const T* weights, int64_t weight_stride, const T* lines, int64_t n,
+                  int64_t d) {
+  for (int64_t k = 0; k < d; ++k) row[k] = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const T w = weights[j * weight_stride];
+    const T* line = lines + j * d;
+    for (int64_t k = 0; k < d; ++k) row[k] += w * line[k];
+  }
+}
+
 template <typename T>
 void forward_tokens(const T* m, const T* s, T* out, int64_t tokens, int64_t n, int64_t d) {
   at::parallel_for(0, tokens, kGrain, [&](int64_t begin, int64_t end) {
@@ -18,15 +30,7 @@ void forward_tokens(const T* m, const T* s, T* out, int64_t tokens, int64_t n, i
       const T* mt = m + t * n * n;
       const T* st = s + t * n * d;
       T* ot = out + t * n * d;
-      for (int64_t i = 0; i < n; ++i) {
-        T* row = ot + i * d;
-        for (int64_t k = 0; k < d; ++k) row[k] = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          const T w = mt[i * n + j];
-          const T* src = st + j * d;
-          for (int64_t k = 0; k < d; ++k) row[k] += w * src[k];
-        }
-      }
+      for (int64_t i = 0; i < n; ++i) weighted_sum(ot + i * d, mt + i * n, 1, st, n, d);
     }
   });
 }
@@ -48,15 +52,7 @@ void backward_tokens(const T* m, const T* s, const T* g, T* dm, T* ds, int64_t t
           for (int64_t k = 0; k < d; ++k) dot += gt[i * d + k] * st[j * d + k];
           dmt[i * n + j] = dot;
         }
-      for (int64_t j = 0; j < n; ++j) {
-        T* row = dst + j * d;
-        for (int64_t k = 0; k < d; ++k) row[k] = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          const T w = mt[i * n + j];
-          const T* grad = gt + i * d;
-          for (int64_t k = 0; k < d; ++k) row[k] += w * grad[k];
-        }
-      }
+      for (int64_t j = 0; j < n; ++j) weighted_sum(dst + j * d, mt + j, n, gt, n, d);
     }
   });
 }

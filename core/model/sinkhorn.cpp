@@ -9,6 +9,41 @@
 namespace fathom {
 namespace {
 
+// The n lines of an n x n row-major matrix: its rows (line stride n, element stride 1) or its
+// columns (1, n).
+struct Lines {
+  int64_t n, line_stride, element_stride;
+  int64_t at(int64_t line, int64_t element) const {
+    return line * line_stride + element * element_stride;
+  }
+};
+Lines rows_of(int64_t n) { return {n, n, 1}; }
+Lines columns_of(int64_t n) { return {n, 1, n}; }
+
+// Each line divided by its sum.
+void normalize(double* m, const Lines& lines) {
+  for (int64_t l = 0; l < lines.n; ++l) {
+    double sum = 0;
+    for (int64_t e = 0; e < lines.n; ++e) sum += m[lines.at(l, e)];
+    const double inv = 1.0 / sum;  // one division a line, not n
+    for (int64_t e = 0; e < lines.n; ++e) m[lines.at(l, e)] *= inv;
+  }
+}
+
+// Back through y = x / s, s the sum of x's line: dx = (dy - sum_k dy_k y_k) / s, `grad` from
+// dy to dx in place.
+void normalize_backward(double* grad, const double* x, const double* y, const Lines& lines) {
+  for (int64_t l = 0; l < lines.n; ++l) {
+    double sum = 0, dot = 0;
+    for (int64_t e = 0; e < lines.n; ++e) {
+      sum += x[lines.at(l, e)];
+      dot += grad[lines.at(l, e)] * y[lines.at(l, e)];
+    }
+    const double inv = 1.0 / sum;
+    for (int64_t e = 0; e < lines.n; ++e) grad[lines.at(l, e)] = (grad[lines.at(l, e)] - dot) * inv;
+  }
+}
+
 // One n x n matrix, row-major, in double. `trace` (when given) receives, per iteration, the
 // matrix after its row step (B) and after its column step (A'), 2 n^2 values an iteration.
 template <typename T>
@@ -20,53 +55,24 @@ void sinkhorn_one(const T* logits, int64_t n, int iterations, double* out, doubl
   for (int64_t k = 0; k < nn; ++k) top = std::max(top, static_cast<double>(logits[k]));
   for (int64_t k = 0; k < nn; ++k) out[k] = std::exp(static_cast<double>(logits[k]) - top);
   for (int t = 0; t < iterations; ++t) {
-    for (int64_t i = 0; i < n; ++i) {
-      double sum = 0;
-      for (int64_t j = 0; j < n; ++j) sum += out[i * n + j];
-      const double inv = 1.0 / sum;  // one division a row, not n
-      for (int64_t j = 0; j < n; ++j) out[i * n + j] *= inv;
-    }
+    normalize(out, rows_of(n));
     if (trace) std::copy(out, out + nn, trace + 2 * t * nn);
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int64_t i = 0; i < n; ++i) sum += out[i * n + j];
-      const double inv = 1.0 / sum;
-      for (int64_t i = 0; i < n; ++i) out[i * n + j] *= inv;
-    }
+    normalize(out, columns_of(n));
     if (trace) std::copy(out, out + nn, trace + (2 * t + 1) * nn);
   }
 }
 
 // The gradient of one matrix's logits from the output's gradient `grad` (overwritten), going
-// back through the iterations recorded in `trace`: for y = x / s, s the sum of x's row (or
-// column), dx = (dy - sum_k dy_k y_k) / s.
+// back through the iterations recorded in `trace` from `start` = exp(logits - max).
 void sinkhorn_one_backward(double* grad, const double* start, const double* trace, int64_t n,
                            int iterations) {
   const int64_t nn = n * n;
   for (int t = iterations - 1; t >= 0; --t) {
-    const double* rows_done = trace + 2 * t * nn;                     // B_t
     const double* before = t > 0 ? trace + (2 * t - 1) * nn : start;  // A_t
-    // Column step A_(t+1) = B_t / c: c_j = sum_i B_t,ij.
-    const double* after = trace + (2 * t + 1) * nn;
-    for (int64_t j = 0; j < n; ++j) {
-      double c = 0, dot = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        c += rows_done[i * n + j];
-        dot += grad[i * n + j] * after[i * n + j];
-      }
-      const double inv = 1.0 / c;
-      for (int64_t i = 0; i < n; ++i) grad[i * n + j] = (grad[i * n + j] - dot) * inv;
-    }
-    // Row step B_t = A_t / r: r_i = sum_j A_t,ij.
-    for (int64_t i = 0; i < n; ++i) {
-      double r = 0, dot = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        r += before[i * n + j];
-        dot += grad[i * n + j] * rows_done[i * n + j];
-      }
-      const double inv = 1.0 / r;
-      for (int64_t j = 0; j < n; ++j) grad[i * n + j] = (grad[i * n + j] - dot) * inv;
-    }
+    const double* rows_done = trace + 2 * t * nn;                     // B_t = A_t / row sums
+    const double* after = trace + (2 * t + 1) * nn;                   // B_t / column sums
+    normalize_backward(grad, rows_done, after, columns_of(n));
+    normalize_backward(grad, before, rows_done, rows_of(n));
   }
   // Through exp (the subtracted maximum moves every logit alike, which changes nothing).
   for (int64_t k = 0; k < nn; ++k) grad[k] *= start[k];
