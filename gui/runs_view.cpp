@@ -208,6 +208,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   model_->setRuns({});
   model_->setBestPoints({});
   ended_jobs_.clear();
+  hidden_selection_.clear();  // ids of the old store's runs
   axes_.clear();
   run_axes_.clear();
   best_points_.clear();
@@ -417,6 +418,7 @@ bool RunsView::showSweep(const QString& sweep) {
 void RunsView::followSweep(const QString& sweep) {
   followed_sweep_ = sweep;
   table_->clearSelection();
+  hidden_selection_.clear();
   refresh();
 }
 
@@ -538,10 +540,26 @@ void RunsView::cancelSweep() {
 
 void RunsView::setBrush(RunBrush* brush) {
   brush_ = brush;
+  // Selected runs a brush hides come back selected when it lets them through again (a
+  // cleared brush lost them: the views after showed other runs). Connected before the filter,
+  // which drops the hidden rows from the selection when it sees the brush.
+  if (brush)
+    connect(brush, &RunBrush::changed, this, [this] {
+      for (const auto& run : selectedRuns())
+        if (!brush_->keeps(run.id)) hidden_selection_.insert(run.id);
+    });
   filter_->setBrush(brush);
   if (!brush) return;
   connect(brush_note_, &QLabel::linkActivated, brush, &RunBrush::clear);
   connect(brush, &RunBrush::changed, this, [this] {
+    std::vector<int64_t> back;
+    for (const int64_t id : hidden_selection_)
+      if (brush_->keeps(id)) back.push_back(id);
+    if (!back.empty()) {
+      for (const int64_t id : back) hidden_selection_.erase(id);
+      for (const auto& run : selectedRuns()) back.push_back(run.id);
+      selectRuns(back);
+    }
     brush_note_->setVisible(brush_->active());
     brush_note_->setText(
         QStringLiteral("Showing only the %1 brushed run(s): %2. <a href=\"clear\">Clear "

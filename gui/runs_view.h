@@ -131,6 +131,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QLabel* filter_note_;
   QLabel* brush_note_;  // "brushed: ..." with a Clear link, while a brush is set
   RunBrush* brush_ = nullptr;
+  std::set<int64_t> hidden_selection_;  // selected when a brush hid them
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
   QAction *open_, *cancel_, *resume_, *delete_, *cancel_sweep_, *columns_, *metrics_, *show_best_,

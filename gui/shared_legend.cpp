@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QStyle>
 
+#include "gui/legend_label_fit.h"
 #include "plot/style.h"
 
 namespace fathom::gui {
@@ -108,11 +109,14 @@ void SharedLegend::fitTexts() {
                    style()->pixelMetric(QStyle::PM_IndicatorWidth) -
                    4 * style()->pixelMetric(QStyle::PM_FocusFrameHMargin) - 12;
   const QFontMetrics metrics(font());
+  QStringList labels;
+  for (const Entry& e : entries_) labels << e.label;
+  const LegendLabelFit fit(labels);
   const bool old = filling_;
   filling_ = true;
   for (int i = 0; i < count() && i < static_cast<int>(entries_.size()); ++i) {
     const Entry& e = entries_[i];
-    QString text = metrics.elidedText(e.label, Qt::ElideRight, std::max(room, 20));
+    QString text = fit.fit(e.label, metrics, std::max(room, 20));
     if (!e.status.isEmpty()) text += "\n" + fitted_state(e.status, metrics, std::max(room, 20));
     if (item(i)->text() != text) item(i)->setText(text);
   }

@@ -220,6 +220,44 @@ class ParallelViewTest : public QObject {
     QVERIFY(!runs.brushNote()->isVisibleTo(&runs));
     QCOMPARE(view.plot()->plottable(0)->pen().color().alpha(), 255);
   }
+
+  // Runs selected before a brush and hidden by it come back selected when it lets them
+  // through (the views after a cleared brush showed fewer runs than were selected).
+  void aSelectionHiddenByABrushComesBackWhenItIsCleared() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("s.db");
+    std::vector<int64_t> ids;
+    {
+      auto store = Store::open(db.toStdString());
+      for (int i = 0; i < 5; ++i) {
+        NewRun r;
+        r.name = "r" + std::to_string(i);
+        ids.push_back(store.create_run(r));
+        store.finish_run(ids.back(), "finished");
+      }
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunBrush brush;
+    fathom::gui::RunsView runs;
+    runs.setBrush(&brush);
+    runs.setSession(session.get(), db);
+    QCOMPARE(runs.filter()->rowCount(), 5);
+    const auto selected = [&runs] {
+      std::set<int64_t> out;
+      for (const auto& r : runs.selectedRuns()) out.insert(r.id);
+      return out;
+    };
+    runs.selectRuns({ids[0], ids[1], ids[2]});
+    brush.set({ids[1], ids[3], ids[4]}, "b");
+    QCOMPARE(selected(), (std::set<int64_t>{ids[1]}));  // what the brush shows of it
+    brush.set({ids[0], ids[1]}, "c");                   // lets one back through
+    QCOMPARE(selected(), (std::set<int64_t>{ids[0], ids[1]}));
+    runs.selectRuns({ids[0]});  // chosen among the brushed runs: kept
+    brush.clear();
+    QCOMPARE(selected(), (std::set<int64_t>{ids[0], ids[2]}));
+  }
 };
 
 FATHOM_GUI_TEST(ParallelViewTest);
