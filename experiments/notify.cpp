@@ -24,10 +24,6 @@ std::optional<double> last_train_loss(const db::Store& store, int64_t run) {
   return points.back().value;
 }
 
-}  // namespace
-
-namespace {
-
 std::optional<NotifySettings> settings_from(const nlohmann::json& n) {
   if (!n.is_object()) return std::nullopt;
   NotifySettings s;

@@ -243,6 +243,15 @@ TEST(NotifyConfig, EventsAreAListOfKnownNamesAndNeedACommand) {
       [] { check_config(load_config_string("notify:\n  on: [failed]\n", "n.yaml", "")); });
   EXPECT_EQ(bad.field(), "notify.on");
   EXPECT_FALSE(experiments::notify_settings(config_to_json(RunConfig{}).dump()));
+  // From the notify section alone (the scheduler's start reads it through the store): the same.
+  const auto whole = experiments::notify_settings(config_to_json(c).dump());
+  const auto section = experiments::notify_section_settings(config_to_json(c)["notify"].dump());
+  ASSERT_TRUE(whole && section);
+  EXPECT_EQ(section->on, whole->on);
+  EXPECT_EQ(section->command, whole->command);
+  EXPECT_EQ(section->stalled_after_s, whole->stalled_after_s);
+  EXPECT_FALSE(experiments::notify_section_settings(std::nullopt));
+  EXPECT_FALSE(experiments::notify_section_settings(std::string("not json")));
 }
 
 // A sweep file's notify: section is the config's notify keys, fixed for every run; a bad event
