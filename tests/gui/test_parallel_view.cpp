@@ -44,6 +44,18 @@ std::vector<QCPItemText*> texts(const QCustomPlot& plot) {
   return out;
 }
 
+// A runs table on the store at `db` that honours a brush, as the window wires them.
+struct BrushedTable {
+  explicit BrushedTable(const QString& db) : session(fathom::gui::StoreSession::open(db, &error)) {
+    runs.setBrush(&brush);
+    if (session) runs.setSession(session.get(), db);
+  }
+  QString error;
+  std::unique_ptr<fathom::gui::StoreSession> session;
+  fathom::gui::RunBrush brush;
+  fathom::gui::RunsView runs;
+};
+
 class ParallelViewTest : public QObject {
   Q_OBJECT
  private slots:
@@ -139,13 +151,9 @@ class ParallelViewTest : public QObject {
       single.name = "single";
       store.finish_run(store.create_run(single), "finished");
     }
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::RunBrush brush;
-    fathom::gui::RunsView runs;
-    runs.setBrush(&brush);
-    runs.setSession(session.get(), db);
+    BrushedTable table(db);
+    QVERIFY2(table.session, qPrintable(table.error));
+    auto& [error, session, brush, runs] = table;
     fathom::gui::ParallelView view;
     view.setBrush(&brush);
     view.setStore(session.get(), db);
@@ -236,13 +244,9 @@ class ParallelViewTest : public QObject {
         store.finish_run(ids.back(), "finished");
       }
     }
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::RunBrush brush;
-    fathom::gui::RunsView runs;
-    runs.setBrush(&brush);
-    runs.setSession(session.get(), db);
+    BrushedTable table(db);
+    QVERIFY2(table.session, qPrintable(table.error));
+    auto& [error, session, brush, runs] = table;
     QCOMPARE(runs.filter()->rowCount(), 5);
     const auto selected = [&runs] {
       std::set<int64_t> out;
