@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -62,7 +63,8 @@ QHBoxLayout* ImportanceView::buildChoiceBar() {
 QSplitter* ImportanceView::buildResults() {
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
-  add_export_menu(plot_);  // drawn as shown (no figure JSON behind it)
+  plot_->installEventFilter(this);  // a resize lays the chart out again
+  add_export_menu(plot_);           // drawn as shown (no figure JSON behind it)
   table_ = new QTableWidget;
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
@@ -202,6 +204,23 @@ void ImportanceView::fillTable() {
     }
 }
 
+bool ImportanceView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::Resize && shown_ && !relayout_queued_) {
+    relayout_queued_ = true;
+    // After QCustomPlot's own resize handling, which sets the size the layout measures.
+    QMetaObject::invokeMethod(
+        this, [this] { relayout(); }, Qt::QueuedConnection);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void ImportanceView::relayout() {
+  relayout_queued_ = false;
+  if (!shown_) return;
+  plot::setup_importance_chart(*plot_, plot::importance_figure(*shown_), screen_style(font()));
+  plot_->replot();
+}
+
 void ImportanceView::redraw() {
   shown_.reset();
   plot::clear_plottables(*plot_);
@@ -238,8 +257,7 @@ void ImportanceView::redraw() {
     emit error(describe_store_error(e));
     return;
   }
-  plot::setup_importance_chart(*plot_, plot::importance_figure(*shown_), screen_style(font()));
-  plot_->replot();
+  relayout();
   fillTable();
   QStringList notes;
   for (const auto& n : shown_->notes) notes << QString::fromStdString(n);

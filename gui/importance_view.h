@@ -62,6 +62,10 @@ class ImportanceView : public QWidget, public WorkbenchView {
   void fillMetrics();
   void fillTable();
   void redraw();
+  // The chart of what is shown laid out again for the plot's size (its labels' wrapping and
+  // the room for the bars' values are measured against it): after each resize.
+  void relayout();
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
@@ -73,6 +77,7 @@ class ImportanceView : public QWidget, public WorkbenchView {
   QTableWidget* table_;
   QLabel* note_;
   std::optional<experiments::HparamImportance> shown_;
+  bool relayout_queued_ = false;          // resizes in one event-loop pass lay out once
   QString wanted_sweep_, wanted_metric_;  // restored, until the store offers them
 };
 

@@ -67,8 +67,9 @@ std::string bar_axis_name(const std::string& axis) {
 }
 
 // How the tick labels and the x range fit the plot's size: a label wider than 45 % of the
-// plot goes on two lines at its " x " where two lines fit a bar's row, else it is elided in the
-// middle; the x axis leaves room right of the longest bar for its printed value.
+// plot goes on two lines at its " x " where two lines fit a bar's row, and each line still
+// wider is elided in the middle; the x axis leaves room right of the longest bar for its printed
+// value.
 struct Fit {
   std::vector<QString> labels;
   double x_max = 1;
@@ -89,8 +90,10 @@ Fit fit_to_size(const QCustomPlot& plot, const ImportanceFigure& f, const QFont&
     if (ticks.horizontalAdvance(text) > widest) {
       if (two_lines_fit && text.contains(QStringLiteral(" x ")))
         text.replace(QStringLiteral(" x "), QStringLiteral(" x\n"));
-      else
-        text = ticks.elidedText(text, Qt::ElideMiddle, widest);
+      // Each line, wrapped or not, within the width (a wrapped term's axis may still be wider).
+      QStringList lines = text.split('\n');
+      for (QString& line : lines) line = ticks.elidedText(line, Qt::ElideMiddle, widest);
+      text = lines.join('\n');
     }
     for (const QString& line : text.split('\n'))
       label_width = std::max(label_width, ticks.horizontalAdvance(line));

@@ -122,6 +122,52 @@ class ImportanceViewTest : public QObject {
     QCOMPARE(view.table()->rowCount(), 0);
   }
 
+  // A label too wide for a narrow chart is cut to fit it; once the chart is wide, whole again
+  // (the wrapping was measured only when drawn).
+  void theLabelsFitTheChartAfterAResize() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("w.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const char* a : {"1", "2"})
+        for (const char* b : {"1", "2"})
+          for (int seed : {1, 2}) {
+            NewRun r;
+            r.name = std::string("w/") + a + b + std::to_string(seed);
+            r.sweep = "w";
+            const int64_t id = store.create_run(r);
+            store.set_tag(id, "axis.model.attention_gate_temperature_schedule", a);
+            store.set_tag(id, "axis.train.warmup_fraction_of_the_whole_run", b);
+            store.set_tag(id, "axis.train.seed", std::to_string(seed));
+            store.set_final_metric(id, "valid_loss", std::atoi(a) + 2 * std::atoi(b) + 0.1 * seed);
+            store.finish_run(id, "finished");
+          }
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ImportanceView view;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+    view.resize(420, 420);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.choose("w", "valid_loss"));
+    const auto labels = [&view] {
+      QStringList out;
+      auto ticker = view.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+      for (const QString& label : ticker->ticks()) out << label;
+      return out.join('|');
+    };
+    const QString interaction =
+        QStringLiteral("attention_gate_temperature_schedule x warmup_fraction_of_the_whole_run");
+    const QChar cut(0x2026);
+    QTRY_VERIFY2(labels().contains(cut), qPrintable(labels()));
+    view.resize(1800, 900);
+    QTRY_VERIFY2(!labels().contains(cut), qPrintable(labels()));
+    QVERIFY2(QString(labels()).replace('\n', ' ').contains(interaction), qPrintable(labels()));
+  }
+
   // The choices come back in the next session, and the sweep and metric are chosen once the
   // store offers them.
   void theChoicesAreKeptAcrossSessions() {
