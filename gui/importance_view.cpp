@@ -5,7 +5,6 @@
 
 #include <qcustomplot.h>
 #include <QComboBox>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,6 +18,7 @@
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
+#include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
@@ -63,8 +63,8 @@ QHBoxLayout* ImportanceView::buildChoiceBar() {
 QSplitter* ImportanceView::buildResults() {
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
-  plot_->installEventFilter(this);  // a resize lays the chart out again
-  add_export_menu(plot_);           // drawn as shown (no figure JSON behind it)
+  new RelayoutOnResize(plot_, [this] { relayout(); });
+  add_export_menu(plot_);  // drawn as shown (no figure JSON behind it)
   table_ = new QTableWidget;
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
@@ -204,18 +204,7 @@ void ImportanceView::fillTable() {
     }
 }
 
-bool ImportanceView::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == plot_ && event->type() == QEvent::Resize && shown_ && !relayout_queued_) {
-    relayout_queued_ = true;
-    // After QCustomPlot's own resize handling, which sets the size the layout measures.
-    QMetaObject::invokeMethod(
-        this, [this] { relayout(); }, Qt::QueuedConnection);
-  }
-  return QWidget::eventFilter(watched, event);
-}
-
 void ImportanceView::relayout() {
-  relayout_queued_ = false;
   if (!shown_) return;
   plot::setup_importance_chart(*plot_, plot::importance_figure(*shown_), screen_style(font()));
   plot_->replot();

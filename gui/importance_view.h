@@ -62,10 +62,9 @@ class ImportanceView : public QWidget, public WorkbenchView {
   void fillMetrics();
   void fillTable();
   void redraw();
-  // The chart of what is shown laid out again for the plot's size (its labels' wrapping and
-  // the room for the bars' values are measured against it): after each resize.
+  // The chart of what is shown laid out for the plot's size (its labels' wrapping and the
+  // room for the bars' values are measured against it): when drawn and after each resize.
   void relayout();
-  bool eventFilter(QObject* watched, QEvent* event) override;
 
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;

@@ -17,6 +17,7 @@
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
@@ -119,6 +120,12 @@ QSplitter* LrSensitivityView::buildResults() {
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
   add_export_menu(plot_);
+  // The legend's columns and font are chosen for the plot's size (plot/render_common.cpp).
+  new RelayoutOnResize(plot_, [this] {
+    if (!figure_) return;
+    plot::setup_plot(*plot_, *figure_, screen_style(font()));
+    plot_->replot();
+  });
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
     if (transfer_) return plot::lr_transfer_figure(*transfer_);
     if (!shown_) return std::nullopt;
@@ -228,6 +235,7 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
 void LrSensitivityView::redraw() {
   shown_.reset();
   transfer_.reset();
+  figure_.reset();
   plot::clear_plottables(*plot_);
   table_->clear();
   table_->setRowCount(0);
@@ -263,6 +271,7 @@ void LrSensitivityView::redraw() {
   }
   plot::setup_plot(*plot_, figure, screen_style(font()));
   plot_->replot();
+  figure_ = std::move(figure);
   table_->setColumnCount(static_cast<int>(t.header.size()));
   table_->setRowCount(static_cast<int>(t.rows.size()));
   QStringList header;

@@ -78,6 +78,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QLabel* note_;
   std::optional<experiments::LrSensitivity> shown_;
   std::optional<experiments::LrTransfer> transfer_;
+  std::optional<plot::Figure> figure_;  // as drawn: laid out again when the plot is resized
 };
 
 }  // namespace fathom::gui

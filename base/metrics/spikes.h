@@ -4,6 +4,7 @@
 // rolling reference uses finite points only; a non-finite point after finite ones (the loss
 // became NaN or infinite) is a spike of its own. Defaults: k = 4, N = 20 (a loss logged every
 // 10 updates: the last 200 updates).
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <utility>
