@@ -2,7 +2,9 @@
 // draws `fathom export plot lr-sensitivity`'s figure (a log rate axis, a curve per method,
 // diverged rates crossed) and shows the table of experiments/lr_sensitivity.h.
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QComboBox>
+#include <QPointer>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -141,6 +143,23 @@ class LrSensitivityViewTest : public QObject {
         named = named || name == QStringLiteral("norm=pre");
       }
     QVERIFY(named);
+  }
+
+  // A resize lays the chart out again for the new size (its legend's place, columns and font
+  // are measured against it): the plot's layout is made anew, the curves kept.
+  void aResizeLaysTheChartOutAgain() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    view.resize(500, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.choose(QStringLiteral("lr"), QStringLiteral("valid_loss")));
+    QApplication::processEvents();
+    const QPointer<QCPAxisRect> before = view.plot()->axisRect();
+    const int graphs = view.plot()->graphCount();
+    view.resize(1400, 800);
+    QTRY_VERIFY(before.isNull());  // the old layout's axis rect gone with it
+    QCOMPARE(view.plot()->graphCount(), graphs);
+    QVERIFY(view.plot()->axisRect()->rect().width() > 500);
   }
 
   // The Where box shows part of the sweep (the runs filter's language) and the note says
