@@ -6,7 +6,6 @@
 #include <qcustomplot.h>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QTableWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -14,6 +13,7 @@
 
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
@@ -77,26 +77,6 @@ void AnalysisPanel::placePlots() {
   // The figures take the height the tables leave, and share the width evenly.
   for (int r = 0; r < grid_->rowCount(); ++r) grid_->setRowStretch(r, r < plot_rows ? 1 : 0);
   for (int c = 0; c < grid_->columnCount(); ++c) grid_->setColumnStretch(c, c < columns_ ? 1 : 0);
-}
-
-bool AnalysisPanel::eventFilter(QObject* watched, QEvent* event) {
-  if (event->type() == QEvent::Resize) {
-    const int index = static_cast<int>(plots_.indexOf(static_cast<QCustomPlot*>(watched)));
-    if (index >= 0 && index < static_cast<int>(figures_.size()) &&
-        std::holds_alternative<plot::Heatmap>(figures_[index])) {
-      QPointer<QCustomPlot> plot = plots_[index];
-      const plot::Figure figure = figures_[index];
-      QMetaObject::invokeMethod(  // after QCustomPlot's own resize handling
-          this,
-          [this, plot, figure] {
-            if (!plot) return;
-            plot::setup_plot(*plot, figure, screen_style(font()));
-            plot->replot();
-          },
-          Qt::QueuedConnection);
-    }
-  }
-  return QWidget::eventFilter(watched, event);
 }
 
 void AnalysisPanel::resizeEvent(QResizeEvent* event) {
@@ -211,7 +191,12 @@ void AnalysisPanel::showRecord(const db::AnalysisRecord& record) {
     set_figure_source(plot, [figure]() -> std::optional<plot::Figure> { return figure; });
     add_export_menu(plot);
     plot->setMouseTracking(true);
-    plot->installEventFilter(this);
+    // A heatmap labels its rows and columns for the plot's size: laid out again on a resize.
+    if (std::holds_alternative<plot::Heatmap>(figure))
+      new RelayoutOnResize(plot, [this, plot, figure] {
+        plot::setup_plot(*plot, figure, screen_style(font()));
+        plot->replot();
+      });
     const int index = static_cast<int>(i);
     connect(plot, &QCustomPlot::mouseMove, this,
             [this, index](QMouseEvent* event) { hover(index, event->pos()); });

@@ -40,8 +40,6 @@ class AnalysisPanel : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
-  // A heatmap is set up again at its new size: how many cell labels fit depends on it.
-  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void addTable(const QStringList& header, const QList<QStringList>& rows);

@@ -2,7 +2,8 @@
 // A chart laid out again after each resize of its plot: figures measure their labels and
 // legend against the plot's size when they are set up (plot/render.h), so a chart set up
 // before its window was laid out, or resized since, kept the first size's layout (the
-// Importance tab's wrapped labels, the LR sensitivity tab's legend columns).
+// Importance tab's wrapped labels, the LR sensitivity tab's legend columns, the Analyses tab's
+// heatmap labels).
 #include <QObject>
 
 #include <functional>

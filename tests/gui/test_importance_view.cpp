@@ -62,6 +62,18 @@ std::vector<int64_t> make_grid(Store& store) {
   return running;
 }
 
+// An Importance tab on the store at `db`, its runs shown.
+struct ViewOnStore {
+  explicit ViewOnStore(const QString& db) : session(fathom::gui::StoreSession::open(db, &error)) {
+    if (!session) return;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+  }
+  QString error;
+  std::unique_ptr<fathom::gui::StoreSession> session;
+  fathom::gui::ImportanceView view;
+};
+
 class ImportanceViewTest : public QObject {
   Q_OBJECT
  private slots:
@@ -70,12 +82,9 @@ class ImportanceViewTest : public QObject {
     const QString db = dir.filePath("i.db");
     auto store = Store::open(db.toStdString());
     const auto running = make_grid(store);
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::ImportanceView view;
-    view.setStore(session.get(), db);
-    view.showRuns(session->store.list_runs(), {});
+    ViewOnStore on(db);
+    QVERIFY2(on.session, qPrintable(on.error));
+    auto& [error, session, view] = on;
 
     // One setting has no finished run yet: named, nothing drawn.
     QVERIFY(!view.choose("g", "valid_loss"));
@@ -143,12 +152,9 @@ class ImportanceViewTest : public QObject {
             store.finish_run(id, "finished");
           }
     }
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::ImportanceView view;
-    view.setStore(session.get(), db);
-    view.showRuns(session->store.list_runs(), {});
+    ViewOnStore on(db);
+    QVERIFY2(on.session, qPrintable(on.error));
+    auto& [error, session, view] = on;
     view.resize(420, 420);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
