@@ -59,7 +59,7 @@ void samples_section(std::ostream& out, const db::Store& store,
     table.rows.push_back({one_line(s.source), one_line(s.reference), one_line(s.hypothesis)});
     if (language_model && top_k) table.rows.back().push_back(one_line(s.sampled));
   }
-  out << text_table_to_markdown(table);
+  out << text_table_to_markdown(table) << "\n";  // a blank line ends the table
 }
 
 }  // namespace fathom::experiments

@@ -1,5 +1,6 @@
 #include "plot/store_curves.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -129,6 +130,21 @@ void add_group_curves(CurveFigure& figure, const CurveQuery& query,
   }
 }
 
+// Whether a sweep's run name ("sweep/norm=post,seed=1") already states key=value, by the key's
+// last part (as sweeps name runs) or whole: the legend then need not say it twice.
+bool name_states(const std::string& name, const std::string& key, const std::string& value) {
+  const std::string leaf = key.substr(key.rfind('.') + 1);
+  size_t begin = name.rfind('/');
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  while (begin <= name.size()) {
+    const size_t end = std::min(name.find(',', begin), name.size());
+    const std::string part = name.substr(begin, end - begin);
+    if (part == leaf + "=" + value || part == key + "=" + value) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
 // One curve per run and metric.
 void add_run_curves(CurveFigure& figure, const CurveQuery& query,
                     const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
@@ -145,7 +161,8 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       curve.label = std::to_string(run.id) + " " + run.name;
       const std::string key =
           query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
-      if (!query.colour_by.empty()) curve.label += " (" + query.colour_by + "=" + key + ")";
+      if (!query.colour_by.empty() && !name_states(run.name, query.colour_by, key))
+        curve.label += " (" + query.colour_by + "=" + key + ")";
       if (label_metric) curve.label += " " + metric;
       curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
       for (size_t i = 0; i < p.size(); ++i) {

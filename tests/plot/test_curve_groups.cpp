@@ -326,5 +326,37 @@ TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {
   }
 }
 
+// One curve per run, coloured by a setting: the legend says the setting only where the run's
+// name does not already (a sweep names its runs by their axes' last key parts), and a name part
+// that merely begins with the value does not count.
+TEST(CurveGroups, ARunsLegendLabelSaysTheColourSettingOnlyWhereItsNameDoesNot) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  auto add = [&](const std::string& name, const std::string& norm) {
+    db::NewRun run;
+    run.name = name;
+    run.config_json = R"({"model":{"norm":")" + norm + R"("}})";
+    const int64_t id = store.create_run(run);
+    store.write_metrics(id, {{10, "train_loss", 1.0, 0.0}});
+    return std::to_string(id);
+  };
+  const std::string swept = add("s/norm=post,seed=1", "post");
+  const std::string whole_key = add("t/model.norm=pre", "pre");
+  const std::string prefix = add("u/norm=postln", "post");
+  const std::string custom = add("my run", "pre");
+  CurveQuery query;
+  query.runs = {1, 2, 3, 4};
+  query.metrics = {"train_loss"};
+  query.colour_by = "model.norm";
+  const CurveFigure figure = curves_from_store(store, query);
+  ASSERT_EQ(figure.curves.size(), 4u);
+  EXPECT_EQ(figure.curves[0].label, swept + " s/norm=post,seed=1");
+  EXPECT_EQ(figure.curves[1].label, whole_key + " t/model.norm=pre");
+  EXPECT_EQ(figure.curves[2].label, prefix + " u/norm=postln (model.norm=post)");
+  EXPECT_EQ(figure.curves[3].label, custom + " my run (model.norm=pre)");
+  EXPECT_EQ(figure.curves[0].colour_key, "post");  // the colour still follows the setting
+  EXPECT_EQ(figure.curves[3].colour_key, "pre");
+}
+
 }  // namespace test_curve_groups
 }  // namespace fathom::plot
