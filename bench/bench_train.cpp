@@ -3,7 +3,9 @@
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
 //   (norm may name a connection too: pre:hyper, pre:mhc)
-//               [precision=fp32|bf16] [checkpoint=0|1]      (positional, in this order)
+//               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
+//               (positional, in this order; attention is model.fused_attention: off is the
+//               explicit softmax path, auto LibTorch's fused call or, on 1.x, Fathom's CPU loop)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which
@@ -37,7 +39,8 @@ int main(int argc, char** argv) {
   const bool keep = !(argc > 6 && std::string(argv[6]) == "glibc");
   if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
   const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";
-  FathomStep fathom(size, norm, device, precision, checkpoint);
+  const std::string attention = argc > 9 ? argv[9] : "auto";
+  FathomStep fathom(size, norm, device, precision, checkpoint, attention);
   fathom.run(3);  // warm-up
   StepTimes t;
   if (const char* trace = std::getenv("FATHOM_BENCH_PROFILE")) {
@@ -49,11 +52,12 @@ int main(int argc, char** argv) {
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
   std::printf(
-      "size %s device %s norm %s precision %s checkpoint %d threads %d params %ld "
+      "size %s device %s norm %s precision %s checkpoint %d attention %s threads %d params %ld "
       "rows %ld src %ld tgt %ld\n",
       size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(), int(checkpoint),
-      torch::get_num_threads(), long(fathom.model()->parameter_counts()["total"]), long(size.rows),
-      long(size.src_len), long(size.tgt_len));
+      attention.c_str(), torch::get_num_threads(),
+      long(fathom.model()->parameter_counts()["total"]), long(size.rows), long(size.src_len),
+      long(size.tgt_len));
   std::printf(
       "tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
       "  %.0f page faults/step (malloc %s)\n",

@@ -78,8 +78,10 @@ std::vector<FieldSpec> build_fields() {
         {"method", "normal"});
   model("fused_attention", F::String, &M::fused_attention,
         "auto: LibTorch >= 2.0's fused scaled_dot_product_attention, but the explicit softmax "
-        "under bf16 on the CPU (faster there); on: the fused one always; off: the explicit "
-        "softmax (always the explicit one on LibTorch 1.x)",
+        "under bf16 on the CPU (faster there); on LibTorch 1.x Fathom's own CPU loop in float32 "
+        "and float64 (core/model/cpu_attention.h), the explicit softmax elsewhere; on: the fused "
+        "one (1.x: the loop) wherever it applies; off: the explicit softmax, a tensor operation "
+        "at a time (what an observer of the probabilities always gets)",
         {"auto", "on", "off"});
   model("qk_norm", F::Bool, &M::qk_norm,
         "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "

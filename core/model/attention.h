@@ -4,7 +4,9 @@
 // over the encoder output has a [d, d] query and a packed [2d, d] key/value projection.
 // With `fused` and LibTorch >= 2.0 the score/softmax/weighted-sum part is one call to
 // at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA); the same
-// function, it just never materializes the probabilities. LibTorch 1.x: the explicit path.
+// function, it just never materializes the probabilities. LibTorch 1.x on the CPU in float32
+// or float64: Fathom's own loop (core/model/cpu_attention.h), one autograd node; elsewhere on
+// 1.x the explicit path.
 #include <torch/torch.h>
 
 #include <memory>
@@ -20,8 +22,9 @@ struct ModelConfig;
 
 // model.fused_attention. Auto: the fused call except under bf16 on the CPU, where LibTorch
 // 2.6's kernel was slower than the explicit path (tiny model: a step 95 ms against 53 ms, small
-// 967 against 689; in float32 it was faster, 54 against 90 ms; docs/performance.md). On: the
-// fused call wherever LibTorch has it. Off: the explicit path.
+// 967 against 689; in float32 it was faster, 54 against 90 ms; docs/performance.md); on 1.x
+// the CPU loop where it applies. On: the fused call (1.x: the loop) wherever it applies. Off:
+// the explicit path.
 enum class FusedAttention { Off, Auto, On };
 
 class MultiheadAttentionImpl : public torch::nn::Module {

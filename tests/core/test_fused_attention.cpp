@@ -1,11 +1,12 @@
 // model.fused_attention (core/model/attention.cpp): `on` (LibTorch >= 2.0:
-// at::scaled_dot_product_attention) and `off` (the explicit softmax path) must compute the same
+// at::scaled_dot_product_attention; LibTorch 1.x on the CPU in float: Fathom's own loop,
+// core/model/cpu_attention.h) and `off` (the explicit softmax path) must compute the same
 // function (`auto` is one of the two: AutoIsFusedButNotUnderBf16OnTheCpu): outputs and gradients
 // within float rounding, with a key-padding mask, the causal mask and both together, for one
 // attention module and for a whole model in training (dropout off) and in decoding, in float32 and
-// under bf16 autocast. On LibTorch 1.x both settings take the explicit path (the comparisons hold
-// trivially there); on 2.x `FusedPathIsTakenWhereLibTorchHasIt` checks that `on` really calls the
-// fused kernel.
+// under bf16 autocast. Under bf16 on LibTorch 1.x both settings take the explicit path (those
+// comparisons hold trivially there); `FusedPathIsTakenWhereLibTorchHasIt` checks that `on` really
+// calls the fused kernel or the loop.
 #include <gtest/gtest.h>
 #include <torch/version.h>
 
@@ -169,6 +170,13 @@ TEST(FusedAttention, EncoderAttentionMatchesTheExplicitPathBf16) {
   for (Masks m : kAllMasks) expect_same_attention(false, m, bf16_autocast(), kBf16Tolerance);
 }
 
+// Fathom's CPU attention loop's autograd node (core/model/cpu_attention.cpp).
+bool uses_cpu_loop(const AttentionResult& r) {
+  for (const auto& n : r.graph)
+    if (n.find("CpuAttentionFunction") != std::string::npos) return true;
+  return false;
+}
+
 // The comparisons above would pass trivially if `on` fell back to the explicit path; a mask
 // that the fused call ignored or inverted would show there as a difference of order 1.
 TEST(FusedAttention, FusedPathIsTakenWhereLibTorchHasIt) {
@@ -185,6 +193,9 @@ TEST(FusedAttention, FusedPathIsTakenWhereLibTorchHasIt) {
     for (const auto& n : fused.graph) sdpa_node |= n.find("ScaledDotProduct") != std::string::npos;
     EXPECT_TRUE(sdpa_node) << names;
     EXPECT_FALSE(fused.graph.count("SoftmaxBackward0")) << names;
+  } else if (test_device().is_cpu()) {
+    EXPECT_TRUE(uses_cpu_loop(fused)) << names;
+    EXPECT_FALSE(fused.graph.count("SoftmaxBackward0")) << names;
   } else {
     EXPECT_EQ(fused.graph, off.graph) << names;
   }
@@ -192,7 +203,7 @@ TEST(FusedAttention, FusedPathIsTakenWhereLibTorchHasIt) {
 
 // `auto` takes the fused call in float32, and the explicit path under bf16 autocast on the CPU
 // (LibTorch 2.6's fused CPU kernel was slower there; core/model/attention.h); on LibTorch 1.x
-// every setting is explicit.
+// the CPU loop in float32, the explicit path under bf16.
 TEST(FusedAttention, AutoIsFusedButNotUnderBf16OnTheCpu) {
   auto fused_call = [](const AttentionResult& r) {
     bool found = false;
@@ -206,6 +217,35 @@ TEST(FusedAttention, AutoIsFusedButNotUnderBf16OnTheCpu) {
   EXPECT_EQ(fused_call(fp32), kLibTorchHasFusedAttention);
   EXPECT_EQ(fused_call(bf16), kLibTorchHasFusedAttention && !test_device().is_cpu());
   EXPECT_EQ(bf16.graph.count("SoftmaxBackward0") > 0, !fused_call(bf16));
+  const bool loop_expected = !kLibTorchHasFusedAttention && test_device().is_cpu();
+  EXPECT_EQ(uses_cpu_loop(fp32), loop_expected);
+  EXPECT_FALSE(uses_cpu_loop(bf16));
+}
+
+// With attention dropout the CPU loop draws the keep mask torch::dropout would draw, so from one
+// seed a training step of `on` equals one of `off` (LibTorch 2.x's fused call draws its own).
+TEST(FusedAttention, TheCpuLoopDropsWhatTheExplicitPathDrops) {
+  if (kLibTorchHasFusedAttention || !test_device().is_cpu())
+    GTEST_SKIP() << "SKIPPED: the CPU loop runs on LibTorch 1.x on the CPU only";
+  auto output = [](FusedAttention fused) {
+    ParameterCatalog catalog;
+    torch::manual_seed(11);
+    MultiheadAttention attention(kD, kHeads, /*attention_dropout=*/0.3, true, SublayerId{}, "attn",
+                                 catalog, fused);
+    attention->train();
+    torch::manual_seed(12);
+    const torch::Tensor query = torch::randn({kB, kT, kD});
+    return attention(query, query, end_padding(kT), true);
+  };
+  const torch::Tensor off = output(FusedAttention::Off);
+  EXPECT_LE(relative_difference(output(FusedAttention::On), off), kFp32Tolerance);
+  ParameterCatalog catalog;  // and the dropout really dropped something
+  torch::manual_seed(11);
+  MultiheadAttention without(kD, kHeads, 0.0, true, SublayerId{}, "attn", catalog,
+                             FusedAttention::Off);
+  torch::manual_seed(12);
+  const torch::Tensor query = torch::randn({kB, kT, kD});
+  EXPECT_GT(relative_difference(without(query, query, end_padding(kT), true), off), 1e-3);
 }
 
 // The masks must matter: with the padding mask, the output must not depend on padded keys
