@@ -41,8 +41,8 @@ std::vector<Case> cases() {
     out.push_back({s.name + " decoder self (causal)", s.rows, s.tgt_len, s.tgt_len, s.d_model,
                    s.heads, true, true});
     if (!s.decoder_only)
-      out.push_back({s.name + " cross", s.rows, s.tgt_len, s.src_len, s.d_model, s.heads, false,
-                     false});
+      out.push_back(
+          {s.name + " cross", s.rows, s.tgt_len, s.src_len, s.d_model, s.heads, false, false});
   }
   return out;
 }
@@ -89,8 +89,8 @@ int main(int argc, char** argv) {
   torch::set_num_threads(argc > 2 ? std::atoi(argv[2]) : 1);
   std::printf("threads %d, rounds %d, median ms of one forward + backward\n",
               torch::get_num_threads(), rounds);
-  std::printf("%-30s %5s %3s %3s %6s | %-22s | %-22s\n", "", "", "", "", "",
-              "core: explicit  loop", "sub-layer: off    on");
+  std::printf("%-30s %5s %3s %3s %6s | %-22s | %-22s\n", "", "", "", "", "", "core: explicit  loop",
+              "sub-layer: off    on");
   std::printf("%-30s %5s %3s %3s %6s | %8s %7s %5s | %8s %7s %5s\n", "shape", "rows", "T", "S",
               "d_head", "ms", "ms", "x", "ms", "ms", "x");
   for (const Case& c : cases()) {
@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
     for (FusedAttention fused : {FusedAttention::Off, FusedAttention::On}) {
       ParameterCatalog catalog;
       torch::manual_seed(1);
-      modules.emplace_back(c.d_model, c.heads, 0.0, c.self_attention, SublayerId{}, "attn",
-                           catalog, fused);
+      modules.emplace_back(c.d_model, c.heads, 0.0, c.self_attention, SublayerId{}, "attn", catalog,
+                           fused);
       modules.back()->train();
     }
     torch::manual_seed(2);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/data/vocab.h"
+#include "core/model/decoding_cache.h"
 #include "core/model/transformer.h"
 
 namespace fathom {
@@ -27,9 +28,11 @@ std::vector<std::vector<int64_t>> continuations(TransformerImpl& model,
     std::vector<int64_t> sequence{kBosId};
     sequence.insert(sequence.end(), prompt.begin(), prompt.end());
     std::vector<int64_t> added;
+    DecodingCache cache;  // the prompt at the first step, then one token a step
     for (int step = 0; step < max_new; ++step) {
-      const torch::Tensor input = torch::tensor(sequence, torch::kInt64).view({1, -1}).to(device);
-      const torch::Tensor logits = model.decode(input, torch::Tensor(), torch::Tensor());
+      const std::vector<int64_t> unread(sequence.begin() + cache.length(), sequence.end());
+      const torch::Tensor input = torch::tensor(unread, torch::kInt64).view({1, -1}).to(device);
+      const torch::Tensor logits = model.decode(input, torch::Tensor(), torch::Tensor(), &cache);
       const int64_t next = choose(logits[0][-1].to(torch::kCPU, torch::kFloat32));
       if (next == kEosId) break;
       added.push_back(next);

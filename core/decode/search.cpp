@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/data/vocab.h"
+#include "core/model/decoding_cache.h"
 #include "core/model/transformer.h"
 
 namespace fathom {
@@ -16,10 +17,15 @@ int64_t max_output_length(const torch::Tensor& source, const SearchOptions& opti
       1, static_cast<int64_t>(options.max_len_a * source_length) + options.max_len_b);
 }
 
-// Log-probabilities of the next token after each prefix: [rows, V].
+// Log-probabilities of the next token after each prefix: [rows, V]. With a cache the decoder
+// reads only what it has not cached yet: the whole prefix at the first step, then its last
+// token.
 torch::Tensor next_log_probs(TransformerImpl& model, const torch::Tensor& prefix,
-                             const torch::Tensor& memory, const torch::Tensor& padding) {
-  torch::Tensor logits = model.decode(prefix, memory, padding).select(1, prefix.size(1) - 1);
+                             const torch::Tensor& memory, const torch::Tensor& padding,
+                             DecodingCache* cache) {
+  const torch::Tensor input =
+      cache && cache->length() > 0 ? prefix.slice(1, cache->length(), prefix.size(1)) : prefix;
+  torch::Tensor logits = model.decode(input, memory, padding, cache).select(1, input.size(1) - 1);
   torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat32), -1);
   // Never emit pad or bos.
   log_probs.index_fill_(1, torch::tensor({kPadId, kBosId}, torch::kInt64).to(log_probs.device()),
@@ -86,8 +92,10 @@ std::vector<std::vector<int64_t>> greedy_search(TransformerImpl& model, const to
   torch::Tensor prefix = torch::full({B, 1}, kBosId, source.options());
   std::vector<std::vector<int64_t>> out(B);
   std::vector<bool> done(B, false);
+  DecodingCache cache;
+  DecodingCache* cached = options.incremental ? &cache : nullptr;
   for (int64_t step = 0; step < max_len; ++step) {
-    torch::Tensor next = next_log_probs(model, prefix, memory, padding).argmax(-1);
+    torch::Tensor next = next_log_probs(model, prefix, memory, padding, cached).argmax(-1);
     if (step == max_len - 1) next.fill_(kEosId);
     prefix = torch::cat({prefix, next.unsqueeze(1)}, 1);
     auto tokens = next.cpu();
@@ -126,9 +134,12 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
 
   std::vector<std::vector<FinishedHypothesis>> finished(B);
   std::vector<bool> done(B, false);
+  DecodingCache cache;
+  DecodingCache* cached = options.incremental ? &cache : nullptr;
 
   for (int64_t step = 0; step < max_len; ++step) {
-    torch::Tensor log_probs = next_log_probs(model, prefix, memory, padding).cpu();  // [B*K, V]
+    torch::Tensor log_probs =
+        next_log_probs(model, prefix, memory, padding, cached).cpu();  // [B*K, V]
     const int64_t V = log_probs.size(1);
     const bool last_step = step == max_len - 1;
     if (last_step) {
@@ -155,6 +166,7 @@ std::vector<std::vector<int64_t>> beam_search(TransformerImpl& model, const torc
     torch::Tensor parents = torch::tensor(next.parent_rows, torch::kInt64).to(prefix.device());
     torch::Tensor tokens = torch::tensor(next.tokens, torch::kInt64).to(prefix.device());
     prefix = torch::cat({prefix.index_select(0, parents), tokens.unsqueeze(1)}, 1);
+    if (cached) cache.reorder(parents);  // each row's past becomes its parent's
     scores = next.scores;
   }
 

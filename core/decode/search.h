@@ -1,7 +1,8 @@
 #pragma once
 // Greedy and beam search over a trained model. The encoder runs once per batch; the decoder
-// re-reads the whole prefix at each step (no incremental cache yet), which is simple and,
-// for sentence-length outputs on a CPU, not the bottleneck.
+// runs on each step's new token alone, attention reading the past positions' keys and values
+// from a DecodingCache (core/model/decoding_cache.h), unless `incremental` is off: then it
+// re-reads the whole prefix at every step (the same outputs, quadratic in their length).
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -16,6 +17,7 @@ struct SearchOptions {
   double length_penalty = 1.0;  // final score = sum log p / length^penalty (fairseq)
   double max_len_a = 1.2;       // at most a * source length + b tokens (eos included)
   int max_len_b = 10;
+  bool incremental = true;  // keys and values cached (false: the whole prefix every step)
 };
 
 // source [B, S] (pad-padded, eos-terminated) -> for each row the best output ids without

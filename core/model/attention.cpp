@@ -6,6 +6,7 @@
 
 #include "base/config/config.h"
 #include "core/model/cpu_attention.h"
+#include "core/model/decoding_cache.h"
 
 namespace fathom {
 
@@ -55,29 +56,48 @@ torch::Tensor MultiheadAttentionImpl::project_out(const torch::Tensor& query,
   return out_(gate_ ? gate_(query, context) : context);
 }
 
+DecodingCache::KeysValues MultiheadAttentionImpl::memory_heads_of(
+    const std::function<DecodingCache::KeysValues()>& compute) {
+  DecodingCache* cache = hooks_ ? hooks_->decoding : nullptr;
+  return cache ? cache->memory(this, compute) : compute();
+}
+
+bool MultiheadAttentionImpl::with_cached_past(torch::Tensor& k, torch::Tensor& v) {
+  DecodingCache* cache = hooks_ ? hooks_->decoding : nullptr;
+  if (!cache) return true;
+  const int64_t past = cache->length(), added = k.size(2);
+  if (past > 0 && added != 1)
+    throw std::logic_error("incremental decoding: one token a step after the first call, got " +
+                           std::to_string(added));
+  std::tie(k, v) = cache->append(this, k, v);
+  // Positions 0..added-1 from the start keep the causal mask; one new token sees every key.
+  return past == 0;
+}
+
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
                                               const torch::Tensor& memory,
                                               const torch::Tensor& key_padding_mask, bool causal) {
   const int64_t B = query.size(0), T = query.size(1);
   const int64_t head_dim = d_model_ / heads_;
+  // [B, L, d] -> [B, H, L, d/H]
+  auto heads = [&](const torch::Tensor& t) {
+    return t.view({B, t.size(1), heads_, head_dim}).transpose(1, 2);
+  };
   torch::Tensor q, k, v;
   if (self_attention_) {
     auto parts = qkv_(query).chunk(3, -1);
-    q = parts[0], k = parts[1], v = parts[2];
+    q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
   } else {
-    q = q_(query);
-    auto parts = kv_(memory).chunk(2, -1);
-    k = parts[0], v = parts[1];
+    q = heads(q_(query));
+    auto memory_heads = [&] {
+      auto parts = kv_(memory).chunk(2, -1);
+      return DecodingCache::KeysValues{heads(parts[0]), heads(parts[1])};
+    };
+    std::tie(k, v) = memory_heads_of(memory_heads);
   }
-  const int64_t S = k.size(1);
-  // [B, L, d] -> [B, H, L, d/H]
-  auto heads = [&](const torch::Tensor& t, int64_t L) {
-    return t.view({B, L, heads_, head_dim}).transpose(1, 2);
-  };
-  q = heads(q, T);
-  k = heads(k, S);
-  v = heads(v, S);
-  if (qk_norm_) std::tie(q, k) = qk_norm_(q, k);
+  if (self_attention_ && causal) causal = with_cached_past(k, v);
+  const int64_t S = k.size(2);
+  if (qk_norm_) std::tie(q, k) = qk_norm_(q, k);  // token by token: the cache keeps k before it
   SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
 #if TORCH_VERSION_MAJOR >= 2
   const bool cpu_bf16 = q.is_cpu() && q.scalar_type() == torch::kBFloat16;  // autocast's output

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/model/attention_gate.h"
+#include "core/model/decoding_cache.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
 #include "core/model/qk_norm.h"
@@ -43,6 +44,13 @@ class MultiheadAttentionImpl : public torch::nn::Module {
  private:
   // The output projection of the heads' outputs [B, T, d], gated first where a gate exists.
   torch::Tensor project_out(const torch::Tensor& query, const torch::Tensor& context);
+  // Incremental decoding (hooks' DecodingCache): the memory's keys and values once per search,
+  // and a causal self-attention's new keys and values appended to the past's (k and v become
+  // all of them); returns whether the causal mask is still needed. Without a cache: compute()
+  // and true.
+  DecodingCache::KeysValues memory_heads_of(
+      const std::function<DecodingCache::KeysValues()>& compute);
+  bool with_cached_past(torch::Tensor& k, torch::Tensor& v);
 
   int d_model_, heads_;
   double attention_dropout_;

@@ -21,14 +21,15 @@ TransformerEmbeddingImpl::TransformerEmbeddingImpl(torch::Tensor weight, double 
   positions_ = register_buffer("positions", sinusoidal_positions(256, weight_.size(1)));
 }
 
-torch::Tensor TransformerEmbeddingImpl::forward(const torch::Tensor& tokens) {
-  const int64_t T = tokens.size(1);
-  if (T > positions_.size(0)) {
+torch::Tensor TransformerEmbeddingImpl::forward(const torch::Tensor& tokens,
+                                                int64_t first_position) {
+  const int64_t end = first_position + tokens.size(1);
+  if (end > positions_.size(0)) {
     // Longer than any input seen so far: extend the table (deterministic, not learned).
-    positions_.set_data(sinusoidal_positions(2 * T, weight_.size(1)).to(positions_.device()));
+    positions_.set_data(sinusoidal_positions(2 * end, weight_.size(1)).to(positions_.device()));
   }
   torch::Tensor x = torch::embedding(weight_, tokens, /*padding_idx=*/0) * scale_ +
-                    positions_.slice(0, 0, T).unsqueeze(0);
+                    positions_.slice(0, first_position, end).unsqueeze(0);
   return torch::dropout(x, dropout_, is_training());
 }
 

@@ -13,7 +13,9 @@ class TransformerEmbeddingImpl : public torch::nn::Module {
   // `weight` is a [V, d] parameter owned by the model (it may be shared between the source,
   // the target and the output projection).
   TransformerEmbeddingImpl(torch::Tensor weight, double dropout);
-  torch::Tensor forward(const torch::Tensor& tokens);  // [B, T] int64 -> [B, T, d]
+  // [B, T] int64 -> [B, T, d]; the tokens stand at positions first_position.. (incremental
+  // decoding feeds one token at a time).
+  torch::Tensor forward(const torch::Tensor& tokens, int64_t first_position = 0);
 
  private:
   torch::Tensor weight_;

@@ -65,8 +65,13 @@ class SublayerObserver {
 };
 
 // Shared by every module of one model; analysis code installs an observer here.
+class DecodingCache;
+
 struct ModelHooks {
   SublayerObserver* observer = nullptr;
+  // Set by TransformerImpl::decode for an incremental search step (core/model/decoding_cache.h):
+  // attention then keeps and reads the past positions' keys and values there.
+  DecodingCache* decoding = nullptr;
   // Recompute each layer of the residual stacks in backward (core/model/checkpointed_layer.h)
   // while training with gradients on; never while an observer is installed (it expects one
   // forward per call).

@@ -66,11 +66,20 @@ torch::Tensor TransformerImpl::encode(const torch::Tensor& source) {
 }
 
 torch::Tensor TransformerImpl::decode(const torch::Tensor& target_in, const torch::Tensor& memory,
-                                      const torch::Tensor& source_padding) {
+                                      const torch::Tensor& source_padding, DecodingCache* cache) {
+  if (cache && is_training())
+    throw std::logic_error("incremental decoding runs in eval mode (no dropout)");
   SigmaReparamScope reparam(sigma_reparam(), is_training());
-  const torch::Tensor h =
-      language_model_ ? language_model_states(target_in)
-                      : decoder_->forward(target_embedding_(target_in), memory, source_padding);
+  // The attention modules find the cache through the hooks for this call only.
+  struct Scope {
+    ModelHooks& hooks;
+    ~Scope() { hooks.decoding = nullptr; }
+  } scope{*hooks_};
+  hooks_->decoding = cache;
+  const torch::Tensor embedded = target_embedding_(target_in, cache ? cache->length() : 0);
+  const torch::Tensor h = language_model_ ? language_model_->forward(embedded, torch::Tensor())
+                                          : decoder_->forward(embedded, memory, source_padding);
+  if (cache) cache->advance(target_in.size(1));
   return torch::matmul(h, output_weight_.t());
 }
 

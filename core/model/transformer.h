@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/config/config.h"
+#include "core/model/decoding_cache.h"
 #include "core/model/embedding.h"
 #include "core/model/observer.h"
 #include "core/model/parameter_catalog.h"
@@ -31,9 +32,12 @@ class TransformerImpl : public torch::nn::Module {
   // source [B, S] -> encoder output [B, S, d]. Throws std::logic_error in a decoder-only model.
   torch::Tensor encode(const torch::Tensor& source);
   // -> logits [B, T, V] of the decoder reading target_in against `memory` (decoder-only:
-  // `memory` and `source_padding` are ignored).
+  // `memory` and `source_padding` are ignored). With `cache` (incremental decoding, eval
+  // mode): target_in holds only the tokens after the cache's positions -- the whole prefix at
+  // the first call, one token at each later one -- and the logits are theirs; the cache then
+  // holds them too (core/model/decoding_cache.h).
   torch::Tensor decode(const torch::Tensor& target_in, const torch::Tensor& memory,
-                       const torch::Tensor& source_padding);
+                       const torch::Tensor& source_padding, DecodingCache* cache = nullptr);
   // Decoder-only: tokens [B, T] -> the stack's output [B, T, d], the states the tied output
   // projection reads (decode() = these times the embedding^T). Throws std::logic_error in an
   // encoder-decoder model.

@@ -96,10 +96,11 @@ TEST(AnalysisKinds, LnScaleTabulatesANormsOwnScalesByItsTraits) {
   EXPECT_EQ(tables[0].rows[0][0], "enc.final_norm");
   // Every registered style that is no LayerNorm has its traits where plot/ can read them.
   for (const auto& [name, style] : fathom::methods().sublayer_styles)
-    if (!style.normalization.is_layer_norm)
+    if (!style.normalization.is_layer_norm) {
       EXPECT_EQ(fathom::scale_normalization(style.normalization.name).scale_kind,
                 style.normalization.scale_kind)
           << name;
+    }
   EXPECT_THROW(fathom::scale_normalization("RMSNorm"), std::logic_error);
 }
 #else

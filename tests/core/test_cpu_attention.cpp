@@ -98,8 +98,8 @@ TEST(CpuAttention, EqualsTheFormulaWithEachMaskInDoubleAndFloat) {
         const Inputs in = causal ? inputs(dtype, kT, kT) : inputs(dtype);
         const Result want = run(in, [&] { return formula(in, padding, causal, {}); });
         const Result got = run(in, [&] {
-          return attention_on_cpu(in.q, in.k, in.v, padding ? in.padding : torch::Tensor(),
-                                  causal, 0.0, true);
+          return attention_on_cpu(in.q, in.k, in.v, padding ? in.padding : torch::Tensor(), causal,
+                                  0.0, true);
         });
         expect_close(got, want, tolerance);
       }
@@ -150,9 +150,8 @@ TEST(CpuAttention, DropoutDrawsWhatTorchDropoutDraws) {
 TEST(CpuAttention, ARowWithNoVisibleKeyGivesZeros) {
   Inputs in = inputs(torch::kDouble);
   in.padding.index_put_({0}, true);
-  const Result got = run(in, [&] {
-    return attention_on_cpu(in.q, in.k, in.v, in.padding, false, 0.0, true);
-  });
+  const Result got =
+      run(in, [&] { return attention_on_cpu(in.q, in.k, in.v, in.padding, false, 0.0, true); });
   EXPECT_EQ(got.out.select(0, 0).abs().max().item<double>(), 0.0);
   EXPECT_TRUE(torch::isfinite(got.dq).all().item<bool>());
   EXPECT_EQ(got.dq.select(0, 0).abs().max().item<double>(), 0.0);
@@ -166,14 +165,15 @@ TEST(CpuAttention, GradientsMatchFiniteDifferences) {
   torch::manual_seed(23);
   const torch::Tensor weights = torch::randn({kB, kT, kH * kDh}, torch::kDouble);
   auto loss = [&](const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
-    return (attention_on_cpu(q, k, v, in.padding.slice(1, 0, kT), true, 0.0, true) * weights)
-        .sum();
+    return (attention_on_cpu(q, k, v, in.padding.slice(1, 0, kT), true, 0.0, true) * weights).sum();
   };
   loss(in.q, in.k, in.v).backward();
   torch::NoGradGuard no_grad;
   const double h = 1e-6;
   for (int which = 0; which < 3; ++which) {
-    const torch::Tensor base = (which == 0 ? in.q : which == 1 ? in.k : in.v)
+    const torch::Tensor base = (which == 0   ? in.q
+                                : which == 1 ? in.k
+                                             : in.v)
                                    .detach()
                                    .clone(at::MemoryFormat::Contiguous);
     const torch::Tensor analytic = (which == 0 ? in.q : which == 1 ? in.k : in.v).grad();

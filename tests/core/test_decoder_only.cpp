@@ -226,7 +226,9 @@ TEST(DecoderOnly, BetaReadsTheOneStack) {
       double squares = 0;
       for (size_t j = 0; j < m.beta[i].size(); ++j) {
         squares += m.beta[i][j] * m.beta[i][j];
-        if (j > i + 1) EXPECT_EQ(m.beta[i][j], 0.0) << i << "," << j;
+        if (j > i + 1) {
+          EXPECT_EQ(m.beta[i][j], 0.0) << i << "," << j;
+        }
       }
       EXPECT_NEAR(m.sum_sq[i], squares, 1e-12) << m.rows[i];
       EXPECT_GT(m.beta[i][i + 1], 0.0) << m.rows[i];

@@ -100,7 +100,9 @@ TEST_F(PreparedDocuments, EveryRowIsTheInMemoryLoadersRowForDocumentsAndBlocks) 
     const std::vector<Ids> expected = in_memory_rows(cfg);
     ASSERT_GT(expected.size(), 10u);
     EXPECT_EQ(targets_of(prepared.train.to_examples()), expected);
-    if (block == 0 && max_len == 30) EXPECT_GT(prepared.dropped_long, 0u);
+    if (block == 0 && max_len == 30) {
+      EXPECT_GT(prepared.dropped_long, 0u);
+    }
 
     // A second start maps the entry it made, and gets the same rows.
     const Dataset again = load_dataset(cfg, cache, "");

@@ -65,7 +65,9 @@ TEST(StopPoint, AStopAbandonsTheForwardOrTheBackwardOfEveryConnection) {
       model->zero_grad();
       model->forward(b.src, b.tgt).sum().backward();
       for (const auto& p : model->named_parameters())
-        if (p.value().requires_grad()) EXPECT_TRUE(p.value().grad().defined()) << p.key();
+        if (p.value().requires_grad()) {
+          EXPECT_TRUE(p.value().grad().defined()) << p.key();
+        }
     }
   }
 }
