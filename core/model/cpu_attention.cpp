@@ -192,56 +192,36 @@ struct Planes {
   }
 };
 
+// (row, head) pairs begin..end-1 forward, or backward.
 template <typename T>
-FATHOM_INLINE void forward_range(const Shape& s, const Planes<T>& p, int64_t begin, int64_t end) {
+FATHOM_INLINE void run_range(const Shape& s, const Planes<T>& p, bool backward, int64_t begin,
+                             int64_t end) {
   HeadScratch<T> scratch(s.T, s.S, s.dh);
   for (int64_t bh = begin; bh < end; ++bh) {
     const int64_t b = bh / s.H, h = bh % s.H, plane = bh * s.T * s.S;
-    forward_head<T>(s, b, h, p.rows(p.q, p.q_stride, b, h), p.rows(p.k, p.k_stride, b, h),
-                    p.rows(p.v, p.v_stride, b, h), p.keep ? p.keep + plane : nullptr,
-                    p.probs + plane, p.out, scratch);
+    const HeadRows<T> q = p.rows(p.q, p.q_stride, b, h), k = p.rows(p.k, p.k_stride, b, h),
+                      v = p.rows(p.v, p.v_stride, b, h);
+    const T* keep = p.keep ? p.keep + plane : nullptr;
+    if (backward)
+      backward_head<T>(s, b, h, q, k, v, keep, p.probs + plane, p.grad, p.dq, p.dk, p.dv, scratch);
+    else
+      forward_head<T>(s, b, h, q, k, v, keep, p.probs + plane, p.out, scratch);
   }
 }
 
-template <typename T>
-FATHOM_INLINE void backward_range(const Shape& s, const Planes<T>& p, int64_t begin, int64_t end) {
-  HeadScratch<T> scratch(s.T, s.S, s.dh);
-  for (int64_t bh = begin; bh < end; ++bh) {
-    const int64_t b = bh / s.H, h = bh % s.H, plane = bh * s.T * s.S;
-    backward_head<T>(s, b, h, p.rows(p.q, p.q_stride, b, h), p.rows(p.k, p.k_stride, b, h),
-                     p.rows(p.v, p.v_stride, b, h), p.keep ? p.keep + plane : nullptr,
-                     p.probs + plane, p.grad, p.dq, p.dk, p.dv, scratch);
-  }
+FATHOM_SIMD_CLONES void run_float(const Shape& s, const Planes<float>& p, bool backward,
+                                  int64_t begin, int64_t end) {
+  run_range(s, p, backward, begin, end);
 }
-
-FATHOM_SIMD_CLONES void forward_float(const Shape& s, const Planes<float>& p, int64_t begin,
-                                      int64_t end) {
-  forward_range(s, p, begin, end);
+FATHOM_SIMD_CLONES void run_double(const Shape& s, const Planes<double>& p, bool backward,
+                                   int64_t begin, int64_t end) {
+  run_range(s, p, backward, begin, end);
 }
-FATHOM_SIMD_CLONES void forward_double(const Shape& s, const Planes<double>& p, int64_t begin,
-                                       int64_t end) {
-  forward_range(s, p, begin, end);
+void run_chunk(const Shape& s, const Planes<float>& p, bool backward, int64_t begin, int64_t end) {
+  run_float(s, p, backward, begin, end);
 }
-FATHOM_SIMD_CLONES void backward_float(const Shape& s, const Planes<float>& p, int64_t begin,
-                                       int64_t end) {
-  backward_range(s, p, begin, end);
-}
-FATHOM_SIMD_CLONES void backward_double(const Shape& s, const Planes<double>& p, int64_t begin,
-                                        int64_t end) {
-  backward_range(s, p, begin, end);
-}
-
-void forward_chunk(const Shape& s, const Planes<float>& p, int64_t begin, int64_t end) {
-  forward_float(s, p, begin, end);
-}
-void forward_chunk(const Shape& s, const Planes<double>& p, int64_t begin, int64_t end) {
-  forward_double(s, p, begin, end);
-}
-void backward_chunk(const Shape& s, const Planes<float>& p, int64_t begin, int64_t end) {
-  backward_float(s, p, begin, end);
-}
-void backward_chunk(const Shape& s, const Planes<double>& p, int64_t begin, int64_t end) {
-  backward_double(s, p, begin, end);
+void run_chunk(const Shape& s, const Planes<double>& p, bool backward, int64_t begin, int64_t end) {
+  run_double(s, p, backward, begin, end);
 }
 
 // q, k, v and the optional keep mask of a call, as pointers.
@@ -283,7 +263,7 @@ struct CpuAttentionFunction : torch::autograd::Function<CpuAttentionFunction> {
       Planes<scalar_t> p = planes_of<scalar_t>(q, k, v, keep, probs);
       p.out = out.data_ptr<scalar_t>();
       at::parallel_for(0, s.B * s.H, grain(s),
-                       [&](int64_t begin, int64_t end) { forward_chunk(s, p, begin, end); });
+                       [&](int64_t begin, int64_t end) { run_chunk(s, p, false, begin, end); });
     });
     ctx->save_for_backward({q, k, v, probs, keep, padding});
     ctx->saved_data["causal"] = causal;
@@ -307,7 +287,7 @@ struct CpuAttentionFunction : torch::autograd::Function<CpuAttentionFunction> {
       p.dq = dq.data_ptr<scalar_t>(), p.dk = dk.data_ptr<scalar_t>(),
       p.dv = dv.data_ptr<scalar_t>();
       at::parallel_for(0, s.B * s.H, grain(s),
-                       [&](int64_t begin, int64_t end) { backward_chunk(s, p, begin, end); });
+                       [&](int64_t begin, int64_t end) { run_chunk(s, p, true, begin, end); });
     });
     return {dq.transpose(1, 2), dk.transpose(1, 2), dv.transpose(1, 2),
             torch::Tensor(),    torch::Tensor(),    torch::Tensor()};
