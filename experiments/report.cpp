@@ -275,7 +275,13 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   out << "# Sweep `" << sweep << "`\n\n"
       << runs.size() << " runs: " << join(counts, ", ") << ". Queued " << date(first)
       << ", last ended " << date(last) << "; built from git "
-      << (revisions.empty() ? "-" : join({revisions.begin(), revisions.end()}, ", ")) << ".\n\n";
+      << (revisions.empty() ? "-" : join({revisions.begin(), revisions.end()}, ", ")) << "."
+      << (std::any_of(revisions.begin(), revisions.end(),
+                      [](const std::string& r) { return r.find("-dirty") != std::string::npos; })
+              ? " A revision marked -dirty was built with uncommitted changes: its hash alone "
+                "does not reproduce the runs."
+              : "")
+      << "\n\n";
 
   const auto groups = axis_groups(axes, layout);
   out << "## Axes\n\n| axis | values |\n|---|---|\n";

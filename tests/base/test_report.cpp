@@ -218,6 +218,35 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   EXPECT_THROW(experiments::write_report(store, "d", options), InputError);
 }
 
+// The header names every build the sweep's runs came from, and says what a -dirty one means
+// (cmake/git_revision.cmake); a sweep of clean builds gets no such sentence.
+TEST(Report, AHeaderWarnsOfABuildWithUncommittedChanges) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [sweep, rev] :
+         {std::pair{"clean", "abc1234"}, {"mixed", "abc1234"}, {"mixed", "abc1234-dirty"}}) {
+      db::NewRun n;
+      n.name = std::string(sweep) + "/" + rev;
+      n.sweep = sweep;
+      n.git_rev = rev;
+      store.finish_run(store.create_run(n), "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  const std::string warning = "A revision marked -dirty was built with uncommitted changes";
+  options.out_dir = (scratch.path() / "clean").string();
+  const std::string clean = read(experiments::write_report(store, "clean", options));
+  EXPECT_NE(clean.find("built from git abc1234."), std::string::npos) << clean;
+  EXPECT_EQ(clean.find(warning), std::string::npos) << clean;
+  options.out_dir = (scratch.path() / "mixed").string();
+  const std::string mixed = read(experiments::write_report(store, "mixed", options));
+  EXPECT_NE(mixed.find("built from git abc1234, abc1234-dirty. " + warning), std::string::npos)
+      << mixed;
+}
+
 }  // namespace test_report
 
 namespace test_report {
