@@ -247,6 +247,37 @@ TEST(Report, AHeaderWarnsOfABuildWithUncommittedChanges) {
       << mixed;
 }
 
+// The runs table prints each metric's column with one number of decimals, 4 significant
+// digits of its largest value: 29.5 beside 69.55 is 29.50, 2.18 beside 2.152 is 2.180, 1234.5
+// rounds to 1235 and 7 to 7; a column of tiny values keeps %.4g.
+TEST(Report, TheRunsTableGivesEachColumnOneNumberOfDecimals) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [bleu, ppl, time, tiny] :
+         {std::tuple{69.55, 2.152, 1234.6, 0.0001234}, {29.5, 2.18, 7.0, 0.00002}}) {
+      db::NewRun n;
+      n.name = "d/" + std::to_string(bleu);
+      n.sweep = "d";
+      const int64_t id = store.create_run(n);
+      store.set_final_metric(id, "test_bleu", bleu);
+      store.set_final_metric(id, "valid_ppl", ppl);
+      store.set_final_metric(id, "train_time_s", time);
+      store.set_final_metric(id, "grad_scale", tiny);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "d").string();
+  options.metrics = {"test_bleu", "valid_ppl", "train_time_s", "grad_scale"};
+  const std::string text = read(experiments::write_report(store, "d", options));
+  EXPECT_NE(text.find("| finished | 0 | 69.55 | 2.152 | 1235 | 0.0001234 |"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| finished | 0 | 29.50 | 2.180 | 7 | 2e-05 |"), std::string::npos) << text;
+}
+
 }  // namespace test_report
 
 namespace test_report {
