@@ -77,11 +77,12 @@ std::vector<FieldSpec> build_fields() {
         "of an init's embedding rule",
         {"method", "normal"});
   model("fused_attention", F::String, &M::fused_attention,
-        "auto: LibTorch >= 2.0's fused scaled_dot_product_attention, but the explicit softmax "
-        "under bf16 on the CPU (faster there); on LibTorch 1.x Fathom's own CPU loop in float32 "
-        "and float64 (core/model/cpu_attention.h), the explicit softmax elsewhere; on: the fused "
-        "one (1.x: the loop) wherever it applies; off: the explicit softmax, a tensor operation "
-        "at a time (what an observer of the probabilities always gets)",
+        "auto: the fastest measured: on the CPU in float32/64 Fathom's own attention loop "
+        "(core/model/cpu_attention.h; on LibTorch >= 2.0 up to 32 dimensions a head), else "
+        "LibTorch >= 2.0's fused scaled_dot_product_attention, but the explicit softmax under "
+        "bf16 on the CPU; on: the fused call (LibTorch 1.x: the loop) wherever it applies; off: "
+        "the explicit softmax, a tensor operation at a time (what an observer of the "
+        "probabilities always gets)",
         {"auto", "on", "off"});
   model("qk_norm", F::Bool, &M::qk_norm,
         "QK-LayerNorm: a LayerNorm over each head's queries and keys before their dot product, "

@@ -74,6 +74,19 @@ bool MultiheadAttentionImpl::with_cached_past(torch::Tensor& k, torch::Tensor& v
   return past == 0;
 }
 
+// Fathom's CPU loop (core/model/cpu_attention.h) computes the same function as the explicit
+// path. LibTorch 1.x has no fused call, and the loop was 1.6-6.5x the explicit path's core
+// at every CPU size (bench_attention); on 2.x it was 1.6-2.0x scaled_dot_product_attention's
+// CPU kernel at d_head 16, 1.0-1.6x at 32, 0.84-0.97x at 64 (docs/performance.md), so `auto`
+// takes it there up to d_head 32 and `on` means the fused call.
+bool MultiheadAttentionImpl::takes_cpu_loop(const torch::Tensor& q,
+                                            const SublayerObserver* observer) const {
+  if (fused_ == FusedAttention::Off || observer || !attention_on_cpu_applies(q)) return false;
+  constexpr int64_t kLargestLoopHeadOn2x = 32;
+  return TORCH_VERSION_MAJOR < 2 ||
+         (fused_ == FusedAttention::Auto && q.size(-1) <= kLargestLoopHeadOn2x);
+}
+
 torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
                                               const torch::Tensor& memory,
                                               const torch::Tensor& key_padding_mask, bool causal) {
@@ -99,6 +112,9 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   const int64_t S = k.size(2);
   if (qk_norm_) std::tie(q, k) = qk_norm_(q, k);  // token by token: the cache keeps k before it
   SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
+  if (takes_cpu_loop(q, observer))
+    return project_out(query, attention_on_cpu(q, k, v, key_padding_mask, causal,
+                                               attention_dropout_, is_training()));
 #if TORCH_VERSION_MAJOR >= 2
   const bool cpu_bf16 = q.is_cpu() && q.scalar_type() == torch::kBFloat16;  // autocast's output
   if ((fused_ == FusedAttention::On || (fused_ == FusedAttention::Auto && !cpu_bf16)) &&
@@ -117,12 +133,6 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
         q, k, v, allowed, dropout, /*is_causal=*/causal && !key_padding_mask.defined());
     return project_out(query, context.transpose(1, 2).reshape({B, T, d_model_}));
   }
-#else
-  // LibTorch 1.x has no fused call; on the CPU Fathom's own loop computes the same function
-  // (core/model/cpu_attention.h), several times faster than the explicit path's bmm there.
-  if (fused_ != FusedAttention::Off && !observer && attention_on_cpu_applies(q))
-    return project_out(query, attention_on_cpu(q, k, v, key_padding_mask, causal,
-                                               attention_dropout_, is_training()));
 #endif
   q = q * (1.0 / std::sqrt(static_cast<double>(head_dim)));
 

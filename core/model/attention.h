@@ -4,9 +4,9 @@
 // over the encoder output has a [d, d] query and a packed [2d, d] key/value projection.
 // With `fused` and LibTorch >= 2.0 the score/softmax/weighted-sum part is one call to
 // at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA); the same
-// function, it just never materializes the probabilities. LibTorch 1.x on the CPU in float32
-// or float64: Fathom's own loop (core/model/cpu_attention.h), one autograd node; elsewhere on
-// 1.x the explicit path.
+// function, it just never materializes the probabilities. On the CPU in float32 or float64,
+// Fathom's own loop (core/model/cpu_attention.h, one autograd node) where it is faster:
+// always on LibTorch 1.x, up to d_head 32 under `auto` on 2.x (takes_cpu_loop).
 #include <torch/torch.h>
 
 #include <memory>
@@ -23,9 +23,9 @@ struct ModelConfig;
 
 // model.fused_attention. Auto: the fused call except under bf16 on the CPU, where LibTorch
 // 2.6's kernel was slower than the explicit path (tiny model: a step 95 ms against 53 ms, small
-// 967 against 689; in float32 it was faster, 54 against 90 ms; docs/performance.md); on 1.x
-// the CPU loop where it applies. On: the fused call (1.x: the loop) wherever it applies. Off:
-// the explicit path.
+// 967 against 689; in float32 it was faster, 54 against 90 ms; docs/performance.md); the CPU
+// loop where it is faster still (takes_cpu_loop). On: the fused call (1.x: the loop) wherever
+// it applies. Off: the explicit path.
 enum class FusedAttention { Off, Auto, On };
 
 class MultiheadAttentionImpl : public torch::nn::Module {
@@ -51,6 +51,9 @@ class MultiheadAttentionImpl : public torch::nn::Module {
   DecodingCache::KeysValues memory_heads_of(
       const std::function<DecodingCache::KeysValues()>& compute);
   bool with_cached_past(torch::Tensor& k, torch::Tensor& v);
+  // Whether the heads' q take Fathom's CPU loop rather than LibTorch's fused call or the
+  // explicit path.
+  bool takes_cpu_loop(const torch::Tensor& q, const SublayerObserver* observer) const;
 
   int d_model_, heads_;
   double attention_dropout_;
