@@ -398,6 +398,10 @@ void check_config(const RunConfig& c) {
     if (!m.tie_decoder_embeddings)
       config_error(c, "model.tie_decoder_embeddings",
                    "model.arch: decoder_only ties its input embedding to the output projection");
+    if (c.train.valid_bleu > 0)
+      config_error(c, "train.valid_bleu",
+                   "a language model (model.arch: decoder_only) has no translations to score; its "
+                   "validation logs valid_bpb where the data counts bytes");
   }
 
   const auto& d = c.data;

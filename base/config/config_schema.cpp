@@ -234,6 +234,12 @@ std::vector<FieldSpec> build_fields() {
         "at each validation, translate the first K validation pairs greedily and store them "
         "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")
       .range = kNonNegative;
+  train("valid_bleu", F::Int, &T::valid_bleu,
+        "at each validation, decode the first K validation sentences as the test set is decoded "
+        "at the end (eval.beam, eval.length_penalty, eval.max_len_a/b) and log their corpus "
+        "BLEU as valid_bleu: a BLEU curve to compare and select on without touching the test set "
+        "(0: none; a translation model only)")
+      .range = kNonNegative;
   train("valid_sample_top_k", F::Int, &T::valid_sample_top_k,
         "a language model's samples (model.arch: decoder_only): besides the greedy continuation, "
         "one drawn from the K most likely tokens at each step, seeded by train.seed and the "

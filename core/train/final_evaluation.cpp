@@ -13,6 +13,26 @@
 
 namespace fathom {
 
+namespace {
+
+SearchOptions eval_search(const RunConfig& config) {
+  return SearchOptions{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
+                       config.eval.max_len_b};
+}
+
+}  // namespace
+
+BleuScore validation_bleu(TransformerImpl& model, const Dataset& data, const RunConfig& config,
+                          torch::Device device, size_t count) {
+  count = std::min(count, data.valid.size());
+  const std::vector<Example> sources(data.valid.begin(), data.valid.begin() + count);
+  const std::vector<std::string> references(data.valid_target.begin(),
+                                            data.valid_target.begin() + count);
+  return corpus_bleu(
+      translate(model, sources, *data.vocab, eval_search(config), config.data.max_tokens, device),
+      references);
+}
+
 FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                  const RunConfig& config, torch::Device device,
                                  const FinalEvaluationOptions& options) {
@@ -35,8 +55,7 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   const std::vector<Example> sources(data.test.begin(), data.test.begin() + count);
   const std::vector<std::string> references(data.test_target.begin(),
                                             data.test_target.begin() + count);
-  const SearchOptions search{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
-                             config.eval.max_len_b};
+  const SearchOptions search = eval_search(config);
   // With ranks, the bar counts rank 0's share.
   const size_t share = ranks ? translated_by_rank(sources, search, config.data.max_tokens,
                                                   ranks->rank(), ranks->world())
@@ -50,11 +69,14 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   if (ranks && !ranks->leads()) return out;  // rank 0 scores every rank's translations
   out.bleu = corpus_bleu(out.hypotheses, references);
   bar.finish(out.bleu->format());
+  if (options.valid && config.train.valid_bleu > 0 && !data.valid.empty())
+    out.valid_bleu = validation_bleu(model, data, config, device, config.train.valid_bleu);
   return out;
 }
 
 void add_evaluation_metrics(const FinalEvaluation& final, const Dataset& data,
                             std::map<std::string, double>& metrics) {
+  if (final.valid_bleu) metrics[db::metric::kValidBleu] = final.valid_bleu->score;
   if (final.valid) {
     metrics[db::metric::kValidLoss] = final.valid->loss;
     metrics[db::metric::kValidPpl] = final.valid->ppl;

@@ -28,6 +28,8 @@ struct FinalEvaluation {
   std::vector<std::string> hypotheses;  // decoded test sentences, in order
   std::optional<BleuScore> bleu;        // of `hypotheses` against their references
   double decode_seconds = 0;
+  // BLEU of the first train.valid_bleu validation sentences (where set), decoded the same way.
+  std::optional<BleuScore> valid_bleu;
 };
 
 struct FinalEvaluationOptions {
@@ -48,8 +50,14 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                  const RunConfig& config, torch::Device device,
                                  const FinalEvaluationOptions& options = {});
 
+// BLEU of the first `count` validation sentences, decoded as the test set is (the eval
+// section's search): the run's valid_bleu, at each validation and at the end.
+BleuScore validation_bleu(TransformerImpl& model, const Dataset& data, const RunConfig& config,
+                          torch::Device device, size_t count);
+
 // Its losses, perplexities and (where the data counted bytes) bits per byte as final metrics
-// (valid_loss, valid_ppl, valid_bpb, test_*): what a finished run records of it besides BLEU.
+// (valid_loss, valid_ppl, valid_bpb, valid_bleu, test_*): what a finished run records of it
+// besides test BLEU.
 void add_evaluation_metrics(const FinalEvaluation& final, const Dataset& data,
                             std::map<std::string, double>& metrics);
 

@@ -1,9 +1,8 @@
 // What a training session records (core/train/training_session.h): the log rows, the probes,
 // kept checkpoints, validation with checkpoint_best, the resume point, and the final
 // evaluation. Only rank 0 of a data-parallel run gets here.
-#include <cstdio>
-
 #include <cmath>
+#include <cstdio>
 
 #include "base/util/file_write.h"
 #include "core/data/lm_text.h"
@@ -170,12 +169,20 @@ void TrainingSession::validate(int64_t update) {
   if (data_->valid.empty()) return;
   const LossReport valid = log_validation(update);
   if (tc_.valid_samples > 0) keep_valid_samples(update);
+  if (tc_.valid_bleu > 0) log_valid_bleu(update);
   if (valid.loss < state_.best_valid_loss) {
     state_.best_valid_loss = valid.loss;
     const std::string path = files_->name("checkpoint_best", update, ".pt");
     save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
     files_->record("checkpoint_best", path, update);
   }
+}
+
+// BLEU of the first train.valid_bleu validation sentences, decoded as the final evaluation
+// decodes the test set (the eval section's search), so valid_bleu and test_bleu measure alike.
+void TrainingSession::log_valid_bleu(int64_t update) {
+  metrics_->log(update, db::metric::kValidBleu,
+                validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu).score);
 }
 
 // A few validation sentences as the model now renders them (valid_samples.h).

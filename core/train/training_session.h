@@ -104,6 +104,7 @@ class TrainingSession {
   void validate_at_init();
   void validate(int64_t update);
   void keep_valid_samples(int64_t update);
+  void log_valid_bleu(int64_t update);
   void count_training();
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();

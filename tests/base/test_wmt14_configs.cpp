@@ -101,7 +101,9 @@ TEST_F(Wmt14Configs, EnFrSixtyTwelveKeepsFiftyEpochsAtEitherUpdateSize) {
     // 50 epochs of ~1.15B target tokens: the same tokens at 32,000 or 80,000 an update.
     EXPECT_NEAR(static_cast<double>(t.max_updates) * t.update_tokens, 5.76e10, 0.01e10);
     EXPECT_DOUBLE_EQ(t.lr, 7e-4);
-    if (run.config.model.encoder_layers == 60) EXPECT_EQ(run.config.model.decoder_layers, 12);
+    if (run.config.model.encoder_layers == 60) {
+      EXPECT_EQ(run.config.model.decoder_layers, 12);
+    }
   }
 }
 

@@ -1,0 +1,82 @@
+// BLEU at each validation (train.valid_bleu): a valid_bleu row at every validation point, the
+// last equal to the corpus BLEU of a fresh decode of the run's last checkpoint with the eval
+// section's search (so it measures as test_bleu does), the final valid_bleu the best
+// checkpoint's, training unchanged by it, and a language model's config refused naming the key.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/config/config_io.h"
+#include "base/metrics/bleu.h"
+#include "core/data/dataset.h"
+#include "core/train/evaluate.h"
+#include "core/train/final_evaluation.h"
+#include "db/metric_names.h"
+#include "tests/support/input_error.h"
+#include "tests/support/test_device.h"
+#include "tests/support/trainer_test_fixture.h"
+
+namespace fathom {
+namespace test_valid_bleu {
+using testing::series;
+using testing::tiny_config;
+using testing::TrainerTest;
+
+TEST_F(TrainerTest, EachValidationLogsTheBleuOfTheFirstSentences) {
+  RunConfig none = tiny_config();  // 25 updates, validated at 10, 20 and 25; beam 2
+  RunConfig four = tiny_config();
+  four.train.valid_bleu = 4;
+  const int64_t a = new_run(none), b = new_run(four);
+  ASSERT_EQ(train(none, a).status, "finished");
+  const TrainOutcome outcome = train(four, b);
+  ASSERT_EQ(outcome.status, "finished");
+  EXPECT_EQ(series(*store_, a, "train_loss"), series(*store_, b, "train_loss"));
+  EXPECT_EQ(series(*store_, a, "valid_loss"), series(*store_, b, "valid_loss"));
+  EXPECT_TRUE(series(*store_, a, db::metric::kValidBleu).empty());
+
+  const auto bleu = series(*store_, b, db::metric::kValidBleu);
+  ASSERT_EQ(bleu.size(), 3u);
+  EXPECT_EQ(bleu.begin()->first, 10);
+  EXPECT_EQ(bleu.rbegin()->first, 25);
+
+  const Dataset data = load_dataset(four.data, (dir_ / "cache").string(), "");
+  Transformer model = load_model(four, recorded(b, "checkpoint_last"));  // saved at update 25
+  model->to(test_device());
+  const std::vector<Example> first(data.valid.begin(), data.valid.begin() + 4);
+  const std::vector<std::string> references(data.valid_target.begin(),
+                                            data.valid_target.begin() + 4);
+  const SearchOptions beam{four.eval.beam, four.eval.length_penalty, four.eval.max_len_a,
+                           four.eval.max_len_b};
+  const auto fresh =
+      translate(*model, first, *data.vocab, beam, four.data.max_tokens, test_device());
+  EXPECT_DOUBLE_EQ(bleu.rbegin()->second, corpus_bleu(fresh, references).score);
+  // Not vacuous: the model has learnt something by then (the copy-like synthetic task).
+  EXPECT_GT(bleu.rbegin()->second, 0.0);
+
+  // The final valid_bleu, as every final validation metric, is the best checkpoint's (by the
+  // validation loss), and only the run with train.valid_bleu has one.
+  Transformer best = load_model(four, recorded(b, "checkpoint_best"));
+  best->to(test_device());
+  ASSERT_TRUE(outcome.final_metrics.count(db::metric::kValidBleu));
+  EXPECT_DOUBLE_EQ(outcome.final_metrics.at(db::metric::kValidBleu),
+                   validation_bleu(*best, data, four, test_device(), 4).score);
+  EXPECT_DOUBLE_EQ(store_->find_run(std::to_string(b))->final_metrics.at(db::metric::kValidBleu),
+                   outcome.final_metrics.at(db::metric::kValidBleu));
+  EXPECT_FALSE(store_->find_run(std::to_string(a))->final_metrics.count(db::metric::kValidBleu));
+}
+
+TEST(ValidBleu, ALanguageModelIsRefusedNamingTheKey) {
+  const InputError e = testing::expect_input_error([] {
+    check_config(
+        load_config_string("model: {arch: decoder_only}\n"
+                           "data: {task: synthetic}\n"
+                           "train: {valid_bleu: 3}\n",
+                           "lm.yaml", ""));
+  });
+  EXPECT_EQ(e.field(), "train.valid_bleu") << e.what();
+  EXPECT_NE(std::string(e.what()).find("decoder_only"), std::string::npos) << e.what();
+}
+
+}  // namespace test_valid_bleu
+}  // namespace fathom
