@@ -282,6 +282,19 @@ void probes_section(std::ostream& out, const ReportOptions& options, const db::S
   }
 }
 
+// "built from git abc1234, def5678." and, for a build with uncommitted changes
+// (cmake/git_revision.cmake), what that means.
+std::string builds_text(const std::set<std::string>& revisions) {
+  const bool dirty = std::any_of(revisions.begin(), revisions.end(), [](const std::string& r) {
+    return r.find("-dirty") != std::string::npos;
+  });
+  return "built from git " +
+         (revisions.empty() ? "-" : join({revisions.begin(), revisions.end()}, ", ")) + "." +
+         (dirty ? " A revision marked -dirty was built with uncommitted changes: its hash alone "
+                  "does not reproduce the runs."
+                : "");
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
                          const std::vector<db::RunRecord>& runs, const ReportOptions& options) {
   std::ostringstream out;
@@ -306,14 +319,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   for (const auto& [status, n] : by_status) counts.push_back(std::to_string(n) + " " + status);
   out << "# Sweep `" << sweep << "`\n\n"
       << runs.size() << " runs: " << join(counts, ", ") << ". Queued " << date(first)
-      << ", last ended " << date(last) << "; built from git "
-      << (revisions.empty() ? "-" : join({revisions.begin(), revisions.end()}, ", ")) << "."
-      << (std::any_of(revisions.begin(), revisions.end(),
-                      [](const std::string& r) { return r.find("-dirty") != std::string::npos; })
-              ? " A revision marked -dirty was built with uncommitted changes: its hash alone "
-                "does not reproduce the runs."
-              : "")
-      << "\n\n";
+      << ", last ended " << date(last) << "; " << builds_text(revisions) << "\n\n";
 
   const auto groups = axis_groups(axes, layout);
   out << "## Axes\n\n| axis | values |\n|---|---|\n";
