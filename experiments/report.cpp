@@ -104,6 +104,10 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
   }
 }
 
+// The curves a report draws, where the runs stored them (valid_bleu: train.valid_bleu).
+const std::string* const kCurveMetrics[] = {&db::metric::kTrainLoss, &db::metric::kValidLoss,
+                                            &db::metric::kValidPpl, &db::metric::kValidBleu};
+
 void figures(std::ostream& out, const ReportOptions& options,
              const std::vector<db::RunRecord>& runs, const db::Store& store,
              const std::string& title, const std::string& colour_by, bool seed_groups = false) {
@@ -120,8 +124,8 @@ void figures(std::ostream& out, const ReportOptions& options,
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string& metric :
-       {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
+  for (const std::string* curve : kCurveMetrics) {
+    const std::string& metric = *curve;
     if (!stored.count(metric)) continue;
     CurvesRequest request{
         title + ": " + metric,
@@ -165,8 +169,8 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
   const std::vector<std::string> group_by = split(rows, '+');
   const std::string col_name =
       cols.substr(cols.rfind('.') == std::string::npos ? 0 : cols.rfind('.') + 1);
-  for (const std::string& metric :
-       {db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl}) {
+  for (const std::string* curve : kCurveMetrics) {
+    const std::string& metric = *curve;
     if (!stored.count(metric)) continue;
     TableOptions o;
     o.rows = rows;

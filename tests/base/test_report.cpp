@@ -73,6 +73,8 @@ TEST(Report, SweepAndRunReports) {
       store.set_tag(id, "axis.train.seed", seed);
       store.set_tag(id, "sweep.axes", "model.norm,train.seed");
       store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}});
+      if (std::string(seed) == "1")  // train.valid_bleu: the BLEU curve is drawn too
+        store.write_metrics(id, {{10, "valid_bleu", bleu / 2, 0.0}});
       if (std::string(norm) == "pre")  // pre's runs were probed: the report draws them
         store.write_probes(id, {{25, "stream.rms", {"enc.0.ffn"}, {1.5f}, 0},
                                 {50, "stream.rms", {"enc.0.ffn"}, {2.5f}, 0}});
@@ -108,7 +110,8 @@ TEST(Report, SweepAndRunReports) {
   // A column, and a table, only for a metric some run has.
   EXPECT_NE(text.find("| id | run | status | updates | test_bleu |\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("test_bpb"), std::string::npos) << text;
-  EXPECT_EQ(asked, std::vector<std::string>{"curves-valid_loss"});  // only stored metrics
+  EXPECT_EQ(asked, (std::vector<std::string>{"curves-valid_loss",  // only stored metrics
+                                             "curves-valid_bleu"}));
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
   EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
   // Without a probe renderer the section still says what was recorded.
