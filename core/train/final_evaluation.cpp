@@ -22,15 +22,17 @@ SearchOptions eval_search(const RunConfig& config) {
 
 }  // namespace
 
-BleuScore validation_bleu(TransformerImpl& model, const Dataset& data, const RunConfig& config,
-                          torch::Device device, size_t count) {
+std::optional<BleuScore> validation_bleu(TransformerImpl& model, const Dataset& data,
+                                         const RunConfig& config, torch::Device device,
+                                         size_t count, RankGroup* ranks, const std::string& key) {
   count = std::min(count, data.valid.size());
   const std::vector<Example> sources(data.valid.begin(), data.valid.begin() + count);
-  const std::vector<std::string> references(data.valid_target.begin(),
-                                            data.valid_target.begin() + count);
-  return corpus_bleu(
-      translate(model, sources, *data.vocab, eval_search(config), config.data.max_tokens, device),
-      references);
+  const std::vector<std::string> hypotheses =
+      translate_over_ranks(model, sources, *data.vocab, eval_search(config), config.data.max_tokens,
+                           device, nullptr, nullptr, ranks, key);
+  if (ranks && !ranks->leads()) return std::nullopt;
+  return corpus_bleu(hypotheses, std::vector<std::string>(data.valid_target.begin(),
+                                                          data.valid_target.begin() + count));
 }
 
 FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
@@ -66,11 +68,12 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
                                         device, &bar, options.stop, ranks, "final/hypotheses");
   out.decode_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.valid && config.train.valid_bleu > 0 && !data.valid.empty())
+    out.valid_bleu =
+        validation_bleu(model, data, config, device, config.train.valid_bleu, ranks, "final/valid");
   if (ranks && !ranks->leads()) return out;  // rank 0 scores every rank's translations
   out.bleu = corpus_bleu(out.hypotheses, references);
   bar.finish(out.bleu->format());
-  if (options.valid && config.train.valid_bleu > 0 && !data.valid.empty())
-    out.valid_bleu = validation_bleu(model, data, config, device, config.train.valid_bleu);
   return out;
 }
 

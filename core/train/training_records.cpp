@@ -179,10 +179,12 @@ void TrainingSession::validate(int64_t update) {
 }
 
 // BLEU of the first train.valid_bleu validation sentences, decoded as the final evaluation
-// decodes the test set (the eval section's search), so valid_bleu and test_bleu measure alike.
+// decodes the test set (the eval section's search), so valid_bleu and test_bleu measure alike;
+// the ranks of a data-parallel run share the decode (the others call it from after_update).
 void TrainingSession::log_valid_bleu(int64_t update) {
-  metrics_->log(update, db::metric::kValidBleu,
-                validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu).score);
+  const auto bleu = validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu,
+                                    options_.ranks, valid_bleu_key(update));
+  if (bleu) metrics_->log(update, db::metric::kValidBleu, bleu->score);
 }
 
 // A few validation sentences as the model now renders them (valid_samples.h).

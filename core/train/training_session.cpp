@@ -415,7 +415,12 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   state_.loss_scale = scaler_->scale_value();
   state_.loss_scale_clean_updates = scaler_->clean_updates();
   if (!writes()) {
-    if (valid_point && !data_->valid.empty()) validation_loss();  // this rank's share
+    if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
+      validation_loss();
+      if (tc_.valid_bleu > 0)
+        validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
+                        valid_bleu_key(u.number));
+    }
     return std::nullopt;
   }
   if (keep_point) keep_checkpoint(u.number, *reading, log_point);

@@ -105,6 +105,10 @@ class TrainingSession {
   void validate(int64_t update);
   void keep_valid_samples(int64_t update);
   void log_valid_bleu(int64_t update);
+  // The rendezvous key the ranks' valid_bleu translations of `update` travel under.
+  static std::string valid_bleu_key(int64_t update) {
+    return "valid/hypotheses/u" + std::to_string(update);
+  }
   void count_training();
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();

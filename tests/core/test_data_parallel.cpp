@@ -129,8 +129,11 @@ class DataParallel : public ::testing::Test {
     return "";
   }
   // One process against two on the same config: every logged value and every parameter.
-  void expect_equivalent(const std::string& model, const std::string& label) {
-    const std::string config = write_config(label, config_yaml(model, kTrain));
+  // `train_extra`: more train keys, "key: value, " each.
+  void expect_equivalent(const std::string& model, const std::string& label,
+                         const std::string& train_extra = "") {
+    const std::string config =
+        write_config(label, config_yaml(model, "{" + train_extra + kTrain.substr(1)));
     const int64_t one = train(config, 1);
     const int64_t two = train(config, 2);
     expect_same_training(one, two, model, label);
@@ -155,6 +158,10 @@ class DataParallel : public ::testing::Test {
     // same losses, the same lines.
     const auto final_one = store.export_run(one).run.final_metrics;
     const auto final_two = store.export_run(two).run.final_metrics;
+    if (final_one.count("valid_bleu")) {  // train.valid_bleu
+      ASSERT_TRUE(a.count({"valid_bleu", 10}) && a.count({"valid_bleu", 20})) << label;
+      EXPECT_EQ(final_two.at("valid_bleu"), final_one.at("valid_bleu")) << label;
+    }
     for (const char* name : {"valid_loss", "test_loss", "test_ppl"}) {
       ASSERT_TRUE(final_one.count(name) && final_two.count(name)) << label << " " << name;
       EXPECT_NEAR(final_two.at(name), final_one.at(name), 1e-5 * final_one.at(name))
@@ -180,8 +187,10 @@ class DataParallel : public ::testing::Test {
   fs::path binary_;
 };
 
+// Post-LN with train.valid_bleu too: the ranks share each validation's decode as they share
+// the final one, and the valid_bleu rows and final value equal one process's.
 TEST_F(DataParallel, TwoRanksTrainPostLnAsOneProcess) {
-  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: post}", "post");
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: post}", "post", "valid_bleu: 8, ");
 }
 
 TEST_F(DataParallel, TwoRanksTrainPreLnAsOneProcess) {

@@ -60,7 +60,7 @@ TEST_F(TrainerTest, EachValidationLogsTheBleuOfTheFirstSentences) {
   best->to(test_device());
   ASSERT_TRUE(outcome.final_metrics.count(db::metric::kValidBleu));
   EXPECT_DOUBLE_EQ(outcome.final_metrics.at(db::metric::kValidBleu),
-                   validation_bleu(*best, data, four, test_device(), 4).score);
+                   validation_bleu(*best, data, four, test_device(), 4)->score);
   EXPECT_DOUBLE_EQ(store_->find_run(std::to_string(b))->final_metrics.at(db::metric::kValidBleu),
                    outcome.final_metrics.at(db::metric::kValidBleu));
   EXPECT_FALSE(store_->find_run(std::to_string(a))->final_metrics.count(db::metric::kValidBleu));
