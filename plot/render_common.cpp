@@ -486,6 +486,22 @@ void add_axis_air(QCPAxis* axis, const Axis& spec, double factor) {
   }
 }
 
+// The values of the visible plottables on the y axis; found false when there are none.
+QCPRange visible_values(QCustomPlot& plot, bool& found) {
+  QCPRange all;
+  found = false;
+  for (int i = 0; i < plot.plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot.plottable(i);
+    if (!p->visible() || p->valueAxis() != plot.yAxis) continue;
+    bool here = false;
+    const QCPRange r = p->getValueRange(here);
+    if (!here) continue;
+    all = found ? QCPRange(std::min(all.lower, r.lower), std::max(all.upper, r.upper)) : r;
+    found = true;
+  }
+  return all;
+}
+
 }  // namespace
 
 void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y) {
@@ -493,6 +509,15 @@ void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y) {
   // A log x axis is a grid of values (learning rates), each marked: a little more.
   add_axis_air(plot.xAxis, x, x.scale == Scale::Log ? 1.06 : 1.05);
   add_axis_air(plot.yAxis, y, 1.05);
+  if (y.min || y.max || plot.yAxis->scaleType() == QCPAxis::stLogarithmic) return;
+  bool found = false;
+  const QCPRange values = visible_values(plot, found);
+  if (!found || values.upper != values.lower) return;
+  // One value (a curve's first point, a constant): QCustomPlot keeps the axis's old width
+  // about it, -1.4 to 3.6 around a first BLEU of 1.1; 10 % of the value each side instead
+  // (a value of 0: up to 1, with the air below that keeps its marker whole).
+  const double v = values.lower, pad = v != 0 ? 0.1 * std::abs(v) : 1;
+  plot.yAxis->setRange(v == 0 ? -0.05 : v - pad, v + pad);
 }
 
 }  // namespace fathom::plot

@@ -408,4 +408,28 @@ TEST_F(Export, AnOddManyEntryLegendOutsideTheDataLaysOut) {
   }
 }
 
+// A curve's y axis of one value: a first validation's BLEU of 1.1 spans 0.99 to 1.21
+// (QCustomPlot kept its old width about it: -1.4 to 3.6, a negative BLEU on the axis); a single
+// 0 spans up to 1 with a little air below its marker. Curves of several values keep the air
+// around them, below 0 too where a marker near 0 needs it (issue 58 item 9).
+TEST_F(Export, ACurveAxisOfOneValueSpansTenPercentOfIt) {
+  auto y_range = [](std::vector<double> x, std::vector<double> y) {
+    CurveFigure curves;
+    curves.curves = {curve("r", "valid_bleu", std::move(x), std::move(y), std::nullopt, "")};
+    QCustomPlot plot;
+    setup_curve_figure(plot, curves);
+    return plot.yAxis->range();
+  };
+  const QCPRange one = y_range({100}, {1.1});
+  EXPECT_NEAR(one.lower, 0.99, 1e-12);
+  EXPECT_NEAR(one.upper, 1.21, 1e-12);
+  const QCPRange zero_alone = y_range({100}, {0});
+  EXPECT_LT(zero_alone.lower, 0.0);
+  EXPECT_GT(zero_alone.lower, -0.1);
+  EXPECT_NEAR(zero_alone.upper, 1.0, 1e-12);
+  const QCPRange near_zero = y_range({0, 1, 2}, {0.01, 5, 10});
+  EXPECT_NEAR(near_zero.lower, 0.01 - 0.025 * 9.99, 1e-9);  // 2.5 % of the range each side
+  EXPECT_NEAR(near_zero.upper, 10 + 0.025 * 9.99, 1e-9);
+}
+
 }  // namespace test_export
