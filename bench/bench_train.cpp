@@ -5,7 +5,8 @@
 //   (norm may name a connection too: pre:hyper, pre:mhc)
 //               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
 //               (positional, in this order; attention is model.fused_attention: off is the
-//               explicit softmax path, auto LibTorch's fused call or, on 1.x, Fathom's CPU loop)
+//               explicit softmax path, auto what the config's auto takes -- Fathom's CPU loop
+//               or LibTorch's fused call, core/model/attention.h)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which

@@ -1,11 +1,11 @@
 #include "plot/store_curves.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 
 #include "base/util/error.h"
+#include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "plot/run_groups.h"
@@ -134,14 +134,8 @@ void add_group_curves(CurveFigure& figure, const CurveQuery& query,
 // last part (as sweeps name runs) or whole: the legend then need not say it twice.
 bool name_states(const std::string& name, const std::string& key, const std::string& value) {
   const std::string leaf = key.substr(key.rfind('.') + 1);
-  size_t begin = name.rfind('/');
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  while (begin <= name.size()) {
-    const size_t end = std::min(name.find(',', begin), name.size());
-    const std::string part = name.substr(begin, end - begin);
+  for (const std::string& part : split(name.substr(name.rfind('/') + 1), ','))
     if (part == leaf + "=" + value || part == key + "=" + value) return true;
-    begin = end + 1;
-  }
   return false;
 }
 

@@ -56,7 +56,7 @@ struct HeadScratch {
   int64_t Tr, Sr, Dc, Sc;  // padded rows of T and S, padded columns of d_head and S
   std::vector<T> q, k, v, kt, vt, grad_out;  // [Tr|Sr x Dc], kt and vt [d_head x Sc]
   std::vector<T> probs, dropped, scores;     // [Tr x Sc]: P, P * keep, scores or dP / dS
-  std::vector<T> result, result2;            // [max(Tr, Sr) x Dc]
+  std::vector<T> result;                     // [max(Tr, Sr) x Dc]: a product before it is stored
 
   explicit HeadScratch(int64_t T_, int64_t S, int64_t dh)
       : Tr(padded(T_, kTileRows)),
@@ -72,21 +72,23 @@ struct HeadScratch {
         probs(Tr * Sc),
         dropped(Tr * Sc),
         scores(Tr * Sc),
-        result(std::max(Tr, Sr) * Dc),
-        result2(std::max(Tr, Sr) * Dc) {}
+        result(std::max(Tr, Sr) * Dc) {}
 };
 
-// rows x d_head of `m` into `to` (row stride Dc), times `scale`; and transposed into `to_t`
-// (d_head x Sc) when given.
+// rows x d_head of `m` into `to` (row stride Dc), times `scale`.
 template <typename T>
 FATHOM_INLINE void copy_rows(const HeadRows<T>& m, int64_t rows, int64_t dh, T scale,
-                             std::vector<T>& to, int64_t Dc, std::vector<T>* to_t, int64_t Sc) {
-  for (int64_t j = 0; j < rows; ++j) {
-    const T* r = m.row(j);
-    for (int64_t c = 0; c < dh; ++c) to[j * Dc + c] = r[c] * scale;
-    if (to_t)
-      for (int64_t c = 0; c < dh; ++c) (*to_t)[c * Sc + j] = r[c];
-  }
+                             std::vector<T>& to, int64_t Dc) {
+  for (int64_t j = 0; j < rows; ++j)
+    for (int64_t c = 0; c < dh; ++c) to[j * Dc + c] = m.row(j)[c] * scale;
+}
+
+// rows x d_head of `m` transposed into `to` (d_head x Sc).
+template <typename T>
+FATHOM_INLINE void copy_transposed(const HeadRows<T>& m, int64_t rows, int64_t dh,
+                                   std::vector<T>& to, int64_t Sc) {
+  for (int64_t j = 0; j < rows; ++j)
+    for (int64_t c = 0; c < dh; ++c) to[c * Sc + j] = m.row(j)[c];
 }
 
 template <typename T>
@@ -94,9 +96,9 @@ FATHOM_INLINE void forward_head(const Shape& s, int64_t b, int64_t h, const Head
                                 const HeadRows<T>& k, const HeadRows<T>& v, const T* keep, T* probs,
                                 T* out, HeadScratch<T>& w) {
   // Scores (q_i / sqrt(d_head)) . k_j, the explicit path's order of scaling.
-  copy_rows<T>(q, s.T, s.dh, static_cast<T>(s.scale), w.q, w.Dc, nullptr, 0);
-  copy_rows<T>(k, s.S, s.dh, T(1), w.k, w.Dc, &w.kt, w.Sc);
-  copy_rows<T>(v, s.S, s.dh, T(1), w.v, w.Dc, nullptr, 0);
+  copy_rows<T>(q, s.T, s.dh, static_cast<T>(s.scale), w.q, w.Dc);
+  copy_transposed<T>(k, s.S, s.dh, w.kt, w.Sc);
+  copy_rows<T>(v, s.S, s.dh, T(1), w.v, w.Dc);
   small_gemm::multiply<T>(w.Tr, w.Sc, s.dh, {w.q.data(), w.Dc, 1}, w.kt.data(), w.Sc,
                           w.scores.data(), w.Sc);
   for (int64_t i = 0; i < s.T; ++i) {
@@ -132,11 +134,11 @@ FATHOM_INLINE void backward_head(const Shape& s, int64_t b, int64_t h, const Hea
                                  const T* probs, const T* grad_out, T* dq, T* dk, T* dv,
                                  HeadScratch<T>& w) {
   const int64_t row_step = s.H * s.dh;  // between tokens in [B, L, H, d_head]
-  copy_rows<T>(q, s.T, s.dh, T(1), w.q, w.Dc, nullptr, 0);
-  copy_rows<T>(k, s.S, s.dh, T(1), w.k, w.Dc, nullptr, 0);
-  copy_rows<T>(v, s.S, s.dh, T(1), w.v, w.Dc, &w.vt, w.Sc);
+  copy_rows<T>(q, s.T, s.dh, T(1), w.q, w.Dc);
+  copy_rows<T>(k, s.S, s.dh, T(1), w.k, w.Dc);
+  copy_transposed<T>(v, s.S, s.dh, w.vt, w.Sc);
   copy_rows<T>({grad_out + b * s.T * row_step + h * s.dh, row_step}, s.T, s.dh, T(1), w.grad_out,
-               w.Dc, nullptr, 0);
+               w.Dc);
   for (int64_t i = 0; i < s.T; ++i)
     for (int64_t j = 0; j < s.S; ++j) {
       w.probs[i * w.Sc + j] = probs[i * s.S + j];
@@ -172,8 +174,8 @@ FATHOM_INLINE void backward_head(const Shape& s, int64_t b, int64_t h, const Hea
                           w.result.data(), w.Dc);
   store(w.result, s.T, dq);
   small_gemm::multiply<T>(w.Sr, w.Dc, s.T, {w.scores.data(), 1, w.Sc}, w.q.data(), w.Dc,
-                          w.result2.data(), w.Dc);
-  store(w.result2, s.S, dk);
+                          w.result.data(), w.Dc);
+  store(w.result, s.S, dk);
 }
 
 // One call's tensors as raw pointers and strides, for the per-instruction-set loops.

@@ -64,9 +64,9 @@ class SublayerObserver {
   virtual void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) {}
 };
 
-// Shared by every module of one model; analysis code installs an observer here.
 class DecodingCache;
 
+// Shared by every module of one model; analysis code installs an observer here.
 struct ModelHooks {
   SublayerObserver* observer = nullptr;
   // Set by TransformerImpl::decode for an incremental search step (core/model/decoding_cache.h):

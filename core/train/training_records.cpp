@@ -182,9 +182,13 @@ void TrainingSession::validate(int64_t update) {
 // decodes the test set (the eval section's search), so valid_bleu and test_bleu measure alike;
 // the ranks of a data-parallel run share the decode (the others call it from after_update).
 void TrainingSession::log_valid_bleu(int64_t update) {
-  const auto bleu = validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu,
-                                    options_.ranks, valid_bleu_key(update));
-  if (bleu) metrics_->log(update, db::metric::kValidBleu, bleu->score);
+  if (const auto bleu = valid_bleu_share(update))
+    metrics_->log(update, db::metric::kValidBleu, bleu->score);
+}
+
+std::optional<BleuScore> TrainingSession::valid_bleu_share(int64_t update) {
+  return validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
+                         "valid/hypotheses/u" + std::to_string(update));
 }
 
 // A few validation sentences as the model now renders them (valid_samples.h).

@@ -417,9 +417,7 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
       validation_loss();
-      if (tc_.valid_bleu > 0)
-        validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
-                        valid_bleu_key(u.number));
+      if (tc_.valid_bleu > 0) valid_bleu_share(u.number);
     }
     return std::nullopt;
   }

@@ -105,10 +105,9 @@ class TrainingSession {
   void validate(int64_t update);
   void keep_valid_samples(int64_t update);
   void log_valid_bleu(int64_t update);
-  // The rendezvous key the ranks' valid_bleu translations of `update` travel under.
-  static std::string valid_bleu_key(int64_t update) {
-    return "valid/hypotheses/u" + std::to_string(update);
-  }
+  // This rank's share of the valid_bleu decode at `update` (every rank, in rank 0's order);
+  // the score on rank 0, nullopt on the others.
+  std::optional<BleuScore> valid_bleu_share(int64_t update);
   void count_training();
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();
