@@ -102,9 +102,16 @@ struct TrainConfig {
   double lr = 5e-4;                // peak learning rate
   std::array<double, 2> betas{0.9, 0.98};
   double eps = 1e-8;
-  double weight_decay = 0.0;     // decoupled (AdamW-style) weight decay
-  int warmup = 4000;             // inverse-sqrt warmup updates (0: constant lr)
-  int max_updates = 1000;        // stop after this many updates
+  double weight_decay = 0.0;  // decoupled (AdamW-style) weight decay
+  int warmup = 4000;          // linear warmup updates of every schedule
+  int max_updates = 1000;     // stop after this many updates
+
+  // The learning rate after the warmup (base/config/lr_schedule.h).
+  std::string schedule = "inverse_sqrt";
+  double min_lr_ratio = 0.0;         // linear, cosine, wsd: the last update's rate / lr
+  double decay_fraction = 0.2;       // wsd: the share of the updates that decay
+  std::string decay_shape = "sqrt";  // wsd: linear | cosine | sqrt (1 - sqrt(p))
+
   double label_smoothing = 0.1;  // epsilon of the label-smoothed cross entropy
   int update_tokens = 0;         // accumulate batches up to this many target tokens (0: off)
   double clip_norm = 0.0;        // clip the gradient's global L2 norm (0: off)

@@ -11,6 +11,7 @@
 
 #include "base/config/config_schema.h"
 #include "base/config/corpus_path.h"
+#include "base/config/lr_schedule.h"
 #include "base/config/yaml_file.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
@@ -308,9 +309,6 @@ void apply_overrides(RunConfig& config, const std::vector<std::string>& override
 
 namespace {
 
-// Whether the config file gave `key` a value other than its default. A config written out
-// whole (a run's stored config, `fathom config`) names every key with its default: those
-// say nothing, and reading one back must not be refused for them.
 // Each of `keys` that names a file must name one that exists.
 void require_existing_files(const RunConfig& c, std::initializer_list<const char*> keys) {
   for (const char* key : keys) {
@@ -326,15 +324,45 @@ void require_existing_files(const RunConfig& c, std::initializer_list<const char
   }
 }
 
+// Whether the config file gave `key` a value other than its default. A config written out
+// whole (a run's stored config, `fathom config`) names every key with its default: those
+// say nothing, and reading one back must not be refused for them.
 bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
   const FieldSpec& field = *find_field(key);
   return c.locations.count(key) &&
          field_value_text(c, field) != field_value_text(RunConfig{}, field);
 }
 
+// A schedule's keys (base/config/lr_schedule.h): those of another schedule would be silently
+// ignored, and the warmup must end before the decay begins.
+void check_schedule(const RunConfig& c) {
+  const auto& t = c.train;
+  const bool decays = t.schedule == "linear" || t.schedule == "cosine" || t.schedule == "wsd";
+  std::vector<const char*> unused;
+  if (!decays) unused.push_back("train.min_lr_ratio");
+  if (t.schedule != "wsd")
+    unused.insert(unused.end(), {"train.decay_fraction", "train.decay_shape"});
+  for (const char* key : unused)
+    if (set_to_other_than_default(c, key))
+      config_error(c, key, "means nothing with train.schedule: " + t.schedule);
+  if (!decays) return;
+  // The decay's first update; the warmup must end before it (linear, cosine: before the last).
+  const int64_t bound = t.schedule == "wsd" ? decay_start(t) : t.max_updates;
+  if (t.warmup >= bound)
+    config_error(
+        c, "train.warmup",
+        std::to_string(t.warmup) + " warmup updates leave no update to decay in: with " +
+            "train.schedule " + t.schedule + " and train.max_updates " +
+            std::to_string(t.max_updates) +
+            (t.schedule == "wsd" ? " (train.decay_fraction " + double_text(t.decay_fraction) + ")"
+                                 : std::string()) +
+            " it must be below " + std::to_string(bound));
+}
+
 // The train section's rules that relate keys.
 void check_training(const RunConfig& c) {
   const auto& t = c.train;
+  check_schedule(c);
   // Known without a device only when the config names the CPU (core/train/precision.h).
   if (t.precision == "fp16" && c.device == "cpu")
     config_error(c, "train.precision",

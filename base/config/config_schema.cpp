@@ -1,5 +1,7 @@
 #include "base/config/config_schema.h"
 
+#include "base/config/lr_schedule.h"
+
 #include <locale>
 #include <map>
 #include <sstream>
@@ -215,8 +217,24 @@ std::vector<FieldSpec> build_fields() {
   train("betas", F::DoublePair, &T::betas, "Adam betas [beta1, beta2]");
   train("eps", F::Double, &T::eps, "Adam epsilon").range = kPositive;
   train("weight_decay", F::Double, &T::weight_decay, "decoupled weight decay").range = kNonNegative;
-  train("warmup", F::Int, &T::warmup, "inverse-sqrt schedule warmup updates (0: constant)").range =
-      kNonNegative;
+  train("schedule", F::String, &T::schedule,
+        "learning-rate schedule after the warmup: " + lr_schedule_reference(), lr_schedule_names());
+  train("warmup", F::Int, &T::warmup,
+        "linear warmup updates of every schedule: update u <= warmup runs at train.lr * u / "
+        "warmup (inverse_sqrt with 0: a constant train.lr)")
+      .range = kNonNegative;
+  train("min_lr_ratio", F::Double, &T::min_lr_ratio,
+        "linear, cosine, wsd: the rate the decay reaches at the last update, as a fraction of "
+        "train.lr")
+      .range = kUnitInterval;
+  train("decay_fraction", F::Double, &T::decay_fraction,
+        "wsd: the share of train.max_updates at the end that decays (the last "
+        "round(fraction x max_updates) updates)")
+      .range = Range{0, 1, true, false};
+  train("decay_shape", F::String, &T::decay_shape,
+        "wsd: how the last updates decay, with p from 0 to 1 over them: linear (1 - p), cosine "
+        "((1 + cos(pi p)) / 2) or sqrt (1 - sqrt(p), Hagele et al. 2024, arXiv 2405.18392)",
+        {"linear", "cosine", "sqrt"});
   train("max_updates", F::Int, &T::max_updates, "number of updates").range = kPositive;
   train("label_smoothing", F::Double, &T::label_smoothing, "label smoothing epsilon").range =
       kProbability;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/config/lr_schedule.h"
 #include "base/util/file_write.h"
 #include "core/data/lm_text.h"
 #include "core/train/rank_group.h"
-#include "core/train/schedule.h"
 #include "core/train/shared_evaluation.h"
 #include "core/train/stop_request.h"
 #include "core/train/training_session.h"
@@ -24,7 +24,7 @@ TrainOutcome TrainingSession::finish() {
   const double train_seconds = seconds_since(train_start_);
   bar_->finish(session_tokens_ > 0
                    ? format_training_status(outcome_.final_metrics[db::metric::kTrainLoss],
-                                            inverse_sqrt_lr(state_.update, tc_.lr, tc_.warmup),
+                                            learning_rate(tc_, state_.update),
                                             session_tokens_ / train_seconds)
                    : "already complete");
   metrics_->flush();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/config/config_io.h"
+#include "base/config/lr_schedule.h"
 #include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/version.h"
@@ -19,7 +20,6 @@
 #include "core/train/prepared_state.h"
 #include "core/train/rank_group.h"
 #include "core/train/resume_point.h"
-#include "core/train/schedule.h"
 #include "core/train/stop_request.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
@@ -317,7 +317,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
       skipped ? torch::Tensor() : clip_grad_norm_on_device(parameters_, max_norm);
   device_metrics_->end_update(u.number, u.tokens, grad_norm);
 
-  u.lr = inverse_sqrt_lr(u.number, tc_.lr, tc_.warmup);
+  u.lr = learning_rate(tc_, u.number);
   if (!skipped) optimizer_->step(u.lr);
   if (probed) log_probes(u.number);
 

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/config/lr_schedule.h"
 #include "core/data/batch.h"
 #include "core/data/vocab.h"
 #include "core/decode/search.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
-#include "core/train/schedule.h"
 
 using namespace fathom;
 
@@ -412,6 +412,9 @@ double train_copy_model(Transformer& model, int updates) {
   std::vector<std::pair<std::string, torch::Tensor>> named;
   for (const auto& p : model->named_parameters()) named.emplace_back(p.key(), p.value());
   Optimizer optimizer(named, tc);
+  TrainConfig schedule;  // inverse_sqrt, peaking at 3e-3 after 40 updates
+  schedule.lr = 3e-3;
+  schedule.warmup = 40;
   std::mt19937 rng(1234);
   model->train();
   double loss = 0;
@@ -429,7 +432,7 @@ double train_copy_model(Transformer& model, int updates) {
         label_smoothed_loss(model->forward(batch.src, batch.tgt_in), batch.tgt_out, 0.1);
     torch::Tensor mean = sums.smoothed / static_cast<double>(sums.tokens);
     mean.backward();
-    optimizer.step(inverse_sqrt_lr(u, 3e-3, 40));
+    optimizer.step(learning_rate(schedule, u));
     loss = mean.item<double>();
   }
   return loss;

@@ -13,11 +13,11 @@
 
 #include "base/config/config.h"
 #include "base/config/config_io.h"
+#include "base/config/lr_schedule.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/probe_observer.h"
 #include "core/train/probes.h"
-#include "core/train/schedule.h"
 #include "db/metric_names.h"
 #include "tests/support/config_test_helpers.h"
 #include "tests/support/input_error.h"
@@ -231,7 +231,7 @@ TEST_F(TrainerTest, UpdateRatioOfAdamsFirstStepIsTheLearningRateTimesRootN) {
   Transformer initial = build_model(config, data.vocab->size(), config.train.seed);
   std::vector<std::string> positions;
   const auto ratios = probe_at(*store_, run, "update.ratio", 1, &positions);
-  const double lr1 = inverse_sqrt_lr(1, config.train.lr, config.train.warmup);
+  const double lr1 = learning_rate(config.train, 1);
   int checked = 0;
   for (const auto& p : initial->named_parameters()) {
     if (p.key().find("out.weight") == std::string::npos) continue;  // attention outputs

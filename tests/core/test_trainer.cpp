@@ -292,6 +292,40 @@ TEST_F(TrainerTest, SparseLogPointsAverageThePerUpdateValues) {
     EXPECT_TRUE(torch::equal(p.value(), *params_b.find(p.key()))) << p.key();
 }
 
+// The schedule drives the optimizer, not only the lr curve: wsd over 25 updates with
+// decay_fraction 0.2 holds the peak through update 20 and falls along 1 - sqrt(p) to
+// min_lr_ratio x peak at update 25. With a minimum of 0 the last update moves no parameter
+// (checkpoint_24 equals checkpoint_last), with 0.5 it does. Fails when the trainer or its
+// logged lr ignores train.schedule.
+TEST_F(TrainerTest, TheScheduleSetsTheRateOfEveryUpdate) {
+  RunConfig config = tiny_config();  // 25 updates, warmup 10, lr 0.005, logged every 10
+  config.train.schedule = "wsd";
+  config.train.decay_fraction = 0.2;
+  config.train.keep_checkpoint_every = 12;
+  config.eval.max_sentences = 1;
+  const int64_t to_zero = new_run(config);
+  ASSERT_EQ(train(config, to_zero).status, "finished");
+  const auto lr = series(*store_, to_zero, "lr");
+  EXPECT_DOUBLE_EQ(lr.at(10), 0.005);
+  EXPECT_DOUBLE_EQ(lr.at(20), 0.005);
+  EXPECT_NEAR(lr.at(25), 0.0, 1e-18);
+
+  config.train.min_lr_ratio = 0.5;
+  const int64_t to_half = new_run(config);
+  ASSERT_EQ(train(config, to_half).status, "finished");
+  EXPECT_NEAR(series(*store_, to_half, "lr").at(25), 0.0025, 1e-15);
+
+  for (const int64_t run : {to_zero, to_half}) {
+    Transformer before = load_model(config, recorded(run, "checkpoint_24"));
+    Transformer last = load_model(config, recorded(run, "checkpoint_last"));
+    const auto after = last->named_parameters();
+    bool same = true;
+    for (const auto& p : before->named_parameters())
+      same = same && torch::equal(p.value(), *after.find(p.key()));
+    EXPECT_EQ(same, run == to_zero) << "run " << run;
+  }
+}
+
 // Divergence is flagged on the device and read at log points, yet the run still reports the
 // first update that broke the rule, with that update's loss: the same as a run that reads
 // every update. Nothing after it is logged, and no checkpoint holds a diverged update.

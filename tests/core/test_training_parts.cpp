@@ -1,5 +1,5 @@
-// Tests for the training pieces (core/train): label-smoothed loss, the inverse-sqrt schedule,
-// Adam / RAdam with decoupled weight decay, checkpoints and the divergence monitor. Expected
+// Tests for the training pieces (core/train): label-smoothed loss, Adam / RAdam with decoupled
+// weight decay, checkpoints and the divergence monitor. Expected
 // values are computed here by hand (in double precision) from the formulas in methods.md s1
 // and the papers, never read back from the code under test.
 #include <gtest/gtest.h>
@@ -17,7 +17,6 @@
 #include "core/train/divergence.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
-#include "core/train/schedule.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -106,22 +105,6 @@ TEST(Loss, GradientIsSoftmaxMinusSmoothedTarget) {
       EXPECT_NEAR(g[0][t][v].item<double>(), expected, 1e-6) << t << "," << v;
     }
   }
-}
-
-// ---------------------------------------------------------------- schedule
-
-// Linear warmup from ~0 to the peak over `warmup` updates, then peak * sqrt(warmup / u).
-// Fails with an off-by-one in the warmup, a wrong decay exponent, or warmup 0 dividing by 0.
-TEST(Schedule, InverseSqrtValues) {
-  EXPECT_NEAR(inverse_sqrt_lr(1, 1e-3, 4000), 2.5e-7, 1e-15);
-  EXPECT_NEAR(inverse_sqrt_lr(2000, 1e-3, 4000), 5e-4, 1e-15);
-  EXPECT_NEAR(inverse_sqrt_lr(4000, 1e-3, 4000), 1e-3, 1e-15);
-  EXPECT_NEAR(inverse_sqrt_lr(16000, 1e-3, 4000), 5e-4, 1e-15);
-  EXPECT_NEAR(inverse_sqrt_lr(4001, 1e-3, 4000), 1e-3 * std::sqrt(4000.0 / 4001.0), 1e-15);
-  for (int64_t u : {1, 10, 1000000}) EXPECT_DOUBLE_EQ(inverse_sqrt_lr(u, 3e-4, 0), 3e-4);
-  // Continuous at the peak and strictly decreasing after it.
-  EXPECT_GT(inverse_sqrt_lr(4000, 1e-3, 4000), inverse_sqrt_lr(4001, 1e-3, 4000));
-  EXPECT_GT(inverse_sqrt_lr(4000, 1e-3, 4000), inverse_sqrt_lr(3999, 1e-3, 4000));
 }
 
 // ---------------------------------------------------------------- optimizers
