@@ -10,6 +10,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "gui/curve_plot.h"
+#include "plot/planned_schedule.h"
 #include "plot/smoothing.h"
 #include "plot/store_curves.h"
 
@@ -106,6 +107,12 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
     if (!spec.smoothed && metric::presentation_of(c.metric).smoothed)
       c.value = plot::debiased_ema(c.value, kSmoothing);
   }
+  // The learning rate beside the schedule it follows, to the last update.
+  if (spec.metrics == std::vector<std::string>{metric::kLearningRate})
+    if (auto planned = plot::planned_lr_curve(run)) {
+      planned->style = static_cast<int>(f.curves.size());
+      f.curves.push_back(std::move(*planned));
+    }
   return f;
 }
 
@@ -139,7 +146,6 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
     for (const auto& spec : specs_) {
       auto* p = new CurvePlot;
       p->setObjectName(spec.title);
-      p->setLegendVisible(spec.metrics.size() > 1);
       p->setMinimumHeight(kChartHeight);
       plots_.push_back(p);
     }
@@ -148,7 +154,9 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
   }
   for (size_t i = 0; i < specs_.size(); ++i) {
     try {
-      plots_[i]->setFigure(chart_figure(store, run, specs_[i]));
+      plot::CurveFigure figure = chart_figure(store, run, specs_[i]);
+      plots_[i]->setLegendVisible(figure.curves.size() > 1);
+      plots_[i]->setFigure(std::move(figure));
     } catch (const std::exception&) {
       // A curve deleted between the two reads (a resumed run trims its points): next poll.
     }

@@ -117,6 +117,41 @@ class RunPageTest : public QObject {
     QVERIFY2(overview.contains(QRegularExpression(R"(\nupdates {2,}70\n)")), qPrintable(overview));
   }
 
+  // The learning-rate chart draws the schedule the run's config plans beside the logged
+  // points, to its last update: cosine over 100 updates after a warmup of 10, from 2e-3 to
+  // 2e-4, passes the logged 1.1e-3 at update 55 (p = 1/2) and ends at 2e-4 at update 100. A
+  // run without a config that reads has the logged points alone.
+  void theLearningRateChartShowsThePlannedSchedule() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    NewRun r;
+    r.name = "cosine";
+    r.config_yaml =
+        "train:\n  schedule: cosine\n  lr: 0.002\n  warmup: 10\n  max_updates: 100\n"
+        "  min_lr_ratio: 0.1\n";
+    const int64_t id = store.create_run(r);
+    r.name = "no config";
+    r.config_yaml = "";
+    const int64_t bare = store.create_run(r);
+    for (int64_t run : {id, bare}) {
+      store.mark_running(run, "host", "cpu");
+      store.write_metrics(run, {{10, "lr", 2e-3, 0.0}, {55, "lr", 1.1e-3, 0.0}});
+    }
+    fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+    auto* chart = page.charts()->chart("learning rate");
+    QCPGraph* planned = graph_named(chart, "planned (cosine)");
+    QVERIFY(planned);
+    QCOMPARE(last_x(planned), 100.0);
+    QVERIFY(qAbs((planned->data()->constEnd() - 1)->value - 2e-4) < 1e-12);
+    const auto at55 = planned->data()->findBegin(55.0, false);
+    QCOMPARE(at55->key, 55.0);
+    QVERIFY(qAbs(at55->value - 1.1e-3) < 1e-12);
+    QCOMPARE(last_x(graph_named(chart, "lr")), 55.0);
+
+    fathom::gui::RunPage plain(store, *store.find_run(std::to_string(bare)));
+    QCOMPARE(plain.charts()->chart("learning rate")->plot()->graphCount(), 1);
+  }
+
   // Issue 58: the run page shows the run's probes as the Probes tab draws them -- a tab after
   // Charts once the run has probes (a run without none, until its first probe point).
   void probesShowOnThePageOnceTheRunHasThem() {
