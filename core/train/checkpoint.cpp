@@ -58,6 +58,7 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
                 true);
   archive.write("state_train_seconds", scalar(state.train_seconds), true);
   archive.write("state_train_tokens", scalar(state.train_tokens), true);
+  archive.write("state_valid_bleu_pending", scalar(state.valid_bleu_pending), true);
   archive.write("config_yaml", c10::IValue(config_yaml));
   // Serialized in memory, then written with every error checked: LibTorch's own file writer
   // aborts the whole process (an exception out of a destructor) when the disk fills up.
@@ -113,6 +114,9 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
         state->train_seconds = seconds.item<double>();
       if (archive.try_read("state_train_tokens", tokens, true))
         state->train_tokens = tokens.item<int64_t>();
+      torch::Tensor pending;  // absent before valid_bleu decodes could be cut short: none
+      if (archive.try_read("state_valid_bleu_pending", pending, true))
+        state->valid_bleu_pending = pending.item<int64_t>();
       // Absent from checkpoints written before preemption support: an empty window.
       torch::Tensor window;
       if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {

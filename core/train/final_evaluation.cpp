@@ -24,12 +24,13 @@ SearchOptions eval_search(const RunConfig& config) {
 
 std::optional<BleuScore> validation_bleu(TransformerImpl& model, const Dataset& data,
                                          const RunConfig& config, torch::Device device,
-                                         size_t count, RankGroup* ranks, const std::string& key) {
+                                         size_t count, RankGroup* ranks, const std::string& key,
+                                         const std::atomic<bool>* stop) {
   count = std::min(count, data.valid.size());
   const std::vector<Example> sources(data.valid.begin(), data.valid.begin() + count);
   const std::vector<std::string> hypotheses =
       translate_over_ranks(model, sources, *data.vocab, eval_search(config), config.data.max_tokens,
-                           device, nullptr, nullptr, ranks, key);
+                           device, nullptr, ranks ? nullptr : stop, ranks, key);
   if (ranks && !ranks->leads()) return std::nullopt;
   return corpus_bleu(hypotheses, std::vector<std::string>(data.valid_target.begin(),
                                                           data.valid_target.begin() + count));
@@ -69,8 +70,8 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   out.decode_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.valid && config.train.valid_bleu > 0 && !data.valid.empty())
-    out.valid_bleu =
-        validation_bleu(model, data, config, device, config.train.valid_bleu, ranks, "final/valid");
+    out.valid_bleu = validation_bleu(model, data, config, device, config.train.valid_bleu, ranks,
+                                     "final/valid", options.stop);
   if (ranks && !ranks->leads()) return out;  // rank 0 scores every rank's translations
   out.bleu = corpus_bleu(out.hypotheses, references);
   bar.finish(out.bleu->format());

@@ -209,6 +209,7 @@ void TrainingSession::start_loop() {
   }
   if (writes()) metrics_.emplace(*store_, *lease_);
   validate_at_init();  // before the clocks start: not training time (every rank: a shared sum)
+  decode_pending_valid_bleu();
   bar_.emplace("train", tc_.max_updates, options_.progress && writes());
   window_.tokens = state_.window.tokens;
   window_.updates = state_.window.updates;

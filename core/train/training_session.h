@@ -105,6 +105,7 @@ class TrainingSession {
   void validate(int64_t update);
   void keep_valid_samples(int64_t update);
   void log_valid_bleu(int64_t update);
+  void decode_pending_valid_bleu();
   // This rank's share of the valid_bleu decode at `update` (every rank, in rank 0's order);
   // the score on rank 0, nullopt on the others.
   std::optional<BleuScore> valid_bleu_share(int64_t update);

@@ -4,15 +4,20 @@
 // checkpoint's, training unchanged by it, and a language model's config refused naming the key.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/config/config_io.h"
 #include "base/metrics/bleu.h"
 #include "core/data/dataset.h"
+#include "core/train/checkpoint.h"
 #include "core/train/evaluate.h"
 #include "core/train/final_evaluation.h"
 #include "db/metric_names.h"
+#include "db/store.h"
 #include "tests/support/input_error.h"
 #include "tests/support/test_device.h"
 #include "tests/support/trainer_test_fixture.h"
@@ -64,6 +69,54 @@ TEST_F(TrainerTest, EachValidationLogsTheBleuOfTheFirstSentences) {
   EXPECT_DOUBLE_EQ(store_->find_run(std::to_string(b))->final_metrics.at(db::metric::kValidBleu),
                    outcome.final_metrics.at(db::metric::kValidBleu));
   EXPECT_FALSE(store_->find_run(std::to_string(a))->final_metrics.count(db::metric::kValidBleu));
+}
+
+// A stop request (preemption's warning) during a validation's BLEU decode ends the decode at
+// its next batch instead of waiting for it: the run stops after that update with its valid
+// loss logged, the BLEU point recorded as pending in the checkpoint, and the session resuming
+// from it decodes the point first -- every row then equals the uninterrupted run's. The stop
+// is asked from another thread once the validation's samples (stored just before the decode)
+// appear; the decode of 1,500 sentences takes hundreds of times longer than the watcher's
+// reaction. Fails if the stop waits for the decode, loses the point, or decodes it twice.
+TEST_F(TrainerTest, AStopDuringTheBleuDecodeEndsItAndTheResumedRunDecodesItFirst) {
+  RunConfig config = tiny_config();
+  config.data.synthetic.valid_size = 1500;
+  config.train.valid_bleu = 1500;
+  config.train.valid_samples = 1;
+  config.train.max_updates = 20;
+  config.eval.beam = 4;
+  config.eval.max_sentences = 1;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+
+  const int64_t b = new_run(config);
+  std::atomic<bool> stop{false}, done{false};
+  std::thread watcher([&] {
+    auto reader = db::Store::open((dir_ / "runs.db").string(), db::OpenMode::ReadOnly);
+    while (!done && !reader.tags(b).count("samples.u10"))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    stop = true;
+  });
+  const TrainOutcome stopped = train(config, b, false, &stop);
+  done = true;
+  watcher.join();
+  ASSERT_EQ(stopped.status, "stopped");
+  EXPECT_EQ(stopped.updates, 10);
+  TrainerState state;
+  Transformer model = load_model(config, recorded(b, "checkpoint_last"));
+  load_checkpoint(recorded(b, "checkpoint_last"), *model, nullptr, &state);
+  EXPECT_EQ(state.update, 10);
+  EXPECT_EQ(state.valid_bleu_pending, 10);
+  EXPECT_TRUE(series(*store_, b, db::metric::kValidLoss).count(10));
+  EXPECT_FALSE(series(*store_, b, db::metric::kValidBleu).count(10));
+
+  ASSERT_EQ(train(config, b, /*resume=*/true).status, "finished");
+  const auto bleu_a = series(*store_, a, db::metric::kValidBleu);
+  EXPECT_EQ(bleu_a.size(), 2u);
+  EXPECT_EQ(series(*store_, b, db::metric::kValidBleu), bleu_a);
+  EXPECT_EQ(series(*store_, b, db::metric::kValidLoss), series(*store_, a, db::metric::kValidLoss));
+  EXPECT_EQ(store_->find_run(std::to_string(b))->final_metrics.at(db::metric::kValidBleu),
+            store_->find_run(std::to_string(a))->final_metrics.at(db::metric::kValidBleu));
 }
 
 TEST(ValidBleu, ALanguageModelIsRefusedNamingTheKey) {
