@@ -15,13 +15,15 @@ DecodingCache::KeysValues DecodingCache::memory(const void* module,
                                                 const std::function<KeysValues()>& compute) {
   auto it = memory_.find(module);
   if (it != memory_.end()) return it->second;
-  return memory_[module] = compute();
+  // Heads split off the projection are strided views: laid out once here, not re-gathered by
+  // the attention at every step.
+  const KeysValues kv = compute();
+  return memory_[module] = {kv.first.contiguous(), kv.second.contiguous()};
 }
 
 void DecodingCache::reorder(const torch::Tensor& rows) {
-  for (auto* cache : {&self_, &memory_})
-    for (auto& [module, kv] : *cache)
-      kv = {kv.first.index_select(0, rows), kv.second.index_select(0, rows)};
+  for (auto& [module, kv] : self_)
+    kv = {kv.first.index_select(0, rows), kv.second.index_select(0, rows)};
 }
 
 }  // namespace fathom

@@ -29,6 +29,9 @@ class DecodingCache {
   KeysValues memory(const void* module, const std::function<KeysValues()>& compute);
 
   // Beam search's reordering: row i continues row rows[i] ([rows] int64 on the cache's device).
+  // Only the self-attention past moves: a row's parent is a beam of the same sentence, whose
+  // memory keys and values are the same (as the search's repeated encoder output is not
+  // reordered either).
   void reorder(const torch::Tensor& rows);
 
  private:
