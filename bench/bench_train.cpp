@@ -3,7 +3,7 @@
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
 //   (norm may name a connection too: pre:hyper, pre:mhc)
-//               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
+//               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off] [optimizer=adam|muon]
 //               (positional, in this order; attention is model.fused_attention: off is the
 //               explicit softmax path, auto what the config's auto takes -- Fathom's CPU loop
 //               or LibTorch's fused call, core/model/attention.h)
@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   if (keep && !keep_freed_memory()) std::printf("malloc: not glibc, thresholds unchanged\n");
   const bool checkpoint = argc > 8 && std::string(argv[8]) == "1";
   const std::string attention = argc > 9 ? argv[9] : "auto";
-  FathomStep fathom(size, norm, device, precision, checkpoint, attention);
+  const std::string optimizer = argc > 10 ? argv[10] : "adam";
+  FathomStep fathom(size, norm, device, precision, checkpoint, attention, optimizer);
   fathom.run(3);  // warm-up
   StepTimes t;
   if (const char* trace = std::getenv("FATHOM_BENCH_PROFILE")) {
@@ -53,10 +54,10 @@ int main(int argc, char** argv) {
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
   std::printf(
-      "size %s device %s norm %s precision %s checkpoint %d attention %s threads %d params %ld "
-      "rows %ld src %ld tgt %ld\n",
+      "size %s device %s norm %s precision %s checkpoint %d attention %s optimizer %s threads %d "
+      "params %ld rows %ld src %ld tgt %ld\n",
       size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(), int(checkpoint),
-      attention.c_str(), torch::get_num_threads(),
+      attention.c_str(), optimizer.c_str(), torch::get_num_threads(),
       long(fathom.model()->parameter_counts()["total"]), long(size.rows), long(size.src_len),
       long(size.tgt_len));
   std::printf(

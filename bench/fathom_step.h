@@ -47,7 +47,7 @@ class FathomStep {
 
   FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
              const std::string& precision = "fp32", bool checkpoint = false,
-             const std::string& fused_attention = "auto")
+             const std::string& fused_attention = "auto", const std::string& optimizer = "adam")
       : device_(device),
         model_(build_model(size_config(size, norm, fused_attention), size.vocab, /*seed=*/1)) {
     autocast_ = autocast_for(precision, device);
@@ -59,7 +59,12 @@ class FathomStep {
       named.emplace_back(p.key(), p.value());
       params_.push_back(p.value());
     }
-    optimizer_ = std::make_unique<Optimizer>(named, size_config(size, norm).train);
+    TrainConfig train = size_config(size, norm).train;
+    train.optimizer = optimizer;  // adam | muon
+    optimizer_ = std::make_unique<Optimizer>(
+        std::vector<ParameterGroup>{{"all", 1.0, 1.0, named}}, train,
+        optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
+                            : std::vector<Optimizer::Matrix>{});
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 

@@ -98,9 +98,10 @@ struct DataConfig {
 
 // Optimization, schedule, validation and divergence detection.
 struct TrainConfig {
-  std::string optimizer = "adam";  // adam | radam
+  std::string optimizer = "adam";  // adam | radam | muon (hidden matrices; Adam for the rest)
   double lr = 5e-4;                // peak learning rate
   std::array<double, 2> betas{0.9, 0.98};
+  double muon_momentum = 0.95;  // muon: the momentum of its (Nesterov) updates
   double eps = 1e-8;
   double weight_decay = 0.0;  // decoupled (AdamW-style) weight decay
   int warmup = 4000;          // linear warmup updates of every schedule

@@ -337,6 +337,8 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
 // ignored, and the warmup must end before the decay begins.
 void check_schedule(const RunConfig& c) {
   const auto& t = c.train;
+  if (t.optimizer != "muon" && set_to_other_than_default(c, "train.muon_momentum"))
+    config_error(c, "train.muon_momentum", "means nothing with train.optimizer: " + t.optimizer);
   const bool decays = t.schedule == "linear" || t.schedule == "cosine" || t.schedule == "wsd";
   std::vector<const char*> unused;
   if (!decays) unused.push_back("train.min_lr_ratio");

@@ -211,10 +211,18 @@ std::vector<FieldSpec> build_fields() {
     f.push_back(field("train." + key, type, &RunConfig::train, member, doc, choices));
     return f.back();
   };
-  train("optimizer", F::String, &T::optimizer, "Adam or RAdam (Liu et al. 2019)",
-        {"adam", "radam"});
+  train("optimizer", F::String, &T::optimizer,
+        "Adam, RAdam (Liu et al. 2019), or muon: the hidden layers' weight matrices (attention "
+        "and FFN projections; packed Q, K, V as three) by Muon -- Nesterov momentum "
+        "orthogonalized by 5 Newton-Schulz steps, scaled by 0.2 sqrt(max(rows, cols)) to "
+        "AdamW's update RMS so both share train.lr and weight_decay (Jordan et al. 2024; Liu "
+        "et al. 2025, arXiv 2502.16982) -- and Adam for embeddings, norms, biases and the rest",
+        {"adam", "radam", "muon"});
   train("lr", F::Double, &T::lr, "peak learning rate").range = kPositive;
   train("betas", F::DoublePair, &T::betas, "Adam betas [beta1, beta2]");
+  train("muon_momentum", F::Double, &T::muon_momentum,
+        "muon: the momentum mu of the Muon-updated matrices (Nesterov)")
+      .range = kProbability;
   train("eps", F::Double, &T::eps, "Adam epsilon").range = kPositive;
   train("weight_decay", F::Double, &T::weight_decay, "decoupled weight decay").range = kNonNegative;
   train("schedule", F::String, &T::schedule,

@@ -1,8 +1,10 @@
 #include "core/train/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/train/checkpoint.h"
+#include "core/train/muon.h"
 
 namespace fathom {
 
@@ -11,16 +13,24 @@ Optimizer::Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_pa
     : Optimizer(std::vector<ParameterGroup>{{"all", 1.0, 1.0, std::move(named_parameters)}},
                 config) {}
 
-Optimizer::Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config)
+Optimizer::Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config,
+                     const std::vector<Matrix>& matrices)
     : rectified_(config.optimizer == "radam"),
       beta1_(config.betas[0]),
       beta2_(config.betas[1]),
-      weight_decay_(config.weight_decay) {
+      weight_decay_(config.weight_decay),
+      muon_momentum_(config.muon_momentum) {
+  auto muon_blocks = [&](const torch::Tensor& p) {
+    for (const auto& m : matrices)
+      if (m.weight.is_same(p)) return std::max(1, m.blocks);
+    return 0;
+  };
   for (const auto& g : groups) {
     Group group{g.name, g.lr_scale, config.eps * g.eps_scale, {}};
     for (const auto& [name, p] : g.parameters) {
       group.parameters.push_back(name);
-      slots_.push_back({name, p, torch::zeros_like(p), torch::zeros_like(p), groups_.size()});
+      slots_.push_back(
+          {name, p, torch::zeros_like(p), torch::zeros_like(p), groups_.size(), muon_blocks(p)});
     }
     groups_.push_back(std::move(group));
   }
@@ -68,6 +78,10 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
   std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
   for (auto& s : slots_) {
     if (s.group != group || !s.param.grad().defined()) continue;
+    if (s.muon_blocks > 0) {
+      muon_step(s, lr);
+      continue;
+    }
     params.push_back(s.param);
     grads.push_back(s.param.grad());
     exp_avgs.push_back(s.exp_avg);
@@ -87,6 +101,24 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
   } else {
     at::_foreach_add_(params, exp_avgs, -lr / bias1);
   }
+}
+
+std::vector<Optimizer::Matrix> Optimizer::hidden_matrices(const ParameterCatalog& catalog) {
+  std::vector<Matrix> matrices;
+  for (const LinearEntry& entry : catalog.linears)
+    if (entry.role != LinearRole::Other) matrices.push_back({entry.linear->weight, entry.blocks});
+  return matrices;
+}
+
+// Muon (Liu et al. 2025, algorithm 1, with Nesterov momentum as Jordan et al.'s reference):
+// M <- mu M + G; W <- W (1 - lr wd) - lr 0.2 sqrt(max(rows, cols)) NS(G + mu M).
+void Optimizer::muon_step(Slot& s, double lr) {
+  const torch::Tensor& grad = s.param.grad();
+  s.exp_avg.mul_(muon_momentum_).add_(grad);
+  const torch::Tensor direction = grad.add(s.exp_avg, muon_momentum_);
+  const torch::Tensor update = orthogonalized_blocks(direction, s.muon_blocks);
+  if (weight_decay_ > 0) s.param.mul_(1.0 - lr * weight_decay_);
+  s.param.add_(update, -lr * muon_update_scale(s.param, s.muon_blocks));
 }
 
 void Optimizer::save(torch::serialize::OutputArchive& archive) const {

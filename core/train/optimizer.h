@@ -1,8 +1,9 @@
 #pragma once
 // Adam (Kingma & Ba 2015) and RAdam (Liu et al. 2019, "On the Variance of the Adaptive
-// Learning Rate and Beyond") with decoupled weight decay. Written out here (rather than
-// torch::optim) because LibTorch has no RAdam and because the state must be saved in our
-// checkpoints so that --resume continues the identical trajectory.
+// Learning Rate and Beyond") with decoupled weight decay, and Muon (core/train/muon.h) for the
+// hidden layers' matrices beside Adam for the rest. Written out here (rather than
+// torch::optim) because LibTorch has neither RAdam nor Muon and because the state must be saved
+// in our checkpoints so that --resume continues the identical trajectory.
 #include <torch/torch.h>
 
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "base/config/config.h"
 #include "core/model/depth_parameterization.h"
+#include "core/model/parameter_catalog.h"
 
 namespace fathom {
 
@@ -20,8 +22,15 @@ class Optimizer {
   Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_parameters,
             const TrainConfig& config);
   // Groups with their own learning-rate and epsilon factors (model.parameterization,
-  // core/model/depth_parameterization.h: parameter_groups()).
-  Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config);
+  // core/model/depth_parameterization.h: parameter_groups()). With train.optimizer muon,
+  // `matrices` are the parameters Muon updates (the others: Adam), each with the number of
+  // matrices it stacks.
+  struct Matrix {
+    torch::Tensor weight;
+    int blocks = 1;
+  };
+  Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config,
+            const std::vector<Matrix>& matrices = {});
 
   // What each group uses: the learning rate of a step with scheduled rate `lr` is
   // lr * lr_scale; its Adam epsilon is eps (train.eps times the group's eps_scale).
@@ -37,19 +46,25 @@ class Optimizer {
   void zero_grad();
   int64_t steps() const { return step_; }
 
+  // The matrices train.optimizer muon updates: every catalogued linear's weight -- attention
+  // and FFN projections, the depth-wise LSTM's, gated attention's -- with its stacked blocks.
+  static std::vector<Matrix> hidden_matrices(const ParameterCatalog& catalog);
+
   void save(torch::serialize::OutputArchive& archive) const;
   void load(torch::serialize::InputArchive& archive);
 
  private:
   struct Slot {
     std::string name;
-    torch::Tensor param, exp_avg, exp_avg_sq;
+    torch::Tensor param, exp_avg, exp_avg_sq;  // Muon: exp_avg is the momentum
     size_t group;
+    int muon_blocks = 0;  // > 0: Muon updates it, a stack of this many matrices
   };
   void step_group(size_t group, double lr, double rect, bool adaptive, double bias1, double bias2);
+  void muon_step(Slot& slot, double lr);
 
   bool rectified_;  // RAdam
-  double beta1_, beta2_, weight_decay_;
+  double beta1_, beta2_, weight_decay_, muon_momentum_;
   std::vector<Group> groups_;
   int64_t step_ = 0;
   std::vector<Slot> slots_;

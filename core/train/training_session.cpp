@@ -115,7 +115,9 @@ void TrainingSession::build_model() {
     named_.emplace_back(p.key(), p.value());
     parameters_.push_back(p.value());
   }
-  optimizer_.emplace(parameter_groups(*model_, config_.model), tc_);  // model.parameterization
+  optimizer_.emplace(parameter_groups(*model_, config_.model), tc_,  // model.parameterization
+                     tc_.optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
+                                             : std::vector<Optimizer::Matrix>{});
   config_yaml_ = config_to_yaml(config_);
 }
 
