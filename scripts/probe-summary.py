@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The training probes' last point (docs/probes.md) of a sweep's finished runs, summarised per
-method (model.norm / model.connection / model.attention_gate, those the sweep varies) x depth
+method (model.norm / model.connection / model.attention_gate / train.optimizer, those the
+sweep varies) x depth
 (encoder layers, or a language model's decoder layers) x learning rate: the mean
 over the seeds +- the half-width of the 95 % Student-t interval. Each run's value is one number
 per probe: the max over positions ("max"), their mean ("mean"), or the mean over positions whose
@@ -52,8 +53,8 @@ cells = defaultdict(lambda: defaultdict(list))
 for rid, t in tags.items():
     # The method: whichever of norm / connection / gate the sweep varies (a language-model
     # sweep has no model.norm axis, and its depth is model.decoder_layers).
-    method = " / ".join(t[k] for k in ("model.norm", "model.connection", "model.attention_gate")
-                        if k in t)
+    method = " / ".join(t[k] for k in ("model.norm", "model.connection", "model.attention_gate",
+                                       "train.optimizer") if k in t)
     layers = t.get("model.encoder_layers", t.get("model.decoder_layers", "0"))
     key = (method, int(layers), t["train.lr"])
     for s in STATS:

@@ -75,7 +75,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"lm-depth-61-transfer-mup.yaml", 54},
                                                {"lm-depth-61-connections.yaml", 108},
                                                {"replicate-18l-gpu.yaml", 3},
-                                               {"depth-61-postln.yaml", 54}};
+                                               {"depth-61-postln.yaml", 54},
+                                               {"muon-depth.yaml", 24}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
