@@ -3,12 +3,9 @@
 // last update. Each test trains for a few seconds on one CPU thread.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/config/config.h"
@@ -271,19 +268,9 @@ TEST_F(TrainerTest, StopRequestCheckpointsAndResumesToTheSameRows) {
   ASSERT_EQ(train(config, a).status, "finished");
 
   const int64_t b = new_run(config);
-  std::atomic<bool> stop{false};
-  std::atomic<bool> done{false};
-  // Asks for the stop once the run has logged step 14, from another thread and connection,
-  // the way a signal handler sets it while the trainer is busy.
-  std::thread watcher([&] {
-    auto reader = db::Store::open((dir_ / "runs.db").string(), db::OpenMode::ReadOnly);
-    while (!done && reader.last_metric_step(b, "train_loss") < 14)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    stop = true;
-  });
-  const TrainOutcome stopped = train(config, b, false, &stop);
-  done = true;
-  watcher.join();
+  // Asks for the stop once the run has logged step 14.
+  const TrainOutcome stopped = train_stopped_when(
+      config, b, [&](const db::Store& s) { return s.last_metric_step(b, "train_loss") >= 14; });
   ASSERT_EQ(stopped.status, "stopped");
   ASSERT_GE(stopped.updates, 14);
   ASSERT_LT(stopped.updates, 80);

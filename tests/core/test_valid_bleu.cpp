@@ -4,10 +4,7 @@
 // checkpoint's, training unchanged by it, and a language model's config refused naming the key.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/config/config_io.h"
@@ -90,16 +87,8 @@ TEST_F(TrainerTest, AStopDuringTheBleuDecodeEndsItAndTheResumedRunDecodesItFirst
   ASSERT_EQ(train(config, a).status, "finished");
 
   const int64_t b = new_run(config);
-  std::atomic<bool> stop{false}, done{false};
-  std::thread watcher([&] {
-    auto reader = db::Store::open((dir_ / "runs.db").string(), db::OpenMode::ReadOnly);
-    while (!done && !reader.tags(b).count("samples.u10"))
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    stop = true;
-  });
-  const TrainOutcome stopped = train(config, b, false, &stop);
-  done = true;
-  watcher.join();
+  const TrainOutcome stopped = train_stopped_when(
+      config, b, [&](const db::Store& s) { return s.tags(b).count("samples.u10") > 0; });
   ASSERT_EQ(stopped.status, "stopped");
   EXPECT_EQ(stopped.updates, 10);
   TrainerState state;

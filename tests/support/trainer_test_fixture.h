@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/config/config.h"
@@ -98,6 +101,22 @@ class TrainerTest : public ::testing::Test {
     options.progress = false;
     options.stop_requested = stop;
     return train_run(config, *store_, options);
+  }
+  // Trains `run` and asks it to stop once `stop_when` holds of the store, read by another
+  // thread over its own connection every millisecond -- the way a signal handler sets the flag
+  // while the trainer is busy.
+  TrainOutcome train_stopped_when(const RunConfig& config, int64_t run,
+                                  const std::function<bool(const db::Store&)>& stop_when) {
+    std::atomic<bool> stop{false}, done{false};
+    std::thread watcher([&] {
+      auto reader = db::Store::open((dir_ / "runs.db").string(), db::OpenMode::ReadOnly);
+      while (!done && !stop_when(reader)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      stop = true;
+    });
+    const TrainOutcome outcome = train(config, run, false, &stop);
+    done = true;
+    watcher.join();
+    return outcome;
   }
   // Run b (resumed) logged train_loss at every update 1..last, each equal to run a's
   // (uninterrupted) bit for bit.
