@@ -147,6 +147,45 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_THROW(experiments::write_report(store, "nothing", options), InputError);
 }
 
+// A sweep of learning-rate schedules draws the lr curve beside the losses (it is what tells
+// the runs apart); a sweep whose runs share one schedule -- even at other peak rates -- does
+// not.
+TEST(Report, ASweepOfSchedulesDrawsTheLearningRate) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [sweep, yaml] : {std::pair{"schedules", "train: {schedule: cosine, warmup: 10}\n"},
+                               {"schedules", "train: {schedule: inverse_sqrt, warmup: 10}\n"},
+                               {"rates", "train: {lr: 0.001}\n"},
+                               {"rates", "train: {lr: 0.002}\n"}}) {
+      db::NewRun n;
+      n.name = std::string(sweep) + "/" + yaml;
+      n.sweep = sweep;
+      n.config_yaml = yaml;
+      const int64_t id = store.create_run(n);
+      store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}, {10, "lr", 1e-3, 0.0}});
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  for (const char* sweep : {"schedules", "rates"}) {
+    experiments::ReportOptions options;
+    options.out_dir = (scratch.path() / sweep).string();
+    std::vector<std::string> asked;
+    options.render_curves = [&](const experiments::CurvesRequest& r) {
+      asked.push_back(r.file_stem);
+      return r.file_stem + ".png";
+    };
+    experiments::write_report(store, sweep, options);
+    const std::vector<std::string> expected =
+        std::string(sweep) == "schedules"
+            ? std::vector<std::string>{"curves-valid_loss", "curves-lr"}
+            : std::vector<std::string>{"curves-valid_loss"};
+    EXPECT_EQ(asked, expected) << sweep;
+  }
+}
+
 // A depth study's layout: methods by depth, each at its best learning rate. The default
 // (first axis group by the second) would pool the methods; --rows/--cols/--agg best give the
 // paper's table, and each cell names the learning rate it took.
