@@ -132,5 +132,23 @@ TEST_F(TrainerTest, AMuonRunTrainsAndDiffersFromAdam) {
   EXPECT_NE(loss.at(25), series(*store_, a, "train_loss").at(25));
 }
 
+// Muon's momentum travels in the checkpoint: a run stopped after update 12 and resumed logs
+// the uninterrupted run's losses bit for bit. Fails if the momentum is not saved or restored
+// (the first update after the resume would orthogonalize the gradient alone).
+TEST_F(TrainerTest, AStoppedMuonRunResumesToTheSameLosses) {
+  RunConfig config = tiny_config();
+  config.train.optimizer = "muon";
+  config.train.log_every = 1;
+  config.eval.max_sentences = 1;
+  const int64_t a = new_run(config), b = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+  const TrainOutcome stopped = train_stopped_when(
+      config, b, [&](const db::Store& s) { return s.last_metric_step(b, "train_loss") >= 12; });
+  ASSERT_EQ(stopped.status, "stopped");
+  ASSERT_LT(stopped.updates, 25);
+  ASSERT_EQ(train(config, b, /*resume=*/true).status, "finished");
+  expect_same_train_loss(a, b, 25);
+}
+
 }  // namespace test_muon
 }  // namespace fathom
