@@ -1,7 +1,8 @@
 // `fathom config FILE [--set key=value ...]`: checks a config exactly as `fathom train` would
-// and prints it complete (defaults filled in); `fathom config --reference` prints the table
-// of every key (docs/config.md is this output).
+// and prints it complete (defaults filled in), or with --schedule the learning rate it plans;
+// `fathom config --reference` prints the table of every key (docs/config.md is this output).
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
+#include "base/config/lr_schedule.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
@@ -23,7 +25,30 @@ struct ConfigArgs {
   std::vector<std::string> overrides;
   bool reference = false;
   bool methods = false;
+  bool schedule = false;
 };
+
+// The learning rate the config plans, at the schedule's corners and about 20 updates between:
+// what the run page draws before a run starts, for a terminal.
+void print_schedule(const TrainConfig& t, bool json) {
+  const std::vector<int64_t> updates = schedule_updates(t, 20);
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (int64_t u : updates) rows.push_back({{"update", u}, {"lr", learning_rate(t, u)}});
+    std::cout << nlohmann::json{{"schedule", t.schedule}, {"points", rows}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << "train.schedule " << t.schedule << ": lr by update (warmup " << t.warmup
+            << ", max_updates " << t.max_updates << ")\n";
+  const int64_t decay = decay_start(t);
+  for (int64_t u : updates) {
+    const char* note = u == t.warmup ? "end of warmup" : u == decay ? "decay begins" : "";
+    char line[64];
+    std::snprintf(line, sizeof line, *note ? "  %8lld  %-12.6g  " : "  %8lld  %.6g",
+                  static_cast<long long>(u), learning_rate(t, u));
+    std::cout << line << note << "\n";
+  }
+}
 
 // What model.norm, model.init and model.connection may name, with each method's one-line
 // description: the registry, for people and for the desktop app's sweep editor.
@@ -93,7 +118,9 @@ void run_config(ConfigArgs args, const GlobalOptions& global) {
   check_config(config);
   check_model_methods(config);
   check_model_fits(config);
-  if (global.json)
+  if (args.schedule)
+    print_schedule(config.train, global.json);
+  else if (global.json)
     std::cout << config_to_json(config).dump(2) << "\n";
   else
     std::cout << config_to_yaml(config);
@@ -110,6 +137,9 @@ void add_config_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--reference", args->reference, "print the reference of every key (Markdown)");
   cmd->add_flag("--methods", args->methods,
                 "list what model.norm, model.init and model.connection may name (--json: as JSON)");
+  cmd->add_flag("--schedule", args->schedule,
+                "print the learning rate the config plans by update (train.schedule; --json: as "
+                "JSON), instead of the config");
   cmd->callback([args, &global] { run_config(*args, global); });
 }
 

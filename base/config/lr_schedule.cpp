@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 namespace fathom {
@@ -73,6 +74,17 @@ const LrSchedule& lr_schedule(const std::string& name) {
   for (const auto& s : lr_schedules())
     if (s.name == name) return s;
   throw std::invalid_argument("no learning-rate schedule '" + name + "'");
+}
+
+std::vector<int64_t> schedule_updates(const TrainConfig& train, int count) {
+  const int64_t last = std::max<int64_t>(1, train.max_updates);
+  std::set<int64_t> updates = {1, last};
+  const int64_t stride = std::max<int64_t>(1, last / std::max(1, count));
+  for (int64_t u = 1; u <= last; u += stride) updates.insert(u);
+  const int64_t decay = decay_start(train);
+  for (int64_t u : {static_cast<int64_t>(train.warmup), decay - 1, decay})
+    if (u >= 1 && u <= last) updates.insert(u);
+  return {updates.begin(), updates.end()};
 }
 
 int64_t decay_start(const TrainConfig& train) {

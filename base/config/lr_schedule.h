@@ -42,6 +42,11 @@ const LrSchedule& lr_schedule(const std::string& name);
 // The learning rate of update `update` (1-based) of a run trained with `train`.
 double learning_rate(const TrainConfig& train, int64_t update);
 
+// The updates to show a schedule at: every `stride`-th from 1, stride max_updates / `count`
+// (at least 1), with the last update, the warmup's last, and the decay's first and the one
+// before it always among them; ascending.
+std::vector<int64_t> schedule_updates(const TrainConfig& train, int count);
+
 // The first update whose rate decays (wsd: after the stable phase; linear, cosine: after the
 // warmup); -1 for a schedule without a decay towards train.min_lr_ratio.
 int64_t decay_start(const TrainConfig& train);

@@ -3,8 +3,10 @@
 // keys meaningful. Torch-free.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "base/config/config.h"
 #include "base/config/config_io.h"
@@ -116,6 +118,24 @@ TEST(LrSchedule, EveryScheduleRisesToThePeakThenNeverRisesAgain) {
       previous = lr;
     }
   }
+}
+
+// The updates a schedule is shown at: ascending, from 1 to the last, every corner among them
+// (the warmup's end, the decay's first update and the one before), about `count` of them.
+TEST(LrSchedule, TheUpdatesShownIncludeEveryCorner) {
+  TrainConfig t = schedule("wsd", 1e-3, 37, 1000);
+  t.decay_fraction = 0.25;  // the decay starts at update 751
+  const std::vector<int64_t> shown = schedule_updates(t, 20);
+  EXPECT_TRUE(std::is_sorted(shown.begin(), shown.end()));
+  EXPECT_EQ(shown.front(), 1);
+  EXPECT_EQ(shown.back(), 1000);
+  for (int64_t corner : {37, 750, 751})
+    EXPECT_TRUE(std::count(shown.begin(), shown.end(), corner)) << corner;
+  EXPECT_LE(shown.size(), 25u);
+  EXPECT_GE(shown.size(), 20u);
+  // A run shorter than `count` shows every update.
+  EXPECT_EQ(schedule_updates(schedule("constant", 1e-3, 0, 5), 20),
+            (std::vector<int64_t>{1, 2, 3, 4, 5}));
 }
 
 // A key of another schedule is refused where it was set (it would be silently ignored), and
