@@ -87,6 +87,14 @@ void check_parameterization(const RunConfig& config) {
   if (resolve_sublayer_style(m) != "pre" || !m.decoder_norm.empty())
     config_error(config, "model.norm",
                  why + "is defined for Pre-LN stacks (Dey et al. 2025); use norm: pre");
+  // Its learning-rate and epsilon factors are derived for Adam's update; Muon's orthogonalized
+  // one scales otherwise with depth, and no rule for it is implemented.
+  if (config.train.optimizer == "muon")
+    config_error(config, "train.optimizer",
+                 why +
+                     "scales Adam's learning rates and epsilon with depth; it has no rule for "
+                     "Muon's update (use optimizer: adam or radam, or parameterization: "
+                     "standard)");
 }
 
 }  // namespace fathom

@@ -203,6 +203,8 @@ TEST(DepthParameterization, CombinationsItCannotApplyToAreRefused) {
   expect_refused(
       "model:\n  parameterization: completep\n  norm: pre\n  connection: depthwise_lstm\n",
       "model.connection", "residual");
+  expect_refused("model:\n  parameterization: depth_mup\n  norm: pre\ntrain:\n  optimizer: muon\n",
+                 "train.optimizer", "Muon");
   EXPECT_NO_THROW(check_model_methods(
       load_config_string("model:\n  parameterization: completep\n  norm: pre\n", "ok.yaml", ".")));
 }
