@@ -8,7 +8,7 @@ per probe: the max over positions ("max"), their mean ("mean"), or the mean over
 label starts with a prefix ("mean:enc." = encoder self-attention); "@first" reads the first
 probe point instead. Values decoded as docs/schema.md says (base64 little-endian float32).
 Usage: scripts/probe-summary.py STORE.db SWEEP   (Markdown table on stdout; stdlib only)"""
-import base64, math, sqlite3, statistics, struct, sys
+import base64, json, math, sqlite3, statistics, struct, sys
 from collections import defaultdict
 
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
@@ -33,6 +33,16 @@ def labels(rid, probe):
                       (rid, probe)).fetchone()
     return row[0].split("\n") if row else []
 
+def config_depth(rid):
+    """The depth a sweep sets rather than varies, from the run's stored config."""
+    row = con.execute("select config_json from runs where id=?", (rid,)).fetchone()
+    try:
+        model = json.loads(row[0]).get("model", {})
+    except (TypeError, ValueError):
+        return "0"
+    if model.get("arch") == "decoder_only": return str(model.get("decoder_layers", 0))
+    return str(model.get("encoder_layers", 0))
+
 def stat(rid, what):
     probe, how = what
     v = last(rid, probe, how.endswith("@first"))
@@ -55,7 +65,7 @@ for rid, t in tags.items():
     # sweep has no model.norm axis, and its depth is model.decoder_layers).
     method = " / ".join(t[k] for k in ("model.norm", "model.connection", "model.attention_gate",
                                        "train.optimizer") if k in t)
-    layers = t.get("model.encoder_layers", t.get("model.decoder_layers", "0"))
+    layers = t.get("model.encoder_layers", t.get("model.decoder_layers")) or config_depth(rid)
     key = (method, int(layers), t["train.lr"])
     for s in STATS:
         x = stat(rid, s)
