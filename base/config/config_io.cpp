@@ -337,9 +337,7 @@ bool set_to_other_than_default(const RunConfig& c, const std::string& key) {
 // ignored, and the warmup must end before the decay begins.
 void check_schedule(const RunConfig& c) {
   const auto& t = c.train;
-  if (t.optimizer != "muon" && set_to_other_than_default(c, "train.muon_momentum"))
-    config_error(c, "train.muon_momentum", "means nothing with train.optimizer: " + t.optimizer);
-  const bool decays = t.schedule == "linear" || t.schedule == "cosine" || t.schedule == "wsd";
+  const bool decays = lr_schedule(t.schedule).decay != nullptr;  // a name the schema admitted
   std::vector<const char*> unused;
   if (!decays) unused.push_back("train.min_lr_ratio");
   if (t.schedule != "wsd")
@@ -365,6 +363,8 @@ void check_schedule(const RunConfig& c) {
 void check_training(const RunConfig& c) {
   const auto& t = c.train;
   check_schedule(c);
+  if (t.optimizer != "muon" && set_to_other_than_default(c, "train.muon_momentum"))
+    config_error(c, "train.muon_momentum", "means nothing with train.optimizer: " + t.optimizer);
   // Known without a device only when the config names the CPU (core/train/precision.h).
   if (t.precision == "fp16" && c.device == "cpu")
     config_error(c, "train.precision",
