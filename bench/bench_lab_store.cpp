@@ -7,6 +7,9 @@
 //              the progress snapshot, the summary); "start before": what that start did until
 //              the store read the two values with its JSON functions (list_runs, then each
 //              config parsed twice in C++);
+//   report  -- ms for the report's check whether the runs' learning-rate schedules differ
+//              (experiments::schedules_differ: the store's JSON functions; before: each run's
+//              YAML config parsed in C++);
 //   claim   -- ms per claim_next_run for the last 200 queued runs of that sweep, the others
 //              ended: through the index of schema v5 (now) and without them (v4's plan: the
 //              indexes dropped on a copy of the file);
@@ -29,6 +32,7 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +41,7 @@
 #include "db/store.h"
 #include "experiments/launcher.h"
 #include "experiments/notify.h"
+#include "experiments/report.h"
 #include "experiments/scheduler.h"
 
 #ifdef FATHOM_HAVE_PLOTS
@@ -123,7 +128,8 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
   std::vector<std::pair<double, double>> poll_now, poll_before, claim_now, claim_before, follows;
   for (long n : sizes) {
     const std::string path = (dir / ("sweep" + std::to_string(n) + ".db")).string();
-    double poll[2], claim[2], follow = 0, start_now = 0, start_before = 0;
+    double poll[2], claim[2], follow = 0, start_now = 0, start_before = 0, report_now = 0,
+                              report_before = 0;
     {
       auto store = db::Store::open(path);
       record(store, sweep_runs("s", n, n - kClaims));
@@ -141,6 +147,15 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
       options.progress = false;
       follow = 1e3 * seconds([&] { fathom::experiments::follow_sweep(store, idle, options); });
       start_now = 1e3 * seconds([&] { store.config_values("s", {"train.max_updates", "notify"}); });
+      const std::vector<db::RunRecord> listed = store.list_runs("s");
+      report_now = 1e3 * seconds([&] { fathom::experiments::schedules_differ(store, listed); });
+      report_before = 1e3 * seconds([&] {
+                        std::set<std::string> schedules;
+                        for (const auto& r : listed) {
+                          const auto t = fathom::load_config_string(r.config_yaml, "", "").train;
+                          schedules.insert(t.schedule + std::to_string(t.warmup));
+                        }
+                      });
       start_before = 1e3 * seconds([&] {
                        for (const auto& r : store.list_runs("s")) {
                          const auto config = nlohmann::json::parse(r.config_json);
@@ -171,6 +186,10 @@ void bench_sizes(const fs::path& dir, const std::vector<long>& sizes) {
     std::printf(
         "  N = %6ld  follow's start: now %8.2f, before (every config parsed) %8.2f  x%.1f\n", n,
         start_now, start_before, start_before / start_now);
+    std::printf(
+        "  N = %6ld  report's schedule check: now %8.2f, before (every YAML config parsed) %8.2f"
+        "  x%.1f\n",
+        n, report_now, report_before, report_before / report_now);
     std::printf(
         "  N = %6ld  claim (the last %ld): now %7.3f%s, before (v4 indexes) %8.3f%s  x%.0f\n", n,
         kClaims, claim[0], growth(claim_now).c_str(), claim[1], growth(claim_before).c_str(),

@@ -8,11 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
-#include "base/config/config_io.h"
-#include "base/config/config_schema.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
@@ -107,29 +106,14 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
 const std::string* const kCurveMetrics[] = {&db::metric::kTrainLoss, &db::metric::kValidLoss,
                                             &db::metric::kValidPpl, &db::metric::kValidBleu};
 
-// Whether the runs were trained on different learning-rate schedules -- train.schedule, its
-// warmup, decay or length, not only another peak rate: then the lr curve tells them apart too.
-bool schedules_differ(const std::vector<db::RunRecord>& runs) {
-  std::set<std::string> schedules;
-  for (const auto& r : runs) {
-    try {
-      const TrainConfig t = load_config_string(r.config_yaml, "run " + r.name, "").train;
-      schedules.insert(t.schedule + " " + std::to_string(t.warmup) + " " +
-                       std::to_string(t.max_updates) + " " + double_text(t.min_lr_ratio) + " " +
-                       double_text(t.decay_fraction) + " " + t.decay_shape);
-    } catch (const std::exception&) {  // a config this build cannot read: no schedule to compare
-    }
-  }
-  return schedules.size() > 1;
-}
-
 // The curves a report draws, of those the runs stored.
-std::vector<std::string> curve_metrics(const std::vector<db::RunRecord>& runs,
+std::vector<std::string> curve_metrics(const db::Store& store,
+                                       const std::vector<db::RunRecord>& runs,
                                        const std::set<std::string>& stored) {
   std::vector<std::string> metrics;
   for (const std::string* m : kCurveMetrics)
     if (stored.count(*m)) metrics.push_back(*m);
-  if (stored.count(db::metric::kLearningRate) && schedules_differ(runs))
+  if (stored.count(db::metric::kLearningRate) && schedules_differ(store, runs))
     metrics.push_back(db::metric::kLearningRate);
   return metrics;
 }
@@ -150,7 +134,7 @@ void figures(std::ostream& out, const ReportOptions& options,
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string& metric : curve_metrics(runs, stored)) {
+  for (const std::string& metric : curve_metrics(store, runs, stored)) {
     CurvesRequest request{
         title + ": " + metric,
         ids,
@@ -193,7 +177,7 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
   const std::vector<std::string> group_by = split(rows, '+');
   const std::string col_name =
       cols.substr(cols.rfind('.') == std::string::npos ? 0 : cols.rfind('.') + 1);
-  for (const std::string& metric : curve_metrics(runs, stored)) {
+  for (const std::string& metric : curve_metrics(store, runs, stored)) {
     TableOptions o;
     o.rows = rows;
     o.cols = cols;
@@ -464,6 +448,24 @@ std::vector<std::vector<std::string>> axis_groups(
     if (!placed) groups.push_back({key});
   }
   return groups;
+}
+
+bool schedules_differ(const db::Store& store, const std::vector<db::RunRecord>& runs) {
+  if (runs.size() < 2) return false;
+  static const std::vector<std::string> kScheduleKeys = {
+      "train.schedule",     "train.warmup",         "train.max_updates",
+      "train.min_lr_ratio", "train.decay_fraction", "train.decay_shape"};
+  std::set<int64_t> ids;
+  std::set<std::string> sweeps;
+  for (const auto& r : runs) {
+    ids.insert(r.id);
+    sweeps.insert(r.sweep);
+  }
+  std::set<std::vector<std::optional<std::string>>> schedules;
+  for (const std::string& sweep : sweeps)
+    for (const auto& run : store.config_values(sweep, kScheduleKeys))
+      if (ids.count(run.run)) schedules.insert(run.values);
+  return schedules.size() > 1;
 }
 
 std::string write_report(const db::Store& store, const std::string& target,

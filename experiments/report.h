@@ -63,6 +63,11 @@ std::vector<std::vector<std::string>> axis_groups(
     const std::vector<std::map<std::string, std::string>>& axes, const std::string& layout,
     const std::string& seed_key = "train.seed");
 
+// Whether `runs` were trained on different learning-rate schedules -- train.schedule, its
+// warmup, decay or length, not only another peak rate: a report then draws their lr curves,
+// which tell them apart. Read by the store's JSON functions (Store::config_values).
+bool schedules_differ(const db::Store& store, const std::vector<db::RunRecord>& runs);
+
 // Writes out_dir/report.md for the sweep named `target`, or for one run (an id or a run name)
 // when no sweep has that name. Returns the report's path. InputError when neither exists.
 std::string write_report(const db::Store& store, const std::string& target,

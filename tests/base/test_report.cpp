@@ -155,14 +155,15 @@ TEST(Report, ASweepOfSchedulesDrawsTheLearningRate) {
   const std::string db = (scratch.path() / "runs.db").string();
   {
     auto store = db::Store::open(db);
-    for (auto [sweep, yaml] : {std::pair{"schedules", "train: {schedule: cosine, warmup: 10}\n"},
-                               {"schedules", "train: {schedule: inverse_sqrt, warmup: 10}\n"},
-                               {"rates", "train: {lr: 0.001}\n"},
-                               {"rates", "train: {lr: 0.002}\n"}}) {
+    for (auto [sweep, json] :
+         {std::pair{"schedules", R"({"train": {"schedule": "cosine", "warmup": 10}})"},
+          {"schedules", R"({"train": {"schedule": "inverse_sqrt", "warmup": 10}})"},
+          {"rates", R"({"train": {"schedule": "inverse_sqrt", "lr": 0.001}})"},
+          {"rates", R"({"train": {"schedule": "inverse_sqrt", "lr": 0.002}})"}}) {
       db::NewRun n;
-      n.name = std::string(sweep) + "/" + yaml;
+      n.name = std::string(sweep) + "/" + json;
       n.sweep = sweep;
-      n.config_yaml = yaml;
+      n.config_json = json;
       const int64_t id = store.create_run(n);
       store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}, {10, "lr", 1e-3, 0.0}});
       store.finish_run(id, "finished");
