@@ -3,10 +3,13 @@
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
 //   (norm may name a connection too: pre:hyper, pre:mhc)
-//               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off] [optimizer=adam|muon]
+//               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
+//               [optimizer=adam|adam-foreach|muon]
 //               (positional, in this order; attention is model.fused_attention: off is the
 //               explicit softmax path, auto what the config's auto takes -- Fathom's CPU loop
-//               or LibTorch's fused call, core/model/attention.h)
+//               or LibTorch's fused call, core/model/attention.h; adam-foreach is Adam
+//               without LibTorch's fused AdamW kernel, core/train/fused_adamw.h: the same as
+//               adam where LibTorch has none, before 2.4)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which
@@ -54,12 +57,12 @@ int main(int argc, char** argv) {
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
   std::printf(
-      "size %s device %s norm %s precision %s checkpoint %d attention %s optimizer %s threads %d "
+      "size %s device %s norm %s precision %s checkpoint %d attention %s optimizer %s%s threads %d "
       "params %ld rows %ld src %ld tgt %ld\n",
       size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(), int(checkpoint),
-      attention.c_str(), optimizer.c_str(), torch::get_num_threads(),
-      long(fathom.model()->parameter_counts()["total"]), long(size.rows), long(size.src_len),
-      long(size.tgt_len));
+      attention.c_str(), optimizer.c_str(), fathom.fused_update() ? " (fused kernel)" : "",
+      torch::get_num_threads(), long(fathom.model()->parameter_counts()["total"]), long(size.rows),
+      long(size.src_len), long(size.tgt_len));
   std::printf(
       "tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
       "  %.0f page faults/step (malloc %s)\n",

@@ -60,11 +60,16 @@ class FathomStep {
       params_.push_back(p.value());
     }
     TrainConfig train = size_config(size, norm).train;
-    train.optimizer = optimizer;  // adam | muon
+    // adam | adam-foreach (Adam without LibTorch's fused kernel, core/train/fused_adamw.h;
+    // the same as adam where LibTorch has none) | muon
+    if (optimizer != "adam" && optimizer != "adam-foreach" && optimizer != "muon")
+      throw std::invalid_argument("optimizer: adam, adam-foreach or muon, got '" + optimizer + "'");
+    train.optimizer = optimizer == "muon" ? "muon" : "adam";
     optimizer_ = std::make_unique<Optimizer>(
         std::vector<ParameterGroup>{{"all", 1.0, 1.0, named}}, train,
         optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
                             : std::vector<Optimizer::Matrix>{});
+    optimizer_->use_fused_adamw(optimizer != "adam-foreach");
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 
@@ -109,6 +114,8 @@ class FathomStep {
 
   double first_loss() const { return first_loss_; }
   Transformer& model() { return model_; }
+  // Whether the last update went through LibTorch's fused AdamW kernel.
+  bool fused_update() const { return optimizer_->last_step_fused(); }
 
  private:
   static long page_faults_so_far() {

@@ -63,6 +63,7 @@ void Optimizer::step(double lr) {
                        ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t));
   }
 
+  last_step_fused_ = false;
   for (size_t g = 0; g < groups_.size(); ++g) step_group(g, lr, rect, adaptive, bias1, bias2);
 }
 
@@ -74,7 +75,8 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
   // PyTorch's Adam does by default: on CUDA each stage is a few kernel launches instead of one
   // per parameter (a 60-layer model has over 1000 tensors; per parameter, the update took 4x
   // PyTorch's time on an H200, docs/gpu.md). On the CPU the foreach ops loop over the same
-  // per-tensor ops, so the numbers are bit-identical to the loop they replace.
+  // per-tensor ops, so the numbers are bit-identical to the loop they replace. Where LibTorch
+  // has the fused AdamW kernel (2.4+), one call does all the stages in one pass.
   std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs;
   for (auto& s : slots_) {
     if (s.group != group || !s.param.grad().defined()) continue;
@@ -88,6 +90,14 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
     exp_avg_sqs.push_back(s.exp_avg_sq);
   }
   if (params.empty()) return;
+  if (fused_adamw_ && adaptive && fused_adamw_accepts(params, grads)) {
+    // RAdam's rectified step is AdamW's at lr * rect; dividing the decay by rect keeps its
+    // factor 1 - lr wd (rect > 0 wherever the update is adaptive).
+    fused_adamw_step(params, grads, exp_avgs, exp_avg_sqs, step_, lr * rect, beta1_, beta2_,
+                     weight_decay_ / rect, eps);
+    last_step_fused_ = true;
+    return;
+  }
   if (weight_decay_ > 0) at::_foreach_mul_(params, 1.0 - lr * weight_decay_);
   at::_foreach_mul_(exp_avgs, beta1_);
   at::_foreach_add_(exp_avgs, grads, 1.0 - beta1_);

@@ -13,6 +13,7 @@
 #include "base/config/config.h"
 #include "core/model/depth_parameterization.h"
 #include "core/model/parameter_catalog.h"
+#include "core/train/fused_adamw.h"
 
 namespace fathom {
 
@@ -46,6 +47,12 @@ class Optimizer {
   void zero_grad();
   int64_t steps() const { return step_; }
 
+  // Adam's and RAdam's adaptive updates go through LibTorch's fused AdamW kernel where it has
+  // one (core/train/fused_adamw.h: 2.4+) -- same formula, one pass; off: the foreach ops (a
+  // benchmark's or a test's side-by-side comparison). Whether the last step took it.
+  void use_fused_adamw(bool on) { fused_adamw_ = on && fused_adamw_available(); }
+  bool last_step_fused() const { return last_step_fused_; }
+
   // The matrices train.optimizer muon updates: every catalogued linear's weight -- attention
   // and FFN projections, the depth-wise LSTM's, gated attention's -- with its stacked blocks.
   static std::vector<Matrix> hidden_matrices(const ParameterCatalog& catalog);
@@ -64,6 +71,8 @@ class Optimizer {
   void muon_step(Slot& slot, double lr);
 
   bool rectified_;  // RAdam
+  bool fused_adamw_ = fused_adamw_available();
+  bool last_step_fused_ = false;
   double beta1_, beta2_, weight_decay_, muon_momentum_;
   std::vector<Group> groups_;
   int64_t step_ = 0;

@@ -4,12 +4,13 @@
 #   1. what the machine is (nvidia-smi, driver, CUDA, PyTorch);
 #   2. scripts/gpu/build.sh (headless core, tests, benchmarks against the machine's LibTorch);
 #   3. the tensor tests on CUDA (FATHOM_TEST_DEVICE=cuda, tests/support/test_device.h);
-#   4. scripts/gpu/bench.sh (Fathom against the PyTorch eager reference, side by side).
+#   4. the update with LibTorch's fused AdamW kernel against the foreach ops (bench_train,
+#      issue 62), then scripts/gpu/bench.sh (Fathom against the PyTorch eager reference).
 #   scripts/gpu/check.sh [RESULT_DIR]   # default $OUT (the device tool's folder)
-# Each phase has its own time limit (BUILD_S, TEST_S, BENCH_S seconds), so a slow phase cannot
-# eat the next one's time. The logs are written under /tmp/fathom-gpu-check; on exit, whatever
-# happened, RESULT_DIR gets machine.txt, tests.log, bench.md and check.tar.gz (every log):
-# few files, as the device tool returns at most eight.
+# Each phase has its own time limit (BUILD_S, TEST_S, UPDATE_S, BENCH_S seconds), so a slow
+# phase cannot eat the next one's time. The logs are written under /tmp/fathom-gpu-check; on
+# exit, whatever happened, RESULT_DIR gets machine.txt, tests.log, update.txt, bench.md and
+# check.tar.gz (every log): few files, as the device tool returns at most eight.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 results="${1:-${OUT:-/tmp/fathom-gpu-results}}"
@@ -17,7 +18,9 @@ logs=/tmp/fathom-gpu-check
 build="${BUILD_DIR:-/tmp/build-gpu}"
 mkdir -p "$logs" "$results"
 collect() {
-  for f in machine.txt tests.log bench.md; do [ -f "$logs/$f" ] && cp "$logs/$f" "$results/"; done
+  for f in machine.txt tests.log update.txt bench.md; do
+    [ -f "$logs/$f" ] && cp "$logs/$f" "$results/"
+  done
   tar -czf "$results/check.tar.gz" -C "$logs" . 2> /dev/null
 }
 trap collect EXIT
@@ -51,10 +54,19 @@ phase tests
 # checkpointed layers, fused against explicit attention, the methods' initializations; a
 # one-rank NCCL run against the plain run (issue 55) and which backend the build resolves.
 (cd "$build" && FATHOM_TEST_DEVICE=cuda timeout "${TEST_S:-110}" ctest \
-  -R '^(Trainer|TrainerTest|CheckpointedLayers|FusedAttention|Admin|DeepNorm|ReZero|LossScaler|Autocast|Precision|GradClip)\.|^DataParallel\.AOneRankNccl|^ReduceBackend\.' \
+  -R '^(Trainer|TrainerTest|CheckpointedLayers|FusedAttention|FusedAdamW|Admin|DeepNorm|ReZero|LossScaler|Autocast|Precision|GradClip)\.|^DataParallel\.AOneRankNccl|^ReduceBackend\.' \
   -j 8 --timeout 100 --output-on-failure) > "$logs/tests.log" 2>&1
 echo "check: tests exit $?"
 grep -E "tests passed|Failed|\*\*\*|Not Run|SKIPPED" "$logs/tests.log" | head -n 40
+
+phase update
+# The step split (forward, backward, clip + optimizer) with the fused kernel and without, side
+# by side, twice in ABBA order (the update was the whole gap to PyTorch, docs/gpu.md).
+for optimizer in adam adam-foreach adam-foreach adam; do
+  timeout "${UPDATE_S:-30}" "$build/bench/bench_train" base 10 0 cuda post keep bf16 0 auto \
+    "$optimizer" 2>&1 | grep -E "^size|^tokens/s" | tr '\n' ' '
+  echo
+done | tee "$logs/update.txt"
 
 phase bench
 STEPS="${STEPS:-10}" ROUNDS="${ROUNDS:-4}" LOG_DIR="$logs/bench" timeout "${BENCH_S:-200}" \
