@@ -30,7 +30,7 @@ std::optional<BleuScore> validation_bleu(TransformerImpl& model, const Dataset& 
   const std::vector<Example> sources(data.valid.begin(), data.valid.begin() + count);
   const std::vector<std::string> hypotheses =
       translate_over_ranks(model, sources, *data.vocab, eval_search(config), config.data.max_tokens,
-                           device, nullptr, ranks ? nullptr : stop, ranks, key);
+                           device, nullptr, stop, ranks, key);
   if (ranks && !ranks->leads()) return std::nullopt;
   return corpus_bleu(hypotheses, std::vector<std::string>(data.valid_target.begin(),
                                                           data.valid_target.begin() + count));

@@ -53,9 +53,8 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
 // BLEU of the first `count` validation sentences, decoded as the test set is (the eval
 // section's search): the run's valid_bleu, at each validation and at the end. With `ranks`
 // every rank calls it and decodes its share (translate_over_ranks under `key`, a key new to
-// the session); rank 0 gets the score, the others nullopt. A set `stop` ends a single
-// process's decode between batches with StopRequested; ranks decode on (one rank leaving the
-// decode early would leave the others waiting in its barrier, then in the wrong collective).
+// the session); rank 0 gets the score, the others nullopt. A set `stop` ends the decode
+// between batches with StopRequested, on every rank together (translate_over_ranks).
 std::optional<BleuScore> validation_bleu(TransformerImpl& model, const Dataset& data,
                                          const RunConfig& config, torch::Device device,
                                          size_t count, RankGroup* ranks = nullptr,

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/train/rank_group.h"
+#include "core/train/stop_request.h"
 
 namespace fathom {
 
@@ -33,17 +34,27 @@ std::vector<std::string> translate_over_ranks(TransformerImpl& model,
                                               RankGroup* ranks, const std::string& key) {
   if (!ranks) return translate(model, examples, vocab, options, max_tokens, device, progress, stop);
   std::vector<size_t> own;
-  std::vector<std::string> all = translate(model, examples, vocab, options, max_tokens, device,
-                                           progress, stop, ranks->rank(), ranks->world(), &own);
+  std::vector<std::string> all;
+  // A stop request ends a rank's share at its next batch; the rank still meets the others in
+  // the barrier, which counts the shares cut short, so that every rank leaves the decode with
+  // StopRequested together (one leaving alone would next call another collective than theirs).
+  bool cut_short = false;
+  try {
+    all = translate(model, examples, vocab, options, max_tokens, device, progress, stop,
+                    ranks->rank(), ranks->world(), &own);
+  } catch (const StopRequested&) {
+    cut_short = true;
+  }
   // Sent before the barrier, so rank 0 finds every share there once it has passed it; a rank
   // that died or hung ends the barrier as it ends an update's all-reduce (RankLost).
-  if (!ranks->leads()) {
+  if (!ranks->leads() && !cut_short) {
     std::vector<std::string> pairs;  // example index, its translation
     for (size_t i : own) pairs.insert(pairs.end(), {std::to_string(i), all[i]});
     ranks->publish(key + "/" + std::to_string(ranks->rank()), pack_lines(pairs));
   }
-  std::vector<torch::Tensor> barrier{torch::zeros({1}, torch::kFloat64)};
+  std::vector<torch::Tensor> barrier{torch::full({1}, cut_short ? 1.0 : 0.0, torch::kFloat64)};
   ranks->all_reduce_sum(barrier);
+  if (barrier[0].item<double>() > 0) throw StopRequested("the decode (" + key + ")");
   if (!ranks->leads()) return {};
   size_t filled = own.size();
   for (int r = 1; r < ranks->world(); ++r) {

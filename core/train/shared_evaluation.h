@@ -28,7 +28,9 @@ LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& e
 
 // Rank 0: every example's translation, in order; the other ranks: an empty list (they send
 // theirs, as index/text pairs, to rank 0 through the rendezvous store under `key`, once per
-// session).
+// session). A set `stop` ends the decode between batches with StopRequested -- with ranks, on
+// every rank together, once any rank's share was cut short (pass the ranks' relayed flag,
+// RankGroup::stop_flag(), so that all of them stop soon).
 std::vector<std::string> translate_over_ranks(TransformerImpl& model,
                                               const std::vector<Example>& examples,
                                               const Vocab& vocab, const SearchOptions& options,

@@ -53,7 +53,7 @@ TrainOutcome TrainingSession::finish() {
   final_metrics[db::metric::kParams] = static_cast<double>(model_->parameter_counts()["total"]);
   FinalEvaluationOptions what;
   what.progress = options_.progress;
-  what.stop = options_.ranks ? &options_.ranks->stop_flag() : options_.stop_requested;
+  what.stop = stop_flag();
   what.ranks = options_.ranks;
   FinalEvaluation final;
   try {
@@ -180,23 +180,25 @@ void TrainingSession::validate(int64_t update) {
 
 // BLEU of the first train.valid_bleu validation sentences, decoded as the final evaluation
 // decodes the test set (the eval section's search), so valid_bleu and test_bleu measure alike;
-// the ranks of a data-parallel run share the decode (the others call it from after_update).
-// A stop request -- preemption gives seconds, the decode of a large model on a CPU takes
-// minutes -- ends a single process's decode at its next batch; the update's checkpoint then
-// records the point as pending, and the session resuming from it decodes it first.
+// the ranks of a data-parallel run share the decode (the others call this from after_update;
+// rank 0 alone logs). A stop request -- preemption gives seconds, the decode of a large model
+// on a CPU takes minutes -- ends the decode at its next batch, on every rank together; the
+// update's checkpoint then records the point as pending, and the session resuming from it
+// decodes it first.
 void TrainingSession::log_valid_bleu(int64_t update) {
   try {
-    if (const auto bleu = valid_bleu_share(update))
-      metrics_->log(update, db::metric::kValidBleu, bleu->score);
+    const std::optional<BleuScore> bleu =
+        validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
+                        "valid/hypotheses/u" + std::to_string(update), stop_flag());
+    if (bleu && writes()) metrics_->log(update, db::metric::kValidBleu, bleu->score);
     state_.valid_bleu_pending = 0;
   } catch (const StopRequested&) {
     state_.valid_bleu_pending = update;
   }
 }
 
-std::optional<BleuScore> TrainingSession::valid_bleu_share(int64_t update) {
-  return validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
-                         "valid/hypotheses/u" + std::to_string(update), options_.stop_requested);
+const std::atomic<bool>* TrainingSession::stop_flag() const {
+  return options_.ranks ? &options_.ranks->stop_flag() : options_.stop_requested;
 }
 
 // The valid_bleu point a stop cut short at this checkpoint's update, decoded before training
@@ -205,10 +207,7 @@ void TrainingSession::decode_pending_valid_bleu() {
   const int64_t pending = state_.valid_bleu_pending;
   state_.valid_bleu_pending = 0;
   if (pending <= 0 || pending != state_.update || data_->valid.empty()) return;
-  if (writes())
-    log_valid_bleu(pending);
-  else
-    valid_bleu_share(pending);
+  log_valid_bleu(pending);
 }
 
 // A few validation sentences as the model now renders them (valid_samples.h).

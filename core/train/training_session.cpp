@@ -341,7 +341,7 @@ bool TrainingSession::forward_backward_unless_stopped(const std::vector<Batch>& 
                                                       int64_t tokens, torch::Tensor& smoothed,
                                                       torch::Tensor& nll) {
   ModelHooks& hooks = model_->hooks();
-  hooks.stop = options_.ranks ? &options_.ranks->stop_flag() : options_.stop_requested;
+  hooks.stop = stop_flag();
   bool done = true;
   try {
     std::tie(smoothed, nll) = forward_backward(parts, tokens);
@@ -420,7 +420,7 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
       validation_loss();
-      if (tc_.valid_bleu > 0) valid_bleu_share(u.number);
+      if (tc_.valid_bleu > 0) log_valid_bleu(u.number);
     }
     return std::nullopt;
   }

@@ -104,11 +104,11 @@ class TrainingSession {
   void validate_at_init();
   void validate(int64_t update);
   void keep_valid_samples(int64_t update);
+  // The valid_bleu decode at `update`, every rank its share (in rank 0's order); rank 0 logs.
   void log_valid_bleu(int64_t update);
   void decode_pending_valid_bleu();
-  // This rank's share of the valid_bleu decode at `update` (every rank, in rank 0's order);
-  // the score on rank 0, nullopt on the others.
-  std::optional<BleuScore> valid_bleu_share(int64_t update);
+  // The flag a phase checks for a stop request: with ranks, the one relayed to every rank.
+  const std::atomic<bool>* stop_flag() const;
   void count_training();
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();

@@ -4,8 +4,9 @@
 // Pre-LN, Admin (its profiling pass included), the depth-wise LSTM and a decoder-only model; a
 // 2-rank run repeated bit for bit; rank 1 killed with SIGKILL mid-run (the run ends as failed and
 // resumes on one process to the uninterrupted 2-rank run's losses); a cancelled 2-rank run; a
-// one-rank group (train.reduce_backend named) against the plain run, with Gloo here and NCCL on
-// a GPU; and the bad inputs refused before anything is stored.
+// stop during the ranks' shared BLEU decode; a one-rank group (train.reduce_backend named)
+// against the plain run, with Gloo here and NCCL on a GPU; and the bad inputs refused before
+// anything is stored.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -467,6 +468,71 @@ TEST_F(DataParallelFaults, SigtermToRankZeroStopsBothRanksAtOneUpdate) {
   const Store store = Store::open(db(), OpenMode::ReadOnly);
   EXPECT_EQ(store.find_run(std::to_string(run))->status, "finished");
   EXPECT_EQ(store.last_metric_step(run, "train_loss"), 400);
+}
+
+// SIGTERM to rank 0 while the ranks share a validation's BLEU decode: the decode ends on both
+// ranks at their next batch (the ranks agree on it in the decode's barrier) instead of running
+// to its end, the run stops after that update with the point recorded as pending in the
+// checkpoint, and the resumed 2-rank run decodes it first: every row then equals the
+// uninterrupted run's. The stop is sent once the validation's samples (stored just before the
+// decode) appear; the decode of 1,500 sentences takes hundreds of times the reaction. Fails if
+// the ranks decode on through a stop, lose the point, or disagree (a rank left waiting in the
+// barrier hangs the run).
+TEST_F(DataParallelFaults, AStopDuringTheSharedBleuDecodeEndsItAndTheResumeDecodesItFirst) {
+  std::string yaml = config_yaml(
+      kEncoderDecoder + ", dropout: 0}",
+      "{lr: 0.005, eps: 0.0001, warmup: 5, max_updates: 20, valid_every: 10, log_every: 5, "
+      "threads: 1, update_tokens: 600, valid_bleu: 1500, valid_samples: 1}");
+  yaml.replace(yaml.find("valid_size: 20"), 14, "valid_size: 1500");
+  const std::string config = write_config("bleu-stop", yaml);
+  const int64_t whole = train(config, 2);
+
+  const pid_t leader = start_training(config);
+  const int64_t run = whole + 1;
+  bool decoding = false;
+  for (int i = 0; i < 180 * 50 && !decoding; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    try {
+      decoding = Store::open(db(), OpenMode::ReadOnly).tags(run).count("samples.u10") > 0;
+    } catch (const std::exception&) {  // the run is not there yet
+    }
+  }
+  ASSERT_TRUE(decoding) << fathom::testing::read_text(dir_ / "train.err");
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(kill(leader, SIGTERM), 0);
+  EXPECT_EQ(wait_exit(leader, 60), 128 + SIGTERM) << fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_FALSE(fathom::process_alive(rank_one, "rank"));
+  {
+    const Store store = Store::open(db(), OpenMode::ReadOnly);
+    const auto record = store.find_run(std::to_string(run));
+    EXPECT_EQ(record->status, "cancelled");
+    EXPECT_EQ(record->updates, 10);
+    const auto rows = metric_rows(store, run);
+    EXPECT_TRUE(rows.count({"valid_loss", 10}));
+    EXPECT_FALSE(rows.count({"valid_bleu", 10})) << "the stop waited for the decode";
+  }
+  torch::serialize::InputArchive archive;
+  archive.load_from(artifact(run, "checkpoint_last"));
+  torch::Tensor pending;
+  archive.read("state_valid_bleu_pending", pending, /*is_buffer=*/true);
+  EXPECT_EQ(pending.item<int64_t>(), 10);
+
+  const ProgramResult resumed =
+      fathom({"train", "--resume", std::to_string(run), "--no-progress"});  // 2, as stored
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  EXPECT_EQ(store.find_run(std::to_string(run))->status, "finished");
+  const auto a = metric_rows(store, whole), b = metric_rows(store, run);
+  ASSERT_TRUE(a.count({"valid_bleu", 10}) && a.count({"valid_bleu", 20}));
+  EXPECT_EQ(a.size(), b.size());
+  for (const auto& [key, value] : a) {
+    ASSERT_TRUE(b.count(key)) << key.first << "@" << key.second;
+    EXPECT_NEAR(b.at(key), value, 1e-5 * std::max(1.0, std::abs(value)))
+        << key.first << "@" << key.second;
+  }
+  EXPECT_EQ(store.export_run(run).run.final_metrics.at("valid_bleu"),
+            store.export_run(whole).run.final_metrics.at("valid_bleu"));
 }
 
 // A sweep's run of train.processes 2 takes two of the local launcher's worker slots: with
