@@ -7,6 +7,7 @@
 #include "base/config/config.h"
 #include "core/model/cpu_attention.h"
 #include "core/model/decoding_cache.h"
+#include "core/model/dropout.h"
 
 namespace fathom {
 
@@ -152,7 +153,7 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
                             : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
   if (observer)
     observer->on_attention(owner_, AttentionTrace{logits, probs, key_padding_mask, causal});
-  if (attention_dropout_ > 0) probs = torch::dropout(probs, attention_dropout_, is_training());
+  if (attention_dropout_ > 0) probs = fathom::dropout(probs, attention_dropout_, is_training());
   torch::Tensor context = torch::matmul(probs, v).transpose(1, 2).reshape({B, T, d_model_});
   return project_out(query, context);
 }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/model/dropout.h"
 #include "core/model/small_gemm.h"
 
 // The per-head loops are compiled once per instruction set and picked at run time (GCC and
@@ -322,15 +323,11 @@ torch::Tensor attention_on_cpu(const torch::Tensor& q, const torch::Tensor& k,
   const torch::Tensor padding = key_padding_mask.defined()
                                     ? key_padding_mask.to(torch::kBool).contiguous()
                                     : torch::empty({0}, torch::kBool);
-  // The dropout's keep mask, drawn as torch::dropout draws it (an empty_like of the
-  // probabilities, bernoulli_(1 - p), divided by 1 - p): the same numbers for a given seed.
+  // The dropout's keep mask, drawn as the explicit path's fathom::dropout draws it for the
+  // probabilities (core/model/dropout.h): the same numbers for a given seed.
   torch::Tensor keep = torch::empty({0}, q.options());
-  if (training && dropout > 0) {
-    keep = dropout >= 1 ? torch::zeros({q.size(0), q.size(1), q.size(2), k.size(2)}, q.options())
-                        : torch::empty({q.size(0), q.size(1), q.size(2), k.size(2)}, q.options())
-                              .bernoulli_(1 - dropout)
-                              .div_(1 - dropout);
-  }
+  if (training && dropout > 0)
+    keep = dropout_keep_mask({q.size(0), q.size(1), q.size(2), k.size(2)}, q.options(), dropout);
   return CpuAttentionFunction::apply(q, k, v, padding, causal, keep);
 }
 

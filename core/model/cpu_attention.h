@@ -14,9 +14,9 @@ bool attention_on_cpu_applies(const torch::Tensor& q);
 // q [B, H, T, d_head], k and v [B, H, S, d_head] (any strides; views of the projections as the
 // attention module makes them); key_padding_mask [B, S] bool, true at padding, or undefined;
 // causal hides key j > i from query i. With dropout > 0 and `training`, the probabilities are
-// dropped as torch::dropout would drop them, drawing the same numbers from the default
-// generator. A query row whose keys are all masked gets zeros (the explicit path: NaN).
-// Returns the heads' outputs side by side, [B, T, H * d_head].
+// dropped as fathom::dropout drops them on the explicit path (core/model/dropout.h), the same
+// numbers from the same draw of the default generator. A query row whose keys are all masked gets
+// zeros (the explicit path: NaN). Returns the heads' outputs side by side, [B, T, H * d_head].
 torch::Tensor attention_on_cpu(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, const torch::Tensor& key_padding_mask,
                                bool causal, double dropout, bool training);

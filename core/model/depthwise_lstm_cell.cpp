@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/model/dropout.h"
+
 namespace fathom {
 
 LstmGatesImpl::LstmGatesImpl(const LstmSpec& spec, const std::string& name, const SublayerId& owner,
@@ -46,7 +48,7 @@ LstmHiddenImpl::LstmHiddenImpl(const LstmSpec& spec, const std::string& name, co
 torch::Tensor LstmHiddenImpl::forward(const torch::Tensor& z) {
   torch::Tensor h = torch::gelu(norm_(fc1_(z)));
   if (!fc2_) return h;
-  if (activation_dropout_ > 0) h = torch::dropout(h, activation_dropout_, is_training());
+  if (activation_dropout_ > 0) h = fathom::dropout(h, activation_dropout_, is_training());
   return fc2_(h);
 }
 
@@ -69,7 +71,7 @@ LstmState DepthwiseLstmCellImpl::forward(const torch::Tensor& a, const torch::Te
   const torch::Tensor z = torch::cat({a, o_prev}, -1);  // eq. 2: input first
   const auto g = gates_(z);
   torch::Tensor h = hidden_(z);
-  if (dropout_ > 0) h = torch::dropout(h, dropout_, is_training());
+  if (dropout_ > 0) h = fathom::dropout(h, dropout_, is_training());
   // eq. 9; c_0 = 0 drops the forget term of the first step.
   torch::Tensor c = c_prev.defined() ? g.forget * c_prev + g.input * h : g.input * h;
   return {g.output * c, c};  // eq. 10

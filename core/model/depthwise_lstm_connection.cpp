@@ -41,6 +41,7 @@
 #include "base/util/strings.h"
 #include "core/model/attention.h"
 #include "core/model/depthwise_lstm_cell.h"
+#include "core/model/dropout.h"
 #include "core/model/registry.h"
 #include "core/model/stack.h"
 
@@ -76,7 +77,7 @@ class LstmStackParts {
   }
 
   torch::Tensor drop(const torch::Tensor& x, bool training) const {
-    return dropout_ > 0 ? torch::dropout(x, dropout_, training) : x;
+    return dropout_ > 0 ? fathom::dropout(x, dropout_, training) : x;
   }
 
   // The observer's replacement of layer l's whole step (attention included), which maps the

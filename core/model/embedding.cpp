@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/model/dropout.h"
+
 namespace fathom {
 
 torch::Tensor sinusoidal_positions(int64_t max_len, int64_t d_model) {
@@ -30,7 +32,7 @@ torch::Tensor TransformerEmbeddingImpl::forward(const torch::Tensor& tokens,
   }
   torch::Tensor x = torch::embedding(weight_, tokens, /*padding_idx=*/0) * scale_ +
                     positions_.slice(0, first_position, end).unsqueeze(0);
-  return torch::dropout(x, dropout_, is_training());
+  return fathom::dropout(x, dropout_, is_training());
 }
 
 }  // namespace fathom

@@ -1,5 +1,7 @@
 #include "core/model/feed_forward.h"
 
+#include "core/model/dropout.h"
+
 namespace fathom {
 
 FeedForwardImpl::FeedForwardImpl(int d_model, int d_ff, double activation_dropout,
@@ -14,7 +16,7 @@ FeedForwardImpl::FeedForwardImpl(int d_model, int d_ff, double activation_dropou
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
   torch::Tensor h = torch::relu(fc1_(x));
-  if (activation_dropout_ > 0) h = torch::dropout(h, activation_dropout_, is_training());
+  if (activation_dropout_ > 0) h = fathom::dropout(h, activation_dropout_, is_training());
   return fc2_(h);
 }
 

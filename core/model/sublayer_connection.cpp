@@ -1,6 +1,7 @@
 #include "core/model/sublayer_connection.h"
 
 #include "core/model/depth_parameterization.h"
+#include "core/model/dropout.h"
 
 namespace fathom {
 
@@ -17,7 +18,7 @@ SublayerConnection::SublayerConnection(const ConnectionContext& context)
 torch::Tensor SublayerConnection::dropped_branch(const torch::Tensor& f_in) {
   // model.parameterization's m_L^-alpha (depth_parameterization.h); 1 under standard.
   const torch::Tensor f = branch_scale_ == 1.0 ? f_in : f_in * branch_scale_;
-  torch::Tensor out = dropout_ > 0 ? torch::dropout(f, dropout_, is_training()) : f;
+  torch::Tensor out = dropout_ > 0 ? fathom::dropout(f, dropout_, is_training()) : f;
   if (hooks_->observer) out = hooks_->observer->transform_branch(id_, out);
   return out;
 }

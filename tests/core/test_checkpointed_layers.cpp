@@ -8,6 +8,7 @@
 
 #include "base/config/config.h"
 #include "core/model/checkpointed_layer.h"
+#include "core/model/dropout.h"
 #include "core/model/transformer.h"
 #include "core/train/loss.h"
 #include "tests/support/test_device.h"
@@ -86,7 +87,7 @@ TEST(CheckpointedLayers, RecomputationRedrawsTheSameDropoutMask) {
   torch::Tensor w = torch::ones({8}, on_device.requires_grad(true));
   torch::Tensor x = torch::linspace(1, 2, 8, on_device).requires_grad_(true);
   const LayerFunction layer = [&](const torch::Tensor& in, const torch::Tensor&) {
-    return torch::dropout(in * w, 0.5, /*train=*/true);
+    return fathom::dropout(in * w, 0.5, /*training=*/true);
   };
   torch::manual_seed(5);
   torch::Tensor plain = layer(x, {});

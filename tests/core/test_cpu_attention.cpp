@@ -1,7 +1,7 @@
 // Fathom's CPU attention loop (core/model/cpu_attention.h) against the formula written as tensor
 // ops here -- softmax((q / sqrt(d)) k^T + masks) v, autograd through it -- in double: outputs
 // and the gradients of q, k and v with each mask, strided inputs (the projections' views),
-// attention dropout drawing the same numbers torch::dropout draws, a row with no visible key,
+// attention dropout drawing the same numbers fathom::dropout draws, a row with no visible key,
 // central finite differences, and the same bits on one thread as on two.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/model/cpu_attention.h"
+#include "core/model/dropout.h"
 
 namespace fathom {
 namespace test_cpu_attention {
@@ -121,15 +122,14 @@ TEST(CpuAttention, MaskedKeysNeitherChangeTheOutputNorGetAGradient) {
   EXPECT_LE(max_difference(first_query, first_value), 1e-15);
 }
 
-// With dropout the loop draws its keep mask as torch::dropout does (empty_like of the
-// probabilities, bernoulli_(1 - p), divided by 1 - p), so from one seed the two agree; the
-// draws are checked to drop something, and the formula is given the same mask.
-TEST(CpuAttention, DropoutDrawsWhatTorchDropoutDraws) {
+// With dropout the loop draws its keep mask as the explicit path's fathom::dropout does
+// (dropout_keep_mask of the probabilities' shape), so from one seed the two agree; the draws
+// are checked to drop something, and the formula is given the same mask.
+TEST(CpuAttention, DropoutDrawsWhatTheExplicitPathDraws) {
   const Inputs in = inputs(torch::kDouble);
   const double p = 0.3;
   torch::manual_seed(5);
-  const torch::Tensor keep =
-      torch::empty({kB, kH, kT, kS}, torch::kDouble).bernoulli_(1 - p).div_(1 - p);
+  const torch::Tensor keep = dropout_keep_mask({kB, kH, kT, kS}, torch::kDouble, p);
   EXPECT_GT(keep.eq(0).sum().item<int64_t>(), 0);
   const Result want = run(in, [&] { return formula(in, true, false, keep); });
   const Result got = run(in, [&] {

@@ -232,7 +232,7 @@ TEST(FusedAttention, AutoTakesTheFastestMeasuredPath) {
   EXPECT_EQ(fused_call(r), kLibTorchHasFusedAttention);
 }
 
-// With attention dropout the CPU loop draws the keep mask torch::dropout would draw, so from one
+// With attention dropout the CPU loop draws the keep mask fathom::dropout would draw, so from one
 // seed a training step of `auto` (the loop here) equals one of `off` (LibTorch 2.x's fused call
 // draws its own).
 TEST(FusedAttention, TheCpuLoopDropsWhatTheExplicitPathDrops) {
