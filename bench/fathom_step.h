@@ -60,16 +60,20 @@ class FathomStep {
       params_.push_back(p.value());
     }
     TrainConfig train = size_config(size, norm).train;
-    // adam | adam-foreach (Adam without LibTorch's fused kernel, core/train/fused_adamw.h;
-    // the same as adam where LibTorch has none) | muon
-    if (optimizer != "adam" && optimizer != "adam-foreach" && optimizer != "muon")
-      throw std::invalid_argument("optimizer: adam, adam-foreach or muon, got '" + optimizer + "'");
+    // adam (as the trainer: LibTorch's fused AdamW kernel for CUDA parameters where it has
+    // one, core/train/fused_adamw.h) | adam-fused (the kernel on the CPU too) | adam-foreach
+    // (never the kernel) | muon
+    if (optimizer != "adam" && optimizer != "adam-fused" && optimizer != "adam-foreach" &&
+        optimizer != "muon")
+      throw std::invalid_argument("optimizer: adam, adam-fused, adam-foreach or muon, got '" +
+                                  optimizer + "'");
     train.optimizer = optimizer == "muon" ? "muon" : "adam";
     optimizer_ = std::make_unique<Optimizer>(
         std::vector<ParameterGroup>{{"all", 1.0, 1.0, named}}, train,
         optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
                             : std::vector<Optimizer::Matrix>{});
-    optimizer_->use_fused_adamw(optimizer != "adam-foreach");
+    if (optimizer == "adam-fused" || optimizer == "adam-foreach")
+      optimizer_->use_fused_adamw(optimizer == "adam-fused");
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 
