@@ -25,7 +25,8 @@ inline uint64_t splitmix64_at(uint64_t offset, uint64_t index) {
 // Which elements a draw keeps: the top 32 bits below (1 - p) 2^32, probability 1 - p to 2^-32.
 struct KeepDraw {
   uint64_t offset, threshold;
-  KeepDraw(double p) : offset(next_offset()), threshold(std::llround((1 - p) * 4294967296.0)) {}
+  explicit KeepDraw(double p)
+      : offset(next_offset()), threshold(std::llround((1 - p) * 4294967296.0)) {}
   bool keeps(int64_t i) const {
     return (splitmix64_at(offset, static_cast<uint64_t>(i)) >> 32) < threshold;
   }
