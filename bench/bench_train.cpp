@@ -4,12 +4,12 @@
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
 //   (norm may name a connection too: pre:hyper, pre:mhc)
 //               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
-//               [optimizer=adam|adam-fused|adam-foreach|muon]
+//               [optimizer=adam|adam-foreach|muon]
 //               (positional, in this order; attention is model.fused_attention: off is the
 //               explicit softmax path, auto what the config's auto takes -- Fathom's CPU loop
 //               or LibTorch's fused call, core/model/attention.h; adam takes LibTorch's
-//               fused AdamW kernel for CUDA parameters as the trainer does (2.4+,
-//               core/train/fused_adamw.h), adam-fused on the CPU too, adam-foreach never)
+//               fused AdamW kernel as the trainer does (2.4+, core/train/fused_adamw.h),
+//               adam-foreach never)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which

@@ -60,20 +60,16 @@ class FathomStep {
       params_.push_back(p.value());
     }
     TrainConfig train = size_config(size, norm).train;
-    // adam (as the trainer: LibTorch's fused AdamW kernel for CUDA parameters where it has
-    // one, core/train/fused_adamw.h) | adam-fused (the kernel on the CPU too) | adam-foreach
-    // (never the kernel) | muon
-    if (optimizer != "adam" && optimizer != "adam-fused" && optimizer != "adam-foreach" &&
-        optimizer != "muon")
-      throw std::invalid_argument("optimizer: adam, adam-fused, adam-foreach or muon, got '" +
-                                  optimizer + "'");
+    // adam (as the trainer: LibTorch's fused AdamW kernel where it has one,
+    // core/train/fused_adamw.h) | adam-foreach (never the kernel) | muon
+    if (optimizer != "adam" && optimizer != "adam-foreach" && optimizer != "muon")
+      throw std::invalid_argument("optimizer: adam, adam-foreach or muon, got '" + optimizer + "'");
     train.optimizer = optimizer == "muon" ? "muon" : "adam";
     optimizer_ = std::make_unique<Optimizer>(
         std::vector<ParameterGroup>{{"all", 1.0, 1.0, named}}, train,
         optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
                             : std::vector<Optimizer::Matrix>{});
-    if (optimizer == "adam-fused" || optimizer == "adam-foreach")
-      optimizer_->use_fused_adamw(optimizer == "adam-fused");
+    if (optimizer == "adam-foreach") optimizer_->use_fused_adamw(false);
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 

@@ -90,8 +90,7 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
     exp_avg_sqs.push_back(s.exp_avg_sq);
   }
   if (params.empty()) return;
-  if (fused_adamw_ && adaptive && (fused_on_cpu_ || params[0].is_cuda()) &&
-      fused_adamw_accepts(params, grads)) {
+  if (fused_adamw_ && adaptive && fused_adamw_accepts(params, grads)) {
     // RAdam's rectified step is AdamW's at lr * rect; dividing the decay by rect keeps its
     // factor 1 - lr wd (rect > 0 wherever the update is adaptive).
     fused_adamw_step(params, grads, exp_avgs, exp_avg_sqs, step_, lr * rect, beta1_, beta2_,

@@ -47,16 +47,10 @@ class Optimizer {
   void zero_grad();
   int64_t steps() const { return step_; }
 
-  // Adam's and RAdam's adaptive updates of CUDA parameters go through LibTorch's fused AdamW
-  // kernel where it has one (core/train/fused_adamw.h: 2.4+) -- same formula, one pass. Not by
-  // default on the CPU: there it saves ~1 % of a step, and its rounding let a 2-rank run and
-  // its 1-process resume drift apart past the data-parallel tests' tolerance (2e-3 after 120
-  // updates on LibTorch 2.6, against < 1e-4 with the foreach ops). use_fused_adamw(true): the
-  // kernel on any device that has it; false: the foreach ops (side-by-side comparisons).
-  void use_fused_adamw(bool on) {
-    fused_adamw_ = on && fused_adamw_available();
-    fused_on_cpu_ = fused_adamw_;
-  }
+  // Adam's and RAdam's adaptive updates go through LibTorch's fused AdamW kernel where it has
+  // one (core/train/fused_adamw.h: 2.4+, CPU and CUDA) -- same formula, one pass over each
+  // tensor instead of eight. use_fused_adamw(false): the foreach ops (side-by-side comparisons).
+  void use_fused_adamw(bool on) { fused_adamw_ = on && fused_adamw_available(); }
   bool last_step_fused() const { return last_step_fused_; }
 
   // The matrices train.optimizer muon updates: every catalogued linear's weight -- attention
@@ -78,7 +72,6 @@ class Optimizer {
 
   bool rectified_;  // RAdam
   bool fused_adamw_ = fused_adamw_available();
-  bool fused_on_cpu_ = false;
   bool last_step_fused_ = false;
   double beta1_, beta2_, weight_decay_, muon_momentum_;
   std::vector<Group> groups_;

@@ -62,7 +62,7 @@ void expect_fused_follows_foreach(const std::string& optimizer) {
   const std::vector<ParameterGroup> fused_groups = two_groups(7), foreach_groups = two_groups(7);
   const TrainConfig config = adam_config(optimizer, 0.1);
   Optimizer fused(fused_groups, config), foreach_ops(foreach_groups, config);
-  fused.use_fused_adamw(true);  // on the CPU too (by default CUDA parameters only)
+  fused.use_fused_adamw(true);
   foreach_ops.use_fused_adamw(false);
   const std::vector<torch::Tensor> a = tensors_of(fused_groups), b = tensors_of(foreach_groups);
   torch::manual_seed(11);
@@ -140,14 +140,20 @@ TEST(FusedAdamW, TensorsOneCallCannotTakeAreRefused) {
   EXPECT_FALSE(fused_adamw_accepts({f, f}, {f})) << "lists of different lengths";
 }
 
-// By default the CPU keeps the foreach ops (optimizer.h says why); a CUDA run takes the kernel.
-TEST(FusedAdamW, TheCpuKeepsTheForeachOpsByDefault) {
-  torch::Tensor p = torch::tensor({1.0f, -2.0f}, torch::TensorOptions().device(test_device()))
-                        .requires_grad_(true);
-  Optimizer optimizer({{"p", p}}, adam_config("adam", 0.0));
-  p.mutable_grad() = torch::ones_like(p);
-  optimizer.step(0.1);
-  EXPECT_EQ(optimizer.last_step_fused(), fused_adamw_available() && p.is_cuda());
+// By default an optimizer takes the kernel wherever LibTorch has it, on the CPU as on CUDA;
+// use_fused_adamw(false) keeps the foreach ops.
+TEST(FusedAdamW, TheKernelIsTheDefaultWhereLibTorchHasIt) {
+  for (const bool turned_off : {false, true}) {
+    torch::Tensor p = torch::tensor({1.0f, -2.0f}, torch::TensorOptions().device(test_device()))
+                          .requires_grad_(true);
+    Optimizer optimizer({{"p", p}}, adam_config("adam", 0.0));
+    if (turned_off) optimizer.use_fused_adamw(false);
+    p.mutable_grad() = torch::ones_like(p);
+    optimizer.step(0.1);
+    EXPECT_EQ(optimizer.last_step_fused(), fused_adamw_available() && !turned_off) << turned_off;
+    // Adam's first step either way: -lr sign(g).
+    EXPECT_NEAR(p[0].item<double>(), 0.9, 1e-5);
+  }
 }
 
 // Where the kernel is absent the optimizer never claims it, and a mixed-dtype group goes the
