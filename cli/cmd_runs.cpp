@@ -84,6 +84,16 @@ BestPoints best_points(const db::Store& store, const std::vector<db::RunRecord>&
   return out;
 }
 
+// A sweep's runs are named "<sweep>/norm=post,seed=1": the SWEEP column says the first part, so
+// NAME shows the rest (--json keeps the whole name).
+std::string shown_name(const db::RunRecord& run) {
+  const std::string prefix = run.sweep + "/";
+  return !run.sweep.empty() && run.name.size() > prefix.size() &&
+                 run.name.compare(0, prefix.size(), prefix) == 0
+             ? run.name.substr(prefix.size())
+             : run.name;
+}
+
 // Prints rows with each column padded to its widest cell; `right[i]` right-aligns column i.
 void print_table(const std::vector<std::vector<std::string>>& rows,
                  const std::vector<bool>& right) {
@@ -159,7 +169,7 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   header("CREATED", false);
 
   for (const auto& run : runs) {
-    std::vector<std::string> row = {std::to_string(run.id), run.name};
+    std::vector<std::string> row = {std::to_string(run.id), shown_name(run)};
     if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);
     row.push_back(status_label(run, now));
     row.push_back(std::to_string(run.updates));

@@ -285,6 +285,46 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
   EXPECT_EQ(list[1]["best_metrics"]["valid_ppl"]["step"], 100);
 }
 
+// A sweep's run is named "<sweep>/<axes>": the table's SWEEP column carries the first part and
+// NAME the rest; a run outside a sweep, or one whose name does not start with its sweep's, shows
+// its whole name; --json keeps every name whole.
+TEST_F(Cli, RunsTableShowsASweepsRunByItsAxesBesideTheSweep) {
+  {
+    auto store = fathom::db::Store::open(db());
+    fathom::db::NewRun r;
+    r.config_json = "{}";
+    r.name = "depth/model.norm=post,seed=1";
+    r.sweep = "depth";
+    store.create_run(r);
+    r.name = "renamed-by-hand";
+    store.create_run(r);
+    r.name = "plain";
+    r.sweep = "";
+    store.create_run(r);
+  }
+  const Result table = fathom({"--db", db(), "runs"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  std::istringstream lines(table.out);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream cells(line);
+    rows.emplace_back(std::istream_iterator<std::string>(cells),
+                      std::istream_iterator<std::string>());
+  }
+  ASSERT_EQ(rows.size(), 4u) << table.out;
+  ASSERT_GE(rows[1].size(), 3u);
+  EXPECT_EQ(rows[0][1], "NAME");
+  EXPECT_EQ(rows[0][2], "SWEEP");
+  EXPECT_EQ(rows[1][1], "model.norm=post,seed=1") << table.out;
+  EXPECT_EQ(rows[1][2], "depth") << table.out;
+  EXPECT_EQ(rows[2][1], "renamed-by-hand") << table.out;
+  EXPECT_EQ(rows[3][1], "plain") << table.out;
+  EXPECT_EQ(rows[3][2], "-") << table.out;
+  const auto list = nlohmann::json::parse(fathom({"--db", db(), "runs", "--json"}).out);
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0]["name"], "depth/model.norm=post,seed=1");
+}
+
 // The store's own disk fills mid-run (a tmpfs the test mounts, 1 MiB; checkpoints go
 // elsewhere): `fathom train` ends with exit status 1 and an error naming the store and the full
 // disk; the run is marked failed or, when even that cannot be written, the error says how to
