@@ -11,12 +11,13 @@
 namespace fathom::analysis {
 namespace {
 
-// Keeps every sub-layer output's gradient.
+// Keeps the gradient of what every sub-layer passes on: x_k, or a hyper-connection stack's n
+// streams (their sum, the trace's `output`, is computed for observers only).
 struct OutputGradients : SublayerObserver {
   std::vector<std::pair<SublayerId, torch::Tensor>> outputs;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override {
-    if (!trace.output.requires_grad()) return;
-    torch::Tensor out = trace.output;
+    if (!trace.passed_on().requires_grad()) return;
+    torch::Tensor out = trace.passed_on();
     out.retain_grad();
     outputs.emplace_back(id, out);
   }

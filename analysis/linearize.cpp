@@ -286,6 +286,10 @@ std::vector<LayerRef> checked_layers(const Subject& s, const AnalysisParams& par
     throw InputError("fathom analyze linearize", 0, "--objective", "task or mse");
   if (params.lstm_map != "full" && params.lstm_map != "output")
     throw InputError("fathom analyze linearize", 0, "--lstm-map", "full or output");
+  if (params.lstm_map == "output" && m.hc_streams > 0)  // hyper | mhc
+    throw InputError("fathom analyze linearize", 0, "--lstm-map",
+                     "'output' maps a depth-wise LSTM's output columns; model.connection '" +
+                         m.connection + "' packs n streams of equal standing: use 'full'");
   if (params.steps > 0 && s.data->valid.empty())
     throw InputError(s.label, 0, "data.valid",
                      "linearize trains W, b until the validation objective stops improving; "
@@ -303,10 +307,14 @@ nlohmann::json linearize_layer(TransformerImpl& model, const Subject& s, const L
   const LayerPairs pairs = collect_layer_pairs(model, layer, sample);
   const LayerPairs valid_pairs =
       held_out.empty() ? LayerPairs{} : collect_layer_pairs(model, layer, held_out);
-  // The mapped columns: the whole state, or the depth-wise LSTM's output o (its first d).
-  const int64_t w = pairs.y.size(1);
-  const int64_t mapped = params.lstm_map == "output" ? std::min<int64_t>(w, m.d_model) : w;
-  auto [weight, bias] = fit_linear(pairs.x.narrow(1, 0, mapped), pairs.y.narrow(1, 0, mapped));
+  // The mapped columns: the whole states, or the depth-wise LSTM's output o (their first d).
+  // In and out differ in width where a hyper-connection stack's first layer copies its d-wide
+  // embedding into n streams (d -> n d).
+  const int64_t w_in = pairs.x.size(1), w = pairs.y.size(1);
+  const bool output_only = params.lstm_map == "output";
+  const int64_t mapped_in = output_only ? std::min<int64_t>(w_in, m.d_model) : w_in;
+  const int64_t mapped = output_only ? std::min<int64_t>(w, m.d_model) : w;
+  auto [weight, bias] = fit_linear(pairs.x.narrow(1, 0, mapped_in), pairs.y.narrow(1, 0, mapped));
   AffineLayerMap linear(layer, AffineLayerMap::Where::InsteadOfLayer, weight, bias);
   auto fit_mse = [&] {
     torch::NoGradGuard no_grad;
@@ -332,8 +340,9 @@ nlohmann::json linearize_layer(TransformerImpl& model, const Subject& s, const L
   row["stack"] = stack_name(layer.stack);
   row["index"] = layer.layer + 1;
   row["state_width"] = w;
+  row["input_width"] = w_in;
   row["mapped_width"] = mapped;
-  row["map_parameters"] = mapped * mapped + mapped;
+  row["map_parameters"] = mapped * mapped_in + mapped;
   row["lstsq_mse"] = start_mse;
   row["final_mse"] = end_mse;
   row["pairs"] = pairs.x.size(0);
@@ -419,13 +428,21 @@ void print_linearize(const nlohmann::json& result, std::ostream& out) {
   // Which map replaces a layer, so that tables of residual and LSTM models compare alike.
   const auto& rows = result.at("layers");
   if (!rows.empty() && rows[0].contains("map_parameters")) {
-    const bool lstm = result.value("connection", "") == "depthwise_lstm";
+    const std::string connection = result.value("connection", "");
+    const bool lstm = connection == "depthwise_lstm";
+    const bool streams = connection == "hyper" || connection == "mhc";
     const bool output_only = result.value("lstm_map", "full") == "output";
+    int64_t widest = 0;  // a hyper stack's first layer maps d -> n d, the others n d -> n d
+    for (const auto& row : rows) widest = std::max(widest, row["map_parameters"].get<int64_t>());
     out << "  map: "
-        << (!lstm         ? "x -> W x + b"
+        << (streams       ? "H -> W H + b over the packed streams (the first layer: x -> W x + b)"
+            : !lstm       ? "x -> W x + b"
             : output_only ? "o -> W o + b, the cell carried through (--lstm-map output)"
                           : "[o; c] -> W [o; c] + b (--lstm-map full)")
-        << ", " << rows[0]["map_parameters"].get<int64_t>() << " parameters per layer\n";
+        << ", " << widest << " parameters per layer";
+    const int64_t first = rows[0]["map_parameters"].get<int64_t>();
+    if (first != widest) out << " (the first: " << first << ")";
+    out << "\n";
   }
   if (language_model) return print_language_model_rows(rows, out);
   char line[240];

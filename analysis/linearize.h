@@ -36,7 +36,8 @@ struct LayerRef {
 std::vector<LayerRef> parse_layers(const std::string& spec, int encoder_layers, int decoder_layers);
 
 // state -> state W^T + b for one layer: in place of the layer (replace_layer) or, for the
-// control, after it (layer_output). Installed as the model's observer. A W narrower than the
+// control, after it (layer_output). Installed as the model's observer. W [out, in] may widen
+// the state (a hyper-connection stack's first layer: d -> n d). A square W narrower than the
 // state maps the state's first W.size(1) columns and passes the rest through unchanged (the
 // depth-wise LSTM's cell under `--lstm-map output`).
 class AffineLayerMap : public SublayerObserver {
@@ -48,8 +49,8 @@ class AffineLayerMap : public SublayerObserver {
   torch::Tensor layer_output(Stack stack, int layer, torch::Tensor state) override;
   torch::Tensor apply(const torch::Tensor& state) const;
 
-  torch::Tensor weight;  // [m, m], m <= the state width
-  torch::Tensor bias;    // [m]
+  torch::Tensor weight;  // [out, in]: in = the state width, or square and narrower
+  torch::Tensor bias;    // [out]
 
  private:
   bool mine(Stack stack, int layer) const { return stack == layer_.stack && layer == layer_.layer; }

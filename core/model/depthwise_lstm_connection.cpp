@@ -101,7 +101,7 @@ class LstmStackParts {
     SublayerObserver* observer = hooks_ ? hooks_->observer : nullptr;
     if (observer) input = observer->transform_branch(id, input);
     LstmState next = cell(input, below.output, below.cell);
-    if (observer) observer->on_sublayer(id, SublayerTrace{below.output, input, next.output});
+    if (observer) observer->on_sublayer(id, SublayerTrace{below.output, input, next.output, {}});
     return next;
   }
 

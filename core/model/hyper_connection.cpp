@@ -8,7 +8,8 @@
 //   the two variants differ only in the constraint.
 // - The n x n mixing passed to the observer is M (new = M old), per token; the sub-layer
 //   reports {input: the streams' sum, branch, output: the new streams' sum} so per-sub-layer
-//   probes read the quantity the stack finally outputs.
+//   probes read the quantity the stack finally outputs, and as `state` the packed streams it
+//   returns (what a gradient reaches: grad-norms).
 #include "core/model/hyper_connection.h"
 
 #include <map>
@@ -100,11 +101,12 @@ class HyperSublayer : public SublayerConnection {
     const torch::Tensor input = (read.unsqueeze(-1) * streams).sum(-2);  // [.., d]
     const torch::Tensor f = dropped_branch(branch(norm_(input)));
     const torch::Tensor next = mix_streams(mix, streams) + write.unsqueeze(-1) * f.unsqueeze(-2);
+    torch::Tensor passed = next.flatten(-2);
     if (hooks_->observer) {
-      report(streams.sum(-2), f, next.sum(-2));
+      report(streams.sum(-2), f, next.sum(-2), passed);
       hooks_->observer->on_stream_mixing(id_, mix);
     }
-    return next.flatten(-2);
+    return passed;
   }
 
   std::shared_ptr<NormLayer> make_final_norm(const FinalNormContext& c) const override {

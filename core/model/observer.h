@@ -15,6 +15,11 @@ struct SublayerTrace {
   torch::Tensor input;   // x_{k-1}                         [B, T, d]
   torch::Tensor branch;  // drop(f_k(.)) as it meets the shortcut (after any rescaling)
   torch::Tensor output;  // x_k
+  // What the sub-layer passes on, where that is not `output`: a hyper-connection stack's n
+  // streams [B, T, n d] (`output` is then their sum, which no later computation reads, so it
+  // has no gradient). Undefined elsewhere: `output` is passed on.
+  torch::Tensor state;
+  const torch::Tensor& passed_on() const { return state.defined() ? state : output; }
 };
 
 struct NormTrace {

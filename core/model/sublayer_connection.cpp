@@ -31,8 +31,9 @@ torch::Tensor SublayerConnection::add_to_stream(const torch::Tensor& x, const to
 }
 
 void SublayerConnection::report(const torch::Tensor& input, const torch::Tensor& branch,
-                                const torch::Tensor& output) {
-  if (hooks_->observer) hooks_->observer->on_sublayer(id_, SublayerTrace{input, branch, output});
+                                const torch::Tensor& output, const torch::Tensor& state) {
+  if (hooks_->observer)
+    hooks_->observer->on_sublayer(id_, SublayerTrace{input, branch, output, state});
 }
 
 }  // namespace fathom

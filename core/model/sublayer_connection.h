@@ -55,7 +55,8 @@ class SublayerConnection : public torch::nn::Module {
   // drop(m f) as it meets the shortcut, after the observer had its chance to rescale it; m is
   // model.parameterization's branch multiplier (core/model/depth_parameterization.h), 1 unless set.
   torch::Tensor dropped_branch(const torch::Tensor& f);
-  void report(const torch::Tensor& input, const torch::Tensor& branch, const torch::Tensor& output);
+  void report(const torch::Tensor& input, const torch::Tensor& branch, const torch::Tensor& output,
+              const torch::Tensor& state = {});
   // x + drop(g), reported: the whole sub-layer of the styles whose stream is never normalized
   // (pre, peri, lns, dyt); `g` is the branch output as the style shapes it.
   torch::Tensor add_to_stream(const torch::Tensor& x, const torch::Tensor& g);

@@ -418,6 +418,56 @@ TEST(GradNorms, EqualAutogradOnATinyModel) {
   }
 }
 
+// A hyper-connection stack passes n streams on; their sum (the trace's output) feeds no later
+// computation, so the norm is of dL/dH_k over the packed streams [B, T, n d]. Each layer's last
+// sub-layer against autograd of a zero added to the layer's output state (the stacks'
+// layer_output hook: independent of the sub-layer trace); every norm positive and finite (all
+// were 0 when the sum was read). Streams set apart by random mixing parameters.
+TEST(GradNorms, HyperConnectionsReportTheGradientOfTheStreams) {
+  for (const std::string connection : {"hyper", "mhc"}) {
+    SCOPED_TRACE(connection);
+    RunConfig c = small_config("pre", "xavier", 2, 2);
+    c.model.connection = connection;
+    c.model.hc_streams = 3;
+    Fixture f = make(c);
+    {
+      torch::NoGradGuard no_grad;
+      torch::manual_seed(5);
+      for (auto& e : f.model->catalog().extras)
+        if (e.kind == "hc") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);
+    }
+    const auto norms = sublayer_grad_norms(*f.model, f.batch, 0.1);
+    ASSERT_EQ(norms.size(), 10u);  // 2 x (attn, ffn), then 2 x (self, cross, ffn)
+    for (const auto& n : norms) {
+      EXPECT_TRUE(std::isfinite(n.norm)) << n.id.name();
+      EXPECT_GT(n.norm, 0.0) << n.id.name();
+    }
+
+    struct LayerStates : SublayerObserver {
+      std::vector<torch::Tensor> deltas;
+      torch::Tensor layer_output(Stack, int, torch::Tensor state) override {
+        deltas.push_back(torch::zeros_like(state).requires_grad_(true));
+        return state + deltas.back();
+      }
+    } states;
+    f.model->eval();
+    f.model->hooks().observer = &states;
+    LossSums sums =
+        label_smoothed_loss(f.model->forward(f.batch.src, f.batch.tgt_in), f.batch.tgt_out, 0.1);
+    f.model->hooks().observer = nullptr;
+    const auto grads =
+        torch::autograd::grad({sums.smoothed / static_cast<double>(sums.tokens)}, states.deltas);
+    ASSERT_EQ(grads.size(), 4u);  // the encoder's 2 layers, then the decoder's
+    const size_t last_of_layer[4] = {1, 3, 6, 9};
+    for (size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(grads[k].size(-1), 3 * c.model.d_model);
+      const double expected = grads[k].norm().item<double>();
+      EXPECT_NEAR(norms[last_of_layer[k]].norm, expected, 1e-5 * expected + 1e-12)
+          << norms[last_of_layer[k]].id.name();
+    }
+  }
+}
+
 // w/sigma from the LayerNorm inputs, recomputed here: sigma_t = sqrt(mean_d (z - mean)^2 +
 // 1e-5) per non-pad token, value = mean_t mean_d |w_d| / sigma_t, for LayerNorms with random
 // (partly negative) weights.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -274,6 +275,80 @@ TEST(Linearize, DepthwiseLstmModelsAreLinearizedLayerByLayer) {
     EXPECT_TRUE(row["valid_ppl"].is_number()) << row["layer"];
     EXPECT_GT(row["lstsq_mse"].get<double>(), 0.0) << row["layer"];  // real layers are not affine
   }
+}
+
+// A hyper-connection encoder made exactly linear by hand: every branch outputs zero (attention
+// and FFN output projections zeroed) and the dynamic weights are 0 (as at initialization), so
+// sub-layer k only mixes the streams by its static M_k, the transpose of its hc.mix (set random
+// here): layer 2 is H -> P_2 H per token and layer 1, which first copies its embedding x into
+// the n streams, x -> (P_1 1_n) (x) x, i.e. W = kron(P_1 1_n, I_d): d in, n d out, with
+// P_l = M_ffn M_attn. Least squares recovers that W; the analysis maps each layer (d -> n d,
+// then n d -> n d, whose inputs are n multiples of one vector: the fit is not unique but
+// exact) and the validation perplexity stays.
+TEST(Linearize, AnExactlyLinearHyperConnectionLayerComesBackExactly) {
+  RunConfig c = tiny_config("pre");
+  c.model.connection = "hyper";
+  c.model.hc_streams = 3;
+  c.data.synthetic.vocab = 40;  // embeddings that span all d directions (with 8 they do not)
+  Subject s = subject_of(c);
+  TransformerImpl& model = *s.model;
+  const int64_t d = c.model.d_model, n = c.model.hc_streams;
+  torch::Tensor p1;  // M_ffn M_attn of layer 1
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(4);
+    for (int layer : {0, 1}) {
+      make_identity_layer(model, Stack::Encoder, layer);
+      torch::Tensor p = torch::eye(n, torch::kFloat64);
+      for (const char* sub : {"self_attn", "ffn"}) {
+        torch::Tensor& mix =
+            find_extra(model, "enc." + std::to_string(layer) + "." + sub + ".hc.mix");
+        mix.copy_(torch::rand({n, n}) + 0.2);
+        p = torch::matmul(mix.to(torch::kFloat64).t(), p);  // M_k = mix^T, applied after p
+      }
+      if (layer == 0) p1 = p;
+    }
+  }
+  const torch::Tensor gains = torch::matmul(p1, torch::ones({n}, torch::kFloat64));
+  torch::Tensor weight = torch::zeros({n * d, d}, torch::kFloat64);
+  for (int64_t i = 0; i < n; ++i)
+    weight.slice(0, i * d, (i + 1) * d).copy_(gains[i] * torch::eye(d, torch::kFloat64));
+
+  const auto pairs = collect_layer_pairs(model, {Stack::Encoder, 0}, {s.batch});
+  ASSERT_EQ(pairs.x.size(1), d);
+  ASSERT_EQ(pairs.y.size(1), n * d);
+  const torch::Tensor by_hand = torch::matmul(pairs.x.to(torch::kFloat64), weight.t());
+  ASSERT_LT(max_abs(pairs.y.to(torch::kFloat64) - by_hand), 1e-4);
+  const torch::Tensor design = torch::cat(
+      {pairs.x.to(torch::kFloat64), torch::ones({pairs.x.size(0), 1}, torch::kFloat64)}, 1);
+  ASSERT_EQ(torch::linalg_matrix_rank(design).item<int64_t>(), d + 1);
+  auto [w, b] = fit_linear(pairs.x, pairs.y);
+  EXPECT_LT(max_abs(w.to(torch::kFloat64) - weight), 2e-3);
+  EXPECT_LT(max_abs(b.to(torch::kFloat64)), 2e-3);
+
+  std::vector<Subject> subjects{s};
+  const nlohmann::json r =
+      find_analysis("linearize").run(subjects, quiet_params("enc:1-2", "mse", 0));
+  ASSERT_EQ(r["layers"].size(), 2u);
+  const double full_ppl = r["full"]["valid_ppl"].get<double>();
+  const int64_t widths[2][2] = {{d, n * d}, {n * d, n * d}};  // in, out
+  for (int l = 0; l < 2; ++l) {
+    const auto& row = r["layers"][l];
+    SCOPED_TRACE(row.dump());
+    EXPECT_EQ(row["input_width"], widths[l][0]);
+    EXPECT_EQ(row["state_width"], widths[l][1]);
+    EXPECT_EQ(row["map_parameters"], widths[l][1] * widths[l][0] + widths[l][1]);
+    EXPECT_LT(row["lstsq_mse"].get<double>(), 1e-8 * pairs.y.pow(2).mean().item<double>());
+    EXPECT_NEAR(row["valid_ppl"].get<double>(), full_ppl, 1e-4 * full_ppl);
+  }
+  std::ostringstream printed;
+  find_analysis("linearize").print(r, printed);
+  EXPECT_NE(printed.str().find("packed streams"), std::string::npos) << printed.str();
+
+  // The streams have no output part for --lstm-map output to keep.
+  AnalysisParams output_only = quiet_params("enc:1", "mse", 0);
+  output_only.lstm_map = "output";
+  EXPECT_THROW(find_analysis("linearize").run(subjects, output_only), InputError);
 }
 
 // A map narrower than the state maps the first columns and carries the rest: worked by hand,

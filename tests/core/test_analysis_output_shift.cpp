@@ -294,6 +294,41 @@ TEST(OutputShift, PostLnGrowsLinearlyAndPreLnLogarithmically) {
   EXPECT_GT(r2("pre", "log"), r2("pre", "linear"));
 }
 
+// Hyper-connections at initialization (dynamic weights 0) keep their n streams equal: each
+// sub-layer reads one of them (hyper's one-hot read; mHC's equal reads, a scale its Pre-LN
+// removes), adds its branch to every stream with weight 1 and mixes equal streams into
+// themselves (identity; mHC's uniform doubly stochastic matrix), and the stack's output is the
+// final LayerNorm of n times the Pre-LN stream. Their Linear weights are drawn as Pre-LN's, and
+// output-shift perturbs Linear weights only (never the hc.* connection weights, as never
+// Admin's omega), so the curve must be Pre-LN's, to LayerNorm's eps.
+TEST(OutputShift, HyperConnectionsAtInitializationShiftAsPreLn) {
+  std::map<std::string, std::vector<double>> shifts;
+  for (const std::string connection : {"residual", "hyper", "mhc"}) {
+    RunConfig c = small_config("pre", "xavier", 1, 1);
+    c.model.connection = connection;
+    if (connection != "residual") c.model.hc_streams = 3;
+    Fixture f = make(c);
+    Subject subject;
+    subject.config = c;
+    subject.vocab_size = f.vocab;
+    subject.batch = f.batch;
+    std::vector<Subject> subjects{subject};
+    AnalysisParams params;
+    params.depths = {1, 3};
+    params.draws = 1;
+    params.progress = false;
+    const nlohmann::json result = find_analysis("output-shift").run(subjects, params);
+    for (const auto& v : result["configs"][0]["shift"])
+      shifts[connection].push_back(v.get<double>());
+  }
+  for (const std::string connection : {"hyper", "mhc"})
+    for (size_t i = 0; i < 2; ++i) {
+      const double pre = shifts["residual"][i];
+      EXPECT_GT(pre, 0.0);
+      EXPECT_NEAR(shifts[connection][i], pre, 1e-3 * pre) << connection << " depth index " << i;
+    }
+}
+
 TEST(OutputShift, LineFitRecoversLineAndLog) {
   const std::vector<double> n{1, 2, 4, 8, 16};
   std::vector<double> lin, lg;

@@ -83,8 +83,10 @@ struct Recorder : SublayerObserver {
   std::map<std::pair<Stack, int>, SublayerTrace> traces;
   std::vector<NormTrace> norms;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override {
-    traces[{id.stack, id.index}] = SublayerTrace{
-        trace.input.detach().clone(), trace.branch.detach().clone(), trace.output.detach().clone()};
+    traces[{id.stack, id.index}] = SublayerTrace{trace.input.detach().clone(),
+                                                 trace.branch.detach().clone(),
+                                                 trace.output.detach().clone(),
+                                                 {}};
   }
   void on_norm(const SublayerId*, const NormTrace& trace) override { norms.push_back(trace); }
 };

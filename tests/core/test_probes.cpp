@@ -86,7 +86,7 @@ TEST(ProbeObserver, StreamAndBranchStatisticsLeaveOutPadding) {
   SublayerId id{Stack::Encoder, 3, SublayerKind::FeedForward, 7};
   const torch::Tensor output = torch::tensor({3.0f, 4.0f, 100.0f, 100.0f}).view({1, 2, 2});
   const torch::Tensor branch = torch::tensor({1.0f, -1.0f, 50.0f, 50.0f}).view({1, 2, 2});
-  observer.on_sublayer(id, SublayerTrace{torch::zeros({1, 2, 2}), branch, output});
+  observer.on_sublayer(id, SublayerTrace{torch::zeros({1, 2, 2}), branch, output, {}});
   const auto values = observer.values();
   EXPECT_EQ(find(values, "stream.rms").positions, std::vector<std::string>{"enc.3.ffn"});
   EXPECT_FLOAT_EQ(find(values, "stream.rms").values[0], std::sqrt(12.5f));
@@ -142,7 +142,7 @@ TEST(ProbeObserver, KurtosisMassiveActivationAndAngleWorkedByHand) {
   // Through the observer, position by position.
   ProbeObserver observer(bools({1, 1, 0}, {1, 3}), bools({1}, {1, 1}));
   observer.on_sublayer(SublayerId{Stack::Encoder, 0, SublayerKind::FeedForward, 1},
-                       SublayerTrace{in, torch::zeros({1, 3, 4}), x});
+                       SublayerTrace{in, torch::zeros({1, 3, 4}), x, {}});
   const auto observed = observer.values();
   EXPECT_NEAR(find(observed, "stream.kurtosis").values[0], 7.0 / 3.0, 1e-5);
   EXPECT_NEAR(find(observed, "stream.max_over_median").values[0], 3.0, 1e-5);
