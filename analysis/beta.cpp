@@ -121,7 +121,9 @@ nlohmann::json BetaResult::to_json() const {
 BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
                         StreamDecomposer::Transform transform) {
   const ModelConfig& m = model.config();
-  if (m.connection != "residual")
+  // Hyper-connections widen the residual stream to n streams (stream_decomposition.h); the
+  // depth-wise LSTM has none.
+  if (m.connection != "residual" && m.hc_streams == 0)
     throw std::invalid_argument("beta needs a residual stream; model.connection '" + m.connection +
                                 "' has none (methods.md s4)");
   BetaResult result;

@@ -12,6 +12,14 @@
 // output, minus the branch, against x_{k-1}), one value per hidden unit, so every residual
 // style works without knowing its class; a style whose shortcut is not such a scale is
 // rejected. Components are kept in float64.
+//
+// Hyper-connection stacks (core/model/hyper_connection.h) carry n streams: each component is
+// kept per stream, [B, T, n, d]; sub-layer k mixes every component by its per-token M_k and
+// adds b_k (x) drop(f_k) as component k (both reported by on_stream_mixing), and the embedding
+// enters as n copies. The stream at each output is the streams' sum -- what the stack finally
+// normalizes and outputs -- so the steps carry each component summed over the streams. The
+// packed components must add up to the streams the sub-layer passes on, or the sub-layer is
+// rejected.
 #include <torch/torch.h>
 
 #include <array>
@@ -44,6 +52,8 @@ class StreamDecomposer : public SublayerObserver {
   torch::Tensor transform_branch(const SublayerId& id, torch::Tensor branch) override;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override;
   void on_norm(const SublayerId* owner, const NormTrace& trace) override;
+  void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing,
+                        const torch::Tensor& write) override;
 
   // Largest |shortcut - scale * x_{k-1}| seen, relative to the stream's scale (diagnostic).
   double worst_scale_residual() const { return worst_scale_residual_; }
@@ -51,12 +61,15 @@ class StreamDecomposer : public SublayerObserver {
  private:
   struct StackStream {
     std::vector<torch::Tensor> components;
+    std::vector<torch::Tensor> packed;  // hyper-connections: per stream [B, T, n, d]
+    torch::Tensor mixing, write;        // the current sub-layer's, until its on_sublayer
     torch::Tensor bias;
     torch::Tensor last_output;  // identity check for the final LayerNorm
     SublayerId last_id;
   };
   StackStream& stream(Stack stack) { return streams_[static_cast<int>(stack)]; }
   static void apply_norm(StackStream& s, const NormTrace& norm);
+  void add_hyper_sublayer(StackStream& s, const SublayerId& id, const SublayerTrace& trace);
 
   Callback callback_;
   Transform transform_;

@@ -103,8 +103,8 @@ class HyperSublayer : public SublayerConnection {
     const torch::Tensor next = mix_streams(mix, streams) + write.unsqueeze(-1) * f.unsqueeze(-2);
     torch::Tensor passed = next.flatten(-2);
     if (hooks_->observer) {
+      hooks_->observer->on_stream_mixing(id_, mix, write);
       report(streams.sum(-2), f, next.sum(-2), passed);
-      hooks_->observer->on_stream_mixing(id_, mix);
     }
     return passed;
   }

@@ -64,9 +64,11 @@ class SublayerObserver {
   virtual void on_sublayer(const SublayerId& id, const SublayerTrace& trace) {}
   virtual void on_norm(const SublayerId* owner, const NormTrace& trace) {}
   virtual void on_attention(const SublayerId& id, const AttentionTrace& trace) {}
-  // Hyper-connections (core/model/hyper_connection.h): the sub-layer's residual mixing M
-  // [B, T, n, n], new stream i = sum_j M_ij old stream j (plus the branch).
-  virtual void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) {}
+  // Hyper-connections (core/model/hyper_connection.h), before the sub-layer's on_sublayer: its
+  // residual mixing M [B, T, n, n] and depth weights b [B, T, n]: new stream i =
+  // sum_j M_ij old stream j + b_i branch.
+  virtual void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing,
+                                const torch::Tensor& write) {}
 };
 
 class DecodingCache;

@@ -103,7 +103,8 @@ void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace
     add("stream.angle", {name}, mean_angle(trace.input.to(torch::kFloat), x, tokens));
 }
 
-void ProbeObserver::on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) {
+void ProbeObserver::on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing,
+                                     const torch::Tensor&) {
   // The composite P_k = M_k .. M_1 of the stack's residual mixings up to this sub-layer, per
   // token; its gains (hyper_connection.h: max abs row sum forward, column sum backward), the
   // largest over the real tokens -- the quantity mHC bounds by 1.

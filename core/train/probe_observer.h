@@ -41,7 +41,8 @@ class ProbeObserver : public SublayerObserver {
 
   void on_attention(const SublayerId& id, const AttentionTrace& trace) override;
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override;
-  void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing) override;
+  void on_stream_mixing(const SublayerId& id, const torch::Tensor& mixing,
+                        const torch::Tensor& write) override;
 
   // Every probe's values (one device-to-host copy per probe).
   std::vector<ProbeValues> values() const;

@@ -363,6 +363,75 @@ TEST(Beta, AdminOwnBranchShareFallsLikePreLn) {
   EXPECT_NEAR(mean("admin", 8) / mean("pre", 8), 1.0, 0.5);  // and like Pre-LN's
 }
 
+// Hyper-connection stacks (hyper, mHC; 3 streams, their mixing parameters moved so that the
+// streams differ): at every sub-layer the components summed over the streams, and after the
+// final LayerNorm the normalized ones, add up to the model's own output there.
+TEST(Beta, HyperConnectionComponentsSumBackToTheModelsOutput) {
+  for (const std::string connection : {"hyper", "mhc"}) {
+    SCOPED_TRACE(connection);
+    RunConfig c = small_config("pre", "xavier", 3, 2);
+    c.model.connection = connection;
+    c.model.hc_streams = 3;
+    Fixture f = make(c);
+    perturb_norms(*f.model, 7);
+    {
+      torch::NoGradGuard no_grad;
+      torch::manual_seed(5);
+      for (auto& e : f.model->catalog().extras)
+        if (e.kind == "hc") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);
+    }
+    int steps = 0, finals = 0;
+    double worst = 0;
+    StreamDecomposer decomposer([&](const StreamStep& step) {
+      ++steps;
+      finals += step.final_norm;
+      torch::Tensor sum = step.bias.clone();
+      for (const auto& comp : step.components) sum += comp;
+      EXPECT_EQ(step.components.size(), static_cast<size_t>(step.id.index + 2));
+      const torch::Tensor output = step.output.to(torch::kFloat64);
+      worst = std::max(
+          worst, (sum - output).abs().max().item<double>() / output.abs().max().item<double>());
+    });
+    torch::NoGradGuard no_grad;
+    f.model->eval();
+    f.model->hooks().observer = &decomposer;
+    f.model->forward(f.batch.src, f.batch.tgt_in);
+    f.model->hooks().observer = nullptr;
+    EXPECT_EQ(steps, 6 + 6 + 2);
+    EXPECT_EQ(finals, 2);
+    EXPECT_LT(worst, 1e-5);
+  }
+}
+
+// At initialization a hyper-connection model keeps its streams equal and computes the Pre-LN
+// model's function (OutputShift.HyperConnectionsAtInitializationShiftAsPreLn): every component,
+// summed over the n streams, is n times the Pre-LN one, so every beta row is Pre-LN's.
+TEST(Beta, HyperConnectionsAtInitializationGiveThePreLnRows) {
+  RunConfig pre = small_config("pre", "xavier", 3, 2);
+  const BetaResult expected = [&] {
+    Fixture f = make(pre);
+    return compute_beta(*f.model, f.batch);
+  }();
+  for (const std::string connection : {"hyper", "mhc"}) {
+    SCOPED_TRACE(connection);
+    RunConfig c = pre;
+    c.model.connection = connection;
+    c.model.hc_streams = 4;
+    Fixture f = make(c);
+    const BetaResult got = compute_beta(*f.model, f.batch);
+    for (const auto& [want, have] :
+         {std::pair(&expected.encoder, &got.encoder), std::pair(&expected.decoder, &got.decoder)}) {
+      ASSERT_EQ(have->rows, want->rows);
+      ASSERT_TRUE(have->final_row && want->final_row);
+      for (size_t i = 0; i < want->beta.size(); ++i)
+        for (size_t j = 0; j < want->beta[i].size(); ++j)
+          EXPECT_NEAR(have->beta[i][j], want->beta[i][j], 1e-4) << want->rows[i] << " " << j;
+      for (size_t j = 0; j < want->final_row->beta.size(); ++j)
+        EXPECT_NEAR(have->final_row->beta[j], want->final_row->beta[j], 1e-4) << "final " << j;
+    }
+  }
+}
+
 TEST(Beta, DepthwiseLstmIsRejected) {
   RunConfig c = small_config("pre", "xavier", 2, 2);
   c.model.connection = "depthwise_lstm";

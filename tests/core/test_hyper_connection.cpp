@@ -149,7 +149,8 @@ TEST(HyperConnection, TheProbeRecordsTheCompositeGainOverRealTokens) {
   for (int k = 0; k < 3; ++k) {
     const SublayerId id{Stack::Encoder, k / 2,
                         k % 2 ? SublayerKind::FeedForward : SublayerKind::SelfAttention, k};
-    probe.on_stream_mixing(id, torch::stack({mixings[k], 10 * mixings[k]}).view({1, 2, 2, 2}));
+    probe.on_stream_mixing(id, torch::stack({mixings[k], 10 * mixings[k]}).view({1, 2, 2, 2}),
+                           torch::ones({1, 2, 2}));
   }
   for (const auto& v : probe.values()) {
     if (v.probe != "hc.gain" && v.probe != "hc.gain_backward") continue;
@@ -211,7 +212,7 @@ TEST(HyperConnection, OneStreamAtTheInitialMixingIsThePreLnResidualModel) {
 }
 
 struct MixingRecorder : SublayerObserver {
-  void on_stream_mixing(const SublayerId&, const torch::Tensor& m) override {
+  void on_stream_mixing(const SublayerId&, const torch::Tensor& m, const torch::Tensor&) override {
     mixings.push_back(m.clone());
   }
   std::vector<torch::Tensor> mixings;
