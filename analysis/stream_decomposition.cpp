@@ -32,7 +32,7 @@ void StreamDecomposer::on_norm(const SublayerId* owner, const NormTrace& trace) 
     return;
   }
   // A stack's final LayerNorm (Pre-LN): it acts on the stream if it reads the last output. A
-  // hyper-connection stack's sums its streams again for it (a tensor of its own): by value.
+  // hyper-connection stack sums its streams again for it (a tensor of its own): by value.
   const Stack stack = trace.name.rfind("dec.", 0) == 0 ? Stack::Decoder : Stack::Encoder;
   StackStream& s = stream(stack);
   if (s.components.empty() || !s.last_output.defined()) return;
