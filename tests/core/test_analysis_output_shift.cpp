@@ -55,6 +55,16 @@ double hand_shift(TransformerImpl& model, const Batch& batch, std::vector<torch:
   return (y1 - y0).pow(2).sum(-1).index({non_pad(batch.src)}).mean().item<double>();
 }
 
+// output-shift's one subject: the config, with its vocabulary and first batch (the analysis
+// builds its own model at each depth).
+std::vector<Subject> config_subjects(const RunConfig& config, const Fixture& f) {
+  Subject subject;
+  subject.config = config;
+  subject.vocab_size = f.vocab;
+  subject.batch = f.batch;
+  return {subject};
+}
+
 TEST(OutputShift, ZeroForZeroPerturbationAndGrowsWithEps) {
   for (const std::string perturb : {"random", "sign", "update"}) {
     SCOPED_TRACE(perturb);
@@ -218,11 +228,7 @@ TEST(OutputShift, TheInputsStayFixed) {
 TEST(OutputShift, InitsAverageIndependentlyInitializedModels) {
   const RunConfig base = small_config("post", "xavier", 2, 2);
   Fixture f = make(base);
-  Subject subject;
-  subject.config = base;
-  subject.vocab_size = f.vocab;
-  subject.batch = f.batch;
-  std::vector<Subject> subjects{subject};
+  std::vector<Subject> subjects = config_subjects(base, f);
   AnalysisParams params;
   params.depths = {1, 3};
   params.draws = 2;
@@ -268,12 +274,7 @@ TEST(OutputShift, PostLnGrowsLinearlyAndPreLnLogarithmically) {
     c.model.d_ff = 256;
     c.data.synthetic.vocab = 16;
     c.train.seed = 1;
-    Fixture f = make(c);
-    Subject subject;
-    subject.config = c;
-    subject.vocab_size = f.vocab;
-    subject.batch = f.batch;
-    std::vector<Subject> subjects{subject};
+    std::vector<Subject> subjects = config_subjects(c, make(c));
     AnalysisParams params;
     params.depths = {1, 2, 4, 8, 16, 24};
     params.draws = 2;
@@ -307,12 +308,7 @@ TEST(OutputShift, HyperConnectionsAtInitializationShiftAsPreLn) {
     RunConfig c = small_config("pre", "xavier", 1, 1);
     c.model.connection = connection;
     if (connection != "residual") c.model.hc_streams = 3;
-    Fixture f = make(c);
-    Subject subject;
-    subject.config = c;
-    subject.vocab_size = f.vocab;
-    subject.batch = f.batch;
-    std::vector<Subject> subjects{subject};
+    std::vector<Subject> subjects = config_subjects(c, make(c));
     AnalysisParams params;
     params.depths = {1, 3};
     params.draws = 1;
