@@ -9,9 +9,11 @@
 // Timings (tokens_per_s, train_time_s, decode_time_s) are the only exceptions.
 //
 // $FATHOM_FAULT_KILLS sets the number of kills (default 6, what CI runs) and
-// $FATHOM_FAULT_UPDATES each run's updates (default 1500); scripts/fault-campaign.sh runs a
-// long campaign by hand. $FATHOM_FAULT_SEED fixes the random moments and modes (printed, so a
-// failure can be replayed).
+// $FATHOM_FAULT_UPDATES each run's updates (default 1500 for the random kills, which need a
+// sweep that outlasts six kill rounds; 800 for the two-scheduler tests, which need one that
+// outlasts the second start or the kill at update 50: 28 s a test alone against 39 s);
+// scripts/fault-campaign.sh runs a long campaign by hand. $FATHOM_FAULT_SEED fixes the random
+// moments and modes (printed, so a failure can be replayed).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -131,6 +133,7 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   const fs::path& dir_ = scratch_.path();
   std::optional<ft::ScratchStore> reference_, faulty_;
   int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);
+  int pair_updates_ = env_int("FATHOM_FAULT_UPDATES", 800);
 };
 
 void FaultCampaign::expect_equal_to_reference(const std::string& sweep) const {
@@ -226,7 +229,7 @@ TEST_P(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
 // worker fenced off, each run's rows once (equal to the reference), and the two schedulers'
 // summaries together count each run once.
 TEST_P(FaultCampaign, TwoSchedulersAtOnceDoEachRunOnce) {
-  const std::string file = sweep_file("pair", updates_);
+  const std::string file = sweep_file("pair", pair_updates_);
   run_reference(file);
   const pid_t a = start(faulty(), file, false, "a.log");
   while (runs(faulty(), "pair").size() < 4u)  // the launch has queued the sweep
@@ -245,7 +248,7 @@ TEST_P(FaultCampaign, TwoSchedulersAtOnceDoEachRunOnce) {
 }
 
 TEST_P(FaultCampaign, TwoResumesAtOnceAfterAKillDoEachRunOnce) {
-  const std::string file = sweep_file("pair", updates_);
+  const std::string file = sweep_file("pair", pair_updates_);
   run_reference(file);
   const pid_t first = start(faulty(), file, false, "first.log");
   const auto mid_sweep = [&] {
