@@ -276,6 +276,21 @@ TEST(Beta, TrainedPostLnRowsUseTheOutputsStdAndTheirSquaresDriftFromOne) {
   EXPECT_GT(max_dev, 0.05);
 }
 
+// A Pre-LN hyper-connection model (`connection` hyper or mhc, 3 streams, N encoder and 2
+// decoder layers) whose hc.* weights are moved off their initial values, so that the streams
+// differ (at initialization they stay equal).
+Fixture streams_apart(const std::string& connection, int N) {
+  RunConfig c = small_config("pre", "xavier", N, 2);
+  c.model.connection = connection;
+  c.model.hc_streams = 3;
+  Fixture f = make(c);
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(5);
+  for (auto& e : f.model->catalog().extras)
+    if (e.kind == "hc") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);
+  return f;
+}
+
 // The decomposition of one forward pass, every step's components (and bias) summed against the
 // model's own output there: the steps seen, how many after a final LayerNorm, and the largest
 // difference (absolute, and relative to the output's largest value).
@@ -383,17 +398,8 @@ TEST(Beta, AdminOwnBranchShareFallsLikePreLn) {
 TEST(Beta, HyperConnectionComponentsSumBackToTheModelsOutput) {
   for (const std::string connection : {"hyper", "mhc"}) {
     SCOPED_TRACE(connection);
-    RunConfig c = small_config("pre", "xavier", 3, 2);
-    c.model.connection = connection;
-    c.model.hc_streams = 3;
-    Fixture f = make(c);
+    Fixture f = streams_apart(connection, 3);
     perturb_norms(*f.model, 7);
-    {
-      torch::NoGradGuard no_grad;
-      torch::manual_seed(5);
-      for (auto& e : f.model->catalog().extras)
-        if (e.kind == "hc") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);
-    }
     const SumBack r = decompose(*f.model, f.batch);
     EXPECT_EQ(r.steps, 6 + 6 + 2);
     EXPECT_EQ(r.finals, 2);
@@ -493,16 +499,8 @@ TEST(GradNorms, EqualAutogradOnATinyModel) {
 TEST(GradNorms, HyperConnectionsReportTheGradientOfTheStreams) {
   for (const std::string connection : {"hyper", "mhc"}) {
     SCOPED_TRACE(connection);
-    RunConfig c = small_config("pre", "xavier", 2, 2);
-    c.model.connection = connection;
-    c.model.hc_streams = 3;
-    Fixture f = make(c);
-    {
-      torch::NoGradGuard no_grad;
-      torch::manual_seed(5);
-      for (auto& e : f.model->catalog().extras)
-        if (e.kind == "hc") e.tensor.add_(torch::randn_like(e.tensor) * 0.3);
-    }
+    Fixture f = streams_apart(connection, 2);
+    const RunConfig& c = f.config;
     const auto norms = sublayer_grad_norms(*f.model, f.batch, 0.1);
     ASSERT_EQ(norms.size(), 10u);  // 2 x (attn, ffn), then 2 x (self, cross, ffn)
     for (const auto& n : norms) {

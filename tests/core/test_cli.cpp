@@ -42,6 +42,18 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// The whitespace-separated cells of each line of a printed table.
+std::vector<std::vector<std::string>> table_cells(const std::string& text) {
+  std::istringstream lines(text);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream cells(line);
+    rows.emplace_back(std::istream_iterator<std::string>(cells),
+                      std::istream_iterator<std::string>());
+  }
+  return rows;
+}
+
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -258,14 +270,8 @@ TEST_F(Cli, RunsBestShowsTheBestPointOverTrainingAndItsUpdate) {
 
   const Result best = fathom({"--db", db(), "runs", "--best"});
   ASSERT_EQ(best.status, 0) << best.err;
-  // Whitespace-separated cells of each line: the best column follows the final value's.
-  std::istringstream lines(best.out);
-  std::vector<std::vector<std::string>> rows;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream cells(line);
-    rows.emplace_back(std::istream_iterator<std::string>(cells),
-                      std::istream_iterator<std::string>());
-  }
+  // The best column follows the final value's.
+  const auto rows = table_cells(best.out);
   ASSERT_EQ(rows.size(), 3u) << best.out;
   auto after = [](const std::vector<std::string>& row, const std::string& cell) {
     auto it = std::find(row.begin(), row.end(), cell);
@@ -304,13 +310,7 @@ TEST_F(Cli, RunsTableShowsASweepsRunByItsAxesBesideTheSweep) {
   }
   const Result table = fathom({"--db", db(), "runs"});
   ASSERT_EQ(table.status, 0) << table.err;
-  std::istringstream lines(table.out);
-  std::vector<std::vector<std::string>> rows;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream cells(line);
-    rows.emplace_back(std::istream_iterator<std::string>(cells),
-                      std::istream_iterator<std::string>());
-  }
+  const auto rows = table_cells(table.out);
   ASSERT_EQ(rows.size(), 4u) << table.out;
   ASSERT_GE(rows[1].size(), 3u);
   EXPECT_EQ(rows[0][1], "NAME");
