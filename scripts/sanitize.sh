@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-g1 \
-  -DFATHOM_SANITIZE=address,undefined -DFATHOM_BUILD_BENCH=OFF
+  -DFATHOM_SANITIZE=address,undefined -DFATHOM_BUILD_BENCH=OFF -DFATHOM_TEST_SUITE_PROCESSES=OFF
 cmake --build build-asan -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

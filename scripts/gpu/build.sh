@@ -74,7 +74,7 @@ link_flags="-Wl,-rpath-link,$torch_lib"
 [ -n "$nvidia_libs" ] && link_flags="$link_flags -Wl,-rpath-link,$nvidia_libs"
 cuda_root="${CUDA_HOME:-/usr/local/cuda}"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \
+  -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST -DFATHOM_TEST_SUITE_PROCESSES=OFF \
   -DFATHOM_BUILD_GUI=OFF -DFATHOM_BUILD_PLOTS=OFF \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$root/usr" \
   -DPKG_CONFIG_EXECUTABLE="$pkg_config" \

@@ -11,7 +11,8 @@
 // $FATHOM_FAULT_KILLS sets the number of kills (default 6, what CI runs) and
 // $FATHOM_FAULT_UPDATES each run's updates (default 1500 for the random kills, which need a
 // sweep that outlasts six kill rounds; 800 for the two-scheduler tests, which need one that
-// outlasts the second start or the kill at update 50: 28 s a test alone against 39 s);
+// outlasts the second start or the kill at update 50: 28 s a test alone against 39 s, and for
+// the held lock, which needs a run that still writes once the lock is taken at update 50);
 // scripts/fault-campaign.sh runs a long campaign by hand. $FATHOM_FAULT_SEED fixes the random
 // moments and modes (printed, so a failure can be replayed).
 #include <gtest/gtest.h>
@@ -282,7 +283,7 @@ using SqliteFaults = FaultCampaign;
 // sweep's 2 s retry budget: the runs it cuts off are recorded crashed -- resumable -- never
 // failed, and a `--resume` once the lock is gone finishes the sweep as if nothing happened.
 TEST_P(SqliteFaults, ALockHeldPastTheRetryBudgetLeavesEveryRunResumable) {
-  const std::string file = sweep_file("locked", updates_);
+  const std::string file = sweep_file("locked", pair_updates_);
   run_reference(file);
   const pid_t scheduler = start(faulty(), file, false, "locked.log", {"FATHOM_DB_RETRY_SECONDS=2"});
   while (runs(faulty(), "locked").empty() || runs(faulty(), "locked")[0].updates < 50)

@@ -289,21 +289,27 @@ TEST_F(Sweep, KilledWorkerIsCrashedAndResumable) {
 // A scheduler killed between claiming a run and starting its worker (found by the fault
 // campaign) leaves the run "running" with no worker: the next --resume cannot see a process
 // to judge, so it follows it; kUnstartedGrace after the claim the run goes back to the queue
-// and is trained here, instead of waiting out the heartbeat timeout and ending crashed.
+// and is trained here, instead of waiting out the heartbeat timeout and ending crashed. The
+// claim is dated kUnstartedGrace - 4 s back, so the resume waits out the last 4 s of the grace
+// (not all 20: the test's time is spent waiting).
 TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
   const std::string sweep = write_sweep("name: claimed\nbase: base.yaml\nseeds: [1, 2]\n");
   ASSERT_EQ(run({sweep, "--jobs", "1", "--no-progress"}), 0) << log();
   // Put run 2 back as a fresh claim by a scheduler that then died: running on this host since
-  // now, with no worker tags, no metric rows, no artifacts (SQL: the store has no such API).
+  // `claimed_at`, with no worker tags, no metric rows, no artifacts (SQL: the store has no
+  // such API).
   const int64_t orphan = runs().at(1).id;
+  constexpr double kGraceLeft = 4;
+  const double claimed_at =
+      fathom::db::unix_now() - (fathom::experiments::kUnstartedGrace - kGraceLeft);
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
     const std::string id = std::to_string(orphan);
     const std::string sql =
         "UPDATE runs SET status = 'running', updates = 0, finished_at = NULL, heartbeat_at = " +
-        std::to_string(fathom::db::unix_now()) + ", host = '" + fathom::host_name() +
-        "' WHERE id = " + id + "; DELETE FROM run_tags WHERE run_id = " + id +
+        std::to_string(claimed_at) + ", host = '" + fathom::host_name() + "' WHERE id = " + id +
+        "; DELETE FROM run_tags WHERE run_id = " + id +
         " AND key LIKE 'worker.%'; DELETE FROM metrics WHERE run_id = " + id +
         "; DELETE FROM final_metrics WHERE run_id = " + id +
         "; DELETE FROM artifacts WHERE run_id = " + id + ";";
@@ -320,6 +326,7 @@ TEST_F(Sweep, RunClaimedButNeverStartedIsRunOnResume) {
   for (const auto& r : runs()) EXPECT_EQ(r.status, "finished") << r.name << ": " << r.error;
   EXPECT_LT(took, fathom::experiments::kDefaultHeartbeatTimeout)
       << "waited out the heartbeat timeout";
+  EXPECT_GE(took, kGraceLeft - 1) << "did not wait for the grace to pass";
   EXPECT_EQ(steps(orphan, "train_loss"), kEveryTen);
 }
 
