@@ -1,6 +1,7 @@
 // `fathom analyze beta`: see beta.h.
 #include "analysis/beta.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,32 +13,71 @@
 namespace fathom::analysis {
 namespace {
 
-// Population variance of every element of `c` at the masked positions.
-double masked_variance(const torch::Tensor& c, const torch::Tensor& mask) {
-  return c.index({mask}).var(/*unbiased=*/false).item<double>();
-}
+// Population moments of a set of values, merged chunk by chunk (Chan, Golub & LeVeque 1979:
+// the pairwise update of the mean and the sum of squared deviations), so that a batch taken in
+// chunks of sentences gives the variance of all its values without holding them at once.
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;
+  void add(const torch::Tensor& values) {  // float64, any shape
+    const double nb = static_cast<double>(values.numel());
+    if (nb == 0) return;
+    const double mb = values.mean().item<double>();
+    const double m2b = (values - mb).square().sum().item<double>();
+    const double delta = mb - mean, total = n + nb;
+    mean += delta * nb / total;
+    m2 += m2b + delta * delta * n * nb / total;
+    n = total;
+  }
+  double variance() const { return n > 0 ? m2 / n : 0.0; }
+};
+
+// One output's moments over the non-pad positions seen so far: each component's, the
+// output's (the actual sum of the components and the LayerNorm bias term) and the bias term's.
+struct RowMoments {
+  std::vector<Moments> components;
+  Moments output, bias;
+
+  void add(const std::vector<torch::Tensor>& parts, const torch::Tensor& bias_term,
+           const torch::Tensor& mask) {
+    torch::Tensor sum = bias_term.clone();
+    for (const auto& c : parts) sum += c;
+    output.add(sum.index({mask}));
+    bias.add(bias_term.index({mask}));
+    if (components.size() < parts.size()) components.resize(parts.size());
+    for (size_t j = 0; j < parts.size(); ++j) components[j].add(parts[j].index({mask}));
+  }
+};
 
 // One output's row (Admin s4.1): beta_{i,j} = std(component j) / std(output i), the output
 // being the actual sum of the components and the LayerNorm bias term. Dividing by
 // sqrt(sum_k var(component k)) instead would agree only while the components are
 // uncorrelated (at initialization); after training they are not.
-BetaRow beta_row(const std::vector<torch::Tensor>& components, const torch::Tensor& bias,
-                 const torch::Tensor& mask, size_t width) {
-  torch::Tensor output = bias.clone();
-  for (const auto& c : components) output += c;
-  const double output_std = std::sqrt(masked_variance(output, mask));
-  auto share = [&](const torch::Tensor& t) {
-    return output_std > 0 ? std::sqrt(masked_variance(t, mask)) / output_std : 0.0;
+BetaRow beta_row(const RowMoments& m, size_t width) {
+  const double output_std = std::sqrt(m.output.variance());
+  auto share = [&](const Moments& t) {
+    return output_std > 0 ? std::sqrt(t.variance()) / output_std : 0.0;
   };
   BetaRow row;
   row.beta.assign(width, 0.0);
-  for (size_t j = 0; j < components.size() && j < width; ++j) {
-    row.beta[j] = share(components[j]);
+  for (size_t j = 0; j < m.components.size() && j < width; ++j) {
+    row.beta[j] = share(m.components[j]);
     row.sum_sq += row.beta[j] * row.beta[j];
   }
-  row.bias = share(bias);
+  row.bias = share(m.bias);
   return row;
 }
+
+// Rows [first, first + count) of `batch` (eval only reads the tensors).
+Batch batch_rows(const Batch& batch, int64_t first, int64_t count) {
+  Batch part;
+  auto rows = [&](const torch::Tensor& t) { return t.defined() ? t.narrow(0, first, count) : t; };
+  part.src = rows(batch.src);
+  part.tgt_in = rows(batch.tgt_in);
+  part.tgt_out = rows(batch.tgt_out);
+  part.ids.assign(batch.ids.begin() + first, batch.ids.begin() + first + count);
+  return part;
+}
+
 void start_matrix(BetaMatrix& m, const char* stack, int sublayers) {
   m.labels = {std::string(stack) + ".embed"};
   m.beta.clear();
@@ -119,7 +159,7 @@ nlohmann::json BetaResult::to_json() const {
 }
 
 BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
-                        StreamDecomposer::Transform transform) {
+                        StreamDecomposer::Transform transform, int64_t component_bytes) {
   const ModelConfig& m = model.config();
   // Hyper-connections widen the residual stream to n streams (stream_decomposition.h); the
   // depth-wise LSTM has none.
@@ -142,31 +182,57 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
   const int decoder_sublayers = decoder_sublayers_per_layer(m) * m.decoder_layers;
   start_matrix(result.encoder, "enc", encoder_sublayers);
   start_matrix(result.decoder, "dec", decoder_sublayers);
-  const torch::Tensor masks[2] = {non_pad(batch.src), non_pad(batch.tgt_in)};
   const size_t widths[2] = {static_cast<size_t>(encoder_sublayers + 1),
                             static_cast<size_t>(decoder_sublayers + 1)};
 
-  StreamDecomposer decomposer(
-      [&](const StreamStep& step) {
-        const int s = static_cast<int>(step.id.stack);
-        BetaMatrix& matrix = s == 0 ? result.encoder : result.decoder;
-        BetaRow row = beta_row(step.components, step.bias, masks[s], widths[s]);
-        if (step.final_norm) {
-          matrix.final_row = std::move(row);
-          return;
-        }
+  // The batch in chunks of sentences, each run on its own, so that the components held at
+  // once (float64, [rows, length, d] each; per stream and summed on a hyper stack) stay
+  // within `component_bytes`; their moments merge across chunks (Moments).
+  const int64_t streams = m.hc_streams > 0 ? m.hc_streams + 1 : 1;
+  auto length = [](const torch::Tensor& t) { return t.defined() ? t.size(1) : int64_t{0}; };
+  const int64_t bytes_per_sentence = 8 * m.d_model * streams *
+                                     (length(batch.src) * (encoder_sublayers + 2) +
+                                      length(batch.tgt_in) * (decoder_sublayers + 2));
+  const int64_t rows = batch.tgt_in.size(0);
+  const int64_t chunk = std::clamp<int64_t>(
+      component_bytes / std::max<int64_t>(bytes_per_sentence, 1), 1, std::max<int64_t>(rows, 1));
+
+  std::vector<RowMoments> moments[2];
+  std::optional<RowMoments> final_moments[2];
+  torch::NoGradGuard no_grad;
+  for (int64_t first = 0; first < rows; first += chunk) {
+    const Batch part = batch_rows(batch, first, std::min(chunk, rows - first));
+    const torch::Tensor masks[2] = {non_pad(part.src), non_pad(part.tgt_in)};
+    size_t next_row[2] = {0, 0};
+    auto accumulate = [&](const StreamStep& step) {
+      const int s = static_cast<int>(step.id.stack);
+      if (step.final_norm) {
+        if (!final_moments[s]) final_moments[s].emplace();
+        final_moments[s]->add(step.components, step.bias, masks[s]);
+        return;
+      }
+      BetaMatrix& matrix = s == 0 ? result.encoder : result.decoder;
+      if (first == 0) {
         matrix.labels.push_back(step.id.name());
         matrix.rows.push_back(step.id.name());
-        matrix.beta.push_back(std::move(row.beta));
-        matrix.sum_sq.push_back(row.sum_sq);
-        matrix.bias.push_back(row.bias);
-      },
-      std::move(transform));
-
-  torch::NoGradGuard no_grad;
-  {
+        moments[s].emplace_back();
+      }
+      moments[s].at(next_row[s]++).add(step.components, step.bias, masks[s]);
+    };
+    StreamDecomposer decomposer(accumulate, transform);
     ObservedEval observed(model, &decomposer);
-    model.forward(batch.src, batch.tgt_in);
+    model.forward(part.src, part.tgt_in);
+  }
+
+  for (int s = 0; s < 2; ++s) {
+    BetaMatrix& matrix = s == 0 ? result.encoder : result.decoder;
+    for (const RowMoments& row_moments : moments[s]) {
+      BetaRow row = beta_row(row_moments, widths[s]);
+      matrix.beta.push_back(std::move(row.beta));
+      matrix.sum_sq.push_back(row.sum_sq);
+      matrix.bias.push_back(row.bias);
+    }
+    if (final_moments[s]) matrix.final_row = beta_row(*final_moments[s], widths[s]);
   }
   return result;
 }

@@ -5,9 +5,19 @@
 // them. Run by hand (never in ctest):
 //   bench_analysis [depths=1,2,4,8,16,32,64,96] [norm=post] [threads=1] [draws=3]
 // Prints one line per depth (build + init + analysis, seconds), then beta's time.
+//
+// beta's memory at a paper's shape (d 512, 8 heads, d_ff 2048; N encoder and M decoder layers)
+// on one batch of `tokens`, the whole batch at once against chunks of sentences within each
+// budget (compute_beta's component_bytes), each in a child process of its own (peak RSS):
+//   bench_analysis beta-memory [layers=60,12] [tokens=4096] [budgets_mib=0,512,128] [threads=2]
+// budget 0 = the whole batch at once. Prints seconds, peak RSS and the largest difference of any
+// share from the whole batch's.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +26,7 @@
 #include "analysis/subject.h"
 #include "base/util/blas_setup.h"
 #include "base/util/strings.h"
+#include "bench/child_process.h"
 #include "core/data/dataset.h"
 #include "core/train/device.h"
 
@@ -55,10 +66,76 @@ std::string arg(int argc, char** argv, const std::string& key, const std::string
   return fallback;
 }
 
+// The child of beta-memory: builds the model at init, runs beta once within `budget_mib` (0:
+// unbounded), prints its seconds and every share on one line.
+int beta_child(int argc, char** argv) {
+  const auto layers = split(arg(argc, argv, "layers", "60,12"), ',');
+  RunConfig c = quickstart_shape("post");
+  c.model.d_model = 512;
+  c.model.heads = 8;
+  c.model.d_ff = 2048;
+  c.model.encoder_layers = std::stoi(layers.at(0));
+  c.model.decoder_layers = std::stoi(layers.at(1));
+  c.data.max_tokens = std::stoi(arg(argc, argv, "tokens", "4096"));
+  c.data.synthetic.train_size = 4 * c.data.max_tokens;
+  const Dataset data = load_dataset(c.data, "/tmp", "");
+  const Batch batch = analysis::first_training_batch(c, data.train);
+  Transformer model = analysis::model_at_init(c, data.vocab->size(), batch);
+  const int64_t mib = std::stoll(arg(argc, argv, "budget", "0"));
+  const int64_t bytes = mib > 0 ? mib << 20 : std::numeric_limits<int64_t>::max();
+  const auto start = Clock::now();
+  const analysis::BetaResult r = analysis::compute_beta(*model, batch, nullptr, bytes);
+  std::printf("%.3f %ld %ld", seconds_since(start), long(batch.rows()), long(batch.src.size(1)));
+  for (const auto* m : {&r.encoder, &r.decoder})
+    for (const auto& row : m->beta)
+      for (double b : row) std::printf(" %.17g", b);
+  std::printf("\n");
+  return 0;
+}
+
+int beta_memory(int argc, char** argv) {
+  const std::string layers = arg(argc, argv, "layers", "60,12");
+  const std::string tokens = arg(argc, argv, "tokens", "4096");
+  const std::string threads = arg(argc, argv, "threads", "2");
+  std::printf("beta memory: %s layers, d 512, 8 heads, ff 2048, %s-token batch, %s thread(s)\n",
+              layers.c_str(), tokens.c_str(), threads.c_str());
+  std::vector<double> whole;
+  for (const auto& budget : split(arg(argc, argv, "budgets_mib", "0,512,128"), ',')) {
+    fathom::bench::ChildProcess child({argv[0], "beta-child", "layers=" + layers,
+                                       "tokens=" + tokens, "threads=" + threads,
+                                       "budget=" + budget});
+    std::string line;
+    if (!child.read_line(line)) {
+      std::fprintf(stderr, "beta-memory: the child for budget %s printed nothing\n",
+                   budget.c_str());
+      return 1;
+    }
+    const long peak_kib = child.finish();
+    const auto fields = split(line, ' ');
+    std::vector<double> shares;
+    for (size_t i = 3; i < fields.size(); ++i) shares.push_back(std::stod(fields[i]));
+    if (whole.empty()) whole = shares;
+    double worst = 0;
+    for (size_t i = 0; i < shares.size() && i < whole.size(); ++i)
+      worst = std::max(worst, std::abs(shares[i] - whole[i]));
+    std::printf(
+        "budget %5s MiB: %8.2f s, peak RSS %7.0f MiB, batch %s x %s, max |share - "
+        "first budget's| %.2g\n",
+        budget == "0" ? "whole" : budget.c_str(), std::stod(fields.at(0)), peak_kib / 1024.0,
+        fields.at(1).c_str(), fields.at(2).c_str(), worst);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ensure_fast_blas(argv);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "beta-memory" || mode == "beta-child")
+    configure_threads(std::stoi(arg(argc, argv, "threads", "2")));
+  if (mode == "beta-memory") return beta_memory(argc, argv);
+  if (mode == "beta-child") return beta_child(argc, argv);
   std::vector<int> depths;
   for (const auto& d : split(arg(argc, argv, "depths", "1,2,4,8,16,32,64,96"), ','))
     depths.push_back(std::stoi(d));

@@ -436,6 +436,54 @@ TEST(Beta, HyperConnectionsAtInitializationGiveThePreLnRows) {
   }
 }
 
+// compute_beta holds the components of a chunk of sentences at a time (kBetaComponentBytes);
+// at one sentence a chunk it must still give the whole batch's shares: std(component j) /
+// std(output i) computed here over the whole batch at once, from one decomposition of it and
+// the model's own outputs (record_outputs), never merged across chunks.
+TEST(Beta, ABatchTakenASentenceAtATimeGivesTheWholeBatchsShares) {
+  std::vector<std::pair<std::string, Fixture>> models;
+  for (const auto& [norm, init] :
+       {std::pair("post", "xavier"), std::pair("pre", "xavier"), std::pair("post", "admin")})
+    models.emplace_back(std::string(norm) + "/" + init, make(small_config(norm, init)));
+  models.emplace_back("hyper", streams_apart("hyper", 3));
+  for (auto& [name, f] : models) {
+    SCOPED_TRACE(name);
+    perturb_norms(*f.model, 11);
+    ASSERT_GE(f.batch.rows(), 4);
+    const torch::Tensor masks[2] = {non_pad(f.batch.src), non_pad(f.batch.tgt_in)};
+    std::map<std::string, std::vector<double>> component_std;  // output -> std of each part
+    {
+      torch::NoGradGuard no_grad;
+      StreamDecomposer whole([&](const StreamStep& step) {
+        const int s = static_cast<int>(step.id.stack);
+        const std::string key = step.final_norm
+                                    ? (s == 0 ? "enc" : "dec") + std::string(".final_norm")
+                                    : step.id.name();
+        for (const auto& c : step.components)
+          component_std[key].push_back(std::sqrt(masked_population_variance(c, masks[s])));
+      });
+      ObservedEval observed(*f.model, &whole);
+      f.model->forward(f.batch.src, f.batch.tgt_in);
+    }
+    const auto outputs = record_outputs(*f.model, f.batch);
+    const BetaResult r = compute_beta(*f.model, f.batch, nullptr, /*component_bytes=*/1);
+    int checked = 0;
+    for (int s = 0; s < 2; ++s) {
+      const BetaMatrix& m = s == 0 ? r.encoder : r.decoder;
+      auto expect_row = [&](const std::string& output, const std::vector<double>& row) {
+        const double output_std =
+            std::sqrt(masked_population_variance(outputs.at(output), masks[s]));
+        const auto& parts = component_std.at(output);
+        for (size_t j = 0; j < parts.size(); ++j, ++checked)
+          EXPECT_NEAR(row.at(j), parts[j] / output_std, 1e-5) << output << " " << j;
+      };
+      for (size_t i = 0; i < m.rows.size(); ++i) expect_row(m.rows[i], m.beta[i]);
+      if (m.final_row) expect_row(m.final_label, m.final_row->beta);
+    }
+    EXPECT_GT(checked, 40);
+  }
+}
+
 TEST(Beta, DepthwiseLstmIsRejected) {
   RunConfig c = small_config("pre", "xavier", 2, 2);
   c.model.connection = "depthwise_lstm";
