@@ -7,6 +7,7 @@
 
 #include "analysis/registry.h"
 #include "base/util/error.h"
+#include "base/util/progress.h"
 #include "core/model/observed_eval.h"
 #include "core/model/registry.h"
 
@@ -159,7 +160,8 @@ nlohmann::json BetaResult::to_json() const {
 }
 
 BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
-                        StreamDecomposer::Transform transform, int64_t component_bytes) {
+                        StreamDecomposer::Transform transform, int64_t component_bytes,
+                        bool progress) {
   const ModelConfig& m = model.config();
   // Hyper-connections widen the residual stream to n streams (stream_decomposition.h); the
   // depth-wise LSTM has none.
@@ -200,6 +202,7 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
   std::vector<RowMoments> moments[2];
   std::optional<RowMoments> final_moments[2];
   torch::NoGradGuard no_grad;
+  ProgressBar bar("beta", rows, progress && rows > chunk);
   for (int64_t first = 0; first < rows; first += chunk) {
     const Batch part = batch_rows(batch, first, std::min(chunk, rows - first));
     const torch::Tensor masks[2] = {non_pad(part.src), non_pad(part.tgt_in)};
@@ -222,7 +225,9 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
     StreamDecomposer decomposer(accumulate, transform);
     ObservedEval observed(model, &decomposer);
     model.forward(part.src, part.tgt_in);
+    bar.update(first + part.rows(), "sentences");
   }
+  bar.finish("sentences");
 
   for (int s = 0; s < 2; ++s) {
     BetaMatrix& matrix = s == 0 ? result.encoder : result.decoder;
@@ -241,10 +246,11 @@ void register_beta(AnalysisRegistry& registry) {
   Analysis a;
   a.doc =
       "layer dependency beta_{i,j}: share of branch j in output i (Admin s4.1, methods.md s5.1)";
-  a.run = [](std::vector<Subject>& subjects, const AnalysisParams&) {
+  a.run = [](std::vector<Subject>& subjects, const AnalysisParams& params) {
     Subject& s = subjects.at(0);
     try {
-      return compute_beta(*s.model, s.batch).to_json();
+      return compute_beta(*s.model, s.batch, nullptr, kBetaComponentBytes, params.progress)
+          .to_json();
     } catch (const std::invalid_argument& e) {
       throw InputError(s.label, 0, "model.connection", e.what());
     }

@@ -51,10 +51,10 @@ constexpr int64_t kBetaComponentBytes = int64_t{128} << 20;
 // (float64; every sub-layer's, both stacks) take at most `component_bytes` -- one sentence a
 // chunk at the least -- merging their moments, so that the result is the whole batch's, within
 // float rounding, at any size (a 60-layer stack at d 512 holds ~0.5 MB a token unchunked).
-// `transform` may rewrite branches (tests). Throws std::invalid_argument for models without a
-// residual stream.
+// `transform` may rewrite branches (tests); `progress` draws a bar over the sentences on stderr.
+// Throws std::invalid_argument for models without a residual stream.
 BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
                         StreamDecomposer::Transform transform = nullptr,
-                        int64_t component_bytes = kBetaComponentBytes);
+                        int64_t component_bytes = kBetaComponentBytes, bool progress = false);
 
 }  // namespace fathom::analysis
