@@ -75,7 +75,8 @@ Batch batch_rows(const Batch& batch, int64_t first, int64_t count) {
   part.src = rows(batch.src);
   part.tgt_in = rows(batch.tgt_in);
   part.tgt_out = rows(batch.tgt_out);
-  part.ids.assign(batch.ids.begin() + first, batch.ids.begin() + first + count);
+  if (static_cast<int64_t>(batch.ids.size()) >= first + count)  // a hand-made batch may have none
+    part.ids.assign(batch.ids.begin() + first, batch.ids.begin() + first + count);
   return part;
 }
 
@@ -204,7 +205,8 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
   torch::NoGradGuard no_grad;
   ProgressBar bar("beta", rows, progress && rows > chunk);
   for (int64_t first = 0; first < rows; first += chunk) {
-    const Batch part = batch_rows(batch, first, std::min(chunk, rows - first));
+    const int64_t count = std::min(chunk, rows - first);
+    const Batch part = batch_rows(batch, first, count);
     const torch::Tensor masks[2] = {non_pad(part.src), non_pad(part.tgt_in)};
     size_t next_row[2] = {0, 0};
     auto accumulate = [&](const StreamStep& step) {
@@ -225,7 +227,7 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
     StreamDecomposer decomposer(accumulate, transform);
     ObservedEval observed(model, &decomposer);
     model.forward(part.src, part.tgt_in);
-    bar.update(first + part.rows(), "sentences");
+    bar.update(first + count, "sentences");
   }
   bar.finish("sentences");
 
