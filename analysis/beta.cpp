@@ -80,6 +80,21 @@ Batch batch_rows(const Batch& batch, int64_t first, int64_t count) {
   return part;
 }
 
+// The batch is run in chunks of sentences, each on its own, so that the components held at
+// once (float64, [rows, length, d] each, every sub-layer's and the bias term, both stacks; per
+// stream and summed on a hyper stack) stay within `component_bytes`: at least one sentence,
+// at most the batch. Their moments merge across chunks (Moments).
+int64_t sentences_per_chunk(const ModelConfig& m, const Batch& batch, int encoder_sublayers,
+                            int decoder_sublayers, int64_t component_bytes) {
+  const int64_t streams = m.hc_streams > 0 ? m.hc_streams + 1 : 1;
+  auto length = [](const torch::Tensor& t) { return t.defined() ? t.size(1) : int64_t{0}; };
+  const int64_t bytes_per_sentence = 8 * m.d_model * streams *
+                                     (length(batch.src) * (encoder_sublayers + 2) +
+                                      length(batch.tgt_in) * (decoder_sublayers + 2));
+  return std::clamp<int64_t>(component_bytes / std::max<int64_t>(bytes_per_sentence, 1), 1,
+                             std::max<int64_t>(batch.tgt_in.size(0), 1));
+}
+
 void start_matrix(BetaMatrix& m, const char* stack, int sublayers) {
   m.labels = {std::string(stack) + ".embed"};
   m.beta.clear();
@@ -188,17 +203,9 @@ BetaResult compute_beta(TransformerImpl& model, const Batch& batch,
   const size_t widths[2] = {static_cast<size_t>(encoder_sublayers + 1),
                             static_cast<size_t>(decoder_sublayers + 1)};
 
-  // The batch in chunks of sentences, each run on its own, so that the components held at
-  // once (float64, [rows, length, d] each; per stream and summed on a hyper stack) stay
-  // within `component_bytes`; their moments merge across chunks (Moments).
-  const int64_t streams = m.hc_streams > 0 ? m.hc_streams + 1 : 1;
-  auto length = [](const torch::Tensor& t) { return t.defined() ? t.size(1) : int64_t{0}; };
-  const int64_t bytes_per_sentence = 8 * m.d_model * streams *
-                                     (length(batch.src) * (encoder_sublayers + 2) +
-                                      length(batch.tgt_in) * (decoder_sublayers + 2));
   const int64_t rows = batch.tgt_in.size(0);
-  const int64_t chunk = std::clamp<int64_t>(
-      component_bytes / std::max<int64_t>(bytes_per_sentence, 1), 1, std::max<int64_t>(rows, 1));
+  const int64_t chunk =
+      sentences_per_chunk(m, batch, encoder_sublayers, decoder_sublayers, component_bytes);
 
   std::vector<RowMoments> moments[2];
   std::optional<RowMoments> final_moments[2];
