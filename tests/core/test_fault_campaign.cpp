@@ -133,8 +133,8 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   ft::TempDir scratch_{true};  // kept for a post-mortem when the test fails
   const fs::path& dir_ = scratch_.path();
   std::optional<ft::ScratchStore> reference_, faulty_;
-  int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);
-  int pair_updates_ = env_int("FATHOM_FAULT_UPDATES", 800);
+  int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);       // the random kills
+  int short_updates_ = env_int("FATHOM_FAULT_UPDATES", 800);  // two schedulers, the held lock
 };
 
 void FaultCampaign::expect_equal_to_reference(const std::string& sweep) const {
@@ -230,7 +230,7 @@ TEST_P(FaultCampaign, RandomKillsThenResumeEqualUninterrupted) {
 // worker fenced off, each run's rows once (equal to the reference), and the two schedulers'
 // summaries together count each run once.
 TEST_P(FaultCampaign, TwoSchedulersAtOnceDoEachRunOnce) {
-  const std::string file = sweep_file("pair", pair_updates_);
+  const std::string file = sweep_file("pair", short_updates_);
   run_reference(file);
   const pid_t a = start(faulty(), file, false, "a.log");
   while (runs(faulty(), "pair").size() < 4u)  // the launch has queued the sweep
@@ -249,7 +249,7 @@ TEST_P(FaultCampaign, TwoSchedulersAtOnceDoEachRunOnce) {
 }
 
 TEST_P(FaultCampaign, TwoResumesAtOnceAfterAKillDoEachRunOnce) {
-  const std::string file = sweep_file("pair", pair_updates_);
+  const std::string file = sweep_file("pair", short_updates_);
   run_reference(file);
   const pid_t first = start(faulty(), file, false, "first.log");
   const auto mid_sweep = [&] {
@@ -283,7 +283,7 @@ using SqliteFaults = FaultCampaign;
 // sweep's 2 s retry budget: the runs it cuts off are recorded crashed -- resumable -- never
 // failed, and a `--resume` once the lock is gone finishes the sweep as if nothing happened.
 TEST_P(SqliteFaults, ALockHeldPastTheRetryBudgetLeavesEveryRunResumable) {
-  const std::string file = sweep_file("locked", pair_updates_);
+  const std::string file = sweep_file("locked", short_updates_);
   run_reference(file);
   const pid_t scheduler = start(faulty(), file, false, "locked.log", {"FATHOM_DB_RETRY_SECONDS=2"});
   while (runs(faulty(), "locked").empty() || runs(faulty(), "locked")[0].updates < 50)
