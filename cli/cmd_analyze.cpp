@@ -6,10 +6,8 @@
 //   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
 // Each result is printed as a table (or, with --json, as the result JSON of docs/analyses.md)
 // and recorded in the store's `analyses` table.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,7 +19,8 @@
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
-#include "core/train/run_files.h"
+#include "cli/option_checks.h"
+#include "cli/stored_run_model.h"
 #include "db/run_paths.h"
 #include "db/store.h"
 
@@ -41,59 +40,6 @@ struct AnalyzeArgs {
 bool looks_like_config(const std::string& target) {
   const std::string ext = fs::path(target).extension().string();
   return fs::is_regular_file(target) || ext == ".yaml" || ext == ".yml";
-}
-
-bool is_step(const std::string& s) {
-  return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos &&
-         std::stol(s) > 0;
-}
-
-// What --checkpoint can name for a run: best, last, init and the steps kept by
-// train.keep_checkpoint_every (artifacts checkpoint_<update>).
-std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
-  std::vector<long> steps;
-  for (const auto& a : artifacts) {
-    if (a.kind.rfind("checkpoint_", 0) != 0) continue;
-    const std::string digits = a.kind.substr(11);
-    if (is_step(digits)) steps.push_back(std::stol(digits));
-  }
-  std::sort(steps.begin(), steps.end());
-  std::string hint = "try last or init";
-  if (steps.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
-  hint += "; kept steps:";
-  for (long s : steps) hint += " " + std::to_string(s);
-  return hint;
-}
-
-bool is_checkpoint_name(const std::string& name) {
-  return name == "best" || name == "last" || name == "init" || is_step(name);
-}
-
-Subject load_run(db::Store& store, const db::StorePaths& paths, const std::string& target,
-                 const std::string& checkpoint) {
-  auto run = store.find_run(target);
-  if (!run)
-    throw InputError(store.path(), 0, "",
-                     "'" + target + "' is neither a config file nor a run in the store");
-  analysis::StoredRun stored;
-  stored.id = run->id;
-  stored.config_yaml = run->config_yaml;
-  stored.checkpoint = checkpoint;
-  if (checkpoint != "init") {
-    // The store's rows name the run's files (core/train/run_files.h).
-    const auto artifacts = store.artifacts(run->id);
-    const std::string dir = paths.run_dir(run->id);
-    const std::string path = recorded_file(artifacts, dir, "checkpoint_" + checkpoint);
-    if (path.empty() || !fs::exists(path))
-      throw InputError(path.empty() ? dir : path, 0, "--checkpoint",
-                       "run " + std::to_string(run->id) + " has no " + checkpoint +
-                           " checkpoint (" + kept_steps_hint(artifacts) + ")");
-    stored.checkpoint_path = path;
-  }
-  const auto tags = store.tags(run->id);
-  if (auto it = tags.find("admin.profile"); it != tags.end())
-    stored.admin_profile_json = it->second;
-  return analysis::subject_from_run(stored, paths.cache_root);
 }
 
 void run_analysis(const GlobalOptions& global, const std::string& name, const AnalyzeArgs& args) {
@@ -122,7 +68,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     if (!args.overrides.empty())
       throw InputError(target, 0, "--set", "overrides apply to config files, not to stored runs");
     if (!store) store.emplace(db::Store::open(db_path));
-    subjects.push_back(load_run(*store, paths, target, args.checkpoint));
+    subjects.push_back(load_stored_run(*store, paths, target, args.checkpoint));
   }
 
   // Analyses that assume an encoder and a decoder say so on a decoder-only model.
@@ -213,22 +159,6 @@ void show_analysis(const GlobalOptions& global, int64_t id) {
   analysis::find_analysis(record->kind).print(result, std::cout);
 }
 
-// "must be positive (got -1)": CLI11's PositiveNumber answers with the range it checks, whose
-// upper end is the largest double written out in 309 digits.
-CLI::Validator bound_check(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& value) {
-        char* end = nullptr;
-        const double x = std::strtod(value.c_str(), &end);
-        if (end == value.c_str() || *end != '\0')
-          return std::string();  // CLI11 says "not a number"
-        if (positive ? x > 0 : x >= 0) return std::string();
-        return std::string(positive ? "must be positive" : "must not be negative") + " (got " +
-               value + ")";
-      },
-      positive ? "> 0" : ">= 0");
-}
-
 // The flags an analysis reads (Analysis::options), made from their declarations
 // (analysis/params.h): typed, with their help, choices and range.
 void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
@@ -241,7 +171,8 @@ void add_analysis_options(CLI::App& sub, const std::vector<std::string>& flags,
     if (std::holds_alternative<std::vector<int> analysis::AnalysisParams::*>(o.field))
       opt->delimiter(',');
     if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
-    if (o.bound != Bound::Any) opt->check(bound_check(o.bound == Bound::Positive));
+    if (o.bound != Bound::Any)
+      opt->check(o.bound == Bound::Positive ? positive_number() : non_negative_number());
     if (o.required) opt->required();
   }
 }
@@ -266,16 +197,8 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
       // analysis without --steps) as a second target instead of naming the flag.
       sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
           ->required();
-      sub->add_option("--checkpoint", args->checkpoint,
-                      "which model of a stored run: best, last, init or a kept update STEP")
-          ->transform(CLI::Validator(
-              [](std::string& v) {
-                if (!is_checkpoint_name(v))
-                  return std::string("must be best, last, init or a positive update");
-                if (is_step(v)) v = std::to_string(std::stol(v));  // 0300 names checkpoint_300
-                return std::string();
-              },
-              "best|last|init|STEP"));
+      add_checkpoint_option(*sub, args->checkpoint,
+                            "which model of a stored run: best, last, init or a kept update STEP");
     }
     add_analysis_options(*sub, a.options, args->params);
     sub->add_option("--set", args->overrides, "override a config key: --set model.norm=pre")

@@ -13,6 +13,7 @@
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 
 #ifdef FATHOM_HAVE_PLOTS
 #include "db/metric_names.h"
@@ -177,7 +178,7 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--spike-k", args->spikes.k,
                   "a run's train_loss and grad_norm curves mark their spikes: points more than K "
                   "sample standard deviations above the mean of the points before (fathom show)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--spike-window", args->spikes.window, "how many points before it (N)")
       ->check(CLI::Range(2, 100000))

@@ -13,6 +13,7 @@
 #include "base/metrics/spikes.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "db/metric_names.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
@@ -228,7 +229,7 @@ void add_show_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--spike-k", rule->k,
                   "a spike: a point more than K sample standard deviations above the mean of "
                   "the points before it")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--spike-window", rule->window, "how many points before it (N)")
       ->check(CLI::Range(2, 100000))

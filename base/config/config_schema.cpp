@@ -337,7 +337,9 @@ std::vector<FieldSpec> build_fields() {
   };
   eval("beam", F::Int, &E::beam, "beam size (1: greedy)").range = kPositive;
   eval("length_penalty", F::Double, &E::length_penalty, "beam score / length^penalty");
-  eval("max_len_a", F::Double, &E::max_len_a, "max output length = a * source length + b");
+  eval("max_len_a", F::Double, &E::max_len_a,
+       "max output length = a * source length + b (the decode batch's longest source, as "
+       "fairseq)");
   eval("max_len_b", F::Int, &E::max_len_b, "see max_len_a");
   eval("max_sentences", F::Int, &E::max_sentences,
        "decode only the first K test sentences (0: all)")

@@ -49,12 +49,18 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
 }
 
 namespace {
-// The decode's batches: length-sorted, within max_tokens / beam tokens (beam search holds beam
-// x rows sequences).
+// The decode's batches: sorted by source length, within max_tokens / beam tokens (beam search
+// holds beam x rows sequences). Planned on the sources alone: which sentences share a batch
+// sets their output limit (max_len_a x the batch's longest source + max_len_b, as fairseq) and
+// their padding, and a translation must not depend on its reference -- `fathom translate`,
+// which has none, then decodes a run's test source to its test.hyp.
 std::vector<std::vector<size_t>> decode_batches(const std::vector<Example>& examples,
                                                 const SearchOptions& options, int64_t max_tokens) {
   const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
-  return plan_batches(examples, budget).all();
+  std::vector<Example> sources;
+  sources.reserve(examples.size());
+  for (const auto& e : examples) sources.push_back(Example{e.src, {kEosId}});
+  return plan_batches(sources, budget).all();
 }
 }  // namespace
 

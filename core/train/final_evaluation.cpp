@@ -13,14 +13,10 @@
 
 namespace fathom {
 
-namespace {
-
 SearchOptions eval_search(const RunConfig& config) {
   return SearchOptions{config.eval.beam, config.eval.length_penalty, config.eval.max_len_a,
                        config.eval.max_len_b};
 }
-
-}  // namespace
 
 std::optional<BleuScore> validation_bleu(TransformerImpl& model, const Dataset& data,
                                          const RunConfig& config, torch::Device device,

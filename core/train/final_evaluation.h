@@ -44,6 +44,10 @@ struct FinalEvaluationOptions {
   RankGroup* ranks = nullptr;
 };
 
+// The search of the config's `eval` section (beam, length penalty, length limit): how a run
+// decodes its test set, and what `fathom translate` uses unless told otherwise.
+SearchOptions eval_search(const RunConfig& config);
+
 // In eval mode; the model's observer (if any) stays installed, so a replaced layer is
 // evaluated as replaced.
 FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,

@@ -16,6 +16,7 @@
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/toy_corpus.h"
 
 namespace test_data_prepare_cli {
 namespace fs = std::filesystem;
@@ -27,21 +28,8 @@ class DataPrepareCli : public ::testing::Test {
     binary_ = fathom::testing::built_fathom_binary();
     ASSERT_TRUE(fs::exists(binary_)) << binary_;
     // 800 pairs of a two-language toy corpus, relative to the config's folder.
-    const std::vector<std::string> de = {"der", "Hund", "läuft", "im", "Park", "ein", "Mann"};
-    const std::vector<std::string> en = {"the", "dog", "runs", "in", "park", "a", "man"};
     std::mt19937_64 rng(11);
-    fs::create_directories(dir_ / "corpus");
-    std::ofstream src(dir_ / "corpus/train.de"), tgt(dir_ / "corpus/train.en");
-    for (int i = 0; i < 800; ++i) {
-      const int n = 2 + static_cast<int>(rng() % 6);
-      for (int k = 0; k < n; ++k) {
-        const size_t w = rng() % de.size();
-        src << (k ? " " : "") << de[w];
-        tgt << (k ? " " : "") << en[w];
-      }
-      src << "\n";
-      tgt << "\n";
-    }
+    fathom::testing::write_word_for_word_corpus(dir_ / "corpus", "train", 800, rng);
     std::ofstream(dir_ / "corpus/valid.de") << "der Hund\nein Mann im Park\n";
     std::ofstream(dir_ / "corpus/valid.en") << "the dog\na man in park\n";
     std::ofstream(dir_ / "toy.yaml")

@@ -1,0 +1,83 @@
+#include "cli/stored_run_model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "base/util/error.h"
+#include "core/train/run_files.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+namespace fs = std::filesystem;
+
+bool is_step(const std::string& s) {
+  return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos &&
+         std::stol(s) > 0;
+}
+
+// What --checkpoint can name for a run: best, last, init and the steps kept by
+// train.keep_checkpoint_every (artifacts checkpoint_<update>).
+std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
+  std::vector<long> steps;
+  for (const auto& a : artifacts) {
+    if (a.kind.rfind("checkpoint_", 0) != 0) continue;
+    const std::string digits = a.kind.substr(11);
+    if (is_step(digits)) steps.push_back(std::stol(digits));
+  }
+  std::sort(steps.begin(), steps.end());
+  std::string hint = "try last or init";
+  if (steps.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
+  hint += "; kept steps:";
+  for (long s : steps) hint += " " + std::to_string(s);
+  return hint;
+}
+
+}  // namespace
+
+bool is_checkpoint_name(const std::string& name) {
+  return name == "best" || name == "last" || name == "init" || is_step(name);
+}
+
+CLI::Option* add_checkpoint_option(CLI::App& cmd, std::string& checkpoint,
+                                   const std::string& help) {
+  return cmd.add_option("--checkpoint", checkpoint, help)
+      ->transform(CLI::Validator(
+          [](std::string& v) {
+            if (!is_checkpoint_name(v))
+              return std::string("must be best, last, init or a positive update");
+            if (is_step(v)) v = std::to_string(std::stol(v));  // 0300 names checkpoint_300
+            return std::string();
+          },
+          "best|last|init|STEP"));
+}
+
+analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
+                                  const std::string& target, const std::string& checkpoint) {
+  auto run = store.find_run(target);
+  if (!run)
+    throw InputError(store.path(), 0, "",
+                     "no run '" + target + "' in the store (`fathom runs` lists them)");
+  analysis::StoredRun stored;
+  stored.id = run->id;
+  stored.config_yaml = run->config_yaml;
+  stored.checkpoint = checkpoint;
+  if (checkpoint != "init") {
+    // The store's rows name the run's files (core/train/run_files.h).
+    const auto artifacts = store.artifacts(run->id);
+    const std::string dir = paths.run_dir(run->id);
+    const std::string path = recorded_file(artifacts, dir, "checkpoint_" + checkpoint);
+    if (path.empty() || !fs::exists(path))
+      throw InputError(path.empty() ? dir : path, 0, "--checkpoint",
+                       "run " + std::to_string(run->id) + " has no " + checkpoint +
+                           " checkpoint (" + kept_steps_hint(artifacts) + ")");
+    stored.checkpoint_path = path;
+  }
+  const auto tags = store.tags(run->id);
+  if (auto it = tags.find("admin.profile"); it != tags.end())
+    stored.admin_profile_json = it->second;
+  return analysis::subject_from_run(stored, paths.cache_root);
+}
+
+}  // namespace fathom::cli

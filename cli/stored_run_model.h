@@ -1,0 +1,30 @@
+#pragma once
+// A stored run's model as `fathom analyze` and `fathom translate` load it: `--checkpoint
+// best|last|init|STEP` (STEP: an update kept by train.keep_checkpoint_every) resolved to the
+// file the store's artifact rows name, with the config the checkpoint was trained with, its
+// data (the vocabulary) and its weights (analysis/subject.h).
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "analysis/subject.h"
+#include "db/run_paths.h"
+
+namespace fathom::db {
+class Store;
+}
+
+namespace fathom::cli {
+
+// best, last, init or a positive update.
+bool is_checkpoint_name(const std::string& name);
+
+// --checkpoint on `cmd`, into `checkpoint`: refused unless is_checkpoint_name ("0300" is taken
+// as checkpoint_300).
+CLI::Option* add_checkpoint_option(CLI::App& cmd, std::string& checkpoint, const std::string& help);
+
+// The run `target` (id or name) at `checkpoint`. InputError when the store has no such run or
+// the run no such checkpoint (naming the steps it kept).
+analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
+                                  const std::string& target, const std::string& checkpoint);
+
+}  // namespace fathom::cli

@@ -1,0 +1,193 @@
+// `fathom translate` as a user runs it: a stored run's model translates text it is given. The
+// expectations come from training, not from the command: a run's test source translates to the
+// test.hyp its own final evaluation wrote (and scores its test_bleu); --beam 1 gives what a
+// run trained identically but decoding greedily wrote; --checkpoint 40 gives what a run stopped
+// at update 40 wrote; a length limit of one token leaves every line empty. Bad input exits 2
+// before any work and writes nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/process.h"
+#include "db/metric_names.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/toy_corpus.h"
+
+namespace test_translate_cli {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
+// A toy German-English corpus (word for word) and the runs the tests compare against, trained
+// once for the suite: 1 the config (beam 3, checkpoints kept every 40 updates), 2 the same
+// decoding greedily, 3 the same stopped at update 40, 4 a language model.
+class TranslateCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = std::make_unique<fathom::testing::TempDir>();
+    std::mt19937_64 rng(11);
+    for (const auto& [split, pairs] :
+         {std::pair<std::string, int>{"train", 800}, {"valid", 20}, {"test", 30}})
+      fathom::testing::write_word_for_word_corpus(dir() / "corpus", split, pairs, rng);
+    std::ofstream(dir() / "toy.yaml")
+        << "name: toy\n"
+           "device: cpu\n"
+           "model: {d_model: 32, heads: 2, d_ff: 64, encoder_layers: 1, decoder_layers: 1}\n"
+           "data:\n"
+           "  task: parallel\n"
+           "  train_source: corpus/train.de\n  train_target: corpus/train.en\n"
+           "  valid_source: corpus/valid.de\n  valid_target: corpus/valid.en\n"
+           "  test_source: corpus/test.de\n  test_target: corpus/test.en\n"
+           "  vocab: {size: 40}\n"
+           "  max_tokens: 256\n"
+           "train: {lr: 0.01, warmup: 10, max_updates: 120, valid_every: 40, log_every: 40,\n"
+           "        threads: 1, keep_checkpoint_every: 40}\n"
+           "eval: {beam: 3}\n";
+    std::ofstream(dir() / "lm.yaml")
+        << "name: lm\n"
+           "model: {arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 1}\n"
+           "data: {task: lm, train_text: corpus/train.en, valid_text: corpus/valid.en,\n"
+           "       lm_block: 16, vocab: {size: 40}, max_tokens: 256}\n"
+           "train: {lr: 0.005, warmup: 2, max_updates: 4, valid_every: 4, log_every: 2}\n";
+    const std::string toy = (dir() / "toy.yaml").string();
+    trained_ = train({toy}) && train({toy, "--set", "eval.beam=1"}) &&
+               train({toy, "--set", "train.max_updates=40"}) &&
+               train({(dir() / "lm.yaml").string()});
+  }
+  static void TearDownTestSuite() { scratch_.reset(); }
+  void SetUp() override { ASSERT_TRUE(trained_) << "training the suite's runs failed"; }
+
+  static fs::path dir() { return scratch_->path(); }
+  static ProgramResult fathom(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {fathom::testing::built_fathom_binary().string(), "--db",
+                               (dir() / "runs.db").string()});
+    return fathom::run_program(args, input, {}, 300);
+  }
+  static bool train(std::vector<std::string> args) {
+    args.insert(args.begin(), "train");
+    args.push_back("--no-progress");
+    const ProgramResult r = fathom(args);
+    if (r.exit_code != 0) std::fprintf(stderr, "%s", r.err.c_str());
+    return r.exit_code == 0;
+  }
+  static std::string corpus(const std::string& name) { return (dir() / "corpus" / name).string(); }
+  // The test hypotheses run `run`'s final evaluation wrote.
+  static std::string stored_hypotheses(int64_t run) {
+    const auto store =
+        fathom::db::Store::open((dir() / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+    for (const auto& a : store.artifacts(run))
+      if (a.kind == "hypotheses") return fathom::testing::read_text(a.path);
+    return "";
+  }
+
+  static inline std::unique_ptr<fathom::testing::TempDir> scratch_;
+  static inline bool trained_ = false;
+};
+
+TEST_F(TranslateCli, TheRunsTestSourceTranslatesToItsOwnTestHypothesesAndTestBleu) {
+  const std::string out = (dir() / "hyp.txt").string();
+  const ProgramResult r = fathom({"--json", "translate", "1", "--input", corpus("test.de"), "--out",
+                                  out, "--ref", corpus("test.en"), "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string stored = stored_hypotheses(1);
+  ASSERT_EQ(lines_of(stored).size(), 30u);
+  EXPECT_EQ(fathom::testing::read_text(out), stored);
+
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"], 1);
+  EXPECT_EQ(j["checkpoint"], "best");
+  EXPECT_EQ(j["sentences"], 30);
+  EXPECT_EQ(j["search"]["beam"], 3);  // the run's eval.beam
+  const auto store =
+      fathom::db::Store::open((dir() / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  EXPECT_DOUBLE_EQ(j["bleu"]["score"].get<double>(),
+                   store.find_run("1")->final_metrics.at(fathom::db::metric::kTestBleu));
+  EXPECT_GT(j["bleu"]["score"].get<double>(), 0.0);  // it has learnt something
+}
+
+// Standard input to standard output; the decode sorts by length, the output keeps the input's
+// order.
+TEST_F(TranslateCli, StandardInputComesOutInItsOwnOrder) {
+  std::vector<std::string> source = lines_of(fathom::testing::read_text(corpus("test.de")));
+  std::vector<std::string> expected = lines_of(stored_hypotheses(1));
+  ASSERT_EQ(source.size(), expected.size());
+  std::reverse(source.begin(), source.end());
+  std::reverse(expected.begin(), expected.end());
+  const ProgramResult r = fathom({"translate", "1", "--no-progress"}, joined(source));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out), expected);
+  EXPECT_NE(r.err.find("30 sentences translated"), std::string::npos) << r.err;
+}
+
+TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
+  const auto translated = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"translate", "1", "--input", corpus("test.de"), "--no-progress"});
+    const ProgramResult r = fathom(flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  // Run 2 trained as run 1 and wrote its greedy decode; run 1 decodes with beam 3.
+  ASSERT_NE(stored_hypotheses(2), stored_hypotheses(1));
+  EXPECT_EQ(translated({"--beam", "1"}), stored_hypotheses(2));
+  // Run 3 stopped at update 40 (the schedule does not look at max_updates): its best
+  // checkpoint is run 1's update 40.
+  ASSERT_NE(stored_hypotheses(3), stored_hypotheses(1));
+  EXPECT_EQ(translated({"--checkpoint", "40"}), stored_hypotheses(3));
+  // At most 0 x source + 1 tokens: eos alone, every line empty.
+  EXPECT_EQ(translated({"--max-len-a", "0", "--max-len-b", "1"}), std::string(30, '\n'));
+  // At most one token before eos: one piece, no space inside.
+  for (const auto& line : lines_of(translated({"--max-len-a", "0", "--max-len-b", "2"})))
+    EXPECT_EQ(line.find(' '), std::string::npos) << line;
+}
+
+TEST_F(TranslateCli, BadInputExitsTwoAndWritesNothing) {
+  const std::string out = (dir() / "never.txt").string();
+  const auto refused = [&](std::vector<std::string> args, const std::string& says) {
+    args.insert(args.begin(), "translate");
+    const ProgramResult r = fathom(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  };
+  const std::string input = corpus("test.de");
+  refused({"1", "--input", corpus("nope.de"), "--out", out}, "nope.de: file not found");
+  refused({"9", "--input", input, "--out", out}, "no run '9' in the store");
+  refused({"1", "--input", input, "--out", out, "--ref", corpus("valid.en")},
+          "'--ref': 20 reference lines for 30 input lines");
+  refused({"1", "--input", input, "--json"}, "give --out FILE with --json");
+  refused({"1", "--input", input, "--out", (dir() / "no/such/folder.txt").string()},
+          "does not exist");
+  refused({"1", "--input", input, "--out", out, "--checkpoint", "50"},
+          "run 1 has no 50 checkpoint (try last or init; kept steps: 40 80 120)");
+  refused({"1", "--input", input, "--out", out, "--beam", "0"}, "must be positive (got 0)");
+  refused({"4", "--input", input, "--out", out}, "'model.arch': a language model");
+  const ProgramResult empty = fathom({"translate", "1"}, "");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("standard input: '--input': no lines to translate"), std::string::npos)
+      << empty.err;
+}
+
+}  // namespace test_translate_cli
