@@ -1,6 +1,6 @@
 // `fathom analyze NAME ...`: the analyses of methods.md s5 (analysis/registry.h), on a model
 // at initialization (CONFIG.yaml) or on a stored run's checkpoint (RUN id or name):
-//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|init|STEP]
+//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|average|init|STEP]
 //   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update|sign]
 //                  [--inputs fixed|perturbed] ...
 //   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
@@ -198,7 +198,8 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
       sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
           ->required();
       add_checkpoint_option(*sub, args->checkpoint,
-                            "which model of a stored run: best, last, init or a kept update STEP");
+                            "which model of a stored run: best, last, average "
+                            "(eval.average_checkpoints), init or a kept update STEP");
     }
     add_analysis_options(*sub, a.options, args->params);
     sub->add_option("--set", args->overrides, "override a config key: --set model.norm=pre")

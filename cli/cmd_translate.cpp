@@ -1,4 +1,4 @@
-// `fathom translate RUN [--checkpoint best|last|init|STEP] [--input FILE] [--out FILE]
+// `fathom translate RUN [--checkpoint best|last|average|init|STEP] [--input FILE] [--out FILE]
 //                  [--ref REF] [--beam K] [--lenpen A] [--max-len-a A] [--max-len-b B]
 //                  [--max-tokens N] [--threads N] [--device auto|cpu|cuda]`:
 // a stored run's model translates text it has never seen -- another test set, a domain of its
@@ -216,7 +216,8 @@ void add_translate_command(CLI::App& app, GlobalOptions& options) {
       "--ref, BLEU");
   cmd->add_option("RUN", args->run, "a stored run (id or name)")->required();
   add_checkpoint_option(*cmd, args->checkpoint,
-                        "which model: best (default), last, init or a kept update STEP");
+                        "which model: best (default), last, average (eval.average_checkpoints), "
+                        "init or a kept update STEP");
   cmd->add_option("--input", args->input,
                   "sentences to translate, one a line, plain or gzip (default -: standard input)");
   cmd->add_option("--out", args->out, "where the translations go (default -: standard output)");

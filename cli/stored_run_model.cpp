@@ -37,7 +37,7 @@ std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
 }  // namespace
 
 bool is_checkpoint_name(const std::string& name) {
-  return name == "best" || name == "last" || name == "init" || is_step(name);
+  return name == "best" || name == "last" || name == "init" || name == "average" || is_step(name);
 }
 
 CLI::Option* add_checkpoint_option(CLI::App& cmd, std::string& checkpoint,
@@ -46,11 +46,11 @@ CLI::Option* add_checkpoint_option(CLI::App& cmd, std::string& checkpoint,
       ->transform(CLI::Validator(
           [](std::string& v) {
             if (!is_checkpoint_name(v))
-              return std::string("must be best, last, init or a positive update");
+              return std::string("must be best, last, average, init or a positive update");
             if (is_step(v)) v = std::to_string(std::stol(v));  // 0300 names checkpoint_300
             return std::string();
           },
-          "best|last|init|STEP"));
+          "best|last|average|init|STEP"));
 }
 
 analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,

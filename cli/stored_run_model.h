@@ -1,6 +1,7 @@
 #pragma once
 // A stored run's model as `fathom analyze` and `fathom translate` load it: `--checkpoint
-// best|last|init|STEP` (STEP: an update kept by train.keep_checkpoint_every) resolved to the
+// best|last|average|init|STEP` (average: eval.average_checkpoints' mean; STEP: an update kept
+// by train.keep_checkpoint_every) resolved to the
 // file the store's artifact rows name, with the config the checkpoint was trained with, its
 // data (the vocabulary) and its weights (analysis/subject.h).
 #include <CLI/CLI.hpp>
@@ -15,7 +16,7 @@ class Store;
 
 namespace fathom::cli {
 
-// best, last, init or a positive update.
+// best, last, average, init or a positive update.
 bool is_checkpoint_name(const std::string& name);
 
 // --checkpoint on `cmd`, into `checkpoint`: refused unless is_checkpoint_name ("0300" is taken

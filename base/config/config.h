@@ -148,6 +148,9 @@ struct EvalConfig {
   double max_len_a = 1.2;       // max output length = a * source length + b
   int max_len_b = 10;
   int max_sentences = 0;  // evaluate on the first K test sentences (0: all)
+  // The final evaluation's model: the mean of the last N checkpoints kept by
+  // train.keep_checkpoint_every (core/train/checkpoint_average.h); 0: checkpoint_best.
+  int average_checkpoints = 0;
 };
 
 // Alerts (experiments/notify.h, docs/sweeps.md "Alerts"): a command the scheduler runs once per

@@ -386,6 +386,21 @@ void check_training(const RunConfig& c) {
                      " (about processes x data.max_tokens)");
 }
 
+// Averaging needs that many kept checkpoints (core/train/checkpoint_average.h).
+void check_evaluation(const RunConfig& c) {
+  const int n = c.eval.average_checkpoints, every = c.train.keep_checkpoint_every;
+  if (n == 0) return;
+  if (every == 0)
+    config_error(c, "eval.average_checkpoints",
+                 "averages checkpoints kept by train.keep_checkpoint_every, which keeps none (0)");
+  if (c.train.max_updates / every < n)
+    config_error(c, "eval.average_checkpoints",
+                 std::to_string(n) + " checkpoints to average, but train.max_updates " +
+                     std::to_string(c.train.max_updates) + " / train.keep_checkpoint_every " +
+                     std::to_string(every) + " keeps " +
+                     std::to_string(c.train.max_updates / every));
+}
+
 // An alert needs both an event and a command (experiments/notify.h).
 void check_notify(const RunConfig& c) {
   if (c.notify.on.empty() != c.notify.command.empty())
@@ -419,6 +434,7 @@ void check_config(const RunConfig& c) {
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
   check_notify(c);
+  check_evaluation(c);
 
   if (is_decoder_only(m)) {
     // No encoder, one embedding: keys that shape what is not there would be silently ignored.

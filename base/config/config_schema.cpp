@@ -344,6 +344,12 @@ std::vector<FieldSpec> build_fields() {
   eval("max_sentences", F::Int, &E::max_sentences,
        "decode only the first K test sentences (0: all)")
       .range = kNonNegative;
+  eval("average_checkpoints", F::Int, &E::average_checkpoints,
+       "evaluate at the end (valid and test metrics, test BLEU) the mean of the weights of the "
+       "last N checkpoints kept by train.keep_checkpoint_every, as the seed papers do before "
+       "inference (Admin: 10, Xu et al.: 5), recorded as checkpoint_average (0: the "
+       "checkpoint of the best validation loss)")
+      .range = kNonNegative;
 
   // Alerts (experiments/notify.h): what the scheduler runs on a run's events.
   auto notify = [&](std::string key, F type, auto NotifyConfig::*member, std::string doc,

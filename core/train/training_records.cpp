@@ -7,6 +7,7 @@
 #include "base/config/lr_schedule.h"
 #include "base/util/file_write.h"
 #include "core/data/lm_text.h"
+#include "core/train/checkpoint_average.h"
 #include "core/train/rank_group.h"
 #include "core/train/shared_evaluation.h"
 #include "core/train/stop_request.h"
@@ -29,10 +30,8 @@ TrainOutcome TrainingSession::finish() {
                    : "already complete");
   metrics_->flush();
 
-  // Final evaluation with the best checkpoint (by validation loss) when there is one.
   auto& final_metrics = outcome_.final_metrics;
-  if (const std::string best = files_->current("checkpoint_best"); !best.empty())
-    load_checkpoint(best, *model_, nullptr, nullptr);
+  load_final_model();
   // The other ranks evaluate this model with rank 0 (follower_done), each its share.
   if (options_.ranks)
     options_.ranks->publish("final/model",
@@ -117,6 +116,37 @@ void TrainingSession::log_probes(int64_t update) {
   for (const ProbeValues& p : reading.per_position)
     rows.push_back(db::ProbeRow{update, p.probe, p.positions, p.values, 0});
   metrics_->log_probes(std::move(rows));
+}
+
+// The model the final evaluation measures: with eval.average_checkpoints N, the mean of the
+// last N kept checkpoints, recorded as checkpoint_average (`fathom translate --checkpoint
+// average` decodes with it); else the checkpoint of the best validation loss where there is
+// one. The tag final_model says which.
+void TrainingSession::load_final_model() {
+  std::string which = "the model after update " + std::to_string(state_.update);
+  if (const int n = config_.eval.average_checkpoints; n > 0) {
+    const auto kept = last_kept_checkpoints(*files_, state_.update, tc_.keep_checkpoint_every, n);
+    // Only a fork that began after its last keep point has none: its own final weights, said.
+    if (kept.empty()) {
+      store_->set_tag(*lease_, "final_model", which + " (no kept checkpoint to average)");
+      return;
+    }
+    std::vector<std::string> paths;
+    which = "mean of " + std::to_string(kept.size()) + " checkpoints, updates";
+    for (const auto& k : kept) {
+      paths.push_back(k.path);
+      which += " " + std::to_string(k.update);
+    }
+    if (static_cast<int>(kept.size()) < n) which += " (" + std::to_string(n) + " asked)";
+    average_checkpoints(paths, *model_);
+    const std::string path = files_->name("checkpoint_average", state_.update, ".pt");
+    save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
+    files_->record("checkpoint_average", path, state_.update);
+  } else if (const std::string best = files_->current("checkpoint_best"); !best.empty()) {
+    load_checkpoint(best, *model_, nullptr, nullptr);
+    which = "checkpoint_best, update " + std::to_string(files_->current_step("checkpoint_best"));
+  }
+  store_->set_tag(*lease_, "final_model", which);
 }
 
 // With the optimizer state and the log window: kept checkpoints are analysed, and a fork

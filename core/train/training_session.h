@@ -113,6 +113,7 @@ class TrainingSession {
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();
   void keep_bleu(const FinalEvaluation& final);
+  void load_final_model();
 
   // What the host knows of the updates since the last log line (the loss sums stay on the
   // device, core/train/device_metrics.h).

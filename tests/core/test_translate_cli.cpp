@@ -2,8 +2,9 @@
 // expectations come from training, not from the command: a run's test source translates to the
 // test.hyp its own final evaluation wrote (and scores its test_bleu); --beam 1 gives what a
 // run trained identically but decoding greedily wrote; --checkpoint 40 gives what a run stopped
-// at update 40 wrote; a length limit of one token leaves every line empty. Bad input exits 2
-// before any work and writes nothing.
+// at update 40 wrote; --checkpoint average what a run evaluating its checkpoints' mean wrote; a
+// length limit of one token leaves every line empty. Bad input exits 2 before any work and
+// writes nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,7 +44,8 @@ std::string joined(const std::vector<std::string>& lines) {
 
 // A toy German-English corpus (word for word) and the runs the tests compare against, trained
 // once for the suite: 1 the config (beam 3, checkpoints kept every 40 updates), 2 the same
-// decoding greedily, 3 the same stopped at update 40, 4 a language model.
+// decoding greedily, 3 the same stopped at update 40, 4 a language model, 5 the config
+// evaluating the mean of its 3 kept checkpoints.
 class TranslateCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -75,7 +77,8 @@ class TranslateCli : public ::testing::Test {
     const std::string toy = (dir() / "toy.yaml").string();
     trained_ = train({toy}) && train({toy, "--set", "eval.beam=1"}) &&
                train({toy, "--set", "train.max_updates=40"}) &&
-               train({(dir() / "lm.yaml").string()});
+               train({(dir() / "lm.yaml").string()}) &&
+               train({toy, "--set", "eval.average_checkpoints=3"});
   }
   static void TearDownTestSuite() { scratch_.reset(); }
   void SetUp() override { ASSERT_TRUE(trained_) << "training the suite's runs failed"; }
@@ -143,8 +146,8 @@ TEST_F(TranslateCli, StandardInputComesOutInItsOwnOrder) {
 }
 
 TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
-  const auto translated = [&](std::vector<std::string> flags) {
-    flags.insert(flags.begin(), {"translate", "1", "--input", corpus("test.de"), "--no-progress"});
+  const auto translated = [&](std::vector<std::string> flags, const std::string& run = "1") {
+    flags.insert(flags.begin(), {"translate", run, "--input", corpus("test.de"), "--no-progress"});
     const ProgramResult r = fathom(flags);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out;
@@ -156,6 +159,9 @@ TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
   // checkpoint is run 1's update 40.
   ASSERT_NE(stored_hypotheses(3), stored_hypotheses(1));
   EXPECT_EQ(translated({"--checkpoint", "40"}), stored_hypotheses(3));
+  // Run 5 evaluated the mean of run 1's three kept checkpoints.
+  ASSERT_NE(stored_hypotheses(5), stored_hypotheses(1));
+  EXPECT_EQ(translated({"--checkpoint", "average"}, "5"), stored_hypotheses(5));
   // At most 0 x source + 1 tokens: eos alone, every line empty.
   EXPECT_EQ(translated({"--max-len-a", "0", "--max-len-b", "1"}), std::string(30, '\n'));
   // At most one token before eos: one piece, no space inside.
