@@ -184,7 +184,7 @@ TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
   EXPECT_NE(missing.err.find("kept steps: 3 6"), std::string::npos) << missing.err;
   Result bad = fathom({"analyze", "ln-scale", "1", "--checkpoint", "newest"});
   EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.err.find("best, last, init"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("best, last, average, init"), std::string::npos) << bad.err;
 
   auto store = Store::open(db(), OpenMode::ReadOnly);
   const auto rows = store.list_analyses(1);
