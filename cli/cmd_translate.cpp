@@ -1,5 +1,5 @@
-// `fathom translate RUN [--checkpoint best|last|average|init|STEP] [--input FILE] [--out FILE]
-//                  [--ref REF] [--beam K] [--lenpen A] [--max-len-a A] [--max-len-b B]
+// `fathom translate RUN [--checkpoint best|last|average|init|STEP | --average N] [--input FILE]
+//                  [--out FILE] [--ref REF] [--beam K] [--lenpen A] [--max-len-a A] [--max-len-b B]
 //                  [--max-tokens N] [--threads N] [--device auto|cpu|cuda]`:
 // a stored run's model translates text it has never seen -- another test set, a domain of its
 // own, sentences to inspect -- one sentence a line (plain or gzip; standard input by default).
@@ -42,7 +42,7 @@ struct TranslateArgs {
   std::string run;
   std::string checkpoint = "best";
   std::string input = "-", out = "-", ref;
-  std::optional<int> beam, max_len_b, threads;
+  std::optional<int> beam, max_len_b, threads, average;
   std::optional<double> length_penalty, max_len_a;
   std::optional<int64_t> max_tokens;
   std::string device = "auto";
@@ -186,11 +186,13 @@ void run_translate(const GlobalOptions& global, const TranslateArgs& args) {
   }
   const torch::Device device = resolve_device(args.device);
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const db::StorePaths paths = resolve_store_paths(global);
   analysis::Subject run =
-      load_stored_run(store, resolve_store_paths(global), args.run, args.checkpoint);
+      load_stored_run(store, paths, args.run, args.average ? "last" : args.checkpoint);
   if (is_decoder_only(run.config.model))
     throw InputError(run.label, 0, "model.arch",
                      "a language model (decoder_only) has no source to translate");
+  if (args.average) average_stored_checkpoints(run, store, paths, *args.average);
   // The run's own threads by default: its test.hyp is then reproduced bit for bit.
   configure_threads(args.threads.value_or(run.config.train.threads));
   const SearchOptions search = search_options(run.config, args);
@@ -215,9 +217,15 @@ void add_translate_command(CLI::App& app, GlobalOptions& options) {
       "Translate text with a stored run's model (its eval search unless told otherwise); with "
       "--ref, BLEU");
   cmd->add_option("RUN", args->run, "a stored run (id or name)")->required();
-  add_checkpoint_option(*cmd, args->checkpoint,
-                        "which model: best (default), last, average (eval.average_checkpoints), "
-                        "init or a kept update STEP");
+  CLI::Option* checkpoint = add_checkpoint_option(
+      *cmd, args->checkpoint,
+      "which model: best (default), last, average (eval.average_checkpoints), init or a kept "
+      "update STEP");
+  cmd->add_option("--average", args->average,
+                  "the mean of the last N checkpoints the run kept (train.keep_checkpoint_every), "
+                  "as eval.average_checkpoints: N would have evaluated")
+      ->check(positive_number())
+      ->excludes(checkpoint);
   cmd->add_option("--input", args->input,
                   "sentences to translate, one a line, plain or gzip (default -: standard input)");
   cmd->add_option("--out", args->out, "where the translations go (default -: standard output)");

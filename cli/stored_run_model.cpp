@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/util/error.h"
+#include "core/train/checkpoint_average.h"
 #include "core/train/run_files.h"
 #include "db/store.h"
 
@@ -17,20 +18,25 @@ bool is_step(const std::string& s) {
          std::stol(s) > 0;
 }
 
-// What --checkpoint can name for a run: best, last, init and the steps kept by
-// train.keep_checkpoint_every (artifacts checkpoint_<update>).
-std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
-  std::vector<long> steps;
+// The updates train.keep_checkpoint_every kept (artifacts checkpoint_<update>), in order.
+std::vector<int64_t> kept_updates(const std::vector<db::Artifact>& artifacts) {
+  std::vector<int64_t> steps;
   for (const auto& a : artifacts) {
     if (a.kind.rfind("checkpoint_", 0) != 0) continue;
     const std::string digits = a.kind.substr(11);
     if (is_step(digits)) steps.push_back(std::stol(digits));
   }
   std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
+// What --checkpoint can name for a run: best, last, init and the steps kept.
+std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
+  const std::vector<int64_t> steps = kept_updates(artifacts);
   std::string hint = "try last or init";
   if (steps.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
   hint += "; kept steps:";
-  for (long s : steps) hint += " " + std::to_string(s);
+  for (int64_t s : steps) hint += " " + std::to_string(s);
   return hint;
 }
 
@@ -78,6 +84,34 @@ analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
   if (auto it = tags.find("admin.profile"); it != tags.end())
     stored.admin_profile_json = it->second;
   return analysis::subject_from_run(stored, paths.cache_root);
+}
+
+void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
+                                const db::StorePaths& paths, int count) {
+  const auto artifacts = store.artifacts(*run.run_id);
+  const std::vector<int64_t> kept = kept_updates(artifacts);
+  const std::string dir = paths.run_dir(*run.run_id);
+  if (static_cast<int>(kept.size()) < count) {
+    std::string updates;
+    for (int64_t u : kept) updates += " " + std::to_string(u);
+    throw InputError(dir, 0, "--average",
+                     "run " + std::to_string(*run.run_id) + " kept " + std::to_string(kept.size()) +
+                         " checkpoints" +
+                         (kept.empty() ? " (train.keep_checkpoint_every keeps them)"
+                                       : " (updates" + updates + ")") +
+                         ", fewer than " + std::to_string(count));
+  }
+  std::vector<std::string> files;
+  run.checkpoint = "mean of " + std::to_string(count) + ", updates";
+  for (size_t i = kept.size() - static_cast<size_t>(count); i < kept.size(); ++i) {
+    const std::string path = recorded_file(artifacts, dir, "checkpoint_" + std::to_string(kept[i]));
+    if (!fs::exists(path))
+      throw InputError(path, 0, "--average", "a kept checkpoint the store names is missing");
+    files.push_back(path);
+    run.checkpoint += " " + std::to_string(kept[i]);
+  }
+  average_checkpoints(files, *run.model);
+  run.label = "run " + std::to_string(*run.run_id) + " (" + run.checkpoint + ")";
 }
 
 }  // namespace fathom::cli

@@ -2,9 +2,9 @@
 // expectations come from training, not from the command: a run's test source translates to the
 // test.hyp its own final evaluation wrote (and scores its test_bleu); --beam 1 gives what a
 // run trained identically but decoding greedily wrote; --checkpoint 40 gives what a run stopped
-// at update 40 wrote; --checkpoint average what a run evaluating its checkpoints' mean wrote; a
-// length limit of one token leaves every line empty. Bad input exits 2 before any work and
-// writes nothing.
+// at update 40 wrote; --checkpoint average (and --average 3 on run 1) what a run evaluating its
+// checkpoints' mean wrote; a length limit of one token leaves every line empty. Bad input exits 2
+// before any work and writes nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -162,6 +162,8 @@ TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
   // Run 5 evaluated the mean of run 1's three kept checkpoints.
   ASSERT_NE(stored_hypotheses(5), stored_hypotheses(1));
   EXPECT_EQ(translated({"--checkpoint", "average"}, "5"), stored_hypotheses(5));
+  // ... which --average 3 makes afterwards from run 1's kept files.
+  EXPECT_EQ(translated({"--average", "3"}), stored_hypotheses(5));
   // At most 0 x source + 1 tokens: eos alone, every line empty.
   EXPECT_EQ(translated({"--max-len-a", "0", "--max-len-b", "1"}), std::string(30, '\n'));
   // At most one token before eos: one piece, no space inside.
@@ -189,6 +191,8 @@ TEST_F(TranslateCli, BadInputExitsTwoAndWritesNothing) {
   refused({"1", "--input", input, "--out", out, "--checkpoint", "50"},
           "run 1 has no 50 checkpoint (try last or init; kept steps: 40 80 120)");
   refused({"1", "--input", input, "--out", out, "--beam", "0"}, "must be positive (got 0)");
+  refused({"1", "--input", input, "--out", out, "--average", "4"},
+          "'--average': run 1 kept 3 checkpoints (updates 40 80 120), fewer than 4");
   refused({"4", "--input", input, "--out", out}, "'model.arch': a language model");
   const ProgramResult empty = fathom({"translate", "1"}, "");
   EXPECT_EQ(empty.exit_code, 2);
