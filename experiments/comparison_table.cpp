@@ -212,6 +212,41 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
          (up ? "higher" : "lower") + " is better";
 }
 
+// A run's final-model protocol in words. A run from before the tag was evaluated on its best
+// checkpoint.
+std::string final_model_protocol(const std::string& tag) {
+  if (tag.rfind("mean of ", 0) == 0)
+    return "the mean of the last " + tag.substr(8, tag.find(' ', 8) - 8) + " kept checkpoints";
+  if (tag.empty() || tag.rfind("checkpoint_best", 0) == 0) return "the best checkpoint";
+  return "the final weights";  // no validation split, so no best checkpoint
+}
+
+// Which model the values measure, said where a run averaged checkpoints
+// (eval.average_checkpoints), and a warning where a table's runs used different models unless
+// it separates them by that key. Only final valid_* and test_* values depend on it.
+std::optional<std::string> final_model_note(const std::vector<TableRun>& runs,
+                                            const TableOptions& options) {
+  const std::string& m = options.metric;
+  if (options.value != RunValue::Final || !(m.rfind("valid_", 0) == 0 || is_test_metric(m)))
+    return std::nullopt;
+  std::map<std::string, int> protocols;
+  for (const auto& r : runs)
+    if (r.metric && r.status == db::status::kFinished)
+      ++protocols[final_model_protocol(r.final_model)];
+  if (protocols.empty() || (protocols.size() == 1 && protocols.count("the best checkpoint")))
+    return std::nullopt;
+  const std::string key = "eval.average_checkpoints";
+  if (protocols.size() == 1)
+    return m + ": every run's final model is " + protocols.begin()->first + " (" + key + ")";
+  std::string counts;
+  for (const auto& [protocol, n] : protocols)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " runs " + protocol;
+  if (options.rows.find(key) != std::string::npos || options.cols.find(key) != std::string::npos)
+    return m + ": the final model follows " + key + " per cell: " + counts;
+  return "⚠ the runs' " + m + " measure different models: " + counts + " (" + key +
+         "); a difference may be the protocol's, not the method's";
+}
+
 void mark_best(ComparisonTable& t, BoldBest bold, bool up) {
   if (bold == BoldBest::None) return;
   const size_t outer = bold == BoldBest::Column ? t.col_labels.size() : t.row_labels.size();
@@ -388,6 +423,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
   t.show_variant = choosing;
   if (!choosing) t.pooled = variant_keys;
   t.notes.push_back(aggregation_note(t, options, variant_keys, runs.size(), up));
+  if (auto note = final_model_note(runs, options)) t.notes.push_back(*note);
   if (choosing && is_test_metric(options.select_by))
     t.notes.push_back("⚠ each variant was chosen on " + options.select_by +
                       ", a test metric: model selection on the test set, so the values are "
@@ -426,6 +462,7 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
     r.metric = it->second;
   for (const auto& [name, value] : rec.final_metrics)
     if (std::isfinite(value)) r.final_metrics[name] = value;
+  if (auto it = tags.find("final_model"); it != tags.end()) r.final_model = it->second;
   return r;
 }
 

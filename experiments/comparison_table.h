@@ -26,6 +26,9 @@ struct TableRun {
   std::optional<int64_t> metric_step;
   // Every finite final metric of the run: a variant is chosen on one of them (select_by).
   std::map<std::string, double> final_metrics;
+  // Its tag final_model: which model its final valid_* and test_* metrics measure
+  // ("checkpoint_best, update 900", "mean of 5 checkpoints, updates ..."; "" before the tag).
+  std::string final_model;
 };
 
 // Which value of a run a table or curve takes for its metric.

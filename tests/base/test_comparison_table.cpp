@@ -263,6 +263,7 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
       const int64_t id = store.create_run(n);
       store.set_tag(id, "axis.model.norm", norm);
       store.set_tag(id, "axis.train.seed", seed);
+      store.set_tag(id, "final_model", "checkpoint_best, update " + seed);
       if (status == "finished") store.set_final_metric(id, "test_bleu", bleu);
       store.finish_run(id, status, status == "diverged" ? "loss exploded" : "",
                        status == "diverged" ? std::optional<int64_t>(40) : std::nullopt);
@@ -280,6 +281,7 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
       experiments::load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
+  EXPECT_EQ(runs[1].final_model, "checkpoint_best, update 2");
   experiments::TableOptions o;
   o.rows = "model.encoder_layers";
   o.cols = "model.norm";
@@ -288,6 +290,49 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 11.0);
   EXPECT_EQ(t.cells[0][1].status, "diverged@40");
   EXPECT_THROW(experiments::load_table_runs(store, "nope", "test_bleu", {}), InputError);
+}
+
+// Which model final valid_* and test_* values measure (tag final_model, eval.average_checkpoints):
+// nothing said when every run used its best checkpoint, said when they averaged, a warning when
+// a table mixes the two without separating them by the key.
+TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
+  const auto with_model = [](std::vector<std::string> models) {
+    std::vector<experiments::TableRun> runs;
+    for (size_t i = 0; i < models.size(); ++i) {
+      runs.push_back(run(static_cast<int64_t>(i + 1), "6", i % 2 ? "admin" : "xavier",
+                         std::to_string(i / 2 + 1), "finished", 20.0 + static_cast<double>(i)));
+      runs.back().final_model = models[i];
+      runs.back().axes["eval.average_checkpoints"] = models[i].empty() ? "0" : "5";
+    }
+    return runs;
+  };
+  const std::string mean = "mean of 5 checkpoints, updates 600 700 800 900 1000";
+  experiments::TableOptions o = depth_options();  // test_bleu, final values
+  EXPECT_EQ(experiments::build_comparison_table(with_model({"", "checkpoint_best, update 9"}), o)
+                .notes.size(),
+            1u);
+  auto notes = experiments::build_comparison_table(with_model({mean, mean}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1],
+            "test_bleu: every run's final model is the mean of the last 5 kept checkpoints "
+            "(eval.average_checkpoints)");
+  notes = experiments::build_comparison_table(with_model({mean, "", mean, ""}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1],
+            "⚠ the runs' test_bleu measure different models: 2 runs the best checkpoint, 2 runs "
+            "the mean of the last 5 kept checkpoints (eval.average_checkpoints); a difference may "
+            "be the protocol's, not the method's");
+  experiments::TableOptions by_key = o;
+  by_key.cols = "eval.average_checkpoints";
+  notes = experiments::build_comparison_table(with_model({mean, "", mean, ""}), by_key).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(
+      notes[1].rfind("test_bleu: the final model follows eval.average_checkpoints per cell", 0), 0u)
+      << notes[1];
+  // A value not from the final model, or not the final value, is not about it.
+  experiments::TableOptions best = o;
+  best.value = experiments::RunValue::Best;
+  EXPECT_EQ(experiments::build_comparison_table(with_model({mean, ""}), best).notes.size(), 1u);
 }
 
 // --value best (issue 21.4): each run's best point of the metric's curve, by direction
