@@ -120,8 +120,7 @@ std::vector<std::string> translate_lines(analysis::Subject& run,
   std::vector<Example> examples;
   examples.reserve(sources.size());
   for (auto& ids : encode_all(vocab, sources)) examples.push_back(make_example(std::move(ids), {}));
-  run.model->to(device);
-  run.model->eval();
+  run.model->to(device);  // search() puts it in eval mode
   install_stop_signals();
   ProgressBar bar("translate", static_cast<int64_t>(examples.size()), progress);
   try {

@@ -1,6 +1,5 @@
 #include "cli/stored_run_model.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -18,26 +17,18 @@ bool is_step(const std::string& s) {
          std::stol(s) > 0;
 }
 
-// The updates train.keep_checkpoint_every kept (artifacts checkpoint_<update>), in order.
-std::vector<int64_t> kept_updates(const std::vector<db::Artifact>& artifacts) {
-  std::vector<int64_t> steps;
-  for (const auto& a : artifacts) {
-    if (a.kind.rfind("checkpoint_", 0) != 0) continue;
-    const std::string digits = a.kind.substr(11);
-    if (is_step(digits)) steps.push_back(std::stol(digits));
-  }
-  std::sort(steps.begin(), steps.end());
-  return steps;
+// The updates train.keep_checkpoint_every kept, in order, as " 40 80 120".
+std::string updates_text(const std::vector<KeptCheckpoint>& kept) {
+  std::string text;
+  for (const auto& k : kept) text += " " + std::to_string(k.update);
+  return text;
 }
 
 // What --checkpoint can name for a run: best, last, init and the steps kept.
-std::string kept_steps_hint(const std::vector<db::Artifact>& artifacts) {
-  const std::vector<int64_t> steps = kept_updates(artifacts);
-  std::string hint = "try last or init";
-  if (steps.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
-  hint += "; kept steps:";
-  for (int64_t s : steps) hint += " " + std::to_string(s);
-  return hint;
+std::string kept_steps_hint(const std::vector<KeptCheckpoint>& kept) {
+  const std::string hint = "try last or init";
+  if (kept.empty()) return hint + "; kept steps need train.keep_checkpoint_every";
+  return hint + "; kept steps:" + updates_text(kept);
 }
 
 }  // namespace
@@ -77,7 +68,8 @@ analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
     if (path.empty() || !fs::exists(path))
       throw InputError(path.empty() ? dir : path, 0, "--checkpoint",
                        "run " + std::to_string(run->id) + " has no " + checkpoint +
-                           " checkpoint (" + kept_steps_hint(artifacts) + ")");
+                           " checkpoint (" + kept_steps_hint(kept_checkpoints(artifacts, dir)) +
+                           ")");
     stored.checkpoint_path = path;
   }
   const auto tags = store.tags(run->id);
@@ -88,29 +80,24 @@ analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
 
 void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
                                 const db::StorePaths& paths, int count) {
-  const auto artifacts = store.artifacts(*run.run_id);
-  const std::vector<int64_t> kept = kept_updates(artifacts);
   const std::string dir = paths.run_dir(*run.run_id);
-  if (static_cast<int>(kept.size()) < count) {
-    std::string updates;
-    for (int64_t u : kept) updates += " " + std::to_string(u);
+  std::vector<KeptCheckpoint> kept = kept_checkpoints(store.artifacts(*run.run_id), dir);
+  if (static_cast<int>(kept.size()) < count)
     throw InputError(dir, 0, "--average",
                      "run " + std::to_string(*run.run_id) + " kept " + std::to_string(kept.size()) +
                          " checkpoints" +
                          (kept.empty() ? " (train.keep_checkpoint_every keeps them)"
-                                       : " (updates" + updates + ")") +
+                                       : " (updates" + updates_text(kept) + ")") +
                          ", fewer than " + std::to_string(count));
-  }
+  kept.erase(kept.begin(), kept.end() - count);
   std::vector<std::string> files;
-  run.checkpoint = "mean of " + std::to_string(count) + ", updates";
-  for (size_t i = kept.size() - static_cast<size_t>(count); i < kept.size(); ++i) {
-    const std::string path = recorded_file(artifacts, dir, "checkpoint_" + std::to_string(kept[i]));
-    if (!fs::exists(path))
-      throw InputError(path, 0, "--average", "a kept checkpoint the store names is missing");
-    files.push_back(path);
-    run.checkpoint += " " + std::to_string(kept[i]);
+  for (const auto& k : kept) {
+    if (!fs::exists(k.path))
+      throw InputError(k.path, 0, "--average", "a kept checkpoint the store names is missing");
+    files.push_back(k.path);
   }
   average_checkpoints(files, *run.model);
+  run.checkpoint = "mean of " + std::to_string(count) + ", updates" + updates_text(kept);
   run.label = "run " + std::to_string(*run.run_id) + " (" + run.checkpoint + ")";
 }
 

@@ -5,7 +5,6 @@
 #include "base/util/error.h"
 #include "core/model/transformer.h"
 #include "core/train/checkpoint.h"
-#include "core/train/run_files.h"
 
 namespace fathom {
 
@@ -27,18 +26,6 @@ void average_checkpoints(const std::vector<std::string>& paths, TransformerImpl&
   const double n = static_cast<double>(paths.size());
   for (size_t i = 0; i < parameters.size(); ++i)
     parameters[i].detach().copy_((sums[i] / n).to(parameters[i].scalar_type()));
-}
-
-std::vector<KeptCheckpoint> last_kept_checkpoints(const RunFiles& files, int64_t last_update,
-                                                  int64_t every, int count) {
-  std::vector<KeptCheckpoint> kept;
-  if (every <= 0) return kept;
-  for (int64_t update = last_update / every * every;
-       update > 0 && static_cast<int>(kept.size()) < count; update -= every) {
-    const std::string path = files.current("checkpoint_" + std::to_string(update));
-    if (!path.empty()) kept.insert(kept.begin(), KeptCheckpoint{update, path});
-  }
-  return kept;
 }
 
 }  // namespace fathom

@@ -6,28 +6,15 @@
 // 2020 "the averaged model of the last 5 checkpoints"). Parameters are averaged (summed in
 // float64); buffers -- Admin's omega, fixed after profiling; sigma-reparam's power-iteration
 // vectors; the position table -- are the newest checkpoint's.
-#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace fathom {
 
 class TransformerImpl;
-class RunFiles;
 
 // Loads each of `paths` (checkpoints of `model`'s shape) and leaves their mean in `model`.
 // InputError naming the file for one that does not load; `paths` must not be empty.
 void average_checkpoints(const std::vector<std::string>& paths, TransformerImpl& model);
-
-struct KeptCheckpoint {
-  int64_t update = 0;
-  std::string path;
-};
-
-// The newest `count` checkpoints kept every `every` updates up to `last_update` that the run's
-// rows name (checkpoint_<update>), oldest first; fewer when fewer are kept (a fork starts
-// without its parent's).
-std::vector<KeptCheckpoint> last_kept_checkpoints(const RunFiles& files, int64_t last_update,
-                                                  int64_t every, int count);
 
 }  // namespace fathom

@@ -21,6 +21,16 @@ namespace fathom {
 std::string recorded_file(const std::vector<db::Artifact>& artifacts, const std::string& dir,
                           const std::string& kind);
 
+// A checkpoint train.keep_checkpoint_every kept: the row checkpoint_<update>.
+struct KeptCheckpoint {
+  int64_t update = 0;
+  std::string path;  // inside `dir`, as recorded_file() gives it
+};
+
+// Every kept checkpoint the rows name, oldest first.
+std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<db::Artifact>& artifacts,
+                                             const std::string& dir);
+
 class RunFiles {
  public:
   // Reads the run's artifact rows: from here on this holder is the only one recording them.

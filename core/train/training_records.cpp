@@ -125,7 +125,8 @@ void TrainingSession::log_probes(int64_t update) {
 void TrainingSession::load_final_model() {
   std::string which = "the model after update " + std::to_string(state_.update);
   if (const int n = config_.eval.average_checkpoints; n > 0) {
-    const auto kept = last_kept_checkpoints(*files_, state_.update, tc_.keep_checkpoint_every, n);
+    auto kept = kept_checkpoints(store_->artifacts(run_), files_->dir());
+    if (static_cast<int>(kept.size()) > n) kept.erase(kept.begin(), kept.end() - n);
     // Only a fork that began after its last keep point has none: its own final weights, said.
     if (kept.empty()) {
       store_->set_tag(*lease_, "final_model", which + " (no kept checkpoint to average)");
