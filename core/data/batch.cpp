@@ -180,6 +180,14 @@ BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_to
   return plan_from(ExampleVectorAccess{examples}, max_tokens);
 }
 
+BatchPlan plan_source_batches(const std::vector<Example>& examples, std::int64_t max_tokens) {
+  // The sources' lengths, every target its eos alone: no copy of the examples.
+  struct SourcesOnly : ExampleVectorAccess {
+    std::int64_t tgt_len(std::size_t) const { return 1; }
+  };
+  return plan_from(SourcesOnly{{examples}}, max_tokens);
+}
+
 std::vector<std::size_t> epoch_order(const BatchPlan& plan, std::uint64_t seed,
                                      std::int64_t epoch) {
   // A stream of its own, so other users of the same training seed draw unrelated numbers.

@@ -61,6 +61,9 @@ struct BatchPlan {
 // budget gets a batch of its own. max_tokens must be > 0 (std::invalid_argument otherwise).
 BatchPlan plan_batches(const TokenPairs& examples, std::int64_t max_tokens);
 BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens);
+// The same plan made from the sources alone, every target counted as its eos: how a decode
+// groups sentences (core/train/evaluate.cpp), which their references must not shape.
+BatchPlan plan_source_batches(const std::vector<Example>& examples, std::int64_t max_tokens);
 
 // The order in which one epoch visits the plan's batches: a permutation of 0..plan.size()-1
 // that depends only on (seed, epoch). Evaluation can use the plan's order (sorted,

@@ -57,10 +57,7 @@ namespace {
 std::vector<std::vector<size_t>> decode_batches(const std::vector<Example>& examples,
                                                 const SearchOptions& options, int64_t max_tokens) {
   const int64_t budget = std::max<int64_t>(1, max_tokens / std::max(1, options.beam));
-  std::vector<Example> sources;
-  sources.reserve(examples.size());
-  for (const auto& e : examples) sources.push_back(Example{e.src, {kEosId}});
-  return plan_batches(sources, budget).all();
+  return plan_source_batches(examples, budget).all();
 }
 }  // namespace
 
