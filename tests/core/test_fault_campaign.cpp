@@ -291,7 +291,10 @@ TEST_P(SqliteFaults, ALockHeldPastTheRetryBudgetLeavesEveryRunResumable) {
   const pid_t holder = fork();
   if (holder == 0) {  // the other process
     sqlite3* db = nullptr;
+    // It waits out the workers' own short write transactions (without a busy timeout a commit
+    // under way made BEGIN EXCLUSIVE fail at once: "the lock was not taken" in a CI run).
     if (sqlite3_open(faulty().c_str(), &db) != SQLITE_OK ||
+        sqlite3_busy_timeout(db, 5000) != SQLITE_OK ||
         sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) != SQLITE_OK)
       _exit(1);
     sleep(6);
