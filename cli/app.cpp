@@ -56,6 +56,7 @@ void build_app(CLI::App& app, GlobalOptions& options) {
   add_runs_command(app, options);
   add_show_command(app, options);
   add_delete_command(app, options);
+  add_prune_command(app, options);
   add_cancel_command(app, options);
   add_bleu_command(app, options);
   add_translate_command(app, options);

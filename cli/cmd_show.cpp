@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "base/metrics/spikes.h"
 #include "base/util/error.h"
+#include "base/util/strings.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "db/metric_names.h"
@@ -127,7 +129,10 @@ void print_stored(const db::RunRecord& run, const db::Store& store) {
     std::cout << "artifacts\n";
     for (const auto& a : artifacts) {
       std::string step = a.step ? "  (update " + std::to_string(*a.step) + ")" : "";
-      std::printf("  %-16s %s%s\n", a.kind.c_str(), a.path.c_str(), step.c_str());
+      std::error_code ec;  // the size where the recorded file is (`fathom prune` frees space)
+      const auto bytes = std::filesystem::file_size(a.path, ec);
+      const std::string size = ec ? "" : "  " + format_bytes(bytes);
+      std::printf("  %-16s %s%s%s\n", a.kind.c_str(), a.path.c_str(), step.c_str(), size.c_str());
     }
   }
   if (auto names = store.metric_names(run.id); !names.empty()) {

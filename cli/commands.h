@@ -85,6 +85,7 @@ void add_rank_command(CLI::App& app, GlobalOptions& options);
 void add_runs_command(CLI::App& app, GlobalOptions& options);
 void add_show_command(CLI::App& app, GlobalOptions& options);
 void add_delete_command(CLI::App& app, GlobalOptions& options);
+void add_prune_command(CLI::App& app, GlobalOptions& options);
 void add_cancel_command(CLI::App& app, GlobalOptions& options);
 void add_bleu_command(CLI::App& app, GlobalOptions& options);
 void add_config_command(CLI::App& app, GlobalOptions& options);

@@ -182,11 +182,14 @@ void SqlStore::set_final_metric(int64_t run, const std::string& name, double val
   });
 }
 
-void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
-                             Fence fence) {
+void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts,
+                             const std::vector<std::string>& removed, double now, Fence fence) {
   sql().write([&] {
     check_fence(run, fence);
+    if (!fence && !removed.empty()) refuse_if_running(run, "removing its artifacts");
     for (const auto& a : artifacts) insert_artifact(run, a, now);
+    for (const auto& kind : removed)
+      sql().query("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2", {run, kind});
   });
 }
 
@@ -210,15 +213,7 @@ void SqlStore::set_config(int64_t run, const std::string& config_yaml,
 
 void SqlStore::delete_run(int64_t run) {
   sql().write([&] {
-    // Read under the write's lock: a worker cannot claim or start the run in between.
-    std::string status;
-    const int64_t found =
-        sql().query(std::string("SELECT status FROM runs WHERE id = ?1") + sql().lock_for_update(),
-                    {run}, [&](const SqlRow& row) { status = row.text(0); });
-    if (found == 0) throw no_run(run);
-    if (status == db::status::kRunning)
-      throw InputError(sql().shown(), 0, "",
-                       "run " + std::to_string(run) + " is running; cancel it before deleting it");
+    refuse_if_running(run, "deleting it");
     // Explicit deletes rather than ON DELETE CASCADE alone: correct even on a connection
     // without foreign keys, and the order (children first) never violates a reference.
     for (const char* table : {"metrics", "probe_points", "probe_layouts", "final_metrics",
@@ -409,6 +404,19 @@ void SqlStore::require_changed(int64_t changed, int64_t run, Fence fence) {
   if (!fence) throw no_run(run);
   check_fence(run, fence);
   throw std::logic_error(sql().shown() + ": run " + std::to_string(run) + " was not updated");
+}
+
+// Inside a write: the run's status read under the write's lock, so that a worker cannot
+// claim or start the run in between.
+void SqlStore::refuse_if_running(int64_t run, const std::string& before) {
+  std::string status;
+  const int64_t found =
+      sql().query(std::string("SELECT status FROM runs WHERE id = ?1") + sql().lock_for_update(),
+                  {run}, [&](const SqlRow& row) { status = row.text(0); });
+  if (found == 0) throw no_run(run);
+  if (status == db::status::kRunning)
+    throw InputError(sql().shown(), 0, "",
+                     "run " + std::to_string(run) + " is running; cancel it before " + before);
 }
 
 void SqlStore::insert_artifact(int64_t run, const Artifact& a, double now) {

@@ -34,8 +34,8 @@ class SqlStore : public StoreBackend {
   bool requeue_run(int64_t run, const std::string& reason, double now,
                    const std::vector<std::string>& from, Fence fence) override;
   void set_final_metric(int64_t run, const std::string& name, double value, Fence fence) override;
-  void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts, double now,
-                     Fence fence) override;
+  void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts,
+                     const std::vector<std::string>& removed, double now, Fence fence) override;
   void set_tag(int64_t run, const std::string& key, const std::string& value, Fence fence) override;
   void write_metrics(int64_t run, const std::vector<MetricRow>& rows, Fence fence) override;
   void delete_metrics_after(int64_t run, int64_t step, Fence fence) override;
@@ -85,6 +85,8 @@ class SqlStore : public StoreBackend {
   std::invalid_argument no_run(int64_t run) const;
   void require_exists(int64_t run);
   void check_fence(int64_t run, Fence fence);
+  // Inside a write: InputError "run N is running; cancel it before <before>".
+  void refuse_if_running(int64_t run, const std::string& before);
   void require_changed(int64_t changed, int64_t run, Fence fence);
   void insert_artifact(int64_t run, const Artifact& artifact, double now);
   // Inside a write transaction: the new run's row; returns its id.

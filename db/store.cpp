@@ -130,7 +130,13 @@ void Store::set_final_metric(int64_t run, const std::string& name, double value)
 void Store::add_artifact(int64_t run, const std::string& kind, const std::string& path,
                          std::optional<int64_t> step) {
   require_writable("add_artifact");
-  backend()->add_artifacts(run, {Artifact{kind, path, step}}, unix_now(), std::nullopt);
+  backend()->add_artifacts(run, {Artifact{kind, path, step}}, {}, unix_now(), std::nullopt);
+}
+
+void Store::remove_artifacts(int64_t run, const std::vector<std::string>& kinds) {
+  if (kinds.empty()) return;
+  require_writable("remove_artifacts");
+  backend()->add_artifacts(run, {}, kinds, unix_now(), std::nullopt);
 }
 
 void Store::set_tag(int64_t run, const std::string& key, const std::string& value) {
@@ -207,9 +213,10 @@ void Store::set_final_metric(const Lease& lease, const std::string& name, double
   backend()->set_final_metric(lease.run, name, value, lease.generation);
 }
 
-void Store::add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts) {
+void Store::add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts,
+                          const std::vector<std::string>& removed) {
   require_writable("add_artifacts");
-  backend()->add_artifacts(lease.run, artifacts, unix_now(), lease.generation);
+  backend()->add_artifacts(lease.run, artifacts, removed, unix_now(), lease.generation);
 }
 
 void Store::set_tag(const Lease& lease, const std::string& key, const std::string& value) {

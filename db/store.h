@@ -83,6 +83,9 @@ class Store {
   // Replaces any earlier artifact of the same kind for this run.
   void add_artifact(int64_t run, const std::string& kind, const std::string& path,
                     std::optional<int64_t> step);
+  // Drops the run's artifact rows of these kinds in one transaction (`fathom prune`; the
+  // caller removes the files after). A running run is refused with an InputError.
+  void remove_artifacts(int64_t run, const std::vector<std::string>& kinds);
   void set_tag(int64_t run, const std::string& key, const std::string& value);
   // Rows as (step, name, value, wall_time); a repeated (name, step) replaces the old point,
   // so writing the same rows twice (a retry) leaves one copy.
@@ -118,8 +121,11 @@ class Store {
   // running -> queued with a new generation: this holder gives the run back.
   void requeue_run(const Lease& lease, const std::string& reason);
   void set_final_metric(const Lease& lease, const std::string& name, double value);
-  // All in one transaction: e.g. the new resume point and the one before it.
-  void add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts);
+  // All in one transaction: e.g. the new resume point and the one before it; the rows of
+  // `removed` kinds go in the same transaction (a kept checkpoint train.keep_checkpoints
+  // no longer keeps).
+  void add_artifacts(const Lease& lease, const std::vector<Artifact>& artifacts,
+                     const std::vector<std::string>& removed = {});
   void set_tag(const Lease& lease, const std::string& key, const std::string& value);
   void write_metrics(const Lease& lease, const std::vector<MetricRow>& rows);
   // Also drops the probe points after `step`.

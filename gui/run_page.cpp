@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "base/util/strings.h"
 #include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
@@ -42,9 +43,7 @@ QString size_text(const std::string& path) {
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
   if (ec) return QStringLiteral("missing");
-  if (bytes < 1024) return QStringLiteral("%1 B").arg(bytes);
-  if (bytes < (1u << 20)) return QStringLiteral("%1 KiB").arg(bytes / 1024.0, 0, 'f', 1);
-  return QStringLiteral("%1 MiB").arg(bytes / double(1 << 20), 0, 'f', 1);
+  return QString::fromStdString(format_bytes(bytes));
 }
 
 // The last `lines` lines of a text file; "" where it cannot be read.

@@ -127,12 +127,14 @@ struct TrainConfig {
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
   int keep_checkpoint_every =
       0;                     // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
-  double z_loss = 0.0;       // auxiliary loss z_loss * (log Z)^2 per target token (z_loss.h)
-  int probe_every = 0;       // record the training probes every K updates (0: off; probes.h)
-  int probe_sentences = 16;  // validation pairs in the fixed batch the probes read
-  double divergence_factor = 10.0;      // diverged if loss > factor * first loss (0: off)
-  int threads = 0;                      // CPU threads (0: all cores); see core/train/device.h
-  std::string precision = "fp32";       // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
+  int keep_checkpoints = 0;  // of those, only the newest N stay on disk (0: every one)
+  bool keep_checkpoint_optimizer = true;  // kept checkpoints also hold the optimizer state
+  double z_loss = 0.0;              // auxiliary loss z_loss * (log Z)^2 per target token (z_loss.h)
+  int probe_every = 0;              // record the training probes every K updates (0: off; probes.h)
+  int probe_sentences = 16;         // validation pairs in the fixed batch the probes read
+  double divergence_factor = 10.0;  // diverged if loss > factor * first loss (0: off)
+  int threads = 0;                  // CPU threads (0: all cores); see core/train/device.h
+  std::string precision = "fp32";   // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
   bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
   int processes = 1;                    // data-parallel ranks of one run (docs/distributed.md)
   int rank_timeout_s = 1800;            // a collective waiting longer ends the run (a rank hung)

@@ -389,6 +389,9 @@ void check_training(const RunConfig& c) {
 // Averaging needs that many kept checkpoints (core/train/checkpoint_average.h).
 void check_evaluation(const RunConfig& c) {
   const int n = c.eval.average_checkpoints, every = c.train.keep_checkpoint_every;
+  if (c.train.keep_checkpoints > 0 && every == 0)
+    config_error(c, "train.keep_checkpoints",
+                 "limits the checkpoints train.keep_checkpoint_every keeps, which keeps none (0)");
   if (n == 0) return;
   if (every == 0)
     config_error(c, "eval.average_checkpoints",
@@ -399,6 +402,11 @@ void check_evaluation(const RunConfig& c) {
                      std::to_string(c.train.max_updates) + " / train.keep_checkpoint_every " +
                      std::to_string(every) + " keeps " +
                      std::to_string(c.train.max_updates / every));
+  const int stay = c.train.keep_checkpoints;
+  if (stay > 0 && stay < n)
+    config_error(c, "eval.average_checkpoints",
+                 std::to_string(n) + " checkpoints to average, but train.keep_checkpoints " +
+                     std::to_string(stay) + " leaves only the newest " + std::to_string(stay));
 }
 
 // An alert needs both an event and a command (experiments/notify.h).

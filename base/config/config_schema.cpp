@@ -281,6 +281,15 @@ std::vector<FieldSpec> build_fields() {
         "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over "
         "training (`--checkpoint STEP`; 0: off)")
       .range = kNonNegative;
+  train("keep_checkpoints", F::Int, &T::keep_checkpoints,
+        "of the checkpoints train.keep_checkpoint_every keeps, only the newest N stay: an older "
+        "one's file and row go when a new one is recorded (0: every one stays; `fathom prune` "
+        "does the same to finished runs)")
+      .range = kNonNegative;
+  train("keep_checkpoint_optimizer", F::Bool, &T::keep_checkpoint_optimizer,
+        "kept checkpoints also hold the optimizer state, so that `fathom train --from RUN@STEP` "
+        "can fork from them; false: the model alone, about a third of the file under Adam "
+        "(analyses, `--checkpoint STEP` and checkpoint averaging need no more)");
   train("z_loss", F::Double, &T::z_loss,
         "coefficient of the auxiliary z-loss, z_loss * mean over target tokens of (log Z)^2, "
         "log Z the logsumexp of the output logits (PaLM; Wortsman et al. 2023 use 1e-4; 0: off)")

@@ -71,4 +71,17 @@ std::string format_number(double value) {
   return text;
 }
 
+std::string format_bytes(std::uintmax_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  const double b = static_cast<double>(bytes);
+  char text[32];
+  if (bytes < (1u << 20))
+    std::snprintf(text, sizeof text, "%.1f KiB", b / 1024);
+  else if (bytes < (1u << 30))
+    std::snprintf(text, sizeof text, "%.1f MiB", b / (1u << 20));
+  else
+    std::snprintf(text, sizeof text, "%.2f GiB", b / (1u << 30));
+  return text;
+}
+
 }  // namespace fathom

@@ -1,5 +1,6 @@
 #pragma once
 // Small string helpers shared by config parsing and command-line output.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,5 +17,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 std::string trim(const std::string& text);
 // A number as a person writes it: 20, 0.5, 1e-05 (printf's %g).
 std::string format_number(double value);
+// A size as a person reads it: 812 B, 481.2 KiB, 1.4 MiB, 2.31 GiB (powers of 1024).
+std::string format_bytes(std::uintmax_t bytes);
 
 }  // namespace fathom

@@ -36,7 +36,8 @@ namespace {
 // "there are none" or "the nearest are updates 300 and 400 (of 100, 200, 300, 400, 500)".
 std::string nearest(const std::vector<ForkPoint>& points, int64_t step) {
   if (points.empty())
-    return "it has no checkpoint with optimizer state (train.keep_checkpoint_every keeps them)";
+    return "it has no checkpoint with optimizer state (train.keep_checkpoint_every keeps them, "
+           "unless train.keep_checkpoint_optimizer is false)";
   std::vector<int64_t> steps;
   for (const auto& p : points)
     if (steps.empty() || steps.back() != p.step) steps.push_back(p.step);
@@ -58,10 +59,18 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
   const auto points = fork_points(store, parent.id, parent_dir);
   const auto at = std::find_if(points.begin(), points.end(),
                                [&](const ForkPoint& p) { return p.step == step; });
-  if (at == points.end())
-    throw InputError("fathom train", 0, "--from",
-                     "run " + std::to_string(parent.id) + " has no checkpoint at update " +
-                         std::to_string(step) + " to fork from; " + nearest(points, step));
+  if (at == points.end()) {
+    const std::string kept =
+        recorded_file(store.artifacts(parent.id), parent_dir, "checkpoint_" + std::to_string(step));
+    const std::string run = "run " + std::to_string(parent.id);
+    const std::string what =
+        !kept.empty() && fs::exists(kept)
+            ? run + "'s checkpoint at update " + std::to_string(step) +
+                  " holds the model alone (train.keep_checkpoint_optimizer: false), and a fork "
+                  "needs the optimizer state"
+            : run + " has no checkpoint at update " + std::to_string(step) + " to fork from";
+    throw InputError("fathom train", 0, "--from", what + "; " + nearest(points, step));
+  }
   if (step >= config.train.max_updates)
     throw InputError("fathom train", 0, "--from",
                      "update " + std::to_string(step) + " is not before train.max_updates (" +

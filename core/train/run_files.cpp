@@ -64,38 +64,50 @@ bool RunFiles::named_by_a_row(const std::string& path) const {
   return false;
 }
 
+std::vector<db::Artifact> RunFiles::rows() const {
+  std::vector<db::Artifact> out;
+  for (const auto& [kind, a] : rows_) out.push_back(a);
+  return out;
+}
+
 void RunFiles::record(const std::string& kind, const std::string& path, int64_t step,
-                      const std::string& previous_kind) {
+                      const std::string& previous_kind, const std::vector<std::string>& retired) {
   std::vector<db::Artifact> rows{{kind, path, step}};
   const std::string before = current(kind);
-  std::string displaced = before;  // the file no row names once this is recorded
+  // The files no row may name once this is recorded.
+  std::vector<std::string> displaced{before};
   if (!previous_kind.empty() && !before.empty() && before != path) {
     db::Artifact moved = rows_.at(kind);
     moved.kind = previous_kind;
     rows.push_back(moved);
-    displaced = current(previous_kind);
+    displaced = {current(previous_kind)};
   }
+  for (const auto& r : retired) displaced.push_back(current(r));
   try {
-    store_.add_artifacts(lease_, rows);
+    store_.add_artifacts(lease_, rows, retired);
   } catch (...) {
     std::error_code ec;
     if (path != before) fs::remove(path, ec);  // never recorded: nobody will read it
     throw;
   }
-  settle(rows, displaced);
+  settle(rows, retired, displaced);
 }
 
 void RunFiles::adopt(const std::string& kind, const std::string& path, int64_t step) {
   const std::string displaced = current(kind);
   const std::vector<db::Artifact> rows{{kind, path, step}};
   store_.add_artifacts(lease_, rows);  // on failure `path` stays: it is a recorded file
-  settle(rows, displaced);
+  settle(rows, {}, {displaced});
 }
 
-void RunFiles::settle(const std::vector<db::Artifact>& recorded, const std::string& displaced) {
+void RunFiles::settle(const std::vector<db::Artifact>& recorded,
+                      const std::vector<std::string>& retired,
+                      const std::vector<std::string>& displaced) {
+  for (const auto& kind : retired) rows_.erase(kind);
   for (const auto& a : recorded) rows_[a.kind] = a;
   std::error_code ec;
-  if (!displaced.empty() && !named_by_a_row(displaced)) fs::remove(displaced, ec);
+  for (const auto& file : displaced)
+    if (!file.empty() && !named_by_a_row(file)) fs::remove(file, ec);
 }
 
 void RunFiles::remove_strays() const {

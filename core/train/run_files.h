@@ -46,13 +46,17 @@ class RunFiles {
   // Records the complete file `path` as the run's `kind` at `step`. With `previous_kind`, the
   // file `kind` named before becomes `previous_kind` (the resume point before this one), in
   // the same transaction. A file no row names any more is then removed. When the store
-  // refuses (LeaseLost) or fails, `path` is removed and nothing is recorded.
+  // refuses (LeaseLost) or fails, `path` is removed and nothing is recorded. The rows of the
+  // `retired` kinds go in the same transaction, and then their files.
   void record(const std::string& kind, const std::string& path, int64_t step,
-              const std::string& previous_kind = "");
+              const std::string& previous_kind = "", const std::vector<std::string>& retired = {});
 
   // Records a file that is already the run's (another kind names it, or an older holder
   // wrote it) as its `kind`; on failure nothing is removed.
   void adopt(const std::string& kind, const std::string& path, int64_t step);
+
+  // Every row this holder knows of, by kind, paths inside dir().
+  std::vector<db::Artifact> rows() const;
 
   // The file recorded for `kind` ("" when none) and its step (-1).
   std::string current(const std::string& kind) const;
@@ -64,8 +68,10 @@ class RunFiles {
 
  private:
   bool named_by_a_row(const std::string& path) const;
-  // After a recording: the cache follows, and `displaced` goes unless a row still names it.
-  void settle(const std::vector<db::Artifact>& recorded, const std::string& displaced);
+  // After a recording: the cache follows, and each `displaced` file goes unless a row still
+  // names it.
+  void settle(const std::vector<db::Artifact>& recorded, const std::vector<std::string>& retired,
+              const std::vector<std::string>& displaced);
 
   db::Store& store_;
   db::Lease lease_;

@@ -150,16 +150,34 @@ void TrainingSession::load_final_model() {
   store_->set_tag(*lease_, "final_model", which);
 }
 
-// With the optimizer state and the log window: kept checkpoints are analysed, and a fork
-// (core/train/fork.h) continues from one exactly as the run did.
+// With the optimizer state (unless train.keep_checkpoint_optimizer is false) and the log
+// window: kept checkpoints are analysed, and a fork (core/train/fork.h) continues from one
+// exactly as the run did. train.keep_checkpoints retires the oldest in the same recording.
 void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading,
                                       bool just_logged) {
   state_.window = window_state(reading, just_logged);
   count_training();
   const std::string kept = "checkpoint_" + std::to_string(update);
   const std::string path = files_->name(kept, std::nullopt, ".pt");
-  save_checkpoint(path, *model_, &*optimizer_, state_, config_yaml_);
-  files_->record(kept, path, update);
+  save_checkpoint(path, *model_, tc_.keep_checkpoint_optimizer ? &*optimizer_ : nullptr, state_,
+                  config_yaml_);
+  files_->record(kept, path, update, "", retired_checkpoints(update));
+}
+
+// The kept checkpoints that train.keep_checkpoints no longer keeps once the one at `update` is
+// recorded: all but the newest N up to `update`. One a resumed run kept after its resume point
+// is left alone: it is replaced when training reaches that update again.
+std::vector<std::string> TrainingSession::retired_checkpoints(int64_t update) const {
+  const int keep = tc_.keep_checkpoints;
+  if (keep <= 0) return {};
+  std::vector<int64_t> earlier;  // oldest first
+  for (const auto& k : kept_checkpoints(files_->rows(), files_->dir()))
+    if (k.update < update) earlier.push_back(k.update);
+  std::vector<std::string> retired;
+  const int64_t excess = static_cast<int64_t>(earlier.size()) - (keep - 1);
+  for (int64_t i = 0; i < excess; ++i)
+    retired.push_back("checkpoint_" + std::to_string(earlier[static_cast<size_t>(i)]));
+  return retired;
 }
 
 // The validation loss over the whole split. Data-parallel ranks each evaluate their share of

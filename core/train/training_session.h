@@ -99,6 +99,7 @@ class TrainingSession {
   void log(const Update& u, const DeviceMetrics::Reading& reading);
   void log_probes(int64_t update);
   void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
+  std::vector<std::string> retired_checkpoints(int64_t update) const;
   LossReport validation_loss();
   LossReport log_validation(int64_t update);
   void validate_at_init();

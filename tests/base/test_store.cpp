@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/util/error.h"
 #include "db/metric_writer.h"
@@ -272,6 +273,32 @@ TEST_P(StoreBackendTest, DeleteRunRefusesARunningRun) {
   store.finish_run(id, "cancelled");
   store.delete_run(id);
   EXPECT_FALSE(store.find_run(std::to_string(id)));
+}
+
+// `fathom prune` drops kept checkpoints' rows of an ended run, only those named, in one
+// write; a running run's rows stay (its holder may be reading them).
+TEST_P(StoreBackendTest, RemoveArtifactsDropsOnlyTheNamedKindsAndNeverARunningRunsRows) {
+  auto store = Store::open(db_path());
+  const int64_t id = store.create_run(sample_run("kept"));
+  const int64_t other = store.create_run(sample_run("other"));
+  for (int64_t run : {id, other})
+    for (int step : {10, 20, 30})
+      store.add_artifact(run, "checkpoint_" + std::to_string(step), "c.pt", step);
+  store.add_artifact(id, "checkpoint_best", "best.pt", 20);
+  store.remove_artifacts(id, {"checkpoint_10", "checkpoint_20", "checkpoint_99"});
+  std::vector<std::string> kinds;
+  for (const auto& a : store.artifacts(id)) kinds.push_back(a.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"checkpoint_30", "checkpoint_best"}));
+  EXPECT_EQ(store.artifacts(other).size(), 3u);
+
+  store.mark_running(other, "host", "cpu");
+  try {
+    store.remove_artifacts(other, {"checkpoint_10"});
+    FAIL() << "a running run's artifact rows were removed";
+  } catch (const fathom::InputError& e) {
+    EXPECT_NE(std::string(e.message()).find("running"), std::string::npos) << e.message();
+  }
+  EXPECT_EQ(store.artifacts(other).size(), 3u);
 }
 
 // ---- metrics --------------------------------------------------------------------------------

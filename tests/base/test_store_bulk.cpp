@@ -64,7 +64,9 @@ TEST_P(StoreBackendTest, CreateRunsStoresWhatCreateRunAndSetTagDoOneByOne) {
   const std::vector<int64_t> batched = store.create_runs(three_runs("b"));
   ASSERT_EQ(batched.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
-    if (i > 0) EXPECT_GT(batched[i], batched[i - 1]);  // ids in the batch's order
+    if (i > 0) {
+      EXPECT_GT(batched[i], batched[i - 1]);  // ids in the batch's order
+    }
     Stored a{*store.find_run(std::to_string(one_by_one[i])), store.tags(one_by_one[i])};
     Stored b{*store.find_run(std::to_string(batched[i])), store.tags(batched[i])};
     a.run.name.replace(0, 1, "b");  // the only difference: the sweep's name

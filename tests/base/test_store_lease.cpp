@@ -55,6 +55,8 @@ std::vector<std::pair<std::string, std::function<void(Store&, const Lease&)>>> h
        [](Store& s, const Lease& l) {
          s.add_artifacts(l, {{"checkpoint_last", "stale.pt", 9}});
        }},
+      {"add_artifacts removing",
+       [](Store& s, const Lease& l) { s.add_artifacts(l, {}, {"checkpoint_last"}); }},
       {"heartbeat", [](Store& s, const Lease& l) { s.heartbeat(l, 999); }},
       {"touch_heartbeat", [](Store& s, const Lease& l) { s.touch_heartbeat(l); }},
       {"delete_metrics_after", [](Store& s, const Lease& l) { s.delete_metrics_after(l, 0); }},

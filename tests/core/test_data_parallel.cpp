@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -211,6 +212,36 @@ TEST_F(DataParallel, TwoRanksTrainADecoderOnlyModelAsOneProcess) {
       "{arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 2, "
       "dropout: 0}",
       "decoder_only");
+}
+
+// The seed papers' protocol on two ranks: rank 0 keeps the newest three checkpoints without
+// the optimizer state (train.keep_checkpoints, keep_checkpoint_optimizer) and the final
+// evaluation, shared by the ranks, measures their mean -- the same values and translations as
+// one process's.
+TEST_F(DataParallel, TwoRanksEvaluateTheMeanOfTheirNewestKeptCheckpointsAsOneProcess) {
+  const std::string model = kEncoderDecoder + ", dropout: 0, norm: pre}";
+  std::string yaml = config_yaml(
+      model, "{keep_checkpoint_every: 5, keep_checkpoints: 3, keep_checkpoint_optimizer: false, " +
+                 kTrain.substr(1));
+  yaml.replace(yaml.find("eval: {"), 7, "eval: {average_checkpoints: 3, ");
+  const std::string config = write_config("averaged", yaml);
+  const int64_t one = train(config, 1);
+  const int64_t two = train(config, 2);
+  expect_same_training(one, two, model, "averaged");
+  const Store store = Store::open(db(), OpenMode::ReadOnly);
+  for (int64_t run : {one, two}) {
+    EXPECT_EQ(store.tags(run).at("final_model"), "mean of 3 checkpoints, updates 10 15 20");
+    std::vector<std::string> kept;
+    for (const auto& a : store.artifacts(run))
+      if (a.kind.rfind("checkpoint_", 0) == 0 && std::isdigit(a.kind.back()))
+        kept.push_back(a.kind);
+    EXPECT_EQ(kept, (std::vector<std::string>{"checkpoint_10", "checkpoint_15", "checkpoint_20"}));
+  }
+  const auto p = checkpoint_parameters(artifact(one, "checkpoint_average"));
+  const auto q = checkpoint_parameters(artifact(two, "checkpoint_average"));
+  ASSERT_FALSE(p.empty());
+  for (const auto& [key, tensor] : p)
+    EXPECT_TRUE(torch::allclose(tensor, q.at(key), 1e-4, 1e-6)) << key;
 }
 
 TEST_F(DataParallel, ATwoRankRunRepeatsBitForBit) {

@@ -1,0 +1,164 @@
+// `fathom prune` as a user runs it: without --yes it lists the kept checkpoints beyond the
+// newest N and their size (the files' own sizes) and removes nothing; with --yes their rows and
+// files go and nothing else of the run (the best and last checkpoints, the hypotheses stay;
+// `translate --checkpoint` names what is left). A run that may still train, or be resumed into
+// a final evaluation averaging more than N, is left as it is; a name no run has removes nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/process.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/toy_corpus.h"
+
+namespace test_prune_cli {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+class PruneCli : public ::testing::Test {
+ protected:
+  fs::path dir() const { return scratch_.path(); }
+  ProgramResult fathom(std::vector<std::string> args) const {
+    args.insert(args.begin(), {fathom::testing::built_fathom_binary().string(), "--db",
+                               (dir() / "runs.db").string()});
+    return fathom::run_program(args, "", {}, 300);
+  }
+  fathom::db::Store store() const { return fathom::db::Store::open((dir() / "runs.db").string()); }
+  std::vector<std::string> kinds(int64_t run) const {
+    std::vector<std::string> out;
+    for (const auto& a : store().artifacts(run)) out.push_back(a.kind);
+    return out;
+  }
+  std::string path_of(int64_t run, const std::string& kind) const {
+    for (const auto& a : store().artifacts(run))
+      if (a.kind == kind) return a.path;
+    return "";
+  }
+  // A run written straight into the store, with kept checkpoints of `bytes` bytes each at
+  // `updates` (files in the run's folder), `status` and the config JSON `config`.
+  int64_t stored_run(const std::string& name, const std::string& status,
+                     const std::vector<int>& updates, size_t bytes,
+                     const std::string& config = "{}") const {
+    auto s = store();
+    fathom::db::NewRun r;
+    r.name = name;
+    r.config_json = config;
+    const int64_t id = s.create_run(r);
+    const fs::path folder = dir() / "runs.artifacts" / ("run-" + std::to_string(id));
+    fs::create_directories(folder);
+    for (int u : updates) {
+      const fs::path file = folder / ("checkpoint_" + std::to_string(u) + ".g1.pt");
+      std::ofstream(file) << std::string(bytes, 'x');
+      s.add_artifact(id, "checkpoint_" + std::to_string(u), file.string(), u);
+    }
+    if (status != "queued") s.mark_running(id, "host", "cpu");
+    if (status != "queued" && status != "running") s.finish_run(id, status);
+    return id;
+  }
+
+  fathom::testing::TempDir scratch_;
+};
+
+TEST_F(PruneCli, ListsThenRemovesTheKeptCheckpointsBeyondTheNewestAndNothingElse) {
+  std::mt19937_64 rng(5);
+  for (const auto& [split, pairs] :
+       {std::pair<std::string, int>{"train", 400}, {"valid", 10}, {"test", 10}})
+    fathom::testing::write_word_for_word_corpus(dir() / "corpus", split, pairs, rng);
+  std::ofstream(dir() / "toy.yaml")
+      << "name: toy\ndevice: cpu\n"
+         "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+         "data: {task: parallel, train_source: corpus/train.de, train_target: corpus/train.en,\n"
+         "       valid_source: corpus/valid.de, valid_target: corpus/valid.en,\n"
+         "       test_source: corpus/test.de, test_target: corpus/test.en,\n"
+         "       vocab: {size: 40}, max_tokens: 256}\n"
+         "train: {lr: 0.01, warmup: 5, max_updates: 30, valid_every: 10, log_every: 10,\n"
+         "        threads: 1, keep_checkpoint_every: 10}\n"
+         "eval: {beam: 1}\n";
+  const ProgramResult trained = fathom({"train", (dir() / "toy.yaml").string(), "--no-progress"});
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  const std::vector<std::string> before = kinds(1);
+  const std::string c10 = path_of(1, "checkpoint_10"), c20 = path_of(1, "checkpoint_20");
+  ASSERT_TRUE(fs::exists(c10) && fs::exists(c20) && fs::exists(path_of(1, "checkpoint_30")));
+
+  const ProgramResult listed = fathom({"--json", "prune", "1", "--keep", "1"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto plan = nlohmann::json::parse(listed.out);
+  EXPECT_FALSE(plan.at("pruned").get<bool>());
+  EXPECT_EQ(plan.at("runs").at(0).at("removed"), nlohmann::json::parse("[10, 20]"));
+  EXPECT_EQ(plan.at("runs").at(0).at("kept"), nlohmann::json::parse("[30]"));
+  EXPECT_EQ(plan.at("bytes").get<uintmax_t>(), fs::file_size(c10) + fs::file_size(c20));
+  EXPECT_EQ(kinds(1), before);  // a listing removes nothing
+  EXPECT_TRUE(fs::exists(c10));
+
+  const ProgramResult pruned = fathom({"prune", "toy", "--keep", "1", "--yes"});
+  ASSERT_EQ(pruned.exit_code, 0) << pruned.err;
+  EXPECT_NE(pruned.out.find("removed 2 kept checkpoints (updates 10 20)"), std::string::npos)
+      << pruned.out;
+  std::vector<std::string> expected;
+  for (const auto& k : before)
+    if (k != "checkpoint_10" && k != "checkpoint_20") expected.push_back(k);
+  EXPECT_EQ(kinds(1), expected);
+  EXPECT_FALSE(fs::exists(c10));
+  EXPECT_FALSE(fs::exists(c20));
+  for (const char* stays : {"checkpoint_30", "checkpoint_best", "checkpoint_last", "hypotheses"})
+    EXPECT_TRUE(fs::exists(path_of(1, stays))) << stays;
+
+  const ProgramResult gone = fathom(
+      {"translate", "1", "--checkpoint", "10", "--input", (dir() / "corpus" / "test.de").string()});
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_NE(gone.err.find("30"), std::string::npos) << gone.err;  // the step that is left
+  const ProgramResult again = fathom({"prune", "1", "--keep", "1"});
+  EXPECT_NE(again.out.find("nothing beyond the newest 1"), std::string::npos) << again.out;
+}
+
+TEST_F(PruneCli, RunsThatMayStillNeedTheirCheckpointsAreLeftAsTheyAre) {
+  const int64_t running = stored_run("live", "running", {10, 20, 30}, 100);
+  const int64_t queued = stored_run("waiting", "queued", {10, 20}, 100);
+  const std::string averaging = R"({"eval": {"average_checkpoints": 3}})";
+  const int64_t cancelled = stored_run("stopped", "cancelled", {10, 20, 30, 40}, 100, averaging);
+  const int64_t finished = stored_run("done", "finished", {10, 20, 30, 40}, 1000, averaging);
+  const auto all = [&] {
+    std::vector<std::vector<std::string>> out;
+    for (int64_t id : {running, queued, cancelled, finished}) out.push_back(kinds(id));
+    return out;
+  };
+  const auto before = all();
+
+  // A name no run has: nothing is removed, not even of the runs named before it.
+  const ProgramResult typo = fathom({"prune", "done", "nosuchrun", "--keep", "0", "--yes"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("nosuchrun"), std::string::npos) << typo.err;
+  EXPECT_EQ(all(), before);
+  EXPECT_EQ(fathom({"prune", "--keep", "1"}).exit_code, 2);  // names nothing
+
+  const ProgramResult r =
+      fathom({"--json", "prune", "live", "waiting", "stopped", "done", "--keep", "1", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_NE(out.at("runs").at(0).at("skipped").get<std::string>().find("running"),
+            std::string::npos);
+  EXPECT_NE(out.at("runs").at(1).at("skipped").get<std::string>().find("queued"),
+            std::string::npos);
+  EXPECT_NE(out.at("runs").at(2).at("skipped").get<std::string>().find("eval.average_checkpoints"),
+            std::string::npos);
+  EXPECT_EQ(out.at("bytes").get<uintmax_t>(), 3000u);  // the finished run's three files
+  EXPECT_EQ(kinds(finished), std::vector<std::string>{"checkpoint_40"});
+  for (int64_t id : {running, queued, cancelled})
+    EXPECT_EQ(kinds(id), before[static_cast<size_t>(id - running)]);
+
+  // Leaving as many as it averages, the resumable run can be pruned.
+  const ProgramResult kept3 = fathom({"prune", "stopped", "--keep", "3", "--yes"});
+  ASSERT_EQ(kept3.exit_code, 0) << kept3.err;
+  EXPECT_EQ(kinds(cancelled),
+            (std::vector<std::string>{"checkpoint_20", "checkpoint_30", "checkpoint_40"}));
+}
+
+}  // namespace test_prune_cli
