@@ -23,6 +23,7 @@
 #include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
+#include "gui/prune_dialog.h"
 #include "gui/run_actions.h"
 #include "gui/run_brush.h"
 #include "gui/run_page.h"
@@ -129,6 +130,9 @@ void RunsView::buildActions() {
                    &RunsView::resumeSelected);
   delete_ = action(QStringLiteral("&Delete"), QKeySequence::Delete,
                    QStringLiteral("delete the selected runs"), &RunsView::deleteSelected);
+  prune_ = action(QStringLiteral("&Prune checkpoints..."), {},
+                  QStringLiteral("free disk: remove kept checkpoints beyond the newest N"),
+                  &RunsView::pruneSelected);
   cancel_sweep_ = action(QStringLiteral("Cancel s&weep"), {},
                          QStringLiteral("fathom sweep cancel NAME for the selected run's sweep"),
                          &RunsView::cancelSweep);
@@ -196,7 +200,7 @@ void RunsView::connectParts() {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_};
+  return {open_, cancel_, resume_, delete_, prune_, cancel_sweep_, columns_, metrics_, show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
@@ -438,6 +442,7 @@ void RunsView::updateActions() {
   bool any_running = false;
   for (const auto& r : runs) any_running |= r.status == db::status::kRunning;
   delete_->setEnabled(!runs.empty() && !any_running);
+  prune_->setEnabled(!runs.empty());
 }
 
 void RunsView::openSelected() {
@@ -517,6 +522,16 @@ void RunsView::deleteSelected() {
   }
   if (!errors.isEmpty()) emit error(errors.join('\n'));
   table_->clearSelection();
+  refresh();
+}
+
+void RunsView::pruneSelected() {
+  if (selectedRuns().empty() || db_location_.isEmpty()) return;
+  QString done;
+  QStringList errors;
+  prune_with_dialog(this, db_location_, selectedRuns(), &done, &errors);
+  if (!done.isEmpty()) emit message(done);
+  if (!errors.isEmpty()) emit error(errors.join('\n'));
   refresh();
 }
 

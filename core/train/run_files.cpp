@@ -8,30 +8,6 @@
 namespace fathom {
 namespace fs = std::filesystem;
 
-std::string recorded_file(const std::vector<db::Artifact>& artifacts, const std::string& dir,
-                          const std::string& kind) {
-  for (const auto& a : artifacts)
-    if (a.kind == kind) return (fs::path(dir) / fs::path(a.path).filename()).string();
-  return "";
-}
-
-std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<db::Artifact>& artifacts,
-                                             const std::string& dir) {
-  const std::string prefix = "checkpoint_";
-  std::vector<KeptCheckpoint> kept;
-  for (const auto& a : artifacts) {
-    if (a.kind.rfind(prefix, 0) != 0) continue;
-    const std::string digits = a.kind.substr(prefix.size());
-    if (digits.empty() || digits.size() > 9 ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      continue;  // checkpoint_best, _last, _average, ...
-    kept.push_back(KeptCheckpoint{std::stoll(digits), recorded_file(artifacts, dir, a.kind)});
-  }
-  std::sort(kept.begin(), kept.end(),
-            [](const KeptCheckpoint& a, const KeptCheckpoint& b) { return a.update < b.update; });
-  return kept;
-}
-
 RunFiles::RunFiles(db::Store& store, db::Lease lease, std::string dir)
     : store_(store), lease_(lease), dir_(std::move(dir)) {
   for (auto a : store_.artifacts(lease_.run)) {

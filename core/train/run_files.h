@@ -12,24 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "db/artifact_files.h"
 #include "db/store.h"
 
 namespace fathom {
 
-// Where the store says the run's `kind` file is: the file name of its row, inside `dir`
-// (today's run directory, so a moved artifacts root still resolves). "" when there is none.
-std::string recorded_file(const std::vector<db::Artifact>& artifacts, const std::string& dir,
-                          const std::string& kind);
-
-// A checkpoint train.keep_checkpoint_every kept: the row checkpoint_<update>.
-struct KeptCheckpoint {
-  int64_t update = 0;
-  std::string path;  // inside `dir`, as recorded_file() gives it
-};
-
-// Every kept checkpoint the rows name, oldest first.
-std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<db::Artifact>& artifacts,
-                                             const std::string& dir);
+// The readings of artifact rows (recorded_file, kept_checkpoints) live in db/artifact_files.h.
+using db::kept_checkpoint_kind;
+using db::kept_checkpoints;
+using db::KeptCheckpoint;
+using db::recorded_file;
 
 class RunFiles {
  public:

@@ -157,7 +157,7 @@ void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Readi
                                       bool just_logged) {
   state_.window = window_state(reading, just_logged);
   count_training();
-  const std::string kept = "checkpoint_" + std::to_string(update);
+  const std::string kept = kept_checkpoint_kind(update);
   const std::string path = files_->name(kept, std::nullopt, ".pt");
   save_checkpoint(path, *model_, tc_.keep_checkpoint_optimizer ? &*optimizer_ : nullptr, state_,
                   config_yaml_);
@@ -176,7 +176,7 @@ std::vector<std::string> TrainingSession::retired_checkpoints(int64_t update) co
   std::vector<std::string> retired;
   const int64_t excess = static_cast<int64_t>(earlier.size()) - (keep - 1);
   for (int64_t i = 0; i < excess; ++i)
-    retired.push_back("checkpoint_" + std::to_string(earlier[static_cast<size_t>(i)]));
+    retired.push_back(kept_checkpoint_kind(earlier[static_cast<size_t>(i)]));
   return retired;
 }
 

@@ -1,0 +1,35 @@
+#include "db/artifact_files.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace fathom::db {
+namespace fs = std::filesystem;
+
+std::string recorded_file(const std::vector<Artifact>& artifacts, const std::string& dir,
+                          const std::string& kind) {
+  for (const auto& a : artifacts)
+    if (a.kind == kind) return (fs::path(dir) / fs::path(a.path).filename()).string();
+  return "";
+}
+
+std::string kept_checkpoint_kind(int64_t update) { return "checkpoint_" + std::to_string(update); }
+
+std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<Artifact>& artifacts,
+                                             const std::string& dir) {
+  const std::string prefix = "checkpoint_";
+  std::vector<KeptCheckpoint> kept;
+  for (const auto& a : artifacts) {
+    if (a.kind.rfind(prefix, 0) != 0) continue;
+    const std::string digits = a.kind.substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;  // checkpoint_best, _last, _average, ...
+    kept.push_back(KeptCheckpoint{std::stoll(digits), recorded_file(artifacts, dir, a.kind)});
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const KeptCheckpoint& a, const KeptCheckpoint& b) { return a.update < b.update; });
+  return kept;
+}
+
+}  // namespace fathom::db

@@ -1,0 +1,31 @@
+#pragma once
+// Which files a run's artifact rows name: the one reading of the rows for the trainer
+// (core/train/run_files.h), the command line and the desktop app. A row's path is resolved
+// inside today's run directory, so a moved artifacts root still finds the files.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+
+namespace fathom::db {
+
+// Where the rows say the run's `kind` file is: the file name of its row, inside `dir`. ""
+// when there is none.
+std::string recorded_file(const std::vector<Artifact>& artifacts, const std::string& dir,
+                          const std::string& kind);
+
+// A checkpoint train.keep_checkpoint_every kept: the row checkpoint_<update>.
+struct KeptCheckpoint {
+  int64_t update = 0;
+  std::string path;  // inside `dir`, as recorded_file() gives it
+};
+
+// The kind of the kept checkpoint at `update`: "checkpoint_<update>".
+std::string kept_checkpoint_kind(int64_t update);
+
+// Every kept checkpoint the rows name, oldest first.
+std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<Artifact>& artifacts,
+                                             const std::string& dir);
+
+}  // namespace fathom::db

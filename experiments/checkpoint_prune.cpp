@@ -1,0 +1,60 @@
+#include "experiments/checkpoint_prune.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "db/run_status.h"
+
+namespace fathom::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+// A run that may still train keeps what its final evaluation will average.
+std::string why_not_pruned(const db::RunRecord& run, int keep) {
+  if (db::status::is_active(run.status)) return "it is " + run.status + " and may still train";
+  if (!db::status::is_resumable(run.status)) return "";
+  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json::json_pointer key("/eval/average_checkpoints");
+  const int averages =
+      config.is_object() && config.contains(key) && config.at(key).is_number_integer()
+          ? config.at(key).get<int>()
+          : 0;
+  if (averages > keep)
+    return "it is " + run.status + " and may be resumed, and its final evaluation averages " +
+           std::to_string(averages) + " kept checkpoints (eval.average_checkpoints)";
+  return "";
+}
+
+}  // namespace
+
+PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const db::RunRecord& run,
+                     int keep) {
+  PrunePlan p{run, why_not_pruned(run, keep), {}, {}, 0};
+  const auto all = db::kept_checkpoints(store.artifacts(run.id), paths.run_dir(run.id));
+  const size_t stay = static_cast<size_t>(std::max(keep, 0));
+  const size_t go = all.size() > stay ? all.size() - stay : 0;
+  for (size_t i = 0; i < all.size(); ++i) (i < go ? p.removed : p.kept).push_back(all[i]);
+  for (const auto& k : p.removed) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(k.path, ec);
+    if (!ec) p.bytes += size;
+  }
+  return p;
+}
+
+std::string apply_prune(db::Store& store, const PrunePlan& plan) {
+  if (!plan.skipped.empty() || plan.removed.empty()) return "";
+  std::vector<std::string> kinds;
+  for (const auto& k : plan.removed) kinds.push_back(db::kept_checkpoint_kind(k.update));
+  store.remove_artifacts(plan.run.id, kinds);  // re-checks the status under the write lock
+  std::string failed;
+  for (const auto& k : plan.removed) {
+    std::error_code ec;
+    fs::remove(k.path, ec);
+    if (ec) failed += (failed.empty() ? "could not remove " : ", ") + k.path + ": " + ec.message();
+  }
+  return failed;
+}
+
+}  // namespace fathom::experiments
