@@ -1,6 +1,8 @@
-// `fathom prune RUN... | --sweep NAME --keep N [--yes]`: frees the disk that ended runs' kept
-// checkpoints take beyond the newest N of each (experiments/checkpoint_prune.h, shared with
-// the desktop app). Without --yes it only lists what would go.
+// `fathom prune RUN... | --sweep NAME [--keep N] [--model-only] [--yes]`: frees the disk that
+// ended runs' kept checkpoints take beyond the newest N of each (experiments/checkpoint_prune.h,
+// shared with the desktop app) and, with --model-only, the optimizer state of those that stay
+// (cli/prune_model_only.h). Without --yes it only lists what it would do.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
+#include "cli/prune_model_only.h"
 #include "db/store.h"
 #include "experiments/checkpoint_prune.h"
 
@@ -20,7 +23,8 @@ namespace {
 struct PruneOptions {
   std::vector<std::string> runs;
   std::string sweep;
-  int keep = -1;
+  int keep = -1;  // -1: every kept checkpoint stays (--model-only alone)
+  bool model_only = false;
   bool yes = false;
 };
 
@@ -54,55 +58,84 @@ std::string updates(const std::vector<db::KeptCheckpoint>& kept) {
   return text;
 }
 
+// One run's removal of kept checkpoints beyond the newest N: done with --yes, else described.
+void remove_beyond(db::Store& store, const GlobalOptions& global, const PruneOptions& opts,
+                   const experiments::PrunePlan& p, nlohmann::json& entry) {
+  std::vector<int64_t> removed, kept;
+  for (const auto& k : p.removed) removed.push_back(k.update);
+  for (const auto& k : p.kept) kept.push_back(k.update);
+  entry["removed"] = removed;
+  entry["kept"] = kept;
+  entry["bytes"] = p.bytes;
+  const std::string failed = opts.yes ? experiments::apply_prune(store, p) : "";
+  if (!failed.empty()) entry["warning"] = failed;
+  if (global.json) return;
+  std::cout << "  " << (opts.yes ? "removed " : "would remove ") << p.removed.size()
+            << (p.removed.size() == 1 ? " kept checkpoint (update " : " kept checkpoints (updates ")
+            << updates(p.removed) << "), " << format_bytes(p.bytes) << "; keeps updates "
+            << updates(p.kept) << "\n";
+  if (!failed.empty()) std::cout << "  " << failed << "\n";
+}
+
+// The kept checkpoints that stay, without their optimizer state (--model-only). The bytes
+// freed, or (listed) the bytes they take now.
+std::uintmax_t slim_kept(db::Store& store, const GlobalOptions& global, const PruneOptions& opts,
+                         const experiments::PrunePlan& p, nlohmann::json& entry) {
+  const ModelOnlyResult r = keep_models_only(store, p, opts.yes);
+  entry["model_only"] = {{"files", r.files}, {"bytes_before", r.before}};
+  if (opts.yes) entry["model_only"]["bytes_after"] = r.after;
+  if (!r.warning.empty()) entry["model_only"]["warning"] = r.warning;
+  if (!global.json && r.files > 0)
+    std::cout << "  " << (opts.yes ? "rewrote " : "would rewrite ") << r.files
+              << " kept checkpoint(s) without the optimizer state: " << format_bytes(r.before)
+              << (opts.yes ? " -> " + format_bytes(r.after) : " now, about a third after") << "\n";
+  if (!global.json && !r.warning.empty()) std::cout << "  stopped at " << r.warning << "\n";
+  return opts.yes ? r.before - std::min(r.before, r.after) : 0;
+}
+
 void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
   if (opts.runs.empty() && opts.sweep.empty())
     throw InputError("fathom prune", 0, "RUN", "name runs, or a sweep with --sweep NAME");
+  if (opts.keep < 0 && !opts.model_only)
+    throw InputError("fathom prune", 0, "--keep",
+                     "say how many kept checkpoints to leave per run (--keep N), or --model-only");
   auto store = db::Store::open(resolve_db_path(global));
   const db::StorePaths paths = resolve_store_paths(global);
   std::vector<experiments::PrunePlan> plans;
   for (const auto& run : selected_runs(store, opts))
     plans.push_back(experiments::plan_prune(store, paths, run, opts.keep));
 
-  nlohmann::json out = {
-      {"pruned", opts.yes}, {"keep", opts.keep}, {"runs", nlohmann::json::array()}};
-  uintmax_t total = 0;
+  nlohmann::json out = {{"pruned", opts.yes}, {"runs", nlohmann::json::array()}};
+  if (opts.keep >= 0) out["keep"] = opts.keep;
+  std::uintmax_t freed = 0;
   for (const auto& p : plans) {
     nlohmann::json entry = {{"id", p.run.id}, {"name", p.run.name}, {"status", p.run.status}};
     const std::string head = "run " + std::to_string(p.run.id) + " (" + p.run.name + ")";
-    if (!p.skipped.empty() || p.removed.empty()) {
-      const std::string why =
-          p.skipped.empty()
-              ? "nothing beyond the newest " + std::to_string(opts.keep) + " kept checkpoints"
-              : p.skipped;
+    const bool slim = opts.model_only && p.skipped.empty() && !p.kept.empty();
+    if (!p.skipped.empty() || (p.removed.empty() && !slim)) {
+      const std::string why = !p.skipped.empty() ? p.skipped
+                              : opts.keep < 0    ? "it kept no checkpoints"
+                                                 : "nothing beyond the newest " +
+                                                    std::to_string(opts.keep) + " kept checkpoints";
       entry["skipped"] = why;
       out["runs"].push_back(entry);
       if (!global.json) std::cout << head << ": left as it is: " << why << "\n";
       continue;
     }
-    std::vector<int64_t> removed, kept;
-    for (const auto& k : p.removed) removed.push_back(k.update);
-    for (const auto& k : p.kept) kept.push_back(k.update);
-    entry["removed"] = removed;
-    entry["kept"] = kept;
-    entry["bytes"] = p.bytes;
-    const std::string failed = opts.yes ? experiments::apply_prune(store, p) : "";
-    if (!failed.empty()) entry["warning"] = failed;
-    total += p.bytes;
+    if (!global.json) std::cout << head << "\n";
+    if (!p.removed.empty()) remove_beyond(store, global, opts, p, entry);
+    freed += p.bytes;
+    if (slim) freed += slim_kept(store, global, opts, p, entry);
     out["runs"].push_back(entry);
-    if (global.json) continue;
-    std::cout << head << ": " << (opts.yes ? "removed " : "would remove ") << p.removed.size()
-              << (p.removed.size() == 1 ? " kept checkpoint (update "
-                                        : " kept checkpoints (updates ")
-              << updates(p.removed) << "), " << format_bytes(p.bytes) << "; keeps updates "
-              << updates(p.kept) << "\n";
-    if (!failed.empty()) std::cout << "  " << failed << "\n";
   }
-  out["bytes"] = total;
+  out["bytes"] = freed;
   if (global.json)
     std::cout << out.dump(2) << "\n";
   else
-    std::cout << (opts.yes ? "freed " : "would free ") << format_bytes(total)
-              << (opts.yes ? "\n" : "; nothing removed: add --yes\n");
+    std::cout << (opts.yes ? "freed " : "would free ") << format_bytes(freed)
+              << (opts.yes ? "\n"
+                           : (opts.model_only ? " and more from --model-only" : std::string()) +
+                                 "; nothing changed: add --yes\n");
 }
 
 }  // namespace
@@ -111,13 +144,16 @@ void add_prune_command(CLI::App& app, GlobalOptions& options) {
   auto opts = std::make_shared<PruneOptions>();
   CLI::App* cmd = app.add_subcommand(
       "prune",
-      "Free disk: remove ended runs' kept checkpoints beyond the newest N (asks for --yes)");
+      "Free disk: remove ended runs' kept checkpoints beyond the newest N, or their optimizer "
+      "state (asks for --yes)");
   cmd->add_option("runs", opts->runs, "run ids or names");
   cmd->add_option("--sweep", opts->sweep, "every run of this sweep");
   cmd->add_option("--keep", opts->keep,
                   "kept checkpoints (train.keep_checkpoint_every) to leave per run, the newest")
-      ->required()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--model-only", opts->model_only,
+                "rewrite the kept checkpoints that stay without the optimizer state (a third of "
+                "the bytes under Adam; they can no longer be forked from)");
   cmd->add_flag("--yes,-y", opts->yes, "really remove (without it: list what would go)");
   cmd->callback([&options, opts] { prune_runs(options, *opts); });
 }

@@ -188,8 +188,12 @@ void SqlStore::add_artifacts(int64_t run, const std::vector<Artifact>& artifacts
     check_fence(run, fence);
     if (!fence && !removed.empty()) refuse_if_running(run, "removing its artifacts");
     for (const auto& a : artifacts) insert_artifact(run, a, now);
-    for (const auto& kind : removed)
-      sql().query("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2", {run, kind});
+    for (const auto& kind : removed) {
+      const bool replaced = std::any_of(artifacts.begin(), artifacts.end(),
+                                        [&](const Artifact& a) { return a.kind == kind; });
+      if (!replaced)
+        sql().query("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2", {run, kind});
+    }
   });
 }
 

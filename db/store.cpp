@@ -139,6 +139,15 @@ void Store::remove_artifacts(int64_t run, const std::vector<std::string>& kinds)
   backend()->add_artifacts(run, {}, kinds, unix_now(), std::nullopt);
 }
 
+void Store::replace_artifacts(int64_t run, const std::vector<Artifact>& artifacts) {
+  if (artifacts.empty()) return;
+  require_writable("replace_artifacts");
+  // A kind both added and "removed" is replaced: the backend's running check comes with it.
+  std::vector<std::string> kinds;
+  for (const auto& a : artifacts) kinds.push_back(a.kind);
+  backend()->add_artifacts(run, artifacts, kinds, unix_now(), std::nullopt);
+}
+
 void Store::set_tag(int64_t run, const std::string& key, const std::string& value) {
   require_writable("set_tag");
   backend()->set_tag(run, key, value, std::nullopt);

@@ -86,6 +86,9 @@ class Store {
   // Drops the run's artifact rows of these kinds in one transaction (`fathom prune`; the
   // caller removes the files after). A running run is refused with an InputError.
   void remove_artifacts(int64_t run, const std::vector<std::string>& kinds);
+  // Points the run's rows of these kinds at new files (`fathom prune --model-only`), in one
+  // transaction; a running run is refused with an InputError, as above.
+  void replace_artifacts(int64_t run, const std::vector<Artifact>& artifacts);
   void set_tag(int64_t run, const std::string& key, const std::string& value);
   // Rows as (step, name, value, wall_time); a repeated (name, step) replaces the old point,
   // so writing the same rows twice (a retry) leaves one copy.

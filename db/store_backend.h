@@ -53,9 +53,9 @@ class StoreBackend {
                            const std::vector<std::string>& from, Fence fence) = 0;
   virtual void set_final_metric(int64_t run, const std::string& name, double value,
                                 Fence fence) = 0;
-  // Each artifact replaces the run's artifact of its kind, and the rows of `removed` kinds go;
-  // all in one transaction. Unfenced, removing rows of a running run is refused (InputError,
-  // nothing written): its holder may be about to read them.
+  // Each artifact replaces the run's artifact of its kind, and the rows of `removed` kinds go
+  // (a kind in both is replaced); all in one transaction. Unfenced, a write with `removed` kinds
+  // to a running run is refused (InputError, nothing written): its holder may be reading them.
   virtual void add_artifacts(int64_t run, const std::vector<Artifact>& artifacts,
                              const std::vector<std::string>& removed, double now, Fence fence) = 0;
   virtual void set_tag(int64_t run, const std::string& key, const std::string& value,

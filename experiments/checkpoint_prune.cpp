@@ -10,7 +10,8 @@ namespace fathom::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-// A run that may still train keeps what its final evaluation will average.
+// A run that may still train keeps what its final evaluation will average (`keep` < 0 removes
+// nothing).
 std::string why_not_pruned(const db::RunRecord& run, int keep) {
   if (db::status::is_active(run.status)) return "it is " + run.status + " and may still train";
   if (!db::status::is_resumable(run.status)) return "";
@@ -20,7 +21,7 @@ std::string why_not_pruned(const db::RunRecord& run, int keep) {
       config.is_object() && config.contains(key) && config.at(key).is_number_integer()
           ? config.at(key).get<int>()
           : 0;
-  if (averages > keep)
+  if (keep >= 0 && averages > keep)
     return "it is " + run.status + " and may be resumed, and its final evaluation averages " +
            std::to_string(averages) + " kept checkpoints (eval.average_checkpoints)";
   return "";
@@ -32,7 +33,7 @@ PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const 
                      int keep) {
   PrunePlan p{run, why_not_pruned(run, keep), {}, {}, 0};
   const auto all = db::kept_checkpoints(store.artifacts(run.id), paths.run_dir(run.id));
-  const size_t stay = static_cast<size_t>(std::max(keep, 0));
+  const size_t stay = keep < 0 ? all.size() : static_cast<size_t>(keep);
   const size_t go = all.size() > stay ? all.size() - stay : 0;
   for (size_t i = 0; i < all.size(); ++i) (i < go ? p.removed : p.kept).push_back(all[i]);
   for (const auto& k : p.removed) {

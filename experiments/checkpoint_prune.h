@@ -23,7 +23,8 @@ struct PrunePlan {
 
 // Reads the run's rows and its files' sizes; changes nothing. A run that may still train
 // (queued, running) is skipped, and so is one that may be resumed (crashed, cancelled, failed)
-// into a final evaluation averaging more than `keep` (eval.average_checkpoints).
+// into a final evaluation averaging more than `keep` (eval.average_checkpoints). `keep` < 0:
+// every kept checkpoint stays (`fathom prune --model-only` alone).
 PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const db::RunRecord& run,
                      int keep);
 

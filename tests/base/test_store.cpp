@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -276,7 +277,7 @@ TEST_P(StoreBackendTest, DeleteRunRefusesARunningRun) {
 }
 
 // `fathom prune` drops kept checkpoints' rows of an ended run, only those named, in one
-// write; a running run's rows stay (its holder may be reading them).
+// write, or points one at a new file; a running run's rows stay (its holder may read them).
 TEST_P(StoreBackendTest, RemoveArtifactsDropsOnlyTheNamedKindsAndNeverARunningRunsRows) {
   auto store = Store::open(db_path());
   const int64_t id = store.create_run(sample_run("kept"));
@@ -291,14 +292,29 @@ TEST_P(StoreBackendTest, RemoveArtifactsDropsOnlyTheNamedKindsAndNeverARunningRu
   EXPECT_EQ(kinds, (std::vector<std::string>{"checkpoint_30", "checkpoint_best"}));
   EXPECT_EQ(store.artifacts(other).size(), 3u);
 
+  // `fathom prune --model-only` points a row at a new file: the same kind, step and place.
+  store.replace_artifacts(id, {{"checkpoint_30", "c.model.pt", 30}});
+  const auto after = store.artifacts(id);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].kind, "checkpoint_30");
+  EXPECT_EQ(after[0].path, "c.model.pt");
+  EXPECT_EQ(after[0].step, std::optional<int64_t>(30));
+
   store.mark_running(other, "host", "cpu");
-  try {
-    store.remove_artifacts(other, {"checkpoint_10"});
-    FAIL() << "a running run's artifact rows were removed";
-  } catch (const fathom::InputError& e) {
-    EXPECT_NE(std::string(e.message()).find("running"), std::string::npos) << e.message();
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { store.remove_artifacts(other, {"checkpoint_10"}); },
+           [&] {
+             store.replace_artifacts(other, {{"checkpoint_10", "x.pt", 10}});
+           }}) {
+    try {
+      write();
+      FAIL() << "a running run's artifact rows were changed";
+    } catch (const fathom::InputError& e) {
+      EXPECT_NE(std::string(e.message()).find("running"), std::string::npos) << e.message();
+    }
   }
   EXPECT_EQ(store.artifacts(other).size(), 3u);
+  EXPECT_EQ(store.artifacts(other)[0].path, "c.pt");
 }
 
 // ---- metrics --------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // newest N kept checkpoints stay, rows and files, also across a stop and resume; retention
 // changes nothing about training (the same losses, the same kept models as a run keeping
 // all); averaging finds its checkpoints; a model-only kept checkpoint holds the same weights
-// in a fraction of the bytes and cannot be forked from.
+// in a fraction of the bytes, is what save_model_only makes of a full one, and cannot be
+// forked from.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "base/config/config_io.h"
 #include "core/train/checkpoint.h"
 #include "core/train/fork.h"
+#include "core/train/model_only_checkpoint.h"
 #include "core/train/run_files.h"
 #include "tests/support/input_error.h"
 #include "tests/support/trainer_test_fixture.h"
@@ -134,6 +136,20 @@ TEST_F(RetentionTest, AModelOnlyKeptCheckpointHoldsTheSameWeightsInAFractionOfTh
   const auto saved = static_cast<int64_t>(fs::file_size(a) - fs::file_size(b));
   EXPECT_GE(saved, 2 * parameter_bytes) << fs::file_size(b) << " of " << fs::file_size(a);
   EXPECT_LT(saved, 2 * parameter_bytes * 11 / 10) << fs::file_size(b) << " of " << fs::file_size(a);
+
+  // `fathom prune --model-only` makes the same file afterwards from the full one.
+  const std::string slim = (dir_ / "slim.pt").string();
+  save_model_only(a, slim);
+  EXPECT_FALSE(checkpoint_has_optimizer_state(slim));
+  EXPECT_EQ(max_difference(full, a, slim), 0.0);
+  TrainerState from_full, from_slim;
+  Transformer m = load_model(full, a);
+  load_checkpoint(a, *m, nullptr, &from_full);
+  load_checkpoint(slim, *m, nullptr, &from_slim);
+  EXPECT_EQ(from_slim.update, 25);
+  EXPECT_EQ(from_slim.train_tokens, from_full.train_tokens);
+  EXPECT_NEAR(static_cast<double>(fs::file_size(slim)), static_cast<double>(fs::file_size(b)),
+              0.01 * static_cast<double>(fs::file_size(b)));
 
   // A fork needs the optimizer state and says which key leaves it out.
   const auto parent = store_->find_run(std::to_string(without));

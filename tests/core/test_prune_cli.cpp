@@ -64,26 +64,31 @@ class PruneCli : public ::testing::Test {
     return id;
   }
 
+  // Trains run 1 on a toy corpus: 30 updates, checkpoints kept at 10, 20 and 30.
+  void train_toy() const {
+    std::mt19937_64 rng(5);
+    for (const auto& [split, pairs] :
+         {std::pair<std::string, int>{"train", 400}, {"valid", 10}, {"test", 10}})
+      fathom::testing::write_word_for_word_corpus(dir() / "corpus", split, pairs, rng);
+    std::ofstream(dir() / "toy.yaml")
+        << "name: toy\ndevice: cpu\n"
+           "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+           "data: {task: parallel, train_source: corpus/train.de, train_target: corpus/train.en,\n"
+           "       valid_source: corpus/valid.de, valid_target: corpus/valid.en,\n"
+           "       test_source: corpus/test.de, test_target: corpus/test.en,\n"
+           "       vocab: {size: 40}, max_tokens: 256}\n"
+           "train: {lr: 0.01, warmup: 5, max_updates: 30, valid_every: 10, log_every: 10,\n"
+           "        threads: 1, keep_checkpoint_every: 10}\n"
+           "eval: {beam: 1}\n";
+    const ProgramResult trained = fathom({"train", (dir() / "toy.yaml").string(), "--no-progress"});
+    ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  }
+
   fathom::testing::TempDir scratch_;
 };
 
 TEST_F(PruneCli, ListsThenRemovesTheKeptCheckpointsBeyondTheNewestAndNothingElse) {
-  std::mt19937_64 rng(5);
-  for (const auto& [split, pairs] :
-       {std::pair<std::string, int>{"train", 400}, {"valid", 10}, {"test", 10}})
-    fathom::testing::write_word_for_word_corpus(dir() / "corpus", split, pairs, rng);
-  std::ofstream(dir() / "toy.yaml")
-      << "name: toy\ndevice: cpu\n"
-         "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
-         "data: {task: parallel, train_source: corpus/train.de, train_target: corpus/train.en,\n"
-         "       valid_source: corpus/valid.de, valid_target: corpus/valid.en,\n"
-         "       test_source: corpus/test.de, test_target: corpus/test.en,\n"
-         "       vocab: {size: 40}, max_tokens: 256}\n"
-         "train: {lr: 0.01, warmup: 5, max_updates: 30, valid_every: 10, log_every: 10,\n"
-         "        threads: 1, keep_checkpoint_every: 10}\n"
-         "eval: {beam: 1}\n";
-  const ProgramResult trained = fathom({"train", (dir() / "toy.yaml").string(), "--no-progress"});
-  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  ASSERT_NO_FATAL_FAILURE(train_toy());
   const std::vector<std::string> before = kinds(1);
   const std::string c10 = path_of(1, "checkpoint_10"), c20 = path_of(1, "checkpoint_20");
   ASSERT_TRUE(fs::exists(c10) && fs::exists(c20) && fs::exists(path_of(1, "checkpoint_30")));
@@ -159,6 +164,53 @@ TEST_F(PruneCli, RunsThatMayStillNeedTheirCheckpointsAreLeftAsTheyAre) {
   ASSERT_EQ(kept3.exit_code, 0) << kept3.err;
   EXPECT_EQ(kinds(cancelled),
             (std::vector<std::string>{"checkpoint_20", "checkpoint_30", "checkpoint_40"}));
+}
+
+// --model-only: the kept checkpoints stay, each rewritten without the optimizer state -- a new
+// file, the same row, the same translations, no fork from it.
+TEST_F(PruneCli, ModelOnlyKeepsTheSameModelsInFewerBytes) {
+  ASSERT_NO_FATAL_FAILURE(train_toy());
+  const std::string test_de = (dir() / "corpus" / "test.de").string();
+  const ProgramResult at20 = fathom({"translate", "1", "--checkpoint", "20", "--input", test_de});
+  ASSERT_EQ(at20.exit_code, 0) << at20.err;
+  const std::vector<std::string> before = kinds(1);
+  std::uintmax_t bytes = 0;
+  for (const char* kind : {"checkpoint_10", "checkpoint_20", "checkpoint_30"})
+    bytes += fs::file_size(path_of(1, kind));
+  const std::string c20 = path_of(1, "checkpoint_20");
+  const auto size20 = fs::file_size(c20);
+
+  const ProgramResult listed = fathom({"--json", "prune", "1", "--model-only"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto plan = nlohmann::json::parse(listed.out).at("runs").at(0);
+  EXPECT_EQ(plan.at("model_only").at("files").get<int>(), 3);
+  EXPECT_EQ(plan.at("model_only").at("bytes_before").get<std::uintmax_t>(), bytes);
+  EXPECT_EQ(path_of(1, "checkpoint_20"), c20);  // a listing changes nothing
+
+  const ProgramResult r = fathom({"prune", "1", "--model-only", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rewrote 3 kept checkpoint(s) without the optimizer state"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(kinds(1), before);
+  const std::string slim20 = path_of(1, "checkpoint_20");
+  ASSERT_NE(slim20, c20);
+  EXPECT_FALSE(fs::exists(c20));
+  ASSERT_TRUE(fs::exists(slim20));
+  // Half here: the toy model's position table (a buffer, kept) weighs as much as its weights;
+  // RetentionTest accounts for the bytes exactly.
+  EXPECT_LT(fs::file_size(slim20), size20 * 6 / 10) << fs::file_size(slim20) << " of " << size20;
+  const ProgramResult same = fathom({"translate", "1", "--checkpoint", "20", "--input", test_de});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, at20.out);
+
+  // Update 10 is no resume point (those are 20 and 30): its kept checkpoint served forks.
+  const ProgramResult fork = fathom({"train", "--fork", "1", "--from", "10", "--no-progress"});
+  EXPECT_EQ(fork.exit_code, 2);
+  EXPECT_NE(fork.err.find("train.keep_checkpoint_optimizer"), std::string::npos) << fork.err;
+  const ProgramResult again = fathom({"--json", "prune", "1", "--model-only", "--yes"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out).at("runs").at(0).at("model_only").at("files"), 0);
 }
 
 }  // namespace test_prune_cli
