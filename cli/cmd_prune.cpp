@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,8 @@ std::string updates(const std::vector<db::KeptCheckpoint>& kept) {
 }
 
 // One run's removal of kept checkpoints beyond the newest N: done with --yes, else described.
-void remove_beyond(db::Store& store, const GlobalOptions& global, const PruneOptions& opts,
-                   const experiments::PrunePlan& p, nlohmann::json& entry) {
+void remove_beyond(db::Store& store, const PruneOptions& opts, const experiments::PrunePlan& p,
+                   nlohmann::json& entry, std::ostream& said) {
   std::vector<int64_t> removed, kept;
   for (const auto& k : p.removed) removed.push_back(k.update);
   for (const auto& k : p.kept) kept.push_back(k.update);
@@ -69,28 +70,38 @@ void remove_beyond(db::Store& store, const GlobalOptions& global, const PruneOpt
   entry["bytes"] = p.bytes;
   const std::string failed = opts.yes ? experiments::apply_prune(store, p) : "";
   if (!failed.empty()) entry["warning"] = failed;
-  if (global.json) return;
-  std::cout << "  " << (opts.yes ? "removed " : "would remove ") << p.removed.size()
-            << (p.removed.size() == 1 ? " kept checkpoint (update " : " kept checkpoints (updates ")
-            << updates(p.removed) << "), " << format_bytes(p.bytes) << "; keeps updates "
-            << updates(p.kept) << "\n";
-  if (!failed.empty()) std::cout << "  " << failed << "\n";
+  said << "  " << (opts.yes ? "removed " : "would remove ") << p.removed.size()
+       << (p.removed.size() == 1 ? " kept checkpoint (update " : " kept checkpoints (updates ")
+       << updates(p.removed) << "), " << format_bytes(p.bytes) << "; keeps updates "
+       << updates(p.kept) << "\n";
+  if (!failed.empty()) said << "  " << failed << "\n";
 }
 
-// The kept checkpoints that stay, without their optimizer state (--model-only). The bytes
-// freed, or (listed) the bytes they take now.
-std::uintmax_t slim_kept(db::Store& store, const GlobalOptions& global, const PruneOptions& opts,
-                         const experiments::PrunePlan& p, nlohmann::json& entry) {
+// The kept checkpoints that stay, without their optimizer state (--model-only).
+ModelOnlyResult slim_kept(db::Store& store, const PruneOptions& opts,
+                          const experiments::PrunePlan& p, nlohmann::json& entry,
+                          std::ostream& said) {
   const ModelOnlyResult r = keep_models_only(store, p, opts.yes);
   entry["model_only"] = {{"files", r.files}, {"bytes_before", r.before}};
   if (opts.yes) entry["model_only"]["bytes_after"] = r.after;
   if (!r.warning.empty()) entry["model_only"]["warning"] = r.warning;
-  if (!global.json && r.files > 0)
-    std::cout << "  " << (opts.yes ? "rewrote " : "would rewrite ") << r.files
-              << " kept checkpoint(s) without the optimizer state: " << format_bytes(r.before)
-              << (opts.yes ? " -> " + format_bytes(r.after) : " now, about a third after") << "\n";
-  if (!global.json && !r.warning.empty()) std::cout << "  stopped at " << r.warning << "\n";
-  return opts.yes ? r.before - std::min(r.before, r.after) : 0;
+  if (r.files > 0)
+    said << "  " << (opts.yes ? "rewrote " : "would rewrite ") << r.files
+         << " kept checkpoint(s) without the optimizer state: " << format_bytes(r.before)
+         << (opts.yes ? " -> " + format_bytes(r.after) : " now") << "\n";
+  if (!r.warning.empty()) said << "  stopped at " << r.warning << "\n";
+  return r;
+}
+
+// "freed 1.5 MiB", or what a listing would do.
+std::string total_line(bool yes, std::uintmax_t removed, std::uintmax_t slim_before,
+                       std::uintmax_t slim_after) {
+  if (yes)
+    return "freed " + format_bytes(removed + slim_before - std::min(slim_before, slim_after));
+  std::string line = "would free " + format_bytes(removed);
+  if (slim_before > 0)
+    line += ", and about two thirds of " + format_bytes(slim_before) + " by --model-only";
+  return line + "; nothing changed: add --yes";
 }
 
 void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
@@ -107,7 +118,7 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
 
   nlohmann::json out = {{"pruned", opts.yes}, {"runs", nlohmann::json::array()}};
   if (opts.keep >= 0) out["keep"] = opts.keep;
-  std::uintmax_t freed = 0;
+  std::uintmax_t removed = 0, slim_before = 0, slim_after = 0;
   for (const auto& p : plans) {
     nlohmann::json entry = {{"id", p.run.id}, {"name", p.run.name}, {"status", p.run.status}};
     const std::string head = "run " + std::to_string(p.run.id) + " (" + p.run.name + ")";
@@ -122,20 +133,26 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
       if (!global.json) std::cout << head << ": left as it is: " << why << "\n";
       continue;
     }
-    if (!global.json) std::cout << head << "\n";
-    if (!p.removed.empty()) remove_beyond(store, global, opts, p, entry);
-    freed += p.bytes;
-    if (slim) freed += slim_kept(store, global, opts, p, entry);
+    std::ostringstream said;
+    if (!p.removed.empty()) remove_beyond(store, opts, p, entry, said);
+    removed += p.bytes;
+    if (slim) {
+      const ModelOnlyResult r = slim_kept(store, opts, p, entry, said);
+      slim_before += r.before;
+      slim_after += r.after;
+    }
+    if (!global.json)
+      std::cout << head
+                << (said.str().empty()
+                        ? ": nothing to do: its kept checkpoints hold the model alone\n"
+                        : "\n" + said.str());
     out["runs"].push_back(entry);
   }
-  out["bytes"] = freed;
+  out["bytes"] = removed;
   if (global.json)
     std::cout << out.dump(2) << "\n";
   else
-    std::cout << (opts.yes ? "freed " : "would free ") << format_bytes(freed)
-              << (opts.yes ? "\n"
-                           : (opts.model_only ? " and more from --model-only" : std::string()) +
-                                 "; nothing changed: add --yes\n");
+    std::cout << total_line(opts.yes, removed, slim_before, slim_after) << "\n";
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ ModelOnlyResult keep_models_only(db::Store& store, const experiments::PrunePlan&
   if (!apply) {
     if (!kept_with_optimizer(plan.run)) return r;
     for (const auto& k : plan.kept)
-      if (fs::exists(k.path)) {
+      if (fs::exists(k.path) && k.path.find(".model.g") == std::string::npos) {  // not yet done
         ++r.files;
         r.before += size_of(k.path);
       }
