@@ -8,6 +8,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
+#include "db/store.h"
 
 namespace fathom::cli {
 
@@ -22,6 +23,12 @@ std::string resolve_db_path(const GlobalOptions& options) {
 
 db::StorePaths resolve_store_paths(const GlobalOptions& options) {
   return db::store_paths(resolve_db_path(options), options.artifacts);
+}
+
+db::RunRecord named_run(const db::Store& store, const std::string& id_or_name) {
+  auto run = store.find_run(id_or_name);
+  if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + id_or_name + "'");
+  return *run;
 }
 
 void take_config_from_overrides(std::string& config_path, std::vector<std::string>& overrides) {

@@ -23,11 +23,7 @@ void cancel(const GlobalOptions& global, const std::vector<std::string>& targets
   auto store = db::Store::open(resolve_db_path(global));
   // Resolve every name first: a typo cancels nothing.
   std::vector<db::RunRecord> runs;
-  for (const auto& target : targets) {
-    auto run = store.find_run(target);
-    if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
-    runs.push_back(*run);
-  }
+  for (const auto& target : targets) runs.push_back(named_run(store, target));
   const experiments::CancelReport report =
       experiments::cancel_runs(store, runs, "cancelled by `fathom cancel`");
   nlohmann::json out = {{"runs", nlohmann::json::array()}, {"warnings", report.problems}};

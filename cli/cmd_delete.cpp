@@ -26,13 +26,12 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
   // Resolve every name first: a typo deletes nothing.
   std::vector<db::RunRecord> runs;
   for (const auto& target : targets) {
-    auto run = store.find_run(target);
-    if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
-    if (run->status == db::status::kRunning)
+    const db::RunRecord run = named_run(store, target);
+    if (run.status == db::status::kRunning)
       throw InputError(store.path(), 0, "",
-                       "run " + std::to_string(run->id) + " (" + run->name +
+                       "run " + std::to_string(run.id) + " (" + run.name +
                            ") is running; cancel it before deleting it");
-    runs.push_back(*run);
+    runs.push_back(run);
   }
   nlohmann::json out = {{"deleted", yes}, {"runs", nlohmann::json::array()}};
   for (const auto& run : runs) {

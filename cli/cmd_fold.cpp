@@ -43,20 +43,19 @@ double max_difference(TransformerImpl& a, TransformerImpl& b, int64_t vocab) {
 void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path);
-  auto run = store.find_run(args.run);
-  if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + args.run + "'");
-  const std::string dir = resolve_store_paths(global).run_dir(run->id);
+  const db::RunRecord run = named_run(store, args.run);
+  const std::string dir = resolve_store_paths(global).run_dir(run.id);
   const fs::path checkpoint =
-      recorded_file(store.artifacts(run->id), dir, "checkpoint_" + args.checkpoint);
+      recorded_file(store.artifacts(run.id), dir, "checkpoint_" + args.checkpoint);
   if (checkpoint.empty() || !fs::exists(checkpoint))
     throw InputError(
         checkpoint.empty() ? dir : checkpoint.string(), 0, "",
-        "run " + std::to_string(run->id) + " has no " + args.checkpoint + " checkpoint");
+        "run " + std::to_string(run.id) + " has no " + args.checkpoint + " checkpoint");
   RunConfig config = load_config_string(checkpoint_config(checkpoint.string()), checkpoint.string(),
                                         checkpoint.parent_path().string());
   if (config.model.init != "admin")
     throw InputError(checkpoint.string(), 0, "model.init",
-                     "run " + std::to_string(run->id) + " uses init '" + config.model.init +
+                     "run " + std::to_string(run.id) + " uses init '" + config.model.init +
                          "'; only Admin models have omega to fold");
   const int64_t vocab = checkpoint_vocab_size(checkpoint.string());
   Transformer admin(config.model, vocab);
@@ -74,9 +73,9 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
   const std::string out =
       args.out.empty() ? (checkpoint.parent_path() / "checkpoint_folded.pt").string() : args.out;
   save_checkpoint(out, *folded, nullptr, state, config_to_yaml(folded_config));
-  store.add_artifact(run->id, "checkpoint_folded", out, state.update);
+  store.add_artifact(run.id, "checkpoint_folded", out, state.update);
   std::printf("folded run %lld (%s checkpoint, update %lld): %zu omega vectors removed\n",
-              static_cast<long long>(run->id), args.checkpoint.c_str(),
+              static_cast<long long>(run.id), args.checkpoint.c_str(),
               static_cast<long long>(state.update), admin_omegas(*admin).size());
   std::printf("max |logit difference| on 3 random batches: %.3g\n", difference);
   std::printf("plain Post-LN checkpoint: %s\n", out.c_str());

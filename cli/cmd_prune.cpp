@@ -38,11 +38,7 @@ std::vector<db::RunRecord> selected_runs(const db::Store& store, const PruneOpti
       if (seen.id == r.id) return;
     runs.push_back(r);
   };
-  for (const auto& target : opts.runs) {
-    auto run = store.find_run(target);
-    if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + target + "'");
-    add(*run);
-  }
+  for (const auto& target : opts.runs) add(named_run(store, target));
   if (!opts.sweep.empty()) {
     const auto in_sweep = store.list_runs(opts.sweep);
     if (in_sweep.empty())

@@ -216,12 +216,11 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
 void show_run(const GlobalOptions& global, const std::string& id_or_name, const SpikeRule& rule) {
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
-  auto run = store.find_run(id_or_name);
-  if (!run) throw InputError(store.path(), 0, "", "no run with id or name '" + id_or_name + "'");
+  const db::RunRecord run = named_run(store, id_or_name);
   if (global.json)
-    std::cout << to_json(*run, store, rule).dump(2) << "\n";
+    std::cout << to_json(run, store, rule).dump(2) << "\n";
   else
-    print_text(*run, store, rule);
+    print_text(run, store, rule);
 }
 
 }  // namespace

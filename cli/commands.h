@@ -60,6 +60,8 @@ std::string resolve_db_path(const GlobalOptions& options);
 // Where run artifacts and caches go (db/run_paths.h); an InputError for a server store
 // without --artifacts.
 db::StorePaths resolve_store_paths(const GlobalOptions& options);
+// The run `id_or_name` names in `store`; an InputError "no run with id or name '...'" when none.
+db::RunRecord named_run(const db::Store& store, const std::string& id_or_name);
 
 // `--set` takes every word after it, so `train --set k=v CONFIG.yaml` hands it the config file:
 // when no config was given and the last --set item is no key=value but an existing file, that

@@ -2,10 +2,9 @@
 
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "core/train/checkpoint.h"
 #include "core/train/model_only_checkpoint.h"
+#include "db/run_json.h"
 
 namespace fathom::cli {
 namespace fs = std::filesystem;
@@ -14,10 +13,7 @@ namespace {
 // train.keep_checkpoint_optimizer as the run was configured (true when the key is absent: runs
 // from before it kept the optimizer state).
 bool kept_with_optimizer(const db::RunRecord& run) {
-  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json::json_pointer key("/train/keep_checkpoint_optimizer");
-  return !(config.is_object() && config.contains(key) && config.at(key).is_boolean() &&
-           !config.at(key).get<bool>());
+  return db::config_value(run.config_json, "train.keep_checkpoint_optimizer") != "false";
 }
 
 // A name no holder of the run writes: <kind>.model.g<lease>.pt beside the old file.

@@ -2,8 +2,9 @@
 
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
+#include <cstdlib>
 
+#include "db/run_json.h"
 #include "db/run_status.h"
 
 namespace fathom::experiments {
@@ -15,12 +16,8 @@ namespace {
 std::string why_not_pruned(const db::RunRecord& run, int keep) {
   if (db::status::is_active(run.status)) return "it is " + run.status + " and may still train";
   if (!db::status::is_resumable(run.status)) return "";
-  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json::json_pointer key("/eval/average_checkpoints");
-  const int averages =
-      config.is_object() && config.contains(key) && config.at(key).is_number_integer()
-          ? config.at(key).get<int>()
-          : 0;
+  const long averages = std::strtol(
+      db::config_value(run.config_json, "eval.average_checkpoints").c_str(), nullptr, 10);
   if (keep >= 0 && averages > keep)
     return "it is " + run.status + " and may be resumed, and its final evaluation averages " +
            std::to_string(averages) + " kept checkpoints (eval.average_checkpoints)";
