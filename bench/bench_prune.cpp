@@ -1,9 +1,11 @@
-// Pruning a finished sweep's kept checkpoints (experiments/checkpoint_prune.h, `fathom prune
-// --sweep S --keep 10 --yes`) at the sizes labs reach: R runs of a SQLite store each with K
-// kept checkpoints (empty files: the time is the store's and the file system's, not the bytes').
-// Prints the time to plan every run (what a listing without --yes reads), to apply (one
-// transaction and K-10 unlinks per run) and per run; then the same plan again on the pruned
-// store, which reads 10 rows a run instead of K.
+// Pruning a finished sweep's kept checkpoints and fallback resume points
+// (experiments/checkpoint_prune.h, `fathom prune --sweep S --keep 10 --model-only --previous
+// --yes`) at the sizes labs reach: R runs of a SQLite store each with K kept checkpoints and two
+// resume points (empty files: the time is the store's and the file system's, not the bytes').
+// Prints the time to plan every run (what a listing without --yes reads), to apply the removals
+// (one transaction and K-10+1 unlinks per run; not the --model-only rewrites nor the load of
+// checkpoint_last before --previous, which are the files' bytes) and per run; then the same plan
+// again on the pruned store, which reads 10 rows a run instead of K.
 //   bench_prune [runs=100,1000,2000] [kept=100]
 // Run by hand (never in ctest); scratch files under $TMPDIR.
 #include <chrono>
@@ -40,6 +42,11 @@ void fill(db::Store& store, const db::StorePaths& paths, long runs, long kept) {
       std::ofstream{path};
       store.add_artifact(id, kind, path, 100 * u);
     }
+    for (const char* kind : {"checkpoint_last", "checkpoint_previous"}) {
+      const std::string path = paths.run_dir(id) + "/" + kind + ".g1.pt";
+      std::ofstream{path};
+      store.add_artifact(id, kind, path, 100 * kept);
+    }
     store.mark_running(id, "host", "cpu");
     store.finish_run(id, "finished");
   }
@@ -49,7 +56,7 @@ std::vector<experiments::PrunePlan> plan_all(const db::Store& store, const db::S
                                              int keep) {
   std::vector<experiments::PrunePlan> plans;
   for (const auto& run : store.list_runs("s"))
-    plans.push_back(experiments::plan_prune(store, paths, run, keep));
+    plans.push_back(experiments::plan_prune(store, paths, run, {keep, true, true}));
   return plans;
 }
 
@@ -75,15 +82,15 @@ int main(int argc, char** argv) {
     size_t removed = 0;
     for (const auto& p : plans) {
       experiments::apply_prune(store, p);
-      removed += p.removed.size();
+      removed += p.removed.size() + (p.removes_previous() ? 1 : 0);
     }
     const double apply_s = since(start);
     start = std::chrono::steady_clock::now();
     const auto again = plan_all(store, paths, 10);
     const double replan_s = since(start);
     size_t left = 0;
-    for (const auto& p : again) left += p.removed.size();
-    if (removed != static_cast<size_t>(runs * (kept - 10)) || left != 0) {
+    for (const auto& p : again) left += p.removed.size() + (p.removes_previous() ? 1 : 0);
+    if (removed != static_cast<size_t>(runs * (kept - 10 + 1)) || left != 0) {
       std::fprintf(stderr, "bench_prune: removed %zu, %zu left to remove\n", removed, left);
       return 1;
     }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "base/util/strings.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "db/artifact_files.h"
 #include "db/metric_names.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
@@ -123,15 +125,22 @@ void print_tags(const db::RunRecord& run, const db::Store& store) {
   }
 }
 
-// What the run stored besides its columns: artifacts, metric names, training probes.
-void print_stored(const db::RunRecord& run, const db::Store& store) {
+// The size of an artifact's file where it is today -- in the run's folder, so a moved artifacts
+// root still finds it (db/artifact_files.h) -- or where its row says when the store has no
+// folder for runs here. nullopt when the file is gone.
+std::optional<std::uintmax_t> artifact_bytes(const db::Artifact& a, const std::string& run_dir) {
+  return db::file_bytes(run_dir.empty() ? a.path : db::recorded_file({a}, run_dir, a.kind));
+}
+
+// What the run stored besides its columns: artifacts (with their sizes: `fathom prune` frees
+// disk), metric names, training probes.
+void print_stored(const db::RunRecord& run, const db::Store& store, const std::string& run_dir) {
   if (auto artifacts = store.artifacts(run.id); !artifacts.empty()) {
     std::cout << "artifacts\n";
     for (const auto& a : artifacts) {
       std::string step = a.step ? "  (update " + std::to_string(*a.step) + ")" : "";
-      std::error_code ec;  // the size where the recorded file is (`fathom prune` frees space)
-      const auto bytes = std::filesystem::file_size(a.path, ec);
-      const std::string size = ec ? "" : "  " + format_bytes(bytes);
+      const auto bytes = artifact_bytes(a, run_dir);
+      const std::string size = bytes ? "  " + format_bytes(*bytes) : "  (missing)";
       std::printf("  %-16s %s%s%s\n", a.kind.c_str(), a.path.c_str(), step.c_str(), size.c_str());
     }
   }
@@ -165,7 +174,8 @@ void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeR
   }
 }
 
-void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
+void print_text(const db::RunRecord& run, const db::Store& store, const std::string& run_dir,
+                const SpikeRule& rule) {
   print_fields(run);
   if (!run.final_metrics.empty()) {
     std::cout << "final metrics\n";
@@ -173,7 +183,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
       std::printf("  %-20s %.6g\n", name.c_str(), value);
   }
   print_tags(run, store);
-  print_stored(run, store);
+  print_stored(run, store, run_dir);
   print_system(run, store);
   print_spikes(run, store, rule);
   if (!run.config_yaml.empty()) {
@@ -184,7 +194,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const SpikeRul
 }
 
 nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
-                               const SpikeRule& rule) {
+                               const std::string& run_dir, const SpikeRule& rule) {
   nlohmann::ordered_json out = db::run_to_json(run);
   // The config as an object when it parses (it always should), else verbatim.
   auto config = nlohmann::ordered_json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
@@ -192,7 +202,12 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
   out["config_yaml"] = run.config_yaml;
   out["tags"] = store.tags(run.id);
   out["artifacts"] = nlohmann::ordered_json::array();
-  for (const auto& a : store.artifacts(run.id)) out["artifacts"].push_back(db::artifact_to_json(a));
+  for (const auto& a : store.artifacts(run.id)) {
+    auto row = db::artifact_to_json(a);
+    const auto bytes = artifact_bytes(a, run_dir);
+    row["bytes"] = bytes ? nlohmann::ordered_json(*bytes) : nlohmann::ordered_json(nullptr);
+    out["artifacts"].push_back(row);
+  }
   out["metrics"] = store.metric_names(run.id);
   out["probes"] = store.probe_names(run.id);
   out["system"] = nlohmann::ordered_json::object();
@@ -217,10 +232,15 @@ void show_run(const GlobalOptions& global, const std::string& id_or_name, const 
   const std::string path = resolve_db_path(global);
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   const db::RunRecord run = named_run(store, id_or_name);
+  std::string run_dir;
+  try {
+    run_dir = resolve_store_paths(global).run_dir(run.id);
+  } catch (const InputError&) {  // a server store without an artifacts folder named here
+  }
   if (global.json)
-    std::cout << to_json(run, store, rule).dump(2) << "\n";
+    std::cout << to_json(run, store, run_dir, rule).dump(2) << "\n";
   else
-    print_text(run, store, rule);
+    print_text(run, store, run_dir, rule);
 }
 
 }  // namespace

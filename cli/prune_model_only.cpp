@@ -4,48 +4,21 @@
 
 #include "core/train/checkpoint.h"
 #include "core/train/model_only_checkpoint.h"
-#include "db/run_json.h"
 
 namespace fathom::cli {
 namespace fs = std::filesystem;
-namespace {
-
-// train.keep_checkpoint_optimizer as the run was configured (true when the key is absent: runs
-// from before it kept the optimizer state).
-bool kept_with_optimizer(const db::RunRecord& run) {
-  return db::config_value(run.config_json, "train.keep_checkpoint_optimizer") != "false";
-}
-
-// A name no holder of the run writes: <kind>.model.g<lease>.pt beside the old file.
-std::string model_only_name(const db::KeptCheckpoint& k, int64_t lease) {
-  return (fs::path(k.path).parent_path() /
-          (db::kept_checkpoint_kind(k.update) + ".model.g" + std::to_string(lease) + ".pt"))
-      .string();
-}
-
-std::uintmax_t size_of(const std::string& path) {
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  return ec ? 0 : size;
-}
-
-}  // namespace
 
 ModelOnlyResult keep_models_only(db::Store& store, const experiments::PrunePlan& plan, bool apply) {
   ModelOnlyResult r;
   if (!plan.skipped.empty()) return r;
-  if (!apply) {
-    if (!kept_with_optimizer(plan.run)) return r;
-    for (const auto& k : plan.kept)
-      if (fs::exists(k.path) && k.path.find(".model.g") == std::string::npos) {  // not yet done
-        ++r.files;
-        r.before += size_of(k.path);
-      }
+  if (!apply) {  // the plan's reading of the configs and names, no file opened
+    r.files = plan.to_slim.size();
+    r.before = plan.to_slim_bytes;
     return r;
   }
   for (const auto& k : plan.kept) {
     if (!fs::exists(k.path) || !checkpoint_has_optimizer_state(k.path)) continue;
-    const std::string slim = model_only_name(k, plan.run.lease);
+    const std::string slim = experiments::model_only_file_name(k, plan.run.lease);
     try {
       save_model_only(k.path, slim);
       store.replace_artifacts(plan.run.id, {{db::kept_checkpoint_kind(k.update), slim, k.update}});
@@ -56,8 +29,8 @@ ModelOnlyResult keep_models_only(db::Store& store, const experiments::PrunePlan&
       return r;
     }
     ++r.files;
-    r.before += size_of(k.path);
-    r.after += size_of(slim);
+    r.before += db::file_bytes(k.path).value_or(0);
+    r.after += db::file_bytes(slim).value_or(0);
     std::error_code ec;
     fs::remove(k.path, ec);  // after the row: a failure leaves a stray file, never a lost one
   }

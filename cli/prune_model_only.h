@@ -19,10 +19,10 @@ struct ModelOnlyResult {
 };
 
 // The plan's kept checkpoints that stay and hold the optimizer state. Listed (`apply` false):
-// those the run's config kept with it (train.keep_checkpoint_optimizer) and no prune rewrote
-// yet, nothing read but their sizes. Applied: each file that holds it is rewritten under a new
-// name, its row pointed at it (Store::replace_artifacts: refused, and the new file removed, when
-// the run started meanwhile), then the old file removed. A skipped plan does nothing.
+// the plan's `to_slim` (planned with PruneChoice::model_only), nothing read. Applied: each file
+// that holds it is rewritten under a new name, its row pointed at it (Store::replace_artifacts:
+// refused, and the new file removed, when the run started meanwhile), then the old file removed. A
+// skipped plan does nothing.
 ModelOnlyResult keep_models_only(db::Store& store, const experiments::PrunePlan& plan, bool apply);
 
 }  // namespace fathom::cli

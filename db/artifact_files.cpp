@@ -13,6 +13,23 @@ std::string recorded_file(const std::vector<Artifact>& artifacts, const std::str
   return "";
 }
 
+std::optional<std::uintmax_t> file_bytes(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  return bytes;
+}
+
+ResumePoints resume_points(const std::vector<Artifact>& artifacts, const std::string& dir) {
+  ResumePoints points;
+  points.last = recorded_file(artifacts, dir, "checkpoint_last");
+  points.previous = recorded_file(artifacts, dir, "checkpoint_previous");
+  points.previous_has_row = !points.previous.empty();
+  if (points.previous.empty() && fs::path(points.last).filename() == "checkpoint_last.pt")
+    points.previous = (fs::path(dir) / "checkpoint_previous.pt").string();
+  return points;
+}
+
 std::string kept_checkpoint_kind(int64_t update) { return "checkpoint_" + std::to_string(update); }
 
 std::vector<KeptCheckpoint> kept_checkpoints(const std::vector<Artifact>& artifacts,

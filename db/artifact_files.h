@@ -3,6 +3,7 @@
 // (core/train/run_files.h), the command line and the desktop app. A row's path is resolved
 // inside today's run directory, so a moved artifacts root still finds the files.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,19 @@ namespace fathom::db {
 // when there is none.
 std::string recorded_file(const std::vector<Artifact>& artifacts, const std::string& dir,
                           const std::string& kind);
+
+// The size of the file at `path`; nullopt where there is none (removed, never written).
+std::optional<std::uintmax_t> file_bytes(const std::string& path);
+
+// The run's resume point (checkpoint_last) and the one before it (checkpoint_previous, the
+// fallback when the last is unreadable), as the rows name them ("" where there is none). Runs
+// trained before files carried their holder's generation wrote checkpoint_last.pt and kept the
+// one before beside it as checkpoint_previous.pt, without a row: that file is named then.
+struct ResumePoints {
+  std::string last, previous;
+  bool previous_has_row = false;
+};
+ResumePoints resume_points(const std::vector<Artifact>& artifacts, const std::string& dir);
 
 // A checkpoint train.keep_checkpoint_every kept: the row checkpoint_<update>.
 struct KeptCheckpoint {

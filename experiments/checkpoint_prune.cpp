@@ -1,8 +1,7 @@
 #include "experiments/checkpoint_prune.h"
 
-#include <filesystem>
-
 #include <cstdlib>
+#include <filesystem>
 
 #include "db/run_json.h"
 #include "db/run_status.h"
@@ -24,33 +23,78 @@ std::string why_not_pruned(const db::RunRecord& run, int keep) {
   return "";
 }
 
+// The recorded fallback resume point of a run that ended with a result, when the resume point
+// in front of it is on disk. (The unrecorded checkpoint_previous.pt of runs from before rows
+// named it is left: without a row, the store could not refuse a resume started meanwhile.)
+db::ResumePoints fallback_to_remove(const std::vector<db::Artifact>& rows, const std::string& dir,
+                                    const db::RunRecord& run) {
+  if (db::status::is_active(run.status) || db::status::is_resumable(run.status)) return {};
+  const db::ResumePoints points = db::resume_points(rows, dir);
+  if (!points.previous_has_row || !db::file_bytes(points.last) || points.previous == points.last)
+    return {};
+  return points;
+}
+
+// The kept checkpoints that stay and were written with the optimizer state: the run's config kept
+// it (train.keep_checkpoint_optimizer; absent: runs from before the key did) and no prune has
+// rewritten them yet (a rewrite is named <kind>.model.g<lease>.pt).
+std::vector<db::KeptCheckpoint> with_optimizer_state(const db::RunRecord& run,
+                                                     const std::vector<db::KeptCheckpoint>& kept) {
+  if (db::config_value(run.config_json, "train.keep_checkpoint_optimizer") == "false") return {};
+  std::vector<db::KeptCheckpoint> out;
+  for (const auto& k : kept)
+    if (db::file_bytes(k.path) && k.path.find(".model.g") == std::string::npos) out.push_back(k);
+  return out;
+}
+
 }  // namespace
 
+std::string model_only_file_name(const db::KeptCheckpoint& k, int64_t lease) {
+  return (fs::path(k.path).parent_path() /
+          (db::kept_checkpoint_kind(k.update) + ".model.g" + std::to_string(lease) + ".pt"))
+      .string();
+}
+
 PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const db::RunRecord& run,
-                     int keep) {
-  PrunePlan p{run, why_not_pruned(run, keep), {}, {}, 0};
-  const auto all = db::kept_checkpoints(store.artifacts(run.id), paths.run_dir(run.id));
-  const size_t stay = keep < 0 ? all.size() : static_cast<size_t>(keep);
+                     const PruneChoice& choice) {
+  PrunePlan p;
+  p.run = run;
+  p.skipped = why_not_pruned(run, choice.keep);
+  const auto rows = store.artifacts(run.id);
+  const std::string dir = paths.run_dir(run.id);
+  const auto all = db::kept_checkpoints(rows, dir);
+  const size_t stay = choice.keep < 0 ? all.size() : static_cast<size_t>(choice.keep);
   const size_t go = all.size() > stay ? all.size() - stay : 0;
   for (size_t i = 0; i < all.size(); ++i) (i < go ? p.removed : p.kept).push_back(all[i]);
-  for (const auto& k : p.removed) {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(k.path, ec);
-    if (!ec) p.bytes += size;
+  for (const auto& k : p.removed) p.bytes += db::file_bytes(k.path).value_or(0);
+  if (choice.model_only && p.skipped.empty()) {
+    p.to_slim = with_optimizer_state(run, p.kept);
+    for (const auto& k : p.to_slim) p.to_slim_bytes += db::file_bytes(k.path).value_or(0);
+  }
+  if (choice.previous && p.skipped.empty()) {
+    p.previous = fallback_to_remove(rows, dir, run);
+    if (p.removes_previous()) p.previous_bytes = db::file_bytes(p.previous.previous).value_or(0);
   }
   return p;
 }
 
 std::string apply_prune(db::Store& store, const PrunePlan& plan) {
-  if (!plan.skipped.empty() || plan.removed.empty()) return "";
-  std::vector<std::string> kinds;
-  for (const auto& k : plan.removed) kinds.push_back(db::kept_checkpoint_kind(k.update));
+  if (!plan.skipped.empty() || (plan.removed.empty() && !plan.removes_previous())) return "";
+  std::vector<std::string> kinds, files;
+  for (const auto& k : plan.removed) {
+    kinds.push_back(db::kept_checkpoint_kind(k.update));
+    files.push_back(k.path);
+  }
+  if (plan.removes_previous()) {
+    kinds.push_back("checkpoint_previous");
+    files.push_back(plan.previous.previous);
+  }
   store.remove_artifacts(plan.run.id, kinds);  // re-checks the status under the write lock
   std::string failed;
-  for (const auto& k : plan.removed) {
+  for (const auto& file : files) {
     std::error_code ec;
-    fs::remove(k.path, ec);
-    if (ec) failed += (failed.empty() ? "could not remove " : ", ") + k.path + ": " + ec.message();
+    fs::remove(file, ec);
+    if (ec) failed += (failed.empty() ? "could not remove " : ", ") + file + ": " + ec.message();
   }
   return failed;
 }

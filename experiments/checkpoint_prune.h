@@ -1,6 +1,7 @@
 #pragma once
-// Pruning ended runs' kept checkpoints (train.keep_checkpoint_every) down to the newest N of
-// each -- what train.keep_checkpoints does while a run trains, for runs that kept them all.
+// Pruning ended runs' checkpoints: the kept checkpoints (train.keep_checkpoint_every) beyond the
+// newest N of each -- what train.keep_checkpoints does while a run trains, for runs that kept
+// them all -- and, asked for, the fallback resume point of runs that ended with a result.
 // The one implementation of `fathom prune` and the desktop app's "Prune checkpoints": the best,
 // last and averaged checkpoints, hypotheses and every row but the removed files' stay.
 #include <cstdint>
@@ -13,20 +14,43 @@
 
 namespace fathom::experiments {
 
+// What to prune.
+struct PruneChoice {
+  int keep = -1;            // kept checkpoints to leave per run, the newest; < 0: all stay
+  bool model_only = false;  // those that stay, rewritten without the optimizer state (that needs
+                            // LibTorch: `fathom prune --model-only`, cli/prune_model_only.h)
+  bool previous = false;    // the fallback resume point (checkpoint_previous) of finished and
+                            // diverged runs: only a resume after checkpoint_last went bad needs it
+};
+
 // What pruning one run does: its kept checkpoints split into those that go and those that stay.
 struct PrunePlan {
   db::RunRecord run;
   std::string skipped;  // why the run is left as it is ("" when it may be pruned)
   std::vector<db::KeptCheckpoint> removed, kept;
-  std::uintmax_t bytes = 0;  // of the removed files that exist
+  std::uintmax_t bytes = 0;  // of the removed kept checkpoints' files that exist
+  // The fallback resume point to remove ("" when none) and its size; `resume_point` is the
+  // checkpoint_last that stays: a caller that can load it checks that it does before applying.
+  db::ResumePoints previous;
+  std::uintmax_t previous_bytes = 0;
+  bool removes_previous() const { return !previous.previous.empty(); }
+  // With model_only: the kept checkpoints that stay and, as far as the run's config and their
+  // names tell, still hold the optimizer state -- no file is opened to list them (that would
+  // read gigabytes); a rewrite checks each file.
+  std::vector<db::KeptCheckpoint> to_slim;
+  std::uintmax_t to_slim_bytes = 0;
 };
 
 // Reads the run's rows and its files' sizes; changes nothing. A run that may still train
 // (queued, running) is skipped, and so is one that may be resumed (crashed, cancelled, failed)
-// into a final evaluation averaging more than `keep` (eval.average_checkpoints). `keep` < 0:
-// every kept checkpoint stays (`fathom prune --model-only` alone).
+// into a final evaluation averaging more than `keep` (eval.average_checkpoints). A resumable
+// run keeps its fallback resume point.
 PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const db::RunRecord& run,
-                     int keep);
+                     const PruneChoice& choice);
+
+// Where `fathom prune --model-only` writes kept checkpoint `k` without its optimizer state: a
+// name no holder of the run writes, <kind>.model.g<lease>.pt beside the old file.
+std::string model_only_file_name(const db::KeptCheckpoint& k, int64_t lease);
 
 // Removes the plan's rows (one transaction; a run that started meanwhile is refused with an
 // InputError and nothing goes), then its files. Returns the files that could not be removed, in

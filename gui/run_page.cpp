@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -22,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/util/strings.h"
+#include "db/artifact_files.h"
 #include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
@@ -32,18 +32,14 @@
 namespace fathom::gui {
 namespace {
 
-namespace fs = std::filesystem;
-
 QString when(double t) {
   return t > 0 ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t * 1000)).toString(Qt::ISODate)
                : QStringLiteral("-");
 }
 
 QString size_text(const std::string& path) {
-  std::error_code ec;
-  const auto bytes = fs::file_size(path, ec);
-  if (ec) return QStringLiteral("missing");
-  return QString::fromStdString(format_bytes(bytes));
+  const auto bytes = db::file_bytes(path);
+  return bytes ? QString::fromStdString(format_bytes(*bytes)) : QStringLiteral("missing");
 }
 
 // The last `lines` lines of a text file; "" where it cannot be read.

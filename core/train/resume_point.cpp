@@ -3,8 +3,13 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/config/config_io.h"
+#include "core/model/depth_parameterization.h"
+#include "core/model/transformer.h"
+#include "core/train/optimizer.h"
 #include "core/train/run_files.h"
 #include "core/train/trainer.h"
+#include "db/artifact_files.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -40,12 +45,20 @@ std::string load_resume_point(const std::string& last, const std::string& previo
 
 std::pair<std::string, std::string> recorded_resume_points(const db::Store& store, int64_t run,
                                                            const std::string& dir) {
-  const auto rows = store.artifacts(run);
-  const std::string last = recorded_file(rows, dir, "checkpoint_last");
-  std::string previous = recorded_file(rows, dir, "checkpoint_previous");
-  if (previous.empty() && fs::path(last).filename() == "checkpoint_last.pt")
-    previous = (fs::path(dir) / "checkpoint_previous.pt").string();
-  return {last, previous};
+  const db::ResumePoints points = db::resume_points(store.artifacts(run), dir);
+  return {points.last, points.previous};
+}
+
+void check_resume_point(const std::string& path) {
+  const RunConfig config =
+      load_config_string(checkpoint_config(path), path, fs::path(path).parent_path().string());
+  Transformer model(config.model, checkpoint_vocab_size(path));
+  Optimizer optimizer(parameter_groups(*model, config.model), config.train,
+                      config.train.optimizer == "muon"
+                          ? Optimizer::hidden_matrices(model->catalog())
+                          : std::vector<Optimizer::Matrix>{});
+  TrainerState state;
+  load_checkpoint(path, *model, &optimizer, &state);
 }
 
 }  // namespace fathom

@@ -238,6 +238,25 @@ TEST_F(Cli, TrainThenRunsAndShowReportTheRun) {
   EXPECT_EQ(run["config"]["data"]["task"], "synthetic");
   EXPECT_EQ(run["config"]["train"]["seed"], 3);  // the --set override is what was recorded
   EXPECT_TRUE(contains(run["config_yaml"].get<std::string>(), "d_model: 16"));
+  // Each artifact with its file's size; after the artifacts folder moved, found there.
+  ASSERT_FALSE(run["artifacts"].empty()) << show.out;
+  for (const auto& a : run["artifacts"])
+    EXPECT_EQ(a["bytes"], fs::file_size(a["path"].get<std::string>())) << a.dump();
+  fs::rename(dir_ / "runs.artifacts", dir_ / "moved");
+  const auto bytes_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--db", db(), "--json", "show", std::to_string(id)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto out = nlohmann::json::parse(fathom(args).out);
+    std::vector<nlohmann::json> bytes;
+    for (const auto& a : out["artifacts"]) bytes.push_back(a["bytes"]);
+    return bytes;
+  };
+  std::vector<nlohmann::json> sizes;
+  for (const auto& a : run["artifacts"]) sizes.push_back(a["bytes"]);
+  EXPECT_EQ(bytes_of({"--artifacts", (dir_ / "moved").string()}), sizes);
+  EXPECT_EQ(bytes_of({}), std::vector<nlohmann::json>(sizes.size(), nullptr));
+  const Result missing = fathom({"--db", db(), "show", std::to_string(id)});
+  EXPECT_TRUE(contains(missing.out, "(missing)")) << missing.out;
   // Shown by name too (the latest run with that name).
   const Result by_name = fathom({"--db", db(), "show", "cli-tiny", "--json"});
   ASSERT_EQ(by_name.status, 0) << by_name.err;

@@ -64,6 +64,15 @@ class PruneCli : public ::testing::Test {
     return id;
   }
 
+  // A file of `bytes` bytes in run `id`'s folder, recorded as its `kind` at `update`.
+  std::string add_file(int64_t id, const std::string& kind, int update, size_t bytes) const {
+    const fs::path file =
+        dir() / "runs.artifacts" / ("run-" + std::to_string(id)) / (kind + ".g1.pt");
+    std::ofstream(file) << std::string(bytes, 'x');
+    store().add_artifact(id, kind, file.string(), update);
+    return file.string();
+  }
+
   // Trains run 1 on a toy corpus: 30 updates, checkpoints kept at 10, 20 and 30.
   void train_toy() const {
     std::mt19937_64 rng(5);
@@ -211,6 +220,58 @@ TEST_F(PruneCli, ModelOnlyKeepsTheSameModelsInFewerBytes) {
   const ProgramResult again = fathom({"--json", "prune", "1", "--model-only", "--yes"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out).at("runs").at(0).at("model_only").at("files"), 0);
+}
+
+// --previous: a finished run's fallback resume point goes -- row and file, nothing else -- once
+// its checkpoint_last loads; the run still resumes from that one. A run that may be resumed, or
+// whose checkpoint_last does not load, keeps its fallback.
+TEST_F(PruneCli, PreviousRemovesAFinishedRunsFallbackResumePointOnlyBehindOneThatLoads) {
+  ASSERT_NO_FATAL_FAILURE(train_toy());
+  const std::string previous = path_of(1, "checkpoint_previous");
+  ASSERT_TRUE(fs::exists(previous));
+  const std::vector<std::string> before = kinds(1);
+
+  const ProgramResult listed = fathom({"--json", "prune", "1", "--previous"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto plan = nlohmann::json::parse(listed.out);
+  EXPECT_EQ(plan.at("bytes").get<uintmax_t>(), fs::file_size(previous));
+  EXPECT_EQ(plan.at("runs").at(0).at("removed"), nlohmann::json::array());  // no --keep
+  EXPECT_EQ(kinds(1), before);
+
+  const ProgramResult pruned = fathom({"prune", "1", "--previous", "--yes"});
+  ASSERT_EQ(pruned.exit_code, 0) << pruned.err;
+  EXPECT_NE(pruned.out.find("removed the fallback resume point"), std::string::npos) << pruned.out;
+  std::vector<std::string> expected;
+  for (const auto& k : before)
+    if (k != "checkpoint_previous") expected.push_back(k);
+  EXPECT_EQ(kinds(1), expected);
+  EXPECT_FALSE(fs::exists(previous));
+  for (const char* stays : {"checkpoint_10", "checkpoint_30", "checkpoint_best", "checkpoint_last"})
+    EXPECT_TRUE(fs::exists(path_of(1, stays))) << stays;
+  const ProgramResult resumed =
+      fathom({"train", "--resume", "1", "--no-progress", "--set", "train.max_updates=40"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(store().find_run("1")->updates, 40);
+
+  // Stored runs: files that are no checkpoints, so no checkpoint_last of theirs loads.
+  const int64_t crashed = stored_run("lost", "crashed", {}, 0);
+  const int64_t bad = stored_run("bad", "finished", {}, 0);
+  for (int64_t id : {crashed, bad}) {
+    add_file(id, "checkpoint_last", 20, 100);
+    add_file(id, "checkpoint_previous", 10, 100);
+  }
+  const ProgramResult r = fathom({"--json", "prune", "lost", "bad", "--previous", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_NE(out.at("runs").at(0).at("skipped").get<std::string>().find("may be resumed"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(out.at("runs").at(1).at("previous_kept").get<std::string>().find("does not load"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(out.at("bytes").get<uintmax_t>(), 0u);
+  for (int64_t id : {crashed, bad})
+    EXPECT_EQ(kinds(id), (std::vector<std::string>{"checkpoint_last", "checkpoint_previous"}));
 }
 
 }  // namespace test_prune_cli

@@ -1,12 +1,18 @@
 // "Prune checkpoints..." of the runs view (gui/prune_dialog.h): the dialog says what the number
 // removes -- the kept checkpoints beyond the newest N, their size from the files -- and which
 // runs it leaves (a running one), as the number changes; Prune removes those rows and files
-// and nothing else; the action reaches the dialog from the runs view's selection.
+// and nothing else; the action reaches the dialog from the runs view's selection. With the
+// optimizer state or the fallback resume point chosen, the real `fathom prune` does it (a trained
+// run's checkpoints), and a checkpoint_last that does not load keeps its fallback, said.
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -15,6 +21,7 @@
 #include <QTimer>
 
 #include "db/store.h"
+#include "gui/fathom_binary.h"
 #include "gui/prune_dialog.h"
 #include "gui/run_actions.h"
 #include "gui/runs_model.h"
@@ -64,8 +71,7 @@ class RunPruneTest : public QObject {
     const int64_t live = add_run(store, db, "live", false);
     QVERIFY(done > 0 && live > 0);
     PruneDialog dialog(
-        store, fathom::db::store_paths(db.toStdString()),
-        {*store.find_run(std::to_string(done)), *store.find_run(std::to_string(live))});
+        store, db, {*store.find_run(std::to_string(done)), *store.find_run(std::to_string(live))});
     dialog.keepBox()->setValue(1);
     const QString text = dialog.summary()->text();
     QVERIFY2(text.contains("Removes 3 kept checkpoint(s) of 1 run(s): 2.9 KiB"), qPrintable(text));
@@ -87,6 +93,64 @@ class RunPruneTest : public QObject {
     QVERIFY(QFile::exists(run_artifacts_dir(db, done) + "/checkpoint_30.g1.pt"));
     QVERIFY(QFile::exists(run_artifacts_dir(db, done) + "/checkpoint_best.g1.pt"));
     QCOMPARE(kinds(db, live).size(), size_t(5));  // the running run is untouched
+  }
+
+  void theOptimizerStateAndTheFallbackGoThroughTheCommandLine() {
+    if (find_fathom_binary().isEmpty()) QSKIP("fathom binary not built ($FATHOM_BIN)");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QFile config(dir.filePath("tiny.yaml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(
+        "name: tiny\ndevice: cpu\n"
+        "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}\n"
+        "data: {task: synthetic, max_tokens: 256,\n"
+        "       synthetic: {vocab: 8, train_size: 200, valid_size: 10, test_size: 5}}\n"
+        "train: {lr: 0.005, max_updates: 12, valid_every: 4, log_every: 4, threads: 1,\n"
+        "        keep_checkpoint_every: 4}\neval: {beam: 1}\n");
+    config.close();
+    QProcess train;
+    train.setProcessEnvironment(fathom_environment(db));
+    train.start(find_fathom_binary(), {"train", config.fileName(), "--no-progress"});
+    QVERIFY(train.waitForFinished(120000));
+    QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+    auto store = Store::open(db.toStdString());
+    const int64_t bad = add_run(store, db, "bad", true);  // files that are no checkpoints
+    for (const char* kind : {"checkpoint_last", "checkpoint_previous"}) {
+      QFile garbage(run_artifacts_dir(db, bad) + "/" + kind + ".g1.pt");
+      QVERIFY(garbage.open(QIODevice::WriteOnly) && garbage.write("not a checkpoint") > 0);
+      store.add_artifact(bad, kind, garbage.fileName().toStdString(), 0);
+    }
+    const auto before = kinds(db, 1);
+    QVERIFY(std::count(before.begin(), before.end(), "checkpoint_previous") == 1);
+
+    PruneDialog dialog(store, db, {*store.find_run("1"), *store.find_run(std::to_string(bad))});
+    dialog.keepBox()->setValue(4);  // every kept checkpoint stays
+    QVERIFY(!dialog.pruneButton()->isEnabled());
+    dialog.modelOnlyBox()->setChecked(true);
+    dialog.previousBox()->setChecked(true);
+    const QString text = dialog.summary()->text();
+    QVERIFY2(text.contains("Removes the fallback resume point of 2 run(s)"), qPrintable(text));
+    QVERIFY2(text.contains("Rewrites 7 kept checkpoint(s) without the optimizer state"),
+             qPrintable(text));  // the trained run's 3 and the stored run's 4
+    QCOMPARE(dialog.commandArguments(),
+             (QStringList{"prune", "1", QString::number(bad), "--keep", "4", "--model-only",
+                          "--previous", "--yes", "--json"}));
+    QStringList errors;
+    const QString said = dialog.prune(&errors);
+    QVERIFY2(said.contains("removed, 3 rewritten without the optimizer state, 1 fallback"),
+             qPrintable(said));
+    std::vector<std::string> expected;
+    for (const auto& k : before)
+      if (k != "checkpoint_previous") expected.push_back(k);
+    QCOMPARE(kinds(db, 1), expected);
+    for (const auto& a : Store::open(db.toStdString()).artifacts(1))
+      if (a.kind == "checkpoint_4")
+        QVERIFY2(a.path.find(".model.g") != std::string::npos, a.path.c_str());
+    // The stored run: its checkpoint_last does not load, so its fallback stays, said; its "kept
+    // checkpoints" hold no optimizer state to drop (no checkpoints at all): left as they are.
+    QVERIFY2(errors.join('\n').contains("does not load"), qPrintable(errors.join('\n')));
+    QCOMPARE(kinds(db, bad).size(), size_t(7));
   }
 
   void theRunsViewOpensItForTheSelection() {
