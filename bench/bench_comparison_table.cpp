@@ -29,8 +29,10 @@ std::vector<experiments::TableRun> runs_of(long n, bool half_averaged) {
               {"model.init", "method" + std::to_string(i / 6 % 4)},
               {"train.seed", std::to_string(i / 24)}};
     r.metric = 20.0 + static_cast<double>(i % 97) / 10;
-    r.final_model = half_averaged && i % 2 ? "mean of 5 checkpoints, updates 1 2 3 4 5"
-                                           : "checkpoint_best, update 900";
+    r.final_model =
+        half_averaged && i % 2
+            ? db::FinalModel{db::FinalModel::Kind::MeanOfKept, 0, {1, 2, 3, 4, 5}, 0, false}
+            : db::FinalModel{db::FinalModel::Kind::BestCheckpoint, 900, {}, 0, false};
     runs.push_back(std::move(r));
   }
   return runs;

@@ -212,13 +212,17 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
          (up ? "higher" : "lower") + " is better";
 }
 
-// A run's final-model protocol in words. A run from before the tag was evaluated on its best
-// checkpoint.
-std::string final_model_protocol(const std::string& tag) {
-  if (tag.rfind("mean of ", 0) == 0)
-    return "the mean of the last " + tag.substr(8, tag.find(' ', 8) - 8) + " kept checkpoints";
-  if (tag.empty() || tag.rfind("checkpoint_best", 0) == 0) return "the best checkpoint";
-  return "the final weights";  // no validation split, so no best checkpoint
+// A run's final-model protocol in words.
+std::string final_model_protocol(const db::FinalModel& model) {
+  switch (model.kind) {
+    case db::FinalModel::Kind::MeanOfKept:
+      return "the mean of the last " + std::to_string(model.averaged.size()) + " kept checkpoints";
+    case db::FinalModel::Kind::BestCheckpoint:
+      return "the best checkpoint";
+    case db::FinalModel::Kind::FinalWeights:  // no validation split, or nothing kept to average
+      break;
+  }
+  return "the final weights";
 }
 
 // Which model the values measure, said where a run averaged checkpoints
@@ -462,7 +466,8 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
     r.metric = it->second;
   for (const auto& [name, value] : rec.final_metrics)
     if (std::isfinite(value)) r.final_metrics[name] = value;
-  if (auto it = tags.find("final_model"); it != tags.end()) r.final_model = it->second;
+  if (auto it = tags.find(db::kFinalModelTag); it != tags.end())
+    r.final_model = db::parse_final_model_tag(it->second);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "db/final_model_tag.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/sweep_runs.h"
@@ -26,9 +27,9 @@ struct TableRun {
   std::optional<int64_t> metric_step;
   // Every finite final metric of the run: a variant is chosen on one of them (select_by).
   std::map<std::string, double> final_metrics;
-  // Its tag final_model: which model its final valid_* and test_* metrics measure
-  // ("checkpoint_best, update 900", "mean of 5 checkpoints, updates ..."; "" before the tag).
-  std::string final_model;
+  // Its tag final_model: which model its final valid_* and test_* metrics measure (the best
+  // checkpoint for runs from before the tag).
+  db::FinalModel final_model;
 };
 
 // Which value of a run a table or curve takes for its metric.

@@ -14,6 +14,7 @@
 #include "core/train/training_session.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
+#include "db/final_model_tag.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 
@@ -123,31 +124,34 @@ void TrainingSession::log_probes(int64_t update) {
 // average` decodes with it); else the checkpoint of the best validation loss where there is
 // one. The tag final_model says which.
 void TrainingSession::load_final_model() {
-  std::string which = "the model after update " + std::to_string(state_.update);
+  db::FinalModel which{db::FinalModel::Kind::FinalWeights, state_.update, {}, 0, false};
   if (const int n = config_.eval.average_checkpoints; n > 0) {
     auto kept = kept_checkpoints(store_->artifacts(run_), files_->dir());
     if (static_cast<int>(kept.size()) > n) kept.erase(kept.begin(), kept.end() - n);
     // Only a fork that began after its last keep point has none: its own final weights, said.
-    if (kept.empty()) {
-      store_->set_tag(*lease_, "final_model", which + " (no kept checkpoint to average)");
-      return;
+    which.nothing_to_average = kept.empty();
+    if (!kept.empty()) {
+      std::vector<std::string> paths;
+      which = {db::FinalModel::Kind::MeanOfKept, 0, {}, 0, false};
+      for (const auto& k : kept) {
+        paths.push_back(k.path);
+        which.averaged.push_back(k.update);
+      }
+      if (static_cast<int>(kept.size()) < n) which.asked = n;
+      average_checkpoints(paths, *model_);
+      const std::string path = files_->name("checkpoint_average", state_.update, ".pt");
+      save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
+      files_->record("checkpoint_average", path, state_.update);
     }
-    std::vector<std::string> paths;
-    which = "mean of " + std::to_string(kept.size()) + " checkpoints, updates";
-    for (const auto& k : kept) {
-      paths.push_back(k.path);
-      which += " " + std::to_string(k.update);
-    }
-    if (static_cast<int>(kept.size()) < n) which += " (" + std::to_string(n) + " asked)";
-    average_checkpoints(paths, *model_);
-    const std::string path = files_->name("checkpoint_average", state_.update, ".pt");
-    save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
-    files_->record("checkpoint_average", path, state_.update);
   } else if (const std::string best = files_->current("checkpoint_best"); !best.empty()) {
     load_checkpoint(best, *model_, nullptr, nullptr);
-    which = "checkpoint_best, update " + std::to_string(files_->current_step("checkpoint_best"));
+    which = {db::FinalModel::Kind::BestCheckpoint,
+             files_->current_step("checkpoint_best"),
+             {},
+             0,
+             false};
   }
-  store_->set_tag(*lease_, "final_model", which);
+  store_->set_tag(*lease_, db::kFinalModelTag, db::final_model_tag(which));
 }
 
 // With the optimizer state (unless train.keep_checkpoint_optimizer is false) and the log

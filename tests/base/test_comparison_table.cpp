@@ -281,7 +281,8 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
       experiments::load_table_runs(store, "s", "test_bleu", {"model.norm", "model.encoder_layers"});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
-  EXPECT_EQ(runs[1].final_model, "checkpoint_best, update 2");
+  EXPECT_EQ(runs[1].final_model.kind, db::FinalModel::Kind::BestCheckpoint);
+  EXPECT_EQ(runs[1].final_model.update, 2);
   experiments::TableOptions o;
   o.rows = "model.encoder_layers";
   o.cols = "model.norm";
@@ -301,7 +302,7 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
     for (size_t i = 0; i < models.size(); ++i) {
       runs.push_back(run(static_cast<int64_t>(i + 1), "6", i % 2 ? "admin" : "xavier",
                          std::to_string(i / 2 + 1), "finished", 20.0 + static_cast<double>(i)));
-      runs.back().final_model = models[i];
+      runs.back().final_model = db::parse_final_model_tag(models[i]);
       runs.back().axes["eval.average_checkpoints"] = models[i].empty() ? "0" : "5";
     }
     return runs;
