@@ -23,7 +23,6 @@
 #include "base/util/error.h"
 #include "base/util/file_write.h"
 #include "base/util/progress.h"
-#include "base/util/utf8.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/stop_signals.h"
@@ -49,17 +48,15 @@ struct TranslateArgs {
   bool no_progress = false;
 };
 
-// Standard input's lines, read and checked as read_lines() reads a file's.
+// Standard input's lines, read and checked as read_lines() reads a file's (core/data/text_reader.h:
+// gzip, a byte-order mark, '\r', invalid UTF-8 and over-long lines); errors name --input.
 std::vector<std::string> read_standard_input() {
   std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (lines.empty() && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-    if (find_invalid_utf8(line) != std::string_view::npos)
-      throw InputError("standard input", static_cast<int>(lines.size() + 1), "--input",
-                       "invalid UTF-8");
-    lines.push_back(std::move(line));
+  try {
+    LineReader reader{LineReader::StandardInput{}};
+    for (std::string line; reader.next(line);) lines.push_back(std::move(line));
+  } catch (const InputError& e) {
+    throw InputError(e.file(), e.line(), "--input", e.message());
   }
   if (lines.empty()) throw InputError("standard input", 0, "--input", "no lines to translate");
   return lines;

@@ -1,5 +1,6 @@
 #include "core/data/text_reader.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -32,6 +33,16 @@ LineReader::LineReader(const std::string& path) : path_(path) {
   gzbuffer(static_cast<gzFile>(gz_), 1 << 17);  // fewer system calls on big corpora
 }
 
+LineReader::LineReader(StandardInput) : path_("standard input"), empty_is_error_(false) {
+  const int fd = dup(STDIN_FILENO);  // gzclose closes its descriptor; standard input stays open
+  gz_ = fd < 0 ? nullptr : gzdopen(fd, "rb");
+  if (!gz_) {
+    if (fd >= 0) close(fd);
+    throw InputError(path_, 0, "", std::string("cannot read: ") + std::strerror(errno));
+  }
+  gzbuffer(static_cast<gzFile>(gz_), 1 << 17);
+}
+
 LineReader::~LineReader() {
   if (gz_) gzclose(static_cast<gzFile>(gz_));
 }
@@ -56,7 +67,7 @@ bool LineReader::fill() {
   gzerror(gz, &code);
   if (code == Z_BUF_ERROR)
     throw InputError(path_, 0, "", "truncated gzip file (unexpected end of compressed data)");
-  if (bytes_ == 0) throw InputError(path_, 0, "", "file is empty");
+  if (bytes_ == 0 && empty_is_error_) throw InputError(path_, 0, "", "file is empty");
   return false;
 }
 

@@ -28,6 +28,11 @@ class LineReader {
   // machine's memory.
   static constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
   explicit LineReader(const std::string& path);
+  // Standard input (`fathom translate` without --input), read and checked as a file is, gzip
+  // too, and named "standard input" in errors; no text at all is no error here (the caller
+  // says what it needed).
+  struct StandardInput {};
+  explicit LineReader(StandardInput);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -46,6 +51,7 @@ class LineReader {
   std::size_t lines_ = 0;
   std::uint64_t bytes_ = 0;
   bool at_start_ = true, ended_ = false;
+  bool empty_is_error_ = true;
 };
 
 // `path` as given when absolute or when `config_dir` is empty, else relative to `config_dir`.

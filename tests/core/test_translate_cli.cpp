@@ -6,6 +6,7 @@
 // checkpoints' mean wrote; a length limit of one token leaves every line empty. Bad input exits 2
 // before any work and writes nothing.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -145,6 +146,33 @@ TEST_F(TranslateCli, StandardInputComesOutInItsOwnOrder) {
   EXPECT_NE(r.err.find("30 sentences translated"), std::string::npos) << r.err;
 }
 
+// Standard input read as a file is: gzip-compressed (`fathom data` keeps corpora so), with a
+// byte-order mark and Windows line ends, it translates as the plain file does.
+TEST_F(TranslateCli, StandardInputMayBeCompressedOrFromWindows) {
+  const std::string plain = fathom::testing::read_text(corpus("test.de"));
+  const ProgramResult expected = fathom({"translate", "1", "--no-progress"}, plain);
+  ASSERT_EQ(expected.exit_code, 0) << expected.err;
+  uLongf size = compressBound(static_cast<uLong>(plain.size())) + 32;
+  std::string packed(size, '\0');
+  z_stream z{};  // gzip framing (windowBits 15 + 16), as gzip(1) writes
+  ASSERT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  z.avail_in = static_cast<uInt>(plain.size());
+  z.next_out = reinterpret_cast<Bytef*>(packed.data());
+  z.avail_out = static_cast<uInt>(packed.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  packed.resize(z.total_out);
+  deflateEnd(&z);
+  const ProgramResult gz = fathom({"translate", "1", "--no-progress"}, packed);
+  ASSERT_EQ(gz.exit_code, 0) << gz.err;
+  EXPECT_EQ(gz.out, expected.out);
+  std::string windows = "\xEF\xBB\xBF";
+  for (const auto& line : lines_of(plain)) windows += line + "\r\n";
+  const ProgramResult crlf = fathom({"translate", "1", "--no-progress"}, windows);
+  ASSERT_EQ(crlf.exit_code, 0) << crlf.err;
+  EXPECT_EQ(crlf.out, expected.out);
+}
+
 TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
   const auto translated = [&](std::vector<std::string> flags, const std::string& run = "1") {
     flags.insert(flags.begin(), {"translate", run, "--input", corpus("test.de"), "--no-progress"});
@@ -198,6 +226,10 @@ TEST_F(TranslateCli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_NE(empty.err.find("standard input: '--input': no lines to translate"), std::string::npos)
       << empty.err;
+  const ProgramResult bad = fathom({"translate", "1"}, "ein haus\nein \xff\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("standard input:2: '--input': invalid UTF-8"), std::string::npos)
+      << bad.err;
 }
 
 }  // namespace test_translate_cli
