@@ -165,9 +165,14 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
   nlohmann::json out = {{"pruned", opts.yes}, {"runs", nlohmann::json::array()}};
   if (opts.keep >= 0) out["keep"] = opts.keep;
   std::uintmax_t removed = 0, slim_before = 0, slim_after = 0;
-  for (const auto& p : plans) {
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const experiments::PrunePlan& p = plans[i];
     nlohmann::json entry = {{"id", p.run.id}, {"name", p.run.name}, {"status", p.run.status}};
-    const std::string head = "run " + std::to_string(p.run.id) + " (" + p.run.name + ")";
+    // Applying may read and write gigabytes a run: where each run is in the whole, said as done.
+    const std::string count = opts.yes && plans.size() > 1 ? "[" + std::to_string(i + 1) + "/" +
+                                                                 std::to_string(plans.size()) + "] "
+                                                           : "";
+    const std::string head = count + "run " + std::to_string(p.run.id) + " (" + p.run.name + ")";
     const bool slim = opts.model_only && p.skipped.empty() && !p.kept.empty();
     if (!p.skipped.empty() || (p.removed.empty() && !p.removes_previous() && !slim)) {
       const std::string why = !p.skipped.empty() ? p.skipped : nothing_to_do(opts, p.run);
@@ -188,7 +193,8 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
       std::cout << head
                 << (said.str().empty()
                         ? ": nothing to do: its kept checkpoints hold the model alone\n"
-                        : "\n" + said.str());
+                        : "\n" + said.str())
+                << std::flush;
     out["runs"].push_back(entry);
   }
   out["bytes"] = removed;

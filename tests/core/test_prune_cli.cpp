@@ -272,6 +272,17 @@ TEST_F(PruneCli, PreviousRemovesAFinishedRunsFallbackResumePointOnlyBehindOneTha
   EXPECT_EQ(out.at("bytes").get<uintmax_t>(), 0u);
   for (int64_t id : {crashed, bad})
     EXPECT_EQ(kinds(id), (std::vector<std::string>{"checkpoint_last", "checkpoint_previous"}));
+  // As text, each run counted as it is done (a sweep's prune reads gigabytes a run).
+  const ProgramResult text = fathom({"prune", "lost", "bad", "--previous", "--yes"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("[1/2] run " + std::to_string(crashed) + " (lost): left as it is"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("[2/2] run " + std::to_string(bad) +
+                          " (bad)\n  checkpoint_last does "
+                          "not load"),
+            std::string::npos)
+      << text.out;
 }
 
 }  // namespace test_prune_cli
