@@ -10,6 +10,7 @@
 #include "base/util/error.h"
 #include "base/util/file_write.h"
 #include "core/model/transformer.h"
+#include "core/train/checkpoint_checksum.h"
 #include "core/train/optimizer.h"
 
 namespace fathom {
@@ -31,16 +32,40 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::st
   archive.read(key, t, /*is_buffer=*/true);
   return t;
 }
+
+// Checksums of the tensors read, against those written beside them (checkpoints from before
+// them have none: nothing to compare).
+const char* const kModelChecksum = "checksum_model";
+const char* const kOptimizerChecksum = "checksum_optimizer";
+
+void compare_checksum(torch::serialize::InputArchive& archive, const char* key,
+                      const TensorChecksum& read, const std::string& path, const char* what) {
+  torch::Tensor written;
+  if (!archive.try_read(key, written, true) || written.item<int64_t>() == read.value()) return;
+  throw InputError(path, 0, "",
+                   std::string("cannot read checkpoint: ") + what +
+                       " do not match the checksum written with them (the file changed on disk "
+                       "since: a flipped bit, a bad block)");
+}
 }  // namespace
 
 std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
                              const TrainerState& state, const std::string& config_yaml) {
   torch::serialize::OutputArchive archive;
+  TensorChecksum model_sum, optimizer_sum;
+  const auto write = [&](const std::string& key, const torch::Tensor& tensor) {
+    archive.write(key, tensor, /*is_buffer=*/true);
+    model_sum.add(key, tensor);
+  };
   for (const auto& p : model.named_parameters())
-    archive.write(archive_key("param", p.key()), p.value().detach().cpu(), /*is_buffer=*/true);
+    write(archive_key("param", p.key()), p.value().detach().cpu());
   for (const auto& b : model.named_buffers())
-    archive.write(archive_key("buffer", b.key()), b.value().cpu(), /*is_buffer=*/true);
-  if (optimizer) optimizer->save(archive);
+    write(archive_key("buffer", b.key()), b.value().cpu());
+  archive.write(kModelChecksum, torch::tensor(model_sum.value(), torch::kInt64), true);
+  if (optimizer) {
+    optimizer->save(archive, &optimizer_sum);
+    archive.write(kOptimizerChecksum, torch::tensor(optimizer_sum.value(), torch::kInt64), true);
+  }
   archive.write("state_update", scalar(state.update), true);
   archive.write("state_epoch", scalar(state.epoch), true);
   archive.write("state_batch_in_epoch", scalar(state.batch_in_epoch), true);
@@ -86,17 +111,26 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
              TransformerImpl& model, Optimizer* optimizer, TrainerState* state) {
   try {
     torch::NoGradGuard no_grad;
+    TensorChecksum model_sum, optimizer_sum;
     for (auto& p : model.named_parameters()) {
-      torch::Tensor saved = read_tensor(archive, archive_key("param", p.key()));
+      const std::string key = archive_key("param", p.key());
+      torch::Tensor saved = read_tensor(archive, key);
       if (saved.sizes() != p.value().sizes())
         throw InputError(path, 0, p.key(), "checkpoint shape differs from the model's");
+      model_sum.add(key, saved);
       p.value().copy_(saved);
     }
     for (auto& b : model.named_buffers()) {
-      torch::Tensor saved = read_tensor(archive, archive_key("buffer", b.key()));
+      const std::string key = archive_key("buffer", b.key());
+      torch::Tensor saved = read_tensor(archive, key);
+      model_sum.add(key, saved);
       b.value().set_data(saved.to(b.value().device()));
     }
-    if (optimizer) optimizer->load(archive);
+    compare_checksum(archive, kModelChecksum, model_sum, path, "the model's tensors");
+    if (optimizer) {
+      optimizer->load(archive, &optimizer_sum);
+      compare_checksum(archive, kOptimizerChecksum, optimizer_sum, path, "the optimizer's moments");
+    }
     if (state) {
       state->update = read_tensor(archive, "state_update").item<int64_t>();
       state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/train/checkpoint.h"
+#include "core/train/checkpoint_checksum.h"
 #include "core/train/muon.h"
 
 namespace fathom {
@@ -131,26 +132,31 @@ void Optimizer::muon_step(Slot& s, double lr) {
   s.param.add_(update, -lr * muon_update_scale(s.param, s.muon_blocks));
 }
 
-void Optimizer::save(torch::serialize::OutputArchive& archive) const {
+void Optimizer::save(torch::serialize::OutputArchive& archive, TensorChecksum* checksum) const {
   archive.write("optimizer_step", torch::tensor(step_, torch::kInt64));
-  for (const auto& s : slots_) {
-    archive.write(archive_key("optimizer_exp_avg", s.name), s.exp_avg, /*is_buffer=*/true);
-    archive.write(archive_key("optimizer_exp_avg_sq", s.name), s.exp_avg_sq, /*is_buffer=*/true);
-  }
+  for (const auto& s : slots_)
+    for (const auto& [prefix, moment] :
+         {std::pair{"optimizer_exp_avg", &s.exp_avg}, {"optimizer_exp_avg_sq", &s.exp_avg_sq}}) {
+      const std::string key = archive_key(prefix, s.name);
+      archive.write(key, *moment, /*is_buffer=*/true);
+      if (checksum) checksum->add(key, *moment);
+    }
 }
 
-void Optimizer::load(torch::serialize::InputArchive& archive) {
+void Optimizer::load(torch::serialize::InputArchive& archive, TensorChecksum* checksum) {
   torch::NoGradGuard no_grad;
   torch::Tensor step;
   archive.read("optimizer_step", step);
   step_ = step.item<int64_t>();
-  for (auto& s : slots_) {
-    torch::Tensor m, v;
-    archive.read(archive_key("optimizer_exp_avg", s.name), m, /*is_buffer=*/true);
-    archive.read(archive_key("optimizer_exp_avg_sq", s.name), v, /*is_buffer=*/true);
-    s.exp_avg.copy_(m);
-    s.exp_avg_sq.copy_(v);
-  }
+  for (auto& s : slots_)
+    for (const auto& [prefix, moment] :
+         {std::pair{"optimizer_exp_avg", &s.exp_avg}, {"optimizer_exp_avg_sq", &s.exp_avg_sq}}) {
+      const std::string key = archive_key(prefix, s.name);
+      torch::Tensor saved;
+      archive.read(key, saved, /*is_buffer=*/true);
+      if (checksum) checksum->add(key, saved);
+      moment->copy_(saved);
+    }
 }
 
 }  // namespace fathom

@@ -17,6 +17,8 @@
 
 namespace fathom {
 
+class TensorChecksum;
+
 class Optimizer {
  public:
   // One group: every parameter at the scheduled learning rate and train.eps.
@@ -57,8 +59,10 @@ class Optimizer {
   // and FFN projections, the depth-wise LSTM's, gated attention's -- with its stacked blocks.
   static std::vector<Matrix> hidden_matrices(const ParameterCatalog& catalog);
 
-  void save(torch::serialize::OutputArchive& archive) const;
-  void load(torch::serialize::InputArchive& archive);
+  // `checksum` (when given) adds each moment tensor as written or as read
+  // (core/train/checkpoint_checksum.h).
+  void save(torch::serialize::OutputArchive& archive, TensorChecksum* checksum = nullptr) const;
+  void load(torch::serialize::InputArchive& archive, TensorChecksum* checksum = nullptr);
 
  private:
   struct Slot {
