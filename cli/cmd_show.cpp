@@ -126,10 +126,9 @@ void print_tags(const db::RunRecord& run, const db::Store& store) {
 }
 
 // The size of an artifact's file where it is today -- in the run's folder, so a moved artifacts
-// root still finds it (db/artifact_files.h) -- or where its row says when the store has no
-// folder for runs here. nullopt when the file is gone.
+// root still finds it (db/artifact_files.h). nullopt when the file is gone.
 std::optional<std::uintmax_t> artifact_bytes(const db::Artifact& a, const std::string& run_dir) {
-  return db::file_bytes(run_dir.empty() ? a.path : db::recorded_file({a}, run_dir, a.kind));
+  return db::file_bytes(db::artifact_file(a, run_dir));
 }
 
 // What the run stored besides its columns: artifacts (with their sizes: `fathom prune` frees

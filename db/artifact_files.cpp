@@ -13,6 +13,10 @@ std::string recorded_file(const std::vector<Artifact>& artifacts, const std::str
   return "";
 }
 
+std::string artifact_file(const Artifact& artifact, const std::string& dir) {
+  return dir.empty() ? artifact.path : recorded_file({artifact}, dir, artifact.kind);
+}
+
 std::optional<std::uintmax_t> file_bytes(const std::string& path) {
   std::error_code ec;
   const std::uintmax_t bytes = fs::file_size(path, ec);

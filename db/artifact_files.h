@@ -16,6 +16,10 @@ namespace fathom::db {
 std::string recorded_file(const std::vector<Artifact>& artifacts, const std::string& dir,
                           const std::string& kind);
 
+// Where one artifact's file is today: inside `dir`, as recorded_file() resolves it, or the row's
+// own path where `dir` is "" (a server store with no folder for runs here).
+std::string artifact_file(const Artifact& artifact, const std::string& dir);
+
 // The size of the file at `path`; nullopt where there is none (removed, never written).
 std::optional<std::uintmax_t> file_bytes(const std::string& path);
 

@@ -77,7 +77,7 @@ void flatten(const nlohmann::json& j, const std::string& path,
 // The overview tab's text: rows laid out in one column as wide as the longest key plus two
 // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
-                      const std::vector<db::Artifact>& artifacts,
+                      const std::vector<db::Artifact>& artifacts, const std::string& run_dir,
                       const std::vector<db::SystemSummary>& system) {
   struct Row {
     QString key, value;
@@ -118,7 +118,7 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
     line("  " + QString::fromStdString(a.kind),
          QString::fromStdString(a.path) +
              (a.step ? QStringLiteral(" (update %1)").arg(*a.step) : QString()) + "  [" +
-             size_text(a.path) + "]");
+             size_text(db::artifact_file(a, run_dir)) + "]");
   qsizetype width = 0;
   for (const Row& r : rows)
     if (!r.heading) width = std::max(width, r.key.size());
@@ -131,7 +131,7 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
 // The samples tab's text: the sample translations at each validation, newest first
 // (train.valid_samples), then the first lines of the test hypotheses.
 QString samples_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
-                     const std::vector<db::Artifact>& artifacts) {
+                     const std::vector<db::Artifact>& artifacts, const std::string& run_dir) {
   QString samples;
   const auto by_update = db::validation_samples(tags);
   // A language model continues a prompt (model.arch: decoder_only), greedily and top-k sampled.
@@ -153,7 +153,10 @@ QString samples_text(const db::RunRecord& run, const std::map<std::string, std::
   QString test;
   for (const auto& a : artifacts)
     if (a.kind == "hypotheses")
-      test = tail_of(a.path, 1 << 30).split('\n', Qt::SkipEmptyParts).mid(0, 20).join('\n');
+      test = tail_of(db::artifact_file(a, run_dir), 1 << 30)
+                 .split('\n', Qt::SkipEmptyParts)
+                 .mid(0, 20)
+                 .join('\n');
   if (!test.isEmpty()) samples += "test set (first 20 hypotheses)\n" + test;
   return samples;
 }
@@ -233,8 +236,8 @@ void RunPage::readAgain() {
   const auto tags = store_->tags(run_.id);
   const auto artifacts = store_->artifacts(run_.id);
   charts_->refresh(*store_, run_);
-  set_text_in_place(overview_,
-                    overview_text(run_, tags, artifacts, db::system_summary(*store_, run_.id)));
+  set_text_in_place(overview_, overview_text(run_, tags, artifacts, run_dir_,
+                                             db::system_summary(*store_, run_.id)));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));
   const std::string log = run_dir_.empty() ? "" : experiments::worker_log_path(run_dir_);
   const QString log_text = log.empty() ? QString() : tail_of(log, 400);
@@ -243,7 +246,7 @@ void RunPage::readAgain() {
                         ? QStringLiteral("no worker log%1")
                               .arg(log.empty() ? QString() : " at " + QString::fromStdString(log))
                         : log_text);
-  const QString samples = samples_text(run_, tags, artifacts);
+  const QString samples = samples_text(run_, tags, artifacts, run_dir_);
   set_text_in_place(samples_, samples.isEmpty()
                                   ? QStringLiteral("no sample translations recorded (validation "
                                                    "samples: train.valid_samples; test "

@@ -272,11 +272,11 @@ class RunPageTest : public QObject {
       QFile log(run_dir + "/worker.log");
       QVERIFY(log.open(QIODevice::WriteOnly));
       log.write("worker: run 1 on host\nworker: run 1 finished after 10 updates\n");
-      QFile hyp(dir.filePath("test.hyp"));
+      QFile hyp(run_dir + "/test.hyp");  // a run's files are in its folder
       QVERIFY(hyp.open(QIODevice::WriteOnly));
       hyp.write("ein Hund\nzwei Katzen\n");
     }
-    store.add_artifact(a, "hypotheses", dir.filePath("test.hyp").toStdString(), 10);
+    store.add_artifact(a, "hypotheses", (run_dir + "/test.hyp").toStdString(), 10);
     // Validation samples at updates 5 and 10 (the trainer's tags), shown newest first; the
     // tags themselves stay out of the overview.
     store.set_tag(a, "samples.u5",
