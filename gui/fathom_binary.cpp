@@ -31,4 +31,18 @@ QProcessEnvironment fathom_environment(const QString& db_location) {
   return env;
 }
 
+bool set_up_fathom_process(QProcess& process, const QStringList& args, const QString& db_location,
+                           QString* problem) {
+  const QString binary = find_fathom_binary();
+  if (binary.isEmpty()) {
+    *problem = QStringLiteral(
+        "the fathom command line was not found beside fathom-gui or in PATH (set $FATHOM_BIN)");
+    return false;
+  }
+  process.setProgram(binary);
+  process.setArguments(args);
+  process.setProcessEnvironment(fathom_environment(db_location));
+  return true;
+}
+
 }  // namespace fathom::gui

@@ -1,8 +1,10 @@
 #pragma once
 // Where the `fathom` command line is: the GUI starts sweeps and resumes runs through it, so
 // they run in the same scheduler and worker processes as from a terminal.
+#include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
+#include <QStringList>
 
 namespace fathom::gui {
 
@@ -17,5 +19,10 @@ QString find_fathom_binary_from(const QString& dir);
 // FATHOM_ARTIFACTS. The store goes there rather than as `--db` in argv, which `ps` shows to
 // every user and a URL may hold a password. An empty location leaves FATHOM_DB as it is.
 QProcessEnvironment fathom_environment(const QString& db_location);
+
+// `process` made ready to run `fathom args` on the store at db_location (the program found as
+// above, the environment above); false and *problem (what to set) when no `fathom` is found.
+bool set_up_fathom_process(QProcess& process, const QStringList& args, const QString& db_location,
+                           QString* problem);
 
 }  // namespace fathom::gui

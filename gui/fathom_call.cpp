@@ -11,16 +11,8 @@ namespace fathom::gui {
 FathomCall call_fathom(QWidget* parent, const QString& db_location, const QStringList& args,
                        const QString& label) {
   FathomCall call;
-  const QString binary = find_fathom_binary();
-  if (binary.isEmpty()) {
-    call.problem = QStringLiteral(
-        "the fathom command line was not found beside fathom-gui or in PATH (set $FATHOM_BIN)");
-    return call;
-  }
   QProcess process;
-  process.setProgram(binary);
-  process.setArguments(args);
-  process.setProcessEnvironment(fathom_environment(db_location));
+  if (!set_up_fathom_process(process, args, db_location, &call.problem)) return call;
   QProgressDialog progress(label, QStringLiteral("Cancel"), 0, 0, parent);  // 0, 0: busy
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(500);
@@ -40,7 +32,7 @@ FathomCall call_fathom(QWidget* parent, const QString& db_location, const QStrin
   call.out = QString::fromUtf8(process.readAllStandardOutput());
   call.err = QString::fromUtf8(process.readAllStandardError()).trimmed();
   if (process.error() == QProcess::FailedToStart)
-    call.problem = QStringLiteral("could not start %1").arg(binary);
+    call.problem = QStringLiteral("could not start %1").arg(process.program());
   else if (cancelled)
     call.problem = QStringLiteral("cancelled: `fathom %1` was stopped").arg(args.join(' '));
   else if (process.exitStatus() == QProcess::CrashExit)

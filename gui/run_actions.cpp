@@ -32,17 +32,8 @@ std::optional<db::StorePaths> store_paths_or(const QString& db_location, QString
 // never argv), output appended to `log` when given.
 bool start_detached(const QStringList& args, const QString& db_location, const QString& log,
                     QString* message) {
-  const QString binary = find_fathom_binary();
-  if (binary.isEmpty()) {
-    *message = QStringLiteral(
-        "the fathom command line was not found beside fathom-gui or in PATH "
-        "(set $FATHOM_BIN)");
-    return false;
-  }
   QProcess process;
-  process.setProgram(binary);
-  process.setArguments(args);
-  process.setProcessEnvironment(fathom_environment(db_location));
+  if (!set_up_fathom_process(process, args, db_location, message)) return false;
   if (!log.isEmpty()) {
     QDir().mkpath(QFileInfo(log).absolutePath());
     process.setStandardOutputFile(log, QIODevice::Append);
@@ -50,7 +41,7 @@ bool start_detached(const QStringList& args, const QString& db_location, const Q
   }
   qint64 pid = 0;
   if (!process.startDetached(&pid)) {
-    *message = QStringLiteral("could not start %1").arg(binary);
+    *message = QStringLiteral("could not start %1").arg(process.program());
     return false;
   }
   *message = QStringLiteral("started `fathom %1` (pid %2)%3")
