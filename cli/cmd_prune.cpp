@@ -66,13 +66,13 @@ experiments::PrunePlan checked(experiments::PrunePlan p, nlohmann::json& entry,
                                std::ostream& said) {
   if (!p.removes_previous()) return p;
   try {
-    check_resume_point(p.previous.last);
+    check_resume_point(p.last);
   } catch (const std::exception& e) {
     const std::string why = std::string("checkpoint_last does not load (") + e.what() +
                             "): its fallback, checkpoint_previous, stays";
     entry["previous_kept"] = why;
     said << "  " << why << "\n";
-    p.previous = {};
+    p.previous.clear();
     p.previous_bytes = 0;
   }
   return p;
@@ -89,8 +89,7 @@ std::uintmax_t remove_beyond(db::Store& store, const PruneOptions& opts, experim
   entry["removed"] = removed;
   entry["kept"] = kept;
   entry["bytes"] = p.bytes + p.previous_bytes;
-  if (p.removes_previous())
-    entry["previous"] = {{"path", p.previous.previous}, {"bytes", p.previous_bytes}};
+  if (p.removes_previous()) entry["previous"] = {{"path", p.previous}, {"bytes", p.previous_bytes}};
   const std::string failed = opts.yes ? experiments::apply_prune(store, p) : "";
   if (!failed.empty()) entry["warning"] = failed;
   const char* verb = opts.yes ? "removed " : "would remove ";

@@ -23,16 +23,18 @@ std::string why_not_pruned(const db::RunRecord& run, int keep) {
   return "";
 }
 
-// The recorded fallback resume point of a run that ended with a result, when the resume point
-// in front of it is on disk. (The unrecorded checkpoint_previous.pt of runs from before rows
-// named it is left: without a row, the store could not refuse a resume started meanwhile.)
-db::ResumePoints fallback_to_remove(const std::vector<db::Artifact>& rows, const std::string& dir,
-                                    const db::RunRecord& run) {
-  if (db::status::is_active(run.status) || db::status::is_resumable(run.status)) return {};
+// Sets the plan's fallback resume point to remove: the recorded one of a run that ended with a
+// result, when the resume point in front of it is on disk. (The unrecorded
+// checkpoint_previous.pt of runs from before rows named it is left: without a row, the store
+// could not refuse a resume started meanwhile.)
+void plan_fallback(PrunePlan& p, const std::vector<db::Artifact>& rows, const std::string& dir) {
+  if (db::status::is_active(p.run.status) || db::status::is_resumable(p.run.status)) return;
   const db::ResumePoints points = db::resume_points(rows, dir);
   if (!points.previous_has_row || !db::file_bytes(points.last) || points.previous == points.last)
-    return {};
-  return points;
+    return;
+  p.previous = points.previous;
+  p.last = points.last;
+  p.previous_bytes = db::file_bytes(p.previous).value_or(0);
 }
 
 // The kept checkpoints that stay and were written with the optimizer state: the run's config kept
@@ -71,10 +73,7 @@ PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const 
     p.to_slim = with_optimizer_state(run, p.kept);
     for (const auto& k : p.to_slim) p.to_slim_bytes += db::file_bytes(k.path).value_or(0);
   }
-  if (choice.previous && p.skipped.empty()) {
-    p.previous = fallback_to_remove(rows, dir, run);
-    if (p.removes_previous()) p.previous_bytes = db::file_bytes(p.previous.previous).value_or(0);
-  }
+  if (choice.previous && p.skipped.empty()) plan_fallback(p, rows, dir);
   return p;
 }
 
@@ -87,7 +86,7 @@ std::string apply_prune(db::Store& store, const PrunePlan& plan) {
   }
   if (plan.removes_previous()) {
     kinds.push_back("checkpoint_previous");
-    files.push_back(plan.previous.previous);
+    files.push_back(plan.previous);
   }
   store.remove_artifacts(plan.run.id, kinds);  // re-checks the status under the write lock
   std::string failed;

@@ -29,11 +29,12 @@ struct PrunePlan {
   std::string skipped;  // why the run is left as it is ("" when it may be pruned)
   std::vector<db::KeptCheckpoint> removed, kept;
   std::uintmax_t bytes = 0;  // of the removed kept checkpoints' files that exist
-  // The fallback resume point to remove ("" when none) and its size; `resume_point` is the
-  // checkpoint_last that stays: a caller that can load it checks that it does before applying.
-  db::ResumePoints previous;
+  // The fallback resume point to remove ("" when none) and its size; `last` is the
+  // checkpoint_last in front of it, which stays: a caller that can load it checks that it does
+  // before applying.
+  std::string previous, last;
   std::uintmax_t previous_bytes = 0;
-  bool removes_previous() const { return !previous.previous.empty(); }
+  bool removes_previous() const { return !previous.empty(); }
   // With model_only: the kept checkpoints that stay and, as far as the run's config and their
   // names tell, still hold the optimizer state -- no file is opened to list them (that would
   // read gigabytes); a rewrite checks each file.

@@ -114,6 +114,11 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
   }
 }
 
+std::vector<Optimizer::Matrix> Optimizer::matrices_for(const TrainConfig& config,
+                                                       const ParameterCatalog& catalog) {
+  return config.optimizer == "muon" ? hidden_matrices(catalog) : std::vector<Matrix>{};
+}
+
 std::vector<Optimizer::Matrix> Optimizer::hidden_matrices(const ParameterCatalog& catalog) {
   std::vector<Matrix> matrices;
   for (const LinearEntry& entry : catalog.linears)

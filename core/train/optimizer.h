@@ -58,6 +58,10 @@ class Optimizer {
   // The matrices train.optimizer muon updates: every catalogued linear's weight -- attention
   // and FFN projections, the depth-wise LSTM's, gated attention's -- with its stacked blocks.
   static std::vector<Matrix> hidden_matrices(const ParameterCatalog& catalog);
+  // The matrices `config`'s optimizer treats as such: hidden_matrices with train.optimizer muon,
+  // none otherwise -- for the trainer and for whatever rebuilds its optimizer from a checkpoint.
+  static std::vector<Matrix> matrices_for(const TrainConfig& config,
+                                          const ParameterCatalog& catalog);
 
   // `checksum` (when given) adds each moment tensor as written or as read
   // (core/train/checkpoint_checksum.h).

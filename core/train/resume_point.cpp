@@ -54,9 +54,7 @@ void check_resume_point(const std::string& path) {
       load_config_string(checkpoint_config(path), path, fs::path(path).parent_path().string());
   Transformer model(config.model, checkpoint_vocab_size(path));
   Optimizer optimizer(parameter_groups(*model, config.model), config.train,
-                      config.train.optimizer == "muon"
-                          ? Optimizer::hidden_matrices(model->catalog())
-                          : std::vector<Optimizer::Matrix>{});
+                      Optimizer::matrices_for(config.train, model->catalog()));
   TrainerState state;
   load_checkpoint(path, *model, &optimizer, &state);
 }

@@ -116,8 +116,7 @@ void TrainingSession::build_model() {
     parameters_.push_back(p.value());
   }
   optimizer_.emplace(parameter_groups(*model_, config_.model), tc_,  // model.parameterization
-                     tc_.optimizer == "muon" ? Optimizer::hidden_matrices(model_->catalog())
-                                             : std::vector<Optimizer::Matrix>{});
+                     Optimizer::matrices_for(tc_, model_->catalog()));
   config_yaml_ = config_to_yaml(config_);
 }
 
