@@ -3,7 +3,8 @@
 // (experiments/checkpoint_prune.h, shared with the desktop app), with --model-only the optimizer
 // state of those that stay (cli/prune_model_only.h), and with --previous the fallback resume
 // point of finished and diverged runs once their resume point is seen to load. Without --yes it
-// only lists what it would do.
+// only lists what it would do. With --yes over several runs each is counted as it is done ("[3/8]
+// run 7 (...)"): on standard output, or on standard error beside --json (the app reads it there).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -177,7 +178,10 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
       const std::string why = !p.skipped.empty() ? p.skipped : nothing_to_do(opts, p.run);
       entry["skipped"] = why;
       out["runs"].push_back(entry);
-      if (!global.json) std::cout << head << ": left as it is: " << why << "\n";
+      if (!global.json)
+        std::cout << head << ": left as it is: " << why << "\n";
+      else if (!count.empty())
+        std::cerr << head << ": left as it is\n" << std::flush;
       continue;
     }
     std::ostringstream said;
@@ -194,6 +198,8 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
                         ? ": nothing to do: its kept checkpoints hold the model alone\n"
                         : "\n" + said.str())
                 << std::flush;
+    else if (!count.empty())  // the report comes at the end: the count goes on as it is done
+      std::cerr << head << "\n" << std::flush;
     out["runs"].push_back(entry);
   }
   out["bytes"] = removed;

@@ -28,6 +28,7 @@
 #include "gui/number_text.h"
 #include "gui/run_charts.h"
 #include "gui/run_state_text.h"
+#include "gui/translate_panel.h"
 
 namespace fathom::gui {
 namespace {
@@ -199,6 +200,11 @@ RunPage::RunPage(db::Store& store, const db::RunRecord& run,
   samples_ = text_view(QString(), QStringLiteral("samples"));
   tabs_->addTab(samples_, QStringLiteral("&Samples"));
   tabs_->addTab(buildNotesPage(store.tags(run.id)), QStringLiteral("&Notes"));
+  if (!db::continues_prompts(run.config_json)) {  // a language model has no source to translate
+    translate_ = new TranslatePanel(
+        run, [this] { return store_ ? QString::fromStdString(store_->location()) : QString(); });
+    tabs_->addTab(translate_, QStringLiteral("&Translate"));
+  }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(tabs_);
@@ -236,6 +242,7 @@ void RunPage::readAgain() {
   const auto tags = store_->tags(run_.id);
   const auto artifacts = store_->artifacts(run_.id);
   charts_->refresh(*store_, run_);
+  if (translate_) translate_->setCheckpoints(artifacts);
   set_text_in_place(overview_, overview_text(run_, tags, artifacts, run_dir_,
                                              db::system_summary(*store_, run_.id)));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));

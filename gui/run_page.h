@@ -12,7 +12,9 @@
 //  - Config diff: the config keys in which another run (its sweep's first) differs;
 //  - Log: the end of the worker's log (run-<id>/worker.log under the artifacts root);
 //  - Samples: each validation's sample translations, the first test translations;
-//  - Notes: the user's notes on the run, stored with it (tag "note").
+//  - Notes: the user's notes on the run, stored with it (tag "note");
+//  - Translate, for a translation model: sentences of one's own through one of its checkpoints
+//    (gui/translate_panel.h).
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +34,7 @@ namespace fathom::gui {
 class ProbesView;
 class RunCharts;
 struct StoreSession;
+class TranslatePanel;
 
 class RunPage : public QWidget {
   Q_OBJECT
@@ -57,6 +60,7 @@ class RunPage : public QWidget {
 
   QTabWidget* tabs() const { return tabs_; }
   RunCharts* charts() const { return charts_; }
+  TranslatePanel* translator() const { return translate_; }
 
  private:
   // The tabs that hold widgets of the page's own.
@@ -77,6 +81,7 @@ class RunPage : public QWidget {
   QLabel* note_status_;
   QPlainTextEdit* diff_;
   QComboBox* diff_with_;
+  TranslatePanel* translate_ = nullptr;          // none for a language model
   QString location_;                             // for the probes' connection; "" before showProbes
   std::unique_ptr<StoreSession> probe_session_;  // the Probes tab's store
   ProbesView* probes_ = nullptr;

@@ -3,15 +3,31 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace fathom {
+
+namespace {
+
+// $FATHOM_PROGRESS_INTERVAL_S, where a positive number: the seconds between plain lines when
+// stderr is not a terminal. The desktop app sets it for the commands it waits on, to show their
+// progress as it goes (gui/fathom_call.h); a log keeps the caller's interval.
+double plain_line_interval(double fallback) {
+  const char* text = std::getenv("FATHOM_PROGRESS_INTERVAL_S");
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return *end == '\0' && seconds >= 0 ? seconds : fallback;
+}
+
+}  // namespace
 
 ProgressBar::ProgressBar(std::string label, int64_t total, bool enabled, double log_interval_s)
     : label_(std::move(label)),
       total_(total),
       enabled_(enabled),
       tty_(isatty(STDERR_FILENO)),
-      log_interval_s_(log_interval_s),
+      log_interval_s_(plain_line_interval(log_interval_s)),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_ - std::chrono::hours(1)) {}
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -47,6 +48,34 @@ TEST(ProgressBar, AFinishedBarIsWhole) {
     bar.finish("done");
   });
   EXPECT_NE(out.find("eval 8/8 (100%) done"), std::string::npos) << out;
+}
+
+size_t lines_of(const std::string& text) {
+  size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// Off a terminal, a line at most every log interval (10 s unless said): three quick updates
+// print nothing before the end -- unless $FATHOM_PROGRESS_INTERVAL_S asks for every one, as the
+// desktop app does for the commands it shows the progress of.
+TEST(ProgressBar, TheEnvironmentMayAskForALineAtEveryUpdate) {
+  auto three_updates = [] {
+    fathom::ProgressBar bar("translate", 4);
+    for (int i = 1; i <= 3; ++i) bar.update(i, "");
+    bar.finish("");
+  };
+  unsetenv("FATHOM_PROGRESS_INTERVAL_S");
+  const std::string quiet = stderr_of(three_updates);
+  EXPECT_EQ(lines_of(quiet), 2u) << quiet;  // the first update, then the end
+  setenv("FATHOM_PROGRESS_INTERVAL_S", "0", 1);
+  const std::string each = stderr_of(three_updates);
+  setenv("FATHOM_PROGRESS_INTERVAL_S", "soon", 1);  // not a number: the caller's interval
+  const std::string unread = stderr_of(three_updates);
+  unsetenv("FATHOM_PROGRESS_INTERVAL_S");
+  EXPECT_EQ(lines_of(each), 4u) << each;
+  EXPECT_NE(each.find("translate 2/4 (50%)"), std::string::npos) << each;
+  EXPECT_EQ(lines_of(unread), 2u) << unread;
 }
 
 }  // namespace test_progress_bar

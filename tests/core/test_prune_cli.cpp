@@ -270,6 +270,13 @@ TEST_F(PruneCli, PreviousRemovesAFinishedRunsFallbackResumePointOnlyBehindOneTha
             std::string::npos)
       << r.out;
   EXPECT_EQ(out.at("bytes").get<uintmax_t>(), 0u);
+  // With --json the report comes at the end; the count goes to standard error as each is done
+  // (the desktop app's progress dialog reads it).
+  EXPECT_NE(r.err.find("[1/2] run " + std::to_string(crashed) + " (lost): left as it is\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("[2/2] run " + std::to_string(bad) + " (bad)\n"), std::string::npos)
+      << r.err;
   for (int64_t id : {crashed, bad})
     EXPECT_EQ(kinds(id), (std::vector<std::string>{"checkpoint_last", "checkpoint_previous"}));
   // As text, each run counted as it is done (a sweep's prune reads gigabytes a run).

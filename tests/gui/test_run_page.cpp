@@ -99,8 +99,8 @@ class RunPageTest : public QObject {
     QVERIFY(!page.isModal());
     QStringList tabs;
     for (int i = 0; i < page.tabs()->count(); ++i) tabs << page.tabs()->tabText(i).remove('&');
-    QCOMPARE(tabs, QStringList(
-                       {"Charts", "Overview", "Config", "Config diff", "Log", "Samples", "Notes"}));
+    QCOMPARE(tabs, QStringList({"Charts", "Overview", "Config", "Config diff", "Log", "Samples",
+                                "Notes", "Translate"}));
     QCOMPARE(page.charts()->titles(), QStringList({"loss (nats)", "learning rate"}));
     auto* loss = page.charts()->chart("loss (nats)");
     QCOMPARE(last_x(graph_named(loss, "train_loss")), 50.0);
@@ -166,7 +166,7 @@ class RunPageTest : public QObject {
     fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
     page.showProbes(db);
     QVERIFY(!page.probes());  // no probe yet: no tab
-    QCOMPARE(page.tabs()->count(), 7);
+    QCOMPARE(page.tabs()->count(), 8);
     const std::vector<std::string> positions = {"enc.0.ffn", "enc.1.ffn", "enc.2.ffn"};
     store.write_probes(id, {{10, "stream.rms", positions, {1, 2, 3}, 1.0},
                             {20, "stream.rms", positions, {2, 4, 6}, 2.0}});

@@ -1,0 +1,224 @@
+#include "gui/translate_panel.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+#include <nlohmann/json.hpp>
+
+#include "gui/fathom_call.h"
+
+namespace fathom::gui {
+namespace {
+
+// The beam the run's final evaluation used (its eval section), for the "as the run's" choice.
+QString run_beam_text(const std::string& config_json) {
+  const auto config = nlohmann::json::parse(config_json, nullptr, false);
+  const auto beam = config.is_object() ? config.value("/eval/beam"_json_pointer, nlohmann::json())
+                                       : nlohmann::json();
+  return beam.is_number_integer() ? QStringLiteral("the run's (%1)").arg(beam.get<int>())
+                                  : QStringLiteral("the run's");
+}
+
+// A checkpoint row's name for --checkpoint ("best", "last", "average", "40") and its label; ""
+// for rows that are no model to translate with (the fallback resume point).
+std::pair<QString, QString> checkpoint_choice(const db::Artifact& a) {
+  const QString kind = QString::fromStdString(a.kind);
+  if (!kind.startsWith("checkpoint_") || kind == "checkpoint_previous") return {};
+  const QString name = kind.mid(int(sizeof "checkpoint_") - 1);
+  bool is_step = false;
+  name.toLongLong(&is_step);
+  if (is_step) return {name, QStringLiteral("update %1").arg(name)};
+  return {name, a.step ? QStringLiteral("%1 (update %2)").arg(name).arg(*a.step) : name};
+}
+
+QPlainTextEdit* text_box(const QString& name, const QString& placeholder) {
+  auto* box = new QPlainTextEdit;
+  box->setObjectName(name);
+  box->setPlaceholderText(placeholder);
+  box->setLineWrapMode(QPlainTextEdit::NoWrap);
+  box->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  return box;
+}
+
+// `box` under a title that stays once the box holds text (a placeholder goes).
+QWidget* titled(const QString& title, QWidget* box) {
+  auto* part = new QWidget;
+  auto* layout = new QVBoxLayout(part);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(new QLabel(title));
+  layout->addWidget(box, 1);
+  return part;
+}
+
+}  // namespace
+
+QStringList text_lines(const QString& text) {
+  QStringList lines = text.split('\n');
+  for (QString& line : lines)
+    if (line.endsWith('\r')) line.chop(1);
+  while (!lines.isEmpty() && lines.back().trimmed().isEmpty()) lines.removeLast();
+  return lines;
+}
+
+TranslatePanel::TranslatePanel(const db::RunRecord& run, std::function<QString()> location,
+                               QWidget* parent)
+    : QWidget(parent), run_(run.id), location_(std::move(location)) {
+  sources_ = text_box(QStringLiteral("translate_sources"),
+                      QStringLiteral("sentences to translate, one a line"));
+  references_ = text_box(QStringLiteral("translate_references"),
+                         QStringLiteral("references (optional): one a sentence, for BLEU"));
+  checkpoint_ = new QComboBox;
+  checkpoint_->setObjectName(QStringLiteral("translate_checkpoint"));
+  beam_ = new QSpinBox;
+  beam_->setRange(0, 64);
+  beam_->setSpecialValueText(run_beam_text(run.config_json));  // 0: the run's own search
+  // Alt+T is the page's tab: the button goes with Ctrl+Return, from the text boxes too.
+  translate_ = new QPushButton(QStringLiteral("Translate"));
+  translate_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+  translate_->setToolTip(QStringLiteral("Translate the sentences (Ctrl+Return)"));
+  connect(translate_, &QPushButton::clicked, this, [this] { translate(); });
+  results_ = new QTableWidget(0, 2);
+  results_->setObjectName(QStringLiteral("translations"));
+  results_->setHorizontalHeaderLabels({QStringLiteral("source"), QStringLiteral("translation")});
+  results_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  results_->setWordWrap(true);
+  status_ = new QLabel;
+  status_->setObjectName(QStringLiteral("translate_status"));
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* choices = new QHBoxLayout;
+  choices->addWidget(new QLabel(QStringLiteral("checkpoint")));
+  choices->addWidget(checkpoint_);
+  choices->addSpacing(12);
+  choices->addWidget(new QLabel(QStringLiteral("beam")));
+  choices->addWidget(beam_);
+  choices->addStretch(1);
+  choices->addWidget(translate_);
+  auto* inputs = new QSplitter(Qt::Horizontal);
+  inputs->addWidget(titled(QStringLiteral("Sentences"), sources_));
+  inputs->addWidget(titled(QStringLiteral("References (optional)"), references_));
+  auto* parts = new QSplitter(Qt::Vertical);
+  parts->addWidget(inputs);
+  parts->addWidget(results_);
+  parts->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(choices);
+  layout->addWidget(parts, 1);
+  layout->addWidget(status_);
+}
+
+void TranslatePanel::setCheckpoints(const std::vector<db::Artifact>& artifacts) {
+  const QString chosen = checkpoint_->currentData().toString();
+  checkpoint_->clear();
+  for (const auto& a : artifacts)
+    if (const auto [name, label] = checkpoint_choice(a); !name.isEmpty())
+      checkpoint_->addItem(label, name);
+  const int again = checkpoint_->findData(chosen.isEmpty() ? QStringLiteral("best") : chosen);
+  if (again >= 0) checkpoint_->setCurrentIndex(again);
+  translate_->setEnabled(checkpoint_->count() > 0);
+  if (checkpoint_->count() == 0)
+    status_->setText(
+        QStringLiteral("no checkpoint yet: the run writes one at its first "
+                       "validation"));
+}
+
+QStringList TranslatePanel::commandArguments(const QString& out, const QString& ref) const {
+  QStringList args{QStringLiteral("translate"), QString::number(run_),
+                   QStringLiteral("--checkpoint"), checkpoint_->currentData().toString()};
+  if (beam_->value() > 0) args << QStringLiteral("--beam") << QString::number(beam_->value());
+  args << QStringLiteral("--out") << out;
+  if (!ref.isEmpty()) args << QStringLiteral("--ref") << ref;
+  return args << QStringLiteral("--json");
+}
+
+QString TranslatePanel::translate() {
+  auto fail = [this](const QString& why) {
+    status_->setText(why);
+    return why;
+  };
+  const QStringList sources = text_lines(sources_->toPlainText());
+  const QStringList references = text_lines(references_->toPlainText());
+  if (sources.isEmpty())
+    return fail(
+        QStringLiteral("nothing to translate: type or paste "
+                       "sentences, one a line"));
+  if (!references.isEmpty() && references.size() != sources.size())
+    return fail(QStringLiteral("%1 references for %2 sentences: give one a sentence, or none")
+                    .arg(references.size())
+                    .arg(sources.size()));
+  if (checkpoint_->currentIndex() < 0) return fail(QStringLiteral("the run has no checkpoint"));
+  QTemporaryDir scratch;
+  const QString out = scratch.filePath(QStringLiteral("translations.txt"));
+  QString ref;
+  if (!references.isEmpty()) {
+    QFile file(ref = scratch.filePath(QStringLiteral("references.txt")));
+    if (!file.open(QIODevice::WriteOnly) || file.write((references.join('\n') + '\n').toUtf8()) < 0)
+      return fail(QStringLiteral("cannot write the references to %1").arg(ref));
+  }
+  status_->clear();
+  const FathomCall call = call_fathom(this, location_(), commandArguments(out, ref),
+                                      QStringLiteral("Translating with run %1...").arg(run_),
+                                      (sources.join('\n') + '\n').toUtf8());
+  if (!call.problem.isEmpty()) return fail(call.problem);
+  if (call.exit_code != 0)
+    return fail(call.err.isEmpty()
+                    ? QStringLiteral("`fathom translate` exited with status %1").arg(call.exit_code)
+                    : call.err);
+  QFile file(out);
+  if (!file.open(QIODevice::ReadOnly)) return fail(QStringLiteral("no translations came back"));
+  QString text = QString::fromUtf8(file.readAll());
+  if (text.endsWith('\n')) text.chop(1);
+  const QStringList translations = text.split('\n');
+  if (translations.size() != sources.size())
+    return fail(QStringLiteral("%1 translations came back for %2 sentences")
+                    .arg(translations.size())
+                    .arg(sources.size()));
+  show(sources, translations, references);
+  const auto report = nlohmann::json::parse(call.out.toStdString(), nullptr, false);
+  QString said = QStringLiteral("%1 sentence(s) translated").arg(sources.size());
+  if (report.is_object()) {
+    said += QStringLiteral(" in %1 s with run %2's checkpoint %3, beam %4")
+                .arg(report.value("seconds", 0.0), 0, 'f', 2)
+                .arg(run_)
+                .arg(checkpoint_->currentText())
+                .arg(report.value("/search/beam"_json_pointer, 0));
+    if (report.contains("bleu"))
+      said += "\n" + QString::fromStdString(report["bleu"].value("text", std::string()));
+  }
+  status_->setText(said);
+  return {};
+}
+
+void TranslatePanel::show(const QStringList& sources, const QStringList& translations,
+                          const QStringList& references) {
+  QStringList headers{QStringLiteral("source"), QStringLiteral("translation")};
+  if (!references.isEmpty()) headers << QStringLiteral("reference");
+  results_->clear();
+  results_->setColumnCount(static_cast<int>(headers.size()));
+  results_->setHorizontalHeaderLabels(headers);
+  results_->setRowCount(static_cast<int>(sources.size()));
+  for (int row = 0; row < sources.size(); ++row) {
+    results_->setItem(row, 0, new QTableWidgetItem(sources[row]));
+    results_->setItem(row, 1, new QTableWidgetItem(translations[row]));
+    if (!references.isEmpty()) results_->setItem(row, 2, new QTableWidgetItem(references[row]));
+  }
+  results_->resizeRowsToContents();
+}
+
+}  // namespace fathom::gui
+
+#include "moc_translate_panel.cpp"  // moc output for translate_panel.h: compiled in this unit

@@ -1,0 +1,199 @@
+// The run page's Translate tab (gui/translate_panel.h) against a run the real `fathom` trained on
+// a toy German-English corpus: the expectations come from training, not from the tab -- the
+// run's own test source, typed in reversed order, translates to the test hypotheses its final
+// evaluation wrote (reversed), and against its references scores its test_bleu. The checkpoints
+// offered are the run's rows; bad input is said before anything runs; a language model has no
+// tab. progress_of() reads the progress lines of the commands the app waits on.
+#include <algorithm>
+#include <cmath>
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "db/metric_names.h"
+#include "db/store.h"
+#include "gui/fathom_binary.h"
+#include "gui/fathom_call.h"
+#include "gui/run_actions.h"
+#include "gui/run_page.h"
+#include "gui/translate_panel.h"
+#include "tests/gui/gui_test_registry.h"
+#include "tests/support/toy_corpus.h"
+
+using fathom::db::Store;
+using namespace fathom::gui;
+
+namespace test_run_translate {
+
+QStringList file_lines(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return text_lines(QString::fromUtf8(f.readAll()));
+}
+
+QStringList reversed(QStringList lines) {
+  std::reverse(lines.begin(), lines.end());
+  return lines;
+}
+
+class RunTranslateTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    if (find_fathom_binary().isEmpty()) QSKIP("fathom binary not built ($FATHOM_BIN)");
+    QVERIFY(scratch_.isValid());
+    std::mt19937_64 rng(11);
+    const std::filesystem::path corpus = scratch_.filePath("corpus").toStdString();
+    for (const auto& [split, pairs] :
+         {std::pair<std::string, int>{"train", 800}, {"valid", 20}, {"test", 30}})
+      fathom::testing::write_word_for_word_corpus(corpus, split, pairs, rng);
+    QFile config(scratch_.filePath("toy.yaml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(
+        "name: toy\ndevice: cpu\n"
+        "model: {d_model: 32, heads: 2, d_ff: 64, encoder_layers: 1, decoder_layers: 1}\n"
+        "data:\n  task: parallel\n"
+        "  train_source: corpus/train.de\n  train_target: corpus/train.en\n"
+        "  valid_source: corpus/valid.de\n  valid_target: corpus/valid.en\n"
+        "  test_source: corpus/test.de\n  test_target: corpus/test.en\n"
+        "  vocab: {size: 40}\n  max_tokens: 256\n"
+        "train: {lr: 0.01, warmup: 10, max_updates: 120, valid_every: 40, log_every: 40,\n"
+        "        threads: 1, keep_checkpoint_every: 40}\n"
+        "eval: {beam: 3}\n");
+    config.close();
+    QProcess train;
+    train.setProcessEnvironment(fathom_environment(db()));
+    train.start(find_fathom_binary(), {"train", config.fileName(), "--no-progress"});
+    QVERIFY(train.waitForFinished(300000));
+    QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+  }
+
+  void theRunsTestSourceTranslatesToItsOwnHypothesesAndBleu() {
+    auto store = Store::open(db().toStdString(), fathom::db::OpenMode::ReadOnly);
+    const auto run = store.find_run("1");
+    QVERIFY(run && run->status == "finished");
+    RunPage page(store, *run, {}, run_artifacts_dir(db(), 1).toStdString());
+    TranslatePanel* panel = page.translator();
+    QVERIFY(panel);
+    QCOMPARE(page.tabs()->tabText(page.tabs()->indexOf(panel)), QStringLiteral("&Translate"));
+    QStringList offered;  // the run's rows: best, last and the kept ones, never the fallback
+    for (int i = 0; i < panel->checkpoint()->count(); ++i)
+      offered << panel->checkpoint()->itemData(i).toString();
+    offered.sort();
+    QCOMPARE(offered, (QStringList{"120", "40", "80", "best", "last"}));
+    QCOMPARE(panel->checkpoint()->currentData().toString(), QStringLiteral("best"));
+    QCOMPARE(panel->beam()->text(), QStringLiteral("the run's (3)"));
+
+    QString hypotheses;
+    for (const auto& a : store.artifacts(1))
+      if (a.kind == "hypotheses") hypotheses = QString::fromStdString(a.path);
+    const QStringList expected = file_lines(hypotheses);
+    const QStringList source = file_lines(scratch_.filePath("corpus/test.de"));
+    QCOMPARE(expected.size(), 30);
+    panel->sources()->setPlainText(reversed(source).join('\n') + "\n\n");  // blank tail: dropped
+    panel->references()->setPlainText(
+        reversed(file_lines(scratch_.filePath("corpus/test.en"))).join('\n'));
+    const QString problem = panel->translate();
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QTableWidget* table = panel->results();
+    QCOMPARE(table->rowCount(), 30);
+    QCOMPARE(table->columnCount(), 3);  // source, translation, reference
+    for (int row = 0; row < 30; ++row) {
+      QCOMPARE(table->item(row, 0)->text(), source[29 - row]);
+      QCOMPARE(table->item(row, 1)->text(), expected[29 - row]);
+    }
+    // Corpus BLEU does not depend on the order: the run's own test_bleu.
+    const QString said = panel->status()->text();
+    const auto score = QRegularExpression(R"(BLEU = (\d+\.\d+))").match(said);
+    QVERIFY2(score.hasMatch(), qPrintable(said));
+    const double test_bleu = run->final_metrics.at(fathom::db::metric::kTestBleu);
+    QVERIFY2(std::fabs(score.captured(1).toDouble() - test_bleu) < 0.006,
+             qPrintable(said + " vs test_bleu " + QString::number(test_bleu)));
+    QVERIFY2(said.contains("30 sentence(s) translated") && said.contains("beam 3"),
+             qPrintable(said));
+
+    // The choices reach the command: a kept checkpoint, greedy search.
+    panel->checkpoint()->setCurrentIndex(panel->checkpoint()->findData("40"));
+    panel->beam()->setValue(1);
+    QCOMPARE(panel->commandArguments("/o.txt", ""),
+             (QStringList{"translate", "1", "--checkpoint", "40", "--beam", "1", "--out", "/o.txt",
+                          "--json"}));
+    panel->sources()->setPlainText(source.mid(0, 2).join('\n'));
+    panel->references()->clear();
+    QVERIFY(panel->translate().isEmpty());
+    QCOMPARE(panel->results()->rowCount(), 2);
+    QCOMPARE(panel->results()->columnCount(), 2);
+    QVERIFY2(panel->status()->text().contains("run 1's checkpoint update 40, beam 1"),
+             qPrintable(panel->status()->text()));
+  }
+
+  void badInputIsSaidBeforeAnythingRuns() {
+    auto store = Store::open(db().toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunPage page(store, *store.find_run("1"), {}, run_artifacts_dir(db(), 1).toStdString());
+    TranslatePanel* panel = page.translator();
+    QVERIFY(panel);
+    QVERIFY(panel->translate().startsWith("nothing to translate"));
+    panel->sources()->setPlainText("der Hund\nein Mann\nim Park");
+    panel->references()->setPlainText("the dog");
+    QCOMPARE(panel->translate(),
+             QStringLiteral("1 references for 3 sentences: give one a sentence, or none"));
+    QCOMPARE(panel->results()->rowCount(), 0);
+    // What the command refuses comes back as it says it: a checkpoint the rows no longer name.
+    panel->references()->clear();
+    panel->checkpoint()->addItem("gone", "999");
+    panel->checkpoint()->setCurrentIndex(panel->checkpoint()->count() - 1);
+    const QString refused = panel->translate();
+    QVERIFY2(refused.contains("no 999 checkpoint"), qPrintable(refused));
+    QCOMPARE(panel->status()->text(), refused);
+  }
+
+  void aLanguageModelHasNoTranslateTab() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("lm.db").toStdString());
+    fathom::db::NewRun r;
+    r.name = "lm";
+    r.config_json = R"({"model": {"arch": "decoder_only"}})";
+    const int64_t id = store.create_run(r);
+    RunPage lm(store, *store.find_run(std::to_string(id)));
+    QVERIFY(!lm.translator());
+    r.name = "mt";
+    r.config_json = R"({"model": {"arch": "encoder_decoder"}})";
+    const int64_t mt = store.create_run(r);
+    RunPage page(store, *store.find_run(std::to_string(mt)));
+    QVERIFY(page.translator());  // before its first checkpoint: nothing to choose, said
+    QCOMPARE(page.translator()->checkpoint()->count(), 0);
+    QVERIFY(!page.translator()->translateButton()->isEnabled());
+  }
+
+  void progressLinesAreReadAndOtherLinesAreNot() {
+    const auto bar = progress_of("translate 12/40 (30%)  ETA 3s");
+    QVERIFY(bar && bar->done == 12 && bar->total == 40);
+    const auto count = progress_of("[3/8] run 7 (deep-postln): left as it is");
+    QVERIFY(count && count->done == 3 && count->total == 8);
+    QVERIFY(!progress_of("translate: stopped by signal 2; nothing written"));
+    QVERIFY(!progress_of("run 3 (toy): 1/2 of its checkpoints"));
+    QVERIFY(!progress_of("eval 5/4 (125%) done"));  // more done than there is: not a count
+    QVERIFY(!progress_of("[1/0] run 1"));
+  }
+
+ private:
+  QString db() const { return scratch_.filePath("runs.db"); }
+  QTemporaryDir scratch_;
+};
+
+FATHOM_GUI_TEST(RunTranslateTest);
+
+}  // namespace test_run_translate
+
+#include "test_run_translate.moc"
