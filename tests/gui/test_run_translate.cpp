@@ -158,6 +158,18 @@ class RunTranslateTest : public QObject {
     QCOMPARE(panel->status()->text(), refused);
   }
 
+  // The command's standard error, less its progress lines: what it said besides counting.
+  void aCallKeepsWhatTheCommandSaysAndCountsItsProgress() {
+    const QStringList source = file_lines(scratch_.filePath("corpus/test.de"));
+    const FathomCall call = call_fathom(nullptr, db(), {"translate", "1"}, "translating",
+                                        (source.join('\n') + '\n').toUtf8());
+    QVERIFY2(call.problem.isEmpty() && call.exit_code == 0, qPrintable(call.problem + call.err));
+    QCOMPARE(text_lines(call.out).size(), 30);  // the translations, on standard output
+    QVERIFY2(call.err.contains("30 sentences translated"), qPrintable(call.err));
+    QVERIFY2(!call.err.contains("translate 30/30"), qPrintable(call.err));  // read as progress
+    QCOMPARE(call.err.count('\n'), 0);  // the summary line alone
+  }
+
   void aLanguageModelHasNoTranslateTab() {
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("lm.db").toStdString());
