@@ -1,10 +1,11 @@
-// `fathom bleu REF HYP [--json]`: corpus BLEU of a hypothesis file, as sacreBLEU 2.x computes it
-// by default, so numbers are comparable with published sacreBLEU scores. With a second
+// `fathom bleu REF HYP [--sentences] [--json]`: corpus BLEU of a hypothesis file, as sacreBLEU 2.x
+// computes it by default, so numbers are comparable with published sacreBLEU scores. With a second
 // hypothesis file, `fathom bleu REF HYP_A HYP_B`: the paired bootstrap of B against A
 // (base/metrics/bleu_bootstrap.h) -- both scores, the difference with its 95 % interval, and the
 // two-sided p -- so anyone can test two systems' outputs. More pairs, `fathom bleu REF A1 B1 A2
 // B2 ...` (one pair per seed), pool the test over seeds: every pair resampled with the same
-// segments, the mean difference tested.
+// segments, the mean difference tested. `--sentences`: each line's BLEU as sacreBLEU's
+// sentence_bleu gives it (effective order), to find the sentences a system gets worst.
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -29,6 +30,7 @@ struct BleuArgs {
   int width = 2;
   int samples = 1000;
   std::uint64_t seed = 12345;
+  bool sentences = false;
 };
 
 // The paired bootstrap of HYP_B against HYP (the baseline) -- pooled over every pair given --
@@ -137,6 +139,23 @@ nlohmann::ordered_json to_json(const BleuScore& s, int width) {
   return j;
 }
 
+// One score a segment, in the files' order: "BLEU = ..." lines, or a JSON array of sacreBLEU's
+// fields with the line number.
+void print_sentences(const BleuCorpus& corpus, int width, const GlobalOptions& options) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < corpus.hyps.size(); ++i) {
+    const BleuScore score = sentence_bleu(corpus.hyps[i], corpus.refs[i]);
+    if (!options.json) {
+      std::cout << score.format(width) << "\n";
+      continue;
+    }
+    nlohmann::ordered_json j = {{"line", i + 1}};
+    j.update(to_json(score, width));
+    all.push_back(j);
+  }
+  if (options.json) std::cout << all.dump(1) << "\n";
+}
+
 }  // namespace
 
 void add_bleu_command(CLI::App& app, GlobalOptions& options) {
@@ -160,9 +179,15 @@ void add_bleu_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("-w,--width", args->width, "decimals of the score")
       ->capture_default_str()
       ->check(CLI::Range(0, 10));
+  cmd->add_flag("--sentences", args->sentences,
+                "each line's BLEU instead (sacreBLEU's sentence_bleu: effective order)");
   cmd->callback([args, &options] {
+    if (args->sentences && !args->hyp_b.empty())
+      throw InputError("fathom bleu", 0, "--sentences",
+                       "scores one hypothesis file; the paired test takes no --sentences");
     if (!args->hyp_b.empty()) return print_paired(*args, options);
     const BleuCorpus corpus = read_bleu_corpus(args->ref, args->hyp);
+    if (args->sentences) return print_sentences(corpus, args->width, options);
     if (corpus.tokenized_looking_hyps() >= 100) {
       std::cerr << "warning: " << corpus.tokenized_looking_hyps()
                 << " hypothesis lines end in a tokenized period (' .'); BLEU expects "

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "base/metrics/bleu.h"
 #include "gui/fathom_call.h"
 
 namespace fathom::gui {
@@ -49,6 +50,24 @@ QPlainTextEdit* text_box(const QString& name, const QString& placeholder) {
   box->setLineWrapMode(QPlainTextEdit::NoWrap);
   box->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   return box;
+}
+
+// A number shown to `decimals` places and sorted as the number it is.
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(double value, int decimals) : QTableWidgetItem(QString::number(value, 'f', decimals)) {
+    setData(Qt::UserRole, value);
+    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  bool operator<(const QTableWidgetItem& other) const override {
+    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+  }
+};
+
+QTableWidgetItem* text_item(const QString& text) {
+  auto* item = new QTableWidgetItem(text);
+  item->setToolTip(text);  // the whole sentence where the cell cuts it
+  return item;
 }
 
 // `box` under a title that stays once the box holds text (a placeholder goes).
@@ -89,12 +108,11 @@ TranslatePanel::TranslatePanel(const db::RunRecord& run, std::function<QString()
   translate_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
   translate_->setToolTip(QStringLiteral("Translate the sentences (Ctrl+Return)"));
   connect(translate_, &QPushButton::clicked, this, [this] { translate(); });
-  results_ = new QTableWidget(0, 2);
+  results_ = new QTableWidget;
   results_->setObjectName(QStringLiteral("translations"));
-  results_->setHorizontalHeaderLabels({QStringLiteral("source"), QStringLiteral("translation")});
-  results_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  results_->verticalHeader()->hide();  // the line column numbers the rows
+  showTranslations({}, {}, {});
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  results_->setWordWrap(true);
   status_ = new QLabel;
   status_->setObjectName(QStringLiteral("translate_status"));
   status_->setWordWrap(true);
@@ -187,7 +205,7 @@ QString TranslatePanel::translate() {
     return fail(QStringLiteral("%1 translations came back for %2 sentences")
                     .arg(translations.size())
                     .arg(sources.size()));
-  show(sources, translations, references);
+  showTranslations(sources, translations, references);
   const auto report = nlohmann::json::parse(call.out.toStdString(), nullptr, false);
   QString said = QStringLiteral("%1 sentence(s) translated").arg(sources.size());
   if (report.is_object()) {
@@ -203,20 +221,41 @@ QString TranslatePanel::translate() {
   return {};
 }
 
-void TranslatePanel::show(const QStringList& sources, const QStringList& translations,
-                          const QStringList& references) {
-  QStringList headers{QStringLiteral("source"), QStringLiteral("translation")};
-  if (!references.isEmpty()) headers << QStringLiteral("reference");
+void TranslatePanel::showTranslations(const QStringList& sources, const QStringList& translations,
+                                      const QStringList& references) {
+  // The sentence's line in the input first: it stays with the sentence when the rows are sorted.
+  QStringList headers{QStringLiteral("line"), QStringLiteral("source"),
+                      QStringLiteral("translation")};
+  // With references, each sentence's BLEU (sacreBLEU's sentence_bleu) to sort the worst first.
+  if (!references.isEmpty()) headers << QStringLiteral("reference") << QStringLiteral("BLEU");
+  results_->setSortingEnabled(false);  // rows stay where they are put while they are filled
   results_->clear();
   results_->setColumnCount(static_cast<int>(headers.size()));
   results_->setHorizontalHeaderLabels(headers);
   results_->setRowCount(static_cast<int>(sources.size()));
   for (int row = 0; row < sources.size(); ++row) {
-    results_->setItem(row, 0, new QTableWidgetItem(sources[row]));
-    results_->setItem(row, 1, new QTableWidgetItem(translations[row]));
-    if (!references.isEmpty()) results_->setItem(row, 2, new QTableWidgetItem(references[row]));
+    results_->setItem(row, 0, new NumberItem(row + 1, 0));
+    results_->setItem(row, 1, text_item(sources[row]));
+    results_->setItem(row, 2, text_item(translations[row]));
+    if (references.isEmpty()) continue;
+    results_->setItem(row, 3, text_item(references[row]));
+    const BleuScore bleu =
+        sentence_bleu(translations[row].toStdString(), references[row].toStdString());
+    results_->setItem(row, 4, new NumberItem(bleu.score, 1));
   }
-  results_->resizeRowsToContents();
+  auto* header = results_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Stretch);
+  header->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  if (!references.isEmpty()) header->setSectionResizeMode(4, QHeaderView::ResizeToContents);
+  header->setSortIndicator(-1, Qt::AscendingOrder);  // the input's order until a click
+  results_->setSortingEnabled(true);
+  // Long sentences wrap, rows growing as the columns narrow; past a test set's size the rows keep
+  // one line (measuring every row at each resize would stall the window) and the tooltip holds
+  // the whole text.
+  const bool wrap = sources.size() <= 1000;
+  results_->setWordWrap(wrap);
+  results_->verticalHeader()->setSectionResizeMode(wrap ? QHeaderView::ResizeToContents
+                                                        : QHeaderView::Interactive);
 }
 
 }  // namespace fathom::gui

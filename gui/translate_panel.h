@@ -49,8 +49,8 @@ class TranslatePanel : public QWidget {
   QLabel* status() const { return status_; }
 
  private:
-  void show(const QStringList& sources, const QStringList& translations,
-            const QStringList& references);
+  void showTranslations(const QStringList& sources, const QStringList& translations,
+                        const QStringList& references);
 
   int64_t run_;
   std::function<QString()> location_;

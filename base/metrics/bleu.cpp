@@ -54,10 +54,11 @@ bool BleuStats::operator==(const BleuStats& other) const {
          ref_len == other.ref_len;
 }
 
-std::string bleu_signature() {
+std::string bleu_signature(bool effective_order) {
   // "version" names the sacreBLEU release whose behaviour is reproduced, not Fathom's version,
   // so scores can be compared with numbers reported by sacreBLEU users.
-  return std::string("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:") + kSacreBleuVersion;
+  return std::string("nrefs:1|case:mixed|eff:") + (effective_order ? "yes" : "no") +
+         "|tok:13a|smooth:exp|version:" + kSacreBleuVersion;
 }
 
 BleuStats sentence_bleu_stats(const std::string& hyp, const std::string& ref) {
@@ -98,12 +99,16 @@ BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<st
   return bleu_from_stats(total);
 }
 
-BleuScore bleu_from_stats(const BleuStats& stats) {
+BleuScore sentence_bleu(const std::string& hyp, const std::string& ref) {
+  return bleu_from_stats(sentence_bleu_stats(hyp, ref), true);
+}
+
+BleuScore bleu_from_stats(const BleuStats& stats, bool effective_order) {
   BleuScore out;
   out.stats = stats;
   out.hyp_len = stats.hyp_len;
   out.ref_len = stats.ref_len;
-  out.signature = bleu_signature();
+  out.signature = bleu_signature(effective_order);
   out.ratio = stats.ref_len > 0 ? static_cast<double>(stats.hyp_len) / stats.ref_len : 0.0;
   if (stats.hyp_len < stats.ref_len) {
     out.bp = stats.hyp_len > 0 ? std::exp(1.0 - static_cast<double>(stats.ref_len) / stats.hyp_len)
@@ -119,8 +124,10 @@ BleuScore bleu_from_stats(const BleuStats& stats) {
   // An order with no hypothesis n-grams stops the loop; it and higher orders keep precision 0,
   // which makes the score 0 below.
   double smooth = 1.0;
+  int orders = kMaxOrder;  // how many precisions the mean takes
   for (int n = 0; n < kMaxOrder; ++n) {
     if (stats.totals[n] == 0) break;
+    if (effective_order) orders = n + 1;
     if (stats.matches[n] == 0) {
       smooth *= 2;
       out.precisions[n] = 100.0 / (smooth * static_cast<double>(stats.totals[n]));
@@ -131,8 +138,9 @@ BleuScore bleu_from_stats(const BleuStats& stats) {
 
   // Geometric mean in percent; sacreBLEU floors log(0) at -9999999999, giving exp(...) == 0.
   double log_sum = 0.0;
-  for (double p : out.precisions) log_sum += p == 0.0 ? -9999999999.0 : std::log(p);
-  out.score = out.bp * std::exp(log_sum / kMaxOrder);
+  for (int n = 0; n < orders; ++n)
+    log_sum += out.precisions[n] == 0.0 ? -9999999999.0 : std::log(out.precisions[n]);
+  out.score = out.bp * std::exp(log_sum / orders);
   return out;
 }
 

@@ -40,8 +40,9 @@ struct BleuScore {
   std::string verbose() const;
 };
 
-// The signature of the configuration implemented here (single reference).
-std::string bleu_signature();
+// The signature of the configuration implemented here (single reference; eff:yes for
+// sentence_bleu()).
+std::string bleu_signature(bool effective_order = false);
 
 // Statistics of one segment: both sides are rstrip()ped and 13a-tokenized first, as sacreBLEU does.
 BleuStats sentence_bleu_stats(const std::string& hyp, const std::string& ref);
@@ -51,7 +52,14 @@ BleuStats sentence_bleu_stats(const std::string& hyp, const std::string& ref);
 // An empty corpus scores 0 (sacreBLEU itself raises on an empty list).
 BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs);
 
-// The score from (summed) statistics: brevity penalty, 'exp' smoothing, geometric mean.
-BleuScore bleu_from_stats(const BleuStats& stats);
+// The score from (summed) statistics: brevity penalty, 'exp' smoothing, geometric mean. With
+// `effective_order`, the mean is over the orders up to the highest the hypothesis has n-grams
+// of (sacreBLEU's eff:yes), so a sentence shorter than 4 words is not scored 0 for that alone.
+BleuScore bleu_from_stats(const BleuStats& stats, bool effective_order = false);
+
+// One segment's BLEU as sacreBLEU 2.x's `sentence_bleu(hyp, [ref])` gives it: 13a, mixed case,
+// 'exp' smoothing, effective order. For ranking sentences; a corpus is scored by corpus_bleu(),
+// never by averaging these.
+BleuScore sentence_bleu(const std::string& hyp, const std::string& ref);
 
 }  // namespace fathom

@@ -285,5 +285,30 @@ TEST_F(BleuFiles, EmptyHypothesisFileIsAnError) {
   EXPECT_THROW(read_bleu_corpus(write("ref.txt", ""), write("hyp.txt", "")), InputError);
 }
 
+// sacreBLEU's sentence_bleu takes the geometric mean over the orders the hypothesis has: the
+// corpus formula would score a 2-word sentence 0 whatever it says.
+TEST(SentenceBleu, AveragesOverTheOrdersTheHypothesisHas) {
+  // "the cat" vs "the cat sat": 2/2, 1/1, no 3-grams -> order 2; BP = exp(1 - 3/2).
+  const BleuScore two = sentence_bleu("the cat", "the cat sat");
+  EXPECT_NEAR(two.score, 100 * std::exp(-0.5), 1e-9);  // 60.65307
+  EXPECT_EQ(corpus_bleu({"the cat"}, {"the cat sat"}).score, 0.0);
+  EXPECT_NE(two.signature.find("eff:yes"), std::string::npos) << two.signature;
+
+  // "the dog runs" vs "the cat runs": 2/3; bigrams 0/2 -> 100/(2*2) = 25%; the trigram 0/1 ->
+  // 100/(4*1) = 25%; no 4-grams -> order 3. BLEU = (66.667 * 25 * 25)^(1/3) = 34.6681.
+  const BleuScore three = sentence_bleu("the dog runs", "the cat runs");
+  EXPECT_NEAR(three.score, std::cbrt(200.0 / 3 * 25 * 25), 1e-9);
+  EXPECT_NEAR(three.score, 34.66806, 1e-5);
+
+  // Four orders present: as the corpus formula. "the cat sat on the mat" vs "the cat sat on a
+  // mat": 5/6, 3/5, 2/4, 1/3, BP 1 -> (5/6 * 3/5 * 1/2 * 1/3)^(1/4) = 53.7285.
+  const BleuScore four = sentence_bleu("the cat sat on the mat", "the cat sat on a mat");
+  EXPECT_NEAR(four.score, 100 * std::pow(1.0 / 12, 0.25), 1e-9);
+  EXPECT_EQ(four.score, corpus_bleu({"the cat sat on the mat"}, {"the cat sat on a mat"}).score);
+
+  EXPECT_EQ(sentence_bleu("x y", "a b").score, 0.0);  // no match of any order
+  EXPECT_NEAR(sentence_bleu("the cat", "the cat").score, 100.0, 1e-9);
+}
+
 }  // namespace test_bleu
 }  // namespace fathom

@@ -170,6 +170,25 @@ TEST_F(Cli, BleuOfIdenticalFilesIs100) {
   EXPECT_EQ(missing.status, 2) << missing.err;
 }
 
+// `--sentences`: a score a line, sacreBLEU's sentence_bleu -- a 2-word line is not 0 for lacking
+// 4-grams (hand-computed in tests/base/test_bleu.cpp: "the cat" vs "the cat sat" is 60.65).
+TEST_F(Cli, BleuOfEachSentence) {
+  const std::string ref = write("ref.txt", "the cat sat\nthe cat sat on a mat\n");
+  const std::string hyp = write("hyp.txt", "the cat\nthe cat sat on the mat\n");
+  const Result r = fathom({"bleu", ref, hyp, "--sentences"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 13), "BLEU = 60.65 ") << r.out;
+  EXPECT_TRUE(contains(r.out, "\nBLEU = 53.73 ")) << r.out;  // (5/6 * 3/5 * 1/2 * 1/3)^(1/4)
+  const Result j = fathom({"--json", "bleu", ref, hyp, "--sentences", "-w", "4"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto scores = nlohmann::json::parse(j.out);
+  ASSERT_EQ(scores.size(), 2u);
+  EXPECT_EQ(scores[1]["line"], 2);
+  EXPECT_EQ(scores[0]["score"], 60.6531);
+  EXPECT_EQ(scores[0]["eff"], "yes");
+  EXPECT_EQ(fathom({"bleu", ref, hyp, hyp, "--sentences"}).status, 2);  // not with a pair
+}
+
 // `fathom bleu REF A B`: the paired bootstrap of B against A. A system against itself differs
 // by nothing (p = 1, interval [0, 0]); B, the references themselves, beats A (a word dropped
 // from every line) in every draw, so p is the smallest there is, 1 / (draws + 1).

@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "base/metrics/bleu.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "gui/fathom_binary.h"
@@ -108,11 +109,25 @@ class RunTranslateTest : public QObject {
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QTableWidget* table = panel->results();
     QCOMPARE(table->rowCount(), 30);
-    QCOMPARE(table->columnCount(), 3);  // source, translation, reference
+    QCOMPARE(table->columnCount(), 5);  // line, source, translation, reference, sentence BLEU
+    const QStringList reference = file_lines(scratch_.filePath("corpus/test.en"));
     for (int row = 0; row < 30; ++row) {
-      QCOMPARE(table->item(row, 0)->text(), source[29 - row]);
-      QCOMPARE(table->item(row, 1)->text(), expected[29 - row]);
+      QCOMPARE(table->item(row, 0)->text(), QString::number(row + 1));
+      QCOMPARE(table->item(row, 1)->text(), source[29 - row]);
+      QCOMPARE(table->item(row, 2)->text(), expected[29 - row]);
+      QCOMPARE(table->item(row, 3)->text(), reference[29 - row]);
+      const double bleu =
+          fathom::sentence_bleu(expected[29 - row].toStdString(), reference[29 - row].toStdString())
+              .score;
+      QCOMPARE(table->item(row, 4)->text(), QString::number(bleu, 'f', 1));
     }
+    table->sortByColumn(4, Qt::AscendingOrder);  // the worst sentences first, as numbers
+    for (int row = 1; row < 30; ++row)
+      QVERIFY(table->item(row - 1, 4)->text().toDouble() <= table->item(row, 4)->text().toDouble());
+    for (int row = 0; row < 30; ++row)  // each sentence keeps its line in the input
+      QCOMPARE(table->item(row, 1)->text(), source[30 - table->item(row, 0)->text().toInt()]);
+    table->sortByColumn(0, Qt::AscendingOrder);  // and the lines sort as numbers: 2 before 10
+    QCOMPARE(table->item(9, 0)->text(), QStringLiteral("10"));
     // Corpus BLEU does not depend on the order: the run's own test_bleu.
     const QString said = panel->status()->text();
     const auto score = QRegularExpression(R"(BLEU = (\d+\.\d+))").match(said);
@@ -133,7 +148,7 @@ class RunTranslateTest : public QObject {
     panel->references()->clear();
     QVERIFY(panel->translate().isEmpty());
     QCOMPARE(panel->results()->rowCount(), 2);
-    QCOMPARE(panel->results()->columnCount(), 2);
+    QCOMPARE(panel->results()->columnCount(), 3);  // no references: no BLEU
     QVERIFY2(panel->status()->text().contains("run 1's checkpoint update 40, beam 1"),
              qPrintable(panel->status()->text()));
   }
