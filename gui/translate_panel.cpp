@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/metrics/bleu.h"
+#include "gui/attention_view.h"
 #include "gui/fathom_call.h"
 
 namespace fathom::gui {
@@ -113,6 +114,18 @@ TranslatePanel::TranslatePanel(const db::RunRecord& run, std::function<QString()
   results_->verticalHeader()->hide();  // the line column numbers the rows
   showTranslations({}, {}, {});
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  attention_ = new QPushButton(QStringLiteral("Attention..."));
+  attention_->setToolTip(
+      QStringLiteral("Where the model looks while it translates the selected "
+                     "sentence (or double-click its row)"));
+  attention_->setEnabled(false);
+  connect(attention_, &QPushButton::clicked, this,
+          [this] { showAttention(results_->currentRow()); });
+  connect(results_, &QTableWidget::cellDoubleClicked, this,
+          [this](int row, int) { showAttention(row); });
+  connect(results_, &QTableWidget::itemSelectionChanged, this, [this] {
+    attention_->setEnabled(results_->currentRow() >= 0 && results_->columnCount() > 2);
+  });
   status_ = new QLabel;
   status_->setObjectName(QStringLiteral("translate_status"));
   status_->setWordWrap(true);
@@ -125,6 +138,7 @@ TranslatePanel::TranslatePanel(const db::RunRecord& run, std::function<QString()
   choices->addWidget(new QLabel(QStringLiteral("beam")));
   choices->addWidget(beam_);
   choices->addStretch(1);
+  choices->addWidget(attention_);
   choices->addWidget(translate_);
   auto* inputs = new QSplitter(Qt::Horizontal);
   inputs->addWidget(titled(QStringLiteral("Sentences"), sources_));
@@ -206,6 +220,8 @@ QString TranslatePanel::translate() {
                     .arg(translations.size())
                     .arg(sources.size()));
   showTranslations(sources, translations, references);
+  // The model the rows came from, whatever is chosen later: their attention is that model's.
+  translated_with_ = {checkpoint_->currentData().toString(), checkpoint_->currentText()};
   const auto report = nlohmann::json::parse(call.out.toStdString(), nullptr, false);
   QString said = QStringLiteral("%1 sentence(s) translated").arg(sources.size());
   if (report.is_object()) {
@@ -219,6 +235,43 @@ QString TranslatePanel::translate() {
   }
   status_->setText(said);
   return {};
+}
+
+AttentionView* TranslatePanel::showAttention(int row, QString* problem) {
+  auto fail = [this, problem](const QString& why) -> AttentionView* {
+    status_->setText(why);
+    if (problem) *problem = why;
+    return nullptr;
+  };
+  if (row < 0 || row >= results_->rowCount() || !results_->item(row, 2))
+    return fail(QStringLiteral("choose a translated sentence first"));
+  const QString source = results_->item(row, 1)->text();
+  const QString translation = results_->item(row, 2)->text();
+  const QStringList args{QStringLiteral("attention"),
+                         QString::number(run_),
+                         "--checkpoint",
+                         translated_with_.first,
+                         "--source",
+                         source,
+                         "--target",
+                         translation,
+                         "--json"};
+  const FathomCall call = call_fathom(
+      this, location_(), args, QStringLiteral("Reading the attention of run %1...").arg(run_));
+  if (!call.problem.isEmpty()) return fail(call.problem);
+  if (call.exit_code != 0)
+    return fail(call.err.isEmpty()
+                    ? QStringLiteral("`fathom attention` exited with status %1").arg(call.exit_code)
+                    : call.err);
+  AttentionMaps maps;
+  QString error;
+  if (!parse_attention_maps(call.out.toStdString(), &maps, &error)) return fail(error);
+  auto* view = new AttentionView(
+      std::move(maps),
+      QStringLiteral("Run %1, %2: %3").arg(run_).arg(translated_with_.second, source), this);
+  view->setAttribute(Qt::WA_DeleteOnClose);
+  view->show();
+  return view;
 }
 
 void TranslatePanel::showTranslations(const QStringList& sources, const QStringList& translations,

@@ -3,10 +3,12 @@
 // run's model, shown beside their sources -- to see what a model does with text it has never
 // seen. `fathom translate` does the work (the app never links LibTorch: gui/fathom_call.h), with
 // the checkpoint and beam chosen here, so a run's own test source gives its stored test.hyp;
-// with references, corpus BLEU as the run's test_bleu computes it.
+// with references, corpus BLEU as the run's test_bleu computes it. A sentence's attention maps
+// open from its row (gui/attention_view.h).
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <QString>
@@ -24,6 +26,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class AttentionView;
+
 class TranslatePanel : public QWidget {
   Q_OBJECT
  public:
@@ -39,12 +43,16 @@ class TranslatePanel : public QWidget {
   QStringList commandArguments(const QString& out, const QString& ref) const;
   // Translates the sources and shows them; "" or what went wrong (shown too).
   QString translate();
+  // Where the model looks while it translates the sentence in results row `row` (`fathom
+  // attention` over the translation shown): a window of its own, or null and *problem.
+  AttentionView* showAttention(int row, QString* problem = nullptr);
 
   QPlainTextEdit* sources() const { return sources_; }
   QPlainTextEdit* references() const { return references_; }
   QComboBox* checkpoint() const { return checkpoint_; }
   QSpinBox* beam() const { return beam_; }
   QPushButton* translateButton() const { return translate_; }
+  QPushButton* attentionButton() const { return attention_; }
   QTableWidget* results() const { return results_; }
   QLabel* status() const { return status_; }
 
@@ -57,9 +65,10 @@ class TranslatePanel : public QWidget {
   QPlainTextEdit *sources_, *references_;
   QComboBox* checkpoint_;
   QSpinBox* beam_;
-  QPushButton* translate_;
+  QPushButton *translate_, *attention_;
   QTableWidget* results_;
   QLabel* status_;
+  std::pair<QString, QString> translated_with_;  // the rows' checkpoint: --checkpoint, label
 };
 
 // The lines of a text box, as `fathom translate` gets them: trailing blank lines dropped.

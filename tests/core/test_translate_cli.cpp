@@ -233,3 +233,61 @@ TEST_F(TranslateCli, BadInputExitsTwoAndWritesNothing) {
 }
 
 }  // namespace test_translate_cli
+
+namespace test_translate_cli {
+
+// `fathom attention`: every attention sub-layer's probabilities over the translation the run's
+// own search gives (its test.hyp line), each row a distribution, the decoder's self-attention
+// blind to the future; a target given is attended over instead; a language model is refused.
+TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
+  const std::string source = lines_of(fathom::testing::read_text(corpus("test.de"))).at(0);
+  const ProgramResult r = fathom({"--json", "attention", "1", "--source", source});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["translation"], lines_of(stored_hypotheses(1)).at(0));
+  const auto& src = j["source_tokens"];
+  const auto& tgt = j["target_tokens"];
+  const auto& tgt_in = j["target_in_tokens"];
+  ASSERT_EQ(tgt.size(), tgt_in.size());
+  EXPECT_EQ(src.back(), tgt.back());                                         // both end in eos
+  for (size_t i = 1; i < tgt.size(); ++i) EXPECT_EQ(tgt_in[i], tgt[i - 1]);  // bos, then shifted
+  std::vector<std::string> names;
+  for (const auto& m : j["maps"]) {
+    names.push_back(m["name"]);
+    const bool decoder = m["stack"] == "dec";
+    const size_t queries = decoder ? tgt.size() : src.size();
+    const size_t keys = decoder && m["kind"] == "self_attn" ? tgt_in.size() : src.size();
+    ASSERT_EQ(m["probs"].size(), 2u) << m["name"];  // model.heads
+    for (const auto& head : m["probs"]) {
+      ASSERT_EQ(head.size(), queries) << m["name"];
+      for (size_t q = 0; q < queries; ++q) {
+        ASSERT_EQ(head[q].size(), keys) << m["name"];
+        double sum = 0;
+        for (size_t k = 0; k < keys; ++k) {
+          sum += head[q][k].get<double>();
+          if (decoder && m["kind"] == "self_attn" && k > q) EXPECT_EQ(head[q][k], 0.0);
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << m["name"] << " row " << q;
+      }
+    }
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"enc.0.self_attn", "dec.0.self_attn", "dec.0.enc_attn"}));
+
+  const ProgramResult given =
+      fathom({"--json", "attention", "1", "--source", source, "--target", "the dog"});
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  const auto g = nlohmann::json::parse(given.out);
+  EXPECT_EQ(g["translation"], "the dog");
+  EXPECT_EQ(g["maps"][2]["probs"][0].size(), g["target_tokens"].size());
+
+  const ProgramResult text = fathom({"attention", "1", "--source", source});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("dec.0.enc_attn (mean of 2 heads)"), std::string::npos) << text.out;
+  const ProgramResult lm = fathom({"attention", "4", "--source", source});
+  EXPECT_EQ(lm.exit_code, 2);
+  EXPECT_NE(lm.err.find("model.arch"), std::string::npos) << lm.err;
+  EXPECT_EQ(fathom({"attention", "1", "--source", ""}).exit_code, 2);
+}
+
+}  // namespace test_translate_cli

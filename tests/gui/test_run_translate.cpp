@@ -24,11 +24,13 @@
 #include "base/metrics/bleu.h"
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "gui/attention_view.h"
 #include "gui/fathom_binary.h"
 #include "gui/fathom_call.h"
 #include "gui/run_actions.h"
 #include "gui/run_page.h"
 #include "gui/translate_panel.h"
+#include "plot/plot_widget.h"
 #include "tests/gui/gui_test_registry.h"
 #include "tests/support/toy_corpus.h"
 
@@ -151,6 +153,49 @@ class RunTranslateTest : public QObject {
     QCOMPARE(panel->results()->columnCount(), 3);  // no references: no BLEU
     QVERIFY2(panel->status()->text().contains("run 1's checkpoint update 40, beam 1"),
              qPrintable(panel->status()->text()));
+  }
+
+  // A row's attention: the real `fathom attention` over the translation shown, drawn per map
+  // and head; the mean is the heads' mean, every row of a map a distribution over its keys.
+  void aSentencesAttentionOpensFromItsRow() {
+    auto store = Store::open(db().toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunPage page(store, *store.find_run("1"), {}, run_artifacts_dir(db(), 1).toStdString());
+    TranslatePanel* panel = page.translator();
+    QVERIFY(panel);
+    QVERIFY(!panel->attentionButton()->isEnabled());  // nothing translated, nothing selected
+    panel->sources()->setPlainText("der Hund läuft im Park\nein Mann");
+    QVERIFY(panel->translate().isEmpty());
+    panel->results()->selectRow(0);
+    QVERIFY(panel->attentionButton()->isEnabled());
+    QString problem;
+    AttentionView* view = panel->showAttention(0, &problem);
+    QVERIFY2(view, qPrintable(problem));
+    QVERIFY(view->isVisible());
+    QCOMPARE(view->mapChoice()->currentText(), QStringLiteral("dec.0.enc_attn"));
+    QCOMPARE(view->mapChoice()->count(), 3);   // enc self, dec self, dec cross
+    QCOMPARE(view->headChoice()->count(), 3);  // the mean, then model.heads = 2
+    const auto mean = view->shownValues();
+    QCOMPARE(mean.size(), view->rowTokens().size());
+    QCOMPARE(view->rowTokens().back(), view->columnTokens().back());  // eos on both sides
+    QCOMPARE(static_cast<int>(
+                 view->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>()->ticks().size()),
+             static_cast<int>(view->columnTokens().size()));  // every token labelled
+    view->headChoice()->setCurrentIndex(1);
+    const auto first = view->shownValues();
+    view->headChoice()->setCurrentIndex(2);
+    const auto second = view->shownValues();
+    for (size_t q = 0; q < mean.size(); ++q) {
+      double sum = 0;
+      for (size_t k = 0; k < mean[q].size(); ++k) {
+        QVERIFY(std::fabs(mean[q][k] - (first[q][k] + second[q][k]) / 2) < 1e-9);
+        sum += mean[q][k];
+      }
+      QVERIFY(std::fabs(sum - 1) < 1e-5);
+    }
+    view->mapChoice()->setCurrentIndex(0);  // the encoder: the source against itself
+    QCOMPARE(view->rowTokens(), view->columnTokens());
+    QCOMPARE(view->shownValues().size(), view->rowTokens().size());
+    QVERIFY(view->close());
   }
 
   void badInputIsSaidBeforeAnythingRuns() {

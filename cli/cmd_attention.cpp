@@ -1,0 +1,126 @@
+// `fathom attention RUN --source TEXT [--target TEXT] [--checkpoint C] [--beam K] [--threads N]
+// [--json]`: where a stored run's model looks while it translates one sentence -- every attention
+// sub-layer's probabilities, head by head (core/decode/attention_maps.h), over the target its
+// search produces (the run's eval search unless --beam says otherwise) or the one given. As text,
+// each decoder layer's alignment: for every target token, the source token its cross-attention
+// (the mean over heads) weighs most. --json gives every map whole; the desktop app's Translate
+// tab draws them. The store is only read.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/error.h"
+#include "cli/commands.h"
+#include "cli/option_checks.h"
+#include "cli/stored_run_model.h"
+#include "core/decode/attention_maps.h"
+#include "core/train/device.h"
+#include "core/train/final_evaluation.h"
+#include "db/store.h"
+
+namespace fathom::cli {
+namespace {
+
+struct AttentionArgs {
+  std::string run, checkpoint = "best", source;
+  std::optional<std::string> target;
+  std::optional<int> beam, threads;
+};
+
+nlohmann::ordered_json to_json(const analysis::Subject& run, const SentenceAttention& s,
+                               const std::string& source) {
+  nlohmann::ordered_json j;
+  j["run"] = *run.run_id;
+  j["checkpoint"] = run.checkpoint;
+  j["source"] = source;
+  j["translation"] = s.translation;
+  j["source_tokens"] = s.source_tokens;
+  j["target_tokens"] = s.target_tokens;
+  j["target_in_tokens"] = s.target_in_tokens;
+  nlohmann::ordered_json maps = nlohmann::ordered_json::array();
+  for (const AttentionMap& m : s.maps)
+    maps.push_back({{"name", m.sublayer.name()},
+                    {"stack", stack_name(m.sublayer.stack)},
+                    {"layer", m.sublayer.layer},
+                    {"kind", kind_name(m.sublayer.kind)},
+                    {"probs", m.probs}});
+  j["maps"] = maps;
+  return j;
+}
+
+// `text` padded with spaces to `width` characters (UTF-8: a piece's "\u2581" is one).
+std::string padded(const std::string& text, size_t width) {
+  size_t chars = 0;
+  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
+  return text + std::string(width > chars ? width - chars : 0, ' ');
+}
+
+// For each target token, the source token the heads' mean weighs most, and that weight.
+void print_alignments(const analysis::Subject& run, const SentenceAttention& s) {
+  std::printf("%s: %s\n", run.label.c_str(), s.translation.c_str());
+  for (const AttentionMap& m : s.maps) {
+    if (m.sublayer.kind != SublayerKind::EncoderAttention) continue;
+    std::printf("%s (mean of %zu heads): target -> the source token it weighs most\n",
+                m.sublayer.name().c_str(), m.probs.size());
+    for (size_t q = 0; q < s.target_tokens.size(); ++q) {
+      std::vector<double> mean(s.source_tokens.size(), 0.0);
+      for (const auto& head : m.probs)
+        for (size_t k = 0; k < mean.size(); ++k) mean[k] += head[q][k] / m.probs.size();
+      const size_t best =
+          static_cast<size_t>(std::max_element(mean.begin(), mean.end()) - mean.begin());
+      std::printf("  %s -> %s %.2f\n", padded(s.target_tokens[q], 14).c_str(),
+                  padded(s.source_tokens[best], 14).c_str(), mean[best]);
+    }
+  }
+}
+
+void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
+  auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  analysis::Subject run =
+      load_stored_run(store, resolve_store_paths(global), args.run, args.checkpoint);
+  if (is_decoder_only(run.config.model))
+    throw InputError(run.label, 0, "model.arch",
+                     "a language model (decoder_only) has no source to attend to");
+  configure_threads(args.threads.value_or(run.config.train.threads));
+  SearchOptions search = eval_search(run.config);
+  if (args.beam) search.beam = *args.beam;
+  SentenceAttention s;
+  try {
+    s = attention_maps(*run.model, *run.data->vocab, args.source, args.target, search);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("fathom attention", 0, "--source", e.what());
+  }
+  if (global.json)
+    std::cout << to_json(run, s, args.source).dump() << "\n";
+  else
+    print_alignments(run, s);
+}
+
+}  // namespace
+
+void add_attention_command(CLI::App& app, GlobalOptions& options) {
+  auto args = std::make_shared<AttentionArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "attention",
+      "Where a stored run's model looks while it translates one sentence: every attention "
+      "sub-layer's probabilities, head by head (--json), or each decoder layer's alignment");
+  cmd->add_option("RUN", args->run, "a stored run (id or name)")->required();
+  cmd->add_option("--source", args->source, "the sentence to translate")->required();
+  cmd->add_option("--target", args->target,
+                  "the translation to attend over (default: the model's own, by its search)");
+  add_checkpoint_option(*cmd, args->checkpoint,
+                        "which model: best (default), last, average, init or a kept update STEP");
+  cmd->add_option("--beam", args->beam, "beam size, 1 for greedy (default: the run's eval.beam)")
+      ->check(positive_number());
+  cmd->add_option("--threads", args->threads,
+                  "CPU threads (default: the run's train.threads; 0: all cores)")
+      ->check(non_negative_number());
+  cmd->callback([&options, args] { run_attention(options, *args); });
+}
+
+}  // namespace fathom::cli
