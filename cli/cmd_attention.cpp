@@ -1,10 +1,12 @@
 // `fathom attention RUN --source TEXT [--target TEXT] [--checkpoint C] [--beam K] [--threads N]
-// [--json]`: where a stored run's model looks while it translates one sentence -- every attention
-// sub-layer's probabilities, head by head (core/decode/attention_maps.h), over the target its
-// search produces (the run's eval search unless --beam says otherwise) or the one given. As text,
-// each decoder layer's alignment: for every target token, the source token its cross-attention
-// (the mean over heads) weighs most. --json gives every map whole; the desktop app's Translate
-// tab draws them. The store is only read.
+// [--json] [--plot FILE [--map NAME] [--head H] [--size S] [--dpi D]]`: where a stored run's model
+// looks while it translates one sentence -- every attention sub-layer's probabilities, head by head
+// (core/decode/attention_maps.h), over the target its search produces (the run's eval search unless
+// --beam says otherwise) or the one given. As text, each decoder layer's alignment: for every
+// target token, the source token its cross-attention (the mean over heads) weighs most. --json
+// gives every map whole; --plot FILE draws one map
+// (--map, default the last decoder layer's cross-attention; --head, default the mean) as a
+// figure; the desktop app's Translate tab draws them. The store is only read.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -23,6 +25,11 @@
 #include "core/train/final_evaluation.h"
 #include "db/store.h"
 
+#ifdef FATHOM_HAVE_PLOTS
+#include "plot/attention_figure.h"
+#include "plot/export.h"
+#endif
+
 namespace fathom::cli {
 namespace {
 
@@ -30,6 +37,8 @@ struct AttentionArgs {
   std::string run, checkpoint = "best", source;
   std::optional<std::string> target;
   std::optional<int> beam, threads;
+  std::string plot, map, size = "3.3x3";
+  int head = 0, dpi = 300;  // head 0: the mean of the heads
 };
 
 nlohmann::ordered_json to_json(const analysis::Subject& run, const SentenceAttention& s,
@@ -79,6 +88,45 @@ void print_alignments(const analysis::Subject& run, const SentenceAttention& s) 
   }
 }
 
+// The map --map names, or the last decoder layer's cross-attention; InputError naming the
+// maps there are.
+const AttentionMap& chosen_map(const SentenceAttention& s, const std::string& name) {
+  const AttentionMap* found = nullptr;
+  std::string names;
+  for (const AttentionMap& m : s.maps) {
+    names += (names.empty() ? "" : ", ") + m.sublayer.name();
+    if (name.empty() ? m.sublayer.kind == SublayerKind::EncoderAttention
+                     : m.sublayer.name() == name)
+      found = &m;
+  }
+  if (!found) throw InputError("fathom attention", 0, "--map", "no map '" + name + "': " + names);
+  return *found;
+}
+
+// One map drawn to args.plot (PNG, PDF or SVG from its extension).
+void plot_map(const SentenceAttention& s, const AttentionArgs& args) {
+#ifdef FATHOM_HAVE_PLOTS
+  const AttentionMap& m = chosen_map(s, args.map);
+  if (args.head > static_cast<int>(m.probs.size()))
+    throw InputError("fathom attention", 0, "--head",
+                     m.sublayer.name() + " has " + std::to_string(m.probs.size()) + " heads");
+  std::vector<std::vector<std::vector<double>>> probs;
+  for (const auto& head : m.probs) {
+    auto& rows = probs.emplace_back();
+    for (const auto& row : head) rows.emplace_back(row.begin(), row.end());
+  }
+  const bool encoder = m.sublayer.stack == Stack::Encoder;
+  const plot::AttentionAxes axes{query_tokens(s, m), key_tokens(s, m), encoder,
+                                 encoder || m.sublayer.kind == SublayerKind::EncoderAttention};
+  plot::export_figure(plot::attention_figure(m.sublayer.name(), probs, args.head - 1, axes),
+                      args.plot, {plot::parse_size(args.size), args.dpi});
+#else
+  (void)s;
+  throw InputError("fathom attention", 0, "--plot",
+                   "this fathom was built without figures (Qt 6 and QCustomPlot); use --json");
+#endif
+}
+
 void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   analysis::Subject run =
@@ -95,6 +143,7 @@ void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw InputError("fathom attention", 0, "--source", e.what());
   }
+  if (!args.plot.empty()) plot_map(s, args);
   if (global.json)
     std::cout << to_json(run, s, args.source).dump() << "\n";
   else
@@ -120,6 +169,18 @@ void add_attention_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--threads", args->threads,
                   "CPU threads (default: the run's train.threads; 0: all cores)")
       ->check(non_negative_number());
+  cmd->add_option("--plot", args->plot, "draw one map to FILE (.png, .pdf or .svg)");
+  cmd->add_option("--map", args->map,
+                  "with --plot: which map, e.g. enc.0.self_attn, dec.0.self_attn (default: the "
+                  "last decoder layer's cross-attention, dec.N.enc_attn)");
+  cmd->add_option("--head", args->head, "with --plot: head 1..H, or 0 for their mean")
+      ->capture_default_str()
+      ->check(non_negative_number());
+  cmd->add_option("--size", args->size, "with --plot: column, page or WxH in inches")
+      ->capture_default_str();
+  cmd->add_option("--dpi", args->dpi, "with --plot: PNG resolution")
+      ->capture_default_str()
+      ->check(CLI::Range(50, 1200));
   cmd->callback([&options, args] { run_attention(options, *args); });
 }
 

@@ -9,21 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/screen_style.h"
+#include "plot/attention_figure.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
-namespace {
-
-// Every token labelled, at its cell (the renderer labels at most 16 of many columns).
-void label_every_cell(QCPAxis* axis, const std::vector<std::string>& tokens) {
-  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  for (size_t i = 0; i < tokens.size(); ++i)
-    ticker->addTick(static_cast<double>(i), QString::fromStdString(tokens[i]));
-  axis->setTicker(ticker);
-}
-
-}  // namespace
 
 bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* error) {
   const auto j = nlohmann::json::parse(json, nullptr, false);
@@ -46,17 +36,6 @@ bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* 
                    .arg(QString::fromUtf8(e.what()));
     return false;
   }
-}
-
-std::vector<std::vector<double>> attention_of(const AttentionMaps::Map& map, int head) {
-  if (map.probs.empty()) return {};
-  if (head >= 0) return map.probs.at(static_cast<size_t>(head));
-  std::vector<std::vector<double>> mean = map.probs.front();
-  for (auto& row : mean) std::fill(row.begin(), row.end(), 0.0);
-  for (const auto& h : map.probs)
-    for (size_t q = 0; q < mean.size(); ++q)
-      for (size_t k = 0; k < mean[q].size(); ++k) mean[q][k] += h[q][k] / map.probs.size();
-  return mean;
 }
 
 AttentionView::AttentionView(AttentionMaps maps, const QString& title, QWidget* parent)
@@ -107,21 +86,12 @@ const std::vector<std::string>& AttentionView::columnTokens() const {
 
 void AttentionView::showMap() {
   const auto& m = maps_.maps.at(static_cast<size_t>(map_->currentIndex()));
-  const int head = head_->currentIndex() - 1;  // -1: the mean
-  shown_ = attention_of(m, std::min(head, static_cast<int>(m.probs.size()) - 1));
-  plot::Heatmap h;
-  h.title = m.name + (head < 0 ? ", mean of the heads" : ", head " + std::to_string(head + 1));
-  h.row_labels = rowTokens();
-  h.col_labels = columnTokens();
-  h.values = shown_;
-  h.vmin = 0;  // probabilities: one scale for every head and layer
-  h.vmax = 1;
-  h.colour_title = "attention";
-  h.y_label = m.stack == "enc" ? "source (query)" : "target (query: the token it predicts)";
-  h.x_label = m.stack == "enc" || m.kind == "enc_attn" ? "source (key)" : "target so far (key)";
+  const int head = std::min(head_->currentIndex() - 1, static_cast<int>(m.probs.size()) - 1);
+  plot::AttentionAxes axes{rowTokens(), columnTokens(), m.stack == "enc",
+                           m.stack == "enc" || m.kind == "enc_attn"};
+  const plot::Heatmap h = plot::attention_figure(m.name, m.probs, head, axes);
+  shown_ = h.values;
   plot::setup_heatmap(*plot_, h, screen_style(font()));
-  label_every_cell(plot_->xAxis, h.col_labels);
-  label_every_cell(plot_->yAxis, h.row_labels);
   plot_->replot();
 }
 

@@ -34,9 +34,6 @@ struct AttentionMaps {
 // The command's JSON read; false and *error where it is not that.
 bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* error);
 
-// probs of one head, or with head -1 their mean: [query][key].
-std::vector<std::vector<double>> attention_of(const AttentionMaps::Map& map, int head);
-
 class AttentionView : public QDialog {
   Q_OBJECT
  public:

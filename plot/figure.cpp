@@ -39,7 +39,8 @@ json to_json_of(const Heatmap& h) {
               {"x_label", h.x_label},
               {"y_label", h.y_label},
               {"annotate", h.annotate},
-              {"log_colour", h.log_colour}};
+              {"log_colour", h.log_colour},
+              {"label_every_cell", h.label_every_cell}};
   if (h.vmin) out["vmin"] = *h.vmin;
   if (h.vmax) out["vmax"] = *h.vmax;
   return out;
@@ -211,6 +212,7 @@ Heatmap heatmap_from(const Reader& r, const json& j) {
   h.y_label = r.str(j, "y_label", "");
   h.annotate = r.boolean(j, "annotate", "");
   h.log_colour = r.boolean(j, "log_colour", "");
+  h.label_every_cell = r.boolean(j, "label_every_cell", "");
   for (size_t i = 0; i < h.values.size(); ++i)
     if (h.values[i].size() != h.values[0].size())
       r.fail("values[" + std::to_string(i) + "]", "rows differ in length");

@@ -35,6 +35,9 @@ struct Heatmap {
   // Colours on a log scale (values spanning decades, e.g. a probe over training); cells <= 0
   // are then empty.
   bool log_colour = false;
+  // Every row and column labelled, however many (a sentence's tokens); otherwise at most 16 of
+  // each, evenly spaced (a probe's updates).
+  bool label_every_cell = false;
 };
 
 struct LineSeries {

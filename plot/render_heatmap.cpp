@@ -88,7 +88,8 @@ void label_cell_axes(QCustomPlot& plot, const Heatmap& h, size_t rows, size_t co
       (longest > 3 ? metrics.height() : metrics.horizontalAdvance(QString(int(longest), '0'))) +
       metrics.horizontalAdvance(QStringLiteral("00"));
   const size_t fit = static_cast<size_t>(std::max(2, plot.width() / 2 / std::max(label_px, 1)));
-  plot.xAxis->setTicker(label_ticker(h.col_labels, cols, std::min<size_t>(16, fit)));
+  plot.xAxis->setTicker(
+      label_ticker(h.col_labels, cols, h.label_every_cell ? cols : std::min<size_t>(16, fit)));
   // Row labels one above another in the cells' height: the figure less its title and what is
   // below the cells (the column labels, at 45 degrees where rotated, and the axis label).
   int widest = 0;
@@ -101,7 +102,8 @@ void label_cell_axes(QCustomPlot& plot, const Heatmap& h, size_t rows, size_t co
   const QFontMetrics row_metrics(plot.yAxis->tickLabelFont());
   const size_t row_fit = static_cast<size_t>(
       std::max(2, (plot.height() - title_px - below_px) * 100 / (115 * row_metrics.height())));
-  plot.yAxis->setTicker(label_ticker(h.row_labels, rows, std::min<size_t>(16, row_fit)));
+  plot.yAxis->setTicker(
+      label_ticker(h.row_labels, rows, h.label_every_cell ? rows : std::min<size_t>(16, row_fit)));
   plot.xAxis->setSubTicks(false);
   plot.yAxis->setSubTicks(false);
   plot.xAxis->setTickLengthIn(0);

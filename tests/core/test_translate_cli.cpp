@@ -281,6 +281,21 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
   EXPECT_EQ(g["translation"], "the dog");
   EXPECT_EQ(g["maps"][2]["probs"][0].size(), g["target_tokens"].size());
 
+  // --plot: one map as a figure, its title and every source token on it.
+  const std::string svg = (dir() / "attention.svg").string();
+  const ProgramResult drawn = fathom({"attention", "1", "--source", source, "--plot", svg, "--map",
+                                      "enc.0.self_attn", "--head", "2"});
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  const std::string figure = fathom::testing::read_text(svg);
+  EXPECT_NE(figure.find("enc.0.self_attn, head 2"), std::string::npos);
+  for (const auto& token : src)
+    if (token != "</s>")
+      EXPECT_NE(figure.find(">" + token.get<std::string>() + "<"), std::string::npos) << token;
+  const ProgramResult no_map =
+      fathom({"attention", "1", "--source", source, "--plot", svg, "--map", "dec.7.ffn"});
+  EXPECT_EQ(no_map.exit_code, 2);
+  EXPECT_NE(no_map.err.find("dec.0.enc_attn"), std::string::npos) << no_map.err;  // the choices
+
   const ProgramResult text = fathom({"attention", "1", "--source", source});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("dec.0.enc_attn (mean of 2 heads)"), std::string::npos) << text.out;
