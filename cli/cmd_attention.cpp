@@ -1,12 +1,14 @@
 // `fathom attention RUN --source TEXT [--target TEXT] [--checkpoint C] [--beam K] [--threads N]
 // [--json] [--plot FILE [--map NAME] [--head H] [--size S] [--dpi D]]`: where a stored run's model
-// looks while it translates one sentence -- every attention sub-layer's probabilities, head by head
-// (core/decode/attention_maps.h), over the target its search produces (the run's eval search unless
-// --beam says otherwise) or the one given. As text, each decoder layer's alignment: for every
-// target token, the source token its cross-attention (the mean over heads) weighs most. --json
-// gives every map whole; --plot FILE draws one map
-// (--map, default the last decoder layer's cross-attention; --head, default the mean) as a
-// figure; the desktop app's Translate tab draws them. The store is only read.
+// looks while it translates one sentence -- every attention sub-layer's probabilities, head by
+// head (core/decode/attention_maps.h), over the target its search produces (the run's eval search
+// unless --beam says otherwise) or the one given; a language model's over the text itself. As
+// text, each decoder layer's alignment: for every target token, the source token its
+// cross-attention (the mean over heads) weighs most; for a language model, the share of each
+// layer's attention the first token takes. --json gives every map whole; --plot FILE draws one
+// map (--map, default the last decoder layer's cross-attention, a language model's last layer;
+// --head, default the mean) as a figure; the desktop app's Translate tab draws them. The store is
+// only read.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -69,9 +71,27 @@ std::string padded(const std::string& text, size_t width) {
   return text + std::string(width > chars ? width - chars : 0, ' ');
 }
 
+// A language model's self-attention: how much of it the first key (bos) takes in each layer,
+// averaged over the heads and the queries after the first (which can read only bos) -- the
+// "attention sink" of Xiao et al. 2023.
+void print_first_key_share(const SentenceAttention& s) {
+  for (const AttentionMap& m : s.maps) {
+    double sum = 0;
+    size_t n = 0;
+    for (const auto& head : m.probs)
+      for (size_t q = 1; q < head.size(); ++q, ++n) sum += head[q][0];
+    std::printf(
+        "%s: the first token (%s) takes %.2f of the attention (mean of %zu heads, "
+        "queries 2..%zu)\n",
+        m.sublayer.name().c_str(), s.target_in_tokens.front().c_str(), n ? sum / n : 0.0,
+        m.probs.size(), s.target_tokens.size());
+  }
+}
+
 // For each target token, the source token the heads' mean weighs most, and that weight.
 void print_alignments(const analysis::Subject& run, const SentenceAttention& s) {
   std::printf("%s: %s\n", run.label.c_str(), s.translation.c_str());
+  if (s.source_tokens.empty()) return print_first_key_share(s);
   for (const AttentionMap& m : s.maps) {
     if (m.sublayer.kind != SublayerKind::EncoderAttention) continue;
     std::printf("%s (mean of %zu heads): target -> the source token it weighs most\n",
@@ -99,6 +119,7 @@ const AttentionMap& chosen_map(const SentenceAttention& s, const std::string& na
                      : m.sublayer.name() == name)
       found = &m;
   }
+  if (!found && name.empty()) found = &s.maps.back();  // a language model's last layer
   if (!found) throw InputError("fathom attention", 0, "--map", "no map '" + name + "': " + names);
   return *found;
 }
@@ -131,9 +152,6 @@ void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   analysis::Subject run =
       load_stored_run(store, resolve_store_paths(global), args.run, args.checkpoint);
-  if (is_decoder_only(run.config.model))
-    throw InputError(run.label, 0, "model.arch",
-                     "a language model (decoder_only) has no source to attend to");
   configure_threads(args.threads.value_or(run.config.train.threads));
   SearchOptions search = eval_search(run.config);
   if (args.beam) search.beam = *args.beam;
@@ -141,7 +159,7 @@ void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
   try {
     s = attention_maps(*run.model, *run.data->vocab, args.source, args.target, search);
   } catch (const std::invalid_argument& e) {
-    throw InputError("fathom attention", 0, "--source", e.what());
+    throw InputError("fathom attention", 0, args.target ? "--target" : "--source", e.what());
   }
   if (!args.plot.empty()) plot_map(s, args);
   if (global.json)
@@ -159,7 +177,9 @@ void add_attention_command(CLI::App& app, GlobalOptions& options) {
       "Where a stored run's model looks while it translates one sentence: every attention "
       "sub-layer's probabilities, head by head (--json), or each decoder layer's alignment");
   cmd->add_option("RUN", args->run, "a stored run (id or name)")->required();
-  cmd->add_option("--source", args->source, "the sentence to translate")->required();
+  cmd->add_option("--source", args->source,
+                  "the sentence to translate (a language model: the text it reads)")
+      ->required();
   cmd->add_option("--target", args->target,
                   "the translation to attend over (default: the model's own, by its search)");
   add_checkpoint_option(*cmd, args->checkpoint,

@@ -45,19 +45,23 @@ SentenceAttention attention_maps(TransformerImpl& model, const Vocab& vocab,
                                  const std::string& source,
                                  const std::optional<std::string>& target,
                                  const SearchOptions& search) {
-  if (is_decoder_only(model.config()))
-    throw std::invalid_argument("a language model (decoder_only) has no source to attend to");
+  const bool language_model = is_decoder_only(model.config());
+  if (language_model && target)
+    throw std::invalid_argument("a language model reads one text: give it as the source alone");
   std::vector<int64_t> source_ids = vocab.encode(source);
   if (source_ids.empty()) throw std::invalid_argument("the source sentence is empty");
   source_ids.push_back(kEosId);
   const torch::NoGradGuard no_grad;
   const torch::Tensor source_row = row_of(source_ids).to(model.parameters().front().device());
-  std::vector<int64_t> target_ids =
-      target ? vocab.encode(*target) : fathom::search(model, source_row, search).front();
+  // A language model's text is its decoder's input, as its samples' prompts are
+  // (core/decode/lm_continue.h): bos, then the text.
+  std::vector<int64_t> target_ids = language_model ? vocab.encode(source)
+                                    : target       ? vocab.encode(*target)
+                                             : fathom::search(model, source_row, search).front();
 
   SentenceAttention out;
-  out.translation = target ? *target : vocab.decode(target_ids);
-  out.source_tokens = pieces(vocab, source_ids);
+  out.translation = language_model ? source : target ? *target : vocab.decode(target_ids);
+  if (!language_model) out.source_tokens = pieces(vocab, source_ids);
   std::vector<int64_t> target_in = {kBosId}, target_out = target_ids;
   target_in.insert(target_in.end(), target_ids.begin(), target_ids.end());
   target_out.push_back(kEosId);

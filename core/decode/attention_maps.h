@@ -28,13 +28,14 @@ struct SentenceAttention {
   // Decoder queries: the target, then eos (each row predicts its token). Decoder keys (self
   // attention): bos, then the target.
   std::vector<std::string> source_tokens, target_tokens, target_in_tokens;
-  std::string translation;         // the target's text
+  std::string translation;         // the target's text (a language model's: the source)
   std::vector<AttentionMap> maps;  // forward order: the encoder's, then the decoder's
 };
 
-// `source` through `model` (an encoder-decoder, in eval mode for the call): with no `target`, the
-// search's output is the target. std::invalid_argument for an empty source or a decoder-only
-// model.
+// `source` through `model` (in eval mode for the call): with no `target`, the search's output is
+// the target. A language model (decoder_only) reads `source` as its decoder's input after bos:
+// no source tokens, only the decoder's self-attention, `translation` the text itself.
+// std::invalid_argument for an empty source, or a target given to a language model.
 SentenceAttention attention_maps(TransformerImpl& model, const Vocab& vocab,
                                  const std::string& source,
                                  const std::optional<std::string>& target,

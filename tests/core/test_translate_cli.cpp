@@ -238,7 +238,8 @@ namespace test_translate_cli {
 
 // `fathom attention`: every attention sub-layer's probabilities over the translation the run's
 // own search gives (its test.hyp line), each row a distribution, the decoder's self-attention
-// blind to the future; a target given is attended over instead; a language model is refused.
+// blind to the future; a target given is attended over instead; a language model attends over its
+// text.
 TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
   const std::string source = lines_of(fathom::testing::read_text(corpus("test.de"))).at(0);
   const ProgramResult r = fathom({"--json", "attention", "1", "--source", source});
@@ -299,9 +300,22 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
   const ProgramResult text = fathom({"attention", "1", "--source", source});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("dec.0.enc_attn (mean of 2 heads)"), std::string::npos) << text.out;
-  const ProgramResult lm = fathom({"attention", "4", "--source", source});
-  EXPECT_EQ(lm.exit_code, 2);
-  EXPECT_NE(lm.err.find("model.arch"), std::string::npos) << lm.err;
+  // A language model reads the text itself after bos: only its decoder's self-attention.
+  const std::string lm_text = lines_of(fathom::testing::read_text(corpus("test.en"))).at(0);
+  const ProgramResult lm = fathom({"--json", "attention", "4", "--source", lm_text});
+  ASSERT_EQ(lm.exit_code, 0) << lm.err;
+  const auto l = nlohmann::json::parse(lm.out);
+  EXPECT_EQ(l["translation"], lm_text);
+  EXPECT_EQ(l["source_tokens"].size(), 0u);
+  ASSERT_EQ(l["maps"].size(), 1u);
+  EXPECT_EQ(l["maps"][0]["name"], "dec.0.self_attn");
+  const auto& lm_head = l["maps"][0]["probs"][0];
+  ASSERT_EQ(lm_head.size(), l["target_tokens"].size());
+  EXPECT_EQ(lm_head[0][0], 1.0);  // the first query can read only bos
+  EXPECT_EQ(l["target_in_tokens"][1], l["target_tokens"][0]);
+  const ProgramResult sink = fathom({"attention", "4", "--source", lm_text});
+  EXPECT_NE(sink.out.find("dec.0.self_attn: the first token"), std::string::npos) << sink.out;
+  EXPECT_EQ(fathom({"attention", "4", "--source", lm_text, "--target", "x"}).exit_code, 2);
   EXPECT_EQ(fathom({"attention", "1", "--source", ""}).exit_code, 2);
 }
 
