@@ -30,6 +30,7 @@
 #ifdef FATHOM_HAVE_PLOTS
 #include "plot/attention_figure.h"
 #include "plot/export.h"
+#include "plot/output_format.h"
 #endif
 
 namespace fathom::cli {
@@ -139,8 +140,12 @@ void plot_map(const SentenceAttention& s, const AttentionArgs& args) {
   const bool encoder = m.sublayer.stack == Stack::Encoder;
   const plot::AttentionAxes axes{query_tokens(s, m), key_tokens(s, m), encoder,
                                  encoder || m.sublayer.kind == SublayerKind::EncoderAttention};
-  plot::export_figure(plot::attention_figure(m.sublayer.name(), probs, args.head - 1, axes),
-                      args.plot, {plot::parse_size(args.size), args.dpi});
+  try {
+    plot::export_figure(plot::attention_figure(m.sublayer.name(), probs, args.head - 1, axes),
+                        args.plot, {plot::parse_size(args.size), args.dpi});
+  } catch (const InputError& e) {  // export_figure names --out, `export plot`'s option
+    throw InputError(e.file(), e.line(), "--plot", e.message());
+  }
 #else
   (void)s;
   throw InputError("fathom attention", 0, "--plot",
@@ -149,6 +154,13 @@ void plot_map(const SentenceAttention& s, const AttentionArgs& args) {
 }
 
 void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
+#ifdef FATHOM_HAVE_PLOTS
+  // What a typo can break, before the model loads.
+  if (!args.plot.empty()) {
+    plot::format_for_path(args.plot, "--plot");
+    plot::parse_size(args.size, "--size");
+  }
+#endif
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   analysis::Subject run =
       load_stored_run(store, resolve_store_paths(global), args.run, args.checkpoint);

@@ -296,6 +296,9 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
       fathom({"attention", "1", "--source", source, "--plot", svg, "--map", "dec.7.ffn"});
   EXPECT_EQ(no_map.exit_code, 2);
   EXPECT_NE(no_map.err.find("dec.0.enc_attn"), std::string::npos) << no_map.err;  // the choices
+  const ProgramResult bad_file = fathom({"attention", "1", "--source", source, "--plot", "a.txt"});
+  EXPECT_EQ(bad_file.exit_code, 2);
+  EXPECT_NE(bad_file.err.find("'--plot'"), std::string::npos) << bad_file.err;
 
   const ProgramResult text = fathom({"attention", "1", "--source", source});
   ASSERT_EQ(text.exit_code, 0) << text.err;
