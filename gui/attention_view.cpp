@@ -43,7 +43,9 @@ AttentionView::AttentionView(AttentionMaps maps, const QString& title, QWidget* 
   setWindowTitle(title);
   map_ = new QComboBox;
   for (const auto& m : maps_.maps) map_->addItem(QString::fromStdString(m.name));
-  // The last decoder layer's cross-attention: the alignment, where there is one.
+  // The last decoder layer's cross-attention: the alignment, where there is one; else (a
+  // language model) the last layer's.
+  map_->setCurrentIndex(map_->count() - 1);
   for (int i = map_->count() - 1; i >= 0; --i)
     if (maps_.maps[static_cast<size_t>(i)].kind == "enc_attn") {
       map_->setCurrentIndex(i);
@@ -53,8 +55,11 @@ AttentionView::AttentionView(AttentionMaps maps, const QString& title, QWidget* 
   head_->addItem(QStringLiteral("mean of the heads"));
   for (size_t h = 0; h < maps_.maps.front().probs.size(); ++h)
     head_->addItem(QStringLiteral("head %1").arg(h + 1));
-  caption_ =
-      new QLabel(QStringLiteral("translation: %1").arg(QString::fromStdString(maps_.translation)));
+  // A language model's maps are over the text it read; a translation model's over its output.
+  caption_ = new QLabel(
+      (maps_.source_tokens.empty() ? QStringLiteral("text: %1") : QStringLiteral("translation: %1"))
+          .arg(QString::fromStdString(maps_.translation)));
+  caption_->setObjectName(QStringLiteral("attention_caption"));
   caption_->setWordWrap(true);
   caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   plot_ = new plot::PlotWidget;

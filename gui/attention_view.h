@@ -37,7 +37,8 @@ bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* 
 class AttentionView : public QDialog {
   Q_OBJECT
  public:
-  // Opens on the last decoder layer's cross-attention, mean of its heads.
+  // Opens on the last decoder layer's cross-attention (a language model: its last layer), mean of
+  // its heads.
   AttentionView(AttentionMaps maps, const QString& title, QWidget* parent = nullptr);
 
   QComboBox* mapChoice() const { return map_; }

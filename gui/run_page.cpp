@@ -25,6 +25,7 @@
 #include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
+#include "gui/lm_attention_panel.h"
 #include "gui/number_text.h"
 #include "gui/run_charts.h"
 #include "gui/run_state_text.h"
@@ -200,10 +201,15 @@ RunPage::RunPage(db::Store& store, const db::RunRecord& run,
   samples_ = text_view(QString(), QStringLiteral("samples"));
   tabs_->addTab(samples_, QStringLiteral("&Samples"));
   tabs_->addTab(buildNotesPage(store.tags(run.id)), QStringLiteral("&Notes"));
+  auto location = [this] {
+    return store_ ? QString::fromStdString(store_->location()) : QString();
+  };
   if (!db::continues_prompts(run.config_json)) {  // a language model has no source to translate
-    translate_ = new TranslatePanel(
-        run, [this] { return store_ ? QString::fromStdString(store_->location()) : QString(); });
+    translate_ = new TranslatePanel(run, location);
     tabs_->addTab(translate_, QStringLiteral("&Translate"));
+  } else {
+    lm_attention_ = new LmAttentionPanel(run.id, location);
+    tabs_->addTab(lm_attention_, QStringLiteral("&Attention"));
   }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -243,6 +249,7 @@ void RunPage::readAgain() {
   const auto artifacts = store_->artifacts(run_.id);
   charts_->refresh(*store_, run_);
   if (translate_) translate_->setCheckpoints(artifacts);
+  if (lm_attention_) lm_attention_->setCheckpoints(artifacts);
   set_text_in_place(overview_, overview_text(run_, tags, artifacts, run_dir_,
                                              db::system_summary(*store_, run_.id)));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));

@@ -14,7 +14,8 @@
 //  - Samples: each validation's sample translations, the first test translations;
 //  - Notes: the user's notes on the run, stored with it (tag "note");
 //  - Translate, for a translation model: sentences of one's own through one of its checkpoints
-//    (gui/translate_panel.h).
+//    (gui/translate_panel.h); for a language model, Attention: where its layers look while it
+//    reads a text of one's own (gui/lm_attention_panel.h).
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,7 @@ class ProbesView;
 class RunCharts;
 struct StoreSession;
 class TranslatePanel;
+class LmAttentionPanel;
 
 class RunPage : public QWidget {
   Q_OBJECT
@@ -61,6 +63,7 @@ class RunPage : public QWidget {
   QTabWidget* tabs() const { return tabs_; }
   RunCharts* charts() const { return charts_; }
   TranslatePanel* translator() const { return translate_; }
+  LmAttentionPanel* lmAttention() const { return lm_attention_; }
 
  private:
   // The tabs that hold widgets of the page's own.
@@ -82,6 +85,7 @@ class RunPage : public QWidget {
   QPlainTextEdit* diff_;
   QComboBox* diff_with_;
   TranslatePanel* translate_ = nullptr;          // none for a language model
+  LmAttentionPanel* lm_attention_ = nullptr;     // a language model's only
   QString location_;                             // for the probes' connection; "" before showProbes
   std::unique_ptr<StoreSession> probe_session_;  // the Probes tab's store
   ProbesView* probes_ = nullptr;

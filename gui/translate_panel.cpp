@@ -18,6 +18,7 @@
 
 #include "base/metrics/bleu.h"
 #include "gui/attention_view.h"
+#include "gui/checkpoint_choices.h"
 #include "gui/fathom_call.h"
 
 namespace fathom::gui {
@@ -30,18 +31,6 @@ QString run_beam_text(const std::string& config_json) {
                                        : nlohmann::json();
   return beam.is_number_integer() ? QStringLiteral("the run's (%1)").arg(beam.get<int>())
                                   : QStringLiteral("the run's");
-}
-
-// A checkpoint row's name for --checkpoint ("best", "last", "average", "40") and its label; ""
-// for rows that are no model to translate with (the fallback resume point).
-std::pair<QString, QString> checkpoint_choice(const db::Artifact& a) {
-  const QString kind = QString::fromStdString(a.kind);
-  if (!kind.startsWith("checkpoint_") || kind == "checkpoint_previous") return {};
-  const QString name = kind.mid(int(sizeof "checkpoint_") - 1);
-  bool is_step = false;
-  name.toLongLong(&is_step);
-  if (is_step) return {name, QStringLiteral("update %1").arg(name)};
-  return {name, a.step ? QStringLiteral("%1 (update %2)").arg(name).arg(*a.step) : name};
 }
 
 QPlainTextEdit* text_box(const QString& name, const QString& placeholder) {
@@ -154,13 +143,7 @@ TranslatePanel::TranslatePanel(const db::RunRecord& run, std::function<QString()
 }
 
 void TranslatePanel::setCheckpoints(const std::vector<db::Artifact>& artifacts) {
-  const QString chosen = checkpoint_->currentData().toString();
-  checkpoint_->clear();
-  for (const auto& a : artifacts)
-    if (const auto [name, label] = checkpoint_choice(a); !name.isEmpty())
-      checkpoint_->addItem(label, name);
-  const int again = checkpoint_->findData(chosen.isEmpty() ? QStringLiteral("best") : chosen);
-  if (again >= 0) checkpoint_->setCurrentIndex(again);
+  set_checkpoint_choices(checkpoint_, artifacts);
   translate_->setEnabled(checkpoint_->count() > 0);
   if (checkpoint_->count() == 0)
     status_->setText(

@@ -3,7 +3,8 @@
 // run's own test source, typed in reversed order, translates to the test hypotheses its final
 // evaluation wrote (reversed), and against its references scores its test_bleu. The checkpoints
 // offered are the run's rows; bad input is said before anything runs; a language model has no
-// tab. progress_of() reads the progress lines of the commands the app waits on.
+// tab but an Attention tab (its text's self-attention). progress_of() reads the progress lines of
+// the commands the app waits on.
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -27,6 +29,7 @@
 #include "gui/attention_view.h"
 #include "gui/fathom_binary.h"
 #include "gui/fathom_call.h"
+#include "gui/lm_attention_panel.h"
 #include "gui/run_actions.h"
 #include "gui/run_page.h"
 #include "gui/translate_panel.h"
@@ -80,6 +83,48 @@ class RunTranslateTest : public QObject {
     train.start(find_fathom_binary(), {"train", config.fileName(), "--no-progress"});
     QVERIFY(train.waitForFinished(300000));
     QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+    QFile lm(scratch_.filePath("lm.yaml"));  // run 2: a language model on the English side
+    QVERIFY(lm.open(QIODevice::WriteOnly));
+    lm.write(
+        "name: lm\ndevice: cpu\n"
+        "model: {arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 2}\n"
+        "data: {task: lm, train_text: corpus/train.en, valid_text: corpus/valid.en,\n"
+        "       lm_block: 16, vocab: {size: 40}, max_tokens: 256}\n"
+        "train: {lr: 0.005, warmup: 2, max_updates: 4, valid_every: 4, log_every: 2, threads: "
+        "1}\n");
+    lm.close();
+    train.start(find_fathom_binary(), {"train", lm.fileName(), "--no-progress"});
+    QVERIFY(train.waitForFinished(300000));
+    QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+  }
+
+  // A language model's page: an Attention tab instead of Translate; a text's maps are each
+  // layer's self-attention, the first row all on bos, nothing above the diagonal.
+  void aLanguageModelsTextShowsItsSelfAttention() {
+    auto store = Store::open(db().toStdString(), fathom::db::OpenMode::ReadOnly);
+    RunPage page(store, *store.find_run("2"), {}, run_artifacts_dir(db(), 2).toStdString());
+    QVERIFY(!page.translator());
+    LmAttentionPanel* panel = page.lmAttention();
+    QVERIFY(panel);
+    QCOMPARE(page.tabs()->tabText(page.tabs()->indexOf(panel)), QStringLiteral("&Attention"));
+    QVERIFY(panel->showButton()->isEnabled());
+    QString problem;
+    QVERIFY(!panel->showAttention(&problem));
+    QCOMPARE(problem, QStringLiteral("type a text first"));
+    panel->text()->setText("the dog runs in the park");
+    AttentionView* view = panel->showAttention(&problem);
+    QVERIFY2(view, qPrintable(problem));
+    QCOMPARE(view->mapChoice()->count(), 2);  // decoder_layers: 2
+    QVERIFY(view->findChild<QLabel*>("attention_caption")->text().startsWith("text: the dog"));
+    QCOMPARE(view->mapChoice()->currentText(), QStringLiteral("dec.1.self_attn"));  // the last
+    const auto& values = view->shownValues();
+    QCOMPARE(values.size(), view->rowTokens().size());
+    QCOMPARE(values.front().size(), view->columnTokens().size());
+    QCOMPARE(view->columnTokens().front(), std::string("<s>"));
+    QVERIFY(std::fabs(values[0][0] - 1) < 1e-6);  // the first token can read only bos
+    for (size_t q = 0; q < values.size(); ++q)
+      for (size_t k = q + 1; k < values[q].size(); ++k) QCOMPARE(values[q][k], 0.0);
+    QVERIFY(view->close());
   }
 
   void theRunsTestSourceTranslatesToItsOwnHypothesesAndBleu() {
@@ -239,11 +284,13 @@ class RunTranslateTest : public QObject {
     const int64_t id = store.create_run(r);
     RunPage lm(store, *store.find_run(std::to_string(id)));
     QVERIFY(!lm.translator());
+    QVERIFY(lm.lmAttention());
     r.name = "mt";
     r.config_json = R"({"model": {"arch": "encoder_decoder"}})";
     const int64_t mt = store.create_run(r);
     RunPage page(store, *store.find_run(std::to_string(mt)));
-    QVERIFY(page.translator());  // before its first checkpoint: nothing to choose, said
+    QVERIFY(page.translator() &&
+            !page.lmAttention());  // before its first checkpoint: nothing to choose
     QCOMPARE(page.translator()->checkpoint()->count(), 0);
     QVERIFY(!page.translator()->translateButton()->isEnabled());
   }
