@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "gui/fathom_call.h"
 #include "gui/screen_style.h"
 #include "plot/attention_figure.h"
 #include "plot/plot_widget.h"
@@ -36,6 +37,27 @@ bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* 
                    .arg(QString::fromUtf8(e.what()));
     return false;
   }
+}
+
+AttentionView* open_attention_view(QWidget* parent, const QString& location,
+                                   const QStringList& args, const QString& title,
+                                   QString* problem) {
+  const FathomCall call = call_fathom(  // args: attention RUN ...
+      parent, location, args,
+      QStringLiteral("Reading the attention of run %1...").arg(args.value(1)));
+  if (!call.problem.isEmpty()) return *problem = call.problem, nullptr;
+  if (call.exit_code != 0) {
+    *problem = call.err.isEmpty()
+                   ? QStringLiteral("`fathom attention` exited with status %1").arg(call.exit_code)
+                   : call.err;
+    return nullptr;
+  }
+  AttentionMaps maps;
+  if (!parse_attention_maps(call.out.toStdString(), &maps, problem)) return nullptr;
+  auto* view = new AttentionView(std::move(maps), title, parent);
+  view->setAttribute(Qt::WA_DeleteOnClose);
+  view->show();
+  return view;
 }
 
 AttentionView::AttentionView(AttentionMaps maps, const QString& title, QWidget* parent)

@@ -10,6 +10,7 @@
 
 #include <QDialog>
 #include <QString>
+#include <QStringList>
 
 class QComboBox;
 class QLabel;
@@ -33,6 +34,14 @@ struct AttentionMaps {
 
 // The command's JSON read; false and *error where it is not that.
 bool parse_attention_maps(const std::string& json, AttentionMaps* out, QString* error);
+
+class AttentionView;
+
+// `fathom args` (an `attention ... --json` call) on the store at `location`, its maps opened in a
+// window of their own titled `title` (deleted when closed); null and *problem where the command
+// fails or writes what the app cannot read. The Translate and Attention tabs both open it so.
+AttentionView* open_attention_view(QWidget* parent, const QString& location,
+                                   const QStringList& args, const QString& title, QString* problem);
 
 class AttentionView : public QDialog {
   Q_OBJECT

@@ -9,7 +9,6 @@
 
 #include "gui/attention_view.h"
 #include "gui/checkpoint_choices.h"
-#include "gui/fathom_call.h"
 
 namespace fathom::gui {
 
@@ -57,22 +56,12 @@ AttentionView* LmAttentionPanel::showAttention(QString* problem) {
                          "--source",
                          text_->text(),
                          "--json"};
-  const FathomCall call = call_fathom(
-      this, location_(), args, QStringLiteral("Reading the attention of run %1...").arg(run_));
-  if (!call.problem.isEmpty()) return fail(call.problem);
-  if (call.exit_code != 0)
-    return fail(call.err.isEmpty()
-                    ? QStringLiteral("`fathom attention` exited with status %1").arg(call.exit_code)
-                    : call.err);
-  AttentionMaps maps;
-  QString error;
-  if (!parse_attention_maps(call.out.toStdString(), &maps, &error)) return fail(error);
-  auto* view = new AttentionView(
-      std::move(maps),
+  QString why;
+  AttentionView* view = open_attention_view(
+      this, location_(), args,
       QStringLiteral("Run %1, %2: %3").arg(run_).arg(checkpoint_->currentText(), text_->text()),
-      this);
-  view->setAttribute(Qt::WA_DeleteOnClose);
-  view->show();
+      &why);
+  if (!view) return fail(why);
   status_->clear();
   return view;
 }

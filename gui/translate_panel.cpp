@@ -239,21 +239,11 @@ AttentionView* TranslatePanel::showAttention(int row, QString* problem) {
                          "--target",
                          translation,
                          "--json"};
-  const FathomCall call = call_fathom(
-      this, location_(), args, QStringLiteral("Reading the attention of run %1...").arg(run_));
-  if (!call.problem.isEmpty()) return fail(call.problem);
-  if (call.exit_code != 0)
-    return fail(call.err.isEmpty()
-                    ? QStringLiteral("`fathom attention` exited with status %1").arg(call.exit_code)
-                    : call.err);
-  AttentionMaps maps;
-  QString error;
-  if (!parse_attention_maps(call.out.toStdString(), &maps, &error)) return fail(error);
-  auto* view = new AttentionView(
-      std::move(maps),
-      QStringLiteral("Run %1, %2: %3").arg(run_).arg(translated_with_.second, source), this);
-  view->setAttribute(Qt::WA_DeleteOnClose);
-  view->show();
+  QString why;
+  AttentionView* view = open_attention_view(
+      this, location_(), args,
+      QStringLiteral("Run %1, %2: %3").arg(run_).arg(translated_with_.second, source), &why);
+  if (!view) return fail(why);
   return view;
 }
 
