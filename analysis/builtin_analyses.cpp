@@ -12,6 +12,7 @@ void register_grad_norms(AnalysisRegistry& registry);    // grad_norms.cpp
 void register_ln_scale(AnalysisRegistry& registry);      // ln_scale.cpp
 void register_linearize(AnalysisRegistry& registry);     // linearize.cpp
 void register_layer_skip(AnalysisRegistry& registry);    // layer_skip.cpp
+void register_sharpness(AnalysisRegistry& registry);     // sharpness.cpp
 
 const AnalysisRegistry& analyses() {
   static AnalysisRegistry registry{"analysis"};
@@ -23,6 +24,7 @@ const AnalysisRegistry& analyses() {
     register_ln_scale(registry);
     register_linearize(registry);
     register_layer_skip(registry);
+    register_sharpness(registry);
   });
   return registry;
 }

@@ -60,6 +60,12 @@ std::vector<AnalysisOption> declare_options() {
        "validation checks without improvement before W, b stop training",
        {},
        Bound::Positive},
+      {"iterations",
+       &P::iterations,
+       "most Lanczos steps, one Hessian-vector product each (stops earlier once lambda_max's "
+       "residual is under 1e-4 of it)",
+       {},
+       Bound::Positive},
   };
 }
 

@@ -26,6 +26,7 @@ struct AnalysisParams {
   double lr = 1e-3;                // linearize: Adam learning rate
   int eval_every = 100;            // linearize: updates between validation checks
   int patience = 3;                // linearize: checks without improvement before stopping
+  int iterations = 100;            // sharpness: most Lanczos steps (Hessian-vector products)
   int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
   bool progress = true;            // progress bars on stderr (not recorded)
 

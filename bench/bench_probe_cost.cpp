@@ -1,9 +1,11 @@
-// What the training probes cost (issue 38 item 6; docs/probes.md): the same run trained with
-// train.probe_every = 0 and = K, alternating, R rounds each, at the depth study's size
+// What the training probes cost (issue 38 item 6; docs/probes.md) -- or, with --what
+// sharpness, the sharpness points (train.sharpness_every; docs/curvature.md): the same run
+// trained with the interval 0 and K, alternating, R rounds each, at the depth study's size
 // (configs/depth/base.yaml at 18+18 layers, 512-token batches); the share is the difference of
 // the runs' update-loop time (final metric train_time_s) over the time without probes. Probes
 // off must also train bit for bit as before: the final training losses are compared.
 //   bench_probe_cost [--updates 300] [--every 100] [--rounds 2] [--layers 18] [--threads 0]
+//                    [--what probes|sharpness]
 // Run by hand from the repository root (never in ctest). Stores go to a temporary directory.
 #include <unistd.h>
 
@@ -37,8 +39,10 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   ensure_fast_blas(argv);  // as `fathom` does: OpenBLAS's fast kernels (base/util/blas_setup.h)
   int updates = 300, every = 100, rounds = 2, layers = 18, threads = 0;
+  bool sharpness = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
+    if (flag == "--what") sharpness = std::string(argv[i + 1]) == "sharpness";
     const int value = std::atoi(argv[i + 1]);
     if (flag == "--updates") updates = value;
     if (flag == "--every") every = value;
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round)
     for (const int probe_every : {0, every}) {
       RunConfig c = config;
-      c.train.probe_every = probe_every;
+      (sharpness ? c.train.sharpness_every : c.train.probe_every) = probe_every;
       db::NewRun run;
       run.name = probe_every ? "probed" : "plain";
       run.config_json = config_to_json(c).dump();
@@ -81,14 +85,16 @@ int main(int argc, char** argv) {
     }
   const double off = median(off_s), on = median(on_s);
   std::printf("blas core %s\n", blas_core_name());
-  std::printf("%d+%d layers, %d updates, probes every %d (%d points), %d rounds alternating\n",
-              layers, layers, updates, every, updates / every, rounds);
-  std::printf("update loop without probes: median %.2f s\n", off);
-  std::printf("update loop with probes:    median %.2f s\n", on);
-  std::printf("probe share of training time: %.2f %%\n", 100 * (on - off) / off);
+  const char* what = sharpness ? "sharpness" : "probes";
+  std::printf("%d+%d layers, %d updates, %s every %d (%d points), %d rounds alternating\n", layers,
+              layers, updates, what, every, updates / every, rounds);
+  std::printf("update loop without %s: median %.2f s\n", what, off);
+  std::printf("update loop with %s:    median %.2f s\n", what, on);
+  std::printf("%s share of training time: %.2f %% (%.3f s a point)\n", what, 100 * (on - off) / off,
+              (on - off) / std::max(1, updates / every));
   bool same = true;
   for (size_t i = 0; i < off_loss.size(); ++i) same = same && off_loss[i] == on_loss[i];
-  std::printf("final training loss with and without probes %s (%.6f)\n",
+  std::printf("final training loss with and without %s %s (%.6f)\n", what,
               same ? "identical" : "DIFFERENT", off_loss[0]);
   store.reset();
   fs::remove_all(dir);

@@ -41,6 +41,16 @@ inline const std::string kLayerGradNormPrefix = "gradnorm.";
 inline const std::string kProbeLogZMean = "probe.log_z_mean";
 inline const std::string kProbeLogZMax = "probe.log_z_max";
 inline const std::string kProbeOutputChange = "probe.output_change";
+// Every train.sharpness_every updates (core/train/sharpness.h, docs/curvature.md): the top
+// eigenvalue of the training loss's Hessian on a fixed training batch; under Adam (RAdam) that
+// of the preconditioned Hessian P^-1 H, and eta * lambda_max(P^-1 H) over Adam's stability
+// threshold (2 + 2 beta1) / (1 - beta1) -- 1 at the adaptive edge of stability; and the
+// Hessian-vector products the point took.
+inline const std::string kCurvaturePrefix = "curvature.";
+inline const std::string kSharpness = "curvature.sharpness";
+inline const std::string kPreconditionedSharpness = "curvature.preconditioned_sharpness";
+inline const std::string kEdgeOfStabilityRatio = "curvature.aeos_ratio";
+inline const std::string kSharpnessProducts = "curvature.products";
 
 // System metrics (core/train/system_metrics.h), sampled at each log point: what the run costs
 // the machine. Not deterministic -- comparisons of a run with its resumed or repeated twin

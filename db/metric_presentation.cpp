@@ -49,6 +49,10 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kProbeLogZMean, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
       {kProbeLogZMax, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
       {kProbeOutputChange, {kHidden, kSmoothed, kLog, "", kNeither}},
+      {kSharpness, {kHidden, kAsIs, kLinear, "", kNeither}},
+      {kPreconditionedSharpness, {kHidden, kAsIs, kLinear, "", kNeither}},
+      {kEdgeOfStabilityRatio, {kHidden, kAsIs, kLinear, "", kNeither}},
+      {kSharpnessProducts, {kHidden, kAsIs, kLinear, "products", kNeither}},
       {kSysCpuPercent, {kHidden, kAsIs, kLinear, "% of a core", kNeither}},
       {kSysRss, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
       {kSysRssPeak, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
@@ -86,7 +90,10 @@ MetricPresentation presentation_of(const std::string& name) {
   return rank < rows.size() ? rows[rank].presentation : by_parts(name);
 }
 
-std::string metric_group(const std::string& name) { return is_system_metric(name) ? "System" : ""; }
+std::string metric_group(const std::string& name) {
+  if (is_system_metric(name)) return "System";
+  return name.rfind(kCurvaturePrefix, 0) == 0 ? "Curvature" : "";
+}
 
 std::optional<bool> higher_is_better(const std::string& name) {
   return presentation_of(name).higher_is_better;

@@ -34,7 +34,8 @@ MetricPresentation presentation_of(const std::string& name);
 // Its place in metric lists: its row's index; after every row for a name in none.
 int presentation_rank(const std::string& name);
 // The group a metric list shows it under: "System" for the system metrics (sys.*,
-// core/train/system_metrics.h), "" for the training curves.
+// core/train/system_metrics.h), "Curvature" for the sharpness curves (curvature.*,
+// core/train/sharpness.h), "" for the training curves.
 std::string metric_group(const std::string& name);
 // presentation_of(name).higher_is_better.
 std::optional<bool> higher_is_better(const std::string& name);

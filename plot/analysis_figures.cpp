@@ -278,6 +278,23 @@ BarFigure layer_skip_figure(const json& result, const std::string& source) {
   return fig;
 }
 
+LineFigure sharpness_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const std::vector<double> ritz = f.numbers(f.at(result, "ritz", ""), "ritz");
+  if (ritz.empty()) f.fail("ritz", "expected a non-empty array");
+  LineFigure fig;
+  fig.x.label = "Lanczos step (Hessian-vector products)";
+  fig.y.label = "largest Ritz value";
+  LineSeries steps;
+  steps.name = "largest Ritz value (approaches lambda_max from below)";
+  for (size_t i = 0; i < ritz.size(); ++i) {
+    steps.x.push_back(static_cast<double>(i + 1));
+    steps.y.push_back(ritz[i]);
+  }
+  fig.series = {steps};
+  return fig;
+}
+
 std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
                                           const std::string& source) {
   return find_analysis_kind(kind, source).figures(result, source);

@@ -38,5 +38,7 @@ BarFigure grad_norms_figure(const nlohmann::json& result, const std::string& sou
 BarFigure ln_scale_figure(const nlohmann::json& result, const std::string& source);
 BarFigure linearize_figure(const nlohmann::json& result, const std::string& source);
 BarFigure layer_skip_figure(const nlohmann::json& result, const std::string& source);
+// sharpness: the largest Ritz value after each Lanczos step (its convergence).
+LineFigure sharpness_figure(const nlohmann::json& result, const std::string& source);
 
 }  // namespace fathom::plot

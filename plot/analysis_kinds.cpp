@@ -103,6 +103,22 @@ std::string layer_skip_caption(const json& result) {
          number(result, "tokens", 10) + " validation tokens";
 }
 
+std::vector<ResultTable> sharpness_tables(const json& result) {
+  if (!result.contains("sharpness")) return {};
+  return {
+      {{"eigenvalue", "value", "residual"},
+       {{"lambda_max(H)", number(result, "sharpness"), number(result, "residual", 2)},
+        {"lambda_min(H)", number(result, "smallest"), number(result, "smallest_residual", 2)}}}};
+}
+
+std::string sharpness_caption(const json& result) {
+  if (!result.contains("sharpness")) return "";
+  return "the training loss's Hessian on the first batch (" + number(result, "sentences", 10) +
+         " sentences), dropout off (methods.md s5.9); lambda_max " +
+         std::string(result.value("converged", false) ? "converged" : "did NOT converge") +
+         " after " + number(result, "iterations", 10) + " Lanczos steps";
+}
+
 std::string note_caption(const json& result) { return text(result, "note"); }
 
 std::string output_shift_caption(const json& result) {
@@ -135,6 +151,8 @@ std::vector<AnalysisKind> build_kinds() {
                    linearize_tables, linearize_caption});
   kinds.push_back(
       {"layer-skip", false, "", one(layer_skip_figure), layer_skip_tables, layer_skip_caption});
+  kinds.push_back(
+      {"sharpness", false, "", one(sharpness_figure), sharpness_tables, sharpness_caption});
   return kinds;
 }
 

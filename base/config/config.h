@@ -132,6 +132,9 @@ struct TrainConfig {
   double z_loss = 0.0;              // auxiliary loss z_loss * (log Z)^2 per target token (z_loss.h)
   int probe_every = 0;              // record the training probes every K updates (0: off; probes.h)
   int probe_sentences = 16;         // validation pairs in the fixed batch the probes read
+  int sharpness_every = 0;          // lambda_max of the loss's Hessian every K updates (0: off)
+  int sharpness_sentences = 16;     // training pairs in the fixed batch the sharpness is taken on
+  int sharpness_iterations = 20;    // Lanczos steps (Hessian-vector products) per eigenvalue
   double divergence_factor = 10.0;  // diverged if loss > factor * first loss (0: off)
   int threads = 0;                  // CPU threads (0: all cores); see core/train/device.h
   std::string precision = "fp32";   // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)

@@ -302,6 +302,18 @@ std::vector<FieldSpec> build_fields() {
   train("probe_sentences", F::Int, &T::probe_sentences,
         "validation pairs in the probes' fixed batch (the first K of the validation set)")
       .range = kPositive;
+  train("sharpness_every", F::Int, &T::sharpness_every,
+        "record the training loss's sharpness every K updates: the top Hessian eigenvalue and, "
+        "under Adam, that of the preconditioned Hessian with the adaptive edge-of-stability ratio "
+        "(0: off; docs/curvature.md)")
+      .range = kNonNegative;
+  train("sharpness_sentences", F::Int, &T::sharpness_sentences,
+        "training pairs in the sharpness's fixed batch (the first K of the training set)")
+      .range = kPositive;
+  train("sharpness_iterations", F::Int, &T::sharpness_iterations,
+        "most Lanczos steps (Hessian-vector products) per eigenvalue at a sharpness point; it "
+        "stops earlier once the largest eigenvalue's residual is under 1e-3 of it")
+      .range = kPositive;
   train("divergence_factor", F::Double, &T::divergence_factor,
         "diverged when loss exceeds this multiple of the first loss (0: off)")
       .range = kNonNegative;

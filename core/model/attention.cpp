@@ -8,6 +8,7 @@
 #include "core/model/cpu_attention.h"
 #include "core/model/decoding_cache.h"
 #include "core/model/dropout.h"
+#include "core/model/higher_order_grad.h"
 
 namespace fathom {
 
@@ -82,7 +83,9 @@ bool MultiheadAttentionImpl::with_cached_past(torch::Tensor& k, torch::Tensor& v
 // takes it there up to d_head 32 and `on` means the fused call.
 bool MultiheadAttentionImpl::takes_cpu_loop(const torch::Tensor& q,
                                             const SublayerObserver* observer) const {
-  if (fused_ == FusedAttention::Off || observer || !attention_on_cpu_applies(q)) return false;
+  if (fused_ == FusedAttention::Off || observer || higher_order_grad_needed() ||
+      !attention_on_cpu_applies(q))
+    return false;
   constexpr int64_t kLargestLoopHeadOn2x = 32;
   return TORCH_VERSION_MAJOR < 2 ||
          (fused_ == FusedAttention::Auto && q.size(-1) <= kLargestLoopHeadOn2x);
@@ -119,7 +122,7 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
 #if TORCH_VERSION_MAJOR >= 2
   const bool cpu_bf16 = q.is_cpu() && q.scalar_type() == torch::kBFloat16;  // autocast's output
   if ((fused_ == FusedAttention::On || (fused_ == FusedAttention::Auto && !cpu_bf16)) &&
-      !observer) {
+      !observer && !higher_order_grad_needed()) {
     // Same function: softmax(q k^T / sqrt(d/H) + mask) v, its default scale. A boolean
     // attn_mask marks the keys that *take part* (the opposite of key_padding_mask).
     c10::optional<torch::Tensor> allowed;
@@ -148,9 +151,10 @@ torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
   }
   // Softmax in float32 also under autocast (its CUDA op list does the same; the CPU one may
   // not), as the probabilities of long rows lose too much in 16 bits.
-  torch::Tensor probs = scores.scalar_type() == torch::kFloat
-                            ? torch::softmax(scores, -1)
-                            : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
+  // (Float64 stays float64: a double model's derivatives are compared at that precision.)
+  const bool wide = scores.scalar_type() == torch::kFloat || scores.scalar_type() == torch::kDouble;
+  torch::Tensor probs = wide ? torch::softmax(scores, -1)
+                             : torch::softmax(scores, -1, torch::kFloat).to(scores.scalar_type());
   if (observer)
     observer->on_attention(owner_, AttentionTrace{logits, probs, key_padding_mask, causal});
   if (attention_dropout_ > 0) probs = fathom::dropout(probs, attention_dropout_, is_training());

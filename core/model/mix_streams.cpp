@@ -2,6 +2,8 @@
 
 #include <ATen/Parallel.h>
 
+#include "core/model/higher_order_grad.h"
+
 namespace fathom {
 namespace {
 
@@ -90,7 +92,7 @@ struct MixStreamsFunction : torch::autograd::Function<MixStreamsFunction> {
 torch::Tensor mix_streams(const torch::Tensor& mix, const torch::Tensor& streams) {
   // The loop needs one n x n matrix per token, in the streams' dtype, on the CPU.
   const bool fused =
-      streams.device().is_cpu() && mix.device().is_cpu() &&
+      !higher_order_grad_needed() && streams.device().is_cpu() && mix.device().is_cpu() &&
       mix.scalar_type() == streams.scalar_type() &&
       (streams.scalar_type() == torch::kFloat || streams.scalar_type() == torch::kDouble) &&
       streams.dim() >= 2 && mix.dim() == streams.dim() && streams.numel() > 0 &&

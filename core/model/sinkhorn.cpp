@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/model/higher_order_grad.h"
+
 namespace fathom {
 namespace {
 
@@ -152,8 +154,9 @@ torch::Tensor sinkhorn_knopp_ops(const torch::Tensor& logits, int iterations) {
 }
 
 torch::Tensor sinkhorn_knopp(const torch::Tensor& logits, int iterations) {
-  const bool fused = logits.device().is_cpu() && (logits.scalar_type() == torch::kFloat ||
-                                                  logits.scalar_type() == torch::kDouble);
+  const bool fused =
+      !higher_order_grad_needed() && logits.device().is_cpu() &&
+      (logits.scalar_type() == torch::kFloat || logits.scalar_type() == torch::kDouble);
   if (!fused) return sinkhorn_knopp_ops(logits, iterations);
   return SinkhornFunction::apply(logits, static_cast<int64_t>(iterations));
 }

@@ -7,8 +7,10 @@ namespace fathom {
 LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& target,
                              double epsilon, bool count_tokens) {
   const int64_t V = logits.size(-1);
-  // Softmax statistics in float32 even if the logits come from reduced precision.
-  torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat32), -1);
+  // Softmax statistics in float32 even if the logits come from reduced precision (float64
+  // logits stay float64: the curvature tests difference the loss at that precision).
+  const auto dtype = logits.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat32;
+  torch::Tensor log_probs = torch::log_softmax(logits.to(dtype), -1);
   torch::Tensor keep = target.ne(kPadId);
   torch::Tensor nll = -log_probs.gather(-1, target.unsqueeze(-1)).squeeze(-1);
   torch::Tensor smooth = -log_probs.sum(-1);

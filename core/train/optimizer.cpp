@@ -51,21 +51,21 @@ void Optimizer::step(double lr) {
   const double bias1 = 1.0 - std::pow(beta1_, t);
   const double bias2 = 1.0 - std::pow(beta2_, t);
 
-  // RAdam: the variance rectification term r_t, applied once the approximated SMA length
-  // rho_t exceeds 5 (as PyTorch's RAdam); before that, un-adapted momentum SGD.
-  double rect = 1.0;
-  bool adaptive = true;
-  if (rectified_) {
-    const double rho_inf = 2.0 / (1.0 - beta2_) - 1.0;
-    const double rho_t = rho_inf - 2.0 * t * std::pow(beta2_, t) / bias2;
-    adaptive = rho_t > 5.0;
-    if (adaptive)
-      rect = std::sqrt((rho_t - 4.0) * (rho_t - 2.0) * rho_inf /
-                       ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t));
-  }
-
+  const Rectification r = rectification(t, bias2);
   last_step_fused_ = false;
-  for (size_t g = 0; g < groups_.size(); ++g) step_group(g, lr, rect, adaptive, bias1, bias2);
+  for (size_t g = 0; g < groups_.size(); ++g) step_group(g, lr, r.factor, r.adaptive, bias1, bias2);
+}
+
+// RAdam: the variance rectification term r_t, applied once the approximated SMA length rho_t
+// exceeds 5 (as PyTorch's RAdam); before that, un-adapted momentum SGD. Adam: always 1.
+Optimizer::Rectification Optimizer::rectification(double t, double bias2) const {
+  if (!rectified_) return {1.0, true};
+  const double rho_inf = 2.0 / (1.0 - beta2_) - 1.0;
+  const double rho_t = rho_inf - 2.0 * t * std::pow(beta2_, t) / bias2;
+  if (rho_t <= 5.0) return {1.0, false};
+  return {std::sqrt((rho_t - 4.0) * (rho_t - 2.0) * rho_inf /
+                    ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)),
+          true};
 }
 
 // One group's update at learning rate lr * lr_scale with the group's epsilon.

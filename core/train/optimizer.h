@@ -63,6 +63,16 @@ class Optimizer {
   static std::vector<Matrix> matrices_for(const TrainConfig& config,
                                           const ParameterCatalog& catalog);
 
+  // The diagonal preconditioner of the last update, as a step factor per coordinate: that
+  // update moved parameter i by -lr * D_i * m_i (m the first moment, lr the scheduled rate),
+  // D = lr_scale * r / ((1 - beta1^t) (sqrt(v / (1 - beta2^t)) + eps)), r RAdam's rectification
+  // (1 for Adam; before it applies RAdam is momentum SGD: D = lr_scale / (1 - beta1^t)). So
+  // D = P^-1 of Cohen et al. 2022's preconditioned sharpness (core/train/sharpness.h). One
+  // tensor per entry of `params` (matched by identity; zeros for a parameter it does not
+  // update); empty before the first update or where Muon updates a matrix (not diagonal).
+  std::vector<torch::Tensor> diagonal_step_factors(const std::vector<torch::Tensor>& params) const;
+  double beta1() const { return beta1_; }
+
   // `checksum` (when given) adds each moment tensor as written or as read
   // (core/train/checkpoint_checksum.h).
   void save(torch::serialize::OutputArchive& archive, TensorChecksum* checksum = nullptr) const;
@@ -75,6 +85,11 @@ class Optimizer {
     size_t group;
     int muon_blocks = 0;  // > 0: Muon updates it, a stack of this many matrices
   };
+  struct Rectification {
+    double factor;
+    bool adaptive;
+  };
+  Rectification rectification(double t, double bias2) const;
   void step_group(size_t group, double lr, double rect, bool adaptive, double bias1, double bias2);
   void muon_step(Slot& slot, double lr);
 

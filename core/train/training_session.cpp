@@ -105,6 +105,11 @@ std::optional<TrainOutcome> TrainingSession::load_data() {
     config_error(config_, "train.probe_sentences",
                  std::to_string(tc_.probe_sentences) + " probe pairs, but the validation set has " +
                      std::to_string(data_->valid.size()));
+  if (tc_.sharpness_every > 0 && static_cast<size_t>(tc_.sharpness_sentences) > data_->train.size())
+    config_error(config_, "train.sharpness_sentences",
+                 std::to_string(tc_.sharpness_sentences) +
+                     " pairs for the sharpness, but the training set has " +
+                     std::to_string(data_->train.size()));
   return std::nullopt;
 }
 
@@ -229,6 +234,16 @@ void TrainingSession::start_loop() {
     probes_.emplace(*model_, collate(data_->valid, first).to(device_), precision_.autocast,
                     TrainingProbes::weight_matrices(named_));
   }
+  if (tc_.sharpness_every > 0 && writes()) {
+    std::vector<size_t> first(static_cast<size_t>(tc_.sharpness_sentences));
+    for (size_t i = 0; i < first.size(); ++i) first[i] = i;
+    SharpnessOptions options;
+    options.label_smoothing = tc_.label_smoothing;
+    options.z_loss = tc_.z_loss;
+    options.max_iterations = tc_.sharpness_iterations;
+    options.seed = tc_.seed;
+    sharpness_.emplace(*model_, collate(data_->train, first).to(device_), parameters_, options);
+  }
 }
 
 // A lost lease stops the session, writing nothing. A stop request (preemption, a time
@@ -322,6 +337,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   u.lr = learning_rate(tc_, u.number);
   if (!skipped) optimizer_->step(u.lr);
   if (probed) log_probes(u.number);
+  if (sharpness_ && u.number % tc_.sharpness_every == 0) log_sharpness(u.number);
 
   window_.tokens += u.tokens;
   window_.updates += 1;

@@ -30,6 +30,7 @@
 #include "core/train/precision.h"
 #include "core/train/probes.h"
 #include "core/train/run_files.h"
+#include "core/train/sharpness.h"
 #include "core/train/system_metrics.h"
 #include "core/train/trainer.h"
 #include "db/heartbeat.h"
@@ -98,6 +99,7 @@ class TrainingSession {
   std::optional<DeviceMetrics::Reading> read_metrics(bool reset_window);
   void log(const Update& u, const DeviceMetrics::Reading& reading);
   void log_probes(int64_t update);
+  void log_sharpness(int64_t update);
   void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
   std::vector<std::string> retired_checkpoints(int64_t update) const;
   LossReport validation_loss();
@@ -155,7 +157,8 @@ class TrainingSession {
   bool stop_agreed_ = false;                // some rank asked to stop (reduced each update)
   std::optional<db::MetricWriter> metrics_;
   std::optional<ProgressBar> bar_;
-  std::optional<TrainingProbes> probes_;  // train.probe_every > 0
+  std::optional<TrainingProbes> probes_;       // train.probe_every > 0
+  std::optional<SharpnessTracker> sharpness_;  // train.sharpness_every > 0
   TrainOutcome outcome_;
   Window window_;
   int64_t session_first_update_ = 1;

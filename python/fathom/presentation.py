@@ -35,7 +35,14 @@ def _by_parts(name):
     return {"name": name, "shown": bleu,
             "smoothed": not (bleu or name.startswith("valid_") or name.startswith("test_")),
             "log_axis": False, "unit": "", "higher_is_better": better,
-            "group": "System" if name.startswith("sys.") else ""}
+            "group": _group(name)}
+
+
+def _group(name):
+    """The metric list's group: System (sys.*), Curvature (curvature.*) or none."""
+    if name.startswith("sys."):
+        return "System"
+    return "Curvature" if name.startswith("curvature.") else ""
 
 
 def presentation_of(name):

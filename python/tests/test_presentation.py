@@ -9,7 +9,7 @@ from support import Scratch, fathom_json, train_tiny
 # A row of each kind, a family's member, a system metric and names only their parts describe.
 NAMES = ["train_loss", "valid_ppl", "lr", "test_bleu", "valid_bpb", "gradnorm.dec.3",
          "sys.rss_mib", "sys.not_yet_sampled", "dev_bleu", "test_nll", "valid_acc",
-         "my_custom_number", "train_nll"]
+         "my_custom_number", "train_nll", "curvature.aeos_ratio", "curvature.not_yet_recorded"]
 
 
 class Presentation(Scratch):

@@ -70,19 +70,46 @@ TEST(MetricPresentation, EveryRecordedMetricHasARow) {
   for (const auto& row : db::metric::presented_metrics())
     EXPECT_TRUE(rows.insert(row.name).second) << "two rows for " << row.name;
   namespace m = db::metric;
-  for (const std::string& name :
-       {m::kTrainLoss,        m::kTrainNll,        m::kTrainPpl,
-        m::kValidLoss,        m::kValidNll,        m::kValidPpl,
-        m::kValidBleu,        m::kValidBpb,        m::kLearningRate,
-        m::kGradNorm,         m::kTokensPerSecond, m::kTargetTokens,
-        m::kLossScale,        m::kSkippedUpdates,  m::kLayerGradNormPrefix,
-        m::kProbeLogZMean,    m::kProbeLogZMax,    m::kProbeOutputChange,
-        m::kTestLoss,         m::kTestPpl,         m::kTestBleu,
-        m::kTestBpb,          m::kTrainTime,       m::kTrainTokens,
-        m::kDecodeTime,       m::kParams,          m::kSysCpuPercent,
-        m::kSysRss,           m::kSysRssPeak,      m::kSysThreads,
-        m::kSysCudaAllocated, m::kSysCudaReserved, m::kSysGpuUtil,
-        m::kSysGpuMemory,     m::kSysGpuPower,     m::kSystemPrefix})
+  for (const std::string& name : {m::kTrainLoss,
+                                  m::kTrainNll,
+                                  m::kTrainPpl,
+                                  m::kValidLoss,
+                                  m::kValidNll,
+                                  m::kValidPpl,
+                                  m::kValidBleu,
+                                  m::kValidBpb,
+                                  m::kLearningRate,
+                                  m::kGradNorm,
+                                  m::kTokensPerSecond,
+                                  m::kTargetTokens,
+                                  m::kLossScale,
+                                  m::kSkippedUpdates,
+                                  m::kLayerGradNormPrefix,
+                                  m::kProbeLogZMean,
+                                  m::kProbeLogZMax,
+                                  m::kProbeOutputChange,
+                                  m::kSharpness,
+                                  m::kPreconditionedSharpness,
+                                  m::kEdgeOfStabilityRatio,
+                                  m::kSharpnessProducts,
+                                  m::kTestLoss,
+                                  m::kTestPpl,
+                                  m::kTestBleu,
+                                  m::kTestBpb,
+                                  m::kTrainTime,
+                                  m::kTrainTokens,
+                                  m::kDecodeTime,
+                                  m::kParams,
+                                  m::kSysCpuPercent,
+                                  m::kSysRss,
+                                  m::kSysRssPeak,
+                                  m::kSysThreads,
+                                  m::kSysCudaAllocated,
+                                  m::kSysCudaReserved,
+                                  m::kSysGpuUtil,
+                                  m::kSysGpuMemory,
+                                  m::kSysGpuPower,
+                                  m::kSystemPrefix})
     EXPECT_TRUE(rows.count(name)) << name;
 }
 
@@ -94,6 +121,10 @@ TEST(MetricPresentation, SystemMetricsFormTheirOwnGroupAfterTheCurves) {
   EXPECT_EQ(m::metric_group("sys.disk_mib"), "System");
   EXPECT_EQ(m::metric_group(m::kTrainLoss), "");
   EXPECT_EQ(m::metric_group("system_loss"), "");  // the prefix is "sys.", dot included
+  // The sharpness curves (docs/curvature.md) form theirs, before the system metrics.
+  EXPECT_EQ(m::metric_group(m::kEdgeOfStabilityRatio), "Curvature");
+  EXPECT_EQ(m::metric_group("curvature.trace"), "Curvature");
+  EXPECT_LT(presentation_rank(m::kSharpnessProducts), presentation_rank(m::kSysCpuPercent));
   EXPECT_LT(presentation_rank(m::kProbeOutputChange), presentation_rank(m::kSysCpuPercent));
   EXPECT_LT(presentation_rank(m::kSysGpuPower), presentation_rank("sys.disk_mib"));
   EXPECT_LT(presentation_rank("sys.disk_mib"), presentation_rank(m::kTestLoss));

@@ -76,7 +76,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"lm-depth-61-connections.yaml", 108},
                                                {"replicate-18l-gpu.yaml", 3},
                                                {"depth-61-postln.yaml", 54},
-                                               {"muon-depth.yaml", 24}};
+                                               {"muon-depth.yaml", 24},
+                                               {"sharpness-warmup.yaml", 12}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -111,6 +111,34 @@ TEST_F(AnalyzeCli, LayerSkipOfAConfigIsStored) {
   EXPECT_NE(table.out.find("dec.1"), std::string::npos) << table.out;
 }
 
+// sharpness: both extremes with their residuals, lambda_min <= lambda_max, stored; its figure
+// draws one point per Lanczos step; --iterations bounds the steps and is recorded.
+TEST_F(AnalyzeCli, SharpnessOfAConfigIsStoredAndDrawn) {
+  const std::string config = write_config("sharp.yaml", "  norm: pre\n");
+  Result r =
+      fathom({"analyze", "sharpness", config, "--json", "--no-progress", "--iterations", "6"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  EXPECT_LE(printed["iterations"].get<int>(), 6);
+  EXPECT_EQ(printed["ritz"].size(), printed["iterations"].get<size_t>());
+  EXPECT_LE(printed["smallest"].get<double>(), printed["sharpness"].get<double>());
+  EXPECT_GE(printed["residual"].get<double>(), 0.0);
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses(std::nullopt, "sharpness");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].result_json), printed);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].params_json)["iterations"], 6);
+  Result table = fathom({"analyze", "show", std::to_string(rows[0].id)});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("lambda_max(H) = "), std::string::npos) << table.out;
+  const std::string result = (dir_ / "sharp.json").string();
+  std::ofstream(result) << r.out;
+  Result drawn = fathom({"export", "plot", "analysis", result, "--kind", "sharpness", "--out",
+                         (dir_ / "sharp.svg").string()});
+  ASSERT_EQ(drawn.status, 0) << drawn.err;
+  EXPECT_NE(slurp(dir_ / "sharp.svg").find("Lanczos step"), std::string::npos);
+}
+
 TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {
   const std::string config = write_config("tiny.yaml");
   Result train = fathom({"train", config, "--no-progress", "--set", "train.grad_norm_every=3"});

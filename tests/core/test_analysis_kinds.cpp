@@ -53,11 +53,12 @@ TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
   p.eval_every = 11;
   p.patience = 4;
   p.sample_batches = 3;
+  p.iterations = 9;
   const nlohmann::json expected = {
       {"depths", {1, 4}},     {"perturb", "update"}, {"inputs", "fixed"}, {"draws", 5},
       {"inits", 2},           {"eps", 0.25},         {"layers", "enc:2"}, {"objective", "mse"},
       {"lstm_map", "output"}, {"steps", 7},          {"lr", 0.5},         {"eval_every", 11},
-      {"patience", 4},        {"sample_batches", 3}};
+      {"patience", 4},        {"sample_batches", 3}, {"iterations", 9}};
   EXPECT_EQ(p.to_json(), expected);
   EXPECT_EQ(fathom::analysis::option_key("eval-every"), "eval_every");
 }

@@ -266,7 +266,9 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
         double sum = 0;
         for (size_t k = 0; k < keys; ++k) {
           sum += head[q][k].get<double>();
-          if (decoder && m["kind"] == "self_attn" && k > q) EXPECT_EQ(head[q][k], 0.0);
+          if (decoder && m["kind"] == "self_attn" && k > q) {
+            EXPECT_EQ(head[q][k], 0.0);
+          }
         }
         EXPECT_NEAR(sum, 1.0, 1e-5) << m["name"] << " row " << q;
       }
@@ -289,9 +291,10 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
   const std::string figure = fathom::testing::read_text(svg);
   EXPECT_NE(figure.find("enc.0.self_attn, head 2"), std::string::npos);
-  for (const auto& token : src)
-    if (token != "</s>")
-      EXPECT_NE(figure.find(">" + token.get<std::string>() + "<"), std::string::npos) << token;
+  for (const auto& token : src) {
+    if (token == "</s>") continue;
+    EXPECT_NE(figure.find(">" + token.get<std::string>() + "<"), std::string::npos) << token;
+  }
   const ProgramResult no_map =
       fathom({"attention", "1", "--source", source, "--plot", svg, "--map", "dec.7.ffn"});
   EXPECT_EQ(no_map.exit_code, 2);

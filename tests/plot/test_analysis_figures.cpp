@@ -139,6 +139,34 @@ TEST(AnalysisFigures, LayerSkipDrawsTheLossChangePerLayer) {
   EXPECT_THROW(layer_skip_figure(json::parse(R"({"layers": []})"), "s.json"), fathom::InputError);
 }
 
+// Sharpness: the largest Ritz value per Lanczos step, x from 1; the table has both extremes
+// with their residuals; a result without steps names the field.
+TEST(AnalysisFigures, SharpnessDrawsTheRitzValuePerStep) {
+  const json result = json::parse(R"({"sharpness": 12.5, "residual": 0.01, "smallest": -3.25,
+      "smallest_residual": 0.5, "iterations": 3, "ritz": [4.0, 11.0, 12.5], "converged": true,
+      "sentences": 8, "target_tokens": 40})");
+  const auto figures = analysis_figures(result, "sharpness", "s.json");
+  ASSERT_EQ(figures.size(), 1u);
+  const auto& line = std::get<LineFigure>(figures[0].second);
+  ASSERT_EQ(line.series.size(), 1u);
+  EXPECT_EQ(line.series[0].x, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(line.series[0].y, (std::vector<double>{4.0, 11.0, 12.5}));
+  const auto& kind = find_analysis_kind("sharpness", "s.json");
+  const auto tables = kind.tables(result);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 2u);
+  EXPECT_EQ(tables[0].rows[0][1], "12.5");
+  EXPECT_EQ(tables[0].rows[1][1], "-3.25");
+  EXPECT_NE(kind.caption(result).find("lambda_max converged after 3 Lanczos steps"),
+            std::string::npos);
+  try {
+    sharpness_figure(json::parse(R"({"sharpness": 1.0, "ritz": []})"), "s.json");
+    FAIL();
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "ritz");
+  }
+}
+
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
   const json post = json::parse(R"({"norms": [
       {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");
