@@ -14,13 +14,6 @@ namespace {
 
 constexpr double kTolerance = 1e-4;
 
-TensorList trainable_parameters(TransformerImpl& model) {
-  TensorList out;
-  for (const auto& p : model.parameters())
-    if (p.requires_grad()) out.push_back(p);
-  return out;
-}
-
 nlohmann::json run_sharpness(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   SharpnessOptions options;
@@ -30,7 +23,7 @@ nlohmann::json run_sharpness(std::vector<Subject>& subjects, const AnalysisParam
   options.tolerance = kTolerance;
   options.seed = s.config.train.seed;
   const Batch batch = s.batch.to(s.model->parameters().front().device());
-  SharpnessTracker tracker(*s.model, batch, trainable_parameters(*s.model), options);
+  SharpnessTracker tracker(*s.model, batch, options);
   const SharpnessReading reading = tracker.measure({}, 0);
   const ExtremeEigen& found = reading.sharpness;
   return {{"sharpness", found.largest},     {"residual", found.largest_residual},

@@ -34,7 +34,6 @@ LossHessian::LossHessian(const std::function<torch::Tensor()>& objective, Tensor
     : params_(std::move(params)) {
   torch::AutoGradMode grad_on(true);
   const torch::Tensor loss = objective();
-  value_ = loss.item<double>();
   grads_ = torch::autograd::grad({loss}, params_, /*grad_outputs=*/{}, /*retain_graph=*/true,
                                  /*create_graph=*/true, /*allow_unused=*/true);
   for (size_t i = 0; i < grads_.size(); ++i)
@@ -44,21 +43,22 @@ LossHessian::LossHessian(const std::function<torch::Tensor()>& objective, Tensor
 TensorList LossHessian::apply(const TensorList& v) const {
   if (v.size() != params_.size())
     throw std::invalid_argument("a Hessian-vector product needs one tensor per parameter");
-  TensorList out;
-  out.reserve(params_.size());
-  for (const auto& p : params_) out.push_back(torch::zeros_like(p));
-  if (used_.empty()) return out;
-  TensorList outputs, directions;
-  for (size_t i : used_) {
-    outputs.push_back(grads_[i]);
-    directions.push_back(v[i].to(grads_[i].dtype()));
+  TensorList out(params_.size());
+  if (!used_.empty()) {
+    TensorList outputs, directions;
+    for (size_t i : used_) {
+      outputs.push_back(grads_[i]);
+      directions.push_back(v[i].to(grads_[i].dtype()));
+    }
+    // d/dw (g(w) . v) = H v: one backward through the gradient's graph, kept for the next one.
+    const TensorList products =
+        torch::autograd::grad(outputs, params_, directions, /*retain_graph=*/true,
+                              /*create_graph=*/false, /*allow_unused=*/true);
+    for (size_t i = 0; i < products.size(); ++i)
+      if (products[i].defined()) out[i] = products[i].detach();
   }
-  // d/dw (g(w) . v) = H v: one backward through the gradient's graph, kept for the next one.
-  const TensorList products =
-      torch::autograd::grad(outputs, params_, directions, /*retain_graph=*/true,
-                            /*create_graph=*/false, /*allow_unused=*/true);
-  for (size_t i = 0; i < products.size(); ++i)
-    if (products[i].defined()) out[i] = products[i].detach();
+  for (size_t i = 0; i < out.size(); ++i)  // a parameter the objective does not reach
+    if (!out[i].defined()) out[i] = torch::zeros_like(params_[i]);
   return out;
 }
 

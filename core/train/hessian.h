@@ -29,7 +29,6 @@ class LossHessian {
   // H v: v shaped like the parameters. A parameter the objective does not reach has a zero
   // gradient and zero rows of H.
   TensorList apply(const TensorList& v) const;
-  double value() const { return value_; }
   // The gradient at the parameters (detached; zeros where unused).
   TensorList gradient() const;
 
@@ -37,7 +36,6 @@ class LossHessian {
   TensorList params_;
   TensorList grads_;          // with their graph; undefined for an unused parameter
   std::vector<size_t> used_;  // indices of the parameters with a gradient
-  double value_ = NAN;
 };
 
 using LinearOperator = std::function<TensorList(const TensorList&)>;

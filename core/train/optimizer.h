@@ -71,7 +71,6 @@ class Optimizer {
   // tensor per entry of `params` (matched by identity; zeros for a parameter it does not
   // update); empty before the first update or where Muon updates a matrix (not diagonal).
   std::vector<torch::Tensor> diagonal_step_factors(const std::vector<torch::Tensor>& params) const;
-  double beta1() const { return beta1_; }
 
   // `checksum` (when given) adds each moment tensor as written or as read
   // (core/train/checkpoint_checksum.h).

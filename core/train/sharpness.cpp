@@ -20,9 +20,11 @@ torch::Tensor training_objective(TransformerImpl& model, const Batch& batch, dou
 
 double adaptive_stability_threshold(double beta1) { return (2.0 + 2.0 * beta1) / (1.0 - beta1); }
 
-SharpnessTracker::SharpnessTracker(TransformerImpl& model, Batch batch, TensorList params,
-                                   SharpnessOptions options)
-    : model_(model), batch_(std::move(batch)), params_(std::move(params)), options_(options) {}
+SharpnessTracker::SharpnessTracker(TransformerImpl& model, Batch batch, SharpnessOptions options)
+    : model_(model), batch_(std::move(batch)), options_(options) {
+  for (const auto& p : model.parameters())
+    if (p.requires_grad()) params_.push_back(p);
+}
 
 SharpnessReading SharpnessTracker::measure(const TensorList& step_factors, int64_t update) const {
   ObservedEval eval(model_, nullptr);  // dropout off; the training flag restored after

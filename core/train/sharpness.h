@@ -49,12 +49,14 @@ struct SharpnessOptions {
 
 class SharpnessTracker {
  public:
-  // `batch` on the model's device; `params` the trainable parameters (H is over all of them).
-  SharpnessTracker(TransformerImpl& model, Batch batch, TensorList params,
-                   SharpnessOptions options);
+  // `batch` on the model's device. H is over every trainable parameter of the model.
+  SharpnessTracker(TransformerImpl& model, Batch batch, SharpnessOptions options);
 
-  // At the parameters as they are now. `step_factors`: D, one tensor per parameter; empty: no
-  // preconditioned sharpness. `update` seeds the start direction.
+  // The parameters H is over, in the model's order: what step factors are given for.
+  const TensorList& parameters() const { return params_; }
+
+  // At the parameters as they are now. `step_factors`: D, one tensor per parameters() entry;
+  // empty: no preconditioned sharpness. `update` seeds the start direction.
   SharpnessReading measure(const TensorList& step_factors, int64_t update) const;
 
  private:

@@ -122,16 +122,16 @@ void TrainingSession::log_probes(int64_t update) {
 // After the update's step: the next update's rate is the one the stability ratio is about.
 void TrainingSession::log_sharpness(int64_t update) {
   const SharpnessReading r =
-      sharpness_->measure(optimizer_->diagonal_step_factors(parameters_), update);
+      sharpness_->measure(optimizer_->diagonal_step_factors(sharpness_->parameters()), update);
   auto log_finite = [&](const std::string& name, double value) {
     if (std::isfinite(value)) metrics_->log(update, name, value);  // a diverged loss has none
   };
   log_finite(db::metric::kSharpness, r.sharpness.largest);
   if (r.preconditioned) {
     log_finite(db::metric::kPreconditionedSharpness, r.preconditioned->largest);
-    log_finite(db::metric::kEdgeOfStabilityRatio,
-               learning_rate(tc_, update + 1) * r.preconditioned->largest /
-                   adaptive_stability_threshold(optimizer_->beta1()));
+    log_finite(db::metric::kEdgeOfStabilityRatio, learning_rate(tc_, update + 1) *
+                                                      r.preconditioned->largest /
+                                                      adaptive_stability_threshold(tc_.betas[0]));
   }
   metrics_->log(update, db::metric::kSharpnessProducts, r.products());
 }

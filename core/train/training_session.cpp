@@ -242,7 +242,7 @@ void TrainingSession::start_loop() {
     options.z_loss = tc_.z_loss;
     options.max_iterations = tc_.sharpness_iterations;
     options.seed = tc_.seed;
-    sharpness_.emplace(*model_, collate(data_->train, first).to(device_), parameters_, options);
+    sharpness_.emplace(*model_, collate(data_->train, first).to(device_), options);
   }
 }
 

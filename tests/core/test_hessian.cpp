@@ -242,7 +242,7 @@ TEST(Sharpness, ExtremesAreThoseOfTheHessianWrittenOut) {
   SharpnessOptions options;
   options.max_iterations = 300;
   options.tolerance = 1e-9;
-  const SharpnessReading reading = SharpnessTracker(*model, batch, params, options).measure({}, 1);
+  const SharpnessReading reading = SharpnessTracker(*model, batch, options).measure({}, 1);
   ASSERT_TRUE(reading.sharpness.converged) << reading.sharpness.iterations;
   EXPECT_FALSE(reading.preconditioned.has_value());
 
