@@ -129,6 +129,7 @@ LineFigure output_shift_figure(const json& result, const std::string& source) {
   if (!configs.is_array() || configs.empty()) f.fail("configs", "expected a non-empty array");
   LineFigure fig;
   fig.x.label = "depth N (layers)";
+  fig.x.whole_numbers = true;
   fig.y.label = "output shift";
   // Legend names: the configs' names when they tell the configs apart, else their labels (paths).
   std::vector<std::string> names;
@@ -284,6 +285,7 @@ LineFigure sharpness_figure(const json& result, const std::string& source) {
   if (ritz.empty()) f.fail("ritz", "expected a non-empty array");
   LineFigure fig;
   fig.x.label = "Lanczos step (Hessian-vector products)";
+  fig.x.whole_numbers = true;
   fig.y.label = "largest Ritz value";
   LineSeries steps;
   steps.name = "largest Ritz value (approaches lambda_max from below)";

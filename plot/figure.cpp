@@ -23,6 +23,7 @@ json axis_json(const Axis& a) {
   json out = {{"label", a.label}, {"scale", a.scale == Scale::Log ? "log" : "linear"}};
   if (a.min) out["min"] = *a.min;
   if (a.max) out["max"] = *a.max;
+  if (a.whole_numbers) out["whole_numbers"] = true;
   return out;
 }
 
@@ -190,6 +191,7 @@ struct Reader {
       fail(key + ".scale", "expected \"linear\" or \"log\", got \"" + scale + "\"");
     a.min = opt_number(*v, "min", key + ".");
     a.max = opt_number(*v, "max", key + ".");
+    a.whole_numbers = boolean(*v, "whole_numbers", key + ".");
     return a;
   }
 };

@@ -20,6 +20,9 @@ struct Axis {
   std::string label;
   Scale scale = Scale::Linear;
   std::optional<double> min, max;  // unset: fit the data
+  // Counts (updates, steps, layers): a linear axis ticked at whole numbers only
+  // (whole_number_ticker.h).
+  bool whole_numbers = false;
 };
 
 // A matrix as coloured cells, row 0 at the top (e.g. beta[i][j]: layer i reads layer j).

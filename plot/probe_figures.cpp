@@ -119,7 +119,7 @@ LineFigure probe_lines(const db::ProbeSeries& series, const std::string& probe,
   const db::ProbeSeries s = reduce_heads(series, heads);
   LineFigure f;
   f.title = label;
-  f.x = Axis{"update", Scale::Linear, std::nullopt, std::nullopt};
+  f.x = Axis{"update", Scale::Linear, std::nullopt, std::nullopt, true};
   f.y = Axis{probe, Scale::Linear, std::nullopt, std::nullopt};
   bool all_positive = true;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;

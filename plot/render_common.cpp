@@ -14,6 +14,7 @@
 #include "plot/plot_widget.h"
 #include "plot/render.h"
 #include "plot/title_fit.h"
+#include "plot/whole_number_ticker.h"
 
 namespace fathom::plot {
 namespace detail {
@@ -393,6 +394,9 @@ QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Ax
   apply_scale(plot.yAxis, y.scale);
   apply_scale(plot.xAxis2, x.scale);
   apply_scale(plot.yAxis2, y.scale);
+  for (auto [axis, spec] : {std::pair{plot.xAxis, &x}, std::pair{plot.yAxis, &y}})
+    if (spec->whole_numbers && spec->scale == Scale::Linear)
+      axis->setTicker(QSharedPointer<QCPAxisTicker>(new WholeNumberTicker));
   style_axis(plot.xAxis, style, true);
   style_axis(plot.yAxis, style, true);
   return rect;

@@ -11,6 +11,7 @@
 #include "plot/render.h"
 #include "plot/render_common.h"
 #include "plot/smoothing.h"
+#include "plot/whole_number_ticker.h"
 
 namespace fathom::plot {
 namespace {
@@ -40,15 +41,16 @@ QCPGraph* add_decimated(QCustomPlot& plot, const std::vector<double>& x,
   return graph;
 }
 
-// Update counts as 20k, 1.5M: "200000" ticks crowd a column-wide axis.
-class StepTicker : public QCPAxisTicker {
+// Update counts as 20k, 1.5M: "200000" ticks crowd a column-wide axis; whole numbers only (a
+// run of ten updates has no update 2.5).
+class StepTicker : public detail::WholeNumberTicker {
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
     const double magnitude = std::abs(tick);
     if (magnitude >= 1e9) return QString::number(tick / 1e9, 'g', 4) + QStringLiteral("G");
     if (magnitude >= 1e6) return QString::number(tick / 1e6, 'g', 4) + QStringLiteral("M");
     if (magnitude >= 1e4) return QString::number(tick / 1e3, 'g', 4) + QStringLiteral("k");
-    return QCPAxisTicker::getTickLabel(tick, locale, format, precision);
+    return WholeNumberTicker::getTickLabel(tick, locale, format, precision);
   }
 };
 
