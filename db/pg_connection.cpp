@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/util/error.h"
+#include "db/sql_session.h"
 #include "db/store_unreachable.h"
 #include "db/store_url.h"
 
@@ -199,6 +200,8 @@ PgResult PgConnection::exec(const std::string& sql, const std::vector<PgParam>& 
     throw PgConnectionLost(shown_ + ": connection lost: " + why);
   const std::string state = sqlstate ? sqlstate : "";
   if (state == "40001" || state == "40P01") throw PgRetryable(shown_ + ": " + why);
+  if (state.rfind("22", 0) == 0)  // a data exception: a value, not the store
+    throw SqlValueError(shown_ + ": " + why + " [SQLSTATE " + state + "]");
   throw std::runtime_error(shown_ + ": " + why +
                            (state.empty() ? "" : " [SQLSTATE " + state + "]"));
 }

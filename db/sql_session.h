@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,6 +24,13 @@ inline SqlValue sql_text_or_null(const std::string& v) {
 }
 // 0 (an event that has not happened) -> NULL.
 inline SqlValue sql_time_or_null(double t) { return t == 0 ? SqlValue() : SqlValue(t); }
+
+// A statement failed on a stored value it could not convert -- PostgreSQL's SQLSTATE class 22,
+// e.g. a hand-edited config_json that is not JSON under a ::json cast -- not on the store or
+// the connection: the caller may read the rows another way.
+struct SqlValueError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // One row of a result, columns 0-based. NULL reads as "", NaN, or the fallback given.
 class SqlRow {

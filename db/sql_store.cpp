@@ -4,6 +4,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "base/util/error.h"
 #include "db/lease_sql.h"
 #include "db/run_status.h"
@@ -321,7 +323,49 @@ std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
   return runs;
 }
 
+namespace {
+
+// SqlSession::json_text_at's value, read in C++: a scalar as its text, an object or array as JSON
+// text, nothing where absent, null, or the text is not JSON.
+std::optional<std::string> config_value_at(const std::string& text,
+                                           const std::vector<std::string>& keys) {
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json* node = &doc;
+  for (const auto& key : keys) {
+    if (!node->is_object() || !node->contains(key)) return std::nullopt;
+    node = &node->at(key);
+  }
+  if (node->is_discarded() || node->is_null()) return std::nullopt;
+  if (node->is_string()) return node->get<std::string>();
+  return node->dump();
+}
+
+}  // namespace
+
+// Where the engine's JSON cast fails on some run's config (a hand-edited row that is not JSON:
+// PostgreSQL rejects the whole statement, SQLite reads NULL), the configs are read and parsed
+// here, that run's values null as on SQLite.
 std::vector<RunConfigValues> SqlStore::config_values(
+    const std::string& sweep, const std::vector<std::vector<std::string>>& keys) {
+  try {
+    return config_values_in_sql(sweep, keys);
+  } catch (const SqlValueError&) {
+  }
+  std::vector<RunConfigValues> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query("SELECT id, config_json FROM runs WHERE sweep = ?1 ORDER BY id", {sweep},
+                [&](const SqlRow& row) {
+                  RunConfigValues& v = out.emplace_back();
+                  v.run = row.int64(0);
+                  for (const auto& key : keys)
+                    v.values.push_back(config_value_at(row.text(1), key));
+                });
+  });
+  return out;
+}
+
+std::vector<RunConfigValues> SqlStore::config_values_in_sql(
     const std::string& sweep, const std::vector<std::vector<std::string>>& keys) {
   std::string columns = "id";
   for (const auto& key : keys) columns += ", " + sql().json_text_at("config_json", key);

@@ -83,6 +83,9 @@ class SqlStore : public StoreBackend {
 
  private:
   std::invalid_argument no_run(int64_t run) const;
+  // config_values by the engine's JSON functions: one statement, no config read whole.
+  std::vector<RunConfigValues> config_values_in_sql(
+      const std::string& sweep, const std::vector<std::vector<std::string>>& keys);
   void require_exists(int64_t run);
   void check_fence(int64_t run, Fence fence);
   // Inside a write: InputError "run N is running; cancel it before <before>".
