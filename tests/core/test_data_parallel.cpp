@@ -447,7 +447,9 @@ TEST_F(DataParallelFaults, AHungRankEndsTheRunAfterTheRankTimeout) {
   const std::string err = fathom::testing::read_text(dir_ / "train.err");
   EXPECT_EQ(status, 1) << err;
   EXPECT_NE(err.find("hung"), std::string::npos) << err;
-  EXPECT_GE(waited, 4.0);  // the timeout, not at once
+  // The timeout, not at once. It runs from when rank 0 entered the all-reduce, which under a
+  // loaded machine may be a second or more before the stop (waiting for rank 1's share).
+  EXPECT_GE(waited, 2.0);
   const Store store = Store::open(db(), OpenMode::ReadOnly);
   EXPECT_EQ(store.find_run(std::to_string(last_run_id()))->status, "failed");
 }
