@@ -7,6 +7,7 @@
 
 #include "base/config/config_io.h"
 #include "base/config/lr_schedule.h"
+#include "base/util/blas_setup.h"
 #include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/version.h"
@@ -157,6 +158,10 @@ void TrainingSession::resume() {
   // The loss of a uniform prediction is ln V: what learning-rate sensitivity caps at.
   store_->set_tag(*lease_, "vocab.size", std::to_string(data_->vocab->size()));
   store_->set_tag(*lease_, "data", data_->description);
+  // OpenBLAS picks its kernels by the CPU (or OPENBLAS_CORETYPE), and the kernels round
+  // differently: the same seed gives other numbers on another kind of machine (README).
+  if (const std::string core = blas_core_name(); !core.empty())
+    store_->set_tag(*lease_, "blas.core", core);
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 

@@ -1,0 +1,54 @@
+// A run records the OpenBLAS kernels it computed with (tag blas.core): they round differently
+// from one kind of CPU to another, so the same seed gives other numbers on another machine
+// (README) -- the tag says why, and OPENBLAS_CORETYPE, which chooses them, shows in it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "base/util/process.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_blas_core_tag_cli {
+namespace ft = fathom::testing;
+using fathom::db::OpenMode;
+using fathom::db::Store;
+
+TEST(BlasCoreTag, ARunRecordsTheKernelsOpenBlasWasToldToUse) {
+  ft::TempDir dir;
+  const std::string db = (dir.path() / "runs.db").string();
+  const std::string config = (dir.path() / "tiny.yaml").string();
+  std::ofstream(config) << ft::tiny_config_yaml("tiny",
+                                                "{lr: 0.005, max_updates: 2, log_every: 1}");
+  const auto argv = [&](const std::string& name) {
+    return std::vector<std::string>{ft::built_fathom_binary().string(),
+                                    "--db",
+                                    db,
+                                    "train",
+                                    config,
+                                    "--set",
+                                    "name=" + name,
+                                    "--no-progress"};
+  };
+  // Haswell's kernels (AVX2) run on every machine CI has; OpenBLAS reports the core it was told.
+  const auto told = fathom::run_program(
+      argv("told"), "", fathom::environment_with({"OPENBLAS_CORETYPE=Haswell"}), 300);
+  ASSERT_EQ(told.exit_code, 0) << told.err;
+  const auto own = fathom::run_program(argv("own"), "", {}, 300);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  const Store store = Store::open(db, OpenMode::ReadOnly);
+  const auto told_tags = store.tags(store.find_run("told")->id);
+  const auto own_tags = store.tags(store.find_run("own")->id);
+  if (!told_tags.count("blas.core")) GTEST_SKIP() << "LibTorch here does not use OpenBLAS";
+  EXPECT_EQ(told_tags.at("blas.core"), "Haswell");
+  ASSERT_TRUE(own_tags.count("blas.core"));
+  EXPECT_FALSE(own_tags.at("blas.core").empty());
+  const auto shown = fathom::run_program({ft::built_fathom_binary().string(), "--db", db, "show",
+                                          std::to_string(store.find_run("told")->id)});
+  EXPECT_NE(shown.out.find("blas.core"), std::string::npos) << shown.out;
+}
+
+}  // namespace test_blas_core_tag_cli
