@@ -246,9 +246,12 @@ TEST(PreparedCorpus, AStoppedPreparationResumesFromItsChunks) {
   // Stop once the vocabulary exists and some chunks are written: a thread watches the folder.
   std::thread stopper([&] {
     for (int i = 0; i < 20000 && !stop; ++i) {
+      // The preparation renames and removes folders under the walk: every step's error is
+      // ended here (a range-for's increment throws it, which terminated the test once in CI).
       std::error_code ec;
-      for (const auto& e : fs::recursive_directory_iterator(dir.file("cache"), ec))
-        if (e.path().filename() == "chunk-000003.lens") stop = true;
+      for (fs::recursive_directory_iterator it(dir.file("cache"), ec), end; !ec && it != end;
+           it.increment(ec))
+        if (it->path().filename() == "chunk-000003.lens") stop = true;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
