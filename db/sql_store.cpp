@@ -325,12 +325,11 @@ std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
 
 namespace {
 
-// SqlSession::json_text_at's value, read in C++: a scalar as its text, an object or array as JSON
-// text, nothing where absent, null, or the text is not JSON.
-std::optional<std::string> config_value_at(const std::string& text,
+// SqlSession::json_text_at's value, read in C++ from a parsed config: a scalar as its text, an
+// object or array as JSON text, nothing where absent, null, or the text was not JSON.
+std::optional<std::string> config_value_at(const nlohmann::json& config,
                                            const std::vector<std::string>& keys) {
-  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json* node = &doc;
+  const nlohmann::json* node = &config;
   for (const auto& key : keys) {
     if (!node->is_object() || !node->contains(key)) return std::nullopt;
     node = &node->at(key);
@@ -358,8 +357,9 @@ std::vector<RunConfigValues> SqlStore::config_values(
                 [&](const SqlRow& row) {
                   RunConfigValues& v = out.emplace_back();
                   v.run = row.int64(0);
-                  for (const auto& key : keys)
-                    v.values.push_back(config_value_at(row.text(1), key));
+                  const auto config = nlohmann::json::parse(row.text(1), nullptr,
+                                                            /*allow_exceptions=*/false);
+                  for (const auto& key : keys) v.values.push_back(config_value_at(config, key));
                 });
   });
   return out;
