@@ -31,11 +31,13 @@ std::chrono::milliseconds rank_timeout(const RunConfig& config) {
   return std::chrono::seconds(config.train.rank_timeout_s);
 }
 
+torch::Device device_of_rank(const RunConfig& config, int rank) {
+  return rank_device(resolve_device(config.device), rank, config.train.processes);
+}
+
 // What sums this rank's gradients (every rank resolves the same config to the same backend).
 ReduceBackend rank_backend(const RunConfig& config, int rank) {
-  const torch::Device device =
-      rank_device(resolve_device(config.device), rank, config.train.processes);
-  return resolve_reduce_backend(config.train, device);
+  return resolve_reduce_backend(config.train, device_of_rank(config, rank));
 }
 
 // fork + exec of `argv`; the child is killed when this process dies (no rank trains on alone).
@@ -61,7 +63,7 @@ void RankLaunch::hand_over(const RunConfig& config, const std::string& cache_dir
                            const std::string& host) {
   group_->publish(kRankConfigKey, config_to_yaml(config));
   group_->publish(kRankCacheKey, cache_dir);
-  group_->connect(host, rank_timeout(config), rank_backend(config, 0));
+  group_->connect(host, rank_timeout(config), rank_backend(config, 0), device_of_rank(config, 0));
 }
 
 std::unique_ptr<RankLaunch> RankLaunch::local(const RunConfig& config, const std::string& cache_dir,
@@ -134,7 +136,8 @@ int follow_rank(int rank, int world, const RankAddress& address, const std::stri
                          std::to_string(config.train.processes));
   TrainOptions options;
   options.cache_dir = group->fetch(kRankCacheKey, wait);
-  group->connect(gloo_host, rank_timeout(config), rank_backend(config, rank));
+  group->connect(gloo_host, rank_timeout(config), rank_backend(config, rank),
+                 device_of_rank(config, rank));
   options.progress = false;
   options.ranks = group.get();
   install_stop_signals();  // Ctrl+C reaches every rank; all stop where any one asked

@@ -19,23 +19,48 @@ function(fathom_probe_nccl target)
     message(STATUS "NCCL: nccl.h or libnccl not found (set FATHOM_NCCL_ROOT); GPU ranks use Gloo")
     return()
   endif()
-  set(CMAKE_REQUIRED_INCLUDES ${FATHOM_NCCL_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-  set(CMAKE_REQUIRED_LIBRARIES ${TORCH_LIBRARIES} ${FATHOM_NCCL_LIBRARY})
+  # Compile only, against the torch targets' include folders and definitions read here: a
+  # probe that links the imported torch targets makes try_compile re-import them, and a
+  # wheel's torch_cpu then names protobuf::libprotobuf, which that project lacks -- a CMake
+  # error that stopped the whole configure on the H200 (2026-11-30). The real link follows.
+  set(definitions "")
+  set(includes ${FATHOM_NCCL_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS} ${TORCH_INCLUDE_DIRS})
+  foreach(torch_target torch torch_cpu torch_cuda c10 c10_cuda)
+    if(NOT TARGET ${torch_target})
+      continue()
+    endif()
+    get_target_property(target_definitions ${torch_target} INTERFACE_COMPILE_DEFINITIONS)
+    foreach(definition IN LISTS target_definitions)
+      if(definition AND NOT definition MATCHES "\\$<")
+        list(APPEND definitions -D${definition})
+      endif()
+    endforeach()
+    get_target_property(target_includes ${torch_target} INTERFACE_INCLUDE_DIRECTORIES)
+    foreach(folder IN LISTS target_includes)
+      if(folder AND NOT folder MATCHES "\\$<")
+        list(APPEND includes ${folder})
+      endif()
+    endforeach()
+  endforeach()
+  set(CMAKE_REQUIRED_DEFINITIONS ${definitions})
+  set(CMAKE_REQUIRED_INCLUDES ${includes})
+  set(CMAKE_REQUIRED_LIBRARIES "")
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
   set(CMAKE_REQUIRED_QUIET ON)
   check_cxx_source_compiles("
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #ifndef USE_C10D_NCCL
 #error this LibTorch was built without NCCL
 #endif
-int main() { return c10d::ProcessGroupNCCL::Options::create() ? 0 : 1; }
+int probe() { return c10d::ProcessGroupNCCL::Options::create() ? 0 : 1; }
 " FATHOM_NCCL_LINKS)
   if(FATHOM_NCCL_LINKS)
     message(STATUS "NCCL: ${FATHOM_NCCL_LIBRARY}; GPU ranks reduce with NCCL")
-    target_compile_definitions(${target} PRIVATE FATHOM_NCCL)
+    target_compile_definitions(${target} PUBLIC FATHOM_NCCL)
     target_include_directories(${target} PRIVATE ${FATHOM_NCCL_INCLUDE_DIR})
     target_link_libraries(${target} PUBLIC ${FATHOM_NCCL_LIBRARY})
   else()
-    message(STATUS "NCCL: ProcessGroupNCCL did not compile and link here "
+    message(STATUS "NCCL: ProcessGroupNCCL's header did not compile here "
                    "(CMakeFiles/CMakeError.log); GPU ranks use Gloo")
   endif()
 endfunction()

@@ -4,6 +4,8 @@
 #include <exception>
 #include <thread>
 
+#include "base/util/usable_cores.h"
+
 namespace fathom {
 
 std::vector<std::int64_t> content_ids(const std::vector<std::int64_t>& ids) {
@@ -21,8 +23,7 @@ std::vector<std::vector<std::int64_t>> encode_all(const Vocab& vocab,
                                                   const std::vector<std::string>& texts,
                                                   int threads) {
   std::vector<std::vector<std::int64_t>> out(texts.size());
-  std::size_t n_threads = threads > 0 ? static_cast<std::size_t>(threads)
-                                      : std::max(1u, std::thread::hardware_concurrency());
+  std::size_t n_threads = static_cast<std::size_t>(threads > 0 ? threads : usable_cores());
   // Threads only pay off for large inputs; small ones (tests, valid sets) stay serial.
   n_threads = std::min(n_threads, texts.size() / 2048 + 1);
   if (n_threads <= 1) {

@@ -1,9 +1,8 @@
 #include "core/train/device.h"
 
-#include <thread>
-
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
+#include "base/util/usable_cores.h"
 
 namespace fathom {
 
@@ -33,7 +32,7 @@ torch::Device rank_device(const torch::Device& device, int rank, int world) {
 }
 
 void configure_threads(int threads, bool bf16_matmuls) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = usable_cores();
   const bool openblas = *blas_core_name() != '\0';
   if (openblas && !bf16_matmuls) {
     // OpenBLAS's own threads do the GEMMs; one LibTorch thread beside them is fastest

@@ -1,8 +1,11 @@
 #include "core/train/rank_group.h"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef FATHOM_GLOO  // core/CMakeLists.txt: Gloo's headers are there (a PyTorch wheel has none)
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef FATHOM_NCCL  // cmake/nccl.cmake: this LibTorch has NCCL and its header compiles here
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -16,11 +19,14 @@ namespace fathom {
 
 struct RankGroup::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
+#ifdef FATHOM_GLOO
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+#endif
 #ifdef FATHOM_NCCL
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;  // null unless connected with kNccl
 #endif
-  std::thread relay;  // relay_stop's; ended (relay_done) before the store goes
+  torch::Device gpu{torch::kCPU};  // this rank's GPU, where a build without Gloo sums CPU tensors
+  std::thread relay;               // relay_stop's; ended (relay_done) before the store goes
   std::atomic<bool> relay_done{false};
   ~Impl() {
     relay_done = true;
@@ -32,7 +38,20 @@ struct RankGroup::Impl {
 #ifdef FATHOM_NCCL
     if (nccl && tensor.is_cuda()) return nccl->allreduce(one);
 #endif
+#ifdef FATHOM_GLOO
     return group->allreduce(one);
+#else
+    throw std::logic_error("RankGroup: a CPU tensor to sum in a build without Gloo");
+#endif
+  }
+  // Without Gloo a CPU tensor is summed through NCCL on this rank's GPU (a copy there and back).
+  bool stages(const torch::Tensor& tensor) const {
+#ifdef FATHOM_GLOO
+    (void)tensor;
+    return false;
+#else
+    return !tensor.is_cuda() && gpu.is_cuda();
+#endif
   }
 };
 
@@ -115,7 +134,9 @@ std::unique_ptr<RankGroup> RankGroup::follow(int rank, int world, const RankAddr
 int RankGroup::port() const { return impl_->store->getPort(); }
 
 void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds timeout,
-                        ReduceBackend backend) {
+                        ReduceBackend backend, torch::Device gpu) {
+  impl_->gpu = gpu;
+#ifdef FATHOM_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(gloo_host.empty()
                                  ? c10d::ProcessGroupGloo::createDefaultDevice()
@@ -126,6 +147,11 @@ void RankGroup::connect(const std::string& gloo_host, std::chrono::milliseconds 
   impl_->group = collective("the ranks' rendezvous", [&] {
     return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rank_, world_, options);
   });
+#else
+  (void)gloo_host;
+  if (backend != ReduceBackend::kNccl || !gpu.is_cuda())
+    throw std::logic_error("RankGroup: Gloo asked of a build without it (resolve_reduce_backend)");
+#endif
   if (backend == ReduceBackend::kNccl) connect_nccl(timeout);
 }
 
@@ -147,19 +173,27 @@ void RankGroup::connect_nccl(std::chrono::milliseconds timeout) {
 
 void RankGroup::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
   collective("an all-reduce", [&] {
+    std::vector<torch::Tensor> summed;
     std::vector<c10::intrusive_ptr<c10d::Work>> pending;
-    for (auto& t : tensors) pending.push_back(impl_->start_sum(t));  // each its own reduction
+    for (auto& t : tensors) {  // each its own reduction
+      summed.push_back(impl_->stages(t) ? t.to(impl_->gpu) : t);
+      pending.push_back(impl_->start_sum(summed.back()));
+    }
     for (auto& work : pending) work->wait();
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!summed[i].is_same(tensors[i])) tensors[i].copy_(summed[i]);
     return 0;
   });
 }
 
 RankGroup::PendingReduction RankGroup::start_all_reduce_sum(torch::Tensor& tensor) {
+  torch::Tensor summed = impl_->stages(tensor) ? tensor.to(impl_->gpu) : tensor;
   c10::intrusive_ptr<c10d::Work> work =
-      collective("an all-reduce", [&] { return impl_->start_sum(tensor); });
-  return [work] {
+      collective("an all-reduce", [&] { return impl_->start_sum(summed); });
+  return [work, summed, tensor]() mutable {
     collective("an all-reduce", [&] {
       work->wait();
+      if (!summed.is_same(tensor)) tensor.copy_(summed);
       return 0;
     });
   };

@@ -43,9 +43,11 @@ class RankGroup {
   // `gloo_host`: the address this rank's Gloo transport binds ("" : this host's name).
   // `timeout` then bounds every collective: a rank that hangs longer ends the others' wait.
   // With kNccl (every rank the same; nccl_built()), an NCCL group too, which then sums every
-  // CUDA tensor; CPU tensors (the evaluation's sums, barriers) always go through Gloo.
+  // CUDA tensor; CPU tensors (the evaluation's sums, barriers) go through Gloo, or where the
+  // build has no Gloo (gloo_built(); a PyTorch wheel's LibTorch) through NCCL on `gpu`, this
+  // rank's GPU.
   void connect(const std::string& gloo_host, std::chrono::milliseconds timeout,
-               ReduceBackend backend = ReduceBackend::kGloo);
+               ReduceBackend backend = ReduceBackend::kGloo, torch::Device gpu = torch::kCPU);
 
   // Sums each tensor over the ranks, in place; the tensors' reductions run concurrently.
   void all_reduce_sum(std::vector<torch::Tensor>& tensors);

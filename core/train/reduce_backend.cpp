@@ -12,9 +12,30 @@ bool nccl_built() {
 #endif
 }
 
+bool gloo_built() {
+#ifdef FATHOM_GLOO
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+ReduceBackend gloo_where_built(const torch::Device& device) {
+  if (!gloo_built())
+    throw InputError("fathom", 0, "train.reduce_backend",
+                     "this build's LibTorch has no Gloo (a PyTorch wheel ships without its "
+                     "headers), so ranks on " +
+                         device.str() + " cannot reduce; use nccl with GPU ranks");
+  return ReduceBackend::kGloo;
+}
+
+}  // namespace
+
 ReduceBackend resolve_reduce_backend(const TrainConfig& train, const torch::Device& device) {
   const std::string& asked = train.reduce_backend;
-  if (asked == "gloo") return ReduceBackend::kGloo;
+  if (asked == "gloo") return gloo_where_built(device);
   if (asked == "nccl") {
     if (!nccl_built())
       throw InputError("fathom", 0, "train.reduce_backend",
@@ -26,7 +47,7 @@ ReduceBackend resolve_reduce_backend(const TrainConfig& train, const torch::Devi
                            "; use gloo or auto");
     return ReduceBackend::kNccl;
   }
-  return device.is_cuda() && nccl_built() ? ReduceBackend::kNccl : ReduceBackend::kGloo;
+  return device.is_cuda() && nccl_built() ? ReduceBackend::kNccl : gloo_where_built(device);
 }
 
 bool needs_rank_group(const TrainConfig& train) {

@@ -7,7 +7,8 @@
 #      GPU for CAL_UPDATES updates, their speed read from the store;
 #   3. train: the same three for as many updates as TRAIN_S seconds allow at that speed (the
 #      warmup a quarter of them);
-#   4. analyse each run's last model (beta, grad-norms; ln-scale for Post-LN);
+#   4. analyse each run's last model (beta, grad-norms; ln-scale for Post-LN), the runs side by
+#      side on the host's CPU under one limit (ANALYSIS_S);
 #   5. leave in RESULT_DIR: replicate.db (the store), summary.md, replicate.tar.gz (every log).
 #   scripts/gpu/replicate.sh [RESULT_DIR]           # default $OUT (the device tool's folder)
 # Here, without a GPU, the same steps at a tiny size on the CPU check the script before a
@@ -21,6 +22,10 @@ results="${1:-${OUT:-/tmp/fathom-replicate}}"
 build="${BUILD_DIR:-/tmp/build-gpu}"
 work="${WORK_DIR:-/tmp/fathom-replicate}-work"
 train_s="${TRAIN_S:-200}"  # the whole call stays under the device tool's 600 s
+# END_S: when set, the script must be done that many seconds after it started; TRAIN_S is then
+# what is left after calibration, less the sweep's start and final evaluation (90 s), the
+# analyses (ANALYSIS_S) and the summary (15 s), at least 30.
+# EVAL_SENTENCES: decode only the first K test sentences at the end (eval.max_sentences)
 cal_updates="${CAL_UPDATES:-6}"
 preset="$repo/configs/presets/replicate-18l-gpu.yaml"
 rm -rf "$work" && mkdir -p "$work/logs" "$results"
@@ -71,6 +76,10 @@ timeout "${CAL_S:-240}" "$build/fathom" --db "$work/calibrate.db" sweep "$preset
 # The slowest run's target tokens per second at its last logged update (the first updates pay
 # for the allocator and the kernels' first calls), over the tokens of an update its stored config
 # says: the updates TRAIN_S allows, within [40, the preset's ceiling of 400].
+if [ -n "${END_S:-}" ]; then
+  train_s=$((END_S - (SECONDS - t0) - 90 - ${ANALYSIS_S:-240} - 15))
+  ((train_s < 30)) && train_s=30
+fi
 read -r tokens_per_s updates warmup every < <(python3 - "$work/calibrate.db" "$train_s" <<'PY'
 import json, sqlite3, sys
 db, budget = sqlite3.connect(sys.argv[1]), float(sys.argv[2])
@@ -85,30 +94,51 @@ n = max(40, min(400, int(budget * tps / tokens))) if tps > 0 and tokens > 0 else
 print(tps, n, max(10, n // 4), max(10, n // 8))
 PY
 )
-echo "calibrated: $tokens_per_s target tokens/s (slowest of 3 side by side) -> $updates updates," \
-  "warmup $warmup, validation every $every" | tee -a "$work/logs/phases.txt"
+echo "calibrated: $tokens_per_s target tokens/s (slowest of 3 side by side) -> $updates updates" \
+  "in $train_s s, warmup $warmup, validation every $every" | tee -a "$work/logs/phases.txt"
 
 phase train
-timeout "${SWEEP_S:-$((train_s + 180))}" "$build/fathom" --db "$db" sweep "$preset" --jobs 3 \
+sweep_s="${SWEEP_S:-$((train_s + 180))}"
+[ -n "${END_S:-}" ] && sweep_s=$((train_s + 90))
+timeout "$sweep_s" "$build/fathom" --db "$db" sweep "$preset" --jobs 3 \
   "${devices[@]}" "${size[@]}" --set "train.max_updates=$updates" --set "train.warmup=$warmup" \
   --set "train.valid_every=$every" --set "train.grad_norm_every=$every" \
-  --set "train.keep_checkpoint_every=$((updates / 2))" --no-progress > "$work/logs/train.log" 2>&1
+  --set "train.keep_checkpoint_every=$((updates / 2))" ${EVAL_SENTENCES:+--set "eval.max_sentences=$EVAL_SENTENCES"} \
+  --no-progress > "$work/logs/train.log" 2>&1
 echo "sweep exit $?" | tee -a "$work/logs/phases.txt"
 
 phase analyse
+# Each run's analyses in the background, the runs side by side on their own share of the host's
+# cores (analysis/ runs on the CPU), all under one limit: ANALYSIS_S seconds in all.
 runs="$(python3 -c 'import sqlite3, sys
 for (i, n) in sqlite3.connect(sys.argv[1]).execute("select id, name from runs order by id"):
     print(i, n)' "$db")"
+cores="$(nproc)"
+analyses_end=$((SECONDS + ${ANALYSIS_S:-240}))
+share=$(( cores / 3 > 0 ? cores / 3 : 1 ))
+slot=0
 while read -r id name; do
   [ -n "$id" ] || continue
   kinds=(beta grad-norms)
   [[ "$name" == *norm=post* ]] && kinds+=(ln-scale)
-  for kind in "${kinds[@]}"; do
-    timeout "${ANALYSIS_S:-120}" "$build/fathom" --db "$db" analyze "$kind" "$id" --checkpoint last \
-      --no-progress > "$work/logs/analyze-$kind-$id.log" 2>&1
-    echo "analyze $kind run $id ($name): exit $?" | tee -a "$work/logs/phases.txt"
-  done
+  first=$(( (slot * share) % cores )); last=$(( first + share - 1 ))
+  slot=$((slot + 1))
+  (
+    for kind in "${kinds[@]}"; do
+      limit=$((analyses_end - SECONDS))
+      if [ "$limit" -le 0 ]; then
+        echo "analyze $kind run $id ($name): not run (ANALYSIS_S spent)" | tee -a "$work/logs/phases.txt"
+        continue
+      fi
+      taskset -c "$first-$last" timeout "$limit" "$build/fathom" --db "$db" analyze \
+        "$kind" "$id" --checkpoint last --no-progress \
+        > "$work/logs/analyze-$kind-$id.log" 2>&1
+      echo "analyze $kind run $id ($name): exit $?" | tee -a "$work/logs/phases.txt"
+    done
+  ) &
 done <<< "$runs"
+# The analyses write to one SQLite store; its busy timeout serialises their few writes.
+wait
 
 phase summary
 {

@@ -20,6 +20,19 @@ TrainConfig with(const std::string& backend, int processes = 1) {
 
 TEST(ReduceBackend, CpuRanksReduceWithGlooWhateverIsAvailable) {
   const torch::Device cpu(torch::kCPU);
+  if (!fathom::gloo_built()) {
+    // A PyTorch wheel's LibTorch: no Gloo, so no CPU ranks -- said before training, naming the key.
+    for (const char* backend : {"auto", "gloo"}) {
+      try {
+        fathom::resolve_reduce_backend(with(backend, 2), cpu);
+        ADD_FAILURE() << backend << " accepted for a CPU rank without Gloo";
+      } catch (const fathom::InputError& e) {
+        EXPECT_EQ(e.field(), "train.reduce_backend");
+        EXPECT_NE(e.message().find("no Gloo"), std::string::npos) << e.message();
+      }
+    }
+    return;
+  }
   EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), cpu), ReduceBackend::kGloo);
   EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), cpu), ReduceBackend::kGloo);
 }
@@ -38,9 +51,13 @@ TEST(ReduceBackend, NcclIsRefusedForACpuRankNamingTheKey) {
 
 TEST(ReduceBackend, GpuRanksTakeNcclOnlyWhereTheBuildHasIt) {
   const torch::Device gpu(torch::kCUDA, 0);  // resolving never touches the device
-  EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), gpu),
-            fathom::nccl_built() ? ReduceBackend::kNccl : ReduceBackend::kGloo);
-  EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), gpu), ReduceBackend::kGloo);
+  if (fathom::nccl_built() || fathom::gloo_built())
+    EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), gpu),
+              fathom::nccl_built() ? ReduceBackend::kNccl : ReduceBackend::kGloo);
+  if (fathom::gloo_built())
+    EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), gpu), ReduceBackend::kGloo);
+  else
+    EXPECT_THROW(fathom::resolve_reduce_backend(with("gloo"), gpu), fathom::InputError);
   if (fathom::nccl_built())
     EXPECT_EQ(fathom::resolve_reduce_backend(with("nccl"), gpu), ReduceBackend::kNccl);
   else

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Run ON THE GPU MACHINE, in the repository root, with .debs/ and .corpora/ carried: every open
+# GPU item in ONE call of the device tool, so that a 15-minute lease pays for one machine start
+# and one build (docs/gpu.md, docs/replication.md):
+#   1. the machine; 2. scripts/gpu/build.sh;
+#   3. the CUDA tests: the fused AdamW kernel, the one-rank NCCL run against the plain run
+#      (issue 55), the trainer end to end (FATHOM_TEST_DEVICE=cuda);
+#   4. the update with the fused kernel and with the foreach ops (bench_train, issue 62);
+#   5. scripts/gpu/replicate.sh: the 18-layer runs on Multi30k with their analyses (issue 63),
+#      trained for whatever time the call leaves them (BENCH_RESERVE kept for 6 if wanted);
+#   6. scripts/gpu/bench.sh: Fathom against PyTorch eager and torch.compile (issue 62).
+#   run(command="scripts/gpu/lease.sh", carry=[".debs", ".corpora"], timeout_s=600)
+# A 15-minute lease fits two calls on the warm machine (it keeps build-gpu/, in the repository):
+#   run(command="PHASES='build tests update replicate' DEADLINE_S=585 scripts/gpu/lease.sh", ...)
+#   run(command="PHASES=bench DEADLINE_S=<what is left> scripts/gpu/lease.sh", ...)
+# DEADLINE_S (default 570) is when the call must be done; each phase gets its own limit, cut
+# so that the phases after it keep what they need (the *_RESERVE figures below). The bench
+# phase runs its settings in priority order and skips what no longer fits. Results in
+# RESULT_DIR (default $OUT): machine.txt, tests.log, update.txt, bench.md, summary.md,
+# replicate.db, replicate.tar.gz and lease.tar.gz (every log) -- the device tool's eight files.
+# BENCH_SETTINGS replaces bench.sh's list (its SETTINGS); PHASES (default "build tests update
+# replicate bench") picks phases; they run in that order.
+set -uo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+results="${1:-${OUT:-/tmp/fathom-lease}}"
+build="${BUILD_DIR:-$repo/build-gpu}"  # in the repository: a warm machine keeps it between calls
+logs=/tmp/fathom-lease
+deadline="${DEADLINE_S:-570}"
+phases=" ${PHASES:-build tests update replicate bench} "
+mkdir -p "$logs" "$results"
+t0=$SECONDS
+collect() {
+  for f in machine.txt tests.log update.txt bench.md; do
+    [ -f "$logs/$f" ] && cp "$logs/$f" "$results/"
+  done
+  tar -czf "$results/lease.tar.gz" -C "$logs" . 2> /dev/null
+}
+trap collect EXIT
+phase() { echo "== $1 at $((SECONDS - t0)) s" | tee -a "$logs/phases.txt"; }
+wanted() { [[ "$phases" == *" $1 "* ]]; }
+# Seconds a phase may take: at most `want`, and never into the `reserve` later phases need.
+limit() {
+  local want="$1" reserve="$2" left
+  left=$((deadline - (SECONDS - t0) - reserve))
+  ((left < want)) && want=$left
+  ((want < 1)) && want=1  # timeout 0 would mean no limit at all
+  echo "$want"
+}
+
+phase machine
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  nvcc --version 2> /dev/null | tail -n 2
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+    "cudnn", torch.backends.cudnn.version(), torch.cuda.get_device_name(0))'
+  echo "cores $(nproc), $(date -u +%FT%TZ)"
+} 2>&1 | tee "$logs/machine.txt"
+
+if wanted build || [ ! -x "$build/fathom" ]; then
+  phase build
+  # Only what the wanted phases run (the benchmarks' reference bench needs bench_vs_reference).
+  targets="fathom core_tests bench_train"
+  wanted bench && targets="$targets bench_vs_reference"
+  BUILD_TARGETS="$targets" timeout "$(limit 260 "${BUILD_RESERVE:-300}")" \
+    "$repo/scripts/gpu/build.sh" "$build" \
+    > "$logs/build.log" 2>&1
+  echo "build exit $?" | tee -a "$logs/phases.txt"
+  grep -E "^build:|NCCL:|error:|FAILED" "$logs/build.log" | head -n 30
+fi
+[ -x "$build/fathom" ] || { tail -n 40 "$logs/build.log"; exit 1; }
+# shellcheck disable=SC1091
+[ -f "$build/env.sh" ] && source "$build/env.sh"  # (a CPU rehearsal's build has none)
+
+if wanted tests; then
+  phase tests
+  # The new CUDA code first (a few seconds), then the trainer end to end on the GPU.
+  (
+    cd "$build" || exit 1
+    export FATHOM_TEST_DEVICE=cuda
+    timeout "$(limit 40 330)" ./tests/core_tests \
+      --gtest_filter='FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*'
+    if [ "${TRAINER_TESTS:-1}" = 1 ]; then
+      timeout "$(limit 45 300)" ./tests/core_tests --gtest_filter='TrainerTest.*:CheckpointedLayers.*'
+    fi
+  ) > "$logs/tests.log" 2>&1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure" "$logs/tests.log" | head -n 30
+fi
+
+if wanted update; then
+  phase update
+  # The step split with LibTorch's fused AdamW kernel and with the foreach ops, side by side.
+  for optimizer in adam adam-foreach; do
+    timeout "$(limit 25 300)" "$build/bench/bench_train" base 10 0 cuda post keep bf16 0 auto \
+      "$optimizer" 2>&1 | grep -E "^size|^tokens/s" | tr '\n' ' '
+    echo
+  done | tee "$logs/update.txt"
+fi
+
+if wanted replicate; then
+  phase replicate
+  # replicate.sh trains for what is left after its calibration (the BPE vocabulary is learnt
+  # there), less the sweep's start and final evaluation, the analyses (ANALYSIS_S, on the CPU:
+  # beta ~20 s and grad-norms ~30 s a run on five cores) and the summary.
+  after=0
+  wanted bench && after="${BENCH_RESERVE:-200}"
+  end_s="$(limit 500 "$after")"
+  echo "replicate: $end_s s in all" | tee -a "$logs/phases.txt"
+  BUILD_DIR="$build" END_S=$((end_s - 5)) CAL_S=75 CAL_UPDATES="${CAL_UPDATES:-4}" \
+    ANALYSIS_S="${ANALYSIS_S:-70}" EVAL_SENTENCES="${EVAL_SENTENCES:-300}" \
+    timeout "$end_s" "$repo/scripts/gpu/replicate.sh" "$results" > "$logs/replicate.log" 2>&1
+  echo "replicate exit $?" | tee -a "$logs/phases.txt"
+  tail -n 40 "$logs/replicate.log"
+fi
+if wanted bench; then
+  phase bench
+  # What bench.sh starts after BENCH_DEADLINE_S is skipped; a setting takes up to ~60 s.
+  budget="$(limit 300 0)"
+  [ -n "${BENCH_SETTINGS:-}" ] && export SETTINGS="$BENCH_SETTINGS"
+  STEPS="${STEPS:-8}" ROUNDS="${ROUNDS:-3}" LOG_DIR="$logs/bench" \
+    BENCH_DEADLINE_S=$((budget - 60)) timeout "$budget" "$repo/scripts/gpu/bench.sh" "$build" "${PEAK_TFLOPS:-989}" 2>&1 |
+    tee "$logs/bench.md"
+fi
+
+phase done
