@@ -257,6 +257,7 @@ void register_beta(AnalysisRegistry& registry) {
       "layer dependency beta_{i,j}: share of branch j in output i (Admin s4.1, methods.md s5.1)";
   a.run = [](std::vector<Subject>& subjects, const AnalysisParams& params) {
     Subject& s = subjects.at(0);
+    move_subject_to(s, params.device);
     try {
       return compute_beta(*s.model, s.batch, nullptr, kBetaComponentBytes, params.progress)
           .to_json();
@@ -271,6 +272,7 @@ void register_beta(AnalysisRegistry& registry) {
     print_matrix(result.at("decoder"), "decoder", out);
   };
   a.reads_decoder_only = true;
+  a.options = {"device"};
   registry.add("beta", std::move(a));
 }
 

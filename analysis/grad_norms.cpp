@@ -65,8 +65,9 @@ std::vector<SublayerGradNorm> sublayer_grad_norms(TransformerImpl& model, const 
 
 namespace {
 
-nlohmann::json run_grad_norms(std::vector<Subject>& subjects, const AnalysisParams&) {
+nlohmann::json run_grad_norms(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
+  move_subject_to(s, params.device);
   const auto norms = sublayer_grad_norms(*s.model, s.batch, s.config.train.label_smoothing);
   double largest = 0;
   for (const auto& n : norms) largest = std::max(largest, n.norm);
@@ -125,6 +126,7 @@ void register_grad_norms(AnalysisRegistry& registry) {
   a.run = run_grad_norms;
   a.print = print_grad_norms;
   a.reads_decoder_only = true;
+  a.options = {"device"};
   registry.add("grad-norms", std::move(a));
 }
 

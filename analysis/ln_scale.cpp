@@ -51,8 +51,9 @@ std::vector<LnScale> ln_scales(TransformerImpl& model, const Batch& batch) {
 
 namespace {
 
-nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams&) {
+nlohmann::json run_ln_scale(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
+  move_subject_to(s, params.device);
   nlohmann::json norms = nlohmann::json::array();
   for (const auto& n : ln_scales(*s.model, s.batch))
     norms.push_back({{"name", n.name},
@@ -119,6 +120,7 @@ void register_ln_scale(AnalysisRegistry& registry) {
   a.run = run_ln_scale;
   a.print = print_ln_scale;
   a.reads_decoder_only = true;
+  a.options = {"device"};
   registry.add("ln-scale", std::move(a));
 }
 

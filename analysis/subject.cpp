@@ -9,6 +9,7 @@
 #include "core/model/registry.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
+#include "core/train/device.h"
 #include "core/train/memory_check.h"
 
 namespace fathom::analysis {
@@ -80,6 +81,13 @@ Subject subject_from_run(const StoredRun& run, const std::string& cache_dir) {
   load_checkpoint(run.checkpoint_path, *s.model, nullptr, nullptr);
   s.model->eval();
   return s;
+}
+
+void move_subject_to(Subject& s, const std::string& device) {
+  const torch::Device where = resolve_device(device);
+  if (where == torch::Device(torch::kCPU)) return;
+  if (s.model) s.model->to(where);
+  s.batch = s.batch.to(where);
 }
 
 }  // namespace fathom::analysis

@@ -51,4 +51,9 @@ struct StoredRun {
 };
 Subject subject_from_run(const StoredRun& run, const std::string& cache_dir);
 
+// Moves the subject's model and batch to `device` (the analyses' --device: cpu, cuda, cuda:N),
+// for an analysis that computes wherever its tensors are. A GPU LibTorch cannot see is an
+// InputError naming --device, before anything is computed.
+void move_subject_to(Subject& s, const std::string& device);
+
 }  // namespace fathom::analysis

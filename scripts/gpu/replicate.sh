@@ -44,6 +44,7 @@ trap collect EXIT
 if [ -n "${REHEARSE:-}" ]; then
   # The CPU, a model small enough to train in seconds, one slot per run without a device.
   devices=(--devices none)
+  analysis_device=()
   size=(--set device=cpu --set model.d_model=32 --set model.heads=2 --set model.d_ff=64
         --set model.encoder_layers=2 --set model.decoder_layers=2 --set train.precision=fp32
         --set data.vocab.size=1000 --set data.max_tokens=1024 --set train.update_tokens=2048
@@ -51,6 +52,7 @@ if [ -n "${REHEARSE:-}" ]; then
   corpus="${CORPUS:-$repo/../shared/data/multi30k}"
 else
   devices=(--devices cuda:0,cuda:0,cuda:0)
+  analysis_device=(--device cuda:0)  # beta, grad-norms, ln-scale: seconds where the CPU takes a minute
   size=()
   corpus="${CORPUS:-$repo/.corpora/multi30k}"
 fi
@@ -109,7 +111,7 @@ echo "sweep exit $?" | tee -a "$work/logs/phases.txt"
 
 phase analyse
 # Each run's analyses in the background, the runs side by side on their own share of the host's
-# cores (analysis/ runs on the CPU), all under one limit: ANALYSIS_S seconds in all.
+# cores (and on the GPU: --device), all under one limit: ANALYSIS_S seconds in all.
 runs="$(python3 -c 'import sqlite3, sys
 for (i, n) in sqlite3.connect(sys.argv[1]).execute("select id, name from runs order by id"):
     print(i, n)' "$db")"
@@ -131,7 +133,7 @@ while read -r id name; do
         continue
       fi
       taskset -c "$first-$last" timeout "$limit" "$build/fathom" --db "$db" analyze \
-        "$kind" "$id" --checkpoint last --no-progress \
+        "$kind" "$id" --checkpoint last "${analysis_device[@]}" --no-progress \
         > "$work/logs/analyze-$kind-$id.log" 2>&1
       echo "analyze $kind run $id ($name): exit $?" | tee -a "$work/logs/phases.txt"
     done

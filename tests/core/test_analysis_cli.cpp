@@ -221,6 +221,52 @@ TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
   EXPECT_EQ(rows[1].checkpoint, "6");
 }
 
+// --device (beta, grad-norms): the model computes where it is asked. On the CPU the flag gives
+// the default's result; on a GPU the norms follow the CPU's within float32's reassociation
+// error; where LibTorch sees no GPU the run exits 2 naming the flag and records nothing.
+TEST_F(AnalyzeCli, GradNormsComputeOnTheDeviceAsked) {
+  const std::string config = write_config("post.yaml");
+  Result plain = fathom({"analyze", "grad-norms", config, "--json", "--no-progress"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  Result on_cpu =
+      fathom({"analyze", "grad-norms", config, "--device", "cpu", "--json", "--no-progress"});
+  ASSERT_EQ(on_cpu.status, 0) << on_cpu.err;
+  const auto expected = nlohmann::json::parse(plain.out);
+  EXPECT_EQ(nlohmann::json::parse(on_cpu.out), expected);
+  size_t recorded = 0;  // the same analysis with the same parameters is kept once
+  {
+    auto store = Store::open(db(), OpenMode::ReadOnly);
+    const auto rows = store.list_analyses();
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(nlohmann::json::parse(rows.back().params_json)["device"], "cpu");
+    recorded = rows.size();
+  }
+  const char* asked = std::getenv("FATHOM_TEST_DEVICE");
+  const std::string gpu =
+      asked != nullptr && std::string(asked).rfind("cuda", 0) == 0 ? asked : "cuda";
+  Result on_gpu =
+      fathom({"analyze", "grad-norms", config, "--device", gpu, "--json", "--no-progress"});
+  if (on_gpu.status == 0) {
+    const auto norms = nlohmann::json::parse(on_gpu.out)["norms"];
+    ASSERT_EQ(norms.size(), expected["norms"].size());
+    for (size_t i = 0; i < norms.size(); ++i) {
+      const double want = expected["norms"][i].get<double>();
+      EXPECT_NEAR(norms[i].get<double>(), want, 1e-3 * want + 1e-9) << i;
+    }
+  } else {
+    ASSERT_EQ(asked, nullptr) << "FATHOM_TEST_DEVICE=" << asked << ": " << on_gpu.err;
+    EXPECT_EQ(on_gpu.status, 2) << on_gpu.err;
+    EXPECT_NE(on_gpu.err.find("--device"), std::string::npos) << on_gpu.err;
+    EXPECT_NE(on_gpu.err.find("no GPU"), std::string::npos) << on_gpu.err;
+    auto store = Store::open(db(), OpenMode::ReadOnly);
+    EXPECT_EQ(store.list_analyses().size(), recorded);
+  }
+  // Only the analyses that compute wherever their tensors are take the flag.
+  Result skip = fathom({"analyze", "layer-skip", config, "--device", "cpu"});
+  EXPECT_NE(skip.status, 0);
+  EXPECT_NE(skip.err.find("--device"), std::string::npos) << skip.err;
+}
+
 TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
   const std::string lstm = write_config("lstm.yaml", "  connection: depthwise_lstm\n  norm: pre\n");
   Result r = fathom({"analyze", "beta", lstm});
