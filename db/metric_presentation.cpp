@@ -9,6 +9,7 @@ constexpr bool kShown = true, kHidden = false;
 constexpr bool kSmoothed = true, kAsIs = false;
 constexpr bool kLog = true, kLinear = false;
 constexpr std::optional<bool> kUp = true, kDown = false, kNeither = std::nullopt;
+constexpr bool kCount = true;  // whole_numbers
 
 // By the name's parts, for names no row lists (see presentation_of).
 MetricPresentation by_parts(const std::string& name) {
@@ -44,7 +45,7 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kAllReduceSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kAllReduceOverlapSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kLossScale, {kHidden, kSmoothed, kLog, "", kNeither}},
-      {kSkippedUpdates, {kHidden, kSmoothed, kLinear, "updates", kNeither}},
+      {kSkippedUpdates, {kHidden, kSmoothed, kLinear, "updates", kNeither, kCount}},
       {kLayerGradNormPrefix, {kHidden, kSmoothed, kLinear, "", kNeither}},
       {kProbeLogZMean, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
       {kProbeLogZMax, {kHidden, kSmoothed, kLinear, "nats", kNeither}},
@@ -52,11 +53,11 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kSharpness, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kPreconditionedSharpness, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kEdgeOfStabilityRatio, {kHidden, kAsIs, kLinear, "", kNeither}},
-      {kSharpnessProducts, {kHidden, kAsIs, kLinear, "products", kNeither}},
+      {kSharpnessProducts, {kHidden, kAsIs, kLinear, "products", kNeither, kCount}},
       {kSysCpuPercent, {kHidden, kAsIs, kLinear, "% of a core", kNeither}},
       {kSysRss, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
       {kSysRssPeak, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
-      {kSysThreads, {kHidden, kAsIs, kLinear, "threads", kNeither}},
+      {kSysThreads, {kHidden, kAsIs, kLinear, "threads", kNeither, kCount}},
       {kSysCudaAllocated, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
       {kSysCudaReserved, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
       {kSysGpuUtil, {kHidden, kAsIs, kLinear, "%", kNeither}},

@@ -16,6 +16,7 @@ struct MetricPresentation {
   bool log_axis = false;  // spans orders of magnitude: a log y axis where a report draws it
   std::string unit;       // "" for a plain number or a ratio
   std::optional<bool> higher_is_better;  // nullopt: no better direction (a rate, a norm, a count)
+  bool whole_numbers = false;  // a count of a few things (threads): its axis ticks at whole numbers
 };
 
 struct PresentedMetric {

@@ -78,9 +78,13 @@ std::vector<RunChartSpec> run_chart_specs(const std::vector<std::string>& metric
   for (const auto& n : metric_names)
     if (is_layer_grad_norm(n)) layers.push_back(n);
   chart(QStringLiteral("gradient norm by layer"), layers);
-  for (auto& spec : specs)
-    for (const auto& n : spec.metrics)
+  for (auto& spec : specs) {
+    spec.whole_y = true;
+    for (const auto& n : spec.metrics) {
       spec.smoothed = spec.smoothed && metric::presentation_of(n).smoothed;
+      spec.whole_y = spec.whole_y && metric::presentation_of(n).whole_numbers;
+    }
+  }
   return specs;
 }
 
@@ -98,6 +102,7 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
   plot::CurveFigure f = plot::curves_from_store(store, query);
   f.title = spec.title.toStdString();
   f.y.label = spec.metrics.size() == 1 ? spec.metrics.front() : "";
+  f.y.whole_numbers = spec.whole_y;
   f.smoothing = spec.smoothed ? kSmoothing : 0;
   for (size_t i = 0; i < f.curves.size(); ++i) {
     plot::Curve& c = f.curves[i];

@@ -27,6 +27,7 @@ struct RunChartSpec {
   std::vector<std::string> metrics;  // drawn together, each in its own colour
   bool log_y = false;
   bool smoothed = true;  // a noisy per-update series (db::metric::MetricPresentation::smoothed)
+  bool whole_y = false;  // counts only (MetricPresentation::whole_numbers): ticks at whole numbers
 };
 
 // The charts of a run that recorded these curves, in the order above; none for a name it lacks

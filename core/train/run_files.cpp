@@ -90,12 +90,17 @@ void RunFiles::remove_strays() const {
   // <stem>[.u<update>].g<generation><ext>[.tmp]
   static const std::regex ours(R"(^.+?(\.u[0-9]+)?\.g([0-9]+)\.[A-Za-z0-9]+(\.tmp)?$)");
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+  // increment(ec), not a range-for: the range-for's increment throws where the folder goes away
+  // under the walk (a `fathom delete` beside a stale worker), and tidying is never worth that.
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string file = entry.path().filename().string();
     std::smatch m;
-    if (!entry.is_regular_file(ec) || !std::regex_match(file, m, ours)) continue;
+    std::error_code type_ec;
+    if (!entry.is_regular_file(type_ec) || !std::regex_match(file, m, ours)) continue;
     if (std::stoll(m[2].str()) >= lease_.generation) continue;
-    if (!named_by_a_row((fs::path(dir_) / file).string())) fs::remove(entry.path(), ec);
+    std::error_code remove_ec;
+    if (!named_by_a_row((fs::path(dir_) / file).string())) fs::remove(entry.path(), remove_ec);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "db/store.h"
 #include "gui/curve_plot.h"
@@ -24,6 +25,7 @@
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
 #include "gui/runs_view.h"
+#include "plot/whole_number_ticker.h"
 #include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
@@ -80,6 +82,37 @@ class RunPageTest : public QObject {
     QVERIFY(!specs[2].smoothed);  // a schedule is drawn as it is
     QVERIFY(specs[3].smoothed);
     QCOMPARE(specs.back().metrics, (std::vector<std::string>{"gradnorm.dec.0", "gradnorm.enc.0"}));
+    for (const auto& s : specs) QVERIFY2(!s.whole_y, qPrintable(s.title));  // none is a count
+  }
+
+  // A count of a few things (the process's threads) ticks at whole numbers: 2.8, 3.0, 3.2
+  // threads was the run page's axis for a run whose thread count moved between 3 and 3.
+  void aChartOfThreadsTicksAtWholeNumbers() {
+    const auto specs = fathom::gui::run_chart_specs({"sys.threads", "train_loss"});
+    QCOMPARE(specs.size(), size_t(2));
+    QVERIFY(!specs[0].whole_y);
+    QCOMPARE(specs[1].metrics, std::vector<std::string>{"sys.threads"});
+    QVERIFY(specs[1].whole_y);
+
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    NewRun r;
+    r.name = "threads";
+    const int64_t id = store.create_run(r);
+    store.mark_running(id, "host", "cpu");
+    store.write_metrics(id, {{10, "sys.threads", 3, 0.0},
+                             {20, "sys.threads", 3, 0.0},
+                             {30, "sys.threads", 3, 0.0},
+                             {10, "train_loss", 4.0, 0.0}});
+    fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+    QCustomPlot* threads = page.charts()->chart("sys.threads (threads)")->plot();
+    QVERIFY(
+        dynamic_cast<fathom::plot::detail::WholeNumberTicker*>(threads->yAxis->ticker().data()));
+    threads->replot();
+    for (double tick : threads->yAxis->tickVector())
+      QVERIFY2(tick == std::round(tick), qPrintable(QString::number(tick)));
+    QCustomPlot* loss = page.charts()->chart("loss (nats)")->plot();
+    QVERIFY(!dynamic_cast<fathom::plot::detail::WholeNumberTicker*>(loss->yAxis->ticker().data()));
   }
 
   // The page is a window (no dialog, nothing modal), its first tab the charts, which grow as
