@@ -3,6 +3,7 @@
 // and whether each run's test BLEU differs from the first run's by more than the choice of
 // test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's --paired-bs)
 // of the hypotheses each run stored, against the test references of their common data.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -40,22 +41,45 @@ std::string fixed(double v, int digits = 2) {
   return buf;
 }
 
-// What compare() found: the runs, the settings that differ, the final metrics every run has,
-// and the paired BLEU tests of each run against the first (none when `paired.why_not` says).
+// What compare() found: the runs, the settings that differ, what they were computed with where
+// that differs, the final metrics every run has, and the paired BLEU tests of each run against
+// the first (none when `paired.why_not` says).
 struct Comparison {
   std::vector<db::RunRecord> runs;
   std::map<std::string, std::vector<std::string>> differing;
+  std::map<std::string, std::vector<std::string>> computed_with;
   std::set<std::string> metrics;
   PairedInput paired;
   std::vector<PairedBootstrap> tests;
 };
 
+// What each run was computed with -- the OpenBLAS kernels (tag blas.core), the device, the
+// code's revision -- where the runs do not all agree ("" for a run that did not record it).
+std::map<std::string, std::vector<std::string>> computed_differently(
+    const db::Store& store, const std::vector<db::RunRecord>& runs) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& r : runs) {
+    const auto tags = store.tags(r.id);
+    const auto core = tags.find("blas.core");
+    out["blas.core"].push_back(core == tags.end() ? "" : core->second);
+    out["device"].push_back(r.device);
+    out["git_rev"].push_back(r.git_rev);
+  }
+  for (auto it = out.begin(); it != out.end();) {
+    const auto& v = it->second;
+    const bool same = std::all_of(v.begin(), v.end(), [&](const auto& x) { return x == v[0]; });
+    it = same ? out.erase(it) : std::next(it);
+  }
+  return out;
+}
+
 void print_comparison_json(const Comparison& c) {
-  const auto& [runs, differing, metrics, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, paired, tests] = c;
   nlohmann::json j;
   j["runs"] = nlohmann::json::array();
   for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
   j["differing"] = differing;
+  j["computed_differently"] = computed_with;
   for (const auto& m : metrics) {
     j["final_metrics"][m] = nlohmann::json::array();
     for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
@@ -77,7 +101,7 @@ void print_comparison_json(const Comparison& c) {
 }
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
-  const auto& [runs, differing, metrics, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, paired, tests] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
   // as its axes, and a column each made the tables too wide to read.
   std::cout << "Runs:\n\n";
@@ -92,6 +116,18 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
   }
   std::cout << "\nSettings that differ (" << settings.rows.size() << "):\n\n"
             << experiments::text_table_to_markdown(settings) << "\n";
+  if (!computed_with.empty()) {
+    experiments::TextTable computed;
+    computed.header = settings.header;
+    computed.header[0] = "computed with";
+    for (const auto& [key, values] : computed_with) {
+      computed.rows.push_back({key});
+      computed.rows.back().insert(computed.rows.back().end(), values.begin(), values.end());
+    }
+    std::cout << "Computed differently -- equal settings give other numbers on other BLAS "
+                 "kernels, code or devices, so a difference below can be that alone:\n\n"
+              << experiments::text_table_to_markdown(computed) << "\n";
+  }
   experiments::TextTable finals;
   finals.header = settings.header;
   finals.header[0] = "final metric";
@@ -119,7 +155,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
-  auto& [runs, differing, metrics, paired, tests] = c;
+  auto& [runs, differing, computed_with, metrics, paired, tests] = c;
   std::vector<nlohmann::json> configs;
   for (const auto& name : a.runs) {
     auto r = store.find_run(name);
@@ -128,6 +164,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     runs.push_back(*r);
   }
   differing = differing_keys(configs);
+  computed_with = computed_differently(store, runs);
 
   // Final metrics every run has.
   for (const auto& [name, value] : runs.front().final_metrics) metrics.insert(name);

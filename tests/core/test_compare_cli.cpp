@@ -80,6 +80,10 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   EXPECT_DOUBLE_EQ(got["system"]["bleu"].get<double>(),
                    store.find_run("2")->final_metrics.at("test_bleu"));
 
+  // Both ran here, with the same kernels, device and code: nothing computed differently.
+  EXPECT_TRUE(j["computed_differently"].empty()) << j.dump();
+  EXPECT_EQ(text.out.find("Computed differently"), std::string::npos) << text.out;
+
   // A run against itself: nothing differs, p = 1.
   const auto self = nlohmann::json::parse(fathom({"--json", "compare", "1", "1"}).out);
   EXPECT_TRUE(self["differing"].empty());
@@ -92,6 +96,20 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   const ProgramResult unknown = fathom({"compare", "1", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no run 'nope'"), std::string::npos) << unknown.err;
+
+  // Run 2 as if computed on another machine's OpenBLAS kernels (tag blas.core): the comparison
+  // says so beside the settings, each run's value in its column.
+  const auto tags = store.tags(1);  // no tag where LibTorch computes without OpenBLAS
+  const std::string here = tags.count("blas.core") ? tags.at("blas.core") : "";
+  const std::string there = here == "Haswell" ? "Sandybridge" : "Haswell";
+  fathom::db::Store::open((dir_ / "runs.db").string()).set_tag(2, "blas.core", there);
+  const auto moved = nlohmann::json::parse(fathom({"--json", "compare", "1", "2"}).out);
+  EXPECT_EQ(moved["computed_differently"], (nlohmann::json{{"blas.core", {here, there}}}))
+      << moved.dump();
+  const ProgramResult moved_text = fathom({"compare", "1", "2", "--samples", "10"});
+  EXPECT_NE(moved_text.out.find("Computed differently"), std::string::npos) << moved_text.out;
+  EXPECT_NE(moved_text.out.find("| blas.core | " + here + " | " + there + " |"), std::string::npos)
+      << moved_text.out;
 }
 
 // Language models translate no test set: compare says so and where their comparison is, and
