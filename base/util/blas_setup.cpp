@@ -14,6 +14,18 @@ const char* blas_core_name() {
   return corename ? corename() : "";
 }
 
+std::string blas_core_history(const std::string& recorded, const std::string& now,
+                              long long update) {
+  if (recorded.empty()) return now;
+  const std::string then = ", then ";
+  const auto last_start = recorded.rfind(then);
+  std::string last =
+      last_start == std::string::npos ? recorded : recorded.substr(last_start + then.size());
+  last = last.substr(0, last.find(" from update "));
+  if (last == now) return recorded;
+  return recorded + then + now + " from update " + std::to_string(update);
+}
+
 bool set_blas_threads(int threads) {
   using SetThreads = void (*)(int);
   auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));

@@ -7,12 +7,21 @@
 // AVX-512, it sets OPENBLAS_CORETYPE and re-executes itself (once; nothing has happened yet).
 // Set OPENBLAS_CORETYPE yourself to choose, or FATHOM_KEEP_BLAS=1 to leave OpenBLAS alone.
 
+#include <string>
+
 namespace fathom {
 
 void ensure_fast_blas(char** argv);
 
 // The core OpenBLAS is using ("SkylakeX", "Haswell", ...), or "" when OpenBLAS is not loaded.
 const char* blas_core_name();
+
+// A run's tag blas.core once it (re)starts at `update` on kernels `now`, given the tag
+// `recorded` so far: the kernels of each stretch in order, so a run resumed on another kind of
+// machine says so -- "Haswell", then "Haswell, then Cooperlake from update 400". Unchanged when
+// the last stretch's kernels are `now`'s.
+std::string blas_core_history(const std::string& recorded, const std::string& now,
+                              long long update);
 
 // Limits OpenBLAS to `threads` threads; false when OpenBLAS is not loaded. Processes that
 // share a machine (sweep workers) must limit it: two processes with one OpenBLAS thread per

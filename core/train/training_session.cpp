@@ -160,8 +160,14 @@ void TrainingSession::resume() {
   store_->set_tag(*lease_, "data", data_->description);
   // OpenBLAS picks its kernels by the CPU (or OPENBLAS_CORETYPE), and the kernels round
   // differently: the same seed gives other numbers on another kind of machine (README).
-  if (const std::string core = blas_core_name(); !core.empty())
-    store_->set_tag(*lease_, "blas.core", core);
+  // A resume on another kind of machine adds its kernels, from the update it resumed at.
+  if (const std::string core = blas_core_name(); !core.empty()) {
+    const auto tags = store_->tags(lease_->run);
+    const auto recorded = tags.find("blas.core");
+    store_->set_tag(*lease_, "blas.core",
+                    blas_core_history(recorded == tags.end() ? "" : recorded->second, core,
+                                      static_cast<long long>(state_.update)));
+  }
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 

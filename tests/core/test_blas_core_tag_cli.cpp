@@ -49,6 +49,24 @@ TEST(BlasCoreTag, ARunRecordsTheKernelsOpenBlasWasToldToUse) {
   const auto shown = fathom::run_program({ft::built_fathom_binary().string(), "--db", db, "show",
                                           std::to_string(store.find_run("told")->id)});
   EXPECT_NE(shown.out.find("blas.core"), std::string::npos) << shown.out;
+
+  // Resumed (extended to update 4) on other kernels: the tag keeps the first stretch's and adds
+  // the new ones from update 2; resumed again on those, it stays.
+  const auto resume = [&](const std::string& core, int updates) {
+    return fathom::run_program(
+        {ft::built_fathom_binary().string(), "--db", db, "train", "--resume", "told", "--set",
+         "train.max_updates=" + std::to_string(updates), "--no-progress"},
+        "", fathom::environment_with({"OPENBLAS_CORETYPE=" + core}), 300);
+  };
+  const auto moved = resume("Sandybridge", 4);
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  const auto tag = [&] {
+    return Store::open(db, OpenMode::ReadOnly).tags(store.find_run("told")->id).at("blas.core");
+  };
+  if (tag() == "Haswell") GTEST_SKIP() << "this OpenBLAS has no Sandybridge kernels to choose";
+  EXPECT_EQ(tag(), "Haswell, then Sandybridge from update 2");
+  ASSERT_EQ(resume("Sandybridge", 6).exit_code, 0);
+  EXPECT_EQ(tag(), "Haswell, then Sandybridge from update 2");
 }
 
 }  // namespace test_blas_core_tag_cli
