@@ -15,7 +15,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +22,7 @@
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "base/util/usable_cores.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
 #include "core/model/registry.h"
@@ -158,7 +158,7 @@ experiments::LaunchRequest launch_request(const SweepArgs& args, const std::stri
                                           const experiments::LauncherEntry& chosen,
                                           const db::Store& store, const std::string& db_path,
                                           const db::StorePaths& paths) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = usable_cores();  // the affinity mask's, as a run's "all cores"
   experiments::LaunchRequest request;
   request.sweep = sweep;
   request.sweep_file = args.file;

@@ -42,15 +42,24 @@ Json artifact_to_json(const Artifact& artifact) {
   return {{"kind", artifact.kind}, {"path", artifact.path}, {"step", step_or_null(artifact.step)}};
 }
 
-std::string config_value(const std::string& config_json, const std::string& dotted_key) {
-  auto node = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
-  if (node.is_discarded()) return "";
-  std::istringstream parts(dotted_key);
-  for (std::string part; std::getline(parts, part, '.');) {
-    if (!node.is_object() || !node.contains(part)) return "";
-    node = node[part];
+const nlohmann::json* json_at(const nlohmann::json& root, const std::vector<std::string>& keys) {
+  const nlohmann::json* node = &root;
+  for (const auto& key : keys) {
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &node->at(key);
   }
-  return node.is_string() ? node.get<std::string>() : node.dump();
+  return node;
+}
+
+std::string config_value(const std::string& config_json, const std::string& dotted_key) {
+  const auto config = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded()) return "";
+  std::vector<std::string> keys;
+  std::istringstream parts(dotted_key);
+  for (std::string part; std::getline(parts, part, '.');) keys.push_back(part);
+  const nlohmann::json* node = json_at(config, keys);
+  if (!node) return "";
+  return node->is_string() ? node->get<std::string>() : node->dump();
 }
 
 }  // namespace fathom::db

@@ -8,6 +8,7 @@
 
 #include "base/util/error.h"
 #include "db/lease_sql.h"
+#include "db/run_json.h"
 #include "db/run_status.h"
 
 namespace fathom::db {
@@ -329,12 +330,8 @@ namespace {
 // object or array as JSON text, nothing where absent, null, or the text was not JSON.
 std::optional<std::string> config_value_at(const nlohmann::json& config,
                                            const std::vector<std::string>& keys) {
-  const nlohmann::json* node = &config;
-  for (const auto& key : keys) {
-    if (!node->is_object() || !node->contains(key)) return std::nullopt;
-    node = &node->at(key);
-  }
-  if (node->is_discarded() || node->is_null()) return std::nullopt;
+  const nlohmann::json* node = json_at(config, keys);
+  if (!node || node->is_discarded() || node->is_null()) return std::nullopt;
   if (node->is_string()) return node->get<std::string>();
   return node->dump();
 }

@@ -44,6 +44,15 @@ double last_x(QCPGraph* graph) {
   return graph && !graph->data()->isEmpty() ? (graph->data()->constEnd() - 1)->key : -1;
 }
 
+// A new run named `name`, marked running on "host".
+int64_t running_run(Store& store, const std::string& name) {
+  NewRun r;
+  r.name = name;
+  const int64_t id = store.create_run(r);
+  store.mark_running(id, "host", "cpu");
+  return id;
+}
+
 // train_loss at each step of `steps` (value 5 - step / 100) and the run's update count.
 void log_loss(Store& store, int64_t id, const std::vector<int64_t>& steps) {
   std::vector<fathom::db::MetricRow> rows;
@@ -96,10 +105,7 @@ class RunPageTest : public QObject {
 
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("runs.db").toStdString());
-    NewRun r;
-    r.name = "threads";
-    const int64_t id = store.create_run(r);
-    store.mark_running(id, "host", "cpu");
+    const int64_t id = running_run(store, "threads");
     store.write_metrics(id, {{10, "sys.threads", 3, 0.0},
                              {20, "sys.threads", 3, 0.0},
                              {30, "sys.threads", 3, 0.0},
@@ -121,10 +127,7 @@ class RunPageTest : public QObject {
   void pageIsAWindowLedByChartsThatFollowTheRun() {
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("runs.db").toStdString());
-    NewRun r;
-    r.name = "live";
-    const int64_t id = store.create_run(r);
-    store.mark_running(id, "host", "cpu");
+    const int64_t id = running_run(store, "live");
     log_loss(store, id, {10, 20, 30, 40, 50});
     store.write_metrics(id, {{50, "valid_loss", 4.8, 0.0}, {10, "lr", 1e-3, 0.0}});
     fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
@@ -191,10 +194,7 @@ class RunPageTest : public QObject {
     QTemporaryDir dir;
     const QString db = dir.filePath("runs.db");
     auto store = Store::open(db.toStdString());
-    NewRun r;
-    r.name = "probed";
-    const int64_t id = store.create_run(r);
-    store.mark_running(id, "host", "cpu");
+    const int64_t id = running_run(store, "probed");
     log_loss(store, id, {10, 20});
     fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
     page.showProbes(db);
