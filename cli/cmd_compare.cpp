@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/stored_hypotheses.h"
 #include "db/store.h"
+#include "experiments/computed_with.h"
 #include "experiments/text_table.h"
 
 namespace fathom::cli {
@@ -52,26 +53,6 @@ struct Comparison {
   PairedInput paired;
   std::vector<PairedBootstrap> tests;
 };
-
-// What each run was computed with -- the OpenBLAS kernels (tag blas.core), the device, the
-// code's revision -- where the runs do not all agree ("" for a run that did not record it).
-std::map<std::string, std::vector<std::string>> computed_differently(
-    const db::Store& store, const std::vector<db::RunRecord>& runs) {
-  std::map<std::string, std::vector<std::string>> out;
-  for (const auto& r : runs) {
-    const auto tags = store.tags(r.id);
-    const auto core = tags.find("blas.core");
-    out["blas.core"].push_back(core == tags.end() ? "" : core->second);
-    out["device"].push_back(r.device);
-    out["git_rev"].push_back(r.git_rev);
-  }
-  for (auto it = out.begin(); it != out.end();) {
-    const auto& v = it->second;
-    const bool same = std::all_of(v.begin(), v.end(), [&](const auto& x) { return x == v[0]; });
-    it = same ? out.erase(it) : std::next(it);
-  }
-  return out;
-}
 
 void print_comparison_json(const Comparison& c) {
   const auto& [runs, differing, computed_with, metrics, paired, tests] = c;
@@ -164,7 +145,9 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     runs.push_back(*r);
   }
   differing = differing_keys(configs);
-  computed_with = computed_differently(store, runs);
+  std::vector<experiments::ComputedWith> computed;
+  for (const auto& r : runs) computed.push_back(experiments::computed_with(r, store.tags(r.id)));
+  computed_with = experiments::computed_differently(computed);
 
   // Final metrics every run has.
   for (const auto& [name, value] : runs.front().final_metrics) metrics.insert(name);

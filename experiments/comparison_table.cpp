@@ -441,6 +441,10 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
       note += ", not adjusted for the table's " + std::to_string(t.tests) + " tests";
     t.notes.push_back(note + "; n < 2: too few seeds on a side to test");
   }
+  std::vector<int64_t> ids;
+  std::vector<ComputedWith> computed;
+  for (const auto& r : runs) ids.push_back(r.id), computed.push_back(r.computed_with);
+  if (auto note = computed_differently_note(ids, computed)) t.notes.push_back(*note);
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;
@@ -468,6 +472,7 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
     if (std::isfinite(value)) r.final_metrics[name] = value;
   if (auto it = tags.find(db::kFinalModelTag); it != tags.end())
     r.final_model = db::parse_final_model_tag(it->second);
+  r.computed_with = computed_with(rec, tags);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "db/final_model_tag.h"
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/computed_with.h"
 #include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
@@ -30,6 +31,8 @@ struct TableRun {
   // Its tag final_model: which model its final valid_* and test_* metrics measure (the best
   // checkpoint for runs from before the tag).
   db::FinalModel final_model;
+  // Its OpenBLAS kernels, device and code revision: the table notes where its runs differ.
+  ComputedWith computed_with;
 };
 
 // Which value of a run a table or curve takes for its metric.

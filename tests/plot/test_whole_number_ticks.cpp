@@ -84,7 +84,7 @@ TEST(WholeNumberTicks, CountAxesOfShortSeriesTickOnlyAtWholeNumbers) {
 TEST(WholeNumberTicks, TheFlagSurvivesJson) {
   LineFigure figure;
   figure.x.whole_numbers = true;
-  figure.series = {LineSeries{"s", {1, 2}, {3, 4}}};
+  figure.series = {LineSeries{"s", {1, 2}, {3, 4}, ""}};
   const auto back = std::get<LineFigure>(figure_from_json(to_json(Figure{figure})));
   EXPECT_TRUE(back.x.whole_numbers);
   EXPECT_FALSE(back.y.whole_numbers);
