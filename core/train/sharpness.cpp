@@ -4,18 +4,15 @@
 
 #include "core/model/higher_order_grad.h"
 #include "core/model/observed_eval.h"
-#include "core/train/loss.h"
-#include "core/train/z_loss.h"
+#include "core/train/objective.h"
 
 namespace fathom {
 
 torch::Tensor training_objective(TransformerImpl& model, const Batch& batch, double label_smoothing,
                                  double z_loss) {
-  const torch::Tensor logits = model.forward(batch.src, batch.tgt_in);
-  LossSums sums = label_smoothed_loss(logits, batch.tgt_out, label_smoothing);
-  torch::Tensor objective = sums.smoothed;
-  if (z_loss > 0) objective = objective + z_loss * z_loss_sum(logits, batch.tgt_out);
-  return objective / static_cast<double>(std::max<int64_t>(sums.tokens, 1));
+  const ObjectiveSums sums = objective_sums(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                            label_smoothing, z_loss);
+  return sums.objective / static_cast<double>(std::max<int64_t>(sums.loss.tokens, 1));
 }
 
 double adaptive_stability_threshold(double beta1) { return (2.0 + 2.0 * beta1) / (1.0 - beta1); }

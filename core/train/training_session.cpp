@@ -18,13 +18,13 @@
 #include "core/train/grad_clip.h"
 #include "core/train/layer_grad_norms.h"
 #include "core/train/loss.h"
+#include "core/train/objective.h"
 #include "core/train/prepared_state.h"
 #include "core/train/rank_group.h"
 #include "core/train/resume_point.h"
 #include "core/train/stop_request.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
-#include "core/train/z_loss.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 
@@ -388,16 +388,14 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
   torch::Tensor smoothed_sum, nll_sum;
   for (size_t i : mine) {
     const Batch& batch = parts[i];
-    LossSums sums;
-    torch::Tensor objective;
+    ObjectiveSums step;
     {
       AutocastScope autocast(precision_.autocast);
-      const torch::Tensor logits = model_->forward(batch.src, batch.tgt_in);
-      sums = label_smoothed_loss(logits, batch.tgt_out, tc_.label_smoothing,
-                                 /*count_tokens=*/false);
-      objective = sums.smoothed;
-      if (tc_.z_loss > 0) objective = objective + tc_.z_loss * z_loss_sum(logits, batch.tgt_out);
+      step = objective_sums(model_->forward(batch.src, batch.tgt_in), batch.tgt_out,
+                            tc_.label_smoothing, tc_.z_loss, /*count_tokens=*/false);
     }
+    const LossSums& sums = step.loss;
+    const torch::Tensor& objective = step.objective;
     // Gradient of the per-token mean over the whole update (every rank's batches), however it
     // was split.
     torch::Tensor mean = objective / static_cast<double>(tokens);

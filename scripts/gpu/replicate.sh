@@ -75,9 +75,11 @@ timeout "${CAL_S:-240}" "$build/fathom" --db "$work/calibrate.db" sweep "$preset
   --name replicate-18l-calibrate --jobs 3 "${devices[@]}" "${size[@]}" \
   --set "train.max_updates=$cal_updates" --set train.log_every=2 --set train.valid_every=1000 \
   --set eval.max_sentences=8 --no-progress > "$work/logs/calibrate.log" 2>&1
-# The slowest run's target tokens per second at its last logged update (the first updates pay
-# for the allocator and the kernels' first calls), over the tokens of an update its stored config
-# says: the updates TRAIN_S allows, within [40, the preset's ceiling of 400].
+# The slowest run's target tokens per second, the median of its points after the first logged
+# one (the first updates pay for the allocator and the kernels' first calls; on the 11-30 lease
+# the last point alone read 14.1k where training ran at a median 15.9k), over the tokens of an
+# update its stored config says: the updates TRAIN_S allows, within [40, the preset's ceiling of
+# 400].
 if [ -n "${END_S:-}" ]; then
   train_s=$((END_S - (SECONDS - t0) - 90 - ${ANALYSIS_S:-240} - 15))
   ((train_s < 30)) && train_s=30
@@ -88,9 +90,10 @@ db, budget = sqlite3.connect(sys.argv[1]), float(sys.argv[2])
 speeds, tokens = [], 0
 for rid, config in db.execute("select id, config_json from runs"):
     tokens = json.loads(config)["train"]["update_tokens"]
-    last = db.execute("select value from metrics where run_id = ? and name = 'tokens_per_s' "
-                      "order by step desc limit 1", (rid,)).fetchone()
-    if last: speeds.append(last[0])
+    points = [v for (v,) in db.execute("select value from metrics where run_id = ? and "
+                                       "name = 'tokens_per_s' order by step", (rid,))]
+    steady = sorted(points[1:] or points)
+    if steady: speeds.append(steady[len(steady) // 2])
 tps = min(speeds) if speeds else 0
 n = max(40, min(400, int(budget * tps / tokens))) if tps > 0 and tokens > 0 else 40
 print(tps, n, max(10, n // 4), max(10, n // 8))

@@ -51,13 +51,15 @@ TEST(ReduceBackend, NcclIsRefusedForACpuRankNamingTheKey) {
 
 TEST(ReduceBackend, GpuRanksTakeNcclOnlyWhereTheBuildHasIt) {
   const torch::Device gpu(torch::kCUDA, 0);  // resolving never touches the device
-  if (fathom::nccl_built() || fathom::gloo_built())
+  if (fathom::nccl_built() || fathom::gloo_built()) {
     EXPECT_EQ(fathom::resolve_reduce_backend(with("auto"), gpu),
               fathom::nccl_built() ? ReduceBackend::kNccl : ReduceBackend::kGloo);
-  if (fathom::gloo_built())
+  }
+  if (fathom::gloo_built()) {
     EXPECT_EQ(fathom::resolve_reduce_backend(with("gloo"), gpu), ReduceBackend::kGloo);
-  else
+  } else {
     EXPECT_THROW(fathom::resolve_reduce_backend(with("gloo"), gpu), fathom::InputError);
+  }
   if (fathom::nccl_built())
     EXPECT_EQ(fathom::resolve_reduce_backend(with("nccl"), gpu), ReduceBackend::kNccl);
   else

@@ -17,6 +17,7 @@
 #include "core/model/attention.h"
 #include "core/model/sigma_reparam.h"
 #include "core/model/transformer.h"
+#include "core/train/objective.h"
 #include "core/train/z_loss.h"
 #include "db/metric_names.h"
 #include "tests/support/trainer_test_fixture.h"
@@ -122,6 +123,25 @@ TEST(ZLoss, SumsSquaredLogZOverRealTokensWorkedByHand) {
   EXPECT_NEAR(logits.grad()[0][0][0].item<double>(), std::log(2.0), 1e-5);
   EXPECT_NEAR(logits.grad()[0][1][0].item<double>(), 2 * std::log(4.0) * 0.75, 1e-5);
   EXPECT_EQ(logits.grad()[0][2][0].item<double>(), 0.0);  // padding
+}
+
+// The objective an update and the sharpness tracker differentiate, by hand on the logits above
+// (V = 2, eps = 0.1): per token (1 - eps) nll + (eps / V) sum_v -log p_v is ln 2 at (0, 0) and
+// ln 4 - 0.05 ln 3 at (ln 3, 0) for target 1; the z term adds z ((ln 2)^2 + (ln 4)^2).
+TEST(ZLoss, JoinsTheObjectiveOnlyWhenOn) {
+  const torch::Tensor logits =
+      torch::tensor({0.0f, 0.0f, static_cast<float>(std::log(3.0)), 0.0f, 9.0f, 1.0f})
+          .view({1, 3, 2});
+  const torch::Tensor target = torch::tensor({1, 1, 0}).view({1, 3});
+  const double smoothed = std::log(2.0) + std::log(4.0) - 0.05 * std::log(3.0);
+  const ObjectiveSums off = objective_sums(logits, target, 0.1, 0.0);
+  EXPECT_NEAR(off.objective.item<double>(), smoothed, 1e-5);
+  EXPECT_NEAR(off.loss.nll.item<double>(), std::log(2.0) + std::log(4.0), 1e-5);
+  EXPECT_EQ(off.loss.tokens, 2);
+  const ObjectiveSums on = objective_sums(logits, target, 0.1, 0.01);
+  EXPECT_NEAR(on.objective.item<double>(),
+              smoothed + 0.01 * (std::pow(std::log(2.0), 2) + std::pow(std::log(4.0), 2)), 1e-5);
+  EXPECT_NEAR(on.loss.smoothed.item<double>(), smoothed, 1e-5);  // the logged loss stays the CE
 }
 
 // Trained with a strong z-loss, log Z of the probe batch ends nearer 0 than without (the
