@@ -32,6 +32,8 @@ nlohmann::json importance_json(const experiments::HparamImportance& h) {
           {"seed_variance", h.seed_variance},
           {"cells", h.cells},
           {"runs", h.runs},
+          {"filled_settings", h.filled},
+          {"fit_r_squared", h.filled > 0 ? nlohmann::json(h.fit_r_squared) : nlohmann::json()},
           {"notes", h.notes}};
 }
 

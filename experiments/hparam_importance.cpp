@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
+#include "experiments/grid_completion.h"
 #include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
@@ -95,19 +97,84 @@ std::vector<std::vector<int>> all_cells(const Grid& g) {
 // A value per cell (or per level of some axes), keyed by the levels.
 using CellMeans = std::map<std::vector<int>, double>;
 
-// Each cell's mean of `metric` over its seeds; every cell of the full grid required. Sets
-// out's runs, cells and seed variance.
+// A value index of each axis that no setting with a value has: nothing to predict its
+// settings from (the message names it), or "" when every value has one.
+std::string unobserved_value(const Grid& g, const CellMeans& observed) {
+  for (size_t i = 0; i < g.axes.size(); ++i)
+    for (size_t v = 0; v < g.levels[i].size(); ++v) {
+      bool seen = false;
+      for (const auto& [c, m] : observed) seen = seen || c[i] == static_cast<int>(v);
+      if (!seen) return g.axes[i] + "=" + g.levels[i][v];
+    }
+  return "";
+}
+
+// The settings without a value filled by the fitted model (experiments/grid_completion.h),
+// or refused, naming the first of them, where the settings with values cannot determine it.
+void fill_missing(const Grid& g, const std::string& metric, const std::vector<Setting>& missing,
+                  CellMeans& mean, HparamImportance& out) {
+  const auto it = g.values.find(missing.front());
+  const std::string first = "no run of " + cell_text(g, missing.front()) + " has a value of " +
+                            metric + (it == g.values.end() ? " (the grid has no such run)" : "");
+  const auto refuse = [&](const std::string& why) {
+    throw InputError(
+        "fathom export importance", 0, "--metric",
+        first + "; " + why + ": filter the sweep with --where, or decompose --metric diverged");
+  };
+  if (const std::string value = unobserved_value(g, mean); !value.empty())
+    refuse("no run with " + value + " has one, so nothing predicts its settings");
+  std::vector<int> levels;
+  for (const auto& l : g.levels) levels.push_back(static_cast<int>(l.size()));
+  // The main effects must be determined; interactions the data leave free are kept smallest.
+  int additive = 1;
+  for (int l : levels) additive += l - 1;
+  if (static_cast<int>(mean.size()) < additive)
+    refuse(std::to_string(mean.size()) + " of " + std::to_string(mean.size() + missing.size()) +
+           " settings have one, fewer than the " + std::to_string(additive) +
+           " unknowns of the main effects that would predict the other " +
+           std::to_string(missing.size()));
+  const int unknowns = second_order_parameters(levels);
+  GridCompletion fit;
+  try {
+    fit = complete_grid(levels, mean, missing);
+  } catch (const std::invalid_argument&) {  // the main effects confounded by what is missing
+    refuse("the settings that have one do not determine the main effects");
+  }
+  for (const auto& [c, m] : fit.filled) mean[c] = m;
+  out.filled = static_cast<int>(missing.size());
+  out.fit_r_squared = fit.r_squared;
+  char r2[32];
+  std::snprintf(r2, sizeof r2, "%.3f", fit.r_squared);
+  out.notes.push_back(
+      std::to_string(missing.size()) + " of " + std::to_string(mean.size()) +
+      " settings have no run with a value of " + metric +
+      (metric == kDivergedMetric ? " (not run, or unfinished; "
+                                 : " (diverged, failed or not run; ") +
+      cell_text(g, missing.front()) + (missing.size() > 1 ? ", ..." : "") +
+      "): each takes the prediction of main effects and " +
+      "pairwise interactions fitted to the others by least squares (R^2 = " + r2 + " over them" +
+      (static_cast<int>(mean.size() - missing.size()) < unknowns
+           ? "; with " + std::to_string(unknowns) +
+                 " unknowns, more than those settings, the interactions they leave free are "
+                 "taken as small as possible"
+           : std::string()) +
+      "), so the shares are of a grid where those settings ended as predicted" +
+      (metric == kDivergedMetric ? "" : "; --metric diverged decomposes divergence itself"));
+}
+
+// Each cell's mean of `metric` over its seeds, the cells without a value filled (fill_missing).
+// Sets out's runs, cells and seed variance (over the cells with values).
 CellMeans cell_means(const Grid& g, const std::string& metric, HparamImportance& out) {
   const auto cells = all_cells(g);
   CellMeans mean;
+  std::vector<Setting> missing;
   double within = 0;
   for (const auto& c : cells) {
     const auto it = g.values.find(c);
-    if (it == g.values.end() || it->second.empty())
-      throw InputError("fathom export importance", 0, "--metric",
-                       "no run of " + cell_text(g, c) + " has a value of " + metric +
-                           (it == g.values.end() ? " (the grid has no such run)" : "") +
-                           ": the decomposition needs every combination of the swept values");
+    if (it == g.values.end() || it->second.empty()) {
+      missing.push_back(c);
+      continue;
+    }
     double sum = 0;
     for (double v : it->second) sum += v;
     const double m = sum / static_cast<double>(it->second.size());
@@ -118,7 +185,11 @@ CellMeans cell_means(const Grid& g, const std::string& metric, HparamImportance&
     out.runs += static_cast<int>(it->second.size());
   }
   out.cells = static_cast<int>(cells.size());
-  out.seed_variance = within / static_cast<double>(cells.size());
+  if (mean.empty())
+    throw InputError("fathom export importance", 0, "--metric",
+                     "no run of the sweep has a value of " + metric);
+  out.seed_variance = within / static_cast<double>(mean.size());
+  if (!missing.empty()) fill_missing(g, metric, missing, mean, out);
   return mean;
 }
 
@@ -201,9 +272,10 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
   int left_out = 0;
   for (const auto& r : runs)
     if (!r.metric || !std::isfinite(*r.metric)) ++left_out;
-  out.notes.push_back(std::to_string(out.cells) + " settings of " + std::to_string(g.axes.size()) +
-                      " axes, " + std::to_string(out.runs) + " runs; seeds (" + seed_key +
-                      ") are replicates, averaged in each setting");
+  out.notes.insert(out.notes.begin(), std::to_string(out.cells) + " settings of " +
+                                          std::to_string(g.axes.size()) + " axes, " +
+                                          std::to_string(out.runs) + " runs; seeds (" + seed_key +
+                                          ") are replicates, averaged in each setting");
   if (left_out > 0)
     out.notes.push_back(std::to_string(left_out) + " runs without a finite " + metric +
                         " (diverged, failed or unfinished) are left out");

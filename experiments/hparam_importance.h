@@ -10,8 +10,11 @@
 // and V is the sum of V_S over every set S of axes, so V_i / V and V_ij / V are shares that,
 // with the higher-order rest, add up to 1. Seeds are replicates, not an axis: their spread
 // (the mean within-cell variance) is reported beside V as what the settings do not explain.
-// A grid with a cell that has no value is refused, naming the cell: the decomposition needs
-// every combination.
+// A grid with settings that have no value (runs that diverged, settings never run) is
+// completed by the fit of main effects and pairwise interactions to the others
+// (experiments/grid_completion.h), and the notes say so with the fit's R^2; it is refused,
+// naming a setting, where that fit is not determined: an axis value no setting with a value
+// has, or fewer such settings than the fit's unknowns.
 #include <map>
 #include <string>
 #include <vector>
@@ -35,13 +38,16 @@ struct HparamImportance {
   double higher_order_share = 0;      // 1 - the terms' shares: interactions of 3+ axes
   double seed_variance = 0;           // mean over cells of the seeds' population variance
   int cells = 0, runs = 0;
+  int filled = 0;            // settings without a value, filled by the fitted model
+  double fit_r_squared = 1;  // that fit's R^2 over the settings with values (filled > 0)
   std::vector<std::string> notes;
 };
 
 // From table runs (experiments/comparison_table.h: axes and a metric value per run); runs
 // without a value (diverged, failed, still running) are left out and counted in the notes.
 // `seed_key` is the replicate axis. InputError (field --sweep) with fewer than one axis of two
-// values; (field --metric) naming the first setting with no value when the grid is incomplete.
+// values; (field --metric) naming the first setting with no value when the grid cannot be
+// completed.
 // `groups`: keys that form one axis (a sweep's zip group, e.g. {model.norm, model.init}),
 // named "model.norm+model.init" with values "pre / xavier"; any other key is an axis of its own.
 HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,

@@ -118,8 +118,10 @@ std::string importance_term_label(const std::vector<std::string>& axes) {
 
 ImportanceFigure importance_figure(const experiments::HparamImportance& h) {
   ImportanceFigure f;
-  f.title =
-      h.metric + ": " + std::to_string(h.cells) + " settings, " + std::to_string(h.runs) + " runs";
+  // Settings the fit predicted are said in the title too: an exported figure has no notes.
+  f.title = h.metric + ": " + std::to_string(h.cells) + " settings" +
+            (h.filled > 0 ? " (" + std::to_string(h.filled) + " predicted)" : "") + ", " +
+            std::to_string(h.runs) + " runs";
   for (const auto& term : h.terms) {
     f.bars.push_back(
         {importance_term_label(term.axes), term.share,

@@ -1,6 +1,6 @@
 // Hyperparameter importance (experiments/hparam_importance.h) against decompositions worked by
-// hand: a 2 x 2 grid with an interaction, a 3-axis grid built from known effects, and the
-// refusals (a missing cell, nothing swept).
+// hand: a 2 x 2 grid with an interaction, a 3-axis grid built from known effects, an additive
+// grid with settings filled, and the refusals (too few settings to fill, nothing swept).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -85,28 +85,88 @@ TEST(HparamImportance, ThreeAxesRecoverTheEffectsTheyWereBuiltFrom) {
   EXPECT_NEAR(h.higher_order_share, v_abc / v, 1e-12);
 }
 
-TEST(HparamImportance, AMissingCellIsNamedAndNothingSweptIsRefused) {
+// Two settings of a 2 x 2 grid (the diagonal) cannot determine the 3 unknowns of the main
+// effects that would fill the other two: refused, naming the first.
+TEST(HparamImportance, AGridTooSparseToFillIsNamedAndNothingSweptIsRefused) {
   std::vector<TableRun> runs = {run({{"model.norm", "post"}, {"train.lr", "1e-3"}}, 1),
-                                run({{"model.norm", "pre"}, {"train.lr", "1e-3"}}, 2),
-                                run({{"model.norm", "post"}, {"train.lr", "2e-3"}}, 3)};
-  TableRun diverged = run({{"model.norm", "pre"}, {"train.lr", "2e-3"}}, 0);
+                                run({{"model.norm", "pre"}, {"train.lr", "2e-3"}}, 3)};
+  TableRun diverged = run({{"model.norm", "post"}, {"train.lr", "2e-3"}}, 0);
   diverged.metric.reset();
   runs.push_back(diverged);
   try {
     hparam_importance(runs, "valid_loss");
-    FAIL() << "decomposed an incomplete grid";
+    FAIL() << "filled a grid its settings cannot determine";
   } catch (const fathom::InputError& e) {
     EXPECT_EQ(e.field(), "--metric");
-    EXPECT_NE(std::string(e.what()).find("model.norm=pre, train.lr=2e-3"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("no run of model.norm=post, train.lr=2e-3 has a value of "
+                                         "valid_loss; 2 of 4 settings have one, fewer than the 3"),
+              std::string::npos)
         << e.what();
   }
+  // With the third setting measured the fit is determined: the fourth is filled additively
+  // (post 1, 2; pre 3 -> pre at 1e-3 is 2).
+  runs.push_back(run({{"model.norm", "pre"}, {"train.lr", "1e-3"}}, 0));
+  runs.back().metric.reset();
+  runs[2].metric = 2;
+  const auto h = hparam_importance(runs, "valid_loss");
+  EXPECT_EQ(h.filled, 1);
+  // Cells 1, 2, 2, 3 (post/pre x 1e-3/2e-3): mu 2, V 0.5, each main effect -+0.5 (V 0.25).
+  EXPECT_NEAR(h.total_variance, 0.5, 1e-7);
+  EXPECT_NEAR(share_of(h, {"model.norm"}), 0.5, 1e-7);
   EXPECT_THROW(hparam_importance({run({{"train.seed", "1"}}, 1), run({{"train.seed", "2"}}, 2)},
                                  "valid_loss"),
                fathom::InputError);
 }
 
+// A 3 x 4 grid built additively (method effects -1, 0, 1; rate effects -1.5, -0.5, 0.5, 1.5:
+// V = 2/3 + 5/4) with two settings whose runs diverged and one never run: the fill predicts
+// their additive values, so the shares are those of the full grid; the notes say what was
+// filled and the fit's R^2, and the seeds' variance is over the settings with runs.
+TEST(HparamImportance, SettingsWithoutAValueAreFilledByTheFittedModel) {
+  const std::vector<std::string> methods = {"post", "pre", "admin"}, rates = {"1", "2", "3", "4"};
+  std::vector<TableRun> runs;
+  for (int m = 0; m < 3; ++m)
+    for (int r = 0; r < 4; ++r) {
+      if (m == 0 && r == 3) continue;  // never run
+      for (int seed : {1, 2}) {
+        runs.push_back(run({{"model.norm", methods[m]},
+                            {"train.lr", rates[r]},
+                            {"train.seed", std::to_string(seed)}},
+                           (m - 1) + (r - 1.5) + (seed == 1 ? -0.1 : 0.1)));
+        if ((m == 0 && r == 2) || (m == 1 && r == 3)) runs.back().metric.reset();  // diverged
+      }
+    }
+  const auto h = hparam_importance(runs, "valid_loss");
+  EXPECT_EQ(h.cells, 12);
+  EXPECT_EQ(h.filled, 3);
+  EXPECT_EQ(h.runs, 18);
+  const double v = 2.0 / 3 + 5.0 / 4;
+  EXPECT_NEAR(h.total_variance, v, 1e-7);
+  EXPECT_NEAR(share_of(h, {"model.norm"}), (2.0 / 3) / v, 1e-7);
+  EXPECT_NEAR(share_of(h, {"train.lr"}), (5.0 / 4) / v, 1e-7);
+  EXPECT_NEAR(share_of(h, {"model.norm", "train.lr"}), 0, 1e-7);
+  EXPECT_NEAR(h.fit_r_squared, 1, 1e-9);
+  EXPECT_NEAR(h.seed_variance, 0.01, 1e-12);
+  ASSERT_GE(h.notes.size(), 2u);
+  EXPECT_NE(h.notes[1].find("3 of 12 settings have no run with a value of valid_loss"),
+            std::string::npos)
+      << h.notes[1];
+  EXPECT_NE(h.notes[1].find("R^2 = 1.000"), std::string::npos) << h.notes[1];
+
+  // Every run of one rate diverged: nothing predicts that rate's settings.
+  for (auto& r : runs)
+    if (r.axes["train.lr"] == "1") r.metric.reset();
+  try {
+    hparam_importance(runs, "valid_loss");
+    FAIL() << "filled a rate no run measured";
+  } catch (const fathom::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no run with train.lr=1 has one"), std::string::npos)
+        << e.what();
+  }
+}
+
 // A zip group (norm and init move together: post / xavier, pre / xavier, post / admin) is one
-// axis: as separate keys the grid would miss pre / admin; as a group it is complete.
+// axis: as separate keys the grid misses pre / admin; as a group it is complete.
 TEST(HparamImportance, AZipGroupIsOneAxis) {
   std::vector<TableRun> runs;
   const std::vector<std::pair<std::string, std::string>> methods = {
@@ -115,11 +175,13 @@ TEST(HparamImportance, AZipGroupIsOneAxis) {
   for (const auto& [norm, init] : methods)
     for (const char* lr : {"1e-3", "2e-3"})
       runs.push_back(run({{"model.norm", norm}, {"model.init", init}, {"train.lr", lr}}, m++));
-  EXPECT_THROW(hparam_importance(runs, "valid_loss"), fathom::InputError);
+  // As separate keys the never-run pre / admin settings are filled, and the notes say so.
+  EXPECT_EQ(hparam_importance(runs, "valid_loss").filled, 2);
   const auto h = hparam_importance(runs, "valid_loss", "train.seed",
                                    {{"model.norm", "model.init"}, {"train.lr"}});
   EXPECT_EQ(h.axes, (std::vector<std::string>{"model.norm+model.init", "train.lr"}));
   EXPECT_EQ(h.cells, 6);
+  EXPECT_EQ(h.filled, 0);
   // m = 0..5 in (method, lr) order: method effects -2, 0, +2 (V 8/3), lr -+0.5 (V 1/4), no
   // interaction; V = 35/12.
   EXPECT_NEAR(h.total_variance, 35.0 / 12, 1e-12);

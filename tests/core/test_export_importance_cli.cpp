@@ -74,6 +74,8 @@ TEST_F(ExportImportance, TheStoredGridDecomposesAsWorkedByHand) {
   EXPECT_NEAR(share(j, {"train.lr"}), 0.765625 / 3.796875, 1e-12);
   EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 0.390625 / 3.796875, 1e-12);
   EXPECT_EQ(j["runs"].get<int>(), 7);
+  EXPECT_EQ(j["filled_settings"].get<int>(), 0);  // a full grid: nothing predicted
+  EXPECT_TRUE(j["fit_r_squared"].is_null());
   EXPECT_NE(j["notes"].dump().find("1 runs without"), std::string::npos) << j["notes"].dump();
 }
 
@@ -88,10 +90,12 @@ TEST_F(ExportImportance, DivergenceDecomposesToo) {
   EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 1.0 / 3, 1e-12);
 }
 
-TEST_F(ExportImportance, ASettingWithNoValueIsNamed) {
+TEST_F(ExportImportance, AMetricNoRunHasIsRefused) {
   const auto r = fathom_json({"--metric", "test_bleu"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("model.norm=post, train.lr=1e-3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'--metric': no run of the sweep has a value of test_bleu"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace test_export_importance_cli

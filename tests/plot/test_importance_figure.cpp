@@ -70,6 +70,9 @@ TEST(ImportanceFigure, BarsAreTheSharesOfTheKnownDecompositionLargestFirst) {
   const auto h = experiments::hparam_importance(known_grid(), "valid_loss");
   const ImportanceFigure f = importance_figure(h);
   EXPECT_EQ(f.title, "valid_loss: 12 settings, 24 runs");
+  experiments::HparamImportance filled = h;
+  filled.filled = 3;
+  EXPECT_EQ(importance_figure(filled).title, "valid_loss: 12 settings (3 predicted), 24 runs");
   ASSERT_EQ(f.bars.size(), kBars.size());
   for (size_t i = 0; i < kBars.size(); ++i) {
     if (i == 5 || i == 6)  // the empty pairs
