@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/model/autocast_scope.h"
+#include "core/model/observer.h"
 
 namespace fathom {
 namespace {
@@ -105,6 +106,11 @@ torch::Tensor checkpointed_layer(const LayerFunction& layer, const torch::Tensor
   const c10::optional<torch::Tensor> optional_memory =
       memory.defined() ? c10::optional<torch::Tensor>(memory) : c10::nullopt;
   return CheckpointFunction::apply(input, optional_memory, recompute);
+}
+
+bool recomputes_layers(const ModelHooks* hooks, bool training) {
+  return hooks && hooks->checkpoint_layers && !hooks->observer && training &&
+         torch::GradMode::is_enabled();
 }
 
 }  // namespace fathom

@@ -15,6 +15,12 @@
 
 namespace fathom {
 
+struct ModelHooks;
+
+// Whether a stack recomputes its layers in backward: train.checkpoint_activations, training
+// with gradients on, and no observer (an analysis reads each layer as it runs, once).
+bool recomputes_layers(const ModelHooks* hooks, bool training);
+
 // A layer of a stack: (input, memory) -> output. memory is the encoder output for decoder
 // layers and undefined for encoder layers. Must be a pure function of its inputs, parameters
 // and the random generators (it is called twice), and capture only what outlives backward.

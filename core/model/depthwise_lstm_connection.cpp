@@ -34,12 +34,14 @@
 // Inits that rescale residual branches (admin, rezero, rezero_postln, deepnorm, or any init
 // that brings its own sub-layer style) are rejected by check().
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
 #include "base/util/strings.h"
 #include "core/model/attention.h"
+#include "core/model/checkpointed_layer.h"
 #include "core/model/depthwise_lstm_cell.h"
 #include "core/model/dropout.h"
 #include "core/model/registry.h"
@@ -93,6 +95,23 @@ class LstmStackParts {
     if (hooks_ && hooks_->stop) state.output = stop_point(hooks_->stop, std::move(state.output));
     if (!hooks_ || !hooks_->observer) return state;
     return unpack(observed_layer_output(hooks_.get(), stack, l, packed(state)));
+  }
+
+  // A layer of the stack: the state below (and the decoder's memory) to the layer's state.
+  using Layer = std::function<LstmState(const LstmState& below, const torch::Tensor& memory)>;
+  // layer(below, memory), recomputed in backward where the stack checkpoints its layers
+  // (train.checkpoint_activations): the state packed into one tensor for checkpointed_layer,
+  // the memory passed through so that its gradient reaches the encoder. Layer 0's state has
+  // no cell yet (c_0 = 0 is the cell's own default), and stays so.
+  LstmState run_layer(Layer layer, const LstmState& below, const torch::Tensor& memory,
+                      bool training) const {
+    if (!recomputes_layers(hooks_.get(), training)) return layer(below, memory);
+    const bool has_cell = below.cell.defined();
+    return unpack(checkpointed_layer(
+        [layer, has_cell](const torch::Tensor& x, const torch::Tensor& m) {
+          return packed(layer(has_cell ? unpack(x) : LstmState{x, torch::Tensor()}, m));
+        },
+        has_cell ? packed(below) : below.output, memory));
   }
 
   // One LSTM step, with the LSTM input shown to the observer first.
@@ -155,9 +174,13 @@ class LstmEncoder : public EncoderStack {
         state = *replaced;
         continue;
       }
-      const torch::Tensor h = norm_[l](state.output);
-      const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, causal_), is_training());
-      state = parts_.observed(stack_, index, parts_.step(cell_[l], lstm_id_[l], a, state));
+      const auto layer = [this, l, padding](const LstmState& below, const torch::Tensor&) {
+        const torch::Tensor h = norm_[l](below.output);
+        const torch::Tensor a = parts_.drop(attention_[l](h, h, padding, causal_), is_training());
+        return parts_.step(cell_[l], lstm_id_[l], a, below);
+      };
+      state = parts_.observed(stack_, index,
+                              parts_.run_layer(layer, state, torch::Tensor(), is_training()));
     }
     return final_norm_(state.output);
   }
@@ -215,15 +238,18 @@ class LstmDecoder : public DecoderStack {
         state = *replaced;
         continue;
       }
-      const torch::Tensor o = state.output;
-      const torch::Tensor hs = self_norm_[l](o);
-      const torch::Tensor s =
-          parts_.drop(self_attention_[l](hs, hs, torch::Tensor(), /*causal=*/true), is_training());
-      const torch::Tensor e = parts_.drop(
-          cross_attention_[l](cross_norm_[l](s + o), memory, padding, false), is_training());
-      const torch::Tensor merged = merge_.empty() ? s + e : merge_[l](torch::cat({s, e}, -1));
-      state =
-          parts_.observed(Stack::Decoder, index, parts_.step(cell_[l], lstm_id_[l], merged, state));
+      const auto layer = [this, l, padding](const LstmState& below, const torch::Tensor& mem) {
+        const torch::Tensor o = below.output;
+        const torch::Tensor hs = self_norm_[l](o);
+        const torch::Tensor s = parts_.drop(
+            self_attention_[l](hs, hs, torch::Tensor(), /*causal=*/true), is_training());
+        const torch::Tensor e = parts_.drop(
+            cross_attention_[l](cross_norm_[l](s + o), mem, padding, false), is_training());
+        const torch::Tensor merged = merge_.empty() ? s + e : merge_[l](torch::cat({s, e}, -1));
+        return parts_.step(cell_[l], lstm_id_[l], merged, below);
+      };
+      state = parts_.observed(Stack::Decoder, index,
+                              parts_.run_layer(layer, state, memory, is_training()));
     }
     return final_norm_(state.output);
   }

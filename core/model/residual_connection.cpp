@@ -19,12 +19,6 @@ std::shared_ptr<SublayerConnection> make_connection(const StackContext& s, const
   return methods().sublayer_styles.find(s.sublayer_style)->make(c);
 }
 
-// Whether a stack in this state recomputes its layers in backward.
-bool checkpointing(const std::shared_ptr<ModelHooks>& hooks, bool training) {
-  return hooks && hooks->checkpoint_layers && !hooks->observer && training &&
-         torch::GradMode::is_enabled();
-}
-
 // Layers of self-attention + FFN: the encoder, or a decoder-only model's causal stack.
 class ResidualEncoder : public EncoderStack {
  public:
@@ -64,7 +58,7 @@ class ResidualEncoder : public EncoderStack {
         x = observed_layer_output(hooks_.get(), stack_, index, y);
         continue;
       }
-      x = checkpointing(hooks_, is_training())
+      x = recomputes_layers(hooks_.get(), is_training())
               ? checkpointed_layer(
                     [this, l, padding](const torch::Tensor& in, const torch::Tensor&) {
                       return layer(l, in, padding);
@@ -136,7 +130,7 @@ class ResidualDecoder : public DecoderStack {
         y = observed_layer_output(hooks_.get(), Stack::Decoder, index, replaced);
         continue;
       }
-      y = checkpointing(hooks_, is_training())
+      y = recomputes_layers(hooks_.get(), is_training())
               ? checkpointed_layer(
                     [this, l, padding](const torch::Tensor& in, const torch::Tensor& mem) {
                       return layer(l, in, mem, padding);

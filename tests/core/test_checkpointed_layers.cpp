@@ -1,10 +1,13 @@
 // Activation checkpointing (core/model/checkpointed_layer.h): a training step with layers
 // recomputed in backward must give the same loss and the same gradient for every parameter
 // as the plain step, with dropout on (so the recomputation must draw the same masks), for
-// Post-LN and Pre-LN, and must leave the random stream where the plain step leaves it.
+// Post-LN, Pre-LN, the depth-wise LSTM and hyper-connections, must recompute every layer,
+// and must leave the random stream where the plain step leaves it.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "base/config/config.h"
 #include "core/model/checkpointed_layer.h"
@@ -33,8 +36,25 @@ RunConfig small_config(const std::string& norm) {
 struct StepResult {
   torch::Tensor loss;
   std::map<std::string, torch::Tensor> grads;
-  torch::Tensor next_draw;  // what the generator gives after the step
+  torch::Tensor next_draw;    // what the generator gives after the step
+  int recomputed_layers = 0;  // checkpointed layers in the loss's graph
 };
+
+// The checkpointed layers in the graph behind `root`: nodes of checkpointed_layer's autograd
+// function (its name carries the type's). A stack that ignored the switch would have none.
+int checkpoint_nodes(const torch::Tensor& root) {
+  std::set<torch::autograd::Node*> seen;
+  std::vector<torch::autograd::Node*> todo{root.grad_fn().get()};
+  int found = 0;
+  while (!todo.empty()) {
+    torch::autograd::Node* node = todo.back();
+    todo.pop_back();
+    if (!node || !seen.insert(node).second) continue;
+    if (node->name().find("CheckpointFunction") != std::string::npos) ++found;
+    for (const auto& edge : node->next_edges()) todo.push_back(edge.function.get());
+  }
+  return found;
+}
 
 // One forward/backward on a fixed batch with padding, dropout seeded identically.
 StepResult train_step(const RunConfig& config, bool checkpoint) {
@@ -51,8 +71,9 @@ StepResult train_step(const RunConfig& config, bool checkpoint) {
   src = src.to(test_device()), tgt = tgt.to(test_device());
   torch::manual_seed(99);
   LossSums sums = label_smoothed_loss(model->forward(src, tgt), tgt, 0.1);
-  sums.smoothed.backward();
   StepResult r;
+  r.recomputed_layers = checkpoint_nodes(sums.smoothed);
+  sums.smoothed.backward();
   r.loss = sums.smoothed.detach();
   for (const auto& p : model->named_parameters())
     if (p.value().grad().defined()) r.grads[p.key()] = p.value().grad().clone();
@@ -60,10 +81,13 @@ StepResult train_step(const RunConfig& config, bool checkpoint) {
   return r;
 }
 
-void expect_same_step(const std::string& norm) {
-  const RunConfig config = small_config(norm);
+void expect_same_step(const RunConfig& config) {
   const StepResult plain = train_step(config, false);
   const StepResult recomputed = train_step(config, true);
+  // Every encoder and decoder layer was recomputed, none in the plain step.
+  EXPECT_EQ(plain.recomputed_layers, 0);
+  EXPECT_EQ(recomputed.recomputed_layers,
+            config.model.encoder_layers + config.model.decoder_layers);
   EXPECT_TRUE(torch::allclose(recomputed.loss, plain.loss, 0, 1e-6))
       << recomputed.loss.item<double>() << " vs " << plain.loss.item<double>();
   ASSERT_EQ(recomputed.grads.size(), plain.grads.size());
@@ -71,14 +95,39 @@ void expect_same_step(const std::string& norm) {
     ASSERT_TRUE(recomputed.grads.count(name)) << name;
     const double difference = (recomputed.grads.at(name) - grad).abs().max().item<double>();
     EXPECT_LE(difference, 1e-6) << name;
-    EXPECT_GT(grad.abs().max().item<double>(), 0) << name << ": no gradient at all";
+    // Hyper-connections start their dynamic weights at zero (Zhu et al.), so the gates and the
+    // norm that feeds them get no gradient at the first step.
+    const bool zero_at_init = name.find("hc_gate_") != std::string::npos ||
+                              name.find("hc_stream_norm") != std::string::npos;
+    if (!zero_at_init)
+      EXPECT_GT(grad.abs().max().item<double>(), 0) << name << ": no gradient at all";
   }
   // The generator continues where the plain step leaves it (later dropout unaffected).
   EXPECT_TRUE(torch::equal(recomputed.next_draw, plain.next_draw));
 }
 
-TEST(CheckpointedLayers, PostNormStepHasTheSameLossAndGradients) { expect_same_step("post"); }
-TEST(CheckpointedLayers, PreNormStepHasTheSameLossAndGradients) { expect_same_step("pre"); }
+TEST(CheckpointedLayers, PostNormStepHasTheSameLossAndGradients) {
+  expect_same_step(small_config("post"));
+}
+TEST(CheckpointedLayers, PreNormStepHasTheSameLossAndGradients) {
+  expect_same_step(small_config("pre"));
+}
+
+// The depth-wise LSTM's layers carry two tensors (o, c) and the decoder's take the encoder's
+// memory: both must reach the recomputation and its gradients (the stack ignored the switch).
+TEST(CheckpointedLayers, DepthwiseLstmStepHasTheSameLossAndGradients) {
+  RunConfig config = small_config("pre");
+  config.model.connection = "depthwise_lstm";
+  expect_same_step(config);
+}
+
+// Hyper-connections' layers carry their streams as one flattened tensor.
+TEST(CheckpointedLayers, HyperConnectionStepHasTheSameLossAndGradients) {
+  RunConfig config = small_config("pre");
+  config.model.connection = "hyper";
+  config.model.hc_streams = 2;
+  expect_same_step(config);
+}
 
 // Without the restored generator state the recomputed dropout masks would differ: check that
 // the test above would notice (the layer's output in backward depends on the masks).
