@@ -2,7 +2,7 @@
 // backward and optimizer, and achieved FLOP/s for a named model size (bench/train_sizes.h:
 // tiny, small on the CPU; base, deep18, deep60 for a GPU) on its fixed synthetic batch.
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
-//   (norm may name a connection too: pre:hyper, pre:mhc)
+//   (norm may name a connection too: pre:hyper, pre:mhc, pre:depthwise_lstm)
 //               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
 //               [optimizer=adam|adam-foreach|muon]
 //               (positional, in this order; attention is model.fused_attention: off is the

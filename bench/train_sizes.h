@@ -62,12 +62,14 @@ inline RunConfig size_config(const TrainSize& s, const std::string& norm,
   else
     config.model.encoder_layers = s.encoder_layers;
   config.model.decoder_layers = s.decoder_layers;
-  // "pre:hyper", "pre:mhc": a residual style after the norm, with Zhu et al.'s 4 streams.
+  // "pre:hyper", "pre:mhc": a residual style after the norm, with Zhu et al.'s 4 streams;
+  // "pre:depthwise_lstm": another connection, one stream.
   const auto colon = norm.find(':');
   config.model.norm = norm.substr(0, colon);
   if (colon != std::string::npos) {
     config.model.connection = norm.substr(colon + 1);
-    config.model.hc_streams = 4;
+    const bool streams = config.model.connection == "hyper" || config.model.connection == "mhc";
+    if (streams) config.model.hc_streams = 4;
   }
   return config;
 }
