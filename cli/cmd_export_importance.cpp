@@ -22,13 +22,21 @@ struct ImportanceArgs {
 
 nlohmann::json importance_json(const experiments::HparamImportance& h) {
   nlohmann::json terms = nlohmann::json::array();
+  const auto interval = [&](double lo, double hi) {
+    return h.interval_draws > 0 ? nlohmann::json::array({lo, hi}) : nlohmann::json();
+  };
   for (const auto& t : h.terms)
-    terms.push_back({{"axes", t.axes}, {"variance", t.variance}, {"share", t.share}});
+    terms.push_back({{"axes", t.axes},
+                     {"variance", t.variance},
+                     {"share", t.share},
+                     {"share_ci95", interval(t.share_lo, t.share_hi)}});
   return {{"metric", h.metric},
           {"axes", h.axes},
           {"terms", terms},
           {"total_variance", h.total_variance},
           {"higher_order_share", h.higher_order_share},
+          {"higher_order_ci95", interval(h.higher_order_lo, h.higher_order_hi)},
+          {"interval_draws", h.interval_draws},
           {"seed_variance", h.seed_variance},
           {"cells", h.cells},
           {"runs", h.runs},

@@ -58,34 +58,56 @@ int second_order_parameters(const std::vector<int>& levels) {
   return p;
 }
 
-GridCompletion complete_grid(const std::vector<int>& levels,
-                             const std::map<Setting, double>& observed,
-                             const std::vector<Setting>& missing) {
+namespace {
+
+std::vector<SparseRow> design_rows(const std::vector<int>& levels,
+                                   const std::vector<Setting>& settings) {
   std::vector<SparseRow> rows;
-  std::vector<double> y;
-  for (const auto& [s, m] : observed) {
-    rows.push_back(design_row(levels, s));
-    y.push_back(m);
-  }
-  // The mean and main effects cheap, the interactions dear: the fit explains what it can by
-  // main effects and keeps undetermined interactions at the smallest size.
+  for (const auto& s : settings) rows.push_back(design_row(levels, s));
+  return rows;
+}
+
+// The mean and main effects cheap, the interactions dear: the fit explains what it can by
+// main effects and keeps undetermined interactions at the smallest size.
+std::vector<double> unknown_weights(const std::vector<int>& levels) {
   int mains = 1;
   for (int l : levels) mains += l - 1;
   std::vector<double> weights(static_cast<size_t>(second_order_parameters(levels)), 1.0);
   for (int k = 0; k < mains; ++k) weights[static_cast<size_t>(k)] = 1e-9;
-  const std::vector<double> beta = min_norm_least_squares(rows, y, weights);
+  return weights;
+}
 
+}  // namespace
+
+GridCompleter::GridCompleter(std::vector<int> levels, std::vector<Setting> observed,
+                             std::vector<Setting> missing)
+    : levels_(std::move(levels)),
+      missing_(std::move(missing)),
+      rows_(design_rows(levels_, observed)),
+      fit_(rows_, unknown_weights(levels_)) {}
+
+GridCompletion GridCompleter::fill(const std::vector<double>& y) const {
+  const std::vector<double> beta = fit_.solve(y);
   GridCompletion out;
   double mean = 0, total = 0, residual = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const double e = y[r] - dot(rows[r], beta);
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const double e = y[r] - dot(rows_[r], beta);
     residual += e * e;
     total += (y[r] - mean) * (y[r] - mean);
   }
   out.r_squared = total > 0 ? 1 - residual / total : 1;
-  for (const auto& s : missing) out.filled[s] = dot(design_row(levels, s), beta);
+  for (const auto& s : missing_) out.filled[s] = dot(design_row(levels_, s), beta);
   return out;
+}
+
+GridCompletion complete_grid(const std::vector<int>& levels,
+                             const std::map<Setting, double>& observed,
+                             const std::vector<Setting>& missing) {
+  std::vector<Setting> settings;
+  std::vector<double> means;
+  for (const auto& [s, m] : observed) settings.push_back(s), means.push_back(m);
+  return GridCompleter(levels, settings, missing).fill(means);
 }
 
 }  // namespace fathom::experiments

@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include "base/metrics/least_squares.h"
+
 namespace fathom::experiments {
 
 // A setting: one value index per axis.
@@ -29,5 +31,22 @@ int second_order_parameters(const std::vector<int>& levels);
 GridCompletion complete_grid(const std::vector<int>& levels,
                              const std::map<Setting, double>& observed,
                              const std::vector<Setting>& missing);
+
+// The same fit for many sets of means over the same settings (a bootstrap's draws): the
+// model's least-squares system is factored once.
+class GridCompleter {
+ public:
+  // `observed`: the settings with values, in the order fill() takes their means. Throws
+  // std::invalid_argument where the system cannot be factored.
+  GridCompleter(std::vector<int> levels, std::vector<Setting> observed,
+                std::vector<Setting> missing);
+  GridCompletion fill(const std::vector<double>& observed_means) const;
+
+ private:
+  std::vector<int> levels_;
+  std::vector<Setting> missing_;
+  std::vector<SparseRow> rows_;
+  MinNormLeastSquares fit_;
+};
 
 }  // namespace fathom::experiments

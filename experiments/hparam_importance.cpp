@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <random>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
@@ -111,8 +114,9 @@ std::string unobserved_value(const Grid& g, const CellMeans& observed) {
 
 // The settings without a value filled by the fitted model (experiments/grid_completion.h),
 // or refused, naming the first of them, where the settings with values cannot determine it.
-void fill_missing(const Grid& g, const std::string& metric, const std::vector<Setting>& missing,
-                  CellMeans& mean, HparamImportance& out) {
+std::unique_ptr<GridCompleter> fill_missing(const Grid& g, const std::string& metric,
+                                            const std::vector<Setting>& missing, CellMeans& mean,
+                                            HparamImportance& out) {
   const auto it = g.values.find(missing.front());
   const std::string first = "no run of " + cell_text(g, missing.front()) + " has a value of " +
                             metric + (it == g.values.end() ? " (the grid has no such run)" : "");
@@ -134,12 +138,16 @@ void fill_missing(const Grid& g, const std::string& metric, const std::vector<Se
            " unknowns of the main effects that would predict the other " +
            std::to_string(missing.size()));
   const int unknowns = second_order_parameters(levels);
-  GridCompletion fit;
+  std::vector<Setting> observed;
+  std::vector<double> means;
+  for (const auto& [c, m] : mean) observed.push_back(c), means.push_back(m);
+  std::unique_ptr<GridCompleter> completer;
   try {
-    fit = complete_grid(levels, mean, missing);
+    completer = std::make_unique<GridCompleter>(levels, observed, missing);
   } catch (const std::invalid_argument&) {  // the main effects confounded by what is missing
     refuse("the settings that have one do not determine the main effects");
   }
+  const GridCompletion fit = completer->fill(means);
   for (const auto& [c, m] : fit.filled) mean[c] = m;
   out.filled = static_cast<int>(missing.size());
   out.fit_r_squared = fit.r_squared;
@@ -160,14 +168,15 @@ void fill_missing(const Grid& g, const std::string& metric, const std::vector<Se
            : std::string()) +
       "), so the shares are of a grid where those settings ended as predicted" +
       (metric == kDivergedMetric ? "" : "; --metric diverged decomposes divergence itself"));
+  return completer;
 }
 
-// Each cell's mean of `metric` over its seeds, the cells without a value filled (fill_missing).
-// Sets out's runs, cells and seed variance (over the cells with values).
-CellMeans cell_means(const Grid& g, const std::string& metric, HparamImportance& out) {
+// Each cell's mean of `metric` over its seeds, for the cells with a value; the others go to
+// `missing`. Sets out's runs, cells and seed variance (over the cells with values).
+CellMeans cell_means(const Grid& g, const std::string& metric, std::vector<Setting>& missing,
+                     HparamImportance& out) {
   const auto cells = all_cells(g);
   CellMeans mean;
-  std::vector<Setting> missing;
   double within = 0;
   for (const auto& c : cells) {
     const auto it = g.values.find(c);
@@ -189,7 +198,6 @@ CellMeans cell_means(const Grid& g, const std::string& metric, HparamImportance&
     throw InputError("fathom export importance", 0, "--metric",
                      "no run of the sweep has a value of " + metric);
   out.seed_variance = within / static_cast<double>(mean.size());
-  if (!missing.empty()) fill_missing(g, metric, missing, mean, out);
   return mean;
 }
 
@@ -207,10 +215,22 @@ CellMeans marginal_means(const CellMeans& mean, const std::vector<size_t>& on) {
   return result;
 }
 
-// The main effects of each axis and the interactions of each pair (the functional ANOVA's
-// terms of orders 1 and 2 around the grand mean `mu`), each order by variance, and their
-// shares of the total variance.
-void add_terms(const Grid& g, const CellMeans& mean, double mu, HparamImportance& out) {
+// The functional ANOVA of a full grid of means: V, the main effects of each axis and the
+// interactions of each pair (its terms of orders 1 and 2), each order by variance, with their
+// shares of V, and the rest (orders 3 and up).
+struct Decomposition {
+  double total_variance = 0;
+  std::vector<ImportanceTerm> terms;
+  double higher_order_share = 0;
+};
+
+Decomposition decompose(const Grid& g, const CellMeans& mean) {
+  Decomposition d;
+  double mu = 0;
+  for (const auto& [c, m] : mean) mu += m;
+  mu /= static_cast<double>(mean.size());
+  for (const auto& [c, m] : mean) d.total_variance += (m - mu) * (m - mu);
+  d.total_variance /= static_cast<double>(mean.size());
   std::vector<CellMeans> main(g.axes.size());
   for (size_t i = 0; i < g.axes.size(); ++i) {
     main[i] = marginal_means(mean, {i});
@@ -219,7 +239,7 @@ void add_terms(const Grid& g, const CellMeans& mean, double mu, HparamImportance
       m -= mu;  // f_i(a)
       v += m * m;
     }
-    out.terms.push_back({{g.axes[i]}, v / static_cast<double>(main[i].size()), 0});
+    d.terms.push_back({{g.axes[i]}, v / static_cast<double>(main[i].size()), 0});
   }
   std::vector<ImportanceTerm> pairs;
   for (size_t i = 0; i < g.axes.size(); ++i)
@@ -235,15 +255,73 @@ void add_terms(const Grid& g, const CellMeans& mean, double mu, HparamImportance
   auto by_share = [](const ImportanceTerm& a, const ImportanceTerm& b) {
     return a.variance > b.variance;
   };
-  std::stable_sort(out.terms.begin(), out.terms.end(), by_share);
+  std::stable_sort(d.terms.begin(), d.terms.end(), by_share);
   std::stable_sort(pairs.begin(), pairs.end(), by_share);
-  out.terms.insert(out.terms.end(), pairs.begin(), pairs.end());
+  d.terms.insert(d.terms.end(), pairs.begin(), pairs.end());
   double explained = 0;
-  for (auto& t : out.terms) {
-    t.share = out.total_variance > 0 ? t.variance / out.total_variance : 0;
+  for (auto& t : d.terms) {
+    t.share = d.total_variance > 0 ? t.variance / d.total_variance : 0;
     explained += t.share;
   }
-  out.higher_order_share = out.total_variance > 0 ? std::max(0.0, 1 - explained) : 0;
+  d.higher_order_share = d.total_variance > 0 ? std::max(0.0, 1 - explained) : 0;
+  return d;
+}
+
+// Up to this many settings the shares get intervals: each draw decomposes the whole grid again
+// (and refits the missing settings); the 200 draws take about 0.2 ms a setting
+// (bench/bench_importance.cpp, docs/performance.md), so half a second at the limit.
+constexpr int kIntervalSettings = 2000;
+constexpr int kIntervalDraws = 200;
+
+// 95 % percentile intervals of each term's share and of the rest over draws that resample each
+// setting's runs with replacement (a setting of one run stays as it is), the missing settings
+// predicted anew from each draw's means. Deterministic: the draws' generator has a fixed seed.
+void add_intervals(const Grid& g, const CellMeans& observed, const GridCompleter* completer,
+                   HparamImportance& out) {
+  bool replicated = false;
+  for (const auto& [c, m] : observed) replicated |= g.values.at(c).size() > 1;
+  if (out.total_variance <= 0) return;
+  if (!replicated) {
+    out.notes.push_back("no intervals: no setting has two runs to resample");
+    return;
+  }
+  if (out.cells > kIntervalSettings) {
+    out.notes.push_back("no intervals: over " + std::to_string(kIntervalSettings) +
+                        " settings, the draws would take too long");
+    return;
+  }
+  std::mt19937_64 random(20141);
+  std::map<std::vector<std::string>, std::vector<double>> shares;
+  std::vector<double> rest;
+  for (int draw = 0; draw < kIntervalDraws; ++draw) {
+    CellMeans mean;
+    std::vector<double> in_order;
+    for (const auto& [c, m] : observed) {
+      const auto& values = g.values.at(c);
+      std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
+      double sum = 0;
+      for (size_t k = 0; k < values.size(); ++k) sum += values[pick(random)];
+      mean[c] = sum / static_cast<double>(values.size());
+      in_order.push_back(mean[c]);
+    }
+    if (completer)
+      for (const auto& [c, m] : completer->fill(in_order).filled) mean[c] = m;
+    const Decomposition d = decompose(g, mean);
+    for (const auto& t : d.terms) shares[t.axes].push_back(t.share);
+    rest.push_back(d.higher_order_share);
+  }
+  const auto interval = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const auto at = [&](double q) { return v[static_cast<size_t>(q * (v.size() - 1) + 0.5)]; };
+    return std::pair{at(0.025), at(0.975)};
+  };
+  for (auto& t : out.terms) std::tie(t.share_lo, t.share_hi) = interval(shares.at(t.axes));
+  std::tie(out.higher_order_lo, out.higher_order_hi) = interval(rest);
+  out.interval_draws = kIntervalDraws;
+  out.notes.push_back("[lo, hi]: 95 % interval of " + std::to_string(kIntervalDraws) +
+                      " draws that resample each setting's runs (a setting of one run stays "
+                      "fixed)" +
+                      (completer ? ", the missing settings predicted anew in each" : ""));
 }
 
 }  // namespace
@@ -259,15 +337,17 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
                      "no swept axis besides " + seed_key + " has two values: nothing to explain");
   out.axes = g.axes;
 
-  const CellMeans mean = cell_means(g, metric, out);
+  std::vector<Setting> missing;
+  const CellMeans observed = cell_means(g, metric, missing, out);
+  CellMeans mean = observed;
+  std::unique_ptr<GridCompleter> completer;
+  if (!missing.empty()) completer = fill_missing(g, metric, missing, mean, out);
 
-  double mu = 0;
-  for (const auto& [c, m] : mean) mu += m;
-  mu /= static_cast<double>(out.cells);
-  for (const auto& [c, m] : mean) out.total_variance += (m - mu) * (m - mu);
-  out.total_variance /= static_cast<double>(out.cells);
-
-  add_terms(g, mean, mu, out);
+  const Decomposition d = decompose(g, mean);
+  out.total_variance = d.total_variance;
+  out.terms = d.terms;
+  out.higher_order_share = d.higher_order_share;
+  add_intervals(g, observed, completer.get(), out);
 
   int left_out = 0;
   for (const auto& r : runs)
@@ -325,14 +405,22 @@ TextTable hparam_importance_table(const HparamImportance& h) {
     std::snprintf(text, sizeof text, format, v);
     return std::string(text);
   };
+  // "45.1 % [38.0, 52.3]" where the shares have intervals.
+  const auto share = [&](double value, double lo, double hi) {
+    std::string text = number(100 * value, "%.1f %%");
+    if (h.interval_draws > 0)
+      text += " [" + number(100 * lo, "%.1f") + ", " + number(100 * hi, "%.1f") + "]";
+    return text;
+  };
   for (const auto& term : h.terms) {
     std::string name;
     for (size_t i = 0; i < term.axes.size(); ++i) name += (i ? " x " : "") + term.axes[i];
-    t.rows.push_back({name, number(term.variance, "%.4g"), number(100 * term.share, "%.1f %%")});
+    t.rows.push_back(
+        {name, number(term.variance, "%.4g"), share(term.share, term.share_lo, term.share_hi)});
   }
   if (h.terms.size() > 1 && h.axes.size() > 2)
-    t.rows.push_back(
-        {"(3 or more axes together)", "", number(100 * h.higher_order_share, "%.1f %%")});
+    t.rows.push_back({"(3 or more axes together)", "",
+                      share(h.higher_order_share, h.higher_order_lo, h.higher_order_hi)});
   t.rows.push_back({"(between the settings, V)", number(h.total_variance, "%.4g"), "100.0 %"});
   t.rows.push_back({"(seeds within a setting)", number(h.seed_variance, "%.4g"), ""});
   return t;

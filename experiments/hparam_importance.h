@@ -28,6 +28,8 @@ struct ImportanceTerm {
   std::vector<std::string> axes;  // one (a main effect) or two (an interaction)
   double variance = 0;            // V_S
   double share = 0;               // V_S / V
+  // 95 % interval of the share over draws resampling each setting's runs (interval_draws > 0).
+  double share_lo = 0, share_hi = 0;
 };
 
 struct HparamImportance {
@@ -36,7 +38,9 @@ struct HparamImportance {
   std::vector<ImportanceTerm> terms;  // main effects then pairs, each by share, largest first
   double total_variance = 0;          // V, between the cells
   double higher_order_share = 0;      // 1 - the terms' shares: interactions of 3+ axes
-  double seed_variance = 0;           // mean over cells of the seeds' population variance
+  double higher_order_lo = 0, higher_order_hi = 0;  // its interval, as the terms'
+  int interval_draws = 0;    // draws behind the intervals; 0: none (one run a setting, too large)
+  double seed_variance = 0;  // mean over cells of the seeds' population variance
   int cells = 0, runs = 0;
   int filled = 0;            // settings without a value, filled by the fitted model
   double fit_r_squared = 1;  // that fit's R^2 over the settings with values (filled > 0)

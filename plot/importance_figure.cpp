@@ -100,6 +100,7 @@ Fit fit_to_size(const QCustomPlot& plot, const ImportanceFigure& f, const QFont&
     fit.labels.push_back(text);
     value_width = std::max(value_width, values.horizontalAdvance(percent_text(bar.share)));
     if (std::isfinite(bar.share)) longest = std::max(longest, 100 * bar.share);
+    if (std::isfinite(bar.hi)) longest = std::max(longest, 100 * bar.hi);  // its error bar
   }
   // The axis rect: the plot less the labels, their padding and the margins.
   const double rect = std::max(width - label_width - 3 * ticks.height(), 0.3 * width);
@@ -122,14 +123,18 @@ ImportanceFigure importance_figure(const experiments::HparamImportance& h) {
   f.title = h.metric + ": " + std::to_string(h.cells) + " settings" +
             (h.filled > 0 ? " (" + std::to_string(h.filled) + " predicted)" : "") + ", " +
             std::to_string(h.runs) + " runs";
+  const bool intervals = h.interval_draws > 0;
   for (const auto& term : h.terms) {
     f.bars.push_back(
         {importance_term_label(term.axes), term.share,
          term.axes.size() == 1 ? ImportanceBar::Kind::kMain : ImportanceBar::Kind::kPair});
+    if (intervals) f.bars.back().lo = term.share_lo, f.bars.back().hi = term.share_hi;
   }
   // With two axes the main effects and the pair are the whole of V: no rest to show.
-  if (h.axes.size() > 2)
+  if (h.axes.size() > 2) {
     f.bars.push_back({"3 or more axes", h.higher_order_share, ImportanceBar::Kind::kRest});
+    if (intervals) f.bars.back().lo = h.higher_order_lo, f.bars.back().hi = h.higher_order_hi;
+  }
   std::stable_sort(
       f.bars.begin(), f.bars.end(),
       [](const ImportanceBar& a, const ImportanceBar& b) { return a.share > b.share; });
@@ -158,10 +163,23 @@ void setup_importance_chart(QCustomPlot& plot, const ImportanceFigure& f, const 
     bars->setPen(QPen(Qt::black, 0.5 * px_per_pt()));
     bars->setName(detail::qstr(bar.label));
     bars->removeFromLegend();
+    double end = std::isfinite(percent) ? std::max(percent, 0.0) : 0;
+    if (std::isfinite(bar.lo) && std::isfinite(bar.hi) && std::isfinite(percent)) {
+      // The interval around the bar's end; the value is printed past it.
+      auto* interval = new QCPErrorBars(plot.yAxis, plot.xAxis);
+      interval->setErrorType(QCPErrorBars::etValueError);
+      interval->setDataPlottable(bars);
+      interval->setData(QVector<double>{std::max(percent - 100 * bar.lo, 0.0)},
+                        QVector<double>{std::max(100 * bar.hi - percent, 0.0)});
+      interval->setPen(QPen(Qt::black, 0.75 * px_per_pt()));
+      interval->setWhiskerWidth(6 * px_per_pt());
+      interval->removeFromLegend();
+      end = std::max(end, 100 * bar.hi);
+    }
     auto* value = new QCPItemText(&plot);
     value->position->setType(QCPItemPosition::ptPlotCoords);
     value->position->setAxes(plot.xAxis, plot.yAxis);
-    value->position->setCoords(std::isfinite(percent) ? std::max(percent, 0.0) : 0, key);
+    value->position->setCoords(end, key);
     value->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     value->setPadding(QMargins(static_cast<int>(std::lround(2 * px_per_pt())), 0, 0, 0));
     value->setFont(value_font);

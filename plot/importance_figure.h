@@ -5,7 +5,9 @@
 // share of V, the variance between the settings, largest at the top; under them, in a colour of
 // their own, the seeds' variance within a setting as a share of the same V (what the settings
 // do not explain; it may pass 100 %). The title names the metric and how many settings and runs
-// went in. `fathom export plot importance` and the desktop app's Importance tab draw it.
+// went in; where the decomposition has intervals (resampled seeds), each term's is an error bar.
+// `fathom export plot importance` and the desktop app's Importance tab draw it.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,9 @@ struct ImportanceBar {
   std::string label;  // "lr", "norm/init x lr", "3 or more axes", "seeds (within a setting)"
   double share = 0;   // a term's V_S / V; the seeds' variance / V (NaN when V is 0)
   Kind kind = Kind::kMain;
+  // The share's 95 % interval, drawn as an error bar; NaN: none (the seeds' bar, or a
+  // decomposition without intervals).
+  double lo = std::numeric_limits<double>::quiet_NaN(), hi = lo;
 };
 
 struct ImportanceFigure {

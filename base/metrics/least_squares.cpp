@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace fathom {
 namespace {
@@ -25,7 +26,7 @@ void cholesky(Matrix& a) {
 }
 
 // Solves L L' x = b with L from cholesky().
-std::vector<double> solve(const Matrix& l, std::vector<double> b) {
+std::vector<double> solve_factored(const Matrix& l, std::vector<double> b) {
   const size_t n = l.size();
   for (size_t i = 0; i < n; ++i) {
     for (size_t k = 0; k < i; ++k) b[i] -= l[i][k] * b[k];
@@ -58,16 +59,21 @@ std::vector<double> min_norm_least_squares(const std::vector<std::vector<double>
 std::vector<double> min_norm_least_squares(const std::vector<SparseRow>& rows,
                                            const std::vector<double>& y,
                                            const std::vector<double>& weights) {
-  const size_t p = weights.size();
   if (rows.size() != y.size()) throw std::invalid_argument("least squares: rows and y differ");
-  for (const auto& r : rows)
+  return MinNormLeastSquares(rows, weights).solve(y);
+}
+
+MinNormLeastSquares::MinNormLeastSquares(std::vector<SparseRow> rows, std::vector<double> weights)
+    : rows_(std::move(rows)) {
+  const size_t p = weights.size();
+  for (const auto& r : rows_)
     for (int i : r.index)
       if (i < 0 || static_cast<size_t>(i) >= p)
         throw std::invalid_argument("least squares: an index outside the unknowns");
   for (double w : weights)
     if (!(w > 0)) throw std::invalid_argument("least squares: a weight <= 0");
   Matrix a(p, std::vector<double>(p, 0.0));  // X'X, lower triangle
-  for (const auto& r : rows)
+  for (const auto& r : rows_)
     for (size_t u = 0; u < r.index.size(); ++u)
       for (size_t v = 0; v < r.index.size(); ++v)
         if (r.index[v] <= r.index[u])
@@ -79,17 +85,24 @@ std::vector<double> min_norm_least_squares(const std::vector<SparseRow>& rows,
   const double lambda = 1e-6 * (scale > 0 ? scale / static_cast<double>(p) : 1.0);
   for (size_t i = 0; i < p; ++i) a[i][i] += lambda * weights[i];
   cholesky(a);
+  factor_ = std::move(a);
+}
+
+std::vector<double> MinNormLeastSquares::solve(const std::vector<double>& y) const {
+  if (y.size() != rows_.size()) throw std::invalid_argument("least squares: rows and y differ");
+  const size_t p = factor_.size();
   std::vector<double> beta(p, 0.0);
   for (int step = 0; step < 50; ++step) {
     std::vector<double> gradient(p, 0.0);  // X'(y - X beta)
-    for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      const SparseRow& row = rows_[r];
       double residual = y[r];
-      for (size_t u = 0; u < rows[r].index.size(); ++u)
-        residual -= rows[r].value[u] * beta[static_cast<size_t>(rows[r].index[u])];
-      for (size_t u = 0; u < rows[r].index.size(); ++u)
-        gradient[static_cast<size_t>(rows[r].index[u])] += rows[r].value[u] * residual;
+      for (size_t u = 0; u < row.index.size(); ++u)
+        residual -= row.value[u] * beta[static_cast<size_t>(row.index[u])];
+      for (size_t u = 0; u < row.index.size(); ++u)
+        gradient[static_cast<size_t>(row.index[u])] += row.value[u] * residual;
     }
-    const std::vector<double> d = solve(a, gradient);
+    const std::vector<double> d = solve_factored(factor_, gradient);
     double moved = 0, size = 0;
     for (size_t i = 0; i < p; ++i) {
       beta[i] += d[i];

@@ -24,4 +24,16 @@ std::vector<double> min_norm_least_squares(const std::vector<SparseRow>& rows,
                                            const std::vector<double>& y,
                                            const std::vector<double>& weights);
 
+// The same for one X and many y (a bootstrap refits the same design): X'X + lambda W factored
+// once.
+class MinNormLeastSquares {
+ public:
+  MinNormLeastSquares(std::vector<SparseRow> rows, std::vector<double> weights);
+  std::vector<double> solve(const std::vector<double>& y) const;
+
+ private:
+  std::vector<SparseRow> rows_;
+  std::vector<std::vector<double>> factor_;  // Cholesky factor, lower triangle
+};
+
 }  // namespace fathom

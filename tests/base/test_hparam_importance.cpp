@@ -3,6 +3,7 @@
 // grid with settings filled, and the refusals (too few settings to fill, nothing swept).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -163,6 +164,53 @@ TEST(HparamImportance, SettingsWithoutAValueAreFilledByTheFittedModel) {
     EXPECT_NE(std::string(e.what()).find("no run with train.lr=1 has one"), std::string::npos)
         << e.what();
   }
+}
+
+// The shares' intervals resample each setting's seeds: with two equal seeds a setting nothing
+// moves (each interval is its share); with noise an axis of no effect keeps an interval from 0
+// up, the axis that moves everything one near 1; one seed a setting gives none, said why.
+TEST(HparamImportance, SharesHaveIntervalsOverTheSeeds) {
+  const auto grid = [](double noise, int seeds) {
+    std::vector<TableRun> runs;
+    std::mt19937_64 random(3);
+    std::normal_distribution<double> draw(0, 1);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        for (int seed = 1; seed <= seeds; ++seed)
+          runs.push_back(run({{"a", std::to_string(a)},
+                              {"b", std::to_string(b)},
+                              {"train.seed", std::to_string(seed)}},
+                             2.0 * a + noise * draw(random)));
+    return runs;
+  };
+  const auto exact = hparam_importance(grid(0, 2), "valid_loss");
+  ASSERT_EQ(exact.interval_draws, 200);
+  for (const auto& t : exact.terms) {
+    EXPECT_DOUBLE_EQ(t.share_lo, t.share);
+    EXPECT_DOUBLE_EQ(t.share_hi, t.share);
+  }
+  const auto noisy = hparam_importance(grid(0.5, 4), "valid_loss");
+  const auto& strong = noisy.terms[0];
+  ASSERT_EQ(strong.axes, std::vector<std::string>{"a"});
+  EXPECT_GT(strong.share_lo, 0.8);
+  EXPECT_LE(strong.share_hi, 1.0);
+  EXPECT_LT(strong.share_lo, strong.share_hi);
+  const auto b = std::find_if(noisy.terms.begin(), noisy.terms.end(), [](const auto& t) {
+    return t.axes == std::vector<std::string>{"b"};
+  });
+  ASSERT_NE(b, noisy.terms.end());
+  EXPECT_GE(b->share_lo, 0.0);
+  EXPECT_GT(b->share_hi, b->share_lo);
+  EXPECT_LT(b->share_hi, 0.2);
+  // The same draws every time.
+  EXPECT_EQ(hparam_importance(grid(0.5, 4), "valid_loss").terms[1].share_hi,
+            noisy.terms[1].share_hi);
+
+  const auto single = hparam_importance(grid(0.5, 1), "valid_loss");
+  EXPECT_EQ(single.interval_draws, 0);
+  bool said = false;
+  for (const auto& n : single.notes) said |= n.find("no setting has two runs") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 // A zip group (norm and init move together: post / xavier, pre / xavier, post / admin) is one

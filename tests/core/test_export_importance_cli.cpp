@@ -75,6 +75,12 @@ TEST_F(ExportImportance, TheStoredGridDecomposesAsWorkedByHand) {
   EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 0.390625 / 3.796875, 1e-12);
   EXPECT_EQ(j["runs"].get<int>(), 7);
   EXPECT_EQ(j["filled_settings"].get<int>(), 0);  // a full grid: nothing predicted
+  // Seeds to resample: each share has an interval, [lo, hi] with lo <= hi.
+  EXPECT_EQ(j["interval_draws"].get<int>(), 200);
+  for (const auto& term : j["terms"]) {
+    ASSERT_EQ(term["share_ci95"].size(), 2u) << term.dump();
+    EXPECT_LE(term["share_ci95"][0].get<double>(), term["share_ci95"][1].get<double>());
+  }
   EXPECT_TRUE(j["fit_r_squared"].is_null());
   EXPECT_NE(j["notes"].dump().find("1 runs without"), std::string::npos) << j["notes"].dump();
 }

@@ -112,20 +112,33 @@ class ImportanceViewTest : public QObject {
     QCOMPARE(h.filled, 0);
     QVERIFY2(!view.noteText().contains("settings have no run"), qPrintable(view.noteText()));
     QVERIFY(std::abs(h.total_variance - 3.5) < 1e-12);
-    // Bars: norm, lr, norm x lr, seeds -- values in percent of V.
-    QCOMPARE(view.plot()->plottableCount(), 4);
-    auto* top = qobject_cast<QCPBars*>(view.plot()->plottable(0));
-    QVERIFY(top);
-    QVERIFY(std::abs(top->data()->at(0)->value - 100 * 2.25 / 3.5) < 1e-9);
-    auto* seeds = qobject_cast<QCPBars*>(view.plot()->plottable(3));
-    QVERIFY(std::abs(seeds->data()->at(0)->value - 100 * 0.25 / 3.5) < 1e-9);
+    // Bars: norm, lr, norm x lr, seeds -- values in percent of V; each term's interval (two
+    // seeds a setting to resample) an error bar on it, none on the seeds' bar.
+    QList<QCPBars*> bars;
+    int intervals = 0;
+    for (int i = 0; i < view.plot()->plottableCount(); ++i) {
+      if (auto* b = qobject_cast<QCPBars*>(view.plot()->plottable(i))) bars << b;
+      if (qobject_cast<QCPErrorBars*>(view.plot()->plottable(i))) ++intervals;
+    }
+    QCOMPARE(bars.size(), 4);
+    QCOMPARE(intervals, 3);
+    QVERIFY(std::abs(bars[0]->data()->at(0)->value - 100 * 2.25 / 3.5) < 1e-9);
+    QVERIFY(std::abs(bars[3]->data()->at(0)->value - 100 * 0.25 / 3.5) < 1e-9);
     // The table beside it: the terms by share, then V and the seeds.
     QTableWidget* t = view.table();
     QCOMPARE(t->item(0, 0)->text(), QStringLiteral("norm"));  // as on its bar
     QCOMPARE(t->item(0, 0)->toolTip(), QStringLiteral("model.norm"));
-    QCOMPARE(t->item(0, 2)->text(), QStringLiteral("64.3 %"));
+    // Each share with its interval, as the decomposition has it.
+    const auto with_interval = [](const char* share, const fathom::experiments::ImportanceTerm& t) {
+      return QStringLiteral("%1 [%2, %3]")
+          .arg(QLatin1String(share))
+          .arg(100 * t.share_lo, 0, 'f', 1)
+          .arg(100 * t.share_hi, 0, 'f', 1);
+    };
+    QVERIFY(h.interval_draws > 0);
+    QCOMPARE(t->item(0, 2)->text(), with_interval("64.3 %", h.terms[0]));
     QCOMPARE(t->item(2, 0)->text(), QStringLiteral("norm x lr"));
-    QCOMPARE(t->item(2, 2)->text(), QStringLiteral("7.1 %"));
+    QCOMPARE(t->item(2, 2)->text(), with_interval("7.1 %", h.terms[2]));
     QCOMPARE(t->horizontalHeader()->visualIndex(2), 1);  // the share beside the name
     QVERIFY2(view.noteText().contains("4 settings of 2 axes, 8 runs"), qPrintable(view.noteText()));
 

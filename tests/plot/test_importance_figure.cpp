@@ -141,10 +141,28 @@ TEST(ImportanceFigure, TheDrawnBarsCarryTheSharesInPercentTopDown) {
   PlotWidget plot;
   plot.resize(600, 400);
   setup_importance_chart(plot, f, Style{});
-  ASSERT_EQ(plot.plottableCount(), static_cast<int>(kBars.size()));
+  // The bars, and an interval on each but the seeds' (two seeds a setting: resampled).
+  std::vector<QCPBars*> drawn;
+  int intervals = 0;
+  for (int i = 0; i < plot.plottableCount(); ++i) {
+    if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) drawn.push_back(b);
+    if (auto* e = qobject_cast<QCPErrorBars*>(plot.plottable(i))) {
+      ++intervals;
+      const auto* bar = qobject_cast<QCPBars*>(e->dataPlottable());
+      ASSERT_NE(bar, nullptr);
+      const size_t at = static_cast<size_t>(f.bars.size() - 1 - bar->data()->at(0)->key);
+      // Drawn as value - errorMinus .. value + errorPlus: the interval, in percent.
+      EXPECT_NEAR(bar->data()->at(0)->value - e->data()->at(0).errorMinus, 100 * f.bars[at].lo,
+                  1e-9);
+      EXPECT_NEAR(bar->data()->at(0)->value + e->data()->at(0).errorPlus, 100 * f.bars[at].hi,
+                  1e-9);
+    }
+  }
+  ASSERT_EQ(drawn.size(), kBars.size());
+  EXPECT_EQ(intervals, static_cast<int>(kBars.size()) - 1);
   const int n = static_cast<int>(kBars.size());
   for (int i = 0; i < n; ++i) {
-    auto* bars = qobject_cast<QCPBars*>(plot.plottable(i));
+    auto* bars = drawn[static_cast<size_t>(i)];
     ASSERT_NE(bars, nullptr);
     EXPECT_EQ(bars->keyAxis(), plot.yAxis) << "horizontal: keys up the y axis";
     ASSERT_EQ(bars->data()->size(), 1);
