@@ -326,7 +326,8 @@ std::vector<FieldSpec> build_fields() {
         {"fp32", "bf16", "fp16"});
   train("checkpoint_activations", F::Bool, &T::checkpoint_activations,
         "recompute each encoder/decoder layer in backward instead of storing its activations "
-        "(residual connection; less memory, ~1 more forward)");
+        "(every connection: residual, hyper-connections, depth-wise LSTM; less memory, ~1 more "
+        "forward)");
   train("processes", F::Int, &T::processes,
         "data-parallel processes of one run: each trains its share of every update's batches, "
         "the gradients summed over them (Gloo or NCCL, train.reduce_backend; `fathom train --nproc "
