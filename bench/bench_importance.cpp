@@ -2,7 +2,8 @@
 // reach: grids of 4 axes whose settings times 3 seeds make 1,200 to 120,000 runs. Prints the
 // time of one decomposition and the process's peak memory after it, per size, so the growth
 // with the number of runs shows side by side; under each, the same grid with a tenth of its
-// settings without a value, which the fitted model predicts first.
+// settings without a value, which the fitted model predicts first. Grids of up to 2,000
+// settings include the 200 draws of the shares' intervals.
 //   build/bench/bench_importance
 #include <sys/resource.h>
 
@@ -56,8 +57,8 @@ double seconds_with_missing(std::vector<fathom::experiments::TableRun> runs) {
   const auto h = fathom::experiments::hparam_importance(runs, "valid_loss");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%8s %10d %12.3f %14.1f   (%d predicted, R^2 %.3f)\n", "", h.cells, seconds,
-              peak_rss_kb() / 1024.0, h.filled, h.fit_r_squared);
+  std::printf("%8s %10d %12.3f %14.1f   (%d predicted, R^2 %.3f, %d draws)\n", "", h.cells, seconds,
+              peak_rss_kb() / 1024.0, h.filled, h.fit_r_squared, h.interval_draws);
   return seconds;
 }
 
@@ -69,9 +70,9 @@ int main() {
     const auto h = fathom::experiments::hparam_importance(runs, "valid_loss");
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%8zu %10d %12.3f %14.1f   (top: %s %.1f %%)\n", runs.size(), h.cells, seconds,
-                peak_rss_kb() / 1024.0, h.terms.front().axes.front().c_str(),
-                100 * h.terms.front().share);
+    std::printf("%8zu %10d %12.3f %14.1f   (top: %s %.1f %%, %d draws)\n", runs.size(), h.cells,
+                seconds, peak_rss_kb() / 1024.0, h.terms.front().axes.front().c_str(),
+                100 * h.terms.front().share, h.interval_draws);
     seconds_with_missing(runs);
   }
 }
