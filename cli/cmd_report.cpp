@@ -30,6 +30,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.select_by = a.select_by;
   options.render_curves = report_curves_renderer(store, options.out_dir);
   options.render_lr_sensitivity = report_lr_sensitivity_renderer(options.out_dir);
+  options.render_importance = report_importance_renderer(options.out_dir);
   options.render_probes = report_probes_renderer(store, options.out_dir);
   std::cout << experiments::write_report(store, a.target, options) << "\n";
 }

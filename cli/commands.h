@@ -13,8 +13,9 @@
 
 namespace fathom {
 namespace experiments {
-struct CurvesRequest;  // experiments/report.h
-struct LrSensitivity;  // experiments/lr_sensitivity.h
+struct CurvesRequest;     // experiments/report.h
+struct LrSensitivity;     // experiments/lr_sensitivity.h
+struct HparamImportance;  // experiments/hparam_importance.h
 }  // namespace experiments
 namespace db {
 class Store;
@@ -122,6 +123,10 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
 // The learning-rate sensitivity figure of a report, the same way.
 std::function<std::string(const experiments::LrSensitivity&, const std::string&)>
 report_lr_sensitivity_renderer(const std::string& out_dir);
+
+// The hyperparameter-importance figure of a report, the same way.
+std::function<std::string(const experiments::HparamImportance&, const std::string&)>
+report_importance_renderer(const std::string& out_dir);
 
 // The training probes' heatmaps of a report (experiments::ReportOptions::render_probes).
 std::function<std::vector<std::string>(const std::vector<std::pair<int64_t, db::ProbeSeries>>&,

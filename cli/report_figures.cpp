@@ -6,6 +6,7 @@
 #include "experiments/report.h"
 #ifdef FATHOM_HAVE_PLOTS
 #include "plot/export.h"
+#include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/probe_figures.h"
 #include "plot/store_curves.h"
@@ -48,6 +49,23 @@ report_lr_sensitivity_renderer(const std::string& out_dir) {
     export_options.size = plot::kPageSize;
     plot::export_figure(plot::lr_sensitivity_figure(s),
                         (std::filesystem::path(out_dir) / file).string(), export_options);
+    return file;
+  };
+#else
+  (void)out_dir;
+  return {};
+#endif
+}
+
+std::function<std::string(const experiments::HparamImportance&, const std::string&)>
+report_importance_renderer(const std::string& out_dir) {
+#ifdef FATHOM_HAVE_PLOTS
+  return [out_dir](const experiments::HparamImportance& h, const std::string& stem) -> std::string {
+    const std::string file = stem + ".png";
+    plot::ExportOptions export_options;
+    export_options.size = plot::kPageSize;
+    plot::export_importance(plot::importance_figure(h),
+                            (std::filesystem::path(out_dir) / file).string(), export_options);
     return file;
   };
 #else

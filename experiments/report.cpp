@@ -369,6 +369,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
+  importance_section(out, store, sweep, options.render_importance);
   lr_sensitivity_section(out, options, store, sweep, listed, axes);
   lr_transfer_section(out, store, sweep, axes);
   samples_section(out, store, runs, options.select_by);

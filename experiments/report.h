@@ -11,6 +11,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "experiments/lr_sensitivity.h"
+#include "experiments/report_importance.h"
 
 namespace fathom::experiments {
 
@@ -46,6 +47,8 @@ struct ReportOptions {
   std::function<std::string(const CurvesRequest&)> render_curves;
   // The same for the learning-rate sensitivity figure (file stem given); null: no figure.
   std::function<std::string(const LrSensitivity&, const std::string&)> render_lr_sensitivity;
+  // The same for the hyperparameter-importance figure; null: no figure.
+  ImportanceRenderer render_importance;
   // The training probes (docs/probes.md): one heatmap per run of `probe`, every run on one
   // colour scale, files "<stem>-run<ID>.png"; returns the file names in the runs' order (empty
   // without Qt). Null: no probe figures.

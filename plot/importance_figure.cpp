@@ -173,6 +173,7 @@ void setup_importance_chart(QCustomPlot& plot, const ImportanceFigure& f, const 
                         QVector<double>{std::max(100 * bar.hi - percent, 0.0)});
       interval->setPen(QPen(Qt::black, 0.75 * px_per_pt()));
       interval->setWhiskerWidth(6 * px_per_pt());
+      interval->setSymbolGap(0);  // one line through the bar's end, not a gap for a marker
       interval->removeFromLegend();
       end = std::max(end, 100 * bar.hi);
     }

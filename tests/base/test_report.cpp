@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 #include <cmath>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,8 @@ TEST(Report, SweepAndRunReports) {
     return r.file_stem + ".png";
   };
   const std::string text = read(experiments::write_report(store, "s", options));
+  // One swept axis: its share would be the whole of V by definition -- no importance section.
+  EXPECT_EQ(text.find("## Which axes matter"), std::string::npos) << text;
   EXPECT_NE(text.find("4 runs: 1 diverged, 3 finished"), std::string::npos) << text;
   EXPECT_NE(text.find("| model.norm | post, pre |"), std::string::npos) << text;
   // Mean and sample std of post's two runs; pre's value rests on one run (seed 2 diverged), so
@@ -255,6 +258,20 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
                       "their first logged train_loss (update 100)"),
             std::string::npos)
       << text;
+
+  // Two swept axes (encoder_layers has one value): which matter for the validation loss, with
+  // the figure asked for. By hand over the cell means of log(ppl): mu, the norm's effect
+  // -+((post) - mu), and V the mean square of the four cells around mu.
+  const double a = (std::log(3.0) + std::log(3.2)) / 2, b = (std::log(2.0) + std::log(2.4)) / 2,
+               c = std::log(5.0), d = (std::log(6.0) + std::log(7.0)) / 2;
+  const double mu = (a + b + c + d) / 4, f_norm = (a + b) / 2 - mu;
+  const double v =
+      ((a - mu) * (a - mu) + (b - mu) * (b - mu) + (c - mu) * (c - mu) + (d - mu) * (d - mu)) / 4;
+  char norm_share[32];
+  std::snprintf(norm_share, sizeof norm_share, "| model.norm | %.4g | %.1f %% [", f_norm * f_norm,
+                100 * f_norm * f_norm / v);
+  EXPECT_NE(text.find("## Which axes matter"), std::string::npos) << text;
+  EXPECT_NE(text.find(norm_share), std::string::npos) << norm_share << "\n" << text;
 
   options.render_curves = nullptr;
   options.rows = "model.depth";  // not an axis, not a config key: the table names the option
