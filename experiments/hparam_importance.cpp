@@ -4,101 +4,19 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "experiments/grid_completion.h"
+#include "experiments/importance_grid.h"
+#include "experiments/importance_intervals.h"
 #include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
 namespace {
-
-struct Grid {
-  std::vector<std::string> axes;                 // varying axes
-  std::vector<std::vector<std::string>> levels;  // per axis, first-seen order
-  // cell (one level index per axis) -> the values of its runs
-  std::map<std::vector<int>, std::vector<double>> values;
-};
-
-// A group's value in a run: its keys' values joined as the tables join a zip group.
-std::string group_value(const TableRun& r, const std::vector<std::string>& group) {
-  std::string v;
-  for (size_t i = 0; i < group.size(); ++i) {
-    const auto it = r.axes.find(group[i]);
-    v += (i ? " / " : "") + (it == r.axes.end() ? std::string() : it->second);
-  }
-  return v;
-}
-
-Grid grid_of(const std::vector<TableRun>& runs, const std::string& seed_key,
-             std::vector<std::vector<std::string>> groups) {
-  Grid g;
-  // Keys of no given group are axes of their own.
-  for (const auto& r : runs)
-    for (const auto& [key, value] : r.axes) {
-      bool grouped = key == seed_key;
-      for (const auto& group : groups)
-        grouped = grouped || std::find(group.begin(), group.end(), key) != group.end();
-      if (!grouped) groups.push_back({key});
-    }
-  std::vector<std::vector<std::string>> used;
-  for (const auto& group : groups) {
-    if (group.size() == 1 && group[0] == seed_key) continue;
-    std::vector<std::string> seen;
-    for (const auto& r : runs)
-      if (const std::string v = group_value(r, group);
-          std::find(seen.begin(), seen.end(), v) == seen.end())
-        seen.push_back(v);
-    if (seen.size() < 2) continue;  // one value: nothing to explain
-    std::string name;
-    for (size_t i = 0; i < group.size(); ++i) name += (i ? "+" : "") + group[i];
-    g.axes.push_back(name);
-    g.levels.push_back(seen);
-    used.push_back(group);
-  }
-  for (const auto& r : runs) {
-    std::vector<int> cell;
-    for (size_t i = 0; i < used.size(); ++i) {
-      const std::string v = group_value(r, used[i]);
-      cell.push_back(static_cast<int>(std::find(g.levels[i].begin(), g.levels[i].end(), v) -
-                                      g.levels[i].begin()));
-    }
-    auto& slot = g.values[cell];
-    if (r.metric && std::isfinite(*r.metric)) slot.push_back(*r.metric);
-  }
-  return g;
-}
-
-std::string cell_text(const Grid& g, const std::vector<int>& cell) {
-  std::string text;
-  for (size_t i = 0; i < cell.size(); ++i)
-    text += (i ? ", " : "") + g.axes[i] + "=" + g.levels[i][static_cast<size_t>(cell[i])];
-  return text;
-}
-
-// Every cell of the full grid, in odometer order.
-std::vector<std::vector<int>> all_cells(const Grid& g) {
-  std::vector<std::vector<int>> cells{{}};
-  for (const auto& levels : g.levels) {
-    std::vector<std::vector<int>> next;
-    for (const auto& c : cells)
-      for (size_t v = 0; v < levels.size(); ++v) {
-        auto d = c;
-        d.push_back(static_cast<int>(v));
-        next.push_back(d);
-      }
-    cells = next;
-  }
-  return cells;
-}
-
-// A value per cell (or per level of some axes), keyed by the levels.
-using CellMeans = std::map<std::vector<int>, double>;
 
 // A value index of each axis that no setting with a value has: nothing to predict its
 // settings from (the message names it), or "" when every value has one.
@@ -201,129 +119,6 @@ CellMeans cell_means(const Grid& g, const std::string& metric, std::vector<Setti
   return mean;
 }
 
-// Marginal means over the cells that share the given axes' levels.
-CellMeans marginal_means(const CellMeans& mean, const std::vector<size_t>& on) {
-  std::map<std::vector<int>, std::pair<double, int>> acc;
-  for (const auto& [c, m] : mean) {
-    std::vector<int> key;
-    for (size_t i : on) key.push_back(c[i]);
-    acc[key].first += m;
-    acc[key].second += 1;
-  }
-  CellMeans result;
-  for (const auto& [key, a] : acc) result[key] = a.first / a.second;
-  return result;
-}
-
-// The functional ANOVA of a full grid of means: V, the main effects of each axis and the
-// interactions of each pair (its terms of orders 1 and 2), each order by variance, with their
-// shares of V, and the rest (orders 3 and up).
-struct Decomposition {
-  double total_variance = 0;
-  std::vector<ImportanceTerm> terms;
-  double higher_order_share = 0;
-};
-
-Decomposition decompose(const Grid& g, const CellMeans& mean) {
-  Decomposition d;
-  double mu = 0;
-  for (const auto& [c, m] : mean) mu += m;
-  mu /= static_cast<double>(mean.size());
-  for (const auto& [c, m] : mean) d.total_variance += (m - mu) * (m - mu);
-  d.total_variance /= static_cast<double>(mean.size());
-  std::vector<CellMeans> main(g.axes.size());
-  for (size_t i = 0; i < g.axes.size(); ++i) {
-    main[i] = marginal_means(mean, {i});
-    double v = 0;
-    for (auto& [key, m] : main[i]) {
-      m -= mu;  // f_i(a)
-      v += m * m;
-    }
-    d.terms.push_back({{g.axes[i]}, v / static_cast<double>(main[i].size()), 0});
-  }
-  std::vector<ImportanceTerm> pairs;
-  for (size_t i = 0; i < g.axes.size(); ++i)
-    for (size_t j = i + 1; j < g.axes.size(); ++j) {
-      const auto both = marginal_means(mean, {i, j});
-      double v = 0;
-      for (const auto& [key, m] : both) {
-        const double f = m - mu - main[i].at({key[0]}) - main[j].at({key[1]});
-        v += f * f;
-      }
-      pairs.push_back({{g.axes[i], g.axes[j]}, v / static_cast<double>(both.size()), 0});
-    }
-  auto by_share = [](const ImportanceTerm& a, const ImportanceTerm& b) {
-    return a.variance > b.variance;
-  };
-  std::stable_sort(d.terms.begin(), d.terms.end(), by_share);
-  std::stable_sort(pairs.begin(), pairs.end(), by_share);
-  d.terms.insert(d.terms.end(), pairs.begin(), pairs.end());
-  double explained = 0;
-  for (auto& t : d.terms) {
-    t.share = d.total_variance > 0 ? t.variance / d.total_variance : 0;
-    explained += t.share;
-  }
-  d.higher_order_share = d.total_variance > 0 ? std::max(0.0, 1 - explained) : 0;
-  return d;
-}
-
-// Up to this many settings the shares get intervals: each draw decomposes the whole grid again
-// (and refits the missing settings); the 200 draws take about 0.2 ms a setting
-// (bench/bench_importance.cpp, docs/performance.md), so half a second at the limit.
-constexpr int kIntervalSettings = 2000;
-constexpr int kIntervalDraws = 200;
-
-// 95 % percentile intervals of each term's share and of the rest over draws that resample each
-// setting's runs with replacement (a setting of one run stays as it is), the missing settings
-// predicted anew from each draw's means. Deterministic: the draws' generator has a fixed seed.
-void add_intervals(const Grid& g, const CellMeans& observed, const GridCompleter* completer,
-                   HparamImportance& out) {
-  bool replicated = false;
-  for (const auto& [c, m] : observed) replicated |= g.values.at(c).size() > 1;
-  if (out.total_variance <= 0) return;
-  if (!replicated) {
-    out.notes.push_back("no intervals: no setting has two runs to resample");
-    return;
-  }
-  if (out.cells > kIntervalSettings) {
-    out.notes.push_back("no intervals: over " + std::to_string(kIntervalSettings) +
-                        " settings, the draws would take too long");
-    return;
-  }
-  std::mt19937_64 random(20141);
-  std::map<std::vector<std::string>, std::vector<double>> shares;
-  std::vector<double> rest;
-  for (int draw = 0; draw < kIntervalDraws; ++draw) {
-    CellMeans mean;
-    std::vector<double> in_order;
-    for (const auto& [c, m] : observed) {
-      const auto& values = g.values.at(c);
-      std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
-      double sum = 0;
-      for (size_t k = 0; k < values.size(); ++k) sum += values[pick(random)];
-      mean[c] = sum / static_cast<double>(values.size());
-      in_order.push_back(mean[c]);
-    }
-    if (completer)
-      for (const auto& [c, m] : completer->fill(in_order).filled) mean[c] = m;
-    const Decomposition d = decompose(g, mean);
-    for (const auto& t : d.terms) shares[t.axes].push_back(t.share);
-    rest.push_back(d.higher_order_share);
-  }
-  const auto interval = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const auto at = [&](double q) { return v[static_cast<size_t>(q * (v.size() - 1) + 0.5)]; };
-    return std::pair{at(0.025), at(0.975)};
-  };
-  for (auto& t : out.terms) std::tie(t.share_lo, t.share_hi) = interval(shares.at(t.axes));
-  std::tie(out.higher_order_lo, out.higher_order_hi) = interval(rest);
-  out.interval_draws = kIntervalDraws;
-  out.notes.push_back("[lo, hi]: 95 % interval of " + std::to_string(kIntervalDraws) +
-                      " draws that resample each setting's runs (a setting of one run stays "
-                      "fixed)" +
-                      (completer ? ", the missing settings predicted anew in each" : ""));
-}
-
 }  // namespace
 
 HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std::string& metric,
@@ -347,7 +142,7 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
   out.total_variance = d.total_variance;
   out.terms = d.terms;
   out.higher_order_share = d.higher_order_share;
-  add_intervals(g, observed, completer.get(), out);
+  add_share_intervals(g, observed, completer.get(), out);
 
   int left_out = 0;
   for (const auto& r : runs)
