@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <nlohmann/json.hpp>
 
+#include "base/util/rounded_number.h"
 #include "bench/size_list.h"
 #include "gui/attention_view.h"
 
@@ -50,8 +51,9 @@ nlohmann::json random_heads(int heads, int rows, int cols, std::mt19937& rng) {
       std::vector<float> row(static_cast<size_t>(cols));
       float sum = 0;
       for (float& v : row) sum += (v = u(rng));
-      for (float& v : row) v /= sum;
-      head.push_back(row);
+      std::vector<double> written;  // as the command writes them: 6 significant digits
+      for (float& v : row) written.push_back(fathom::rounded_to_significant(v / sum));
+      head.push_back(written);
     }
     out.push_back(head);
   }

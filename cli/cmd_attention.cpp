@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/util/error.h"
+#include "base/util/rounded_number.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/stored_run_model.h"
@@ -44,6 +45,22 @@ struct AttentionArgs {
   int head = 0, dpi = 300;  // head 0: the mean of the heads
 };
 
+// A map's probabilities with 6 significant digits each (base/util/rounded_number.h): float32
+// values written whole take 17 digits, most of them noise, and the JSON twice the size.
+nlohmann::ordered_json rounded_heads(const std::vector<std::vector<std::vector<float>>>& probs) {
+  nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+  for (const auto& head : probs) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& row : head) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (float v : row) values.push_back(rounded_to_significant(v));
+      rows.push_back(std::move(values));
+    }
+    heads.push_back(std::move(rows));
+  }
+  return heads;
+}
+
 nlohmann::ordered_json to_json(const analysis::Subject& run, const SentenceAttention& s,
                                const std::string& source) {
   nlohmann::ordered_json j;
@@ -60,7 +77,7 @@ nlohmann::ordered_json to_json(const analysis::Subject& run, const SentenceAtten
                     {"stack", stack_name(m.sublayer.stack)},
                     {"layer", m.sublayer.layer},
                     {"kind", kind_name(m.sublayer.kind)},
-                    {"probs", m.probs}});
+                    {"probs", rounded_heads(m.probs)}});
   j["maps"] = maps;
   return j;
 }
