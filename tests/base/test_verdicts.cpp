@@ -177,6 +177,21 @@ TEST(Verdicts, FromAStoredStudy) {
   const auto six = experiments::sweep_verdicts(store, "v", o, "layers=6");
   EXPECT_EQ(six.tests.size(), 4u);
   EXPECT_EQ(six.notes.back(), "only the runs where layers=6 (9 of 18)");
+  for (const auto& note : stored.notes)  // every run computed alike: nothing said
+    EXPECT_EQ(note.find("computed differently"), std::string::npos) << note;
+
+  // Two of the runs as if computed on another machine's OpenBLAS kernels: the family says so.
+  {
+    auto writable = db::Store::open(path);
+    writable.set_tag(1, "blas.core", "Haswell");
+    writable.set_tag(2, "blas.core", "Haswell");
+  }
+  const auto mixed =
+      experiments::sweep_verdicts(db::Store::open(path, db::OpenMode::ReadOnly), "v", o);
+  bool noted = false;
+  for (const auto& note : mixed.notes)
+    noted |= note.find("blas.core: Haswell (#1-#2), not recorded (#3-#18)") != std::string::npos;
+  EXPECT_TRUE(noted) << ::testing::PrintToString(mixed.notes);
 }
 
 TEST(Verdicts, BadOptionsNameTheirField) {
