@@ -1,7 +1,8 @@
 // `fathom export importance` on a store as a sweep leaves it: the 2 x 2 grid of
 // tests/base/test_hparam_importance.cpp (shares 2.25, 1 and 0.25 of 3.5, worked by hand there)
-// read back through the store and the command's JSON; `--metric diverged` decomposes which
-// runs diverged; a setting with no finished run is refused, naming it.
+// read back through the store and the command's JSON, with its intervals; `--metric diverged`
+// decomposes which runs diverged; runs computed on other kernels are noted; a metric no run has
+// is refused.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -94,6 +95,18 @@ TEST_F(ExportImportance, DivergenceDecomposesToo) {
   EXPECT_NEAR(j["total_variance"].get<double>(), 3.0 / 64, 1e-12);
   EXPECT_NEAR(share(j, {"model.norm"}), 1.0 / 3, 1e-12);
   EXPECT_NEAR(share(j, {"model.norm", "train.lr"}), 1.0 / 3, 1e-12);
+}
+
+// Runs computed on other OpenBLAS kernels (tag blas.core): the notes say which, as tables do.
+TEST_F(ExportImportance, RunsComputedDifferentlyAreNoted) {
+  const auto alike = nlohmann::json::parse(fathom_json({}).out);
+  EXPECT_EQ(alike["notes"].dump().find("computed differently"), std::string::npos);
+  Store::open(db()).set_tag(8, "blas.core", "Haswell");
+  const auto r = fathom_json({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string notes = nlohmann::json::parse(r.out)["notes"].dump();
+  EXPECT_NE(notes.find("blas.core: not recorded (#1-#7), Haswell (#8)"), std::string::npos)
+      << notes;
 }
 
 TEST_F(ExportImportance, AMetricNoRunHasIsRefused) {
