@@ -40,16 +40,29 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
 #endif
 }
 
+#ifdef FATHOM_HAVE_PLOTS
+namespace {
+
+// `<stem>.png` at page width in out_dir, drawn by draw(path, options); its file name.
+template <typename Draw>
+std::string page_png(const std::string& out_dir, const std::string& stem, Draw draw) {
+  const std::string file = stem + ".png";
+  plot::ExportOptions export_options;
+  export_options.size = plot::kPageSize;
+  draw((std::filesystem::path(out_dir) / file).string(), export_options);
+  return file;
+}
+
+}  // namespace
+#endif
+
 std::function<std::string(const experiments::LrSensitivity&, const std::string&)>
 report_lr_sensitivity_renderer(const std::string& out_dir) {
 #ifdef FATHOM_HAVE_PLOTS
-  return [out_dir](const experiments::LrSensitivity& s, const std::string& stem) -> std::string {
-    const std::string file = stem + ".png";
-    plot::ExportOptions export_options;
-    export_options.size = plot::kPageSize;
-    plot::export_figure(plot::lr_sensitivity_figure(s),
-                        (std::filesystem::path(out_dir) / file).string(), export_options);
-    return file;
+  return [out_dir](const experiments::LrSensitivity& s, const std::string& stem) {
+    return page_png(out_dir, stem, [&](const std::string& path, const plot::ExportOptions& o) {
+      plot::export_figure(plot::lr_sensitivity_figure(s), path, o);
+    });
   };
 #else
   (void)out_dir;
@@ -60,13 +73,10 @@ report_lr_sensitivity_renderer(const std::string& out_dir) {
 std::function<std::string(const experiments::HparamImportance&, const std::string&)>
 report_importance_renderer(const std::string& out_dir) {
 #ifdef FATHOM_HAVE_PLOTS
-  return [out_dir](const experiments::HparamImportance& h, const std::string& stem) -> std::string {
-    const std::string file = stem + ".png";
-    plot::ExportOptions export_options;
-    export_options.size = plot::kPageSize;
-    plot::export_importance(plot::importance_figure(h),
-                            (std::filesystem::path(out_dir) / file).string(), export_options);
-    return file;
+  return [out_dir](const experiments::HparamImportance& h, const std::string& stem) {
+    return page_png(out_dir, stem, [&](const std::string& path, const plot::ExportOptions& o) {
+      plot::export_importance(plot::importance_figure(h), path, o);
+    });
   };
 #else
   (void)out_dir;

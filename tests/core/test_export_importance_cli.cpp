@@ -109,6 +109,23 @@ TEST_F(ExportImportance, RunsComputedDifferentlyAreNoted) {
       << notes;
 }
 
+// `fathom report` of the sweep has the section, and its figure where the build draws figures:
+// a PNG beside report.md (its signature checked), named in the text.
+TEST_F(ExportImportance, TheSweepReportSaysWhichAxesMatter) {
+  const std::string out = (dir_.path() / "report").string();
+  const auto r = fathom::run_program({fathom::testing::built_fathom_binary().string(), "--db", db(),
+                                      "report", "grid", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = fathom::testing::read_text(dir_.path() / "report" / "report.md");
+  EXPECT_NE(text.find("## Which axes matter"), std::string::npos) << text;
+  EXPECT_NE(text.find("| model.norm |"), std::string::npos) << text;
+  if (text.find("(figures need a build with Qt)") != std::string::npos) return;
+  EXPECT_NE(text.find("![which axes matter](importance.png)"), std::string::npos) << text;
+  const std::string png = fathom::testing::read_text(dir_.path() / "report" / "importance.png");
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+}
+
 TEST_F(ExportImportance, AMetricNoRunHasIsRefused) {
   const auto r = fathom_json({"--metric", "test_bleu"});
   EXPECT_EQ(r.exit_code, 2);
