@@ -1,7 +1,8 @@
 // A sweep's comparison table at the sizes labs reach (thousands of runs, up to 100k): the time
 // build_comparison_table takes for runs that all used their best checkpoint against runs half of
-// which averaged checkpoints (the final-model note reads every run's tag), alternated round by
-// round. Rows: 6 depths; columns: 4 methods; the rest seeds.
+// which averaged checkpoints and were computed on other OpenBLAS kernels (the final-model and
+// computed-differently notes read every run's), alternated round by round. Rows: 6 depths; columns:
+// 4 methods; the rest seeds.
 //   bench_comparison_table [sizes=1000,10000,100000] [rounds=3]
 // Run by hand (never in ctest).
 #include <algorithm>
@@ -33,6 +34,11 @@ std::vector<experiments::TableRun> runs_of(long n, bool half_averaged) {
         half_averaged && i % 2
             ? db::FinalModel{db::FinalModel::Kind::MeanOfKept, 0, {1, 2, 3, 4, 5}, 0, false}
             : db::FinalModel{db::FinalModel::Kind::BestCheckpoint, 900, {}, 0, false};
+    // The mixed runs were computed on two kinds of OpenBLAS kernels, taking turns: the
+    // computed-differently note reads every run's too.
+    r.computed_with = {{"blas.core", half_averaged && i % 2 ? "Cooperlake" : "Haswell"},
+                       {"device", "cpu"},
+                       {"git_rev", "abc1234"}};
     runs.push_back(std::move(r));
   }
   return runs;

@@ -400,6 +400,13 @@ bool fill_cells(ComparisonTable& t, const std::vector<TableRun>& runs, const Tab
 
 }  // namespace
 
+std::optional<std::string> computed_differently_note(const std::vector<TableRun>& runs) {
+  std::vector<int64_t> ids;
+  std::vector<ComputedWith> computed;
+  for (const auto& r : runs) ids.push_back(r.id), computed.push_back(r.computed_with);
+  return computed_differently_note(ids, computed);
+}
+
 ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
                                        const TableOptions& options) {
   const std::vector<TableRun> runs =
@@ -441,10 +448,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
       note += ", not adjusted for the table's " + std::to_string(t.tests) + " tests";
     t.notes.push_back(note + "; n < 2: too few seeds on a side to test");
   }
-  std::vector<int64_t> ids;
-  std::vector<ComputedWith> computed;
-  for (const auto& r : runs) ids.push_back(r.id), computed.push_back(r.computed_with);
-  if (auto note = computed_differently_note(ids, computed)) t.notes.push_back(*note);
+  if (auto note = computed_differently_note(runs)) t.notes.push_back(*note);
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;

@@ -130,6 +130,10 @@ struct ComparisonTable {
   std::vector<std::string> notes;
 };
 
+// computed_with.h's note over table runs (their computed_with): where the runs' OpenBLAS
+// kernels, devices or code revisions differ, which runs have which; none when all agree.
+std::optional<std::string> computed_differently_note(const std::vector<TableRun>& runs);
+
 // Builds the table; throws InputError (field = the option) when an axis or metric is unknown,
 // when variants would be chosen on a metric no run has (--select-by) or on a test metric
 // without select_on_test, or when `versus` is no row.

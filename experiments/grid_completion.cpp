@@ -81,23 +81,24 @@ std::vector<double> unknown_weights(const std::vector<int>& levels) {
 
 GridCompleter::GridCompleter(std::vector<int> levels, std::vector<Setting> observed,
                              std::vector<Setting> missing)
-    : levels_(std::move(levels)),
-      missing_(std::move(missing)),
-      rows_(design_rows(levels_, observed)),
-      fit_(rows_, unknown_weights(levels_)) {}
+    : missing_(std::move(missing)),
+      missing_rows_(design_rows(levels, missing_)),
+      fit_(design_rows(levels, observed), unknown_weights(levels)) {}
 
 GridCompletion GridCompleter::fill(const std::vector<double>& y) const {
   const std::vector<double> beta = fit_.solve(y);
   GridCompletion out;
   double mean = 0, total = 0, residual = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    const double e = y[r] - dot(rows_[r], beta);
+  const std::vector<SparseRow>& rows = fit_.rows();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double e = y[r] - dot(rows[r], beta);
     residual += e * e;
     total += (y[r] - mean) * (y[r] - mean);
   }
   out.r_squared = total > 0 ? 1 - residual / total : 1;
-  for (const auto& s : missing_) out.filled[s] = dot(design_row(levels_, s), beta);
+  for (size_t m = 0; m < missing_.size(); ++m)
+    out.filled[missing_[m]] = dot(missing_rows_[m], beta);
   return out;
 }
 

@@ -43,10 +43,9 @@ class GridCompleter {
   GridCompletion fill(const std::vector<double>& observed_means) const;
 
  private:
-  std::vector<int> levels_;
   std::vector<Setting> missing_;
-  std::vector<SparseRow> rows_;
-  MinNormLeastSquares fit_;
+  std::vector<SparseRow> missing_rows_;  // the model's row of each missing setting
+  MinNormLeastSquares fit_;              // over the observed settings' rows
 };
 
 }  // namespace fathom::experiments

@@ -188,10 +188,7 @@ HparamImportance load_hparam_importance(const db::Store& store, const std::strin
       for (const auto& axis : split(it->second, ',')) groups.push_back(split(axis, '+'));
   }
   HparamImportance h = hparam_importance(runs, metric, "train.seed", groups);
-  std::vector<int64_t> ids;
-  std::vector<ComputedWith> computed;
-  for (const auto& r : runs) ids.push_back(r.id), computed.push_back(r.computed_with);
-  if (auto note = computed_differently_note(ids, computed)) h.notes.push_back(*note);
+  if (auto note = computed_differently_note(runs)) h.notes.push_back(*note);
   if (const auto note = selected.note()) h.notes.push_back(*note);
   return h;
 }

@@ -181,12 +181,10 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
   family.power = options.power;
   std::set<std::string> seen;
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
-  std::vector<int64_t> ids;
-  std::vector<ComputedWith> computed;  // what each run was computed with (the same per metric)
+  std::optional<std::string> computed_note;  // the same runs for every metric: said once
   for (const auto& metric : options.metrics) {
     auto runs = load_table_runs(store, selected, metric, {options.table.rows, options.table.cols});
-    if (ids.empty())
-      for (const auto& r : runs) ids.push_back(r.id), computed.push_back(r.computed_with);
+    if (metric == options.metrics.front()) computed_note = computed_differently_note(runs);
     TableOptions t = options.table;
     t.metric = metric;
     use_run_value(runs, store, t);
@@ -194,7 +192,7 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
   }
   adjust_family(family);
   family_notes(family);
-  if (auto note = computed_differently_note(ids, computed)) family.notes.push_back(*note);
+  if (computed_note) family.notes.push_back(*computed_note);
   if (auto note = selected.note()) family.notes.push_back(*note);
   return family;
 }

@@ -53,14 +53,7 @@ std::vector<double> min_norm_least_squares(const std::vector<std::vector<double>
       if (r[i] != 0) s.index.push_back(static_cast<int>(i)), s.value.push_back(r[i]);
     sparse.push_back(std::move(s));
   }
-  return min_norm_least_squares(sparse, y, weights);
-}
-
-std::vector<double> min_norm_least_squares(const std::vector<SparseRow>& rows,
-                                           const std::vector<double>& y,
-                                           const std::vector<double>& weights) {
-  if (rows.size() != y.size()) throw std::invalid_argument("least squares: rows and y differ");
-  return MinNormLeastSquares(rows, weights).solve(y);
+  return MinNormLeastSquares(std::move(sparse), weights).solve(y);
 }
 
 MinNormLeastSquares::MinNormLeastSquares(std::vector<SparseRow> rows, std::vector<double> weights)

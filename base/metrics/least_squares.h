@@ -15,12 +15,9 @@ struct SparseRow {
   std::vector<double> value;
 };
 
-// rows: X's rows (each of the same length p); y: one value per row; weights: p entries > 0.
-// Throws std::invalid_argument on mismatched sizes, an index outside [0, p) or a weight <= 0.
+// rows: X's rows written whole (each of the same length p); y: one value per row; weights: p
+// entries > 0. Throws std::invalid_argument on mismatched sizes or a weight <= 0.
 std::vector<double> min_norm_least_squares(const std::vector<std::vector<double>>& rows,
-                                           const std::vector<double>& y,
-                                           const std::vector<double>& weights);
-std::vector<double> min_norm_least_squares(const std::vector<SparseRow>& rows,
                                            const std::vector<double>& y,
                                            const std::vector<double>& weights);
 
@@ -30,6 +27,7 @@ class MinNormLeastSquares {
  public:
   MinNormLeastSquares(std::vector<SparseRow> rows, std::vector<double> weights);
   std::vector<double> solve(const std::vector<double>& y) const;
+  const std::vector<SparseRow>& rows() const { return rows_; }
 
  private:
   std::vector<SparseRow> rows_;

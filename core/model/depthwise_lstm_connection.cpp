@@ -34,7 +34,6 @@
 // Inits that rescale residual branches (admin, rezero, rezero_postln, deepnorm, or any init
 // that brings its own sub-layer style) are rejected by check().
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 #include "base/config/config_io.h"
@@ -97,13 +96,14 @@ class LstmStackParts {
     return unpack(observed_layer_output(hooks_.get(), stack, l, packed(state)));
   }
 
-  // A layer of the stack: the state below (and the decoder's memory) to the layer's state.
-  using Layer = std::function<LstmState(const LstmState& below, const torch::Tensor& memory)>;
-  // layer(below, memory), recomputed in backward where the stack checkpoints its layers
+  // layer(below, memory) -> the layer's state (memory: the decoder's encoder output),
+  // recomputed in backward where the stack checkpoints its layers
   // (train.checkpoint_activations): the state packed into one tensor for checkpointed_layer,
   // the memory passed through so that its gradient reaches the encoder. Layer 0's state has
-  // no cell yet (c_0 = 0 is the cell's own default), and stays so.
-  LstmState run_layer(Layer layer, const LstmState& below, const torch::Tensor& memory,
+  // no cell yet (c_0 = 0 is the cell's own default), and stays so. A template, so the plain
+  // path calls the layer without wrapping it in a std::function.
+  template <typename Layer>
+  LstmState run_layer(const Layer& layer, const LstmState& below, const torch::Tensor& memory,
                       bool training) const {
     if (!recomputes_layers(hooks_.get(), training)) return layer(below, memory);
     const bool has_cell = below.cell.defined();

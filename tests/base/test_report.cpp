@@ -267,7 +267,7 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   const double mu = (a + b + c + d) / 4, f_norm = (a + b) / 2 - mu;
   const double v =
       ((a - mu) * (a - mu) + (b - mu) * (b - mu) + (c - mu) * (c - mu) + (d - mu) * (d - mu)) / 4;
-  char norm_share[32];
+  char norm_share[64];
   std::snprintf(norm_share, sizeof norm_share, "| model.norm | %.4g | %.1f %% [", f_norm * f_norm,
                 100 * f_norm * f_norm / v);
   EXPECT_NE(text.find("## Which axes matter"), std::string::npos) << text;
