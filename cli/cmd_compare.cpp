@@ -1,8 +1,9 @@
-// `fathom compare RUN RUN [RUN...] [--samples N] [--seed S]`: what differs between runs --
-// the settings whose values are not the same in every run's config, their final metrics --
-// and whether each run's test BLEU differs from the first run's by more than the choice of
-// test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's --paired-bs)
-// of the hypotheses each run stored, against the test references of their common data.
+// `fathom compare RUN RUN [RUN...] [--samples N] [--seed S] [--tolerance T]`: what differs
+// between runs -- the settings whose values are not the same in every run's config, their final
+// metrics, where each run's curves first part from the first run's (experiments/
+// run_agreement.h) -- and whether each run's test BLEU differs from the first run's by more than
+// the choice of test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's
+// --paired-bs) of the hypotheses each run stored, against the test references of their common data.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "cli/stored_hypotheses.h"
 #include "db/store.h"
 #include "experiments/computed_with.h"
+#include "experiments/run_agreement.h"
 #include "experiments/text_table.h"
 
 namespace fathom::cli {
@@ -28,6 +30,7 @@ struct CompareArgs {
   std::vector<std::string> runs;
   int samples = 1000;
   uint64_t seed = 12345;
+  double tolerance = 0;  // relative, for the curves
 };
 
 std::string general(double v) {  // 5888, 2.4464, 0.0168
@@ -50,12 +53,28 @@ struct Comparison {
   std::map<std::string, std::vector<std::string>> differing;
   std::map<std::string, std::vector<std::string>> computed_with;
   std::set<std::string> metrics;
+  std::vector<experiments::RunAgreement> curves;  // run i + 1 against the first
   PairedInput paired;
   std::vector<PairedBootstrap> tests;
 };
 
+nlohmann::json agreement_json(const experiments::RunAgreement& r) {
+  auto point = [](const experiments::CurvePoint& p) {
+    return nlohmann::json{
+        {"update", p.step}, {"metric", p.metric}, {"values", {p.a, p.b}}, {"relative", p.relative}};
+  };
+  nlohmann::json j{{"agrees", r.agrees()},         {"tolerance", r.tolerance},
+                   {"through", r.through},         {"metrics", r.metrics},
+                   {"values", r.values},           {"unmatched_values", r.unmatched_values},
+                   {"only_in_first", r.only_in_a}, {"only_in_this", r.only_in_b}};
+  j["first_departure"] = r.first_departure ? point(*r.first_departure) : nlohmann::json();
+  j["apart_at_end"] = nlohmann::json::array();
+  for (const auto& p : r.apart_at_end) j["apart_at_end"].push_back(point(p));
+  return j;
+}
+
 void print_comparison_json(const Comparison& c) {
-  const auto& [runs, differing, computed_with, metrics, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
   nlohmann::json j;
   j["runs"] = nlohmann::json::array();
   for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
@@ -65,6 +84,8 @@ void print_comparison_json(const Comparison& c) {
     j["final_metrics"][m] = nlohmann::json::array();
     for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
   }
+  for (size_t i = 0; i < curves.size(); ++i)
+    j["curves"]["versus_" + std::to_string(runs[i + 1].id)] = agreement_json(curves[i]);
   if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
   for (size_t i = 0; i < tests.size(); ++i)
     j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {
@@ -82,7 +103,7 @@ void print_comparison_json(const Comparison& c) {
 }
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
-  const auto& [runs, differing, computed_with, metrics, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
   // as its axes, and a column each made the tables too wide to read.
   std::cout << "Runs:\n\n";
@@ -117,6 +138,15 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
     for (const auto& r : runs) finals.rows.back().push_back(general(r.final_metrics.at(m)));
   }
   std::cout << "Final metrics:\n\n" << experiments::text_table_to_markdown(finals) << "\n";
+  std::cout << "Curves against " << run_label(runs.front()) << " (every update both recorded, "
+            << "timings and system metrics left out):\n\n";
+  const std::string first = "#" + std::to_string(runs.front().id);
+  for (size_t i = 0; i < curves.size(); ++i)
+    std::cout << "- " << run_label(runs[i + 1]) << ": "
+              << experiments::describe_agreement(curves[i], first,
+                                                 "#" + std::to_string(runs[i + 1].id))
+              << "\n";
+  std::cout << "\n";
   if (!paired.why_not.empty()) {
     std::cout << "No paired BLEU test: " << paired.why_not << ".\n";
     return;
@@ -136,7 +166,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
-  auto& [runs, differing, computed_with, metrics, paired, tests] = c;
+  auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
   std::vector<nlohmann::json> configs;
   for (const auto& name : a.runs) {
     auto r = store.find_run(name);
@@ -154,6 +184,11 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   for (const auto& r : runs)
     for (auto it = metrics.begin(); it != metrics.end();)
       it = r.final_metrics.count(*it) ? std::next(it) : metrics.erase(it);
+
+  const auto first_rows = store.metric_rows(runs.front().id);
+  for (size_t i = 1; i < runs.size(); ++i)
+    curves.push_back(
+        experiments::compare_trajectories(first_rows, store.metric_rows(runs[i].id), a.tolerance));
 
   paired = paired_input(store, resolve_store_paths(global), runs);
   if (paired.why_not.empty())
@@ -180,6 +215,10 @@ void add_compare_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--samples", a->samples, "bootstrap draws (default 1000, as sacreBLEU)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", a->seed, "seed of the draws (default 12345, as sacreBLEU)");
+  cmd->add_option("--tolerance", a->tolerance,
+                  "relative difference up to which two curve values count as equal (default 0: "
+                  "the same number)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->callback([a, &global] { compare(*a, global); });
 }
 

@@ -1,6 +1,7 @@
 // `fathom train CONFIG.yaml [--set key=value ...] [--device ...]` and
-// `fathom train --resume RUN` and `fathom train --fork RUN --from STEP` (a new run from a kept
-// checkpoint, core/train/fork.h): one training run, recorded in the store as its holder
+// `fathom train --resume RUN`, `fathom train --fork RUN --from STEP` (a new run from a kept
+// checkpoint, core/train/fork.h) and `fathom train --reproduce RUN` (its config again, the
+// curves compared; cli/reproduction.h): one training run, recorded in the store as its holder
 // (db/lease.h). Ctrl+C, SIGTERM or SIGHUP stops it at the next update with a checkpoint (or
 // between the steps of loading and evaluating): the run is marked cancelled with the command
 // that continues it, and the exit status is 128 + the signal. A run cancelled or taken by
@@ -24,6 +25,7 @@
 #include "base/util/version.h"
 #include "cli/commands.h"
 #include "cli/rank_launch.h"
+#include "cli/reproduction.h"
 #include "cli/settle_outcome.h"
 #include "cli/stop_signals.h"
 #include "core/model/registry.h"
@@ -53,6 +55,8 @@ struct TrainArgs {
   std::string resume;
   std::string fork;        // --fork RUN
   int64_t fork_from = -1;  // --from STEP
+  std::string reproduce;   // --reproduce RUN
+  double tolerance = 0;    // --tolerance, for --reproduce's comparison
   bool no_progress = false;
   int nproc = -1;           // --nproc N: train.processes (-1: as the config says)
   int rendezvous_port = 0;  // --rendezvous-port P (0: any free port)
@@ -178,12 +182,23 @@ void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& co
 struct TrainStart {
   RunConfig config;
   std::optional<db::Store> store;
-  std::optional<db::RunRecord> resumed, parent;
+  std::optional<db::RunRecord> resumed, parent, reproduced;
 };
 
 TrainStart load_start(const TrainArgs& args, const std::string& db_path) {
   TrainStart start;
-  if (!args.fork.empty()) {
+  if (!args.reproduce.empty()) {
+    if (!args.resume.empty() || !args.fork.empty() || !args.config_path.empty())
+      throw InputError("fathom train", 0, "--reproduce",
+                       "a reproduction takes the run's stored config: give no CONFIG, --resume "
+                       "or --fork");
+    start.store.emplace(db::Store::open(db_path));
+    start.reproduced = start.store->find_run(args.reproduce);
+    if (!start.reproduced)
+      throw InputError(start.store->path(), 0, "--reproduce",
+                       "no run '" + args.reproduce + "' in the store");
+    start.config = reproduction_config(*start.store, *start.reproduced);
+  } else if (!args.fork.empty()) {
     if (!args.resume.empty() || !args.config_path.empty())
       throw InputError("fathom train", 0, "--fork",
                        "a fork takes its parent's config: give no CONFIG and no --resume");
@@ -204,6 +219,10 @@ TrainStart load_start(const TrainArgs& args, const std::string& db_path) {
                        "no run '" + args.resume + "' in the store");
     start.config = load_config_string(start.resumed->config_yaml,
                                       "run " + std::to_string(start.resumed->id) + " config", "");
+    // A reproduction resumed (after a stop) is compared with its original again at the end.
+    const auto tags = start.store->tags(start.resumed->id);
+    if (const auto original = tags.find("reproduces"); original != tags.end())
+      start.reproduced = start.store->find_run(original->second);
   } else {
     if (args.config_path.empty())
       throw InputError("fathom train", 0, "CONFIG", "give a config file or --resume RUN");
@@ -234,7 +253,9 @@ int64_t run_to_train(TrainStart& start, const TrainArgs& args, const db::StorePa
   run.config_json = config_to_json(config).dump();
   run.config_yaml = config_to_yaml(config);
   run.git_rev = git_revision();
-  return store.create_run(run);
+  const int64_t id = store.create_run(run);
+  if (start.reproduced) record_reproduction(store, id, *start.reproduced);
+  return id;
 }
 
 // The alerts of a run trained by `fathom train` (its config's notify keys; experiments/notify.h):
@@ -360,9 +381,15 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   const std::string resume =
       command_line(global, store, "train --resume " + std::to_string(run_id));
   const TrainOutcome outcome = train_settling_failure(config, store, options, held, global, resume);
-  if (outcome.status == TrainOutcome::kStopped) exit_stopped(store, run_id, outcome, held, resume);
-  print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
+  const bool stopped = outcome.status == TrainOutcome::kStopped;
+  if (!stopped && !(start.reproduced && global.json))  // one JSON document: the reproduction's
+    print_outcome(*store.find_run(std::to_string(run_id)), outcome, global.json);
+  // A stopped reproduction is compared through the updates it reached before it exits.
+  const bool agrees = !start.reproduced || report_reproduction(store, *start.reproduced, run_id,
+                                                               args.tolerance, global.json);
+  if (stopped) exit_stopped(store, run_id, outcome, held, resume);
   send_alerts(store, run_id);
+  if (!agrees) throw CommandExit{kNotReproduced};
 }
 
 }  // namespace
@@ -382,6 +409,14 @@ void add_train_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--from", args->fork_from,
                   "the update to fork at: a kept checkpoint (train.keep_checkpoint_every) or "
                   "a resume point");
+  cmd->add_option("--reproduce", args->reproduce,
+                  "train run RUN's stored config again as a new run (outside any sweep), then "
+                  "compare its curves with RUN's; exit status 5 where they differ "
+                  "(cli/reproduction.h)");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "with --reproduce: the relative difference up to which curve values count as "
+                  "equal (default 0: the same number)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
   cmd->add_option("--nproc", args->nproc,
                   "train on N data-parallel processes on this machine (train.processes; each "

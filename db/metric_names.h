@@ -81,6 +81,14 @@ inline const std::string kTrainTokens = "train_tokens";
 inline const std::string kDecodeTime = "decode_time_s";
 inline const std::string kParams = "params";
 
+// What measures the machine rather than the model: timings, throughput and the system
+// metrics. They differ between two runs of one computation, so comparisons of a run with its
+// resumed, repeated or reproduced twin leave their values out (experiments/run_agreement.h).
+inline bool measures_the_machine(const std::string& name) {
+  return is_system_metric(name) || name == kTokensPerSecond || name == kTrainTime ||
+         name == kDecodeTime || name == kAllReduceSeconds || name == kAllReduceOverlapSeconds;
+}
+
 // The curves whose spikes are looked for (base/metrics/spikes.h): `fathom show` lists them, the
 // dashboard and exported curves mark them.
 inline const std::vector<std::string>& spike_metrics() {

@@ -6,10 +6,14 @@ namespace fathom::experiments {
 
 ComputedWith computed_with(const db::RunRecord& run,
                            const std::map<std::string, std::string>& tags) {
-  const auto core = tags.find("blas.core");
-  return {{"blas.core", core == tags.end() ? "" : core->second},
+  const auto tag = [&](const std::string& key) {
+    const auto found = tags.find(key);
+    return found == tags.end() ? std::string() : found->second;
+  };
+  return {{"blas.core", tag("blas.core")},
           {"device", run.device},
-          {"git_rev", run.git_rev}};
+          {"git_rev", run.git_rev},
+          {"libtorch", tag("libtorch")}};
 }
 
 std::map<std::string, std::vector<std::string>> computed_differently(

@@ -10,6 +10,7 @@
 #include "base/util/version.h"
 #include "db/run_status.h"
 #include "experiments/run_control.h"
+#include "experiments/worker_tags.h"
 
 namespace fathom::experiments {
 

@@ -19,7 +19,7 @@ const char* blas_core_name();
 // A run's tag blas.core once it (re)starts at `update` on kernels `now`, given the tag
 // `recorded` so far: the kernels of each stretch in order, so a run resumed on another kind of
 // machine says so -- "Haswell", then "Haswell, then Cooperlake from update 400". Unchanged when
-// the last stretch's kernels are `now`'s.
+// the last stretch's kernels are `now`'s. The tag libtorch keeps the LibTorch versions so too.
 std::string blas_core_history(const std::string& recorded, const std::string& now,
                               long long update);
 

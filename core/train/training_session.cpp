@@ -161,13 +161,16 @@ void TrainingSession::resume() {
   // OpenBLAS picks its kernels by the CPU (or OPENBLAS_CORETYPE), and the kernels round
   // differently: the same seed gives other numbers on another kind of machine (README).
   // A resume on another kind of machine adds its kernels, from the update it resumed at.
-  if (const std::string core = blas_core_name(); !core.empty()) {
-    const auto tags = store_->tags(lease_->run);
-    const auto recorded = tags.find("blas.core");
-    store_->set_tag(*lease_, "blas.core",
-                    blas_core_history(recorded == tags.end() ? "" : recorded->second, core,
+  // The LibTorch version likewise (1.13 and 2.x compute attention and Adam by other paths).
+  const auto tags = store_->tags(lease_->run);
+  const auto record_stretch = [&](const std::string& key, const std::string& now) {
+    const auto recorded = tags.find(key);
+    store_->set_tag(*lease_, key,
+                    blas_core_history(recorded == tags.end() ? "" : recorded->second, now,
                                       static_cast<long long>(state_.update)));
-  }
+  };
+  if (const std::string core = blas_core_name(); !core.empty()) record_stretch("blas.core", core);
+  record_stretch("libtorch", TORCH_VERSION);
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 

@@ -10,8 +10,8 @@ using namespace fathom;
 using experiments::ComputedWith;
 
 ComputedWith on(const std::string& core, const std::string& device = "cpu",
-                const std::string& rev = "abc1234") {
-  return {{"blas.core", core}, {"device", device}, {"git_rev", rev}};
+                const std::string& rev = "abc1234", const std::string& libtorch = "") {
+  return {{"blas.core", core}, {"device", device}, {"git_rev", rev}, {"libtorch", libtorch}};
 }
 
 TEST(ComputedWith, RunIdsReadAsRanges) {
@@ -29,6 +29,11 @@ TEST(ComputedWith, OnlyKeysThatDifferAreListedWithEachRunsValue) {
   EXPECT_EQ(d.at("git_rev"), (std::vector<std::string>{"abc1234", "def5678", "abc1234"}));
   // A run that did not record its kernels ("") is not taken to have had the others'.
   EXPECT_EQ(experiments::computed_differently({on("Haswell"), on("")}).count("blas.core"), 1u);
+  // The same kernels, device and revision on two LibTorch versions.
+  const auto torch = experiments::computed_differently(
+      {on("Haswell", "cpu", "abc1234", "1.13.1"), on("Haswell", "cpu", "abc1234", "2.6.0")});
+  ASSERT_EQ(torch.size(), 1u);
+  EXPECT_EQ(torch.at("libtorch"), (std::vector<std::string>{"1.13.1", "2.6.0"}));
 }
 
 TEST(ComputedWith, TheNoteNamesEachValuesRuns) {

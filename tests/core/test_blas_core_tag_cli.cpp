@@ -1,10 +1,12 @@
 // A run records the OpenBLAS kernels it computed with (tag blas.core): they round differently
 // from one kind of CPU to another, so the same seed gives other numbers on another machine
-// (README) -- the tag says why, and OPENBLAS_CORETYPE, which chooses them, shows in it.
+// (README) -- the tag says why, and OPENBLAS_CORETYPE, which chooses them, shows in it. Its
+// LibTorch version beside them (tag libtorch).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "base/util/process.h"
@@ -42,6 +44,10 @@ TEST(BlasCoreTag, ARunRecordsTheKernelsOpenBlasWasToldToUse) {
   const Store store = Store::open(db, OpenMode::ReadOnly);
   const auto told_tags = store.tags(store.find_run("told")->id);
   const auto own_tags = store.tags(store.find_run("own")->id);
+  // The LibTorch version beside them ("1.13.0"): 1.13 and 2.x take other paths on one CPU.
+  ASSERT_TRUE(own_tags.count("libtorch"));
+  EXPECT_TRUE(std::regex_match(own_tags.at("libtorch"), std::regex(R"(\d+\.\d+\.\d+.*)")))
+      << own_tags.at("libtorch");
   if (!told_tags.count("blas.core")) GTEST_SKIP() << "LibTorch here does not use OpenBLAS";
   EXPECT_EQ(told_tags.at("blas.core"), "Haswell");
   ASSERT_TRUE(own_tags.count("blas.core"));

@@ -99,8 +99,9 @@ void expect_same_step(const RunConfig& config) {
     // norm that feeds them get no gradient at the first step.
     const bool zero_at_init = name.find("hc_gate_") != std::string::npos ||
                               name.find("hc_stream_norm") != std::string::npos;
-    if (!zero_at_init)
+    if (!zero_at_init) {
       EXPECT_GT(grad.abs().max().item<double>(), 0) << name << ": no gradient at all";
+    }
   }
   // The generator continues where the plain step leaves it (later dropout unaffected).
   EXPECT_TRUE(torch::equal(recomputed.next_draw, plain.next_draw));

@@ -28,7 +28,6 @@
 #include <map>
 #include <random>
 #include <regex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,8 +49,6 @@ using fathom::db::Store;
 
 const std::string kBase =
     ft::tiny_config_yaml("tiny", "{lr: 0.005, warmup: 10, valid_every: 50, log_every: 7}");
-
-const std::set<std::string> kTimings = {"tokens_per_s", "train_time_s", "decode_time_s"};
 
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
@@ -159,12 +156,12 @@ void FaultCampaign::expect_equal_to_reference(const std::string& sweep) const {
       const auto& [step_g, name_g, value_g, wall_g] = got_rows[j];
       ASSERT_EQ(name_g, name_w);
       ASSERT_EQ(step_g, step_w) << name_w;
-      if (kTimings.count(name_w) || fathom::db::metric::is_system_metric(name_w)) continue;
+      if (fathom::db::metric::measures_the_machine(name_w)) continue;
       EXPECT_EQ(value_g, value_w) << name_w << " at update " << step_w;
     }
     for (const auto& [name, value] : want.final_metrics) {
       ASSERT_TRUE(got.final_metrics.count(name)) << "final metric " << name << " missing";
-      if (kTimings.count(name)) continue;
+      if (fathom::db::metric::measures_the_machine(name)) continue;
       EXPECT_EQ(got.final_metrics.at(name), value) << name;
     }
     EXPECT_EQ(got.final_metrics.size(), want.final_metrics.size());

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,7 +38,6 @@ using fathom::db::Store;
 // checkpoints every 250 updates, so a takeover resumes from one.
 const std::string kBase = ft::tiny_config_yaml(
     "tiny", "{lr: 0.005, warmup: 10, max_updates: 1000, valid_every: 250, log_every: 10}");
-const std::set<std::string> kTimings = {"tokens_per_s", "train_time_s", "decode_time_s"};
 // Fast failure detection, so a takeover takes seconds: beats every second, lost after 5.
 const std::vector<std::string> kFast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
 
@@ -132,13 +130,13 @@ void expect_equal_to_uninterrupted(const RunExport& got, const RunExport& want) 
     const auto& [step_g, name_g, value_g, wall_g] = got.metrics[i];
     ASSERT_EQ(name_g, name_w);
     ASSERT_EQ(step_g, step_w) << name_w;
-    if (!kTimings.count(name_w) && !fathom::db::metric::is_system_metric(name_w)) {
+    if (!fathom::db::metric::measures_the_machine(name_w)) {
       EXPECT_EQ(value_g, value_w) << name_w << " at update " << step_w;
     }
   }
   ASSERT_EQ(got.run.final_metrics.size(), want.run.final_metrics.size());
   for (const auto& [name, value] : want.run.final_metrics)
-    if (!kTimings.count(name)) {
+    if (!fathom::db::metric::measures_the_machine(name)) {
       EXPECT_EQ(got.run.final_metrics.at(name), value) << name;
     }
 }
