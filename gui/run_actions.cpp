@@ -120,4 +120,14 @@ bool resume_run(const QString& db_location, int64_t run, QString* message) {
                         message);
 }
 
+bool reproduce_run(const QString& db_location, int64_t run, QString* message) {
+  const auto paths = store_paths_or(db_location, message);
+  if (!paths) return false;
+  return start_detached(
+      {QStringLiteral("train"), QStringLiteral("--reproduce"), QString::number(run),
+       QStringLiteral("--no-progress")},
+      db_location,
+      QString::fromStdString(paths->run_dir(run)) + QStringLiteral("/reproductions.log"), message);
+}
+
 }  // namespace fathom::gui

@@ -27,6 +27,10 @@ bool cancel_sweep(const QString& db_location, const QString& sweep, QString* mes
 // without --artifacts / $FATHOM_ARTIFACTS).
 bool resume_run(const QString& db_location, int64_t run, QString* message);
 
+// `fathom train --reproduce ID`, detached, output appended to the original run's
+// reproductions.log (the new run's id is the command's to choose). As resume_run otherwise.
+bool reproduce_run(const QString& db_location, int64_t run, QString* message);
+
 // Deletes runs from the store (Store::delete_run: every row about them) and then their
 // artifact directories (checkpoints, logs). A running run is refused: it is skipped and its
 // reason added to *errors; so is a store with no artifacts directory configured (the rows go,

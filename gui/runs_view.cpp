@@ -11,7 +11,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QSettings>
 #include <QTableView>
 #include <QTimer>
@@ -23,8 +22,6 @@
 #include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
-#include "gui/prune_dialog.h"
-#include "gui/run_actions.h"
 #include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
@@ -128,6 +125,11 @@ void RunsView::buildActions() {
   resume_ = action(QStringLiteral("&Resume"), QKeySequence(Qt::CTRL | Qt::Key_R),
                    QStringLiteral("fathom train --resume ID: continue from the last checkpoint"),
                    &RunsView::resumeSelected);
+  reproduce_ = action(QStringLiteral("Re&produce"), {},
+                      QStringLiteral("fathom train --reproduce ID: train the run's config again as "
+                                     "a new run and say whether its curves equal the run's (its "
+                                     "tag reproduction)"),
+                      &RunsView::reproduceSelected);
   delete_ = action(QStringLiteral("&Delete"), QKeySequence::Delete,
                    QStringLiteral("delete the selected runs"), &RunsView::deleteSelected);
   prune_ = action(QStringLiteral("&Prune checkpoints..."), {},
@@ -200,7 +202,8 @@ void RunsView::connectParts() {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_, cancel_, resume_, delete_, prune_, cancel_sweep_, columns_, metrics_, show_best_};
+  return {open_,  cancel_,       resume_,  reproduce_, delete_,
+          prune_, cancel_sweep_, columns_, metrics_,   show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
@@ -437,6 +440,9 @@ void RunsView::updateActions() {
   open_->setEnabled(!runs.empty() && runs.size() <= 8);  // a window each
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
+  reproduce_->setEnabled(std::any_of(runs.begin(), runs.end(), [](const db::RunRecord& r) {
+    return !db::status::is_active(r.status) && r.updates > 0;
+  }));
   cancel_sweep_->setEnabled(any_sweep);
   // A running run is refused by the store; say so by the button already.
   bool any_running = false;
@@ -464,93 +470,6 @@ RunPage* RunsView::openScreenshotPage() {
   }
   if (!chosen) return nullptr;
   return pages_->open(session_->store, *chosen, model_->runs(), db_location_);
-}
-
-void RunsView::cancelSelected() {
-  const auto runs = selectedRuns();
-  if (runs.empty()) return;
-  if (QMessageBox::question(
-          this, QStringLiteral("Cancel runs"),
-          QStringLiteral("Cancel %1 selected run(s)? Queued runs will not start; "
-                         "running workers are stopped wherever they run (this machine, Slurm).")
-              .arg(runs.size())) != QMessageBox::Yes)
-    return;
-  try {
-    QStringList problems;
-    const int n = cancel_runs(db_location_, runs, &problems);
-    emit message(QStringLiteral("%1 run(s) cancelled").arg(n));
-    if (!problems.isEmpty()) emit error(problems.join(QLatin1Char('\n')));
-  } catch (const std::exception& e) {
-    emit error(describe_store_error(e));
-  }
-  refresh();
-}
-
-void RunsView::resumeSelected() {
-  for (const auto& run : selectedRuns()) {
-    if (!db::status::is_resumable(run.status)) continue;
-    QString text;
-    if (resume_run(db_location_, run.id, &text))
-      emit message(text);
-    else
-      emit error(text);
-  }
-}
-
-void RunsView::deleteSelected() {
-  const auto runs = selectedRuns();
-  if (runs.empty() || db_location_.isEmpty()) return;
-  QStringList names;
-  for (const auto& r : runs)
-    names << QStringLiteral("#%1 %2").arg(r.id).arg(QString::fromStdString(r.name));
-  if (names.size() > 8) names = names.mid(0, 8) << QStringLiteral("...");
-  QMessageBox box(
-      QMessageBox::Warning, QStringLiteral("Delete runs"),
-      QStringLiteral("Delete %1 run(s) and everything recorded about them (metrics, final metrics, "
-                     "tags, analyses) and their checkpoints on disk? This cannot be undone.\n\n%2")
-          .arg(runs.size())
-          .arg(names.join('\n')),
-      QMessageBox::Yes | QMessageBox::Cancel, this);
-  box.setDefaultButton(QMessageBox::Cancel);
-  if (box.exec() != QMessageBox::Yes) return;
-  QStringList errors;
-  try {
-    const int n = delete_runs(db_location_, runs, &errors);
-    emit message(QStringLiteral("%1 run(s) deleted").arg(n));
-  } catch (const std::exception& e) {
-    errors << describe_store_error(e);
-  }
-  if (!errors.isEmpty()) emit error(errors.join('\n'));
-  table_->clearSelection();
-  refresh();
-}
-
-void RunsView::pruneSelected() {
-  if (selectedRuns().empty() || db_location_.isEmpty()) return;
-  QString done;
-  QStringList errors;
-  prune_with_dialog(this, db_location_, selectedRuns(), &done, &errors);
-  if (!done.isEmpty()) emit message(done);
-  if (!errors.isEmpty()) emit error(errors.join('\n'));
-  refresh();
-}
-
-void RunsView::cancelSweep() {
-  std::set<QString> sweeps;
-  for (const auto& r : selectedRuns())
-    if (!r.sweep.empty()) sweeps.insert(QString::fromStdString(r.sweep));
-  for (const auto& sweep : sweeps) {
-    if (QMessageBox::question(
-            this, QStringLiteral("Cancel sweep"),
-            QStringLiteral("Cancel every queued and running run of sweep %1?").arg(sweep)) !=
-        QMessageBox::Yes)
-      continue;
-    QString text;
-    if (cancel_sweep(db_location_, sweep, &text))
-      emit message(text);
-    else
-      emit error(text);
-  }
 }
 
 void RunsView::setBrush(RunBrush* brush) {

@@ -88,6 +88,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void openSelected();
   void cancelSelected();
   void resumeSelected();
+  void reproduceSelected();
   void deleteSelected();
   void pruneSelected();
   void cancelSweep();
@@ -135,8 +136,8 @@ class RunsView : public QWidget, public WorkbenchView {
   std::set<int64_t> hidden_selection_;  // selected when a brush hid them
   QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
                   // "no run matches ..."
-  QAction *open_, *cancel_, *resume_, *delete_, *prune_, *cancel_sweep_, *columns_, *metrics_,
-      *show_best_, *focus_filter_;
+  QAction *open_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_, *columns_,
+      *metrics_, *show_best_, *focus_filter_;
   std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
   std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read
   std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
