@@ -147,6 +147,21 @@ std::map<std::string, std::string> resume_changes(const RunConfig& stored, const
   return changes;
 }
 
+// A reproduction trains the stored config: only its name and how it runs (threads, processes,
+// device) may change, never what it computes.
+void refuse_changed_reproduction(const RunConfig& stored, const RunConfig& now) {
+  std::string refused;
+  const std::set<std::string> how = {"name", "train.threads", "train.processes",
+                                     "train.reduce_backend", "device"};
+  for (const auto& [key, values] : differing_keys({config_to_json(stored), config_to_json(now)}))
+    if (!how.count(key)) refused += (refused.empty() ? "" : ", ") + key;
+  if (!refused.empty())
+    throw InputError("fathom train", 0, "--set",
+                     "--reproduce trains the run's stored config; changing " + refused +
+                         " would compare other settings' curves with it. It may change only "
+                         "train.threads, train.processes, train.reduce_backend and device");
+}
+
 // `fathom [--db ...] [--artifacts ...] REST` as the user can run it again: the store and
 // artifacts this command used when they were given on its command line (a URL shows *** for
 // its password).
@@ -338,6 +353,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
                      "must be at least 1 process, got " + std::to_string(args.nproc));
   if (args.nproc > 0) apply_overrides(config, {"train.processes=" + std::to_string(args.nproc)});
   std::map<std::string, std::string> changes;
+  if (start.reproduced && !start.resumed) refuse_changed_reproduction(stored, config);
   if (start.resumed) {
     changes = resume_changes(stored, config);
     refuse_end_before_reached(*start.store, *start.resumed, stored, config);
@@ -413,10 +429,12 @@ void add_train_command(CLI::App& app, GlobalOptions& global) {
                   "train run RUN's stored config again as a new run (outside any sweep), then "
                   "compare its curves with RUN's; exit status 5 where they differ "
                   "(cli/reproduction.h)");
+  CLI::Option* reproduce = cmd->get_option("--reproduce");
   cmd->add_option("--tolerance", args->tolerance,
                   "with --reproduce: the relative difference up to which curve values count as "
                   "equal (default 0: the same number)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Range(0.0, 1.0))
+      ->needs(reproduce);
   cmd->add_flag("--no-progress", args->no_progress, "no progress bar");
   cmd->add_option("--nproc", args->nproc,
                   "train on N data-parallel processes on this machine (train.processes; each "

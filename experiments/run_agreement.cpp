@@ -38,6 +38,13 @@ std::string number(double v, int digits) {
   return buf;
 }
 
+// With its trailing zeros: 5.00000 beside 5.00001, not 5.
+std::string number_kept(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%#.*g", digits, v);
+  return buf;
+}
+
 std::string with_commas(size_t n) {  // 1250 -> "1,250"
   std::string digits = std::to_string(n), out;
   for (size_t i = 0; i < digits.size(); ++i) {
@@ -50,10 +57,11 @@ std::string with_commas(size_t n) {  // 1250 -> "1,250"
 // "update 10, grad_norm 1.2345678 (#1) against 1.2345679 (#2), relative 8.1e-08": enough
 // digits that the two values read differently.
 std::string point_text(const CurvePoint& p, const std::string& a, const std::string& b) {
-  int digits = 6;
+  int digits = 4;
   while (digits < 17 && number(p.a, digits) == number(p.b, digits)) ++digits;
-  return "update " + std::to_string(p.step) + ", " + p.metric + " " + number(p.a, digits) + " (" +
-         a + ") against " + number(p.b, digits) + " (" + b + "), relative " + number(p.relative, 2);
+  return "update " + std::to_string(p.step) + ", " + p.metric + " " + number_kept(p.a, digits) +
+         " (" + a + ") against " + number_kept(p.b, digits) + " (" + b + "), relative " +
+         number(p.relative, 2);
 }
 
 }  // namespace

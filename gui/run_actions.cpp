@@ -8,6 +8,7 @@
 
 #include "base/util/error.h"
 #include "db/run_paths.h"
+#include "db/run_status.h"
 #include "experiments/run_control.h"
 #include "gui/fathom_binary.h"
 
@@ -118,6 +119,10 @@ bool resume_run(const QString& db_location, int64_t run, QString* message) {
                         db_location,
                         QString::fromStdString(paths->run_dir(run)) + QStringLiteral("/worker.log"),
                         message);
+}
+
+bool can_reproduce(const db::RunRecord& run) {
+  return !db::status::is_active(run.status) && run.updates > 0;
 }
 
 bool reproduce_run(const QString& db_location, int64_t run, QString* message) {

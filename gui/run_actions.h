@@ -27,6 +27,9 @@ bool cancel_sweep(const QString& db_location, const QString& sweep, QString* mes
 // without --artifacts / $FATHOM_ARTIFACTS).
 bool resume_run(const QString& db_location, int64_t run, QString* message);
 
+// A run that trained and no longer does: what `fathom train --reproduce` can compare with.
+bool can_reproduce(const db::RunRecord& run);
+
 // `fathom train --reproduce ID`, detached, output appended to the original run's
 // reproductions.log (the new run's id is the command's to choose). As resume_run otherwise.
 bool reproduce_run(const QString& db_location, int64_t run, QString* message);

@@ -22,6 +22,7 @@
 #include "db/run_status.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
+#include "gui/run_actions.h"
 #include "gui/run_brush.h"
 #include "gui/run_page.h"
 #include "gui/run_pages.h"
@@ -440,9 +441,7 @@ void RunsView::updateActions() {
   open_->setEnabled(!runs.empty() && runs.size() <= 8);  // a window each
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
-  reproduce_->setEnabled(std::any_of(runs.begin(), runs.end(), [](const db::RunRecord& r) {
-    return !db::status::is_active(r.status) && r.updates > 0;
-  }));
+  reproduce_->setEnabled(std::any_of(runs.begin(), runs.end(), can_reproduce));
   cancel_sweep_->setEnabled(any_sweep);
   // A running run is refused by the store; say so by the button already.
   bool any_running = false;

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <map>
 #include <set>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
@@ -104,6 +105,8 @@ class RunsView : public QWidget, public WorkbenchView {
   void showEvent(QShowEvent* event) override;
 
  private:
+  void startForEachSelected(const std::function<bool(const db::RunRecord&)>& eligible,
+                            bool (*start)(const QString&, int64_t, QString*));
   // The constructor's parts.
   void buildTable();
   void buildFilterBar();

@@ -1,6 +1,7 @@
 // What the runs view's actions do to the selected runs: cancel, resume, reproduce, delete,
 // prune, cancel their sweep. Training goes through the `fathom` command line, detached
 // (gui/run_actions.h); the view itself only asks and reports.
+#include <functional>
 #include <set>
 
 #include <QMessageBox>
@@ -32,30 +33,28 @@ void RunsView::cancelSelected() {
   refresh();
 }
 
-void RunsView::resumeSelected() {
+// `start` (a detached `fathom` command, gui/run_actions.h) for each selected run `eligible`
+// takes, each start's message said.
+void RunsView::startForEachSelected(const std::function<bool(const db::RunRecord&)>& eligible,
+                                    bool (*start)(const QString&, int64_t, QString*)) {
   for (const auto& run : selectedRuns()) {
-    if (!db::status::is_resumable(run.status)) continue;
+    if (!eligible(run)) continue;
     QString text;
-    if (resume_run(db_location_, run.id, &text))
+    if (start(db_location_, run.id, &text))
       emit message(text);
     else
       emit error(text);
   }
 }
 
-// `fathom train --reproduce ID` for each selected run that trained and no longer does: a new
-// run of its stored config, whose verdict (tag reproduction) says whether its curves equal the
-// original's.
-void RunsView::reproduceSelected() {
-  for (const auto& run : selectedRuns()) {
-    if (db::status::is_active(run.status) || run.updates == 0) continue;
-    QString text;
-    if (reproduce_run(db_location_, run.id, &text))
-      emit message(text);
-    else
-      emit error(text);
-  }
+void RunsView::resumeSelected() {
+  startForEachSelected([](const db::RunRecord& r) { return db::status::is_resumable(r.status); },
+                       &resume_run);
 }
+
+// A new run of each selected run's stored config, whose verdict (tag reproduction) says whether
+// its curves equal the original's.
+void RunsView::reproduceSelected() { startForEachSelected(&can_reproduce, &reproduce_run); }
 
 void RunsView::deleteSelected() {
   const auto runs = selectedRuns();

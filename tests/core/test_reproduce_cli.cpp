@@ -113,11 +113,20 @@ TEST_F(ReproduceCli, ARunTrainedAgainAgreesToTheLastBitAndADifferenceIsNamed) {
   EXPECT_EQ(c["versus_1"]["first_departure"]["update"].get<int64_t>(), 20);
   EXPECT_EQ(c["versus_1"]["through"].get<int64_t>(), 40);
 
-  // A reproduction takes nothing but the run.
+  // A reproduction takes nothing but the run (and how to run it).
   const ProgramResult both =
       fathom({"train", (dir_ / "tiny.yaml").string(), "--reproduce", "1", "--no-progress"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--reproduce"), std::string::npos) << both.err;
+  // Only how it runs may change: another rate would be another experiment.
+  const ProgramResult changed =
+      fathom({"train", "--reproduce", "1", "--set", "train.lr=0.001", "--no-progress"});
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_NE(changed.err.find("changing train.lr"), std::string::npos) << changed.err;
+  const ProgramResult loose =
+      fathom({"train", (dir_ / "tiny.yaml").string(), "--tolerance", "1e-6", "--no-progress"});
+  EXPECT_NE(loose.exit_code, 0);  // a tolerance means nothing without --reproduce
+  EXPECT_NE(loose.err.find("--reproduce"), std::string::npos) << loose.err;
   const ProgramResult missing = fathom({"train", "--reproduce", "99", "--no-progress"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no run '99'"), std::string::npos) << missing.err;

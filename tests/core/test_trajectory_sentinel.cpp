@@ -5,7 +5,7 @@
 // (1.5e-7 at most under Haswell, Sandybridge and Zen kernels against the recording's
 // Cooperlake), far below what a change of random draws does (28677ee's dropout masks moved a
 // run's grad_norm by 1e-2 at its tenth update; docs/methods-notes.md, "Re-training the stored
-// studies"), and went unnoticed until a stored study was trained again a day later.
+// studies"; the change said so of the main job, not of the stored studies it left behind).
 //
 // An intended change that moves them further (another random draw, another initialization)
 // re-records the file: FATHOM_RECORD_TRAJECTORY=1 build/tests/core_cli_tests
