@@ -69,10 +69,11 @@ TEST(RunAgreement, TheFirstDepartureIsTheEarliestUpdateThenTheFirstNameThere) {
   // They met again by update 50: nothing is apart at the end.
   EXPECT_TRUE(r.apart_at_end.empty());
   const std::string text = describe_agreement(r, "#1", "#7");
-  EXPECT_EQ(text.rfind("first recorded difference at update 20, train_loss 3.800 (#1) against 3.900 "
-                       "(#7), relative 0.026 (of 10 values of 2 metrics through update 50)",
-                       0),
-            0u)
+  EXPECT_EQ(
+      text.rfind("first recorded difference at update 20, train_loss 3.800 (#1) against 3.900 "
+                 "(#7), relative 0.026 (of 10 values of 2 metrics through update 50)",
+                 0),
+      0u)
       << text;
 }
 
