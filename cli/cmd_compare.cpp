@@ -138,8 +138,13 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
     for (const auto& r : runs) finals.rows.back().push_back(general(r.final_metrics.at(m)));
   }
   std::cout << "Final metrics:\n\n" << experiments::text_table_to_markdown(finals) << "\n";
+  // Runs of other settings part at once: said, so "first recorded difference" is no news.
+  const bool same_settings = std::all_of(differing.begin(), differing.end(),
+                                         [](const auto& entry) { return entry.first == "name"; });
   std::cout << "Curves against " << run_label(runs.front()) << " (every update both recorded, "
-            << "timings and system metrics left out):\n\n";
+            << "timings and system metrics left out"
+            << (same_settings ? "" : "; the settings differ, so they are not expected to agree")
+            << "):\n\n";
   const std::string first = "#" + std::to_string(runs.front().id);
   for (size_t i = 0; i < curves.size(); ++i)
     std::cout << "- " << run_label(runs[i + 1]) << ": "

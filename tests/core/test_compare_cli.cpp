@@ -57,6 +57,12 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   EXPECT_NE(text.out.find("| test\\_bleu |"), std::string::npos) << text.out;  // Markdown
   EXPECT_NE(text.out.find("paired bootstrap resampling of 5 sentences"), std::string::npos)
       << text.out;
+  // Another rate: the curves part, which is no news; compare says they were not expected to agree.
+  EXPECT_NE(text.out.find("the settings differ, so they are not expected to agree"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("- run 2 tiny: first recorded difference at update "), std::string::npos)
+      << text.out;
 
   // The same test computed here from the stored hypotheses and the task's references.
   const ProgramResult json = fathom({"--json", "compare", "1", "2", "--samples", "200"});
