@@ -35,9 +35,18 @@ namespace fs = std::filesystem;
 constexpr double kTolerance = 1e-4;
 
 struct SentinelCase {
-  const char* name;
-  const char* config;
+  std::string name;
+  std::string config;
 };
+
+// The task, schedule and evaluation both cases share.
+const std::string kTaskAndSchedule = R"(data:
+  task: synthetic
+  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}
+  max_tokens: 256
+train: {lr: 0.005, warmup: 10, max_updates: 40, valid_every: 20, log_every: 5, threads: 1}
+eval: {beam: 1, max_sentences: 5}
+)";
 
 // Each with every dropout on (the draws a change of generator moves), label smoothing, Adam
 // under inverse-sqrt warmup, one thread: Post-LN encoder-decoder, and a Pre-LN decoder-only model
@@ -47,29 +56,17 @@ const SentinelCase kCases[] = {
 device: cpu
 model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2, dropout: 0.1,
         attention_dropout: 0.1, activation_dropout: 0.1}
-data:
-  task: synthetic
-  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}
-  max_tokens: 256
-train: {lr: 0.005, warmup: 10, max_updates: 40, valid_every: 20, log_every: 5, threads: 1}
-eval: {beam: 1, max_sentences: 5}
-)"},
+)" + kTaskAndSchedule},
     {"decoder_only", R"(name: trajectory-sentinel-lm
 device: cpu
 model: {arch: decoder_only, norm: pre, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 3,
         dropout: 0.1, attention_dropout: 0.1, activation_dropout: 0.1}
-data:
-  task: synthetic
-  synthetic: {vocab: 8, train_size: 300, valid_size: 20, test_size: 10}
-  max_tokens: 256
-train: {lr: 0.005, warmup: 10, max_updates: 40, valid_every: 20, log_every: 5, threads: 1}
-eval: {beam: 1, max_sentences: 5}
-)"},
+)" + kTaskAndSchedule},
 };
 
 fs::path golden_of(const SentinelCase& c) {
   return fs::path(FATHOM_SOURCE_DIR) / "tests/core/golden" /
-         ("trajectory_sentinel_" + std::string(c.name) + ".json");
+         ("trajectory_sentinel_" + c.name + ".json");
 }
 
 // Rows the sentinel compares: not the machine's readings, and not BLEU -- a greedy decode near
@@ -176,7 +173,7 @@ TEST_P(TrajectorySentinel, TodaysCodeTrainsTheRecordedCurves) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, TrajectorySentinel, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<SentinelCase>& info) {
-                           return std::string(info.param.name);
+                           return info.param.name;
                          });
 
 }  // namespace test_trajectory_sentinel
