@@ -58,21 +58,6 @@ struct Comparison {
   std::vector<PairedBootstrap> tests;
 };
 
-nlohmann::json agreement_json(const experiments::RunAgreement& r) {
-  auto point = [](const experiments::CurvePoint& p) {
-    return nlohmann::json{
-        {"update", p.step}, {"metric", p.metric}, {"values", {p.a, p.b}}, {"relative", p.relative}};
-  };
-  nlohmann::json j{{"agrees", r.agrees()},         {"tolerance", r.tolerance},
-                   {"through", r.through},         {"metrics", r.metrics},
-                   {"values", r.values},           {"unmatched_values", r.unmatched_values},
-                   {"only_in_first", r.only_in_a}, {"only_in_this", r.only_in_b}};
-  j["first_departure"] = r.first_departure ? point(*r.first_departure) : nlohmann::json();
-  j["apart_at_end"] = nlohmann::json::array();
-  for (const auto& p : r.apart_at_end) j["apart_at_end"].push_back(point(p));
-  return j;
-}
-
 void print_comparison_json(const Comparison& c) {
   const auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
   nlohmann::json j;
@@ -85,7 +70,8 @@ void print_comparison_json(const Comparison& c) {
     for (const auto& r : runs) j["final_metrics"][m].push_back(r.final_metrics.at(m));
   }
   for (size_t i = 0; i < curves.size(); ++i)
-    j["curves"]["versus_" + std::to_string(runs[i + 1].id)] = agreement_json(curves[i]);
+    j["curves"]["versus_" + std::to_string(runs[i + 1].id)] =
+        experiments::agreement_json(curves[i]);
   if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
   for (size_t i = 0; i < tests.size(); ++i)
     j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {

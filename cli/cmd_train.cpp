@@ -122,44 +122,63 @@ void refuse_end_before_reached(const db::Store& store, const db::RunRecord& run,
                        std::to_string(run.updates) + " or more (nothing was changed)");
 }
 
-// What a resume may change: where the run ends, and how (threads, device) -- never what its
-// curve so far was trained with, which the stored config must keep describing.
-// The ranks a run trains on (train.processes) change how, not what (methods.md s9.1).
-const std::set<std::string> kResumableKeys = {"train.max_updates", "train.threads",
-                                              "train.processes", "train.reduce_backend", "device"};
+// How a run runs, not what it computes: the ranks a run trains on (train.processes) change how,
+// not what (methods.md s9.1). A resume and a reproduction may change these.
+const std::set<std::string> kHowKeys = {"train.threads", "train.processes", "train.reduce_backend",
+                                        "device"};
 
-// A resume under changed settings: refused unless only kResumableKeys change; returns those
+// What a resume may change: where the run ends, and how -- never what its curve so far was
+// trained with, which the stored config must keep describing.
+std::set<std::string> resumable_keys() {
+  std::set<std::string> keys = kHowKeys;
+  keys.insert("train.max_updates");
+  return keys;
+}
+
+// What a reproduction may change: its name, and how it runs -- never what it computes.
+std::set<std::string> reproducible_keys() {
+  std::set<std::string> keys = kHowKeys;
+  keys.insert("name");
+  return keys;
+}
+
+// The keys whose values differ between `stored` and `now` that `allowed` does not hold,
+// "a, b" ("" when none).
+std::string keys_not_allowed(const std::map<std::string, std::vector<std::string>>& differing,
+                             const std::set<std::string>& allowed) {
+  std::vector<std::string> refused;
+  for (const auto& [key, values] : differing)
+    if (!allowed.count(key)) refused.push_back(key);
+  return join(refused, ", ");
+}
+
+// A resume under changed settings: refused unless only resumable_keys() change; returns those
 // changes ("train.max_updates" -> "300 -> 600") to record with the run.
 std::map<std::string, std::string> resume_changes(const RunConfig& stored, const RunConfig& now) {
+  const auto differing = differing_keys({config_to_json(stored), config_to_json(now)});
   std::map<std::string, std::string> changes;
-  for (const auto& [key, values] : differing_keys({config_to_json(stored), config_to_json(now)}))
-    changes[key] = values[0] + " -> " + values[1];
-  std::string refused;
-  for (const auto& [key, change] : changes)
-    if (!kResumableKeys.count(key)) refused += (refused.empty() ? "" : ", ") + key;
-  if (!refused.empty())
+  for (const auto& [key, values] : differing) changes[key] = values[0] + " -> " + values[1];
+  const auto allowed = resumable_keys();
+  if (const std::string refused = keys_not_allowed(differing, allowed); !refused.empty())
     throw InputError("fathom train", 0, "--set",
                      "--resume keeps the config the run was trained with; changing " + refused +
                          " would give one curve two settings while the stored config names "
                          "one. A resume may change only " +
-                         join({kResumableKeys.begin(), kResumableKeys.end()}, ", ") +
+                         join({allowed.begin(), allowed.end()}, ", ") +
                          "; for other values train a new run (fathom train CONFIG --set ...)");
   return changes;
 }
 
-// A reproduction trains the stored config: only its name and how it runs (threads, processes,
-// device) may change, never what it computes.
+// A reproduction trains the stored config: only its name and how it runs may change.
 void refuse_changed_reproduction(const RunConfig& stored, const RunConfig& now) {
-  std::string refused;
-  const std::set<std::string> how = {"name", "train.threads", "train.processes",
-                                     "train.reduce_backend", "device"};
-  for (const auto& [key, values] : differing_keys({config_to_json(stored), config_to_json(now)}))
-    if (!how.count(key)) refused += (refused.empty() ? "" : ", ") + key;
+  const auto allowed = reproducible_keys();
+  const std::string refused =
+      keys_not_allowed(differing_keys({config_to_json(stored), config_to_json(now)}), allowed);
   if (!refused.empty())
     throw InputError("fathom train", 0, "--set",
                      "--reproduce trains the run's stored config; changing " + refused +
-                         " would compare other settings' curves with it. It may change only "
-                         "train.threads, train.processes, train.reduce_backend and device");
+                         " would compare other settings' curves with it. It may change only " +
+                         join({allowed.begin(), allowed.end()}, ", "));
 }
 
 // `fathom [--db ...] [--artifacts ...] REST` as the user can run it again: the store and

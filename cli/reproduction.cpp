@@ -36,18 +36,13 @@ bool report_reproduction(db::Store& store, const db::RunRecord& original, int64_
   const std::string verdict = experiments::describe_agreement(agreement, a, b);
   store.set_tag(run, "reproduction", (agreement.agrees() ? "agrees: " : "differs: ") + verdict);
   if (json) {
-    nlohmann::json j{{"original", original.id},
-                     {"run", run},
-                     {"status", again->status},
-                     {"agrees", agreement.agrees()},
-                     {"through", agreement.through},
-                     {"verdict", verdict},
-                     {"computed_differently", differently}};
-    if (agreement.first_departure)
-      j["first_departure"] = {
-          {"update", agreement.first_departure->step},
-          {"metric", agreement.first_departure->metric},
-          {"values", {agreement.first_departure->a, agreement.first_departure->b}}};
+    // The agreement's own fields (experiments::agreement_json) with the runs and the verdict.
+    nlohmann::json j = experiments::agreement_json(agreement);
+    j["original"] = original.id;
+    j["run"] = run;
+    j["status"] = again->status;
+    j["verdict"] = verdict;
+    j["computed_differently"] = differently;
     std::cout << j.dump(2) << "\n";
     return agreement.agrees();
   }

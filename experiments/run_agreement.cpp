@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "base/util/strings.h"
 #include "db/metric_names.h"
 
 namespace fathom::experiments {
@@ -140,14 +141,24 @@ std::string describe_agreement(const RunAgreement& r, const std::string& a, cons
   if (r.unmatched_values > 0)
     text += "; " + std::to_string(r.unmatched_values) +
             " values at updates only one run recorded were not compared";
-  auto listed = [](const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  };
-  if (!r.only_in_a.empty()) text += "; only " + a + " recorded " + listed(r.only_in_a);
-  if (!r.only_in_b.empty()) text += "; only " + b + " recorded " + listed(r.only_in_b);
+  if (!r.only_in_a.empty()) text += "; only " + a + " recorded " + join(r.only_in_a, ", ");
+  if (!r.only_in_b.empty()) text += "; only " + b + " recorded " + join(r.only_in_b, ", ");
   return text;
+}
+
+nlohmann::json agreement_json(const RunAgreement& r) {
+  auto point = [](const CurvePoint& p) {
+    return nlohmann::json{
+        {"update", p.step}, {"metric", p.metric}, {"values", {p.a, p.b}}, {"relative", p.relative}};
+  };
+  nlohmann::json j{{"agrees", r.agrees()},         {"tolerance", r.tolerance},
+                   {"through", r.through},         {"metrics", r.metrics},
+                   {"values", r.values},           {"unmatched_values", r.unmatched_values},
+                   {"only_in_first", r.only_in_a}, {"only_in_this", r.only_in_b}};
+  j["first_departure"] = r.first_departure ? point(*r.first_departure) : nlohmann::json();
+  j["apart_at_end"] = nlohmann::json::array();
+  for (const auto& p : r.apart_at_end) j["apart_at_end"].push_back(point(p));
+  return j;
 }
 
 }  // namespace fathom::experiments

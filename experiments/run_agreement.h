@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "db/records.h"
 
 namespace fathom::experiments {
@@ -55,5 +57,10 @@ bool values_agree(double a, double b, double tolerance);
 // ...", the runs named by `a` and `b`.
 std::string describe_agreement(const RunAgreement& agreement, const std::string& a,
                                const std::string& b);
+
+// For --json: agrees, tolerance, through, metrics, values, unmatched_values, only_in_first,
+// only_in_this, first_departure {update, metric, values [a, b], relative} (null when none) and
+// apart_at_end (a list of the same).
+nlohmann::json agreement_json(const RunAgreement& agreement);
 
 }  // namespace fathom::experiments
