@@ -176,10 +176,9 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     for (auto it = metrics.begin(); it != metrics.end();)
       it = r.final_metrics.count(*it) ? std::next(it) : metrics.erase(it);
 
-  const auto first_rows = store.metric_rows(runs.front().id);
-  for (size_t i = 1; i < runs.size(); ++i)
-    curves.push_back(
-        experiments::compare_trajectories(first_rows, store.metric_rows(runs[i].id), a.tolerance));
+  std::vector<int64_t> others;
+  for (size_t i = 1; i < runs.size(); ++i) others.push_back(runs[i].id);
+  curves = experiments::compare_stored_trajectories(store, runs.front().id, others, a.tolerance);
 
   paired = paired_input(store, resolve_store_paths(global), runs);
   if (paired.why_not.empty())

@@ -28,8 +28,8 @@ bool report_reproduction(db::Store& store, const db::RunRecord& original, int64_
                          double tolerance, bool json) {
   const auto again = store.find_run(std::to_string(run));
   const std::string a = "#" + std::to_string(original.id), b = "#" + std::to_string(run);
-  const experiments::RunAgreement agreement = experiments::compare_trajectories(
-      store.metric_rows(original.id), store.metric_rows(run), tolerance);
+  const experiments::RunAgreement agreement =
+      experiments::compare_stored_trajectories(store, original.id, run, tolerance);
   const auto differently = experiments::computed_differently(
       {experiments::computed_with(original, store.tags(original.id)),
        experiments::computed_with(*again, store.tags(run))});

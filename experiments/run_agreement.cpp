@@ -3,25 +3,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <map>
 
 #include "base/util/strings.h"
 #include "db/metric_names.h"
+#include "db/store.h"
 
 namespace fathom::experiments {
 namespace {
 
-using Series = std::vector<std::pair<int64_t, double>>;  // (step, value), by step
+using Series = std::vector<db::MetricPoint>;  // by step
 
 // Each compared metric's series. A run's rows come from the store by (name, step); sorting
 // here keeps any order correct and costs little on sorted input.
 std::map<std::string, Series> by_metric(const std::vector<db::MetricRow>& rows) {
   std::map<std::string, Series> out;
   for (const auto& [step, name, value, wall] : rows)
-    if (!db::metric::measures_the_machine(name)) out[name].emplace_back(step, value);
+    if (!db::metric::measures_the_machine(name)) out[name].push_back({step, value, wall});
+  auto by_step = [](const db::MetricPoint& x, const db::MetricPoint& y) { return x.step < y.step; };
   for (auto& [name, series] : out)
-    if (!std::is_sorted(series.begin(), series.end())) std::sort(series.begin(), series.end());
+    if (!std::is_sorted(series.begin(), series.end(), by_step))
+      std::stable_sort(series.begin(), series.end(), by_step);
   return out;
 }
 
@@ -71,6 +75,55 @@ bool values_agree(double a, double b, double tolerance) {
   return relative_difference(a, b) <= tolerance;
 }
 
+namespace {
+
+// One metric recorded by both runs: merged into `out` by step. Metrics must come in name order
+// (a later one replaces the first departure only at an earlier update).
+void compare_metric(const std::string& name, const Series& sa, const Series& sb,
+                    RunAgreement& out) {
+  ++out.metrics;
+  size_t i = 0, j = 0, matched = 0;
+  std::optional<std::pair<size_t, size_t>> last;  // the last common update's indices
+  while (i < sa.size() && j < sb.size()) {        // a merge of the two step orders
+    if (sa[i].step != sb[j].step) {
+      (sa[i].step < sb[j].step ? i : j) += 1;
+      continue;
+    }
+    const int64_t step = sa[i].step;
+    const double relative = relative_difference(sa[i].value, sb[j].value);
+    if (relative > out.tolerance && (!out.first_departure || step < out.first_departure->step))
+      out.first_departure = CurvePoint{step, name, sa[i].value, sb[j].value, relative};
+    out.through = std::max(out.through, step);
+    last = {i, j};
+    ++i, ++j, ++matched;
+  }
+  out.values += matched;
+  out.unmatched_values += static_cast<int64_t>(sa.size() + sb.size() - 2 * matched);
+  if (!last) return;
+  const auto& [end_a, end_b] = *last;
+  const double relative = relative_difference(sa[end_a].value, sb[end_b].value);
+  if (relative > out.tolerance)
+    out.apart_at_end.push_back(
+        CurvePoint{sa[end_a].step, name, sa[end_a].value, sb[end_b].value, relative});
+}
+
+void sort_apart_at_end(RunAgreement& out) {
+  std::stable_sort(
+      out.apart_at_end.begin(), out.apart_at_end.end(),
+      [](const CurvePoint& x, const CurvePoint& y) { return x.relative > y.relative; });
+}
+
+// The compared metrics' names of a run, in byte order.
+std::vector<std::string> compared_names(const db::Store& store, int64_t run) {
+  std::vector<std::string> names;
+  for (auto& name : store.metric_names(run))
+    if (!db::metric::measures_the_machine(name)) names.push_back(std::move(name));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
 RunAgreement compare_trajectories(const std::vector<db::MetricRow>& a,
                                   const std::vector<db::MetricRow>& b, double tolerance) {
   RunAgreement out;
@@ -82,38 +135,43 @@ RunAgreement compare_trajectories(const std::vector<db::MetricRow>& a,
     if (!series_a.count(name)) out.only_in_b.push_back(name);
   for (const auto& [name, sa] : series_a) {
     const auto found = series_b.find(name);
-    if (found == series_b.end()) continue;
-    const Series& sb = found->second;
-    ++out.metrics;
-    size_t i = 0, j = 0, matched = 0;
-    std::optional<std::pair<size_t, size_t>> last;  // the last common update's indices
-    while (i < sa.size() && j < sb.size()) {        // a merge of the two step orders
-      if (sa[i].first != sb[j].first) {
-        (sa[i].first < sb[j].first ? i : j) += 1;
-        continue;
-      }
-      const int64_t step = sa[i].first;
-      const double relative = relative_difference(sa[i].second, sb[j].second);
-      // Names come in order: a later metric replaces the departure only at an earlier update.
-      if (relative > tolerance && (!out.first_departure || step < out.first_departure->step))
-        out.first_departure = CurvePoint{step, name, sa[i].second, sb[j].second, relative};
-      out.through = std::max(out.through, step);
-      last = {i, j};
-      ++i, ++j, ++matched;
-    }
-    out.values += matched;
-    out.unmatched_values += static_cast<int64_t>(sa.size() + sb.size() - 2 * matched);
-    if (!last) continue;
-    const auto& [end_a, end_b] = *last;
-    const double relative = relative_difference(sa[end_a].second, sb[end_b].second);
-    if (relative > tolerance)
-      out.apart_at_end.push_back(
-          CurvePoint{sa[end_a].first, name, sa[end_a].second, sb[end_b].second, relative});
+    if (found != series_b.end()) compare_metric(name, sa, found->second, out);
   }
-  std::stable_sort(
-      out.apart_at_end.begin(), out.apart_at_end.end(),
-      [](const CurvePoint& x, const CurvePoint& y) { return x.relative > y.relative; });
+  sort_apart_at_end(out);
   return out;
+}
+
+std::vector<RunAgreement> compare_stored_trajectories(const db::Store& store, int64_t first,
+                                                      const std::vector<int64_t>& others,
+                                                      double tolerance) {
+  std::vector<RunAgreement> out(others.size());
+  const std::vector<std::string> names_first = compared_names(store, first);
+  std::vector<std::vector<std::string>> names(others.size());
+  for (size_t k = 0; k < others.size(); ++k) {
+    out[k].tolerance = tolerance;
+    names[k] = compared_names(store, others[k]);
+    std::set_difference(names_first.begin(), names_first.end(), names[k].begin(), names[k].end(),
+                        std::back_inserter(out[k].only_in_a));
+    std::set_difference(names[k].begin(), names[k].end(), names_first.begin(), names_first.end(),
+                        std::back_inserter(out[k].only_in_b));
+  }
+  // Metric by metric: the first run's series read once, each other run's beside it, so that
+  // no more than two series are held at a time however long the runs.
+  for (const std::string& name : names_first) {
+    std::optional<Series> series_first;
+    for (size_t k = 0; k < others.size(); ++k) {
+      if (!std::binary_search(names[k].begin(), names[k].end(), name)) continue;
+      if (!series_first) series_first = store.metric_series(first, name);
+      compare_metric(name, *series_first, store.metric_series(others[k], name), out[k]);
+    }
+  }
+  for (auto& agreement : out) sort_apart_at_end(agreement);
+  return out;
+}
+
+RunAgreement compare_stored_trajectories(const db::Store& store, int64_t a, int64_t b,
+                                         double tolerance) {
+  return compare_stored_trajectories(store, a, std::vector<int64_t>{b}, tolerance).front();
 }
 
 std::string describe_agreement(const RunAgreement& r, const std::string& a, const std::string& b) {

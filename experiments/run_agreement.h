@@ -16,6 +16,10 @@
 
 #include "db/records.h"
 
+namespace fathom::db {
+class Store;
+}
+
 namespace fathom::experiments {
 
 // One metric's values in the two runs at one update.
@@ -48,6 +52,15 @@ struct RunAgreement {
 // Rows as Store::metric_rows gives them (any order).
 RunAgreement compare_trajectories(const std::vector<db::MetricRow>& a,
                                   const std::vector<db::MetricRow>& b, double tolerance = 0);
+
+// The same read from a store metric by metric, never more than two series in memory (a run's
+// whole rows are 2 GB at 12 million): `first` against each of `others`, in their order. A run
+// still writing is read a metric at a time, not as one snapshot.
+std::vector<RunAgreement> compare_stored_trajectories(const db::Store& store, int64_t first,
+                                                      const std::vector<int64_t>& others,
+                                                      double tolerance = 0);
+RunAgreement compare_stored_trajectories(const db::Store& store, int64_t a, int64_t b,
+                                         double tolerance = 0);
 
 // Two values agree within `tolerance` (relative); both NaN agree, as do equal infinities.
 bool values_agree(double a, double b, double tolerance);

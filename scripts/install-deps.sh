@@ -32,12 +32,12 @@ packages=(
 # --test: servers for the store and launcher tests; clang-format-14 for the layout check
 [ -z "$with_test" ] || packages+=(postgresql-15 slurmctld slurmd slurm-client munge clang-format-14
                                      python3  # a local HTTP server for `data get`'s test
-                                     python3-pandas python3-psycopg2)  # python/fathom's tests
+                                     python3-pandas python3-psycopg2  # python/fathom's tests
+                                     python3-torch)  # docs/python.md's PyTorch example, run as written
 [ -z "$with_fuzz" ] || packages+=(clang-14 libfuzzer-14-dev)
-# Not installed here: python3-torch (Debian's PyTorch 1.13, CPU), needed only to run the
-# PyTorch reference of bench/bench_vs_reference (bench/reference/train_step.py, by hand).
-# It adds ~180 MB (32 packages beside libtorch) that building, testing and training never use:
-#   apt-get install -y python3-torch
+# python3-torch (Debian's PyTorch 1.13, CPU, ~180 MB beside libtorch, ~20 s to install) only
+# for the tests: python/tests/test_example.py runs the example a user copies, which was
+# otherwise never run; it is also bench/bench_vs_reference's PyTorch reference (by hand).
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,11 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "db/store.h"
+#include "tests/support/temp_dir.h"
+
 namespace test_run_agreement {
 using fathom::db::MetricRow;
+using fathom::experiments::compare_stored_trajectories;
 using fathom::experiments::compare_trajectories;
 using fathom::experiments::describe_agreement;
 using fathom::experiments::values_agree;
@@ -128,6 +133,69 @@ TEST(RunAgreement, OnlyCommonUpdatesAreComparedAndTheRestCounted) {
   // Nothing in common: said, not "identical".
   EXPECT_EQ(describe_agreement(compare_trajectories(a, {}), "#1", "#2").rfind("no curve values", 0),
             0u);
+}
+
+void expect_same_point(const fathom::experiments::CurvePoint& x,
+                       const fathom::experiments::CurvePoint& y) {
+  EXPECT_EQ(x.step, y.step);
+  EXPECT_EQ(x.metric, y.metric);
+  EXPECT_EQ(x.a, y.a);
+  EXPECT_EQ(x.b, y.b);
+}
+
+// Read from a store metric by metric (what `fathom compare` and a reproduction use, so that a
+// long run's rows are never held whole), the comparison is the one of the rows themselves:
+// runs written in scrambled order, with names whose byte order ("Z" < "a") is not a locale's.
+TEST(RunAgreement, ReadFromAStoreMetricByMetricItIsTheComparisonOfTheRows) {
+  fathom::testing::TempDir dir;
+  auto store = fathom::db::Store::open((dir.path() / "runs.db").string());
+  auto scrambled = [](std::vector<MetricRow> rows) {
+    std::reverse(rows.begin(), rows.end());
+    return rows;
+  };
+  auto a = curves();
+  a.push_back({20, "Zeta", 1.0, 0});
+  a.push_back({20, "alpha", 2.0, 0});
+  const std::vector<std::vector<MetricRow>> others = {
+      a,                                                           // a twin
+      with(with(a, 30, "train_loss", 3.6), 30, "grad_norm", 5.5),  // the tie above
+      with(with(a, 20, "alpha", 2.5), 50, "grad_norm", 7.7),       // parts first at "alpha"
+      {a.begin(), a.begin() + 8},                                  // stopped at update 20
+      {}};                                                         // recorded nothing
+  std::vector<int64_t> ids;
+  const int64_t first = store.create_run({"first", "", "{}", "", "", "", ""});
+  store.write_metrics(first, scrambled(a));
+  for (const auto& rows : others) {
+    ids.push_back(store.create_run({"other", "", "{}", "", "", "", ""}));
+    if (!rows.empty()) store.write_metrics(ids.back(), scrambled(rows));
+  }
+  const auto stored = compare_stored_trajectories(store, first, ids, 1e-12);
+  ASSERT_EQ(stored.size(), others.size());
+  for (size_t k = 0; k < others.size(); ++k) {
+    SCOPED_TRACE("other " + std::to_string(k));
+    const auto rows = compare_trajectories(a, others[k], 1e-12);
+    EXPECT_EQ(stored[k].agrees(), rows.agrees());
+    if (rows.first_departure && stored[k].first_departure)
+      expect_same_point(*stored[k].first_departure, *rows.first_departure);
+    ASSERT_EQ(stored[k].apart_at_end.size(), rows.apart_at_end.size());
+    for (size_t i = 0; i < rows.apart_at_end.size(); ++i)
+      expect_same_point(stored[k].apart_at_end[i], rows.apart_at_end[i]);
+    EXPECT_EQ(stored[k].through, rows.through);
+    EXPECT_EQ(stored[k].metrics, rows.metrics);
+    EXPECT_EQ(stored[k].values, rows.values);
+    EXPECT_EQ(stored[k].unmatched_values, rows.unmatched_values);
+    EXPECT_EQ(stored[k].only_in_a, rows.only_in_a);
+    EXPECT_EQ(stored[k].only_in_b, rows.only_in_b);
+    EXPECT_EQ(stored[k].tolerance, 1e-12);
+  }
+  // What the rows say, by hand: the third parts first at update 20 in "alpha" (before
+  // train_loss in byte order, after "Zeta"), and the fourth was compared through update 20.
+  EXPECT_EQ(stored[2].first_departure->metric, "alpha");
+  EXPECT_EQ(stored[2].first_departure->step, 20);
+  EXPECT_EQ(stored[3].through, 20);
+  EXPECT_EQ(stored[3].values, 4u);  // train_loss and grad_norm at 10 and 20
+  EXPECT_EQ(stored[4].values, 0u);
+  EXPECT_EQ(stored[4].only_in_a.size(), 4u);
 }
 
 }  // namespace test_run_agreement
