@@ -106,6 +106,24 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
                          id + "` first");
 }
 
+// A run train.patience ended has had exactly that many validations without a new best: resumed
+// with the same patience (or a smaller one) it would stop again at once.
+void refuse_resume_into_early_stop(const db::Store& store, const db::RunRecord& run,
+                                   const RunConfig& stored, const RunConfig& config) {
+  if (run.status != db::status::kFinished) return;
+  const auto tags = store.tags(run.id);
+  const auto stop = tags.find("early_stop");
+  if (stop == tags.end() || stop->second.rfind("trained on", 0) == 0) return;
+  const int patience = config.train.patience;
+  if (patience == 0 || patience > stored.train.patience) return;
+  throw InputError(store.path(), 0, "--resume",
+                   "run " + std::to_string(run.id) + " stopped early (" + stop->second +
+                       "): resumed with train.patience " + std::to_string(patience) +
+                       " it stops again at once; --set train.patience=0 trains on to "
+                       "train.max_updates, a patience above " +
+                       std::to_string(stored.train.patience) + " waits that long");
+}
+
 // A resume never ends a run before the update it reached: train.max_updates below it restarted
 // a run without a checkpoint from 0, deleting its later curve rows, or recorded a run trained
 // past what its config says (issue 57 item 6). Lowering it to no less than the update reached
@@ -127,11 +145,12 @@ void refuse_end_before_reached(const db::Store& store, const db::RunRecord& run,
 const std::set<std::string> kHowKeys = {"train.threads", "train.processes", "train.reduce_backend",
                                         "device"};
 
-// What a resume may change: where the run ends, and how -- never what its curve so far was
-// trained with, which the stored config must keep describing.
+// What a resume may change: where the run ends (its last update, its early stop), and how --
+// never what its curve so far was trained with, which the stored config must keep describing.
 std::set<std::string> resumable_keys() {
   std::set<std::string> keys = kHowKeys;
   keys.insert("train.max_updates");
+  keys.insert("train.patience");
   return keys;
 }
 
@@ -377,6 +396,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
     changes = resume_changes(stored, config);
     refuse_end_before_reached(*start.store, *start.resumed, stored, config);
     refuse_pointless_resume(*start.store, *start.resumed, config);
+    refuse_resume_into_early_stop(*start.store, *start.resumed, stored, config);
   }
   // Every check runs before any work: a bad config (or a device this machine lacks) never
   // creates a run.

@@ -266,6 +266,14 @@ std::vector<FieldSpec> build_fields() {
         "BLEU as valid_bleu: a BLEU curve to compare and select on without touching the test set "
         "(0: none; a translation model only)")
       .range = kNonNegative;
+  train("patience", F::Int, &T::patience,
+        "early stopping: end training once K validations in a row have not lowered the best "
+        "valid_loss (the rule checkpoint_best follows), before train.max_updates; the run "
+        "finishes as at its last update (final evaluation on checkpoint_best, or the average "
+        "eval.average_checkpoints asks for), and the run tag early_stop says when and why. Decided "
+        "on validation data only. 0: train to "
+        "train.max_updates (what a comparison of methods at one budget needs)")
+      .range = kNonNegative;
   train("valid_sample_top_k", F::Int, &T::valid_sample_top_k,
         "a language model's samples (model.arch: decoder_only): besides the greedy continuation, "
         "one drawn from the K most likely tokens at each step, seeded by train.seed and the "

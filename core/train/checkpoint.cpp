@@ -70,7 +70,10 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
   archive.write("state_epoch", scalar(state.epoch), true);
   archive.write("state_batch_in_epoch", scalar(state.batch_in_epoch), true);
   archive.write("state_first_loss", scalar(state.first_loss), true);
-  archive.write("state_best_valid_loss", scalar(state.best_valid_loss), true);
+  archive.write("state_best_valid_loss", scalar(state.validation.best_loss), true);
+  archive.write("state_best_valid_update", scalar(state.validation.best_update), true);
+  archive.write("state_validations_since_best", scalar(state.validation.validations_since_best),
+                true);
   archive.write("state_loss_scale", scalar(state.loss_scale), true);
   archive.write("state_loss_scale_clean_updates", scalar(state.loss_scale_clean_updates), true);
   const LogWindowState& w = state.window;
@@ -136,7 +139,13 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
       state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();
       state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
       state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
-      state->best_valid_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
+      state->validation.best_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
+      // Absent before train.patience: a count from 0 (such a run never asked for it).
+      torch::Tensor best_update, since_best;
+      if (archive.try_read("state_best_valid_update", best_update, true))
+        state->validation.best_update = best_update.item<int64_t>();
+      if (archive.try_read("state_validations_since_best", since_best, true))
+        state->validation.validations_since_best = since_best.item<int64_t>();
       // Absent from checkpoints written before fp16 training existed: keep the defaults.
       torch::Tensor scale, clean;
       if (archive.try_read("state_loss_scale", scale, true))

@@ -151,9 +151,9 @@ void TrainingSession::resume() {
     files_->remove_strays();
   }
   // The best validation loss refers to the recorded checkpoint_best; a run without one (a
-  // fork: its parent's best is not its own) records its own at its next validation.
-  if (files_->current("checkpoint_best").empty())
-    state_.best_valid_loss = std::numeric_limits<double>::infinity();
+  // fork: its parent's best is not its own) records its own at its next validation, and its
+  // train.patience counts from there.
+  if (files_->current("checkpoint_best").empty()) state_.validation = ValidationRecord();
   store_->set_tag(*lease_, "vocab", data_->vocab->describe());
   // The loss of a uniform prediction is ln V: what learning-rate sensitivity caps at.
   store_->set_tag(*lease_, "vocab.size", std::to_string(data_->vocab->size()));
@@ -171,6 +171,13 @@ void TrainingSession::resume() {
   };
   if (const std::string core = blas_core_name(); !core.empty()) record_stretch("blas.core", core);
   record_stretch("libtorch", TORCH_VERSION);
+  // Resumed past its early stop (train.patience raised or 0): the tag says it trained on.
+  if (const auto stop = tags.find("early_stop");
+      stop != tags.end() && updates_left() && stop->second.rfind("trained on", 0) != 0)
+    store_->set_tag(*lease_, "early_stop",
+                    "trained on from update " + std::to_string(state_.update) +
+                        " (train.patience " + std::to_string(tc_.patience) + ") after " +
+                        stop->second);
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 
@@ -446,7 +453,8 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   state_.loss_scale_clean_updates = scaler_->clean_updates();
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
-      validation_loss();
+      // The sums are every rank's: each counts train.patience as rank 0 does, and stops with it.
+      record_validation(state_.validation, u.number, validation_loss().loss);
       if (tc_.valid_bleu > 0) log_valid_bleu(u.number);
     }
     return std::nullopt;
@@ -454,6 +462,7 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   if (keep_point) keep_checkpoint(u.number, *reading, log_point);
   if (valid_point) {
     validate(u.number);
+    if (!updates_left() && state_.update < tc_.max_updates) stop_early();
     state_.window = window_state(*reading, log_point);
     count_training();
     save_resume_point();

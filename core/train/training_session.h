@@ -66,7 +66,10 @@ class TrainingSession {
   // then rank 0 hands the other ranks the model, optimizer and trainer state it starts from.
   void resume();
   void start_loop();
-  bool updates_left() const { return state_.update < tc_.max_updates; }
+  // Until train.max_updates, or train.patience validations without a new best (early_stop.h).
+  bool updates_left() const {
+    return state_.update < tc_.max_updates && !patience_exhausted(state_.validation, tc_.patience);
+  }
   // A stop request at an update boundary -- or, `abandoned`, one that cut the next update
   // short (one_update's nullopt) -- ends the session with a checkpoint of the updates done.
   std::optional<TrainOutcome> serve_stop_request(bool abandoned = false);
@@ -106,6 +109,7 @@ class TrainingSession {
   LossReport log_validation(int64_t update);
   void validate_at_init();
   void validate(int64_t update);
+  void stop_early();  // records why train.patience ended training
   void keep_valid_samples(int64_t update);
   // The valid_bleu decode at `update`, every rank its share (in rank 0's order); rank 0 logs.
   void log_valid_bleu(int64_t update);

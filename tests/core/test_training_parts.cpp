@@ -321,7 +321,7 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   state.epoch = 2;
   state.batch_in_epoch = 17;
   state.first_loss = 4.25;
-  state.best_valid_loss = 3.5;
+  state.validation = {3.5, 40, 2};
   state.loss_scale = 1024.0;  // the fp16 loss scaler, mid-run
   state.loss_scale_clean_updates = 17;
   save_checkpoint(path, *a, &opt_a, state, "model:\n  d_model: 16\n");
@@ -339,7 +339,9 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   EXPECT_EQ(loaded.epoch, 2);
   EXPECT_EQ(loaded.batch_in_epoch, 17);
   EXPECT_DOUBLE_EQ(loaded.first_loss, 4.25);
-  EXPECT_DOUBLE_EQ(loaded.best_valid_loss, 3.5);
+  EXPECT_DOUBLE_EQ(loaded.validation.best_loss, 3.5);
+  EXPECT_EQ(loaded.validation.best_update, 40);
+  EXPECT_EQ(loaded.validation.validations_since_best, 2);
   EXPECT_EQ(loaded.loss_scale, 1024.0);
   EXPECT_EQ(loaded.loss_scale_clean_updates, 17);
   EXPECT_EQ(checkpoint_config(path), "model:\n  d_model: 16\n");

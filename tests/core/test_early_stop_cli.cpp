@@ -1,0 +1,182 @@
+// train.patience (core/train/early_stop.h): training ends once that many validations in a row
+// have not lowered the best validation loss. Where it ends is recomputed here from the curve of
+// the same config trained without it -- patience changes when a run stops, never what it
+// computes -- and a run stopped and resumed must end where the uninterrupted one did. A
+// resume into the same patience is refused; one with train.patience=0 trains on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/util/process.h"
+#include "db/final_model_tag.h"
+#include "db/metric_names.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_early_stop_cli {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+constexpr int kPatience = 2, kValidEvery = 5, kMaxUpdates = 400;
+
+std::string train_section(int patience, int max_updates) {
+  return "{lr: 0.005, warmup: 10, max_updates: " + std::to_string(max_updates) +
+         ", valid_every: " + std::to_string(kValidEvery) +
+         ", log_every: 5, threads: 1, patience: " + std::to_string(patience) + "}";
+}
+
+// Where the rule stops on a curve of validation losses (update -> loss, the one at
+// initialization left out): the best so far and the validations since it, by hand.
+struct ExpectedStop {
+  int64_t update = 0, best_update = 0;
+  double best = INFINITY;
+};
+ExpectedStop expected_stop(const std::map<int64_t, double>& valid, int patience) {
+  ExpectedStop e;
+  int since = 0;
+  for (const auto& [update, loss] : valid) {
+    if (update == 0) continue;
+    if (loss < e.best) {
+      e.best = loss;
+      e.best_update = update;
+      since = 0;
+    } else if (++since == patience) {
+      e.update = update;
+      return e;
+    }
+  }
+  return e;  // never: update 0
+}
+
+class EarlyStopCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = fathom::testing::built_fathom_binary();
+    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+  }
+  ProgramResult fathom(std::vector<std::string> args) {
+    args.insert(args.begin(), {binary_.string(), "--db", db()});
+    return fathom::run_program(args, "", {}, 300);
+  }
+  // Trains a config of that patience and length (on `nproc` processes); the new run's id.
+  int64_t train(const std::string& name, int patience, int max_updates, int nproc = 1) {
+    const fs::path config = dir_ / (name + ".yaml");
+    std::string section = train_section(patience, max_updates);
+    if (nproc > 1) section.insert(1, "update_tokens: 600, ");  // a share of batches per rank
+    std::ofstream(config) << fathom::testing::tiny_config_yaml(name, section);
+    const ProgramResult r =
+        fathom({"train", config.string(), "--nproc", std::to_string(nproc), "--no-progress"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return ++runs_;
+  }
+  std::map<int64_t, double> curve(int64_t run, const std::string& metric) const {
+    std::map<int64_t, double> out;
+    const auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    for (const auto& p : store.metric_series(run, metric)) out[p.step] = p.value;
+    return out;
+  }
+  fathom::db::RunRecord record(int64_t run) const {
+    return *fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly)
+                .find_run(std::to_string(run));
+  }
+  std::map<std::string, std::string> tags(int64_t run) const {
+    return fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly).tags(run);
+  }
+  std::string db() const { return (dir_ / "runs.db").string(); }
+  fathom::testing::TempDir scratch_;
+  fs::path binary_;
+  const fs::path& dir_ = scratch_.path();
+  int64_t runs_ = 0;
+};
+
+TEST_F(EarlyStopCli, TrainingEndsPatienceValidationsAfterTheBestAsTheFullCurveSays) {
+  const int64_t full = train("full", 0, kMaxUpdates);
+  const int64_t early = train("early", kPatience, kMaxUpdates);
+  const auto full_valid = curve(full, fathom::db::metric::kValidLoss);
+  EXPECT_EQ(full_valid.rbegin()->first, kMaxUpdates);  // patience 0: to the end
+  const ExpectedStop stop = expected_stop(full_valid, kPatience);
+  ASSERT_GT(stop.update, 0) << "the full run's curve never stalls for " << kPatience;
+  ASSERT_LT(stop.update, kMaxUpdates);
+
+  const auto run = record(early);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.updates, stop.update);
+  // The stopped run is the full run's prefix: the same values, none after the stop.
+  const auto early_valid = curve(early, fathom::db::metric::kValidLoss);
+  EXPECT_EQ(early_valid.rbegin()->first, stop.update);
+  for (const auto& [update, loss] : early_valid) EXPECT_EQ(loss, full_valid.at(update)) << update;
+  EXPECT_EQ(curve(early, fathom::db::metric::kTrainLoss).rbegin()->first, stop.update);
+  // Its final evaluation is of checkpoint_best, the best update's model.
+  const auto t = tags(early);
+  const auto final_model = fathom::db::parse_final_model_tag(t.at(fathom::db::kFinalModelTag));
+  EXPECT_EQ(final_model.kind, fathom::db::FinalModel::Kind::BestCheckpoint);
+  EXPECT_EQ(final_model.update, stop.best_update);
+  EXPECT_DOUBLE_EQ(run.final_metrics.at(fathom::db::metric::kValidLoss), stop.best);
+  EXPECT_EQ(t.at("early_stop")
+                .rfind("update " + std::to_string(stop.update) + ": 2 validations " +
+                           "since update " + std::to_string(stop.best_update),
+                       0),
+            0u)
+      << t.at("early_stop");
+  EXPECT_FALSE(tags(full).count("early_stop"));
+}
+
+TEST_F(EarlyStopCli, AResumedRunStopsWhereTheUninterruptedOneDid) {
+  const int64_t straight = train("straight", kPatience, kMaxUpdates);
+  const ExpectedStop stop =
+      expected_stop(curve(straight, fathom::db::metric::kValidLoss), kPatience);
+  ASSERT_EQ(record(straight).updates, stop.update);
+  // Ended one validation after the best (one of the patience spent), then trained on: the
+  // count must come back from the checkpoint, or the resumed run would stop a validation late.
+  const int64_t halted =
+      train("halted", kPatience, static_cast<int>(stop.best_update) + kValidEvery);
+  const ProgramResult resumed =
+      fathom({"train", "--resume", std::to_string(halted), "--set",
+              "train.max_updates=" + std::to_string(kMaxUpdates), "--no-progress"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(record(halted).updates, stop.update);
+  EXPECT_EQ(curve(halted, fathom::db::metric::kValidLoss),
+            curve(straight, fathom::db::metric::kValidLoss));
+}
+
+TEST_F(EarlyStopCli, AResumeIntoTheSamePatienceIsRefusedAndPatienceZeroTrainsOn) {
+  const int64_t run = train("early", kPatience, kMaxUpdates);
+  const int64_t stopped_at = record(run).updates;
+  ASSERT_LT(stopped_at, kMaxUpdates);
+  const ProgramResult again = fathom({"train", "--resume", std::to_string(run), "--no-progress"});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find("stopped early"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("--set train.patience=0"), std::string::npos) << again.err;
+  EXPECT_EQ(record(run).updates, stopped_at);  // refused before anything was touched
+
+  const ProgramResult on = fathom(
+      {"train", "--resume", std::to_string(run), "--set", "train.patience=0", "--no-progress"});
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(record(run).updates, kMaxUpdates);
+  const auto t = tags(run);
+  EXPECT_EQ(t.at("early_stop").rfind("trained on from update " + std::to_string(stopped_at), 0), 0u)
+      << t.at("early_stop");
+  EXPECT_TRUE(t.count("config.changed_at." + std::to_string(stopped_at)));
+}
+
+// The ranks of a data-parallel run each count the validations from their shared loss sums: they
+// stop at one update (a rank training on would leave the others waiting in the all-reduce), the
+// one the rule gives on the run's own curve. Not necessarily one process's: summing in another
+// order moves the losses by ~1e-4 over a few hundred updates, and near a plateau that can turn
+// a validation's "no lower" into "lower" (docs/methods.md, early stopping).
+TEST_F(EarlyStopCli, DataParallelRanksStopTogetherWhereTheirCurveSays) {
+  const int64_t run = train("ranks", kPatience, kMaxUpdates, /*nproc=*/2);
+  const ExpectedStop stop = expected_stop(curve(run, fathom::db::metric::kValidLoss), kPatience);
+  ASSERT_GT(stop.update, 0);
+  EXPECT_EQ(record(run).status, "finished");
+  EXPECT_EQ(record(run).updates, stop.update);
+  EXPECT_EQ(curve(run, fathom::db::metric::kTrainLoss).rbegin()->first, stop.update);
+}
+
+}  // namespace test_early_stop_cli
