@@ -36,6 +36,7 @@
 #include "core/train/precision.h"
 #include "core/train/reduce_backend.h"
 #include "core/train/trainer.h"
+#include "db/early_stop_tag.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
@@ -112,13 +113,13 @@ void refuse_resume_into_early_stop(const db::Store& store, const db::RunRecord& 
                                    const RunConfig& stored, const RunConfig& config) {
   if (run.status != db::status::kFinished) return;
   const auto tags = store.tags(run.id);
-  const auto stop = tags.find("early_stop");
-  if (stop == tags.end() || stop->second.rfind("trained on", 0) == 0) return;
+  if (!db::ended_by_early_stop(tags)) return;
   const int patience = config.train.patience;
   if (patience == 0 || patience > stored.train.patience) return;
   throw InputError(store.path(), 0, "--resume",
-                   "run " + std::to_string(run.id) + " stopped early (" + stop->second +
-                       "): resumed with train.patience " + std::to_string(patience) +
+                   "run " + std::to_string(run.id) + " stopped early (" +
+                       tags.at(db::kEarlyStopTag) + "): resumed with train.patience " +
+                       std::to_string(patience) +
                        " it stops again at once; --set train.patience=0 trains on to "
                        "train.max_updates, a patience above " +
                        std::to_string(stored.train.patience) + " waits that long");

@@ -9,6 +9,7 @@
 #include "base/metrics/statistics.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "db/early_stop_tag.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_json.h"
@@ -251,6 +252,31 @@ std::optional<std::string> final_model_note(const std::vector<TableRun>& runs,
          "); a difference may be the protocol's, not the method's";
 }
 
+}  // namespace
+
+std::optional<std::string> early_stop_note(const std::vector<TableRun>& runs) {
+  int used = 0, stopped = 0;
+  int64_t first = 0, last = 0;
+  for (const auto& r : runs) {
+    if (!r.metric || r.status != db::status::kFinished) continue;
+    ++used;
+    if (!r.stopped_early_at) continue;
+    const int64_t at = *r.stopped_early_at;
+    first = stopped++ ? std::min(first, at) : at;
+    last = std::max(last, at);
+  }
+  if (stopped == 0) return std::nullopt;
+  const std::string at = first == last
+                             ? "update " + std::to_string(first)
+                             : "updates " + std::to_string(first) + "-" + std::to_string(last);
+  if (stopped == used) return "every run stopped early (train.patience; tag early_stop), at " + at;
+  return "⚠ " + std::to_string(stopped) + " of " + std::to_string(used) +
+         " runs stopped early (train.patience; tag early_stop) at " + at +
+         ": their values are of fewer updates than the others'";
+}
+
+namespace {
+
 void mark_best(ComparisonTable& t, BoldBest bold, bool up) {
   if (bold == BoldBest::None) return;
   const size_t outer = bold == BoldBest::Column ? t.col_labels.size() : t.row_labels.size();
@@ -449,6 +475,7 @@ ComparisonTable build_comparison_table(const std::vector<TableRun>& input,
     t.notes.push_back(note + "; n < 2: too few seeds on a side to test");
   }
   if (auto note = computed_differently_note(runs)) t.notes.push_back(*note);
+  if (auto note = early_stop_note(runs)) t.notes.push_back(*note);
   if (partial_divergence)
     t.notes.push_back("† some runs of the cell diverged; the value is over the runs that finished");
   return t;
@@ -477,6 +504,7 @@ TableRun table_run(const db::RunRecord& rec, const std::map<std::string, std::st
   if (auto it = tags.find(db::kFinalModelTag); it != tags.end())
     r.final_model = db::parse_final_model_tag(it->second);
   r.computed_with = computed_with(rec, tags);
+  if (db::ended_by_early_stop(tags)) r.stopped_early_at = rec.updates;
   return r;
 }
 

@@ -33,6 +33,9 @@ struct TableRun {
   db::FinalModel final_model;
   // Its OpenBLAS kernels, device and code revision: the table notes where its runs differ.
   ComputedWith computed_with;
+  // Where train.patience ended it (its updates; tag early_stop), none when it trained to
+  // train.max_updates or was resumed past its stop: the table notes runs of unequal length.
+  std::optional<int64_t> stopped_early_at;
 };
 
 // Which value of a run a table or curve takes for its metric.
@@ -133,6 +136,11 @@ struct ComparisonTable {
 // computed_with.h's note over table runs (their computed_with): where the runs' OpenBLAS
 // kernels, devices or code revisions differ, which runs have which; none when all agree.
 std::optional<std::string> computed_differently_note(const std::vector<TableRun>& runs);
+
+// Where some of the runs behind the values stopped early (train.patience): "⚠ 3 of 12 runs
+// stopped early ... at updates 225-310: their values are of fewer updates than the others'";
+// where all did, which updates; none where none did.
+std::optional<std::string> early_stop_note(const std::vector<TableRun>& runs);
 
 // Builds the table; throws InputError (field = the option) when an axis or metric is unknown,
 // when variants would be chosen on a metric no run has (--select-by) or on a test metric

@@ -14,6 +14,7 @@
 #include "core/train/training_session.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
+#include "db/early_stop_tag.h"
 #include "db/final_model_tag.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
@@ -252,7 +253,7 @@ void TrainingSession::validate(int64_t update) {
 void TrainingSession::stop_early() {
   const std::string why =
       early_stop_text(state_.validation, state_.update, tc_.patience, tc_.max_updates);
-  store_->set_tag(*lease_, "early_stop", why);
+  store_->set_tag(*lease_, db::kEarlyStopTag, why);
   bar_->stop(state_.update, "stopped early (train.patience), " + why);
 }
 

@@ -25,6 +25,7 @@
 #include "core/train/stop_request.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
+#include "db/early_stop_tag.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 
@@ -172,12 +173,11 @@ void TrainingSession::resume() {
   if (const std::string core = blas_core_name(); !core.empty()) record_stretch("blas.core", core);
   record_stretch("libtorch", TORCH_VERSION);
   // Resumed past its early stop (train.patience raised or 0): the tag says it trained on.
-  if (const auto stop = tags.find("early_stop");
-      stop != tags.end() && updates_left() && stop->second.rfind("trained on", 0) != 0)
-    store_->set_tag(*lease_, "early_stop",
-                    "trained on from update " + std::to_string(state_.update) +
+  if (db::ended_by_early_stop(tags) && updates_left())
+    store_->set_tag(*lease_, db::kEarlyStopTag,
+                    db::kTrainedOnPastEarlyStop + std::to_string(state_.update) +
                         " (train.patience " + std::to_string(tc_.patience) + ") after " +
-                        stop->second);
+                        tags.at(db::kEarlyStopTag));
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 

@@ -271,6 +271,9 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
     add("post", "1", "finished", 10);
     add("post", "2", "finished", 12);
     add("pre", "1", "diverged", 0);
+    // Stopped by train.patience; stopped, then resumed past the stop (the tag rewritten).
+    store.set_tag(1, "early_stop", "update 5: 2 validations since update 3 without ...");
+    store.set_tag(2, "early_stop", "trained on from update 5 (train.patience 0) after update 5");
     db::NewRun other;  // another sweep's run is not in the table
     other.name = "x";
     other.sweep = "other";
@@ -283,6 +286,9 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   EXPECT_EQ(runs[0].axes.at("model.encoder_layers"), "6");
   EXPECT_EQ(runs[1].final_model.kind, db::FinalModel::Kind::BestCheckpoint);
   EXPECT_EQ(runs[1].final_model.update, 2);
+  EXPECT_TRUE(runs[0].stopped_early_at.has_value());
+  EXPECT_FALSE(runs[1].stopped_early_at.has_value());
+  EXPECT_FALSE(runs[2].stopped_early_at.has_value());
   experiments::TableOptions o;
   o.rows = "model.encoder_layers";
   o.cols = "model.norm";
@@ -291,6 +297,34 @@ TEST(ComparisonTable, LoadsASweepFromTheStore) {
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 11.0);
   EXPECT_EQ(t.cells[0][1].status, "diverged@40");
   EXPECT_THROW(experiments::load_table_runs(store, "nope", "test_bleu", {}), InputError);
+}
+
+// Runs train.patience stopped (TableRun::stopped_early_at, from the tag early_stop): a table whose
+// values mix such runs with runs trained to the end warns that they are of fewer updates; one
+// where every run stopped early says at which updates; a run that did not finish is not counted.
+TEST(ComparisonTable, TheNotesSayWhichRunsStoppedEarly) {
+  auto runs = depth_runs();  // 5 finished runs with a value: ids 1, 2, 3, 4, 9
+  const auto notes_of = [&] {
+    return experiments::build_comparison_table(runs, depth_options()).notes;
+  };
+  const auto early = [](const std::vector<std::string>& notes) {
+    for (const auto& n : notes)
+      if (n.find("stopped early") != std::string::npos) return n;
+    return std::string();
+  };
+  EXPECT_EQ(early(notes_of()), "");
+  runs[0].stopped_early_at = 310;
+  runs[8].stopped_early_at = 225;
+  runs[6].stopped_early_at = 100;  // diverged: its value is not used, nor is its stop
+  EXPECT_EQ(early(notes_of()),
+            "⚠ 2 of 5 runs stopped early (train.patience; tag early_stop) at updates 225-310: "
+            "their values are of fewer updates than the others'");
+  for (const size_t i : {1, 2, 3}) runs[i].stopped_early_at = 260;
+  EXPECT_EQ(early(notes_of()),
+            "every run stopped early (train.patience; tag early_stop), at updates 225-310");
+  for (auto& r : runs) r.stopped_early_at = 400;
+  EXPECT_EQ(early(notes_of()),
+            "every run stopped early (train.patience; tag early_stop), at update 400");
 }
 
 // Which model final valid_* and test_* values measure (tag final_model, eval.average_checkpoints):

@@ -1,0 +1,20 @@
+#pragma once
+// The run tag early_stop: why train.patience ended a run (core/train/early_stop.h writes it),
+// or, once a resume with another patience trained the run past that stop, the same text
+// behind "trained on from update U (train.patience P) after ". Read by the resume's refusal
+// (cli/cmd_train.cpp) and the tables' note (experiments/comparison_table.h).
+#include <map>
+#include <string>
+
+namespace fathom::db {
+
+inline constexpr const char* kEarlyStopTag = "early_stop";
+inline constexpr const char* kTrainedOnPastEarlyStop = "trained on from update ";
+
+// Whether the tag says the run ends at its early stop (not trained past it since).
+inline bool ended_by_early_stop(const std::map<std::string, std::string>& tags) {
+  const auto it = tags.find(kEarlyStopTag);
+  return it != tags.end() && it->second.rfind(kTrainedOnPastEarlyStop, 0) != 0;
+}
+
+}  // namespace fathom::db
