@@ -26,12 +26,7 @@ struct RankGroup::Impl {
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;  // null unless connected with kNccl
 #endif
   torch::Device gpu{torch::kCPU};  // this rank's GPU, where a build without Gloo sums CPU tensors
-  std::thread relay;               // relay_stop's; ended (relay_done) before the store goes
-  std::atomic<bool> relay_done{false};
-  ~Impl() {
-    relay_done = true;
-    if (relay.joinable()) relay.join();
-  }
+  std::thread relay;               // relay_stop's (RankGroup::end_relay)
   // The group that sums `tensor`: NCCL's for a CUDA tensor where there is one, else Gloo's.
   c10::intrusive_ptr<c10d::Work> start_sum(const torch::Tensor& tensor) {
     std::vector<at::Tensor> one{tensor};
@@ -103,7 +98,23 @@ c10d::TCPStoreOptions store_options(bool server, int world, int port,
 RankGroup::RankGroup(int rank, int world, std::unique_ptr<Impl> impl)
     : rank_(rank), world_(world), impl_(std::move(impl)) {}
 
-RankGroup::~RankGroup() = default;
+RankGroup::~RankGroup() { end_relay(); }
+
+// The relay's round trip returns within a period unless rank 0 -- the store's server -- is
+// frozen (SIGSTOP, a stalled machine): then its read waits on a socket with no timeout, and
+// joining it kept a rank whose collective had already failed from ending at all. Such a thread is
+// let go: it holds its own references to the store and its flags, and ends with the process.
+void RankGroup::end_relay() {
+  if (!impl_ || !impl_->relay.joinable()) return;
+  relay_->done = true;
+  const auto deadline = std::chrono::steady_clock::now() + 50 * kStopRelayPeriod;
+  while (relay_->running && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(kStopRelayPeriod / 4);
+  if (relay_->running)
+    impl_->relay.detach();
+  else
+    impl_->relay.join();
+}
 
 std::unique_ptr<RankGroup> RankGroup::lead(int world, const RankAddress& address,
                                            const std::string& port_option) {
@@ -203,20 +214,22 @@ RankGroup::PendingReduction RankGroup::start_all_reduce_sum(torch::Tensor& tenso
 // (one round trip a period); ends once the group is told to stop, or when the store is gone (a
 // rank died: the next all-reduce says so).
 void RankGroup::relay_stop(const std::atomic<bool>* local) {
-  impl_->relay = std::thread([this, local] {
+  relay_->running = true;
+  impl_->relay = std::thread([flags = relay_, store = impl_->store, local] {
     const std::string key = "fathom/stop";
-    while (!impl_->relay_done.load()) {
+    while (!flags->done) {
       try {
         const bool asked = local && local->load();
-        if (impl_->store->add(key, asked ? 1 : 0) > 0) {
-          stop_ = true;
-          return;
+        if (store->add(key, asked ? 1 : 0) > 0) {
+          flags->stop = true;
+          break;
         }
       } catch (const std::exception&) {
-        return;
+        break;
       }
       std::this_thread::sleep_for(kStopRelayPeriod);
     }
+    flags->running = false;
   });
 }
 

@@ -61,9 +61,11 @@ class RankGroup {
   // A stop request inside an update (core/model/stop_point.h) must reach every rank's layers,
   // or the ones not asked would train on while the others wait in the all-reduce: a thread of
   // this rank's own relays `local` (this process's stop flag) through the rendezvous store and
-  // sets stop_flag() once any rank asked (within ~kStopRelayPeriod of it). Call once.
+  // sets stop_flag() once any rank asked (within ~kStopRelayPeriod of it). Call once. `local`
+  // must outlive the process (the CLI's stop flag): a relay blocked on a frozen rank 0 is let go,
+  // not joined, when the group ends.
   void relay_stop(const std::atomic<bool>* local);
-  const std::atomic<bool>& stop_flag() const { return stop_; }
+  const std::atomic<bool>& stop_flag() const { return relay_->stop; }
   static constexpr std::chrono::milliseconds kStopRelayPeriod{20};
 
   // What rank 0 hands the others, by key (set once; fetch waits for it up to `wait`).
@@ -74,8 +76,16 @@ class RankGroup {
   struct Impl;
   RankGroup(int rank, int world, std::unique_ptr<Impl> impl);
   void connect_nccl(std::chrono::milliseconds timeout);
+  void end_relay();
   int rank_, world_;
-  std::atomic<bool> stop_{false};
+  // The relay's flags, shared with its thread: one blocked on a frozen rank 0's store is let go
+  // at the end (rank_group.cpp), not waited for, and must not outlive what it writes.
+  struct RelayFlags {
+    std::atomic<bool> stop{false};     // some rank asked to stop
+    std::atomic<bool> done{false};     // the group is going: end the relay
+    std::atomic<bool> running{false};  // the relay's thread has not returned
+  };
+  std::shared_ptr<RelayFlags> relay_ = std::make_shared<RelayFlags>();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -454,6 +454,42 @@ TEST_F(DataParallelFaults, AHungRankEndsTheRunAfterTheRankTimeout) {
   EXPECT_EQ(store.find_run(std::to_string(last_run_id()))->status, "failed");
 }
 
+// The other way round: rank 0 frozen (SIGSTOP; a stalled machine), so its rendezvous store
+// answers nothing. Rank 1's all-reduce gives up after train.rank_timeout_s and the rank must then
+// end: its stop relay, blocked on the store's socket, once kept it from exiting at all.
+TEST_F(DataParallelFaults, AFrozenRankZeroLetsTheOtherRanksEnd) {
+  const std::string config = write_config(
+      "frozen", config_yaml(kEncoderDecoder + ", dropout: 0}",
+                            "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, "
+                            "log_every: 5, threads: 1, update_tokens: 600, rank_timeout_s: 5}"));
+  const pid_t leader = start_training(config);
+  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
+  const pid_t rank_one = rank_one_of(leader);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(kill(leader, SIGSTOP), 0);
+  // Rank 1 is rank 0's child: ended, it stays a zombie until its stopped parent reaps it.
+  const auto ended = [&] {
+    const std::string stat =
+        fathom::testing::read_text(fs::path("/proc") / std::to_string(rank_one) / "stat");
+    const auto close = stat.rfind(')');
+    return stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z");
+  };
+  const auto stopped = std::chrono::steady_clock::now();
+  while (!ended() && std::chrono::steady_clock::now() - stopped < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  const bool rank_one_ended = ended();
+  kill(rank_one, SIGKILL);
+  kill(leader, SIGKILL);  // a stopped process still takes SIGKILL
+  kill(leader, SIGCONT);
+  wait_exit(leader, 30);
+  EXPECT_TRUE(rank_one_ended) << "rank 1 still running " << waited << " s after rank 0 froze";
+  EXPECT_GE(waited, 2.0);  // after the timeout, not at once
+  const std::string err = fathom::testing::read_text(dir_ / "train.err");
+  EXPECT_NE(err.find("all-reduce failed"), std::string::npos) << err;
+}
+
 // `fathom cancel` takes the run from rank 0 (exit status 3, as a single process); rank 1 ends
 // with it, and nothing is written after the cancel.
 TEST_F(DataParallelFaults, CancelStopsEveryRank) {
