@@ -362,6 +362,16 @@ class DataParallelFaults : public DataParallel {
   bool wait_for_updates(int64_t updates) {
     return fathom::testing::wait_for_running_updates(db(), updates, 180, 20);
   }
+  // A 2-rank run with no end in sight and train.rank_timeout_s 5, started and past its tenth
+  // update: rank 0's pid and rank 1's (0 where it did not get there).
+  std::pair<pid_t, pid_t> start_endless_run_with_rank_timeout(const std::string& name) {
+    const std::string config = write_config(
+        name, config_yaml(kEncoderDecoder + ", dropout: 0}",
+                          "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, "
+                          "log_every: 5, threads: 1, update_tokens: 600, rank_timeout_s: 5}"));
+    const pid_t leader = start_training(config);
+    return {leader, wait_for_updates(10) ? rank_one_of(leader) : 0};
+  }
   // The exit status of `pid` once it ended (at most `seconds`); -1 if it did not.
   static int wait_exit(pid_t pid, int seconds) {
     for (int i = 0; i < seconds * 50; ++i) {
@@ -430,14 +440,8 @@ const std::string kEndless =
 // A rank that hangs (SIGSTOP) is waited for train.rank_timeout_s seconds, no longer: rank 0's
 // all-reduce then fails and the run ends as failed, never trains on alone.
 TEST_F(DataParallelFaults, AHungRankEndsTheRunAfterTheRankTimeout) {
-  const std::string config = write_config(
-      "hang", config_yaml(kEncoderDecoder + ", dropout: 0}",
-                          "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, "
-                          "log_every: 5, threads: 1, update_tokens: 600, rank_timeout_s: 5}"));
-  const pid_t leader = start_training(config);
-  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
-  const pid_t rank_one = rank_one_of(leader);
-  ASSERT_GT(rank_one, 0);
+  const auto [leader, rank_one] = start_endless_run_with_rank_timeout("hang");
+  ASSERT_GT(rank_one, 0) << fathom::testing::read_text(dir_ / "train.err");
   ASSERT_EQ(kill(rank_one, SIGSTOP), 0);
   const auto stopped = std::chrono::steady_clock::now();
   const int status = wait_exit(leader, 90);
@@ -458,14 +462,8 @@ TEST_F(DataParallelFaults, AHungRankEndsTheRunAfterTheRankTimeout) {
 // answers nothing. Rank 1's all-reduce gives up after train.rank_timeout_s and the rank must then
 // end: its stop relay, blocked on the store's socket, once kept it from exiting at all.
 TEST_F(DataParallelFaults, AFrozenRankZeroLetsTheOtherRanksEnd) {
-  const std::string config = write_config(
-      "frozen", config_yaml(kEncoderDecoder + ", dropout: 0}",
-                            "{lr: 0.005, warmup: 5, max_updates: 100000, valid_every: 50, "
-                            "log_every: 5, threads: 1, update_tokens: 600, rank_timeout_s: 5}"));
-  const pid_t leader = start_training(config);
-  ASSERT_TRUE(wait_for_updates(10)) << fathom::testing::read_text(dir_ / "train.err");
-  const pid_t rank_one = rank_one_of(leader);
-  ASSERT_GT(rank_one, 0);
+  const auto [leader, rank_one] = start_endless_run_with_rank_timeout("frozen");
+  ASSERT_GT(rank_one, 0) << fathom::testing::read_text(dir_ / "train.err");
   ASSERT_EQ(kill(leader, SIGSTOP), 0);
   // Rank 1 is rank 0's child: ended, it stays a zombie until its stopped parent reaps it.
   const auto ended = [&] {
