@@ -189,6 +189,7 @@ HparamImportance load_hparam_importance(const db::Store& store, const std::strin
   }
   HparamImportance h = hparam_importance(runs, metric, "train.seed", groups);
   if (auto note = computed_differently_note(runs)) h.notes.push_back(*note);
+  if (auto note = early_stop_note(runs)) h.notes.push_back(*note);
   if (const auto note = selected.note()) h.notes.push_back(*note);
   return h;
 }

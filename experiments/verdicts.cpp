@@ -181,10 +181,13 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
   family.power = options.power;
   std::set<std::string> seen;
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
-  std::optional<std::string> computed_note;  // the same runs for every metric: said once
+  std::optional<std::string> computed_note, early_note;  // the same runs for every metric
   for (const auto& metric : options.metrics) {
     auto runs = load_table_runs(store, selected, metric, {options.table.rows, options.table.cols});
-    if (metric == options.metrics.front()) computed_note = computed_differently_note(runs);
+    if (metric == options.metrics.front()) {
+      computed_note = computed_differently_note(runs);
+      early_note = early_stop_note(runs);
+    }
     TableOptions t = options.table;
     t.metric = metric;
     use_run_value(runs, store, t);
@@ -193,6 +196,7 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
   adjust_family(family);
   family_notes(family);
   if (computed_note) family.notes.push_back(*computed_note);
+  if (early_note) family.notes.push_back(*early_note);
   if (auto note = selected.note()) family.notes.push_back(*note);
   return family;
 }
