@@ -1,6 +1,8 @@
 #pragma once
 // Marks on a dashboard chart's curves (issue 38 item 5): a red pointer above each spike of a
-// run's raw points, and a tick with a diamond where a fork left its parent. They are a few
+// run's raw points, and a tick with a diamond where a fork left its parent -- or, on the run
+// page, where the model the final evaluation used was kept and where early stopping ended
+// training. They are a few
 // scatter graphs laid over the curves, never in the legend and never part of the axes' range,
 // and the hover read-out names what a mark stands for.
 #include <optional>
@@ -17,7 +19,7 @@ class QCPGraph;
 namespace fathom::gui {
 
 struct ChartMark {
-  enum class Kind { Spike, Fork };
+  enum class Kind { Spike, Fork, Milestone };  // a milestone: drawn as a fork is
   Kind kind = Kind::Spike;
   QString curve;  // the label of the curve it marks
   double x = 0;

@@ -10,6 +10,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "gui/curve_plot.h"
+#include "gui/run_marks.h"
 #include "plot/planned_schedule.h"
 #include "plot/smoothing.h"
 #include "plot/store_curves.h"
@@ -157,11 +158,15 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
     columns_ = 0;
     layOut();
   }
+  const auto tags = store.tags(run.id);
   for (size_t i = 0; i < specs_.size(); ++i) {
     try {
       plot::CurveFigure figure = chart_figure(store, run, specs_[i]);
       plots_[i]->setLegendVisible(figure.curves.size() > 1);
       plots_[i]->setFigure(std::move(figure));
+      const auto& m = specs_[i].metrics;
+      if (std::find(m.begin(), m.end(), metric::kValidLoss) != m.end())
+        plots_[i]->setMarks(milestone_marks(run, tags, QString::fromStdString(metric::kValidLoss)));
     } catch (const std::exception&) {
       // A curve deleted between the two reads (a resumed run trims its points): next poll.
     }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "db/early_stop_tag.h"
+#include "db/final_model_tag.h"
 #include "db/metric_names.h"
 
 namespace fathom::gui {
@@ -56,6 +58,32 @@ ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>
   m.y = std::numeric_limits<double>::quiet_NaN();
   m.text = QStringLiteral("fork of #%1 at update %2").arg(origin.parent).arg(origin.step);
   return m;
+}
+
+std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
+                                       const std::map<std::string, std::string>& tags,
+                                       const QString& curve) {
+  std::vector<ChartMark> marks;
+  auto mark = [&](int64_t update, const QString& text) {
+    ChartMark m;
+    m.kind = ChartMark::Kind::Milestone;
+    m.curve = curve;
+    m.x = static_cast<double>(update);
+    m.y = std::numeric_limits<double>::quiet_NaN();  // on the curve as drawn
+    m.text = text;
+    marks.push_back(std::move(m));
+  };
+  if (const auto it = tags.find(db::kFinalModelTag); it != tags.end()) {
+    const db::FinalModel model = db::parse_final_model_tag(it->second);
+    if (model.kind == db::FinalModel::Kind::BestCheckpoint && model.update > 0)
+      mark(model.update,
+           QStringLiteral("checkpoint_best, update %1: the model the final evaluation measured")
+               .arg(model.update));
+  }
+  if (db::ended_by_early_stop(tags))
+    mark(run.updates,
+         QStringLiteral("stopped early: ") + QString::fromStdString(tags.at(db::kEarlyStopTag)));
+  return marks;
 }
 
 }  // namespace fathom::gui

@@ -35,4 +35,11 @@ void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::Met
 ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
                     const plot::RunX& place, const QString& curve);
 
+// The run page's milestones on the curve labelled `curve` (valid_loss, x in updates): the
+// checkpoint the final evaluation used (tag final_model: checkpoint_best at its update) and
+// the update where train.patience ended training (tag early_stop, db/early_stop_tag.h).
+std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
+                                       const std::map<std::string, std::string>& tags,
+                                       const QString& curve);
+
 }  // namespace fathom::gui

@@ -153,6 +153,36 @@ class RunPageTest : public QObject {
     QVERIFY2(overview.contains(QRegularExpression(R"(\nupdates {2,}70\n)")), qPrintable(overview));
   }
 
+  // The loss chart marks, on valid_loss, the checkpoint the final evaluation measured (tag
+  // final_model) and where train.patience stopped training (tag early_stop), each on the curve
+  // at its update; the read-out says what it is. A run resumed past its stop keeps the first.
+  void theLossChartMarksTheBestCheckpointAndTheEarlyStop() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    const int64_t id = running_run(store, "early");
+    log_loss(store, id, {10, 20, 30, 40});
+    store.write_metrics(id, {{10, "valid_loss", 4.5, 0.0},
+                             {20, "valid_loss", 4.2, 0.0},
+                             {30, "valid_loss", 4.3, 0.0},
+                             {40, "valid_loss", 4.25, 0.0}});
+    store.set_tag(id, "final_model", "checkpoint_best, update 20");
+    store.set_tag(id, "early_stop", "update 40: 2 validations since update 20 without ...");
+    fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+    auto* loss = page.charts()->chart("loss (nats)");
+    using Kind = fathom::gui::ChartMark::Kind;
+    const auto drawn = loss->drawnMarks(Kind::Milestone);
+    QCOMPARE(drawn.size(), size_t(2));
+    QCOMPARE(drawn[0], std::make_pair(20.0, 4.2));
+    QCOMPARE(drawn[1], std::make_pair(40.0, 4.25));
+    QVERIFY(loss->marks()[0].text.startsWith("checkpoint_best, update 20"));
+    QVERIFY(loss->marks()[1].text.startsWith("stopped early: update 40"));
+
+    store.set_tag(id, "early_stop", "trained on from update 40 (train.patience 0) after ...");
+    log_loss(store, id, {50});  // training on
+    page.refresh(*store.find_run(std::to_string(id)));
+    QCOMPARE(loss->drawnMarks(Kind::Milestone).size(), size_t(1));
+  }
+
   // The learning-rate chart draws the schedule the run's config plans beside the logged
   // points, to its last update: cosine over 100 updates after a warmup of 10, from 2e-3 to
   // 2e-4, passes the logged 1.1e-3 at update 55 (p = 1/2) and ends at 2e-4 at update 100. A
