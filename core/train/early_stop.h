@@ -36,7 +36,7 @@ inline bool patience_exhausted(const ValidationRecord& r, int patience) {
 }
 
 // The run tag early_stop: "update 260: 3 validations since update 200 without a valid_loss
-// below 1.2345 (train.patience 3 of train.max_updates 1000)".
+// below 1.2345 (train.patience 3, train.max_updates 1000)".
 inline std::string early_stop_text(const ValidationRecord& r, int64_t update, int patience,
                                    int64_t max_updates) {
   char best[32];
