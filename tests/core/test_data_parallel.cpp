@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/util/process.h"
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
@@ -69,14 +70,13 @@ const std::string kTrain =
 const std::string kEncoderDecoder =
     "{d_model: 16, heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2";
 
-// Every metric row of a run by (name, step); the timing rows, which differ by nature (and the
-// all-reduce's, which one process has not, and the system metrics sys.*), left out.
+// Every metric row of a run by (name, step); the machine's readings (timings, the all-reduce's,
+// which one process has not, the system metrics sys.*: db::metric::measures_the_machine) left
+// out.
 std::map<std::pair<std::string, int64_t>, double> metric_rows(const Store& store, int64_t run) {
   std::map<std::pair<std::string, int64_t>, double> rows;
   for (const std::string& name : store.metric_names(run)) {
-    if (name == "tokens_per_s" || name.rfind("allreduce", 0) == 0 || name.rfind("time", 0) == 0 ||
-        name.rfind("sys.", 0) == 0)
-      continue;
+    if (fathom::db::metric::measures_the_machine(name)) continue;
     for (const auto& p : store.metric_series(run, name)) rows[{name, p.step}] = p.value;
   }
   return rows;
