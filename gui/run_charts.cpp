@@ -159,6 +159,7 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
     layOut();
   }
   const auto tags = store.tags(run.id);
+  const auto artifacts = store.artifacts(run.id);
   for (size_t i = 0; i < specs_.size(); ++i) {
     try {
       plot::CurveFigure figure = chart_figure(store, run, specs_[i]);
@@ -166,7 +167,8 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
       plots_[i]->setFigure(std::move(figure));
       const auto& m = specs_[i].metrics;
       if (std::find(m.begin(), m.end(), metric::kValidLoss) != m.end())
-        plots_[i]->setMarks(milestone_marks(run, tags, QString::fromStdString(metric::kValidLoss)));
+        plots_[i]->setMarks(
+            milestone_marks(run, tags, artifacts, QString::fromStdString(metric::kValidLoss)));
     } catch (const std::exception&) {
       // A curve deleted between the two reads (a resumed run trims its points): next poll.
     }

@@ -62,6 +62,7 @@ ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>
 
 std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
                                        const std::map<std::string, std::string>& tags,
+                                       const std::vector<db::Artifact>& artifacts,
                                        const QString& curve) {
   std::vector<ChartMark> marks;
   auto mark = [&](int64_t update, const QString& text) {
@@ -79,6 +80,11 @@ std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
       mark(model.update,
            QStringLiteral("checkpoint_best, update %1: the model the final evaluation measured")
                .arg(model.update));
+  } else {
+    for (const auto& a : artifacts)
+      if (a.kind == "checkpoint_best" && a.step && *a.step > 0)
+        mark(*a.step, QStringLiteral("checkpoint_best so far, update %1: the lowest valid_loss yet")
+                          .arg(*a.step));
   }
   if (db::ended_by_early_stop(tags))
     mark(run.updates,

@@ -36,10 +36,12 @@ ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>
                     const plot::RunX& place, const QString& curve);
 
 // The run page's milestones on the curve labelled `curve` (valid_loss, x in updates): the
-// checkpoint the final evaluation used (tag final_model: checkpoint_best at its update) and
-// the update where train.patience ended training (tag early_stop, db/early_stop_tag.h).
+// checkpoint the final evaluation used (tag final_model: checkpoint_best at its update) or,
+// before the run's end, its checkpoint_best so far (its artifact row); and the update where
+// train.patience ended training (tag early_stop, db/early_stop_tag.h).
 std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
                                        const std::map<std::string, std::string>& tags,
+                                       const std::vector<db::Artifact>& artifacts,
                                        const QString& curve);
 
 }  // namespace fathom::gui

@@ -181,6 +181,17 @@ class RunPageTest : public QObject {
     log_loss(store, id, {50});  // training on
     page.refresh(*store.find_run(std::to_string(id)));
     QCOMPARE(loss->drawnMarks(Kind::Milestone).size(), size_t(1));
+
+    // While a run trains (no final_model yet): its checkpoint_best so far, from the artifact row.
+    const int64_t live = running_run(store, "live");
+    log_loss(store, live, {10, 20, 30});
+    store.write_metrics(live, {{10, "valid_loss", 4.5, 0.0}, {20, "valid_loss", 4.4, 0.0}});
+    store.add_artifact(live, "checkpoint_best", dir.filePath("best.pt").toStdString(), 20);
+    fathom::gui::RunPage running(store, *store.find_run(std::to_string(live)));
+    auto* live_loss = running.charts()->chart("loss (nats)");
+    QCOMPARE(live_loss->drawnMarks(Kind::Milestone),
+             (std::vector<std::pair<double, double>>{{20.0, 4.4}}));
+    QVERIFY(live_loss->marks()[0].text.startsWith("checkpoint_best so far, update 20"));
   }
 
   // The learning-rate chart draws the schedule the run's config plans beside the logged
