@@ -45,7 +45,7 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
   // Before each paint, when the axes' size is known (a resize changes what a pixel is worth).
   connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
-    if (!user_zoomed_ && !placed_.empty()) makeRoomForPointers();
+    if (!user_zoomed_ && !placed_.empty()) makeRoomForMarks();
   });
   // After it, when the set-up's new axis rect has its width: as many x ticks as fit (once more
   // after each set-up, whose ticker starts at QCustomPlot's default).
@@ -461,25 +461,34 @@ void CurvePlot::drawMarks() {
   if (plot_->xAxis) mark_graphs_.draw(*plot_, placed_, colours);
 }
 
-void CurvePlot::makeRoomForPointers() {
-  // A spike's pointer stands above its point, which is the curve's highest on a chart fitted
-  // to it: raise the top until every pointer is inside (the user's own zoom is left alone).
-  constexpr double kRoom = 16;  // pixels a pointer takes above its point
+void CurvePlot::makeRoomForMarks() {
+  // A spike's pointer stands above its point, which is the curve's highest on a chart fitted to
+  // it; a tick (a fork, a milestone such as checkpoint_best -- the valid curve's lowest point)
+  // reaches above and below its point. Widen the range until every mark is inside (the user's
+  // own zoom is left alone).
+  constexpr double kPointerRoom = 16, kTickRoom = 12;  // pixels a mark takes beyond its point
   QCPAxis* y = plot_->yAxis;
   const double height = y->axisRect()->height();
-  if (height < 4 * kRoom) return;
+  if (height < 4 * kPointerRoom) return;
   const bool log = y->scaleType() == QCPAxis::stLogarithmic;
   auto to_axis = [log](double v) { return log ? std::log10(v) : v; };
-  const double lo = to_axis(y->range().lower);
-  double hi = to_axis(y->range().upper);
-  for (const ChartMark& m : placed_) {
-    if (m.kind != ChartMark::Kind::Spike || (log && m.y <= 0)) continue;
-    // The top that leaves kRoom pixels above the point: (hi - v) / (hi - lo) = kRoom / height.
-    const double v = to_axis(m.y);
-    hi = std::max(hi, (v * height - kRoom * lo) / (height - kRoom));
+  double lo = to_axis(y->range().lower), hi = to_axis(y->range().upper);
+  for (int pass = 0; pass < 2; ++pass) {  // each bound moved against the other's latest
+    for (const ChartMark& m : placed_) {
+      if (log && m.y <= 0) continue;
+      const double v = to_axis(m.y);
+      const bool spike = m.kind == ChartMark::Kind::Spike;
+      // The top that leaves `room` pixels above v: (hi - v) / (hi - lo) = room / height; the
+      // bottom likewise below it.
+      const double up = spike ? kPointerRoom : kTickRoom;
+      hi = std::max(hi, (v * height - up * lo) / (height - up));
+      if (!spike) lo = std::min(lo, (v * height - kTickRoom * hi) / (height - kTickRoom));
+    }
   }
   if (std::isfinite(hi) && hi > to_axis(y->range().upper))
     y->setRangeUpper(log ? std::pow(10.0, hi) : hi);
+  if (std::isfinite(lo) && lo < to_axis(y->range().lower))
+    y->setRangeLower(log ? std::pow(10.0, lo) : lo);
 }
 
 }  // namespace fathom::gui

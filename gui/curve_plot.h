@@ -141,7 +141,7 @@ class CurvePlot : public QWidget {
   bool extendGraphs(const plot::CurveFigure& f, bool keep_zoom);
   // Places the marks on the curves as drawn now and draws them.
   void drawMarks();
-  void makeRoomForPointers();
+  void makeRoomForMarks();  // the axes widened so that no mark is cut off
   // Fits the axes to the curves; the marks never widen them.
   void fitToCurves();
   // The hover read-out's words for curve `index` near x: a group's members present there.

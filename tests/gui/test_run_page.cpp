@@ -176,6 +176,22 @@ class RunPageTest : public QObject {
     QCOMPARE(drawn[1], std::make_pair(40.0, 4.25));
     QVERIFY(loss->marks()[0].text.startsWith("checkpoint_best, update 20"));
     QVERIFY(loss->marks()[1].text.startsWith("stopped early: update 40"));
+    // The best checkpoint is the valid curve's lowest point: its tick reaches below it, and the
+    // axis makes room for it (10 pixels at least) instead of cutting it off at the edge -- on a
+    // chart of the usual height, where the 5 % air of the fit leaves it about 5.
+    page.resize(1000, 360);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QCustomPlot* plot = loss->plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    plot->replot(QCustomPlot::rpImmediateRefresh);  // the room is made before each paint
+    const double bottom = plot->yAxis->axisRect()->bottom();
+    for (const auto& [x, y] : drawn)
+      QVERIFY2(plot->yAxis->coordToPixel(y) <= bottom - 10,
+               qPrintable(QString("update %1: %2 px above the bottom %3")
+                              .arg(x)
+                              .arg(bottom - plot->yAxis->coordToPixel(y))
+                              .arg(bottom)));
 
     store.set_tag(id, "early_stop", "trained on from update 40 (train.patience 0) after ...");
     log_loss(store, id, {50});  // training on
