@@ -138,7 +138,9 @@ RunCharts::RunCharts(QWidget* parent) : QScrollArea(parent) {
   setWidget(grid_widget_);
 }
 
-void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
+void RunCharts::refresh(const db::Store& store, const db::RunRecord& run,
+                        const std::map<std::string, std::string>& tags,
+                        const std::vector<db::Artifact>& artifacts) {
   const std::vector<RunChartSpec> specs = run_chart_specs(store.metric_names(run.id));
   const bool same = specs.size() == specs_.size() &&
                     std::equal(specs.begin(), specs.end(), specs_.begin(),
@@ -158,8 +160,6 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run) {
     columns_ = 0;
     layOut();
   }
-  const auto tags = store.tags(run.id);
-  const auto artifacts = store.artifacts(run.id);
   for (size_t i = 0; i < specs_.size(); ++i) {
     try {
       plot::CurveFigure figure = chart_figure(store, run, specs_[i]);

@@ -38,8 +38,11 @@ class RunCharts : public QScrollArea {
   Q_OBJECT
  public:
   explicit RunCharts(QWidget* parent = nullptr);
-  // Reads the run's curves again and redraws what grew (a chart keeps the user's zoom).
-  void refresh(const db::Store& store, const db::RunRecord& run);
+  // Reads the run's curves again and redraws what grew (a chart keeps the user's zoom); its
+  // tags and artifact rows, which the page has read, place the milestone marks (run_marks.h).
+  void refresh(const db::Store& store, const db::RunRecord& run,
+               const std::map<std::string, std::string>& tags,
+               const std::vector<db::Artifact>& artifacts);
   QStringList titles() const;
   CurvePlot* chart(const QString& title) const;  // nullptr if none has that title
 

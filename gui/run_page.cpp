@@ -247,7 +247,7 @@ void RunPage::readAgain() {
   if (!store_) return;
   const auto tags = store_->tags(run_.id);
   const auto artifacts = store_->artifacts(run_.id);
-  charts_->refresh(*store_, run_);
+  charts_->refresh(*store_, run_, tags, artifacts);
   if (translate_) translate_->setCheckpoints(artifacts);
   if (lm_attention_) lm_attention_->setCheckpoints(artifacts);
   set_text_in_place(overview_, overview_text(run_, tags, artifacts, run_dir_,

@@ -462,7 +462,9 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   if (keep_point) keep_checkpoint(u.number, *reading, log_point);
   if (valid_point) {
     validate(u.number);
-    if (!updates_left() && state_.update < tc_.max_updates) stop_early();
+    // Ended by patience, not at its last update anyway.
+    if (patience_exhausted(state_.validation, tc_.patience) && state_.update < tc_.max_updates)
+      stop_early();
     state_.window = window_state(*reading, log_point);
     count_training();
     save_resume_point();
