@@ -1,6 +1,7 @@
 // `fathom runs [--sweep NAME] [--status S] [--best]`: the runs in the store, oldest first, as
 // an aligned table or (--json) a JSON array. --best adds, beside each key metric with a curve,
 // its best point over training (lowest loss/ppl, highest BLEU) and the update it was logged at.
+// A run train.patience ended shows as "finished (early stop)" (--json: its tag's text).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "db/early_stop_tag.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_json.h"
@@ -43,11 +45,20 @@ std::string local_minute(double unix_seconds) {
   return buf;
 }
 
-std::string status_label(const db::RunRecord& run, double now) {
+// The early_stop tags of runs train.patience ended (not those trained past the stop since).
+std::map<int64_t, std::string> early_stops(const db::Store& store) {
+  std::map<int64_t, std::string> out;
+  for (auto& [run, why] : store.tagged_runs(db::kEarlyStopTag))
+    if (db::ended_by_early_stop({{db::kEarlyStopTag, why}})) out[run] = std::move(why);
+  return out;
+}
+
+std::string status_label(const db::RunRecord& run, double now, bool stopped_early) {
   if (run.status == db::status::kDiverged && run.diverged_step)
     return "diverged@" + std::to_string(*run.diverged_step);
-  return experiments::shown_status(run,
-                                   now);  // a running run with a stale heartbeat shows as crashed
+  // A running run with a stale heartbeat shows as crashed.
+  const std::string shown = experiments::shown_status(run, now);
+  return stopped_early && shown == db::status::kFinished ? shown + " (early stop)" : shown;
 }
 
 std::string format_value(double value) {
@@ -121,11 +132,14 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
       runs.push_back(std::move(run));
 
   const BestPoints best = opts.best ? best_points(store, runs) : BestPoints{};
+  const std::map<int64_t, std::string> stopped = early_stops(store);
 
   if (global.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& run : runs) {
       out.push_back(db::run_to_json(run));
+      if (auto it = stopped.find(run.id); it != stopped.end())
+        out.back()["early_stop"] = it->second;
       if (!opts.best) continue;
       auto& bests = out.back()["best_metrics"] = nlohmann::ordered_json::object();
       for (const auto& [name, points] : best)
@@ -171,7 +185,7 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   for (const auto& run : runs) {
     std::vector<std::string> row = {std::to_string(run.id), shown_name(run)};
     if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);
-    row.push_back(status_label(run, now));
+    row.push_back(status_label(run, now, stopped.count(run.id) > 0));
     row.push_back(std::to_string(run.updates));
     for (const auto& m : metrics) {
       row.push_back(format_metric(run.final_metrics, m));

@@ -152,6 +152,7 @@ std::set<std::string> resumable_keys() {
   std::set<std::string> keys = kHowKeys;
   keys.insert("train.max_updates");
   keys.insert("train.patience");
+  keys.insert("train.patience_min_delta");
   return keys;
 }
 

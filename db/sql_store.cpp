@@ -297,6 +297,16 @@ std::map<std::string, std::string> SqlStore::tags(int64_t run) {
   return out;
 }
 
+std::map<int64_t, std::string> SqlStore::tagged_runs(const std::string& key) {
+  std::map<int64_t, std::string> out;
+  sql().read_one([&] {
+    out.clear();
+    sql().query("SELECT run_id, value FROM run_tags WHERE key = ?1", {key},
+                [&](const SqlRow& row) { out[row.int64(0)] = row.text(1); });
+  });
+  return out;
+}
+
 std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
   std::vector<RunRecord> runs;
   sql().read_snapshot([&] {

@@ -274,6 +274,10 @@ std::vector<Artifact> Store::artifacts(int64_t run) const { return backend()->ar
 
 std::map<std::string, std::string> Store::tags(int64_t run) const { return backend()->tags(run); }
 
+std::map<int64_t, std::string> Store::tagged_runs(const std::string& key) const {
+  return backend()->tagged_runs(key);
+}
+
 std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
   return backend()->list_runs(sweep_filter);
 }

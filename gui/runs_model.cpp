@@ -145,6 +145,12 @@ void RunsModel::setJobs(std::map<int64_t, QString> jobs) {
   if (!runs_.empty()) emit dataChanged(index(0, Job), index(rowCount() - 1, Job));
 }
 
+void RunsModel::setEarlyStops(std::map<int64_t, QString> why) {
+  if (why == early_stops_) return;
+  early_stops_ = std::move(why);
+  if (!runs_.empty()) emit dataChanged(index(0, Status), index(rowCount() - 1, Status));
+}
+
 QString RunsModel::jobOf(const std::map<std::string, std::string>& tags) {
   return QString::fromStdString(
       experiments::worker_job(tags));  // as `fathom sweep status` shows it
@@ -261,6 +267,8 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
       // A running run whose heartbeat went stale shows as crashed, as in the CLI.
       QString s = QString::fromStdString(experiments::shown_status(run, db::unix_now()));
       if (!for_sort && run.diverged_step) s += QStringLiteral(" @%1").arg(*run.diverged_step);
+      if (!for_sort && run.status == db::status::kFinished && early_stops_.count(run.id))
+        s += QStringLiteral(" (early stop)");
       return s;
     }
     case Updates:
@@ -359,6 +367,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       }
       if (index.column() == Name)  // the whole name: a narrow column cuts siblings alike
         return QString::fromStdString(run->name);
+      if (auto it = early_stops_.find(run->id); index.column() == Status &&
+                                                run->status == db::status::kFinished &&
+                                                it != early_stops_.end())
+        return QStringLiteral("stopped early: ") + it->second;
       if (!run->error.empty()) return QString::fromStdString(run->error);
       if (run->started_at > 0)
         return QStringLiteral("started %1")

@@ -1,11 +1,12 @@
 #pragma once
 // The runs table: one row per run of the store (Store::list_runs), columns id, name, sweep,
-// status (coloured), updates (a running run's progress and ETA), its training loss now (running
-// runs), host and job (where its worker runs: a Slurm job such as 17_3, or a live local
-// worker's pid), the config keys the user picks (read from config_json: what tells runs apart
-// first), then every final metric any run has, in db/metric_presentation.h's order (valid_ppl
-// before params) -- each followed, when best points are set, by "best NAME": the best point over
-// training and its update. Sorting uses SortRole, which is numeric for numeric columns.
+// status (coloured; "finished (early stop)" where train.patience ended the run), updates (a running
+// run's progress and ETA), its training loss now (running runs), host and job (where its worker
+// runs: a Slurm job such as 17_3, or a live local worker's pid), the config keys the user picks
+// (read from config_json: what tells runs apart first), then every final metric any run has, in
+// db/metric_presentation.h's order (valid_ppl before params) -- each followed, when best points are
+// set, by "best NAME": the best point over training and its update. Sorting uses SortRole, which is
+// numeric for numeric columns.
 #include <map>
 #include <vector>
 
@@ -40,6 +41,9 @@ class RunsModel : public QAbstractTableModel {
   // that is gone (or, by now, another one), so it shows none; a Slurm job stays (sacct).
   static QString jobShown(const std::map<std::string, std::string>& tags,
                           const std::string& status);
+  // Why train.patience ended each run it ended (its early_stop tag): the status column says
+  // "finished (early stop)" and its tooltip says why; runs not in the map show their status.
+  void setEarlyStops(std::map<int64_t, QString> why);
   // Each run's sweep axes (KEY -> value of its axis.KEY tags). A sweep run's name column then
   // shows the axes in which its sweep's runs differ ("norm=pre,seed=2"), so sibling runs
   // differ where a long name would be cut alike; the whole name is its tooltip.
@@ -92,6 +96,7 @@ class RunsModel : public QAbstractTableModel {
 
   std::vector<db::RunRecord> runs_;
   std::map<int64_t, QString> jobs_;
+  std::map<int64_t, QString> early_stops_;
   std::map<int64_t, double> loss_now_;
   std::map<int64_t, std::map<std::string, std::string>> axes_;
   std::map<int64_t, QString> compact_names_;  // from axes_: the differing axes of sweep runs

@@ -17,6 +17,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "db/early_stop_tag.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
@@ -215,7 +216,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
-  ended_jobs_.clear();
+  ended_runs_.clear();
   hidden_selection_.clear();  // ids of the old store's runs
   axes_.clear();
   run_axes_.clear();
@@ -285,19 +286,28 @@ void RunsView::updateHint() {
 }
 
 // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
-// worker); after it ended, it is read once and kept.
+// worker); after it ended, it is read once and kept -- with its early stop, if any -- until a
+// resume runs it again.
 void RunsView::refreshJobs() {
-  std::map<int64_t, QString> jobs;
+  std::map<int64_t, QString> jobs, early_stops;
   for (const auto& run : model_->runs()) {
-    auto known = ended_jobs_.find(run.id);
-    if (known != ended_jobs_.end()) {
-      jobs[run.id] = known->second;
+    auto known = ended_runs_.find(run.id);
+    if (known != ended_runs_.end() && db::is_terminal_status(run.status)) {
+      jobs[run.id] = known->second.job;
+      if (!known->second.early_stop.isEmpty()) early_stops[run.id] = known->second.early_stop;
       continue;
     }
     const auto tags = session_->store.tags(run.id);
     const QString job = RunsModel::jobShown(tags, run.status);
+    const QString early_stop = db::ended_by_early_stop(tags)
+                                   ? QString::fromStdString(tags.at(db::kEarlyStopTag))
+                                   : QString();
     jobs[run.id] = job;
-    if (db::is_terminal_status(run.status)) ended_jobs_[run.id] = job;
+    if (!early_stop.isEmpty()) early_stops[run.id] = early_stop;
+    if (db::is_terminal_status(run.status))
+      ended_runs_[run.id] = {job, early_stop};
+    else
+      ended_runs_.erase(run.id);
     for (const auto& [key, value] : tags)  // the sweep axes, columns unless the user chose
       if (key.rfind("axis.", 0) == 0) {
         axes_.insert(QString::fromStdString(key.substr(5)));
@@ -305,6 +315,7 @@ void RunsView::refreshJobs() {
       }
   }
   model_->setJobs(std::move(jobs));
+  model_->setEarlyStops(std::move(early_stops));
   model_->setAxes(run_axes_);
   if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
     model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));

@@ -133,20 +133,23 @@ class RunsView : public QWidget, public WorkbenchView {
   QTableView* table_;
   QComboBox* sweep_;
   QLineEdit* text_;
-  QLabel* filter_note_;
-  QLabel* brush_note_;  // "brushed: ..." with a Clear link, while a brush is set
+  QLabel* filter_note_;  // the filter's parse error, or "no run matches ..."
+  QLabel* brush_note_;   // "brushed: ..." with a Clear link, while a brush is set
   RunBrush* brush_ = nullptr;
   std::set<int64_t> hidden_selection_;  // selected when a brush hid them
-  QLabel* hint_;  // an empty store or none: where runs come from  // the filter's parse error, or
-                  // "no run matches ..."
+  QLabel* hint_;                        // an empty store or none: where runs come from
   QAction *open_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_, *columns_,
       *metrics_, *show_best_, *focus_filter_;
-  std::map<int64_t, QString> ended_jobs_;  // jobs of ended runs: read once
-  std::set<QString> axes_;                 // the sweep axes (axis.KEY tags) of the runs read
+  // What an ended run's tags say, read once while it stays ended (a resume reads it again).
+  struct EndedRun {
+    QString job;
+    QString early_stop;  // why train.patience ended it; "" when it did not
+  };
+  std::map<int64_t, EndedRun> ended_runs_;
+  std::set<QString> axes_;  // the sweep axes (axis.KEY tags) of the runs read
   std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
   bool columns_chosen_ = false;
-  QString followed_sweep_;  // followSweep's, until the store has its runs            // config
-                            // columns the user chose, else the axes
+  QString followed_sweep_;  // followSweep's, until the store has its runs
   // Best points as last read, and each run's (updates, status) then: a run is read again only
   // once it moved on, so a poll of a finished sweep reads nothing.
   std::map<std::string, std::map<int64_t, db::MetricPoint>> best_points_;

@@ -274,6 +274,12 @@ std::vector<FieldSpec> build_fields() {
         "on validation data only. 0: train to "
         "train.max_updates (what a comparison of methods at one budget needs)")
       .range = kNonNegative;
+  train("patience_min_delta", F::Double, &T::patience_min_delta,
+        "early stopping's least improvement (nats of valid_loss): a validation restarts "
+        "train.patience's count only when its loss is below the last such improvement's by "
+        "more than this, so a plateau's creep at the size of rounding (~1e-4) does not decide "
+        "where the run stops; checkpoint_best still keeps the lowest loss. 0: any lower loss")
+      .range = kNonNegative;
   train("valid_sample_top_k", F::Int, &T::valid_sample_top_k,
         "a language model's samples (model.arch: decoder_only): besides the greedy continuation, "
         "one drawn from the K most likely tokens at each step, seeded by train.seed and the "

@@ -74,6 +74,8 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
   archive.write("state_best_valid_update", scalar(state.validation.best_update), true);
   archive.write("state_validations_since_best", scalar(state.validation.validations_since_best),
                 true);
+  archive.write("state_improved_valid_loss", scalar(state.validation.improved_loss), true);
+  archive.write("state_improved_valid_update", scalar(state.validation.improved_update), true);
   archive.write("state_loss_scale", scalar(state.loss_scale), true);
   archive.write("state_loss_scale_clean_updates", scalar(state.loss_scale_clean_updates), true);
   const LogWindowState& w = state.window;
@@ -146,6 +148,16 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
         state->validation.best_update = best_update.item<int64_t>();
       if (archive.try_read("state_validations_since_best", since_best, true))
         state->validation.validations_since_best = since_best.item<int64_t>();
+      // Absent before train.patience_min_delta: the best, which it equals with no min_delta.
+      torch::Tensor improved, improved_update;
+      state->validation.improved_loss =
+          archive.try_read("state_improved_valid_loss", improved, true)
+              ? improved.item<double>()
+              : state->validation.best_loss;
+      state->validation.improved_update =
+          archive.try_read("state_improved_valid_update", improved_update, true)
+              ? improved_update.item<int64_t>()
+              : state->validation.best_update;
       // Absent from checkpoints written before fp16 training existed: keep the defaults.
       torch::Tensor scale, clean;
       if (archive.try_read("state_loss_scale", scale, true))

@@ -241,7 +241,7 @@ void TrainingSession::validate(int64_t update) {
   const LossReport valid = log_validation(update);
   if (tc_.valid_samples > 0) keep_valid_samples(update);
   if (tc_.valid_bleu > 0) log_valid_bleu(update);
-  if (record_validation(state_.validation, update, valid.loss)) {
+  if (record_validation(state_.validation, update, valid.loss, tc_.patience_min_delta)) {
     const std::string path = files_->name("checkpoint_best", update, ".pt");
     save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
     files_->record("checkpoint_best", path, update);
@@ -251,8 +251,8 @@ void TrainingSession::validate(int64_t update) {
 // train.patience ran out at this validation: the run ends here, finished (finish() evaluates
 // the final model), and says why.
 void TrainingSession::stop_early() {
-  const std::string why =
-      early_stop_text(state_.validation, state_.update, tc_.patience, tc_.max_updates);
+  const std::string why = early_stop_text(state_.validation, state_.update, tc_.patience,
+                                          tc_.max_updates, tc_.patience_min_delta);
   store_->set_tag(*lease_, db::kEarlyStopTag, why);
   bar_->stop(state_.update, "stopped early (train.patience), " + why);
 }

@@ -454,7 +454,8 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
       // The sums are every rank's: each counts train.patience as rank 0 does, and stops with it.
-      record_validation(state_.validation, u.number, validation_loss().loss);
+      record_validation(state_.validation, u.number, validation_loss().loss,
+                        tc_.patience_min_delta);
       if (tc_.valid_bleu > 0) log_valid_bleu(u.number);
     }
     return std::nullopt;

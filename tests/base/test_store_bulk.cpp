@@ -1,7 +1,8 @@
 // The store's paths for a whole sweep at once, on every backend: create_runs records runs and
 // their tags in one transaction exactly as create_run and set_tag one by one do (issue 54:
 // queueing committed once per run and per tag); list_run_states reads what the scheduler's
-// poll needs, and no config (it read every run's JSON and YAML config each second).
+// poll needs, and no config (it read every run's JSON and YAML config each second);
+// tagged_runs reads one tag of every run, as tags() run by run would.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -190,6 +191,25 @@ TEST_P(StoreBackendTest, ConfigValuesOfAConfigThatIsNotJsonAreNullAndTheOthersSt
   EXPECT_EQ(values[2].values[0], "9");  // a string as its text
   EXPECT_FALSE(values[2].values[2]);    // JSON null: no value
   EXPECT_EQ(store.find_run(std::to_string(ids[1]))->config_json, runs[1].run.config_json);
+}
+
+TEST_P(StoreBackendTest, TaggedRunsIsEachRunsTagReadOneByOne) {
+  auto store = Store::open(db_path());
+  const std::vector<int64_t> ids = store.create_runs(three_runs("a"));
+  store.set_tag(ids[0], "early_stop", "update 225: ...");
+  store.set_tag(ids[2], "early_stop", "trained on from update 300 ...");
+  store.set_tag(ids[2], "early_stop_other", "x");  // a key that begins like it is another tag
+  std::map<int64_t, std::string> one_by_one;
+  for (int64_t id : ids)
+    if (const auto tags = store.tags(id); tags.count("early_stop"))
+      one_by_one[id] = tags.at("early_stop");
+  EXPECT_EQ(store.tagged_runs("early_stop"), one_by_one);
+  EXPECT_EQ(one_by_one.size(), 2U);
+  EXPECT_EQ(store.tagged_runs("sweep.set"),
+            (std::map<int64_t, std::string>{{ids[2], "train.lr=0.001"}}));
+  EXPECT_TRUE(store.tagged_runs("no such tag").empty());
+  store.delete_run(ids[0]);
+  EXPECT_EQ(store.tagged_runs("early_stop").count(ids[0]), 0U);
 }
 
 }  // namespace test_store_bulk

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/util/process.h"
 #include "db/final_model_tag.h"
 #include "db/metric_names.h"
@@ -25,26 +27,34 @@ using fathom::ProgramResult;
 
 constexpr int kPatience = 2, kValidEvery = 5, kMaxUpdates = 400;
 
-std::string train_section(int patience, int max_updates) {
+std::string train_section(int patience, int max_updates, double min_delta) {
   return "{lr: 0.005, warmup: 10, max_updates: " + std::to_string(max_updates) +
          ", valid_every: " + std::to_string(kValidEvery) +
-         ", log_every: 5, threads: 1, patience: " + std::to_string(patience) + "}";
+         ", log_every: 5, threads: 1, patience: " + std::to_string(patience) +
+         ", patience_min_delta: " + std::to_string(min_delta) + "}";
 }
 
 // Where the rule stops on a curve of validation losses (update -> loss, the one at
-// initialization left out): the best so far and the validations since it, by hand.
+// initialization left out), by hand: the best so far (checkpoint_best), and the validations
+// since the last loss below the previous such one by more than min_delta.
 struct ExpectedStop {
-  int64_t update = 0, best_update = 0;
+  int64_t update = 0, best_update = 0, improved_update = 0;
   double best = INFINITY;
 };
-ExpectedStop expected_stop(const std::map<int64_t, double>& valid, int patience) {
+ExpectedStop expected_stop(const std::map<int64_t, double>& valid, int patience,
+                           double min_delta = 0) {
   ExpectedStop e;
+  double improved = INFINITY;
   int since = 0;
   for (const auto& [update, loss] : valid) {
     if (update == 0) continue;
     if (loss < e.best) {
       e.best = loss;
       e.best_update = update;
+    }
+    if (loss < improved - min_delta) {
+      improved = loss;
+      e.improved_update = update;
       since = 0;
     } else if (++since == patience) {
       e.update = update;
@@ -65,9 +75,10 @@ class EarlyStopCli : public ::testing::Test {
     return fathom::run_program(args, "", {}, 300);
   }
   // Trains a config of that patience and length (on `nproc` processes); the new run's id.
-  int64_t train(const std::string& name, int patience, int max_updates, int nproc = 1) {
+  int64_t train(const std::string& name, int patience, int max_updates, int nproc = 1,
+                double min_delta = 0) {
     const fs::path config = dir_ / (name + ".yaml");
-    std::string section = train_section(patience, max_updates);
+    std::string section = train_section(patience, max_updates, min_delta);
     if (nproc > 1) section.insert(1, "update_tokens: 600, ");  // a share of batches per rank
     std::ofstream(config) << fathom::testing::tiny_config_yaml(name, section);
     const ProgramResult r =
@@ -87,6 +98,30 @@ class EarlyStopCli : public ::testing::Test {
   }
   std::map<std::string, std::string> tags(int64_t run) const {
     return fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly).tags(run);
+  }
+  // The run's STATUS in `fathom runs`, and (--json) its early_stop: the same or absent.
+  std::string listed_status(int64_t run) {
+    const ProgramResult table = fathom({"runs"});
+    const ProgramResult json = fathom({"--json", "runs"});
+    EXPECT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_EQ(json.exit_code, 0) << json.err;
+    const auto tag = tags(run);
+    for (const auto& listed : nlohmann::json::parse(json.out))
+      if (listed.at("id") == run) {
+        EXPECT_EQ(listed.contains("early_stop"),
+                  tag.count("early_stop") && tag.at("early_stop").rfind("trained on", 0) != 0);
+      }
+    // "  7  early  finished (early stop)  225  ...": the text after the name, up to the updates.
+    const std::string row_start = std::to_string(run) + "  ";
+    for (size_t at = table.out.find(row_start); at != std::string::npos;
+         at = table.out.find(row_start, at + 1)) {
+      if (at != 0 && table.out[at - 1] != '\n' && table.out[at - 1] != ' ') continue;
+      const size_t end = table.out.find('\n', at);
+      const std::string line = table.out.substr(at, end - at);
+      for (const std::string status : {"finished (early stop)", "finished", "running"})
+        if (line.find("  " + status + "  ") != std::string::npos) return status;
+    }
+    return "(not listed)";
   }
   std::string db() const { return (dir_ / "runs.db").string(); }
   fathom::testing::TempDir scratch_;
@@ -154,6 +189,7 @@ TEST_F(EarlyStopCli, AResumeIntoTheSamePatienceIsRefusedAndPatienceZeroTrainsOn)
   EXPECT_NE(again.err.find("stopped early"), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("--set train.patience=0"), std::string::npos) << again.err;
   EXPECT_EQ(record(run).updates, stopped_at);  // refused before anything was touched
+  EXPECT_EQ(listed_status(run), "finished (early stop)");
 
   const ProgramResult on = fathom(
       {"train", "--resume", std::to_string(run), "--set", "train.patience=0", "--no-progress"});
@@ -163,6 +199,40 @@ TEST_F(EarlyStopCli, AResumeIntoTheSamePatienceIsRefusedAndPatienceZeroTrainsOn)
   EXPECT_EQ(t.at("early_stop").rfind("trained on from update " + std::to_string(stopped_at), 0), 0u)
       << t.at("early_stop");
   EXPECT_TRUE(t.count("config.changed_at." + std::to_string(stopped_at)));
+  EXPECT_EQ(listed_status(run), "finished");  // trained on: no longer ended by the stop
+}
+
+// With train.patience_min_delta a validation restarts the count only when its loss is below the
+// last such one's by more than it: the run stops where the hand-computed rule says on the
+// patience-0 curve -- never later than without it -- while checkpoint_best, which the final
+// evaluation measures, is still the lowest loss up to the stop.
+TEST_F(EarlyStopCli, AMinDeltaStopsAtTheFirstStallOfThatSizeOnTheFullCurve) {
+  constexpr double kMinDelta = 0.02;
+  const int64_t full = train("full", 0, kMaxUpdates);
+  const int64_t early = train("delta", kPatience, kMaxUpdates, 1, kMinDelta);
+  const auto full_valid = curve(full, fathom::db::metric::kValidLoss);
+  const ExpectedStop stop = expected_stop(full_valid, kPatience, kMinDelta);
+  const ExpectedStop plain = expected_stop(full_valid, kPatience);
+  ASSERT_GT(stop.update, 0);
+  ASSERT_GT(plain.update, 0);
+  EXPECT_LE(stop.update, plain.update);
+  EXPECT_NE(stop.update, plain.update) << "min_delta " << kMinDelta << " decides nothing here";
+
+  const auto run = record(early);
+  EXPECT_EQ(run.updates, stop.update);
+  const auto t = tags(early);
+  EXPECT_EQ(fathom::db::parse_final_model_tag(t.at(fathom::db::kFinalModelTag)).update,
+            stop.best_update);
+  EXPECT_DOUBLE_EQ(run.final_metrics.at(fathom::db::metric::kValidLoss), stop.best);
+  const std::string& why = t.at("early_stop");
+  EXPECT_EQ(why.rfind("update " + std::to_string(stop.update) + ": 2 validations since update " +
+                          std::to_string(stop.improved_update),
+                      0),
+            0u)
+      << why;
+  EXPECT_NE(why.find("train.patience_min_delta 0.02"), std::string::npos) << why;
+  EXPECT_EQ(listed_status(early), "finished (early stop)");
+  EXPECT_EQ(listed_status(full), "finished");
 }
 
 // The ranks of a data-parallel run each count the validations from their shared loss sums: they

@@ -321,7 +321,11 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   state.epoch = 2;
   state.batch_in_epoch = 17;
   state.first_loss = 4.25;
-  state.validation = {3.5, 40, 2};
+  state.validation.best_loss = 3.5;
+  state.validation.best_update = 40;
+  state.validation.improved_loss = 3.625;  // train.patience_min_delta's reference, older
+  state.validation.improved_update = 30;
+  state.validation.validations_since_best = 2;
   state.loss_scale = 1024.0;  // the fp16 loss scaler, mid-run
   state.loss_scale_clean_updates = 17;
   save_checkpoint(path, *a, &opt_a, state, "model:\n  d_model: 16\n");
@@ -342,6 +346,8 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   EXPECT_DOUBLE_EQ(loaded.validation.best_loss, 3.5);
   EXPECT_EQ(loaded.validation.best_update, 40);
   EXPECT_EQ(loaded.validation.validations_since_best, 2);
+  EXPECT_DOUBLE_EQ(loaded.validation.improved_loss, 3.625);
+  EXPECT_EQ(loaded.validation.improved_update, 30);
   EXPECT_EQ(loaded.loss_scale, 1024.0);
   EXPECT_EQ(loaded.loss_scale_clean_updates, 17);
   EXPECT_EQ(checkpoint_config(path), "model:\n  d_model: 16\n");

@@ -4,7 +4,8 @@
 // the sweep axes until the user chooses; a finished run shows no dead local pid; a sweep's run
 // is named by the axes its sweep's runs differ in, its tooltip the whole name. A sweep started from
 // the app replaces the old selection; the dashboard remembers log y and colour-by as it does
-// smoothing, and keeps a grouping to the store it was chosen for.
+// smoothing, and keeps a grouping to the store it was chosen for. A run train.patience ended
+// shows "finished (early stop)".
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSettings>
@@ -185,6 +186,47 @@ class RunsLiveTest : public QObject {
     QVERIFY(RunsModel::jobShown(local, "finished").isEmpty());
     QVERIFY(RunsModel::jobShown(local, "crashed").isEmpty());
     QCOMPARE(RunsModel::jobShown(slurm, "finished"), QStringLiteral("17_3"));
+  }
+
+  // A run train.patience ended says so in the status column, and why on hover, as
+  // `fathom runs` does; resumed to train on, it is a running run again, and once finished past
+  // the stop (the tag rewritten "trained on from update ...") a plain finished one.
+  void anEarlyStoppedRunSaysSoUntilAResumeTrainsOn() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    auto store = Store::open(db.toStdString());
+    const int64_t early = make_run(store, "s/pre", "s", "pre");
+    const int64_t plain = make_run(store, "s/post", "s", "post");
+    const std::string why =
+        "update 225: 2 validations since update 215 without a valid_loss "
+        "below 2.27 (train.patience 2, train.max_updates 400)";
+    store.mark_running(early, "host", "cpu");
+    store.set_tag(early, "early_stop", why);
+    store.finish_run(early, "finished");
+    store.mark_running(plain, "host", "cpu");
+    store.finish_run(plain, "finished");
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db);
+    auto status = [&](int row, int role) {
+      return view.model()->data(view.model()->index(row, RunsModel::Status), role).toString();
+    };
+    QCOMPARE(status(0, Qt::DisplayRole), QStringLiteral("finished (early stop)"));
+    QCOMPARE(status(0, Qt::ToolTipRole), QString::fromStdString("stopped early: " + why));
+    QCOMPARE(status(0, RunsModel::SortRole), QStringLiteral("finished"));  // sorts as finished
+    QCOMPARE(status(1, Qt::DisplayRole), QStringLiteral("finished"));
+
+    store.mark_running(early, "host", "cpu");  // resumed with train.patience=0
+    view.refresh();
+    QCOMPARE(status(0, Qt::DisplayRole), QStringLiteral("running"));
+    store.set_tag(early, "early_stop",
+                  "trained on from update 225 (train.patience 0) after " + why);
+    store.finish_run(early, "finished");
+    view.refresh();
+    QCOMPARE(status(0, Qt::DisplayRole), QStringLiteral("finished"));
+    QVERIFY(!status(0, Qt::ToolTipRole).startsWith(QStringLiteral("stopped early")));
   }
 
   // The sweep axes are the config columns until the user picks some, which then stay.
