@@ -17,7 +17,7 @@
 #include "core/train/memory_check.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 
 namespace test_bad_input_cli {
 namespace fs = std::filesystem;
@@ -26,19 +26,14 @@ using fathom::ProgramResult;
 const std::string kTiny = fathom::testing::tiny_config_yaml(
     "tiny", "{lr: 0.005, warmup: 10, max_updates: 20, valid_every: 10, log_every: 10}");
 
-class BadInput : public ::testing::Test {
+class BadInput : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
     std::ofstream(dir_ / "tiny.yaml") << kTiny;
   }
-  std::string db() const { return (dir_ / "runs.db").string(); }
   std::string config() const { return (dir_ / "tiny.yaml").string(); }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", db()});
-    return fathom::run_program(args, "", {}, 300);
-  }
   // Refused as bad input, the message holding each of `words`.
   void expect_refused(const ProgramResult& r, const std::vector<std::string>& words) {
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -49,10 +44,6 @@ class BadInput : public ::testing::Test {
     if (!fs::exists(db())) return 0;
     return fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly).list_runs().size();
   }
-
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
 };
 
 // A billion layers passed `fathom config` and grew `train` to 23 GB, deaf to Ctrl+C while it

@@ -19,27 +19,20 @@
 #include "core/data/dataset.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 
 namespace test_compare_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
-class CompareCli : public ::testing::Test {
+class CompareCli : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
     std::ofstream(dir_ / "tiny.yaml") << fathom::testing::tiny_config_yaml(
         "tiny", "{lr: 0.005, warmup: 10, max_updates: 60, valid_every: 30, log_every: 10}");
   }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", (dir_ / "runs.db").string()});
-    return fathom::run_program(args, "", {}, 300);
-  }
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {

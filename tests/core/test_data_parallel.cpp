@@ -31,7 +31,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 #include "tests/support/wait_for_run.h"
 
 namespace test_data_parallel {
@@ -95,22 +95,12 @@ std::map<std::string, torch::Tensor> checkpoint_parameters(const std::string& pa
   return out;
 }
 
-class DataParallel : public ::testing::Test {
+class DataParallel : public fathom::testing::FathomCliTest {
  protected:
-  void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << "fathom binary not built at " << binary_;
-  }
-  std::string db() const { return (dir_ / "runs.db").string(); }
   std::string write_config(const std::string& name, const std::string& yaml) {
     const fs::path path = dir_ / (name + ".yaml");
     std::ofstream(path) << yaml;
     return path.string();
-  }
-  ProgramResult fathom(const std::vector<std::string>& args, double timeout_s = 300) {
-    std::vector<std::string> argv{binary_.string(), "--db", db()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return fathom::run_program(argv, "", {}, timeout_s);
   }
   // Trains `config` on `nproc` processes; the new run's id.
   int64_t train(const std::string& config, int nproc) {
@@ -184,9 +174,6 @@ class DataParallel : public ::testing::Test {
           << label << " " << key << " max diff " << (tensor - q.at(key)).abs().max().item<double>()
           << " of max " << tensor.abs().max().item<double>();
   }
-  fathom::testing::TempDir tmp_;
-  fs::path dir_ = tmp_.path();
-  fs::path binary_;
 };
 
 // Post-LN with train.valid_bleu too: the ranks share each validation's decode as they share

@@ -15,18 +15,18 @@
 #include "base/util/process.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 #include "tests/support/toy_corpus.h"
 
 namespace test_data_prepare_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
-class DataPrepareCli : public ::testing::Test {
+class DataPrepareCli : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
     // 800 pairs of a two-language toy corpus, relative to the config's folder.
     std::mt19937_64 rng(11);
     fathom::testing::write_word_for_word_corpus(dir_ / "corpus", "train", 800, rng);
@@ -46,10 +46,6 @@ class DataPrepareCli : public ::testing::Test {
            "train: {lr: 0.005, warmup: 2, max_updates: 4, valid_every: 4, log_every: 2}\n"
            "eval: {beam: 1}\n";
   }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", (dir_ / "runs.db").string()});
-    return fathom::run_program(args, "", {}, 300);
-  }
   // `train CONFIG` (the store's first run) maps the prepared `entry`, as its data tag says.
   void expect_training_maps(const std::string& config, const std::string& entry) {
     const ProgramResult train = fathom({"train", config, "--no-progress"});
@@ -61,9 +57,6 @@ class DataPrepareCli : public ::testing::Test {
     EXPECT_NE(tags.at("data").find("prepared corpus: " + entry + " (mapped)"), std::string::npos)
         << tags.at("data");
   }
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(DataPrepareCli, TwoProcessesAtOnceMakeOneEntryThatTrainingMaps) {

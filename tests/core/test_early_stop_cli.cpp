@@ -19,7 +19,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 
 namespace test_early_stop_cli {
 namespace fs = std::filesystem;
@@ -64,15 +64,11 @@ ExpectedStop expected_stop(const std::map<int64_t, double>& valid, int patience,
   return e;  // never: update 0
 }
 
-class EarlyStopCli : public ::testing::Test {
+class EarlyStopCli : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << binary_;
-  }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", db()});
-    return fathom::run_program(args, "", {}, 300);
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
   }
   // Trains a config of that patience and length (on `nproc` processes); the new run's id.
   int64_t train(const std::string& name, int patience, int max_updates, int nproc = 1,
@@ -123,10 +119,6 @@ class EarlyStopCli : public ::testing::Test {
     }
     return "(not listed)";
   }
-  std::string db() const { return (dir_ / "runs.db").string(); }
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
   int64_t runs_ = 0;
 };
 

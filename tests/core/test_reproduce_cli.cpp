@@ -16,28 +16,20 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 
 namespace test_reproduce_cli {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
-class ReproduceCli : public ::testing::Test {
+class ReproduceCli : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
     std::ofstream(dir_ / "tiny.yaml") << fathom::testing::tiny_config_yaml(
         "tiny", "{lr: 0.005, warmup: 10, max_updates: 40, valid_every: 20, log_every: 10}");
   }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", db()});
-    return fathom::run_program(args, "", {}, 300);
-  }
-  std::string db() const { return (dir_ / "runs.db").string(); }
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(ReproduceCli, ARunTrainedAgainAgreesToTheLastBitAndADifferenceIsNamed) {

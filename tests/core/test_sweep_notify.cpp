@@ -17,23 +17,19 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/fathom_cli_test.h"
 
 namespace test_sweep_notify {
 namespace fs = std::filesystem;
 using fathom::ProgramResult;
 
-class SweepNotify : public ::testing::Test {
+class SweepNotify : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
-    binary_ = fathom::testing::built_fathom_binary();
-    ASSERT_TRUE(fs::exists(binary_)) << binary_;
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
     std::ofstream(dir_ / "base.yaml") << fathom::testing::tiny_config_yaml(
         "tiny", "{lr: 0.005, warmup: 10, max_updates: 30, valid_every: 10, log_every: 10}");
-  }
-  ProgramResult fathom(std::vector<std::string> args) {
-    args.insert(args.begin(), {binary_.string(), "--db", (dir_ / "runs.db").string()});
-    return fathom::run_program(args, "", {}, 300);
   }
   // The alert lines, sorted (the two runs end in either order).
   std::vector<std::string> alerts() const {
@@ -43,10 +39,6 @@ class SweepNotify : public ::testing::Test {
     std::sort(out.begin(), out.end());
     return out;
   }
-
-  fathom::testing::TempDir scratch_;
-  fs::path binary_;
-  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(SweepNotify, DivergedFinishedAndTheSweepsEndAlertOnceEach) {
