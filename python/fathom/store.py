@@ -15,6 +15,11 @@ from .presentation import presentation_of
 # A running run silent this long is lost: shown as crashed (experiments/run_control.h).
 HEARTBEAT_TIMEOUT_S = 180.0
 
+# The tag train.patience leaves on a run it ended, and the prefix a resume that trained past the
+# stop puts before its text (db/early_stop_tag.h).
+EARLY_STOP_TAG = "early_stop"
+TRAINED_ON_PAST_EARLY_STOP = "trained on from update "
+
 RUN_COLUMNS = ["id", "name", "sweep", "status", "error", "diverged_step", "updates", "host",
                "device", "git_rev", "created_at", "started_at", "finished_at", "heartbeat_at",
                "lease"]
@@ -80,31 +85,33 @@ class Store:
 
     def runs(self, sweep=None, status=None):
         """One row per run, oldest first: the runs table's columns, `shown_status` (as `fathom
-        runs` shows it: a running run silent for 180 s is crashed), every config key flattened
-        to a dotted column (`model.d_model`), and each final metric as a column (`valid_ppl`).
+        runs` shows it: a running run silent for 180 s is crashed), `early_stop` (why
+        train.patience ended the run, as `fathom runs --json` says; None where it trained to
+        its end), every config key flattened to a dotted column (`model.d_model`), and each
+        final metric as a column (`valid_ppl`).
         A config key that is also a run column or a final metric is named `config.KEY`.
         `status` keeps the runs whose shown status is one of it (a string or a list)."""
-        rows, finals = self._session.read(lambda: self._read_runs(sweep))
-        return self._frame(rows, finals, status)
+        return self._frame(*self._session.read(lambda: self._read_runs(sweep)), status)
 
     def sweep(self, name):
         """The runs of sweep `name` as runs() gives them, with only the config keys that tell
         them apart (its axes: values that differ between runs, or `axis.*` tags), which are also
         in `.attrs["axes"]`. A name no run has is refused."""
         def body():
-            rows, finals = self._read_runs(name)
+            read = self._read_runs(name)
             tags = self._session.query(
                 "SELECT DISTINCT t.key FROM run_tags t JOIN runs r ON r.id = t.run_id"
                 " WHERE r.sweep = ? AND t.key LIKE 'axis.%'", (name,))
-            return rows, finals, tags
+            return read, tags
 
-        rows, finals, tags = self._session.read(body)  # one snapshot
+        read, tags = self._session.read(body)  # one snapshot
+        rows = read[0]
         if not rows:
             known = [s for (s,) in self._session.read(lambda: self._session.query(
                 "SELECT DISTINCT sweep FROM runs WHERE sweep IS NOT NULL ORDER BY sweep"))]
             raise FathomError(f"{self.location}: no sweep named {name!r} in the store "
                               f"(sweeps: {', '.join(known) if known else 'none'})")
-        frame = self._frame(rows, finals, None)
+        frame = self._frame(*read, None)
         tagged = {k[len("axis."):] for (k,) in tags}
         config = frame.attrs["config_columns"]
         axes = [c for c in config if c in tagged or _varies(frame[c])]
@@ -204,19 +211,25 @@ class Store:
         finals = self._session.query(
             "SELECT run_id, name, value FROM final_metrics WHERE run_id IN (SELECT id FROM runs "
             + where + ")", params)
-        return rows, finals
+        stops = self._session.query(
+            "SELECT run_id, value FROM run_tags WHERE key = ? AND run_id IN (SELECT id FROM runs "
+            + where + ")", (EARLY_STOP_TAG, *params))
+        return rows, finals, stops
 
-    def _frame(self, rows, finals, status):
+    def _frame(self, rows, finals, stops, status):
         pd = _pandas()
         now = time.time()
         by_run = {}
         for run_id, name, value in finals:
             by_run.setdefault(run_id, {})[name] = _number(value)
         metric_names = sorted({n for m in by_run.values() for n in m})
+        early_stop = {run_id: why for run_id, why in stops
+                      if not why.startswith(TRAINED_ON_PAST_EARLY_STOP)}
         records, config_keys = [], []
         for row in rows:
             record = dict(zip(RUN_COLUMNS, row[:-1]))
             record["shown_status"] = shown_status(record["status"], record["heartbeat_at"], now)
+            record["early_stop"] = early_stop.get(record["id"])
             config = flatten(_parse_config(row[-1]))
             for key in config:
                 if key not in config_keys:
@@ -227,17 +240,18 @@ class Store:
         # A config's `name` is the run's (Fathom names a run after it): one column, not two.
         if all(r["config"].get("name", r["name"]) == r["name"] for r in records):
             config_keys = [k for k in config_keys if k != "name"]
-        taken = set(RUN_COLUMNS) | {"shown_status"} | set(metric_names)
+        shown = ["shown_status", "early_stop"]
+        taken = set(RUN_COLUMNS) | set(shown) | set(metric_names)
         column_of = {k: (f"config.{k}" if k in taken else k) for k in config_keys}
         table = []
         for r in records:
-            line = {c: r[c] for c in RUN_COLUMNS + ["shown_status"]}
+            line = {c: r[c] for c in RUN_COLUMNS + shown}
             for key in config_keys:
                 line[column_of[key]] = r["config"].get(key)
             for name in metric_names:
                 line[name] = r["finals"].get(name, math.nan)
             table.append(line)
-        columns = RUN_COLUMNS + ["shown_status"] + [column_of[k] for k in config_keys] + \
+        columns = RUN_COLUMNS + shown + [column_of[k] for k in config_keys] + \
             metric_names
         frame = pd.DataFrame(table, columns=columns)
         for name in metric_names + ["created_at", "started_at", "finished_at", "heartbeat_at"]:

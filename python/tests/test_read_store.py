@@ -52,6 +52,32 @@ class ReadFathomStore(unittest.TestCase):
             else:
                 self.assertAlmostEqual(row[name], value, places=9, msg=name)
 
+    def test_early_stop_is_what_fathom_runs_says(self):
+        # A copy of the store, two sweep runs tagged as train.patience leaves them: one ended by
+        # it, one trained past it by a resume. early_stop is the text of the first, else None.
+        with tempfile.TemporaryDirectory(prefix="fathom_py_early_") as d:
+            db = os.path.join(d, "runs.db")
+            src, dst = sqlite3.connect(self.db), sqlite3.connect(db)
+            src.backup(dst)
+            src.close()
+            ids = [i for (i,) in dst.execute("SELECT id FROM runs WHERE sweep = 'py-lr' ORDER BY id")]
+            why = "update 9: 2 validations since update 3 without a valid_loss below 2.5"
+            dst.execute("INSERT INTO run_tags VALUES (?, 'early_stop', ?)", (ids[0], why))
+            dst.execute("INSERT INTO run_tags VALUES (?, 'early_stop', ?)",
+                        (ids[1], "trained on from update 9 (train.patience 0) after " + why))
+            dst.commit()
+            dst.close()
+            listed = {r["id"]: r.get("early_stop") for r in fathom_json(db, "runs")}
+            with fathom.open(db) as store:
+                runs = store.runs()
+                sweep = store.sweep("py-lr")
+        self.assertEqual(listed[ids[0]], why)
+        self.assertIsNone(listed[ids[1]])
+        for frame in (runs, sweep):
+            got = {i: frame[frame["id"] == i].iloc[0]["early_stop"] for i in frame["id"]}
+            self.assertEqual(got, {i: listed[i] for i in got})
+        self.assertEqual(runs.columns.get_loc("early_stop"), runs.columns.get_loc("shown_status") + 1)
+
     def test_curves_are_at_the_configs_steps(self):
         with fathom.open(self.db) as store:
             curves = store.metrics(self.run_id, ["train_loss", "valid_loss"])
