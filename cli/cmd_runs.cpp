@@ -1,5 +1,7 @@
-// `fathom runs [--sweep NAME] [--status S] [--best]`: the runs in the store, oldest first, as
-// an aligned table or (--json) a JSON array. --best adds, beside each key metric with a curve,
+// `fathom runs [--sweep NAME] [--status S] [--where EXPR] [--sort FIELD [--desc]] [--limit N]
+// [--columns F,G] [--best]`: the runs in the store, oldest first unless sorted, as an aligned
+// table or (--json) a JSON array; --where, --sort and --columns name fields as the app's runs
+// filter does (experiments/run_selection.h). --best adds, beside each key metric with a curve,
 // its best point over training (lowest loss/ppl, highest BLEU) and the update it was logged at.
 // A run train.patience ended shows as "finished (early stop)" (--json: its tag's text).
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/util/error.h"
+#include "base/util/strings.h"
 #include "cli/commands.h"
 #include "db/early_stop_tag.h"
 #include "db/metric_names.h"
@@ -20,6 +24,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/run_control.h"
+#include "experiments/run_selection.h"
 
 namespace fathom::cli {
 namespace {
@@ -27,6 +32,8 @@ namespace {
 struct RunsOptions {
   std::string sweep;
   std::string status;
+  experiments::RunSelection selection;
+  std::string columns;  // --columns: selection.columns, comma-separated
   bool best = false;
 };
 
@@ -106,7 +113,7 @@ std::string shown_name(const db::RunRecord& run) {
 }
 
 // Prints rows with each column padded to its widest cell; `right[i]` right-aligns column i.
-void print_table(const std::vector<std::vector<std::string>>& rows,
+void print_cells(const std::vector<std::vector<std::string>>& rows,
                  const std::vector<bool>& right) {
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
@@ -122,44 +129,38 @@ void print_table(const std::vector<std::vector<std::string>>& rows,
   }
 }
 
-void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
-  const std::string path = resolve_db_path(global);
-  auto store = db::Store::open(path, db::OpenMode::ReadOnly);
-  std::vector<db::RunRecord> runs;
-  const double now = db::unix_now();
-  for (auto& run : store.list_runs(opts.sweep))
-    if (opts.status.empty() || experiments::shown_status(run, now) == opts.status)
-      runs.push_back(std::move(run));
+// What a listing shows: the runs kept, in order, and what is read beside them.
+struct Listing {
+  std::vector<experiments::QueriedRun> runs;
+  std::vector<std::string> columns;  // --columns
+  bool best_asked = false;           // --best
+  BestPoints best;
+  std::map<int64_t, std::string> early_stop;  // runs train.patience ended, and why
+  double now = 0;
+};
 
-  const BestPoints best = opts.best ? best_points(store, runs) : BestPoints{};
-  const std::map<int64_t, std::string> stopped = early_stops(store);
-
-  if (global.json) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& run : runs) {
-      out.push_back(db::run_to_json(run));
-      if (auto it = stopped.find(run.id); it != stopped.end())
-        out.back()["early_stop"] = it->second;
-      if (!opts.best) continue;
-      auto& bests = out.back()["best_metrics"] = nlohmann::ordered_json::object();
-      for (const auto& [name, points] : best)
-        if (auto it = points.find(run.id); it != points.end())
-          bests[name] = {{"value", it->second.value}, {"step", it->second.step}};
-    }
-    std::cout << out.dump(2) << "\n";
-    return;
+void print_json(const Listing& l) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& [run, fields] : l.runs) {
+    out.push_back(db::run_to_json(run));
+    if (auto it = l.early_stop.find(run.id); it != l.early_stop.end())
+      out.back()["early_stop"] = it->second;
+    if (!l.best_asked) continue;
+    auto& bests = out.back()["best_metrics"] = nlohmann::ordered_json::object();
+    for (const auto& [name, points] : l.best)
+      if (auto it = points.find(run.id); it != points.end())
+        bests[name] = {{"value", it->second.value}, {"step", it->second.step}};
   }
-  if (runs.empty()) {
-    std::cout << "no runs in " << store.path() << "\n";
-    return;
-  }
+  std::cout << out.dump(2) << "\n";
+}
 
+void print_table(const Listing& l) {
   bool any_sweep = false;
-  for (const auto& run : runs) any_sweep = any_sweep || !run.sweep.empty();
+  for (const auto& r : l.runs) any_sweep = any_sweep || !r.run.sweep.empty();
   std::vector<std::string> metrics;
   for (const std::string* name : kKeyMetrics)
-    for (const auto& run : runs)
-      if (run.final_metrics.count(*name) || best.count(*name)) {
+    for (const auto& r : l.runs)
+      if (r.run.final_metrics.count(*name) || l.best.count(*name)) {
         metrics.push_back(*name);
         break;
       }
@@ -176,25 +177,62 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   if (any_sweep) header("SWEEP", false);
   header("STATUS", false);
   header("UPDATES", true);
+  for (const auto& f : l.columns) header(f, false);
   for (const auto& m : metrics) {
     header(m, true);
-    if (best.count(m)) header("best " + m, true);
+    if (l.best.count(m)) header("best " + m, true);
   }
   header("CREATED", false);
 
-  for (const auto& run : runs) {
+  for (const auto& [run, fields] : l.runs) {
     std::vector<std::string> row = {std::to_string(run.id), shown_name(run)};
     if (any_sweep) row.push_back(run.sweep.empty() ? "-" : run.sweep);
-    row.push_back(status_label(run, now, stopped.count(run.id) > 0));
+    row.push_back(status_label(run, l.now, l.early_stop.count(run.id) > 0));
     row.push_back(std::to_string(run.updates));
+    for (const auto& f : l.columns) {
+      const auto value = fields(f);
+      row.push_back(value ? value->text : "-");
+    }
     for (const auto& m : metrics) {
       row.push_back(format_metric(run.final_metrics, m));
-      if (auto it = best.find(m); it != best.end()) row.push_back(format_best(it->second, run.id));
+      if (auto it = l.best.find(m); it != l.best.end())
+        row.push_back(format_best(it->second, run.id));
     }
     row.push_back(local_minute(run.created_at));
     rows.push_back(std::move(row));
   }
-  print_table(rows, right);
+  print_cells(rows, right);
+}
+
+void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
+  auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  Listing l;
+  l.now = db::unix_now();
+  std::vector<db::RunRecord> listed;
+  for (auto& run : store.list_runs(opts.sweep))
+    if (opts.status.empty() || experiments::shown_status(run, l.now) == opts.status)
+      listed.push_back(std::move(run));
+  const size_t before_where = listed.size();
+  experiments::RunSelection selection = opts.selection;
+  for (const auto& f : split(opts.columns, ','))
+    if (!trim(f).empty()) selection.columns.push_back(trim(f));
+  l.runs = experiments::select_runs(std::move(listed), selection, "fathom runs");
+  l.columns = selection.columns;
+  l.best_asked = opts.best;
+  if (opts.best) {
+    std::vector<db::RunRecord> runs;
+    for (const auto& r : l.runs) runs.push_back(r.run);
+    l.best = best_points(store, runs);
+  }
+  l.early_stop = early_stops(store);
+
+  if (global.json) return print_json(l);
+  if (!l.runs.empty()) return print_table(l);
+  if (before_where > 0)
+    std::cout << "no run of the " << before_where << " listed matches --where '"
+              << trim(opts.selection.where) << "'\n";
+  else
+    std::cout << "no runs in " << store.path() << "\n";
 }
 
 }  // namespace
@@ -205,6 +243,18 @@ void add_runs_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("--sweep", opts->sweep, "only runs of this sweep");
   cmd->add_option("--status", opts->status, "only runs with this status")
       ->check(CLI::IsMember(db::status::all()));
+  cmd->add_option("--where", opts->selection.where,
+                  "only the runs this filter keeps, e.g. \"norm=pre and valid_ppl<30\" (the "
+                  "desktop app's runs filter: run fields, final metrics, config keys)");
+  cmd->add_option("--sort", opts->selection.sort,
+                  "order by this field (valid_ppl, train.lr, updates, ...), smallest first; runs "
+                  "without it last");
+  cmd->add_flag("--desc", opts->selection.descending, "with --sort: largest first");
+  cmd->add_option("--limit", opts->selection.limit, "only the first N runs (after --sort)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--columns", opts->columns,
+                  "fields to show after UPDATES, comma-separated, e.g. norm,train.lr,seed "
+                  "(config keys by their last part where unambiguous)");
   cmd->add_flag(
       "--best", opts->best,
       "beside each key metric, its best point over training and its update, e.g. 12.34@400 "

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <sstream>
 
 #include "base/util/strings.h"
 
@@ -29,11 +29,11 @@ std::optional<double> as_number(const std::string& word) {
   return v;
 }
 
+// As an ostream with precision 12 writes it ("0.001", "1e-05", "12"), without an ostream.
 std::string number_word(double v) {
-  std::ostringstream out;
-  out.precision(12);
-  out << v;
-  return out.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
 }
 
 QueryValue number_value(double v) { return QueryValue{v, number_word(v)}; }
@@ -283,40 +283,126 @@ RunQuery RunQuery::parse(const std::string& text) {
 
 bool RunQuery::matches(const RunFields& run) const { return !root_ || root_->eval(run); }
 
-RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config) {
-  auto leaves = std::make_shared<std::map<std::string, QueryValue>>();
-  flatten(config, "", leaves.get());
-  // Last part -> the one path ending in it; "" where several do (ambiguous: write it in full).
-  auto short_names = std::make_shared<std::map<std::string, std::string>>();
-  for (const auto& [path, value] : *leaves) {
-    const std::string last =
-        path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
-    auto [it, fresh] = short_names->emplace(last, path);
-    if (!fresh) it->second.clear();
+namespace {
+
+// A config's leaf as a query value: nullopt for null and objects (which are no leaves).
+std::optional<QueryValue> leaf_value(const nlohmann::json& j) {
+  if (j.is_number()) return number_value(j.get<double>());
+  if (j.is_string()) return QueryValue{std::nullopt, j.get<std::string>()};
+  if (j.is_boolean()) return QueryValue{std::nullopt, j.get<bool>() ? "true" : "false"};
+  if (j.is_array()) return QueryValue{std::nullopt, j.dump()};
+  return std::nullopt;
+}
+
+// The leaf at a dotted path ("model.norm").
+std::optional<QueryValue> leaf_at(const nlohmann::json& config, const std::string& path) {
+  const nlohmann::json* node = &config;
+  for (size_t from = 0;;) {
+    if (!node->is_object()) return std::nullopt;
+    const size_t dot = path.find('.', from);
+    const auto it = node->find(path.substr(from, dot == std::string::npos ? dot : dot - from));
+    if (it == node->end()) return std::nullopt;
+    node = &*it;
+    if (dot == std::string::npos) return leaf_value(*node);
+    from = dot + 1;
   }
-  return [run, leaves, short_names](const std::string& name) -> std::optional<QueryValue> {
-    const std::string field = lower(name);  // STATUS = status; metrics and keys are lower case
-    if (field == "id") return number_value(static_cast<double>(run.id));
-    if (field == "updates") return number_value(static_cast<double>(run.updates));
-    if (field == "diverged_step")
-      return run.diverged_step
-                 ? std::optional(number_value(static_cast<double>(*run.diverged_step)))
-                 : std::nullopt;
-    for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"name", &run.name},
-                                     {"sweep", &run.sweep},
-                                     {"status", &run.status},
-                                     {"host", &run.host},
-                                     {"device", &run.device}})
-      if (field == name) return QueryValue{std::nullopt, *text};
-    if (auto metric = run.final_metrics.find(field); metric != run.final_metrics.end())
-      return std::isnan(metric->second) ? std::nullopt
-                                        : std::optional(number_value(metric->second));
-    if (auto leaf = leaves->find(field); leaf != leaves->end()) return leaf->second;
-    if (auto alias = short_names->find(field);
-        alias != short_names->end() && !alias->second.empty())
-      return leaves->at(alias->second);
-    return std::nullopt;
+}
+
+// Counts the leaves named `key` at any depth, keeping the first.
+void find_leaves_named(const nlohmann::json& j, const std::string& key,
+                       const nlohmann::json** first, int* count) {
+  for (const auto& [k, value] : j.items()) {
+    if (value.is_object()) {
+      find_leaves_named(value, key, first, count);
+    } else if (k == key && !value.is_null()) {
+      if (++*count == 1) *first = &value;
+    }
+  }
+}
+
+// What fields_of answers from besides the config: a run's own fields, without its configs'
+// texts (a RunFields is made per run and per filter pass).
+struct RunOwnFields {
+  int64_t id, updates;
+  std::optional<int64_t> diverged_step;
+  std::string name, sweep, status, host, device;
+  std::map<std::string, double> final_metrics;
+
+  explicit RunOwnFields(const db::RunRecord& r)
+      : id(r.id),
+        updates(r.updates),
+        diverged_step(r.diverged_step),
+        name(r.name),
+        sweep(r.sweep),
+        status(r.status),
+        host(r.host),
+        device(r.device),
+        final_metrics(r.final_metrics) {}
+};
+
+// `field` (lower case) of a run: its own fields, then its final metrics -- neither needs the
+// config -- then `config()`'s leaves, by dotted path or by a last part only one leaf has.
+template <typename Config>
+std::optional<QueryValue> field_of(const RunOwnFields& run, const std::string& field,
+                                   Config&& config) {
+  if (field == "id") return number_value(static_cast<double>(run.id));
+  if (field == "updates") return number_value(static_cast<double>(run.updates));
+  if (field == "diverged_step")
+    return run.diverged_step ? std::optional(number_value(static_cast<double>(*run.diverged_step)))
+                             : std::nullopt;
+  for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"name", &run.name},
+                                   {"sweep", &run.sweep},
+                                   {"status", &run.status},
+                                   {"host", &run.host},
+                                   {"device", &run.device}})
+    if (field == name) return QueryValue{std::nullopt, *text};
+  if (auto metric = run.final_metrics.find(field); metric != run.final_metrics.end())
+    return std::isnan(metric->second) ? std::nullopt : std::optional(number_value(metric->second));
+  const nlohmann::json& tree = config();
+  if (!tree.is_object()) return std::nullopt;
+  if (auto leaf = leaf_at(tree, field)) return leaf;
+  if (field.find('.') != std::string::npos) return std::nullopt;
+  const nlohmann::json* only = nullptr;
+  int count = 0;
+  find_leaves_named(tree, field, &only, &count);
+  return count == 1 ? leaf_value(*only) : std::nullopt;
+}
+
+// A config parsed on first use: a sort by a final metric parses none.
+struct LazyConfig {
+  std::string text;
+  std::shared_ptr<const nlohmann::json> parsed;
+  const nlohmann::json& operator()() {
+    if (!parsed) {
+      auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      parsed = std::make_shared<const nlohmann::json>(j.is_discarded() ? nlohmann::json::object()
+                                                                       : std::move(j));
+      text.clear();
+    }
+    return *parsed;
+  }
+};
+
+}  // namespace
+
+RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config) {
+  return fields_of(run, std::make_shared<const nlohmann::json>(config));
+}
+
+// Each field is looked up when asked, in the parsed config: a filter names few of a config's
+// ~150 leaves, and flattening them all (each number written out) cost ~110 us a run.
+RunFields fields_of(const db::RunRecord& run, std::shared_ptr<const nlohmann::json> config) {
+  auto own = std::make_shared<const RunOwnFields>(run);
+  if (!config) config = std::make_shared<const nlohmann::json>(nlohmann::json::object());
+  return [own, config](const std::string& name) {
+    return field_of(*own, lower(name), [&]() -> const nlohmann::json& { return *config; });
   };
+}
+
+RunFields fields_parsing_config(const db::RunRecord& run) {
+  auto own = std::make_shared<const RunOwnFields>(run);
+  auto config = std::make_shared<LazyConfig>(LazyConfig{run.config_json, nullptr});
+  return [own, config](const std::string& name) { return field_of(*own, lower(name), *config); };
 }
 
 std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config) {

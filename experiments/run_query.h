@@ -47,8 +47,13 @@ struct QueryValue {
 using RunFields = std::function<std::optional<QueryValue>(const std::string& field)>;
 
 // A run's fields as the expression language names them. `config` is the run's parsed
-// config_json (parse it once per run; it never changes).
+// config_json (parse it once per run; it never changes): shared, it is not copied, and a field
+// is looked up in it only when asked. The first form copies `config`.
+RunFields fields_of(const db::RunRecord& run, std::shared_ptr<const nlohmann::json> config);
 RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config);
+// The same, parsing the run's config_json only when a config key is first asked (a filter or a
+// sort on final metrics and run fields parses none); not JSON: no config keys.
+RunFields fields_parsing_config(const db::RunRecord& run);
 
 // Every name fields_of answers for this run: its columns, final metrics, config keys in full
 // and by their last part. What a typo in a filter is matched against.

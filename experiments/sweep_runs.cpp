@@ -5,6 +5,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "experiments/run_query.h"
+#include "experiments/run_selection.h"
 
 namespace fathom::experiments {
 
@@ -33,23 +34,14 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
     throw InputError("fathom export", 0, "--where",
                      std::string("'") + out.where + "': " + e.what());
   }
-  std::vector<std::string> unknown(query.fields());
-  std::vector<std::string> known;  // for a typo's "did you mean": the first run's fields
-  for (auto& rec : records) {
-    auto config = nlohmann::json::parse(rec.config_json, nullptr, /*allow_exceptions=*/false);
-    if (config.is_discarded()) config = nlohmann::json::object();
-    if (known.empty()) known = field_names(rec, config);
-    const RunFields fields = fields_of(rec, config);
-    unknown.erase(std::remove_if(unknown.begin(), unknown.end(),
-                                 [&](const std::string& f) { return fields(f).has_value(); }),
-                  unknown.end());
-    if (query.matches(fields)) out.runs.push_back(std::move(rec));
-  }
+  std::vector<QueriedRun> runs = queried_runs(std::move(records));
+  for (auto& r : runs)
+    if (query.matches(r.fields)) out.runs.push_back(std::move(r.run));
   if (out.runs.empty()) {
     std::string why =
         "keeps none of the " + std::to_string(out.total) + " runs of sweep '" + sweep + "'";
-    for (size_t i = 0; i < unknown.size(); ++i)
-      why += (i ? ", " : "; no run has ") + unknown[i] + did_you_mean_field(unknown[i], known);
+    const auto missing = fields_no_run_has(runs, query.fields());
+    for (size_t i = 0; i < missing.size(); ++i) why += (i ? ", " : "; no run has ") + missing[i];
     throw InputError("fathom export", 0, "--where", "'" + out.where + "' " + why);
   }
   return out;

@@ -45,13 +45,13 @@ void RunsFilter::setText(const QString& text) {
 
 experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
   auto config = configs_.find(run.id);
-  if (config == configs_.end())
-    config = configs_
-                 .emplace(run.id, nlohmann::json::parse(run.config_json, nullptr,
-                                                        /*allow_exceptions=*/false))
-                 .first;
-  static const nlohmann::json kNone = nlohmann::json::object();
-  return experiments::fields_of(run, config->second.is_discarded() ? kNone : config->second);
+  if (config == configs_.end()) {
+    auto parsed = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) parsed = nlohmann::json::object();
+    config =
+        configs_.emplace(run.id, std::make_shared<const nlohmann::json>(std::move(parsed))).first;
+  }
+  return experiments::fields_of(run, config->second);
 }
 
 bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {

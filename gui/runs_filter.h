@@ -47,7 +47,8 @@ class RunsFilter : public QSortFilterProxyModel {
   QString text_;
   experiments::RunQuery query_;
   QString error_;
-  mutable std::map<int64_t, nlohmann::json> configs_;  // parsed once per run (never changes)
+  mutable std::map<int64_t, std::shared_ptr<const nlohmann::json>>
+      configs_;  // parsed once per run (never changes)
 };
 
 }  // namespace fathom::gui

@@ -98,6 +98,55 @@ TEST(RunQuery, FieldsComeFromTheRunItsMetricsAndItsConfig) {
             (std::vector<std::string>{"norm", "test_bleu", "x"}));
 }
 
+// The field's value as text, or "(none)".
+std::string shown(const RunFields& fields, const std::string& name) {
+  const auto v = fields(name);
+  return v ? v->text : "(none)";
+}
+
+// Each kind of leaf as it is written out -- a number to 12 significant digits ("%.12g"), a boolean,
+// a list as JSON, null as no field -- the same whether the config was parsed up front or is parsed
+// from config_json at the first key asked (fields_parsing_config), and a config_json that is no
+// JSON has no keys but keeps the run's own fields and metrics.
+TEST(RunQuery, EveryLeafReadsAlikeFromAParsedConfigAndFromItsText) {
+  db::RunRecord run;
+  run.id = 7;
+  run.status = "finished";
+  run.final_metrics["valid_ppl"] = 12.25;
+  const nlohmann::json config = {
+      {"model", {{"norm", "pre"}, {"dropout", 0.1}, {"tied", true}, {"sizes", {1, 2}}}},
+      {"train",
+       {{"lr", 1e-05}, {"warmup", 4000}, {"dropout", nullptr}, {"wd", 0.000123456789012345}}},
+      {"data", {{"extra", nlohmann::json::object()}}}};
+  run.config_json = config.dump();
+  const RunFields parsed = fields_of(run, config), lazy = fields_parsing_config(run);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"model.norm", "pre"},
+      {"norm", "pre"},
+      {"model.dropout", "0.1"},
+      {"dropout", "0.1"},  // train.dropout is null: no leaf, so the last part is one key's
+      {"tied", "true"},
+      {"sizes", "[1,2]"},
+      {"lr", "1e-05"},
+      {"warmup", "4000"},
+      {"wd", "0.000123456789012"},
+      {"train.dropout", "(none)"},
+      {"data.extra", "(none)"},
+      {"model", "(none)"},
+      {"MODEL.NORM", "pre"},
+      {"valid_ppl", "12.25"},
+      {"id", "7"},
+      {"status", "finished"}};
+  for (const auto& [field, text] : expected) {
+    EXPECT_EQ(shown(parsed, field), text) << field;
+    EXPECT_EQ(shown(lazy, field), text) << field;
+  }
+  run.config_json = "model: {norm: pre}";  // YAML, not JSON
+  const RunFields broken = fields_parsing_config(run);
+  EXPECT_EQ(shown(broken, "norm"), "(none)");
+  EXPECT_EQ(shown(broken, "valid_ppl"), "12.25");
+}
+
 // Each malformed text: the reason and its column.
 TEST(RunQuery, MalformedExpressionsSayWhatAndWhere) {
   struct Case {

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -361,6 +362,50 @@ TEST_F(Cli, RunsTableShowsASweepsRunByItsAxesBesideTheSweep) {
   const auto list = nlohmann::json::parse(fathom({"--db", db(), "runs", "--json"}).out);
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0]["name"], "depth/model.norm=post,seed=1");
+}
+
+// `fathom runs --where --sort --desc --limit --columns`: the best two pre-LN runs by
+// validation perplexity, with their learning rate, from a sweep; the filter's fields as the
+// app's; a field no run has is refused naming the option, and a filter that keeps nothing says
+// so rather than "no runs".
+TEST_F(Cli, RunsWhereSortLimitAndColumnsListTheRunsAsked) {
+  {
+    auto store = fathom::db::Store::open(db());
+    fathom::db::NewRun r;
+    const std::vector<std::tuple<std::string, double, double>> runs = {
+        {"pre", 0.001, 12.5}, {"post", 0.001, 30.0}, {"pre", 0.004, 9.0}, {"pre", 0.016, 20.0}};
+    for (const auto& [norm, lr, ppl] : runs) {
+      r.name = "depth/norm=" + norm + ",lr=" + std::to_string(lr);
+      r.sweep = "depth";
+      r.config_json =
+          "{\"model\":{\"norm\":\"" + norm + "\"},\"train\":{\"lr\":" + std::to_string(lr) + "}}";
+      store.set_final_metric(store.create_run(r), "valid_ppl", ppl);
+    }
+  }
+  const Result best = fathom({"--db", db(), "runs", "--where", "norm=pre", "--sort", "valid_ppl",
+                              "--limit", "2", "--columns", "lr"});
+  ASSERT_EQ(best.status, 0) << best.err;
+  const auto rows = table_cells(best.out);
+  ASSERT_EQ(rows.size(), 3u) << best.out;
+  EXPECT_EQ(rows[0][5], "lr") << best.out;  // after ID NAME SWEEP STATUS UPDATES
+  EXPECT_EQ(rows[1][0], "3") << best.out;   // 9.0
+  EXPECT_EQ(rows[1][5], "0.004") << best.out;
+  EXPECT_EQ(rows[2][0], "1") << best.out;  // 12.5; run 4 (20.0) is third, run 2 is post-LN
+  const Result worst = fathom({"--db", db(), "runs", "--sort", "valid_ppl", "--desc", "--json"});
+  ASSERT_EQ(worst.status, 0) << worst.err;
+  const auto list = nlohmann::json::parse(worst.out);
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_EQ(list[0]["id"], 2);
+  EXPECT_EQ(list[3]["id"], 3);
+
+  const Result typo = fathom({"--db", db(), "runs", "--sort", "vlid_ppl"});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_TRUE(contains(typo.err, "--sort")) << typo.err;
+  EXPECT_TRUE(contains(typo.err, "did you mean valid_ppl?")) << typo.err;
+  const Result none = fathom({"--db", db(), "runs", "--where", "valid_ppl<1"});
+  EXPECT_EQ(none.status, 0) << none.err;
+  EXPECT_TRUE(contains(none.out, "no run of the 4 listed matches --where 'valid_ppl<1'"))
+      << none.out;
 }
 
 // The store's own disk fills mid-run (a tmpfs the test mounts, 1 MiB; checkpoints go

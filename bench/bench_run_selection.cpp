@@ -1,0 +1,81 @@
+// `fathom runs` over a lab's store (experiments/run_selection.h): ms to select from N runs, each
+// with the default config as JSON and three final metrics, for what a user asks -- nothing (a
+// plain listing: no config parsed), a filter, a sort with a limit, and columns -- median of the
+// rounds, with the cost per run. The store's own read (list_runs) is bench_lab_store's.
+//   bench_run_selection [sizes=1000,10000,100000] [rounds=3]
+// Run by hand (never in ctest).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/config/config_io.h"
+#include "bench/size_list.h"
+#include "experiments/run_selection.h"
+
+using namespace fathom;
+
+namespace {
+
+std::vector<db::RunRecord> runs_of(long n) {
+  RunConfig config;
+  std::vector<db::RunRecord> runs(static_cast<size_t>(n));
+  for (long i = 0; i < n; ++i) {
+    config.model.norm = i % 2 ? "post" : "pre";
+    config.train.lr = 1e-4 * static_cast<double>(1 + i % 7);
+    config.train.seed = static_cast<std::uint64_t>(i % 5);
+    db::RunRecord& r = runs[static_cast<size_t>(i)];
+    r.id = i + 1;
+    r.name = "sweep/run" + std::to_string(i);
+    r.status = "finished";
+    r.config_json = config_to_json(config).dump();
+    r.final_metrics = {{"valid_ppl", 10.0 + static_cast<double>((i * 7919) % 1000) / 100},
+                       {"test_bleu", 20.0 + static_cast<double>(i % 13)},
+                       {"params", 1e6}};
+  }
+  return runs;
+}
+
+double median_ms(const std::vector<db::RunRecord>& runs, const experiments::RunSelection& s,
+                 int rounds, size_t* kept) {
+  std::vector<double> ms;
+  for (int k = 0; k < rounds; ++k) {
+    std::vector<db::RunRecord> copy = runs;  // select_runs takes its runs; the copy is not timed
+    const auto t0 = std::chrono::steady_clock::now();
+    *kept = experiments::select_runs(std::move(copy), s, "bench").size();
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "1000,10000,100000");
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  experiments::RunSelection plain, where, best, columns;
+  where.where = "norm=pre and lr<0.0005 and valid_ppl<15";
+  best.sort = "valid_ppl";
+  best.limit = 5;
+  columns.columns = {"lr", "train.seed", "model.norm"};
+  const std::vector<std::pair<const char*, experiments::RunSelection>> asks = {
+      {"nothing", plain},
+      {"--where \"norm=pre and lr<0.0005 and valid_ppl<15\"", where},
+      {"--sort valid_ppl --limit 5", best},
+      {"--columns lr,train.seed,model.norm", columns}};
+  std::printf("%8s  %-52s %10s %10s %8s\n", "runs", "asked", "ms", "us/run", "kept");
+  for (long n : sizes) {
+    const std::vector<db::RunRecord> runs = runs_of(n);
+    for (const auto& [label, s] : asks) {
+      size_t kept = 0;
+      const double ms = median_ms(runs, s, rounds, &kept);
+      std::printf("%8ld  %-52s %10.1f %10.2f %8zu\n", n, label, ms,
+                  1000.0 * ms / static_cast<double>(n), kept);
+    }
+  }
+  return 0;
+}
