@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "db/artifact_files.h"
+#include "db/early_stop_tag.h"
 #include "db/metric_names.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
@@ -72,14 +73,17 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
   return find_spikes(points, rule);
 }
 
-// The run's own columns: status (and why it is shown so), times, where it ran.
-void print_fields(const db::RunRecord& run) {
+// The run's own columns: status (and why it is shown so, or that train.patience ended it),
+// times, where it ran.
+void print_fields(const db::RunRecord& run, bool stopped_early) {
   std::cout << "run " << run.id << "  " << run.name << "\n";
   std::string status = experiments::shown_status(run, db::unix_now());
   if (status != run.status)  // a stale heartbeat: the worker is lost
     status += " (stored as " + run.status + "; no heartbeat for " +
               duration(db::unix_now() - run.heartbeat_at) + ")";
   if (run.diverged_step) status += " at update " + std::to_string(*run.diverged_step);
+  if (stopped_early && status == db::status::kFinished)
+    status += " (early stop: train.patience; tag early_stop)";
   field("status", status);
   field("error", run.error);
   field("sweep", run.sweep);
@@ -174,7 +178,7 @@ void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeR
 
 void print_text(const db::RunRecord& run, const db::Store& store, const std::string& run_dir,
                 const SpikeRule& rule) {
-  print_fields(run);
+  print_fields(run, db::ended_by_early_stop(store.tags(run.id)));
   if (!run.final_metrics.empty()) {
     std::cout << "final metrics\n";
     for (const auto& [name, value] : run.final_metrics)

@@ -182,6 +182,8 @@ TEST_F(EarlyStopCli, AResumeIntoTheSamePatienceIsRefusedAndPatienceZeroTrainsOn)
   EXPECT_NE(again.err.find("--set train.patience=0"), std::string::npos) << again.err;
   EXPECT_EQ(record(run).updates, stopped_at);  // refused before anything was touched
   EXPECT_EQ(listed_status(run), "finished (early stop)");
+  const std::string shown = fathom({"show", std::to_string(run)}).out;
+  EXPECT_NE(shown.find("finished (early stop: train.patience"), std::string::npos) << shown;
 
   const ProgramResult on = fathom(
       {"train", "--resume", std::to_string(run), "--set", "train.patience=0", "--no-progress"});
@@ -192,6 +194,7 @@ TEST_F(EarlyStopCli, AResumeIntoTheSamePatienceIsRefusedAndPatienceZeroTrainsOn)
       << t.at("early_stop");
   EXPECT_TRUE(t.count("config.changed_at." + std::to_string(stopped_at)));
   EXPECT_EQ(listed_status(run), "finished");  // trained on: no longer ended by the stop
+  EXPECT_EQ(fathom({"show", std::to_string(run)}).out.find("(early stop"), std::string::npos);
 }
 
 // With train.patience_min_delta a validation restarts the count only when its loss is below the
