@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "core/model/registry.h"
 #include "core/train/memory_check.h"
+#include "db/early_stop_tag.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
@@ -301,15 +302,21 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto states = experiments::worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
+  int stopped_early = 0;
   nlohmann::json json_runs = nlohmann::json::array();
   if (!global.json)
-    std::printf("%5s  %-14s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
+    std::printf("%5s  %-21s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
                 "job", "worker", "heartbeat", "name");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     ++by_status[r.status];
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
+    const bool early = r.status == db::status::kFinished && db::ended_by_early_stop(tags[i]);
+    if (early) {
+      status += " (early stop)";
+      ++stopped_early;
+    }
     const std::string job = experiments::worker_job(tags[i]);
     std::string state = experiments::worker_state(r, tags[i], states);
     if (state.empty()) state = "-";
@@ -329,10 +336,11 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
            {"worker", state == "-" ? "" : state},
            {"heartbeat_age_s", r.status == db::status::kRunning && r.heartbeat_at > 0
                                    ? nlohmann::json(now - r.heartbeat_at)
-                                   : nullptr}});
+                                   : nullptr},
+           {"early_stop", early ? nlohmann::json(tags[i].at(db::kEarlyStopTag)) : nullptr}});
       continue;
     }
-    std::printf("%5lld  %-14s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id),
+    std::printf("%5lld  %-21s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id),
                 status.c_str(), static_cast<long long>(r.updates),
                 r.host.empty() ? "-" : r.host.c_str(), job.empty() ? "-" : job.c_str(),
                 state.c_str(), beat.c_str(), r.name.c_str());
@@ -343,7 +351,11 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
     return;
   }
   std::printf("%zu runs:", runs.size());
-  for (const auto& [status, n] : by_status) std::printf(" %d %s", n, status.c_str());
+  for (const auto& [status, n] : by_status) {
+    std::printf(" %d %s", n, status.c_str());
+    if (status == db::status::kFinished && stopped_early > 0)
+      std::printf(" (%d stopped early by train.patience)", stopped_early);
+  }
   std::printf("\n");
 }
 

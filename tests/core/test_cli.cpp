@@ -657,6 +657,39 @@ TEST_F(Cli, EveryCommandThatPrintsSpeaksJson) {
   EXPECT_EQ(runs_in_store().size(), 2u);
 }
 
+// `fathom sweep status` says which finished runs train.patience ended -- in the status column,
+// the summary and (--json) early_stop -- and not of one a resume trained past its stop.
+TEST_F(Cli, SweepStatusSaysWhichRunsStoppedEarly) {
+  {
+    auto store = fathom::db::Store::open(db());
+    for (const std::string name : {"s/a", "s/b", "s/c"}) {
+      fathom::db::NewRun run;
+      run.name = name;
+      run.sweep = "s";
+      run.config_json = "{}";
+      const int64_t id = store.create_run(run);
+      store.mark_running(id, "host", "cpu");
+      store.finish_run(id, "finished");
+    }
+    store.set_tag(1, "early_stop", "update 60: 2 validations since update 50 ...");
+    store.set_tag(3, "early_stop", "trained on from update 60 (train.patience 0) after ...");
+  }
+  const Result text = fathom({"--db", db(), "sweep", "status", "s"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "3 runs: 3 finished (1 stopped early by train.patience)"))
+      << text.out;
+  const auto rows = table_cells(text.out);
+  ASSERT_GE(rows.size(), 4u) << text.out;
+  EXPECT_EQ(rows[1][1] + " " + rows[1][2] + " " + rows[1][3], "finished (early stop)") << text.out;
+  EXPECT_EQ(rows[3][1] + " " + rows[3][2], "finished 0") << text.out;  // then its updates
+  const Result json = fathom({"--db", db(), "--json", "sweep", "status", "s"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto runs = nlohmann::json::parse(json.out)["runs"];
+  EXPECT_EQ(runs[0]["early_stop"], "update 60: 2 validations since update 50 ...");
+  EXPECT_TRUE(runs[1]["early_stop"].is_null());
+  EXPECT_TRUE(runs[2]["early_stop"].is_null());
+}
+
 // A sub-layer style name is checked against the method registry at the axis value's line,
 // with a suggestion, before anything is queued; the registered styles all pass --dry-run.
 TEST_F(Cli, SweepOverAnUnknownStyleFailsAtItsLine) {
