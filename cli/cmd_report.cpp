@@ -1,5 +1,6 @@
-// `fathom report SWEEP|RUN --out DIR`: a Markdown report of a sweep or a run
-// (experiments/report.h): runs and outcomes, comparison tables, training curves.
+// `fathom report SWEEP|RUN --out DIR [--where EXPR]`: a Markdown report of a sweep (or of the
+// part of it a filter keeps) or of a run (experiments/report.h): runs and outcomes, comparison
+// tables, training curves.
 #include <iostream>
 #include <memory>
 
@@ -13,7 +14,7 @@ namespace fathom::cli {
 namespace {
 
 struct ReportArgs {
-  std::string target, out = "report", metrics, rows, cols, agg = "mean",
+  std::string target, out = "report", metrics, rows, cols, where, agg = "mean",
                       select_by = db::metric::kValidLoss;
 };
 
@@ -26,6 +27,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
     throw InputError("fathom report", 0, "--cols", "--cols needs --rows");
   options.rows = a.rows;
   options.cols = a.cols;
+  options.where = a.where;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.select_by = a.select_by;
   options.render_curves = report_curves_renderer(store, options.out_dir);
@@ -51,6 +53,10 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
                   "the tables' row axis (a+b joins a zip group), e.g. "
                   "model.norm+model.init+model.connection; default: the sweep's first axis");
   cmd->add_option("--cols", a->cols, "the tables' column axis, e.g. model.encoder_layers");
+  cmd->add_option("--where", a->where,
+                  "a sweep's report of only the runs this filter keeps, e.g. "
+                  "\"model.encoder_layers=24\" (the desktop app's runs filter; the report says "
+                  "which part)");
   cmd->add_option("--agg", a->agg,
                   "several variants in a cell: mean (pool them) | best (the best variant, named)")
       ->check(CLI::IsMember({"mean", "best"}));

@@ -19,6 +19,7 @@
 #include "experiments/comparison_table.h"
 #include "experiments/lr_transfer.h"
 #include "experiments/report_samples.h"
+#include "experiments/sweep_runs.h"
 #include "experiments/text_table.h"
 
 namespace fathom::experiments {
@@ -158,8 +159,9 @@ std::string file_safe(std::string s) {
 // per row (e.g. a method: the mean over its seeds, a band), drawn from the runs each table
 // cell stands for -- with --agg best, the variant the table of the same metric chose.
 void layout_figures(std::ostream& out, const ReportOptions& options, const db::Store& store,
-                    const std::string& sweep, const std::vector<db::RunRecord>& runs,
-                    const std::string& rows, const std::string& cols) {
+                    const std::string& sweep, const SweepRuns& selected, const std::string& rows,
+                    const std::string& cols) {
+  const std::vector<db::RunRecord>& runs = selected.runs;
   std::set<std::string> stored;
   for (const auto& r : runs)
     for (const auto& name : store.metric_names(r.id)) stored.insert(name);
@@ -184,7 +186,7 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
     o.metric = metric;
     o.agg = options.agg;
     o.select_by = options.select_by;
-    auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
+    auto table_runs = load_table_runs(store, selected, metric, {rows, cols});
     if (std::none_of(table_runs.begin(), table_runs.end(),
                      [](const TableRun& r) { return r.metric.has_value(); })) {
       // A curve with no final value to choose a variant by: each cell stands for all its runs.
@@ -221,7 +223,8 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
   for (const auto& a : axes)
     if (auto it = a.find(kLrKey); it != a.end()) rates.insert(it->second);
   if (!axis_keys.count(kLrKey) || rates.size() < 2) return;
-  const LrSensitivity s = load_lr_sensitivity(store, sweep, db::metric::kValidLoss);
+  const LrSensitivity s =
+      load_lr_sensitivity(store, sweep, db::metric::kValidLoss, RunValue::Last, options.where);
   if (s.curves.empty()) return;
   out << "\n## Learning-rate sensitivity\n\n"
       << text_table_to_markdown(lr_sensitivity_table(s)) << "\n";
@@ -235,6 +238,7 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
 // A sweep over depth x learning rate: each method's best rate per depth and its slope across
 // depths (experiments/lr_transfer.h), on the validation loss.
 void lr_transfer_section(std::ostream& out, const db::Store& store, const std::string& sweep,
+                         const std::string& where,
                          const std::vector<std::map<std::string, std::string>>& axes) {
   std::map<std::string, std::set<std::string>> values;
   for (const auto& a : axes)
@@ -245,7 +249,8 @@ void lr_transfer_section(std::ostream& out, const db::Store& store, const std::s
            key.compare(key.size() - 6, 6, "layers") == 0;
   });
   if (!values.count(kLrKey) || values.at(kLrKey).size() < 3 || depth == values.end()) return;
-  const LrTransfer t = load_lr_transfer(store, sweep, depth->first, db::metric::kValidLoss);
+  const LrTransfer t =
+      load_lr_transfer(store, sweep, depth->first, db::metric::kValidLoss, RunValue::Last, where);
   if (t.rows.empty()) return;
   out << "\n## Learning-rate transfer across depth\n\n"
       << text_table_to_markdown(lr_transfer_table(t)) << "\n"
@@ -305,8 +310,28 @@ std::string builds_text(const std::set<std::string>& revisions) {
                 : "");
 }
 
+// The "Axes" table: each axis of the runs with its values in order of appearance; returns the
+// axes.
+std::set<std::string> axes_section(std::ostream& out,
+                                   const std::vector<std::map<std::string, std::string>>& axes) {
+  out << "## Axes\n\n| axis | values |\n|---|---|\n";
+  std::set<std::string> listed;
+  for (const auto& a : axes)
+    for (const auto& [k, v] : a) listed.insert(k);
+  for (const auto& key : listed) {
+    std::vector<std::string> values;
+    for (const auto& a : axes)
+      if (auto it = a.find(key);
+          it != a.end() && std::find(values.begin(), values.end(), it->second) == values.end())
+        values.push_back(it->second);
+    out << "| " << key << " | " << cell(join(values, ", ")) << " |\n";
+  }
+  return listed;
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
-                         const std::vector<db::RunRecord>& runs, const ReportOptions& options) {
+                         const SweepRuns& selected, const ReportOptions& options) {
+  const std::vector<db::RunRecord>& runs = selected.runs;
   std::ostringstream out;
   std::map<std::string, int> by_status;
   std::set<std::string> revisions;
@@ -330,20 +355,11 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   out << "# Sweep `" << sweep << "`\n\n"
       << runs.size() << " runs: " << join(counts, ", ") << ". Queued " << date(first)
       << ", last ended " << date(last) << "; " << builds_text(revisions) << "\n\n";
+  if (const auto note = selected.note())  // a part of the sweep never passes for the whole
+    out << "**This report is of part of the sweep: " << *note << ".**\n\n";
 
   const auto groups = axis_groups(axes, layout);
-  out << "## Axes\n\n| axis | values |\n|---|---|\n";
-  std::set<std::string> listed;
-  for (const auto& a : axes)
-    for (const auto& [k, v] : a) listed.insert(k);
-  for (const auto& key : listed) {
-    std::vector<std::string> values;
-    for (const auto& a : axes)
-      if (auto it = a.find(key);
-          it != a.end() && std::find(values.begin(), values.end(), it->second) == values.end())
-        values.push_back(it->second);
-    out << "| " << key << " | " << cell(join(values, ", ")) << " |\n";
-  }
+  const std::set<std::string> listed = axes_section(out, axes);
   out << "\n## Runs\n\n";
   runs_table(out, runs, options.metrics);
 
@@ -353,7 +369,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     const std::string rows = chosen ? options.rows : join(groups[0], "+");
     const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
     for (const auto& metric : options.metrics) {
-      const auto table_runs = load_table_runs(store, sweep, metric, {rows, cols});
+      const auto table_runs = load_table_runs(store, selected, metric, {rows, cols});
       if (std::none_of(table_runs.begin(), table_runs.end(),
                        [](const TableRun& r) { return r.metric.has_value(); }))
         continue;
@@ -369,13 +385,13 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
-  importance_section(out, store, sweep, options.render_importance);
+  importance_section(out, store, sweep, options.where, options.render_importance);
   lr_sensitivity_section(out, options, store, sweep, listed, axes);
-  lr_transfer_section(out, store, sweep, axes);
+  lr_transfer_section(out, store, sweep, options.where, axes);
   samples_section(out, store, runs, options.select_by);
   probes_section(out, options, store, runs);
   if (!options.rows.empty()) {
-    layout_figures(out, options, store, sweep, runs, options.rows, options.cols);
+    layout_figures(out, options, store, sweep, selected, options.rows, options.cols);
     return out.str();
   }
   std::set<std::string> seeds;
@@ -477,8 +493,12 @@ std::string write_report(const db::Store& store, const std::string& target,
     throw InputError(options.out_dir, 0, "--out", "cannot create the directory: " + ec.message());
   std::string text;
   if (const auto runs = store.list_runs(target); !target.empty() && !runs.empty()) {
-    text = sweep_report(store, target, runs, options);
+    text = sweep_report(store, target,
+                        select_sweep_runs(store, target, options.where, "fathom report"), options);
   } else if (const auto run = store.find_run(target)) {
+    if (!trim(options.where).empty())
+      throw InputError("fathom report", 0, "--where",
+                       "'" + target + "' is a run, not a sweep: --where picks a sweep's runs");
     text = run_report(store, *run, options);
   } else {
     throw InputError(store.path(), 0, "SWEEP|RUN", "no sweep or run named '" + target + "'");

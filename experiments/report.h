@@ -39,6 +39,9 @@ struct ReportOptions {
   // pooling the rest. A depth study asks for methods by depth, each at its best learning rate:
   // rows "model.norm+model.init", cols "model.encoder_layers", agg Best.
   std::string rows, cols;
+  // A sweep's report of only the runs this filter keeps (experiments/run_query.h), e.g.
+  // "model.encoder_layers=24": every section reads those runs, and the header says which.
+  std::string where;
   CellAgg agg = CellAgg::Mean;
   std::string select_by =
       db::metric::kValidLoss;  // CellAgg::Best: the metric variants are chosen on

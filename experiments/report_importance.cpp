@@ -7,11 +7,11 @@
 namespace fathom::experiments {
 
 void importance_section(std::ostream& out, const db::Store& store, const std::string& sweep,
-                        const ImportanceRenderer& render) {
+                        const std::string& where, const ImportanceRenderer& render) {
   const std::string metric = db::metric::kValidLoss;
   HparamImportance h;
   try {
-    h = load_hparam_importance(store, sweep, metric, RunValue::Final, "");
+    h = load_hparam_importance(store, sweep, metric, RunValue::Final, where);
   } catch (const InputError& e) {
     // Nothing swept besides the seed, or no run has the loss: not a question for this sweep.
     if (e.field() == "--sweep" || e.message().find("no run of the sweep") != std::string::npos)

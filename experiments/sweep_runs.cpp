@@ -16,7 +16,7 @@ std::optional<std::string> SweepRuns::note() const {
 }
 
 SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
-                            const std::string& where) {
+                            const std::string& where, const std::string& command) {
   auto records = sweep.empty() ? std::vector<db::RunRecord>{} : store.list_runs(sweep);
   if (records.empty())
     throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
@@ -31,8 +31,7 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
   try {
     query = RunQuery::parse(out.where);
   } catch (const RunQueryError& e) {
-    throw InputError("fathom export", 0, "--where",
-                     std::string("'") + out.where + "': " + e.what());
+    throw InputError(command, 0, "--where", std::string("'") + out.where + "': " + e.what());
   }
   std::vector<QueriedRun> runs = queried_runs(std::move(records));
   for (auto& r : runs)
@@ -42,7 +41,7 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
         "keeps none of the " + std::to_string(out.total) + " runs of sweep '" + sweep + "'";
     const auto missing = fields_no_run_has(runs, query.fields());
     for (size_t i = 0; i < missing.size(); ++i) why += (i ? ", " : "; no run has ") + missing[i];
-    throw InputError("fathom export", 0, "--where", "'" + out.where + "' " + why);
+    throw InputError(command, 0, "--where", "'" + out.where + "' " + why);
   }
   return out;
 }

@@ -25,6 +25,6 @@ struct SweepRuns {
 // when `where` is malformed -- with the column -- or keeps none of the sweep's runs; the
 // latter names the fields no run has, the likeliest reason.
 SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
-                            const std::string& where);
+                            const std::string& where, const std::string& command = "fathom export");
 
 }  // namespace fathom::experiments

@@ -190,37 +190,43 @@ TEST(Report, ASweepOfSchedulesDrawsTheLearningRate) {
   }
 }
 
+// Sweep "d": lr x norm x 2 seeds at 6 layers, runs 1-8 in this order, each with a final
+// valid_ppl and valid_loss and one logged point.
+void write_lr_norm_sweep(const std::string& db) {
+  auto store = db::Store::open(db);
+  for (auto [lr, norm, layers, seed, ppl] : {std::tuple{"1e-3", "post", "6", "1", 3.0},
+                                             {"1e-3", "post", "6", "2", 3.2},
+                                             {"2e-3", "post", "6", "1", 2.0},
+                                             {"2e-3", "post", "6", "2", 2.4},
+                                             {"1e-3", "pre", "6", "1", 5.0},
+                                             {"1e-3", "pre", "6", "2", 5.0},
+                                             {"2e-3", "pre", "6", "1", 6.0},
+                                             {"2e-3", "pre", "6", "2", 7.0}}) {
+    db::NewRun n;
+    n.name = std::string("d/") + lr + norm + seed;
+    n.sweep = "d";
+    n.config_json = std::string(R"({"model":{"norm":")") + norm + R"(","encoder_layers":)" +
+                    layers + R"(},"train":{"lr":)" + lr + R"(,"seed":)" + seed + "}}";
+    const int64_t id = store.create_run(n);
+    store.set_tag(id, "axis.train.lr", lr);
+    store.set_tag(id, "axis.model.encoder_layers", layers);
+    store.set_tag(id, "axis.model.norm", norm);
+    store.set_tag(id, "axis.train.seed", seed);
+    store.set_tag(id, "sweep.axes", "train.lr,model.encoder_layers,model.norm,train.seed");
+    store.set_final_metric(id, "valid_ppl", ppl);
+    store.set_final_metric(id, "valid_loss", std::log(ppl));  // variants are chosen on it
+    store.write_metrics(id, {{100, "valid_ppl", ppl, 0.0}, {100, "train_loss", 1.0, 0.0}});
+    store.finish_run(id, "finished");
+  }
+}
+
 // A depth study's layout: methods by depth, each at its best learning rate. The default
 // (first axis group by the second) would pool the methods; --rows/--cols/--agg best give the
 // paper's table, and each cell names the learning rate it took.
 TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   const fathom::testing::TempDir scratch;
   const std::string db = (scratch.path() / "runs.db").string();
-  {
-    auto store = db::Store::open(db);
-    for (auto [lr, norm, layers, seed, ppl] : {std::tuple{"1e-3", "post", "6", "1", 3.0},
-                                               {"1e-3", "post", "6", "2", 3.2},
-                                               {"2e-3", "post", "6", "1", 2.0},
-                                               {"2e-3", "post", "6", "2", 2.4},
-                                               {"1e-3", "pre", "6", "1", 5.0},
-                                               {"1e-3", "pre", "6", "2", 5.0},
-                                               {"2e-3", "pre", "6", "1", 6.0},
-                                               {"2e-3", "pre", "6", "2", 7.0}}) {
-      db::NewRun n;
-      n.name = std::string("d/") + lr + norm + seed;
-      n.sweep = "d";
-      const int64_t id = store.create_run(n);
-      store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "axis.model.encoder_layers", layers);
-      store.set_tag(id, "axis.model.norm", norm);
-      store.set_tag(id, "axis.train.seed", seed);
-      store.set_tag(id, "sweep.axes", "train.lr,model.encoder_layers,model.norm,train.seed");
-      store.set_final_metric(id, "valid_ppl", ppl);
-      store.set_final_metric(id, "valid_loss", std::log(ppl));  // variants are chosen on it
-      store.write_metrics(id, {{100, "valid_ppl", ppl, 0.0}, {100, "train_loss", 1.0, 0.0}});
-      store.finish_run(id, "finished");
-    }
-  }
+  write_lr_norm_sweep(db);
   const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
   experiments::ReportOptions options;
   options.out_dir = (scratch.path() / "report").string();
@@ -276,6 +282,52 @@ TEST(Report, TablesTakeTheAskedLayoutAndBestVariant) {
   options.render_curves = nullptr;
   options.rows = "model.depth";  // not an axis, not a config key: the table names the option
   EXPECT_THROW(experiments::write_report(store, "d", options), InputError);
+}
+
+// --where: the report of part of a sweep -- every section reads only the runs the filter keeps
+// (post-LN here: no pre-LN row, run or curve anywhere), the header says which part and how
+// many runs of how many; a run's report has no part to pick, and a typo is refused naming
+// fathom report's option and what was meant.
+TEST(Report, APartOfTheSweepIsReportedAsSuch) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  write_lr_norm_sweep(db);
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.metrics = {"valid_ppl"};
+  options.rows = "model.norm";
+  options.cols = "train.lr";
+  options.where = "model.norm=post";
+  std::map<std::string, std::vector<int64_t>> asked;
+  options.render_curves = [&](const experiments::CurvesRequest& r) {
+    asked[r.file_stem] = r.runs;
+    return r.file_stem + ".png";
+  };
+  const std::string text = read(experiments::write_report(store, "d", options));
+  EXPECT_NE(text.find("**This report is of part of the sweep: only the runs where "
+                      "model.norm=post (4 of 8).**"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("4 runs: 4 finished"), std::string::npos) << text;
+  EXPECT_EQ(text.find("| pre"), std::string::npos) << text;     // no table row, no run
+  EXPECT_EQ(text.find("norm=pre"), std::string::npos) << text;  // no sensitivity curve
+  // By hand: 3.0, 3.2 -> 3.10 ± sqrt(0.02); 2.0, 2.4 -> 2.20 ± sqrt(0.08) (one row: each bold).
+  EXPECT_NE(text.find("| post | **3.10 ± 0.14** | **2.20 ± 0.28** |"), std::string::npos) << text;
+  for (const auto& [stem, runs] : asked)
+    for (int64_t id : runs) EXPECT_LE(id, 4) << stem;  // runs 1-4 are the post-LN ones
+  EXPECT_FALSE(asked.empty());
+
+  options.where = "nrom=post";
+  try {
+    experiments::write_report(store, "d", options);
+    ADD_FAILURE() << "a filter no run can match was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("fathom report"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("did you mean norm?"), std::string::npos) << e.what();
+  }
+  options.where = "model.norm=post";
+  EXPECT_THROW(experiments::write_report(store, "1", options), InputError);  // a run
 }
 
 // The header names every build the sweep's runs came from, and says what a -dirty one means
