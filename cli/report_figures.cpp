@@ -1,5 +1,6 @@
 // Figures of `fathom report`: training curves through plot/ (PNG, page width), or nothing in
 // a build without Qt.
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -13,6 +14,16 @@
 #endif
 
 namespace fathom::cli {
+
+#ifdef FATHOM_HAVE_PLOTS
+namespace {
+// The legend stands above the axes, a line an entry (a sweep's groups: a dozen or more): the
+// page figure's height squeezed the axes of a 12-group figure to 0.8 in under a 2 in legend.
+double report_figure_height(size_t legend_entries) {
+  return std::max(plot::kPageSize.height_in, 2.0 + 0.17 * static_cast<double>(legend_entries));
+}
+}  // namespace
+#endif
 
 std::function<std::string(const experiments::CurvesRequest&)> report_curves_renderer(
     const db::Store& store, const std::string& out_dir) {
@@ -29,7 +40,9 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
     const std::string file = request.file_stem + ".png";
     plot::ExportOptions export_options;
     export_options.size = plot::kPageSize;  // full text width: run names in the legend fit
-    if (request.height_in > 0) export_options.size.height_in = request.height_in;
+    export_options.size.height_in =
+        request.height_in > 0 ? request.height_in
+                              : report_figure_height(figure.curves.size() + !figure.band.empty());
     plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string(), export_options);
     return file;
   };

@@ -12,6 +12,7 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "db/store.h"
+#include "experiments/report.h"
 #include "plot/figure.h"
 #include "tests/support/temp_dir.h"
 
@@ -191,6 +192,43 @@ TEST_F(ExportPlotCli, ImportanceBarsOfASweepAndASweepWithNothingSwept) {
     EXPECT_NE(std::string(e.what()).find("has two values"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::ifstream(temp_path("one.png")).good());
+}
+
+// `fathom report`'s training-curve figure (cli/report_figures.cpp): page width and height for
+// a short legend; a legend of a dozen entries, which stands above the axes a line each, gets
+// a taller figure, and each further entry more, so the axes keep their room.
+TEST_F(ExportPlotCli, AReportFigureGrowsWithItsLegend) {
+  const std::string path = temp_path("many.db");
+  std::vector<int64_t> ids;
+  {
+    auto store = fathom::db::Store::open(path);
+    for (int r = 0; r < 13; ++r) {
+      fathom::db::NewRun run;
+      run.name = "run" + std::to_string(r);
+      run.config_json = "{}";
+      ids.push_back(store.create_run(run));
+      store.write_metrics(ids.back(),
+                          {{0, "valid_loss", 5.0 + r, 0.0}, {10, "valid_loss", 4.0 + r, 0.0}});
+    }
+  }
+  const auto store = fathom::db::Store::open(path, fathom::db::OpenMode::ReadOnly);
+  const auto render = fathom::cli::report_curves_renderer(store, scratch->path().string());
+  ASSERT_TRUE(render);
+  auto height = [&](size_t runs) {
+    fathom::experiments::CurvesRequest request;
+    request.title = "valid_loss";
+    request.runs.assign(ids.begin(), ids.begin() + static_cast<long>(runs));
+    request.metrics = {"valid_loss"};
+    request.file_stem = "curves-" + std::to_string(runs);
+    const std::string file = render(request);
+    const QImage image(QString::fromStdString(temp_path(file)));
+    EXPECT_EQ(image.width(), 2070) << runs;  // 6.9 in at 300 dpi
+    return image.height();
+  };
+  EXPECT_EQ(height(2), 840);  // 2.8 in
+  const int twelve = height(12), thirteen = height(13);
+  EXPECT_GT(twelve, 840);
+  EXPECT_GT(thirteen, twelve);
 }
 
 TEST_F(ExportPlotCli, RejectsBadInput) {
