@@ -57,7 +57,20 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
     // Runs of two sweeps with the same axis values are different experiments: the sweep
     // splits them first (they were merged silently, issue 36.10).
     if (sweeps.size() > 1) add(kSweepTag);
-    for (const auto& axis : axes) add(axis);
+    // An axis every run has at one value splits nothing and would only lengthen each label
+    // (part of a sweep: all its 24-layer runs); kept where every axis is so, to name the group.
+    std::vector<std::string> varying;
+    for (const auto& axis : axes) {
+      std::set<std::string> values;  // "\x01": the run has no such axis
+      for (const auto& tags : tags_of_runs) {
+        const auto it = tags.find("axis." + axis);
+        values.insert(it == tags.end() ? "\x01" : it->second);
+      }
+      if (values.size() > 1) varying.push_back(axis);
+    }
+    for (const auto& axis :
+         varying.empty() ? std::vector<std::string>(axes.begin(), axes.end()) : varying)
+      add(axis);
   }
   return keys;
 }

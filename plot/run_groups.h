@@ -26,8 +26,9 @@ bool is_seed_key(const std::string& key);
 inline constexpr char kSweepTag[] = "sweep";
 
 // The keys to group by: each requested key as given, except "axes", which stands for every
-// sweep axis the runs carry (their axis.* tags) other than the seed, in name order -- after
-// the sweep (kSweepTag) where the runs come from several.
+// sweep axis the runs carry (their axis.* tags) other than the seed that takes two values or
+// more among them (all of them where none does), in name order -- after the sweep (kSweepTag)
+// where the runs come from several.
 std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
                                            const std::vector<Tags>& tags_of_runs);
 

@@ -234,6 +234,15 @@ TEST(CurveGroups, GroupKeysLeaveOutTheSeedAndLabelsStayShort) {
   EXPECT_EQ(expand_group_keys({"axes"}, two_sweeps),
             (std::vector<std::string>{"model.encoder_layers", "model.norm"}));
   EXPECT_EQ(run_value(two_sweeps[0], "{}", kSweepTag), "depth");
+  // Part of a sweep, its runs all at 24 layers: the depth splits nothing and is left out of
+  // "axes"; where no axis varies, all are kept, to name the one group.
+  const std::vector<Tags> deep = {
+      {{"axis.model.norm", "post"}, {"axis.model.decoder_layers", "24"}, {"axis.train.seed", "1"}},
+      {{"axis.model.norm", "pre"}, {"axis.model.decoder_layers", "24"}, {"axis.train.seed", "1"}}};
+  EXPECT_EQ(expand_group_keys({"axes"}, deep), (std::vector<std::string>{"model.norm"}));
+  const std::vector<Tags> one = {deep[0], deep[0]};
+  EXPECT_EQ(expand_group_keys({"axes"}, one),
+            (std::vector<std::string>{"model.decoder_layers", "model.norm"}));
   EXPECT_TRUE(is_seed_key("train.seed"));
   EXPECT_FALSE(is_seed_key("train.seeds_file"));
   EXPECT_EQ(group_label({"model.norm", "model.encoder_layers"}, {"post", "6"}),
