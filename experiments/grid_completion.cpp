@@ -1,5 +1,7 @@
 #include "experiments/grid_completion.h"
 
+#include <cstddef>
+
 #include "base/metrics/least_squares.h"
 
 namespace fathom::experiments {

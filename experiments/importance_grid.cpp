@@ -1,6 +1,7 @@
 #include "experiments/importance_grid.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fathom::experiments {
 namespace {

@@ -37,8 +37,9 @@ std::set<std::string> curve_axes(const std::vector<TableRun>& runs) {
       for (const auto& [key, value] : r.axes) values[key].insert(value);
   std::set<std::string> keys;
   for (const auto& [key, seen] : values) {
+    const std::string& axis = key;  // a structured binding is no lambda capture before C++20
     const bool everywhere = std::all_of(runs.begin(), runs.end(), [&](const TableRun& r) {
-      return !r.axes.count(kLrKey) || r.axes.count(key) > 0;
+      return !r.axes.count(kLrKey) || r.axes.count(axis) > 0;
     });
     if (key != kLrKey && key != "train.seed" && (seen.size() > 1 || !everywhere)) keys.insert(key);
   }

@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(config sweep text bleu store cli)
+all=(config sweep text bleu store cli query)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 scripts/install-deps.sh --fuzz
