@@ -1,9 +1,12 @@
 #include "base/config/yaml_file.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "base/util/error.h"
@@ -26,7 +29,53 @@ std::string read_yaml_file(const std::string& path, const std::string& what) {
   return text;
 }
 
+namespace {
+
+// Ignores every event: the pass below only counts documents.
+struct IgnoreEvents : YAML::EventHandler {
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// yaml-cpp 0.7 never consumes a ',' where a document begins (or after its top-level scalar):
+// its parser reports empty documents without end, and LoadAll keeps them until memory runs
+// out (a fuzzed sweep file took 2 GB in seconds; a config whose first line was ", lr: 1" would
+// take the machine). Every document takes at least a byte, so more documents than bytes is
+// that loop: refused, at the first line that starts with a ','.
+void refuse_endless_documents(const std::string& yaml, const std::string& origin) {
+  std::istringstream in(yaml);
+  YAML::Parser parser(in);
+  IgnoreEvents events;
+  size_t documents = 0;
+  while (parser.HandleNextDocument(events)) {
+    if (++documents <= yaml.size() + 1) continue;
+    int line = 0, n = 0;
+    std::istringstream lines(yaml);
+    for (std::string text; !line && std::getline(lines, text);) {
+      ++n;
+      const size_t first = text.find_first_not_of(" \t");
+      if (first != std::string::npos && text[first] == ',') line = n;
+    }
+    throw InputError(origin, line, "",
+                     "a ',' outside any [list] or {map}, where YAML cannot read it: remove it, or "
+                     "put the values in brackets ([12, 18])");
+  }
+}
+
+}  // namespace
+
 YAML::Node load_one_yaml_document(const std::string& yaml, const std::string& origin) {
+  refuse_endless_documents(yaml, origin);
   std::vector<YAML::Node> given;
   for (const auto& d : YAML::LoadAll(yaml))
     if (!d.IsNull()) given.push_back(d);

@@ -10,6 +10,7 @@
 #include "base/config/config.h"
 #include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "experiments/sweep_spec.h"
 #include "tests/support/config_test_helpers.h"
 #include "tests/support/input_error.h"
 
@@ -124,6 +125,30 @@ TEST(ConfigErrors, YamlSyntaxErrorNamesTheLine) {
   const InputError tab =
       expect_input_error([&] { load_config_string("name: a\nmodel:\n\t d_model: 3\n", "t", ""); });
   EXPECT_EQ(tab.line(), 3) << tab.what();
+}
+
+// A ',' where a document begins -- or after its top-level scalar -- sends yaml-cpp 0.7's LoadAll
+// into reading empty documents until memory runs out (found by fuzz/fuzz_sweep.cpp and
+// fuzz_config.cpp: 2 GB in seconds). Refused at the comma's line, quickly, in a config and in a
+// sweep file; a comma inside brackets or a mapping's value is still read.
+TEST(ConfigErrors, ACommaWhereADocumentBeginsIsRefusedNotReadForever) {
+  const InputError first = expect_input_error(
+      [&] { load_config_string("# a comment\n, lr: 1\ntrain:\n  lr: 0.1\n", "c.yaml", ""); });
+  EXPECT_EQ(first.file(), "c.yaml");
+  EXPECT_EQ(first.line(), 2) << first.what();
+  EXPECT_TRUE(contains(first.message(), "','")) << first.what();
+  const InputError after_scalar =
+      expect_input_error([&] { load_config_string("\"x\"\n  ,\n", "s.yaml", ""); });
+  EXPECT_EQ(after_scalar.line(), 2) << after_scalar.what();
+  const InputError sweep = expect_input_error([&] {
+    experiments::load_sweep_string("# sweep\n,e 1: x\nname: s\ngrid:\n  model.norm: [post, pre]\n",
+                                   "s.yaml", "");
+  });
+  EXPECT_EQ(sweep.line(), 2) << sweep.what();
+  EXPECT_EQ(
+      load_config_string("model: {d_model: 16, heads: 2}\ntrain:\n  lr: 1e-3\n", "ok.yaml", "")
+          .model.heads,
+      2);
 }
 
 // A list, mapping or nothing as a key (YAML's `? key` syntax) is an InputError at its line,
