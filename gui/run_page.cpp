@@ -22,6 +22,8 @@
 
 #include "base/util/strings.h"
 #include "db/artifact_files.h"
+#include "db/early_stop_tag.h"
+#include "db/run_status.h"
 #include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
@@ -93,7 +95,10 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   line("id", QString::number(run.id));
   line("name", QString::fromStdString(run.name));
   line("sweep", QString::fromStdString(run.sweep));
-  line("status", run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0));
+  QString status = run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0);
+  if (run.status == db::status::kFinished && db::ended_by_early_stop(tags))
+    status += QStringLiteral(" (early stop: train.patience)");  // as `fathom show` says
+  line("status", status);
   if (!run.error.empty()) line("error", QString::fromStdString(run.error));
   line("updates", QString::number(run.updates));
   line("created", when(run.created_at));

@@ -153,6 +153,27 @@ class RunPageTest : public QObject {
     QVERIFY2(overview.contains(QRegularExpression(R"(\nupdates {2,}70\n)")), qPrintable(overview));
   }
 
+  // The Overview's status says when train.patience ended the run, as `fathom show` does; a run
+  // that finished without it says "finished" alone.
+  void theOverviewSaysWhenPatienceEndedTheRun() {
+    QTemporaryDir dir;
+    auto store = Store::open(dir.filePath("runs.db").toStdString());
+    const int64_t early = running_run(store, "early"), whole = running_run(store, "whole");
+    store.set_tag(early, "early_stop", "update 40: 2 validations since update 20 without ...");
+    store.finish_run(early, "finished");
+    store.finish_run(whole, "finished");
+    auto status_line = [&](int64_t id) {
+      fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+      const QString text =
+          page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
+      for (const QString& line : text.split('\n'))
+        if (line.startsWith(QStringLiteral("status"))) return line.mid(6).trimmed();
+      return QString();
+    };
+    QCOMPARE(status_line(early), QStringLiteral("finished (early stop: train.patience)"));
+    QCOMPARE(status_line(whole), QStringLiteral("finished"));
+  }
+
   // The loss chart marks, on valid_loss, the checkpoint the final evaluation measured (tag
   // final_model) and where train.patience stopped training (tag early_stop), each on the curve
   // at its update; the read-out says what it is. A run resumed past its stop keeps the first.
