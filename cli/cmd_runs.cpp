@@ -56,7 +56,7 @@ std::string local_minute(double unix_seconds) {
 std::map<int64_t, std::string> early_stops(const db::Store& store) {
   std::map<int64_t, std::string> out;
   for (auto& [run, why] : store.tagged_runs(db::kEarlyStopTag))
-    if (db::ended_by_early_stop({{db::kEarlyStopTag, why}})) out[run] = std::move(why);
+    if (db::stop_ends_the_run(why)) out[run] = std::move(why);
   return out;
 }
 

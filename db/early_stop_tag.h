@@ -11,10 +11,15 @@ namespace fathom::db {
 inline constexpr const char* kEarlyStopTag = "early_stop";
 inline constexpr const char* kTrainedOnPastEarlyStop = "trained on from update ";
 
-// Whether the tag says the run ends at its early stop (not trained past it since).
+// Whether the tag's text says the run ends at its early stop (not trained past it since).
+inline bool stop_ends_the_run(const std::string& early_stop_text) {
+  return early_stop_text.rfind(kTrainedOnPastEarlyStop, 0) != 0;
+}
+
+// Whether the run's tags say it ends at its early stop.
 inline bool ended_by_early_stop(const std::map<std::string, std::string>& tags) {
   const auto it = tags.find(kEarlyStopTag);
-  return it != tags.end() && it->second.rfind(kTrainedOnPastEarlyStop, 0) != 0;
+  return it != tags.end() && stop_ends_the_run(it->second);
 }
 
 }  // namespace fathom::db

@@ -146,8 +146,8 @@ class Store {
   // ---- reads ----
   std::vector<Artifact> artifacts(int64_t run) const;  // ordered by kind
   std::map<std::string, std::string> tags(int64_t run) const;
-  // Every run that has the tag `key`, with its value: one read for a list of thousands of runs
-  // (`fathom runs`, the app's runs table) instead of one per run.
+  // Every run that has the tag `key`, with its value: one read for a listing of thousands of
+  // runs (`fathom runs`) instead of one per run.
   std::map<int64_t, std::string> tagged_runs(const std::string& key) const;
   // Oldest first; "" means all runs.
   std::vector<RunRecord> list_runs(const std::string& sweep_filter = "") const;

@@ -1,5 +1,6 @@
 #include "plot/run_groups.h"
 
+#include <optional>
 #include <set>
 
 #include "db/run_json.h"
@@ -61,10 +62,10 @@ std::vector<std::string> expand_group_keys(const std::vector<std::string>& reque
     // (part of a sweep: all its 24-layer runs); kept where every axis is so, to name the group.
     std::vector<std::string> varying;
     for (const auto& axis : axes) {
-      std::set<std::string> values;  // "\x01": the run has no such axis
+      std::set<std::optional<std::string>> values;  // nullopt: a run without the axis
       for (const auto& tags : tags_of_runs) {
         const auto it = tags.find("axis." + axis);
-        values.insert(it == tags.end() ? "\x01" : it->second);
+        values.insert(it == tags.end() ? std::nullopt : std::optional(it->second));
       }
       if (values.size() > 1) varying.push_back(axis);
     }
