@@ -377,7 +377,7 @@ struct LazyConfig {
       auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       parsed = std::make_shared<const nlohmann::json>(j.is_discarded() ? nlohmann::json::object()
                                                                        : std::move(j));
-      text.clear();
+      std::string().swap(text);  // its bytes too: a listing holds thousands of these
     }
     return *parsed;
   }

@@ -78,9 +78,13 @@ void keep_matching(std::vector<QueriedRun>& runs, const std::string& where,
     throw InputError(command, 0, "--where",
                      "'" + where + "': no run has " + joined(missing) + " (of " +
                          std::to_string(runs.size()) + " runs)");
-  runs.erase(std::remove_if(runs.begin(), runs.end(),
-                            [&](const QueriedRun& r) { return !query.matches(r.fields); }),
-             runs.end());
+  // A run left out lets go of its parsed config at once (~20 KB each: a filter over 100,000
+  // runs held them all until the erase, 2 GB).
+  for (auto& r : runs)
+    if (!query.matches(r.fields)) r.fields = nullptr;
+  runs.erase(
+      std::remove_if(runs.begin(), runs.end(), [](const QueriedRun& r) { return !r.fields; }),
+      runs.end());
 }
 
 void sort_by(std::vector<QueriedRun>& runs, const std::string& field, bool descending,
