@@ -34,7 +34,7 @@ using fathom::db::OpenMode;
 using fathom::db::Store;
 using Clock = std::chrono::steady_clock;
 
-// Slow updates: ~2-6 s each on 2 shared cores (the test measures one and stops a third into
+// Slow updates: ~1-6 s each on 2 shared cores (the test measures one and stops a third into
 // the next). No checkpoint before the end (valid_every), so a
 // stop writes one of exactly the updates done -- after a buggy half-applied update it would
 // hold other parameters, and the resumed run would differ from the reference.
@@ -69,26 +69,37 @@ class StopInsideUpdate : public ::testing::Test {
   fathom::ProgramResult fathom(const std::vector<std::string>& args) const {
     return fathom::run_program(fathom_argv(args), "", {}, 600);
   }
-  // Once run `run` (trained by `pid`) logged two updates: a third of an update's time into
-  // some update, as the rows' stamps (each update's end) say, so that the stop lands inside an
-  // update however fast this machine is today. Returns that update's seconds (0: the run
-  // ended or logged nothing).
+  // A third of an update's time into an update of run `run` (trained by `pid`), so that the
+  // stop lands inside an update however fast this machine is today. An update ends where the
+  // run's `updates` changes (written at once at each log point; the metric rows wait up to 2 s
+  // in the writer's buffer, so when they are seen says little). The update's time is the gap
+  // between two ends seen one after the other, and the third is counted from the second end
+  // just seen, not extrapolated from older ones: a prediction several updates ahead once
+  // landed between updates on a loaded CI machine. Returns that update's seconds (0: the run
+  // ended first).
   double inside_an_update(pid_t pid, int64_t run) const {
     const auto deadline = Clock::now() + std::chrono::minutes(5);
-    std::vector<fathom::db::MetricPoint> points;
-    while (points.size() < 2) {
-      if (Clock::now() > deadline || !ft::process_running(pid)) return 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int64_t last_update = -1;
+    Clock::time_point last_end;
+    while (Clock::now() < deadline && ft::process_running(pid)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      int64_t updates = -1;
       try {
-        points = Store::open(db(), OpenMode::ReadOnly).metric_series(run, "train_loss");
+        if (const auto r = Store::open(db(), OpenMode::ReadOnly).find_run(std::to_string(run)))
+          updates = r->updates;
       } catch (const std::exception&) {  // not created yet
       }
+      if (updates <= 0 || updates == last_update) continue;
+      const auto now = Clock::now();
+      if (last_update > 0 && updates == last_update + 1) {
+        const double update_s = std::chrono::duration<double>(now - last_end).count();
+        std::this_thread::sleep_for(std::chrono::duration<double>(update_s / 3));
+        return update_s;
+      }
+      last_update = updates;
+      last_end = now;
     }
-    const double update_s = points.back().wall_time - points[points.size() - 2].wall_time;
-    const double phase = std::fmod(fathom::db::unix_now() - points.back().wall_time, update_s);
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(std::fmod(update_s / 3 - phase + update_s, update_s)));
-    return update_s;
+    return 0;
   }
   // The update a stop abandoned, from the command's message; 0 when none was.
   static int64_t abandoned_update(const std::string& log) {
