@@ -2,11 +2,16 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "db/metric_names.h"
+
 namespace fathom::db {
 namespace {
 
 const std::string kMean = "mean of ";
 const std::string kBest = "checkpoint_best";
+const std::string kBy = " by ";
 const std::string kAfter = "the model after update ";
 const std::string kNothingKept = " (no kept checkpoint to average)";
 
@@ -38,7 +43,8 @@ FinalModel parse_mean(const std::string& tag) {
 std::string final_model_tag(const FinalModel& model) {
   switch (model.kind) {
     case FinalModel::Kind::BestCheckpoint:
-      return kBest + ", update " + std::to_string(model.update);
+      return kBest + (model.best_metric.empty() ? "" : kBy + model.best_metric) + ", update " +
+             std::to_string(model.update);
     case FinalModel::Kind::MeanOfKept: {
       std::string text = kMean + std::to_string(model.averaged.size()) + " checkpoints, updates";
       for (int64_t u : model.averaged) text += " " + std::to_string(u);
@@ -57,12 +63,25 @@ FinalModel parse_final_model_tag(const std::string& tag) {
   if (tag.empty()) return m;
   if (starts_with(tag, kBest)) {
     m.update = number_after(tag, kBest.size());
+    if (tag.compare(kBest.size(), kBy.size(), kBy) == 0) {
+      const size_t from = kBest.size() + kBy.size();
+      m.best_metric = tag.substr(from, tag.find(',', from) - from);
+    }
     return m;
   }
   m.kind = FinalModel::Kind::FinalWeights;
   m.update = number_after(tag, 0);
   m.nothing_to_average = tag.find(kNothingKept) != std::string::npos;
   return m;
+}
+
+std::string best_metric_of(const std::string& config_json) {
+  const auto config = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return "";
+  const auto metric = config["train"].find("best_metric");
+  if (metric == config["train"].end() || !metric->is_string() || *metric == metric::kValidLoss)
+    return "";
+  return metric->get<std::string>();
 }
 
 }  // namespace fathom::db

@@ -2,7 +2,8 @@
 // The run tag final_model: which model a run's final valid_* and test_* metrics measure
 // (eval.average_checkpoints). One vocabulary for its writer (the trainer) and its readers (the
 // comparison table's notes), so that new words cannot silently change how a table reads them.
-// The text stays readable as a tag: "checkpoint_best, update 900", "mean of 5 checkpoints,
+// The text stays readable as a tag: "checkpoint_best, update 900" (the best by valid_loss),
+// "checkpoint_best by valid_bleu, update 900" (train.best_metric), "mean of 5 checkpoints,
 // updates 600 700 800 900 1000", "the model after update 1000".
 #include <cstdint>
 #include <string>
@@ -14,7 +15,7 @@ inline constexpr const char* kFinalModelTag = "final_model";
 
 struct FinalModel {
   enum class Kind {
-    BestCheckpoint,  // the checkpoint of the best validation loss (and runs from before the tag)
+    BestCheckpoint,  // the checkpoint of the best best_metric (and runs from before the tag)
     MeanOfKept,      // the mean of the last kept checkpoints (eval.average_checkpoints)
     FinalWeights,    // the weights after the last update (no validation split, nothing kept)
   };
@@ -23,7 +24,14 @@ struct FinalModel {
   std::vector<int64_t> averaged;  // MeanOfKept: the kept checkpoints' updates, oldest first
   int asked = 0;  // MeanOfKept: eval.average_checkpoints when fewer were kept (0: all there were)
   bool nothing_to_average = false;  // FinalWeights: averaging was asked, no checkpoint was kept
+  // BestCheckpoint: the metric it is the best of (train.best_metric); "" for valid_loss, the
+  // default and every run's from before the key.
+  std::string best_metric;
 };
+
+// train.best_metric of a stored config (JSON): "" where it is valid_loss, absent (runs from
+// before the key) or unreadable -- as FinalModel::best_metric.
+std::string best_metric_of(const std::string& config_json);
 
 std::string final_model_tag(const FinalModel& model);
 

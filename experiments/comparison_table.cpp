@@ -219,7 +219,7 @@ std::string final_model_protocol(const db::FinalModel& model) {
     case db::FinalModel::Kind::MeanOfKept:
       return "the mean of the last " + std::to_string(model.averaged.size()) + " kept checkpoints";
     case db::FinalModel::Kind::BestCheckpoint:
-      return "the best checkpoint";
+      return "the best checkpoint" + (model.best_metric.empty() ? "" : " by " + model.best_metric);
     case db::FinalModel::Kind::FinalWeights:  // no validation split, or nothing kept to average
       break;
   }
@@ -240,14 +240,29 @@ std::optional<std::string> final_model_note(const std::vector<TableRun>& runs,
       ++protocols[final_model_protocol(r.final_model)];
   if (protocols.empty() || (protocols.size() == 1 && protocols.count("the best checkpoint")))
     return std::nullopt;
-  const std::string key = "eval.average_checkpoints";
+  // The keys that chose the models: eval.average_checkpoints, and train.best_metric where a
+  // best checkpoint is another metric's than valid_loss's.
+  bool averaged = false, by_metric = false;
+  for (const auto& r : runs) {
+    averaged = averaged || r.final_model.kind == db::FinalModel::Kind::MeanOfKept;
+    by_metric = by_metric || !r.final_model.best_metric.empty();
+  }
+  std::vector<std::string> keys;
+  if (averaged || !by_metric) keys.push_back("eval.average_checkpoints");
+  if (by_metric) keys.push_back("train.best_metric");
+  std::string key;
+  bool separated = true;  // each key a row or column of the table
+  for (const auto& k : keys) {
+    key += (key.empty() ? "" : ", ") + k;
+    separated = separated && (options.rows.find(k) != std::string::npos ||
+                              options.cols.find(k) != std::string::npos);
+  }
   if (protocols.size() == 1)
     return m + ": every run's final model is " + protocols.begin()->first + " (" + key + ")";
   std::string counts;
   for (const auto& [protocol, n] : protocols)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " runs " + protocol;
-  if (options.rows.find(key) != std::string::npos || options.cols.find(key) != std::string::npos)
-    return m + ": the final model follows " + key + " per cell: " + counts;
+  if (separated) return m + ": the final model follows " + key + " per cell: " + counts;
   return "⚠ the runs' " + m + " measure different models: " + counts + " (" + key +
          "); a difference may be the protocol's, not the method's";
 }

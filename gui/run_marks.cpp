@@ -81,10 +81,14 @@ std::vector<ChartMark> milestone_marks(const db::RunRecord& run,
            QStringLiteral("checkpoint_best, update %1: the model the final evaluation measured")
                .arg(model.update));
   } else {
+    const std::string best_metric = db::best_metric_of(run.config_json);  // "": valid_loss
     for (const auto& a : artifacts)
       if (a.kind == "checkpoint_best" && a.step && *a.step > 0)
-        mark(*a.step, QStringLiteral("checkpoint_best so far, update %1: the lowest valid_loss yet")
-                          .arg(*a.step));
+        mark(*a.step, QStringLiteral("checkpoint_best so far, update %1: the %2 yet")
+                          .arg(*a.step)
+                          .arg(best_metric.empty() ? QStringLiteral("lowest valid_loss")
+                                                   : QStringLiteral("highest ") +
+                                                         QString::fromStdString(best_metric)));
   }
   if (db::ended_by_early_stop(tags))
     mark(run.updates,

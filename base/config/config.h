@@ -122,9 +122,10 @@ struct TrainConfig {
                                  // each validation (run tag samples.u<update>; 0: none)
   int valid_sample_top_k = 10;   // a language model's samples: also one top-k sampled (0: off)
   int valid_bleu = 0;  // BLEU of the first K validation sentences at each validation (0: off)
-  int patience = 0;    // stop after K validations without a new best valid_loss (0: never)
-  double patience_min_delta = 0;  // ... where a new best must be lower by more than this
-  int log_every = 10;             // write training metrics every K updates
+  int patience = 0;    // stop after K validations without a new best best_metric (0: never)
+  double patience_min_delta = 0;           // ... where a new best must be better by more than this
+  std::string best_metric = "valid_loss";  // what checkpoint_best and patience follow
+  int log_every = 10;                      // write training metrics every K updates
   int grad_norm_every =
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
   int keep_checkpoint_every =

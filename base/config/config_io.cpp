@@ -386,9 +386,13 @@ void check_training(const RunConfig& c) {
                      " (about processes x data.max_tokens)");
 }
 
-// Averaging needs that many kept checkpoints (core/train/checkpoint_average.h).
+// Selecting on valid_bleu needs its decode; averaging needs that many kept checkpoints
+// (core/train/checkpoint_average.h).
 void check_evaluation(const RunConfig& c) {
   const int n = c.eval.average_checkpoints, every = c.train.keep_checkpoint_every;
+  if (c.train.best_metric == "valid_bleu" && c.train.valid_bleu == 0)
+    config_error(c, "train.best_metric",
+                 "valid_bleu needs train.valid_bleu > 0: the validation sentences decoded for it");
   if (c.train.keep_checkpoints > 0 && every == 0)
     config_error(c, "train.keep_checkpoints",
                  "limits the checkpoints train.keep_checkpoint_every keeps, which keeps none (0)");

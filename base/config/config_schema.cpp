@@ -267,19 +267,27 @@ std::vector<FieldSpec> build_fields() {
         "(0: none; a translation model only)")
       .range = kNonNegative;
   train("patience", F::Int, &T::patience,
-        "early stopping: end training once K validations in a row have not lowered the best "
-        "valid_loss (the rule checkpoint_best follows), before train.max_updates; the run "
+        "early stopping: end training once K validations in a row have not bettered the best "
+        "train.best_metric (the rule checkpoint_best follows), before train.max_updates; the run "
         "finishes as at its last update (final evaluation on checkpoint_best, or the average "
         "eval.average_checkpoints asks for), and the run tag early_stop says when and why. Decided "
         "on validation data only. 0: train to "
         "train.max_updates (what a comparison of methods at one budget needs)")
       .range = kNonNegative;
   train("patience_min_delta", F::Double, &T::patience_min_delta,
-        "early stopping's least improvement (nats of valid_loss): a validation restarts "
-        "train.patience's count only when its loss is below the last such improvement's by "
-        "more than this, so a plateau's creep at the size of rounding (~1e-4) does not decide "
-        "where the run stops; checkpoint_best still keeps the lowest loss. 0: any lower loss")
+        "early stopping's least improvement, in train.best_metric's units (nats of valid_loss, "
+        "BLEU points of valid_bleu): a validation restarts train.patience's count only when it "
+        "betters the last such improvement by more than this, so a plateau's creep at the size "
+        "of rounding (~1e-4 nats) does not decide where the run stops; checkpoint_best still "
+        "keeps the best. 0: any improvement")
       .range = kNonNegative;
+  train("best_metric", F::String, &T::best_metric,
+        "the validation metric checkpoint_best keeps the best of (and so the model the final "
+        "evaluation measures) and train.patience watches: valid_loss (the lowest) or valid_bleu "
+        "(the highest; needs train.valid_bleu, a translation model) -- selecting on what is "
+        "reported, measured on validation sentences, at the price of a decode per validation "
+        "and a noisier curve (methods.md s1)",
+        {"valid_loss", "valid_bleu"});
   train("valid_sample_top_k", F::Int, &T::valid_sample_top_k,
         "a language model's samples (model.arch: decoder_only): besides the greedy continuation, "
         "one drawn from the K most likely tokens at each step, seeded by train.seed and the "

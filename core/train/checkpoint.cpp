@@ -70,11 +70,12 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
   archive.write("state_epoch", scalar(state.epoch), true);
   archive.write("state_batch_in_epoch", scalar(state.batch_in_epoch), true);
   archive.write("state_first_loss", scalar(state.first_loss), true);
-  archive.write("state_best_valid_loss", scalar(state.validation.best_loss), true);
+  // "valid_loss" in the keys is historical: the value is train.best_metric's.
+  archive.write("state_best_valid_loss", scalar(state.validation.best), true);
   archive.write("state_best_valid_update", scalar(state.validation.best_update), true);
   archive.write("state_validations_since_best", scalar(state.validation.validations_since_best),
                 true);
-  archive.write("state_improved_valid_loss", scalar(state.validation.improved_loss), true);
+  archive.write("state_improved_valid_loss", scalar(state.validation.improved), true);
   archive.write("state_improved_valid_update", scalar(state.validation.improved_update), true);
   archive.write("state_loss_scale", scalar(state.loss_scale), true);
   archive.write("state_loss_scale_clean_updates", scalar(state.loss_scale_clean_updates), true);
@@ -141,7 +142,7 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
       state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();
       state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
       state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
-      state->validation.best_loss = read_tensor(archive, "state_best_valid_loss").item<double>();
+      state->validation.best = read_tensor(archive, "state_best_valid_loss").item<double>();
       // Absent before train.patience: a count from 0 (such a run never asked for it).
       torch::Tensor best_update, since_best;
       if (archive.try_read("state_best_valid_update", best_update, true))
@@ -150,10 +151,9 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
         state->validation.validations_since_best = since_best.item<int64_t>();
       // Absent before train.patience_min_delta: the best, which it equals with no min_delta.
       torch::Tensor improved, improved_update;
-      state->validation.improved_loss =
-          archive.try_read("state_improved_valid_loss", improved, true)
-              ? improved.item<double>()
-              : state->validation.best_loss;
+      state->validation.improved = archive.try_read("state_improved_valid_loss", improved, true)
+                                       ? improved.item<double>()
+                                       : state->validation.best;
       state->validation.improved_update =
           archive.try_read("state_improved_valid_update", improved_update, true)
               ? improved_update.item<int64_t>()

@@ -28,7 +28,7 @@ struct TrainerState {
   int64_t epoch = 0;                                             // current epoch (0-based)
   int64_t batch_in_epoch = 0;                                    // next batch of that epoch to read
   double first_loss = std::numeric_limits<double>::quiet_NaN();  // divergence reference
-  ValidationRecord validation;  // the best validation loss, when, and validations since
+  ValidationRecord validation;  // the best train.best_metric, when, and validations since
   double loss_scale = 65536.0;  // fp16 loss scaler (core/train/loss_scaler.h), so a resumed
   int64_t loss_scale_clean_updates = 0;  // run skips and grows exactly as an uninterrupted one
   LogWindowState window;                 // so a checkpoint between log points resumes the same rows

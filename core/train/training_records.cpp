@@ -21,7 +21,7 @@
 
 namespace fathom {
 
-// The model of the best validation loss, the final evaluation (test perplexity and BLEU),
+// The model of the best train.best_metric, the final evaluation (test perplexity and BLEU),
 // every final metric, and the run marked finished.
 TrainOutcome TrainingSession::finish() {
   const double train_seconds = seconds_since(train_start_);
@@ -139,7 +139,7 @@ void TrainingSession::log_sharpness(int64_t update) {
 
 // The model the final evaluation measures: with eval.average_checkpoints N, the mean of the
 // last N kept checkpoints, recorded as checkpoint_average (`fathom translate --checkpoint
-// average` decodes with it); else the checkpoint of the best validation loss where there is
+// average` decodes with it); else the checkpoint of the best train.best_metric where there is
 // one. The tag final_model says which.
 void TrainingSession::load_final_model() {
   db::FinalModel which{db::FinalModel::Kind::FinalWeights, state_.update, {}, 0, false};
@@ -167,7 +167,8 @@ void TrainingSession::load_final_model() {
              files_->current_step("checkpoint_best"),
              {},
              0,
-             false};
+             false,
+             best_metric_.name == db::metric::kValidLoss ? "" : best_metric_.name};
   }
   store_->set_tag(*lease_, db::kFinalModelTag, db::final_model_tag(which));
 }
@@ -235,24 +236,36 @@ void TrainingSession::validate_at_init() {
   metrics_->flush();
 }
 
-// Validation loss and perplexity; a new best is kept as checkpoint_best.
+// Validation loss and perplexity (and valid_bleu); a new best of train.best_metric is kept as
+// checkpoint_best.
 void TrainingSession::validate(int64_t update) {
   if (data_->valid.empty()) return;
   const LossReport valid = log_validation(update);
   if (tc_.valid_samples > 0) keep_valid_samples(update);
-  if (tc_.valid_bleu > 0) log_valid_bleu(update);
-  if (record_validation(state_.validation, update, valid.loss, tc_.patience_min_delta)) {
-    const std::string path = files_->name("checkpoint_best", update, ".pt");
-    save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
-    files_->record("checkpoint_best", path, update);
-  }
+  const auto bleu = tc_.valid_bleu > 0 ? log_valid_bleu(update) : std::nullopt;
+  if (const auto value = best_metric_value(valid, bleu)) record_best(update, *value);
+}
+
+std::optional<double> TrainingSession::best_metric_value(const LossReport& valid,
+                                                         const std::optional<double>& bleu) const {
+  if (best_metric_.name == db::metric::kValidBleu) return bleu;
+  return valid.loss;
+}
+
+void TrainingSession::record_best(int64_t update, double value) {
+  if (!record_validation(state_.validation, update, value, tc_.patience_min_delta, best_metric_) ||
+      !writes())
+    return;
+  const std::string path = files_->name("checkpoint_best", update, ".pt");
+  save_checkpoint(path, *model_, nullptr, state_, config_yaml_);
+  files_->record("checkpoint_best", path, update);
 }
 
 // train.patience ran out at this validation: the run ends here, finished (finish() evaluates
 // the final model), and says why.
 void TrainingSession::stop_early() {
   const std::string why = early_stop_text(state_.validation, state_.update, tc_.patience,
-                                          tc_.max_updates, tc_.patience_min_delta);
+                                          tc_.max_updates, tc_.patience_min_delta, best_metric_);
   store_->set_tag(*lease_, db::kEarlyStopTag, why);
   bar_->stop(state_.update, "stopped early (train.patience), " + why);
 }
@@ -264,16 +277,28 @@ void TrainingSession::stop_early() {
 // on a CPU takes minutes -- ends the decode at its next batch, on every rank together; the
 // update's checkpoint then records the point as pending, and the session resuming from it
 // decodes it first.
-void TrainingSession::log_valid_bleu(int64_t update) {
+std::optional<double> TrainingSession::log_valid_bleu(int64_t update) {
+  std::optional<double> score;
   try {
     const std::optional<BleuScore> bleu =
         validation_bleu(*model_, *data_, config_, device_, tc_.valid_bleu, options_.ranks,
                         "valid/hypotheses/u" + std::to_string(update), stop_flag());
     if (bleu && writes()) metrics_->log(update, db::metric::kValidBleu, bleu->score);
+    if (bleu) score = bleu->score;
     state_.valid_bleu_pending = 0;
   } catch (const StopRequested&) {
     state_.valid_bleu_pending = update;
+    return std::nullopt;  // every rank together (translate_over_ranks)
   }
+  if (options_.ranks && best_metric_.name == db::metric::kValidBleu) {
+    // Rank 0's score to every rank: a sum with the others' zeros, exact.
+    std::vector<torch::Tensor> shared{
+        torch::tensor({score.value_or(0.0), score ? 1.0 : 0.0}, torch::kFloat64)};
+    options_.ranks->all_reduce_sum(shared);
+    const double* s = shared[0].data_ptr<double>();
+    score = s[1] > 0 ? std::optional<double>(s[0]) : std::nullopt;
+  }
+  return score;
 }
 
 const std::atomic<bool>* TrainingSession::stop_flag() const {
@@ -282,11 +307,16 @@ const std::atomic<bool>* TrainingSession::stop_flag() const {
 
 // The valid_bleu point a stop cut short at this checkpoint's update, decoded before training
 // on (every rank: the ranks share it).
-void TrainingSession::decode_pending_valid_bleu() {
+// Where valid_bleu is train.best_metric, that validation is counted now: the model is the one it
+// measured (this checkpoint's), so a new best is kept as checkpoint_best here.
+bool TrainingSession::decode_pending_valid_bleu() {
   const int64_t pending = state_.valid_bleu_pending;
   state_.valid_bleu_pending = 0;
-  if (pending <= 0 || pending != state_.update || data_->valid.empty()) return;
-  log_valid_bleu(pending);
+  if (pending <= 0 || pending != state_.update || data_->valid.empty()) return false;
+  const auto bleu = log_valid_bleu(pending);
+  if (!bleu || best_metric_.name != db::metric::kValidBleu) return false;
+  record_best(pending, *bleu);
+  return patience_exhausted(state_.validation, tc_.patience);
 }
 
 // A few validation sentences as the model now renders them (valid_samples.h).

@@ -34,6 +34,7 @@ TrainingSession::TrainingSession(const RunConfig& config, db::Store* store,
                                  const TrainOptions& options)
     : config_(config),
       tc_(config.train),
+      best_metric_(best_metric_named(config.train.best_metric)),
       store_(store),
       options_(options),
       run_(options.run_id),
@@ -151,7 +152,7 @@ void TrainingSession::resume() {
       files_->adopt("checkpoint_last", restored_from_, state_.update);
     files_->remove_strays();
   }
-  // The best validation loss refers to the recorded checkpoint_best; a run without one (a
+  // The best train.best_metric refers to the recorded checkpoint_best; a run without one (a
   // fork: its parent's best is not its own) records its own at its next validation, and its
   // train.patience counts from there.
   if (files_->current("checkpoint_best").empty()) state_.validation = ValidationRecord();
@@ -236,8 +237,9 @@ void TrainingSession::start_loop() {
   }
   if (writes()) metrics_.emplace(*store_, *lease_);
   validate_at_init();  // before the clocks start: not training time (every rank: a shared sum)
-  decode_pending_valid_bleu();
+  const bool patience_ran_out = decode_pending_valid_bleu();
   bar_.emplace("train", tc_.max_updates, options_.progress && writes());
+  if (patience_ran_out && writes() && state_.update < tc_.max_updates) stop_early();
   window_.tokens = state_.window.tokens;
   window_.updates = state_.window.updates;
   window_.grad_norm_updates = state_.window.grad_norm_updates;
@@ -453,10 +455,11 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   state_.loss_scale_clean_updates = scaler_->clean_updates();
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
-      // The sums are every rank's: each counts train.patience as rank 0 does, and stops with it.
-      record_validation(state_.validation, u.number, validation_loss().loss,
-                        tc_.patience_min_delta);
-      if (tc_.valid_bleu > 0) log_valid_bleu(u.number);
+      // The sums (and a valid_bleu selected on) are every rank's: each counts train.patience as
+      // rank 0 does, and stops with it.
+      const LossReport valid = validation_loss();
+      const auto bleu = tc_.valid_bleu > 0 ? log_valid_bleu(u.number) : std::nullopt;
+      if (const auto value = best_metric_value(valid, bleu)) record_best(u.number, *value);
     }
     return std::nullopt;
   }

@@ -109,11 +109,21 @@ class TrainingSession {
   LossReport log_validation(int64_t update);
   void validate_at_init();
   void validate(int64_t update);
+  // What train.best_metric is at this validation; nullopt where it is valid_bleu and a stop cut
+  // the decode short (the resume decodes it and decides then).
+  std::optional<double> best_metric_value(const LossReport& valid,
+                                          const std::optional<double>& bleu) const;
+  // Counts a validation's best_metric value for checkpoint_best and train.patience (every
+  // rank); rank 0 keeps a new best as checkpoint_best.
+  void record_best(int64_t update, double value);
   void stop_early();  // records why train.patience ended training
   void keep_valid_samples(int64_t update);
   // The valid_bleu decode at `update`, every rank its share (in rank 0's order); rank 0 logs.
-  void log_valid_bleu(int64_t update);
-  void decode_pending_valid_bleu();
+  // Returns the score -- on every rank where train.best_metric is valid_bleu, which every rank
+  // counts patience on; else on rank 0 -- or nullopt where a stop cut the decode short.
+  std::optional<double> log_valid_bleu(int64_t update);
+  // True when the pending point's valid_bleu, the best metric, ran train.patience out.
+  bool decode_pending_valid_bleu();
   // The flag a phase checks for a stop request: with ranks, the one relayed to every rank.
   const std::atomic<bool>* stop_flag() const;
   void count_training();
@@ -136,6 +146,7 @@ class TrainingSession {
 
   const RunConfig& config_;
   const TrainConfig& tc_;
+  const BestMetric best_metric_;  // train.best_metric
   db::Store* store_;
   const TrainOptions& options_;
   const int64_t run_;

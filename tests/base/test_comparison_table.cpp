@@ -337,7 +337,9 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
       runs.push_back(run(static_cast<int64_t>(i + 1), "6", i % 2 ? "admin" : "xavier",
                          std::to_string(i / 2 + 1), "finished", 20.0 + static_cast<double>(i)));
       runs.back().final_model = db::parse_final_model_tag(models[i]);
-      runs.back().axes["eval.average_checkpoints"] = models[i].empty() ? "0" : "5";
+      runs.back().axes["eval.average_checkpoints"] = models[i].rfind("mean", 0) ? "0" : "5";
+      runs.back().axes["train.best_metric"] =
+          models[i].find("valid_bleu") == std::string::npos ? "valid_loss" : "valid_bleu";
     }
     return runs;
   };
@@ -363,6 +365,26 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(
       notes[1].rfind("test_bleu: the final model follows eval.average_checkpoints per cell", 0), 0u)
+      << notes[1];
+  // Best checkpoints by valid_bleu (train.best_metric) beside ones by valid_loss: other models.
+  const std::string by_bleu = "checkpoint_best by valid_bleu, update 385";
+  notes = experiments::build_comparison_table(with_model({by_bleu, by_bleu}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1],
+            "test_bleu: every run's final model is the best checkpoint by valid_bleu "
+            "(train.best_metric)");
+  notes = experiments::build_comparison_table(with_model({by_bleu, "", by_bleu, ""}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1],
+            "⚠ the runs' test_bleu measure different models: 2 runs the best checkpoint, 2 runs "
+            "the best checkpoint by valid_bleu (train.best_metric); a difference may be the "
+            "protocol's, not the method's");
+  experiments::TableOptions by_metric_key = o;
+  by_metric_key.rows = "train.best_metric";
+  notes = experiments::build_comparison_table(with_model({by_bleu, "", by_bleu, ""}), by_metric_key)
+              .notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1].rfind("test_bleu: the final model follows train.best_metric per cell", 0), 0u)
       << notes[1];
   // A value not from the final model, or not the final value, is not about it.
   experiments::TableOptions best = o;

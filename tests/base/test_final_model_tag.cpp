@@ -20,11 +20,13 @@ void expect_same(const FinalModel& a, const FinalModel& b) {
   EXPECT_EQ(a.averaged, b.averaged);
   EXPECT_EQ(a.asked, b.asked);
   EXPECT_EQ(a.nothing_to_average, b.nothing_to_average);
+  EXPECT_EQ(a.best_metric, b.best_metric);
 }
 
 TEST(FinalModelTag, ReadsBackWhatItWrites) {
   const std::vector<FinalModel> models = {
       {Kind::BestCheckpoint, 900, {}, 0, false},
+      {Kind::BestCheckpoint, 385, {}, 0, false, "valid_bleu"},
       {Kind::MeanOfKept, 0, {600, 700, 800, 900, 1000}, 0, false},
       {Kind::MeanOfKept, 0, {20, 25}, 5, false},
       {Kind::FinalWeights, 1000, {}, 0, false},
@@ -52,6 +54,20 @@ TEST(FinalModelTag, ReadsTheTextsStoresAlreadyHold) {
   EXPECT_EQ(parse_final_model_tag("").kind, Kind::BestCheckpoint);
   EXPECT_EQ(final_model_tag({Kind::MeanOfKept, 0, {10, 15, 20}, 0, false}),
             "mean of 3 checkpoints, updates 10 15 20");
+}
+
+// train.best_metric: a best checkpoint by valid_bleu says so; valid_loss's tag stays as it was,
+// so the tags of runs from before the key and of runs on the default read alike.
+TEST(FinalModelTag, ABestCheckpointByAnotherMetricSaysWhich) {
+  EXPECT_EQ(final_model_tag({Kind::BestCheckpoint, 385, {}, 0, false, "valid_bleu"}),
+            "checkpoint_best by valid_bleu, update 385");
+  EXPECT_EQ(final_model_tag({Kind::BestCheckpoint, 385, {}, 0, false}),
+            "checkpoint_best, update 385");
+  using fathom::db::best_metric_of;
+  EXPECT_EQ(best_metric_of(R"({"train": {"best_metric": "valid_bleu"}})"), "valid_bleu");
+  EXPECT_EQ(best_metric_of(R"({"train": {"best_metric": "valid_loss"}})"), "");
+  EXPECT_EQ(best_metric_of(R"({"train": {"lr": 0.001}})"), "");  // from before the key
+  EXPECT_EQ(best_metric_of("not json"), "");
 }
 
 }  // namespace test_final_model_tag

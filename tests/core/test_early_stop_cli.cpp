@@ -27,16 +27,21 @@ using fathom::ProgramResult;
 
 constexpr int kPatience = 2, kValidEvery = 5, kMaxUpdates = 400;
 
-std::string train_section(int patience, int max_updates, double min_delta) {
+// `extra`: more keys of the section, each after ", ".
+std::string train_section(int patience, int max_updates, double min_delta,
+                          const std::string& extra = "") {
   return "{lr: 0.005, warmup: 10, max_updates: " + std::to_string(max_updates) +
          ", valid_every: " + std::to_string(kValidEvery) +
          ", log_every: 5, threads: 1, patience: " + std::to_string(patience) +
-         ", patience_min_delta: " + std::to_string(min_delta) + "}";
+         ", patience_min_delta: " + std::to_string(min_delta) + extra + "}";
 }
+// train.best_metric valid_bleu over all 20 validation sentences of the tiny config.
+const std::string kOnBleu = ", valid_bleu: 20, best_metric: valid_bleu";
 
 // Where the rule stops on a curve of validation losses (update -> loss, the one at
 // initialization left out), by hand: the best so far (checkpoint_best), and the validations
-// since the last loss below the previous such one by more than min_delta.
+// since the last loss below the previous such one by more than min_delta. A curve where higher
+// is better (valid_bleu) is given negated.
 struct ExpectedStop {
   int64_t update = 0, best_update = 0, improved_update = 0;
   double best = INFINITY;
@@ -72,9 +77,9 @@ class EarlyStopCli : public fathom::testing::FathomCliTest {
   }
   // Trains a config of that patience and length (on `nproc` processes); the new run's id.
   int64_t train(const std::string& name, int patience, int max_updates, int nproc = 1,
-                double min_delta = 0) {
+                double min_delta = 0, const std::string& extra = "") {
     const fs::path config = dir_ / (name + ".yaml");
-    std::string section = train_section(patience, max_updates, min_delta);
+    std::string section = train_section(patience, max_updates, min_delta, extra);
     if (nproc > 1) section.insert(1, "update_tokens: 600, ");  // a share of batches per rank
     std::ofstream(config) << fathom::testing::tiny_config_yaml(name, section);
     const ProgramResult r =
@@ -82,10 +87,11 @@ class EarlyStopCli : public fathom::testing::FathomCliTest {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return ++runs_;
   }
-  std::map<int64_t, double> curve(int64_t run, const std::string& metric) const {
+  // `sign` -1: the curve negated (higher is better there).
+  std::map<int64_t, double> curve(int64_t run, const std::string& metric, double sign = 1) const {
     std::map<int64_t, double> out;
     const auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
-    for (const auto& p : store.metric_series(run, metric)) out[p.step] = p.value;
+    for (const auto& p : store.metric_series(run, metric)) out[p.step] = sign * p.value;
     return out;
   }
   fathom::db::RunRecord record(int64_t run) const {
@@ -242,6 +248,62 @@ TEST_F(EarlyStopCli, DataParallelRanksStopTogetherWhereTheirCurveSays) {
   EXPECT_EQ(record(run).status, "finished");
   EXPECT_EQ(record(run).updates, stop.update);
   EXPECT_EQ(curve(run, fathom::db::metric::kTrainLoss).rbegin()->first, stop.update);
+}
+
+// train.best_metric: valid_bleu: checkpoint_best is the highest valid_bleu and patience counts
+// validations without a higher one (by more than min_delta, in BLEU points) -- recomputed by
+// hand from the patience-0 run's BLEU curve, of which the stopped run is the prefix.
+TEST_F(EarlyStopCli, OnValidBleuTheHighestIsKeptAndPatienceCountsFromIt) {
+  constexpr int kBleuPatience = 6;
+  constexpr double kPoints = 0.1;
+  const int64_t full = train("full", 0, kMaxUpdates, 1, kPoints, kOnBleu);
+  const int64_t early = train("early", kBleuPatience, kMaxUpdates, 1, kPoints, kOnBleu);
+  const auto full_bleu = curve(full, fathom::db::metric::kValidBleu, -1);
+  ASSERT_EQ(full_bleu.size(), kMaxUpdates / kValidEvery);  // none at initialization
+  const ExpectedStop stop = expected_stop(full_bleu, kBleuPatience, kPoints);
+  ASSERT_GT(stop.update, 0) << "the BLEU curve never stalls for " << kBleuPatience;
+
+  // The full run evaluates its highest-BLEU model (the first of equals).
+  const ExpectedStop whole = expected_stop(full_bleu, 0);
+  const auto full_tags = tags(full);
+  const auto full_model =
+      fathom::db::parse_final_model_tag(full_tags.at(fathom::db::kFinalModelTag));
+  EXPECT_EQ(full_model.update, whole.best_update);
+  EXPECT_EQ(full_model.best_metric, "valid_bleu");  // "checkpoint_best by valid_bleu, ..."
+  EXPECT_FALSE(full_tags.count("early_stop"));
+
+  const auto run = record(early);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.updates, stop.update);
+  const auto early_bleu = curve(early, fathom::db::metric::kValidBleu, -1);
+  EXPECT_EQ(early_bleu.rbegin()->first, stop.update);
+  for (const auto& [update, bleu] : early_bleu) EXPECT_EQ(bleu, full_bleu.at(update)) << update;
+  const auto t = tags(early);
+  EXPECT_EQ(fathom::db::parse_final_model_tag(t.at(fathom::db::kFinalModelTag)).update,
+            stop.best_update);
+  const std::string& why = t.at("early_stop");
+  EXPECT_EQ(why.rfind("update " + std::to_string(stop.update) + ": " +
+                          std::to_string(kBleuPatience) + " validations since update " +
+                          std::to_string(stop.improved_update) + " without a valid_bleu above ",
+                      0),
+            0u)
+      << why;
+  EXPECT_NE(why.find(" + 0.1 (train.best_metric valid_bleu, train.patience 6"), std::string::npos)
+      << why;
+}
+
+// Only rank 0 decodes the whole valid_bleu; the others must learn its score to count patience
+// on it, or rank 0 would stop alone and leave them waiting in the next all-reduce.
+TEST_F(EarlyStopCli, OnValidBleuDataParallelRanksStopTogetherWhereRankZerosScoresSay) {
+  constexpr int kBleuPatience = 4;
+  const int64_t run = train("ranks", kBleuPatience, kMaxUpdates, /*nproc=*/2, 0, kOnBleu);
+  const ExpectedStop stop =
+      expected_stop(curve(run, fathom::db::metric::kValidBleu, -1), kBleuPatience);
+  ASSERT_GT(stop.update, 0);
+  EXPECT_EQ(record(run).status, "finished");
+  EXPECT_EQ(record(run).updates, stop.update);
+  EXPECT_EQ(fathom::db::parse_final_model_tag(tags(run).at(fathom::db::kFinalModelTag)).update,
+            stop.best_update);
 }
 
 }  // namespace test_early_stop_cli

@@ -321,9 +321,9 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   state.epoch = 2;
   state.batch_in_epoch = 17;
   state.first_loss = 4.25;
-  state.validation.best_loss = 3.5;
+  state.validation.best = 3.5;
   state.validation.best_update = 40;
-  state.validation.improved_loss = 3.625;  // train.patience_min_delta's reference, older
+  state.validation.improved = 3.625;  // train.patience_min_delta's reference, older
   state.validation.improved_update = 30;
   state.validation.validations_since_best = 2;
   state.loss_scale = 1024.0;  // the fp16 loss scaler, mid-run
@@ -343,10 +343,10 @@ TEST(Checkpoint, RoundTripContinuesIdentically) {
   EXPECT_EQ(loaded.epoch, 2);
   EXPECT_EQ(loaded.batch_in_epoch, 17);
   EXPECT_DOUBLE_EQ(loaded.first_loss, 4.25);
-  EXPECT_DOUBLE_EQ(loaded.validation.best_loss, 3.5);
+  EXPECT_DOUBLE_EQ(loaded.validation.best, 3.5);
   EXPECT_EQ(loaded.validation.best_update, 40);
   EXPECT_EQ(loaded.validation.validations_since_best, 2);
-  EXPECT_DOUBLE_EQ(loaded.validation.improved_loss, 3.625);
+  EXPECT_DOUBLE_EQ(loaded.validation.improved, 3.625);
   EXPECT_EQ(loaded.validation.improved_update, 30);
   EXPECT_EQ(loaded.loss_scale, 1024.0);
   EXPECT_EQ(loaded.loss_scale_clean_updates, 17);

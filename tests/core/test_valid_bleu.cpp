@@ -108,6 +108,42 @@ TEST_F(TrainerTest, AStopDuringTheBleuDecodeEndsItAndTheResumedRunDecodesItFirst
             store_->find_run(std::to_string(a))->final_metrics.at(db::metric::kValidBleu));
 }
 
+// With train.best_metric valid_bleu the cut-short validation is also uncounted in the
+// checkpoint (no checkpoint_best, patience's count untouched) and counted by the resume, on the
+// weights it measured: checkpoint_best and the model evaluated are the uninterrupted run's.
+TEST_F(TrainerTest, OnValidBleuTheResumeCountsTheValidationAStopCutShort) {
+  RunConfig config = tiny_config();
+  config.data.synthetic.valid_size = 1500;
+  config.train.valid_bleu = 1500;
+  config.train.best_metric = db::metric::kValidBleu;
+  config.train.valid_samples = 1;
+  config.train.max_updates = 10;  // the cut-short validation is the only one
+  config.eval.beam = 4;
+  config.eval.max_sentences = 1;
+  const int64_t a = new_run(config);
+  ASSERT_EQ(train(config, a).status, "finished");
+
+  const int64_t b = new_run(config);
+  ASSERT_EQ(train_stopped_when(config, b,
+                               [&](const db::Store& s) { return s.tags(b).count("samples.u10"); })
+                .status,
+            "stopped");
+  TrainerState state;
+  Transformer model = load_model(config, recorded(b, "checkpoint_last"));
+  load_checkpoint(recorded(b, "checkpoint_last"), *model, nullptr, &state);
+  EXPECT_EQ(state.valid_bleu_pending, 10);
+  EXPECT_EQ(state.validation.best_update, 0);  // uncounted
+  EXPECT_EQ(recorded(b, "checkpoint_best"), "");
+
+  ASSERT_EQ(train(config, b, /*resume=*/true).status, "finished");
+  EXPECT_EQ(series(*store_, b, db::metric::kValidBleu), series(*store_, a, db::metric::kValidBleu));
+  const auto final_model = [&](int64_t run) { return store_->tags(run).at("final_model"); };
+  EXPECT_EQ(final_model(a), "checkpoint_best by valid_bleu, update 10");
+  EXPECT_EQ(final_model(b), final_model(a));
+  EXPECT_EQ(store_->find_run(std::to_string(b))->final_metrics.at(db::metric::kValidBleu),
+            store_->find_run(std::to_string(a))->final_metrics.at(db::metric::kValidBleu));
+}
+
 TEST(ValidBleu, ALanguageModelIsRefusedNamingTheKey) {
   const InputError e = testing::expect_input_error([] {
     check_config(
@@ -118,6 +154,17 @@ TEST(ValidBleu, ALanguageModelIsRefusedNamingTheKey) {
   });
   EXPECT_EQ(e.field(), "train.valid_bleu") << e.what();
   EXPECT_NE(std::string(e.what()).find("decoder_only"), std::string::npos) << e.what();
+}
+
+TEST(ValidBleu, SelectingOnItWithoutDecodingIsRefusedNamingTheKey) {
+  const InputError e = testing::expect_input_error([] {
+    check_config(load_config_string("train: {best_metric: valid_bleu}\n", "mt.yaml", ""));
+  });
+  EXPECT_EQ(e.field(), "train.best_metric") << e.what();
+  EXPECT_NE(std::string(e.what()).find("train.valid_bleu > 0"), std::string::npos) << e.what();
+  const InputError other = testing::expect_input_error(
+      [] { load_config_string("train: {best_metric: test_bleu}\n", "mt.yaml", ""); });
+  EXPECT_EQ(other.field(), "train.best_metric") << other.what();
 }
 
 }  // namespace test_valid_bleu

@@ -45,9 +45,10 @@ double last_x(QCPGraph* graph) {
 }
 
 // A new run named `name`, marked running on "host".
-int64_t running_run(Store& store, const std::string& name) {
+int64_t running_run(Store& store, const std::string& name, const std::string& config_json = "{}") {
   NewRun r;
   r.name = name;
+  r.config_json = config_json;
   const int64_t id = store.create_run(r);
   store.mark_running(id, "host", "cpu");
   return id;
@@ -229,6 +230,18 @@ class RunPageTest : public QObject {
     QCOMPARE(live_loss->drawnMarks(Kind::Milestone),
              (std::vector<std::pair<double, double>>{{20.0, 4.4}}));
     QVERIFY(live_loss->marks()[0].text.startsWith("checkpoint_best so far, update 20"));
+    QVERIFY(live_loss->marks()[0].text.endsWith("the lowest valid_loss yet"));
+    // One selected on valid_bleu (train.best_metric) says so.
+    const int64_t on_bleu =
+        running_run(store, "on-bleu", R"({"train": {"best_metric": "valid_bleu"}})");
+    log_loss(store, on_bleu, {10, 20});
+    store.write_metrics(on_bleu, {{10, "valid_loss", 4.5, 0.0}});
+    store.add_artifact(on_bleu, "checkpoint_best", dir.filePath("b.pt").toStdString(), 10);
+    fathom::gui::RunPage bleu_page(store, *store.find_run(std::to_string(on_bleu)));
+    const auto bleu_marks = bleu_page.charts()->chart("loss (nats)")->marks();
+    QCOMPARE(bleu_marks.size(), size_t(1));
+    QVERIFY2(bleu_marks[0].text.endsWith("the highest valid_bleu yet"),
+             qPrintable(bleu_marks[0].text));
   }
 
   // The learning-rate chart draws the schedule the run's config plans beside the logged
