@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QResizeEvent>
 
+#include "db/final_model_tag.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "gui/curve_plot.h"
@@ -122,6 +123,10 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
   return f;
 }
 
+bool draws(const RunChartSpec& spec, const std::string& metric_name) {
+  return std::find(spec.metrics.begin(), spec.metrics.end(), metric_name) != spec.metrics.end();
+}
+
 }  // namespace
 
 RunCharts::RunCharts(QWidget* parent) : QScrollArea(parent) {
@@ -160,15 +165,20 @@ void RunCharts::refresh(const db::Store& store, const db::RunRecord& run,
     columns_ = 0;
     layOut();
   }
+  // checkpoint_best and the early stop go on the curve they were decided on: train.best_metric's
+  // (valid_bleu's where it chose), else -- or while it is not drawn yet -- the validation loss's.
+  std::string decided_on = db::best_metric_of(run.config_json);
+  if (decided_on.empty() || std::none_of(specs_.begin(), specs_.end(),
+                                         [&](const auto& spec) { return draws(spec, decided_on); }))
+    decided_on = metric::kValidLoss;
   for (size_t i = 0; i < specs_.size(); ++i) {
     try {
       plot::CurveFigure figure = chart_figure(store, run, specs_[i]);
       plots_[i]->setLegendVisible(figure.curves.size() > 1);
       plots_[i]->setFigure(std::move(figure));
-      const auto& m = specs_[i].metrics;
-      if (std::find(m.begin(), m.end(), metric::kValidLoss) != m.end())
+      if (draws(specs_[i], decided_on))
         plots_[i]->setMarks(
-            milestone_marks(run, tags, artifacts, QString::fromStdString(metric::kValidLoss)));
+            milestone_marks(run, tags, artifacts, QString::fromStdString(decided_on)));
     } catch (const std::exception&) {
       // A curve deleted between the two reads (a resumed run trims its points): next poll.
     }

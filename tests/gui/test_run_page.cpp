@@ -242,6 +242,20 @@ class RunPageTest : public QObject {
     QCOMPARE(bleu_marks.size(), size_t(1));
     QVERIFY2(bleu_marks[0].text.endsWith("the highest valid_bleu yet"),
              qPrintable(bleu_marks[0].text));
+    // Once its valid_bleu is drawn, the marks go on that curve, where they were decided.
+    store.write_metrics(on_bleu, {{10, "valid_bleu", 12.5, 0.0}, {20, "valid_bleu", 11.0, 0.0}});
+    log_loss(store, on_bleu, {30});  // the run moved: the page reads again
+    bleu_page.refresh(*store.find_run(std::to_string(on_bleu)));
+    const QStringList titles = bleu_page.charts()->titles();
+    const auto on_curve = [&](const QString& title) {
+      return bleu_page.charts()->chart(title)->drawnMarks(Kind::Milestone);
+    };
+    QString bleu_title;
+    for (const QString& t : titles)
+      if (t.contains(QStringLiteral("BLEU"), Qt::CaseInsensitive)) bleu_title = t;
+    QVERIFY2(!bleu_title.isEmpty(), qPrintable(titles.join(", ")));
+    QCOMPARE(on_curve(bleu_title), (std::vector<std::pair<double, double>>{{10.0, 12.5}}));
+    QVERIFY(on_curve(QStringLiteral("loss (nats)")).empty());
   }
 
   // The learning-rate chart draws the schedule the run's config plans beside the logged
