@@ -1,5 +1,6 @@
-// `fathom show RUN`: one run in full -- status, times, where it ran, final metrics, artifacts,
-// logged metric names, its training probes, its system metrics (System), the spikes of its loss and
+// `fathom show RUN`: one run in full -- status, times, where it ran, final metrics, the best
+// points of its validation loss and BLEU (which one checkpoint_best follows), artifacts, logged
+// metric names, its training probes, its system metrics (System), the spikes of its loss and
 // gradient norm (base/metrics/spikes.h) and its config -- as text or (--json) one JSON object.
 #include <algorithm>
 #include <cmath>
@@ -18,7 +19,9 @@
 #include "cli/option_checks.h"
 #include "db/artifact_files.h"
 #include "db/early_stop_tag.h"
+#include "db/final_model_tag.h"
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "db/store.h"
@@ -162,6 +165,36 @@ void print_stored(const db::RunRecord& run, const db::Store& store, const std::s
   }
 }
 
+// The best point of each curve train.best_metric can choose checkpoint_best by (the lowest
+// valid_loss, the highest valid_bleu; the first of equals), and the one it follows: where the
+// two fall at other updates, selecting on the other would have evaluated another model.
+struct BestPoint {
+  std::string metric;
+  db::MetricPoint point;
+  bool followed = false;  // checkpoint_best's
+};
+std::vector<BestPoint> best_points(const db::RunRecord& run, const db::Store& store) {
+  const std::string chosen = db::best_metric_of(run.config_json);
+  std::vector<BestPoint> out;
+  for (const auto& name : {db::metric::kValidLoss, db::metric::kValidBleu}) {
+    const auto best =
+        store.best_points({run.id}, name, db::metric::higher_is_better(name).value_or(false));
+    if (best.empty()) continue;
+    const bool followed = name == (chosen.empty() ? db::metric::kValidLoss : chosen);
+    out.push_back({name, best.begin()->second, followed});
+  }
+  return out;
+}
+
+void print_best_points(const std::vector<BestPoint>& points) {
+  if (points.empty()) return;
+  std::cout << "best validation points\n";
+  for (const auto& b : points)
+    std::printf("  %-20s %-12.6g at update %lld%s\n", b.metric.c_str(), b.point.value,
+                static_cast<long long>(b.point.step),
+                b.followed ? "   checkpoint_best follows it (train.best_metric)" : "");
+}
+
 // The spikes of the spike metrics (db/metric_names.h) under `rule`.
 void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeRule& rule) {
   for (const auto& metric : db::metric::spike_metrics()) {
@@ -184,6 +217,7 @@ void print_text(const db::RunRecord& run, const db::Store& store, const std::str
     for (const auto& [name, value] : run.final_metrics)
       std::printf("  %-20s %.6g\n", name.c_str(), value);
   }
+  print_best_points(best_points(run, store));
   print_tags(run, store);
   print_stored(run, store, run_dir);
   print_system(run, store);
@@ -203,6 +237,10 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
   out["config"] = config.is_discarded() ? nlohmann::ordered_json(run.config_json) : config;
   out["config_yaml"] = run.config_yaml;
   out["tags"] = store.tags(run.id);
+  out["best_points"] = nlohmann::ordered_json::object();
+  for (const auto& b : best_points(run, store))
+    out["best_points"][b.metric] = {
+        {"step", b.point.step}, {"value", b.point.value}, {"checkpoint_best", b.followed}};
   out["artifacts"] = nlohmann::ordered_json::array();
   for (const auto& a : store.artifacts(run.id)) {
     auto row = db::artifact_to_json(a);

@@ -271,6 +271,16 @@ TEST_F(EarlyStopCli, OnValidBleuTheHighestIsKeptAndPatienceCountsFromIt) {
   EXPECT_EQ(full_model.update, whole.best_update);
   EXPECT_EQ(full_model.best_metric, "valid_bleu");  // "checkpoint_best by valid_bleu, ..."
   EXPECT_FALSE(full_tags.count("early_stop"));
+  // `fathom show` names both curves' best points and the one checkpoint_best follows.
+  const ProgramResult shown = fathom({"--json", "show", std::to_string(full)});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const auto best = nlohmann::json::parse(shown.out).at("best_points");
+  EXPECT_EQ(best.at("valid_bleu").at("step"), whole.best_update);
+  EXPECT_EQ(best.at("valid_bleu").at("checkpoint_best"), true);
+  const ExpectedStop lowest_loss = expected_stop(curve(full, fathom::db::metric::kValidLoss), 0);
+  EXPECT_EQ(best.at("valid_loss").at("step"), lowest_loss.best_update);
+  EXPECT_EQ(best.at("valid_loss").at("value"), lowest_loss.best);
+  EXPECT_EQ(best.at("valid_loss").at("checkpoint_best"), false);
 
   const auto run = record(early);
   EXPECT_EQ(run.status, "finished");
