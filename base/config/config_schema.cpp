@@ -283,7 +283,8 @@ std::vector<FieldSpec> build_fields() {
       .range = kNonNegative;
   train("best_metric", F::String, &T::best_metric,
         "the validation metric checkpoint_best keeps the best of (and so the model the final "
-        "evaluation measures) and train.patience watches: valid_loss (the lowest) or valid_bleu "
+        "evaluation measures, unless eval.average_checkpoints) and train.patience watches: "
+        "valid_loss (the lowest) or valid_bleu "
         "(the highest; needs train.valid_bleu, a translation model) -- selecting on what is "
         "reported, measured on validation sentences, at the price of a decode per validation "
         "and a noisier curve (methods.md s1)",
