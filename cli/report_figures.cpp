@@ -41,8 +41,7 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
     plot::ExportOptions export_options;
     export_options.size = plot::kPageSize;  // full text width: run names in the legend fit
     export_options.size.height_in =
-        request.height_in > 0 ? request.height_in
-                              : report_figure_height(figure.curves.size() + !figure.band.empty());
+        report_figure_height(figure.curves.size() + !figure.band.empty());
     plot::export_figure(figure, (std::filesystem::path(out_dir) / file).string(), export_options);
     return file;
   };

@@ -207,7 +207,6 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
       request.file_stem = "curves-" + metric + (where.empty() ? "" : "-" + file_safe(where));
       request.group_by = group_by;
       request.log_y = db::metric::presentation_of(metric).log_axis;
-      request.height_in = 2.8 + 0.17 * static_cast<double>(t.row_labels.size());  // the legend
       const std::string file = options.render_curves(request);
       if (!file.empty()) out << "![" << metric << " " << where << "](" << file << ")\n\n";
     }

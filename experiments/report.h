@@ -25,8 +25,7 @@ struct CurvesRequest {
   // Set: one curve per group of runs (plot/run_groups.h; "axes" = every axis but the seed),
   // the mean over its seeds with a +-1 std band. A sweep with several seeds is drawn so.
   std::vector<std::string> group_by;
-  bool log_y = false;    // perplexities span an order of magnitude
-  double height_in = 0;  // 0: the page figure's height; taller for a long legend
+  bool log_y = false;  // perplexities span an order of magnitude
 };
 
 struct ReportOptions {
