@@ -491,9 +491,10 @@ std::string write_report(const db::Store& store, const std::string& target,
   if (ec)
     throw InputError(options.out_dir, 0, "--out", "cannot create the directory: " + ec.message());
   std::string text;
-  if (const auto runs = store.list_runs(target); !target.empty() && !runs.empty()) {
+  if (auto runs = store.list_runs(target); !target.empty() && !runs.empty()) {
     text = sweep_report(store, target,
-                        select_sweep_runs(store, target, options.where, "fathom report"), options);
+                        filter_sweep_runs(std::move(runs), target, options.where, "fathom report"),
+                        options);
   } else if (const auto run = store.find_run(target)) {
     if (!trim(options.where).empty())
       throw InputError("fathom report", 0, "--where",

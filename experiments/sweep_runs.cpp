@@ -20,6 +20,11 @@ SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
   auto records = sweep.empty() ? std::vector<db::RunRecord>{} : store.list_runs(sweep);
   if (records.empty())
     throw InputError(store.path(), 0, "--sweep", "no sweep named '" + sweep + "' in the store");
+  return filter_sweep_runs(std::move(records), sweep, where, command);
+}
+
+SweepRuns filter_sweep_runs(std::vector<db::RunRecord> records, const std::string& sweep,
+                            const std::string& where, const std::string& command) {
   SweepRuns out;
   out.total = records.size();
   out.where = trim(where);

@@ -26,5 +26,8 @@ struct SweepRuns {
 // latter names the fields no run has, the likeliest reason.
 SweepRuns select_sweep_runs(const db::Store& store, const std::string& sweep,
                             const std::string& where, const std::string& command = "fathom export");
+// The same on the sweep's runs already read (`records`: store.list_runs(sweep), not empty).
+SweepRuns filter_sweep_runs(std::vector<db::RunRecord> records, const std::string& sweep,
+                            const std::string& where, const std::string& command);
 
 }  // namespace fathom::experiments

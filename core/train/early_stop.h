@@ -13,6 +13,7 @@
 #include <string>
 
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 
 namespace fathom {
 
@@ -22,12 +23,12 @@ struct BestMetric {
   bool higher_is_better = false;
 };
 
-// valid_loss or valid_bleu; anything else throws std::invalid_argument (the config refuses it
-// first).
+// valid_loss or valid_bleu, which way is better as every view presents it; anything else throws
+// std::invalid_argument (the config refuses it first).
 inline BestMetric best_metric_named(const std::string& name) {
-  if (name == db::metric::kValidLoss) return {name, false};
-  if (name == db::metric::kValidBleu) return {name, true};
-  throw std::invalid_argument("no best metric named '" + name + "' (valid_loss or valid_bleu)");
+  if (name != db::metric::kValidLoss && name != db::metric::kValidBleu)
+    throw std::invalid_argument("no best metric named '" + name + "' (valid_loss or valid_bleu)");
+  return {name, db::metric::higher_is_better(name).value_or(false)};
 }
 
 struct ValidationRecord {
