@@ -32,8 +32,8 @@ std::vector<experiments::TableRun> runs_of(long n, bool half_averaged) {
     r.metric = 20.0 + static_cast<double>(i % 97) / 10;
     r.final_model =
         half_averaged && i % 2
-            ? db::FinalModel{db::FinalModel::Kind::MeanOfKept, 0, {1, 2, 3, 4, 5}, 0, false}
-            : db::FinalModel{db::FinalModel::Kind::BestCheckpoint, 900, {}, 0, false};
+            ? db::FinalModel{db::FinalModel::Kind::MeanOfKept, 0, {1, 2, 3, 4, 5}, 0, false, ""}
+            : db::FinalModel{db::FinalModel::Kind::BestCheckpoint, 900, {}, 0, false, ""};
     // The mixed runs were computed on two kinds of OpenBLAS kernels, taking turns: the
     // computed-differently note reads every run's too.
     r.computed_with = {{"blas.core", half_averaged && i % 2 ? "Cooperlake" : "Haswell"},

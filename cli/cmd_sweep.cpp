@@ -31,6 +31,7 @@
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
+#include "db/store_unreachable.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
@@ -193,6 +194,8 @@ void say_queued(const SweepArgs& args, const experiments::SweepSpec& spec, size_
                spec.name.c_str(), runs, args.file.c_str(), queued.kept, queued.alive,
                to_run.c_str(), launcher_name.c_str(), args.jobs, mapping.c_str(),
                store.path().c_str());
+  for (const std::string& lost : queued.lost)
+    std::fprintf(stderr, "sweep %s: lost worker of %s\n", spec.name.c_str(), lost.c_str());
 }
 
 // Follows the launched sweep until no run is left to it, then says how it went; exit status 1
@@ -248,6 +251,11 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const experiments::LauncherEntry& chosen = experiments::chosen_launcher(spec, args.launcher);
   const std::string& launcher_name = chosen.name;
   auto launcher = chosen.make(spec);
+  // A worker frozen holding a SQLite store's write lock keeps every writer waiting until this
+  // scheduler judges it lost and puts it down (experiments/write_lock_watch.h): this process
+  // and its workers wait on the store that long, and a round and a kill more, before giving up
+  // (unless the user set $FATHOM_DB_RETRY_SECONDS).
+  db::default_store_wait_at_least(args.heartbeat_timeout + 60);
   const std::string db_path = resolve_db_path(global);
   const db::StorePaths paths = resolve_store_paths(global);
   auto store = db::Store::open(db_path);

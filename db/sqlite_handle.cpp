@@ -12,6 +12,7 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "db/sqlite_write_lock.h"
 #include "db/store_unreachable.h"
 
 namespace fathom::db {
@@ -94,10 +95,13 @@ void Connection::fail(int rc, const std::string& what) const {
     case SQLITE_READONLY:
       throw InputError(path_, 0, "", "run store is read-only (" + detail + ")");
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:  // out of reach, not the run's fault (issue 57 item 2: it was "failed")
+    case SQLITE_LOCKED: {  // out of reach, not the run's fault (issue 57 item 2: it was "failed")
+      const auto holder = sqlite_write_lock_holder(path_);
+      const std::string who = holder ? " (pid " + std::to_string(*holder) + ")" : "";
       throw StoreUnreachable(path_ + ": " + what + ": run store still locked by another " +
-                             "process after " + format_number(store_retry_seconds()) + " s (" +
-                             detail + ")");
+                             "process" + who + " after " + format_number(store_retry_seconds()) +
+                             " s (" + detail + ")");
+    }
     case SQLITE_ERROR:
       // A damaged header (its file-format bytes), or a file from a far newer SQLite: the file,
       // not the statement, is at fault (found by fuzz/fuzz_store.cpp).

@@ -17,6 +17,7 @@
 #include "db/sql_store.h"
 #include "db/sqlite_file_identity.h"
 #include "db/sqlite_handle.h"
+#include "db/sqlite_write_lock.h"
 #include "db/store.h"
 #include "db/store_backends.h"
 
@@ -129,6 +130,9 @@ class SqliteBackend final : public SqlStore {
     return sqlite_file_busy_reason(connection().path());
   }
   bool connection_stale() override { return files_.replaced(); }
+  std::optional<long long> write_lock_holder() override {
+    return sqlite_write_lock_holder(connection().path());
+  }
 
  private:
   const Connection& connection() const {

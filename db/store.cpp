@@ -372,6 +372,7 @@ StoreCounts Store::counts() const { return backend()->counts(); }
 int64_t Store::last_analysis_id() const { return backend()->last_analysis_id(); }
 
 std::optional<std::string> Store::busy_reason() const { return backend()->busy_reason(); }
+std::optional<long long> Store::write_lock_holder() const { return backend()->write_lock_holder(); }
 
 StoreBackend* Store::backend() const {
   if (!backend_) throw std::runtime_error(path() + ": no connection (reopening the store failed)");

@@ -195,6 +195,10 @@ class Store {
   // A cheap health probe for a window that must not freeze: why reading would wait right now
   // (another process's lock, a lost server), or nullopt when it would not.
   std::optional<std::string> busy_reason() const;
+  // The process on this host that holds the store's write lock right now, which every other
+  // writer waits on (SQLite, db/sqlite_write_lock.h); nullopt when none does or the store has
+  // no such lock. Another process's pid: this process's own transactions are not reported.
+  std::optional<long long> write_lock_holder() const;
   // Whether this connection may have stopped seeing what others commit: a SQLite store's
   // files were deleted or replaced under it -- after this process lost its file locks, which
   // closing any descriptor of the store file does (db/sqlite_file_identity.h) -- or the file

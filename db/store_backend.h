@@ -123,6 +123,9 @@ class StoreBackend {
   // Why the store cannot be read right now without waiting (another process's lock, a lost
   // server), answered within about a second; nullopt when it can.
   virtual std::optional<std::string> busy_reason() = 0;
+  // Store::write_lock_holder. A server backend has none to report: PostgreSQL ends a session
+  // idle inside a transaction itself (idle_in_transaction_session_timeout, pg_connection.cpp).
+  virtual std::optional<long long> write_lock_holder() { return std::nullopt; }
   // True when this connection may no longer see what others commit and must be opened again
   // (SQLite: its files were replaced under it, sqlite_file_identity.h). A server connection
   // is never stale this way.

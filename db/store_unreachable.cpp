@@ -1,6 +1,7 @@
 #include "db/store_unreachable.h"
 
 #include <cstdlib>
+#include <string>
 
 namespace fathom::db {
 
@@ -11,6 +12,12 @@ double store_retry_seconds() {
     if (end && *end == '\0' && v >= 0) return v;
   }
   return 120.0;
+}
+
+void default_store_wait_at_least(double seconds) {
+  const char* set = std::getenv("FATHOM_DB_RETRY_SECONDS");
+  if ((set && *set) || store_retry_seconds() >= seconds) return;
+  setenv("FATHOM_DB_RETRY_SECONDS", std::to_string(seconds).c_str(), 1);
 }
 
 }  // namespace fathom::db

@@ -16,4 +16,8 @@ class StoreUnreachable : public std::runtime_error {
 // this long for their store before giving up with StoreUnreachable.
 double store_retry_seconds();
 
+// Raises the default retry budget of this process and its children to at least `seconds`
+// (sets $FATHOM_DB_RETRY_SECONDS); a budget the user set is theirs and kept.
+void default_store_wait_at_least(double seconds);
+
 }  // namespace fathom::db

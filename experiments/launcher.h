@@ -89,6 +89,13 @@ std::optional<std::string> stop_worker(const db::RunRecord& run, const WorkerTag
 // on this host, a Slurm job that left the queue), with the reason; nullopt when it lives or
 // nothing is known (then only its heartbeat can tell).
 std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTags& tags);
+// Puts down the worker of a run judged lost (silent past the heartbeat timeout) while it still
+// exists: it must hold no GPU memory and no store lock once another worker takes the run over
+// (local: SIGKILL of the very process recorded, pid and start time, when it runs on this host,
+// waiting until it is gone; slurm: scancel of its job). What it did, for the run's record ("its
+// process (pid 812 on node3) was killed"); nullopt when nothing was there to put down or it
+// cannot reach the worker -- fencing (db/lease.h) then stops it at its first write.
+std::optional<std::string> put_down_worker(const db::RunRecord& run, const WorkerTags& tags);
 // Where a run's worker runs, as the user names it: its Slurm job ("17_3"), else "pid N" of a
 // local worker; "" when none was recorded.
 std::string worker_job(const WorkerTags& tags);

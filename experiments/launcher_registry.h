@@ -42,6 +42,10 @@ struct LauncherEntry {
   // See stop_worker() / worker_gone() in launcher.h.
   std::optional<std::string> (*stop)(const db::RunRecord& run, const WorkerTags& tags) = nullptr;
   std::optional<std::string> (*gone)(const db::RunRecord& run, const WorkerTags& tags) = nullptr;
+  // See put_down_worker() in launcher.h; null: the launcher cannot (its workers then stop at
+  // their first write, fenced off).
+  std::optional<std::string> (*put_down)(const db::RunRecord& run,
+                                         const WorkerTags& tags) = nullptr;
   // Cancels workers that have not started yet (a Slurm array's pending tasks), given the tags
   // of a whole sweep's runs. Returns problems to report.
   std::vector<std::string> (*cancel_pending)(const std::vector<WorkerTags>& sweep_tags) = nullptr;

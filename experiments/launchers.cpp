@@ -114,6 +114,11 @@ std::optional<std::string> worker_gone(const db::RunRecord& run, const WorkerTag
   return entry_of(tags).gone(run, tags);
 }
 
+std::optional<std::string> put_down_worker(const db::RunRecord& run, const WorkerTags& tags) {
+  const auto& e = entry_of(tags);
+  return e.put_down ? e.put_down(run, tags) : std::nullopt;
+}
+
 std::map<std::string, std::string> worker_states(const std::vector<WorkerTags>& sweep_tags) {
   std::map<std::string, std::string> all;
   for (const auto& [name, e] : launchers()) all.merge(e.states(sweep_tags));

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "base/util/process.h"
 #include "base/util/strings.h"
@@ -206,6 +207,24 @@ std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags
   return "its worker (pid " + pid->second + " on " + where + ") is gone";
 }
 
+// SIGKILL, not SIGTERM: a frozen process runs no handler until it is woken, and a lost worker's
+// run is no longer its own to checkpoint. Its locks go when it exits (a zombie holds none).
+std::optional<std::string> put_down_local(const db::RunRecord& run, const WorkerTags& tags) {
+  auto pid = tags.find(worker_tag::kPid);
+  auto host = tags.find(worker_tag::kHost);
+  const std::string where = host != tags.end() ? host->second : run.host;
+  if (pid == tags.end() || where != host_name()) return std::nullopt;
+  const pid_t p = static_cast<pid_t>(std::stoll(pid->second));
+  auto started = tags.find(worker_tag::kStarted);
+  const std::string start_ticks = started == tags.end() ? "" : started->second;
+  if (!same_process_alive(p, start_ticks, "fathom") || kill(p, SIGKILL) != 0) return std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (same_process_alive(p, start_ticks, "fathom") &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return "its process (pid " + pid->second + " on " + where + ") was killed";
+}
+
 std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { return {}; }
 
 // A local worker's state is its run's status; nothing to add.
@@ -238,6 +257,7 @@ LauncherEntry local_launcher_entry() {
   e.uses_local_devices = true;
   e.stop = stop_local;
   e.gone = gone_local;
+  e.put_down = put_down_local;
   e.cancel_pending = cancel_pending_local;
   e.states = states_local;
   e.job_of = job_local;

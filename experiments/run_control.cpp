@@ -1,5 +1,6 @@
 #include "experiments/run_control.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/util/process.h"
@@ -54,7 +55,7 @@ bool never_started(const db::RunRecord& run, const std::map<std::string, std::st
 }
 
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed,
-                                       double now, double timeout_s) {
+                                       double now, double timeout_s, double blocked_until) {
   if (listed.status != db::status::kRunning) return std::nullopt;
   // `listed` may be older than the worker's last heartbeat or its recorded end: judge the run
   // as it is stored now.
@@ -74,7 +75,7 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
     if (run && run->status == db::status::kRunning) return gone;
     return std::nullopt;
   }
-  const double silent = now - run->heartbeat_at;
+  const double silent = now - std::max(run->heartbeat_at, blocked_until);
   // Only a sweep's runs are claimed by launchers and workers that record themselves; a run of
   // `fathom train` has no worker tags and is judged by its heartbeat alone.
   if (!run->sweep.empty() && external.empty() && run->host == host_name() &&
@@ -87,6 +88,54 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
            " s (" + (external.empty() ? "worker" : external + " writer") + " on " +
            (run->host.empty() ? std::string("an unknown host") : run->host) + ")";
   return std::nullopt;
+}
+
+namespace {
+
+// Whether the run's current holder is the process `pid` on this host.
+bool held_by_process(const db::RunRecord& run, const WorkerTags& tags,
+                     std::optional<long long> pid) {
+  if (!pid || tags_of_earlier_holder(run, tags) || !external_writer(run, tags).empty())
+    return false;
+  const auto recorded = tags.find(worker_tag::kPid);
+  const auto host = tags.find(worker_tag::kHost);
+  return recorded != tags.end() && host != tags.end() && host->second == host_name() &&
+         recorded->second == std::to_string(*pid);
+}
+
+}  // namespace
+
+std::vector<size_t> lock_holder_first(const db::Store& store,
+                                      const std::vector<db::RunRecord>& runs,
+                                      const WriteLockWatch& watch) {
+  std::vector<size_t> order(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) order[i] = i;
+  if (!watch.holder()) return order;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].status == db::status::kRunning &&
+        held_by_process(runs[i], store.tags(runs[i].id), watch.holder())) {
+      std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(i),
+                  order.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      break;
+    }
+  return order;
+}
+
+std::optional<std::string> judge_lost_worker(const db::Store& store, const db::RunRecord& run,
+                                             double now, double timeout_s, WriteLockWatch& watch) {
+  const bool holds_lock = held_by_process(run, store.tags(run.id), watch.holder());
+  auto lost = lost_worker(store, run, now, timeout_s, holds_lock ? 0 : watch.blocked_until());
+  if (!lost || !holds_lock) return lost;
+  watch.blocked_at(now);  // the others' silence until it is gone is its doing
+  return *lost + ", frozen holding the run store's write lock (every other writer waited on it)";
+}
+
+std::string put_down_lost_worker(const db::Store& store, const db::RunRecord& run,
+                                 const std::string& reason) {
+  const auto tags = store.tags(run.id);
+  if (tags_of_earlier_holder(run, tags) || !external_writer(run, tags).empty()) return reason;
+  const auto done = put_down_worker(run, tags);
+  return done ? reason + "; " + *done : reason;
 }
 
 bool mark_lost(db::Store& store, const db::Lease& lease, const std::string& reason) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "db/store.h"
+#include "experiments/write_lock_watch.h"
 
 namespace fathom::experiments {
 
@@ -50,10 +51,29 @@ bool never_started(const db::RunRecord& run, const std::map<std::string, std::st
 // Why a running run's worker is lost, or nullopt while it lives: its launcher knows it is
 // gone; it is a sweep's run claimed on this host more than kUnstartedGrace seconds ago and no
 // worker recorded itself (a scheduler killed between its claim and its launch); or its heartbeat is
-// older than `timeout_s` (at unix time `now`). `run` may be an older listing: the verdict is
-// checked against the run's status now.
+// older than `timeout_s` (at unix time `now`), its silence counted from `blocked_until` when
+// that is later (every writer was kept waiting until then, experiments/write_lock_watch.h).
+// `run` may be an older listing: the verdict is checked against the run's status now.
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
-                                       double timeout_s);
+                                       double timeout_s, double blocked_until = 0);
+
+// lost_worker with the store's write lock in view (`watch`, looked at this round): a worker
+// holding the lock is judged by its own heartbeat, any other's silence counts from
+// watch.blocked_until(). The verdict says when the lost worker held the lock.
+std::optional<std::string> judge_lost_worker(const db::Store& store, const db::RunRecord& run,
+                                             double now, double timeout_s, WriteLockWatch& watch);
+// Puts down the worker judged lost for `reason` when it still exists (put_down_worker,
+// experiments/launcher.h) -- before the caller records anything, which the lock it may hold
+// would keep waiting -- and returns the reason saying so. A holder no launcher started (a
+// Python loop) or that tags of an earlier holder name is left to fencing.
+std::string put_down_lost_worker(const db::Store& store, const db::RunRecord& run,
+                                 const std::string& reason);
+// The indexes of `runs` in order, the run whose worker holds the store's write lock
+// (watch.holder()) moved first: whatever is recorded of any other run waits on that lock until
+// the holder is put down.
+std::vector<size_t> lock_holder_first(const db::Store& store,
+                                      const std::vector<db::RunRecord>& runs,
+                                      const WriteLockWatch& watch);
 
 // Acting for a lost worker, under the lease it held (db/lease.h): its run becomes crashed, or
 // (requeue_lost) queued again, only while that worker is still its holder -- a run that

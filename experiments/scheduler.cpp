@@ -142,10 +142,13 @@ bool reap_ended_workers(db::Store& store, Launcher& launcher) {
 // The listed runs whose worker is lost: requeued when nothing of them ran (`requeued_at` then
 // says when), else marked crashed; `runs` is updated to the statuses recorded.
 void settle_lost_workers(db::Store& store, Launcher& launcher, std::vector<db::RunRecord>& runs,
-                         double timeout_s, std::optional<Clock::time_point>& requeued_at) {
+                         double timeout_s, WriteLockWatch& watch,
+                         std::optional<Clock::time_point>& requeued_at) {
   const double now = db::unix_now();
-  for (auto& r : runs) {
-    if (auto lost = lost_worker(store, r, now, timeout_s)) {
+  watch.look(store, now);
+  for (const size_t i : lock_holder_first(store, runs, watch)) {
+    auto& r = runs[i];
+    if (auto lost = judge_lost_worker(store, r, now, timeout_s, watch)) {
       // One of our own workers that died since the last reap is a zombie now, which the
       // check saw as gone: reap it first, so its run records the signal (killed by 9).
       if (reap_ended_workers(store, launcher)) {
@@ -155,7 +158,8 @@ void settle_lost_workers(db::Store& store, Launcher& launcher, std::vector<db::R
           continue;
         }
       }
-      const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
+      *lost = put_down_lost_worker(store, r, *lost);  // no lock, no device left held
+      const db::Lease lease{r.id, r.lease};           // the holder judged lost, and only it
       if (never_started(r, store.tags(r.id))) {
         // Nothing of it ran under this claim (a scheduler that claimed it was killed before
         // its worker started): back in the queue, for this launch (or the next) to start.
@@ -189,6 +193,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   std::optional<int64_t> updates_at_start;
   auto last_listing = Clock::now() - std::chrono::hours(1);
   std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
+  WriteLockWatch lock_watch;  // a frozen writer keeps every worker silent (write_lock_watch.h)
   while (true) {
     bool changed = reap_ended_workers(store, launcher);
     const bool active = launcher.active();
@@ -199,7 +204,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     last_listing = Clock::now();
     // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
     auto runs = store.list_run_states(options.sweep);
-    settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, requeued_at);
+    settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, lock_watch,
+                        requeued_at);
     notifier.observe(runs);
     notifier.poll();
     bool any_running = false;

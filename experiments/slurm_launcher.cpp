@@ -249,6 +249,12 @@ std::optional<std::string> gone_slurm(const db::RunRecord&, const WorkerTags& ta
   return std::nullopt;  // still there, or Slurm did not answer: only the heartbeat can tell
 }
 
+std::optional<std::string> put_down_slurm(const db::RunRecord& run, const WorkerTags& tags) {
+  const std::string job = tag_or(tags, "slurm.job_id", tag_or(tags, "slurm.job"));
+  if (job.empty() || gone_slurm(run, tags) || stop_slurm(run, tags)) return std::nullopt;
+  return "its Slurm job " + tag_or(tags, "slurm.job", job) + " was cancelled";
+}
+
 std::map<std::string, std::string> states_slurm(const std::vector<WorkerTags>& sweep_tags) {
   std::set<std::string> arrays;
   for (const auto& tags : sweep_tags)
@@ -355,6 +361,7 @@ LauncherEntry slurm_launcher_entry() {
   e.uses_local_devices = false;  // Slurm hands each task its GPUs (gres)
   e.stop = stop_slurm;
   e.gone = gone_slurm;
+  e.put_down = put_down_slurm;
   e.cancel_pending = cancel_pending_slurm;
   e.states = states_slurm;
   e.job_of = job_slurm;

@@ -42,15 +42,17 @@ namespace {
 // A run an external writer (a Python training loop, worker.external) held: Fathom cannot train
 // it again. While its heartbeat is fresh it is left to it; once lost it is marked crashed.
 void settle_external(db::Store& store, const db::RunRecord& record, double now,
-                     double heartbeat_timeout_s, QueuedSweep& out) {
+                     double heartbeat_timeout_s, WriteLockWatch& watch, QueuedSweep& out) {
   if (record.status != db::status::kRunning) {
     ++out.kept;
     return;
   }
-  auto lost = lost_worker(store, record, now, heartbeat_timeout_s);
-  if (lost && mark_lost(store, db::Lease{record.id, record.lease}, *lost))
+  auto lost = judge_lost_worker(store, record, now, heartbeat_timeout_s, watch);
+  if (lost) *lost = put_down_lost_worker(store, record, *lost);
+  if (lost && mark_lost(store, db::Lease{record.id, record.lease}, *lost)) {
     ++out.kept;
-  else
+    out.lost.push_back("run " + std::to_string(record.id) + ": " + *lost);
+  } else
     ++out.alive;
 }
 
@@ -61,14 +63,19 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
                          double heartbeat_timeout_s, const std::vector<std::string>& retry,
                          QueuedSweep& out) {
   const double now = db::unix_now();
-  for (const auto& record : existing) {
+  // One look: a lost worker holding the store's write lock is put down before any requeue
+  // below waits on it (experiments/write_lock_watch.h).
+  WriteLockWatch watch;
+  watch.look(store, now);
+  for (const size_t i : lock_holder_first(store, existing, watch)) {
+    const db::RunRecord& record = existing[i];
     if (record.status == db::status::kQueued) continue;
     const bool retried = std::find(retry.begin(), retry.end(), record.status) != retry.end();
     const bool interrupted =
         record.status == db::status::kCrashed || record.status == db::status::kRunning || retried;
     // Tags only of the runs that may go back to the queue: a resume of 100k ended runs reads none.
     if (interrupted && !external_writer(record, store.tags(record.id)).empty()) {
-      settle_external(store, record, now, heartbeat_timeout_s, out);
+      settle_external(store, record, now, heartbeat_timeout_s, watch, out);
       continue;
     }
     if (record.status == db::status::kCrashed || retried) {
@@ -78,11 +85,14 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
       else
         ++out.kept;
     } else if (record.status == db::status::kRunning) {
-      auto lost = lost_worker(store, record, now, heartbeat_timeout_s);
+      auto lost = judge_lost_worker(store, record, now, heartbeat_timeout_s, watch);
+      if (lost) *lost = put_down_lost_worker(store, record, *lost);  // no lock, no device held
       // Under the lease of the worker judged lost: it is fenced off from here on.
-      if (lost && requeue_lost(store, db::Lease{record.id, record.lease}, "interrupted: " + *lost))
+      if (lost &&
+          requeue_lost(store, db::Lease{record.id, record.lease}, "interrupted: " + *lost)) {
         ++out.requeued;
-      else
+        out.lost.push_back("run " + std::to_string(record.id) + ": " + *lost);
+      } else
         ++out.alive;
     } else {
       ++out.kept;

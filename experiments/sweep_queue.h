@@ -35,6 +35,10 @@ struct QueuedSweep {
   // Of `queued`, runs this file does not list: queued by another file of the same sweep name
   // (an extension grid, e.g. NAME-edge.yaml). The launch runs them too: a sweep is one queue.
   int queued_outside_file = 0;
+  // What was judged of each running run whose worker is lost ("run 3: no heartbeat for 7 s
+  // (worker on node2); its process (pid 812 on node2) was killed"), for the user: the run's
+  // record forgets it once a new worker takes the run.
+  std::vector<std::string> lost;
 };
 
 // Records `runs` of `spec` in the store. A sweep already in the store needs `resume` (else an

@@ -15,6 +15,8 @@ WorkerTags holder_tags(const std::string& launcher, long long pid, const std::st
                   {worker_tag::kHost, host_name()},
                   {worker_tag::kPid, std::to_string(pid)}};
   if (!log.empty()) tags[worker_tag::kLog] = log;
+  const std::string started = process_start_ticks(static_cast<pid_t>(pid));
+  if (!started.empty()) tags[worker_tag::kStarted] = started;
   return tags;
 }
 

@@ -19,7 +19,10 @@ namespace worker_tag {
 inline const std::string kLauncher = "worker.launcher";  // the launcher's registered name
 inline const std::string kHost = "worker.host";          // host_name() of the worker's machine
 inline const std::string kPid = "worker.pid";            // its process id on that host
-inline const std::string kLog = "worker.log";            // the file its output goes to
+// When that process started (process_start_ticks): with the pid it names the one process, so
+// a worker judged lost is put down and never a later process that reused its pid.
+inline const std::string kStarted = "worker.started";
+inline const std::string kLog = "worker.log";  // the file its output goes to
 // The lease generation the holder wrote these tags under: a run claimed again (a resume, a
 // requeue) keeps its last holder's tags until the new holder records itself, and they must
 // not speak for the new one (issue 57 item 10).

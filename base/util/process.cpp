@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "base/util/strings.h"
 
@@ -159,16 +160,47 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
   return result;
 }
 
+namespace {
+
+// The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses):
+// [0] is the state, [19] the start time. Empty when the process is gone.
+std::vector<std::string> stat_fields_after_name(pid_t pid) {
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(stat_file)), {});
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return {};
+  std::vector<std::string> fields;
+  std::istringstream rest(stat.substr(paren + 2));
+  for (std::string field; rest >> field;) fields.push_back(field);
+  return fields;
+}
+
+}  // namespace
+
+std::string process_start_ticks(pid_t pid) {
+  if (pid <= 0) return "";
+  const auto fields = stat_fields_after_name(pid);
+  return fields.size() > 19 ? fields[19] : "";
+}
+
+char process_state(pid_t pid) {
+  const auto fields = stat_fields_after_name(pid);
+  return fields.empty() || fields[0].empty() ? '\0' : fields[0][0];
+}
+
+bool same_process_alive(pid_t pid, const std::string& start_ticks, const std::string& needle) {
+  if (start_ticks.empty()) return process_alive(pid, needle);
+  const auto fields = stat_fields_after_name(pid);
+  if (fields.size() <= 19 || fields[0] == "Z" || fields[0] == "X") return false;
+  return fields[19] == start_ticks;
+}
+
 bool process_alive(pid_t pid, const std::string& needle) {
   if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)) return false;
   const std::string proc = "/proc/" + std::to_string(pid);
   // A zombie (exited, not yet reaped by its parent) is gone: its state in stat is Z (or X).
-  std::ifstream stat_file(proc + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(stat_file)), {});
-  const auto paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  if (state == 'Z' || state == 'X') return false;
+  const auto fields = stat_fields_after_name(pid);
+  if (fields.empty() || fields[0] == "Z" || fields[0] == "X") return false;
   std::ifstream in(proc + "/cmdline", std::ios::binary);
   std::string cmdline((std::istreambuf_iterator<char>(in)), {});
   // Empty while the process is in the middle of execve (or re-executing itself): alive.

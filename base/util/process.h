@@ -35,4 +35,17 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
 // be reused by an unrelated process after the one we started is gone).
 bool process_alive(pid_t pid, const std::string& needle);
 
+// When process `pid` started, in clock ticks after boot (starttime in /proc/PID/stat), as
+// text; "" when unknown. With the pid it names one process for good: a pid is reused by
+// later processes, the pair is not.
+std::string process_start_ticks(pid_t pid);
+
+// The state letter of process (or thread) `pid` in /proc (R running, S sleeping, T stopped,
+// Z zombie, ...); '\0' when there is no such process.
+char process_state(pid_t pid);
+
+// Whether the process `pid` that started at `start_ticks` (process_start_ticks) still exists
+// and is not a zombie; with `start_ticks` "" (not recorded), process_alive(pid, needle).
+bool same_process_alive(pid_t pid, const std::string& start_ticks, const std::string& needle);
+
 }  // namespace fathom

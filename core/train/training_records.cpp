@@ -142,7 +142,7 @@ void TrainingSession::log_sharpness(int64_t update) {
 // average` decodes with it); else the checkpoint of the best train.best_metric where there is
 // one. The tag final_model says which.
 void TrainingSession::load_final_model() {
-  db::FinalModel which{db::FinalModel::Kind::FinalWeights, state_.update, {}, 0, false};
+  db::FinalModel which{db::FinalModel::Kind::FinalWeights, state_.update, {}, 0, false, ""};
   if (const int n = config_.eval.average_checkpoints; n > 0) {
     auto kept = kept_checkpoints(store_->artifacts(run_), files_->dir());
     if (static_cast<int>(kept.size()) > n) kept.erase(kept.begin(), kept.end() - n);
@@ -150,7 +150,7 @@ void TrainingSession::load_final_model() {
     which.nothing_to_average = kept.empty();
     if (!kept.empty()) {
       std::vector<std::string> paths;
-      which = {db::FinalModel::Kind::MeanOfKept, 0, {}, 0, false};
+      which = {db::FinalModel::Kind::MeanOfKept, 0, {}, 0, false, ""};
       for (const auto& k : kept) {
         paths.push_back(k.path);
         which.averaged.push_back(k.update);

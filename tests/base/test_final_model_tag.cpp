@@ -25,12 +25,12 @@ void expect_same(const FinalModel& a, const FinalModel& b) {
 
 TEST(FinalModelTag, ReadsBackWhatItWrites) {
   const std::vector<FinalModel> models = {
-      {Kind::BestCheckpoint, 900, {}, 0, false},
+      {Kind::BestCheckpoint, 900, {}, 0, false, ""},
       {Kind::BestCheckpoint, 385, {}, 0, false, "valid_bleu"},
-      {Kind::MeanOfKept, 0, {600, 700, 800, 900, 1000}, 0, false},
-      {Kind::MeanOfKept, 0, {20, 25}, 5, false},
-      {Kind::FinalWeights, 1000, {}, 0, false},
-      {Kind::FinalWeights, 30, {}, 0, true},
+      {Kind::MeanOfKept, 0, {600, 700, 800, 900, 1000}, 0, false, ""},
+      {Kind::MeanOfKept, 0, {20, 25}, 5, false, ""},
+      {Kind::FinalWeights, 1000, {}, 0, false, ""},
+      {Kind::FinalWeights, 30, {}, 0, true, ""},
   };
   for (const auto& m : models) {
     SCOPED_TRACE(final_model_tag(m));
@@ -41,18 +41,18 @@ TEST(FinalModelTag, ReadsBackWhatItWrites) {
 // The words of the tags runs already carry (docs/schema.md: run_tags).
 TEST(FinalModelTag, ReadsTheTextsStoresAlreadyHold) {
   expect_same(parse_final_model_tag("checkpoint_best, update 7"),
-              {Kind::BestCheckpoint, 7, {}, 0, false});
+              {Kind::BestCheckpoint, 7, {}, 0, false, ""});
   expect_same(parse_final_model_tag("mean of 3 checkpoints, updates 10 15 20"),
-              {Kind::MeanOfKept, 0, {10, 15, 20}, 0, false});
+              {Kind::MeanOfKept, 0, {10, 15, 20}, 0, false, ""});
   expect_same(parse_final_model_tag("mean of 2 checkpoints, updates 20 25 (10 asked)"),
-              {Kind::MeanOfKept, 0, {20, 25}, 10, false});
+              {Kind::MeanOfKept, 0, {20, 25}, 10, false, ""});
   expect_same(parse_final_model_tag("the model after update 40"),
-              {Kind::FinalWeights, 40, {}, 0, false});
+              {Kind::FinalWeights, 40, {}, 0, false, ""});
   expect_same(parse_final_model_tag("the model after update 40 (no kept checkpoint to average)"),
-              {Kind::FinalWeights, 40, {}, 0, true});
+              {Kind::FinalWeights, 40, {}, 0, true, ""});
   // A run from before the tag was evaluated on its best checkpoint.
   EXPECT_EQ(parse_final_model_tag("").kind, Kind::BestCheckpoint);
-  EXPECT_EQ(final_model_tag({Kind::MeanOfKept, 0, {10, 15, 20}, 0, false}),
+  EXPECT_EQ(final_model_tag({Kind::MeanOfKept, 0, {10, 15, 20}, 0, false, ""}),
             "mean of 3 checkpoints, updates 10 15 20");
 }
 
@@ -61,7 +61,7 @@ TEST(FinalModelTag, ReadsTheTextsStoresAlreadyHold) {
 TEST(FinalModelTag, ABestCheckpointByAnotherMetricSaysWhich) {
   EXPECT_EQ(final_model_tag({Kind::BestCheckpoint, 385, {}, 0, false, "valid_bleu"}),
             "checkpoint_best by valid_bleu, update 385");
-  EXPECT_EQ(final_model_tag({Kind::BestCheckpoint, 385, {}, 0, false}),
+  EXPECT_EQ(final_model_tag({Kind::BestCheckpoint, 385, {}, 0, false, ""}),
             "checkpoint_best, update 385");
   using fathom::db::best_metric_of;
   EXPECT_EQ(best_metric_of(R"({"train": {"best_metric": "valid_bleu"}})"), "valid_bleu");

@@ -195,6 +195,19 @@ TEST_F(RunControlTest, ClaimedHereButNeverStartedIsLostAfterTheGrace) {
   EXPECT_FALSE(fathom::experiments::never_started(store_->tags(started)));
 }
 
+// While every writer waited on a frozen lock holder (experiments/write_lock_watch.h), a
+// worker's silence is the holder's doing: it counts only from the moment the store was last
+// seen blocked.
+TEST_F(RunControlTest, SilenceCountsOnlyFromWhenTheStoreWasLastBlocked) {
+  const RunRecord run = record(running_run("r", "node7"));
+  const double beat = run.heartbeat_at;
+  EXPECT_TRUE(fathom::experiments::lost_worker(*store_, run, beat + 200, 180));
+  EXPECT_FALSE(fathom::experiments::lost_worker(*store_, run, beat + 200, 180, beat + 100));
+  EXPECT_TRUE(fathom::experiments::lost_worker(*store_, run, beat + 281, 180, beat + 100));
+  // A block before the last beat changes nothing.
+  EXPECT_TRUE(fathom::experiments::lost_worker(*store_, run, beat + 200, 180, beat - 50));
+}
+
 TEST_F(RunControlTest, SilentHeartbeatIsLost) {
   const int64_t id = running_run("r", "node7");
   const RunRecord run = record(id);

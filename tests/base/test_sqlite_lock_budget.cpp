@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "db/store.h"
@@ -71,9 +72,10 @@ TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
     store.write_metrics(run, {{1, "loss", 3.0, 1.0}});
     FAIL() << "expected StoreUnreachable";
   } catch (const StoreUnreachable& e) {
-    EXPECT_NE(std::string(e.what()).find("still locked by another process after 1 s"),
-              std::string::npos)
-        << e.what();
+    // It names the holder, for the user to find (experiments/write_lock_watch.h).
+    const std::string expected =
+        "still locked by another process (pid " + std::to_string(holder) + ") after 1 s";
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -86,6 +88,54 @@ TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
   EXPECT_EQ(store.metric_series(run, "loss").size(), 1u);
   ::close(ready[0]);
   ::close(ready[1]);
+}
+
+// Who holds the write lock (db/sqlite_write_lock.h), read from /proc/locks: the other process
+// while it is inside a write transaction, nobody once it commits, and never this process itself.
+TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits) {
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  auto store = Store::open(path);
+  EXPECT_FALSE(store.write_lock_holder());
+
+  int ready[2], go[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(go), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {  // inside a write transaction until told, then committed, then idle
+    sqlite3* db = nullptr;
+    char byte = 0;
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK ||
+        sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+      ::_exit(1);
+    (void)!::write(ready[1], "x", 1);
+    (void)!::read(go[0], &byte, 1);
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    (void)!::write(ready[1], "x", 1);
+    (void)!::read(go[0], &byte, 1);
+    sqlite3_close(db);
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  EXPECT_EQ(store.write_lock_holder(), std::optional<long long>(holder));
+  (void)!::write(go[1], "x", 1);
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  EXPECT_FALSE(store.write_lock_holder());  // committed; its connection still open
+  (void)!::write(go[1], "x", 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  // This process's own transaction (another connection of ours) is not "another process".
+  sqlite3* own = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &own), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(own, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_FALSE(store.write_lock_holder());
+  sqlite3_exec(own, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(own);
+  for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
 }
 
 }  // namespace test_sqlite_lock_budget

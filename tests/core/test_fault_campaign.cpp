@@ -34,6 +34,7 @@
 
 #include "base/util/process.h"
 #include "db/metric_names.h"
+#include "db/sqlite_write_lock.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/processes.h"
@@ -90,10 +91,12 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   // `fathom sweep FILE --jobs 2 [--resume]` against `store`, in its own process group, its
   // output in DIR/LOG.
   pid_t start(const std::string& store, const std::string& file, bool resume,
-              const std::string& log, const std::vector<std::string>& env = {}) {
+              const std::string& log, const std::vector<std::string>& env = {},
+              const std::vector<std::string>& args = {}) {
     std::vector<std::string> argv{
         ft::built_fathom_binary().string(), "sweep", file, "--jobs", "2", "--no-progress"};
     if (resume) argv.push_back("--resume");
+    argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> environment{"FATHOM_DB=" + store,
                                          "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()};
     environment.insert(environment.end(), env.begin(), env.end());
@@ -306,6 +309,81 @@ TEST_P(SqliteFaults, ALockHeldPastTheRetryBudgetLeavesEveryRunResumable) {
   for (const auto& r : runs(faulty(), "locked")) EXPECT_NE(r.status, "failed") << r.error;
   ASSERT_EQ(ft::wait_exit(start(faulty(), file, true, "resume.log")), 0) << log("resume.log");
   expect_equal_to_reference("locked");
+}
+
+// Whether every thread of `pid` is stopped (T), or the process is gone.
+bool every_thread_stopped(pid_t pid) {
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const char state = fathom::process_state(std::stoi(task.path().filename().string()));
+    if (state != 'T' && state != 't' && state != '\0' && state != 'Z') return false;
+  }
+  return true;
+}
+
+// Stops `worker` (SIGSTOP) at a moment it holds the store's write lock: stopped, woken and
+// stopped again until the lock is found its own while it is stopped -- where a real freeze (a
+// node that swaps, a hung disk) lands now and then. True when caught within `timeout_s`.
+bool freeze_holding_the_write_lock(const std::string& store, pid_t worker, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::minstd_rand pause(7);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (kill(worker, SIGSTOP) != 0) return false;
+    // SIGSTOP lands asynchronously: wait until every thread is stopped before looking.
+    while (!every_thread_stopped(worker))
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (fathom::db::sqlite_write_lock_holder(store) == worker) return true;
+    kill(worker, SIGCONT);
+    std::this_thread::sleep_for(std::chrono::microseconds(200 + pause() % 3000));
+  }
+  return false;
+}
+
+// A worker frozen (SIGSTOP) inside a write transaction holds the SQLite store's write lock, and
+// every other writer -- the other worker's heartbeats and rows, the scheduler's records -- waits
+// on it. The scheduler judges it lost by its own heartbeat, puts it down (SIGKILL: its lock goes
+// with it) and records why; the other worker, silent only while it waited, is not judged lost
+// and trains on; a `--resume` finishes the put-down run, and the store equals an uninterrupted
+// sweep. Before, the scheduler waited on the lock to record the loss, the other worker was
+// judged lost too, and nothing moved until the frozen process woke.
+TEST_P(SqliteFaults, AWorkerFrozenHoldingTheWriteLockIsPutDownAndTheOtherTrainsOn) {
+  const std::string file = sweep_file("frozen_lock", short_updates_);
+  run_reference(file);
+  const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
+  const pid_t scheduler = start(faulty(), file, false, "frozen.log", {}, fast);
+  pid_t worker = 0;
+  int64_t frozen_run = 0;
+  while (worker == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (const auto& r : runs(faulty(), "frozen_lock"))
+      if (r.status == "running" && r.updates >= 50) {
+        const auto tags = Store::open(faulty(), OpenMode::ReadOnly).tags(r.id);
+        if (tags.count("worker.pid"))
+          worker = static_cast<pid_t>(std::stoll(tags.at("worker.pid"))), frozen_run = r.id;
+        break;
+      }
+  }
+  ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), worker, 60))
+      << "never caught the worker inside a write transaction";
+  const auto frozen_at = std::chrono::steady_clock::now();
+  EXPECT_TRUE(ft::wait_gone(worker, 90)) << "the frozen lock holder was never put down";
+  const double put_down_after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
+  EXPECT_EQ(ft::wait_exit(scheduler), 1) << log("frozen.log");  // one run left crashed
+  std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
+
+  for (const auto& r : runs(faulty(), "frozen_lock")) {
+    if (r.id == frozen_run) {
+      EXPECT_EQ(r.status, "crashed");
+      EXPECT_NE(r.error.find("holding the run store's write lock"), std::string::npos) << r.error;
+      EXPECT_NE(r.error.find("(pid " + std::to_string(worker)), std::string::npos) << r.error;
+      EXPECT_NE(r.error.find("was killed"), std::string::npos) << r.error;
+    } else {
+      EXPECT_EQ(r.status, "finished") << "run " << r.id << ": " << r.error;
+    }
+  }
+  ASSERT_EQ(ft::wait_exit(start(faulty(), file, true, "resume.log")), 0) << log("resume.log");
+  expect_equal_to_reference("frozen_lock");
 }
 
 // A store with a damaged page (one zeroed): `sweep --resume` and `train` refuse it, naming it,

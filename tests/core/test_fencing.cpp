@@ -176,13 +176,15 @@ class Fencing : public ::testing::TestWithParam<std::string> {
   ft::TempDir scratch_{true};  // kept for a post-mortem when the test fails
 };
 
-// The reproduction of issue 32, on both backends: a sweep's scheduler and its worker are
-// frozen (SIGSTOP: a node that swaps, a VM paused); `--resume` declares the worker lost after
-// the heartbeat timeout, requeues the run and a new worker finishes it. Then the old worker
-// wakes (SIGCONT): its first write is refused, it exits saying why, and the finished run --
-// rows, tags, times, files -- is exactly as the new worker left it. Without fencing it trained
-// on and rewrote the finished run's record.
+// The reproduction of issue 32, on both backends: a sweep's scheduler and its worker, on another
+// machine, are frozen (SIGSTOP: a node that swaps, a VM paused); `--resume` here declares the
+// worker lost after the heartbeat timeout, requeues the run and a new worker finishes it. Then
+// the old worker wakes (SIGCONT): its first write is refused, it exits saying why, and the
+// finished run -- rows, tags, times, files -- is exactly as the new worker left it. Without
+// fencing it trained on and rewrote the finished run's record. (On this machine the resume
+// would put it down instead: the next test.)
 TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
+  if (auto why = ft::another_host_unavailable()) GTEST_SKIP() << *why;
   FaultScene scene(scratch_.path(), store_->location());
   ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
       << scene.log("reference.log");
@@ -190,7 +192,7 @@ TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
   const std::string file = scene.sweep("frozen");
   std::vector<std::string> args = {"--jobs", "1"};
   args.insert(args.end(), kFast.begin(), kFast.end());
-  const pid_t scheduler = scene.start(file, args, "first.log");
+  const pid_t scheduler = scene.start(file, args, "first.log", ft::as_another_host("frozen-node"));
   const pid_t worker = scene.wait_mid_run("frozen", 300);
   ASSERT_GT(worker, 0) << scene.log("first.log");
   // The whole node freezes: scheduler and worker. (Killing the scheduler instead would orphan
@@ -227,6 +229,43 @@ TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
               static_cast<long long>(frozen_at), static_cast<long long>(finished.run.lease));
 }
 
+// The same freeze on this machine: the resume puts the lost worker down (SIGKILL of the very
+// process its tags name) before it takes the run over, so it holds no lock, no memory and no
+// device while the new worker trains -- and the reason recorded says so.
+TEST_P(Fencing, AFrozenWorkerOnThisMachineIsPutDownBeforeItsRunIsTakenOver) {
+  FaultScene scene(scratch_.path(), store_->location());
+  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
+      << scene.log("reference.log");
+  const std::string file = scene.sweep("frozen");
+  std::vector<std::string> args = {"--jobs", "1"};
+  args.insert(args.end(), kFast.begin(), kFast.end());
+  const pid_t scheduler = scene.start(file, args, "first.log");
+  const pid_t worker = scene.wait_mid_run("frozen", 300);
+  ASSERT_GT(worker, 0) << scene.log("first.log");
+  ASSERT_EQ(kill(scheduler, SIGSTOP), 0);
+  ASSERT_EQ(kill(worker, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(7));  // past the heartbeat timeout
+
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const pid_t resumed = scene.start(file, resume, "resume.log");
+  // Put down within the resume's first judgement, long before the new worker is done.
+  const bool put_down = ft::wait_gone(worker, 60);
+  const int resume_exit = ft::wait_exit(resumed);
+  kill(scheduler, SIGKILL);  // still frozen; its worker is a zombie it never reaped
+  ft::wait_exit(scheduler);
+  EXPECT_TRUE(put_down) << "the frozen worker still exists after the takeover";
+  ASSERT_EQ(resume_exit, 0) << scene.log("resume.log");
+  const RunExport finished = scene.snapshot(scene.only_run("frozen")->id);
+  ASSERT_EQ(finished.run.status, "finished") << finished.run.error;
+  EXPECT_GT(finished.run.lease, 1);
+  // The requeue's reason, in the resume's account of the run.
+  const std::string said = scene.log("resume.log");
+  EXPECT_NE(said.find("(pid " + std::to_string(worker)), std::string::npos) << said;
+  EXPECT_NE(said.find("was killed"), std::string::npos) << said;
+  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Fencing, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
@@ -251,8 +290,11 @@ TEST(FencingPartition, AWorkerCutOffFromTheServerWritesNothingAfterTheTakeover) 
   const std::string file = scene.sweep("partitioned");
   std::vector<std::string> args = {"--jobs", "1"};
   args.insert(args.end(), kFast.begin(), kFast.end());
+  // The far side is another machine: a scheduler here cannot signal its worker, only fence it.
+  std::vector<std::string> far_machine = link.inside();
+  for (const auto& word : ft::as_another_host("far-node")) far_machine.push_back(word);
   const pid_t far =
-      scene.start(file, args, "far.log", link.inside(), server.url_via(link.host_address()));
+      scene.start(file, args, "far.log", far_machine, server.url_via(link.host_address()));
   ASSERT_GT(scene.wait_mid_run("partitioned", 300), 0) << scene.log("far.log");
   ASSERT_TRUE(link.cut());
   std::this_thread::sleep_for(std::chrono::seconds(7));  // past the heartbeat timeout

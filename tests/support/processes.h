@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,6 +82,20 @@ inline bool wait_gone(pid_t pid, double timeout_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return true;
+}
+
+// A command prefix that runs the command as on another machine named `host`: in a UTS namespace
+// of its own (unshare(1), root only), so host_name() there says `host`, and a scheduler here
+// takes its processes for a remote worker's, which it cannot signal -- only fencing stops them.
+inline std::vector<std::string> as_another_host(const std::string& host) {
+  return {"unshare", "--uts", "--", "sh", "-c", "hostname \"$0\" && exec \"$@\"", host};
+}
+
+// Why as_another_host() cannot work here (not root, no unshare), else nullopt.
+inline std::optional<std::string> another_host_unavailable() {
+  const ProgramResult r = run_program({"unshare", "--uts", "--", "hostname", "fathom-probe"});
+  if (r.exit_code == 0) return std::nullopt;
+  return "cannot start a process as on another host (unshare --uts, which needs root): " + r.err;
 }
 
 }  // namespace fathom::testing

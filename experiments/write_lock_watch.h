@@ -1,0 +1,36 @@
+#pragma once
+// A frozen writer on a SQLite store. A worker stopped inside a write transaction (SIGSTOP, a
+// node that swaps, a hung disk) holds the store's write lock (db/sqlite_write_lock.h), and
+// every other writer waits on it: the other workers' heartbeats and metric rows, the
+// scheduler's own records. Their silence then says nothing about them, and nothing can be
+// recorded until the holder is gone. A scheduler looks at the lock each round; a lost worker
+// that holds it is put down first (settle_lost_worker, experiments/run_control.h), and every other
+// worker's silence counts only from the last moment the store was seen blocked.
+//
+// A PostgreSQL store needs none of this: the server ends a session idle inside a transaction
+// after 30 s (db/pg_connection.cpp), and no write waits on another run's rows.
+#include <optional>
+
+#include "db/store.h"
+
+namespace fathom::experiments {
+
+class WriteLockWatch {
+ public:
+  // One look at who holds the lock (each scheduler round; once before a resume judges runs).
+  void look(const db::Store& store, double now);
+  // The process holding the lock at the last look, if any.
+  std::optional<long long> holder() const { return holder_; }
+  // Until when (unix time) every writer was kept waiting: the last look that found the lock
+  // held by the same process as the look before (our transactions take milliseconds, so a
+  // lock held across two rounds is a stall), or a lost holder being put down (blocked_at).
+  // 0: never seen blocked.
+  double blocked_until() const { return blocked_until_; }
+  void blocked_at(double now);
+
+ private:
+  std::optional<long long> holder_;
+  double blocked_until_ = 0;
+};
+
+}  // namespace fathom::experiments

@@ -1,0 +1,48 @@
+// A process named for good by its pid and start time (base/util/process.h): what a scheduler
+// checks before it puts a lost worker down, so that it never kills a later process that reused
+// the pid.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "base/util/process.h"
+
+namespace test_process_identity {
+using fathom::process_start_ticks;
+using fathom::same_process_alive;
+
+TEST(ProcessIdentity, APidAndItsStartTimeNameOneProcessUntilItEnds) {
+  const std::string mine = process_start_ticks(getpid());
+  ASSERT_FALSE(mine.empty());
+  EXPECT_EQ(process_start_ticks(getpid()), mine);  // stable
+  EXPECT_TRUE(same_process_alive(getpid(), mine, "unused"));
+  // Another start time at this pid is another process: not ours to signal.
+  EXPECT_FALSE(same_process_alive(getpid(), mine + "1", "unused"));
+
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char byte = 0;
+    (void)!read(go[0], &byte, 1);
+    _exit(0);
+  }
+  const std::string started = process_start_ticks(child);
+  ASSERT_FALSE(started.empty());
+  EXPECT_TRUE(same_process_alive(child, started, "unused"));
+  (void)!write(go[1], "x", 1);
+  // A zombie (ended, not yet reaped) is gone already.
+  for (int i = 0; i < 500 && same_process_alive(child, started, "unused"); ++i) usleep(10'000);
+  EXPECT_FALSE(same_process_alive(child, started, "unused"));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_FALSE(same_process_alive(child, started, "unused"));
+  EXPECT_EQ(process_start_ticks(child), "");  // no such process
+  close(go[0]);
+  close(go[1]);
+}
+
+}  // namespace test_process_identity
