@@ -176,6 +176,37 @@ class Fencing : public ::testing::TestWithParam<std::string> {
   ft::TempDir scratch_{true};  // kept for a post-mortem when the test fails
 };
 
+// A one-run sweep "frozen" (and its uninterrupted "reference") whose scheduler and worker,
+// started under `prefix`, were frozen (SIGSTOP) mid-run and left silent past the heartbeat
+// timeout: the resume that follows declares the worker lost.
+struct FrozenSweep {
+  std::string file;
+  std::vector<std::string> args;
+  pid_t scheduler = 0, worker = 0;
+  int64_t at_update = 0;
+};
+
+FrozenSweep freeze_mid_run(const FaultScene& scene, const std::vector<std::string>& prefix) {
+  FrozenSweep frozen;
+  EXPECT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
+      << scene.log("reference.log");
+  frozen.file = scene.sweep("frozen");
+  frozen.args = {"--jobs", "1"};
+  frozen.args.insert(frozen.args.end(), kFast.begin(), kFast.end());
+  frozen.scheduler = scene.start(frozen.file, frozen.args, "first.log", prefix);
+  frozen.worker = scene.wait_mid_run("frozen", 300);
+  if (frozen.worker <= 0) return frozen;  // the caller asserts
+  // The whole node freezes: scheduler and worker. (Killing the scheduler instead would orphan
+  // the worker's stopped process group, and the kernel then wakes it with SIGHUP and SIGCONT.)
+  EXPECT_EQ(kill(frozen.scheduler, SIGSTOP), 0);
+  EXPECT_EQ(kill(frozen.worker, SIGSTOP), 0);
+  frozen.at_update = scene.only_run("frozen")->updates;
+  // Silent past the heartbeat timeout: the resume declares it lost and requeues its run (a
+  // follower that finds a worker lost marks its run crashed; the next --resume requeues).
+  std::this_thread::sleep_for(std::chrono::seconds(7));
+  return frozen;
+}
+
 // The reproduction of issue 32, on both backends: a sweep's scheduler and its worker, on another
 // machine, are frozen (SIGSTOP: a node that swaps, a VM paused); `--resume` here declares the
 // worker lost after the heartbeat timeout, requeues the run and a new worker finishes it. Then
@@ -186,23 +217,12 @@ class Fencing : public ::testing::TestWithParam<std::string> {
 TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
   if (auto why = ft::another_host_unavailable()) GTEST_SKIP() << *why;
   FaultScene scene(scratch_.path(), store_->location());
-  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
-      << scene.log("reference.log");
-
-  const std::string file = scene.sweep("frozen");
-  std::vector<std::string> args = {"--jobs", "1"};
-  args.insert(args.end(), kFast.begin(), kFast.end());
-  const pid_t scheduler = scene.start(file, args, "first.log", ft::as_another_host("frozen-node"));
-  const pid_t worker = scene.wait_mid_run("frozen", 300);
-  ASSERT_GT(worker, 0) << scene.log("first.log");
-  // The whole node freezes: scheduler and worker. (Killing the scheduler instead would orphan
-  // the worker's stopped process group, and the kernel then wakes it with SIGHUP and SIGCONT.)
-  ASSERT_EQ(kill(scheduler, SIGSTOP), 0);
-  ASSERT_EQ(kill(worker, SIGSTOP), 0);
-  const int64_t frozen_at = scene.only_run("frozen")->updates;
-  // Silent past the heartbeat timeout: the resume below declares it lost and requeues its run
-  // (a follower that finds a worker lost marks its run crashed; the next --resume requeues).
-  std::this_thread::sleep_for(std::chrono::seconds(7));
+  const FrozenSweep frozen = freeze_mid_run(scene, ft::as_another_host("frozen-node"));
+  ASSERT_GT(frozen.worker, 0) << scene.log("first.log");
+  const std::string& file = frozen.file;
+  const std::vector<std::string>& args = frozen.args;
+  const pid_t scheduler = frozen.scheduler, worker = frozen.worker;
+  const int64_t frozen_at = frozen.at_update;
 
   std::vector<std::string> resume = args;
   resume.push_back("--resume");
@@ -234,17 +254,11 @@ TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
 // device while the new worker trains -- and the reason recorded says so.
 TEST_P(Fencing, AFrozenWorkerOnThisMachineIsPutDownBeforeItsRunIsTakenOver) {
   FaultScene scene(scratch_.path(), store_->location());
-  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
-      << scene.log("reference.log");
-  const std::string file = scene.sweep("frozen");
-  std::vector<std::string> args = {"--jobs", "1"};
-  args.insert(args.end(), kFast.begin(), kFast.end());
-  const pid_t scheduler = scene.start(file, args, "first.log");
-  const pid_t worker = scene.wait_mid_run("frozen", 300);
-  ASSERT_GT(worker, 0) << scene.log("first.log");
-  ASSERT_EQ(kill(scheduler, SIGSTOP), 0);
-  ASSERT_EQ(kill(worker, SIGSTOP), 0);
-  std::this_thread::sleep_for(std::chrono::seconds(7));  // past the heartbeat timeout
+  const FrozenSweep frozen = freeze_mid_run(scene, {});
+  ASSERT_GT(frozen.worker, 0) << scene.log("first.log");
+  const std::string& file = frozen.file;
+  const std::vector<std::string>& args = frozen.args;
+  const pid_t scheduler = frozen.scheduler, worker = frozen.worker;
 
   std::vector<std::string> resume = args;
   resume.push_back("--resume");
