@@ -206,6 +206,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     auto runs = store.list_run_states(options.sweep);
     settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, lock_watch,
                         requeued_at);
+    if (auto stall = lock_watch.stall_to_tell(db::unix_now()))
+      std::fprintf(stderr, "sweep %s: %s\n", options.sweep.c_str(), stall->c_str());
     notifier.observe(runs);
     notifier.poll();
     bool any_running = false;

@@ -10,6 +10,7 @@
 // A PostgreSQL store needs none of this: the server ends a session idle inside a transaction
 // after 30 s (db/pg_connection.cpp), and no write waits on another run's rows.
 #include <optional>
+#include <string>
 
 #include "db/store.h"
 
@@ -27,9 +28,15 @@ class WriteLockWatch {
   // 0: never seen blocked.
   double blocked_until() const { return blocked_until_; }
   void blocked_at(double now);
+  // Once per stall, when one process has held the lock for kStallNoticeSeconds: a line for the
+  // user, who otherwise sees every worker stop at once and nothing say why.
+  std::optional<std::string> stall_to_tell(double now);
+  static constexpr double kStallNoticeSeconds = 3;
 
  private:
   std::optional<long long> holder_;
+  double held_since_ = 0;  // the first look that found holder_
+  bool told_ = false;      // stall_to_tell said so for this holder
   double blocked_until_ = 0;
 };
 

@@ -1,7 +1,8 @@
 // A SQLite store locked by another process for longer than the retry budget
 // ($FATHOM_DB_RETRY_SECONDS) is out of reach, as a PostgreSQL server down is: the write throws
 // db::StoreUnreachable -- which a worker records as "crashed", resumable -- not a plain error
-// that recorded the run "failed" (issue 57 item 2). The lock is held by a real second process.
+// that recorded the run "failed" (issue 57 item 2). The lock is held by a real second process,
+// which the store and the scheduler's watch can name (db/sqlite_write_lock.h).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 
 #include "db/store.h"
 #include "db/store_unreachable.h"
+#include "experiments/write_lock_watch.h"
 #include "tests/support/temp_dir.h"
 
 namespace test_sqlite_lock_budget {
@@ -90,6 +92,52 @@ TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
   ::close(ready[1]);
 }
 
+// Another process inside a write transaction on the store at `path` from construction until
+// commit(), then idle with its connection open until destroyed.
+class WriteTransactionElsewhere {
+ public:
+  explicit WriteTransactionElsewhere(const std::string& path) {
+    if (::pipe(ready_) != 0 || ::pipe(go_) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      sqlite3* db = nullptr;
+      char byte = 0;
+      if (sqlite3_open(path.c_str(), &db) != SQLITE_OK ||
+          sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+        ::_exit(1);
+      (void)!::write(ready_[1], "x", 1);
+      (void)!::read(go_[0], &byte, 1);
+      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+      (void)!::write(ready_[1], "x", 1);
+      (void)!::read(go_[0], &byte, 1);
+      sqlite3_close(db);
+      ::_exit(0);
+    }
+    char byte = 0;
+    started_ = pid_ > 0 && ::read(ready_[0], &byte, 1) == 1;
+  }
+  ~WriteTransactionElsewhere() {
+    if (pid_ > 0) {
+      (void)!::write(go_[1], "x", 1);
+      (void)!::write(go_[1], "x", 1);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    for (int fd : {ready_[0], ready_[1], go_[0], go_[1]}) ::close(fd);
+  }
+  bool started() const { return started_; }
+  pid_t pid() const { return pid_; }
+  bool commit() {
+    char byte = 0;
+    return ::write(go_[1], "x", 1) == 1 && ::read(ready_[0], &byte, 1) == 1;
+  }
+
+ private:
+  int ready_[2] = {-1, -1}, go_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  bool started_ = false;
+};
+
 // Who holds the write lock (db/sqlite_write_lock.h), read from /proc/locks: the other process
 // while it is inside a write transaction, nobody once it commits, and never this process itself.
 TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits) {
@@ -97,37 +145,13 @@ TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits
   const std::string path = (dir.path() / "runs.db").string();
   auto store = Store::open(path);
   EXPECT_FALSE(store.write_lock_holder());
-
-  int ready[2], go[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  ASSERT_EQ(::pipe(go), 0);
-  const pid_t holder = ::fork();
-  ASSERT_GE(holder, 0);
-  if (holder == 0) {  // inside a write transaction until told, then committed, then idle
-    sqlite3* db = nullptr;
-    char byte = 0;
-    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK ||
-        sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-      ::_exit(1);
-    (void)!::write(ready[1], "x", 1);
-    (void)!::read(go[0], &byte, 1);
-    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-    (void)!::write(ready[1], "x", 1);
-    (void)!::read(go[0], &byte, 1);
-    sqlite3_close(db);
-    ::_exit(0);
+  {
+    WriteTransactionElsewhere other(path);
+    ASSERT_TRUE(other.started());
+    EXPECT_EQ(store.write_lock_holder(), std::optional<long long>(other.pid()));
+    ASSERT_TRUE(other.commit());
+    EXPECT_FALSE(store.write_lock_holder());  // committed; its connection still open
   }
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  EXPECT_EQ(store.write_lock_holder(), std::optional<long long>(holder));
-  (void)!::write(go[1], "x", 1);
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  EXPECT_FALSE(store.write_lock_holder());  // committed; its connection still open
-  (void)!::write(go[1], "x", 1);
-  int status = 0;
-  ASSERT_EQ(::waitpid(holder, &status, 0), holder);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
   // This process's own transaction (another connection of ours) is not "another process".
   sqlite3* own = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &own), SQLITE_OK);
@@ -135,7 +159,39 @@ TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits
   EXPECT_FALSE(store.write_lock_holder());
   sqlite3_exec(own, "COMMIT", nullptr, nullptr, nullptr);
   sqlite3_close(own);
-  for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+}
+
+// The scheduler's view of it (experiments/write_lock_watch.h): the store counts as blocked from
+// the second look that finds the same holder, until the last such look; the user is told once,
+// after kStallNoticeSeconds; a commit ends the stall and leaves the last blocked time as it was.
+TEST(SqliteWriteLock, TheWatchCountsAStallFromTheSecondLookAndTellsOfItOnce) {
+  using fathom::experiments::WriteLockWatch;
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  auto store = Store::open(path);
+  WriteLockWatch watch;
+  const double t0 = 1000;
+  watch.look(store, t0);
+  EXPECT_FALSE(watch.holder());
+  WriteTransactionElsewhere other(path);
+  ASSERT_TRUE(other.started());
+  watch.look(store, t0 + 1);
+  EXPECT_EQ(watch.holder(), std::optional<long long>(other.pid()));
+  EXPECT_EQ(watch.blocked_until(), 0);  // one look: a transaction of milliseconds looks the same
+  watch.look(store, t0 + 2);
+  EXPECT_EQ(watch.blocked_until(), t0 + 2);
+  EXPECT_FALSE(watch.stall_to_tell(t0 + 1 + WriteLockWatch::kStallNoticeSeconds - 0.5));
+  const auto told = watch.stall_to_tell(t0 + 1 + WriteLockWatch::kStallNoticeSeconds);
+  ASSERT_TRUE(told);
+  EXPECT_NE(told->find("held by pid " + std::to_string(other.pid()) + " for 3 s"),
+            std::string::npos)
+      << *told;
+  EXPECT_FALSE(watch.stall_to_tell(t0 + 10));  // once
+  ASSERT_TRUE(other.commit());
+  watch.look(store, t0 + 11);
+  EXPECT_FALSE(watch.holder());
+  EXPECT_EQ(watch.blocked_until(), t0 + 2);
+  EXPECT_FALSE(watch.stall_to_tell(t0 + 20));
 }
 
 }  // namespace test_sqlite_lock_budget

@@ -371,6 +371,10 @@ TEST_P(SqliteFaults, AWorkerFrozenHoldingTheWriteLockIsPutDownAndTheOtherTrainsO
       std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
   EXPECT_EQ(ft::wait_exit(scheduler), 1) << log("frozen.log");  // one run left crashed
   std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
+  // The user was told why every worker stopped at once.
+  EXPECT_NE(log("frozen.log").find("write lock has been held by pid " + std::to_string(worker)),
+            std::string::npos)
+      << log("frozen.log");
 
   for (const auto& r : runs(faulty(), "frozen_lock")) {
     if (r.id == frozen_run) {
