@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "base/util/error.h"
 #include "base/util/file_write.h"
@@ -249,10 +250,29 @@ std::optional<std::string> gone_slurm(const db::RunRecord&, const WorkerTags& ta
   return std::nullopt;  // still there, or Slurm did not answer: only the heartbeat can tell
 }
 
+// SIGKILL to the batch shell (the worker); only if the job is still there after a
+// while, a plain scancel, whose SIGCONT and SIGTERM would wake a frozen worker to checkpoint a run
+// no longer its own. Both return before the task ends; a frozen task on a SQLite store's
+// machine holds its write lock until it does, so wait for that (bounded).
 std::optional<std::string> put_down_slurm(const db::RunRecord& run, const WorkerTags& tags) {
   const std::string job = tag_or(tags, "slurm.job_id", tag_or(tags, "slurm.job"));
-  if (job.empty() || gone_slurm(run, tags) || stop_slurm(run, tags)) return std::nullopt;
-  return "its Slurm job " + tag_or(tags, "slurm.job", job) + " was cancelled";
+  if (job.empty() || gone_slurm(run, tags)) return std::nullopt;
+  const auto gone_within = [&](double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (gone_slurm(run, tags)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return false;
+  };
+  const std::string named = "its Slurm job " + tag_or(tags, "slurm.job", job);
+  // --batch: the raw signal to the batch shell, which exec's the worker (or srun, whose step
+  // then ends). With --full, Slurm 22.05 sent SIGCONT and SIGTERM first, as a cancel does.
+  run_program({"scancel", "--batch", "--signal=KILL", job}, "", {}, 60);
+  if (gone_within(10)) return named + " was killed";
+  if (stop_slurm(run, tags)) return std::nullopt;
+  gone_within(30);
+  return named + " was cancelled";
 }
 
 std::map<std::string, std::string> states_slurm(const std::vector<WorkerTags>& sweep_tags) {

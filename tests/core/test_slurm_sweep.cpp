@@ -10,6 +10,7 @@
 // submission sbatch refuses, no sbatch on PATH) is refused with its file, line and key, with
 // nothing queued.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -27,6 +28,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/processes.h"
 #include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
@@ -352,6 +354,42 @@ TEST_F(SlurmSweep, KilledTaskIsCrashedThenResumedFromItsCheckpoint) {
     steps.push_back(p.step);
   for (int64_t step = 5; step <= 5000; step += 5) expected.push_back(step);
   EXPECT_EQ(steps, expected);
+}
+
+// A task frozen on its node (SIGSTOP: a node that swaps): the resume that judges its worker
+// lost cancels its job (scancel) before it queues the run again, so the frozen task holds no
+// node while another trains its run, and says so; the job leaves Slurm's queue.
+TEST_F(SlurmSweep, AFrozenTaskIsCancelledWhenItsWorkerIsJudgedLost) {
+  const std::string sweep =
+      write_sweep("frozen",
+                  "name: frozen\nbase: base.yaml\nseeds: [3]\nset:\n  train.max_updates: 1000000\n"
+                  "  train.log_every: 5\nslurm:\n  cpus: 1\n");
+  const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5",
+                                         "--no-progress"};
+  std::vector<std::string> submit = {"sweep", sweep};
+  submit.insert(submit.end(), fast.begin(), fast.end());
+  const ProgramResult submitted = fathom(submit);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
+  const RunningTask task = wait_for_running_task("frozen", 20, 1000000);
+  ASSERT_TRUE(task) << "no task started";
+  const pid_t worker = static_cast<pid_t>(std::stoll(tags(task.run).at("worker.pid")));
+  ASSERT_EQ(kill(worker, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(7));  // past the heartbeat timeout
+
+  std::vector<std::string> resume = submit;
+  resume.push_back("--resume");
+  const ProgramResult resumed = fathom(resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.err.find("lost worker of run " + std::to_string(task.run)), std::string::npos)
+      << resumed.err << "the run now: " << runs("frozen").front().status << ", "
+      << runs("frozen").front().error;
+  EXPECT_NE(resumed.err.find("its Slurm job " + task.job), std::string::npos) << resumed.err;
+  EXPECT_TRUE(wait_for([&] { return queued_jobs(task.job).empty(); }, 60))
+      << "the frozen task's job is still in the queue";
+  const ProgramResult cancel = fathom({"sweep", "cancel", "frozen"});  // the new task's run
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_TRUE(wait_for([&] { return !fathom::testing::process_running(worker); }, 60))
+      << "the frozen worker still runs";
 }
 
 // `fathom sweep cancel` while tasks run and wait: every run is cancelled, the array leaves
