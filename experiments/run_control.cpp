@@ -123,7 +123,9 @@ std::vector<size_t> lock_holder_first(const db::Store& store,
 
 std::optional<std::string> judge_lost_worker(const db::Store& store, const db::RunRecord& run,
                                              double now, double timeout_s, WriteLockWatch& watch) {
-  const bool holds_lock = held_by_process(run, store.tags(run.id), watch.holder());
+  if (run.status != db::status::kRunning) return std::nullopt;  // no tags read: 100k runs a round
+  const bool holds_lock =
+      watch.holder() && held_by_process(run, store.tags(run.id), watch.holder());
   auto lost = lost_worker(store, run, now, timeout_s, holds_lock ? 0 : watch.blocked_until());
   if (!lost || !holds_lock) return lost;
   watch.blocked_at(now);  // the others' silence until it is gone is its doing
