@@ -353,8 +353,15 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
                 r.host.empty() ? "-" : r.host.c_str(), job.empty() ? "-" : job.c_str(),
                 state.c_str(), beat.c_str(), r.name.c_str());
   }
+  // Every worker silent at once: a process frozen inside a write (experiments/write_lock_watch.h).
+  const auto stalled_by = experiments::stalled_write_lock_holder(store);
   if (global.json) {
-    std::cout << nlohmann::json{{"sweep", name}, {"runs", json_runs}, {"counts", by_status}}.dump(2)
+    std::cout << nlohmann::json{{"sweep", name},
+                                {"runs", json_runs},
+                                {"counts", by_status},
+                                {"store_locked_by", stalled_by ? nlohmann::json(*stalled_by)
+                                                               : nlohmann::json(nullptr)}}
+                     .dump(2)
               << "\n";
     return;
   }
@@ -365,6 +372,13 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
       std::printf(" (%d stopped early by train.patience)", stopped_early);
   }
   std::printf("\n");
+  if (stalled_by)
+    std::printf(
+        "the run store's write lock is held by pid %lld, still a second later: every writer "
+        "waits on it (a process stopped or hung inside a write?); the scheduler following the "
+        "sweep puts down a worker of it holding the lock once its heartbeat is older than the "
+        "timeout\n",
+        *stalled_by);
 }
 
 // Queued runs become cancelled; running ones are cancelled and their workers stopped wherever

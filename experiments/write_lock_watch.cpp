@@ -1,6 +1,8 @@
 #include "experiments/write_lock_watch.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace fathom::experiments {
 
@@ -25,5 +27,12 @@ std::optional<std::string> WriteLockWatch::stall_to_tell(double now) {
 }
 
 void WriteLockWatch::blocked_at(double now) { blocked_until_ = std::max(blocked_until_, now); }
+
+std::optional<long long> stalled_write_lock_holder(const db::Store& store, double apart_s) {
+  const auto first = store.write_lock_holder();
+  if (!first) return std::nullopt;
+  std::this_thread::sleep_for(std::chrono::duration<double>(apart_s));
+  return store.write_lock_holder() == first ? first : std::nullopt;
+}
 
 }  // namespace fathom::experiments

@@ -40,4 +40,9 @@ class WriteLockWatch {
   double blocked_until_ = 0;
 };
 
+// The process holding the store's write lock now that still holds it `apart_s` seconds later
+// (a transaction of ours takes milliseconds), else nullopt -- at once when nobody holds it. For
+// a one-off view of a stalled store: `fathom sweep status`.
+std::optional<long long> stalled_write_lock_holder(const db::Store& store, double apart_s = 1);
+
 }  // namespace fathom::experiments

@@ -17,6 +17,7 @@
 #include "db/store_unreachable.h"
 #include "experiments/write_lock_watch.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/write_transaction_elsewhere.h"
 
 namespace test_sqlite_lock_budget {
 using namespace fathom::db;
@@ -92,52 +93,6 @@ TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
   ::close(ready[1]);
 }
 
-// Another process inside a write transaction on the store at `path` from construction until
-// commit(), then idle with its connection open until destroyed.
-class WriteTransactionElsewhere {
- public:
-  explicit WriteTransactionElsewhere(const std::string& path) {
-    if (::pipe(ready_) != 0 || ::pipe(go_) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      sqlite3* db = nullptr;
-      char byte = 0;
-      if (sqlite3_open(path.c_str(), &db) != SQLITE_OK ||
-          sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-        ::_exit(1);
-      (void)!::write(ready_[1], "x", 1);
-      (void)!::read(go_[0], &byte, 1);
-      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-      (void)!::write(ready_[1], "x", 1);
-      (void)!::read(go_[0], &byte, 1);
-      sqlite3_close(db);
-      ::_exit(0);
-    }
-    char byte = 0;
-    started_ = pid_ > 0 && ::read(ready_[0], &byte, 1) == 1;
-  }
-  ~WriteTransactionElsewhere() {
-    if (pid_ > 0) {
-      (void)!::write(go_[1], "x", 1);
-      (void)!::write(go_[1], "x", 1);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    for (int fd : {ready_[0], ready_[1], go_[0], go_[1]}) ::close(fd);
-  }
-  bool started() const { return started_; }
-  pid_t pid() const { return pid_; }
-  bool commit() {
-    char byte = 0;
-    return ::write(go_[1], "x", 1) == 1 && ::read(ready_[0], &byte, 1) == 1;
-  }
-
- private:
-  int ready_[2] = {-1, -1}, go_[2] = {-1, -1};
-  pid_t pid_ = -1;
-  bool started_ = false;
-};
-
 // Who holds the write lock (db/sqlite_write_lock.h), read from /proc/locks: the other process
 // while it is inside a write transaction, nobody once it commits, and never this process itself.
 TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits) {
@@ -146,7 +101,7 @@ TEST(SqliteWriteLock, NamesTheProcessInsideAWriteTransactionAndNoneOnceItCommits
   auto store = Store::open(path);
   EXPECT_FALSE(store.write_lock_holder());
   {
-    WriteTransactionElsewhere other(path);
+    fathom::testing::WriteTransactionElsewhere other(path);
     ASSERT_TRUE(other.started());
     EXPECT_EQ(store.write_lock_holder(), std::optional<long long>(other.pid()));
     ASSERT_TRUE(other.commit());
@@ -173,7 +128,7 @@ TEST(SqliteWriteLock, TheWatchCountsAStallFromTheSecondLookAndTellsOfItOnce) {
   const double t0 = 1000;
   watch.look(store, t0);
   EXPECT_FALSE(watch.holder());
-  WriteTransactionElsewhere other(path);
+  fathom::testing::WriteTransactionElsewhere other(path);
   ASSERT_TRUE(other.started());
   watch.look(store, t0 + 1);
   EXPECT_EQ(watch.holder(), std::optional<long long>(other.pid()));

@@ -23,6 +23,7 @@
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/write_transaction_elsewhere.h"
 
 namespace test_cli {
 namespace fs = std::filesystem;
@@ -53,6 +54,15 @@ std::vector<std::vector<std::string>> table_cells(const std::string& text) {
                       std::istream_iterator<std::string>());
   }
   return rows;
+}
+
+// A queued run of sweep `sweep` named `name`, its config empty; its id.
+int64_t add_sweep_run(fathom::db::Store& store, const std::string& name, const std::string& sweep) {
+  fathom::db::NewRun run;
+  run.name = name;
+  run.sweep = sweep;
+  run.config_json = "{}";
+  return store.create_run(run);
 }
 
 class Cli : public ::testing::Test {
@@ -627,13 +637,8 @@ TEST_F(Cli, EveryCommandThatPrintsSpeaksJson) {
   EXPECT_EQ(d["needs_yes"], false);
   {
     auto store = fathom::db::Store::open(db());
-    for (const std::string name : {"s/norm=post", "s/norm=pre", "s/norm=peri"}) {
-      fathom::db::NewRun run;
-      run.name = name;
-      run.sweep = "s";
-      run.config_json = "{}";
-      store.create_run(run);
-    }
+    for (const std::string name : {"s/norm=post", "s/norm=pre", "s/norm=peri"})
+      add_sweep_run(store, name, "s");
   }
   const Result status = fathom({"--db", db(), "--json", "sweep", "status", "s"});
   ASSERT_EQ(status.status, 0) << status.err;
@@ -663,11 +668,7 @@ TEST_F(Cli, SweepStatusSaysWhichRunsStoppedEarly) {
   {
     auto store = fathom::db::Store::open(db());
     for (const std::string name : {"s/a", "s/b", "s/c"}) {
-      fathom::db::NewRun run;
-      run.name = name;
-      run.sweep = "s";
-      run.config_json = "{}";
-      const int64_t id = store.create_run(run);
+      const int64_t id = add_sweep_run(store, name, "s");
       store.mark_running(id, "host", "cpu");
       store.finish_run(id, "finished");
     }
@@ -688,6 +689,34 @@ TEST_F(Cli, SweepStatusSaysWhichRunsStoppedEarly) {
   EXPECT_EQ(runs[0]["early_stop"], "update 60: 2 validations since update 50 ...");
   EXPECT_TRUE(runs[1]["early_stop"].is_null());
   EXPECT_TRUE(runs[2]["early_stop"].is_null());
+}
+
+// `fathom sweep status` of a store whose write lock another process holds -- still a second
+// later, so no transaction of milliseconds -- names that process (text and --json), and says
+// nothing once it committed.
+TEST_F(Cli, SweepStatusNamesAProcessThatHoldsTheStoresWriteLock) {
+  {
+    auto store = fathom::db::Store::open(db());
+    add_sweep_run(store, "s/a", "s");
+  }
+  const std::string said = "the run store's write lock is held by pid ";
+  {
+    fathom::testing::WriteTransactionElsewhere other(db());
+    ASSERT_TRUE(other.started());
+    const Result text = fathom({"--db", db(), "sweep", "status", "s"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_TRUE(contains(text.out, said + std::to_string(other.pid()) + ", still a second later"))
+        << text.out;
+    const Result json = fathom({"--db", db(), "--json", "sweep", "status", "s"});
+    ASSERT_EQ(json.status, 0) << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["store_locked_by"], other.pid());
+    ASSERT_TRUE(other.commit());
+    const Result free = fathom({"--db", db(), "--json", "sweep", "status", "s"});
+    ASSERT_EQ(free.status, 0) << free.err;
+    EXPECT_TRUE(nlohmann::json::parse(free.out)["store_locked_by"].is_null());
+  }
+  const Result text = fathom({"--db", db(), "sweep", "status", "s"});
+  EXPECT_FALSE(contains(text.out, said)) << text.out;
 }
 
 // A sub-layer style name is checked against the method registry at the axis value's line,
