@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -185,44 +186,53 @@ class LocalLauncher : public Launcher {
   std::chrono::steady_clock::time_point last_claim_{};
 };
 
-std::optional<std::string> stop_local(const db::RunRecord& run, const WorkerTags& tags) {
+// The process a local worker recorded in its run's tags (worker.pid, worker.host -- the run's
+// host for tags from before it -- and worker.started); nullopt when it recorded no pid.
+struct RecordedProcess {
+  std::string pid_text, where, start_ticks;
+  pid_t pid() const { return static_cast<pid_t>(std::stoll(pid_text)); }
+  bool here() const { return where == host_name(); }
+};
+
+std::optional<RecordedProcess> recorded_process(const db::RunRecord& run, const WorkerTags& tags) {
   auto pid = tags.find(worker_tag::kPid);
   if (pid == tags.end()) return std::nullopt;
   auto host = tags.find(worker_tag::kHost);
-  const std::string where = host != tags.end() ? host->second : run.host;
-  if (where != host_name())
-    return "run " + std::to_string(run.id) + "'s worker runs on " + where +
+  auto started = tags.find(worker_tag::kStarted);
+  return RecordedProcess{pid->second, host != tags.end() ? host->second : run.host,
+                         started != tags.end() ? started->second : ""};
+}
+
+std::optional<std::string> stop_local(const db::RunRecord& run, const WorkerTags& tags) {
+  const auto worker = recorded_process(run, tags);
+  if (!worker) return std::nullopt;
+  if (!worker->here())
+    return "run " + std::to_string(run.id) + "'s worker runs on " + worker->where +
            ", not here: it stops at its next update after seeing the run cancelled";
-  const pid_t p = static_cast<pid_t>(std::stoll(pid->second));
-  if (process_alive(p, "fathom")) kill(p, SIGTERM);
+  if (process_alive(worker->pid(), "fathom")) kill(worker->pid(), SIGTERM);
   return std::nullopt;
 }
 
 std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags& tags) {
-  auto pid = tags.find(worker_tag::kPid);
-  auto host = tags.find(worker_tag::kHost);
-  const std::string where = host != tags.end() ? host->second : run.host;
-  if (pid == tags.end() || where != host_name()) return std::nullopt;  // only the heartbeat knows
-  if (process_alive(static_cast<pid_t>(std::stoll(pid->second)), "fathom")) return std::nullopt;
-  return "its worker (pid " + pid->second + " on " + where + ") is gone";
+  const auto worker = recorded_process(run, tags);
+  if (!worker || !worker->here()) return std::nullopt;  // only the heartbeat knows
+  if (process_alive(worker->pid(), "fathom")) return std::nullopt;
+  return "its worker (pid " + worker->pid_text + " on " + worker->where + ") is gone";
 }
 
 // SIGKILL, not SIGTERM: a frozen process runs no handler until it is woken, and a lost worker's
 // run is no longer its own to checkpoint. Its locks go when it exits (a zombie holds none).
 std::optional<std::string> put_down_local(const db::RunRecord& run, const WorkerTags& tags) {
-  auto pid = tags.find(worker_tag::kPid);
-  auto host = tags.find(worker_tag::kHost);
-  const std::string where = host != tags.end() ? host->second : run.host;
-  if (pid == tags.end() || where != host_name()) return std::nullopt;
-  const pid_t p = static_cast<pid_t>(std::stoll(pid->second));
-  auto started = tags.find(worker_tag::kStarted);
-  const std::string start_ticks = started == tags.end() ? "" : started->second;
-  if (!same_process_alive(p, start_ticks, "fathom") || kill(p, SIGKILL) != 0) return std::nullopt;
+  const auto worker = recorded_process(run, tags);
+  if (!worker || !worker->here()) return std::nullopt;
+  const auto alive = [&] {
+    return same_process_alive(worker->pid(), worker->start_ticks, "fathom");
+  };
+  if (!alive() || kill(worker->pid(), SIGKILL) != 0) return std::nullopt;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (same_process_alive(p, start_ticks, "fathom") &&
-         std::chrono::steady_clock::now() < deadline)
+  while (alive() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return "its process (pid " + pid->second + " on " + where + ") was killed";
+  return "its process (pid " + worker->pid_text + " on " + worker->where + ") was killed";
 }
 
 std::vector<std::string> cancel_pending_local(const std::vector<WorkerTags>&) { return {}; }

@@ -348,44 +348,32 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
   EXPECT_EQ(experiments::build_comparison_table(with_model({"", "checkpoint_best, update 9"}), o)
                 .notes.size(),
             1u);
-  auto notes = experiments::build_comparison_table(with_model({mean, mean}), o).notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[1],
-            "test_bleu: every run's final model is the mean of the last 5 kept checkpoints "
-            "(eval.average_checkpoints)");
-  notes = experiments::build_comparison_table(with_model({mean, "", mean, ""}), o).notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[1],
-            "⚠ the runs' test_bleu measure different models: 2 runs the best checkpoint, 2 runs "
-            "the mean of the last 5 kept checkpoints (eval.average_checkpoints); a difference may "
-            "be the protocol's, not the method's");
-  experiments::TableOptions by_key = o;
-  by_key.cols = "eval.average_checkpoints";
-  notes = experiments::build_comparison_table(with_model({mean, "", mean, ""}), by_key).notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(
-      notes[1].rfind("test_bleu: the final model follows eval.average_checkpoints per cell", 0), 0u)
-      << notes[1];
+  // For one protocol's tag beside runs of the default one: the note when every run follows it,
+  // when half do, and when the table separates them by the protocol's key.
+  const auto expect_notes = [&](const std::string& model, const std::string& protocol,
+                                const std::string& key, bool by_rows) {
+    SCOPED_TRACE(model);
+    auto notes = experiments::build_comparison_table(with_model({model, model}), o).notes;
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[1], "test_bleu: every run's final model is " + protocol);
+    notes = experiments::build_comparison_table(with_model({model, "", model, ""}), o).notes;
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[1],
+              "⚠ the runs' test_bleu measure different models: 2 runs the best checkpoint, 2 "
+              "runs " +
+                  protocol + "; a difference may be the protocol's, not the method's");
+    experiments::TableOptions by_key = o;
+    (by_rows ? by_key.rows : by_key.cols) = key;
+    notes = experiments::build_comparison_table(with_model({model, "", model, ""}), by_key).notes;
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[1].rfind("test_bleu: the final model follows " + key + " per cell", 0), 0u)
+        << notes[1];
+  };
+  expect_notes(mean, "the mean of the last 5 kept checkpoints (eval.average_checkpoints)",
+               "eval.average_checkpoints", false);
   // Best checkpoints by valid_bleu (train.best_metric) beside ones by valid_loss: other models.
-  const std::string by_bleu = "checkpoint_best by valid_bleu, update 385";
-  notes = experiments::build_comparison_table(with_model({by_bleu, by_bleu}), o).notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[1],
-            "test_bleu: every run's final model is the best checkpoint by valid_bleu "
-            "(train.best_metric)");
-  notes = experiments::build_comparison_table(with_model({by_bleu, "", by_bleu, ""}), o).notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[1],
-            "⚠ the runs' test_bleu measure different models: 2 runs the best checkpoint, 2 runs "
-            "the best checkpoint by valid_bleu (train.best_metric); a difference may be the "
-            "protocol's, not the method's");
-  experiments::TableOptions by_metric_key = o;
-  by_metric_key.rows = "train.best_metric";
-  notes = experiments::build_comparison_table(with_model({by_bleu, "", by_bleu, ""}), by_metric_key)
-              .notes;
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[1].rfind("test_bleu: the final model follows train.best_metric per cell", 0), 0u)
-      << notes[1];
+  expect_notes("checkpoint_best by valid_bleu, update 385",
+               "the best checkpoint by valid_bleu (train.best_metric)", "train.best_metric", true);
   // A value not from the final model, or not the final value, is not about it.
   experiments::TableOptions best = o;
   best.value = experiments::RunValue::Best;

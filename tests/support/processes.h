@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -67,11 +66,8 @@ inline int wait_exit(pid_t pid, double timeout_s = 600) {
 
 // Whether process `pid` (not necessarily our child) still runs: it exists and is no zombie.
 inline bool process_running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const auto paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
+  const char state = process_state(pid);
+  return state != '\0' && state != 'Z';
 }
 
 // Waits until `pid` has ended; false when it still runs after `timeout_s`.
