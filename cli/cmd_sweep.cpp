@@ -25,6 +25,7 @@
 #include "base/util/usable_cores.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/model/registry.h"
 #include "core/train/memory_check.h"
 #include "db/early_stop_tag.h"
@@ -60,34 +61,15 @@ struct SweepArgs {
   std::vector<std::string> retry;  // --retry: ended statuses a resume takes back
 };
 
-// A timeout shorter than a few heartbeats would call every worker lost before it beat once
-// (`--heartbeat-timeout 1`, or -1 or nan, marked every run crashed before its worker started);
+// --heartbeat-timeout against the interval this sweep's workers beat at (cli/option_checks.h);
 // --retry names ended statuses a resume can continue.
-// A timeout past a day turns lost-worker detection off in all but name (1e308 was accepted);
-// nan and inf are not numbers of seconds, whatever CLI11's range check lets through.
-constexpr double kMostHeartbeatTimeout = 86'400;
-
 void check_follow_flags(const SweepArgs& args) {
   if (!(args.heartbeat_interval >= db::kMinHeartbeatInterval && args.heartbeat_interval <= 3600))
     throw InputError("fathom sweep", 0, "--heartbeat-interval",
                      format_number(args.heartbeat_interval) + " is not a number of seconds from " +
                          format_number(db::kMinHeartbeatInterval) + " to 3600");
-  if (!std::isfinite(args.heartbeat_timeout))
-    throw InputError("fathom sweep", 0, "--heartbeat-timeout",
-                     format_number(args.heartbeat_timeout) + " is not a number of seconds");
-  if (args.heartbeat_timeout > kMostHeartbeatTimeout)
-    throw InputError("fathom sweep", 0, "--heartbeat-timeout",
-                     format_number(args.heartbeat_timeout) + " s is longer than a day (" +
-                         format_number(kMostHeartbeatTimeout) +
-                         " s): a lost worker would hold its run that long");
-  const double least = db::kMinBeatsPerTimeout * args.heartbeat_interval;
-  if (!(args.heartbeat_timeout >= least))
-    throw InputError(
-        "fathom sweep", 0, "--heartbeat-timeout",
-        format_number(args.heartbeat_timeout) + " s is too short: a worker beats every " +
-            format_number(args.heartbeat_interval) +
-            " s (--heartbeat-interval), so it must be at least " +
-            format_number(db::kMinBeatsPerTimeout) + " beats, " + format_number(least) + " s");
+  check_heartbeat_timeout("fathom sweep", args.heartbeat_timeout, args.heartbeat_interval,
+                          "--heartbeat-interval");
   for (const auto& status : args.retry) {
     const auto& allowed = experiments::retryable_statuses();
     if (std::find(allowed.begin(), allowed.end(), status) == allowed.end())

@@ -24,6 +24,7 @@
 #include "base/util/strings.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/rank_launch.h"
 #include "cli/reproduction.h"
 #include "cli/settle_outcome.h"
@@ -61,6 +62,10 @@ struct TrainArgs {
   bool no_progress = false;
   int nproc = -1;           // --nproc N: train.processes (-1: as the config says)
   int rendezvous_port = 0;  // --rendezvous-port P (0: any free port)
+  double heartbeat_interval = db::HeartbeatThread::kDefaultInterval;  // --heartbeat-interval
+  // --heartbeat-timeout, with --resume: how long a running run's worker must have been silent
+  // to count as lost (and be put down) rather than live.
+  double heartbeat_timeout = experiments::kDefaultHeartbeatTimeout;
 };
 
 void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool json) {
@@ -84,9 +89,11 @@ void print_outcome(const db::RunRecord& run, const TrainOutcome& outcome, bool j
 
 // A finished run with no update left (resuming would only redo its final evaluation) or a
 // diverged one (the same trajectory diverges again) has nothing to resume; a running one with
-// a live worker is someone else's. A finished run given more updates trains on.
-void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
-                             const RunConfig& config) {
+// a live worker is someone else's. Returns why a running run's worker is lost (its heartbeat
+// older than `heartbeat_timeout`, or its process gone): the resume takes the run over.
+std::optional<std::string> refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
+                                                   const RunConfig& config,
+                                                   double heartbeat_timeout) {
   const std::string id = std::to_string(run.id);
   if (run.status == db::status::kDiverged)
     throw InputError(store.path(), 0, "--resume",
@@ -98,13 +105,20 @@ void refuse_pointless_resume(const db::Store& store, const db::RunRecord& run,
         store.path(), 0, "--resume",
         "run " + id + " is finished with all its " + std::to_string(run.updates) +
             " updates: nothing to resume (raise train.max_updates with --set to train it further)");
-  if (run.status == db::status::kRunning &&
-      !experiments::lost_worker(store, run, db::unix_now(), experiments::kDefaultHeartbeatTimeout))
+  if (run.status != db::status::kRunning) return std::nullopt;
+  // Never judged on fewer heartbeats than its worker said it beats at: a live run put down.
+  const double interval = experiments::recorded_heartbeat_interval(
+      run, store.tags(run.id), db::HeartbeatThread::kDefaultInterval);
+  check_heartbeat_timeout("fathom train", heartbeat_timeout, interval,
+                          "run " + id + "'s worker recorded so");
+  auto lost = experiments::lost_worker(store, run, db::unix_now(), heartbeat_timeout);
+  if (!lost)
     throw InputError(store.path(), 0, "--resume",
                      "run " + id + " is running on " + run.host +
                          " (its heartbeat is recent); "
                          "`fathom cancel " +
                          id + "` first");
+  return lost;
 }
 
 // A run train.patience ended has had exactly that many validations without a new best: resumed
@@ -220,9 +234,11 @@ std::string command_line(const GlobalOptions& global, const db::Store& store,
 // reaches it and a dead process is known at once, experiments/run_control.h) and a resume's
 // changed settings.
 void record_holder(db::Store& store, const db::Lease& lease, const RunConfig& config,
-                   const std::map<std::string, std::string>& changes, int64_t updates) {
+                   const std::map<std::string, std::string>& changes, int64_t updates,
+                   double heartbeat_s) {
   experiments::record_worker_tags(
-      store, lease, experiments::holder_tags(experiments::default_launcher(), getpid()));
+      store, lease,
+      experiments::holder_tags(experiments::default_launcher(), getpid(), "", heartbeat_s));
   if (changes.empty()) return;
   std::string text;
   for (const auto& [key, change] : changes)
@@ -393,11 +409,13 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
                      "must be at least 1 process, got " + std::to_string(args.nproc));
   if (args.nproc > 0) apply_overrides(config, {"train.processes=" + std::to_string(args.nproc)});
   std::map<std::string, std::string> changes;
+  std::optional<std::string> lost_worker;  // why a resumed running run's worker is lost
   if (start.reproduced && !start.resumed) refuse_changed_reproduction(stored, config);
   if (start.resumed) {
     changes = resume_changes(stored, config);
     refuse_end_before_reached(*start.store, *start.resumed, stored, config);
-    refuse_pointless_resume(*start.store, *start.resumed, config);
+    lost_worker =
+        refuse_pointless_resume(*start.store, *start.resumed, config, args.heartbeat_timeout);
     refuse_resume_into_early_stop(*start.store, *start.resumed, stored, config);
   }
   // Every check runs before any work: a bad config (or a device this machine lacks) never
@@ -416,6 +434,12 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
     ranks = RankLaunch::local(config, paths.cache_root, args.rendezvous_port, "--rendezvous-port");
   if (!start.store) start.store.emplace(db::Store::open(db_path));
   db::Store& store = *start.store;
+  // A lost worker on this machine is put down before its run is taken, as a sweep's resume
+  // does: a frozen process would keep its memory, its device and any store lock it holds.
+  if (lost_worker)
+    std::cerr << "run " << start.resumed->id << ": its worker is lost ("
+              << experiments::put_down_lost_worker(store, *start.resumed, *lost_worker)
+              << "); taking it over\n";
   const int64_t run_id = run_to_train(start, args, paths);
   TrainOptions options;
   options.run_id = run_id;
@@ -423,6 +447,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   options.cache_dir = paths.cache_root;
   options.resume = start.resumed.has_value();
   options.progress = !args.no_progress;
+  options.heartbeat_s = args.heartbeat_interval;
   options.ranks = ranks ? &ranks->group() : nullptr;
   // Ctrl+C / SIGTERM / SIGHUP: stop at the next update with a checkpoint (or between the
   // steps of loading and evaluating), never leave a stale "running".
@@ -432,7 +457,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
   const int64_t updates_before = start.resumed ? start.resumed->updates : 0;
   options.on_hold = [&](const db::Lease& lease) {
     held = lease;
-    record_holder(store, lease, config, changes, updates_before);
+    record_holder(store, lease, config, changes, updates_before, args.heartbeat_interval);
   };
   std::cerr << "run " << run_id << " (" << config.name << ") -> " << store.path() << "\n";
   const std::string resume =
@@ -480,6 +505,14 @@ void add_train_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--nproc", args->nproc,
                   "train on N data-parallel processes on this machine (train.processes; each "
                   "a share of every update's batches, Gloo; docs/distributed.md)");
+  cmd->add_option("--heartbeat-interval", args->heartbeat_interval,
+                  "seconds between the run's heartbeats (default 20)")
+      ->check(CLI::Range(db::kMinHeartbeatInterval, 3600.0));
+  cmd->add_option("--heartbeat-timeout", args->heartbeat_timeout,
+                  "with --resume of a running run: seconds without a heartbeat after which its "
+                  "worker counts as lost, is put down where it runs here, and the run is taken "
+                  "over (default 180; at least 3 of the intervals its worker recorded)")
+      ->needs(cmd->get_option("--resume"));
   cmd->add_option("--rendezvous-port", args->rendezvous_port,
                   "the TCP port on 127.0.0.1 where the processes of --nproc meet (default: any "
                   "free one)");

@@ -59,9 +59,11 @@ struct WorkerArgs {
 };
 
 // What a launcher needs to find, stop and judge this worker later, from any machine.
-void record_worker(db::Store& store, const db::Lease& lease, const std::string& log) {
+void record_worker(db::Store& store, const db::Lease& lease, const std::string& log,
+                   double heartbeat_s) {
   experiments::WorkerTags tags = experiments::this_worker_tags();
-  tags.merge(experiments::holder_tags(tags[experiments::worker_tag::kLauncher], getpid(), log));
+  tags.merge(experiments::holder_tags(tags[experiments::worker_tag::kLauncher], getpid(), log,
+                                      heartbeat_s));
   experiments::record_worker_tags(store, lease, tags);
 }
 
@@ -169,7 +171,7 @@ int run_worker(const WorkerArgs& args, const GlobalOptions& global) {
 
   TrainOutcome outcome;
   try {
-    record_worker(store, lease, log);
+    record_worker(store, lease, log, args.heartbeat_s);
     RunConfig config =
         load_config_string(run->config_yaml, "run " + std::to_string(id) + " config", "");
     int threads = args.threads;

@@ -1,7 +1,12 @@
 #include "cli/option_checks.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
+
+#include "base/util/error.h"
+#include "base/util/strings.h"
+#include "db/heartbeat.h"
 
 namespace fathom::cli {
 namespace {
@@ -24,5 +29,25 @@ CLI::Validator bound_check(bool positive) {
 
 CLI::Validator positive_number() { return bound_check(true); }
 CLI::Validator non_negative_number() { return bound_check(false); }
+
+void check_heartbeat_timeout(const std::string& command, double timeout_s, double interval_s,
+                             const std::string& interval_source) {
+  constexpr double kMostHeartbeatTimeout = 86'400;
+  if (!std::isfinite(timeout_s))
+    throw InputError(command, 0, "--heartbeat-timeout",
+                     format_number(timeout_s) + " is not a number of seconds");
+  if (timeout_s > kMostHeartbeatTimeout)
+    throw InputError(command, 0, "--heartbeat-timeout",
+                     format_number(timeout_s) + " s is longer than a day (" +
+                         format_number(kMostHeartbeatTimeout) +
+                         " s): a lost worker would hold its run that long");
+  const double least = db::kMinBeatsPerTimeout * interval_s;
+  if (!(timeout_s >= least))
+    throw InputError(command, 0, "--heartbeat-timeout",
+                     format_number(timeout_s) + " s is too short: a worker beats every " +
+                         format_number(interval_s) + " s (" + interval_source +
+                         "), so it must be at least " + format_number(db::kMinBeatsPerTimeout) +
+                         " beats, " + format_number(least) + " s");
+}
 
 }  // namespace fathom::cli

@@ -23,6 +23,9 @@ inline const std::string kPid = "worker.pid";            // its process id on th
 // a worker judged lost is put down and never a later process that reused its pid.
 inline const std::string kStarted = "worker.started";
 inline const std::string kLog = "worker.log";  // the file its output goes to
+// Seconds between its heartbeats: a resume judging it lost (`fathom train --resume
+// --heartbeat-timeout`) never waits for fewer than a few of them.
+inline const std::string kHeartbeatInterval = "worker.heartbeat_interval";
 // The lease generation the holder wrote these tags under: a run claimed again (a resume, a
 // requeue) keeps its last holder's tags until the new holder records itself, and they must
 // not speak for the new one (issue 57 item 10).
@@ -37,8 +40,15 @@ inline const std::string kExternal = "worker.external";
 std::string worker_log_path(const std::string& run_dir);
 
 // The tags of process `pid` on this host, started by launcher `launcher`, writing to `log`
-// ("": none of its own). What every holder records, beside its launcher's own tags.
-WorkerTags holder_tags(const std::string& launcher, long long pid, const std::string& log = "");
+// ("": none of its own), beating every `heartbeat_s` seconds (0: not known, as a launcher's
+// record before its worker's own). What every holder records, beside its launcher's own tags.
+WorkerTags holder_tags(const std::string& launcher, long long pid, const std::string& log = "",
+                       double heartbeat_s = 0);
+
+// The heartbeat interval the holder recorded in `tags`, or `otherwise` when it recorded none
+// (tags from before it, or an earlier holder's).
+double recorded_heartbeat_interval(const db::RunRecord& run, const WorkerTags& tags,
+                                   double otherwise);
 
 // Records `tags` on the run `lease` holds, with the lease's generation (worker.lease), or
 // LeaseLost once it is no longer held.

@@ -69,6 +69,19 @@ class FaultScene {
   int run(const std::string& file, std::vector<std::string> args, const std::string& log) const {
     return ft::wait_exit(start(file, std::move(args), log));
   }
+  // `fathom train ARGS...` in the background against the scene's store, as start() does.
+  pid_t start_train(const std::vector<std::string>& args, const std::string& log) const {
+    std::vector<std::string> argv = {ft::built_fathom_binary().string(), "train", "--no-progress"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return ft::spawn(argv, env(store_), (dir_ / log).string());
+  }
+  std::optional<RunRecord> run_named(const std::string& name) const {
+    try {
+      return Store::open(store_, OpenMode::ReadOnly).find_run(name);
+    } catch (const std::exception&) {  // the store is still being created
+      return std::nullopt;
+    }
+  }
   std::string log(const std::string& name) const { return ft::read_text(dir_ / name); }
   std::optional<RunRecord> only_run(const std::string& sweep) const {
     try {
@@ -278,6 +291,53 @@ TEST_P(Fencing, AFrozenWorkerOnThisMachineIsPutDownBeforeItsRunIsTakenOver) {
   EXPECT_NE(said.find("(pid " + std::to_string(worker)), std::string::npos) << said;
   EXPECT_NE(said.find("was killed"), std::string::npos) << said;
   expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+}
+
+// `fathom train --resume` of a run whose `fathom train` froze on this machine (SIGSTOP) and
+// fell silent past --heartbeat-timeout: as a sweep's resume does, it puts the frozen process
+// down before it takes the run over, and the run ends as an uninterrupted one. A timeout of
+// fewer than 3 of the heartbeats the worker recorded is refused, leaving the worker be.
+TEST_P(Fencing, AFrozenTrainRunIsPutDownByItsResumeAndTakenOver) {
+  FaultScene scene(scratch_.path(), store_->location());
+  const std::string base = (scratch_.path() / "base.yaml").string();
+  ASSERT_EQ(ft::wait_exit(scene.start_train({base, "--set", "name=reference"}, "reference.log")), 0)
+      << scene.log("reference.log");
+  const pid_t frozen =
+      scene.start_train({base, "--set", "name=frozen", "--heartbeat-interval", "1"}, "frozen.log");
+  std::optional<RunRecord> run;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(run && run->status == "running" && run->updates >= 300)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    run = scene.run_named("frozen");
+  }
+  ASSERT_TRUE(run && run->updates >= 300) << scene.log("frozen.log");
+  ASSERT_EQ(kill(frozen, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // past a 3 s timeout
+
+  const std::string id = std::to_string(run->id);
+  const auto resume = [&](const std::string& timeout, const std::string& log) {
+    return ft::wait_exit(scene.start_train({"--resume", id, "--heartbeat-timeout", timeout}, log),
+                         300);
+  };
+  // 2 s is under 3 beats of the 1 s the frozen worker recorded (worker.heartbeat_interval).
+  EXPECT_EQ(resume("2", "too-short.log"), 2) << scene.log("too-short.log");
+  EXPECT_NE(scene.log("too-short.log").find("at least 3 beats, 3 s"), std::string::npos)
+      << scene.log("too-short.log");
+  EXPECT_TRUE(ft::process_running(frozen)) << "a refused resume put the worker down";
+
+  const int resumed = resume("3", "resume.log");
+  const bool put_down = ft::wait_gone(frozen, 1);
+  const int frozen_exit = ft::wait_exit(frozen, 5);  // reaped, or killed by the timeout
+  ASSERT_EQ(resumed, 0) << scene.log("resume.log");
+  EXPECT_TRUE(put_down) << "the frozen worker still exists after the takeover";
+  EXPECT_EQ(frozen_exit, 128 + SIGKILL);
+  const std::string said = scene.log("resume.log");
+  EXPECT_NE(said.find("its process (pid " + std::to_string(frozen)), std::string::npos) << said;
+  EXPECT_NE(said.find("was killed"), std::string::npos) << said;
+  const RunExport finished = scene.snapshot(run->id);
+  EXPECT_GT(finished.run.lease, run->lease);
+  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.run_named("reference")->id));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Fencing, ::testing::Values("sqlite", "postgresql"),
