@@ -113,6 +113,10 @@ class LocalLauncher : public Launcher {
     // Claims are write transactions: when the queue was empty, look again only now and then.
     const auto now = std::chrono::steady_clock::now();
     if (drained_ && now - last_claim_ < std::chrono::seconds(2)) return ended;
+    // Nor while another process holds the store's write lock (a worker frozen inside a
+    // transaction): a claim would wait on it, and the scheduler calling this is the one to put
+    // that worker down (experiments/scheduler.cpp). The next poll claims.
+    if (store.write_lock_holder()) return ended;
     while (std::count(slots_.begin(), slots_.end(), 0) > 0) {
       const int slot =
           static_cast<int>(std::find(slots_.begin(), slots_.end(), 0) - slots_.begin());

@@ -124,53 +124,81 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
   return s;
 }
 
+// A record that would wait on another process's write lock (a SQLite store's: a worker frozen
+// inside a transaction, db/sqlite_write_lock.h) waits a round instead: the scheduler is the one
+// to put a lost holder down, and blocked in a write it never would -- it waited out the retry
+// budget, then ended with the store's error. The lock is looked at just before: our
+// transactions take milliseconds, so a record rarely waits even one round.
+bool store_locked_now(const db::Store& store) { return store.write_lock_holder().has_value(); }
+
 // Workers of this launcher that ended: their runs, where still running, get the exact reason
-// (the exit status or signal) -- never the vaguer "is gone" a lost-worker check gives. True
-// when any ended.
-bool reap_ended_workers(db::Store& store, Launcher& launcher) {
-  bool any = false;
-  for (const WorkerEnd& end : launcher.poll(store)) {
-    auto record = store.find_run(std::to_string(end.run));
-    // Still running under the worker's lease: it died before it could record an end.
-    if (record && record->status == db::status::kRunning)
-      mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
-    any = true;
+// (the exit status or signal) -- never the vaguer "is gone" a lost-worker check gives. While
+// the store is locked the ends are kept (the launcher forgets them once reaped) and recorded
+// at a later round.
+class EndedWorkers {
+ public:
+  // Reaps and records; true when any worker ended since the last call.
+  bool reap(db::Store& store, Launcher& launcher) {
+    auto ended = launcher.poll(store);
+    const bool any = !ended.empty();
+    pending_.insert(pending_.end(), ended.begin(), ended.end());
+    if (pending_.empty() || store_locked_now(store)) return any;
+    for (const WorkerEnd& end : pending_) {
+      auto record = store.find_run(std::to_string(end.run));
+      // Still running under the worker's lease: it died before it could record an end.
+      if (record && record->status == db::status::kRunning)
+        mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
+    }
+    pending_.clear();
+    return any;
   }
-  return any;
-}
+  // Whether run `run`'s worker ended and its record waits for the lock.
+  bool waiting(int64_t run) const {
+    return std::any_of(pending_.begin(), pending_.end(),
+                       [&](const WorkerEnd& end) { return end.run == run; });
+  }
+
+ private:
+  std::vector<WorkerEnd> pending_;
+};
 
 // The listed runs whose worker is lost: requeued when nothing of them ran (`requeued_at` then
-// says when), else marked crashed; `runs` is updated to the statuses recorded.
-void settle_lost_workers(db::Store& store, Launcher& launcher, std::vector<db::RunRecord>& runs,
-                         double timeout_s, WriteLockWatch& watch,
+// says when), else marked crashed; `runs` is updated to the statuses recorded. A lost worker
+// holding the store's write lock is put down first, which frees it; the others are recorded
+// only while no process holds it (a round later otherwise).
+void settle_lost_workers(db::Store& store, Launcher& launcher, EndedWorkers& ended,
+                         std::vector<db::RunRecord>& runs, double timeout_s, WriteLockWatch& watch,
                          std::optional<Clock::time_point>& requeued_at) {
   const double now = db::unix_now();
   watch.look(store, now);
   for (const size_t i : lock_holder_first(store, runs, watch)) {
     auto& r = runs[i];
-    if (auto lost = judge_lost_worker(store, r, now, timeout_s, watch)) {
-      // One of our own workers that died since the last reap is a zombie now, which the
-      // check saw as gone: reap it first, so its run records the signal (killed by 9).
-      if (reap_ended_workers(store, launcher)) {
-        auto stored = store.find_run(std::to_string(r.id));
-        if (stored && stored->status != db::status::kRunning) {
-          r.status = stored->status;
-          continue;
-        }
-      }
-      *lost = put_down_lost_worker(store, r, *lost);  // no lock, no device left held
-      const db::Lease lease{r.id, r.lease};           // the holder judged lost, and only it
-      if (never_started(r, store.tags(r.id))) {
-        // Nothing of it ran under this claim (a scheduler that claimed it was killed before
-        // its worker started): back in the queue, for this launch (or the next) to start.
-        if (requeue_lost(store, lease, "requeued: " + *lost)) {
-          r.status = db::status::kQueued;
-          requeued_at = Clock::now();
-        }
+    if (ended.waiting(r.id)) continue;  // its exact end is recorded once the lock is free
+    auto lost = judge_lost_worker(store, r, now, timeout_s, watch);
+    if (!lost) continue;
+    // One of our own workers that died since the last reap is a zombie now, which the check
+    // saw as gone: reap it first, so its run records the signal (killed by 9).
+    if (ended.reap(store, launcher)) {
+      auto stored = store.find_run(std::to_string(r.id));
+      if (stored && stored->status != db::status::kRunning) {
+        r.status = stored->status;
         continue;
       }
-      if (mark_lost(store, lease, *lost)) r.status = db::status::kCrashed;
+      if (ended.waiting(r.id)) continue;
     }
+    *lost = put_down_lost_worker(store, r, *lost);  // no lock, no device left held
+    if (store_locked_now(store)) continue;          // another holder: judged again next round
+    const db::Lease lease{r.id, r.lease};           // the holder judged lost, and only it
+    if (never_started(r, store.tags(r.id))) {
+      // Nothing of it ran under this claim (a scheduler that claimed it was killed before
+      // its worker started): back in the queue, for this launch (or the next) to start.
+      if (requeue_lost(store, lease, "requeued: " + *lost)) {
+        r.status = db::status::kQueued;
+        requeued_at = Clock::now();
+      }
+      continue;
+    }
+    if (mark_lost(store, lease, *lost)) r.status = db::status::kCrashed;
   }
 }
 
@@ -194,8 +222,9 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   auto last_listing = Clock::now() - std::chrono::hours(1);
   std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
   WriteLockWatch lock_watch;  // a frozen writer keeps every worker silent (write_lock_watch.h)
+  EndedWorkers ended;
   while (true) {
-    bool changed = reap_ended_workers(store, launcher);
+    bool changed = ended.reap(store, launcher);
     const bool active = launcher.active();
     if (!changed && active && Clock::now() - last_listing < std::chrono::seconds(1)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -204,7 +233,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     last_listing = Clock::now();
     // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
     auto runs = store.list_run_states(options.sweep);
-    settle_lost_workers(store, launcher, runs, options.heartbeat_timeout_s, lock_watch,
+    settle_lost_workers(store, launcher, ended, runs, options.heartbeat_timeout_s, lock_watch,
                         requeued_at);
     if (auto stall = lock_watch.stall_to_tell(db::unix_now()))
       std::fprintf(stderr, "sweep %s: %s\n", options.sweep.c_str(), stall->c_str());

@@ -4,8 +4,8 @@
 // every other writer waits on it: the other workers' heartbeats and metric rows, the
 // scheduler's own records. Their silence then says nothing about them, and nothing can be
 // recorded until the holder is gone. A scheduler looks at the lock each round; a lost worker
-// that holds it is put down first (settle_lost_worker, experiments/run_control.h), and every other
-// worker's silence counts only from the last moment the store was seen blocked.
+// that holds it is put down first (put_down_lost_worker, experiments/run_control.h), and every
+// other worker's silence counts only from the last moment the store was seen blocked.
 //
 // A PostgreSQL store needs none of this: the server ends a session idle inside a transaction
 // after 30 s (db/pg_connection.cpp), and no write waits on another run's rows.

@@ -390,6 +390,54 @@ TEST_P(SqliteFaults, AWorkerFrozenHoldingTheWriteLockIsPutDownAndTheOtherTrainsO
   expect_equal_to_reference("frozen_lock");
 }
 
+// The other worker dies (SIGKILL) while the frozen one still holds the write lock: the
+// scheduler keeps its end until the lock is free rather than wait on it to record it -- the
+// scheduler is the one to put the holder down. Before, its record of the death waited on the
+// lock for the whole retry budget, the holder was never put down, and the scheduler then ended
+// with the store's error.
+TEST_P(SqliteFaults, AWorkerDyingWhileAFrozenOneHoldsTheWriteLockIsRecordedOnceItIsFree) {
+  const std::string file = sweep_file("dies_in_stall", short_updates_);
+  run_reference(file);
+  const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
+  const pid_t scheduler = start(faulty(), file, false, "stall.log", {}, fast);
+  std::map<int64_t, pid_t> workers;  // the two running runs' workers
+  while (workers.size() < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    workers.clear();
+    for (const auto& r : runs(faulty(), "dies_in_stall")) {
+      if (r.status != "running" || r.updates < 50) continue;
+      const auto tags = Store::open(faulty(), OpenMode::ReadOnly).tags(r.id);
+      if (tags.count("worker.pid")) workers[r.id] = std::stoi(tags.at("worker.pid"));
+    }
+  }
+  const auto [frozen_run, frozen] = *workers.begin();
+  const auto [dying_run, dying] = *workers.rbegin();
+  ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), frozen, 60))
+      << "never caught the worker inside a write transaction";
+  const auto frozen_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(dying, SIGKILL), 0);
+  const bool put_down = ft::wait_gone(frozen, 30);
+  const double put_down_after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
+  if (!put_down) kill(frozen, SIGKILL);
+  EXPECT_TRUE(put_down) << "the frozen lock holder was not put down within 30 s";
+  EXPECT_EQ(ft::wait_exit(scheduler), 1) << log("stall.log");  // two runs left crashed
+  std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
+  for (const auto& r : runs(faulty(), "dies_in_stall")) {
+    if (r.id == frozen_run) {
+      EXPECT_EQ(r.status, "crashed");
+      EXPECT_NE(r.error.find("holding the run store's write lock"), std::string::npos) << r.error;
+    } else if (r.id == dying_run) {
+      EXPECT_EQ(r.status, "crashed");  // with its exact end, not "is gone"
+      EXPECT_NE(r.error.find("killed by signal 9"), std::string::npos) << r.error;
+    } else {
+      EXPECT_EQ(r.status, "finished") << "run " << r.id << ": " << r.error;
+    }
+  }
+  ASSERT_EQ(ft::wait_exit(start(faulty(), file, true, "resume.log")), 0) << log("resume.log");
+  expect_equal_to_reference("dies_in_stall");
+}
+
 // A store with a damaged page (one zeroed): `sweep --resume` and `train` refuse it, naming it,
 // and leave it byte for byte as it was.
 TEST_P(SqliteFaults, ADamagedStoreIsRefusedAndLeftAsItWas) {
