@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/util/process.h"
+#include "db/heartbeat.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
 #include "experiments/worker_tags.h"
@@ -138,6 +139,45 @@ std::string put_down_lost_worker(const db::Store& store, const db::RunRecord& ru
   if (tags_of_earlier_holder(run, tags) || !external_writer(run, tags).empty()) return reason;
   const auto done = put_down_worker(run, tags);
   return done ? reason + "; " + *done : reason;
+}
+
+namespace {
+
+// The running run whose current holder is process `pid` on this host, from every run's
+// worker.pid (one read), or nullopt.
+std::optional<db::RunRecord> run_held_by(const db::Store& store, long long pid) {
+  const std::string wanted = std::to_string(pid);
+  for (const auto& [id, recorded] : store.tagged_runs(worker_tag::kPid)) {
+    if (recorded != wanted) continue;
+    auto run = store.find_run(std::to_string(id));
+    if (run && run->status == db::status::kRunning && held_by_process(*run, store.tags(id), pid))
+      return run;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> settle_lost_holder_elsewhere(db::Store& store,
+                                                        const std::vector<db::RunRecord>& runs,
+                                                        double now, double timeout_s,
+                                                        WriteLockWatch& watch) {
+  if (!watch.stalled()) return std::nullopt;
+  const auto held = run_held_by(store, *watch.holder());
+  if (!held || std::any_of(runs.begin(), runs.end(),
+                           [&](const db::RunRecord& r) { return r.id == held->id; }))
+    return std::nullopt;  // none, or one of `runs`: judged with them
+  const double interval = recorded_heartbeat_interval(*held, store.tags(held->id),
+                                                      db::HeartbeatThread::kDefaultInterval);
+  const double least = db::kMinBeatsPerTimeout * interval;
+  const auto lost = judge_lost_worker(store, *held, now, std::max(timeout_s, least), watch);
+  if (!lost) return std::nullopt;
+  const std::string reason = put_down_lost_worker(store, *held, *lost);
+  if (store.write_lock_holder() == watch.holder()) return std::nullopt;  // not put down
+  mark_lost(store, db::Lease{held->id, held->lease}, reason);
+  return "run " + std::to_string(held->id) + " (" +
+         (held->sweep.empty() ? std::string("not in a sweep") : "of sweep " + held->sweep) +
+         "): " + reason;
 }
 
 bool mark_lost(db::Store& store, const db::Lease& lease, const std::string& reason) {

@@ -75,6 +75,16 @@ std::vector<size_t> lock_holder_first(const db::Store& store,
                                       const std::vector<db::RunRecord>& runs,
                                       const WriteLockWatch& watch);
 
+// A run outside `runs` (another sweep's, a `fathom train`'s) whose worker on this host has
+// stalled the store's write lock (watch.stalled()) and is lost by its own heartbeat -- silent
+// past `timeout_s` and never fewer than db::kMinBeatsPerTimeout of the intervals it recorded:
+// every writer of `runs` waits on it, so it is put down and its run marked crashed, as its own
+// follower would. What was done ("run 7 (not in a sweep): no heartbeat ..."), else nullopt.
+std::optional<std::string> settle_lost_holder_elsewhere(db::Store& store,
+                                                        const std::vector<db::RunRecord>& runs,
+                                                        double now, double timeout_s,
+                                                        WriteLockWatch& watch);
+
 // Acting for a lost worker, under the lease it held (db/lease.h): its run becomes crashed, or
 // (requeue_lost) queued again, only while that worker is still its holder -- a run that
 // ended, was requeued or was claimed by another worker since is left as it is (false).

@@ -164,13 +164,16 @@ class EndedWorkers {
 
 // The listed runs whose worker is lost: requeued when nothing of them ran (`requeued_at` then
 // says when), else marked crashed; `runs` is updated to the statuses recorded. A lost worker
-// holding the store's write lock is put down first, which frees it; the others are recorded
+// holding the store's write lock is put down first, which frees it -- also one of a run not
+// listed (`sweep` says so: the user learns another run was ended); the others are recorded
 // only while no process holds it (a round later otherwise).
 void settle_lost_workers(db::Store& store, Launcher& launcher, EndedWorkers& ended,
                          std::vector<db::RunRecord>& runs, double timeout_s, WriteLockWatch& watch,
-                         std::optional<Clock::time_point>& requeued_at) {
+                         std::optional<Clock::time_point>& requeued_at, const std::string& sweep) {
   const double now = db::unix_now();
   watch.look(store, now);
+  if (auto elsewhere = settle_lost_holder_elsewhere(store, runs, now, timeout_s, watch))
+    std::fprintf(stderr, "sweep %s: %s\n", sweep.c_str(), elsewhere->c_str());
   for (const size_t i : lock_holder_first(store, runs, watch)) {
     auto& r = runs[i];
     if (ended.waiting(r.id)) continue;  // its exact end is recorded once the lock is free
@@ -234,7 +237,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     // Each second: the runs' states only, never their configs (a third of a core at 100k runs).
     auto runs = store.list_run_states(options.sweep);
     settle_lost_workers(store, launcher, ended, runs, options.heartbeat_timeout_s, lock_watch,
-                        requeued_at);
+                        requeued_at, options.sweep);
     if (auto stall = lock_watch.stall_to_tell(db::unix_now()))
       std::fprintf(stderr, "sweep %s: %s\n", options.sweep.c_str(), stall->c_str());
     notifier.observe(runs);

@@ -8,7 +8,8 @@ namespace fathom::experiments {
 
 void WriteLockWatch::look(const db::Store& store, double now) {
   const auto holder = store.write_lock_holder();
-  if (holder && holder == holder_) {
+  stalled_ = holder && holder == holder_;
+  if (stalled_) {
     blocked_at(now);
   } else {
     held_since_ = now;
@@ -23,7 +24,8 @@ std::optional<std::string> WriteLockWatch::stall_to_tell(double now) {
   return "the run store's write lock has been held by pid " + std::to_string(*holder_) + " for " +
          std::to_string(static_cast<long long>(now - held_since_)) +
          " s: every writer waits on it (a process stopped or hung inside a write?); a worker of "
-         "this sweep holding it is put down once its heartbeat is older than the timeout";
+         "this sweep, or a Fathom process of another run on this machine, holding it is put down "
+         "once its heartbeat is older than the timeout";
 }
 
 void WriteLockWatch::blocked_at(double now) { blocked_until_ = std::max(blocked_until_, now); }

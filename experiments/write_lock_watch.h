@@ -22,6 +22,9 @@ class WriteLockWatch {
   void look(const db::Store& store, double now);
   // The process holding the lock at the last look, if any.
   std::optional<long long> holder() const { return holder_; }
+  // Whether the last two looks found the same process holding it: a stall, not one of the
+  // milliseconds-long transactions of a live writer.
+  bool stalled() const { return stalled_; }
   // Until when (unix time) every writer was kept waiting: the last look that found the lock
   // held by the same process as the look before (our transactions take milliseconds, so a
   // lock held across two rounds is a stall), or a lost holder being put down (blocked_at).
@@ -37,6 +40,7 @@ class WriteLockWatch {
   std::optional<long long> holder_;
   double held_since_ = 0;  // the first look that found holder_
   bool told_ = false;      // stall_to_tell said so for this holder
+  bool stalled_ = false;
   double blocked_until_ = 0;
 };
 

@@ -133,8 +133,10 @@ TEST(SqliteWriteLock, TheWatchCountsAStallFromTheSecondLookAndTellsOfItOnce) {
   watch.look(store, t0 + 1);
   EXPECT_EQ(watch.holder(), std::optional<long long>(other.pid()));
   EXPECT_EQ(watch.blocked_until(), 0);  // one look: a transaction of milliseconds looks the same
+  EXPECT_FALSE(watch.stalled());
   watch.look(store, t0 + 2);
   EXPECT_EQ(watch.blocked_until(), t0 + 2);
+  EXPECT_TRUE(watch.stalled());
   EXPECT_FALSE(watch.stall_to_tell(t0 + 1 + WriteLockWatch::kStallNoticeSeconds - 0.5));
   const auto told = watch.stall_to_tell(t0 + 1 + WriteLockWatch::kStallNoticeSeconds);
   ASSERT_TRUE(told);
@@ -145,6 +147,7 @@ TEST(SqliteWriteLock, TheWatchCountsAStallFromTheSecondLookAndTellsOfItOnce) {
   ASSERT_TRUE(other.commit());
   watch.look(store, t0 + 11);
   EXPECT_FALSE(watch.holder());
+  EXPECT_FALSE(watch.stalled());
   EXPECT_EQ(watch.blocked_until(), t0 + 2);
   EXPECT_FALSE(watch.stall_to_tell(t0 + 20));
 }

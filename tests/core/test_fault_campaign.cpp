@@ -438,6 +438,54 @@ TEST_P(SqliteFaults, AWorkerDyingWhileAFrozenOneHoldsTheWriteLockIsRecordedOnceI
   expect_equal_to_reference("dies_in_stall");
 }
 
+// A `fathom train` outside the sweep freezes holding the write lock: the sweep's workers all
+// wait on it, so the sweep's scheduler judges that run by its own heartbeat (never sooner than
+// 3 of the intervals it recorded), puts its process down, marks it crashed, says so, and the
+// sweep finishes as if nothing happened. Before, every worker of the sweep waited until its
+// retry budget and the sweep ended with runs crashed.
+TEST_P(SqliteFaults, AFrozenTrainRunHoldingTheWriteLockIsPutDownByTheSweepItStalls) {
+  const std::string file = sweep_file("stalled_by_train", short_updates_);
+  run_reference(file);
+  const pid_t solo = ft::spawn(
+      {ft::built_fathom_binary().string(), "train", (dir_ / "base.yaml").string(), "--no-progress",
+       "--set", "name=solo", "--set", "train.max_updates=100000", "--heartbeat-interval", "1"},
+      {"FATHOM_DB=" + faulty(), "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()},
+      (dir_ / "solo.log").string());
+  const auto running_past = [&](const std::string& sweep) -> std::optional<RunRecord> {
+    for (const auto& r : runs(faulty(), sweep))
+      if (r.status == "running" && r.updates >= 50) return r;
+    return std::nullopt;
+  };
+  std::optional<RunRecord> solo_run;
+  while (!(solo_run = running_past(""))) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
+  const pid_t scheduler = start(faulty(), file, false, "stalled.log", {}, fast);
+  while (!running_past("stalled_by_train"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), solo, 60))
+      << "never caught the train inside a write transaction";
+  const auto frozen_at = std::chrono::steady_clock::now();
+  const bool put_down = ft::wait_gone(solo, 30);
+  const double put_down_after =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
+  const int solo_exit = ft::wait_exit(solo, 5);  // reaped, or killed by the timeout
+  EXPECT_TRUE(put_down) << "the frozen train was not put down within 30 s";
+  EXPECT_EQ(solo_exit, 128 + SIGKILL);
+  std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
+  ASSERT_EQ(ft::wait_exit(scheduler), 0) << log("stalled.log");
+  const std::string said = log("stalled.log");
+  EXPECT_NE(said.find("run " + std::to_string(solo_run->id) + " (not in a sweep): no heartbeat"),
+            std::string::npos)
+      << said;
+  const auto ended = Store::open(faulty(), OpenMode::ReadOnly).find_run("solo");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, "crashed");
+  EXPECT_NE(ended->error.find("holding the run store's write lock"), std::string::npos)
+      << ended->error;
+  EXPECT_NE(ended->error.find("(pid " + std::to_string(solo)), std::string::npos) << ended->error;
+  expect_equal_to_reference("stalled_by_train");
+}
+
 // A store with a damaged page (one zeroed): `sweep --resume` and `train` refuse it, naming it,
 // and leave it byte for byte as it was.
 TEST_P(SqliteFaults, ADamagedStoreIsRefusedAndLeftAsItWas) {
