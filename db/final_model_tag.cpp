@@ -10,6 +10,7 @@ namespace fathom::db {
 namespace {
 
 const std::string kMean = "mean of ";
+const std::string kBestOnes = " best checkpoints by ";
 const std::string kBest = "checkpoint_best";
 const std::string kBy = " by ";
 const std::string kAfter = "the model after update ";
@@ -34,6 +35,10 @@ FinalModel parse_mean(const std::string& tag) {
   std::istringstream words(
       updates == std::string::npos ? "" : tag.substr(updates + 7, tag.find('(') - updates - 7));
   for (int64_t u = 0; words >> u;) m.averaged.push_back(u);
+  if (const size_t by = tag.find(kBestOnes); by != std::string::npos) {
+    const size_t from = by + kBestOnes.size();
+    m.best_metric = tag.substr(from, tag.find(',', from) - from);
+  }
   if (asked != std::string::npos) m.asked = static_cast<int>(number_after(tag, tag.rfind('(')));
   return m;
 }
@@ -46,7 +51,10 @@ std::string final_model_tag(const FinalModel& model) {
       return kBest + (model.best_metric.empty() ? "" : kBy + model.best_metric) + ", update " +
              std::to_string(model.update);
     case FinalModel::Kind::MeanOfKept: {
-      std::string text = kMean + std::to_string(model.averaged.size()) + " checkpoints, updates";
+      std::string text = kMean + std::to_string(model.averaged.size()) +
+                         (model.best_metric.empty() ? std::string(" checkpoints")
+                                                    : kBestOnes + model.best_metric) +
+                         ", updates";
       for (int64_t u : model.averaged) text += " " + std::to_string(u);
       if (model.asked > 0) text += " (" + std::to_string(model.asked) + " asked)";
       return text;

@@ -4,7 +4,8 @@
 // comparison table's notes), so that new words cannot silently change how a table reads them.
 // The text stays readable as a tag: "checkpoint_best, update 900" (the best by valid_loss),
 // "checkpoint_best by valid_bleu, update 900" (train.best_metric), "mean of 5 checkpoints,
-// updates 600 700 800 900 1000", "the model after update 1000".
+// updates 600 700 800 900 1000", "mean of 3 best checkpoints by valid_loss, updates 700 900
+// 1000" (eval.average_by best), "the model after update 1000".
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@ inline constexpr const char* kFinalModelTag = "final_model";
 struct FinalModel {
   enum class Kind {
     BestCheckpoint,  // the checkpoint of the best best_metric (and runs from before the tag)
-    MeanOfKept,      // the mean of the last kept checkpoints (eval.average_checkpoints)
+    MeanOfKept,      // the mean of kept checkpoints (eval.average_checkpoints, average_by)
     FinalWeights,    // the weights after the last update (no validation split, nothing kept)
   };
   Kind kind = Kind::BestCheckpoint;
@@ -25,7 +26,8 @@ struct FinalModel {
   int asked = 0;  // MeanOfKept: eval.average_checkpoints when fewer were kept (0: all there were)
   bool nothing_to_average = false;  // FinalWeights: averaging was asked, no checkpoint was kept
   // BestCheckpoint: the metric it is the best of (train.best_metric); "" for valid_loss, the
-  // default and every run's from before the key.
+  // default and every run's from before the key. MeanOfKept: the metric the averaged
+  // checkpoints are the best of (eval.average_by best); "" for the newest ones.
   std::string best_metric;
 };
 

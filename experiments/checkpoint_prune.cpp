@@ -20,6 +20,10 @@ std::string why_not_pruned(const db::RunRecord& run, int keep) {
   if (keep >= 0 && averages > keep)
     return "it is " + run.status + " and may be resumed, and its final evaluation averages " +
            std::to_string(averages) + " kept checkpoints (eval.average_checkpoints)";
+  // The best may be any of them: only every kept checkpoint keeps them.
+  if (keep >= 0 && averages > 0 && db::config_value(run.config_json, "eval.average_by") == "best")
+    return "it is " + run.status + " and may be resumed, and its final evaluation averages the " +
+           std::to_string(averages) + " best of every kept checkpoint (eval.average_by best)";
   return "";
 }
 

@@ -217,6 +217,9 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
 std::string final_model_protocol(const db::FinalModel& model) {
   switch (model.kind) {
     case db::FinalModel::Kind::MeanOfKept:
+      if (!model.best_metric.empty())
+        return "the mean of the " + std::to_string(model.averaged.size()) +
+               " best kept checkpoints by " + model.best_metric;
       return "the mean of the last " + std::to_string(model.averaged.size()) + " kept checkpoints";
     case db::FinalModel::Kind::BestCheckpoint:
       return "the best checkpoint" + (model.best_metric.empty() ? "" : " by " + model.best_metric);
@@ -240,15 +243,19 @@ std::optional<std::string> final_model_note(const std::vector<TableRun>& runs,
       ++protocols[final_model_protocol(r.final_model)];
   if (protocols.empty() || (protocols.size() == 1 && protocols.count("the best checkpoint")))
     return std::nullopt;
-  // The keys that chose the models: eval.average_checkpoints, and train.best_metric where a
-  // best checkpoint is another metric's than valid_loss's.
-  bool averaged = false, by_metric = false;
+  // The keys that chose the models: eval.average_checkpoints (and eval.average_by where the
+  // best were averaged), and train.best_metric where a best checkpoint is another metric's
+  // than valid_loss's or the best were averaged.
+  bool averaged = false, by_metric = false, best_averaged = false;
   for (const auto& r : runs) {
-    averaged = averaged || r.final_model.kind == db::FinalModel::Kind::MeanOfKept;
+    const bool mean = r.final_model.kind == db::FinalModel::Kind::MeanOfKept;
+    averaged = averaged || mean;
     by_metric = by_metric || !r.final_model.best_metric.empty();
+    best_averaged = best_averaged || (mean && !r.final_model.best_metric.empty());
   }
   std::vector<std::string> keys;
   if (averaged || !by_metric) keys.push_back("eval.average_checkpoints");
+  if (best_averaged) keys.push_back("eval.average_by");
   if (by_metric) keys.push_back("train.best_metric");
   std::string key;
   bool separated = true;  // each key a row or column of the table

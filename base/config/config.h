@@ -159,6 +159,8 @@ struct EvalConfig {
   // The final evaluation's model: the mean of the last N checkpoints kept by
   // train.keep_checkpoint_every (core/train/checkpoint_average.h); 0: checkpoint_best.
   int average_checkpoints = 0;
+  // Which N: "last" (the newest) or "best" (those whose update's train.best_metric is best).
+  std::string average_by = "last";
 };
 
 // Alerts (experiments/notify.h, docs/sweeps.md "Alerts"): a command the scheduler runs once per

@@ -376,8 +376,9 @@ std::vector<FieldSpec> build_fields() {
         "(docs/distributed.md)",
         {"auto", "gloo", "nccl"});
 
-  auto eval = [&](std::string key, F type, auto E::*member, std::string doc) -> FieldSpec& {
-    f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc));
+  auto eval = [&](std::string key, F type, auto E::*member, std::string doc,
+                  std::vector<std::string> choices = {}) -> FieldSpec& {
+    f.push_back(field("eval." + key, type, &RunConfig::eval, member, doc, choices));
     return f.back();
   };
   eval("beam", F::Int, &E::beam, "beam size (1: greedy)").range = kPositive;
@@ -395,6 +396,13 @@ std::vector<FieldSpec> build_fields() {
        "inference (Admin: 10, Xu et al.: 5), recorded as checkpoint_average (0: the "
        "checkpoint of the best validation loss)")
       .range = kNonNegative;
+  eval("average_by", F::String, &E::average_by,
+       "which kept checkpoints eval.average_checkpoints averages: last (the newest N) or best "
+       "(the N whose update's train.best_metric is best, as ESPnet averages the best by "
+       "validation; chosen on validation data, never on the test metric reported). best needs "
+       "a validation at every kept checkpoint (train.keep_checkpoint_every a multiple of "
+       "train.valid_every) and every kept checkpoint left (train.keep_checkpoints 0)",
+       {"last", "best"});
 
   // Alerts (experiments/notify.h): what the scheduler runs on a run's events.
   auto notify = [&](std::string key, F type, auto NotifyConfig::*member, std::string doc,

@@ -3,6 +3,7 @@
 // evaluation. Only rank 0 of a data-parallel run gets here.
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "base/config/lr_schedule.h"
 #include "base/util/file_write.h"
@@ -14,6 +15,7 @@
 #include "core/train/training_session.h"
 #include "core/train/training_steps.h"
 #include "core/train/valid_samples.h"
+#include "db/averaged_checkpoints.h"
 #include "db/early_stop_tag.h"
 #include "db/final_model_tag.h"
 #include "db/metric_names.h"
@@ -137,20 +139,26 @@ void TrainingSession::log_sharpness(int64_t update) {
   metrics_->log(update, db::metric::kSharpnessProducts, r.products());
 }
 
-// The model the final evaluation measures: with eval.average_checkpoints N, the mean of the
-// last N kept checkpoints, recorded as checkpoint_average (`fathom translate --checkpoint
-// average` decodes with it); else the checkpoint of the best train.best_metric where there is
-// one. The tag final_model says which.
+// The model the final evaluation measures: with eval.average_checkpoints N, the mean of N kept
+// checkpoints -- the newest, or with eval.average_by best those whose update's
+// train.best_metric is best (db/averaged_checkpoints.h) --, recorded as checkpoint_average
+// (`fathom translate --checkpoint average` decodes with it); else the checkpoint of the best
+// train.best_metric where there is one. The tag final_model says which.
 void TrainingSession::load_final_model() {
   db::FinalModel which{db::FinalModel::Kind::FinalWeights, state_.update, {}, 0, false, ""};
   if (const int n = config_.eval.average_checkpoints; n > 0) {
-    auto kept = kept_checkpoints(store_->artifacts(run_), files_->dir());
-    if (static_cast<int>(kept.size()) > n) kept.erase(kept.begin(), kept.end() - n);
+    const bool by_best = config_.eval.average_by == "best";
+    std::map<int64_t, double> metric_at;  // the validations the best are ranked by
+    if (by_best)
+      for (const auto& p : store_->metric_series(run_, best_metric_.name))
+        metric_at[p.step] = p.value;
+    auto kept = db::checkpoints_to_average(kept_checkpoints(store_->artifacts(run_), files_->dir()),
+                                           n, by_best, metric_at, best_metric_.higher_is_better);
     // Only a fork that began after its last keep point has none: its own final weights, said.
     which.nothing_to_average = kept.empty();
     if (!kept.empty()) {
       std::vector<std::string> paths;
-      which = {db::FinalModel::Kind::MeanOfKept, 0, {}, 0, false, ""};
+      which = {db::FinalModel::Kind::MeanOfKept, 0, {}, 0, false, by_best ? best_metric_.name : ""};
       for (const auto& k : kept) {
         paths.push_back(k.path);
         which.averaged.push_back(k.update);

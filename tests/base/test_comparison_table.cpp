@@ -340,6 +340,8 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
       runs.back().axes["eval.average_checkpoints"] = models[i].rfind("mean", 0) ? "0" : "5";
       runs.back().axes["train.best_metric"] =
           models[i].find("valid_bleu") == std::string::npos ? "valid_loss" : "valid_bleu";
+      runs.back().axes["eval.average_by"] =
+          models[i].find(" best checkpoints") == std::string::npos ? "last" : "best";
     }
     return runs;
   };
@@ -374,6 +376,20 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
   // Best checkpoints by valid_bleu (train.best_metric) beside ones by valid_loss: other models.
   expect_notes("checkpoint_best by valid_bleu, update 385",
                "the best checkpoint by valid_bleu (train.best_metric)", "train.best_metric", true);
+  // The mean of the best kept checkpoints (eval.average_by best): the keys that chose them.
+  const std::string best_mean = "mean of 5 best checkpoints by valid_loss, updates 6 7 9 10 11";
+  const std::string best_protocol =
+      "the mean of the 5 best kept checkpoints by valid_loss (eval.average_checkpoints, "
+      "eval.average_by, train.best_metric)";
+  auto notes = experiments::build_comparison_table(with_model({best_mean, best_mean}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1], "test_bleu: every run's final model is " + best_protocol);
+  notes = experiments::build_comparison_table(with_model({best_mean, mean}), o).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[1].find("1 runs the mean of the 5 best kept checkpoints by valid_loss, 1 runs "
+                          "the mean of the last 5 kept checkpoints"),
+            std::string::npos)
+      << notes[1];
   // A value not from the final model, or not the final value, is not about it.
   experiments::TableOptions best = o;
   best.value = experiments::RunValue::Best;

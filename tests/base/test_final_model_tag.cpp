@@ -29,6 +29,8 @@ TEST(FinalModelTag, ReadsBackWhatItWrites) {
       {Kind::BestCheckpoint, 385, {}, 0, false, "valid_bleu"},
       {Kind::MeanOfKept, 0, {600, 700, 800, 900, 1000}, 0, false, ""},
       {Kind::MeanOfKept, 0, {20, 25}, 5, false, ""},
+      {Kind::MeanOfKept, 0, {700, 900, 1000}, 0, false, "valid_loss"},
+      {Kind::MeanOfKept, 0, {385}, 3, false, "valid_bleu"},
       {Kind::FinalWeights, 1000, {}, 0, false, ""},
       {Kind::FinalWeights, 30, {}, 0, true, ""},
   };
@@ -68,6 +70,14 @@ TEST(FinalModelTag, ABestCheckpointByAnotherMetricSaysWhich) {
   EXPECT_EQ(best_metric_of(R"({"train": {"best_metric": "valid_loss"}})"), "");
   EXPECT_EQ(best_metric_of(R"({"train": {"lr": 0.001}})"), "");  // from before the key
   EXPECT_EQ(best_metric_of("not json"), "");
+}
+
+// eval.average_by best: the tag names the metric the averaged checkpoints are the best of.
+TEST(FinalModelTag, AMeanOfTheBestCheckpointsSaysByWhich) {
+  EXPECT_EQ(final_model_tag({Kind::MeanOfKept, 0, {700, 900, 1000}, 0, false, "valid_loss"}),
+            "mean of 3 best checkpoints by valid_loss, updates 700 900 1000");
+  EXPECT_EQ(final_model_tag({Kind::MeanOfKept, 0, {600, 700}, 0, false, ""}),
+            "mean of 2 checkpoints, updates 600 700");
 }
 
 }  // namespace test_final_model_tag

@@ -3,6 +3,8 @@
 // here independently from the kept files; without it, the best checkpoint, as the tag says.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,49 @@ TEST_F(TrainerTest, TheFinalModelIsTheMeanOfTheLastKeptCheckpoints) {
   EXPECT_NEAR(outcome.final_metrics.at(db::metric::kValidLoss), valid.loss, 1e-5);
 }
 
+// eval.average_by best: the N kept checkpoints with the lowest valid_loss at their updates,
+// chosen here from the stored curve, are the ones averaged. The learning rate is high enough
+// for the curve to rise again, so the best are not simply the last.
+TEST_F(TrainerTest, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss) {
+  RunConfig config = tiny_config();  // 25 updates
+  config.train.lr = 0.05;
+  config.train.valid_every = 5;
+  config.train.keep_checkpoint_every = 5;
+  config.eval.average_checkpoints = 2;
+  config.eval.average_by = "best";
+  const int64_t run = new_run(config);
+  const TrainOutcome outcome = train(config, run);
+  ASSERT_EQ(outcome.status, "finished");
+
+  // By hand: the kept updates ordered by their valid_loss (the later first among equals).
+  const auto loss = testing::series(*store_, run, db::metric::kValidLoss);
+  std::vector<std::pair<double, int64_t>> ranked;
+  for (int64_t u : {5, 10, 15, 20, 25}) {
+    ASSERT_TRUE(loss.count(u)) << "no validation at kept update " << u;
+    ranked.push_back({loss.at(u), -u});
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<int64_t> best = {-ranked[0].second, -ranked[1].second};
+  std::sort(best.begin(), best.end());
+  EXPECT_NE(best, (std::vector<int64_t>{20, 25})) << "the curve fell all the way: best and last "
+                                                     "are the same checkpoints here";
+  EXPECT_EQ(store_->tags(run).at("final_model"),
+            "mean of 2 best checkpoints by valid_loss, updates " + std::to_string(best[0]) + " " +
+                std::to_string(best[1]));
+
+  std::vector<Transformer> chosen;
+  for (int64_t u : best)
+    chosen.push_back(load_model(config, recorded(run, "checkpoint_" + std::to_string(u))));
+  const Dataset data = load_dataset(config.data, (dir_ / "cache").string(), "");
+  Transformer expected = mean_of(config, chosen, data.vocab->size());
+  Transformer averaged = load_model(config, recorded(run, "checkpoint_average"));
+  EXPECT_LT(max_difference(averaged, expected), 1e-7);
+  std::printf("valid_loss at 5..25:");
+  for (int64_t u : {5, 10, 15, 20, 25}) std::printf(" %.4f", loss.at(u));
+  std::printf("; averaged %lld %lld\n", static_cast<long long>(best[0]),
+              static_cast<long long>(best[1]));
+}
+
 TEST_F(TrainerTest, WithoutAveragingTheFinalModelIsTheBestCheckpoint) {
   RunConfig config = tiny_config();  // validated at 10, 20 and 25
   const int64_t run = new_run(config);
@@ -101,6 +146,38 @@ TEST(CheckpointAverage, ARunThatKeepsTooFewCheckpointsIsRefusedAtTheKey) {
   EXPECT_NO_THROW(check_config(load_config_string(
       "data: {task: synthetic}\ntrain: {max_updates: 120, keep_checkpoint_every: 40}\n"
       "eval: {average_checkpoints: 3}\n",
+      "ok.yaml", "")));
+}
+
+// eval.average_by best ranks the kept checkpoints by their validations: refused, naming the
+// key, where some would have none, where train.keep_checkpoints may have retired the best, or
+// where nothing is averaged.
+TEST(CheckpointAverage, AveragingTheBestIsRefusedWhereItCannotRankEveryKeptCheckpoint) {
+  const auto refused = [](const std::string& train, const std::string& eval,
+                          const std::string& says) {
+    const std::string yaml = "data: {task: synthetic}\ntrain: " + train + "\neval: " + eval + "\n";
+    try {
+      check_config(load_config_string(yaml, "best.yaml", ""));
+      FAIL() << "accepted: " << yaml;
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("best.yaml"), std::string::npos) << what;
+      EXPECT_NE(what.find("eval.average_by"), std::string::npos) << what;
+      EXPECT_NE(what.find(says), std::string::npos) << what;
+    }
+  };
+  const std::string best3 = "{average_checkpoints: 3, average_by: best}";
+  refused("{max_updates: 120, keep_checkpoint_every: 30, valid_every: 20}", best3,
+          "train.keep_checkpoint_every 30 is not a multiple of train.valid_every 20");
+  refused("{max_updates: 120, keep_checkpoint_every: 40, valid_every: 20, keep_checkpoints: 3}",
+          best3, "train.keep_checkpoints 3 retires the oldest");
+  refused("{max_updates: 120}", "{average_by: best}", "which is 0");
+  refused("{max_updates: 120, keep_checkpoint_every: 40, valid_every: 20}",
+          "{average_checkpoints: 3, average_by: newest}", "newest");
+  EXPECT_NO_THROW(check_config(load_config_string(
+      "data: {task: synthetic}\ntrain: {max_updates: 120, keep_checkpoint_every: 40, "
+      "valid_every: 20}\neval: " +
+          best3 + "\n",
       "ok.yaml", "")));
 }
 

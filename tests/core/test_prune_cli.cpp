@@ -175,6 +175,21 @@ TEST_F(PruneCli, RunsThatMayStillNeedTheirCheckpointsAreLeftAsTheyAre) {
             (std::vector<std::string>{"checkpoint_20", "checkpoint_30", "checkpoint_40"}));
 }
 
+// eval.average_by best: a resumable run's final evaluation may average any of its kept
+// checkpoints, so keeping the newest N (however many it averages) is refused too.
+TEST_F(PruneCli, AResumableRunAveragingTheBestKeepsEveryCheckpoint) {
+  const std::string best = R"({"eval": {"average_checkpoints": 2, "average_by": "best"}})";
+  const int64_t crashed = stored_run("best", "crashed", {10, 20, 30, 40}, 100, best);
+  const auto before = kinds(crashed);
+  const ProgramResult r = fathom({"--json", "prune", "best", "--keep", "2", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_NE(out.at("runs").at(0).at("skipped").get<std::string>().find("eval.average_by best"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(kinds(crashed), before);
+}
+
 // --model-only: the kept checkpoints stay, each rewritten without the optimizer state -- a new
 // file, the same row, the same translations, no fork from it.
 TEST_F(PruneCli, ModelOnlyKeepsTheSameModelsInFewerBytes) {

@@ -1,0 +1,33 @@
+#include "db/averaged_checkpoints.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fathom::db {
+
+std::vector<KeptCheckpoint> checkpoints_to_average(std::vector<KeptCheckpoint> kept, int n,
+                                                   bool by_best,
+                                                   const std::map<int64_t, double>& metric_at,
+                                                   bool higher_is_better) {
+  const auto count = static_cast<size_t>(std::max(n, 0));
+  if (!by_best) {
+    if (kept.size() > count) kept.erase(kept.begin(), kept.end() - static_cast<long>(count));
+    return kept;
+  }
+  std::vector<std::pair<double, KeptCheckpoint>> ranked;
+  for (auto& k : kept)
+    if (auto it = metric_at.find(k.update); it != metric_at.end() && std::isfinite(it->second))
+      ranked.emplace_back(higher_is_better ? -it->second : it->second, std::move(k));
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return a.second.update > b.second.update;  // equal values: the one trained longer
+  });
+  if (ranked.size() > count) ranked.resize(count);
+  std::vector<KeptCheckpoint> chosen;
+  for (auto& [value, k] : ranked) chosen.push_back(std::move(k));
+  std::sort(chosen.begin(), chosen.end(),
+            [](const KeptCheckpoint& a, const KeptCheckpoint& b) { return a.update < b.update; });
+  return chosen;
+}
+
+}  // namespace fathom::db
