@@ -257,15 +257,24 @@ std::optional<std::string> final_model_note(const std::vector<TableRun>& runs,
   if (averaged || !by_metric) keys.push_back("eval.average_checkpoints");
   if (best_averaged) keys.push_back("eval.average_by");
   if (by_metric) keys.push_back("train.best_metric");
-  std::string key;
-  bool separated = true;  // each key a row or column of the table
+  std::string key, varying;
+  bool separated = true;  // each key whose value differs between the runs a row or column
   for (const auto& k : keys) {
     key += (key.empty() ? "" : ", ") + k;
+    std::set<std::string> values;
+    for (const auto& r : runs)
+      if (auto it = r.axes.find(k); it != r.axes.end()) values.insert(it->second);
+    if (values.size() == 1) continue;  // the same for every run: nothing to separate
+    varying += (varying.empty() ? "" : ", ") + k;
     separated = separated && (options.rows.find(k) != std::string::npos ||
                               options.cols.find(k) != std::string::npos);
   }
   if (protocols.size() == 1)
     return m + ": every run's final model is " + protocols.begin()->first + " (" + key + ")";
+  if (varying.empty())
+    separated = false;  // the runs' axes do not say which key differs
+  else
+    key = varying;
   std::string counts;
   for (const auto& [protocol, n] : protocols)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " runs " + protocol;

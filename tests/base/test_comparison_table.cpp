@@ -390,6 +390,13 @@ TEST(ComparisonTable, TheNotesSayWhichModelTheFinalMetricsMeasure) {
                           "the mean of the last 5 kept checkpoints"),
             std::string::npos)
       << notes[1];
+  // Split by the one key that differs between them, the table separates the two models.
+  experiments::TableOptions by_average_by = o;
+  by_average_by.cols = "eval.average_by";
+  notes = experiments::build_comparison_table(with_model({best_mean, mean}), by_average_by).notes;
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1].rfind("test_bleu: the final model follows eval.average_by per cell", 0), 0u)
+      << notes[1];
   // A value not from the final model, or not the final value, is not about it.
   experiments::TableOptions best = o;
   best.value = experiments::RunValue::Best;
