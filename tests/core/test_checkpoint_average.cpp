@@ -126,19 +126,25 @@ TEST_F(TrainerTest, WithoutAveragingTheFinalModelIsTheBestCheckpoint) {
   EXPECT_EQ(recorded(run, "checkpoint_average"), "");
 }
 
+// check_config refuses `yaml` (as file `file`), naming the file, `key` and `says`.
+void expect_refused(const std::string& yaml, const std::string& file, const std::string& key,
+                    const std::string& says) {
+  try {
+    check_config(load_config_string(yaml, file, ""));
+    FAIL() << "accepted: " << yaml;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(file), std::string::npos) << what;
+    EXPECT_NE(what.find(key), std::string::npos) << what;
+    EXPECT_NE(what.find(says), std::string::npos) << what;
+  }
+}
+
 TEST(CheckpointAverage, ARunThatKeepsTooFewCheckpointsIsRefusedAtTheKey) {
   const auto refused = [](const std::string& train, const std::string& says) {
-    const std::string yaml =
-        "data: {task: synthetic}\ntrain: " + train + "\neval: {average_checkpoints: 3}\n";
-    try {
-      check_config(load_config_string(yaml, "avg.yaml", ""));
-      FAIL() << "accepted: " << yaml;
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("avg.yaml"), std::string::npos) << what;
-      EXPECT_NE(what.find("eval.average_checkpoints"), std::string::npos) << what;
-      EXPECT_NE(what.find(says), std::string::npos) << what;
-    }
+    expect_refused(
+        "data: {task: synthetic}\ntrain: " + train + "\neval: {average_checkpoints: 3}\n",
+        "avg.yaml", "eval.average_checkpoints", says);
   };
   refused("{max_updates: 100}", "keeps none (0)");
   refused("{max_updates: 100, keep_checkpoint_every: 40}",
@@ -155,16 +161,8 @@ TEST(CheckpointAverage, ARunThatKeepsTooFewCheckpointsIsRefusedAtTheKey) {
 TEST(CheckpointAverage, AveragingTheBestIsRefusedWhereItCannotRankEveryKeptCheckpoint) {
   const auto refused = [](const std::string& train, const std::string& eval,
                           const std::string& says) {
-    const std::string yaml = "data: {task: synthetic}\ntrain: " + train + "\neval: " + eval + "\n";
-    try {
-      check_config(load_config_string(yaml, "best.yaml", ""));
-      FAIL() << "accepted: " << yaml;
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("best.yaml"), std::string::npos) << what;
-      EXPECT_NE(what.find("eval.average_by"), std::string::npos) << what;
-      EXPECT_NE(what.find(says), std::string::npos) << what;
-    }
+    expect_refused("data: {task: synthetic}\ntrain: " + train + "\neval: " + eval + "\n",
+                   "best.yaml", "eval.average_by", says);
   };
   const std::string best3 = "{average_checkpoints: 3, average_by: best}";
   refused("{max_updates: 120, keep_checkpoint_every: 30, valid_every: 20}", best3,
