@@ -270,8 +270,14 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
   // NORMAL in WAL mode: commits survive a process crash; only an OS crash or power loss can
   // lose the last transactions, never corrupt the file. Saves an fsync per commit.
   db.exec("PRAGMA synchronous = NORMAL");
-  migrate(db);
-  if (version < latest_schema_version()) check_tables(db);  // what the migrations made
+  // A store already at this build's version (every open but the first by a newer build) takes
+  // no write transaction: a process frozen holding the write lock must not keep every other one
+  // from opening the store -- a sweep started beside it could not even put it down
+  // (experiments/sweep_queue.cpp). migrate() re-reads the version under the lock.
+  if (version < latest_schema_version()) {
+    migrate(db);
+    check_tables(db);  // what the migrations made
+  }
   return std::make_unique<SqliteBackend>(std::move(db));
 }
 

@@ -225,7 +225,8 @@ std::optional<std::string> gone_local(const db::RunRecord& run, const WorkerTags
 }
 
 // SIGKILL, not SIGTERM: a frozen process runs no handler until it is woken, and a lost worker's
-// run is no longer its own to checkpoint. Its locks go when it exits (a zombie holds none).
+// run is no longer its own to checkpoint. Its locks go when its last thread has exited, which
+// may be after its leader is a zombie: the wait is for that.
 std::optional<std::string> put_down_local(const db::RunRecord& run, const WorkerTags& tags) {
   const auto worker = recorded_process(run, tags);
   if (!worker || !worker->here()) return std::nullopt;
@@ -234,7 +235,7 @@ std::optional<std::string> put_down_local(const db::RunRecord& run, const Worker
   };
   if (!alive() || kill(worker->pid(), SIGKILL) != 0) return std::nullopt;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (alive() && std::chrono::steady_clock::now() < deadline)
+  while ((alive() || any_thread_left(worker->pid())) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return "its process (pid " + worker->pid_text + " on " + worker->where + ") was killed";
 }

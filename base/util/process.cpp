@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -193,6 +194,16 @@ bool same_process_alive(pid_t pid, const std::string& start_ticks, const std::st
   const auto fields = stat_fields_after_name(pid);
   if (fields.size() <= 19 || fields[0] == "Z" || fields[0] == "X") return false;
   return fields[19] == start_ticks;
+}
+
+bool any_thread_left(pid_t pid) {
+  std::error_code ec;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const char state = process_state(static_cast<pid_t>(std::stol(task.path().filename())));
+    if (state != '\0' && state != 'Z' && state != 'X') return true;
+  }
+  return false;
 }
 
 bool process_alive(pid_t pid, const std::string& needle) {

@@ -48,4 +48,10 @@ char process_state(pid_t pid);
 // and is not a zombie; with `start_ticks` "" (not recorded), process_alive(pid, needle).
 bool same_process_alive(pid_t pid, const std::string& start_ticks, const std::string& needle);
 
+// Whether a thread of process `pid` has yet to exit (is in neither state Z nor X). A killed
+// multi-threaded process's leader is a zombie before its other threads are done, and what the
+// process holds -- its file locks, a SQLite store's write lock among them -- goes only with the
+// last of them.
+bool any_thread_left(pid_t pid);
+
 }  // namespace fathom

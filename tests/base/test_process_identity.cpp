@@ -2,15 +2,19 @@
 // checks before it puts a lost worker down, so that it never kills a later process that reused
 // the pid.
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 
 #include "base/util/process.h"
 
 namespace test_process_identity {
+using fathom::any_thread_left;
 using fathom::process_start_ticks;
+using fathom::process_state;
 using fathom::same_process_alive;
 
 TEST(ProcessIdentity, APidAndItsStartTimeNameOneProcessUntilItEnds) {
@@ -41,6 +45,38 @@ TEST(ProcessIdentity, APidAndItsStartTimeNameOneProcessUntilItEnds) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_FALSE(same_process_alive(child, started, "unused"));
   EXPECT_EQ(process_start_ticks(child), "");  // no such process
+  close(go[0]);
+  close(go[1]);
+}
+
+// A process whose leader thread has exited while another thread still runs: the leader is a
+// zombie -- no longer "alive" -- yet the process still holds what its threads share (its file
+// locks), as a killed worker does for the moment its other threads take to exit. A put-down
+// waits for any_thread_left to be false.
+TEST(ProcessIdentity, AZombieLeaderWithAThreadLeftIsNotGoneYet) {
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::thread([fd = go[0]] {
+      char byte = 0;
+      (void)!read(fd, &byte, 1);
+      _exit(0);  // the whole process
+    }).detach();
+    syscall(SYS_exit, 0);  // the leader thread alone
+  }
+  const std::string started = process_start_ticks(child);
+  for (int i = 0; i < 500 && process_state(child) != 'Z'; ++i) usleep(10'000);
+  ASSERT_EQ(process_state(child), 'Z');
+  EXPECT_FALSE(same_process_alive(child, started, "unused"));
+  EXPECT_TRUE(any_thread_left(child));
+  (void)!write(go[1], "x", 1);
+  for (int i = 0; i < 500 && any_thread_left(child); ++i) usleep(10'000);
+  EXPECT_FALSE(any_thread_left(child));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_FALSE(any_thread_left(child));
   close(go[0]);
   close(go[1]);
 }

@@ -486,6 +486,45 @@ TEST_P(SqliteFaults, AFrozenTrainRunHoldingTheWriteLockIsPutDownByTheSweepItStal
   expect_equal_to_reference("stalled_by_train");
 }
 
+// The same frozen `fathom train`, silent past the timeout before a sweep is started on the
+// store: the sweep puts it down before its first write (which would wait on the lock), says so,
+// and runs as if nothing happened. Before, queueing the sweep waited the whole retry budget.
+TEST_P(SqliteFaults, ASweepStartedBesideAFrozenLockHolderPutsItDownBeforeItQueues) {
+  const std::string file = sweep_file("after_freeze", short_updates_);
+  run_reference(file);
+  const pid_t solo = ft::spawn(
+      {ft::built_fathom_binary().string(), "train", (dir_ / "base.yaml").string(), "--no-progress",
+       "--set", "name=solo", "--set", "train.max_updates=100000", "--heartbeat-interval", "1"},
+      {"FATHOM_DB=" + faulty(), "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()},
+      (dir_ / "solo.log").string());
+  std::optional<RunRecord> solo_run;
+  while (!solo_run || solo_run->status != "running" || solo_run->updates < 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto listed = runs(faulty(), "");
+    if (!listed.empty()) solo_run = listed.front();
+  }
+  ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), solo, 60))
+      << "never caught the train inside a write transaction";
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // past the sweep's 5 s timeout
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t scheduler = start(faulty(), file, false, "after.log", {},
+                                {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"});
+  const bool put_down = ft::wait_gone(solo, 30);
+  const double after_start =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const int solo_exit = ft::wait_exit(solo, 5);  // reaped, or killed by the timeout
+  EXPECT_TRUE(put_down) << "the frozen train was not put down within 30 s of the sweep's start";
+  EXPECT_EQ(solo_exit, 128 + SIGKILL);
+  std::printf("put down %.1f s after the sweep started\n", after_start);
+  ASSERT_EQ(ft::wait_exit(scheduler), 0) << log("after.log");
+  const std::string said = log("after.log");
+  EXPECT_NE(said.find("lost worker of run " + std::to_string(solo_run->id) + " (not in a sweep)"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(Store::open(faulty(), OpenMode::ReadOnly).find_run("solo")->status, "crashed");
+  expect_equal_to_reference("after_freeze");
+}
+
 // A store with a damaged page (one zeroed): `sweep --resume` and `train` refuse it, naming it,
 // and leave it byte for byte as it was.
 TEST_P(SqliteFaults, ADamagedStoreIsRefusedAndLeftAsItWas) {
