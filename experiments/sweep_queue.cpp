@@ -1,10 +1,8 @@
 #include "experiments/sweep_queue.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
@@ -104,14 +102,10 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
 
 // A Fathom process frozen holding the store's write lock whose own heartbeat says it is lost
 // -- a worker of any sweep, a `fathom train` -- is put down before this sweep's first write
-// waits on it (experiments/run_control.h: settle_lost_holder_elsewhere). A holder seen once is
-// looked at again a second later: a live writer's transaction takes milliseconds.
+// waits on it (experiments/run_control.h: settle_lost_holder_elsewhere).
 void put_down_stalled_holder(db::Store& store, double heartbeat_timeout_s, QueuedSweep& out) {
   WriteLockWatch watch;
-  watch.look(store, db::unix_now());
-  if (!watch.holder()) return;
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  watch.look(store, db::unix_now());
+  watch.look_for_a_stall(store);
   if (auto done =
           settle_lost_holder_elsewhere(store, {}, db::unix_now(), heartbeat_timeout_s, watch))
     out.lost.push_back(*done);

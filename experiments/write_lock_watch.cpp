@@ -30,11 +30,17 @@ std::optional<std::string> WriteLockWatch::stall_to_tell(double now) {
 
 void WriteLockWatch::blocked_at(double now) { blocked_until_ = std::max(blocked_until_, now); }
 
-std::optional<long long> stalled_write_lock_holder(const db::Store& store, double apart_s) {
-  const auto first = store.write_lock_holder();
-  if (!first) return std::nullopt;
+void WriteLockWatch::look_for_a_stall(const db::Store& store, double apart_s) {
+  look(store, db::unix_now());
+  if (!holder_) return;
   std::this_thread::sleep_for(std::chrono::duration<double>(apart_s));
-  return store.write_lock_holder() == first ? first : std::nullopt;
+  look(store, db::unix_now());
+}
+
+std::optional<long long> stalled_write_lock_holder(const db::Store& store, double apart_s) {
+  WriteLockWatch watch;
+  watch.look_for_a_stall(store, apart_s);
+  return watch.stalled() ? watch.holder() : std::nullopt;
 }
 
 }  // namespace fathom::experiments

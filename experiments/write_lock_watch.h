@@ -20,6 +20,10 @@ class WriteLockWatch {
  public:
   // One look at who holds the lock (each scheduler round; once before a resume judges runs).
   void look(const db::Store& store, double now);
+  // For a one-off judgement where no earlier round looked (a sweep's start, `fathom sweep
+  // status`): a look, and where it found a holder a second look `apart_s` seconds later, so
+  // that stalled() tells a stall from a live writer's transaction.
+  void look_for_a_stall(const db::Store& store, double apart_s = 1);
   // The process holding the lock at the last look, if any.
   std::optional<long long> holder() const { return holder_; }
   // Whether the last two looks found the same process holding it: a stall, not one of the

@@ -110,6 +110,38 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
       return {};  // not created yet
     }
   }
+  // The run of `sweep` ("": outside any sweep) first seen running past update 50.
+  RunRecord wait_running_past_50(const std::string& sweep) const {
+    for (;;) {
+      for (const auto& r : runs(faulty(), sweep))
+        if (r.status == "running" && r.updates >= 50) return r;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  // `fathom train` outside any sweep, run "solo", beating every second, long enough to be
+  // caught mid-run; its output in DIR/solo.log.
+  pid_t start_solo_train() const {
+    return ft::spawn({ft::built_fathom_binary().string(), "train", (dir_ / "base.yaml").string(),
+                      "--no-progress", "--set", "name=solo", "--set", "train.max_updates=100000",
+                      "--heartbeat-interval", "1"},
+                     {"FATHOM_DB=" + faulty(), "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()},
+                     (dir_ / "solo.log").string());
+  }
+  // Every run of `sweep` finished but those in `crashed`, each crashed with an error holding
+  // every one of its texts.
+  void expect_crashed_only(const std::string& sweep,
+                           const std::map<int64_t, std::vector<std::string>>& crashed) const {
+    for (const auto& r : runs(faulty(), sweep)) {
+      const auto it = crashed.find(r.id);
+      if (it == crashed.end()) {
+        EXPECT_EQ(r.status, "finished") << "run " << r.id << ": " << r.error;
+        continue;
+      }
+      EXPECT_EQ(r.status, "crashed");
+      for (const auto& text : it->second)
+        EXPECT_NE(r.error.find(text), std::string::npos) << r.error;
+    }
+  }
   const std::string& reference() const { return reference_->location(); }
   const std::string& faulty() const { return faulty_->location(); }
 
@@ -376,16 +408,10 @@ TEST_P(SqliteFaults, AWorkerFrozenHoldingTheWriteLockIsPutDownAndTheOtherTrainsO
             std::string::npos)
       << log("frozen.log");
 
-  for (const auto& r : runs(faulty(), "frozen_lock")) {
-    if (r.id == frozen_run) {
-      EXPECT_EQ(r.status, "crashed");
-      EXPECT_NE(r.error.find("holding the run store's write lock"), std::string::npos) << r.error;
-      EXPECT_NE(r.error.find("(pid " + std::to_string(worker)), std::string::npos) << r.error;
-      EXPECT_NE(r.error.find("was killed"), std::string::npos) << r.error;
-    } else {
-      EXPECT_EQ(r.status, "finished") << "run " << r.id << ": " << r.error;
-    }
-  }
+  expect_crashed_only(
+      "frozen_lock",
+      {{frozen_run,
+        {"holding the run store's write lock", "(pid " + std::to_string(worker), "was killed"}}});
   ASSERT_EQ(ft::wait_exit(start(faulty(), file, true, "resume.log")), 0) << log("resume.log");
   expect_equal_to_reference("frozen_lock");
 }
@@ -423,17 +449,9 @@ TEST_P(SqliteFaults, AWorkerDyingWhileAFrozenOneHoldsTheWriteLockIsRecordedOnceI
   EXPECT_TRUE(put_down) << "the frozen lock holder was not put down within 30 s";
   EXPECT_EQ(ft::wait_exit(scheduler), 1) << log("stall.log");  // two runs left crashed
   std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
-  for (const auto& r : runs(faulty(), "dies_in_stall")) {
-    if (r.id == frozen_run) {
-      EXPECT_EQ(r.status, "crashed");
-      EXPECT_NE(r.error.find("holding the run store's write lock"), std::string::npos) << r.error;
-    } else if (r.id == dying_run) {
-      EXPECT_EQ(r.status, "crashed");  // with its exact end, not "is gone"
-      EXPECT_NE(r.error.find("killed by signal 9"), std::string::npos) << r.error;
-    } else {
-      EXPECT_EQ(r.status, "finished") << "run " << r.id << ": " << r.error;
-    }
-  }
+  // The dead worker's run with its exact end, not "is gone".
+  expect_crashed_only("dies_in_stall", {{frozen_run, {"holding the run store's write lock"}},
+                                        {dying_run, {"killed by signal 9"}}});
   ASSERT_EQ(ft::wait_exit(start(faulty(), file, true, "resume.log")), 0) << log("resume.log");
   expect_equal_to_reference("dies_in_stall");
 }
@@ -446,22 +464,11 @@ TEST_P(SqliteFaults, AWorkerDyingWhileAFrozenOneHoldsTheWriteLockIsRecordedOnceI
 TEST_P(SqliteFaults, AFrozenTrainRunHoldingTheWriteLockIsPutDownByTheSweepItStalls) {
   const std::string file = sweep_file("stalled_by_train", short_updates_);
   run_reference(file);
-  const pid_t solo = ft::spawn(
-      {ft::built_fathom_binary().string(), "train", (dir_ / "base.yaml").string(), "--no-progress",
-       "--set", "name=solo", "--set", "train.max_updates=100000", "--heartbeat-interval", "1"},
-      {"FATHOM_DB=" + faulty(), "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()},
-      (dir_ / "solo.log").string());
-  const auto running_past = [&](const std::string& sweep) -> std::optional<RunRecord> {
-    for (const auto& r : runs(faulty(), sweep))
-      if (r.status == "running" && r.updates >= 50) return r;
-    return std::nullopt;
-  };
-  std::optional<RunRecord> solo_run;
-  while (!(solo_run = running_past(""))) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const pid_t solo = start_solo_train();
+  const RunRecord solo_run = wait_running_past_50("");
   const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
   const pid_t scheduler = start(faulty(), file, false, "stalled.log", {}, fast);
-  while (!running_past("stalled_by_train"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_running_past_50("stalled_by_train");
   ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), solo, 60))
       << "never caught the train inside a write transaction";
   const auto frozen_at = std::chrono::steady_clock::now();
@@ -474,7 +481,7 @@ TEST_P(SqliteFaults, AFrozenTrainRunHoldingTheWriteLockIsPutDownByTheSweepItStal
   std::printf("put down %.1f s after the freeze (heartbeat timeout 5 s)\n", put_down_after);
   ASSERT_EQ(ft::wait_exit(scheduler), 0) << log("stalled.log");
   const std::string said = log("stalled.log");
-  EXPECT_NE(said.find("run " + std::to_string(solo_run->id) + " (not in a sweep): no heartbeat"),
+  EXPECT_NE(said.find("run " + std::to_string(solo_run.id) + " (not in a sweep): no heartbeat"),
             std::string::npos)
       << said;
   const auto ended = Store::open(faulty(), OpenMode::ReadOnly).find_run("solo");
@@ -492,17 +499,8 @@ TEST_P(SqliteFaults, AFrozenTrainRunHoldingTheWriteLockIsPutDownByTheSweepItStal
 TEST_P(SqliteFaults, ASweepStartedBesideAFrozenLockHolderPutsItDownBeforeItQueues) {
   const std::string file = sweep_file("after_freeze", short_updates_);
   run_reference(file);
-  const pid_t solo = ft::spawn(
-      {ft::built_fathom_binary().string(), "train", (dir_ / "base.yaml").string(), "--no-progress",
-       "--set", "name=solo", "--set", "train.max_updates=100000", "--heartbeat-interval", "1"},
-      {"FATHOM_DB=" + faulty(), "FATHOM_ARTIFACTS=" + (dir_ / "artifacts").string()},
-      (dir_ / "solo.log").string());
-  std::optional<RunRecord> solo_run;
-  while (!solo_run || solo_run->status != "running" || solo_run->updates < 50) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const auto listed = runs(faulty(), "");
-    if (!listed.empty()) solo_run = listed.front();
-  }
+  const pid_t solo = start_solo_train();
+  const RunRecord solo_run = wait_running_past_50("");
   ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), solo, 60))
       << "never caught the train inside a write transaction";
   std::this_thread::sleep_for(std::chrono::seconds(6));  // past the sweep's 5 s timeout
@@ -518,7 +516,7 @@ TEST_P(SqliteFaults, ASweepStartedBesideAFrozenLockHolderPutsItDownBeforeItQueue
   std::printf("put down %.1f s after the sweep started\n", after_start);
   ASSERT_EQ(ft::wait_exit(scheduler), 0) << log("after.log");
   const std::string said = log("after.log");
-  EXPECT_NE(said.find("lost worker of run " + std::to_string(solo_run->id) + " (not in a sweep)"),
+  EXPECT_NE(said.find("lost worker of run " + std::to_string(solo_run.id) + " (not in a sweep)"),
             std::string::npos)
       << said;
   EXPECT_EQ(Store::open(faulty(), OpenMode::ReadOnly).find_run("solo")->status, "crashed");
