@@ -30,4 +30,27 @@ std::vector<KeptCheckpoint> checkpoints_to_average(std::vector<KeptCheckpoint> k
   return chosen;
 }
 
+BestRetention retain_best(const std::vector<KeptCheckpoint>& earlier, int64_t update, int keep,
+                          const std::map<int64_t, double>& metric_at, bool higher_is_better) {
+  auto candidates = earlier;
+  candidates.push_back({update, ""});
+  const auto staying = checkpoints_to_average(candidates, keep, true, metric_at, higher_is_better);
+  const auto stays = [&](int64_t u) {
+    return std::any_of(staying.begin(), staying.end(),
+                       [&](const KeptCheckpoint& k) { return k.update == u; });
+  };
+  const auto value = metric_at.find(update);
+  BestRetention r;
+  r.write = stays(update) || value == metric_at.end() || !std::isfinite(value->second);
+  // Room for the new one where it is written: the best keep - 1 of the others stay then.
+  const size_t room = static_cast<size_t>(std::max(keep, 1)) - (r.write ? 1 : 0);
+  std::vector<KeptCheckpoint> others =
+      checkpoints_to_average(earlier, static_cast<int>(room), true, metric_at, higher_is_better);
+  for (const auto& k : earlier)
+    if (std::none_of(others.begin(), others.end(),
+                     [&](const KeptCheckpoint& o) { return o.update == k.update; }))
+      r.retired.push_back(k.update);
+  return r;
+}
+
 }  // namespace fathom::db

@@ -22,4 +22,17 @@ std::vector<KeptCheckpoint> checkpoints_to_average(std::vector<KeptCheckpoint> k
                                                    const std::map<int64_t, double>& metric_at,
                                                    bool higher_is_better);
 
+// What train.keep_checkpoints `keep` does with eval.average_by best when the checkpoint at
+// `update` is due, its validation in `metric_at` (kept after it): the `keep` best of `earlier`
+// (the kept checkpoints before `update`) and the new one stay, as checkpoints_to_average ranks
+// them -- a worse one is never written, the ones it displaces are retired. A checkpoint without
+// a finite value ranks below every one with a value (it can never be averaged); the new one
+// without a value (its valid_bleu decode cut short) is written and ranks at its next keep point.
+struct BestRetention {
+  bool write = true;
+  std::vector<int64_t> retired;  // updates of `earlier`, oldest first
+};
+BestRetention retain_best(const std::vector<KeptCheckpoint>& earlier, int64_t update, int keep,
+                          const std::map<int64_t, double>& metric_at, bool higher_is_better);
+
 }  // namespace fathom::db

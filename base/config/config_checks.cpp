@@ -95,8 +95,7 @@ void check_training(const RunConfig& c) {
 }
 
 // Averaging the best N kept checkpoints ranks them by train.best_metric at their updates: each
-// needs a validation there, and all of them must stay (train.keep_checkpoints retires the
-// oldest, which may be among the best).
+// needs a validation there (train.keep_checkpoints then keeps the best, not the newest).
 void check_average_by(const RunConfig& c) {
   if (c.eval.average_by != "best") return;
   const int every = c.train.keep_checkpoint_every, valid = c.train.valid_every;
@@ -106,11 +105,6 @@ void check_average_by(const RunConfig& c) {
                      " at their updates, but train.keep_checkpoint_every " + std::to_string(every) +
                      " is not a multiple of train.valid_every " + std::to_string(valid) +
                      ": some would have no validation");
-  if (c.train.keep_checkpoints > 0)
-    config_error(c, "eval.average_by",
-                 "best chooses among every kept checkpoint, but train.keep_checkpoints " +
-                     std::to_string(c.train.keep_checkpoints) +
-                     " retires the oldest, which may be among the best (set it to 0)");
 }
 
 // Selecting on valid_bleu needs its decode; averaging needs that many kept checkpoints
@@ -141,7 +135,8 @@ void check_evaluation(const RunConfig& c) {
   if (stay > 0 && stay < n)
     config_error(c, "eval.average_checkpoints",
                  std::to_string(n) + " checkpoints to average, but train.keep_checkpoints " +
-                     std::to_string(stay) + " leaves only the newest " + std::to_string(stay));
+                     std::to_string(stay) + " leaves only the " +
+                     (c.eval.average_by == "best" ? "best " : "newest ") + std::to_string(stay));
   check_average_by(c);
 }
 

@@ -307,7 +307,8 @@ std::vector<FieldSpec> build_fields() {
   train("keep_checkpoints", F::Int, &T::keep_checkpoints,
         "of the checkpoints train.keep_checkpoint_every keeps, only the newest N stay: an older "
         "one's file and row go when a new one is recorded (0: every one stays; `fathom prune` "
-        "does the same to finished runs)")
+        "does the same to finished runs); with eval.average_by best, the N best by "
+        "train.best_metric stay, and one worse than all of them is not written")
       .range = kNonNegative;
   train("keep_checkpoint_optimizer", F::Bool, &T::keep_checkpoint_optimizer,
         "kept checkpoints also hold the optimizer state, so that `fathom train --from RUN@STEP` "
@@ -401,7 +402,7 @@ std::vector<FieldSpec> build_fields() {
        "(the N whose update's train.best_metric is best, as ESPnet averages the best by "
        "validation; chosen on validation data, never on the test metric reported). best needs "
        "a validation at every kept checkpoint (train.keep_checkpoint_every a multiple of "
-       "train.valid_every) and every kept checkpoint left (train.keep_checkpoints 0)",
+       "train.valid_every); train.keep_checkpoints then keeps the best, not the newest",
        {"last", "best"});
 
   // Alerts (experiments/notify.h): what the scheduler runs on a run's events.

@@ -50,6 +50,86 @@ std::string nearest(const std::vector<ForkPoint>& points, int64_t step) {
   return "the nearest are updates " + near + " (it has " + all + ")";
 }
 
+// Tags the parent wrote after `step` or about its own workers: its ending (final_model,
+// early_stop, the test BLEU), a verdict on it, validation samples and config changes past the
+// fork point. The fork writes its own; copied, they would describe a run the fork is not.
+bool describes_the_parent_after(const std::string& key, int64_t step) {
+  static const std::regex at_update(R"((samples\.u|config\.changed_at\.)([0-9]+))");
+  static const std::regex own(R"((worker|slurm)\..*|final_model|early_stop|bleu|bleu_signature|)"
+                              R"(reproduces|reproduction|forked_from|forked_at|fork\.settings)");
+  std::smatch m;
+  if (std::regex_match(key, m, at_update)) return std::stoll(m[2].str()) > step;
+  return std::regex_match(key, own);
+}
+
+// The parent's checkpoint_best as of `step`: the update train.best_metric was best at among
+// the parent's validations up to it (the later of equal values is no better, as in
+// record_validation), 0 when none.
+int64_t best_update_until(const db::Store& store, int64_t parent, const RunConfig& config,
+                          int64_t step) {
+  const BestMetric metric = best_metric_named(config.train.best_metric);
+  double best = 0;
+  int64_t best_update = 0;
+  for (const auto& p : store.metric_series(parent, metric.name))
+    if (p.step > 0 && p.step <= step && betters(metric, p.value, best, best_update, 0)) {
+      best = p.value;
+      best_update = p.step;
+    }
+  return best_update;
+}
+
+// A name in the fork's directory for the parent's file: a hard link where the file system
+// allows one (a checkpoint of a large model is gigabytes, and no recorded name is ever written
+// again, so sharing its bytes is safe), else a copy. Generation 0: no holder wrote it.
+std::string inherit_file(const std::string& source, const std::string& dir,
+                         const std::string& name) {
+  const std::string target = (fs::path(dir) / name).string();
+  std::error_code linked;
+  fs::remove(target, linked);
+  fs::create_hard_link(source, target, linked);
+  if (linked) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+  return target;
+}
+
+// What a run that had trained to `step` would hold besides its resume point: its prepared
+// state (Admin's profile), its kept checkpoints up to `step` (eval.average_checkpoints
+// averages them) and its checkpoint_best as of `step` -- so that a fork with nothing changed
+// ends on its parent's final model. The parent's checkpoint_best file where it is that one,
+// else the kept checkpoint at that update; none where neither is left.
+void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
+                   const RunConfig& config, const std::string& parent_dir, int64_t fork,
+                   const std::string& dir) {
+  static const std::regex kept(R"(checkpoint_([0-9]+))");
+  const auto artifacts = store.artifacts(parent.id);
+  const int64_t best = best_update_until(store, parent.id, config, step);
+  std::string best_source;
+  for (const auto& a : artifacts) {
+    const std::string path = recorded_file(artifacts, parent_dir, a.kind);
+    if (!a.step || path.empty() || !fs::exists(path)) continue;
+    const fs::path file(path);
+    std::smatch m;
+    if (std::regex_match(a.kind, m, kept)) {
+      if (*a.step > step) continue;
+      store.add_artifact(fork, a.kind, inherit_file(path, dir, a.kind + ".g0.pt"), *a.step);
+      if (*a.step == best && best_source.empty()) best_source = path;
+    } else if (a.kind == "checkpoint_best") {
+      if (*a.step == best) best_source = path;
+    } else if (*a.step == 0 && a.kind.rfind("checkpoint", 0) != 0) {  // prepared state
+      const std::string name = file.stem().string();
+      store.add_artifact(
+          fork, a.kind,
+          inherit_file(path, dir,
+                       name.substr(0, name.rfind(".g")) + ".g0" + file.extension().string()),
+          0);
+    }
+  }
+  if (!best_source.empty())
+    store.add_artifact(
+        fork, "checkpoint_best",
+        inherit_file(best_source, dir, "checkpoint_best.u" + std::to_string(best) + ".g0.pt"),
+        best);
+}
+
 }  // namespace
 
 int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
@@ -85,11 +165,12 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
   const std::string dir = fork_dir(id);
   fs::create_directories(dir);
   // Generation 0: no holder has written it; the trainer's files carry 1 and up.
-  const std::string copy =
-      (fs::path(dir) / ("checkpoint_last.u" + std::to_string(step) + ".g0.pt")).string();
-  fs::copy_file(at->path, copy, fs::copy_options::overwrite_existing);
-  store.add_artifact(id, "checkpoint_last", copy, step);
-  for (const auto& [key, value] : store.tags(parent.id)) store.set_tag(id, key, value);
+  store.add_artifact(
+      id, "checkpoint_last",
+      inherit_file(at->path, dir, "checkpoint_last.u" + std::to_string(step) + ".g0.pt"), step);
+  inherit_files(store, parent, step, config, parent_dir, id, dir);
+  for (const auto& [key, value] : store.tags(parent.id))
+    if (!describes_the_parent_after(key, step)) store.set_tag(id, key, value);
   store.set_tag(id, "forked_from", std::to_string(parent.id));
   store.set_tag(id, "forked_at", std::to_string(step));
   std::vector<db::MetricRow> rows;

@@ -183,31 +183,47 @@ void TrainingSession::load_final_model() {
 
 // With the optimizer state (unless train.keep_checkpoint_optimizer is false) and the log
 // window: kept checkpoints are analysed, and a fork (core/train/fork.h) continues from one
-// exactly as the run did. train.keep_checkpoints retires the oldest in the same recording.
+// exactly as the run did. train.keep_checkpoints retires the oldest (or the worst) in the same
+// recording.
 void TrainingSession::keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading,
                                       bool just_logged) {
+  const auto retired = retired_checkpoints(update);
+  if (!retired) return;
   state_.window = window_state(reading, just_logged);
   count_training();
   const std::string kept = kept_checkpoint_kind(update);
   const std::string path = files_->name(kept, std::nullopt, ".pt");
   save_checkpoint(path, *model_, tc_.keep_checkpoint_optimizer ? &*optimizer_ : nullptr, state_,
                   config_yaml_);
-  files_->record(kept, path, update, "", retired_checkpoints(update));
+  files_->record(kept, path, update, "", *retired);
 }
 
 // The kept checkpoints that train.keep_checkpoints no longer keeps once the one at `update` is
-// recorded: all but the newest N up to `update`. One a resumed run kept after its resume point
-// is left alone: it is replaced when training reaches that update again.
-std::vector<std::string> TrainingSession::retired_checkpoints(int64_t update) const {
+// recorded: all but the newest N up to `update` -- with eval.average_by best, all but the N
+// best by train.best_metric, and nullopt where the one at `update` would not be among them (it
+// is not written; db/averaged_checkpoints.h). One a resumed run kept after its resume point is
+// left alone: it is replaced when training reaches that update again.
+std::optional<std::vector<std::string>> TrainingSession::retired_checkpoints(int64_t update) const {
   const int keep = tc_.keep_checkpoints;
-  if (keep <= 0) return {};
-  std::vector<int64_t> earlier;  // oldest first
+  if (keep <= 0) return std::vector<std::string>{};
+  std::vector<KeptCheckpoint> earlier;  // oldest first
   for (const auto& k : kept_checkpoints(files_->rows(), files_->dir()))
-    if (k.update < update) earlier.push_back(k.update);
+    if (k.update < update) earlier.push_back(k);
   std::vector<std::string> retired;
+  if (config_.eval.average_by == "best") {
+    std::map<int64_t, double> metric_at;  // earlier sessions' validations, then this one's
+    for (const auto& p : store_->metric_series(run_, best_metric_.name))
+      metric_at[p.step] = p.value;
+    for (const auto& [at, value] : best_metric_at_) metric_at[at] = value;
+    const db::BestRetention r =
+        db::retain_best(earlier, update, keep, metric_at, best_metric_.higher_is_better);
+    if (!r.write) return std::nullopt;
+    for (const int64_t u : r.retired) retired.push_back(kept_checkpoint_kind(u));
+    return retired;
+  }
   const int64_t excess = static_cast<int64_t>(earlier.size()) - (keep - 1);
   for (int64_t i = 0; i < excess; ++i)
-    retired.push_back(kept_checkpoint_kind(earlier[static_cast<size_t>(i)]));
+    retired.push_back(kept_checkpoint_kind(earlier[static_cast<size_t>(i)].update));
   return retired;
 }
 
@@ -261,6 +277,7 @@ std::optional<double> TrainingSession::best_metric_value(const LossReport& valid
 }
 
 void TrainingSession::record_best(int64_t update, double value) {
+  best_metric_at_[update] = value;  // what eval.average_by best retains kept checkpoints by
   if (!record_validation(state_.validation, update, value, tc_.patience_min_delta, best_metric_) ||
       !writes())
     return;

@@ -153,8 +153,8 @@ void TrainingSession::resume() {
     files_->remove_strays();
   }
   // The best train.best_metric refers to the recorded checkpoint_best; a run without one (a
-  // fork: its parent's best is not its own) records its own at its next validation, and its
-  // train.patience counts from there.
+  // fork whose parent's best as of the fork point is on disk no more: core/train/fork.h)
+  // records its own at its next validation, and its train.patience counts from there.
   if (files_->current("checkpoint_best").empty()) state_.validation = ValidationRecord();
   store_->set_tag(*lease_, "vocab", data_->vocab->describe());
   // The loss of a uniform prediction is ln V: what learning-rate sensitivity caps at.
@@ -463,9 +463,11 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
     }
     return std::nullopt;
   }
+  // A kept checkpoint follows the update's validation, as the resume point does: a fork from
+  // it counts train.patience and keeps checkpoint_best exactly as its parent went on to.
+  if (valid_point) validate(u.number);
   if (keep_point) keep_checkpoint(u.number, *reading, log_point);
   if (valid_point) {
-    validate(u.number);
     // Ended by patience, not at its last update anyway.
     if (patience_exhausted(state_.validation, tc_.patience) && state_.update < tc_.max_updates)
       stop_early();

@@ -10,6 +10,7 @@
 // writer: it holds the lease, logs, validates, checkpoints and evaluates. The other ranks (no
 // store) train their share of every update and stop where rank 0 does.
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,7 +105,7 @@ class TrainingSession {
   void log_probes(int64_t update);
   void log_sharpness(int64_t update);
   void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
-  std::vector<std::string> retired_checkpoints(int64_t update) const;
+  std::optional<std::vector<std::string>> retired_checkpoints(int64_t update) const;
   LossReport validation_loss();
   LossReport log_validation(int64_t update);
   void validate_at_init();
@@ -175,6 +176,7 @@ class TrainingSession {
   std::optional<TrainingProbes> probes_;       // train.probe_every > 0
   std::optional<SharpnessTracker> sharpness_;  // train.sharpness_every > 0
   TrainOutcome outcome_;
+  std::map<int64_t, double> best_metric_at_;  // this session's train.best_metric validations
   Window window_;
   int64_t session_first_update_ = 1;
   double last_logged_loss_ = NAN;  // what the progress bar shows between log points

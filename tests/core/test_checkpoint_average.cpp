@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "base/config/config_io.h"
 #include "core/data/dataset.h"
 #include "core/train/evaluate.h"
+#include "db/artifact_files.h"
 #include "db/metric_names.h"
 #include "tests/support/test_device.h"
 #include "tests/support/trainer_test_fixture.h"
@@ -114,6 +117,44 @@ TEST_F(TrainerTest, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss)
               static_cast<long long>(best[1]));
 }
 
+// train.keep_checkpoints 2 with eval.average_by best keeps the two best, not the newest: the run
+// -- stopped once it kept update 15 and resumed -- ends with only the two checkpoints a run that
+// kept every one averages, their files alone on disk, and the same final model.
+TEST_F(TrainerTest, KeepingTheBestTwoEndsOnTheModelOfKeepingEveryOne) {
+  RunConfig every = tiny_config();  // 25 updates
+  every.train.lr = 0.05;
+  every.train.valid_every = 5;
+  every.train.keep_checkpoint_every = 5;
+  every.eval.average_checkpoints = 2;
+  every.eval.average_by = "best";
+  const int64_t all = new_run(every);
+  ASSERT_EQ(train(every, all).status, "finished");
+  RunConfig two = every;
+  two.train.keep_checkpoints = 2;
+  const int64_t run = new_run(two);
+  const TrainOutcome stopped = train_stopped_when(two, run, [&](const db::Store& s) {
+    for (const auto& a : s.artifacts(run))
+      if (a.kind == "checkpoint_15") return true;
+    return false;
+  });
+  ASSERT_NE(stopped.status, "finished") << "stopped before its end";
+  ASSERT_EQ(train(two, run, /*resume=*/true).status, "finished");
+
+  const std::string final_model = store_->tags(all).at("final_model");
+  EXPECT_EQ(store_->tags(run).at("final_model"), final_model);
+  std::string kept;  // "checkpoint_15 checkpoint_25"
+  for (const auto& k : db::kept_checkpoints(store_->artifacts(run), artifacts(run)))
+    kept += (kept.empty() ? "" : " ") + std::to_string(k.update);
+  EXPECT_EQ("mean of 2 best checkpoints by valid_loss, updates " + kept, final_model);
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(artifacts(run)))
+    files +=
+        std::regex_match(entry.path().filename().string(), std::regex(R"(checkpoint_[0-9]+\..*)"));
+  EXPECT_EQ(files, 2u) << "the kept checkpoints' files, and no retired one's";
+  EXPECT_EQ(testing::series(*store_, run, db::metric::kTestLoss),
+            testing::series(*store_, all, db::metric::kTestLoss));
+}
+
 TEST_F(TrainerTest, WithoutAveragingTheFinalModelIsTheBestCheckpoint) {
   RunConfig config = tiny_config();  // validated at 10, 20 and 25
   const int64_t run = new_run(config);
@@ -156,7 +197,7 @@ TEST(CheckpointAverage, ARunThatKeepsTooFewCheckpointsIsRefusedAtTheKey) {
 }
 
 // eval.average_by best ranks the kept checkpoints by their validations: refused, naming the
-// key, where some would have none, where train.keep_checkpoints may have retired the best, or
+// key, where some would have none, where train.keep_checkpoints keeps fewer than it averages, or
 // where nothing is averaged.
 TEST(CheckpointAverage, AveragingTheBestIsRefusedWhereItCannotRankEveryKeptCheckpoint) {
   const auto refused = [](const std::string& train, const std::string& eval,
@@ -167,14 +208,17 @@ TEST(CheckpointAverage, AveragingTheBestIsRefusedWhereItCannotRankEveryKeptCheck
   const std::string best3 = "{average_checkpoints: 3, average_by: best}";
   refused("{max_updates: 120, keep_checkpoint_every: 30, valid_every: 20}", best3,
           "train.keep_checkpoint_every 30 is not a multiple of train.valid_every 20");
-  refused("{max_updates: 120, keep_checkpoint_every: 40, valid_every: 20, keep_checkpoints: 3}",
-          best3, "train.keep_checkpoints 3 retires the oldest");
+  expect_refused(
+      "data: {task: synthetic}\ntrain: {max_updates: 120, keep_checkpoint_every: 40, "
+      "valid_every: 20, keep_checkpoints: 2}\neval: " +
+          best3 + "\n",
+      "best.yaml", "eval.average_checkpoints", "leaves only the best 2");
   refused("{max_updates: 120}", "{average_by: best}", "which is 0");
   refused("{max_updates: 120, keep_checkpoint_every: 40, valid_every: 20}",
           "{average_checkpoints: 3, average_by: newest}", "newest");
   EXPECT_NO_THROW(check_config(load_config_string(
       "data: {task: synthetic}\ntrain: {max_updates: 120, keep_checkpoint_every: 40, "
-      "valid_every: 20}\neval: " +
+      "valid_every: 20, keep_checkpoints: 3}\neval: " +
           best3 + "\n",
       "ok.yaml", "")));
 }

@@ -1,9 +1,11 @@
 // Forks (core/train/fork.h): a run continued from a kept checkpoint with nothing changed trains
 // exactly as its parent did after that update -- loss for loss, also where the checkpoint fell
-// between two log points -- and carries the parent's rows up to it; a changed learning rate
-// changes only what follows; an update without a checkpoint is refused naming the nearest.
+// between two log points -- carries the parent's rows up to it, and ends on the same model: it
+// stops early where its parent did and averages the same kept checkpoints; a changed learning
+// rate changes only what follows; an update without a checkpoint is refused naming the nearest.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,11 +35,17 @@ class ForkTest : public TrainerTest {
     parent_ = new_run(parent_config_);
     ASSERT_EQ(train(parent_config_, parent_).status, "finished");
   }
-  int64_t fork(const RunConfig& config, int64_t step) {
-    const auto parent = store_->find_run(std::to_string(parent_));
+  int64_t fork(const RunConfig& config, int64_t step) { return fork_of(parent_, config, step); }
+  int64_t fork_of(int64_t parent, const RunConfig& config, int64_t step) {
     return create_fork(
-        *store_, *parent, step, config, artifacts(parent_),
+        *store_, *store_->find_run(std::to_string(parent)), step, config, artifacts(parent),
         [&](int64_t id) { return artifacts(id); }, "test");
+  }
+  // The update the store records `run`'s artifact `kind` at (-1 when none).
+  int64_t current_step(int64_t run, const std::string& kind) const {
+    for (const auto& a : store_->artifacts(run))
+      if (a.kind == kind) return a.step.value_or(-1);
+    return -1;
   }
   RunConfig parent_config_;
   int64_t parent_ = 0;
@@ -60,6 +68,62 @@ TEST_F(ForkTest, AForkWithNothingChangedContinuesItsParentExactly) {
   // Kept checkpoints now hold what a fork needs; the best one (the model only) does not.
   EXPECT_TRUE(checkpoint_has_optimizer_state(recorded(parent_, "checkpoint_10")));
   EXPECT_FALSE(checkpoint_has_optimizer_state(recorded(parent_, "checkpoint_best")));
+}
+
+// A parent whose validation loss rises again (lr 0.05), validated and kept every 5 updates.
+RunConfig rising_config(int patience, int average) {
+  RunConfig c = tiny_config();
+  c.name = "rising";
+  c.train.lr = 0.05;
+  c.train.max_updates = 30;
+  c.train.valid_every = 5;
+  c.train.keep_checkpoint_every = 5;
+  c.train.patience = patience;
+  c.eval.average_checkpoints = average;
+  return c;
+}
+
+// Forked at its checkpoint_best with nothing changed, a run that train.patience stopped stops at
+// the same update, for the same reason, on the same model: the fork's checkpoint knows the
+// validation at its update (kept after it), and the fork holds the parent's checkpoint_best.
+TEST_F(ForkTest, AForkAtItsParentsBestStopsWhereItsParentDidOnTheSameModel) {
+  const RunConfig rising = rising_config(/*patience=*/1, /*average=*/0);
+  const int64_t parent = new_run(rising);
+  ASSERT_EQ(train(rising, parent).status, "finished");
+  const auto tags = store_->tags(parent);
+  ASSERT_TRUE(tags.count("early_stop")) << "the curve must turn up before update 30";
+  const int64_t best = current_step(parent, "checkpoint_best");
+  const int64_t child = fork_of(parent, rising, best);
+  EXPECT_FALSE(store_->tags(child).count("early_stop")) << "the parent's stop is after the fork";
+  EXPECT_FALSE(store_->tags(child).count("final_model"));
+  EXPECT_EQ(store_->tags(child).at("data"), tags.at("data"));
+  EXPECT_EQ(current_step(child, "checkpoint_best"), best);
+  ASSERT_EQ(train(rising, child, /*resume=*/true).status, "finished");
+  auto child_tags = store_->tags(child);
+  EXPECT_EQ(child_tags["early_stop"], tags.at("early_stop"));
+  EXPECT_EQ(child_tags["final_model"], tags.at("final_model"));
+  EXPECT_EQ(series(*store_, child, "valid_loss"), series(*store_, parent, "valid_loss"));
+  EXPECT_EQ(series(*store_, child, "test_loss"), series(*store_, parent, "test_loss"));
+}
+
+// With eval.average_checkpoints 3, a fork after the third-newest kept checkpoint averages the
+// same three as its parent: it holds the parent's kept checkpoints up to its update, as hard
+// links (no copy of a large model's bytes) where the file system allows.
+TEST_F(ForkTest, AForkAveragesItsParentsKeptCheckpointsUpToItsUpdate) {
+  const RunConfig rising = rising_config(/*patience=*/0, /*average=*/3);
+  const int64_t parent = new_run(rising);
+  ASSERT_EQ(train(rising, parent).status, "finished");
+  ASSERT_EQ(store_->tags(parent).at("final_model"), "mean of 3 checkpoints, updates 20 25 30");
+  const int64_t child = fork_of(parent, rising, 25);
+  for (const int64_t update : {5, 10, 15, 20, 25}) {
+    const std::string kind = "checkpoint_" + std::to_string(update);
+    ASSERT_EQ(current_step(child, kind), update) << kind;
+    EXPECT_TRUE(std::filesystem::equivalent(recorded(child, kind), recorded(parent, kind)));
+  }
+  EXPECT_EQ(current_step(child, "checkpoint_30"), -1);
+  ASSERT_EQ(train(rising, child, /*resume=*/true).status, "finished");
+  EXPECT_EQ(store_->tags(child).at("final_model"), "mean of 3 checkpoints, updates 20 25 30");
+  EXPECT_EQ(series(*store_, child, "test_loss"), series(*store_, parent, "test_loss"));
 }
 
 TEST_F(ForkTest, AChangedLearningRateChangesOnlyWhatFollows) {
