@@ -1,4 +1,5 @@
-// `fathom translate RUN [--checkpoint best|last|average|init|STEP | --average N] [--input FILE]
+// `fathom translate RUN [--checkpoint best|last|average|init|STEP | --average N [--average-by
+// best]] [--input FILE]
 //                  [--out FILE] [--ref REF] [--beam K] [--lenpen A] [--max-len-a A] [--max-len-b B]
 //                  [--max-tokens N] [--threads N] [--device auto|cpu|cuda]`:
 // a stored run's model translates text it has never seen -- another test set, a domain of its
@@ -42,6 +43,7 @@ struct TranslateArgs {
   std::string checkpoint = "best";
   std::string input = "-", out = "-", ref;
   std::optional<int> beam, max_len_b, threads, average;
+  std::string average_by = "last";
   std::optional<double> length_penalty, max_len_a;
   std::optional<int64_t> max_tokens;
   std::string device = "auto";
@@ -188,7 +190,8 @@ void run_translate(const GlobalOptions& global, const TranslateArgs& args) {
   if (is_decoder_only(run.config.model))
     throw InputError(run.label, 0, "model.arch",
                      "a language model (decoder_only) has no source to translate");
-  if (args.average) average_stored_checkpoints(run, store, paths, *args.average);
+  if (args.average)
+    average_stored_checkpoints(run, store, paths, *args.average, args.average_by == "best");
   // The run's own threads by default: its test.hyp is then reproduced bit for bit.
   configure_threads(args.threads.value_or(run.config.train.threads));
   const SearchOptions search = search_options(run.config, args);
@@ -217,11 +220,18 @@ void add_translate_command(CLI::App& app, GlobalOptions& options) {
       *cmd, args->checkpoint,
       "which model: best (default), last, average (eval.average_checkpoints), init or a kept "
       "update STEP");
-  cmd->add_option("--average", args->average,
-                  "the mean of the last N checkpoints the run kept (train.keep_checkpoint_every), "
-                  "as eval.average_checkpoints: N would have evaluated")
-      ->check(positive_number())
-      ->excludes(checkpoint);
+  CLI::Option* average =
+      cmd->add_option(
+             "--average", args->average,
+             "the mean of the last N checkpoints the run kept (train.keep_checkpoint_every), "
+             "as eval.average_checkpoints: N would have evaluated")
+          ->check(positive_number())
+          ->excludes(checkpoint);
+  cmd->add_option("--average-by", args->average_by,
+                  "which N --average takes: last (the newest; default) or best (those whose "
+                  "update's train.best_metric is best, as eval.average_by: best)")
+      ->check(CLI::IsMember({"last", "best"}))
+      ->needs(average);
   cmd->add_option("--input", args->input,
                   "sentences to translate, one a line, plain or gzip (default -: standard input)");
   cmd->add_option("--out", args->out, "where the translations go (default -: standard output)");

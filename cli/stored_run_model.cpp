@@ -1,11 +1,14 @@
 #include "cli/stored_run_model.h"
 
 #include <filesystem>
+#include <map>
 #include <vector>
 
 #include "base/util/error.h"
 #include "core/train/checkpoint_average.h"
+#include "core/train/early_stop.h"
 #include "core/train/run_files.h"
+#include "db/averaged_checkpoints.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -79,17 +82,28 @@ analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
 }
 
 void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
-                                const db::StorePaths& paths, int count) {
+                                const db::StorePaths& paths, int count, bool by_best) {
   const std::string dir = paths.run_dir(*run.run_id);
-  std::vector<KeptCheckpoint> kept = kept_checkpoints(store.artifacts(*run.run_id), dir);
+  const std::vector<KeptCheckpoint> all = kept_checkpoints(store.artifacts(*run.run_id), dir);
+  if (static_cast<int>(all.size()) < count)
+    throw InputError(dir, 0, "--average",
+                     "run " + std::to_string(*run.run_id) + " kept " + std::to_string(all.size()) +
+                         " checkpoints" +
+                         (all.empty() ? " (train.keep_checkpoint_every keeps them)"
+                                      : " (updates" + updates_text(all) + ")") +
+                         ", fewer than " + std::to_string(count));
+  const BestMetric metric = best_metric_named(run.config.train.best_metric);
+  std::map<int64_t, double> metric_at;  // the validations the best are ranked by
+  if (by_best)
+    for (const auto& p : store.metric_series(*run.run_id, metric.name)) metric_at[p.step] = p.value;
+  const std::vector<KeptCheckpoint> kept =
+      db::checkpoints_to_average(all, count, by_best, metric_at, metric.higher_is_better);
   if (static_cast<int>(kept.size()) < count)
     throw InputError(dir, 0, "--average",
-                     "run " + std::to_string(*run.run_id) + " kept " + std::to_string(kept.size()) +
-                         " checkpoints" +
-                         (kept.empty() ? " (train.keep_checkpoint_every keeps them)"
-                                       : " (updates" + updates_text(kept) + ")") +
-                         ", fewer than " + std::to_string(count));
-  kept.erase(kept.begin(), kept.end() - count);
+                     "run " + std::to_string(*run.run_id) + " has a " + metric.name + " at " +
+                         std::to_string(kept.size()) + " of its kept checkpoints (updates" +
+                         updates_text(all) + "), fewer than " + std::to_string(count) +
+                         " to rank by it (train.valid_every)");
   std::vector<std::string> files;
   for (const auto& k : kept) {
     if (!fs::exists(k.path))
@@ -97,7 +111,9 @@ void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
     files.push_back(k.path);
   }
   average_checkpoints(files, *run.model);
-  run.checkpoint = "mean of " + std::to_string(count) + ", updates" + updates_text(kept);
+  run.checkpoint = "mean of " + std::to_string(count) +
+                   (by_best ? " best by " + metric.name : std::string()) + ", updates" +
+                   updates_text(kept);
   run.label = "run " + std::to_string(*run.run_id) + " (" + run.checkpoint + ")";
 }
 

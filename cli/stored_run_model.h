@@ -28,11 +28,12 @@ CLI::Option* add_checkpoint_option(CLI::App& cmd, std::string& checkpoint, const
 analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
                                   const std::string& target, const std::string& checkpoint);
 
-// Replaces the model of `run` (a stored run) by the mean of the last `count` checkpoints it
-// kept every train.keep_checkpoint_every updates (core/train/checkpoint_average.h), as
-// eval.average_checkpoints would have evaluated it; `run.label` and `run.checkpoint` say so.
-// InputError naming --average when it kept fewer.
+// Replaces the model of `run` (a stored run) by the mean of `count` checkpoints it kept every
+// train.keep_checkpoint_every updates (core/train/checkpoint_average.h) -- the newest, or with
+// `by_best` those whose update's train.best_metric is best (db/averaged_checkpoints.h) -- as
+// eval.average_checkpoints (and eval.average_by) would have evaluated it; `run.label` and
+// `run.checkpoint` say so. InputError naming --average when it kept fewer (with a validation).
 void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
-                                const db::StorePaths& paths, int count);
+                                const db::StorePaths& paths, int count, bool by_best = false);
 
 }  // namespace fathom::cli

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -197,6 +198,32 @@ TEST_F(TranslateCli, FlagsReachTheSearchAndCheckpointsTheirUpdate) {
   // At most one token before eos: one piece, no space inside.
   for (const auto& line : lines_of(translated({"--max-len-a", "0", "--max-len-b", "2"})))
     EXPECT_EQ(line.find(' '), std::string::npos) << line;
+}
+
+// --average N --average-by best: the N kept checkpoints of the lowest valid_loss at their
+// updates (picked here from the stored curve), said in the report.
+TEST_F(TranslateCli, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss) {
+  const auto store =
+      fathom::db::Store::open((dir() / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  std::map<double, int64_t> by_loss;  // kept updates 40 80 120, validated at each
+  for (const auto& p : store.metric_series(1, "valid_loss"))
+    if (p.step > 0 && p.step % 40 == 0) by_loss[p.value] = p.step;
+  ASSERT_EQ(by_loss.size(), 3u);
+  const int64_t best = by_loss.begin()->second;
+  const auto translated = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"--json", "translate", "1", "--input", corpus("test.de"), "--out",
+                                 (dir() / "best.txt").string(), "--no-progress"});
+    const ProgramResult r = fathom(flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::make_pair(fathom::testing::read_text(dir() / "best.txt"),
+                          nlohmann::json::parse(r.out)["checkpoint"].get<std::string>());
+  };
+  const auto [one, said] = translated({"--average", "1", "--average-by", "best"});
+  EXPECT_EQ(one, translated({"--checkpoint", std::to_string(best)}).first);
+  EXPECT_EQ(said, "mean of 1 best by valid_loss, updates " + std::to_string(best));
+  const ProgramResult alone = fathom({"translate", "1", "--average-by", "best"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--average-by requires --average"), std::string::npos) << alone.err;
 }
 
 TEST_F(TranslateCli, BadInputExitsTwoAndWritesNothing) {
