@@ -282,6 +282,26 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   follow_to_end(store, *launcher, args, spec.name);
 }
 
+// One run of `fathom sweep status --json`; `early_stop_tags`: its tags where train.patience ended
+// it.
+nlohmann::json status_json_row(const db::RunRecord& r, const std::string& job,
+                               const std::string& state,
+                               const experiments::WorkerTags* early_stop_tags, double now) {
+  return {{"id", r.id},
+          {"name", r.name},
+          {"status", r.status},
+          {"diverged_step", r.diverged_step ? nlohmann::json(*r.diverged_step) : nullptr},
+          {"updates", r.updates},
+          {"host", r.host},
+          {"job", job},
+          {"worker", state == "-" ? "" : state},
+          {"heartbeat_age_s", r.status == db::status::kRunning && r.heartbeat_at > 0
+                                  ? nlohmann::json(now - r.heartbeat_at)
+                                  : nullptr},
+          {"early_stop",
+           early_stop_tags ? nlohmann::json(early_stop_tags->at(db::kEarlyStopTag)) : nullptr}};
+}
+
 void sweep_status(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
@@ -315,19 +335,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
             ? std::to_string(static_cast<long long>(now - r.heartbeat_at)) + " s ago"
             : "-";
     if (global.json) {
-      json_runs.push_back(
-          {{"id", r.id},
-           {"name", r.name},
-           {"status", r.status},
-           {"diverged_step", r.diverged_step ? nlohmann::json(*r.diverged_step) : nullptr},
-           {"updates", r.updates},
-           {"host", r.host},
-           {"job", job},
-           {"worker", state == "-" ? "" : state},
-           {"heartbeat_age_s", r.status == db::status::kRunning && r.heartbeat_at > 0
-                                   ? nlohmann::json(now - r.heartbeat_at)
-                                   : nullptr},
-           {"early_stop", early ? nlohmann::json(tags[i].at(db::kEarlyStopTag)) : nullptr}});
+      json_runs.push_back(status_json_row(r, job, state, early ? &tags[i] : nullptr, now));
       continue;
     }
     std::printf("%5lld  %-21s %7lld  %-12s %-12s %-22s %9s  %s\n", static_cast<long long>(r.id),
@@ -337,12 +345,16 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   }
   // Every worker silent at once: a process frozen inside a write (experiments/write_lock_watch.h).
   const auto stalled_by = experiments::stalled_write_lock_holder(store);
+  const std::string holder =
+      stalled_by ? experiments::describe_lock_holder(store, *stalled_by, db::unix_now()) : "";
   if (global.json) {
     std::cout << nlohmann::json{{"sweep", name},
                                 {"runs", json_runs},
                                 {"counts", by_status},
                                 {"store_locked_by", stalled_by ? nlohmann::json(*stalled_by)
-                                                               : nlohmann::json(nullptr)}}
+                                                               : nlohmann::json(nullptr)},
+                                {"store_lock_holder",
+                                 stalled_by ? nlohmann::json(holder) : nlohmann::json(nullptr)}}
                      .dump(2)
               << "\n";
     return;
@@ -356,11 +368,9 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   std::printf("\n");
   if (stalled_by)
     std::printf(
-        "the run store's write lock is held by pid %lld, still a second later: every writer "
-        "waits on it (a process stopped or hung inside a write?); the scheduler following the "
-        "sweep puts down a worker of it holding the lock once its heartbeat is older than the "
-        "timeout\n",
-        *stalled_by);
+        "the run store's write lock is held by %s, still a second later: every writer waits on "
+        "it (a process stopped or hung inside a write?)\n",
+        holder.c_str());
 }
 
 // Queued runs become cancelled; running ones are cancelled and their workers stopped wherever

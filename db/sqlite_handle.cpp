@@ -1,4 +1,5 @@
 #include "db/sqlite_handle.h"
+#include "base/util/process.h"
 
 #include <sqlite3.h>
 
@@ -97,7 +98,9 @@ void Connection::fail(int rc, const std::string& what) const {
     case SQLITE_BUSY:
     case SQLITE_LOCKED: {  // out of reach, not the run's fault (issue 57 item 2: it was "failed")
       const auto holder = sqlite_write_lock_holder(path_);
-      const std::string who = holder ? " (pid " + std::to_string(*holder) + ")" : "";
+      // Which program, not its arguments (a password may be among them).
+      const std::string who =
+          holder ? " (" + process_summary(static_cast<pid_t>(*holder)) + ")" : "";
       throw StoreUnreachable(path_ + ": " + what + ": run store still locked by another " +
                              "process" + who + " after " + format_number(store_retry_seconds()) +
                              " s (" + detail + ")");

@@ -141,10 +141,6 @@ std::string put_down_lost_worker(const db::Store& store, const db::RunRecord& ru
   return done ? reason + "; " + *done : reason;
 }
 
-namespace {
-
-// The running run whose current holder is process `pid` on this host, from every run's
-// worker.pid (one read), or nullopt.
 std::optional<db::RunRecord> run_held_by(const db::Store& store, long long pid) {
   const std::string wanted = std::to_string(pid);
   for (const auto& [id, recorded] : store.tagged_runs(worker_tag::kPid)) {
@@ -156,7 +152,20 @@ std::optional<db::RunRecord> run_held_by(const db::Store& store, long long pid) 
   return std::nullopt;
 }
 
-}  // namespace
+std::string describe_lock_holder(const db::Store& store, long long pid, double now) {
+  const std::string process = process_summary(static_cast<pid_t>(pid));
+  const auto run = run_held_by(store, pid);
+  if (!run)
+    return process +
+           ", not a running run's worker: nothing of Fathom puts it down -- end its "
+           "transaction or the process";
+  const auto silent = static_cast<long long>(std::round(now - run->heartbeat_at));
+  return process + ", the worker of run " + std::to_string(run->id) +
+         (run->sweep.empty() ? std::string(" (not in a sweep)") : " of sweep " + run->sweep) +
+         ", last heartbeat " + std::to_string(silent) +
+         " s ago: a scheduler following a sweep on this machine puts it down once that is older "
+         "than its heartbeat timeout";
+}
 
 std::optional<std::string> settle_lost_holder_elsewhere(db::Store& store,
                                                         const std::vector<db::RunRecord>& runs,

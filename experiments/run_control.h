@@ -88,6 +88,17 @@ std::optional<std::string> settle_lost_holder_elsewhere(db::Store& store,
 // Acting for a lost worker, under the lease it held (db/lease.h): its run becomes crashed, or
 // (requeue_lost) queued again, only while that worker is still its holder -- a run that
 // ended, was requeued or was claimed by another worker since is left as it is (false).
+// The running run whose current holder is process `pid` on this host, from every run's
+// worker.pid (one read), or nullopt.
+std::optional<db::RunRecord> run_held_by(const db::Store& store, long long pid);
+
+// Who holds a SQLite store's write lock, for the user a stall leaves waiting: a running run's
+// worker ("pid 812 (fathom, stopped), the worker of run 7 of sweep s, last heartbeat 12 s ago:
+// a scheduler ... puts it down once ..."), or another process
+// ("pid 900 (sqlite3), not a running run's worker: nothing of Fathom puts it down -- ..."). No
+// process's arguments are shown: they may hold a password (base/util/process.h).
+std::string describe_lock_holder(const db::Store& store, long long pid, double now);
+
 bool mark_lost(db::Store& store, const db::Lease& lease, const std::string& reason);
 bool requeue_lost(db::Store& store, const db::Lease& lease, const std::string& reason);
 

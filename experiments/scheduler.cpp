@@ -239,7 +239,8 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     settle_lost_workers(store, launcher, ended, runs, options.heartbeat_timeout_s, lock_watch,
                         requeued_at, options.sweep);
     if (auto stall = lock_watch.stall_to_tell(db::unix_now()))
-      std::fprintf(stderr, "sweep %s: %s\n", options.sweep.c_str(), stall->c_str());
+      std::fprintf(stderr, "sweep %s: %s; it is %s\n", options.sweep.c_str(), stall->c_str(),
+                   describe_lock_holder(store, *lock_watch.holder(), db::unix_now()).c_str());
     notifier.observe(runs);
     notifier.poll();
     bool any_running = false;

@@ -1,6 +1,7 @@
 #include "experiments/sweep_queue.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -103,12 +104,18 @@ void requeue_interrupted(db::Store& store, const std::vector<db::RunRecord>& exi
 // A Fathom process frozen holding the store's write lock whose own heartbeat says it is lost
 // -- a worker of any sweep, a `fathom train` -- is put down before this sweep's first write
 // waits on it (experiments/run_control.h: settle_lost_holder_elsewhere).
-void put_down_stalled_holder(db::Store& store, double heartbeat_timeout_s, QueuedSweep& out) {
+// Any other holder is named before the first write waits on it.
+void put_down_stalled_holder(db::Store& store, const std::string& sweep, double heartbeat_timeout_s,
+                             QueuedSweep& out) {
   WriteLockWatch watch;
   watch.look_for_a_stall(store);
   if (auto done =
           settle_lost_holder_elsewhere(store, {}, db::unix_now(), heartbeat_timeout_s, watch))
     out.lost.push_back(*done);
+  else if (watch.stalled())
+    std::fprintf(
+        stderr, "sweep %s: the run store's write lock is held by %s; queueing waits on it\n",
+        sweep.c_str(), describe_lock_holder(store, *watch.holder(), db::unix_now()).c_str());
 }
 
 }  // namespace
@@ -137,7 +144,7 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
                            "; resume it with the same values, or give --name for a new sweep");
   }
   QueuedSweep out;
-  put_down_stalled_holder(store, heartbeat_timeout_s, out);
+  put_down_stalled_holder(store, spec.name, heartbeat_timeout_s, out);
   const std::string layout = axes_layout(spec);
   std::vector<db::RunRecord> earlier;
   std::vector<db::NewTaggedRun> batch;

@@ -23,9 +23,7 @@ std::optional<std::string> WriteLockWatch::stall_to_tell(double now) {
   told_ = true;
   return "the run store's write lock has been held by pid " + std::to_string(*holder_) + " for " +
          std::to_string(static_cast<long long>(now - held_since_)) +
-         " s: every writer waits on it (a process stopped or hung inside a write?); a worker of "
-         "this sweep, or a Fathom process of another run on this machine, holding it is put down "
-         "once its heartbeat is older than the timeout";
+         " s: every writer waits on it (a process stopped or hung inside a write?)";
 }
 
 void WriteLockWatch::blocked_at(double now) { blocked_until_ = std::max(blocked_until_, now); }

@@ -36,7 +36,8 @@ class WriteLockWatch {
   double blocked_until() const { return blocked_until_; }
   void blocked_at(double now);
   // Once per stall, when one process has held the lock for kStallNoticeSeconds: a line for the
-  // user, who otherwise sees every worker stop at once and nothing say why.
+  // user, who otherwise sees every worker stop at once and nothing say why (the scheduler adds
+  // who the holder is: describe_lock_holder, experiments/run_control.h).
   std::optional<std::string> stall_to_tell(double now);
   static constexpr double kStallNoticeSeconds = 3;
 

@@ -206,6 +206,30 @@ bool any_thread_left(pid_t pid) {
   return false;
 }
 
+std::vector<std::string> process_arguments(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
+  return args;
+}
+
+std::string process_summary(pid_t pid) {
+  const std::string id = "pid " + std::to_string(pid);
+  const char state = process_state(pid);
+  if (state == '\0') return id + " (not a process of this machine)";
+  const auto args = process_arguments(pid);
+  std::string program = args.empty() ? "?" : std::filesystem::path(args[0]).filename().string();
+  // `python3 train.py`: the script says more than the interpreter, and a file name is no secret.
+  static const std::vector<std::string> scripts = {".py", ".sh", ".pl", ".R", ".jl"};
+  if (args.size() > 1) {
+    const std::filesystem::path script(args[1]);
+    if (std::find(scripts.begin(), scripts.end(), script.extension().string()) != scripts.end())
+      program += " " + script.filename().string();
+  }
+  const bool stopped = state == 'T' || state == 't';
+  return id + " (" + program + (stopped ? ", stopped" : "") + ")";
+}
+
 bool process_alive(pid_t pid, const std::string& needle) {
   if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)) return false;
   const std::string proc = "/proc/" + std::to_string(pid);

@@ -48,6 +48,17 @@ char process_state(pid_t pid);
 // and is not a zombie; with `start_ticks` "" (not recorded), process_alive(pid, needle).
 bool same_process_alive(pid_t pid, const std::string& start_ticks, const std::string& needle);
 
+// The arguments process `pid` on this host was started with (/proc/PID/cmdline); empty when
+// there is no such process or it may not be read. They may hold secrets: print the program's
+// name, not them.
+std::vector<std::string> process_arguments(pid_t pid);
+
+// Process `pid` for a person, without its arguments (which may hold a password): "pid 812
+// (sqlite3, stopped)", "pid 812 (python3 train.py)" -- an interpreter's script named --, "pid
+// 812 (not a process of this machine)" where /proc does not show it (another host, another
+// container).
+std::string process_summary(pid_t pid);
+
 // Whether a thread of process `pid` has yet to exit (is in neither state Z nor X). A killed
 // multi-threaded process's leader is a zombie before its other threads are done, and what the
 // process holds -- its file locks, a SQLite store's write lock among them -- goes only with the

@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include "base/util/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace test_process_identity {
 using fathom::any_thread_left;
@@ -79,6 +82,33 @@ TEST(ProcessIdentity, AZombieLeaderWithAThreadLeftIsNotGoneYet) {
   EXPECT_FALSE(any_thread_left(child));
   close(go[0]);
   close(go[1]);
+}
+
+// A lock holder named for a person: the program (an interpreter's script with it), whether it
+// is stopped, and none of its arguments, which may hold a password.
+TEST(ProcessIdentity, ASummaryNamesTheProgramAndItsScriptButNoArgument) {
+  fathom::testing::TempDir dir;
+  const std::string script = (dir.path() / "job.sh").string();
+  std::ofstream(script) << "sleep 30\n";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execlp("sh", "sh", script.c_str(), "--password", "hunter2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string id = "pid " + std::to_string(child);
+  // Until the exec lands, the child is a copy of this program.
+  for (int i = 0; i < 500 && fathom::process_summary(child) != id + " (sh job.sh)"; ++i)
+    usleep(10'000);
+  EXPECT_EQ(fathom::process_summary(child), id + " (sh job.sh)");
+  ASSERT_EQ(kill(child, SIGSTOP), 0);
+  for (int i = 0; i < 500 && process_state(child) != 'T'; ++i) usleep(10'000);
+  EXPECT_EQ(fathom::process_summary(child), id + " (sh job.sh, stopped)");
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  // Past the largest pid Linux allows: no process here.
+  EXPECT_EQ(fathom::process_summary(4194305), "pid 4194305 (not a process of this machine)");
 }
 
 }  // namespace test_process_identity

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -21,6 +22,10 @@
 
 namespace test_sqlite_lock_budget {
 using namespace fathom::db;
+
+// This test program's name, as glibc took it from argv[0] at its start: what the forked lock
+// holder's summary names (base/util/process.h).
+std::string test_program() { return program_invocation_short_name; }
 
 // Sets an environment variable for one scope.
 class ScopedEnv {
@@ -76,8 +81,8 @@ TEST(SqliteLockBudget, ALockHeldPastTheBudgetIsAnUnreachableStore) {
     FAIL() << "expected StoreUnreachable";
   } catch (const StoreUnreachable& e) {
     // It names the holder, for the user to find (experiments/write_lock_watch.h).
-    const std::string expected =
-        "still locked by another process (pid " + std::to_string(holder) + ") after 1 s";
+    const std::string expected = "still locked by another process (pid " + std::to_string(holder) +
+                                 " (" + test_program() + ")) after 1 s";
     EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
   const double waited =
