@@ -24,6 +24,13 @@ std::optional<std::uintmax_t> file_bytes(const std::string& path) {
   return bytes;
 }
 
+std::uintmax_t bytes_freed_by_removing(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t links = fs::hard_link_count(path, ec);
+  if (ec || links > 1) return 0;
+  return file_bytes(path).value_or(0);
+}
+
 ResumePoints resume_points(const std::vector<Artifact>& artifacts, const std::string& dir) {
   ResumePoints points;
   points.last = recorded_file(artifacts, dir, "checkpoint_last");

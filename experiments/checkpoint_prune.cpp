@@ -38,7 +38,7 @@ void plan_fallback(PrunePlan& p, const std::vector<db::Artifact>& rows, const st
     return;
   p.previous = points.previous;
   p.last = points.last;
-  p.previous_bytes = db::file_bytes(p.previous).value_or(0);
+  p.previous_bytes = db::bytes_freed_by_removing(p.previous);
 }
 
 // The kept checkpoints that stay and were written with the optimizer state: the run's config kept
@@ -72,7 +72,7 @@ PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const 
   const size_t stay = choice.keep < 0 ? all.size() : static_cast<size_t>(choice.keep);
   const size_t go = all.size() > stay ? all.size() - stay : 0;
   for (size_t i = 0; i < all.size(); ++i) (i < go ? p.removed : p.kept).push_back(all[i]);
-  for (const auto& k : p.removed) p.bytes += db::file_bytes(k.path).value_or(0);
+  for (const auto& k : p.removed) p.bytes += db::bytes_freed_by_removing(k.path);
   if (choice.model_only && p.skipped.empty()) {
     p.to_slim = with_optimizer_state(run, p.kept);
     for (const auto& k : p.to_slim) p.to_slim_bytes += db::file_bytes(k.path).value_or(0);

@@ -28,7 +28,9 @@ struct PrunePlan {
   db::RunRecord run;
   std::string skipped;  // why the run is left as it is ("" when it may be pruned)
   std::vector<db::KeptCheckpoint> removed, kept;
-  std::uintmax_t bytes = 0;  // of the removed kept checkpoints' files that exist
+  // What removing the kept checkpoints frees: a file a fork also names (a hard link,
+  // core/train/fork.h) frees nothing.
+  std::uintmax_t bytes = 0;
   // The fallback resume point to remove ("" when none) and its size; `last` is the
   // checkpoint_last in front of it, which stays: a caller that can load it checks that it does
   // before applying.

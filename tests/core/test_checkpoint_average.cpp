@@ -74,16 +74,23 @@ TEST_F(TrainerTest, TheFinalModelIsTheMeanOfTheLastKeptCheckpoints) {
   EXPECT_NEAR(outcome.final_metrics.at(db::metric::kValidLoss), valid.loss, 1e-5);
 }
 
-// eval.average_by best: the N kept checkpoints with the lowest valid_loss at their updates,
-// chosen here from the stored curve, are the ones averaged. The learning rate is high enough
-// for the curve to rise again, so the best are not simply the last.
-TEST_F(TrainerTest, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss) {
-  RunConfig config = tiny_config();  // 25 updates
+// 25 updates validated and kept every 5, averaging the best 2 by valid_loss; the learning rate
+// is high enough for the curve to rise again, so the best are not simply the last.
+RunConfig averaging_the_best_two() {
+  RunConfig config = tiny_config();
   config.train.lr = 0.05;
   config.train.valid_every = 5;
   config.train.keep_checkpoint_every = 5;
   config.eval.average_checkpoints = 2;
   config.eval.average_by = "best";
+  return config;
+}
+
+// eval.average_by best: the N kept checkpoints with the lowest valid_loss at their updates,
+// chosen here from the stored curve, are the ones averaged. The learning rate is high enough
+// for the curve to rise again, so the best are not simply the last.
+TEST_F(TrainerTest, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss) {
+  const RunConfig config = averaging_the_best_two();
   const int64_t run = new_run(config);
   const TrainOutcome outcome = train(config, run);
   ASSERT_EQ(outcome.status, "finished");
@@ -121,12 +128,7 @@ TEST_F(TrainerTest, AveragingTheBestTakesTheKeptCheckpointsOfTheLowestValidLoss)
 // -- stopped once it kept update 15 and resumed -- ends with only the two checkpoints a run that
 // kept every one averages, their files alone on disk, and the same final model.
 TEST_F(TrainerTest, KeepingTheBestTwoEndsOnTheModelOfKeepingEveryOne) {
-  RunConfig every = tiny_config();  // 25 updates
-  every.train.lr = 0.05;
-  every.train.valid_every = 5;
-  every.train.keep_checkpoint_every = 5;
-  every.eval.average_checkpoints = 2;
-  every.eval.average_by = "best";
+  const RunConfig every = averaging_the_best_two();
   const int64_t all = new_run(every);
   ASSERT_EQ(train(every, all).status, "finished");
   RunConfig two = every;

@@ -133,6 +133,23 @@ TEST_F(PruneCli, ListsThenRemovesTheKeptCheckpointsBeyondTheNewestAndNothingElse
   EXPECT_NE(again.out.find("nothing beyond the newest 1"), std::string::npos) << again.out;
 }
 
+// A kept checkpoint a fork also holds (core/train/fork.h links its parent's files) frees
+// nothing when the parent's goes: the plan counts only the bytes that are freed, and the fork's
+// file stays whole.
+TEST_F(PruneCli, AFileAForkSharesFreesNothingAndStays) {
+  const int64_t parent = stored_run("parent", "finished", {10, 20, 30}, 1000);
+  const fs::path fork = dir() / "runs.artifacts" / "run-9";
+  fs::create_directories(fork);
+  const std::string c10 = path_of(parent, "checkpoint_10");
+  fs::create_hard_link(c10, fork / "checkpoint_10.g0.pt");
+  const ProgramResult listed = fathom({"--json", "prune", "parent", "--keep", "0"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(nlohmann::json::parse(listed.out).at("bytes").get<uintmax_t>(), 2000u);
+  ASSERT_EQ(fathom({"prune", "parent", "--keep", "0", "--yes"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(c10));
+  EXPECT_EQ(fs::file_size(fork / "checkpoint_10.g0.pt"), 1000u);
+}
+
 TEST_F(PruneCli, RunsThatMayStillNeedTheirCheckpointsAreLeftAsTheyAre) {
   const int64_t running = stored_run("live", "running", {10, 20, 30}, 100);
   const int64_t queued = stored_run("waiting", "queued", {10, 20}, 100);
