@@ -8,6 +8,7 @@
 #include "base/util/error.h"
 #include "core/train/checkpoint.h"
 #include "core/train/run_files.h"
+#include "db/run_json.h"
 
 namespace fathom {
 namespace fs = std::filesystem;
@@ -95,13 +96,17 @@ std::string inherit_file(const std::string& source, const std::string& dir,
 // state (Admin's profile), its kept checkpoints up to `step` (eval.average_checkpoints
 // averages them) and its checkpoint_best as of `step` -- so that a fork with nothing changed
 // ends on its parent's final model. The parent's checkpoint_best file where it is that one,
-// else the kept checkpoint at that update; none where neither is left.
+// else the kept checkpoint at that update; none where neither is left, or where the fork
+// follows another train.best_metric (its best, and its patience, start afresh then).
 void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
                    const RunConfig& config, const std::string& parent_dir, int64_t fork,
                    const std::string& dir) {
   static const std::regex kept(R"(checkpoint_([0-9]+))");
   const auto artifacts = store.artifacts(parent.id);
-  const int64_t best = best_update_until(store, parent.id, config, step);
+  const std::string parent_metric = db::config_value(parent.config_json, "train.best_metric");
+  const bool same_metric =
+      config.train.best_metric == (parent_metric.empty() ? "valid_loss" : parent_metric);
+  const int64_t best = same_metric ? best_update_until(store, parent.id, config, step) : 0;
   std::string best_source;
   for (const auto& a : artifacts) {
     const std::string path = recorded_file(artifacts, parent_dir, a.kind);

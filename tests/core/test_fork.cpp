@@ -126,6 +126,23 @@ TEST_F(ForkTest, AForkAveragesItsParentsKeptCheckpointsUpToItsUpdate) {
   EXPECT_EQ(series(*store_, child, "test_loss"), series(*store_, parent, "test_loss"));
 }
 
+// A fork that follows another train.best_metric holds no checkpoint_best of its parent's (that
+// was the best by another measure): its best and its patience start at its own validations.
+TEST_F(ForkTest, AForkFollowingAnotherBestMetricStartsItsBestAfresh) {
+  const RunConfig rising = rising_config(/*patience=*/0, /*average=*/0);
+  const int64_t parent = new_run(rising);
+  ASSERT_EQ(train(rising, parent).status, "finished");
+  ASSERT_EQ(current_step(parent, "checkpoint_best"), 30);  // valid_loss fell to the end
+  RunConfig by_bleu = rising;
+  by_bleu.train.valid_bleu = 5;
+  by_bleu.train.best_metric = "valid_bleu";
+  const int64_t child = fork_of(parent, by_bleu, 25);
+  EXPECT_EQ(current_step(child, "checkpoint_best"), -1);
+  EXPECT_EQ(current_step(fork_of(parent, rising, 25), "checkpoint_best"), 25);  // the same metric
+  ASSERT_EQ(train(by_bleu, child, /*resume=*/true).status, "finished");
+  EXPECT_EQ(current_step(child, "checkpoint_best"), 30);  // its one validation after the fork
+}
+
 TEST_F(ForkTest, AChangedLearningRateChangesOnlyWhatFollows) {
   RunConfig slower = parent_config_;
   slower.train.lr = parent_config_.train.lr / 10;
