@@ -189,7 +189,7 @@ void prune_runs(const GlobalOptions& global, const PruneOptions& opts) {
       removed += remove_beyond(store, opts, p, entry, said);
     if (slim) {
       const ModelOnlyResult r = slim_kept(store, opts, p, entry, said);
-      slim_before += r.before;
+      slim_before += opts.yes ? r.released : r.before;
       slim_after += r.after;
     }
     if (!global.json)

@@ -4,6 +4,7 @@
 
 #include "core/train/checkpoint.h"
 #include "core/train/model_only_checkpoint.h"
+#include "db/artifact_files.h"
 
 namespace fathom::cli {
 namespace fs = std::filesystem;
@@ -30,6 +31,7 @@ ModelOnlyResult keep_models_only(db::Store& store, const experiments::PrunePlan&
     }
     ++r.files;
     r.before += db::file_bytes(k.path).value_or(0);
+    r.released += db::bytes_freed_by_removing({k.path});
     r.after += db::file_bytes(slim).value_or(0);
     std::error_code ec;
     fs::remove(k.path, ec);  // after the row: a failure leaves a stray file, never a lost one

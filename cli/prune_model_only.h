@@ -15,7 +15,10 @@ struct ModelOnlyResult {
   size_t files = 0;           // rewritten (listed: to rewrite)
   std::uintmax_t before = 0;  // their bytes before
   std::uintmax_t after = 0;   // and after (0 in a listing)
-  std::string warning;        // what could not be done ("" when all was)
+  // What removing the old files freed: less than `before` where a file had another name (a
+  // resume point at a kept update, a fork's link), which keeps its bytes.
+  std::uintmax_t released = 0;
+  std::string warning;  // what could not be done ("" when all was)
 };
 
 // The plan's kept checkpoints that stay and hold the optimizer state. Listed (`apply` false):

@@ -1,7 +1,12 @@
 #include "db/artifact_files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <utility>
 
 namespace fathom::db {
 namespace fs = std::filesystem;
@@ -24,11 +29,24 @@ std::optional<std::uintmax_t> file_bytes(const std::string& path) {
   return bytes;
 }
 
-std::uintmax_t bytes_freed_by_removing(const std::string& path) {
-  std::error_code ec;
-  const std::uintmax_t links = fs::hard_link_count(path, ec);
-  if (ec || links > 1) return 0;
-  return file_bytes(path).value_or(0);
+std::uintmax_t bytes_freed_by_removing(const std::vector<std::string>& paths) {
+  struct File {
+    std::uintmax_t names = 0, links = 0, bytes = 0;
+  };
+  std::map<std::pair<dev_t, ino_t>, File> files;  // one entry per file, however many names
+  std::set<std::string> seen;
+  for (const auto& path : paths) {
+    struct stat st {};
+    if (!seen.insert(path).second || ::stat(path.c_str(), &st) != 0) continue;
+    File& f = files[{st.st_dev, st.st_ino}];
+    ++f.names;
+    f.links = st.st_nlink;
+    f.bytes = static_cast<std::uintmax_t>(st.st_size);
+  }
+  std::uintmax_t freed = 0;
+  for (const auto& [id, f] : files)
+    if (f.names >= f.links) freed += f.bytes;
+  return freed;
 }
 
 ResumePoints resume_points(const std::vector<Artifact>& artifacts, const std::string& dir) {

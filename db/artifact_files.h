@@ -23,9 +23,10 @@ std::string artifact_file(const Artifact& artifact, const std::string& dir);
 // The size of the file at `path`; nullopt where there is none (removed, never written).
 std::optional<std::uintmax_t> file_bytes(const std::string& path);
 
-// What removing the file at `path` frees: its size, or 0 where another name links to the same
-// bytes (a fork's copy of its parent's checkpoint is a hard link) or there is no file.
-std::uintmax_t bytes_freed_by_removing(const std::string& path);
+// What removing the files at `paths` frees: the size of each file all of whose names are among
+// them -- a file another name still links to (a fork's copy of its parent's checkpoint, a resume
+// point at a kept update: hard links) frees nothing. A missing file frees nothing.
+std::uintmax_t bytes_freed_by_removing(const std::vector<std::string>& paths);
 
 // The run's resume point (checkpoint_last) and the one before it (checkpoint_previous, the
 // fallback when the last is unreadable), as the rows name them ("" where there is none). Runs

@@ -27,6 +27,12 @@ std::string why_not_pruned(const db::RunRecord& run, int keep) {
   return "";
 }
 
+std::vector<std::string> paths_of(const std::vector<db::KeptCheckpoint>& kept) {
+  std::vector<std::string> paths;
+  for (const auto& k : kept) paths.push_back(k.path);
+  return paths;
+}
+
 // Sets the plan's fallback resume point to remove: the recorded one of a run that ended with a
 // result, when the resume point in front of it is on disk. (The unrecorded
 // checkpoint_previous.pt of runs from before rows named it is left: without a row, the store
@@ -38,7 +44,11 @@ void plan_fallback(PrunePlan& p, const std::vector<db::Artifact>& rows, const st
     return;
   p.previous = points.previous;
   p.last = points.last;
-  p.previous_bytes = db::bytes_freed_by_removing(p.previous);
+  // A resume point at a kept update is a second name for that checkpoint (core/train/
+  // training_records.cpp): what it frees depends on whether the kept one goes too.
+  auto both = paths_of(p.removed);
+  both.push_back(p.previous);
+  p.previous_bytes = db::bytes_freed_by_removing(both) - p.bytes;
 }
 
 // The kept checkpoints that stay and were written with the optimizer state: the run's config kept
@@ -72,7 +82,7 @@ PrunePlan plan_prune(const db::Store& store, const db::StorePaths& paths, const 
   const size_t stay = choice.keep < 0 ? all.size() : static_cast<size_t>(choice.keep);
   const size_t go = all.size() > stay ? all.size() - stay : 0;
   for (size_t i = 0; i < all.size(); ++i) (i < go ? p.removed : p.kept).push_back(all[i]);
-  for (const auto& k : p.removed) p.bytes += db::bytes_freed_by_removing(k.path);
+  p.bytes = db::bytes_freed_by_removing(paths_of(p.removed));
   if (choice.model_only && p.skipped.empty()) {
     p.to_slim = with_optimizer_state(run, p.kept);
     for (const auto& k : p.to_slim) p.to_slim_bytes += db::file_bytes(k.path).value_or(0);

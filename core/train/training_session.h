@@ -130,6 +130,7 @@ class TrainingSession {
   void count_training();
   LogWindowState window_state(const DeviceMetrics::Reading& reading, bool just_logged) const;
   void save_resume_point();
+  bool link_kept_checkpoint(const std::string& path) const;
   void keep_bleu(const FinalEvaluation& final);
   void load_final_model();
 
@@ -177,6 +178,7 @@ class TrainingSession {
   std::optional<SharpnessTracker> sharpness_;  // train.sharpness_every > 0
   TrainOutcome outcome_;
   std::map<int64_t, double> best_metric_at_;  // this session's train.best_metric validations
+  int64_t kept_now_ = -1;                     // the update of the checkpoint this session kept last
   Window window_;
   int64_t session_first_update_ = 1;
   double last_logged_loss_ = NAN;  // what the progress bar shows between log points

@@ -187,5 +187,29 @@ TEST(CheckpointRetention, SettingsThatCannotHoldAreRefusedAtTheirKey) {
       "keep.yaml", ""));
 }
 
+// At an update that keeps a checkpoint with the optimizer state, the resume point is the same
+// file under a second name (no second write of the model and Adam's moments), and a run stopped
+// past it and resumed from it trains on exactly as an uninterrupted one.
+TEST_F(RetentionTest, AResumePointAtAKeptUpdateIsTheKeptFileAndResumesExactly) {
+  RunConfig config = keeping(0);
+  config.train.valid_every = 5;  // a resume point at every kept update
+  const int64_t whole = new_run(config);
+  ASSERT_EQ(train(config, whole).status, "finished");
+  EXPECT_TRUE(fs::equivalent(recorded(whole, "checkpoint_last"), recorded(whole, "checkpoint_25")));
+  EXPECT_TRUE(
+      fs::equivalent(recorded(whole, "checkpoint_previous"), recorded(whole, "checkpoint_20")));
+
+  const int64_t run = new_run(config);
+  const TrainOutcome stopped = train_stopped_when(config, run, [&](const db::Store& s) {
+    for (const auto& a : s.artifacts(run))
+      if (a.kind == "checkpoint_last" && a.step.value_or(0) >= 10) return true;
+    return false;
+  });
+  ASSERT_NE(stopped.status, "finished");
+  ASSERT_EQ(train(config, run, /*resume=*/true).status, "finished");
+  for (const char* metric : {"train_loss", "valid_loss", "test_loss"})
+    EXPECT_EQ(series(*store_, run, metric), series(*store_, whole, metric)) << metric;
+}
+
 }  // namespace test_checkpoint_retention
 }  // namespace fathom
