@@ -101,7 +101,7 @@ std::string inherit_file(const std::string& source, const std::string& dir,
 void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
                    const RunConfig& config, const std::string& parent_dir, int64_t fork,
                    const std::string& dir) {
-  static const std::regex kept(R"(checkpoint_([0-9]+))");
+  static const std::regex kept(R"(checkpoint_[0-9]+)");
   const auto artifacts = store.artifacts(parent.id);
   const std::string parent_metric = db::config_value(parent.config_json, "train.best_metric");
   const bool same_metric =
@@ -112,8 +112,7 @@ void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
     const std::string path = recorded_file(artifacts, parent_dir, a.kind);
     if (!a.step || path.empty() || !fs::exists(path)) continue;
     const fs::path file(path);
-    std::smatch m;
-    if (std::regex_match(a.kind, m, kept)) {
+    if (std::regex_match(a.kind, kept)) {
       if (*a.step > step) continue;
       store.add_artifact(fork, a.kind, inherit_file(path, dir, a.kind + ".g0.pt"), *a.step);
       if (*a.step == best && best_source.empty()) best_source = path;
