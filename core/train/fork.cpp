@@ -63,20 +63,15 @@ bool describes_the_parent_after(const std::string& key, int64_t step) {
   return std::regex_match(key, own);
 }
 
-// The parent's checkpoint_best as of `step`: the update train.best_metric was best at among
-// the parent's validations up to it (the later of equal values is no better, as in
-// record_validation), 0 when none.
+// The parent's checkpoint_best as of `step`: its validations up to it counted as the trainer
+// counts them (record_validation), 0 when none.
 int64_t best_update_until(const db::Store& store, int64_t parent, const RunConfig& config,
                           int64_t step) {
   const BestMetric metric = best_metric_named(config.train.best_metric);
-  double best = 0;
-  int64_t best_update = 0;
+  ValidationRecord record;
   for (const auto& p : store.metric_series(parent, metric.name))
-    if (p.step > 0 && p.step <= step && betters(metric, p.value, best, best_update, 0)) {
-      best = p.value;
-      best_update = p.step;
-    }
-  return best_update;
+    if (p.step > 0 && p.step <= step) record_validation(record, p.step, p.value, 0, metric);
+  return record.best_update;
 }
 
 // A name in the fork's directory for the parent's file: a hard link where the file system
