@@ -74,18 +74,35 @@ int64_t best_update_until(const db::Store& store, int64_t parent, const RunConfi
   return record.best_update;
 }
 
-// A name in the fork's directory for the parent's file: a hard link where the file system
-// allows one (a checkpoint of a large model is gigabytes, and no recorded name is ever written
-// again, so sharing its bytes is safe), else a copy. Generation 0: no holder wrote it.
-std::string inherit_file(const std::string& source, const std::string& dir,
-                         const std::string& name) {
-  const std::string target = (fs::path(dir) / name).string();
-  std::error_code linked;
-  fs::remove(target, linked);
-  fs::create_hard_link(source, target, linked);
-  if (linked) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
-  return target;
-}
+// The files a fork is given, in its directory: each a hard link to the parent's file where the
+// file system allows one (a checkpoint of a large model is gigabytes, and no recorded name is
+// ever written again, so sharing its bytes is safe), else a copy. Generation 0: no holder wrote
+// them. It remembers what it made so that a fork that cannot be completed leaves nothing.
+class ForkFiles {
+ public:
+  explicit ForkFiles(std::string dir) : dir_(std::move(dir)) {}
+  std::string inherit(const std::string& source, const std::string& name) {
+    const std::string target = (fs::path(dir_) / name).string();
+    if (!made_dir_) made_dir_ = fs::create_directories(dir_);
+    std::error_code linked;
+    fs::remove(target, linked);  // a left-over of a deleted run that had this id
+    fs::create_hard_link(source, target, linked);
+    made_.push_back(target);
+    if (linked) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+    return target;
+  }
+  // Removes every file it made, and the directory if it made it (and it is empty then).
+  void remove_made() noexcept {
+    std::error_code ignored;
+    for (const auto& f : made_) fs::remove(f, ignored);
+    if (made_dir_) fs::remove(dir_, ignored);
+  }
+
+ private:
+  std::string dir_;
+  bool made_dir_ = false;
+  std::vector<std::string> made_;
+};
 
 // What a run that had trained to `step` would hold besides its resume point: its prepared
 // state (Admin's profile), its kept checkpoints up to `step` (eval.average_checkpoints
@@ -95,7 +112,7 @@ std::string inherit_file(const std::string& source, const std::string& dir,
 // follows another train.best_metric (its best, and its patience, start afresh then).
 void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
                    const RunConfig& config, const std::string& parent_dir, int64_t fork,
-                   const std::string& dir) {
+                   ForkFiles& files) {
   static const std::regex kept(R"(checkpoint_[0-9]+)");
   const auto artifacts = store.artifacts(parent.id);
   const std::string parent_metric = db::config_value(parent.config_json, "train.best_metric");
@@ -109,7 +126,7 @@ void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
     const fs::path file(path);
     if (std::regex_match(a.kind, kept)) {
       if (*a.step > step) continue;
-      store.add_artifact(fork, a.kind, inherit_file(path, dir, a.kind + ".g0.pt"), *a.step);
+      store.add_artifact(fork, a.kind, files.inherit(path, a.kind + ".g0.pt"), *a.step);
       if (*a.step == best && best_source.empty()) best_source = path;
     } else if (a.kind == "checkpoint_best") {
       if (*a.step == best) best_source = path;
@@ -117,16 +134,41 @@ void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
       const std::string name = file.stem().string();
       store.add_artifact(
           fork, a.kind,
-          inherit_file(path, dir,
-                       name.substr(0, name.rfind(".g")) + ".g0" + file.extension().string()),
+          files.inherit(path, name.substr(0, name.rfind(".g")) + ".g0" + file.extension().string()),
           0);
     }
   }
   if (!best_source.empty())
     store.add_artifact(
         fork, "checkpoint_best",
-        inherit_file(best_source, dir, "checkpoint_best.u" + std::to_string(best) + ".g0.pt"),
-        best);
+        files.inherit(best_source, "checkpoint_best.u" + std::to_string(best) + ".g0.pt"), best);
+}
+
+// Gives the new run `id` what its parent held at `at`: its resume point, inherited files,
+// tags, metric rows and probe points up to the fork's update.
+void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& at,
+               const RunConfig& config, const std::string& parent_dir, int64_t id,
+               ForkFiles& files) {
+  const int64_t step = at.step;
+  store.add_artifact(id, "checkpoint_last",
+                     files.inherit(at.path, "checkpoint_last.u" + std::to_string(step) + ".g0.pt"),
+                     step);
+  inherit_files(store, parent, step, config, parent_dir, id, files);
+  for (const auto& [key, value] : store.tags(parent.id))
+    if (!describes_the_parent_after(key, step)) store.set_tag(id, key, value);
+  store.set_tag(id, "forked_from", std::to_string(parent.id));
+  store.set_tag(id, "forked_at", std::to_string(step));
+  std::vector<db::MetricRow> rows;
+  for (const auto& row : store.metric_rows(parent.id))
+    if (std::get<0>(row) <= step) rows.push_back(row);
+  store.write_metrics(id, rows);
+  std::vector<db::ProbeRow> probes;
+  for (const auto& name : store.probe_names(parent.id)) {
+    const db::ProbeSeries s = store.probe_series(parent.id, name);
+    for (size_t i = 0; i < s.steps.size() && s.steps[i] <= step; ++i)
+      probes.push_back({s.steps[i], name, s.positions, s.values[i], 0});
+  }
+  store.write_probes(id, probes);
 }
 
 }  // namespace
@@ -161,28 +203,21 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
   run.config_yaml = config_to_yaml(config);
   run.git_rev = git_rev;
   const int64_t id = store.create_run(run);
-  const std::string dir = fork_dir(id);
-  fs::create_directories(dir);
-  // Generation 0: no holder has written it; the trainer's files carry 1 and up.
-  store.add_artifact(
-      id, "checkpoint_last",
-      inherit_file(at->path, dir, "checkpoint_last.u" + std::to_string(step) + ".g0.pt"), step);
-  inherit_files(store, parent, step, config, parent_dir, id, dir);
-  for (const auto& [key, value] : store.tags(parent.id))
-    if (!describes_the_parent_after(key, step)) store.set_tag(id, key, value);
-  store.set_tag(id, "forked_from", std::to_string(parent.id));
-  store.set_tag(id, "forked_at", std::to_string(step));
-  std::vector<db::MetricRow> rows;
-  for (const auto& row : store.metric_rows(parent.id))
-    if (std::get<0>(row) <= step) rows.push_back(row);
-  store.write_metrics(id, rows);
-  std::vector<db::ProbeRow> probes;
-  for (const auto& name : store.probe_names(parent.id)) {
-    const db::ProbeSeries s = store.probe_series(parent.id, name);
-    for (size_t i = 0; i < s.steps.size() && s.steps[i] <= step; ++i)
-      probes.push_back({s.steps[i], name, s.positions, s.values[i], 0});
+  // All or nothing: a fork that cannot be completed (a full disk, a store error) is removed
+  // with every file it was given, so that no half-made run is left to be resumed.
+  ForkFiles files(fork_dir(id));
+  try {
+    fill_fork(store, parent, *at, config, parent_dir, id, files);
+  } catch (const std::exception& e) {
+    files.remove_made();
+    try {
+      store.delete_run(id);
+    } catch (const std::exception&) {  // the store failing too: the first error is the one to say
+    }
+    throw std::runtime_error("fathom train --fork: the fork of run " + std::to_string(parent.id) +
+                             " at update " + std::to_string(step) +
+                             " could not be made, and nothing of it is kept: " + e.what());
   }
-  store.write_probes(id, probes);
   return id;
 }
 

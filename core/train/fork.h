@@ -31,7 +31,8 @@ std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const st
 // Creates the fork of `parent` at `step` with `config` (the parent's, overrides applied) and
 // returns its id; `fork_dir(id)` is the new run's artifacts directory. A step without a
 // checkpoint to fork from is refused (InputError on --from) naming the nearest ones, before
-// anything is written.
+// anything is written; a fork that cannot be completed (a file that cannot be linked or
+// copied, a store error) is removed with its files and throws std::runtime_error.
 int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
                     const RunConfig& config, const std::string& parent_dir,
                     const std::function<std::string(int64_t)>& fork_dir,

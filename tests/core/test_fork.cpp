@@ -168,5 +168,40 @@ TEST_F(ForkTest, AnUpdateWithoutACheckpointIsRefusedNamingTheNearest) {
   EXPECT_EQ(expect_input_error([&] { fork(parent_config_, 30); }).field(), "--from");
 }
 
+// A fork that cannot be completed -- here its third file cannot be written, as on a full disk
+// -- leaves nothing: no run in the store, none of its files, and the parent's files whole.
+TEST_F(ForkTest, AForkThatCannotBeCompletedLeavesNothingBehind) {
+  const size_t runs_before = store_->list_runs().size();
+  const int64_t next = parent_ + 1;  // the id the fork's run is given
+  const std::filesystem::path dir = artifacts(next);
+  // A non-empty directory where the fork's checkpoint_20 must go: neither link nor copy can
+  // put a file there, after the resume point and checkpoint_10 were given.
+  std::filesystem::create_directories(dir / "checkpoint_20.g0.pt" / "in_the_way");
+  const std::vector<std::string> kinds = {"checkpoint_last", "checkpoint_10", "checkpoint_20"};
+  std::vector<uintmax_t> links;  // the parent's own names of its files (a resume point may share)
+  for (const auto& kind : kinds)
+    links.push_back(std::filesystem::hard_link_count(recorded(parent_, kind)));
+  try {
+    fork(parent_config_, 20);
+    FAIL() << "the fork cannot be made";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fork of run " + std::to_string(parent_) +
+                                         " at update 20 could not be made, and nothing of it"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(store_->list_runs().size(), runs_before);
+  EXPECT_FALSE(store_->find_run(std::to_string(next)));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"checkpoint_20.g0.pt"});  // only what was in the way
+  for (size_t i = 0; i < kinds.size(); ++i)
+    EXPECT_EQ(std::filesystem::hard_link_count(recorded(parent_, kinds[i])), links[i]) << kinds[i];
+  // Once the way is clear, the same fork is made.
+  std::filesystem::remove_all(dir / "checkpoint_20.g0.pt");
+  EXPECT_EQ(fork(parent_config_, 20), next);
+}
+
 }  // namespace test_fork
 }  // namespace fathom
