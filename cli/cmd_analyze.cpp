@@ -1,6 +1,7 @@
 // `fathom analyze NAME ...`: the analyses of methods.md s5 (analysis/registry.h), on a model
 // at initialization (CONFIG.yaml) or on a stored run's checkpoint (RUN id or name):
-//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|average|init|STEP]
+//   fathom analyze beta|grad-norms|ln-scale RUN|CONFIG [--checkpoint best|last|average|init|STEP
+//                  | --average N [--average-by last|best]]
 //   fathom analyze output-shift CONFIG... --depths 1,2,4 [--perturb random|update|sign]
 //                  [--inputs fixed|perturbed] ...
 //   fathom analyze list [--run RUN] [--kind NAME]      fathom analyze show ID
@@ -31,7 +32,7 @@ using analysis::Subject;
 
 struct AnalyzeArgs {
   std::vector<std::string> targets;  // one RUN|CONFIG, or several CONFIGs
-  std::string checkpoint = "best";
+  ModelChoice model;                 // of a stored run
   std::vector<std::string> overrides;
   bool no_progress = false;
   analysis::AnalysisParams params;
@@ -58,6 +59,9 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
   for (const auto& target : args.targets) {
     std::cerr << "analyze " << name << ": loading " << target << "\n";
     if (looks_like_config(target)) {
+      if (args.model.average)
+        throw InputError(target, 0, "--average",
+                         "a config's model is at initialization; --average reads a stored run");
       subjects.push_back(analysis::subject_from_config(target, args.overrides, paths.cache_root,
                                                        !a.takes_many_configs));
       continue;
@@ -68,7 +72,7 @@ void run_analysis(const GlobalOptions& global, const std::string& name, const An
     if (!args.overrides.empty())
       throw InputError(target, 0, "--set", "overrides apply to config files, not to stored runs");
     if (!store) store.emplace(db::Store::open(db_path));
-    subjects.push_back(load_stored_run(*store, paths, target, args.checkpoint));
+    subjects.push_back(load_chosen_model(*store, paths, target, args.model));
   }
 
   // Analyses that assume an encoder and a decoder say so on a decoder-only model.
@@ -197,9 +201,9 @@ void add_analyze_command(CLI::App& app, GlobalOptions& options) {
       // analysis without --steps) as a second target instead of naming the flag.
       sub->add_option("target", args->targets, "a stored run (id or name) or a YAML config")
           ->required();
-      add_checkpoint_option(*sub, args->checkpoint,
-                            "which model of a stored run: best, last, average "
-                            "(eval.average_checkpoints), init or a kept update STEP");
+      add_model_choice_options(*sub, args->model,
+                               "which model of a stored run: best, last, average "
+                               "(eval.average_checkpoints), init or a kept update STEP");
     }
     add_analysis_options(*sub, a.options, args->params);
     sub->add_option("--set", args->overrides, "override a config key: --set model.norm=pre")

@@ -1,11 +1,11 @@
-// `fathom attention RUN --source TEXT [--target TEXT] [--checkpoint C] [--beam K] [--threads N]
-// [--json] [--plot FILE [--map NAME] [--head H] [--size S] [--dpi D]]`: where a stored run's model
-// looks while it translates one sentence -- every attention sub-layer's probabilities, head by
-// head (core/decode/attention_maps.h), over the target its search produces (the run's eval search
-// unless --beam says otherwise) or the one given; a language model's over the text itself. As
-// text, each decoder layer's alignment: for every target token, the source token its
-// cross-attention (the mean over heads) weighs most; for a language model, the share of each
-// layer's attention the first token takes. --json gives every map whole; --plot FILE draws one
+// `fathom attention RUN --source TEXT [--target TEXT] [--checkpoint C | --average N] [--beam K]
+// [--threads N] [--json] [--plot FILE [--map NAME] [--head H] [--size S] [--dpi D]]`: where a
+// stored run's model looks while it translates one sentence -- every attention sub-layer's
+// probabilities, head by head (core/decode/attention_maps.h), over the target its search produces
+// (the run's eval search unless --beam says otherwise) or the one given; a language model's over
+// the text itself. As text, each decoder layer's alignment: for every target token, the source
+// token its cross-attention (the mean over heads) weighs most; for a language model, the share of
+// each layer's attention the first token takes. --json gives every map whole; --plot FILE draws one
 // map (--map, default the last decoder layer's cross-attention, a language model's last layer;
 // --head, default the mean) as a figure; the desktop app's Translate tab draws them. The store is
 // only read.
@@ -38,7 +38,8 @@ namespace fathom::cli {
 namespace {
 
 struct AttentionArgs {
-  std::string run, checkpoint = "best", source;
+  std::string run, source;
+  ModelChoice model;
   std::optional<std::string> target;
   std::optional<int> beam, threads;
   std::string plot, map, size = "3.3x3";
@@ -180,7 +181,7 @@ void run_attention(const GlobalOptions& global, const AttentionArgs& args) {
 #endif
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   analysis::Subject run =
-      load_stored_run(store, resolve_store_paths(global), args.run, args.checkpoint);
+      load_chosen_model(store, resolve_store_paths(global), args.run, args.model);
   configure_threads(args.threads.value_or(run.config.train.threads));
   SearchOptions search = eval_search(run.config);
   if (args.beam) search.beam = *args.beam;
@@ -211,8 +212,8 @@ void add_attention_command(CLI::App& app, GlobalOptions& options) {
       ->required();
   cmd->add_option("--target", args->target,
                   "the translation to attend over (default: the model's own, by its search)");
-  add_checkpoint_option(*cmd, args->checkpoint,
-                        "which model: best (default), last, average, init or a kept update STEP");
+  add_model_choice_options(
+      *cmd, args->model, "which model: best (default), last, average, init or a kept update STEP");
   cmd->add_option("--beam", args->beam, "beam size, 1 for greedy (default: the run's eval.beam)")
       ->check(positive_number());
   cmd->add_option("--threads", args->threads,

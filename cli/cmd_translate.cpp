@@ -40,10 +40,9 @@ namespace fs = std::filesystem;
 
 struct TranslateArgs {
   std::string run;
-  std::string checkpoint = "best";
+  ModelChoice model;
   std::string input = "-", out = "-", ref;
-  std::optional<int> beam, max_len_b, threads, average;
-  std::string average_by = "last";
+  std::optional<int> beam, max_len_b, threads;
   std::optional<double> length_penalty, max_len_a;
   std::optional<int64_t> max_tokens;
   std::string device = "auto";
@@ -185,13 +184,10 @@ void run_translate(const GlobalOptions& global, const TranslateArgs& args) {
   const torch::Device device = resolve_device(args.device);
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const db::StorePaths paths = resolve_store_paths(global);
-  analysis::Subject run =
-      load_stored_run(store, paths, args.run, args.average ? "last" : args.checkpoint);
+  analysis::Subject run = load_chosen_model(store, paths, args.run, args.model);
   if (is_decoder_only(run.config.model))
     throw InputError(run.label, 0, "model.arch",
                      "a language model (decoder_only) has no source to translate");
-  if (args.average)
-    average_stored_checkpoints(run, store, paths, *args.average, args.average_by == "best");
   // The run's own threads by default: its test.hyp is then reproduced bit for bit.
   configure_threads(args.threads.value_or(run.config.train.threads));
   const SearchOptions search = search_options(run.config, args);
@@ -216,22 +212,9 @@ void add_translate_command(CLI::App& app, GlobalOptions& options) {
       "Translate text with a stored run's model (its eval search unless told otherwise); with "
       "--ref, BLEU");
   cmd->add_option("RUN", args->run, "a stored run (id or name)")->required();
-  CLI::Option* checkpoint = add_checkpoint_option(
-      *cmd, args->checkpoint,
-      "which model: best (default), last, average (eval.average_checkpoints), init or a kept "
-      "update STEP");
-  CLI::Option* average =
-      cmd->add_option(
-             "--average", args->average,
-             "the mean of the last N checkpoints the run kept (train.keep_checkpoint_every), "
-             "as eval.average_checkpoints: N would have evaluated")
-          ->check(positive_number())
-          ->excludes(checkpoint);
-  cmd->add_option("--average-by", args->average_by,
-                  "which N --average takes: last (the newest; default) or best (those whose "
-                  "update's train.best_metric is best, as eval.average_by: best)")
-      ->check(CLI::IsMember({"last", "best"}))
-      ->needs(average);
+  add_model_choice_options(*cmd, args->model,
+                           "which model: best (default), last, average "
+                           "(eval.average_checkpoints), init or a kept update STEP");
   cmd->add_option("--input", args->input,
                   "sentences to translate, one a line, plain or gzip (default -: standard input)");
   cmd->add_option("--out", args->out, "where the translations go (default -: standard output)");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/util/error.h"
+#include "cli/option_checks.h"
 #include "core/train/checkpoint_average.h"
 #include "core/train/early_stop.h"
 #include "core/train/run_files.h"
@@ -115,6 +116,33 @@ void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
                    (by_best ? " best by " + metric.name : std::string()) + ", updates" +
                    updates_text(kept);
   run.label = "run " + std::to_string(*run.run_id) + " (" + run.checkpoint + ")";
+}
+
+CLI::Option* add_model_choice_options(CLI::App& cmd, ModelChoice& choice,
+                                      const std::string& checkpoint_help) {
+  CLI::Option* checkpoint = add_checkpoint_option(cmd, choice.checkpoint, checkpoint_help);
+  CLI::Option* average =
+      cmd.add_option(
+             "--average", choice.average,
+             "the mean of the last N checkpoints the run kept (train.keep_checkpoint_every), "
+             "as eval.average_checkpoints: N would have evaluated")
+          ->check(positive_number())
+          ->excludes(checkpoint);
+  cmd.add_option("--average-by", choice.average_by,
+                 "which N --average takes: last (the newest; default) or best (those whose "
+                 "update's train.best_metric is best, as eval.average_by: best)")
+      ->check(CLI::IsMember({"last", "best"}))
+      ->needs(average);
+  return average;
+}
+
+analysis::Subject load_chosen_model(db::Store& store, const db::StorePaths& paths,
+                                    const std::string& target, const ModelChoice& choice) {
+  analysis::Subject run =
+      load_stored_run(store, paths, target, choice.average ? "last" : choice.checkpoint);
+  if (choice.average)
+    average_stored_checkpoints(run, store, paths, *choice.average, choice.average_by == "best");
+  return run;
 }
 
 }  // namespace fathom::cli

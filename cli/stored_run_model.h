@@ -1,10 +1,11 @@
 #pragma once
-// A stored run's model as `fathom analyze` and `fathom translate` load it: `--checkpoint
+// A stored run's model as `fathom analyze`, `translate` and `attention` load it: `--checkpoint
 // best|last|average|init|STEP` (average: eval.average_checkpoints' mean; STEP: an update kept
-// by train.keep_checkpoint_every) resolved to the
-// file the store's artifact rows name, with the config the checkpoint was trained with, its
-// data (the vocabulary) and its weights (analysis/subject.h).
+// by train.keep_checkpoint_every) resolved to the file the store's artifact rows name, or
+// `--average N [--average-by last|best]` (the mean of N kept checkpoints), with the config the
+// checkpoint was trained with, its data (the vocabulary) and its weights (analysis/subject.h).
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "analysis/subject.h"
@@ -35,5 +36,23 @@ analysis::Subject load_stored_run(db::Store& store, const db::StorePaths& paths,
 // `run.checkpoint` say so. InputError naming --average when it kept fewer (with a validation).
 void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
                                 const db::StorePaths& paths, int count, bool by_best = false);
+
+// Which model of a stored run a command reads: one checkpoint, or the mean of `average` kept
+// ones (the newest, or with average_by "best" those of the best train.best_metric).
+struct ModelChoice {
+  std::string checkpoint = "best";
+  std::optional<int> average;
+  std::string average_by = "last";
+};
+
+// --checkpoint (with `checkpoint_help`), --average N and --average-by on `cmd`, into `choice`;
+// --average excludes --checkpoint, --average-by needs --average. Returns --average.
+CLI::Option* add_model_choice_options(CLI::App& cmd, ModelChoice& choice,
+                                      const std::string& checkpoint_help);
+
+// The run `target` (id or name) with the model `choice` names: load_stored_run, then
+// average_stored_checkpoints where it asks for a mean.
+analysis::Subject load_chosen_model(db::Store& store, const db::StorePaths& paths,
+                                    const std::string& target, const ModelChoice& choice);
 
 }  // namespace fathom::cli

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -219,6 +221,51 @@ TEST_F(AnalyzeCli, KeptCheckpointsAreAnalysedByStep) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].checkpoint, "3");
   EXPECT_EQ(rows[1].checkpoint, "6");
+}
+
+// --average N analyses the mean of the N newest kept checkpoints: the model the trainer
+// averaged for eval.average_checkpoints N (its checkpoint_average file) -- and --average-by
+// best the kept checkpoints of the lowest validation loss (picked here from the stored curve).
+TEST_F(AnalyzeCli, AveragedCheckpointsAreAnalysedAsTheTrainerAveragedThem) {
+  const std::string config = write_config("tiny.yaml");
+  Result train = fathom({"train", config, "--no-progress", "--set", "train.keep_checkpoint_every=3",
+                         "eval.average_checkpoints=2"});
+  ASSERT_EQ(train.status, 0) << train.err;
+  const auto ln_scale = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"analyze", "ln-scale", "1", "--json", "--no-progress"});
+    const Result r = fathom(flags);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+  };
+  const nlohmann::json trainers = ln_scale({"--checkpoint", "average"});
+  EXPECT_EQ(ln_scale({"--average", "2"}), trainers);
+  EXPECT_NE(ln_scale({"--checkpoint", "6"}), trainers);  // a mean is not its newest part
+
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  std::map<double, int64_t> by_loss;  // the kept updates 3 and 6, each validated
+  for (const auto& p : store.metric_series(1, "valid_loss"))
+    if (p.step > 0) by_loss[p.value] = p.step;
+  ASSERT_EQ(by_loss.size(), 2u);
+  const std::string best = std::to_string(by_loss.begin()->second);
+  EXPECT_EQ(ln_scale({"--average", "1", "--average-by", "best"}), ln_scale({"--checkpoint", best}));
+  std::set<std::string> recorded;  // what each stored analysis says it read
+  for (const auto& r : store.list_analyses(1)) recorded.insert(r.checkpoint);
+  EXPECT_TRUE(recorded.count("mean of 2, updates 3 6"));
+  EXPECT_TRUE(recorded.count("mean of 1 best by valid_loss, updates " + best));
+  const size_t analyses = store.list_analyses(1).size();
+
+  const Result more = fathom({"analyze", "ln-scale", "1", "--average", "3"});
+  EXPECT_EQ(more.status, 2);
+  EXPECT_NE(more.err.find("run 1 kept 2 checkpoints (updates 3 6), fewer than 3"),
+            std::string::npos)
+      << more.err;
+  const Result both = fathom({"analyze", "ln-scale", "1", "--average", "2", "--checkpoint", "3"});
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+  const Result at_init = fathom({"analyze", "ln-scale", config, "--average", "2"});
+  EXPECT_EQ(at_init.status, 2);
+  EXPECT_NE(at_init.err.find("--average reads a stored run"), std::string::npos) << at_init.err;
+  EXPECT_EQ(Store::open(db(), OpenMode::ReadOnly).list_analyses(1).size(), analyses);
 }
 
 // --device (beta, grad-norms): the model computes where it is asked. On the CPU the flag gives

@@ -311,6 +311,18 @@ TEST_F(TranslateCli, AttentionMapsEveryHeadOverTheModelsOwnTranslation) {
   EXPECT_EQ(g["translation"], "the dog");
   EXPECT_EQ(g["maps"][2]["probs"][0].size(), g["target_tokens"].size());
 
+  // --average N: the maps of the mean of N kept checkpoints (of one: that checkpoint's).
+  const auto maps_of = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"--json", "attention", "1", "--source", source});
+    const ProgramResult r = fathom(flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+  };
+  const auto mean_of_one = maps_of({"--average", "1"});
+  EXPECT_EQ(mean_of_one["checkpoint"], "mean of 1, updates 120");
+  EXPECT_EQ(mean_of_one["maps"], maps_of({"--checkpoint", "120"})["maps"]);
+  EXPECT_NE(maps_of({"--average", "2"})["maps"], mean_of_one["maps"]);
+
   // --plot: one map as a figure, its title and every source token on it.
   const std::string svg = (dir() / "attention.svg").string();
   const ProgramResult drawn = fathom({"attention", "1", "--source", source, "--plot", svg, "--map",
