@@ -1,6 +1,7 @@
 #include "analysis/subject.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
@@ -8,7 +9,7 @@
 #include "core/model/admin.h"
 #include "core/model/registry.h"
 #include "core/train/batch_stream.h"
-#include "core/train/checkpoint.h"
+#include "core/train/checkpoint_contents.h"
 #include "core/train/device.h"
 #include "core/train/memory_check.h"
 
@@ -58,12 +59,13 @@ Subject subject_from_run(const StoredRun& run, const std::string& cache_dir) {
   s.checkpoint = run.checkpoint;
   s.label = "run " + std::to_string(run.id) + " (" + run.checkpoint + ")";
   const std::string origin = "run " + std::to_string(run.id) + " config";
+  // The checkpoint carries the config it was trained with; read whole, once.
+  std::optional<CheckpointContents> saved;
   if (run.checkpoint_path.empty()) {
     s.config = load_config_string(run.config_yaml, origin, "");
   } else {
-    // The checkpoint carries the config it was trained with.
-    const std::string dir = std::filesystem::path(run.checkpoint_path).parent_path().string();
-    s.config = load_config_string(checkpoint_config(run.checkpoint_path), run.checkpoint_path, dir);
+    saved.emplace(read_checkpoint(run.checkpoint_path));
+    s.config = saved->config;
   }
   s.data = std::make_shared<Dataset>(load_run_dataset(s.config, cache_dir, ""));
   s.vocab_size = s.data->vocab->size();
@@ -72,14 +74,12 @@ Subject subject_from_run(const StoredRun& run, const std::string& cache_dir) {
     s.model = model_at_init(s.config, s.vocab_size, s.batch, run.admin_profile_json);
     return s;
   }
-  const int64_t vocab = checkpoint_vocab_size(run.checkpoint_path);
+  const int64_t vocab = saved->model->vocab_size();
   if (vocab != s.vocab_size)
     throw InputError(run.checkpoint_path, 0, "data.vocab",
                      "checkpoint has " + std::to_string(vocab) + " vocabulary entries, the " +
                          "run's data now gives " + std::to_string(s.vocab_size));
-  s.model = Transformer(s.config.model, vocab);
-  load_checkpoint(run.checkpoint_path, *s.model, nullptr, nullptr);
-  s.model->eval();
+  s.model = saved->model;
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/model/admin.h"
 #include "core/train/checkpoint.h"
+#include "core/train/checkpoint_contents.h"
 #include "core/train/run_files.h"
 #include "db/run_paths.h"
 #include "db/store.h"
@@ -51,16 +52,15 @@ void fold_run(const GlobalOptions& global, const FoldArgs& args) {
     throw InputError(
         checkpoint.empty() ? dir : checkpoint.string(), 0, "",
         "run " + std::to_string(run.id) + " has no " + args.checkpoint + " checkpoint");
-  RunConfig config = load_config_string(checkpoint_config(checkpoint.string()), checkpoint.string(),
-                                        checkpoint.parent_path().string());
+  CheckpointContents saved = read_checkpoint(checkpoint.string());
+  const RunConfig& config = saved.config;
   if (config.model.init != "admin")
     throw InputError(checkpoint.string(), 0, "model.init",
                      "run " + std::to_string(run.id) + " uses init '" + config.model.init +
                          "'; only Admin models have omega to fold");
-  const int64_t vocab = checkpoint_vocab_size(checkpoint.string());
-  Transformer admin(config.model, vocab);
-  TrainerState state;
-  load_checkpoint(checkpoint.string(), *admin, nullptr, &state);
+  const int64_t vocab = saved.model->vocab_size();
+  Transformer admin = saved.model;
+  const TrainerState& state = saved.state;
 
   Transformer folded = fold_admin(*admin);
   const double difference = max_difference(*admin, *folded, vocab);

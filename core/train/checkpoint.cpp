@@ -11,6 +11,7 @@
 #include "base/util/file_write.h"
 #include "core/model/transformer.h"
 #include "core/train/checkpoint_checksum.h"
+#include "core/train/checkpoint_contents.h"
 #include "core/train/optimizer.h"
 
 namespace fathom {
@@ -111,10 +112,8 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   fs::rename(temporary, path);
 }
 
-namespace {
-// What an archive holds into the given objects; `path` names it in errors.
-void restore(torch::serialize::InputArchive& archive, const std::string& path,
-             TransformerImpl& model, Optimizer* optimizer, TrainerState* state) {
+void restore_checkpoint(torch::serialize::InputArchive& archive, const std::string& path,
+                        TransformerImpl& model, Optimizer* optimizer, TrainerState* state) {
   try {
     torch::NoGradGuard no_grad;
     TensorChecksum model_sum, optimizer_sum;
@@ -193,7 +192,6 @@ void restore(torch::serialize::InputArchive& archive, const std::string& path,
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
 }
-}  // namespace
 
 void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
                      TrainerState* state) {
@@ -205,7 +203,7 @@ void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer*
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
-  restore(archive, path, model, optimizer, state);
+  restore_checkpoint(archive, path, model, optimizer, state);
 }
 
 void load_checkpoint_bytes(const std::string& bytes, const std::string& what,
@@ -217,10 +215,12 @@ void load_checkpoint_bytes(const std::string& bytes, const std::string& what,
     throw InputError(what, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
   }
-  restore(archive, what, model, optimizer, state);
+  restore_checkpoint(archive, what, model, optimizer, state);
 }
 
 bool checkpoint_has_optimizer_state(const std::string& path) {
+  // The archive's index tells without reading the tensors (a fork lists every kept checkpoint).
+  if (const auto named = archive_index_names(path, "optimizer_step")) return *named;
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path);

@@ -65,8 +65,14 @@ using CheckpointWriteError = FileWriteError;
 void load_checkpoint(const std::string& path, TransformerImpl& model, Optimizer* optimizer,
                      TrainerState* state);
 
+// What an archive read from a checkpoint holds, into the given objects (optimizer/state may be
+// null); `path` names it in errors. load_checkpoint and read_checkpoint (checkpoint_contents.h).
+void restore_checkpoint(torch::serialize::InputArchive& archive, const std::string& path,
+                        TransformerImpl& model, Optimizer* optimizer, TrainerState* state);
+
 // Whether the checkpoint holds the optimizer state (resume points and, since forks, kept
-// checkpoints; not checkpoint_best). False for a file that does not load.
+// checkpoints; not checkpoint_best), from the archive's index where it tells (its tensors
+// unread). False for a file that does not load.
 bool checkpoint_has_optimizer_state(const std::string& path);
 
 // The config_yaml a checkpoint was saved with.

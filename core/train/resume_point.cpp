@@ -3,9 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "base/config/config_io.h"
-#include "core/model/depth_parameterization.h"
 #include "core/model/transformer.h"
+#include "core/train/checkpoint_contents.h"
 #include "core/train/optimizer.h"
 #include "core/train/run_files.h"
 #include "core/train/trainer.h"
@@ -49,14 +48,6 @@ std::pair<std::string, std::string> recorded_resume_points(const db::Store& stor
   return {points.last, points.previous};
 }
 
-void check_resume_point(const std::string& path) {
-  const RunConfig config =
-      load_config_string(checkpoint_config(path), path, fs::path(path).parent_path().string());
-  Transformer model(config.model, checkpoint_vocab_size(path));
-  Optimizer optimizer(parameter_groups(*model, config.model), config.train,
-                      Optimizer::matrices_for(config.train, model->catalog()));
-  TrainerState state;
-  load_checkpoint(path, *model, &optimizer, &state);
-}
+void check_resume_point(const std::string& path) { read_checkpoint(path, /*with_optimizer=*/true); }
 
 }  // namespace fathom
