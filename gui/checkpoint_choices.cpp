@@ -1,6 +1,8 @@
 #include "gui/checkpoint_choices.h"
 
+#include <map>
 #include <utility>
+#include <vector>
 
 #include <QComboBox>
 
@@ -24,10 +26,32 @@ std::pair<QString, QString> checkpoint_choice(const db::Artifact& a) {
 void set_checkpoint_choices(QComboBox* box, const std::vector<db::Artifact>& artifacts) {
   const QString chosen = box->currentData().toString();
   box->clear();
+  // The named models first (best, last, average), then the kept updates in order, then means.
+  std::vector<std::pair<QString, QString>> named;
+  std::map<long long, std::pair<QString, QString>> kept;
   for (const auto& a : artifacts)
-    if (const auto [name, label] = checkpoint_choice(a); !name.isEmpty()) box->addItem(label, name);
+    if (auto choice = checkpoint_choice(a); !choice.first.isEmpty()) {
+      bool is_step = false;
+      const long long step = choice.first.toLongLong(&is_step);
+      if (is_step)
+        kept[step] = std::move(choice);
+      else
+        named.push_back(std::move(choice));
+    }
+  for (const auto& [name, label] : named) box->addItem(label, name);
+  for (const auto& [step, choice] : kept) box->addItem(choice.second, choice.first);
+  for (int n : {2, 3, 5, 10})
+    if (n <= static_cast<int>(kept.size()))
+      box->addItem(QStringLiteral("mean of the last %1 kept").arg(n),
+                   QStringLiteral("mean:%1").arg(n));
   const int again = box->findData(chosen.isEmpty() ? QStringLiteral("best") : chosen);
   if (again >= 0) box->setCurrentIndex(again);
+}
+
+QStringList checkpoint_arguments(const QString& choice) {
+  if (choice.startsWith(QStringLiteral("mean:")))
+    return {QStringLiteral("--average"), choice.mid(5)};
+  return {QStringLiteral("--checkpoint"), choice};
 }
 
 }  // namespace fathom::gui

@@ -1,6 +1,8 @@
 #pragma once
 // The checkpoints of a run the app offers to run a model from (the Translate and Attention tabs):
-// its rows best, last, average and every kept update, by the names `--checkpoint` takes.
+// its rows best, last, average and every kept update, by the names `--checkpoint` takes, and
+// the means of its newest kept ones that `--average N` makes.
+#include <QStringList>
 #include <vector>
 
 #include "db/records.h"
@@ -9,8 +11,13 @@ class QComboBox;
 
 namespace fathom::gui {
 
-// Fills `box` with the run's checkpoints (label; the --checkpoint name as item data), keeping the
-// one chosen while it still exists, else "best". The fallback resume point is not offered.
+// Fills `box` with the run's checkpoints (label; the --checkpoint name as item data, "mean:N"
+// for the mean of the N newest kept), keeping the one chosen while it still exists, else
+// "best". The fallback resume point is not offered. Means of 2, 3, 5 and 10, as many as kept.
 void set_checkpoint_choices(QComboBox* box, const std::vector<db::Artifact>& artifacts);
+
+// The command-line arguments of a choice's item data: {"--checkpoint", name} or
+// {"--average", "N"}.
+QStringList checkpoint_arguments(const QString& choice);
 
 }  // namespace fathom::gui

@@ -49,13 +49,9 @@ AttentionView* LmAttentionPanel::showAttention(QString* problem) {
   };
   if (text_->text().trimmed().isEmpty()) return fail(QStringLiteral("type a text first"));
   if (checkpoint_->currentIndex() < 0) return fail(QStringLiteral("the run has no checkpoint"));
-  const QStringList args{QStringLiteral("attention"),
-                         QString::number(run_),
-                         "--checkpoint",
-                         checkpoint_->currentData().toString(),
-                         "--source",
-                         text_->text(),
-                         "--json"};
+  const QStringList args = QStringList{QStringLiteral("attention"), QString::number(run_)} +
+                           checkpoint_arguments(checkpoint_->currentData().toString()) +
+                           QStringList{"--source", text_->text(), "--json"};
   QString why;
   AttentionView* view = open_attention_view(
       this, location_(), args,

@@ -152,8 +152,8 @@ void TranslatePanel::setCheckpoints(const std::vector<db::Artifact>& artifacts) 
 }
 
 QStringList TranslatePanel::commandArguments(const QString& out, const QString& ref) const {
-  QStringList args{QStringLiteral("translate"), QString::number(run_),
-                   QStringLiteral("--checkpoint"), checkpoint_->currentData().toString()};
+  QStringList args = QStringList{QStringLiteral("translate"), QString::number(run_)} +
+                     checkpoint_arguments(checkpoint_->currentData().toString());
   if (beam_->value() > 0) args << QStringLiteral("--beam") << QString::number(beam_->value());
   args << QStringLiteral("--out") << out;
   if (!ref.isEmpty()) args << QStringLiteral("--ref") << ref;
@@ -208,10 +208,16 @@ QString TranslatePanel::translate() {
   const auto report = nlohmann::json::parse(call.out.toStdString(), nullptr, false);
   QString said = QStringLiteral("%1 sentence(s) translated").arg(sources.size());
   if (report.is_object()) {
-    said += QStringLiteral(" in %1 s with run %2's checkpoint %3, beam %4")
+    // A mean names its updates as the command made it ("mean of 2, updates 80 120").
+    const QString made = QString::fromStdString(report.value("checkpoint", std::string()));
+    const QString model =
+        made.startsWith(QStringLiteral("mean of")) && made.contains(QStringLiteral(", "))
+            ? checkpoint_->currentText() + " (" + made.mid(made.indexOf(", ") + 2) + ")"
+            : "checkpoint " + checkpoint_->currentText();
+    said += QStringLiteral(" in %1 s with run %2's %3, beam %4")
                 .arg(report.value("seconds", 0.0), 0, 'f', 2)
                 .arg(run_)
-                .arg(checkpoint_->currentText())
+                .arg(model)
                 .arg(report.value("/search/beam"_json_pointer, 0));
     if (report.contains("bleu"))
       said += "\n" + QString::fromStdString(report["bleu"].value("text", std::string()));
@@ -230,15 +236,9 @@ AttentionView* TranslatePanel::showAttention(int row, QString* problem) {
     return fail(QStringLiteral("choose a translated sentence first"));
   const QString source = results_->item(row, 1)->text();
   const QString translation = results_->item(row, 2)->text();
-  const QStringList args{QStringLiteral("attention"),
-                         QString::number(run_),
-                         "--checkpoint",
-                         translated_with_.first,
-                         "--source",
-                         source,
-                         "--target",
-                         translation,
-                         "--json"};
+  const QStringList args = QStringList{QStringLiteral("attention"), QString::number(run_)} +
+                           checkpoint_arguments(translated_with_.first) +
+                           QStringList{"--source", source, "--target", translation, "--json"};
   QString why;
   AttentionView* view = open_attention_view(
       this, location_(), args,

@@ -68,7 +68,7 @@ class TranslatePanel : public QWidget {
   QPushButton *translate_, *attention_;
   QTableWidget* results_;
   QLabel* status_;
-  std::pair<QString, QString> translated_with_;  // the rows' checkpoint: --checkpoint, label
+  std::pair<QString, QString> translated_with_;  // the rows' checkpoint: its choice, label
 };
 
 // The lines of a text box, as `fathom translate` gets them: trailing blank lines dropped.

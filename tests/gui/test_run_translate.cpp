@@ -135,11 +135,15 @@ class RunTranslateTest : public QObject {
     TranslatePanel* panel = page.translator();
     QVERIFY(panel);
     QCOMPARE(page.tabs()->tabText(page.tabs()->indexOf(panel)), QStringLiteral("&Translate"));
-    QStringList offered;  // the run's rows: best, last and the kept ones, never the fallback
+    // The run's rows: best, last and the kept ones, never the fallback; and means of the kept.
+    // In that order: the named models, the kept updates by update, then the means.
+    QStringList offered;
     for (int i = 0; i < panel->checkpoint()->count(); ++i)
       offered << panel->checkpoint()->itemData(i).toString();
-    offered.sort();
-    QCOMPARE(offered, (QStringList{"120", "40", "80", "best", "last"}));
+    QCOMPARE(offered.mid(2), (QStringList{"40", "80", "120", "mean:2", "mean:3"}));
+    QStringList named = offered.mid(0, 2);
+    named.sort();
+    QCOMPARE(named, (QStringList{"best", "last"}));
     QCOMPARE(panel->checkpoint()->currentData().toString(), QStringLiteral("best"));
     QCOMPARE(panel->beam()->text(), QStringLiteral("the run's (3)"));
 
@@ -197,6 +201,20 @@ class RunTranslateTest : public QObject {
     QCOMPARE(panel->results()->rowCount(), 2);
     QCOMPARE(panel->results()->columnCount(), 3);  // no references: no BLEU
     QVERIFY2(panel->status()->text().contains("run 1's checkpoint update 40, beam 1"),
+             qPrintable(panel->status()->text()));
+
+    // The means of the newest kept checkpoints (it kept 3: of 2 and 3), as --average makes them.
+    QCOMPARE(panel->checkpoint()->findData("mean:5"), -1);
+    const int mean = panel->checkpoint()->findData("mean:2");
+    QVERIFY(mean >= 0 && panel->checkpoint()->findData("mean:3") > mean);
+    QCOMPARE(panel->checkpoint()->itemText(mean), QStringLiteral("mean of the last 2 kept"));
+    panel->checkpoint()->setCurrentIndex(mean);
+    QCOMPARE(panel->commandArguments("/o.txt", ""),
+             (QStringList{"translate", "1", "--average", "2", "--beam", "1", "--out", "/o.txt",
+                          "--json"}));
+    QVERIFY(panel->translate().isEmpty());
+    QVERIFY2(panel->status()->text().contains(
+                 "run 1's mean of the last 2 kept (updates 80 120), beam 1"),
              qPrintable(panel->status()->text()));
   }
 
