@@ -869,6 +869,19 @@ TEST_F(Cli, ForkFromAKeptCheckpointAndShowItsSpikes) {
   EXPECT_EQ(refused.status, 2);
   EXPECT_NE(refused.err.find("the nearest are updates 6 (it has 6, 12)"), std::string::npos)
       << refused.err;
+  // What the parent's checkpoint holds -- the model's shape, the data, the optimizer's kind --
+  // cannot change: refused before a run is made (before, the fork was made and then failed).
+  for (const std::string change :
+       {"model.d_model=32", "data.max_tokens=512", "train.optimizer=muon", "model.norm=pre"}) {
+    const Result unforkable = fathom({"--db", db(), "train", "--fork", "cli-tiny", "--from", "6",
+                                      "--no-progress", "--set", change});
+    EXPECT_EQ(unforkable.status, 2) << change << ": " << unforkable.err;
+    const std::string key = change.substr(0, change.find('='));
+    EXPECT_NE(unforkable.err.find("changing " + key + " would not continue them"),
+              std::string::npos)
+        << unforkable.err;
+  }
+  EXPECT_EQ(runs_in_store().size(), 2u);
 
   int64_t spiky = 0;
   {

@@ -30,6 +30,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "base/util/process.h"
@@ -432,20 +433,39 @@ TEST_P(SqliteFaults, AWorkerDyingWhileAFrozenOneHoldsTheWriteLockIsRecordedOnceI
   run_reference(file);
   const std::vector<std::string> fast = {"--heartbeat-interval", "1", "--heartbeat-timeout", "5"};
   const pid_t scheduler = start(faulty(), file, false, "stall.log", {}, fast);
-  std::map<int64_t, pid_t> workers;  // the two running runs' workers
-  while (workers.size() < 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    workers.clear();
+  // A worker is caught inside a write transaction, then the other run still running then is
+  // the one whose worker dies with its end unrecorded. Both are taken afresh on each attempt:
+  // on a loaded machine the catch can take long enough for a run to finish (it did, on 2
+  // cores running two tests at once).
+  int64_t frozen_run = 0, dying_run = 0;
+  pid_t frozen = 0, dying = 0;
+  const auto running_workers = [&] {
+    std::map<int64_t, pid_t> workers;
     for (const auto& r : runs(faulty(), "dies_in_stall")) {
       if (r.status != "running" || r.updates < 50) continue;
       const auto tags = Store::open(faulty(), OpenMode::ReadOnly).tags(r.id);
-      if (tags.count("worker.pid")) workers[r.id] = std::stoi(tags.at("worker.pid"));
+      const pid_t pid = tags.count("worker.pid") ? std::stoi(tags.at("worker.pid")) : 0;
+      if (pid > 0 && kill(pid, 0) == 0) workers[r.id] = pid;
+    }
+    return workers;
+  };
+  for (int attempt = 0; attempt < 10 && dying == 0; ++attempt) {
+    auto workers = running_workers();
+    for (int wait = 0; wait < 3000 && workers.size() < 2; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      workers = running_workers();
+    }
+    ASSERT_GE(workers.size(), 2u) << "never two runs training at once";
+    std::tie(frozen_run, frozen) = *workers.begin();
+    if (!freeze_holding_the_write_lock(faulty(), frozen, 20)) continue;
+    for (const auto& [run, pid] : running_workers())
+      if (run != frozen_run) dying_run = run, dying = pid;
+    if (dying == 0) {  // no other worker at this moment: let the sweep move on, catch again
+      kill(frozen, SIGCONT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   }
-  const auto [frozen_run, frozen] = *workers.begin();
-  const auto [dying_run, dying] = *workers.rbegin();
-  ASSERT_TRUE(freeze_holding_the_write_lock(faulty(), frozen, 60))
-      << "never caught the worker inside a write transaction";
+  ASSERT_NE(dying, 0) << "no other run was running while the lock was held";
   const auto frozen_at = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(dying, SIGKILL), 0);
   const bool put_down = ft::wait_gone(frozen, 30);
