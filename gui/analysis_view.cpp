@@ -21,6 +21,7 @@
 
 #include "gui/analysis_panel.h"
 #include "gui/analysis_runner.h"
+#include "gui/checkpoint_choices.h"
 #include "gui/export_menu.h"
 #include "gui/store_session.h"
 #include "plot/analysis_kinds.h"
@@ -74,9 +75,10 @@ void AnalysisView::buildComputeBar() {
   kind_ = new QComboBox;
   for (const auto& kind : plot::analysis_kinds()) kind_->addItem(QString::fromStdString(kind.name));
   checkpoint_ = new QComboBox;
-  checkpoint_->addItems({"best", "last", "init"});
+  offerCheckpoints();
   checkpoint_->setToolTip(
-      QStringLiteral("which model of the run (output-shift always builds fresh models)"));
+      QStringLiteral("which model of the run: best, last, a kept update, the mean of the last "
+                     "kept, or init (output-shift always builds fresh models)"));
   options_ = new QLineEdit;
   options_->setPlaceholderText(QStringLiteral("more options, e.g. --set model.encoder_layers=12"));
   compute_ = new QPushButton(QStringLiteral("C&ompute"));
@@ -158,6 +160,7 @@ void AnalysisView::setSession(StoreSession* session, const QString& db_location)
   session_ = session;
   db_location_ = db_location;
   shown_.reset();
+  offerCheckpoints();
   reload();
 }
 
@@ -165,7 +168,11 @@ void AnalysisView::setRuns(const std::vector<db::RunRecord>& runs) {
   std::vector<int64_t> before, after;
   for (const auto& r : runs_) before.push_back(r.id);
   for (const auto& r : runs) after.push_back(r.id);
+  // The selected run's checkpoints again when it changed or trained on (it keeps more).
+  const bool moved = runs.size() == 1 && runs_.size() == 1 &&
+                     (runs[0].updates != runs_[0].updates || runs[0].status != runs_[0].status);
   runs_ = runs;
+  if (before != after || moved) offerCheckpoints();
   if (runs_.size() == 1)
     subject_->setText(
         QStringLiteral("Run #%1 %2").arg(runs_[0].id).arg(QString::fromStdString(runs_[0].name)));
@@ -176,6 +183,26 @@ void AnalysisView::setRuns(const std::vector<db::RunRecord>& runs) {
     subject_->setText(QStringLiteral("%1 runs selected (Compute needs one)").arg(runs_.size()));
   updateButtons();
   if (before != after) reload();
+}
+
+// The selected run's models (checkpoint_choices.h), best and last even before it wrote them,
+// and init; best, last and init alone without one run.
+void AnalysisView::offerCheckpoints() {
+  run_artifacts_.clear();
+  if (session_ && runs_.size() == 1) {
+    try {
+      run_artifacts_ = session_->store.artifacts(runs_.front().id);
+    } catch (const std::exception& e) {
+      emit error(describe_store_error(e));
+    }
+  }
+  const QString chosen = checkpoint_->currentData().toString();
+  set_checkpoint_choices(checkpoint_, run_artifacts_);
+  for (const char* name : {"last", "best"})
+    if (checkpoint_->findData(name) < 0) checkpoint_->insertItem(0, name, name);
+  checkpoint_->addItem(QStringLiteral("init"), QStringLiteral("init"));
+  const int again = checkpoint_->findData(chosen);
+  checkpoint_->setCurrentIndex(again >= 0 ? again : checkpoint_->findData(QStringLiteral("best")));
 }
 
 void AnalysisView::poll() {
@@ -303,7 +330,7 @@ QStringList AnalysisView::computeArguments(QString* error) {
     }
     args << path;
   } else {
-    args << QString::number(run.id) << QStringLiteral("--checkpoint") << checkpoint_->currentText();
+    args << QString::number(run.id) << checkpoint_arguments(checkpoint_->currentData().toString());
   }
   args << QProcess::splitCommand(options_->text());
   return args;
@@ -314,9 +341,11 @@ std::optional<db::AnalysisRecord> AnalysisView::storedDuplicate() const {
   const QString kind = kind_->currentText();
   if (kind_named(kind).builds_own_models) return std::nullopt;  // from configs, not the run
   try {
+    const std::string model =
+        recorded_checkpoint(checkpoint_->currentData().toString(), run_artifacts_);
     auto stored = session_->store.list_analyses(runs_.front().id, kind.toStdString());
     for (auto it = stored.rbegin(); it != stored.rend(); ++it)
-      if (it->checkpoint == checkpoint_->currentText().toStdString()) return *it;
+      if (!model.empty() && it->checkpoint == model) return *it;
   } catch (const std::exception&) {
   }
   return std::nullopt;

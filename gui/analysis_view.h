@@ -62,6 +62,7 @@ class AnalysisView : public QWidget, public WorkbenchView {
   AnalysisPanel* panel() const { return panel_; }
   AnalysisRunner* runner() const { return runner_; }
   QComboBox* kindBox() const { return kind_; }
+  QComboBox* checkpointBox() const { return checkpoint_; }
   QLineEdit* optionsEdit() const { return options_; }
   QCheckBox* allRuns() const { return all_; }  // "All runs": every run's results listed
   QString statusText() const;
@@ -83,6 +84,7 @@ class AnalysisView : public QWidget, public WorkbenchView {
   void showSelected();
   void kindChanged();
   void updateButtons();
+  void offerCheckpoints();
   // What the panel says when nothing is listed: select a run, tick All runs, or Compute.
   QString emptyReason() const;
   // Compute of a result already stored asks first; true: compute (a second result).
@@ -91,6 +93,7 @@ class AnalysisView : public QWidget, public WorkbenchView {
   StoreSession* session_ = nullptr;
   QString db_location_;
   std::vector<db::RunRecord> runs_;
+  std::vector<db::Artifact> run_artifacts_;  // the one selected run's, for its checkpoints
   std::vector<db::AnalysisRecord> records_;  // the listed results, in list order
   std::optional<int64_t> shown_;
   int64_t newest_listed_ = -1;  // the store's newest analysis id at the last reload

@@ -1,5 +1,6 @@
 #include "gui/checkpoint_choices.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -52,6 +53,22 @@ QStringList checkpoint_arguments(const QString& choice) {
   if (choice.startsWith(QStringLiteral("mean:")))
     return {QStringLiteral("--average"), choice.mid(5)};
   return {QStringLiteral("--checkpoint"), choice};
+}
+
+std::string recorded_checkpoint(const QString& choice, const std::vector<db::Artifact>& artifacts) {
+  if (!choice.startsWith(QStringLiteral("mean:"))) return choice.toStdString();
+  std::vector<long long> kept;
+  for (const auto& a : artifacts) {
+    bool is_step = false;
+    const long long step = checkpoint_choice(a).first.toLongLong(&is_step);
+    if (is_step) kept.push_back(step);
+  }
+  std::sort(kept.begin(), kept.end());
+  const size_t n = choice.mid(5).toULongLong();
+  if (n == 0 || n > kept.size()) return "";
+  std::string label = "mean of " + std::to_string(n) + ", updates";
+  for (size_t i = kept.size() - n; i < kept.size(); ++i) label += " " + std::to_string(kept[i]);
+  return label;
 }
 
 }  // namespace fathom::gui

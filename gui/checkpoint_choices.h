@@ -3,6 +3,7 @@
 // its rows best, last, average and every kept update, by the names `--checkpoint` takes, and
 // the means of its newest kept ones that `--average N` makes.
 #include <QStringList>
+#include <string>
 #include <vector>
 
 #include "db/records.h"
@@ -19,5 +20,10 @@ void set_checkpoint_choices(QComboBox* box, const std::vector<db::Artifact>& art
 // The command-line arguments of a choice's item data: {"--checkpoint", name} or
 // {"--average", "N"}.
 QStringList checkpoint_arguments(const QString& choice);
+
+// What the command records as the model of `choice` (an analysis row's checkpoint): the name,
+// or for "mean:N" "mean of N, updates a b c" over the run's N newest kept updates ("" when it
+// kept fewer).
+std::string recorded_checkpoint(const QString& choice, const std::vector<db::Artifact>& artifacts);
 
 }  // namespace fathom::gui

@@ -433,6 +433,61 @@ class AnalysisViewTest : public QObject {
     QVERIFY(!view.storedDuplicate());
   }
 
+  // The Checkpoint choice offers the selected run's models as the run page does -- best, last,
+  // each kept update in order, the means of the last kept -- and init; each reaches the command
+  // as `fathom analyze` takes it, and a mean already computed (its row names the updates it
+  // averaged) asks before computing it again. A run with no checkpoint row yet has best, last
+  // and init.
+  void theCheckpointChoiceOffersTheRunsKeptModelsAndTheirMeans() {
+    int64_t kept = 0, mean = 0;
+    {
+      auto store = Store::open(db_.toStdString());
+      NewRun r;
+      r.name = "kept";
+      r.config_yaml = "name: kept\n";
+      kept = store.create_run(r);
+      for (const auto& [kind, step] :
+           std::vector<std::pair<std::string, int64_t>>{{"checkpoint_6", 6},
+                                                        {"checkpoint_best", 6},
+                                                        {"checkpoint_3", 3},
+                                                        {"checkpoint_last", 6},
+                                                        {"checkpoint_previous", 3}})
+        store.add_artifact(kept, kind, "/nowhere/" + kind + ".pt", step);
+      NewAnalysis a;
+      a.run_id = kept;
+      a.kind = "beta";
+      a.checkpoint = "mean of 2, updates 3 6";  // as `fathom analyze --average 2` records it
+      a.params_json = "{}";
+      a.result_json = kBeta;
+      mean = store.add_analysis(a);
+    }
+    const auto tab = open_tab(kept);
+    QVERIFY(tab);
+    AnalysisView& view = *tab->view;
+    QComboBox* box = view.checkpointBox();
+    QStringList offered;
+    for (int i = 0; i < box->count(); ++i) offered << box->itemData(i).toString();
+    QCOMPARE(offered.mid(2), (QStringList{"3", "6", "mean:2", "init"}));
+    QCOMPARE(box->currentData().toString(), QStringLiteral("best"));
+    view.kindBox()->setCurrentText("beta");
+    const auto arguments = [&](const QString& choice) {
+      box->setCurrentIndex(box->findData(choice));
+      QString error;
+      const QStringList args = view.computeArguments(&error);
+      return args.mid(1, 3);
+    };
+    QCOMPARE(arguments("3"), (QStringList{QString::number(kept), "--checkpoint", "3"}));
+    QVERIFY(!view.storedDuplicate());
+    QCOMPARE(arguments("mean:2"), (QStringList{QString::number(kept), "--average", "2"}));
+    QVERIFY(view.storedDuplicate() && view.storedDuplicate()->id == mean);
+
+    view.setRuns({*tab->session->store.find_run(std::to_string(bare_))});
+    offered.clear();
+    for (int i = 0; i < box->count(); ++i) offered << box->itemData(i).toString();
+    QCOMPARE(offered, (QStringList{"best", "last", "init"}));
+    QCOMPARE(box->currentData().toString(), QStringLiteral("best"));
+  }
+
   void parsesTheCommandLinesOutput() {
     QCOMPARE(progress_percent("linearize 3/5 (60%) enc.2 1m02s"), 60);
     QCOMPARE(progress_percent("analyze beta: loading 12"), -1);
