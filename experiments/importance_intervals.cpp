@@ -21,10 +21,10 @@ constexpr int kIntervalDraws = 200;
 // predicted anew from each draw's means. Deterministic: the draws' generator has a fixed seed.
 void add_share_intervals(const Grid& g, const CellMeans& observed, const GridCompleter* completer,
                          HparamImportance& out) {
-  bool replicated = false;
-  for (const auto& [c, m] : observed) replicated |= g.values.at(c).size() > 1;
+  size_t replicated = 0;  // settings with two runs or more: the ones a draw can move
+  for (const auto& [c, m] : observed) replicated += g.values.at(c).size() > 1;
   if (out.total_variance <= 0) return;
-  if (!replicated) {
+  if (replicated == 0) {
     out.notes.push_back("no intervals: no setting has two runs to resample");
     return;
   }
@@ -65,6 +65,13 @@ void add_share_intervals(const Grid& g, const CellMeans& observed, const GridCom
                       " draws that resample each setting's runs (a setting of one run stays "
                       "fixed)" +
                       (completer ? ", the missing settings predicted anew in each" : ""));
+  // Where some settings have one run, the intervals leave their noise out: say how many.
+  if (replicated < observed.size())
+    out.notes.push_back("only " + std::to_string(replicated) + " of the " +
+                        std::to_string(observed.size()) +
+                        " settings with a value have two runs or more: the intervals leave "
+                        "out the seed noise of the others, and are narrower than it would make "
+                        "them");
 }
 
 }  // namespace fathom::experiments

@@ -206,6 +206,19 @@ TEST(HparamImportance, SharesHaveIntervalsOverTheSeeds) {
   EXPECT_EQ(hparam_importance(grid(0.5, 4), "valid_loss").terms[1].share_hi,
             noisy.terms[1].share_hi);
 
+  // Some settings with one run: intervals still, and the note says how many can move.
+  auto partly = grid(0.5, 1);
+  for (const auto& seeded : grid(0.5, 2))
+    if (seeded.axes.at("a") == "0" && seeded.axes.at("train.seed") == "2") partly.push_back(seeded);
+  const auto some = hparam_importance(partly, "valid_loss");
+  EXPECT_EQ(some.interval_draws, 200);
+  bool counted = false;
+  for (const auto& n : some.notes)
+    counted |=
+        n.find("only 3 of the 9 settings with a value have two runs or more") != std::string::npos;
+  EXPECT_TRUE(counted);
+  for (const auto& n : exact.notes) EXPECT_EQ(n.find("only "), std::string::npos) << n;
+
   const auto single = hparam_importance(grid(0.5, 1), "valid_loss");
   EXPECT_EQ(single.interval_draws, 0);
   bool said = false;
