@@ -112,9 +112,7 @@ void average_stored_checkpoints(analysis::Subject& run, const db::Store& store,
     files.push_back(k.path);
   }
   average_checkpoints(files, *run.model);
-  run.checkpoint = "mean of " + std::to_string(count) +
-                   (by_best ? " best by " + metric.name : std::string()) + ", updates" +
-                   updates_text(kept);
+  run.checkpoint = db::averaged_checkpoints_label(kept, by_best ? metric.name : "");
   run.label = "run " + std::to_string(*run.run_id) + " (" + run.checkpoint + ")";
 }
 

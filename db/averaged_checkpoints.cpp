@@ -53,4 +53,12 @@ BestRetention retain_best(const std::vector<KeptCheckpoint>& earlier, int64_t up
   return r;
 }
 
+std::string averaged_checkpoints_label(const std::vector<KeptCheckpoint>& averaged,
+                                       const std::string& best_by) {
+  std::string label = "mean of " + std::to_string(averaged.size()) +
+                      (best_by.empty() ? "" : " best by " + best_by) + ", updates";
+  for (const auto& k : averaged) label += " " + std::to_string(k.update);
+  return label;
+}
+
 }  // namespace fathom::db

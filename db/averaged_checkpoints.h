@@ -6,6 +6,7 @@
 // (core/train/checkpoint_average.h); `fathom prune` keeps them. Torch-free.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "db/artifact_files.h"
@@ -21,6 +22,13 @@ std::vector<KeptCheckpoint> checkpoints_to_average(std::vector<KeptCheckpoint> k
                                                    bool by_best,
                                                    const std::map<int64_t, double>& metric_at,
                                                    bool higher_is_better);
+
+// How the mean of `averaged` is named where a command reads it (fathom translate, analyze,
+// attention --average) and an analysis row records it: "mean of 3, updates 40 80 120", or with
+// `best_by` a metric "mean of 3 best by valid_loss, updates ...". The desktop app finds a stored
+// result by it.
+std::string averaged_checkpoints_label(const std::vector<KeptCheckpoint>& averaged,
+                                       const std::string& best_by = "");
 
 // What train.keep_checkpoints `keep` does with eval.average_by best when the checkpoint at
 // `update` is due, its validation in `metric_at` (kept after it): the `keep` best of `earlier`

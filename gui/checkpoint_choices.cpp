@@ -1,11 +1,12 @@
 #include "gui/checkpoint_choices.h"
 
-#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include <QComboBox>
+
+#include "db/averaged_checkpoints.h"
 
 namespace fathom::gui {
 namespace {
@@ -57,18 +58,11 @@ QStringList checkpoint_arguments(const QString& choice) {
 
 std::string recorded_checkpoint(const QString& choice, const std::vector<db::Artifact>& artifacts) {
   if (!choice.startsWith(QStringLiteral("mean:"))) return choice.toStdString();
-  std::vector<long long> kept;
-  for (const auto& a : artifacts) {
-    bool is_step = false;
-    const long long step = checkpoint_choice(a).first.toLongLong(&is_step);
-    if (is_step) kept.push_back(step);
-  }
-  std::sort(kept.begin(), kept.end());
-  const size_t n = choice.mid(5).toULongLong();
-  if (n == 0 || n > kept.size()) return "";
-  std::string label = "mean of " + std::to_string(n) + ", updates";
-  for (size_t i = kept.size() - n; i < kept.size(); ++i) label += " " + std::to_string(kept[i]);
-  return label;
+  const int n = choice.mid(5).toInt();
+  const auto newest =
+      db::checkpoints_to_average(db::kept_checkpoints(artifacts, ""), n, false, {}, false);
+  if (n <= 0 || static_cast<int>(newest.size()) < n) return "";
+  return db::averaged_checkpoints_label(newest);
 }
 
 }  // namespace fathom::gui

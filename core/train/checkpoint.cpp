@@ -231,13 +231,25 @@ bool checkpoint_has_optimizer_state(const std::string& path) {
   }
 }
 
+std::string archive_config_yaml(torch::serialize::InputArchive& archive) {
+  c10::IValue value;
+  archive.read("config_yaml", value);
+  return value.toStringRef();
+}
+
+int64_t archive_vocab_size(torch::serialize::InputArchive& archive) {
+  // The encoder-decoder's source embedding, or a decoder-only model's one embedding.
+  torch::Tensor embedding;
+  if (!archive.try_read(archive_key("param", "source_embedding"), embedding, true))
+    embedding = read_tensor(archive, archive_key("param", "embedding"));
+  return embedding.size(0);
+}
+
 std::string checkpoint_config(const std::string& path) {
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path);
-    c10::IValue value;
-    archive.read("config_yaml", value);
-    return value.toStringRef();
+    return archive_config_yaml(archive);
   } catch (const c10::Error& e) {
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
@@ -248,11 +260,7 @@ int64_t checkpoint_vocab_size(const std::string& path) {
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(path);
-    // The encoder-decoder's source embedding, or a decoder-only model's one embedding.
-    torch::Tensor embedding;
-    if (!archive.try_read(archive_key("param", "source_embedding"), embedding, true))
-      embedding = read_tensor(archive, archive_key("param", "embedding"));
-    return embedding.size(0);
+    return archive_vocab_size(archive);
   } catch (const c10::Error& e) {
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());

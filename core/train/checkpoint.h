@@ -75,6 +75,11 @@ void restore_checkpoint(torch::serialize::InputArchive& archive, const std::stri
 // unread). False for a file that does not load.
 bool checkpoint_has_optimizer_state(const std::string& path);
 
+// The config_yaml and the vocabulary size an archive read from a checkpoint holds (c10::Error
+// where it has none); checkpoint_config and checkpoint_vocab_size read them from a file.
+std::string archive_config_yaml(torch::serialize::InputArchive& archive);
+int64_t archive_vocab_size(torch::serialize::InputArchive& archive);
+
 // The config_yaml a checkpoint was saved with.
 std::string checkpoint_config(const std::string& path);
 

@@ -20,14 +20,8 @@ CheckpointContents read_checkpoint(const std::string& path, bool with_optimizer)
   int64_t vocab = 0;
   try {
     archive.load_from(path);
-    c10::IValue yaml;
-    archive.read("config_yaml", yaml);
-    c.config_yaml = yaml.toStringRef();
-    // The encoder-decoder's source embedding, or a decoder-only model's one embedding.
-    torch::Tensor embedding;
-    if (!archive.try_read(archive_key("param", "source_embedding"), embedding, true))
-      archive.read(archive_key("param", "embedding"), embedding, true);
-    vocab = embedding.size(0);
+    c.config_yaml = archive_config_yaml(archive);
+    vocab = archive_vocab_size(archive);
   } catch (const c10::Error& e) {
     throw InputError(path, 0, "",
                      std::string("cannot read checkpoint: ") + e.what_without_backtrace());
