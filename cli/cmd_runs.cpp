@@ -25,6 +25,7 @@
 #include "db/store.h"
 #include "experiments/run_control.h"
 #include "experiments/run_selection.h"
+#include "experiments/stored_run_selection.h"
 
 namespace fathom::cli {
 namespace {
@@ -208,15 +209,13 @@ void list_runs(const GlobalOptions& global, const RunsOptions& opts) {
   auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Listing l;
   l.now = db::unix_now();
-  std::vector<db::RunRecord> listed;
-  for (auto& run : store.list_runs(opts.sweep))
-    if (opts.status.empty() || experiments::shown_status(run, l.now) == opts.status)
-      listed.push_back(std::move(run));
-  const size_t before_where = listed.size();
   experiments::RunSelection selection = opts.selection;
   for (const auto& f : split(opts.columns, ','))
     if (!trim(f).empty()) selection.columns.push_back(trim(f));
-  l.runs = experiments::select_runs(std::move(listed), selection, "fathom runs");
+  experiments::StoredSelection selected = experiments::select_stored_runs(
+      store, {opts.sweep, opts.status}, selection, l.now, "fathom runs");
+  l.runs = std::move(selected.runs);
+  const size_t before_where = selected.listed;
   l.columns = selection.columns;
   l.best_asked = opts.best;
   if (opts.best) {

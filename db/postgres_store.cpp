@@ -102,6 +102,7 @@ class PostgresSession final : public SqlSession {
   // Concurrent claimers each take a different queued row; none waits.
   const char* lock_skipping_locked() const override { return " FOR UPDATE SKIP LOCKED"; }
   const char* bytewise_collation() const override { return "COLLATE \"C\""; }
+  const char* like_ignoring_case() const override { return "ILIKE"; }
   // #>> reads a scalar as text and an object as JSON text, as SQLite's json_extract does.
   std::string json_text_at(const std::string& column,
                            const std::vector<std::string>& keys) const override {

@@ -78,6 +78,8 @@ class SqlSession {
   virtual const char* lock_skipping_locked() const = 0;
   // A collation ordering text by its bytes (metric names list the same on both engines).
   virtual const char* bytewise_collation() const = 0;
+  // The operator of a LIKE that ignores ASCII case (SQLite's LIKE does; PostgreSQL's ILIKE).
+  virtual const char* like_ignoring_case() const = 0;
   // An expression for the value at `keys` inside the JSON text of `column`: a scalar as its
   // text, an object or array as JSON text, NULL where absent. Keys are [a-z0-9_] only.
   virtual std::string json_text_at(const std::string& column,

@@ -312,12 +312,25 @@ std::map<int64_t, std::string> SqlStore::tagged_runs(const std::string& key) {
   return out;
 }
 
-std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter) {
+std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter,
+                                           const std::vector<std::string>& config_contains) {
+  std::vector<std::string> conditions;
+  std::vector<SqlValue> params;
+  if (!sweep_filter.empty()) {
+    params.push_back(sweep_filter);
+    conditions.push_back("sweep = ?1");
+  }
+  for (const auto& word : config_contains) {  // _ is LIKE's one-character wildcard: escaped
+    std::string pattern = "%";
+    for (char c : word) pattern += c == '_' ? std::string("\\_") : std::string(1, c);
+    params.push_back(pattern + "%");
+    conditions.push_back("config_json " + std::string(sql().like_ignoring_case()) + " ?" +
+                         std::to_string(params.size()) + " ESCAPE '\\'");
+  }
+  std::string where;
+  for (const auto& c : conditions) where += (where.empty() ? "WHERE " : " AND ") + c;
   std::vector<RunRecord> runs;
-  sql().read_snapshot([&] {
-    runs = sweep_filter.empty() ? select_runs("", {}, "ORDER BY id")
-                                : select_runs("WHERE sweep = ?1", {sweep_filter}, "ORDER BY id");
-  });
+  sql().read_snapshot([&] { runs = select_runs(where, params, "ORDER BY id"); });
   return runs;
 }
 

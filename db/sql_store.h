@@ -54,7 +54,8 @@ class SqlStore : public StoreBackend {
   std::vector<Artifact> artifacts(int64_t run) override;
   std::map<std::string, std::string> tags(int64_t run) override;
   std::map<int64_t, std::string> tagged_runs(const std::string& key) override;
-  std::vector<RunRecord> list_runs(const std::string& sweep_filter) override;
+  std::vector<RunRecord> list_runs(const std::string& sweep_filter,
+                                   const std::vector<std::string>& config_contains) override;
   std::vector<RunRecord> list_run_states(const std::string& sweep) override;
   std::vector<RunConfigValues> config_values(
       const std::string& sweep, const std::vector<std::vector<std::string>>& keys) override;

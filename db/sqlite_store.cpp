@@ -89,6 +89,7 @@ class SqliteSession final : public SqlSession {
   const char* lock_for_share() const override { return ""; }
   const char* lock_skipping_locked() const override { return ""; }
   const char* bytewise_collation() const override { return "COLLATE BINARY"; }
+  const char* like_ignoring_case() const override { return "LIKE"; }
   // json_extract reads an integer as its SQL value and an object as JSON text (SQLite's
   // JSON functions, built in since 3.38); a text that is not JSON reads as NULL.
   std::string json_text_at(const std::string& column,

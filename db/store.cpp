@@ -278,8 +278,16 @@ std::map<int64_t, std::string> Store::tagged_runs(const std::string& key) const 
   return backend()->tagged_runs(key);
 }
 
-std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter) const {
-  return backend()->list_runs(sweep_filter);
+std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter,
+                                        const std::vector<std::string>& config_contains) const {
+  for (const auto& word : config_contains)
+    if (word.empty() || !std::all_of(word.begin(), word.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
+                 c == '-' || c == '"';
+        }))
+      throw std::invalid_argument("Store::list_runs: '" + word +
+                                  "' is not a word of letters, digits and _ . + - \"");
+  return backend()->list_runs(sweep_filter, config_contains);
 }
 
 std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {

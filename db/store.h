@@ -149,8 +149,12 @@ class Store {
   // Every run that has the tag `key`, with its value: one read for a listing of thousands of
   // runs (`fathom runs`) instead of one per run.
   std::map<int64_t, std::string> tagged_runs(const std::string& key) const;
-  // Oldest first; "" means all runs.
-  std::vector<RunRecord> list_runs(const std::string& sweep_filter = "") const;
+  // Oldest first; "" means all runs. With `config_contains`, only the runs whose config text
+  // holds each of those words, ASCII case ignored: what `fathom runs --where norm=pre` reads
+  // of a lab's 100,000 runs before parsing any config (experiments::RunQuery::config_words).
+  // Words are of letters, digits and _ . + - " only (std::invalid_argument otherwise).
+  std::vector<RunRecord> list_runs(const std::string& sweep_filter = "",
+                                   const std::vector<std::string>& config_contains = {}) const;
   // What a poll of a sweep needs (the scheduler's, each second), oldest first, read from one
   // index (runs_state): each run's id, name, sweep, status, host, device, updates,
   // heartbeat_at and lease. Every other field is left empty (0, "", nullopt, no final

@@ -86,7 +86,9 @@ class StoreBackend {
   virtual std::map<std::string, std::string> tags(int64_t run) = 0;
   // Store::tagged_runs.
   virtual std::map<int64_t, std::string> tagged_runs(const std::string& key) = 0;
-  virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter) = 0;
+  // Store::list_runs; the words are checked there.
+  virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter,
+                                           const std::vector<std::string>& config_contains) = 0;
   // The runs of `sweep` as Store::list_run_states reads them.
   virtual std::vector<RunRecord> list_run_states(const std::string& sweep) = 0;
   // Store::config_values, each key split at its dots (checked there).

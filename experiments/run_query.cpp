@@ -285,6 +285,42 @@ bool RunQuery::matches(const RunFields& run) const { return !root_ || root_->eva
 
 namespace {
 
+bool is_run_own_field(const std::string& lower_field) {
+  for (const char* own :
+       {"id", "updates", "diverged_step", "name", "sweep", "status", "host", "device"})
+    if (lower_field == own) return true;
+  return false;
+}
+
+bool plain_word(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
+           c == '-';
+  });
+}
+
+// The terms every match satisfies: the root and, through `and`s, its children.
+void collect_config_words(const Node& node, std::vector<std::string>* words) {
+  if (node.kind == Node::Kind::And) {
+    for (const auto& child : node.children) collect_config_words(*child, words);
+  } else if (node.kind == Node::Kind::Compare && node.op == "=" &&
+             !is_run_own_field(lower(node.field)) && plain_word(node.value.text) &&
+             !as_number(node.value.text)) {  // "0.001" in quotes still equals a number's text
+    const std::string word = lower(node.value.text);
+    words->push_back(word == "true" || word == "false" ? word : "\"" + word + "\"");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RunQuery::config_words() const {
+  std::vector<std::string> words;
+  if (root_) collect_config_words(*root_, &words);
+  return words;
+}
+
+namespace {
+
 // A config's leaf as a query value: nullopt for null and objects (which are no leaves).
 std::optional<QueryValue> leaf_value(const nlohmann::json& j) {
   if (j.is_number()) return number_value(j.get<double>());

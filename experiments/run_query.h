@@ -72,6 +72,14 @@ class RunQuery {
   // The fields its comparisons name, in order of appearance (for "no run has test_bleu").
   const std::vector<std::string>& fields() const { return fields_; }
   bool empty() const { return !root_; }
+  // Texts the config JSON of every run it matches holds (ASCII case ignored), one for each of
+  // its top-level `key=word` terms on config keys, for a store to narrow a listing with before
+  // any config is parsed (db::Store::list_runs): "\"pre\"" for norm=pre, "true" for
+  // tied=true. A word of letters, digits and _ . + - that is no number can equal only a
+  // config leaf's text (a metric's is a number's; a run's own fields are not config), and such
+  // a leaf is a string, written in JSON as the word in quotes, or true or false, written bare.
+  // Empty where it names no such term (or, not, ~, numbers, values needing quotes).
+  std::vector<std::string> config_words() const;
 
   struct Node;  // the parsed expression (run_query.cpp)
 

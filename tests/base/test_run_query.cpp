@@ -3,6 +3,7 @@
 // final metric, dotted config key, its last part), and the error of each malformed text.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,51 @@ TEST(RunQuery, EveryLeafReadsAlikeFromAParsedConfigAndFromItsText) {
   const RunFields broken = fields_parsing_config(run);
   EXPECT_EQ(shown(broken, "norm"), "(none)");
   EXPECT_EQ(shown(broken, "valid_ppl"), "12.25");
+}
+
+// The texts a store may narrow a listing with (config_words): the values of the top-level
+// config equalities that only a config leaf can equal, as JSON writes such a leaf, and none
+// where a match need not hold it -- under or/not, a number (lr=0.001, also quoted: "0.001"
+// equals the number's text), a run's own field, a contains or an order, a value needing quotes.
+TEST(RunQuery, ConfigWordsAreTheValuesOfTopLevelConfigEqualities) {
+  using Words = std::vector<std::string>;
+  auto words = [](const std::string& text) { return RunQuery::parse(text).config_words(); };
+  // A string leaf is written in quotes ("precision" holds pre, not "pre"); true and false bare.
+  EXPECT_EQ(words("norm=pre"), Words{"\"pre\""});
+  EXPECT_EQ(words("model.norm=Pre and valid_ppl<3 and activation=gelu"),
+            (Words{"\"pre\"", "\"gelu\""}));
+  EXPECT_EQ(words("(norm=pre and (act=gelu and x=y_z))"),
+            (Words{"\"pre\"", "\"gelu\"", "\"y_z\""}));
+  EXPECT_EQ(words("norm=pre lr=0.001"), Words{"\"pre\""});  // side by side: and
+  EXPECT_EQ(words("tied=TRUE and x=false"), (Words{"true", "false"}));
+  for (const std::string none :
+       {"", "norm=pre or norm=post", "not norm=pre", "norm!=pre", "norm~pre", "lr=0.001",
+        "lr=\"0.001\"", "seed=1e3", "x=inf", "status=finished", "NAME=a", "sweep=depth", "host=n1",
+        "device=cpu", "norm=\"pre ln\"", "norm=\"a/b\"", "pre", "valid_ppl<3"})
+    EXPECT_EQ(words(none), Words{}) << none;
+}
+
+// The invariant a store's narrowing rests on: every run an expression keeps holds each of its
+// config words in its config text, ASCII case ignored.
+TEST(RunQuery, EveryRunKeptHoldsTheConfigWordsInItsText) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  int checked = 0;
+  for (const std::string text :
+       {"norm=pre", "norm=PRE and lr=0.002", "model.norm=post and valid_ppl>3", "seed=1",
+        "norm=pre status=finished", "model.dropout=0.1 and norm=post"}) {
+    const RunQuery query = RunQuery::parse(text);
+    for (const auto& r : runs()) {
+      if (!query.matches(fields_of(r.record, r.config))) continue;
+      for (const auto& word : query.config_words()) {
+        EXPECT_NE(lower(r.config.dump()).find(lower(word)), std::string::npos) << text;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 + 1 + 2 + 0 + 2 + 2);  // runs kept times words: none were skipped
 }
 
 // Each malformed text: the reason and its column.

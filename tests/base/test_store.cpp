@@ -164,6 +164,45 @@ TEST_P(StoreBackendTest, ListAndFindRuns) {
   EXPECT_FALSE(store.find_run("999"));
 }
 
+// `fathom runs --where norm=pre`'s narrowing: only runs whose config text holds every word
+// (quotes included), ASCII case ignored, _ a character and not LIKE's wildcard, within the
+// sweep asked, with their final metrics; a word that is not plain is refused.
+TEST_P(StoreBackendTest, RunsWhoseConfigHoldsWords) {
+  auto store = Store::open(db_path());
+  auto run = [&](const std::string& name, const std::string& sweep, const std::string& json) {
+    NewRun r = sample_run(name, sweep);
+    r.config_json = json;
+    return store.create_run(r);
+  };
+  const int64_t a = run("a", "s", R"({"model":{"norm":"pre","act":"gelu"},"lr":0.001})");
+  const int64_t b = run("b", "s", R"({"model":{"norm":"post","act":"GELU"},"lr":0.002})");
+  const int64_t c = run("c", "t", R"({"model":{"norm":"pre","act":"relu"},"tied":true})");
+  const int64_t d = run("d", "s", R"({"model":{"norm":"preXln"}})");  // the x where _ would be
+  store.set_final_metric(a, "valid_ppl", 4.5);
+  auto ids = [](const std::vector<RunRecord>& runs) {
+    std::vector<int64_t> out;
+    for (const auto& r : runs) out.push_back(r.id);
+    return out;
+  };
+  using Ids = std::vector<int64_t>;
+  EXPECT_EQ(ids(store.list_runs("", {"pre"})), (Ids{a, c, d}));  // "preXln" holds pre too
+  EXPECT_EQ(ids(store.list_runs("s", {"pre"})), (Ids{a, d}));
+  EXPECT_EQ(ids(store.list_runs("", {"PRE", "gelu"})), (Ids{a}));
+  EXPECT_EQ(ids(store.list_runs("", {"Gelu"})), (Ids{a, b}));
+  EXPECT_EQ(ids(store.list_runs("", {"pre_ln"})), Ids{});  // not "preXln"
+  EXPECT_EQ(ids(store.list_runs("", {"TRUE"})), (Ids{c}));
+  EXPECT_EQ(ids(store.list_runs("", {"0.002"})), (Ids{b}));
+  EXPECT_EQ(ids(store.list_runs("", {"\"pre\""})), (Ids{a, c}));  // a string leaf, quoted
+  EXPECT_EQ(ids(store.list_runs("s", {"\"GELU\"", "\"post\""})), (Ids{b}));
+  EXPECT_EQ(ids(store.list_runs("", {})), (Ids{a, b, c, d}));
+  const auto with_metric = store.list_runs("s", {"gelu"});
+  ASSERT_EQ(with_metric.size(), 2u);
+  EXPECT_EQ(with_metric[0].final_metrics.at("valid_ppl"), 4.5);
+  EXPECT_TRUE(with_metric[1].final_metrics.empty());
+  for (const std::string bad : {"%", "a b", "", "'", "pre%"})
+    EXPECT_THROW(store.list_runs("", {bad}), std::invalid_argument) << bad;
+}
+
 // Deleting a run removes its row and every row about it; the other runs keep all of theirs.
 TEST_P(StoreBackendTest, DeleteRunRemovesOnlyThatRunsRows) {
   auto store = Store::open(db_path());

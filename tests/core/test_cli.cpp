@@ -378,7 +378,9 @@ TEST_F(Cli, RunsTableShowsASweepsRunByItsAxesBesideTheSweep) {
 // `fathom runs --where --sort --desc --limit --columns`: the best two pre-LN runs by
 // validation perplexity, with their learning rate, from a sweep; the filter's fields as the
 // app's; a field no run has is refused naming the option, and a filter that keeps nothing says
-// so rather than "no runs".
+// so rather than "no runs". The store narrows a filter naming config values (norm=pre) to the
+// runs whose config text holds them: run 2's holds "pre" elsewhere, and the answers -- kept
+// runs, "no run of the 4", a misspelt field -- are those of the whole listing.
 TEST_F(Cli, RunsWhereSortLimitAndColumnsListTheRunsAsked) {
   {
     auto store = fathom::db::Store::open(db());
@@ -388,8 +390,9 @@ TEST_F(Cli, RunsWhereSortLimitAndColumnsListTheRunsAsked) {
     for (const auto& [norm, lr, ppl] : runs) {
       r.name = "depth/norm=" + norm + ",lr=" + std::to_string(lr);
       r.sweep = "depth";
-      r.config_json =
-          "{\"model\":{\"norm\":\"" + norm + "\"},\"train\":{\"lr\":" + std::to_string(lr) + "}}";
+      r.config_json = "{\"model\":{\"norm\":\"" + norm +
+                      "\"},\"train\":{\"lr\":" + std::to_string(lr) +
+                      "},\"data\":{\"prefix\":\"pre\"}}";
       store.set_final_metric(store.create_run(r), "valid_ppl", ppl);
     }
   }
@@ -417,6 +420,27 @@ TEST_F(Cli, RunsWhereSortLimitAndColumnsListTheRunsAsked) {
   EXPECT_EQ(none.status, 0) << none.err;
   EXPECT_TRUE(contains(none.out, "no run of the 4 listed matches --where 'valid_ppl<1'"))
       << none.out;
+
+  auto ids = [&](const std::string& where) {
+    const Result r = fathom({"--db", db(), "--json", "runs", "--where", where});
+    EXPECT_EQ(r.status, 0) << where << ": " << r.err;
+    std::vector<int> out;
+    for (const auto& run : nlohmann::json::parse(r.out)) out.push_back(run["id"].get<int>());
+    return out;
+  };
+  EXPECT_EQ(ids("norm=PRE and lr<0.01"), (std::vector<int>{1, 3}));
+  EXPECT_EQ(ids("model.norm=post prefix=pre"), (std::vector<int>{2}));
+  for (const std::string where : {"norm=pre and valid_ppl<1", "norm=layer"}) {
+    const Result r = fathom({"--db", db(), "runs", "--where", where});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "no run of the 4 listed matches")) << where << ": " << r.out;
+  }
+  for (const std::string where : {"nrm=pre", "nrm=layer"}) {
+    const Result r = fathom({"--db", db(), "runs", "--where", where});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.err, "no run has nrm (did you mean norm?) (of 4 runs)"))
+        << where << ": " << r.err;
+  }
 }
 
 // The store's own disk fills mid-run (a tmpfs the test mounts, 1 MiB; checkpoints go
