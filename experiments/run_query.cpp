@@ -8,6 +8,7 @@
 #include <map>
 
 #include "base/util/strings.h"
+#include "experiments/config_leaves.h"
 
 namespace fathom::experiments {
 namespace {
@@ -36,7 +37,11 @@ std::string number_word(double v) {
   return buf;
 }
 
-QueryValue number_value(double v) { return QueryValue{v, number_word(v)}; }
+}  // namespace
+
+QueryValue number_query_value(double v) { return QueryValue{v, number_word(v)}; }
+
+namespace {
 
 // --- tokens ------------------------------------------------------------------------------
 
@@ -263,7 +268,7 @@ void flatten(const nlohmann::json& j, const std::string& path,
     for (const auto& [key, value] : j.items())
       flatten(value, path.empty() ? key : path + "." + key, out);
   } else if (j.is_number()) {
-    (*out)[path] = number_value(j.get<double>());
+    (*out)[path] = number_query_value(j.get<double>());
   } else if (j.is_string()) {
     (*out)[path] = QueryValue{std::nullopt, j.get<std::string>()};
   } else if (j.is_boolean()) {
@@ -323,7 +328,7 @@ namespace {
 
 // A config's leaf as a query value: nullopt for null and objects (which are no leaves).
 std::optional<QueryValue> leaf_value(const nlohmann::json& j) {
-  if (j.is_number()) return number_value(j.get<double>());
+  if (j.is_number()) return number_query_value(j.get<double>());
   if (j.is_string()) return QueryValue{std::nullopt, j.get<std::string>()};
   if (j.is_boolean()) return QueryValue{std::nullopt, j.get<bool>() ? "true" : "false"};
   if (j.is_array()) return QueryValue{std::nullopt, j.dump()};
@@ -376,25 +381,9 @@ struct RunOwnFields {
         final_metrics(r.final_metrics) {}
 };
 
-// `field` (lower case) of a run: its own fields, then its final metrics -- neither needs the
-// config -- then `config()`'s leaves, by dotted path or by a last part only one leaf has.
-template <typename Config>
-std::optional<QueryValue> field_of(const RunOwnFields& run, const std::string& field,
-                                   Config&& config) {
-  if (field == "id") return number_value(static_cast<double>(run.id));
-  if (field == "updates") return number_value(static_cast<double>(run.updates));
-  if (field == "diverged_step")
-    return run.diverged_step ? std::optional(number_value(static_cast<double>(*run.diverged_step)))
-                             : std::nullopt;
-  for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"name", &run.name},
-                                   {"sweep", &run.sweep},
-                                   {"status", &run.status},
-                                   {"host", &run.host},
-                                   {"device", &run.device}})
-    if (field == name) return QueryValue{std::nullopt, *text};
-  if (auto metric = run.final_metrics.find(field); metric != run.final_metrics.end())
-    return std::isnan(metric->second) ? std::nullopt : std::optional(number_value(metric->second));
-  const nlohmann::json& tree = config();
+// `field` (lower case) of a config: the leaf at its dotted path, or the one leaf with that
+// last part.
+std::optional<QueryValue> config_field(const nlohmann::json& tree, const std::string& field) {
   if (!tree.is_object()) return std::nullopt;
   if (auto leaf = leaf_at(tree, field)) return leaf;
   if (field.find('.') != std::string::npos) return std::nullopt;
@@ -404,18 +393,53 @@ std::optional<QueryValue> field_of(const RunOwnFields& run, const std::string& f
   return count == 1 ? leaf_value(*only) : std::nullopt;
 }
 
-// A config parsed on first use: a sort by a final metric parses none.
+// `field` (lower case) of a run: its own fields, then its final metrics -- neither needs the
+// config -- then `config_field(field)`.
+template <typename ConfigField>
+std::optional<QueryValue> field_of(const RunOwnFields& run, const std::string& field,
+                                   ConfigField&& config_field) {
+  if (field == "id") return number_query_value(static_cast<double>(run.id));
+  if (field == "updates") return number_query_value(static_cast<double>(run.updates));
+  if (field == "diverged_step")
+    return run.diverged_step
+               ? std::optional(number_query_value(static_cast<double>(*run.diverged_step)))
+               : std::nullopt;
+  for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"name", &run.name},
+                                   {"sweep", &run.sweep},
+                                   {"status", &run.status},
+                                   {"host", &run.host},
+                                   {"device", &run.device}})
+    if (field == name) return QueryValue{std::nullopt, *text};
+  if (auto metric = run.final_metrics.find(field); metric != run.final_metrics.end())
+    return std::isnan(metric->second) ? std::nullopt
+                                      : std::optional(number_query_value(metric->second));
+  return config_field(field);
+}
+
+// A config read on first use: a sort by a final metric reads none. The fields named up front
+// (a filter's, a sort's, the columns') are read from the text in one pass (ConfigLeaves)
+// without parsing it; any other field, or a named list, parses it whole.
 struct LazyConfig {
   std::string text;
+  std::shared_ptr<const std::vector<std::string>> names;  // lower case
+  bool leaves_read = false;
+  std::optional<ConfigLeaves> leaves;
   std::shared_ptr<const nlohmann::json> parsed;
-  const nlohmann::json& operator()() {
+
+  std::optional<QueryValue> operator()(const std::string& field) {
+    if (!parsed && !leaves_read && names &&
+        std::find(names->begin(), names->end(), field) != names->end()) {
+      leaves = ConfigLeaves::read(text, *names);
+      leaves_read = true;
+    }
+    if (leaves && leaves->knows(field)) return leaves->value(field);
     if (!parsed) {
       auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       parsed = std::make_shared<const nlohmann::json>(j.is_discarded() ? nlohmann::json::object()
                                                                        : std::move(j));
       std::string().swap(text);  // its bytes too: a listing holds thousands of these
     }
-    return *parsed;
+    return config_field(*parsed, field);
   }
 };
 
@@ -431,14 +455,25 @@ RunFields fields_of(const db::RunRecord& run, std::shared_ptr<const nlohmann::js
   auto own = std::make_shared<const RunOwnFields>(run);
   if (!config) config = std::make_shared<const nlohmann::json>(nlohmann::json::object());
   return [own, config](const std::string& name) {
-    return field_of(*own, lower(name), [&]() -> const nlohmann::json& { return *config; });
+    return field_of(*own, lower(name),
+                    [&](const std::string& field) { return config_field(*config, field); });
   };
 }
 
-RunFields fields_parsing_config(const db::RunRecord& run) {
+RunFields fields_parsing_config(const db::RunRecord& run,
+                                std::shared_ptr<const std::vector<std::string>> names) {
   auto own = std::make_shared<const RunOwnFields>(run);
-  auto config = std::make_shared<LazyConfig>(LazyConfig{run.config_json, nullptr});
+  auto config = std::make_shared<LazyConfig>();
+  config->text = run.config_json;
+  config->names = std::move(names);
   return [own, config](const std::string& name) { return field_of(*own, lower(name), *config); };
+}
+
+std::shared_ptr<const std::vector<std::string>> lower_case_fields(
+    const std::vector<std::string>& names) {
+  auto out = std::make_shared<std::vector<std::string>>();
+  for (const auto& n : names) out->push_back(lower(n));
+  return out;
 }
 
 std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config) {

@@ -43,6 +43,9 @@ struct QueryValue {
   std::string text;
 };
 
+// A number as fields answer it: its text to 12 significant digits ("0.001", "1e-05", "12").
+QueryValue number_query_value(double v);
+
 // What a query asks of one run; nullopt: the run has no such field.
 using RunFields = std::function<std::optional<QueryValue>(const std::string& field)>;
 
@@ -51,9 +54,14 @@ using RunFields = std::function<std::optional<QueryValue>(const std::string& fie
 // is looked up in it only when asked. The first form copies `config`.
 RunFields fields_of(const db::RunRecord& run, std::shared_ptr<const nlohmann::json> config);
 RunFields fields_of(const db::RunRecord& run, const nlohmann::json& config);
-// The same, parsing the run's config_json only when a config key is first asked (a filter or a
-// sort on final metrics and run fields parses none); not JSON: no config keys.
-RunFields fields_parsing_config(const db::RunRecord& run);
+// The same, reading the run's config_json only when a config key is first asked (a filter or a
+// sort on final metrics and run fields reads none); not JSON: no config keys. The fields in
+// `names` (lower_case_fields: those a selection will ask) are read in one pass without parsing
+// the config, at about half the cost; any other parses it.
+RunFields fields_parsing_config(const db::RunRecord& run,
+                                std::shared_ptr<const std::vector<std::string>> names = nullptr);
+std::shared_ptr<const std::vector<std::string>> lower_case_fields(
+    const std::vector<std::string>& names);
 
 // Every name fields_of answers for this run: its columns, final metrics, config keys in full
 // and by their last part. What a typo in a filter is matched against.

@@ -9,11 +9,13 @@
 
 namespace fathom::experiments {
 
-std::vector<QueriedRun> queried_runs(std::vector<db::RunRecord> runs) {
+std::vector<QueriedRun> queried_runs(std::vector<db::RunRecord> runs,
+                                     const std::vector<std::string>& asked) {
+  const auto names = asked.empty() ? nullptr : lower_case_fields(asked);
   std::vector<QueriedRun> out;
   out.reserve(runs.size());
   for (auto& run : runs) {
-    RunFields fields = fields_parsing_config(run);
+    RunFields fields = fields_parsing_config(run, names);
     out.push_back({std::move(run), std::move(fields)});
   }
   return out;
@@ -66,14 +68,16 @@ bool ascending(const QueryValue& a, const QueryValue& b) {
   return a.text < b.text;
 }
 
-void keep_matching(std::vector<QueriedRun>& runs, const std::string& where,
-                   const std::string& command) {
-  RunQuery query;
+RunQuery parsed_where(const std::string& where, const std::string& command) {
   try {
-    query = RunQuery::parse(where);
+    return RunQuery::parse(where);
   } catch (const RunQueryError& e) {
     throw InputError(command, 0, "--where", "'" + where + "': " + e.what());
   }
+}
+
+void keep_matching(std::vector<QueriedRun>& runs, const RunQuery& query, const std::string& where,
+                   const std::string& command) {
   if (const auto missing = fields_no_run_has(runs, query.fields()); !missing.empty())
     throw InputError(command, 0, "--where",
                      "'" + where + "': no run has " + joined(missing) + " (of " +
@@ -117,8 +121,13 @@ std::vector<QueriedRun> select_runs(std::vector<db::RunRecord> records,
     if (selection.limit > 0 && runs.size() > selection.limit) runs.resize(selection.limit);
     return runs;
   }
-  std::vector<QueriedRun> runs = queried_runs(std::move(records));
-  if (!trim(selection.where).empty()) keep_matching(runs, trim(selection.where), command);
+  const std::string where = trim(selection.where);
+  const RunQuery query = parsed_where(where, command);
+  std::vector<std::string> asked = query.fields();  // all read in one pass of each config
+  if (!trim(selection.sort).empty()) asked.push_back(trim(selection.sort));
+  asked.insert(asked.end(), selection.columns.begin(), selection.columns.end());
+  std::vector<QueriedRun> runs = queried_runs(std::move(records), asked);
+  if (!where.empty()) keep_matching(runs, query, where, command);
   if (!trim(selection.sort).empty())
     sort_by(runs, trim(selection.sort), selection.descending, command);
   if (selection.limit > 0 && runs.size() > selection.limit) runs.resize(selection.limit);

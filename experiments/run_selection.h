@@ -23,7 +23,9 @@ struct QueriedRun {
   db::RunRecord run;
   RunFields fields;
 };
-std::vector<QueriedRun> queried_runs(std::vector<db::RunRecord> runs);
+// `asked`: the fields the caller will ask of every run (read from each config in one pass).
+std::vector<QueriedRun> queried_runs(std::vector<db::RunRecord> runs,
+                                     const std::vector<std::string>& asked = {});
 
 // Each of `names` that none of `runs` has, as "FIELD (did you mean F?)" where one of the first
 // run's fields is a small edit away, or "seed (several keys end in it: ...)" where it is the

@@ -38,7 +38,7 @@ SweepRuns filter_sweep_runs(std::vector<db::RunRecord> records, const std::strin
   } catch (const RunQueryError& e) {
     throw InputError(command, 0, "--where", std::string("'") + out.where + "': " + e.what());
   }
-  std::vector<QueriedRun> runs = queried_runs(std::move(records));
+  std::vector<QueriedRun> runs = queried_runs(std::move(records), query.fields());
   for (auto& r : runs)
     if (query.matches(r.fields)) out.runs.push_back(std::move(r.run));
   if (out.runs.empty()) {

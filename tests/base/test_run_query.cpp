@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,9 +140,13 @@ TEST(RunQuery, EveryLeafReadsAlikeFromAParsedConfigAndFromItsText) {
       {"valid_ppl", "12.25"},
       {"id", "7"},
       {"status", "finished"}};
+  std::vector<std::string> names;  // each read in one pass of the text, without parsing it
+  for (const auto& [field, text] : expected) names.push_back(field);
+  const RunFields read = fields_parsing_config(run, lower_case_fields(names));
   for (const auto& [field, text] : expected) {
     EXPECT_EQ(shown(parsed, field), text) << field;
     EXPECT_EQ(shown(lazy, field), text) << field;
+    EXPECT_EQ(shown(read, field), text) << field;
   }
   run.config_json = "model: {norm: pre}";  // YAML, not JSON
   const RunFields broken = fields_parsing_config(run);
@@ -191,6 +197,58 @@ TEST(RunQuery, EveryRunKeptHoldsTheConfigWordsInItsText) {
     }
   }
   EXPECT_EQ(checked, 2 + 1 + 2 + 0 + 2 + 2);  // runs kept times words: none were skipped
+}
+
+// The one-pass read of named leaves (ConfigLeaves, behind fields_parsing_config's names) answers
+// as the parsed document does, for every field of random configs: nested objects, lists (of
+// objects too, never looked into), nulls, keys holding dots, last parts several keys share, a
+// root that is no object, and texts cut short -- each name asked alone and all at once.
+TEST(RunQuery, NamedLeavesReadFromTheTextAnswerAsTheParsedConfig) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> keys = {"a", "b", "norm", "lr", "x.y", "seed"};
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  std::function<nlohmann::json(int)> value = [&](int depth) -> nlohmann::json {
+    switch (pick(depth > 2 ? 6 : 8)) {
+      case 0:
+        return nullptr;
+      case 1:
+        return pick(2) == 0;
+      case 2:
+        return static_cast<int>(pick(100)) - 50;
+      case 3:
+        return 1e-4 * static_cast<double>(pick(1000));
+      case 4:
+        return keys[pick(keys.size())];
+      case 5:
+        return nlohmann::json::array({1, "pre", nlohmann::json{{"norm", "post"}}});
+      default: {
+        nlohmann::json object = nlohmann::json::object();
+        for (size_t i = 0, n = pick(4); i < n; ++i)
+          object[keys[pick(keys.size())]] = value(depth + 1);
+        return object;
+      }
+    }
+  };
+  const std::vector<std::string> fields = {"a",     "b",      "norm",    "lr",    "seed",
+                                           "a.b",   "b.norm", "a.a.lr",  "x.y",   "x",
+                                           "a.x.y", "y",      "a.b.c.d", "x.y.a", "x.y.norm"};
+  int found = 0;
+  for (int round = 0; round < 400; ++round) {
+    db::RunRecord run;
+    nlohmann::json config = round % 50 == 49 ? value(3) : value(0);  // now and then no object
+    if (!config.is_object() && round % 50 != 49) config = {{"a", config}};
+    run.config_json = config.dump();
+    if (round % 40 == 39) run.config_json.resize(run.config_json.size() / 2);  // not JSON
+    const RunFields all_at_once = fields_parsing_config(run, lower_case_fields(fields));
+    const RunFields parsed = fields_parsing_config(run);
+    for (const auto& f : fields) {
+      const RunFields alone = fields_parsing_config(run, lower_case_fields({f}));
+      EXPECT_EQ(shown(all_at_once, f), shown(parsed, f)) << f << " of " << run.config_json;
+      EXPECT_EQ(shown(alone, f), shown(parsed, f)) << f << " of " << run.config_json;
+      found += shown(parsed, f) != "(none)";
+    }
+  }
+  EXPECT_GT(found, 250);  // the configs had the fields often enough to tell
 }
 
 // Each malformed text: the reason and its column.
