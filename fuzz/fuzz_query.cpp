@@ -1,9 +1,12 @@
 // Fuzz target: the runs filter and `fathom runs --where/--sort` (experiments/run_query.h,
 // run_selection.h). The input is an expression, a newline, then a run's config_json (any
 // bytes). A malformed expression must be a RunQueryError; a parsed one must answer alike
-// whether the config was parsed up front (fields_of, as the app's runs filter keeps it) or is
-// parsed at the first key asked (fields_parsing_config, as `fathom runs` reads it): each field
-// the expression names, and the match.
+// whether the config was parsed up front (fields_of, as the app's runs filter keeps it), is
+// parsed at the first key asked (fields_parsing_config), or has the fields named read from its
+// text in one pass (fields_parsing_config with the names, as `fathom runs` reads it): each field
+// the expression names, and the match. Every run it matches holds its config words in its
+// config text, ASCII case ignored (what a store narrows a listing by).
+#include <cctype>
 #include <cstdint>
 #include <string>
 
@@ -40,9 +43,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto parsed = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) parsed = nlohmann::json::object();
-  const RunFields eager = fields_of(run, parsed), lazy = fields_parsing_config(run);
-  for (const auto& field : query.fields()) FUZZ_CHECK(same(eager(field), lazy(field)));
+  const RunFields eager = fields_of(run, parsed), lazy = fields_parsing_config(run),
+                  read = fields_parsing_config(run, lower_case_fields(query.fields()));
+  for (const auto& field : query.fields()) {
+    FUZZ_CHECK(same(eager(field), lazy(field)));
+    FUZZ_CHECK(same(eager(field), read(field)));
+  }
   FUZZ_CHECK(query.matches(eager) == query.matches(lazy));
+  FUZZ_CHECK(query.matches(eager) == query.matches(read));
+  if (query.matches(eager)) {
+    std::string text = run.config_json;
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& word : query.config_words()) FUZZ_CHECK(text.find(word) != std::string::npos);
+  }
   // The same through the listing's selection: kept exactly when it matches.
   fathom::fuzz::accept_input_errors([&] {
     RunSelection selection;
