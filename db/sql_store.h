@@ -99,9 +99,10 @@ class SqlStore : public StoreBackend {
   // Inside a write transaction: each row's layout and point (db/sql_store_probes.cpp).
   void insert_probes(int64_t run, const std::vector<ProbeRow>& rows);
   // The runs a SELECT of the run columns picks ("WHERE ..." and "ORDER BY ..." as given), each
-  // with its final metrics; no transaction of its own.
+  // with its final metrics; no transaction of its own. `metrics_by_id`: their metrics are read
+  // by the picked ids rather than by the condition again, for a condition that scans (LIKE).
   std::vector<RunRecord> select_runs(const std::string& where, const std::vector<SqlValue>& params,
-                                     const std::string& order);
+                                     const std::string& order, bool metrics_by_id = false);
   std::optional<RunRecord> select_run_by_id(int64_t id);
 
   std::unique_ptr<SqlSession> session_;

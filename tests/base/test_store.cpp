@@ -201,6 +201,27 @@ TEST_P(StoreBackendTest, RunsWhoseConfigHoldsWords) {
   EXPECT_TRUE(with_metric[1].final_metrics.empty());
   for (const std::string bad : {"%", "a b", "", "'", "pre%"})
     EXPECT_THROW(store.list_runs("", {bad}), std::invalid_argument) << bad;
+
+  // A narrowed listing reads its runs' final metrics by id, 500 a statement: each run of
+  // 1,100 gets its own, across the statements' edges.
+  std::vector<NewTaggedRun> many(1100);
+  for (size_t i = 0; i < many.size(); ++i)
+    many[i].run = sample_run("m" + std::to_string(i), "many");
+  store.create_runs(many);
+  const auto listed = store.list_runs("many");
+  ASSERT_EQ(listed.size(), 1100u);
+  for (size_t i : {0, 499, 500, 1000, 1099})
+    store.set_final_metric(listed[i].id, "valid_ppl", static_cast<double>(i));
+  const auto narrowed = store.list_runs("many", {"encoder_layers"});
+  ASSERT_EQ(narrowed.size(), 1100u);
+  for (size_t i = 0; i < narrowed.size(); ++i) {
+    EXPECT_EQ(narrowed[i].id, listed[i].id);
+    const bool has = i == 0 || i == 499 || i == 500 || i == 1000 || i == 1099;
+    ASSERT_EQ(narrowed[i].final_metrics.size(), has ? 1u : 0u) << i;
+    if (has) {
+      EXPECT_EQ(narrowed[i].final_metrics.at("valid_ppl"), static_cast<double>(i));
+    }
+  }
 }
 
 // Deleting a run removes its row and every row about it; the other runs keep all of theirs.
