@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 
 #include "base/util/strings.h"
@@ -290,11 +291,13 @@ bool RunQuery::matches(const RunFields& run) const { return !root_ || root_->eva
 
 namespace {
 
+// A run's own fields, which field_of answers before its metrics and config.
+const char* const kRunOwnFields[] = {"id",    "updates", "diverged_step", "name",
+                                     "sweep", "status",  "host",          "device"};
+
 bool is_run_own_field(const std::string& lower_field) {
-  for (const char* own :
-       {"id", "updates", "diverged_step", "name", "sweep", "status", "host", "device"})
-    if (lower_field == own) return true;
-  return false;
+  return std::find(std::begin(kRunOwnFields), std::end(kRunOwnFields), lower_field) !=
+         std::end(kRunOwnFields);
 }
 
 bool plain_word(const std::string& text) {
@@ -479,8 +482,7 @@ std::shared_ptr<const std::vector<std::string>> lower_case_fields(
 std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config) {
   std::map<std::string, QueryValue> leaves;
   flatten(config, "", &leaves);
-  std::vector<std::string> names = {"id",    "updates", "diverged_step", "name",
-                                    "sweep", "status",  "host",          "device"};
+  std::vector<std::string> names(std::begin(kRunOwnFields), std::end(kRunOwnFields));
   for (const auto& [metric, value] : run.final_metrics) names.push_back(metric);
   for (const auto& [path, value] : leaves) {
     names.push_back(path);
