@@ -53,6 +53,12 @@ struct WorkerEnd {
   int64_t lease = 0;  // the generation the worker held; 0: the run's current one
 };
 
+// A worker that is the scheduler's own child process: living (it exists, even between fork
+// and exec, when /proc still shows the parent's command line), or dying -- its leader thread a
+// zombie, gone to a liveness check, while its other threads are still exiting; it can be
+// reaped, and its exact end (the signal) learnt, only once they have.
+enum class ChildWorker { kNone, kLiving, kDying };
+
 class Launcher {
  public:
   virtual ~Launcher() = default;
@@ -76,6 +82,12 @@ class Launcher {
   virtual bool ran(int64_t run, int64_t lease) const {
     (void)run, (void)lease;
     return true;
+  }
+  // What this process knows of run `run`'s worker under lease generation `lease` as its own
+  // child, not yet reaped (local only): waitpid, not /proc, is then what says it ended.
+  virtual ChildWorker child_worker(int64_t run, int64_t lease) const {
+    (void)run, (void)lease;
+    return ChildWorker::kNone;
   }
 };
 

@@ -172,6 +172,16 @@ class LocalLauncher : public Launcher {
 
   bool ran(int64_t run, int64_t lease) const override { return claimed_.count({run, lease}) > 0; }
 
+  ChildWorker child_worker(int64_t run, int64_t lease) const override {
+    for (const auto& [pid, child] : running_) {
+      if (child.run != run || child.lease != lease) continue;
+      const char state = process_state(pid);  // the leader's; '\0' once it has no /proc entry
+      return state == 'Z' || state == 'X' || state == '\0' ? ChildWorker::kDying
+                                                           : ChildWorker::kLiving;
+    }
+    return ChildWorker::kNone;
+  }
+
  private:
   struct Child {
     int64_t run;

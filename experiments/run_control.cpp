@@ -56,7 +56,8 @@ bool never_started(const db::RunRecord& run, const std::map<std::string, std::st
 }
 
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& listed,
-                                       double now, double timeout_s, double blocked_until) {
+                                       double now, double timeout_s, double blocked_until,
+                                       bool worker_exists) {
   if (listed.status != db::status::kRunning) return std::nullopt;
   // `listed` may be older than the worker's last heartbeat or its recorded end: judge the run
   // as it is stored now.
@@ -70,7 +71,8 @@ std::optional<std::string> lost_worker(const db::Store& store, const db::RunReco
   // A run an external writer holds (a Python training loop, worker.external) was started by
   // no launcher, which could not tell whether it lives: its heartbeat alone says.
   const std::string external = external_writer(*run, tags);
-  if (auto gone = earlier_holder || !external.empty() ? std::nullopt : worker_gone(*run, tags)) {
+  const bool ask_launcher = !earlier_holder && external.empty() && !worker_exists;
+  if (auto gone = ask_launcher ? worker_gone(*run, tags) : std::nullopt) {
     // The worker may have recorded its end just before it exited: lost only if still running.
     run = store.find_run(std::to_string(listed.id));
     if (run && run->status == db::status::kRunning) return gone;
@@ -123,11 +125,13 @@ std::vector<size_t> lock_holder_first(const db::Store& store,
 }
 
 std::optional<std::string> judge_lost_worker(const db::Store& store, const db::RunRecord& run,
-                                             double now, double timeout_s, WriteLockWatch& watch) {
+                                             double now, double timeout_s, WriteLockWatch& watch,
+                                             bool worker_exists) {
   if (run.status != db::status::kRunning) return std::nullopt;  // no tags read: 100k runs a round
   const bool holds_lock =
       watch.holder() && held_by_process(run, store.tags(run.id), watch.holder());
-  auto lost = lost_worker(store, run, now, timeout_s, holds_lock ? 0 : watch.blocked_until());
+  auto lost = lost_worker(store, run, now, timeout_s, holds_lock ? 0 : watch.blocked_until(),
+                          worker_exists);
   if (!lost || !holds_lock) return lost;
   watch.blocked_at(now);  // the others' silence until it is gone is its doing
   return *lost + ", frozen holding the run store's write lock (every other writer waited on it)";

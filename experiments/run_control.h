@@ -54,14 +54,18 @@ bool never_started(const db::RunRecord& run, const std::map<std::string, std::st
 // older than `timeout_s` (at unix time `now`), its silence counted from `blocked_until` when
 // that is later (every writer was kept waiting until then, experiments/write_lock_watch.h).
 // `run` may be an older listing: the verdict is checked against the run's status now.
+// `worker_exists`: the caller knows the worker's process exists (its own child, not reaped:
+// Launcher::child_worker), so its launcher's guess from /proc is not asked.
 std::optional<std::string> lost_worker(const db::Store& store, const db::RunRecord& run, double now,
-                                       double timeout_s, double blocked_until = 0);
+                                       double timeout_s, double blocked_until = 0,
+                                       bool worker_exists = false);
 
 // lost_worker with the store's write lock in view (`watch`, looked at this round): a worker
 // holding the lock is judged by its own heartbeat, any other's silence counts from
 // watch.blocked_until(). The verdict says when the lost worker held the lock.
 std::optional<std::string> judge_lost_worker(const db::Store& store, const db::RunRecord& run,
-                                             double now, double timeout_s, WriteLockWatch& watch);
+                                             double now, double timeout_s, WriteLockWatch& watch,
+                                             bool worker_exists = false);
 // Puts down the worker judged lost for `reason` when it still exists (put_down_worker,
 // experiments/launcher.h) -- before the caller records anything, which the lock it may hold
 // would keep waiting -- and returns the reason saying so. A holder no launcher started (a

@@ -20,6 +20,9 @@ namespace fathom::experiments {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How long a dying worker's last threads may take to exit (tearing down a large address space
+// on a loaded machine); as long as put_down_local waits for a worker it killed.
+constexpr auto kDyingWorkerWait = std::chrono::seconds(10);
 
 int terminal_width() {
   winsize w{};
@@ -162,6 +165,22 @@ class EndedWorkers {
   std::vector<WorkerEnd> pending_;
 };
 
+// Reaps the workers that ended, waiting (up to kDyingWorkerWait) while run `run`'s own worker
+// is dying: a SIGKILLed worker's leader is a zombie -- gone to the liveness check -- before its
+// other threads have exited, and only then can it be reaped. Not waiting recorded the vaguer
+// "its worker is gone" instead of the signal (CI, a loaded machine). True when any ended.
+bool reap_dying_worker(db::Store& store, Launcher& launcher, EndedWorkers& ended,
+                       const db::RunRecord& run) {
+  bool any = ended.reap(store, launcher);
+  const auto deadline = Clock::now() + kDyingWorkerWait;
+  while (launcher.child_worker(run.id, run.lease) == ChildWorker::kDying &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    any |= ended.reap(store, launcher);
+  }
+  return any;
+}
+
 // The listed runs whose worker is lost: requeued when nothing of them ran (`requeued_at` then
 // says when), else marked crashed; `runs` is updated to the statuses recorded. A lost worker
 // holding the store's write lock is put down first, which frees it -- also one of a run not
@@ -177,11 +196,15 @@ void settle_lost_workers(db::Store& store, Launcher& launcher, EndedWorkers& end
   for (const size_t i : lock_holder_first(store, runs, watch)) {
     auto& r = runs[i];
     if (ended.waiting(r.id)) continue;  // its exact end is recorded once the lock is free
-    auto lost = judge_lost_worker(store, r, now, timeout_s, watch);
+    // A living child of ours exists whatever /proc shows (between fork and exec its command
+    // line is still ours): only its heartbeat can make it lost, and waitpid tells its end.
+    const bool own_child_lives = r.status == db::status::kRunning &&
+                                 launcher.child_worker(r.id, r.lease) == ChildWorker::kLiving;
+    auto lost = judge_lost_worker(store, r, now, timeout_s, watch, own_child_lives);
     if (!lost) continue;
     // One of our own workers that died since the last reap is a zombie now, which the check
     // saw as gone: reap it first, so its run records the signal (killed by 9).
-    if (ended.reap(store, launcher)) {
+    if (reap_dying_worker(store, launcher, ended, r)) {
       auto stored = store.find_run(std::to_string(r.id));
       if (stored && stored->status != db::status::kRunning) {
         r.status = stored->status;

@@ -93,6 +93,7 @@ TEST(ProcessIdentity, ASummaryNamesTheProgramAndItsScriptButNoArgument) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    setpgid(0, 0);  // its sleep is killed with it: left, it held ctest's output pipe for 30 s
     execlp("sh", "sh", script.c_str(), "--password", "hunter2", static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -104,7 +105,7 @@ TEST(ProcessIdentity, ASummaryNamesTheProgramAndItsScriptButNoArgument) {
   ASSERT_EQ(kill(child, SIGSTOP), 0);
   for (int i = 0; i < 500 && process_state(child) != 'T'; ++i) usleep(10'000);
   EXPECT_EQ(fathom::process_summary(child), id + " (sh job.sh, stopped)");
-  kill(child, SIGKILL);
+  kill(-child, SIGKILL);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   // Past the largest pid Linux allows: no process here.

@@ -26,6 +26,12 @@ inline std::filesystem::path built_store_writer() {
   return fathom.empty() ? fathom : fathom.parent_path() / "fathom_store_writer";
 }
 
+// build/fathom_dying_worker (tests/support/dying_worker.cpp), found the same way.
+inline std::filesystem::path built_dying_worker() {
+  const std::filesystem::path fathom = built_fathom_binary();
+  return fathom.empty() ? fathom : fathom.parent_path() / "fathom_dying_worker";
+}
+
 // A whole file; "" when it cannot be read.
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
