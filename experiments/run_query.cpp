@@ -472,6 +472,21 @@ RunFields fields_parsing_config(const db::RunRecord& run,
   return [own, config](const std::string& name) { return field_of(*own, lower(name), *config); };
 }
 
+ConfigFields config_fields_of(std::string config_json,
+                              std::shared_ptr<const std::vector<std::string>> names) {
+  auto config = std::make_shared<LazyConfig>();
+  config->text = std::move(config_json);
+  config->names = std::move(names);
+  return [config](const std::string& field) { return (*config)(field); };
+}
+
+RunFields fields_answering_config(const db::RunRecord& run, ConfigFields config) {
+  auto own = std::make_shared<const RunOwnFields>(run);
+  return [own, config = std::move(config)](const std::string& name) {
+    return field_of(*own, lower(name), config);
+  };
+}
+
 std::shared_ptr<const std::vector<std::string>> lower_case_fields(
     const std::vector<std::string>& names) {
   auto out = std::make_shared<std::vector<std::string>>();

@@ -63,6 +63,16 @@ RunFields fields_parsing_config(const db::RunRecord& run,
 std::shared_ptr<const std::vector<std::string>> lower_case_fields(
     const std::vector<std::string>& names);
 
+// The config keys of one config_json text (asked in lower case), answered as
+// fields_parsing_config answers them: the `names` read in one pass at the first ask, any other
+// by parsing the text. For a caller that keeps the answers across queries rather than a
+// parsed config a run (the app's runs filter, gui/runs_filter.h).
+using ConfigFields = std::function<std::optional<QueryValue>(const std::string& lower_field)>;
+ConfigFields config_fields_of(std::string config_json,
+                              std::shared_ptr<const std::vector<std::string>> names);
+// A run's fields whose config keys `config` answers.
+RunFields fields_answering_config(const db::RunRecord& run, ConfigFields config);
+
 // Every name fields_of answers for this run: its columns, final metrics, config keys in full
 // and by their last part. What a typo in a filter is matched against.
 std::vector<std::string> field_names(const db::RunRecord& run, const nlohmann::json& config);

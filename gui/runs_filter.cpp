@@ -1,5 +1,7 @@
 #include "gui/runs_filter.h"
 
+#include <nlohmann/json.hpp>
+
 #include "gui/run_brush.h"
 #include "gui/runs_model.h"
 
@@ -31,10 +33,34 @@ void RunsFilter::setBrush(const RunBrush* brush) {
   invalidateFilter();
 }
 
+void RunsFilter::setSourceModel(QAbstractItemModel* source) {
+  for (const auto& c : sourceConnections_) disconnect(c);
+  sourceConnections_.clear();
+  configAnswers_.clear();
+  // Connected before the proxy's own connections (made by the base call below), so the answers
+  // are dropped before the proxy filters the changed rows again.
+  if (source) {
+    sourceConnections_.push_back(connect(source, &QAbstractItemModel::dataChanged, this,
+                                         [this](const QModelIndex& top, const QModelIndex& bottom) {
+                                           forgetConfigs(top.row(), bottom.row());
+                                         }));
+    sourceConnections_.push_back(connect(source, &QAbstractItemModel::modelAboutToBeReset, this,
+                                         [this] { configAnswers_.clear(); }));
+  }
+  QSortFilterProxyModel::setSourceModel(source);
+}
+
+void RunsFilter::forgetConfigs(int first, int last) {
+  const auto* model = qobject_cast<const RunsModel*>(sourceModel());
+  for (int row = first; model && row <= last; ++row)
+    if (const db::RunRecord* run = model->runAt(row)) configAnswers_.erase(run->id);
+}
+
 void RunsFilter::setText(const QString& text) {
   text_ = text.trimmed();
   try {
     query_ = experiments::RunQuery::parse(text_.toStdString());
+    queryFields_ = experiments::lower_case_fields(query_.fields());
     error_.clear();
   } catch (const experiments::RunQueryError& e) {
     error_ = QString::fromStdString(e.what());
@@ -44,14 +70,20 @@ void RunsFilter::setText(const QString& text) {
 }
 
 experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
-  auto config = configs_.find(run.id);
-  if (config == configs_.end()) {
-    auto parsed = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_discarded()) parsed = nlohmann::json::object();
-    config =
-        configs_.emplace(run.id, std::make_shared<const nlohmann::json>(std::move(parsed))).first;
-  }
-  return experiments::fields_of(run, config->second);
+  ConfigAnswers& answers = configAnswers_[run.id];  // a map's elements stay where they are
+  const std::string* text = &run.config_json;       // the row's: asked before it changes
+  auto fields = queryFields_;
+  return experiments::fields_answering_config(
+      run, [&answers, text, fields](const std::string& field) {
+        if (auto kept = answers.find(field); kept != answers.end()) return kept->second;
+        // One pass over the text answers every field of the filter (a list, or a field the
+        // filter does not name, parses it), each answer kept.
+        auto read = experiments::config_fields_of(*text, fields);
+        if (fields)
+          for (const std::string& name : *fields)
+            if (!answers.count(name)) answers.emplace(name, read(name));
+        return answers.emplace(field, read(field)).first->second;
+      });
 }
 
 bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {

@@ -124,13 +124,15 @@ void RunsModel::setRuns(std::vector<db::RunRecord> runs) {
     runs_.insert(runs_.end(), runs.begin() + old_rows, runs.end());
     endInsertRows();
   }
-  // Rows seen before: only status, updates, times and final metrics move while runs train.
+  // Rows seen before: only status, updates, times and final metrics move while runs train, and
+  // a config set again when a run resumes with changed settings.
   for (size_t i = 0; i < old_rows; ++i) {
     const auto& a = runs_[i];
     const auto& b = runs[i];
     const bool changed = a.status != b.status || a.updates != b.updates ||
                          a.final_metrics.size() != b.final_metrics.size() ||
-                         a.heartbeat_at != b.heartbeat_at || a.error != b.error;
+                         a.heartbeat_at != b.heartbeat_at || a.error != b.error ||
+                         a.config_json != b.config_json;
     runs_[i] = std::move(runs[i]);
     if (changed) {
       const int row = static_cast<int>(i);

@@ -143,10 +143,15 @@ TEST(RunQuery, EveryLeafReadsAlikeFromAParsedConfigAndFromItsText) {
   std::vector<std::string> names;  // each read in one pass of the text, without parsing it
   for (const auto& [field, text] : expected) names.push_back(field);
   const RunFields read = fields_parsing_config(run, lower_case_fields(names));
+  // The app's filter asks config keys through a lookup it keeps (config_fields_of): here one
+  // field is read in one pass, every other answered by parsing the text, alike.
+  const RunFields answered =
+      fields_answering_config(run, config_fields_of(run.config_json, lower_case_fields({"norm"})));
   for (const auto& [field, text] : expected) {
     EXPECT_EQ(shown(parsed, field), text) << field;
     EXPECT_EQ(shown(lazy, field), text) << field;
     EXPECT_EQ(shown(read, field), text) << field;
+    EXPECT_EQ(shown(answered, field), text) << field;
   }
   run.config_json = "model: {norm: pre}";  // YAML, not JSON
   const RunFields broken = fields_parsing_config(run);

@@ -1,6 +1,7 @@
 // The runs table over a store built here: rows, columns, sorting, filtering, status colours,
 // config columns, best-over-training columns, and a poll that changes a status without
 // resetting the table.
+#include <algorithm>
 #include <cmath>
 
 #include <QHeaderView>
@@ -379,6 +380,52 @@ class RunsModelTest : public QObject {
     QCOMPARE(resets.count(), 0);
     QCOMPARE(inserts.count(), 1);
     QCOMPARE(model.rowCount(), 4);
+  }
+
+  // The filter keeps each run's answers to the config keys it asked (gui/runs_filter.h), never
+  // past a change: a config set again on a poll (a resume with changed settings) and another
+  // store's runs under the same ids (a reset) are filtered by their own configs.
+  void theFilterFollowsAConfigSetAgainAndAnotherStoresRuns() {
+    auto record = [](int64_t id, const std::string& norm, int layers) {
+      fathom::db::RunRecord r;
+      r.id = id;
+      r.name = "run" + std::to_string(id);
+      r.status = "running";
+      r.config_json = "{\"model\":{\"encoder_layers\":" + std::to_string(layers) + ",\"norm\":\"" +
+                      norm + "\"},\"train\":{\"lr\":0.001}}";
+      return r;
+    };
+    auto shownIds = [](const RunsFilter& filter) {
+      QList<qlonglong> ids;
+      for (int row = 0; row < filter.rowCount(); ++row)
+        ids << filter.data(filter.index(row, 0), RunsModel::RunIdRole).toLongLong();
+      std::sort(ids.begin(), ids.end());
+      return ids;
+    };
+    RunsModel model;
+    model.setRuns({record(1, "post", 6), record(2, "pre", 6), record(3, "pre", 18)});
+    RunsFilter filter;
+    filter.setSourceModel(&model);
+    filter.setText("norm=pre");
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{2, 3}));
+    filter.setText("norm=pre and encoder_layers>6");  // a field more: read for every run
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{3}));
+    filter.setText("norm=post");
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{1}));
+
+    // Run 2 resumed as Post-LN: the poll changes its row, and the filter reads its config again.
+    QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+    model.setRuns({record(1, "post", 6), record(2, "post", 6), record(3, "pre", 18)});
+    QCOMPARE(changes.count(), 1);
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{1, 2}));
+    filter.setText("norm=pre");
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{3}));
+
+    // Another store: ids 1 and 2 again, other configs (a reset of the table).
+    model.setRuns({record(1, "pre", 2), record(2, "post", 2)});
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{1}));
+    filter.setText("encoder_layers=2");
+    QCOMPARE(shownIds(filter), (QList<qlonglong>{1, 2}));
   }
 };
 
