@@ -13,32 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "base/config/config_io.h"
+#include "bench/default_config_runs.h"
 #include "bench/size_list.h"
 #include "experiments/run_selection.h"
 
 using namespace fathom;
 
 namespace {
-
-std::vector<db::RunRecord> runs_of(long n) {
-  RunConfig config;
-  std::vector<db::RunRecord> runs(static_cast<size_t>(n));
-  for (long i = 0; i < n; ++i) {
-    config.model.norm = i % 2 ? "post" : "pre";
-    config.train.lr = 1e-4 * static_cast<double>(1 + i % 7);
-    config.train.seed = static_cast<std::uint64_t>(i % 5);
-    db::RunRecord& r = runs[static_cast<size_t>(i)];
-    r.id = i + 1;
-    r.name = "sweep/run" + std::to_string(i);
-    r.status = "finished";
-    r.config_json = config_to_json(config).dump();
-    r.final_metrics = {{"valid_ppl", 10.0 + static_cast<double>((i * 7919) % 1000) / 100},
-                       {"test_bleu", 20.0 + static_cast<double>(i % 13)},
-                       {"params", 1e6}};
-  }
-  return runs;
-}
 
 double median_ms(const std::vector<db::RunRecord>& runs, const experiments::RunSelection& s,
                  int rounds, size_t* kept) {
@@ -90,7 +71,7 @@ int main(int argc, char** argv) {
       {"--columns lr,train.seed,model.norm", columns}};
   std::printf("%8s  %-52s %10s %10s %8s\n", "runs", "asked", "ms", "us/run", "kept");
   for (long n : sizes) {
-    const std::vector<db::RunRecord> runs = runs_of(n);
+    const std::vector<db::RunRecord> runs = bench::default_config_runs(n);
     for (const auto& [label, s] : asks) {
       size_t kept = 0;
       const double ms = median_ms(runs, s, rounds, &kept);

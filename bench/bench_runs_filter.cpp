@@ -22,7 +22,7 @@
 #include <QCoreApplication>
 #include <QSortFilterProxyModel>
 
-#include "base/config/config_io.h"
+#include "bench/default_config_runs.h"
 #include "bench/size_list.h"
 #include "experiments/run_query.h"
 #include "gui/runs_filter.h"
@@ -31,25 +31,6 @@
 using namespace fathom;
 
 namespace {
-
-std::vector<db::RunRecord> runs_of(long n) {
-  RunConfig config;
-  std::vector<db::RunRecord> runs(static_cast<size_t>(n));
-  for (long i = 0; i < n; ++i) {
-    config.model.norm = i % 2 ? "post" : "pre";
-    config.train.lr = 1e-4 * static_cast<double>(1 + i % 7);
-    config.train.seed = static_cast<std::uint64_t>(i % 5);
-    db::RunRecord& r = runs[static_cast<size_t>(i)];
-    r.id = i + 1;
-    r.name = "sweep/run" + std::to_string(i);
-    r.status = "finished";
-    r.config_json = config_to_json(config).dump();
-    r.final_metrics = {{"valid_ppl", 10.0 + static_cast<double>((i * 7919) % 1000) / 100},
-                       {"test_bleu", 20.0 + static_cast<double>(i % 13)},
-                       {"params", 1e6}};
-  }
-  return runs;
-}
 
 // Resident set size now, MB (/proc/self/statm).
 double resident_mb() {
@@ -92,7 +73,7 @@ void measure(const char* label, long n) {
   char* argv[] = {name, nullptr};
   QCoreApplication app(argc, argv);
   gui::RunsModel model;
-  model.setRuns(runs_of(n));
+  model.setRuns(bench::default_config_runs(n));
   Filter filter;
   filter.setSourceModel(&model);
   const double base_mb = resident_mb();
