@@ -70,11 +70,11 @@ void RunsFilter::setText(const QString& text) {
 }
 
 experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
-  ConfigAnswers& answers = configAnswers_[run.id];  // a map's elements stay where they are
-  const std::string* text = &run.config_json;       // the row's: asked before it changes
-  auto fields = queryFields_;
+  const std::string* text = &run.config_json;  // the row's: asked before it changes
   return experiments::fields_answering_config(
-      run, [&answers, text, fields](const std::string& field) {
+      run, [this, id = run.id, text, fields = queryFields_](const std::string& field) {
+        // Made at a run's first config key only: a filter on status or metrics keeps nothing.
+        ConfigAnswers& answers = configAnswers_[id];
         if (auto kept = answers.find(field); kept != answers.end()) return kept->second;
         // One pass over the text answers every field of the filter (a list, or a field the
         // filter does not name, parses it), each answer kept.
