@@ -98,7 +98,9 @@ bool RunsFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
 QString RunsFilter::statusText() const {
   if (!error_.isEmpty()) return QStringLiteral("filter: ") + error_;
   const auto* model = qobject_cast<const RunsModel*>(sourceModel());
-  if (query_.empty() || rowCount() > 0 || !model || model->runs().empty()) return QString();
+  if (query_.empty() || !model || model->runs().empty()) return QString();
+  if (rowCount() > 0)
+    return QStringLiteral("%1 of %2 runs shown").arg(rowCount()).arg(model->runs().size());
   QStringList missing;  // fields no run has: the likeliest reason nothing matches
   for (const std::string& field : query_.fields()) {
     bool found = false;

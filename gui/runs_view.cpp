@@ -522,6 +522,14 @@ void RunsView::restoreSettings(const QSettings& settings) {
   setShowBest(settings.value("runs/showBest", false).toBool());
 }
 
+void RunsView::extraScreenshots(const std::function<void(const QString& file)>& shoot) {
+  if (model_->runs().empty()) return;
+  const QString before = text_->text();
+  text_->setText(QStringLiteral("norm=pre and decoder_layers>=12"));
+  shoot(QStringLiteral("runs-filtered.png"));
+  text_->setText(before);
+}
+
 }  // namespace fathom::gui
 
 #include "moc_runs_view.cpp"  // moc output for runs_view.h: compiled in this unit

@@ -42,6 +42,8 @@ class RunsView : public QWidget, public WorkbenchView {
   void setBrush(RunBrush* brush) override;
   void saveSettings(QSettings& settings) const override;
   void restoreSettings(const QSettings& settings) override;
+  // runs-filtered.png: the table under a filter on config keys, as a researcher narrows it.
+  void extraScreenshots(const std::function<void(const QString& file)>& shoot) override;
 
   void setSession(StoreSession* session, const QString& db_location);
   // Re-reads the runs (cheap: one query for the runs, one for their final metrics).
