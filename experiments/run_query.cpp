@@ -463,15 +463,6 @@ RunFields fields_of(const db::RunRecord& run, std::shared_ptr<const nlohmann::js
   };
 }
 
-RunFields fields_parsing_config(const db::RunRecord& run,
-                                std::shared_ptr<const std::vector<std::string>> names) {
-  auto own = std::make_shared<const RunOwnFields>(run);
-  auto config = std::make_shared<LazyConfig>();
-  config->text = run.config_json;
-  config->names = std::move(names);
-  return [own, config](const std::string& name) { return field_of(*own, lower(name), *config); };
-}
-
 ConfigFields config_fields_of(std::string config_json,
                               std::shared_ptr<const std::vector<std::string>> names) {
   auto config = std::make_shared<LazyConfig>();
@@ -485,6 +476,11 @@ RunFields fields_answering_config(const db::RunRecord& run, ConfigFields config)
   return [own, config = std::move(config)](const std::string& name) {
     return field_of(*own, lower(name), config);
   };
+}
+
+RunFields fields_parsing_config(const db::RunRecord& run,
+                                std::shared_ptr<const std::vector<std::string>> names) {
+  return fields_answering_config(run, config_fields_of(run.config_json, std::move(names)));
 }
 
 std::shared_ptr<const std::vector<std::string>> lower_case_fields(

@@ -20,16 +20,20 @@ inline std::filesystem::path built_fathom_binary() {
   return self.parent_path().parent_path() / "fathom";
 }
 
-// build/fathom_store_writer (tests/support/store_writer.cpp), found the same way.
-inline std::filesystem::path built_store_writer() {
+// A test support program the build puts beside build/fathom; empty if unknown.
+inline std::filesystem::path built_beside_fathom(const std::string& name) {
   const std::filesystem::path fathom = built_fathom_binary();
-  return fathom.empty() ? fathom : fathom.parent_path() / "fathom_store_writer";
+  return fathom.empty() ? fathom : fathom.parent_path() / name;
 }
 
-// build/fathom_dying_worker (tests/support/dying_worker.cpp), found the same way.
+// build/fathom_store_writer (tests/support/store_writer.cpp).
+inline std::filesystem::path built_store_writer() {
+  return built_beside_fathom("fathom_store_writer");
+}
+
+// build/fathom_dying_worker (tests/support/dying_worker.cpp).
 inline std::filesystem::path built_dying_worker() {
-  const std::filesystem::path fathom = built_fathom_binary();
-  return fathom.empty() ? fathom : fathom.parent_path() / "fathom_dying_worker";
+  return built_beside_fathom("fathom_dying_worker");
 }
 
 // A whole file; "" when it cannot be read.
