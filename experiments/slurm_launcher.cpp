@@ -344,9 +344,14 @@ int this_worker_cores_slurm() {
 std::string after_requeue_slurm(int signal) {
   const std::string job = env_or("SLURM_JOB_ID");
   if (job.empty() || signal != SIGUSR2) return "";
-  const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60);
-  return "scontrol requeue " + job + ": " +
-         (r.exit_code == 0 ? "ok" : "failed (" + trim(r.err + r.out) + ")");
+  // scontrol runs inside the job it requeues: the requeue SIGTERMs the job's processes, which
+  // raced scontrol's own exit ("failed ()" though the task was requeued). It ignores SIGTERM,
+  // answers, and is gone long before the SIGKILL that follows KillWait.
+  const ProgramResult r = run_program({"scontrol", "requeue", job}, "", {}, 60, {SIGTERM});
+  if (r.exit_code == 0) return "scontrol requeue " + job + ": ok";
+  const std::string said = trim(r.err + r.out);
+  return "scontrol requeue " + job + ": failed (" + program_end(r) +
+         (said.empty() ? "" : ": " + said) + ")";
 }
 
 std::vector<std::string> cancel_pending_slurm(const std::vector<WorkerTags>& sweep_tags) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -113,7 +114,8 @@ void feed_and_drain(pid_t pid, int in_fd, int out_fd, int err_fd, const std::str
 }  // namespace
 
 ProgramResult run_program(const std::vector<std::string>& argv, const std::string& input,
-                          const std::vector<std::string>& env, double timeout_s) {
+                          const std::vector<std::string>& env, double timeout_s,
+                          const std::vector<int>& ignored_signals) {
   ProgramResult result;
   if (argv.empty()) return result;
   const auto program = find_on_path(argv[0]);
@@ -139,6 +141,7 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
+    for (const int ignored : ignored_signals) signal(ignored, SIG_IGN);  // async-signal-safe
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }
@@ -159,6 +162,17 @@ ProgramResult run_program(const std::vector<std::string>& argv, const std::strin
   if (result.exit_code == 127 && result.out.empty() && result.err.empty())
     result.err = argv[0] + ": could not be started";
   return result;
+}
+
+std::string program_end(const ProgramResult& result) {
+  if (result.timed_out) return "timed out";
+  if (result.exit_code < 0) return "not started";
+  if (result.exit_code > 128) {
+    const int signal_number = result.exit_code - 128;
+    return "killed by signal " + std::to_string(signal_number) + " (" + strsignal(signal_number) +
+           ")";
+  }
+  return "exit " + std::to_string(result.exit_code);
 }
 
 namespace {

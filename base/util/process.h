@@ -27,9 +27,16 @@ struct ProgramResult {
 };
 
 // Runs argv[0] (looked up on $PATH) with `env` (empty: this process's environment), `input`
-// written to its stdin, and waits for it, at most `timeout_s` seconds (then SIGKILL).
+// written to its stdin, and waits for it, at most `timeout_s` seconds (then SIGKILL). The
+// program starts with `ignored_signals` ignored (SIG_IGN outlives execve): a program that ends
+// the job it runs in (scontrol requeue) must not be killed by that job's end before it answers.
 ProgramResult run_program(const std::vector<std::string>& argv, const std::string& input = "",
-                          const std::vector<std::string>& env = {}, double timeout_s = 60);
+                          const std::vector<std::string>& env = {}, double timeout_s = 60,
+                          const std::vector<int>& ignored_signals = {});
+
+// How a program ended, for a person: "exit 1", "killed by signal 15 (Terminated)", "timed out",
+// "not started".
+std::string program_end(const ProgramResult& result);
 
 // Whether process `pid` exists on this host and its command line contains `needle` (a pid may
 // be reused by an unrelated process after the one we started is gone).

@@ -245,8 +245,21 @@ TEST_F(SlurmSweep, SignalledTaskIsRequeuedAndMatchesAnUninterruptedRun) {
       "set:\n  train.max_updates: 400\n  train.log_every: 7\n  train.valid_every: 100\n";
   const std::string sweep =
       write_sweep("pre", "name: pre\nbase: base.yaml\nseeds: [3]\n" + set + "slurm:\n  cpus: 1\n");
+  // scontrol requeue is answered 2 s late, as a busy slurmctld may: the requeue's SIGTERM to
+  // the job's processes then certainly reaches scontrol before it ends (CI saw "failed ()").
+  const auto scontrol = fathom::find_on_path("scontrol");
+  ASSERT_TRUE(scontrol);
+  const fs::path slow = dir_ / "slow-scontrol";
+  fs::create_directories(slow);
+  std::ofstream(slow / "scontrol") << "#!/bin/sh\n"
+                                   << *scontrol << " \"$@\"\nstatus=$?\n"
+                                   << "if [ \"$1\" = requeue ]; then sleep 2; fi\nexit $status\n";
+  fs::permissions(slow / "scontrol", fs::perms::owner_all, fs::perm_options::add);
+  const std::string path = "PATH=" + slow.string() + ":" + std::getenv("PATH");
   ProgramResult result;
-  std::thread scheduler([&] { result = fathom({"sweep", sweep, "--wait", "--no-progress"}); });
+  std::thread scheduler([&] {
+    result = fathom({"sweep", sweep, "--wait", "--no-progress"}, {path});
+  });
   const RunningTask task = wait_for_running_task("pre", 21, INT64_MAX);
   const bool mid_run = static_cast<bool>(task);
   const int64_t id = task.run;
