@@ -149,11 +149,19 @@ class EndedWorkers {
     for (const WorkerEnd& end : pending_) {
       auto record = store.find_run(std::to_string(end.run));
       // Still running under the worker's lease: it died before it could record an end.
-      if (record && record->status == db::status::kRunning)
-        mark_lost(store, db::Lease{end.run, end.lease ? end.lease : record->lease}, end.reason);
+      if (record && record->status == db::status::kRunning) {
+        const db::Lease lease{end.run, end.lease ? end.lease : record->lease};
+        mark_lost(store, lease, reason_for(end, lease));
+      }
+      put_down_.erase(end.run);
     }
     pending_.clear();
     return any;
+  }
+  // Lost worker `lease` of ours was put down for `reason` while another process held the lock:
+  // its end, reaped later, is that verdict -- not "killed by signal 9", which is our own kill.
+  void put_down(const db::Lease& lease, const std::string& reason) {
+    put_down_[lease.run] = {lease.generation, reason};
   }
   // Whether run `run`'s worker ended and its record waits for the lock.
   bool waiting(int64_t run) const {
@@ -162,7 +170,15 @@ class EndedWorkers {
   }
 
  private:
+  const std::string& reason_for(const WorkerEnd& end, const db::Lease& lease) const {
+    const auto verdict = put_down_.find(end.run);
+    return verdict != put_down_.end() && verdict->second.first == lease.generation
+               ? verdict->second.second
+               : end.reason;
+  }
+
   std::vector<WorkerEnd> pending_;
+  std::map<int64_t, std::pair<int64_t, std::string>> put_down_;  // run -> (lease, verdict)
 };
 
 // Reaps the workers that ended, waiting (up to kDyingWorkerWait) while run `run`'s own worker
@@ -212,9 +228,13 @@ void settle_lost_workers(db::Store& store, Launcher& launcher, EndedWorkers& end
       }
       if (ended.waiting(r.id)) continue;
     }
+    const db::Lease lease{r.id, r.lease};  // the holder judged lost, and only it
+    const bool own_child = launcher.child_worker(r.id, r.lease) != ChildWorker::kNone;
     *lost = put_down_lost_worker(store, r, *lost);  // no lock, no device left held
-    if (store_locked_now(store)) continue;          // another holder: judged again next round
-    const db::Lease lease{r.id, r.lease};           // the holder judged lost, and only it
+    if (store_locked_now(store)) {                  // another holder: recorded a round later
+      if (own_child) ended.put_down(lease, *lost);  // from its reaped end, with this verdict
+      continue;
+    }
     if (never_started(r, store.tags(r.id))) {
       // Nothing of it ran under this claim (a scheduler that claimed it was killed before
       // its worker started): back in the queue, for this launch (or the next) to start.
