@@ -153,9 +153,10 @@ endfunction()
 # The linker: GNU gold where the compiler can use it. Relinking the build's 52 programs (most
 # link LibTorch) takes 6.7 s with it against 30.4 s with the default BFD linker on 2 cores
 # (docs/performance.md, "Clean build time"). Debian 12's binutils has it; where it is missing
-# (binutils 2.44 moved it out) the check falls back to the default.
+# (binutils 2.44 moved it out) the check falls back to the default. Sanitized builds (the fuzz
+# targets, scripts/sanitize.sh) keep the default: gold warns on every ASan helper symbol.
 option(FATHOM_GOLD_LINKER "Link with GNU gold where the compiler accepts -fuse-ld=gold" ON)
-if(FATHOM_GOLD_LINKER)
+if(FATHOM_GOLD_LINKER AND NOT FATHOM_SANITIZE)
   include(CheckLinkerFlag)
   check_linker_flag(CXX "-fuse-ld=gold" FATHOM_HAVE_GOLD)
   if(FATHOM_HAVE_GOLD)

@@ -73,7 +73,9 @@ echo "build: torch $torch_version, CXX11 ABI $cxx11_abi, C++$cxx_standard, prefi
 link_flags="-Wl,-rpath-link,$torch_lib"
 [ -n "$nvidia_libs" ] && link_flags="$link_flags -Wl,-rpath-link,$nvidia_libs"
 cuda_root="${CUDA_HOME:-/usr/local/cuda}"
-cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# The default linker: the one a GPU lease has built with (gold, the CPU build's, is untried
+# against the wheel's libraries, and a lease has no time for a failed link).
+cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATHOM_GOLD_LINKER=OFF \
   -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST -DFATHOM_TEST_SUITE_PROCESSES=OFF \
   -DFATHOM_BUILD_GUI=OFF -DFATHOM_BUILD_PLOTS=OFF \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$root/usr" \
