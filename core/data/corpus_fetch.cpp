@@ -1,8 +1,5 @@
 #include "core/data/corpus_fetch.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -17,6 +14,7 @@
 
 #include "base/config/corpus_path.h"
 #include "base/util/error.h"
+#include "base/util/file_lock.h"
 #include "base/util/file_write.h"
 #include "base/util/process.h"
 #include "base/util/progress.h"
@@ -34,23 +32,6 @@ std::string mib(uint64_t bytes) {
   return text;
 }
 
-// One process-wide lock per corpus, so that two `data get` (or two workers) fetch it once.
-class CorpusLock {
- public:
-  explicit CorpusLock(const fs::path& path) {
-    fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~CorpusLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  CorpusLock(const CorpusLock&) = delete;
-  CorpusLock& operator=(const CorpusLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
 class Fetcher {
  public:
   Fetcher(const CorpusCatalog& catalog, const CorpusFetchOptions& options)
@@ -62,7 +43,8 @@ class Fetcher {
     const fs::path home = o_.home.empty() ? corpora_home() : o_.home;
     fs::create_directories(home);
     const fs::path dir = home / c_.name;
-    CorpusLock lock(home / ("." + c_.name + ".lock"));
+    // One lock per corpus, so that two `data get` (or two workers) fetch it once.
+    const FileLock lock(home / ("." + c_.name + ".lock"), FileLock::Mode::kWait);
     CorpusFetchResult result;
     result.dir = dir.string();
     if (fs::exists(dir / "corpus.json")) {

@@ -85,10 +85,9 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   // A 4-run sweep (2 norms x 2 seeds) named `name`, `updates` updates a run.
   std::string sweep_file(const std::string& name, int updates) {
     const fs::path path = dir_ / (name + ".yaml");
-    sweep_bodies_[path.string()] =
-        "base: base.yaml\nset:\n  train.max_updates: " + std::to_string(updates) +
-        "\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n";
-    std::ofstream(path) << "name: " << name << "\n" << sweep_bodies_[path.string()];
+    std::ofstream(path) << "name: " << name
+                        << "\nbase: base.yaml\nset:\n  train.max_updates: " << updates
+                        << "\ngrid:\n  model.norm: [post, pre]\nseeds: [1, 2]\n";
     return path.string();
   }
   // `fathom sweep FILE --jobs 2 [--resume]` against `store`, in its own process group, its
@@ -151,7 +150,8 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   // rows do not depend on it), made once for all the tests that sweep the same body.
   void run_reference(const std::string& file) {
     try {
-      reference_ = ft::shared_sweep_reference(kBase, sweep_bodies_.at(file));
+      const std::string text = ft::read_text(file);  // its body: all but the name's line
+      reference_ = ft::shared_sweep_reference(kBase, text.substr(text.find('\n') + 1));
     } catch (const std::exception& e) {
       FAIL() << e.what();
     }
@@ -173,8 +173,7 @@ class FaultCampaign : public ::testing::TestWithParam<std::string> {
   const fs::path& dir_ = scratch_.path();
   std::optional<ft::ScratchStore> faulty_;
   std::optional<ft::SweepReference> reference_;
-  std::map<std::string, std::string> sweep_bodies_;      // each sweep file's text after its name
-  int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);  // the random kills
+  int updates_ = env_int("FATHOM_FAULT_UPDATES", 1500);       // the random kills
   int short_updates_ = env_int("FATHOM_FAULT_UPDATES", 800);  // two schedulers, the held lock
 };
 

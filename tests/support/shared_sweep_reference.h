@@ -6,18 +6,15 @@
 // deterministic given a seed on the CPU, so one run of the same config with the same binary is
 // the same reference; the key is the binary's size and modification time with the texts.
 // Header-only.
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include "base/util/content_hash.h"
+#include "base/util/file_lock.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/processes.h"
 
@@ -31,15 +28,6 @@ struct SweepReference {
 
 namespace shared_reference_detail {
 
-// FNV-1a, 64 bits: a name that is the same in every process (std::hash need not be).
-inline std::string fnv1a_hex(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
-
 // The binary's size and modification time: a rebuilt fathom makes new references.
 inline std::string binary_stamp(const std::filesystem::path& binary) {
   struct stat st {};
@@ -48,39 +36,12 @@ inline std::string binary_stamp(const std::filesystem::path& binary) {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
-inline std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// An exclusive flock on `path` for the life of the object; with `wait` false, held() says
-// whether it was free.
-class FileLock {
- public:
-  FileLock(const std::filesystem::path& path, bool wait) {
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ >= 0 && flock(fd_, wait ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
-      close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) close(fd_);  // the lock goes with the descriptor
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  bool held() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
-
 // References another binary made: removed, except one a test is making now (its lock held).
 inline void remove_stale(const std::filesystem::path& root, const std::string& stamp) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
-    if (!entry.is_directory() || read_all(entry.path() / "stamp") == stamp) continue;
-    const FileLock lock(entry.path().string() + ".lock", /*wait=*/false);
+    if (!entry.is_directory() || read_text(entry.path() / "stamp") == stamp) continue;
+    const FileLock lock(entry.path().string() + ".lock", FileLock::Mode::kTry);
     if (!lock.held()) continue;
     std::filesystem::remove_all(entry.path(), ec);
     std::filesystem::remove(entry.path().string() + ".lock", ec);
@@ -102,9 +63,11 @@ inline SweepReference shared_sweep_reference(const std::string& base_yaml,
   const std::string stamp = d::binary_stamp(binary);
   const fs::path root = binary.parent_path() / "tests" / "shared-references";
   fs::create_directories(root);
-  const fs::path dir = root / d::fnv1a_hex(stamp + "\n" + base_yaml + "\n" + sweep_body);
+  ContentHash key;
+  for (const std::string& part : {stamp, base_yaml, sweep_body}) key.add_field(part);
+  const fs::path dir = root / key.hex();
   const SweepReference made{(dir / "runs.db").string(), "reference"};
-  const d::FileLock lock(dir.string() + ".lock", /*wait=*/true);
+  const FileLock lock(dir.string() + ".lock", FileLock::Mode::kWait);
   if (fs::exists(dir / "done")) return made;
   d::remove_stale(root, stamp);
   fs::remove_all(dir);  // a run that was cut short leaves no "done"
@@ -119,7 +82,7 @@ inline SweepReference shared_sweep_reference(const std::string& base_yaml,
       log.string()));
   if (exit != 0)
     throw std::runtime_error("the reference sweep ended with " + std::to_string(exit) + ":\n" +
-                             d::read_all(log));
+                             read_text(log));
   std::ofstream(dir / "done") << "";
   return made;
 }
