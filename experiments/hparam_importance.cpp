@@ -162,8 +162,12 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
 HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
                                         const std::string& metric, RunValue value,
                                         const std::string& where) {
+  return hparam_importance_of(store, select_sweep_runs(store, sweep, where), metric, value);
+}
+
+HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& selected,
+                                      const std::string& metric, RunValue value) {
   const bool diverged = metric == kDivergedMetric;
-  const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, diverged ? db::metric::kValidLoss : metric, {});
   if (!diverged) {
     TableOptions o;

@@ -68,6 +68,10 @@ inline constexpr const char* kDivergedMetric = "diverged";
 HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
                                         const std::string& metric, RunValue value,
                                         const std::string& where);
+// The same of runs already selected: a report's sections all read the one selection its header
+// counts, never a later one that a live sweep has grown since.
+HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& selected,
+                                      const std::string& metric, RunValue value);
 
 // One row per term: the axes, V_S, its share in percent; then the rest and the seeds.
 TextTable hparam_importance_table(const HparamImportance& importance);

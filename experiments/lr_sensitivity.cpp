@@ -426,9 +426,15 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
                                   const std::string& metric, RunValue value,
                                   const std::string& where, const std::string& label,
                                   const std::string& range) {
+  return lr_sensitivity_of(store, select_sweep_runs(store, sweep, where), metric, value, label,
+                           range);
+}
+
+LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selected,
+                                const std::string& metric, RunValue value, const std::string& label,
+                                const std::string& range) {
   std::optional<std::pair<double, double>> bounds;
   if (!range.empty()) bounds = parse_lr_range(range);
-  const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, metric, {});
   TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
   o.metric = metric;

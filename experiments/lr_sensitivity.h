@@ -114,6 +114,10 @@ LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& swe
                                   const std::string& metric, RunValue value = RunValue::Last,
                                   const std::string& where = "", const std::string& label = "",
                                   const std::string& range = "");
+// The same of runs already selected (a report's one selection; see hparam_importance_of).
+LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selected,
+                                const std::string& metric, RunValue value = RunValue::Last,
+                                const std::string& label = "", const std::string& range = "");
 
 // One row per curve: its sensitivity and interval, best rate and loss, its rates in the range,
 // and the rates where seeds diverged.

@@ -202,7 +202,13 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
 LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
                             const std::string& depth_key, const std::string& metric, RunValue value,
                             const std::string& where, const std::string& label) {
-  const SweepRuns selected = select_sweep_runs(store, sweep, where);
+  return lr_transfer_of(store, select_sweep_runs(store, sweep, where), depth_key, metric, value,
+                        label);
+}
+
+LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
+                          const std::string& depth_key, const std::string& metric, RunValue value,
+                          const std::string& label) {
   std::map<std::string, std::set<std::string>> axes;
   for (const auto& r : load_table_runs(store, selected, metric, {}))
     for (const auto& [key, v] : r.axes) axes[key].insert(v);
@@ -213,9 +219,10 @@ LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
   std::vector<std::pair<double, LrSensitivity>> by_depth;
   std::vector<std::string> notes;
   for (const auto& [depth, text] : depths) {
-    const std::string at = key + "=" + text;
-    LrSensitivity s = load_lr_sensitivity(store, sweep, metric, value,
-                                          where.empty() ? at : "(" + where + ") and " + at, label);
+    // This depth's runs among those selected (every depth listed has some: it came from them).
+    const SweepRuns at_depth =
+        filter_sweep_runs(selected.runs, "", key + "=" + text, "fathom export lr-transfer");
+    LrSensitivity s = lr_sensitivity_of(store, at_depth, metric, value, label);
     // How l0 and each run's value were found: the same at every depth; keep the first depth's.
     if (notes.empty())
       for (const auto& n : s.notes)

@@ -216,14 +216,14 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
 // A sweep over learning rates: each method's loss against the rate and its sensitivity
 // (experiments/lr_sensitivity.h), on the validation loss.
 void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, const db::Store& store,
-                            const std::string& sweep, const std::set<std::string>& axis_keys,
+                            const SweepRuns& selected, const std::set<std::string>& axis_keys,
                             const std::vector<std::map<std::string, std::string>>& axes) {
   std::set<std::string> rates;
   for (const auto& a : axes)
     if (auto it = a.find(kLrKey); it != a.end()) rates.insert(it->second);
   if (!axis_keys.count(kLrKey) || rates.size() < 2) return;
   const LrSensitivity s =
-      load_lr_sensitivity(store, sweep, db::metric::kValidLoss, RunValue::Last, options.where);
+      lr_sensitivity_of(store, selected, db::metric::kValidLoss, RunValue::Last);
   if (s.curves.empty()) return;
   out << "\n## Learning-rate sensitivity\n\n"
       << text_table_to_markdown(lr_sensitivity_table(s)) << "\n";
@@ -236,8 +236,7 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
 
 // A sweep over depth x learning rate: each method's best rate per depth and its slope across
 // depths (experiments/lr_transfer.h), on the validation loss.
-void lr_transfer_section(std::ostream& out, const db::Store& store, const std::string& sweep,
-                         const std::string& where,
+void lr_transfer_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
                          const std::vector<std::map<std::string, std::string>>& axes) {
   std::map<std::string, std::set<std::string>> values;
   for (const auto& a : axes)
@@ -249,7 +248,7 @@ void lr_transfer_section(std::ostream& out, const db::Store& store, const std::s
   });
   if (!values.count(kLrKey) || values.at(kLrKey).size() < 3 || depth == values.end()) return;
   const LrTransfer t =
-      load_lr_transfer(store, sweep, depth->first, db::metric::kValidLoss, RunValue::Last, where);
+      lr_transfer_of(store, selected, depth->first, db::metric::kValidLoss, RunValue::Last);
   if (t.rows.empty()) return;
   out << "\n## Learning-rate transfer across depth\n\n"
       << text_table_to_markdown(lr_transfer_table(t)) << "\n"
@@ -384,9 +383,11 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
   }
-  importance_section(out, store, sweep, options.where, options.render_importance);
-  lr_sensitivity_section(out, options, store, sweep, listed, axes);
-  lr_transfer_section(out, store, sweep, options.where, axes);
+  // Every section reads `selected`, the runs counted above: a live sweep's later runs would
+  // make the sections disagree with the header and with each other.
+  importance_section(out, store, selected, options.render_importance);
+  lr_sensitivity_section(out, options, store, selected, listed, axes);
+  lr_transfer_section(out, store, selected, axes);
   samples_section(out, store, runs, options.select_by);
   probes_section(out, options, store, runs);
   if (!options.rows.empty()) {

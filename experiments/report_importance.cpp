@@ -6,12 +6,12 @@
 
 namespace fathom::experiments {
 
-void importance_section(std::ostream& out, const db::Store& store, const std::string& sweep,
-                        const std::string& where, const ImportanceRenderer& render) {
+void importance_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                        const ImportanceRenderer& render) {
   const std::string metric = db::metric::kValidLoss;
   HparamImportance h;
   try {
-    h = load_hparam_importance(store, sweep, metric, RunValue::Final, where);
+    h = hparam_importance_of(store, selected, metric, RunValue::Final);
   } catch (const InputError& e) {
     // Nothing swept besides the seed, or no run has the loss: not a question for this sweep.
     if (e.field() == "--sweep" || e.message().find("no run of the sweep") != std::string::npos)

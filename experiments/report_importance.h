@@ -17,8 +17,8 @@ namespace fathom::experiments {
 // or "" where figures are not available. Null: no figure.
 using ImportanceRenderer = std::function<std::string(const HparamImportance&, const std::string&)>;
 
-// `where`: only the sweep's runs that filter keeps (the report's --where).
-void importance_section(std::ostream& out, const db::Store& store, const std::string& sweep,
-                        const std::string& where, const ImportanceRenderer& render);
+// `selected`: the report's runs (the sweep's, or those its --where keeps).
+void importance_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                        const ImportanceRenderer& render);
 
 }  // namespace fathom::experiments

@@ -9,6 +9,7 @@
 
 #include "base/util/error.h"
 #include "db/store.h"
+#include "experiments/hparam_importance.h"
 #include "experiments/lr_transfer.h"
 #include "experiments/report.h"
 #include "tests/support/temp_dir.h"
@@ -105,6 +106,26 @@ TEST(LrTransfer, TheSlopeOfTheBestRateAcrossDepths) {
   EXPECT_EQ(experiments::lr_transfer_table(t).header[1], "layers");
 }
 
+// Sweep "d" at `layers` whose loss is the parabola (ln lr - ln best)^2 / 10 + 1 over four
+// rates and two seeds; l0 at update 0.
+void add_depth(db::Store& store, const std::string& layers, double best) {
+  for (const char* lr : {"0.0001", "0.001", "0.01", "0.1"})
+    for (const char* seed : {"1", "2"}) {
+      db::NewRun n;
+      n.name = "d/" + layers + "/" + lr + "/" + seed;
+      n.sweep = "d";
+      n.config_json = R"({"model":{"layers":)" + layers + "}}";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.model.layers", layers);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "axis.train.seed", seed);
+      const double loss = 1 + std::pow(std::log(std::stod(lr)) - std::log(best), 2) / 10;
+      store.write_metrics(id, {{0, "valid_loss", 100.0, 0.0}, {100, "valid_loss", loss, 0.0}});
+      store.set_final_metric(id, "valid_loss", loss);
+      store.finish_run(id, "finished");
+    }
+}
+
 // From a store, and in a report: the same parabolas as above at 6 and 24 layers (best 1e-2
 // and 2.5e-3: slope -1), each run's loss at the end of training, l0 at update 0.
 TEST(LrTransfer, FromAStoredSweepAndInItsReport) {
@@ -112,22 +133,8 @@ TEST(LrTransfer, FromAStoredSweepAndInItsReport) {
   const std::string path = scratch.file("d.db");
   {
     auto store = db::Store::open(path);
-    for (const auto& [layers, best] : {std::pair{"6", 1e-2}, {"24", 2.5e-3}})
-      for (const char* lr : {"0.0001", "0.001", "0.01", "0.1"})
-        for (const char* seed : {"1", "2"}) {
-          db::NewRun n;
-          n.name = std::string("d/") + layers + "/" + lr + "/" + seed;
-          n.sweep = "d";
-          n.config_json = std::string(R"({"model":{"layers":)") + layers + "}}";
-          const int64_t id = store.create_run(n);
-          store.set_tag(id, "axis.model.layers", layers);
-          store.set_tag(id, "axis.train.lr", lr);
-          store.set_tag(id, "axis.train.seed", seed);
-          const double loss = 1 + std::pow(std::log(std::stod(lr)) - std::log(best), 2) / 10;
-          store.write_metrics(id, {{0, "valid_loss", 100.0, 0.0}, {100, "valid_loss", loss, 0.0}});
-          store.set_final_metric(id, "valid_loss", loss);
-          store.finish_run(id, "finished");
-        }
+    add_depth(store, "6", 1e-2);
+    add_depth(store, "24", 2.5e-3);
   }
   const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   const auto t = experiments::load_lr_transfer(store, "d", "", "valid_loss");
@@ -146,6 +153,40 @@ TEST(LrTransfer, FromAStoredSweepAndInItsReport) {
   text << in.rdbuf();
   EXPECT_NE(text.str().find("## Learning-rate transfer across depth"), std::string::npos);
   EXPECT_NE(text.str().find("| all runs | 2 | -1 |"), std::string::npos) << text.str();
+}
+
+// A report's sections read the runs its header counted. Runs of a third depth (96 layers, best
+// rate 6.25e-4: still slope -1) stored after the selection are not among a selection's depths,
+// curves or importance cells (2 depths x 4 rates), though a fresh listing has them.
+TEST(LrTransfer, ASelectionIsTheRunsItListedNotTheStoresLater) {
+  fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("d.db"));
+  add_depth(store, "6", 1e-2);
+  add_depth(store, "24", 2.5e-3);
+  const auto selected = experiments::select_sweep_runs(store, "d", "");
+  add_depth(store, "96", 6.25e-4);
+
+  const auto t = experiments::lr_transfer_of(store, selected, "", "valid_loss");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rows[1].depth, 24);
+  ASSERT_EQ(t.slopes.size(), 1u);
+  EXPECT_EQ(t.slopes[0].depths, 2);
+  const auto s = experiments::lr_sensitivity_of(store, selected, "valid_loss");
+  ASSERT_EQ(s.curves.size(), 2u);  // one per depth, 8 runs each
+  for (const auto& c : s.curves) EXPECT_EQ(c.points.size(), 4u) << c.label;
+  const auto h = experiments::hparam_importance_of(store, selected, "valid_loss",
+                                                   experiments::RunValue::Final);
+  EXPECT_EQ(h.cells, 8);
+
+  const auto later = experiments::load_lr_transfer(store, "d", "", "valid_loss");
+  ASSERT_EQ(later.rows.size(), 3u);
+  EXPECT_NEAR(later.rows[2].best.lr, 6.25e-4, 1e-12);
+  EXPECT_EQ(later.slopes[0].depths, 3);
+  EXPECT_NEAR(later.slopes[0].slope, -1.0, 1e-9);
+  EXPECT_EQ(experiments::load_hparam_importance(store, "d", "valid_loss",
+                                                experiments::RunValue::Final, "")
+                .cells,
+            12);
 }
 
 TEST(LrTransfer, ADepthAxisIsNeeded) {
