@@ -23,6 +23,7 @@
 #include "tests/support/network_link.h"
 #include "tests/support/private_postgres.h"
 #include "tests/support/processes.h"
+#include "tests/support/shared_sweep_reference.h"
 #include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
@@ -154,6 +155,21 @@ void expect_equal_to_uninterrupted(const RunExport& got, const RunExport& want) 
     }
 }
 
+// The uninterrupted runs of the sweep of `seeds` on the scenes' base config, in the order the
+// sweep made them: made once per build for every test here, in whichever process asks first
+// (tests/support/shared_sweep_reference.h) -- training is deterministic given the seed, and each
+// test ran its own for 10-15 s of both cores.
+std::vector<RunExport> uninterrupted_runs(const std::string& seeds = "[1]") {
+  const auto reference =
+      ft::shared_sweep_reference(kBase, "base: base.yaml\nseeds: " + seeds + "\n");
+  const auto store = Store::open(reference.store, OpenMode::ReadOnly);
+  std::vector<RunExport> out;
+  for (const auto& run : store.list_runs(reference.sweep)) out.push_back(store.export_run(run.id));
+  return out;
+}
+// The base config's one run (seed 1, the default: a `fathom train` of it is the same run).
+RunExport uninterrupted_run() { return uninterrupted_runs().at(0); }
+
 // Nothing about the run changed between two snapshots: its row, every metric row, final
 // metric, tag and artifact row, and every file the store records for it.
 void expect_untouched(const RunExport& after, const RunExport& before,
@@ -189,7 +205,7 @@ class Fencing : public ::testing::TestWithParam<std::string> {
   ft::TempDir scratch_{true};  // kept for a post-mortem when the test fails
 };
 
-// A one-run sweep "frozen" (and its uninterrupted "reference") whose scheduler and worker,
+// A one-run sweep "frozen" whose scheduler and worker,
 // started under `prefix`, were frozen (SIGSTOP) mid-run and left silent past the heartbeat
 // timeout: the resume that follows declares the worker lost.
 struct FrozenSweep {
@@ -201,8 +217,6 @@ struct FrozenSweep {
 
 FrozenSweep freeze_mid_run(const FaultScene& scene, const std::vector<std::string>& prefix) {
   FrozenSweep frozen;
-  EXPECT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
-      << scene.log("reference.log");
   frozen.file = scene.sweep("frozen");
   frozen.args = {"--jobs", "1"};
   frozen.args.insert(frozen.args.end(), kFast.begin(), kFast.end());
@@ -257,7 +271,7 @@ TEST_P(Fencing, AFrozenWorkerWakesToFindItsRunTakenAndWritesNothing) {
                    files);
   // What the old worker wrote after the takeover (a checkpoint it could not record) it removed.
   EXPECT_EQ(scene.strays(finished.run.id), std::vector<std::string>{});
-  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+  expect_equal_to_uninterrupted(finished, uninterrupted_run());
   std::printf("frozen at update %lld; taken over under lease %lld\n",
               static_cast<long long>(frozen_at), static_cast<long long>(finished.run.lease));
 }
@@ -290,7 +304,7 @@ TEST_P(Fencing, AFrozenWorkerOnThisMachineIsPutDownBeforeItsRunIsTakenOver) {
   const std::string said = scene.log("resume.log");
   EXPECT_NE(said.find("(pid " + std::to_string(worker)), std::string::npos) << said;
   EXPECT_NE(said.find("was killed"), std::string::npos) << said;
-  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+  expect_equal_to_uninterrupted(finished, uninterrupted_run());
 }
 
 // `fathom train --resume` of a run whose `fathom train` froze on this machine (SIGSTOP) and
@@ -300,8 +314,6 @@ TEST_P(Fencing, AFrozenWorkerOnThisMachineIsPutDownBeforeItsRunIsTakenOver) {
 TEST_P(Fencing, AFrozenTrainRunIsPutDownByItsResumeAndTakenOver) {
   FaultScene scene(scratch_.path(), store_->location());
   const std::string base = (scratch_.path() / "base.yaml").string();
-  ASSERT_EQ(ft::wait_exit(scene.start_train({base, "--set", "name=reference"}, "reference.log")), 0)
-      << scene.log("reference.log");
   const pid_t frozen =
       scene.start_train({base, "--set", "name=frozen", "--heartbeat-interval", "1"}, "frozen.log");
   std::optional<RunRecord> run;
@@ -337,7 +349,7 @@ TEST_P(Fencing, AFrozenTrainRunIsPutDownByItsResumeAndTakenOver) {
   EXPECT_NE(said.find("was killed"), std::string::npos) << said;
   const RunExport finished = scene.snapshot(run->id);
   EXPECT_GT(finished.run.lease, run->lease);
-  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.run_named("reference")->id));
+  expect_equal_to_uninterrupted(finished, uninterrupted_run());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Fencing, ::testing::Values("sqlite", "postgresql"),
@@ -358,8 +370,6 @@ TEST(FencingPartition, AWorkerCutOffFromTheServerWritesNothingAfterTheTakeover) 
       {"PG_TEST_PEER_ADDRESS=" + link.host_address(), "PG_TEST_PEER_NETWORK=" + link.network()});
   if (server.skipped()) GTEST_SKIP() << *server.skipped();
   FaultScene scene(scratch.path(), server.url());
-  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
-      << scene.log("reference.log");
 
   const std::string file = scene.sweep("partitioned");
   std::vector<std::string> args = {"--jobs", "1"};
@@ -392,7 +402,7 @@ TEST(FencingPartition, AWorkerCutOffFromTheServerWritesNothingAfterTheTakeover) 
   expect_untouched(scene.snapshot(finished.run.id), finished, scene.recorded_files(finished.run.id),
                    files);
   EXPECT_EQ(scene.strays(finished.run.id), std::vector<std::string>{});
-  expect_equal_to_uninterrupted(finished, scene.snapshot(scene.only_run("reference")->id));
+  expect_equal_to_uninterrupted(finished, uninterrupted_run());
 }
 
 // The PostgreSQL server restarts (a fast shutdown: every session cut) while a sweep's two
@@ -409,9 +419,6 @@ TEST(FencingRestart, APostgresRestartMidSweepLosesNothing) {
     std::ofstream(path) << "name: " << name << "\nbase: base.yaml\nseeds: [1, 2]\n";
     return path.string();
   };
-  ASSERT_EQ(scene.run(two_runs("reference"), {"--jobs", "2"}, "reference.log"), 0)
-      << scene.log("reference.log");
-
   const pid_t sweep = scene.start(two_runs("restarted"), {"--jobs", "2"}, "restarted.log");
   bool mid_run = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
@@ -431,12 +438,14 @@ TEST(FencingRestart, APostgresRestartMidSweepLosesNothing) {
       << "the restart went unnoticed: " << scene.log("restarted.log");
 
   auto store = Store::open(server.url(), OpenMode::ReadOnly);
-  const auto want = store.list_runs("reference"), got = store.list_runs("restarted");
+  const auto got = store.list_runs("restarted");
+  const auto want = uninterrupted_runs("[1, 2]");
   ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(want.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(got[i].name);
     EXPECT_EQ(got[i].lease, 1) << "a restart is no reason to take a run from its worker";
-    expect_equal_to_uninterrupted(store.export_run(got[i].id), store.export_run(want[i].id));
+    expect_equal_to_uninterrupted(store.export_run(got[i].id), want[i]);
   }
 }
 
@@ -450,8 +459,6 @@ TEST(StoreOutage, ARunCutOffLongerThanTheRetryBudgetIsResumable) {
   const std::string database = store.location().substr(store.location().rfind('/') + 1);
   ft::TempDir scratch(true);
   FaultScene scene(scratch.path(), store.location());
-  ASSERT_EQ(scene.run(scene.sweep("reference"), {"--jobs", "1"}, "reference.log"), 0)
-      << scene.log("reference.log");
 
   scene.retry_seconds = 6;
   const std::string file = scene.sweep("outage");
@@ -480,8 +487,7 @@ TEST(StoreOutage, ARunCutOffLongerThanTheRetryBudgetIsResumable) {
   std::vector<std::string> resume = args;
   resume.push_back("--resume");
   ASSERT_EQ(scene.run(file, resume, "resume.log"), 0) << scene.log("resume.log");
-  expect_equal_to_uninterrupted(scene.snapshot(cut.id),
-                                scene.snapshot(scene.only_run("reference")->id));
+  expect_equal_to_uninterrupted(scene.snapshot(cut.id), uninterrupted_run());
 }
 
 }  // namespace test_fencing
