@@ -1,6 +1,5 @@
-// The `fathom` command line as CLI11 sees it: global options and every sub-command, in one
-// place -- main() parses with it, and fuzz/fuzz_cli.cpp parses arbitrary argument lists with
-// it (commands' callbacks removed).
+// The `fathom` command line's global options, and the commands that only read and write the
+// store (build_store_app: the front program, cli/main.cpp); cli/app_models.cpp adds the rest.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -41,7 +40,7 @@ void take_config_from_overrides(std::string& config_path, std::vector<std::strin
   }
 }
 
-void build_app(CLI::App& app, GlobalOptions& options) {
+void add_global_options(CLI::App& app, GlobalOptions& options) {
   app.require_subcommand(1);
   app.fallthrough();  // global options (--db, --json) may follow the sub-command
   app.add_option_function<std::string>(
@@ -56,28 +55,18 @@ void build_app(CLI::App& app, GlobalOptions& options) {
                  "directory for checkpoints and caches; default $FATHOM_ARTIFACTS, else "
                  "<db stem>.artifacts beside a SQLite file (required with a server store)");
   app.add_flag("--json", options.json, "machine-readable output");
+}
 
-  add_train_command(app, options);
-  add_worker_command(app, options);
-  add_rank_command(app, options);
+void build_store_app(CLI::App& app, GlobalOptions& options) {
+  add_global_options(app, options);
   add_runs_command(app, options);
   add_show_command(app, options);
   add_delete_command(app, options);
-  add_prune_command(app, options);
   add_cancel_command(app, options);
   add_bleu_command(app, options);
-  add_translate_command(app, options);
-  add_attention_command(app, options);
-  add_config_command(app, options);
-  add_fold_command(app, options);
-  add_params_command(app, options);
-  add_sweep_command(app, options);
   add_export_command(app, options);
   add_report_command(app, options);
-  add_analyze_command(app, options);
   add_db_command(app, options);
-  add_compare_command(app, options);
-  add_data_command(app, options);
   add_metrics_command(app, options);
 }
 

@@ -75,8 +75,15 @@ struct CommandExit {
   int code;
 };
 
-// Every global option and sub-command of `fathom` on `app`; `options` receives the globals.
+// The global options (--db, --artifacts, --json) on `app`; `options` receives them.
+void add_global_options(CLI::App& app, GlobalOptions& options);
+// Every global option and sub-command of `fathom` on `app` (cli/app_models.cpp: the program
+// fathom-torch, which links LibTorch).
 void build_app(CLI::App& app, GlobalOptions& options);
+// The global options and the commands that only read and write the store, whose whole program
+// needs no LibTorch (cli/app.cpp: the program `fathom`, which hands every other command to
+// fathom-torch; cli/command_line.h).
+void build_store_app(CLI::App& app, GlobalOptions& options);
 // For argv whose first word that is no global option names no command: "unknown command
 // 'trian'; did you mean 'train'? (commands: ...)" -- CLI11 alone says only "A subcommand is
 // required". Empty when the command is known (or there is none).
@@ -95,7 +102,8 @@ void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);
 void add_params_command(CLI::App& app, GlobalOptions& options);
 void add_sweep_command(CLI::App& app, GlobalOptions& options);
-void add_export_command(CLI::App& app, GlobalOptions& options);
+// `fathom export` with its torch-free sub-commands (all but verdicts); returns it.
+CLI::App* add_export_command(CLI::App& app, GlobalOptions& options);
 void add_report_command(CLI::App& app, GlobalOptions& options);
 void add_analyze_command(CLI::App& app, GlobalOptions& options);
 void add_db_command(CLI::App& app, GlobalOptions& options);

@@ -1,42 +1,21 @@
-// `fathom`: the headless workbench. Its commands are registered in cli/app.cpp.
+// `fathom`: the headless workbench. The commands that only read and write the store run here,
+// without LibTorch; every other argument list goes to fathom-torch (cli/command_line.h).
 #include <iostream>
 
-#include "base/util/blas_setup.h"
-#include "base/util/error.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
-#include "core/train/error_text.h"
-#include "core/train/threads.h"
 
 int main(int argc, char** argv) {
-  fathom::ensure_fast_blas(argv);  // may re-execute this program once, before any work
-  // Every command (analyses, decoding) under the trainer's threading policy; training sets it
-  // again from train.threads. Without it LibTorch 2.x runs an OpenMP thread per core beside
-  // OpenBLAS's, which stalls at each op's barrier when the cores are shared.
-  fathom::configure_threads(0);
   using namespace fathom::cli;
   CLI::App app{kAppDescription};
   GlobalOptions options;
-  build_app(app, options);
-
-  if (const std::string hint = unknown_command_hint(app, argc, argv); !hint.empty()) {
-    std::cerr << "error: " << hint << "\n";
-    return 2;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // One exit status per kind of outcome (README): CLI11's own codes (106, 109, ...) would
-    // make a usage error look different from any other bad input.
-    const int code = app.exit(e);  // prints the message (or the help)
-    return code == 0 ? 0 : 2;
-  } catch (const CommandExit& e) {
-    return e.code;
-  } catch (const fathom::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << fathom::error_text(e) << "\n";
+  build_store_app(app, options);
+  if (!serves(app, argc, argv)) {
+    // Returns only when it could not. (Not inside the `<<` chain: C++17 writes "error: "
+    // first, which would then lead fathom-torch's own output.)
+    const std::string why = run_torch_program(argv);
+    std::cerr << "error: " << why << "\n";
     return 1;
   }
-  return 0;
+  return run_command_line(app, argc, argv, [](const std::exception& e) { return e.what(); });
 }

@@ -4,11 +4,15 @@
 // input is the argument list, words separated by NUL bytes (at most 24 words). A parse error
 // gets CLI11's message (printed through app.exit into a buffer, as main() does); nothing else
 // may escape, and an unknown command or sub-command gets the "did you mean" hint without a crash.
+// The front program's choice (cli/command_line.h) is checked too: an argument list `fathom`
+// serves itself parses there exactly as in fathom-torch's app -- completes, or is refused with
+// the same message.
 #include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "fuzz/fuzz_input.h"
 
@@ -18,6 +22,21 @@ namespace {
 // parsed, converted, validated and its requirements checked, and before the sub-commands'
 // callbacks. (Clearing those callbacks instead would free the option structs they own.)
 struct Parsed {};
+
+// "parsed", or what the refusal printed.
+std::string parse_outcome(CLI::App& app, int argc, char** argv) {
+  app.parse_complete_callback([] { throw Parsed{}; });
+  try {
+    app.parse(argc, argv);
+    return "no parse-complete callback";
+  } catch (const Parsed&) {
+    return "parsed";
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    app.exit(e, out, err);
+    return out.str() + err.str();
+  }
+}
 
 }  // namespace
 
@@ -55,6 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       app.exit(e, out, err);
       FUZZ_CHECK(!(out.str() + err.str()).empty());  // every refusal says something
     }
+  });
+  fathom::fuzz::accept_input_errors([&] {
+    CLI::App front{kAppDescription}, whole{kAppDescription};
+    GlobalOptions front_options, whole_options;
+    build_store_app(front, front_options);
+    if (!serves(front, argc, argv.data())) return;
+    FUZZ_CHECK(hint.empty());  // what the front serves is a command
+    build_app(whole, whole_options);
+    FUZZ_CHECK(parse_outcome(front, argc, argv.data()) == parse_outcome(whole, argc, argv.data()));
   });
   return 0;
 }

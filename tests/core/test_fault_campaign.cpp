@@ -417,11 +417,12 @@ TEST_P(SqliteFaults, AWorkerFrozenHoldingTheWriteLockIsPutDownAndTheOtherTrainsO
   EXPECT_NE(log("frozen.log").find("write lock has been held by pid " + std::to_string(worker)),
             std::string::npos)
       << log("frozen.log");
-  EXPECT_NE(
-      log("frozen.log")
-          .find("it is pid " + std::to_string(worker) + " (fathom, stopped), the worker of run " +
-                std::to_string(frozen_run) + " of sweep frozen_lock"),
-      std::string::npos)
+  // A worker is fathom-torch, the program that trains (cli/command_line.h).
+  EXPECT_NE(log("frozen.log")
+                .find("it is pid " + std::to_string(worker) +
+                      " (fathom-torch, stopped), the worker of run " + std::to_string(frozen_run) +
+                      " of sweep frozen_lock"),
+            std::string::npos)
       << log("frozen.log");
 
   expect_crashed_only(
