@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
+#include "cli/sweep_command_line.h"
 #include "db/store.h"
 
 namespace fathom::cli {
@@ -68,6 +70,9 @@ void build_store_app(CLI::App& app, GlobalOptions& options) {
   add_report_command(app, options);
   add_db_command(app, options);
   add_metrics_command(app, options);
+  // `sweep status` and `sweep cancel`; `sweep FILE` runs a sweep, which is fathom-torch's: the
+  // front's `sweep` requires one of the two (cli/command_line.h hands the rest on).
+  add_sweep_command_line(app, std::make_shared<SweepArgs>(), options)->require_subcommand(1);
 }
 
 // The first word that is not a global option names the command; a word that names none gets

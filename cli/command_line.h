@@ -1,6 +1,7 @@
 #pragma once
 // `fathom` is two programs. The one users call (cli/main.cpp) serves the commands that only
-// read and write the store -- runs, show, export, report, db, ... -- and links no LibTorch,
+// read and write the store -- runs, show, export, report, db, sweep status, ... -- and links no
+// LibTorch,
 // whose loading alone costs every call ~0.5 s of CPU and 160 MB before any work; every other
 // argument list it hands, unchanged, to fathom-torch beside it (cli/main_torch.cpp), which
 // serves every command. Both parse with the same command registrations (cli/commands.h).

@@ -80,7 +80,8 @@ void add_global_options(CLI::App& app, GlobalOptions& options);
 // Every global option and sub-command of `fathom` on `app` (cli/app_models.cpp: the program
 // fathom-torch, which links LibTorch).
 void build_app(CLI::App& app, GlobalOptions& options);
-// The global options and the commands that only read and write the store, whose whole program
+// The global options and the commands that only read and write the store (with `sweep status`
+// and `sweep cancel`, cli/sweep_command_line.h), whose whole program
 // needs no LibTorch (cli/app.cpp: the program `fathom`, which hands every other command to
 // fathom-torch; cli/command_line.h).
 void build_store_app(CLI::App& app, GlobalOptions& options);

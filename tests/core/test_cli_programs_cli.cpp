@@ -24,6 +24,7 @@ class CliPrograms : public ::testing::Test {
     fs::copy_file(ft::built_fathom_binary(), alone());
     fathom::db::NewRun run;
     run.name = "first";
+    run.sweep = "s";
     fathom::db::Store::open(db()).create_run(run);
   }
   std::string alone() const { return (dir_.path() / "fathom").string(); }
@@ -45,6 +46,8 @@ TEST_F(CliPrograms, TheStoresCommandsRunWithoutFathomTorch) {
       {"--db", db(), "export", "table", "--help"},
       {"--db", db(), "db", "upgrade"},
       {"metrics"},
+      {"--db", db(), "sweep", "status", "s"},
+      {"sweep", "status", "s", "--db", db(), "--json"},
   };
   for (const auto& args : served) {
     const auto result = run(alone(), args);
@@ -53,6 +56,8 @@ TEST_F(CliPrograms, TheStoresCommandsRunWithoutFathomTorch) {
   }
   const auto json = run(alone(), {"--json", "--db", db(), "runs"});
   EXPECT_NE(json.out.find("\"first\""), std::string::npos) << json.out;
+  const auto status = run(alone(), {"--db", db(), "sweep", "status", "s"});
+  EXPECT_NE(status.out.find("1 runs: 1 queued"), std::string::npos) << status.out;
 }
 
 // Everything else goes to fathom-torch: a model's commands, `export verdicts`, a command
@@ -61,6 +66,9 @@ TEST_F(CliPrograms, TheStoresCommandsRunWithoutFathomTorch) {
 TEST_F(CliPrograms, EveryOtherArgumentListIsHandedToFathomTorch) {
   const std::vector<std::vector<std::string>> handed = {
       {"train", "config.yaml"},
+      {"sweep", "s.yaml"},
+      {"sweep", "--help"},
+      {"sweep"},
       {"--db", db(), "export", "verdicts"},
       {"export"},
       {},
@@ -102,7 +110,9 @@ TEST_F(CliPrograms, BothProgramsGiveAServedCommandTheSameHelp) {
                                                         {"export", "lr-sensitivity"},
                                                         {"export", "importance"},
                                                         {"export", "lr-transfer"},
-                                                        {"export", "plot"}};
+                                                        {"export", "plot"},
+                                                        {"sweep", "status"},
+                                                        {"sweep", "cancel"}};
   for (const auto& command : served) {
     auto args = command;
     args.push_back("--help");
