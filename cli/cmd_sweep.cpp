@@ -5,15 +5,14 @@
 // axis values) and has workers train them wherever the chosen launcher starts them: local
 // processes, a cluster's queue (experiments/launcher_registry.h, docs/cluster.md). `--resume`
 // continues a sweep after anything stopped it, even kill -9 of the scheduler and its workers: ended
-// runs are kept, interrupted ones continue from their last checkpoint. `fathom sweep status NAME`,
-// `fathom sweep cancel NAME`.
+// runs are kept, interrupted ones continue from their last checkpoint. Its options, and
+// `fathom sweep status NAME` and `fathom sweep cancel NAME`: cli/cmd_sweep_status.cpp.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include <torch/cuda.h>
@@ -29,7 +28,6 @@
 #include "cli/sweep_command_line.h"
 #include "core/model/registry.h"
 #include "core/train/memory_check.h"
-#include "db/early_stop_tag.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"

@@ -210,19 +210,28 @@ LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
                           const std::string& depth_key, const std::string& metric, RunValue value,
                           const std::string& label) {
   std::map<std::string, std::set<std::string>> axes;
-  for (const auto& r : load_table_runs(store, selected, metric, {}))
+  const auto table_runs = load_table_runs(store, selected, metric, {});
+  for (const auto& r : table_runs)
     for (const auto& [key, v] : r.axes) axes[key].insert(v);
   const std::string key = depth_axis(axes, depth_key);
+  // Each depth's runs among those selected, in their order, by the same axis values the depths
+  // came from (every depth listed has some).
+  std::map<std::string, std::set<int64_t>> ids_at;
+  for (const auto& r : table_runs)
+    if (const auto it = r.axes.find(key); it != r.axes.end()) ids_at[it->second].insert(r.id);
+  const auto runs_at = [&](const std::string& text) {
+    SweepRuns at{{}, selected.runs.size(), key + "=" + text};
+    for (const auto& r : selected.runs)
+      if (ids_at[text].count(r.id)) at.runs.push_back(r);
+    return at;
+  };
   std::vector<std::pair<double, std::string>> depths;  // numeric order
   for (const auto& d : axes.at(key)) depths.emplace_back(std::strtod(d.c_str(), nullptr), d);
   std::sort(depths.begin(), depths.end());
   std::vector<std::pair<double, LrSensitivity>> by_depth;
   std::vector<std::string> notes;
   for (const auto& [depth, text] : depths) {
-    // This depth's runs among those selected (every depth listed has some: it came from them).
-    const SweepRuns at_depth =
-        filter_sweep_runs(selected.runs, "", key + "=" + text, "fathom export lr-transfer");
-    LrSensitivity s = lr_sensitivity_of(store, at_depth, metric, value, label);
+    LrSensitivity s = lr_sensitivity_of(store, runs_at(text), metric, value, label);
     // How l0 and each run's value were found: the same at every depth; keep the first depth's.
     if (notes.empty())
       for (const auto& n : s.notes)
