@@ -11,6 +11,7 @@
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
+#include "core/data/batch.h"
 #include "core/model/observed_eval.h"
 #include "core/train/batch_stream.h"
 #include "core/train/evaluate.h"

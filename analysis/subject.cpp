@@ -5,6 +5,7 @@
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/admin.h"
 #include "core/model/registry.h"

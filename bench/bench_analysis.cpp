@@ -27,6 +27,7 @@
 #include "base/util/blas_setup.h"
 #include "base/util/strings.h"
 #include "bench/child_process.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/train/device.h"
 

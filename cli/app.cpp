@@ -1,5 +1,6 @@
-// The `fathom` command line's global options, and the commands that only read and write the
-// store (build_store_app: the front program, cli/main.cpp); cli/app_models.cpp adds the rest.
+// The `fathom` command line's global options, and the commands that need no LibTorch -- the
+// store's, the data pipeline's (build_front_app: the front program, cli/main.cpp);
+// cli/app_models.cpp adds the rest.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -59,7 +60,7 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
   app.add_flag("--json", options.json, "machine-readable output");
 }
 
-void build_store_app(CLI::App& app, GlobalOptions& options) {
+void build_front_app(CLI::App& app, GlobalOptions& options) {
   add_global_options(app, options);
   add_runs_command(app, options);
   add_show_command(app, options);
@@ -69,6 +70,8 @@ void build_store_app(CLI::App& app, GlobalOptions& options) {
   add_export_command(app, options);
   add_report_command(app, options);
   add_db_command(app, options);
+  add_compare_command(app, options);
+  add_data_command(app, options);
   add_metrics_command(app, options);
   // `sweep status` and `sweep cancel`; `sweep FILE` runs a sweep, which is fathom-torch's: the
   // front's `sweep` requires one of the two (cli/command_line.h hands the rest on).

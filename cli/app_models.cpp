@@ -22,7 +22,7 @@ void build_app(CLI::App& app, GlobalOptions& options) {
   add_fold_command(app, options);
   add_params_command(app, options);
   add_sweep_command(app, options);
-  add_export_verdicts_command(*add_export_command(app, options), options);
+  add_export_command(app, options);
   add_report_command(app, options);
   add_analyze_command(app, options);
   add_db_command(app, options);

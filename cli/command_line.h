@@ -1,9 +1,8 @@
 #pragma once
-// `fathom` is two programs. The one users call (cli/main.cpp) serves the commands that only
-// read and write the store -- runs, show, export, report, db, sweep status, ... -- and links no
-// LibTorch,
-// whose loading alone costs every call ~0.5 s of CPU and 160 MB before any work; every other
-// argument list it hands, unchanged, to fathom-torch beside it (cli/main_torch.cpp), which
+// `fathom` is two programs. The one users call (cli/main.cpp) serves the commands that need no
+// model -- runs, show, export, report, compare, db, data, sweep status, ... -- and links no
+// LibTorch, whose loading alone costs every call ~0.5 s of CPU and 160 MB before any work; every
+// other argument list it hands, unchanged, to fathom-torch beside it (cli/main_torch.cpp), which
 // serves every command. Both parse with the same command registrations (cli/commands.h).
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -12,9 +11,9 @@
 
 namespace fathom::cli {
 
-// Whether `app` (build_store_app's) serves argv: its first word that is no global option names
+// Whether `app` (build_front_app's) serves argv: its first word that is no global option names
 // one of app's commands, and a command that needs a sub-command is followed by one of app's
-// (`export table`, not `export verdicts`). Anything else -- no command, --help alone, an
+// (`sweep status`, not `sweep FILE`). Anything else -- no command, --help alone, an
 // unknown word -- is fathom-torch's, which knows every command and says what is wrong.
 bool serves(const CLI::App& app, int argc, char** argv);
 

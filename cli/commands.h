@@ -80,11 +80,12 @@ void add_global_options(CLI::App& app, GlobalOptions& options);
 // Every global option and sub-command of `fathom` on `app` (cli/app_models.cpp: the program
 // fathom-torch, which links LibTorch).
 void build_app(CLI::App& app, GlobalOptions& options);
-// The global options and the commands that only read and write the store (with `sweep status`
-// and `sweep cancel`, cli/sweep_command_line.h), whose whole program
-// needs no LibTorch (cli/app.cpp: the program `fathom`, which hands every other command to
+// The global options and the commands that need no LibTorch: those that read and write the
+// store (with `sweep status` and `sweep cancel`, cli/sweep_command_line.h), `compare` and
+// `export verdicts` (test references from core/data/test_references.h) and `data` -- a program
+// that needs no LibTorch (cli/app.cpp: the program `fathom`, which hands every other command to
 // fathom-torch; cli/command_line.h).
-void build_store_app(CLI::App& app, GlobalOptions& options);
+void build_front_app(CLI::App& app, GlobalOptions& options);
 // For argv whose first word that is no global option names no command: "unknown command
 // 'trian'; did you mean 'train'? (commands: ...)" -- CLI11 alone says only "A subcommand is
 // required". Empty when the command is known (or there is none).
@@ -103,8 +104,8 @@ void add_config_command(CLI::App& app, GlobalOptions& options);
 void add_fold_command(CLI::App& app, GlobalOptions& options);
 void add_params_command(CLI::App& app, GlobalOptions& options);
 void add_sweep_command(CLI::App& app, GlobalOptions& options);
-// `fathom export` with its torch-free sub-commands (all but verdicts); returns it.
-CLI::App* add_export_command(CLI::App& app, GlobalOptions& options);
+// `fathom export` with its sub-commands.
+void add_export_command(CLI::App& app, GlobalOptions& options);
 void add_report_command(CLI::App& app, GlobalOptions& options);
 void add_analyze_command(CLI::App& app, GlobalOptions& options);
 void add_db_command(CLI::App& app, GlobalOptions& options);

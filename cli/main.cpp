@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   using namespace fathom::cli;
   CLI::App app{kAppDescription};
   GlobalOptions options;
-  build_store_app(app, options);
+  build_front_app(app, options);
   if (!serves(app, argc, argv)) {
     // Returns only when it could not. (Not inside the `<<` chain: C++17 writes "error: "
     // first, which would then lead fathom-torch's own output.)

@@ -1,11 +1,12 @@
 #include "cli/stored_hypotheses.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "base/config/config_io.h"
 #include "base/metrics/text_lines.h"
-#include "core/data/dataset.h"
-#include "core/train/run_files.h"
+#include "core/data/test_references.h"
+#include "db/artifact_files.h"
 
 namespace fathom::cli {
 
@@ -36,7 +37,7 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
     }
     data = this_data;
     const std::string file =
-        recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
+        db::recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
     if (file.empty()) {
       in.why_not =
           run_label(r) + " has no stored test hypotheses (it did not finish, or decoded none)";
@@ -55,13 +56,13 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
     }
   }
   const RunConfig first = load_config_string(runs.front().config_yaml, "config", "");
-  const Dataset dataset = load_dataset(first.data, paths.cache_root, "");
-  if (dataset.test_target.size() < in.hypotheses.front().size()) {
+  std::vector<std::string> references = test_references(first.data, "");
+  if (references.size() < in.hypotheses.front().size()) {
     in.why_not = "the test set has fewer references than the stored hypotheses";
     return in;
   }
-  in.references.assign(dataset.test_target.begin(),
-                       dataset.test_target.begin() + in.hypotheses.front().size());
+  references.resize(in.hypotheses.front().size());
+  in.references = std::move(references);
   return in;
 }
 

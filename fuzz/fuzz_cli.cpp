@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fathom::fuzz::accept_input_errors([&] {
     CLI::App front{kAppDescription}, whole{kAppDescription};
     GlobalOptions front_options, whole_options;
-    build_store_app(front, front_options);
+    build_front_app(front, front_options);
     if (!serves(front, argc, argv.data())) return;
     FUZZ_CHECK(hint.empty());  // what the front serves is a command
     build_app(whole, whole_options);

@@ -129,12 +129,6 @@ BatchPlan plan_from(const Access& a, std::int64_t max_tokens) {
 
 }  // namespace
 
-Example make_example(std::vector<std::int64_t> src, std::vector<std::int64_t> tgt) {
-  src.push_back(kEosId);
-  tgt.push_back(kEosId);
-  return Example{std::move(src), std::move(tgt)};
-}
-
 Batch Batch::to(torch::Device device) const {
   Batch b = *this;
   b.src = src.to(device);

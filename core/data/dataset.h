@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/config/config.h"
-#include "core/data/batch.h"
+#include "core/data/example.h"
 #include "core/data/prepared_corpus.h"
 #include "core/data/token_pairs.h"
 #include "core/data/vocab.h"

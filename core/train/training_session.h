@@ -18,6 +18,7 @@
 
 #include "base/config/config.h"
 #include "base/util/progress.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"

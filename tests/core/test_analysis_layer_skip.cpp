@@ -14,6 +14,7 @@
 #include "analysis/registry.h"
 #include "analysis/subject.h"
 #include "base/util/error.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/data/vocab.h"
 #include "core/model/embedding.h"

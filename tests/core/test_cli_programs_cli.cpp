@@ -1,15 +1,21 @@
-// `fathom` and `fathom-torch` (cli/command_line.h): the program users call serves the store's
-// commands without LibTorch and hands every other argument list to fathom-torch beside it. Shown
-// by a copy of `fathom` alone in a folder (no fathom-torch beside it): what it serves still
-// works there, what it hands on fails saying which program is missing. Both programs register
-// a served command with the same code, so their help for it is the same text.
+// `fathom` and `fathom-torch` (cli/command_line.h): the program users call serves the commands
+// that need no model (the store's, `compare`, `data`) without LibTorch and hands every other
+// argument list to fathom-torch beside it. Shown by a copy of `fathom` alone in a folder (no
+// fathom-torch beside it): what it serves still works there, what it hands on fails saying which
+// program is missing. Both programs register a served command with the same code, so their help for
+// it is the same text.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "base/config/config_io.h"
 #include "base/util/process.h"
+#include "core/data/synthetic.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/temp_dir.h"
@@ -60,7 +66,47 @@ TEST_F(CliPrograms, TheStoresCommandsRunWithoutFathomTorch) {
   EXPECT_NE(status.out.find("1 runs: 1 queued"), std::string::npos) << status.out;
 }
 
-// Everything else goes to fathom-torch: a model's commands, `export verdicts`, a command
+// `compare`'s paired bootstrap without fathom-torch: it reads each run's stored test
+// hypotheses and their references, generated here from the synthetic task's config (no
+// training corpus prepared, no model). Run 2 stored the task's test targets themselves, so
+// against the references read its BLEU is exactly 100; run 3 dropped each sentence's last
+// symbol, and scores less.
+TEST_F(CliPrograms, CompareTestsStoredHypothesesWithoutFathomTorch) {
+  const std::string yaml =
+      "data:\n  task: synthetic\n  synthetic: {vocab: 12, train_size: 30, valid_size: 5, "
+      "test_size: 40, min_len: 4, max_len: 9, seed: 7}\n";
+  const fathom::RunConfig config = fathom::load_config_string(yaml, "test", "");
+  const auto references = fathom::make_synthetic_task(config.data.synthetic).test.target;
+  ASSERT_EQ(references.size(), 40u);
+  auto store = fathom::db::Store::open(db());
+  for (const bool shortened : {false, true}) {
+    fathom::db::NewRun run;
+    run.name = shortened ? "shortened" : "exact";
+    run.config_yaml = yaml;
+    run.config_json = fathom::config_to_json(config).dump();
+    run.status = "finished";
+    const int64_t id = store.create_run(run);
+    // Where `fathom train` leaves it: the run's folder in the store's artifacts folder.
+    const fs::path file =
+        dir_.path() / "runs.artifacts" / ("run-" + std::to_string(id)) / "test.hyp";
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file);
+    for (const std::string& sentence : references)
+      out << (shortened ? sentence.substr(0, sentence.rfind(' ')) : sentence) << "\n";
+    out.close();
+    store.add_artifact(id, "hypotheses", file.string(), std::nullopt);
+  }
+  const auto result = run(alone(), {"--json", "--db", db(), "compare", "2", "3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_TRUE(json.contains("paired_bootstrap") && json["paired_bootstrap"].contains("versus_3"))
+      << result.out;
+  const auto& paired = json["paired_bootstrap"]["versus_3"];
+  EXPECT_DOUBLE_EQ(paired.at("baseline").at("bleu").get<double>(), 100.0) << result.out;
+  EXPECT_LT(paired.at("system").at("bleu").get<double>(), 100.0) << result.out;
+}
+
+// Everything else goes to fathom-torch: a model's commands, a command
 // without its sub-command, no command, the top-level help, and words that name no command (its
 // answer names the closest).
 TEST_F(CliPrograms, EveryOtherArgumentListIsHandedToFathomTorch) {
@@ -69,7 +115,7 @@ TEST_F(CliPrograms, EveryOtherArgumentListIsHandedToFathomTorch) {
       {"sweep", "s.yaml"},
       {"sweep", "--help"},
       {"sweep"},
-      {"--db", db(), "export", "verdicts"},
+      {"--db", db(), "analyze", "beta", "config.yaml"},
       {"export"},
       {},
       {"--help"},
@@ -111,6 +157,10 @@ TEST_F(CliPrograms, BothProgramsGiveAServedCommandTheSameHelp) {
                                                         {"export", "importance"},
                                                         {"export", "lr-transfer"},
                                                         {"export", "plot"},
+                                                        {"export", "verdicts"},
+                                                        {"compare"},
+                                                        {"data", "get"},
+                                                        {"data", "prepare"},
                                                         {"sweep", "status"},
                                                         {"sweep", "cancel"}};
   for (const auto& command : served) {

@@ -17,6 +17,7 @@
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/data/prepared_corpus.h"
+#include "core/data/test_references.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab.h"
 #include "core/data/vocab_cache.h"
@@ -357,6 +358,41 @@ TEST(PreparedCorpus, TheLoaderMapsItAndFiltersByMaxLen) {
   for (size_t i = 0; i < kept.size(); ++i) ASSERT_EQ(d.train[i].src, kept[i].src) << i;
   EXPECT_NE(d.description.find("prepared corpus: " + c.entry), std::string::npos) << d.description;
   EXPECT_EQ(d.one_side_empty, c.one_side_empty);
+}
+
+// A run's test references (core/data/test_references.h) are the loader's test targets, read
+// without preparing the training corpus: `fathom compare` reads them so, never tokenising a
+// corpus it only needs the test side of.
+TEST(TestReferences, AreTheLoadersTestTargetsWithNothingPrepared) {
+  TempDir dir;
+  write_corpus(dir, 300);
+  write_file(dir.file("data/test.de"), "ein Hund\nder Mann sitzt\n");
+  write_file(dir.file("data/test.en"), "a dog\nthe man sits\n");
+  DataConfig cfg;
+  cfg.task = "parallel";
+  cfg.train_source = dir.file("train.de");
+  cfg.train_target = dir.file("train.en");
+  cfg.test_source = "data/test.de";  // relative: against the config's folder
+  cfg.test_target = "data/test.en";
+  cfg.vocab = small_vocab();
+  const auto references = test_references(cfg, dir.path().string());
+  EXPECT_FALSE(fs::exists(dir.file("cache")));  // no vocabulary, no prepared corpus
+  EXPECT_EQ(references, (std::vector<std::string>{"a dog", "the man sits"}));
+  EXPECT_EQ(references, load_dataset(cfg, dir.file("cache"), dir.path().string()).test_target);
+
+  cfg.test_source = cfg.test_target = "";  // no test split: no references
+  EXPECT_TRUE(test_references(cfg, dir.path().string()).empty());
+
+  DataConfig synthetic;
+  synthetic.task = "synthetic";
+  synthetic.synthetic.test_size = 25;
+  const auto generated = test_references(synthetic, "");
+  EXPECT_EQ(generated.size(), 25u);
+  EXPECT_EQ(generated, load_dataset(synthetic, "", "").test_target);
+
+  DataConfig lm;
+  lm.task = "lm";
+  EXPECT_EQ(expect_input_error([&] { test_references(lm, ""); }).field(), "data.task");
 }
 
 }  // namespace test_prepared_corpus

@@ -14,6 +14,7 @@
 #include "base/config/config.h"
 #include "base/config/config_io.h"
 #include "base/config/lr_schedule.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/probe_observer.h"

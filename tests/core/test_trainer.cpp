@@ -17,6 +17,7 @@
 #include "base/config/config_io.h"
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"

@@ -5,6 +5,7 @@
 
 #include "analysis/subject.h"
 #include "base/config/config.h"
+#include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
 
