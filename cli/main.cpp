@@ -1,5 +1,6 @@
-// `fathom`: the headless workbench. The commands that only read and write the store run here,
-// without LibTorch; every other argument list goes to fathom-torch (cli/command_line.h).
+// `fathom`: the headless workbench. The commands that need no model (the store's, `compare`,
+// `data`) run here, without LibTorch; every other argument list goes to fathom-torch
+// (cli/command_line.h).
 #include <iostream>
 
 #include "cli/command_line.h"

@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 record="${1:-build}/Testing/Temporary/CTestCostData.txt"
+out=tests/ctest-costs.txt
 [ -f "$record" ] || { echo "update-test-costs: no $record (run ctest there first)" >&2; exit 1; }
 # The file is ctest's own format (name, runs, seconds; no comments), from a whole run on 2 cores.
 {
@@ -17,6 +18,6 @@ record="${1:-build}/Testing/Temporary/CTestCostData.txt"
          cost = $NF; NF -= 2; name = $0; sub(/ +# GetParam\(\) = .*/, "", name)
          if (name !~ / /) printf "%s 1 %.1f\n", name, cost
        }' "$record" | sort
-} > tests/ctest-costs.txt.new
-mv tests/ctest-costs.txt.new tests/ctest-costs.txt
-echo "tests/ctest-costs.txt: $(grep -vc '^#' tests/ctest-costs.txt) tests"
+} > "$out.new"
+mv "$out.new" "$out"
+echo "$out: $(wc -l < "$out") tests"
