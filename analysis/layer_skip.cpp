@@ -18,13 +18,14 @@ torch::Tensor SkipLayer::replace_layer(Stack stack, int layer, const torch::Tens
 LayerSkipResult layer_skip(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, double label_smoothing) {
   LayerSkipResult result;
-  result.full = evaluate_loss(model, examples, max_tokens, torch::kCPU, label_smoothing);
+  const torch::Device device = model.parameters().front().device();  // where --device put it
+  result.full = evaluate_loss(model, examples, max_tokens, device, label_smoothing);
   const ModelConfig& m = model.config();
   for (const LayerRef& layer : parse_layers("", encoder_layer_count(m), m.decoder_layers)) {
     SkipLayer skip(layer);
     ObservedEval observed(model, &skip);
     result.layers.push_back(
-        {layer, evaluate_loss(model, examples, max_tokens, torch::kCPU, label_smoothing)});
+        {layer, evaluate_loss(model, examples, max_tokens, device, label_smoothing)});
   }
   return result;
 }
@@ -36,11 +37,12 @@ nlohmann::json finite_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
-nlohmann::json run_layer_skip(std::vector<Subject>& subjects, const AnalysisParams&) {
+nlohmann::json run_layer_skip(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   if (!s.data || s.data->valid.empty())
     throw InputError(s.label, 0, "data.valid",
                      "layer-skip measures the validation loss; this config has no validation data");
+  move_subject_to(s, params.device);
   const LayerSkipResult r =
       layer_skip(*s.model, s.data->valid, s.config.data.max_tokens, s.config.train.label_smoothing);
   const ModelConfig& m = s.config.model;
@@ -93,6 +95,7 @@ void print_layer_skip(const nlohmann::json& result, std::ostream& out) {
 void register_layer_skip(AnalysisRegistry& registry) {
   Analysis a;
   a.doc = "validation loss change when each layer is skipped (output := input; methods.md s5.8)";
+  a.options = {"device"};
   a.run = run_layer_skip;
   a.print = print_layer_skip;
   a.reads_decoder_only = true;

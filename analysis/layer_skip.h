@@ -41,7 +41,7 @@ struct LayerSkipResult {
 };
 
 // Losses over `examples` (eval mode, batches of `max_tokens`) of the full model and with each
-// layer skipped in turn, on the CPU.
+// layer skipped in turn, where the model is (--device moved it).
 LayerSkipResult layer_skip(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, double label_smoothing);
 

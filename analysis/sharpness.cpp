@@ -22,6 +22,7 @@ nlohmann::json run_sharpness(std::vector<Subject>& subjects, const AnalysisParam
   options.max_iterations = params.iterations;
   options.tolerance = kTolerance;
   options.seed = s.config.train.seed;
+  move_subject_to(s, params.device);  // a hundred Hessian-vector products: a GPU's work
   const Batch batch = s.batch.to(s.model->parameters().front().device());
   SharpnessTracker tracker(*s.model, batch, options);
   const SharpnessReading reading = tracker.measure({}, 0);
@@ -59,7 +60,7 @@ void register_sharpness(AnalysisRegistry& registry) {
   a.doc =
       "lambda_max and lambda_min of the training loss's Hessian on the first batch, by the "
       "Lanczos iteration on exact Hessian-vector products (docs/curvature.md)";
-  a.options = {"iterations"};
+  a.options = {"iterations", "device"};
   a.run = run_sharpness;
   a.print = print_sharpness;
   a.reads_decoder_only = true;

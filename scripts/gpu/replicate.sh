@@ -7,8 +7,8 @@
 #      GPU for CAL_UPDATES updates, their speed read from the store;
 #   3. train: the same three for as many updates as TRAIN_S seconds allow at that speed (the
 #      warmup a quarter of them);
-#   4. analyse each run's last model (beta, grad-norms; ln-scale for Post-LN), the runs side by
-#      side on the host's CPU under one limit (ANALYSIS_S);
+#   4. analyse each run's last model (beta, grad-norms; ln-scale for Post-LN; then layer-skip),
+#      the runs side by side on the host's CPU under one limit (ANALYSIS_S);
 #   5. leave in RESULT_DIR: replicate.db (the store), summary.md, replicate.tar.gz (every log).
 #   scripts/gpu/replicate.sh [RESULT_DIR]           # default $OUT (the device tool's folder)
 # Here, without a GPU, the same steps at a tiny size on the CPU check the script before a
@@ -52,7 +52,7 @@ if [ -n "${REHEARSE:-}" ]; then
   corpus="${CORPUS:-$repo/../shared/data/multi30k}"
 else
   devices=(--devices cuda:0,cuda:0,cuda:0)
-  analysis_device=(--device cuda:0)  # beta, grad-norms, ln-scale: seconds where the CPU takes a minute
+  analysis_device=(--device cuda:0)  # every analysis it runs: seconds where the CPU takes a minute
   size=()
   corpus="${CORPUS:-$repo/.corpora/multi30k}"
 fi
@@ -126,6 +126,7 @@ while read -r id name; do
   [ -n "$id" ] || continue
   kinds=(beta grad-norms)
   [[ "$name" == *norm=post* ]] && kinds+=(ln-scale)
+  kinds+=(layer-skip)  # last: it runs only where the limit leaves time
   first=$(( (slot * share) % cores )); last=$(( first + share - 1 ))
   slot=$((slot + 1))
   (

@@ -309,9 +309,35 @@ TEST_F(AnalyzeCli, GradNormsComputeOnTheDeviceAsked) {
     EXPECT_EQ(store.list_analyses().size(), recorded);
   }
   // Only the analyses that compute wherever their tensors are take the flag.
-  Result skip = fathom({"analyze", "layer-skip", config, "--device", "cpu"});
-  EXPECT_NE(skip.status, 0);
-  EXPECT_NE(skip.err.find("--device"), std::string::npos) << skip.err;
+  Result linearize = fathom({"analyze", "linearize", config, "--device", "cpu"});
+  EXPECT_NE(linearize.status, 0);
+  EXPECT_NE(linearize.err.find("--device"), std::string::npos) << linearize.err;
+}
+
+// layer-skip (the validation batches follow the model) and sharpness (its Hessian-vector
+// products run where the model is) take --device too: on the CPU it gives the default's
+// result, to the bit; a GPU LibTorch cannot see is refused naming the flag, before any work.
+TEST_F(AnalyzeCli, LayerSkipAndSharpnessTakeTheDeviceToo) {
+  const std::string config = write_config("post.yaml");
+  for (const std::vector<std::string> analysis :
+       {std::vector<std::string>{"layer-skip"}, {"sharpness", "--iterations", "8"}}) {
+    SCOPED_TRACE(analysis[0]);
+    std::vector<std::string> args = {"analyze"};
+    args.insert(args.end(), analysis.begin(), analysis.end());
+    args.insert(args.end(), {config, "--json", "--no-progress"});
+    const Result plain = fathom(args);
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    args.insert(args.end(), {"--device", "cpu"});
+    const Result on_cpu = fathom(args);
+    ASSERT_EQ(on_cpu.status, 0) << on_cpu.err;
+    EXPECT_EQ(nlohmann::json::parse(on_cpu.out), nlohmann::json::parse(plain.out));
+    if (std::getenv("FATHOM_TEST_DEVICE") != nullptr) continue;  // a GPU may be there
+    args.back() = "cuda";
+    const Result on_gpu = fathom(args);
+    if (on_gpu.status == 0) continue;  // this LibTorch sees a GPU
+    EXPECT_EQ(on_gpu.status, 2) << on_gpu.err;
+    EXPECT_NE(on_gpu.err.find("--device"), std::string::npos) << on_gpu.err;
+  }
 }
 
 TEST_F(AnalyzeCli, BadInputExitsTwoAndRecordsNothing) {
