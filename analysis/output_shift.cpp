@@ -12,6 +12,7 @@
 #include "analysis/stream_decomposition.h"
 #include "base/util/error.h"
 #include "base/util/progress.h"
+#include "core/train/device.h"
 #include "core/train/loss.h"
 #include "core/train/memory_check.h"
 
@@ -133,6 +134,20 @@ RunConfig with_depth(const RunConfig& config, int n) {
   return out;
 }
 
+// The perturbation `params` ask for, with the step a config's optimizer would take.
+ShiftOptions shift_options(const RunConfig& config, const AnalysisParams& params) {
+  ShiftOptions options;
+  options.perturb = params.perturb;
+  options.perturb_inputs = params.inputs == "perturbed";
+  options.draws = params.draws;
+  options.eps = params.eps;
+  options.lr = config.train.lr;
+  options.adam_eps = config.train.eps;
+  options.seed = config.train.seed;
+  options.label_smoothing = config.train.label_smoothing;
+  return options;
+}
+
 nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisParams& params) {
   if (params.depths.empty())
     throw InputError("fathom analyze output-shift", 0, "--depths", "give the depths to sweep");
@@ -147,21 +162,17 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
   // after the first depth's work (issue 57 item 4).
   for (const Subject& s : subjects)
     for (int n : depths) check_model_fits(with_depth(s.config, n));
+  // Each model is built and initialised on the CPU (Admin profiles on the CPU batch), then
+  // perturbed and read where --device says: a GPU's random signs are its own generator's.
+  const torch::Device device = resolve_device(params.device);
   ProgressBar bar("output-shift", static_cast<int64_t>(subjects.size() * depths.size()),
                   params.progress);
   nlohmann::json configs = nlohmann::json::array();
   int64_t done = 0;
   for (Subject& s : subjects) {
-    ShiftOptions options;
-    options.perturb = params.perturb;
-    options.perturb_inputs = params.inputs == "perturbed";
-    options.draws = params.draws;
-    options.eps = params.eps;
-    options.lr = s.config.train.lr;
-    options.adam_eps = s.config.train.eps;
-    options.seed = s.config.train.seed;
-    options.label_smoothing = s.config.train.label_smoothing;
+    ShiftOptions options = shift_options(s.config, params);
     const int inits = std::max(1, params.inits);
+    const Batch batch = s.batch.to(device);
     std::vector<double> x, logx, shift, spread, seconds;
     for (int n : depths) {
       const auto start = std::chrono::steady_clock::now();
@@ -174,8 +185,9 @@ nlohmann::json run_output_shift(std::vector<Subject>& subjects, const AnalysisPa
         config.model.admin.profile.clear();  // a stored profile fits one depth only: re-profile
         config.train.seed = s.config.train.seed + static_cast<std::uint64_t>(i);
         Transformer model = model_at_init(config, s.vocab_size, s.batch);
+        model->to(device);
         options.seed = config.train.seed;
-        single = output_shift(*model, s.batch, options);
+        single = output_shift(*model, batch, options);
         means.push_back(single.mean);
       }
       const ShiftResult r = inits == 1 ? single : mean_and_std(means);
@@ -265,7 +277,7 @@ void register_output_shift(AnalysisRegistry& registry) {
       "stack's), linear and log fits (Admin s4.2, methods.md s5.2)";
   a.reads_decoder_only = true;
   a.takes_many_configs = true;
-  a.options = {"depths", "perturb", "inputs", "draws", "inits", "eps"};
+  a.options = {"depths", "perturb", "inputs", "draws", "inits", "eps", "device"};
   a.run = run_output_shift;
   a.print = print_output_shift;
   registry.add("output-shift", std::move(a));

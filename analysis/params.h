@@ -27,10 +27,9 @@ struct AnalysisParams {
   int eval_every = 100;            // linearize: updates between validation checks
   int patience = 3;                // linearize: checks without improvement before stopping
   int iterations = 100;            // sharpness: most Lanczos steps (Hessian-vector products)
-  std::string device =
-      "cpu";               // beta, grad-norms, ln-scale, layer-skip, sharpness: where it computes
-  int sample_batches = 8;  // linearize: training batches of the least-squares fit (no flag)
-  bool progress = true;    // progress bars on stderr (not recorded)
+  std::string device = "cpu";      // every analysis but linearize: where the model computes
+  int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
+  bool progress = true;            // progress bars on stderr (not recorded)
 
   nlohmann::json to_json() const;
 };
