@@ -16,12 +16,6 @@ fi
 # The checks in scripts/check/ fail, not skip, when their tool is missing here.
 export FATHOM_CHECKS_REQUIRED=1
 cd build
-# ctest starts the longest tests first when it knows their times, which a fresh build does not:
-# it starts from those of a whole run here (tests/ctest-costs.txt, scripts/update-test-costs.sh).
-if [ ! -f Testing/Temporary/CTestCostData.txt ]; then
-  mkdir -p Testing/Temporary
-  cp ../tests/ctest-costs.txt Testing/Temporary/CTestCostData.txt
-fi
 status=0
 ctest --output-on-failure -j "$(nproc)" --timeout 900 || status=$?
 # ctest counts the LibTorch programs' suites; this counts their tests and names the skipped ones.
