@@ -1,6 +1,7 @@
 // What a `fathom` call costs before it does any work, and what the front program saves
-// (cli/command_line.h): the same store commands served by `fathom` (no LibTorch) and by
-// `fathom-torch` (which loads it), side by side, alternating, on a store of a few runs. Prints
+// (cli/command_line.h): the same commands served by `fathom` (no LibTorch) and by
+// `fathom-torch` (which loads it), side by side, alternating, on a store of two tiny trained
+// runs (`compare` runs its paired bootstrap on their stored test hypotheses). Prints
 // per program the median wall time, the mean CPU (user + system) and the peak resident memory
 // of one call, and their ratios. A command fathom-torch serves (`config`) is timed through the
 // front too: what handing it on adds.
@@ -82,13 +83,27 @@ int main(int argc, char** argv) {
   std::FILE* f = std::fopen(config.c_str(), "w");
   std::fputs("name: c\ndata: {task: synthetic}\n", f);
   std::fclose(f);
-  run({torch, "--db", db, "db", "upgrade"});
+  // Two finished runs of a tiny model for `compare`: their stored test hypotheses (200
+  // sentences) and the paired bootstrap against the task's references.
+  const std::string tiny = (dir / "tiny.yaml").string();
+  f = std::fopen(tiny.c_str(), "w");
+  std::fputs(
+      "name: tiny\nmodel: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, "
+      "decoder_layers: 1}\ndata: {task: synthetic, synthetic: {vocab: 8, train_size: "
+      "100, valid_size: 10, test_size: 200}}\ntrain: {max_updates: 2, threads: 1}\n"
+      "eval: {beam: 1}\n",
+      f);
+  std::fclose(f);
+  for (const char* seed : {"train.seed=1", "train.seed=2"})
+    run({torch, "--db", db, "train", tiny, "--set", seed, "--no-progress"});
   std::printf("%d calls of each, alternating; wall: median, CPU: mean, memory: peak RSS\n\n",
               calls);
   std::printf("| command | program | wall ms | CPU ms | RSS MB | front / fathom-torch |\n");
   std::printf("|---|---|---:|---:|---:|---|\n");
-  const std::vector<std::vector<std::string>> commands = {
-      {"--db", db, "runs"}, {"--db", db, "metrics"}, {"--db", db, "export", "table", "--help"}};
+  const std::vector<std::vector<std::string>> commands = {{"--db", db, "runs"},
+                                                          {"--db", db, "metrics"},
+                                                          {"--db", db, "export", "table", "--help"},
+                                                          {"--db", db, "compare", "1", "2"}};
   for (const auto& command : commands) {
     std::vector<Call> by_front, by_torch;
     for (int i = 0; i < calls; ++i) {
