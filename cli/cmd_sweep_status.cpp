@@ -170,12 +170,16 @@ CLI::App* add_sweep_command_line(CLI::App& app, const std::shared_ptr<SweepArgs>
                   "auto: every visible GPU (default); none: as the configs say")
       ->default_val("auto");
   auto name = std::make_shared<std::string>();
+  // The sub-commands' callbacks hold `args` too: the options above write into it while the app
+  // parses, so it must live as long as the app does, whoever called (the front passed a
+  // temporary, and `fathom sweep status S --jobs 2` or `... status S extra` wrote into freed
+  // memory: found by fuzz/fuzz_cli.cpp under ASan).
   CLI::App* status = cmd->add_subcommand("status", "List a sweep's runs and their status");
   status->add_option("name", *name, "sweep name")->required();
-  status->callback([name, &global] { sweep_status(global, *name); });
+  status->callback([name, args, &global] { sweep_status(global, *name); });
   CLI::App* cancel = cmd->add_subcommand("cancel", "Cancel a sweep's queued and running runs");
   cancel->add_option("name", *name, "sweep name")->required();
-  cancel->callback([name, &global] { sweep_cancel(global, *name); });
+  cancel->callback([name, args, &global] { sweep_cancel(global, *name); });
   return cmd;
 }
 
