@@ -23,7 +23,7 @@ nlohmann::json run_sharpness(std::vector<Subject>& subjects, const AnalysisParam
   options.tolerance = kTolerance;
   options.seed = s.config.train.seed;
   move_subject_to(s, params.device);  // a hundred Hessian-vector products: a GPU's work
-  const Batch batch = s.batch.to(s.model->parameters().front().device());
+  const Batch& batch = s.batch;       // on the model's device: move_subject_to moved both
   SharpnessTracker tracker(*s.model, batch, options);
   const SharpnessReading reading = tracker.measure({}, 0);
   const ExtremeEigen& found = reading.sharpness;
