@@ -490,20 +490,29 @@ void add_axis_air(QCPAxis* axis, const Axis& spec, double factor) {
   }
 }
 
-// The values of the visible plottables on the y axis; found false when there are none.
-QCPRange visible_values(QCustomPlot& plot, bool& found) {
+// The keys (x) or values (y) of the visible plottables; found false when there are none.
+QCPRange visible_range(QCustomPlot& plot, bool keys, bool& found) {
   QCPRange all;
   found = false;
   for (int i = 0; i < plot.plottableCount(); ++i) {
     QCPAbstractPlottable* p = plot.plottable(i);
-    if (!p->visible() || p->valueAxis() != plot.yAxis) continue;
+    if (!p->visible() || (keys ? p->keyAxis() != plot.xAxis : p->valueAxis() != plot.yAxis))
+      continue;
     bool here = false;
-    const QCPRange r = p->getValueRange(here);
+    const QCPRange r = keys ? p->getKeyRange(here) : p->getValueRange(here);
     if (!here) continue;
     all = found ? QCPRange(std::min(all.lower, r.lower), std::max(all.upper, r.upper)) : r;
     found = true;
   }
   return all;
+}
+
+// An axis whose data is one number: QCustomPlot keeps the axis's old width about it.
+bool one_number(QCustomPlot& plot, bool keys, double& at) {
+  bool found = false;
+  const QCPRange r = visible_range(plot, keys, found);
+  at = r.lower;
+  return found && r.upper == r.lower;
 }
 
 }  // namespace
@@ -513,15 +522,27 @@ void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y) {
   // A log x axis is a grid of values (learning rates), each marked: a little more.
   add_axis_air(plot.xAxis, x, x.scale == Scale::Log ? 1.06 : 1.05);
   add_axis_air(plot.yAxis, y, 1.05);
+  double at = 0;
+  // Points at one x (the first validation's, at update 100): the axis a curve from the origin
+  // to them would get, with its air -- QCustomPlot left 98 to 102, a stretch of updates that
+  // says nothing beside the run's other charts. Every x a curve has counts from 0 (updates,
+  // tokens, seconds, a depth); one below 0 gets 10 % of itself each side.
+  if (!x.min && !x.max && plot.xAxis->scaleType() == QCPAxis::stLinear &&
+      one_number(plot, true, at)) {
+    if (at > 0)
+      plot.xAxis->setRange(-0.025 * at, 1.025 * at);
+    else if (at == 0)
+      plot.xAxis->setRange(-0.05, 1);
+    else
+      plot.xAxis->setRange(1.1 * at, 0.9 * at);
+  }
   if (y.min || y.max || plot.yAxis->scaleType() == QCPAxis::stLogarithmic) return;
-  bool found = false;
-  const QCPRange values = visible_values(plot, found);
-  if (!found || values.upper != values.lower) return;
-  // One value (a curve's first point, a constant): QCustomPlot keeps the axis's old width
-  // about it, -1.4 to 3.6 around a first BLEU of 1.1; 10 % of the value each side instead
-  // (a value of 0: up to 1, with the air below that keeps its marker whole).
-  const double v = values.lower, pad = v != 0 ? 0.1 * std::abs(v) : 1;
-  plot.yAxis->setRange(v == 0 ? -0.05 : v - pad, v + pad);
+  if (!one_number(plot, false, at)) return;
+  // One value (a curve's first point, a constant): -1.4 to 3.6 around a first BLEU of 1.1 was
+  // QCustomPlot's; 10 % of the value each side instead (a value of 0: up to 1, with the air
+  // below that keeps its marker whole).
+  const double pad = at != 0 ? 0.1 * std::abs(at) : 1;
+  plot.yAxis->setRange(at == 0 ? -0.05 : at - pad, at + pad);
 }
 
 }  // namespace fathom::plot

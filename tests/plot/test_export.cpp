@@ -432,4 +432,33 @@ TEST_F(Export, ACurveAxisOfOneValueSpansTenPercentOfIt) {
   EXPECT_NEAR(near_zero.upper, 10 + 0.025 * 9.99, 1e-9);
 }
 
+// A curve of points at one x -- a run's first validation, at update 100 -- gets the axis of a
+// curve from the origin to that x, 2.5 % of air each side (QCustomPlot left 98 to 102);
+// points at x = 0 alone span up to 1; curves of several x keep 5 % of air around them.
+TEST_F(Export, ACurveAxisOfOneXStartsAtTheOrigin) {
+  auto x_range = [](std::vector<std::vector<double>> xs) {
+    CurveFigure curves;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      std::vector<double> y(xs[i].size(), 20.0 + static_cast<double>(i));
+      curves.curves.push_back(curve("r" + std::to_string(i), "valid_bleu", std::move(xs[i]),
+                                    std::move(y), std::nullopt, ""));
+    }
+    QCustomPlot plot;
+    setup_curve_figure(plot, curves);
+    return plot.xAxis->range();
+  };
+  const QCPRange one = x_range({{100}});
+  EXPECT_NEAR(one.lower, -2.5, 1e-9);
+  EXPECT_NEAR(one.upper, 102.5, 1e-9);
+  const QCPRange two_runs_one_x = x_range({{100}, {100}});  // two runs' first validations
+  EXPECT_NEAR(two_runs_one_x.lower, -2.5, 1e-9);
+  EXPECT_NEAR(two_runs_one_x.upper, 102.5, 1e-9);
+  const QCPRange at_zero = x_range({{0}});
+  EXPECT_LT(at_zero.lower, 0.0);
+  EXPECT_NEAR(at_zero.upper, 1.0, 1e-12);
+  const QCPRange spread = x_range({{100}, {200}});  // 100 to 200 with 2.5 % air each side
+  EXPECT_NEAR(spread.lower, 97.5, 1e-9);
+  EXPECT_NEAR(spread.upper, 202.5, 1e-9);
+}
+
 }  // namespace test_export
