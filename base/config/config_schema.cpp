@@ -342,7 +342,9 @@ std::vector<FieldSpec> build_fields() {
         "diverged when loss exceeds this multiple of the first loss (0: off)")
       .range = kNonNegative;
   train("threads", F::Int, &T::threads,
-        "CPU threads of the run (0: all cores; give 1 per parallel worker; core/train/device.h)")
+        "CPU threads of each of the run's processes (0: the usable cores -- the affinity "
+        "mask's, within a cgroup CPU quota -- shared among its train.processes; a sweep gives "
+        "each worker cores / jobs; core/train/threads.h)")
       .range = kNonNegative;
   train("precision", F::String, &T::precision,
         "forward under autocast: fp32 (off), bf16, or fp16 with dynamic loss scaling (CUDA "

@@ -34,6 +34,18 @@ bool set_blas_threads(int threads) {
   return true;
 }
 
+int blas_threads() {
+  using GetThreads = int (*)();
+  auto get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return get ? get() : 0;
+}
+
+bool blas_threads_from_environment() {
+  for (const char* name : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char* value = std::getenv(name); value && std::atoi(value) > 0) return true;
+  return false;
+}
+
 void ensure_fast_blas(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("FATHOM_KEEP_BLAS")) return;
   const char* current = blas_core_name();

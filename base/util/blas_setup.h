@@ -28,4 +28,11 @@ std::string blas_core_history(const std::string& recorded, const std::string& no
 // core each spin against each other (600k context switches/s, 5x slower, measured).
 bool set_blas_threads(int threads);
 
+// The threads OpenBLAS computes on now; 0 when OpenBLAS is not loaded.
+int blas_threads();
+
+// True where OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS names a number above 0:
+// OpenBLAS took its thread count from it when it loaded.
+bool blas_threads_from_environment();
+
 }  // namespace fathom

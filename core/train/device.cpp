@@ -1,5 +1,7 @@
 #include "core/train/device.h"
 
+#include <algorithm>
+
 #include "base/util/blas_setup.h"
 #include "base/util/error.h"
 #include "base/util/usable_cores.h"
@@ -31,18 +33,27 @@ torch::Device rank_device(const torch::Device& device, int rank, int world) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(first + rank));
 }
 
+int threads_per_process(int threads, int processes) {
+  if (threads > 0 || processes <= 1) return threads;
+  return std::max(1, usable_cores() / processes);
+}
+
+std::string threads_in_use() {
+  const std::string libtorch = "LibTorch " + std::to_string(torch::get_num_threads());
+  const int blas = blas_threads();
+  return blas > 0 ? "OpenBLAS " + std::to_string(blas) + ", " + libtorch : libtorch;
+}
+
 void configure_threads(int threads, bool bf16_matmuls) {
   const int cores = usable_cores();
   const bool openblas = *blas_core_name() != '\0';
-  if (openblas && !bf16_matmuls) {
-    // OpenBLAS's own threads do the GEMMs; one LibTorch thread beside them is fastest
-    // (bench_train). `threads` then caps OpenBLAS, so parallel workers do not oversubscribe.
-    torch::set_num_threads(1);
-    if (threads > 0) set_blas_threads(threads);
-  } else {
-    torch::set_num_threads(threads > 0 ? threads : cores);
-    if (openblas && threads > 0) set_blas_threads(threads);  // the few float32 products left
-  }
+  // OpenBLAS counts the CPUs of the affinity mask when it loads, blind to a container's CPU
+  // quota: at 0 it gets usable_cores() too, unless its own variables named a number.
+  const int blas = threads > 0 ? threads : blas_threads_from_environment() ? 0 : cores;
+  if (openblas && blas > 0) set_blas_threads(blas);
+  // OpenBLAS's own threads do the GEMMs; one LibTorch thread beside them is fastest
+  // (bench_train). With bf16 products (oneDNN, on LibTorch's threads) LibTorch gets them.
+  torch::set_num_threads(openblas && !bf16_matmuls ? 1 : threads > 0 ? threads : cores);
 }
 
 }  // namespace fathom

@@ -10,7 +10,8 @@ namespace fathom {
 
 TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOptions& options) {
   TrainingSession session(config, &store, options);  // refuses a bad precision before any work
-  configure_threads(config.train.threads, bf16_matmuls_on_cpu(session.precision().autocast));
+  configure_threads(threads_per_process(config.train.threads, config.train.processes),
+                    bf16_matmuls_on_cpu(session.precision().autocast));
   keep_freed_memory();  // each step re-allocates the same activations: keep their pages
   session.hold_unless_resuming();
   if (auto stopped = session.stopped_before("loading the data")) return *stopped;
@@ -30,7 +31,8 @@ TrainOutcome train_run(const RunConfig& config, db::Store& store, const TrainOpt
 
 TrainOutcome follow_run(const RunConfig& config, const TrainOptions& options) {
   TrainingSession session(config, nullptr, options);
-  configure_threads(config.train.threads, bf16_matmuls_on_cpu(session.precision().autocast));
+  configure_threads(threads_per_process(config.train.threads, config.train.processes),
+                    bf16_matmuls_on_cpu(session.precision().autocast));
   keep_freed_memory();
   if (auto stopped = session.load_data()) return *stopped;
   session.build_model();

@@ -172,6 +172,9 @@ void TrainingSession::resume() {
                                       static_cast<long long>(state_.update)));
   };
   if (const std::string core = blas_core_name(); !core.empty()) record_stretch("blas.core", core);
+  // Tokens/s depend on them: what each of the run's processes computed on (train.threads, or
+  // the cores shared among its processes), by stretch as the kernels.
+  record_stretch("threads", threads_in_use());
   record_stretch("libtorch", TORCH_VERSION);
   // Resumed past its early stop (train.patience raised or 0): the tag says it trained on.
   if (db::ended_by_early_stop(tags) && updates_left())

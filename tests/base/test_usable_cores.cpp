@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "base/util/cpu_quota.h"
 #include "base/util/usable_cores.h"
 
 namespace test_usable_cores {
@@ -18,7 +19,8 @@ int mask_count() {
 }
 
 TEST(UsableCores, CountsTheAffinityMaskOfTheCallingThread) {
-  EXPECT_EQ(usable_cores(), mask_count());
+  // Within this process's CPU quota where its cgroup has one (none on an unconfined machine).
+  EXPECT_EQ(usable_cores(), fathom::cores_within(mask_count(), fathom::this_cpu_quota()));
   EXPECT_GE(usable_cores(), 1);
   EXPECT_LE(usable_cores(), static_cast<int>(std::thread::hardware_concurrency()));
 }
@@ -44,7 +46,7 @@ TEST(UsableCores, AThreadConfinedToOneCoreHasOne) {
   });
   worker.join();
   EXPECT_EQ(confined, 1);
-  EXPECT_EQ(after, mask_count());
+  EXPECT_EQ(after, fathom::cores_within(mask_count(), fathom::this_cpu_quota()));
 }
 
 }  // namespace test_usable_cores
