@@ -34,7 +34,8 @@ torch::Device rank_device(const torch::Device& device, int rank, int world) {
 }
 
 int threads_per_process(int threads, int processes) {
-  if (threads > 0 || processes <= 1) return threads;
+  // OPENBLAS_NUM_THREADS and the like, where set, already say how many each process gets.
+  if (threads > 0 || processes <= 1 || blas_threads_from_environment()) return threads;
   return std::max(1, usable_cores() / processes);
 }
 

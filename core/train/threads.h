@@ -22,7 +22,8 @@ void configure_threads(int threads, bool bf16_matmuls = false);
 // The threads each process of a run of `processes` gets from `train.threads`: the setting
 // where it names a number, else (0: all cores) this machine's cores shared among the run's
 // processes, at least one each -- each taking every core would leave 2N BLAS threads on N
-// cores, spinning for each other (docs/distributed.md). 0 (all cores) for a one-process run.
+// cores, spinning for each other (docs/distributed.md). 0 (all cores) for a one-process run,
+// and where OPENBLAS_NUM_THREADS (or GOTO_NUM_THREADS, OMP_NUM_THREADS) names each one's.
 int threads_per_process(int threads, int processes);
 
 // The threads this process computes on, for a run's tag `threads`: "OpenBLAS 1, LibTorch 1",
