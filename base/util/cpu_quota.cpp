@@ -1,10 +1,9 @@
 #include "base/util/cpu_quota.h"
 
-#include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "base/util/file_bytes.h"
 #include "base/util/strings.h"
 
 namespace fathom {
@@ -18,13 +17,6 @@ std::optional<double> positive_number(const std::string& text) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
-}
-
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The hierarchy's directory for cgroup `path` under a mount of hierarchy root `root` at
@@ -93,9 +85,9 @@ std::optional<CpuCgroup> cpu_cgroup_of(const std::string& proc_cgroup,
 }
 
 std::optional<CpuCgroup> this_cpu_cgroup() {
-  const std::string cgroup = read_small_file("/proc/self/cgroup");
+  const std::string cgroup = read_small_file("/proc/self/cgroup").value_or("");
   if (cgroup.empty()) return std::nullopt;
-  return cpu_cgroup_of(cgroup, read_small_file("/proc/self/mountinfo"));
+  return cpu_cgroup_of(cgroup, read_small_file("/proc/self/mountinfo").value_or(""));
 }
 
 std::optional<double> this_cpu_quota() {
@@ -104,9 +96,10 @@ std::optional<double> this_cpu_quota() {
   std::optional<double> least;
   std::string dir = cgroup->dir;
   while (true) {
-    const auto quota = cgroup->v2 ? cpu_quota_v2(read_small_file(dir + "/cpu.max"))
-                                  : cpu_quota_v1(read_small_file(dir + "/cpu.cfs_quota_us"),
-                                                 read_small_file(dir + "/cpu.cfs_period_us"));
+    const auto quota = cgroup->v2
+                           ? cpu_quota_v2(read_small_file(dir + "/cpu.max").value_or(""))
+                           : cpu_quota_v1(read_small_file(dir + "/cpu.cfs_quota_us").value_or(""),
+                                          read_small_file(dir + "/cpu.cfs_period_us").value_or(""));
     if (quota && (!least || *quota < *least)) least = quota;
     if (dir.size() <= cgroup->mount_point.size()) break;
     dir = dir.substr(0, dir.rfind('/'));

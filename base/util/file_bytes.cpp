@@ -64,4 +64,10 @@ std::string read_file_bytes(const std::string& path) {
   return has_gzip_magic(path) ? read_gzip(path) : read_plain(path);
 }
 
+std::optional<std::string> read_small_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 }  // namespace fathom

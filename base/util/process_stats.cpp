@@ -3,19 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <sstream>
+
+#include "base/util/file_bytes.h"
 
 namespace fathom {
 namespace {
-
-std::optional<std::string> read_small_file(const char* path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The number after `key` ("VmRSS:") at a line's start, nullopt when there is no such line.
 std::optional<double> status_value(const std::string& status, const std::string& key) {

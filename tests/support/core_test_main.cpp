@@ -13,7 +13,7 @@
 // whose config says `train.threads: 0` (all cores) otherwise starts a BLAS thread per core
 // beside the other test process's. Side by side on this 2-core machine (`ctest -j2` of three
 // CLI suites, 2026-12-02): 93.7 s without, 72.3 s with; 91.3 and 79.1 s for three others.
-// ctest gives the Python and GUI tests the same (FATHOM_TEST_THREADS_ENV, tests/CMakeLists.txt).
+// ctest gives the Python and GUI tests the same (FATHOM_TEST_THREADS_ENV, CMakeLists.txt).
 // A value already set is kept.
 #include <gtest/gtest.h>
 #include <stdlib.h>
