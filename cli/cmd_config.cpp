@@ -131,7 +131,7 @@ void run_config(ConfigArgs args, const GlobalOptions& global) {
 void add_config_command(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<ConfigArgs>();
   CLI::App* cmd =
-      app.add_subcommand("config", "check a config and print it complete, or the key reference");
+      app.add_subcommand("config", "Check a config and print it complete, or the key reference");
   cmd->add_option("file", args->path, "YAML run config");
   cmd->add_option("--set", args->overrides, "override a config key")->take_all();
   cmd->add_flag("--reference", args->reference, "print the reference of every key (Markdown)");

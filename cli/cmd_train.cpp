@@ -509,7 +509,7 @@ void run_train(TrainArgs args, const GlobalOptions& global) {
 
 void add_train_command(CLI::App& app, GlobalOptions& global) {
   auto args = std::make_shared<TrainArgs>();
-  CLI::App* cmd = app.add_subcommand("train", "train one model and record the run in the store");
+  CLI::App* cmd = app.add_subcommand("train", "Train one model and record the run in the store");
   cmd->add_option("config", args->config_path, "YAML run config (see docs/config.md)");
   cmd->add_option("--set", args->overrides, "override a config key: --set model.d_model=256")
       ->take_all();

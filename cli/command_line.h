@@ -17,8 +17,14 @@ namespace fathom::cli {
 // unknown word -- is fathom-torch's, which knows every command and says what is wrong.
 bool serves(const CLI::App& app, int argc, char** argv);
 
+// The glibc tunables fathom-torch starts with where the caller set none: malloc's heap on
+// transparent huge pages (glibc 2.35 and later; ignored by older ones and where the kernel's
+// setting is `never`).
+inline constexpr const char* kTorchHeapTunables = "glibc.malloc.hugetlb=1";
+
 // Replaces this process with fathom-torch, the program beside this one, on the same argv
-// (argv[0] kept, so usage lines still say `fathom`). Returns only when it could not, saying why.
+// (argv[0] kept, so usage lines still say `fathom`), with kTorchHeapTunables. Returns only when it
+// could not, saying why.
 std::string run_torch_program(char** argv);
 
 // Parses argv with `app` and runs the command: the exit status of the README (0 done, 1 failed,

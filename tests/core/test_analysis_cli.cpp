@@ -320,7 +320,7 @@ TEST_F(AnalyzeCli, GradNormsComputeOnTheDeviceAsked) {
 // see is refused naming the flag, before any work.
 TEST_F(AnalyzeCli, LayerSkipSharpnessAndOutputShiftTakeTheDeviceToo) {
   const std::string config = write_config("post.yaml");
-  for (const std::vector<std::string> analysis :
+  for (const std::vector<std::string>& analysis :
        {std::vector<std::string>{"layer-skip"},
         {"sharpness", "--iterations", "8"},
         {"output-shift", "--depths", "1,2", "--inits", "2"}}) {

@@ -15,6 +15,7 @@
 
 #include "base/config/config_io.h"
 #include "base/util/process.h"
+#include "cli/command_line.h"
 #include "core/data/synthetic.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
@@ -187,6 +188,23 @@ TEST_F(CliPrograms, TheFrontLinksNoLibTorch) {
   ASSERT_EQ(front.exit_code, 0) << front.err;
   EXPECT_EQ(front.out.find("libtorch"), std::string::npos) << front.out;
   EXPECT_NE(back.out.find("libtorch"), std::string::npos) << back.out;
+}
+
+// The front starts fathom-torch with its heap on huge pages (kTorchHeapTunables), a fifth less
+// CPU to load LibTorch, unless the caller set GLIBC_TUNABLES: then the caller's stays. Seen by a
+// stand-in fathom-torch beside the copied front that prints what it was given.
+TEST_F(CliPrograms, FathomTorchStartsWithItsHeapTunablesUnlessTheCallerSetSome) {
+  const fs::path stand_in = dir_.path() / "fathom-torch";
+  std::ofstream(stand_in) << "#!/bin/sh\necho \"tunables=$GLIBC_TUNABLES args=$*\"\n";
+  fs::permissions(stand_in, fs::perms::owner_all);
+  std::vector<std::string> argv{alone(), "train", "config.yaml"};
+  const auto unset = fathom::run_program(argv, "", {"PATH=/usr/bin:/bin"}, 60);
+  EXPECT_EQ(unset.exit_code, 0) << unset.err;
+  EXPECT_EQ(unset.out, std::string("tunables=") + fathom::cli::kTorchHeapTunables +
+                           " args=train config.yaml\n");
+  const auto own = fathom::run_program(
+      argv, "", {"PATH=/usr/bin:/bin", "GLIBC_TUNABLES=glibc.malloc.arena_max=2"}, 60);
+  EXPECT_EQ(own.out, "tunables=glibc.malloc.arena_max=2 args=train config.yaml\n");
 }
 
 }  // namespace test_cli_programs_cli

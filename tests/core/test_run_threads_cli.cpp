@@ -77,7 +77,9 @@ TEST_F(RunThreads, AllCoresAreSharedAmongTheRunsProcesses) {
               two.c_str());
   EXPECT_EQ(computing_threads(two), std::max(1, cores / 2)) << two;
   EXPECT_GE(computing_threads(alone), computing_threads(two)) << alone;
-  if (cores >= 2) EXPECT_GT(computing_threads(alone), computing_threads(two)) << alone;
+  if (cores >= 2) {
+    EXPECT_GT(computing_threads(alone), computing_threads(two)) << alone;
+  }
 }
 
 TEST_F(RunThreads, ANumberOfThreadsIsEachProcesssWhateverTheirCount) {
@@ -121,7 +123,9 @@ TEST_F(RunThreads, ACgroupsCpuQuotaBoundsAllCores) {
          binary_.string(), "--db", db(), "train", config_.string(), "--no-progress"},
         "", fathom::environment_with({"OPENBLAS_NUM_THREADS=0"}), 300);
     moved = r.exit_code != 97;
-    if (moved) EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (moved) {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
     const Store store = Store::open(db(), OpenMode::ReadOnly);
     if (!store.list_runs().empty()) inside = store.tags(store.list_runs().front().id)["threads"];
   }
