@@ -40,10 +40,8 @@ std::string run_torch_program(char** argv) {
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "cannot find this program (/proc/self/exe): " + ec.message();
   const std::string torch = (self.parent_path() / "fathom-torch").string();
-  // Loading LibTorch costs ~0.9 s of CPU per process, much of it page faults as its ~2,000
-  // operators register into fresh heap; with the heap on transparent huge pages (where the
-  // kernel's setting is `madvise`) it costs a fifth less, and training runs as fast
-  // (docs/performance.md, "Process start"). A user's own GLIBC_TUNABLES is left as it is.
+  // Much of loading LibTorch is page faults in a fresh heap: on huge pages it takes a fifth
+  // less CPU (docs/performance.md, "Process start"). A caller's own GLIBC_TUNABLES is kept.
   setenv("GLIBC_TUNABLES", kTorchHeapTunables, /*overwrite=*/0);
   execv(torch.c_str(), argv);
   return "cannot run " + torch + " (" + std::strerror(errno) +
