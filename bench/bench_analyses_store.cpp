@@ -14,9 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "db/pg_connection.h"
 #include "db/store.h"
+
+namespace fathom::bench::bench_analyses_store {
 
 namespace {
 namespace fs = std::filesystem;
@@ -68,7 +71,7 @@ std::vector<int64_t> make_runs(Store& store) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   std::vector<long> sizes{1000, 10000, 100000};
   int adds = 200;
   std::string pg = std::getenv("FATHOM_BENCH_PG_URL") ? std::getenv("FATHOM_BENCH_PG_URL") : "";
@@ -107,3 +110,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_analyses_store
+
+FATHOM_BENCH_PROGRAM(bench_analyses_store, fathom::bench::bench_analyses_store::bench_main);

@@ -26,12 +26,14 @@
 #include "analysis/subject.h"
 #include "base/util/blas_setup.h"
 #include "base/util/strings.h"
+#include "bench/bench_program.h"
 #include "bench/child_process.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
 #include "core/train/device.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_analysis {
+
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -130,7 +132,7 @@ int beta_memory(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "beta-memory" || mode == "beta-child")
@@ -179,3 +181,7 @@ int main(int argc, char** argv) {
               beta.encoder.labels.size());
   return 0;
 }
+
+}  // namespace fathom::bench::bench_analysis
+
+FATHOM_BENCH_PROGRAM(bench_analysis, fathom::bench::bench_analysis::bench_main);

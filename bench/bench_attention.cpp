@@ -19,12 +19,12 @@
 #include <torch/version.h>
 
 #include "base/util/blas_setup.h"
+#include "bench/bench_program.h"
 #include "bench/train_sizes.h"
 #include "core/model/attention.h"
 #include "core/model/cpu_attention.h"
 
-using namespace fathom;
-using namespace fathom::bench;
+namespace fathom::bench::bench_attention {
 
 namespace {
 
@@ -108,7 +108,7 @@ double time_core(F attention) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
   torch::set_num_threads(argc > 2 ? std::atoi(argv[2]) : 1);
@@ -161,3 +161,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_attention
+
+FATHOM_BENCH_PROGRAM(bench_attention, fathom::bench::bench_attention::bench_main);

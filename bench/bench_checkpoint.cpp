@@ -19,6 +19,7 @@
 #include "base/config/config_io.h"
 
 #include "base/config/config.h"
+#include "bench/bench_program.h"
 #include "core/model/depth_parameterization.h"
 #include "core/model/transformer.h"
 #include "core/train/checkpoint.h"
@@ -27,7 +28,7 @@
 #include "core/train/optimizer.h"
 #include "core/train/trainer.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_checkpoint {
 
 namespace {
 
@@ -86,7 +87,7 @@ void file_reads(TransformerImpl& model, Optimizer& optimizer, const TrainerState
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   torch::set_num_threads(1);
   ModelConfig mc;
   mc.d_model = argc > 1 ? std::atoi(argv[1]) : 512;
@@ -119,3 +120,7 @@ int main(int argc, char** argv) {
   file_reads(*model, optimizer, state, config, repeats);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_checkpoint
+
+FATHOM_BENCH_PROGRAM(bench_checkpoint, fathom::bench::bench_checkpoint::bench_main);

@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "experiments/comparison_table.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_comparison_table {
 
 namespace {
 
@@ -54,7 +55,7 @@ double seconds_of(const std::vector<experiments::TableRun>& runs,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "1000,10000,100000");
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   experiments::TableOptions o;
@@ -74,3 +75,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_comparison_table
+
+FATHOM_BENCH_PROGRAM(bench_comparison_table, fathom::bench::bench_comparison_table::bench_main);

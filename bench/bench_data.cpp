@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/child_process.h"
 #include "bench/fathom_step.h"
 #include "bench/size_list.h"
@@ -39,6 +40,8 @@
 #include "core/data/prepared_corpus.h"
 #include "core/data/text_reader.h"
 #include "core/train/batch_stream.h"
+
+namespace fathom::bench::bench_data {
 
 namespace {
 
@@ -203,7 +206,7 @@ int child_step() {
 // Runs this program again as a child in `mode`; returns its line as key -> value.
 std::vector<std::pair<std::string, double>> run_child(const std::vector<std::string>& args,
                                                       long* peak_kib = nullptr) {
-  std::vector<std::string> argv{"/proc/self/exe"};
+  std::vector<std::string> argv{"/proc/self/exe", "bench_data"};  // fathom-bench NAME ARGS
   argv.insert(argv.end(), args.begin(), args.end());
   fathom::bench::ChildProcess child(argv);
   std::string line;
@@ -232,7 +235,7 @@ std::string options_args(const Options& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   Options o;
   std::vector<std::string> args(argv + 1, argv + argc);
   // A child: --child MODE SRC TGT CACHE VOCAB MAX_TOKENS THREADS
@@ -347,3 +350,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_data
+
+FATHOM_BENCH_PROGRAM(bench_data, fathom::bench::bench_data::bench_main);

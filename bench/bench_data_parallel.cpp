@@ -36,8 +36,11 @@
 #include <vector>
 
 #include "base/util/strings.h"
+#include "bench/bench_program.h"
 #include "bench/train_sizes.h"
 #include "db/store.h"
+
+namespace fathom::bench::bench_data_parallel {
 
 namespace {
 
@@ -159,7 +162,7 @@ Measured measure(const std::string& fathom, const fs::path& dir,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   std::vector<std::string> sizes{"tiny", "small"};
   int processes = 2, updates = 60, batches = 0;  // batches per update (0: processes)
   Reduction reduction;
@@ -213,3 +216,7 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_data_parallel
+
+FATHOM_BENCH_PROGRAM(bench_data_parallel, fathom::bench::bench_data_parallel::bench_main);

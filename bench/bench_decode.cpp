@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "base/util/blas_setup.h"
+#include "bench/bench_program.h"
 #include "bench/train_sizes.h"
 #include "core/data/vocab.h"
 #include "core/decode/search.h"
 #include "core/model/transformer.h"
 
-using namespace fathom;
-using namespace fathom::bench;
+namespace fathom::bench::bench_decode {
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const TrainSize size = find_train_size(argc > 1 ? argv[1] : "tiny");
   const int64_t sentences = argc > 2 ? std::atoll(argv[2]) : 64;
@@ -67,3 +67,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_decode
+
+FATHOM_BENCH_PROGRAM(bench_decode, fathom::bench::bench_decode::bench_main);

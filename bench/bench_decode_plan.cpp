@@ -14,10 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "core/data/batch.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_decode_plan {
 
 namespace {
 
@@ -48,7 +49,7 @@ double seconds_of(Plan plan, size_t& batches, double& mib) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "3000,100000,1000000,4500000");
   const long max_tokens = argc > 2 ? std::atol(argv[2]) : 4096;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
@@ -71,3 +72,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_decode_plan
+
+FATHOM_BENCH_PROGRAM(bench_decode_plan, fathom::bench::bench_decode_plan::bench_main);

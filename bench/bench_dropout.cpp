@@ -18,12 +18,12 @@
 
 #include "base/util/blas_setup.h"
 #include "base/util/malloc_setup.h"
+#include "bench/bench_program.h"
 #include "bench/cpu_peak.h"
 #include "bench/train_sizes.h"
 #include "core/model/dropout.h"
 
-using namespace fathom;
-using namespace fathom::bench;
+namespace fathom::bench::bench_dropout {
 
 namespace {
 
@@ -48,7 +48,7 @@ long minor_faults() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   keep_freed_memory();  // as the trainer (and bench_train) run: freed blocks stay in the heap
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
@@ -104,3 +104,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_dropout
+
+FATHOM_BENCH_PROGRAM(bench_dropout, fathom::bench::bench_dropout::bench_main);

@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "experiments/hparam_importance.h"
+
+namespace fathom::bench::bench_importance {
 
 namespace {
 
@@ -62,7 +65,7 @@ double seconds_with_missing(std::vector<fathom::experiments::TableRun> runs) {
   return seconds;
 }
 
-int main() {
+int bench_main(int, char**) {
   std::printf("%8s %10s %12s %14s\n", "runs", "settings", "seconds", "peak RSS MB");
   for (const int n : {5, 10, 20, 32}) {  // n x n x 4 x 4 settings
     const auto runs = grid(n, n, 4, 4);
@@ -75,4 +78,9 @@ int main() {
                 100 * h.terms.front().share, h.interval_draws);
     seconds_with_missing(runs);
   }
+  return 0;
 }
+
+}  // namespace fathom::bench::bench_importance
+
+FATHOM_BENCH_PROGRAM(bench_importance, fathom::bench::bench_importance::bench_main);

@@ -18,10 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "core/data/text_reader.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_line_reader {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -77,7 +79,7 @@ void measure(const char* how, const fs::path& file, bool stdin_, long expected) 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "100000,1000000,4500000");
   std::printf("%10s %-22s %8s %12s %10s\n", "lines", "read", "s", "lines/s", "peak MiB");
   for (long lines : sizes) {
@@ -92,3 +94,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_line_reader
+
+FATHOM_BENCH_PROGRAM(bench_line_reader, fathom::bench::bench_line_reader::bench_main);

@@ -21,13 +21,15 @@
 
 #include "base/config/config_io.h"
 #include "base/util/blas_setup.h"
+#include "bench/bench_program.h"
 #include "core/train/trainer.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 
+namespace fathom::bench::bench_probe_cost {
+
 namespace {
 namespace fs = std::filesystem;
-using namespace fathom;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -36,7 +38,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);  // as `fathom` does: OpenBLAS's fast kernels (base/util/blas_setup.h)
   int updates = 300, every = 100, rounds = 2, layers = 18, threads = 0;
   bool sharpness = false;
@@ -100,3 +102,7 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   return same ? 0 : 1;
 }
+
+}  // namespace fathom::bench::bench_probe_cost
+
+FATHOM_BENCH_PROGRAM(bench_probe_cost, fathom::bench::bench_probe_cost::bench_main);

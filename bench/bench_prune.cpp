@@ -16,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "experiments/checkpoint_prune.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_prune {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -62,7 +64,7 @@ std::vector<experiments::PrunePlan> plan_all(const db::Store& store, const db::S
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "100,1000,2000");
   const long kept = argc > 2 ? std::atol(argv[2]) : 100;
   std::printf("%6s %6s %10s %10s %12s %14s %8s\n", "runs", "kept", "plan s", "apply s",
@@ -100,3 +102,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_prune
+
+FATHOM_BENCH_PROGRAM(bench_prune, fathom::bench::bench_prune::bench_main);

@@ -20,11 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "db/store.h"
 #include "experiments/run_agreement.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_run_agreement {
 
 namespace {
 
@@ -65,7 +66,7 @@ double since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "10000,100000,1000000");
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string only = argc > 3 ? argv[3] : "";  // "rows" or "stored": one path (for RSS)
@@ -124,3 +125,7 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_run_agreement
+
+FATHOM_BENCH_PROGRAM(bench_run_agreement, fathom::bench::bench_run_agreement::bench_main);

@@ -13,11 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "bench/default_config_runs.h"
 #include "bench/size_list.h"
 #include "experiments/run_selection.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_run_selection {
 
 namespace {
 
@@ -56,7 +57,7 @@ double filter_ms(const std::vector<db::RunRecord>& runs, const std::string& wher
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "1000,10000,100000");
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   experiments::RunSelection plain, where, best, columns;
@@ -88,3 +89,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_run_selection
+
+FATHOM_BENCH_PROGRAM(bench_run_selection, fathom::bench::bench_run_selection::bench_main);

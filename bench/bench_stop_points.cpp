@@ -15,8 +15,11 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "bench/bench_program.h"
 #include "core/model/stop_point.h"
 #include "core/model/transformer.h"
+
+namespace fathom::bench::bench_stop_points {
 
 namespace {
 
@@ -33,7 +36,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const int layers = flag_value(argc, argv, "--layers", 48);
   const int d = flag_value(argc, argv, "--d", 64);
   const int tokens = flag_value(argc, argv, "--tokens", 512);
@@ -85,3 +88,7 @@ int main(int argc, char** argv) {
       100 * (k - p) / p, (k - p) * 1e6 / (2 * layers));
   return 0;
 }
+
+}  // namespace fathom::bench::bench_stop_points
+
+FATHOM_BENCH_PROGRAM(bench_stop_points, fathom::bench::bench_stop_points::bench_main);

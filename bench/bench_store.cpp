@@ -11,10 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "db/metric_writer.h"
 #include "db/store.h"
 
-int main(int argc, char** argv) {
+namespace fathom::bench::bench_store {
+
+int bench_main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   namespace fs = std::filesystem;
   const long rows = argc > 1 ? std::atol(argv[1]) : 1'000'000;
@@ -58,3 +61,7 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_store
+
+FATHOM_BENCH_PROGRAM(bench_store, fathom::bench::bench_store::bench_main);

@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "db/run_status.h"
 #include "db/store.h"
 #include "experiments/stored_run_selection.h"
 
-using namespace fathom;
+namespace fathom::bench::bench_stored_run_selection {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -92,7 +94,7 @@ double median_s(const std::function<std::vector<int64_t>()>& f, int rounds,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "10000,100000");
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string ways = argc > 3 ? argv[3] : "both";
@@ -129,3 +131,8 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_stored_run_selection
+
+FATHOM_BENCH_PROGRAM(bench_stored_run_selection,
+                     fathom::bench::bench_stored_run_selection::bench_main);

@@ -17,7 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_program.h"
 #include "db/store.h"
+
+namespace fathom::bench::bench_sweep {
 
 namespace {
 namespace fs = std::filesystem;
@@ -55,7 +58,7 @@ double mean_final(const std::string& db, const std::string& metric, int* count) 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 8;
   const int updates = argc > 2 ? std::atoi(argv[2]) : 20;
   const fs::path fathom = fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "fathom";
@@ -117,3 +120,7 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_sweep
+
+FATHOM_BENCH_PROGRAM(bench_sweep, fathom::bench::bench_sweep::bench_main);

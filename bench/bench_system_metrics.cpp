@@ -15,11 +15,13 @@
 
 #include "base/config/config.h"
 #include "base/util/blas_setup.h"
+#include "bench/bench_program.h"
 #include "bench/fathom_step.h"
 #include "core/train/system_metrics.h"
 
+namespace fathom::bench::bench_system_metrics {
+
 namespace {
-using namespace fathom;
 
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -28,7 +30,7 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   int samples = 2000, steps = 20;
   std::string device_name = "cpu";
@@ -65,3 +67,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace fathom::bench::bench_system_metrics
+
+FATHOM_BENCH_PROGRAM(bench_system_metrics, fathom::bench::bench_system_metrics::bench_main);

@@ -24,14 +24,14 @@
 
 #include "base/util/blas_setup.h"
 #include "base/util/malloc_setup.h"
+#include "bench/bench_program.h"
 #include "bench/cpu_peak.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
 
-using namespace fathom;
-using namespace fathom::bench;
+namespace fathom::bench::bench_train {
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const TrainSize size = find_train_size(argc > 1 ? argv[1] : "tiny");
   const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
@@ -83,3 +83,7 @@ int main(int argc, char** argv) {
   std::printf("peak RSS %.0f MiB\n", usage.ru_maxrss / 1024.0);
   return 0;
 }
+
+}  // namespace fathom::bench::bench_train
+
+FATHOM_BENCH_PROGRAM(bench_train, fathom::bench::bench_train::bench_main);

@@ -30,14 +30,15 @@
 
 #include "base/util/blas_setup.h"
 #include "base/util/malloc_setup.h"
+#include "bench/bench_program.h"
 #include "bench/child_process.h"
 #include "bench/cpu_peak.h"
 #include "bench/cuda_memory.h"
 #include "bench/fathom_step.h"
 #include "core/train/device.h"
 
-using namespace fathom;
-using namespace fathom::bench;
+namespace fathom::bench::bench_vs_reference {
+
 using nlohmann::json;
 
 namespace {
@@ -379,7 +380,7 @@ int run_comparison(int argc, char** argv) {
   return same && children_ok ? 0 : 1;
 }
 
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);  // the child inherits OPENBLAS_CORETYPE: both use the same kernels
   try {
     return run_comparison(argc, argv);
@@ -388,3 +389,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 }
+
+}  // namespace fathom::bench::bench_vs_reference
+
+FATHOM_BENCH_PROGRAM(bench_vs_reference, fathom::bench::bench_vs_reference::bench_main);

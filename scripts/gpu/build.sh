@@ -90,7 +90,7 @@ status=0
 # core_tests: every LibTorch test file (tests/CMakeLists.txt), the tensor tests among them.
 # BUILD_TARGETS: fewer, where a lease has no time for the rest (scripts/gpu/lease.sh).
 # shellcheck disable=SC2086
-ninja -k 0 -C "$build" ${BUILD_TARGETS:-fathom bench_train bench_vs_reference bench_analysis core_tests} \
+ninja -k 0 -C "$build" ${BUILD_TARGETS:-fathom fathom-bench core_tests} \
   || status=$?
 
 # LD_PRELOAD: a PyTorch wheel's libtorch.so carries and exports its own copies of some libstdc++

@@ -58,9 +58,9 @@ phase machine
 
 if wanted build || [ ! -x "$build/fathom" ]; then
   phase build
-  # Only what the wanted phases run (the benchmarks' reference bench needs bench_vs_reference).
-  targets="fathom core_tests bench_train"
-  wanted bench && targets="$targets bench_vs_reference"
+  # Only what the wanted phases run: fathom-bench is every benchmark (bench_train,
+  # bench_vs_reference: links to it), one unity batch of LibTorch files.
+  targets="fathom core_tests fathom-bench"
   BUILD_TARGETS="$targets" timeout "$(limit 260 "${BUILD_RESERVE:-300}")" \
     "$repo/scripts/gpu/build.sh" "$build" \
     > "$logs/build.log" 2>&1

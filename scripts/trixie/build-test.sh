@@ -2,7 +2,7 @@
 # Builds Fathom in a cached Debian 13 root and runs the whole test suite there with ctest:
 #   scripts/trixie/build-test.sh cpu  [--jobs N] [--no-test] [--target T ...] [-- CTEST ARGS]
 #       LibTorch 2.6 (CPU), everything incl. the desktop app, in build-trixie/; --target builds
-#       only the targets named (e.g. bench_vs_reference bench_train for bench.sh) and no tests
+#       only the targets named (e.g. fathom-bench for bench.sh: every benchmark) and no tests
 #   scripts/trixie/build-test.sh cuda [--jobs N] [--no-test] [-- CTEST ARGS]
 #       LibTorch 2.6 built with CUDA (contrib) + the CUDA toolkit (non-free): the headless
 #       targets (fathom, tests, benchmarks) in build-trixie-cuda/; the tests then run on the CPU

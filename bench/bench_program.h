@@ -1,0 +1,33 @@
+#pragma once
+// The benchmarks are one program, fathom-bench (bench/fathom_bench.cpp): each bench_<name>.cpp
+// keeps its code in namespace fathom::bench::bench_<name> and registers its entry point here.
+// Compiled a few files to a translation unit, they pay LibTorch's per-file cost (~12 s of
+// GCC instantiating the precompiled header's pending templates) once a batch, not once a file
+// (docs/performance.md, "Clean build time"). The build links build/bench/bench_<name> to
+// fathom-bench, which runs the benchmark its name says, so each is still run by its own name.
+#include <vector>
+
+namespace fathom::bench {
+
+using BenchMain = int (*)(int argc, char** argv);
+
+struct BenchProgram {
+  const char* name;  // "bench_train": the file's name and the command's
+  BenchMain main;
+};
+
+// Every registered benchmark, in the order their files were compiled.
+inline std::vector<BenchProgram>& bench_programs() {
+  static std::vector<BenchProgram> programs;
+  return programs;
+}
+
+struct RegisterBench {
+  RegisterBench(const char* name, BenchMain main) { bench_programs().push_back({name, main}); }
+};
+
+}  // namespace fathom::bench
+
+// At the end of bench_<name>.cpp, outside its namespace.
+#define FATHOM_BENCH_PROGRAM(name, entry) \
+  static const ::fathom::bench::RegisterBench fathom_register_##name(#name, entry)

@@ -1,0 +1,64 @@
+// fathom-bench: every benchmark of bench/ but the torch-free and Qt ones, one program
+// (bench/bench_program.h says why). Called by a benchmark's name -- build/bench/bench_train,
+// a link to this program -- it runs that benchmark with its arguments; `fathom-bench NAME
+// ARGS...` does the same; with neither, it lists them.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/bench_program.h"
+
+namespace {
+
+const fathom::bench::BenchProgram* find_bench(const std::string& name) {
+  for (const auto& program : fathom::bench::bench_programs())
+    if (name == program.name) return &program;
+  return nullptr;
+}
+
+std::string base_name(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+// Where build/bench/NAME would be: what a benchmark started as `fathom-bench NAME` sees as its
+// argv[0], as if started by its link (some start themselves again through argv[0]).
+std::string link_path(const std::string& name) {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return name;
+  self[n] = '\0';
+  const char* slash = std::strrchr(self, '/');
+  return std::string(self, slash ? slash + 1 - self : 0) + name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (const auto* program = find_bench(base_name(argv[0]))) return program->main(argc, argv);
+  if (argc > 1) {
+    if (const auto* program = find_bench(argv[1])) {
+      std::string self = link_path(argv[1]);
+      std::vector<char*> args{self.data()};
+      args.insert(args.end(), argv + 2, argv + argc);
+      args.push_back(nullptr);
+      return program->main(argc - 1, args.data());
+    }
+  }
+  const bool asked =
+      argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+                   std::strcmp(argv[1], "--list") == 0);
+  if (!asked && argc > 1) std::fprintf(stderr, "fathom-bench: no benchmark named %s\n", argv[1]);
+  std::fprintf(asked ? stdout : stderr,
+               "usage: fathom-bench NAME [ARGS...]  (or build/bench/NAME [ARGS...])\n"
+               "benchmarks (each file's first lines say what it measures and its arguments):\n");
+  std::vector<std::string> names;
+  for (const auto& program : fathom::bench::bench_programs()) names.push_back(program.name);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) std::fprintf(asked ? stdout : stderr, "  %s\n", name.c_str());
+  return asked ? 0 : 2;
+}
