@@ -113,7 +113,8 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
       computed.rows.back().insert(computed.rows.back().end(), values.begin(), values.end());
     }
     std::cout << "Computed differently -- equal settings give other numbers on other BLAS "
-                 "kernels, code or devices, so a difference below can be that alone:\n\n"
+                 "kernels, code, devices, LibTorch versions or thread counts, so a difference "
+                 "below can be that alone:\n\n"
               << experiments::text_table_to_markdown(computed) << "\n";
   }
   experiments::TextTable finals;

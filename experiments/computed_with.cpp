@@ -13,7 +13,8 @@ ComputedWith computed_with(const db::RunRecord& run,
   return {{"blas.core", tag("blas.core")},
           {"device", run.device},
           {"git_rev", run.git_rev},
-          {"libtorch", tag("libtorch")}};
+          {"libtorch", tag("libtorch")},
+          {"threads", tag("threads")}};
 }
 
 std::map<std::string, std::vector<std::string>> computed_differently(
@@ -74,8 +75,8 @@ std::optional<std::string> computed_differently_note(const std::vector<int64_t>&
               runs_text(runs_of[order[v]]) + ")";
   }
   return "⚠ the runs were computed differently -- " + text +
-         ": equal settings give other numbers on other OpenBLAS kernels, devices or code, so a "
-         "difference can be that alone (fathom compare lists each run's)";
+         ": equal settings give other numbers on other OpenBLAS kernels, devices, code or thread "
+         "counts, so a difference can be that alone (fathom compare lists each run's)";
 }
 
 }  // namespace fathom::experiments

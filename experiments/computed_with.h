@@ -1,7 +1,11 @@
 #pragma once
 // What a run's numbers were computed with beyond its settings: the OpenBLAS kernels (tag
-// blas.core, base/util/blas_setup.h), the device, the code's revision and the LibTorch version
-// (tag libtorch: 1.13 and 2.x take other attention and optimizer paths on the same CPU). Equal
+// blas.core, base/util/blas_setup.h), the device, the code's revision, the LibTorch version
+// (tag libtorch: 1.13 and 2.x take other attention and optimizer paths on the same CPU) and the
+// threads each process computed on (tag threads: OpenBLAS, and LibTorch in its reductions,
+// split their work by the thread count, which changes the rounding -- the quickstart's gradient
+// norm parted at update 10 between OpenBLAS on 1 and on 2 threads; train.threads 0 takes the
+// machine's cores, so equal settings differ there too). Equal
 // settings give other numbers when one of these differs (the main job's Post-LN BLEU moved 1.3
 // points between Haswell and Cooperlake kernels at one commit), so `fathom compare`, `fathom export
 // table` and the desktop app's Compare view say where the runs they set side by side differ in
@@ -16,8 +20,8 @@
 
 namespace fathom::experiments {
 
-// Key ("blas.core", "device", "git_rev", "libtorch") -> value; "" where the run did not record
-// it (runs from before the tag, or computed without OpenBLAS).
+// Key ("blas.core", "device", "git_rev", "libtorch", "threads") -> value; "" where the run did not
+// record it (runs from before the tag, or computed without OpenBLAS).
 using ComputedWith = std::map<std::string, std::string>;
 
 // One run's, from its record and tags.

@@ -109,6 +109,13 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   EXPECT_NE(moved_text.out.find("Computed differently"), std::string::npos) << moved_text.out;
   EXPECT_NE(moved_text.out.find("| blas.core | " + here + " | " + there + " |"), std::string::npos)
       << moved_text.out;
+
+  // And as if on another machine's cores (train.threads 0 takes them): threads, each run's.
+  const std::string threads_here = tags.at("threads");  // every run records its threads
+  fathom::db::Store::open((dir_ / "runs.db").string()).set_tag(2, "threads", "OpenBLAS 64");
+  const auto wider = nlohmann::json::parse(fathom({"--json", "compare", "1", "2"}).out);
+  EXPECT_EQ(wider["computed_differently"]["threads"], (nlohmann::json{threads_here, "OpenBLAS 64"}))
+      << wider.dump();
 }
 
 // Language models translate no test set: compare says so and where their comparison is, and
