@@ -113,4 +113,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_analyses_store
 
-FATHOM_BENCH_PROGRAM(bench_analyses_store, fathom::bench::bench_analyses_store::bench_main);
+FATHOM_BENCH_PROGRAM(bench_analyses_store, "recording analyses in a store of 1,000 runs");

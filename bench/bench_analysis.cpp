@@ -184,4 +184,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_analysis
 
-FATHOM_BENCH_PROGRAM(bench_analysis, fathom::bench::bench_analysis::bench_main);
+FATHOM_BENCH_PROGRAM(bench_analysis,
+                     "the analyses' cost: output change vs depth, beta, beta's memory");

@@ -164,4 +164,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_attention
 
-FATHOM_BENCH_PROGRAM(bench_attention, fathom::bench::bench_attention::bench_main);
+FATHOM_BENCH_PROGRAM(bench_attention,
+                     "attention forward + backward on the CPU: explicit ops, loop, fused");

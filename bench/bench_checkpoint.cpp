@@ -123,4 +123,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_checkpoint
 
-FATHOM_BENCH_PROGRAM(bench_checkpoint, fathom::bench::bench_checkpoint::bench_main);
+FATHOM_BENCH_PROGRAM(bench_checkpoint,
+                     "writing and reading a Transformer-base checkpoint, its checksum's share");

@@ -78,4 +78,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_comparison_table
 
-FATHOM_BENCH_PROGRAM(bench_comparison_table, fathom::bench::bench_comparison_table::bench_main);
+FATHOM_BENCH_PROGRAM(bench_comparison_table, "a sweep's comparison table over thousands of runs");

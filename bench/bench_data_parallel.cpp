@@ -219,4 +219,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_data_parallel
 
-FATHOM_BENCH_PROGRAM(bench_data_parallel, fathom::bench::bench_data_parallel::bench_main);
+FATHOM_BENCH_PROGRAM(bench_data_parallel,
+                     "one process against N data-parallel processes (fathom train --nproc)");

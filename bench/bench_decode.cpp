@@ -70,4 +70,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_decode
 
-FATHOM_BENCH_PROGRAM(bench_decode, fathom::bench::bench_decode::bench_main);
+FATHOM_BENCH_PROGRAM(bench_decode,
+                     "greedy and beam search, cached decoder against the whole prefix");

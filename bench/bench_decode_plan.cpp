@@ -75,4 +75,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_decode_plan
 
-FATHOM_BENCH_PROGRAM(bench_decode_plan, fathom::bench::bench_decode_plan::bench_main);
+FATHOM_BENCH_PROGRAM(bench_decode_plan, "planning a decode's batches at test-set and corpus sizes");

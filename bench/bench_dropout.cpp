@@ -107,4 +107,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_dropout
 
-FATHOM_BENCH_PROGRAM(bench_dropout, fathom::bench::bench_dropout::bench_main);
+FATHOM_BENCH_PROGRAM(bench_dropout, "dropout forward (+ backward) at the CPU sizes' shapes");

@@ -97,4 +97,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_line_reader
 
-FATHOM_BENCH_PROGRAM(bench_line_reader, fathom::bench::bench_line_reader::bench_main);
+FATHOM_BENCH_PROGRAM(bench_line_reader,
+                     "reading text (plain, gzip, standard input) at corpus sizes");

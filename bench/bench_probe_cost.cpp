@@ -105,4 +105,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_probe_cost
 
-FATHOM_BENCH_PROGRAM(bench_probe_cost, fathom::bench::bench_probe_cost::bench_main);
+FATHOM_BENCH_PROGRAM(bench_probe_cost, "what the training probes (or sharpness points) cost a run");

@@ -14,6 +14,7 @@ using BenchMain = int (*)(int argc, char** argv);
 struct BenchProgram {
   const char* name;  // "bench_train": the file's name and the command's
   BenchMain main;
+  const char* summary;  // what it measures, in a line (`fathom-bench --list`)
 };
 
 // Every registered benchmark, in the order their files were compiled.
@@ -23,11 +24,15 @@ inline std::vector<BenchProgram>& bench_programs() {
 }
 
 struct RegisterBench {
-  RegisterBench(const char* name, BenchMain main) { bench_programs().push_back({name, main}); }
+  RegisterBench(const char* name, BenchMain main, const char* summary) {
+    bench_programs().push_back({name, main, summary});
+  }
 };
 
 }  // namespace fathom::bench
 
-// At the end of bench_<name>.cpp, outside its namespace.
-#define FATHOM_BENCH_PROGRAM(name, entry) \
-  static const ::fathom::bench::RegisterBench fathom_register_##name(#name, entry)
+// At the end of bench_<name>.cpp, outside its namespace: registers
+// fathom::bench::bench_<name>::bench_main under the file's name, with what it measures.
+#define FATHOM_BENCH_PROGRAM(name, summary)                           \
+  static const ::fathom::bench::RegisterBench fathom_register_##name( \
+      #name, ::fathom::bench::name::bench_main, summary)

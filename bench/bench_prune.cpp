@@ -105,4 +105,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_prune
 
-FATHOM_BENCH_PROGRAM(bench_prune, fathom::bench::bench_prune::bench_main);
+FATHOM_BENCH_PROGRAM(bench_prune, "pruning a finished sweep's kept checkpoints");

@@ -128,4 +128,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_run_agreement
 
-FATHOM_BENCH_PROGRAM(bench_run_agreement, fathom::bench::bench_run_agreement::bench_main);
+FATHOM_BENCH_PROGRAM(bench_run_agreement, "whether two long runs' curves agree");

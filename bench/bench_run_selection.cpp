@@ -92,4 +92,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_run_selection
 
-FATHOM_BENCH_PROGRAM(bench_run_selection, fathom::bench::bench_run_selection::bench_main);
+FATHOM_BENCH_PROGRAM(bench_run_selection, "fathom runs' selection over a lab's runs");

@@ -91,4 +91,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_stop_points
 
-FATHOM_BENCH_PROGRAM(bench_stop_points, fathom::bench::bench_stop_points::bench_main);
+FATHOM_BENCH_PROGRAM(bench_stop_points, "what a training update's stop points cost it");

@@ -64,4 +64,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_store
 
-FATHOM_BENCH_PROGRAM(bench_store, fathom::bench::bench_store::bench_main);
+FATHOM_BENCH_PROGRAM(bench_store, "metric logging's write rate and one log() call");

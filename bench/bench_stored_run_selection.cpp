@@ -134,5 +134,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_stored_run_selection
 
-FATHOM_BENCH_PROGRAM(bench_stored_run_selection,
-                     fathom::bench::bench_stored_run_selection::bench_main);
+FATHOM_BENCH_PROGRAM(bench_stored_run_selection, "fathom runs --where over a SQLite store");

@@ -123,4 +123,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_sweep
 
-FATHOM_BENCH_PROGRAM(bench_sweep, fathom::bench::bench_sweep::bench_main);
+FATHOM_BENCH_PROGRAM(bench_sweep, "the sweep machinery's cost per run");

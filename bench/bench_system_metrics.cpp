@@ -70,4 +70,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_system_metrics
 
-FATHOM_BENCH_PROGRAM(bench_system_metrics, fathom::bench::bench_system_metrics::bench_main);
+FATHOM_BENCH_PROGRAM(bench_system_metrics, "one system-metrics sample");

@@ -86,4 +86,4 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_train
 
-FATHOM_BENCH_PROGRAM(bench_train, fathom::bench::bench_train::bench_main);
+FATHOM_BENCH_PROGRAM(bench_train, "training-step throughput, its split, FLOP/s");

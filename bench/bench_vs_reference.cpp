@@ -392,4 +392,5 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_vs_reference
 
-FATHOM_BENCH_PROGRAM(bench_vs_reference, fathom::bench::bench_vs_reference::bench_main);
+FATHOM_BENCH_PROGRAM(bench_vs_reference,
+                     "Fathom's step against a plain-PyTorch reference, alternately");

@@ -5,7 +5,7 @@
 set -euo pipefail
 program="$1"
 shift
-listed="$("$program" --list | sed -n 's/^  //p')"
+listed="$("$program" --list | awk '/^  / {print $1}')"
 expected="$(printf '%s\n' "$@" | sort)"
 if [ "$listed" != "$expected" ]; then
   echo "fathom-bench lists:"; echo "$listed"; echo "CMake compiled:"; echo "$expected"

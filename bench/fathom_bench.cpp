@@ -55,10 +55,11 @@ int main(int argc, char** argv) {
   if (!asked && argc > 1) std::fprintf(stderr, "fathom-bench: no benchmark named %s\n", argv[1]);
   std::fprintf(asked ? stdout : stderr,
                "usage: fathom-bench NAME [ARGS...]  (or build/bench/NAME [ARGS...])\n"
-               "benchmarks (each file's first lines say what it measures and its arguments):\n");
-  std::vector<std::string> names;
-  for (const auto& program : fathom::bench::bench_programs()) names.push_back(program.name);
-  std::sort(names.begin(), names.end());
-  for (const auto& name : names) std::fprintf(asked ? stdout : stderr, "  %s\n", name.c_str());
+               "benchmarks (each file's first lines say more, and its arguments):\n");
+  auto programs = fathom::bench::bench_programs();
+  std::sort(programs.begin(), programs.end(),
+            [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
+  for (const auto& program : programs)
+    std::fprintf(asked ? stdout : stderr, "  %-28s %s\n", program.name, program.summary);
   return asked ? 0 : 2;
 }
