@@ -1,8 +1,9 @@
 #pragma once
 // The benchmarks are one program, fathom-bench (bench/fathom_bench.cpp): each bench_<name>.cpp
-// keeps its code in namespace fathom::bench::bench_<name> and registers its entry point here.
-// Compiled a few files to a translation unit, they pay LibTorch's per-file cost (~12 s of
-// GCC instantiating the precompiled header's pending templates) once a batch, not once a file
+// keeps its code in namespace fathom::bench::bench_<name>, its main() there named bench_main,
+// and ends with FATHOM_BENCH_PROGRAM (below). Compiled in unity batches, they pay LibTorch's
+// per-file cost (~12 s of GCC instantiating the precompiled header's pending templates) once a
+// batch, not once a file
 // (docs/performance.md, "Clean build time"). The build links build/bench/bench_<name> to
 // fathom-bench, which runs the benchmark its name says, so each is still run by its own name.
 #include <vector>
