@@ -3,9 +3,9 @@
 // keeps its code in namespace fathom::bench::bench_<name>, its main() there named bench_main,
 // and ends with FATHOM_BENCH_PROGRAM (below). Compiled in unity batches, they pay LibTorch's
 // per-file cost (~12 s of GCC instantiating the precompiled header's pending templates) once a
-// batch, not once a file
-// (docs/performance.md, "Clean build time"). The build links build/bench/bench_<name> to
-// fathom-bench, which runs the benchmark its name says, so each is still run by its own name.
+// batch, not once a file (docs/performance.md, "Clean build time"). The build links
+// build/bench/bench_<name> to fathom-bench, which runs the benchmark its name says, so each is
+// still run by its own name.
 #include <vector>
 
 namespace fathom::bench {

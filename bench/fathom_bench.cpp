@@ -2,17 +2,17 @@
 // (bench/bench_program.h says why). Called by a benchmark's name -- build/bench/bench_train,
 // a link to this program -- it runs that benchmark with its arguments; `fathom-bench NAME
 // ARGS...` does the same; with neither, it lists them.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "bench/bench_program.h"
 
 namespace {
+namespace fs = std::filesystem;
 
 const fathom::bench::BenchProgram* find_bench(const std::string& name) {
   for (const auto& program : fathom::bench::bench_programs())
@@ -20,26 +20,19 @@ const fathom::bench::BenchProgram* find_bench(const std::string& name) {
   return nullptr;
 }
 
-std::string base_name(const char* path) {
-  const char* slash = std::strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
 // Where build/bench/NAME would be: what a benchmark started as `fathom-bench NAME` sees as its
 // argv[0], as if started by its link (some start themselves again through argv[0]).
 std::string link_path(const std::string& name) {
-  char self[4096];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return name;
-  self[n] = '\0';
-  const char* slash = std::strrchr(self, '/');
-  return std::string(self, slash ? slash + 1 - self : 0) + name;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? name : (self.parent_path() / name).string();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const auto* program = find_bench(base_name(argv[0]))) return program->main(argc, argv);
+  if (const auto* program = find_bench(fs::path(argv[0]).filename().string()))
+    return program->main(argc, argv);
   if (argc > 1) {
     if (const auto* program = find_bench(argv[1])) {
       std::string self = link_path(argv[1]);
