@@ -3,7 +3,7 @@
 // which averaged checkpoints and were computed on other OpenBLAS kernels (the final-model and
 // computed-differently notes read every run's), alternated round by round. Rows: 6 depths; columns:
 // 4 methods; the rest seeds.
-//   bench_comparison_table [sizes=1000,10000,100000] [rounds=3]
+//   bench_comparison_table [SIZES=1000,10000,100000] [ROUNDS=3]   (positional)
 // Run by hand (never in ctest).
 #include <algorithm>
 #include <chrono>
