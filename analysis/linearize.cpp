@@ -117,12 +117,12 @@ LayerPairs collect_layer_pairs(TransformerImpl& model, const LayerRef& layer,
 }
 
 std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const torch::Tensor& y) {
-  const torch::Tensor X =
-      torch::cat({x.to(torch::kFloat64), torch::ones({x.size(0), 1}, torch::kFloat64)}, 1);
+  const auto f64 = x.options().dtype(torch::kFloat64);  // on x's device
+  const torch::Tensor X = torch::cat({x.to(torch::kFloat64), torch::ones({x.size(0), 1}, f64)}, 1);
   const torch::Tensor Y = y.to(torch::kFloat64);
   torch::Tensor gram = torch::matmul(X.t(), X);
   const double ridge = 1e-8 * gram.diagonal().mean().item<double>();
-  gram = gram + ridge * torch::eye(gram.size(0), torch::kFloat64);
+  gram = gram + ridge * torch::eye(gram.size(0), f64);
   const torch::Tensor theta = torch::linalg_solve(gram, torch::matmul(X.t(), Y));  // [w+1, w']
   const int64_t w = x.size(1);
   return {theta.slice(0, 0, w).t().to(torch::kFloat32).contiguous(),
@@ -132,6 +132,9 @@ std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const
 namespace {
 
 nlohmann::json maybe(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// Where --device put the model: its batches, maps and evaluations follow it.
+torch::Device model_device(TransformerImpl& model) { return model.parameters().front().device(); }
 
 // Validation perplexity and test BLEU with `observer` installed: final_evaluation(), exactly
 // what a run's valid_ppl and test_bleu are.
@@ -143,7 +146,7 @@ Scores evaluate(TransformerImpl& model, const Subject& s, SublayerObserver* obse
   FinalEvaluationOptions what;
   what.test_loss = false;
   ObservedEval observed(model, observer);
-  const FinalEvaluation e = final_evaluation(model, *s.data, s.config, torch::kCPU, what);
+  const FinalEvaluation e = final_evaluation(model, *s.data, s.config, model_device(model), what);
   return {e.valid ? e.valid->ppl : std::nan(""), e.bleu ? e.bleu->score : std::nan("")};
 }
 
@@ -185,11 +188,12 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
                       const MseData& mse, const std::string& objective,
                       const AnalysisParams& params) {
   const bool task = objective == "task";
+  const torch::Device device = model_device(model);
   auto validation = [&]() -> double {
     torch::NoGradGuard no_grad;
     if (!task) return (map.apply(mse.valid_input) - mse.valid_target).pow(2).mean().item<double>();
     ObservedEval observed(model, &map);
-    return evaluate_loss(model, s.data->valid, s.config.data.max_tokens, torch::kCPU,
+    return evaluate_loss(model, s.data->valid, s.config.data.max_tokens, device,
                          s.config.train.label_smoothing)
         .loss;
   };
@@ -212,10 +216,11 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
     adam.zero_grad();
     torch::Tensor loss;
     if (!task) {
-      const torch::Tensor idx = torch::randint(n, {chunk}, torch::kInt64);
+      const torch::Tensor idx =
+          torch::randint(n, {chunk}, mse.input.options().dtype(torch::kInt64));
       loss = (map.apply(mse.input.index({idx})) - mse.target.index({idx})).pow(2).mean();
     } else {
-      const Batch b = stream.next();
+      const Batch b = stream.next().to(device);
       ObservedEval observed(model, &map);  // eval mode: dropout off, only W, b change
       LossSums sums = label_smoothed_loss(model.forward(b.src, b.tgt_in), b.tgt_out,
                                           s.config.train.label_smoothing);
@@ -247,18 +252,19 @@ double percent_change(double value, double reference) {
              : std::nan("");
 }
 
-// The first `count` batches of a split in the order the trainer (or evaluation) uses.
+// The first `count` batches of a split in the order the trainer (or evaluation) uses, on
+// `device`.
 std::vector<Batch> first_batches(const TokenPairs& examples, const RunConfig& config, size_t count,
-                                 bool training_order) {
+                                 bool training_order, torch::Device device) {
   std::vector<Batch> out;
   if (examples.empty()) return out;
   const BatchPlan plan = plan_batches(examples, config.data.max_tokens);
   count = std::min(count, plan.size());
   if (training_order) {
     BatchStream stream(examples, plan, config.train.seed, 0, 0);
-    for (size_t i = 0; i < count; ++i) out.push_back(stream.next());
+    for (size_t i = 0; i < count; ++i) out.push_back(stream.next().to(device));
   } else {
-    for (size_t i = 0; i < count; ++i) out.push_back(collate(examples, plan.batch(i)));
+    for (size_t i = 0; i < count; ++i) out.push_back(collate(examples, plan.batch(i)).to(device));
   }
   return out;
 }
@@ -329,8 +335,9 @@ nlohmann::json linearize_layer(TransformerImpl& model, const Subject& s, const L
 
   // The control: the same training, the layer kept, an affine map of the same shape after it
   // from identity.
-  AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer, torch::eye(mapped),
-                         torch::zeros({mapped}));
+  AffineLayerMap control(layer, AffineLayerMap::Where::AfterLayer,
+                         torch::eye(mapped, pairs.y.options()),
+                         torch::zeros({mapped}, pairs.y.options()));
   const TrainReport control_trained =
       train_map(model, s, control, {pairs.y, pairs.y, valid_pairs.y, valid_pairs.y},
                 params.objective, params);
@@ -358,15 +365,17 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
   Subject& s = subjects.at(0);
   const ModelConfig& m = s.config.model;
   const std::vector<LayerRef> layers = checked_layers(s, params);
+  move_subject_to(s, params.device);  // the pairs, the maps and every evaluation follow it
   TransformerImpl& model = *s.model;
+  const torch::Device device = model_device(model);
   ProgressBar bar("linearize", static_cast<int64_t>(layers.size()) + 1, params.progress);
 
   // The least-squares sample (the first training batches) and the MSE objective's held-out
   // pairs (the first validation batches).
   const std::vector<Batch> sample =
-      first_batches(s.data->train, s.config, params.sample_batches, true);
+      first_batches(s.data->train, s.config, params.sample_batches, true, device);
   const std::vector<Batch> held_out = first_batches(TokenPairs::from_examples(s.data->valid),
-                                                    s.config, params.sample_batches, false);
+                                                    s.config, params.sample_batches, false, device);
   const Scores full = evaluate(model, s, nullptr);
   bar.update(1, "full model");
   nlohmann::json rows = nlohmann::json::array();
@@ -482,7 +491,8 @@ void register_linearize(AnalysisRegistry& registry) {
       "control given the same training (Xu et al. depth-wise LSTM s4, methods.md s5.4); a "
       "language model: its one stack, the LM loss";
   a.reads_decoder_only = true;
-  a.options = {"layers", "objective", "lstm-map", "steps", "lr", "eval-every", "patience"};
+  a.options = {"layers", "objective",  "lstm-map", "steps",
+               "lr",     "eval-every", "patience", "device"};
   a.run = run_linearize;
   a.print = print_linearize;
   registry.add("linearize", std::move(a));

@@ -27,7 +27,7 @@ struct AnalysisParams {
   int eval_every = 100;            // linearize: updates between validation checks
   int patience = 3;                // linearize: checks without improvement before stopping
   int iterations = 100;            // sharpness: most Lanczos steps (Hessian-vector products)
-  std::string device = "cpu";      // every analysis but linearize: where the model computes
+  std::string device = "cpu";      // where the model computes: cpu, cuda, cuda:N
   int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
   bool progress = true;            // progress bars on stderr (not recorded)
 

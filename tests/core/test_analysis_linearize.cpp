@@ -496,5 +496,32 @@ TEST(Linearize, AnalysisReportsEveryRequestedLayer) {
   EXPECT_TRUE(r["layers"][2]["bleu"].is_number());
 }
 
+// --device: on a GPU the pairs, maps, training and evaluations follow the model and give the
+// CPU's figures within float32 reassociation (the full model's perplexity, each layer's
+// least-squares fit and its perplexity once replaced). scripts/gpu/lease.sh runs it.
+TEST(Linearize, OnCudaFollowsTheCpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA GPU (scripts/gpu/lease.sh)";
+  AnalysisParams p;
+  p.progress = false;
+  p.layers = "enc:1-2,dec:2";
+  p.steps = 0;  // the least-squares maps alone: no early stopping to part the devices
+  std::vector<Subject> on_cpu{tiny_subject("pre")}, on_gpu{tiny_subject("pre")};
+  const nlohmann::json cpu = find_analysis("linearize").run(on_cpu, p);
+  p.device = "cuda";
+  const nlohmann::json gpu = find_analysis("linearize").run(on_gpu, p);
+  EXPECT_EQ(on_gpu[0].model->parameters().front().device().type(), torch::kCUDA);
+  auto near = [](const nlohmann::json& a, const nlohmann::json& b, double rel, double abs) {
+    EXPECT_NEAR(a.get<double>(), b.get<double>(), rel * std::abs(b.get<double>()) + abs);
+  };
+  near(gpu["full"]["valid_ppl"], cpu["full"]["valid_ppl"], 1e-5, 0);
+  ASSERT_EQ(gpu["layers"].size(), cpu["layers"].size());
+  for (size_t i = 0; i < cpu["layers"].size(); ++i) {
+    SCOPED_TRACE(cpu["layers"][i]["layer"].get<std::string>());
+    EXPECT_EQ(gpu["layers"][i]["pairs"], cpu["layers"][i]["pairs"]);
+    near(gpu["layers"][i]["lstsq_mse"], cpu["layers"][i]["lstsq_mse"], 1e-3, 1e-9);
+    near(gpu["layers"][i]["valid_ppl"], cpu["layers"][i]["valid_ppl"], 1e-4, 0);
+  }
+}
+
 }  // namespace test_analysis_linearize
 }  // namespace fathom::analysis
