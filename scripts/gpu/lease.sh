@@ -78,7 +78,7 @@ if wanted tests; then
     cd "$build" || exit 1
     export FATHOM_TEST_DEVICE=cuda
     timeout "$(limit 40 330)" ./tests/core_tests \
-      --gtest_filter='FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*'
+      --gtest_filter='FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
     if [ "${TRAINER_TESTS:-1}" = 1 ]; then
       timeout "$(limit 45 300)" ./tests/core_tests --gtest_filter='TrainerTest.*:CheckpointedLayers.*'
     fi

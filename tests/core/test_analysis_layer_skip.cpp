@@ -25,15 +25,7 @@ namespace fathom::analysis {
 namespace test_analysis_layer_skip {
 
 Subject skip_subject(const RunConfig& config) {
-  Subject s;
-  s.config = config;
-  check_model_methods(s.config);
-  s.data = std::make_shared<Dataset>(load_run_dataset(s.config, "", ""));
-  s.vocab_size = s.data->vocab->size();
-  s.batch = first_training_batch(s.config, s.data->train);
-  s.model = model_at_init(s.config, s.vocab_size, s.batch);
-  s.label = "skip " + config.model.norm;
-  return s;
+  return subject_with_data(config, "skip " + config.model.norm);
 }
 
 // Layer `layer` of `stack` outputs zero branches: its attention and FFN output projections are

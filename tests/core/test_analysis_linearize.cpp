@@ -15,6 +15,7 @@
 #include "base/util/error.h"
 #include "core/data/dataset.h"
 #include "core/model/registry.h"
+#include "tests/support/analysis_fixture.h"
 
 namespace fathom::analysis {
 namespace test_analysis_linearize {
@@ -40,15 +41,7 @@ RunConfig tiny_config(const std::string& norm, const std::string& init = "xavier
 }
 
 Subject subject_of(const RunConfig& config) {
-  Subject s;
-  s.config = config;
-  check_model_methods(s.config);
-  s.data = std::make_shared<Dataset>(load_dataset(s.config.data, "", ""));
-  s.vocab_size = s.data->vocab->size();
-  s.batch = first_training_batch(s.config, s.data->train);
-  s.model = model_at_init(s.config, s.vocab_size, s.batch);
-  s.label = "tiny " + config.model.norm;
-  return s;
+  return subject_with_data(config, "tiny " + config.model.norm);
 }
 
 Subject tiny_subject(const std::string& norm) { return subject_of(tiny_config(norm)); }

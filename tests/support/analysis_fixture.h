@@ -1,6 +1,7 @@
 #pragma once
 // Test support for the analyses' tests: a small model on the synthetic task at initialization
 // (Admin profiled on its first batch) with that batch. Header-only.
+#include <memory>
 #include <string>
 
 #include "analysis/subject.h"
@@ -41,6 +42,20 @@ struct Fixture {
   Batch batch;
   Transformer model{nullptr};
 };
+
+// A subject as `fathom analyze` makes one from a config, with its data (for the analyses that
+// evaluate or train): the model at initialization and the first training batch, on the CPU.
+inline Subject subject_with_data(const RunConfig& config, const std::string& label) {
+  Subject s;
+  s.config = config;
+  check_model_methods(s.config);
+  s.data = std::make_shared<Dataset>(load_run_dataset(s.config, "", ""));
+  s.vocab_size = s.data->vocab->size();
+  s.batch = first_training_batch(s.config, s.data->train);
+  s.model = model_at_init(s.config, s.vocab_size, s.batch);
+  s.label = label;
+  return s;
+}
 
 inline Fixture make(const RunConfig& config) {
   Fixture f;
