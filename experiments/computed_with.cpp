@@ -75,8 +75,9 @@ std::optional<std::string> computed_differently_note(const std::vector<int64_t>&
               runs_text(runs_of[order[v]]) + ")";
   }
   return "⚠ the runs were computed differently -- " + text +
-         ": equal settings give other numbers on other OpenBLAS kernels, devices, code or thread "
-         "counts, so a difference can be that alone (fathom compare lists each run's)";
+         ": equal settings give other numbers on other OpenBLAS kernels, devices, code, LibTorch "
+         "versions or thread counts, so a difference can be that alone (fathom compare lists each "
+         "run's)";
 }
 
 }  // namespace fathom::experiments

@@ -57,8 +57,8 @@ TEST(ComputedWith, TheNoteNamesEachValuesRuns) {
   EXPECT_EQ(*note,
             "⚠ the runs were computed differently -- blas.core: Haswell (#1-#2), not recorded "
             "(#3), Cooperlake (#4-#5); device: cpu (#1-#3, #5), cuda:0 (#4): equal settings give "
-            "other numbers on other OpenBLAS kernels, devices, code or thread counts, so a "
-            "difference can be that alone (fathom compare lists each run's)");
+            "other numbers on other OpenBLAS kernels, devices, code, LibTorch versions or thread "
+            "counts, so a difference can be that alone (fathom compare lists each run's)");
   // Runs of two kinds taking turns: counted, not listed a range each.
   std::vector<int64_t> ids;
   std::vector<ComputedWith> turns;
