@@ -33,15 +33,7 @@ RunConfig lm_config(const std::string& norm, int layers) {
 }
 
 Subject lm_subject(const RunConfig& config, bool with_model = true) {
-  Subject s;
-  s.config = config;
-  check_model_methods(s.config);
-  s.data = std::make_shared<Dataset>(load_run_dataset(s.config, "", ""));
-  s.vocab_size = s.data->vocab->size();
-  s.batch = first_training_batch(s.config, s.data->train);
-  if (with_model) s.model = model_at_init(s.config, s.vocab_size, s.batch);
-  s.label = "lm " + config.model.norm;
-  return s;
+  return subject_with_data(config, "lm " + config.model.norm, with_model);
 }
 
 // The stack's output, standardized here: (y - mean) / sqrt(var + 1e-5), in float64.

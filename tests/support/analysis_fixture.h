@@ -44,15 +44,17 @@ struct Fixture {
 };
 
 // A subject as `fathom analyze` makes one from a config, with its data (for the analyses that
-// evaluate or train): the model at initialization and the first training batch, on the CPU.
-inline Subject subject_with_data(const RunConfig& config, const std::string& label) {
+// evaluate or train): the model at initialization (unless not `with_model`: an analysis that
+// builds its own) and the first training batch, on the CPU.
+inline Subject subject_with_data(const RunConfig& config, const std::string& label,
+                                 bool with_model = true) {
   Subject s;
   s.config = config;
   check_model_methods(s.config);
   s.data = std::make_shared<Dataset>(load_run_dataset(s.config, "", ""));
   s.vocab_size = s.data->vocab->size();
   s.batch = first_training_batch(s.config, s.data->train);
-  s.model = model_at_init(s.config, s.vocab_size, s.batch);
+  if (with_model) s.model = model_at_init(s.config, s.vocab_size, s.batch);
   s.label = label;
   return s;
 }
