@@ -38,6 +38,7 @@
 #include "core/train/reduce_backend.h"
 #include "core/train/trainer.h"
 #include "db/early_stop_tag.h"
+#include "db/fork_tags.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
 #include "db/run_status.h"
@@ -343,7 +344,7 @@ int64_t run_to_train(TrainStart& start, const TrainArgs& args, const db::StorePa
         [&](int64_t id) { return paths.run_dir(id); }, git_revision());
     std::string settings;
     for (const auto& o : args.overrides) settings += (settings.empty() ? "" : "; ") + o;
-    if (!settings.empty()) store.set_tag(fork, "fork.settings", settings);
+    if (!settings.empty()) store.set_tag(fork, db::kForkSettingsTag, settings);
     std::cerr << "run " << fork << " forks run " << parent.id << " at update " << args.fork_from
               << "\n";
     start.resumed = store.find_run(std::to_string(fork));

@@ -18,6 +18,8 @@
 #include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
 #include "experiments/lr_transfer.h"
+#include "experiments/report_fork.h"
+#include "experiments/report_numbers.h"
 #include "experiments/report_samples.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/text_table.h"
@@ -25,13 +27,6 @@
 namespace fathom::experiments {
 namespace {
 namespace fs = std::filesystem;
-
-std::string report_number(double v) {
-  if (!std::isfinite(v)) return "nan";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
-  return buf;
-}
 
 std::string date(double unix_seconds) {
   if (unix_seconds <= 0) return "-";
@@ -49,25 +44,6 @@ std::string status_text(const db::RunRecord& r) {
 std::string cell(std::string s) {
   for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
   return s;
-}
-
-// One column's values with the same decimals, enough for 4 significant digits of its largest
-// value (BLEU 69.55 and 29.50, not 29.5; perplexity 2.180 beside 2.152); %.4g where even the
-// largest is below 0.001.
-std::vector<std::string> column_numbers(const std::vector<double>& values) {
-  double largest = 0;
-  for (double v : values)
-    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
-  const bool tiny = largest > 0 && largest < 1e-3;
-  const int decimals =
-      largest == 0 ? 2 : std::clamp(3 - static_cast<int>(std::floor(std::log10(largest))), 0, 6);
-  std::vector<std::string> out;
-  for (double v : values) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    out.push_back(tiny ? report_number(v) : std::isfinite(v) ? buf : "nan");
-  }
-  return out;
 }
 
 void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
@@ -414,7 +390,10 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
   for (const auto& [name, value] : r.final_metrics)
     out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
-  figures(out, options, {r}, store, r.name, "");
+  std::vector<db::RunRecord> drawn = {r};
+  for (auto& beside : fork_sections(out, store, r, options.metrics))
+    drawn.push_back(std::move(beside));
+  figures(out, options, drawn, store, r.name, "");
   samples_section(out, store, {r}, options.select_by);
   probes_section(out, options, store, {r});
   out << "## Config\n\n```yaml\n"

@@ -237,7 +237,7 @@ std::string DashboardView::curveLabel(const db::RunRecord& run) const {
   styleOf(run, &value);
   std::string label = plot::run_short_name(run);
   if (auto tags = tags_.find(run.id); tags != tags_.end())
-    if (const auto origin = fork_origin(tags->second)) label += " " + fork_label(*origin);
+    if (const auto origin = db::fork_origin(tags->second)) label += " " + db::fork_label(*origin);
   if (value.empty()) return label;
   return colour_by_->currentText().toStdString().substr(5) + "=" + value + "  " + label;
 }
@@ -349,7 +349,7 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
         add_spike_marks(spikes_.spikes({run.id, metric}, points), points, place, label,
                         spikes_.rule(), marks);
       auto tags = tags_.find(run.id);
-      if (const auto origin = tags == tags_.end() ? std::nullopt : fork_origin(tags->second))
+      if (const auto origin = tags == tags_.end() ? std::nullopt : db::fork_origin(tags->second))
         marks->push_back(fork_mark(*origin, points, place, label));
     }
     figure.curves.push_back(std::move(curve));

@@ -10,23 +10,6 @@
 
 namespace fathom::gui {
 
-std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags) {
-  auto parent = tags.find("forked_from"), at = tags.find("forked_at");
-  if (parent == tags.end() || at == tags.end()) return std::nullopt;
-  try {
-    size_t parent_end = 0, at_end = 0;
-    ForkOrigin origin{std::stoll(parent->second, &parent_end), std::stoll(at->second, &at_end)};
-    if (parent_end != parent->second.size() || at_end != at->second.size()) return std::nullopt;
-    return origin;
-  } catch (const std::exception&) {  // not a number: a tag someone set by hand
-    return std::nullopt;
-  }
-}
-
-std::string fork_label(const ForkOrigin& origin) {
-  return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
-}
-
 void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks) {
@@ -49,7 +32,7 @@ void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::Met
   }
 }
 
-ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
+ChartMark fork_mark(const db::ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
                     const plot::RunX& place, const QString& curve) {
   ChartMark m;
   m.kind = ChartMark::Kind::Fork;

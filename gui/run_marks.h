@@ -1,7 +1,7 @@
 #pragma once
 // What a run's curve is marked with on the dashboard (issue 38 item 5): the spikes of its raw
 // points (SpikeCache finds them) and, for a fork, the update where it left its parent (the
-// run tags forked_from and forked_at that `fathom train --fork` sets, core/train/fork.h).
+// run tags forked_from and forked_at that `fathom train --fork` sets, db/fork_tags.h).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -9,20 +9,12 @@
 #include <vector>
 
 #include "base/metrics/spikes.h"
+#include "db/fork_tags.h"
 #include "db/records.h"
 #include "gui/chart_marks.h"
 #include "plot/curve_x.h"
 
 namespace fathom::gui {
-
-struct ForkOrigin {
-  int64_t parent = 0;
-  int64_t step = 0;
-};
-// nullopt for a run that is no fork (or whose fork tags do not read as numbers).
-std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags);
-// "(fork of #12 at 300)", for the run's label.
-std::string fork_label(const ForkOrigin& origin);
 
 // At most this many spike marks a curve: its largest (by z; base/metrics/spikes.h).
 constexpr size_t kMaxSpikeMarks = 20;
@@ -32,7 +24,7 @@ void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::Met
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks);
 // The mark on a fork's curve where it left its parent (on the line as drawn).
-ChartMark fork_mark(const ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
+ChartMark fork_mark(const db::ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
                     const plot::RunX& place, const QString& curve);
 
 // The run page's milestones on the curve labelled `curve` (valid_loss, x in updates): the

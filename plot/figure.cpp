@@ -78,6 +78,7 @@ json to_json_of(const CurveFigure& f) {
                 {"value", numbers(c.value)},
                 {"colour_key", c.colour_key}};
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
+    if (c.fork_step) one["fork_step"] = *c.fork_step;
     if (c.style >= 0) one["style"] = c.style;
     if (!c.spike_x.empty()) {
       one["spike_x"] = numbers(c.spike_x);
@@ -284,6 +285,7 @@ CurveFigure curves_from(const Reader& r, const json& j) {
     c.step = r.numbers(curves[i], "step", path);
     c.value = r.numbers(curves[i], "value", path);
     c.diverged_step = r.opt_number(curves[i], "diverged_step", path);
+    c.fork_step = r.opt_number(curves[i], "fork_step", path);
     c.colour_key = r.str(curves[i], "colour_key", path);
     if (const auto style = r.opt_number(curves[i], "style", path)) {
       if (*style < 0 || *style != std::floor(*style) || *style > 1e9)

@@ -87,6 +87,9 @@ struct Curve {
   std::string metric;               // curves of the second, third... metric get other dash patterns
   std::vector<double> step, value;  // x and y; `step` holds whatever the x axis is
   std::optional<double> diverged_step;  // set: a marker where the run diverged (x units)
+  // Set: the run is a fork (db/fork_tags.h) and left its parent here (x units): a diamond on
+  // the line, which before it is the parent's.
+  std::optional<double> fork_step;
   // A run's curve of a spike metric (db::metric::is_spike_metric): its raw points judged spikes
   // (base/metrics/spikes.h), marked in its colour; x in the axis's units.
   std::vector<double> spike_x, spike_y;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "db/metric_presentation.h"
@@ -77,6 +78,7 @@ class CurveDrawer {
     label_axes();
     add_band_key();
     add_spike_key();
+    add_fork_key();
     if (style_.legend)
       detail::finish_legend(plot_);
     else if (plot_.legend)
@@ -150,6 +152,8 @@ class CurveDrawer {
     if (c.stopped_early)
       mark_early_stop(ready ? ready->x : c.step, ready ? ready->y : shown, group);
     if (c.diverged_step) drawn.mark = mark_divergence(c, ready, shown);
+    if (c.fork_step)
+      mark_fork(*c.fork_step, ready ? ready->x : c.step, ready ? ready->y : shown, group);
     if (!c.spike_x.empty()) {  // at the raw values, in the run's colour; one key for all
       bool no_entry = true;
       add_marks(c.spike_x, c.spike_y, QCPScatterStyle::ssStar, series_colour(group), QString(),
@@ -184,6 +188,31 @@ class CurveDrawer {
     if (last > 0)
       add_marks({xs[last - 1]}, {ys[last - 1]}, QCPScatterStyle::ssCircle, series_colour(group),
                 QStringLiteral("mean ends: < half the runs left"), stop_in_legend_);
+  }
+
+  // A fork's curve up to its fork point is its parent's: a diamond in its colour where the
+  // two part, on the line as drawn (between the points either side of it, straight on the
+  // axis's scale; at the nearest point where one side has none).
+  void mark_fork(double fork_x, const std::vector<double>& xs, const std::vector<double>& ys,
+                 int group) {
+    std::optional<size_t> before, after;
+    for (size_t i = 0; i < std::min(xs.size(), ys.size()); ++i) {
+      if (!std::isfinite(ys[i])) continue;
+      if (xs[i] <= fork_x) before = i;
+      if (xs[i] >= fork_x && !after) after = i;
+    }
+    if (!before && !after) return;
+    double x = xs[before ? *before : *after], y = ys[before ? *before : *after];
+    if (before && after && xs[*after] > xs[*before]) {
+      x = fork_x;
+      const bool log = f_.y.scale == Scale::Log && ys[*before] > 0 && ys[*after] > 0;
+      const double a = log ? std::log(ys[*before]) : ys[*before];
+      const double b = log ? std::log(ys[*after]) : ys[*after];
+      const double t = (fork_x - xs[*before]) / (xs[*after] - xs[*before]);
+      y = log ? std::exp(a + t * (b - a)) : a + t * (b - a);
+    }
+    bool no_entry = true;  // add_fork_key's, in black, says what they are
+    add_marks({x}, {y}, QCPScatterStyle::ssDiamond, series_colour(group), QString(), no_entry);
   }
 
   // The last finite value at or before the divergence, in black; null when there is none.
@@ -241,6 +270,16 @@ class CurveDrawer {
     }
     plot_.xAxis->setLabel(detail::qstr(x_label));
     plot_.yAxis->setLabel(detail::qstr(y_label));
+  }
+
+  // Says what the diamonds are, once, in black, as for the stars.
+  void add_fork_key() {
+    bool any = false;
+    for (const auto& c : f_.curves) any |= c.fork_step.has_value();
+    if (!any) return;
+    bool first = false;
+    add_marks({}, {}, QCPScatterStyle::ssDiamond, Qt::black,
+              QStringLiteral("fork: where it leaves its parent"), first);
   }
 
   // Says what the stars are, once, in black: an empty graph with their look in the legend.

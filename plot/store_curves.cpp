@@ -6,6 +6,7 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "plot/run_groups.h"
@@ -157,6 +158,8 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
           query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
       if (!query.colour_by.empty() && !name_states(run.name, query.colour_by, key))
         curve.label += " (" + query.colour_by + "=" + key + ")";
+      if (const auto origin = db::fork_origin(tags[r]))
+        curve.label += " " + db::fork_label(*origin);
       if (label_metric) curve.label += " " + metric;
       curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
       for (size_t i = 0; i < p.size(); ++i) {
@@ -165,6 +168,8 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       }
       if (run.diverged_step)
         curve.diverged_step = p.place().at_step(p.points(), *run.diverged_step);
+      if (const auto origin = db::fork_origin(tags[r]))
+        curve.fork_step = p.place().at_step(p.points(), origin->step);
       if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
       figure.curves.push_back(std::move(curve));
     }

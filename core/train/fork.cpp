@@ -8,6 +8,7 @@
 #include "base/util/error.h"
 #include "core/train/checkpoint.h"
 #include "core/train/run_files.h"
+#include "db/fork_tags.h"
 #include "db/run_json.h"
 
 namespace fathom {
@@ -156,8 +157,8 @@ void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& a
   inherit_files(store, parent, step, config, parent_dir, id, files);
   for (const auto& [key, value] : store.tags(parent.id))
     if (!describes_the_parent_after(key, step)) store.set_tag(id, key, value);
-  store.set_tag(id, "forked_from", std::to_string(parent.id));
-  store.set_tag(id, "forked_at", std::to_string(step));
+  store.set_tag(id, db::kForkedFromTag, std::to_string(parent.id));
+  store.set_tag(id, db::kForkedAtTag, std::to_string(step));
   std::vector<db::MetricRow> rows;
   for (const auto& row : store.metric_rows(parent.id))
     if (std::get<0>(row) <= step) rows.push_back(row);

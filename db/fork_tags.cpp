@@ -1,0 +1,24 @@
+#include "db/fork_tags.h"
+
+#include <stdexcept>
+
+namespace fathom::db {
+
+std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags) {
+  const auto parent = tags.find(kForkedFromTag), at = tags.find(kForkedAtTag);
+  if (parent == tags.end() || at == tags.end()) return std::nullopt;
+  try {
+    size_t parent_end = 0, at_end = 0;
+    ForkOrigin origin{std::stoll(parent->second, &parent_end), std::stoll(at->second, &at_end)};
+    if (parent_end != parent->second.size() || at_end != at->second.size()) return std::nullopt;
+    return origin;
+  } catch (const std::logic_error&) {  // not a number, or out of range
+    return std::nullopt;
+  }
+}
+
+std::string fork_label(const ForkOrigin& origin) {
+  return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
+}
+
+}  // namespace fathom::db

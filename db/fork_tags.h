@@ -1,0 +1,29 @@
+#pragma once
+// The run tags of a fork (`fathom train --fork RUN --from STEP`, core/train/fork.h): the run it
+// left (forked_from), the update where it left it (forked_at) and the settings it changed
+// (fork.settings, "key=value" the --set overrides). One vocabulary for the writer and its
+// readers -- the desktop app's fork marks, the curves' labels and marks, a fork's report.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace fathom::db {
+
+inline constexpr const char* kForkedFromTag = "forked_from";
+inline constexpr const char* kForkedAtTag = "forked_at";
+inline constexpr const char* kForkSettingsTag = "fork.settings";
+
+struct ForkOrigin {
+  int64_t parent = 0;  // the run it was forked from
+  int64_t step = 0;    // the update it continues from
+};
+
+// nullopt for a run that is no fork (or whose fork tags do not read as whole numbers: a tag
+// someone set by hand).
+std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags);
+
+// "(fork of #12 at 300)", for a run's label.
+std::string fork_label(const ForkOrigin& origin);
+
+}  // namespace fathom::db

@@ -1,0 +1,130 @@
+#include "experiments/report_fork.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "db/fork_tags.h"
+#include "experiments/report_numbers.h"
+#include "experiments/text_table.h"
+
+namespace fathom::experiments {
+namespace {
+
+std::string run_name(const db::RunRecord& r) {
+  return "run " + std::to_string(r.id) + " (`" + r.name + "`)";
+}
+
+// The fork's overrides as its command gave them ("`--set train.lr=0.004 --set ...`"; the tag
+// joins them with "; "), or what says there were none.
+std::string changed_settings(const std::map<std::string, std::string>& tags) {
+  const auto it = tags.find(db::kForkSettingsTag);
+  if (it == tags.end() || it->second.empty()) return "no setting changed";
+  std::string text = "`--set " + it->second + "`";
+  for (size_t p = 0; (p = text.find("; ", p)) != std::string::npos;) text.replace(p, 2, " --set ");
+  return text;
+}
+
+// The final metrics both runs have, the fork's beside its parent's, and their difference.
+void against_parent(std::ostream& out, const db::RunRecord& fork, const db::RunRecord& parent) {
+  TextTable table;
+  table.header = {"final metric", "#" + std::to_string(fork.id) + " (fork)",
+                  "#" + std::to_string(parent.id) + " (parent)", "fork - parent"};
+  for (const auto& [name, value] : fork.final_metrics) {
+    const auto theirs = parent.final_metrics.find(name);
+    if (theirs == parent.final_metrics.end()) continue;
+    const double difference = value - theirs->second;
+    std::vector<std::string> cells = column_numbers({value, theirs->second, difference});
+    if (std::isfinite(difference) && difference > 0) cells[2] = "+" + cells[2];
+    table.rows.push_back({name, cells[0], cells[1], cells[2]});
+  }
+  if (!table.rows.empty()) out << text_table_to_markdown(table) << "\n";
+}
+
+std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
+                                     const db::RunRecord& run,
+                                     const std::map<std::string, std::string>& tags) {
+  const auto origin = db::fork_origin(tags);
+  if (!origin) return std::nullopt;
+  const std::string parent_id = std::to_string(origin->parent);
+  const auto parent = store.find_run(parent_id);
+  const std::string at = std::to_string(origin->step);
+  out << "## Fork of run " << parent_id << "\n\nThis run continues "
+      << (parent ? run_name(*parent) : "run " + parent_id) << " from its checkpoint at update "
+      << at << " (`fathom train --fork " << parent_id << " --from " << at << "`), with "
+      << changed_settings(tags) << "; its curves up to update " << at << " are the parent's.";
+  if (!parent) {
+    out << " Run " << parent_id << " is no longer in the store.\n\n";
+    return std::nullopt;
+  }
+  out << " The curves below draw the parent beside it, a diamond where they part; `fathom "
+         "compare "
+      << parent_id << " " << run.id << "` tests whether their test BLEU differs.\n\n";
+  against_parent(out, run, *parent);
+  return parent;
+}
+
+// The runs forked from `run`, oldest first.
+std::vector<db::RunRecord> forks_of(const db::Store& store, const db::RunRecord& run) {
+  std::vector<db::RunRecord> forks;
+  for (const auto& [id, parent] : store.tagged_runs(db::kForkedFromTag))
+    if (parent == std::to_string(run.id))
+      if (auto fork = store.find_run(std::to_string(id))) forks.push_back(std::move(*fork));
+  return forks;
+}
+
+void forks_table(std::ostream& out, const db::Store& store, const std::vector<db::RunRecord>& forks,
+                 const std::vector<std::string>& wanted) {
+  std::vector<std::string> metrics;
+  for (const auto& m : wanted)
+    if (std::any_of(forks.begin(), forks.end(),
+                    [&](const db::RunRecord& f) { return f.final_metrics.count(m) > 0; }))
+      metrics.push_back(m);
+  TextTable table;
+  table.header = {"run", "name", "from update", "changed", "status"};
+  table.header.insert(table.header.end(), metrics.begin(), metrics.end());
+  for (const auto& f : forks) {
+    const auto tags = store.tags(f.id);
+    const auto origin = db::fork_origin(tags);
+    const auto settings = tags.find(db::kForkSettingsTag);
+    table.rows.push_back(
+        {std::to_string(f.id), f.name, origin ? std::to_string(origin->step) : "?",
+         settings == tags.end() || settings->second.empty() ? "-" : settings->second,
+         f.diverged_step ? f.status + "@" + std::to_string(*f.diverged_step) : f.status});
+  }
+  for (const auto& m : metrics) {  // a column's numbers with one number of decimals
+    std::vector<double> values;
+    for (const auto& f : forks) {
+      const auto it = f.final_metrics.find(m);
+      values.push_back(it == f.final_metrics.end() ? NAN : it->second);
+    }
+    const std::vector<std::string> cells = column_numbers(values);
+    for (size_t i = 0; i < forks.size(); ++i)
+      table.rows[i].push_back(forks[i].final_metrics.count(m) ? cells[i] : "-");
+  }
+  out << text_table_to_markdown(table) << "\n";
+}
+
+}  // namespace
+
+std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& store,
+                                         const db::RunRecord& run,
+                                         const std::vector<std::string>& metrics) {
+  std::vector<db::RunRecord> beside;
+  if (auto parent = fork_of(out, store, run, store.tags(run.id)))
+    beside.push_back(std::move(*parent));
+  const std::vector<db::RunRecord> forks = forks_of(store, run);
+  if (forks.empty()) return beside;
+  out << "## Forks of this run\n\n"
+      << forks.size() << (forks.size() == 1 ? " run continues" : " runs continue")
+      << " this one from one of its checkpoints with changed settings (`fathom train --fork`)"
+      << (forks.size() > kForksDrawn
+              ? "; the curves below draw the newest " + std::to_string(kForksDrawn) + " beside it"
+              : "; the curves below draw them beside it")
+      << ".\n\n";
+  forks_table(out, store, forks, metrics);
+  beside.insert(beside.end(), forks.end() - std::min(forks.size(), kForksDrawn), forks.end());
+  return beside;
+}
+
+}  // namespace fathom::experiments

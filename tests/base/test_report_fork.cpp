@@ -1,0 +1,164 @@
+// `fathom report` of forks (experiments/report_fork.h): a fork's report names the run and
+// update it left and the settings it changed, with its final metrics beside its parent's and
+// their differences (hand-computed here); a forked run's report lists its forks; the curves
+// draw them side by side -- the parent, or the newest kForksDrawn forks.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "db/fork_tags.h"
+#include "db/store.h"
+#include "experiments/report.h"
+#include "experiments/report_fork.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_report_fork {
+using namespace fathom;
+
+int64_t add_run(db::Store& store, const std::string& name,
+                const std::map<std::string, double>& finals,
+                std::optional<int64_t> diverged_at = std::nullopt) {
+  db::NewRun n;
+  n.name = name;
+  n.config_yaml = "name: " + name + "\n";
+  const int64_t id = store.create_run(n);
+  store.write_metrics(id, {{0, "valid_loss", 4.0, 0.0}, {100, "valid_loss", 3.0, 0.0}});
+  for (const auto& [metric, value] : finals) store.set_final_metric(id, metric, value);
+  if (diverged_at)
+    store.finish_run(id, "diverged", "loss is NaN", *diverged_at);
+  else
+    store.finish_run(id, "finished");
+  return id;
+}
+
+int64_t add_fork(db::Store& store, int64_t parent, int64_t at, const std::string& settings,
+                 const std::map<std::string, double>& finals,
+                 std::optional<int64_t> diverged_at = std::nullopt) {
+  const int64_t id = add_run(store, "fork" + std::to_string(at), finals, diverged_at);
+  store.set_tag(id, db::kForkedFromTag, std::to_string(parent));
+  store.set_tag(id, db::kForkedAtTag, std::to_string(at));
+  if (!settings.empty()) store.set_tag(id, db::kForkSettingsTag, settings);
+  return id;
+}
+
+// The report of `target`, and the runs each curve figure was asked to draw (all alike).
+std::string report(const db::Store& store, const std::string& target, const std::string& dir,
+                   std::vector<int64_t>* drawn) {
+  experiments::ReportOptions options;
+  options.out_dir = dir;
+  options.metrics = {"test_bleu", "valid_loss"};
+  options.render_curves = [drawn](const experiments::CurvesRequest& r) {
+    *drawn = r.runs;
+    return r.file_stem + ".png";
+  };
+  std::ifstream in(experiments::write_report(store, target, options));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(ReportFork, AForkIsReportedBesideItsParent) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent =
+      add_run(store, "base", {{"test_bleu", 30.0}, {"valid_loss", 2.0}, {"params", 1000}});
+  const int64_t fork = add_fork(store, parent, 200, "train.lr=0.004; train.clip_norm=1",
+                                {{"test_bleu", 32.5},
+                                 {"valid_loss", 1.75},
+                                 {"params", 1000},
+                                 {"train_time_s", 12.0}});  // the parent has none
+  const std::string p = std::to_string(parent), f = std::to_string(fork);
+  std::vector<int64_t> drawn;
+  const std::string text = report(store, f, scratch.file("fork"), &drawn);
+  EXPECT_NE(text.find("## Fork of run " + p + "\n\nThis run continues run " + p +
+                      " (`base`) from its checkpoint at update 200 (`fathom train --fork " + p +
+                      " --from 200`), with `--set train.lr=0.004 --set train.clip_norm=1`"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("`fathom compare " + p + " " + f + "`"), std::string::npos) << text;
+  // Each row's numbers with the decimals of its largest (4 significant digits); the difference
+  // signed: 32.5 - 30 = +2.5, 1.75 - 2 = -0.25, 1000 - 1000 = 0.
+  EXPECT_NE(text.find("| final metric | #" + f + " (fork) | #" + p + " (parent) | fork - parent |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| test\\_bleu | 32.50 | 30.00 | +2.50 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| valid\\_loss | 1.750 | 2.000 | -0.250 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| params | 1000 | 1000 | 0 |"), std::string::npos) << text;
+  EXPECT_EQ(text.find("train\\_time\\_s"), std::string::npos) << "a metric the parent lacks";
+  EXPECT_EQ(drawn, (std::vector<int64_t>{fork, parent}));
+
+  // The parent's report lists it; a fork without settings says none changed.
+  const int64_t same = add_fork(store, parent, 100, "", {{"test_bleu", 30.0}});
+  const std::string parents = report(store, p, scratch.file("parent"), &drawn);
+  EXPECT_NE(parents.find("## Forks of this run\n\n2 runs continue this one"), std::string::npos)
+      << parents;
+  EXPECT_NE(parents.find("| run | name | from update | changed | status | test\\_bleu | "
+                         "valid\\_loss |"),
+            std::string::npos)
+      << parents;
+  EXPECT_NE(parents.find("| " + f +
+                         " | fork200 | 200 | train.lr=0.004; train.clip\\_norm=1 | finished | "
+                         "32.50 | 1.750 |"),
+            std::string::npos)
+      << parents;
+  EXPECT_NE(
+      parents.find("| " + std::to_string(same) + " | fork100 | 100 | - | finished | 30.00 | - |"),
+      std::string::npos)
+      << parents;
+  EXPECT_EQ(drawn, (std::vector<int64_t>{parent, fork, same}));
+  const std::string sames = report(store, std::to_string(same), scratch.file("same"), &drawn);
+  EXPECT_NE(sames.find("from its checkpoint at update 100 (`fathom train --fork " + p +
+                       " --from 100`), with no setting changed;"),
+            std::string::npos)
+      << sames;
+}
+
+TEST(ReportFork, ManyForksDrawTheNewestAndAGoneParentIsSaid) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent = add_run(store, "base", {{"test_bleu", 30.0}});
+  std::vector<int64_t> forks;
+  for (int i = 0; i < 8; ++i)
+    forks.push_back(add_fork(store, parent, 100 * (1 + i % 2), "train.lr=" + std::to_string(i),
+                             {{"test_bleu", 30.0 + i}},
+                             i == 3 ? std::optional<int64_t>(150) : std::nullopt));
+  const int64_t unrelated = add_run(store, "other", {{"test_bleu", 1.0}});
+  std::vector<int64_t> drawn;
+  const std::string text = report(store, std::to_string(parent), scratch.file("parent"), &drawn);
+  EXPECT_NE(text.find("8 runs continue this one from one of its checkpoints with changed "
+                      "settings (`fathom train --fork`); the curves below draw the newest " +
+                      std::to_string(experiments::kForksDrawn) + " beside it."),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| " + std::to_string(forks[3]) +
+                      " | fork200 | 200 | train.lr=3 | "
+                      "diverged@150 |"),
+            std::string::npos)
+      << text;
+  std::vector<int64_t> newest = {parent};
+  newest.insert(newest.end(), forks.end() - experiments::kForksDrawn, forks.end());
+  EXPECT_EQ(drawn, newest);
+
+  // A run that is neither a fork nor forked has no such section and is drawn alone.
+  const std::string alone = report(store, std::to_string(unrelated), scratch.file("alone"), &drawn);
+  EXPECT_EQ(alone.find("## Fork"), std::string::npos) << alone;
+  EXPECT_EQ(drawn, std::vector<int64_t>{unrelated});
+
+  // A fork whose parent was deleted says so, and is drawn alone.
+  store.delete_run(parent);
+  const std::string orphan =
+      report(store, std::to_string(forks[0]), scratch.file("orphan"), &drawn);
+  EXPECT_NE(orphan.find("; its curves up to update 100 are the parent's. Run " +
+                        std::to_string(parent) + " is no longer in the store.\n"),
+            std::string::npos)
+      << orphan;
+  EXPECT_EQ(orphan.find("(parent)"), std::string::npos) << orphan;
+  EXPECT_EQ(drawn, std::vector<int64_t>{forks[0]});
+}
+
+}  // namespace test_report_fork
