@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include "base/util/usable_cores.h"
 #include "base/util/version.h"
 #include "cli/commands.h"
+#include "cli/fork_sweep.h"
 #include "cli/option_checks.h"
 #include "cli/sweep_command_line.h"
 #include "core/model/registry.h"
@@ -96,12 +98,14 @@ int say_failed_runs(const db::Store& store, const std::string& sweep, const std:
 
 // `--dry-run`: the runs the sweep expands to, as JSON or as text; nothing is queued.
 void print_dry_run(const experiments::SweepSpec& spec,
-                   const std::vector<experiments::SweepRun>& runs, bool json) {
+                   const std::vector<experiments::SweepRun>& runs, bool json,
+                   const std::optional<ForkSweep>& fork) {
   if (json) {
     nlohmann::json out = {{"sweep", spec.name},
                           {"runs", nlohmann::json::array()},
                           {"needs_yes", runs.size() > experiments::kManyRuns},
                           {"set", spec.overrides}};
+    if (fork) out["fork"] = {{"run", fork->parent.id}, {"from", fork->at.from}};
     for (const auto& run : runs) {
       nlohmann::json axes = nlohmann::json::object();
       for (const auto& axis : run.axes) axes[axis.key] = axis.value;
@@ -110,6 +114,9 @@ void print_dry_run(const experiments::SweepSpec& spec,
     std::cout << out.dump(2) << "\n";
     return;
   }
+  if (fork)
+    std::cout << "every run: a fork of run " << fork->parent.id << " (" << fork->parent.name
+              << ") from its checkpoint at update " << fork->at.from << "\n";
   if (!spec.overrides.empty())
     std::cout << "every run: --set " << join(spec.overrides, " ") << "\n";
   std::cout << experiments::describe_sweep(runs);
@@ -193,7 +200,12 @@ void follow_to_end(db::Store& store, experiments::Launcher& launcher, const Swee
 }
 
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
-  experiments::SweepSpec spec = experiments::load_sweep_file(args.file);
+  std::optional<ForkSweep> fork;
+  experiments::SweepSpec spec =
+      experiments::load_sweep_file(args.file, [&](const experiments::SweepFork& at) {
+        fork.emplace(read_fork_parent(args.file, at, global));
+        return fork->parent_config;
+      });
   if (!args.rename.empty()) experiments::rename_sweep(spec, args.rename);
   experiments::apply_sweep_overrides(spec, args.overrides);
   // Counted before anything is expanded: a sweep that needs --yes is refused at once, not after
@@ -201,12 +213,14 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   check_follow_flags(args);  // --dry-run checks every flag too
   if (!args.dry_run && spec.exclude.empty())
     experiments::check_run_count(spec, experiments::count_combinations(spec), args.yes);
-  const auto runs = experiments::expand_sweep(spec, [](const RunConfig& config) {
+  const auto runs = experiments::expand_sweep(spec, [&](const RunConfig& config) {
     check_model_methods(config);
     check_model_fits(config);
+    if (fork) refuse_unforkable(*fork, spec, config);
   });
+  if (fork) check_fork_point_of_sweep(*fork, spec, runs, global);
   if (args.dry_run) {
-    print_dry_run(spec, runs, global.json);
+    print_dry_run(spec, runs, global.json, fork);
     return;
   }
   experiments::check_run_count(spec, runs.size(), args.yes);
@@ -233,7 +247,8 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
 
   // Records the runs (a sweep already in the store needs --resume) and requeues interrupted ones.
   const experiments::QueuedSweep queued =
-      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout, args.retry);
+      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout, args.retry,
+                               fork ? fork_maker(store, *fork, spec, paths) : nullptr);
   request.runs = queued.queued;
   say_queued(args, spec, runs.size(), queued, request, launcher_name, store);
   if (request.runs == 0 && queued.alive == 0) {

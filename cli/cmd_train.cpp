@@ -205,34 +205,17 @@ std::map<std::string, std::string> resume_changes(const RunConfig& stored, const
   return changes;
 }
 
-// What a fork may change: how it trains on (train.*, but the optimizer whose moments the
-// checkpoint holds), how it is evaluated (eval.*), the dropouts, the attention kernel and the
-// device -- never what its parent's checkpoint holds: the model (model.*: its shape, its
-// function) and the data with the position in it (data.*).
-bool forkable_key(const std::string& key) {
-  static const std::set<std::string> model_keys = {"model.dropout", "model.attention_dropout",
-                                                   "model.activation_dropout",
-                                                   "model.fused_attention"};
-  if (key == "train.optimizer") return false;
-  return key.rfind("train.", 0) == 0 || key.rfind("eval.", 0) == 0 || model_keys.count(key) ||
-         key == "device" || key == "name";
-}
-
 // A fork's changes, refused (before its run is made) where they would not continue the parent.
 void refuse_unforkable_changes(const db::RunRecord& parent, int64_t step, const RunConfig& stored,
                                const RunConfig& now) {
-  std::vector<std::string> refused;
-  for (const auto& [key, values] : differing_keys({config_to_json(stored), config_to_json(now)}))
-    if (!forkable_key(key)) refused.push_back(key);
+  const std::vector<std::string> refused = unforkable_changes(stored, now);
   if (!refused.empty())
     throw InputError("fathom train", 0, "--set",
                      "a fork continues run " + std::to_string(parent.id) +
                          "'s model, optimizer state and place in its data from update " +
                          std::to_string(step) + "; changing " + join(refused, ", ") +
-                         " would not continue them. A fork may change train.* (but "
-                         "train.optimizer), eval.*, model.dropout, model.attention_dropout, "
-                         "model.activation_dropout, model.fused_attention and device; for "
-                         "other values train a new run (fathom train CONFIG --set ...)");
+                         " would not continue them. A fork may change " + kForkableKeysText +
+                         "; for other values train a new run (fathom train CONFIG --set ...)");
 }
 
 // A reproduction trains the stored config: only its name and how it runs may change.

@@ -122,7 +122,7 @@ void put_down_stalled_holder(db::Store& store, const std::string& sweep, double 
 
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
                         bool resume, double heartbeat_timeout_s,
-                        const std::vector<std::string>& retry) {
+                        const std::vector<std::string>& retry, const SweepRunMaker& make) {
   std::map<std::string, db::RunRecord> existing;
   for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
   if (!existing.empty() && !resume)
@@ -167,7 +167,12 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     for (const auto& axis : run.axes) row.tags["axis." + axis.key] = axis.value;
     row.tags["sweep.axes"] = layout;
     if (!overrides.empty()) row.tags["sweep.set"] = overrides;
-    if (batch.size() == kQueueBatch) record_batch();
+    if (make) {
+      out.created.push_back(make(run, row.tags));
+      batch.pop_back();
+    } else if (batch.size() == kQueueBatch) {
+      record_batch();
+    }
   }
   if (!batch.empty()) record_batch();
   requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);

@@ -3,6 +3,8 @@
 // rules for which runs are created, kept, put back in the queue or left to a live worker.
 // Torch-free: the launcher that starts workers is the caller's (experiments/launcher.h).
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,14 @@ struct QueuedSweep {
 // runs and running ones whose worker is lost (gone, or silent past `heartbeat_timeout_s`) go
 // back to the queue, to continue from their last checkpoint -- as do ended runs whose status
 // is in `retry` (cancelled, failed: `fathom sweep --resume --retry cancelled`).
+// Runs are recorded in batches (Store::create_runs) unless `make` is given: then each is made
+// by it, with the tags queueing gives every run, and it returns the run's id (a fork sweep's
+// runs are forks, core/train/fork.h, made by the CLI).
+using SweepRunMaker =
+    std::function<int64_t(const SweepRun&, const std::map<std::string, std::string>& tags)>;
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
                         bool resume, double heartbeat_timeout_s,
-                        const std::vector<std::string>& retry = {});
+                        const std::vector<std::string>& retry = {}, const SweepRunMaker& make = {});
 
 // The statuses --retry may name: ended runs that a resume can continue from their checkpoint.
 const std::vector<std::string>& retryable_statuses();

@@ -39,7 +39,7 @@ std::vector<std::string> SweepSpec::axis_keys() const {
 }
 
 std::vector<std::string> sweep_keys() {
-  std::vector<std::string> all = {"name", "base",  "set",     "grid",
+  std::vector<std::string> all = {"name", "base",  "fork",    "set",   "grid",
                                   "zip",  "seeds", "exclude", "notify"};
   for (const std::string& key : launcher_section_keys()) all.push_back(key);
   return all;
@@ -75,6 +75,7 @@ bool valid_name(const std::string& name) {
 struct SpecParser {
   SweepSpec& spec;
   std::string base_dir;
+  ForkBaseReader fork_base;
   std::map<std::string, int> axis_line;  // axis key -> line of the axis that owns it
   std::map<std::string, int> set_line;   // key given under set: -> its line
 
@@ -266,6 +267,46 @@ struct SpecParser {
     spec.base = load_config_file(path.string());  // its errors name the base file
   }
 
+  // `fork: {run: RUN, from: STEP}`: the base is the parent's stored config.
+  void parse_fork(const YAML::Node& node, const YAML::Node* base) {
+    if (base)
+      fail(node, "fork",
+           "a fork sweep starts from its parent's config: give fork: or base:, not both");
+    if (!node.IsMap())
+      fail(node, "fork", "expected a mapping: {run: RUN, from: STEP} (a stored run, an update)");
+    SweepFork fork;
+    fork.line = line_of(node);
+    bool has_from = false;
+    for (const auto& entry : node) {
+      const std::string key = scalar_of(entry.first);
+      const std::string value = entry.second.IsScalar() ? entry.second.Scalar() : "";
+      if (key == "run" && !value.empty()) {
+        fork.run = value;
+      } else if (key == "from") {
+        size_t end = 0;
+        try {
+          fork.from = std::stoll(value, &end);
+        } catch (const std::logic_error&) {
+          end = 0;
+        }
+        if (end == 0 || end != value.size() || fork.from < 0)
+          fail(entry.second, "fork.from", "expected an update: a whole number >= 0");
+        has_from = true;
+      } else {
+        fail(entry.first, "fork." + key,
+             key == "run" ? "expected a run id or name"
+                          : "unknown key (a fork sweep's fork: has run and from)");
+      }
+    }
+    if (fork.run.empty() || !has_from)
+      fail(node, "fork", "needs both run (a stored run's id or name) and from (its update)");
+    if (!fork_base)
+      fail(node, "fork",
+           "a fork sweep reads its parent from the run store: run it with `fathom sweep`");
+    spec.base = fork_base(fork);
+    spec.fork = fork;
+  }
+
   void parse_grid(const YAML::Node& node) {
     if (!node.IsMap() || node.size() == 0)
       fail(node, "grid", "expected a mapping of dotted keys to lists of values");
@@ -409,7 +450,10 @@ struct SpecParser {
       return it == parts.end() ? nullptr : &it->second.second;
     };
     parse_name(root, value_of("name"));
-    parse_base(root, value_of("base"));
+    if (const YAML::Node* fork = value_of("fork"))
+      parse_fork(*fork, value_of("base"));
+    else
+      parse_base(root, value_of("base"));
     // Fixed overrides before the axes, whose values are type-checked against base + set.
     if (const YAML::Node* set = value_of("set")) {
       if (!set->IsMap()) fail(*set, "set", "expected a mapping of config keys to values");
@@ -478,7 +522,7 @@ void rename_sweep(SweepSpec& spec, const std::string& name) {
 }
 
 SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
-                            const std::string& base_dir) {
+                            const std::string& base_dir, const ForkBaseReader& fork_base) {
   SweepSpec spec;
   spec.file = origin;
   YAML::Node root;
@@ -490,13 +534,13 @@ SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
   if (!root.IsMap())
     throw InputError(origin, root.IsDefined() && !root.IsNull() ? line_of(root) : 0, "",
                      "expected a mapping with name, base and axes (grid, zip, seeds)");
-  SpecParser{spec, base_dir, {}, {}}.parse(root);
+  SpecParser{spec, base_dir, fork_base, {}, {}}.parse(root);
   return spec;
 }
 
-SweepSpec load_sweep_file(const std::string& path) {
+SweepSpec load_sweep_file(const std::string& path, const ForkBaseReader& fork_base) {
   return load_sweep_string(read_yaml_file(path, "sweep file"), path,
-                           fs::absolute(fs::path(path)).parent_path().string());
+                           fs::absolute(fs::path(path)).parent_path().string(), fork_base);
 }
 
 }  // namespace fathom::experiments

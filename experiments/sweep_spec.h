@@ -7,6 +7,7 @@
 // Every error is an InputError naming the sweep file (or the base config), the line of the
 // offending YAML node and the dotted key.
 #include <any>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -47,12 +48,25 @@ struct LauncherSettings {
   std::any settings;     // what its parse returned; read with section_settings<T>()
 };
 
+// A fork sweep's `fork: {run: 12, from: 300}` (in place of `base:`): every run continues the
+// stored run 12 from its checkpoint at update 300 with the settings its axes and set: give
+// (`fathom train --fork`, core/train/fork.h), its base config the parent's.
+struct SweepFork {
+  std::string run;  // the parent: an id or a run name, as --fork takes it
+  int64_t from = 0;
+  int line = 0;  // line of `fork:`
+};
+// Reads a fork sweep's base config: the parent's stored config (the CLI reads the run store);
+// an InputError when there is no such run.
+using ForkBaseReader = std::function<RunConfig(const SweepFork&)>;
+
 struct SweepSpec {
-  std::string name;             // [A-Za-z0-9_.-]+; prefix of every run name
-  std::string file;             // the sweep file, as named in errors
-  int line = 0;                 // line of `name:`
-  RunConfig base;               // the base config with `set:` applied
-  std::vector<SweepAxis> axes;  // expansion order: grid keys, zip groups, seeds
+  std::string name;               // [A-Za-z0-9_.-]+; prefix of every run name
+  std::string file;               // the sweep file, as named in errors
+  int line = 0;                   // line of `name:`
+  std::optional<SweepFork> fork;  // set: a fork sweep, `base` its parent's config
+  RunConfig base;                 // the base config with `set:` applied
+  std::vector<SweepAxis> axes;    // expansion order: grid keys, zip groups, seeds
   std::vector<SweepExclude> exclude;
   int exclude_line = 0;                      // line of `exclude:`
   std::optional<LauncherSettings> launcher;  // a launcher's section, at most one
@@ -78,7 +92,9 @@ struct SweepRun {
 // Parses a sweep file; a relative base path is relative to the file's directory. Checks the
 // spec's shape, keys and value types (each value is applied to the base config), not the
 // expanded runs; see expand_sweep().
-SweepSpec load_sweep_file(const std::string& path);
+// A fork sweep needs `fork_base` to read its parent's config (without it: an InputError at
+// `fork:` saying so).
+SweepSpec load_sweep_file(const std::string& path, const ForkBaseReader& fork_base = {});
 
 // The sweep file's own top-level keys (name, base, grid, ...); each registered launcher's
 // section (`slurm:`) is one too. Any other top-level key is refused.
@@ -86,7 +102,7 @@ std::vector<std::string> sweep_keys();
 
 // Parses sweep YAML text; `origin` names it in errors, `base_dir` resolves relative paths.
 SweepSpec load_sweep_string(const std::string& yaml, const std::string& origin,
-                            const std::string& base_dir);
+                            const std::string& base_dir, const ForkBaseReader& fork_base = {});
 
 // `fathom sweep FILE --set KEY=VALUE...`: fixed config values on top of the file's base and
 // set: (a lab reruns a preset bigger, or on other data, without editing it), kept in

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <set>
 
+#include "base/config/config_diff.h"
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "core/train/checkpoint.h"
@@ -52,12 +54,14 @@ std::string nearest(const std::vector<ForkPoint>& points, int64_t step) {
   return "the nearest are updates " + near + " (it has " + all + ")";
 }
 
-// Tags the parent wrote after `step` or about its own workers: its ending (final_model,
-// early_stop, the test BLEU), a verdict on it, validation samples and config changes past the
-// fork point. The fork writes its own; copied, they would describe a run the fork is not.
+// Tags the parent wrote after `step` or about its own workers and sweep: its ending
+// (final_model, early_stop, the test BLEU), a verdict on it, validation samples and config
+// changes past the fork point, its place in its sweep (axis.*, sweep.*: the fork is in no sweep
+// or its own). The fork writes its own; copied, they would describe a run the fork is not.
 bool describes_the_parent_after(const std::string& key, int64_t step) {
   static const std::regex at_update(R"((samples\.u|config\.changed_at\.)([0-9]+))");
-  static const std::regex own(R"((worker|slurm)\..*|final_model|early_stop|bleu|bleu_signature|)"
+  static const std::regex own(R"((worker|slurm|axis|sweep)\..*|final_model|early_stop|bleu|)"
+                              R"(bleu_signature|)"
                               R"(reproduces|reproduction|forked_from|forked_at|fork\.settings)");
   std::smatch m;
   if (std::regex_match(key, m, at_update)) return std::stoll(m[2].str()) > step;
@@ -174,14 +178,31 @@ void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& a
 
 }  // namespace
 
-int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
-                    const RunConfig& config, const std::string& parent_dir,
-                    const std::function<std::string(int64_t)>& fork_dir,
-                    const std::string& git_rev) {
+bool forkable_key(const std::string& key) {
+  static const std::set<std::string> model_keys = {"model.dropout", "model.attention_dropout",
+                                                   "model.activation_dropout",
+                                                   "model.fused_attention"};
+  if (key == "train.optimizer") return false;
+  return key.rfind("train.", 0) == 0 || key.rfind("eval.", 0) == 0 ||
+         key.rfind("notify.", 0) == 0 || model_keys.count(key) || key == "device" || key == "name";
+}
+
+const char* const kForkableKeysText =
+    "train.* (but train.optimizer), eval.*, model.dropout, model.attention_dropout, "
+    "model.activation_dropout, model.fused_attention, device and notify.*";
+
+std::vector<std::string> unforkable_changes(const RunConfig& parent, const RunConfig& fork) {
+  std::vector<std::string> refused;
+  for (const auto& [key, values] : differing_keys({config_to_json(parent), config_to_json(fork)}))
+    if (!forkable_key(key)) refused.push_back(key);
+  return refused;
+}
+
+void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                      int64_t max_updates, const std::string& parent_dir) {
   const auto points = fork_points(store, parent.id, parent_dir);
-  const auto at = std::find_if(points.begin(), points.end(),
-                               [&](const ForkPoint& p) { return p.step == step; });
-  if (at == points.end()) {
+  if (std::none_of(points.begin(), points.end(),
+                   [&](const ForkPoint& p) { return p.step == step; })) {
     const std::string kept =
         recorded_file(store.artifacts(parent.id), parent_dir, "checkpoint_" + std::to_string(step));
     const std::string run = "run " + std::to_string(parent.id);
@@ -193,13 +214,24 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
             : run + " has no checkpoint at update " + std::to_string(step) + " to fork from";
     throw InputError("fathom train", 0, "--from", what + "; " + nearest(points, step));
   }
-  if (step >= config.train.max_updates)
+  if (step >= max_updates)
     throw InputError("fathom train", 0, "--from",
                      "update " + std::to_string(step) + " is not before train.max_updates (" +
-                         std::to_string(config.train.max_updates) + "): nothing to train");
+                         std::to_string(max_updates) + "): nothing to train");
+}
+
+int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
+                    const RunConfig& config, const std::string& parent_dir,
+                    const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
+                    const std::string& sweep) {
+  check_fork_point(store, parent, step, config.train.max_updates, parent_dir);
+  const auto points = fork_points(store, parent.id, parent_dir);
+  const auto at = std::find_if(points.begin(), points.end(),
+                               [&](const ForkPoint& p) { return p.step == step; });
 
   db::NewRun run;
   run.name = config.name;
+  run.sweep = sweep;
   run.config_json = config_to_json(config).dump();
   run.config_yaml = config_to_yaml(config);
   run.git_rev = git_rev;

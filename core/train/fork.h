@@ -28,14 +28,32 @@ struct ForkPoint {
 // The run's checkpoints that hold the optimizer state, by step; `run_dir` its artifacts dir.
 std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const std::string& run_dir);
 
+// What a fork may change: how it trains on (train.*, but the optimizer whose moments the
+// checkpoint holds), how it is evaluated (eval.*), the dropouts, the attention kernel, the
+// device, its alerts (notify.*) and its name -- never what its parent's checkpoint holds: the
+// model (model.*: its shape, its function) and the data with the position in it (data.*).
+bool forkable_key(const std::string& key);
+// The same, said for a message: "train.* (but train.optimizer), eval.*, ...".
+extern const char* const kForkableKeysText;
+// The keys whose values differ between `parent` and `fork` (configs) that a fork may not
+// change, in key order; empty when none.
+std::vector<std::string> unforkable_changes(const RunConfig& parent, const RunConfig& fork);
+
+// Refuses a fork of `parent` at `step` that cannot be made, before anything is written: a step
+// without a checkpoint with optimizer state to fork from (InputError on --from naming the
+// nearest ones, or a model-only checkpoint there as such) and a step not before
+// `max_updates`. `parent_dir`: the parent's artifacts directory.
+void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                      int64_t max_updates, const std::string& parent_dir);
+
 // Creates the fork of `parent` at `step` with `config` (the parent's, overrides applied) and
-// returns its id; `fork_dir(id)` is the new run's artifacts directory. A step without a
-// checkpoint to fork from is refused (InputError on --from) naming the nearest ones, before
-// anything is written; a fork that cannot be completed (a file that cannot be linked or
-// copied, a store error) is removed with its files and throws std::runtime_error.
+// returns its id; `fork_dir(id)` is the new run's artifacts directory; `sweep` the sweep it is
+// queued in ("" for none: `fathom train --fork` trains it at once). check_fork_point()'s
+// refusals come first; a fork that cannot be completed (a file that cannot be linked or copied,
+// a store error) is removed with its files and throws std::runtime_error.
 int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
                     const RunConfig& config, const std::string& parent_dir,
-                    const std::function<std::string(int64_t)>& fork_dir,
-                    const std::string& git_rev);
+                    const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
+                    const std::string& sweep = "");
 
 }  // namespace fathom

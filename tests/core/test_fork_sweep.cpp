@@ -1,0 +1,121 @@
+// A fork sweep (`fork: {run: RUN, from: STEP}`, experiments/sweep_spec.h; cli/fork_sweep.h):
+// `fathom sweep` queues each run as a fork of RUN at STEP and its workers train them. The run
+// with the parent's own settings ends exactly where the parent did (the same computation, one
+// thread each); another rate does not; each carries the fork's tags and its sweep's; a resume
+// queues nothing again. Changes a fork cannot make and a missing fork point are refused at the
+// sweep file's line before anything is queued.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/util/process.h"
+#include "db/fork_tags.h"
+#include "db/store.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/fathom_cli_test.h"
+
+namespace test_fork_sweep {
+using fathom::ProgramResult;
+
+class ForkSweep : public fathom::testing::FathomCliTest {
+ protected:
+  void SetUp() override {
+    FathomCliTest::SetUp();
+    if (HasFatalFailure()) return;
+    // One thread, as each of the sweep's two workers on two cores gets: the same computation.
+    std::ofstream(dir_ / "parent.yaml") << fathom::testing::tiny_config_yaml(
+        "parent",
+        "{lr: 0.005, warmup: 10, max_updates: 30, valid_every: 10, log_every: 10, "
+        "keep_checkpoint_every: 10, threads: 1}");
+    const ProgramResult r = fathom({"train", (dir_ / "parent.yaml").string(), "--no-progress"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+
+  std::string sweep_file(const std::string& text) const {
+    const std::string path = (dir_ / "sweep.yaml").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(ForkSweep, EachRunContinuesTheParentAndItsOwnSettingsEndWhereItDid) {
+  const std::string sweep = sweep_file(
+      "name: rescue\nfork: {run: parent, from: 10}\ngrid:\n  train.lr: [0.005, 0.0025]\n");
+  const ProgramResult dry = fathom({"sweep", sweep, "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("every run: a fork of run 1 (parent) from its checkpoint at update 10"),
+            std::string::npos)
+      << dry.out;
+  const ProgramResult r = fathom({"sweep", sweep, "--jobs", "2", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  const auto parent = *store.find_run("parent");
+  const auto runs = store.list_runs("rescue");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    SCOPED_TRACE(run.name);
+    EXPECT_EQ(run.status, "finished");
+    const auto tags = store.tags(run.id);
+    EXPECT_EQ(tags.at(fathom::db::kForkedFromTag), std::to_string(parent.id));
+    EXPECT_EQ(tags.at(fathom::db::kForkedAtTag), "10");
+    EXPECT_EQ(tags.at("sweep.axes"), "train.lr");
+    // Up to the fork point its curve is the parent's; after it, trained anew.
+    const auto mine = store.metric_series(run.id, "train_loss");
+    const auto theirs = store.metric_series(parent.id, "train_loss");
+    ASSERT_EQ(mine.size(), theirs.size());
+    EXPECT_EQ(mine[0].step, 10);
+    EXPECT_EQ(mine[0].value, theirs[0].value);
+  }
+  const auto& same = runs[0];  // lr 0.005: the parent's own rate
+  const auto& lower = runs[1];
+  EXPECT_EQ(same.name, "rescue/lr=0.005");
+  EXPECT_EQ(store.tags(same.id).count(fathom::db::kForkSettingsTag), 0u) << "nothing changed";
+  EXPECT_EQ(store.tags(lower.id).at(fathom::db::kForkSettingsTag), "train.lr=0.0025");
+  EXPECT_EQ(store.tags(lower.id).at("axis.train.lr"), "0.0025");
+  EXPECT_EQ(same.final_metrics.at("valid_loss"), parent.final_metrics.at("valid_loss"));
+  EXPECT_EQ(same.final_metrics.at("train_loss"), parent.final_metrics.at("train_loss"));
+  EXPECT_NE(lower.final_metrics.at("train_loss"), parent.final_metrics.at("train_loss"));
+
+  // Resumed: every run ended; nothing is queued or made again.
+  const ProgramResult again = fathom({"sweep", sweep, "--resume", "--no-progress"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("nothing left to run"), std::string::npos) << again.out;
+  EXPECT_EQ(store.list_runs("").size(), 3u);
+}
+
+TEST_F(ForkSweep, WhatAForkCannotDoIsRefusedAtItsLine) {
+  struct Case {
+    std::string text, says;
+  };
+  const std::vector<Case> cases = {
+      {"name: r\nfork: {run: parent, from: 10}\ngrid:\n  model.d_model: [16, 32]\n",
+       "sweep.yaml:4: 'model.d_model': a fork continues run 1's model"},
+      {"name: r\nfork: {run: parent, from: 10}\nset:\n  data.max_tokens: 128\n"
+       "grid:\n  train.lr: [0.001]\n",
+       "sweep.yaml:4: 'data.max_tokens': a fork continues run 1's model"},
+      {"name: r\nfork: {run: parent, from: 15}\ngrid:\n  train.lr: [0.001]\n",
+       "sweep.yaml:2: 'fork.from': run 1 has no checkpoint at update 15 to fork from; the "
+       "nearest are updates 10 and 20"},
+      {"name: r\nfork: {run: parent, from: 20}\ngrid:\n  train.max_updates: [20, 40]\n",
+       "sweep.yaml:2: 'fork.from': update 20 is not before train.max_updates (20)"},
+      {"name: r\nfork: {run: nobody, from: 10}\ngrid:\n  train.lr: [0.001]\n",
+       "sweep.yaml:2: 'fork.run': no run 'nobody'"},
+      {"name: r\nbase: parent.yaml\nfork: {run: parent, from: 10}\ngrid:\n  train.lr: [0.001]\n",
+       "sweep.yaml:3: 'fork': a fork sweep starts from its parent's config"},
+      {"name: r\nfork: {run: parent, from: ten}\ngrid:\n  train.lr: [0.001]\n",
+       "sweep.yaml:2: 'fork.from': expected an update"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const ProgramResult r = fathom({"sweep", sweep_file(c.text), "--no-progress"});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  EXPECT_EQ(store.list_runs("").size(), 1u) << "nothing was queued";
+}
+
+}  // namespace test_fork_sweep
