@@ -331,6 +331,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       << ", last ended " << date(last) << "; " << builds_text(revisions) << "\n\n";
   if (const auto note = selected.note())  // a part of the sweep never passes for the whole
     out << "**This report is of part of the sweep: " << *note << ".**\n\n";
+  fork_sweep_note(out, store, runs, options.metrics);
 
   const auto groups = axis_groups(axes, layout);
   const std::set<std::string> listed = axes_section(out, axes);

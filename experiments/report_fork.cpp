@@ -127,4 +127,34 @@ std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& sto
   return beside;
 }
 
+void fork_sweep_note(std::ostream& out, const db::Store& store,
+                     const std::vector<db::RunRecord>& runs,
+                     const std::vector<std::string>& metrics) {
+  std::optional<db::ForkOrigin> shared;
+  for (const auto& r : runs) {
+    const auto origin = db::fork_origin(store.tags(r.id));
+    if (!origin || (shared && (origin->parent != shared->parent || origin->step != shared->step)))
+      return;
+    shared = origin;
+  }
+  if (!shared) return;
+  const std::string id = std::to_string(shared->parent);
+  const auto parent = store.find_run(id);
+  out << "Every run is a fork of " << (parent ? run_name(*parent) : "run " + id)
+      << " from its checkpoint at update " << shared->step << " (a fork sweep)";
+  if (!parent) {
+    out << "; run " << id << " is no longer in the store.\n\n";
+    return;
+  }
+  std::vector<std::string> ended;
+  for (const auto& m : metrics)
+    if (const auto it = parent->final_metrics.find(m); it != parent->final_metrics.end())
+      ended.push_back(m + " " + column_numbers({it->second})[0]);
+  out << ": the parent (" << parent->status
+      << (parent->diverged_step ? " at update " + std::to_string(*parent->diverged_step) : "")
+      << ")" << (ended.empty() ? "" : " ended with ");
+  for (size_t i = 0; i < ended.size(); ++i) out << (i ? ", " : "") << ended[i];
+  out << " -- what its runs are measured against.\n\n";
+}
+
 }  // namespace fathom::experiments

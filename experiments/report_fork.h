@@ -23,4 +23,11 @@ std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& sto
                                          const db::RunRecord& run,
                                          const std::vector<std::string>& metrics);
 
+// A sweep report's note on a fork sweep (docs/sweeps.md): where every one of `runs` is a fork of
+// one run at one update, says so with the parent's status and final `metrics` (those it has):
+// what the sweep's rescues are measured against. Nothing for any other sweep.
+void fork_sweep_note(std::ostream& out, const db::Store& store,
+                     const std::vector<db::RunRecord>& runs,
+                     const std::vector<std::string>& metrics);
+
 }  // namespace fathom::experiments

@@ -161,4 +161,43 @@ TEST(ReportFork, ManyForksDrawTheNewestAndAGoneParentIsSaid) {
   EXPECT_EQ(drawn, std::vector<int64_t>{forks[0]});
 }
 
+// A fork sweep's report names the parent and its result, what the sweep's runs are measured
+// against; a sweep with a run that is no such fork has no such note.
+TEST(ReportFork, AForkSweepsReportNamesTheParentsResult) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent =
+      add_run(store, "base", {{"test_bleu", 30.0}, {"valid_loss", 2.0}, {"params", 5.0}}, 350);
+  auto sweep_run = [&](const std::string& sweep, const std::string& lr, bool fork) {
+    db::NewRun n;
+    n.name = sweep + "/lr=" + lr;
+    n.sweep = sweep;
+    const int64_t id = store.create_run(n);
+    store.write_metrics(id, {{400, "valid_loss", 1.9, 0.0}});
+    store.set_final_metric(id, "test_bleu", 31.0);
+    store.finish_run(id, "finished");
+    store.set_tag(id, "axis.train.lr", lr);
+    store.set_tag(id, "sweep.axes", "train.lr");
+    if (fork) {
+      store.set_tag(id, db::kForkedFromTag, std::to_string(parent));
+      store.set_tag(id, db::kForkedAtTag, "300");
+    }
+  };
+  sweep_run("rescue", "0.001", true);
+  sweep_run("rescue", "0.0005", true);
+  sweep_run("mixed", "0.001", true);
+  sweep_run("mixed", "0.0005", false);
+  std::vector<int64_t> drawn;
+  const std::string text = report(store, "rescue", scratch.file("rescue"), &drawn);
+  // The report's metrics (test_bleu, valid_loss) the parent has, 4 significant digits.
+  EXPECT_NE(text.find("Every run is a fork of run " + std::to_string(parent) +
+                      " (`base`) from its checkpoint at update 300 (a fork sweep): the parent "
+                      "(diverged at update 350) ended with test_bleu 30.00, valid_loss 2.000 -- "
+                      "what its runs are measured against.\n"),
+            std::string::npos)
+      << text;
+  const std::string mixed = report(store, "mixed", scratch.file("mixed"), &drawn);
+  EXPECT_EQ(mixed.find("Every run is a fork"), std::string::npos) << mixed;
+}
+
 }  // namespace test_report_fork
