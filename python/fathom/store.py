@@ -19,10 +19,34 @@ HEARTBEAT_TIMEOUT_S = 180.0
 # stop puts before its text (db/early_stop_tag.h).
 EARLY_STOP_TAG = "early_stop"
 TRAINED_ON_PAST_EARLY_STOP = "trained on from update "
+# A fork's tags (`fathom train --fork`, a fork sweep; db/fork_tags.h): the run it continues and
+# the update it left it at, whole numbers (anything else, a tag set by hand, makes no fork).
+FORKED_FROM_TAG = "forked_from"
+FORKED_AT_TAG = "forked_at"
 
 RUN_COLUMNS = ["id", "name", "sweep", "status", "error", "diverged_step", "updates", "host",
                "device", "git_rev", "created_at", "started_at", "finished_at", "heartbeat_at",
                "lease"]
+
+
+def _fork_origins(tags):
+    """{run: (parent, update)} of the runs whose fork tags are both whole numbers."""
+    found = {}
+    for run_id, key, value in tags:
+        if key in (FORKED_FROM_TAG, FORKED_AT_TAG):
+            found.setdefault(run_id, {})[key] = value
+    origins = {}
+    for run_id, pair in found.items():
+        parent, at = pair.get(FORKED_FROM_TAG, ""), pair.get(FORKED_AT_TAG, "")
+        if _whole(parent) and _whole(at) and max(abs(int(parent)), abs(int(at))) < 2**63:
+            origins[run_id] = (int(parent), int(at))
+    return origins
+
+
+def _whole(text):
+    """Whether `text` is a whole number as the store's readers take one ("12", "-3")."""
+    digits = text[1:] if text.startswith(("-", "+")) else text
+    return digits.isascii() and digits.isdigit()
 
 
 def shown_status(status, heartbeat_at, now):
@@ -87,7 +111,8 @@ class Store:
         """One row per run, oldest first: the runs table's columns, `shown_status` (as `fathom
         runs` shows it: a running run silent for 180 s is crashed), `early_stop` (why
         train.patience ended the run, as `fathom runs --json` says; None where it trained to
-        its end), every config key flattened to a dotted column (`model.d_model`), and each
+        its end), `forked_from` and `forked_at` (a fork's parent and the update it left it at,
+        `fathom train --fork` or a fork sweep; <NA> for a run no fork), every config key flattened to a dotted column (`model.d_model`), and each
         final metric as a column (`valid_ppl`).
         A config key that is also a run column or a final metric is named `config.KEY`.
         `status` keeps the runs whose shown status is one of it (a string or a list)."""
@@ -211,25 +236,28 @@ class Store:
         finals = self._session.query(
             "SELECT run_id, name, value FROM final_metrics WHERE run_id IN (SELECT id FROM runs "
             + where + ")", params)
-        stops = self._session.query(
-            "SELECT run_id, value FROM run_tags WHERE key = ? AND run_id IN (SELECT id FROM runs "
-            + where + ")", (EARLY_STOP_TAG, *params))
-        return rows, finals, stops
+        tags = self._session.query(
+            "SELECT run_id, key, value FROM run_tags WHERE key IN (?, ?, ?) AND run_id IN "
+            "(SELECT id FROM runs " + where + ")",
+            (EARLY_STOP_TAG, FORKED_FROM_TAG, FORKED_AT_TAG, *params))
+        return rows, finals, tags
 
-    def _frame(self, rows, finals, stops, status):
+    def _frame(self, rows, finals, tags, status):
         pd = _pandas()
         now = time.time()
         by_run = {}
         for run_id, name, value in finals:
             by_run.setdefault(run_id, {})[name] = _number(value)
         metric_names = sorted({n for m in by_run.values() for n in m})
-        early_stop = {run_id: why for run_id, why in stops
-                      if not why.startswith(TRAINED_ON_PAST_EARLY_STOP)}
+        early_stop = {run_id: why for run_id, key, why in tags
+                      if key == EARLY_STOP_TAG and not why.startswith(TRAINED_ON_PAST_EARLY_STOP)}
+        forks = _fork_origins(tags)
         records, config_keys = [], []
         for row in rows:
             record = dict(zip(RUN_COLUMNS, row[:-1]))
             record["shown_status"] = shown_status(record["status"], record["heartbeat_at"], now)
             record["early_stop"] = early_stop.get(record["id"])
+            record["forked_from"], record["forked_at"] = forks.get(record["id"], (None, None))
             config = flatten(_parse_config(row[-1]))
             for key in config:
                 if key not in config_keys:
@@ -240,7 +268,7 @@ class Store:
         # A config's `name` is the run's (Fathom names a run after it): one column, not two.
         if all(r["config"].get("name", r["name"]) == r["name"] for r in records):
             config_keys = [k for k in config_keys if k != "name"]
-        shown = ["shown_status", "early_stop"]
+        shown = ["shown_status", "early_stop", "forked_from", "forked_at"]
         taken = set(RUN_COLUMNS) | set(shown) | set(metric_names)
         column_of = {k: (f"config.{k}" if k in taken else k) for k in config_keys}
         table = []
@@ -256,6 +284,8 @@ class Store:
         frame = pd.DataFrame(table, columns=columns)
         for name in metric_names + ["created_at", "started_at", "finished_at", "heartbeat_at"]:
             frame[name] = frame[name].astype("float64")
+        for name in ("forked_from", "forked_at"):  # whole numbers, <NA> for a run no fork
+            frame[name] = frame[name].astype("Int64")
         if status is not None:
             wanted = [status] if isinstance(status, str) else list(status)
             frame = frame[frame["shown_status"].isin(wanted)].reset_index(drop=True)

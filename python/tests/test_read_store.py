@@ -10,6 +10,11 @@ import fathom
 from support import fathom as run_fathom, fathom_json, train_tiny
 
 
+def fathom_na():
+    import pandas
+    return pandas.NA
+
+
 def digest(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -77,6 +82,38 @@ class ReadFathomStore(unittest.TestCase):
             got = {i: frame[frame["id"] == i].iloc[0]["early_stop"] for i in frame["id"]}
             self.assertEqual(got, {i: listed[i] for i in got})
         self.assertEqual(runs.columns.get_loc("early_stop"), runs.columns.get_loc("shown_status") + 1)
+
+    def test_forks_name_their_parent_and_update(self):
+        # A copy of the store: a real fork of the tiny run (its resume point at its last update,
+        # with a longer schedule to train), and a sweep run whose fork tags were set by hand and
+        # are no numbers, which makes no fork -- as `fathom` reads them (db/fork_tags.h).
+        with tempfile.TemporaryDirectory(prefix="fathom_py_fork_") as d:
+            db = os.path.join(d, "runs.db")
+            src, dst = sqlite3.connect(self.db), sqlite3.connect(db)
+            src.backup(dst)
+            src.close()
+            dst.close()
+            # The parent's files lie beside the original store: the fork links them from there.
+            artifacts = os.path.join(os.path.dirname(self.db), "runs.artifacts")
+            forked = run_fathom(db, "--artifacts", artifacts, "train", "--fork", str(self.run_id),
+                                "--from", "12", "--set", "train.max_updates=15",
+                                "--no-progress").stderr
+            dst = sqlite3.connect(db)
+            (fork_id,) = dst.execute("SELECT MAX(id) FROM runs").fetchone()
+            (other,) = dst.execute("SELECT MIN(id) FROM runs WHERE sweep = 'py-lr'").fetchone()
+            dst.executemany("INSERT INTO run_tags VALUES (?, ?, ?)",
+                            [(other, "forked_from", "one"), (other, "forked_at", "12")])
+            dst.commit()
+            dst.close()
+            with fathom.open(db) as store:
+                runs = store.runs()
+        row = runs[runs["id"] == fork_id].iloc[0]
+        self.assertEqual((row["forked_from"], row["forked_at"]), (self.run_id, 12), forked)
+        self.assertEqual(str(runs["forked_from"].dtype), "Int64")
+        for plain in (self.run_id, other):
+            row = runs[runs["id"] == plain].iloc[0]
+            self.assertTrue(row["forked_from"] is fathom_na() and row["forked_at"] is fathom_na())
+        self.assertEqual(runs.columns.get_loc("forked_at"), runs.columns.get_loc("early_stop") + 2)
 
     def test_curves_are_at_the_configs_steps(self):
         with fathom.open(self.db) as store:
