@@ -20,6 +20,7 @@
 #include "db/artifact_files.h"
 #include "db/early_stop_tag.h"
 #include "db/final_model_tag.h"
+#include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_json.h"
@@ -76,9 +77,19 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
   return find_spikes(points, rule);
 }
 
+// "run 12 at update 300 (train.lr=0.0005)": what a fork continues and what it changed.
+std::string fork_text(const db::ForkOrigin& origin,
+                      const std::map<std::string, std::string>& tags) {
+  const auto settings = tags.find(db::kForkSettingsTag);
+  return "run " + std::to_string(origin.parent) + " at update " + std::to_string(origin.step) +
+         (settings == tags.end() || settings->second.empty() ? " (nothing changed)"
+                                                             : " (" + settings->second + ")");
+}
+
 // The run's own columns: status (and why it is shown so, or that train.patience ended it),
-// times, where it ran.
-void print_fields(const db::RunRecord& run, bool stopped_early) {
+// times, where it ran, the run it was forked from.
+void print_fields(const db::RunRecord& run, const std::map<std::string, std::string>& tags) {
+  const bool stopped_early = db::ended_by_early_stop(tags);
   std::cout << "run " << run.id << "  " << run.name << "\n";
   std::string status = experiments::shown_status(run, db::unix_now());
   if (status != run.status)  // a stale heartbeat: the worker is lost
@@ -90,6 +101,7 @@ void print_fields(const db::RunRecord& run, bool stopped_early) {
   field("status", status);
   field("error", run.error);
   field("sweep", run.sweep);
+  if (const auto origin = db::fork_origin(tags)) field("fork of", fork_text(*origin, tags));
   field("updates", std::to_string(run.updates));
   field("created", local_time(run.created_at));
   if (run.started_at > 0) field("started", local_time(run.started_at));
@@ -211,7 +223,7 @@ void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeR
 
 void print_text(const db::RunRecord& run, const db::Store& store, const std::string& run_dir,
                 const SpikeRule& rule) {
-  print_fields(run, db::ended_by_early_stop(store.tags(run.id)));
+  print_fields(run, store.tags(run.id));
   if (!run.final_metrics.empty()) {
     std::cout << "final metrics\n";
     for (const auto& [name, value] : run.final_metrics)

@@ -888,6 +888,13 @@ TEST_F(Cli, ForkFromAKeptCheckpointAndShowItsSpikes) {
     EXPECT_EQ(tags.at("forked_from"), std::to_string(runs[0].id));
     EXPECT_EQ(tags.at("fork.settings"), "train.lr=0.001");
   }
+  const Result fork_shown = fathom({"--db", db(), "show", std::to_string(runs[1].id)});
+  EXPECT_NE(fork_shown.out.find("  fork of    run " + std::to_string(runs[0].id) +
+                                " at update 6 (train.lr=0.001)\n"),
+            std::string::npos)
+      << fork_shown.out;
+  EXPECT_EQ(fathom({"--db", db(), "show", std::to_string(runs[0].id)}).out.find("fork of"),
+            std::string::npos);
   const Result refused =
       fathom({"--db", db(), "train", "--fork", "cli-tiny", "--from", "5", "--no-progress"});
   EXPECT_EQ(refused.status, 2);

@@ -155,7 +155,7 @@ class RunPageTest : public QObject {
   }
 
   // The Overview's status says when train.patience ended the run, as `fathom show` does; a run
-  // that finished without it says "finished" alone.
+  // that finished without it says "finished" alone. A fork's overview names its parent.
   void theOverviewSaysWhenPatienceEndedTheRun() {
     QTemporaryDir dir;
     auto store = Store::open(dir.filePath("runs.db").toStdString());
@@ -173,6 +173,20 @@ class RunPageTest : public QObject {
     };
     QCOMPARE(status_line(early), QStringLiteral("finished (early stop: train.patience)"));
     QCOMPARE(status_line(whole), QStringLiteral("finished"));
+    // A fork says what it continues and what it changed; other runs have no such line.
+    store.set_tag(whole, "forked_from", std::to_string(early));
+    store.set_tag(whole, "forked_at", "30");
+    store.set_tag(whole, "fork.settings", "train.lr=0.0005");
+    auto fork_line = [&](int64_t id) {
+      fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
+      const QString text =
+          page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
+      for (const QString& line : text.split('\n'))
+        if (line.startsWith(QStringLiteral("fork of"))) return line.mid(7).trimmed();
+      return QString();
+    };
+    QCOMPARE(fork_line(whole), QStringLiteral("run %1 at update 30 (train.lr=0.0005)").arg(early));
+    QCOMPARE(fork_line(early), QString());
   }
 
   // The loss chart marks, on valid_loss, the checkpoint the final evaluation measured (tag
