@@ -37,6 +37,7 @@
 #include "experiments/launcher_registry.h"
 #include "experiments/run_control.h"
 #include "experiments/scheduler.h"
+#include "experiments/sweep_fork.h"
 #include "experiments/sweep_queue.h"
 #include "experiments/sweep_spec.h"
 
@@ -216,7 +217,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   const auto runs = experiments::expand_sweep(spec, [&](const RunConfig& config) {
     check_model_methods(config);
     check_model_fits(config);
-    if (fork) refuse_unforkable(*fork, spec, config);
+    if (fork) experiments::check_fork_run(spec, fork->parent_config, config);
   });
   if (fork) check_fork_point_of_sweep(*fork, spec, runs, global);
   if (args.dry_run) {

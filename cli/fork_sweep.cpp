@@ -26,21 +26,6 @@ ForkSweep read_fork_parent(const std::string& sweep_file, const experiments::Swe
   return fork;
 }
 
-void refuse_unforkable(const ForkSweep& fork, const experiments::SweepSpec& spec,
-                       const RunConfig& config) {
-  const std::vector<std::string> refused = unforkable_changes(fork.parent_config, config);
-  if (refused.empty()) return;
-  const std::string& key = refused.front();
-  const auto set_at = config.locations.find(key);
-  const bool in_file = set_at != config.locations.end() && set_at->second.file == spec.file;
-  throw InputError(spec.file, in_file ? set_at->second.line : fork.at.line, key,
-                   "a fork continues run " + std::to_string(fork.parent.id) +
-                       "'s model, optimizer state and place in its data from update " +
-                       std::to_string(fork.at.from) + "; changing " + join(refused, ", ") +
-                       " would not continue them. A fork sweep's axes and set: may change " +
-                       kForkableKeysText + "; for other values sweep from a config (base:)");
-}
-
 void check_fork_point_of_sweep(const ForkSweep& fork, const experiments::SweepSpec& spec,
                                const std::vector<experiments::SweepRun>& runs,
                                const GlobalOptions& global) {

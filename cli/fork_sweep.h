@@ -27,12 +27,6 @@ struct ForkSweep {
 ForkSweep read_fork_parent(const std::string& sweep_file, const experiments::SweepFork& at,
                            const GlobalOptions& global);
 
-// Refuses a run whose config changes what a fork may not (the model, the data, the optimizer):
-// an InputError on the first such key, where the sweep file sets it (an axis value, a set:
-// line) or at `fork:`.
-void refuse_unforkable(const ForkSweep& fork, const experiments::SweepSpec& spec,
-                       const RunConfig& config);
-
 // Refuses, at `fork: from`, a fork point the parent has no checkpoint with optimizer state
 // at, or one not before some run's train.max_updates -- before anything is queued.
 void check_fork_point_of_sweep(const ForkSweep& fork, const experiments::SweepSpec& spec,

@@ -1,10 +1,12 @@
 #include "gui/sweep_check.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
 #include "base/util/error.h"
+#include "experiments/sweep_fork.h"
 #include "experiments/sweep_spec.h"
 #include "gui/method_choices.h"
 
@@ -28,11 +30,21 @@ void check_method_names(const RunConfig& config) {
 }  // namespace
 
 SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,
-                            const std::string& base_dir) {
+                            const std::string& base_dir,
+                            const experiments::ForkBaseReader& fork_base) {
   SweepCheck check;
   try {
-    const experiments::SweepSpec spec = experiments::load_sweep_string(yaml, origin, base_dir);
-    check.runs = static_cast<int>(experiments::expand_sweep(spec, check_method_names).size());
+    std::optional<RunConfig> parent;  // a fork sweep's, as read
+    const experiments::ForkBaseReader reading = [&](const experiments::SweepFork& at) {
+      parent = fork_base(at);
+      return *parent;
+    };
+    const experiments::SweepSpec spec = experiments::load_sweep_string(
+        yaml, origin, base_dir, fork_base ? reading : experiments::ForkBaseReader());
+    check.runs = static_cast<int>(experiments::expand_sweep(spec, [&](const RunConfig& config) {
+                                    check_method_names(config);
+                                    if (parent) experiments::check_fork_run(spec, *parent, config);
+                                  }).size());
     check.ok = true;
   } catch (const InputError& e) {
     check.file = e.file();

@@ -5,6 +5,8 @@
 // the CLI). Fast enough to run as the user types.
 #include <string>
 
+#include "experiments/sweep_spec.h"
+
 namespace fathom::gui {
 
 struct SweepCheck {
@@ -16,7 +18,10 @@ struct SweepCheck {
   std::string message;  // the error as the CLI words it, "file:line: 'key': ..."
 };
 
+// `fork_base` reads a fork sweep's parent config from the window's store (without it a fork
+// sweep is reported as needing one).
 SweepCheck check_sweep_yaml(const std::string& yaml, const std::string& origin,
-                            const std::string& base_dir);
+                            const std::string& base_dir,
+                            const experiments::ForkBaseReader& fork_base = {});
 
 }  // namespace fathom::gui

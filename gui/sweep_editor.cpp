@@ -19,8 +19,10 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "db/run_paths.h"
+#include "db/store.h"
 #include "db/store_url.h"
 #include "gui/fathom_binary.h"
 #include "gui/file_dialog.h"
@@ -165,9 +167,35 @@ void SweepEditor::showOutputState() {
   output_->setStyleSheet(old ? QStringLiteral("color: gray;") : QString());
 }
 
+namespace {
+
+// A fork sweep's parent config, read from the window's store (read-only) as `fathom sweep`
+// reads it (cli/fork_sweep.h); errors at the sweep's `fork:` line.
+RunConfig fork_parent_config(const QString& location, const std::string& sweep_file,
+                             const experiments::SweepFork& at) {
+  if (location.isEmpty())
+    throw InputError(sweep_file, at.line, "fork.run",
+                     "a fork sweep reads its parent from the run store: open the store that "
+                     "holds run '" +
+                         at.run + "'");
+  const auto store = db::Store::open(location.toStdString(), db::OpenMode::ReadOnly);
+  const auto parent = store.find_run(at.run);
+  if (!parent)
+    throw InputError(sweep_file, at.line, "fork.run",
+                     "no run '" + at.run + "' in " + store.path() + " to fork");
+  return load_config_string(parent->config_yaml, "run " + std::to_string(parent->id) + " config",
+                            "");
+}
+
+}  // namespace
+
 void SweepEditor::checkNow() {
   check_timer_->stop();
-  check_ = check_sweep_yaml(yaml().toStdString(), origin().toStdString(), baseDir().toStdString());
+  const std::string file = origin().toStdString();
+  check_ = check_sweep_yaml(yaml().toStdString(), file, baseDir().toStdString(),
+                            [this, &file](const experiments::SweepFork& at) {
+                              return fork_parent_config(db_location_, file, at);
+                            });
   showCheck();
 }
 

@@ -79,6 +79,7 @@ bool sweep_form_from_yaml(const std::string& yaml, SweepForm* form, std::string*
       } else if (key == "set" && value.IsMap()) {
         f.set = entries(value, false);
       } else {
+        f.forks |= key == "fork";
         YAML::Emitter out;
         out << YAML::BeginMap << YAML::Key << key << YAML::Value << value << YAML::EndMap;
         extra << out.c_str() << "\n";
@@ -93,7 +94,7 @@ bool sweep_form_from_yaml(const std::string& yaml, SweepForm* form, std::string*
 std::string sweep_form_to_yaml(const SweepForm& form) {
   std::ostringstream out;
   out << "name: " << form.name << "\n";
-  out << "base: " << form.base << "\n";
+  if (!form.forks || !form.base.empty()) out << "base: " << form.base << "\n";
   if (!form.grid.empty()) {
     out << "grid:\n";
     for (const auto& e : form.grid) out << "  " << e.key << ": [" << e.value << "]\n";

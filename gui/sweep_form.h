@@ -21,6 +21,8 @@ struct SweepForm {
   int name_line = 0, base_line = 0, seeds_line = 0;
   std::vector<SweepFormEntry> grid, zip, set;  // zip: the keys of one group, varied together
   std::string extra_yaml;  // top-level entries the form does not edit, as block YAML
+  // The file has `fork:` (a fork sweep, kept in extra_yaml): no `base:` is written for it.
+  bool forks = false;
 };
 
 // Parses YAML into the form. Shape problems (a non-mapping grid, ...) are left for the sweep

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <regex>
-#include <set>
 
-#include "base/config/config_diff.h"
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "core/train/checkpoint.h"
@@ -177,26 +175,6 @@ void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& a
 }
 
 }  // namespace
-
-bool forkable_key(const std::string& key) {
-  static const std::set<std::string> model_keys = {"model.dropout", "model.attention_dropout",
-                                                   "model.activation_dropout",
-                                                   "model.fused_attention"};
-  if (key == "train.optimizer") return false;
-  return key.rfind("train.", 0) == 0 || key.rfind("eval.", 0) == 0 ||
-         key.rfind("notify.", 0) == 0 || model_keys.count(key) || key == "device" || key == "name";
-}
-
-const char* const kForkableKeysText =
-    "train.* (but train.optimizer), eval.*, model.dropout, model.attention_dropout, "
-    "model.activation_dropout, model.fused_attention, device and notify.*";
-
-std::vector<std::string> unforkable_changes(const RunConfig& parent, const RunConfig& fork) {
-  std::vector<std::string> refused;
-  for (const auto& [key, values] : differing_keys({config_to_json(parent), config_to_json(fork)}))
-    if (!forkable_key(key)) refused.push_back(key);
-  return refused;
-}
 
 void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
                       int64_t max_updates, const std::string& parent_dir) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/config/config.h"
+#include "base/config/fork_keys.h"
 #include "db/store.h"
 
 namespace fathom {
@@ -27,17 +28,6 @@ struct ForkPoint {
 
 // The run's checkpoints that hold the optimizer state, by step; `run_dir` its artifacts dir.
 std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const std::string& run_dir);
-
-// What a fork may change: how it trains on (train.*, but the optimizer whose moments the
-// checkpoint holds), how it is evaluated (eval.*), the dropouts, the attention kernel, the
-// device, its alerts (notify.*) and its name -- never what its parent's checkpoint holds: the
-// model (model.*: its shape, its function) and the data with the position in it (data.*).
-bool forkable_key(const std::string& key);
-// The same, said for a message: "train.* (but train.optimizer), eval.*, ...".
-extern const char* const kForkableKeysText;
-// The keys whose values differ between `parent` and `fork` (configs) that a fork may not
-// change, in key order; empty when none.
-std::vector<std::string> unforkable_changes(const RunConfig& parent, const RunConfig& fork);
 
 // Refuses a fork of `parent` at `step` that cannot be made, before anything is written: a step
 // without a checkpoint with optimizer state to fork from (InputError on --from naming the

@@ -92,10 +92,11 @@ TEST_F(ForkSweep, WhatAForkCannotDoIsRefusedAtItsLine) {
   };
   const std::vector<Case> cases = {
       {"name: r\nfork: {run: parent, from: 10}\ngrid:\n  model.d_model: [16, 32]\n",
-       "sweep.yaml:4: 'model.d_model': a fork continues run 1's model"},
+       "sweep.yaml:4: 'model.d_model': a fork continues the model, optimizer state and place in "
+       "the data of run parent from update 10"},
       {"name: r\nfork: {run: parent, from: 10}\nset:\n  data.max_tokens: 128\n"
        "grid:\n  train.lr: [0.001]\n",
-       "sweep.yaml:4: 'data.max_tokens': a fork continues run 1's model"},
+       "sweep.yaml:4: 'data.max_tokens': a fork continues the model"},
       {"name: r\nfork: {run: parent, from: 15}\ngrid:\n  train.lr: [0.001]\n",
        "sweep.yaml:2: 'fork.from': run 1 has no checkpoint at update 15 to fork from; the "
        "nearest are updates 10 and 20"},

@@ -10,6 +10,7 @@
 #include <QCompleter>
 #include <QStyleOptionViewItem>
 
+#include "db/store.h"
 #include "gui/fathom_binary.h"
 #include "gui/sweep_editor.h"
 #include "gui/sweep_form.h"
@@ -145,6 +146,52 @@ class SweepEditorTest : public QObject {
     editor.checkNow();
     QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
     QCOMPARE(editor.lastCheck().runs, 3);
+  }
+
+  // A fork sweep (docs/sweeps.md) is checked against its parent's config in the window's
+  // store: counted, a change a fork cannot make marked at its line; a form edit keeps its
+  // `fork:` and writes no `base:`. Without a store it says it needs one.
+  void aForkSweepIsCheckedAgainstTheParentInTheStore() {
+    const QString db = dir_.filePath("forks.db");
+    {
+      auto store = fathom::db::Store::open(db.toStdString());
+      fathom::db::NewRun parent;
+      parent.name = "parent";
+      parent.config_yaml =
+          "name: parent\nmodel:\n  d_model: 32\n  heads: 4\n  d_ff: 64\ndata:\n  task: "
+          "synthetic\n";
+      store.create_run(parent);
+    }
+    const QString fork_sweep =
+        "name: rescue\nfork: {run: parent, from: 10}\ngrid:\n  train.lr: [0.001, 0.0005]\n";
+    SweepEditor alone;
+    alone.setYaml(fork_sweep);
+    alone.checkNow();
+    QVERIFY(!alone.lastCheck().ok);
+    QVERIFY2(alone.lastCheck().message.find("open the store") != std::string::npos,
+             alone.lastCheck().message.c_str());
+    SweepEditor editor;
+    editor.setDatabasePath(db);
+    editor.setYaml(fork_sweep);
+    editor.checkNow();
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+    QCOMPARE(editor.lastCheck().runs, 2);
+    editor.form()->nameEdit()->setText("rescue-2");
+    emit editor.form()->edited();
+    QVERIFY(editor.yaml().contains("fork:"));
+    QVERIFY2(!editor.yaml().contains("base:"), qPrintable(editor.yaml()));
+    editor.checkNow();
+    QVERIFY2(editor.lastCheck().ok, editor.lastCheck().message.c_str());
+    editor.setYaml(
+        "name: rescue\nfork: {run: parent, from: 10}\ngrid:\n  model.d_model: [32, 64]\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QCOMPARE(editor.lastCheck().line, 4);
+    QCOMPARE(editor.lastCheck().field, std::string("model.d_model"));
+    editor.setYaml("name: rescue\nfork: {run: nobody, from: 10}\ngrid:\n  train.lr: [0.001]\n");
+    editor.checkNow();
+    QVERIFY(!editor.lastCheck().ok);
+    QCOMPARE(editor.lastCheck().line, 2);
   }
 
   void badValueIsMarkedAtItsFieldAndLine() {
