@@ -35,6 +35,15 @@ class ReadFathomStore(unittest.TestCase):
     def tearDownClass(cls):
         cls._dir.cleanup()
 
+    def copy_of_store(self, directory):
+        """A copy of the class's store in `directory` (SQLite's backup): its path."""
+        db = os.path.join(directory, "runs.db")
+        src, dst = sqlite3.connect(self.db), sqlite3.connect(db)
+        src.backup(dst)
+        src.close()
+        dst.close()
+        return db
+
     def test_runs_hold_what_fathom_show_reports(self):
         shown = fathom_json(self.db, "show", str(self.run_id))
         with fathom.open(self.db) as store:
@@ -61,10 +70,8 @@ class ReadFathomStore(unittest.TestCase):
         # A copy of the store, two sweep runs tagged as train.patience leaves them: one ended by
         # it, one trained past it by a resume. early_stop is the text of the first, else None.
         with tempfile.TemporaryDirectory(prefix="fathom_py_early_") as d:
-            db = os.path.join(d, "runs.db")
-            src, dst = sqlite3.connect(self.db), sqlite3.connect(db)
-            src.backup(dst)
-            src.close()
+            db = self.copy_of_store(d)
+            dst = sqlite3.connect(db)
             ids = [i for (i,) in dst.execute("SELECT id FROM runs WHERE sweep = 'py-lr' ORDER BY id")]
             why = "update 9: 2 validations since update 3 without a valid_loss below 2.5"
             dst.execute("INSERT INTO run_tags VALUES (?, 'early_stop', ?)", (ids[0], why))
@@ -88,11 +95,7 @@ class ReadFathomStore(unittest.TestCase):
         # with a longer schedule to train), and a sweep run whose fork tags were set by hand and
         # are no numbers, which makes no fork -- as `fathom` reads them (db/fork_tags.h).
         with tempfile.TemporaryDirectory(prefix="fathom_py_fork_") as d:
-            db = os.path.join(d, "runs.db")
-            src, dst = sqlite3.connect(self.db), sqlite3.connect(db)
-            src.backup(dst)
-            src.close()
-            dst.close()
+            db = self.copy_of_store(d)
             # The parent's files lie beside the original store: the fork links them from there.
             artifacts = os.path.join(os.path.dirname(self.db), "runs.artifacts")
             forked = run_fathom(db, "--artifacts", artifacts, "train", "--fork", str(self.run_id),

@@ -163,28 +163,23 @@ class RunPageTest : public QObject {
     store.set_tag(early, "early_stop", "update 40: 2 validations since update 20 without ...");
     store.finish_run(early, "finished");
     store.finish_run(whole, "finished");
-    auto status_line = [&](int64_t id) {
+    // The Overview's line that starts with `key`, the key cut off.
+    auto overview_line = [&](int64_t id, const QString& key) {
       fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
       const QString text =
           page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
       for (const QString& line : text.split('\n'))
-        if (line.startsWith(QStringLiteral("status"))) return line.mid(6).trimmed();
+        if (line.startsWith(key)) return line.mid(key.size()).trimmed();
       return QString();
     };
+    auto status_line = [&](int64_t id) { return overview_line(id, QStringLiteral("status")); };
     QCOMPARE(status_line(early), QStringLiteral("finished (early stop: train.patience)"));
     QCOMPARE(status_line(whole), QStringLiteral("finished"));
     // A fork says what it continues and what it changed; other runs have no such line.
     store.set_tag(whole, "forked_from", std::to_string(early));
     store.set_tag(whole, "forked_at", "30");
     store.set_tag(whole, "fork.settings", "train.lr=0.0005");
-    auto fork_line = [&](int64_t id) {
-      fathom::gui::RunPage page(store, *store.find_run(std::to_string(id)));
-      const QString text =
-          page.findChild<QPlainTextEdit*>(QStringLiteral("overview"))->toPlainText();
-      for (const QString& line : text.split('\n'))
-        if (line.startsWith(QStringLiteral("fork of"))) return line.mid(7).trimmed();
-      return QString();
-    };
+    auto fork_line = [&](int64_t id) { return overview_line(id, QStringLiteral("fork of")); };
     QCOMPARE(fork_line(whole), QStringLiteral("run %1 at update 30 (train.lr=0.0005)").arg(early));
     QCOMPARE(fork_line(early), QString());
   }
