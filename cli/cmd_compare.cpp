@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "cli/stored_hypotheses.h"
+#include "db/fork_tags.h"
 #include "db/store.h"
 #include "experiments/computed_with.h"
 #include "experiments/run_agreement.h"
@@ -56,13 +58,35 @@ struct Comparison {
   std::vector<experiments::RunAgreement> curves;  // run i + 1 against the first
   PairedInput paired;
   std::vector<PairedBootstrap> tests;
+  std::vector<std::optional<db::ForkOrigin>> forks;  // each run's, where it is a fork
 };
 
+// What run `b`'s curve shares with run `a`'s by construction -- a fork's points up to its fork
+// point are its parent's, copied (core/train/fork.h) -- or "" when nothing: agreement there is
+// no finding.
+std::string shared_by_forking(const db::RunRecord& a, const std::optional<db::ForkOrigin>& a_fork,
+                              const db::RunRecord& b, const std::optional<db::ForkOrigin>& b_fork) {
+  const std::string ta = "#" + std::to_string(a.id), tb = "#" + std::to_string(b.id);
+  auto upto = [](int64_t step) { return " at update " + std::to_string(step) + ": "; };
+  if (b_fork && b_fork->parent == a.id)
+    return "a fork of " + ta + upto(b_fork->step) + "its points up to there are " + ta + "'s";
+  if (a_fork && a_fork->parent == b.id)
+    return ta + " is its fork" + upto(a_fork->step) + ta + "'s points up to there are " + tb + "'s";
+  if (a_fork && b_fork && a_fork->parent == b_fork->parent && a_fork->step == b_fork->step)
+    return "both fork #" + std::to_string(a_fork->parent) + upto(a_fork->step) +
+           "their points up to there are its";
+  return "";
+}
+
 void print_comparison_json(const Comparison& c) {
-  const auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
   nlohmann::json j;
   j["runs"] = nlohmann::json::array();
-  for (const auto& r : runs) j["runs"].push_back({{"id", r.id}, {"name", r.name}});
+  for (size_t i = 0; i < runs.size(); ++i) {
+    j["runs"].push_back({{"id", runs[i].id}, {"name", runs[i].name}});
+    if (forks[i])
+      j["runs"].back()["fork_of"] = {{"run", forks[i]->parent}, {"update", forks[i]->step}};
+  }
   j["differing"] = differing;
   j["computed_differently"] = computed_with;
   for (const auto& m : metrics) {
@@ -89,7 +113,7 @@ void print_comparison_json(const Comparison& c) {
 }
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
-  const auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
   // as its axes, and a column each made the tables too wide to read.
   std::cout << "Runs:\n\n";
@@ -133,11 +157,15 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
             << (same_settings ? "" : "; the settings differ, so they are not expected to agree")
             << "):\n\n";
   const std::string first = "#" + std::to_string(runs.front().id);
-  for (size_t i = 0; i < curves.size(); ++i)
-    std::cout << "- " << run_label(runs[i + 1]) << ": "
+  for (size_t i = 0; i < curves.size(); ++i) {
+    const std::string shared =
+        shared_by_forking(runs.front(), forks.front(), runs[i + 1], forks[i + 1]);
+    std::cout << "- " << run_label(runs[i + 1]) << (shared.empty() ? "" : " (" + shared + ")")
+              << ": "
               << experiments::describe_agreement(curves[i], first,
                                                  "#" + std::to_string(runs[i + 1].id))
               << "\n";
+  }
   std::cout << "\n";
   if (!paired.why_not.empty()) {
     std::cout << "No paired BLEU test: " << paired.why_not << ".\n";
@@ -158,12 +186,13 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
-  auto& [runs, differing, computed_with, metrics, curves, paired, tests] = c;
+  auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
   std::vector<nlohmann::json> configs;
   for (const auto& name : a.runs) {
     auto r = store.find_run(name);
     if (!r) throw InputError(store.path(), 0, "RUN", "no run '" + name + "' in the store");
     configs.push_back(nlohmann::json::parse(r->config_json));
+    forks.push_back(db::fork_origin(store.tags(r->id)));
     runs.push_back(*r);
   }
   differing = differing_keys(configs);

@@ -1,9 +1,10 @@
 // A fork sweep (`fork: {run: RUN, from: STEP}`, experiments/sweep_spec.h; cli/fork_sweep.h):
 // `fathom sweep` queues each run as a fork of RUN at STEP and its workers train them. The run
 // with the parent's own settings ends exactly where the parent did (the same computation, one
-// thread each); another rate does not; each carries the fork's tags and its sweep's; a resume
-// queues nothing again. Changes a fork cannot make and a missing fork point are refused at the
-// sweep file's line before anything is queued.
+// thread each); another rate does not; each carries the fork's tags and its sweep's; `fathom
+// compare` says what their curves share by construction; a resume queues nothing again. Changes a
+// fork cannot make and a missing fork point are refused at the sweep file's line before anything is
+// queued.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -78,6 +79,25 @@ TEST_F(ForkSweep, EachRunContinuesTheParentAndItsOwnSettingsEndWhereItDid) {
   EXPECT_EQ(same.final_metrics.at("valid_loss"), parent.final_metrics.at("valid_loss"));
   EXPECT_EQ(same.final_metrics.at("train_loss"), parent.final_metrics.at("train_loss"));
   EXPECT_NE(lower.final_metrics.at("train_loss"), parent.final_metrics.at("train_loss"));
+
+  // `fathom compare` says what the curves share by construction, whichever run comes first.
+  const std::string p = std::to_string(parent.id), a = std::to_string(same.id),
+                    b = std::to_string(lower.id);
+  const ProgramResult compared = fathom({"compare", p, a, b});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("- run " + a + " rescue/lr=0.005 (a fork of #" + p +
+                              " at update 10: its points up to there are #" + p + "'s): identical"),
+            std::string::npos)
+      << compared.out;
+  const ProgramResult reversed = fathom({"compare", b, p, a});
+  EXPECT_NE(reversed.out.find("- run " + p + " parent (#" + b + " is its fork at update 10: #" + b +
+                              "'s points up to there are #" + p + "'s): "),
+            std::string::npos)
+      << reversed.out;
+  EXPECT_NE(reversed.out.find("- run " + a + " rescue/lr=0.005 (both fork #" + p +
+                              " at update 10: their points up to there are its): "),
+            std::string::npos)
+      << reversed.out;
 
   // Resumed: every run ended; nothing is queued or made again.
   const ProgramResult again = fathom({"sweep", sweep, "--resume", "--no-progress"});
