@@ -77,15 +77,6 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
   return find_spikes(points, rule);
 }
 
-// "run 12 at update 300 (train.lr=0.0005)": what a fork continues and what it changed.
-std::string fork_text(const db::ForkOrigin& origin,
-                      const std::map<std::string, std::string>& tags) {
-  const auto settings = tags.find(db::kForkSettingsTag);
-  return "run " + std::to_string(origin.parent) + " at update " + std::to_string(origin.step) +
-         (settings == tags.end() || settings->second.empty() ? " (nothing changed)"
-                                                             : " (" + settings->second + ")");
-}
-
 // The run's own columns: status (and why it is shown so, or that train.patience ended it),
 // times, where it ran, the run it was forked from.
 void print_fields(const db::RunRecord& run, const std::map<std::string, std::string>& tags) {
@@ -101,7 +92,7 @@ void print_fields(const db::RunRecord& run, const std::map<std::string, std::str
   field("status", status);
   field("error", run.error);
   field("sweep", run.sweep);
-  if (const auto origin = db::fork_origin(tags)) field("fork of", fork_text(*origin, tags));
+  if (const auto origin = db::fork_origin(tags)) field("fork of", db::fork_of_text(*origin, tags));
   field("updates", std::to_string(run.updates));
   field("created", local_time(run.created_at));
   if (run.started_at > 0) field("started", local_time(run.started_at));

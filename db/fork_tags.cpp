@@ -21,4 +21,15 @@ std::string fork_label(const ForkOrigin& origin) {
   return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
 }
 
+std::string fork_settings(const std::map<std::string, std::string>& tags) {
+  const auto it = tags.find(kForkSettingsTag);
+  return it == tags.end() ? "" : it->second;
+}
+
+std::string fork_of_text(const ForkOrigin& origin, const std::map<std::string, std::string>& tags) {
+  const std::string settings = fork_settings(tags);
+  return "run " + std::to_string(origin.parent) + " at update " + std::to_string(origin.step) +
+         " (" + (settings.empty() ? "nothing changed" : settings) + ")";
+}
+
 }  // namespace fathom::db

@@ -26,4 +26,12 @@ std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& 
 // "(fork of #12 at 300)", for a run's label.
 std::string fork_label(const ForkOrigin& origin);
 
+// The settings the fork changed as its tag says them ("train.lr=0.0005; train.z_loss=0.0001"),
+// "" when it changed none.
+std::string fork_settings(const std::map<std::string, std::string>& tags);
+
+// "run 12 at update 300 (train.lr=0.0005)" or "... (nothing changed)": `fathom show`'s and the
+// run page's "fork of" line.
+std::string fork_of_text(const ForkOrigin& origin, const std::map<std::string, std::string>& tags);
+
 }  // namespace fathom::db

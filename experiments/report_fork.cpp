@@ -18,9 +18,9 @@ std::string run_name(const db::RunRecord& r) {
 // The fork's overrides as its command gave them ("`--set train.lr=0.004 --set ...`"; the tag
 // joins them with "; "), or what says there were none.
 std::string changed_settings(const std::map<std::string, std::string>& tags) {
-  const auto it = tags.find(db::kForkSettingsTag);
-  if (it == tags.end() || it->second.empty()) return "no setting changed";
-  std::string text = "`--set " + it->second + "`";
+  const std::string settings = db::fork_settings(tags);
+  if (settings.empty()) return "no setting changed";
+  std::string text = "`--set " + settings + "`";
   for (size_t p = 0; (p = text.find("; ", p)) != std::string::npos;) text.replace(p, 2, " --set ");
   return text;
 }
@@ -86,10 +86,10 @@ void forks_table(std::ostream& out, const db::Store& store, const std::vector<db
   for (const auto& f : forks) {
     const auto tags = store.tags(f.id);
     const auto origin = db::fork_origin(tags);
-    const auto settings = tags.find(db::kForkSettingsTag);
+    const std::string settings = db::fork_settings(tags);
     table.rows.push_back(
         {std::to_string(f.id), f.name, origin ? std::to_string(origin->step) : "?",
-         settings == tags.end() || settings->second.empty() ? "-" : settings->second,
+         settings.empty() ? "-" : settings,
          f.diverged_step ? f.status + "@" + std::to_string(*f.diverged_step) : f.status});
   }
   for (const auto& m : metrics) {  // a column's numbers with one number of decimals

@@ -96,15 +96,8 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   line("id", QString::number(run.id));
   line("name", QString::fromStdString(run.name));
   line("sweep", QString::fromStdString(run.sweep));
-  if (const auto origin = db::fork_origin(tags)) {  // as `fathom show` says it
-    const auto settings = tags.find(db::kForkSettingsTag);
-    line("fork of", QStringLiteral("run %1 at update %2 (%3)")
-                        .arg(origin->parent)
-                        .arg(origin->step)
-                        .arg(settings == tags.end() || settings->second.empty()
-                                 ? QStringLiteral("nothing changed")
-                                 : QString::fromStdString(settings->second)));
-  }
+  if (const auto origin = db::fork_origin(tags))  // as `fathom show` says it
+    line("fork of", QString::fromStdString(db::fork_of_text(*origin, tags)));
   QString status = run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0);
   if (run.status == db::status::kFinished && db::ended_by_early_stop(tags))
     status += QStringLiteral(" (early stop: train.patience)");  // as `fathom show` says

@@ -176,11 +176,12 @@ void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& a
 
 }  // namespace
 
-void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
-                      int64_t max_updates, const std::string& parent_dir) {
+ForkPoint check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                           int64_t max_updates, const std::string& parent_dir) {
   const auto points = fork_points(store, parent.id, parent_dir);
-  if (std::none_of(points.begin(), points.end(),
-                   [&](const ForkPoint& p) { return p.step == step; })) {
+  const auto at = std::find_if(points.begin(), points.end(),
+                               [&](const ForkPoint& p) { return p.step == step; });
+  if (at == points.end()) {
     const std::string kept =
         recorded_file(store.artifacts(parent.id), parent_dir, "checkpoint_" + std::to_string(step));
     const std::string run = "run " + std::to_string(parent.id);
@@ -196,16 +197,14 @@ void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64
     throw InputError("fathom train", 0, "--from",
                      "update " + std::to_string(step) + " is not before train.max_updates (" +
                          std::to_string(max_updates) + "): nothing to train");
+  return *at;
 }
 
 int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
                     const RunConfig& config, const std::string& parent_dir,
                     const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
                     const std::string& sweep) {
-  check_fork_point(store, parent, step, config.train.max_updates, parent_dir);
-  const auto points = fork_points(store, parent.id, parent_dir);
-  const auto at = std::find_if(points.begin(), points.end(),
-                               [&](const ForkPoint& p) { return p.step == step; });
+  const ForkPoint at = check_fork_point(store, parent, step, config.train.max_updates, parent_dir);
 
   db::NewRun run;
   run.name = config.name;
@@ -218,7 +217,7 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
   // with every file it was given, so that no half-made run is left to be resumed.
   ForkFiles files(fork_dir(id));
   try {
-    fill_fork(store, parent, *at, config, parent_dir, id, files);
+    fill_fork(store, parent, at, config, parent_dir, id, files);
   } catch (const std::exception& e) {
     files.remove_made();
     try {

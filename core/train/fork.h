@@ -29,12 +29,12 @@ struct ForkPoint {
 // The run's checkpoints that hold the optimizer state, by step; `run_dir` its artifacts dir.
 std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const std::string& run_dir);
 
-// Refuses a fork of `parent` at `step` that cannot be made, before anything is written: a step
-// without a checkpoint with optimizer state to fork from (InputError on --from naming the
-// nearest ones, or a model-only checkpoint there as such) and a step not before
+// The checkpoint a fork of `parent` at `step` starts from; refuses, before anything is written,
+// a step without a checkpoint with optimizer state to fork from (InputError on --from naming
+// the nearest ones, or a model-only checkpoint there as such) and a step not before
 // `max_updates`. `parent_dir`: the parent's artifacts directory.
-void check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
-                      int64_t max_updates, const std::string& parent_dir);
+ForkPoint check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                           int64_t max_updates, const std::string& parent_dir);
 
 // Creates the fork of `parent` at `step` with `config` (the parent's, overrides applied) and
 // returns its id; `fork_dir(id)` is the new run's artifacts directory; `sweep` the sweep it is
