@@ -3,8 +3,10 @@
 // checkpoints with optimizer state (a small model's: the files are hard-linked, so their bytes
 // cost nothing), forked F times at its middle update as `fathom sweep` makes each run
 // (create_fork: its checkpoints linked, its metric rows and probe points up to there copied,
-// its tags). Prints the time per fork, the rows it copies and their rate, and the peak resident
-// memory while the forks are made (VmHWM, reset before; the store is a SQLite file).
+// its tags) -- what they inherit read once per sweep -- and, side by side, F more made one by one
+// as `fathom train --fork` makes each (read per fork). Prints the time per fork both ways and
+// their ratio, the rows a fork copies and their rate, and the peak resident memory while the
+// sweep's forks are made (VmHWM, reset before; the store is a SQLite file).
 //   bench_fork_sweep [rows=10000,100000,1000000] [forks=10] [kept=20]
 // Run by hand (never in ctest); scratch files under $TMPDIR.
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,14 +88,37 @@ int64_t make_parent(db::Store& store, const db::StorePaths& paths, long rows, lo
   return middle;
 }
 
+// Makes `forks` forks of `parent` at `from`, as `fathom sweep` does (what they inherit read
+// once, `read_once`) or as `fathom train --fork` does each (read per fork); seconds taken.
+double make_forks(db::Store& store, const db::StorePaths& paths, const db::RunRecord& parent,
+                  int64_t from, long forks, bool read_once, const std::string& sweep) {
+  const RunConfig base = load_config_string(parent.config_yaml, "parent", "");
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<ForkSource> source;
+  for (long f = 0; f < forks; ++f) {
+    RunConfig config = base;
+    config.name = sweep + "/lr=" + std::to_string(f);
+    config.train.lr = 1e-3 / (1 + f);
+    const auto dir = [&paths](int64_t made) { return paths.run_dir(made); };
+    if (read_once && !source)
+      source =
+          read_fork_source(store, parent, from, config.train.max_updates, paths.run_dir(parent.id));
+    const int64_t id = read_once ? create_fork(store, *source, config, dir, "bench", sweep)
+                                 : create_fork(store, parent, from, config,
+                                               paths.run_dir(parent.id), dir, "bench", sweep);
+    store.set_tag(id, "axis.train.lr", std::to_string(config.train.lr));
+  }
+  return since(start);
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "10000,100000,1000000");
   const auto fork_counts = bench::parse_size_list(argc > 2 ? argv[2] : "10");
   const long kept = argc > 3 ? std::atol(argv[3]) : 20;
-  std::printf("%9s %6s %6s %12s %10s %12s %14s %10s\n", "rows", "forks", "kept", "copied/fork",
-              "total s", "ms/fork", "rows/s copied", "peak MiB");
+  std::printf("%9s %6s %6s %12s %13s %13s %7s %14s %10s\n", "rows", "forks", "kept", "copied/fork",
+              "sweep ms/fork", "each ms/fork", "ratio", "rows/s copied", "peak MiB");
   for (long rows : sizes) {
     for (long forks : fork_counts) {
       const fs::path dir = fs::temp_directory_path() / ("bench_fork_sweep_" + std::to_string(rows));
@@ -103,23 +129,14 @@ int bench_main(int argc, char** argv) {
       const db::StorePaths paths = db::store_paths(db);
       db::RunRecord parent;
       const int64_t from = make_parent(store, paths, rows, kept, &parent);
-      const RunConfig base = load_config_string(parent.config_yaml, "parent", "");
       reset_peak();
-      const auto start = std::chrono::steady_clock::now();
-      for (long f = 0; f < forks; ++f) {
-        RunConfig config = base;
-        config.name = "rescue/lr=" + std::to_string(f);
-        config.train.lr = 1e-3 / (1 + f);
-        const int64_t id = create_fork(
-            store, parent, from, config, paths.run_dir(parent.id),
-            [&paths](int64_t made) { return paths.run_dir(made); }, "bench", "rescue");
-        store.set_tag(id, "axis.train.lr", std::to_string(config.train.lr));
-      }
-      const double seconds = since(start);
+      const double once = make_forks(store, paths, parent, from, forks, true, "sweep");
+      const double peak = peak_mib();
+      const double each = make_forks(store, paths, parent, from, forks, false, "each");
       const double copied = static_cast<double>(from) * 10;  // rows up to the fork point
-      std::printf("%9ld %6ld %6ld %12.0f %10.2f %12.1f %14.0f %10.1f\n", rows, forks, kept, copied,
-                  seconds, 1000 * seconds / static_cast<double>(forks),
-                  copied * static_cast<double>(forks) / seconds, peak_mib());
+      const double n = static_cast<double>(forks);
+      std::printf("%9ld %6ld %6ld %12.0f %13.1f %13.1f %7.2f %14.0f %10.1f\n", rows, forks, kept,
+                  copied, 1000 * once / n, 1000 * each / n, each / once, copied * n / once, peak);
       std::fflush(stdout);
       fs::remove_all(dir);
     }

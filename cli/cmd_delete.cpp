@@ -2,7 +2,6 @@
 // final metrics, tags, artifacts, analyses; Store::delete_run, one transaction per run, refused
 // for a running run) and then their artifact directory (checkpoints, hypotheses). The same
 // operation as the desktop app's Delete. Without --yes it only lists what would go.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +12,7 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "db/run_paths.h"
+#include "db/run_removal.h"
 #include "db/run_status.h"
 #include "db/store.h"
 
@@ -46,16 +46,12 @@ void delete_runs(const GlobalOptions& global, const std::vector<std::string>& ta
       out["runs"].push_back(entry);
       continue;
     }
-    store.delete_run(run.id);  // re-checks the status under the write lock
-    // After the rows: a failure here leaves stray files, never a run without its checkpoints.
-    std::error_code ec;
-    std::filesystem::remove_all(paths.run_dir(run.id), ec);
-    if (ec) entry["warning"] = "could not remove " + paths.run_dir(run.id) + ": " + ec.message();
+    const std::string warning = db::delete_run_and_files(store, paths, run.id);
+    if (!warning.empty()) entry["warning"] = warning;
     out["runs"].push_back(entry);
     if (!global.json)
       std::cout << "deleted run " << run.id << " (" << run.name << ")"
-                << (ec ? "; could not remove " + paths.run_dir(run.id) + ": " + ec.message() : "")
-                << "\n";
+                << (warning.empty() ? "" : "; " + warning) << "\n";
   }
   if (global.json)
     std::cout << out.dump(2) << "\n";

@@ -108,6 +108,7 @@ struct CurvesArgs {
   OutputArgs output;
   std::vector<int64_t> runs;
   std::string sweep;
+  std::vector<int64_t> references;
   std::vector<std::string> metrics;
   double smooth = 0;
   bool logy = false;
@@ -130,6 +131,7 @@ void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
   plot::CurveQuery query;
   query.runs = args.runs;
   query.sweep = args.sweep;
+  query.references = args.references;
   query.metrics = args.metrics;
   query.smoothing = args.smooth;
   query.log_y = args.logy;
@@ -151,6 +153,10 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
   auto* runs = cmd->add_option("--runs", args->runs, "run ids, comma-separated")->delimiter(',');
   auto* sweep = cmd->add_option("--sweep", args->sweep, "every run of this sweep");
   runs->excludes(sweep);
+  cmd->add_option("--reference", args->references,
+                  "run ids drawn beside them, first, each its own curve -- never coloured by "
+                  "--colour-by nor grouped (a baseline, a fork sweep's parent)")
+      ->delimiter(',');
   cmd->add_option("--metric", args->metrics, "metric(s), comma-separated: valid_loss,train_loss")
       ->delimiter(',')
       ->required();

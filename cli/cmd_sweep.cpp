@@ -32,6 +32,7 @@
 #include "core/train/memory_check.h"
 #include "db/heartbeat.h"
 #include "db/run_paths.h"
+#include "db/run_removal.h"
 #include "db/run_status.h"
 #include "db/store_unreachable.h"
 #include "experiments/launcher_registry.h"
@@ -200,6 +201,17 @@ void follow_to_end(db::Store& store, experiments::Launcher& launcher, const Swee
     throw CommandExit{1};
 }
 
+// How this call makes its new runs (forks, in a fork sweep) and takes one back whole -- its rows
+// and files (a fork's linked checkpoints) -- when the sweep cannot be queued or launched whole.
+experiments::SweepRunMaker run_maker(db::Store& store, const db::StorePaths& paths,
+                                     const std::optional<ForkSweep>& fork,
+                                     const experiments::SweepSpec& spec) {
+  experiments::SweepRunMaker maker =
+      fork ? fork_maker(store, *fork, spec, paths) : experiments::SweepRunMaker{};
+  maker.remove = [&store, paths](int64_t id) { db::delete_run_and_files(store, paths, id); };
+  return maker;
+}
+
 void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   std::optional<ForkSweep> fork;
   experiments::SweepSpec spec =
@@ -247,9 +259,9 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
   launcher->check(request, configs);
 
   // Records the runs (a sweep already in the store needs --resume) and requeues interrupted ones.
-  const experiments::QueuedSweep queued =
-      experiments::queue_sweep(store, spec, runs, args.resume, args.heartbeat_timeout, args.retry,
-                               fork ? fork_maker(store, *fork, spec, paths) : nullptr);
+  const experiments::SweepRunMaker maker = run_maker(store, paths, fork, spec);
+  const experiments::QueuedSweep queued = experiments::queue_sweep(
+      store, spec, runs, args.resume, args.heartbeat_timeout, args.retry, maker);
   request.runs = queued.queued;
   say_queued(args, spec, runs.size(), queued, request, launcher_name, store);
   if (request.runs == 0 && queued.alive == 0) {
@@ -265,7 +277,7 @@ void run_sweep(const SweepArgs& args, const GlobalOptions& global) {
                    launcher->launch(store, request).c_str());
     } catch (...) {
       // A refused submission leaves nothing queued half-way: the runs this call created go.
-      for (int64_t id : queued.created) store.delete_run(id);
+      for (int64_t id : queued.created) maker.remove(id);
       throw;
     }
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "base/config/config_diff.h"
 #include "base/config/config_io.h"
@@ -44,11 +46,19 @@ void check_fork_point_of_sweep(const ForkSweep& fork, const experiments::SweepSp
 experiments::SweepRunMaker fork_maker(db::Store& store, const ForkSweep& fork,
                                       const experiments::SweepSpec& spec,
                                       const db::StorePaths& paths) {
-  return [&store, fork, spec_name = spec.name, paths](
-             const experiments::SweepRun& run, const std::map<std::string, std::string>& tags) {
+  // Read at the first fork, once: a resumed sweep that makes none reads nothing.
+  auto source = std::make_shared<std::optional<ForkSource>>();
+  experiments::SweepRunMaker maker;
+  maker.make = [&store, fork, source, spec_name = spec.name, paths](
+                   const experiments::SweepRun& run,
+                   const std::map<std::string, std::string>& tags) {
+    if (!*source)
+      *source =
+          read_fork_source(store, fork.parent, fork.at.from, std::numeric_limits<int64_t>::max(),
+                           paths.run_dir(fork.parent.id));
     const int64_t id = create_fork(
-        store, fork.parent, fork.at.from, run.config, paths.run_dir(fork.parent.id),
-        [&paths](int64_t made) { return paths.run_dir(made); }, git_revision(), spec_name);
+        store, **source, run.config, [&paths](int64_t made) { return paths.run_dir(made); },
+        git_revision(), spec_name);
     for (const auto& [key, value] : tags) store.set_tag(id, key, value);
     std::string settings;
     for (const auto& [key, values] :
@@ -57,6 +67,7 @@ experiments::SweepRunMaker fork_maker(db::Store& store, const ForkSweep& fork,
     if (!settings.empty()) store.set_tag(id, db::kForkSettingsTag, settings);
     return id;
   };
+  return maker;
 }
 
 }  // namespace fathom::cli

@@ -34,7 +34,8 @@ void check_fork_point_of_sweep(const ForkSweep& fork, const experiments::SweepSp
                                const GlobalOptions& global);
 
 // Makes each new run of the sweep a fork of the parent, with the sweep's tags and the settings
-// it changed (tag fork.settings, "train.lr=0.001; train.z_loss=0.0001").
+// it changed (tag fork.settings, "train.lr=0.001; train.z_loss=0.0001"); what every fork
+// inherits is read from the store once, at the first. Sets `make` alone.
 experiments::SweepRunMaker fork_maker(db::Store& store, const ForkSweep& fork,
                                       const experiments::SweepSpec& spec,
                                       const db::StorePaths& paths);

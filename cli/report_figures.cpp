@@ -31,6 +31,7 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
   return [&store, out_dir](const experiments::CurvesRequest& request) -> std::string {
     plot::CurveQuery query;
     query.runs = request.runs;
+    query.references = request.references;
     query.metrics = request.metrics;
     query.colour_by = request.colour_by;
     query.group_by = request.group_by;

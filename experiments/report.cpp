@@ -97,7 +97,8 @@ std::vector<std::string> curve_metrics(const db::Store& store,
 
 void figures(std::ostream& out, const ReportOptions& options,
              const std::vector<db::RunRecord>& runs, const db::Store& store,
-             const std::string& title, const std::string& colour_by, bool seed_groups = false) {
+             const std::string& title, const std::string& colour_by, bool seed_groups = false,
+             const std::optional<db::RunRecord>& reference = std::nullopt) {
   std::set<std::string> stored;
   for (const auto& r : runs)
     for (const auto& name : store.metric_names(r.id)) stored.insert(name);
@@ -112,14 +113,15 @@ void figures(std::ostream& out, const ReportOptions& options,
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
   for (const std::string& metric : curve_metrics(store, runs, stored)) {
-    CurvesRequest request{
-        title + ": " + metric,
-        ids,
-        {metric},
-        seed_groups ? "" : colour_by,
-        "curves-" + metric,
-        seed_groups ? std::vector<std::string>{"axes"} : std::vector<std::string>{}};
+    CurvesRequest request;
+    request.title = title + ": " + metric;
+    request.runs = ids;
+    request.metrics = {metric};
+    request.colour_by = seed_groups ? "" : colour_by;
+    request.file_stem = "curves-" + metric;
+    if (seed_groups) request.group_by = {"axes"};
     request.log_y = db::metric::presentation_of(metric).log_axis;
+    if (reference) request.references = {reference->id};
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
   }
@@ -331,7 +333,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       << ", last ended " << date(last) << "; " << builds_text(revisions) << "\n\n";
   if (const auto note = selected.note())  // a part of the sweep never passes for the whole
     out << "**This report is of part of the sweep: " << *note << ".**\n\n";
-  fork_sweep_note(out, store, runs, options.metrics);
+  const std::optional<db::RunRecord> parent = fork_sweep_note(out, store, runs, options.metrics);
 
   const auto groups = axis_groups(axes, layout);
   const std::set<std::string> listed = axes_section(out, axes);
@@ -375,7 +377,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   for (const auto& a : axes)
     if (auto it = a.find("train.seed"); it != a.end()) seeds.insert(it->second);
   figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front(),
-          seeds.size() > 1);
+          seeds.size() > 1, parent);
   return out.str();
 }
 

@@ -19,6 +19,9 @@ namespace fathom::experiments {
 struct CurvesRequest {
   std::string title;
   std::vector<int64_t> runs;
+  // Drawn beside `runs`, each its own curve, never grouped or coloured by colour_by: a fork
+  // sweep's parent (plot::CurveQuery::references).
+  std::vector<int64_t> references;
   std::vector<std::string> metrics;
   std::string colour_by;  // axis key that colours the runs ("" = one colour per run)
   std::string file_stem;  // e.g. "curves-valid_loss"; the renderer adds the extension

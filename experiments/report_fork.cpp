@@ -127,24 +127,24 @@ std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& sto
   return beside;
 }
 
-void fork_sweep_note(std::ostream& out, const db::Store& store,
-                     const std::vector<db::RunRecord>& runs,
-                     const std::vector<std::string>& metrics) {
+std::optional<db::RunRecord> fork_sweep_note(std::ostream& out, const db::Store& store,
+                                             const std::vector<db::RunRecord>& runs,
+                                             const std::vector<std::string>& metrics) {
   std::optional<db::ForkOrigin> shared;
   for (const auto& r : runs) {
     const auto origin = db::fork_origin(store.tags(r.id));
     if (!origin || (shared && (origin->parent != shared->parent || origin->step != shared->step)))
-      return;
+      return std::nullopt;
     shared = origin;
   }
-  if (!shared) return;
+  if (!shared) return std::nullopt;
   const std::string id = std::to_string(shared->parent);
   const auto parent = store.find_run(id);
   out << "Every run is a fork of " << (parent ? run_name(*parent) : "run " + id)
       << " from its checkpoint at update " << shared->step << " (a fork sweep)";
   if (!parent) {
     out << "; run " << id << " is no longer in the store.\n\n";
-    return;
+    return std::nullopt;
   }
   std::vector<std::string> ended;
   for (const auto& m : metrics)
@@ -154,7 +154,8 @@ void fork_sweep_note(std::ostream& out, const db::Store& store,
       << (parent->diverged_step ? " at update " + std::to_string(*parent->diverged_step) : "")
       << ")" << (ended.empty() ? "" : " ended with ");
   for (size_t i = 0; i < ended.size(); ++i) out << (i ? ", " : "") << ended[i];
-  out << " -- what its runs are measured against.\n\n";
+  out << " -- what its runs are measured against; the curves draw it.\n\n";
+  return parent;
 }
 
 }  // namespace fathom::experiments

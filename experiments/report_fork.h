@@ -4,6 +4,7 @@
 // with its final metrics beside its parent's; a forked run's report lists its forks. The
 // report's curves then draw those runs beside it: a fork exists to be compared with its parent.
 #include <cstddef>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,9 +26,10 @@ std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& sto
 
 // A sweep report's note on a fork sweep (docs/sweeps.md): where every one of `runs` is a fork of
 // one run at one update, says so with the parent's status and final `metrics` (those it has):
-// what the sweep's rescues are measured against. Nothing for any other sweep.
-void fork_sweep_note(std::ostream& out, const db::Store& store,
-                     const std::vector<db::RunRecord>& runs,
-                     const std::vector<std::string>& metrics);
+// what the sweep's rescues are measured against. Returns the parent while the store holds it
+// (the report draws it in the sweep's curves); nothing for any other sweep.
+std::optional<db::RunRecord> fork_sweep_note(std::ostream& out, const db::Store& store,
+                                             const std::vector<db::RunRecord>& runs,
+                                             const std::vector<std::string>& metrics);
 
 }  // namespace fathom::experiments

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -118,11 +119,30 @@ void put_down_stalled_holder(db::Store& store, const std::string& sweep, double 
         sweep.c_str(), describe_lock_holder(store, *watch.holder(), db::unix_now()).c_str());
 }
 
+// Takes back the runs a call recorded before it failed: a sweep is queued whole or not at all,
+// so that a later `fathom sweep` of the same file is not refused for a half-queued one.
+void remove_created(db::Store& store, const std::string& sweep, const std::vector<int64_t>& created,
+                    const std::function<void(int64_t)>& remove) noexcept {
+  size_t removed = 0;
+  for (int64_t id : created) {
+    try {
+      remove ? remove(id) : store.delete_run(id);
+      ++removed;
+    } catch (const std::exception& e) {  // the store failing too: said, and the first error goes on
+      std::fprintf(stderr, "sweep %s: run %lld could not be taken back: %s\n", sweep.c_str(),
+                   static_cast<long long>(id), e.what());
+    }
+  }
+  if (removed > 0)
+    std::fprintf(stderr, "sweep %s: queueing failed; the %zu run(s) it had recorded were removed\n",
+                 sweep.c_str(), removed);
+}
+
 }  // namespace
 
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
                         bool resume, double heartbeat_timeout_s,
-                        const std::vector<std::string>& retry, const SweepRunMaker& make) {
+                        const std::vector<std::string>& retry, const SweepRunMaker& maker) {
   std::map<std::string, db::RunRecord> existing;
   for (auto& r : store.list_runs(spec.name)) existing[r.name] = r;
   if (!existing.empty() && !resume)
@@ -153,28 +173,33 @@ QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vect
     out.created.insert(out.created.end(), ids.begin(), ids.end());
     batch.clear();
   };
-  for (const auto& run : runs) {
-    if (auto it = existing.find(run.name); it != existing.end()) {
-      earlier.push_back(it->second);
-      continue;
+  try {
+    for (const auto& run : runs) {
+      if (auto it = existing.find(run.name); it != existing.end()) {
+        earlier.push_back(it->second);
+        continue;
+      }
+      db::NewTaggedRun& row = batch.emplace_back();
+      row.run.name = run.name;
+      row.run.sweep = spec.name;
+      row.run.config_json = config_to_json(run.config).dump();
+      row.run.config_yaml = config_to_yaml(run.config);
+      row.run.git_rev = git_revision();
+      for (const auto& axis : run.axes) row.tags["axis." + axis.key] = axis.value;
+      row.tags["sweep.axes"] = layout;
+      if (!overrides.empty()) row.tags["sweep.set"] = overrides;
+      if (maker.make) {
+        out.created.push_back(maker.make(run, row.tags));
+        batch.pop_back();
+      } else if (batch.size() == kQueueBatch) {
+        record_batch();
+      }
     }
-    db::NewTaggedRun& row = batch.emplace_back();
-    row.run.name = run.name;
-    row.run.sweep = spec.name;
-    row.run.config_json = config_to_json(run.config).dump();
-    row.run.config_yaml = config_to_yaml(run.config);
-    row.run.git_rev = git_revision();
-    for (const auto& axis : run.axes) row.tags["axis." + axis.key] = axis.value;
-    row.tags["sweep.axes"] = layout;
-    if (!overrides.empty()) row.tags["sweep.set"] = overrides;
-    if (make) {
-      out.created.push_back(make(run, row.tags));
-      batch.pop_back();
-    } else if (batch.size() == kQueueBatch) {
-      record_batch();
-    }
+    if (!batch.empty()) record_batch();
+  } catch (...) {
+    remove_created(store, spec.name, out.created, maker.remove);
+    throw;
   }
-  if (!batch.empty()) record_batch();
   requeue_interrupted(store, earlier, heartbeat_timeout_s, retry, out);
   std::set<std::string> in_file;
   for (const auto& run : runs) in_file.insert(run.name);

@@ -48,14 +48,21 @@ struct QueuedSweep {
 // runs and running ones whose worker is lost (gone, or silent past `heartbeat_timeout_s`) go
 // back to the queue, to continue from their last checkpoint -- as do ended runs whose status
 // is in `retry` (cancelled, failed: `fathom sweep --resume --retry cancelled`).
-// Runs are recorded in batches (Store::create_runs) unless `make` is given: then each is made
-// by it, with the tags queueing gives every run, and it returns the run's id (a fork sweep's
-// runs are forks, core/train/fork.h, made by the CLI).
-using SweepRunMaker =
-    std::function<int64_t(const SweepRun&, const std::map<std::string, std::string>& tags)>;
+// Runs are recorded in batches (Store::create_runs) unless `maker.make` is given. A sweep
+// that cannot be queued whole (a store error, a fork that cannot be made) leaves none of the
+// runs this call recorded: each is removed (`maker.remove`) before the error goes on.
+struct SweepRunMaker {
+  // Makes one run, with the tags queueing gives every run, and returns its id (a fork sweep's
+  // runs are forks, core/train/fork.h, made by the CLI). Unset: Store::create_runs.
+  std::function<int64_t(const SweepRun&, const std::map<std::string, std::string>& tags)> make;
+  // Removes a run this call recorded: its rows and any files made for it. Unset:
+  // Store::delete_run.
+  std::function<void(int64_t)> remove;
+};
 QueuedSweep queue_sweep(db::Store& store, const SweepSpec& spec, const std::vector<SweepRun>& runs,
                         bool resume, double heartbeat_timeout_s,
-                        const std::vector<std::string>& retry = {}, const SweepRunMaker& make = {});
+                        const std::vector<std::string>& retry = {},
+                        const SweepRunMaker& maker = {});
 
 // The statuses --retry may name: ended runs that a resume can continue from their checkpoint.
 const std::vector<std::string>& retryable_statuses();

@@ -1,6 +1,8 @@
 #include "plot/store_curves.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -28,6 +30,23 @@ std::vector<db::RunRecord> selected_runs(const db::Store& store, const CurveQuer
   }
   if (query.metrics.empty()) throw InputError("", 0, "--metric", "name at least one metric");
   return runs;
+}
+
+// The references that are not among `selected` (drawn once, as the run they are there).
+std::vector<db::RunRecord> reference_runs(const db::Store& store, const CurveQuery& query,
+                                          const std::vector<db::RunRecord>& selected) {
+  std::vector<db::RunRecord> out;
+  for (int64_t id : query.references) {
+    const auto among = [id](const db::RunRecord& r) { return r.id == id; };
+    if (std::any_of(selected.begin(), selected.end(), among) ||
+        std::any_of(out.begin(), out.end(), among))
+      continue;
+    auto run = store.find_run(std::to_string(id));
+    if (!run)
+      throw InputError(store.path(), 0, "--reference", "no run with id " + std::to_string(id));
+    out.push_back(*run);
+  }
+  return out;
 }
 
 // One run's points of one metric, placed on the x axis.
@@ -100,16 +119,17 @@ PointsOfRuns read_points(const db::Store& store, const CurveQuery& query,
   return points;
 }
 
-// Grouped: per metric, the groups in the order their first run comes.
+// Grouped: per metric, the groups of runs[first, end) in the order their first run comes.
 void add_group_curves(CurveFigure& figure, const CurveQuery& query,
                       const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
-                      const std::vector<std::string>& group_keys, const PointsOfRuns& points) {
+                      const std::vector<std::string>& group_keys, const PointsOfRuns& points,
+                      size_t first) {
   const bool label_metric = query.metrics.size() > 1;
   for (size_t m = 0; m < query.metrics.size(); ++m) {
     const std::string& metric = query.metrics[m];
     std::vector<CurveGroup> groups;
     std::map<std::string, size_t> index;
-    for (size_t r = 0; r < runs.size(); ++r) {
+    for (size_t r = first; r < runs.size(); ++r) {
       auto it = points.find({r, metric});
       if (it == points.end()) continue;
       std::vector<std::string> values;
@@ -140,12 +160,13 @@ bool name_states(const std::string& name, const std::string& key, const std::str
   return false;
 }
 
-// One curve per run and metric.
+// One curve per run and metric of runs[first, last); `references`: theirs (CurveQuery).
 void add_run_curves(CurveFigure& figure, const CurveQuery& query,
                     const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
-                    const PointsOfRuns& points) {
+                    const PointsOfRuns& points, size_t first, size_t last, bool references) {
   const bool label_metric = query.metrics.size() > 1;
-  for (size_t r = 0; r < runs.size(); ++r) {
+  const std::string colour_by = references ? "" : query.colour_by;
+  for (size_t r = first; r < last; ++r) {
     for (const auto& metric : query.metrics) {
       auto it = points.find({r, metric});
       if (it == points.end()) continue;
@@ -155,13 +176,14 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       curve.metric = metric;
       curve.label = std::to_string(run.id) + " " + run.name;
       const std::string key =
-          query.colour_by.empty() ? "" : run_value(tags[r], run.config_json, query.colour_by);
-      if (!query.colour_by.empty() && !name_states(run.name, query.colour_by, key))
-        curve.label += " (" + query.colour_by + "=" + key + ")";
+          colour_by.empty() ? "" : run_value(tags[r], run.config_json, colour_by);
+      if (!colour_by.empty() && !name_states(run.name, colour_by, key))
+        curve.label += " (" + colour_by + "=" + key + ")";
       if (const auto origin = db::fork_origin(tags[r]))
         curve.label += " " + db::fork_label(*origin);
+      if (references) curve.label += " (reference)";
       if (label_metric) curve.label += " " + metric;
-      curve.colour_key = query.colour_by.empty() ? "run " + std::to_string(run.id) : key;
+      curve.colour_key = colour_by.empty() ? "run " + std::to_string(run.id) : key;
       for (size_t i = 0; i < p.size(); ++i) {
         curve.step.push_back(p.x(i));
         curve.value.push_back(p.y(i));
@@ -185,13 +207,22 @@ std::string run_attribute(const db::Store& store, const db::RunRecord& run,
 }
 
 CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
-  const std::vector<db::RunRecord> runs = selected_runs(store, query);
+  // The references first (indices [0, drawn_first)), then the selection: one index space for
+  // the points read.
+  std::vector<db::RunRecord> selected = selected_runs(store, query);
+  std::vector<db::RunRecord> runs = reference_runs(store, query, selected);
+  const size_t drawn_first = runs.size();
+  runs.insert(runs.end(), std::make_move_iterator(selected.begin()),
+              std::make_move_iterator(selected.end()));
   std::vector<Tags> tags;
   for (const auto& run : runs) {
     tags.push_back(store.tags(run.id));
     tags.back()[kSweepTag] = run.sweep.empty() ? "(none)" : run.sweep;  // keeps sweeps apart
   }
-  const std::vector<std::string> group_keys = expand_group_keys(query.group_by, tags);
+  // The selection's keys: a reference's own sweep axes would split the selection's groups.
+  const std::vector<std::string> group_keys = expand_group_keys(
+      query.group_by,
+      std::vector<Tags>(tags.begin() + static_cast<std::ptrdiff_t>(drawn_first), tags.end()));
   const bool grouped = !query.group_by.empty();
 
   CurveFigure figure;
@@ -204,10 +235,11 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   // Each run's points on the x axis, per metric (and its target_tokens, which they read).
   std::vector<std::vector<db::MetricPoint>> tokens(runs.size());
   const PointsOfRuns points = read_points(store, query, runs, tokens);
+  add_run_curves(figure, query, runs, tags, points, 0, drawn_first, /*references=*/true);
   if (grouped)
-    add_group_curves(figure, query, runs, tags, group_keys, points);
+    add_group_curves(figure, query, runs, tags, group_keys, points, drawn_first);
   else
-    add_run_curves(figure, query, runs, tags, points);
+    add_run_curves(figure, query, runs, tags, points, drawn_first, runs.size(), false);
   if (figure.curves.empty()) {
     std::string names;
     for (const auto& m : query.metrics) names += (names.empty() ? "" : ", ") + m;

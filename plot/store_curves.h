@@ -15,8 +15,12 @@
 namespace fathom::plot {
 
 struct CurveQuery {
-  std::vector<int64_t> runs;         // these runs, in this order...
-  std::string sweep;                 // ...or every run of this sweep (oldest first)
+  std::vector<int64_t> runs;  // these runs, in this order...
+  std::string sweep;          // ...or every run of this sweep (oldest first)
+  // Runs drawn beside those, first, as they are: each its own style and curve, never coloured
+  // by colour_by nor put in a group, labelled "(reference)" -- a baseline, a fork sweep's
+  // parent (whose config would share a colour with the fork that keeps its settings).
+  std::vector<int64_t> references;
   std::vector<std::string> metrics;  // e.g. valid_loss, train_loss
   double smoothing = 0;              // debiased EMA weight
   bool log_y = false;

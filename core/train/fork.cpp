@@ -66,14 +66,13 @@ bool describes_the_parent_after(const std::string& key, int64_t step) {
   return std::regex_match(key, own);
 }
 
-// The parent's checkpoint_best as of `step`: its validations up to it counted as the trainer
-// counts them (record_validation), 0 when none.
-int64_t best_update_until(const db::Store& store, int64_t parent, const RunConfig& config,
-                          int64_t step) {
+// The parent's checkpoint_best as of the fork point: its validations up to it (`rows`) counted
+// as the trainer counts them (record_validation), 0 when none.
+int64_t best_update_until(const std::vector<db::MetricRow>& rows, const RunConfig& config) {
   const BestMetric metric = best_metric_named(config.train.best_metric);
   ValidationRecord record;
-  for (const auto& p : store.metric_series(parent, metric.name))
-    if (p.step > 0 && p.step <= step) record_validation(record, p.step, p.value, 0, metric);
+  for (const auto& [step, name, value, wall_time] : rows)
+    if (step > 0 && name == metric.name) record_validation(record, step, value, 0, metric);
   return record.best_update;
 }
 
@@ -113,18 +112,18 @@ class ForkFiles {
 // ends on its parent's final model. The parent's checkpoint_best file where it is that one,
 // else the kept checkpoint at that update; none where neither is left, or where the fork
 // follows another train.best_metric (its best, and its patience, start afresh then).
-void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
-                   const RunConfig& config, const std::string& parent_dir, int64_t fork,
-                   ForkFiles& files) {
+void inherit_files(db::Store& store, const ForkSource& source, const RunConfig& config,
+                   int64_t fork, ForkFiles& files) {
   static const std::regex kept(R"(checkpoint_[0-9]+)");
-  const auto artifacts = store.artifacts(parent.id);
-  const std::string parent_metric = db::config_value(parent.config_json, "train.best_metric");
+  const int64_t step = source.at.step;
+  const std::string parent_metric =
+      db::config_value(source.parent.config_json, "train.best_metric");
   const bool same_metric =
       config.train.best_metric == (parent_metric.empty() ? "valid_loss" : parent_metric);
-  const int64_t best = same_metric ? best_update_until(store, parent.id, config, step) : 0;
+  const int64_t best = same_metric ? best_update_until(source.rows, config) : 0;
   std::string best_source;
-  for (const auto& a : artifacts) {
-    const std::string path = recorded_file(artifacts, parent_dir, a.kind);
+  for (const auto& a : source.artifacts) {
+    const std::string path = recorded_file(source.artifacts, source.parent_dir, a.kind);
     if (!a.step || path.empty() || !fs::exists(path)) continue;
     const fs::path file(path);
     if (std::regex_match(a.kind, kept)) {
@@ -147,31 +146,27 @@ void inherit_files(db::Store& store, const db::RunRecord& parent, int64_t step,
         files.inherit(best_source, "checkpoint_best.u" + std::to_string(best) + ".g0.pt"), best);
 }
 
-// Gives the new run `id` what its parent held at `at`: its resume point, inherited files,
-// tags, metric rows and probe points up to the fork's update.
-void fill_fork(db::Store& store, const db::RunRecord& parent, const ForkPoint& at,
-               const RunConfig& config, const std::string& parent_dir, int64_t id,
+// Gives the new run `id` what its parent held at the fork point: its resume point, inherited
+// files, tags, metric rows and probe points up to there.
+void fill_fork(db::Store& store, const ForkSource& source, const RunConfig& config, int64_t id,
                ForkFiles& files) {
-  const int64_t step = at.step;
-  store.add_artifact(id, "checkpoint_last",
-                     files.inherit(at.path, "checkpoint_last.u" + std::to_string(step) + ".g0.pt"),
-                     step);
-  inherit_files(store, parent, step, config, parent_dir, id, files);
-  for (const auto& [key, value] : store.tags(parent.id))
-    if (!describes_the_parent_after(key, step)) store.set_tag(id, key, value);
-  store.set_tag(id, db::kForkedFromTag, std::to_string(parent.id));
-  store.set_tag(id, db::kForkedAtTag, std::to_string(step));
-  std::vector<db::MetricRow> rows;
-  for (const auto& row : store.metric_rows(parent.id))
-    if (std::get<0>(row) <= step) rows.push_back(row);
-  store.write_metrics(id, rows);
-  std::vector<db::ProbeRow> probes;
-  for (const auto& name : store.probe_names(parent.id)) {
-    const db::ProbeSeries s = store.probe_series(parent.id, name);
-    for (size_t i = 0; i < s.steps.size() && s.steps[i] <= step; ++i)
-      probes.push_back({s.steps[i], name, s.positions, s.values[i], 0});
-  }
-  store.write_probes(id, probes);
+  const ForkPoint& at = source.at;
+  store.add_artifact(
+      id, "checkpoint_last",
+      files.inherit(at.path, "checkpoint_last.u" + std::to_string(at.step) + ".g0.pt"), at.step);
+  inherit_files(store, source, config, id, files);
+  for (const auto& [key, value] : source.tags) store.set_tag(id, key, value);
+  store.set_tag(id, db::kForkedFromTag, std::to_string(source.parent.id));
+  store.set_tag(id, db::kForkedAtTag, std::to_string(at.step));
+  store.write_metrics(id, source.rows);
+  store.write_probes(id, source.probes);
+}
+
+void check_before_end(int64_t step, int64_t max_updates) {
+  if (step >= max_updates)
+    throw InputError("fathom train", 0, "--from",
+                     "update " + std::to_string(step) + " is not before train.max_updates (" +
+                         std::to_string(max_updates) + "): nothing to train");
 }
 
 }  // namespace
@@ -193,19 +188,33 @@ ForkPoint check_fork_point(const db::Store& store, const db::RunRecord& parent, 
             : run + " has no checkpoint at update " + std::to_string(step) + " to fork from";
     throw InputError("fathom train", 0, "--from", what + "; " + nearest(points, step));
   }
-  if (step >= max_updates)
-    throw InputError("fathom train", 0, "--from",
-                     "update " + std::to_string(step) + " is not before train.max_updates (" +
-                         std::to_string(max_updates) + "): nothing to train");
+  check_before_end(step, max_updates);
   return *at;
 }
 
-int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
-                    const RunConfig& config, const std::string& parent_dir,
+ForkSource read_fork_source(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                            int64_t max_updates, const std::string& parent_dir) {
+  ForkSource source{parent,     check_fork_point(store, parent, step, max_updates, parent_dir),
+                    parent_dir, store.artifacts(parent.id),
+                    {},         {},
+                    {}};
+  for (const auto& [key, value] : store.tags(parent.id))
+    if (!describes_the_parent_after(key, step)) source.tags.emplace(key, value);
+  for (auto& row : store.metric_rows(parent.id))
+    if (std::get<0>(row) <= step) source.rows.push_back(std::move(row));
+  for (const auto& name : store.probe_names(parent.id)) {
+    db::ProbeSeries s = store.probe_series(parent.id, name);
+    for (size_t i = 0; i < s.steps.size() && s.steps[i] <= step; ++i)
+      source.probes.push_back({s.steps[i], name, s.positions, std::move(s.values[i]), 0});
+  }
+  return source;
+}
+
+int64_t create_fork(db::Store& store, const ForkSource& source, const RunConfig& config,
                     const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
                     const std::string& sweep) {
-  const ForkPoint at = check_fork_point(store, parent, step, config.train.max_updates, parent_dir);
-
+  const int64_t step = source.at.step;
+  check_before_end(step, config.train.max_updates);
   db::NewRun run;
   run.name = config.name;
   run.sweep = sweep;
@@ -217,18 +226,27 @@ int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
   // with every file it was given, so that no half-made run is left to be resumed.
   ForkFiles files(fork_dir(id));
   try {
-    fill_fork(store, parent, at, config, parent_dir, id, files);
+    fill_fork(store, source, config, id, files);
   } catch (const std::exception& e) {
     files.remove_made();
     try {
       store.delete_run(id);
     } catch (const std::exception&) {  // the store failing too: the first error is the one to say
     }
-    throw std::runtime_error("fathom train --fork: the fork of run " + std::to_string(parent.id) +
-                             " at update " + std::to_string(step) +
-                             " could not be made, and nothing of it is kept: " + e.what());
+    throw std::runtime_error(
+        "fathom train --fork: the fork of run " + std::to_string(source.parent.id) + " at update " +
+        std::to_string(step) + " could not be made, and nothing of it is kept: " + e.what());
   }
   return id;
+}
+
+int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
+                    const RunConfig& config, const std::string& parent_dir,
+                    const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
+                    const std::string& sweep) {
+  return create_fork(store,
+                     read_fork_source(store, parent, step, config.train.max_updates, parent_dir),
+                     config, fork_dir, git_rev, sweep);
 }
 
 }  // namespace fathom

@@ -9,6 +9,7 @@
 // trains exactly as its parent did after STEP.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,33 @@ std::vector<ForkPoint> fork_points(const db::Store& store, int64_t run, const st
 ForkPoint check_fork_point(const db::Store& store, const db::RunRecord& parent, int64_t step,
                            int64_t max_updates, const std::string& parent_dir);
 
-// Creates the fork of `parent` at `step` with `config` (the parent's, overrides applied) and
-// returns its id; `fork_dir(id)` is the new run's artifacts directory; `sweep` the sweep it is
-// queued in ("" for none: `fathom train --fork` trains it at once). check_fork_point()'s
-// refusals come first; a fork that cannot be completed (a file that cannot be linked or copied,
-// a store error) is removed with its files and throws std::runtime_error.
+// What every fork of a run at one update inherits from the store, read once: a fork sweep
+// makes many forks from one point, and a long run's metric rows are millions.
+struct ForkSource {
+  db::RunRecord parent;
+  ForkPoint at;
+  std::string parent_dir;                   // the parent's artifacts directory
+  std::vector<db::Artifact> artifacts;      // the parent's, all of them
+  std::map<std::string, std::string> tags;  // those that describe it up to at.step
+  std::vector<db::MetricRow> rows;          // its metric rows up to at.step
+  std::vector<db::ProbeRow> probes;         // its probe points up to at.step
+};
+
+// Reads what a fork of `parent` at `step` inherits; check_fork_point()'s refusals first.
+ForkSource read_fork_source(const db::Store& store, const db::RunRecord& parent, int64_t step,
+                            int64_t max_updates, const std::string& parent_dir);
+
+// Creates a fork of `source.parent` at `source.at` with `config` (the parent's, overrides
+// applied) and returns its id; `fork_dir(id)` is the new run's artifacts directory; `sweep` the
+// sweep it is queued in ("" for none: `fathom train --fork` trains it at once). A step not
+// before config's train.max_updates is refused (InputError on --from); a fork that cannot be
+// completed (a file that cannot be linked or copied, a store error) is removed with its files
+// and throws std::runtime_error.
+int64_t create_fork(db::Store& store, const ForkSource& source, const RunConfig& config,
+                    const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,
+                    const std::string& sweep = "");
+
+// One fork: read_fork_source() and create_fork() of it.
 int64_t create_fork(db::Store& store, const db::RunRecord& parent, int64_t step,
                     const RunConfig& config, const std::string& parent_dir,
                     const std::function<std::string(int64_t)>& fork_dir, const std::string& git_rev,

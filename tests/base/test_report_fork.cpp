@@ -46,14 +46,16 @@ int64_t add_fork(db::Store& store, int64_t parent, int64_t at, const std::string
   return id;
 }
 
-// The report of `target`, and the runs each curve figure was asked to draw (all alike).
+// The report of `target`, and the runs each curve figure was asked to draw (all alike) and to
+// draw beside them as references.
 std::string report(const db::Store& store, const std::string& target, const std::string& dir,
-                   std::vector<int64_t>* drawn) {
+                   std::vector<int64_t>* drawn, std::vector<int64_t>* references = nullptr) {
   experiments::ReportOptions options;
   options.out_dir = dir;
   options.metrics = {"test_bleu", "valid_loss"};
-  options.render_curves = [drawn](const experiments::CurvesRequest& r) {
+  options.render_curves = [drawn, references](const experiments::CurvesRequest& r) {
     *drawn = r.runs;
+    if (references) *references = r.references;
     return r.file_stem + ".png";
   };
   std::ifstream in(experiments::write_report(store, target, options));
@@ -187,17 +189,20 @@ TEST(ReportFork, AForkSweepsReportNamesTheParentsResult) {
   sweep_run("rescue", "0.0005", true);
   sweep_run("mixed", "0.001", true);
   sweep_run("mixed", "0.0005", false);
-  std::vector<int64_t> drawn;
-  const std::string text = report(store, "rescue", scratch.file("rescue"), &drawn);
+  std::vector<int64_t> drawn, references;
+  const std::string text = report(store, "rescue", scratch.file("rescue"), &drawn, &references);
   // The report's metrics (test_bleu, valid_loss) the parent has, 4 significant digits.
   EXPECT_NE(text.find("Every run is a fork of run " + std::to_string(parent) +
                       " (`base`) from its checkpoint at update 300 (a fork sweep): the parent "
                       "(diverged at update 350) ended with test_bleu 30.00, valid_loss 2.000 -- "
-                      "what its runs are measured against.\n"),
+                      "what its runs are measured against; the curves draw it.\n"),
             std::string::npos)
       << text;
-  const std::string mixed = report(store, "mixed", scratch.file("mixed"), &drawn);
+  EXPECT_EQ(drawn.size(), 2u);
+  EXPECT_EQ(references, std::vector<int64_t>{parent}) << "the parent beside the rescues";
+  const std::string mixed = report(store, "mixed", scratch.file("mixed"), &drawn, &references);
   EXPECT_EQ(mixed.find("Every run is a fork"), std::string::npos) << mixed;
+  EXPECT_TRUE(references.empty());
 }
 
 }  // namespace test_report_fork

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,42 @@ TEST_F(SweepQueueTest, BatchedQueueingRecordsWhatOneByOneDid) {
     EXPECT_EQ(batched.tags(got[i].id), reference.tags(want[i].id)) << got[i].name;
   }
   EXPECT_EQ(batched.counts(), reference.counts());
+}
+
+// A maker that fails at the third run: the two it made are taken back -- by `remove` where
+// given, else Store::delete_run -- the error goes on, and the sweep can be queued afresh.
+TEST_F(SweepQueueTest, ASweepThatCannotBeQueuedWholeLeavesNoneOfItsRuns) {
+  for (const bool own_remove : {true, false}) {
+    SCOPED_TRACE(own_remove ? "maker.remove" : "Store::delete_run");
+    fathom::testing::TempDir scratch;
+    auto s = db::Store::open((scratch.path() / "runs.db").string());
+    std::vector<int64_t> made, removed;
+    experiments::SweepRunMaker maker;
+    maker.make = [&](const experiments::SweepRun& run, const std::map<std::string, std::string>&) {
+      if (made.size() == 2) throw std::runtime_error("no room for " + run.name);
+      db::NewRun row;
+      row.name = run.name;
+      row.sweep = spec_.name;
+      made.push_back(s.create_run(row));
+      return made.back();
+    };
+    if (own_remove)
+      maker.remove = [&](int64_t id) {
+        removed.push_back(id);
+        s.delete_run(id);
+      };
+    try {
+      experiments::queue_sweep(s, spec_, runs_, /*resume=*/false, 180, {}, maker);
+      ADD_FAILURE() << "queueing went on past the failed run";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "no room for " + runs_[2].name);
+    }
+    ASSERT_EQ(made.size(), 2u);
+    EXPECT_EQ(removed, own_remove ? made : std::vector<int64_t>{});
+    EXPECT_TRUE(s.list_runs("").empty());
+    const auto q = experiments::queue_sweep(s, spec_, runs_, /*resume=*/false, 180);
+    EXPECT_EQ(q.queued, 4) << "queued afresh, without --resume";
+  }
 }
 
 }  // namespace test_sweep_queue

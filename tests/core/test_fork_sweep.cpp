@@ -7,6 +7,7 @@
 // queued.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -137,6 +138,37 @@ TEST_F(ForkSweep, WhatAForkCannotDoIsRefusedAtItsLine) {
   }
   auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
   EXPECT_EQ(store.list_runs("").size(), 1u) << "nothing was queued";
+}
+
+// The second fork cannot be made (a stray file where its directory goes): the first, already
+// made and queued with linked checkpoints, is taken back -- rows and files -- so that nothing
+// of the sweep is left and the same command runs it once the cause is gone.
+TEST_F(ForkSweep, AForkThatCannotBeMadeTakesBackThoseMadeBeforeIt) {
+  const std::string sweep = sweep_file(
+      "name: rescue\nfork: {run: parent, from: 10}\ngrid:\n  train.lr: [0.005, 0.0025]\n");
+  const std::filesystem::path artifacts = dir_ / "runs.artifacts";
+  ASSERT_TRUE(std::filesystem::is_directory(artifacts / "run-1"));  // the parent's, as assumed
+  std::ofstream(artifacts / "run-3") << "not a directory";          // the second fork's
+  const ProgramResult r = fathom({"sweep", sweep, "--no-progress"});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("the fork of run 1 at update 10 could not be made"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the 1 run(s) it had recorded were removed"), std::string::npos) << r.err;
+  {
+    auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    EXPECT_EQ(store.list_runs("").size(), 1u) << "only the parent is left";
+  }
+  EXPECT_FALSE(std::filesystem::exists(artifacts / "run-2")) << "the first fork's files went";
+  EXPECT_TRUE(std::filesystem::exists(artifacts / "run-1" / "checkpoint_10.g1.pt"))
+      << "the parent's linked checkpoint stays";
+
+  std::filesystem::remove(artifacts / "run-3");
+  const ProgramResult again = fathom({"sweep", sweep, "--jobs", "2", "--no-progress"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  const auto runs = store.list_runs("rescue");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_EQ(run.status, "finished") << run.name;
 }
 
 }  // namespace test_fork_sweep

@@ -83,6 +83,20 @@ TEST_F(ExportPlotCli, CurvesFromASweep) {
   EXPECT_TRUE(std::ifstream(again).good());
 }
 
+// --reference draws a run beside the selection, first, in its own style.
+TEST_F(ExportPlotCli, AReferenceRunIsDrawnFirstInItsOwnStyle) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  const std::string out = temp_path("reference.svg"), spec = temp_path("reference.json");
+  run(options, {"curves", "--runs", "2", "--reference", "1", "--metric", "valid_loss",
+                "--colour-by", "model.init", "--out", out, "--save-json", spec});
+  const auto figure = std::get<fathom::plot::CurveFigure>(fathom::plot::load_figure(spec));
+  ASSERT_EQ(figure.curves.size(), 2u);
+  EXPECT_EQ(figure.curves[0].label, "1 post-18L (reference)");
+  EXPECT_EQ(figure.curves[0].colour_key, "run 1");
+  EXPECT_EQ(figure.curves[1].label, "2 admin-18L (model.init=admin)");
+}
+
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();

@@ -11,6 +11,7 @@
 
 #include <qcustomplot.h>
 
+#include "base/util/error.h"
 #include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/store.h"
@@ -70,6 +71,64 @@ TEST(ForkCurves, AForksCurveIsLabelledAndPlacedOnTheAxis) {
   figure = curves_from_store(store, query);
   EXPECT_FALSE(figure.curves[0].fork_step.has_value());
   EXPECT_EQ(figure.curves[0].label, std::to_string(fork) + " base fork@75");
+}
+
+// A fork sweep drawn with its parent as a reference (CurveQuery::references): the parent comes
+// first, labelled so, in its own style -- though its train.lr equals one fork's -- and never in
+// a group, whose keys its own sweep's axes do not change; a reference already selected is drawn
+// once; an unknown one is refused.
+TEST(ReferenceCurves, AForkSweepsParentIsDrawnBesideItsRescuesInItsOwnStyle) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  auto make = [&](const std::string& name, const std::string& sweep, const std::string& lr,
+                  std::vector<double> loss) {
+    db::NewRun run;
+    run.name = name;
+    run.sweep = sweep;
+    run.config_json = R"({"train": {"lr": )" + lr + "}}";
+    const int64_t id = store.create_run(run);
+    std::vector<db::MetricRow> rows;
+    for (size_t i = 0; i < loss.size(); ++i)
+      rows.emplace_back(50 * static_cast<int64_t>(i), db::metric::kValidLoss, loss[i], 0.0);
+    store.write_metrics(id, rows);
+    store.set_tag(id, "axis.train.lr", lr);
+    return id;
+  };
+  const int64_t parent = make("depth/norm=post", "depth", "0.005", {4, 3, 9});
+  store.set_tag(parent, "axis.model.norm", "post");  // its own sweep's
+  const int64_t same = make("rescue/lr=0.005", "rescue", "0.005", {4, 3, 8});
+  const int64_t lower = make("rescue/lr=0.0025", "rescue", "0.0025", {4, 3, 2});
+  CurveQuery query;
+  query.sweep = "rescue";
+  query.references = {parent};
+  query.metrics = {db::metric::kValidLoss};
+  query.colour_by = "train.lr";
+  CurveFigure figure = curves_from_store(store, query);
+  ASSERT_EQ(figure.curves.size(), 3u);
+  EXPECT_EQ(figure.curves[0].label, std::to_string(parent) + " depth/norm=post (reference)");
+  EXPECT_EQ(figure.curves[0].colour_key, "run " + std::to_string(parent));
+  EXPECT_EQ(figure.curves[0].value, (std::vector<double>{4, 3, 9}));
+  EXPECT_EQ(figure.curves[1].label, std::to_string(same) + " rescue/lr=0.005");
+  EXPECT_EQ(figure.curves[1].colour_key, "0.005");
+  EXPECT_EQ(figure.curves[2].colour_key, "0.0025");
+
+  query.colour_by.clear();
+  query.group_by = {"axes"};
+  figure = curves_from_store(store, query);
+  ASSERT_EQ(figure.curves.size(), 3u);
+  EXPECT_EQ(figure.curves[0].label, std::to_string(parent) + " depth/norm=post (reference)");
+  EXPECT_TRUE(figure.curves[0].members.empty()) << "the reference is no group";
+  EXPECT_EQ(figure.curves[1].label, "lr=0.005 (n=1)");  // not "lr=0.005, norm=? (n=1)"
+  EXPECT_EQ(figure.curves[2].label, "lr=0.0025 (n=1)");
+
+  query.group_by.clear();
+  query.references = {lower, lower};
+  figure = curves_from_store(store, query);
+  ASSERT_EQ(figure.curves.size(), 2u) << "a selected reference is drawn once, as selected";
+  EXPECT_EQ(figure.curves[1].label, std::to_string(lower) + " rescue/lr=0.0025");
+
+  query.references = {999};
+  EXPECT_THROW(curves_from_store(store, query), InputError);
 }
 
 Curve curve(const std::string& label, std::vector<double> value, double fork_step) {
