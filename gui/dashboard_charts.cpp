@@ -131,7 +131,7 @@ void DashboardView::trackCurves() {
       std::find(metrics.begin(), metrics.end(), db::metric::kTargetTokens) == metrics.end())
     metrics.push_back(db::metric::kTargetTokens);
   std::vector<int64_t> ids;
-  for (const auto& r : runs_) ids.push_back(r.id);
+  for (const db::RunRecord* r : drawnRuns()) ids.push_back(r->id);
   groups_.clear();  // they read curves the cache may drop
   cache_.track(ids, metrics);
 }
@@ -200,6 +200,9 @@ void DashboardView::redraw() {
           : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
   if (grouped && !runs_.empty())
     caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
+  else if (!parents_.empty())
+    caption +=
+        QStringLiteral(" and the parent%1 of their forks").arg(parents_.size() == 1 ? "" : "s");
   if (left_out)
     caption += QStringLiteral(", %1 not shown (no %2)")
                    .arg(left_out)
@@ -222,7 +225,8 @@ void DashboardView::refreshColourValues() {
 
 int DashboardView::styleOf(const db::RunRecord& run, std::string* colour_value) const {
   const int by_id = static_cast<int>(run.id % 1000000);
-  if (colour_values_.empty()) return by_id;
+  // A parent is no value of the colour-by axis: its config may share one with a fork.
+  if (colour_values_.empty() || isParent(run.id)) return by_id;
   auto tags = tags_.find(run.id);
   if (tags == tags_.end()) return by_id;
   auto tag = tags->second.find(colour_by_->currentText().toStdString());
@@ -238,6 +242,7 @@ std::string DashboardView::curveLabel(const db::RunRecord& run) const {
   std::string label = plot::run_short_name(run);
   if (auto tags = tags_.find(run.id); tags != tags_.end())
     if (const auto origin = db::fork_origin(tags->second)) label += " " + db::fork_label(*origin);
+  if (isParent(run.id)) label += " (parent)";
   if (value.empty()) return label;
   return colour_by_->currentText().toStdString().substr(5) + "=" + value + "  " + label;
 }
@@ -255,8 +260,7 @@ void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) 
     const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
     // Queued runs last: they have no curve yet, and a live sweep's hundreds of them (the
     // highest ids) would otherwise push the runs that train out of sight.
-    std::vector<const db::RunRecord*> listed;
-    for (const auto& run : runs_) listed.push_back(&run);
+    std::vector<const db::RunRecord*> listed = drawnRuns();
     std::stable_partition(listed.begin(), listed.end(),
                           [](const db::RunRecord* r) { return r->status != db::status::kQueued; });
     for (const db::RunRecord* listed_run : listed) {
@@ -322,7 +326,8 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
   int unplaced = 0;
-  for (const auto& run : runs_) {
+  for (const db::RunRecord* drawn : drawnRuns()) {
+    const db::RunRecord& run = *drawn;
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;
     const plot::RunX place(axis, run.started_at, &cache_.series(run.id, db::metric::kTargetTokens));

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "db/run_status.h"
+#include "gui/fork_parents.h"
 #include "gui/metric_poller.h"
 #include "gui/run_state_text.h"
 #include "gui/store_session.h"
@@ -46,6 +47,7 @@ void DashboardView::setSession(StoreSession* session) {
   // The raw location (a URL may hold a password, which path() hides): the poller opens it.
   poller_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   runs_.clear();
+  parents_.clear();
   followed_.clear();
   tags_.clear();
   groups_.clear();
@@ -79,9 +81,36 @@ void DashboardView::setRuns(const std::vector<db::RunRecord>& runs) {
       emit error(describe_store_error(e));
     }
   }
+  refreshParents();
   refreshColourChoices();
   refreshMetricList();
   rebuildCharts();
+}
+
+void DashboardView::refreshParents() {
+  parents_.clear();
+  if (!session_) return;
+  try {
+    for (int64_t id : fork_parents_to_draw(runs_, tags_))
+      if (auto parent = session_->store.find_run(std::to_string(id))) {
+        tags_[parent->id] = session_->store.tags(parent->id);  // its own fork tags, if any
+        parents_.push_back(std::move(*parent));
+      }
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+  }
+}
+
+bool DashboardView::isParent(int64_t run) const {
+  return std::any_of(parents_.begin(), parents_.end(),
+                     [run](const db::RunRecord& p) { return p.id == run; });
+}
+
+std::vector<const db::RunRecord*> DashboardView::drawnRuns() const {
+  std::vector<const db::RunRecord*> drawn;
+  for (const auto& p : parents_) drawn.push_back(&p);
+  for (const auto& r : runs_) drawn.push_back(&r);
+  return drawn;
 }
 
 void DashboardView::poll() {

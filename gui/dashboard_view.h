@@ -46,7 +46,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   // WorkbenchView: the selected runs; with none selected, the runs that train now and every
   // run shown that way before (a run that finishes stays), or else the latest sweep's runs --
   // live curves with no clicks that never vanish between runs; smoothing kept across
-  // sessions; a second screenshot with seed groups.
+  // sessions; a second screenshot with seed groups. Forks shown bring their parent's curve,
+  // labelled "(parent)" (run by run, not in seed groups).
   void setStore(StoreSession* session, const QString&) override { setSession(session); }
   void showRuns(const std::vector<db::RunRecord>& all,
                 const std::vector<db::RunRecord>& selected) override;
@@ -71,6 +72,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   bool reading() const override { return pollPending(); }
 
   const MetricCache& cache() const { return cache_; }
+  // The parents drawn beside the shown forks (refreshParents).
+  const std::vector<db::RunRecord>& parents() const { return parents_; }
   QStringList shownMetrics() const;
   CurvePlot* chart(const QString& metric) const;
   SharedLegend* legend() const { return legend_; }
@@ -146,8 +149,16 @@ class DashboardView : public QWidget, public WorkbenchView {
   GroupingChoice grouping() const;
   void trackCurves();  // the cache follows the shown runs, metrics and (tokens axis) target_tokens
 
+  // The parents of shown forks, drawn first beside them, one curve each (gui/fork_parents.h);
+  // not in seed groups. Read again when the shown runs change.
+  void refreshParents();
+  bool isParent(int64_t run) const;
+  // What the charts draw run by run: the parents, then the shown runs.
+  std::vector<const db::RunRecord*> drawnRuns() const;
+
   StoreSession* session_ = nullptr;
   std::vector<db::RunRecord> runs_;
+  std::vector<db::RunRecord> parents_;
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   MetricCache cache_;
   mutable SpikeCache spikes_;  // what figure() finds, kept until the points or the rule change

@@ -1,8 +1,8 @@
 // Spike forensics on the dashboard (issue 38 item 5): a spike of a run's training loss is
 // marked where it is, with its z and rolling mean in the hover read-out, as its points arrive
 // by polling; a spike rule that no point passes takes the mark away; a fork is marked where it
-// left its parent and says so in its label. Every expected value is worked out by hand from the
-// points written here.
+// left its parent and says so in its label, and brings its parent's curve when shown without it.
+// Every expected value is worked out by hand from the points written here.
 #include <limits>
 
 #include <QSignalSpy>
@@ -189,6 +189,62 @@ class SpikeMarksTest : public QObject {
       forks += view.legend()->item(i)->data(Qt::UserRole).toString().endsWith(suffix);
     QCOMPARE(view.legend()->count(), 2);
     QCOMPARE(forks, 1);
+  }
+
+  // A fork shown without its parent brings the parent's curve -- what a rescue is judged
+  // against past the fork point -- first, labelled "(parent)", in its own style though both
+  // share a colour-by value; shown with it, the parent is drawn once, as itself.
+  void aShownForkBringsItsParentsCurve() {
+    const QString db = dir_.filePath("parent.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun parent;
+    parent.name = "base";
+    const int64_t parent_id = writer.create_run(parent);
+    writer.write_metrics(parent_id, loss(0, 30));
+    writer.set_tag(parent_id, "axis.train.lr", "0.01");  // from a sweep of its own
+    NewRun fork;
+    fork.name = "rescue/lr=0.01";
+    const int64_t fork_id = writer.create_run(fork);
+    writer.write_metrics(fork_id, loss(0, 30));
+    writer.set_tag(fork_id, "forked_from", std::to_string(parent_id));
+    writer.set_tag(fork_id, "forked_at", "200");
+    writer.set_tag(fork_id, "axis.train.lr", "0.01");
+
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(1000, 700);
+    view.setSession(session.get());
+    view.setRuns({*session->store.find_run(std::to_string(fork_id))});
+    QVERIFY(view.setColourBy("axis.train.lr"));
+    QCOMPARE(view.parents().size(), size_t(1));
+    QCOMPARE(view.parents()[0].id, parent_id);
+    QTRY_COMPARE(view.cache().series(parent_id, "train_loss").size(), size_t(30));
+    QCOMPARE(view.legend()->count(), 2);
+    const QString first = view.legend()->item(0)->data(Qt::UserRole).toString();
+    QVERIFY2(first.endsWith("base (parent)"), qPrintable(first));
+    CurvePlot* chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QStringList drawn;
+    for (int i = 0; i < chart->plot()->graphCount(); ++i) drawn << chart->plot()->graph(i)->name();
+    QVERIFY2(drawn.filter("(parent)").size() >= 1, qPrintable(drawn.join(" | ")));
+    QVERIFY2(drawn.filter("(fork of #").size() >= 1, qPrintable(drawn.join(" | ")));
+    // Its own style, by its id: by the colour-by value it shares with the fork it would take the
+    // fork's (the first of one value).
+    QPen parent_pen, fork_pen;
+    for (int i = 0; i < chart->plot()->graphCount(); ++i) {
+      const QString name = chart->plot()->graph(i)->name();
+      if (name.endsWith("(parent)")) parent_pen = chart->plot()->graph(i)->pen();
+      if (name.contains("(fork of #")) fork_pen = chart->plot()->graph(i)->pen();
+    }
+    QVERIFY(parent_pen.color() != fork_pen.color() || parent_pen.style() != fork_pen.style());
+
+    view.setRuns(session->store.list_runs());  // the parent selected too
+    QVERIFY(view.parents().empty());
+    QCOMPARE(view.legend()->count(), 2);
+    for (int i = 0; i < view.legend()->count(); ++i)
+      QVERIFY(!view.legend()->item(i)->data(Qt::UserRole).toString().endsWith("(parent)"));
   }
 };
 
