@@ -25,6 +25,7 @@
 #include "gui/store_session.h"
 #include "plot/figure.h"
 #include "plot/run_groups.h"
+#include "plot/store_curves.h"
 
 namespace fathom::gui {
 
@@ -348,14 +349,20 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
     if (series) series->push_back(&points);
     if (xs) xs->push_back(place);
     if (run.diverged_step) curve.diverged_step = place.at_step(points, *run.diverged_step);
-    if (marks) {
+    if (marks || with_points) {
+      std::vector<ChartMark> own;  // this curve's
       const QString label = QString::fromStdString(curve.label);
       if (db::metric::is_spike_metric(metric))
         add_spike_marks(spikes_.spikes({run.id, metric}, points), points, place, label,
-                        spikes_.rule(), marks);
+                        spikes_.rule(), &own);
       auto tags = tags_.find(run.id);
       if (const auto origin = tags == tags_.end() ? std::nullopt : db::fork_origin(tags->second))
-        marks->push_back(fork_mark(*origin, points, place, label));
+        own.push_back(fork_mark(*origin, points, place, label));
+      // On screen the chart lays them over the curves; an export draws them in the figure.
+      if (with_points) carry_marks(own, curve);
+      if (with_points && !curve.spike_x.empty())
+        figure.spikes_are = plot::spike_legend(spikes_.rule());
+      if (marks) marks->insert(marks->end(), own.begin(), own.end());
     }
     figure.curves.push_back(std::move(curve));
   }

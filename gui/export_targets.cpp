@@ -50,6 +50,11 @@ void set_figure_source(QCustomPlot* plot, FigureSource source) {
   ensure_source(plot)->figure = std::move(source);
 }
 
+std::optional<plot::Figure> figure_to_export(const QCustomPlot* plot) {
+  const ExportSource* source = source_of(plot);
+  return source && source->figure ? source->figure() : std::nullopt;
+}
+
 void set_table_source(QAbstractItemView* view, TableSource source) {
   ensure_source(view)->table = std::move(source);
 }
@@ -98,9 +103,7 @@ bool export_figures(QWidget* view, const QString& path, const plot::FigureSize& 
 bool export_plot(QCustomPlot* plot, const QString& path, const plot::FigureSize& size,
                  QString* error) {
   try {
-    const ExportSource* source = source_of(plot);
-    std::optional<plot::Figure> figure;
-    if (source && source->figure) figure = source->figure();
+    const std::optional<plot::Figure> figure = figure_to_export(plot);
     if (figure) {
       plot::ExportOptions options;
       options.size = size;

@@ -35,6 +35,9 @@ using TableSource = std::function<std::string(const std::string& format)>;
 using FiguresSource = std::function<std::vector<std::pair<std::string, plot::Figure>>()>;
 
 void set_figure_source(QCustomPlot* plot, FigureSource source);
+// The figure Export... draws for `plot`: its source's; nullopt where it has none (the plot is
+// saved as drawn) or nothing to draw.
+std::optional<plot::Figure> figure_to_export(const QCustomPlot* plot);
 // File > Export... on `view` then writes every one of its figures, a file each.
 void set_figures_source(QWidget* view, FiguresSource source);
 bool has_figures_source(const QWidget* view);

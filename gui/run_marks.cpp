@@ -7,13 +7,14 @@
 #include "db/early_stop_tag.h"
 #include "db/final_model_tag.h"
 #include "db/metric_names.h"
+#include "plot/store_curves.h"
 
 namespace fathom::gui {
 
 void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks) {
-  for (const Spike& s : spikes_to_mark(spikes, kMaxSpikeMarks)) {
+  for (const Spike& s : spikes_to_mark(spikes, plot::kMaxSpikeMarks)) {
     auto point =
         std::lower_bound(points.begin(), points.end(), s.step,
                          [](const db::MetricPoint& p, int64_t step) { return p.step < step; });
@@ -41,6 +42,17 @@ ChartMark fork_mark(const db::ForkOrigin& origin, const std::vector<db::MetricPo
   m.y = std::numeric_limits<double>::quiet_NaN();
   m.text = QStringLiteral("fork of #%1 at update %2").arg(origin.parent).arg(origin.step);
   return m;
+}
+
+void carry_marks(const std::vector<ChartMark>& marks, plot::Curve& curve) {
+  for (const ChartMark& m : marks) {
+    if (m.kind == ChartMark::Kind::Fork) {
+      curve.fork_step = m.x;
+    } else if (m.kind == ChartMark::Kind::Spike) {
+      curve.spike_x.push_back(m.x);
+      curve.spike_y.push_back(m.y);
+    }
+  }
 }
 
 std::vector<ChartMark> milestone_marks(const db::RunRecord& run,

@@ -13,19 +13,24 @@
 #include "db/records.h"
 #include "gui/chart_marks.h"
 #include "plot/curve_x.h"
+#include "plot/figure.h"
 
 namespace fathom::gui {
 
-// At most this many spike marks a curve: its largest (by z; base/metrics/spikes.h).
-constexpr size_t kMaxSpikeMarks = 20;
-// A mark per spike of `points` that spikes_to_mark() keeps (the curve labelled `curve`, placed on
-// the x axis by `place`).
+// A mark per spike of `points` that spikes_to_mark() keeps -- its largest, at most
+// plot::kMaxSpikeMarks, as exported curves mark -- (the curve labelled `curve`, placed on the x
+// axis by `place`).
 void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::MetricPoint>& points,
                      const plot::RunX& place, const QString& curve, const SpikeRule& rule,
                      std::vector<ChartMark>* marks);
 // The mark on a fork's curve where it left its parent (on the line as drawn).
 ChartMark fork_mark(const db::ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
                     const plot::RunX& place, const QString& curve);
+
+// Puts `marks` of the curve (spikes, the fork point) into it as an exported figure draws them
+// (plot::Curve's spike_x/spike_y and fork_step): a chart's Export draws the marks on screen.
+// Milestones have no such place and are left out.
+void carry_marks(const std::vector<ChartMark>& marks, plot::Curve& curve);
 
 // The run page's milestones on the curve labelled `curve` (valid_loss, x in updates): the
 // checkpoint the final evaluation used (tag final_model: checkpoint_best at its update) or,

@@ -81,13 +81,6 @@ void mark_spikes(const RunPoints& p, const SpikeRule& rule, Curve& curve) {
   }
 }
 
-// "spike (> 4 sd above the last 20)": over the mean of the points before.
-std::string spike_legend(const SpikeRule& rule) {
-  char text[96];
-  std::snprintf(text, sizeof text, "spike (> %g sd above the last %d)", rule.k, rule.window);
-  return text;
-}
-
 // Each run's points of each metric that it logged, keyed by (index of the run, metric).
 using PointsOfRuns = std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>>;
 
@@ -199,6 +192,12 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
 }
 
 }  // namespace
+
+std::string spike_legend(const SpikeRule& rule) {  // over the mean of the points before
+  char text[96];
+  std::snprintf(text, sizeof text, "spike (> %g sd above the last %d)", rule.k, rule.window);
+  return text;
+}
 
 std::string run_attribute(const db::Store& store, const db::RunRecord& run,
                           const std::string& key) {

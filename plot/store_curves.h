@@ -40,6 +40,9 @@ struct CurveQuery {
 // At most this many spike marks a curve (spikes_to_mark in base/metrics/spikes.h).
 constexpr size_t kMaxSpikeMarks = 20;
 
+// The spike marks' legend entry, the rule that found them: "spike (> 4 sd above the last 20)".
+std::string spike_legend(const SpikeRule& rule);
+
 // One curve per (run, metric) that has points -- or per (group, metric) -- diverged runs
 // marked. Unknown runs, an empty sweep, no points at all or (x = tokens) runs without a
 // target_tokens curve throw fathom::InputError.

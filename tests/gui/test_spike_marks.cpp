@@ -13,6 +13,7 @@
 #include "gui/chart_marks.h"
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
+#include "gui/export_targets.h"
 #include "gui/shared_legend.h"
 #include "gui/spike_cache.h"
 #include "gui/store_session.h"
@@ -94,6 +95,14 @@ class SpikeMarksTest : public QObject {
     // The 20 points before it (updates 50..240): six 2.9, seven 3.0, seven 3.1 -- mean 3.005,
     // sample std sqrt(0.1295 / 19) = 0.08256, z = (9 - 3.005) / 0.08256 = 72.6.
     QVERIFY(spikes[0].text.contains("spike: 9, z = 72.6, mean of the 20 before: 3.005"));
+    // Export... draws it as `fathom export plot curves` does, with the rule in its legend.
+    const auto exported = figure_to_export(chart->plot());
+    QVERIFY(exported);
+    const auto& figure = std::get<fathom::plot::CurveFigure>(*exported);
+    QCOMPARE(figure.curves.size(), size_t(1));
+    QCOMPARE(figure.curves[0].spike_x, std::vector<double>{250.0});
+    QCOMPARE(figure.curves[0].spike_y, std::vector<double>{9.0});
+    QCOMPARE(figure.spikes_are, std::string("spike (> 4 sd above the last 20)"));
 
     // The hover read-out names it: the pointer sits just above the point.
     view.show();
@@ -182,6 +191,14 @@ class SpikeMarksTest : public QObject {
     QVERIFY(mark.curve.contains("fork@200"));
     QCOMPARE(chart->drawnMarks(ChartMark::Kind::Fork), (std::vector{std::make_pair(200.0, 3.0)}));
     QVERIFY(marksOf(*chart, ChartMark::Kind::Spike).empty());  // a step down is no spike
+
+    // Export... draws it too, where `fathom export plot curves` does (plot::Curve::fork_step).
+    const auto exported = figure_to_export(chart->plot());
+    QVERIFY(exported);
+    std::vector<double> fork_steps;
+    for (const auto& c : std::get<fathom::plot::CurveFigure>(*exported).curves)
+      if (c.fork_step) fork_steps.push_back(*c.fork_step);
+    QCOMPARE(fork_steps, std::vector<double>{200.0});
 
     // The legend says it too, and only for the fork.
     int forks = 0;
