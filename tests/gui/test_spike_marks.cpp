@@ -39,6 +39,20 @@ std::vector<MetricRow> loss(int from, int to, int spike_at = -1) {
   return rows;
 }
 
+// A run named `name` with `rows`; a fork of `parent` at update 200 where one is given.
+int64_t run_with(Store& store, const std::string& name, const std::vector<MetricRow>& rows,
+                 int64_t parent = 0) {
+  NewRun run;
+  run.name = name;
+  const int64_t id = store.create_run(run);
+  store.write_metrics(id, rows);
+  if (parent) {
+    store.set_tag(id, "forked_from", std::to_string(parent));
+    store.set_tag(id, "forked_at", "200");
+  }
+  return id;
+}
+
 class SpikeMarksTest : public QObject {
   Q_OBJECT
  private:
@@ -156,19 +170,11 @@ class SpikeMarksTest : public QObject {
   void aForkIsMarkedWhereItLeftItsParent() {
     const QString db = dir_.filePath("fork.db");
     auto writer = Store::open(db.toStdString());
-    NewRun parent;
-    parent.name = "parent";
-    const int64_t parent_id = writer.create_run(parent);
-    writer.write_metrics(parent_id, loss(0, 30));
-    NewRun fork;
-    fork.name = "parent fork@200";
-    const int64_t fork_id = writer.create_run(fork);
+    const int64_t parent_id = run_with(writer, "parent", loss(0, 30));
     // The parent's rows up to update 200 (2.9, 3.0, 3.1 in turn), then lower: 2.5 from 210.
     std::vector<MetricRow> rows = loss(0, 20);
     for (int step = 210; step <= 300; step += 10) rows.emplace_back(step, "train_loss", 2.5, 0.0);
-    writer.write_metrics(fork_id, rows);
-    writer.set_tag(fork_id, "forked_from", std::to_string(parent_id));
-    writer.set_tag(fork_id, "forked_at", "200");
+    const int64_t fork_id = run_with(writer, "parent fork@200", rows, parent_id);
 
     QString error;
     auto session = StoreSession::open(db, &error);
@@ -214,17 +220,9 @@ class SpikeMarksTest : public QObject {
   void aShownForkBringsItsParentsCurve() {
     const QString db = dir_.filePath("parent.db");
     auto writer = Store::open(db.toStdString());
-    NewRun parent;
-    parent.name = "base";
-    const int64_t parent_id = writer.create_run(parent);
-    writer.write_metrics(parent_id, loss(0, 30));
+    const int64_t parent_id = run_with(writer, "base", loss(0, 30));
     writer.set_tag(parent_id, "axis.train.lr", "0.01");  // from a sweep of its own
-    NewRun fork;
-    fork.name = "rescue/lr=0.01";
-    const int64_t fork_id = writer.create_run(fork);
-    writer.write_metrics(fork_id, loss(0, 30));
-    writer.set_tag(fork_id, "forked_from", std::to_string(parent_id));
-    writer.set_tag(fork_id, "forked_at", "200");
+    const int64_t fork_id = run_with(writer, "rescue/lr=0.01", loss(0, 30), parent_id);
     writer.set_tag(fork_id, "axis.train.lr", "0.01");
 
     QString error;
