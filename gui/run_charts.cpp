@@ -8,6 +8,7 @@
 #include <QResizeEvent>
 
 #include "db/final_model_tag.h"
+#include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "gui/curve_plot.h"
@@ -95,6 +96,12 @@ namespace {
 // One chart's figure: each metric its own colour and its name as its label. A chart mixing
 // smoothed metrics with evaluations (train_loss with valid_loss) smooths the former here and
 // draws the latter as they are.
+// The update a fork left its parent at; 0 for a run that is no fork.
+int64_t fork_update(const db::Store& store, const db::RunRecord& run) {
+  const auto origin = db::fork_origin(store.tags(run.id));
+  return origin ? origin->step : 0;
+}
+
 plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
                                const RunChartSpec& spec) {
   plot::CurveQuery query;
@@ -114,9 +121,10 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
     if (!spec.smoothed && metric::presentation_of(c.metric).smoothed)
       c.value = plot::debiased_ema(c.value, kSmoothing);
   }
-  // The learning rate beside the schedule it follows, to the last update.
+  // The learning rate beside the schedule it follows, to the last update: a fork's from where it
+  // left its parent, whose schedule it followed before.
   if (spec.metrics == std::vector<std::string>{metric::kLearningRate})
-    if (auto planned = plot::planned_lr_curve(run)) {
+    if (auto planned = plot::planned_lr_curve(run, 600, fork_update(store, run))) {
       planned->style = static_cast<int>(f.curves.size());
       f.curves.push_back(std::move(*planned));
     }

@@ -3,6 +3,8 @@
 // value, however long the key ("decode_time_s5.98552"); notes are stored with the run; the
 // worker's log, the first test translations (each validation's samples, newest first, then the
 // test set's), artifact sizes and the config keys another run differs in are shown.
+#include <cmath>
+
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QDir>
@@ -300,6 +302,26 @@ class RunPageTest : public QObject {
 
     fathom::gui::RunPage plain(store, *store.find_run(std::to_string(bare)));
     QCOMPARE(plain.charts()->chart("learning rate")->plot()->graphCount(), 1);
+
+    // A fork at update 40 with half the rate: its config plans updates 41 on (1e-3 times the
+    // cosine factor, 0.1 + 0.9 (1 + cos(pi 31/90)) / 2 = 0.7326 at update 41); before, it
+    // followed its parent's schedule, which its plan must not stand in for.
+    r.name = "fork";
+    r.config_yaml =
+        "train:\n  schedule: cosine\n  lr: 0.001\n  warmup: 10\n  max_updates: 100\n"
+        "  min_lr_ratio: 0.1\n";
+    const int64_t fork = store.create_run(r);
+    store.write_metrics(fork, {{10, "lr", 2e-3, 0.0}, {55, "lr", 5.5e-4, 0.0}});
+    store.set_tag(fork, "forked_from", std::to_string(id));
+    store.set_tag(fork, "forked_at", "40");
+    fathom::gui::RunPage forked(store, *store.find_run(std::to_string(fork)));
+    QCPGraph* plan =
+        graph_named(forked.charts()->chart("learning rate"), "planned (cosine, after update 40)");
+    QVERIFY(plan);
+    QCOMPARE(plan->data()->constBegin()->key, 41.0);
+    const double factor = 0.1 + 0.9 * (1 + std::cos(M_PI * 31.0 / 90.0)) / 2;
+    QVERIFY(qAbs(plan->data()->constBegin()->value - 1e-3 * factor) < 1e-12);
+    QCOMPARE(last_x(plan), 100.0);
   }
 
   // Issue 58: the run page shows the run's probes as the Probes tab draws them -- a tab after
