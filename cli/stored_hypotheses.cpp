@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/config/config_io.h"
+#include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/text_lines.h"
 #include "core/data/test_references.h"
 #include "db/artifact_files.h"
@@ -64,6 +65,20 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
   references.resize(in.hypotheses.front().size());
   in.references = std::move(references);
   return in;
+}
+
+experiments::PairedBleuResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
+                                               const db::RunRecord& baseline,
+                                               const db::RunRecord& system, int samples,
+                                               uint64_t seed) {
+  const PairedInput in = paired_input(store, paths, {baseline, system});
+  experiments::PairedBleuResult result;
+  result.why_not = in.why_not;
+  result.sentences = in.references.size();
+  if (in.why_not.empty())
+    result.test =
+        paired_bootstrap_bleu(in.hypotheses[0], in.hypotheses[1], in.references, samples, seed);
+  return result;
 }
 
 }  // namespace fathom::cli

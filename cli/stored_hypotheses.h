@@ -2,12 +2,14 @@
 // The test hypotheses runs stored (their `hypotheses` artifact, test.hyp) and the references
 // they translate, for the paired BLEU bootstrap of `fathom compare` and `fathom export
 // verdicts --paired-bootstrap`; or why there is no paired test (other data, a file missing).
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "db/records.h"
 #include "db/run_paths.h"
 #include "db/store.h"
+#include "experiments/paired_bleu_test.h"
 
 namespace fathom::cli {
 
@@ -24,5 +26,13 @@ std::string run_label(const db::RunRecord& r);
 // first; the references are the first run's data's test targets, as many as the hypotheses.
 PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
                          const std::vector<db::RunRecord>& runs);
+
+// `system`'s test BLEU against `baseline`'s, paired bootstrap with `samples` draws from `seed`
+// (sacreBLEU's defaults), or why there is none: what `fathom report` tests a fork against its
+// parent with.
+experiments::PairedBleuResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
+                                               const db::RunRecord& baseline,
+                                               const db::RunRecord& system, int samples = 1000,
+                                               uint64_t seed = 12345);
 
 }  // namespace fathom::cli

@@ -19,6 +19,7 @@
 #include "experiments/comparison_table.h"
 #include "experiments/lr_transfer.h"
 #include "experiments/report_fork.h"
+#include "experiments/report_fork_verdicts.h"
 #include "experiments/report_numbers.h"
 #include "experiments/report_samples.h"
 #include "experiments/sweep_runs.h"
@@ -339,6 +340,10 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   const std::set<std::string> listed = axes_section(out, axes);
   out << "\n## Runs\n\n";
   runs_table(out, runs, options.metrics);
+  if (parent) {
+    out << "\n";
+    fork_verdicts_section(out, *parent, runs, options.paired_bleu, options.select_by);
+  }
 
   if (!groups.empty()) {
     out << "\n## Tables\n\n";
@@ -394,7 +399,7 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
     out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
   std::vector<db::RunRecord> drawn = {r};
-  for (auto& beside : fork_sections(out, store, r, options.metrics))
+  for (auto& beside : fork_sections(out, store, r, options.metrics, options.paired_bleu))
     drawn.push_back(std::move(beside));
   figures(out, options, drawn, store, r.name, "");
   samples_section(out, store, {r}, options.select_by);

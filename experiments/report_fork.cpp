@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "db/fork_tags.h"
+#include "experiments/report_fork_verdicts.h"
 #include "experiments/report_numbers.h"
 #include "experiments/text_table.h"
 
@@ -43,7 +44,8 @@ void against_parent(std::ostream& out, const db::RunRecord& fork, const db::RunR
 
 std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
                                      const db::RunRecord& run,
-                                     const std::map<std::string, std::string>& tags) {
+                                     const std::map<std::string, std::string>& tags,
+                                     const PairedBleuTester& test) {
   const auto origin = db::fork_origin(tags);
   if (!origin) return std::nullopt;
   const std::string parent_id = std::to_string(origin->parent);
@@ -59,8 +61,10 @@ std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
   }
   out << " The curves below draw the parent beside it, a diamond where they part; `fathom "
          "compare "
-      << parent_id << " " << run.id << "` tests whether their test BLEU differs.\n\n";
+      << parent_id << " " << run.id << "` says what else differs"
+      << (test ? "." : " and tests whether their test BLEU does.") << "\n\n";
   against_parent(out, run, *parent);
+  if (test) out << fork_test_sentence(test(*parent, run)) << "\n\n";
   return parent;
 }
 
@@ -109,9 +113,10 @@ void forks_table(std::ostream& out, const db::Store& store, const std::vector<db
 
 std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& store,
                                          const db::RunRecord& run,
-                                         const std::vector<std::string>& metrics) {
+                                         const std::vector<std::string>& metrics,
+                                         const PairedBleuTester& test) {
   std::vector<db::RunRecord> beside;
-  if (auto parent = fork_of(out, store, run, store.tags(run.id)))
+  if (auto parent = fork_of(out, store, run, store.tags(run.id), test))
     beside.push_back(std::move(*parent));
   const std::vector<db::RunRecord> forks = forks_of(store, run);
   if (forks.empty()) return beside;

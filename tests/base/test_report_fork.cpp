@@ -15,6 +15,7 @@
 #include "db/store.h"
 #include "experiments/report.h"
 #include "experiments/report_fork.h"
+#include "experiments/report_fork_verdicts.h"
 #include "tests/support/temp_dir.h"
 
 namespace test_report_fork {
@@ -203,6 +204,75 @@ TEST(ReportFork, AForkSweepsReportNamesTheParentsResult) {
   const std::string mixed = report(store, "mixed", scratch.file("mixed"), &drawn, &references);
   EXPECT_EQ(mixed.find("Every run is a fork"), std::string::npos) << mixed;
   EXPECT_TRUE(references.empty());
+}
+
+// A fork sweep's "Against the parent": each fork's hypotheses against the parent's through the
+// real paired bootstrap. A fork that translates as the parent does differs by nothing (p = 1);
+// one that translates every sentence right beats a parent that gets none right in every draw
+// (p = 1/1001 = 0.0010, Holm over the two tests 0.0020: "better"); one without hypotheses is
+// said with its reason. The run validation chooses (lowest final valid_loss) is marked.
+TEST(ReportFork, AForkSweepsRunsAreTestedAgainstTheParentWithHolm) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent = add_run(store, "base", {{"valid_loss", 2.0}});
+  const int64_t same = add_fork(store, parent, 300, "", {{"valid_loss", 2.0}});
+  const int64_t right = add_fork(store, parent, 300, "train.lr=0.001", {{"valid_loss", 1.5}});
+  const int64_t none = add_fork(store, parent, 300, "train.lr=0.01", {{"valid_loss", 1.0}}, 320);
+  std::vector<std::string> references, wrong;
+  for (int i = 0; i < 40; ++i) {
+    references.push_back("the cat " + std::to_string(i) + " sat on the mat today");
+    wrong.push_back("a dog ran far away from " + std::to_string(1000 + i) + " home");
+  }
+  const std::map<int64_t, std::vector<std::string>> hypotheses = {
+      {parent, wrong}, {same, wrong}, {right, references}};
+  const experiments::PairedBleuTester test = [&](const db::RunRecord& baseline,
+                                                 const db::RunRecord& system) {
+    experiments::PairedBleuResult result;
+    result.sentences = references.size();
+    if (!hypotheses.count(system.id)) {
+      result.why_not = "run " + std::to_string(system.id) + " has no stored test hypotheses";
+      return result;
+    }
+    result.test =
+        paired_bootstrap_bleu(hypotheses.at(baseline.id), hypotheses.at(system.id), references);
+    return result;
+  };
+  std::ostringstream out;
+  const auto runs = std::vector<db::RunRecord>{*store.find_run(std::to_string(same)),
+                                               *store.find_run(std::to_string(right)),
+                                               *store.find_run(std::to_string(none))};
+  experiments::fork_verdicts_section(out, *store.find_run(std::to_string(parent)), runs, test,
+                                     "valid_loss");
+  const std::string text = out.str();
+  EXPECT_NE(text.find("paired bootstrap resampling of 40 sentences (1000 draws"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("p adjusted over the 2 tests (Holm 1979)"), std::string::npos) << text;
+  EXPECT_NE(text.find("| " + std::to_string(same) +
+                      " | fork300 | 0.00 | +0.00 [+0.00, +0.00] | "
+                      "1.0000 | 1.0000 | inconclusive |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| " + std::to_string(right) + " \\* | fork300 | 100.00 | +100.00"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 0.0010 | 0.0020 | better |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| " + std::to_string(none) + " | fork300 | - | - | - | - | no test |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("No test: run " + std::to_string(none) + " has no stored test hypotheses."),
+            std::string::npos)
+      << text;
+  // The diverged run's lower valid_loss is no choice: the finished run with the lowest is.
+  EXPECT_NE(text.find("(lowest final valid_loss)"), std::string::npos) << text;
+  // A fork's own report says its one test (every draw scores 100 against 0).
+  const db::RunRecord base = *store.find_run(std::to_string(parent));
+  EXPECT_EQ(experiments::fork_test_sentence(test(base, runs[1])),
+            "Test BLEU against the parent, paired bootstrap resampling of 40 sentences (1000 "
+            "draws, Koehn 2004): 100.00 vs 0.00, difference +100.00 [+100.00, +100.00], p = "
+            "0.0010.");
+  EXPECT_EQ(experiments::fork_test_sentence(test(base, runs[2])),
+            "No paired test of test BLEU against the parent: run " + std::to_string(none) +
+                " has no stored test hypotheses.");
 }
 
 }  // namespace test_report_fork

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,19 @@ TEST_F(ForkSweep, EachRunContinuesTheParentAndItsOwnSettingsEndWhereItDid) {
                               " at update 10: their points up to there are its): "),
             std::string::npos)
       << reversed.out;
+
+  // The sweep's report tests each run against the parent on the stored hypotheses: the run that
+  // trained as the parent did translates as it did, nothing to tell apart.
+  const ProgramResult reported = fathom({"report", "rescue", "--out", (dir_ / "report").string()});
+  ASSERT_EQ(reported.exit_code, 0) << reported.err;
+  std::ifstream in(dir_ / "report" / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("## Against the parent"), std::string::npos) << report;
+  EXPECT_NE(report.find("p adjusted over the 2 tests (Holm 1979)"), std::string::npos) << report;
+  EXPECT_NE(report.find(" | rescue/lr=0.005 | "), std::string::npos) << report;
+  EXPECT_NE(report.find("| +0.00 [+0.00, +0.00] | 1.0000 | 1.0000 | inconclusive |"),
+            std::string::npos)
+      << report;
 
   // Resumed: every run ended; nothing is queued or made again.
   const ProgramResult again = fathom({"sweep", sweep, "--resume", "--no-progress"});

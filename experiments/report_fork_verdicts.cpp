@@ -1,0 +1,114 @@
+#include "experiments/report_fork_verdicts.h"
+
+#include <cstdio>
+
+#include "base/metrics/statistics.h"
+#include "db/metric_presentation.h"
+#include "db/run_status.h"
+#include "experiments/text_table.h"
+
+namespace fathom::experiments {
+namespace {
+
+// BLEU as the compare command writes it: two decimals, a difference with its sign.
+std::string bleu(double v, bool sign = false) {
+  char text[32];
+  std::snprintf(text, sizeof text, sign ? "%+.2f" : "%.2f", v);
+  return text;
+}
+
+std::string p_value(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", p);
+  return text;
+}
+
+// The finished run with the best final `metric` (its presentation's direction; lower where it
+// has none), or -1: what a choice on validation takes.
+int chosen_on_validation(const std::vector<db::RunRecord>& runs, const std::string& metric) {
+  const bool higher = db::metric::presentation_of(metric).higher_is_better.value_or(false);
+  int chosen = -1;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto it = runs[i].final_metrics.find(metric);
+    if (runs[i].status != db::status::kFinished || it == runs[i].final_metrics.end()) continue;
+    const double best = chosen < 0 ? 0 : runs[static_cast<size_t>(chosen)].final_metrics.at(metric);
+    if (chosen < 0 || (higher ? it->second > best : it->second < best))
+      chosen = static_cast<int>(i);
+  }
+  return chosen;
+}
+
+std::string verdict(const PairedBootstrap& t, double p_holm) {
+  if (p_holm >= kForkVerdictAlpha) return "inconclusive";
+  return t.difference > 0 ? "better" : "worse";
+}
+
+}  // namespace
+
+void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
+                           const std::vector<db::RunRecord>& runs, const PairedBleuTester& test,
+                           const std::string& select_by) {
+  if (runs.empty() || !test) return;
+  std::vector<PairedBleuResult> results;
+  std::vector<double> p;
+  const PairedBleuResult* first = nullptr;
+  for (const auto& run : runs) {
+    results.push_back(test(parent, run));
+    if (results.back().test) p.push_back(results.back().test->p);
+  }
+  for (const auto& r : results)
+    if (r.test && !first) first = &r;
+  out << "## Against the parent\n\n";
+  if (!first) {
+    out << "No paired test of test BLEU against the parent: " << results.front().why_not << ".\n\n";
+    return;
+  }
+  const std::vector<double> holm = holm_adjust(p);
+  const int chosen = chosen_on_validation(runs, select_by);
+  out << "Each run's test BLEU against the parent's (run " << parent.id << ", "
+      << bleu(first->test->baseline.score) << "), paired bootstrap resampling of "
+      << first->sentences << " sentences (" << first->test->samples
+      << " draws, Koehn 2004; [95 % interval of the difference]); p adjusted over the " << p.size()
+      << " test" << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
+      << kForkVerdictAlpha << ".";
+  if (chosen >= 0)
+    out << " Marked *: the run a choice on validation takes ("
+        << (db::metric::presentation_of(select_by).higher_is_better.value_or(false) ? "highest"
+                                                                                    : "lowest")
+        << " final " << select_by
+        << ") -- the rescue to report; one chosen by these test verdicts would overstate it.";
+  out << "\n\n";
+  TextTable table;
+  table.header = {"run", "name", "test BLEU", "difference [95 %]", "p", "p (Holm)", "verdict"};
+  std::vector<std::string> untested;
+  for (size_t i = 0, tested = 0; i < runs.size(); ++i) {
+    const std::string id = std::to_string(runs[i].id) + (static_cast<int>(i) == chosen ? " *" : "");
+    if (!results[i].test) {
+      table.rows.push_back({id, runs[i].name, "-", "-", "-", "-", "no test"});
+      untested.push_back(results[i].why_not);
+      continue;
+    }
+    const PairedBootstrap& t = *results[i].test;
+    const double adjusted = holm[tested++];
+    table.rows.push_back({id, runs[i].name, bleu(t.system.score),
+                          bleu(t.difference, true) + " [" + bleu(t.difference_low, true) + ", " +
+                              bleu(t.difference_high, true) + "]",
+                          p_value(t.p), p_value(adjusted), verdict(t, adjusted)});
+  }
+  out << text_table_to_markdown(table) << "\n";
+  for (const auto& why : untested) out << "No test: " << why << ".  \n";
+  if (!untested.empty()) out << "\n";
+}
+
+std::string fork_test_sentence(const PairedBleuResult& result) {
+  if (!result.test)
+    return "No paired test of test BLEU against the parent: " + result.why_not + ".";
+  const PairedBootstrap& t = *result.test;
+  return "Test BLEU against the parent, paired bootstrap resampling of " +
+         std::to_string(result.sentences) + " sentences (" + std::to_string(t.samples) +
+         " draws, Koehn 2004): " + bleu(t.system.score) + " vs " + bleu(t.baseline.score) +
+         ", difference " + bleu(t.difference, true) + " [" + bleu(t.difference_low, true) + ", " +
+         bleu(t.difference_high, true) + "], p = " + p_value(t.p) + ".";
+}
+
+}  // namespace fathom::experiments
