@@ -1,7 +1,8 @@
 #pragma once
 // The run tags of a fork (`fathom train --fork RUN --from STEP`, core/train/fork.h): the run it
 // left (forked_from), the update where it left it (forked_at) and the settings it changed
-// (fork.settings, "key=value" the --set overrides). One vocabulary for the writer and its
+// (fork.settings, "key=value" the --set overrides), and fork.copied where its files could not
+// be linked. One vocabulary for the writer and its
 // readers -- the desktop app's fork marks, the curves' labels and marks, a fork's report.
 #include <cstdint>
 #include <map>
@@ -13,6 +14,9 @@ namespace fathom::db {
 inline constexpr const char* kForkedFromTag = "forked_from";
 inline constexpr const char* kForkedAtTag = "forked_at";
 inline constexpr const char* kForkSettingsTag = "fork.settings";
+// Set where the fork's files were copied, not linked, and kept checkpoints it cannot average
+// were left with the parent: what it says.
+inline constexpr const char* kForkCopiedTag = "fork.copied";
 
 struct ForkOrigin {
   int64_t parent = 0;  // the run it was forked from

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <regex>
+#include <set>
 
 #include "base/config/config_io.h"
 #include "base/util/error.h"
 #include "core/train/checkpoint.h"
 #include "core/train/run_files.h"
+#include "db/averaged_checkpoints.h"
 #include "db/fork_tags.h"
 #include "db/run_json.h"
 
@@ -60,7 +64,7 @@ bool describes_the_parent_after(const std::string& key, int64_t step) {
   static const std::regex at_update(R"((samples\.u|config\.changed_at\.)([0-9]+))");
   static const std::regex own(R"((worker|slurm|axis|sweep)\..*|final_model|early_stop|bleu|)"
                               R"(bleu_signature|)"
-                              R"(reproduces|reproduction|forked_from|forked_at|fork\.settings)");
+                              R"(reproduces|reproduction|forked_from|forked_at|fork\..*)");
   std::smatch m;
   if (std::regex_match(key, m, at_update)) return std::stoll(m[2].str()) > step;
   return std::regex_match(key, own);
@@ -90,9 +94,14 @@ class ForkFiles {
     fs::remove(target, linked);  // a left-over of a deleted run that had this id
     fs::create_hard_link(source, target, linked);
     made_.push_back(target);
-    if (linked) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+    if (linked) {
+      copying_ = true;
+      fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+    }
     return target;
   }
+  // Whether a file had to be copied: the file system refused a hard link (another one).
+  bool copying() const { return copying_; }
   // Removes every file it made, and the directory if it made it (and it is empty then).
   void remove_made() noexcept {
     std::error_code ignored;
@@ -103,8 +112,30 @@ class ForkFiles {
  private:
   std::string dir_;
   bool made_dir_ = false;
+  bool copying_ = false;
   std::vector<std::string> made_;
 };
+
+// The kept checkpoints up to the fork point that the fork's final evaluation can still average
+// (eval.average_checkpoints, db/averaged_checkpoints.h): the newest N of them, or the N best so
+// far -- a later checkpoint can only push an earlier one out, never bring one back.
+std::set<int64_t> averageable_kept(const ForkSource& source, const RunConfig& config) {
+  const int n = config.eval.average_checkpoints;
+  if (n <= 0) return {};
+  std::vector<db::KeptCheckpoint> kept;
+  for (auto& k : db::kept_checkpoints(source.artifacts, source.parent_dir))
+    if (k.update <= source.at.step) kept.push_back(std::move(k));
+  const bool by_best = config.eval.average_by == "best";
+  const BestMetric metric = best_metric_named(config.train.best_metric);
+  std::map<int64_t, double> metric_at;
+  for (const auto& [step, name, value, wall_time] : source.rows)
+    if (by_best && name == metric.name) metric_at[step] = value;
+  std::set<int64_t> out;
+  for (const auto& k :
+       db::checkpoints_to_average(kept, n, by_best, metric_at, metric.higher_is_better))
+    out.insert(k.update);
+  return out;
+}
 
 // What a run that had trained to `step` would hold besides its resume point: its prepared
 // state (Admin's profile), its kept checkpoints up to `step` (eval.average_checkpoints
@@ -112,6 +143,9 @@ class ForkFiles {
 // ends on its parent's final model. The parent's checkpoint_best file where it is that one,
 // else the kept checkpoint at that update; none where neither is left, or where the fork
 // follows another train.best_metric (its best, and its patience, start afresh then).
+// Where files are copied, not linked, only the kept checkpoints the fork can average come:
+// each of a deep model's is gigabytes, and a fork sweep makes many forks; the tag fork.copied
+// says what was left.
 void inherit_files(db::Store& store, const ForkSource& source, const RunConfig& config,
                    int64_t fork, ForkFiles& files) {
   static const std::regex kept(R"(checkpoint_[0-9]+)");
@@ -122,14 +156,23 @@ void inherit_files(db::Store& store, const ForkSource& source, const RunConfig& 
       config.train.best_metric == (parent_metric.empty() ? "valid_loss" : parent_metric);
   const int64_t best = same_metric ? best_update_until(source.rows, config) : 0;
   std::string best_source;
+  std::optional<std::set<int64_t>> averageable;  // read once files are copied
+  int left = 0;
   for (const auto& a : source.artifacts) {
     const std::string path = recorded_file(source.artifacts, source.parent_dir, a.kind);
     if (!a.step || path.empty() || !fs::exists(path)) continue;
     const fs::path file(path);
     if (std::regex_match(a.kind, kept)) {
       if (*a.step > step) continue;
-      store.add_artifact(fork, a.kind, files.inherit(path, a.kind + ".g0.pt"), *a.step);
       if (*a.step == best && best_source.empty()) best_source = path;
+      if (files.copying()) {
+        if (!averageable) averageable = averageable_kept(source, config);
+        if (!averageable->count(*a.step)) {
+          ++left;
+          continue;
+        }
+      }
+      store.add_artifact(fork, a.kind, files.inherit(path, a.kind + ".g0.pt"), *a.step);
     } else if (a.kind == "checkpoint_best") {
       if (*a.step == best) best_source = path;
     } else if (*a.step == 0 && a.kind.rfind("checkpoint", 0) != 0) {  // prepared state
@@ -144,6 +187,12 @@ void inherit_files(db::Store& store, const ForkSource& source, const RunConfig& 
     store.add_artifact(
         fork, "checkpoint_best",
         files.inherit(best_source, "checkpoint_best.u" + std::to_string(best) + ".g0.pt"), best);
+  if (left > 0)
+    store.set_tag(
+        fork, db::kForkCopiedTag,
+        "its files were copied, the file system refusing hard links: " + std::to_string(left) +
+            " kept checkpoint(s) up to update " + std::to_string(step) +
+            " that eval.average_checkpoints cannot average were left with the parent");
 }
 
 // Gives the new run `id` what its parent held at the fork point: its resume point, inherited

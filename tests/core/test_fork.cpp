@@ -4,6 +4,8 @@
 // stops early where its parent did and averages the same kept checkpoints; a changed learning
 // rate changes only what follows; an update without a checkpoint is refused naming the nearest.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -124,6 +126,45 @@ TEST_F(ForkTest, AForkAveragesItsParentsKeptCheckpointsUpToItsUpdate) {
   ASSERT_EQ(train(rising, child, /*resume=*/true).status, "finished");
   EXPECT_EQ(store_->tags(child).at("final_model"), "mean of 3 checkpoints, updates 20 25 30");
   EXPECT_EQ(series(*store_, child, "test_loss"), series(*store_, parent, "test_loss"));
+}
+
+// Where the file system refuses a hard link (the fork's directory on another one: /dev/shm
+// here), a fork is given copies of what it can use -- the resume point, checkpoint_best and the
+// kept checkpoints its final evaluation can still average (the newest 3 up to update 25: 15, 20,
+// 25) -- not the earlier ones, each of a deep model's gigabytes; it says so in its tag
+// fork.copied, and ends as its parent did, on the mean of the same three.
+TEST_F(ForkTest, AcrossFileSystemsAForkCopiesOnlyWhatItCanUse) {
+  const RunConfig rising = rising_config(/*patience=*/0, /*average=*/3);
+  const int64_t parent = new_run(rising);
+  ASSERT_EQ(train(rising, parent).status, "finished");
+  const std::filesystem::path elsewhere =
+      std::filesystem::path("/dev/shm") / ("fathom-fork-" + std::to_string(::getpid()));
+  struct stat here {
+  }, there{};
+  std::error_code made;
+  std::filesystem::create_directories(elsewhere, made);
+  if (made || ::stat(artifacts(parent).c_str(), &here) != 0 ||
+      ::stat(elsewhere.c_str(), &there) != 0 || here.st_dev == there.st_dev) {
+    std::filesystem::remove_all(elsewhere, made);
+    GTEST_SKIP() << "SKIPPED: no second file system at /dev/shm to refuse a hard link";
+  }
+  const int64_t child = create_fork(
+      *store_, *store_->find_run(std::to_string(parent)), 25, rising, artifacts(parent),
+      [&](int64_t id) { return (elsewhere / ("run-" + std::to_string(id))).string(); }, "test");
+  for (const int64_t update : {15, 20, 25})
+    EXPECT_EQ(current_step(child, "checkpoint_" + std::to_string(update)), update) << update;
+  for (const int64_t update : {5, 10})
+    EXPECT_EQ(current_step(child, "checkpoint_" + std::to_string(update)), -1) << update;
+  EXPECT_FALSE(std::filesystem::equivalent(recorded(child, "checkpoint_25"),
+                                           recorded(parent, "checkpoint_25")))
+      << "a copy, not a link";
+  EXPECT_NE(store_->tags(child).at("fork.copied").find("2 kept checkpoint(s) up to update 25"),
+            std::string::npos)
+      << store_->tags(child).at("fork.copied");
+  ASSERT_EQ(train(rising, child, /*resume=*/true).status, "finished");
+  EXPECT_EQ(store_->tags(child).at("final_model"), "mean of 3 checkpoints, updates 20 25 30");
+  EXPECT_EQ(series(*store_, child, "test_loss"), series(*store_, parent, "test_loss"));
+  std::filesystem::remove_all(elsewhere, made);
 }
 
 // A fork that follows another train.best_metric holds no checkpoint_best of its parent's (that
