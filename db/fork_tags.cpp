@@ -17,6 +17,18 @@ std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& 
   }
 }
 
+std::optional<ForkOrigin> shared_fork_origin(
+    const std::vector<std::map<std::string, std::string>>& runs_tags) {
+  std::optional<ForkOrigin> shared;
+  for (const auto& tags : runs_tags) {
+    const auto origin = fork_origin(tags);
+    if (!origin || (shared && (origin->parent != shared->parent || origin->step != shared->step)))
+      return std::nullopt;
+    shared = origin;
+  }
+  return shared;
+}
+
 std::string fork_label(const ForkOrigin& origin) {
   return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
 }

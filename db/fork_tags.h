@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fathom::db {
 
@@ -26,6 +27,11 @@ struct ForkOrigin {
 // nullopt for a run that is no fork (or whose fork tags do not read as whole numbers: a tag
 // someone set by hand).
 std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& tags);
+
+// Where every run of `runs_tags` (each run's tags) is a fork of one run at one update -- a fork
+// sweep's runs --, that origin; else (a run that is no fork, two origins, no runs) nullopt.
+std::optional<ForkOrigin> shared_fork_origin(
+    const std::vector<std::map<std::string, std::string>>& runs_tags);
 
 // "(fork of #12 at 300)", for a run's label.
 std::string fork_label(const ForkOrigin& origin);

@@ -135,13 +135,12 @@ std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& sto
 std::optional<db::RunRecord> fork_sweep_note(std::ostream& out, const db::Store& store,
                                              const std::vector<db::RunRecord>& runs,
                                              const std::vector<std::string>& metrics) {
-  std::optional<db::ForkOrigin> shared;
+  std::vector<std::map<std::string, std::string>> runs_tags;
   for (const auto& r : runs) {
-    const auto origin = db::fork_origin(store.tags(r.id));
-    if (!origin || (shared && (origin->parent != shared->parent || origin->step != shared->step)))
-      return std::nullopt;
-    shared = origin;
+    runs_tags.push_back(store.tags(r.id));
+    if (!db::fork_origin(runs_tags.back())) return std::nullopt;  // no fork sweep: read no more
   }
+  const std::optional<db::ForkOrigin> shared = db::shared_fork_origin(runs_tags);
   if (!shared) return std::nullopt;
   const std::string id = std::to_string(shared->parent);
   const auto parent = store.find_run(id);

@@ -1,5 +1,6 @@
 #include "gui/comparison_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -18,8 +19,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "experiments/comparison_table.h"
+#include "experiments/report_numbers.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
@@ -114,14 +117,39 @@ void ComparisonView::restoreSettings(const QSettings& settings) {
   log_->setChecked(settings.value("compare/logY", false).toBool());
 }
 
+plot::BarFigure ComparisonView::chartFigure() const {
+  plot::BarFigure figure = plot::comparison_bar_figure(*current_);
+  figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
+  if (parent_) figure.references.push_back(*parent_);
+  return figure;
+}
+
 void ComparisonView::drawChart() {
   plot::clear_plottables(*chart_);
-  if (current_) {
-    plot::BarFigure figure = plot::comparison_bar_figure(*current_);
-    figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
-    plot::setup_plot(*chart_, figure, screen_style(font()));
-  }
+  if (current_) plot::setup_plot(*chart_, chartFigure(), screen_style(font()));
   chart_->replot();
+}
+
+std::optional<plot::BarReference> ComparisonView::parentReference(
+    const experiments::TableOptions& options) const {
+  static const std::map<std::string, std::string> kNoTags;
+  std::vector<std::map<std::string, std::string>> runs_tags;
+  for (const auto& r : runs_) {
+    const auto it = tags_.find(r.id);
+    runs_tags.push_back(it == tags_.end() ? kNoTags : it->second);
+  }
+  const auto origin = db::shared_fork_origin(runs_tags);
+  if (!origin) return std::nullopt;
+  const auto parent = std::find_if(all_.begin(), all_.end(),
+                                   [&](const db::RunRecord& r) { return r.id == origin->parent; });
+  if (parent == all_.end()) return std::nullopt;
+  const auto tags = tags_.find(parent->id);
+  std::vector<experiments::TableRun> one = {experiments::table_run(
+      *parent, tags == tags_.end() ? kNoTags : tags->second, options.metric, {})};
+  if (best_->isChecked() && session_) experiments::use_run_value(one, session_->store, options);
+  if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
+  return plot::BarReference{*one[0].metric, "parent #" + std::to_string(parent->id) + ": " +
+                                                experiments::report_number(*one[0].metric)};
 }
 
 // The choices of what is tabled, and the table (exported as `fathom export table` does).
@@ -215,9 +243,7 @@ void ComparisonView::buildChart() {
   add_export_menu(chart_);
   set_figure_source(chart_, [this]() -> std::optional<plot::Figure> {
     if (!current_) return std::nullopt;
-    plot::BarFigure figure = plot::comparison_bar_figure(*current_);
-    figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
-    return figure;  // exported on the scale shown
+    return chartFigure();  // exported on the scale shown
   });
 }
 
@@ -325,6 +351,7 @@ void ComparisonView::redraw() {
   table_->setRowCount(0);
   table_->setColumnCount(0);
   current_.reset();
+  parent_.reset();
   plot::clear_plottables(*chart_);
   chart_->replot();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
@@ -342,6 +369,7 @@ void ComparisonView::redraw() {
       options.versus = versus_->currentText().toStdString();
       current_ = experiments::build_comparison_table(runs, options);
     }
+    parent_ = parentReference(options);
   } catch (const std::exception& e) {
     note_->setText(QString::fromStdString(e.what()));
     return;

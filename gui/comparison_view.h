@@ -13,6 +13,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "gui/workbench_view.h"
+#include "plot/figure.h"
 
 class QCheckBox;
 class QComboBox;
@@ -78,6 +79,12 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void fillTable(const experiments::TableOptions& options);
   void exportTable();
   void drawChart();  // the shown table's bars, on the chosen scale
+  // The chart's figure: the table's bars on the chosen scale, and a fork sweep's parent's line.
+  plot::BarFigure chartFigure() const;
+  // A fork sweep's parent (every run of the sweep a fork of it at one update, db/fork_tags.h):
+  // its value of the table's metric, taken as the table takes the runs' (final, or best over
+  // training) -- the line its rescues' bars are read against; none for any other sweep.
+  std::optional<plot::BarReference> parentReference(const experiments::TableOptions& options) const;
   static void refill(QComboBox* box, const QStringList& items);
 
   StoreSession* session_ = nullptr;
@@ -91,6 +98,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCustomPlot* chart_ = nullptr;
   QLabel* note_ = nullptr;
   std::optional<experiments::ComparisonTable> current_;
+  std::optional<plot::BarReference> parent_;  // drawn with current_
 };
 
 }  // namespace fathom::gui

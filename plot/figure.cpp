@@ -63,10 +63,20 @@ json to_json_of(const LineFigure& f) {
 
 json to_json_of(const BarFigure& f) {
   json series = json::array();
-  for (const auto& s : f.series)
-    series.push_back({{"name", s.name}, {"values", numbers(s.values)}});
-  return {{"kind", "bar"},    {"title", f.title},     {"groups", f.groups},
-          {"series", series}, {"x_label", f.x_label}, {"y", axis_json(f.y)}};
+  for (const auto& s : f.series) {
+    json one = {{"name", s.name}, {"values", numbers(s.values)}};
+    if (!s.errors.empty()) one["errors"] = numbers(s.errors);  // NaN: no whisker on that bar
+    series.push_back(std::move(one));
+  }
+  json out = {{"kind", "bar"},    {"title", f.title},     {"groups", f.groups},
+              {"series", series}, {"x_label", f.x_label}, {"y", axis_json(f.y)}};
+  if (!f.errors_are.empty()) out["errors_are"] = f.errors_are;
+  if (!f.references.empty()) {
+    out["references"] = json::array();
+    for (const auto& ref : f.references)
+      out["references"].push_back({{"value", ref.value}, {"label", ref.label}});
+  }
+  return out;
 }
 
 json to_json_of(const CurveFigure& f) {
@@ -258,7 +268,23 @@ BarFigure bar_from(const Reader& r, const json& j) {
     if (s.values.size() != f.groups.size())
       r.fail(path + "values",
              "expected one value per group (" + std::to_string(f.groups.size()) + ")");
+    if (series[i].contains("errors")) {
+      s.errors = r.numbers(series[i], "errors", path);
+      if (s.errors.size() != s.values.size())
+        r.fail(path + "errors", "expected one error per value (" + std::to_string(s.values.size()) +
+                                    "; null for none)");
+    }
     f.series.push_back(std::move(s));
+  }
+  f.errors_are = r.str(j, "errors_are", "");
+  if (j.contains("references")) {
+    const json& refs = r.array(j, "references", "");
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const std::string path = "references[" + std::to_string(i) + "].";
+      const auto value = r.opt_number(refs[i], "value", path);
+      if (!value) r.fail(path + "value", "expected a number");
+      f.references.push_back({*value, r.str(refs[i], "label", path)});
+    }
   }
   return f;
 }

@@ -64,6 +64,13 @@ struct BarSeries {
 };
 
 // Grouped bars: one group per label, one bar per series in each group.
+// A dashed line across a bar figure at a value the bars are read against, with its legend
+// entry: a fork sweep's parent's result, a baseline's.
+struct BarReference {
+  double value = 0;
+  std::string label;  // e.g. "parent #12: 22.84"
+};
+
 struct BarFigure {
   std::string title;
   std::vector<std::string> groups;
@@ -71,6 +78,7 @@ struct BarFigure {
   std::string x_label;
   Axis y;
   std::string errors_are;  // what the error bars show, in the legend ("95 % CI of the mean")
+  std::vector<BarReference> references;
 };
 
 // Where a member of a group stopped early (a diverged run): a marker in the group's colour.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "plot/render.h"
 #include "plot/render_common.h"
@@ -37,15 +38,9 @@ void add_error_bars(QCustomPlot& plot, QCPBars* bars, const BarSeries& s, bool l
   whiskers->removeFromLegend();
 }
 
-}  // namespace
-
-void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style) {
-  detail::reset_plot(plot, f.title, style);
-  detail::apply_scale(plot.yAxis, f.y.scale);
-  detail::apply_scale(plot.yAxis2, f.y.scale);
-  style_axis(plot.yAxis, style, true);
-  const bool log = f.y.scale == Scale::Log;
-
+// The lowest and highest values drawn: bars, whisker tops, reference lines ((0, 1) or on a log
+// axis (0.1, 1) when there are none).
+std::pair<double, double> value_range(const BarFigure& f, bool log) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& s : f.series)
     for (size_t g = 0; g < s.values.size(); ++g) {
@@ -56,7 +51,38 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
       const double e = g < s.errors.size() && std::isfinite(s.errors[g]) ? s.errors[g] : 0;
       lo = std::min(lo, v < 0 ? v - e : v), hi = std::max(hi, v + e);
     }
-  if (!std::isfinite(lo)) lo = log ? 0.1 : 0, hi = 1;
+  for (const auto& ref : f.references)  // a reference line is read against the bars: in range
+    if (std::isfinite(ref.value) && (!log || ref.value > 0))
+      lo = std::min(lo, ref.value), hi = std::max(hi, ref.value);
+  if (!std::isfinite(lo)) return {log ? 0.1 : 0.0, 1.0};
+  return {lo, hi};
+}
+
+// Each reference as a dashed dark line across every group, named in the legend.
+void add_reference_lines(QCustomPlot& plot, const BarFigure& f, bool log) {
+  for (size_t i = 0; i < f.references.size(); ++i) {
+    const BarReference& ref = f.references[i];
+    if (!std::isfinite(ref.value) || (log && ref.value <= 0)) continue;
+    QCPGraph* line = plot.addGraph(plot.xAxis, plot.yAxis);
+    const double right = static_cast<double>(f.groups.size()) - 0.4;
+    line->setData(QVector<double>{-0.6, right}, QVector<double>{ref.value, ref.value}, true);
+    QPen pen(QColor(40, 40, 40), 1.2 * px_per_pt(), i % 2 ? Qt::DotLine : Qt::DashLine);
+    line->setPen(pen);
+    line->setName(detail::qstr(ref.label));
+    if (ref.label.empty()) line->removeFromLegend();
+  }
+}
+
+}  // namespace
+
+void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style) {
+  detail::reset_plot(plot, f.title, style);
+  detail::apply_scale(plot.yAxis, f.y.scale);
+  detail::apply_scale(plot.yAxis2, f.y.scale);
+  style_axis(plot.yAxis, style, true);
+  const bool log = f.y.scale == Scale::Log;
+
+  auto [lo, hi] = value_range(f, log);
   // Bars grow from 0, or on a log axis from a decade below the smallest bar.
   const double base = log ? std::pow(10.0, std::floor(std::log10(lo)) - (lo == hi ? 1 : 0)) : 0.0;
 
@@ -90,6 +116,8 @@ void setup_bar_figure(QCustomPlot& plot, const BarFigure& f, const Style& style)
     key->setPen(QPen(Qt::black, 0.8 * px_per_pt()));
     key->setName(detail::qstr(f.errors_are));
   }
+
+  add_reference_lines(plot, f, log);
 
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   size_t longest = 0;

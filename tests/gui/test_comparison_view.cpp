@@ -17,6 +17,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "gui/comparison_view.h"
+#include "gui/export_targets.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
 
@@ -149,6 +150,61 @@ class ComparisonViewTest : public QObject {
     fathom::gui::ComparisonView again;
     again.restoreSettings(settings);
     QVERIFY(again.logScale()->isChecked());
+  }
+
+  // A fork sweep's bars are read against their parent: a dashed line at its final value,
+  // named in the legend, on screen and in the exported figure; a sweep of runs that are no
+  // forks of one run has none.
+  void aForkSweepsParentIsALineAcrossItsBars() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("forks.db");
+    auto store = Store::open(db.toStdString());
+    NewRun p;
+    p.name = "base";
+    const int64_t parent = store.create_run(p);
+    store.set_final_metric(parent, "valid_ppl", 30.0);
+    store.finish_run(parent, "finished");
+    for (auto [lr, ppl] : {std::pair{"0.001", 24.0}, {"0.003", 26.0}}) {
+      NewRun r;
+      r.name = std::string("rescue/lr=") + lr;
+      r.sweep = "rescue";
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "forked_from", std::to_string(parent));
+      store.set_tag(id, "forked_at", "300");
+      store.set_final_metric(id, "valid_ppl", ppl);
+      store.finish_run(id, "finished");
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("rescue", "axis.train.lr", "", "valid_ppl"));
+    const QString label = QStringLiteral("parent #%1: 30").arg(parent);  // 4 significant digits
+    QCPGraph* line = nullptr;
+    for (int i = 0; i < view.chart()->graphCount(); ++i)
+      if (view.chart()->graph(i)->name() == label) line = view.chart()->graph(i);
+    QVERIFY2(line, "no parent line");
+    QCOMPARE(line->data()->at(0)->value, 30.0);
+    QVERIFY(view.chart()->yAxis->range().upper >= 30.0);
+    const auto exported = fathom::gui::figure_to_export(view.chart());
+    QVERIFY(exported);
+    const auto& bars = std::get<fathom::plot::BarFigure>(*exported);
+    QCOMPARE(bars.references.size(), size_t(1));
+    QCOMPARE(bars.references[0].label, label.toStdString());
+
+    NewRun other;
+    other.name = "rescue/lr=0.01";
+    other.sweep = "rescue";
+    const int64_t plain = store.create_run(other);  // no fork: the sweep is no fork sweep now
+    store.set_tag(plain, "axis.train.lr", "0.01");
+    store.set_final_metric(plain, "valid_ppl", 25.0);
+    store.finish_run(plain, "finished");
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("rescue", "axis.train.lr", "", "valid_ppl"));
+    QCOMPARE(view.chart()->graphCount(), 0);
   }
 
   void testsEveryRowAgainstTheChosenOne() {

@@ -285,6 +285,28 @@ TEST_F(Export, AComparisonTableBecomesBarsWithTheirIntervals) {
   EXPECT_EQ(axis_short_name("train.lr"), "lr");
 }
 
+// A reference (a fork sweep's parent) is a dashed line across every group at its value, named
+// in the legend, and the value axis reaches it though every bar is lower.
+TEST_F(Export, ABarReferenceIsALineAcrossTheGroupsInRange) {
+  BarFigure f;
+  f.groups = {"0.001", "0.003", "0.01"};
+  f.series = {{"", {2.0, 3.0, 4.0}}};
+  f.references = {{10.0, "parent #1: 10.00"}};
+  QCustomPlot plot;
+  setup_bar_figure(plot, f);
+  ASSERT_EQ(plot.graphCount(), 1);
+  const QCPGraph* line = plot.graph(0);
+  EXPECT_EQ(line->name(), "parent #1: 10.00");
+  ASSERT_EQ(line->dataCount(), 2);
+  EXPECT_EQ(line->data()->at(0)->key, -0.6);
+  EXPECT_EQ(line->data()->at(1)->key, 2.6);  // the last group's bar edge and margin
+  EXPECT_EQ(line->data()->at(0)->value, 10.0);
+  EXPECT_EQ(line->data()->at(1)->value, 10.0);
+  EXPECT_NE(line->pen().style(), Qt::SolidLine);
+  EXPECT_TRUE(plot.legend->hasItemWithPlottable(line));
+  EXPECT_GE(plot.yAxis->range().upper, 10.0);
+}
+
 // Issue 36: the Compare chart's legend covered the top of the tallest whisker (2 rows x 3
 // learning rates, two seeds: wide intervals). Now the axis leaves the legend room above every
 // bar and whisker: after layout, the legend's rectangle lies above every whisker's top.

@@ -58,6 +58,19 @@ TEST(FigureJson, LineBarCurvesRoundTrip) {
   bar.series = {{"enc_attn", {1.0, kNaN}}};
   bar.y.scale = Scale::Log;
   expect_round_trip(bar);
+  // Whiskers (NaN: none on that bar), what they are, and reference lines come back too.
+  bar.series[0].errors = {0.25, kNaN};
+  bar.errors_are = "95 % CI of the mean over seeds";
+  bar.references = {{0.5, "parent #3: 0.5"}};
+  expect_round_trip(bar);
+  const auto bars = std::get<BarFigure>(figure_from_json(to_json(bar)));
+  ASSERT_EQ(bars.series[0].errors.size(), 2u);
+  EXPECT_EQ(bars.series[0].errors[0], 0.25);
+  EXPECT_TRUE(std::isnan(bars.series[0].errors[1]));
+  EXPECT_EQ(bars.errors_are, bar.errors_are);
+  ASSERT_EQ(bars.references.size(), 1u);
+  EXPECT_EQ(bars.references[0].value, 0.5);
+  EXPECT_EQ(bars.references[0].label, "parent #3: 0.5");
 
   CurveFigure curves;
   curves.smoothing = 0.9;
