@@ -159,22 +159,24 @@ class ComparisonViewTest : public QObject {
     QTemporaryDir dir;
     const QString db = dir.filePath("forks.db");
     auto store = Store::open(db.toStdString());
-    NewRun p;
-    p.name = "base";
-    const int64_t parent = store.create_run(p);
-    store.set_final_metric(parent, "valid_ppl", 30.0);
-    store.finish_run(parent, "finished");
-    for (auto [lr, ppl] : {std::pair{"0.001", 24.0}, {"0.003", 26.0}}) {
+    // A finished run with its valid_ppl: in sweep rescue at `lr`, a fork of `parent` if given.
+    auto add = [&](const std::string& lr, double ppl, int64_t parent) {
       NewRun r;
-      r.name = std::string("rescue/lr=") + lr;
-      r.sweep = "rescue";
+      r.name = lr.empty() ? "base" : "rescue/lr=" + lr;
+      r.sweep = lr.empty() ? "" : "rescue";
       const int64_t id = store.create_run(r);
-      store.set_tag(id, "axis.train.lr", lr);
-      store.set_tag(id, "forked_from", std::to_string(parent));
-      store.set_tag(id, "forked_at", "300");
+      if (!lr.empty()) store.set_tag(id, "axis.train.lr", lr);
+      if (parent) {
+        store.set_tag(id, "forked_from", std::to_string(parent));
+        store.set_tag(id, "forked_at", "300");
+      }
       store.set_final_metric(id, "valid_ppl", ppl);
       store.finish_run(id, "finished");
-    }
+      return id;
+    };
+    const int64_t parent = add("", 30.0, 0);
+    add("0.001", 24.0, parent);
+    add("0.003", 26.0, parent);
     QString error;
     auto session = fathom::gui::StoreSession::open(db, &error);
     QVERIFY2(session, qPrintable(error));
@@ -195,13 +197,7 @@ class ComparisonViewTest : public QObject {
     QCOMPARE(bars.references.size(), size_t(1));
     QCOMPARE(bars.references[0].label, label.toStdString());
 
-    NewRun other;
-    other.name = "rescue/lr=0.01";
-    other.sweep = "rescue";
-    const int64_t plain = store.create_run(other);  // no fork: the sweep is no fork sweep now
-    store.set_tag(plain, "axis.train.lr", "0.01");
-    store.set_final_metric(plain, "valid_ppl", 25.0);
-    store.finish_run(plain, "finished");
+    add("0.01", 25.0, 0);  // no fork: the sweep is no fork sweep now
     view.setRuns(session->store.list_runs());
     QVERIFY(view.choose("rescue", "axis.train.lr", "", "valid_ppl"));
     QCOMPARE(view.chart()->graphCount(), 0);
