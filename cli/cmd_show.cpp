@@ -77,9 +77,29 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
   return find_spikes(points, rule);
 }
 
+// The runs forked from `run` (tag forked_from), oldest first.
+std::vector<int64_t> forks_of(const db::Store& store, int64_t run) {
+  std::vector<int64_t> forks;
+  for (const auto& [id, parent] : store.tagged_runs(db::kForkedFromTag))
+    if (parent == std::to_string(run)) forks.push_back(id);
+  return forks;
+}
+
+// "3 runs: #2, #3, #4" -- the first kShownForks named, then how many more.
+std::string forks_text(const std::vector<int64_t>& forks) {
+  constexpr size_t kShownForks = 10;
+  std::string text = std::to_string(forks.size()) + (forks.size() == 1 ? " run: " : " runs: ");
+  for (size_t i = 0; i < forks.size() && i < kShownForks; ++i)
+    text += (i ? ", #" : "#") + std::to_string(forks[i]);
+  if (forks.size() > kShownForks)
+    text += " and " + std::to_string(forks.size() - kShownForks) + " more";
+  return text;
+}
+
 // The run's own columns: status (and why it is shown so, or that train.patience ended it),
-// times, where it ran, the run it was forked from.
-void print_fields(const db::RunRecord& run, const std::map<std::string, std::string>& tags) {
+// times, where it ran, the run it was forked from and the runs forked from it.
+void print_fields(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
+                  const std::vector<int64_t>& forks) {
   const bool stopped_early = db::ended_by_early_stop(tags);
   std::cout << "run " << run.id << "  " << run.name << "\n";
   std::string status = experiments::shown_status(run, db::unix_now());
@@ -93,6 +113,7 @@ void print_fields(const db::RunRecord& run, const std::map<std::string, std::str
   field("error", run.error);
   field("sweep", run.sweep);
   if (const auto origin = db::fork_origin(tags)) field("fork of", db::fork_of_text(*origin, tags));
+  if (!forks.empty()) field("forks", forks_text(forks));
   field("updates", std::to_string(run.updates));
   field("created", local_time(run.created_at));
   if (run.started_at > 0) field("started", local_time(run.started_at));
@@ -214,7 +235,7 @@ void print_spikes(const db::RunRecord& run, const db::Store& store, const SpikeR
 
 void print_text(const db::RunRecord& run, const db::Store& store, const std::string& run_dir,
                 const SpikeRule& rule) {
-  print_fields(run, store.tags(run.id));
+  print_fields(run, store.tags(run.id), forks_of(store, run.id));
   if (!run.final_metrics.empty()) {
     std::cout << "final metrics\n";
     for (const auto& [name, value] : run.final_metrics)
@@ -240,6 +261,7 @@ nlohmann::ordered_json to_json(const db::RunRecord& run, const db::Store& store,
   out["config"] = config.is_discarded() ? nlohmann::ordered_json(run.config_json) : config;
   out["config_yaml"] = run.config_yaml;
   out["tags"] = store.tags(run.id);
+  out["forks"] = forks_of(store, run.id);
   out["best_points"] = nlohmann::ordered_json::object();
   for (const auto& b : best_points(run, store))
     out["best_points"][b.metric] = {

@@ -893,8 +893,13 @@ TEST_F(Cli, ForkFromAKeptCheckpointAndShowItsSpikes) {
                                 " at update 6 (train.lr=0.001)\n"),
             std::string::npos)
       << fork_shown.out;
-  EXPECT_EQ(fathom({"--db", db(), "show", std::to_string(runs[0].id)}).out.find("fork of"),
-            std::string::npos);
+  const Result parent_shown = fathom({"--db", db(), "show", std::to_string(runs[0].id)});
+  EXPECT_EQ(parent_shown.out.find("fork of"), std::string::npos);
+  EXPECT_NE(parent_shown.out.find("  forks      1 run: #" + std::to_string(runs[1].id) + "\n"),
+            std::string::npos)
+      << parent_shown.out;
+  const Result parent_json = fathom({"--db", db(), "--json", "show", std::to_string(runs[0].id)});
+  EXPECT_EQ(nlohmann::json::parse(parent_json.out)["forks"], nlohmann::json::array({runs[1].id}));
   const Result refused =
       fathom({"--db", db(), "train", "--fork", "cli-tiny", "--from", "5", "--no-progress"});
   EXPECT_EQ(refused.status, 2);
