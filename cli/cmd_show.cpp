@@ -79,21 +79,7 @@ std::vector<Spike> spikes_of(const db::Store& store, int64_t run, const std::str
 
 // The runs forked from `run` (tag forked_from), oldest first.
 std::vector<int64_t> forks_of(const db::Store& store, int64_t run) {
-  std::vector<int64_t> forks;
-  for (const auto& [id, parent] : store.tagged_runs(db::kForkedFromTag))
-    if (parent == std::to_string(run)) forks.push_back(id);
-  return forks;
-}
-
-// "3 runs: #2, #3, #4" -- the first kShownForks named, then how many more.
-std::string forks_text(const std::vector<int64_t>& forks) {
-  constexpr size_t kShownForks = 10;
-  std::string text = std::to_string(forks.size()) + (forks.size() == 1 ? " run: " : " runs: ");
-  for (size_t i = 0; i < forks.size() && i < kShownForks; ++i)
-    text += (i ? ", #" : "#") + std::to_string(forks[i]);
-  if (forks.size() > kShownForks)
-    text += " and " + std::to_string(forks.size() - kShownForks) + " more";
-  return text;
+  return db::forks_among(store.tagged_runs(db::kForkedFromTag), run);
 }
 
 // The run's own columns: status (and why it is shown so, or that train.patience ended it),
@@ -113,7 +99,7 @@ void print_fields(const db::RunRecord& run, const std::map<std::string, std::str
   field("error", run.error);
   field("sweep", run.sweep);
   if (const auto origin = db::fork_origin(tags)) field("fork of", db::fork_of_text(*origin, tags));
-  if (!forks.empty()) field("forks", forks_text(forks));
+  if (!forks.empty()) field("forks", db::forks_text(forks));
   field("updates", std::to_string(run.updates));
   field("created", local_time(run.created_at));
   if (run.started_at > 0) field("started", local_time(run.started_at));

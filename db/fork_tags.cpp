@@ -29,6 +29,22 @@ std::optional<ForkOrigin> shared_fork_origin(
   return shared;
 }
 
+std::vector<int64_t> forks_among(const std::map<int64_t, std::string>& forked_from, int64_t run) {
+  std::vector<int64_t> forks;
+  for (const auto& [id, parent] : forked_from)
+    if (parent == std::to_string(run)) forks.push_back(id);
+  return forks;
+}
+
+std::string forks_text(const std::vector<int64_t>& forks) {
+  constexpr size_t kNamed = 10;
+  std::string text = std::to_string(forks.size()) + (forks.size() == 1 ? " run: " : " runs: ");
+  for (size_t i = 0; i < forks.size() && i < kNamed; ++i)
+    text += (i ? ", #" : "#") + std::to_string(forks[i]);
+  if (forks.size() > kNamed) text += " and " + std::to_string(forks.size() - kNamed) + " more";
+  return text;
+}
+
 std::string fork_label(const ForkOrigin& origin) {
   return "(fork of #" + std::to_string(origin.parent) + " at " + std::to_string(origin.step) + ")";
 }

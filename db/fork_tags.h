@@ -33,6 +33,14 @@ std::optional<ForkOrigin> fork_origin(const std::map<std::string, std::string>& 
 std::optional<ForkOrigin> shared_fork_origin(
     const std::vector<std::map<std::string, std::string>>& runs_tags);
 
+// The runs forked from `run`, oldest first, among `forked_from` (each tagged run's parent as
+// Store::tagged_runs(kForkedFromTag) gives them).
+std::vector<int64_t> forks_among(const std::map<int64_t, std::string>& forked_from, int64_t run);
+
+// "3 runs: #13, #14, #15" (the first ten named, then "and N more"): `fathom show`'s and the run
+// page's "forks" line.
+std::string forks_text(const std::vector<int64_t>& forks);
+
 // "(fork of #12 at 300)", for a run's label.
 std::string fork_label(const ForkOrigin& origin);
 

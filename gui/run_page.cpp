@@ -83,7 +83,8 @@ void flatten(const nlohmann::json& j, const std::string& path,
 // spaces (a fixed width ran long keys into their values: "decode_time_s5.98552").
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
                       const std::vector<db::Artifact>& artifacts, const std::string& run_dir,
-                      const std::vector<db::SystemSummary>& system) {
+                      const std::vector<db::SystemSummary>& system,
+                      const std::vector<int64_t>& forks) {
   struct Row {
     QString key, value;
     bool heading;
@@ -98,6 +99,7 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   line("sweep", QString::fromStdString(run.sweep));
   if (const auto origin = db::fork_origin(tags))  // as `fathom show` says it
     line("fork of", QString::fromStdString(db::fork_of_text(*origin, tags)));
+  if (!forks.empty()) line("forks", QString::fromStdString(db::forks_text(forks)));
   QString status = run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0);
   if (run.status == db::status::kFinished && db::ended_by_early_stop(tags))
     status += QStringLiteral(" (early stop: train.patience)");  // as `fathom show` says
@@ -258,8 +260,10 @@ void RunPage::readAgain() {
   charts_->refresh(*store_, run_, tags, artifacts);
   if (translate_) translate_->setCheckpoints(artifacts);
   if (lm_attention_) lm_attention_->setCheckpoints(artifacts);
-  set_text_in_place(overview_, overview_text(run_, tags, artifacts, run_dir_,
-                                             db::system_summary(*store_, run_.id)));
+  set_text_in_place(
+      overview_,
+      overview_text(run_, tags, artifacts, run_dir_, db::system_summary(*store_, run_.id),
+                    db::forks_among(store_->tagged_runs(db::kForkedFromTag), run_.id)));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));
   const std::string log = run_dir_.empty() ? "" : experiments::worker_log_path(run_dir_);
   const QString log_text = log.empty() ? QString() : tail_of(log, 400);

@@ -184,6 +184,10 @@ class RunPageTest : public QObject {
     auto fork_line = [&](int64_t id) { return overview_line(id, QStringLiteral("fork of")); };
     QCOMPARE(fork_line(whole), QStringLiteral("run %1 at update 30 (train.lr=0.0005)").arg(early));
     QCOMPARE(fork_line(early), QString());
+    // Its parent lists it.
+    QCOMPARE(overview_line(early, QStringLiteral("forks")),
+             QStringLiteral("1 run: #%1").arg(whole));
+    QCOMPARE(overview_line(whole, QStringLiteral("forks")), QString());
   }
 
   // The loss chart marks, on valid_loss, the checkpoint the final evaluation measured (tag

@@ -200,6 +200,16 @@ TEST(ForkTags, OnlyWholeNumbersMakeAFork) {
   EXPECT_FALSE(db::fork_origin(Tags{{"forked_from", "12"}, {"forked_at", "3e2"}}));
   EXPECT_FALSE(db::fork_origin(Tags{{"forked_from", "twelve"}, {"forked_at", "300"}}));
   EXPECT_FALSE(db::fork_origin(Tags{{"forked_from", "12"}, {"forked_at", "99999999999999999999"}}));
+  // A parent's forks among the forked_from tags (another parent's, and "120", are not), and
+  // their line: ten named, the rest counted.
+  const std::map<int64_t, std::string> forked_from = {
+      {13, "12"}, {14, "7"}, {15, "120"}, {16, "12"}};
+  EXPECT_EQ(db::forks_among(forked_from, 12), (std::vector<int64_t>{13, 16}));
+  EXPECT_EQ(db::forks_text({13, 16}), "2 runs: #13, #16");
+  EXPECT_EQ(db::forks_text({13}), "1 run: #13");
+  std::vector<int64_t> many;
+  for (int64_t id = 1; id <= 12; ++id) many.push_back(id);
+  EXPECT_EQ(db::forks_text(many), "12 runs: #1, #2, #3, #4, #5, #6, #7, #8, #9, #10 and 2 more");
 }
 
 }  // namespace test_fork_curves
