@@ -71,9 +71,8 @@ std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
 // The runs forked from `run`, oldest first.
 std::vector<db::RunRecord> forks_of(const db::Store& store, const db::RunRecord& run) {
   std::vector<db::RunRecord> forks;
-  for (const auto& [id, parent] : store.tagged_runs(db::kForkedFromTag))
-    if (parent == std::to_string(run.id))
-      if (auto fork = store.find_run(std::to_string(id))) forks.push_back(std::move(*fork));
+  for (int64_t id : db::forks_among(store.tagged_runs(db::kForkedFromTag), run.id))
+    if (auto fork = store.find_run(std::to_string(id))) forks.push_back(std::move(*fork));
   return forks;
 }
 
