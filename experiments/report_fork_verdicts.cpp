@@ -1,5 +1,6 @@
 #include "experiments/report_fork_verdicts.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/metrics/statistics.h"
@@ -30,7 +31,7 @@ std::string p_value(double p) {
 // The finished run with the best final `metric` (its presentation's direction; lower where it
 // has none), or -1: what a choice on validation takes.
 int chosen_on_validation(const std::vector<db::RunRecord>& runs, const std::string& metric) {
-  const bool higher = db::metric::presentation_of(metric).higher_is_better.value_or(false);
+  const bool higher = db::metric::higher_is_better(metric).value_or(false);
   int chosen = -1;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto it = runs[i].final_metrics.find(metric);
@@ -55,7 +56,6 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   if (runs.empty() || !test) return;
   std::vector<PairedBleuResult> results;
   std::vector<double> p;
-  const PairedBleuResult* first = nullptr;
   // ~0.23 s a run on newstest2014's 3,003 sentences (bench_fork_verdicts): a bar past a few.
   ProgressBar bar("paired tests against the parent", static_cast<int64_t>(runs.size()),
                   runs.size() > kQuietTests);
@@ -65,8 +65,9 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     bar.update(static_cast<int64_t>(results.size()), "run " + std::to_string(run.id));
   }
   bar.finish("");
-  for (const auto& r : results)
-    if (r.test && !first) first = &r;
+  const auto tested = std::find_if(results.begin(), results.end(),
+                                   [](const PairedBleuResult& r) { return r.test.has_value(); });
+  const PairedBleuResult* first = tested == results.end() ? nullptr : &*tested;
   out << "## Against the parent\n\n";
   if (!first) {
     out << "No paired test of test BLEU against the parent: " << results.front().why_not << ".\n\n";
@@ -82,8 +83,7 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
       << kForkVerdictAlpha << ".";
   if (chosen >= 0)
     out << " Marked *: the run a choice on validation takes ("
-        << (db::metric::presentation_of(select_by).higher_is_better.value_or(false) ? "highest"
-                                                                                    : "lowest")
+        << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
         << " final " << select_by
         << ") -- the rescue to report; one chosen by these test verdicts would overstate it.";
   out << "\n\n";
