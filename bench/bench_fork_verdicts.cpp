@@ -2,9 +2,12 @@
 // experiments/report_fork_verdicts.h) at the sizes a paper's study reaches: a test set of N
 // sentences (newstest2014 has 3,003) and F forks, each a paired bootstrap of 1,000 draws over
 // generated hypotheses (a vocabulary of 5,000 words, 20-30 a sentence, each fork's words right
-// with its own chance). Prints the section's time in all and per fork.
+// with its own chance) -- and the same section on test perplexity, a language model's test,
+// over the same number of segments of generated NLL (10-40 tokens each). Prints each section's
+// time in all and per fork, side by side.
 //   bench_fork_verdicts [sentences=500,3003] [forks=10,100]
 // Run by hand (never in ctest).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/perplexity_bootstrap.h"
 #include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "experiments/report_fork_verdicts.h"
@@ -37,12 +41,34 @@ std::vector<std::string> hypotheses_of(const std::vector<std::vector<int>>& refe
   return out;
 }
 
+// Each segment's NLL: its tokens at `nats` a token, give or take a quarter nat.
+std::vector<SegmentNll> segments_of(const std::vector<int64_t>& tokens, double nats,
+                                    std::mt19937& rng) {
+  std::normal_distribution<double> noise(0, 0.25);
+  std::vector<SegmentNll> out;
+  for (int64_t t : tokens)
+    out.push_back({static_cast<double>(t) * std::max(0.0, nats + noise(rng)), t});
+  return out;
+}
+
+// Seconds of fork_verdicts_section over `runs` with `test`.
+double section_seconds(const std::vector<db::RunRecord>& runs,
+                       const experiments::PairedTester& test) {
+  db::RunRecord parent;
+  parent.id = 1;
+  std::ostringstream out;
+  const auto start = std::chrono::steady_clock::now();
+  experiments::fork_verdicts_section(out, parent, runs, test, "valid_loss");
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "500,3003");
   const auto fork_counts = bench::parse_size_list(argc > 2 ? argv[2] : "10,100");
-  std::printf("%9s %6s %10s %12s\n", "sentences", "forks", "total s", "ms per fork");
+  std::printf("%9s %6s %12s %16s %12s %16s\n", "segments", "forks", "BLEU total s",
+              "BLEU ms per fork", "ppl total s", "ppl ms per fork");
   for (long n : sizes) {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> word(0, 4999), length(20, 30);
@@ -55,30 +81,41 @@ int bench_main(int argc, char** argv) {
       for (int w : sentence) text += (text.empty() ? "w" : " w") + std::to_string(w);
       references.push_back(text);
     }
+    std::uniform_int_distribution<int64_t> segment_length(10, 40);
+    std::vector<int64_t> tokens(static_cast<size_t>(n));
+    for (auto& t : tokens) t = segment_length(rng);
     for (long forks : fork_counts) {
-      db::RunRecord parent;
-      parent.id = 1;
       std::vector<db::RunRecord> runs(static_cast<size_t>(forks));
       std::map<int64_t, std::vector<std::string>> hypotheses{{1, hypotheses_of(words, 0.5, rng)}};
+      std::map<int64_t, std::vector<SegmentNll>> nll{{1, segments_of(tokens, 3.0, rng)}};
       for (long f = 0; f < forks; ++f) {
+        const double share = static_cast<double>(f) / static_cast<double>(forks);
         runs[static_cast<size_t>(f)].id = 2 + f;
         runs[static_cast<size_t>(f)].status = "finished";
-        hypotheses[2 + f] = hypotheses_of(words, 0.45 + 0.1 * static_cast<double>(f) / forks, rng);
+        hypotheses[2 + f] = hypotheses_of(words, 0.45 + 0.1 * share, rng);
+        nll[2 + f] = segments_of(tokens, 2.95 + 0.1 * share, rng);
       }
-      const experiments::PairedBleuTester test = [&](const db::RunRecord& baseline,
-                                                     const db::RunRecord& system) {
-        experiments::PairedBleuResult r;
-        r.sentences = references.size();
+      const experiments::PairedTester test = [&](const db::RunRecord& baseline,
+                                                 const db::RunRecord& system) {
+        experiments::PairedTestResult r;
+        r.segments = references.size();
         r.test =
             paired_bootstrap_bleu(hypotheses.at(baseline.id), hypotheses.at(system.id), references);
         return r;
       };
-      std::ostringstream out;
-      const auto start = std::chrono::steady_clock::now();
-      experiments::fork_verdicts_section(out, parent, runs, test, "valid_loss");
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("%9ld %6ld %10.2f %12.1f\n", n, forks, s, 1000 * s / static_cast<double>(forks));
+      const experiments::PairedTester ppl_test = [&](const db::RunRecord& baseline,
+                                                     const db::RunRecord& system) {
+        experiments::PairedTestResult r;
+        r.metric = "test perplexity";
+        r.higher_is_better = false;
+        r.segments = tokens.size();
+        r.test = paired_bootstrap_perplexity(nll.at(baseline.id), nll.at(system.id));
+        return r;
+      };
+      const double bleu_s = section_seconds(runs, test), ppl_s = section_seconds(runs, ppl_test);
+      const double per_fork = 1000.0 / static_cast<double>(forks);
+      std::printf("%9ld %6ld %12.2f %16.1f %12.2f %16.1f\n", n, forks, bleu_s, bleu_s * per_fork,
+                  ppl_s, ppl_s * per_fork);
       std::fflush(stdout);
     }
   }

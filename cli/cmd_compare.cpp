@@ -3,7 +3,9 @@
 // metrics, where each run's curves first part from the first run's (experiments/
 // run_agreement.h) -- and whether each run's test BLEU differs from the first run's by more than
 // the choice of test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's
-// --paired-bs) of the hypotheses each run stored, against the test references of their common data.
+// --paired-bs) of the hypotheses each run stored, against the test references of their common
+// data -- and the same for test perplexity, from the NLL of every test segment each run stored
+// (a language model's only test).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/paired_tests.h"
 #include "cli/stored_hypotheses.h"
 #include "db/fork_tags.h"
 #include "db/store.h"
@@ -48,8 +51,8 @@ std::string fixed(double v, int digits = 2) {
 }
 
 // What compare() found: the runs, the settings that differ, what they were computed with where
-// that differs, the final metrics every run has, and the paired BLEU tests of each run against
-// the first (none when `paired.why_not` says).
+// that differs, the final metrics every run has, and the paired BLEU and perplexity tests of each
+// run against the first (none when `paired.why_not`, `nll.why_not` say).
 struct Comparison {
   std::vector<db::RunRecord> runs;
   std::map<std::string, std::vector<std::string>> differing;
@@ -59,6 +62,8 @@ struct Comparison {
   PairedInput paired;
   std::vector<PairedBootstrap> tests;
   std::vector<std::optional<db::ForkOrigin>> forks;  // each run's, where it is a fork
+  NllInput nll;
+  std::vector<PairedBootstrap> perplexity_tests;
 };
 
 // What run `b`'s curve shares with run `a`'s by construction -- a fork's points up to its fork
@@ -79,7 +84,8 @@ std::string shared_by_forking(const db::RunRecord& a, const std::optional<db::Fo
 }
 
 void print_comparison_json(const Comparison& c) {
-  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
+               perplexity_tests] = c;
   nlohmann::json j;
   j["runs"] = nlohmann::json::array();
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -96,24 +102,52 @@ void print_comparison_json(const Comparison& c) {
   for (size_t i = 0; i < curves.size(); ++i)
     j["curves"]["versus_" + std::to_string(runs[i + 1].id)] =
         experiments::agreement_json(curves[i]);
-  if (!paired.why_not.empty()) j["paired_bootstrap"] = {{"skipped", paired.why_not}};
-  for (size_t i = 0; i < tests.size(); ++i)
-    j["paired_bootstrap"]["versus_" + std::to_string(runs[i + 1].id)] = {
-        {"baseline",
-         {{"bleu", tests[i].baseline.score},
-          {"mean", tests[i].baseline.mean},
-          {"ci95", tests[i].baseline.ci}}},
-        {"system",
-         {{"bleu", tests[i].system.score},
-          {"mean", tests[i].system.mean},
-          {"ci95", tests[i].system.ci}}},
-        {"p", tests[i].p},
-        {"samples", tests[i].samples}};
+  const auto put_tests = [&](const char* key, const char* score, const std::string& why_not,
+                             const std::vector<PairedBootstrap>& found) {
+    if (!why_not.empty()) j[key] = {{"skipped", why_not}};
+    for (size_t i = 0; i < found.size(); ++i)
+      j[key]["versus_" + std::to_string(runs[i + 1].id)] = {
+          {"baseline",
+           {{score, found[i].baseline.score},
+            {"mean", found[i].baseline.mean},
+            {"ci95", found[i].baseline.ci}}},
+          {"system",
+           {{score, found[i].system.score},
+            {"mean", found[i].system.mean},
+            {"ci95", found[i].system.ci}}},
+          {"difference", found[i].difference},
+          {"difference_ci95", {found[i].difference_low, found[i].difference_high}},
+          {"p", found[i].p},
+          {"samples", found[i].samples}};
+  };
+  put_tests("paired_bootstrap", "bleu", paired.why_not, tests);
+  put_tests("paired_bootstrap_perplexity", "perplexity", nll.why_not, perplexity_tests);
   std::cout << j.dump(2) << "\n";
 }
 
+// One paired test's lines: each run's test score against the first run's, or why there is none.
+void print_tests(const std::string& score, const std::string& why_not, size_t segments,
+                 const std::vector<PairedBootstrap>& found, int digits, const Comparison& c,
+                 const CompareArgs& a, const std::string& segments_are = "sentences") {
+  if (!why_not.empty()) {
+    std::cout << "No paired " << score << " test: " << why_not << ".\n";
+    return;
+  }
+  std::cout << "\nTest " << score << " against " << run_label(c.runs.front())
+            << ", paired bootstrap resampling of " << segments << " " << segments_are << " ("
+            << a.samples << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
+  const auto interval = [digits](const BootstrapScore& b) {
+    return fixed(b.score, digits) + " [" + fixed(b.mean - b.ci, digits) + ", " +
+           fixed(b.mean + b.ci, digits) + "]";
+  };
+  for (size_t i = 0; i < found.size(); ++i)
+    std::cout << "- " << run_label(c.runs[i + 1]) << ": " << interval(found[i].system) << " vs "
+              << interval(found[i].baseline) << ": p = " << fixed(found[i].p, 4) << "\n";
+}
+
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
-  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
+  const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
+               perplexity_tests] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
   // as its axes, and a column each made the tables too wide to read.
   std::cout << "Runs:\n\n";
@@ -167,26 +201,18 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
               << "\n";
   }
   std::cout << "\n";
-  if (!paired.why_not.empty()) {
-    std::cout << "No paired BLEU test: " << paired.why_not << ".\n";
-    return;
-  }
-  std::cout << "Test BLEU against " << run_label(runs.front())
-            << ", paired bootstrap resampling of " << paired.references.size() << " sentences ("
-            << a.samples << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
-  const auto interval = [](const BootstrapBleu& b) {
-    return fixed(b.score) + " [" + fixed(b.mean - b.ci) + ", " + fixed(b.mean + b.ci) + "]";
-  };
-  for (size_t i = 0; i < tests.size(); ++i)
-    std::cout << "- " << run_label(runs[i + 1]) << ": " << interval(tests[i].system) << " vs "
-              << interval(tests[i].baseline) << ": p = " << fixed(tests[i].p, 4) << "\n";
+  print_tests("BLEU", paired.why_not, paired.references.size(), tests, 2, c, a);
+  const bool lm = paired.why_not.find("language model") != std::string::npos;
+  print_tests("perplexity", nll.why_not, nll.segments.empty() ? 0 : nll.segments.front().size(),
+              perplexity_tests, 3, c, a, lm ? "sequences" : "sentences");
 }
 
 void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
-  auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks] = c;
+  auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
+         perplexity_tests] = c;
   std::vector<nlohmann::json> configs;
   for (const auto& name : a.runs) {
     auto r = store.find_run(name);
@@ -215,6 +241,14 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     for (size_t i = 1; i < runs.size(); ++i)
       tests.push_back(paired_bootstrap_bleu(paired.hypotheses.front(), paired.hypotheses[i],
                                             paired.references, a.samples, a.seed));
+  nll = segment_nll_input(store, resolve_store_paths(global), runs);
+  for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
+      perplexity_tests.push_back(
+          paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed));
+    } catch (const std::invalid_argument& e) {  // other tokenisations
+      perplexity_tests.clear();
+      nll.why_not = run_label(runs[i]) + " against " + run_label(runs.front()) + ": " + e.what();
+    }
 
   if (global.json)
     print_comparison_json(c);
@@ -228,8 +262,8 @@ void add_compare_command(CLI::App& app, GlobalOptions& global) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "What differs between runs (settings, final metrics) and whether their test BLEU differs "
-      "significantly from the first run's (paired bootstrap)");
+      "What differs between runs (settings, final metrics) and whether their test BLEU and test "
+      "perplexity differ significantly from the first run's (paired bootstrap)");
   cmd->add_option("runs", a->runs, "two or more runs (ids or names); the first is the baseline")
       ->required();
   cmd->add_option("--samples", a->samples, "bootstrap draws (default 1000, as sacreBLEU)")

@@ -3,9 +3,12 @@
 // Holm family (experiments/verdicts.h) -- its size and alpha, each test's raw and adjusted p,
 // and for an inconclusive one the seeds per arm that would decide it. `--paired-bootstrap`
 // adds, for each BLEU test, the paired bootstrap over the test set pooled over the seeds both
-// arms share (base/metrics/bleu_bootstrap.h), from the hypotheses the runs stored.
+// arms share (base/metrics/bleu_bootstrap.h), from the hypotheses the runs stored; for each
+// valid_ppl or test_ppl test, the same over that split's segments' stored NLL
+// (base/metrics/perplexity_bootstrap.h).
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -14,6 +17,7 @@
 #include "base/util/strings.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/paired_tests.h"
 #include "cli/stored_hypotheses.h"
 #include "experiments/verdicts.h"
 
@@ -36,45 +40,102 @@ std::string signed_number(double v) {
   return buf;
 }
 
-// One BLEU test's paired bootstrap over the test set, pooled over the seeds both arms have: a
-// Markdown row, or the row with why it could not be run.
-std::string bootstrap_row(const experiments::VerdictTest& t, const db::Store& store,
-                          const db::StorePaths& paths, const VerdictArgs& a) {
-  std::vector<db::RunRecord> runs;  // versus, row; versus, row; ... one pair per shared seed
+// A test's two arms' runs paired by the seeds both have: versus, row; versus, row; ...
+std::vector<db::RunRecord> runs_paired_by_seed(const experiments::VerdictTest& t,
+                                               const db::Store& store) {
+  std::vector<db::RunRecord> runs;
   for (const auto& [seed, row_id] : t.row_runs)
     if (auto it = t.versus_runs.find(seed); it != t.versus_runs.end()) {
       runs.push_back(*store.find_run(std::to_string(it->second)));
       runs.push_back(*store.find_run(std::to_string(row_id)));
     }
-  const std::string head = "| " + t.column + " | " + t.row + " | " + t.versus + " | " +
+  return runs;
+}
+
+// One test's paired bootstrap over the evaluation set, pooled over the seeds both arms have:
+// a Markdown row, or the row with why it could not be run. `pooled` runs it on the pairs' runs
+// and says why not, or nothing.
+using PooledTest =
+    std::function<std::string(const std::vector<db::RunRecord>& runs, PairedBootstrap& result)>;
+std::string bootstrap_row(const experiments::VerdictTest& t, const db::Store& store,
+                          const PooledTest& pooled, const std::string& first_cell = "") {
+  const std::vector<db::RunRecord> runs = runs_paired_by_seed(t, store);
+  const std::string head = "| " + first_cell + (first_cell.empty() ? "" : " | ") + t.column +
+                           " | " + t.row + " | " + t.versus + " | " +
                            std::to_string(runs.size() / 2) + " | ";
   if (runs.empty()) return head + "- | - | no seed in common |\n";
-  const PairedInput in = paired_input(store, paths, runs);
-  if (!in.why_not.empty()) return head + "- | - | " + in.why_not + " |\n";
-  std::vector<HypothesisPair> pairs;
-  for (size_t i = 0; i + 1 < in.hypotheses.size(); i += 2)
-    pairs.push_back(HypothesisPair{in.hypotheses[i], in.hypotheses[i + 1]});
-  const PairedBootstrap r = pooled_paired_bootstrap_bleu(pairs, in.references, a.samples, a.seed);
+  PairedBootstrap r;
+  const std::string why_not = pooled(runs, r);
+  if (!why_not.empty()) return head + "- | - | " + why_not + " |\n";
   char p[32];
   std::snprintf(p, sizeof p, "%.4f", r.p);
   return head + signed_number(r.difference) + " | [" + signed_number(r.difference_low) + ", " +
          signed_number(r.difference_high) + "] | " + p + " |\n";
 }
 
-// The BLEU tests' paired bootstraps, beside Welch's tests over seeds.
+PooledTest pooled_bleu(const db::Store& store, const db::StorePaths& paths, const VerdictArgs& a) {
+  return [&store, paths, &a](const std::vector<db::RunRecord>& runs, PairedBootstrap& result) {
+    const PairedInput in = paired_input(store, paths, runs);
+    if (!in.why_not.empty()) return in.why_not;
+    std::vector<HypothesisPair> pairs;
+    for (size_t i = 0; i + 1 < in.hypotheses.size(); i += 2)
+      pairs.push_back(HypothesisPair{in.hypotheses[i], in.hypotheses[i + 1]});
+    result = pooled_paired_bootstrap_bleu(pairs, in.references, a.samples, a.seed);
+    return std::string();
+  };
+}
+
+// valid_ppl or test_ppl: the NLL of that split's segments.
+PooledTest pooled_perplexity(const db::Store& store, const db::StorePaths& paths,
+                             const VerdictArgs& a, const std::string& split) {
+  return
+      [&store, paths, &a, split](const std::vector<db::RunRecord>& runs, PairedBootstrap& result) {
+        const NllInput in = segment_nll_input(store, paths, runs, split);
+        if (!in.why_not.empty()) return in.why_not;
+        std::vector<NllPair> pairs;
+        for (size_t i = 0; i + 1 < in.segments.size(); i += 2)
+          pairs.push_back(NllPair{in.segments[i], in.segments[i + 1]});
+        try {
+          result = pooled_paired_bootstrap_perplexity(pairs, a.samples, a.seed);
+        } catch (const std::invalid_argument& e) {  // other tokenisations
+          return std::string(e.what());
+        }
+        return std::string();
+      };
+}
+
+// The BLEU and perplexity tests' paired bootstraps, beside Welch's tests over seeds.
 std::string bootstrap_section(const experiments::VerdictFamily& family, const db::Store& store,
                               const GlobalOptions& global, const VerdictArgs& a) {
   const db::StorePaths paths = resolve_store_paths(global);
-  std::string rows;
-  for (const auto& t : family.tests)
-    if (t.metric.find("bleu") != std::string::npos) rows += bootstrap_row(t, store, paths, a);
-  if (rows.empty()) return "";
-  return "\nBLEU over the test set: the paired bootstrap pooled over the seeds both arms share "
-         "(each seed's two hypothesis files resampled with the same sentences; the mean of row - "
-         "versus; Koehn 2004), beside Welch's test over seeds above, not in its Holm family\n\n"
-         "| column | row | versus | seeds paired | row - versus | 95 % interval | p |\n"
-         "| --- | --- | --- | ---: | ---: | --- | ---: |\n" +
-         rows + "\n*" + std::to_string(a.samples) + " draws, seed " + std::to_string(a.seed) +
+  std::string bleu_rows, ppl_rows;
+  for (const auto& t : family.tests) {
+    if (t.metric.find("bleu") != std::string::npos)
+      bleu_rows += bootstrap_row(t, store, pooled_bleu(store, paths, a));
+    for (const std::string split : {"valid", "test"})
+      if (t.metric == split + "_ppl")
+        ppl_rows += bootstrap_row(t, store, pooled_perplexity(store, paths, a, split), t.metric);
+  }
+  std::string text;
+  if (!bleu_rows.empty())
+    text +=
+        "\nBLEU over the test set: the paired bootstrap pooled over the seeds both arms share "
+        "(each seed's two hypothesis files resampled with the same sentences; the mean of "
+        "row - versus; Koehn 2004), beside Welch's test over seeds above, not in its Holm "
+        "family\n\n"
+        "| column | row | versus | seeds paired | row - versus | 95 % interval | p |\n"
+        "| --- | --- | --- | ---: | ---: | --- | ---: |\n" +
+        bleu_rows;
+  if (!ppl_rows.empty())
+    text +=
+        "\nPerplexity over its evaluation set: the same paired bootstrap on the NLL of every "
+        "segment each run stored (corpus perplexity of each draw; negative is better), "
+        "beside Welch's test over seeds above, not in its Holm family\n\n"
+        "| metric | column | row | versus | seeds paired | row - versus | 95 % interval | p "
+        "|\n| --- | --- | --- | --- | ---: | ---: | --- | ---: |\n" +
+        ppl_rows;
+  if (text.empty()) return "";
+  return text + "\n*" + std::to_string(a.samples) + " draws, seed " + std::to_string(a.seed) +
          "*\n";
 }
 
@@ -135,8 +196,9 @@ void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--digits", a->digits, "decimals of the means (md)")->check(CLI::Range(0, 10));
   cmd->add_option("--format", a->format, "md | csv")->check(CLI::IsMember({"md", "csv"}));
   cmd->add_flag("--paired-bootstrap", a->paired_bootstrap,
-                "for each BLEU test, also the paired bootstrap over the test set, pooled over the "
-                "seeds both arms share, from the runs' stored hypotheses (md)");
+                "for each BLEU, valid_ppl or test_ppl test, also the paired bootstrap over its "
+                "evaluation set, pooled over the seeds both arms share, from the runs' stored "
+                "hypotheses or segment NLL (md)");
   cmd->add_option("--samples", a->samples, "bootstrap draws (default 1000)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", a->seed, "the draws' seed (default 12345)");

@@ -7,7 +7,7 @@
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
-#include "cli/stored_hypotheses.h"
+#include "cli/paired_tests.h"
 #include "db/metric_names.h"
 #include "experiments/report.h"
 
@@ -31,9 +31,9 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.where = a.where;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.select_by = a.select_by;
-  options.paired_bleu = [&store, paths = resolve_store_paths(global)](const db::RunRecord& baseline,
+  options.paired_test = [&store, paths = resolve_store_paths(global)](const db::RunRecord& baseline,
                                                                       const db::RunRecord& system) {
-    return paired_bleu_test(store, paths, baseline, system);
+    return paired_test(store, paths, baseline, system);
   };
   options.render_curves = report_curves_renderer(store, options.out_dir);
   options.render_lr_sensitivity = report_lr_sensitivity_renderer(options.out_dir);

@@ -15,6 +15,30 @@ std::string run_label(const db::RunRecord& r) {
   return "run " + std::to_string(r.id) + " " + r.name;
 }
 
+std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
+                            const db::RunRecord& run, const std::string& kind,
+                            const std::string& what, std::string& data, std::string& why_not) {
+  const RunConfig config = load_config_string(run.config_yaml, run_label(run) + " config", "");
+  const std::string this_data = config_to_json(config)["data"].dump();
+  if (!data.empty() && this_data != data) {
+    why_not = run_label(run) + " was evaluated on other data than the runs before it";
+    return "";
+  }
+  data = this_data;
+  const std::string file = db::recorded_file(store.artifacts(run.id), paths.run_dir(run.id), kind);
+  if (file.empty()) {
+    why_not = run_label(run) + " has no stored " + what + " (it did not finish, or scored none)";
+    return "";
+  }
+  // A store copied without its artifacts folder (docs/studies/) keeps the rows, not the files.
+  if (!std::filesystem::exists(file)) {
+    why_not = run_label(run) + "'s " + what + " " + file +
+              " are not on this machine (a store copied without its artifacts)";
+    return "";
+  }
+  return file;
+}
+
 PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
                          const std::vector<db::RunRecord>& runs) {
   PairedInput in;
@@ -26,30 +50,12 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
   for (const auto& r : runs) {
     const RunConfig config = load_config_string(r.config_yaml, run_label(r) + " config", "");
     if (config.data.task == "lm") {
-      in.why_not = run_label(r) +
-                   " is a language model: it translates no test set (its test_bpb over seeds: "
-                   "`fathom export table --sweep SWEEP`)";
+      in.why_not = run_label(r) + " is a language model: it translates no test set";
       return in;
     }
-    const std::string this_data = config_to_json(config)["data"].dump();
-    if (!data.empty() && this_data != data) {
-      in.why_not = run_label(r) + " was tested on other data than " + run_label(runs.front());
-      return in;
-    }
-    data = this_data;
     const std::string file =
-        db::recorded_file(store.artifacts(r.id), paths.run_dir(r.id), "hypotheses");
-    if (file.empty()) {
-      in.why_not =
-          run_label(r) + " has no stored test hypotheses (it did not finish, or decoded none)";
-      return in;
-    }
-    // A store copied without its artifacts folder (docs/studies/) keeps the rows, not the files.
-    if (!std::filesystem::exists(file)) {
-      in.why_not = run_label(r) + "'s test hypotheses " + file +
-                   " are not on this machine (a store copied without its artifacts)";
-      return in;
-    }
+        stored_run_file(store, paths, r, "hypotheses", "test hypotheses", data, in.why_not);
+    if (!in.why_not.empty()) return in;
     in.hypotheses.push_back(read_text_lines(file));
     if (in.hypotheses.back().size() != in.hypotheses.front().size()) {
       in.why_not = run_label(r) + " translated another number of test sentences";
@@ -67,14 +73,14 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
   return in;
 }
 
-experiments::PairedBleuResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
+experiments::PairedTestResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
                                                const db::RunRecord& baseline,
                                                const db::RunRecord& system, int samples,
                                                uint64_t seed) {
   const PairedInput in = paired_input(store, paths, {baseline, system});
-  experiments::PairedBleuResult result;
+  experiments::PairedTestResult result;
   result.why_not = in.why_not;
-  result.sentences = in.references.size();
+  result.segments = in.references.size();
   if (in.why_not.empty())
     result.test =
         paired_bootstrap_bleu(in.hypotheses[0], in.hypotheses[1], in.references, samples, seed);

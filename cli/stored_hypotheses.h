@@ -9,7 +9,7 @@
 #include "db/records.h"
 #include "db/run_paths.h"
 #include "db/store.h"
-#include "experiments/paired_bleu_test.h"
+#include "experiments/paired_test.h"
 
 namespace fathom::cli {
 
@@ -22,6 +22,14 @@ struct PairedInput {
 // "run 3 depth/pre/1".
 std::string run_label(const db::RunRecord& r);
 
+// The file `run` recorded as artifact `kind` (`what` names it in messages: "test hypotheses"),
+// or "" with `why_not` said: none recorded, or the file not on this machine. `data`: the data
+// section of the runs read before (empty for the first; set to this run's), which this run's
+// must equal -- a paired test compares runs scored on the same segments.
+std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
+                            const db::RunRecord& run, const std::string& kind,
+                            const std::string& what, std::string& data, std::string& why_not);
+
 // Every run must have been tested on the same data and have stored as many hypotheses as the
 // first; the references are the first run's data's test targets, as many as the hypotheses.
 PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
@@ -30,7 +38,7 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
 // `system`'s test BLEU against `baseline`'s, paired bootstrap with `samples` draws from `seed`
 // (sacreBLEU's defaults), or why there is none: what `fathom report` tests a fork against its
 // parent with.
-experiments::PairedBleuResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
+experiments::PairedTestResult paired_bleu_test(const db::Store& store, const db::StorePaths& paths,
                                                const db::RunRecord& baseline,
                                                const db::RunRecord& system, int samples = 1000,
                                                uint64_t seed = 12345);

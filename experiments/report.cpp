@@ -342,7 +342,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   runs_table(out, runs, options.metrics);
   if (parent) {
     out << "\n";
-    fork_verdicts_section(out, *parent, runs, options.paired_bleu, options.select_by);
+    fork_verdicts_section(out, *parent, runs, options.paired_test, options.select_by);
   }
 
   if (!groups.empty()) {
@@ -399,7 +399,7 @@ std::string run_report(const db::Store& store, const db::RunRecord& r,
     out << "| " << name << " | " << report_number(value) << " |\n";
   out << "\n";
   std::vector<db::RunRecord> drawn = {r};
-  for (auto& beside : fork_sections(out, store, r, options.metrics, options.paired_bleu))
+  for (auto& beside : fork_sections(out, store, r, options.metrics, options.paired_test))
     drawn.push_back(std::move(beside));
   figures(out, options, drawn, store, r.name, "");
   samples_section(out, store, {r}, options.select_by);

@@ -11,7 +11,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "experiments/lr_sensitivity.h"
-#include "experiments/paired_bleu_test.h"
+#include "experiments/paired_test.h"
 #include "experiments/report_importance.h"
 
 namespace fathom::experiments {
@@ -48,9 +48,9 @@ struct ReportOptions {
   CellAgg agg = CellAgg::Mean;
   std::string select_by =
       db::metric::kValidLoss;  // CellAgg::Best: the metric variants are chosen on
-  // Tests one run's test BLEU against another's (a fork against its parent: a fork's report,
-  // a fork sweep's "Against the parent"); null: no test, the report names `fathom compare`.
-  PairedBleuTester paired_bleu;
+  // Tests one run's test BLEU (perplexity) against another's (a fork against its parent: a fork's
+  // report, a fork sweep's "Against the parent"); null: no test, the report names `fathom compare`.
+  PairedTester paired_test;
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;

@@ -45,7 +45,7 @@ void against_parent(std::ostream& out, const db::RunRecord& fork, const db::RunR
 std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
                                      const db::RunRecord& run,
                                      const std::map<std::string, std::string>& tags,
-                                     const PairedBleuTester& test) {
+                                     const PairedTester& test) {
   const auto origin = db::fork_origin(tags);
   if (!origin) return std::nullopt;
   const std::string parent_id = std::to_string(origin->parent);
@@ -62,7 +62,7 @@ std::optional<db::RunRecord> fork_of(std::ostream& out, const db::Store& store,
   out << " The curves below draw the parent beside it, a diamond where they part; `fathom "
          "compare "
       << parent_id << " " << run.id << "` says what else differs"
-      << (test ? "." : " and tests whether their test BLEU does.") << "\n\n";
+      << (test ? "." : " and tests whether their test scores do.") << "\n\n";
   against_parent(out, run, *parent);
   if (test) out << fork_test_sentence(test(*parent, run)) << "\n\n";
   return parent;
@@ -113,7 +113,7 @@ void forks_table(std::ostream& out, const db::Store& store, const std::vector<db
 std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& store,
                                          const db::RunRecord& run,
                                          const std::vector<std::string>& metrics,
-                                         const PairedBleuTester& test) {
+                                         const PairedTester& test) {
   std::vector<db::RunRecord> beside;
   if (auto parent = fork_of(out, store, run, store.tags(run.id), test))
     beside.push_back(std::move(*parent));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "db/store.h"
-#include "experiments/paired_bleu_test.h"
+#include "experiments/paired_test.h"
 
 namespace fathom::experiments {
 
@@ -20,12 +20,12 @@ constexpr size_t kForksDrawn = 6;
 // Writes the sections `run` has (none for a run that is neither a fork nor forked) and returns
 // the runs to draw beside it: its parent while the store still holds it, then its newest forks
 // (at most kForksDrawn), oldest first. `metrics`: the columns of the forks' table, those some
-// fork has. `test`: a fork's test BLEU against its parent's, said in its section (null: the
-// section names `fathom compare`).
+// fork has. `test`: a fork's test BLEU (perplexity) against its parent's, said in its section
+// (null: the section names `fathom compare`).
 std::vector<db::RunRecord> fork_sections(std::ostream& out, const db::Store& store,
                                          const db::RunRecord& run,
                                          const std::vector<std::string>& metrics,
-                                         const PairedBleuTester& test = nullptr);
+                                         const PairedTester& test = nullptr);
 
 // A sweep report's note on a fork sweep (docs/sweeps.md): where every one of `runs` is a fork of
 // one run at one update, says so with the parent's status and final `metrics` (those it has):

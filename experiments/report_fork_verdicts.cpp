@@ -1,6 +1,7 @@
 #include "experiments/report_fork_verdicts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "base/metrics/statistics.h"
@@ -15,11 +16,18 @@ namespace {
 // Up to this many tests take a few seconds at most: no progress bar.
 constexpr size_t kQuietTests = 8;
 
-// BLEU as the compare command writes it: two decimals, a difference with its sign.
-std::string bleu(double v, bool sign = false) {
+// A score as the compare command writes it (BLEU two decimals, perplexity three), a
+// difference with its sign.
+std::string score(double v, const PairedTestResult& r, bool sign = false) {
   char text[32];
-  std::snprintf(text, sizeof text, sign ? "%+.2f" : "%.2f", v);
+  std::snprintf(text, sizeof text, sign ? "%+.*f" : "%.*f", r.digits, v);
   return text;
+}
+
+std::string difference_with_interval(const PairedTestResult& r) {
+  const PairedBootstrap& t = *r.test;
+  return score(t.difference, r, true) + " [" + score(t.difference_low, r, true) + ", " +
+         score(t.difference_high, r, true) + "]";
 }
 
 std::string p_value(double p) {
@@ -43,18 +51,13 @@ int chosen_on_validation(const std::vector<db::RunRecord>& runs, const std::stri
   return chosen;
 }
 
-std::string verdict(const PairedBootstrap& t, double p_holm) {
-  if (p_holm >= kForkVerdictAlpha) return "inconclusive";
-  return t.difference > 0 ? "better" : "worse";
-}
-
 }  // namespace
 
 void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
-                           const std::vector<db::RunRecord>& runs, const PairedBleuTester& test,
+                           const std::vector<db::RunRecord>& runs, const PairedTester& test,
                            const std::string& select_by) {
   if (runs.empty() || !test) return;
-  std::vector<PairedBleuResult> results;
+  std::vector<PairedTestResult> results;
   std::vector<double> p;
   // ~0.23 s a run on newstest2014's 3,003 sentences (bench_fork_verdicts): a bar past a few.
   ProgressBar bar("paired tests against the parent", static_cast<int64_t>(runs.size()),
@@ -66,18 +69,19 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   }
   bar.finish("");
   const auto tested = std::find_if(results.begin(), results.end(),
-                                   [](const PairedBleuResult& r) { return r.test.has_value(); });
-  const PairedBleuResult* first = tested == results.end() ? nullptr : &*tested;
+                                   [](const PairedTestResult& r) { return r.test.has_value(); });
+  const PairedTestResult* first = tested == results.end() ? nullptr : &*tested;
   out << "## Against the parent\n\n";
   if (!first) {
-    out << "No paired test of test BLEU against the parent: " << results.front().why_not << ".\n\n";
+    out << "No paired test of " << results.front().metric
+        << " against the parent: " << results.front().why_not << ".\n\n";
     return;
   }
   const std::vector<double> holm = holm_adjust(p);
   const int chosen = chosen_on_validation(runs, select_by);
-  out << "Each run's test BLEU against the parent's (run " << parent.id << ", "
-      << bleu(first->test->baseline.score) << "), paired bootstrap resampling of "
-      << first->sentences << " sentences (" << first->test->samples
+  out << "Each run's " << first->metric << " against the parent's (run " << parent.id << ", "
+      << score(first->test->baseline.score, *first) << "), paired bootstrap resampling of "
+      << first->segments << " " << first->segments_are << " (" << first->test->samples
       << " draws, Koehn 2004; [95 % interval of the difference]); p adjusted over the " << p.size()
       << " test" << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
       << kForkVerdictAlpha << ".";
@@ -88,7 +92,7 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
         << ") -- the rescue to report; one chosen by these test verdicts would overstate it.";
   out << "\n\n";
   TextTable table;
-  table.header = {"run", "name", "test BLEU", "difference [95 %]", "p", "p (Holm)", "verdict"};
+  table.header = {"run", "name", first->metric, "difference [95 %]", "p", "p (Holm)", "verdict"};
   std::vector<std::string> untested;
   for (size_t i = 0, tested = 0; i < runs.size(); ++i) {
     const std::string id = std::to_string(runs[i].id) + (static_cast<int>(i) == chosen ? " *" : "");
@@ -97,27 +101,28 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
       untested.push_back(results[i].why_not);
       continue;
     }
-    const PairedBootstrap& t = *results[i].test;
+    const PairedTestResult& r = results[i];
     const double adjusted = holm[tested++];
-    table.rows.push_back({id, runs[i].name, bleu(t.system.score),
-                          bleu(t.difference, true) + " [" + bleu(t.difference_low, true) + ", " +
-                              bleu(t.difference_high, true) + "]",
-                          p_value(t.p), p_value(adjusted), verdict(t, adjusted)});
+    table.rows.push_back({id, runs[i].name, score(r.test->system.score, r),
+                          difference_with_interval(r), p_value(r.test->p), p_value(adjusted),
+                          paired_verdict(r, adjusted, kForkVerdictAlpha)});
   }
   out << text_table_to_markdown(table) << "\n";
   for (const auto& why : untested) out << "No test: " << why << ".  \n";
   if (!untested.empty()) out << "\n";
 }
 
-std::string fork_test_sentence(const PairedBleuResult& result) {
+std::string fork_test_sentence(const PairedTestResult& result) {
   if (!result.test)
-    return "No paired test of test BLEU against the parent: " + result.why_not + ".";
+    return "No paired test of " + result.metric + " against the parent: " + result.why_not + ".";
   const PairedBootstrap& t = *result.test;
-  return "Test BLEU against the parent, paired bootstrap resampling of " +
-         std::to_string(result.sentences) + " sentences (" + std::to_string(t.samples) +
-         " draws, Koehn 2004): " + bleu(t.system.score) + " vs " + bleu(t.baseline.score) +
-         ", difference " + bleu(t.difference, true) + " [" + bleu(t.difference_low, true) + ", " +
-         bleu(t.difference_high, true) + "], p = " + p_value(t.p) + ".";
+  std::string metric = result.metric;
+  metric[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(metric[0])));
+  return metric + " against the parent, paired bootstrap resampling of " +
+         std::to_string(result.segments) + " " + result.segments_are + " (" +
+         std::to_string(t.samples) + " draws, Koehn 2004): " + score(t.system.score, result) +
+         " vs " + score(t.baseline.score, result) + ", difference " +
+         difference_with_interval(result) + ", p = " + p_value(t.p) + ".";
 }
 
 }  // namespace fathom::experiments

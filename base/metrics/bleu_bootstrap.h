@@ -1,31 +1,14 @@
 #pragma once
-// Paired bootstrap resampling of corpus BLEU (Koehn 2004, "Statistical significance tests for
-// machine translation evaluation"), as sacreBLEU's --paired-bs runs it: the test set's
-// segments are drawn with replacement `samples` times, the same draw for both systems, and
-// each draw scored as a corpus. The p-value is two-sided: the share of draws whose signed
-// difference d_i, shifted by the draws' mean difference (the null hypothesis: no difference),
-// is at least as far from zero as the real one, |d_i - mean(d)| >= |delta|, plus one over
-// draws plus one. The 95 % interval of a system's BLEU and of the difference are the 2.5th
-// and 97.5th percentiles of the draws.
+// Paired bootstrap resampling of corpus BLEU (Koehn 2004), as sacreBLEU's --paired-bs runs it:
+// the engine of base/metrics/paired_bootstrap.h (the draws, the shifted two-sided p-value, the
+// percentile intervals), each draw scored as a corpus from its segments' n-gram statistics.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "base/metrics/paired_bootstrap.h"
+
 namespace fathom {
-
-struct BootstrapBleu {
-  double score = 0;  // corpus BLEU of the whole test set
-  double mean = 0;   // mean over the draws
-  double ci = 0;     // half the width of the 95 % percentile interval
-};
-
-struct PairedBootstrap {
-  BootstrapBleu baseline, system;
-  double difference = 0;                           // system - baseline, on the whole test set
-  double difference_low = 0, difference_high = 0;  // its 95 % percentile interval
-  double p = 1;                                    // two-sided, of "the two systems score the same"
-  int samples = 0;                                 // draws
-};
 
 // `baseline` and `system` translate the same `references`, line by line. `seed` fixes the
 // draws (sacreBLEU's default seed is 12345).

@@ -13,8 +13,9 @@ namespace fathom {
 
 LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
                                 int64_t max_tokens, torch::Device device, double label_smoothing,
-                                int rank, int world) {
+                                int rank, int world, std::vector<SegmentNll>* segments) {
   LossTotals totals;
+  if (segments) segments->assign(examples.size(), SegmentNll{});
   if (examples.empty()) return totals;
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
@@ -22,11 +23,18 @@ LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Exampl
   const auto batches = plan_batches(examples, max_tokens).all();
   for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world)) {
     Batch batch = collate(examples, batches[b]).to(device);
-    LossSums sums =
-        label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
+    LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
+                                        label_smoothing, true, segments != nullptr);
     totals.smoothed += sums.smoothed.item<double>();
     totals.nll += sums.nll.item<double>();
     totals.tokens += sums.tokens;
+    if (segments) {
+      const torch::Tensor nll = sums.row_nll.to(torch::kCPU, torch::kFloat64).contiguous();
+      const torch::Tensor tokens = sums.row_tokens.to(torch::kCPU, torch::kInt64).contiguous();
+      for (size_t i = 0; i < batches[b].size(); ++i)
+        (*segments)[batches[b][i]] =
+            SegmentNll{nll.data_ptr<double>()[i], tokens.data_ptr<int64_t>()[i]};
+    }
   }
   model.train(was_training);
   return totals;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/metrics/perplexity_bootstrap.h"
 #include "core/data/batch.h"
 #include "core/data/vocab.h"
 #include "core/decode/search.h"
@@ -29,13 +30,16 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
 
 // The sums a LossReport divides, over rank `rank`'s share of the split's batches (every
 // world-th of its plan, as batches_of_rank shares an update): what data-parallel ranks add up.
+// With `segments` set, also every example's NLL and target tokens, in the examples' order (the
+// examples of other ranks' batches left at zero).
 struct LossTotals {
   double smoothed = 0, nll = 0;  // nats, summed over target tokens
   int64_t tokens = 0;
 };
 LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
                                 int64_t max_tokens, torch::Device device, double label_smoothing,
-                                int rank = 0, int world = 1);
+                                int rank = 0, int world = 1,
+                                std::vector<SegmentNll>* segments = nullptr);
 LossReport loss_report(const LossTotals& totals);
 
 // Decoded text of every example's source, in the examples' order. A set `stop` ends it between

@@ -40,12 +40,13 @@ FinalEvaluation final_evaluation(TransformerImpl& model, const Dataset& data,
   throw_if_stop_requested(options.stop, "the final evaluation");
   RankGroup* ranks = options.ranks;
   if (options.valid && !data.valid.empty())
-    out.valid =
-        loss_over_ranks(model, data.valid, config.data.max_tokens, device, smoothing, ranks);
+    out.valid = loss_over_ranks(model, data.valid, config.data.max_tokens, device, smoothing, ranks,
+                                &out.valid_segments);
   if (data.test.empty()) return out;
   throw_if_stop_requested(options.stop, "the final evaluation");
   if (options.test_loss)
-    out.test = loss_over_ranks(model, data.test, config.data.max_tokens, device, smoothing, ranks);
+    out.test = loss_over_ranks(model, data.test, config.data.max_tokens, device, smoothing, ranks,
+                               &out.test_segments);
   // A language model has no translations to decode (model.arch: decoder_only).
   if (!options.decode || is_decoder_only(config.model)) return out;
 

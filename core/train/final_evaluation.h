@@ -23,8 +23,11 @@ class RankGroup;
 class TransformerImpl;
 
 struct FinalEvaluation {
-  std::optional<LossReport> valid;      // absent without a validation split
-  std::optional<LossReport> test;       // absent without a test split
+  std::optional<LossReport> valid;  // absent without a validation split
+  std::optional<LossReport> test;   // absent without a test split
+  // Every validation and test example's NLL and tokens, in the split's order, beside `valid`
+  // and `test`: what a paired test of two runs' perplexities resamples.
+  std::vector<SegmentNll> valid_segments, test_segments;
   std::vector<std::string> hypotheses;  // decoded test sentences, in order
   std::optional<BleuScore> bleu;        // of `hypotheses` against their references
   double decode_seconds = 0;

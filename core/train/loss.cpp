@@ -5,7 +5,7 @@
 namespace fathom {
 
 LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& target,
-                             double epsilon, bool count_tokens) {
+                             double epsilon, bool count_tokens, bool per_row) {
   const int64_t V = logits.size(-1);
   // Softmax statistics in float32 even if the logits come from reduced precision (float64
   // logits stay float64: the curvature tests difference the loss at that precision).
@@ -19,6 +19,11 @@ LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& t
   out.smoothed = per_token.masked_select(keep).sum();
   out.nll = nll.masked_select(keep).sum().detach();
   if (count_tokens) out.tokens = keep.sum().item<int64_t>();
+  if (per_row) {
+    // Summed in float64: a long segment's NLL keeps its digits in the file it goes to.
+    out.row_nll = nll.detach().to(torch::kFloat64).masked_fill(keep.logical_not(), 0).sum(-1);
+    out.row_tokens = keep.sum(-1);
+  }
   return out;
 }
 

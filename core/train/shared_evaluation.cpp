@@ -11,17 +11,29 @@ namespace fathom {
 
 LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, torch::Device device, double label_smoothing,
-                           RankGroup* ranks) {
-  LossTotals totals = evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing,
-                                           ranks ? ranks->rank() : 0, ranks ? ranks->world() : 1);
+                           RankGroup* ranks, std::vector<SegmentNll>* segments) {
+  LossTotals totals =
+      evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing,
+                           ranks ? ranks->rank() : 0, ranks ? ranks->world() : 1, segments);
   if (ranks) {
     std::vector<torch::Tensor> sums{torch::tensor(
         {totals.smoothed, totals.nll, static_cast<double>(totals.tokens)}, torch::kFloat64)};
+    // Each example is one rank's: the others add zeros, so the sum is exactly its value.
+    if (segments) {
+      std::vector<double> flat;
+      for (const auto& s : *segments)
+        flat.insert(flat.end(), {s.nll, static_cast<double>(s.tokens)});
+      sums.push_back(torch::tensor(flat, torch::kFloat64));
+    }
     ranks->all_reduce_sum(sums);
     const double* s = sums[0].data_ptr<double>();
     totals.smoothed = s[0];
     totals.nll = s[1];
     totals.tokens = static_cast<int64_t>(std::llround(s[2]));
+    if (segments)
+      for (size_t i = 0; i < segments->size(); ++i)
+        (*segments)[i] = SegmentNll{sums[1].data_ptr<double>()[2 * i],
+                                    std::llround(sums[1].data_ptr<double>()[2 * i + 1])};
   }
   return loss_report(totals);
 }

@@ -22,9 +22,11 @@ class RankGroup;
 class ProgressBar;
 class TransformerImpl;
 
+// With `segments` set, every example's NLL and tokens too (on every rank: added up with the
+// sums).
 LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, torch::Device device, double label_smoothing,
-                           RankGroup* ranks);
+                           RankGroup* ranks, std::vector<SegmentNll>* segments = nullptr);
 
 // Rank 0: every example's translation, in order; the other ranks: an empty list (they send
 // theirs, as index/text pairs, to rank 0 through the rendezvous store under `key`, once per

@@ -73,6 +73,7 @@ TrainOutcome TrainingSession::finish() {
   }
   add_evaluation_metrics(final, *data_, final_metrics);
   if (final.bleu) keep_bleu(final);
+  keep_segment_nll(final);
   for (const auto& [name, value] : final_metrics) store_->set_final_metric(*lease_, name, value);
   store_->heartbeat(*lease_, state_.update);
   store_->finish_run(*lease_, db::status::kFinished);
@@ -416,6 +417,20 @@ void TrainingSession::keep_bleu(const FinalEvaluation& final) {
   // Checked: a short test.hyp beside a run recorded as finished would be a silent loss.
   write_file_or_throw(hypotheses_path, text, "the test hypotheses");
   files_->record("hypotheses", hypotheses_path, state_.update);
+}
+
+// Every validation and test example's NLL and tokens (valid.nll, test.nll): what `fathom
+// compare` and reports resample to test two runs' perplexities against each other.
+void TrainingSession::keep_segment_nll(const FinalEvaluation& final) {
+  const std::pair<const std::vector<SegmentNll>*, const char*> splits[] = {
+      {&final.valid_segments, "valid"}, {&final.test_segments, "test"}};
+  for (const auto& [segments, split] : splits) {
+    if (segments->empty()) continue;
+    const std::string path = files_->name(split, std::nullopt, ".nll");
+    write_file_or_throw(path, segment_nll_text(*segments),
+                        std::string("the ") + split + " set's NLL per segment");
+    files_->record(std::string(split) + "_nll", path, state_.update);
+  }
 }
 
 }  // namespace fathom

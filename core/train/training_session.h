@@ -133,6 +133,7 @@ class TrainingSession {
   void save_resume_point();
   bool link_kept_checkpoint(const std::string& path) const;
   void keep_bleu(const FinalEvaluation& final);
+  void keep_segment_nll(const FinalEvaluation& final);
   void load_final_model();
 
   // What the host knows of the updates since the last log line (the loss sums stay on the

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/metrics/perplexity_bootstrap.h"
 #include "db/fork_tags.h"
 #include "db/store.h"
 #include "experiments/report.h"
@@ -225,10 +226,10 @@ TEST(ReportFork, AForkSweepsRunsAreTestedAgainstTheParentWithHolm) {
   }
   const std::map<int64_t, std::vector<std::string>> hypotheses = {
       {parent, wrong}, {same, wrong}, {right, references}};
-  const experiments::PairedBleuTester test = [&](const db::RunRecord& baseline,
-                                                 const db::RunRecord& system) {
-    experiments::PairedBleuResult result;
-    result.sentences = references.size();
+  const experiments::PairedTester test = [&](const db::RunRecord& baseline,
+                                             const db::RunRecord& system) {
+    experiments::PairedTestResult result;
+    result.segments = references.size();
     if (!hypotheses.count(system.id)) {
       result.why_not = "run " + std::to_string(system.id) + " has no stored test hypotheses";
       return result;
@@ -273,6 +274,61 @@ TEST(ReportFork, AForkSweepsRunsAreTestedAgainstTheParentWithHolm) {
   EXPECT_EQ(experiments::fork_test_sentence(test(base, runs[2])),
             "No paired test of test BLEU against the parent: run " + std::to_string(none) +
                 " has no stored test hypotheses.");
+}
+
+// A language model's forks are tested on test perplexity: lower is better, three decimals,
+// the sequences of its text -- the section says so and the verdicts follow the direction.
+TEST(ReportFork, ALanguageModelsForksAreJudgedOnTestPerplexityLowerBetter) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent = add_run(store, "lm", {{"valid_loss", 3.0}});
+  const int64_t lower = add_fork(store, parent, 100, "train.lr=0.001", {{"valid_loss", 2.9}});
+  const int64_t higher = add_fork(store, parent, 100, "train.lr=0.01", {{"valid_loss", 3.1}});
+  std::vector<SegmentNll> base;
+  for (int i = 0; i < 30; ++i) base.push_back({60.0 + i % 5, 20});
+  const auto shifted = [&](double nats_a_token) {
+    auto out = base;
+    for (auto& s : out) s.nll += nats_a_token * static_cast<double>(s.tokens);
+    return out;
+  };
+  const std::map<int64_t, std::vector<SegmentNll>> segments = {
+      {parent, base}, {lower, shifted(-0.1)}, {higher, shifted(0.1)}};
+  const experiments::PairedTester test = [&](const db::RunRecord& baseline,
+                                             const db::RunRecord& system) {
+    experiments::PairedTestResult result;
+    result.metric = "test perplexity";
+    result.higher_is_better = false;
+    result.digits = 3;
+    result.segments_are = "sequences";
+    result.segments = base.size();
+    result.test = paired_bootstrap_perplexity(segments.at(baseline.id), segments.at(system.id));
+    return result;
+  };
+  std::ostringstream out;
+  const auto runs = std::vector<db::RunRecord>{*store.find_run(std::to_string(lower)),
+                                               *store.find_run(std::to_string(higher))};
+  experiments::fork_verdicts_section(out, *store.find_run(std::to_string(parent)), runs, test,
+                                     "valid_loss");
+  const std::string text = out.str();
+  // exp(62 / 20) for the parent: every sequence averages 3.1 nats a token.
+  EXPECT_NE(
+      text.find("Each run's test perplexity against the parent's (run " + std::to_string(parent) +
+                ", 22.198), paired bootstrap resampling of 30 "
+                "sequences"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| run | name | test perplexity |"), std::string::npos) << text;
+  // exp(3.0) - exp(3.1) = -2.112 for the lower one: better; the higher one is worse.
+  EXPECT_NE(text.find("| " + std::to_string(lower) + " \\* | fork100 | 20.086 | -2.112"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| better |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| worse |"), std::string::npos) << text;
+  EXPECT_EQ(experiments::fork_test_sentence(test(*store.find_run(std::to_string(parent)), runs[0]))
+                .rfind("Test perplexity against the parent, paired bootstrap resampling of 30 "
+                       "sequences (1000 draws, Koehn 2004): 20.086 vs 22.198, difference -2.112",
+                       0),
+            0u);
 }
 
 }  // namespace test_report_fork

@@ -3,6 +3,7 @@
 // runs stored -- checked against the same test computed here from those files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "base/config/config_io.h"
 #include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/perplexity_bootstrap.h"
 #include "base/metrics/text_lines.h"
 #include "base/util/process.h"
 #include "core/data/dataset.h"
@@ -79,6 +81,26 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
   EXPECT_DOUBLE_EQ(got["system"]["bleu"].get<double>(),
                    store.find_run("2")->final_metrics.at("test_bleu"));
 
+  // Test perplexity: the same test on the NLL of every test sentence the runs stored, each draw
+  // a corpus perplexity; the whole set's is the run's test_ppl.
+  std::vector<std::vector<fathom::SegmentNll>> nll;
+  for (int64_t id : {1, 2})
+    for (const auto& a : store.artifacts(id))
+      if (a.kind == "test_nll") nll.push_back(fathom::read_segment_nll_file(a.path));
+  ASSERT_EQ(nll.size(), 2u);
+  const auto expected_ppl = fathom::paired_bootstrap_perplexity(nll[0], nll[1], 200, 12345);
+  const auto& ppl = j["paired_bootstrap_perplexity"]["versus_2"];
+  EXPECT_DOUBLE_EQ(ppl["p"].get<double>(), expected_ppl.p);
+  EXPECT_DOUBLE_EQ(ppl["difference"].get<double>(), expected_ppl.difference);
+  EXPECT_DOUBLE_EQ(ppl["difference_ci95"][1].get<double>(), expected_ppl.difference_high);
+  EXPECT_NEAR(ppl["system"]["perplexity"].get<double>(),
+              store.find_run("2")->final_metrics.at("test_ppl"),
+              1e-6 * store.find_run("2")->final_metrics.at("test_ppl"));
+  EXPECT_NE(text.out.find("Test perplexity against run 1 tiny, paired bootstrap resampling of " +
+                          std::to_string(nll[0].size()) + " sentences (200 draws"),
+            std::string::npos)
+      << text.out;
+
   // Both ran here, with the same kernels, device and code: nothing computed differently.
   EXPECT_TRUE(j["computed_differently"].empty()) << j.dump();
   EXPECT_EQ(text.out.find("Computed differently"), std::string::npos) << text.out;
@@ -118,9 +140,10 @@ TEST_F(CompareCli, SettingsThatDifferFinalMetricsAndThePairedBootstrap) {
       << wider.dump();
 }
 
-// Language models translate no test set: compare says so and where their comparison is, and
-// leaves the name (listed above the tables) out of the settings that differ.
-TEST_F(CompareCli, LanguageModelsSayWhyThereIsNoBleuTest) {
+// Language models translate no test set: compare says so, tests their test perplexity instead
+// where they stored their sequences' NLL, and leaves the name (listed above the tables) out of
+// the settings that differ.
+TEST_F(CompareCli, LanguageModelsAreTestedOnPerplexityNotBleu) {
   const auto config =
       fathom::load_config_file(std::string(FATHOM_SOURCE_DIR) + "/configs/lm-multi30k-en.yaml");
   {
@@ -139,11 +162,55 @@ TEST_F(CompareCli, LanguageModelsSayWhyThereIsNoBleuTest) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("Settings that differ (0)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("run 1 lm/a is a language model"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("fathom export table --sweep"), std::string::npos) << text.out;
   const auto j = nlohmann::json::parse(fathom({"--json", "compare", "1", "2"}).out);
   EXPECT_EQ(j["differing"].size(), 1u);  // the name, in JSON as in the config
   EXPECT_NE(j["paired_bootstrap"]["skipped"].get<std::string>().find("language model"),
             std::string::npos);
+  // Without stored segments, no perplexity test either, and compare says why.
+  EXPECT_NE(text.out.find("No paired perplexity test: run 1 lm/a has no stored NLL per test "
+                          "segment"),
+            std::string::npos)
+      << text.out;
+
+  // With them (test.nll, as a finished run keeps it): the paired test of test perplexity over
+  // the language model's sequences, computed here by hand for a sure case -- every sequence of
+  // lm/b 0.2 nats lower, so every draw favours it and the interval is below zero.
+  const std::vector<fathom::SegmentNll> a = {{40.0, 20}, {55.0, 20}, {38.0, 20}, {61.0, 20}};
+  std::vector<fathom::SegmentNll> b = a;
+  for (auto& s : b) s.nll -= 0.2 * static_cast<double>(s.tokens);
+  const fs::path a_file = dir_ / "runs.artifacts/run-1/test.nll",
+                 b_file = dir_ / "runs.artifacts/run-2/test.nll";
+  {
+    auto store = fathom::db::Store::open((dir_ / "runs.db").string());
+    store.add_artifact(1, "test_nll", a_file.string(), 0);
+    store.add_artifact(2, "test_nll", b_file.string(), 0);
+  }
+  fs::create_directories(a_file.parent_path());
+  fs::create_directories(b_file.parent_path());
+  std::ofstream(a_file) << fathom::segment_nll_text(a);
+  std::ofstream(b_file) << fathom::segment_nll_text(b);
+  const ProgramResult tested = fathom({"compare", "1", "2", "--samples", "300"});
+  ASSERT_EQ(tested.exit_code, 0) << tested.err;
+  EXPECT_NE(tested.out.find("Test perplexity against run 1 lm/a, paired bootstrap resampling of 4 "
+                            "sequences (300 draws"),
+            std::string::npos)
+      << tested.out;
+  const auto with = nlohmann::json::parse(fathom({"--json", "compare", "1", "2"}).out);
+  const auto& ppl = with["paired_bootstrap_perplexity"]["versus_2"];
+  EXPECT_DOUBLE_EQ(ppl["baseline"]["perplexity"].get<double>(), std::exp(194.0 / 80));
+  EXPECT_DOUBLE_EQ(ppl["system"]["perplexity"].get<double>(), std::exp(178.0 / 80));
+  EXPECT_LT(ppl["difference_ci95"][1].get<double>(), 0);
+
+  // Another tokenisation (one sequence counted with other tokens): refused, saying so.
+  b[2].tokens = 21;
+  std::ofstream(b_file) << fathom::segment_nll_text(b);
+  const ProgramResult other = fathom({"compare", "1", "2"});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.out.find("No paired perplexity test: run 2 lm/b against run 1 lm/a: paired "
+                           "bootstrap: pair 1, segment 3: 20 target tokens for the baseline, 21"),
+            std::string::npos)
+      << other.out;
+  EXPECT_NE(other.out.find("tokenise the test set differently"), std::string::npos) << other.out;
 }
 
 // `fathom export verdicts --paired-bootstrap`: a sweep of two rates x two seeds; the BLEU test
@@ -182,6 +249,30 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
   std::snprintf(p, sizeof p, "| %.4f |", expected.p);
   EXPECT_NE(v.out.find("| 0.001 | 0.005 | 2 | "), std::string::npos) << v.out;
   EXPECT_NE(v.out.find(p), std::string::npos) << p << "\n" << v.out;
+
+  // A test_ppl test: the same pooling over the runs' stored NLL of every test sentence.
+  std::map<std::string, std::vector<fathom::SegmentNll>> nll;  // "lr/seed" -> segments
+  for (const auto& r : store.list_runs("v")) {
+    const auto tags = store.tags(r.id);
+    for (const auto& a : store.artifacts(r.id))
+      if (a.kind == "test_nll")
+        nll[tags.at("axis.train.lr") + "/" + tags.at("axis.train.seed")] =
+            fathom::read_segment_nll_file(a.path);
+  }
+  ASSERT_EQ(nll.size(), 4u);
+  const auto expected_ppl = fathom::pooled_paired_bootstrap_perplexity(
+      {{nll.at("0.005/1"), nll.at("0.001/1")}, {nll.at("0.005/2"), nll.at("0.001/2")}}, 200, 12345);
+  const ProgramResult ppl =
+      fathom({"export", "verdicts", "--sweep", "v", "--rows", "train.lr", "--metrics", "test_ppl",
+              "--versus", "0.005", "--paired-bootstrap", "--samples", "200"});
+  ASSERT_EQ(ppl.exit_code, 0) << ppl.err;
+  char row[160];
+  std::snprintf(row, sizeof row, "| 0.001 | 0.005 | 2 | %+.2f | [%+.2f, %+.2f] | %.4f |",
+                expected_ppl.difference, expected_ppl.difference_low, expected_ppl.difference_high,
+                expected_ppl.p);
+  EXPECT_NE(ppl.out.find(row), std::string::npos) << row << "\n" << ppl.out;
+  EXPECT_NE(ppl.out.find("Perplexity over its evaluation set"), std::string::npos) << ppl.out;
+  EXPECT_NE(ppl.out.find("| test_ppl |"), std::string::npos) << ppl.out;
 }
 
 }  // namespace test_compare_cli

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/metrics/perplexity_bootstrap.h"
 #include "base/util/process.h"
 #include "db/metric_names.h"
 #include "db/store.h"
@@ -159,6 +160,19 @@ class DataParallel : public fathom::testing::FathomCliTest {
       EXPECT_NEAR(final_two.at(name), final_one.at(name), 1e-5 * final_one.at(name))
           << label << " " << name;
     }
+    // Every test segment's NLL, gathered from both ranks' batches: each one's own tokens (the
+    // one-rank run's), none left at zero, and together the run's test_ppl.
+    const auto nll_one = fathom::read_segment_nll_file(artifact(one, "test_nll"));
+    const auto nll_two = fathom::read_segment_nll_file(artifact(two, "test_nll"));
+    ASSERT_EQ(nll_two.size(), nll_one.size()) << label;
+    for (size_t i = 0; i < nll_one.size(); ++i) {
+      EXPECT_EQ(nll_two[i].tokens, nll_one[i].tokens) << label << " segment " << i;
+      EXPECT_GT(nll_two[i].tokens, 0) << label << " segment " << i;
+      EXPECT_NEAR(nll_two[i].nll, nll_one[i].nll, 1e-4 * nll_one[i].nll) << label << " " << i;
+    }
+    EXPECT_NEAR(fathom::corpus_perplexity(nll_two), final_two.at("test_ppl"),
+                1e-6 * final_two.at("test_ppl"))
+        << label;
     if (model.find("decoder_only") == std::string::npos) {
       const std::string hypotheses = fathom::testing::read_text(artifact(one, "hypotheses"));
       EXPECT_EQ(std::count(hypotheses.begin(), hypotheses.end(), '\n'), 10) << label;

@@ -16,6 +16,7 @@
 #include "base/config/config.h"
 #include "base/config/config_io.h"
 #include "base/metrics/bleu.h"
+#include "base/metrics/perplexity_bootstrap.h"
 #include "base/util/error.h"
 #include "core/data/batch.h"
 #include "core/data/dataset.h"
@@ -98,7 +99,8 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
   // Artifacts exist on disk; the best checkpoint is the one with the lowest validation loss.
   std::map<std::string, db::Artifact> by_kind;
   for (const auto& a : store_->artifacts(run)) by_kind[a.kind] = a;
-  for (const char* kind : {"checkpoint_last", "checkpoint_best", "hypotheses"}) {
+  for (const char* kind :
+       {"checkpoint_last", "checkpoint_best", "hypotheses", "valid_nll", "test_nll"}) {
     ASSERT_TRUE(by_kind.count(kind)) << kind;
     EXPECT_TRUE(fs::exists(by_kind[kind].path)) << kind << " " << by_kind[kind].path;
   }
@@ -123,18 +125,35 @@ TEST_F(TrainerTest, ShortRunFinishesAndRecordsEverything) {
   const Dataset data = load_dataset(config.data, (dir_ / "cache").string(), "");
   double nll = 0;
   int64_t tokens = 0;
+  std::vector<SegmentNll> segments;  // each sentence's, for the stored test.nll
   {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < data.test.size(); ++i) {
       const Batch one = collate(data.test, {i});
       const torch::Tensor logp =
           torch::log_softmax(best_model->forward(one.src, one.tgt_in).to(torch::kFloat64), -1);
-      nll -= logp.gather(-1, one.tgt_out.unsqueeze(-1)).sum().item<double>();
+      segments.push_back(
+          {-logp.gather(-1, one.tgt_out.unsqueeze(-1)).sum().item<double>(), one.tgt_tokens});
+      nll += segments.back().nll;
       tokens += one.tgt_tokens;
     }
   }
   EXPECT_NEAR(record->final_metrics.at("test_ppl"), std::exp(nll / tokens),
               1e-4 * std::exp(nll / tokens));
+  // The stored NLL of every test sentence (test.nll, for paired perplexity tests): the same
+  // sentences in order, each as computed here alone, and together the run's test_ppl.
+  const auto stored = read_segment_nll_file(by_kind["test_nll"].path);
+  ASSERT_EQ(stored.size(), segments.size());
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i].tokens, segments[i].tokens) << "sentence " << i;
+    EXPECT_NEAR(stored[i].nll, segments[i].nll, 1e-4 * segments[i].nll) << "sentence " << i;
+  }
+  EXPECT_NEAR(corpus_perplexity(stored), record->final_metrics.at("test_ppl"),
+              1e-6 * record->final_metrics.at("test_ppl"));
+  const auto stored_valid = read_segment_nll_file(by_kind["valid_nll"].path);
+  EXPECT_EQ(stored_valid.size(), data.valid.size());
+  EXPECT_NEAR(corpus_perplexity(stored_valid), record->final_metrics.at("valid_ppl"),
+              1e-6 * record->final_metrics.at("valid_ppl"));
   // test_bleu is the corpus BLEU of exactly the hypotheses written to disk against the first
   // eval.max_sentences references.
   std::vector<std::string> written;

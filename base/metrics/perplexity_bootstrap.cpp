@@ -1,0 +1,134 @@
+#include "base/metrics/perplexity_bootstrap.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+#include "base/util/error.h"
+
+namespace fathom {
+namespace {
+
+constexpr const char* kHeader = "nll\ttokens";
+
+double perplexity_of(double nll, int64_t tokens) {
+  return tokens > 0 ? std::exp(nll / static_cast<double>(tokens)) : 0;
+}
+
+void check_pairs(const std::vector<NllPair>& pairs) {
+  if (pairs.empty()) throw std::invalid_argument("paired bootstrap: no pair of systems");
+  const size_t n = pairs.front().baseline.size();
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const std::string pair = "paired bootstrap: pair " + std::to_string(k + 1);
+    if (pairs[k].baseline.size() != n || pairs[k].system.size() != n)
+      throw std::invalid_argument(pair + " has " + std::to_string(pairs[k].baseline.size()) +
+                                  " and " + std::to_string(pairs[k].system.size()) +
+                                  " segments for " + std::to_string(n));
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t base = pairs[k].baseline[i].tokens, sys = pairs[k].system[i].tokens;
+      if (base != sys)
+        throw std::invalid_argument(
+            pair + ", segment " + std::to_string(i + 1) + ": " + std::to_string(base) +
+            " target tokens for the baseline, " + std::to_string(sys) +
+            " for the system -- they tokenise the test set differently, so their perplexities "
+            "per token do not compare");
+      if (base <= 0)
+        throw std::invalid_argument(pair + ", segment " + std::to_string(i + 1) +
+                                    " has no target tokens");
+    }
+  }
+}
+
+}  // namespace
+
+double corpus_perplexity(const std::vector<SegmentNll>& segments) {
+  double nll = 0;
+  int64_t tokens = 0;
+  for (const auto& s : segments) {
+    nll += s.nll;
+    tokens += s.tokens;
+  }
+  return perplexity_of(nll, tokens);
+}
+
+PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& pairs, int samples,
+                                                   uint64_t seed) {
+  check_pairs(pairs);
+  const double pair_count = static_cast<double>(pairs.size());
+  std::pair<double, double> whole{0, 0};
+  for (const auto& pair : pairs) {
+    whole.first += corpus_perplexity(pair.baseline) / pair_count;
+    whole.second += corpus_perplexity(pair.system) / pair_count;
+  }
+  const auto score = [&](const std::vector<size_t>& drawn) {
+    std::pair<double, double> mean{0, 0};
+    for (const auto& pair : pairs) {
+      double base = 0, sys = 0;
+      int64_t tokens = 0;  // the same for both systems (checked)
+      for (size_t k : drawn) {
+        base += pair.baseline[k].nll;
+        sys += pair.system[k].nll;
+        tokens += pair.baseline[k].tokens;
+      }
+      mean.first += perplexity_of(base, tokens) / pair_count;
+      mean.second += perplexity_of(sys, tokens) / pair_count;
+    }
+    return mean;
+  };
+  return paired_bootstrap(pairs.front().baseline.size(), whole, score, samples, seed);
+}
+
+PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& baseline,
+                                            const std::vector<SegmentNll>& system, int samples,
+                                            uint64_t seed) {
+  return pooled_paired_bootstrap_perplexity({NllPair{baseline, system}}, samples, seed);
+}
+
+std::string segment_nll_text(const std::vector<SegmentNll>& segments) {
+  std::string text = std::string(kHeader) + "\n";
+  char line[64];
+  for (const auto& s : segments) {
+    // 17 significant digits: the file gives back each value as the run computed it.
+    std::snprintf(line, sizeof line, "%.17g\t%lld\n", s.nll, static_cast<long long>(s.tokens));
+    text += line;
+  }
+  return text;
+}
+
+std::vector<SegmentNll> read_segment_nll_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "", "cannot be read");
+  std::string line;
+  if (!std::getline(in, line) || line != kHeader)
+    throw InputError(path, 1, "header", "expected \"nll<TAB>tokens\", got \"" + line + "\"");
+  std::vector<SegmentNll> out;
+  for (int number = 2; std::getline(in, line); ++number) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos)
+      throw InputError(path, number, "nll", "expected NLL<TAB>TOKENS, got \"" + line + "\"");
+    SegmentNll s;
+    size_t used = 0;
+    try {
+      s.nll = std::stod(line.substr(0, tab), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != tab || !std::isfinite(s.nll) || s.nll < 0)
+      throw InputError(path, number, "nll",
+                       "not a non-negative number: \"" + line.substr(0, tab) + "\"");
+    const std::string tokens = line.substr(tab + 1);
+    try {
+      s.tokens = std::stoll(tokens, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != tokens.size() || tokens.empty() || s.tokens < 0)
+      throw InputError(path, number, "tokens", "not a token count: \"" + tokens + "\"");
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace fathom

@@ -1,0 +1,67 @@
+#include "cli/paired_tests.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "base/config/config_io.h"
+#include "base/util/error.h"
+#include "cli/stored_hypotheses.h"
+
+namespace fathom::cli {
+
+NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
+                           const std::vector<db::RunRecord>& runs, const std::string& split) {
+  NllInput in;
+  std::string first_data;
+  for (const auto& r : runs) {
+    const std::string file = stored_run_file(
+        store, paths, r, split + "_nll", "NLL per " + split + " segment", first_data, in.why_not);
+    if (!in.why_not.empty()) return in;
+    try {
+      in.segments.push_back(read_segment_nll_file(file));
+    } catch (const InputError& e) {
+      in.why_not = run_label(r) + "'s " + e.what();
+      return in;
+    }
+    if (in.segments.back().size() != in.segments.front().size()) {
+      in.why_not = run_label(r) + " scored another number of " + split + " segments";
+      return in;
+    }
+  }
+  if (runs.empty()) in.why_not = "no runs";
+  return in;
+}
+
+experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
+                                                     const db::StorePaths& paths,
+                                                     const db::RunRecord& baseline,
+                                                     const db::RunRecord& system, int samples,
+                                                     uint64_t seed) {
+  experiments::PairedTestResult result;
+  result.metric = "test perplexity";
+  result.higher_is_better = false;
+  result.digits = 3;
+  const RunConfig config = load_config_string(baseline.config_yaml, "config", "");
+  result.segments_are = config.data.task == "lm" ? "sequences" : "sentences";
+  const NllInput in = segment_nll_input(store, paths, {baseline, system});
+  result.why_not = in.why_not;
+  if (!in.why_not.empty()) return result;
+  result.segments = in.segments.front().size();
+  try {
+    result.test = paired_bootstrap_perplexity(in.segments[0], in.segments[1], samples, seed);
+  } catch (const std::invalid_argument& e) {  // other tokenisations
+    result.why_not = run_label(system) + " against " + run_label(baseline) + ": " + e.what();
+  }
+  return result;
+}
+
+experiments::PairedTestResult paired_test(const db::Store& store, const db::StorePaths& paths,
+                                          const db::RunRecord& baseline,
+                                          const db::RunRecord& system, int samples, uint64_t seed) {
+  const RunConfig config = load_config_string(baseline.config_yaml, run_label(baseline), "");
+  if (config.data.task == "lm")
+    return paired_perplexity_test(store, paths, baseline, system, samples, seed);
+  return paired_bleu_test(store, paths, baseline, system, samples, seed);
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Paired tests of two stored runs on their test set, from the files they kept: test BLEU on
+// their hypotheses (cli/stored_hypotheses.h) or test perplexity on the NLL of every test
+// segment (the `test_nll` artifact, test.nll; base/metrics/perplexity_bootstrap.h) -- what
+// `fathom compare` and reports test runs with -- or why there is none.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/metrics/perplexity_bootstrap.h"
+#include "db/records.h"
+#include "db/run_paths.h"
+#include "db/store.h"
+#include "experiments/paired_test.h"
+
+namespace fathom::cli {
+
+struct NllInput {
+  std::vector<std::vector<SegmentNll>> segments;  // in the order of the runs given
+  std::string why_not;                            // empty when every run's file was read
+};
+
+// Every run must have been evaluated on the same data and have stored as many segments of
+// `split` ("test" or "valid") as the first.
+NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
+                           const std::vector<db::RunRecord>& runs,
+                           const std::string& split = "test");
+
+// `system`'s test perplexity against `baseline`'s, paired bootstrap with `samples` draws from
+// `seed`, or why there is none.
+experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
+                                                     const db::StorePaths& paths,
+                                                     const db::RunRecord& baseline,
+                                                     const db::RunRecord& system,
+                                                     int samples = 1000, uint64_t seed = 12345);
+
+// The test a report makes of `system` against `baseline` (a fork against its parent): test
+// BLEU for translation models, test perplexity for language models (data.task: lm, which
+// translate nothing); `baseline`'s task decides, so one sweep's tests are one family.
+experiments::PairedTestResult paired_test(const db::Store& store, const db::StorePaths& paths,
+                                          const db::RunRecord& baseline,
+                                          const db::RunRecord& system, int samples = 1000,
+                                          uint64_t seed = 12345);
+
+}  // namespace fathom::cli
