@@ -96,36 +96,41 @@ namespace {
 // One chart's figure: each metric its own colour and its name as its label. A chart mixing
 // smoothed metrics with evaluations (train_loss with valid_loss) smooths the former here and
 // draws the latter as they are.
-// The update a fork left its parent at; 0 for a run that is no fork.
-int64_t fork_update(const db::Store& store, const db::RunRecord& run) {
-  const auto origin = db::fork_origin(store.tags(run.id));
-  return origin ? origin->step : 0;
-}
-
 plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
                                const RunChartSpec& spec) {
   plot::CurveQuery query;
   query.runs = {run.id};
   query.metrics = spec.metrics;
   query.log_y = spec.log_y;
+  // A fork is judged against its parent past the fork point, where the fork's own rows (the
+  // parent's, copied, up to there) stop telling: the parent drawn beside it while the store
+  // holds it, first (plot::CurveQuery::references).
+  const auto origin = db::fork_origin(store.tags(run.id));
+  const int64_t forked_at = origin ? origin->step : 0;
+  if (origin && store.find_run(std::to_string(origin->parent))) query.references = {origin->parent};
   plot::CurveFigure f = plot::curves_from_store(store, query);
   f.title = spec.title.toStdString();
   f.y.label = spec.metrics.size() == 1 ? spec.metrics.front() : "";
   f.y.whole_numbers = spec.whole_y;
   f.smoothing = spec.smoothed ? kSmoothing : 0;
-  for (size_t i = 0; i < f.curves.size(); ++i) {
-    plot::Curve& c = f.curves[i];
-    c.label = c.metric;
-    c.colour_key = c.metric;
-    c.style = static_cast<int>(i);
+  const size_t own = spec.metrics.size();
+  size_t parent_curves = 0;
+  for (plot::Curve& c : f.curves) {
+    const bool parents = c.reference;
+    const auto at = std::find(spec.metrics.begin(), spec.metrics.end(), c.metric);
+    const size_t metric_index = static_cast<size_t>(at - spec.metrics.begin());
+    c.label = parents ? c.metric + " (parent #" + std::to_string(origin->parent) + ")" : c.metric;
+    c.colour_key = c.label;
+    // The run's curves keep their metric's look; the parent's come after, each its own.
+    c.style = static_cast<int>(parents ? own + parent_curves++ : metric_index);
     if (!spec.smoothed && metric::presentation_of(c.metric).smoothed)
       c.value = plot::debiased_ema(c.value, kSmoothing);
   }
   // The learning rate beside the schedule it follows, to the last update: a fork's from where it
   // left its parent, whose schedule it followed before.
   if (spec.metrics == std::vector<std::string>{metric::kLearningRate})
-    if (auto planned = plot::planned_lr_curve(run, 600, fork_update(store, run))) {
-      planned->style = static_cast<int>(f.curves.size());
+    if (auto planned = plot::planned_lr_curve(run, 600, forked_at)) {
+      planned->style = static_cast<int>(own + parent_curves);
       f.curves.push_back(std::move(*planned));
     }
   return f;

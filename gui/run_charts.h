@@ -6,6 +6,8 @@
 // order of db/metric_presentation.h (BLEU, bits per byte, throughput, the loss scale), then
 // curves that table does not know (system metrics such as a GPU's memory, whatever their
 // names), then the training probes' scalars and the per-layer gradient norms in one chart.
+// A fork's charts draw its parent's curves beside its own ("valid_loss (parent #3)"), the
+// diamond where they part: past it the parent is what the fork is judged against.
 #include <map>
 #include <string>
 #include <vector>

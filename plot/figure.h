@@ -98,6 +98,7 @@ struct Curve {
   // Set: the run is a fork (db/fork_tags.h) and left its parent here (x units): a diamond on
   // the line, which before it is the parent's.
   std::optional<double> fork_step;
+  bool reference = false;  // a CurveQuery::references run's: drawn beside the selection
   // A run's curve of a spike metric (db::metric::is_spike_metric): its raw points judged spikes
   // (base/metrics/spikes.h), marked in its colour; x in the axis's units.
   std::vector<double> spike_x, spike_y;

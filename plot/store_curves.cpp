@@ -175,6 +175,7 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       if (const auto origin = db::fork_origin(tags[r]))
         curve.label += " " + db::fork_label(*origin);
       if (references) curve.label += " (reference)";
+      curve.reference = references;
       if (label_metric) curve.label += " " + metric;
       curve.colour_key = colour_by.empty() ? "run " + std::to_string(run.id) : key;
       for (size_t i = 0; i < p.size(); ++i) {

@@ -326,6 +326,20 @@ class RunPageTest : public QObject {
     const double factor = 0.1 + 0.9 * (1 + std::cos(M_PI * 31.0 / 90.0)) / 2;
     QVERIFY(qAbs(plan->data()->constBegin()->value - 1e-3 * factor) < 1e-12);
     QCOMPARE(last_x(plan), 100.0);
+    // The parent's own points drawn beside the fork's, under their own name: past the fork
+    // point they are what the fork is judged against (1.1e-3 at update 55, the fork 5.5e-4).
+    QCPGraph* parent = graph_named(forked.charts()->chart("learning rate"),
+                                   QStringLiteral("lr (parent #%1)").arg(id));
+    QVERIFY(parent);
+    QCOMPARE(last_x(parent), 55.0);
+    QVERIFY(qAbs((parent->data()->constEnd() - 1)->value - 1.1e-3) < 1e-12);
+    QCOMPARE(last_x(graph_named(forked.charts()->chart("learning rate"), "lr")), 55.0);
+    // A parent no longer in the store (run 999): the fork's curves alone, as before.
+    store.set_tag(fork, "forked_from", "999");
+    fathom::gui::RunPage orphan(store, *store.find_run(std::to_string(fork)));
+    QVERIFY(
+        !graph_named(orphan.charts()->chart("learning rate"), QStringLiteral("lr (parent #999)")));
+    QCOMPARE(last_x(graph_named(orphan.charts()->chart("learning rate"), "lr")), 55.0);
   }
 
   // Issue 58: the run page shows the run's probes as the Probes tab draws them -- a tab after
