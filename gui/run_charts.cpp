@@ -113,16 +113,20 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
   f.y.label = spec.metrics.size() == 1 ? spec.metrics.front() : "";
   f.y.whole_numbers = spec.whole_y;
   f.smoothing = spec.smoothed ? kSmoothing : 0;
+  // The run's curves keep their metric's look; the parent's all share one colour and marker,
+  // the same in every chart (the third: after a run's train and valid curves), each metric
+  // its own dash as the run's (plot/render_curves.cpp).
   const size_t own = spec.metrics.size();
-  size_t parent_curves = 0;
+  const size_t parent_style = std::max<size_t>(own, 2);
+  bool parent_drawn = false;
   for (plot::Curve& c : f.curves) {
-    const bool parents = c.reference;
     const auto at = std::find(spec.metrics.begin(), spec.metrics.end(), c.metric);
     const size_t metric_index = static_cast<size_t>(at - spec.metrics.begin());
-    c.label = parents ? c.metric + " (parent #" + std::to_string(origin->parent) + ")" : c.metric;
+    c.label =
+        c.reference ? c.metric + " (parent #" + std::to_string(origin->parent) + ")" : c.metric;
     c.colour_key = c.label;
-    // The run's curves keep their metric's look; the parent's come after, each its own.
-    c.style = static_cast<int>(parents ? own + parent_curves++ : metric_index);
+    parent_drawn = parent_drawn || c.reference;
+    c.style = static_cast<int>(c.reference ? parent_style : metric_index);
     if (!spec.smoothed && metric::presentation_of(c.metric).smoothed)
       c.value = plot::debiased_ema(c.value, kSmoothing);
   }
@@ -130,7 +134,7 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
   // left its parent, whose schedule it followed before.
   if (spec.metrics == std::vector<std::string>{metric::kLearningRate})
     if (auto planned = plot::planned_lr_curve(run, 600, forked_at)) {
-      planned->style = static_cast<int>(own + parent_curves);
+      planned->style = static_cast<int>(parent_drawn ? parent_style + 1 : own);
       f.curves.push_back(std::move(*planned));
     }
   return f;
