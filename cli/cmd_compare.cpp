@@ -64,6 +64,7 @@ struct Comparison {
   std::vector<std::optional<db::ForkOrigin>> forks;  // each run's, where it is a fork
   NllInput nll;
   std::vector<PairedBootstrap> perplexity_tests;
+  bool language_models = false;  // the first run's data.task is lm: its segments are sequences
 };
 
 // What run `b`'s curve shares with run `a`'s by construction -- a fork's points up to its fork
@@ -85,7 +86,7 @@ std::string shared_by_forking(const db::RunRecord& a, const std::optional<db::Fo
 
 void print_comparison_json(const Comparison& c) {
   const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
-               perplexity_tests] = c;
+               perplexity_tests, language_models] = c;
   nlohmann::json j;
   j["runs"] = nlohmann::json::array();
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -133,7 +134,7 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
     std::cout << "No paired " << score << " test: " << why_not << ".\n";
     return;
   }
-  std::cout << "\nTest " << score << " against " << run_label(c.runs.front())
+  std::cout << "Test " << score << " against " << run_label(c.runs.front())
             << ", paired bootstrap resampling of " << segments << " " << segments_are << " ("
             << a.samples << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
   const auto interval = [digits](const BootstrapScore& b) {
@@ -147,7 +148,7 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
   const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
-               perplexity_tests] = c;
+               perplexity_tests, language_models] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
   // as its axes, and a column each made the tables too wide to read.
   std::cout << "Runs:\n\n";
@@ -202,9 +203,9 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
   }
   std::cout << "\n";
   print_tests("BLEU", paired.why_not, paired.references.size(), tests, 2, c, a);
-  const bool lm = paired.why_not.find("language model") != std::string::npos;
+  std::cout << "\n";
   print_tests("perplexity", nll.why_not, nll.segments.empty() ? 0 : nll.segments.front().size(),
-              perplexity_tests, 3, c, a, lm ? "sequences" : "sentences");
+              perplexity_tests, 3, c, a, c.language_models ? "sequences" : "sentences");
 }
 
 void compare(const CompareArgs& a, const GlobalOptions& global) {
@@ -212,7 +213,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
   auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
-         perplexity_tests] = c;
+         perplexity_tests, language_models] = c;
   std::vector<nlohmann::json> configs;
   for (const auto& name : a.runs) {
     auto r = store.find_run(name);
@@ -222,6 +223,8 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     runs.push_back(*r);
   }
   differing = differing_keys(configs);
+  language_models =
+      configs.front().value("data", nlohmann::json::object()).value("task", "") == "lm";
   std::vector<experiments::ComputedWith> computed;
   for (const auto& r : runs) computed.push_back(experiments::computed_with(r, store.tags(r.id)));
   computed_with = experiments::computed_differently(computed);
