@@ -106,8 +106,7 @@ int bench_main(int argc, char** argv) {
       const experiments::PairedTester ppl_test = [&](const db::RunRecord& baseline,
                                                      const db::RunRecord& system) {
         experiments::PairedTestResult r;
-        r.metric = "test perplexity";
-        r.higher_is_better = false;
+        r.metric = "test_ppl";
         r.segments = tokens.size();
         r.test = paired_bootstrap_perplexity(nll.at(baseline.id), nll.at(system.id));
         return r;

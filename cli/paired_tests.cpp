@@ -38,9 +38,7 @@ experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
                                                      const db::RunRecord& system, int samples,
                                                      uint64_t seed) {
   experiments::PairedTestResult result;
-  result.metric = "test perplexity";
-  result.higher_is_better = false;
-  result.digits = 3;
+  result.metric = db::metric::kTestPpl;
   const RunConfig config = load_config_string(baseline.config_yaml, "config", "");
   result.segments_are = config.data.task == "lm" ? "sequences" : "sentences";
   const NllInput in = segment_nll_input(store, paths, {baseline, system});

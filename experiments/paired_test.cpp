@@ -1,10 +1,26 @@
 #include "experiments/paired_test.h"
 
+#include <cstdio>
+
+#include "db/metric_presentation.h"
+
 namespace fathom::experiments {
+
+std::string paired_metric_words(const PairedTestResult& result) {
+  return result.metric == db::metric::kTestBleu ? "test BLEU" : "test perplexity";
+}
+
+std::string paired_score(const PairedTestResult& result, double value, bool sign) {
+  const int digits = result.metric == db::metric::kTestBleu ? 2 : 3;
+  char text[32];
+  std::snprintf(text, sizeof text, sign ? "%+.*f" : "%.*f", digits, value);
+  return text;
+}
 
 std::string paired_verdict(const PairedTestResult& result, double p, double alpha) {
   if (!result.test || p >= alpha || result.test->difference == 0) return "inconclusive";
-  return (result.test->difference > 0) == result.higher_is_better ? "better" : "worse";
+  const bool higher_is_better = db::metric::higher_is_better(result.metric).value_or(true);
+  return (result.test->difference > 0) == higher_is_better ? "better" : "worse";
 }
 
 }  // namespace fathom::experiments

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/metrics/paired_bootstrap.h"
+#include "db/metric_names.h"
 #include "db/records.h"
 
 namespace fathom::experiments {
@@ -18,14 +19,16 @@ struct PairedTestResult {
   std::optional<PairedBootstrap> test;  // unset: no paired test, and `why_not` says why
   size_t segments = 0;                  // the test set's
   std::string why_not;
-  // What was tested: "test BLEU" (higher is better, two decimals, "sentences") or "test
-  // perplexity" (lower is better, three decimals, "sequences" of a language model's text or
-  // "sentences" of a translation's targets).
-  std::string metric = "test BLEU";
-  bool higher_is_better = true;
-  int digits = 2;
+  // What was tested: test_bleu or test_ppl (db/metric_names.h), its direction from
+  // db/metric_presentation.h; a segment a sentence, or a "sequence" of a language model's text.
+  std::string metric = db::metric::kTestBleu;
   std::string segments_are = "sentences";
 };
+
+// "test BLEU" or "test perplexity": the metric in a sentence.
+std::string paired_metric_words(const PairedTestResult& result);
+// BLEU with two decimals, perplexity with three: a score or difference as reports write it.
+std::string paired_score(const PairedTestResult& result, double value, bool sign = false);
 
 // `system` against `baseline` on the test set both were scored on.
 using PairedTester =

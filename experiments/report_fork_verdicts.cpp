@@ -16,18 +16,10 @@ namespace {
 // Up to this many tests take a few seconds at most: no progress bar.
 constexpr size_t kQuietTests = 8;
 
-// A score as the compare command writes it (BLEU two decimals, perplexity three), a
-// difference with its sign.
-std::string score(double v, const PairedTestResult& r, bool sign = false) {
-  char text[32];
-  std::snprintf(text, sizeof text, sign ? "%+.*f" : "%.*f", r.digits, v);
-  return text;
-}
-
 std::string difference_with_interval(const PairedTestResult& r) {
   const PairedBootstrap& t = *r.test;
-  return score(t.difference, r, true) + " [" + score(t.difference_low, r, true) + ", " +
-         score(t.difference_high, r, true) + "]";
+  return paired_score(r, t.difference, true) + " [" + paired_score(r, t.difference_low, true) +
+         ", " + paired_score(r, t.difference_high, true) + "]";
 }
 
 std::string p_value(double p) {
@@ -73,15 +65,16 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   const PairedTestResult* first = tested == results.end() ? nullptr : &*tested;
   out << "## Against the parent\n\n";
   if (!first) {
-    out << "No paired test of " << results.front().metric
+    out << "No paired test of " << paired_metric_words(results.front())
         << " against the parent: " << results.front().why_not << ".\n\n";
     return;
   }
   const std::vector<double> holm = holm_adjust(p);
   const int chosen = chosen_on_validation(runs, select_by);
-  out << "Each run's " << first->metric << " against the parent's (run " << parent.id << ", "
-      << score(first->test->baseline.score, *first) << "), paired bootstrap resampling of "
-      << first->segments << " " << first->segments_are << " (" << first->test->samples
+  out << "Each run's " << paired_metric_words(*first) << " against the parent's (run " << parent.id
+      << ", " << paired_score(*first, first->test->baseline.score)
+      << "), paired bootstrap resampling of " << first->segments << " " << first->segments_are
+      << " (" << first->test->samples
       << " draws, Koehn 2004; [95 % interval of the difference]); p adjusted over the " << p.size()
       << " test" << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
       << kForkVerdictAlpha << ".";
@@ -92,7 +85,8 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
         << ") -- the rescue to report; one chosen by these test verdicts would overstate it.";
   out << "\n\n";
   TextTable table;
-  table.header = {"run", "name", first->metric, "difference [95 %]", "p", "p (Holm)", "verdict"};
+  table.header = {"run",      "name",   paired_metric_words(*first), "difference [95 %]", "p",
+                  "p (Holm)", "verdict"};
   std::vector<std::string> untested;
   for (size_t i = 0, tested = 0; i < runs.size(); ++i) {
     const std::string id = std::to_string(runs[i].id) + (static_cast<int>(i) == chosen ? " *" : "");
@@ -103,7 +97,7 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     }
     const PairedTestResult& r = results[i];
     const double adjusted = holm[tested++];
-    table.rows.push_back({id, runs[i].name, score(r.test->system.score, r),
+    table.rows.push_back({id, runs[i].name, paired_score(r, r.test->system.score),
                           difference_with_interval(r), p_value(r.test->p), p_value(adjusted),
                           paired_verdict(r, adjusted, kForkVerdictAlpha)});
   }
@@ -114,14 +108,16 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
 
 std::string fork_test_sentence(const PairedTestResult& result) {
   if (!result.test)
-    return "No paired test of " + result.metric + " against the parent: " + result.why_not + ".";
+    return "No paired test of " + paired_metric_words(result) +
+           " against the parent: " + result.why_not + ".";
   const PairedBootstrap& t = *result.test;
-  std::string metric = result.metric;
+  std::string metric = paired_metric_words(result);
   metric[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(metric[0])));
   return metric + " against the parent, paired bootstrap resampling of " +
          std::to_string(result.segments) + " " + result.segments_are + " (" +
-         std::to_string(t.samples) + " draws, Koehn 2004): " + score(t.system.score, result) +
-         " vs " + score(t.baseline.score, result) + ", difference " +
+         std::to_string(t.samples) +
+         " draws, Koehn 2004): " + paired_score(result, t.system.score) + " vs " +
+         paired_score(result, t.baseline.score) + ", difference " +
          difference_with_interval(result) + ", p = " + p_value(t.p) + ".";
 }
 

@@ -296,9 +296,7 @@ TEST(ReportFork, ALanguageModelsForksAreJudgedOnTestPerplexityLowerBetter) {
   const experiments::PairedTester test = [&](const db::RunRecord& baseline,
                                              const db::RunRecord& system) {
     experiments::PairedTestResult result;
-    result.metric = "test perplexity";
-    result.higher_is_better = false;
-    result.digits = 3;
+    result.metric = "test_ppl";
     result.segments_are = "sequences";
     result.segments = base.size();
     result.test = paired_bootstrap_perplexity(segments.at(baseline.id), segments.at(system.id));
