@@ -3,8 +3,10 @@
 // sentences (newstest2014 has 3,003) and F forks, each a paired bootstrap of 1,000 draws over
 // generated hypotheses (a vocabulary of 5,000 words, 20-30 a sentence, each fork's words right
 // with its own chance) -- and the same section on test perplexity, a language model's test,
-// over the same number of segments of generated NLL (10-40 tokens each). Prints each section's
-// time in all and per fork, side by side.
+// over the same number of segments of generated NLL (10-40 tokens each), drawn singly and, as
+// a language model's text cut into blocks is, in circular blocks of neighbours whose length
+// each test chooses from the data (block_length.h). Prints each section's time in all and per
+// fork, side by side.
 //   bench_fork_verdicts [sentences=500,3003] [forks=10,100]
 // Run by hand (never in ctest).
 #include <algorithm>
@@ -67,8 +69,8 @@ double section_seconds(const std::vector<db::RunRecord>& runs,
 int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "500,3003");
   const auto fork_counts = bench::parse_size_list(argc > 2 ? argv[2] : "10,100");
-  std::printf("%9s %6s %12s %16s %12s %16s\n", "segments", "forks", "BLEU total s",
-              "BLEU ms per fork", "ppl total s", "ppl ms per fork");
+  std::printf("%9s %6s %12s %16s %12s %16s %18s\n", "segments", "forks", "BLEU total s",
+              "BLEU ms per fork", "ppl total s", "ppl ms per fork", "blocked ms per fork");
   for (long n : sizes) {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> word(0, 4999), length(20, 30);
@@ -103,18 +105,22 @@ int bench_main(int argc, char** argv) {
             paired_bootstrap_bleu(hypotheses.at(baseline.id), hypotheses.at(system.id), references);
         return r;
       };
-      const experiments::PairedTester ppl_test = [&](const db::RunRecord& baseline,
-                                                     const db::RunRecord& system) {
-        experiments::PairedTestResult r;
-        r.metric = "test_ppl";
-        r.segments = tokens.size();
-        r.test = paired_bootstrap_perplexity(nll.at(baseline.id), nll.at(system.id));
-        return r;
+      const auto ppl_test = [&](SegmentOrder order) -> experiments::PairedTester {
+        return [&, order](const db::RunRecord& baseline, const db::RunRecord& system) {
+          experiments::PairedTestResult r;
+          r.metric = "test_ppl";
+          r.segments = tokens.size();
+          r.test = paired_bootstrap_perplexity(nll.at(baseline.id), nll.at(system.id), 1000, 12345,
+                                               order);
+          return r;
+        };
       };
-      const double bleu_s = section_seconds(runs, test), ppl_s = section_seconds(runs, ppl_test);
+      const double bleu_s = section_seconds(runs, test),
+                   ppl_s = section_seconds(runs, ppl_test(SegmentOrder::independent)),
+                   blocked_s = section_seconds(runs, ppl_test(SegmentOrder::serial));
       const double per_fork = 1000.0 / static_cast<double>(forks);
-      std::printf("%9ld %6ld %12.2f %16.1f %12.2f %16.1f\n", n, forks, bleu_s, bleu_s * per_fork,
-                  ppl_s, ppl_s * per_fork);
+      std::printf("%9ld %6ld %12.2f %16.1f %12.2f %16.1f %18.1f\n", n, forks, bleu_s,
+                  bleu_s * per_fork, ppl_s, ppl_s * per_fork, blocked_s * per_fork);
       std::fflush(stdout);
     }
   }

@@ -119,7 +119,8 @@ void print_comparison_json(const Comparison& c) {
           {"difference", found[i].difference},
           {"difference_ci95", {found[i].difference_low, found[i].difference_high}},
           {"p", found[i].p},
-          {"samples", found[i].samples}};
+          {"samples", found[i].samples},
+          {"block_length", found[i].block_length}};
   };
   put_tests("paired_bootstrap", "bleu", paired.why_not, tests);
   put_tests("paired_bootstrap_perplexity", "perplexity", nll.why_not, perplexity_tests);
@@ -134,16 +135,25 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
     std::cout << "No paired " << score << " test: " << why_not << ".\n";
     return;
   }
+  size_t shortest = found.empty() ? 1 : found.front().block_length, longest = shortest;
+  for (const auto& t : found) {
+    shortest = std::min(shortest, t.block_length);
+    longest = std::max(longest, t.block_length);
+  }
   std::cout << "Test " << score << " against " << run_label(c.runs.front())
-            << ", paired bootstrap resampling of " << segments << " " << segments_are << " ("
-            << a.samples << " draws, Koehn 2004; [95 % interval of the draws]):\n\n";
+            << ", paired bootstrap resampling of "
+            << experiments::resampled_segments(segments, segments_are, shortest, longest) << " ("
+            << experiments::resampling_citation(a.samples, longest)
+            << "; [95 % interval of the draws]):\n\n";
   const auto interval = [digits](const BootstrapScore& b) {
     return fixed(b.score, digits) + " [" + fixed(b.mean - b.ci, digits) + ", " +
            fixed(b.mean + b.ci, digits) + "]";
   };
   for (size_t i = 0; i < found.size(); ++i)
     std::cout << "- " << run_label(c.runs[i + 1]) << ": " << interval(found[i].system) << " vs "
-              << interval(found[i].baseline) << ": p = " << fixed(found[i].p, 4) << "\n";
+              << interval(found[i].baseline) << ": p = " << fixed(found[i].p, 4)
+              << (shortest == longest ? "" : ", blocks of " + std::to_string(found[i].block_length))
+              << "\n";
 }
 
 void print_comparison_text(const Comparison& c, const CompareArgs& a) {
@@ -247,7 +257,8 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   nll = segment_nll_input(store, resolve_store_paths(global), runs);
   for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
       perplexity_tests.push_back(
-          paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed));
+          paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed,
+                                      evaluation_segment_order(runs.front())));
     } catch (const std::invalid_argument& e) {  // other tokenisations
       perplexity_tests.clear();
       nll.why_not = run_label(runs[i]) + " against " + run_label(runs.front()) + ": " + e.what();

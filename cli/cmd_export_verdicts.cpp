@@ -57,20 +57,24 @@ std::vector<db::RunRecord> runs_paired_by_seed(const experiments::VerdictTest& t
 // and says why not, or nothing.
 using PooledTest =
     std::function<std::string(const std::vector<db::RunRecord>& runs, PairedBootstrap& result)>;
+// A row of the BLEU table, or with `metric` and the draws' block length (1: segments drawn
+// singly) one of the perplexity table.
 std::string bootstrap_row(const experiments::VerdictTest& t, const db::Store& store,
-                          const PooledTest& pooled, const std::string& first_cell = "") {
+                          const PooledTest& pooled, const std::string& metric = "") {
+  const bool perplexity = !metric.empty();
   const std::vector<db::RunRecord> runs = runs_paired_by_seed(t, store);
-  const std::string head = "| " + first_cell + (first_cell.empty() ? "" : " | ") + t.column +
-                           " | " + t.row + " | " + t.versus + " | " +
-                           std::to_string(runs.size() / 2) + " | ";
-  if (runs.empty()) return head + "- | - | no seed in common |\n";
+  const std::string head = "| " + metric + (perplexity ? " | " : "") + t.column + " | " + t.row +
+                           " | " + t.versus + " | " + std::to_string(runs.size() / 2) + " | ";
+  const std::string no_blocks = perplexity ? "- | " : "";
+  if (runs.empty()) return head + "- | - | " + no_blocks + "no seed in common |\n";
   PairedBootstrap r;
   const std::string why_not = pooled(runs, r);
-  if (!why_not.empty()) return head + "- | - | " + why_not + " |\n";
+  if (!why_not.empty()) return head + "- | - | " + no_blocks + why_not + " |\n";
   char p[32];
   std::snprintf(p, sizeof p, "%.4f", r.p);
   return head + signed_number(r.difference) + " | [" + signed_number(r.difference_low) + ", " +
-         signed_number(r.difference_high) + "] | " + p + " |\n";
+         signed_number(r.difference_high) + "] | " +
+         (perplexity ? std::to_string(r.block_length) + " | " : "") + p + " |\n";
 }
 
 PooledTest pooled_bleu(const db::Store& store, const db::StorePaths& paths, const VerdictArgs& a) {
@@ -96,7 +100,8 @@ PooledTest pooled_perplexity(const db::Store& store, const db::StorePaths& paths
         for (size_t i = 0; i + 1 < in.segments.size(); i += 2)
           pairs.push_back(NllPair{in.segments[i], in.segments[i + 1]});
         try {
-          result = pooled_paired_bootstrap_perplexity(pairs, a.samples, a.seed);
+          result = pooled_paired_bootstrap_perplexity(pairs, a.samples, a.seed,
+                                                      evaluation_segment_order(runs.front()));
         } catch (const std::invalid_argument& e) {  // other tokenisations
           return std::string(e.what());
         }
@@ -130,9 +135,11 @@ std::string bootstrap_section(const experiments::VerdictFamily& family, const db
     text +=
         "\nPerplexity over its evaluation set: the same paired bootstrap on the NLL of every "
         "segment each run stored (corpus perplexity of each draw; negative is better), "
-        "beside Welch's test over seeds above, not in its Holm family\n\n"
-        "| metric | column | row | versus | seeds paired | row - versus | 95 % interval | p "
-        "|\n| --- | --- | --- | --- | ---: | ---: | --- | ---: |\n" +
+        "beside Welch's test over seeds above, not in its Holm family. A language model's text "
+        "cut into blocks is drawn in circular blocks of that many neighbouring segments "
+        "(`block`; Politis & White 2004), 1 where segments are independent\n\n"
+        "| metric | column | row | versus | seeds paired | row - versus | 95 % interval | block | "
+        "p |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: |\n" +
         ppl_rows;
   if (text.empty()) return "";
   return text + "\n*" + std::to_string(a.samples) + " draws, seed " + std::to_string(a.seed) +

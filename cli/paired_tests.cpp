@@ -32,6 +32,17 @@ NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
   return in;
 }
 
+SegmentOrder evaluation_segment_order(const db::RunRecord& run) {
+  const RunConfig config = load_config_string(run.config_yaml, run_label(run), "");
+  return config.data.task == "lm" && config.data.lm_block > 0 ? SegmentOrder::serial
+                                                              : SegmentOrder::independent;
+}
+
+std::string evaluation_segments_are(const db::RunRecord& run) {
+  const RunConfig config = load_config_string(run.config_yaml, run_label(run), "");
+  return config.data.task == "lm" ? "sequences" : "sentences";
+}
+
 experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
                                                      const db::StorePaths& paths,
                                                      const db::RunRecord& baseline,
@@ -39,14 +50,14 @@ experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
                                                      uint64_t seed) {
   experiments::PairedTestResult result;
   result.metric = db::metric::kTestPpl;
-  const RunConfig config = load_config_string(baseline.config_yaml, "config", "");
-  result.segments_are = config.data.task == "lm" ? "sequences" : "sentences";
+  result.segments_are = evaluation_segments_are(baseline);
   const NllInput in = segment_nll_input(store, paths, {baseline, system});
   result.why_not = in.why_not;
   if (!in.why_not.empty()) return result;
   result.segments = in.segments.front().size();
   try {
-    result.test = paired_bootstrap_perplexity(in.segments[0], in.segments[1], samples, seed);
+    result.test = paired_bootstrap_perplexity(in.segments[0], in.segments[1], samples, seed,
+                                              evaluation_segment_order(baseline));
   } catch (const std::invalid_argument& e) {  // other tokenisations
     result.why_not = run_label(system) + " against " + run_label(baseline) + ": " + e.what();
   }

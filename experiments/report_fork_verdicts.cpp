@@ -43,6 +43,29 @@ int chosen_on_validation(const std::vector<db::RunRecord>& runs, const std::stri
   return chosen;
 }
 
+size_t longest_block(const std::vector<PairedTestResult>& results) {
+  size_t longest = 1;
+  for (const auto& r : results)
+    if (r.test) longest = std::max(longest, r.test->block_length);
+  return longest;
+}
+
+// The tested results' segments, and the range of block lengths their draws used.
+std::string resampled_in(const std::vector<PairedTestResult>& results) {
+  const PairedTestResult* first = nullptr;
+  size_t shortest = 0, longest = 0;
+  for (const auto& r : results) {
+    if (!r.test) continue;
+    if (!first) {
+      first = &r;
+      shortest = longest = r.test->block_length;
+    }
+    shortest = std::min(shortest, r.test->block_length);
+    longest = std::max(longest, r.test->block_length);
+  }
+  return first ? resampled_segments(first->segments, first->segments_are, shortest, longest) : "";
+}
+
 }  // namespace
 
 void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
@@ -73,10 +96,10 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   const int chosen = chosen_on_validation(runs, select_by);
   out << "Each run's " << paired_metric_words(*first) << " against the parent's (run " << parent.id
       << ", " << paired_score(*first, first->test->baseline.score)
-      << "), paired bootstrap resampling of " << first->segments << " " << first->segments_are
-      << " (" << first->test->samples
-      << " draws, Koehn 2004; [95 % interval of the difference]); p adjusted over the " << p.size()
-      << " test" << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
+      << "), paired bootstrap resampling of " << resampled_in(results) << " ("
+      << resampling_citation(first->test->samples, longest_block(results))
+      << "; [95 % interval of the difference]); p adjusted over the " << p.size() << " test"
+      << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
       << kForkVerdictAlpha << ".";
   if (chosen >= 0)
     out << " Marked *: the run a choice on validation takes ("
@@ -113,10 +136,9 @@ std::string fork_test_sentence(const PairedTestResult& result) {
   const PairedBootstrap& t = *result.test;
   std::string metric = paired_metric_words(result);
   metric[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(metric[0])));
-  return metric + " against the parent, paired bootstrap resampling of " +
-         std::to_string(result.segments) + " " + result.segments_are + " (" +
-         std::to_string(t.samples) +
-         " draws, Koehn 2004): " + paired_score(result, t.system.score) + " vs " +
+  return metric + " against the parent, paired bootstrap resampling of " + resampled_in({result}) +
+         " (" + resampling_citation(t.samples, t.block_length) +
+         "): " + paired_score(result, t.system.score) + " vs " +
          paired_score(result, t.baseline.score) + ", difference " +
          difference_with_interval(result) + ", p = " + p_value(t.p) + ".";
 }

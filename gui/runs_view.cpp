@@ -121,6 +121,12 @@ void RunsView::buildActions() {
       QStringLiteral("the run page of each selected run, a window each: its charts, overview, "
                      "config, log, samples and notes, live while it trains"),
       &RunsView::openSelected);
+  compare_ = action(
+      QStringLiteral("Comp&are"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C),
+      QStringLiteral("fathom compare: the selected runs' settings that differ, final metrics, "
+                     "curves, and paired bootstrap tests of test BLEU and perplexity against "
+                     "the lowest id"),
+      &RunsView::compareSelected);
   cancel_ = action(QStringLiteral("&Cancel"), QKeySequence(Qt::CTRL | Qt::Key_K),
                    QStringLiteral("cancel the selected queued or running runs"),
                    &RunsView::cancelSelected);
@@ -166,8 +172,8 @@ void RunsView::layOut() {
   bar->addWidget(new QLabel(QStringLiteral("Sweep")));
   bar->addWidget(sweep_);
   bar->addWidget(text_, 1);
-  for (QAction* a :
-       {open_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_, show_best_}) {
+  for (QAction* a : {open_, compare_, cancel_, resume_, delete_, cancel_sweep_, columns_, metrics_,
+                     show_best_}) {
     auto* b = new QToolButton;
     b->setDefaultAction(a);
     bar->addWidget(b);
@@ -204,8 +210,8 @@ void RunsView::connectParts() {
 }
 
 QList<QAction*> RunsView::runActions() const {
-  return {open_,  cancel_,       resume_,  reproduce_, delete_,
-          prune_, cancel_sweep_, columns_, metrics_,   show_best_};
+  return {open_,  compare_,      cancel_,  resume_,  reproduce_, delete_,
+          prune_, cancel_sweep_, columns_, metrics_, show_best_};
 }
 
 void RunsView::setSession(StoreSession* session, const QString& db_location) {
@@ -449,7 +455,8 @@ void RunsView::updateActions() {
     any_resumable |= db::status::is_resumable(r.status);
     any_sweep |= !r.sweep.empty();
   }
-  open_->setEnabled(!runs.empty() && runs.size() <= 8);  // a window each
+  open_->setEnabled(!runs.empty() && runs.size() <= 8);        // a window each
+  compare_->setEnabled(runs.size() >= 2 && runs.size() <= 8);  // a column each
   cancel_->setEnabled(any_active);
   resume_->setEnabled(any_resumable);
   reproduce_->setEnabled(std::any_of(runs.begin(), runs.end(), can_reproduce));

@@ -89,6 +89,8 @@ class RunsView : public QWidget, public WorkbenchView {
 
  public slots:
   void openSelected();
+  // `fathom compare` of the selected runs (2-8) in a window (gui/compare_window.h).
+  void compareSelected();
   void cancelSelected();
   void resumeSelected();
   void reproduceSelected();
@@ -140,8 +142,8 @@ class RunsView : public QWidget, public WorkbenchView {
   RunBrush* brush_ = nullptr;
   std::set<int64_t> hidden_selection_;  // selected when a brush hid them
   QLabel* hint_;                        // an empty store or none: where runs come from
-  QAction *open_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_, *columns_,
-      *metrics_, *show_best_, *focus_filter_;
+  QAction *open_, *compare_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_,
+      *columns_, *metrics_, *show_best_, *focus_filter_;
   // What an ended run's tags say, read once while it stays ended (a resume reads it again).
   struct EndedRun {
     QString job;

@@ -1,5 +1,5 @@
-// What the runs view's actions do to the selected runs: cancel, resume, reproduce, delete,
-// prune, cancel their sweep. Training goes through the `fathom` command line, detached
+// What the runs view's actions do to the selected runs: compare, cancel, resume, reproduce,
+// delete, prune, cancel their sweep. Training goes through the `fathom` command line, detached
 // (gui/run_actions.h); the view itself only asks and reports.
 #include <functional>
 #include <set>
@@ -7,11 +7,20 @@
 #include <QMessageBox>
 
 #include "db/run_status.h"
+#include "gui/compare_window.h"
 #include "gui/prune_dialog.h"
 #include "gui/run_actions.h"
 #include "gui/runs_view.h"
 
 namespace fathom::gui {
+
+void RunsView::compareSelected() {
+  std::vector<int64_t> ids;
+  for (const auto& run : selectedRuns()) ids.push_back(run.id);
+  if (ids.size() < 2) return;
+  QString problem;
+  if (!open_compare_window(this, db_location_, ids, &problem)) emit error(problem);
+}
 
 void RunsView::cancelSelected() {
   const auto runs = selectedRuns();

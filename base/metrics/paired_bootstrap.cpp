@@ -21,22 +21,37 @@ void summarize_draws(std::vector<double> scores, BootstrapScore& out) {
 
 }  // namespace
 
+void draw_segments(std::vector<size_t>& drawn, size_t block_length, std::mt19937_64& random) {
+  const size_t n = drawn.size();
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  if (block_length <= 1) {  // kept apart: the single draws every stored p was computed with
+    for (size_t& k : drawn) k = pick(random);
+    return;
+  }
+  const size_t length = std::min(block_length, n);
+  for (size_t start = 0; start < n; start += length) {
+    const size_t first = pick(random);
+    for (size_t j = 0; j < length && start + j < n; ++j) drawn[start + j] = (first + j) % n;
+  }
+}
+
 PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whole,
-                                 const PairedScorer& score, int samples, uint64_t seed) {
+                                 const PairedScorer& score, int samples, uint64_t seed,
+                                 size_t block_length) {
   if (segments == 0) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
   PairedBootstrap out;
   out.samples = samples;
+  out.block_length = std::clamp<size_t>(block_length, 1, segments);
   out.baseline.score = whole.first;
   out.system.score = whole.second;
   out.difference = whole.second - whole.first;
 
   std::mt19937_64 random(seed);
-  std::uniform_int_distribution<size_t> pick(0, segments - 1);
   std::vector<size_t> drawn(segments);
   std::vector<double> base_scores, sys_scores, differences;
   for (int s = 0; s < samples; ++s) {
-    for (size_t& k : drawn) k = pick(random);
+    draw_segments(drawn, out.block_length, random);
     const auto [base, sys] = score(drawn);
     base_scores.push_back(base);
     sys_scores.push_back(sys);

@@ -1,11 +1,13 @@
 #include "base/metrics/perplexity_bootstrap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <utility>
 
+#include "base/metrics/block_length.h"
 #include "base/util/error.h"
 
 namespace fathom {
@@ -53,8 +55,23 @@ double corpus_perplexity(const std::vector<SegmentNll>& segments) {
   return perplexity_of(nll, tokens);
 }
 
+size_t serial_block_length(const std::vector<NllPair>& pairs) {
+  check_pairs(pairs);
+  const size_t n = pairs.front().baseline.size();
+  const double pair_count = static_cast<double>(pairs.size());
+  std::vector<double> base(n, 0.0), sys(n, 0.0), difference(n, 0.0);
+  for (const auto& pair : pairs)
+    for (size_t k = 0; k < n; ++k) {
+      base[k] += pair.baseline[k].nll / pair_count;
+      sys[k] += pair.system[k].nll / pair_count;
+      difference[k] += (pair.system[k].nll - pair.baseline[k].nll) / pair_count;
+    }
+  return std::max(
+      {circular_block_length(base), circular_block_length(sys), circular_block_length(difference)});
+}
+
 PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& pairs, int samples,
-                                                   uint64_t seed) {
+                                                   uint64_t seed, SegmentOrder order) {
   check_pairs(pairs);
   const double pair_count = static_cast<double>(pairs.size());
   std::pair<double, double> whole{0, 0};
@@ -77,13 +94,14 @@ PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& p
     }
     return mean;
   };
-  return paired_bootstrap(pairs.front().baseline.size(), whole, score, samples, seed);
+  const size_t block = order == SegmentOrder::serial ? serial_block_length(pairs) : 1;
+  return paired_bootstrap(pairs.front().baseline.size(), whole, score, samples, seed, block);
 }
 
 PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& baseline,
                                             const std::vector<SegmentNll>& system, int samples,
-                                            uint64_t seed) {
-  return pooled_paired_bootstrap_perplexity({NllPair{baseline, system}}, samples, seed);
+                                            uint64_t seed, SegmentOrder order) {
+  return pooled_paired_bootstrap_perplexity({NllPair{baseline, system}}, samples, seed, order);
 }
 
 std::string segment_nll_text(const std::vector<SegmentNll>& segments) {

@@ -33,11 +33,20 @@ struct NllPair {
 // pooled_paired_bootstrap_bleu shares them. std::invalid_argument, naming the pair and the
 // segment, when a pair's lists differ in length from the first's, or a segment's tokens differ
 // between a pair's systems (other tokenisations), or a segment has no tokens.
+// SegmentOrder::serial draws circular blocks of neighbouring segments, as many as the longest
+// that block_length.h chooses for the baseline's, the system's and the difference's NLL per
+// segment (each the mean over the pairs): the verdict rests on the difference, and each
+// system's interval on its own series, so none is left with blocks too short for it.
 PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& pairs,
-                                                   int samples = 1000, uint64_t seed = 12345);
+                                                   int samples = 1000, uint64_t seed = 12345,
+                                                   SegmentOrder order = SegmentOrder::independent);
 PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& baseline,
                                             const std::vector<SegmentNll>& system,
-                                            int samples = 1000, uint64_t seed = 12345);
+                                            int samples = 1000, uint64_t seed = 12345,
+                                            SegmentOrder order = SegmentOrder::independent);
+
+// The block length SegmentOrder::serial resamples `pairs` with.
+size_t serial_block_length(const std::vector<NllPair>& pairs);
 
 // The file a run keeps them in (test.nll, the `test_nll` artifact): a header line
 // "nll<TAB>tokens", then one line a segment, in the split's order. The reader's errors name the

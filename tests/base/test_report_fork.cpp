@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -276,6 +277,20 @@ TEST(ReportFork, AForkSweepsRunsAreTestedAgainstTheParentWithHolm) {
                 " has no stored test hypotheses.");
 }
 
+// A language model's test: test perplexity of the runs' `segments` (by run id), `samples` draws.
+experiments::PairedTester perplexity_tester(
+    const std::map<int64_t, std::vector<SegmentNll>>& segments, int samples, SegmentOrder order) {
+  return [segments, samples, order](const db::RunRecord& baseline, const db::RunRecord& system) {
+    experiments::PairedTestResult result;
+    result.metric = "test_ppl";
+    result.segments_are = "sequences";
+    result.segments = segments.at(baseline.id).size();
+    result.test = paired_bootstrap_perplexity(segments.at(baseline.id), segments.at(system.id),
+                                              samples, 12345, order);
+    return result;
+  };
+}
+
 // A language model's forks are tested on test perplexity: lower is better, three decimals,
 // the sequences of its text -- the section says so and the verdicts follow the direction.
 TEST(ReportFork, ALanguageModelsForksAreJudgedOnTestPerplexityLowerBetter) {
@@ -293,15 +308,8 @@ TEST(ReportFork, ALanguageModelsForksAreJudgedOnTestPerplexityLowerBetter) {
   };
   const std::map<int64_t, std::vector<SegmentNll>> segments = {
       {parent, base}, {lower, shifted(-0.1)}, {higher, shifted(0.1)}};
-  const experiments::PairedTester test = [&](const db::RunRecord& baseline,
-                                             const db::RunRecord& system) {
-    experiments::PairedTestResult result;
-    result.metric = "test_ppl";
-    result.segments_are = "sequences";
-    result.segments = base.size();
-    result.test = paired_bootstrap_perplexity(segments.at(baseline.id), segments.at(system.id));
-    return result;
-  };
+  const experiments::PairedTester test =
+      perplexity_tester(segments, 1000, SegmentOrder::independent);
   std::ostringstream out;
   const auto runs = std::vector<db::RunRecord>{*store.find_run(std::to_string(lower)),
                                                *store.find_run(std::to_string(higher))};
@@ -327,6 +335,49 @@ TEST(ReportFork, ALanguageModelsForksAreJudgedOnTestPerplexityLowerBetter) {
                        "sequences (1000 draws, Koehn 2004): 20.086 vs 22.198, difference -2.112",
                        0),
             0u);
+}
+
+// Tests whose draws took circular blocks (a language model's text cut into blocks) say so, with
+// the shortest and longest block their tests chose; one fork's sentence names its own.
+TEST(ReportFork, TestsDrawnInCircularBlocksSayHowLong) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  const int64_t parent = add_run(store, "lm", {{"valid_loss", 3.0}});
+  const int64_t near = add_fork(store, parent, 100, "train.lr=0.001", {{"valid_loss", 2.9}});
+  const int64_t far = add_fork(store, parent, 100, "train.lr=0.01", {{"valid_loss", 3.1}});
+  // Each fork's own error persists over neighbouring blocks, the far one's for longer.
+  std::vector<SegmentNll> base;
+  for (int i = 0; i < 400; ++i) base.push_back({60.0, 20});
+  const auto persisting = [&](double phi, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> e(0, 1);
+    auto out = base;
+    double own = 0;
+    for (auto& s : out) s.nll += (own = phi * own + e(rng));
+    return out;
+  };
+  const std::map<int64_t, std::vector<SegmentNll>> segments = {
+      {parent, base}, {near, persisting(0.5, 1)}, {far, persisting(0.9, 2)}};
+  const experiments::PairedTester test = perplexity_tester(segments, 200, SegmentOrder::serial);
+  const db::RunRecord parent_run = *store.find_run(std::to_string(parent));
+  const auto runs = std::vector<db::RunRecord>{*store.find_run(std::to_string(near)),
+                                               *store.find_run(std::to_string(far))};
+  const size_t shorter = test(parent_run, runs[0]).test->block_length,
+               longer = test(parent_run, runs[1]).test->block_length;
+  ASSERT_LT(shorter, longer);
+  ASSERT_GT(shorter, 1u);
+  std::ostringstream out;
+  experiments::fork_verdicts_section(out, parent_run, runs, test, "valid_loss");
+  EXPECT_NE(out.str().find("resampling of 400 sequences in circular blocks of " +
+                           std::to_string(shorter) + "-" + std::to_string(longer) +
+                           " neighbours (200 draws, Koehn 2004; block length by Politis & "
+                           "White 2004;"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(experiments::fork_test_sentence(test(parent_run, runs[1]))
+                .find("resampling of 400 sequences in circular blocks of " +
+                      std::to_string(longer) + " neighbours"),
+            std::string::npos);
 }
 
 }  // namespace test_report_fork

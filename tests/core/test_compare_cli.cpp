@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -267,12 +268,75 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
               "--versus", "0.005", "--paired-bootstrap", "--samples", "200"});
   ASSERT_EQ(ppl.exit_code, 0) << ppl.err;
   char row[160];
-  std::snprintf(row, sizeof row, "| 0.001 | 0.005 | 2 | %+.2f | [%+.2f, %+.2f] | %.4f |",
+  // Sentences are independent: drawn singly, a block of 1.
+  std::snprintf(row, sizeof row, "| 0.001 | 0.005 | 2 | %+.2f | [%+.2f, %+.2f] | 1 | %.4f |",
                 expected_ppl.difference, expected_ppl.difference_low, expected_ppl.difference_high,
                 expected_ppl.p);
   EXPECT_NE(ppl.out.find(row), std::string::npos) << row << "\n" << ppl.out;
   EXPECT_NE(ppl.out.find("Perplexity over its evaluation set"), std::string::npos) << ppl.out;
   EXPECT_NE(ppl.out.find("| test_ppl |"), std::string::npos) << ppl.out;
+}
+
+// A language model whose test text is cut into blocks (data.lm_block > 0): its neighbouring
+// sequences share passages, so compare draws them in circular blocks whose length the stored
+// NLL decides (Politis & White); documents (lm_block 0) stay single draws. Checked against the
+// same test computed here from the files.
+TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
+  auto config =
+      fathom::load_config_file(std::string(FATHOM_SOURCE_DIR) + "/configs/lm-multi30k-en.yaml");
+  config.data.lm_block = 64;
+  // 300 blocks whose difficulty drifts along the text and whose difference between the two
+  // models persists over neighbours (AR(1), phi 0.8).
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> e(0, 0.1);
+  std::vector<fathom::SegmentNll> a, b;
+  double hard = 0, own = 0;
+  for (int k = 0; k < 300; ++k) {
+    hard = 0.9 * hard + e(rng);
+    own = 0.8 * own + e(rng);
+    a.push_back({64 * (3 + hard), 64});
+    b.push_back({64 * (3 + hard + own), 64});
+  }
+  {
+    auto store = fathom::db::Store::open((dir_ / "runs.db").string());
+    for (const std::string name : {"lm/a", "lm/b", "doc-a", "doc-b"}) {
+      auto run_config = config;
+      if (name.rfind("doc-", 0) == 0) run_config.data.lm_block = 0;
+      fathom::db::NewRun run;
+      run.name = name;
+      run.config_yaml = fathom::config_to_yaml(run_config);
+      run.config_json = fathom::config_to_json(run_config).dump();
+      const int64_t id = store.create_run(run);
+      const fs::path file = dir_ / ("runs.artifacts/run-" + std::to_string(id) + "/test.nll");
+      fs::create_directories(file.parent_path());
+      std::ofstream(file) << fathom::segment_nll_text(name.back() == 'b' ? b : a);
+      store.add_artifact(id, "test_nll", file.string(), 0);
+    }
+  }
+  const size_t block = fathom::serial_block_length({{a, b}});
+  ASSERT_GT(block, 1u);
+  const auto expected =
+      fathom::paired_bootstrap_perplexity(a, b, 400, 12345, fathom::SegmentOrder::serial);
+  const ProgramResult json =
+      fathom({"--json", "compare", "1", "2", "--samples", "400", "--seed", "12345"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const auto& test = j["paired_bootstrap_perplexity"]["versus_2"];
+  EXPECT_EQ(test["block_length"].get<size_t>(), block);
+  EXPECT_DOUBLE_EQ(test["p"].get<double>(), expected.p);
+  EXPECT_DOUBLE_EQ(test["difference_ci95"][0].get<double>(), expected.difference_low);
+  const ProgramResult text = fathom({"compare", "1", "2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("resampling of 300 sequences in circular blocks of " + std::to_string(block) +
+                    " neighbours (1000 draws, Koehn 2004; block length by Politis & White "
+                    "2004;"),
+      std::string::npos)
+      << text.out;
+  // Documents are independent: single draws, whatever the files hold.
+  const auto docs = nlohmann::json::parse(fathom({"--json", "compare", "3", "4"}).out);
+  EXPECT_EQ(docs["paired_bootstrap_perplexity"]["versus_4"]["block_length"].get<size_t>(), 1u)
+      << docs.dump();
 }
 
 }  // namespace test_compare_cli
