@@ -17,6 +17,7 @@ void build_app(CLI::App& app, GlobalOptions& options) {
   add_cancel_command(app, options);
   add_bleu_command(app, options);
   add_translate_command(app, options);
+  add_evaluate_command(app, options);
   add_attention_command(app, options);
   add_config_command(app, options);
   add_fold_command(app, options);

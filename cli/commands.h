@@ -113,6 +113,7 @@ void add_compare_command(CLI::App& app, GlobalOptions& options);
 void add_data_command(CLI::App& app, GlobalOptions& options);
 void add_metrics_command(CLI::App& app, GlobalOptions& options);
 void add_translate_command(CLI::App& app, GlobalOptions& options);
+void add_evaluate_command(CLI::App& app, GlobalOptions& options);
 void add_attention_command(CLI::App& app, GlobalOptions& options);
 // `fathom data get` (cli/cmd_data_get.cpp), a sub-command of `fathom data`.
 void add_data_get_command(CLI::App& data, GlobalOptions& options);

@@ -27,7 +27,12 @@ std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
   data = this_data;
   const std::string file = db::recorded_file(store.artifacts(run.id), paths.run_dir(run.id), kind);
   if (file.empty()) {
-    why_not = run_label(run) + " has no stored " + what + " (it did not finish, or scored none)";
+    // Segment NLL came later than runs: a finished run can be evaluated again for it.
+    const bool nll = kind.size() > 4 && kind.compare(kind.size() - 4, 4, "_nll") == 0;
+    why_not = run_label(run) + " has no stored " + what +
+              (nll ? " (it did not finish, or finished before runs kept them: `fathom evaluate " +
+                         std::to_string(run.id) + "` keeps them)"
+                   : " (it did not finish, or scored none)");
     return "";
   }
   // A store copied without its artifacts folder (docs/studies/) keeps the rows, not the files.

@@ -12,6 +12,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
@@ -28,6 +29,7 @@
 #include "db/system_summary.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
+#include "gui/compare_window.h"
 #include "gui/lm_attention_panel.h"
 #include "gui/number_text.h"
 #include "gui/run_charts.h"
@@ -220,6 +222,22 @@ RunPage::RunPage(db::Store& store, const db::RunRecord& run,
   } else {
     lm_attention_ = new LmAttentionPanel(run.id, location);
     tabs_->addTab(lm_attention_, QStringLiteral("&Attention"));
+  }
+  if (const auto origin = db::fork_origin(store.tags(run.id))) {
+    compare_parent_ =
+        new QPushButton(QStringLiteral("Compare with parent #%1").arg(origin->parent));
+    compare_parent_->setToolTip(
+        QStringLiteral("fathom compare %1 %2: settings, curves and the paired tests of test BLEU "
+                       "and perplexity against the run this one was forked from")
+            .arg(origin->parent)
+            .arg(run.id));
+    const int64_t parent_id = origin->parent;
+    connect(compare_parent_, &QPushButton::clicked, this, [this, location, parent_id] {
+      QString problem;
+      if (!open_compare_window(this, location(), {parent_id, run_.id}, &problem))
+        QMessageBox::warning(this, QStringLiteral("Compare with parent"), problem);
+    });
+    tabs_->setCornerWidget(compare_parent_, Qt::TopRightCorner);
   }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);

@@ -27,6 +27,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QPlainTextEdit;
 class QTabWidget;
 
@@ -64,6 +65,10 @@ class RunPage : public QWidget {
   RunCharts* charts() const { return charts_; }
   TranslatePanel* translator() const { return translate_; }
   LmAttentionPanel* lmAttention() const { return lm_attention_; }
+  // A fork's "Compare with parent #N" beside the tabs: `fathom compare PARENT RUN` in a window
+  // (gui/compare_window.h) -- the paired tests of the rescue against the run it left. Null for a
+  // run that is no fork.
+  QPushButton* compareWithParent() const { return compare_parent_; }
 
  private:
   // The tabs that hold widgets of the page's own.
@@ -86,6 +91,7 @@ class RunPage : public QWidget {
   QComboBox* diff_with_;
   TranslatePanel* translate_ = nullptr;          // none for a language model
   LmAttentionPanel* lm_attention_ = nullptr;     // a language model's only
+  QPushButton* compare_parent_ = nullptr;        // a fork's only
   QString location_;                             // for the probes' connection; "" before showProbes
   std::unique_ptr<StoreSession> probe_session_;  // the Probes tab's store
   ProbesView* probes_ = nullptr;

@@ -20,7 +20,9 @@
 #include <cmath>
 
 #include "db/store.h"
+#include "gui/compare_window.h"
 #include "gui/curve_plot.h"
+#include "gui/fathom_binary.h"
 #include "gui/main_window.h"
 #include "gui/probes_view.h"
 #include "gui/run_charts.h"
@@ -188,6 +190,20 @@ class RunPageTest : public QObject {
     QCOMPARE(overview_line(early, QStringLiteral("forks")),
              QStringLiteral("1 run: #%1").arg(whole));
     QCOMPARE(overview_line(whole, QStringLiteral("forks")), QString());
+    // The fork's page compares it with its parent; the parent's has no such button.
+    QVERIFY(
+        !fathom::gui::RunPage(store, *store.find_run(std::to_string(early))).compareWithParent());
+    fathom::gui::RunPage fork_page(store, *store.find_run(std::to_string(whole)));
+    QVERIFY(fork_page.compareWithParent());
+    QCOMPARE(fork_page.compareWithParent()->text(),
+             QStringLiteral("Compare with parent #%1").arg(early));
+    if (fathom::gui::find_fathom_binary().isEmpty()) return;  // the click runs `fathom compare`
+    fork_page.compareWithParent()->click();
+    const auto windows = fork_page.findChildren<fathom::gui::CompareWindow*>();
+    QCOMPARE(windows.size(), qsizetype(1));
+    QCOMPARE(windows.front()->windowTitle(),
+             QStringLiteral("Compare #%1 against #%2").arg(whole).arg(early));
+    QVERIFY(windows.front()->markdown().contains(QStringLiteral("Settings that differ")));
   }
 
   // The loss chart marks, on valid_loss, the checkpoint the final evaluation measured (tag
