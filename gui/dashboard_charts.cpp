@@ -17,6 +17,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
+#include "db/update_rate.h"
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
 #include "gui/run_marks.h"
@@ -258,7 +259,6 @@ void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) 
       entries.push_back({QString::fromStdString(c.label), c.style, QString(), members});
     }
   } else {
-    const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
     // Queued runs last: they have no curve yet, and a live sweep's hundreds of them (the
     // highest ids) would otherwise push the runs that train out of sight.
     std::vector<const db::RunRecord*> listed = drawnRuns();
@@ -268,7 +268,10 @@ void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) 
       const db::RunRecord& run = *listed_run;
       // What is worth a line of its own: a run training (progress, ETA) or one that stopped
       // short (diverged, failed, ...); a finished run needs none.
-      const QString state = run_state_text(run, now);
+      const QString state =
+          run_state_text(run, run.status == db::status::kRunning && session_
+                                  ? db::recent_seconds_per_update(session_->store, run)
+                                  : std::nullopt);
       entries.push_back(
           {QString::fromStdString(curveLabel(run)), styleOf(run),
            run.status == db::status::kFinished && !run.diverged_step ? QString() : state,

@@ -27,6 +27,7 @@
 #include "db/fork_tags.h"
 #include "db/run_status.h"
 #include "db/system_summary.h"
+#include "db/update_rate.h"
 #include "db/valid_samples.h"
 #include "experiments/worker_tags.h"
 #include "gui/compare_window.h"
@@ -86,7 +87,7 @@ void flatten(const nlohmann::json& j, const std::string& path,
 QString overview_text(const db::RunRecord& run, const std::map<std::string, std::string>& tags,
                       const std::vector<db::Artifact>& artifacts, const std::string& run_dir,
                       const std::vector<db::SystemSummary>& system,
-                      const std::vector<int64_t>& forks) {
+                      const std::vector<int64_t>& forks, std::optional<double> seconds_per_update) {
   struct Row {
     QString key, value;
     bool heading;
@@ -102,7 +103,7 @@ QString overview_text(const db::RunRecord& run, const std::map<std::string, std:
   if (const auto origin = db::fork_origin(tags))  // as `fathom show` says it
     line("fork of", QString::fromStdString(db::fork_of_text(*origin, tags)));
   if (!forks.empty()) line("forks", QString::fromStdString(db::forks_text(forks)));
-  QString status = run_state_text(run, QDateTime::currentMSecsSinceEpoch() / 1000.0);
+  QString status = run_state_text(run, seconds_per_update);
   if (run.status == db::status::kFinished && db::ended_by_early_stop(tags))
     status += QStringLiteral(" (early stop: train.patience)");  // as `fathom show` says
   line("status", status);
@@ -281,7 +282,10 @@ void RunPage::readAgain() {
   set_text_in_place(
       overview_,
       overview_text(run_, tags, artifacts, run_dir_, db::system_summary(*store_, run_.id),
-                    db::forks_among(store_->tagged_runs(db::kForkedFromTag), run_.id)));
+                    db::forks_among(store_->tagged_runs(db::kForkedFromTag), run_.id),
+                    run_.status == db::status::kRunning
+                        ? db::recent_seconds_per_update(*store_, run_)
+                        : std::nullopt));
   set_text_in_place(config_, QString::fromStdString(run_.config_yaml));
   const std::string log = run_dir_.empty() ? "" : experiments::worker_log_path(run_dir_);
   const QString log_text = log.empty() ? QString() : tail_of(log, 400);

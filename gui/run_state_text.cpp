@@ -31,7 +31,7 @@ QString duration_text(double seconds) {
   return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-QString run_state_text(const db::RunRecord& run, double now) {
+QString run_state_text(const db::RunRecord& run, std::optional<double> seconds_per_update) {
   if (run.diverged_step) return QStringLiteral("diverged at %1").arg(*run.diverged_step);
   if (run.status != db::status::kRunning) return QString::fromStdString(run.status);
   const int64_t max = max_updates_of(run);
@@ -40,10 +40,9 @@ QString run_state_text(const db::RunRecord& run, double now) {
                      .arg(run.updates)
                      .arg(max)
                      .arg(std::lround(100.0 * run.updates / max));
-  const double elapsed = now - run.started_at;
-  if (run.updates > 0 && run.started_at > 0 && elapsed > 0 && run.updates < max)
+  if (seconds_per_update && run.updates < max)
     text += QStringLiteral(", ETA ") +
-            duration_text(elapsed / static_cast<double>(run.updates) * (max - run.updates));
+            duration_text(*seconds_per_update * static_cast<double>(max - run.updates));
   return text;
 }
 

@@ -199,10 +199,12 @@ QString RunsModel::shownName(const db::RunRecord& run) const {
   return it == compact_names_.end() ? QString::fromStdString(run.name) : it->second;
 }
 
-void RunsModel::setCurrentLoss(std::map<int64_t, double> loss) {
-  if (loss == loss_now_) return;
+void RunsModel::setCurrentLoss(std::map<int64_t, double> loss,
+                               std::map<int64_t, double> seconds_per_update) {
+  if (loss == loss_now_ && seconds_per_update == seconds_per_update_) return;
   loss_now_ = std::move(loss);
-  if (!runs_.empty()) emit dataChanged(index(0, LossNow), index(rowCount() - 1, LossNow));
+  seconds_per_update_ = std::move(seconds_per_update);
+  if (!runs_.empty()) emit dataChanged(index(0, Updates), index(rowCount() - 1, LossNow));
 }
 
 const db::RunRecord* RunsModel::runAt(int row) const {
@@ -276,7 +278,10 @@ QVariant RunsModel::cell(const db::RunRecord& run, int column, bool for_sort) co
     case Updates:
       // A running run's progress and ETA ("120/300 (40%), ETA 2:10"), sorted by its count.
       if (!for_sort && run.status == db::status::kRunning) {
-        const QString state = run_state_text(run, db::unix_now());
+        const auto rate = seconds_per_update_.find(run.id);
+        const QString state = run_state_text(run, rate == seconds_per_update_.end()
+                                                      ? std::nullopt
+                                                      : std::optional<double>(rate->second));
         if (state.startsWith(QStringLiteral("running ")))
           return state.mid(static_cast<int>(std::strlen("running ")));
       }

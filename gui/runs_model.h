@@ -49,8 +49,10 @@ class RunsModel : public QAbstractTableModel {
   // differ where a long name would be cut alike; the whole name is its tooltip.
   void setAxes(std::map<int64_t, std::map<std::string, std::string>> axes);
   QString shownName(const db::RunRecord& run) const;
-  // Each running run's last train_loss point (the "loss now" column); others show none.
-  void setCurrentLoss(std::map<int64_t, double> loss);
+  // Each running run's last train_loss point (the "loss now" column) and the seconds an update
+  // takes it now (db/update_rate.h: the ETA in the updates column); others show none.
+  void setCurrentLoss(std::map<int64_t, double> loss,
+                      std::map<int64_t, double> seconds_per_update = {});
 
   // By metric, each run's best point over training (Store::best_points); a metric with points
   // gets a "best NAME" column beside its final value. Empty: no best columns.
@@ -98,6 +100,7 @@ class RunsModel : public QAbstractTableModel {
   std::map<int64_t, QString> jobs_;
   std::map<int64_t, QString> early_stops_;
   std::map<int64_t, double> loss_now_;
+  std::map<int64_t, double> seconds_per_update_;  // a running run's rate now: its ETA
   std::map<int64_t, std::map<std::string, std::string>> axes_;
   std::map<int64_t, QString> compact_names_;  // from axes_: the differing axes of sweep runs
   size_t compact_rows_ = 0;                   // the rows they were made for

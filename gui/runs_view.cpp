@@ -21,6 +21,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
+#include "db/update_rate.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
@@ -122,7 +123,7 @@ void RunsView::buildActions() {
                      "config, log, samples and notes, live while it trains"),
       &RunsView::openSelected);
   compare_ = action(
-      QStringLiteral("Comp&are"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C),
+      QStringLiteral("Comp&are runs"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C),
       QStringLiteral("fathom compare: the selected runs' settings that differ, final metrics, "
                      "curves, and paired bootstrap tests of test BLEU and perplexity against "
                      "the lowest id"),
@@ -325,17 +326,19 @@ void RunsView::refreshJobs() {
   model_->setAxes(run_axes_);
   if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
     model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
-  // A running run's training loss now: its last train_loss point (two short reads a run).
-  std::map<int64_t, double> loss;
+  // A running run's training loss now, its last train_loss point, and the rate it trains at
+  // now, from its last few (db/update_rate.h): two short reads a run.
+  std::map<int64_t, double> loss, seconds_per_update;
   for (const auto& run : model_->runs()) {
     if (run.status != db::status::kRunning) continue;
     const int64_t last = session_->store.last_metric_step(run.id, db::metric::kTrainLoss);
     if (last < 0) continue;
-    const auto points =
-        session_->store.metric_points_after(run.id, db::metric::kTrainLoss, last - 1);
+    const auto points = session_->store.metric_points_after(
+        run.id, db::metric::kTrainLoss, last - db::kRateIntervals * db::log_every_of(run) - 1);
     if (!points.empty()) loss[run.id] = points.back().value;
+    if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run.id] = *rate;
   }
-  model_->setCurrentLoss(std::move(loss));
+  model_->setCurrentLoss(std::move(loss), std::move(seconds_per_update));
 }
 
 void RunsView::setShowBest(bool on) {

@@ -1,4 +1,4 @@
-// Runs > Compare in the runs view (gui/compare_window.h): enabled for two to eight selected
+// Run > Compare runs in the runs view (gui/compare_window.h): enabled for two to eight selected
 // runs, it opens `fathom compare`'s comparison -- here of two language models whose test text
 // is cut into blocks -- and the window holds the paired perplexity test the command computes,
 // checked against the same test computed here from the stored files (skipped when fathom is not
@@ -41,7 +41,7 @@ const char* kLanguageModel =
 
 QAction* compare_action(const RunsView& view) {
   for (QAction* a : view.runActions())
-    if (a->text() == QStringLiteral("Comp&are")) return a;
+    if (a->text() == QStringLiteral("Comp&are runs")) return a;
   return nullptr;
 }
 

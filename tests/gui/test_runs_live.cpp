@@ -165,10 +165,13 @@ class RunsLiveTest : public QObject {
     QCOMPARE(model.data(updates, RunsModel::SortRole).toLongLong(), 120LL);
     QCOMPARE(model.data(model.index(1, RunsModel::Updates), Qt::DisplayRole).toLongLong(), 0LL);
 
-    // The loss now: for the running run only.
-    model.setCurrentLoss({{running, 4.25}, {done, 3.0}});
+    // The loss now: for the running run only. With its rate now (1.5 s an update), its ETA:
+    // 180 updates left, 4:30.
+    model.setCurrentLoss({{running, 4.25}, {done, 3.0}}, {{running, 1.5}});
     QCOMPARE(model.data(model.index(0, RunsModel::LossNow), Qt::DisplayRole).toString(),
              QStringLiteral("4.25"));
+    QCOMPARE(model.data(updates, Qt::DisplayRole).toString(),
+             QStringLiteral("120/300 (40%), ETA 4:30"));
     QVERIFY(!model.data(model.index(1, RunsModel::LossNow), Qt::DisplayRole).isValid());
 
     // The whole name on hover.

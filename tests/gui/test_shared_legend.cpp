@@ -7,7 +7,7 @@
 //  - valid_ppl is drawn through its points (an EMA of 3 values lagged far behind the last);
 //  - with nothing selected, a run that finishes stays on the dashboard, and a store with no
 //    running run shows the latest sweep instead of nothing;
-//  - the legend says what a running run is doing: progress and an ETA from its rate so far.
+//  - the legend says what a running run is doing: progress and an ETA from its rate now.
 #include <qcustomplot.h>
 #include <QAction>
 #include <QApplication>
@@ -298,15 +298,17 @@ class SharedLegendTest : public QObject {
     run.config_json = R"({"train":{"max_updates":300}})";
     run.updates = 120;
     run.started_at = 1000;
-    // 120 updates in 240 s: 2 s each; 180 left: 360 s.
-    QCOMPARE(run_state_text(run, 1240), QStringLiteral("running 120/300 (40%), ETA 6:00"));
+    // 2 s an update now, 180 left: 360 s -- whenever it first started.
+    QCOMPARE(run_state_text(run, 2.0), QStringLiteral("running 120/300 (40%), ETA 6:00"));
+    // No rate yet (before its second logged loss): no ETA rather than a guess.
+    QCOMPARE(run_state_text(run), QStringLiteral("running 120/300 (40%)"));
     run.config_json = "{}";
-    QCOMPARE(run_state_text(run, 1240), QStringLiteral("running, update 120"));
+    QCOMPARE(run_state_text(run, 2.0), QStringLiteral("running, update 120"));
     run.status = "finished";
-    QCOMPARE(run_state_text(run, 1240), QStringLiteral("finished"));
+    QCOMPARE(run_state_text(run, 2.0), QStringLiteral("finished"));
     run.status = "diverged";
     run.diverged_step = 40;
-    QCOMPARE(run_state_text(run, 1240), QStringLiteral("diverged at 40"));
+    QCOMPARE(run_state_text(run, 2.0), QStringLiteral("diverged at 40"));
     QCOMPARE(duration_text(3723), QStringLiteral("1:02:03"));
     QCOMPARE(duration_text(42), QStringLiteral("0:42"));
   }

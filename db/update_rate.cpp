@@ -1,0 +1,41 @@
+#include "db/update_rate.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "db/metric_names.h"
+#include "db/store.h"
+
+namespace fathom::db {
+int64_t log_every_of(const RunRecord& run) {
+  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return 10;
+  const auto& every = config["train"]["log_every"];
+  return every.is_number_integer() && every.get<int64_t>() > 0 ? every.get<int64_t>() : 10;
+}
+
+std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points) {
+  std::vector<double> rates;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const int64_t steps = points[i].step - points[i - 1].step;
+    const double seconds = points[i].wall_time - points[i - 1].wall_time;
+    if (steps > 0 && seconds > 0) rates.push_back(seconds / static_cast<double>(steps));
+  }
+  if (rates.empty()) return std::nullopt;
+  const size_t middle = rates.size() / 2;
+  std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(middle), rates.end());
+  if (rates.size() % 2 == 1) return rates[middle];
+  const double upper = rates[middle];
+  return 0.5 * (upper + *std::max_element(rates.begin(),
+                                          rates.begin() + static_cast<std::ptrdiff_t>(middle)));
+}
+
+std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run) {
+  const int64_t last = store.last_metric_step(run.id, metric::kTrainLoss);
+  if (last < 0) return std::nullopt;
+  const int64_t from = last - kRateIntervals * log_every_of(run) - 1;
+  return seconds_per_update(store.metric_points_after(run.id, metric::kTrainLoss, from));
+}
+
+}  // namespace fathom::db

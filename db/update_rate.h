@@ -1,0 +1,31 @@
+#pragma once
+// How long a running run takes an update now, from the wall times of its last logged training
+// losses -- what an ETA should divide by. Not the updates over the time since it first started:
+// a run resumed after preemption, or a fork that began at its parent's update 5,000, has
+// updates it did not make in that time (or time it spent queued), and that ETA was off by hours.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "db/records.h"
+
+namespace fathom::db {
+
+class Store;
+
+// The median over consecutive `points` (ordered by step) of wall-time gap / update gap: a gap
+// that spans a pause (a preemption, a resume's queueing, a fork's start after its parent's
+// copied points) is one slow interval among several, which the median passes over. nullopt
+// with no two points an update or more and a positive time apart.
+std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points);
+
+// train.log_every of the run's stored config; 10, the default, where absent or unreadable.
+int64_t log_every_of(const RunRecord& run);
+
+// The logged intervals a rate is the median of.
+inline constexpr int64_t kRateIntervals = 5;
+
+// seconds_per_update of `run`'s last kRateIntervals + 1 train_loss points: two short reads.
+std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run);
+
+}  // namespace fathom::db
