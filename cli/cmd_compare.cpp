@@ -135,15 +135,11 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
     std::cout << "No paired " << score << " test: " << why_not << ".\n";
     return;
   }
-  size_t shortest = found.empty() ? 1 : found.front().block_length, longest = shortest;
-  for (const auto& t : found) {
-    shortest = std::min(shortest, t.block_length);
-    longest = std::max(longest, t.block_length);
-  }
+  const experiments::BlockRange blocks = experiments::block_range(found);
   std::cout << "Test " << score << " against " << run_label(c.runs.front())
             << ", paired bootstrap resampling of "
-            << experiments::resampled_segments(segments, segments_are, shortest, longest) << " ("
-            << experiments::resampling_citation(a.samples, longest)
+            << experiments::resampled_segments(segments, segments_are, blocks) << " ("
+            << experiments::resampling_citation(a.samples, blocks)
             << "; [95 % interval of the draws]):\n\n";
   const auto interval = [digits](const BootstrapScore& b) {
     return fixed(b.score, digits) + " [" + fixed(b.mean - b.ci, digits) + ", " +
@@ -152,7 +148,9 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
   for (size_t i = 0; i < found.size(); ++i)
     std::cout << "- " << run_label(c.runs[i + 1]) << ": " << interval(found[i].system) << " vs "
               << interval(found[i].baseline) << ": p = " << fixed(found[i].p, 4)
-              << (shortest == longest ? "" : ", blocks of " + std::to_string(found[i].block_length))
+              << (blocks.shortest == blocks.longest
+                      ? ""
+                      : ", blocks of " + std::to_string(found[i].block_length))
               << "\n";
 }
 
@@ -258,7 +256,7 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
       perplexity_tests.push_back(
           paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed,
-                                      evaluation_segment_order(runs.front())));
+                                      evaluation_segments(runs.front()).order));
     } catch (const std::invalid_argument& e) {  // other tokenisations
       perplexity_tests.clear();
       nll.why_not = run_label(runs[i]) + " against " + run_label(runs.front()) + ": " + e.what();

@@ -101,7 +101,7 @@ PooledTest pooled_perplexity(const db::Store& store, const db::StorePaths& paths
           pairs.push_back(NllPair{in.segments[i], in.segments[i + 1]});
         try {
           result = pooled_paired_bootstrap_perplexity(pairs, a.samples, a.seed,
-                                                      evaluation_segment_order(runs.front()));
+                                                      evaluation_segments(runs.front()).order);
         } catch (const std::invalid_argument& e) {  // other tokenisations
           return std::string(e.what());
         }

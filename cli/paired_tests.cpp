@@ -14,8 +14,11 @@ NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
   NllInput in;
   std::string first_data;
   for (const auto& r : runs) {
+    // Segment NLL came later than runs: a run finished before can be evaluated again for it.
     const std::string file = stored_run_file(
-        store, paths, r, split + "_nll", "NLL per " + split + " segment", first_data, in.why_not);
+        store, paths, r, split + "_nll", "NLL per " + split + " segment", first_data, in.why_not,
+        "it did not finish, or finished before runs kept them: `fathom evaluate " +
+            std::to_string(r.id) + "` keeps them");
     if (!in.why_not.empty()) return in;
     try {
       in.segments.push_back(read_segment_nll_file(file));
@@ -32,15 +35,10 @@ NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
   return in;
 }
 
-SegmentOrder evaluation_segment_order(const db::RunRecord& run) {
+EvaluationSegments evaluation_segments(const db::RunRecord& run) {
   const RunConfig config = load_config_string(run.config_yaml, run_label(run), "");
-  return config.data.task == "lm" && config.data.lm_block > 0 ? SegmentOrder::serial
-                                                              : SegmentOrder::independent;
-}
-
-std::string evaluation_segments_are(const db::RunRecord& run) {
-  const RunConfig config = load_config_string(run.config_yaml, run_label(run), "");
-  return config.data.task == "lm" ? "sequences" : "sentences";
+  if (config.data.task != "lm") return {};
+  return {config.data.lm_block > 0 ? SegmentOrder::serial : SegmentOrder::independent, "sequences"};
 }
 
 experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
@@ -50,14 +48,15 @@ experiments::PairedTestResult paired_perplexity_test(const db::Store& store,
                                                      uint64_t seed) {
   experiments::PairedTestResult result;
   result.metric = db::metric::kTestPpl;
-  result.segments_are = evaluation_segments_are(baseline);
+  const EvaluationSegments segments = evaluation_segments(baseline);
+  result.segments_are = segments.are;
   const NllInput in = segment_nll_input(store, paths, {baseline, system});
   result.why_not = in.why_not;
   if (!in.why_not.empty()) return result;
   result.segments = in.segments.front().size();
   try {
-    result.test = paired_bootstrap_perplexity(in.segments[0], in.segments[1], samples, seed,
-                                              evaluation_segment_order(baseline));
+    result.test =
+        paired_bootstrap_perplexity(in.segments[0], in.segments[1], samples, seed, segments.order);
   } catch (const std::invalid_argument& e) {  // other tokenisations
     result.why_not = run_label(system) + " against " + run_label(baseline) + ": " + e.what();
   }

@@ -26,13 +26,14 @@ NllInput segment_nll_input(const db::Store& store, const db::StorePaths& paths,
                            const std::vector<db::RunRecord>& runs,
                            const std::string& split = "test");
 
-// How a run's evaluation segments follow one another: serial for a language model's running
-// text cut into blocks (data.lm_block > 0), whose neighbours share passages; independent for
-// documents and sentences.
-SegmentOrder evaluation_segment_order(const db::RunRecord& run);
-
-// What a run's test segment is called: "sequences" for a language model, else "sentences".
-std::string evaluation_segments_are(const db::RunRecord& run);
+// What a run's evaluation segments are, from its config: `order` serial for a language model's
+// running text cut into blocks (data.lm_block > 0), whose neighbours share passages, independent
+// for documents and sentences; `are` "sequences" for a language model, else "sentences".
+struct EvaluationSegments {
+  SegmentOrder order = SegmentOrder::independent;
+  std::string are = "sentences";
+};
+EvaluationSegments evaluation_segments(const db::RunRecord& run);
 
 // `system`'s test perplexity against `baseline`'s, paired bootstrap with `samples` draws from
 // `seed`, or why there is none.

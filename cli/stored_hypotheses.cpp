@@ -17,7 +17,8 @@ std::string run_label(const db::RunRecord& r) {
 
 std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
                             const db::RunRecord& run, const std::string& kind,
-                            const std::string& what, std::string& data, std::string& why_not) {
+                            const std::string& what, std::string& data, std::string& why_not,
+                            const std::string& if_missing) {
   const RunConfig config = load_config_string(run.config_yaml, run_label(run) + " config", "");
   const std::string this_data = config_to_json(config)["data"].dump();
   if (!data.empty() && this_data != data) {
@@ -27,12 +28,7 @@ std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
   data = this_data;
   const std::string file = db::recorded_file(store.artifacts(run.id), paths.run_dir(run.id), kind);
   if (file.empty()) {
-    // Segment NLL came later than runs: a finished run can be evaluated again for it.
-    const bool nll = kind.size() > 4 && kind.compare(kind.size() - 4, 4, "_nll") == 0;
-    why_not = run_label(run) + " has no stored " + what +
-              (nll ? " (it did not finish, or finished before runs kept them: `fathom evaluate " +
-                         std::to_string(run.id) + "` keeps them)"
-                   : " (it did not finish, or scored none)");
+    why_not = run_label(run) + " has no stored " + what + " (" + if_missing + ")";
     return "";
   }
   // A store copied without its artifacts folder (docs/studies/) keeps the rows, not the files.

@@ -25,10 +25,12 @@ std::string run_label(const db::RunRecord& r);
 // The file `run` recorded as artifact `kind` (`what` names it in messages: "test hypotheses"),
 // or "" with `why_not` said: none recorded, or the file not on this machine. `data`: the data
 // section of the runs read before (empty for the first; set to this run's), which this run's
-// must equal -- a paired test compares runs scored on the same segments.
+// must equal -- a paired test compares runs scored on the same segments. `if_missing`: why a
+// run may have none, said in parentheses where it has none.
 std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
                             const db::RunRecord& run, const std::string& kind,
-                            const std::string& what, std::string& data, std::string& why_not);
+                            const std::string& what, std::string& data, std::string& why_not,
+                            const std::string& if_missing = "it did not finish, or scored none");
 
 // Every run must have been tested on the same data and have stored as many hypotheses as the
 // first; the references are the first run's data's test targets, as many as the hypotheses.

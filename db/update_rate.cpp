@@ -31,11 +31,15 @@ std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points)
                                           rates.begin() + static_cast<std::ptrdiff_t>(middle)));
 }
 
-std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run) {
+std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord& run) {
   const int64_t last = store.last_metric_step(run.id, metric::kTrainLoss);
-  if (last < 0) return std::nullopt;
+  if (last < 0) return {};
   const int64_t from = last - kRateIntervals * log_every_of(run) - 1;
-  return seconds_per_update(store.metric_points_after(run.id, metric::kTrainLoss, from));
+  return store.metric_points_after(run.id, metric::kTrainLoss, from);
+}
+
+std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run) {
+  return seconds_per_update(recent_train_losses(store, run));
 }
 
 }  // namespace fathom::db

@@ -25,7 +25,11 @@ int64_t log_every_of(const RunRecord& run);
 // The logged intervals a rate is the median of.
 inline constexpr int64_t kRateIntervals = 5;
 
-// seconds_per_update of `run`'s last kRateIntervals + 1 train_loss points: two short reads.
+// `run`'s last kRateIntervals + 1 train_loss points (two short reads): the last is its loss
+// now, seconds_per_update of them its rate now. Empty before its first.
+std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord& run);
+
+// seconds_per_update(recent_train_losses(store, run)).
 std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run);
 
 }  // namespace fathom::db

@@ -1,5 +1,6 @@
 #include "experiments/paired_test.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "db/metric_presentation.h"
@@ -17,20 +18,30 @@ std::string paired_score(const PairedTestResult& result, double value, bool sign
   return text;
 }
 
+BlockRange block_range(const std::vector<PairedBootstrap>& tests) {
+  if (tests.empty()) return {};
+  BlockRange range{tests.front().block_length, tests.front().block_length};
+  for (const auto& t : tests) {
+    range.shortest = std::min(range.shortest, t.block_length);
+    range.longest = std::max(range.longest, t.block_length);
+  }
+  return range;
+}
+
 std::string resampled_segments(size_t segments, const std::string& segments_are,
-                               size_t shortest_block, size_t longest_block) {
+                               BlockRange blocks) {
   std::string text = std::to_string(segments) + " " + segments_are;
-  if (longest_block <= 1) return text;
+  if (blocks.longest <= 1) return text;
   const std::string lengths =
-      shortest_block == longest_block
-          ? std::to_string(longest_block)
-          : std::to_string(shortest_block) + "-" + std::to_string(longest_block);
+      blocks.shortest == blocks.longest
+          ? std::to_string(blocks.longest)
+          : std::to_string(blocks.shortest) + "-" + std::to_string(blocks.longest);
   return text + " in circular blocks of " + lengths + " neighbours";
 }
 
-std::string resampling_citation(int samples, size_t longest_block) {
+std::string resampling_citation(int samples, BlockRange blocks) {
   return std::to_string(samples) + " draws, Koehn 2004" +
-         (longest_block > 1 ? "; block length by Politis & White 2004" : "");
+         (blocks.longest > 1 ? "; block length by Politis & White 2004" : "");
 }
 
 std::string paired_verdict(const PairedTestResult& result, double p, double alpha) {

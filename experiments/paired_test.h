@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/metrics/paired_bootstrap.h"
 #include "db/metric_names.h"
@@ -34,14 +35,20 @@ std::string paired_score(const PairedTestResult& result, double value, bool sign
 using PairedTester =
     std::function<PairedTestResult(const db::RunRecord& baseline, const db::RunRecord& system)>;
 
+// The shortest and longest block the draws of a section's tests took (1: segments drawn singly).
+struct BlockRange {
+  size_t shortest = 1, longest = 1;
+};
+BlockRange block_range(const std::vector<PairedBootstrap>& tests);
+
 // What the draws resampled: "40 sentences", or for segments drawn in circular blocks
 // (SegmentOrder::serial) "300 sequences in circular blocks of 12 neighbours", "of 9-14
 // neighbours" where tests of one section chose different lengths.
 std::string resampled_segments(size_t segments, const std::string& segments_are,
-                               size_t shortest_block = 1, size_t longest_block = 1);
+                               BlockRange blocks = {});
 // What the parenthesis after it cites: "1000 draws, Koehn 2004", and for blocks "; block length
 // by Politis & White 2004".
-std::string resampling_citation(int samples, size_t longest_block = 1);
+std::string resampling_citation(int samples, BlockRange blocks = {});
 
 // "better" or "worse" by the metric's direction where `p` (adjusted or not) is below `alpha`,
 // else "inconclusive".

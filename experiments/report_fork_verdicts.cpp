@@ -43,27 +43,12 @@ int chosen_on_validation(const std::vector<db::RunRecord>& runs, const std::stri
   return chosen;
 }
 
-size_t longest_block(const std::vector<PairedTestResult>& results) {
-  size_t longest = 1;
+// The block lengths the tests that ran took.
+BlockRange blocks_of(const std::vector<PairedTestResult>& results) {
+  std::vector<PairedBootstrap> tests;
   for (const auto& r : results)
-    if (r.test) longest = std::max(longest, r.test->block_length);
-  return longest;
-}
-
-// The tested results' segments, and the range of block lengths their draws used.
-std::string resampled_in(const std::vector<PairedTestResult>& results) {
-  const PairedTestResult* first = nullptr;
-  size_t shortest = 0, longest = 0;
-  for (const auto& r : results) {
-    if (!r.test) continue;
-    if (!first) {
-      first = &r;
-      shortest = longest = r.test->block_length;
-    }
-    shortest = std::min(shortest, r.test->block_length);
-    longest = std::max(longest, r.test->block_length);
-  }
-  return first ? resampled_segments(first->segments, first->segments_are, shortest, longest) : "";
+    if (r.test) tests.push_back(*r.test);
+  return block_range(tests);
 }
 
 }  // namespace
@@ -96,8 +81,9 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   const int chosen = chosen_on_validation(runs, select_by);
   out << "Each run's " << paired_metric_words(*first) << " against the parent's (run " << parent.id
       << ", " << paired_score(*first, first->test->baseline.score)
-      << "), paired bootstrap resampling of " << resampled_in(results) << " ("
-      << resampling_citation(first->test->samples, longest_block(results))
+      << "), paired bootstrap resampling of "
+      << resampled_segments(first->segments, first->segments_are, blocks_of(results)) << " ("
+      << resampling_citation(first->test->samples, blocks_of(results))
       << "; [95 % interval of the difference]); p adjusted over the " << p.size() << " test"
       << (p.size() == 1 ? "" : "s") << " (Holm 1979), a verdict where it is below "
       << kForkVerdictAlpha << ".";
@@ -136,10 +122,11 @@ std::string fork_test_sentence(const PairedTestResult& result) {
   const PairedBootstrap& t = *result.test;
   std::string metric = paired_metric_words(result);
   metric[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(metric[0])));
-  return metric + " against the parent, paired bootstrap resampling of " + resampled_in({result}) +
-         " (" + resampling_citation(t.samples, t.block_length) +
-         "): " + paired_score(result, t.system.score) + " vs " +
-         paired_score(result, t.baseline.score) + ", difference " +
+  const BlockRange blocks = block_range({t});
+  return metric + " against the parent, paired bootstrap resampling of " +
+         resampled_segments(result.segments, result.segments_are, blocks) + " (" +
+         resampling_citation(t.samples, blocks) + "): " + paired_score(result, t.system.score) +
+         " vs " + paired_score(result, t.baseline.score) + ", difference " +
          difference_with_interval(result) + ", p = " + p_value(t.p) + ".";
 }
 

@@ -331,10 +331,7 @@ void RunsView::refreshJobs() {
   std::map<int64_t, double> loss, seconds_per_update;
   for (const auto& run : model_->runs()) {
     if (run.status != db::status::kRunning) continue;
-    const int64_t last = session_->store.last_metric_step(run.id, db::metric::kTrainLoss);
-    if (last < 0) continue;
-    const auto points = session_->store.metric_points_after(
-        run.id, db::metric::kTrainLoss, last - db::kRateIntervals * db::log_every_of(run) - 1);
+    const auto points = db::recent_train_losses(session_->store, run);
     if (!points.empty()) loss[run.id] = points.back().value;
     if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run.id] = *rate;
   }
