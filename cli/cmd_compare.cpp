@@ -120,7 +120,8 @@ void print_comparison_json(const Comparison& c) {
           {"difference_ci95", {found[i].difference_low, found[i].difference_high}},
           {"p", found[i].p},
           {"samples", found[i].samples},
-          {"block_length", found[i].block_length}};
+          {"block_length", found[i].block_length},
+          {"studentised", found[i].studentised}};
   };
   put_tests("paired_bootstrap", "bleu", paired.why_not, tests);
   put_tests("paired_bootstrap_perplexity", "perplexity", nll.why_not, perplexity_tests);

@@ -38,6 +38,7 @@ struct EvaluateArgs {
   std::vector<std::string> runs;
   std::string sweep;
   bool force = false;
+  bool no_progress = false;
   std::optional<int> threads;
   std::string device = "auto";
 };
@@ -107,6 +108,7 @@ bool evaluate_run(db::Store& store, const db::StorePaths& paths, const db::RunRe
   subject.model->to(device);
   FinalEvaluationOptions options;
   options.decode = false;
+  options.progress = !args.no_progress;
   options.stop = &stop_requested();
   const FinalEvaluation final =
       final_evaluation(*subject.model, *subject.data, subject.config, device, options);
@@ -171,6 +173,7 @@ void add_evaluate_command(CLI::App& app, GlobalOptions& options) {
   cmd->add_option("RUN", args->runs, "stored runs (ids or names)");
   cmd->add_option("--sweep", args->sweep, "every run of this sweep");
   cmd->add_flag("--force", args->force, "evaluate again runs that already keep the files");
+  cmd->add_flag("--no-progress", args->no_progress, "no progress bars on stderr");
   cmd->add_option("--threads", args->threads,
                   "CPU threads (default: the run's train.threads; 0: all cores)")
       ->check(non_negative_number());

@@ -137,7 +137,8 @@ std::string bootstrap_section(const experiments::VerdictFamily& family, const db
         "segment each run stored (corpus perplexity of each draw; negative is better), "
         "beside Welch's test over seeds above, not in its Holm family. A language model's text "
         "cut into blocks is drawn in circular blocks of that many neighbouring segments "
-        "(`block`; Politis & White 2004), 1 where segments are independent\n\n"
+        "(`block`; Politis & White 2004), its difference's test studentised by a flat-top "
+        "standard error (Goetze & Kuensch 1996); 1 where segments are independent\n\n"
         "| metric | column | row | versus | seeds paired | row - versus | 95 % interval | block | "
         "p |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: |\n" +
         ppl_rows;

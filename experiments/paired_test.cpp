@@ -41,7 +41,9 @@ std::string resampled_segments(size_t segments, const std::string& segments_are,
 
 std::string resampling_citation(int samples, BlockRange blocks) {
   return std::to_string(samples) + " draws, Koehn 2004" +
-         (blocks.longest > 1 ? "; block length by Politis & White 2004" : "");
+         (blocks.longest > 1
+              ? "; block length by Politis & White 2004, studentised as Goetze & Kuensch 1996"
+              : "");
 }
 
 std::string paired_verdict(const PairedTestResult& result, double p, double alpha) {

@@ -47,7 +47,7 @@ BlockRange block_range(const std::vector<PairedBootstrap>& tests);
 std::string resampled_segments(size_t segments, const std::string& segments_are,
                                BlockRange blocks = {});
 // What the parenthesis after it cites: "1000 draws, Koehn 2004", and for blocks "; block length
-// by Politis & White 2004".
+// by Politis & White 2004, studentised as Goetze & Kuensch 1996" (paired_bootstrap.h).
 std::string resampling_citation(int samples, BlockRange blocks = {});
 
 // "better" or "worse" by the metric's direction where `p` (adjusted or not) is below `alpha`,

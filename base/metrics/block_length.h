@@ -23,4 +23,17 @@ namespace fathom {
 // one): the plain bootstrap's single draws.
 size_t circular_block_length(const std::vector<double>& series);
 
+// The series' long-run variance, sigma^2 = sum_k R(k) (n times the variance of its mean), by
+// the same flat-top lag window (Politis & Romano 1995): R(0) where no autocorrelation is
+// significant or the estimate comes out non-positive (negatively correlated neighbours, where
+// R(0) overstates the spread); 0 for a constant series or fewer than 2 values. Its bias falls
+// faster than any power of M for geometrically decaying autocorrelation, where a block
+// bootstrap's variance is biased low by O(1/b): what studentises the block bootstrap's test.
+double long_run_variance(const std::vector<double>& series);
+// The window's width M that chooses for `series` (0: nothing significant), and the estimate
+// with a width given -- what a bootstrap draw is studentised with, the original's M kept so
+// each draw does not choose its own.
+size_t flat_top_width(const std::vector<double>& series);
+double long_run_variance(const std::vector<double>& series, size_t width);
+
 }  // namespace fathom

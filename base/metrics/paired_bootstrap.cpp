@@ -4,6 +4,9 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string>
+
+#include "base/metrics/block_length.h"
 
 namespace fathom {
 namespace {
@@ -17,6 +20,44 @@ void summarize_draws(std::vector<double> scores, BootstrapScore& out) {
   for (double s : scores) sum += s;
   out.mean = sum / static_cast<double>(n);
   out.ci = 0.5 * (scores[upper] - scores[lower]);
+}
+
+// The standard error of a draw's mean influence: the same flat-top estimate as the real one
+// (width `width`, chosen on the original), over the drawn series in its drawn order -- so t*
+// carries the variability of estimating se the way t does (Goetze & Kuensch 1996: the same
+// studentisation in both worlds). Sums over whole drawn blocks instead gave a t with m - 1
+// degrees of freedom against a nearly normal t: 3 % at 0.05 with 13 blocks a draw.
+double drawn_standard_error(const std::vector<size_t>& drawn, size_t width,
+                            const std::vector<double>& influence, std::vector<double>& series) {
+  series.resize(drawn.size());
+  for (size_t i = 0; i < drawn.size(); ++i) series[i] = influence[drawn[i]];
+  return std::sqrt(long_run_variance(series, width) / static_cast<double>(drawn.size()));
+}
+
+// Replaces the shifted-percentile test and interval of the difference by percentile-t ones.
+void studentise(PairedBootstrap& out, const std::vector<double>& differences,
+                const std::vector<double>& standard_errors, double real_se) {
+  std::vector<double> t;
+  t.reserve(differences.size());
+  for (size_t i = 0; i < differences.size(); ++i) {
+    const double centred = differences[i] - out.difference;
+    if (standard_errors[i] > 0)
+      t.push_back(centred / standard_errors[i]);
+    else if (centred != 0)
+      t.push_back(centred > 0 ? HUGE_VAL : -HUGE_VAL);
+    else
+      t.push_back(0);
+  }
+  const double real = std::fabs(out.difference / real_se);
+  int as_large = 0;
+  for (double v : t) as_large += std::fabs(v) >= real ? 1 : 0;
+  out.p = (as_large + 1.0) / (static_cast<double>(t.size()) + 1.0);
+  std::sort(t.begin(), t.end());
+  const size_t lower = t.size() / 40, upper = t.size() - lower - 1;
+  out.difference_low = out.difference - t[upper] * real_se;
+  out.difference_high = out.difference - t[lower] * real_se;
+  out.studentised = true;
+  out.difference_se = real_se;
 }
 
 }  // namespace
@@ -37,25 +78,40 @@ void draw_segments(std::vector<size_t>& drawn, size_t block_length, std::mt19937
 
 PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whole,
                                  const PairedScorer& score, int samples, uint64_t seed,
-                                 size_t block_length) {
+                                 size_t block_length, const std::vector<double>& influence) {
   if (segments == 0) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
+  if (!influence.empty() && influence.size() != segments)
+    throw std::invalid_argument("paired bootstrap: " + std::to_string(influence.size()) +
+                                " influence values for " + std::to_string(segments) + " segments");
   PairedBootstrap out;
   out.samples = samples;
   out.block_length = std::clamp<size_t>(block_length, 1, segments);
+  out.score_block_length = out.block_length;
   out.baseline.score = whole.first;
   out.system.score = whole.second;
   out.difference = whole.second - whole.first;
 
   std::mt19937_64 random(seed);
   std::vector<size_t> drawn(segments);
-  std::vector<double> base_scores, sys_scores, differences;
+  // Without an influence series, or single draws (the convention every stored p of
+  // independent segments was computed with), the shifted percentiles below.
+  const double real_se =
+      out.block_length > 1 && !influence.empty()
+          ? std::sqrt(long_run_variance(influence) / static_cast<double>(segments))
+          : 0;
+  const bool studentised = real_se > 0;
+  const size_t width = studentised ? flat_top_width(influence) : 0;
+  std::vector<double> drawn_influence;
+  std::vector<double> base_scores, sys_scores, differences, standard_errors;
   for (int s = 0; s < samples; ++s) {
     draw_segments(drawn, out.block_length, random);
     const auto [base, sys] = score(drawn);
     base_scores.push_back(base);
     sys_scores.push_back(sys);
     differences.push_back(sys - base);  // signed: centred below
+    if (studentised)
+      standard_errors.push_back(drawn_standard_error(drawn, width, influence, drawn_influence));
   }
   summarize_draws(base_scores, out.baseline);
   summarize_draws(sys_scores, out.system);
@@ -80,6 +136,7 @@ PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whol
   int as_large = 0;
   for (double d : differences) as_large += std::fabs(d - mean_difference) >= real ? 1 : 0;
   out.p = (as_large + 1.0) / (samples + 1.0);
+  if (studentised) studentise(out, differences, standard_errors, real_se);
   return out;
 }
 

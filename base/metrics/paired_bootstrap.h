@@ -31,7 +31,12 @@ struct PairedBootstrap {
   double difference_low = 0, difference_high = 0;  // its 95 % percentile interval
   double p = 1;                                    // two-sided, of "the two systems score the same"
   int samples = 0;                                 // draws
-  size_t block_length = 1;  // neighbouring segments drawn together (1: each drawn on its own)
+  size_t block_length = 1;        // neighbouring segments drawn together (1: each drawn on its own)
+  size_t score_block_length = 1;  // those of the draws each system's interval is from
+  // The difference's test and interval are studentised (percentile-t) rather than shifted
+  // percentiles: blocks with an influence series (below).
+  bool studentised = false;
+  double difference_se = 0;  // studentised: the difference's standard error, from the data
 };
 
 // Whether the test set's neighbouring segments are independent (sentences, documents) or
@@ -46,10 +51,21 @@ using PairedScorer = std::function<std::pair<double, double>(const std::vector<s
 // draws. `block_length` > 1: each draw is made of blocks of that many consecutive segments,
 // each block starting anywhere and wrapping past the last segment to the first, cut to
 // `segments` in all (the circular block bootstrap). std::invalid_argument without segments or
-// draws.
+// draws, or with an influence series of another length.
+//
+// `influence` (with blocks): each segment's first-order share of the difference, psi_k, so
+// that a draw's difference is about the whole set's plus the mean of its psi less theirs. The
+// test is then studentised (Goetze & Kuensch 1996): each draw's t* = (d* - d) / se*, se* the
+// flat-top standard error of its drawn psi in drawn order (the original's window); the real t = d /
+// se with se^2 the flat-top long-run variance of psi over n (block_length.h); p = the share of |t*|
+// >= |t|; the interval d - q* se between t*'s 2.5th and 97.5th percentiles. A block bootstrap's own
+// spread is biased low by O(1/b) (Lahiri 2003) and rejected about twice alpha in the
+// shifted-percentile test; the flat-top se is nearly unbiased and t* carries the variability of
+// estimating it.
 PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whole,
                                  const PairedScorer& score, int samples, uint64_t seed,
-                                 size_t block_length = 1);
+                                 size_t block_length = 1,
+                                 const std::vector<double>& influence = {});
 
 // The indices of one draw of `segments` segments (for block_length 1, segments drawn singly).
 void draw_segments(std::vector<size_t>& drawn, size_t block_length, std::mt19937_64& random);

@@ -33,10 +33,11 @@ struct NllPair {
 // pooled_paired_bootstrap_bleu shares them. std::invalid_argument, naming the pair and the
 // segment, when a pair's lists differ in length from the first's, or a segment's tokens differ
 // between a pair's systems (other tokenisations), or a segment has no tokens.
-// SegmentOrder::serial draws circular blocks of neighbouring segments, as many as the longest
-// that block_length.h chooses for the baseline's, the system's and the difference's NLL per
-// segment (each the mean over the pairs): the verdict rests on the difference, and each
-// system's interval on its own series, so none is left with blocks too short for it.
+// SegmentOrder::serial draws circular blocks of neighbouring segments, as many as
+// block_length.h chooses from the data (serial_block_lengths): the verdict -- the difference's
+// test and interval, studentised by its influence with blocks -- from draws in the difference's
+// own blocks, each system's interval from draws in the systems' (a second pass where those
+// differ). PairedBootstrap::block_length is the test's, score_block_length the intervals'.
 PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& pairs,
                                                    int samples = 1000, uint64_t seed = 12345,
                                                    SegmentOrder order = SegmentOrder::independent);
@@ -45,8 +46,19 @@ PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& basel
                                             int samples = 1000, uint64_t seed = 12345,
                                             SegmentOrder order = SegmentOrder::independent);
 
-// The block length SegmentOrder::serial resamples `pairs` with.
-size_t serial_block_length(const std::vector<NllPair>& pairs);
+// The block lengths SegmentOrder::serial resamples `pairs` with: the difference's test by the
+// dependence of its influence (below), each system's interval by the longer of the two
+// systems' NLL series (each the mean over the pairs).
+struct SerialBlocks {
+  size_t difference = 1, scores = 1;
+};
+SerialBlocks serial_block_lengths(const std::vector<NllPair>& pairs);
+
+// Each segment's first-order share of the difference in mean corpus perplexity (system -
+// baseline, averaged over the pairs), psi_k = [P_s (nll_s,k - tokens_k r_s) - P_b (nll_b,k -
+// tokens_k r_b)] / (T/n) with r = N/T a pair's nats per token: what SegmentOrder::serial
+// studentises the test with (paired_bootstrap.h).
+std::vector<double> perplexity_difference_influence(const std::vector<NllPair>& pairs);
 
 // The file a run keeps them in (test.nll, the `test_nll` artifact): a header line
 // "nll<TAB>tokens", then one line a segment, in the split's order. The reader's errors name the

@@ -13,7 +13,8 @@ namespace fathom {
 
 LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
                                 int64_t max_tokens, torch::Device device, double label_smoothing,
-                                int rank, int world, std::vector<SegmentNll>* segments) {
+                                int rank, int world, std::vector<SegmentNll>* segments,
+                                ProgressBar* progress) {
   LossTotals totals;
   if (segments) segments->assign(examples.size(), SegmentNll{});
   if (examples.empty()) return totals;
@@ -21,6 +22,7 @@ LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Exampl
   const bool was_training = model.is_training();
   model.eval();
   const auto batches = plan_batches(examples, max_tokens).all();
+  int64_t done = 0;
   for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world)) {
     Batch batch = collate(examples, batches[b]).to(device);
     LossSums sums = label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out,
@@ -35,9 +37,21 @@ LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Exampl
         (*segments)[batches[b][i]] =
             SegmentNll{nll.data_ptr<double>()[i], tokens.data_ptr<int64_t>()[i]};
     }
+    done += static_cast<int64_t>(batches[b].size());
+    if (progress) progress->update(done, "");
   }
   model.train(was_training);
   return totals;
+}
+
+size_t evaluated_by_rank(const std::vector<Example>& examples, int64_t max_tokens, int rank,
+                         int world) {
+  if (examples.empty()) return 0;
+  const auto batches = plan_batches(examples, max_tokens).all();
+  size_t count = 0;
+  for (size_t b = static_cast<size_t>(rank); b < batches.size(); b += static_cast<size_t>(world))
+    count += batches[b].size();
+  return count;
 }
 
 LossReport loss_report(const LossTotals& totals) {

@@ -31,7 +31,8 @@ LossReport evaluate_loss(TransformerImpl& model, const std::vector<Example>& exa
 // The sums a LossReport divides, over rank `rank`'s share of the split's batches (every
 // world-th of its plan, as batches_of_rank shares an update): what data-parallel ranks add up.
 // With `segments` set, also every example's NLL and target tokens, in the examples' order (the
-// examples of other ranks' batches left at zero).
+// examples of other ranks' batches left at zero). `progress` (if set) counts the examples done,
+// of evaluated_by_rank's total.
 struct LossTotals {
   double smoothed = 0, nll = 0;  // nats, summed over target tokens
   int64_t tokens = 0;
@@ -39,8 +40,12 @@ struct LossTotals {
 LossTotals evaluate_loss_totals(TransformerImpl& model, const std::vector<Example>& examples,
                                 int64_t max_tokens, torch::Device device, double label_smoothing,
                                 int rank = 0, int world = 1,
-                                std::vector<SegmentNll>* segments = nullptr);
+                                std::vector<SegmentNll>* segments = nullptr,
+                                ProgressBar* progress = nullptr);
 LossReport loss_report(const LossTotals& totals);
+// How many examples rank `rank` of `world` evaluates (its progress bar's length).
+size_t evaluated_by_rank(const std::vector<Example>& examples, int64_t max_tokens, int rank,
+                         int world);
 
 // Decoded text of every example's source, in the examples' order. A set `stop` ends it between
 // batches with StopRequested (core/train/stop_request.h). With `world` > 1, only rank `rank`'s

@@ -39,7 +39,7 @@ struct FinalEvaluationOptions {
   bool valid = true;      // validation loss/perplexity
   bool test_loss = true;  // test loss/perplexity
   bool decode = true;     // test BLEU (the slow part)
-  bool progress = false;  // a decode progress bar on stderr
+  bool progress = false;  // progress bars on stderr: each loss pass and the decode
   // Set (a signal): StopRequested between its steps and decode batches (stop_request.h).
   const std::atomic<bool>* stop = nullptr;
   // A data-parallel run's ranks: each evaluates its share (core/train/shared_evaluation.h),

@@ -11,10 +11,11 @@ namespace fathom {
 
 LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, torch::Device device, double label_smoothing,
-                           RankGroup* ranks, std::vector<SegmentNll>* segments) {
-  LossTotals totals =
-      evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing,
-                           ranks ? ranks->rank() : 0, ranks ? ranks->world() : 1, segments);
+                           RankGroup* ranks, std::vector<SegmentNll>* segments,
+                           ProgressBar* progress) {
+  LossTotals totals = evaluate_loss_totals(model, examples, max_tokens, device, label_smoothing,
+                                           ranks ? ranks->rank() : 0, ranks ? ranks->world() : 1,
+                                           segments, progress);
   if (ranks) {
     std::vector<torch::Tensor> sums{torch::tensor(
         {totals.smoothed, totals.nll, static_cast<double>(totals.tokens)}, torch::kFloat64)};

@@ -26,7 +26,8 @@ class TransformerImpl;
 // sums).
 LossReport loss_over_ranks(TransformerImpl& model, const std::vector<Example>& examples,
                            int64_t max_tokens, torch::Device device, double label_smoothing,
-                           RankGroup* ranks, std::vector<SegmentNll>* segments = nullptr);
+                           RankGroup* ranks, std::vector<SegmentNll>* segments = nullptr,
+                           ProgressBar* progress = nullptr);
 
 // Rank 0: every example's translation, in order; the other ranks: an empty list (they send
 // theirs, as index/text pairs, to rank 0 through the rendezvous store under `key`, once per

@@ -1,8 +1,9 @@
 // The circular block bootstrap for serially dependent segments (base/metrics/block_length.h,
 // paired_bootstrap.h's draws, SegmentOrder::serial): the chosen block length against Politis &
 // White's AR(1) formula and on independent noise, the draws' shape and their uniform cover of
-// the segments, and the test's size where neighbouring segments share their difficulty -- where
-// drawing segments singly rejects far more true nulls than alpha.
+// the segments, the test's size where neighbouring segments share their difficulty -- where
+// drawing segments singly rejects far more true nulls than alpha -- and its studentisation
+// (the long-run variance, the perplexity difference's influence, each test's own blocks).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,18 +14,12 @@
 #include "base/metrics/block_length.h"
 #include "base/metrics/paired_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
+#include "tests/support/ar1_series.h"
 
 namespace test_block_bootstrap {
 using fathom::SegmentNll;
 
-// x_t = phi x_{t-1} + e_t, e_t ~ N(0, sd^2), started from its stationary distribution.
-std::vector<double> ar1(size_t n, double phi, double sd, std::mt19937_64& rng) {
-  std::normal_distribution<double> e(0, sd);
-  std::vector<double> x(n);
-  x[0] = e(rng) / std::sqrt(1 - phi * phi);
-  for (size_t t = 1; t < n; ++t) x[t] = phi * x[t - 1] + e(rng);
-  return x;
-}
+constexpr auto ar1 = fathom::testing::ar1_series;
 
 TEST(CircularBlockLength, IsOneForIndependentNoiseAConstantAndAShortSeries) {
   std::mt19937_64 rng(5);
@@ -101,20 +96,116 @@ TEST(BlockBootstrap, KeepsItsSizeOnSeriallyDependentSegmentsWhereSingleDrawsDoNo
   // and reject |Z| > 1.96 / 2.4, about 41 % of true nulls.
   const double single = null_rejection_rate(0.7, SegmentOrder::independent, 300, 21);
   const double blocks = null_rejection_rate(0.7, SegmentOrder::serial, 300, 21);
-  // Independent errors: blocks must not cost the size where there is nothing to fix.
+  // Independent errors under a shared drifting hardness: the systems' series need blocks, the
+  // difference does not -- the test must not pay for the systems' dependence.
   const double blocks_without_dependence = null_rejection_rate(0.0, SegmentOrder::serial, 300, 23);
   std::printf(
       "true nulls rejected at 0.05: single draws %.3f, circular blocks %.3f, blocks "
       "on independent errors %.3f\n",
       single, blocks, blocks_without_dependence);
   EXPECT_GT(single, 0.25);
-  // 300 replications: a binomial standard error of 1.3 points at 5 %. A block bootstrap's
-  // variance is biased low by O(1/b) (Lahiri 2003, s3), so up to twice alpha is its known
-  // small-sample cost -- against four times what single draws cost.
-  EXPECT_LE(blocks, 0.10);
-  EXPECT_GE(blocks, 0.02);
-  EXPECT_LE(blocks_without_dependence, 0.08);
-  EXPECT_GE(blocks_without_dependence, 0.02);
+  // 300 replications: a binomial standard error of 1.3 points at 5 %. Shifted percentiles over
+  // blocks rejected 9 % here (a block bootstrap's variance is biased low by O(1/b), Lahiri
+  // 2003); studentised by the flat-top standard error, within two standard errors of alpha.
+  EXPECT_LE(blocks, 0.077);
+  EXPECT_GE(blocks, 0.023);
+  EXPECT_LE(blocks_without_dependence, 0.077);
+  EXPECT_GE(blocks_without_dependence, 0.023);
+}
+
+// sigma^2 = sum_k R(k): 1 / (1 - phi)^2 for an AR(1) series of unit innovations, the variance
+// itself for independent values.
+TEST(LongRunVariance, IsTheAr1FormulaAndTheVarianceOfIndependentValues) {
+  std::mt19937_64 rng(29);
+  for (double phi : {0.0, 0.5, 0.8}) {
+    double mean = 0;
+    for (int r = 0; r < 20; ++r) mean += fathom::long_run_variance(ar1(20000, phi, 1, rng)) / 20;
+    const double formula = 1 / ((1 - phi) * (1 - phi));
+    EXPECT_NEAR(mean, formula, 0.08 * formula) << "phi " << phi;
+  }
+  EXPECT_EQ(fathom::long_run_variance(std::vector<double>(100, 2.5)), 0.0);
+  EXPECT_EQ(fathom::long_run_variance({4.0}), 0.0);
+  // Fewer than 8 values: the plain variance (divided by n), 1.25 for 1, 2, 3, 4.
+  EXPECT_DOUBLE_EQ(fathom::long_run_variance({1, 2, 3, 4}), 1.25);
+}
+
+// psi_k is the first-order change of the perplexity difference per unit weight on segment k:
+// adding one more copy of segment k to n segments changes the difference by psi_k / (n + 1)
+// (sum_k psi_k = 0), computed here from the exact corpus perplexities.
+TEST(PerplexityInfluence, IsTheFirstOrderChangeOfTheDifferenceWhenASegmentCountsTwice) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> rate(2.5, 3.5);
+  std::uniform_int_distribution<int64_t> length(10, 40);
+  std::vector<SegmentNll> a, b;
+  for (int k = 0; k < 400; ++k) {
+    const int64_t t = length(rng);
+    a.push_back({static_cast<double>(t) * rate(rng), t});
+    b.push_back({static_cast<double>(t) * rate(rng), t});
+  }
+  const auto psi = fathom::perplexity_difference_influence({{a, b}});
+  double sum = 0;
+  for (double v : psi) sum += v;
+  EXPECT_NEAR(sum, 0, 1e-9 * 400);
+  const double whole = fathom::corpus_perplexity(b) - fathom::corpus_perplexity(a);
+  for (size_t k : {0u, 17u, 399u}) {
+    auto a2 = a, b2 = b;
+    a2.push_back(a[k]);
+    b2.push_back(b[k]);
+    const double change = fathom::corpus_perplexity(b2) - fathom::corpus_perplexity(a2) - whole;
+    EXPECT_NEAR(change, psi[k] / 401, 0.02 * std::fabs(psi[k] / 401) + 1e-9) << "segment " << k;
+  }
+}
+
+// A hardness both systems share drifts along the text while their difference is independent:
+// the test draws single segments, each system's interval draws blocks -- wider than single
+// draws give it, since its neighbours share their hardness.
+TEST(BlockBootstrap, DrawsTheTestAndTheSystemsIntervalsInBlocksOfTheirOwn) {
+  std::mt19937_64 rng(37);
+  const auto hardness = ar1(1000, 0.9, 0.1, rng);
+  const auto own_a = ar1(1000, 0, 0.1, rng), own_b = ar1(1000, 0, 0.1, rng);
+  std::vector<SegmentNll> a, b;
+  for (size_t k = 0; k < 1000; ++k) {
+    a.push_back({64 * (3 + hardness[k] + own_a[k]), 64});
+    b.push_back({64 * (3 + hardness[k] + own_b[k]), 64});
+  }
+  const auto blocks = fathom::serial_block_lengths({{a, b}});
+  ASSERT_EQ(blocks.difference, 1u);
+  ASSERT_GT(blocks.scores, 5u);
+  using fathom::SegmentOrder;
+  const auto serial = fathom::paired_bootstrap_perplexity(a, b, 500, 3, SegmentOrder::serial);
+  const auto single = fathom::paired_bootstrap_perplexity(a, b, 500, 3, SegmentOrder::independent);
+  EXPECT_EQ(serial.block_length, 1u);
+  EXPECT_EQ(serial.score_block_length, blocks.scores);
+  EXPECT_FALSE(serial.studentised);
+  // The same draws for the verdict as single draws give it.
+  EXPECT_EQ(serial.p, single.p);
+  EXPECT_EQ(serial.difference_low, single.difference_low);
+  // AR(1) at 0.9: a mean's variance (1 + phi) / (1 - phi) = 19 times the independent one.
+  EXPECT_GT(serial.baseline.ci, 2 * single.baseline.ci);
+  EXPECT_GT(serial.system.ci, 2 * single.system.ci);
+}
+
+// With blocks the difference's test is studentised: its interval is d - q* se around the real
+// difference, se the flat-top standard error of the influence.
+TEST(BlockBootstrap, StudentisesTheDifferenceByTheFlatTopStandardErrorOfItsInfluence) {
+  std::mt19937_64 rng(41);
+  const auto own_a = ar1(800, 0.7, 0.1, rng), own_b = ar1(800, 0.7, 0.1, rng);
+  std::vector<SegmentNll> a, b;
+  for (size_t k = 0; k < 800; ++k) {
+    a.push_back({64 * (3 + own_a[k]), 64});
+    b.push_back({64 * (2.95 + own_b[k]), 64});
+  }
+  const auto test =
+      fathom::paired_bootstrap_perplexity(a, b, 1000, 5, fathom::SegmentOrder::serial);
+  ASSERT_TRUE(test.studentised);
+  ASSERT_GT(test.block_length, 1u);
+  const auto psi = fathom::perplexity_difference_influence({{a, b}});
+  EXPECT_DOUBLE_EQ(test.difference_se, std::sqrt(fathom::long_run_variance(psi) / 800));
+  EXPECT_LT(test.difference_low, test.difference);
+  EXPECT_GT(test.difference_high, test.difference);
+  // Percentile-t quantiles of a nearly normal t*: the interval is about +-1.96 se wide.
+  const double half_width = 0.5 * (test.difference_high - test.difference_low);
+  EXPECT_NEAR(half_width / test.difference_se, 1.96, 0.35);
 }
 
 }  // namespace test_block_bootstrap

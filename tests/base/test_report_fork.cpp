@@ -371,7 +371,7 @@ TEST(ReportFork, TestsDrawnInCircularBlocksSayHowLong) {
   EXPECT_NE(out.str().find("resampling of 400 sequences in circular blocks of " +
                            std::to_string(shorter) + "-" + std::to_string(longer) +
                            " neighbours (200 draws, Koehn 2004; block length by Politis & "
-                           "White 2004;"),
+                           "White 2004, studentised as Goetze & Kuensch 1996;"),
             std::string::npos)
       << out.str();
   EXPECT_NE(experiments::fork_test_sentence(test(parent_run, runs[1]))

@@ -313,7 +313,7 @@ TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
       store.add_artifact(id, "test_nll", file.string(), 0);
     }
   }
-  const size_t block = fathom::serial_block_length({{a, b}});
+  const size_t block = fathom::serial_block_lengths({{a, b}}).difference;
   ASSERT_GT(block, 1u);
   const auto expected =
       fathom::paired_bootstrap_perplexity(a, b, 400, 12345, fathom::SegmentOrder::serial);
@@ -323,6 +323,7 @@ TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
   const auto j = nlohmann::json::parse(json.out);
   const auto& test = j["paired_bootstrap_perplexity"]["versus_2"];
   EXPECT_EQ(test["block_length"].get<size_t>(), block);
+  EXPECT_TRUE(test["studentised"].get<bool>()) << test.dump();
   EXPECT_DOUBLE_EQ(test["p"].get<double>(), expected.p);
   EXPECT_DOUBLE_EQ(test["difference_ci95"][0].get<double>(), expected.difference_low);
   const ProgramResult text = fathom({"compare", "1", "2"});
@@ -330,7 +331,7 @@ TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
   EXPECT_NE(
       text.out.find("resampling of 300 sequences in circular blocks of " + std::to_string(block) +
                     " neighbours (1000 draws, Koehn 2004; block length by Politis & White "
-                    "2004;"),
+                    "2004, studentised as Goetze & Kuensch 1996;"),
       std::string::npos)
       << text.out;
   // Documents are independent: single draws, whatever the files hold.

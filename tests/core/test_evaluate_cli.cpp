@@ -73,6 +73,13 @@ TEST_F(EvaluateCli, ARunWithoutSegmentFilesGetsThoseItsFinalModelGives) {
   EXPECT_NE(again.out.find("run 1 tiny (best): test.nll, 10 segments"), std::string::npos)
       << again.out;
   EXPECT_NE(again.out.find("run 2 tiny (average): test.nll"), std::string::npos) << again.out;
+  // Each loss pass shows its progress (stderr is not a terminal here: a plain line).
+  for (const char* pass : {"valid loss", "test loss"})
+    EXPECT_NE(again.err.find(pass), std::string::npos) << pass << "\n" << again.err;
+  forget_segments(1);
+  const ProgramResult quiet = fathom({"evaluate", "1", "--no-progress"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("loss"), std::string::npos) << quiet.err;
   size_t i = 0;
   for (int64_t run : {1, 2})
     for (const char* kind : {"valid_nll", "test_nll"})
