@@ -182,7 +182,10 @@ void DashboardView::redraw() {
   for (auto& [metric, chart] : charts_) {
     if (grouped) {
       plot::CurveFigure shown = groupFigure(metric, &left_out, &group_curves);
-      groups = std::max(groups, group_curves.size());
+      // The legend's entries with members: the parents beside the groups have none.
+      groups = std::max<size_t>(
+          groups, std::count_if(group_curves.begin(), group_curves.end(),
+                                [](const plot::Curve& c) { return !c.members.empty(); }));
       chart->setFigure(std::move(shown), /*rewritten=*/true);
       chart->setMarks({});  // a group's mean has no spikes of its own
       continue;
@@ -202,7 +205,7 @@ void DashboardView::redraw() {
           : QStringLiteral("%1 run%2").arg(runs_.size()).arg(runs_.size() == 1 ? "" : "s");
   if (grouped && !runs_.empty())
     caption += QStringLiteral(" in %1 group%2").arg(groups).arg(groups == 1 ? "" : "s");
-  else if (!parents_.empty())
+  if (!parents_.empty())
     caption +=
         QStringLiteral(" and the parent%1 of their forks").arg(parents_.size() == 1 ? "" : "s");
   if (left_out)
@@ -320,6 +323,25 @@ plot::CurveFigure DashboardView::groupFigure(const std::string& metric, int* lef
       figure.curves.push_back(std::move(all[i]));
   }
   *left_out = std::max(*left_out, groups->leftOut());
+  // The forks' parents, run by run: a parent is no member of the forks' groups (one run of
+  // its own config), and a rescue is judged against it past the fork point.
+  std::vector<const db::RunRecord*> parents;
+  for (const auto& p : parents_) parents.push_back(&p);
+  plot::CurveFigure own = figureOf(parents, metric, true, nullptr, nullptr, left_out, nullptr);
+  int next_style = static_cast<int>(runs_.size());
+  for (plot::Curve& parent : own.curves) {
+    // Past every group's style (a group's is its index, and there are no more groups than
+    // runs), the same in every chart: by its id it took the look of a group (#1, group 1).
+    parent.style = next_style++;
+    const bool listed = std::any_of(legend->begin(), legend->end(),
+                                    [&](const plot::Curve& c) { return c.label == parent.label; });
+    if (!listed) {
+      plot::Curve entry;
+      entry.label = parent.label, entry.style = parent.style;
+      legend->push_back(std::move(entry));
+    }
+    figure.curves.push_back(std::move(parent));
+  }
   return figure;
 }
 
@@ -327,10 +349,18 @@ plot::CurveFigure DashboardView::figure(const std::string& metric, bool with_poi
                                         std::vector<const std::vector<db::MetricPoint>*>* series,
                                         std::vector<plot::RunX>* xs, int* left_out,
                                         std::vector<ChartMark>* marks) const {
+  return figureOf(drawnRuns(), metric, with_points, series, xs, left_out, marks);
+}
+
+plot::CurveFigure DashboardView::figureOf(const std::vector<const db::RunRecord*>& runs,
+                                          const std::string& metric, bool with_points,
+                                          std::vector<const std::vector<db::MetricPoint>*>* series,
+                                          std::vector<plot::RunX>* xs, int* left_out,
+                                          std::vector<ChartMark>* marks) const {
   const plot::XAxis axis = grouping().x;
   plot::CurveFigure figure = frame(metric);
   int unplaced = 0;
-  for (const db::RunRecord* drawn : drawnRuns()) {
+  for (const db::RunRecord* drawn : runs) {
     const db::RunRecord& run = *drawn;
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;

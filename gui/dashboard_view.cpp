@@ -101,6 +101,8 @@ void DashboardView::refreshParents() {
   }
 }
 
+QString DashboardView::caption() const { return caption_->text(); }
+
 bool DashboardView::isParent(int64_t run) const {
   return std::any_of(parents_.begin(), parents_.end(),
                      [run](const db::RunRecord& p) { return p.id == run; });

@@ -47,7 +47,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   // run shown that way before (a run that finishes stays), or else the latest sweep's runs --
   // live curves with no clicks that never vanish between runs; smoothing kept across
   // sessions; a second screenshot with seed groups. Forks shown bring their parent's curve,
-  // labelled "(parent)" (run by run, not in seed groups).
+  // labelled "(parent)" (run by run, beside seed groups too).
   void setStore(StoreSession* session, const QString&) override { setSession(session); }
   void showRuns(const std::vector<db::RunRecord>& all,
                 const std::vector<db::RunRecord>& selected) override;
@@ -90,6 +90,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   // comma-separated (sweep axes, tags, dotted config keys).
   void setGroupBy(const QString& keys);
   QString groupBy() const;
+  // The line under the charts: "3 runs in 1 group and the parent of their forks".
+  QString caption() const;
   // True when the shown runs carry a seed axis with two values or more (seed groups make sense).
   bool hasSeeds() const;
   void setBand(plot::Band band);
@@ -129,6 +131,12 @@ class DashboardView : public QWidget, public WorkbenchView {
                            std::vector<const std::vector<db::MetricPoint>*>* series = nullptr,
                            std::vector<plot::RunX>* x = nullptr, int* left_out = nullptr,
                            std::vector<ChartMark>* marks = nullptr) const;
+  // figure() of `runs` only (the parents, in a grouped chart).
+  plot::CurveFigure figureOf(const std::vector<const db::RunRecord*>& runs,
+                             const std::string& metric, bool with_points,
+                             std::vector<const std::vector<db::MetricPoint>*>* series,
+                             std::vector<plot::RunX>* x, int* left_out,
+                             std::vector<ChartMark>* marks) const;
   // The grouped figure of a chart, its groups brought up to date (built again when needed);
   // left_out: the runs it could not place on the x axis.
   // The grouped figure of `metric`, without the groups the legend hides; adds groups not yet in

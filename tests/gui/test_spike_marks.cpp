@@ -224,6 +224,8 @@ class SpikeMarksTest : public QObject {
     writer.set_tag(parent_id, "axis.train.lr", "0.01");  // from a sweep of its own
     const int64_t fork_id = run_with(writer, "rescue/lr=0.01", loss(0, 30), parent_id);
     writer.set_tag(fork_id, "axis.train.lr", "0.01");
+    const int64_t other_fork = run_with(writer, "rescue/lr=0.005", loss(0, 30), parent_id);
+    writer.set_tag(other_fork, "axis.train.lr", "0.005");
 
     QString error;
     auto session = StoreSession::open(db, &error);
@@ -255,9 +257,39 @@ class SpikeMarksTest : public QObject {
     }
     QVERIFY(parent_pen.color() != fork_pen.color() || parent_pen.style() != fork_pen.style());
 
+    // In seed groups the parent is drawn beside them, run by run: no member of the forks'
+    // groups, in a look of its own -- by its id (#1) it took the second group's.
+    view.setRuns({*session->store.find_run(std::to_string(fork_id)),
+                  *session->store.find_run(std::to_string(other_fork))});
+    view.setGroupBy(QStringLiteral("axes"));
+    chart = view.chart("train_loss");
+    QVERIFY(chart);
+    QTRY_VERIFY(chart->plot()->graphCount() > 0);
+    std::vector<QPen> group_pens;
+    QPen grouped_parent_pen;
+    QStringList grouped;
+    for (int i = 0; i < chart->plot()->graphCount(); ++i) {
+      const QString name = chart->plot()->graph(i)->name();
+      grouped << name;
+      if (name.endsWith("(parent)"))
+        grouped_parent_pen = chart->plot()->graph(i)->pen();
+      else if (name.startsWith("lr="))
+        group_pens.push_back(chart->plot()->graph(i)->pen());
+    }
+    QVERIFY2(grouped.filter("(parent)").size() >= 1, qPrintable(grouped.join(" | ")));
+    QVERIFY2(!group_pens.empty(), qPrintable(grouped.join(" | ")));
+    for (const QPen& pen : group_pens)
+      QVERIFY2(
+          pen.color() != grouped_parent_pen.color() || pen.style() != grouped_parent_pen.style(),
+          qPrintable(grouped.join(" | ")));
+    QCOMPARE(view.legend()->count(), 3);
+    QVERIFY2(view.caption().contains("2 runs in 2 groups and the parent of their forks"),
+             qPrintable(view.caption()));
+    view.setGroupBy(QString());
+
     view.setRuns(session->store.list_runs());  // the parent selected too
     QVERIFY(view.parents().empty());
-    QCOMPARE(view.legend()->count(), 2);
+    QCOMPARE(view.legend()->count(), 3);
     for (int i = 0; i < view.legend()->count(); ++i)
       QVERIFY(!view.legend()->item(i)->data(Qt::UserRole).toString().endsWith("(parent)"));
   }
