@@ -121,7 +121,8 @@ void print_comparison_json(const Comparison& c) {
           {"p", found[i].p},
           {"samples", found[i].samples},
           {"block_length", found[i].block_length},
-          {"studentised", found[i].studentised}};
+          {"studentised", found[i].studentised},
+          {"score_block_length", found[i].score_block_length}};
   };
   put_tests("paired_bootstrap", "bleu", paired.why_not, tests);
   put_tests("paired_bootstrap_perplexity", "perplexity", nll.why_not, perplexity_tests);

@@ -60,6 +60,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
     plot::CurveFigure shown = full_figure_ ? full_figure_() : figure_;
     if (shown.curves.empty()) return std::nullopt;
+    // Spikes and fork points come with the figure; a run page's milestones only as marks.
+    for (const ChartMark& m : marks_)
+      if (m.kind == ChartMark::Kind::Milestone)
+        for (plot::Curve& c : shown.curves)
+          if (QString::fromStdString(c.label) == m.curve) c.milestone_x.push_back(m.x);
     if (user_zoomed_) {  // export what the user zoomed to
       shown.x.min = plot_->xAxis->range().lower;
       shown.x.max = plot_->xAxis->range().upper;

@@ -51,6 +51,8 @@ void carry_marks(const std::vector<ChartMark>& marks, plot::Curve& curve) {
     } else if (m.kind == ChartMark::Kind::Spike) {
       curve.spike_x.push_back(m.x);
       curve.spike_y.push_back(m.y);
+    } else {
+      curve.milestone_x.push_back(m.x);
     }
   }
 }

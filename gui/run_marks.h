@@ -27,9 +27,9 @@ void add_spike_marks(const std::vector<Spike>& spikes, const std::vector<db::Met
 ChartMark fork_mark(const db::ForkOrigin& origin, const std::vector<db::MetricPoint>& points,
                     const plot::RunX& place, const QString& curve);
 
-// Puts `marks` of the curve (spikes, the fork point) into it as an exported figure draws them
-// (plot::Curve's spike_x/spike_y and fork_step): a chart's Export draws the marks on screen.
-// Milestones have no such place and are left out.
+// Puts `marks` of the curve (spikes, the fork point, milestones) into it as an exported figure
+// draws them (plot::Curve's spike_x/spike_y, fork_step, milestone_x): a chart's Export draws
+// the marks on screen.
 void carry_marks(const std::vector<ChartMark>& marks, plot::Curve& curve);
 
 // The run page's milestones on the curve labelled `curve` (valid_loss, x in updates): the

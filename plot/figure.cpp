@@ -90,6 +90,7 @@ json to_json_of(const CurveFigure& f) {
     if (c.diverged_step) one["diverged_step"] = *c.diverged_step;
     if (c.fork_step) one["fork_step"] = *c.fork_step;
     if (c.style >= 0) one["style"] = c.style;
+    if (!c.milestone_x.empty()) one["milestone_x"] = numbers(c.milestone_x);
     if (!c.spike_x.empty()) {
       one["spike_x"] = numbers(c.spike_x);
       one["spike_y"] = numbers(c.spike_y);
@@ -319,6 +320,8 @@ CurveFigure curves_from(const Reader& r, const json& j) {
       c.style = static_cast<int>(*style);
     }
     if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
+    if (curves[i].contains("milestone_x"))
+      c.milestone_x = r.numbers(curves[i], "milestone_x", path);
     if (curves[i].contains("spike_x")) {
       c.spike_x = r.numbers(curves[i], "spike_x", path);
       c.spike_y = r.numbers(curves[i], "spike_y", path);

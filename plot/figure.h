@@ -102,6 +102,10 @@ struct Curve {
   // A run's curve of a spike metric (db::metric::is_spike_metric): its raw points judged spikes
   // (base/metrics/spikes.h), marked in its colour; x in the axis's units.
   std::vector<double> spike_x, spike_y;
+  // A run page's milestones on the curve they were decided on (x units): the checkpoint the
+  // final evaluation measured, the update where train.patience stopped training -- a hollow
+  // triangle on the line.
+  std::vector<double> milestone_x;
   std::string colour_key;  // curves with the same key share a style; empty: own
   // >= 0: this curve's style (colour, marker, dash) by index, wherever it stands in the figure,
   // so a run keeps its look across charts, views and sessions (the dashboard passes its id).

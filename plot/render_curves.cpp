@@ -79,6 +79,7 @@ class CurveDrawer {
     add_band_key();
     add_spike_key();
     add_fork_key();
+    add_milestone_key();
     if (style_.legend)
       detail::finish_legend(plot_);
     else if (plot_.legend)
@@ -153,7 +154,11 @@ class CurveDrawer {
       mark_early_stop(ready ? ready->x : c.step, ready ? ready->y : shown, group);
     if (c.diverged_step) drawn.mark = mark_divergence(c, ready, shown);
     if (c.fork_step)
-      mark_fork(*c.fork_step, ready ? ready->x : c.step, ready ? ready->y : shown, group);
+      mark_on_line(*c.fork_step, ready ? ready->x : c.step, ready ? ready->y : shown, group,
+                   QCPScatterStyle::ssDiamond);
+    for (double x : c.milestone_x)
+      mark_on_line(x, ready ? ready->x : c.step, ready ? ready->y : shown, group,
+                   QCPScatterStyle::ssTriangle);
     if (!c.spike_x.empty()) {  // at the raw values, in the run's colour; one key for all
       bool no_entry = true;
       add_marks(c.spike_x, c.spike_y, QCPScatterStyle::ssStar, series_colour(group), QString(),
@@ -193,8 +198,10 @@ class CurveDrawer {
   // A fork's curve up to its fork point is its parent's: a diamond in its colour where the
   // two part, on the line as drawn (between the points either side of it, straight on the
   // axis's scale; at the nearest point where one side has none).
-  void mark_fork(double fork_x, const std::vector<double>& xs, const std::vector<double>& ys,
-                 int group) {
+  // A mark in the curve's colour on the line as drawn at `fork_x` (between two points: where
+  // the line between them is): a fork's diamond, a milestone's triangle.
+  void mark_on_line(double fork_x, const std::vector<double>& xs, const std::vector<double>& ys,
+                    int group, QCPScatterStyle::ScatterShape shape) {
     std::optional<size_t> before, after;
     for (size_t i = 0; i < std::min(xs.size(), ys.size()); ++i) {
       if (!std::isfinite(ys[i])) continue;
@@ -211,8 +218,8 @@ class CurveDrawer {
       const double t = (fork_x - xs[*before]) / (xs[*after] - xs[*before]);
       y = log ? std::exp(a + t * (b - a)) : a + t * (b - a);
     }
-    bool no_entry = true;  // add_fork_key's, in black, says what they are
-    add_marks({x}, {y}, QCPScatterStyle::ssDiamond, series_colour(group), QString(), no_entry);
+    bool no_entry = true;  // add_fork_key's and add_milestone_key's, in black, say what they are
+    add_marks({x}, {y}, shape, series_colour(group), QString(), no_entry);
   }
 
   // The last finite value at or before the divergence, in black; null when there is none.
@@ -280,6 +287,16 @@ class CurveDrawer {
     bool first = false;
     add_marks({}, {}, QCPScatterStyle::ssDiamond, Qt::black,
               QStringLiteral("fork: where it leaves its parent"), first);
+  }
+
+  // Says what the triangles are, once, in black.
+  void add_milestone_key() {
+    bool any = false;
+    for (const auto& c : f_.curves) any |= !c.milestone_x.empty();
+    if (!any) return;
+    bool first = false;
+    add_marks({}, {}, QCPScatterStyle::ssTriangle, Qt::black,
+              QStringLiteral("checkpoint measured / early stop"), first);
   }
 
   // Says what the stars are, once, in black: an empty graph with their look in the legend.

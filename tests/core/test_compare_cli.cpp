@@ -324,6 +324,9 @@ TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
   const auto& test = j["paired_bootstrap_perplexity"]["versus_2"];
   EXPECT_EQ(test["block_length"].get<size_t>(), block);
   EXPECT_TRUE(test["studentised"].get<bool>()) << test.dump();
+  // Each model's interval in the blocks its own NLL needs (the shared drift's, here longer).
+  EXPECT_EQ(test["score_block_length"].get<size_t>(),
+            fathom::serial_block_lengths({{a, b}}).scores);
   EXPECT_DOUBLE_EQ(test["p"].get<double>(), expected.p);
   EXPECT_DOUBLE_EQ(test["difference_ci95"][0].get<double>(), expected.difference_low);
   const ProgramResult text = fathom({"compare", "1", "2"});

@@ -22,6 +22,7 @@
 #include "db/store.h"
 #include "gui/compare_window.h"
 #include "gui/curve_plot.h"
+#include "gui/export_targets.h"
 #include "gui/fathom_binary.h"
 #include "gui/main_window.h"
 #include "gui/probes_view.h"
@@ -229,6 +230,14 @@ class RunPageTest : public QObject {
     QCOMPARE(drawn[1], std::make_pair(40.0, 4.25));
     QVERIFY(loss->marks()[0].text.startsWith("checkpoint_best, update 20"));
     QVERIFY(loss->marks()[1].text.startsWith("stopped early: update 40"));
+    // Export... draws them too: on the valid curve the figure carries, at their updates.
+    const auto exported = fathom::gui::figure_to_export(loss->plot());
+    QVERIFY(exported);
+    const auto& figure = std::get<fathom::plot::CurveFigure>(*exported);
+    std::vector<double> milestones;
+    for (const auto& curve : figure.curves)
+      milestones.insert(milestones.end(), curve.milestone_x.begin(), curve.milestone_x.end());
+    QCOMPARE(milestones, (std::vector<double>{20.0, 40.0}));
     // The best checkpoint is the valid curve's lowest point: its tick reaches below it, and the
     // axis makes room for it (10 pixels at least) instead of cutting it off at the edge -- on a
     // chart of the usual height, where the 5 % air of the fit leaves it about 5.

@@ -76,11 +76,13 @@ TEST(FigureJson, LineBarCurvesRoundTrip) {
   curves.smoothing = 0.9;
   curves.curves = {curve("run 1", "valid_loss", {0, 100}, {5.0, 4.0}, 100.0, "post")};
   curves.curves[0].fork_step = 20.0;
+  curves.curves[0].milestone_x = {40.0, 90.0};
   expect_round_trip(curves);
   const auto back = std::get<CurveFigure>(figure_from_json(to_json(curves)));
   EXPECT_EQ(back.x.label, "update");
   EXPECT_EQ(*back.curves[0].diverged_step, 100.0);
   EXPECT_EQ(*back.curves[0].fork_step, 20.0);
+  EXPECT_EQ(back.curves[0].milestone_x, (std::vector<double>{40.0, 90.0}));
   EXPECT_EQ(back.smoothing, 0.9);
 }
 

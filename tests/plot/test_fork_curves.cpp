@@ -141,18 +141,24 @@ Curve curve(const std::string& label, std::vector<double> value, double fork_ste
   return c;
 }
 
-// Every diamond the plot holds, as (x, y), and how many legend entries they have.
-std::vector<std::pair<double, double>> diamonds(QCustomPlot& plot, int* in_legend) {
+// Every mark of `shape` the plot holds (a fork's diamond, a milestone's triangle), as (x, y), and
+// how many legend entries they have.
+std::vector<std::pair<double, double>> marks_of(QCustomPlot& plot, int* in_legend,
+                                                QCPScatterStyle::ScatterShape shape) {
   std::vector<std::pair<double, double>> at;
   *in_legend = 0;
   for (int i = 0; i < plot.graphCount(); ++i) {
     QCPGraph* g = plot.graph(i);
-    if (g->scatterStyle().shape() != QCPScatterStyle::ssDiamond) continue;
+    if (g->scatterStyle().shape() != shape) continue;
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
       at.emplace_back(it->key, it->value);
     if (plot.legend->hasItemWithPlottable(g)) ++*in_legend;
   }
   return at;
+}
+
+std::vector<std::pair<double, double>> diamonds(QCustomPlot& plot, int* in_legend) {
+  return marks_of(plot, in_legend, QCPScatterStyle::ssDiamond);
 }
 
 class ForkMark : public ::testing::Test {
@@ -187,6 +193,27 @@ TEST_F(ForkMark, ADiamondWhereTheLineLeavesTheParents) {
   const auto log_marks = diamonds(log_plot, &in_legend);
   ASSERT_EQ(log_marks.size(), 1u);
   EXPECT_NEAR(log_marks[0].second, 2.0, 1e-12);
+}
+
+// A run page's milestones (the checkpoint measured, an early stop) exported: triangles on the
+// line as drawn, one legend entry that says what they are, no diamond.
+TEST_F(ForkMark, MilestonesAreTrianglesOnTheLine) {
+  CurveFigure f;
+  Curve c = curve("valid_loss", {4, 3, 2}, 0);
+  c.fork_step.reset();
+  c.milestone_x = {75, 100};  // halfway from (50, 3) to (100, 2); the last point itself
+  f.curves = {c};
+  QCustomPlot plot;
+  setup_curve_figure(plot, f);
+  int in_legend = 0;
+  const auto marks = marks_of(plot, &in_legend, QCPScatterStyle::ssTriangle);
+  ASSERT_EQ(marks.size(), 2u);
+  EXPECT_DOUBLE_EQ(marks[0].first, 75.0);
+  EXPECT_DOUBLE_EQ(marks[0].second, 2.5);
+  EXPECT_DOUBLE_EQ(marks[1].first, 100.0);
+  EXPECT_DOUBLE_EQ(marks[1].second, 2.0);
+  EXPECT_EQ(in_legend, 1);
+  EXPECT_TRUE(diamonds(plot, &in_legend).empty());
 }
 
 TEST(ForkTags, OnlyWholeNumbersMakeAFork) {
