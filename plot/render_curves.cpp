@@ -1,6 +1,7 @@
 // Training curves: one graph per (run, metric). Runs (or colour groups) differ in colour and
 // marker; a second metric of the same run gets another dash pattern. With smoothing the raw
 // curve stays visible as a faint line behind the debiased EMA. Long curves are decimated.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -279,34 +280,28 @@ class CurveDrawer {
     plot_.yAxis->setLabel(detail::qstr(y_label));
   }
 
-  // Says what the diamonds are, once, in black, as for the stars.
+  // Says once, in black, what a kind of mark is, where any curve has one: an empty graph with
+  // its look in the legend.
+  template <typename HasMark>
+  void add_mark_key(HasMark has_mark, QCPScatterStyle::ScatterShape shape, const QString& name) {
+    if (std::none_of(f_.curves.begin(), f_.curves.end(), has_mark)) return;
+    bool first = false;
+    add_marks({}, {}, shape, Qt::black, name, first);
+  }
+
   void add_fork_key() {
-    bool any = false;
-    for (const auto& c : f_.curves) any |= c.fork_step.has_value();
-    if (!any) return;
-    bool first = false;
-    add_marks({}, {}, QCPScatterStyle::ssDiamond, Qt::black,
-              QStringLiteral("fork: where it leaves its parent"), first);
+    add_mark_key([](const Curve& c) { return c.fork_step.has_value(); }, QCPScatterStyle::ssDiamond,
+                 QStringLiteral("fork: where it leaves its parent"));
   }
 
-  // Says what the triangles are, once, in black.
   void add_milestone_key() {
-    bool any = false;
-    for (const auto& c : f_.curves) any |= !c.milestone_x.empty();
-    if (!any) return;
-    bool first = false;
-    add_marks({}, {}, QCPScatterStyle::ssTriangle, Qt::black,
-              QStringLiteral("checkpoint measured / early stop"), first);
+    add_mark_key([](const Curve& c) { return !c.milestone_x.empty(); }, QCPScatterStyle::ssTriangle,
+                 QStringLiteral("checkpoint measured / early stop"));
   }
 
-  // Says what the stars are, once, in black: an empty graph with their look in the legend.
   void add_spike_key() {
-    bool any = false;
-    for (const auto& c : f_.curves) any |= !c.spike_x.empty();
-    if (!any) return;
-    bool first = false;
-    add_marks({}, {}, QCPScatterStyle::ssStar, Qt::black,
-              detail::qstr(f_.spikes_are.empty() ? "spike" : f_.spikes_are), first);
+    add_mark_key([](const Curve& c) { return !c.spike_x.empty(); }, QCPScatterStyle::ssStar,
+                 detail::qstr(f_.spikes_are.empty() ? "spike" : f_.spikes_are));
   }
 
   // Says what the shading is, once: an empty graph with the band's look in the legend.

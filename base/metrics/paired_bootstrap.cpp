@@ -96,12 +96,13 @@ PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whol
   std::vector<size_t> drawn(segments);
   // Without an influence series, or single draws (the convention every stored p of
   // independent segments was computed with), the shifted percentiles below.
+  const bool blocks_with_influence = out.block_length > 1 && !influence.empty();
+  const size_t width = blocks_with_influence ? flat_top_width(influence) : 0;
   const double real_se =
-      out.block_length > 1 && !influence.empty()
-          ? std::sqrt(long_run_variance(influence) / static_cast<double>(segments))
+      blocks_with_influence
+          ? std::sqrt(long_run_variance(influence, width) / static_cast<double>(segments))
           : 0;
   const bool studentised = real_se > 0;
-  const size_t width = studentised ? flat_top_width(influence) : 0;
   std::vector<double> drawn_influence;
   std::vector<double> base_scores, sys_scores, differences, standard_errors;
   for (int s = 0; s < samples; ++s) {

@@ -82,8 +82,11 @@ double corpus_perplexity(const std::vector<SegmentNll>& segments) {
   return perplexity_of(nll, tokens);
 }
 
-SerialBlocks serial_block_lengths(const std::vector<NllPair>& pairs) {
-  check_pairs(pairs);
+namespace {
+
+// serial_block_lengths, the difference's influence given.
+SerialBlocks serial_blocks(const std::vector<NllPair>& pairs,
+                           const std::vector<double>& influence) {
   const size_t n = pairs.front().baseline.size();
   const double pair_count = static_cast<double>(pairs.size());
   std::vector<double> base(n, 0.0), sys(n, 0.0);
@@ -92,8 +95,14 @@ SerialBlocks serial_block_lengths(const std::vector<NllPair>& pairs) {
       base[k] += pair.baseline[k].nll / pair_count;
       sys[k] += pair.system[k].nll / pair_count;
     }
-  return {circular_block_length(perplexity_difference_influence(pairs)),
+  return {circular_block_length(influence),
           std::max(circular_block_length(base), circular_block_length(sys))};
+}
+
+}  // namespace
+
+SerialBlocks serial_block_lengths(const std::vector<NllPair>& pairs) {
+  return serial_blocks(pairs, perplexity_difference_influence(pairs));
 }
 
 PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& pairs, int samples,
@@ -126,10 +135,10 @@ PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& p
   // series needs other blocks (a hardness both share drifts further than their difference),
   // from draws in those -- one length for both cost the test its size either way: 7 % at 0.05
   // with the longer, an interval too narrow for a system with the shorter.
-  const SerialBlocks blocks = serial_block_lengths(pairs);
-  PairedBootstrap out = paired_bootstrap(
-      n, whole, score, samples, seed, blocks.difference,
-      blocks.difference > 1 ? perplexity_difference_influence(pairs) : std::vector<double>{});
+  const std::vector<double> influence = perplexity_difference_influence(pairs);
+  const SerialBlocks blocks = serial_blocks(pairs, influence);
+  PairedBootstrap out = paired_bootstrap(n, whole, score, samples, seed, blocks.difference,
+                                         blocks.difference > 1 ? influence : std::vector<double>{});
   if (blocks.scores != blocks.difference) {
     const PairedBootstrap scores = paired_bootstrap(n, whole, score, samples, seed, blocks.scores);
     out.baseline = scores.baseline;
