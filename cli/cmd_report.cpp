@@ -35,6 +35,11 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
                                                                       const db::RunRecord& system) {
     return paired_test(store, paths, baseline, system);
   };
+  options.seed_pooled_test = [&store, paths = resolve_store_paths(global)](
+                                 const db::RunRecord& baseline,
+                                 const std::vector<db::RunRecord>& seeds) {
+    return seed_pooled_test(store, paths, baseline, seeds);
+  };
   options.render_curves = report_curves_renderer(store, options.out_dir);
   options.render_lr_sensitivity = report_lr_sensitivity_renderer(options.out_dir);
   options.render_importance = report_importance_renderer(options.out_dir);

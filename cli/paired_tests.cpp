@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/config/config_io.h"
+#include "base/metrics/bleu_bootstrap.h"
 #include "base/util/error.h"
 #include "cli/stored_hypotheses.h"
 
@@ -70,6 +71,40 @@ experiments::PairedTestResult paired_test(const db::Store& store, const db::Stor
   if (config.data.task == "lm")
     return paired_perplexity_test(store, paths, baseline, system, samples, seed);
   return paired_bleu_test(store, paths, baseline, system, samples, seed);
+}
+
+experiments::PairedTestResult seed_pooled_test(const db::Store& store, const db::StorePaths& paths,
+                                               const db::RunRecord& baseline,
+                                               const std::vector<db::RunRecord>& seeds, int samples,
+                                               uint64_t seed) {
+  experiments::PairedTestResult result;
+  std::vector<db::RunRecord> runs{baseline};
+  runs.insert(runs.end(), seeds.begin(), seeds.end());
+  const RunConfig config = load_config_string(baseline.config_yaml, run_label(baseline), "");
+  try {
+    if (config.data.task == "lm") {
+      result.metric = db::metric::kTestPpl;
+      const EvaluationSegments segments = evaluation_segments(baseline);
+      result.segments_are = segments.are;
+      const NllInput in = segment_nll_input(store, paths, runs);
+      result.why_not = in.why_not;
+      if (!in.why_not.empty()) return result;
+      result.segments = in.segments.front().size();
+      result.pooled = seed_pooled_perplexity(
+          in.segments.front(), {in.segments.begin() + 1, in.segments.end()}, segments.order);
+    } else {
+      const PairedInput in = paired_input(store, paths, runs);
+      result.why_not = in.why_not;
+      result.segments = in.references.size();
+      if (!in.why_not.empty()) return result;
+      result.pooled =
+          seed_pooled_bleu(in.hypotheses.front(), {in.hypotheses.begin() + 1, in.hypotheses.end()},
+                           in.references, samples, seed);
+    }
+  } catch (const std::invalid_argument& e) {  // other tokenisations
+    result.why_not = e.what();
+  }
+  return result;
 }
 
 }  // namespace fathom::cli

@@ -51,4 +51,12 @@ experiments::PairedTestResult paired_test(const db::Store& store, const db::Stor
                                           const db::RunRecord& system, int samples = 1000,
                                           uint64_t seed = 12345);
 
+// `seeds` -- one configuration's runs, alike but for their seed -- against `baseline` over their
+// seeds (base/metrics/seed_pooled_test.h): test perplexity for language models, else test BLEU
+// with `samples` draws of sentences from `seed`; the result's `pooled`, or why there is none.
+experiments::PairedTestResult seed_pooled_test(const db::Store& store, const db::StorePaths& paths,
+                                               const db::RunRecord& baseline,
+                                               const std::vector<db::RunRecord>& seeds,
+                                               int samples = 1000, uint64_t seed = 12345);
+
 }  // namespace fathom::cli

@@ -18,6 +18,12 @@ std::string paired_score(const PairedTestResult& result, double value, bool sign
   return text;
 }
 
+std::string paired_p(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", p);
+  return text;
+}
+
 BlockRange block_range(const std::vector<PairedBootstrap>& tests) {
   if (tests.empty()) return {};
   BlockRange range{tests.front().block_length, tests.front().block_length};
@@ -47,9 +53,12 @@ std::string resampling_citation(int samples, BlockRange blocks) {
 }
 
 std::string paired_verdict(const PairedTestResult& result, double p, double alpha) {
-  if (!result.test || p >= alpha || result.test->difference == 0) return "inconclusive";
+  const double difference = result.test     ? result.test->difference
+                            : result.pooled ? result.pooled->difference
+                                            : 0;
+  if (p >= alpha || difference == 0) return "inconclusive";
   const bool higher_is_better = db::metric::higher_is_better(result.metric).value_or(true);
-  return (result.test->difference > 0) == higher_is_better ? "better" : "worse";
+  return (difference > 0) == higher_is_better ? "better" : "worse";
 }
 
 }  // namespace fathom::experiments

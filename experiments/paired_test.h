@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/metrics/paired_bootstrap.h"
+#include "base/metrics/seed_pooled_test.h"
 #include "db/metric_names.h"
 #include "db/records.h"
 
@@ -18,7 +19,9 @@ namespace fathom::experiments {
 
 struct PairedTestResult {
   std::optional<PairedBootstrap> test;  // unset: no paired test, and `why_not` says why
-  size_t segments = 0;                  // the test set's
+  // A SeedPooledTester's result, in place of `test`: several seeds' runs against the baseline.
+  std::optional<SeedPooledTest> pooled;
+  size_t segments = 0;  // the test set's
   std::string why_not;
   // What was tested: test_bleu or test_ppl (db/metric_names.h), its direction from
   // db/metric_presentation.h; a segment a sentence, or a "sequence" of a language model's text.
@@ -30,10 +33,17 @@ struct PairedTestResult {
 std::string paired_metric_words(const PairedTestResult& result);
 // BLEU with two decimals, perplexity with three: a score or difference as reports write it.
 std::string paired_score(const PairedTestResult& result, double value, bool sign = false);
+// A p-value as reports write it: four decimals.
+std::string paired_p(double p);
 
 // `system` against `baseline` on the test set both were scored on.
 using PairedTester =
     std::function<PairedTestResult(const db::RunRecord& baseline, const db::RunRecord& system)>;
+
+// Several runs of one configuration, alike but for their seed, against `baseline` on the test
+// set all were scored on (base/metrics/seed_pooled_test.h): the result's `pooled`, or why not.
+using SeedPooledTester = std::function<PairedTestResult(const db::RunRecord& baseline,
+                                                        const std::vector<db::RunRecord>& seeds)>;
 
 // The shortest and longest block the draws of a section's tests took (1: segments drawn singly).
 struct BlockRange {
@@ -51,7 +61,7 @@ std::string resampled_segments(size_t segments, const std::string& segments_are,
 std::string resampling_citation(int samples, BlockRange blocks = {});
 
 // "better" or "worse" by the metric's direction where `p` (adjusted or not) is below `alpha`,
-// else "inconclusive".
+// else "inconclusive"; of `test`, else of `pooled`.
 std::string paired_verdict(const PairedTestResult& result, double p, double alpha);
 
 }  // namespace fathom::experiments

@@ -19,6 +19,7 @@
 #include "experiments/comparison_table.h"
 #include "experiments/lr_transfer.h"
 #include "experiments/report_fork.h"
+#include "experiments/report_fork_seeds.h"
 #include "experiments/report_fork_verdicts.h"
 #include "experiments/report_numbers.h"
 #include "experiments/report_samples.h"
@@ -343,6 +344,8 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   if (parent) {
     out << "\n";
     fork_verdicts_section(out, *parent, runs, options.paired_test, options.select_by);
+    fork_seed_verdicts_section(out, *parent, runs, axes, options.seed_pooled_test,
+                               options.select_by);
   }
 
   if (!groups.empty()) {

@@ -51,6 +51,9 @@ struct ReportOptions {
   // Tests one run's test BLEU (perplexity) against another's (a fork against its parent: a fork's
   // report, a fork sweep's "Against the parent"); null: no test, the report names `fathom compare`.
   PairedTester paired_test;
+  // Tests a fork sweep's configuration -- its runs alike but for the seed -- against the
+  // parent over their seeds (experiments/report_fork_seeds.h); null: no such section.
+  SeedPooledTester seed_pooled_test;
   // Renders a figure into out_dir and returns its file name relative to out_dir, or "" when
   // figures are not available (a build without Qt).
   std::function<std::string(const CurvesRequest&)> render_curves;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
 #include "base/metrics/statistics.h"
 #include "base/util/progress.h"
@@ -20,12 +19,6 @@ std::string difference_with_interval(const PairedTestResult& r) {
   const PairedBootstrap& t = *r.test;
   return paired_score(r, t.difference, true) + " [" + paired_score(r, t.difference_low, true) +
          ", " + paired_score(r, t.difference_high, true) + "]";
-}
-
-std::string p_value(double p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", p);
-  return text;
 }
 
 // The finished run with the best final `metric` (its presentation's direction; lower where it
@@ -107,7 +100,7 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     const PairedTestResult& r = results[i];
     const double adjusted = holm[tested++];
     table.rows.push_back({id, runs[i].name, paired_score(r, r.test->system.score),
-                          difference_with_interval(r), p_value(r.test->p), p_value(adjusted),
+                          difference_with_interval(r), paired_p(r.test->p), paired_p(adjusted),
                           paired_verdict(r, adjusted, kForkVerdictAlpha)});
   }
   out << text_table_to_markdown(table) << "\n";
@@ -127,7 +120,7 @@ std::string fork_test_sentence(const PairedTestResult& result) {
          resampled_segments(result.segments, result.segments_are, blocks) + " (" +
          resampling_citation(t.samples, blocks) + "): " + paired_score(result, t.system.score) +
          " vs " + paired_score(result, t.baseline.score) + ", difference " +
-         difference_with_interval(result) + ", p = " + p_value(t.p) + ".";
+         difference_with_interval(result) + ", p = " + paired_p(t.p) + ".";
 }
 
 }  // namespace fathom::experiments

@@ -1,5 +1,6 @@
 #include "base/metrics/bleu_bootstrap.h"
 
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -63,6 +64,48 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
     return mean;
   };
   return paired_bootstrap(references.size(), whole, score, samples, seed);
+}
+
+SeedPooledTest seed_pooled_bleu(const std::vector<std::string>& baseline,
+                                const std::vector<std::vector<std::string>>& systems,
+                                const std::vector<std::string>& references, int samples,
+                                uint64_t seed) {
+  if (systems.size() < 2) throw std::invalid_argument("seed-pooled BLEU: fewer than two seeds");
+  if (references.empty()) throw std::invalid_argument("seed-pooled BLEU: no segments");
+  if (samples < 2) throw std::invalid_argument("seed-pooled BLEU: fewer than two draws");
+  for (size_t j = 0; j <= systems.size(); ++j) {
+    const auto& hyps = j == 0 ? baseline : systems[j - 1];
+    if (hyps.size() != references.size())
+      throw std::invalid_argument(
+          "seed-pooled BLEU: " +
+          (j == 0 ? std::string("the baseline") : "seed " + std::to_string(j)) + " has " +
+          std::to_string(hyps.size()) + " hypotheses for " + std::to_string(references.size()) +
+          " references");
+  }
+  const std::vector<BleuStats> base_stats = segment_stats(baseline, references);
+  std::vector<std::vector<BleuStats>> sys_stats;
+  std::vector<double> whole;
+  for (const auto& hyps : systems) {
+    sys_stats.push_back(segment_stats(hyps, references));
+    whole.push_back(corpus_bleu(hyps, references).score);
+  }
+  std::mt19937_64 random(seed);
+  std::vector<size_t> drawn(references.size());
+  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
+                                         std::vector<double>(systems.size()));
+  for (auto& draw : draws) {
+    draw_segments(drawn, 1, random);
+    BleuStats base_sum;
+    for (size_t k : drawn) base_sum += base_stats[k];
+    const double base = bleu_from_stats(base_sum).score;
+    for (size_t j = 0; j < systems.size(); ++j) {
+      BleuStats sum;
+      for (size_t k : drawn) sum += sys_stats[j][k];
+      draw[j] = bleu_from_stats(sum).score - base;
+    }
+  }
+  return seed_pooled_test(corpus_bleu(baseline, references).score, whole,
+                          test_set_error_of_draws(draws));
 }
 
 }  // namespace fathom

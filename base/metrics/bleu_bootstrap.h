@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/metrics/paired_bootstrap.h"
+#include "base/metrics/seed_pooled_test.h"
 
 namespace fathom {
 
@@ -32,5 +33,14 @@ struct HypothesisPair {
 PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& pairs,
                                              const std::vector<std::string>& references,
                                              int samples = 1000, uint64_t seed = 12345);
+
+// A configuration's seeds against one run (base/metrics/seed_pooled_test.h): `baseline` and
+// each seed's `systems[j]` translate the same `references`; the test set's error from `samples`
+// draws of sentences, each draw scoring every seed and the baseline on the same sentences.
+// std::invalid_argument with fewer than two seeds or a file of another length.
+SeedPooledTest seed_pooled_bleu(const std::vector<std::string>& baseline,
+                                const std::vector<std::vector<std::string>>& systems,
+                                const std::vector<std::string>& references, int samples = 1000,
+                                uint64_t seed = 12345);
 
 }  // namespace fathom

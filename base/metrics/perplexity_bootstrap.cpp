@@ -154,6 +154,26 @@ PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& basel
   return pooled_paired_bootstrap_perplexity({NllPair{baseline, system}}, samples, seed, order);
 }
 
+SeedPooledTest seed_pooled_perplexity(const std::vector<SegmentNll>& baseline,
+                                      const std::vector<std::vector<SegmentNll>>& systems,
+                                      SegmentOrder order) {
+  if (systems.size() < 2)
+    throw std::invalid_argument("seed-pooled perplexity: fewer than two seeds");
+  std::vector<std::vector<double>> influence;
+  std::vector<double> whole, mean(baseline.size(), 0.0);
+  for (const auto& system : systems) {
+    influence.push_back(perplexity_difference_influence({NllPair{baseline, system}}));
+    whole.push_back(corpus_perplexity(system));
+    for (size_t k = 0; k < mean.size(); ++k)
+      mean[k] += influence.back()[k] / static_cast<double>(systems.size());
+  }
+  const size_t width = order == SegmentOrder::serial ? flat_top_width(mean) : 0;
+  SeedPooledTest t = seed_pooled_test(corpus_perplexity(baseline), whole,
+                                      test_set_error_of_influence(influence, width));
+  t.lag_window = width;
+  return t;
+}
+
 std::string segment_nll_text(const std::vector<SegmentNll>& segments) {
   std::string text = std::string(kHeader) + "\n";
   char line[64];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/metrics/paired_bootstrap.h"
+#include "base/metrics/seed_pooled_test.h"
 
 namespace fathom {
 
@@ -59,6 +60,15 @@ SerialBlocks serial_block_lengths(const std::vector<NllPair>& pairs);
 // tokens_k r_b)] / (T/n) with r = N/T a pair's nats per token: what SegmentOrder::serial
 // studentises the test with (paired_bootstrap.h).
 std::vector<double> perplexity_difference_influence(const std::vector<NllPair>& pairs);
+
+// A configuration's seeds against one run (base/metrics/seed_pooled_test.h) on test
+// perplexity: the test set's error from each seed's influence (above) against `baseline`, over
+// the flat-top lag window their mean's influence chooses where `order` is serial (0 where
+// independent). std::invalid_argument with fewer than two seeds or, as for the pairs above, a
+// list of another length or a segment counted in other tokens.
+SeedPooledTest seed_pooled_perplexity(const std::vector<SegmentNll>& baseline,
+                                      const std::vector<std::vector<SegmentNll>>& systems,
+                                      SegmentOrder order = SegmentOrder::independent);
 
 // The file a run keeps them in (test.nll, the `test_nll` artifact): a header line
 // "nll<TAB>tokens", then one line a segment, in the split's order. The reader's errors name the

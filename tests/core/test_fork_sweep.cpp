@@ -121,6 +121,25 @@ TEST_F(ForkSweep, EachRunContinuesTheParentAndItsOwnSettingsEndWhereItDid) {
   EXPECT_EQ(store.list_runs("").size(), 3u);
 }
 
+// Forks of one configuration over two seeds: the report tests the configuration against the
+// parent over its seeds on the stored hypotheses, beside each run's own test.
+TEST_F(ForkSweep, TheReportTestsAConfigurationOverItsSeeds) {
+  const std::string sweep = sweep_file(
+      "name: seeds\nfork: {run: parent, from: 20}\ngrid:\n  train.lr: [0.0025]\n"
+      "  train.seed: [1, 2]\n");
+  const ProgramResult r = fathom({"sweep", sweep, "--jobs", "2", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const ProgramResult reported = fathom({"report", "seeds", "--out", (dir_ / "report").string()});
+  ASSERT_EQ(reported.exit_code, 0) << reported.err;
+  std::ifstream in(dir_ / "report" / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("p adjusted over the 2 tests (Holm 1979)"), std::string::npos) << report;
+  EXPECT_NE(report.find("### The configurations over their seeds"), std::string::npos) << report;
+  EXPECT_NE(report.find("p adjusted over the 1 configuration (Holm 1979)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| train.lr=0.0025 \\* | 2 | "), std::string::npos) << report;
+}
+
 TEST_F(ForkSweep, WhatAForkCannotDoIsRefusedAtItsLine) {
   struct Case {
     std::string text, says;
