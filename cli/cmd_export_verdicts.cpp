@@ -5,14 +5,18 @@
 // adds, for each BLEU test, the paired bootstrap over the test set pooled over the seeds both
 // arms share (base/metrics/bleu_bootstrap.h), from the hypotheses the runs stored; for each
 // valid_ppl or test_ppl test, the same over that split's segments' stored NLL
-// (base/metrics/perplexity_bootstrap.h).
+// (base/metrics/perplexity_bootstrap.h); and beside each, the test over every seed of both arms
+// and the test set at once (base/metrics/seed_pooled_test.h: seed_arms_bleu, _perplexity).
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/perplexity_bootstrap.h"
 #include "base/util/error.h"
 #include "base/util/strings.h"
 #include "cli/commands.h"
@@ -52,29 +56,96 @@ std::vector<db::RunRecord> runs_paired_by_seed(const experiments::VerdictTest& t
   return runs;
 }
 
+// The runs of a test's arm: its seeds' runs.
+std::vector<db::RunRecord> arm_runs(const std::map<std::string, int64_t>& by_seed,
+                                    const db::Store& store) {
+  std::vector<db::RunRecord> runs;
+  for (const auto& [seed, id] : by_seed) runs.push_back(*store.find_run(std::to_string(id)));
+  return runs;
+}
+
 // One test's paired bootstrap over the evaluation set, pooled over the seeds both arms have:
-// a Markdown row, or the row with why it could not be run. `pooled` runs it on the pairs' runs
-// and says why not, or nothing.
+// `pooled` runs it on the pairs' runs and says why not, or nothing. `over_seeds` runs the test
+// over every seed of each arm and the test set (base/metrics/seed_pooled_test.h), or says why
+// not.
 using PooledTest =
     std::function<std::string(const std::vector<db::RunRecord>& runs, PairedBootstrap& result)>;
+using SeedsTest =
+    std::function<std::string(const std::vector<db::RunRecord>& row,
+                              const std::vector<db::RunRecord>& versus, SeedArmsTest& result)>;
+
 // A row of the BLEU table, or with `metric` and the draws' block length (1: segments drawn
-// singly) one of the perplexity table.
+// singly) one of the perplexity table: the paired bootstrap's cells, then the test over seeds'.
 std::string bootstrap_row(const experiments::VerdictTest& t, const db::Store& store,
-                          const PooledTest& pooled, const std::string& metric = "") {
+                          const PooledTest& pooled, const SeedsTest& over_seeds,
+                          const std::string& metric = "") {
   const bool perplexity = !metric.empty();
   const std::vector<db::RunRecord> runs = runs_paired_by_seed(t, store);
-  const std::string head = "| " + metric + (perplexity ? " | " : "") + t.column + " | " + t.row +
-                           " | " + t.versus + " | " + std::to_string(runs.size() / 2) + " | ";
+  std::string row = "| " + metric + (perplexity ? " | " : "") + t.column + " | " + t.row + " | " +
+                    t.versus + " | " + std::to_string(runs.size() / 2) + " | ";
   const std::string no_blocks = perplexity ? "- | " : "";
-  if (runs.empty()) return head + "- | - | " + no_blocks + "no seed in common |\n";
   PairedBootstrap r;
-  const std::string why_not = pooled(runs, r);
-  if (!why_not.empty()) return head + "- | - | " + no_blocks + why_not + " |\n";
-  char p[32];
-  std::snprintf(p, sizeof p, "%.4f", r.p);
-  return head + signed_number(r.difference) + " | [" + signed_number(r.difference_low) + ", " +
-         signed_number(r.difference_high) + "] | " +
-         (perplexity ? std::to_string(r.block_length) + " | " : "") + p + " |\n";
+  const std::string why_not = runs.empty() ? "no seed in common" : pooled(runs, r);
+  if (!why_not.empty())
+    row += "- | - | " + no_blocks + why_not + " | ";
+  else
+    row += signed_number(r.difference) + " | [" + signed_number(r.difference_low) + ", " +
+           signed_number(r.difference_high) + "] | " +
+           (perplexity ? std::to_string(r.block_length) + " | " : "") + experiments::paired_p(r.p) +
+           " | ";
+  const std::vector<db::RunRecord> row_runs = arm_runs(t.row_runs, store),
+                                   versus_runs = arm_runs(t.versus_runs, store);
+  row += std::to_string(row_runs.size()) + "/" + std::to_string(versus_runs.size()) + " | ";
+  SeedArmsTest seeds;
+  const std::string seeds_why_not = over_seeds(row_runs, versus_runs, seeds);
+  if (!seeds_why_not.empty()) return row + "- | " + seeds_why_not + " |\n";
+  return row + "[" + signed_number(seeds.low) + ", " + signed_number(seeds.high) + "] | " +
+         experiments::paired_p(seeds.p) + " |\n";
+}
+
+// Runs `test` where both arms have runs and one has two, turning a refusal into why not.
+std::string seeds_test_or_why(const std::vector<db::RunRecord>& row,
+                              const std::vector<db::RunRecord>& versus,
+                              const std::function<void()>& test) {
+  if (row.empty() || versus.empty() || (row.size() < 2 && versus.size() < 2))
+    return "fewer than two seeds";
+  try {
+    test();
+  } catch (const std::invalid_argument& e) {  // other tokenisations, other lengths
+    return e.what();
+  }
+  return "";
+}
+
+SeedsTest seeds_bleu(const db::Store& store, const db::StorePaths& paths, const VerdictArgs& a) {
+  return [&store, paths, &a](const std::vector<db::RunRecord>& row,
+                             const std::vector<db::RunRecord>& versus, SeedArmsTest& result) {
+    std::vector<db::RunRecord> runs = row;
+    runs.insert(runs.end(), versus.begin(), versus.end());
+    const PairedInput in = paired_input(store, paths, runs);
+    if (!in.why_not.empty()) return in.why_not;
+    return seeds_test_or_why(row, versus, [&] {
+      const auto split = in.hypotheses.begin() + static_cast<std::ptrdiff_t>(row.size());
+      result = seed_arms_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
+                              in.references, a.samples, a.seed);
+    });
+  };
+}
+
+SeedsTest seeds_perplexity(const db::Store& store, const db::StorePaths& paths,
+                           const std::string& split) {
+  return [&store, paths, split](const std::vector<db::RunRecord>& row,
+                                const std::vector<db::RunRecord>& versus, SeedArmsTest& result) {
+    std::vector<db::RunRecord> runs = row;
+    runs.insert(runs.end(), versus.begin(), versus.end());
+    const NllInput in = segment_nll_input(store, paths, runs, split);
+    if (!in.why_not.empty()) return in.why_not;
+    return seeds_test_or_why(row, versus, [&] {
+      const auto middle = in.segments.begin() + static_cast<std::ptrdiff_t>(row.size());
+      result = seed_arms_perplexity({in.segments.begin(), middle}, {middle, in.segments.end()},
+                                    evaluation_segments(runs.front()).order);
+    });
+  };
 }
 
 PooledTest pooled_bleu(const db::Store& store, const db::StorePaths& paths, const VerdictArgs& a) {
@@ -109,6 +180,14 @@ PooledTest pooled_perplexity(const db::Store& store, const db::StorePaths& paths
       };
 }
 
+// What the last columns are: the paired bootstrap holds the seeds fixed, Welch the test set.
+const std::string kOverSeedsNote =
+    ". The last columns count both: every seed of each arm (row/versus) and the test set's "
+    "error of their difference that neither arm's spread shows, a generalised t test "
+    "(docs/methods.md \"A "
+    "configuration over its seeds\"); where seeds differ it is the one that speaks for the "
+    "configurations rather than these runs";
+
 // The BLEU and perplexity tests' paired bootstraps, beside Welch's tests over seeds.
 std::string bootstrap_section(const experiments::VerdictFamily& family, const db::Store& store,
                               const GlobalOptions& global, const VerdictArgs& a) {
@@ -116,10 +195,12 @@ std::string bootstrap_section(const experiments::VerdictFamily& family, const db
   std::string bleu_rows, ppl_rows;
   for (const auto& t : family.tests) {
     if (t.metric.find("bleu") != std::string::npos)
-      bleu_rows += bootstrap_row(t, store, pooled_bleu(store, paths, a));
+      bleu_rows +=
+          bootstrap_row(t, store, pooled_bleu(store, paths, a), seeds_bleu(store, paths, a));
     for (const std::string split : {"valid", "test"})
       if (t.metric == split + "_ppl")
-        ppl_rows += bootstrap_row(t, store, pooled_perplexity(store, paths, a, split), t.metric);
+        ppl_rows += bootstrap_row(t, store, pooled_perplexity(store, paths, a, split),
+                                  seeds_perplexity(store, paths, split), t.metric);
   }
   std::string text;
   if (!bleu_rows.empty())
@@ -127,9 +208,11 @@ std::string bootstrap_section(const experiments::VerdictFamily& family, const db
         "\nBLEU over the test set: the paired bootstrap pooled over the seeds both arms share "
         "(each seed's two hypothesis files resampled with the same sentences; the mean of "
         "row - versus; Koehn 2004), beside Welch's test over seeds above, not in its Holm "
-        "family\n\n"
-        "| column | row | versus | seeds paired | row - versus | 95 % interval | p |\n"
-        "| --- | --- | --- | ---: | ---: | --- | ---: |\n" +
+        "family" +
+        kOverSeedsNote +
+        "\n\n| column | row | versus | seeds paired | row - versus | 95 % interval | p | seeds | "
+        "over seeds and sentences: 95 % | p |\n"
+        "| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | ---: |\n" +
         bleu_rows;
   if (!ppl_rows.empty())
     text +=
@@ -138,9 +221,11 @@ std::string bootstrap_section(const experiments::VerdictFamily& family, const db
         "beside Welch's test over seeds above, not in its Holm family. A language model's text "
         "cut into blocks is drawn in circular blocks of that many neighbouring segments "
         "(`block`; Politis & White 2004), its difference's test studentised by a flat-top "
-        "standard error (Goetze & Kuensch 1996); 1 where segments are independent\n\n"
-        "| metric | column | row | versus | seeds paired | row - versus | 95 % interval | block | "
-        "p |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: |\n" +
+        "standard error (Goetze & Kuensch 1996); 1 where segments are independent" +
+        kOverSeedsNote +
+        "\n\n| metric | column | row | versus | seeds paired | row - versus | 95 % interval | "
+        "block | p | seeds | over seeds and sentences: 95 % | p |\n"
+        "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: |\n" +
         ppl_rows;
   if (text.empty()) return "";
   return text + "\n*" + std::to_string(a.samples) + " draws, seed " + std::to_string(a.seed) +

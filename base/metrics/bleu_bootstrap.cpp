@@ -66,46 +66,47 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
   return paired_bootstrap(references.size(), whole, score, samples, seed);
 }
 
+SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
+                            const std::vector<std::vector<std::string>>& b,
+                            const std::vector<std::string>& references, int samples,
+                            uint64_t seed) {
+  if (references.empty()) throw std::invalid_argument("seed test of BLEU: no segments");
+  if (samples < 2) throw std::invalid_argument("seed test of BLEU: fewer than two draws");
+  std::vector<const std::vector<std::string>*> runs;
+  for (const auto& hyps : a) runs.push_back(&hyps);
+  for (const auto& hyps : b) runs.push_back(&hyps);
+  std::vector<std::vector<BleuStats>> stats;
+  std::vector<double> whole_a, whole_b;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r]->size() != references.size())
+      throw std::invalid_argument("seed test of BLEU: run " + std::to_string(r + 1) + " has " +
+                                  std::to_string(runs[r]->size()) + " hypotheses for " +
+                                  std::to_string(references.size()) + " references");
+    stats.push_back(segment_stats(*runs[r], references));
+    (r < a.size() ? whole_a : whole_b).push_back(corpus_bleu(*runs[r], references).score);
+  }
+  if (a.empty() || b.empty()) throw std::invalid_argument("seed test of BLEU: an arm without runs");
+  std::mt19937_64 random(seed);
+  std::vector<size_t> drawn(references.size());
+  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
+                                         std::vector<double>(runs.size()));
+  for (auto& draw : draws) {
+    draw_segments(drawn, 1, random);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      BleuStats sum;
+      for (size_t k : drawn) sum += stats[r][k];
+      draw[r] = bleu_from_stats(sum).score;
+    }
+  }
+  return seed_arms_test(whole_a, whole_b, arms_error_of_draws(draws, a.size()));
+}
+
 SeedPooledTest seed_pooled_bleu(const std::vector<std::string>& baseline,
                                 const std::vector<std::vector<std::string>>& systems,
                                 const std::vector<std::string>& references, int samples,
                                 uint64_t seed) {
   if (systems.size() < 2) throw std::invalid_argument("seed-pooled BLEU: fewer than two seeds");
-  if (references.empty()) throw std::invalid_argument("seed-pooled BLEU: no segments");
-  if (samples < 2) throw std::invalid_argument("seed-pooled BLEU: fewer than two draws");
-  for (size_t j = 0; j <= systems.size(); ++j) {
-    const auto& hyps = j == 0 ? baseline : systems[j - 1];
-    if (hyps.size() != references.size())
-      throw std::invalid_argument(
-          "seed-pooled BLEU: " +
-          (j == 0 ? std::string("the baseline") : "seed " + std::to_string(j)) + " has " +
-          std::to_string(hyps.size()) + " hypotheses for " + std::to_string(references.size()) +
-          " references");
-  }
-  const std::vector<BleuStats> base_stats = segment_stats(baseline, references);
-  std::vector<std::vector<BleuStats>> sys_stats;
-  std::vector<double> whole;
-  for (const auto& hyps : systems) {
-    sys_stats.push_back(segment_stats(hyps, references));
-    whole.push_back(corpus_bleu(hyps, references).score);
-  }
-  std::mt19937_64 random(seed);
-  std::vector<size_t> drawn(references.size());
-  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
-                                         std::vector<double>(systems.size()));
-  for (auto& draw : draws) {
-    draw_segments(drawn, 1, random);
-    BleuStats base_sum;
-    for (size_t k : drawn) base_sum += base_stats[k];
-    const double base = bleu_from_stats(base_sum).score;
-    for (size_t j = 0; j < systems.size(); ++j) {
-      BleuStats sum;
-      for (size_t k : drawn) sum += sys_stats[j][k];
-      draw[j] = bleu_from_stats(sum).score - base;
-    }
-  }
-  return seed_pooled_test(corpus_bleu(baseline, references).score, whole,
-                          test_set_error_of_draws(draws));
+  return as_pooled(seed_arms_bleu(systems, {baseline}, references, samples, seed));
 }
 
 }  // namespace fathom

@@ -43,4 +43,12 @@ SeedPooledTest seed_pooled_bleu(const std::vector<std::string>& baseline,
                                 const std::vector<std::string>& references, int samples = 1000,
                                 uint64_t seed = 12345);
 
+// Two configurations over their seeds (base/metrics/seed_pooled_test.h, seed_arms_test): each
+// run's hypotheses of arm `a` and of arm `b` (one run: a fixed arm), the same `samples` draws
+// of sentences scoring every run. std::invalid_argument as seed_pooled_bleu.
+SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
+                            const std::vector<std::vector<std::string>>& b,
+                            const std::vector<std::string>& references, int samples = 1000,
+                            uint64_t seed = 12345);
+
 }  // namespace fathom

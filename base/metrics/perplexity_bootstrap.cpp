@@ -154,24 +154,51 @@ PairedBootstrap paired_bootstrap_perplexity(const std::vector<SegmentNll>& basel
   return pooled_paired_bootstrap_perplexity({NllPair{baseline, system}}, samples, seed, order);
 }
 
+SeedArmsTest seed_arms_perplexity(const std::vector<std::vector<SegmentNll>>& a,
+                                  const std::vector<std::vector<SegmentNll>>& b,
+                                  SegmentOrder order) {
+  if (a.empty() || b.empty())
+    throw std::invalid_argument("seed test of perplexity: an arm without runs");
+  std::vector<const std::vector<SegmentNll>*> runs;
+  for (const auto& run : a) runs.push_back(&run);
+  for (const auto& run : b) runs.push_back(&run);
+  // Every run against the first: the same segments, counted in the same tokens.
+  for (size_t r = 1; r < runs.size(); ++r) check_pairs({NllPair{*runs.front(), *runs[r]}});
+  const size_t n = runs.front()->size();
+  std::vector<std::vector<double>> influence;
+  std::vector<double> whole_a, whole_b, difference(n, 0.0);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::vector<SegmentNll>& run = *runs[r];
+    double nll = 0, tokens = 0;
+    for (const auto& s : run) {
+      nll += s.nll;
+      tokens += static_cast<double>(s.tokens);
+    }
+    const double rate = nll / tokens, perplexity = std::exp(rate);
+    const double mean_tokens = tokens / static_cast<double>(n);
+    std::vector<double> psi(n);
+    for (size_t k = 0; k < n; ++k)
+      psi[k] = perplexity * (run[k].nll - static_cast<double>(run[k].tokens) * rate) / mean_tokens;
+    const bool in_a = r < a.size();
+    const double weight =
+        in_a ? 1.0 / static_cast<double>(a.size()) : -1.0 / static_cast<double>(b.size());
+    for (size_t k = 0; k < n; ++k) difference[k] += weight * psi[k];
+    influence.push_back(std::move(psi));
+    (in_a ? whole_a : whole_b).push_back(perplexity);
+  }
+  const size_t width = order == SegmentOrder::serial ? flat_top_width(difference) : 0;
+  SeedArmsTest t =
+      seed_arms_test(whole_a, whole_b, arms_error_of_influence(influence, a.size(), width));
+  t.lag_window = width;
+  return t;
+}
+
 SeedPooledTest seed_pooled_perplexity(const std::vector<SegmentNll>& baseline,
                                       const std::vector<std::vector<SegmentNll>>& systems,
                                       SegmentOrder order) {
   if (systems.size() < 2)
     throw std::invalid_argument("seed-pooled perplexity: fewer than two seeds");
-  std::vector<std::vector<double>> influence;
-  std::vector<double> whole, mean(baseline.size(), 0.0);
-  for (const auto& system : systems) {
-    influence.push_back(perplexity_difference_influence({NllPair{baseline, system}}));
-    whole.push_back(corpus_perplexity(system));
-    for (size_t k = 0; k < mean.size(); ++k)
-      mean[k] += influence.back()[k] / static_cast<double>(systems.size());
-  }
-  const size_t width = order == SegmentOrder::serial ? flat_top_width(mean) : 0;
-  SeedPooledTest t = seed_pooled_test(corpus_perplexity(baseline), whole,
-                                      test_set_error_of_influence(influence, width));
-  t.lag_window = width;
-  return t;
+  return as_pooled(seed_arms_perplexity(systems, {baseline}, order));
 }
 
 std::string segment_nll_text(const std::vector<SegmentNll>& segments) {

@@ -70,6 +70,13 @@ SeedPooledTest seed_pooled_perplexity(const std::vector<SegmentNll>& baseline,
                                       const std::vector<std::vector<SegmentNll>>& systems,
                                       SegmentOrder order = SegmentOrder::independent);
 
+// Two configurations over their seeds on test perplexity (seed_arms_test): the test set's
+// error from each run's influence on its own corpus perplexity, P (nll_k - tokens_k r) / (T/n),
+// over the flat-top window the arms' mean difference chooses where `order` is serial.
+SeedArmsTest seed_arms_perplexity(const std::vector<std::vector<SegmentNll>>& a,
+                                  const std::vector<std::vector<SegmentNll>>& b,
+                                  SegmentOrder order = SegmentOrder::independent);
+
 // The file a run keeps them in (test.nll, the `test_nll` artifact): a header line
 // "nll<TAB>tokens", then one line a segment, in the split's order. The reader's errors name the
 // file, the line and the field.

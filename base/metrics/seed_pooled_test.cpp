@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "base/metrics/block_length.h"
 
@@ -89,42 +90,188 @@ TestSetError test_set_error_of_influence(const std::vector<std::vector<double>>&
   return error;
 }
 
-SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& systems,
-                                const TestSetError& error) {
-  if (systems.size() < 2) throw std::invalid_argument("seed-pooled test: fewer than two seeds");
-  SeedPooledTest t;
-  t.seeds = systems.size();
-  const double k = static_cast<double>(t.seeds);
-  t.baseline = baseline;
-  t.system = mean_of(systems);
-  t.difference = t.system - baseline;
+namespace {
+
+// An arm's W = k / (k - 1) (mean_j Var(e_j) - Var(mean e)); 0 for one run.
+double unshared(double each, double of_mean, size_t k) {
+  if (k < 2) return 0;
+  const double kd = static_cast<double>(k);
+  return std::max(0.0, kd / (kd - 1) * (each - of_mean));
+}
+
+// sqrt(v(U_a, U_b)) at the quadrature's nodes: an arm of k >= 2 runs contributes
+// part * (k - 1) / U, U ~ chi^2_{k-1}; two such arms take a grid of their nodes.
+std::vector<double> pivot_sds(const std::vector<std::pair<double, size_t>>& parts, double shared) {
+  std::vector<double> v{shared};
+  size_t arms_with_seeds = 0;
+  for (const auto& part : parts) arms_with_seeds += part.second > 1 ? 1 : 0;
+  for (const auto& [part, k] : parts) {
+    if (k < 2) continue;
+    const std::vector<double>& u = chi_squared_nodes(k - 1);
+    // Two arms: every 4th node of each, a 128 x 128 grid (p to about 2e-3).
+    const size_t stride = arms_with_seeds > 1 ? 4 : 1;
+    std::vector<double> next;
+    for (double base : v)
+      for (size_t i = stride / 2; i < u.size(); i += stride)
+        next.push_back(base + part * static_cast<double>(k - 1) / u[i]);
+    v = std::move(next);
+  }
+  for (double& x : v) x = std::sqrt(x);
+  return v;
+}
+
+// The generalised test's p and half-width at sqrt(v) `sd`.
+void generalised(double difference, const std::vector<double>& sd, double& p, double& half) {
+  const auto beyond = [&](double x) {  // P(|R - d| >= x), R the generalised pivot
+    double sum = 0;
+    for (double s : sd) sum += std::erfc(x / s / std::sqrt(2.0));
+    return sum / static_cast<double>(sd.size());
+  };
+  p = std::min(1.0, beyond(std::fabs(difference)));
+  // q where beyond(q) = 0.05, bracketed from the normal's (the smallest spread) upward and
+  // found by regula falsi with the Illinois step (a few dozen sums where bisection took 50+).
+  double low = 0, f_low = 0.95, high = 1.96 * *std::min_element(sd.begin(), sd.end());
+  double f_high = beyond(high) - 0.05;
+  while (f_high > 0) {
+    low = high;
+    f_low = f_high;
+    high *= 2;
+    f_high = beyond(high) - 0.05;
+  }
+  int side = 0;
+  for (int i = 0; i < 100 && high - low > 1e-10 * high; ++i) {
+    const double x = (low * f_high - high * f_low) / (f_high - f_low);
+    const double f = beyond(x) - 0.05;
+    if (f > 0) {
+      low = x;
+      f_low = f;
+      if (side == 1) f_high /= 2;
+      side = 1;
+    } else {
+      high = x;
+      f_high = f;
+      if (side == -1) f_low /= 2;
+      side = -1;
+    }
+  }
+  half = high;
+}
+
+double sample_sd(const std::vector<double>& values, double mean) {
+  if (values.size() < 2) return 0;
   double square = 0;
-  for (double s : systems) square += (s - t.system) * (s - t.system);
-  t.seed_sd = std::sqrt(square / (k - 1));
-  const double seed_part = t.seed_sd * t.seed_sd / k, shared = error.shared(t.seeds);
+  for (double v : values) square += (v - mean) * (v - mean);
+  return std::sqrt(square / static_cast<double>(values.size() - 1));
+}
+
+}  // namespace
+
+double ArmsTestSetError::shared(size_t seeds_a, size_t seeds_b) const {
+  return std::max(0.0, of_difference - unshared_a / static_cast<double>(seeds_a) -
+                           unshared_b / static_cast<double>(seeds_b));
+}
+
+ArmsTestSetError arms_error_of_draws(const std::vector<std::vector<double>>& draws,
+                                     size_t seeds_a) {
+  if (draws.size() < 2) throw std::invalid_argument("test-set error: fewer than two draws");
+  const size_t runs = draws.front().size();
+  if (seeds_a == 0 || seeds_a >= runs)
+    throw std::invalid_argument("test-set error: an arm without runs");
+  // Per draw: arm a's mean, arm b's, and their difference; the arms' errors as one-arm ones.
+  std::vector<std::vector<double>> a, b;
+  std::vector<double> difference;
+  for (const auto& draw : draws) {
+    if (draw.size() != runs) throw std::invalid_argument("test-set error: draws of unequal size");
+    a.emplace_back(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(seeds_a));
+    b.emplace_back(draw.begin() + static_cast<std::ptrdiff_t>(seeds_a), draw.end());
+    difference.push_back(mean_of(a.back()) - mean_of(b.back()));
+  }
+  const TestSetError of_a = test_set_error_of_draws(a), of_b = test_set_error_of_draws(b);
+  std::vector<std::vector<double>> as_draws;
+  for (double d : difference) as_draws.push_back({d});
+  ArmsTestSetError error;
+  error.of_difference = test_set_error_of_draws(as_draws).of_mean;
+  error.unshared_a = unshared(of_a.of_each, of_a.of_mean, seeds_a);
+  error.unshared_b = unshared(of_b.of_each, of_b.of_mean, runs - seeds_a);
+  return error;
+}
+
+ArmsTestSetError arms_error_of_influence(const std::vector<std::vector<double>>& influence,
+                                         size_t seeds_a, size_t width) {
+  if (seeds_a == 0 || seeds_a >= influence.size())
+    throw std::invalid_argument("test-set error: an arm without runs");
+  const std::vector<std::vector<double>> a(
+      influence.begin(), influence.begin() + static_cast<std::ptrdiff_t>(seeds_a));
+  const std::vector<std::vector<double>> b(influence.begin() + static_cast<std::ptrdiff_t>(seeds_a),
+                                           influence.end());
+  const TestSetError of_a = test_set_error_of_influence(a, width);
+  const TestSetError of_b = test_set_error_of_influence(b, width);
+  std::vector<double> difference(influence.front().size(), 0.0);
+  for (size_t r = 0; r < influence.size(); ++r) {
+    const double weight = r < seeds_a ? 1.0 / static_cast<double>(seeds_a)
+                                      : -1.0 / static_cast<double>(influence.size() - seeds_a);
+    for (size_t k = 0; k < difference.size(); ++k) difference[k] += weight * influence[r][k];
+  }
+  ArmsTestSetError error;
+  error.of_difference = test_set_error_of_influence({difference}, width).of_mean;
+  error.unshared_a = unshared(of_a.of_each, of_a.of_mean, seeds_a);
+  error.unshared_b = unshared(of_b.of_each, of_b.of_mean, b.size());
+  return error;
+}
+
+SeedArmsTest seed_arms_test(const std::vector<double>& a, const std::vector<double>& b,
+                            const ArmsTestSetError& error) {
+  if (a.empty() || b.empty()) throw std::invalid_argument("seed test: an arm without runs");
+  if (a.size() < 2 && b.size() < 2)
+    throw std::invalid_argument("seed test: neither arm has two seeds");
+  SeedArmsTest t;
+  t.seeds_a = a.size();
+  t.seeds_b = b.size();
+  t.mean_a = mean_of(a);
+  t.mean_b = mean_of(b);
+  t.difference = t.mean_a - t.mean_b;
+  t.sd_a = sample_sd(a, t.mean_a);
+  t.sd_b = sample_sd(b, t.mean_b);
+  const double part_a = t.sd_a * t.sd_a / static_cast<double>(t.seeds_a);
+  const double part_b = t.sd_b * t.sd_b / static_cast<double>(t.seeds_b);
+  const double shared = error.shared(t.seeds_a, t.seeds_b);
   t.shared_se = std::sqrt(shared);
-  t.se = std::sqrt(seed_part + shared);
+  t.se = std::sqrt(part_a + part_b + shared);
   if (t.se == 0) {
     t.low = t.high = t.difference;
     t.p = t.difference == 0 ? 1 : 0;
     return t;
   }
-  // sqrt(v(U)) at the chi^2_{k-1} quantiles' midpoints: the expectations over U as means.
-  const std::vector<double>& u = chi_squared_nodes(t.seeds - 1);
-  std::vector<double> sd(u.size());
-  for (size_t i = 0; i < u.size(); ++i) sd[i] = std::sqrt(seed_part * (k - 1) / u[i] + shared);
-  const auto beyond = [&](double x) {  // P(|R - mean d| >= x), R the generalised pivot
-    double p = 0;
-    for (double s : sd) p += std::erfc(x / s / std::sqrt(2.0));
-    return p / static_cast<double>(sd.size());
-  };
-  t.p = std::min(1.0, beyond(std::fabs(t.difference)));
-  // q between the normal's and far past Student's t on one degree of freedom: bisection.
-  double low = 0, high = 1.96 * t.se;
-  while (beyond(high) > 0.05) high *= 2;
-  for (int i = 0; i < 50; ++i) (beyond((low + high) / 2) > 0.05 ? low : high) = (low + high) / 2;
-  t.low = t.difference - high;
-  t.high = t.difference + high;
+  double half = 0;
+  generalised(t.difference, pivot_sds({{part_a, t.seeds_a}, {part_b, t.seeds_b}}, shared), t.p,
+              half);
+  t.low = t.difference - half;
+  t.high = t.difference + half;
+  return t;
+}
+
+SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& systems,
+                                const TestSetError& error) {
+  if (systems.size() < 2) throw std::invalid_argument("seed-pooled test: fewer than two seeds");
+  ArmsTestSetError arms;
+  arms.of_difference = error.of_mean;
+  arms.unshared_a = unshared(error.of_each, error.of_mean, systems.size());
+  return as_pooled(seed_arms_test(systems, {baseline}, arms));
+}
+
+SeedPooledTest as_pooled(const SeedArmsTest& arm) {
+  SeedPooledTest t;
+  t.seeds = arm.seeds_a;
+  t.baseline = arm.mean_b;
+  t.system = arm.mean_a;
+  t.difference = arm.difference;
+  t.seed_sd = arm.sd_a;
+  t.shared_se = arm.shared_se;
+  t.se = arm.se;
+  t.low = arm.low;
+  t.high = arm.high;
+  t.p = arm.p;
+  t.lag_window = arm.lag_window;
   return t;
 }
 

@@ -69,10 +69,44 @@ struct SeedPooledTest {
   size_t lag_window = 0;
 };
 
+// Two configurations, each over its seeds, on one test set (a study's row against its
+// reference row): d = mean_a - mean_b and, with each arm's unshared error W = k / (k - 1)
+// (mean_j Var(e_j) - Var(mean e)), Var(d) = E[s_a^2] / k_a + E[s_b^2] / k_b + C with
+// C = Var(mean e_a - mean e_b) - W_a / k_a - W_b / k_b: what the test set errs by for one arm
+// against the other that neither arm's spread shows. The generalised test then takes an
+// expectation over U_a and U_b; an arm of one run is fixed (no U, s 0). One arm of k seeds
+// against one run is seed_pooled_test.
+struct ArmsTestSetError {
+  double of_difference = 0;                             // Var(mean e_a - mean e_b)
+  double unshared_a = 0, unshared_b = 0;                // W_a, W_b (0 for an arm of one run)
+  double shared(size_t seeds_a, size_t seeds_b) const;  // C, at least 0
+};
+// draws[b]: every run's score in draw b, arm a's `seeds_a` runs first, all on the same segments.
+ArmsTestSetError arms_error_of_draws(const std::vector<std::vector<double>>& draws, size_t seeds_a);
+// influence[r]: run r's influence series on its own score, arm a's `seeds_a` first.
+ArmsTestSetError arms_error_of_influence(const std::vector<std::vector<double>>& influence,
+                                         size_t seeds_a, size_t width);
+
+struct SeedArmsTest {
+  size_t seeds_a = 0, seeds_b = 0;
+  double mean_a = 0, mean_b = 0, difference = 0;  // difference = mean_a - mean_b
+  double sd_a = 0, sd_b = 0;                      // the seeds' sample sd; 0 for one run
+  double shared_se = 0;                           // sqrt(C)
+  double se = 0;                                  // sqrt(s_a^2 / k_a + s_b^2 / k_b + C)
+  double low = 0, high = 0;                       // the 95 % interval of the difference
+  double p = 1;                                   // two-sided, of "the arms score the same"
+  size_t lag_window = 0;                          // as SeedPooledTest's
+};
+// std::invalid_argument where an arm is empty or neither has two runs.
+SeedArmsTest seed_arms_test(const std::vector<double>& a, const std::vector<double>& b,
+                            const ArmsTestSetError& error);
+
 // `baseline`: the fixed run's score; `systems`: each seed's score (at least two), all on the
 // whole test set. Without any spread (se 0): p 1 where the difference is 0, else 0.
 // std::invalid_argument with fewer than two seeds.
 SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& systems,
                                 const TestSetError& error);
+// The same read off a test of arm a (the seeds) against arm b of one run (the baseline).
+SeedPooledTest as_pooled(const SeedArmsTest& arms);
 
 }  // namespace fathom

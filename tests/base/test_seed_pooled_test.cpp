@@ -148,6 +148,62 @@ TEST(SeedPooledTest, OneSeedsTestAndTheTestSetsAloneAreNoTestOfTheConfiguration)
   EXPECT_LT(s.pooled_seeds, 0.1);
 }
 
+TEST(SeedArmsTest, TwoArmsOverTheirSeedsRecomputeByHand) {
+  // Arms {1, 3} and {0, 2}: d = 1, each arm's s^2 / k = 1. With U_a, U_b ~ chi^2_1 and
+  // v = 1 / U_a + 1 / U_b + C, mpmath's nested quadrature gives p = E[2 (1 - Phi(1 /
+  // sqrt(v)))] = 0.704833 at C = 0 and 0.726401 at C = 0.5.
+  const auto none = fathom::seed_arms_test({1, 3}, {0, 2}, {});
+  EXPECT_DOUBLE_EQ(none.difference, 1);
+  EXPECT_DOUBLE_EQ(none.se, std::sqrt(2.0));
+  EXPECT_NEAR(none.p, 0.704833, 5e-3);
+  fathom::ArmsTestSetError error;
+  error.of_difference = 0.5;
+  const auto shared = fathom::seed_arms_test({1, 3}, {0, 2}, error);
+  EXPECT_NEAR(shared.shared_se, std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(shared.p, 0.726401, 5e-3);
+  // Each arm's unshared error is taken out of the difference's: 0.5 - 0.2 / 2 - 0.4 / 2 = 0.2.
+  error.unshared_a = 0.2;
+  error.unshared_b = 0.4;
+  EXPECT_NEAR(error.shared(2, 2), 0.2, 1e-12);
+  EXPECT_THROW(fathom::seed_arms_test({1}, {2}, {}), std::invalid_argument);
+  EXPECT_THROW(fathom::seed_arms_test({}, {2, 3}, {}), std::invalid_argument);
+}
+
+TEST(SeedArmsTest, ArmsDrawnAlikeShareTheirWholeError) {
+  // Draws where every run of both arms moves together except arm b's second run: arm a's
+  // runs share all, arm b's W is the spread of its runs' differences.
+  const std::vector<std::vector<double>> draws = {{1, 1, 1, 2}, {2, 2, 2, 1}, {3, 3, 3, 3}};
+  const fathom::ArmsTestSetError e = fathom::arms_error_of_draws(draws, 2);
+  EXPECT_DOUBLE_EQ(e.unshared_a, 0);
+  // Arm b per draw (1, 2), (2, 1), (3, 3): mean Var = 1, Var(mean) = 0.75, W = 2 (1 - 0.75).
+  EXPECT_DOUBLE_EQ(e.unshared_b, 0.5);
+  // a - b means: -0.5, 0.5, 0: variance 0.25.
+  EXPECT_DOUBLE_EQ(e.of_difference, 0.25);
+  EXPECT_THROW(fathom::arms_error_of_draws(draws, 4), std::invalid_argument);
+}
+
+TEST(SeedArmsTest, KeepsItsSizeWhenTwoConfigurationsOfThreeSeedsAreAlike) {
+  std::mt19937_64 rng(11);
+  int rejected = 0;
+  const int trials = 500;
+  for (int trial = 0; trial < trials; ++trial) {
+    const Simulated row = simulate(300, 3, 0.005, 0, rng);
+    // The reference arm: three more seeds of the same configuration on the same text.
+    std::vector<std::vector<SegmentNll>> versus;
+    std::normal_distribution<double> shift(0, 0.005), own(0, 0.05);
+    for (int j = 0; j < 3; ++j) {
+      const double a = shift(rng);
+      std::vector<SegmentNll> run = row.baseline;
+      for (auto& s : run) s.nll += 20 * (a + own(rng));
+      versus.push_back(run);
+    }
+    rejected += fathom::seed_arms_perplexity(row.seeds, versus).p < 0.05;
+  }
+  const double size = static_cast<double>(rejected) / trials;
+  EXPECT_GT(size, 0.01);
+  EXPECT_LT(size, 0.07);
+}
+
 // Sentences of words w<i>..; a hypothesis keeps each word with probability `keep`.
 std::vector<std::string> sentences(size_t n, double keep, std::mt19937_64& rng) {
   std::bernoulli_distribution kept(keep);

@@ -275,6 +275,18 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
   EXPECT_NE(ppl.out.find(row), std::string::npos) << row << "\n" << ppl.out;
   EXPECT_NE(ppl.out.find("Perplexity over its evaluation set"), std::string::npos) << ppl.out;
   EXPECT_NE(ppl.out.find("| test_ppl |"), std::string::npos) << ppl.out;
+  // Beside it, the test over both arms' seeds and the test set, as computed here.
+  const auto over_seeds = fathom::seed_arms_perplexity({nll.at("0.001/1"), nll.at("0.001/2")},
+                                                       {nll.at("0.005/1"), nll.at("0.005/2")});
+  std::snprintf(row, sizeof row, "| %.4f | 2/2 | [%+.2f, %+.2f] | %.4f |\n", expected_ppl.p,
+                over_seeds.low, over_seeds.high, over_seeds.p);
+  EXPECT_NE(ppl.out.find(row), std::string::npos) << row << "\n" << ppl.out;
+  const auto bleu_seeds =
+      fathom::seed_arms_bleu({hyps.at("0.001/1"), hyps.at("0.001/2")},
+                             {hyps.at("0.005/1"), hyps.at("0.005/2")}, refs, 200, 12345);
+  std::snprintf(row, sizeof row, "| 2/2 | [%+.2f, %+.2f] | %.4f |\n", bleu_seeds.low,
+                bleu_seeds.high, bleu_seeds.p);
+  EXPECT_NE(v.out.find(row), std::string::npos) << row << "\n" << v.out;
 }
 
 // A language model whose test text is cut into blocks (data.lm_block > 0): its neighbouring
