@@ -9,7 +9,9 @@
 // shifted by a_j ~ N(0, seed_sd). rho = (seed part) / C: the seeds' spread over the error
 // every seed's difference shares (the parent's). Under the alternative the configuration is
 // better by 2.8 true standard errors of the mean difference (80 % power for a test that knew
-// the variance).
+// the variance). Then, for independent segments, two configurations of k seeds each, each with
+// its own strengths on the text (what a test set's draw favours): the bootstrap pooled over seed
+// pairs, Welch over the seeds, and Fathom's test over both (seed_arms_perplexity).
 //   bench_seed_pooled_size [seeds=2,3,5] [seed_sd_per_mille=0,2,5,10] [replications=1000]
 //                          [segments=300] [phi_percent=0]
 // Run by hand (never in ctest): about 5 s a row at the defaults.
@@ -21,6 +23,7 @@
 
 #include "base/metrics/perplexity_bootstrap.h"
 #include "base/metrics/seed_pooled_test.h"
+#include "base/metrics/statistics.h"
 #include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "tests/support/ar1_series.h"
@@ -74,6 +77,73 @@ void test_once(size_t n, size_t k, double seed_sd, double phi, double better, ui
   out.fathom += t.p < 0.05;
 }
 
+// Two configurations of k seeds each on one text, the row better by `better`: the bootstrap
+// pooled over seed pairs, Welch over the seeds, and Fathom's test over seeds and sentences.
+void arms_once(size_t n, size_t k, double seed_sd, double better, uint64_t seed, Rejections& out) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> hardness(0, 0.3), shift(0, seed_sd), own(0, kOwnSd);
+  // Each configuration's own strengths on the text: what the test set's draw favours.
+  std::vector<double> h(n), taste_row(n), taste_versus(n);
+  for (size_t i = 0; i < n; ++i) {
+    h[i] = hardness(rng);
+    taste_row[i] = own(rng);
+    taste_versus[i] = own(rng);
+  }
+  const auto arm = [&](const std::vector<double>& taste, double by) {
+    std::vector<std::vector<SegmentNll>> runs;
+    for (size_t j = 0; j < k; ++j) {
+      const double a = shift(rng) - by;
+      std::vector<SegmentNll> s(n);
+      for (size_t i = 0; i < n; ++i) s[i] = {20 * (3 + h[i] + taste[i] + a + own(rng)), 20};
+      runs.push_back(s);
+    }
+    return runs;
+  };
+  const auto row = arm(taste_row, better), versus = arm(taste_versus, 0);
+  std::vector<NllPair> pairs;
+  std::vector<double> row_ppl, versus_ppl;
+  for (size_t j = 0; j < k; ++j) {
+    pairs.push_back({versus[j], row[j]});
+    row_ppl.push_back(corpus_perplexity(row[j]));
+    versus_ppl.push_back(corpus_perplexity(versus[j]));
+  }
+  out.test_set += pooled_paired_bootstrap_perplexity(pairs, kDraws, rng()).p < 0.05;
+  const auto welch = welch_t_test(row_ppl, versus_ppl);
+  out.seeds_t += welch && welch->p < 0.05;
+  out.fathom += seed_arms_perplexity(row, versus).p < 0.05;
+}
+
+void arms_table(const std::vector<long>& seed_counts, const std::vector<long>& spreads,
+                long replications, size_t n) {
+  std::printf(
+      "\ntwo configurations of k seeds each, each with its own strengths on the text "
+      "(sd %.2f a segment)\n",
+      kOwnSd);
+  std::printf("%5s %8s | %-24s | %s\n", "seeds", "seed_sd", "size: pooled welch fathom",
+              "power: pooled welch fathom");
+  for (long k : seed_counts)
+    for (long spread : spreads) {
+      const double seed_sd = static_cast<double>(spread) / 1000;
+      const double kd = static_cast<double>(k);
+      const double segment = kOwnSd * kOwnSd / static_cast<double>(n);
+      // Var(d): 2 seed parts, each run's own error, and the two tastes' difference.
+      const double better =
+          2.8 * std::sqrt(2 * seed_sd * seed_sd / kd + 2 * segment / kd + 2 * segment);
+      Rejections null, alternative;
+      for (long r = 0; r < replications; ++r) {
+        arms_once(n, static_cast<size_t>(k), seed_sd, 0, 5000 + static_cast<uint64_t>(r), null);
+        arms_once(n, static_cast<size_t>(k), seed_sd, better, 700000 + static_cast<uint64_t>(r),
+                  alternative);
+      }
+      const double reps = static_cast<double>(replications);
+      std::printf("%5ld %8.3f | %6.3f %5.3f %6.3f      | %6.3f %5.3f %6.3f\n", k, seed_sd,
+                  null.test_set / reps, null.seeds_t / reps, null.fathom / reps,
+                  alternative.test_set / reps, alternative.seeds_t / reps,
+                  alternative.fathom / reps);
+      std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
@@ -111,6 +181,7 @@ int bench_main(int argc, char** argv) {
       std::printf("\n");
       std::fflush(stdout);
     }
+  if (phi == 0) arms_table(seed_counts, spreads, replications, n);
   std::printf("(size's Monte Carlo standard error at 0.05: %.3f)\n",
               std::sqrt(0.05 * 0.95 / static_cast<double>(replications)));
   return 0;
