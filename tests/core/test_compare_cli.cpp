@@ -287,6 +287,43 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
   std::snprintf(row, sizeof row, "| 2/2 | [%+.2f, %+.2f] | %.4f |\n", bleu_seeds.low,
                 bleu_seeds.high, bleu_seeds.p);
   EXPECT_NE(v.out.find(row), std::string::npos) << row << "\n" << v.out;
+
+  // `fathom compare --baseline-runs 2`: the same test of the two rates' runs, by hand.
+  std::map<std::string, std::string> id;  // "lr/seed" -> run id
+  for (const auto& r : store.list_runs("v")) {
+    const auto tags = store.tags(r.id);
+    id[tags.at("axis.train.lr") + "/" + tags.at("axis.train.seed")] = std::to_string(r.id);
+  }
+  const ProgramResult compared =
+      fathom({"compare", id.at("0.005/1"), id.at("0.005/2"), id.at("0.001/1"), id.at("0.001/2"),
+              "--baseline-runs", "2", "--samples", "200"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  const auto sign = [](double x) {  // "+" before a positive difference only, as compare writes
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", x);
+    return (x > 0 ? "+" : "") + std::string(text);
+  };
+  std::snprintf(row, sizeof row, "- test BLEU: mean %.2f vs %.2f, difference ", bleu_seeds.mean_a,
+                bleu_seeds.mean_b);
+  const std::string bleu_line = std::string(row) + sign(bleu_seeds.difference) + " [" +
+                                sign(bleu_seeds.low) + ", " + sign(bleu_seeds.high) + "], p = ";
+  EXPECT_NE(compared.out.find(bleu_line), std::string::npos) << bleu_line << "\n" << compared.out;
+  EXPECT_NE(compared.out.find("Over seeds and sentences: #" + id.at("0.001/1") + ", #" +
+                              id.at("0.001/2") + " as one configuration's seeds against #" +
+                              id.at("0.005/1") + ", #" + id.at("0.005/2") + ", the first 2"),
+            std::string::npos)
+      << compared.out;
+  const ProgramResult json =
+      fathom({"--json", "compare", id.at("0.005/1"), id.at("0.005/2"), id.at("0.001/1"),
+              id.at("0.001/2"), "--baseline-runs", "2", "--samples", "200"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_DOUBLE_EQ(j.at("over_seeds").at("perplexity").at("p").get<double>(), over_seeds.p);
+  EXPECT_EQ(j.at("over_seeds").at("bleu").at("system_seeds").get<int>(), 2);
+  const ProgramResult refused =
+      fathom({"compare", id.at("0.005/1"), id.at("0.001/1"), "--baseline-runs", "1"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--baseline-runs"), std::string::npos) << refused.err;
 }
 
 // A language model whose test text is cut into blocks (data.lm_block > 0): its neighbouring
