@@ -1,16 +1,17 @@
-// `fathom compare RUN RUN [RUN...] [--samples N] [--seed S] [--tolerance T] [--baseline-runs K]`:
-// what differs between runs -- the settings whose values are not the same in every run's config,
-// their final metrics, where each run's curves first part from the first run's (experiments/
-// run_agreement.h) -- and whether each run's test BLEU differs from the first run's by more than
-// the choice of test sentences explains: paired bootstrap resampling (Koehn 2004; sacreBLEU's
+// `fathom compare RUN RUN [RUN...] [--samples N] [--seed S] [--tolerance T] [--baseline-runs K |
+// --over-seeds]`: what differs between runs -- the settings whose values are not the same in every
+// run's config, their final metrics, where each run's curves first part from the first run's
+// (experiments/ run_agreement.h) -- and whether each run's test BLEU differs from the first run's
+// by more than the choice of test sentences explains: paired bootstrap resampling (Koehn 2004;
+// sacreBLEU's
 // --paired-bs) of the hypotheses each run stored, against the test references of their common
 // data -- and the same for test perplexity, from the NLL of every test segment each run stored
 // (a language model's only test). `--baseline-runs K` reads the first K runs as one
-// configuration's seeds and the rest as another's, and tests the two over their seeds and the
-// test set at once (base/metrics/seed_pooled_test.h).
+// configuration's seeds and the rest as another's, `--over-seeds` splits them by their settings
+// but the seed, and either tests the two over their seeds and the test set at once
+// (cli/compare_over_seeds.h).
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -22,9 +23,9 @@
 
 #include "base/config/config_diff.h"
 #include "base/metrics/bleu_bootstrap.h"
-#include "base/metrics/perplexity_bootstrap.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/compare_over_seeds.h"
 #include "cli/paired_tests.h"
 #include "cli/stored_hypotheses.h"
 #include "db/fork_tags.h"
@@ -44,6 +45,8 @@ struct CompareArgs {
   // > 0: the first this many runs are one configuration's seeds, the rest another's, and the
   // two are tested over their seeds and the test set (base/metrics/seed_pooled_test.h).
   int baseline_runs = 0;
+  // The same split by the runs' settings but the seed, where they are two configurations.
+  bool over_seeds = false;
 };
 
 std::string general(double v) {  // 5888, 2.4464, 0.0168
@@ -90,90 +93,6 @@ std::string shared_by_forking(const db::RunRecord& a, const std::optional<db::Fo
     return "both fork #" + std::to_string(a_fork->parent) + upto(a_fork->step) +
            "their points up to there are its";
   return "";
-}
-
-// The two configurations' test over seeds and sentences (--baseline-runs), per score, or why
-// not: arm a the runs after the first K, arm b the first K.
-struct OverSeeds {
-  std::optional<SeedArmsTest> bleu, perplexity;
-  std::string bleu_why_not, perplexity_why_not;
-};
-
-template <typename Run>
-std::string arms_or_why(
-    const std::vector<Run>& runs, size_t k, std::optional<SeedArmsTest>& out,
-    const std::function<SeedArmsTest(const std::vector<Run>&, const std::vector<Run>&)>& test) {
-  try {
-    out = test({runs.begin() + static_cast<std::ptrdiff_t>(k), runs.end()},
-               {runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(k)});
-  } catch (const std::invalid_argument& e) {  // other tokenisations, other lengths
-    return e.what();
-  }
-  return "";
-}
-
-OverSeeds over_seeds(const Comparison& c, const CompareArgs& a) {
-  OverSeeds o;
-  const size_t k = static_cast<size_t>(a.baseline_runs);
-  o.bleu_why_not = c.paired.why_not;
-  if (o.bleu_why_not.empty())
-    o.bleu_why_not = arms_or_why<std::vector<std::string>>(
-        c.paired.hypotheses, k, o.bleu, [&](const auto& arm_a, const auto& arm_b) {
-          return seed_arms_bleu(arm_a, arm_b, c.paired.references, a.samples, a.seed);
-        });
-  o.perplexity_why_not = c.nll.why_not;
-  if (o.perplexity_why_not.empty())
-    o.perplexity_why_not = arms_or_why<std::vector<SegmentNll>>(
-        c.nll.segments, k, o.perplexity, [&](const auto& arm_a, const auto& arm_b) {
-          return seed_arms_perplexity(arm_a, arm_b, evaluation_segments(c.runs.front()).order);
-        });
-  return o;
-}
-
-nlohmann::json over_seeds_json(const OverSeeds& o, int baseline_runs) {
-  nlohmann::json j = {{"baseline_runs", baseline_runs}};
-  const auto put = [&](const char* key, const std::optional<SeedArmsTest>& t,
-                       const std::string& why_not) {
-    if (!t) {
-      j[key] = {{"skipped", why_not}};
-      return;
-    }
-    j[key] = {{"baseline_mean", t->mean_b},   {"system_mean", t->mean_a},
-              {"baseline_seeds", t->seeds_b}, {"system_seeds", t->seeds_a},
-              {"difference", t->difference},  {"difference_ci95", {t->low, t->high}},
-              {"baseline_sd", t->sd_b},       {"system_sd", t->sd_a},
-              {"shared_se", t->shared_se},    {"p", t->p}};
-  };
-  put("bleu", o.bleu, o.bleu_why_not);
-  put("perplexity", o.perplexity, o.perplexity_why_not);
-  return j;
-}
-
-void print_over_seeds(const OverSeeds& o, const Comparison& c, int baseline_runs) {
-  const size_t k = static_cast<size_t>(baseline_runs);
-  const auto ids = [&](size_t from, size_t to) {
-    std::string text;
-    for (size_t i = from; i < to; ++i)
-      text += (i > from ? ", #" : "#") + std::to_string(c.runs[i].id);
-    return text;
-  };
-  std::cout << "\nOver seeds and sentences: " << ids(k, c.runs.size())
-            << " as one configuration's seeds against " << ids(0, k) << ", the first " << k
-            << " (a generalised t test of the seeds' spread and the test set's error; "
-               "docs/methods.md \"A configuration over its seeds\"):\n\n";
-  const auto line = [](const std::string& score, const std::optional<SeedArmsTest>& t,
-                       const std::string& why_not, int digits) {
-    if (!t) {
-      std::cout << "- test " << score << ": no test: " << why_not << ".\n";
-      return;
-    }
-    const auto sign = [digits](double v) { return (v > 0 ? "+" : "") + fixed(v, digits); };
-    std::cout << "- test " << score << ": mean " << fixed(t->mean_a, digits) << " vs "
-              << fixed(t->mean_b, digits) << ", difference " << sign(t->difference) << " ["
-              << sign(t->low) << ", " << sign(t->high) << "], p = " << fixed(t->p, 4) << "\n";
-  };
-  line("BLEU", o.bleu, o.bleu_why_not, 2);
-  line("perplexity", o.perplexity, o.perplexity_why_not, 3);
 }
 
 nlohmann::json comparison_json(const Comparison& c) {
@@ -364,15 +283,21 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
                        "the first " + std::to_string(a.baseline_runs) + " of " +
                            std::to_string(runs.size()) +
                            " runs leave no second configuration, or neither has two seeds");
-    seeds = over_seeds(c, a);
+    std::vector<size_t> first, rest;
+    for (size_t i = 0; i < runs.size(); ++i)
+      (i < static_cast<size_t>(a.baseline_runs) ? first : rest).push_back(i);
+    seeds = over_seeds(runs, paired, nll, {first, rest}, a.samples, a.seed);
+  } else if (a.over_seeds) {
+    seeds = over_seeds(runs, paired, nll, configurations_but_seed(differing, runs.size()),
+                       a.samples, a.seed);
   }
   if (global.json) {
     nlohmann::json j = comparison_json(c);
-    if (seeds) j["over_seeds"] = over_seeds_json(*seeds, a.baseline_runs);
+    if (seeds) j["over_seeds"] = over_seeds_json(*seeds, runs);
     std::cout << j.dump(2) << "\n";
   } else {
     print_comparison_text(c, a);
-    if (seeds) print_over_seeds(*seeds, c, a.baseline_runs);
+    if (seeds) print_over_seeds(std::cout, *seeds, runs);
   }
 }
 
@@ -397,6 +322,10 @@ void add_compare_command(CLI::App& app, GlobalOptions& global) {
                   "the first K runs are seeds of one configuration, the rest of another: also "
                   "test the two over their seeds and the test set at once")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--over-seeds", a->over_seeds,
+                "where the runs are two configurations (their settings but the seed), test "
+                "them over their seeds and the test set at once; the first run's is the baseline")
+      ->excludes("--baseline-runs");
   cmd->callback([a, &global] { compare(*a, global); });
 }
 

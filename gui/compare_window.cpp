@@ -40,6 +40,9 @@ CompareWindow* open_compare_window(QWidget* parent, const QString& db_location,
     args << QString::number(id);
     ids << QStringLiteral("#%1").arg(id);
   }
+  // Three runs or more may be two configurations' seeds: the command tests those over their
+  // seeds and the test set, or says why it cannot.
+  if (runs.size() >= 3) args << QStringLiteral("--over-seeds");
   const FathomCall call = call_fathom(parent, db_location, args,
                                       QStringLiteral("Comparing runs %1...").arg(ids.join(", ")));
   if (!call.problem.isEmpty()) return *problem = call.problem, nullptr;

@@ -30,6 +30,7 @@ class CompareWindow : public QDialog {
 
 // Runs `fathom compare` on `runs` (two or more; the lowest id is the baseline the others are
 // tested against -- a fork's parent, or the older run) and opens the window, deleted on close.
+// Three runs or more: also `--over-seeds`, the test of two configurations over their seeds.
 // nullptr and *problem when the command could not run or failed.
 CompareWindow* open_compare_window(QWidget* parent, const QString& db_location,
                                    std::vector<int64_t> runs, QString* problem);

@@ -310,9 +310,20 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
   EXPECT_NE(compared.out.find(bleu_line), std::string::npos) << bleu_line << "\n" << compared.out;
   EXPECT_NE(compared.out.find("Over seeds and sentences: #" + id.at("0.001/1") + ", #" +
                               id.at("0.001/2") + " as one configuration's seeds against #" +
-                              id.at("0.005/1") + ", #" + id.at("0.005/2") + ", the first 2"),
+                              id.at("0.005/1") + ", #" + id.at("0.005/2") + " ("),
             std::string::npos)
       << compared.out;
+  // --over-seeds finds the two configurations by their settings but the seed, in any order.
+  const ProgramResult found =
+      fathom({"compare", id.at("0.005/1"), id.at("0.001/1"), id.at("0.005/2"), id.at("0.001/2"),
+              "--over-seeds", "--samples", "200"});
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_NE(found.out.find(bleu_line), std::string::npos) << bleu_line << "\n" << found.out;
+  const ProgramResult one_each =
+      fathom({"compare", id.at("0.005/1"), id.at("0.001/1"), "--over-seeds"});
+  EXPECT_NE(one_each.out.find("No test over seeds and sentences: each configuration has one run"),
+            std::string::npos)
+      << one_each.out;
   const ProgramResult json =
       fathom({"--json", "compare", id.at("0.005/1"), id.at("0.005/2"), id.at("0.001/1"),
               id.at("0.001/2"), "--baseline-runs", "2", "--samples", "200"});

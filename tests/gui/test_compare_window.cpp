@@ -123,6 +123,59 @@ class CompareWindowTest : public QObject {
     }
     window->close();
   }
+
+  // Four runs, two rates by two seeds: the window adds the test of the two rates over their
+  // seeds and the test set, as computed here from the stored files.
+  void compareTestsTwoConfigurationsOverTheirSeeds() {
+    if (fathom::gui::find_fathom_binary().isEmpty()) QSKIP("fathom binary not built");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> e(0, 0.1);
+    std::vector<std::vector<SegmentNll>> nll(4);
+    for (int k = 0; k < 100; ++k)
+      for (int r = 0; r < 4; ++r) nll[r].push_back({32 * (3.0 - (r >= 2 ? 0.05 : 0) + e(rng)), 32});
+    {
+      auto store = Store::open(db.toStdString());
+      for (int r = 0; r < 4; ++r) {
+        auto config = fathom::load_config_string(kLanguageModel, "lm", dir.path().toStdString());
+        config.train.lr = r >= 2 ? 0.002 : 0.001;
+        config.train.seed = 1 + r % 2;
+        fathom::db::NewRun run;
+        run.name = "lm";
+        run.config_yaml = fathom::config_to_yaml(config);
+        run.config_json = fathom::config_to_json(config).dump();
+        const int64_t id = store.create_run(run);
+        const std::filesystem::path file =
+            dir.filePath(QStringLiteral("runs.artifacts/run-%1/test.nll").arg(id)).toStdString();
+        std::filesystem::create_directories(file.parent_path());
+        std::ofstream(file) << fathom::segment_nll_text(nll[r]);
+        store.add_artifact(id, "test_nll", file.string(), 0);
+      }
+    }
+    RunsView view;
+    QString problem;
+    auto* window = fathom::gui::open_compare_window(&view, db, {1, 2, 3, 4}, &problem);
+    QVERIFY2(window, qPrintable(problem));
+    const auto expected = fathom::seed_arms_perplexity({nll[2], nll[3]}, {nll[0], nll[1]},
+                                                       fathom::SegmentOrder::serial);
+    char line[160];
+    std::snprintf(line, sizeof line, "test perplexity: mean %.3f vs %.3f", expected.mean_a,
+                  expected.mean_b);
+    const QString shown = window->text()->toPlainText();
+    QVERIFY2(shown.contains(QStringLiteral("Over seeds and sentences: #3, #4 as one "
+                                           "configuration's seeds against #1, #2")),
+             qPrintable(shown));
+    QVERIFY2(shown.contains(QString::fromUtf8(line)), qPrintable(shown));
+    std::snprintf(line, sizeof line, "p = %.4f", expected.p);
+    QVERIFY2(shown.contains(QString::fromUtf8(line)), qPrintable(shown));
+    if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
+      window->resize(1100, 900);
+      QTest::qWait(50);
+      window->grab().save(QString::fromUtf8(out) + "/compare-window-seeds.png");
+    }
+    window->close();
+  }
 };
 
 FATHOM_GUI_TEST(CompareWindowTest);
