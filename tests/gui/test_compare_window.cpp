@@ -45,6 +45,21 @@ QAction* compare_action(const RunsView& view) {
   return nullptr;
 }
 
+// A run of `config` that kept `segments` as its test NLL.
+void add_language_model(Store& store, const fathom::RunConfig& config,
+                        const std::vector<SegmentNll>& segments, const QTemporaryDir& dir) {
+  fathom::db::NewRun r;
+  r.name = "lm";
+  r.config_yaml = fathom::config_to_yaml(config);
+  r.config_json = fathom::config_to_json(config).dump();
+  const int64_t id = store.create_run(r);
+  const std::filesystem::path file =
+      dir.filePath(QStringLiteral("runs.artifacts/run-%1/test.nll").arg(id)).toStdString();
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file) << fathom::segment_nll_text(segments);
+  store.add_artifact(id, "test_nll", file.string(), 0);
+}
+
 class CompareWindowTest : public QObject {
   Q_OBJECT
  private slots:
@@ -66,18 +81,7 @@ class CompareWindowTest : public QObject {
       const auto config =
           fathom::load_config_string(kLanguageModel, "lm", dir.path().toStdString());
       auto store = Store::open(db.toStdString());
-      for (const auto* segments : {&a, &b}) {
-        fathom::db::NewRun r;
-        r.name = "lm";
-        r.config_yaml = fathom::config_to_yaml(config);
-        r.config_json = fathom::config_to_json(config).dump();
-        const int64_t id = store.create_run(r);
-        const std::filesystem::path file =
-            dir.filePath(QStringLiteral("runs.artifacts/run-%1/test.nll").arg(id)).toStdString();
-        std::filesystem::create_directories(file.parent_path());
-        std::ofstream(file) << fathom::segment_nll_text(*segments);
-        store.add_artifact(id, "test_nll", file.string(), 0);
-      }
+      for (const auto* segments : {&a, &b}) add_language_model(store, config, *segments, dir);
     }
     QString error;
     auto session = fathom::gui::StoreSession::open(db, &error);
@@ -141,16 +145,7 @@ class CompareWindowTest : public QObject {
         auto config = fathom::load_config_string(kLanguageModel, "lm", dir.path().toStdString());
         config.train.lr = r >= 2 ? 0.002 : 0.001;
         config.train.seed = 1 + r % 2;
-        fathom::db::NewRun run;
-        run.name = "lm";
-        run.config_yaml = fathom::config_to_yaml(config);
-        run.config_json = fathom::config_to_json(config).dump();
-        const int64_t id = store.create_run(run);
-        const std::filesystem::path file =
-            dir.filePath(QStringLiteral("runs.artifacts/run-%1/test.nll").arg(id)).toStdString();
-        std::filesystem::create_directories(file.parent_path());
-        std::ofstream(file) << fathom::segment_nll_text(nll[r]);
-        store.add_artifact(id, "test_nll", file.string(), 0);
+        add_language_model(store, config, nll[r], dir);
       }
     }
     RunsView view;
