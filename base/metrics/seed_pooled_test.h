@@ -21,10 +21,11 @@
 //   p = E_U[ 2 (1 - Phi(|mean d| / sqrt(v(U)))) ],   interval mean d +- q,
 //   E_U[ Phi(q / sqrt(v(U))) ] = 0.975,
 //
-// the expectation over U by quadrature. It is Student's t on k - 1 degrees of freedom where C
-// is 0 and the normal test where the seeds agree, and between them it keeps its size: 1.2-4.2 %
-// of true nulls at 0.05 with 2-5 seeds, where Satterthwaite's degrees of freedom reject up to
-// 10.7 % (k = 2) and 7.4 % (k = 3) when C is a third of the seed part. A paired bootstrap of
+// the expectation over U by a 512-point quadrature. It is Student's t on k - 1 degrees of
+// freedom where C is 0 and the normal test where the seeds agree, and between them it keeps its
+// size, conservatively: 1.5-4.2 % of true nulls at 0.05 with 2-5 seeds (bench_seed_pooled_size,
+// docs/performance.md), where Satterthwaite's degrees of freedom for the same sum rejected up to
+// 11.6 % (k = 2) and 8.4 % (k = 3). A paired bootstrap of
 // one seed (Koehn 2004) sees only e_j, Welch's test over seeds only s_d; both sources at once
 // is the point of Sellam et al. (2022, "The MultiBERTs", ICLR) and Bouthillier et al. (2021,
 // "Accounting for variance in machine learning benchmarks", MLSys), whose bootstrap over seeds
@@ -74,8 +75,9 @@ struct SeedPooledTest {
 // (mean_j Var(e_j) - Var(mean e)), Var(d) = E[s_a^2] / k_a + E[s_b^2] / k_b + C with
 // C = Var(mean e_a - mean e_b) - W_a / k_a - W_b / k_b: what the test set errs by for one arm
 // against the other that neither arm's spread shows. The generalised test then takes an
-// expectation over U_a and U_b; an arm of one run is fixed (no U, s 0). One arm of k seeds
-// against one run is seed_pooled_test.
+// expectation over U_a and U_b (a 128 x 128 grid; 0-4.5 % of true nulls at 0.05 with 2-5 seeds
+// an arm, very conservative with two); an arm of one run is fixed (no U, s 0). One arm of k
+// seeds against one run is seed_pooled_test.
 struct ArmsTestSetError {
   double of_difference = 0;                             // Var(mean e_a - mean e_b)
   double unshared_a = 0, unshared_b = 0;                // W_a, W_b (0 for an arm of one run)
