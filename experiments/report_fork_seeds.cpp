@@ -49,6 +49,19 @@ int configuration_chosen_on_validation(const std::vector<db::RunRecord>& runs,
   return chosen;
 }
 
+// Beyond this many seeds a plan is no plan (the verdicts' export stops there too).
+constexpr int kMostSeedsPlanned = 10000;
+
+// For an inconclusive configuration: about how many seeds would decide it at the level Holm's
+// first step asks (alpha / m), or that the test set's shared error alone stands in the way.
+std::string seeds_to_decide_text(const SeedPooledTest& t, size_t tests) {
+  const SeedsToDecide plan =
+      seeds_to_decide(t, kForkVerdictAlpha / static_cast<double>(std::max<size_t>(tests, 1)));
+  if (plan.test_set_limits) return "none: a larger test set";
+  if (plan.seeds > kMostSeedsPlanned) return "more than " + std::to_string(kMostSeedsPlanned);
+  return plan.seeds > 0 ? "about " + std::to_string(plan.seeds) : "-";
+}
+
 }  // namespace
 
 std::vector<SeedGroup> seed_groups(const std::vector<std::map<std::string, std::string>>& axes) {
@@ -100,7 +113,9 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
       << p.size() << " configuration" << (p.size() == 1 ? "" : "s")
       << " (Holm 1979), a verdict where it is below " << kForkVerdictAlpha
       << ". A verdict here is about the configuration, what a paper claims; the table above "
-         "judges each seed's run alone.";
+         "judges each seed's run alone. An inconclusive one gets the seeds that would decide it "
+         "(80 % power at its difference, at alpha / m; the normal's plan), or \"a larger test "
+         "set\" where the error every seed shares is too large for any number of them.";
   if (chosen >= 0)
     out << " Marked *: the configuration a choice on validation takes (the "
         << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
@@ -115,7 +130,8 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
                   "shared se",
                   "p",
                   "p (Holm)",
-                  "verdict"};
+                  "verdict",
+                  "seeds to decide"};
   std::vector<std::string> untested;
   for (size_t g = 0, tested = 0; g < groups.size(); ++g) {
     const PairedTestResult& r = results[g];
@@ -123,18 +139,20 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
                               (static_cast<int>(g) == chosen ? " *" : "");
     const std::string seeds = std::to_string(groups[g].runs.size());
     if (!r.pooled) {
-      table.rows.push_back({label, seeds, "-", "-", "-", "-", "-", "-", "no test"});
+      table.rows.push_back({label, seeds, "-", "-", "-", "-", "-", "-", "no test", "-"});
       untested.push_back(groups[g].label + ": " + r.why_not);
       continue;
     }
     const SeedPooledTest& t = *r.pooled;
     const double adjusted = holm[tested++];
+    const std::string verdict = paired_verdict(r, adjusted, kForkVerdictAlpha);
     table.rows.push_back({label, seeds, paired_score(r, t.system),
                           paired_score(r, t.difference, true) + " [" +
                               paired_score(r, t.low, true) + ", " + paired_score(r, t.high, true) +
                               "]",
                           paired_score(r, t.seed_sd), paired_score(r, t.shared_se), paired_p(t.p),
-                          paired_p(adjusted), paired_verdict(r, adjusted, kForkVerdictAlpha)});
+                          paired_p(adjusted), verdict,
+                          verdict == "inconclusive" ? seeds_to_decide_text(t, p.size()) : "-"});
   }
   out << text_table_to_markdown(table) << "\n";
   for (const auto& why : untested) out << "No test of " << why << ".  \n";

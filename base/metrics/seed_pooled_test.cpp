@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -273,6 +274,22 @@ SeedPooledTest as_pooled(const SeedArmsTest& arm) {
   t.p = arm.p;
   t.lag_window = arm.lag_window;
   return t;
+}
+
+SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double power) {
+  SeedsToDecide out;
+  if (t.difference == 0) return out;
+  const boost::math::normal normal;
+  const double z =
+      boost::math::quantile(normal, 1 - alpha / 2) + boost::math::quantile(normal, power);
+  const double room = std::pow(t.difference / z, 2) - t.shared_se * t.shared_se;
+  if (room <= 0) {
+    out.test_set_limits = true;
+    return out;
+  }
+  const double k = std::ceil(t.seed_sd * t.seed_sd / room);
+  out.seeds = static_cast<int>(std::clamp(k, 2.0, 1e6));
+  return out;
 }
 
 }  // namespace fathom

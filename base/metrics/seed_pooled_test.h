@@ -111,4 +111,15 @@ SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& syst
 // The same read off a test of arm a (the seeds) against arm b of one run (the baseline).
 SeedPooledTest as_pooled(const SeedArmsTest& arms);
 
+// How many seeds would decide an inconclusive configuration: the k whose standard error
+// sqrt(s_d^2 / k + C) puts the observed difference (z_{1-alpha/2} + z_power) of them from 0
+// -- the normal's plan, so about (with k this small the test needs a little more). More seeds
+// shrink only the seed part: where C alone is too large no k decides it, and the test set is
+// what must grow (`test_set_limits`). Nothing where the difference is 0.
+struct SeedsToDecide {
+  int seeds = 0;                 // 0: none do
+  bool test_set_limits = false;  // no number of seeds: the shared error alone is too large
+};
+SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double power = 0.8);
+
 }  // namespace fathom

@@ -56,6 +56,23 @@ TEST(SeedPooledTest, WithoutSpreadDecidesAndRefusesOneSeed) {
   EXPECT_NEAR(shared.p, 0.0455003, 1e-6);
 }
 
+TEST(SeedPooledTest, SeedsToDecideLeaveTheSharedErrorWhereItIs) {
+  // d = 1, s_d = 1: (z_0.975 + z_0.8) = 2.801585, (d / z)^2 = 0.127405; k >= 1 / 0.127405 =
+  // 7.85 -> 8 with C = 0, 1 / 0.027405 = 36.5 -> 37 with C = 0.1; with C = 0.2 none.
+  fathom::SeedPooledTest t;
+  t.difference = 1;
+  t.seed_sd = 1;
+  EXPECT_EQ(fathom::seeds_to_decide(t, 0.05).seeds, 8);
+  t.shared_se = std::sqrt(0.1);
+  EXPECT_EQ(fathom::seeds_to_decide(t, 0.05).seeds, 37);
+  t.shared_se = std::sqrt(0.2);
+  const fathom::SeedsToDecide none = fathom::seeds_to_decide(t, 0.05);
+  EXPECT_EQ(none.seeds, 0);
+  EXPECT_TRUE(none.test_set_limits);
+  t.difference = 0;
+  EXPECT_FALSE(fathom::seeds_to_decide(t, 0.05).test_set_limits);
+}
+
 TEST(SeedPooledTest, TheSharedErrorFromDrawsAndFromInfluence) {
   // Draws whose mean never moves: the seeds err in opposite directions, estimated C < 0 is
   // taken as 0. Each seed's draws {1, 3, 2} vary by 1.
