@@ -120,6 +120,13 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     out << " Marked *: the configuration a choice on validation takes (the "
         << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
         << " mean final " << select_by << " over its seeds).";
+  size_t window = 0;  // a language model's cut text: the flat-top window C was estimated over
+  for (const auto& r : results)
+    if (r.pooled) window = std::max(window, r.pooled->lag_window);
+  if (window > 0)
+    out << " The text's neighbouring " << first.segments_are
+        << " err alike: the shared error is their long-run variance over a flat-top window of "
+        << window << " lags (docs/methods.md \"Neighbouring segments\").";
   out << "\n\n";
   TextTable table;
   table.header = {"configuration",

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -122,6 +123,40 @@ TEST(ForkSeedVerdicts, TestsEachConfigurationOfTwoSeedsOrMoreOverItsSeeds) {
       << report;
   EXPECT_NE(report.find("No test of train.lr=4: run 8 kept no test NLL."), std::string::npos)
       << report;
+}
+
+// A language model's cut text: the section says the flat-top window the shared error took.
+TEST(ForkSeedVerdicts, SaysTheWindowOfACutText) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> e(0, 0.05);
+  std::vector<std::vector<SegmentNll>> nll(3);
+  for (auto& series : nll) {
+    double own = 0;
+    for (int k = 0; k < 300; ++k) {
+      own = 0.8 * own + e(rng);
+      series.push_back({20 * (3 + own), 20});
+    }
+  }
+  const experiments::SeedPooledTester test = [&](const db::RunRecord&,
+                                                 const std::vector<db::RunRecord>&) {
+    experiments::PairedTestResult r;
+    r.metric = "test_ppl";
+    r.segments_are = "sequences";
+    r.pooled = seed_pooled_perplexity(nll[0], {nll[1], nll[2]}, SegmentOrder::serial);
+    return r;
+  };
+  const size_t window =
+      seed_pooled_perplexity(nll[0], {nll[1], nll[2]}, SegmentOrder::serial).lag_window;
+  ASSERT_GT(window, 0u);
+  std::ostringstream out;
+  experiments::fork_seed_verdicts_section(out, run(1, 3.0), {run(2, 2.9), run(3, 2.9)},
+                                          {{{"train.seed", "1"}}, {{"train.seed", "2"}}}, test,
+                                          "valid_loss");
+  EXPECT_NE(out.str().find("The text's neighbouring sequences err alike: the shared error is "
+                           "their long-run variance over a flat-top window of " +
+                           std::to_string(window) + " lags"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(ForkSeedVerdicts, NothingWhereEveryConfigurationHasOneSeed) {
