@@ -62,6 +62,31 @@ std::string seeds_to_decide_text(const SeedPooledTest& t, size_t tests) {
   return plan.seeds > 0 ? "about " + std::to_string(plan.seeds) : "-";
 }
 
+// The paragraph before the table: what was tested, how, and what the marks say.
+void describe_the_test(std::ostream& out, const PairedTestResult& first, size_t tests, bool marked,
+                       const std::string& select_by, size_t window) {
+  out << "Each configuration's runs, alike but for their seed, against the parent: the mean of "
+         "their "
+      << paired_metric_words(first)
+      << " differences with its error from the seeds' spread and from the test set's error they "
+         "all share (the parent's is one draw of it), a generalised t test (Tsui & Weerahandi "
+         "1989; docs/methods.md \"A configuration over its seeds\"); p adjusted over the "
+      << tests << " configuration" << (tests == 1 ? "" : "s")
+      << " (Holm 1979), a verdict where it is below " << kForkVerdictAlpha
+      << ". A verdict here is about the configuration, what a paper claims; the table above "
+         "judges each seed's run alone. An inconclusive one gets the seeds that would decide it "
+         "(80 % power at its difference, at alpha / m; the normal's plan), or \"a larger test "
+         "set\" where the error every seed shares is too large for any number of them.";
+  if (marked)
+    out << " Marked *: the configuration a choice on validation takes (the "
+        << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
+        << " mean final " << select_by << " over its seeds).";
+  if (window > 0)
+    out << " The text's neighbouring " << first.segments_are
+        << " err alike: the shared error is their long-run variance over a flat-top window of "
+        << window << " lags (docs/methods.md \"Neighbouring segments\").";
+}
+
 }  // namespace
 
 std::vector<SeedGroup> seed_groups(const std::vector<std::map<std::string, std::string>>& axes) {
@@ -104,29 +129,10 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   }
   const std::vector<double> holm = holm_adjust(p);
   const int chosen = configuration_chosen_on_validation(runs, groups, select_by);
-  out << "Each configuration's runs, alike but for their seed, against the parent: the mean of "
-         "their "
-      << paired_metric_words(first)
-      << " differences with its error from the seeds' spread and from the test set's error they "
-         "all share (the parent's is one draw of it), a generalised t test (Tsui & Weerahandi "
-         "1989; docs/methods.md \"A configuration over its seeds\"); p adjusted over the "
-      << p.size() << " configuration" << (p.size() == 1 ? "" : "s")
-      << " (Holm 1979), a verdict where it is below " << kForkVerdictAlpha
-      << ". A verdict here is about the configuration, what a paper claims; the table above "
-         "judges each seed's run alone. An inconclusive one gets the seeds that would decide it "
-         "(80 % power at its difference, at alpha / m; the normal's plan), or \"a larger test "
-         "set\" where the error every seed shares is too large for any number of them.";
-  if (chosen >= 0)
-    out << " Marked *: the configuration a choice on validation takes (the "
-        << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
-        << " mean final " << select_by << " over its seeds).";
   size_t window = 0;  // a language model's cut text: the flat-top window C was estimated over
   for (const auto& r : results)
     if (r.pooled) window = std::max(window, r.pooled->lag_window);
-  if (window > 0)
-    out << " The text's neighbouring " << first.segments_are
-        << " err alike: the shared error is their long-run variance over a flat-top window of "
-        << window << " lags (docs/methods.md \"Neighbouring segments\").";
+  describe_the_test(out, first, p.size(), chosen >= 0, select_by, window);
   out << "\n\n";
   TextTable table;
   table.header = {"configuration",
