@@ -5,16 +5,12 @@
 #include <functional>
 #include <stdexcept>
 
+#include "base/config/seed_key.h"
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
 
 namespace fathom::cli {
 namespace {
-
-bool is_seed_setting(const std::string& key) {
-  const size_t dot = key.rfind('.');
-  return key.substr(dot == std::string::npos ? 0 : dot + 1) == "seed";
-}
 
 template <typename Run>
 std::vector<Run> pick(const std::vector<Run>& all, const std::vector<size_t>& which) {
@@ -54,7 +50,7 @@ std::vector<std::vector<size_t>> configurations_but_seed(
     const std::map<std::string, std::vector<std::string>>& differing, size_t runs) {
   std::vector<std::string> signatures(runs);
   for (const auto& [key, values] : differing)
-    if (key != "name" && !is_seed_setting(key))
+    if (key != "name" && !is_seed_key(key))
       for (size_t i = 0; i < runs && i < values.size(); ++i)
         signatures[i] += key + "=" + values[i] + "\n";
   std::vector<std::vector<size_t>> groups;

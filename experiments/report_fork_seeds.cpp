@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/config/seed_key.h"
 #include "base/metrics/statistics.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
@@ -11,11 +12,6 @@
 
 namespace fathom::experiments {
 namespace {
-
-bool is_seed_axis(const std::string& key) {
-  const size_t dot = key.rfind('.');
-  return key.substr(dot == std::string::npos ? 0 : dot + 1) == "seed";
-}
 
 // The mean final `metric` over a configuration's runs where every one finished with it.
 std::optional<double> mean_final(const std::vector<db::RunRecord>& runs, const SeedGroup& group,
@@ -94,7 +90,7 @@ std::vector<SeedGroup> seed_groups(const std::vector<std::map<std::string, std::
   for (size_t i = 0; i < axes.size(); ++i) {
     std::string label;
     for (const auto& [key, value] : axes[i])
-      if (!is_seed_axis(key)) label += (label.empty() ? "" : ", ") + key + "=" + value;
+      if (!is_seed_key(key)) label += (label.empty() ? "" : ", ") + key + "=" + value;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const SeedGroup& g) { return g.label == label; });
     if (it == groups.end()) it = groups.insert(groups.end(), SeedGroup{label, {}});

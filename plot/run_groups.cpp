@@ -34,8 +34,6 @@ std::string run_short_name(const db::RunRecord& run) {
   return "#" + std::to_string(run.id) + " " + name;
 }
 
-bool is_seed_key(const std::string& key) { return last_part(key) == "seed"; }
-
 std::vector<std::string> expand_group_keys(const std::vector<std::string>& requested,
                                            const std::vector<Tags>& tags_of_runs) {
   std::vector<std::string> keys;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/config/seed_key.h"
 #include "db/records.h"
 
 namespace fathom::plot {
@@ -18,7 +19,7 @@ using Tags = std::map<std::string, std::string>;
 std::string run_value(const Tags& tags, const std::string& config_json, const std::string& key);
 
 // A seed key (train.seed, seed, ...): left out of "axes".
-bool is_seed_key(const std::string& key);
+using fathom::is_seed_key;
 
 // The tag a caller may add to each run's tags with the run's sweep name, so that grouping by
 // "axes" keeps runs of different sweeps apart (expand_group_keys adds it as the first key

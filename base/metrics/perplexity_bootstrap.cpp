@@ -43,31 +43,34 @@ void check_pairs(const std::vector<NllPair>& pairs) {
   }
 }
 
+// A draw's perplexity exp(sum nll / sum tokens) is about P (1 + mean_k(nll_k - tokens_k N/T) /
+// (T/n)): each segment's first-order share of one run's corpus perplexity is
+// P (nll_k - tokens_k r) / (T/n), r = N/T.
+std::vector<double> perplexity_influence(const std::vector<SegmentNll>& run) {
+  double nll = 0, tokens = 0;
+  for (const auto& s : run) {
+    nll += s.nll;
+    tokens += static_cast<double>(s.tokens);
+  }
+  const double rate = nll / tokens, perplexity = std::exp(rate);
+  const double mean_tokens = tokens / static_cast<double>(run.size());
+  std::vector<double> psi(run.size());
+  for (size_t k = 0; k < run.size(); ++k)
+    psi[k] = perplexity * (run[k].nll - static_cast<double>(run[k].tokens) * rate) / mean_tokens;
+  return psi;
+}
+
 }  // namespace
 
-// A draw's perplexity exp(sum nll / sum tokens) is about P (1 + mean_k(nll_k - tokens_k N/T) /
-// (T/n)), hence psi_k below.
 std::vector<double> perplexity_difference_influence(const std::vector<NllPair>& pairs) {
   check_pairs(pairs);
-  const size_t n = pairs.front().baseline.size();
   const double pair_count = static_cast<double>(pairs.size());
-  std::vector<double> influence(n, 0.0);
+  std::vector<double> influence(pairs.front().baseline.size(), 0.0);
   for (const auto& pair : pairs) {
-    double base_nll = 0, sys_nll = 0, tokens = 0;
-    for (size_t k = 0; k < n; ++k) {
-      base_nll += pair.baseline[k].nll;
-      sys_nll += pair.system[k].nll;
-      tokens += static_cast<double>(pair.baseline[k].tokens);
-    }
-    const double base_rate = base_nll / tokens, sys_rate = sys_nll / tokens;
-    const double base_ppl = std::exp(base_rate), sys_ppl = std::exp(sys_rate);
-    const double mean_tokens = tokens / static_cast<double>(n);
-    for (size_t k = 0; k < n; ++k) {
-      const double t = static_cast<double>(pair.baseline[k].tokens);
-      influence[k] += (sys_ppl * (pair.system[k].nll - t * sys_rate) -
-                       base_ppl * (pair.baseline[k].nll - t * base_rate)) /
-                      mean_tokens / pair_count;
-    }
+    const std::vector<double> system = perplexity_influence(pair.system);
+    const std::vector<double> baseline = perplexity_influence(pair.baseline);
+    for (size_t k = 0; k < influence.size(); ++k)
+      influence[k] += (system[k] - baseline[k]) / pair_count;
   }
   return influence;
 }
@@ -168,23 +171,13 @@ SeedArmsTest seed_arms_perplexity(const std::vector<std::vector<SegmentNll>>& a,
   std::vector<std::vector<double>> influence;
   std::vector<double> whole_a, whole_b, difference(n, 0.0);
   for (size_t r = 0; r < runs.size(); ++r) {
-    const std::vector<SegmentNll>& run = *runs[r];
-    double nll = 0, tokens = 0;
-    for (const auto& s : run) {
-      nll += s.nll;
-      tokens += static_cast<double>(s.tokens);
-    }
-    const double rate = nll / tokens, perplexity = std::exp(rate);
-    const double mean_tokens = tokens / static_cast<double>(n);
-    std::vector<double> psi(n);
-    for (size_t k = 0; k < n; ++k)
-      psi[k] = perplexity * (run[k].nll - static_cast<double>(run[k].tokens) * rate) / mean_tokens;
+    std::vector<double> psi = perplexity_influence(*runs[r]);
     const bool in_a = r < a.size();
     const double weight =
         in_a ? 1.0 / static_cast<double>(a.size()) : -1.0 / static_cast<double>(b.size());
     for (size_t k = 0; k < n; ++k) difference[k] += weight * psi[k];
     influence.push_back(std::move(psi));
-    (in_a ? whole_a : whole_b).push_back(perplexity);
+    (in_a ? whole_a : whole_b).push_back(corpus_perplexity(*runs[r]));
   }
   const size_t width = order == SegmentOrder::serial ? flat_top_width(difference) : 0;
   SeedArmsTest t =

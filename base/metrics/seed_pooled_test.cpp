@@ -10,15 +10,10 @@
 #include <utility>
 
 #include "base/metrics/block_length.h"
+#include "base/metrics/statistics.h"
 
 namespace fathom {
 namespace {
-
-double mean_of(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
-}
 
 // Points of the quadrature over U ~ chi^2_{k-1}: p to about 1e-3 at 0.05 (checked against
 // Student's t where C is 0).
@@ -55,7 +50,7 @@ TestSetError test_set_error_of_draws(const std::vector<std::vector<double>>& dra
   double mean_sum = 0, mean_square = 0;
   for (const auto& draw : draws) {
     if (draw.size() != k) throw std::invalid_argument("test-set error: draws of unequal size");
-    const double m = mean_of(draw);
+    const double m = summarize(draw).mean;
     mean_sum += m;
     mean_square += m * m;
     for (size_t j = 0; j < k; ++j) {
@@ -158,13 +153,6 @@ void generalised(double difference, const std::vector<double>& sd, double& p, do
   half = high;
 }
 
-double sample_sd(const std::vector<double>& values, double mean) {
-  if (values.size() < 2) return 0;
-  double square = 0;
-  for (double v : values) square += (v - mean) * (v - mean);
-  return std::sqrt(square / static_cast<double>(values.size() - 1));
-}
-
 }  // namespace
 
 double ArmsTestSetError::shared(size_t seeds_a, size_t seeds_b) const {
@@ -185,13 +173,11 @@ ArmsTestSetError arms_error_of_draws(const std::vector<std::vector<double>>& dra
     if (draw.size() != runs) throw std::invalid_argument("test-set error: draws of unequal size");
     a.emplace_back(draw.begin(), draw.begin() + static_cast<std::ptrdiff_t>(seeds_a));
     b.emplace_back(draw.begin() + static_cast<std::ptrdiff_t>(seeds_a), draw.end());
-    difference.push_back(mean_of(a.back()) - mean_of(b.back()));
+    difference.push_back(summarize(a.back()).mean - summarize(b.back()).mean);
   }
   const TestSetError of_a = test_set_error_of_draws(a), of_b = test_set_error_of_draws(b);
-  std::vector<std::vector<double>> as_draws;
-  for (double d : difference) as_draws.push_back({d});
   ArmsTestSetError error;
-  error.of_difference = test_set_error_of_draws(as_draws).of_mean;
+  error.of_difference = std::pow(summarize(difference).std.value_or(0), 2);
   error.unshared_a = unshared(of_a.of_each, of_a.of_mean, seeds_a);
   error.unshared_b = unshared(of_b.of_each, of_b.of_mean, runs - seeds_a);
   return error;
@@ -228,11 +214,12 @@ SeedArmsTest seed_arms_test(const std::vector<double>& a, const std::vector<doub
   SeedArmsTest t;
   t.seeds_a = a.size();
   t.seeds_b = b.size();
-  t.mean_a = mean_of(a);
-  t.mean_b = mean_of(b);
+  const SampleSummary of_a = summarize(a), of_b = summarize(b);
+  t.mean_a = of_a.mean;
+  t.mean_b = of_b.mean;
   t.difference = t.mean_a - t.mean_b;
-  t.sd_a = sample_sd(a, t.mean_a);
-  t.sd_b = sample_sd(b, t.mean_b);
+  t.sd_a = of_a.std.value_or(0);  // one run: a fixed arm
+  t.sd_b = of_b.std.value_or(0);
   const double part_a = t.sd_a * t.sd_a / static_cast<double>(t.seeds_a);
   const double part_b = t.sd_b * t.sd_b / static_cast<double>(t.seeds_b);
   const double shared = error.shared(t.seeds_a, t.seeds_b);
