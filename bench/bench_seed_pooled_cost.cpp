@@ -2,7 +2,9 @@
 // k seeds against one run on test BLEU (seed_pooled_bleu: k + 1 corpora scored on 1,000 draws
 // of sentences) and on test perplexity (seed_arms_perplexity: each run's influence and the
 // flat-top window, no draws), side by side with one run's paired bootstrap (what each fork's
-// own row costs). Milliseconds a test and the process's peak resident memory after it.
+// own row costs). Milliseconds a test and the process's peak resident memory after it. Then a
+// draw's corpus statistics side by side: the drawn segments gathered one by one (the earlier
+// scorer) against the columns weighted by each segment's count (base/metrics/bleu_segments.h).
 //   bench_seed_pooled_cost [bleu_sentences=3003,30000,100000]
 //                          [ppl_segments=100000,1000000,3000000] [seeds=3]
 // Run by hand (never in ctest): about a minute at the defaults.
@@ -13,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "base/metrics/bleu.h"
 #include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/bleu_segments.h"
+#include "base/metrics/paired_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
 #include "bench/bench_program.h"
 #include "bench/size_list.h"
@@ -63,6 +68,33 @@ std::vector<std::string> sentences(size_t n, double keep, std::mt19937_64& rng,
   return out;
 }
 
+// 1,000 draws of one system's corpus statistics, gathered and weighted, at n sentences.
+void print_draw_cost(const std::vector<std::string>& hyps, const std::vector<std::string>& refs) {
+  std::vector<BleuStats> rows;
+  for (size_t i = 0; i < hyps.size(); ++i) rows.push_back(sentence_bleu_stats(hyps[i], refs[i]));
+  const SegmentBleuStats columns(hyps, refs);
+  std::vector<size_t> drawn(hyps.size());
+  std::vector<uint32_t> times(hyps.size());
+  double gathered_ms = 0, weighted_ms = 0;
+  int64_t agree = 0;
+  std::mt19937_64 random(7);
+  for (int draw = 0; draw < 1000; ++draw) {
+    draw_segments(drawn, 1, random);
+    BleuStats gathered, weighted;
+    gathered_ms += ms_of([&] {
+      for (size_t k : drawn) gathered += rows[k];
+    });
+    weighted_ms += ms_of([&] {
+      count_draws(drawn, times);
+      weighted = columns.drawn(times);
+    });
+    agree += gathered == weighted;
+  }
+  std::printf("%10zu %12.0f %12.0f %8.2fx  (%ld of 1000 draws equal)\n", hyps.size(), gathered_ms,
+              weighted_ms, gathered_ms / weighted_ms, static_cast<long>(agree));
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
@@ -82,6 +114,12 @@ int bench_main(int argc, char** argv) {
     const double all = ms_of([&] { p = seed_pooled_bleu(base, seeds, refs).p; });
     std::printf("%10ld %12.0f %12.0f %10.0f  (p %.3f)\n", n, one, all, peak_mib(), p);
     std::fflush(stdout);
+  }
+  std::printf("\na draw's BLEU statistics, one system, 1,000 draws\n%10s %12s %12s %9s\n",
+              "sentences", "gathered ms", "weighted ms", "ratio");
+  for (long n : bleu_sizes) {
+    const auto refs = sentences(static_cast<size_t>(n), 1, rng);
+    print_draw_cost(sentences(refs.size(), 0.5, rng, &refs), refs);
   }
   std::printf(
       "\ntest perplexity of a cut text, %zu seeds against one run (influence, flat-top "

@@ -5,19 +5,9 @@
 #include <utility>
 
 #include "base/metrics/bleu.h"
+#include "base/metrics/bleu_segments.h"
 
 namespace fathom {
-namespace {
-
-std::vector<BleuStats> segment_stats(const std::vector<std::string>& hyps,
-                                     const std::vector<std::string>& refs) {
-  std::vector<BleuStats> stats;
-  stats.reserve(hyps.size());
-  for (size_t i = 0; i < hyps.size(); ++i) stats.push_back(sentence_bleu_stats(hyps[i], refs[i]));
-  return stats;
-}
-
-}  // namespace
 
 PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
                                       const std::vector<std::string>& system,
@@ -41,25 +31,22 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
   if (references.empty()) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
   const double pair_count = static_cast<double>(pairs.size());
-  std::vector<std::vector<BleuStats>> base_stats, sys_stats;
+  std::vector<SegmentBleuStats> base_stats, sys_stats;
   std::pair<double, double> whole{0, 0};
   for (const auto& pair : pairs) {
-    base_stats.push_back(segment_stats(pair.baseline, references));
-    sys_stats.push_back(segment_stats(pair.system, references));
-    whole.first += corpus_bleu(pair.baseline, references).score / pair_count;
-    whole.second += corpus_bleu(pair.system, references).score / pair_count;
+    base_stats.emplace_back(pair.baseline, references);
+    sys_stats.emplace_back(pair.system, references);
+    whole.first += bleu_from_stats(base_stats.back().whole()).score / pair_count;
+    whole.second += bleu_from_stats(sys_stats.back().whole()).score / pair_count;
   }
   // One list of segments for every pair and both systems: a paired draw, pooled over seeds.
+  std::vector<uint32_t> times(references.size());
   const auto score = [&](const std::vector<size_t>& drawn) {
+    count_draws(drawn, times);
     std::pair<double, double> mean{0, 0};
     for (size_t pair = 0; pair < pairs.size(); ++pair) {
-      BleuStats base_sum, sys_sum;
-      for (size_t k : drawn) {
-        base_sum += base_stats[pair][k];
-        sys_sum += sys_stats[pair][k];
-      }
-      mean.first += bleu_from_stats(base_sum).score / pair_count;
-      mean.second += bleu_from_stats(sys_sum).score / pair_count;
+      mean.first += bleu_from_stats(base_stats[pair].drawn(times)).score / pair_count;
+      mean.second += bleu_from_stats(sys_stats[pair].drawn(times)).score / pair_count;
     }
     return mean;
   };
@@ -75,28 +62,26 @@ SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
   std::vector<const std::vector<std::string>*> runs;
   for (const auto& hyps : a) runs.push_back(&hyps);
   for (const auto& hyps : b) runs.push_back(&hyps);
-  std::vector<std::vector<BleuStats>> stats;
+  std::vector<SegmentBleuStats> stats;
   std::vector<double> whole_a, whole_b;
   for (size_t r = 0; r < runs.size(); ++r) {
     if (runs[r]->size() != references.size())
       throw std::invalid_argument("seed test of BLEU: run " + std::to_string(r + 1) + " has " +
                                   std::to_string(runs[r]->size()) + " hypotheses for " +
                                   std::to_string(references.size()) + " references");
-    stats.push_back(segment_stats(*runs[r], references));
-    (r < a.size() ? whole_a : whole_b).push_back(corpus_bleu(*runs[r], references).score);
+    stats.emplace_back(*runs[r], references);
+    (r < a.size() ? whole_a : whole_b).push_back(bleu_from_stats(stats.back().whole()).score);
   }
   if (a.empty() || b.empty()) throw std::invalid_argument("seed test of BLEU: an arm without runs");
   std::mt19937_64 random(seed);
   std::vector<size_t> drawn(references.size());
+  std::vector<uint32_t> times(references.size());
   std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
                                          std::vector<double>(runs.size()));
   for (auto& draw : draws) {
     draw_segments(drawn, 1, random);
-    for (size_t r = 0; r < runs.size(); ++r) {
-      BleuStats sum;
-      for (size_t k : drawn) sum += stats[r][k];
-      draw[r] = bleu_from_stats(sum).score;
-    }
+    count_draws(drawn, times);
+    for (size_t r = 0; r < runs.size(); ++r) draw[r] = bleu_from_stats(stats[r].drawn(times)).score;
   }
   return seed_arms_test(whole_a, whole_b, arms_error_of_draws(draws, a.size()));
 }
