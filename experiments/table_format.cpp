@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/util/csv_field.h"
 #include "experiments/comparison_table.h"
 #include "experiments/text_table.h"
 
@@ -21,13 +22,6 @@ std::string plain_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string markdown_escape(const std::string& s) {

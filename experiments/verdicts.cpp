@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "base/metrics/power.h"
 #include "base/metrics/statistics.h"
@@ -242,15 +243,21 @@ std::string verdicts_to_markdown(const VerdictFamily& family, int digits) {
   return out;
 }
 
-std::string verdicts_to_csv(const VerdictFamily& family) {
-  auto quote = [](const std::string& s) {
+std::string verdicts_to_csv(const VerdictFamily& family, const VerdictCsvColumns& extra) {
+  if (!extra.header.empty() && extra.cells.size() != family.tests.size())
+    throw std::invalid_argument("verdicts CSV: " + std::to_string(extra.cells.size()) +
+                                " rows of extra columns for " +
+                                std::to_string(family.tests.size()) + " tests");
+  auto quote = [](const std::string& s) {  // always quoted, as this CSV has always been
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
   std::string out =
       "metric,column,row,versus,row_mean,versus_mean,n_row,n_versus,p,p_holm,family_size,alpha,"
-      "decided,effect,seeds_needed\n";
+      "decided,effect,seeds_needed" +
+      (extra.header.empty() ? "" : "," + extra.header) + "\n";
+  size_t index = 0;
   char buf[512];
   for (const auto& t : family.tests) {
     std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%d,%d,%.6g,%.6g,%zu,%.6g,%s,", t.mean_row,
@@ -258,7 +265,9 @@ std::string verdicts_to_csv(const VerdictFamily& family) {
                   family.alpha, t.decided ? "true" : "false");
     out += quote(t.metric) + "," + quote(t.column) + "," + quote(t.row) + "," + quote(t.versus) +
            buf + (t.effect ? verdict_number(*t.effect, 4) : "") + "," +
-           (t.seeds_needed ? std::to_string(*t.seeds_needed) : "") + "\n";
+           (t.seeds_needed ? std::to_string(*t.seeds_needed) : "") +
+           (extra.header.empty() ? "" : "," + extra.cells[index]) + "\n";
+    ++index;
   }
   return out;
 }

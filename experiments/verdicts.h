@@ -71,6 +71,13 @@ std::string verdict_text(const VerdictTest& t);
 
 // The family as a Markdown table (or CSV), its size and alpha above it, notes below.
 std::string verdicts_to_markdown(const VerdictFamily& family, int digits = 3);
-std::string verdicts_to_csv(const VerdictFamily& family);
+// Columns a caller adds to the CSV: their names, comma-joined, and one row's fields per test,
+// in the family's order, already CSV fields (base/util/csv_field.h), comma-joined.
+struct VerdictCsvColumns {
+  std::string header;
+  std::vector<std::string> cells;
+};
+// std::invalid_argument where `extra` has a header and not one row a test.
+std::string verdicts_to_csv(const VerdictFamily& family, const VerdictCsvColumns& extra = {});
 
 }  // namespace fathom::experiments
