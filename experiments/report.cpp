@@ -343,7 +343,11 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   runs_table(out, runs, options.metrics);
   if (parent) {
     out << "\n";
-    fork_verdicts_section(out, *parent, runs, options.paired_test, options.select_by);
+    // Seeds of one configuration: the choice on validation is the configuration's.
+    const bool by_configuration =
+        options.seed_pooled_test && axes.size() == runs.size() && has_seed_group(axes);
+    fork_verdicts_section(out, *parent, runs, options.paired_test, options.select_by,
+                          by_configuration);
     fork_seed_verdicts_section(out, *parent, runs, axes, options.seed_pooled_test,
                                options.select_by);
   }

@@ -99,6 +99,12 @@ std::vector<SeedGroup> seed_groups(const std::vector<std::map<std::string, std::
   return groups;
 }
 
+bool has_seed_group(const std::vector<std::map<std::string, std::string>>& axes) {
+  for (const auto& g : seed_groups(axes))
+    if (g.runs.size() >= 2) return true;
+  return false;
+}
+
 void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
                                 const std::vector<db::RunRecord>& runs,
                                 const std::vector<std::map<std::string, std::string>>& axes,
@@ -118,13 +124,22 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   }
   const PairedTestResult& first = results.front();
   out << "### The configurations over their seeds\n\n";
+  const int chosen = configuration_chosen_on_validation(runs, groups, select_by);
   if (p.empty()) {
     out << "No test of a configuration's " << paired_metric_words(first)
-        << " over its seeds: " << first.why_not << ".\n\n";
+        << " over its seeds: " << first.why_not << ".";
+    if (chosen >= 0)
+      out << " A choice on validation takes "
+          << (groups[static_cast<size_t>(chosen)].label.empty()
+                  ? "(no axis)"
+                  : groups[static_cast<size_t>(chosen)].label)
+          << " (the "
+          << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
+          << " mean final " << select_by << " over its seeds).";
+    out << "\n\n";
     return;
   }
   const std::vector<double> holm = holm_adjust(p);
-  const int chosen = configuration_chosen_on_validation(runs, groups, select_by);
   size_t window = 0;  // a language model's cut text: the flat-top window C was estimated over
   for (const auto& r : results)
     if (r.pooled) window = std::max(window, r.pooled->lag_window);

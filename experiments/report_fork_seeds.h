@@ -26,6 +26,10 @@ struct SeedGroup {
 // dotted part is not "seed", in order of first appearance.
 std::vector<SeedGroup> seed_groups(const std::vector<std::map<std::string, std::string>>& axes);
 
+// Whether some configuration of the runs (their `axes`) has two runs or more: the section
+// below then speaks for it, and the choice on validation is a configuration's.
+bool has_seed_group(const std::vector<std::map<std::string, std::string>>& axes);
+
 // "### The configurations over their seeds" where some configuration of `runs` (forks of
 // `parent`) has two runs or more; nothing otherwise, or without `test`.
 void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,

@@ -48,7 +48,7 @@ BlockRange blocks_of(const std::vector<PairedTestResult>& results) {
 
 void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
                            const std::vector<db::RunRecord>& runs, const PairedTester& test,
-                           const std::string& select_by) {
+                           const std::string& select_by, bool by_configuration) {
   if (runs.empty() || !test) return;
   std::vector<PairedTestResult> results;
   std::vector<double> p;
@@ -71,7 +71,7 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     return;
   }
   const std::vector<double> holm = holm_adjust(p);
-  const int chosen = chosen_on_validation(runs, select_by);
+  const int chosen = by_configuration ? -1 : chosen_on_validation(runs, select_by);
   out << "Each run's " << paired_metric_words(*first) << " against the parent's (run " << parent.id
       << ", " << paired_score(*first, first->test->baseline.score)
       << "), paired bootstrap resampling of "
@@ -85,6 +85,10 @@ void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
         << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
         << " final " << select_by
         << ") -- the rescue to report; one chosen by these test verdicts would overstate it.";
+  if (by_configuration)
+    out << " Runs that differ only in their seed are one configuration: a choice on validation "
+           "takes a configuration (marked in \"The configurations over their seeds\" below), "
+           "not the best of its seeds.";
   out << "\n\n";
   TextTable table;
   table.header = {"run",      "name",   paired_metric_words(*first), "difference [95 %]", "p",

@@ -19,10 +19,13 @@ namespace fathom::experiments {
 constexpr double kForkVerdictAlpha = 0.05;
 
 // "## Against the parent" for `runs`, forks of `parent`; where no run could be tested (no
-// stored hypotheses or segment NLL), one sentence saying why.
+// stored hypotheses or segment NLL), one sentence saying why. The run a choice on validation
+// takes is marked, unless `by_configuration`: runs that differ only in their seed are one
+// configuration, the choice is a configuration's (report_fork_seeds.h marks it), and marking
+// the best of its seeds would be a choice on one seed's luck.
 void fork_verdicts_section(std::ostream& out, const db::RunRecord& parent,
                            const std::vector<db::RunRecord>& runs, const PairedTester& test,
-                           const std::string& select_by);
+                           const std::string& select_by, bool by_configuration = false);
 
 // One fork's test against its parent, for its own report: "Test BLEU against the parent, ...:
 // 32.50 vs 30.00, difference +2.50 [0.31, 4.62], p = 0.012." or why there is none.

@@ -266,6 +266,15 @@ TEST(ReportFork, AForkSweepsRunsAreTestedAgainstTheParentWithHolm) {
       << text;
   // The diverged run's lower valid_loss is no choice: the finished run with the lowest is.
   EXPECT_NE(text.find("(lowest final valid_loss)"), std::string::npos) << text;
+  // Runs that are seeds of one configuration: no run is marked, the choice is left to the
+  // configurations.
+  std::ostringstream by_configuration;
+  experiments::fork_verdicts_section(by_configuration, *store.find_run(std::to_string(parent)),
+                                     runs, test, "valid_loss", true);
+  EXPECT_EQ(by_configuration.str().find("\\*"), std::string::npos) << by_configuration.str();
+  EXPECT_NE(by_configuration.str().find("a choice on validation takes a configuration"),
+            std::string::npos)
+      << by_configuration.str();
   // A fork's own report says its one test (every draw scores 100 against 0).
   const db::RunRecord base = *store.find_run(std::to_string(parent));
   EXPECT_EQ(experiments::fork_test_sentence(test(base, runs[1])),

@@ -174,4 +174,31 @@ TEST(ForkSeedVerdicts, NothingWhereEveryConfigurationHasOneSeed) {
   EXPECT_FALSE(asked);
 }
 
+// No configuration could be tested (the runs kept no files): the section still says which
+// configuration a choice on validation takes -- the runs' table above marks none, leaving the
+// choice to the configurations -- and has_seed_group tells the report so.
+TEST(ForkSeedVerdicts, UntestedConfigurationsStillNameTheChoiceOnValidation) {
+  // lr=1: mean valid_loss (2.8 + 3.0) / 2 = 2.9; lr=2: (2.7 + 3.3) / 2 = 3.0, though its
+  // seed 1 (2.7) is the best single run.
+  const std::vector<db::RunRecord> runs = {run(2, 2.8), run(3, 2.7), run(4, 3.0), run(5, 3.3)};
+  const std::vector<Axes> axes = {{{"train.lr", "1"}, {"train.seed", "1"}},
+                                  {{"train.lr", "2"}, {"train.seed", "1"}},
+                                  {{"train.lr", "1"}, {"train.seed", "2"}},
+                                  {{"train.lr", "2"}, {"train.seed", "2"}}};
+  EXPECT_TRUE(experiments::has_seed_group(axes));
+  EXPECT_FALSE(experiments::has_seed_group({{{"train.lr", "1"}}, {{"train.lr", "2"}}}));
+  const experiments::SeedPooledTester test = [](const db::RunRecord&,
+                                                const std::vector<db::RunRecord>&) {
+    experiments::PairedTestResult r;
+    r.why_not = "run 2 has no stored test hypotheses";
+    return r;
+  };
+  std::ostringstream out;
+  experiments::fork_seed_verdicts_section(out, run(1, 3.0), runs, axes, test, "valid_loss");
+  EXPECT_NE(out.str().find("run 2 has no stored test hypotheses. A choice on validation takes "
+                           "train.lr=1 (the lowest mean final valid_loss over its seeds)."),
+            std::string::npos)
+      << out.str();
+}
+
 }  // namespace test_report_fork_seeds
