@@ -307,6 +307,20 @@ std::set<std::string> axes_section(std::ostream& out,
   return listed;
 }
 
+// A fork sweep's runs and configurations against their parent.
+void fork_sweep_sections(std::ostream& out, const db::RunRecord& parent,
+                         const std::vector<db::RunRecord>& runs,
+                         const std::vector<std::map<std::string, std::string>>& axes,
+                         const ReportOptions& options) {
+  out << "\n";
+  // Seeds of one configuration: the choice on validation is the configuration's.
+  const bool by_configuration =
+      options.seed_pooled_test && axes.size() == runs.size() && has_seed_group(axes);
+  fork_verdicts_section(out, parent, runs, options.paired_test, options.select_by,
+                        by_configuration);
+  fork_seed_verdicts_section(out, parent, runs, axes, options.seed_pooled_test, options.select_by);
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
                          const SweepRuns& selected, const ReportOptions& options) {
   const std::vector<db::RunRecord>& runs = selected.runs;
@@ -341,16 +355,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   const std::set<std::string> listed = axes_section(out, axes);
   out << "\n## Runs\n\n";
   runs_table(out, runs, options.metrics);
-  if (parent) {
-    out << "\n";
-    // Seeds of one configuration: the choice on validation is the configuration's.
-    const bool by_configuration =
-        options.seed_pooled_test && axes.size() == runs.size() && has_seed_group(axes);
-    fork_verdicts_section(out, *parent, runs, options.paired_test, options.select_by,
-                          by_configuration);
-    fork_seed_verdicts_section(out, *parent, runs, axes, options.seed_pooled_test,
-                               options.select_by);
-  }
+  if (parent) fork_sweep_sections(out, *parent, runs, axes, options);
 
   if (!groups.empty()) {
     out << "\n## Tables\n\n";
