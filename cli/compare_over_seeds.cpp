@@ -8,6 +8,7 @@
 #include "base/config/seed_key.h"
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
+#include "experiments/paired_test.h"
 
 namespace fathom::cli {
 namespace {
@@ -138,7 +139,7 @@ void print_over_seeds(std::ostream& out, const OverSeeds& o,
     const auto sign = [digits](double v) { return (v > 0 ? "+" : "") + decimals(v, digits); };
     out << "- test " << score << ": mean " << decimals(t->mean_a, digits) << " vs "
         << decimals(t->mean_b, digits) << ", difference " << sign(t->difference) << " ["
-        << sign(t->low) << ", " << sign(t->high) << "], p = " << decimals(t->p, 4) << "\n";
+        << sign(t->low) << ", " << sign(t->high) << "], " << experiments::p_in_words(t->p) << "\n";
   };
   line("BLEU", o.bleu, o.bleu_why_not, 2);
   line("perplexity", o.perplexity, o.perplexity_why_not, 3);

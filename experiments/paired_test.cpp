@@ -19,9 +19,17 @@ std::string paired_score(const PairedTestResult& result, double value, bool sign
 }
 
 std::string paired_p(double p) {
+  // A bootstrap's p is at least 1 / (draws + 1); a generalised t test's can be far below what
+  // four decimals show, and "0.0000" would read as impossible.
+  if (p < 0.0001) return "< 0.0001";
   char text[32];
   std::snprintf(text, sizeof text, "%.4f", p);
   return text;
+}
+
+std::string p_in_words(double p) {
+  const std::string text = paired_p(p);
+  return text[0] == '<' ? "p " + text : "p = " + text;
 }
 
 BlockRange block_range(const std::vector<PairedBootstrap>& tests) {

@@ -33,8 +33,10 @@ struct PairedTestResult {
 std::string paired_metric_words(const PairedTestResult& result);
 // BLEU with two decimals, perplexity with three: a score or difference as reports write it.
 std::string paired_score(const PairedTestResult& result, double value, bool sign = false);
-// A p-value as reports write it: four decimals.
+// A p-value as reports write it: four decimals, "< 0.0001" below them.
 std::string paired_p(double p);
+// The same in a sentence: "p = 0.0123", "p < 0.0001".
+std::string p_in_words(double p);
 
 // `system` against `baseline` on the test set both were scored on.
 using PairedTester =

@@ -124,7 +124,7 @@ std::string fork_test_sentence(const PairedTestResult& result) {
          resampled_segments(result.segments, result.segments_are, blocks) + " (" +
          resampling_citation(t.samples, blocks) + "): " + paired_score(result, t.system.score) +
          " vs " + paired_score(result, t.baseline.score) + ", difference " +
-         difference_with_interval(result) + ", p = " + paired_p(t.p) + ".";
+         difference_with_interval(result) + ", " + p_in_words(t.p) + ".";
 }
 
 }  // namespace fathom::experiments

@@ -15,6 +15,7 @@
 #include "base/metrics/perplexity_bootstrap.h"
 #include "db/fork_tags.h"
 #include "db/store.h"
+#include "experiments/paired_test.h"
 #include "experiments/report.h"
 #include "experiments/report_fork.h"
 #include "experiments/report_fork_verdicts.h"
@@ -387,6 +388,17 @@ TEST(ReportFork, TestsDrawnInCircularBlocksSayHowLong) {
                 .find("resampling of 400 sequences in circular blocks of " +
                       std::to_string(longer) + " neighbours"),
             std::string::npos);
+}
+
+// A p-value four decimals cannot show (the generalised t test's can be 1e-9) reads as an
+// inequality, never "0.0000"; in a sentence "p < 0.0001", else "p = 0.0123".
+TEST(PairedP, BelowFourDecimalsItIsAnInequality) {
+  EXPECT_EQ(experiments::paired_p(0.01234), "0.0123");
+  EXPECT_EQ(experiments::paired_p(0.0001), "0.0001");
+  EXPECT_EQ(experiments::paired_p(0.0000999), "< 0.0001");
+  EXPECT_EQ(experiments::paired_p(0), "< 0.0001");
+  EXPECT_EQ(experiments::p_in_words(0.5), "p = 0.5000");
+  EXPECT_EQ(experiments::p_in_words(3e-9), "p < 0.0001");
 }
 
 }  // namespace test_report_fork
