@@ -11,7 +11,9 @@
 // better by 2.8 true standard errors of the mean difference (80 % power for a test that knew
 // the variance). Then, for independent segments, two configurations of k seeds each, each with
 // its own strengths on the text (what a test set's draw favours): the bootstrap pooled over seed
-// pairs, Welch over the seeds, and Fathom's test over both (seed_arms_perplexity).
+// pairs, Welch over the seeds, and Fathom's test over both (seed_arms_perplexity); and the same
+// where each seed gives both arms a shared part, unpaired against paired by seed
+// (seed_paired_perplexity).
 //   bench_seed_pooled_size [seeds=2,3,5] [seed_sd_per_mille=0,2,5,10] [replications=1000]
 //                          [segments=300] [phi_percent=0]
 // Run by hand (never in ctest): about 5 s a row at the defaults.
@@ -79,27 +81,40 @@ void test_once(size_t n, size_t k, double seed_sd, double phi, double better, ui
 
 // Two configurations of k seeds each on one text, the row better by `better`: the bootstrap
 // pooled over seed pairs, Welch over the seeds, and Fathom's test over seeds and sentences.
+// One text two configurations are scored on: each segment's hardness and each configuration's
+// own strengths on it (what the test set's draw favours). The distributions are the caller's,
+// so a simulation draws its numbers in one sequence.
+struct TwoArmText {
+  std::vector<double> hardness, row_taste, versus_taste;
+  TwoArmText(size_t n, std::mt19937_64& rng, std::normal_distribution<double>& hard,
+             std::normal_distribution<double>& own)
+      : hardness(n), row_taste(n), versus_taste(n) {
+    for (size_t i = 0; i < n; ++i) {
+      hardness[i] = hard(rng);
+      row_taste[i] = own(rng);
+      versus_taste[i] = own(rng);
+    }
+  }
+  // A run of the configuration of `taste`, its seed's effect `a` nats a token.
+  std::vector<SegmentNll> run(const std::vector<double>& taste, double a, std::mt19937_64& rng,
+                              std::normal_distribution<double>& own) const {
+    std::vector<SegmentNll> s(hardness.size());
+    for (size_t i = 0; i < s.size(); ++i)
+      s[i] = {20 * (3 + hardness[i] + taste[i] + a + own(rng)), 20};
+    return s;
+  }
+};
+
 void arms_once(size_t n, size_t k, double seed_sd, double better, uint64_t seed, Rejections& out) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> hardness(0, 0.3), shift(0, seed_sd), own(0, kOwnSd);
-  // Each configuration's own strengths on the text: what the test set's draw favours.
-  std::vector<double> h(n), taste_row(n), taste_versus(n);
-  for (size_t i = 0; i < n; ++i) {
-    h[i] = hardness(rng);
-    taste_row[i] = own(rng);
-    taste_versus[i] = own(rng);
-  }
+  const TwoArmText text(n, rng, hardness, own);
   const auto arm = [&](const std::vector<double>& taste, double by) {
     std::vector<std::vector<SegmentNll>> runs;
-    for (size_t j = 0; j < k; ++j) {
-      const double a = shift(rng) - by;
-      std::vector<SegmentNll> s(n);
-      for (size_t i = 0; i < n; ++i) s[i] = {20 * (3 + h[i] + taste[i] + a + own(rng)), 20};
-      runs.push_back(s);
-    }
+    for (size_t j = 0; j < k; ++j) runs.push_back(text.run(taste, shift(rng) - by, rng, own));
     return runs;
   };
-  const auto row = arm(taste_row, better), versus = arm(taste_versus, 0);
+  const auto row = arm(text.row_taste, better), versus = arm(text.versus_taste, 0);
   std::vector<NllPair> pairs;
   std::vector<double> row_ppl, versus_ppl;
   for (size_t j = 0; j < k; ++j) {
@@ -144,6 +159,57 @@ void arms_table(const std::vector<long>& seed_counts, const std::vector<long>& s
     }
 }
 
+// Two configurations whose k seeds each give both arms a shared part (the same
+// initialisation and data order): a seed's effect on the row's run is corr x its effect on the
+// versus run + sqrt(1 - corr^2) x its own, both of sd seed_sd. Rejections of the unpaired test
+// and of the test paired by seed (seed_paired_perplexity).
+struct PairedRejections {
+  int unpaired = 0, paired = 0;
+};
+
+void paired_once(size_t n, size_t k, double seed_sd, double corr, double better, uint64_t seed,
+                 PairedRejections& out) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> hardness(0, 0.3), shift(0, seed_sd), own(0, kOwnSd);
+  const TwoArmText text(n, rng, hardness, own);
+  std::vector<std::vector<SegmentNll>> row, versus;
+  for (size_t j = 0; j < k; ++j) {
+    const double common = shift(rng);
+    versus.push_back(text.run(text.versus_taste, common, rng, own));
+    const double a = corr * common + std::sqrt(1 - corr * corr) * shift(rng) - better;
+    row.push_back(text.run(text.row_taste, a, rng, own));
+  }
+  out.unpaired += seed_arms_perplexity(row, versus).p < 0.05;
+  out.paired += seed_paired_perplexity(row, versus).p < 0.05;
+}
+
+void paired_table(const std::vector<long>& seed_counts, long replications, size_t n) {
+  std::printf(
+      "\ntwo configurations whose seeds share a part (corr), seed_sd 0.010: unpaired against "
+      "paired by seed\n%5s %5s | %-17s | %s\n",
+      "seeds", "corr", "size: unpaired paired", "power: unpaired paired");
+  const double seed_sd = 0.010;
+  for (long k : seed_counts)
+    for (double corr : {0.0, 0.5, 0.9}) {
+      const double kd = static_cast<double>(k);
+      const double segment = kOwnSd * kOwnSd / static_cast<double>(n);
+      // Var(d) unpaired: 2 seed parts, each run's own error, the tastes' difference.
+      const double better =
+          2.8 * std::sqrt(2 * seed_sd * seed_sd / kd + 2 * segment / kd + 2 * segment);
+      PairedRejections null, alternative;
+      for (long r = 0; r < replications; ++r) {
+        paired_once(n, static_cast<size_t>(k), seed_sd, corr, 0, 31000 + static_cast<uint64_t>(r),
+                    null);
+        paired_once(n, static_cast<size_t>(k), seed_sd, corr, better,
+                    810000 + static_cast<uint64_t>(r), alternative);
+      }
+      const double reps = static_cast<double>(replications);
+      std::printf("%5ld %5.1f | %8.3f %6.3f    | %8.3f %6.3f\n", k, corr, null.unpaired / reps,
+                  null.paired / reps, alternative.unpaired / reps, alternative.paired / reps);
+      std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
@@ -181,7 +247,10 @@ int bench_main(int argc, char** argv) {
       std::printf("\n");
       std::fflush(stdout);
     }
-  if (phi == 0) arms_table(seed_counts, spreads, replications, n);
+  if (phi == 0) {
+    arms_table(seed_counts, spreads, replications, n);
+    paired_table(seed_counts, replications, n);
+  }
   std::printf("(size's Monte Carlo standard error at 0.05: %.3f)\n",
               std::sqrt(0.05 * 0.95 / static_cast<double>(replications)));
   return 0;

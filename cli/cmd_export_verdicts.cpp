@@ -26,7 +26,7 @@ struct VerdictArgs {
   std::string sweep, rows, cols, metrics, agg = "mean", value = "final", select_by = "valid_loss",
                                           where, format = "md", out;
   std::vector<std::string> versus;
-  bool select_on_test = false, paired_bootstrap = false;
+  bool select_on_test = false, paired_bootstrap = false, pair_seeds = false;
   double alpha = 0.05, power = 0.8;
   int digits = 3, samples = 1000;
   std::uint64_t seed = 12345;
@@ -53,7 +53,7 @@ void export_verdicts(const VerdictArgs& a, const GlobalOptions& global) {
                  a.out, "(" + std::to_string(family.tests.size()) + " tests)");
     return;
   }
-  const TestSetOptions options{a.samples, a.seed};
+  const TestSetOptions options{a.samples, a.seed, a.pair_seeds};
   const std::vector<TestSetVerdict> over_set =
       verdicts_over_test_set(family, store, resolve_store_paths(global), options);
   const std::string text =
@@ -104,6 +104,11 @@ void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& global) {
                 "evaluation set, pooled over the seeds both arms share, and the test over every "
                 "seed of both arms and the test set (Holm-adjusted over the family), from the "
                 "runs' stored hypotheses or segment NLL");
+  cmd->add_flag("--pair-seeds", a->pair_seeds,
+                "with --paired-bootstrap: the test over seeds and sentences on the seeds both "
+                "arms have, paired by seed (each seed gives both arms the same initialisation "
+                "and data order); choose it before seeing the results")
+      ->needs("--paired-bootstrap");
   cmd->add_option("--samples", a->samples, "bootstrap draws (default 1000)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", a->seed, "the draws' seed (default 12345)");

@@ -45,8 +45,9 @@ using SeedsTest =
 
 // Runs `test` where both arms have runs and one has two, turning a refusal into why not.
 std::string seeds_test_or_why(const std::vector<db::RunRecord>& row,
-                              const std::vector<db::RunRecord>& versus,
+                              const std::vector<db::RunRecord>& versus, bool paired,
                               const std::function<void()>& test) {
+  if (paired && row.size() < 2) return "fewer than two seeds in common";
   if (row.empty() || versus.empty() || (row.size() < 2 && versus.size() < 2))
     return "fewer than two seeds";
   try {
@@ -69,25 +70,32 @@ SeedsTest seeds_bleu(const db::Store& store, const db::StorePaths& paths, const 
                             const std::vector<db::RunRecord>& versus, SeedArmsTest& result) {
     const PairedInput in = paired_input(store, paths, both_arms(row, versus));
     if (!in.why_not.empty()) return in.why_not;
-    return seeds_test_or_why(row, versus, [&] {
+    return seeds_test_or_why(row, versus, o.pair_seeds, [&] {
       const auto split = in.hypotheses.begin() + static_cast<std::ptrdiff_t>(row.size());
-      result = seed_arms_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
-                              in.references, o.samples, o.seed);
+      result = o.pair_seeds
+                   ? seed_paired_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
+                                      in.references, o.samples, o.seed)
+                   : seed_arms_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
+                                    in.references, o.samples, o.seed);
     });
   };
 }
 
 SeedsTest seeds_perplexity(const db::Store& store, const db::StorePaths& paths,
-                           const std::string& split) {
-  return [&store, paths, split](const std::vector<db::RunRecord>& row,
-                                const std::vector<db::RunRecord>& versus, SeedArmsTest& result) {
+                           const std::string& split, bool pair_seeds) {
+  return [&store, paths, split, pair_seeds](const std::vector<db::RunRecord>& row,
+                                            const std::vector<db::RunRecord>& versus,
+                                            SeedArmsTest& result) {
     const std::vector<db::RunRecord> runs = both_arms(row, versus);
     const NllInput in = segment_nll_input(store, paths, runs, split);
     if (!in.why_not.empty()) return in.why_not;
-    return seeds_test_or_why(row, versus, [&] {
+    return seeds_test_or_why(row, versus, pair_seeds, [&] {
       const auto middle = in.segments.begin() + static_cast<std::ptrdiff_t>(row.size());
-      result = seed_arms_perplexity({in.segments.begin(), middle}, {middle, in.segments.end()},
-                                    evaluation_segments(runs.front()).order);
+      const SegmentOrder order = evaluation_segments(runs.front()).order;
+      result = pair_seeds ? seed_paired_perplexity({in.segments.begin(), middle},
+                                                   {middle, in.segments.end()}, order)
+                          : seed_arms_perplexity({in.segments.begin(), middle},
+                                                 {middle, in.segments.end()}, order);
     });
   };
 }
@@ -149,7 +157,10 @@ std::string markdown_row(const experiments::VerdictTest& t, const TestSetVerdict
            ", " + signed_number(v.pooled->difference_high) + "] | " +
            (v.perplexity ? std::to_string(v.pooled->block_length) + " | " : "") +
            experiments::paired_p(v.pooled->p) + " | ";
-  row += std::to_string(v.row_seeds) + "/" + std::to_string(v.versus_seeds) + " | ";
+  row += (v.over_seeds && v.over_seeds->paired_by_seed
+              ? std::to_string(v.row_seeds) + " paired"
+              : std::to_string(v.row_seeds) + "/" + std::to_string(v.versus_seeds)) +
+         " | ";
   if (!v.over_seeds) return row + "- | " + v.over_seeds_why_not + " | - | - |\n";
   return row + "[" + signed_number(v.over_seeds->low) + ", " + signed_number(v.over_seeds->high) +
          "] | " + experiments::paired_p(v.over_seeds->p) + " | " +
@@ -165,15 +176,23 @@ const char* const kOverSeedsNote =
     "configurations rather than these runs";
 
 TestSetVerdict test_over_set(const experiments::VerdictTest& t, const db::Store& store,
-                             const PooledTest& pooled, const SeedsTest& over_seeds) {
+                             const PooledTest& pooled, const SeedsTest& over_seeds, bool paired) {
   TestSetVerdict v;
   const std::vector<db::RunRecord> pairs = runs_paired_by_seed(t, store);
   v.seeds_paired = pairs.size() / 2;
   PairedBootstrap r;
   v.pooled_why_not = pairs.empty() ? "no seed in common" : pooled(pairs, r);
   if (v.pooled_why_not.empty()) v.pooled = r;
-  const std::vector<db::RunRecord> row = arm_runs(t.row_runs, store),
-                                   versus = arm_runs(t.versus_runs, store);
+  std::vector<db::RunRecord> row, versus;
+  if (paired)  // the seeds both arms have, in one order
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      versus.push_back(pairs[i]);
+      row.push_back(pairs[i + 1]);
+    }
+  else {
+    row = arm_runs(t.row_runs, store);
+    versus = arm_runs(t.versus_runs, store);
+  }
   v.row_seeds = row.size();
   v.versus_seeds = versus.size();
   SeedArmsTest seeds;
@@ -204,11 +223,12 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
     std::optional<TestSetVerdict> v;
     if (t.metric.find("bleu") != std::string::npos)
       v = test_over_set(t, store, pooled_bleu(store, paths, options),
-                        seeds_bleu(store, paths, options));
+                        seeds_bleu(store, paths, options), options.pair_seeds);
     for (const std::string split : {"valid", "test"})
       if (t.metric == split + "_ppl") {
         v = test_over_set(t, store, pooled_perplexity(store, paths, options, split),
-                          seeds_perplexity(store, paths, split));
+                          seeds_perplexity(store, paths, split, options.pair_seeds),
+                          options.pair_seeds);
         v->perplexity = true;
       }
     if (!v) continue;
@@ -265,7 +285,13 @@ std::string test_set_verdicts_markdown(const experiments::VerdictFamily& family,
             ppl_rows;
   if (text.empty()) return "";
   return text + "\n*" + std::to_string(options.samples) + " draws, seed " +
-         std::to_string(options.seed) + "*\n";
+         std::to_string(options.seed) +
+         (options.pair_seeds
+              ? "; over seeds and sentences paired by seed (`--pair-seeds`): each seed's "
+                "difference row - versus, so what a seed gives both arms cancels, on k - 1 "
+                "degrees of freedom"
+              : "") +
+         "*\n";
 }
 
 experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictFamily& family,
@@ -274,8 +300,9 @@ experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictF
   out.header =
       "seeds_paired,pooled_difference,pooled_low,pooled_high,pooled_block,pooled_p,"
       "pooled_why_not,seeds_row,seeds_versus,over_seeds_difference,over_seeds_low,"
-      "over_seeds_high,over_seeds_p,over_seeds_p_holm,over_seeds_decided,over_seeds_why_not";
-  const std::string none(15, ',');  // 16 empty fields
+      "over_seeds_high,over_seeds_p,over_seeds_p_holm,over_seeds_decided,over_seeds_paired,"
+      "over_seeds_why_not";
+  const std::string none(16, ',');  // 17 empty fields
   out.cells.assign(family.tests.size(), none);
   for (const auto& v : verdicts) {
     std::string row = std::to_string(v.seeds_paired) + ",";
@@ -290,9 +317,10 @@ experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictF
       row += csv_number(v.over_seeds->difference) + "," + csv_number(v.over_seeds->low) + "," +
              csv_number(v.over_seeds->high) + "," + csv_number(v.over_seeds->p) + "," +
              csv_number(v.over_seeds_holm) + "," +
-             (v.over_seeds_holm < family.alpha ? "true" : "false") + ",";
+             (v.over_seeds_holm < family.alpha ? "true" : "false") + "," +
+             (v.over_seeds->paired_by_seed ? "true" : "false") + ",";
     else
-      row += ",,,,,," + csv_field(v.over_seeds_why_not);
+      row += ",,,,,,," + csv_field(v.over_seeds_why_not);
     out.cells[v.test] = row;
   }
   return out;

@@ -21,6 +21,10 @@ namespace fathom::cli {
 struct TestSetOptions {
   int samples = 1000;     // bootstrap draws
   uint64_t seed = 12345;  // the draws' seed
+  // The test over seeds and sentences on the seeds both arms have, paired by seed
+  // (seed_paired_test): chosen before the results are seen, where each seed gives both arms
+  // the same initialisation and data order.
+  bool pair_seeds = false;
 };
 
 // One verdict test's tests over its evaluation set.
@@ -29,8 +33,8 @@ struct TestSetVerdict {
   bool perplexity = false;  // valid_ppl or test_ppl (else BLEU)
   size_t seeds_paired = 0;  // seeds both arms have
   std::optional<PairedBootstrap> pooled;
-  std::string pooled_why_not;  // where `pooled` is absent
-  size_t row_seeds = 0, versus_seeds = 0;
+  std::string pooled_why_not;              // where `pooled` is absent
+  size_t row_seeds = 0, versus_seeds = 0;  // with pair_seeds: the pairs, both
   std::optional<SeedArmsTest> over_seeds;  // row - versus
   std::string over_seeds_why_not;
   // over_seeds' p, Holm-adjusted over the family's m tests (a test without one counts p = 1).

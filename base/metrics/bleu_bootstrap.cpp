@@ -86,6 +86,42 @@ SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
   return seed_arms_test(whole_a, whole_b, arms_error_of_draws(draws, a.size()));
 }
 
+SeedArmsTest seed_paired_bleu(const std::vector<std::vector<std::string>>& a,
+                              const std::vector<std::vector<std::string>>& b,
+                              const std::vector<std::string>& references, int samples,
+                              uint64_t seed) {
+  if (a.size() != b.size() || a.size() < 2)
+    throw std::invalid_argument("seed-paired test of BLEU: " + std::to_string(a.size()) + " and " +
+                                std::to_string(b.size()) + " runs, not two pairs or more");
+  if (samples < 2) throw std::invalid_argument("seed test of BLEU: fewer than two draws");
+  std::vector<SegmentBleuStats> stats_a, stats_b;
+  std::vector<double> whole_a, whole_b;
+  for (size_t j = 0; j < a.size(); ++j) {
+    for (const auto* hyps : {&a[j], &b[j]})
+      if (hyps->size() != references.size())
+        throw std::invalid_argument("seed test of BLEU: pair " + std::to_string(j + 1) + " has " +
+                                    std::to_string(hyps->size()) + " hypotheses for " +
+                                    std::to_string(references.size()) + " references");
+    stats_a.emplace_back(a[j], references);
+    stats_b.emplace_back(b[j], references);
+    whole_a.push_back(bleu_from_stats(stats_a.back().whole()).score);
+    whole_b.push_back(bleu_from_stats(stats_b.back().whole()).score);
+  }
+  std::mt19937_64 random(seed);
+  std::vector<size_t> drawn(references.size());
+  std::vector<uint32_t> times(references.size());
+  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
+                                         std::vector<double>(a.size()));
+  for (auto& draw : draws) {
+    draw_segments(drawn, 1, random);
+    count_draws(drawn, times);
+    for (size_t j = 0; j < a.size(); ++j)
+      draw[j] = bleu_from_stats(stats_a[j].drawn(times)).score -
+                bleu_from_stats(stats_b[j].drawn(times)).score;
+  }
+  return seed_paired_test(whole_a, whole_b, test_set_error_of_draws(draws));
+}
+
 SeedPooledTest seed_pooled_bleu(const std::vector<std::string>& baseline,
                                 const std::vector<std::vector<std::string>>& systems,
                                 const std::vector<std::string>& references, int samples,

@@ -51,4 +51,12 @@ SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
                             const std::vector<std::string>& references, int samples = 1000,
                             uint64_t seed = 12345);
 
+// Two configurations paired by seed (seed_paired_test): a[j] and b[j] are one seed's runs; the
+// test set's error of each seed's difference from the same `samples` draws of sentences.
+// std::invalid_argument with fewer than two pairs or a file of another length.
+SeedArmsTest seed_paired_bleu(const std::vector<std::vector<std::string>>& a,
+                              const std::vector<std::vector<std::string>>& b,
+                              const std::vector<std::string>& references, int samples = 1000,
+                              uint64_t seed = 12345);
+
 }  // namespace fathom

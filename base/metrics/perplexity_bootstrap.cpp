@@ -186,6 +186,35 @@ SeedArmsTest seed_arms_perplexity(const std::vector<std::vector<SegmentNll>>& a,
   return t;
 }
 
+SeedArmsTest seed_paired_perplexity(const std::vector<std::vector<SegmentNll>>& a,
+                                    const std::vector<std::vector<SegmentNll>>& b,
+                                    SegmentOrder order) {
+  if (a.size() != b.size() || a.size() < 2)
+    throw std::invalid_argument("seed-paired test of perplexity: " + std::to_string(a.size()) +
+                                " and " + std::to_string(b.size()) +
+                                " runs, not two pairs or more");
+  for (size_t j = 0; j < a.size(); ++j) check_pairs({NllPair{a.front(), a[j]}, {a.front(), b[j]}});
+  const size_t n = a.front().size();
+  std::vector<std::vector<double>> influence;
+  std::vector<double> whole_a, whole_b, mean(n, 0.0);
+  for (size_t j = 0; j < a.size(); ++j) {
+    std::vector<double> psi = perplexity_influence(a[j]);
+    const std::vector<double> of_b = perplexity_influence(b[j]);
+    for (size_t k = 0; k < n; ++k) {
+      psi[k] -= of_b[k];
+      mean[k] += psi[k] / static_cast<double>(a.size());
+    }
+    influence.push_back(std::move(psi));
+    whole_a.push_back(corpus_perplexity(a[j]));
+    whole_b.push_back(corpus_perplexity(b[j]));
+  }
+  const size_t width = order == SegmentOrder::serial ? flat_top_width(mean) : 0;
+  SeedArmsTest t =
+      seed_paired_test(whole_a, whole_b, test_set_error_of_influence(influence, width));
+  t.lag_window = width;
+  return t;
+}
+
 SeedPooledTest seed_pooled_perplexity(const std::vector<SegmentNll>& baseline,
                                       const std::vector<std::vector<SegmentNll>>& systems,
                                       SegmentOrder order) {

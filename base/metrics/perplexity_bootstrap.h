@@ -77,6 +77,13 @@ SeedArmsTest seed_arms_perplexity(const std::vector<std::vector<SegmentNll>>& a,
                                   const std::vector<std::vector<SegmentNll>>& b,
                                   SegmentOrder order = SegmentOrder::independent);
 
+// Two configurations paired by seed (seed_paired_test) on test perplexity: a[j] and b[j] one
+// seed's runs; each seed's difference's influence a_j's minus b_j's, over the flat-top window
+// their mean chooses where `order` is serial.
+SeedArmsTest seed_paired_perplexity(const std::vector<std::vector<SegmentNll>>& a,
+                                    const std::vector<std::vector<SegmentNll>>& b,
+                                    SegmentOrder order = SegmentOrder::independent);
+
 // The file a run keeps them in (test.nll, the `test_nll` artifact): a header line
 // "nll<TAB>tokens", then one line a segment, in the split's order. The reader's errors name the
 // file, the line and the field.

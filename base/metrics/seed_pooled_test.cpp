@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "base/metrics/block_length.h"
@@ -245,6 +246,32 @@ SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& syst
   arms.of_difference = error.of_mean;
   arms.unshared_a = unshared(error.of_each, error.of_mean, systems.size());
   return as_pooled(seed_arms_test(systems, {baseline}, arms));
+}
+
+SeedArmsTest seed_paired_test(const std::vector<double>& a, const std::vector<double>& b,
+                              const TestSetError& error) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("seed-paired test: " + std::to_string(a.size()) + " and " +
+                                std::to_string(b.size()) + " runs do not pair");
+  if (a.size() < 2) throw std::invalid_argument("seed-paired test: fewer than two pairs");
+  std::vector<double> differences;
+  for (size_t j = 0; j < a.size(); ++j) differences.push_back(a[j] - b[j]);
+  const SeedPooledTest paired = seed_pooled_test(0, differences, error);
+  SeedArmsTest t;
+  t.seeds_a = t.seeds_b = a.size();
+  const SampleSummary of_a = summarize(a), of_b = summarize(b);
+  t.mean_a = of_a.mean;
+  t.mean_b = of_b.mean;
+  t.sd_a = of_a.std.value_or(0);
+  t.sd_b = of_b.std.value_or(0);
+  t.difference = paired.difference;
+  t.shared_se = paired.shared_se;
+  t.se = paired.se;
+  t.low = paired.low;
+  t.high = paired.high;
+  t.p = paired.p;
+  t.paired_by_seed = true;
+  return t;
 }
 
 SeedPooledTest as_pooled(const SeedArmsTest& arm) {

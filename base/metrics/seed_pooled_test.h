@@ -98,6 +98,7 @@ struct SeedArmsTest {
   double low = 0, high = 0;                       // the 95 % interval of the difference
   double p = 1;                                   // two-sided, of "the arms score the same"
   size_t lag_window = 0;                          // as SeedPooledTest's
+  bool paired_by_seed = false;                    // seed_paired_test's
 };
 // std::invalid_argument where an arm is empty or neither has two runs.
 SeedArmsTest seed_arms_test(const std::vector<double>& a, const std::vector<double>& b,
@@ -110,6 +111,18 @@ SeedPooledTest seed_pooled_test(double baseline, const std::vector<double>& syst
                                 const TestSetError& error);
 // The same read off a test of arm a (the seeds) against arm b of one run (the baseline).
 SeedPooledTest as_pooled(const SeedArmsTest& arms);
+
+// Two configurations whose runs are paired by seed -- a[j] and b[j] trained from the same seed,
+// so the same initialisation and data order where the arms differ only in what is compared --
+// tested on the seeds' differences D_j = a_j - b_j: what the seeds share cancels in each D_j
+// (Var(D) = Var(a) + Var(b) - 2 Cov(a, b)), at the price of k - 1 degrees of freedom instead of
+// about 2 (k - 1). `error` is the test set's error of the D_j (draws or influence of a_j's score
+// minus b_j's), the generalised test that of seed_pooled_test against a difference of 0. The
+// design is chosen before the results are seen (`--pair-seeds`), never by which p is smaller.
+// mean_a, mean_b, sd_a and sd_b describe the arms; se, low, high and p are the paired test's.
+// std::invalid_argument with fewer than two pairs or arms of unequal size.
+SeedArmsTest seed_paired_test(const std::vector<double>& a, const std::vector<double>& b,
+                              const TestSetError& error);
 
 // How many seeds would decide an inconclusive configuration: the k whose standard error
 // sqrt(s_d^2 / k + C) puts the observed difference (z_{1-alpha/2} + z_power) of them from 0

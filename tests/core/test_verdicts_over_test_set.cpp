@@ -1,7 +1,8 @@
 // `fathom export verdicts --paired-bootstrap` over a family of two tests (test BLEU and test
 // perplexity of one rate against another, two seeds each): the test over seeds and sentences
 // is Holm-adjusted over both -- checked against Holm worked by hand from the two raw p's the
-// library gives on the runs' stored files -- and the CSV carries the same numbers as columns.
+// library gives on the runs' stored files -- and the CSV carries the same numbers as columns;
+// `--pair-seeds` tests the seeds' differences instead (base/metrics/seed_pooled_test.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -138,6 +139,30 @@ TEST_F(VerdictsOverTestSet, TheTestOverSeedsIsHolmAdjustedOverTheFamilyAndExport
     ++rows;
   }
   EXPECT_EQ(rows, 2);
+
+  // --pair-seeds: the same tests on the seeds' differences, lr=0.001 against lr=0.005 seed by
+  // seed, as the library gives them on the same files.
+  const auto paired_bleu =
+      fathom::seed_paired_bleu({hyps.at("0.001/1"), hyps.at("0.001/2")},
+                               {hyps.at("0.005/1"), hyps.at("0.005/2")}, refs, 200, 12345);
+  const auto paired_ppl = fathom::seed_paired_perplexity({nll.at("0.001/1"), nll.at("0.001/2")},
+                                                         {nll.at("0.005/1"), nll.at("0.005/2")});
+  std::vector<std::string> paired_args = args;
+  paired_args.push_back("--pair-seeds");
+  const ProgramResult paired = fathom(paired_args);
+  ASSERT_EQ(paired.exit_code, 0) << paired.err;
+  for (const auto* t : {&paired_bleu, &paired_ppl}) {
+    std::snprintf(cells, sizeof cells, "| 2 paired | [%+.2f, %+.2f] | %.4f | ", t->low, t->high,
+                  t->p);
+    EXPECT_NE(paired.out.find(cells), std::string::npos) << cells << "\n" << paired.out;
+  }
+  EXPECT_NE(paired.out.find("paired by seed (`--pair-seeds`)"), std::string::npos) << paired.out;
+  // Without --paired-bootstrap there is nothing to pair: refused.
+  const ProgramResult alone =
+      fathom({"export", "verdicts", "--sweep", "v", "--rows", "train.lr", "--metrics", "test_bleu",
+              "--versus", "0.005", "--pair-seeds"});
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.err.find("--paired-bootstrap"), std::string::npos) << alone.err;
 }
 
 }  // namespace test_verdicts_over_test_set
