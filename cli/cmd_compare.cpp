@@ -46,7 +46,7 @@ struct CompareArgs {
   // two are tested over their seeds and the test set (base/metrics/seed_pooled_test.h).
   int baseline_runs = 0;
   // The same split by the runs' settings but the seed, where they are two configurations.
-  bool over_seeds = false;
+  bool over_seeds = false, pair_seeds = false;
 };
 
 std::string general(double v) {  // 5888, 2.4464, 0.0168
@@ -276,6 +276,9 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     }
 
   std::optional<OverSeeds> seeds;
+  if (a.pair_seeds && a.baseline_runs == 0 && !a.over_seeds)
+    throw InputError("fathom compare", 0, "--pair-seeds",
+                     "pairs the two configurations of --baseline-runs or --over-seeds; give one");
   if (a.baseline_runs > 0) {
     if (static_cast<size_t>(a.baseline_runs) >= runs.size() ||
         (a.baseline_runs < 2 && runs.size() - static_cast<size_t>(a.baseline_runs) < 2))
@@ -286,10 +289,10 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
     std::vector<size_t> first, rest;
     for (size_t i = 0; i < runs.size(); ++i)
       (i < static_cast<size_t>(a.baseline_runs) ? first : rest).push_back(i);
-    seeds = over_seeds(runs, paired, nll, {first, rest}, a.samples, a.seed);
+    seeds = over_seeds(runs, paired, nll, {first, rest}, a.samples, a.seed, a.pair_seeds);
   } else if (a.over_seeds) {
     seeds = over_seeds(runs, paired, nll, configurations_but_seed(differing, runs.size()),
-                       a.samples, a.seed);
+                       a.samples, a.seed, a.pair_seeds);
   }
   if (global.json) {
     nlohmann::json j = comparison_json(c);
@@ -326,6 +329,10 @@ void add_compare_command(CLI::App& app, GlobalOptions& global) {
                 "where the runs are two configurations (their settings but the seed), test "
                 "them over their seeds and the test set at once; the first run's is the baseline")
       ->excludes("--baseline-runs");
+  cmd->add_flag("--pair-seeds", a->pair_seeds,
+                "with --baseline-runs or --over-seeds: pair the two configurations' runs by "
+                "their train.seed and test the seeds' differences (each seed gives both the same "
+                "initialisation and data order); choose it before seeing the results");
   cmd->callback([a, &global] { compare(*a, global); });
 }
 

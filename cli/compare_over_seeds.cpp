@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "base/config/config_io.h"
 #include "base/config/seed_key.h"
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
@@ -30,6 +31,36 @@ std::string arms_or_why(
   } catch (const std::invalid_argument& e) {  // other tokenisations, other lengths
     return e.what();
   }
+  return "";
+}
+
+// Orders both arms by each run's train.seed so that position j is one seed's pair, or says why
+// they do not pair.
+std::string pair_by_seed(const std::vector<db::RunRecord>& runs, OverSeeds& o) {
+  std::map<uint64_t, size_t> baseline, system;
+  const auto seeds_of = [&runs](const std::vector<size_t>& arm, std::map<uint64_t, size_t>& out) {
+    for (size_t i : arm) {
+      const uint64_t s =
+          load_config_string(runs[i].config_yaml, run_label(runs[i]) + " config", "").train.seed;
+      if (!out.emplace(s, i).second)
+        return "two runs of one configuration have seed " + std::to_string(s);
+    }
+    return std::string();
+  };
+  if (std::string why = seeds_of(o.baseline, baseline); !why.empty()) return why;
+  if (std::string why = seeds_of(o.system, system); !why.empty()) return why;
+  o.baseline.clear();
+  o.system.clear();
+  for (const auto& [s, i] : baseline) {
+    const auto it = system.find(s);
+    if (it == system.end())
+      return run_label(runs[i]) + "'s seed " + std::to_string(s) + " has no run in the other";
+    o.baseline.push_back(i);
+    o.system.push_back(it->second);
+  }
+  if (o.system.size() != system.size()) return "the configurations' seeds differ";
+  if (o.system.size() < 2) return "fewer than two seeds in common";
+  o.paired_by_seed = true;
   return "";
 }
 
@@ -70,7 +101,7 @@ std::vector<std::vector<size_t>> configurations_but_seed(
 
 OverSeeds over_seeds(const std::vector<db::RunRecord>& runs, const PairedInput& hypotheses,
                      const NllInput& nll, const std::vector<std::vector<size_t>>& configurations,
-                     int samples, uint64_t seed) {
+                     int samples, uint64_t seed, bool pair_seeds) {
   OverSeeds o;
   if (configurations.size() != 2) {
     o.why_not = "the runs are " + std::to_string(configurations.size()) +
@@ -83,17 +114,28 @@ OverSeeds over_seeds(const std::vector<db::RunRecord>& runs, const PairedInput& 
     o.why_not = "each configuration has one run: the paired tests above are theirs";
     return o;
   }
+  if (pair_seeds) {
+    o.why_not = pair_by_seed(runs, o);
+    if (!o.why_not.empty()) {
+      o.why_not = "the runs do not pair by seed: " + o.why_not;
+      return o;
+    }
+  }
   o.bleu_why_not = hypotheses.why_not;
   if (o.bleu_why_not.empty())
     o.bleu_why_not = arms_or_why<std::vector<std::string>>(
         o, hypotheses.hypotheses, o.bleu, [&](const auto& system, const auto& baseline) {
-          return seed_arms_bleu(system, baseline, hypotheses.references, samples, seed);
+          return o.paired_by_seed
+                     ? seed_paired_bleu(system, baseline, hypotheses.references, samples, seed)
+                     : seed_arms_bleu(system, baseline, hypotheses.references, samples, seed);
         });
   o.perplexity_why_not = nll.why_not;
   if (o.perplexity_why_not.empty())
     o.perplexity_why_not = arms_or_why<std::vector<SegmentNll>>(
         o, nll.segments, o.perplexity, [&](const auto& system, const auto& baseline) {
-          return seed_arms_perplexity(system, baseline, evaluation_segments(runs.front()).order);
+          const SegmentOrder order = evaluation_segments(runs.front()).order;
+          return o.paired_by_seed ? seed_paired_perplexity(system, baseline, order)
+                                  : seed_arms_perplexity(system, baseline, order);
         });
   return o;
 }
@@ -103,6 +145,7 @@ nlohmann::json over_seeds_json(const OverSeeds& o, const std::vector<db::RunReco
   nlohmann::json j;
   for (size_t i : o.baseline) j["baseline_runs"].push_back(runs[i].id);
   for (size_t i : o.system) j["system_runs"].push_back(runs[i].id);
+  j["paired_by_seed"] = o.paired_by_seed;
   const auto put = [&](const char* key, const std::optional<SeedArmsTest>& t,
                        const std::string& why_not) {
     if (!t) {
@@ -128,6 +171,7 @@ void print_over_seeds(std::ostream& out, const OverSeeds& o,
   }
   out << "\nOver seeds and sentences: " << run_ids(runs, o.system)
       << " as one configuration's seeds against " << run_ids(runs, o.baseline)
+      << (o.paired_by_seed ? ", paired by seed in that order" : "")
       << " (a generalised t test of the seeds' spread and the test set's error; "
          "docs/methods.md \"A configuration over its seeds\"):\n\n";
   const auto line = [&out](const std::string& score, const std::optional<SeedArmsTest>& t,

@@ -20,8 +20,10 @@
 namespace fathom::cli {
 
 struct OverSeeds {
-  std::vector<size_t> baseline, system;  // indices into the compared runs
-  std::string why_not;                   // the runs are not two configurations, one with seeds
+  // Indices into the compared runs; paired by seed, position j of each is one seed's run.
+  std::vector<size_t> baseline, system;
+  bool paired_by_seed = false;
+  std::string why_not;  // the runs are not two configurations, one with seeds
   std::optional<SeedArmsTest> bleu, perplexity;  // arm a the system, arm b the baseline
   std::string bleu_why_not, perplexity_why_not;
 };
@@ -32,10 +34,11 @@ std::vector<std::vector<size_t>> configurations_but_seed(
     const std::map<std::string, std::vector<std::string>>& differing, size_t runs);
 
 // The test of `configurations`' first against its second on what the runs stored
-// (`hypotheses`, `nll`, each in the runs' order), or why not.
+// (`hypotheses`, `nll`, each in the runs' order), or why not. With `pair_seeds` the two are
+// paired by each run's train.seed (seed_paired_test), every seed in both or why not.
 OverSeeds over_seeds(const std::vector<db::RunRecord>& runs, const PairedInput& hypotheses,
                      const NllInput& nll, const std::vector<std::vector<size_t>>& configurations,
-                     int samples, uint64_t seed);
+                     int samples, uint64_t seed, bool pair_seeds = false);
 
 nlohmann::json over_seeds_json(const OverSeeds& o, const std::vector<db::RunRecord>& runs);
 void print_over_seeds(std::ostream& out, const OverSeeds& o,

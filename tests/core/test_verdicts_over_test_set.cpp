@@ -2,7 +2,8 @@
 // perplexity of one rate against another, two seeds each): the test over seeds and sentences
 // is Holm-adjusted over both -- checked against Holm worked by hand from the two raw p's the
 // library gives on the runs' stored files -- and the CSV carries the same numbers as columns;
-// `--pair-seeds` tests the seeds' differences instead (base/metrics/seed_pooled_test.h).
+// `--pair-seeds` tests the seeds' differences instead (base/metrics/seed_pooled_test.h), in
+// `fathom compare --over-seeds` too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,6 +164,46 @@ TEST_F(VerdictsOverTestSet, TheTestOverSeedsIsHolmAdjustedOverTheFamilyAndExport
               "--versus", "0.005", "--pair-seeds"});
   EXPECT_NE(alone.exit_code, 0);
   EXPECT_NE(alone.err.find("--paired-bootstrap"), std::string::npos) << alone.err;
+}
+
+// `fathom compare --over-seeds --pair-seeds`: the runs, given in any order, pair by their
+// train.seed; the test is the library's on the seeds' differences. A seed without a partner is
+// said, not dropped.
+TEST_F(VerdictsOverTestSet, CompareOverSeedsPairsTheRunsBySeed) {
+  const ProgramResult sweep =
+      fathom({"sweep", (dir_ / "sweep.yaml").string(), "--jobs", "1", "--no-progress"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto hyps = stored<std::vector<std::string>>(
+      "hypotheses", [](const std::string& p) { return fathom::read_text_lines(p); });
+  auto store = fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
+  std::map<std::string, std::string> id;  // "lr/seed" -> run id
+  for (const auto& r : store.list_runs("v")) {
+    const auto tags = store.tags(r.id);
+    id[tags.at("axis.train.lr") + "/" + tags.at("axis.train.seed")] = std::to_string(r.id);
+  }
+  const auto data =
+      fathom::load_dataset(fathom::load_config_file((dir_ / "tiny.yaml").string()).data,
+                           (dir_ / "runs.cache").string(), "");
+  const std::vector<std::string> refs(data.test_target.begin(), data.test_target.begin() + 5);
+  const auto expected =
+      fathom::seed_paired_bleu({hyps.at("0.001/1"), hyps.at("0.001/2")},
+                               {hyps.at("0.005/1"), hyps.at("0.005/2")}, refs, 200, 12345);
+  // Seed 2 of one rate before seed 1: pairing goes by the seed, not the order given.
+  const ProgramResult paired =
+      fathom({"compare", id.at("0.005/2"), id.at("0.005/1"), id.at("0.001/1"), id.at("0.001/2"),
+              "--over-seeds", "--pair-seeds", "--samples", "200"});
+  ASSERT_EQ(paired.exit_code, 0) << paired.err;
+  EXPECT_NE(paired.out.find("paired by seed in that order"), std::string::npos) << paired.out;
+  char text[96];
+  std::snprintf(text, sizeof text, "[%+.2f, %+.2f], p = %.4f", expected.low, expected.high,
+                expected.p);
+  EXPECT_NE(paired.out.find(text), std::string::npos) << text << "\n" << paired.out;
+  const ProgramResult unpartnered =
+      fathom({"compare", id.at("0.005/1"), id.at("0.005/2"), id.at("0.001/1"), "--baseline-runs",
+              "2", "--pair-seeds"});
+  EXPECT_NE(unpartnered.out.find("the runs do not pair by seed: run " + id.at("0.005/2")),
+            std::string::npos)
+      << unpartnered.out;
 }
 
 }  // namespace test_verdicts_over_test_set
