@@ -1,5 +1,6 @@
 #include "cli/verdicts_over_test_set.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
@@ -147,7 +148,18 @@ std::string csv_number(double v) {
 
 // A row of the BLEU table, or of the perplexity table (its metric first and the draws' block):
 // the paired bootstrap's cells, then the test over seeds' with its Holm p and verdict.
-std::string markdown_row(const experiments::VerdictTest& t, const TestSetVerdict& v, double alpha) {
+// Seeds per arm that would decide the test over seeds at alpha / m with 80 % power: a number,
+// "10000+", "test set" where the shared error alone is too large, or "" with no difference.
+std::string seeds_plan(const TestSetVerdict& v, double alpha, size_t family_size) {
+  const SeedsToDecide plan =
+      seeds_to_decide(*v.over_seeds, alpha / static_cast<double>(std::max<size_t>(family_size, 1)));
+  if (plan.test_set_limits) return "test set";
+  if (plan.seeds == 0) return "";
+  return plan.seeds > 10000 ? "10000+" : std::to_string(plan.seeds);
+}
+
+std::string markdown_row(const experiments::VerdictTest& t, const TestSetVerdict& v, double alpha,
+                         size_t family_size) {
   std::string row = "| " + (v.perplexity ? t.metric + " | " : "") + t.column + " | " + t.row +
                     " | " + t.versus + " | " + std::to_string(v.seeds_paired) + " | ";
   if (!v.pooled)
@@ -164,7 +176,8 @@ std::string markdown_row(const experiments::VerdictTest& t, const TestSetVerdict
   if (!v.over_seeds) return row + "- | " + v.over_seeds_why_not + " | - | - |\n";
   return row + "[" + signed_number(v.over_seeds->low) + ", " + signed_number(v.over_seeds->high) +
          "] | " + experiments::paired_p(v.over_seeds->p) + " | " +
-         experiments::paired_p(v.over_seeds_holm) + " | " + over_seeds_verdict(v, alpha) + " |\n";
+         experiments::paired_p(v.over_seeds_holm) + " | " +
+         over_seeds_verdict(v, alpha, family_size) + " |\n";
 }
 
 // What the last columns are: the paired bootstrap holds the seeds fixed, Welch the test set.
@@ -239,10 +252,22 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
   return verdicts;
 }
 
-std::string over_seeds_verdict(const TestSetVerdict& v, double alpha) {
+std::string over_seeds_verdict(const TestSetVerdict& v, double alpha, size_t family_size) {
   if (!v.over_seeds) return "-";
-  if (v.over_seeds_holm >= alpha) return "inconclusive";
-  return v.over_seeds->difference < 0 ? "decided: lower" : "decided: higher";
+  if (v.over_seeds_holm < alpha)
+    return v.over_seeds->difference < 0 ? "decided: lower" : "decided: higher";
+  const std::string plan = seeds_plan(v, alpha, family_size);
+  if (plan.empty()) return "inconclusive; no difference observed";
+  if (plan == "test set") return "inconclusive; no number of seeds: a larger test set";
+  if (plan == "10000+") return "inconclusive; more than 10000 per arm would be needed";
+  const std::string unit = v.over_seeds->paired_by_seed ? " pairs" : " per arm";
+  const size_t have = std::min(v.over_seeds->seeds_a, v.over_seeds->seeds_b);
+  // The normal's plan ignores how few degrees of freedom k seeds give: where it is met already,
+  // what is missing is those, "a few more".
+  if (std::stoul(plan) <= have)
+    return "inconclusive at " + std::to_string(have) + unit + ", though the normal's plan needs " +
+           plan + ": a few more would decide it";
+  return "inconclusive; about " + plan + unit + " would decide it";
 }
 
 std::string test_set_verdicts_markdown(const experiments::VerdictFamily& family,
@@ -250,7 +275,8 @@ std::string test_set_verdicts_markdown(const experiments::VerdictFamily& family,
                                        const TestSetOptions& options) {
   std::string bleu_rows, ppl_rows;
   for (const auto& v : verdicts)
-    (v.perplexity ? ppl_rows : bleu_rows) += markdown_row(family.tests[v.test], v, family.alpha);
+    (v.perplexity ? ppl_rows : bleu_rows) +=
+        markdown_row(family.tests[v.test], v, family.alpha, family.tests.size());
   const std::string m = std::to_string(family.tests.size());
   std::string text;
   if (!bleu_rows.empty())
@@ -301,8 +327,8 @@ experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictF
       "seeds_paired,pooled_difference,pooled_low,pooled_high,pooled_block,pooled_p,"
       "pooled_why_not,seeds_row,seeds_versus,over_seeds_difference,over_seeds_low,"
       "over_seeds_high,over_seeds_p,over_seeds_p_holm,over_seeds_decided,over_seeds_paired,"
-      "over_seeds_why_not";
-  const std::string none(16, ',');  // 17 empty fields
+      "over_seeds_seeds_needed,over_seeds_why_not";
+  const std::string none(17, ',');  // 18 empty fields
   out.cells.assign(family.tests.size(), none);
   for (const auto& v : verdicts) {
     std::string row = std::to_string(v.seeds_paired) + ",";
@@ -318,9 +344,12 @@ experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictF
              csv_number(v.over_seeds->high) + "," + csv_number(v.over_seeds->p) + "," +
              csv_number(v.over_seeds_holm) + "," +
              (v.over_seeds_holm < family.alpha ? "true" : "false") + "," +
-             (v.over_seeds->paired_by_seed ? "true" : "false") + ",";
+             (v.over_seeds->paired_by_seed ? "true" : "false") + "," +
+             (v.over_seeds_holm < family.alpha ? ""
+                                               : seeds_plan(v, family.alpha, family.tests.size())) +
+             ",";
     else
-      row += ",,,,,,," + csv_field(v.over_seeds_why_not);
+      row += ",,,,,,,," + csv_field(v.over_seeds_why_not);
     out.cells[v.test] = row;
   }
   return out;

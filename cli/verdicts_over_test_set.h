@@ -48,8 +48,10 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
                                                    const TestSetOptions& options);
 
 // "decided: higher" / "decided: lower" where the adjusted p is below the family's alpha,
-// "inconclusive" otherwise; "-" without a test over seeds.
-std::string over_seeds_verdict(const TestSetVerdict& v, double alpha);
+// otherwise "inconclusive" and about how many seeds per arm (pairs) would decide it at
+// alpha / m, Holm's first step, with 80 % power (seeds_to_decide), or that no number would;
+// "-" without a test over seeds.
+std::string over_seeds_verdict(const TestSetVerdict& v, double alpha, size_t family_size);
 
 // The Markdown sections after the verdicts' table ("" when there is no such test).
 std::string test_set_verdicts_markdown(const experiments::VerdictFamily& family,

@@ -290,20 +290,37 @@ SeedPooledTest as_pooled(const SeedArmsTest& arm) {
   return t;
 }
 
-SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double power) {
+namespace {
+
+// The k whose sqrt(per_seed / k + C) puts `difference` z_{1-alpha/2} + z_power of them from 0.
+SeedsToDecide plan_seeds(double difference, double shared_se, double per_seed, double alpha,
+                         double power) {
   SeedsToDecide out;
-  if (t.difference == 0) return out;
+  if (difference == 0) return out;
   const boost::math::normal normal;
   const double z =
       boost::math::quantile(normal, 1 - alpha / 2) + boost::math::quantile(normal, power);
-  const double room = std::pow(t.difference / z, 2) - t.shared_se * t.shared_se;
+  const double room = std::pow(difference / z, 2) - shared_se * shared_se;
   if (room <= 0) {
     out.test_set_limits = true;
     return out;
   }
-  const double k = std::ceil(t.seed_sd * t.seed_sd / room);
-  out.seeds = static_cast<int>(std::clamp(k, 2.0, 1e6));
+  out.seeds = static_cast<int>(std::clamp(std::ceil(per_seed / room), 2.0, 1e6));
   return out;
+}
+
+}  // namespace
+
+SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double power) {
+  return plan_seeds(t.difference, t.shared_se, t.seed_sd * t.seed_sd, alpha, power);
+}
+
+SeedsToDecide seeds_to_decide(const SeedArmsTest& t, double alpha, double power) {
+  const double per_seed =
+      t.paired_by_seed
+          ? static_cast<double>(t.seeds_a) * std::max(0.0, t.se * t.se - t.shared_se * t.shared_se)
+          : t.sd_a * t.sd_a + t.sd_b * t.sd_b;
+  return plan_seeds(t.difference, t.shared_se, per_seed, alpha, power);
 }
 
 }  // namespace fathom

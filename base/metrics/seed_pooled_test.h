@@ -134,5 +134,8 @@ struct SeedsToDecide {
   bool test_set_limits = false;  // no number of seeds: the shared error alone is too large
 };
 SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double power = 0.8);
+// The same for two configurations: seeds per arm (pairs where paired_by_seed), each seed's
+// share of the variance s_a^2 + s_b^2 (paired: k (se^2 - C), the variance of one difference).
+SeedsToDecide seeds_to_decide(const SeedArmsTest& t, double alpha, double power = 0.8);
 
 }  // namespace fathom

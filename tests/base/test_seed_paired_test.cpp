@@ -106,4 +106,27 @@ TEST(SeedPairedTest, PerplexityIsAntisymmetricAndNothingAgainstItself) {
   EXPECT_EQ(itself.p, 1);
 }
 
+// Seeds to decide two configurations, by hand: z = z_0.975 + z_0.8 = 2.801585, so a
+// difference of 2 leaves (2 / z)^2 = 0.509626 of variance. Unpaired, a seed adds
+// s_a^2 + s_b^2 = 2: k = ceil(2 / 0.509626) = 4 per arm. Paired with k = 3, se^2 = 0.5 and
+// C = 0.1, one difference's variance is 3 (0.5 - 0.1) = 1.2: ceil(1.2 / 0.409626) = 3 pairs.
+// Where C alone exceeds 0.509626 no number of seeds decides it.
+TEST(SeedPairedTest, SeedsToDecideTwoConfigurationsByHand) {
+  fathom::SeedArmsTest unpaired;
+  unpaired.seeds_a = unpaired.seeds_b = 3;
+  unpaired.difference = 2;
+  unpaired.sd_a = unpaired.sd_b = 1;
+  EXPECT_EQ(fathom::seeds_to_decide(unpaired, 0.05).seeds, 4);
+  fathom::SeedArmsTest paired = unpaired;
+  paired.paired_by_seed = true;
+  paired.se = std::sqrt(0.5);
+  paired.shared_se = std::sqrt(0.1);
+  EXPECT_EQ(fathom::seeds_to_decide(paired, 0.05).seeds, 3);
+  paired.shared_se = std::sqrt(0.6);
+  paired.se = std::sqrt(0.7);
+  EXPECT_TRUE(fathom::seeds_to_decide(paired, 0.05).test_set_limits);
+  unpaired.difference = 0;
+  EXPECT_EQ(fathom::seeds_to_decide(unpaired, 0.05).seeds, 0);
+}
+
 }  // namespace test_seed_paired_test
