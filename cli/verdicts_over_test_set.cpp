@@ -83,7 +83,8 @@ SeedsTest seeds_bleu(const db::Store& store, const db::StorePaths& paths, const 
 }
 
 SeedsTest seeds_perplexity(const db::Store& store, const db::StorePaths& paths,
-                           const std::string& split, bool pair_seeds) {
+                           const TestSetOptions& o, const std::string& split) {
+  const bool pair_seeds = o.pair_seeds;
   return [&store, paths, split, pair_seeds](const std::vector<db::RunRecord>& row,
                                             const std::vector<db::RunRecord>& versus,
                                             SeedArmsTest& result) {
@@ -146,18 +147,23 @@ std::string csv_number(double v) {
   return buf;
 }
 
-// A row of the BLEU table, or of the perplexity table (its metric first and the draws' block):
-// the paired bootstrap's cells, then the test over seeds' with its Holm p and verdict.
-// Seeds per arm that would decide the test over seeds at alpha / m with 80 % power: a number,
-// "10000+", "test set" where the shared error alone is too large, or "" with no difference.
-std::string seeds_plan(const TestSetVerdict& v, double alpha, size_t family_size) {
-  const SeedsToDecide plan =
-      seeds_to_decide(*v.over_seeds, alpha / static_cast<double>(std::max<size_t>(family_size, 1)));
-  if (plan.test_set_limits) return "test set";
-  if (plan.seeds == 0) return "";
-  return plan.seeds > 10000 ? "10000+" : std::to_string(plan.seeds);
+// What would decide the test over seeds at alpha / m, Holm's first step, with 80 % power.
+SeedsToDecide plan_of(const TestSetVerdict& v, double alpha, size_t family_size) {
+  return seeds_to_decide(*v.over_seeds,
+                         alpha / static_cast<double>(std::max<size_t>(family_size, 1)));
 }
 
+// The plan as a CSV cell: seeds per arm (pairs), "10000+", "test set" where the shared error
+// alone is too large, or "" where no difference was observed.
+std::string plan_cell(const SeedsToDecide& plan) {
+  if (plan.test_set_limits) return "test set";
+  if (plan.seeds == 0) return "";
+  return plan.seeds > kMostSeedsPlanned ? std::to_string(kMostSeedsPlanned) + "+"
+                                        : std::to_string(plan.seeds);
+}
+
+// A row of the BLEU table, or of the perplexity table (its metric first and the draws' block):
+// the paired bootstrap's cells, then the test over seeds' with its Holm p and verdict.
 std::string markdown_row(const experiments::VerdictTest& t, const TestSetVerdict& v, double alpha,
                          size_t family_size) {
   std::string row = "| " + (v.perplexity ? t.metric + " | " : "") + t.column + " | " + t.row +
@@ -240,8 +246,7 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
     for (const std::string split : {"valid", "test"})
       if (t.metric == split + "_ppl") {
         v = test_over_set(t, store, pooled_perplexity(store, paths, options, split),
-                          seeds_perplexity(store, paths, split, options.pair_seeds),
-                          options.pair_seeds);
+                          seeds_perplexity(store, paths, options, split), options.pair_seeds);
         v->perplexity = true;
       }
     if (!v) continue;
@@ -256,18 +261,20 @@ std::string over_seeds_verdict(const TestSetVerdict& v, double alpha, size_t fam
   if (!v.over_seeds) return "-";
   if (v.over_seeds_holm < alpha)
     return v.over_seeds->difference < 0 ? "decided: lower" : "decided: higher";
-  const std::string plan = seeds_plan(v, alpha, family_size);
-  if (plan.empty()) return "inconclusive; no difference observed";
-  if (plan == "test set") return "inconclusive; no number of seeds: a larger test set";
-  if (plan == "10000+") return "inconclusive; more than 10000 per arm would be needed";
+  const SeedsToDecide plan = plan_of(v, alpha, family_size);
+  if (plan.test_set_limits) return "inconclusive; no number of seeds: a larger test set";
+  if (plan.seeds == 0) return "inconclusive; no difference observed";
+  if (plan.seeds > kMostSeedsPlanned)
+    return "inconclusive; more than " + std::to_string(kMostSeedsPlanned) +
+           " per arm would be needed";
   const std::string unit = v.over_seeds->paired_by_seed ? " pairs" : " per arm";
   const size_t have = std::min(v.over_seeds->seeds_a, v.over_seeds->seeds_b);
   // The normal's plan ignores how few degrees of freedom k seeds give: where it is met already,
   // what is missing is those, "a few more".
-  if (std::stoul(plan) <= have)
+  if (static_cast<size_t>(plan.seeds) <= have)
     return "inconclusive at " + std::to_string(have) + unit + ", though the normal's plan needs " +
-           plan + ": a few more would decide it";
-  return "inconclusive; about " + plan + unit + " would decide it";
+           std::to_string(plan.seeds) + ": a few more would decide it";
+  return "inconclusive; about " + std::to_string(plan.seeds) + unit + " would decide it";
 }
 
 std::string test_set_verdicts_markdown(const experiments::VerdictFamily& family,
@@ -345,8 +352,9 @@ experiments::VerdictCsvColumns test_set_verdicts_csv(const experiments::VerdictF
              csv_number(v.over_seeds_holm) + "," +
              (v.over_seeds_holm < family.alpha ? "true" : "false") + "," +
              (v.over_seeds->paired_by_seed ? "true" : "false") + "," +
-             (v.over_seeds_holm < family.alpha ? ""
-                                               : seeds_plan(v, family.alpha, family.tests.size())) +
+             (v.over_seeds_holm < family.alpha
+                  ? ""
+                  : plan_cell(plan_of(v, family.alpha, family.tests.size()))) +
              ",";
     else
       row += ",,,,,,,," + csv_field(v.over_seeds_why_not);

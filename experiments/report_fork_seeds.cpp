@@ -45,8 +45,18 @@ int configuration_chosen_on_validation(const std::vector<db::RunRecord>& runs,
   return chosen;
 }
 
-// Beyond this many seeds a plan is no plan (the verdicts' export stops there too).
-constexpr int kMostSeedsPlanned = 10000;
+// How a choice on validation picks a configuration: "the lowest mean final valid_loss over its
+// seeds".
+std::string chosen_by(const std::string& select_by) {
+  return std::string("the ") +
+         (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest") +
+         " mean final " + select_by + " over its seeds";
+}
+
+// A configuration's name in the report: its axes but the seed.
+std::string group_name(const SeedGroup& group) {
+  return group.label.empty() ? "(no axis)" : group.label;
+}
 
 // For an inconclusive configuration: about how many seeds would decide it at the level Holm's
 // first step asks (alpha / m), or that the test set's shared error alone stands in the way.
@@ -74,9 +84,8 @@ void describe_the_test(std::ostream& out, const PairedTestResult& first, size_t 
          "(80 % power at its difference, at alpha / m; the normal's plan), or \"a larger test "
          "set\" where the error every seed shares is too large for any number of them.";
   if (marked)
-    out << " Marked *: the configuration a choice on validation takes (the "
-        << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
-        << " mean final " << select_by << " over its seeds).";
+    out << " Marked *: the configuration a choice on validation takes (" << chosen_by(select_by)
+        << ").";
   if (window > 0)
     out << " The text's neighbouring " << first.segments_are
         << " err alike: the shared error is their long-run variance over a flat-top window of "
@@ -129,13 +138,8 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
     out << "No test of a configuration's " << paired_metric_words(first)
         << " over its seeds: " << first.why_not << ".";
     if (chosen >= 0)
-      out << " A choice on validation takes "
-          << (groups[static_cast<size_t>(chosen)].label.empty()
-                  ? "(no axis)"
-                  : groups[static_cast<size_t>(chosen)].label)
-          << " (the "
-          << (db::metric::higher_is_better(select_by).value_or(false) ? "highest" : "lowest")
-          << " mean final " << select_by << " over its seeds).";
+      out << " A choice on validation takes " << group_name(groups[static_cast<size_t>(chosen)])
+          << " (" << chosen_by(select_by) << ").";
     out << "\n\n";
     return;
   }
@@ -159,8 +163,7 @@ void fork_seed_verdicts_section(std::ostream& out, const db::RunRecord& parent,
   std::vector<std::string> untested;
   for (size_t g = 0, tested = 0; g < groups.size(); ++g) {
     const PairedTestResult& r = results[g];
-    const std::string label = (groups[g].label.empty() ? "(no axis)" : groups[g].label) +
-                              (static_cast<int>(g) == chosen ? " *" : "");
+    const std::string label = group_name(groups[g]) + (static_cast<int>(g) == chosen ? " *" : "");
     const std::string seeds = std::to_string(groups[g].runs.size());
     if (!r.pooled) {
       table.rows.push_back({label, seeds, "-", "-", "-", "-", "-", "-", "no test", "-"});

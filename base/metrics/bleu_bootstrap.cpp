@@ -9,6 +9,46 @@
 
 namespace fathom {
 
+namespace {
+
+// Every run's corpus BLEU on the whole test set and on each of `samples` draws of sentences,
+// every run scored on the same draws: the input of the tests over seeds. Runs are arm a's,
+// then arm b's.
+struct RunDraws {
+  std::vector<double> whole;               // whole[r]
+  std::vector<std::vector<double>> draws;  // draws[b][r]
+};
+
+RunDraws score_on_draws(const std::vector<std::vector<std::string>>& a,
+                        const std::vector<std::vector<std::string>>& b,
+                        const std::vector<std::string>& references, int samples, uint64_t seed) {
+  std::vector<const std::vector<std::string>*> runs;
+  for (const auto& hyps : a) runs.push_back(&hyps);
+  for (const auto& hyps : b) runs.push_back(&hyps);
+  std::vector<SegmentBleuStats> stats;
+  RunDraws out;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r]->size() != references.size())
+      throw std::invalid_argument("seed test of BLEU: run " + std::to_string(r + 1) + " has " +
+                                  std::to_string(runs[r]->size()) + " hypotheses for " +
+                                  std::to_string(references.size()) + " references");
+    stats.emplace_back(*runs[r], references);
+    out.whole.push_back(bleu_from_stats(stats.back().whole()).score);
+  }
+  std::mt19937_64 random(seed);
+  std::vector<size_t> drawn(references.size());
+  std::vector<uint32_t> times(references.size());
+  out.draws.assign(static_cast<size_t>(samples), std::vector<double>(runs.size()));
+  for (auto& draw : out.draws) {
+    draw_segments(drawn, 1, random);
+    count_draws(drawn, times);
+    for (size_t r = 0; r < runs.size(); ++r) draw[r] = bleu_from_stats(stats[r].drawn(times)).score;
+  }
+  return out;
+}
+
+}  // namespace
+
 PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
                                       const std::vector<std::string>& system,
                                       const std::vector<std::string>& references, int samples,
@@ -59,31 +99,11 @@ SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,
                             uint64_t seed) {
   if (references.empty()) throw std::invalid_argument("seed test of BLEU: no segments");
   if (samples < 2) throw std::invalid_argument("seed test of BLEU: fewer than two draws");
-  std::vector<const std::vector<std::string>*> runs;
-  for (const auto& hyps : a) runs.push_back(&hyps);
-  for (const auto& hyps : b) runs.push_back(&hyps);
-  std::vector<SegmentBleuStats> stats;
-  std::vector<double> whole_a, whole_b;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    if (runs[r]->size() != references.size())
-      throw std::invalid_argument("seed test of BLEU: run " + std::to_string(r + 1) + " has " +
-                                  std::to_string(runs[r]->size()) + " hypotheses for " +
-                                  std::to_string(references.size()) + " references");
-    stats.emplace_back(*runs[r], references);
-    (r < a.size() ? whole_a : whole_b).push_back(bleu_from_stats(stats.back().whole()).score);
-  }
   if (a.empty() || b.empty()) throw std::invalid_argument("seed test of BLEU: an arm without runs");
-  std::mt19937_64 random(seed);
-  std::vector<size_t> drawn(references.size());
-  std::vector<uint32_t> times(references.size());
-  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
-                                         std::vector<double>(runs.size()));
-  for (auto& draw : draws) {
-    draw_segments(drawn, 1, random);
-    count_draws(drawn, times);
-    for (size_t r = 0; r < runs.size(); ++r) draw[r] = bleu_from_stats(stats[r].drawn(times)).score;
-  }
-  return seed_arms_test(whole_a, whole_b, arms_error_of_draws(draws, a.size()));
+  const RunDraws scored = score_on_draws(a, b, references, samples, seed);
+  const std::vector<double> whole_a(scored.whole.begin(), scored.whole.begin() + a.size()),
+      whole_b(scored.whole.begin() + a.size(), scored.whole.end());
+  return seed_arms_test(whole_a, whole_b, arms_error_of_draws(scored.draws, a.size()));
 }
 
 SeedArmsTest seed_paired_bleu(const std::vector<std::vector<std::string>>& a,
@@ -94,30 +114,15 @@ SeedArmsTest seed_paired_bleu(const std::vector<std::vector<std::string>>& a,
     throw std::invalid_argument("seed-paired test of BLEU: " + std::to_string(a.size()) + " and " +
                                 std::to_string(b.size()) + " runs, not two pairs or more");
   if (samples < 2) throw std::invalid_argument("seed test of BLEU: fewer than two draws");
-  std::vector<SegmentBleuStats> stats_a, stats_b;
-  std::vector<double> whole_a, whole_b;
-  for (size_t j = 0; j < a.size(); ++j) {
-    for (const auto* hyps : {&a[j], &b[j]})
-      if (hyps->size() != references.size())
-        throw std::invalid_argument("seed test of BLEU: pair " + std::to_string(j + 1) + " has " +
-                                    std::to_string(hyps->size()) + " hypotheses for " +
-                                    std::to_string(references.size()) + " references");
-    stats_a.emplace_back(a[j], references);
-    stats_b.emplace_back(b[j], references);
-    whole_a.push_back(bleu_from_stats(stats_a.back().whole()).score);
-    whole_b.push_back(bleu_from_stats(stats_b.back().whole()).score);
-  }
-  std::mt19937_64 random(seed);
-  std::vector<size_t> drawn(references.size());
-  std::vector<uint32_t> times(references.size());
-  std::vector<std::vector<double>> draws(static_cast<size_t>(samples),
-                                         std::vector<double>(a.size()));
-  for (auto& draw : draws) {
-    draw_segments(drawn, 1, random);
-    count_draws(drawn, times);
-    for (size_t j = 0; j < a.size(); ++j)
-      draw[j] = bleu_from_stats(stats_a[j].drawn(times)).score -
-                bleu_from_stats(stats_b[j].drawn(times)).score;
+  const RunDraws scored = score_on_draws(a, b, references, samples, seed);
+  const size_t k = a.size();
+  const std::vector<double> whole_a(scored.whole.begin(), scored.whole.begin() + k),
+      whole_b(scored.whole.begin() + k, scored.whole.end());
+  std::vector<std::vector<double>> draws;  // each seed's difference, draw by draw
+  for (const auto& draw : scored.draws) {
+    std::vector<double> differences(k);
+    for (size_t j = 0; j < k; ++j) differences[j] = draw[j] - draw[k + j];
+    draws.push_back(std::move(differences));
   }
   return seed_paired_test(whole_a, whole_b, test_set_error_of_draws(draws));
 }

@@ -129,6 +129,9 @@ SeedArmsTest seed_paired_test(const std::vector<double>& a, const std::vector<do
 // -- the normal's plan, so about (with k this small the test needs a little more). More seeds
 // shrink only the seed part: where C alone is too large no k decides it, and the test set is
 // what must grow (`test_set_limits`). Nothing where the difference is 0.
+// Beyond this many seeds a plan is no plan: reports say "more than" it.
+constexpr int kMostSeedsPlanned = 10000;
+
 struct SeedsToDecide {
   int seeds = 0;                 // 0: none do
   bool test_set_limits = false;  // no number of seeds: the shared error alone is too large
