@@ -9,12 +9,16 @@
 #include "base/metrics/perplexity_bootstrap.h"
 #include "base/metrics/statistics.h"
 #include "base/util/csv_field.h"
+#include "base/util/progress.h"
 #include "cli/paired_tests.h"
 #include "cli/stored_hypotheses.h"
 #include "experiments/paired_test.h"
 
 namespace fathom::cli {
 namespace {
+
+// Families up to this many tests finish in about a second: no progress bar.
+constexpr size_t kQuietTestSetTests = 8;
 
 // A test's two arms' runs paired by the seeds both have: versus, row; versus, row; ...
 std::vector<db::RunRecord> runs_paired_by_seed(const experiments::VerdictTest& t,
@@ -237,7 +241,12 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
                                                    const db::StorePaths& paths,
                                                    const TestSetOptions& options) {
   std::vector<TestSetVerdict> verdicts;
+  // Each test reads its runs' files and draws twice; a study of dozens of tests on
+  // newstest2014 takes a while, and the app's progress dialog follows the bar's lines.
+  ProgressBar bar("tests over the test set", static_cast<int64_t>(family.tests.size()),
+                  family.tests.size() > kQuietTestSetTests);
   for (size_t i = 0; i < family.tests.size(); ++i) {
+    bar.update(static_cast<int64_t>(i), family.tests[i].row + " vs " + family.tests[i].versus);
     const auto& t = family.tests[i];
     std::optional<TestSetVerdict> v;
     if (t.metric.find("bleu") != std::string::npos)
@@ -253,6 +262,7 @@ std::vector<TestSetVerdict> verdicts_over_test_set(const experiments::VerdictFam
     v->test = i;
     verdicts.push_back(*v);
   }
+  bar.finish("");
   adjust_over_family(verdicts, family.tests.size());
   return verdicts;
 }

@@ -28,6 +28,7 @@
 #include "gui/file_dialog.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "gui/verdicts_window.h"
 #include "plot/comparison_chart.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
@@ -215,6 +216,15 @@ QHBoxLayout* ComparisonView::buildOptionsBar() {
   options_bar->addSpacing(12);
   options_bar->addWidget(versus_label);
   options_bar->addWidget(versus_);
+  verdicts_ = new QPushButton(QStringLiteral("Ver&dicts..."));
+  verdicts_->setToolTip(
+      QStringLiteral("the tests against this row as a study reports them (`fathom export "
+                     "verdicts`): one Holm family, the seeds each inconclusive test would need "
+                     "and, for BLEU and perplexity, the test over the seeds and the test set at "
+                     "once"));
+  verdicts_->setEnabled(false);
+  options_bar->addWidget(verdicts_);
+  connect(verdicts_, &QPushButton::clicked, this, &ComparisonView::openVerdicts);
   log_ = new QCheckBox(QStringLiteral("Lo&g bars"));
   log_->setToolTip(
       QStringLiteral("the bars on a logarithmic axis (perplexities that differ by orders of "
@@ -352,6 +362,7 @@ void ComparisonView::redraw() {
   table_->setColumnCount(0);
   current_.reset();
   parent_.reset();
+  verdicts_->setEnabled(false);
   plot::clear_plottables(*chart_);
   chart_->replot();
   if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
@@ -375,6 +386,7 @@ void ComparisonView::redraw() {
     return;
   }
   fillTable(options);
+  verdicts_->setEnabled(!options.versus.empty() && !location_.isEmpty());
   const experiments::ComparisonTable& t = *current_;
   QStringList notes;
   for (const auto& n : t.notes) notes << QString::fromStdString(n);
@@ -438,6 +450,14 @@ void ComparisonView::fillTable(const experiments::TableOptions& options) {
   table_->setMaximumHeight(table_->horizontalHeader()->height() +
                            table_->verticalHeader()->length() + 2 * table_->frameWidth() +
                            table_->horizontalScrollBar()->sizeHint().height());
+}
+
+void ComparisonView::openVerdicts() {
+  if (!current_ || versus_->currentIndex() <= 0) return;
+  VerdictsRequest request{sweep_->currentText(), tableOptions(), versus_->currentText()};
+  if (best_->isChecked()) request.table.value = experiments::RunValue::Best;
+  QString problem;
+  if (!open_verdicts_window(this, location_, request, &problem)) emit error(problem);
 }
 
 void ComparisonView::exportTable() {

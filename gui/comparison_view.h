@@ -20,6 +20,7 @@ class QComboBox;
 class QCustomPlot;
 class QHBoxLayout;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace fathom::gui {
@@ -32,7 +33,10 @@ class ComparisonView : public QWidget, public WorkbenchView {
   explicit ComparisonView(QWidget* parent = nullptr);
 
   // WorkbenchView: every run (it picks a sweep's own).
-  void setStore(StoreSession* session, const QString&) override { setSession(session); }
+  void setStore(StoreSession* session, const QString& location) override {
+    location_ = location;
+    setSession(session);
+  }
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override {
     setRuns(all);
   }
@@ -56,6 +60,10 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // "Test against": a row the others are tested against, column by column (Welch's t over the
   // seeds, Holm-adjusted over the table's tests); "(none)" first.
   QComboBox* versus() const { return versus_; }
+  // "Verdicts...": the table's tests as `fathom export verdicts` reports them
+  // (gui/verdicts_window.h); enabled where a row is tested against.
+  QPushButton* verdictsButton() const { return verdicts_; }
+  void openVerdicts();
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols,
               const QString& metric);
@@ -88,12 +96,14 @@ class ComparisonView : public QWidget, public WorkbenchView {
   static void refill(QComboBox* box, const QStringList& items);
 
   StoreSession* session_ = nullptr;
+  QString location_;                       // the store the command line reads for the verdicts
   std::vector<db::RunRecord> all_, runs_;  // all runs; those of the chosen sweep
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
   QCheckBox* log_ = nullptr;
+  QPushButton* verdicts_ = nullptr;
   QTableWidget* table_;
   QCustomPlot* chart_ = nullptr;
   QLabel* note_ = nullptr;

@@ -1,8 +1,8 @@
 // Run > Compare runs in the runs view (gui/compare_window.h): enabled for two to eight selected
 // runs, it opens `fathom compare`'s comparison -- here of two language models whose test text
 // is cut into blocks -- and the window holds the paired perplexity test the command computes,
-// checked against the same test computed here from the stored files (skipped when fathom is not
-// built).
+// checked against the same test computed here from the stored files, and, asked, the test of two
+// configurations paired by seed (skipped when fathom is not built).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QPushButton>
 #include <QTableView>
@@ -164,6 +165,21 @@ class CompareWindowTest : public QObject {
     QVERIFY2(shown.contains(QString::fromUtf8(line)), qPrintable(shown));
     std::snprintf(line, sizeof line, "p = %.4f", expected.p);
     QVERIFY2(shown.contains(QString::fromUtf8(line)), qPrintable(shown));
+    // Pair by seed: the command again with --pair-seeds, the seeds' differences tested.
+    QCOMPARE(window->option(0)->text(), QStringLiteral("Pair by &seed"));
+    QVERIFY(!window->option(0)->isChecked());  // a design chosen before the results
+    QVERIFY(!window->arguments().contains(QStringLiteral("--pair-seeds")));
+    window->option(0)->setChecked(true);
+    QVERIFY(window->arguments().contains(QStringLiteral("--pair-seeds")));
+    const auto paired = fathom::seed_paired_perplexity({nll[2], nll[3]}, {nll[0], nll[1]},
+                                                       fathom::SegmentOrder::serial);
+    QVERIFY(paired.paired_by_seed);
+    QVERIFY(std::abs(paired.p - expected.p) > 1e-4);  // another test, another p
+    const QString paired_shown = window->text()->toPlainText();
+    QVERIFY2(paired_shown.contains(QStringLiteral("paired by seed in that order")),
+             qPrintable(paired_shown));
+    std::snprintf(line, sizeof line, "p = %.4f", paired.p);
+    QVERIFY2(paired_shown.contains(QString::fromUtf8(line)), qPrintable(paired_shown));
     if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
       window->resize(1100, 900);
       QTest::qWait(50);

@@ -200,7 +200,7 @@ class RunPageTest : public QObject {
              QStringLiteral("Compare with parent #%1").arg(early));
     if (fathom::gui::find_fathom_binary().isEmpty()) return;  // the click runs `fathom compare`
     fork_page.compareWithParent()->click();
-    const auto windows = fork_page.findChildren<fathom::gui::CompareWindow*>();
+    const auto windows = fork_page.findChildren<fathom::gui::CommandReportWindow*>();
     QCOMPARE(windows.size(), qsizetype(1));
     QCOMPARE(windows.front()->windowTitle(),
              QStringLiteral("Compare #%1 against #%2").arg(whole).arg(early));

@@ -1,0 +1,60 @@
+#pragma once
+// A `fathom` command's Markdown report in a window of its own: `fathom compare` of chosen runs,
+// `fathom export verdicts` of the comparison view's table. The command's own Markdown, rendered,
+// so the app and the command line never disagree; the app runs the command rather than link
+// what reads a corpus's references (cli/paired_tests.h). Options the report can be asked again
+// with (a test paired by seed, the test over the test set) are check boxes that add a flag and
+// run the command again.
+#include <vector>
+
+#include <QDialog>
+#include <QString>
+#include <QStringList>
+
+class QCheckBox;
+class QTextBrowser;
+
+namespace fathom::gui {
+
+struct ReportOption {
+  QString label;  // "Pair by &seed"
+  QString flag;   // "--pair-seeds"
+  QString tooltip;
+  bool checked = false;
+  int needs = -1;  // the index of an option this one needs checked (disabled without it)
+};
+
+class CommandReportWindow : public QDialog {
+  Q_OBJECT
+ public:
+  // `args` the command and its fixed arguments; `busy` what the progress dialog says.
+  CommandReportWindow(const QString& db_location, const QStringList& args, const QString& busy,
+                      const std::vector<ReportOption>& options, QWidget* parent = nullptr);
+
+  // Runs the command with the checked options' flags and shows what it printed; false and
+  // *problem (also shown in the window) when it could not run or failed.
+  bool runCommand(QString* problem);
+  // The arguments the next run passes: the fixed ones, then each checked option's flag.
+  QStringList arguments() const;
+
+  QTextBrowser* text() const { return text_; }
+  // What the command printed, as "Copy Markdown" puts it on the clipboard.
+  const QString& markdown() const { return markdown_; }
+  QCheckBox* option(int index) const { return boxes_.at(static_cast<size_t>(index)); }
+
+ private:
+  void optionToggled();
+
+  QString db_location_, busy_;
+  QStringList args_;
+  std::vector<ReportOption> options_;
+  std::vector<QCheckBox*> boxes_;
+  QTextBrowser* text_ = nullptr;
+  QString markdown_;
+};
+
+// Opens `window` once its command has run (deleted on close); nullptr and *problem, the window
+// deleted, when it failed.
+CommandReportWindow* show_report_window(CommandReportWindow* window, QString* problem);
+
+}  // namespace fathom::gui

@@ -1,0 +1,204 @@
+// The comparison view's "Verdicts..." (gui/verdicts_window.h): a sweep of three language-model
+// norms by three seeds, tested against Post-LN on test perplexity. The window is `fathom export
+// verdicts`'s report of the table shown: Welch's p, Holm-adjusted over the table's two tests, as
+// the table's cells give it; the test over the seeds and the test set at once as computed here
+// from the stored segment NLL, unpaired and, asked, paired by seed (skipped when fathom is not
+// built).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <QCheckBox>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+#include "base/config/config_io.h"
+#include "base/metrics/perplexity_bootstrap.h"
+#include "base/metrics/statistics.h"
+#include "db/store.h"
+#include "gui/comparison_view.h"
+#include "gui/fathom_binary.h"
+#include "gui/store_session.h"
+#include "gui/verdicts_window.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::SegmentNll;
+using fathom::db::Store;
+using fathom::gui::CommandReportWindow;
+using fathom::gui::ComparisonView;
+
+namespace test_verdicts_window {
+
+const char* kLanguageModel =
+    "name: lm\nmodel: {arch: decoder_only, d_model: 16, heads: 2, d_ff: 32, decoder_layers: 1}\n"
+    "data: {task: lm, train_text: train.txt, valid_text: valid.txt, test_text: test.txt,\n"
+    "       lm_block: 32}\n"
+    "train: {max_updates: 4}\n";
+
+const std::vector<std::string> kNorms{"post", "pre", "peri"};
+
+double perplexity_of(const std::vector<SegmentNll>& segments) {
+  double nll = 0, tokens = 0;
+  for (const auto& s : segments) nll += s.nll, tokens += s.tokens;
+  return std::exp(nll / tokens);
+}
+
+// nll[norm][seed]: 80 segments of 32 tokens; a seed's own luck is shared by every norm it
+// trains (the same initialisation and data order), so pairing by seed cancels it.
+std::vector<std::vector<std::vector<SegmentNll>>> make_study(Store& store,
+                                                             const QTemporaryDir& dir) {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> segment_noise(0, 0.1), seed_luck(0, 0.04);
+  const double edge[] = {0, -0.06, -0.01};
+  std::vector<std::vector<std::vector<SegmentNll>>> nll(3, std::vector<std::vector<SegmentNll>>(3));
+  for (int seed = 0; seed < 3; ++seed) {
+    const double luck = seed_luck(rng);
+    for (size_t norm = 0; norm < 3; ++norm)
+      for (int k = 0; k < 80; ++k)
+        nll[norm][seed].push_back({32 * (3.0 + edge[norm] + luck + segment_noise(rng)), 32});
+  }
+  for (size_t norm = 0; norm < 3; ++norm)
+    for (int seed = 0; seed < 3; ++seed) {
+      auto config = fathom::load_config_string(kLanguageModel, "lm", dir.path().toStdString());
+      config.train.seed = 1 + seed;
+      fathom::db::NewRun r;
+      r.name = "v/" + kNorms[norm] + std::to_string(seed + 1);
+      r.sweep = "v";
+      r.config_yaml = fathom::config_to_yaml(config);
+      r.config_json = fathom::config_to_json(config).dump();
+      const int64_t id = store.create_run(r);
+      store.set_tag(id, "axis.model.norm", kNorms[norm]);
+      store.set_tag(id, "axis.train.seed", std::to_string(seed + 1));
+      const std::filesystem::path file =
+          dir.filePath(QStringLiteral("v.artifacts/run-%1/test.nll").arg(id)).toStdString();
+      std::filesystem::create_directories(file.parent_path());
+      std::ofstream(file) << fathom::segment_nll_text(nll[norm][seed]);
+      store.add_artifact(id, "test_nll", file.string(), 0);
+      store.set_final_metric(id, "test_ppl", perplexity_of(nll[norm][seed]));
+      store.finish_run(id, "finished");
+    }
+  return nll;
+}
+
+QString p4(double p) { return QString::asprintf("%.4f", p); }
+
+class VerdictsWindowTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void verdictsReportTheTablesTestsAndTheTestOverTheTestSet() {
+    if (fathom::gui::find_fathom_binary().isEmpty()) QSKIP("fathom binary not built");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("v.db");
+    std::vector<std::vector<std::vector<SegmentNll>>> nll;
+    {
+      auto store = Store::open(db.toStdString());
+      nll = make_study(store, dir);
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    ComparisonView view;
+    view.setStore(session.get(), db);
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("v", "model.norm", "", "test_ppl"));
+    QVERIFY(!view.verdictsButton()->isEnabled());  // nothing is tested against
+    view.versus()->setCurrentIndex(view.versus()->findText(QStringLiteral("post")));
+    QVERIFY(view.verdictsButton()->isEnabled());
+    view.openVerdicts();
+    const auto windows = view.findChildren<CommandReportWindow*>();
+    QCOMPARE(windows.size(), 1);
+    CommandReportWindow* window = windows.front();
+    QCOMPARE(window->windowTitle(), QStringLiteral("Verdicts: v, test_ppl against post"));
+    QVERIFY(window->option(0)->isChecked());   // over the test set too
+    QVERIFY(!window->option(1)->isChecked());  // pair by seed: chosen, not defaulted
+    const QString shown = window->markdown();
+
+    // Welch's p, Holm-adjusted over the two tests, as the table's cell shows it.
+    const int pre = view.shown()->row_labels[1] == "pre" ? 1 : 2;
+    const QString cell = view.table()->item(pre, 0)->text();
+    const qsizetype at = cell.indexOf(QStringLiteral("(p="));
+    QVERIFY2(at >= 0, qPrintable(cell));
+    const QString table_p = cell.mid(at + 3, cell.size() - at - 4);
+    QVERIFY2(shown.contains(QStringLiteral("| pre | post |")), qPrintable(shown));
+    const QString welch_row =
+        shown.section(QStringLiteral("| pre | post |"), 1, 1).section('\n', 0, 0);
+    QVERIFY2(welch_row.contains(QStringLiteral("| ") + table_p + QStringLiteral(" |")),
+             qPrintable(welch_row + " vs " + table_p));
+
+    // Over seeds and sentences (the second table's row): each arm's three seeds and the test
+    // set, Holm over 2 tests.
+    const auto pre_test =
+        fathom::seed_arms_perplexity(nll[1], nll[0], fathom::SegmentOrder::serial);
+    const auto peri_test =
+        fathom::seed_arms_perplexity(nll[2], nll[0], fathom::SegmentOrder::serial);
+    const double pre_holm = std::min(
+        1.0, pre_test.p <= peri_test.p ? 2 * pre_test.p : std::max(2 * peri_test.p, pre_test.p));
+    const QString over_row =
+        shown.section(QStringLiteral("| test_ppl | test_ppl | pre | post |"), 2, 2)
+            .section('\n', 0, 0);
+    QVERIFY2(over_row.contains(QStringLiteral("| 3/3 |")), qPrintable(over_row));
+    QVERIFY2(over_row.contains(QStringLiteral("| ") + p4(pre_test.p) + " | " + p4(pre_holm) + " |"),
+             qPrintable(over_row + " vs " + p4(pre_test.p) + ", " + p4(pre_holm)));
+
+    // Paired by seed: the seeds' shared luck cancels.
+    window->option(1)->setChecked(true);
+    QVERIFY(window->arguments().contains(QStringLiteral("--pair-seeds")));
+    const auto pre_paired =
+        fathom::seed_paired_perplexity(nll[1], nll[0], fathom::SegmentOrder::serial);
+    QVERIFY(pre_paired.p < pre_test.p);
+    const QString paired_row =
+        window->markdown()
+            .section(QStringLiteral("| test_ppl | test_ppl | pre | post |"), 2, 2)
+            .section('\n', 0, 0);
+    QVERIFY2(paired_row.contains(QStringLiteral("| 3 paired |")), qPrintable(paired_row));
+    QVERIFY2(paired_row.contains(QStringLiteral("| ") + p4(pre_paired.p) + " |"),
+             qPrintable(paired_row + " vs " + p4(pre_paired.p)));
+    if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
+      window->resize(1100, 800);
+      QTest::qWait(50);
+      window->grab().save(QString::fromUtf8(out) + "/verdicts-window.png");
+    }
+
+    // Without the test over the test set, pairing has nothing to pair: off, and not passed.
+    window->option(0)->setChecked(false);
+    QVERIFY(!window->option(1)->isEnabled());
+    QVERIFY(!window->arguments().contains(QStringLiteral("--paired-bootstrap")));
+    QVERIFY(!window->arguments().contains(QStringLiteral("--pair-seeds")));
+    QVERIFY(!window->markdown().contains(QStringLiteral("over seeds and sentences")));
+    QVERIFY(window->markdown().contains(QStringLiteral("| pre | post |")));
+    window->close();
+  }
+
+  // A metric with no evaluation set to draw from has no test-set options.
+  void aMetricWithoutAnEvaluationSetHasNoTestSetOptions() {
+    QCOMPARE(fathom::gui::has_test_over_set("valid_loss"), false);
+    QCOMPARE(fathom::gui::has_test_over_set("test_bleu"), true);
+    QCOMPARE(fathom::gui::has_test_over_set("valid_ppl"), true);
+    fathom::gui::VerdictsRequest request;
+    request.sweep = "v";
+    request.table.rows = "model.norm";
+    request.table.cols = "model.depth";
+    request.table.metric = "valid_loss";
+    request.table.agg = fathom::experiments::CellAgg::Best;
+    request.table.value = fathom::experiments::RunValue::Best;
+    request.versus = "post";
+    const QStringList args = fathom::gui::verdicts_arguments(request);
+    QCOMPARE(args.mid(0, 10),
+             (QStringList{"export", "verdicts", "--sweep", "v", "--rows", "model.norm", "--metrics",
+                          "valid_loss", "--versus", "post"}));
+    QVERIFY(args.join(' ').contains(QStringLiteral("--cols model.depth")));
+    QVERIFY(args.join(' ').contains(QStringLiteral("--agg best --select-by valid_loss")));
+    QVERIFY(args.join(' ').contains(QStringLiteral("--value best")));
+  }
+};
+
+FATHOM_GUI_TEST(VerdictsWindowTest);
+
+}  // namespace test_verdicts_window
+
+#include "test_verdicts_window.moc"
