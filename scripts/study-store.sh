@@ -56,6 +56,14 @@ case $1 in
     name=$2 db=$3 in=$study_dir/$2.db.xz
     [ -f "$in" ] || { echo "study-store: no saved study $in" >&2; exit 1; }
     [ ! -e "$db" ] || { echo "study-store: $db exists; restore into a new path" >&2; exit 1; }
+    # Another store's evaluation files there would be read as this one's runs' (same run ids).
+    if [ -f "$study_dir/$name.eval.tar.xz" ]; then
+      artifacts=$(artifacts_of "$db")
+      if [ -n "$(ls -A "$artifacts" 2>/dev/null)" ]; then
+        echo "study-store: $artifacts holds files of another store; remove it or restore into a new path" >&2
+        exit 1
+      fi
+    fi
     mkdir -p "$(dirname "$db")"
     xz -dc "$in" > "$db.part" && mv "$db.part" "$db"
     echo "restored $in -> $db: $(sqlite3 "$db" "select status || ' ' || count(*) from runs group by status" | paste -sd, -)"

@@ -46,4 +46,11 @@ done
 if "$repo/scripts/study-store.sh" restore s "$scratch/restored/r.db" 2> /dev/null; then
   fail "restore overwrote a store"
 fi
+# Its store deleted, a restore beside the old evaluation files refuses rather than mixing them.
+rm "$scratch/restored/r.db"
+if err=$("$repo/scripts/study-store.sh" restore s "$scratch/restored/r.db" 2>&1); then
+  fail "restore put a store beside another store's evaluation files"
+fi
+grep -q "r.artifacts holds files of another store" <<< "$err" || fail "unclear refusal: $err"
+[ ! -e "$scratch/restored/r.db" ] || fail "a refused restore left a store behind"
 echo "ok: saved, restored and compared from the restored evaluation files"
