@@ -4,15 +4,21 @@
 // flat-top window, no draws), side by side with one run's paired bootstrap (what each fork's
 // own row costs). Milliseconds a test and the process's peak resident memory after it. Then a
 // draw's corpus statistics side by side: the drawn segments gathered one by one (the earlier
-// scorer) against the columns weighted by each segment's count (base/metrics/bleu_segments.h).
+// scorer) against the columns weighted by each segment's count (base/metrics/bleu_segments.h);
+// and building the systems' statistics: each segment's n-grams in hash maps with the references
+// tokenised for every system (the earlier count) against sorted integer ids with the references
+// tokenised once (base/metrics/ngram_matches.h, tokenized_segments.h).
 //   bench_seed_pooled_cost [bleu_sentences=3003,30000,100000]
 //                          [ppl_segments=100000,1000000,3000000] [seeds=3]
 // Run by hand (never in ctest): about a minute at the defaults.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/metrics/bleu.h"
@@ -20,6 +26,8 @@
 #include "base/metrics/bleu_segments.h"
 #include "base/metrics/paired_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
+#include "base/metrics/py_text.h"
+#include "base/metrics/tokenized_segments.h"
 #include "bench/bench_program.h"
 #include "bench/size_list.h"
 
@@ -95,6 +103,54 @@ void print_draw_cost(const std::vector<std::string>& hyps, const std::vector<std
   std::fflush(stdout);
 }
 
+// The earlier count of one segment: both sides tokenised, each order's n-grams in a hash map of
+// strings, the hypothesis's clipped by the reference's.
+BleuStats map_counted_stats(const std::string& hyp, const std::string& ref) {
+  const std::string hyp_text = tokenize_13a(std::string(py_rstrip(hyp)));
+  const std::string ref_text = tokenize_13a(std::string(py_rstrip(ref)));
+  const auto hyp_tokens = py_split(hyp_text), ref_tokens = py_split(ref_text);
+  BleuStats stats;
+  stats.hyp_len = static_cast<int64_t>(hyp_tokens.size());
+  stats.ref_len = static_cast<int64_t>(ref_tokens.size());
+  for (size_t n = 1; n <= 4; ++n) {
+    std::unordered_map<std::string_view, int64_t> in_hyp, in_ref;
+    const auto count = [n](const std::vector<std::string_view>& tokens, auto& into) {
+      for (size_t i = 0; i + n <= tokens.size(); ++i) {
+        const char* end = tokens[i + n - 1].data() + tokens[i + n - 1].size();
+        ++into[std::string_view(tokens[i].data(), static_cast<size_t>(end - tokens[i].data()))];
+      }
+    };
+    count(hyp_tokens, in_hyp);
+    count(ref_tokens, in_ref);
+    for (const auto& [gram, times] : in_hyp) {
+      stats.totals[n - 1] += times;
+      if (auto it = in_ref.find(gram); it != in_ref.end())
+        stats.matches[n - 1] += std::min(times, it->second);
+    }
+  }
+  return stats;
+}
+
+// Building `systems`' statistics against one test set: each segment counted in maps with the
+// references tokenised for every system (the earlier way), against sorted ids with the
+// references tokenised once (tokenized_segments.h) -- side by side, and the same sums.
+void print_stats_cost(const std::vector<std::vector<std::string>>& systems,
+                      const std::vector<std::string>& refs) {
+  BleuStats earlier_sum, now_sum;
+  const double earlier_ms = ms_of([&] {
+    for (const auto& hyps : systems)
+      for (size_t i = 0; i < refs.size(); ++i) earlier_sum += map_counted_stats(hyps[i], refs[i]);
+  });
+  const double now_ms = ms_of([&] {
+    const TokenizedSegments tokenized = tokenized_references(refs);
+    for (const auto& hyps : systems) now_sum += SegmentBleuStats(hyps, tokenized).whole();
+  });
+  std::printf("%10zu %8zu %12.0f %12.0f %8.2fx  (same statistics: %s)\n", refs.size(),
+              systems.size(), earlier_ms, now_ms, earlier_ms / now_ms,
+              earlier_sum == now_sum ? "yes" : "NO");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
@@ -114,6 +170,17 @@ int bench_main(int argc, char** argv) {
     const double all = ms_of([&] { p = seed_pooled_bleu(base, seeds, refs).p; });
     std::printf("%10ld %12.0f %12.0f %10.0f  (p %.3f)\n", n, one, all, peak_mib(), p);
     std::fflush(stdout);
+  }
+  std::printf(
+      "\n%zu + 1 systems' BLEU statistics against one test set: maps, references tokenised "
+      "each time (earlier), against sorted ids, references tokenised once (now)\n%10s %8s %12s "
+      "%12s %9s\n",
+      k, "sentences", "systems", "earlier ms", "now ms", "ratio");
+  for (long n : bleu_sizes) {
+    const auto refs = sentences(static_cast<size_t>(n), 1, rng);
+    std::vector<std::vector<std::string>> systems;
+    for (size_t j = 0; j <= k; ++j) systems.push_back(sentences(refs.size(), 0.55, rng, &refs));
+    print_stats_cost(systems, refs);
   }
   std::printf("\na draw's BLEU statistics, one system, 1,000 draws\n%10s %12s %12s %9s\n",
               "sentences", "gathered ms", "weighted ms", "ratio");

@@ -5,31 +5,15 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
 
 #include "base/metrics/py_text.h"
+#include "base/metrics/tokenized_segments.h"
 
 namespace fathom {
 
 namespace {
 
 constexpr int kMaxOrder = 4;
-
-// N-gram counts of one tokenized segment, per order. Keys view into the tokenized string:
-// tokens are joined by single spaces, so an n-gram is the substring from its first to last token.
-using NgramCounts = std::array<std::unordered_map<std::string_view, int64_t>, kMaxOrder>;
-
-NgramCounts count_ngrams(const std::vector<std::string_view>& tokens) {
-  NgramCounts counts;
-  for (int n = 1; n <= kMaxOrder; ++n) {
-    for (std::size_t i = 0; i + n <= tokens.size(); ++i) {
-      const char* begin = tokens[i].data();
-      const char* end = tokens[i + n - 1].data() + tokens[i + n - 1].size();
-      ++counts[n - 1][std::string_view(begin, static_cast<std::size_t>(end - begin))];
-    }
-  }
-  return counts;
-}
 
 std::string fixed(double value, int decimals) {
   char buf[64];
@@ -66,21 +50,8 @@ BleuStats sentence_bleu_stats(const std::string& hyp, const std::string& ref) {
   const std::string ref_tok = tokenize_13a(std::string(py_rstrip(ref)));
   const auto hyp_tokens = py_split(hyp_tok);
   const auto ref_tokens = py_split(ref_tok);
-  const NgramCounts hyp_counts = count_ngrams(hyp_tokens);
-  const NgramCounts ref_counts = count_ngrams(ref_tokens);
-
-  BleuStats stats;
-  stats.hyp_len = static_cast<int64_t>(hyp_tokens.size());
-  stats.ref_len = static_cast<int64_t>(ref_tokens.size());
-  for (int n = 0; n < kMaxOrder; ++n) {
-    for (const auto& [ngram, count] : hyp_counts[n]) {
-      stats.totals[n] += count;
-      if (auto it = ref_counts[n].find(ngram); it != ref_counts[n].end()) {
-        stats.matches[n] += std::min(count, it->second);  // clipped by the reference count
-      }
-    }
-  }
-  return stats;
+  return tokens_bleu_stats(hyp_tokens.data(), hyp_tokens.size(), ref_tokens.data(),
+                           ref_tokens.size());
 }
 
 BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs) {

@@ -26,13 +26,14 @@ RunDraws score_on_draws(const std::vector<std::vector<std::string>>& a,
   for (const auto& hyps : a) runs.push_back(&hyps);
   for (const auto& hyps : b) runs.push_back(&hyps);
   std::vector<SegmentBleuStats> stats;
+  const TokenizedSegments tokenized = tokenized_references(references);  // once for every run
   RunDraws out;
   for (size_t r = 0; r < runs.size(); ++r) {
     if (runs[r]->size() != references.size())
       throw std::invalid_argument("seed test of BLEU: run " + std::to_string(r + 1) + " has " +
                                   std::to_string(runs[r]->size()) + " hypotheses for " +
                                   std::to_string(references.size()) + " references");
-    stats.emplace_back(*runs[r], references);
+    stats.emplace_back(*runs[r], tokenized);
     out.whole.push_back(bleu_from_stats(stats.back().whole()).score);
   }
   std::mt19937_64 random(seed);
@@ -73,9 +74,10 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
   const double pair_count = static_cast<double>(pairs.size());
   std::vector<SegmentBleuStats> base_stats, sys_stats;
   std::pair<double, double> whole{0, 0};
+  const TokenizedSegments tokenized = tokenized_references(references);  // once for every system
   for (const auto& pair : pairs) {
-    base_stats.emplace_back(pair.baseline, references);
-    sys_stats.emplace_back(pair.system, references);
+    base_stats.emplace_back(pair.baseline, tokenized);
+    sys_stats.emplace_back(pair.system, tokenized);
     whole.first += bleu_from_stats(base_stats.back().whole()).score / pair_count;
     whole.second += bleu_from_stats(sys_stats.back().whole()).score / pair_count;
   }

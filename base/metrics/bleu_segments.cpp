@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "base/metrics/py_text.h"
+
 namespace fathom {
 namespace {
 
@@ -23,19 +25,27 @@ int64_t weighted_sum(const std::vector<uint32_t>& column, const std::vector<uint
   return static_cast<int64_t>(sum);
 }
 
+void check_sizes(size_t hyps, size_t refs) {
+  if (hyps != refs)
+    throw std::invalid_argument("BLEU statistics: " + std::to_string(hyps) + " hypotheses but " +
+                                std::to_string(refs) + " references");
+}
+
 }  // namespace
 
 SegmentBleuStats::SegmentBleuStats(const std::vector<std::string>& hyps,
-                                   const std::vector<std::string>& refs) {
-  if (hyps.size() != refs.size())
-    throw std::invalid_argument("BLEU statistics: " + std::to_string(hyps.size()) +
-                                " hypotheses but " + std::to_string(refs.size()) + " references");
+                                   const std::vector<std::string>& refs)
+    : SegmentBleuStats(hyps, (check_sizes(hyps.size(), refs.size()), tokenized_references(refs))) {}
+
+SegmentBleuStats::SegmentBleuStats(const std::vector<std::string>& hyps,
+                                   const TokenizedSegments& refs) {
+  check_sizes(hyps.size(), refs.size());
   for (auto& column : columns_) column.reserve(hyps.size());
   for (size_t i = 0; i < hyps.size(); ++i) {
-    if (refs[i].empty())
-      throw std::invalid_argument("corpus_bleu: reference " + std::to_string(i + 1) +
-                                  " is empty (sacreBLEU refuses empty references)");
-    const BleuStats s = sentence_bleu_stats(hyps[i], refs[i]);
+    const std::string tokenized = tokenize_13a(std::string(py_rstrip(hyps[i])));
+    const std::vector<std::string_view> tokens = py_split(tokenized);
+    const BleuStats s =
+        tokens_bleu_stats(tokens.data(), tokens.size(), refs.tokens(i), refs.token_count(i));
     for (size_t n = 0; n < kOrders; ++n) {
       columns_[n].push_back(narrow_count(s.matches[n]));
       columns_[kOrders + n].push_back(narrow_count(s.totals[n]));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/metrics/bleu.h"
+#include "base/metrics/tokenized_segments.h"
 
 namespace fathom {
 
@@ -17,6 +18,8 @@ class SegmentBleuStats {
   // `hyps[i]` against `refs[i]`; std::invalid_argument for lists of different lengths or an
   // empty reference (as corpus_bleu).
   SegmentBleuStats(const std::vector<std::string>& hyps, const std::vector<std::string>& refs);
+  // The same against references tokenised once (tokenized_references) for several systems.
+  SegmentBleuStats(const std::vector<std::string>& hyps, const TokenizedSegments& refs);
 
   size_t size() const { return columns_[0].size(); }
   // The whole corpus's statistics: corpus_bleu's.
