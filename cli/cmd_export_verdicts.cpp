@@ -9,6 +9,7 @@
 // and the test set at once (base/metrics/seed_pooled_test.h: seed_arms_bleu, _perplexity),
 // Holm-adjusted over the family with a verdict of its own (cli/verdicts_over_test_set.h); in
 // Markdown as tables after the family's, in CSV as more columns of each test's row.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -23,9 +24,9 @@ namespace fathom::cli {
 namespace {
 
 struct VerdictArgs {
-  std::string sweep, rows, cols, metrics, agg = "mean", value = "final", select_by = "valid_loss",
-                                          where, format = "md", out;
-  std::vector<std::string> versus;
+  std::string sweep, rows, cols, agg = "mean", value = "final", select_by = "valid_loss", where,
+                                 format = "md", out;
+  std::vector<std::string> metrics, versus;
   bool select_on_test = false, paired_bootstrap = false, pair_seeds = false;
   double alpha = 0.05, power = 0.8;
   int digits = 3, samples = 1000;
@@ -40,8 +41,10 @@ void export_verdicts(const VerdictArgs& a, const GlobalOptions& global) {
   o.table.select_by = a.select_by;
   o.table.select_on_test = a.select_on_test;
   o.table.value = experiments::run_value_named(a.value, "fathom export verdicts");
-  for (const auto& m : split(a.metrics, ','))
-    if (!trim(m).empty()) o.metrics.push_back(trim(m));
+  for (const auto& m : a.metrics)
+    if (!trim(m).empty() &&
+        std::find(o.metrics.begin(), o.metrics.end(), trim(m)) == o.metrics.end())
+      o.metrics.push_back(trim(m));
   o.versus = a.versus;
   o.alpha = a.alpha;
   o.power = a.power;
@@ -77,7 +80,9 @@ void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->required();
   cmd->add_option("--cols", a->cols, "axis of the columns (e.g. the depth)");
   cmd->add_option("--metrics", a->metrics,
-                  "the metrics the verdicts draw on, comma-separated, e.g. valid_ppl,test_bleu")
+                  "the metrics the verdicts draw on, comma-separated (or the option repeated), "
+                  "e.g. valid_ppl,test_bleu")
+      ->delimiter(',')
       ->required();
   cmd->add_option("--versus", a->versus,
                   "a reference row each other row is tested against; repeat for several (a pair "

@@ -50,7 +50,7 @@ CommandReportWindow::CommandReportWindow(const QString& db_location, const QStri
 QStringList CommandReportWindow::arguments() const {
   QStringList args = args_;
   for (size_t i = 0; i < options_.size(); ++i)
-    if (boxes_[i]->isEnabled() && boxes_[i]->isChecked()) args << options_[i].flag;
+    if (boxes_[i]->isEnabled() && boxes_[i]->isChecked()) args << options_[i].args;
   return args;
 }
 

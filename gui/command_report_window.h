@@ -3,8 +3,8 @@
 // `fathom export verdicts` of the comparison view's table. The command's own Markdown, rendered,
 // so the app and the command line never disagree; the app runs the command rather than link
 // what reads a corpus's references (cli/paired_tests.h). Options the report can be asked again
-// with (a test paired by seed, the test over the test set) are check boxes that add a flag and
-// run the command again.
+// with (a test paired by seed, the test over the test set, another metric) are check boxes that
+// add their arguments and run the command again.
 #include <vector>
 
 #include <QDialog>
@@ -17,8 +17,8 @@ class QTextBrowser;
 namespace fathom::gui {
 
 struct ReportOption {
-  QString label;  // "Pair by &seed"
-  QString flag;   // "--pair-seeds"
+  QString label;     // "Pair by &seed"
+  QStringList args;  // added when ticked: {"--pair-seeds"}, {"--metrics", "test_bleu"}
   QString tooltip;
   bool checked = false;
   int needs = -1;  // the index of an option this one needs checked (disabled without it)
@@ -31,10 +31,10 @@ class CommandReportWindow : public QDialog {
   CommandReportWindow(const QString& db_location, const QStringList& args, const QString& busy,
                       const std::vector<ReportOption>& options, QWidget* parent = nullptr);
 
-  // Runs the command with the checked options' flags and shows what it printed; false and
+  // Runs the command with the checked options' arguments and shows what it printed; false and
   // *problem (also shown in the window) when it could not run or failed.
   bool runCommand(QString* problem);
-  // The arguments the next run passes: the fixed ones, then each checked option's flag.
+  // The arguments the next run passes: the fixed ones, then each checked option's.
   QStringList arguments() const;
 
   QTextBrowser* text() const { return text_; }

@@ -18,7 +18,8 @@ CommandReportWindow* open_compare_window(QWidget* parent, const QString& db_loca
   if (runs.size() >= 3) {
     args << QStringLiteral("--over-seeds");
     options.push_back(
-        {QStringLiteral("Pair by &seed"), QStringLiteral("--pair-seeds"),
+        {QStringLiteral("Pair by &seed"),
+         {QStringLiteral("--pair-seeds")},
          QStringLiteral("test the two configurations' differences seed by seed (each train.seed "
                         "gives both the same initialisation and data order); a design to choose "
                         "before seeing the results, not the test that happens to decide"),

@@ -454,7 +454,10 @@ void ComparisonView::fillTable(const experiments::TableOptions& options) {
 
 void ComparisonView::openVerdicts() {
   if (!current_ || versus_->currentIndex() <= 0) return;
-  VerdictsRequest request{sweep_->currentText(), tableOptions(), versus_->currentText()};
+  VerdictsRequest request{sweep_->currentText(), tableOptions(), versus_->currentText(), {}};
+  for (int i = 0; i < metric_->count(); ++i)
+    if (i != metric_->currentIndex() && is_evaluation_metric(metric_->itemText(i)))
+      request.other_metrics << metric_->itemText(i);
   if (best_->isChecked()) request.table.value = experiments::RunValue::Best;
   QString problem;
   if (!open_verdicts_window(this, location_, request, &problem)) emit error(problem);

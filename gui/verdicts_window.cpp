@@ -25,23 +25,40 @@ bool has_test_over_set(const std::string& metric) {
          metric == db::metric::kTestPpl;
 }
 
+bool is_evaluation_metric(const QString& metric) {
+  return metric.startsWith(QStringLiteral("valid_")) || metric.startsWith(QStringLiteral("test_"));
+}
+
 CommandReportWindow* open_verdicts_window(QWidget* parent, const QString& db_location,
                                           const VerdictsRequest& request, QString* problem) {
   std::vector<ReportOption> options;
-  if (has_test_over_set(request.table.metric)) {
+  bool over_set = has_test_over_set(request.table.metric);
+  for (const QString& other : request.other_metrics)
+    over_set = over_set || has_test_over_set(other.toStdString());
+  if (over_set) {
     options.push_back(
-        {QStringLiteral("Over the &test set too"), QStringLiteral("--paired-bootstrap"),
+        {QStringLiteral("Over the &test set too"),
+         {QStringLiteral("--paired-bootstrap")},
          QStringLiteral("also test each pair over every seed of both arms and the test set at "
                         "once, from the runs' stored hypotheses or segment NLL (Welch's test "
                         "over the seeds alone leaves out the test set's error)"),
          true});
     options.push_back(
-        {QStringLiteral("Pair by &seed"), QStringLiteral("--pair-seeds"),
+        {QStringLiteral("Pair by &seed"),
+         {QStringLiteral("--pair-seeds")},
          QStringLiteral("the test over seeds and sentences on the seeds both arms have, paired "
                         "by seed (each train.seed gives both arms the same initialisation and "
                         "data order); a design to choose before seeing the results"),
-         false, 0});
+         false,
+         0});
   }
+  for (const QString& other : request.other_metrics)
+    options.push_back({QStringLiteral("+ %1").arg(other),
+                       {QStringLiteral("--metrics"), other},
+                       QStringLiteral("add %1's tests to the Holm family: a study's verdicts are "
+                                      "adjusted for every metric it reports, not one table's")
+                           .arg(other),
+                       false});
   auto* window = new CommandReportWindow(
       db_location, verdicts_arguments(request),
       QStringLiteral("Testing %1 against %2...")

@@ -228,6 +228,18 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
               "--versus", "0.005", "--paired-bootstrap", "--samples", "200"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("Holm family: 1 tests"), std::string::npos) << v.out;
+  // --metrics repeated is the comma list (the app adds a metric to the family so).
+  const std::vector<std::string> family{"export", "verdicts", "--sweep",  "v",
+                                        "--rows", "train.lr", "--versus", "0.005"};
+  auto with = [&family](std::vector<std::string> metrics) {
+    metrics.insert(metrics.begin(), family.begin(), family.end());
+    return metrics;
+  };
+  const ProgramResult listed = fathom(with({"--metrics", "test_bleu,test_ppl"}));
+  const ProgramResult repeated = fathom(with({"--metrics", "test_bleu", "--metrics", "test_ppl"}));
+  ASSERT_EQ(repeated.exit_code, 0) << repeated.err;
+  EXPECT_NE(repeated.out.find("Holm family: 2 tests"), std::string::npos) << repeated.out;
+  EXPECT_EQ(repeated.out, listed.out);
 
   auto store = fathom::db::Store::open((dir_ / "runs.db").string(), fathom::db::OpenMode::ReadOnly);
   std::map<std::string, std::vector<std::string>> hyps;  // "lr/seed" -> hypotheses

@@ -49,9 +49,14 @@ double perplexity_of(const std::vector<SegmentNll>& segments) {
 }
 
 // nll[norm][seed]: 80 segments of 32 tokens; a seed's own luck is shared by every norm it
-// trains (the same initialisation and data order), so pairing by seed cancels it.
-std::vector<std::vector<std::vector<SegmentNll>>> make_study(Store& store,
-                                                             const QTemporaryDir& dir) {
+// trains (the same initialisation and data order), so pairing by seed cancels it. valid_loss:
+// each run's, a second metric the family can take in.
+struct StudyData {
+  std::vector<std::vector<std::vector<SegmentNll>>> nll;
+  std::vector<std::vector<double>> valid_loss;
+};
+
+StudyData make_study(Store& store, const QTemporaryDir& dir) {
   std::mt19937_64 rng(21);
   std::normal_distribution<double> segment_noise(0, 0.1), seed_luck(0, 0.04);
   const double edge[] = {0, -0.06, -0.01};
@@ -62,6 +67,7 @@ std::vector<std::vector<std::vector<SegmentNll>>> make_study(Store& store,
       for (int k = 0; k < 80; ++k)
         nll[norm][seed].push_back({32 * (3.0 + edge[norm] + luck + segment_noise(rng)), 32});
   }
+  std::vector<std::vector<double>> valid_loss(3, std::vector<double>(3));
   for (size_t norm = 0; norm < 3; ++norm)
     for (int seed = 0; seed < 3; ++seed) {
       auto config = fathom::load_config_string(kLanguageModel, "lm", dir.path().toStdString());
@@ -80,9 +86,49 @@ std::vector<std::vector<std::vector<SegmentNll>>> make_study(Store& store,
       std::ofstream(file) << fathom::segment_nll_text(nll[norm][seed]);
       store.add_artifact(id, "test_nll", file.string(), 0);
       store.set_final_metric(id, "test_ppl", perplexity_of(nll[norm][seed]));
+      valid_loss[norm][seed] = 1.0 + 0.02 * static_cast<double>(norm * norm) + 0.01 * seed;
+      store.set_final_metric(id, "valid_loss", valid_loss[norm][seed]);
       store.finish_run(id, "finished");
     }
-  return nll;
+  return {nll, valid_loss};
+}
+
+// The study in a store, the comparison view on it testing test_ppl against Post-LN, and the
+// window its Verdicts... opened.
+struct OpenStudy {
+  QTemporaryDir dir;
+  StudyData data;
+  std::unique_ptr<fathom::gui::StoreSession> session;
+  ComparisonView view;
+  CommandReportWindow* window = nullptr;
+
+  bool open() {
+    const QString db = dir.filePath("v.db");
+    {
+      auto store = Store::open(db.toStdString());
+      data = make_study(store, dir);
+    }
+    QString error;
+    session = fathom::gui::StoreSession::open(db, &error);
+    if (!session) return false;
+    view.setStore(session.get(), db);
+    view.setRuns(session->store.list_runs());
+    if (!view.choose("v", "model.norm", "", "test_ppl") || view.verdictsButton()->isEnabled())
+      return false;  // nothing is tested against yet
+    view.versus()->setCurrentIndex(view.versus()->findText(QStringLiteral("post")));
+    if (!view.verdictsButton()->isEnabled()) return false;
+    view.openVerdicts();
+    const auto windows = view.findChildren<CommandReportWindow*>();
+    window = windows.size() == 1 ? windows.front() : nullptr;
+    return window;
+  }
+};
+
+const QString kPrePost = QStringLiteral("| test_ppl | test_ppl | pre | post |");
+
+// A row of the Markdown's `occurrence`-th table holding `key`.
+QString row_of(const QString& markdown, const QString& key, int occurrence) {
+  return markdown.section(key, occurrence, occurrence).section('\n', 0, 0);
 }
 
 QString p4(double p) { return QString::asprintf("%.4f", p); }
@@ -92,27 +138,11 @@ class VerdictsWindowTest : public QObject {
  private slots:
   void verdictsReportTheTablesTestsAndTheTestOverTheTestSet() {
     if (fathom::gui::find_fathom_binary().isEmpty()) QSKIP("fathom binary not built");
-    QTemporaryDir dir;
-    const QString db = dir.filePath("v.db");
-    std::vector<std::vector<std::vector<SegmentNll>>> nll;
-    {
-      auto store = Store::open(db.toStdString());
-      nll = make_study(store, dir);
-    }
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    ComparisonView view;
-    view.setStore(session.get(), db);
-    view.setRuns(session->store.list_runs());
-    QVERIFY(view.choose("v", "model.norm", "", "test_ppl"));
-    QVERIFY(!view.verdictsButton()->isEnabled());  // nothing is tested against
-    view.versus()->setCurrentIndex(view.versus()->findText(QStringLiteral("post")));
-    QVERIFY(view.verdictsButton()->isEnabled());
-    view.openVerdicts();
-    const auto windows = view.findChildren<CommandReportWindow*>();
-    QCOMPARE(windows.size(), 1);
-    CommandReportWindow* window = windows.front();
+    OpenStudy study;
+    QVERIFY(study.open());
+    CommandReportWindow* window = study.window;
+    ComparisonView& view = study.view;
+    const auto& nll = study.data.nll;
     QCOMPARE(window->windowTitle(), QStringLiteral("Verdicts: v, test_ppl against post"));
     QVERIFY(window->option(0)->isChecked());   // over the test set too
     QVERIFY(!window->option(1)->isChecked());  // pair by seed: chosen, not defaulted
@@ -125,8 +155,7 @@ class VerdictsWindowTest : public QObject {
     QVERIFY2(at >= 0, qPrintable(cell));
     const QString table_p = cell.mid(at + 3, cell.size() - at - 4);
     QVERIFY2(shown.contains(QStringLiteral("| pre | post |")), qPrintable(shown));
-    const QString welch_row =
-        shown.section(QStringLiteral("| pre | post |"), 1, 1).section('\n', 0, 0);
+    const QString welch_row = row_of(shown, QStringLiteral("| pre | post |"), 1);
     QVERIFY2(welch_row.contains(QStringLiteral("| ") + table_p + QStringLiteral(" |")),
              qPrintable(welch_row + " vs " + table_p));
 
@@ -138,9 +167,7 @@ class VerdictsWindowTest : public QObject {
         fathom::seed_arms_perplexity(nll[2], nll[0], fathom::SegmentOrder::serial);
     const double pre_holm = std::min(
         1.0, pre_test.p <= peri_test.p ? 2 * pre_test.p : std::max(2 * peri_test.p, pre_test.p));
-    const QString over_row =
-        shown.section(QStringLiteral("| test_ppl | test_ppl | pre | post |"), 2, 2)
-            .section('\n', 0, 0);
+    const QString over_row = row_of(shown, kPrePost, 2);
     QVERIFY2(over_row.contains(QStringLiteral("| 3/3 |")), qPrintable(over_row));
     QVERIFY2(over_row.contains(QStringLiteral("| ") + p4(pre_test.p) + " | " + p4(pre_holm) + " |"),
              qPrintable(over_row + " vs " + p4(pre_test.p) + ", " + p4(pre_holm)));
@@ -151,10 +178,7 @@ class VerdictsWindowTest : public QObject {
     const auto pre_paired =
         fathom::seed_paired_perplexity(nll[1], nll[0], fathom::SegmentOrder::serial);
     QVERIFY(pre_paired.p < pre_test.p);
-    const QString paired_row =
-        window->markdown()
-            .section(QStringLiteral("| test_ppl | test_ppl | pre | post |"), 2, 2)
-            .section('\n', 0, 0);
+    const QString paired_row = row_of(window->markdown(), kPrePost, 2);
     QVERIFY2(paired_row.contains(QStringLiteral("| 3 paired |")), qPrintable(paired_row));
     QVERIFY2(paired_row.contains(QStringLiteral("| ") + p4(pre_paired.p) + " |"),
              qPrintable(paired_row + " vs " + p4(pre_paired.p)));
@@ -171,6 +195,44 @@ class VerdictsWindowTest : public QObject {
     QVERIFY(!window->arguments().contains(QStringLiteral("--pair-seeds")));
     QVERIFY(!window->markdown().contains(QStringLiteral("over seeds and sentences")));
     QVERIFY(window->markdown().contains(QStringLiteral("| pre | post |")));
+    window->close();
+  }
+
+  // "+ valid_loss": the sweep's other evaluation metric joins the family -- four tests, each
+  // Welch p Holm-adjusted over all four, as computed here from the stored values.
+  void anotherMetricWidensTheFamily() {
+    if (fathom::gui::find_fathom_binary().isEmpty()) QSKIP("fathom binary not built");
+    OpenStudy study;
+    QVERIFY(study.open());
+    CommandReportWindow* window = study.window;
+    QCOMPARE(window->option(2)->text(), QStringLiteral("+ valid_loss"));  // after the two
+    QVERIFY(window->markdown().contains(QStringLiteral("Holm family: 2 tests")));
+    window->option(2)->setChecked(true);
+    QVERIFY(window->arguments().join(' ').endsWith(QStringLiteral("--metrics valid_loss")));
+    const QString shown = window->markdown();
+    QVERIFY2(shown.contains(QStringLiteral("Holm family: 4 tests")), qPrintable(shown));
+    std::vector<double> p;  // test_ppl pre, peri; valid_loss pre, peri (against post)
+    for (bool loss : {false, true})
+      for (size_t norm : {1, 2}) {
+        std::vector<double> row, post;
+        for (int seed = 0; seed < 3; ++seed) {
+          row.push_back(loss ? study.data.valid_loss[norm][seed]
+                             : perplexity_of(study.data.nll[norm][seed]));
+          post.push_back(loss ? study.data.valid_loss[0][seed]
+                              : perplexity_of(study.data.nll[0][seed]));
+        }
+        p.push_back(fathom::welch_t_test(row, post)->p);
+      }
+    const std::vector<double> holm = fathom::holm_adjust(p);
+    const QString valid_pre =
+        row_of(shown, QStringLiteral("| valid_loss | valid_loss | pre | post |"), 1);
+    QVERIFY2(valid_pre.contains(QString::asprintf("| %.3f | %.3f |", p[2], holm[2])),
+             qPrintable(valid_pre + QString::asprintf(" vs %.3f, %.3f", p[2], holm[2])));
+    const QString ppl_pre = row_of(shown, kPrePost, 1);
+    QVERIFY2(ppl_pre.contains(QString::asprintf("| %.3f | %.3f |", p[0], holm[0])),
+             qPrintable(ppl_pre + QString::asprintf(" vs %.3f, %.3f", p[0], holm[0])));
+    // The test over seeds and sentences of test_ppl is Holm'd over the four too.
+    QVERIFY2(shown.contains(QStringLiteral("p (Holm, 4)")), qPrintable(shown));
     window->close();
   }
 
