@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -21,6 +22,10 @@ CommandReportWindow::CommandReportWindow(const QString& db_location, const QStri
   text_->setOpenLinks(false);
   auto* option_bar = new QHBoxLayout;
   for (const ReportOption& o : options_) {
+    if (!o.heading.isEmpty()) {
+      option_bar->addSpacing(16);
+      option_bar->addWidget(new QLabel(o.heading));
+    }
     auto* box = new QCheckBox(o.label);
     box->setChecked(o.checked);
     box->setToolTip(o.tooltip);

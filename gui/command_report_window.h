@@ -5,6 +5,7 @@
 // what reads a corpus's references (cli/paired_tests.h). Options the report can be asked again
 // with (a test paired by seed, the test over the test set, another metric) are check boxes that
 // add their arguments and run the command again.
+#include <utility>
 #include <vector>
 
 #include <QDialog>
@@ -17,11 +18,20 @@ class QTextBrowser;
 namespace fathom::gui {
 
 struct ReportOption {
+  ReportOption(QString label_, QStringList args_, QString tooltip_, bool checked_ = false,
+               int needs_ = -1)
+      : label(std::move(label_)),
+        args(std::move(args_)),
+        tooltip(std::move(tooltip_)),
+        checked(checked_),
+        needs(needs_) {}
+
   QString label;     // "Pair by &seed"
   QStringList args;  // added when ticked: {"--pair-seeds"}, {"--metrics", "test_bleu"}
   QString tooltip;
   bool checked = false;
-  int needs = -1;  // the index of an option this one needs checked (disabled without it)
+  int needs = -1;   // the index of an option this one needs checked (disabled without it)
+  QString heading;  // a label before this box, starting a group of options ("Family also:")
 };
 
 class CommandReportWindow : public QDialog {

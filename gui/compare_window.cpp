@@ -17,13 +17,12 @@ CommandReportWindow* open_compare_window(QWidget* parent, const QString& db_loca
   // seeds and the test set, or says why it cannot.
   if (runs.size() >= 3) {
     args << QStringLiteral("--over-seeds");
-    options.push_back(
-        {QStringLiteral("Pair by &seed"),
-         {QStringLiteral("--pair-seeds")},
-         QStringLiteral("test the two configurations' differences seed by seed (each train.seed "
-                        "gives both the same initialisation and data order); a design to choose "
-                        "before seeing the results, not the test that happens to decide"),
-         false});
+    options.push_back(ReportOption(
+        QStringLiteral("Pair by &seed"), {QStringLiteral("--pair-seeds")},
+        QStringLiteral("test the two configurations' differences seed by seed (each train.seed "
+                       "gives both the same initialisation and data order); a design to choose "
+                       "before seeing the results, not the test that happens to decide"),
+        false));
   }
   auto* window = new CommandReportWindow(db_location, args,
                                          QStringLiteral("Comparing runs %1...").arg(ids.join(", ")),

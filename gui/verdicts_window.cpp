@@ -36,29 +36,27 @@ CommandReportWindow* open_verdicts_window(QWidget* parent, const QString& db_loc
   for (const QString& other : request.other_metrics)
     over_set = over_set || has_test_over_set(other.toStdString());
   if (over_set) {
-    options.push_back(
-        {QStringLiteral("Over the &test set too"),
-         {QStringLiteral("--paired-bootstrap")},
-         QStringLiteral("also test each pair over every seed of both arms and the test set at "
-                        "once, from the runs' stored hypotheses or segment NLL (Welch's test "
-                        "over the seeds alone leaves out the test set's error)"),
-         true});
-    options.push_back(
-        {QStringLiteral("Pair by &seed"),
-         {QStringLiteral("--pair-seeds")},
-         QStringLiteral("the test over seeds and sentences on the seeds both arms have, paired "
-                        "by seed (each train.seed gives both arms the same initialisation and "
-                        "data order); a design to choose before seeing the results"),
-         false,
-         0});
+    options.push_back(ReportOption(
+        QStringLiteral("Over the &test set too"), {QStringLiteral("--paired-bootstrap")},
+        QStringLiteral("also test each pair over every seed of both arms and the test set at "
+                       "once, from the runs' stored hypotheses or segment NLL (Welch's test "
+                       "over the seeds alone leaves out the test set's error)"),
+        true));
+    options.push_back(ReportOption(
+        QStringLiteral("Pair by &seed"), {QStringLiteral("--pair-seeds")},
+        QStringLiteral("the test over seeds and sentences on the seeds both arms have, paired "
+                       "by seed (each train.seed gives both arms the same initialisation and "
+                       "data order); a design to choose before seeing the results"),
+        false, 0));
   }
-  for (const QString& other : request.other_metrics)
-    options.push_back({QStringLiteral("+ %1").arg(other),
-                       {QStringLiteral("--metrics"), other},
-                       QStringLiteral("add %1's tests to the Holm family: a study's verdicts are "
-                                      "adjusted for every metric it reports, not one table's")
-                           .arg(other),
-                       false});
+  for (const QString& other : request.other_metrics) {
+    ReportOption metric(other, {QStringLiteral("--metrics"), other},
+                        QStringLiteral("add %1's tests to the Holm family: a study's verdicts are "
+                                       "adjusted for every metric it reports, not one table's")
+                            .arg(other));
+    if (other == request.other_metrics.front()) metric.heading = QStringLiteral("Family also:");
+    options.push_back(metric);
+  }
   auto* window = new CommandReportWindow(
       db_location, verdicts_arguments(request),
       QStringLiteral("Testing %1 against %2...")
