@@ -4,15 +4,31 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include "gui/fathom_call.h"
+#include "gui/file_dialog.h"
 
 namespace fathom::gui {
+namespace {
+
+// Why `fathom COMMAND` gave no report: it did not run, or what it said on failing; "" when it
+// succeeded.
+QString failure_of(const FathomCall& call, const QString& command) {
+  if (!call.problem.isEmpty()) return call.problem;
+  if (call.exit_code == 0) return QString();
+  return call.err.isEmpty()
+             ? QStringLiteral("`fathom %1` exited with status %2").arg(command).arg(call.exit_code)
+             : call.err.trimmed();
+}
+
+}  // namespace
 
 CommandReportWindow::CommandReportWindow(const QString& db_location, const QStringList& args,
                                          const QString& busy,
@@ -42,13 +58,15 @@ CommandReportWindow::CommandReportWindow(const QString& db_location, const QStri
       QStringLiteral("the report as `fathom %1` printed it, for notes").arg(args_.value(0)));
   connect(copy, &QPushButton::clicked, this,
           [this] { QApplication::clipboard()->setText(markdown_); });
+  QPushButton* save = buttons->addButton(QStringLiteral("&Save..."), QDialogButtonBox::ActionRole);
+  save->setToolTip(QStringLiteral("the report as Markdown, or CSV where the command writes it"));
+  connect(save, &QPushButton::clicked, this, &CommandReportWindow::save);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto* layout = new QVBoxLayout(this);
   if (!boxes_.empty()) layout->addLayout(option_bar);
   layout->addWidget(text_, 1);
   layout->addWidget(buttons);
-  for (size_t i = 0; i < options_.size(); ++i)
-    if (options_[i].needs >= 0) boxes_[i]->setEnabled(boxes_.at(options_[i].needs)->isChecked());
+  enableDependentOptions();
   resize(900, 700);
 }
 
@@ -61,12 +79,7 @@ QStringList CommandReportWindow::arguments() const {
 
 bool CommandReportWindow::runCommand(QString* problem) {
   const FathomCall call = call_fathom(this, db_location_, arguments(), busy_);
-  QString failed = call.problem;
-  if (failed.isEmpty() && call.exit_code != 0)
-    failed = call.err.isEmpty() ? QStringLiteral("`fathom %1` exited with status %2")
-                                      .arg(args_.value(0))
-                                      .arg(call.exit_code)
-                                : call.err.trimmed();
+  const QString failed = failure_of(call, args_.value(0));
   if (!failed.isEmpty()) {
     // The last report stays on the clipboard's side; the window says why this one is absent.
     markdown_.clear();
@@ -79,9 +92,44 @@ bool CommandReportWindow::runCommand(QString* problem) {
   return true;
 }
 
-void CommandReportWindow::optionToggled() {
+bool CommandReportWindow::saveTo(const QString& path, QString* problem) {
+  if (!csv_args_.isEmpty() && path.endsWith(QStringLiteral(".csv"))) {
+    const FathomCall call = call_fathom(
+        this, db_location_, arguments() << csv_args_ << QStringLiteral("--out") << path, busy_);
+    *problem = failure_of(call, args_.value(0));
+    return problem->isEmpty();
+  }
+  QFile file(path);
+  const QByteArray text = markdown_.toUtf8();
+  if (markdown_.isEmpty() || !file.open(QIODevice::WriteOnly) || file.write(text) != text.size()) {
+    *problem = markdown_.isEmpty() ? QStringLiteral("no report to save")
+                                   : QStringLiteral("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void CommandReportWindow::save() {
+  const QString filters = csv_args_.isEmpty() ? QStringLiteral("Markdown (*.md)")
+                                              : QStringLiteral("Markdown (*.md);;CSV (*.csv)");
+  QString filter;
+  QString path =
+      choose_file_to_save(this, QStringLiteral("Save report"), QString(), filters, &filter);
+  if (path.isEmpty()) return;
+  if (!path.endsWith(QStringLiteral(".md")) && !path.endsWith(QStringLiteral(".csv")))
+    path +=
+        filter.startsWith(QStringLiteral("CSV")) ? QStringLiteral(".csv") : QStringLiteral(".md");
+  QString problem;
+  if (!saveTo(path, &problem)) QMessageBox::warning(this, QStringLiteral("Save report"), problem);
+}
+
+void CommandReportWindow::enableDependentOptions() {
   for (size_t i = 0; i < options_.size(); ++i)
     if (options_[i].needs >= 0) boxes_[i]->setEnabled(boxes_.at(options_[i].needs)->isChecked());
+}
+
+void CommandReportWindow::optionToggled() {
+  enableDependentOptions();
   runCommand(nullptr);
 }
 

@@ -47,16 +47,25 @@ class CommandReportWindow : public QDialog {
   // The arguments the next run passes: the fixed ones, then each checked option's.
   QStringList arguments() const;
 
+  // Where the command also writes CSV: the arguments that ask for it ({"--format", "csv"});
+  // Save... then offers CSV beside Markdown.
+  void setCsvArguments(const QStringList& args) { csv_args_ = args; }
+  // Save...'s work: the report shown as Markdown (.md), or, with CSV arguments and a .csv
+  // path, the command run again to write CSV there (`--out`); false and *problem when not.
+  bool saveTo(const QString& path, QString* problem);
+
   QTextBrowser* text() const { return text_; }
   // What the command printed, as "Copy Markdown" puts it on the clipboard.
   const QString& markdown() const { return markdown_; }
   QCheckBox* option(int index) const { return boxes_.at(static_cast<size_t>(index)); }
 
  private:
+  void save();
+  void enableDependentOptions();  // an option is enabled where the one it needs is ticked
   void optionToggled();
 
   QString db_location_, busy_;
-  QStringList args_;
+  QStringList args_, csv_args_;
   std::vector<ReportOption> options_;
   std::vector<QCheckBox*> boxes_;
   QTextBrowser* text_ = nullptr;

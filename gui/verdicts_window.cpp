@@ -62,6 +62,7 @@ CommandReportWindow* open_verdicts_window(QWidget* parent, const QString& db_loc
       QStringLiteral("Testing %1 against %2...")
           .arg(QString::fromStdString(request.table.metric), request.versus),
       options, parent);
+  window->setCsvArguments({QStringLiteral("--format"), QStringLiteral("csv")});
   window->setWindowTitle(
       QStringLiteral("Verdicts: %1, %2 against %3")
           .arg(request.sweep, QString::fromStdString(request.table.metric), request.versus));

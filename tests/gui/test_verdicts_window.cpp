@@ -11,6 +11,7 @@
 #include <random>
 
 #include <QCheckBox>
+#include <QFile>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -233,6 +234,25 @@ class VerdictsWindowTest : public QObject {
              qPrintable(ppl_pre + QString::asprintf(" vs %.3f, %.3f", p[0], holm[0])));
     // The test over seeds and sentences of test_ppl is Holm'd over the four too.
     QVERIFY2(shown.contains(QStringLiteral("p (Holm, 4)")), qPrintable(shown));
+    // Save...: the report as shown (.md), and the same family as CSV (.csv: the command again,
+    // --format csv), its Welch p and Holm p for valid_loss's pre against post as computed here.
+    QString problem;
+    const QString md = study.dir.filePath("verdicts.md"), csv = study.dir.filePath("verdicts.csv");
+    QVERIFY2(window->saveTo(md, &problem), qPrintable(problem));
+    QFile md_file(md);
+    QVERIFY(md_file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(md_file.readAll()), shown);
+    QVERIFY2(window->saveTo(csv, &problem), qPrintable(problem));
+    QFile csv_file(csv);
+    QVERIFY(csv_file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv_file.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 5);  // the header and the four tests
+    QVERIFY2(lines[0].contains(QStringLiteral(",over_seeds_p_holm,")), qPrintable(lines[0]));
+    const QString expected_p = QString::asprintf(",%.6g,%.6g,4,", p[2], holm[2]);
+    QVERIFY2(lines.filter(QStringLiteral("\"valid_loss\",\"valid_loss\",\"pre\",\"post\""))
+                 .value(0)
+                 .contains(expected_p),
+             qPrintable(lines.join('\n') + " vs " + expected_p));
     if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
       window->resize(1100, 800);
       QTest::qWait(50);
