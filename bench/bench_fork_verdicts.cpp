@@ -6,13 +6,15 @@
 // over the same number of segments of generated NLL (10-40 tokens each), drawn singly and, as
 // a language model's text cut into blocks is, in circular blocks of neighbours whose length
 // each test chooses from the data (block_length.h). Prints each section's time in all and per
-// fork, side by side.
+// fork, side by side; and the BLEU section with the parent's statistics counted, and the
+// references tokenised, once for every fork (`fathom report`'s tester), with the same p-values.
 //   bench_fork_verdicts [sentences=500,3003] [forks=10,100]
 // Run by hand (never in ctest).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +22,7 @@
 
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
+#include "base/metrics/tokenized_segments.h"
 #include "bench/bench_program.h"
 #include "bench/size_list.h"
 #include "experiments/report_fork_verdicts.h"
@@ -69,8 +72,9 @@ double section_seconds(const std::vector<db::RunRecord>& runs,
 int bench_main(int argc, char** argv) {
   const auto sizes = bench::parse_size_list(argc > 1 ? argv[1] : "500,3003");
   const auto fork_counts = bench::parse_size_list(argc > 2 ? argv[2] : "10,100");
-  std::printf("%9s %6s %12s %16s %12s %16s %18s\n", "segments", "forks", "BLEU total s",
-              "BLEU ms per fork", "ppl total s", "ppl ms per fork", "blocked ms per fork");
+  std::printf("%9s %6s %12s %16s %16s %8s %12s %16s %18s\n", "segments", "forks", "BLEU total s",
+              "BLEU ms per fork", "parent once ms", "ratio", "ppl total s", "ppl ms per fork",
+              "blocked ms per fork");
   for (long n : sizes) {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> word(0, 4999), length(20, 30);
@@ -105,6 +109,28 @@ int bench_main(int argc, char** argv) {
             paired_bootstrap_bleu(hypotheses.at(baseline.id), hypotheses.at(system.id), references);
         return r;
       };
+      // The parent's statistics counted, and the references tokenised, once for every fork (what
+      // `fathom report`'s tester does, cli/paired_bleu_against.h); each p must be the same.
+      std::unique_ptr<TokenizedSegments> tokenized;
+      std::unique_ptr<SegmentBleuStats> parent_stats;
+      bool same_p = true;
+      const experiments::PairedTester once = [&](const db::RunRecord& baseline,
+                                                 const db::RunRecord& system) {
+        if (!parent_stats) {
+          tokenized = std::make_unique<TokenizedSegments>(tokenized_references(references));
+          parent_stats = std::make_unique<SegmentBleuStats>(hypotheses.at(baseline.id), *tokenized);
+        }
+        experiments::PairedTestResult r;
+        r.segments = references.size();
+        r.test = paired_bootstrap_bleu(*parent_stats,
+                                       SegmentBleuStats(hypotheses.at(system.id), *tokenized));
+        return r;
+      };
+      const auto check = [&](const db::RunRecord& baseline, const db::RunRecord& system) {
+        const auto r = once(baseline, system);
+        same_p = same_p && r.test->p == test(baseline, system).test->p;
+        return r;
+      };
       const auto ppl_test = [&](SegmentOrder order) -> experiments::PairedTester {
         return [&, order](const db::RunRecord& baseline, const db::RunRecord& system) {
           experiments::PairedTestResult r;
@@ -115,12 +141,14 @@ int bench_main(int argc, char** argv) {
           return r;
         };
       };
-      const double bleu_s = section_seconds(runs, test),
+      const double bleu_s = section_seconds(runs, test), once_s = section_seconds(runs, once),
                    ppl_s = section_seconds(runs, ppl_test(SegmentOrder::independent)),
                    blocked_s = section_seconds(runs, ppl_test(SegmentOrder::serial));
       const double per_fork = 1000.0 / static_cast<double>(forks);
-      std::printf("%9ld %6ld %12.2f %16.1f %12.2f %16.1f %18.1f\n", n, forks, bleu_s,
-                  bleu_s * per_fork, ppl_s, ppl_s * per_fork, blocked_s * per_fork);
+      section_seconds(std::vector<db::RunRecord>(runs.begin(), runs.begin() + 3), check);
+      std::printf("%9ld %6ld %12.2f %16.1f %16.1f %7.2fx %12.2f %16.1f %18.1f  (same p: %s)\n", n,
+                  forks, bleu_s, bleu_s * per_fork, once_s * per_fork, bleu_s / once_s, ppl_s,
+                  ppl_s * per_fork, blocked_s * per_fork, same_p ? "yes" : "NO");
       std::fflush(stdout);
     }
   }

@@ -31,10 +31,8 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.where = a.where;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.select_by = a.select_by;
-  options.paired_test = [&store, paths = resolve_store_paths(global)](const db::RunRecord& baseline,
-                                                                      const db::RunRecord& system) {
-    return paired_test(store, paths, baseline, system);
-  };
+  // A fork sweep's parent against each fork: its files read and counted once for all of them.
+  options.paired_test = paired_tester(store, resolve_store_paths(global));
   options.seed_pooled_test = [&store, paths = resolve_store_paths(global)](
                                  const db::RunRecord& baseline,
                                  const std::vector<db::RunRecord>& seeds) {

@@ -1,11 +1,13 @@
 #include "cli/paired_tests.h"
 
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
 #include "base/config/config_io.h"
 #include "base/metrics/bleu_bootstrap.h"
 #include "base/util/error.h"
+#include "cli/paired_bleu_against.h"
 #include "cli/stored_hypotheses.h"
 
 namespace fathom::cli {
@@ -71,6 +73,18 @@ experiments::PairedTestResult paired_test(const db::Store& store, const db::Stor
   if (config.data.task == "lm")
     return paired_perplexity_test(store, paths, baseline, system, samples, seed);
   return paired_bleu_test(store, paths, baseline, system, samples, seed);
+}
+
+experiments::PairedTester paired_tester(const db::Store& store, const db::StorePaths& paths,
+                                        int samples, uint64_t seed) {
+  auto bleu = std::make_shared<PairedBleuAgainst>(store, paths, samples, seed);
+  return [&store, paths, samples, seed, bleu](const db::RunRecord& baseline,
+                                              const db::RunRecord& system) {
+    const RunConfig config = load_config_string(baseline.config_yaml, run_label(baseline), "");
+    if (config.data.task == "lm")
+      return paired_perplexity_test(store, paths, baseline, system, samples, seed);
+    return bleu->test(baseline, system);
+  };
 }
 
 experiments::PairedTestResult seed_pooled_test(const db::Store& store, const db::StorePaths& paths,

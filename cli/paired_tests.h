@@ -51,6 +51,12 @@ experiments::PairedTestResult paired_test(const db::Store& store, const db::Stor
                                           const db::RunRecord& system, int samples = 1000,
                                           uint64_t seed = 12345);
 
+// paired_test as a report's tester of many runs against one baseline: a translation baseline's
+// hypotheses, references and statistics read and counted once for all of them
+// (cli/paired_bleu_against.h); the same results as paired_test's.
+experiments::PairedTester paired_tester(const db::Store& store, const db::StorePaths& paths,
+                                        int samples = 1000, uint64_t seed = 12345);
+
 // `seeds` -- one configuration's runs, alike but for their seed -- against `baseline` over their
 // seeds (base/metrics/seed_pooled_test.h): test perplexity for language models, else test BLEU
 // with `samples` draws of sentences from `seed`; the result's `pooled`, or why there is none.

@@ -48,6 +48,31 @@ RunDraws score_on_draws(const std::vector<std::vector<std::string>>& a,
   return out;
 }
 
+// Each pair's baseline and system statistics drawn with one list of segments: a paired draw,
+// pooled over the pairs (seeds).
+PairedBootstrap pooled_paired_bootstrap_of(const std::vector<const SegmentBleuStats*>& base_stats,
+                                           const std::vector<const SegmentBleuStats*>& sys_stats,
+                                           int samples, uint64_t seed) {
+  const double pair_count = static_cast<double>(base_stats.size());
+  std::pair<double, double> whole{0, 0};
+  for (size_t pair = 0; pair < base_stats.size(); ++pair) {
+    whole.first += bleu_from_stats(base_stats[pair]->whole()).score / pair_count;
+    whole.second += bleu_from_stats(sys_stats[pair]->whole()).score / pair_count;
+  }
+  const size_t segments = base_stats.front()->size();
+  std::vector<uint32_t> times(segments);
+  const auto score = [&](const std::vector<size_t>& drawn) {
+    count_draws(drawn, times);
+    std::pair<double, double> mean{0, 0};
+    for (size_t pair = 0; pair < base_stats.size(); ++pair) {
+      mean.first += bleu_from_stats(base_stats[pair]->drawn(times)).score / pair_count;
+      mean.second += bleu_from_stats(sys_stats[pair]->drawn(times)).score / pair_count;
+    }
+    return mean;
+  };
+  return paired_bootstrap(segments, whole, score, samples, seed);
+}
+
 }  // namespace
 
 PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
@@ -71,28 +96,26 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
                                   std::to_string(references.size()) + " references");
   if (references.empty()) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
-  const double pair_count = static_cast<double>(pairs.size());
   std::vector<SegmentBleuStats> base_stats, sys_stats;
-  std::pair<double, double> whole{0, 0};
   const TokenizedSegments tokenized = tokenized_references(references);  // once for every system
   for (const auto& pair : pairs) {
     base_stats.emplace_back(pair.baseline, tokenized);
     sys_stats.emplace_back(pair.system, tokenized);
-    whole.first += bleu_from_stats(base_stats.back().whole()).score / pair_count;
-    whole.second += bleu_from_stats(sys_stats.back().whole()).score / pair_count;
   }
-  // One list of segments for every pair and both systems: a paired draw, pooled over seeds.
-  std::vector<uint32_t> times(references.size());
-  const auto score = [&](const std::vector<size_t>& drawn) {
-    count_draws(drawn, times);
-    std::pair<double, double> mean{0, 0};
-    for (size_t pair = 0; pair < pairs.size(); ++pair) {
-      mean.first += bleu_from_stats(base_stats[pair].drawn(times)).score / pair_count;
-      mean.second += bleu_from_stats(sys_stats[pair].drawn(times)).score / pair_count;
-    }
-    return mean;
-  };
-  return paired_bootstrap(references.size(), whole, score, samples, seed);
+  std::vector<const SegmentBleuStats*> base_of, sys_of;
+  for (size_t k = 0; k < pairs.size(); ++k) base_of.push_back(&base_stats[k]);
+  for (size_t k = 0; k < pairs.size(); ++k) sys_of.push_back(&sys_stats[k]);
+  return pooled_paired_bootstrap_of(base_of, sys_of, samples, seed);
+}
+
+PairedBootstrap paired_bootstrap_bleu(const SegmentBleuStats& baseline,
+                                      const SegmentBleuStats& system, int samples, uint64_t seed) {
+  if (baseline.size() != system.size())
+    throw std::invalid_argument("paired bootstrap: " + std::to_string(baseline.size()) + " and " +
+                                std::to_string(system.size()) + " segments");
+  if (baseline.size() == 0) throw std::invalid_argument("paired bootstrap: no segments");
+  if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
+  return pooled_paired_bootstrap_of({&baseline}, {&system}, samples, seed);
 }
 
 SeedArmsTest seed_arms_bleu(const std::vector<std::vector<std::string>>& a,

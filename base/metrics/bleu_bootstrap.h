@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/metrics/bleu_segments.h"
 #include "base/metrics/paired_bootstrap.h"
 #include "base/metrics/seed_pooled_test.h"
 
@@ -17,6 +18,13 @@ PairedBootstrap paired_bootstrap_bleu(const std::vector<std::string>& baseline,
                                       const std::vector<std::string>& system,
                                       const std::vector<std::string>& references,
                                       int samples = 1000, uint64_t seed = 12345);
+
+// The same test from the two systems' sentence statistics against the same references (built
+// with one TokenizedSegments): a baseline tested against many systems -- a fork sweep's parent
+// -- is read and counted once. std::invalid_argument for statistics of different lengths.
+PairedBootstrap paired_bootstrap_bleu(const SegmentBleuStats& baseline,
+                                      const SegmentBleuStats& system, int samples = 1000,
+                                      uint64_t seed = 12345);
 
 // One seed's pair of systems: both translate the same references.
 struct HypothesisPair {

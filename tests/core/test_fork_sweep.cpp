@@ -14,7 +14,10 @@
 #include <vector>
 
 #include "base/util/process.h"
+#include "cli/paired_tests.h"
+#include "db/artifact_files.h"
 #include "db/fork_tags.h"
+#include "db/run_paths.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
 #include "tests/support/fathom_cli_test.h"
@@ -138,6 +141,32 @@ TEST_F(ForkSweep, TheReportTestsAConfigurationOverItsSeeds) {
   EXPECT_NE(report.find("p adjusted over the 1 configuration (Holm 1979)"), std::string::npos)
       << report;
   EXPECT_NE(report.find("| train.lr=0.0025 \\* | 2 | "), std::string::npos) << report;
+
+  // The report's tester reads the parent once for both forks (cli/paired_bleu_against.h): each
+  // test is paired_test's to the last bit, and a fork whose hypotheses are gone is refused in
+  // the same words.
+  auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+  const auto paths = fathom::db::store_paths(db());
+  const auto parent = *store.find_run("parent");
+  const auto forks = store.list_runs("seeds");
+  ASSERT_EQ(forks.size(), 2u);
+  const fathom::experiments::PairedTester tester = fathom::cli::paired_tester(store, paths);
+  for (const auto& fork : forks) {
+    const auto once = tester(parent, fork);
+    const auto each = fathom::cli::paired_test(store, paths, parent, fork);
+    ASSERT_TRUE(once.test && each.test) << once.why_not << each.why_not;
+    EXPECT_EQ(once.segments, each.segments);
+    EXPECT_EQ(once.test->p, each.test->p);
+    EXPECT_EQ(once.test->difference, each.test->difference);
+    EXPECT_EQ(once.test->difference_low, each.test->difference_low);
+    EXPECT_EQ(once.test->difference_high, each.test->difference_high);
+  }
+  std::filesystem::remove(fathom::db::recorded_file(store.artifacts(forks[1].id),
+                                                    paths.run_dir(forks[1].id), "hypotheses"));
+  const auto refused = tester(parent, forks[1]);
+  EXPECT_FALSE(refused.test);
+  EXPECT_EQ(refused.why_not, fathom::cli::paired_test(store, paths, parent, forks[1]).why_not);
+  EXPECT_NE(refused.why_not.find("are not on this machine"), std::string::npos) << refused.why_not;
 }
 
 TEST_F(ForkSweep, WhatAForkCannotDoIsRefusedAtItsLine) {
