@@ -23,6 +23,8 @@
 
 #include "base/config/config_diff.h"
 #include "base/metrics/bleu_bootstrap.h"
+#include "base/metrics/bleu_segments.h"
+#include "base/metrics/tokenized_segments.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "cli/compare_over_seeds.h"
@@ -261,10 +263,14 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   curves = experiments::compare_stored_trajectories(store, runs.front().id, others, a.tolerance);
 
   paired = paired_input(store, resolve_store_paths(global), runs);
-  if (paired.why_not.empty())
+  if (paired.why_not.empty()) {
+    // The references tokenised, and the first run counted, once for every run against it.
+    const TokenizedSegments references = tokenized_references(paired.references);
+    const SegmentBleuStats baseline(paired.hypotheses.front(), references);
     for (size_t i = 1; i < runs.size(); ++i)
-      tests.push_back(paired_bootstrap_bleu(paired.hypotheses.front(), paired.hypotheses[i],
-                                            paired.references, a.samples, a.seed));
+      tests.push_back(paired_bootstrap_bleu(
+          baseline, SegmentBleuStats(paired.hypotheses[i], references), a.samples, a.seed));
+  }
   nll = segment_nll_input(store, resolve_store_paths(global), runs);
   for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
       perplexity_tests.push_back(

@@ -344,6 +344,15 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_DOUBLE_EQ(j.at("over_seeds").at("perplexity").at("p").get<double>(), over_seeds.p);
   EXPECT_EQ(j.at("over_seeds").at("bleu").at("system_seeds").get<int>(), 2);
+  // Each later run's own paired test against the first (whose statistics compare counts once),
+  // as computed here from the two files alone.
+  for (const char* other : {"0.005/2", "0.001/1", "0.001/2"}) {
+    const auto own =
+        fathom::paired_bootstrap_bleu(hyps.at("0.005/1"), hyps.at(other), refs, 200, 12345);
+    const auto& shown = j.at("paired_bootstrap").at("versus_" + id.at(other));
+    EXPECT_EQ(shown.at("p").get<double>(), own.p) << other;
+    EXPECT_EQ(shown.at("difference").get<double>(), own.difference) << other;
+  }
   const ProgramResult refused =
       fathom({"compare", id.at("0.005/1"), id.at("0.001/1"), "--baseline-runs", "1"});
   EXPECT_NE(refused.exit_code, 0);
