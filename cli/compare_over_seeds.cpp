@@ -125,17 +125,15 @@ OverSeeds over_seeds(const std::vector<db::RunRecord>& runs, const PairedInput& 
   if (o.bleu_why_not.empty())
     o.bleu_why_not = arms_or_why<std::vector<std::string>>(
         o, hypotheses.hypotheses, o.bleu, [&](const auto& system, const auto& baseline) {
-          return o.paired_by_seed
-                     ? seed_paired_bleu(system, baseline, hypotheses.references, samples, seed)
-                     : seed_arms_bleu(system, baseline, hypotheses.references, samples, seed);
+          const auto test = o.paired_by_seed ? seed_paired_bleu : seed_arms_bleu;
+          return test(system, baseline, hypotheses.references, samples, seed);
         });
   o.perplexity_why_not = nll.why_not;
   if (o.perplexity_why_not.empty())
     o.perplexity_why_not = arms_or_why<std::vector<SegmentNll>>(
         o, nll.segments, o.perplexity, [&](const auto& system, const auto& baseline) {
-          const SegmentOrder order = evaluation_segments(runs.front()).order;
-          return o.paired_by_seed ? seed_paired_perplexity(system, baseline, order)
-                                  : seed_arms_perplexity(system, baseline, order);
+          const auto test = o.paired_by_seed ? seed_paired_perplexity : seed_arms_perplexity;
+          return test(system, baseline, evaluation_segments(runs.front()).order);
         });
   return o;
 }

@@ -40,7 +40,7 @@ class PairedBleuAgainst {
   Baseline& baseline_of(const db::RunRecord& baseline);
   // The references, tokenised, and the baseline's statistics, on first need; false and
   // b.references_why_not where the test set is too short.
-  bool read_references(const db::RunRecord& baseline, Baseline& b);
+  bool load_references(const db::RunRecord& baseline, Baseline& b);
 
   const db::Store& store_;
   db::StorePaths paths_;

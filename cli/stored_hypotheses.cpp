@@ -40,6 +40,29 @@ std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
   return file;
 }
 
+std::string read_stored_hypotheses(const db::Store& store, const db::StorePaths& paths,
+                                   const db::RunRecord& run, std::string& data,
+                                   std::vector<std::string>& hypotheses) {
+  const RunConfig config = load_config_string(run.config_yaml, run_label(run) + " config", "");
+  if (config.data.task == "lm")
+    return run_label(run) + " is a language model: it translates no test set";
+  std::string why_not;
+  const std::string file =
+      stored_run_file(store, paths, run, "hypotheses", "test hypotheses", data, why_not);
+  if (why_not.empty()) hypotheses = read_text_lines(file);
+  return why_not;
+}
+
+std::string read_references(const db::RunRecord& first, size_t count,
+                            std::vector<std::string>& references) {
+  const RunConfig config = load_config_string(first.config_yaml, "config", "");
+  std::vector<std::string> all = test_references(config.data, "");
+  if (all.size() < count) return "the test set has fewer references than the stored hypotheses";
+  all.resize(count);
+  references = std::move(all);
+  return "";
+}
+
 PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
                          const std::vector<db::RunRecord>& runs) {
   PairedInput in;
@@ -49,28 +72,16 @@ PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,
   }
   std::string data;
   for (const auto& r : runs) {
-    const RunConfig config = load_config_string(r.config_yaml, run_label(r) + " config", "");
-    if (config.data.task == "lm") {
-      in.why_not = run_label(r) + " is a language model: it translates no test set";
-      return in;
-    }
-    const std::string file =
-        stored_run_file(store, paths, r, "hypotheses", "test hypotheses", data, in.why_not);
+    std::vector<std::string> hypotheses;
+    in.why_not = read_stored_hypotheses(store, paths, r, data, hypotheses);
     if (!in.why_not.empty()) return in;
-    in.hypotheses.push_back(read_text_lines(file));
+    in.hypotheses.push_back(std::move(hypotheses));
     if (in.hypotheses.back().size() != in.hypotheses.front().size()) {
       in.why_not = run_label(r) + " translated another number of test sentences";
       return in;
     }
   }
-  const RunConfig first = load_config_string(runs.front().config_yaml, "config", "");
-  std::vector<std::string> references = test_references(first.data, "");
-  if (references.size() < in.hypotheses.front().size()) {
-    in.why_not = "the test set has fewer references than the stored hypotheses";
-    return in;
-  }
-  references.resize(in.hypotheses.front().size());
-  in.references = std::move(references);
+  in.why_not = read_references(runs.front(), in.hypotheses.front().size(), in.references);
   return in;
 }
 

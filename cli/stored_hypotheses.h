@@ -32,6 +32,17 @@ std::string stored_run_file(const db::Store& store, const db::StorePaths& paths,
                             const std::string& what, std::string& data, std::string& why_not,
                             const std::string& if_missing = "it did not finish, or scored none");
 
+// One run's stored test hypotheses into `hypotheses`, its data section checked against and set
+// in `data` (stored_run_file); "" or why not (a language model translates nothing).
+std::string read_stored_hypotheses(const db::Store& store, const db::StorePaths& paths,
+                                   const db::RunRecord& run, std::string& data,
+                                   std::vector<std::string>& hypotheses);
+
+// `first`'s data's test targets, the first `count` of them, into `references`; "" or why not
+// (the test set holds fewer).
+std::string read_references(const db::RunRecord& first, size_t count,
+                            std::vector<std::string>& references);
+
 // Every run must have been tested on the same data and have stored as many hypotheses as the
 // first; the references are the first run's data's test targets, as many as the hypotheses.
 PairedInput paired_input(const db::Store& store, const db::StorePaths& paths,

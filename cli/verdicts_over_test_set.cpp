@@ -77,11 +77,9 @@ SeedsTest seeds_bleu(const db::Store& store, const db::StorePaths& paths, const 
     if (!in.why_not.empty()) return in.why_not;
     return seeds_test_or_why(row, versus, o.pair_seeds, [&] {
       const auto split = in.hypotheses.begin() + static_cast<std::ptrdiff_t>(row.size());
-      result = o.pair_seeds
-                   ? seed_paired_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
-                                      in.references, o.samples, o.seed)
-                   : seed_arms_bleu({in.hypotheses.begin(), split}, {split, in.hypotheses.end()},
-                                    in.references, o.samples, o.seed);
+      const auto test = o.pair_seeds ? seed_paired_bleu : seed_arms_bleu;
+      result = test({in.hypotheses.begin(), split}, {split, in.hypotheses.end()}, in.references,
+                    o.samples, o.seed);
     });
   };
 }
@@ -97,11 +95,9 @@ SeedsTest seeds_perplexity(const db::Store& store, const db::StorePaths& paths,
     if (!in.why_not.empty()) return in.why_not;
     return seeds_test_or_why(row, versus, pair_seeds, [&] {
       const auto middle = in.segments.begin() + static_cast<std::ptrdiff_t>(row.size());
-      const SegmentOrder order = evaluation_segments(runs.front()).order;
-      result = pair_seeds ? seed_paired_perplexity({in.segments.begin(), middle},
-                                                   {middle, in.segments.end()}, order)
-                          : seed_arms_perplexity({in.segments.begin(), middle},
-                                                 {middle, in.segments.end()}, order);
+      const auto test = pair_seeds ? seed_paired_perplexity : seed_arms_perplexity;
+      result = test({in.segments.begin(), middle}, {middle, in.segments.end()},
+                    evaluation_segments(runs.front()).order);
     });
   };
 }

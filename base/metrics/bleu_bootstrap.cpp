@@ -103,8 +103,10 @@ PairedBootstrap pooled_paired_bootstrap_bleu(const std::vector<HypothesisPair>& 
     sys_stats.emplace_back(pair.system, tokenized);
   }
   std::vector<const SegmentBleuStats*> base_of, sys_of;
-  for (size_t k = 0; k < pairs.size(); ++k) base_of.push_back(&base_stats[k]);
-  for (size_t k = 0; k < pairs.size(); ++k) sys_of.push_back(&sys_stats[k]);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    base_of.push_back(&base_stats[k]);
+    sys_of.push_back(&sys_stats[k]);
+  }
   return pooled_paired_bootstrap_of(base_of, sys_of, samples, seed);
 }
 

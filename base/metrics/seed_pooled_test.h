@@ -129,9 +129,6 @@ SeedArmsTest seed_paired_test(const std::vector<double>& a, const std::vector<do
 // -- the normal's plan, so about (with k this small the test needs a little more). More seeds
 // shrink only the seed part: where C alone is too large no k decides it, and the test set is
 // what must grow (`test_set_limits`). Nothing where the difference is 0.
-// Beyond this many seeds a plan is no plan: reports say "more than" it.
-constexpr int kMostSeedsPlanned = 10000;
-
 struct SeedsToDecide {
   int seeds = 0;                 // 0: none do
   bool test_set_limits = false;  // no number of seeds: the shared error alone is too large
@@ -140,5 +137,8 @@ SeedsToDecide seeds_to_decide(const SeedPooledTest& t, double alpha, double powe
 // The same for two configurations: seeds per arm (pairs where paired_by_seed), each seed's
 // share of the variance s_a^2 + s_b^2 (paired: k (se^2 - C), the variance of one difference).
 SeedsToDecide seeds_to_decide(const SeedArmsTest& t, double alpha, double power = 0.8);
+
+// Beyond this many seeds a plan is no plan: reports say "more than" it.
+constexpr int kMostSeedsPlanned = 10000;
 
 }  // namespace fathom
