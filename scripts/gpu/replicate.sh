@@ -16,6 +16,11 @@
 #   REHEARSE=1 BUILD_DIR=build scripts/gpu/replicate.sh /tmp/replicate-rehearsal
 # .corpora/multi30k: a copy of the corpus's six files (`cp -r ../shared/data/multi30k .corpora/`;
 # 1.3 MB), carried with .debs: run(command="scripts/gpu/replicate.sh", carry=[".debs", ".corpora"]).
+# More seeds of an earlier lease's runs: JOIN_STORE=FILE (that lease's store, e.g. the study store
+# restored into .corpora/) and SEEDS=2 (a list: 2,3) train the same three configurations with
+# those seeds into a copy of it, as a second file of the same sweep (docs/sweeps.md) under the
+# --set values its runs were launched with (their sweep.set tag: the same updates, warmup and
+# evaluation), so there is no calibration; its earlier runs' analyses at init run too.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 results="${1:-${OUT:-/tmp/fathom-replicate}}"
@@ -30,6 +35,24 @@ cal_updates="${CAL_UPDATES:-6}"
 preset="$repo/configs/presets/replicate-18l-gpu.yaml"
 rm -rf "$work" && mkdir -p "$work/logs" "$results"
 db="$work/replicate.db"
+sweep_file="$preset"
+if [ -n "${SEEDS:-}" ]; then
+  # The preset with other seeds: the same sweep name, its base by absolute path.
+  sweep_file="$work/replicate-18l-gpu-seeds.yaml"
+  sed -e "s|^seeds: .*|seeds: [$SEEDS]|" -e "s|^base: \.\./|base: $repo/configs/|" "$preset" \
+    > "$sweep_file"
+fi
+joined=()  # the earlier launch's --set values, when JOIN_STORE is given
+if [ -n "${JOIN_STORE:-}" ]; then
+  [ -n "${SEEDS:-}" ] || { echo "replicate: JOIN_STORE needs SEEDS (the new seeds)" >&2; exit 2; }
+  cp "$JOIN_STORE" "$db" || exit 1
+  read -r -a launched < <(python3 -c 'import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute(
+    "select value from run_tags where key = \"sweep.set\" limit 1").fetchone()
+print(row[0] if row else "")' "$db")
+  ((${#launched[@]} > 0)) || { echo "replicate: $JOIN_STORE has no sweep.set tag" >&2; exit 1; }
+  for value in "${launched[@]}"; do joined+=(--set "$value"); done
+fi
 export FATHOM_DATA="$work/corpora"
 t0=$SECONDS
 phase() { echo "== $1 at $((SECONDS - t0)) s" | tee -a "$work/logs/phases.txt"; }
@@ -70,6 +93,15 @@ phase data
 "$build/fathom" data get multi30k --from "$corpus" --no-progress > "$work/logs/data.log" 2>&1 ||
   { cat "$work/logs/data.log"; exit 1; }
 
+if ((${#joined[@]} > 0)); then
+  phase train
+  # The earlier launch's values (size and schedule) and its sweep name: only the new seeds run.
+  sweep_s=$((${END_S:-$((train_s + 300))} - (SECONDS - t0) - ${ANALYSIS_S:-240} - 15))
+  echo "joining $JOIN_STORE with seeds $SEEDS: ${launched[*]} ($sweep_s s)" | tee -a "$work/logs/phases.txt"
+  timeout "$sweep_s" "$build/fathom" --db "$db" sweep "$sweep_file" --resume --jobs 3 \
+    "${devices[@]}" "${joined[@]}" --no-progress > "$work/logs/train.log" 2>&1
+  echo "sweep exit $?" | tee -a "$work/logs/phases.txt"
+else
 phase calibrate
 timeout "${CAL_S:-240}" "$build/fathom" --db "$work/calibrate.db" sweep "$preset" \
   --name replicate-18l-calibrate --jobs 3 "${devices[@]}" "${size[@]}" \
@@ -105,12 +137,13 @@ echo "calibrated: $tokens_per_s target tokens/s (slowest of 3 side by side) -> $
 phase train
 sweep_s="${SWEEP_S:-$((train_s + 180))}"
 [ -n "${END_S:-}" ] && sweep_s=$((train_s + 90))
-timeout "$sweep_s" "$build/fathom" --db "$db" sweep "$preset" --jobs 3 \
+timeout "$sweep_s" "$build/fathom" --db "$db" sweep "$sweep_file" --jobs 3 \
   "${devices[@]}" "${size[@]}" --set "train.max_updates=$updates" --set "train.warmup=$warmup" \
   --set "train.valid_every=$every" --set "train.grad_norm_every=$every" \
   --set "train.keep_checkpoint_every=$((updates / 2))" ${EVAL_SENTENCES:+--set "eval.max_sentences=$EVAL_SENTENCES"} \
   --no-progress > "$work/logs/train.log" 2>&1
 echo "sweep exit $?" | tee -a "$work/logs/phases.txt"
+fi
 
 phase analyse
 # Each run's analyses in the background, the runs side by side on their own share of the host's
@@ -120,26 +153,46 @@ for (i, n) in sqlite3.connect(sys.argv[1]).execute("select id, name from runs or
     print(i, n)' "$db")"
 cores="$(nproc)"
 analyses_end=$((SECONDS + ${ANALYSIS_S:-240}))
-share=$(( cores / 3 > 0 ? cores / 3 : 1 ))
+lanes="$(grep -c . <<< "$runs")"
+share=$(( cores / lanes > 0 ? cores / lanes : 1 ))
 slot=0
+half="$(python3 -c 'import json, sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute("select config_json from runs limit 1").fetchone()
+print(json.loads(row[0])["train"]["keep_checkpoint_every"] if row else 0)' "$db")"
+new_seed() {  # whether run NAME trained in this call (an earlier lease's runs kept no checkpoint)
+  [ -z "${SEEDS:-}" ] && return 0
+  local seed
+  for seed in ${SEEDS//,/ }; do [[ "$1" == *",seed=$seed" ]] && return 0; done
+  return 1
+}
 while read -r id name; do
   [ -n "$id" ] || continue
-  kinds=(beta grad-norms)
-  [[ "$name" == *norm=post* ]] && kinds+=(ln-scale)
-  kinds+=(layer-skip)  # last: it runs only where the limit leaves time
+  # kind@checkpoint, in order of need: the last model's (the stored figures), then at
+  # initialisation (Liu et al. measure the gradient there, methods.md s5.3), then half-way.
+  if new_seed "$name"; then
+    kinds=(beta@last grad-norms@last)
+    [[ "$name" == *norm=post* ]] && kinds+=(ln-scale@last)
+    kinds+=(grad-norms@init beta@init)
+    ((half > 0)) && kinds+=("beta@$half")
+    kinds+=(layer-skip@last)  # last: it runs only where the limit leaves time
+  else
+    kinds=(grad-norms@init beta@init)
+  fi
   first=$(( (slot * share) % cores )); last=$(( first + share - 1 ))
   slot=$((slot + 1))
   (
-    for kind in "${kinds[@]}"; do
+    for entry in "${kinds[@]}"; do
+      kind="${entry%@*}" checkpoint="${entry#*@}"
       limit=$((analyses_end - SECONDS))
       if [ "$limit" -le 0 ]; then
-        echo "analyze $kind run $id ($name): not run (ANALYSIS_S spent)" | tee -a "$work/logs/phases.txt"
+        echo "analyze $kind ($checkpoint) run $id ($name): not run (ANALYSIS_S spent)" |
+          tee -a "$work/logs/phases.txt"
         continue
       fi
       taskset -c "$first-$last" timeout "$limit" "$build/fathom" --db "$db" analyze \
-        "$kind" "$id" --checkpoint last "${analysis_device[@]}" --no-progress \
-        > "$work/logs/analyze-$kind-$id.log" 2>&1
-      echo "analyze $kind run $id ($name): exit $?" | tee -a "$work/logs/phases.txt"
+        "$kind" "$id" --checkpoint "$checkpoint" "${analysis_device[@]}" --no-progress \
+        > "$work/logs/analyze-$kind-$checkpoint-$id.log" 2>&1
+      echo "analyze $kind ($checkpoint) run $id ($name): exit $?" | tee -a "$work/logs/phases.txt"
     done
   ) &
 done <<< "$runs"
@@ -171,7 +224,7 @@ PY
   echo
   for metric in valid_ppl test_bleu; do
     fathom export table --sweep replicate-18l-gpu --rows model.norm+model.init \
-      --cols model.encoder_layers --metric "$metric" --agg mean
+      --cols model.encoder_layers --metric "$metric" --agg mean --seeds mean±std
     echo
   done
   fathom analyze list
