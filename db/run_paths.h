@@ -2,7 +2,9 @@
 // Where a store keeps files: per-run artifacts (checkpoints, hypotheses, worker logs) and
 // shared caches (SentencePiece models). The one rule for the CLI, the scheduler's workers and
 // the desktop app.
-//   --artifacts DIR / $FATHOM_ARTIFACTS given:  DIR/run-<id>/, DIR/cache/
+//   --artifacts DIR / $FATHOM_ARTIFACTS given:  DIR/run-<id>/, DIR/cache/ -- unless DIR is the
+//                                               SQLite store's own <db stem>.artifacts (as the
+//                                               launchers name it to workers): as below
 //   a SQLite store, none given:                 <db dir>/<db stem>.artifacts/run-<id>/,
 //                                               <db dir>/<db stem>.cache/
 //   a server store (PostgreSQL), none given:    an InputError saying what to pass -- workers on

@@ -5,6 +5,9 @@
 #   replicate-18l-grad-norms.png  each layer's gradient norm at the last logged update of
 #                                 training (train.grad_norm_every), embedding to top decoder layer
 #   replicate-18l-beta-RUN-{encoder,decoder}.png   beta of each run's last model (stored analyses)
+#   replicate-18l-grad-norms-init-RUN.png   each sub-layer's ||dL/dx|| at initialisation (the
+#                                 stored grad-norms analyses at init; Liu et al. 2020, fig. 3)
+# RUN is norm-init of seed 1; a second seed's analyses get -seedN.
 # Usage: scripts/make-replication-figures.sh [DB]   (default: docs/studies/replicate-18l-gpu.db.xz
 #        restored into a temporary folder; a few seconds)
 set -euo pipefail
@@ -42,7 +45,7 @@ for rid, name in db.execute("select id, name from runs where sweep = 'replicate-
     keys = sorted((k for k in rows if k == "gradnorm.embed" or re.match(r"gradnorm\.(enc|dec)\.\d+$", k)),
                   key=order)
     labels = [k[len("gradnorm."):] for k in keys]
-    series.append({"name": name.split(",seed")[0],
+    series.append({"name": name.split("/", 1)[-1],
                    "x": list(range(len(keys))), "y": [rows[k] for k in keys]})
 figure = {"kind": "line", "title": "",
           "x": {"label": "layer: 0 embeddings, 1-18 encoder, 19-36 decoder", "whole_numbers": True},
@@ -53,11 +56,19 @@ $fathom export plot figure "$tmp/grad-norms.json" --size 6.9x2.8 --dpi 150 \
   -o "$out/replicate-18l-grad-norms.png"
 
 # beta of each run's last model, from the analyses stored in the run (`fathom analyze list`).
-$fathom analyze list | awk '$3 == "beta" { print $1, $2 }' | while read -r analysis run; do
+# beta of each run's last model and the gradient norms at initialisation, from the analyses
+# stored in the run (`fathom analyze list`).
+$fathom analyze list | awk '($3 == "beta" && $4 == "last") || ($3 == "grad-norms" && $4 == "init") {
+    print $1, $2, $3 }' | while read -r analysis run kind; do
   label=$(sqlite3 "$db" "select json_extract(config_json, '$.model.norm') || '-' ||
-                         json_extract(config_json, '$.model.init') from runs where id = $run")
-  $fathom --json analyze show "$analysis" > "$tmp/beta-$run.json"
-  $fathom export plot analysis "$tmp/beta-$run.json" --kind beta --dpi 150 \
-    -o "$out/replicate-18l-beta-$label.png"
+                         json_extract(config_json, '$.model.init') ||
+                         case json_extract(config_json, '$.train.seed') when 1 then ''
+                         else '-seed' || json_extract(config_json, '$.train.seed') end
+                         from runs where id = $run")
+  name=beta size=column
+  [ "$kind" = grad-norms ] && name=grad-norms-init size=page  # 18 layers' labels need the width
+  $fathom --json analyze show "$analysis" > "$tmp/$kind-$run.json"
+  $fathom export plot analysis "$tmp/$kind-$run.json" --kind "$kind" --dpi 150 --size "$size" \
+    -o "$out/replicate-18l-$name-$label.png"
 done
 ls -1 "$out"/replicate-18l-*

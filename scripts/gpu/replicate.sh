@@ -153,6 +153,9 @@ for (i, n) in sqlite3.connect(sys.argv[1]).execute("select id, name from runs or
     print(i, n)' "$db")"
 cores="$(nproc)"
 analyses_end=$((SECONDS + ${ANALYSIS_S:-240}))
+# With a deadline, whatever the sweep left of its time goes to the analyses too (the summary's
+# 15 s kept): a joined sweep of fixed length often ends well before its limit.
+[ -n "${END_S:-}" ] && analyses_end=$((t0 + END_S - 15))
 lanes="$(grep -c . <<< "$runs")"
 share=$(( cores / lanes > 0 ? cores / lanes : 1 ))
 slot=0

@@ -110,6 +110,39 @@ TEST_F(DataPrepareCli, ALanguageModelsTextIsPreparedAndMappedByItsRun) {
   expect_training_maps(config, entry);
 }
 
+// A sweep's workers are handed the artifacts folder by name (FATHOM_ARTIFACTS); where it is the
+// store's own, they prepare the corpus beside the store, where `fathom analyze` of their run
+// then finds it -- not in a second cache it would fill again (a GPU lease's analyses spent their
+// minute learning the BPE vocabulary again, 2026-12-04).
+TEST_F(DataPrepareCli, ASweepsWorkersPrepareWhereTheAnalysesOfTheirRunsLook) {
+  std::ofstream(dir_ / "sweep.yaml") << "name: toys\nbase: toy.yaml\nseeds: [1]\n";
+  const ProgramResult sweep = fathom({"sweep", (dir_ / "sweep.yaml").string(), "--no-progress"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
+  const auto corpus_entries = [&](const fs::path& cache) {
+    std::vector<std::string> entries;
+    if (fs::exists(cache))
+      for (const auto& e : fs::directory_iterator(cache))
+        if (e.path().filename().string().rfind("corpus-", 0) == 0 && e.is_directory())
+          entries.push_back(e.path().filename().string());
+    return entries;
+  };
+  const std::vector<std::string> prepared = corpus_entries(dir_ / "runs.cache");
+  ASSERT_EQ(prepared.size(), 1u) << "the worker's corpus beside the store";
+  EXPECT_FALSE(fs::exists(dir_ / "runs.artifacts" / "cache"));
+  {
+    const auto store = fathom::db::Store::open(db(), fathom::db::OpenMode::ReadOnly);
+    const auto tags = store.tags(1);
+    ASSERT_TRUE(tags.count("data"));
+    EXPECT_NE(tags.at("data").find((dir_ / "runs.cache" / prepared[0]).string()), std::string::npos)
+        << tags.at("data");
+  }
+  const ProgramResult beta =
+      fathom({"analyze", "beta", "1", "--checkpoint", "last", "--no-progress"});
+  ASSERT_EQ(beta.exit_code, 0) << beta.err;
+  EXPECT_EQ(corpus_entries(dir_ / "runs.cache"), prepared) << "mapped, not prepared again";
+  EXPECT_EQ(beta.err.find("waiting for another process"), std::string::npos) << beta.err;
+}
+
 TEST_F(DataPrepareCli, ASyntheticTaskHasNothingToPrepare) {
   std::ofstream(dir_ / "tiny.yaml") << fathom::testing::tiny_config_yaml("tiny", "{}");
   const ProgramResult r = fathom({"data", "prepare", (dir_ / "tiny.yaml").string()});
