@@ -21,6 +21,7 @@
 
 #include "db/fork_tags.h"
 #include "db/metric_names.h"
+#include "db/run_status.h"
 #include "experiments/comparison_table.h"
 #include "experiments/report_numbers.h"
 #include "gui/export_menu.h"
@@ -35,6 +36,30 @@
 
 namespace fathom::gui {
 namespace {
+
+// Why the view shows no table: the line under an empty table and bare axes.
+QString why_no_table(const QString& sweep, const std::vector<db::RunRecord>& runs, bool has_axis,
+                     bool has_metric) {
+  if (sweep.isEmpty())
+    return QStringLiteral(
+        "No sweep in this store: the table compares a sweep's runs (fathom sweep FILE).");
+  if (!has_metric) {
+    int active = 0;
+    for (const auto& r : runs) active += db::status::is_active(r.status) ? 1 : 0;
+    return QStringLiteral(
+               "No run of sweep %1 has a final metric yet (%2 of its %3 runs queued or "
+               "running): the table fills in as they finish.")
+        .arg(sweep)
+        .arg(active)
+        .arg(runs.size());
+  }
+  if (!has_axis)
+    return QStringLiteral(
+               "Sweep %1 varies no key its runs record as an axis: nothing to compare "
+               "along.")
+        .arg(sweep);
+  return QStringLiteral("No run of sweep %1 has the chosen metric.").arg(sweep);
+}
 
 const QString kNoColumns = QStringLiteral("(none)");
 const QString kNoRow = QStringLiteral("(none)");
@@ -289,7 +314,20 @@ void ComparisonView::setRuns(const std::vector<db::RunRecord>& runs) {
   for (const auto& r : runs)
     if (!r.sweep.empty()) sweeps.insert(QString::fromStdString(r.sweep));
   refill(sweep_, QStringList(sweeps.begin(), sweeps.end()));
+  if (const int wanted = sweep_->findText(wanted_sweep_); wanted >= 0) {
+    QSignalBlocker block(sweep_);
+    sweep_->setCurrentIndex(wanted);
+    wanted_sweep_.clear();
+  }
   sweepChanged();
+}
+
+void ComparisonView::showSweep(const QString& sweep) {
+  wanted_sweep_ = sweep;
+  if (const int index = sweep_->findText(sweep); index >= 0) {
+    wanted_sweep_.clear();
+    sweep_->setCurrentIndex(index);
+  }
 }
 
 void ComparisonView::sweepChanged() {
@@ -365,7 +403,11 @@ void ComparisonView::redraw() {
   verdicts_->setEnabled(false);
   plot::clear_plottables(*chart_);
   chart_->replot();
-  if (options.rows.empty() || options.metric.empty() || runs.empty()) return;
+  if (options.rows.empty() || options.metric.empty() || runs.empty()) {
+    note_->setText(
+        why_no_table(sweep_->currentText(), runs_, !options.rows.empty(), !options.metric.empty()));
+    return;
+  }
   try {
     if (best_->isChecked() && session_) {
       options.value = experiments::RunValue::Best;

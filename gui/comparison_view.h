@@ -48,8 +48,11 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // Every run of the store (the runs view's poll); redraws when something changed.
   void setRuns(const std::vector<db::RunRecord>& runs);
   QTableWidget* table() const { return table_; }
+  QComboBox* sweepChoice() const { return sweep_; }
   // The table as grouped bars with 95 % intervals (plot/comparison_chart.h).
   QCustomPlot* chart() const { return chart_; }
+  // The line under the table: the table's notes, or why there is no table.
+  QLabel* note() const { return note_; }
   // "Log bars": the bars' value axis logarithmic (shown and exported); a cell at or below 0
   // then has no bar.
   QCheckBox* logScale() const { return log_; }
@@ -64,6 +67,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // (gui/verdicts_window.h); enabled where a row is tested against.
   QPushButton* verdictsButton() const { return verdicts_; }
   void openVerdicts();
+  // Shows this sweep's table: now where the store has it, else once its runs arrive
+  // (fathom-gui --show-sweep, which names the sweep before the first poll).
+  void showSweep(const QString& sweep);
   // Chooses the sweep, axes and metric by name (e.g. for screenshots); false if one is absent.
   bool choose(const QString& sweep, const QString& rows, const QString& cols,
               const QString& metric);
@@ -107,6 +113,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QTableWidget* table_;
   QCustomPlot* chart_ = nullptr;
   QLabel* note_ = nullptr;
+  QString wanted_sweep_;  // showSweep's, until the store has it
   std::optional<experiments::ComparisonTable> current_;
   std::optional<plot::BarReference> parent_;  // drawn with current_
 };

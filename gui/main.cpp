@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", qPrintable(window.lastError()));
     return 1;
   }
-  if (args.isSet(show) && !window.runsView()->showSweep(args.value(show)))
+  if (args.isSet(show) && !window.showSweep(args.value(show)))
     std::fprintf(stderr, "no sweep named %s in the store\n", qPrintable(args.value(show)));
   if (screenshot) return save_screenshots(window, args.value(shots), args.value(shot_size));
   window.show();

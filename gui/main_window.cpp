@@ -126,6 +126,11 @@ DashboardView* MainWindow::dashboard() const { return view<DashboardView>(); }
 ComparisonView* MainWindow::comparison() const { return view<ComparisonView>(); }
 AnalysisView* MainWindow::analyses() const { return view<AnalysisView>(); }
 
+bool MainWindow::showSweep(const QString& sweep) {
+  if (ComparisonView* c = comparison()) c->showSweep(sweep);
+  return runs_->showSweep(sweep);
+}
+
 void MainWindow::connectReports(QWidget* widget) {
   // String-based: views are not obliged to have either signal, and share no base QObject.
   const QMetaObject* meta = widget->metaObject();

@@ -57,6 +57,9 @@ class MainWindow : public QMainWindow {
     return nullptr;
   }
   RunsView* runsView() const { return runs_; }
+  // Only this sweep's runs in the runs view (and its charts), and its table in Compare
+  // (fathom-gui --show-sweep); false where the store has no such sweep.
+  bool showSweep(const QString& sweep);
   // The runs brushed in one view that the others honour (gui/run_brush.h).
   RunBrush* brush() const { return brush_; }
   DashboardView* dashboard() const;

@@ -293,6 +293,44 @@ class ComparisonViewTest : public QObject {
     QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("2.20 \u00b1 0.28 [lr=2e-3]"));
     QCOMPARE(view.table()->item(1, 0)->text(), QString::fromUtf8("5.00 \u00b1 0.00 [lr=1e-3]"));
   }
+
+  // fathom-gui --show-sweep names a sweep before the first poll: the tab opens on it, not on the
+  // alphabetically first ("a-live", whose runs have no final metric yet), and a sweep with
+  // nothing to tabulate says why under its empty table.
+  void opensOnTheSweepShownAndSaysWhyASweepHasNoTable() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("two.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const std::string status : {"running", "queued", "finished", "finished"}) {
+        NewRun r;
+        const bool live = status != "finished";
+        r.sweep = live ? "a-live" : "b-done";
+        r.name = r.sweep + "/" + std::to_string(store.list_runs().size());
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.norm", store.list_runs().size() % 2 ? "post" : "pre");
+        if (status == "running") store.mark_running(id, "here", "cpu");
+        if (live) continue;
+        store.set_final_metric(id, "valid_ppl", 5.0);
+        store.finish_run(id, "finished");
+      }
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.showSweep(QStringLiteral("b-done"));  // before any run arrived
+    view.setRuns(session->store.list_runs());
+    QCOMPARE(view.sweepChoice()->currentText(), QStringLiteral("b-done"));
+    QCOMPARE(view.table()->rowCount(), 2);
+
+    view.showSweep(QStringLiteral("a-live"));
+    QCOMPARE(view.table()->rowCount(), 0);
+    QCOMPARE(view.note()->text(),
+             QStringLiteral("No run of sweep a-live has a final metric yet (2 of its 2 runs "
+                            "queued or running): the table fills in as they finish."));
+  }
 };
 
 FATHOM_GUI_TEST(ComparisonViewTest);
