@@ -127,6 +127,7 @@ void print_alignments(const analysis::Subject& run, const SentenceAttention& s) 
   }
 }
 
+#ifdef FATHOM_HAVE_PLOTS  // its one caller draws; a headless build (the GPU's) has none
 // The map --map names, or the last decoder layer's cross-attention; InputError naming the
 // maps there are.
 const AttentionMap& chosen_map(const SentenceAttention& s, const std::string& name) {
@@ -142,6 +143,7 @@ const AttentionMap& chosen_map(const SentenceAttention& s, const std::string& na
   if (!found) throw InputError("fathom attention", 0, "--map", "no map '" + name + "': " + names);
   return *found;
 }
+#endif
 
 // One map drawn to args.plot (PNG, PDF or SVG from its extension).
 void plot_map(const SentenceAttention& s, const AttentionArgs& args) {

@@ -56,12 +56,12 @@ TEST(ProbeObserver, AttentionStatisticsLeaveOutPaddedQueriesAndKeys) {
   observer.on_attention(id, AttentionTrace{logits, probs, bools({0, 0, 1}, {1, 3}), false});
 
   const auto values = observer.values();
-  const auto& max_logit = find(values, "attn.max_logit");
+  const auto max_logit = find(values, "attn.max_logit");
   ASSERT_EQ(max_logit.positions,
             (std::vector<std::string>{"enc.0.self_attn.h0", "enc.0.self_attn.h1"}));
   EXPECT_FLOAT_EQ(max_logit.values[0], 2.0f);
   EXPECT_FLOAT_EQ(max_logit.values[1], 6.0f);
-  const auto& entropy = find(values, "attn.entropy");
+  const auto entropy = find(values, "attn.entropy");
   EXPECT_NEAR(entropy.values[0], std::log(2.0), 1e-6);
   EXPECT_NEAR(entropy.values[1], 0.0, 1e-6);
 }
@@ -106,7 +106,7 @@ TEST(ProbeObserver, FirstKeyMassIsAveragedOverRealQueries) {
   observer.on_attention(
       id, AttentionTrace{torch::zeros({1, 2, 2, 3}), probs, bools({0, 0, 1}, {1, 3}), false});
   const auto values = observer.values();
-  const auto& mass = find(values, "attn.first_key_mass");
+  const auto mass = find(values, "attn.first_key_mass");
   EXPECT_FLOAT_EQ(mass.values[0], 0.5f);
   EXPECT_FLOAT_EQ(mass.values[1], 1.0f);
   // Decoder side, both queries real: (0.5 + 0.2) / 2 and (1.0 + 0.2) / 2.
@@ -114,7 +114,7 @@ TEST(ProbeObserver, FirstKeyMassIsAveragedOverRealQueries) {
   decoder.on_attention(SublayerId{Stack::Decoder, 0, SublayerKind::SelfAttention, 0},
                        AttentionTrace{torch::zeros({1, 2, 2, 3}), probs, torch::Tensor(), false});
   const auto decoder_values = decoder.values();
-  const auto& both = find(decoder_values, "attn.first_key_mass");
+  const auto both = find(decoder_values, "attn.first_key_mass");
   EXPECT_FLOAT_EQ(both.values[0], 0.35f);
   EXPECT_FLOAT_EQ(both.values[1], 0.6f);
 }
