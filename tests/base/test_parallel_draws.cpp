@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "base/metrics/bleu_segments.h"
@@ -44,6 +45,16 @@ TEST(ParallelDraws, EveryThreadCountScoresTheSerialDrawsOnce) {
     }
     EXPECT_EQ(random(), std::mt19937_64(serial)()) << threads << " threads";
   }
+}
+
+// A scorer's throw on a helper thread reaches the caller (not std::terminate).
+TEST(ParallelDraws, AScorersErrorReachesTheCaller) {
+  std::mt19937_64 random(1);
+  EXPECT_THROW(score_draws_in_parallel(5, 9, random, 3,
+                                       [](int b, const std::vector<uint32_t>&) {
+                                         if (b == 7) throw std::runtime_error("draw 7");
+                                       }),
+               std::runtime_error);
 }
 
 }  // namespace test_parallel_draws
