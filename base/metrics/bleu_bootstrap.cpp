@@ -1,16 +1,15 @@
 #include "base/metrics/bleu_bootstrap.h"
 
 #include <algorithm>
-#include <exception>
 #include <optional>
 #include <random>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "base/metrics/bleu.h"
 #include "base/metrics/bleu_segments.h"
 #include "base/metrics/parallel_draws.h"
+#include "base/util/run_on_threads.h"
 #include "base/util/usable_cores.h"
 
 namespace fathom {
@@ -31,21 +30,11 @@ struct RunDraws {
 std::vector<SegmentBleuStats> stats_of_runs(
     const std::vector<const std::vector<std::string>*>& runs, const TokenizedSegments& tokenized) {
   std::vector<std::optional<SegmentBleuStats>> built(runs.size());
-  const size_t threads = std::min<size_t>(static_cast<size_t>(usable_cores()), runs.size());
-  std::vector<std::exception_ptr> failed(threads);
-  const auto work = [&](size_t t) {
-    try {
-      for (size_t r = t; r < runs.size(); r += threads) built[r].emplace(*runs[r], tokenized);
-    } catch (...) {
-      failed[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work, t);
-  if (threads > 0) work(0);
-  for (auto& h : helpers) h.join();
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  const int threads = std::min(usable_cores(), static_cast<int>(runs.size()));
+  run_on_threads(threads, [&](int t) {
+    for (size_t r = static_cast<size_t>(t); r < runs.size(); r += static_cast<size_t>(threads))
+      built[r].emplace(*runs[r], tokenized);
+  });
   std::vector<SegmentBleuStats> stats;
   for (auto& b : built) stats.push_back(std::move(*b));
   return stats;

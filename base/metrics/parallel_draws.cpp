@@ -1,11 +1,10 @@
 #include "base/metrics/parallel_draws.h"
 
 #include <algorithm>
-#include <exception>
-#include <thread>
 
 #include "base/metrics/bleu_segments.h"
 #include "base/metrics/paired_bootstrap.h"
+#include "base/util/run_on_threads.h"
 
 namespace fathom {
 
@@ -29,24 +28,12 @@ void score_draws_in_parallel(size_t segments, int samples, std::mt19937_64& rand
     const int count = std::min(batch, samples - first);
     for (int k = 0; k < count; ++k) draw_segments(drawn[static_cast<size_t>(k)], 1, random);
     // Thread t scores the batch's draws t, t + threads, ...; the calling thread is thread 0.
-    // A throw in a helper thread would end the process: each thread's is kept and rethrown.
-    std::vector<std::exception_ptr> failed(static_cast<size_t>(threads));
-    const auto work = [&](int t) {
-      try {
-        for (int k = t; k < count; k += threads) {
-          count_draws(drawn[static_cast<size_t>(k)], times[static_cast<size_t>(t)]);
-          score(first + k, times[static_cast<size_t>(t)]);
-        }
-      } catch (...) {
-        failed[static_cast<size_t>(t)] = std::current_exception();
+    run_on_threads(std::min(threads, count), [&](int t) {
+      for (int k = t; k < count; k += threads) {
+        count_draws(drawn[static_cast<size_t>(k)], times[static_cast<size_t>(t)]);
+        score(first + k, times[static_cast<size_t>(t)]);
       }
-    };
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < std::min(threads, count); ++t) helpers.emplace_back(work, t);
-    work(0);
-    for (auto& h : helpers) h.join();
-    for (const auto& e : failed)
-      if (e) std::rethrow_exception(e);
+    });
   }
 }
 
