@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/metrics/block_length.h"
+#include "base/metrics/parallel_draws.h"
 
 namespace fathom {
 namespace {
@@ -78,7 +79,8 @@ void draw_segments(std::vector<size_t>& drawn, size_t block_length, std::mt19937
 
 PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whole,
                                  const PairedScorer& score, int samples, uint64_t seed,
-                                 size_t block_length, const std::vector<double>& influence) {
+                                 size_t block_length, const std::vector<double>& influence,
+                                 int threads) {
   if (segments == 0) throw std::invalid_argument("paired bootstrap: no segments");
   if (samples < 1) throw std::invalid_argument("paired bootstrap: no draws");
   if (!influence.empty() && influence.size() != segments)
@@ -93,7 +95,6 @@ PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whol
   out.difference = whole.second - whole.first;
 
   std::mt19937_64 random(seed);
-  std::vector<size_t> drawn(segments);
   // Without an influence series, or single draws (the convention every stored p of
   // independent segments was computed with), the shifted percentiles below.
   const bool blocks_with_influence = out.block_length > 1 && !influence.empty();
@@ -103,17 +104,23 @@ PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whol
           ? std::sqrt(long_run_variance(influence, width) / static_cast<double>(segments))
           : 0;
   const bool studentised = real_se > 0;
-  std::vector<double> drawn_influence;
-  std::vector<double> base_scores, sys_scores, differences, standard_errors;
-  for (int s = 0; s < samples; ++s) {
-    draw_segments(drawn, out.block_length, random);
-    const auto [base, sys] = score(drawn);
-    base_scores.push_back(base);
-    sys_scores.push_back(sys);
-    differences.push_back(sys - base);  // signed: centred below
-    if (studentised)
-      standard_errors.push_back(drawn_standard_error(drawn, width, influence, drawn_influence));
-  }
+  threads = std::max(1, std::min(threads, samples));
+  std::vector<std::vector<double>> drawn_influence(static_cast<size_t>(threads));  // per thread
+  const auto n = static_cast<size_t>(samples);
+  std::vector<double> base_scores(n), sys_scores(n), differences(n),
+      standard_errors(studentised ? n : 0);
+  visit_draws_in_parallel(segments, out.block_length, samples, random, threads,
+                          [&](int b, const std::vector<size_t>& drawn, int thread) {
+                            const auto s = static_cast<size_t>(b);
+                            const auto [base, sys] = score(drawn);
+                            base_scores[s] = base;
+                            sys_scores[s] = sys;
+                            differences[s] = sys - base;  // signed: centred below
+                            if (studentised)
+                              standard_errors[s] = drawn_standard_error(
+                                  drawn, width, influence,
+                                  drawn_influence[static_cast<size_t>(thread)]);
+                          });
   summarize_draws(base_scores, out.baseline);
   summarize_draws(sys_scores, out.system);
   {

@@ -62,10 +62,14 @@ using PairedScorer = std::function<std::pair<double, double>(const std::vector<s
 // spread is biased low by O(1/b) (Lahiri 2003) and rejected about twice alpha in the
 // shifted-percentile test; the flat-top se is nearly unbiased and t* carries the variability of
 // estimating it.
+//
+// `threads` > 1: draws are scored on up to that many threads at once, so `score` must be safe to
+// call concurrently (read shared data only). The draws are the same serial sequence, so every
+// figure is the same to the last bit on any number of threads (base/metrics/parallel_draws.h).
 PairedBootstrap paired_bootstrap(size_t segments, std::pair<double, double> whole,
                                  const PairedScorer& score, int samples, uint64_t seed,
-                                 size_t block_length = 1,
-                                 const std::vector<double>& influence = {});
+                                 size_t block_length = 1, const std::vector<double>& influence = {},
+                                 int threads = 1);
 
 // The indices of one draw of `segments` segments (for block_length 1, segments drawn singly).
 void draw_segments(std::vector<size_t>& drawn, size_t block_length, std::mt19937_64& random);

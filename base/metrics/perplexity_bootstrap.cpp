@@ -9,6 +9,7 @@
 
 #include "base/metrics/block_length.h"
 #include "base/util/error.h"
+#include "base/util/usable_cores.h"
 
 namespace fathom {
 namespace {
@@ -133,17 +134,21 @@ PairedBootstrap pooled_paired_bootstrap_perplexity(const std::vector<NllPair>& p
     return mean;
   };
   const size_t n = pairs.front().baseline.size();
-  if (order == SegmentOrder::independent) return paired_bootstrap(n, whole, score, samples, seed);
+  const int threads = usable_cores();  // `score` reads the pairs only
+  if (order == SegmentOrder::independent)
+    return paired_bootstrap(n, whole, score, samples, seed, 1, {}, threads);
   // The verdict's draws in the difference's own blocks; each system's interval, where its own
   // series needs other blocks (a hardness both share drifts further than their difference),
   // from draws in those -- one length for both cost the test its size either way: 7 % at 0.05
   // with the longer, an interval too narrow for a system with the shorter.
   const std::vector<double> influence = perplexity_difference_influence(pairs);
   const SerialBlocks blocks = serial_blocks(pairs, influence);
-  PairedBootstrap out = paired_bootstrap(n, whole, score, samples, seed, blocks.difference,
-                                         blocks.difference > 1 ? influence : std::vector<double>{});
+  PairedBootstrap out =
+      paired_bootstrap(n, whole, score, samples, seed, blocks.difference,
+                       blocks.difference > 1 ? influence : std::vector<double>{}, threads);
   if (blocks.scores != blocks.difference) {
-    const PairedBootstrap scores = paired_bootstrap(n, whole, score, samples, seed, blocks.scores);
+    const PairedBootstrap scores =
+        paired_bootstrap(n, whole, score, samples, seed, blocks.scores, {}, threads);
     out.baseline = scores.baseline;
     out.system = scores.system;
     out.score_block_length = scores.block_length;
