@@ -58,4 +58,11 @@ StorePaths store_paths(const std::string& db_location, const std::string& artifa
   return *beside_db;
 }
 
+std::string earlier_cache_root(const std::string& cache_root) {
+  fs::path cache = fs::path(cache_root).lexically_normal();
+  if (!cache.has_filename()) cache = cache.parent_path();  // "x.cache/"
+  if (cache.extension() != ".cache" || cache.stem().empty()) return "";
+  return (cache.parent_path() / (cache.stem().string() + ".artifacts") / "cache").string();
+}
+
 }  // namespace fathom::db

@@ -25,6 +25,13 @@ struct StorePaths {
 // `artifacts`: the --artifacts value ("" = $FATHOM_ARTIFACTS, else the default above).
 StorePaths store_paths(const std::string& db_location, const std::string& artifacts = "");
 
+// Where versions before 2026-12-04 put the cache that `cache_root` now names: a SQLite store's
+// sweep workers, handed <db stem>.artifacts by name, prepared into <db stem>.artifacts/cache
+// while `fathom analyze` and `train` used <db stem>.cache. For "<dir>/<stem>.cache" that is
+// "<dir>/<stem>.artifacts/cache"; for any other folder "" (none). No I/O: core/data looks there
+// only for an entry its own cache lacks (core/data/earlier_cache.h).
+std::string earlier_cache_root(const std::string& cache_root);
+
 // The environment variable that names the artifacts root, like FATHOM_DB names the store.
 constexpr const char* kArtifactsEnv = "FATHOM_ARTIFACTS";
 

@@ -24,6 +24,7 @@
 #include "base/util/file_write.h"
 #include "base/util/mapped_file.h"
 #include "base/util/progress.h"
+#include "core/data/earlier_cache.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab.h"
 #include "core/data/vocab_cache.h"
@@ -509,6 +510,8 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
   if (ec) throw FileWriteError(root.string() + ": cannot create the cache folder: " + ec.message());
   const EntryLock lock(root / (key + ".lock"));
   if (auto c = open_or_set_aside()) return *c;  // prepared while we waited
+  if (adopt_earlier_entry(root, key, "meta.json"))
+    if (auto c = open_or_set_aside()) return *c;  // checked as any entry is
 
   const fs::path partial = root / ("." + key + ".partial");
   const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());

@@ -14,6 +14,7 @@
 
 #include "base/util/error.h"
 #include "base/util/file_write.h"
+#include "core/data/earlier_cache.h"
 #include "core/data/sentencepiece_runtime.h"
 
 namespace fs = std::filesystem;
@@ -167,6 +168,7 @@ std::shared_ptr<SentencePieceVocab> train_or_load_entry(
   const fs::path entry = root / key;
   const fs::path model = entry / "spm.model";
   std::error_code ec;
+  if (!fs::exists(model, ec)) adopt_earlier_entry(root, key, "spm.model");
   if (fs::exists(model)) {
     try {
       return std::make_shared<SentencePieceVocab>(model.string(), cfg.type, /*reused=*/true);
