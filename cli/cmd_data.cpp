@@ -95,7 +95,9 @@ void run_data_prepare(const GlobalOptions& global, DataPrepareArgs args) {
 
 void add_data_command(CLI::App& app, GlobalOptions& options) {
   CLI::App* data = app.add_subcommand(
-      "data", "Corpora: fetch public ones, prepare token shards ahead of training");
+      "data",
+      "Corpora: fetch public ones, prepare token shards ahead of training, list and prune the "
+      "cache");
   data->require_subcommand(1);
   auto args = std::make_shared<DataPrepareArgs>();
   CLI::App* prepare = data->add_subcommand(
@@ -107,6 +109,7 @@ void add_data_command(CLI::App& app, GlobalOptions& options) {
   prepare->add_flag("--no-progress", args->no_progress, "no progress bar");
   prepare->callback([&options, args] { run_data_prepare(options, *args); });
   add_data_get_command(*data, options);
+  add_data_cache_command(*data, options);
 }
 
 }  // namespace fathom::cli

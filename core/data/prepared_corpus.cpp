@@ -390,8 +390,9 @@ std::size_t prepare_into(const std::string& key, const fs::path& tmp, const fs::
                          {"vocab", {{"type", cfg.type}, {"size", cfg.size}}},
                          {"one_side_empty", counts.one_side_empty},
                          {"documents", source_path.empty()},
-                         {"source", source_path},
-                         {"target", target_path}};
+                         // absolute, so `fathom data cache` can check them from anywhere
+                         {"source", source_path.empty() ? "" : fs::absolute(source_path).string()},
+                         {"target", fs::absolute(target_path).string()}};
   meta["tokens_hash"] = tokens.close();
   meta["index_hash"] = index.close();
   fs::copy_file(vocab->model_path(), tmp / "spm.model", ec);
@@ -470,6 +471,11 @@ std::string prepared_corpus_key(const std::string& source_path, const std::strin
     h.add_file(source_path);
   h.add_file(target_path);
   return "corpus-" + h.hex();
+}
+
+std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,
+                                  const std::string& target_path, const VocabConfig& vocab) {
+  return remembered_key(fs::path(cache_dir), source_path, target_path, vocab);
 }
 
 std::shared_ptr<SentencePieceVocab> prepare_corpus_vocabulary(const std::string& source_path,

@@ -60,6 +60,11 @@ struct PreparedCorpus {
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
                                 const VocabConfig& vocab);
 
+// prepared_corpus_key, taken without reading the text where `cache_dir`'s known-corpora/ has
+// the files' stat() as it is now (what prepare_corpus does on every start); "" = documents.
+std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,
+                                  const std::string& target_path, const VocabConfig& vocab);
+
 // The corpus's vocabulary alone, trained (or found) as prepare_corpus does it: what a
 // benchmark times apart from the encoding.
 std::shared_ptr<SentencePieceVocab> prepare_corpus_vocabulary(const std::string& source_path,

@@ -1,0 +1,40 @@
+#pragma once
+// What a store's cache holds, and which of it no run can use again: `fathom data cache`. A
+// corpus whose text changes is prepared again under a new key and its old entry stays (a WMT14
+// En-Fr entry holds gigabytes), as do entries an earlier version left in the earlier folder
+// (core/data/earlier_cache.h) that the cache now has too.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fathom {
+
+struct CacheEntry {
+  std::string name;            // corpus-<hash> or spm-<type>-<size>-<hash>
+  std::string folder;          // where it is
+  bool corpus = false;         // a prepared corpus; else a vocabulary
+  bool in_earlier = false;     // in the earlier folder, not the cache
+  std::uint64_t bytes = 0;     // its files' sizes
+  std::uint64_t pairs = 0;     // a corpus's pairs (documents)
+  std::string source, target;  // a corpus's text files ("" source: documents)
+  // "current"; "text changed", "text gone", "unreadable", "also in the cache" (an earlier
+  // folder's copy): no run can use it, --prune removes it; kept whatever --prune: "vocabulary"
+  // (which runs use one is not recorded), "relative paths" (text named relative to the folder
+  // it was prepared from, which is not known: entries before 2026-12-04).
+  std::string state;
+  bool prunable() const {
+    return state == "text changed" || state == "text gone" || state == "unreadable" ||
+           state == "also in the cache";
+  }
+};
+
+// The entries under `cache_root` and its earlier folder, by folder then name. Checking a
+// corpus takes its files' key as a start does (the remembered key: a stat(), or a read of the
+// text where it changed since).
+std::vector<CacheEntry> cache_entries(const std::string& cache_root);
+
+// Removes the prunable entries (renamed aside first, so a process that mapped one keeps its
+// pages); returns the bytes freed.
+std::uint64_t prune_cache_entries(const std::vector<CacheEntry>& entries);
+
+}  // namespace fathom

@@ -1,0 +1,126 @@
+// `fathom data cache` as a user runs it: every entry of the store's cache with its size (the
+// bytes of its files, counted here apart) and state; a corpus whose text changed or went, and
+// an earlier folder's copy of an entry the cache has, are what `--prune` removes -- and only
+// those: a current corpus is still mapped afterwards, not prepared again.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/util/process.h"
+#include "tests/support/fathom_cli_test.h"
+#include "tests/support/toy_corpus.h"
+
+namespace test_data_cache_cli {
+namespace fs = std::filesystem;
+using fathom::ProgramResult;
+
+class DataCacheCli : public fathom::testing::FathomCliTest {
+ protected:
+  // corpus NAME/train.{de,en} and NAME.yaml training on it, `pairs` pairs.
+  std::string corpus_config(const std::string& name, int pairs, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    fathom::testing::write_word_for_word_corpus(dir_ / name, "train", pairs, rng);
+    const fs::path config = dir_ / (name + ".yaml");
+    std::ofstream(config) << "name: " << name
+                          << "\n"
+                             "model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, "
+                             "decoder_layers: 1}\n"
+                             "data:\n"
+                             "  task: parallel\n"
+                             "  train_source: "
+                          << (dir_ / name / "train.de").string()
+                          << "\n  train_target: " << (dir_ / name / "train.en").string()
+                          << "\n  vocab: {size: 40}\n";
+    return config.string();
+  }
+  // `data prepare CONFIG --json`'s output.
+  nlohmann::json prepare(const std::string& config) {
+    const ProgramResult r = fathom({"--json", "data", "prepare", config});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+  // `data cache [--prune] --json`, its entries by folder.
+  nlohmann::json cache(bool prune, std::map<std::string, nlohmann::json>& by_folder) {
+    std::vector<std::string> args{"--json", "data", "cache"};
+    if (prune) args.push_back("--prune");
+    const ProgramResult r = fathom(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto out = nlohmann::json::parse(r.out);
+    by_folder.clear();
+    for (const auto& e : out["entries"]) by_folder[e["folder"]] = e;
+    return out;
+  }
+};
+
+std::uint64_t bytes_under(const fs::path& folder) {
+  std::uint64_t n = 0;
+  for (const auto& f : fs::recursive_directory_iterator(folder))
+    if (f.is_regular_file()) n += f.file_size();
+  return n;
+}
+
+TEST_F(DataCacheCli, ListsEveryEntryAndPrunesOnlyWhatNoRunCanUse) {
+  const std::string a = corpus_config("a", 300, 1), b = corpus_config("b", 200, 2);
+  const std::string entry_a = prepare(a)["entry"], entry_b = prepare(b)["entry"];
+  std::map<std::string, nlohmann::json> by_folder;
+  auto out = cache(false, by_folder);
+  EXPECT_EQ(out["cache"], (dir_ / "runs.cache").string());
+  ASSERT_EQ(by_folder.size(), 4u) << out.dump(2);  // two corpora, two vocabularies
+  EXPECT_EQ(by_folder[entry_a]["state"], "current");
+  EXPECT_EQ(by_folder[entry_a]["pairs"], 300);
+  EXPECT_EQ(by_folder[entry_a]["source"], (dir_ / "a/train.de").string());
+  EXPECT_EQ(by_folder[entry_a]["bytes"], bytes_under(entry_a));
+  EXPECT_EQ(out["prunable_bytes"], 0);
+
+  // a's text changes (a new key: its entry is stale); b's copy sits in the earlier folder.
+  std::ofstream(dir_ / "a/train.de", std::ios::app) << "der Hund\n";
+  std::ofstream(dir_ / "a/train.en", std::ios::app) << "the dog\n";
+  const fs::path earlier_copy = dir_ / "runs.artifacts/cache" / fs::path(entry_b).filename();
+  fs::create_directories(earlier_copy.parent_path());
+  fs::copy(entry_b, earlier_copy, fs::copy_options::recursive);
+  out = cache(false, by_folder);
+  EXPECT_EQ(by_folder[entry_a]["state"], "text changed");
+  EXPECT_EQ(by_folder[entry_b]["state"], "current");
+  EXPECT_EQ(by_folder[earlier_copy.string()]["state"], "also in the cache");
+  EXPECT_TRUE(by_folder[earlier_copy.string()]["earlier_folder"].get<bool>());
+  EXPECT_EQ(out["prunable_bytes"], bytes_under(entry_a) + bytes_under(earlier_copy));
+
+  const std::uint64_t freed = out["prunable_bytes"];
+  out = cache(true, by_folder);
+  EXPECT_EQ(out["freed_bytes"], freed);
+  EXPECT_FALSE(fs::exists(entry_a));
+  EXPECT_FALSE(fs::exists(earlier_copy));
+  EXPECT_TRUE(fs::exists(entry_b));
+  int vocabularies = 0;
+  for (const auto& item : fs::directory_iterator(dir_ / "runs.cache"))
+    vocabularies += item.path().filename().string().rfind("spm-", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(vocabularies, 2) << "a vocabulary is never pruned";
+  const auto again = prepare(b);
+  EXPECT_TRUE(again["reused"].get<bool>()) << "a current corpus was pruned";
+
+  fs::remove(dir_ / "b/train.en");  // b's text gone
+  cache(false, by_folder);
+  EXPECT_EQ(by_folder[entry_b]["state"], "text gone");
+}
+
+// Human output: the entries, the total and what --prune would free, said in one line.
+TEST_F(DataCacheCli, SaysWhatPruningWouldFree) {
+  const std::string a = corpus_config("a", 100, 3);
+  const std::string entry = prepare(a)["entry"];
+  ProgramResult r = fathom({"data", "cache"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(fs::path(entry).filename().string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every one can still be used"), std::string::npos) << r.out;
+  fs::remove(dir_ / "a/train.de");
+  r = fathom({"data", "cache"});
+  EXPECT_NE(r.out.find("1 no run can use again"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fathom data cache --prune"), std::string::npos) << r.out;
+}
+
+}  // namespace test_data_cache_cli
