@@ -528,9 +528,12 @@ std::vector<RunRecord> SqlStore::select_runs(const std::string& where,
   constexpr size_t kIdsAStatement = 500;
   for (size_t from = 0; from < runs.size(); from += kIdsAStatement) {
     std::vector<SqlValue> ids;
+    ids.reserve(kIdsAStatement);
     std::string marks;
     for (size_t i = from; i < std::min(runs.size(), from + kIdsAStatement); ++i) {
-      ids.push_back(runs[i].id);
+      // Made in place: moving a temporary variant here is what GCC 14 took for a read of an
+      // uninitialised string (-Wmaybe-uninitialized, a false positive).
+      ids.emplace_back(std::in_place_type<int64_t>, runs[i].id);
       marks += (marks.empty() ? "?" : ", ?") + std::to_string(ids.size());
     }
     sql().query("SELECT run_id, name, value FROM final_metrics WHERE run_id IN (" + marks + ")",
