@@ -129,6 +129,70 @@ TEST(LongRunVariance, IsTheAr1FormulaAndTheVarianceOfIndependentValues) {
   EXPECT_DOUBLE_EQ(fathom::long_run_variance({1, 2, 3, 4}), 1.25);
 }
 
+// Politis & White's choice written out over every lag up to sqrt(n) + 2 K_N at once, as
+// block_length.cpp took it until 2026-12-04: the lags it now takes only as far as the choice
+// reads them give the same width M, block length and long-run variance, to the last bit.
+struct FullRule {
+  size_t width = 0, block = 1;
+  double variance = 0;
+};
+
+FullRule full_rule(const std::vector<double>& x) {
+  const size_t n = x.size();
+  double mean = 0;
+  for (double v : x) mean += v / static_cast<double>(n);
+  const double log_n = std::log10(static_cast<double>(n));
+  const size_t k_n = std::max<size_t>(5, static_cast<size_t>(std::ceil(std::sqrt(log_n))));
+  const size_t m_max = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(n)))) + k_n;
+  const size_t lags = std::min(m_max + k_n, n - 1);
+  std::vector<double> r(lags + 1, 0.0);
+  for (size_t k = 0; k <= lags; ++k) {
+    double sum = 0;
+    for (size_t t = k; t < n; ++t) sum += (x[t] - mean) * (x[t - k] - mean);
+    r[k] = sum / static_cast<double>(n);
+  }
+  const double band = 2.0 * std::sqrt(log_n / static_cast<double>(n));
+  size_t m = m_max;
+  for (size_t c = 0; c <= m_max; ++c) {
+    bool quiet = true;
+    for (size_t k = c + 1; k <= c + k_n && k <= lags; ++k)
+      quiet = quiet && std::fabs(r[k] / r[0]) < band;
+    if (quiet) {
+      m = c;
+      break;
+    }
+  }
+  FullRule out;
+  out.width = std::min({2 * m, m_max, lags});
+  const auto h = [&](size_t k) {
+    return std::min(1.0, 2.0 * (1.0 - static_cast<double>(k) / static_cast<double>(out.width)));
+  };
+  double lrv = r[0], g = 0;
+  for (size_t k = 1; k <= out.width; ++k) {
+    lrv += 2.0 * h(k) * r[k];
+    g += 2.0 * h(k) * static_cast<double>(k) * r[k];
+  }
+  out.variance = lrv > 0 ? lrv : r[0];
+  if (out.width > 0 && lrv > 0) {
+    const double b = std::cbrt(2.0 * g * g * static_cast<double>(n) / (4.0 / 3.0 * lrv * lrv));
+    const double b_max = std::ceil(std::min(3.0 * std::sqrt(n), n / 3.0));
+    out.block = static_cast<size_t>(std::max(1.0, std::ceil(std::min(b, b_max))));
+  }
+  return out;
+}
+
+TEST(CircularBlockLength, TakesOnlyTheLagsItReadsAndChoosesAsOverEveryLag) {
+  std::mt19937_64 rng(41);
+  for (size_t n : {size_t{8}, size_t{9}, size_t{50}, size_t{2000}, size_t{100000}})
+    for (double phi : {0.0, 0.3, 0.7, 0.95}) {
+      const std::vector<double> x = ar1(n, phi, 1, rng);
+      const FullRule expected = full_rule(x);
+      EXPECT_EQ(fathom::flat_top_width(x), expected.width) << n << ", phi " << phi;
+      EXPECT_EQ(fathom::circular_block_length(x), expected.block) << n << ", phi " << phi;
+      EXPECT_EQ(fathom::long_run_variance(x), expected.variance) << n << ", phi " << phi;
+    }
+}
+
 // psi_k is the first-order change of the perplexity difference per unit weight on segment k:
 // adding one more copy of segment k to n segments changes the difference by psi_k / (n + 1)
 // (sum_k psi_k = 0), computed here from the exact corpus perplexities.
