@@ -18,14 +18,20 @@ class Autocovariances {
     for (double v : x) mean += v / static_cast<double>(n);
     for (size_t t = 0; t < n; ++t) centred_[t] = x[t] - mean;
   }
-  // R(0) .. R(lag), computed up to `lag` where not yet.
+  // R(0) .. R(lag), computed up to `lag` where not yet. The lags still missing are summed in
+  // one pass over the series, each over t ascending as a pass of its own would add it (the
+  // same sums): a drawn series' long-run variance, every draw of a studentised test, read the
+  // series once instead of M + 1 times, and its M + 1 sums are chains of their own.
   const std::vector<double>& up_to(size_t lag) {
-    const size_t n = centred_.size();
-    for (size_t k = r_.size(); k <= lag; ++k) {
-      double sum = 0;
-      for (size_t t = k; t < n; ++t) sum += centred_[t] * centred_[t - k];
-      r_.push_back(sum / static_cast<double>(n));
+    const size_t first = r_.size(), n = centred_.size();
+    if (lag < first) return r_;
+    std::vector<double> sums(lag + 1 - first, 0.0);
+    for (size_t t = first; t < n; ++t) {
+      const double now = centred_[t];
+      const size_t last = std::min(lag, t);  // lags k with t - k >= 0
+      for (size_t k = first; k <= last; ++k) sums[k - first] += now * centred_[t - k];
     }
+    for (double sum : sums) r_.push_back(sum / static_cast<double>(n));
     return r_;
   }
 
