@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/data/prepared_corpus.h"
@@ -123,6 +124,27 @@ TEST(EarlierCache, AMovedEntryIsCheckedAndTheCachesOwnComesFirst) {
   EXPECT_TRUE(third.reused);
   EXPECT_EQ(third.entry, again.entry);
   EXPECT_EQ(entries(earlier, "corpus-"), 1) << "the cache's own entry comes first";
+}
+
+// Two processes needing the entry at once (threads here: the lock is flock on a file each
+// opens): one moves it in under the entry's lock, the other then maps it; neither prepares.
+TEST(EarlierCache, TwoAtOnceMoveItOnceAndBothMapIt) {
+  TempDir dir;
+  write_corpus(dir, 300);
+  const fs::path earlier = dir.file("runs.artifacts/cache"), cache = dir.file("runs.cache");
+  const auto expected = ids_of(prepare_in(dir, earlier.string()));
+  fathom::PreparedCorpus a, b;
+  std::thread first([&] { a = prepare_in(dir, cache.string()); });
+  std::thread second([&] { b = prepare_in(dir, cache.string()); });
+  first.join();
+  second.join();
+  EXPECT_TRUE(a.reused);
+  EXPECT_TRUE(b.reused);
+  EXPECT_EQ(a.entry, b.entry);
+  EXPECT_EQ(ids_of(a), expected);
+  EXPECT_EQ(ids_of(b), expected);
+  EXPECT_EQ(entries(cache, "corpus-"), 1);
+  EXPECT_EQ(entries(earlier, "corpus-"), 0);
 }
 
 }  // namespace test_earlier_cache
