@@ -27,8 +27,10 @@ nlohmann::json entry_json(const CacheEntry& e) {
                       {"state", e.state},
                       {"prunable", e.prunable()},
                       {"earlier_folder", e.in_earlier},
-                      {"kind", e.corpus ? "corpus" : "vocabulary"}};
-  if (e.corpus) {
+                      {"kind", e.partial  ? "partial"
+                               : e.corpus ? "corpus"
+                                          : "vocabulary"}};
+  if (e.corpus && !e.partial) {
     j["pairs"] = e.pairs;
     j["source"] = e.source;
     j["target"] = e.target;
@@ -37,12 +39,16 @@ nlohmann::json entry_json(const CacheEntry& e) {
 }
 
 void print_entry(const CacheEntry& e) {
+  const bool whole_corpus = e.corpus && !e.partial;
   const std::string what =
-      e.corpus ? std::to_string(e.pairs) + (e.source.empty() ? " documents" : " pairs") : "";
+      whole_corpus ? std::to_string(e.pairs) + (e.source.empty() ? " documents" : " pairs") : "";
+  const std::string text =
+      whole_corpus ? (e.source.empty() ? e.target : e.source + ", " + e.target) : "";
   std::printf("  %-44s %-10s %15s %10s  %-17s %s\n", e.name.c_str(),
-              e.corpus ? "corpus" : "vocabulary", what.c_str(), format_bytes(e.bytes).c_str(),
-              e.state.c_str(),
-              e.corpus ? (e.source.empty() ? e.target : e.source + ", " + e.target).c_str() : "");
+              e.partial  ? "partial"
+              : e.corpus ? "corpus"
+                         : "vocabulary",
+              what.c_str(), format_bytes(e.bytes).c_str(), e.state.c_str(), text.c_str());
 }
 
 void run_data_cache(const GlobalOptions& global, const DataCacheArgs& args) {

@@ -57,6 +57,15 @@ void check_corpus(const fs::path& root, CacheEntry& e) {
   }
 }
 
+// "corpus-<hash>" for ".corpus-<hash>.partial" (a stopped preparation's chunks), else "".
+std::string partial_of(const std::string& name) {
+  const std::string prefix = ".corpus-", suffix = ".partial";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return "";
+  return name.substr(1, name.size() - 1 - suffix.size());
+}
+
 void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlier,
                  const std::set<std::string>& in_cache, std::vector<CacheEntry>& out) {
   std::error_code ec;
@@ -64,16 +73,25 @@ void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlie
   std::vector<CacheEntry> here;
   for (const auto& item : fs::directory_iterator(folder, ec)) {
     const std::string name = item.path().filename().string();
+    const std::string partial_key = partial_of(name);
     const bool corpus = name.rfind("corpus-", 0) == 0;
-    if (!item.is_directory(ec) || (!corpus && name.rfind("spm-", 0) != 0)) continue;
+    if (!item.is_directory(ec) || (!corpus && partial_key.empty() && name.rfind("spm-", 0) != 0))
+      continue;
     CacheEntry e;
     e.name = name;
     e.folder = item.path().string();
-    e.corpus = corpus;
+    e.corpus = corpus || !partial_key.empty();
+    e.partial = !partial_key.empty();
     e.in_earlier = earlier;
     e.bytes = folder_bytes(item.path());
-    if (corpus) check_corpus(cache_root, e);
-    if (!corpus) e.state = "vocabulary";
+    if (e.partial)  // the earlier folder's are never resumed: preparation resumes in the cache
+      e.state = fs::exists(folder / partial_key / "meta.json", ec) ? "entry whole"
+                : earlier                                          ? "stopped earlier"
+                                                                   : "stopped";
+    else if (corpus)
+      check_corpus(cache_root, e);
+    else
+      e.state = "vocabulary";
     if (earlier && in_cache.count(name)) e.state = "also in the cache";
     here.push_back(std::move(e));
   }

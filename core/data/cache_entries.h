@@ -13,6 +13,7 @@ struct CacheEntry {
   std::string name;            // corpus-<hash> or spm-<type>-<size>-<hash>
   std::string folder;          // where it is
   bool corpus = false;         // a prepared corpus; else a vocabulary
+  bool partial = false;        // a corpus's preparation stopped half-way (.corpus-<hash>.partial)
   bool in_earlier = false;     // in the earlier folder, not the cache
   std::uint64_t bytes = 0;     // its files' sizes
   std::uint64_t pairs = 0;     // a corpus's pairs (documents)
@@ -20,11 +21,14 @@ struct CacheEntry {
   // "current"; "text changed", "text gone", "unreadable", "also in the cache" (an earlier
   // folder's copy): no run can use it, --prune removes it; kept whatever --prune: "vocabulary"
   // (which runs use one is not recorded), "relative paths" (text named relative to the folder
-  // it was prepared from, which is not known: entries before 2026-12-04).
+  // it was prepared from, which is not known: entries before 2026-12-04), "stopped" (a partial
+  // preparation the next one of the same text resumes from); prunable: "entry whole" (a
+  // partial whose entry was placed, left by a process killed before it removed it), "stopped
+  // earlier" (a partial in the earlier folder: nothing resumes from there).
   std::string state;
   bool prunable() const {
     return state == "text changed" || state == "text gone" || state == "unreadable" ||
-           state == "also in the cache";
+           state == "also in the cache" || state == "entry whole" || state == "stopped earlier";
   }
 };
 

@@ -123,4 +123,36 @@ TEST_F(DataCacheCli, SaysWhatPruningWouldFree) {
   EXPECT_NE(r.out.find("fathom data cache --prune"), std::string::npos) << r.out;
 }
 
+// A stopped preparation's chunks (.corpus-<hash>.partial) are listed with their size: kept
+// while the next preparation may resume from them; pruned where their entry is whole (a process
+// killed before it removed them) or they lie in the earlier folder, where nothing resumes.
+TEST_F(DataCacheCli, ListsStoppedPreparationsAndPrunesOnlyTheDeadOnes) {
+  const std::string entry = prepare(corpus_config("a", 100, 4))["entry"];
+  const std::string key = fs::path(entry).filename().string();
+  const auto partial = [&](const fs::path& folder, const std::string& of) {
+    const fs::path p = folder / ("." + of + ".partial");
+    fs::create_directories(p);
+    std::ofstream(p / "chunk-000000.tokens") << std::string(1000, 'x');
+    return p.string();
+  };
+  const std::string stopped =
+      partial(dir_ / "runs.cache", "corpus-0123456789abcdef0123456789abcdef");
+  const std::string left = partial(dir_ / "runs.cache", key);
+  const std::string earlier =
+      partial(dir_ / "runs.artifacts/cache", "corpus-fedcba9876543210fedcba9876543210");
+  std::map<std::string, nlohmann::json> by_folder;
+  const auto out = cache(false, by_folder);
+  EXPECT_EQ(by_folder[stopped]["state"], "stopped") << out.dump(2);
+  EXPECT_EQ(by_folder[stopped]["kind"], "partial");
+  EXPECT_EQ(by_folder[stopped]["bytes"], 1000);
+  EXPECT_EQ(by_folder[left]["state"], "entry whole");
+  EXPECT_EQ(by_folder[earlier]["state"], "stopped earlier");
+  EXPECT_EQ(out["prunable_bytes"], 2000);
+  cache(true, by_folder);
+  EXPECT_TRUE(fs::exists(stopped));
+  EXPECT_FALSE(fs::exists(left));
+  EXPECT_FALSE(fs::exists(earlier));
+  EXPECT_TRUE(fs::exists(entry));
+}
+
 }  // namespace test_data_cache_cli
