@@ -44,14 +44,26 @@ void check_corpus(const fs::path& root, CacheEntry& e) {
       e.state = "relative paths";
       return;
     }
-    std::error_code ec;
-    if ((!e.source.empty() && !fs::exists(e.source, ec)) || !fs::exists(e.target, ec)) {
-      e.state = "text gone";
+    // Gone only where the system says no such file; any other failure to look is not knowing.
+    bool gone = false, unknown = false;
+    for (const std::string& file : {e.source, e.target}) {
+      if (file.empty()) continue;
+      std::error_code ec;
+      const bool there = fs::exists(file, ec);
+      gone = gone || (!there && !ec);
+      unknown = unknown || ec;
+    }
+    if (gone || unknown) {
+      e.state = unknown ? "text unreadable" : "text gone";
       return;
     }
-    e.state = remembered_corpus_key(root.string(), e.source, e.target, vocab) == e.name
-                  ? "current"
-                  : "text changed";
+    try {
+      e.state = remembered_corpus_key(root.string(), e.source, e.target, vocab) == e.name
+                    ? "current"
+                    : "text changed";
+    } catch (const std::exception&) {
+      e.state = "text unreadable";  // here, now (permissions, a FIFO): kept, not judged
+    }
   } catch (const std::exception&) {
     e.state = "unreadable";  // no meta.json (an older format) or a damaged one
   }

@@ -21,7 +21,8 @@ struct CacheEntry {
   // "current"; "text changed", "text gone", "unreadable", "also in the cache" (an earlier
   // folder's copy): no run can use it, --prune removes it; kept whatever --prune: "vocabulary"
   // (which runs use one is not recorded), "relative paths" (text named relative to the folder
-  // it was prepared from, which is not known: entries before 2026-12-04), "stopped" (a partial
+  // it was prepared from, which is not known: entries before 2026-12-04), "text unreadable"
+  // (its files there but not readable by this process), "stopped" (a partial
   // preparation the next one of the same text resumes from); prunable: "entry whole" (a
   // partial whose entry was placed, left by a process killed before it removed it), "stopped
   // earlier" (a partial in the earlier folder: nothing resumes from there).

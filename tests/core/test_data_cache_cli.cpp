@@ -3,6 +3,7 @@
 // an earlier folder's copy of an entry the cache has, are what `--prune` removes -- and only
 // those: a current corpus is still mapped afterwards, not prepared again.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,19 @@ TEST_F(DataCacheCli, SaysWhatPruningWouldFree) {
   r = fathom({"data", "cache"});
   EXPECT_NE(r.out.find("1 no run can use again"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fathom data cache --prune"), std::string::npos) << r.out;
+}
+
+// A text that is there but cannot be read as a corpus now (here a FIFO in its place; as root,
+// permissions cannot be taken away) is not judged: kept by --prune.
+TEST_F(DataCacheCli, KeepsAnEntryWhoseTextCannotBeReadNow) {
+  const std::string entry = prepare(corpus_config("a", 100, 5))["entry"];
+  fs::remove(dir_ / "a/train.en");
+  ASSERT_EQ(::mkfifo((dir_ / "a/train.en").c_str(), 0600), 0);
+  std::map<std::string, nlohmann::json> by_folder;
+  const auto out = cache(true, by_folder);
+  EXPECT_EQ(by_folder[entry]["state"], "text unreadable") << out.dump(2);
+  EXPECT_EQ(out["freed_bytes"], 0);
+  EXPECT_TRUE(fs::exists(entry));
 }
 
 // A stopped preparation's chunks (.corpus-<hash>.partial) are listed with their size: kept
