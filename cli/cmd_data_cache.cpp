@@ -21,16 +21,11 @@ struct DataCacheArgs {
 };
 
 nlohmann::json entry_json(const CacheEntry& e) {
-  nlohmann::json j = {{"name", e.name},
-                      {"folder", e.folder},
-                      {"bytes", e.bytes},
-                      {"state", e.state},
-                      {"prunable", e.prunable()},
-                      {"earlier_folder", e.in_earlier},
-                      {"kind", e.partial  ? "partial"
-                               : e.corpus ? "corpus"
-                                          : "vocabulary"}};
-  if (e.corpus && !e.partial) {
+  nlohmann::json j = {{"name", e.name},           {"folder", e.folder},
+                      {"bytes", e.bytes},         {"state", e.state},
+                      {"prunable", e.prunable()}, {"earlier_folder", e.in_earlier},
+                      {"kind", e.kind_name()}};
+  if (e.kind == CacheEntry::Kind::corpus) {
     j["pairs"] = e.pairs;
     j["source"] = e.source;
     j["target"] = e.target;
@@ -39,16 +34,13 @@ nlohmann::json entry_json(const CacheEntry& e) {
 }
 
 void print_entry(const CacheEntry& e) {
-  const bool whole_corpus = e.corpus && !e.partial;
+  const bool whole_corpus = e.kind == CacheEntry::Kind::corpus;
   const std::string what =
       whole_corpus ? std::to_string(e.pairs) + (e.source.empty() ? " documents" : " pairs") : "";
   const std::string text =
       whole_corpus ? (e.source.empty() ? e.target : e.source + ", " + e.target) : "";
-  std::printf("  %-44s %-10s %15s %10s  %-17s %s\n", e.name.c_str(),
-              e.partial  ? "partial"
-              : e.corpus ? "corpus"
-                         : "vocabulary",
-              what.c_str(), format_bytes(e.bytes).c_str(), e.state.c_str(), text.c_str());
+  std::printf("  %-44s %-10s %15s %10s  %-17s %s\n", e.name.c_str(), e.kind_name(), what.c_str(),
+              format_bytes(e.bytes).c_str(), e.state.c_str(), text.c_str());
 }
 
 void run_data_cache(const GlobalOptions& global, const DataCacheArgs& args) {

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/config/config.h"
+#include "base/util/file_bytes.h"
 #include "base/util/file_write.h"
 #include "core/data/prepared_corpus.h"
 #include "db/run_paths.h"
@@ -29,10 +28,8 @@ std::uint64_t folder_bytes(const fs::path& folder) {
 // A corpus entry's state: whether its text files still give its key.
 void check_corpus(const fs::path& root, CacheEntry& e) {
   try {
-    std::ifstream in(fs::path(e.folder) / "meta.json");
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json meta = nlohmann::json::parse(text.str());
+    const nlohmann::json meta =
+        nlohmann::json::parse(read_file_bytes((fs::path(e.folder) / "meta.json").string()));
     e.pairs = meta.at("pairs").get<std::uint64_t>();
     e.source = meta.at("source").get<std::string>();
     e.target = meta.at("target").get<std::string>();
@@ -92,11 +89,13 @@ void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlie
     CacheEntry e;
     e.name = name;
     e.folder = item.path().string();
-    e.corpus = corpus || !partial_key.empty();
-    e.partial = !partial_key.empty();
+    e.kind = !partial_key.empty() ? CacheEntry::Kind::partial
+             : corpus             ? CacheEntry::Kind::corpus
+                                  : CacheEntry::Kind::vocabulary;
     e.in_earlier = earlier;
     e.bytes = folder_bytes(item.path());
-    if (e.partial)  // the earlier folder's are never resumed: preparation resumes in the cache
+    // A partial in the earlier folder is never resumed: preparation resumes in the cache.
+    if (e.kind == CacheEntry::Kind::partial)
       e.state = fs::exists(folder / partial_key / "meta.json", ec) ? "entry whole"
                 : earlier                                          ? "stopped earlier"
                                                                    : "stopped";
