@@ -4,12 +4,13 @@
 //   bench_train [size=tiny] [steps=20] [threads=0] [device=cpu] [norm=post] [malloc=keep|glibc]
 //   (norm may name a connection too: pre:hyper, pre:mhc, pre:depthwise_lstm)
 //               [precision=fp32|bf16] [checkpoint=0|1] [attention=auto|off]
-//               [optimizer=adam|adam-foreach|muon]
+//               [optimizer=adam|adam-foreach|muon] [graph=0|1]
 //               (positional, in this order; attention is model.fused_attention: off is the
 //               explicit softmax path, auto what the config's auto takes -- Fathom's CPU loop
 //               or LibTorch's fused call, core/model/attention.h; adam takes LibTorch's
 //               fused AdamW kernel as the trainer does (2.4+, core/train/fused_adamw.h),
-//               adam-foreach never)
+//               adam-foreach never; graph 1 replays the forward, loss and backward as one
+//               CUDA graph, core/train/graphed_pass.h)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which
@@ -46,6 +47,7 @@ int bench_main(int argc, char** argv) {
   const std::string attention = argc > 9 ? argv[9] : "auto";
   const std::string optimizer = argc > 10 ? argv[10] : "adam";
   FathomStep fathom(size, norm, device, precision, checkpoint, attention, optimizer);
+  fathom.use_graph(argc > 11 && std::string(argv[11]) == "1");
   fathom.run(3);  // warm-up
   StepTimes t;
   if (const char* trace = std::getenv("FATHOM_BENCH_PROFILE")) {
@@ -57,12 +59,13 @@ int bench_main(int argc, char** argv) {
 
   std::printf("blas core %s  load average %s\n", blas_core_name(), load_average().c_str());
   std::printf(
-      "size %s device %s norm %s precision %s checkpoint %d attention %s optimizer %s%s threads %d "
-      "params %ld rows %ld src %ld tgt %ld\n",
+      "size %s device %s norm %s precision %s checkpoint %d attention %s optimizer %s%s graph %d "
+      "threads %d params %ld rows %ld src %ld tgt %ld\n",
       size.name.c_str(), device.str().c_str(), norm.c_str(), precision.c_str(), int(checkpoint),
       attention.c_str(), optimizer.c_str(), fathom.fused_update() ? " (fused kernel)" : "",
-      torch::get_num_threads(), long(fathom.model()->parameter_counts()["total"]), long(size.rows),
-      long(size.src_len), long(size.tgt_len));
+      int(fathom.graphed()), torch::get_num_threads(),
+      long(fathom.model()->parameter_counts()["total"]), long(size.rows), long(size.src_len),
+      long(size.tgt_len));
   std::printf(
       "tokens/s %.0f  step %.1f ms  (forward %.1f, backward %.1f, clip+optimizer %.1f ms)"
       "  %.0f page faults/step (malloc %s)\n",

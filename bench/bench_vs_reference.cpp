@@ -4,12 +4,14 @@
 //                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
 //                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16]
 //                      [checkpoint=0|1] [fused_attention=auto|on|off]
-//                      [reference=eager|compile|eager,compile]
+//                      [reference=eager|compile|eager,compile] [graph=0|1]
 // precision, checkpoint and fused_attention apply to both sides (train.precision,
 // train.checkpoint_activations, model.fused_attention; the reference: torch.autocast,
 // torch.utils.checkpoint, F.scaled_dot_product_attention), so the ratio compares like with like.
 // reference: eager PyTorch, or its forward + loss through torch.compile (inductor), or both
 // (two children; every round then runs all three sides, in a rotating order).
+// graph=1: Fathom's forward, loss and backward replayed as one CUDA graph (a CUDA device;
+// core/train/graphed_pass.h); its split then shows them as the forward, the backward 0.
 // ref_torch_threads=1 gives the reference Fathom's threading policy (LibTorch 1 intra-op
 // thread beside `threads` OpenBLAS threads), to tell the policy from the implementation.
 // Each round runs `steps` timed steps of each (the order rotates and reverses, ABBA-style for
@@ -67,7 +69,8 @@ std::map<std::string, std::string> parse_args(int argc, char** argv) {
       {"precision", "fp32"},
       {"checkpoint", "0"},
       {"fused_attention", "auto"},
-      {"reference", "eager"}};
+      {"reference", "eager"},
+      {"graph", "0"}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto eq = a.find('=');
@@ -179,6 +182,7 @@ int run_comparison(int argc, char** argv) {
   // PyTorch user's eager code calls); Fathom's auto leaves it under bf16 on the CPU.
   const std::string reference_fused = fused == "off" ? "off" : "auto";
   FathomStep fathom(size, norm, device, args.at("precision"), checkpoint, fused);
+  fathom.use_graph(args.at("graph") == "1");
 
   std::vector<std::string> reference_argv{args.at("python"),
                                           args.at("script"),
@@ -256,9 +260,11 @@ int run_comparison(int argc, char** argv) {
       config.value("torch", "?").c_str(), config.value("torch_threads", 0),
       config["blas_threads"].is_null() ? "-" : config["blas_threads"].dump().c_str(),
       config.value("blas_core", "").c_str());
-  std::printf("precision %s, checkpoint %d, fused attention: fathom %s, reference %s\n",
-              args.at("precision").c_str(), int(checkpoint), fused.c_str(),
-              config.value("fused_attention", false) ? "sdpa" : "explicit");
+  std::printf(
+      "precision %s, checkpoint %d, fathom CUDA graph %d, fused attention: fathom %s, "
+      "reference %s\n",
+      args.at("precision").c_str(), int(checkpoint), int(fathom.graphed()), fused.c_str(),
+      config.value("fused_attention", false) ? "sdpa" : "explicit");
   std::printf("fathom malloc: %s\n", keep ? "keep_freed_memory() (as the trainer)"
                                           : "glibc's dynamic thresholds (as before issue 7)");
   std::printf("load average (1/5/15 min) at start: %s on %u cores\n", load_start.c_str(),

@@ -16,6 +16,7 @@
 #include "core/model/autocast_scope.h"
 #include "core/model/transformer.h"
 #include "core/train/grad_clip.h"
+#include "core/train/graphed_pass.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
@@ -73,6 +74,14 @@ class FathomStep {
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 
+  // The forward, loss and backward as one CUDA graph, captured at the next run (issue 62;
+  // core/train/graphed_pass.h); its time is then the forward's, the backward's is 0.
+  void use_graph(bool on) {
+    use_graph_ = on;
+    if (!on) graph_.reset();
+  }
+  bool graphed() const { return use_graph_; }
+
   StepTimes run(int steps) {
     using Clock = std::chrono::steady_clock;
     auto seconds = [](Clock::time_point a, Clock::time_point b) {
@@ -84,18 +93,30 @@ class FathomStep {
       sync();
       auto t0 = Clock::now();
       optimizer_->zero_grad();
-      LossSums sums;
-      {
-        AutocastScope autocast(autocast_);
-        sums = label_smoothed_loss(model_->forward(batch_.src, batch_.tgt_in), batch_.tgt_out,
-                                   /*epsilon=*/0.1);
+      torch::Tensor loss;
+      int64_t tokens = batch_.tgt_tokens;
+      Clock::time_point t1, t2;
+      if (use_graph_) {
+        if (!graph_) capture();
+        loss = graph_->replay(batch_, 1.0 / static_cast<double>(tokens))[0] /
+               static_cast<double>(tokens);
+        sync();
+        t1 = t2 = Clock::now();
+      } else {
+        LossSums sums;
+        {
+          AutocastScope autocast(autocast_);
+          sums = label_smoothed_loss(model_->forward(batch_.src, batch_.tgt_in), batch_.tgt_out,
+                                     /*epsilon=*/0.1);
+        }
+        tokens = sums.tokens;
+        loss = sums.smoothed / static_cast<double>(sums.tokens);
+        sync();
+        t1 = Clock::now();
+        loss.backward();
+        sync();
+        t2 = Clock::now();
       }
-      torch::Tensor loss = sums.smoothed / static_cast<double>(sums.tokens);
-      sync();
-      auto t1 = Clock::now();
-      loss.backward();
-      sync();
-      auto t2 = Clock::now();
       clip_grad_norm_on_device(params_, 1e9);  // as the trainer: the norm, nothing clipped
       optimizer_->step(1e-4);
       sync();
@@ -103,7 +124,7 @@ class FathomStep {
       out.forward += seconds(t0, t1);
       out.backward += seconds(t1, t2);
       out.update += seconds(t2, t3);
-      out.tokens += sums.tokens;
+      out.tokens += tokens;
       out.loss = loss.item<double>();
       if (first_loss_ != first_loss_) first_loss_ = out.loss;  // NaN until the first step
       ++out.steps;
@@ -123,6 +144,24 @@ class FathomStep {
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
   }
+  // Forward, loss and backward (the mean over the batch's tokens) recorded once; gradients
+  // must exist before the capture, so that the graph accumulates into them.
+  void capture() {
+    for (auto& p : params_)
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    auto pass = [this](const Batch& b, const torch::Tensor& scale) {
+      LossSums sums;
+      {
+        AutocastScope autocast(autocast_);
+        sums = label_smoothed_loss(model_->forward(b.src, b.tgt_in), b.tgt_out, /*epsilon=*/0.1,
+                                   /*count_tokens=*/false);
+      }
+      (sums.smoothed * scale).backward();
+      return std::vector<torch::Tensor>{sums.smoothed.detach()};
+    };
+    graph_ = std::make_unique<GraphedPass>(pass, batch_, device_);
+  }
+
   void sync() const {
     if (device_.is_cuda()) torch::cuda::synchronize();
   }
@@ -133,6 +172,8 @@ class FathomStep {
   std::vector<torch::Tensor> params_;
   std::unique_ptr<Optimizer> optimizer_;
   Batch batch_;
+  bool use_graph_ = false;
+  std::unique_ptr<GraphedPass> graph_;
   double first_loss_ = std::numeric_limits<double>::quiet_NaN();
 };
 

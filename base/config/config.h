@@ -142,10 +142,11 @@ struct TrainConfig {
   int threads = 0;                  // CPU threads (0: all cores); see core/train/device.h
   std::string precision = "fp32";   // fp32 | bf16 (autocast) | fp16 (autocast + loss scaling)
   bool checkpoint_activations = false;  // recompute each encoder/decoder layer in backward
-  int processes = 1;                    // data-parallel ranks of one run (docs/distributed.md)
-  int rank_timeout_s = 1800;            // a collective waiting longer ends the run (a rank hung)
-  bool reduce_overlap = true;           // start gradient buckets' all-reduce during the backward
-  int reduce_bucket_kb = 25600;         // the most gradient one all-reduce carries (KiB)
+  bool cuda_graphs = false;      // forward + loss + backward replayed as CUDA graphs, one per shape
+  int processes = 1;             // data-parallel ranks of one run (docs/distributed.md)
+  int rank_timeout_s = 1800;     // a collective waiting longer ends the run (a rank hung)
+  bool reduce_overlap = true;    // start gradient buckets' all-reduce during the backward
+  int reduce_bucket_kb = 25600;  // the most gradient one all-reduce carries (KiB)
   std::string reduce_backend = "auto";  // auto | gloo | nccl (core/train/reduce_backend.h)
 };
 

@@ -67,10 +67,32 @@ void check_schedule(const RunConfig& c) {
             " it must be below " + std::to_string(bound));
 }
 
+// train.cuda_graphs replays a recorded forward and backward (core/train/graphed_updates.h):
+// nothing in them may decide on the host, restore the generator, or wait for another rank.
+void check_cuda_graphs(const RunConfig& c) {
+  const auto& t = c.train;
+  if (!t.cuda_graphs) return;
+  const char* key = "train.cuda_graphs";
+  if (c.device == "cpu") config_error(c, key, "needs a CUDA device, and device is cpu");
+  if (t.precision == "fp16")
+    config_error(c, key,
+                 "cannot be combined with train.precision: fp16 (its loss scaler decides on the "
+                 "host every update); use bf16");
+  if (t.checkpoint_activations)
+    config_error(c, key,
+                 "cannot be combined with train.checkpoint_activations (the recomputation "
+                 "restores the generator's state)");
+  if (t.processes > 1)
+    config_error(c, key,
+                 "cannot be combined with train.processes > 1 (the ranks reduce their gradients "
+                 "during the backward)");
+}
+
 // The train section's rules that relate keys.
 void check_training(const RunConfig& c) {
   const auto& t = c.train;
   check_schedule(c);
+  check_cuda_graphs(c);
   if (t.optimizer != "muon" && set_to_other_than_default(c, "train.muon_momentum"))
     config_error(c, "train.muon_momentum", "means nothing with train.optimizer: " + t.optimizer);
   // Known without a device only when the config names the CPU (core/train/precision.h).

@@ -354,6 +354,11 @@ std::vector<FieldSpec> build_fields() {
         "recompute each encoder/decoder layer in backward instead of storing its activations "
         "(every connection: residual, hyper-connections, depth-wise LSTM; less memory, ~1 more "
         "forward)");
+  train("cuda_graphs", F::Bool, &T::cuda_graphs,
+        "replay each batch's forward, loss and backward as a CUDA graph, one per batch shape, "
+        "captured when the shape is first met (launches without the host's per-operator cost; "
+        "core/train/graphed_updates.h); CUDA only, not with fp16, checkpoint_activations or "
+        "processes > 1; a stop request then waits for the update's end");
   train("processes", F::Int, &T::processes,
         "data-parallel processes of one run: each trains its share of every update's batches, "
         "the gradients summed over them (Gloo or NCCL, train.reduce_backend; `fathom train --nproc "

@@ -437,7 +437,8 @@ def parse_args(argv):
     p.add_argument("--compile", action="store_true",
                    help="forward + loss through torch.compile (inductor)")
     p.add_argument("--profile", type=int, default=0, metavar="ROWS",
-                   help="standalone: print the ROWS operators with most self CPU time (stderr)")
+                   help="standalone: print the ROWS operators (on a GPU: kernels too) with most "
+                        "self time, CPU or GPU (stderr)")
     a = p.parse_args(argv)
     keys = ["d_model", "heads", "d_ff", "encoder_layers", "decoder_layers", "vocab", "rows",
             "src_len", "tgt_len"]
@@ -474,9 +475,20 @@ def main(argv):
         ready["first_loss"] = warm["first_loss"]
     emit(ready)
     if a.profile:  # where the time goes: torch's profiler over the timed steps, by operator
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        # On a GPU by kernel time (the kernels are rows of their own): what a fused kernel
+        # would have to take over (docs/gpu.md).
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        sort_by = "self_cpu_time_total"
+        if a.device.startswith("cuda"):
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+            sort_by = "self_cuda_time_total"
+        with torch.profiler.profile(activities=activities) as prof:
             result = runner.run(a.steps)
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=a.profile),
+        averages = prof.key_averages()
+        if sort_by == "self_cuda_time_total" and averages and hasattr(averages[0],
+                                                                       "self_device_time_total"):
+            sort_by = "self_device_time_total"  # torch 2.4's name
+        print(averages.table(sort_by=sort_by, row_limit=a.profile, max_name_column_width=90),
               file=sys.stderr)
         emit(result)
         return 0

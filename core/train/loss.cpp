@@ -16,8 +16,11 @@ LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& t
   torch::Tensor smooth = -log_probs.sum(-1);
   torch::Tensor per_token = (1.0 - epsilon) * nll + (epsilon / V) * smooth;
   LossSums out;
-  out.smoothed = per_token.masked_select(keep).sum();
-  out.nll = nll.masked_select(keep).sum().detach();
+  // Pads zeroed rather than selected out: masked_select sizes its result on the host (a sync
+  // with the device every step, and nothing a CUDA graph can capture, graphed_pass.h).
+  const torch::Tensor drop = keep.logical_not();
+  out.smoothed = per_token.masked_fill(drop, 0).sum();
+  out.nll = nll.masked_fill(drop, 0).sum().detach();
   if (count_tokens) out.tokens = keep.sum().item<int64_t>();
   if (per_row) {
     // Summed in float64: a long segment's NLL keeps its digits in the file it goes to.

@@ -68,6 +68,8 @@ struct TrainOutcome {
   // For "stopped" inside an update (core/model/stop_point.h): that update, abandoned, nothing of
   // it applied; the checkpoint is of `updates`, as for a stop between updates. 0: none.
   int64_t abandoned_update = 0;
+  // train.cuda_graphs: this session's batches replayed as CUDA graphs (the rest ran eagerly).
+  int64_t graphed_batches = 0;
 };
 
 // Runs the configured training as the run's holder (db/lease.h). Marks the run

@@ -28,6 +28,10 @@ namespace fathom {
 // every final metric, and the run marked finished.
 TrainOutcome TrainingSession::finish() {
   const double train_seconds = seconds_since(train_start_);
+  if (graphs_) {
+    outcome_.graphed_batches = graphs_->replayed_batches();
+    std::fprintf(stderr, "train.cuda_graphs: %s\n", graphs_->summary().c_str());
+  }
   bar_->finish(session_tokens_ > 0
                    ? format_training_status(outcome_.final_metrics[db::metric::kTrainLoss],
                                             learning_rate(tc_, state_.update),

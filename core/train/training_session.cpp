@@ -41,7 +41,11 @@ TrainingSession::TrainingSession(const RunConfig& config, db::Store* store,
       device_(rank_device(resolve_device(config.device), options.ranks ? options.ranks->rank() : 0,
                           options.ranks ? options.ranks->world() : 1)),
       precision_(plan_precision(config, device_)),  // refuses before any work
-      lease_(options.lease) {}
+      lease_(options.lease) {
+  if (tc_.cuda_graphs && !device_.is_cuda())  // device: auto found no GPU (cpu: a config error)
+    throw std::invalid_argument("train.cuda_graphs: needs a CUDA device; this run's is " +
+                                device_.str());
+}
 
 int TrainingSession::rank() const { return options_.ranks ? options_.ranks->rank() : 0; }
 
@@ -254,6 +258,8 @@ void TrainingSession::start_loop() {
   train_start_ = Clock::now();
   model_->train();
   model_->hooks().checkpoint_layers = tc_.checkpoint_activations;
+  if (tc_.cuda_graphs)
+    graphs_.emplace(model_, precision_.autocast, tc_.label_smoothing, tc_.z_loss, device_);
   if (tc_.probe_every > 0 && writes()) {
     std::vector<size_t> first(static_cast<size_t>(tc_.probe_sentences));
     for (size_t i = 0; i < first.size(); ++i) first[i] = i;
@@ -329,6 +335,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
 
   const bool probed = probes_ && u.number % tc_.probe_every == 0;
   if (probed) probes_->before_update();
+  if (graphs_) graphs_->capture_pending();  // its warm-ups' gradients zeroed next
   optimizer_->zero_grad();
   torch::Tensor smoothed, nll;
   const bool abandoned = !forward_backward_unless_stopped(parts, u.tokens, smoothed, nll);
@@ -403,6 +410,12 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
   torch::Tensor smoothed_sum, nll_sum;
   for (size_t i : mine) {
     const Batch& batch = parts[i];
+    if (graphs_ && !reducer_) {
+      if (const std::optional<LossSums> sums = graphs_->replay(batch, tokens)) {
+        device_metrics_->add_batch(*sums);
+        continue;
+      }
+    }
     ObjectiveSums step;
     {
       AutocastScope autocast(precision_.autocast);

@@ -27,6 +27,7 @@
 #include "core/train/evaluate.h"
 #include "core/train/final_evaluation.h"
 #include "core/train/gradient_reduce.h"
+#include "core/train/graphed_updates.h"
 #include "core/train/loss_scaler.h"
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
@@ -178,6 +179,7 @@ class TrainingSession {
   std::optional<ProgressBar> bar_;
   std::optional<TrainingProbes> probes_;       // train.probe_every > 0
   std::optional<SharpnessTracker> sharpness_;  // train.sharpness_every > 0
+  std::optional<GraphedUpdates> graphs_;       // train.cuda_graphs
   TrainOutcome outcome_;
   std::map<int64_t, double> best_metric_at_;  // this session's train.best_metric validations
   int64_t kept_now_ = -1;                     // the update of the checkpoint this session kept last

@@ -22,16 +22,21 @@ mkdir -p "$logs"
 # shellcheck disable=SC1091
 [ -f "$build/env.sh" ] && source "$build/env.sh"
 
-# size precision checkpoint references
+# size precision checkpoint references graph
 # (issue 34: base fp32 and bf16, big bf16, deep18 and deep60 with activation checkpointing;
 # issue 62: torch.compile beside eager where the reference can compile, i.e. without
-# checkpointing; SETTINGS="size precision checkpoint references;..." replaces the list)
+# checkpointing, and Fathom's forward + backward replayed as a CUDA graph (graph 1;
+# core/train/graphed_pass.h) -- those first, the eager rows after them;
+# SETTINGS="size precision checkpoint references graph;..." replaces the list)
 settings=(
-  "base bf16 0 eager,compile"
-  "big bf16 0 eager,compile"
-  "deep18 bf16 1 eager"
-  "deep60 bf16 1 eager"
-  "base fp32 0 eager,compile"
+  "base bf16 0 eager,compile 1"
+  "big bf16 0 eager,compile 1"
+  "base fp32 0 eager,compile 1"
+  "base bf16 0 eager,compile 0"
+  "big bf16 0 eager,compile 0"
+  "deep18 bf16 1 eager 0"
+  "deep60 bf16 1 eager 0"
+  "base fp32 0 eager,compile 0"
 )
 if [ -n "${SETTINGS:-}" ]; then IFS=';' read -r -a settings <<< "$SETTINGS"; fi
 
@@ -55,15 +60,18 @@ echo "| size | precision | checkpointing | Fathom tok/s | eager tok/s | ratio F/
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 t0=$SECONDS
 for s in "${settings[@]}"; do
-  read -r size precision checkpoint references <<< "$s"
+  read -r size precision checkpoint references graph <<< "$s"
   references="${references:-eager}"
+  graph="${graph:-0}"
+  label="$size"
+  [ "$graph" = 1 ] && label="$size (graph)"
   if [ -n "${BENCH_DEADLINE_S:-}" ] && [ $((SECONDS - t0)) -ge "$BENCH_DEADLINE_S" ]; then
-    echo "| $size | $precision | $checkpoint | (not run: out of time) |"
+    echo "| $label | $precision | $checkpoint | (not run: out of time) |"
     continue
   fi
-  log="$logs/$size-$precision-ckpt$checkpoint.log"
+  log="$logs/$size-$precision-ckpt$checkpoint-graph$graph.log"
   "$build/bench/bench_vs_reference" size="$size" device=cuda steps="$steps" rounds="$rounds" \
-    precision="$precision" checkpoint="$checkpoint" peak_tflops="$peak" python="$python" \
+    precision="$precision" checkpoint="$checkpoint" graph="$graph" peak_tflops="$peak" python="$python" \
     reference="$references" script="$repo/bench/reference/train_step.py" > "$log" 2>&1 &
   pid=$!
   sample_memory "$pid" "$log.mem"
@@ -78,7 +86,7 @@ for s in "${settings[@]}"; do
   compile_ratio="$(awk '/^ratio fathom\/reference\/compile:/ { print $3 }' "$log")"
   # The median round's split of each side ("  NAME  N tok/s  step S ms (forward F, backward B,
   # clip+adam U)").
-  awk -v setting="$size $precision ckpt $checkpoint" '/^median over/ { m = 1; next }
+  awk -v setting="$label $precision ckpt $checkpoint" '/^median over/ { m = 1; next }
     m && /tok\/s  step/ { gsub(/[(),]/, " "); print "| " setting " | " $1 " | " $8 " | " $10 " | " $12 " | " $5 " |" }
     m && /^ratio/ { exit }' "$log" >> "$split"
   flops="$(awk '/^training FLOPs per target token/ { print $NF }' "$log")"
@@ -87,7 +95,7 @@ for s in "${settings[@]}"; do
   # LibTorch's caching allocator (bench/cuda_memory.h) and torch.cuda.max_memory_allocated().
   fathom_alloc="$(awk '/^fathom peak CUDA memory allocated/ { print $6 }' "$log")"
   reference_alloc="$(awk '/^reference peak CUDA memory allocated/ { print $6 }' "$log")"
-  echo "| $size | $precision | $checkpoint | ${fathom_tps:-?} | ${reference_tps:-?} | ${ratio:-?} | ${compile_tps:--} | ${compile_ratio:--} | $achieved | ${fathom_mib:-?} / ${reference_mib:-?} | ${fathom_alloc:-?} / ${reference_alloc:-?} |"
+  echo "| $label | $precision | $checkpoint | ${fathom_tps:-?} | ${reference_tps:-?} | ${ratio:-?} | ${compile_tps:--} | ${compile_ratio:--} | $achieved | ${fathom_mib:-?} / ${reference_mib:-?} | ${fathom_alloc:-?} / ${reference_alloc:-?} |"
 done
 echo
 cat "$split"

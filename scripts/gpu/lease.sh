@@ -18,8 +18,10 @@
 # phase runs its settings in priority order and skips what no longer fits. Results in
 # RESULT_DIR (default $OUT): machine.txt, tests.log, update.txt, bench.md, summary.md,
 # replicate.db, replicate.tar.gz and lease.tar.gz (every log) -- the device tool's eight files.
-# BENCH_SETTINGS replaces bench.sh's list (its SETTINGS); PHASES (default "build tests update
-# replicate bench") picks phases; they run in that order.
+# BENCH_SETTINGS replaces bench.sh's list (its SETTINGS), BENCH_S (default 300) caps its
+# phase, TRAINER_S (default 45) the trainer's tests on CUDA (TRAINER_TESTS=0: none),
+# BUILD_RESERVE (default 300) what the build leaves to the phases after it; PHASES (default "build tests update replicate bench") picks phases; they run in that
+# order.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 results="${1:-${OUT:-/tmp/fathom-lease}}"
@@ -77,10 +79,14 @@ if wanted tests; then
   (
     cd "$build" || exit 1
     export FATHOM_TEST_DEVICE=cuda
-    timeout "$(limit 40 330)" ./tests/core_tests \
-      --gtest_filter='FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
+    # The time the phases after this one keep (none when only build and tests are wanted).
+    later=0
+    { wanted update || wanted replicate || wanted bench; } && later=300
+    timeout "$(limit 40 $((later + 30)))" ./tests/core_tests \
+      --gtest_filter='GraphedPass.*:TrainerTest.CudaGraphs*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
     if [ "${TRAINER_TESTS:-1}" = 1 ]; then
-      timeout "$(limit 45 300)" ./tests/core_tests --gtest_filter='TrainerTest.*:CheckpointedLayers.*'
+      timeout "$(limit "${TRAINER_S:-45}" "$later")" ./tests/core_tests \
+        --gtest_filter='TrainerTest.*:CheckpointedLayers.*'
     fi
   ) > "$logs/tests.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure" "$logs/tests.log" | head -n 30
@@ -114,7 +120,7 @@ fi
 if wanted bench; then
   phase bench
   # What bench.sh starts after BENCH_DEADLINE_S is skipped; a setting takes up to ~60 s.
-  budget="$(limit 300 0)"
+  budget="$(limit "${BENCH_S:-300}" 0)"
   [ -n "${BENCH_SETTINGS:-}" ] && export SETTINGS="$BENCH_SETTINGS"
   STEPS="${STEPS:-8}" ROUNDS="${ROUNDS:-3}" LOG_DIR="$logs/bench" \
     BENCH_DEADLINE_S=$((budget - 60)) timeout "$budget" "$repo/scripts/gpu/bench.sh" "$build" "${PEAK_TFLOPS:-989}" 2>&1 |

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/config/config.h"
@@ -61,6 +62,33 @@ TEST(ConfigCheck, RangesAreChecked) {
             "data.synthetic.max_len");
   // Edge of the probability range: 0 is allowed.
   EXPECT_NO_THROW(check_config(synthetic_config({"model:", "  dropout: 0"})));
+}
+
+// train.cuda_graphs refuses what a recorded forward and backward cannot do, at its own line,
+// saying which key it clashes with; device auto or cuda with bf16 passes.
+TEST(ConfigCheck, CudaGraphsRefuseTheCpuFp16CheckpointingAndRanks) {
+  const std::vector<std::pair<std::string, std::string>> clashes{
+      {"device: cpu", "device is cpu"},
+      {"  precision: fp16", "train.precision: fp16"},
+      {"  checkpoint_activations: true", "train.checkpoint_activations"},
+      {"  processes: 2", "train.processes"}};
+  for (const auto& [line, says] : clashes) {
+    SCOPED_TRACE(line);
+    std::vector<std::string> lines{"train:", "  cuda_graphs: true"};  // line 4
+    if (line.rfind("device", 0) == 0) {
+      lines.insert(lines.begin(), line);
+    } else {
+      lines.push_back(line);
+    }
+    if (line.find("processes") != std::string::npos) lines.push_back("  update_tokens: 100000");
+    const InputError e = expect_input_error([&] { check_config(synthetic_config(lines)); });
+    EXPECT_EQ(e.field(), "train.cuda_graphs");
+    EXPECT_EQ(e.line(), line.rfind("device", 0) == 0 ? 5 : 4);
+    EXPECT_TRUE(contains(e.message(), says)) << e.what();
+  }
+  EXPECT_NO_THROW(check_config(synthetic_config({"train:", "  cuda_graphs: true"})));
+  EXPECT_NO_THROW(check_config(
+      synthetic_config({"device: cuda", "train:", "  cuda_graphs: true", "  precision: bf16"})));
 }
 
 TEST_F(ConfigFiles, MissingDataFileNamesTheKeyAndThePath) {
