@@ -10,6 +10,7 @@
 #include "base/util/file_bytes.h"
 #include "base/util/file_write.h"
 #include "core/data/prepared_corpus.h"
+#include "core/data/vocab_cache.h"
 #include "db/run_paths.h"
 
 namespace fathom {
@@ -66,15 +67,6 @@ void check_corpus(const fs::path& root, CacheEntry& e) {
   }
 }
 
-// "corpus-<hash>" for ".corpus-<hash>.partial" (a stopped preparation's chunks), else "".
-std::string partial_of(const std::string& name) {
-  const std::string prefix = ".corpus-", suffix = ".partial";
-  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return "";
-  return name.substr(1, name.size() - 1 - suffix.size());
-}
-
 void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlier,
                  const std::set<std::string>& in_cache, std::vector<CacheEntry>& out) {
   std::error_code ec;
@@ -82,9 +74,10 @@ void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlie
   std::vector<CacheEntry> here;
   for (const auto& item : fs::directory_iterator(folder, ec)) {
     const std::string name = item.path().filename().string();
-    const std::string partial_key = partial_of(name);
-    const bool corpus = name.rfind("corpus-", 0) == 0;
-    if (!item.is_directory(ec) || (!corpus && partial_key.empty() && name.rfind("spm-", 0) != 0))
+    const std::string partial_key = key_of_partial_entry(name);
+    const bool corpus = is_corpus_entry_name(name);
+    if (!item.is_directory(ec) ||
+        (!corpus && partial_key.empty() && !is_vocabulary_entry_name(name)))
       continue;
     CacheEntry e;
     e.name = name;

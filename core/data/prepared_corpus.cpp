@@ -37,6 +37,8 @@ namespace {
 
 // Bump when the layout or anything that changes the ids changes.
 constexpr const char* kFormat = "fathom-corpus-v1";
+constexpr const char* kCorpusEntryPrefix = "corpus-";  // an entry's folder: this + its hash
+constexpr const char* kPartialSuffix = ".partial";     // "." + key + this: stopped chunks
 
 // A file written in pieces with every error checked; its hash is taken as it is written.
 class CheckedWriter {
@@ -470,7 +472,23 @@ std::string prepared_corpus_key(const std::string& source_path, const std::strin
   else
     h.add_file(source_path);
   h.add_file(target_path);
-  return "corpus-" + h.hex();
+  return kCorpusEntryPrefix + h.hex();
+}
+
+bool is_corpus_entry_name(const std::string& folder_name) {
+  return folder_name.rfind(kCorpusEntryPrefix, 0) == 0;
+}
+
+std::string partial_entry_name(const std::string& key) { return "." + key + kPartialSuffix; }
+
+std::string key_of_partial_entry(const std::string& folder_name) {
+  const std::string suffix = kPartialSuffix;
+  if (folder_name.size() <= 1 + suffix.size() || folder_name[0] != '.' ||
+      folder_name.compare(folder_name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return "";
+  const std::string key = folder_name.substr(1, folder_name.size() - 1 - suffix.size());
+  return is_corpus_entry_name(key) && key.size() > std::string(kCorpusEntryPrefix).size() ? key
+                                                                                          : "";
 }
 
 std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,
@@ -519,7 +537,7 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
   if (adopt_earlier_entry(root, key, "meta.json"))
     if (auto c = open_or_set_aside()) return *c;  // checked as any entry is
 
-  const fs::path partial = root / ("." + key + ".partial");
+  const fs::path partial = root / partial_entry_name(key);
   const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());
   fs::create_directories(tmp, ec);
   if (ec) throw FileWriteError(tmp.string() + ": cannot create: " + ec.message());

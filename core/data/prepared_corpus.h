@@ -60,6 +60,13 @@ struct PreparedCorpus {
 std::string prepared_corpus_key(const std::string& source_path, const std::string& target_path,
                                 const VocabConfig& vocab);
 
+// The cache's folder names it owns: an entry's ("corpus-" + hash, prepared_corpus_key's), and a
+// stopped preparation's chunks (".<key>.partial"), which the next start resumes from.
+bool is_corpus_entry_name(const std::string& folder_name);
+std::string partial_entry_name(const std::string& key);
+// The key whose stopped preparation `folder_name` holds, "" where it is no such folder.
+std::string key_of_partial_entry(const std::string& folder_name);
+
 // prepared_corpus_key, taken without reading the text where `cache_dir`'s known-corpora/ has
 // the files' stat() as it is now (what prepare_corpus does on every start); "" = documents.
 std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,

@@ -25,6 +25,12 @@ namespace {
 // Bump when anything that changes the trained model changes (options, subsampling, ...), so old
 // cache entries are not mistaken for new ones.
 constexpr const char* kFormatVersion = "fathom-spm-v1";
+constexpr const char* kVocabEntryPrefix = "spm-";
+
+// "spm-<type>-<size>-<hash>": an entry's folder.
+std::string entry_name(const VocabConfig& cfg, const std::string& hash) {
+  return kVocabEntryPrefix + cfg.type + "-" + std::to_string(cfg.size) + "-" + hash;
+}
 // Fixed rather than hardware-dependent: the unigram trainer's sums depend on how sentences are
 // split across threads, so a machine-dependent count could give a different model.
 constexpr int kTrainThreads = 8;
@@ -130,7 +136,11 @@ std::string sentencepiece_cache_key(const std::vector<std::string>& source,
   for (const auto& line : target) h.add(line);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.h));
-  return "spm-" + cfg.type + "-" + std::to_string(cfg.size) + "-" + hex;
+  return entry_name(cfg, hex);
+}
+
+bool is_vocabulary_entry_name(const std::string& folder_name) {
+  return folder_name.rfind(kVocabEntryPrefix, 0) == 0;
 }
 
 TrainingTextWriter::TrainingTextWriter(const std::string& path, std::size_t non_empty_lines)
@@ -231,8 +241,8 @@ std::shared_ptr<SentencePieceVocab> train_or_load_sentencepiece_streamed(
   h.add(corpus_hash);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.h));
-  return train_or_load_entry("spm-" + cfg.type + "-" + std::to_string(cfg.size) + "-f" + hex,
-                             write_training_text, {source_lines, target_lines}, cfg, cache_dir);
+  return train_or_load_entry(entry_name(cfg, std::string("f") + hex), write_training_text,
+                             {source_lines, target_lines}, cfg, cache_dir);
 }
 
 }  // namespace fathom

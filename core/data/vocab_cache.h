@@ -19,6 +19,9 @@
 
 namespace fathom {
 
+// Whether a cache folder's name is a vocabulary entry's ("spm-..."; `fathom data cache`).
+bool is_vocabulary_entry_name(const std::string& folder_name);
+
 // Folder name of the cache entry for this corpus and config (no I/O).
 std::string sentencepiece_cache_key(const std::vector<std::string>& source,
                                     const std::vector<std::string>& target, const VocabConfig& cfg);

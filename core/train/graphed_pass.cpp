@@ -1,5 +1,6 @@
 #include "core/train/graphed_pass.h"
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,6 +14,26 @@
 namespace fathom {
 
 namespace {
+
+// Puts a generator's state back when it goes out of scope.
+class GeneratorRestore {
+ public:
+  explicit GeneratorRestore(at::Generator generator)
+      : generator_(std::move(generator)), state_(generator_.get_state()) {}
+  ~GeneratorRestore() {
+    try {
+      generator_.set_state(state_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "GraphedPass: the generator's state not restored: %s\n", e.what());
+    }
+  }
+  GeneratorRestore(const GeneratorRestore&) = delete;
+  GeneratorRestore& operator=(const GeneratorRestore&) = delete;
+
+ private:
+  at::Generator generator_;
+  torch::Tensor state_;
+};
 
 bool same_shapes(const Batch& a, const Batch& b) {
   return a.src.sizes() == b.src.sizes() && a.tgt_in.sizes() == b.tgt_in.sizes() &&
@@ -55,10 +76,10 @@ GraphedPass::GraphedPass(const Pass& pass, const Batch& example, torch::Device d
   // Capture needs a stream of its own (never the legacy default one); the warm-up passes run
   // there too, so that what LibTorch sets up lazily per stream exists before the capture.
   torch::cuda::synchronize(device.index());
-  // The warm-ups draw dropout masks: the generator is put back as found, so that the first
-  // replay draws what an eager pass would have.
-  at::Generator generator = at::globalContext().defaultGenerator(device);
-  const torch::Tensor generator_state = generator.get_state();
+  // The warm-ups draw dropout masks: the generator is put back as found (a capture that
+  // fails too), so that the first replay -- or the eager pass instead -- draws what an eager
+  // pass would have.
+  const GeneratorRestore restore(at::globalContext().defaultGenerator(device));
   c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
   {
     c10::cuda::CUDAStreamGuard on_side(side);
@@ -81,7 +102,6 @@ GraphedPass::GraphedPass(const Pass& pass, const Batch& example, torch::Device d
     g.graph.capture_end();
   }
   torch::cuda::synchronize(device.index());
-  generator.set_state(generator_state);
 #else
   (void)pass, (void)example, (void)warmups, (void)share_pool_with;
 #endif
