@@ -39,7 +39,7 @@ void print_entry(const CacheEntry& e) {
       whole_corpus ? std::to_string(e.pairs) + (e.source.empty() ? " documents" : " pairs") : "";
   const std::string text =
       whole_corpus ? (e.source.empty() ? e.target : e.source + ", " + e.target) : "";
-  std::printf("  %-44s %-10s %15s %10s  %-17s %s\n", e.name.c_str(), e.kind_name(), what.c_str(),
+  std::printf("  %-44s %-10s %15s %10s  %-22s %s\n", e.name.c_str(), e.kind_name(), what.c_str(),
               format_bytes(e.bytes).c_str(), e.state.c_str(), text.c_str());
 }
 
@@ -66,7 +66,7 @@ void run_data_cache(const GlobalOptions& global, const DataCacheArgs& args) {
   }
   std::printf("cache %s\n", paths.cache_root.c_str());
   if (!entries.empty())
-    std::printf("  %-44s %-10s %15s %10s  %-17s %s\n", "entry", "kind", "", "size", "state",
+    std::printf("  %-44s %-10s %15s %10s  %-22s %s\n", "entry", "kind", "", "size", "state",
                 "text");
   bool earlier_said = false;
   for (const auto& e : entries) {

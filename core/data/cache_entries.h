@@ -12,12 +12,14 @@ namespace fathom {
 struct CacheEntry {
   std::string name;    // corpus-<hash> or spm-<type>-<size>-<hash>
   std::string folder;  // where it is
-  enum class Kind { corpus, partial, vocabulary };
-  Kind kind = Kind::vocabulary;  // a prepared corpus, a stopped preparation's chunks, a vocabulary
-  bool in_earlier = false;       // in the earlier folder, not the cache
-  std::uint64_t bytes = 0;       // its files' sizes
-  std::uint64_t pairs = 0;       // a corpus's pairs (documents)
-  std::string source, target;    // a corpus's text files ("" source: documents)
+  enum class Kind { corpus, partial, temporary, vocabulary };
+  // a prepared corpus, a stopped preparation's chunks, a preparation's output folder before it
+  // is renamed into place, a vocabulary
+  Kind kind = Kind::vocabulary;
+  bool in_earlier = false;     // in the earlier folder, not the cache
+  std::uint64_t bytes = 0;     // its files' sizes
+  std::uint64_t pairs = 0;     // a corpus's pairs (documents)
+  std::string source, target;  // a corpus's text files ("" source: documents)
   // "current"; "text changed", "text gone", "unreadable", "also in the cache" (an earlier
   // folder's copy): no run can use it, --prune removes it; kept whatever --prune: "vocabulary"
   // (which runs use one is not recorded), "relative paths" (text named relative to the folder
@@ -25,15 +27,27 @@ struct CacheEntry {
   // (its files there but not readable by this process), "stopped" (a partial
   // preparation the next one of the same text resumes from); prunable: "entry whole" (a
   // partial whose entry was placed, left by a process killed before it removed it), "stopped
-  // earlier" (a partial in the earlier folder: nothing resumes from there).
+  // earlier" (a partial in the earlier folder: nothing resumes from there). A temporary folder
+  // is "preparing" (kept: a process holds its key's lock) or "killed while preparing" (prunable).
   std::string state;
-  // "corpus", "partial", "vocabulary": as `fathom data cache` shows it.
+  // "corpus", "partial", "temporary", "vocabulary": as `fathom data cache` shows it.
   const char* kind_name() const {
-    return kind == Kind::corpus ? "corpus" : kind == Kind::partial ? "partial" : "vocabulary";
+    switch (kind) {
+      case Kind::corpus:
+        return "corpus";
+      case Kind::partial:
+        return "partial";
+      case Kind::temporary:
+        return "temporary";
+      case Kind::vocabulary:
+        break;
+    }
+    return "vocabulary";
   }
   bool prunable() const {
     return state == "text changed" || state == "text gone" || state == "unreadable" ||
-           state == "also in the cache" || state == "entry whole" || state == "stopped earlier";
+           state == "also in the cache" || state == "entry whole" || state == "stopped earlier" ||
+           state == "killed while preparing";
   }
 };
 

@@ -39,6 +39,7 @@ namespace {
 constexpr const char* kFormat = "fathom-corpus-v1";
 constexpr const char* kCorpusEntryPrefix = "corpus-";  // an entry's folder: this + its hash
 constexpr const char* kPartialSuffix = ".partial";     // "." + key + this: stopped chunks
+constexpr const char* kTemporaryInfix = ".tmp-";       // "." + key + this + suffix: being prepared
 
 // A file written in pieces with every error checked; its hash is taken as it is written.
 class CheckedWriter {
@@ -481,6 +482,23 @@ bool is_corpus_entry_name(const std::string& folder_name) {
 
 std::string partial_entry_name(const std::string& key) { return "." + key + kPartialSuffix; }
 
+std::string key_of_temporary_entry(const std::string& folder_name) {
+  const std::size_t infix = folder_name.rfind(kTemporaryInfix);
+  if (folder_name.empty() || folder_name[0] != '.' || infix == std::string::npos) return "";
+  const std::string key = folder_name.substr(1, infix - 1);
+  return is_corpus_entry_name(key) && key.size() > std::string(kCorpusEntryPrefix).size() ? key
+                                                                                          : "";
+}
+
+bool corpus_entry_locked(const std::string& cache_dir, const std::string& key) {
+  const fs::path lock = fs::path(cache_dir) / (key + ".lock");
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;  // no lock file: nobody prepared it here
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the lock where this call took it
+  return held;
+}
+
 std::string key_of_partial_entry(const std::string& folder_name) {
   const std::string suffix = kPartialSuffix;
   if (folder_name.size() <= 1 + suffix.size() || folder_name[0] != '.' ||
@@ -538,7 +556,7 @@ PreparedCorpus prepare_corpus(const std::string& source_path, const std::string&
     if (auto c = open_or_set_aside()) return *c;  // checked as any entry is
 
   const fs::path partial = root / partial_entry_name(key);
-  const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());
+  const fs::path tmp = root / ("." + key + kTemporaryInfix + unique_temp_suffix());
   fs::create_directories(tmp, ec);
   if (ec) throw FileWriteError(tmp.string() + ": cannot create: " + ec.message());
   std::size_t resumed = 0;

@@ -66,6 +66,12 @@ bool is_corpus_entry_name(const std::string& folder_name);
 std::string partial_entry_name(const std::string& key);
 // The key whose stopped preparation `folder_name` holds, "" where it is no such folder.
 std::string key_of_partial_entry(const std::string& folder_name);
+// The key whose preparation wrote into `folder_name` (".<key>.tmp-<suffix>", renamed into place
+// when done), "" where it is no such folder; and whether a process is preparing `key` in
+// `cache_dir` now (holds its entry's lock): a temporary folder of a key nobody holds was left
+// by a process killed while preparing.
+std::string key_of_temporary_entry(const std::string& folder_name);
+bool corpus_entry_locked(const std::string& cache_dir, const std::string& key);
 
 // prepared_corpus_key, taken without reading the text where `cache_dir`'s known-corpora/ has
 // the files' stat() as it is now (what prepare_corpus does on every start); "" = documents.

@@ -2,8 +2,11 @@
 // bytes of its files, counted here apart) and state; a corpus whose text changed or went, and
 // an earlier folder's copy of an entry the cache has, are what `--prune` removes -- and only
 // those: a current corpus is still mapped afterwards, not prepared again.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -167,6 +170,41 @@ TEST_F(DataCacheCli, ListsStoppedPreparationsAndPrunesOnlyTheDeadOnes) {
   EXPECT_FALSE(fs::exists(left));
   EXPECT_FALSE(fs::exists(earlier));
   EXPECT_TRUE(fs::exists(entry));
+}
+
+// A preparation's output folder (.corpus-<hash>.tmp-<suffix>) is in use while a process holds
+// the key's lock: kept then; once nobody holds it, the process that wrote it was killed before
+// renaming it into place, and --prune removes it. (flock: a lock taken here is held against the
+// fathom process, another open file description.)
+TEST_F(DataCacheCli, KeepsAPreparationInProgressAndPrunesOneAKillLeft) {
+  const fs::path cache_dir = dir_ / "runs.cache";
+  fs::create_directories(cache_dir);
+  const auto temporary = [&](const std::string& key) {
+    const fs::path p = cache_dir / ("." + key + ".tmp-4242-abc");
+    fs::create_directories(p / "chunks");
+    std::ofstream(p / "chunks" / "chunk-000000.tokens") << std::string(700, 'x');
+    return p.string();
+  };
+  const std::string live_key = "corpus-00112233445566778899aabbccddeeff";
+  const std::string live = temporary(live_key);
+  const std::string killed = temporary("corpus-ffeeddccbbaa99887766554433221100");
+  const int lock = ::open((cache_dir / (live_key + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  std::map<std::string, nlohmann::json> by_folder;
+  const auto out = cache(false, by_folder);
+  EXPECT_EQ(by_folder[live]["kind"], "temporary") << out.dump(2);
+  EXPECT_EQ(by_folder[live]["state"], "preparing");
+  EXPECT_EQ(by_folder[killed]["state"], "killed while preparing");
+  EXPECT_EQ(by_folder[killed]["bytes"], 700);
+  EXPECT_EQ(out["prunable_bytes"], 700);
+  cache(true, by_folder);
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_FALSE(fs::exists(killed));
+  // Its process gone (the lock released), the other one is a kill's leftover too.
+  ::close(lock);
+  EXPECT_EQ(cache(false, by_folder)["prunable_bytes"], 700);
+  EXPECT_EQ(by_folder[live]["state"], "killed while preparing");
 }
 
 }  // namespace test_data_cache_cli
