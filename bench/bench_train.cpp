@@ -10,7 +10,7 @@
 //               or LibTorch's fused call, core/model/attention.h; adam takes LibTorch's
 //               fused AdamW kernel as the trainer does (2.4+, core/train/fused_adamw.h),
 //               adam-foreach never; graph 1 replays the forward, loss and backward as one
-//               CUDA graph, core/train/graphed_pass.h)
+//               CUDA graph as train.cuda_graphs does, core/train/graphed_updates.h)
 // Run by hand (never in ctest). Compare settings side by side in one invocation; against the
 // PyTorch reference use bench_vs_reference.
 // FATHOM_BENCH_PROFILE=FILE: the timed steps run under LibTorch's (legacy) profiler, which

@@ -10,8 +10,8 @@
 // torch.utils.checkpoint, F.scaled_dot_product_attention), so the ratio compares like with like.
 // reference: eager PyTorch, or its forward + loss through torch.compile (inductor), or both
 // (two children; every round then runs all three sides, in a rotating order).
-// graph=1: Fathom's forward, loss and backward replayed as one CUDA graph (a CUDA device;
-// core/train/graphed_pass.h); its split then shows them as the forward, the backward 0.
+// graph=1: Fathom's forward, loss and backward replayed as one CUDA graph, as
+// train.cuda_graphs does (core/train/graphed_updates.h); its split shows them as the forward.
 // ref_torch_threads=1 gives the reference Fathom's threading policy (LibTorch 1 intra-op
 // thread beside `threads` OpenBLAS threads), to tell the policy from the implementation.
 // Each round runs `steps` timed steps of each (the order rotates and reverses, ABBA-style for

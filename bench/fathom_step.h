@@ -16,7 +16,7 @@
 #include "core/model/autocast_scope.h"
 #include "core/model/transformer.h"
 #include "core/train/grad_clip.h"
-#include "core/train/graphed_pass.h"
+#include "core/train/graphed_updates.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
@@ -74,13 +74,17 @@ class FathomStep {
     batch_ = make_size_batch(size).to(device);  // after build_model: seeds as train_step.py
   }
 
-  // The forward, loss and backward as one CUDA graph, captured at the next run (issue 62;
-  // core/train/graphed_pass.h); its time is then the forward's, the backward's is 0.
+  // The forward, loss and backward as one CUDA graph, as train.cuda_graphs replays them
+  // (issue 62; core/train/graphed_updates.h), captured here; the step's time is then the
+  // forward's, the backward's 0.
   void use_graph(bool on) {
-    use_graph_ = on;
-    if (!on) graph_.reset();
+    graphs_.reset();
+    if (!on) return;
+    graphs_ = std::make_unique<GraphedUpdates>(model_, autocast_, /*label_smoothing=*/0.1,
+                                               /*z_loss=*/0.0, device_);
+    graphs_->capture(batch_);  // its warm-ups' gradients are zeroed with each step's
   }
-  bool graphed() const { return use_graph_; }
+  bool graphed() const { return graphs_ != nullptr; }
 
   StepTimes run(int steps) {
     using Clock = std::chrono::steady_clock;
@@ -96,10 +100,8 @@ class FathomStep {
       torch::Tensor loss;
       int64_t tokens = batch_.tgt_tokens;
       Clock::time_point t1, t2;
-      if (use_graph_) {
-        if (!graph_) capture();
-        loss = graph_->replay(batch_, 1.0 / static_cast<double>(tokens))[0] /
-               static_cast<double>(tokens);
+      if (graphs_) {
+        loss = graphs_->replay(batch_, tokens).value().smoothed / static_cast<double>(tokens);
         sync();
         t1 = t2 = Clock::now();
       } else {
@@ -144,24 +146,6 @@ class FathomStep {
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
   }
-  // Forward, loss and backward (the mean over the batch's tokens) recorded once; gradients
-  // must exist before the capture, so that the graph accumulates into them.
-  void capture() {
-    for (auto& p : params_)
-      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-    auto pass = [this](const Batch& b, const torch::Tensor& scale) {
-      LossSums sums;
-      {
-        AutocastScope autocast(autocast_);
-        sums = label_smoothed_loss(model_->forward(b.src, b.tgt_in), b.tgt_out, /*epsilon=*/0.1,
-                                   /*count_tokens=*/false);
-      }
-      (sums.smoothed * scale).backward();
-      return std::vector<torch::Tensor>{sums.smoothed.detach()};
-    };
-    graph_ = std::make_unique<GraphedPass>(pass, batch_, device_);
-  }
-
   void sync() const {
     if (device_.is_cuda()) torch::cuda::synchronize();
   }
@@ -172,8 +156,7 @@ class FathomStep {
   std::vector<torch::Tensor> params_;
   std::unique_ptr<Optimizer> optimizer_;
   Batch batch_;
-  bool use_graph_ = false;
-  std::unique_ptr<GraphedPass> graph_;
+  std::unique_ptr<GraphedUpdates> graphs_;  // use_graph(true)
   double first_loss_ = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -482,12 +482,20 @@ bool is_corpus_entry_name(const std::string& folder_name) {
 
 std::string partial_entry_name(const std::string& key) { return "." + key + kPartialSuffix; }
 
-std::string key_of_temporary_entry(const std::string& folder_name) {
-  const std::size_t infix = folder_name.rfind(kTemporaryInfix);
-  if (folder_name.empty() || folder_name[0] != '.' || infix == std::string::npos) return "";
-  const std::string key = folder_name.substr(1, infix - 1);
+namespace {
+
+// `name`'s characters [1, end) where `name` is "." + a corpus key + something: that key, else "".
+std::string corpus_key_after_dot(const std::string& name, std::size_t end) {
+  if (name.empty() || name[0] != '.' || end == std::string::npos || end <= 1) return "";
+  const std::string key = name.substr(1, end - 1);
   return is_corpus_entry_name(key) && key.size() > std::string(kCorpusEntryPrefix).size() ? key
                                                                                           : "";
+}
+
+}  // namespace
+
+std::string key_of_temporary_entry(const std::string& folder_name) {
+  return corpus_key_after_dot(folder_name, folder_name.rfind(kTemporaryInfix));
 }
 
 bool corpus_entry_locked(const std::string& cache_dir, const std::string& key) {
@@ -501,12 +509,10 @@ bool corpus_entry_locked(const std::string& cache_dir, const std::string& key) {
 
 std::string key_of_partial_entry(const std::string& folder_name) {
   const std::string suffix = kPartialSuffix;
-  if (folder_name.size() <= 1 + suffix.size() || folder_name[0] != '.' ||
-      folder_name.compare(folder_name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return "";
-  const std::string key = folder_name.substr(1, folder_name.size() - 1 - suffix.size());
-  return is_corpus_entry_name(key) && key.size() > std::string(kCorpusEntryPrefix).size() ? key
-                                                                                          : "";
+  const bool ends_so =
+      folder_name.size() > suffix.size() &&
+      folder_name.compare(folder_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return ends_so ? corpus_key_after_dot(folder_name, folder_name.size() - suffix.size()) : "";
 }
 
 std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,

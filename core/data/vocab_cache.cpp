@@ -31,6 +31,7 @@ constexpr const char* kVocabEntryPrefix = "spm-";
 std::string entry_name(const VocabConfig& cfg, const std::string& hash) {
   return kVocabEntryPrefix + cfg.type + "-" + std::to_string(cfg.size) + "-" + hash;
 }
+
 // Fixed rather than hardware-dependent: the unigram trainer's sums depend on how sentences are
 // split across threads, so a machine-dependent count could give a different model.
 constexpr int kTrainThreads = 8;

@@ -28,8 +28,9 @@ bool cuda_graphs_available();
 
 class GraphedPass {
  public:
-  // The pass to capture: reads `batch` and `scale` (a float scalar on the device, e.g. the
-  // loss's 1 / tokens) and returns the tensors to read after a replay (the loss sums).
+  // The pass to capture: reads `batch` and `scale` (a float scalar on the device: the trainer's
+  // divides its objective by it, the update's tokens) and returns the tensors to read after a
+  // replay (the loss sums).
   using Pass =
       std::function<std::vector<torch::Tensor>(const Batch& batch, const torch::Tensor& scale)>;
 

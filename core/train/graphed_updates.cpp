@@ -53,16 +53,19 @@ std::optional<LossSums> GraphedUpdates::replay(const Batch& batch, int64_t token
   return sums;
 }
 
-void GraphedUpdates::capture_pending() {
-  if (off_ || pending_.empty()) return;
+void GraphedUpdates::capture(const Batch& example) {
   // The graphs accumulate into the gradients where they are: every one must exist first.
   for (auto& p : model_->parameters())
     if (p.requires_grad() && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+  const GraphedPass* pool = graphs_.empty() ? nullptr : graphs_.begin()->second.get();
+  graphs_.emplace(shape_of(example),
+                  std::make_unique<GraphedPass>(pass(), example, device_, 2, pool));
+}
+
+void GraphedUpdates::capture_pending() {
+  if (off_ || pending_.empty()) return;
   try {
-    for (auto& [shape, batch] : pending_) {
-      const GraphedPass* pool = graphs_.empty() ? nullptr : graphs_.begin()->second.get();
-      graphs_.emplace(shape, std::make_unique<GraphedPass>(pass(), batch, device_, 2, pool));
-    }
+    for (const auto& [shape, batch] : pending_) capture(batch);
   } catch (const std::exception& e) {
     off_ = true;
     graphs_.clear();

@@ -40,6 +40,9 @@ class GraphedUpdates {
   // the gradients are zeroed: the warm-up passes accumulate into them. A capture that fails
   // turns graphs off for the session (said once on stderr): training goes on eagerly.
   void capture_pending();
+  // Captures `example`'s shape now (as capture_pending does each pending one; a benchmark's
+  // one fixed batch). Throws where it fails.
+  void capture(const Batch& example);
 
   // "12 shapes captured, 340 of 400 batches replayed" (for the session's end).
   std::string summary() const;

@@ -24,7 +24,7 @@ LossSums label_smoothed_loss(const torch::Tensor& logits, const torch::Tensor& t
   if (count_tokens) out.tokens = keep.sum().item<int64_t>();
   if (per_row) {
     // Summed in float64: a long segment's NLL keeps its digits in the file it goes to.
-    out.row_nll = nll.detach().to(torch::kFloat64).masked_fill(keep.logical_not(), 0).sum(-1);
+    out.row_nll = nll.detach().to(torch::kFloat64).masked_fill(drop, 0).sum(-1);
     out.row_tokens = keep.sum(-1);
   }
   return out;

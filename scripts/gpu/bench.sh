@@ -26,7 +26,7 @@ mkdir -p "$logs"
 # (issue 34: base fp32 and bf16, big bf16, deep18 and deep60 with activation checkpointing;
 # issue 62: torch.compile beside eager where the reference can compile, i.e. without
 # checkpointing, and Fathom's forward + backward replayed as a CUDA graph (graph 1;
-# core/train/graphed_pass.h) -- those first, the eager rows after them;
+# core/train/graphed_updates.h) -- those first, the eager rows after them;
 # SETTINGS="size precision checkpoint references graph;..." replaces the list)
 settings=(
   "base bf16 0 eager,compile 1"

@@ -14,17 +14,16 @@
 #include "core/train/graphed_pass.h"
 #include "core/train/graphed_updates.h"
 #include "core/train/loss.h"
+#include "tests/support/trainer_test_fixture.h"
 
 namespace fathom {
 namespace test_graphed_pass {
 
 constexpr int64_t kVocab = 17;
 
+// The trainer tests' tiny model (d 16, 2 heads, ff 32), two layers a stack, Post-LN.
 RunConfig small_config(double dropout) {
-  RunConfig c;
-  c.model.d_model = 16;
-  c.model.heads = 2;
-  c.model.d_ff = 32;
+  RunConfig c = testing::tiny_config();
   c.model.encoder_layers = 2;
   c.model.decoder_layers = 2;
   c.model.dropout = dropout;
