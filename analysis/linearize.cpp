@@ -205,7 +205,8 @@ TrainReport train_map(TransformerImpl& model, const Subject& s, AffineLayerMap& 
   map.weight.requires_grad_(true);
   map.bias.requires_grad_(true);
   torch::optim::Adam adam({map.weight, map.bias}, torch::optim::AdamOptions(params.lr));
-  const BatchPlan plan = plan_batches(s.data->train, s.config.data.max_tokens);
+  const BatchPlan plan =
+      plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
   BatchStream stream(s.data->train, plan, s.config.train.seed, 0, 0);
   torch::manual_seed(s.config.train.seed);
   const int64_t n = mse.input.defined() ? mse.input.size(0) : 0;
@@ -258,7 +259,10 @@ std::vector<Batch> first_batches(const TokenPairs& examples, const RunConfig& co
                                  bool training_order, torch::Device device) {
   std::vector<Batch> out;
   if (examples.empty()) return out;
-  const BatchPlan plan = plan_batches(examples, config.data.max_tokens);
+  // Training order is the trainer's plan (data.pad_to_multiple's too: the layers' pad positions
+  // are left out below); evaluation's is unpadded.
+  const BatchPlan plan = plan_batches(examples, config.data.max_tokens,
+                                      training_order ? config.data.pad_to_multiple : 1);
   count = std::min(count, plan.size());
   if (training_order) {
     BatchStream stream(examples, plan, config.train.seed, 0, 0);

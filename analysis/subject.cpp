@@ -18,8 +18,10 @@ namespace fathom::analysis {
 
 Batch first_training_batch(const RunConfig& config, const TokenPairs& train) {
   if (train.empty()) config_error(config, "data.train_source", "no training pairs");
-  const BatchPlan plan = plan_batches(train, config.data.max_tokens);
-  return BatchStream(train, plan, config.train.seed, 0, 0).next();
+  // The trainer's first batch (core/train/training_session.cpp): its plan, its examples
+  // without data.pad_to_multiple's columns.
+  const BatchPlan plan = plan_batches(train, config.data.max_tokens, config.data.pad_to_multiple);
+  return collate(train, BatchStream(train, plan, config.train.seed, 0, 0).next().ids);
 }
 
 Transformer model_at_init(const RunConfig& config, int64_t vocab_size, const Batch& batch,

@@ -92,8 +92,9 @@ struct DataConfig {
   int lm_block = 0;  // lm: 0 = one example per document; K = running text cut into K-token blocks
   VocabConfig vocab;
   SyntheticConfig synthetic;
-  int max_tokens = 4096;  // token budget per batch: rows * longest side, padded
-  int max_len = 128;      // drop training pairs with a side longer (subwords)
+  int max_tokens = 4096;    // token budget per batch: rows * longest side, padded
+  int max_len = 128;        // drop training pairs with a side longer (subwords)
+  int pad_to_multiple = 1;  // training batches' lengths padded up to a multiple of this
 };
 
 // Optimization, schedule, validation and divergence detection.

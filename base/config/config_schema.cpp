@@ -169,6 +169,12 @@ std::vector<FieldSpec> build_fields() {
       .range = kPositive;
   data("max_len", F::Int, &D::max_len, "drop training pairs longer than this (subwords)").range =
       kPositive;
+  data("pad_to_multiple", F::Int, &D::pad_to_multiple,
+       "training batches' source and target lengths padded up to a multiple of this (masked "
+       "like any padding; the budget counts it): few distinct batch shapes for "
+       "train.cuda_graphs, tensor-core-friendly lengths; 1 = no extra padding "
+       "(core/data/batch.h)")
+      .range = kPositive;
 
   auto sub = [&](std::string key, F type, auto member_of_run, std::string doc,
                  std::vector<std::string> choices = {}) -> FieldSpec& {

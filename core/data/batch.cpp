@@ -1,11 +1,14 @@
 #include "core/data/batch.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/data/rng.h"
 #include "core/data/vocab.h"
@@ -49,7 +52,8 @@ torch::Tensor pack(const std::vector<std::size_t>& ids, std::int64_t cols, bool 
 }
 
 template <class Access>
-Batch collate_from(const Access& a, const std::vector<std::size_t>& ids) {
+Batch collate_from(const Access& a, const std::vector<std::size_t>& ids,
+                   std::int64_t pad_multiple) {
   Batch b;
   std::int64_t s_len = 0, t_len = 0;
   for (std::size_t id : ids) {
@@ -59,6 +63,8 @@ Batch collate_from(const Access& a, const std::vector<std::size_t>& ids) {
     b.src_tokens += a.src_len(id);
     b.tgt_tokens += a.tgt_len(id);
   }
+  s_len = padded_length(s_len, pad_multiple);
+  t_len = padded_length(t_len, pad_multiple);
   auto copy_src = [&](std::size_t id, std::int64_t* out) { a.copy_src(id, out); };
   auto copy_tgt = [&](std::size_t id, std::int64_t* out) { a.copy_tgt(id, out); };
   auto src_len = [&](std::size_t id) { return a.src_len(id); };
@@ -86,19 +92,22 @@ Batch count_only(const TokenPairs& examples, const std::vector<std::size_t>& ids
 namespace {
 
 template <class Access>
-std::int64_t padded_from(const Access& a, const std::vector<std::size_t>& ids) {
+std::int64_t padded_from(const Access& a, const std::vector<std::size_t>& ids,
+                         std::int64_t pad_multiple) {
   std::int64_t longest = 0;
   for (std::size_t id : ids) longest = std::max({longest, a.src_len(id), a.tgt_len(id)});
-  return longest * static_cast<std::int64_t>(ids.size());
+  return padded_length(longest, pad_multiple) * static_cast<std::int64_t>(ids.size());
 }
 
 template <class Access>
-BatchPlan plan_from(const Access& a, std::int64_t max_tokens) {
+BatchPlan plan_from(const Access& a, std::int64_t max_tokens, std::int64_t pad_multiple) {
   if (max_tokens <= 0) throw std::invalid_argument("plan_batches: max_tokens must be positive");
+  if (pad_multiple <= 0) throw std::invalid_argument("plan_batches: pad_multiple must be positive");
   if (a.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("plan_batches: more than 2^32 examples");
   BatchPlan plan;
   plan.max_tokens = max_tokens;
+  plan.pad_multiple = pad_multiple;
   plan.examples = a.size();
   plan.order.resize(a.size());
   std::iota(plan.order.begin(), plan.order.end(), std::uint32_t{0});
@@ -112,7 +121,7 @@ BatchPlan plan_from(const Access& a, std::int64_t max_tokens) {
   std::int64_t longest = 0;
   for (std::size_t k = 0; k < plan.order.size(); ++k) {
     const std::uint32_t id = plan.order[k];
-    const std::int64_t l = std::max(a.src_len(id), a.tgt_len(id));
+    const std::int64_t l = padded_length(std::max(a.src_len(id), a.tgt_len(id)), pad_multiple);
     const std::int64_t grown = std::max(longest, l);
     if (in_batch > 0 && grown * static_cast<std::int64_t>(in_batch + 1) > max_tokens) {
       in_batch = 0;
@@ -137,21 +146,29 @@ Batch Batch::to(torch::Device device) const {
   return b;
 }
 
-Batch collate(const TokenPairs& examples, const std::vector<std::size_t>& ids) {
-  return collate_from(examples, ids);
+std::int64_t padded_length(std::int64_t length, std::int64_t multiple) {
+  if (multiple <= 1) return length;
+  return (length + multiple - 1) / multiple * multiple;
 }
 
-Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids) {
-  return collate_from(ExampleVectorAccess{examples}, ids);
+Batch collate(const TokenPairs& examples, const std::vector<std::size_t>& ids,
+              std::int64_t pad_multiple) {
+  return collate_from(examples, ids, pad_multiple);
 }
 
-std::int64_t padded_tokens(const TokenPairs& examples, const std::vector<std::size_t>& ids) {
-  return padded_from(examples, ids);
+Batch collate(const std::vector<Example>& examples, const std::vector<std::size_t>& ids,
+              std::int64_t pad_multiple) {
+  return collate_from(ExampleVectorAccess{examples}, ids, pad_multiple);
+}
+
+std::int64_t padded_tokens(const TokenPairs& examples, const std::vector<std::size_t>& ids,
+                           std::int64_t pad_multiple) {
+  return padded_from(examples, ids, pad_multiple);
 }
 
 std::int64_t padded_tokens(const std::vector<Example>& examples,
-                           const std::vector<std::size_t>& ids) {
-  return padded_from(ExampleVectorAccess{examples}, ids);
+                           const std::vector<std::size_t>& ids, std::int64_t pad_multiple) {
+  return padded_from(ExampleVectorAccess{examples}, ids, pad_multiple);
 }
 
 std::vector<std::size_t> BatchPlan::batch(std::size_t b) const {
@@ -166,12 +183,50 @@ std::vector<std::vector<std::size_t>> BatchPlan::all() const {
   return out;
 }
 
-BatchPlan plan_batches(const TokenPairs& examples, std::int64_t max_tokens) {
-  return plan_from(examples, max_tokens);
+BatchPlan plan_batches(const TokenPairs& examples, std::int64_t max_tokens,
+                       std::int64_t pad_multiple) {
+  return plan_from(examples, max_tokens, pad_multiple);
 }
 
-BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens) {
-  return plan_from(ExampleVectorAccess{examples}, max_tokens);
+BatchPlan plan_batches(const std::vector<Example>& examples, std::int64_t max_tokens,
+                       std::int64_t pad_multiple) {
+  return plan_from(ExampleVectorAccess{examples}, max_tokens, pad_multiple);
+}
+
+BatchShapes batch_shapes(const TokenPairs& examples, const BatchPlan& plan) {
+  BatchShapes out;
+  std::set<std::tuple<std::size_t, std::int64_t, std::int64_t>> shapes;
+  for (std::size_t b = 0; b < plan.size(); ++b) {
+    std::int64_t s_len = 0, t_len = 0;
+    for (std::size_t k = plan.starts[b]; k < plan.starts[b + 1]; ++k) {
+      const std::uint32_t id = plan.order[k];
+      s_len = std::max(s_len, examples.src_len(id));
+      t_len = std::max(t_len, examples.tgt_len(id));
+      out.longer_side_tokens += std::max(examples.src_len(id), examples.tgt_len(id));
+    }
+    s_len = padded_length(s_len, plan.pad_multiple);
+    t_len = padded_length(t_len, plan.pad_multiple);
+    const std::size_t rows = plan.starts[b + 1] - plan.starts[b];
+    shapes.emplace(rows, s_len, t_len);
+    out.padded_positions += static_cast<std::int64_t>(rows) * std::max(s_len, t_len);
+  }
+  out.distinct = shapes.size();
+  return out;
+}
+
+std::string describe_batch_shapes(const BatchShapes& shapes, std::size_t batches,
+                                  std::int64_t pad_multiple) {
+  const double padding = shapes.longer_side_tokens > 0
+                             ? 100.0 * (static_cast<double>(shapes.padded_positions) /
+                                            static_cast<double>(shapes.longer_side_tokens) -
+                                        1.0)
+                             : 0.0;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%zu batches of %zu shapes (data.pad_to_multiple %lld; padding %.1f %% of the "
+                "longer sides' tokens)",
+                batches, shapes.distinct, static_cast<long long>(pad_multiple), padding);
+  return text;
 }
 
 BatchPlan plan_source_batches(const std::vector<Example>& examples, std::int64_t max_tokens) {
@@ -179,7 +234,7 @@ BatchPlan plan_source_batches(const std::vector<Example>& examples, std::int64_t
   struct SourcesOnly : ExampleVectorAccess {
     std::int64_t tgt_len(std::size_t) const { return 1; }
   };
-  return plan_from(SourcesOnly{{examples}}, max_tokens);
+  return plan_from(SourcesOnly{{examples}}, max_tokens, 1);
 }
 
 std::vector<std::size_t> epoch_order(const BatchPlan& plan, std::uint64_t seed,

@@ -20,7 +20,7 @@ Batch BatchStream::next() {
   const std::vector<size_t> ids = plan_.batch(order_[position_++]);
   if (update_.complete()) update_ = UpdateCursor(update_.update_tokens);
   const bool mine = update_.batches % world_ == rank_;
-  Batch batch = mine ? collate(examples_, ids) : count_only(examples_, ids);
+  Batch batch = mine ? collate(examples_, ids, plan_.pad_multiple) : count_only(examples_, ids);
   update_.add(batch.tgt_tokens);
   return batch;
 }

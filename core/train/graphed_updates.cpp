@@ -74,6 +74,16 @@ void GraphedUpdates::capture_pending() {
   pending_.clear();
 }
 
+std::string batch_shapes_note(const BatchShapes& shapes, size_t batches, int64_t pad_multiple,
+                              size_t max_graphs) {
+  std::string note = "the plan's " + describe_batch_shapes(shapes, batches, pad_multiple);
+  if (shapes.distinct > max_graphs)
+    note += "; at most " + std::to_string(max_graphs) +
+            " are captured, the others run eagerly every time: a larger data.pad_to_multiple "
+            "(8 or 16) makes fewer";
+  return note;
+}
+
 std::string GraphedUpdates::summary() const {
   return std::to_string(graphs_.size()) + " shapes captured, " + std::to_string(replayed_) +
          " of " + std::to_string(batches_) + " batches replayed" +

@@ -26,9 +26,10 @@ namespace fathom {
 
 class GraphedUpdates {
  public:
+  static constexpr size_t kMaxGraphs = 512;
   // At most `max_graphs` shapes are captured; batches of other shapes run eagerly.
   GraphedUpdates(Transformer model, AutocastSetting autocast, double label_smoothing, double z_loss,
-                 torch::Device device, size_t max_graphs = 512);
+                 torch::Device device, size_t max_graphs = kMaxGraphs);
 
   // Where `batch`'s shape has a graph: its objective divided by `tokens` (the update's) back-
   // propagated into the parameters' gradients, and its loss sums (the graph's outputs, valid
@@ -64,5 +65,11 @@ class GraphedUpdates {
   std::map<Shape, Batch> pending_;  // met, not captured yet: their first batch
   int64_t replayed_ = 0, batches_ = 0;
 };
+
+// "the plan's 2680 batches of 1668 shapes (...); at most 512 are captured, ..." -- said when a
+// graphed session starts, before any capture: how many graphs the corpus makes (shapes beyond
+// max_graphs run eagerly every time) and what the padding costs.
+std::string batch_shapes_note(const BatchShapes& shapes, size_t batches, int64_t pad_multiple,
+                              size_t max_graphs = GraphedUpdates::kMaxGraphs);
 
 }  // namespace fathom

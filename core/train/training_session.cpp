@@ -137,7 +137,7 @@ void TrainingSession::build_model() {
 // duplicated). Then the run's tags, and a fresh run's data-dependent initialization.
 void TrainingSession::resume() {
   if (!writes()) {
-    plan_ = plan_batches(data_->train, config_.data.max_tokens);
+    plan_ = plan_batches(data_->train, config_.data.max_tokens, config_.data.pad_to_multiple);
     receive_state();
     return;
   }
@@ -189,15 +189,22 @@ void TrainingSession::resume() {
   for (const auto& [kind, count] : model_->parameter_counts())
     store_->set_tag(*lease_, "params." + kind, std::to_string(count));
 
-  plan_ = plan_batches(data_->train, config_.data.max_tokens);
+  plan_ = plan_batches(data_->train, config_.data.max_tokens, config_.data.pad_to_multiple);
+  // How many tensor shapes the batches take (a CUDA graph each) and what padding they carry.
+  store_->set_tag(
+      *lease_, "data.batches",
+      describe_batch_shapes(batch_shapes(data_->train, plan_), plan_.size(), plan_.pad_multiple));
   if (options_.ranks)
     if (const std::string note =
             rank_balance_note(data_->train, plan_, tc_.update_tokens, options_.ranks->world());
         !note.empty())
       std::fprintf(stderr, "%s\n", note.c_str());
   if (!restored) {
-    // Data-dependent initialization (Admin profiling) sees the batch update 1 will train on.
-    const Batch first = BatchStream(data_->train, plan_, tc_.seed, 0, 0).next().to(device_);
+    // Data-dependent initialization (Admin profiling) sees the examples update 1 will train on,
+    // without data.pad_to_multiple's columns (they shape tensors, not statistics).
+    const Batch first =
+        collate(data_->train, BatchStream(data_->train, plan_, tc_.seed, 0, 0).next().ids)
+            .to(device_);
     torch::manual_seed(update_seed(tc_.seed, 0));
     const PreparedState prepared =
         prepare_model(*model_, InitContext{config_, first, stored_tag_reader(*store_)});
@@ -258,8 +265,14 @@ void TrainingSession::start_loop() {
   train_start_ = Clock::now();
   model_->train();
   model_->hooks().checkpoint_layers = tc_.checkpoint_activations;
-  if (tc_.cuda_graphs)
+  if (tc_.cuda_graphs) {
     graphs_.emplace(model_, precision_.autocast, tc_.label_smoothing, tc_.z_loss, device_);
+    if (writes())
+      std::fprintf(
+          stderr, "train.cuda_graphs: %s\n",
+          batch_shapes_note(batch_shapes(data_->train, plan_), plan_.size(), plan_.pad_multiple)
+              .c_str());
+  }
   if (tc_.probe_every > 0 && writes()) {
     std::vector<size_t> first(static_cast<size_t>(tc_.probe_sentences));
     for (size_t i = 0; i < first.size(); ++i) first[i] = i;

@@ -5,10 +5,12 @@
 #   1. the machine; 2. scripts/gpu/build.sh;
 #   3. the CUDA tests: the fused AdamW kernel, the one-rank NCCL run against the plain run
 #      (issue 55), the trainer end to end (FATHOM_TEST_DEVICE=cuda);
-#   4. the update with the fused kernel and with the foreach ops (bench_train, issue 62);
-#   5. scripts/gpu/replicate.sh: the 18-layer runs on Multi30k with their analyses (issue 63),
-#      trained for whatever time the call leaves them (BENCH_RESERVE kept for 6 if wanted);
-#   6. scripts/gpu/bench.sh: Fathom against PyTorch eager and torch.compile (issue 62).
+#   4. scripts/gpu/graphs-on-corpus.sh: train.cuda_graphs on Multi30k at base width, eager and
+#      graphed, data.pad_to_multiple 1 and 8 (GRAPHS_S, default 180);
+#   5. the update with the fused kernel and with the foreach ops (bench_train, issue 62);
+#   6. scripts/gpu/replicate.sh: the 18-layer runs on Multi30k with their analyses (issue 63),
+#      trained for whatever time the call leaves them (BENCH_RESERVE kept for 7 if wanted);
+#   7. scripts/gpu/bench.sh: Fathom against PyTorch eager and torch.compile (issue 62).
 #   run(command="scripts/gpu/lease.sh", carry=[".debs", ".corpora"], timeout_s=600)
 # A 15-minute lease fits two calls on the warm machine (it keeps build-gpu/, in the repository):
 #   run(command="PHASES='build tests update replicate' DEADLINE_S=585 scripts/gpu/lease.sh", ...)
@@ -16,19 +18,19 @@
 # DEADLINE_S (default 570) is when the call must be done; each phase gets its own limit, cut
 # so that the phases after it keep what they need (the *_RESERVE figures below). The bench
 # phase runs its settings in priority order and skips what no longer fits. Results in
-# RESULT_DIR (default $OUT): machine.txt, tests.log, update.txt, bench.md, summary.md,
-# replicate.db, replicate.tar.gz and lease.tar.gz (every log) -- the device tool's eight files.
+# RESULT_DIR (default $OUT): machine.txt, tests.log, graphs.md, update.txt, bench.md,
+# summary.md, replicate.db and the logs (graphs.tar.gz, replicate.tar.gz, lease.tar.gz).
 # BENCH_SETTINGS replaces bench.sh's list (its SETTINGS), BENCH_S (default 300) caps its
 # phase, TRAINER_S (default 45) the trainer's tests on CUDA (TRAINER_TESTS=0: none),
 # BUILD_RESERVE (default 300) what the build leaves to the phases after it; PHASES (default
-# "build tests update replicate bench") picks phases; they run in that order.
+# "build tests graphs update replicate bench") picks phases; they run in that order.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 results="${1:-${OUT:-/tmp/fathom-lease}}"
 build="${BUILD_DIR:-$repo/build-gpu}"  # in the repository: a warm machine keeps it between calls
 logs=/tmp/fathom-lease
 deadline="${DEADLINE_S:-570}"
-phases=" ${PHASES:-build tests update replicate bench} "
+phases=" ${PHASES:-build tests graphs update replicate bench} "
 mkdir -p "$logs" "$results"
 t0=$SECONDS
 collect() {
@@ -81,7 +83,7 @@ if wanted tests; then
     export FATHOM_TEST_DEVICE=cuda
     # The time the phases after this one keep (none when only build and tests are wanted).
     later=0
-    { wanted update || wanted replicate || wanted bench; } && later=300
+    { wanted graphs || wanted update || wanted replicate || wanted bench; } && later=300
     timeout "$(limit 40 $((later + 30)))" ./tests/core_tests \
       --gtest_filter='GraphedPass.*:TrainerTest.CudaGraphs*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
     if [ "${TRAINER_TESTS:-1}" = 1 ]; then
@@ -90,6 +92,19 @@ if wanted tests; then
     fi
   ) > "$logs/tests.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure" "$logs/tests.log" | head -n 30
+fi
+
+if wanted graphs; then
+  phase graphs
+  # Four short trainings on the real corpus, one after the other; what is left after them goes
+  # to the update, replicate and bench phases.
+  later=0
+  { wanted update || wanted replicate || wanted bench; } && later=200
+  budget="$(limit "${GRAPHS_S:-180}" "$later")"
+  BUILD_DIR="$build" ARM_S=$((budget / 4)) timeout "$budget" \
+    "$repo/scripts/gpu/graphs-on-corpus.sh" "$results" > "$logs/graphs.log" 2>&1
+  echo "graphs exit $?" | tee -a "$logs/phases.txt"
+  tail -n 8 "$logs/graphs.log"
 fi
 
 if wanted update; then
