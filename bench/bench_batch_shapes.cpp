@@ -16,9 +16,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "bench/bench_program.h"
@@ -60,28 +58,6 @@ TokenPairs news_like_pairs(long n) {
   return TokenPairs(layout, store);
 }
 
-// The share of batches train.cuda_graphs replays: those whose shape is among the first 512
-// met in the first epoch's order (a shape met later runs eagerly every time).
-double graphed_share(const TokenPairs& pairs, const BatchPlan& plan) {
-  std::set<std::tuple<size_t, int64_t, int64_t>> captured;
-  std::vector<std::tuple<size_t, int64_t, int64_t>> shape(plan.size());
-  for (size_t b = 0; b < plan.size(); ++b) {
-    int64_t s = 0, t = 0;
-    for (size_t k = plan.starts[b]; k < plan.starts[b + 1]; ++k) {
-      s = std::max(s, pairs.src_len(plan.order[k]));
-      t = std::max(t, pairs.tgt_len(plan.order[k]));
-    }
-    shape[b] = {plan.starts[b + 1] - plan.starts[b], padded_length(s, plan.pad_multiple),
-                padded_length(t, plan.pad_multiple)};
-  }
-  size_t replayed = 0;
-  for (size_t b : epoch_order(plan, /*seed=*/1, /*epoch=*/0)) {
-    if (captured.size() < 512) captured.insert(shape[b]);
-    replayed += captured.count(shape[b]);
-  }
-  return plan.empty() ? 0.0 : 100.0 * static_cast<double>(replayed) / plan.size();
-}
-
 }  // namespace
 
 int bench_main(int argc, char** argv) {
@@ -109,8 +85,9 @@ int bench_main(int argc, char** argv) {
           positions_1 = static_cast<double>(shapes.padded_positions);
         }
         std::printf("%9ld %8ld %8ld %9zu %8zu %10.1f %10.1f %9.3f %12.3f %12.3f\n", n, budget, m,
-                    plan.size(), shapes.distinct, graphed_share(pairs, plan), padding, seconds,
-                    static_cast<double>(shapes.distinct) / shapes_1,
+                    plan.size(), shapes.distinct,
+                    100.0 * replayable_share(shapes, epoch_order(plan, /*seed=*/1, /*epoch=*/0)),
+                    padding, seconds, static_cast<double>(shapes.distinct) / shapes_1,
                     static_cast<double>(shapes.padded_positions) / positions_1);
         std::fflush(stdout);
       }

@@ -1,6 +1,6 @@
 // What planning a decode costs at the sizes users translate (a test set of 3,000 sentences up to
 // a training side of 4.5M, back-translation): plan_source_batches -- the sources alone, no copy
-// of the examples (core/data/batch.h) -- beside plan_batches over the same examples (sources
+// of the examples (core/data/batch_plan.h) -- beside plan_batches over the same examples (sources
 // and references), alternated round by round. Prints per size the time (best of the rounds),
 // the memory each plan holds and its batch count; the process's peak (the examples themselves)
 // is what /usr/bin/time -v says.

@@ -97,7 +97,7 @@ void add_data_command(CLI::App& app, GlobalOptions& options) {
   CLI::App* data = app.add_subcommand(
       "data",
       "Corpora: fetch public ones, prepare token shards ahead of training, list and prune the "
-      "cache");
+      "cache, see a config's batch plan");
   data->require_subcommand(1);
   auto args = std::make_shared<DataPrepareArgs>();
   CLI::App* prepare = data->add_subcommand(
@@ -110,6 +110,7 @@ void add_data_command(CLI::App& app, GlobalOptions& options) {
   prepare->callback([&options, args] { run_data_prepare(options, *args); });
   add_data_get_command(*data, options);
   add_data_cache_command(*data, options);
+  add_data_plan_command(*data, options);
 }
 
 }  // namespace fathom::cli

@@ -119,6 +119,8 @@ void add_attention_command(CLI::App& app, GlobalOptions& options);
 void add_data_get_command(CLI::App& data, GlobalOptions& options);
 // `fathom data cache` (cli/cmd_data_cache.cpp), a sub-command of `fathom data`.
 void add_data_cache_command(CLI::App& data, GlobalOptions& options);
+// `fathom data plan` (cli/cmd_data_plan.cpp), a sub-command of `fathom data`.
+void add_data_plan_command(CLI::App& data, GlobalOptions& options);
 // Sub-commands of `fathom export` (cli/cmd_export.cpp).
 void add_export_table_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& options);

@@ -173,7 +173,7 @@ std::vector<FieldSpec> build_fields() {
        "training batches' source and target lengths padded up to a multiple of this (masked "
        "like any padding; the budget counts it): few distinct batch shapes for "
        "train.cuda_graphs, tensor-core-friendly lengths; 1 = no extra padding "
-       "(core/data/batch.h)")
+       "(core/data/batch_plan.h)")
       .range = kPositive;
 
   auto sub = [&](std::string key, F type, auto member_of_run, std::string doc,

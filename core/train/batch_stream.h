@@ -1,6 +1,6 @@
 #pragma once
 // Training batches in epoch order, resumable at (epoch, position): each epoch visits the
-// fixed batch plan in an order that depends only on (seed, epoch) (see core/data/batch.h).
+// fixed batch plan in an order that depends only on (seed, epoch) (see core/data/batch_plan.h).
 #include <cstdint>
 #include <future>
 #include <vector>

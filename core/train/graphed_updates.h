@@ -1,7 +1,7 @@
 #pragma once
 // train.cuda_graphs: the trainer's forward, objective and backward of a batch replayed as a
 // CUDA graph (core/train/graphed_pass.h), one graph per batch shape. Batch plans are fixed
-// (core/data/batch.h), so every shape comes back once an epoch: a shape met for the first time
+// (core/data/batch_plan.h), so every shape comes back once an epoch: a shape met for the first time
 // runs eagerly and is captured at the next update boundary (capture_pending), where the
 // warm-ups' gradients are then zeroed with the update's. All graphs share one memory pool;
 // replays run one at a time, their loss sums read (added to the device metrics) before the
@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/data/batch_plan.h"
 #include "core/model/autocast_scope.h"
 #include "core/model/transformer.h"
 #include "core/train/graphed_pass.h"
@@ -26,7 +27,7 @@ namespace fathom {
 
 class GraphedUpdates {
  public:
-  static constexpr size_t kMaxGraphs = 512;
+  static constexpr size_t kMaxGraphs = kGraphedShapesLimit;
   // At most `max_graphs` shapes are captured; batches of other shapes run eagerly.
   GraphedUpdates(Transformer model, AutocastSetting autocast, double label_smoothing, double z_loss,
                  torch::Device device, size_t max_graphs = kMaxGraphs);

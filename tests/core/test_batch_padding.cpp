@@ -1,4 +1,4 @@
-// data.pad_to_multiple (core/data/batch.h): training batches whose lengths are padded up to a
+// data.pad_to_multiple (core/data/batch_plan.h): training batches whose lengths are padded up to a
 // multiple, planned under the budget with the padded lengths. Hand-computed plans and shapes;
 // collated batches that hold the unpadded one's ids with pad columns after them; and, for every
 // registered norm style, init and connection, a padded batch's objective and gradients equal to

@@ -1,6 +1,7 @@
 // train.cuda_graphs (core/train/graphed_updates.h): a run whose batches are replayed as CUDA
-// graphs records the losses the eager run records; without a GPU it is refused before any
-// work. The CUDA test skips unless FATHOM_TEST_DEVICE=cuda (scripts/gpu/lease.sh).
+// graphs records the losses the eager run records and replays every batch but each shape's
+// first; without a GPU it is refused before any work. The CUDA test skips unless
+// FATHOM_TEST_DEVICE=cuda (scripts/gpu/lease.sh).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,6 +43,30 @@ TEST_F(TrainerTest, CudaGraphsTrainAsTheEagerRunOnCuda) {
     ASSERT_FALSE(want.empty()) << metric;
     for (const auto& [step, value] : want)
       EXPECT_NEAR(got.at(step), value, 2e-4 * std::abs(value)) << metric << " at " << step;
+  }
+}
+
+// One batch an update: a shape's first batch runs eagerly and is captured at that update's end,
+// so every later batch replays -- exactly the plan's batches met less its shapes, padded
+// (data.pad_to_multiple, fewer shapes) or not, each shape counted as the plan collates it.
+TEST_F(TrainerTest, CudaGraphsReplayAllButEachShapesFirstBatchOnCuda) {
+  RunConfig plain = tiny_config();
+  const Dataset data = load_dataset(plain.data, (dir_ / "cache").string(), "");
+  if (!test_device().is_cuda()) GTEST_SKIP() << "needs FATHOM_TEST_DEVICE=cuda";
+  plain.train.cuda_graphs = true;
+  plain.train.max_updates = 40;
+  plain.train.valid_every = 40;
+  plain.eval.max_sentences = 1;
+  RunConfig padded = plain;
+  padded.data.pad_to_multiple = 8;
+  for (const RunConfig& config : {plain, padded}) {
+    const BatchPlan plan =
+        plan_batches(data.train, config.data.max_tokens, config.data.pad_to_multiple);
+    ASSERT_LT(static_cast<int64_t>(plan.size()), 40);  // every shape met in the first epoch
+    const auto shapes = static_cast<int64_t>(batch_shapes(data.train, plan).distinct);
+    const TrainOutcome outcome = train(config, new_run(config));
+    EXPECT_EQ(outcome.graphed_batches, 40 - shapes)
+        << "data.pad_to_multiple " << config.data.pad_to_multiple;
   }
 }
 
