@@ -2,7 +2,7 @@
 // (bench/reference/train_step.py, run as a child process), alternately in one invocation:
 //   bench_vs_reference [size=tiny] [steps=10] [rounds=6] [threads=1] [device=cpu]
 //                      [norm=post] [python=/usr/bin/python3] [script=...] [peak_tflops=0]
-//                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16]
+//                      [malloc=keep|glibc] [ref_torch_threads=0] [precision=fp32|bf16|tf32]
 //                      [checkpoint=0|1] [fused_attention=auto|on|off]
 //                      [reference=eager|compile|eager,compile] [graph=0|1]
 // precision, checkpoint and fused_attention apply to both sides (train.precision,

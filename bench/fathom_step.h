@@ -8,6 +8,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,14 +37,18 @@ struct StepTimes {
 
 class FathomStep {
  public:
-  // The autocast a step runs under at `precision` (fp32 or bf16) on `device`: the trainer's
-  // plan (core/train/precision.h). fp16 is left out: the step has no loss scaler.
-  static AutocastSetting autocast_for(const std::string& precision, torch::Device device) {
-    if (precision != "fp32" && precision != "bf16")
-      throw std::invalid_argument("precision: fp32 or bf16, got '" + precision + "'");
+  // The trainer's plan (core/train/precision.h) for `precision` (fp32, bf16 or tf32) on
+  // `device`. fp16 is left out: the step has no loss scaler.
+  static PrecisionPlan plan_for(const std::string& precision, torch::Device device) {
+    if (precision != "fp32" && precision != "bf16" && precision != "tf32")
+      throw std::invalid_argument("precision: fp32, bf16 or tf32, got '" + precision + "'");
     RunConfig config;
     config.train.precision = precision;
-    return plan_precision(config, device).autocast;
+    return plan_precision(config, device);
+  }
+  // The autocast a step runs under at `precision`.
+  static AutocastSetting autocast_for(const std::string& precision, torch::Device device) {
+    return plan_for(precision, device).autocast;
   }
 
   FathomStep(const TrainSize& size, const std::string& norm, torch::Device device,
@@ -51,7 +56,9 @@ class FathomStep {
              const std::string& fused_attention = "auto", const std::string& optimizer = "adam")
       : device_(device),
         model_(build_model(size_config(size, norm, fused_attention), size.vocab, /*seed=*/1)) {
-    autocast_ = autocast_for(precision, device);
+    const PrecisionPlan plan = plan_for(precision, device);
+    autocast_ = plan.autocast;
+    tf32_.emplace(plan);  // tf32: the products' switch on while the step lives, as a run's
     model_->to(device);
     model_->train();
     model_->hooks().checkpoint_layers = checkpoint;
@@ -152,6 +159,7 @@ class FathomStep {
 
   torch::Device device_;
   AutocastSetting autocast_;
+  std::optional<Tf32Scope> tf32_;
   Transformer model_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<Optimizer> optimizer_;

@@ -100,6 +100,10 @@ void check_training(const RunConfig& c) {
     config_error(c, "train.precision",
                  "fp16 needs a CUDA device (LibTorch's CPU autocast has no float16); use bf16 "
                  "or fp32 on the CPU");
+  if (t.precision == "tf32" && c.device == "cpu")
+    config_error(c, "train.precision",
+                 "tf32 is a CUDA tensor-core format (Ampere and later); on the CPU every "
+                 "product is float32 already: use fp32");
   for (double b : t.betas)
     if (!(b >= 0 && b < 1)) config_error(c, "train.betas", "each beta must be in [0, 1)");
   // Each rank trains whole batches of an update (methods.md s9.1): an update must hold at

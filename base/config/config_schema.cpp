@@ -354,8 +354,9 @@ std::vector<FieldSpec> build_fields() {
       .range = kNonNegative;
   train("precision", F::String, &T::precision,
         "forward under autocast: fp32 (off), bf16, or fp16 with dynamic loss scaling (CUDA "
-        "only); loss, LayerNorm and softmax stay fp32 (docs/performance.md)",
-        {"fp32", "bf16", "fp16"});
+        "only); loss, LayerNorm and softmax stay fp32 (docs/performance.md); tf32: no autocast, "
+        "float32 throughout, the matrix products on tensor cores in TF32 (CUDA only)",
+        {"fp32", "bf16", "fp16", "tf32"});
   train("checkpoint_activations", F::Bool, &T::checkpoint_activations,
         "recompute each encoder/decoder layer in backward instead of storing its activations "
         "(every connection: residual, hyper-connections, depth-wise LSTM; less memory, ~1 more "

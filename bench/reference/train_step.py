@@ -338,6 +338,13 @@ def openblas():
 class Runner:
     def __init__(self, a):
         self.a, self.device = a, torch.device(a.device)
+        # --precision tf32: float32 throughout, cuBLAS's and cuDNN's products in TF32, as
+        # train.precision: tf32 (PyTorch's own switches, the ones Fathom's run sets).
+        if a.precision == "tf32":
+            if self.device.type != "cuda":
+                raise SystemExit("--precision tf32 needs --device cuda")
+            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.backends.cudnn.allow_tf32 = True
         torch.manual_seed(a.seed)
         self.model = Reference(a).to(self.device)
         self.model.checkpoint = a.checkpoint
@@ -427,8 +434,9 @@ def parse_args(argv):
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--seed", type=int, default=1, help="parameters (build_model's seed)")
     p.add_argument("--serve", action="store_true", help="read 'run N' / 'quit' from stdin")
-    p.add_argument("--precision", default="fp32", choices=["fp32", "bf16"],
-                   help="forward under torch.autocast(bfloat16), as train.precision")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "tf32"],
+                   help="bf16: forward under torch.autocast(bfloat16); tf32: float32 with the "
+                        "products in TF32; as train.precision")
     p.add_argument("--checkpoint", action="store_true",
                    help="recompute each layer in backward, as train.checkpoint_activations")
     p.add_argument("--fused-attention", default="auto", choices=["auto", "off"],

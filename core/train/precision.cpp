@@ -24,7 +24,27 @@ PrecisionPlan plan_precision(const RunConfig& config, torch::Device device) {
     plan.loss_scaling = true;
     return plan;
   }
+  if (precision == "tf32") {
+    if (!device.is_cuda())
+      config_error(config, "train.precision",
+                   "tf32 is a CUDA tensor-core format (Ampere and later); on the CPU every "
+                   "product is float32 already: use fp32");
+    plan.tf32_products = true;
+    return plan;
+  }
   config_error(config, "train.precision", "unknown precision '" + precision + "'");
+}
+
+Tf32Scope::Tf32Scope(const PrecisionPlan& plan)
+    : cublas_before_(at::globalContext().allowTF32CuBLAS()),
+      cudnn_before_(at::globalContext().allowTF32CuDNN()) {
+  at::globalContext().setAllowTF32CuBLAS(plan.tf32_products);
+  at::globalContext().setAllowTF32CuDNN(plan.tf32_products);
+}
+
+Tf32Scope::~Tf32Scope() {
+  at::globalContext().setAllowTF32CuBLAS(cublas_before_);
+  at::globalContext().setAllowTF32CuDNN(cudnn_before_);
 }
 
 }  // namespace fathom

@@ -157,6 +157,7 @@ class TrainingSession {
   const int64_t run_;
   const torch::Device device_;
   const PrecisionPlan precision_;
+  Tf32Scope tf32_{precision_};  // train.precision: tf32 while the session lives
   SystemMetrics system_{device_};
   std::optional<db::Lease> lease_;
   std::optional<db::HeartbeatThread> heartbeat_;

@@ -85,10 +85,10 @@ if wanted tests; then
     later=0
     { wanted graphs || wanted update || wanted replicate || wanted bench; } && later=300
     timeout "$(limit 40 $((later + 30)))" ./tests/core_tests \
-      --gtest_filter='GraphedPass.*:TrainerTest.CudaGraphs*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
+      --gtest_filter='GraphedPass.*:TrainerTest.CudaGraphs*:TrainerTest.Tf32*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
     if [ "${TRAINER_TESTS:-1}" = 1 ]; then
       timeout "$(limit "${TRAINER_S:-45}" "$later")" ./tests/core_tests \
-        --gtest_filter='TrainerTest.*:CheckpointedLayers.*:-TrainerTest.CudaGraphs*'
+        --gtest_filter='TrainerTest.*:CheckpointedLayers.*:-TrainerTest.CudaGraphs*:TrainerTest.Tf32*'
     fi
   ) > "$logs/tests.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure" "$logs/tests.log" | head -n 30

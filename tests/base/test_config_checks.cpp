@@ -91,6 +91,21 @@ TEST(ConfigCheck, CudaGraphsRefuseTheCpuFp16CheckpointingAndRanks) {
       synthetic_config({"device: cuda", "train:", "  cuda_graphs: true", "  precision: bf16"})));
 }
 
+// train.precision: tf32 names a CUDA tensor-core format: a config that says device cpu is
+// refused at the key's line; cuda and auto (decided when the device is known) pass.
+TEST(ConfigCheck, Tf32IsRefusedOnTheCpuAtItsLine) {
+  try {
+    check_config(synthetic_config({"device: cpu", "train:", "  precision: tf32"}));  // line 5
+    FAIL() << "tf32 on the CPU passed";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "train.precision");
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_TRUE(contains(e.message(), "CUDA")) << e.what();
+  }
+  EXPECT_NO_THROW(check_config(synthetic_config({"device: cuda", "train:", "  precision: tf32"})));
+  EXPECT_NO_THROW(check_config(synthetic_config({"train:", "  precision: tf32"})));
+}
+
 TEST_F(ConfigFiles, MissingDataFileNamesTheKeyAndThePath) {
   write("train.en", "hello\n");
   const std::string config_path = write("c.yaml", yaml_lines({

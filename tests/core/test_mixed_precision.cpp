@@ -120,6 +120,52 @@ TEST(Precision, PlansAndRefusesFp16OnTheCpu) {
   EXPECT_EQ(fp16.autocast.dtype, at::kHalf);
 }
 
+// tf32: no autocast and no scaler, the products' TF32 switch on -- on CUDA; the CPU refuses it
+// naming the key.
+TEST(Precision, Tf32PlansTensorCoreProductsOnCudaAndIsRefusedOnTheCpu) {
+  RunConfig config;
+  config.train.precision = "tf32";
+  const PrecisionPlan tf32 = plan_precision(config, torch::Device(torch::kCUDA, 0));
+  EXPECT_TRUE(tf32.tf32_products);
+  EXPECT_FALSE(tf32.autocast.enabled);
+  EXPECT_FALSE(tf32.loss_scaling);
+  try {
+    plan_precision(config, torch::kCPU);
+    FAIL() << "tf32 on the CPU was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "train.precision");
+  }
+  config.train.precision = "bf16";
+  EXPECT_FALSE(plan_precision(config, torch::Device(torch::kCUDA, 0)).tf32_products);
+}
+
+// The switches are LibTorch's, process-wide: a scope sets both to its plan's and puts back
+// what it found, nested scopes too.
+TEST(Precision, Tf32ScopeSetsTheSwitchesAndPutsBackWhatItFound) {
+  auto& context = at::globalContext();
+  const bool cublas = context.allowTF32CuBLAS(), cudnn = context.allowTF32CuDNN();
+  context.setAllowTF32CuBLAS(false);
+  context.setAllowTF32CuDNN(true);  // LibTorch's own default for cuDNN
+  PrecisionPlan on, off;
+  on.tf32_products = true;
+  {
+    Tf32Scope outer(on);
+    EXPECT_TRUE(context.allowTF32CuBLAS());
+    EXPECT_TRUE(context.allowTF32CuDNN());
+    {
+      Tf32Scope inner(off);
+      EXPECT_FALSE(context.allowTF32CuBLAS());
+      EXPECT_FALSE(context.allowTF32CuDNN());
+    }
+    EXPECT_TRUE(context.allowTF32CuBLAS());
+    EXPECT_TRUE(context.allowTF32CuDNN());
+  }
+  EXPECT_FALSE(context.allowTF32CuBLAS());
+  EXPECT_TRUE(context.allowTF32CuDNN());
+  context.setAllowTF32CuBLAS(cublas);
+  context.setAllowTF32CuDNN(cudnn);
+}
+
 // Only bf16 autocast on the CPU sends the matrix products to oneDNN (LibTorch's threads).
 TEST(Precision, Bf16MatmulsOnTheCpuOnlyUnderCpuBf16Autocast) {
   RunConfig config;

@@ -420,6 +420,38 @@ TEST_F(TrainerTest, Fp16WithTheLossScalerFollowsFp32OnCuda) {
   expect_curve_follows_fp32("fp16");
 }
 
+// tf32 on CUDA: float32 throughout, the products rounded to TF32's 10-bit mantissa; the curve
+// follows fp32's within 5 %, and the run leaves LibTorch's switches as it found them. On the
+// CPU: a config error naming the key before any training.
+TEST_F(TrainerTest, Tf32FollowsFp32OnCudaAndIsAConfigErrorOnTheCpu) {
+  RunConfig fp32 = tiny_config();
+  fp32.train.log_every = 5;
+  fp32.train.valid_every = 100;
+  fp32.eval.max_sentences = 1;
+  RunConfig tf32 = fp32;
+  tf32.train.precision = "tf32";
+  const int64_t b = new_run(tf32);
+  if (testing_on_cpu()) {
+    try {
+      train(tf32, b);
+      FAIL() << "tf32 on the CPU trained";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "train.precision");
+    }
+    EXPECT_TRUE(store_->metric_series(b, "train_loss").empty());
+    return;
+  }
+  const bool before = at::globalContext().allowTF32CuBLAS();
+  const int64_t a = new_run(fp32);
+  ASSERT_EQ(train(fp32, a).status, "finished");
+  ASSERT_EQ(train(tf32, b).status, "finished");
+  EXPECT_EQ(at::globalContext().allowTF32CuBLAS(), before);
+  const auto loss_a = series(*store_, a, "train_loss"), loss_b = series(*store_, b, "train_loss");
+  ASSERT_EQ(loss_a.size(), loss_b.size());
+  for (const auto& [step, value] : loss_a) EXPECT_NEAR(loss_b.at(step), value, 0.05 * value);
+  EXPECT_LT(loss_b.rbegin()->second, 0.8 * loss_b.begin()->second);  // it learns
+}
+
 // Activation checkpointing changes memory, not results: the same curve (to float rounding of
 // summed gradients) as the plain run, with dropout on.
 TEST_F(TrainerTest, CheckpointedActivationsTrainTheSameCurve) {
