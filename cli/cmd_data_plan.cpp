@@ -90,7 +90,7 @@ void run_data_plan(const GlobalOptions& global, DataPlanArgs args) {
     return;
   }
   std::printf(
-      "%zu training pairs, data.max_tokens %d; train.cuda_graphs captures at most %zu "
+      "%zu training examples, data.max_tokens %d; train.cuda_graphs captures at most %zu "
       "shapes (replayed: of the first epoch's batches, train.seed %llu)\n",
       data.train.size(), config.data.max_tokens, kGraphedShapesLimit,
       static_cast<unsigned long long>(config.train.seed));

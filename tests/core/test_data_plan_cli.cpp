@@ -62,7 +62,8 @@ TEST_F(DataPlanCli, EachMultiplesBatchesShapesAndPaddingAreTheHandWorkedOnes) {
 
   const ProgramResult text = fathom({"data", "plan", config(1)}, 120);
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("100 training pairs, data.max_tokens 64"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("100 training examples, data.max_tokens 64"), std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("(the config's)"), std::string::npos) << text.out;
 
   const ProgramResult bad = fathom({"data", "plan", config(1), "--multiples", "0"});
