@@ -77,9 +77,7 @@ int bench_main(int argc, char** argv) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const BatchShapes shapes = batch_shapes(pairs, plan);
-        const double padding = 100.0 * (static_cast<double>(shapes.padded_positions) /
-                                            static_cast<double>(shapes.longer_side_tokens) -
-                                        1.0);
+        const double padding = shapes.padding_percent();
         if (m == multiples.front()) {
           shapes_1 = static_cast<double>(shapes.distinct);
           positions_1 = static_cast<double>(shapes.padded_positions);

@@ -34,13 +34,6 @@ struct PlanRow {
   std::size_t batches = 0;
   BatchShapes shapes;
   double replayable = 0;  // a share of the first epoch's batches
-  double padding_percent() const {
-    return shapes.longer_side_tokens > 0
-               ? 100.0 * (static_cast<double>(shapes.padded_positions) /
-                              static_cast<double>(shapes.longer_side_tokens) -
-                          1.0)
-               : 0.0;
-  }
 };
 
 PlanRow plan_row(const TokenPairs& train, const RunConfig& config, int multiple) {
@@ -85,7 +78,7 @@ void run_data_plan(const GlobalOptions& global, DataPlanArgs args) {
                              {"replayable", r.replayable},
                              {"padded_positions", r.shapes.padded_positions},
                              {"longer_side_tokens", r.shapes.longer_side_tokens},
-                             {"padding_percent", r.padding_percent()}});
+                             {"padding_percent", r.shapes.padding_percent()}});
     std::cout << out.dump(2) << "\n";
     return;
   }
@@ -97,7 +90,7 @@ void run_data_plan(const GlobalOptions& global, DataPlanArgs args) {
   std::printf("%8s %9s %8s %9s %9s\n", "multiple", "batches", "shapes", "replayed", "padding");
   for (const PlanRow& r : rows)
     std::printf("%8d %9zu %8zu %7.1f %% %7.1f %%%s\n", r.multiple, r.batches, r.shapes.distinct,
-                100.0 * r.replayable, r.padding_percent(),
+                100.0 * r.replayable, r.shapes.padding_percent(),
                 r.multiple == config.data.pad_to_multiple ? "   (the config's)" : "");
 }
 

@@ -139,18 +139,20 @@ double replayable_share(const BatchShapes& shapes, const std::vector<std::size_t
   return static_cast<double>(replayable) / static_cast<double>(visits.size());
 }
 
+double BatchShapes::padding_percent() const {
+  if (longer_side_tokens <= 0) return 0.0;
+  return 100.0 *
+         (static_cast<double>(padded_positions) / static_cast<double>(longer_side_tokens) - 1.0);
+}
+
 std::string describe_batch_shapes(const BatchShapes& shapes, std::size_t batches,
                                   std::int64_t pad_multiple) {
-  const double padding = shapes.longer_side_tokens > 0
-                             ? 100.0 * (static_cast<double>(shapes.padded_positions) /
-                                            static_cast<double>(shapes.longer_side_tokens) -
-                                        1.0)
-                             : 0.0;
   char text[200];
   std::snprintf(text, sizeof text,
                 "%zu batches of %zu shapes (data.pad_to_multiple %lld; padding %.1f %% of the "
                 "longer sides' tokens)",
-                batches, shapes.distinct, static_cast<long long>(pad_multiple), padding);
+                batches, shapes.distinct, static_cast<long long>(pad_multiple),
+                shapes.padding_percent());
   return text;
 }
 

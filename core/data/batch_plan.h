@@ -62,6 +62,8 @@ struct BatchShapes {
   std::int64_t padded_positions = 0;
   std::int64_t longer_side_tokens = 0;
   std::vector<std::uint32_t> of_batch;  // batch b's shape, numbered as the plan first meets it
+  // The positions beyond the longer sides' tokens, in % of those tokens (0 with no tokens).
+  double padding_percent() const;
 };
 BatchShapes batch_shapes(const TokenPairs& examples, const BatchPlan& plan);
 
