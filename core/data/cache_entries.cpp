@@ -76,23 +76,26 @@ void list_folder(const fs::path& folder, const fs::path& cache_root, bool earlie
     const std::string name = item.path().filename().string();
     const std::string partial_key = key_of_partial_entry(name);
     const std::string temporary_key = key_of_temporary_entry(name);
+    const bool learning_vocabulary = !key_of_vocabulary_temporary(name).empty();
     const bool corpus = is_corpus_entry_name(name);
     if (!item.is_directory(ec) || (!corpus && partial_key.empty() && temporary_key.empty() &&
-                                   !is_vocabulary_entry_name(name)))
+                                   !learning_vocabulary && !is_vocabulary_entry_name(name)))
       continue;
     CacheEntry e;
     e.name = name;
     e.folder = item.path().string();
-    e.kind = !partial_key.empty()     ? CacheEntry::Kind::partial
-             : !temporary_key.empty() ? CacheEntry::Kind::temporary
-             : corpus                 ? CacheEntry::Kind::corpus
-                                      : CacheEntry::Kind::vocabulary;
+    e.kind = !partial_key.empty()                            ? CacheEntry::Kind::partial
+             : !temporary_key.empty() || learning_vocabulary ? CacheEntry::Kind::temporary
+             : corpus                                        ? CacheEntry::Kind::corpus
+                                                             : CacheEntry::Kind::vocabulary;
     e.in_earlier = earlier;
     e.bytes = folder_bytes(item.path());
     // A temporary folder is in use while its key's lock is held; once not, it never will be
     // again (each preparation writes into a folder of its own name). A partial in the earlier
     // folder is never resumed: preparation resumes in the cache.
-    if (e.kind == CacheEntry::Kind::temporary)
+    if (learning_vocabulary)  // its learner holds a lock on the folder itself
+      e.state = vocabulary_being_learnt(e.folder) ? "learning" : "killed while learning";
+    else if (e.kind == CacheEntry::Kind::temporary)
       e.state = corpus_entry_locked(folder.string(), temporary_key) ? "preparing"
                                                                     : "killed while preparing";
     else if (e.kind == CacheEntry::Kind::partial)

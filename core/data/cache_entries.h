@@ -28,7 +28,9 @@ struct CacheEntry {
   // preparation the next one of the same text resumes from); prunable: "entry whole" (a
   // partial whose entry was placed, left by a process killed before it removed it), "stopped
   // earlier" (a partial in the earlier folder: nothing resumes from there). A temporary folder
-  // is "preparing" (kept: a process holds its key's lock) or "killed while preparing" (prunable).
+  // is "preparing" (kept: a process holds its key's lock) or "killed while preparing" (prunable);
+  // a vocabulary's ("."+key+".tmp-...": its training text and model) "learning" (kept: its
+  // learner holds a lock on the folder) or "killed while learning" (prunable).
   std::string state;
   // "corpus", "partial", "temporary", "vocabulary": as `fathom data cache` shows it.
   const char* kind_name() const {
@@ -47,7 +49,7 @@ struct CacheEntry {
   bool prunable() const {
     return state == "text changed" || state == "text gone" || state == "unreadable" ||
            state == "also in the cache" || state == "entry whole" || state == "stopped earlier" ||
-           state == "killed while preparing";
+           state == "killed while preparing" || state == "killed while learning";
   }
 };
 

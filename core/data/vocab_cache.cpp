@@ -1,6 +1,10 @@
 #include "core/data/vocab_cache.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +25,23 @@ namespace fs = std::filesystem;
 
 namespace fathom {
 namespace {
+
+constexpr const char* kLearningFolderInfix = ".tmp-";
+
+// An flock(2) on a folder for the life of the object (vocabulary_being_learnt asks for it).
+// Best effort: a folder that cannot be opened or locked is learnt into all the same.
+struct FolderLock {
+  explicit FolderLock(const fs::path& folder)
+      : fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd >= 0) ::flock(fd, LOCK_EX | LOCK_NB);
+  }
+  ~FolderLock() {
+    if (fd >= 0) ::close(fd);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  int fd;
+};
 
 // Bump when anything that changes the trained model changes (options, subsampling, ...), so old
 // cache entries are not mistaken for new ones.
@@ -144,6 +165,25 @@ bool is_vocabulary_entry_name(const std::string& folder_name) {
   return folder_name.rfind(kVocabEntryPrefix, 0) == 0;
 }
 
+std::string key_of_vocabulary_temporary(const std::string& folder_name) {
+  if (folder_name.empty() || folder_name[0] != '.') return "";
+  const std::size_t infix = folder_name.find(kLearningFolderInfix);
+  if (infix == std::string::npos ||
+      infix + std::string(kLearningFolderInfix).size() >= folder_name.size())
+    return "";
+  const std::string key = folder_name.substr(1, infix - 1);
+  return is_vocabulary_entry_name(key) && key.size() > std::string(kVocabEntryPrefix).size() ? key
+                                                                                             : "";
+}
+
+bool vocabulary_being_learnt(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the lock where this call took it
+  return held;
+}
+
 TrainingTextWriter::TrainingTextWriter(const std::string& path, std::size_t non_empty_lines)
     : path_(path),
       out_(path, std::ios::binary),
@@ -199,6 +239,7 @@ std::shared_ptr<SentencePieceVocab> train_or_load_entry(
   const fs::path tmp = root / ("." + key + ".tmp-" + unique_temp_suffix());
   fs::create_directories(tmp, ec);
   if (ec) throw InputError(tmp.string(), 0, "", "cannot create cache folder: " + ec.message());
+  const FolderLock learning(tmp);  // until the folder is the entry, or removed
   try {
     train_into(tmp, write, counts, cfg);
   } catch (...) {

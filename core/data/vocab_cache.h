@@ -21,6 +21,14 @@ namespace fathom {
 
 // Whether a cache folder's name is a vocabulary entry's ("spm-..."; `fathom data cache`).
 bool is_vocabulary_entry_name(const std::string& folder_name);
+// The entry a folder named ".spm-<hash>.tmp-<suffix>" is learning ("spm-<hash>"): the folder a
+// vocabulary is learnt in -- its training text, up to 2M lines, and the model -- until it is
+// renamed into place. "" for any other name.
+std::string key_of_vocabulary_temporary(const std::string& folder_name);
+// Whether a process is learning into `folder` now: the learner holds an flock(2) on the folder
+// itself while it writes there, which goes with a killed process (`fathom data cache` then
+// lists the folder as a kill's leftover, prunable).
+bool vocabulary_being_learnt(const std::string& folder);
 
 // Folder name of the cache entry for this corpus and config (no I/O).
 std::string sentencepiece_cache_key(const std::vector<std::string>& source,

@@ -6,6 +6,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -498,6 +500,49 @@ TEST(SentencePiece, ConcurrentTrainersShareOneEntry) {
   for (const auto& e : fs::directory_iterator(cache.path()))
     leftovers += e.path().filename().string().find(".tmp") != std::string::npos;
   EXPECT_EQ(leftovers, 0u);
+}
+
+// While a vocabulary is learnt, its temporary folder is locked (`fathom data cache` keeps it);
+// the lock goes when the folder becomes the entry. Watched from another thread: its own
+// descriptor, so flock(2) sees the learner's lock as another holder's.
+TEST(SentencePiece, ALearnerHoldsALockOnTheFolderItLearnsIn) {
+  if (!have_multi30k())
+    GTEST_SKIP() << "SKIPPED: no Multi30k at " << multi30k_dir() << " (fathom data get multi30k)";
+  const auto& c = multi30k_head();
+  VocabConfig cfg;
+  cfg.size = 1500;
+  int seen_locked = 0, seen_unlocked = 0;
+  // A learning takes ~0.2 s; a loaded machine may not schedule the watcher in it: up to three.
+  for (int attempt = 0; attempt < 3 && seen_locked == 0; ++attempt) {
+    TempDir cache;
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(cache.path(), ec)) {
+          const std::string name = e.path().filename().string();
+          if (key_of_vocabulary_temporary(name).empty() || !fs::exists(e.path() / "train.txt", ec))
+            continue;  // not one, or not yet written to (the lock comes first)
+          if (vocabulary_being_learnt(e.path().string()))
+            ++seen_locked;
+          else if (fs::exists(e.path(), ec))  // not renamed away between the two looks
+            ++seen_unlocked;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+    const auto vocab = train_or_load_sentencepiece(c.de, c.en, cfg, cache.path().string());
+    done = true;
+    watcher.join();
+    ASSERT_TRUE(vocab);
+    EXPECT_FALSE(vocabulary_being_learnt(fs::path(vocab->model_path()).parent_path().string()));
+  }
+  EXPECT_GT(seen_locked, 0) << "never saw the folder being learnt in";
+  EXPECT_EQ(seen_unlocked, 0);
+  EXPECT_EQ(key_of_vocabulary_temporary(".spm-bpe-8000-abc.tmp-12-x"), "spm-bpe-8000-abc");
+  EXPECT_EQ(key_of_vocabulary_temporary(".corpus-abc.tmp-12-x"), "");
+  EXPECT_EQ(key_of_vocabulary_temporary("spm-bpe-8000-abc"), "");
+  EXPECT_EQ(key_of_vocabulary_temporary(".spm-.tmp-1"), "");
 }
 
 TEST(SentencePiece, BadSettingsAreInputErrors) {

@@ -207,4 +207,38 @@ TEST_F(DataCacheCli, KeepsAPreparationInProgressAndPrunesOneAKillLeft) {
   EXPECT_EQ(by_folder[live]["state"], "killed while preparing");
 }
 
+// A vocabulary is learnt in ".<key>.tmp-<suffix>" (its training text, up to 2M lines, and the
+// model) while its learner holds an flock on that folder: held, the folder is "learning" and
+// kept; a killed learner's is prunable. Other dot-folders are not the cache's to list.
+TEST_F(DataCacheCli, KeepsAVocabularyBeingLearntAndPrunesOneAKillLeft) {
+  const fs::path cache_dir = dir_ / "runs.cache";
+  const auto temporary = [&](const std::string& name) {
+    const fs::path p = cache_dir / name;
+    fs::create_directories(p);
+    std::ofstream(p / "train.txt") << std::string(900, 'w');
+    return p.string();
+  };
+  const std::string live = temporary(".spm-bpe-40-0011223344556677.tmp-77-aa");
+  const std::string killed = temporary(".spm-bpe-40-8899aabbccddeeff.tmp-78-bb");
+  const std::string stranger = temporary(".notes.tmp-1");
+  const int lock = ::open(live.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  std::map<std::string, nlohmann::json> by_folder;
+  const auto out = cache(false, by_folder);
+  EXPECT_EQ(by_folder[live]["kind"], "temporary") << out.dump(2);
+  EXPECT_EQ(by_folder[live]["state"], "learning");
+  EXPECT_EQ(by_folder[killed]["state"], "killed while learning");
+  EXPECT_EQ(by_folder[killed]["bytes"], 900);
+  EXPECT_EQ(by_folder.count(stranger), 0u);
+  EXPECT_EQ(out["prunable_bytes"], 900);
+  cache(true, by_folder);
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::exists(stranger));
+  ::close(lock);
+  EXPECT_EQ(cache(false, by_folder)["prunable_bytes"], 900);
+  EXPECT_EQ(by_folder[live]["state"], "killed while learning");
+}
+
 }  // namespace test_data_cache_cli
