@@ -25,4 +25,12 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+bool locked_elsewhere(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the lock where this call took it
+  return held;
+}
+
 }  // namespace fathom

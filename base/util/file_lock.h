@@ -21,4 +21,9 @@ class FileLock {
   int fd_ = -1;
 };
 
+// Whether another open file description holds an flock(2) on `path` now -- a file or a folder,
+// opened read-only and never created (false where it does not exist). A probe: where nobody
+// holds it, it takes the lock and drops it at once.
+bool locked_elsewhere(const std::filesystem::path& path);
+
 }  // namespace fathom

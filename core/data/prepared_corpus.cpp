@@ -21,9 +21,11 @@
 
 #include "base/util/content_hash.h"
 #include "base/util/error.h"
+#include "base/util/file_lock.h"
 #include "base/util/file_write.h"
 #include "base/util/mapped_file.h"
 #include "base/util/progress.h"
+#include "core/data/cache_names.h"
 #include "core/data/earlier_cache.h"
 #include "core/data/text_reader.h"
 #include "core/data/vocab.h"
@@ -482,29 +484,12 @@ bool is_corpus_entry_name(const std::string& folder_name) {
 
 std::string partial_entry_name(const std::string& key) { return "." + key + kPartialSuffix; }
 
-namespace {
-
-// `name`'s characters [1, end) where `name` is "." + a corpus key + something: that key, else "".
-std::string corpus_key_after_dot(const std::string& name, std::size_t end) {
-  if (name.empty() || name[0] != '.' || end == std::string::npos || end <= 1) return "";
-  const std::string key = name.substr(1, end - 1);
-  return is_corpus_entry_name(key) && key.size() > std::string(kCorpusEntryPrefix).size() ? key
-                                                                                          : "";
-}
-
-}  // namespace
-
 std::string key_of_temporary_entry(const std::string& folder_name) {
-  return corpus_key_after_dot(folder_name, folder_name.rfind(kTemporaryInfix));
+  return key_after_dot(folder_name, folder_name.rfind(kTemporaryInfix), kCorpusEntryPrefix);
 }
 
 bool corpus_entry_locked(const std::string& cache_dir, const std::string& key) {
-  const fs::path lock = fs::path(cache_dir) / (key + ".lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return false;  // no lock file: nobody prepared it here
-  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);  // releases the lock where this call took it
-  return held;
+  return locked_elsewhere(fs::path(cache_dir) / (key + ".lock"));  // none: nobody prepared here
 }
 
 std::string key_of_partial_entry(const std::string& folder_name) {
@@ -512,7 +497,9 @@ std::string key_of_partial_entry(const std::string& folder_name) {
   const bool ends_so =
       folder_name.size() > suffix.size() &&
       folder_name.compare(folder_name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return ends_so ? corpus_key_after_dot(folder_name, folder_name.size() - suffix.size()) : "";
+  return ends_so
+             ? key_after_dot(folder_name, folder_name.size() - suffix.size(), kCorpusEntryPrefix)
+             : "";
 }
 
 std::string remembered_corpus_key(const std::string& cache_dir, const std::string& source_path,

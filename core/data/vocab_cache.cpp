@@ -4,8 +4,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -17,7 +15,9 @@
 #include <unordered_map>
 
 #include "base/util/error.h"
+#include "base/util/file_lock.h"
 #include "base/util/file_write.h"
+#include "core/data/cache_names.h"
 #include "core/data/earlier_cache.h"
 #include "core/data/sentencepiece_runtime.h"
 
@@ -166,23 +166,14 @@ bool is_vocabulary_entry_name(const std::string& folder_name) {
 }
 
 std::string key_of_vocabulary_temporary(const std::string& folder_name) {
-  if (folder_name.empty() || folder_name[0] != '.') return "";
   const std::size_t infix = folder_name.find(kLearningFolderInfix);
-  if (infix == std::string::npos ||
+  if (infix != std::string::npos &&
       infix + std::string(kLearningFolderInfix).size() >= folder_name.size())
-    return "";
-  const std::string key = folder_name.substr(1, infix - 1);
-  return is_vocabulary_entry_name(key) && key.size() > std::string(kVocabEntryPrefix).size() ? key
-                                                                                             : "";
+    return "";  // no suffix after the marker
+  return key_after_dot(folder_name, infix, kVocabEntryPrefix);
 }
 
-bool vocabulary_being_learnt(const std::string& folder) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);  // releases the lock where this call took it
-  return held;
-}
+bool vocabulary_being_learnt(const std::string& folder) { return locked_elsewhere(folder); }
 
 TrainingTextWriter::TrainingTextWriter(const std::string& path, std::size_t non_empty_lines)
     : path_(path),

@@ -27,10 +27,9 @@ namespace fathom {
 
 class GraphedUpdates {
  public:
-  static constexpr size_t kMaxGraphs = kGraphedShapesLimit;
   // At most `max_graphs` shapes are captured; batches of other shapes run eagerly.
   GraphedUpdates(Transformer model, AutocastSetting autocast, double label_smoothing, double z_loss,
-                 torch::Device device, size_t max_graphs = kMaxGraphs);
+                 torch::Device device, size_t max_graphs = kGraphedShapesLimit);
 
   // Where `batch`'s shape has a graph: its objective divided by `tokens` (the update's) back-
   // propagated into the parameters' gradients, and its loss sums (the graph's outputs, valid
@@ -71,6 +70,6 @@ class GraphedUpdates {
 // graphed session starts, before any capture: how many graphs the corpus makes (shapes beyond
 // max_graphs run eagerly every time) and what the padding costs.
 std::string batch_shapes_note(const BatchShapes& shapes, size_t batches, int64_t pad_multiple,
-                              size_t max_graphs = GraphedUpdates::kMaxGraphs);
+                              size_t max_graphs = kGraphedShapesLimit);
 
 }  // namespace fathom

@@ -191,9 +191,9 @@ void TrainingSession::resume() {
 
   plan_ = plan_batches(data_->train, config_.data.max_tokens, config_.data.pad_to_multiple);
   // How many tensor shapes the batches take (a CUDA graph each) and what padding they carry.
-  store_->set_tag(
-      *lease_, "data.batches",
-      describe_batch_shapes(batch_shapes(data_->train, plan_), plan_.size(), plan_.pad_multiple));
+  plan_shapes_ = batch_shapes(data_->train, plan_);
+  store_->set_tag(*lease_, "data.batches",
+                  describe_batch_shapes(plan_shapes_, plan_.size(), plan_.pad_multiple));
   if (options_.ranks)
     if (const std::string note =
             rank_balance_note(data_->train, plan_, tc_.update_tokens, options_.ranks->world());
@@ -267,11 +267,9 @@ void TrainingSession::start_loop() {
   model_->hooks().checkpoint_layers = tc_.checkpoint_activations;
   if (tc_.cuda_graphs) {
     graphs_.emplace(model_, precision_.autocast, tc_.label_smoothing, tc_.z_loss, device_);
-    if (writes())
-      std::fprintf(
-          stderr, "train.cuda_graphs: %s\n",
-          batch_shapes_note(batch_shapes(data_->train, plan_), plan_.size(), plan_.pad_multiple)
-              .c_str());
+    if (writes())  // plan_shapes_ is the writing rank's (resume)
+      std::fprintf(stderr, "train.cuda_graphs: %s\n",
+                   batch_shapes_note(plan_shapes_, plan_.size(), plan_.pad_multiple).c_str());
   }
   if (tc_.probe_every > 0 && writes()) {
     std::vector<size_t> first(static_cast<size_t>(tc_.probe_sentences));

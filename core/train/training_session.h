@@ -171,6 +171,7 @@ class TrainingSession {
   std::string restored_from_;  // the checkpoint file this session starts from
   std::optional<RunFiles> files_;
   BatchPlan plan_;
+  BatchShapes plan_shapes_;  // of plan_: the tag data.batches, train.cuda_graphs' note
   std::optional<PrefetchingBatchStream> stream_;
   std::optional<DeviceMetrics> device_metrics_;
   std::optional<LossScaler> scaler_;
