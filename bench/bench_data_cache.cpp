@@ -6,7 +6,8 @@
 //   the text is as it was (the remembered key: a stat) and after it changed (the text hashed
 //   again); the entry's bytes and the process's peak resident memory;
 //   per entry count (copies of one small entry): listing 100 .. 10,000 entries; and as many
-//   temporary folders (a killed preparation's; half being prepared, their lock held).
+//   working folders (a corpus preparation's or a vocabulary learning's; half in use, their lock
+//   held, half a kill's leftovers).
 //   bench_data_cache [--pairs 100000,1000000] [--entries 100,1000,10000] [--dir DIR]
 // Run by hand (never in ctest): a few minutes at the defaults.
 #include <fcntl.h>
@@ -97,27 +98,32 @@ void entry_count(const fs::path& dir, std::size_t count) {
   std::printf("%10zu %10zu %12.3f %12.1f\n", count, listed, s, 1e6 * s / listed);
 }
 
-// `count` folders a killed preparation left (.corpus-<hash>.tmp-<suffix>, one small file
-// each), half of them with their corpus's lock held here: each listed costs a lock probe.
+// `count` working folders (one small file each), half a corpus preparation's
+// (.corpus-<hash>.tmp-<suffix>), half a vocabulary learning's (.spm-<...>.tmp-<suffix>); of
+// each kind half with their lock held here (the corpus's lock file, the folder itself): each
+// listed costs a lock probe.
 void temporary_count(const fs::path& dir, std::size_t count) {
   const fs::path cache = dir / ("temporary-" + std::to_string(count)) / "runs.cache";
   fs::create_directories(cache);
   std::vector<int> held;
   for (std::size_t k = 0; k < count; ++k) {
+    const bool vocabulary = k % 4 >= 2, hold = k % 2 == 1;
     char key[48];
-    std::snprintf(key, sizeof key, "corpus-%032zx", k);
+    std::snprintf(key, sizeof key, vocabulary ? "spm-bpe-8000-%016zx" : "corpus-%032zx", k);
     const fs::path folder = cache / ("." + std::string(key) + ".tmp-1-a");
     fs::create_directories(folder);
     std::ofstream(folder / "chunk") << "x";
-    if (k % 2 == 0) continue;
-    const int fd = ::open((cache / (std::string(key) + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
+    if (!hold) continue;
+    const fs::path locked = vocabulary ? folder : cache / (std::string(key) + ".lock");
+    const int fd = vocabulary ? ::open(locked.c_str(), O_RDONLY | O_DIRECTORY)
+                              : ::open(locked.c_str(), O_CREAT | O_RDWR, 0644);
     if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0) held.push_back(fd);
   }
   std::size_t preparing = 0, listed = 0;
   const double s = seconds_of([&] {
     const auto entries = cache_entries(cache.string());
     listed = entries.size();
-    for (const auto& e : entries) preparing += e.state == "preparing";
+    for (const auto& e : entries) preparing += e.state == "preparing" || e.state == "learning";
   });
   for (int fd : held) ::close(fd);
   std::printf("%10zu %10zu %10zu %12.3f %12.1f\n", count, listed, preparing, s,
@@ -148,9 +154,9 @@ int bench_main(int argc, char** argv) {
               "list s", "us an entry");
   for (long n : entries) entry_count(dir, static_cast<std::size_t>(n));
   std::printf(
-      "\nlisting N temporary folders, half of them being prepared (lock held)\n"
-      "%10s %10s %10s %12s %12s\n",
-      "folders", "listed", "preparing", "list s", "us a folder");
+      "\nlisting N working folders (half corpora, half vocabularies), half of them in use (lock "
+      "held)\n%10s %10s %10s %12s %12s\n",
+      "folders", "listed", "in use", "list s", "us a folder");
   for (long n : entries) temporary_count(dir, static_cast<std::size_t>(n));
   fs::remove_all(dir);
   return 0;
