@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "base/util/error.h"
+#include "db/outdated_store.h"
 #include "db/pg_connection.h"
 #include "db/postgres_migrations.h"
 #include "db/sql_store.h"
@@ -272,10 +273,7 @@ std::unique_ptr<StoreBackend> open_postgres_backend(const StoreUrl& url, OpenMod
   if (mode == OpenMode::ReadOnly) {
     if (version == 0) throw InputError(url.shown, 0, "", "empty database, not a Fathom run store");
     if (version < latest_schema_version())
-      throw InputError(url.shown, 0, "",
-                       "run store has schema version " + std::to_string(version) +
-                           ", older than this build's " + std::to_string(latest_schema_version()) +
-                           "; a command that writes to it (e.g. `fathom train`) upgrades it");
+      throw OutdatedStoreError(url.shown, version, latest_schema_version());
     return backend;
   }
   backend->migrate();

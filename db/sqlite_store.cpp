@@ -14,6 +14,7 @@
 
 #include "base/util/error.h"
 #include "db/migrations.h"
+#include "db/outdated_store.h"
 #include "db/sql_store.h"
 #include "db/sqlite_file_identity.h"
 #include "db/sqlite_handle.h"
@@ -250,10 +251,7 @@ std::unique_ptr<StoreBackend> open_sqlite_backend(const StoreUrl& url, OpenMode 
   if (mode == OpenMode::ReadOnly) {
     if (version == 0) throw InputError(path, 0, "", "empty file, not a Fathom run store");
     if (version < latest_schema_version())
-      throw InputError(path, 0, "",
-                       "run store has schema version " + std::to_string(version) +
-                           ", older than this build's " + std::to_string(latest_schema_version()) +
-                           "; a command that writes to it (e.g. `fathom train`) upgrades it");
+      throw OutdatedStoreError(path, version, latest_schema_version());
     return std::make_unique<SqliteBackend>(std::move(db));
   }
 

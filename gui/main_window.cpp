@@ -188,10 +188,13 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   // The same store again: every connection closes before the new one opens (reconnect()).
   if (where == db_location_) closeStore();
   QString error;
-  auto session = StoreSession::open(where, &error);
+  bool outdated = false;
+  auto session = StoreSession::open(where, &error, &outdated);
+  const bool ask = !session && outdated && !quiet;  // the question says why; no warning after
+  if (ask && offerUpgrade(where, error)) session = StoreSession::open(where, &error);
   if (!session) {
     last_error_ = error;
-    if (!quiet) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
+    if (!quiet && !ask) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
     statusBar()->showMessage(error.section('\n', 0, 0) + " " + error.section('\n', 1), 0);
     return false;
   }
@@ -214,6 +217,17 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   return true;
 }
 
+bool MainWindow::offerUpgrade(const QString& where, QString& error) {
+  const auto answer = QMessageBox::question(
+      this, QStringLiteral("Upgrade run store"),
+      error + QStringLiteral("\n\nUpgrade it now? Its runs and metrics are kept."),
+      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+  if (answer != QMessageBox::Yes) return false;
+  if (StoreSession::create_or_upgrade(where, &error)) return true;
+  QMessageBox::warning(this, QStringLiteral("Upgrade run store"), error);
+  return false;
+}
+
 void MainWindow::chooseDatabase() {
   const QString path = choose_file_to_open_or_create(
       this, QStringLiteral("Open or create a run store"), QDir::currentPath(),
@@ -225,22 +239,12 @@ void MainWindow::chooseDatabase() {
         QStringLiteral("%1 does not exist. Create an empty run store there?").arg(path));
     if (answer != QMessageBox::Yes) return;
     QString error;
-    if (!createStore(path, &error)) {
+    if (!StoreSession::create_or_upgrade(path, &error)) {
       QMessageBox::warning(this, QStringLiteral("Create run store"), error);
       return;
     }
   }
   openDatabase(path);
-}
-
-bool MainWindow::createStore(const QString& path, QString* error) {
-  try {
-    db::Store::open(path.toStdString(), db::OpenMode::ReadWrite);  // creates and closes it
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = describe_store_error(e);
-    return false;
-  }
 }
 
 void MainWindow::closeStore() {

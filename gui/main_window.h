@@ -75,7 +75,9 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void chooseDatabase();  // File > Open: an existing store, or a new one after asking
-  static bool createStore(const QString& path, QString* error);
+  // An older store: asks whether to upgrade it and does; false when declined or when it failed
+  // (then shown, and in `error`).
+  bool offerUpgrade(const QString& where, QString& error);
   void closeStore();
   void chooseDatabaseUrl();  // File > Open URL...
   void rememberRecent(const QString& location);

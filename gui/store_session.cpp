@@ -1,6 +1,7 @@
 #include "gui/store_session.h"
 
 #include "base/util/error.h"
+#include "db/outdated_store.h"
 #include "db/store_url.h"
 
 namespace fathom::gui {
@@ -17,7 +18,9 @@ QString describe_store_error(const std::exception& e) {
   return QStringLiteral("Cannot read the run store:\n%1").arg(shown(e.what()));
 }
 
-std::unique_ptr<StoreSession> StoreSession::open(const QString& location, QString* error) {
+std::unique_ptr<StoreSession> StoreSession::open(const QString& location, QString* error,
+                                                 bool* outdated) {
+  if (outdated) *outdated = false;
   const std::string where = location.toStdString();
   // Store::open waits up to a minute on another process's lock, which would freeze the
   // window; this asks with a short timeout first.
@@ -32,8 +35,19 @@ std::unique_ptr<StoreSession> StoreSession::open(const QString& location, QStrin
     auto store = db::Store::open(where, db::OpenMode::ReadOnly);
     return std::unique_ptr<StoreSession>(new StoreSession{std::move(store)});
   } catch (const std::exception& e) {
+    if (outdated) *outdated = dynamic_cast<const db::OutdatedStoreError*>(&e) != nullptr;
     if (error) *error = describe_store_error(e);
     return nullptr;
+  }
+}
+
+bool StoreSession::create_or_upgrade(const QString& location, QString* error) {
+  try {
+    db::Store::open(location.toStdString(), db::OpenMode::ReadWrite);  // creates or migrates
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = describe_store_error(e);
+    return false;
   }
 }
 

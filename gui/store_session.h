@@ -16,8 +16,14 @@ struct StoreSession {
   db::Store store;
 
   // `location`: a file path or store URL (db/store_url.h). nullptr and *error set when it
-  // cannot be used as a run store.
-  static std::unique_ptr<StoreSession> open(const QString& location, QString* error);
+  // cannot be used as a run store; *outdated (when given) then says whether the reason is an
+  // older schema, which upgrade() would fix.
+  static std::unique_ptr<StoreSession> open(const QString& location, QString* error,
+                                            bool* outdated = nullptr);
+  // Opens the store for writing and closes it: that creates a missing one and brings an older
+  // one to this build's schema (as the CLI's writing commands and `fathom db upgrade` do).
+  // False and *error when it cannot.
+  static bool create_or_upgrade(const QString& location, QString* error);
   // False (with *why) while another process locks readers out or the server is lost
   // (Store::busy_reason); polls skip that tick instead of freezing the window on the
   // store's one-minute busy wait.

@@ -182,8 +182,8 @@ def check_version(session, version):
         raise FathomError(f"{session.shown}: empty database, not a Fathom run store")
     if 0 < version < SCHEMA_VERSION:
         raise FathomError(f"{session.shown}: run store has schema version {version}, older than "
-                          f"this package's {SCHEMA_VERSION}; a `fathom` command that writes to "
-                          "it (e.g. `fathom train`) upgrades it")
+                          f"this package's {SCHEMA_VERSION}; `fathom db upgrade` brings it to "
+                          "this schema, as any `fathom` command that writes to it would")
 
 
 # ---- opening ----

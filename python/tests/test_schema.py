@@ -84,10 +84,20 @@ class RefusedStores(Scratch):
         db = self.make_store(fathom.SCHEMA_VERSION + 1)
         self.assertIn("newer", run_fathom(db, "runs", check=False).stderr)
 
-    def test_an_older_schema_asks_for_a_writing_fathom_command(self):
+    def test_an_older_schema_names_the_upgrade_that_then_opens_it(self):
         db = self.make_store(fathom.SCHEMA_VERSION - 1)
-        with self.assertRaisesRegex(fathom.FathomError, r"schema version 4, older .* upgrades"):
+        con = sqlite3.connect(db)  # as version 4 left it: v5 only added this index
+        con.execute("DROP INDEX runs_state")
+        con.commit()
+        con.close()
+        with self.assertRaisesRegex(fathom.FathomError,
+                                    r"schema version 4, older .*`fathom db upgrade`"):
             fathom.open(db)
+        fathom_bin()
+        self.assertIn("fathom db upgrade", run_fathom(db, "runs", check=False).stderr)
+        run_fathom(db, "db", "upgrade")
+        with fathom.open(db) as store:
+            self.assertEqual(len(store.runs()), 1)  # make_store's run, kept
 
     def test_a_damaged_store_is_not_written_to(self):
         db = self.path("runs.db")

@@ -13,6 +13,7 @@
 
 #include "base/util/error.h"
 #include "db/metric_writer.h"
+#include "db/outdated_store.h"
 #include "db/store.h"
 #include "tests/support/store_backends.h"
 
@@ -88,6 +89,25 @@ TEST_F(PostgresStoreTest, AVersion4StoreMigratesToTheLatest) {
       "1");
   EXPECT_EQ(store.list_run_states("").size(), 0u);  // "a" is in no sweep
   EXPECT_EQ(store.list_runs().size(), 1u);
+}
+
+// Read-only, the same store is refused with the versions and the command that upgrades it, its
+// URL shown without the password, and left at version 4.
+TEST_F(PostgresStoreTest, AVersion4StoreReadOnlyIsRefusedNamingTheUpgrade) {
+  Store::open(url_).create_run(named("a"));
+  ft::postgres_exec(name_, "DROP INDEX runs_state");
+  ft::postgres_exec(name_, "UPDATE fathom_meta SET value = '4' WHERE key = 'schema_version'");
+  try {
+    Store::open(url_, OpenMode::ReadOnly);
+    FAIL() << "an older store opened read-only";
+  } catch (const fathom::db::OutdatedStoreError& e) {
+    EXPECT_EQ(e.version(), 4);
+    EXPECT_EQ(e.latest(), Store::latest_schema_version());
+    EXPECT_NE(e.message().find("fathom db upgrade"), std::string::npos) << e.message();
+    EXPECT_EQ(std::string(e.what()).find(password_), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ft::postgres_exec(name_, "SELECT value FROM fathom_meta WHERE key = 'schema_version'"),
+            "4");
 }
 
 TEST_F(PostgresStoreTest, ADatabaseWithForeignTablesIsRefusedAndUntouched) {

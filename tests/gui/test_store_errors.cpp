@@ -1,21 +1,64 @@
 // A run store that cannot be used -- missing, not SQLite, corrupt, newer schema -- gives a
-// message naming the file, never a crash, and leaves the window usable.
+// message naming the file, never a crash, and leaves the window usable; an older one is
+// upgraded when the user says so, and left as it was when not.
 #include <sqlite3.h>
+#include <QApplication>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
+#include "db/migrations.h"
 #include "db/store.h"
 #include "gui/main_window.h"
+#include "gui/runs_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
 
 using namespace fathom::gui;
 
 namespace test_store_errors {
+
+// A store as a build of schema version 4 left it: the first four migrations and one run.
+void write_version4_store(const QString& path) {
+  sqlite3* db = nullptr;
+  QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+  for (int v = 0; v < 4; ++v)
+    QCOMPARE(sqlite3_exec(db, fathom::db::migrations()[v].sql, nullptr, nullptr, nullptr),
+             SQLITE_OK);
+  const char* rows =
+      "PRAGMA user_version = 4;"
+      "INSERT INTO runs (name, sweep, config_json, status, created_at)"
+      " VALUES ('kept', 's', '{}', 'finished', 1);";
+  QCOMPARE(sqlite3_exec(db, rows, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+int schema_version_of(const QString& path) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+  const int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return version;
+}
+
+// Answers the next modal question with `button` once it is open, keeping its text.
+void answer_next_question(QMessageBox::StandardButton button, QString* text) {
+  QTimer::singleShot(0, [button, text] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) return;
+    *text = box->text();
+    box->button(button)->click();
+  });
+}
 
 class StoreErrorsTest : public QObject {
   Q_OBJECT
@@ -91,6 +134,36 @@ class StoreErrorsTest : public QObject {
     QString error;
     QVERIFY(!StoreSession::open(path, &error));
     QVERIFY2(error.contains("future.db") && error.contains("newer"), qPrintable(error));
+  }
+
+  void olderSchemaNamesTheUpgradeAndChangesNothing() {
+    const QString path = dir_.filePath("older.db");
+    write_version4_store(path);
+    QString error;
+    bool outdated = false;
+    QVERIFY(!StoreSession::open(path, &error, &outdated));
+    QVERIFY(outdated);
+    QVERIFY2(error.contains("older.db") && error.contains("fathom db upgrade"), qPrintable(error));
+    MainWindow window;
+    QVERIFY(!window.openDatabase(path, /*quiet=*/true));  // a reconnect or a screenshot: no asking
+    QString asked;
+    answer_next_question(QMessageBox::Cancel, &asked);
+    QVERIFY(!window.openDatabase(path));
+    QVERIFY2(asked.contains("Upgrade it now?"), qPrintable(asked));
+    QCOMPARE(schema_version_of(path), 4);  // declined: the file is as it was
+  }
+
+  void olderSchemaOpensOnceUpgraded() {
+    const QString path = dir_.filePath("upgraded.db");
+    write_version4_store(path);
+    MainWindow window;
+    QString asked;
+    answer_next_question(QMessageBox::Yes, &asked);
+    QVERIFY2(window.openDatabase(path), qPrintable(window.lastError()));
+    QVERIFY(!asked.isEmpty());
+    QCOMPARE(schema_version_of(path), fathom::db::Store::latest_schema_version());
+    QCOMPARE(window.runsView()->model()->runs().size(), size_t{1});
+    QCOMPARE(window.runsView()->model()->runs()[0].name, std::string("kept"));
   }
 
   void lockedDatabaseAnswersQuickly() {
