@@ -73,8 +73,9 @@ void build_front_app(CLI::App& app, GlobalOptions& options) {
   add_compare_command(app, options);
   add_data_command(app, options);
   add_metrics_command(app, options);
-  // `sweep status` and `sweep cancel`; `sweep FILE` runs a sweep, which is fathom-torch's: the
-  // front's `sweep` requires one of the two (cli/command_line.h hands the rest on).
+  // `sweep status`, `sweep cancel` and `sweep extend`; `sweep FILE` runs a sweep, which is
+  // fathom-torch's: the front's `sweep` requires one of them (cli/command_line.h hands the rest
+  // on).
   add_sweep_command_line(app, std::make_shared<SweepArgs>(), options)->require_subcommand(1);
 }
 

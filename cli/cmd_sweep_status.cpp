@@ -180,6 +180,7 @@ CLI::App* add_sweep_command_line(CLI::App& app, const std::shared_ptr<SweepArgs>
   CLI::App* cancel = cmd->add_subcommand("cancel", "Cancel a sweep's queued and running runs");
   cancel->add_option("name", *name, "sweep name")->required();
   cancel->callback([name, args, &global] { sweep_cancel(global, *name); });
+  add_sweep_extend_command(*cmd, global);
   return cmd;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// `fathom sweep`'s command line: its options, and its `status` and `cancel` sub-commands, which
-// only read and write the store. Registered alike by both programs (cli/command_line.h): by
-// fathom-torch, whose `sweep FILE` runs the sweep (cli/cmd_sweep.cpp), and by the front, which
-// serves `sweep status` and `sweep cancel` itself.
+// `fathom sweep`'s command line: its options, and its `status`, `cancel` and `extend`
+// sub-commands, which only read and write the store (and `extend` a sweep file). Registered alike
+// by both programs (cli/command_line.h): by fathom-torch, whose `sweep FILE` runs the sweep
+// (cli/cmd_sweep.cpp), and by the front, which serves `sweep status`, `sweep cancel` and `sweep
+// extend` itself.
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,10 +31,14 @@ struct SweepArgs {
   std::vector<std::string> retry;  // --retry: ended statuses a resume takes back
 };
 
-// Adds `sweep` with every option into `args`, and its `status NAME` and `cancel NAME`
-// sub-commands (their own callbacks); returns it for the caller's callback. `sweep` needs no
-// sub-command: the front, which cannot run a sweep, requires one of its own copy.
+// Adds `sweep` with every option into `args`, and its `status NAME`, `cancel NAME` and
+// `extend FILE` sub-commands (their own callbacks); returns it for the caller's callback. `sweep`
+// needs no sub-command: the front, which cannot run a sweep, requires one of its own copy.
 CLI::App* add_sweep_command_line(CLI::App& app, const std::shared_ptr<SweepArgs>& args,
                                  GlobalOptions& global);
+
+// `sweep extend FILE`: the sweep file of one more learning rate for the curves whose optimum is
+// at the grid's end (cli/cmd_sweep_extend.cpp); added by add_sweep_command_line.
+void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global);
 
 }  // namespace fathom::cli

@@ -385,18 +385,25 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   out.metric = metric;
   std::vector<std::string> order;  // curves in first-seen order (the sweep file's)
   std::map<std::string, std::map<double, std::vector<const TableRun*>>> by_curve;
+  std::map<std::string, std::map<std::string, std::string>> settings;
   const std::set<std::string> distinguishing = curve_axes(runs);
   const std::vector<std::string> named = label_axes(runs, label);
   for (const auto& r : runs) {
     if (!r.axes.count(kLrKey)) continue;
     const std::string name = curve_label(r, distinguishing, named);
-    if (!by_curve.count(name)) order.push_back(name);
+    if (!by_curve.count(name)) {
+      order.push_back(name);
+      for (const auto& [key, value] : r.axes)
+        if (distinguishing.count(key) || std::count(named.begin(), named.end(), key))
+          settings[name][key] = value;
+    }
     by_curve[name][rates.at(r.axes.at(kLrKey))].push_back(&r);
   }
   LeftOut left_out;
   for (const auto& name : order) {
     LrCurve curve;
     curve.label = name;
+    curve.setting = settings[name];
     for (const auto& [lr, members] : by_curve.at(name)) {
       LrPoint p = point_at_rate(lr, members, loss0, left_out);
       if (p.values.empty()) continue;

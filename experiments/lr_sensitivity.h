@@ -12,6 +12,7 @@
 // the range in log rate (sensitivity_over); a 95 % interval comes from resampling each
 // rate's seeds (bootstrap_sensitivity).
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +39,9 @@ struct LrCurve {
   // by a label, see lr_sensitivity); an axis with one value over the runs (e.g. the depth a
   // filter kept) is left out of every label unless named.
   std::string label;
+  // The same axes as key -> value as written in the sweep (axis.KEY tags): what tells this
+  // curve's runs from the others' (experiments/lr_grid_edges.h writes them into a sweep file).
+  std::map<std::string, std::string> setting;
   std::vector<LrPoint> points;  // every rate, ascending
   // Over the table's range only. NaN when fewer than 2 of the curve's rates lie in it (one
   // point says nothing of how the loss moves with the rate) or the curve does not reach both

@@ -1,0 +1,108 @@
+// `fathom sweep extend` as a user runs it, on a stored sweep written here without training
+// (the runs the sweep file expands to, each with the validation loss at update 0, ln 10, and
+// at its end): Post-LN's loss falls to the grid's top rate, Pre-LN's is lowest in the middle,
+// so only Post-LN gets one rate more -- 4e-3 * (4e-3 / 1e-3)^(1/2) = 8e-3 -- for both seeds.
+// The file is written beside the sweep file and never over another; a sweep still running, or
+// a test metric, is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "db/store.h"
+#include "experiments/sweep_spec.h"
+#include "tests/support/fathom_cli_test.h"
+
+namespace test_sweep_extend_cli {
+using fathom::ProgramResult;
+namespace fs = std::filesystem;
+
+class SweepExtendCli : public fathom::testing::FathomCliTest {
+ protected:
+  void SetUp() override {
+    FathomCliTest::SetUp();
+    std::ofstream(dir_ / "base.yaml")
+        << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+    std::ofstream(sweep()) << "name: s\n"
+                              "base: base.yaml\n"
+                              "grid:\n"
+                              "  train.lr: [1e-3, 2e-3, 4e-3]\n"
+                              "  model.norm: [post, pre]\n"
+                              "seeds: [1, 2]\n";
+  }
+  std::string sweep() const { return (dir_ / "s.yaml").string(); }
+
+  // Every run of the sweep, ended as `status` says (finished unless named), with its losses.
+  void store_runs(const std::string& queued_rate = "") const {
+    const std::map<std::string, std::map<std::string, double>> end = {
+        {"post", {{"1e-3", 2.0}, {"2e-3", 1.9}, {"4e-3", 1.7}}},
+        {"pre", {{"1e-3", 2.0}, {"2e-3", 1.5}, {"4e-3", 1.8}}}};
+    auto store = fathom::db::Store::open(db());
+    for (const auto& run :
+         fathom::experiments::expand_sweep(fathom::experiments::load_sweep_file(sweep()))) {
+      std::map<std::string, std::string> axes;
+      for (const auto& a : run.axes) axes[a.key] = a.value;
+      fathom::db::NewRun n;
+      n.name = run.name;
+      n.sweep = "s";
+      n.config_json = "{}";
+      const int64_t id = store.create_run(n);
+      for (const auto& [key, value] : axes) store.set_tag(id, "axis." + key, value);
+      if (axes["train.lr"] == queued_rate) continue;  // left queued
+      const double loss = end.at(axes["model.norm"]).at(axes["train.lr"]) +
+                          (axes["train.seed"] == "2" ? 0.01 : 0.0);
+      store.write_metrics(id,
+                          {{0, "valid_loss", std::log(10.0), 0.0}, {50, "valid_loss", loss, 0.0}});
+      store.set_final_metric(id, "valid_loss", loss);
+      store.finish_run(id, "finished");
+    }
+  }
+};
+
+TEST_F(SweepExtendCli, WritesTheNextRateOfTheOpenCurveBesideTheSweepFile) {
+  store_runs();
+  const ProgramResult r = fathom({"sweep", "extend", sweep()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 curves of train.lr by valid_loss (last): 1 with their optimum inside "
+                       "the grid, 1 at an end"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("norm=post: 0.008 (above 0.004)"), std::string::npos) << r.out;
+  const fs::path edge = dir_ / "s-edge.yaml";
+  ASSERT_TRUE(fs::exists(edge)) << r.out;
+  EXPECT_NE(r.out.find("fathom sweep " + edge.string() + " --resume"), std::string::npos) << r.out;
+  const auto runs =
+      fathom::experiments::expand_sweep(fathom::experiments::load_sweep_file(edge.string()));
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    EXPECT_NE(run.name.find("lr=0.008,norm=post"), std::string::npos) << run.name;
+    EXPECT_DOUBLE_EQ(run.config.train.lr, 8e-3);
+  }
+  // Again: a second file, the first left as it was.
+  const std::string first = fathom::testing::read_text(edge);
+  ASSERT_EQ(fathom({"sweep", "extend", sweep()}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "s-edge2.yaml"));
+  EXPECT_EQ(fathom::testing::read_text(edge), first);
+  // --dry-run prints the file and writes none.
+  const ProgramResult dry = fathom({"sweep", "extend", sweep(), "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("train.lr: [0.008]"), std::string::npos) << dry.out;
+  EXPECT_FALSE(fs::exists(dir_ / "s-edge3.yaml"));
+}
+
+TEST_F(SweepExtendCli, ASweepStillRunningOrATestMetricIsRefused) {
+  store_runs(/*queued_rate=*/"4e-3");
+  const ProgramResult waiting = fathom({"sweep", "extend", sweep()});
+  EXPECT_EQ(waiting.exit_code, 2);
+  EXPECT_NE(waiting.err.find("4 of sweep s's runs are queued or running"), std::string::npos)
+      << waiting.err;
+  const ProgramResult test = fathom({"sweep", "extend", sweep(), "--metric", "test_ppl"});
+  EXPECT_EQ(test.exit_code, 2);
+  EXPECT_NE(test.err.find("test_ppl is a test metric"), std::string::npos) << test.err;
+  EXPECT_FALSE(fs::exists(dir_ / "s-edge.yaml"));
+}
+
+}  // namespace test_sweep_extend_cli
