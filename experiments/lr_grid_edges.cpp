@@ -25,8 +25,7 @@ GridEdges grid_edges(const LrSensitivity& s) {
                           "); no side to extend");
       continue;
     }
-    const double low = c.points.front().lr, high = c.points.back().lr;
-    if (c.best_lr != low && c.best_lr != high) {
+    if (!best_at_an_end(c)) {
       out.closed.push_back(c.label);
       continue;
     }
@@ -34,7 +33,7 @@ GridEdges grid_edges(const LrSensitivity& s) {
     e.label = c.label;
     e.setting = c.setting;
     e.best_lr = c.best_lr;
-    e.above = c.best_lr == high;
+    e.above = c.best_lr == c.points.back().lr;
     std::vector<double> rates;
     for (const auto& p : c.points) rates.push_back(p.lr);
     e.next_text = rate_text(rate_beyond(rates, e.above));

@@ -426,6 +426,12 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
   for (auto& c : out.curves) judge_over(c, over ? over->first : 0, over ? over->second : 0);
 
   add_sensitivity_notes(out, metric, range, over, left_out);
+  const auto open = std::count_if(out.curves.begin(), out.curves.end(), best_at_an_end);
+  if (open > 0)
+    out.notes.push_back(std::to_string(open) + " of " + std::to_string(out.curves.size()) +
+                        " curves have their lowest mean at an end of their rates (\"(an end)\"): "
+                        "their optimum may lie beyond; `fathom sweep extend SWEEP.yaml` writes "
+                        "the next rate for them");
   return out;
 }
 
@@ -467,6 +473,11 @@ LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selecte
   return s;
 }
 
+bool best_at_an_end(const LrCurve& c) {
+  return c.points.size() >= 2 &&
+         (c.best_lr == c.points.front().lr || c.best_lr == c.points.back().lr);
+}
+
 TextTable lr_sensitivity_table(const LrSensitivity& s) {
   TextTable t;
   t.header = {"curve",          "LR sensitivity", "95 % interval", "best lr", "best " + s.metric,
@@ -491,7 +502,9 @@ TextTable lr_sensitivity_table(const LrSensitivity& s) {
                                      ? "[" + lr_number(c.ci_lo) + ", " + lr_number(c.ci_hi) + "]"
                                  : std::isnan(c.sensitivity) ? "-"
                                                              : "n/a (1 seed)";
-    t.rows.push_back({c.label, sensitivity, interval, lr_number(c.best_lr), lr_number(c.best_loss),
+    t.rows.push_back({c.label, sensitivity, interval,
+                      lr_number(c.best_lr) + (best_at_an_end(c) ? " (an end)" : ""),
+                      lr_number(c.best_loss),
                       std::to_string(c.in_range) + " of " + std::to_string(c.points.size()),
                       diverged.empty() ? "-" : diverged});
   }

@@ -56,6 +56,10 @@ struct LrCurve {
   double best_lr = 0, best_loss = 0;
 };
 
+// Whether the curve's lowest mean is at its lowest or highest rate (two rates or more): its
+// optimum may lie beyond its grid (experiments/lr_grid_edges.h writes the next rate).
+bool best_at_an_end(const LrCurve& c);
+
 struct LrSensitivity {
   std::string metric;  // a loss or perplexity: lower is better
   std::vector<LrCurve> curves;
@@ -123,8 +127,8 @@ LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selecte
                                 const std::string& metric, RunValue value = RunValue::Last,
                                 const std::string& label = "", const std::string& range = "");
 
-// One row per curve: its sensitivity and interval, best rate and loss, its rates in the range,
-// and the rates where seeds diverged.
+// One row per curve: its sensitivity and interval, best rate ("(an end)" where best_at_an_end)
+// and loss, its rates in the range, and the rates where seeds diverged.
 TextTable lr_sensitivity_table(const LrSensitivity& s);
 
 }  // namespace fathom::experiments

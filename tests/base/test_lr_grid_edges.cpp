@@ -81,6 +81,17 @@ TEST(LrGridEdges, ACurveIsOpenAtEitherEndClosedInsideAndUnjudgedWithOneRate) {
   EXPECT_EQ(edges.open[1].next_text, "0.0005");
   ASSERT_EQ(edges.notes.size(), 1u);
   EXPECT_NE(edges.notes[0].find("norm=alone: one rate"), std::string::npos) << edges.notes[0];
+  // The sensitivity table and its notes say the same: "(an end)" on the open curves' best rate,
+  // and how many are open.
+  const TextTable table = lr_sensitivity_table(s);
+  ASSERT_EQ(table.rows.size(), 5u);
+  EXPECT_EQ(table.rows[0][3], "0.002");           // inside
+  EXPECT_EQ(table.rows[1][3], "0.004 (an end)");  // above
+  EXPECT_EQ(table.rows[2][3], "0.001 (an end)");  // below
+  EXPECT_EQ(table.rows[4][3], "0.001");           // alone: one rate, no side
+  EXPECT_NE(s.notes.back().find("2 of 5 curves have their lowest mean at an end"),
+            std::string::npos)
+      << s.notes.back();
 }
 
 }  // namespace test_lr_grid_edges
