@@ -1,22 +1,30 @@
 #include "gui/lr_sensitivity_view.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include <qcustomplot.h>
 #include <QComboBox>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "base/util/error.h"
+#include "base/util/file_write.h"
 #include "db/metric_names.h"
+#include "experiments/lr_extension.h"
 #include "experiments/text_table.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/file_dialog.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
@@ -43,7 +51,18 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(split, 1);
-  layout->addWidget(note_);
+  // Beside the notes, which say how many curves have their best rate at an end: a curve whose
+  // best rate is the grid's lowest or highest may have its optimum beyond.
+  extend_ = new QPushButton(QStringLiteral("E&xtend grid..."));
+  extend_->setEnabled(false);
+  extend_->setToolTip(QStringLiteral(
+      "write the sweep file of one rate beyond the grid's end for the curves whose best rate "
+      "is at that end (fathom sweep extend), to run with --resume"));
+  connect(extend_, &QPushButton::clicked, this, [this] { extendGrid(); });
+  auto* under = new QHBoxLayout;
+  under->addWidget(note_, 1);
+  under->addWidget(extend_, 0, Qt::AlignTop);
+  layout->addLayout(under);
 
   connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
@@ -113,6 +132,53 @@ void LrSensitivityView::addCurveOptions(QHBoxLayout* bar) {
   show_caption->setBuddy(show_);
   bar->addWidget(show_caption);
   bar->addWidget(show_);
+}
+
+void LrSensitivityView::extendGrid() {
+  const QString file = choose_file_to_open(
+      this, QStringLiteral("The sweep file %1 was started from").arg(sweep_->currentText()),
+      QDir::currentPath(), QStringLiteral("Sweep files (*.yaml *.yml);;All files (*)"));
+  if (!file.isEmpty()) extendGridFrom(file);
+}
+
+QString LrSensitivityView::extendGridFrom(const QString& sweep_file) {
+  const QString title = QStringLiteral("Extend grid");
+  try {
+    const std::string out = experiments::free_extension_path(sweep_file.toStdString());
+    const auto x = experiments::plan_lr_extension(
+        session_->store, sweep_file.toStdString(), sweep_->currentText().toStdString(),
+        metric_->currentText().toStdString(),
+        static_cast<experiments::RunValue>(value_->currentData().toInt()),
+        std::filesystem::absolute(out).parent_path().string());
+    QStringList lines;
+    for (const auto& e : x.file.extends) lines << QString::fromStdString(e);
+    for (const auto& n : x.notes) lines << QString::fromStdString(n);
+    if (x.text.empty()) {
+      QMessageBox::information(this, title,
+                               QStringLiteral("Nothing to extend.\n") + lines.join('\n'));
+      return {};
+    }
+    QMessageBox ask(QMessageBox::Question, title,
+                    QStringLiteral("Write %1: %2 runs, one rate beyond the grid's end for\n%3")
+                        .arg(QString::fromStdString(out))
+                        .arg(x.file.runs.size())
+                        .arg(lines.join('\n')),
+                    QMessageBox::Yes | QMessageBox::Cancel, this);
+    ask.setDetailedText(QString::fromStdString(x.text));
+    if (ask.exec() != QMessageBox::Yes) return {};
+    write_file_or_throw(out, x.text, "sweep file");
+    const QString command =
+        QStringLiteral("fathom sweep %1 --resume%2")
+            .arg(QString::fromStdString(out),
+                 x.set.empty() ? QString() : " --set " + QString::fromStdString(x.set));
+    QMessageBox::information(this, title,
+                             QStringLiteral("Wrote %1. Train its runs with\n%2")
+                                 .arg(QString::fromStdString(out), command));
+    return QString::fromStdString(out);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, title, describe_store_error(e));
+    return {};
+  }
 }
 
 // The figure above its table, and the notes.
@@ -230,9 +296,12 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
   figure = plot::lr_sensitivity_figure(*shown_, /*sensitivity_in_legend=*/false);
   table = experiments::lr_sensitivity_table(*shown_);
   notes = shown_->notes;
+  extend_->setEnabled(
+      std::any_of(shown_->curves.begin(), shown_->curves.end(), experiments::best_at_an_end));
 }
 
 void LrSensitivityView::redraw() {
+  extend_->setEnabled(false);
   shown_.reset();
   transfer_.reset();
   figure_.reset();

@@ -24,6 +24,7 @@ class QCustomPlot;
 class QHBoxLayout;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSplitter;
 class QTableWidget;
 
@@ -51,6 +52,12 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QTableWidget* table() const { return table_; }
   // The notes under the table, or what is wrong with the filter or the label.
   QString noteText() const;
+  // "Extend grid...": enabled while a curve's best rate is at an end of its rates.
+  QPushButton* extendButton() const { return extend_; }
+  // The button's work once the sweep file is chosen: the sweep file of the next rate for those
+  // curves (experiments/lr_extension.h) shown, and written beside `sweep_file` when the user
+  // says so; its path, or "" when nothing was written (then a message said why).
+  QString extendGridFrom(const QString& sweep_file);
 
  signals:
   void error(const QString& message);
@@ -59,6 +66,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   // The constructor's parts.
   QHBoxLayout* buildChoiceBar();
   void addCurveOptions(QHBoxLayout* bar);
+  void extendGrid();  // asks for the sweep file, then extendGridFrom
   QSplitter* buildResults();
   void redraw();
   // The figure, table and notes of the current choice; throws what the loaders throw.
@@ -73,6 +81,7 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QLineEdit* label_;  // the axes that name the curves, "model.norm+model.init" (--label)
   QLineEdit* range_;  // the rates every sensitivity is over, "LO:HI" (--range); empty: common
   QComboBox* show_;   // sensitivity | transfer across depth
+  QPushButton* extend_;
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;

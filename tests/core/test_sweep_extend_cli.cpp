@@ -1,20 +1,16 @@
-// `fathom sweep extend` as a user runs it, on a stored sweep written here without training
-// (the runs the sweep file expands to, each with the validation loss at update 0, ln 10, and
-// at its end): Post-LN's loss falls to the grid's top rate, Pre-LN's is lowest in the middle,
-// so only Post-LN gets one rate more -- 4e-3 * (4e-3 / 1e-3)^(1/2) = 8e-3 -- for both seeds.
-// The file is written beside the sweep file and never over another; a sweep still running, or
-// a test metric, is refused.
+// `fathom sweep extend` as a user runs it, on a stored sweep written without training
+// (tests/support/stored_lr_sweep.h): Post-LN's loss falls to the grid's top rate, Pre-LN's is
+// lowest in the middle, so only Post-LN gets one rate more -- 4e-3 * (4e-3 / 1e-3)^(1/2) =
+// 8e-3 -- for both seeds. The file is written beside the sweep file and never over another; a
+// sweep still running, or a test metric, is refused.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <string>
 
-#include "db/store.h"
 #include "experiments/sweep_spec.h"
 #include "tests/support/fathom_cli_test.h"
+#include "tests/support/stored_lr_sweep.h"
 
 namespace test_sweep_extend_cli {
 using fathom::ProgramResult;
@@ -24,42 +20,13 @@ class SweepExtendCli : public fathom::testing::FathomCliTest {
  protected:
   void SetUp() override {
     FathomCliTest::SetUp();
-    std::ofstream(dir_ / "base.yaml")
-        << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
-    std::ofstream(sweep()) << "name: s\n"
-                              "base: base.yaml\n"
-                              "grid:\n"
-                              "  train.lr: [1e-3, 2e-3, 4e-3]\n"
-                              "  model.norm: [post, pre]\n"
-                              "seeds: [1, 2]\n";
+    sweep_ = fathom::testing::write_lr_sweep_file(dir_);
   }
-  std::string sweep() const { return (dir_ / "s.yaml").string(); }
-
-  // Every run of the sweep, ended as `status` says (finished unless named), with its losses.
+  const std::string& sweep() const { return sweep_; }
   void store_runs(const std::string& queued_rate = "") const {
-    const std::map<std::string, std::map<std::string, double>> end = {
-        {"post", {{"1e-3", 2.0}, {"2e-3", 1.9}, {"4e-3", 1.7}}},
-        {"pre", {{"1e-3", 2.0}, {"2e-3", 1.5}, {"4e-3", 1.8}}}};
-    auto store = fathom::db::Store::open(db());
-    for (const auto& run :
-         fathom::experiments::expand_sweep(fathom::experiments::load_sweep_file(sweep()))) {
-      std::map<std::string, std::string> axes;
-      for (const auto& a : run.axes) axes[a.key] = a.value;
-      fathom::db::NewRun n;
-      n.name = run.name;
-      n.sweep = "s";
-      n.config_json = "{}";
-      const int64_t id = store.create_run(n);
-      for (const auto& [key, value] : axes) store.set_tag(id, "axis." + key, value);
-      if (axes["train.lr"] == queued_rate) continue;  // left queued
-      const double loss = end.at(axes["model.norm"]).at(axes["train.lr"]) +
-                          (axes["train.seed"] == "2" ? 0.01 : 0.0);
-      store.write_metrics(id,
-                          {{0, "valid_loss", std::log(10.0), 0.0}, {50, "valid_loss", loss, 0.0}});
-      store.set_final_metric(id, "valid_loss", loss);
-      store.finish_run(id, "finished");
-    }
+    fathom::testing::store_lr_sweep_runs(db(), sweep_, queued_rate);
   }
+  std::string sweep_;
 };
 
 TEST_F(SweepExtendCli, WritesTheNextRateOfTheOpenCurveBesideTheSweepFile) {
