@@ -364,14 +364,25 @@ void SweepEditor::start() {
     }
     const QString saving =
         dirty_ ? QStringLiteral("\n\nYour edits are saved to %1 first.").arg(file_) : QString();
-    if (QMessageBox::question(
-            this, QStringLiteral("Start sweep"),
-            QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?%5")
-                .arg(QString::fromStdString(form_->form().name))
-                .arg(check_.runs)
-                .arg(jobs_->value())
-                .arg(QString::fromStdString(db::redact_url(db_location_.toStdString())))
-                .arg(saving)) != QMessageBox::Yes)
+    const std::string name = form_->form().name;
+    const size_t stored = storedRuns(name);
+    const QString store = QString::fromStdString(db::redact_url(db_location_.toStdString()));
+    const QString question =
+        stored == 0 ? QStringLiteral("Start sweep %1: %2 runs, %3 at a time, into %4?%5")
+                          .arg(QString::fromStdString(name))
+                          .arg(check_.runs)
+                          .arg(jobs_->value())
+                          .arg(store, saving)
+                    : QStringLiteral(
+                          "Sweep %1 has %2 runs in %3 already. Resume it, %4 at a time? Its "
+                          "ended runs are kept, queued and interrupted ones continue, and "
+                          "this file's runs not yet in the store are added.%5")
+                          .arg(QString::fromStdString(name))
+                          .arg(stored)
+                          .arg(store)
+                          .arg(jobs_->value())
+                          .arg(saving);
+    if (QMessageBox::question(this, QStringLiteral("Start sweep"), question) != QMessageBox::Yes)
       return;
   }
   startSweep();
@@ -406,8 +417,13 @@ bool SweepEditor::startSweep() {
   process.setProgram(binary);
   // The store goes in the environment, not argv (a URL may hold a password; `ps` shows argv).
   process.setProcessEnvironment(fathom_environment(db_location_));
-  process.setArguments({QStringLiteral("sweep"), file_, QStringLiteral("--jobs"),
-                        QString::number(jobs_->value()), QStringLiteral("--no-progress")});
+  // A sweep the store holds runs of is refused without --resume, which is what continuing it
+  // or adding a second file's runs to it means.
+  const bool resume = storedRuns(form_->form().name) > 0;
+  QStringList args{QStringLiteral("sweep"), file_, QStringLiteral("--jobs"),
+                   QString::number(jobs_->value()), QStringLiteral("--no-progress")};
+  if (resume) args << QStringLiteral("--resume");
+  process.setArguments(args);
   const QString log = file_ + QStringLiteral(".log");
   process.setStandardOutputFile(log, QIODevice::Append);
   process.setStandardErrorFile(log, QIODevice::Append);
@@ -418,7 +434,8 @@ bool SweepEditor::startSweep() {
     return false;
   }
   const QString name = QString::fromStdString(form_->form().name);
-  output_->appendPlainText(QStringLiteral("started sweep %1 (pid %2), %3 runs, %4 jobs; log: %5")
+  output_->appendPlainText(QStringLiteral("%1 sweep %2 (pid %3), %4 runs, %5 jobs; log: %6")
+                               .arg(resume ? QStringLiteral("resumed") : QStringLiteral("started"))
                                .arg(name)
                                .arg(pid)
                                .arg(check_.runs)
@@ -426,6 +443,17 @@ bool SweepEditor::startSweep() {
                                .arg(log));
   emit sweepStarted(name);
   return true;
+}
+
+size_t SweepEditor::storedRuns(const std::string& name) const {
+  if (db_location_.isEmpty() || name.empty()) return 0;
+  try {
+    return db::Store::open(db_location_.toStdString(), db::OpenMode::ReadOnly)
+        .list_run_states(name)
+        .size();
+  } catch (const std::exception&) {
+    return 0;  // no store yet, or one `fathom sweep` will name the trouble with
+  }
 }
 
 }  // namespace fathom::gui

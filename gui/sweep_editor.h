@@ -44,7 +44,10 @@ class SweepEditor : public QWidget, public WorkbenchView {
   // Runs the check now instead of after the typing pause.
   void checkNow();
   const SweepCheck& lastCheck() const { return check_; }
-  // Start without the confirmation question; false when it did not start.
+  // Start without the confirmation question; false when it did not start. A sweep whose name
+  // has runs in the store already is resumed (`--resume`: ended runs kept, queued and
+  // interrupted ones continued, the file's runs not yet stored added -- a second grid of the
+  // same sweep, `fathom sweep extend`'s file), which the question says first.
   bool startSweep();
 
   SweepFormWidget* form() const { return form_; }
@@ -89,6 +92,8 @@ class SweepEditor : public QWidget, public WorkbenchView {
   // Saves unsaved edits (asking for a path when there is none); false if the user declined.
   bool ensureSaved();
   QString fathomOrComplain();
+  // The runs the store holds of sweep `name` (0 when it cannot be read: the start then says why).
+  size_t storedRuns(const std::string& name) const;
 
   SweepFormWidget* form_;
   QPlainTextEdit* yaml_;

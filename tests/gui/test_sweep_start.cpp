@@ -70,6 +70,22 @@ class SweepStartTest : public QObject {
     const auto runs = store.list_runs("tiny-sweep");
     QCOMPARE(store.tags(runs.front().id).at("axis.model.norm"), std::string("post"));
     QVERIFY(!store.metric_series(runs.back().id, "train_loss").empty());
+
+    // The sweep's grid grown by one value and started again: resumed, so the two ended runs
+    // are kept as they are and only the new one trains (without --resume the sweep is refused).
+    editor.setYaml("name: tiny-sweep\nbase: tiny.yaml\ngrid:\n  model.norm: [post, pre, peri]\n");
+    QVERIFY(editor.saveFile(sweep));
+    QVERIFY(editor.startSweep());
+    QVERIFY2(editor.outputView()->toPlainText().contains("resumed sweep tiny-sweep"),
+             qPrintable(editor.outputView()->toPlainText()));
+    QTRY_COMPARE_WITH_TIMEOUT(finished(), 3, 90000);
+    const auto again = Store::open(db.toStdString(), fathom::db::OpenMode::ReadOnly);
+    const auto all = again.list_runs("tiny-sweep");
+    QCOMPARE(all.size(), size_t{3});
+    for (size_t i = 0; i < runs.size(); ++i) {  // the first two untouched
+      QCOMPARE(all[i].id, runs[i].id);
+      QCOMPARE(all[i].finished_at, runs[i].finished_at);
+    }
   }
 };
 
