@@ -171,9 +171,11 @@ QString LrSensitivityView::extendGridFrom(const QString& sweep_file) {
         QStringLiteral("fathom sweep %1 --resume%2")
             .arg(QString::fromStdString(out),
                  x.set.empty() ? QString() : " --set " + QString::fromStdString(x.set));
-    QMessageBox::information(this, title,
-                             QStringLiteral("Wrote %1. Train its runs with\n%2")
-                                 .arg(QString::fromStdString(out), command));
+    QMessageBox::information(
+        this, title,
+        QStringLiteral("Wrote %1. Train its runs with\n%2\nor open it in the Sweep editor and "
+                       "Start it there (it resumes the sweep).")
+            .arg(QString::fromStdString(out), command));
     return QString::fromStdString(out);
   } catch (const std::exception& e) {
     QMessageBox::warning(this, title, describe_store_error(e));
