@@ -56,7 +56,16 @@ LrExtension plan_lr_extension(const db::Store& store, const std::string& sweep_f
   x.sweep = name.empty() ? spec.name : name;
   const auto runs = store.list_runs(x.sweep);
   refuse_unended(runs, x.sweep, store.path());
-  const LrSensitivity s = load_lr_sensitivity(store, x.sweep, metric, value);
+  LrSensitivity s;
+  try {
+    s = load_lr_sensitivity(store, x.sweep, metric, value);
+  } catch (const InputError& e) {
+    if (e.field() != "--sweep") throw;  // a metric that is no loss names itself
+    throw InputError(sweep_file, 0, "grid",
+                     "sweep " + x.sweep + " has no " + kLrKey +
+                         " axis of two or more values in the store: no learning-rate grid to "
+                         "extend");
+  }
   x.curves = s.curves.size();
   x.edges = grid_edges(s);
   x.file = extend_sweep(sweep_file, spec, x.edges.open, out_dir, x.sweep);

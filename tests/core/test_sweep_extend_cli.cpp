@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "db/store.h"
 #include "experiments/sweep_spec.h"
 #include "tests/support/fathom_cli_test.h"
 #include "tests/support/stored_lr_sweep.h"
@@ -70,6 +72,18 @@ TEST_F(SweepExtendCli, ASweepStillRunningOrATestMetricIsRefused) {
   EXPECT_EQ(test.exit_code, 2);
   EXPECT_NE(test.err.find("test_ppl is a test metric"), std::string::npos) << test.err;
   EXPECT_FALSE(fs::exists(dir_ / "s-edge.yaml"));
+}
+
+TEST_F(SweepExtendCli, ASweepWithoutARateAxisIsSaidSo) {
+  std::ofstream(dir_ / "n.yaml") << "name: n\nbase: base.yaml\ngrid:\n  model.norm: [post, pre]\n";
+  auto store = fathom::db::Store::open(db());
+  fathom::db::NewRun run;
+  run.name = "n/norm=post";
+  run.sweep = "n";
+  store.finish_run(store.create_run(run), "finished");
+  const ProgramResult r = fathom({"sweep", "extend", (dir_ / "n.yaml").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("n.yaml: 'grid': sweep n has no train.lr axis"), std::string::npos) << r.err;
 }
 
 }  // namespace test_sweep_extend_cli
