@@ -381,6 +381,10 @@ void MainWindow::showError(const QString& message) {
 void MainWindow::showMessage(const QString& message) { statusBar()->showMessage(message, 10000); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!editor_->keepOrDiscardEdits()) {  // the sweep being written is nowhere else
+    event->ignore();
+    return;
+  }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());

@@ -263,7 +263,20 @@ bool SweepEditor::saveFile(const QString& path) {
   return true;
 }
 
+bool SweepEditor::keepOrDiscardEdits() {
+  if (!dirty_) return true;
+  const QString what = file_.isEmpty() ? QStringLiteral("the new sweep") : file_;
+  const auto answer = QMessageBox::question(
+      this, QStringLiteral("Unsaved sweep"), QStringLiteral("Save your changes to %1?").arg(what),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Discard) return true;
+  if (answer != QMessageBox::Save) return false;
+  save();
+  return !dirty_;
+}
+
 void SweepEditor::open() {
+  if (!keepOrDiscardEdits()) return;
   const QString path = choose_file_to_open(this, QStringLiteral("Open sweep"), baseDir(),
                                            QStringLiteral("Sweep YAML (*.yaml *.yml)"));
   if (!path.isEmpty()) openFile(path);

@@ -44,6 +44,11 @@ class SweepEditor : public QWidget, public WorkbenchView {
   // Runs the check now instead of after the typing pause.
   void checkNow();
   const SweepCheck& lastCheck() const { return check_; }
+  // Before the edits would be lost (File > Open of another sweep, closing the window): with
+  // unsaved edits, asks whether to save them (Save, Discard, Cancel); true when nothing is
+  // lost or the user chose so, false on Cancel or a save that did not happen.
+  bool keepOrDiscardEdits();
+  bool hasUnsavedEdits() const { return dirty_; }
   // Start without the confirmation question; false when it did not start. A sweep whose name
   // has runs in the store already is resumed (`--resume`: ended runs kept, queued and
   // interrupted ones continued, the file's runs not yet stored added -- a second grid of the

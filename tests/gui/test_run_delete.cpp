@@ -18,6 +18,7 @@
 #include "gui/runs_model.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/answer_message_box.h"
 #include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
@@ -25,16 +26,6 @@ using fathom::db::Store;
 using namespace fathom::gui;
 
 namespace test_run_delete {
-
-// Answers the next modal message box with `button` once it is open.
-void answer_next_dialog(QMessageBox::StandardButton button, bool* seen) {
-  QTimer::singleShot(0, [button, seen] {
-    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (!box) return;
-    *seen = true;
-    box->button(button)->click();
-  });
-}
 
 void select_run(RunsView& view, int64_t id) {
   for (int row = 0; row < view.table()->model()->rowCount(); ++row)
@@ -83,7 +74,7 @@ class RunDeleteTest : public QObject {
     select_run(view, gone);
     QCOMPARE(view.selectedRuns().size(), size_t(1));
     bool seen = false;
-    answer_next_dialog(QMessageBox::Cancel, &seen);
+    fathom::testing::answer_next_message_box(QMessageBox::Cancel, &seen);
     view.deleteSelected();
     QVERIFY(seen);
     QCOMPARE(view.model()->rowCount(), 2);
@@ -92,7 +83,7 @@ class RunDeleteTest : public QObject {
     // Yes: the run goes from the table, the store and the disk.
     select_run(view, gone);
     seen = false;
-    answer_next_dialog(QMessageBox::Yes, &seen);
+    fathom::testing::answer_next_message_box(QMessageBox::Yes, &seen);
     view.deleteSelected();
     QVERIFY(seen);
     QCOMPARE(view.model()->rowCount(), 1);

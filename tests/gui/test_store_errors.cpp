@@ -2,22 +2,20 @@
 // message naming the file, never a crash, and leaves the window usable; an older one is
 // upgraded when the user says so, and left as it was when not.
 #include <sqlite3.h>
-#include <QApplication>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 
 #include "db/migrations.h"
 #include "db/store.h"
 #include "gui/main_window.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "tests/gui/answer_message_box.h"
 #include "tests/gui/gui_test_registry.h"
 
 using namespace fathom::gui;
@@ -48,16 +46,6 @@ int schema_version_of(const QString& path) {
   sqlite3_finalize(st);
   sqlite3_close(db);
   return version;
-}
-
-// Answers the next modal question with `button` once it is open, keeping its text.
-void answer_next_question(QMessageBox::StandardButton button, QString* text) {
-  QTimer::singleShot(0, [button, text] {
-    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (!box) return;
-    *text = box->text();
-    box->button(button)->click();
-  });
 }
 
 class StoreErrorsTest : public QObject {
@@ -147,7 +135,7 @@ class StoreErrorsTest : public QObject {
     MainWindow window;
     QVERIFY(!window.openDatabase(path, /*quiet=*/true));  // a reconnect or a screenshot: no asking
     QString asked;
-    answer_next_question(QMessageBox::Cancel, &asked);
+    fathom::testing::answer_next_message_box(QMessageBox::Cancel, nullptr, &asked);
     QVERIFY(!window.openDatabase(path));
     QVERIFY2(asked.contains("Upgrade it now?"), qPrintable(asked));
     QCOMPARE(schema_version_of(path), 4);  // declined: the file is as it was
@@ -158,7 +146,7 @@ class StoreErrorsTest : public QObject {
     write_version4_store(path);
     MainWindow window;
     QString asked;
-    answer_next_question(QMessageBox::Yes, &asked);
+    fathom::testing::answer_next_message_box(QMessageBox::Yes, nullptr, &asked);
     QVERIFY2(window.openDatabase(path), qPrintable(window.lastError()));
     QVERIFY(!asked.isEmpty());
     QCOMPARE(schema_version_of(path), fathom::db::Store::latest_schema_version());
