@@ -1,0 +1,112 @@
+// `fathom sweep extend` at the sizes a depth x method x learning-rate study reaches: 8 methods
+// x 4 depths x 8 rates x S seeds, 1,024 to 16,384 runs in a SQLite store, whose losses put half
+// the methods' optima above the grid's top rate (their curves fall to it) -- 16 open curves of
+// 32. Times plan_lr_extension (the sweep's curves read and judged, the extension file written
+// and checked by expansion) and says whether the file holds exactly the open curves' runs.
+//   build/bench/bench_sweep_extend [SEEDS,... (default 4,16,64)]
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/util/strings.h"
+#include "db/store.h"
+#include "experiments/lr_extension.h"
+
+namespace {
+namespace fs = std::filesystem;
+using namespace fathom;
+using Clock = std::chrono::steady_clock;
+
+const std::vector<std::string> kMethods = {"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"};
+const std::vector<std::string> kDepths = {"6", "12", "24", "48"};
+const std::vector<std::string> kRates = {"1e-4", "2e-4", "5e-4", "1e-3",
+                                         "2e-3", "5e-3", "1e-2", "2e-2"};
+
+void write_sweep(const fs::path& dir, int seeds) {
+  std::ofstream(dir / "base.yaml") << "model: {d_model: 16, heads: 2, d_ff: 32}\n"
+                                      "data: {task: synthetic}\n";
+  std::string list;
+  for (int s = 1; s <= seeds; ++s) list += (s > 1 ? ", " : "") + std::to_string(s);
+  std::ofstream(dir / "study.yaml")
+      << "name: study\nbase: base.yaml\ngrid:\n  train.lr: [" << join(kRates, ", ")
+      << "]\n  model.encoder_layers: [" << join(kDepths, ", ") << "]\n  model.dropout: [0.0, 0.1, "
+      << "0.2, 0.3, 0.4, 0.5, 0.6, 0.7]\nseeds: [" << list << "]\n";
+}
+
+// Method i is dropout 0.i; the odd ones have their optimum at 5e-2, past the top rate.
+void fill(db::Store& store, int seeds) {
+  int64_t id = 0;
+  for (size_t m = 0; m < kMethods.size(); ++m)
+    for (const auto& depth : kDepths)
+      for (const auto& rate : kRates)
+        for (int seed = 1; seed <= seeds; ++seed) {
+          const std::string dropout = m == 0 ? "0.0" : "0." + std::to_string(m);
+          db::RunExport r;
+          r.run.id = ++id;
+          r.run.name = "study/lr=" + rate + ",encoder_layers=" + depth + ",dropout=" + dropout +
+                       ",seed=" + std::to_string(seed);
+          r.run.sweep = "study";
+          r.run.status = "finished";
+          r.run.updates = 1000;
+          r.run.config_json = "{}";
+          const double best = m % 2 ? 5e-2 : 1e-3;
+          const double loss = 2 + std::pow(std::log(std::stod(rate) / best), 2) / 8 +
+                              0.01 * std::sin(seed * 1.7 + m);
+          r.run.final_metrics = {{"valid_loss", loss}};
+          r.tags = {{"axis.train.lr", rate},
+                    {"axis.model.encoder_layers", depth},
+                    {"axis.model.dropout", dropout},
+                    {"axis.train.seed", std::to_string(seed)}};
+          r.metrics = {{0, "valid_loss", 9.0, 0.0}, {1000, "valid_loss", loss, 1.0}};
+          store.import_run(r);
+        }
+}
+
+long peak_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {4, 16, 64};
+  if (argc > 1) {
+    sizes.clear();
+    for (const auto& s : split(argv[1], ',')) sizes.push_back(std::stoi(s));
+  }
+  std::printf(
+      "| runs | extend | open curves | runs in the file | right | peak RSS MB |\n"
+      "|---:|---:|---:|---:|---|---:|\n");
+  for (int seeds : sizes) {
+    const fs::path dir = fs::temp_directory_path() / ("bench-extend-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    write_sweep(dir, seeds);
+    {
+      auto store = db::Store::open((dir / "runs.db").string());
+      fill(store, seeds);
+    }
+    const auto store = db::Store::open((dir / "runs.db").string(), db::OpenMode::ReadOnly);
+    const auto t = Clock::now();
+    const auto x =
+        experiments::plan_lr_extension(store, (dir / "study.yaml").string(), "", "valid_loss",
+                                       experiments::RunValue::Last, dir.string());
+    const double s = std::chrono::duration<double>(Clock::now() - t).count();
+    const size_t want = 16 * static_cast<size_t>(seeds);  // 4 odd methods x 4 depths x seeds
+    std::printf("| %zu | %.3f s | %zu | %zu | %s | %ld |\n", x.curves * kRates.size() * seeds, s,
+                x.edges.open.size(), x.file.runs.size(),
+                x.edges.open.size() == 16 && x.file.runs.size() == want ? "yes" : "NO", peak_mb());
+    std::fflush(stdout);
+    fs::remove_all(dir);
+  }
+  return 0;
+}
