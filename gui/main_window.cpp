@@ -190,11 +190,14 @@ bool MainWindow::openDatabase(const QString& location, bool quiet) {
   QString error;
   bool outdated = false;
   auto session = StoreSession::open(where, &error, &outdated);
-  const bool ask = !session && outdated && !quiet;  // the question says why; no warning after
-  if (ask && offerUpgrade(where, error)) session = StoreSession::open(where, &error);
+  bool answered = false;  // the upgrade's question (and its failure) said why: no warning after
+  if (!session && outdated && !quiet) {
+    answered = !offerUpgrade(where, error);
+    if (!answered) session = StoreSession::open(where, &error);
+  }
   if (!session) {
     last_error_ = error;
-    if (!quiet && !ask) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
+    if (!quiet && !answered) QMessageBox::warning(this, QStringLiteral("Open run store"), error);
     statusBar()->showMessage(error.section('\n', 0, 0) + " " + error.section('\n', 1), 0);
     return false;
   }
