@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 namespace fathom::experiments {
 
@@ -37,7 +36,6 @@ GridEdges grid_edges(const LrSensitivity& s) {
     std::vector<double> rates;
     for (const auto& p : c.points) rates.push_back(p.lr);
     e.next_text = rate_text(rate_beyond(rates, e.above));
-    e.next_lr = std::strtod(e.next_text.c_str(), nullptr);
     out.open.push_back(std::move(e));
   }
   return out;

@@ -7,6 +7,7 @@
 // then brackets it); `fathom sweep extend` writes those runs as a sweep file
 // (experiments/sweep_extension.h). The depth studies did this three times by hand
 // (configs/presets/*-edge.yaml).
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,8 +21,8 @@ struct OpenEdge {
   std::map<std::string, std::string> setting;  // its axes' values (LrCurve::setting)
   double best_lr = 0;                          // the end rate with the lowest mean
   bool above = false;                          // the highest rate (else the lowest)
-  double next_lr = 0;                          // one grid step beyond it
-  std::string next_text;                       // next_lr as the sweep file writes it
+  std::string next_text;                       // one grid step beyond it, as the file writes it
+  double next_lr() const { return std::strtod(next_text.c_str(), nullptr); }
 };
 
 struct GridEdges {

@@ -74,7 +74,7 @@ TEST(LrGridEdges, ACurveIsOpenAtEitherEndClosedInsideAndUnjudgedWithOneRate) {
   EXPECT_TRUE(edges.open[0].above);
   EXPECT_DOUBLE_EQ(edges.open[0].best_lr, 4e-3);
   EXPECT_EQ(edges.open[0].next_text, "0.008");  // (4e-3 / 1e-3)^(1/2) = 2 beyond 4e-3
-  EXPECT_DOUBLE_EQ(edges.open[0].next_lr, 8e-3);
+  EXPECT_DOUBLE_EQ(edges.open[0].next_lr(), 8e-3);
   EXPECT_EQ(edges.open[0].setting, (std::map<std::string, std::string>{{"model.norm", "above"}}));
   EXPECT_EQ(edges.open[1].label, "norm=below");
   EXPECT_FALSE(edges.open[1].above);
