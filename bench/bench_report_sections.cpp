@@ -6,7 +6,6 @@
 // sensitivity over the whole selection and the importance decomposition; peak memory after each
 // size. Both ways must give the same best rates ("same: yes").
 //   build/bench/bench_report_sections [SEEDS,... (default 32,128,512)]
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +16,8 @@
 #include <vector>
 
 #include "base/util/strings.h"
+#include "bench/peak_rss.h"
+#include "bench/size_list.h"
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
 #include "experiments/lr_transfer.h"
@@ -64,24 +65,14 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-long peak_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes = {32, 128, 512};
-  if (argc > 1) {
-    sizes.clear();
-    for (const auto& s : split(argv[1], ',')) sizes.push_back(std::stoi(s));
-  }
+  const std::vector<long> sizes = bench::parse_size_list(argc > 1 ? argv[1] : "32,128,512");
   std::printf(
       "| runs | transfer now | transfer before | ratio | same | sensitivity | importance "
       "| peak RSS MB |\n|---:|---:|---:|---:|---|---:|---:|---:|\n");
-  for (int seeds : sizes) {
+  for (long seeds : sizes) {
     const fs::path path =
         fs::temp_directory_path() / ("bench-report-" + std::to_string(getpid()) + ".db");
     fs::remove(path);
@@ -122,7 +113,7 @@ int main(int argc, char** argv) {
     const double importance_s = seconds_since(t);
     std::printf("| %zu | %.3f s | %.3f s | %.2f | %s | %.3f s | %.3f s | %ld |\n",
                 selected.runs.size(), now_s, before_s, before_s / now_s, same ? "yes" : "NO",
-                sensitivity_s, importance_s, peak_mb());
+                sensitivity_s, importance_s, bench::peak_rss_mb());
     std::fflush(stdout);
     if (sensitivity.curves.empty() || importance.axes.empty()) return 1;
     fs::remove(path);

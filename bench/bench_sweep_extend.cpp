@@ -4,7 +4,6 @@
 // 32. Times plan_lr_extension (the sweep's curves read and judged, the extension file written
 // and checked by expansion) and says whether the file holds exactly the open curves' runs.
 //   build/bench/bench_sweep_extend [SEEDS,... (default 4,16,64)]
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +15,8 @@
 #include <vector>
 
 #include "base/util/strings.h"
+#include "bench/peak_rss.h"
+#include "bench/size_list.h"
 #include "db/store.h"
 #include "experiments/lr_extension.h"
 
@@ -69,24 +70,14 @@ void fill(db::Store& store, int seeds) {
         }
 }
 
-long peak_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes = {4, 16, 64};
-  if (argc > 1) {
-    sizes.clear();
-    for (const auto& s : split(argv[1], ',')) sizes.push_back(std::stoi(s));
-  }
+  const std::vector<long> sizes = bench::parse_size_list(argc > 1 ? argv[1] : "4,16,64");
   std::printf(
       "| runs | extend | open curves | runs in the file | right | peak RSS MB |\n"
       "|---:|---:|---:|---:|---|---:|\n");
-  for (int seeds : sizes) {
+  for (long seeds : sizes) {
     const fs::path dir = fs::temp_directory_path() / ("bench-extend-" + std::to_string(getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -104,7 +95,8 @@ int main(int argc, char** argv) {
     const size_t want = 16 * static_cast<size_t>(seeds);  // 4 odd methods x 4 depths x seeds
     std::printf("| %zu | %.3f s | %zu | %zu | %s | %ld |\n", x.curves * kRates.size() * seeds, s,
                 x.edges.open.size(), x.file.runs.size(),
-                x.edges.open.size() == 16 && x.file.runs.size() == want ? "yes" : "NO", peak_mb());
+                x.edges.open.size() == 16 && x.file.runs.size() == want ? "yes" : "NO",
+                bench::peak_rss_mb());
     std::fflush(stdout);
     fs::remove_all(dir);
   }

@@ -178,8 +178,9 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"std", "minmax", "min-max", "none"}))
       ->default_str("std");
   cmd->add_option("--x", args->x,
-                  "x axis: update, tokens (target tokens seen) or time (since the run's start)")
-      ->check(CLI::IsMember({"update", "tokens", "time"}))
+                  "x axis: update, tokens (target tokens seen), compute (training FLOPs, "
+                  "core/train/training_flops.h) or time (since the run's start)")
+      ->check(CLI::IsMember({"update", "tokens", "compute", "time"}))
       ->default_str("update");
   cmd->add_option("--spike-k", args->spikes.k,
                   "a run's train_loss and grad_norm curves mark their spikes: points more than K "

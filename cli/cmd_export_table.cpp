@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/export_output.h"
 #include "experiments/comparison_table.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 struct TableArgs {
   std::string sweep, rows, cols, metric, format, agg = "mean", seeds = "mean", bold = "none",
                                                  value = "final", direction = "auto", out;
-  std::string select_by = "valid_loss", versus, adjust = "holm", where;
+  std::string select_by = "valid_loss", versus, adjust = "holm", where, at;
   bool select_on_test = false;
   int digits = 2;
 };
@@ -50,6 +51,7 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
                                              : experiments::MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   options.value = experiments::run_value_named(a.value, "fathom export table");
+  if (!a.at.empty()) options.at = experiments::parse_budget(a.at, "fathom export table");
   const experiments::ComparisonTable table =
       experiments::sweep_comparison_table(store, a.sweep, options, a.where);
   const std::string format = format_of(a);
@@ -76,11 +78,17 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->check(CLI::IsMember({"csv", "md", "tex"}));
   cmd->add_option("--agg", a->agg, "several variants in a cell: mean (pool them) | best")
       ->check(CLI::IsMember({"mean", "best"}));
-  cmd->add_option("--value", a->value,
-                  "each run's final value of the metric (validation and test: the best "
-                  "checkpoint's), its best over training (lowest loss/ppl, highest BLEU), or its "
-                  "last logged value, the end of training (final where it has no curve)")
-      ->check(CLI::IsMember({"final", "best", "last"}));
+  CLI::Option* value =
+      cmd->add_option("--value", a->value,
+                      "each run's final value of the metric (validation and test: the best "
+                      "checkpoint's), its best over training (lowest loss/ppl, highest BLEU), or "
+                      "its last logged value, the end of training (final where it has no curve)")
+          ->check(CLI::IsMember({"final", "best", "last"}));
+  cmd->add_option("--at", a->at,
+                  "compare at an equal budget, not at the runs' ends: each run's last value at "
+                  "or before compute=FLOPS (training FLOPs, e.g. compute=2e15), tokens=N "
+                  "(target tokens) or update=N; runs short of it are left out and named")
+      ->excludes(value);
   cmd->add_option("--seeds", a->seeds,
                   "mean | mean±std | mean±ci95 (the 95 % t-interval of the mean; also written "
                   "mean+-std, mean+-ci95)")

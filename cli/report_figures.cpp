@@ -36,6 +36,7 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
     query.colour_by = request.colour_by;
     query.group_by = request.group_by;
     query.log_y = request.log_y;
+    query.x = plot::parse_x_axis(request.x);
     auto figure = plot::curves_from_store(store, query);
     figure.title = request.title;
     const std::string file = request.file_stem + ".png";

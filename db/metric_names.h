@@ -25,6 +25,9 @@ inline const std::string kLearningRate = "lr";
 inline const std::string kGradNorm = "grad_norm";
 inline const std::string kTokensPerSecond = "tokens_per_s";  // also final: the whole run's rate
 inline const std::string kTargetTokens = "target_tokens";    // cumulative, over every session
+// Training compute so far, cumulative over every session (core/train/training_flops.h): the
+// curves' x axis "compute"; also final: the whole run's.
+inline const std::string kTrainFlops = "train_flops";
 // A data-parallel run (train.processes > 1), seconds per update: waiting for the ranks'
 // gradient all-reduce after the backward (the slowest rank included), and how long buckets
 // were already reducing while the backward still ran (train.reduce_overlap; docs/distributed.md).

@@ -42,6 +42,7 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kValidNll, {kHidden, kAsIs, kLinear, "nats/token", kDown}},
       {kTokensPerSecond, {kHidden, kSmoothed, kLinear, "tokens/s", kNeither}},
       {kTargetTokens, {kHidden, kSmoothed, kLinear, "tokens", kNeither}},
+      {kTrainFlops, {kHidden, kAsIs, kLinear, "FLOPs", kNeither}},
       {kAllReduceSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kAllReduceOverlapSeconds, {kHidden, kSmoothed, kLinear, "s", kNeither}},
       {kLossScale, {kHidden, kSmoothed, kLog, "", kNeither}},

@@ -15,6 +15,7 @@
 #include "db/run_json.h"
 #include "db/run_status.h"
 #include "experiments/final_model_note.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
 namespace {
@@ -183,6 +184,7 @@ std::string aggregation_note(const ComparisonTable& t, const TableOptions& optio
     how =
         "each run's last logged value, the end of training, not its best checkpoint's (its "
         "final value where it has no curve); ";
+  if (options.at) how = "each run's last value at " + budget_text(*options.at) + "; ";
   if (options.agg == CellAgg::Mean || variant_keys.empty()) {
     how += n == 1  ? "the cell's one finished run"
            : n > 1 ? "mean over the cell's " + std::to_string(n) + " finished runs"
@@ -519,9 +521,14 @@ ComparisonTable sweep_comparison_table(const db::Store& store, const std::string
                                        const TableOptions& options, const std::string& where) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, options.metric, {options.rows, options.cols});
-  use_run_value(runs, store, options);
+  std::vector<std::string> left_out;
+  if (options.at)
+    left_out = use_value_at_budget(runs, store, options);
+  else
+    use_run_value(runs, store, options);
   ComparisonTable table = build_comparison_table(runs, options);
   if (auto note = selected.note()) table.notes.push_back(*note);
+  table.notes.insert(table.notes.end(), left_out.begin(), left_out.end());
   return table;
 }
 

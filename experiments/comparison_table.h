@@ -60,6 +60,13 @@ enum class MetricDirection { Auto, HigherIsBetter, LowerIsBetter };
 // Holm's step-down adjustment over every test in the table (base/metrics/statistics.h), or none.
 enum class PAdjust { None, Holm };
 
+// A budget on an x axis at which a table takes each run's value instead of at its end
+// (experiments/value_at_budget.h): `--at compute=2e15`.
+struct Budget {
+  std::string axis;  // update | tokens | compute
+  double x = 0;      // > 0
+};
+
 struct TableOptions {
   // Axis keys; "a+b+c" joins several keys into one label "va / vb / vc" (a zip group, e.g.
   // model.norm+model.init+model.connection as the "method").
@@ -74,6 +81,9 @@ struct TableOptions {
   std::string seed_key = "train.seed";  // never a "variant": seeds are what a cell averages
   // Which value of each run the cells hold (use_run_value); the note says which.
   RunValue value = RunValue::Final;
+  // Instead: each run's value at this budget, and select_by's for choosing a variant
+  // (experiments/value_at_budget.h); sweep_comparison_table applies it.
+  std::optional<Budget> at;
   // CellAgg::Best: the final metric a variant is chosen on, the mean over its seeds -- the
   // validation loss by default. Choosing on a test metric (the one then reported, often) is
   // model selection on the test set: refused unless `select_on_test`, and then the note says

@@ -97,13 +97,33 @@ std::vector<std::string> curve_metrics(const db::Store& store,
   return metrics;
 }
 
+// How many times the costliest run's training FLOPs per target token the cheapest one's is
+// (final train_flops / train_tokens); 1 where fewer than two runs say.
+double cost_spread(const std::vector<db::RunRecord>& runs) {
+  double lo = 0, hi = 0;
+  for (const auto& r : runs) {
+    const auto flops = r.final_metrics.find(db::metric::kTrainFlops);
+    const auto tokens = r.final_metrics.find(db::metric::kTrainTokens);
+    if (flops == r.final_metrics.end() || tokens == r.final_metrics.end() || tokens->second <= 0)
+      continue;
+    const double per_token = flops->second / tokens->second;
+    lo = lo > 0 ? std::min(lo, per_token) : per_token;
+    hi = std::max(hi, per_token);
+  }
+  return lo > 0 ? hi / lo : 1.0;
+}
+
 void figures(std::ostream& out, const ReportOptions& options,
              const std::vector<db::RunRecord>& runs, const db::Store& store,
              const std::string& title, const std::string& colour_by, bool seed_groups = false,
              const std::optional<db::RunRecord>& reference = std::nullopt) {
   std::set<std::string> stored;
+  std::vector<int64_t> costed;  // the runs with a train_flops curve: the compute axis's
   for (const auto& r : runs)
-    for (const auto& name : store.metric_names(r.id)) stored.insert(name);
+    for (const auto& name : store.metric_names(r.id)) {
+      stored.insert(name);
+      if (name == db::metric::kTrainFlops) costed.push_back(r.id);
+    }
   std::vector<int64_t> ids;
   for (const auto& r : runs) ids.push_back(r.id);
   out << "## Training curves\n\n";
@@ -127,6 +147,29 @@ void figures(std::ostream& out, const ReportOptions& options,
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
   }
+  // Runs that cost unequally per token (depths, widths) compared at equal cost too.
+  const double spread = cost_spread(runs);
+  if (spread < 1.05 || !stored.count(db::metric::kValidLoss) || costed.size() < 2) return;
+  CurvesRequest request;
+  request.title = title + ": " + db::metric::kValidLoss + " against training compute";
+  request.runs = costed;
+  request.metrics = {db::metric::kValidLoss};
+  request.colour_by = seed_groups ? "" : colour_by;
+  request.file_stem = "curves-" + db::metric::kValidLoss + "-compute";
+  if (seed_groups) request.group_by = {"axes"};
+  request.x = "compute";
+  const std::string file = options.render_curves(request);
+  if (file.empty()) return;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2f", spread);
+  out << "The runs' training costs differ (the costliest " << ratio
+      << "x the cheapest, in FLOPs per target token), so the validation loss against training "
+         "compute too (model FLOPs, methods.md s9.2): a run further left spent less"
+      << (costed.size() < ids.size() ? " (" + std::to_string(ids.size() - costed.size()) +
+                                           " runs trained before Fathom counted it left out)"
+                                     : std::string())
+      << ".\n\n"
+      << "![" << db::metric::kValidLoss << " against compute](" << file << ")\n\n";
 }
 
 std::string file_safe(std::string s) {

@@ -30,6 +30,9 @@ struct CurvesRequest {
   // the mean over its seeds with a +-1 std band. A sweep with several seeds is drawn so.
   std::vector<std::string> group_by;
   bool log_y = false;  // perplexities span an order of magnitude
+  // The x axis, as `fathom export plot curves --x` names it: update, or compute where the
+  // runs' costs differ (a depth sweep).
+  std::string x = "update";
 };
 
 struct ReportOptions {

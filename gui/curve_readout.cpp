@@ -72,6 +72,7 @@ int CurvePlot::crosshairX() const { return static_cast<const Crosshair*>(crossha
 
 QString CurvePlot::xText(double x) const {
   if (x_kind_ == "tokens") return QStringLiteral("%1 tokens").arg(x, 0, 'f', 0);
+  if (x_kind_ == "compute") return QStringLiteral("%1 FLOPs").arg(x, 0, 'g', 4);
   if (x_kind_ == "time") {
     const long s = std::lround(x);
     return QStringLiteral("%1:%2:%3 since start")

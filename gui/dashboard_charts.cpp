@@ -129,9 +129,9 @@ CurvePlot* DashboardView::chart(const QString& metric) const {
 void DashboardView::trackCurves() {
   std::vector<std::string> metrics;
   for (const auto& m : shownMetrics()) metrics.push_back(m.toStdString());
-  if (grouping().x == plot::XAxis::Tokens &&
-      std::find(metrics.begin(), metrics.end(), db::metric::kTargetTokens) == metrics.end())
-    metrics.push_back(db::metric::kTargetTokens);
+  const std::string& x_metric = plot::x_series_metric(grouping().x);
+  if (!x_metric.empty() && std::find(metrics.begin(), metrics.end(), x_metric) == metrics.end())
+    metrics.push_back(x_metric);
   std::vector<int64_t> ids;
   for (const db::RunRecord* r : drawnRuns()) ids.push_back(r->id);
   groups_.clear();  // they read curves the cache may drop
@@ -209,10 +209,9 @@ void DashboardView::redraw() {
     caption +=
         QStringLiteral(" and the parent%1 of their forks").arg(parents_.size() == 1 ? "" : "s");
   if (left_out)
-    caption += QStringLiteral(", %1 not shown (no %2)")
+    caption += QStringLiteral(", %1 not shown (%2)")
                    .arg(left_out)
-                   .arg(grouping().x == plot::XAxis::Tokens ? QStringLiteral("target_tokens curve")
-                                                            : QStringLiteral("start time"));
+                   .arg(QString::fromStdString(plot::x_unavailable_reason(grouping().x)));
   caption_->setText(caption);
   refreshLegend(group_curves);
 }
@@ -364,7 +363,8 @@ plot::CurveFigure DashboardView::figureOf(const std::vector<const db::RunRecord*
     const db::RunRecord& run = *drawn;
     const auto& points = cache_.series(run.id, metric);
     if (points.empty()) continue;
-    const plot::RunX place(axis, run.started_at, &cache_.series(run.id, db::metric::kTargetTokens));
+    const plot::RunX place(axis, run.started_at,
+                           &cache_.series(run.id, plot::x_series_metric(axis)));
     if (!place.available()) {
       ++unplaced;
       continue;

@@ -63,9 +63,12 @@ void DashboardView::buildControls() {
   x_axis_ = new QComboBox;
   x_axis_->addItem(QStringLiteral("update"), QStringLiteral("update"));
   x_axis_->addItem(QStringLiteral("target tokens"), QStringLiteral("tokens"));
+  x_axis_->addItem(QStringLiteral("compute"), QStringLiteral("compute"));
   x_axis_->addItem(QStringLiteral("time"), QStringLiteral("time"));
-  x_axis_->setToolTip(QStringLiteral(
-      "x axis: update step, target tokens seen, or wall-clock time since the run's start"));
+  x_axis_->setToolTip(
+      QStringLiteral("x axis: update step, target tokens seen, training compute (model FLOPs: "
+                     "runs of different depths at equal cost), or wall-clock time since the "
+                     "run's start"));
   fillGroupChoices({});
   // Spike marks (run_marks.h): the rule of `fathom show --spike-k --spike-window`.
   spike_k_ = new QDoubleSpinBox;

@@ -40,7 +40,12 @@ std::string signature_of(const std::vector<db::RunRecord>& runs, const GroupingC
 DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db::RunRecord>& runs,
                                  const std::map<int64_t, plot::Tags>& tags,
                                  const GroupingChoice& choice, const std::string& metric)
-    : cache_(cache), signature_(signature_of(runs, choice, metric)), metric_(metric) {
+    : cache_(cache),
+      signature_(signature_of(runs, choice, metric)),
+      metric_(metric),
+      // The curve the x axis reads (the update and time axes read none: target_tokens stands in).
+      x_metric_(plot::x_series_metric(choice.x).empty() ? db::metric::kTargetTokens
+                                                        : plot::x_series_metric(choice.x)) {
   std::vector<plot::Tags> all_tags;
   for (const auto& r : runs) {
     auto it = tags.find(r.id);
@@ -52,17 +57,18 @@ DashboardGroups::DashboardGroups(const MetricCache& cache, const std::vector<db:
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
     const auto* points = &cache.series(run.id, metric);
-    const auto* tokens = &cache.series(run.id, db::metric::kTargetTokens);
+    const auto* tokens = &cache.series(run.id, x_metric_);
     const plot::RunX place(choice.x, run.started_at, tokens);
     // A run still without points stays in: the group counts it, and its points are taken in
     // as they come -- but the cache only keeps a vector for a curve once it has points, so it
     // is rebuilt then (update() notices the vector appear).
-    if (!place.available() && choice.x != plot::XAxis::Tokens) {
+    const bool from_series = !plot::x_series_metric(choice.x).empty();
+    if (!place.available() && !from_series) {
       ++left_out_;
       continue;
     }
-    if (choice.x == plot::XAxis::Tokens && tokens->empty() && !points->empty()) {
-      ++left_out_;  // not read yet, or trained before Fathom logged target_tokens
+    if (from_series && tokens->empty() && !points->empty()) {
+      ++left_out_;  // not read yet, or trained before Fathom logged the x axis's curve
       waiting_for_tokens_.emplace_back(run.id, tokens);
       continue;
     }
@@ -89,10 +95,10 @@ bool DashboardGroups::builtFor(const std::vector<db::RunRecord>& runs, const Gro
 
 bool DashboardGroups::update(const std::vector<db::RunRecord>& runs) {
   for (const auto& [run, tokens] : waiting_for_tokens_)
-    if (&cache_.series(run, db::metric::kTargetTokens) != tokens) return false;
+    if (&cache_.series(run, x_metric_) != tokens) return false;
   for (const auto& m : members_)
     if (&cache_.series(m->run, metric_) != m->points ||
-        &cache_.series(m->run, db::metric::kTargetTokens) != m->tokens)
+        &cache_.series(m->run, x_metric_) != m->tokens)
       return false;
   std::map<int64_t, const db::RunRecord*> by_id;
   for (const auto& r : runs) by_id[r.id] = &r;

@@ -39,7 +39,7 @@ class DashboardGroups {
   bool update(const std::vector<db::RunRecord>& runs);
   // One curve per group (mean, band, members, markers), in the order of their first run.
   std::vector<plot::Curve> curves() const;
-  // Runs left out: no points of the metric yet, or (tokens axis) no target_tokens curve.
+  // Runs left out: no points of the metric yet, or (tokens, compute axes) no curve of that.
   int leftOut() const { return left_out_; }
 
  private:
@@ -47,11 +47,12 @@ class DashboardGroups {
   const MetricCache& cache_;
   std::string signature_;
   std::string metric_;
+  std::string x_metric_;
   std::vector<std::unique_ptr<Member>> members_;
   std::vector<plot::CurveGroup> groups_;
   std::vector<std::pair<size_t, size_t>> where_;  // member -> (group, index in group)
-  // Runs left out for want of a target_tokens curve, with the cache vector they lacked it in:
-  // once it appears (the first poll after switching to the tokens axis) the groups are rebuilt.
+  // Runs left out for want of the x axis's curve, with the cache vector they lacked it in:
+  // once it appears (the first poll after switching to that axis) the groups are rebuilt.
   std::vector<std::pair<int64_t, const std::vector<db::MetricPoint>*>> waiting_for_tokens_;
   int left_out_ = 0;
 };

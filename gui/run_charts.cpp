@@ -41,7 +41,7 @@ QString metric_chart_title(const std::string& name) {
 
 std::vector<RunChartSpec> run_chart_specs(const std::vector<std::string>& metric_names) {
   const std::set<std::string> have(metric_names.begin(), metric_names.end());
-  std::set<std::string> placed = {metric::kTargetTokens};
+  std::set<std::string> placed = {metric::kTargetTokens, metric::kTrainFlops};  // x axes
   std::vector<RunChartSpec> specs;
   // A chart of the named metrics the run has; none when it has none of them.
   auto chart = [&](const QString& title, const std::vector<std::string>& names) {

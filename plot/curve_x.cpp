@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "base/util/error.h"
+#include "db/metric_names.h"
+#include "db/series_at_step.h"
 
 namespace fathom::plot {
 
@@ -11,7 +13,8 @@ XAxis parse_x_axis(const std::string& text, const std::string& field) {
   if (text == "update" || text == "step") return XAxis::Update;
   if (text == "tokens") return XAxis::Tokens;
   if (text == "time") return XAxis::Time;
-  throw InputError("", 0, field, "expected update, tokens or time, got '" + text + "'");
+  if (text == "compute" || text == "flops") return XAxis::Compute;
+  throw InputError("", 0, field, "expected update, tokens, compute or time, got '" + text + "'");
 }
 
 std::string x_axis_name(XAxis axis) {
@@ -20,6 +23,8 @@ std::string x_axis_name(XAxis axis) {
       return "tokens";
     case XAxis::Time:
       return "time";
+    case XAxis::Compute:
+      return "compute";
     case XAxis::Update:
       break;
   }
@@ -32,17 +37,31 @@ std::string x_axis_label(XAxis axis) {
       return "target tokens seen";
     case XAxis::Time:
       return "time since the run's start";
+    case XAxis::Compute:
+      return "training compute (FLOPs)";
     case XAxis::Update:
       break;
   }
   return "update";
 }
 
-RunX::RunX(XAxis axis, double started_at, const std::vector<db::MetricPoint>* tokens)
-    : axis_(axis), started_at_(started_at), tokens_(tokens) {}
+const std::string& x_series_metric(XAxis axis) {
+  static const std::string none;
+  if (axis == XAxis::Tokens) return db::metric::kTargetTokens;
+  if (axis == XAxis::Compute) return db::metric::kTrainFlops;
+  return none;
+}
+
+std::string x_unavailable_reason(XAxis axis) {
+  if (axis == XAxis::Time) return "no start time";
+  return "no " + x_series_metric(axis) + " curve (trained before Fathom logged it)";
+}
+
+RunX::RunX(XAxis axis, double started_at, const std::vector<db::MetricPoint>* series)
+    : axis_(axis), started_at_(started_at), series_(series) {}
 
 bool RunX::available() const {
-  if (axis_ == XAxis::Tokens) return tokens_ && !tokens_->empty();
+  if (axis_ == XAxis::Tokens || axis_ == XAxis::Compute) return series_ && !series_->empty();
   if (axis_ == XAxis::Time) return started_at_ > 0;
   return true;
 }
@@ -52,18 +71,7 @@ double RunX::at(const db::MetricPoint& point) const {
   if (axis_ == XAxis::Update) return step;
   if (axis_ == XAxis::Time) return point.wall_time - started_at_;
   if (!available()) return std::numeric_limits<double>::quiet_NaN();
-  // target_tokens is logged at every log and validation point, so most steps are exact; others
-  // (per-layer gradient norms) lie between two, where tokens grow about linearly.
-  const auto& t = *tokens_;
-  auto hi = std::lower_bound(t.begin(), t.end(), point.step,
-                             [](const db::MetricPoint& p, int64_t s) { return p.step < s; });
-  if (hi != t.end() && hi->step == point.step) return hi->value;
-  if (hi == t.begin()) return hi->step > 0 ? hi->value * step / static_cast<double>(hi->step) : 0.0;
-  const auto lo = hi - 1;
-  if (hi == t.end())
-    return lo->step > 0 ? lo->value * step / static_cast<double>(lo->step) : lo->value;
-  const double f = (step - lo->step) / static_cast<double>(hi->step - lo->step);
-  return lo->value + f * (hi->value - lo->value);
+  return db::series_at_step(*series_, point.step);
 }
 
 double RunX::at_step(const std::vector<db::MetricPoint>& points, int64_t step) const {

@@ -299,8 +299,9 @@ CurveFigure curves_from(const Reader& r, const json& j) {
   f.y = r.axis(j, "y");
   f.x_kind = r.str(j, "x_kind", "");
   if (f.x_kind.empty()) f.x_kind = "update";
-  if (f.x_kind != "update" && f.x_kind != "tokens" && f.x_kind != "time")
-    r.fail("x_kind", "expected \"update\", \"tokens\" or \"time\", got \"" + f.x_kind + "\"");
+  if (f.x_kind != "update" && f.x_kind != "tokens" && f.x_kind != "time" && f.x_kind != "compute")
+    r.fail("x_kind",
+           "expected \"update\", \"tokens\", \"compute\" or \"time\", got \"" + f.x_kind + "\"");
   f.band = r.str(j, "band", "");
   f.spikes_are = r.str(j, "spikes_are", "");
   const json& curves = r.array(j, "curves", "");

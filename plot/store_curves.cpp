@@ -92,16 +92,13 @@ PointsOfRuns read_points(const db::Store& store, const CurveQuery& query,
   PointsOfRuns points;
   for (size_t r = 0; r < runs.size(); ++r) {
     const auto& run = runs[r];
-    if (query.x == XAxis::Tokens)
-      tokens[r] = store.metric_series(run.id, db::metric::kTargetTokens);
+    if (!x_series_metric(query.x).empty())
+      tokens[r] = store.metric_series(run.id, x_series_metric(query.x));
     const RunX x(query.x, run.started_at, &tokens[r]);
     if (!x.available())
-      throw InputError(
-          store.path(), 0, "--x",
-          "run " + std::to_string(run.id) + " has no " +
-              (query.x == XAxis::Tokens ? std::string("target_tokens curve (trained before Fathom "
-                                                      "logged it): use --x update")
-                                        : std::string("start time")));
+      throw InputError(store.path(), 0, "--x",
+                       "run " + std::to_string(run.id) + " has " + x_unavailable_reason(query.x) +
+                           ": use --x update");
     for (const auto& metric : query.metrics) {
       auto series = store.metric_series(run.id, metric);
       if (series.empty()) continue;

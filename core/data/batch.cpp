@@ -40,8 +40,7 @@ Batch collate_from(const Access& a, const std::vector<std::size_t>& ids,
     if (id >= a.size()) throw std::out_of_range("collate: example index out of range");
     s_len = std::max(s_len, a.src_len(id));
     t_len = std::max(t_len, a.tgt_len(id));
-    b.src_tokens += a.src_len(id);
-    b.tgt_tokens += a.tgt_len(id);
+    b.add_row(a.src_len(id), a.tgt_len(id));
   }
   s_len = padded_length(s_len, pad_multiple);
   t_len = padded_length(t_len, pad_multiple);
@@ -62,11 +61,19 @@ Batch count_only(const TokenPairs& examples, const std::vector<std::size_t>& ids
   Batch b;
   for (std::size_t id : ids) {
     if (id >= examples.size()) throw std::out_of_range("count_only: example index out of range");
-    b.src_tokens += examples.src_len(id);
-    b.tgt_tokens += examples.tgt_len(id);
+    b.add_row(examples.src_len(id), examples.tgt_len(id));
   }
   b.ids = ids;
   return b;
+}
+
+void Batch::add_row(std::int64_t src_len, std::int64_t tgt_len) {
+  src_tokens += src_len;
+  tgt_tokens += tgt_len;
+  const double s = static_cast<double>(src_len), t = static_cast<double>(tgt_len);
+  src_sq += s * s;
+  tgt_sq += t * t;
+  src_tgt += s * t;
 }
 
 Batch Batch::to(torch::Device device) const {

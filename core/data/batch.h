@@ -13,12 +13,16 @@ namespace fathom {
 
 // A padded mini-batch, on the CPU unless moved with to().
 struct Batch {
-  torch::Tensor src;             // [B, S] int64, pad-padded (pad = 0)
-  torch::Tensor tgt_in;          // [B, T] int64: bos + tgt[:-1] (decoder input, teacher forcing)
-  torch::Tensor tgt_out;         // [B, T] int64: tgt (what the decoder must predict), pad-padded
-  std::int64_t src_tokens = 0;   // non-pad source tokens (eos included)
-  std::int64_t tgt_tokens = 0;   // non-pad target tokens (eos included): the loss denominator
-  std::vector<std::size_t> ids;  // row i is example ids[i] of the split
+  torch::Tensor src;            // [B, S] int64, pad-padded (pad = 0)
+  torch::Tensor tgt_in;         // [B, T] int64: bos + tgt[:-1] (decoder input, teacher forcing)
+  torch::Tensor tgt_out;        // [B, T] int64: tgt (what the decoder must predict), pad-padded
+  std::int64_t src_tokens = 0;  // non-pad source tokens (eos included)
+  std::int64_t tgt_tokens = 0;  // non-pad target tokens (eos included): the loss denominator
+  // Over the rows, sums of S_i^2, T_i^2 and S_i T_i (non-pad lengths): what attention's score
+  // products cost (core/train/training_flops.h).
+  double src_sq = 0, tgt_sq = 0, src_tgt = 0;
+  void add_row(std::int64_t src_len, std::int64_t tgt_len);  // its tokens and the sums above
+  std::vector<std::size_t> ids;                              // row i is example ids[i] of the split
   Batch to(torch::Device device) const;
   std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
 };

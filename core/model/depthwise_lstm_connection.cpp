@@ -64,15 +64,22 @@ class LstmStackParts {
         dropout_(s.config.dropout),
         stack_name_(stack_name(first.stack)) {
     const std::string& share = s.config.lstm.share;
+    const size_t before = s.catalog.linears.size();
     if (share == "gates" || share == "all")
       gates_ = stack.register_module(
           "lstm_gates", LstmGates(spec_, stack_name_ + ".lstm.gates", first, true, s.catalog));
     if (share == "all")
       hidden_ = stack.register_module(
           "lstm_hidden", LstmHidden(spec_, stack_name_ + ".lstm.hidden", first, true, s.catalog));
+    // A shared linear runs once in every layer: make_cell counts them.
+    for (size_t i = before; i < s.catalog.linears.size(); ++i) {
+      s.catalog.linears[i].applications = 0;
+      shared_linears_.push_back(i);
+    }
   }
 
   DepthwiseLstmCell make_cell(const StackContext& s, int layer, const SublayerId& id) {
+    for (size_t i : shared_linears_) ++s.catalog.linears[i].applications;
     return DepthwiseLstmCell(spec_, stack_name_ + "." + std::to_string(layer) + ".lstm", id,
                              s.catalog, gates_, hidden_);
   }
@@ -139,6 +146,7 @@ class LstmStackParts {
   std::string stack_name_;
   LstmGates gates_{nullptr};
   LstmHidden hidden_{nullptr};
+  std::vector<size_t> shared_linears_;  // their catalog entries (applications: the layers)
 };
 
 // Layers of self-attention + LSTM step: the encoder, or a decoder-only model's causal stack.

@@ -31,6 +31,10 @@ struct LinearEntry {
   LinearRole role = LinearRole::Other;
   SublayerId owner;  // the sub-layer it belongs to
   int blocks = 1;    // the weight stacks `blocks` equal [out/blocks, in] matrices
+  // How many times one forward pass applies it to each token of its stack: a module shared
+  // by a stack's N layers (the depth-wise LSTM's model.lstm.share) runs N times. What the
+  // training compute counts (core/train/training_flops.h).
+  int applications = 1;
 };
 
 struct EmbeddingEntry {

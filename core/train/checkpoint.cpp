@@ -90,6 +90,7 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
                 true);
   archive.write("state_train_seconds", scalar(state.train_seconds), true);
   archive.write("state_train_tokens", scalar(state.train_tokens), true);
+  archive.write("state_train_flops", scalar(state.train_flops), true);
   archive.write("state_valid_bleu_pending", scalar(state.valid_bleu_pending), true);
   archive.write("config_yaml", c10::IValue(config_yaml));
   // Serialized in memory, then written with every error checked: LibTorch's own file writer
@@ -110,6 +111,61 @@ void save_checkpoint(const std::string& path, TransformerImpl& model, const Opti
   const std::string temporary = path + ".tmp";
   write_file_or_throw(temporary, bytes, "checkpoint");
   fs::rename(temporary, path);
+}
+
+// The trainer state of a checkpoint; keys a version before them lacks keep their defaults.
+static void read_trainer_state(torch::serialize::InputArchive& archive, TrainerState* state) {
+  state->update = read_tensor(archive, "state_update").item<int64_t>();
+  state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();
+  state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
+  state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
+  state->validation.best = read_tensor(archive, "state_best_valid_loss").item<double>();
+  // Absent before train.patience: a count from 0 (such a run never asked for it).
+  torch::Tensor best_update, since_best;
+  if (archive.try_read("state_best_valid_update", best_update, true))
+    state->validation.best_update = best_update.item<int64_t>();
+  if (archive.try_read("state_validations_since_best", since_best, true))
+    state->validation.validations_since_best = since_best.item<int64_t>();
+  // Absent before train.patience_min_delta: the best, which it equals with no min_delta.
+  torch::Tensor improved, improved_update;
+  state->validation.improved = archive.try_read("state_improved_valid_loss", improved, true)
+                                   ? improved.item<double>()
+                                   : state->validation.best;
+  state->validation.improved_update =
+      archive.try_read("state_improved_valid_update", improved_update, true)
+          ? improved_update.item<int64_t>()
+          : state->validation.best_update;
+  // Absent from checkpoints written before fp16 training existed: keep the defaults.
+  torch::Tensor scale, clean;
+  if (archive.try_read("state_loss_scale", scale, true)) state->loss_scale = scale.item<double>();
+  if (archive.try_read("state_loss_scale_clean_updates", clean, true))
+    state->loss_scale_clean_updates = clean.item<int64_t>();
+  torch::Tensor seconds, tokens;  // absent before cumulative training time: 0
+  if (archive.try_read("state_train_seconds", seconds, true))
+    state->train_seconds = seconds.item<double>();
+  if (archive.try_read("state_train_tokens", tokens, true))
+    state->train_tokens = tokens.item<int64_t>();
+  torch::Tensor flops;  // absent before Fathom counted compute: unknown past update 0
+  if (archive.try_read("state_train_flops", flops, true))
+    state->train_flops = flops.item<double>();
+  else
+    state->train_flops = state->update > 0 ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+  torch::Tensor pending;  // absent before valid_bleu decodes could be cut short: none
+  if (archive.try_read("state_valid_bleu_pending", pending, true))
+    state->valid_bleu_pending = pending.item<int64_t>();
+  // Absent from checkpoints written before preemption support: an empty window.
+  torch::Tensor window;
+  if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {
+    const torch::Tensor w = window.to(torch::kFloat64).contiguous();
+    const double* v = w.data_ptr<double>();
+    state->window = LogWindowState{static_cast<int64_t>(v[0]),
+                                   static_cast<int64_t>(v[1]),
+                                   static_cast<int64_t>(v[2]),
+                                   static_cast<int64_t>(v[3]),
+                                   v[4],
+                                   v[5],
+                                   v[6]};
+  }
 }
 
 void restore_checkpoint(torch::serialize::InputArchive& archive, const std::string& path,
@@ -136,55 +192,7 @@ void restore_checkpoint(torch::serialize::InputArchive& archive, const std::stri
       optimizer->load(archive, &optimizer_sum);
       compare_checksum(archive, kOptimizerChecksum, optimizer_sum, path, "the optimizer's moments");
     }
-    if (state) {
-      state->update = read_tensor(archive, "state_update").item<int64_t>();
-      state->epoch = read_tensor(archive, "state_epoch").item<int64_t>();
-      state->batch_in_epoch = read_tensor(archive, "state_batch_in_epoch").item<int64_t>();
-      state->first_loss = read_tensor(archive, "state_first_loss").item<double>();
-      state->validation.best = read_tensor(archive, "state_best_valid_loss").item<double>();
-      // Absent before train.patience: a count from 0 (such a run never asked for it).
-      torch::Tensor best_update, since_best;
-      if (archive.try_read("state_best_valid_update", best_update, true))
-        state->validation.best_update = best_update.item<int64_t>();
-      if (archive.try_read("state_validations_since_best", since_best, true))
-        state->validation.validations_since_best = since_best.item<int64_t>();
-      // Absent before train.patience_min_delta: the best, which it equals with no min_delta.
-      torch::Tensor improved, improved_update;
-      state->validation.improved = archive.try_read("state_improved_valid_loss", improved, true)
-                                       ? improved.item<double>()
-                                       : state->validation.best;
-      state->validation.improved_update =
-          archive.try_read("state_improved_valid_update", improved_update, true)
-              ? improved_update.item<int64_t>()
-              : state->validation.best_update;
-      // Absent from checkpoints written before fp16 training existed: keep the defaults.
-      torch::Tensor scale, clean;
-      if (archive.try_read("state_loss_scale", scale, true))
-        state->loss_scale = scale.item<double>();
-      if (archive.try_read("state_loss_scale_clean_updates", clean, true))
-        state->loss_scale_clean_updates = clean.item<int64_t>();
-      torch::Tensor seconds, tokens;  // absent before cumulative training time: 0
-      if (archive.try_read("state_train_seconds", seconds, true))
-        state->train_seconds = seconds.item<double>();
-      if (archive.try_read("state_train_tokens", tokens, true))
-        state->train_tokens = tokens.item<int64_t>();
-      torch::Tensor pending;  // absent before valid_bleu decodes could be cut short: none
-      if (archive.try_read("state_valid_bleu_pending", pending, true))
-        state->valid_bleu_pending = pending.item<int64_t>();
-      // Absent from checkpoints written before preemption support: an empty window.
-      torch::Tensor window;
-      if (archive.try_read("state_log_window", window, true) && window.numel() == 7) {
-        const torch::Tensor w = window.to(torch::kFloat64).contiguous();
-        const double* v = w.data_ptr<double>();
-        state->window = LogWindowState{static_cast<int64_t>(v[0]),
-                                       static_cast<int64_t>(v[1]),
-                                       static_cast<int64_t>(v[2]),
-                                       static_cast<int64_t>(v[3]),
-                                       v[4],
-                                       v[5],
-                                       v[6]};
-      }
-    }
+    if (state) read_trainer_state(archive, state);
   } catch (const InputError&) {
     throw;
   } catch (const c10::Error& e) {

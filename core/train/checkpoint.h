@@ -36,6 +36,9 @@ struct TrainerState {
   // train_time_s and tokens_per_s count all of its training, not only the last session.
   double train_seconds = 0;
   int64_t train_tokens = 0;
+  // Its training compute (core/train/training_flops.h); NaN where a checkpoint written before
+  // Fathom counted it left earlier sessions' unknown (the run then logs no train_flops).
+  double train_flops = 0;
   // The update whose valid_bleu decode a stop request cut short (0: none): the session that
   // resumes from this update decodes it first, so the curve misses no point.
   int64_t valid_bleu_pending = 0;

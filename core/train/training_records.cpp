@@ -53,6 +53,8 @@ TrainOutcome TrainingSession::finish() {
     final_metrics[db::metric::kTokensPerSecond] = state_.train_tokens / state_.train_seconds;
   }
   final_metrics[db::metric::kTrainTokens] = static_cast<double>(state_.train_tokens);
+  if (std::isfinite(state_.train_flops))
+    final_metrics[db::metric::kTrainFlops] = state_.train_flops;
   if (!final_metrics.count(db::metric::kTrainLoss)) {
     const int64_t last = store_->last_metric_step(run_, db::metric::kTrainLoss);
     const auto points = store_->metric_points_after(run_, db::metric::kTrainLoss, last - 1);
@@ -361,6 +363,7 @@ void TrainingSession::keep_valid_samples(int64_t update) {
 void TrainingSession::count_training() {
   state_.train_seconds = seconds_before_ + seconds_since(train_start_);
   state_.train_tokens = tokens_before_ + session_tokens_;
+  state_.train_flops = flops_before_ + session_flops_;  // NaN stays NaN
 }
 
 // What a checkpoint keeps of the log window (nothing right after a log point), so a run

@@ -262,6 +262,8 @@ void TrainingSession::start_loop() {
   session_first_update_ = state_.update + 1;
   seconds_before_ = state_.train_seconds;
   tokens_before_ = state_.train_tokens;
+  flops_before_ = state_.train_flops;
+  flop_rates_ = forward_flop_rates(*model_);
   train_start_ = Clock::now();
   model_->train();
   model_->hooks().checkpoint_layers = tc_.checkpoint_activations;
@@ -341,6 +343,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   while (!update.complete()) {
     parts.push_back(stream_->next());
     update.add(parts.back().tgt_tokens);
+    u.flops += training_flops(flop_rates_, parts.back());
   }
   u.tokens = update.tokens;
 
@@ -388,6 +391,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   window_.grad_norm_updates += skipped ? 0 : 1;
   window_.skipped += skipped ? 1 : 0;
   session_tokens_ += u.tokens;
+  session_flops_ += u.flops;
   const double window_rate = window_.tokens / std::max(seconds_since(window_.start), 1e-9);
   bar_->update(u.number, format_training_status(last_logged_loss_, u.lr, window_rate));
   return u;
@@ -469,9 +473,13 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
     if (!reading) return outcome_;
     // The x axis "target tokens seen" of the dashboard and `export plot curves --x tokens`:
     // every session's tokens, so a resumed run continues the count.
-    if (writes() && (log_point || valid_point))
+    if (writes() && (log_point || valid_point)) {
       metrics_->log(u.number, db::metric::kTargetTokens,
                     static_cast<double>(tokens_before_ + session_tokens_));
+      // The x axis "compute"; none for a run resumed from a checkpoint that did not count it.
+      if (std::isfinite(flops_before_))
+        metrics_->log(u.number, db::metric::kTrainFlops, flops_before_ + session_flops_);
+    }
     if (writes() && log_point) log(u, *reading);
     if (!writes() && log_point) window_.reset();
   }

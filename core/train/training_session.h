@@ -36,6 +36,7 @@
 #include "core/train/sharpness.h"
 #include "core/train/system_metrics.h"
 #include "core/train/trainer.h"
+#include "core/train/training_flops.h"
 #include "db/heartbeat.h"
 #include "db/metric_writer.h"
 #include "db/store.h"
@@ -80,6 +81,7 @@ class TrainingSession {
   struct Update {
     int64_t number = 0, tokens = 0;
     double lr = 0;
+    double flops = 0;  // every rank's batches (core/train/training_flops.h)
   };
   // nullopt: abandoned for a stop request inside its forward or backward, nothing applied.
   std::optional<Update> one_update();
@@ -192,6 +194,9 @@ class TrainingSession {
   int64_t session_tokens_ = 0;
   double seconds_before_ = 0;  // earlier sessions' training time and tokens (the checkpoint's)
   int64_t tokens_before_ = 0;
+  FlopRates flop_rates_;
+  double session_flops_ = 0;
+  double flops_before_ = 0;  // NaN: a checkpoint from before compute was counted
 };
 
 }  // namespace fathom

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/util/error.h"
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/report.h"
 #include "tests/support/temp_dir.h"
@@ -187,6 +188,55 @@ TEST(Report, ASweepOfSchedulesDrawsTheLearningRate) {
             ? std::vector<std::string>{"curves-valid_loss", "curves-lr"}
             : std::vector<std::string>{"curves-valid_loss"};
     EXPECT_EQ(asked, expected) << sweep;
+  }
+}
+
+// A sweep whose runs cost unequally per token (a depth sweep) also draws the validation loss
+// against training compute -- of the runs that logged it; runs of equal cost, or a difference
+// under 5 %, do not.
+TEST(Report, RunsOfUnequalCostAreDrawnAgainstComputeToo) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    // (sweep, FLOPs per target token; 0: an older run without the count)
+    for (auto [sweep, per_token] : {std::pair{"depth", 6e6},
+                                    {"depth", 18e6},
+                                    {"depth", 0.0},
+                                    {"norms", 6e6},
+                                    {"norms", 6.2e6}}) {
+      db::NewRun n;
+      n.name = std::string(sweep) + "/" + std::to_string(per_token);
+      n.sweep = sweep;
+      const int64_t id = store.create_run(n);
+      std::vector<db::MetricRow> rows = {{10, "valid_loss", 2.0, 0.0}};
+      if (per_token > 0) rows.emplace_back(10, db::metric::kTrainFlops, per_token * 1000, 0.0);
+      store.write_metrics(id, rows);
+      store.set_final_metric(id, db::metric::kTrainTokens, 1000);
+      if (per_token > 0) store.set_final_metric(id, db::metric::kTrainFlops, per_token * 1000);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  for (const char* sweep : {"depth", "norms"}) {
+    experiments::ReportOptions options;
+    options.out_dir = (scratch.path() / sweep).string();
+    std::vector<experiments::CurvesRequest> asked;
+    options.render_curves = [&](const experiments::CurvesRequest& r) {
+      asked.push_back(r);
+      return r.file_stem + ".png";
+    };
+    const std::string text = read(experiments::write_report(store, sweep, options));
+    if (std::string(sweep) == "norms") {
+      EXPECT_EQ(asked.size(), 1u);
+      EXPECT_EQ(text.find("training costs differ"), std::string::npos);
+      continue;
+    }
+    ASSERT_EQ(asked.size(), 2u);
+    EXPECT_EQ(asked[1].x, "compute");
+    EXPECT_EQ(asked[1].runs, (std::vector<int64_t>{1, 2}));  // run 3 has no train_flops curve
+    EXPECT_NE(text.find("the costliest 3.00x the cheapest"), std::string::npos) << text;
+    EXPECT_NE(text.find("(1 runs trained before Fathom counted it left out)"), std::string::npos);
   }
 }
 

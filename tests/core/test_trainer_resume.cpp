@@ -75,6 +75,18 @@ TEST_F(TrainerTest, ResumeContinuesTheIdenticalTrajectory) {
   const auto valid_a = series(*store_, a, "valid_loss");
   const auto valid_b = series(*store_, b, "valid_loss");
   for (int64_t step : {10, 20, 30, 40}) EXPECT_DOUBLE_EQ(valid_b.at(step), valid_a.at(step));
+  // The x axes tokens and compute count on across the resume, each point as the
+  // uninterrupted run's; compute grows with every update.
+  for (const char* x : {"target_tokens", "train_flops"}) {
+    const auto x_a = series(*store_, a, x), x_b = series(*store_, b, x);
+    ASSERT_EQ(x_b.size(), 40u) << x;  // every log point
+    for (int64_t step = 1; step <= 40; ++step) {
+      EXPECT_DOUBLE_EQ(x_b.at(step), x_a.at(step)) << x << " at update " << step;
+      EXPECT_GT(x_a.at(step), step > 1 ? x_a.at(step - 1) : 0.0) << x << " at update " << step;
+    }
+  }
+  EXPECT_DOUBLE_EQ(store_->find_run(std::to_string(b))->final_metrics.at("train_flops"),
+                   series(*store_, a, "train_flops").at(40));
   EXPECT_DOUBLE_EQ(store_->find_run(std::to_string(b))->final_metrics.at("test_ppl"),
                    store_->find_run(std::to_string(a))->final_metrics.at("test_ppl"));
 
@@ -330,8 +342,8 @@ TEST_F(TrainerTest, ResumedAfterTheLastUpdateStillRecordsEveryFinalMetric) {
   for (const auto& [name, value] : final_a) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(final_b.count(name));
-    if (name == "train_loss" || name == "train_tokens" || name == "test_ppl" ||
-        name == "valid_ppl" || name == "test_bleu" || name == "params") {
+    if (name == "train_loss" || name == "train_tokens" || name == "train_flops" ||
+        name == "test_ppl" || name == "valid_ppl" || name == "test_bleu" || name == "params") {
       EXPECT_EQ(final_b.at(name), value);
     }
   }

@@ -166,6 +166,7 @@ class DashboardPollTest : public QObject {
         for (int s = 10; s <= 30; s += 10) {
           rows.emplace_back(s, "train_loss", seed + s / 10.0, 0.0);  // seed + step/10
           rows.emplace_back(s, "target_tokens", 100.0 * s * seed, 0.0);
+          rows.emplace_back(s, "train_flops", 3e12 * s * seed, 0.0);
         }
         writer.write_metrics(run, rows);
       }
@@ -231,6 +232,14 @@ class DashboardPollTest : public QObject {
     QTRY_VERIFY(graph_named("norm=post (n=3)") &&
                 graph_named("norm=post (n=3)")->data()->at(0)->key == 2000.0);
     QCOMPARE(plot->xAxis->label(), QString("target tokens seen"));
+
+    // Training compute: seed k's train_flops is 3e12 * step * k; the mean x at step 10, 6e13.
+    view.setXAxis(fathom::plot::XAxis::Compute);
+    QTRY_VERIFY(view.cache().series(ids[{"post", 1}], "train_flops").size() == 3);
+    view.replot();
+    QTRY_VERIFY(graph_named("norm=post (n=3)") &&
+                graph_named("norm=post (n=3)")->data()->at(0)->key == 6e13);
+    QCOMPARE(plot->xAxis->label(), QString("training compute (FLOPs)"));
 
     // Back to one curve per run.
     view.setGroupBy("");

@@ -270,6 +270,54 @@ TEST(CurveGroups, TheTokensAxisReadsTargetTokensBetweenLoggedSteps) {
   const RunX time(XAxis::Time, 100, nullptr);
   EXPECT_EQ(time.at({7, 0, 160.5}), 60.5);
   EXPECT_FALSE(RunX(XAxis::Tokens, 0, nullptr).available());
+  // The compute axis reads train_flops the same way.
+  const std::vector<db::MetricPoint> flops = {{10, 4e15, 0}, {20, 8e15, 0}};
+  const RunX compute(parse_x_axis("compute"), 0, &flops);
+  EXPECT_EQ(compute.at({15, 0, 0}), 6e15);
+  EXPECT_EQ(x_series_metric(XAxis::Compute), "train_flops");
+  EXPECT_EQ(x_series_metric(XAxis::Tokens), "target_tokens");
+  EXPECT_EQ(x_series_metric(XAxis::Update), "");
+  EXPECT_FALSE(RunX(XAxis::Compute, 100, nullptr).available());
+}
+
+// Two depths at equal compute: the deeper run's points move right by its cost per update, and
+// a run without a train_flops curve is named, not placed.
+TEST(CurveGroups, TheComputeAxisPlacesEachRunAtItsOwnTrainingFlops) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  std::vector<int64_t> ids;
+  for (double per_update : {1e12, 3e12}) {
+    db::NewRun run;
+    run.name = "depth" + std::to_string(ids.size());
+    ids.push_back(store.create_run(run));
+    std::vector<db::MetricRow> rows;
+    for (int step = 10; step <= 20; step += 10) {
+      rows.emplace_back(step, "train_loss", 5.0 - step / 10.0, 0.0);
+      rows.emplace_back(step, db::metric::kTrainFlops, per_update * step, 0.0);
+    }
+    store.write_metrics(ids.back(), rows);
+  }
+  CurveQuery query;
+  query.runs = ids;
+  query.metrics = {"train_loss"};
+  query.x = XAxis::Compute;
+  const CurveFigure figure = curves_from_store(store, query);
+  EXPECT_EQ(figure.x_kind, "compute");
+  ASSERT_EQ(figure.curves.size(), 2u);
+  EXPECT_EQ(figure.curves[0].step, (std::vector<double>{1e13, 2e13}));
+  EXPECT_EQ(figure.curves[1].step, (std::vector<double>{3e13, 6e13}));
+
+  db::NewRun old;
+  old.name = "old";
+  const int64_t id = store.create_run(old);
+  store.write_metrics(id, {{10, "train_loss", 1.0, 0.0}});
+  query.runs = {id};
+  try {
+    curves_from_store(store, query);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no train_flops curve"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CurveGroups, FromTheStoreGroupedBySweepAxesAgainstTokens) {

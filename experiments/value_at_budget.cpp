@@ -1,0 +1,137 @@
+#include "experiments/value_at_budget.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "base/util/error.h"
+#include "db/metric_names.h"
+#include "db/run_status.h"
+#include "db/series_at_step.h"
+
+namespace fathom::experiments {
+namespace {
+
+// x values are sums of doubles: equal to the budget within rounding counts as inside it.
+bool within(double x, double budget) { return x <= budget * (1 + 1e-12); }
+
+// "#3, #7, #9 and 2 more".
+std::string run_list(const std::vector<int64_t>& ids) {
+  std::string out;
+  const size_t shown = std::min<size_t>(ids.size(), 5);
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", #" : "#") + std::to_string(ids[i]);
+  if (ids.size() > shown) out += " and " + std::to_string(ids.size() - shown) + " more";
+  return out;
+}
+
+std::string runs_word(size_t n) { return n == 1 ? "1 run" : std::to_string(n) + " runs"; }
+
+// The last point of `points` at or before the budget; nullopt when none is.
+std::optional<db::MetricPoint> last_inside(const std::vector<db::MetricPoint>& points,
+                                           const std::vector<db::MetricPoint>& xs,
+                                           const Budget& b) {
+  std::optional<db::MetricPoint> last;
+  for (const auto& p : points) {
+    const double x =
+        b.axis == "update" ? static_cast<double>(p.step) : db::series_at_step(xs, p.step);
+    if (!within(x, b.x)) break;
+    last = p;
+  }
+  return last;
+}
+
+}  // namespace
+
+Budget parse_budget(const std::string& text, const std::string& command) {
+  const auto eq = text.find('=');
+  const std::string axis = text.substr(0, eq == std::string::npos ? 0 : eq);
+  if (axis != "update" && axis != "tokens" && axis != "compute")
+    throw InputError(command, 0, "--at",
+                     "'" + text +
+                         "': expected update=N, tokens=N or compute=FLOPS (e.g. "
+                         "compute=2e15)");
+  const std::string number = text.substr(eq + 1);
+  char* end = nullptr;
+  const double x = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !std::isfinite(x) || x <= 0)
+    throw InputError(command, 0, "--at", "'" + text + "': the budget must be a number > 0");
+  return {axis, x};
+}
+
+std::string budget_text(const Budget& b) {
+  char number[32];
+  std::snprintf(number, sizeof number, "%.6g", b.x);
+  if (b.axis == "compute") return std::string("compute <= ") + number + " FLOPs";
+  if (b.axis == "tokens") return std::string("target tokens <= ") + number;
+  return std::string("update <= ") + number;
+}
+
+std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
+                                             const TableOptions& options) {
+  const Budget& b = *options.at;
+  if (options.metric.rfind("test_", 0) == 0)
+    throw InputError("fathom export table", 0, "--at",
+                     options.metric +
+                         " is measured once, at the end of training: it has no curve to cut at "
+                         "a budget (a valid_* or train_* metric has)");
+  // The update axis reads steps; target_tokens still says how far a run got.
+  const std::string& x_metric =
+      b.axis == "compute" ? db::metric::kTrainFlops : db::metric::kTargetTokens;
+  std::vector<int64_t> no_axis, short_of, no_point, ended_after;
+  for (TableRun& r : runs) {
+    const auto xs = store.metric_series(r.id, x_metric);
+    if (b.axis != "update" && xs.empty()) {
+      no_axis.push_back(r.id);
+      r.metric.reset();  // left out: its status still says what became of it
+      continue;
+    }
+    // Where on the axis an update lies, and how far the run got.
+    auto x_of = [&](int64_t step) {
+      return b.axis == "update" ? static_cast<double>(step) : db::series_at_step(xs, step);
+    };
+    const auto points = store.metric_series(r.id, options.metric);
+    const auto& progress = xs.empty() ? points : xs;
+    const double farthest = progress.empty() ? 0 : x_of(progress.back().step);
+    // A divergence inside the budget is the run's result there (the cell counts it).
+    if (r.status == db::status::kDiverged &&
+        (!r.diverged_step || within(x_of(*r.diverged_step), b.x)))
+      continue;
+    const bool reached = farthest >= b.x * (1 - 1e-12);
+    const std::optional<db::MetricPoint> at = reached ? last_inside(points, xs, b) : std::nullopt;
+    if (!at) {
+      (reached ? no_point : short_of).push_back(r.id);
+      r.metric.reset();
+      continue;
+    }
+    r.metric = std::isfinite(at->value) ? at->value : std::numeric_limits<double>::infinity();
+    r.metric_step = at->step;
+    if (options.select_by != options.metric) {
+      const auto chosen_on = last_inside(store.metric_series(r.id, options.select_by), xs, b);
+      if (chosen_on && std::isfinite(chosen_on->value))
+        r.final_metrics[options.select_by] = chosen_on->value;
+      else
+        r.final_metrics.erase(options.select_by);
+    }
+    if (r.status != db::status::kFinished) ended_after.push_back(r.id);
+    r.status = db::status::kFinished;  // at the budget it was training
+    r.diverged_step.reset();
+    r.stopped_early_at.reset();
+  }
+  std::vector<std::string> notes;
+  if (!no_axis.empty())
+    notes.push_back(runs_word(no_axis.size()) + " without a " + x_metric +
+                    " curve (trained before Fathom logged it), left out: " + run_list(no_axis));
+  if (!short_of.empty())
+    notes.push_back(runs_word(short_of.size()) + " ended or stopped short of " + budget_text(b) +
+                    ", left out: " + run_list(short_of));
+  if (!no_point.empty())
+    notes.push_back(runs_word(no_point.size()) + " without a " + options.metric +
+                    " point inside the budget, left out: " + run_list(no_point));
+  if (!ended_after.empty())
+    notes.push_back(runs_word(ended_after.size()) +
+                    " diverged, failed or still running past the budget, counted at it: " +
+                    run_list(ended_after));
+  return notes;
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,35 @@
+#pragma once
+// A table's runs compared at an equal budget rather than at their ends: each run's value of a
+// metric at `--at compute=2e15` (training FLOPs, core/train/training_flops.h), `tokens=5e7`
+// (target tokens) or `update=4000` -- its last point at or before the budget, which is what the
+// run had reached by then (a validation every train.valid_every updates: the last one inside
+// the budget). Depth-scaling studies compare models of different costs this way (Dey et al.
+// 2025 compare at equal FLOPs); a run's end would favour the one that was given more.
+//
+// Per run, in the table's copy only: a run whose curves reach the budget counts as finished at
+// it (a divergence after the budget is after it: the note counts such runs); one that diverged
+// before it stays diverged; one that ended, failed or is still running short of the budget is
+// left out (the note names them), as is one without the axis's curve (trained before Fathom
+// logged train_flops) or without a point of the metric inside the budget.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+
+namespace fathom::experiments {
+
+// "compute=2e15", "tokens=5e7", "update=4000"; InputError naming `command` and --at otherwise.
+Budget parse_budget(const std::string& text, const std::string& command);
+// "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.
+std::string budget_text(const Budget& b);
+
+// Replaces each run's options.metric, and its final options.select_by (what a variant is
+// chosen on), by their values at *options.at (above); returns the notes that say which runs
+// were left out or counted although they ended otherwise after it. InputError (field --at) for
+// a test metric: it is measured once, at the end, and has no curve to cut.
+std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
+                                             const TableOptions& options);
+
+}  // namespace fathom::experiments
