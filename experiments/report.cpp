@@ -134,14 +134,20 @@ void figures(std::ostream& out, const ReportOptions& options,
   if (seed_groups)
     out << "One curve per configuration: the mean over its seeds, shaded +-1 sample std; a cross "
            "marks where a seed diverged.\n\n";
-  for (const std::string& metric : curve_metrics(store, runs, stored)) {
+  // One metric's figure of `of`, named `stem`, grouped or coloured as the sweep's figures are.
+  auto request_of = [&](const std::string& metric, const std::vector<int64_t>& of,
+                        const std::string& stem) {
     CurvesRequest request;
     request.title = title + ": " + metric;
-    request.runs = ids;
+    request.runs = of;
     request.metrics = {metric};
     request.colour_by = seed_groups ? "" : colour_by;
-    request.file_stem = "curves-" + metric;
+    request.file_stem = stem;
     if (seed_groups) request.group_by = {"axes"};
+    return request;
+  };
+  for (const std::string& metric : curve_metrics(store, runs, stored)) {
+    CurvesRequest request = request_of(metric, ids, "curves-" + metric);
     request.log_y = db::metric::presentation_of(metric).log_axis;
     if (reference) request.references = {reference->id};
     const std::string file = options.render_curves(request);
@@ -150,13 +156,9 @@ void figures(std::ostream& out, const ReportOptions& options,
   // Runs that cost unequally per token (depths, widths) compared at equal cost too.
   const double spread = cost_spread(runs);
   if (spread < 1.05 || !stored.count(db::metric::kValidLoss) || costed.size() < 2) return;
-  CurvesRequest request;
-  request.title = title + ": " + db::metric::kValidLoss + " against training compute";
-  request.runs = costed;
-  request.metrics = {db::metric::kValidLoss};
-  request.colour_by = seed_groups ? "" : colour_by;
-  request.file_stem = "curves-" + db::metric::kValidLoss + "-compute";
-  if (seed_groups) request.group_by = {"axes"};
+  CurvesRequest request =
+      request_of(db::metric::kValidLoss, costed, "curves-" + db::metric::kValidLoss + "-compute");
+  request.title += " against training compute";
   request.x = "compute";
   const std::string file = options.render_curves(request);
   if (file.empty()) return;

@@ -12,8 +12,11 @@
 namespace fathom::experiments {
 namespace {
 
-// x values are sums of doubles: equal to the budget within rounding counts as inside it.
-bool within(double x, double budget) { return x <= budget * (1 + 1e-12); }
+// x values are sums of doubles: equal to the budget within rounding counts as at it, both
+// inside it and reaching it.
+constexpr double kRounding = 1e-12;
+bool within(double x, double budget) { return x <= budget * (1 + kRounding); }
+bool reaches(double x, double budget) { return x >= budget * (1 - kRounding); }
 
 // "#3, #7, #9 and 2 more".
 std::string run_list(const std::vector<int64_t>& ids) {
@@ -96,7 +99,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     if (r.status == db::status::kDiverged &&
         (!r.diverged_step || within(x_of(*r.diverged_step), b.x)))
       continue;
-    const bool reached = farthest >= b.x * (1 - 1e-12);
+    const bool reached = reaches(farthest, b.x);
     const std::optional<db::MetricPoint> at = reached ? last_inside(points, xs, b) : std::nullopt;
     if (!at) {
       (reached ? no_point : short_of).push_back(r.id);
