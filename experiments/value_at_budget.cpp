@@ -83,8 +83,10 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
   std::vector<int64_t> no_axis, short_of, no_point, ended_after;
   for (TableRun& r : runs) {
     const auto xs = store.metric_series(r.id, x_metric);
+    const auto points = store.metric_series(r.id, options.metric);
     if (b.axis != "update" && xs.empty()) {
-      no_axis.push_back(r.id);
+      // A run that logged nothing yet (queued) is short of the budget, not an older run.
+      (points.empty() ? short_of : no_axis).push_back(r.id);
       r.metric.reset();  // left out: its status still says what became of it
       continue;
     }
@@ -92,7 +94,6 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     auto x_of = [&](int64_t step) {
       return b.axis == "update" ? static_cast<double>(step) : db::series_at_step(xs, step);
     };
-    const auto points = store.metric_series(r.id, options.metric);
     const auto& progress = xs.empty() ? points : xs;
     const double farthest = progress.empty() ? 0 : x_of(progress.back().step);
     // A divergence inside the budget is the run's result there (the cell counts it).
@@ -125,8 +126,8 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     notes.push_back(runs_word(no_axis.size()) + " without a " + x_metric +
                     " curve (trained before Fathom logged it), left out: " + run_list(no_axis));
   if (!short_of.empty())
-    notes.push_back(runs_word(short_of.size()) + " ended or stopped short of " + budget_text(b) +
-                    ", left out: " + run_list(short_of));
+    notes.push_back(runs_word(short_of.size()) + " short of " + budget_text(b) + ", left out: " +
+                    run_list(short_of) + " (ended or stopped before it, or not there yet)");
   if (!no_point.empty())
     notes.push_back(runs_word(no_point.size()) + " without a " + options.metric +
                     " point inside the budget, left out: " + run_list(no_point));

@@ -95,15 +95,18 @@ PointsOfRuns read_points(const db::Store& store, const CurveQuery& query,
     if (!x_series_metric(query.x).empty())
       tokens[r] = store.metric_series(run.id, x_series_metric(query.x));
     const RunX x(query.x, run.started_at, &tokens[r]);
-    if (!x.available())
+    std::vector<std::pair<std::string, std::vector<db::MetricPoint>>> curves;
+    for (const auto& metric : query.metrics) {
+      auto series = store.metric_series(run.id, metric);
+      if (!series.empty()) curves.emplace_back(metric, std::move(series));
+    }
+    // A run with nothing to draw (queued, just started) needs no place on the axis.
+    if (!curves.empty() && !x.available())
       throw InputError(store.path(), 0, "--x",
                        "run " + std::to_string(run.id) + " has " + x_unavailable_reason(query.x) +
                            ": use --x update");
-    for (const auto& metric : query.metrics) {
-      auto series = store.metric_series(run.id, metric);
-      if (series.empty()) continue;
+    for (auto& [metric, series] : curves)
       points[{r, metric}] = std::make_unique<RunPoints>(std::move(series), x);
-    }
   }
 
   return points;

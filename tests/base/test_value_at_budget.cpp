@@ -87,7 +87,7 @@ TEST(ValueAtBudget, RunsOfUnequalCostAreComparedAtEqualCompute) {
   EXPECT_DOUBLE_EQ(*t.cells[1][0].value, (4.6 + 4.8) / 2);  // both deep seeds at update 100
   EXPECT_EQ(t.cells[1][0].diverged, 0);
   EXPECT_TRUE(has_note(t, "each run's last value at compute <= 3e+14 FLOPs")) << t.notes[0];
-  EXPECT_TRUE(has_note(t, "1 run ended or stopped short of compute <= 3e+14 FLOPs, left out: #2"));
+  EXPECT_TRUE(has_note(t, "1 run short of compute <= 3e+14 FLOPs, left out: #2"));
   EXPECT_TRUE(has_note(t, "1 run without a train_flops curve"));
   EXPECT_TRUE(has_note(t, "past the budget, counted at it: #4"));
 
@@ -98,7 +98,7 @@ TEST(ValueAtBudget, RunsOfUnequalCostAreComparedAtEqualCompute) {
   // Both shallow runs ended (4e14, 2e14) short of it: no value, both named.
   EXPECT_FALSE(late.cells[0][0].value);
   EXPECT_TRUE(has_note(late,
-                       "2 runs ended or stopped short of compute <= 9e+14 FLOPs, left "
+                       "2 runs short of compute <= 9e+14 FLOPs, left "
                        "out: #1, #2"));
 
   // The same runs at an equal update count (the older run has its steps: it counts), and at
@@ -112,7 +112,29 @@ TEST(ValueAtBudget, RunsOfUnequalCostAreComparedAtEqualCompute) {
   const auto later = experiments::sweep_comparison_table(store, "d", at("update=250"));
   EXPECT_DOUBLE_EQ(*later.cells[0][0].value, 4.0);
   EXPECT_DOUBLE_EQ(*later.cells[1][0].value, (3.4 + 3.6) / 2);
-  EXPECT_TRUE(has_note(later, "2 runs ended or stopped short of update <= 250, left out: #2, #5"));
+  EXPECT_TRUE(has_note(later, "2 runs short of update <= 250, left out: #2, #5"));
+}
+
+// A sweep still running: a queued run has logged nothing, so it is short of the budget --
+// not a run trained before Fathom counted compute.
+TEST(ValueAtBudget, AQueuedRunIsShortOfTheBudgetNotAnOlderRun) {
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
+  store_runs(path, {{"6", 1, 1e12, {5.0, 4.0}}});
+  {
+    auto store = db::Store::open(path);
+    db::NewRun n;
+    n.name = "d/layers=6,seed=2";
+    n.sweep = "d";
+    const int64_t id = store.create_run(n);
+    store.set_tag(id, "axis.model.encoder_layers", "6");
+    store.set_tag(id, "axis.train.seed", "2");
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto t = experiments::sweep_comparison_table(store, "d", at("compute=2e14"));
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 4.0);
+  EXPECT_TRUE(has_note(t, "1 run short of compute <= 2e+14 FLOPs, left out: #2"));
+  EXPECT_FALSE(has_note(t, "without a train_flops curve"));
 }
 
 TEST(ValueAtBudget, BadBudgetsAndTestMetricsAreRefusedNamingTheOption) {

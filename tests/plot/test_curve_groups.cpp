@@ -297,6 +297,10 @@ TEST(CurveGroups, TheComputeAxisPlacesEachRunAtItsOwnTrainingFlops) {
     }
     store.write_metrics(ids.back(), rows);
   }
+  // A queued run (nothing logged yet) has nothing to place: no refusal, no curve.
+  db::NewRun queued;
+  queued.name = "queued";
+  ids.push_back(store.create_run(queued));
   CurveQuery query;
   query.runs = ids;
   query.metrics = {"train_loss"};
