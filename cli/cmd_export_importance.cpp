@@ -1,7 +1,7 @@
 // `fathom export importance --sweep NAME [--metric valid_loss|diverged|...] [--value ...]
-// [--where EXPR]`: how much of a metric's variance over a sweep's settings each swept axis and
-// each pair of axes explain (experiments/hparam_importance.h: the functional ANOVA of the full
-// grid), largest first, with the seeds' own spread beside it.
+// [--at compute=F] [--where EXPR]`: how much of a metric's variance over a sweep's settings each
+// swept axis and each pair of axes explain (experiments/hparam_importance.h: the functional ANOVA
+// of the full grid), largest first, with the seeds' own spread beside it.
 #include <iostream>
 #include <memory>
 
@@ -10,14 +10,17 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/option_checks.h"
 #include "db/metric_names.h"
 #include "experiments/hparam_importance.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
 
 struct ImportanceArgs {
-  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out, where;
+  std::string sweep, metric = db::metric::kValidLoss, value = "final", format = "md", out, where,
+                     at;
 };
 
 nlohmann::json importance_json(const experiments::HparamImportance& h) {
@@ -48,8 +51,8 @@ nlohmann::json importance_json(const experiments::HparamImportance& h) {
 void export_importance(const ImportanceArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const auto h = experiments::load_hparam_importance(
-      store, a.sweep, a.metric, experiments::run_value_named(a.value, "fathom export importance"),
-      a.where);
+      store, a.sweep, a.metric,
+      experiments::run_reading_named(a.value, a.at, "fathom export importance"), a.where);
   std::string text;
   if (global.json) {
     text = importance_json(h).dump(2) + "\n";
@@ -72,9 +75,11 @@ void add_export_importance_command(CLI::App& export_cmd, GlobalOptions& global) 
   cmd->add_option("--metric", a->metric,
                   "a final metric (default valid_loss), or `diverged` (1 for a diverged run)")
       ->capture_default_str();
-  cmd->add_option("--value", a->value,
-                  "each run's value: final (default: the best checkpoint's) | best | last")
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  CLI::Option* value =
+      cmd->add_option("--value", a->value,
+                      "each run's value: final (default: the best checkpoint's) | best | last")
+          ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(cmd, a->at, value);
   cmd->add_option("--format", a->format, "md | csv | tex")
       ->check(CLI::IsMember({"md", "csv", "tex"}));
   cmd->add_option("--where", a->where, kWhereHelp);

@@ -12,24 +12,26 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/option_checks.h"
 #include "db/metric_names.h"
 #include "experiments/lr_sensitivity.h"
 #include "experiments/lr_transfer.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
 
 struct LrArgs {
   std::string sweep, metric = db::metric::kValidLoss, value = "last", format = "md", out, where,
-                     label, range;
+                     label, range, at;
 };
 
 void export_lr(const LrArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const auto s = experiments::load_lr_sensitivity(
       store, a.sweep, a.metric,
-      experiments::run_value_named(a.value, "fathom export lr-sensitivity"), a.where, a.label,
-      a.range);
+      experiments::run_reading_named(a.value, a.at, "fathom export lr-sensitivity"), a.where,
+      a.label, a.range);
   std::string text = experiments::format_text_table(experiments::lr_sensitivity_table(s), a.format);
   text = with_notes(std::move(text), s.notes, a.format);
   write_export(text, a.out);
@@ -37,7 +39,7 @@ void export_lr(const LrArgs& a, const GlobalOptions& global) {
 
 struct TransferArgs {
   std::string sweep, depth, metric = db::metric::kValidLoss, value = "last", format = "md", out,
-                            where, label;
+                            where, label, at;
 };
 
 // `fathom export lr-transfer`: each method's best rate per depth and the slope across depths
@@ -46,7 +48,7 @@ void export_transfer(const TransferArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const auto t = experiments::load_lr_transfer(
       store, a.sweep, a.depth, a.metric,
-      experiments::run_value_named(a.value, "fathom export lr-transfer"), a.where, a.label);
+      experiments::run_reading_named(a.value, a.at, "fathom export lr-transfer"), a.where, a.label);
   std::string text = experiments::format_text_table(experiments::lr_transfer_table(t), a.format);
   text += "\n";
   text += experiments::format_text_table(experiments::lr_transfer_slope_table(t), a.format);
@@ -68,8 +70,9 @@ void add_export_transfer_command(CLI::App& export_cmd, GlobalOptions& global) {
                   "'layers')");
   cmd->add_option("--metric", a->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", a->value, kLrValueHelp)
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(cmd, a->at,
+                    cmd->add_option("--value", a->value, kLrValueHelp)
+                        ->check(CLI::IsMember({"last", "final", "best"})));
   cmd->add_option("--format", a->format, "md | csv | tex")
       ->check(CLI::IsMember({"md", "csv", "tex"}));
   cmd->add_option("--where", a->where, kWhereHelp);
@@ -86,8 +89,9 @@ void add_export_lr_command(CLI::App& export_cmd, GlobalOptions& global) {
   cmd->add_option("--sweep", a->sweep, "a sweep with a train.lr axis")->required();
   cmd->add_option("--metric", a->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", a->value, kLrValueHelp)
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(cmd, a->at,
+                    cmd->add_option("--value", a->value, kLrValueHelp)
+                        ->check(CLI::IsMember({"last", "final", "best"})));
   cmd->add_option("--format", a->format, "md | csv | tex")
       ->check(CLI::IsMember({"md", "csv", "tex"}));
   cmd->add_option("--where", a->where, kWhereHelp);

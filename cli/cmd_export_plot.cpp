@@ -20,6 +20,7 @@
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
 #include "experiments/lr_sensitivity.h"
+#include "experiments/value_at_budget.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
 #include "plot/export.h"
@@ -247,7 +248,7 @@ void add_analysis(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, depth, metric = db::metric::kValidLoss, value = "last", where, label;
+    std::string sweep, depth, metric = db::metric::kValidLoss, value = "last", where, label, at;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -259,8 +260,9 @@ void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
                   "the depth axis (default: the one axis ending in 'layers')");
   cmd->add_option("--metric", args->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", args->value, kLrValueHelp)
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(cmd, args->at,
+                    cmd->add_option("--value", args->value, kLrValueHelp)
+                        ->check(CLI::IsMember({"last", "final", "best"})));
   cmd->add_option("--where", args->where, kWhereHelp);
   cmd->add_option("--label", args->label, kLrLabelHelp);
   add_output_options(cmd, args->output);
@@ -269,7 +271,8 @@ void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrTransfer t = experiments::load_lr_transfer(
         store, args->sweep, args->depth, args->metric,
-        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label);
+        experiments::run_reading_named(args->value, args->at, "fathom export plot"), args->where,
+        args->label);
     const plot::Figure figure = plot::lr_transfer_figure(t);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
@@ -282,7 +285,7 @@ void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
 
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label, range;
+    std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label, range, at;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -292,8 +295,9 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--sweep", args->sweep, "a sweep with a train.lr axis")->required();
   cmd->add_option("--metric", args->metric, "a loss or perplexity (default valid_loss)")
       ->capture_default_str();
-  cmd->add_option("--value", args->value, kLrValueHelp)
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(cmd, args->at,
+                    cmd->add_option("--value", args->value, kLrValueHelp)
+                        ->check(CLI::IsMember({"last", "final", "best"})));
   cmd->add_option("--where", args->where, kWhereHelp);
   cmd->add_option("--label", args->label, kLrLabelHelp);
   cmd->add_option("--range", args->range, kLrRangeHelp);
@@ -303,8 +307,8 @@ void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::LrSensitivity s = experiments::load_lr_sensitivity(
         store, args->sweep, args->metric,
-        experiments::run_value_named(args->value, "fathom export plot"), args->where, args->label,
-        args->range);
+        experiments::run_reading_named(args->value, args->at, "fathom export plot"), args->where,
+        args->label, args->range);
     const plot::Figure figure = plot::lr_sensitivity_figure(s);
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
@@ -359,7 +363,7 @@ void add_parallel(CLI::App* plot_cmd, GlobalOptions& global) {
 // and the seeds' (plot/importance_figure.h).
 void add_importance(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
-    std::string sweep, metric = db::metric::kValidLoss, value = "final", where;
+    std::string sweep, metric = db::metric::kValidLoss, value = "final", where, at;
     OutputArgs output;
   };
   auto args = std::make_shared<Args>();
@@ -371,9 +375,11 @@ void add_importance(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--metric", args->metric,
                   "a final metric (default valid_loss), or `diverged` (1 for a diverged run)")
       ->capture_default_str();
-  cmd->add_option("--value", args->value,
-                  "each run's value: final (default: the best checkpoint's) | best | last")
-      ->check(CLI::IsMember({"last", "final", "best"}));
+  add_budget_option(
+      cmd, args->at,
+      cmd->add_option("--value", args->value,
+                      "each run's value: final (default: the best checkpoint's) | best | last")
+          ->check(CLI::IsMember({"last", "final", "best"})));
   cmd->add_option("--where", args->where, kWhereHelp);
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
@@ -384,7 +390,7 @@ void add_importance(CLI::App* plot_cmd, GlobalOptions& global) {
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const experiments::HparamImportance h = experiments::load_hparam_importance(
         store, args->sweep, args->metric,
-        experiments::run_value_named(args->value, "fathom export plot"), args->where);
+        experiments::run_reading_named(args->value, args->at, "fathom export plot"), args->where);
     plot::ImportanceFigure figure = plot::importance_figure(h);
     if (!args->output.title.empty()) figure.title = args->output.title;
     plot::export_importance(figure, args->output.out, options);

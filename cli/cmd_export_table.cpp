@@ -6,6 +6,7 @@
 #include "base/util/error.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/option_checks.h"
 #include "experiments/comparison_table.h"
 #include "experiments/value_at_budget.h"
 
@@ -51,7 +52,7 @@ void export_table(const TableArgs& a, const GlobalOptions& global) {
                                              : experiments::MetricDirection::Auto;
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   options.value = experiments::run_value_named(a.value, "fathom export table");
-  if (!a.at.empty()) options.at = experiments::parse_budget(a.at, "fathom export table");
+  options.at = experiments::budget_option(a.at, "fathom export table");
   const experiments::ComparisonTable table =
       experiments::sweep_comparison_table(store, a.sweep, options, a.where);
   const std::string format = format_of(a);
@@ -84,11 +85,7 @@ void add_export_table_command(CLI::App& export_cmd, GlobalOptions& global) {
                       "checkpoint's), its best over training (lowest loss/ppl, highest BLEU), or "
                       "its last logged value, the end of training (final where it has no curve)")
           ->check(CLI::IsMember({"final", "best", "last"}));
-  cmd->add_option("--at", a->at,
-                  "compare at an equal budget, not at the runs' ends: each run's last value at "
-                  "or before compute=FLOPS (training FLOPs, e.g. compute=2e15), tokens=N "
-                  "(target tokens) or update=N; runs short of it are left out and named")
-      ->excludes(value);
+  add_budget_option(cmd, a->at, value);
   cmd->add_option("--seeds", a->seeds,
                   "mean | mean±std | mean±ci95 (the 95 % t-interval of the mean; also written "
                   "mean+-std, mean+-ci95)")

@@ -17,7 +17,9 @@
 #include "base/util/strings.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/option_checks.h"
 #include "cli/verdicts_over_test_set.h"
+#include "experiments/value_at_budget.h"
 #include "experiments/verdicts.h"
 
 namespace fathom::cli {
@@ -25,7 +27,7 @@ namespace {
 
 struct VerdictArgs {
   std::string sweep, rows, cols, agg = "mean", value = "final", select_by = "valid_loss", where,
-                                 format = "md", out;
+                                 format = "md", out, at;
   std::vector<std::string> metrics, versus;
   bool select_on_test = false, paired_bootstrap = false, pair_seeds = false;
   double alpha = 0.05, power = 0.8;
@@ -41,6 +43,12 @@ void export_verdicts(const VerdictArgs& a, const GlobalOptions& global) {
   o.table.select_by = a.select_by;
   o.table.select_on_test = a.select_on_test;
   o.table.value = experiments::run_value_named(a.value, "fathom export verdicts");
+  o.table.at = experiments::budget_option(a.at, "fathom export verdicts");
+  // The test set's hypotheses and segment NLL are the final model's: none exist at a budget.
+  if (o.table.at && a.paired_bootstrap)
+    throw InputError("fathom export verdicts", 0, "--at",
+                     "--paired-bootstrap reads the test set's hypotheses and segment NLL the "
+                     "runs stored at their end; at a budget there are none (drop one of the two)");
   for (const auto& m : a.metrics)
     if (!trim(m).empty() &&
         std::find(o.metrics.begin(), o.metrics.end(), trim(m)) == o.metrics.end())
@@ -96,8 +104,10 @@ void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_flag("--select-on-test", a->select_on_test,
                 "allow --select-by to name a test metric (model selection on the test set)");
-  cmd->add_option("--value", a->value, "each run's final | best | last value, as export table")
-      ->check(CLI::IsMember({"final", "best", "last"}));
+  CLI::Option* value =
+      cmd->add_option("--value", a->value, "each run's final | best | last value, as export table")
+          ->check(CLI::IsMember({"final", "best", "last"}));
+  add_budget_option(cmd, a->at, value);
   cmd->add_option("--alpha", a->alpha, "the family-wise level (default 0.05)")
       ->capture_default_str();
   cmd->add_option("--power", a->power, "the power the seeds needed are planned for (default 0.8)")

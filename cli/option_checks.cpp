@@ -50,4 +50,14 @@ void check_heartbeat_timeout(const std::string& command, double timeout_s, doubl
                          " beats, " + format_number(least) + " s");
 }
 
+CLI::Option* add_budget_option(CLI::App* cmd, std::string& text, CLI::Option* value) {
+  CLI::Option* at = cmd->add_option(
+      "--at", text,
+      "compare at an equal budget, not at the runs' ends: each run's last value at or before "
+      "compute=FLOPS (training FLOPs, e.g. compute=2e15), tokens=N (target tokens) or update=N; "
+      "runs short of it are left out and named");
+  if (value) at->excludes(value);
+  return at;
+}
+
 }  // namespace fathom::cli

@@ -18,6 +18,10 @@ CLI::Validator non_negative_number();
 // lost-worker detection off in all but name) and at least db::kMinBeatsPerTimeout beats (a
 // shorter one judged every worker lost before it beat once: `--heartbeat-timeout 1`, -1 or nan
 // marked every run crashed before its worker started).
+// `--at compute=FLOPS|tokens=N|update=N` (experiments/value_at_budget.h) on a command that
+// reads runs' values of a metric, into `text`; it excludes `value` (--value) where given.
+CLI::Option* add_budget_option(CLI::App* cmd, std::string& text, CLI::Option* value = nullptr);
+
 void check_heartbeat_timeout(const std::string& command, double timeout_s, double interval_s,
                              const std::string& interval_source);
 

@@ -521,11 +521,8 @@ ComparisonTable sweep_comparison_table(const db::Store& store, const std::string
                                        const TableOptions& options, const std::string& where) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, options.metric, {options.rows, options.cols});
-  std::vector<std::string> left_out;
-  if (options.at)
-    left_out = use_value_at_budget(runs, store, options);
-  else
-    use_run_value(runs, store, options);
+  const std::vector<std::string> left_out =
+      read_run_values(runs, store, options, "fathom export table");
   ComparisonTable table = build_comparison_table(runs, options);
   if (auto note = selected.note()) table.notes.push_back(*note);
   table.notes.insert(table.notes.end(), left_out.begin(), left_out.end());

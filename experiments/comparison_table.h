@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/final_model_tag.h"
@@ -65,6 +66,15 @@ enum class PAdjust { None, Holm };
 struct Budget {
   std::string axis;  // update | tokens | compute
   double x = 0;      // > 0
+};
+
+// How each run's value of a metric is read: RunValue at the run's end, or at a budget
+// (value_at_budget.h). Converts from either, so a caller that never cuts passes a RunValue.
+struct RunReading {
+  RunValue value = RunValue::Final;
+  std::optional<Budget> at;
+  RunReading(RunValue v = RunValue::Final) : value(v) {}  // NOLINT: implicit on purpose
+  RunReading(Budget b) : at(std::move(b)) {}              // NOLINT: implicit on purpose
 };
 
 struct TableOptions {

@@ -14,6 +14,7 @@
 #include "experiments/importance_grid.h"
 #include "experiments/importance_intervals.h"
 #include "experiments/sweep_runs.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
 namespace {
@@ -160,24 +161,28 @@ HparamImportance hparam_importance(const std::vector<TableRun>& runs, const std:
 }
 
 HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
-                                        const std::string& metric, RunValue value,
+                                        const std::string& metric, RunReading value,
                                         const std::string& where) {
   return hparam_importance_of(store, select_sweep_runs(store, sweep, where), metric, value);
 }
 
 HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& selected,
-                                      const std::string& metric, RunValue value) {
+                                      const std::string& metric, RunReading value) {
   const bool diverged = metric == kDivergedMetric;
   auto runs = load_table_runs(store, selected, diverged ? db::metric::kValidLoss : metric, {});
-  if (!diverged) {
+  std::vector<std::string> budget_notes;
+  if (!diverged || value.at) {
     TableOptions o;
-    o.metric = metric;
-    o.value = value;
-    use_run_value(runs, store, o);
+    o.metric = diverged ? db::metric::kValidLoss : metric;  // at a budget: where each run stood
+    o.value = value.value;
+    o.at = value.at;
+    budget_notes = read_run_values(runs, store, o, "fathom export importance");
   }
   for (auto& r : runs) {
     if (diverged) {
-      const bool ended = r.status == "finished" || r.status == "diverged";
+      // At a budget a run that got there is "finished" with a value; one short of it has none.
+      const bool finished = r.status == "finished" && (!value.at || r.metric);
+      const bool ended = finished || r.status == "diverged";
       r.metric = ended ? std::optional<double>(r.status == "diverged" ? 1.0 : 0.0) : std::nullopt;
     } else if (r.status != "finished") {
       r.metric.reset();  // a diverged, failed or unfinished run has no comparable final value
@@ -192,6 +197,9 @@ HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& s
       for (const auto& axis : split(it->second, ',')) groups.push_back(split(axis, '+'));
   }
   HparamImportance h = hparam_importance(runs, metric, "train.seed", groups);
+  if (value.at)
+    h.notes.push_back("each run as it stood at " + budget_text(*value.at) + ", not at its end");
+  h.notes.insert(h.notes.end(), budget_notes.begin(), budget_notes.end());
   if (auto note = computed_differently_note(runs)) h.notes.push_back(*note);
   if (auto note = early_stop_note(runs)) h.notes.push_back(*note);
   if (const auto note = selected.note()) h.notes.push_back(*note);

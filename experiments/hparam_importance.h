@@ -65,13 +65,15 @@ inline constexpr const char* kDivergedMetric = "diverged";
 // run's `value` of `metric` (RunValue), or with kDivergedMetric each finished or diverged
 // run's 1 or 0; the sweep's zip groups (its runs' tag sweep.axes) are one axis each. Only finished
 // runs enter a loss (the tables' rule); the notes say what was left out and which filter applied.
+// At a budget (value.at, value_at_budget.h) each run as it stood there: its last value inside
+// it, or with kDivergedMetric 1 where it had diverged by then; a run short of it is left out.
 HparamImportance load_hparam_importance(const db::Store& store, const std::string& sweep,
-                                        const std::string& metric, RunValue value,
+                                        const std::string& metric, RunReading value,
                                         const std::string& where);
 // The same of runs already selected: a report's sections all read the one selection its header
 // counts, never a later one that a live sweep has grown since.
 HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& selected,
-                                      const std::string& metric, RunValue value);
+                                      const std::string& metric, RunReading value);
 
 // One row per term: the axes, V_S, its share in percent; then the rest and the seeds.
 TextTable hparam_importance_table(const HparamImportance& importance);

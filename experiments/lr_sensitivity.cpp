@@ -15,6 +15,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
 namespace {
@@ -436,23 +437,53 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 }
 
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, RunValue value,
+                                  const std::string& metric, RunReading value,
                                   const std::string& where, const std::string& label,
                                   const std::string& range) {
   return lr_sensitivity_of(store, select_sweep_runs(store, sweep, where), metric, value, label,
                            range);
 }
 
+namespace {
+
+// Each run's value as `value` says, and the notes of the runs a budget left out. Those keep
+// their place on the grid (a rate all of whose runs fell short is still one of the sweep's)
+// under a status of their own, which the count of runs left out names.
+std::vector<std::string> read_lr_values(std::vector<TableRun>& runs, const db::Store& store,
+                                        const std::string& metric, const RunReading& value) {
+  TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
+  o.metric = metric;
+  o.value = value.value;
+  o.at = value.at;
+  auto notes = read_run_values(runs, store, o, "fathom export lr-sensitivity");
+  if (value.at)
+    for (auto& r : runs)
+      if (!r.metric && r.status != db::status::kDiverged) r.status = "not at the budget";
+  return notes;
+}
+
+std::string value_note(const std::string& metric, const RunReading& value) {
+  if (value.at)
+    return "each run's last logged " + metric + " at " + budget_text(*value.at) +
+           ": every rate compared at an equal budget, not at its end";
+  if (value.value == RunValue::Last)
+    return "each run's last logged " + metric +
+           ", the end of training (a run's final metrics are its best checkpoint's)";
+  if (value.value == RunValue::Final)
+    return "each run's final " + metric +
+           ", its best checkpoint's: what followed that checkpoint is not seen";
+  return "each run's best " + metric + " over training";
+}
+
+}  // namespace
+
 LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selected,
-                                const std::string& metric, RunValue value, const std::string& label,
-                                const std::string& range) {
+                                const std::string& metric, RunReading value,
+                                const std::string& label, const std::string& range) {
   std::optional<std::pair<double, double>> bounds;
   if (!range.empty()) bounds = parse_lr_range(range);
   auto runs = load_table_runs(store, selected, metric, {});
-  TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
-  o.metric = metric;
-  o.value = value;
-  use_run_value(runs, store, o);
+  const std::vector<std::string> budget_notes = read_lr_values(runs, store, metric, value);
   const InitialLosses found = initial_losses(store, runs, metric);
   LrSensitivity s = lr_sensitivity(
       runs, metric,
@@ -462,13 +493,9 @@ LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selecte
       },
       label, bounds);
   s.notes.insert(s.notes.begin() + 1, initial_loss_note(found, metric));
-  if (value == RunValue::Last)
-    s.notes.push_back("each run's last logged " + metric +
-                      ", the end of training (a run's final metrics are its best checkpoint's)");
-  if (value == RunValue::Final)
-    s.notes.push_back("each run's final " + metric +
-                      ", its best checkpoint's: what followed that checkpoint is not seen");
-  if (value == RunValue::Best) s.notes.push_back("each run's best " + metric + " over training");
+  s.notes.push_back(value_note(metric, value));
+  s.notes.insert(s.notes.end(), budget_notes.begin(), budget_notes.end());
+  s.budget_notes = budget_notes;
   if (auto note = selected.note()) s.notes.push_back(*note);
   return s;
 }

@@ -66,6 +66,9 @@ struct LrSensitivity {
   // The range the sensitivities are over; both 0 when the curves share no two rates.
   double range_lo = 0, range_hi = 0;
   std::vector<std::string> notes;  // how l0 was found, the range, what was left out
+  // Of `notes`, those that name the runs a budget (--at) left out, for a caller that gathers
+  // several sensitivities' (lr_transfer_of: one per depth).
+  std::vector<std::string> budget_notes;
 };
 
 // The learning-rate key of a sweep.
@@ -116,15 +119,17 @@ LrSensitivity lr_sensitivity(const std::vector<TableRun>& runs, const std::strin
 // valid_* form of the metric at update 0, which the trainer logs); a run recorded before that
 // takes its first logged training loss (the train_* form's first point: the mean over the
 // first log window, below the loss at initialization by what those updates learnt), and a
-// note counts which. `where`: only the runs this filter expression keeps
+// note counts which. At a budget (value.at) each run's last point inside it instead
+// (value_at_budget.h: every rate is cut at the same budget), runs short of it left out and
+// named. `where`: only the runs this filter expression keeps
 // (experiments/sweep_runs.h), e.g. one depth; a note says which. `range`: "LO:HI" or "".
 LrSensitivity load_lr_sensitivity(const db::Store& store, const std::string& sweep,
-                                  const std::string& metric, RunValue value = RunValue::Last,
+                                  const std::string& metric, RunReading value = RunValue::Last,
                                   const std::string& where = "", const std::string& label = "",
                                   const std::string& range = "");
 // The same of runs already selected (a report's one selection; see hparam_importance_of).
 LrSensitivity lr_sensitivity_of(const db::Store& store, const SweepRuns& selected,
-                                const std::string& metric, RunValue value = RunValue::Last,
+                                const std::string& metric, RunReading value = RunValue::Last,
                                 const std::string& label = "", const std::string& range = "");
 
 // One row per curve: its sensitivity and interval, best rate ("(an end)" where best_at_an_end)

@@ -200,14 +200,14 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
 }
 
 LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
-                            const std::string& depth_key, const std::string& metric, RunValue value,
-                            const std::string& where, const std::string& label) {
+                            const std::string& depth_key, const std::string& metric,
+                            RunReading value, const std::string& where, const std::string& label) {
   return lr_transfer_of(store, select_sweep_runs(store, sweep, where), depth_key, metric, value,
                         label);
 }
 
 LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
-                          const std::string& depth_key, const std::string& metric, RunValue value,
+                          const std::string& depth_key, const std::string& metric, RunReading value,
                           const std::string& label) {
   std::map<std::string, std::set<std::string>> axes;
   const auto table_runs = load_table_runs(store, selected, metric, {});
@@ -229,17 +229,19 @@ LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
   for (const auto& d : axes.at(key)) depths.emplace_back(std::strtod(d.c_str(), nullptr), d);
   std::sort(depths.begin(), depths.end());
   std::vector<std::pair<double, LrSensitivity>> by_depth;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes, budget_notes;  // budget_notes: each depth's, named
   for (const auto& [depth, text] : depths) {
     LrSensitivity s = lr_sensitivity_of(store, runs_at(text), metric, value, label);
     // How l0 and each run's value were found: the same at every depth; keep the first depth's.
     if (notes.empty())
       for (const auto& n : s.notes)
         if (n.rfind("l0 =", 0) == 0 || n.rfind("each run's", 0) == 0) notes.push_back(n);
+    for (const auto& n : s.budget_notes) budget_notes.push_back(key + "=" + text + ": " + n);
     by_depth.emplace_back(depth, std::move(s));
   }
   LrTransfer t = lr_transfer(by_depth, key);
   for (const auto& n : notes) t.notes.push_back(n);
+  t.notes.insert(t.notes.end(), budget_notes.begin(), budget_notes.end());
   if (auto note = selected.note()) t.notes.push_back(*note);
   return t;
 }

@@ -74,13 +74,13 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
 // group); each depth's curves as load_lr_sensitivity reads them (metric, value, where, label).
 LrTransfer load_lr_transfer(const db::Store& store, const std::string& sweep,
                             const std::string& depth_key, const std::string& metric,
-                            RunValue value = RunValue::Last, const std::string& where = "",
+                            RunReading value = RunValue::Last, const std::string& where = "",
                             const std::string& label = "");
 // The same of runs already selected (a report's one selection; see hparam_importance_of):
 // each depth's runs are those of `selected` at that depth, read from no later listing.
 LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
                           const std::string& depth_key, const std::string& metric,
-                          RunValue value = RunValue::Last, const std::string& label = "");
+                          RunReading value = RunValue::Last, const std::string& label = "");
 
 // One row per method and depth (best rate, interval, the grid's best, bracketed), and one per
 // method with its slope.

@@ -69,11 +69,31 @@ std::string budget_text(const Budget& b) {
   return std::string("update <= ") + number;
 }
 
+std::optional<Budget> budget_option(const std::string& text, const std::string& command) {
+  if (text.empty()) return std::nullopt;
+  return parse_budget(text, command);
+}
+
+RunReading run_reading_named(const std::string& value, const std::string& at,
+                             const std::string& command) {
+  RunReading reading(run_value_named(value, command));
+  reading.at = budget_option(at, command);
+  return reading;
+}
+
+std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
+                                         const TableOptions& options, const std::string& command) {
+  if (options.at) return use_value_at_budget(runs, store, options, command);
+  use_run_value(runs, store, options);
+  return {};
+}
+
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
-                                             const TableOptions& options) {
+                                             const TableOptions& options,
+                                             const std::string& command) {
   const Budget& b = *options.at;
   if (options.metric.rfind("test_", 0) == 0)
-    throw InputError("fathom export table", 0, "--at",
+    throw InputError(command, 0, "--at",
                      options.metric +
                          " is measured once, at the end of training: it has no curve to cut at "
                          "a budget (a valid_* or train_* metric has)");

@@ -27,9 +27,22 @@ std::string budget_text(const Budget& b);
 
 // Replaces each run's options.metric, and its final options.select_by (what a variant is
 // chosen on), by their values at *options.at (above); returns the notes that say which runs
-// were left out or counted although they ended otherwise after it. InputError (field --at) for
-// a test metric: it is measured once, at the end, and has no curve to cut.
+// were left out or counted although they ended otherwise after it. InputError (`command`,
+// field --at) for a test metric: it is measured once, at the end, and has no curve to cut.
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
-                                             const TableOptions& options);
+                                             const TableOptions& options,
+                                             const std::string& command = "fathom export table");
+
+// Every reader of a metric's run values (tables, verdicts, LR sensitivity and transfer,
+// importance) goes through here: options.at set, use_value_at_budget and its notes; otherwise
+// use_run_value (options.value) and none.
+std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
+                                         const TableOptions& options, const std::string& command);
+
+// --at's text for a CLI (nullopt for ""), as parse_budget reads it.
+std::optional<Budget> budget_option(const std::string& text, const std::string& command);
+// A CLI's --value and --at (which excludes it; "" for none) as one reading.
+RunReading run_reading_named(const std::string& value, const std::string& at,
+                             const std::string& command);
 
 }  // namespace fathom::experiments

@@ -24,6 +24,8 @@
 #include "db/run_status.h"
 #include "experiments/comparison_table.h"
 #include "experiments/report_numbers.h"
+#include "experiments/value_at_budget.h"
+#include "gui/budget_choice.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
@@ -63,6 +65,8 @@ QString why_no_table(const QString& sweep, const std::vector<db::RunRecord>& run
 
 const QString kNoColumns = QStringLiteral("(none)");
 const QString kNoRow = QStringLiteral("(none)");
+// Who reads the runs' values, as an error about the budget names it.
+const std::string kCompareTab = "the Compare tab";
 
 // "axis.model.norm" -> "model.norm" (the drop-downs show config keys, not tag names)
 std::string strip_axis(const QString& text) {
@@ -132,6 +136,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(box, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
   connect(best_, &QCheckBox::toggled, this, &ComparisonView::redraw);
   connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
+  connect(budget_, &BudgetChoice::changed, this, &ComparisonView::redraw);
   connect(log_, &QCheckBox::toggled, this, &ComparisonView::drawChart);  // the table stays
 }
 
@@ -172,7 +177,7 @@ std::optional<plot::BarReference> ComparisonView::parentReference(
   const auto tags = tags_.find(parent->id);
   std::vector<experiments::TableRun> one = {experiments::table_run(
       *parent, tags == tags_.end() ? kNoTags : tags->second, options.metric, {})};
-  if (best_->isChecked() && session_) experiments::use_run_value(one, session_->store, options);
+  if (session_) experiments::read_run_values(one, session_->store, options, kCompareTab);
   if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
   return plot::BarReference{*one[0].metric, "parent #" + std::to_string(parent->id) + ": " +
                                                 experiments::report_number(*one[0].metric)};
@@ -230,6 +235,9 @@ QHBoxLayout* ComparisonView::buildOptionsBar() {
                      "the variant with the best mean over its seeds, named in the cell, instead "
                      "of pooling them"));
   options_bar->addWidget(best_variant_);
+  budget_ = new BudgetChoice;
+  options_bar->addSpacing(12);
+  options_bar->addWidget(budget_);
   versus_ = new QComboBox;
   versus_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   versus_->addItem(kNoRow);
@@ -403,16 +411,21 @@ void ComparisonView::redraw() {
   verdicts_->setEnabled(false);
   plot::clear_plottables(*chart_);
   chart_->replot();
+  // At a budget a run's best over training is no question (the CLI's --at excludes --value).
+  best_->setEnabled(!options.at);
   if (options.rows.empty() || options.metric.empty() || runs.empty()) {
     note_->setText(
         why_no_table(sweep_->currentText(), runs_, !options.rows.empty(), !options.metric.empty()));
     return;
   }
+  if (const QString problem = budget_->problem(); !problem.isEmpty()) {
+    note_->setText(problem);
+    return;
+  }
+  std::vector<std::string> left_out;  // the runs a budget left out, named
   try {
-    if (best_->isChecked() && session_) {
-      options.value = experiments::RunValue::Best;
-      experiments::use_run_value(runs, session_->store, options);
-    }
+    if (session_)
+      left_out = experiments::read_run_values(runs, session_->store, options, kCompareTab);
     current_ = experiments::build_comparison_table(runs, options);
     // The rows to test against are the table's; a choice that is no row any more is dropped.
     QStringList rows{kNoRow};
@@ -424,9 +437,11 @@ void ComparisonView::redraw() {
     }
     parent_ = parentReference(options);
   } catch (const std::exception& e) {
+    current_.reset();
     note_->setText(QString::fromStdString(e.what()));
     return;
   }
+  current_->notes.insert(current_->notes.end(), left_out.begin(), left_out.end());
   fillTable(options);
   verdicts_->setEnabled(!options.versus.empty() && !location_.isEmpty());
   const experiments::ComparisonTable& t = *current_;
@@ -447,6 +462,8 @@ experiments::TableOptions ComparisonView::tableOptions() const {
   options.bold = options.cols.empty() ? experiments::BoldBest::None : experiments::BoldBest::Column;
   options.agg =
       best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+  options.at = budget_->budget();
+  if (best_->isChecked() && !options.at) options.value = experiments::RunValue::Best;
   return options;
 }
 
@@ -497,10 +514,11 @@ void ComparisonView::fillTable(const experiments::TableOptions& options) {
 void ComparisonView::openVerdicts() {
   if (!current_ || versus_->currentIndex() <= 0) return;
   VerdictsRequest request{sweep_->currentText(), tableOptions(), versus_->currentText(), {}};
+  // At a budget a test metric (measured once, at the end) has no value to test.
   for (int i = 0; i < metric_->count(); ++i)
-    if (i != metric_->currentIndex() && is_evaluation_metric(metric_->itemText(i)))
+    if (i != metric_->currentIndex() && is_evaluation_metric(metric_->itemText(i)) &&
+        !(request.table.at && metric_->itemText(i).startsWith(QStringLiteral("test_"))))
       request.other_metrics << metric_->itemText(i);
-  if (best_->isChecked()) request.table.value = experiments::RunValue::Best;
   QString problem;
   if (!open_verdicts_window(this, location_, request, &problem)) emit error(problem);
 }

@@ -25,6 +25,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class BudgetChoice;
+
 struct StoreSession;
 
 class ComparisonView : public QWidget, public WorkbenchView {
@@ -60,6 +62,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCheckBox* bestOverTraining() const { return best_; }
   // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
   QCheckBox* bestVariant() const { return best_variant_; }
+  // Where each run's value is read: at its end or at an equal budget (`export table --at`).
+  BudgetChoice* budget() const { return budget_; }
   // "Test against": a row the others are tested against, column by column (Welch's t over the
   // seeds, Holm-adjusted over the table's tests); "(none)" first.
   QComboBox* versus() const { return versus_; }
@@ -96,8 +100,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // The chart's figure: the table's bars on the chosen scale, and a fork sweep's parent's line.
   plot::BarFigure chartFigure() const;
   // A fork sweep's parent (every run of the sweep a fork of it at one update, db/fork_tags.h):
-  // its value of the table's metric, taken as the table takes the runs' (final, or best over
-  // training) -- the line its rescues' bars are read against; none for any other sweep.
+  // its value of the table's metric, taken as the table takes the runs' (final, best over
+  // training, or at the budget) -- the line its rescues' bars are read against; none for any
+  // other sweep.
   std::optional<plot::BarReference> parentReference(const experiments::TableOptions& options) const;
   static void refill(QComboBox* box, const QStringList& items);
 
@@ -108,6 +113,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
+  BudgetChoice* budget_ = nullptr;  // at the end, or at an equal budget
   QCheckBox* log_ = nullptr;
   QPushButton* verdicts_ = nullptr;
   QTableWidget* table_;

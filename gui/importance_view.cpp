@@ -17,6 +17,7 @@
 #include "base/util/error.h"
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
+#include "gui/budget_choice.h"
 #include "gui/export_menu.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
@@ -55,6 +56,8 @@ QHBoxLayout* ImportanceView::buildChoiceBar() {
   value_->setToolTip(QStringLiteral("each run's value of the metric (the exports' --value)"));
   auto* bar = new QHBoxLayout;
   add_sweep_choosers(*bar, sweep_, metric_, value_);
+  budget_ = new BudgetChoice;
+  bar->addWidget(budget_);
   where_ = add_where_box(*bar);
   return bar;
 }
@@ -91,6 +94,7 @@ void ImportanceView::connectControls() {
   });
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(budget_, &BudgetChoice::changed, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
 }
 
@@ -221,10 +225,16 @@ void ImportanceView::redraw() {
     plot_->replot();
     return;
   }
+  value_->setEnabled(!budget_->budget());  // at a budget each run is read where it stood then
+  if (const QString problem = budget_->problem(); !problem.isEmpty()) {
+    plot_->replot();
+    note_->setText(problem);
+    return;
+  }
   try {
     shown_ = experiments::load_hparam_importance(
         session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
-        static_cast<experiments::RunValue>(value_->currentData().toInt()),
+        budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt())),
         where_->text().toStdString());
   } catch (const std::exception& e) {
     plot_->replot();

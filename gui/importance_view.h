@@ -28,6 +28,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class BudgetChoice;
+
 class ImportanceView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
@@ -49,6 +51,8 @@ class ImportanceView : public QWidget, public WorkbenchView {
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
   QString noteText() const;  // the notes under the chart, or why nothing is drawn
+  // "At": each run's value at its end (Value) or as it stood at an equal budget.
+  BudgetChoice* budget() const { return budget_; }
 
  signals:
   void error(const QString& message);
@@ -70,8 +74,9 @@ class ImportanceView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids and statuses
   QComboBox *sweep_, *metric_;
-  QComboBox* value_;  // which value of a run (experiments::RunValue)
-  QLineEdit* where_;  // a runs filter (gui/where_box.h)
+  QComboBox* value_;                // which value of a run (experiments::RunValue)
+  BudgetChoice* budget_ = nullptr;  // or each run as it stood at a budget
+  QLineEdit* where_;                // a runs filter (gui/where_box.h)
   QCustomPlot* plot_;
   QTableWidget* table_;
   QLabel* note_;

@@ -22,6 +22,7 @@
 #include "db/metric_names.h"
 #include "experiments/lr_extension.h"
 #include "experiments/text_table.h"
+#include "gui/budget_choice.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
@@ -45,11 +46,16 @@ const QStringList kMetrics = {
 }  // namespace
 
 LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
+  // Two rows: what is read (sweep, loss, which value, budget, runs), then how the curves are
+  // named, judged and shown; one row of all of them left the text boxes a few letters wide in
+  // a laptop's 1100 pixels.
   QHBoxLayout* bar = buildChoiceBar();
-  addCurveOptions(bar);
+  auto* curve_bar = new QHBoxLayout;
+  addCurveOptions(curve_bar);
   QSplitter* split = buildResults();
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  layout->addLayout(curve_bar);
   layout->addWidget(split, 1);
   // Beside the notes, which say how many curves have their best rate at an end: a curve whose
   // best rate is the grid's lowest or highest may have its optimum beyond.
@@ -67,6 +73,7 @@ LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
   connect(sweep_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(metric_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(value_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(budget_, &BudgetChoice::changed, this, [this] { redraw(); });
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   connect(label_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   connect(range_, &QLineEdit::editingFinished, this, [this] { redraw(); });
@@ -92,6 +99,8 @@ QHBoxLayout* LrSensitivityView::buildChoiceBar() {
                      "al.); its final metric, the best checkpoint's; or its lowest point"));
   auto* bar = new QHBoxLayout;
   add_sweep_choosers(*bar, sweep_, metric_, value_);
+  budget_ = new BudgetChoice;
+  bar->addWidget(budget_);
   // Sixteen curves (8 methods x 2 depths) do not read in one plot: show part of the sweep.
   where_ = add_where_box(*bar);
   return bar;
@@ -276,7 +285,8 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
                              std::vector<std::string>& notes) {
   const std::string sweep = sweep_->currentText().toStdString();
   const std::string metric = metric_->currentText().toStdString();
-  const auto value = static_cast<experiments::RunValue>(value_->currentData().toInt());
+  const experiments::RunReading value =
+      budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt()));
   const std::string where = where_->text().toStdString();
   const std::string label = label_->text().trimmed().toStdString();
   if (show_->currentIndex() == 1) {
@@ -298,8 +308,9 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
   figure = plot::lr_sensitivity_figure(*shown_, /*sensitivity_in_legend=*/false);
   table = experiments::lr_sensitivity_table(*shown_);
   notes = shown_->notes;
-  extend_->setEnabled(
-      std::any_of(shown_->curves.begin(), shown_->curves.end(), experiments::best_at_an_end));
+  // The grid's edge is judged at the runs' ends (fathom sweep extend): not at a budget.
+  extend_->setEnabled(!value.at && std::any_of(shown_->curves.begin(), shown_->curves.end(),
+                                               experiments::best_at_an_end));
 }
 
 void LrSensitivityView::redraw() {
@@ -312,8 +323,14 @@ void LrSensitivityView::redraw() {
   table_->setRowCount(0);
   table_->setColumnCount(0);
   range_->setEnabled(show_->currentIndex() == 0);  // the transfer uses every rate
+  value_->setEnabled(!budget_->budget());          // at a budget: where each run stood then
   if (!session_ || sweep_->currentText().isEmpty()) {
     plot_->replot();
+    return;
+  }
+  if (const QString problem = budget_->problem(); !problem.isEmpty()) {
+    plot_->replot();
+    note_->setText(problem);
     return;
   }
   plot::Figure figure;
@@ -331,8 +348,8 @@ void LrSensitivityView::redraw() {
     }
     // A label or range being typed, or a sweep without a depth axis, is no store error either.
     if (const auto* bad = dynamic_cast<const InputError*>(&e);
-        bad &&
-        (bad->field() == "--label" || bad->field() == "--range" || bad->field() == "--depth")) {
+        bad && (bad->field() == "--label" || bad->field() == "--range" ||
+                bad->field() == "--depth" || bad->field() == "--at")) {
       note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
       return;
     }

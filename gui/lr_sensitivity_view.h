@@ -30,6 +30,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class BudgetChoice;
+
 class LrSensitivityView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
@@ -54,6 +56,8 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   QString noteText() const;
   // "Extend grid...": enabled while a curve's best rate is at an end of its rates.
   QPushButton* extendButton() const { return extend_; }
+  // "At": each run's loss at its end (Value) or at an equal budget.
+  BudgetChoice* budget() const { return budget_; }
   // The button's work once the sweep file is chosen: the sweep file of the next rate for those
   // curves (experiments/lr_extension.h) shown, and written beside `sweep_file` when the user
   // says so; its path, or "" when nothing was written (then a message said why).
@@ -76,8 +80,9 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;
-  QComboBox* value_;  // which loss of a run (experiments::RunValue)
-  QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one depth
+  QComboBox* value_;                // which loss of a run (experiments::RunValue)
+  BudgetChoice* budget_ = nullptr;  // or each run as it stood at a budget
+  QLineEdit* where_;                // a runs filter (experiments/sweep_runs.h), e.g. one depth
   QLineEdit* label_;  // the axes that name the curves, "model.norm+model.init" (--label)
   QLineEdit* range_;  // the rates every sensitivity is over, "LO:HI" (--range); empty: common
   QComboBox* show_;   // sensitivity | transfer across depth

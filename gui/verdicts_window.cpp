@@ -17,6 +17,9 @@ QStringList verdicts_arguments(const VerdictsRequest& request) {
          << QString::fromStdString(t.select_by);
   if (t.value == experiments::RunValue::Best)
     args << QStringLiteral("--value") << QStringLiteral("best");
+  if (t.at)
+    args << QStringLiteral("--at")
+         << QString::fromStdString(t.at->axis) + "=" + QString::number(t.at->x, 'g', 17);
   return args;
 }
 
@@ -32,9 +35,10 @@ bool is_evaluation_metric(const QString& metric) {
 CommandReportWindow* open_verdicts_window(QWidget* parent, const QString& db_location,
                                           const VerdictsRequest& request, QString* problem) {
   std::vector<ReportOption> options;
-  bool over_set = has_test_over_set(request.table.metric);
+  // The test over the set reads what the runs stored at their end: nothing at a budget.
+  bool over_set = !request.table.at && has_test_over_set(request.table.metric);
   for (const QString& other : request.other_metrics)
-    over_set = over_set || has_test_over_set(other.toStdString());
+    over_set = over_set || (!request.table.at && has_test_over_set(other.toStdString()));
   if (over_set) {
     options.push_back(ReportOption(
         QStringLiteral("Over the &test set too"), {QStringLiteral("--paired-bootstrap")},

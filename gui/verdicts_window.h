@@ -17,7 +17,7 @@ namespace fathom::gui {
 
 struct VerdictsRequest {
   QString sweep;
-  experiments::TableOptions table;  // rows, cols, metric, agg, select_by, value
+  experiments::TableOptions table;  // rows, cols, metric, agg, select_by, value, at
   QString versus;                   // the reference row
   // The sweep's other evaluation metrics (valid_*, test_*): each a box that adds its tests to
   // the Holm family, as a study's verdicts are adjusted for every metric it reports.

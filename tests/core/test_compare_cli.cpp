@@ -228,6 +228,20 @@ TEST_F(CompareCli, VerdictsPairTheArmsRunsBySeedForThePooledBootstrap) {
               "--versus", "0.005", "--paired-bootstrap", "--samples", "200"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("Holm family: 1 tests"), std::string::npos) << v.out;
+  // At a budget: the test set's stored hypotheses are the final model's -- refused, naming
+  // --at; without the bootstrap the family is read at the budget.
+  const std::vector<std::string> at_budget{"export",   "verdicts", "--sweep",   "v",
+                                           "--rows",   "train.lr", "--metrics", "valid_loss",
+                                           "--versus", "0.005",    "--at",      "update=30"};
+  auto with_bootstrap = at_budget;
+  with_bootstrap.push_back("--paired-bootstrap");
+  const ProgramResult no_test_set = fathom(with_bootstrap);
+  EXPECT_EQ(no_test_set.exit_code, 2) << no_test_set.out;
+  EXPECT_NE(no_test_set.err.find("--at"), std::string::npos) << no_test_set.err;
+  EXPECT_NE(no_test_set.err.find("--paired-bootstrap"), std::string::npos) << no_test_set.err;
+  const ProgramResult cut = fathom(at_budget);
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  EXPECT_NE(cut.out.find("each run's last value at update <= 30"), std::string::npos) << cut.out;
   // --metrics repeated is the comma list (the app adds a metric to the family so).
   const std::vector<std::string> family{"export", "verdicts", "--sweep",  "v",
                                         "--rows", "train.lr", "--versus", "0.005"};
