@@ -18,6 +18,7 @@
 #include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
 #include "experiments/lr_transfer.h"
+#include "experiments/report_budget.h"
 #include "experiments/report_fork.h"
 #include "experiments/report_fork_seeds.h"
 #include "experiments/report_fork_verdicts.h"
@@ -95,22 +96,6 @@ std::vector<std::string> curve_metrics(const db::Store& store,
   if (stored.count(db::metric::kLearningRate) && schedules_differ(store, runs))
     metrics.push_back(db::metric::kLearningRate);
   return metrics;
-}
-
-// How many times the costliest run's training FLOPs per target token the cheapest one's is
-// (final train_flops / train_tokens); 1 where fewer than two runs say.
-double cost_spread(const std::vector<db::RunRecord>& runs) {
-  double lo = 0, hi = 0;
-  for (const auto& r : runs) {
-    const auto flops = r.final_metrics.find(db::metric::kTrainFlops);
-    const auto tokens = r.final_metrics.find(db::metric::kTrainTokens);
-    if (flops == r.final_metrics.end() || tokens == r.final_metrics.end() || tokens->second <= 0)
-      continue;
-    const double per_token = flops->second / tokens->second;
-    lo = lo > 0 ? std::min(lo, per_token) : per_token;
-    hi = std::max(hi, per_token);
-  }
-  return lo > 0 ? hi / lo : 1.0;
 }
 
 void figures(std::ostream& out, const ReportOptions& options,
@@ -407,22 +392,24 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     const bool chosen = !options.rows.empty();
     const std::string rows = chosen ? options.rows : join(groups[0], "+");
     const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
+    TableOptions layout;
+    layout.rows = rows;
+    layout.cols = cols;
+    layout.spread = Spread::Std;
+    layout.agg = options.agg;
+    layout.select_by = options.select_by;
+    layout.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
     for (const auto& metric : options.metrics) {
       const auto table_runs = load_table_runs(store, selected, metric, {rows, cols});
       if (std::none_of(table_runs.begin(), table_runs.end(),
                        [](const TableRun& r) { return r.metric.has_value(); }))
         continue;
-      TableOptions o;
-      o.rows = rows;
-      o.cols = cols;
+      TableOptions o = layout;
       o.metric = metric;
-      o.spread = Spread::Std;
-      o.agg = options.agg;
-      o.select_by = options.select_by;
-      o.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
       out << "### " << metric << "\n\n"
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
+    equal_compute_tables(out, store, selected, options.metrics, layout);
   }
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.

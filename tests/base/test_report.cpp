@@ -240,6 +240,56 @@ TEST(Report, RunsOfUnequalCostAreDrawnAgainstComputeToo) {
   }
 }
 
+// A depth sweep is tabled at equal compute too: every run at the cheapest finished run's whole
+// training (the 6-layer model's 3e14 FLOPs, the 18-layer one's update 100), where the deeper
+// model that wins at its end (11 against 16) loses (25 against 16).
+TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [layers, seed, per_update, ppl] :
+         {std::tuple{"6", "1", 1e12, std::vector<double>{30, 20, 15}},
+          {"6", "2", 1e12, std::vector<double>{32, 22, 17}},
+          {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
+          {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
+      db::NewRun n;
+      n.name = std::string("depth/") + layers + "-" + seed;
+      n.sweep = "depth";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.model.layers", layers);
+      store.set_tag(id, "axis.train.seed", seed);
+      std::vector<db::MetricRow> rows;
+      for (int i = 0; i < 3; ++i) {
+        const int64_t step = 100 * (i + 1);
+        rows.emplace_back(step, db::metric::kValidPpl, ppl[i], 0.0);
+        rows.emplace_back(step, db::metric::kTrainFlops, per_update * step, 0.0);
+      }
+      store.write_metrics(id, rows);
+      store.set_final_metric(id, db::metric::kValidPpl, ppl.back());
+      store.set_final_metric(id, db::metric::kTrainTokens, 3e5);
+      store.set_final_metric(id, db::metric::kTrainFlops, per_update * 300);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  const std::string text = read(experiments::write_report(store, "depth", options));
+  const auto at_end = text.find("### valid_ppl\n");
+  const auto at_budget = text.find("### valid_ppl at equal compute");
+  ASSERT_NE(at_end, std::string::npos) << text;
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  const std::string end_table = text.substr(at_end, at_budget - at_end);
+  const std::string budget_table = text.substr(at_budget);
+  EXPECT_NE(end_table.find("| 18 | 11.00 ± 1.41 |"), std::string::npos) << end_table;
+  EXPECT_NE(end_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << end_table;
+  EXPECT_NE(budget_table.find("the costliest 3.00x the cheapest"), std::string::npos);
+  EXPECT_NE(budget_table.find("each run at compute <= 3e+14 FLOPs"), std::string::npos);
+  EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
+  EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
+}
+
 // Sweep "d": lr x norm x 2 seeds at 6 layers, runs 1-8 in this order, each with a final
 // valid_ppl and valid_loss and one logged point.
 void write_lr_norm_sweep(const std::string& db) {

@@ -1,0 +1,72 @@
+#include "experiments/report_budget.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "db/metric_names.h"
+#include "db/run_status.h"
+#include "experiments/value_at_budget.h"
+
+namespace fathom::experiments {
+
+double cost_spread(const std::vector<db::RunRecord>& runs) {
+  double lo = 0, hi = 0;
+  for (const auto& r : runs) {
+    const auto flops = r.final_metrics.find(db::metric::kTrainFlops);
+    const auto tokens = r.final_metrics.find(db::metric::kTrainTokens);
+    if (flops == r.final_metrics.end() || tokens == r.final_metrics.end() || tokens->second <= 0)
+      continue;
+    const double per_token = flops->second / tokens->second;
+    lo = lo > 0 ? std::min(lo, per_token) : per_token;
+    hi = std::max(hi, per_token);
+  }
+  return lo > 0 ? hi / lo : 1.0;
+}
+
+std::optional<Budget> equal_compute_budget(const db::Store& store,
+                                           const std::vector<db::RunRecord>& runs) {
+  if (cost_spread(runs) < 1.05) return std::nullopt;
+  // The curve's last point, not the final metric: the budget must be one the curves reach.
+  std::optional<double> least;
+  int finished = 0;
+  for (const auto& r : runs) {
+    if (r.status != db::status::kFinished) continue;
+    const auto xs = store.metric_series(r.id, db::metric::kTrainFlops);
+    if (xs.empty() || xs.back().value <= 0) continue;
+    ++finished;
+    least = least ? std::min(*least, xs.back().value) : xs.back().value;
+  }
+  if (finished < 2) return std::nullopt;
+  return Budget{"compute", *least};
+}
+
+void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                          const std::vector<std::string>& metrics, const TableOptions& layout) {
+  const std::optional<Budget> budget = equal_compute_budget(store, selected.runs);
+  if (!budget) return;
+  std::vector<std::string> curves;  // validation metrics: a test metric has no curve to cut
+  for (const auto& m : metrics)
+    if (m.rfind("valid_", 0) == 0) curves.push_back(m);
+  if (curves.empty()) curves.push_back(db::metric::kValidLoss);
+  char spread[32];
+  std::snprintf(spread, sizeof spread, "%.2f", cost_spread(selected.runs));
+  for (const auto& metric : curves) {
+    auto runs = load_table_runs(store, selected, metric, {layout.rows, layout.cols});
+    TableOptions o = layout;
+    o.metric = metric;
+    o.at = budget;
+    const std::vector<std::string> left_out = read_run_values(runs, store, o, "fathom report");
+    if (std::none_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric; }))
+      continue;
+    ComparisonTable table = build_comparison_table(runs, o);
+    table.notes.insert(table.notes.end(), left_out.begin(), left_out.end());
+    out << "### " << metric << " at equal compute\n\n"
+        << "The runs' training costs differ (the costliest " << spread
+        << "x the cheapest, in FLOPs per target token): each run at " << budget_text(*budget)
+        << ", the cheapest finished run's whole training -- its last validation inside it, "
+           "not its end (`fathom export table --at compute=...`).\n\n"
+        << table_to_markdown(table) << "\n";
+  }
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,32 @@
+#pragma once
+// The sweep report's runs of unequal cost (a depth or width sweep: FLOPs per target token that
+// differ by 5 % or more) compared at equal compute as well as at their ends: "### valid_ppl at
+// equal compute", each run's last validation inside the cheapest finished run's whole training
+// (experiments/value_at_budget.h) -- where a deeper model that wins at equal updates may lose.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "experiments/sweep_runs.h"
+
+namespace fathom::experiments {
+
+// How many times the costliest run's training FLOPs per target token the cheapest one's is
+// (final train_flops / train_tokens); 1 where fewer than two runs say.
+double cost_spread(const std::vector<db::RunRecord>& runs);
+
+// The budget every finished run reaches when costs differ (cost_spread >= 1.05): the least of
+// the finished runs' last logged train_flops. Nullopt for runs of equal cost, or fewer than
+// two finished runs with the curve.
+std::optional<Budget> equal_compute_budget(const db::Store& store,
+                                           const std::vector<db::RunRecord>& runs);
+
+// The tables at equal_compute_budget of each validation metric of `metrics` (valid_loss where
+// none is): `layout` gives rows, cols, agg, select_by; nothing where there is no such budget.
+void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                          const std::vector<std::string>& metrics, const TableOptions& layout);
+
+}  // namespace fathom::experiments
