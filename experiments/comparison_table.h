@@ -66,6 +66,11 @@ enum class PAdjust { None, Holm };
 struct Budget {
   std::string axis;  // update | tokens | compute
   double x = 0;      // > 0
+  // Relative slack on both sides: a point at or below x (1 + tolerance) is inside the budget,
+  // a run that got to x (1 - tolerance) reached it. Rounding only, unless a caller says
+  // otherwise (a report's equal compute: seeds of one model differ by a fraction of a percent,
+  // which would otherwise cut all but the cheapest at their previous validation).
+  double tolerance = 1e-12;
 };
 
 // How each run's value of a metric is read: RunValue at the run's end, or at a budget

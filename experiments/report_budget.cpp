@@ -37,7 +37,7 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
     least = least ? std::min(*least, xs.back().value) : xs.back().value;
   }
   if (finished < 2) return std::nullopt;
-  return Budget{"compute", *least};
+  return Budget{"compute", *least, kEqualComputeTolerance};
 }
 
 void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,

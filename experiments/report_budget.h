@@ -19,8 +19,10 @@ namespace fathom::experiments {
 double cost_spread(const std::vector<db::RunRecord>& runs);
 
 // The budget every finished run reaches when costs differ (cost_spread >= 1.05): the least of
-// the finished runs' last logged train_flops. Nullopt for runs of equal cost, or fewer than
-// two finished runs with the curve.
+// the finished runs' last logged train_flops, within kEqualComputeTolerance (the cheapest
+// model's other seeds, a fraction of a percent dearer, keep their last validation). Nullopt for
+// runs of equal cost, or fewer than two finished runs with the curve.
+inline constexpr double kEqualComputeTolerance = 0.02;
 std::optional<Budget> equal_compute_budget(const db::Store& store,
                                            const std::vector<db::RunRecord>& runs);
 

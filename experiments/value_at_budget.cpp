@@ -12,11 +12,10 @@
 namespace fathom::experiments {
 namespace {
 
-// x values are sums of doubles: equal to the budget within rounding counts as at it, both
-// inside it and reaching it.
-constexpr double kRounding = 1e-12;
-bool within(double x, double budget) { return x <= budget * (1 + kRounding); }
-bool reaches(double x, double budget) { return x >= budget * (1 - kRounding); }
+// x values are sums of doubles: equal to the budget within its tolerance (rounding, unless
+// asked) counts as at it, both inside it and reaching it.
+bool within(double x, const Budget& b) { return x <= b.x * (1 + b.tolerance); }
+bool reaches(double x, const Budget& b) { return x >= b.x * (1 - b.tolerance); }
 
 // "#3, #7, #9 and 2 more".
 std::string run_list(const std::vector<int64_t>& ids) {
@@ -37,7 +36,7 @@ std::optional<db::MetricPoint> last_inside(const std::vector<db::MetricPoint>& p
   for (const auto& p : points) {
     const double x =
         b.axis == "update" ? static_cast<double>(p.step) : db::series_at_step(xs, p.step);
-    if (!within(x, b.x)) break;
+    if (!within(x, b)) break;
     last = p;
   }
   return last;
@@ -64,9 +63,15 @@ Budget parse_budget(const std::string& text, const std::string& command) {
 std::string budget_text(const Budget& b) {
   char number[32];
   std::snprintf(number, sizeof number, "%.6g", b.x);
-  if (b.axis == "compute") return std::string("compute <= ") + number + " FLOPs";
-  if (b.axis == "tokens") return std::string("target tokens <= ") + number;
-  return std::string("update <= ") + number;
+  std::string slack;  // shown where it is more than rounding
+  if (b.tolerance >= 1e-6) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, " (within %.3g %%)", 100 * b.tolerance);
+    slack = percent;
+  }
+  if (b.axis == "compute") return std::string("compute <= ") + number + " FLOPs" + slack;
+  if (b.axis == "tokens") return std::string("target tokens <= ") + number + slack;
+  return std::string("update <= ") + number + slack;
 }
 
 std::optional<Budget> budget_option(const std::string& text, const std::string& command) {
@@ -118,9 +123,9 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     const double farthest = progress.empty() ? 0 : x_of(progress.back().step);
     // A divergence inside the budget is the run's result there (the cell counts it).
     if (r.status == db::status::kDiverged &&
-        (!r.diverged_step || within(x_of(*r.diverged_step), b.x)))
+        (!r.diverged_step || within(x_of(*r.diverged_step), b)))
       continue;
-    const bool reached = reaches(farthest, b.x);
+    const bool reached = reaches(farthest, b);
     const std::optional<db::MetricPoint> at = reached ? last_inside(points, xs, b) : std::nullopt;
     if (!at) {
       (reached ? no_point : short_of).push_back(r.id);

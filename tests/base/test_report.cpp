@@ -242,7 +242,9 @@ TEST(Report, RunsOfUnequalCostAreDrawnAgainstComputeToo) {
 
 // A depth sweep is tabled at equal compute too: every run at the cheapest finished run's whole
 // training (the 6-layer model's 3e14 FLOPs, the 18-layer one's update 100), where the deeper
-// model that wins at its end (11 against 16) loses (25 against 16).
+// model that wins at its end (11 against 16) loses (25 against 16). The 6-layer model's second
+// seed saw 1 % more tokens' worth of FLOPs: within the budget's 2 % it keeps its last
+// validation (17), not the one before (22).
 TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
   const fathom::testing::TempDir scratch;
   const std::string db = (scratch.path() / "runs.db").string();
@@ -250,7 +252,7 @@ TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
     auto store = db::Store::open(db);
     for (auto [layers, seed, per_update, ppl] :
          {std::tuple{"6", "1", 1e12, std::vector<double>{30, 20, 15}},
-          {"6", "2", 1e12, std::vector<double>{32, 22, 17}},
+          {"6", "2", 1.01e12, std::vector<double>{32, 22, 17}},
           {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
           {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
       db::NewRun n;
@@ -285,7 +287,8 @@ TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
   EXPECT_NE(end_table.find("| 18 | 11.00 ± 1.41 |"), std::string::npos) << end_table;
   EXPECT_NE(end_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << end_table;
   EXPECT_NE(budget_table.find("the costliest 3.00x the cheapest"), std::string::npos);
-  EXPECT_NE(budget_table.find("each run at compute <= 3e+14 FLOPs"), std::string::npos);
+  EXPECT_NE(budget_table.find("each run at compute <= 3e+14 FLOPs (within 2 %)"), std::string::npos)
+      << budget_table;
   EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
   EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
 }
