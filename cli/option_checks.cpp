@@ -55,6 +55,7 @@ CLI::Option* add_budget_option(CLI::App* cmd, std::string& text, CLI::Option* va
       "--at", text,
       "compare at an equal budget, not at the runs' ends: each run's last value at or before "
       "compute=FLOPS (training FLOPs, e.g. compute=2e15), tokens=N (target tokens) or update=N; "
+      "AXIS=least takes the least any finished run reached (compute and tokens within 2 %); "
       "runs short of it are left out and named");
   if (value) at->excludes(value);
   return at;

@@ -521,9 +521,10 @@ ComparisonTable sweep_comparison_table(const db::Store& store, const std::string
                                        const TableOptions& options, const std::string& where) {
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   auto runs = load_table_runs(store, selected, options.metric, {options.rows, options.cols});
+  TableOptions read = options;  // a least budget made definite
   const std::vector<std::string> left_out =
-      read_run_values(runs, store, options, "fathom export table");
-  ComparisonTable table = build_comparison_table(runs, options);
+      read_run_values(runs, store, read, "fathom export table");
+  ComparisonTable table = build_comparison_table(runs, read);
   if (auto note = selected.note()) table.notes.push_back(*note);
   table.notes.insert(table.notes.end(), left_out.begin(), left_out.end());
   return table;

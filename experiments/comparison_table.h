@@ -71,6 +71,9 @@ struct Budget {
   // otherwise (a report's equal compute: seeds of one model differ by a fraction of a percent,
   // which would otherwise cut all but the cheapest at their previous validation).
   double tolerance = 1e-12;
+  // `--at compute=least`: x is still to be found -- the least any finished run of the selection
+  // reached on the axis (value_at_budget.h: resolve_least), the cheapest run's whole training.
+  bool least = false;
 };
 
 // How each run's value of a metric is read: RunValue at the run's end, or at a budget

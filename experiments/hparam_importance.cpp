@@ -177,6 +177,7 @@ HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& s
     o.value = value.value;
     o.at = value.at;
     budget_notes = read_run_values(runs, store, o, "fathom export importance");
+    value.at = o.at;  // a least budget, found
   }
   for (auto& r : runs) {
     if (diverged) {

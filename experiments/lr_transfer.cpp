@@ -11,6 +11,7 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
 namespace {
@@ -211,6 +212,10 @@ LrTransfer lr_transfer_of(const db::Store& store, const SweepRuns& selected,
                           const std::string& label) {
   std::map<std::string, std::set<std::string>> axes;
   const auto table_runs = load_table_runs(store, selected, metric, {});
+  // One least budget for every depth: the least of all the sweep's finished runs.
+  if (value.at)
+    value.at =
+        resolve_least(*value.at, store, finished_runs(table_runs), "fathom export lr-transfer");
   for (const auto& r : table_runs)
     for (const auto& [key, v] : r.axes) axes[key].insert(v);
   const std::string key = depth_axis(axes, depth_key);

@@ -26,18 +26,15 @@ double cost_spread(const std::vector<db::RunRecord>& runs) {
 std::optional<Budget> equal_compute_budget(const db::Store& store,
                                            const std::vector<db::RunRecord>& runs) {
   if (cost_spread(runs) < 1.05) return std::nullopt;
-  // The curve's last point, not the final metric: the budget must be one the curves reach.
-  std::optional<double> least;
-  int finished = 0;
-  for (const auto& r : runs) {
-    if (r.status != db::status::kFinished) continue;
-    const auto xs = store.metric_series(r.id, db::metric::kTrainFlops);
-    if (xs.empty() || xs.back().value <= 0) continue;
-    ++finished;
-    least = least ? std::min(*least, xs.back().value) : xs.back().value;
-  }
-  if (finished < 2) return std::nullopt;
-  return Budget{"compute", *least, kEqualComputeTolerance};
+  // The curves' last points, not the final metric: the budget must be one the curves reach.
+  std::vector<int64_t> finished;
+  for (const auto& r : runs)
+    if (r.status == db::status::kFinished &&
+        store.last_metric_step(r.id, db::metric::kTrainFlops) >= 0)
+      finished.push_back(r.id);
+  if (finished.size() < 2) return std::nullopt;
+  return resolve_least(parse_budget("compute=least", "fathom report"), store, finished,
+                       "fathom report");
 }
 
 void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
@@ -64,7 +61,7 @@ void equal_compute_tables(std::ostream& out, const db::Store& store, const Sweep
         << "The runs' training costs differ (the costliest " << spread
         << "x the cheapest, in FLOPs per target token): each run at " << budget_text(*budget)
         << ", the cheapest finished run's whole training -- its last validation inside it, "
-           "not its end (`fathom export table --at compute=...`).\n\n"
+           "not its end (`fathom export table --at compute=least`).\n\n"
         << table_to_markdown(table) << "\n";
   }
 }

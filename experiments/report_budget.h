@@ -18,11 +18,11 @@ namespace fathom::experiments {
 // (final train_flops / train_tokens); 1 where fewer than two runs say.
 double cost_spread(const std::vector<db::RunRecord>& runs);
 
-// The budget every finished run reaches when costs differ (cost_spread >= 1.05): the least of
-// the finished runs' last logged train_flops, within kEqualComputeTolerance (the cheapest
-// model's other seeds, a fraction of a percent dearer, keep their last validation). Nullopt for
-// runs of equal cost, or fewer than two finished runs with the curve.
-inline constexpr double kEqualComputeTolerance = 0.02;
+// The budget every finished run reaches when costs differ (cost_spread >= 1.05): `--at
+// compute=least`, the least of the finished runs' last logged train_flops, within
+// kLeastTolerance (the cheapest model's other seeds, a fraction of a percent dearer, keep their
+// last validation). Nullopt for runs of equal cost, or fewer than two finished runs with the
+// curve.
 std::optional<Budget> equal_compute_budget(const db::Store& store,
                                            const std::vector<db::RunRecord>& runs);
 

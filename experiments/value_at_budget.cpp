@@ -51,13 +51,45 @@ Budget parse_budget(const std::string& text, const std::string& command) {
     throw InputError(command, 0, "--at",
                      "'" + text +
                          "': expected update=N, tokens=N or compute=FLOPS (e.g. "
-                         "compute=2e15)");
+                         "compute=2e15), or AXIS=least");
   const std::string number = text.substr(eq + 1);
+  if (number == "least")
+    return {axis, 0, axis == "update" ? 1e-12 : kLeastTolerance, /*least=*/true};
   char* end = nullptr;
   const double x = std::strtod(number.c_str(), &end);
   if (number.empty() || *end != '\0' || !std::isfinite(x) || x <= 0)
-    throw InputError(command, 0, "--at", "'" + text + "': the budget must be a number > 0");
+    throw InputError(command, 0, "--at",
+                     "'" + text + "': the budget must be a number > 0, or least");
   return {axis, x};
+}
+
+std::vector<int64_t> finished_runs(const std::vector<TableRun>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& r : runs)
+    if (r.status == db::status::kFinished) ids.push_back(r.id);
+  return ids;
+}
+
+Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<int64_t>& finished,
+                     const std::string& command) {
+  if (!b.least) return b;
+  const std::string& x_metric =
+      b.axis == "compute" ? db::metric::kTrainFlops : db::metric::kTargetTokens;
+  std::optional<double> least;
+  for (const int64_t id : finished) {
+    const auto xs = store.metric_series(id, x_metric);
+    if (xs.empty()) continue;
+    const double x = b.axis == "update" ? static_cast<double>(xs.back().step) : xs.back().value;
+    if (x > 0) least = least ? std::min(*least, x) : x;
+  }
+  if (!least)
+    throw InputError(
+        command, 0, "--at",
+        b.axis + "=least: no finished run has a " + x_metric + " curve to take " + "the least of");
+  Budget definite = b;
+  definite.x = *least;
+  definite.least = false;
+  return definite;
 }
 
 std::string budget_text(const Budget& b) {
@@ -87,7 +119,13 @@ RunReading run_reading_named(const std::string& value, const std::string& at,
 }
 
 std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
-                                         const TableOptions& options, const std::string& command) {
+                                         TableOptions& options, const std::string& command) {
+  if (options.at && options.at->least) {
+    options.at = resolve_least(*options.at, store, finished_runs(runs), command);
+    auto notes = use_value_at_budget(runs, store, options, command);
+    notes.insert(notes.begin(), budget_text(*options.at) + ": the least any finished run reached");
+    return notes;
+  }
   if (options.at) return use_value_at_budget(runs, store, options, command);
   use_run_value(runs, store, options);
   return {};

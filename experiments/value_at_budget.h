@@ -20,8 +20,19 @@
 
 namespace fathom::experiments {
 
-// "compute=2e15", "tokens=5e7", "update=4000"; InputError naming `command` and --at otherwise.
+// "compute=2e15", "tokens=5e7", "update=4000", or AXIS=least (Budget::least: compute and
+// tokens within kLeastTolerance, since seeds of one model see different token counts);
+// InputError naming `command` and --at otherwise.
 Budget parse_budget(const std::string& text, const std::string& command);
+inline constexpr double kLeastTolerance = 0.02;
+
+// A least budget made definite: x the least of `finished` runs' last point on its axis
+// (train_flops, target_tokens, or the update of that last point). InputError (`command`, --at)
+// where none of them has the curve. Any other budget is returned as it is.
+Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<int64_t>& finished,
+                     const std::string& command);
+// The finished runs of `runs`: those a least budget is found among.
+std::vector<int64_t> finished_runs(const std::vector<TableRun>& runs);
 // "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.
 std::string budget_text(const Budget& b);
 
@@ -34,10 +45,11 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
                                              const std::string& command = "fathom export table");
 
 // Every reader of a metric's run values (tables, verdicts, LR sensitivity and transfer,
-// importance) goes through here: options.at set, use_value_at_budget and its notes; otherwise
-// use_run_value (options.value) and none.
+// importance) goes through here: options.at set, use_value_at_budget and its notes (a least
+// budget resolved over `runs` first, in `options` too, so that what the caller says of the
+// budget next is the number); otherwise use_run_value (options.value) and none.
 std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
-                                         const TableOptions& options, const std::string& command);
+                                         TableOptions& options, const std::string& command);
 
 // --at's text for a CLI (nullopt for ""), as parse_budget reads it.
 std::optional<Budget> budget_option(const std::string& text, const std::string& command);

@@ -185,6 +185,7 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
   const SweepRuns selected = select_sweep_runs(store, sweep, where);
   std::optional<std::string> computed_note, early_note;  // the same runs for every metric
   std::vector<std::string> budget_notes;  // which runs each metric's budget left out (once each)
+  std::optional<Budget> at = options.table.at;  // a least budget as the first metric found it
   for (const auto& metric : options.metrics) {
     auto runs = load_table_runs(store, selected, metric, {options.table.rows, options.table.cols});
     if (metric == options.metrics.front()) {
@@ -193,20 +194,22 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
     }
     TableOptions t = options.table;
     t.metric = metric;
+    t.at = at;
     for (auto& note : read_run_values(runs, store, t, "fathom export verdicts"))
       if (std::find(budget_notes.begin(), budget_notes.end(), note) == budget_notes.end())
         budget_notes.push_back(std::move(note));
+    at = t.at;
     add_metric_tests(family, seen, runs, metric, options);
   }
   adjust_family(family);
   family_notes(family);
-  if (options.table.at)
-    family.notes.push_back("each run's last value at " + budget_text(*options.table.at) +
+  if (at)
+    family.notes.push_back("each run's last value at " + budget_text(*at) +
                            ", not at its end: the arms are compared at an equal budget");
   family.notes.insert(family.notes.end(), budget_notes.begin(), budget_notes.end());
   // At a budget a run that stopped early is counted where it stood then (or left out).
   if (computed_note) family.notes.push_back(*computed_note);
-  if (early_note && !options.table.at) family.notes.push_back(*early_note);
+  if (early_note && !at) family.notes.push_back(*early_note);
   if (auto note = selected.note()) family.notes.push_back(*note);
   return family;
 }

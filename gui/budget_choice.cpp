@@ -6,6 +6,8 @@
 #include <QLineEdit>
 #include <cmath>
 
+#include "experiments/value_at_budget.h"
+
 namespace fathom::gui {
 namespace {
 
@@ -16,14 +18,14 @@ struct AxisItem {
   const char* example;
 };
 constexpr AxisItem kAxes[] = {{"the end", "", ""},
-                              {"update", "update", "e.g. 4000"},
-                              {"tokens", "tokens", "target tokens, e.g. 5e7"},
-                              {"compute", "compute", "training FLOPs, e.g. 2e15"}};
+                              {"update", "update", "e.g. 4000, or least"},
+                              {"tokens", "tokens", "target tokens, e.g. 5e7, or least"},
+                              {"compute", "compute", "training FLOPs, e.g. 2e15, or least"}};
 
 bool same(const std::optional<experiments::Budget>& a,
           const std::optional<experiments::Budget>& b) {
   if (!a || !b) return !a && !b;
-  return a->axis == b->axis && a->x == b->x;
+  return a->axis == b->axis && a->x == b->x && a->least == b->least;
 }
 
 }  // namespace
@@ -36,7 +38,8 @@ BudgetChoice::BudgetChoice(QWidget* parent) : QWidget(parent) {
       QStringLiteral("where each run's value is read: at its end, or at an equal budget -- its "
                      "last point at or before so many updates, target tokens or training FLOPs "
                      "(models of unequal cost compared at equal compute); runs short of it are "
-                     "left out and named"));
+                     "left out and named. 'least': the least any finished run reached, the "
+                     "cheapest run's whole training"));
   number_ = new QLineEdit;
   number_->setMaximumWidth(110);
   number_->setEnabled(false);
@@ -54,6 +57,9 @@ BudgetChoice::BudgetChoice(QWidget* parent) : QWidget(parent) {
 std::optional<experiments::Budget> BudgetChoice::budget() const {
   const QString axis = axis_->currentData().toString();
   if (axis.isEmpty()) return std::nullopt;
+  // "least": the least any finished run reached (resolved by whoever reads the runs).
+  if (number_->text().trimmed() == QStringLiteral("least"))
+    return experiments::parse_budget(axis.toStdString() + "=least", "the At choice");
   bool ok = false;
   const double x = number_->text().trimmed().toDouble(&ok);
   if (!ok || !std::isfinite(x) || x <= 0) return std::nullopt;
@@ -65,7 +71,7 @@ QString BudgetChoice::problem() const {
   if (number_->text().trimmed().isEmpty())
     return QStringLiteral("At %1: type the budget (%2)")
         .arg(axis_->currentText(), number_->placeholderText());
-  return QStringLiteral("At %1: '%2' is not a number > 0")
+  return QStringLiteral("At %1: '%2' is not a number > 0 (or least)")
       .arg(axis_->currentText(), number_->text());
 }
 

@@ -177,7 +177,8 @@ std::optional<plot::BarReference> ComparisonView::parentReference(
   const auto tags = tags_.find(parent->id);
   std::vector<experiments::TableRun> one = {experiments::table_run(
       *parent, tags == tags_.end() ? kNoTags : tags->second, options.metric, {})};
-  if (session_) experiments::read_run_values(one, session_->store, options, kCompareTab);
+  experiments::TableOptions read = options;
+  if (session_) experiments::read_run_values(one, session_->store, read, kCompareTab);
   if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
   return plot::BarReference{*one[0].metric, "parent #" + std::to_string(parent->id) + ": " +
                                                 experiments::report_number(*one[0].metric)};

@@ -19,7 +19,8 @@ QStringList verdicts_arguments(const VerdictsRequest& request) {
     args << QStringLiteral("--value") << QStringLiteral("best");
   if (t.at)
     args << QStringLiteral("--at")
-         << QString::fromStdString(t.at->axis) + "=" + QString::number(t.at->x, 'g', 17);
+         << QString::fromStdString(t.at->axis) + "=" +
+                (t.at->least ? QStringLiteral("least") : QString::number(t.at->x, 'g', 17));
   return args;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
@@ -121,6 +122,40 @@ TEST(ReadersAtBudget, AVerdictAtEqualComputeCanReverseTheOneAtTheEnd) {
   const auto beyond = experiments::sweep_verdicts(store, "s", options);
   EXPECT_TRUE(beyond.tests.empty());
   EXPECT_TRUE(has(beyond.notes, "3 runs short of compute <= 9e+14 FLOPs, left out: #1, #3, #5"));
+}
+
+// `--at compute=least`: the least compute any finished run reached -- the shallow model's whole
+// training, 6e14 -- found from the runs, said in the notes, the same family as the number given.
+TEST(ReadersAtBudget, TheLeastBudgetIsTheCheapestFinishedRunsWholeTraining) {
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
+  store_curves(path, depth_study());
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  auto options = depth_verdicts();
+  options.table.at = experiments::parse_budget("compute=least", "test");
+  EXPECT_TRUE(options.table.at->least);
+  EXPECT_DOUBLE_EQ(options.table.at->tolerance, experiments::kLeastTolerance);
+  const auto least = experiments::sweep_verdicts(store, "s", options);
+  ASSERT_EQ(least.tests.size(), 1u);
+  EXPECT_NEAR(least.tests[0].mean_row, 3.51, 1e-12);
+  EXPECT_NEAR(least.tests[0].mean_versus, 3.01, 1e-12);
+  EXPECT_TRUE(has(least.notes, "compute <= 6e+14 FLOPs (within 2 %): the least any finished run"))
+      << least.notes.back();
+  EXPECT_TRUE(has(least.notes, "each run's last value at compute <= 6e+14 FLOPs (within 2 %)"));
+
+  // update=least: the fewest updates (all 600 here), rounding only.
+  const auto updates = experiments::parse_budget("update=least", "test");
+  EXPECT_LT(updates.tolerance, 1e-9);
+  const auto found = experiments::resolve_least(updates, store, {1, 2}, "test");
+  EXPECT_DOUBLE_EQ(found.x, 600);
+  EXPECT_FALSE(found.least);
+  // No finished run to take the least of: refused, naming --at.
+  try {
+    experiments::resolve_least(updates, store, {}, "fathom export table");
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--at"), std::string::npos) << e.what();
+  }
 }
 
 // Two rates x 2 seeds of one model: 1e-3 ends at 2.0, but 3e-3 learns faster (2.4 at update

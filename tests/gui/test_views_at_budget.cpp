@@ -111,6 +111,16 @@ class ViewsAtBudgetTest : public QObject {
       named = named || n.find("short of") != std::string::npos;
     QVERIFY(named);
 
+    // "least": the least any finished run reached -- the shallow seed 3 that stopped at 3e14:
+    // update 300 of the shallow model (3.8 each), update 100 of the deep one (4.4 each).
+    view.budget()->number()->setText(QStringLiteral("least"));
+    QMetaObject::invokeMethod(view.budget()->number(), "editingFinished");
+    QVERIFY2(t->item(0, 0) && t->item(1, 0), qPrintable(view.note()->text()));
+    QCOMPARE(t->item(0, 0)->text().left(4), QStringLiteral("3.80"));
+    QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("4.40"));
+    QVERIFY2(view.note()->text().contains(QStringLiteral("3e+14 FLOPs (within 2 %): the least")),
+             qPrintable(view.note()->text()));
+
     // A number that is none: no table, and the note says why.
     view.budget()->number()->setText(QStringLiteral("lots"));
     QMetaObject::invokeMethod(view.budget()->number(), "editingFinished");
@@ -197,6 +207,17 @@ class ViewsAtBudgetTest : public QObject {
     QVERIFY2(args.join(' ').contains(QStringLiteral("--at compute=600000000000000")),
              qPrintable(args.join(' ')));
     QVERIFY(!args.contains(QStringLiteral("--value")));
+    // "least" typed in the box: the least any finished run reached, asked of the command line
+    // as such, and the Compare tab's table at that budget (the shallow model's 6e14).
+    fathom::gui::BudgetChoice choice;
+    choice.choose(QStringLiteral("compute"), 0);
+    choice.number()->setText(QStringLiteral("least"));
+    QVERIFY(choice.budget() && choice.budget()->least);
+    QVERIFY(choice.problem().isEmpty());
+    request.table.at = choice.budget();
+    QVERIFY2(fathom::gui::verdicts_arguments(request).join(' ').contains(
+                 QStringLiteral("--at compute=least")),
+             qPrintable(fathom::gui::verdicts_arguments(request).join(' ')));
   }
 };
 
