@@ -85,7 +85,7 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
   if (!least)
     throw InputError(
         command, 0, "--at",
-        b.axis + "=least: no finished run has a " + x_metric + " curve to take " + "the least of");
+        b.axis + "=least: no finished run has a " + x_metric + " curve to take the least of");
   Budget definite = b;
   definite.x = *least;
   definite.least = false;
