@@ -171,14 +171,9 @@ HparamImportance hparam_importance_of(const db::Store& store, const SweepRuns& s
   const bool diverged = metric == kDivergedMetric;
   auto runs = load_table_runs(store, selected, diverged ? db::metric::kValidLoss : metric, {});
   std::vector<std::string> budget_notes;
-  if (!diverged || value.at) {
-    TableOptions o;
-    o.metric = diverged ? db::metric::kValidLoss : metric;  // at a budget: where each run stood
-    o.value = value.value;
-    o.at = value.at;
-    budget_notes = read_run_values(runs, store, o, "fathom export importance");
-    value.at = o.at;  // a least budget, found
-  }
+  if (!diverged || value.at)  // diverged at a budget: where each run stood on its loss curve
+    budget_notes = read_run_values(runs, store, diverged ? db::metric::kValidLoss : metric, value,
+                                   "fathom export importance");
   for (auto& r : runs) {
     if (diverged) {
       // At a budget a run that got there is "finished" with a value; one short of it has none.

@@ -451,12 +451,7 @@ namespace {
 // under a status of their own, which the count of runs left out names.
 std::vector<std::string> read_lr_values(std::vector<TableRun>& runs, const db::Store& store,
                                         const std::string& metric, RunReading& value) {
-  TableOptions o;  // a loss: lower is better (lr_sensitivity refuses anything else)
-  o.metric = metric;
-  o.value = value.value;
-  o.at = value.at;
-  auto notes = read_run_values(runs, store, o, "fathom export lr-sensitivity");
-  value.at = o.at;  // a least budget, found
+  auto notes = read_run_values(runs, store, metric, value, "fathom export lr-sensitivity");
   if (value.at)
     for (auto& r : runs)
       if (!r.metric && r.status != db::status::kDiverged) r.status = "not at the budget";

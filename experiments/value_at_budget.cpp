@@ -131,6 +131,18 @@ std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::
   return {};
 }
 
+std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
+                                         const std::string& metric, RunReading& reading,
+                                         const std::string& command) {
+  TableOptions o;
+  o.metric = metric;
+  o.value = reading.value;
+  o.at = reading.at;
+  auto notes = read_run_values(runs, store, o, command);
+  reading.at = o.at;
+  return notes;
+}
+
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
                                              const TableOptions& options,
                                              const std::string& command) {

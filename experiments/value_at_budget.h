@@ -51,6 +51,12 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
 std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
                                          TableOptions& options, const std::string& command);
 
+// The same for a reader that has a metric and a RunReading rather than a table's options (LR
+// sensitivity, importance): `reading.at` comes back found where it was a least budget.
+std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
+                                         const std::string& metric, RunReading& reading,
+                                         const std::string& command);
+
 // --at's text for a CLI (nullopt for ""), as parse_budget reads it.
 std::optional<Budget> budget_option(const std::string& text, const std::string& command);
 // A CLI's --value and --at (which excludes it; "" for none) as one reading.

@@ -207,8 +207,8 @@ VerdictFamily sweep_verdicts(const db::Store& store, const std::string& sweep,
     family.notes.push_back("each run's last value at " + budget_text(*at) +
                            ", not at its end: the arms are compared at an equal budget");
   family.notes.insert(family.notes.end(), budget_notes.begin(), budget_notes.end());
-  // At a budget a run that stopped early is counted where it stood then (or left out).
   if (computed_note) family.notes.push_back(*computed_note);
+  // At a budget a run that stopped early is counted where it stood then (or left out).
   if (early_note && !at) family.notes.push_back(*early_note);
   if (auto note = selected.note()) family.notes.push_back(*note);
   return family;
