@@ -2,8 +2,9 @@
 // x S seeds, 1,024 to 16,384 runs in a SQLite store, each with a training curve of 200 points
 // and 20 validations, target_tokens and train_flops beside them (a deeper model costs more per
 // update). Times the table at the runs' ends (--value last: one short read per run) and at an
-// equal compute budget (three curves read per run), side by side, and checks the budget's
-// cells against the hand-picked validation (the last inside the budget).
+// equal compute budget (three curves read per run), and at `--at compute=least` (the least any
+// finished run reached, one more curve read per run to find it), side by side, and checks the
+// budgets' cells against the hand-picked validation (the last inside the budget).
 //   build/bench/bench_value_at_budget [SEEDS,... (default 32,128,512)]
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
+#include "experiments/value_at_budget.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -74,8 +76,8 @@ int main(int argc, char** argv) {
   // 4.8e15 FLOPs: update 8,000 at 6 layers ... 1,000 at 48.
   const double budget = 4.8e15;
   std::printf(
-      "| runs | metric rows | --value last | --at compute=4.8e15 | ratio | cells right | peak RSS "
-      "MB |\n|---:|---:|---:|---:|---:|---|---:|\n");
+      "| runs | metric rows | --value last | --at compute=4.8e15 | ratio | --at compute=least | "
+      "ratio | cells right | peak RSS MB |\n|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   for (long seeds : sizes) {
     const fs::path dir = fs::temp_directory_path() / ("bench-budget-" + std::to_string(getpid()));
     fs::remove_all(dir);
@@ -96,17 +98,27 @@ int main(int argc, char** argv) {
     b.value = experiments::RunValue::Final;
     b.at = experiments::Budget{"compute", budget};
     const double c = seconds_of(store, b, at);
-    bool right = at.cells.size() == kDepths.size();
+    experiments::TableOptions l = b;
+    l.at = experiments::parse_budget("compute=least", "bench");
+    experiments::ComparisonTable at_least;
+    const double e = seconds_of(store, l, at_least);
+    // The shallowest model's whole training, 2 % of slack: each depth's last validation inside.
+    const double least = kDepths.front() * 1e11 * kUpdates * (1 + experiments::kLeastTolerance);
+    bool right = at.cells.size() == kDepths.size() && at_least.cells.size() == kDepths.size();
     for (size_t d = 0; right && d < kDepths.size(); ++d)
       for (int m = 0; m < kMethods; ++m) {
-        const int64_t update = static_cast<int64_t>(budget / (kDepths[d] * 1e11));
-        const auto& v = at.cells[d][m].value;
-        right = right && v && std::abs(*v - loss_at(m, update / kValidEvery * kValidEvery)) < 1e-9;
+        for (const auto& [x, t] : {std::pair{budget, &at}, std::pair{least, &at_least}}) {
+          const int64_t update =
+              std::min<int64_t>(kUpdates, static_cast<int64_t>(x / (kDepths[d] * 1e11)));
+          const auto& v = t->cells[d][m].value;
+          right =
+              right && v && std::abs(*v - loss_at(m, update / kValidEvery * kValidEvery)) < 1e-9;
+        }
       }
     const size_t runs = kDepths.size() * kMethods * seeds;
     const size_t rows = runs * (3 * kUpdates / kLogEvery + kUpdates / kValidEvery);
-    std::printf("| %zu | %zu | %.3f s | %.3f s | %.2f | %s | %ld |\n", runs, rows, a, c, c / a,
-                right ? "yes" : "NO", bench::peak_rss_mb());
+    std::printf("| %zu | %zu | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s | %ld |\n", runs, rows,
+                a, c, c / a, e, e / a, right ? "yes" : "NO", bench::peak_rss_mb());
     std::fflush(stdout);
     fs::remove_all(dir);
   }

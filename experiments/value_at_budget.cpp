@@ -77,7 +77,10 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
       b.axis == "compute" ? db::metric::kTrainFlops : db::metric::kTargetTokens;
   std::optional<double> least;
   for (const int64_t id : finished) {
-    const auto xs = store.metric_series(id, x_metric);
+    // The curve's last point alone (as use_last_of_run reads it), not the whole curve.
+    const int64_t step = store.last_metric_step(id, x_metric);
+    if (step < 0) continue;
+    const auto xs = store.metric_points_after(id, x_metric, step - 1);
     if (xs.empty()) continue;
     const double x = b.axis == "update" ? static_cast<double>(xs.back().step) : xs.back().value;
     if (x > 0) least = least ? std::min(*least, x) : x;
