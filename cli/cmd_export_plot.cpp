@@ -117,6 +117,8 @@ struct CurvesArgs {
   std::vector<std::string> group_by;
   std::string band = "std";
   std::string x = "update";
+  bool x_given = false;
+  std::string at;
   SpikeRule spikes;
   bool no_spikes = false;
 };
@@ -139,7 +141,9 @@ void run_curves(const GlobalOptions& global, const CurvesArgs& args) {
   query.colour_by = args.colour_by;
   query.group_by = args.group_by;
   query.band = plot::parse_band(args.band);
-  query.x = plot::parse_x_axis(args.x);
+  query.at = experiments::budget_option(args.at, "fathom export plot curves");
+  // --at alone draws on its own axis; with --x another, curves_from_store says which to use.
+  query.x = plot::parse_x_axis(query.at && !args.x_given ? query.at->axis : args.x);
   query.spikes = args.no_spikes ? std::nullopt : std::optional<SpikeRule>(args.spikes);
   plot::Figure figure = plot::curves_from_store(store, query);
   save_json({figure}, args.output.save_json);
@@ -178,11 +182,16 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
                   "minmax or none")
       ->check(CLI::IsMember({"std", "minmax", "min-max", "none"}))
       ->default_str("std");
-  cmd->add_option("--x", args->x,
-                  "x axis: update, tokens (target tokens seen), compute (training FLOPs, "
-                  "core/train/training_flops.h) or time (since the run's start)")
-      ->check(CLI::IsMember({"update", "tokens", "compute", "time"}))
-      ->default_str("update");
+  auto* x = cmd->add_option("--x", args->x,
+                            "x axis: update, tokens (target tokens seen), compute (training "
+                            "FLOPs, core/train/training_flops.h) or time (since the run's start)")
+                ->check(CLI::IsMember({"update", "tokens", "compute", "time"}))
+                ->default_str("update");
+  cmd->add_option("--at", args->at,
+                  "the budget a comparison reads the runs at (export table --at): a dashed line "
+                  "at compute=FLOPS, tokens=N or update=N (AXIS=least: the least any finished "
+                  "run reached), and on each run's curve the point read there; the x axis is "
+                  "the budget's");
   cmd->add_option("--spike-k", args->spikes.k,
                   "a run's train_loss and grad_norm curves mark their spikes: points more than K "
                   "sample standard deviations above the mean of the points before (fathom show)")
@@ -193,7 +202,10 @@ void add_curves(CLI::App* plot_cmd, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_flag("--no-spikes", args->no_spikes, "mark no spikes");
   add_output_options(cmd, args->output);
-  cmd->callback([&global, args] { run_curves(global, *args); });
+  cmd->callback([&global, args, x] {
+    args->x_given = x->count() > 0;
+    run_curves(global, *args);
+  });
 }
 
 void add_figure(CLI::App* plot_cmd, GlobalOptions& global) {

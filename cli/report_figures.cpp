@@ -37,6 +37,7 @@ std::function<std::string(const experiments::CurvesRequest&)> report_curves_rend
     query.group_by = request.group_by;
     query.log_y = request.log_y;
     query.x = plot::parse_x_axis(request.x);
+    query.at = request.at;
     auto figure = plot::curves_from_store(store, query);
     figure.title = request.title;
     const std::string file = request.file_stem + ".png";

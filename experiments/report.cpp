@@ -145,6 +145,7 @@ void figures(std::ostream& out, const ReportOptions& options,
       request_of(db::metric::kValidLoss, costed, "curves-" + db::metric::kValidLoss + "-compute");
   request.title += " against training compute";
   request.x = "compute";
+  request.at = equal_compute_budget(store, runs);
   const std::string file = options.render_curves(request);
   if (file.empty()) return;
   char ratio[32];
@@ -155,7 +156,12 @@ void figures(std::ostream& out, const ReportOptions& options,
       << (costed.size() < ids.size() ? " (" + std::to_string(ids.size() - costed.size()) +
                                            " runs trained before Fathom counted it left out)"
                                      : std::string())
-      << ".\n\n"
+      << "."
+      << (request.at ? " The dashed line is the budget the tables at equal compute read the runs "
+                       "at (the cheapest finished run's whole training), a square the value each "
+                       "one read there."
+                     : "")
+      << "\n\n"
       << "![" << db::metric::kValidLoss << " against compute](" << file << ")\n\n";
 }
 

@@ -4,6 +4,7 @@
 // main metrics, and figures. Torch-free; figures come through a callback so that a build
 // without Qt still writes the tables.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct CurvesRequest {
   // The x axis, as `fathom export plot curves --x` names it: update, or compute where the
   // runs' costs differ (a depth sweep).
   std::string x = "update";
+  // Set: the budget the report's equal-compute tables read the runs at (report_budget.h), drawn
+  // on the figure with each run's (group's) value read there; x must be its axis.
+  std::optional<Budget> at;
 };
 
 struct ReportOptions {

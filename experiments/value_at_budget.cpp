@@ -1,5 +1,6 @@
 #include "experiments/value_at_budget.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -40,6 +41,24 @@ std::optional<db::MetricPoint> last_inside(const std::vector<db::MetricPoint>& p
     last = p;
   }
   return last;
+}
+
+// "2 runs read at 80 % and 67 % of the budget (#3, #4): ...", the least share first.
+std::string read_early_note(std::vector<std::pair<int64_t, double>> read,
+                            const std::string& metric) {
+  std::stable_sort(read.begin(), read.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::vector<int64_t> ids;
+  for (const auto& [id, share] : read) ids.push_back(id);
+  char least[16], most[16];
+  std::snprintf(least, sizeof least, "%.0f", 100 * read.front().second);
+  std::snprintf(most, sizeof most, "%.0f", 100 * read.back().second);
+  const std::string range = std::string("at ") + least +
+                            (std::string(least) == most ? "" : std::string("-") + most) + " %";
+  return runs_word(read.size()) + " read " + range + " of the budget, " +
+         (read.size() == 1 ? "its" : "their") + " last " + metric + " inside it (" + run_list(ids) +
+         "): compared having trained that much less; validating more often "
+         "(train.valid_every) reads closer";
 }
 
 }  // namespace
@@ -159,6 +178,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
   const std::string& x_metric =
       b.axis == "compute" ? db::metric::kTrainFlops : db::metric::kTargetTokens;
   std::vector<int64_t> no_axis, short_of, no_point, ended_after;
+  std::vector<std::pair<int64_t, double>> read_early;  // (run, share of the budget) < kReadClose
   for (TableRun& r : runs) {
     const auto xs = store.metric_series(r.id, x_metric);
     const auto points = store.metric_series(r.id, options.metric);
@@ -187,6 +207,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     }
     r.metric = std::isfinite(at->value) ? at->value : std::numeric_limits<double>::infinity();
     r.metric_step = at->step;
+    if (x_of(at->step) < kReadClose * b.x) read_early.emplace_back(r.id, x_of(at->step) / b.x);
     if (options.select_by != options.metric) {
       const auto chosen_on = last_inside(store.metric_series(r.id, options.select_by), xs, b);
       if (chosen_on && std::isfinite(chosen_on->value))
@@ -209,6 +230,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
   if (!no_point.empty())
     notes.push_back(runs_word(no_point.size()) + " without a " + options.metric +
                     " point inside the budget, left out: " + run_list(no_point));
+  if (!read_early.empty()) notes.push_back(read_early_note(read_early, options.metric));
   if (!ended_after.empty())
     notes.push_back(runs_word(ended_after.size()) +
                     " diverged, failed or still running past the budget, counted at it: " +

@@ -25,6 +25,9 @@ namespace fathom::experiments {
 // InputError naming `command` and --at otherwise.
 Budget parse_budget(const std::string& text, const std::string& command);
 inline constexpr double kLeastTolerance = 0.02;
+// A run read below this share of the budget (its last validation inside it came that much
+// earlier) is named in a note: it is compared having trained less than the others.
+inline constexpr double kReadClose = 0.95;
 
 // A least budget made definite: x the least of `finished` runs' last point on its axis
 // (train_flops, target_tokens, or the update of that last point). InputError (`command`, --at)
@@ -38,7 +41,8 @@ std::string budget_text(const Budget& b);
 
 // Replaces each run's options.metric, and its final options.select_by (what a variant is
 // chosen on), by their values at *options.at (above); returns the notes that say which runs
-// were left out or counted although they ended otherwise after it. InputError (`command`,
+// were left out, read short of the budget (kReadClose), or counted although they ended
+// otherwise after it. InputError (`command`,
 // field --at) for a test metric: it is measured once, at the end, and has no curve to cut.
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
                                              const TableOptions& options,

@@ -417,10 +417,12 @@ void ComparisonView::redraw() {
   if (options.rows.empty() || options.metric.empty() || runs.empty()) {
     note_->setText(
         why_no_table(sweep_->currentText(), runs_, !options.rows.empty(), !options.metric.empty()));
+    announceBudget(std::nullopt);
     return;
   }
   if (const QString problem = budget_->problem(); !problem.isEmpty()) {
     note_->setText(problem);
+    announceBudget(std::nullopt);
     return;
   }
   std::vector<std::string> left_out;  // the runs a budget left out, named
@@ -440,8 +442,10 @@ void ComparisonView::redraw() {
   } catch (const std::exception& e) {
     current_.reset();
     note_->setText(QString::fromStdString(e.what()));
+    announceBudget(std::nullopt);
     return;
   }
+  announceBudget(options.at);  // read_run_values found a least budget's number
   current_->notes.insert(current_->notes.end(), left_out.begin(), left_out.end());
   fillTable(options);
   verdicts_->setEnabled(!options.versus.empty() && !location_.isEmpty());
@@ -450,6 +454,15 @@ void ComparisonView::redraw() {
   for (const auto& n : t.notes) notes << QString::fromStdString(n);
   note_->setText(notes.join(QStringLiteral("\n")));
   drawChart();
+}
+
+void ComparisonView::announceBudget(const std::optional<experiments::Budget>& budget) {
+  const auto same = [](const experiments::Budget& a, const experiments::Budget& b) {
+    return a.axis == b.axis && a.x == b.x && a.tolerance == b.tolerance && a.least == b.least;
+  };
+  if (budget.has_value() == read_at_.has_value() && (!budget || same(*budget, *read_at_))) return;
+  read_at_ = budget;
+  emit budgetRead(budget);
 }
 
 // The table's settings from the view's choices (as `fathom export table` takes them).

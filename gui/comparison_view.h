@@ -83,6 +83,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
 
  signals:
   void error(const QString& message);
+  // The budget the table was last read at, found where it was "least" (nullopt: at the runs'
+  // ends, or no table): the dashboard draws it on charts of its axis.
+  void budgetRead(const std::optional<experiments::Budget>& budget);
 
  private:
   // The constructor's parts.
@@ -114,6 +117,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
   BudgetChoice* budget_ = nullptr;  // at the end, or at an equal budget
+  // budgetRead's last, announced only when it changes.
+  std::optional<experiments::Budget> read_at_;
+  void announceBudget(const std::optional<experiments::Budget>& budget);
   QCheckBox* log_ = nullptr;
   QPushButton* verdicts_ = nullptr;
   QTableWidget* table_;

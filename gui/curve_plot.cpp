@@ -177,6 +177,7 @@ std::string CurvePlot::signature(const plot::CurveFigure& f) const {
   out << f.title << '\x1e' << f.smoothing << '\x1e' << f.x_kind << '\x1e' << f.band << '\x1e';
   axis(f.x);
   axis(f.y);
+  if (f.budget) out << f.budget->x << '\x1f' << f.budget->label << '\x1e';
   for (const auto& c : f.curves) {
     out << c.label << '\x1f' << c.metric << '\x1f' << c.colour_key << '\x1f'
         << (c.diverged_step ? *c.diverged_step : kNaN) << '\x1f' << c.band_lo.empty() << '\x1f'
@@ -192,6 +193,7 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
                        const std::vector<bool>& rewritten) {
   bool setup = rebucket();
   x_spec_ = f.x, y_spec_ = f.y;
+  budget_ = f.budget;
   const std::string sig = signature(f);
   if (sig != signature_ || live_.size() != f.curves.size() || graphs_.size() != f.curves.size())
     setup = true;
@@ -420,6 +422,7 @@ void CurvePlot::fitToCurves() {
   // A spike pointer sits above its point; fitting to it would leave a margin for nothing.
   mark_graphs_.setVisible(false);
   plot::fit_curve_axes(*plot_, x_spec_, y_spec_);
+  plot::fit_budget_line(*plot_, budget_, x_spec_);
   mark_graphs_.setVisible(true);
 }
 

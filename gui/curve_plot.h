@@ -152,11 +152,12 @@ class CurvePlot : public QWidget {
   void screenPens();
 
   QCustomPlot* plot_;
-  QString readout_;                // the read-out's plain text now
-  QWidget* crosshair_;             // drawn over the plot, transparent for the mouse
-  plot::CurveFigure figure_;       // setFigure's, with the points
-  std::string x_kind_ = "update";  // the shown figure's x axis, for the read-out
-  plot::Axis x_spec_, y_spec_;     // its axes' scales and limits, for fitting
+  QString readout_;                         // the read-out's plain text now
+  QWidget* crosshair_;                      // drawn over the plot, transparent for the mouse
+  plot::CurveFigure figure_;                // setFigure's, with the points
+  std::string x_kind_ = "update";           // the shown figure's x axis, for the read-out
+  plot::Axis x_spec_, y_spec_;              // its axes' scales and limits, for fitting
+  std::optional<plot::BudgetLine> budget_;  // its budget line, which the x axis reaches
   std::function<plot::CurveFigure()> full_figure_;  // setCurves'
   std::vector<Live> live_;
   std::vector<plot::CurveGraphs> graphs_;

@@ -2,6 +2,7 @@
 // which metrics are charted, one CurvePlot per metric, their figures from the cached points
 // (run by run or as seed groups), the caption and the shared legend.
 #include <algorithm>
+#include <cstdio>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,6 +21,8 @@
 #include "db/update_rate.h"
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
+
+#include "experiments/value_at_budget.h"
 #include "gui/run_marks.h"
 #include "gui/run_state_text.h"
 #include "gui/shared_legend.h"
@@ -293,6 +296,14 @@ plot::CurveFigure DashboardView::frame(const std::string& metric) const {
   figure.y.scale = log_y_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
   figure.x.label = plot::x_axis_label(x);
   figure.x_kind = plot::x_axis_name(x);
+  if (budget_ && !budget_->least && budget_->axis == figure.x_kind) {
+    figure.budget = plot::BudgetLine{
+        budget_->x, experiments::budget_text(*budget_) + ": the Compare tab's budget"};
+    // Named under the axis: the dashboard's legend is shared and shows runs only.
+    char at[32];
+    std::snprintf(at, sizeof at, "%g", budget_->x);
+    figure.x.label += std::string(" -- dashed: the Compare tab's budget, ") + at;
+  }
   return figure;
 }
 

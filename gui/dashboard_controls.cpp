@@ -205,6 +205,11 @@ void DashboardView::setXAxis(plot::XAxis axis) {
   x_axis_->setCurrentIndex(x_axis_->findData(QString::fromStdString(plot::x_axis_name(axis))));
 }
 
+void DashboardView::setBudget(const std::optional<experiments::Budget>& budget) {
+  budget_ = budget;
+  redraw();
+}
+
 void DashboardView::setSpikeRule(const SpikeRule& rule) {
   spike_k_->setValue(rule.k);  // each redraws when it changes
   spike_window_->setValue(rule.window);

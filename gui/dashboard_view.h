@@ -5,6 +5,7 @@
 // (the run's axis.<key> tag) apply to every chart. The points are read in a worker thread
 // (metric_poller.h) and merged here when they arrive.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "experiments/comparison_table.h"
 #include "gui/dashboard_groups.h"
 #include "gui/metric_cache.h"
 #include "gui/spike_cache.h"
@@ -96,6 +98,10 @@ class DashboardView : public QWidget, public WorkbenchView {
   bool hasSeeds() const;
   void setBand(plot::Band band);
   void setXAxis(plot::XAxis axis);
+  // The Compare tab's budget (ComparisonView::budgetRead; a definite one): a dashed line on
+  // every chart whose x axis is its axis. nullopt: none.
+  void setBudget(const std::optional<experiments::Budget>& budget);
+  const std::optional<experiments::Budget>& budget() const { return budget_; }
   // The spikes marked on the training loss and gradient norm of single runs (not on seed
   // groups' means): k standard deviations above the mean of the N points before.
   void setSpikeRule(const SpikeRule& rule);
@@ -194,6 +200,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   QSpinBox* spike_window_;
   QLabel* caption_;
   QGridLayout* grid_;
+  std::optional<experiments::Budget> budget_;  // setBudget's
   bool updating_list_ = false;
   int polls_ = 0;
 };

@@ -99,6 +99,10 @@ MainWindow::MainWindow() {
   buildMenus();
 
   connect(runs_, &RunsView::selectionChanged, this, &MainWindow::showRunsInViews);
+  // The Compare tab's budget drawn on the dashboard's charts of its axis.
+  if (ComparisonView* c = comparison())
+    if (DashboardView* d = dashboard())
+      connect(c, &ComparisonView::budgetRead, d, &DashboardView::setBudget);
   connect(editor_, &SweepEditor::sweepStarted, this, [this](const QString& name) {
     statusBar()->showMessage(QStringLiteral("sweep %1 started").arg(name), 10000);
     runs_->followSweep(name);  // the old selection would keep the dashboard on other runs

@@ -91,6 +91,7 @@ json to_json_of(const CurveFigure& f) {
     if (c.fork_step) one["fork_step"] = *c.fork_step;
     if (c.style >= 0) one["style"] = c.style;
     if (!c.milestone_x.empty()) one["milestone_x"] = numbers(c.milestone_x);
+    if (c.read_x && c.read_y) one["read"] = {{"x", *c.read_x}, {"y", *c.read_y}};
     if (!c.spike_x.empty()) {
       one["spike_x"] = numbers(c.spike_x);
       one["spike_y"] = numbers(c.spike_y);
@@ -114,6 +115,7 @@ json to_json_of(const CurveFigure& f) {
               {"x_kind", f.x_kind}};
   if (!f.band.empty()) out["band"] = f.band;
   if (!f.spikes_are.empty()) out["spikes_are"] = f.spikes_are;
+  if (f.budget) out["budget"] = {{"x", f.budget->x}, {"label", f.budget->label}};
   return out;
 }
 
@@ -304,6 +306,10 @@ CurveFigure curves_from(const Reader& r, const json& j) {
            "expected \"update\", \"tokens\", \"compute\" or \"time\", got \"" + f.x_kind + "\"");
   f.band = r.str(j, "band", "");
   f.spikes_are = r.str(j, "spikes_are", "");
+  if (const json* budget = r.find(j, "budget")) {
+    if (!budget->is_object()) r.fail("budget", "expected an object {x, label}");
+    f.budget = BudgetLine{r.number(*budget, "x", "budget."), r.str(*budget, "label", "budget.")};
+  }
   const json& curves = r.array(j, "curves", "");
   for (size_t i = 0; i < curves.size(); ++i) {
     const std::string path = "curves[" + std::to_string(i) + "].";
@@ -323,6 +329,11 @@ CurveFigure curves_from(const Reader& r, const json& j) {
     if (c.step.size() != c.value.size()) r.fail(path + "value", "step and value differ in length");
     if (curves[i].contains("milestone_x"))
       c.milestone_x = r.numbers(curves[i], "milestone_x", path);
+    if (const json* read = r.find(curves[i], "read")) {
+      if (!read->is_object()) r.fail(path + "read", "expected an object {x, y}");
+      c.read_x = r.number(*read, "x", path + "read.");
+      c.read_y = r.number(*read, "y", path + "read.");
+    }
     if (curves[i].contains("spike_x")) {
       c.spike_x = r.numbers(curves[i], "spike_x", path);
       c.spike_y = r.numbers(curves[i], "spike_y", path);

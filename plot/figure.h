@@ -106,6 +106,11 @@ struct Curve {
   // final evaluation measured, the update where train.patience stopped training -- a hollow
   // triangle on the line.
   std::vector<double> milestone_x;
+  // Set: the figure compares at a budget (CurveFigure::budget) and this run's value is read
+  // here -- its last point inside the budget, which with sparse validations can lie well short
+  // of the line: a square on the curve in its colour (x units, the raw value); a group's is the
+  // mean of its members' readings, as a table cell's mean over seeds, off its mean line.
+  std::optional<double> read_x, read_y;
   std::string colour_key;  // curves with the same key share a style; empty: own
   // >= 0: this curve's style (colour, marker, dash) by index, wherever it stands in the figure,
   // so a run keeps its look across charts, views and sessions (the dashboard passes its id).
@@ -120,6 +125,13 @@ struct Curve {
   bool stopped_early = false;
 };
 
+// A comparison at an equal budget (experiments/value_at_budget.h) drawn on curves whose x axis
+// is the budget's: a dashed vertical line at `x`, named `label` in the legend.
+struct BudgetLine {
+  double x = 0;
+  std::string label;  // "compute <= 6e+14 FLOPs (within 2 %)"
+};
+
 struct CurveFigure {
   std::string title;
   std::vector<Curve> curves;
@@ -128,6 +140,7 @@ struct CurveFigure {
   std::string x_kind = "update";  // update | tokens | time (seconds; ticks read h:mm)
   std::string band;               // what group bands show: "std", "minmax" or "" (none)
   std::string spikes_are;         // the spike marks' legend entry (the rule that found them)
+  std::optional<BudgetLine> budget;
 };
 
 using Figure = std::variant<Heatmap, LineFigure, BarFigure, CurveFigure>;

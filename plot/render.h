@@ -2,6 +2,7 @@
 // Renderers: each sets up a QCustomPlot to show one figure kind. The GUI calls them on the
 // widget it embeds and then replot()s; export (save.h) calls them on an offscreen widget.
 // Each one first clears the plot (plottables, items, layout), so a plot can be set up again.
+#include <optional>
 #include <vector>
 
 #include "plot/figure.h"
@@ -51,6 +52,9 @@ bool fit_x_tick_count(QCustomPlot& plot);
 // of the figure's own gets none. A linear y axis of one value spans 10 % of it each side (not
 // QCustomPlot's old width about it, which put a first BLEU of 1.1 on an axis from -1.4).
 void fit_curve_axes(QCustomPlot& plot, const Axis& x, const Axis& y);
+// After fit_curve_axes: a fitted x axis stretched to a figure's budget line where every curve
+// ends before it (or starts after it) -- the line is what says they fall short.
+void fit_budget_line(QCustomPlot& plot, const std::optional<BudgetLine>& budget, const Axis& x);
 
 // Sets the top of the y axis to the least that keeps the highest value of any plottable (a
 // bar, a whisker's end) below a legend inset in a top corner, measured on the laid-out plot,

@@ -49,7 +49,12 @@ class StepTicker : public detail::WholeNumberTicker {
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
     const double magnitude = std::abs(tick);
-    if (magnitude >= 1e9) return QString::number(tick / 1e9, 'g', 4) + QStringLiteral("G");
+    // Training FLOPs reach 1e15-1e21: SI prefixes up to zetta, then powers of ten.
+    if (magnitude >= 1e24) return QString::number(tick, 'g', 3);
+    static const std::pair<double, const char*> kPrefixes[] = {
+        {1e21, "Z"}, {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}};
+    for (const auto& [scale, prefix] : kPrefixes)
+      if (magnitude >= scale) return QString::number(tick / scale, 'g', 4) + QLatin1String(prefix);
     if (magnitude >= 1e6) return QString::number(tick / 1e6, 'g', 4) + QStringLiteral("M");
     if (magnitude >= 1e4) return QString::number(tick / 1e3, 'g', 4) + QStringLiteral("k");
     return WholeNumberTicker::getTickLabel(tick, locale, format, precision);
@@ -76,11 +81,13 @@ class CurveDrawer {
     for (size_t index = 0; index < f_.curves.size(); ++index)
       graphs.push_back(draw_curve(f_.curves[index], prepared_ ? &(*prepared_)[index] : nullptr));
     fit_axes();
+    draw_budget_line();
     label_axes();
     add_band_key();
     add_spike_key();
     add_fork_key();
     add_milestone_key();
+    add_read_key();
     if (style_.legend)
       detail::finish_legend(plot_);
     else if (plot_.legend)
@@ -160,6 +167,11 @@ class CurveDrawer {
     for (double x : c.milestone_x)
       mark_on_line(x, ready ? ready->x : c.step, ready ? ready->y : shown, group,
                    QCPScatterStyle::ssTriangle);
+    if (c.read_x && c.read_y) {  // at the raw value the comparison read; add_read_key says so
+      bool no_entry = true;
+      add_marks({*c.read_x}, {*c.read_y}, QCPScatterStyle::ssSquare, series_colour(group),
+                QString(), no_entry);
+    }
     if (!c.spike_x.empty()) {  // at the raw values, in the run's colour; one key for all
       bool no_entry = true;
       add_marks(c.spike_x, c.spike_y, QCPScatterStyle::ssStar, series_colour(group), QString(),
@@ -258,6 +270,23 @@ class CurveDrawer {
     detail::apply_limits(plot_.yAxis, f_.y);
   }
 
+  // The budget a comparison reads the runs at: a dashed grey line across the plot, inside the
+  // x range even where every curve ends before it (the runs short of it are what it shows).
+  void draw_budget_line() {
+    if (!f_.budget) return;
+    const double x = f_.budget->x;
+    fit_budget_line(plot_, f_.budget, f_.x);
+    QPen pen(QColor(90, 90, 90), 1.2 * px_per_pt(), Qt::DashLine);
+    auto* line = new QCPItemStraightLine(&plot_);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(pen);
+    line->setClipToAxisRect(true);
+    auto* key = plot_.addGraph(plot_.xAxis, plot_.yAxis);  // its legend entry only
+    key->setPen(pen);
+    key->setName(detail::qstr(f_.budget->label));
+  }
+
   // The y label names the metrics when the figure gives none, with their unit when they share
   // one (db/metric_presentation.h); a time axis says its format, chosen from the fitted range.
   void label_axes() {
@@ -299,6 +328,15 @@ class CurveDrawer {
                  QStringLiteral("checkpoint measured / early stop"));
   }
 
+  void add_read_key() {
+    const bool groups = std::any_of(f_.curves.begin(), f_.curves.end(), [](const Curve& c) {
+      return c.read_x.has_value() && !c.members.empty();
+    });
+    add_mark_key([](const Curve& c) { return c.read_x.has_value(); }, QCPScatterStyle::ssSquare,
+                 groups ? QStringLiteral("value read at the budget (a group: its runs' mean)")
+                        : QStringLiteral("value read at the budget"));
+  }
+
   void add_spike_key() {
     add_mark_key([](const Curve& c) { return !c.spike_x.empty(); }, QCPScatterStyle::ssStar,
                  detail::qstr(f_.spikes_are.empty() ? "spike" : f_.spikes_are));
@@ -326,6 +364,15 @@ class CurveDrawer {
 };
 
 }  // namespace
+
+void fit_budget_line(QCustomPlot& plot, const std::optional<BudgetLine>& budget, const Axis& x) {
+  if (!budget || x.min || x.max) return;
+  const QCPRange r = plot.xAxis->range();
+  const bool log = plot.xAxis->scaleType() == QCPAxis::stLogarithmic;
+  const double at = budget->x;
+  if (at > r.upper) plot.xAxis->setRangeUpper(log ? at * 1.1 : at + 0.03 * (at - r.lower));
+  if (at < r.lower) plot.xAxis->setRangeLower(log ? at / 1.1 : at - 0.03 * (r.upper - at));
+}
 
 void setup_curve_figure(QCustomPlot& plot, const CurveFigure& f, const Style& style) {
   CurveDrawer(plot, f, style, nullptr).draw();

@@ -1,6 +1,7 @@
 #include "plot/store_curves.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <map>
@@ -11,6 +12,7 @@
 #include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
+#include "experiments/value_at_budget.h"
 #include "plot/run_groups.h"
 
 namespace fathom::plot {
@@ -81,6 +83,39 @@ void mark_spikes(const RunPoints& p, const SpikeRule& rule, Curve& curve) {
   }
 }
 
+// Where a table at `at` reads a run's curve: its last finite point inside the budget (the
+// points are in update order, so their x grows).
+void mark_read_point(const RunPoints& p, const experiments::Budget& at, Curve& curve) {
+  for (size_t i = 0; i < p.size() && p.x(i) <= at.x * (1 + at.tolerance); ++i)
+    if (std::isfinite(p.y(i))) curve.read_x = p.x(i), curve.read_y = p.y(i);
+}
+
+// A group's reading at the budget: the mean of its members' (a table cell's mean over seeds),
+// at the mean of where they were read; none where a member diverged inside the budget (the
+// cell is a divergence, not a mean) or none was read.
+class GroupReading {
+ public:
+  void add(const RunPoints& p, const db::RunRecord& run, const experiments::Budget& at) {
+    if (run.diverged_step &&
+        p.place().at_step(p.points(), *run.diverged_step) <= at.x * (1 + at.tolerance))
+      diverged_ = true;
+    Curve read;
+    mark_read_point(p, at, read);
+    if (!read.read_x) return;
+    x_ += *read.read_x, y_ += *read.read_y, ++n_;
+  }
+  void mark(Curve& curve) const {
+    if (diverged_ || n_ == 0) return;
+    curve.read_x = x_ / n_;
+    curve.read_y = y_ / n_;
+  }
+
+ private:
+  double x_ = 0, y_ = 0;
+  int n_ = 0;
+  bool diverged_ = false;
+};
+
 // Each run's points of each metric that it logged, keyed by (index of the run, metric).
 using PointsOfRuns = std::map<std::pair<size_t, std::string>, std::unique_ptr<RunPoints>>;
 
@@ -121,6 +156,7 @@ void add_group_curves(CurveFigure& figure, const CurveQuery& query,
   for (size_t m = 0; m < query.metrics.size(); ++m) {
     const std::string& metric = query.metrics[m];
     std::vector<CurveGroup> groups;
+    std::vector<GroupReading> readings;
     std::map<std::string, size_t> index;
     for (size_t r = first; r < runs.size(); ++r) {
       auto it = points.find({r, metric});
@@ -130,14 +166,17 @@ void add_group_curves(CurveFigure& figure, const CurveQuery& query,
         values.push_back(run_value(tags[r], runs[r].config_json, key));
       const std::string label = group_label(group_keys, values);
       auto [at, added] = index.try_emplace(label, groups.size());
-      if (added) groups.emplace_back(label, query.band);
+      if (added) groups.emplace_back(label, query.band), readings.emplace_back();
+      if (query.at) readings[at->second].add(*it->second, runs[r], *query.at);
       groups[at->second].add_member(run_short_name(runs[r]), it->second.get(),
                                     runs[r].status == db::status::kDiverged,
                                     !db::status::is_active(runs[r].status));
     }
-    for (auto& group : groups) {
+    for (size_t g = 0; g < groups.size(); ++g) {
+      CurveGroup& group = groups[g];
       group.update();
       Curve curve = group.curve(metric);
+      readings[g].mark(curve);
       if (label_metric) curve.label += " " + metric;
       figure.curves.push_back(std::move(curve));
     }
@@ -187,6 +226,7 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       if (const auto origin = db::fork_origin(tags[r]))
         curve.fork_step = p.place().at_step(p.points(), origin->step);
       if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
+      if (query.at) mark_read_point(p, *query.at, curve);
       figure.curves.push_back(std::move(curve));
     }
   }
@@ -206,7 +246,7 @@ std::string run_attribute(const db::Store& store, const db::RunRecord& run,
   return run_value(store.tags(run.id), run.config_json, key);
 }
 
-CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
+CurveFigure curves_from_store(const db::Store& store, CurveQuery query) {
   // The references first (indices [0, drawn_first)), then the selection: one index space for
   // the points read.
   std::vector<db::RunRecord> selected = selected_runs(store, query);
@@ -226,6 +266,19 @@ CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query) {
   const bool grouped = !query.group_by.empty();
 
   CurveFigure figure;
+  if (query.at) {
+    if (query.at->axis != x_axis_name(query.x))
+      throw InputError(store.path(), 0, "--at",
+                       "a budget of " + query.at->axis + " is drawn on an x axis of " +
+                           query.at->axis + ", not " + x_axis_name(query.x) + ": use --x " +
+                           query.at->axis + " (or leave --x out)");
+    // A least budget: over the selection's finished runs, not the references beside it.
+    std::vector<int64_t> finished;
+    for (size_t r = drawn_first; r < runs.size(); ++r)
+      if (runs[r].status == db::status::kFinished) finished.push_back(runs[r].id);
+    query.at = experiments::resolve_least(*query.at, store, finished, "--at");
+    figure.budget = BudgetLine{query.at->x, experiments::budget_text(*query.at)};
+  }
   figure.smoothing = query.smoothing;
   figure.y.scale = query.log_y ? Scale::Log : Scale::Linear;
   figure.x.label = x_axis_label(query.x);

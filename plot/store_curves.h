@@ -8,6 +8,7 @@
 
 #include "base/metrics/spikes.h"
 #include "db/store.h"
+#include "experiments/comparison_table.h"
 #include "plot/curve_groups.h"
 #include "plot/curve_x.h"
 #include "plot/figure.h"
@@ -35,6 +36,10 @@ struct CurveQuery {
   // A run's curve of train_loss or grad_norm marks its spikes by this rule (at most
   // kMaxSpikeMarks, the largest); unset: none. Group curves (means) are not marked.
   std::optional<SpikeRule> spikes = SpikeRule{};
+  // Set (its axis x's): the comparison's budget as a dashed line, and on each run's curve the
+  // point a table at it reads (value_at_budget.h); a least budget is found among the selected
+  // runs that finished, as a table of them finds it.
+  std::optional<experiments::Budget> at;
 };
 
 // At most this many spike marks a curve (spikes_to_mark in base/metrics/spikes.h).
@@ -45,8 +50,8 @@ std::string spike_legend(const SpikeRule& rule);
 
 // One curve per (run, metric) that has points -- or per (group, metric) -- diverged runs
 // marked. Unknown runs, an empty sweep, no points at all or (x = tokens) runs without a
-// target_tokens curve throw fathom::InputError.
-CurveFigure curves_from_store(const db::Store& store, const CurveQuery& query);
+// target_tokens curve throw fathom::InputError, as does an `at` on another axis than x.
+CurveFigure curves_from_store(const db::Store& store, CurveQuery query);
 
 // The value of `key` for one run as colour_by and group_by resolve it; "" when the run has none.
 std::string run_attribute(const db::Store& store, const db::RunRecord& run, const std::string& key);

@@ -235,6 +235,12 @@ TEST(Report, RunsOfUnequalCostAreDrawnAgainstComputeToo) {
     ASSERT_EQ(asked.size(), 2u);
     EXPECT_EQ(asked[1].x, "compute");
     EXPECT_EQ(asked[1].runs, (std::vector<int64_t>{1, 2}));  // run 3 has no train_flops curve
+    // The figure draws the equal-compute tables' budget: the cheaper run's 6e9 FLOPs.
+    ASSERT_TRUE(asked[1].at);
+    EXPECT_EQ(asked[1].at->axis, "compute");
+    EXPECT_DOUBLE_EQ(asked[1].at->x, 6e9);
+    EXPECT_FALSE(asked[0].at);
+    EXPECT_NE(text.find("The dashed line is the budget"), std::string::npos) << text;
     EXPECT_NE(text.find("the costliest 3.00x the cheapest"), std::string::npos) << text;
     EXPECT_NE(text.find("(1 runs trained before Fathom counted it left out)"), std::string::npos);
   }

@@ -90,6 +90,7 @@ TEST(ValueAtBudget, RunsOfUnequalCostAreComparedAtEqualCompute) {
   EXPECT_TRUE(has_note(t, "1 run short of compute <= 3e+14 FLOPs, left out: #2"));
   EXPECT_TRUE(has_note(t, "1 run without a train_flops curve"));
   EXPECT_TRUE(has_note(t, "past the budget, counted at it: #4"));
+  EXPECT_FALSE(has_note(t, "of the budget, their last")) << "every run read at 3e14 itself";
 
   // At 9e14 the deep seed 2 diverged inside the budget: its result there.
   const auto late = experiments::sweep_comparison_table(store, "d", at("compute=9e14"));
@@ -113,6 +114,16 @@ TEST(ValueAtBudget, RunsOfUnequalCostAreComparedAtEqualCompute) {
   EXPECT_DOUBLE_EQ(*later.cells[0][0].value, 4.0);
   EXPECT_DOUBLE_EQ(*later.cells[1][0].value, (3.4 + 3.6) / 2);
   EXPECT_TRUE(has_note(later, "2 runs short of update <= 250, left out: #2, #5"));
+  // Validations every 100 updates: each run is read at update 200, 80 % of the budget.
+  EXPECT_TRUE(has_note(later,
+                       "3 runs read at 80 % of the budget, their last valid_loss inside it "
+                       "(#1, #3, #4)"));
+  // At 4.5e14 FLOPs the deep seeds' last validation inside it is update 100's (3e14: 67 %).
+  const auto uneven = experiments::sweep_comparison_table(store, "d", at("compute=4.5e14"));
+  EXPECT_TRUE(has_note(uneven,
+                       "2 runs read at 67 % of the budget, their last valid_loss "
+                       "inside it (#3, #4)"))
+      << ::testing::PrintToString(uneven.notes);
 }
 
 // A sweep still running: a queued run has logged nothing, so it is short of the budget --
@@ -135,6 +146,26 @@ TEST(ValueAtBudget, AQueuedRunIsShortOfTheBudgetNotAnOlderRun) {
   EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 4.0);
   EXPECT_TRUE(has_note(t, "1 run short of compute <= 2e+14 FLOPs, left out: #2"));
   EXPECT_FALSE(has_note(t, "without a train_flops curve"));
+}
+
+// Validations every 100 updates at 1e12 and 1.2e12 FLOPs an update: at 3.9e14 the first is
+// read at 3e14 (77 %), the second at 3.6e14 (92 %) -- both named, the least share first; at
+// 3.7e14 the second's 3.6e14 is 97 %, close enough.
+TEST(ValueAtBudget, RunsReadWellShortOfTheBudgetAreNamed) {
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
+  store_runs(path, {{"6", 1, 1e12, {5.0, 4.0, 3.5, 3.2}}, {"6", 2, 1.2e12, {5.0, 4.0, 3.5, 3.2}}});
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto t = experiments::sweep_comparison_table(store, "d", at("compute=3.9e14"));
+  EXPECT_TRUE(has_note(t,
+                       "2 runs read at 77-92 % of the budget, their last valid_loss inside it "
+                       "(#1, #2)"))
+      << ::testing::PrintToString(t.notes);
+  const auto closer = experiments::sweep_comparison_table(store, "d", at("compute=3.7e14"));
+  EXPECT_TRUE(has_note(closer,
+                       "1 run read at 81 % of the budget, its last valid_loss inside "
+                       "it (#1)"))
+      << ::testing::PrintToString(closer.notes);
 }
 
 TEST(ValueAtBudget, BadBudgetsAndTestMetricsAreRefusedNamingTheOption) {

@@ -4,11 +4,16 @@
 // short of it named under the table, a number that is none said so, "best over training" set
 // aside, and the verdicts asked of the command line at the same budget. The LR sensitivity
 // tab: the best rate as it stood at the budget, and no grid extension judged there.
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,8 +23,11 @@
 #include "db/store.h"
 #include "gui/budget_choice.h"
 #include "gui/comparison_view.h"
+#include "gui/curve_plot.h"
+#include "gui/dashboard_view.h"
 #include "gui/importance_view.h"
 #include "gui/lr_sensitivity_view.h"
+#include "gui/main_window.h"
 #include "gui/store_session.h"
 #include "gui/verdicts_window.h"
 #include "tests/gui/gui_test_registry.h"
@@ -60,6 +68,11 @@ class ViewsAtBudgetTest : public QObject {
 
  private slots:
   void initTestCase() {
+    // The main window below reads and keeps settings: its own, empty ones.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("fathom-test");
+    QCoreApplication::setApplicationName("views-at-budget-test");
+    QSettings().clear();
     db_ = dir_.filePath("runs.db");
     auto store = Store::open(db_.toStdString());
     // 6 layers at 1e12 FLOPs an update, 18 at 3e12: the deep model ends lower (2.5 vs 3.0),
@@ -133,6 +146,67 @@ class ViewsAtBudgetTest : public QObject {
     QVERIFY(view.bestOverTraining()->isEnabled());
     QVERIFY2(t->item(1, 0), qPrintable(view.note()->text()));
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("2.60"));
+  }
+
+  // The Compare tab's budget on the dashboard's charts of its axis: a dashed line at 6e14
+  // FLOPs, at the least budget's number once the table found it (3e14), none at the end or
+  // on an update axis.
+  void theDashboardDrawsTheCompareTabsBudget() {
+    fathom::gui::MainWindow window;
+    QVERIFY(window.openDatabase(db_, true));
+    fathom::gui::ComparisonView* compare = window.comparison();
+    fathom::gui::DashboardView* dashboard = window.dashboard();
+    QVERIFY(compare && dashboard);
+    dashboard->setXAxis(fathom::plot::XAxis::Compute);
+    // valid_loss is not charted by default (valid_ppl is): ticked as a user would.
+    QList<QListWidgetItem*> items;
+    for (auto* list : dashboard->findChildren<QListWidget*>())
+      items << list->findItems(QStringLiteral("valid_loss"), Qt::MatchExactly);
+    QCOMPARE(items.size(), 1);
+    items[0]->setCheckState(Qt::Checked);
+    QTRY_VERIFY(!dashboard->pollPending());
+    fathom::gui::CurvePlot* chart = dashboard->chart(QStringLiteral("valid_loss"));
+    QVERIFY2(chart, qPrintable(dashboard->shownMetrics().join(",")));
+    QCOMPARE(budget_lines(*chart), std::vector<double>{});
+
+    QVERIFY(compare->choose("d", "axis.model.layers", "", "valid_loss"));
+    compare->budget()->choose(QStringLiteral("compute"), 6e14);
+    QVERIFY(dashboard->budget());
+    QCOMPARE(budget_lines(*chart), std::vector<double>{6e14});
+    QVERIFY(legend_names(*chart).contains(
+        QStringLiteral("compute <= 6e+14 FLOPs: the Compare tab's budget")));
+    if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
+      window.resize(1100, 700);
+      window.show();
+      if (auto* tabs = window.findChild<QTabWidget*>()) tabs->setCurrentWidget(dashboard);
+      QVERIFY(QTest::qWaitForWindowExposed(&window));
+      QTest::qWait(200);
+      window.grab().save(QString::fromUtf8(out) + "/dashboard-at-budget.png");
+    }
+    compare->budget()->number()->setText(QStringLiteral("least"));
+    QMetaObject::invokeMethod(compare->budget()->number(), "editingFinished");
+    QCOMPARE(budget_lines(*chart), std::vector<double>{3e14});
+
+    dashboard->setXAxis(fathom::plot::XAxis::Update);  // another axis: no line
+    QCOMPARE(budget_lines(*dashboard->chart(QStringLiteral("valid_loss"))), std::vector<double>{});
+    dashboard->setXAxis(fathom::plot::XAxis::Compute);
+    compare->budget()->choose(QString(), 0);  // at the end: none
+    QVERIFY(!dashboard->budget());
+    QCOMPARE(budget_lines(*dashboard->chart(QStringLiteral("valid_loss"))), std::vector<double>{});
+  }
+
+  static std::vector<double> budget_lines(fathom::gui::CurvePlot& chart) {
+    std::vector<double> at;
+    for (int i = 0; i < chart.plot()->itemCount(); ++i)
+      if (auto* line = qobject_cast<QCPItemStraightLine*>(chart.plot()->item(i)))
+        at.push_back(line->point1->coords().x());
+    return at;
+  }
+
+  static QStringList legend_names(fathom::gui::CurvePlot& chart) {
+    QStringList names;
+    for (int i = 0; i < chart.plot()->graphCount(); ++i) names << chart.plot()->graph(i)->name();
+    return names;
   }
 
   void lrSensitivityTakesTheBestRateAtTheBudget() {

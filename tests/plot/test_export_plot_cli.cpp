@@ -97,6 +97,33 @@ TEST_F(ExportPlotCli, AReferenceRunIsDrawnFirstInItsOwnStyle) {
   EXPECT_EQ(figure.curves[1].label, "2 admin-18L (model.init=admin)");
 }
 
+// --at draws the budget on its own axis (--x follows it) and marks where each run is read: the
+// last validation inside it (update 90 of 0, 10, ..., 490 at update=95: 5 / 10 + r).
+TEST_F(ExportPlotCli, CurvesAtABudgetDrawItAndTheValuesReadThere) {
+  fathom::cli::GlobalOptions options;
+  options.db = make_store();
+  const std::string spec = temp_path("at.json");
+  run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--at", "update=95",
+                "--out", temp_path("at.png"), "--save-json", spec});
+  const auto figure = std::get<fathom::plot::CurveFigure>(fathom::plot::load_figure(spec));
+  EXPECT_EQ(figure.x_kind, "update");
+  ASSERT_TRUE(figure.budget);
+  EXPECT_EQ(figure.budget->x, 95.0);
+  EXPECT_EQ(figure.budget->label, "update <= 95");
+  ASSERT_EQ(figure.curves.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(*figure.curves[r].read_x, 90.0);
+    EXPECT_DOUBLE_EQ(*figure.curves[r].read_y, 0.5 + r);
+  }
+  // Another x axis than the budget's, and a least budget where no run finished.
+  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--at",
+                             "update=95", "--x", "time", "--out", temp_path("x.png")}),
+               fathom::InputError);
+  EXPECT_THROW(run(options, {"curves", "--sweep", "depth", "--metric", "valid_loss", "--at",
+                             "update=least", "--out", temp_path("x.png")}),
+               fathom::InputError);
+}
+
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
