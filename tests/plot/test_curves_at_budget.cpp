@@ -159,5 +159,30 @@ TEST(CurvesAtBudget, TheLineIsDrawnWhereEveryCurveEndsBeforeIt) {
   EXPECT_TRUE(names.contains("value read at the budget")) << names.join(" | ").toStdString();
 }
 
+// Training FLOPs of 1e14-1e21 are ticked with SI prefixes: "100T", not "1e+05G".
+TEST(CurvesAtBudget, ComputeAxesAreTickedWithSiPrefixes) {
+  ensure_application(/*force_offscreen=*/true);
+  for (const auto& [scale, prefix] : {std::pair{1e14, "T"}, {1e17, "P"}, {1e20, "E"}}) {
+    CurveFigure f;
+    f.x_kind = "compute";
+    f.curves.push_back({});
+    f.curves[0].metric = "valid_loss";
+    f.curves[0].step = {0, 2 * scale, 4 * scale, 6 * scale};
+    f.curves[0].value = {3.0, 2.5, 2.2, 2.0};
+    QCustomPlot plot;
+    plot.setViewport(QRect(0, 0, 600, 400));
+    setup_plot(plot, Figure(f));
+    plot.replot();
+    const QVector<QString> labels = plot.xAxis->tickVectorLabels();
+    ASSERT_FALSE(labels.isEmpty());
+    int prefixed = 0;
+    for (const QString& label : labels) {
+      EXPECT_FALSE(label.contains('e')) << label.toStdString();
+      if (label.endsWith(QLatin1String(prefix))) ++prefixed;
+    }
+    EXPECT_GE(prefixed, 2) << prefix;
+  }
+}
+
 }  // namespace test_curves_at_budget
 }  // namespace fathom::plot
