@@ -10,13 +10,14 @@
 #include "cli/paired_tests.h"
 #include "db/metric_names.h"
 #include "experiments/report.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
 
 struct ReportArgs {
   std::string target, out = "report", metrics, rows, cols, where, agg = "mean",
-                      select_by = db::metric::kValidLoss;
+                      select_by = db::metric::kValidLoss, at;
 };
 
 void report(const ReportArgs& a, const GlobalOptions& global) {
@@ -31,6 +32,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.where = a.where;
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.select_by = a.select_by;
+  options.at = experiments::budget_option(a.at, "fathom report");
   // A fork sweep's parent against each fork: its files read and counted once for all of them.
   options.paired_test = paired_tester(store, resolve_store_paths(global));
   options.seed_pooled_test = [&store, paths = resolve_store_paths(global)](
@@ -72,6 +74,11 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
                   "with --agg best: the final metric a variant is chosen on (default valid_loss; "
                   "a test metric is refused)")
       ->capture_default_str();
+  cmd->add_option("--at", a->at,
+                  "each validation metric's table again at this budget (compute=FLOPS, "
+                  "tokens=N, update=N or AXIS=least; `export table --at`), drawn on the figures "
+                  "of its axis -- instead of at equal compute, which a sweep of unequal costs "
+                  "gets by itself");
   cmd->callback([a, &global] { report(*a, global); });
 }
 

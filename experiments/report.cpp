@@ -98,10 +98,12 @@ std::vector<std::string> curve_metrics(const db::Store& store,
   return metrics;
 }
 
+// `budget`: the tables' budget (report_budget.h), drawn on the figures of its axis.
 void figures(std::ostream& out, const ReportOptions& options,
              const std::vector<db::RunRecord>& runs, const db::Store& store,
              const std::string& title, const std::string& colour_by, bool seed_groups = false,
-             const std::optional<db::RunRecord>& reference = std::nullopt) {
+             const std::optional<db::RunRecord>& reference = std::nullopt,
+             const std::optional<Budget>& budget = std::nullopt) {
   std::set<std::string> stored;
   std::vector<int64_t> costed;  // the runs with a train_flops curve: the compute axis's
   for (const auto& r : runs)
@@ -135,8 +137,20 @@ void figures(std::ostream& out, const ReportOptions& options,
     CurvesRequest request = request_of(metric, ids, "curves-" + metric);
     request.log_y = db::metric::presentation_of(metric).log_axis;
     if (reference) request.references = {reference->id};
+    if (budget && budget->axis == "update" && metric.rfind("valid_", 0) == 0) request.at = budget;
     const std::string file = options.render_curves(request);
     if (!file.empty()) out << "![" << metric << "](" << file << ")\n\n";
+  }
+  if (budget && budget->axis == "tokens" && stored.count(db::metric::kValidLoss)) {
+    CurvesRequest request =
+        request_of(db::metric::kValidLoss, ids, "curves-" + db::metric::kValidLoss + "-tokens");
+    request.title += " against target tokens";
+    request.x = "tokens";
+    request.at = budget;
+    if (const std::string file = options.render_curves(request); !file.empty())
+      out << "The validation loss against target tokens, the tables' budget dashed, a square "
+             "where each was read:\n\n![valid_loss against tokens]("
+          << file << ")\n\n";
   }
   // Runs that cost unequally per token (depths, widths) compared at equal cost too.
   const double spread = cost_spread(runs);
@@ -145,7 +159,7 @@ void figures(std::ostream& out, const ReportOptions& options,
       request_of(db::metric::kValidLoss, costed, "curves-" + db::metric::kValidLoss + "-compute");
   request.title += " against training compute";
   request.x = "compute";
-  request.at = equal_compute_budget(store, runs);
+  if (budget && budget->axis == "compute") request.at = budget;
   const std::string file = options.render_curves(request);
   if (file.empty()) return;
   char ratio[32];
@@ -157,9 +171,8 @@ void figures(std::ostream& out, const ReportOptions& options,
                                            " runs trained before Fathom counted it left out)"
                                      : std::string())
       << "."
-      << (request.at ? " The dashed line is the budget the tables at equal compute read the runs "
-                       "at (the cheapest finished run's whole training), a square the value each "
-                       "one read there."
+      << (request.at ? " The dashed line is the budget the tables at it read the runs at, a "
+                       "square the value each one read there."
                      : "")
       << "\n\n"
       << "![" << db::metric::kValidLoss << " against compute](" << file << ")\n\n";
@@ -387,6 +400,8 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
     out << "**This report is of part of the sweep: " << *note << ".**\n\n";
   const std::optional<db::RunRecord> parent = fork_sweep_note(out, store, runs, options.metrics);
 
+  // The budget the tables are read at too: --at's, else equal compute where costs differ.
+  const std::optional<Budget> budget = report_budget(store, runs, options.at);
   const auto groups = axis_groups(axes, layout);
   const std::set<std::string> listed = axes_section(out, axes);
   out << "\n## Runs\n\n";
@@ -415,7 +430,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
       out << "### " << metric << "\n\n"
           << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
     }
-    equal_compute_tables(out, store, selected, options.metrics, layout);
+    budget_tables(out, store, selected, options.metrics, layout, budget, options.at.has_value());
   }
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.
@@ -432,7 +447,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   for (const auto& a : axes)
     if (auto it = a.find("train.seed"); it != a.end()) seeds.insert(it->second);
   figures(out, options, runs, store, sweep, groups.empty() ? "" : groups[0].front(),
-          seeds.size() > 1, parent);
+          seeds.size() > 1, parent, budget);
   return out.str();
 }
 
@@ -537,6 +552,9 @@ std::string write_report(const db::Store& store, const std::string& target,
     if (!trim(options.where).empty())
       throw InputError("fathom report", 0, "--where",
                        "'" + target + "' is a run, not a sweep: --where picks a sweep's runs");
+    if (options.at)
+      throw InputError("fathom report", 0, "--at",
+                       "'" + target + "' is a run, not a sweep: --at compares a sweep's runs");
     text = run_report(store, *run, options);
   } else {
     throw InputError(store.path(), 0, "SWEEP|RUN", "no sweep or run named '" + target + "'");

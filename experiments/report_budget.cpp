@@ -37,9 +37,18 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
                        "fathom report");
 }
 
-void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                          const std::vector<std::string>& metrics, const TableOptions& layout) {
-  const std::optional<Budget> budget = equal_compute_budget(store, selected.runs);
+std::optional<Budget> report_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
+                                    const std::optional<Budget>& asked) {
+  if (!asked) return equal_compute_budget(store, runs);
+  std::vector<int64_t> finished;
+  for (const auto& r : runs)
+    if (r.status == db::status::kFinished) finished.push_back(r.id);
+  return resolve_least(*asked, store, finished, "fathom report");
+}
+
+void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                   const std::vector<std::string>& metrics, const TableOptions& layout,
+                   const std::optional<Budget>& budget, bool asked) {
   if (!budget) return;
   std::vector<std::string> curves;  // validation metrics: a test metric has no curve to cut
   for (const auto& m : metrics)
@@ -57,12 +66,17 @@ void equal_compute_tables(std::ostream& out, const db::Store& store, const Sweep
       continue;
     ComparisonTable table = build_comparison_table(runs, o);
     table.notes.insert(table.notes.end(), left_out.begin(), left_out.end());
-    out << "### " << metric << " at equal compute\n\n"
-        << "The runs' training costs differ (the costliest " << spread
-        << "x the cheapest, in FLOPs per target token): each run at " << budget_text(*budget)
-        << ", the cheapest finished run's whole training -- its last validation inside it, "
-           "not its end (`fathom export table --at compute=least`).\n\n"
-        << table_to_markdown(table) << "\n";
+    if (asked)
+      out << "### " << metric << " at " << budget_text(*budget) << "\n\n"
+          << "Each run at the budget `--at` asked for: its last validation inside it, not its "
+             "end (`fathom export table --at`).\n\n";
+    else
+      out << "### " << metric << " at equal compute\n\n"
+          << "The runs' training costs differ (the costliest " << spread
+          << "x the cheapest, in FLOPs per target token): each run at " << budget_text(*budget)
+          << ", the cheapest finished run's whole training -- its last validation inside it, "
+             "not its end (`fathom export table --at compute=least`).\n\n";
+    out << table_to_markdown(table) << "\n";
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The sweep report's runs of unequal cost (a depth or width sweep: FLOPs per target token that
+// The sweep report's runs at a budget `fathom report --at` asks for, or, by itself, its runs
+// of unequal cost (a depth or width sweep: FLOPs per target token that
 // differ by 5 % or more) compared at equal compute as well as at their ends: "### valid_ppl at
 // equal compute", each run's last validation inside the cheapest finished run's whole training
 // (experiments/value_at_budget.h) -- where a deeper model that wins at equal updates may lose.
@@ -26,9 +27,16 @@ double cost_spread(const std::vector<db::RunRecord>& runs);
 std::optional<Budget> equal_compute_budget(const db::Store& store,
                                            const std::vector<db::RunRecord>& runs);
 
-// The tables at equal_compute_budget of each validation metric of `metrics` (valid_loss where
-// none is): `layout` gives rows, cols, agg, select_by; nothing where there is no such budget.
-void equal_compute_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                          const std::vector<std::string>& metrics, const TableOptions& layout);
+// The budget a sweep's report reads its runs at besides their ends: `asked` (`fathom report
+// --at`; a least one found among the finished `runs`), else equal_compute_budget.
+std::optional<Budget> report_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
+                                    const std::optional<Budget>& asked);
+
+// The tables at `budget` (report_budget) of each validation metric of `metrics` (valid_loss
+// where none is): "### valid_ppl at equal compute", or at the budget named where `asked`;
+// `layout` gives rows, cols, agg, select_by; nothing without a budget.
+void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                   const std::vector<std::string>& metrics, const TableOptions& layout,
+                   const std::optional<Budget>& budget, bool asked);
 
 }  // namespace fathom::experiments

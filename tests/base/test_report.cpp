@@ -251,35 +251,37 @@ TEST(Report, RunsOfUnequalCostAreDrawnAgainstComputeToo) {
 // model that wins at its end (11 against 16) loses (25 against 16). The 6-layer model's second
 // seed saw 1 % more tokens' worth of FLOPs: within the budget's 2 % it keeps its last
 // validation (17), not the one before (22).
+void write_depth_sweep_of_unequal_cost(const std::string& db) {
+  auto store = db::Store::open(db);
+  for (auto [layers, seed, per_update, ppl] :
+       {std::tuple{"6", "1", 1e12, std::vector<double>{30, 20, 15}},
+        {"6", "2", 1.01e12, std::vector<double>{32, 22, 17}},
+        {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
+        {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
+    db::NewRun n;
+    n.name = std::string("depth/") + layers + "-" + seed;
+    n.sweep = "depth";
+    const int64_t id = store.create_run(n);
+    store.set_tag(id, "axis.model.layers", layers);
+    store.set_tag(id, "axis.train.seed", seed);
+    std::vector<db::MetricRow> rows;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t step = 100 * (i + 1);
+      rows.emplace_back(step, db::metric::kValidPpl, ppl[i], 0.0);
+      rows.emplace_back(step, db::metric::kTrainFlops, per_update * step, 0.0);
+    }
+    store.write_metrics(id, rows);
+    store.set_final_metric(id, db::metric::kValidPpl, ppl.back());
+    store.set_final_metric(id, db::metric::kTrainTokens, 3e5);
+    store.set_final_metric(id, db::metric::kTrainFlops, per_update * 300);
+    store.finish_run(id, "finished");
+  }
+}
+
 TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
   const fathom::testing::TempDir scratch;
   const std::string db = (scratch.path() / "runs.db").string();
-  {
-    auto store = db::Store::open(db);
-    for (auto [layers, seed, per_update, ppl] :
-         {std::tuple{"6", "1", 1e12, std::vector<double>{30, 20, 15}},
-          {"6", "2", 1.01e12, std::vector<double>{32, 22, 17}},
-          {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
-          {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
-      db::NewRun n;
-      n.name = std::string("depth/") + layers + "-" + seed;
-      n.sweep = "depth";
-      const int64_t id = store.create_run(n);
-      store.set_tag(id, "axis.model.layers", layers);
-      store.set_tag(id, "axis.train.seed", seed);
-      std::vector<db::MetricRow> rows;
-      for (int i = 0; i < 3; ++i) {
-        const int64_t step = 100 * (i + 1);
-        rows.emplace_back(step, db::metric::kValidPpl, ppl[i], 0.0);
-        rows.emplace_back(step, db::metric::kTrainFlops, per_update * step, 0.0);
-      }
-      store.write_metrics(id, rows);
-      store.set_final_metric(id, db::metric::kValidPpl, ppl.back());
-      store.set_final_metric(id, db::metric::kTrainTokens, 3e5);
-      store.set_final_metric(id, db::metric::kTrainFlops, per_update * 300);
-      store.finish_run(id, "finished");
-    }
-  }
+  write_depth_sweep_of_unequal_cost(db);
   const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
   experiments::ReportOptions options;
   options.out_dir = (scratch.path() / "report").string();
@@ -297,6 +299,39 @@ TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
       << budget_table;
   EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
   EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
+}
+
+// `--at update=200` tables the runs there instead of at equal compute -- (20 + 22) / 2 and
+// (14 + 16) / 2 -- and the validation figures draw it; a run's report refuses it.
+TEST(Report, AnAskedBudgetIsTabledInsteadOfEqualComputeAndDrawn) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  write_depth_sweep_of_unequal_cost(db);
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.at = experiments::parse_budget("update=200", "test");
+  std::vector<experiments::CurvesRequest> asked;
+  options.render_curves = [&](const experiments::CurvesRequest& r) {
+    asked.push_back(r);
+    return r.file_stem + ".png";
+  };
+  const std::string text = read(experiments::write_report(store, "depth", options));
+  const auto at_budget = text.find("### valid_ppl at update <= 200\n");
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  EXPECT_EQ(text.find("at equal compute"), std::string::npos) << text;
+  const std::string table = text.substr(at_budget, 600);
+  EXPECT_NE(table.find("| 6 | 21.00 ± 1.41 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 18 | 15.00 ± 1.41 |"), std::string::npos) << table;
+  bool drawn = false;
+  for (const auto& r : asked)
+    if (r.metrics == std::vector<std::string>{db::metric::kValidPpl} && r.x == "update") {
+      ASSERT_TRUE(r.at);
+      EXPECT_EQ(r.at->x, 200);
+      drawn = true;
+    }
+  EXPECT_TRUE(drawn);
+  EXPECT_THROW(experiments::write_report(store, "1", options), InputError);
 }
 
 // Sweep "d": lr x norm x 2 seeds at 6 layers, runs 1-8 in this order, each with a final
