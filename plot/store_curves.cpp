@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
@@ -83,11 +84,50 @@ void mark_spikes(const RunPoints& p, const SpikeRule& rule, Curve& curve) {
   }
 }
 
-// Where a table at `at` reads a run's curve: its last finite point inside the budget (the
-// points are in update order, so their x grows).
-void mark_read_point(const RunPoints& p, const experiments::Budget& at, Curve& curve) {
-  for (size_t i = 0; i < p.size() && p.x(i) <= at.x * (1 + at.tolerance); ++i)
-    if (std::isfinite(p.y(i))) curve.read_x = p.x(i), curve.read_y = p.y(i);
+// Where a table at `at` reads each drawn run's `metric` (experiments/value_at_budget.h's own
+// reading, so a square is never where the table reads nothing): run id -> (update, value) for
+// the runs read at it; `diverged` gets those that diverged inside it (their cell counts them
+// diverged). Runs short of the budget are in neither.
+struct BudgetReadings {
+  std::map<int64_t, std::pair<int64_t, double>> read;
+  std::set<int64_t> diverged;
+};
+
+BudgetReadings read_at_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
+                              const std::string& metric, const experiments::Budget& at) {
+  std::vector<experiments::TableRun> table;
+  for (const auto& r : runs) {
+    experiments::TableRun t;
+    t.id = r.id;
+    t.status = r.status;
+    t.diverged_step = r.diverged_step;
+    table.push_back(std::move(t));
+  }
+  experiments::TableOptions options;
+  options.metric = metric;
+  options.select_by = metric;
+  options.at = at;
+  experiments::use_value_at_budget(table, store, options, "--at");
+  BudgetReadings out;
+  for (const auto& t : table) {
+    if (t.status == db::status::kDiverged)
+      out.diverged.insert(t.id);
+    else if (t.metric && t.metric_step && std::isfinite(*t.metric))
+      out.read[t.id] = {*t.metric_step, *t.metric};
+  }
+  return out;
+}
+
+// Per metric: its readings at the query's budget (none without one).
+using ReadingsOfMetrics = std::map<std::string, BudgetReadings>;
+
+// The square on a run's curve: where the table read it, if it did.
+void mark_read_point(const RunPoints& p, const db::RunRecord& run, const BudgetReadings& readings,
+                     Curve& curve) {
+  const auto it = readings.read.find(run.id);
+  if (it == readings.read.end()) return;
+  curve.read_x = p.place().at_step(p.points(), it->second.first);
+  curve.read_y = it->second.second;
 }
 
 // A group's reading at the budget: the mean of its members' (a table cell's mean over seeds),
@@ -95,12 +135,10 @@ void mark_read_point(const RunPoints& p, const experiments::Budget& at, Curve& c
 // cell is a divergence, not a mean) or none was read.
 class GroupReading {
  public:
-  void add(const RunPoints& p, const db::RunRecord& run, const experiments::Budget& at) {
-    if (run.diverged_step &&
-        p.place().at_step(p.points(), *run.diverged_step) <= at.x * (1 + at.tolerance))
-      diverged_ = true;
+  void add(const RunPoints& p, const db::RunRecord& run, const BudgetReadings& readings) {
+    if (readings.diverged.count(run.id)) diverged_ = true;
     Curve read;
-    mark_read_point(p, at, read);
+    mark_read_point(p, run, readings, read);
     if (!read.read_x) return;
     x_ += *read.read_x, y_ += *read.read_y, ++n_;
   }
@@ -151,7 +189,7 @@ PointsOfRuns read_points(const db::Store& store, const CurveQuery& query,
 void add_group_curves(CurveFigure& figure, const CurveQuery& query,
                       const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
                       const std::vector<std::string>& group_keys, const PointsOfRuns& points,
-                      size_t first) {
+                      const ReadingsOfMetrics& budget_readings, size_t first) {
   const bool label_metric = query.metrics.size() > 1;
   for (size_t m = 0; m < query.metrics.size(); ++m) {
     const std::string& metric = query.metrics[m];
@@ -167,7 +205,7 @@ void add_group_curves(CurveFigure& figure, const CurveQuery& query,
       const std::string label = group_label(group_keys, values);
       auto [at, added] = index.try_emplace(label, groups.size());
       if (added) groups.emplace_back(label, query.band), readings.emplace_back();
-      if (query.at) readings[at->second].add(*it->second, runs[r], *query.at);
+      if (query.at) readings[at->second].add(*it->second, runs[r], budget_readings.at(metric));
       groups[at->second].add_member(run_short_name(runs[r]), it->second.get(),
                                     runs[r].status == db::status::kDiverged,
                                     !db::status::is_active(runs[r].status));
@@ -195,7 +233,8 @@ bool name_states(const std::string& name, const std::string& key, const std::str
 // One curve per run and metric of runs[first, last); `references`: theirs (CurveQuery).
 void add_run_curves(CurveFigure& figure, const CurveQuery& query,
                     const std::vector<db::RunRecord>& runs, const std::vector<Tags>& tags,
-                    const PointsOfRuns& points, size_t first, size_t last, bool references) {
+                    const PointsOfRuns& points, const ReadingsOfMetrics& budget_readings,
+                    size_t first, size_t last, bool references) {
   const bool label_metric = query.metrics.size() > 1;
   const std::string colour_by = references ? "" : query.colour_by;
   for (size_t r = first; r < last; ++r) {
@@ -226,7 +265,7 @@ void add_run_curves(CurveFigure& figure, const CurveQuery& query,
       if (const auto origin = db::fork_origin(tags[r]))
         curve.fork_step = p.place().at_step(p.points(), origin->step);
       if (query.spikes && db::metric::is_spike_metric(metric)) mark_spikes(p, *query.spikes, curve);
-      if (query.at) mark_read_point(p, *query.at, curve);
+      if (query.at) mark_read_point(p, run, budget_readings.at(metric), curve);
       figure.curves.push_back(std::move(curve));
     }
   }
@@ -288,11 +327,16 @@ CurveFigure curves_from_store(const db::Store& store, CurveQuery query) {
   // Each run's points on the x axis, per metric (and its target_tokens, which they read).
   std::vector<std::vector<db::MetricPoint>> tokens(runs.size());
   const PointsOfRuns points = read_points(store, query, runs, tokens);
-  add_run_curves(figure, query, runs, tags, points, 0, drawn_first, /*references=*/true);
+  ReadingsOfMetrics readings;
+  if (query.at)
+    for (const auto& metric : query.metrics)
+      readings[metric] = read_at_budget(store, runs, metric, *query.at);
+  add_run_curves(figure, query, runs, tags, points, readings, 0, drawn_first,
+                 /*references=*/true);
   if (grouped)
-    add_group_curves(figure, query, runs, tags, group_keys, points, drawn_first);
+    add_group_curves(figure, query, runs, tags, group_keys, points, readings, drawn_first);
   else
-    add_run_curves(figure, query, runs, tags, points, drawn_first, runs.size(), false);
+    add_run_curves(figure, query, runs, tags, points, readings, drawn_first, runs.size(), false);
   if (figure.curves.empty()) {
     std::string names;
     for (const auto& m : query.metrics) names += (names.empty() ? "" : ", ") + m;

@@ -67,11 +67,12 @@ TEST(CurvesAtBudget, EachRunMarksThePointATableAtTheBudgetReads) {
   EXPECT_DOUBLE_EQ(figure.budget->x, 1e12);
   EXPECT_EQ(figure.budget->label, "compute <= 1e+12 FLOPs (within 2 %)");
   ASSERT_EQ(figure.curves.size(), 3u);
+  ASSERT_TRUE(figure.curves[0].read_x && figure.curves[1].read_x);
   EXPECT_DOUBLE_EQ(*figure.curves[0].read_x, 1e12);
   EXPECT_DOUBLE_EQ(*figure.curves[0].read_y, 4.0);
   EXPECT_DOUBLE_EQ(*figure.curves[1].read_x, 8e11);
   EXPECT_DOUBLE_EQ(*figure.curves[1].read_y, 4.6);
-  EXPECT_DOUBLE_EQ(*figure.curves[2].read_x, 1e11) << "its last point, short of the budget";
+  EXPECT_FALSE(figure.curves[2].read_x) << "short of the budget: the table leaves it out";
 
   // The same readings a table at the budget makes (the sweep's runs in id order).
   std::vector<experiments::TableRun> runs;
@@ -102,13 +103,24 @@ TEST(CurvesAtBudget, AGroupMarksItsRunsMeanReading) {
   auto store = db::Store::open(scratch.file("runs.db"));
   run_of_cost(store, "seed1", 1e10, 1.0, "finished", "6");
   run_of_cost(store, "seed2", 1e10, 2.0, "finished", "6");
+  // A third seed of another group diverged at update 30: a divergence inside the budget is
+  // its cell's result, so its group gets no square.
+  const int64_t diverged = run_of_cost(store, "seed3", 1e10, 1.0, "running", "18");
+  store.finish_run(diverged, "diverged", "loss is NaN", 30);
   CurveQuery query = valid_loss_at("update=45");
   query.x = XAxis::Update;
   query.group_by = {"model.layers"};
   const CurveFigure figure = curves_from_store(store, query);
-  ASSERT_EQ(figure.curves.size(), 1u);
+  ASSERT_EQ(figure.curves.size(), 2u);
+  ASSERT_TRUE(figure.curves[0].read_x);
   EXPECT_DOUBLE_EQ(*figure.curves[0].read_x, 40);
   EXPECT_DOUBLE_EQ(*figure.curves[0].read_y, 4.4);
+  EXPECT_FALSE(figure.curves[1].read_x);
+  // Read at update 25 it had not diverged yet: its value at update 20.
+  query.at = experiments::parse_budget("update=25", "test");
+  const CurveFigure before = curves_from_store(store, query);
+  ASSERT_TRUE(before.curves[1].read_x);
+  EXPECT_DOUBLE_EQ(*before.curves[1].read_y, 4.8);
 }
 
 TEST(CurvesAtBudget, ABudgetOnAnotherAxisIsRefusedNamingAt) {
