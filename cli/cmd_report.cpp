@@ -75,7 +75,8 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
                   "a test metric is refused)")
       ->capture_default_str();
   cmd->add_option("--at", a->at,
-                  "each validation metric's table again at this budget (compute=FLOPS, "
+                  "each validation metric's table and the learning-rate sections again at this "
+                  "budget (compute=FLOPS, "
                   "tokens=N, update=N or AXIS=least; `export table --at`), drawn on the figures "
                   "of its axis -- instead of at equal compute, which a sweep of unequal costs "
                   "gets by itself");

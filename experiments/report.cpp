@@ -244,21 +244,25 @@ void layout_figures(std::ostream& out, const ReportOptions& options, const db::S
 
 // A sweep over learning rates: each method's loss against the rate and its sensitivity
 // (experiments/lr_sensitivity.h), on the validation loss.
+// `at`: at the runs' last validation, or (a second section where `fathom report --at` asked)
+// at a budget, named in the heading.
 void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, const db::Store& store,
                             const SweepRuns& selected, const std::set<std::string>& axis_keys,
-                            const std::vector<std::map<std::string, std::string>>& axes) {
+                            const std::vector<std::map<std::string, std::string>>& axes,
+                            const std::optional<Budget>& at = std::nullopt) {
   std::set<std::string> rates;
   for (const auto& a : axes)
     if (auto it = a.find(kLrKey); it != a.end()) rates.insert(it->second);
   if (!axis_keys.count(kLrKey) || rates.size() < 2) return;
-  const LrSensitivity s =
-      lr_sensitivity_of(store, selected, db::metric::kValidLoss, RunValue::Last);
+  const LrSensitivity s = lr_sensitivity_of(store, selected, db::metric::kValidLoss,
+                                            at ? RunReading(*at) : RunReading(RunValue::Last));
   if (s.curves.empty()) return;
-  out << "\n## Learning-rate sensitivity\n\n"
+  out << "\n## Learning-rate sensitivity" << (at ? " at " + budget_text(*at) : "") << "\n\n"
       << text_table_to_markdown(lr_sensitivity_table(s)) << "\n";
   for (const auto& note : s.notes) out << "*" << note << "*  \n";
+  const std::string stem = at ? "lr-sensitivity-at-budget" : "lr-sensitivity";
   if (options.render_lr_sensitivity)
-    if (const std::string file = options.render_lr_sensitivity(s, "lr-sensitivity"); !file.empty())
+    if (const std::string file = options.render_lr_sensitivity(s, stem); !file.empty())
       out << "\n![learning-rate sensitivity](" << file << ")\n";
   out << "\n";
 }
@@ -266,7 +270,8 @@ void lr_sensitivity_section(std::ostream& out, const ReportOptions& options, con
 // A sweep over depth x learning rate: each method's best rate per depth and its slope across
 // depths (experiments/lr_transfer.h), on the validation loss.
 void lr_transfer_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                         const std::vector<std::map<std::string, std::string>>& axes) {
+                         const std::vector<std::map<std::string, std::string>>& axes,
+                         const std::optional<Budget>& at = std::nullopt) {
   std::map<std::string, std::set<std::string>> values;
   for (const auto& a : axes)
     for (const auto& [key, value] : a) values[key].insert(value);
@@ -276,10 +281,11 @@ void lr_transfer_section(std::ostream& out, const db::Store& store, const SweepR
            key.compare(key.size() - 6, 6, "layers") == 0;
   });
   if (!values.count(kLrKey) || values.at(kLrKey).size() < 3 || depth == values.end()) return;
-  const LrTransfer t =
-      lr_transfer_of(store, selected, depth->first, db::metric::kValidLoss, RunValue::Last);
+  const LrTransfer t = lr_transfer_of(store, selected, depth->first, db::metric::kValidLoss,
+                                      at ? RunReading(*at) : RunReading(RunValue::Last));
   if (t.rows.empty()) return;
-  out << "\n## Learning-rate transfer across depth\n\n"
+  out << "\n## Learning-rate transfer across depth" << (at ? " at " + budget_text(*at) : "")
+      << "\n\n"
       << text_table_to_markdown(lr_transfer_table(t)) << "\n"
       << text_table_to_markdown(lr_transfer_slope_table(t)) << "\n";
   for (const auto& note : t.notes) out << "*" << note << "*  \n";
@@ -436,7 +442,9 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   // make the sections disagree with the header and with each other.
   importance_section(out, store, selected, options.render_importance);
   lr_sensitivity_section(out, options, store, selected, listed, axes);
+  if (options.at) lr_sensitivity_section(out, options, store, selected, listed, axes, budget);
   lr_transfer_section(out, store, selected, axes);
+  if (options.at) lr_transfer_section(out, store, selected, axes, budget);
   samples_section(out, store, runs, options.select_by);
   probes_section(out, options, store, runs);
   if (!options.rows.empty()) {

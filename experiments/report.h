@@ -52,9 +52,9 @@ struct ReportOptions {
   // A sweep's report of only the runs this filter keeps (experiments/run_query.h), e.g.
   // "model.encoder_layers=24": every section reads those runs, and the header says which.
   std::string where;
-  // Set: each validation metric's table again at this budget (`--at`, value_at_budget.h; a
-  // least one found among the finished runs), instead of at equal compute where the runs' costs
-  // differ; drawn on the figures of its axis.
+  // Set: each validation metric's table and the learning-rate sections again at this budget
+  // (`--at`, value_at_budget.h; a least one found among the finished runs), instead of the
+  // tables at equal compute where the runs' costs differ; drawn on the figures of its axis.
   std::optional<Budget> at;
   CellAgg agg = CellAgg::Mean;
   std::string select_by =

@@ -1,0 +1,151 @@
+// `fathom report` at a budget (experiments/report_budget.h): a sweep of unequal costs tabled at
+// equal compute by itself, and a budget `--at` asks for instead -- its tables, its
+// learning-rate sections and the figures that draw it -- against values worked by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/util/error.h"
+#include "db/metric_names.h"
+#include "db/store.h"
+#include "experiments/report.h"
+#include "experiments/value_at_budget.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_report_budget {
+using namespace fathom;
+
+using fathom::testing::read_text;
+
+// A depth sweep is tabled at equal compute too: every run at the cheapest finished run's whole
+// training (the 6-layer model's 3e14 FLOPs, the 18-layer one's update 100), where the deeper
+// model that wins at its end (11 against 16) loses (25 against 16). The 6-layer model's second
+// seed saw 1 % more tokens' worth of FLOPs: within the budget's 2 % it keeps its last
+// validation (17), not the one before (22).
+void write_depth_sweep_of_unequal_cost(const std::string& db) {
+  auto store = db::Store::open(db);
+  for (auto [layers, seed, per_update, ppl] :
+       {std::tuple{"6", "1", 1e12, std::vector<double>{30, 20, 15}},
+        {"6", "2", 1.01e12, std::vector<double>{32, 22, 17}},
+        {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
+        {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
+    db::NewRun n;
+    n.name = std::string("depth/") + layers + "-" + seed;
+    n.sweep = "depth";
+    const int64_t id = store.create_run(n);
+    store.set_tag(id, "axis.model.layers", layers);
+    store.set_tag(id, "axis.train.seed", seed);
+    std::vector<db::MetricRow> rows;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t step = 100 * (i + 1);
+      rows.emplace_back(step, db::metric::kValidPpl, ppl[i], 0.0);
+      rows.emplace_back(step, db::metric::kTrainFlops, per_update * step, 0.0);
+    }
+    store.write_metrics(id, rows);
+    store.set_final_metric(id, db::metric::kValidPpl, ppl.back());
+    store.set_final_metric(id, db::metric::kTrainTokens, 3e5);
+    store.set_final_metric(id, db::metric::kTrainFlops, per_update * 300);
+    store.finish_run(id, "finished");
+  }
+}
+
+TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  write_depth_sweep_of_unequal_cost(db);
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  const std::string text = read_text(experiments::write_report(store, "depth", options));
+  const auto at_end = text.find("### valid_ppl\n");
+  const auto at_budget = text.find("### valid_ppl at equal compute");
+  ASSERT_NE(at_end, std::string::npos) << text;
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  const std::string end_table = text.substr(at_end, at_budget - at_end);
+  const std::string budget_table = text.substr(at_budget);
+  EXPECT_NE(end_table.find("| 18 | 11.00 ± 1.41 |"), std::string::npos) << end_table;
+  EXPECT_NE(end_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << end_table;
+  EXPECT_NE(budget_table.find("the costliest 3.00x the cheapest"), std::string::npos);
+  EXPECT_NE(budget_table.find("each run at compute <= 3e+14 FLOPs (within 2 %)"), std::string::npos)
+      << budget_table;
+  EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
+  EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
+}
+
+// `--at update=200` tables the runs there instead of at equal compute -- (20 + 22) / 2 and
+// (14 + 16) / 2 -- and the validation figures draw it; a run's report refuses it.
+TEST(Report, AnAskedBudgetIsTabledInsteadOfEqualComputeAndDrawn) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  write_depth_sweep_of_unequal_cost(db);
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.at = experiments::parse_budget("update=200", "test");
+  std::vector<experiments::CurvesRequest> asked;
+  options.render_curves = [&](const experiments::CurvesRequest& r) {
+    asked.push_back(r);
+    return r.file_stem + ".png";
+  };
+  const std::string text = read_text(experiments::write_report(store, "depth", options));
+  const auto at_budget = text.find("### valid_ppl at update <= 200\n");
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  EXPECT_EQ(text.find("at equal compute"), std::string::npos) << text;
+  const std::string table = text.substr(at_budget, 600);
+  EXPECT_NE(table.find("| 6 | 21.00 ± 1.41 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 18 | 15.00 ± 1.41 |"), std::string::npos) << table;
+  bool drawn = false;
+  for (const auto& r : asked)
+    if (r.metrics == std::vector<std::string>{db::metric::kValidPpl} && r.x == "update") {
+      ASSERT_TRUE(r.at);
+      EXPECT_EQ(r.at->x, 200);
+      drawn = true;
+    }
+  EXPECT_TRUE(drawn);
+  EXPECT_THROW(experiments::write_report(store, "1", options), InputError);
+}
+
+// With --at the learning-rate sections come again at the budget: three rates whose best is
+// 0.001 at the end (valid_loss 2.0) but 0.003 at update 100 (2.4 against 3.0 and 2.8).
+TEST(Report, AnAskedBudgetGivesTheLearningRateSectionsAgainThere) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [lr, at_100, at_200] :
+         {std::tuple{"0.001", 3.0, 2.0}, {"0.003", 2.4, 2.5}, {"0.01", 2.8, 3.5}}) {
+      db::NewRun n;
+      n.name = std::string("lr/") + lr;
+      n.sweep = "lr";
+      const int64_t id = store.create_run(n);
+      store.set_tag(id, "axis.train.lr", lr);
+      store.set_tag(id, "sweep.axes", "train.lr");
+      store.write_metrics(id, {{0, "valid_loss", 8.0, 0.0},
+                               {100, "valid_loss", at_100, 0.0},
+                               {200, "valid_loss", at_200, 0.0},
+                               {200, db::metric::kTargetTokens, 2e5, 0.0}});
+      store.set_final_metric(id, "valid_loss", at_200);
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.at = experiments::parse_budget("update=100", "test");
+  const std::string text = read_text(experiments::write_report(store, "lr", options));
+  const auto at_end = text.find("## Learning-rate sensitivity\n");
+  const auto at_budget = text.find("## Learning-rate sensitivity at update <= 100\n");
+  ASSERT_NE(at_end, std::string::npos) << text;
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  ASSERT_LT(at_end, at_budget);
+  // "| curve | sensitivity | interval | best lr | best valid_loss |": the best rate of each.
+  const std::string end_section = text.substr(at_end, at_budget - at_end);
+  const std::string budget_section = text.substr(at_budget, 800);
+  EXPECT_NE(end_section.find("| 0.001 (an end) | 2 |"), std::string::npos) << end_section;
+  EXPECT_NE(budget_section.find("| 0.003 | 2.4 |"), std::string::npos) << budget_section;
+}
+
+}  // namespace test_report_budget
