@@ -376,6 +376,36 @@ void fork_sweep_sections(std::ostream& out, const db::RunRecord& parent,
   fork_seed_verdicts_section(out, parent, runs, axes, options.seed_pooled_test, options.select_by);
 }
 
+// The comparison tables: rows and columns the sweep's first two axis groups (or the asked
+// layout), each metric at the runs' ends, then the validation metrics at `budget`.
+void tables_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                    const ReportOptions& options,
+                    const std::vector<std::vector<std::string>>& groups,
+                    const std::optional<Budget>& budget) {
+  out << "\n## Tables\n\n";
+  const bool chosen = !options.rows.empty();
+  const std::string rows = chosen ? options.rows : join(groups[0], "+");
+  const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
+  TableOptions layout;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.spread = Spread::Std;
+  layout.agg = options.agg;
+  layout.select_by = options.select_by;
+  layout.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
+  for (const auto& metric : options.metrics) {
+    const auto table_runs = load_table_runs(store, selected, metric, {rows, cols});
+    if (std::none_of(table_runs.begin(), table_runs.end(),
+                     [](const TableRun& r) { return r.metric.has_value(); }))
+      continue;
+    TableOptions o = layout;
+    o.metric = metric;
+    out << "### " << metric << "\n\n"
+        << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
+  }
+  budget_tables(out, store, selected, options.metrics, layout, budget, options.at.has_value());
+}
+
 std::string sweep_report(const db::Store& store, const std::string& sweep,
                          const SweepRuns& selected, const ReportOptions& options) {
   const std::vector<db::RunRecord>& runs = selected.runs;
@@ -414,30 +444,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   runs_table(out, runs, options.metrics);
   if (parent) fork_sweep_sections(out, *parent, runs, axes, options);
 
-  if (!groups.empty()) {
-    out << "\n## Tables\n\n";
-    const bool chosen = !options.rows.empty();
-    const std::string rows = chosen ? options.rows : join(groups[0], "+");
-    const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
-    TableOptions layout;
-    layout.rows = rows;
-    layout.cols = cols;
-    layout.spread = Spread::Std;
-    layout.agg = options.agg;
-    layout.select_by = options.select_by;
-    layout.bold = cols.empty() ? BoldBest::None : BoldBest::Column;
-    for (const auto& metric : options.metrics) {
-      const auto table_runs = load_table_runs(store, selected, metric, {rows, cols});
-      if (std::none_of(table_runs.begin(), table_runs.end(),
-                       [](const TableRun& r) { return r.metric.has_value(); }))
-        continue;
-      TableOptions o = layout;
-      o.metric = metric;
-      out << "### " << metric << "\n\n"
-          << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
-    }
-    budget_tables(out, store, selected, options.metrics, layout, budget, options.at.has_value());
-  }
+  if (!groups.empty()) tables_section(out, store, selected, options, groups, budget);
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.
   importance_section(out, store, selected, options.render_importance);
