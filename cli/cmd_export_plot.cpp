@@ -23,6 +23,7 @@
 #include "experiments/value_at_budget.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
+#include "plot/budgets_figure.h"
 #include "plot/export.h"
 #include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
@@ -295,6 +296,48 @@ void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
   });
 }
 
+// `budgets`: a metric against a numeric axis at one or more equal budgets (plot/budgets_figure.h).
+void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
+  struct Args {
+    plot::BudgetsQuery query;
+    std::vector<std::string> at;
+    OutputArgs output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = plot_cmd->add_subcommand(
+      "budgets",
+      "A metric against a numeric sweep axis (depth) at equal budgets, a line per budget and "
+      "row value, with 95 % intervals over seeds: the isoFLOP view");
+  cmd->add_option("--sweep", args->query.sweep, "the sweep")->required();
+  cmd->add_option("--x", args->query.x, "a sweep axis with numeric values, e.g. model.layers")
+      ->required();
+  cmd->add_option("--rows", args->query.rows,
+                  "a line per value of this axis (a+b: a zip group, the method); default one");
+  cmd->add_option("--metric", args->query.metric, "a validation metric (default valid_loss)")
+      ->capture_default_str();
+  cmd->add_option("--at", args->at,
+                  "a budget, repeated or comma-separated: compute=FLOPS, tokens=N, update=N "
+                  "or AXIS=least (export table --at)")
+      ->delimiter(',')
+      ->required();
+  cmd->add_option("--where", args->query.where, kWhereHelp);
+  add_output_options(cmd, args->output);
+  cmd->callback([&global, args] {
+    plot::format_for_path(args->output.out);
+    for (const auto& text : args->at)
+      args->query.budgets.push_back(experiments::parse_budget(text, "fathom export plot budgets"));
+    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+    const plot::BudgetsFigure made = plot::budgets_figure(store, args->query);
+    const plot::Figure figure = made.figure;
+    save_json({figure}, args->output.save_json);
+    nlohmann::json written = nlohmann::json::array();
+    write(figure, args->output.out, args->output, global, written);
+    if (!global.json)
+      for (const auto& note : made.notes) std::cout << "note: " << note << "\n";
+    report(global, written);
+  });
+}
+
 void add_lr_sensitivity(CLI::App* plot_cmd, GlobalOptions& global) {
   struct Args {
     std::string sweep, metric = db::metric::kValidLoss, value = "last", where, label, range, at;
@@ -488,6 +531,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_parallel(plot_cmd, options);
   add_probe(plot_cmd, options);
   add_importance(plot_cmd, options);
+  add_budgets(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

@@ -34,8 +34,8 @@ struct CurvesRequest {
   // The x axis, as `fathom export plot curves --x` names it: update, or compute where the
   // runs' costs differ (a depth sweep).
   std::string x = "update";
-  // Set: the budget the report's equal-compute tables read the runs at (report_budget.h), drawn
-  // on the figure with each run's (group's) value read there; x must be its axis.
+  // Set: the budget the report's tables read the runs at besides their ends (report_budget.h:
+  // --at's, or equal compute), drawn with each run's (group's) value read there; x its axis.
   std::optional<Budget> at;
 };
 

@@ -52,6 +52,7 @@ json to_json_of(const LineFigure& f) {
   for (const auto& s : f.series) {
     json one = {{"name", s.name}, {"x", numbers(s.x)}, {"y", numbers(s.y)}};
     if (!s.fit_of.empty()) one["fit_of"] = s.fit_of;
+    if (!s.err.empty()) one["err"] = numbers(s.err);
     series.push_back(one);
   }
   return {{"kind", "line"},
@@ -252,7 +253,10 @@ LineFigure line_from(const Reader& r, const json& j) {
     s.x = r.numbers(series[i], "x", path);
     s.y = r.numbers(series[i], "y", path);
     s.fit_of = r.str(series[i], "fit_of", path);
+    s.err = r.numbers(series[i], "err", path);
     if (s.x.size() != s.y.size()) r.fail(path + "y", "x and y differ in length");
+    if (!s.err.empty() && s.err.size() != s.y.size())
+      r.fail(path + "err", "expected one error (or null) per point");
     f.series.push_back(std::move(s));
   }
   return f;

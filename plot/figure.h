@@ -47,6 +47,8 @@ struct LineSeries {
   std::string name;  // legend entry (may carry e.g. "R^2 = 0.98"); empty: no entry
   std::vector<double> x, y;
   std::string fit_of;  // set: a fit of the series with that name -- its colour, dashed, no markers
+  // Set (one per point; NaN: none): symmetric error bars, e.g. a 95 % interval's half-width.
+  std::vector<double> err;
 };
 
 // Points joined by lines, with optional fitted curves (e.g. output shift vs depth).

@@ -1,11 +1,28 @@
 // Line figure: data series as lines with markers; a fit series (fit_of) takes its data series'
 // colour, dashed and without markers, so data and fit read apart in grey too.
+#include <cmath>
 #include <map>
 
 #include "plot/render.h"
 #include "plot/render_common.h"
 
 namespace fathom::plot {
+
+namespace {
+
+// Symmetric bars on `graph`'s points in its colour; a point without one (NaN) gets none.
+void add_error_bars(QCustomPlot& plot, QCPGraph* graph, const std::vector<double>& err, QPen pen) {
+  auto* bars = new QCPErrorBars(plot.xAxis, plot.yAxis);
+  bars->removeFromLegend();
+  bars->setDataPlottable(graph);
+  QVector<double> e;
+  for (double v : err) e.push_back(std::isfinite(v) ? v : 0.0);
+  bars->setData(e);
+  pen.setStyle(Qt::SolidLine);
+  bars->setPen(pen);
+}
+
+}  // namespace
 
 void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& style) {
   detail::reset_xy_plot(plot, f.title, f.x, f.y, style);
@@ -24,6 +41,7 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
       const int i = s.name.empty() ? next + unnamed++ : index_of[s.name];
       graph->setPen(series_pen(i, 0, style));  // data: solid, identified by colour and marker
       graph->setScatterStyle(series_scatter(i, i, style));
+      if (!s.err.empty()) add_error_bars(plot, graph, s.err, series_pen(i, 0, style));
     } else {
       auto it = index_of.find(s.fit_of);
       const int i = it == index_of.end() ? 0 : it->second;

@@ -1,0 +1,105 @@
+#include "plot/budgets_figure.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "base/util/error.h"
+#include "db/run_status.h"
+#include "experiments/sweep_runs.h"
+#include "experiments/value_at_budget.h"
+
+namespace fathom::plot {
+namespace {
+
+// The column labels as numbers (a depth); InputError naming --x where one is not.
+std::vector<double> numeric_labels(const std::vector<std::string>& labels, const std::string& x) {
+  std::vector<double> out;
+  for (const auto& label : labels) {
+    char* end = nullptr;
+    const double v = std::strtod(label.c_str(), &end);
+    if (label.empty() || *end != '\0' || !std::isfinite(v))
+      throw InputError("fathom export plot budgets", 0, "--x",
+                       x + " has the value '" + label +
+                           "', not a number: the x axis must be a numeric sweep axis (a depth, a "
+                           "width); put a categorical one in --rows");
+    out.push_back(v);
+  }
+  return out;
+}
+
+// One budget's lines: a series per row of the table at it.
+void add_budget_lines(const experiments::ComparisonTable& t, const experiments::Budget& at,
+                      const BudgetsQuery& q, bool several_budgets, LineFigure& figure) {
+  const std::vector<double> xs = numeric_labels(t.col_labels, q.x);
+  for (size_t r = 0; r < t.row_labels.size(); ++r) {
+    LineSeries s;
+    std::string name = q.rows.empty() ? "" : t.row_labels[r];
+    if (several_budgets || name.empty())
+      name += (name.empty() ? "" : ", ") + experiments::budget_text(at);
+    s.name = name;
+    for (size_t c = 0; c < xs.size(); ++c) {
+      const experiments::TableCell& cell = t.cells[r][c];
+      s.x.push_back(xs[c]);
+      s.y.push_back(cell.value ? *cell.value : std::nan(""));
+      s.err.push_back(cell.ci95 ? *cell.ci95 : std::nan(""));
+    }
+    figure.series.push_back(std::move(s));
+  }
+}
+
+// A least budget found among the finished runs the filter keeps, as a table of them finds it:
+// the lines are named by its number.
+experiments::Budget definite(const db::Store& store, const BudgetsQuery& q,
+                             const experiments::Budget& b) {
+  if (!b.least) return b;
+  const experiments::SweepRuns selected = experiments::filter_sweep_runs(
+      store.list_runs(q.sweep), q.sweep, q.where, "fathom export plot budgets");
+  std::vector<int64_t> finished;
+  for (const auto& r : selected.runs)
+    if (r.status == db::status::kFinished) finished.push_back(r.id);
+  return experiments::resolve_least(b, store, finished, "fathom export plot budgets");
+}
+
+}  // namespace
+
+BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
+  if (q.budgets.empty())
+    throw InputError("fathom export plot budgets", 0, "--at", "name at least one budget");
+  if (q.x.empty())
+    throw InputError("fathom export plot budgets", 0, "--x", "name the numeric sweep axis");
+  BudgetsFigure out;
+  out.figure.x.label = q.x.substr(q.x.rfind('.') == std::string::npos ? 0 : q.x.rfind('.') + 1);
+  out.figure.y.label = q.metric;
+  for (const experiments::Budget& asked : q.budgets) {
+    const experiments::Budget budget = definite(store, q, asked);
+    experiments::TableOptions o;
+    // Without rows, the x axis is the table's rows and its one column is the line.
+    o.rows = q.rows.empty() ? q.x : q.rows;
+    o.cols = q.rows.empty() ? "" : q.x;
+    o.metric = q.metric;
+    o.spread = experiments::Spread::Ci95;
+    o.at = budget;
+    experiments::ComparisonTable t =
+        experiments::sweep_comparison_table(store, q.sweep, o, q.where);
+    if (q.rows.empty()) {  // transpose: one row (the line), a column per x value
+      experiments::ComparisonTable line;
+      line.row_labels = {q.metric};
+      line.col_labels = t.row_labels;
+      line.cells.emplace_back();
+      for (auto& row : t.cells) line.cells[0].push_back(row.front());
+      line.notes = t.notes;
+      t = std::move(line);
+    }
+    // The budget as the tables found it: a least one's number is in the notes.
+    const std::string said = experiments::budget_text(budget);
+    for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);
+    add_budget_lines(t, budget, q, q.budgets.size() > 1, out.figure);
+  }
+  // Depths are counts: no tick at 2.5 layers.
+  out.figure.x.whole_numbers = true;
+  for (const auto& s : out.figure.series)
+    for (double x : s.x) out.figure.x.whole_numbers &= x == std::floor(x);
+  return out;
+}
+
+}  // namespace fathom::plot

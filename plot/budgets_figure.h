@@ -1,0 +1,37 @@
+#pragma once
+// A metric against a numeric sweep axis (depth, width) at one or more equal budgets: the
+// isoFLOP view of depth-scaling studies (Dey et al. 2025, arXiv 2505.01618, compare
+// parameterizations by loss against depth at fixed training FLOPs; Hoffmann et al. 2022,
+// arXiv 2203.15556, section 3.2, the isoFLOP profiles). One line per (row, budget): each point
+// a table cell at that budget (experiments/value_at_budget.h: each run's last validation
+// inside it), the mean over its seeds with its 95 % t-interval as an error bar.
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "plot/figure.h"
+
+namespace fathom::plot {
+
+struct BudgetsQuery {
+  std::string sweep;
+  std::string x;     // a sweep axis with numeric values, e.g. model.encoder_layers
+  std::string rows;  // one line per value of this axis (a+b: a zip group); "": one line
+  std::string metric = "valid_loss";
+  std::string where;                         // experiments/run_query.h's filter of the sweep's runs
+  std::vector<experiments::Budget> budgets;  // at least one; a least one found per budget
+};
+
+struct BudgetsFigure {
+  LineFigure figure;
+  // Each budget's table notes (the budget found for a least one, runs left out or read short
+  // of it), prefixed by the budget.
+  std::vector<std::string> notes;
+};
+
+// InputError naming the option: no budget, an x axis that is not a sweep axis or whose values
+// are not numbers, or what the tables refuse (a test metric at a budget, an unknown metric).
+BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& query);
+
+}  // namespace fathom::plot
