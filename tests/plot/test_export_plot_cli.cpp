@@ -124,6 +124,44 @@ TEST_F(ExportPlotCli, CurvesAtABudgetDrawItAndTheValuesReadThere) {
                fathom::InputError);
 }
 
+// `budgets` takes its budgets comma-separated: a 2- and a 4-layer run (1e10 and 2e10 FLOPs an
+// update, validated at updates 100 and 200) at 2e12 and 4e12 FLOPs -- two lines over the depths.
+TEST_F(ExportPlotCli, BudgetsDrawsALinePerBudgetOverTheDepths) {
+  fathom::cli::GlobalOptions options;
+  options.db = temp_path("depth.db");
+  {
+    auto store = fathom::db::Store::open(options.db);
+    for (int layers : {2, 4}) {
+      fathom::db::NewRun run;
+      run.name = "d/" + std::to_string(layers);
+      run.sweep = "d";
+      const int64_t id = store.create_run(run);
+      store.set_tag(id, "axis.model.layers", std::to_string(layers));
+      store.write_metrics(id, {{100, "valid_loss", 4.0 - layers * 0.1, 0.0},
+                               {100, "train_flops", layers * 0.5e12, 0.0},
+                               {200, "valid_loss", 3.0 - layers * 0.1, 0.0},
+                               {200, "train_flops", layers * 1e12, 0.0}});
+      store.finish_run(id, "finished");
+    }
+  }
+  const std::string spec = temp_path("budgets.json");
+  run(options,
+      {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "compute=1e12,compute=2e12",
+       "--out", temp_path("budgets.png"), "--save-json", spec});
+  const auto figure = std::get<fathom::plot::LineFigure>(fathom::plot::load_figure(spec));
+  ASSERT_EQ(figure.series.size(), 2u);
+  EXPECT_EQ(figure.series[0].name, "compute <= 1e+12 FLOPs");
+  // At 1e12: the 2-layer run at update 100 (3.8), the 4-layer one at update 100 (2e12 > 1e12:
+  // none inside -- a gap). At 2e12: update 200 (2.8) and update 100 (3.6).
+  EXPECT_DOUBLE_EQ(figure.series[0].y[0], 3.8);
+  EXPECT_TRUE(std::isnan(figure.series[0].y[1]));
+  EXPECT_DOUBLE_EQ(figure.series[1].y[0], 2.8);
+  EXPECT_DOUBLE_EQ(figure.series[1].y[1], 3.6);
+  EXPECT_THROW(run(options, {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "flops=1e12",
+                             "--out", temp_path("x.png")}),
+               fathom::InputError);
+}
+
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
