@@ -40,10 +40,7 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
 std::optional<Budget> report_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
                                     const std::optional<Budget>& asked) {
   if (!asked) return equal_compute_budget(store, runs);
-  std::vector<int64_t> finished;
-  for (const auto& r : runs)
-    if (r.status == db::status::kFinished) finished.push_back(r.id);
-  return resolve_least(*asked, store, finished, "fathom report");
+  return resolve_least(*asked, store, finished_runs(runs), "fathom report");
 }
 
 void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,

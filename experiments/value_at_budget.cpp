@@ -82,6 +82,13 @@ Budget parse_budget(const std::string& text, const std::string& command) {
   return {axis, x};
 }
 
+std::vector<int64_t> finished_runs(const std::vector<db::RunRecord>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& r : runs)
+    if (r.status == db::status::kFinished) ids.push_back(r.id);
+  return ids;
+}
+
 std::vector<int64_t> finished_runs(const std::vector<TableRun>& runs) {
   std::vector<int64_t> ids;
   for (const auto& r : runs)

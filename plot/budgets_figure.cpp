@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "base/util/error.h"
-#include "db/run_status.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/value_at_budget.h"
 
@@ -54,10 +53,8 @@ experiments::Budget definite(const db::Store& store, const BudgetsQuery& q,
   if (!b.least) return b;
   const experiments::SweepRuns selected = experiments::filter_sweep_runs(
       store.list_runs(q.sweep), q.sweep, q.where, "fathom export plot budgets");
-  std::vector<int64_t> finished;
-  for (const auto& r : selected.runs)
-    if (r.status == db::status::kFinished) finished.push_back(r.id);
-  return experiments::resolve_least(b, store, finished, "fathom export plot budgets");
+  return experiments::resolve_least(b, store, experiments::finished_runs(selected.runs),
+                                    "fathom export plot budgets");
 }
 
 }  // namespace

@@ -137,10 +137,9 @@ class GroupReading {
  public:
   void add(const RunPoints& p, const db::RunRecord& run, const BudgetReadings& readings) {
     if (readings.diverged.count(run.id)) diverged_ = true;
-    Curve read;
-    mark_read_point(p, run, readings, read);
-    if (!read.read_x) return;
-    x_ += *read.read_x, y_ += *read.read_y, ++n_;
+    const auto it = readings.read.find(run.id);
+    if (it == readings.read.end()) return;
+    x_ += p.place().at_step(p.points(), it->second.first), y_ += it->second.second, ++n_;
   }
   void mark(Curve& curve) const {
     if (diverged_ || n_ == 0) return;
@@ -289,6 +288,7 @@ CurveFigure curves_from_store(const db::Store& store, CurveQuery query) {
   // The references first (indices [0, drawn_first)), then the selection: one index space for
   // the points read.
   std::vector<db::RunRecord> selected = selected_runs(store, query);
+  const std::vector<int64_t> finished = experiments::finished_runs(selected);
   std::vector<db::RunRecord> runs = reference_runs(store, query, selected);
   const size_t drawn_first = runs.size();
   runs.insert(runs.end(), std::make_move_iterator(selected.begin()),
@@ -312,9 +312,6 @@ CurveFigure curves_from_store(const db::Store& store, CurveQuery query) {
                            query.at->axis + ", not " + x_axis_name(query.x) + ": use --x " +
                            query.at->axis + " (or leave --x out)");
     // A least budget: over the selection's finished runs, not the references beside it.
-    std::vector<int64_t> finished;
-    for (size_t r = drawn_first; r < runs.size(); ++r)
-      if (runs[r].status == db::status::kFinished) finished.push_back(runs[r].id);
     query.at = experiments::resolve_least(*query.at, store, finished, "--at");
     figure.budget = BudgetLine{query.at->x, experiments::budget_text(*query.at)};
   }
