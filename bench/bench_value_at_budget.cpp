@@ -5,7 +5,7 @@
 // equal compute budget (three curves read per run), and at `--at compute=least` (the least any
 // finished run reached, one more curve read per run to find it), side by side, and checks the
 // budgets' cells against the hand-picked validation (the last inside the budget).
-//   build/bench/bench_value_at_budget [SEEDS,... (default 32,128,512)]
+//   build/bench/bench_value_at_budget [SEEDS,... (default 32,128,512)] [KEEP_DIR]
 #include <unistd.h>
 
 #include <chrono>
@@ -73,6 +73,9 @@ double seconds_of(const db::Store& store, const experiments::TableOptions& o,
 
 int main(int argc, char** argv) {
   const std::vector<long> sizes = bench::parse_size_list(argc > 1 ? argv[1] : "32,128,512");
+  // A second argument keeps each size's store there (runs-<runs>.db), to time the commands
+  // that read it (`export plot curves --at`, `export plot budgets`) on it.
+  const std::string keep = argc > 2 ? argv[2] : "";
   // 4.8e15 FLOPs: update 8,000 at 6 layers ... 1,000 at 48.
   const double budget = 4.8e15;
   std::printf(
@@ -120,6 +123,11 @@ int main(int argc, char** argv) {
     std::printf("| %zu | %zu | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s | %ld |\n", runs, rows,
                 a, c, c / a, e, e / a, right ? "yes" : "NO", bench::peak_rss_mb());
     std::fflush(stdout);
+    if (!keep.empty()) {
+      fs::create_directories(keep);
+      fs::copy_file(dir / "runs.db", fs::path(keep) / ("runs-" + std::to_string(runs) + ".db"),
+                    fs::copy_options::overwrite_existing);
+    }
     fs::remove_all(dir);
   }
   return 0;
