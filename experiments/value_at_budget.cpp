@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "base/config/budget_text.h"
 #include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
@@ -44,8 +45,8 @@ std::optional<db::MetricPoint> last_inside(const std::vector<db::MetricPoint>& p
 }
 
 // "2 runs read at 80 % and 67 % of the budget (#3, #4): ...", the least share first.
-std::string read_early_note(std::vector<std::pair<int64_t, double>> read,
-                            const std::string& metric) {
+std::string read_early_note(std::vector<std::pair<int64_t, double>> read, const std::string& metric,
+                            const Budget& b) {
   std::stable_sort(read.begin(), read.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });
   std::vector<int64_t> ids;
@@ -53,33 +54,24 @@ std::string read_early_note(std::vector<std::pair<int64_t, double>> read,
   char least[16], most[16];
   std::snprintf(least, sizeof least, "%.0f", 100 * read.front().second);
   std::snprintf(most, sizeof most, "%.0f", 100 * read.back().second);
+  char budget_setting[64];  // as train.valid_at reads it
+  std::snprintf(budget_setting, sizeof budget_setting, "%s=%.6g", b.axis.c_str(), b.x);
   const std::string range = std::string("at ") + least +
                             (std::string(least) == most ? "" : std::string("-") + most) + " %";
   return runs_word(read.size()) + " read " + range + " of the budget, " +
          (read.size() == 1 ? "its" : "their") + " last " + metric + " inside it (" + run_list(ids) +
-         "): compared having trained that much less; validating more often "
-         "(train.valid_every) reads closer";
+         "): compared having trained that much less; train.valid_at: [" +
+         std::string(budget_setting) + "] validates each run just inside it";
 }
 
 }  // namespace
 
 Budget parse_budget(const std::string& text, const std::string& command) {
-  const auto eq = text.find('=');
-  const std::string axis = text.substr(0, eq == std::string::npos ? 0 : eq);
-  if (axis != "update" && axis != "tokens" && axis != "compute")
-    throw InputError(command, 0, "--at",
-                     "'" + text +
-                         "': expected update=N, tokens=N or compute=FLOPS (e.g. "
-                         "compute=2e15), or AXIS=least");
-  const std::string number = text.substr(eq + 1);
-  if (number == "least")
-    return {axis, 0, axis == "update" ? 1e-12 : kLeastTolerance, /*least=*/true};
-  char* end = nullptr;
-  const double x = std::strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || !std::isfinite(x) || x <= 0)
-    throw InputError(command, 0, "--at",
-                     "'" + text + "': the budget must be a number > 0, or least");
-  return {axis, x};
+  std::string why;
+  const std::optional<BudgetText> b = parse_budget_text(text, /*allow_least=*/true, why);
+  if (!b) throw InputError(command, 0, "--at", why);
+  if (b->least) return {b->axis, 0, b->axis == "update" ? 1e-12 : kLeastTolerance, /*least=*/true};
+  return {b->axis, b->x};
 }
 
 std::vector<int64_t> finished_runs(const std::vector<db::RunRecord>& runs) {
@@ -237,7 +229,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
   if (!no_point.empty())
     notes.push_back(runs_word(no_point.size()) + " without a " + options.metric +
                     " point inside the budget, left out: " + run_list(no_point));
-  if (!read_early.empty()) notes.push_back(read_early_note(read_early, options.metric));
+  if (!read_early.empty()) notes.push_back(read_early_note(read_early, options.metric, b));
   if (!ended_after.empty())
     notes.push_back(runs_word(ended_after.size()) +
                     " diverged, failed or still running past the budget, counted at it: " +

@@ -119,9 +119,12 @@ struct TrainConfig {
   double clip_norm = 0.0;        // clip the gradient's global L2 norm (0: off)
   std::uint64_t seed = 1;        // parameters, dropout and batch order follow from it
   int valid_every = 200;         // validate (and checkpoint) every K updates
-  int valid_samples = 3;         // greedy translations of the first K validation pairs stored at
-                                 // each validation (run tag samples.u<update>; 0: none)
-  int valid_sample_top_k = 10;   // a language model's samples: also one top-k sampled (0: off)
+  // Budgets ("compute=3e14", "tokens=5e7", "update=4000") a run also validates just inside,
+  // so that a table at that budget reads it there (core/train/budget_readings.h).
+  std::vector<std::string> valid_at;
+  int valid_samples = 3;        // greedy translations of the first K validation pairs stored at
+                                // each validation (run tag samples.u<update>; 0: none)
+  int valid_sample_top_k = 10;  // a language model's samples: also one top-k sampled (0: off)
   int valid_bleu = 0;  // BLEU of the first K validation sentences at each validation (0: off)
   int patience = 0;    // stop after K validations without a new best best_metric (0: never)
   double patience_min_delta = 0;           // ... where a new best must be better by more than this

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/config/budget_text.h"
 #include "base/config/config_io.h"
 #include "base/config/config_schema.h"
 #include "base/config/corpus_path.h"
@@ -166,6 +167,15 @@ void check_evaluation(const RunConfig& c) {
   check_average_by(c);
 }
 
+// Each of train.valid_at's budgets as `--at` reads one, but for least: a run knows no other.
+void check_valid_at(const RunConfig& c) {
+  for (const std::string& text : c.train.valid_at) {
+    std::string why;
+    if (!parse_budget_text(text, /*allow_least=*/false, why))
+      config_error(c, "train.valid_at", why);
+  }
+}
+
 // An alert needs both an event and a command (experiments/notify.h).
 void check_notify(const RunConfig& c) {
   if (c.notify.on.empty() != c.notify.command.empty())
@@ -199,6 +209,7 @@ void check_config(const RunConfig& c) {
   if (m.sigma_reparam && c.train.checkpoint_activations)
     config_error(c, "model.sigma_reparam", "cannot be combined with train.checkpoint_activations");
   check_notify(c);
+  check_valid_at(c);
   check_evaluation(c);
 
   if (is_decoder_only(m)) {

@@ -262,6 +262,11 @@ std::vector<FieldSpec> build_fields() {
         "validate and checkpoint every K updates (and validate once before the first update: "
         "the loss at initialization, logged at update 0)")
       .range = kPositive;
+  train("valid_at", F::StringList, &T::valid_at,
+        "budgets a run also validates just inside, compute=FLOPS, tokens=N or update=N: after "
+        "the last update that stays inside each (validation loss and perplexity only; no "
+        "checkpoint, train.patience does not count it), so that `--at` reads every run of a "
+        "comparison there, not at its validation before (docs/sweeps.md, Compare at a budget)");
   train("valid_samples", F::Int, &T::valid_samples,
         "at each validation, translate the first K validation pairs greedily and store them "
         "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")

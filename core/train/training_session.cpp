@@ -459,21 +459,28 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
 }
 
 // What follows update `u` at its points: a read of the device metrics (the end when it
-// diverged), the log rows, a kept checkpoint, validation and the resume point. A rank other
-// than 0 only reads, so that it ends where rank 0 finds a divergence.
+// diverged), the log rows, a kept checkpoint, validation and the resume point -- and a
+// validation alone just inside a train.valid_at budget. A rank other than 0 only reads, so
+// that it ends where rank 0 finds a divergence.
 std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   const bool log_point = u.number % tc_.log_every == 0 || u.number == tc_.max_updates;
   const bool valid_point = u.number % tc_.valid_every == 0 || u.number == tc_.max_updates;
   const bool keep_point =
       tc_.keep_checkpoint_every > 0 && u.number % tc_.keep_checkpoint_every == 0;
+  // Every rank decides alike: every rank counts every rank's tokens and FLOPs.
+  const bool budget_point =
+      budget_readings_.due(u.number, static_cast<double>(u.tokens), u.flops,
+                           static_cast<double>(tokens_before_ + session_tokens_),
+                           flops_before_ + session_flops_) &&
+      !valid_point;
   // Every checkpoint follows a read, so none is written after an undetected divergence.
   std::optional<DeviceMetrics::Reading> reading;
-  if (log_point || valid_point || keep_point) {
+  if (log_point || valid_point || keep_point || budget_point) {
     reading = read_metrics(/*reset_window=*/log_point);
     if (!reading) return outcome_;
     // The x axis "target tokens seen" of the dashboard and `export plot curves --x tokens`:
     // every session's tokens, so a resumed run continues the count.
-    if (writes() && (log_point || valid_point)) {
+    if (writes() && (log_point || valid_point || budget_point)) {
       metrics_->log(u.number, db::metric::kTargetTokens,
                     static_cast<double>(tokens_before_ + session_tokens_));
       // The x axis "compute"; none for a run resumed from a checkpoint that did not count it.
@@ -488,6 +495,15 @@ std::optional<TrainOutcome> TrainingSession::after_update(const Update& u) {
   state_.batch_in_epoch = stream_->position();
   state_.loss_scale = scaler_->scale_value();
   state_.loss_scale_clean_updates = scaler_->clean_updates();
+  // A budget's reading: the validation loss where a table at that budget reads the run, and
+  // nothing else of a validation -- no checkpoint, and train.patience does not count it, so the
+  // run trains and stops as it would without it.
+  if (budget_point && !data_->valid.empty()) {
+    if (writes())
+      log_validation(u.number);
+    else
+      validation_loss();  // this rank's share
+  }
   if (!writes()) {
     if (valid_point && !data_->valid.empty()) {  // this rank's share, in rank 0's order
       // The sums (and a valid_bleu selected on) are every rank's: each counts train.patience as

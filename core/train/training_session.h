@@ -22,6 +22,7 @@
 #include "core/data/dataset.h"
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
+#include "core/train/budget_readings.h"
 #include "core/train/checkpoint.h"
 #include "core/train/device_metrics.h"
 #include "core/train/evaluate.h"
@@ -197,6 +198,7 @@ class TrainingSession {
   FlopRates flop_rates_;
   double session_flops_ = 0;
   double flops_before_ = 0;  // NaN: a checkpoint from before compute was counted
+  BudgetReadings budget_readings_{tc_.valid_at};  // train.valid_at
 };
 
 }  // namespace fathom
