@@ -102,8 +102,27 @@ void save_json(const std::vector<plot::Figure>& figures, const std::string& path
   }()).dump(1) << "\n";
 }
 
-void report(const GlobalOptions& global, const nlohmann::json& written) {
-  if (global.json) std::cout << nlohmann::json{{"files", written}}.dump(2) << "\n";
+// --json: the files written, and `more` keys beside them.
+void report(const GlobalOptions& global, const nlohmann::json& written,
+            nlohmann::json more = nlohmann::json::object()) {
+  more["files"] = written;
+  if (global.json) std::cout << more.dump(2) << "\n";
+}
+
+// A budgets figure's optima as --json gives them (NaN as null).
+nlohmann::json optima_json(const std::vector<plot::LineOptimum>& optima) {
+  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& o : optima)
+    out.push_back({{"line", o.line},
+                   {"points", o.points},
+                   {"best", o.points >= 3 ? number(o.best.x) : nlohmann::json()},
+                   {"grid_best", o.points >= 3 ? number(o.best.grid_x) : nlohmann::json()},
+                   {"ci95", {number(o.best.ci_lo), number(o.best.ci_hi)}},
+                   {"bracketed", o.best.bracketed},
+                   {"inconclusive", o.inconclusive()},
+                   {"says", o.text()}});
+  return out;
 }
 
 struct CurvesArgs {
@@ -332,9 +351,11 @@ void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
     write(figure, args->output.out, args->output, global, written);
-    if (!global.json)
+    if (!global.json) {
+      for (const auto& o : made.optima) std::cout << "optimum: " << o.text() << "\n";
       for (const auto& note : made.notes) std::cout << "note: " << note << "\n";
-    report(global, written);
+    }
+    report(global, written, {{"optima", optima_json(made.optima)}});
   });
 }
 

@@ -15,6 +15,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
+#include "experiments/grid_optimum.h"
 #include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
@@ -252,15 +253,7 @@ std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates
     }
     draws.push_back(weighted_excess(w, means));
   }
-  std::sort(draws.begin(), draws.end());
-  // The percentiles by linear interpolation between order statistics (Hyndman & Fan type 7).
-  auto quantile = [&](double q) {
-    const double at = q * static_cast<double>(draws.size() - 1);
-    const size_t below = static_cast<size_t>(std::floor(at));
-    const size_t above = std::min(below + 1, draws.size() - 1);
-    return draws[below] + (at - static_cast<double>(below)) * (draws[above] - draws[below]);
-  };
-  return {quantile(0.025), quantile(0.975)};
+  return percentiles_95(std::move(draws));
 }
 
 std::pair<double, double> parse_lr_range(const std::string& text) {

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
 #include <tuple>
 
@@ -22,28 +21,6 @@ std::string transfer_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
-}
-
-// ln(best rate) of one set of means over ln(rates) `x`: the vertex around the lowest mean, or
-// the lowest mean's rate at an end of the grid. `bracketed` says which.
-double best_log_rate(const std::vector<double>& x, const std::vector<double>& means,
-                     bool* bracketed) {
-  const size_t i =
-      static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
-  *bracketed = i > 0 && i + 1 < x.size();
-  if (!*bracketed) return x[i];
-  return parabola_vertex(x[i - 1], x[i], x[i + 1], means[i - 1], means[i], means[i + 1]);
-}
-
-std::pair<double, double> percentiles_95(std::vector<double> draws) {
-  std::sort(draws.begin(), draws.end());
-  auto at = [&](double q) {
-    const double pos = q * static_cast<double>(draws.size() - 1);
-    const size_t below = static_cast<size_t>(std::floor(pos));
-    const size_t above = std::min(below + 1, draws.size() - 1);
-    return draws[below] + (pos - static_cast<double>(below)) * (draws[above] - draws[below]);
-  };
-  return {at(0.025), at(0.975)};
 }
 
 // Least-squares slope of y on x; NaN for fewer than two distinct x.
@@ -93,50 +70,10 @@ std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,
 
 }  // namespace
 
-double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2) {
-  // Newton's divided differences: y = y0 + d1 (x - x0) + c (x - x0)(x - x1).
-  const double d1 = (y1 - y0) / (x1 - x0), d2 = (y2 - y1) / (x2 - x1);
-  const double c = (d2 - d1) / (x2 - x0);
-  if (!(c > 0)) return x1;
-  const double vertex = ((x0 + x1) - d1 / c) / 2;
-  return std::clamp(vertex, x0, x2);
-}
-
 BestRate best_rate(const std::vector<double>& rates, const std::vector<std::vector<double>>& values,
                    int resamples, unsigned long long seed) {
-  BestRate out;
-  out.ci_lo = out.ci_hi = kNan;
-  if (rates.empty() || rates.size() != values.size()) return out;
-  std::vector<double> x, means;
-  for (size_t i = 0; i < rates.size(); ++i) {
-    x.push_back(std::log(rates[i]));
-    double sum = 0;
-    for (double v : values[i]) sum += v;
-    means.push_back(sum / static_cast<double>(values[i].size()));
-  }
-  const size_t lowest =
-      static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
-  out.grid_lr = rates[lowest];
-  out.lr = std::exp(best_log_rate(x, means, &out.bracketed));
-  std::mt19937_64 draw(seed);
-  std::vector<double> resampled(rates.size());
-  bool resamplable = true;
-  for (const auto& v : values) resamplable = resamplable && v.size() >= 2;
-  for (int b = 0; b < resamples; ++b) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      double sum = 0;
-      for (size_t k = 0; k < values[i].size(); ++k) sum += values[i][draw() % values[i].size()];
-      resampled[i] = sum / static_cast<double>(values[i].size());
-    }
-    bool inside = false;
-    out.draws.push_back(best_log_rate(x, resampled, &inside));
-  }
-  if (out.bracketed && resamplable && !out.draws.empty()) {
-    const auto [lo, hi] = percentiles_95(out.draws);
-    out.ci_lo = std::exp(lo);
-    out.ci_hi = std::exp(hi);
-  }
-  return out;
+  GridOptimum o = grid_optimum(rates, values, resamples, seed);
+  return BestRate{o.x, o.grid_x, o.bracketed, o.ci_lo, o.ci_hi, std::move(o.draws)};
 }
 
 LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_depth,

@@ -6,11 +6,10 @@
 // -1: it falls as 1/depth.
 //
 // The best rate of a curve (experiments/lr_sensitivity.h: the mean over seeds at each rate,
-// each seed capped at its l0) is the vertex of the parabola in x = ln(rate) through the
-// curve's lowest point and its two neighbours -- between grid points, where a method's optimum
-// usually lies -- and the grid's lowest rate itself when that is an end of the grid (the
-// optimum is not bracketed: the true one may lie beyond). Its 95 % interval is a percentile
-// bootstrap over seeds: each draw resamples every rate's seeds and finds the draw's vertex.
+// each seed capped at its l0) is its grid optimum (experiments/grid_optimum.h): the vertex of
+// the parabola in x = ln(rate) through the curve's lowest point and its two neighbours --
+// between grid points, where a method's optimum usually lies -- or the grid's lowest rate
+// itself at an end of the grid, with a percentile bootstrap interval over seeds.
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,14 +17,11 @@
 
 #include "db/store.h"
 #include "experiments/comparison_table.h"
+#include "experiments/grid_optimum.h"
 #include "experiments/lr_sensitivity.h"
 #include "experiments/text_table.h"
 
 namespace fathom::experiments {
-
-// The x of the vertex of the parabola through (x0, y0), (x1, y1), (x2, y2), x0 < x1 < x2, kept
-// within [x0, x2]; x1 when the three points are not convex (a flat or falling middle).
-double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2);
 
 struct BestRate {
   double lr = 0;           // the fitted optimum, exp(vertex); the grid's best where unbracketed

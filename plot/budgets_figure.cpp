@@ -6,6 +6,7 @@
 #include "base/util/error.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/value_at_budget.h"
+#include "plot/line_optimum.h"
 
 namespace fathom::plot {
 namespace {
@@ -26,9 +27,15 @@ std::vector<double> numeric_labels(const std::vector<std::string>& labels, const
   return out;
 }
 
-// One budget's lines: a series per row of the table at it.
+// model.encoder_layers -> encoder_layers.
+std::string short_key(const std::string& key) {
+  return key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+}
+
+// One budget's lines: a series per row of the table at it, each with its optimum (and, where
+// bracketed, the optimum's parabola after it).
 void add_budget_lines(const experiments::ComparisonTable& t, const experiments::Budget& at,
-                      const BudgetsQuery& q, bool several_budgets, LineFigure& figure) {
+                      const BudgetsQuery& q, bool several_budgets, BudgetsFigure& out) {
   const std::vector<double> xs = numeric_labels(t.col_labels, q.x);
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
     LineSeries s;
@@ -36,13 +43,18 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
     if (several_budgets || name.empty())
       name += (name.empty() ? "" : ", ") + experiments::budget_text(at);
     s.name = name;
+    std::vector<std::vector<double>> values;
     for (size_t c = 0; c < xs.size(); ++c) {
       const experiments::TableCell& cell = t.cells[r][c];
       s.x.push_back(xs[c]);
       s.y.push_back(cell.value ? *cell.value : std::nan(""));
       s.err.push_back(cell.ci95 ? *cell.ci95 : std::nan(""));
+      values.push_back(cell.values);
     }
-    figure.series.push_back(std::move(s));
+    out.optima.push_back(line_optimum(s, values, short_key(q.x)));
+    const std::optional<LineSeries> fit = optimum_parabola(out.optima.back(), s);
+    out.figure.series.push_back(std::move(s));
+    if (fit) out.figure.series.push_back(*fit);
   }
 }
 
@@ -65,7 +77,7 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
   if (q.x.empty())
     throw InputError("fathom export plot budgets", 0, "--x", "name the numeric sweep axis");
   BudgetsFigure out;
-  out.figure.x.label = q.x.substr(q.x.rfind('.') == std::string::npos ? 0 : q.x.rfind('.') + 1);
+  out.figure.x.label = short_key(q.x);
   out.figure.y.label = q.metric;
   for (const experiments::Budget& asked : q.budgets) {
     const experiments::Budget budget = definite(store, q, asked);
@@ -90,12 +102,13 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     // The budget as the tables found it: a least one's number is in the notes.
     const std::string said = experiments::budget_text(budget);
     for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);
-    add_budget_lines(t, budget, q, q.budgets.size() > 1, out.figure);
+    add_budget_lines(t, budget, q, q.budgets.size() > 1, out);
   }
   // Depths are counts: no tick at 2.5 layers.
   out.figure.x.whole_numbers = true;
   for (const auto& s : out.figure.series)
-    for (double x : s.x) out.figure.x.whole_numbers &= x == std::floor(x);
+    if (s.fit_of.empty())
+      for (double x : s.x) out.figure.x.whole_numbers &= x == std::floor(x);
   return out;
 }
 

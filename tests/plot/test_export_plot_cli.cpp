@@ -145,9 +145,29 @@ TEST_F(ExportPlotCli, BudgetsDrawsALinePerBudgetOverTheDepths) {
     }
   }
   const std::string spec = temp_path("budgets.json");
+  ::testing::internal::CaptureStdout();
   run(options,
       {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "compute=1e12,compute=2e12",
        "--out", temp_path("budgets.png"), "--save-json", spec});
+  const std::string said = ::testing::internal::GetCapturedStdout();
+  // Each line's optimum is said: two depths (one at 1e12) are too few for one.
+  EXPECT_NE(said.find("optimum: compute <= 1e+12 FLOPs: no optimum: 1 point with a value at the "
+                      "budget (3 needed)\n"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("optimum: compute <= 2e+12 FLOPs: no optimum: 2 points"), std::string::npos)
+      << said;
+  // --json: the optima beside the files written.
+  options.json = true;
+  ::testing::internal::CaptureStdout();
+  run(options, {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "compute=2e12", "--out",
+                temp_path("again.png")});
+  const auto listed = nlohmann::json::parse(::testing::internal::GetCapturedStdout());
+  options.json = false;
+  ASSERT_EQ(listed.at("optima").size(), 1u);
+  EXPECT_EQ(listed["optima"][0]["points"], 2);
+  EXPECT_TRUE(listed["optima"][0]["best"].is_null());
+  EXPECT_EQ(listed.at("files").size(), 1u);
   const auto figure = std::get<fathom::plot::LineFigure>(fathom::plot::load_figure(spec));
   ASSERT_EQ(figure.series.size(), 2u);
   EXPECT_EQ(figure.series[0].name, "compute <= 1e+12 FLOPs");

@@ -1,0 +1,37 @@
+#pragma once
+// Where a curve measured on a grid of x values (learning rates, depths) is lowest, between its
+// grid points: the vertex of the parabola in ln(x) through the lowest mean and its two
+// neighbours, or the lowest mean's x itself at an end of the grid (the optimum is not
+// bracketed: the true one may lie beyond it). Its 95 % interval is a percentile bootstrap over
+// seeds: each draw resamples every grid point's seeds and finds the draw's optimum. The best
+// learning rate of a curve (experiments/lr_transfer.h) and the best depth at a budget
+// (plot/budgets_figure.h) are both this.
+#include <utility>
+#include <vector>
+
+namespace fathom::experiments {
+
+// The x of the vertex of the parabola through (x0, y0), (x1, y1), (x2, y2), x0 < x1 < x2, kept
+// within [x0, x2]; x1 when the three points are not convex (a flat or falling middle).
+double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2);
+
+// The 2.5th and 97.5th percentiles of `draws` (linear between order statistics: Hyndman & Fan
+// type 7); not empty.
+std::pair<double, double> percentiles_95(std::vector<double> draws);
+
+struct GridOptimum {
+  double x = 0;            // the fitted optimum, exp(vertex); the grid's best where unbracketed
+  double grid_x = 0;       // the x of the lowest mean
+  bool bracketed = false;  // the lowest mean is at neither end of the grid
+  // The 95 % percentile bootstrap interval of `x`; NaN when unbracketed or a grid point has
+  // one seed.
+  double ci_lo = 0, ci_hi = 0;
+  std::vector<double> draws;  // ln(optimum) of each bootstrap draw
+};
+
+// `xs` ascending and > 0, `values[i]` x i's seeds' values (lower is better; none empty).
+GridOptimum grid_optimum(const std::vector<double>& xs,
+                         const std::vector<std::vector<double>>& values, int resamples,
+                         unsigned long long seed);
+
+}  // namespace fathom::experiments
