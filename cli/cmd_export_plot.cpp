@@ -110,7 +110,7 @@ void report(const GlobalOptions& global, const nlohmann::json& written,
 }
 
 // A budgets figure's optima as --json gives them (NaN as null).
-nlohmann::json optima_json(const std::vector<plot::LineOptimum>& optima) {
+nlohmann::json optima_json(const std::vector<experiments::AxisOptimum>& optima) {
   auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   nlohmann::json out = nlohmann::json::array();
   for (const auto& o : optima)

@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "db/metric_names.h"
+#include "db/metric_presentation.h"
 #include "db/run_status.h"
+#include "experiments/axis_optimum.h"
 #include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
@@ -36,6 +38,42 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
   return resolve_least(parse_budget("compute=least", "fathom report"), store, finished,
                        "fathom report");
 }
+
+namespace {
+
+// Under a table at a budget whose columns -- or, in a table of one column, rows -- are three or
+// more numbers (depths): each line's best value there (experiments/axis_optimum.h), the
+// compute-optimal depth of each method.
+void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget& budget) {
+  ComparisonTable t = table;
+  std::string key = table.col_key, lines = table.row_key;
+  if (table.col_labels.size() == 1 && numeric_columns(table).empty()) {
+    // One column: the rows are the axis and the metric the one line.
+    t.col_key = key = table.row_key;
+    lines.clear();
+    t.row_labels = {table.metric};
+    t.col_labels = table.row_labels;
+    t.cells.assign(1, {});
+    for (const auto& row : table.cells) t.cells[0].push_back(row.front());
+  }
+  if (numeric_columns(t).size() < 3) return;
+  // A zip group (encoder_layers+decoder_layers) by its first key, as its labels' first part.
+  const std::string first = key.substr(0, key.find('+'));
+  const std::string axis = first.substr(first.rfind('.') + 1);
+  const bool higher = db::metric::higher_is_better(table.metric).value_or(false);
+  char at[64];
+  std::snprintf(at, sizeof at, "%s=%.6g", budget.axis.c_str(), budget.x);
+  out << "Best " << axis << " at this budget: the vertex of the parabola in ln(" << axis
+      << ") through the best mean and its two neighbours, with a 95 % percentile bootstrap "
+         "interval over seeds (`fathom export plot budgets --metric "
+      << table.metric << " --x " << first << (lines.empty() ? "" : " --rows " + lines) << " --at "
+      << at << "` draws it):\n\n";
+  for (const AxisOptimum& optimum : row_optima(t, axis, higher))
+    out << "- " << optimum.text() << "\n";
+  out << "\n";
+}
+
+}  // namespace
 
 std::optional<Budget> report_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
                                     const std::optional<Budget>& asked) {
@@ -74,6 +112,7 @@ void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& s
           << ", the cheapest finished run's whole training -- its last validation inside it, "
              "not its end (`fathom export table --at compute=least`).\n\n";
     out << table_to_markdown(table) << "\n";
+    best_of_axis(out, table, *budget);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "base/util/error.h"
+#include "db/metric_presentation.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/value_at_budget.h"
 #include "plot/line_optimum.h"
@@ -49,9 +50,11 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
       s.x.push_back(xs[c]);
       s.y.push_back(cell.value ? *cell.value : std::nan(""));
       s.err.push_back(cell.ci95 ? *cell.ci95 : std::nan(""));
-      values.push_back(cell.values);
+      values.push_back(cell.value ? cell.values : std::vector<double>{});
     }
-    out.optima.push_back(line_optimum(s, values, short_key(q.x)));
+    out.optima.push_back(
+        experiments::axis_optimum(s.name, short_key(q.x), s.x, values,
+                                  db::metric::higher_is_better(q.metric).value_or(false)));
     const std::optional<LineSeries> fit = optimum_parabola(out.optima.back(), s);
     out.figure.series.push_back(std::move(s));
     if (fit) out.figure.series.push_back(*fit);

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "db/store.h"
+#include "experiments/axis_optimum.h"
 #include "experiments/comparison_table.h"
-#include "experiments/grid_optimum.h"
 #include "plot/figure.h"
 
 namespace fathom::plot {
@@ -24,24 +24,9 @@ struct BudgetsQuery {
   std::vector<experiments::Budget> budgets;  // at least one; a least one found per budget
 };
 
-// Where a line is lowest over its x values (experiments/grid_optimum.h: the vertex of the
-// parabola in ln(x) through its lowest mean and the two beside it, a bootstrap interval over
-// seeds): the best depth at that budget. Depths without a value at the budget are left out.
-struct LineOptimum {
-  std::string line;  // the series' name
-  std::string axis;  // the x axis's key
-  int points = 0;    // x values with a value (3 needed for an optimum)
-  experiments::GridOptimum best;
-  double grid_lo = 0, grid_hi = 0;  // the x values' ends
-  // The interval reaches an end of the grid: whether the optimum lies inside it is undecided.
-  bool inconclusive() const;
-  // "best 7.3 (95 % CI 5.1-9.8)", "best at the grid's end, 2: ...", ... as the CLI says it.
-  std::string text() const;
-};
-
 struct BudgetsFigure {
   LineFigure figure;  // with each bracketed optimum's parabola, dashed, in its line's colour
-  std::vector<LineOptimum> optima;  // one per line
+  std::vector<experiments::AxisOptimum> optima;  // one per line (the figure draws its parabola)
   // Each budget's table notes (the budget found for a least one, runs left out or read short
   // of it), prefixed by the budget.
   std::vector<std::string> notes;

@@ -3,6 +3,8 @@
 // learning-rate sections and the figures that draw it -- against values worked by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +22,27 @@ using namespace fathom;
 
 using fathom::testing::read_text;
 
+// The report of `sweep` in scratch's runs.db at the budget `at` (its text).
+std::string report_at(const fathom::testing::TempDir& scratch, const std::string& sweep,
+                      const std::string& at) {
+  const auto store = db::Store::open((scratch.path() / "runs.db").string(), db::OpenMode::ReadOnly);
+  experiments::ReportOptions options;
+  options.out_dir = (scratch.path() / "report").string();
+  options.at = experiments::parse_budget(at, "test");
+  return read_text(experiments::write_report(store, sweep, options));
+}
+
+// A run of the sweep "depth" at that model.layers and seed; its id.
+int64_t create_depth_run(db::Store& store, const std::string& layers, const std::string& seed) {
+  db::NewRun n;
+  n.name = "depth/" + layers + "-" + seed;
+  n.sweep = "depth";
+  const int64_t id = store.create_run(n);
+  store.set_tag(id, "axis.model.layers", layers);
+  store.set_tag(id, "axis.train.seed", seed);
+  return id;
+}
+
 // A depth sweep is tabled at equal compute too: every run at the cheapest finished run's whole
 // training (the 6-layer model's 3e14 FLOPs, the 18-layer one's update 100), where the deeper
 // model that wins at its end (11 against 16) loses (25 against 16). The 6-layer model's second
@@ -32,12 +55,7 @@ void write_depth_sweep_of_unequal_cost(const std::string& db) {
         {"6", "2", 1.01e12, std::vector<double>{32, 22, 17}},
         {"18", "1", 3e12, std::vector<double>{24, 14, 10}},
         {"18", "2", 3e12, std::vector<double>{26, 16, 12}}}) {
-    db::NewRun n;
-    n.name = std::string("depth/") + layers + "-" + seed;
-    n.sweep = "depth";
-    const int64_t id = store.create_run(n);
-    store.set_tag(id, "axis.model.layers", layers);
-    store.set_tag(id, "axis.train.seed", seed);
+    const int64_t id = create_depth_run(store, layers, seed);
     std::vector<db::MetricRow> rows;
     for (int i = 0; i < 3; ++i) {
       const int64_t step = 100 * (i + 1);
@@ -73,6 +91,44 @@ TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
       << budget_table;
   EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
   EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
+  // Two depths: no best depth to say.
+  EXPECT_EQ(text.find("Best layers at this budget"), std::string::npos) << text;
+}
+
+// Three depths at `--at update=100`: under the table, the depth where a parabola in ln(depth)
+// through the three means (20, 15, 16 at 2, 4, 8) is lowest -- 2^(2 + 4 / 12), by hand -- with
+// its bootstrap interval.
+TEST(Report, ATableAtABudgetOverThreeDepthsSaysTheBestDepth) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    for (auto [layers, seed, ppl] : {std::tuple{"2", "1", 19.9},
+                                     {"2", "2", 20.1},
+                                     {"4", "1", 14.9},
+                                     {"4", "2", 15.1},
+                                     {"8", "1", 15.9},
+                                     {"8", "2", 16.1}}) {
+      const int64_t id = create_depth_run(store, layers, seed);
+      store.write_metrics(id, {db::MetricRow(100, db::metric::kValidPpl, ppl, 0.0)});
+      store.set_final_metric(id, db::metric::kValidPpl, ppl);
+      store.finish_run(id, "finished");
+    }
+  }
+  const std::string text = report_at(scratch, "depth", "update=100");
+  const auto at_budget = text.find("### valid_ppl at update <= 100");
+  ASSERT_NE(at_budget, std::string::npos) << text;
+  const std::string section = text.substr(at_budget);
+  char best[32];
+  std::snprintf(best, sizeof best, "%.3g", std::exp2(2 + 4.0 / 12));
+  EXPECT_NE(section.find("Best layers at this budget"), std::string::npos) << section;
+  EXPECT_NE(section.find("`fathom export plot budgets --metric valid_ppl --x model.layers --at "
+                         "update=100` draws it"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("- valid_ppl: best layers " + std::string(best) + " (95 % CI "),
+            std::string::npos)
+      << section;
 }
 
 // `--at update=200` tables the runs there instead of at equal compute -- (20 + 22) / 2 and
@@ -131,11 +187,7 @@ TEST(Report, AnAskedBudgetGivesTheLearningRateSectionsAgainThere) {
       store.finish_run(id, "finished");
     }
   }
-  const auto store = db::Store::open(db, db::OpenMode::ReadOnly);
-  experiments::ReportOptions options;
-  options.out_dir = (scratch.path() / "report").string();
-  options.at = experiments::parse_budget("update=100", "test");
-  const std::string text = read_text(experiments::write_report(store, "lr", options));
+  const std::string text = report_at(scratch, "lr", "update=100");
   const auto at_end = text.find("## Learning-rate sensitivity\n");
   const auto at_budget = text.find("## Learning-rate sensitivity at update <= 100\n");
   ASSERT_NE(at_end, std::string::npos) << text;

@@ -71,7 +71,7 @@ TEST(BudgetsOptimum, ABracketedOptimumIsTheParabolasVertexWithAnIntervalInsideTh
   const BudgetsFigure made =
       figure_of({{"post", {{1.99, 2.01}, {1.49, 1.51}, {1.59, 1.61}, {2.49, 2.51}}}}, scratch);
   ASSERT_EQ(made.optima.size(), 1u);
-  const LineOptimum& o = made.optima[0];
+  const experiments::AxisOptimum& o = made.optima[0];
   const double expected = hand_vertex_depth(2.0, 1.5, 1.6, 2);  // 2^(7/3), about 5.04
   EXPECT_EQ(o.points, 4);
   EXPECT_TRUE(o.best.bracketed);
@@ -109,16 +109,16 @@ TEST(BudgetsOptimum, AnOptimumAtTheGridsEndOrOneWithAWideIntervalIsNotClaimed) {
        {"peri", {{1.2, 2.8}, {1.0, 2.0}, {1.02, 2.02}, {2.49, 2.51}}}},
       scratch);
   ASSERT_EQ(made.optima.size(), 2u);
-  const LineOptimum& edge = made.optima[0];
+  const experiments::AxisOptimum& edge = made.optima[0];
   EXPECT_FALSE(edge.best.bracketed);
   EXPECT_EQ(edge.best.grid_x, 16);
   EXPECT_TRUE(std::isnan(edge.best.ci_lo));
   EXPECT_EQ(edge.text(),
-            "pre: lowest at the grid's end, layers 16: the optimum may lie beyond it (extend the "
+            "pre: best at the grid's end, layers 16: the optimum may lie beyond it (extend the "
             "grid to bracket it)");
   EXPECT_EQ(fit_of(made.figure, "pre"), nullptr);
 
-  const LineOptimum& wide = made.optima[1];
+  const experiments::AxisOptimum& wide = made.optima[1];
   EXPECT_TRUE(wide.best.bracketed);
   EXPECT_NEAR(wide.best.x, hand_vertex_depth(2.0, 1.5, 1.52, 2), 1e-9);
   EXPECT_DOUBLE_EQ(wide.best.ci_lo, 2);
@@ -138,7 +138,8 @@ TEST(BudgetsOptimum, TwoDepthsHaveNoOptimum) {
   s.name = "post";
   s.x = {2, 4, 8};
   s.y = {2.0, std::nan(""), 1.5};
-  const LineOptimum o = line_optimum(s, {{2.0}, {}, {1.5}}, "layers");
+  const experiments::AxisOptimum o =
+      experiments::axis_optimum(s.name, "layers", s.x, {{2.0}, {}, {1.5}});
   EXPECT_EQ(o.points, 2);
   EXPECT_EQ(o.text(), "post: no optimum: 2 points with a value at the budget (3 needed)");
 }

@@ -1,0 +1,105 @@
+#include "experiments/axis_optimum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace fathom::experiments {
+namespace {
+
+constexpr int kOptimumResamples = 2000;
+constexpr unsigned long long kOptimumSeed = 20220329;  // Hoffmann et al.'s arXiv date
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
+}  // namespace
+
+bool AxisOptimum::inconclusive() const {
+  if (!best.bracketed || std::isnan(best.ci_lo)) return false;
+  return best.ci_lo <= grid_lo * (1 + 1e-9) || best.ci_hi >= grid_hi * (1 - 1e-9);
+}
+
+std::string AxisOptimum::text() const {
+  const std::string head = line + ": ";
+  if (points < 3)
+    return head + "no optimum: " + std::to_string(points) + (points == 1 ? " point" : " points") +
+           " with a value at the budget (3 needed)";
+  if (!best.bracketed)
+    return head + "best at the grid's end, " + axis + " " + number(best.grid_x) +
+           ": the optimum may lie beyond it (extend the grid to bracket it)";
+  const std::string best_x = "best " + axis + " " + number(best.x);
+  if (std::isnan(best.ci_lo))
+    return head + best_x + " (the grid's best " + number(best.grid_x) +
+           "; a value with one seed: no interval)";
+  const std::string ci = "95 % CI " + number(best.ci_lo) + "-" + number(best.ci_hi);
+  if (inconclusive())
+    return head + best_x + ", " + ci + " reaches the grid's end: inconclusive whether the " +
+           "optimum lies inside " + number(grid_lo) + "-" + number(grid_hi);
+  return head + best_x + " (" + ci + "; the grid's best " + number(best.grid_x) + ")";
+}
+
+AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
+                         const std::vector<double>& xs,
+                         const std::vector<std::vector<double>>& values, bool higher_is_better) {
+  AxisOptimum o;
+  o.line = line;
+  o.axis = axis;
+  o.higher_is_better = higher_is_better;
+  std::vector<double> kept_x;
+  std::vector<std::vector<double>> kept;
+  for (size_t i = 0; i < xs.size() && i < values.size(); ++i) {
+    if (values[i].empty()) continue;
+    kept_x.push_back(xs[i]);
+    kept.push_back(values[i]);
+    if (higher_is_better)
+      for (double& v : kept.back()) v = -v;
+  }
+  o.points = static_cast<int>(kept_x.size());
+  if (kept_x.empty()) return o;
+  o.grid_lo = kept_x.front();
+  o.grid_hi = kept_x.back();
+  if (o.points >= 3) o.best = grid_optimum(kept_x, kept, kOptimumResamples, kOptimumSeed);
+  return o;
+}
+
+std::vector<double> numeric_columns(const ComparisonTable& t) {
+  std::vector<double> xs;
+  for (const auto& joined : t.col_labels) {
+    // A zip group's label "6 / 6" by its first key's value.
+    const std::string label = joined.substr(0, joined.find(" / "));
+    char* end = nullptr;
+    const double v = std::strtod(label.c_str(), &end);
+    if (label.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) return {};
+    xs.push_back(v);
+  }
+  return xs;
+}
+
+std::vector<AxisOptimum> row_optima(const ComparisonTable& t, const std::string& axis,
+                                    bool higher_is_better) {
+  const std::vector<double> labels = numeric_columns(t);
+  if (labels.empty()) return {};
+  std::vector<size_t> order(labels.size());  // the columns by value: as the sweep lists them
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return labels[a] < labels[b]; });
+  std::vector<double> xs;
+  for (size_t c : order) xs.push_back(labels[c]);
+  std::vector<AxisOptimum> out;
+  for (size_t r = 0; r < t.row_labels.size(); ++r) {
+    std::vector<std::vector<double>> values;
+    for (size_t c : order) {
+      const TableCell& cell = t.cells[r][c];
+      values.push_back(cell.value ? cell.values : std::vector<double>{});
+    }
+    out.push_back(axis_optimum(t.row_labels[r], axis, xs, values, higher_is_better));
+  }
+  return out;
+}
+
+}  // namespace fathom::experiments

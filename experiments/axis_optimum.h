@@ -1,0 +1,45 @@
+#pragma once
+// The best value of a numeric sweep axis -- the compute-optimal depth at a budget -- from a
+// table's row over that axis (experiments/grid_optimum.h: the vertex of the parabola in ln(x)
+// through the lowest mean and the two beside it, a bootstrap interval over seeds), and what may
+// be said of it: none from fewer than three points, none at the grid's end, inconclusive where
+// its interval reaches an end. `fathom export plot budgets` draws it; `fathom report --at`
+// says it under the table at the budget.
+#include <string>
+#include <vector>
+
+#include "experiments/comparison_table.h"
+#include "experiments/grid_optimum.h"
+
+namespace fathom::experiments {
+
+struct AxisOptimum {
+  std::string line;                 // what it is of: a row's label, a figure's series
+  std::string axis;                 // the axis's short key ("encoder_layers")
+  int points = 0;                   // x values with a value (3 needed for an optimum)
+  GridOptimum best;                 // of the values negated where higher is better
+  double grid_lo = 0, grid_hi = 0;  // the x values' ends
+  bool higher_is_better = false;    // the best is the highest (BLEU), else the lowest
+  // The interval reaches an end of the grid: whether the optimum lies inside it is undecided.
+  bool inconclusive() const;
+  // "best encoder_layers 7.3 (95 % CI 5.1-9.8; the grid's best 6)", "lowest at the grid's
+  // end, ...", prefixed by "line: ".
+  std::string text() const;
+};
+
+// `xs` ascending, `values[i]` the seeds' values at xs[i] (empty: none there, left out).
+AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
+                         const std::vector<double>& xs,
+                         const std::vector<std::vector<double>>& values,
+                         bool higher_is_better = false);
+
+// A table's column labels as numbers (a zip group's "6 / 6" by its first value), or empty where
+// one is not a number.
+std::vector<double> numeric_columns(const ComparisonTable& t);
+
+// The optimum over the columns of each row of `t` (numeric columns, ascending), each cell's
+// finished runs' values; empty where the columns are not numbers.
+std::vector<AxisOptimum> row_optima(const ComparisonTable& t, const std::string& axis,
+                                    bool higher_is_better);
+
+}  // namespace fathom::experiments
