@@ -47,6 +47,9 @@ BudgetChoice::BudgetChoice(QWidget* parent) : QWidget(parent) {
   label->setBuddy(axis_);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  // Never wider than its parts: a wide window's spare room went to the label, leaving "At" an
+  // inch from its box.
+  setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
   layout->addWidget(label);
   layout->addWidget(axis_);
   layout->addWidget(number_);

@@ -356,23 +356,36 @@ void ComparisonView::sweepChanged() {
     }
   }
   std::set<QString> axes, metrics;
+  QStringList layout;  // the sweep's axis groups as it varied them, the seed left out
   for (const auto& [run, tags] : tags_)
     for (const auto& [key, value] : tags) {
       if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
       // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
       // method of a depth study is several keys, and one of them alone would pool methods.
-      if (key == "sweep.axes")
-        for (const auto& group : QString::fromStdString(value).split(QLatin1Char(',')))
-          if (group.contains(QLatin1Char('+'))) axes.insert(group);
+      if (key != "sweep.axes") continue;
+      const QStringList groups = QString::fromStdString(value).split(QLatin1Char(','));
+      for (const auto& group : groups)
+        if (group.contains(QLatin1Char('+'))) axes.insert(group);
+      if (layout.isEmpty())
+        for (const auto& group : groups)
+          if (group != QStringLiteral("train.seed")) layout << group;
     }
   for (const auto& r : runs_)
     for (const auto& [name, value] : r.final_metrics) metrics.insert(QString::fromStdString(name));
   const QStringList axis_list(axes.begin(), axes.end());
   refill(rows_, axis_list);
   refill(cols_, QStringList{kNoColumns} + axis_list);
-  if (cols_->currentIndex() == 0 && axis_list.size() > 1 && rows_->currentIndex() == 0) {
-    QSignalBlocker block(cols_);
-    cols_->setCurrentIndex(2);  // a two-axis sweep opens as a grid
+  if (cols_->currentIndex() == 0 && rows_->currentIndex() == 0) {
+    // A fresh choice opens as `fathom report` tables the sweep: its first axis group by its
+    // second (a zip of encoder and decoder layers one axis, not a diagonal of one by the other);
+    // without a recorded layout, a two-axis sweep as a grid.
+    QSignalBlocker block_rows(rows_), block_cols(cols_);
+    if (!layout.isEmpty() && rows_->findText(layout[0]) >= 0) {
+      rows_->setCurrentIndex(rows_->findText(layout[0]));
+      cols_->setCurrentIndex(layout.size() > 1 ? std::max(0, cols_->findText(layout[1])) : 0);
+    } else if (axis_list.size() > 1) {
+      cols_->setCurrentIndex(2);
+    }
   }
   refill(metric_, QStringList(metrics.begin(), metrics.end()));
   if (metric_->findText(QString::fromStdString(db::metric::kValidPpl)) >= 0 &&

@@ -51,6 +51,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void setRuns(const std::vector<db::RunRecord>& runs);
   QTableWidget* table() const { return table_; }
   QComboBox* sweepChoice() const { return sweep_; }
+  // The axes: a fresh sweep opens on its first axis group by its second, as `fathom report`.
+  QComboBox* rowsChoice() const { return rows_; }
+  QComboBox* colsChoice() const { return cols_; }
   // The table as grouped bars with 95 % intervals (plot/comparison_chart.h).
   QCustomPlot* chart() const { return chart_; }
   // The line under the table: the table's notes, or why there is no table.

@@ -281,6 +281,12 @@ class ComparisonViewTest : public QObject {
     fathom::gui::ComparisonView view;
     view.setSession(session.get());
     view.setRuns(session->store.list_runs());
+    // It opens as the report tables the sweep: its layout's first group by its second.
+    QCOMPARE(view.sweepChoice()->currentText(), QStringLiteral("z"));
+    QCOMPARE(view.rowsChoice()->currentText(), QStringLiteral("train.lr"));
+    QCOMPARE(view.colsChoice()->currentText(), QStringLiteral("model.norm+model.init"));
+    QCOMPARE(view.table()->rowCount(), 2);
+    QCOMPARE(view.table()->columnCount(), 2);
     QVERIFY(view.choose("z", "axis.model.norm+model.init", "", "valid_ppl"));
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 2);
