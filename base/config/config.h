@@ -122,6 +122,9 @@ struct TrainConfig {
   // Budgets ("compute=3e14", "tokens=5e7", "update=4000") a run also validates just inside,
   // so that a table at that budget reads it there (core/train/budget_readings.h).
   std::vector<std::string> valid_at;
+  // Also validate just inside every multiple of this many training FLOPs (0: off): curves of
+  // models of unequal cost read at the same compute.
+  double valid_every_flops = 0;
   int valid_samples = 3;        // greedy translations of the first K validation pairs stored at
                                 // each validation (run tag samples.u<update>; 0: none)
   int valid_sample_top_k = 10;  // a language model's samples: also one top-k sampled (0: off)

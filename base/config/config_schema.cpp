@@ -267,6 +267,13 @@ std::vector<FieldSpec> build_fields() {
         "the last update that stays inside each (validation loss and perplexity only; no "
         "checkpoint, train.patience does not count it), so that `--at` reads every run of a "
         "comparison there, not at its validation before (docs/sweeps.md, Compare at a budget)");
+  train("valid_every_flops", F::Double, &T::valid_every_flops,
+        "also validate just inside every multiple of this many training FLOPs, as "
+        "train.valid_at does one budget (0: off): the validation curves of models of unequal "
+        "cost then share their compute points, so that any multiple is a budget every run is "
+        "read at (`--at compute=K*F`) and an isoFLOP comparison of any of them needs no "
+        "retraining")
+      .range = kNonNegative;
   train("valid_samples", F::Int, &T::valid_samples,
         "at each validation, translate the first K validation pairs greedily and store them "
         "(source, reference, hypothesis) as the run tag samples.u<update> (0: none)")

@@ -6,7 +6,8 @@
 
 namespace fathom {
 
-BudgetReadings::BudgetReadings(const std::vector<std::string>& valid_at) {
+BudgetReadings::BudgetReadings(const std::vector<std::string>& valid_at, double every_flops)
+    : every_flops_(every_flops) {
   for (const std::string& text : valid_at) {
     std::string why;
     const auto budget = parse_budget_text(text, /*allow_least=*/false, why);
@@ -28,6 +29,11 @@ bool BudgetReadings::due(int64_t update, double tokens, double flops, double tok
       const double next = b.axis == "tokens" ? most_tokens_ : most_flops_;
       due |= std::isfinite(after) && after <= b.x && b.x < after + next;
     }
+  }
+  if (every_flops_ > 0 && std::isfinite(flops_after)) {
+    // The least multiple at or past x(u): inside the budget of the next update's reach?
+    const double k = std::max(1.0, std::ceil(flops_after / every_flops_));
+    due |= k * every_flops_ < flops_after + most_flops_;
   }
   return due;
 }

@@ -12,6 +12,8 @@
 // Updates cost alike up to their batches' lengths, so this reads at the last update inside the
 // budget, and at most a few before it; only a next update dearer than every one before can pass
 // the budget unread (the table then reads the update before it, and says how short).
+// train.valid_every_flops F is the same rule for the budgets F, 2F, 3F, ...: after update u
+// where some multiple kF (k >= 1) has x(u) <= kF < x(u) + the dearest update so far.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,8 +24,9 @@ namespace fathom {
 
 class BudgetReadings {
  public:
-  // train.valid_at's texts, already checked (check_config).
-  explicit BudgetReadings(const std::vector<std::string>& valid_at);
+  // train.valid_at's texts, already checked (check_config), and train.valid_every_flops: a
+  // budget at every multiple of it (0: none).
+  explicit BudgetReadings(const std::vector<std::string>& valid_at, double every_flops = 0);
 
   // After update `update`, which cost `tokens` target tokens and `flops` training FLOPs and
   // brought the run to `tokens_after` and `flops_after` (NaN: a run resumed from a checkpoint
@@ -31,10 +34,11 @@ class BudgetReadings {
   // per update, in order (it keeps the dearest costs so far).
   bool due(int64_t update, double tokens, double flops, double tokens_after, double flops_after);
 
-  bool empty() const { return budgets_.empty(); }
+  bool empty() const { return budgets_.empty() && every_flops_ <= 0; }
 
  private:
   std::vector<BudgetText> budgets_;
+  double every_flops_ = 0;
   double most_tokens_ = 0, most_flops_ = 0;
 };
 

@@ -198,7 +198,7 @@ class TrainingSession {
   FlopRates flop_rates_;
   double session_flops_ = 0;
   double flops_before_ = 0;  // NaN: a checkpoint from before compute was counted
-  BudgetReadings budget_readings_{tc_.valid_at};  // train.valid_at
+  BudgetReadings budget_readings_{tc_.valid_at, tc_.valid_every_flops};  // train.valid_at
 };
 
 }  // namespace fathom

@@ -44,6 +44,19 @@ TEST(BudgetReadings, UpdatesOfEqualCostAreReadOnceAtTheLastInsideTheBudget) {
   EXPECT_TRUE(due_updates(BudgetReadings({"compute=5", "compute=1e9"}), tens).empty());
 }
 
+// train.valid_every_flops 25: the budgets 25, 50, 75, ... -- read after updates 2 (20 <= 25 < 30),
+// 5 (50 <= 50) and 7 (70 <= 75 < 80) -- beside a valid_at budget.
+TEST(BudgetReadings, EveryMultipleOfAComputeStepIsABudget) {
+  const std::vector<double> tens(8, 10.0);
+  EXPECT_EQ(due_updates(BudgetReadings({}, 25), tens), (std::vector<int64_t>{2, 5, 7}));
+  EXPECT_EQ(due_updates(BudgetReadings({"update=3"}, 25), tens),
+            (std::vector<int64_t>{2, 3, 5, 7}));
+  EXPECT_FALSE(BudgetReadings({}, 25).empty());
+  BudgetReadings readings({}, 25);  // without the run's compute, none
+  EXPECT_FALSE(readings.due(1, 1, 10, 1, NAN));
+  EXPECT_FALSE(readings.due(2, 1, 10, 2, NAN));
+}
+
 // After a dear update (30) the next is taken as dear: 50, 60 and 70 FLOPs with 30 more would
 // each pass 75, so updates 3, 4 and 5 read it; 40 + 30 does not.
 TEST(BudgetReadings, ADearUpdateSoFarReadsAFewUpdatesBeforeTheBudget) {

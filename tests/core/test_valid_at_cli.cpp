@@ -109,6 +109,38 @@ TEST_F(ValidAtCli, ARunValidatesJustInsideEachBudgetAndTrainsAsWithoutThem) {
   for (const auto& [u, loss] : plain_valid) EXPECT_EQ(valid.at(u), loss) << "update " << u;
 }
 
+// The updates where a multiple kF (k >= 1) has x(u) <= kF < x(u) + the dearest update up to u.
+std::set<int64_t> read_every(const Curve& x, double step) {
+  std::set<int64_t> due;
+  double before = 0, dearest = 0;
+  for (const auto& [u, after] : x) {
+    dearest = std::max(dearest, after - before);
+    for (double k = 1; k * step < after + dearest; ++k)
+      if (after <= k * step) due.insert(u);
+    before = after;
+  }
+  return due;
+}
+
+// train.valid_every_flops: a reading just inside every multiple of it, the training unchanged.
+TEST_F(ValidAtCli, EveryMultipleOfAComputeStepIsReadJustInside) {
+  const int64_t plain = train("plain", "");
+  const Curve flops = curve(plain, metric::kTrainFlops);
+  ASSERT_EQ(flops.size(), static_cast<size_t>(kUpdates));
+  const double step = flops.at(kUpdates) / 7.5;  // 7 multiples inside the run
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", step);
+  const int64_t every = train("every", "[], valid_every_flops: " + std::string(text));
+  std::set<int64_t> expected = read_every(flops, step), validated;
+  // Each multiple's last update inside it, read (a next update dearer than all before it
+  // excepted): at least one reading a multiple.
+  EXPECT_GE(expected.size(), 7u);
+  expected.insert({0, kUpdates});
+  for (const auto& [u, loss] : curve(every, metric::kValidLoss)) validated.insert(u);
+  EXPECT_EQ(validated, expected);
+  EXPECT_EQ(curve(every, metric::kTrainLoss), curve(plain, metric::kTrainLoss));
+}
+
 // Two processes: every rank validates its share at the same updates (a rank that did not would
 // leave the others waiting in the validation's reduction), rank 0 logs them.
 TEST_F(ValidAtCli, TheRanksOfADataParallelRunReadTheBudgetTogether) {
