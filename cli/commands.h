@@ -16,6 +16,7 @@ namespace experiments {
 struct CurvesRequest;     // experiments/report.h
 struct LrSensitivity;     // experiments/lr_sensitivity.h
 struct HparamImportance;  // experiments/hparam_importance.h
+struct BudgetsRequest;    // experiments/report_budget.h
 }  // namespace experiments
 namespace db {
 class Store;
@@ -142,6 +143,10 @@ report_lr_sensitivity_renderer(const std::string& out_dir);
 // The hyperparameter-importance figure of a report, the same way.
 std::function<std::string(const experiments::HparamImportance&, const std::string&)>
 report_importance_renderer(const std::string& out_dir);
+// The figure of a metric against depth at a report's budget (plot/budgets_figure.h); null
+// without Qt.
+std::function<std::string(const experiments::BudgetsRequest&)> report_budgets_renderer(
+    const db::Store& store, const std::string& out_dir);
 
 // The training probes' heatmaps of a report (experiments::ReportOptions::render_probes).
 std::function<std::vector<std::string>(const std::vector<std::pair<int64_t, db::ProbeSeries>>&,

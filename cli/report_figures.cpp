@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "experiments/report.h"
 #ifdef FATHOM_HAVE_PLOTS
+#include "plot/budgets_figure.h"
 #include "plot/export.h"
 #include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
@@ -94,6 +95,32 @@ report_importance_renderer(const std::string& out_dir) {
     });
   };
 #else
+  (void)out_dir;
+  return {};
+#endif
+}
+
+experiments::BudgetsRenderer report_budgets_renderer(const db::Store& store,
+                                                     const std::string& out_dir) {
+#ifdef FATHOM_HAVE_PLOTS
+  return [&store, out_dir](const experiments::BudgetsRequest& r) {
+    plot::BudgetsQuery q;
+    q.sweep = r.sweep;
+    q.where = r.where;
+    q.x = r.x;
+    q.rows = r.rows;
+    q.metric = r.metric;
+    q.budgets = {r.at};
+    q.agg = r.agg;
+    q.select_by = r.select_by;
+    const plot::BudgetsFigure made = plot::budgets_figure(store, q);
+    return page_png(out_dir, r.file_stem,
+                    [&](const std::string& path, const plot::ExportOptions& o) {
+                      plot::export_figure(made.figure, path, o);
+                    });
+  };
+#else
+  (void)store;
   (void)out_dir;
   return {};
 #endif

@@ -378,8 +378,8 @@ void fork_sweep_sections(std::ostream& out, const db::RunRecord& parent,
 
 // The comparison tables: rows and columns the sweep's first two axis groups (or the asked
 // layout), each metric at the runs' ends, then the validation metrics at `budget`.
-void tables_section(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                    const ReportOptions& options,
+void tables_section(std::ostream& out, const db::Store& store, const std::string& sweep,
+                    const SweepRuns& selected, const ReportOptions& options,
                     const std::vector<std::vector<std::string>>& groups,
                     const std::optional<Budget>& budget) {
   out << "\n## Tables\n\n";
@@ -403,7 +403,8 @@ void tables_section(std::ostream& out, const db::Store& store, const SweepRuns& 
     out << "### " << metric << "\n\n"
         << table_to_markdown(build_comparison_table(table_runs, o)) << "\n";
   }
-  budget_tables(out, store, selected, options.metrics, layout, budget, options.at.has_value());
+  budget_tables(out, store, sweep, selected, options.metrics, layout, budget,
+                options.at.has_value(), options.render_budgets);
 }
 
 std::string sweep_report(const db::Store& store, const std::string& sweep,
@@ -444,7 +445,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   runs_table(out, runs, options.metrics);
   if (parent) fork_sweep_sections(out, *parent, runs, axes, options);
 
-  if (!groups.empty()) tables_section(out, store, selected, options, groups, budget);
+  if (!groups.empty()) tables_section(out, store, sweep, selected, options, groups, budget);
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.
   importance_section(out, store, selected, options.render_importance);

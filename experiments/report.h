@@ -13,6 +13,7 @@
 #include "experiments/comparison_table.h"
 #include "experiments/lr_sensitivity.h"
 #include "experiments/paired_test.h"
+#include "experiments/report_budget.h"
 #include "experiments/report_importance.h"
 
 namespace fathom::experiments {
@@ -72,6 +73,9 @@ struct ReportOptions {
   std::function<std::string(const LrSensitivity&, const std::string&)> render_lr_sensitivity;
   // The same for the hyperparameter-importance figure; null: no figure.
   ImportanceRenderer render_importance;
+  // The same for a metric against depth at the budget, under a table at a budget over three or
+  // more depths (report_budget.h); null: no figure.
+  BudgetsRenderer render_budgets;
   // The training probes (docs/probes.md): one heatmap per run of `probe`, every run on one
   // colour scale, files "<stem>-run<ID>.png"; returns the file names in the runs' order (empty
   // without Qt). Null: no probe figures.

@@ -44,7 +44,8 @@ namespace {
 // Under a table at a budget whose columns -- or, in a table of one column, rows -- are three or
 // more numbers (depths): each line's best value there (experiments/axis_optimum.h), the
 // compute-optimal depth of each method.
-void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget& budget) {
+void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget& budget,
+                  BudgetsRequest request, const BudgetsRenderer& render) {
   ComparisonTable t = table;
   std::string key = table.col_key, lines = table.row_key;
   if (table.col_labels.size() == 1 && numeric_columns(table).empty()) {
@@ -71,6 +72,14 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
   for (const AxisOptimum& optimum : row_optima(t, axis, higher))
     out << "- " << optimum.text() << "\n";
   out << "\n";
+  if (!render) return;
+  request.x = first;
+  request.rows = lines;
+  request.metric = table.metric;
+  request.at = budget;
+  request.file_stem = "budgets-" + table.metric;
+  if (const std::string file = render(request); !file.empty())
+    out << "![" << table.metric << " against " << axis << " at the budget](" << file << ")\n\n";
 }
 
 }  // namespace
@@ -81,9 +90,10 @@ std::optional<Budget> report_budget(const db::Store& store, const std::vector<db
   return resolve_least(*asked, store, finished_runs(runs), "fathom report");
 }
 
-void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                   const std::vector<std::string>& metrics, const TableOptions& layout,
-                   const std::optional<Budget>& budget, bool asked) {
+void budget_tables(std::ostream& out, const db::Store& store, const std::string& sweep,
+                   const SweepRuns& selected, const std::vector<std::string>& metrics,
+                   const TableOptions& layout, const std::optional<Budget>& budget, bool asked,
+                   const BudgetsRenderer& render) {
   if (!budget) return;
   std::vector<std::string> curves;  // validation metrics: a test metric has no curve to cut
   for (const auto& m : metrics)
@@ -112,7 +122,12 @@ void budget_tables(std::ostream& out, const db::Store& store, const SweepRuns& s
           << ", the cheapest finished run's whole training -- its last validation inside it, "
              "not its end (`fathom export table --at compute=least`).\n\n";
     out << table_to_markdown(table) << "\n";
-    best_of_axis(out, table, *budget);
+    BudgetsRequest request;  // the figure's runs and variants as the table's
+    request.sweep = sweep;
+    request.where = selected.where;
+    request.agg = layout.agg;
+    request.select_by = layout.select_by;
+    best_of_axis(out, table, *budget, request, render);
   }
 }
 

@@ -90,6 +90,8 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     o.cols = q.rows.empty() ? "" : q.x;
     o.metric = q.metric;
     o.spread = experiments::Spread::Ci95;
+    o.agg = q.agg;
+    o.select_by = q.select_by;
     o.at = budget;
     experiments::ComparisonTable t =
         experiments::sweep_comparison_table(store, q.sweep, o, q.where);

@@ -22,6 +22,10 @@ struct BudgetsQuery {
   std::string metric = "valid_loss";
   std::string where;                         // experiments/run_query.h's filter of the sweep's runs
   std::vector<experiments::Budget> budgets;  // at least one; a least one found per budget
+  // A cell's value: the mean over its runs, or its best variant's (chosen on select_by at the
+  // budget), as a report's table beside the figure chose.
+  experiments::CellAgg agg = experiments::CellAgg::Mean;
+  std::string select_by = "valid_loss";
 };
 
 struct BudgetsFigure {

@@ -24,11 +24,13 @@ using fathom::testing::read_text;
 
 // The report of `sweep` in scratch's runs.db at the budget `at` (its text).
 std::string report_at(const fathom::testing::TempDir& scratch, const std::string& sweep,
-                      const std::string& at) {
+                      const std::string& at,
+                      const experiments::BudgetsRenderer& render_budgets = nullptr) {
   const auto store = db::Store::open((scratch.path() / "runs.db").string(), db::OpenMode::ReadOnly);
   experiments::ReportOptions options;
   options.out_dir = (scratch.path() / "report").string();
   options.at = experiments::parse_budget(at, "test");
+  options.render_budgets = render_budgets;
   return read_text(experiments::write_report(store, sweep, options));
 }
 
@@ -91,8 +93,9 @@ TEST(Report, ASweepOfUnequalCostIsTabledAtEqualComputeToo) {
       << budget_table;
   EXPECT_NE(budget_table.find("| 18 | 25.00 ± 1.41 |"), std::string::npos) << budget_table;
   EXPECT_NE(budget_table.find("| 6 | 16.00 ± 1.41 |"), std::string::npos) << budget_table;
-  // Two depths: no best depth to say.
+  // Two depths: no best depth to say, nor its figure.
   EXPECT_EQ(text.find("Best layers at this budget"), std::string::npos) << text;
+  EXPECT_EQ(text.find("budgets-"), std::string::npos) << text;
 }
 
 // Three depths at `--at update=100`: under the table, the depth where a parabola in ln(depth)
@@ -115,7 +118,23 @@ TEST(Report, ATableAtABudgetOverThreeDepthsSaysTheBestDepth) {
       store.finish_run(id, "finished");
     }
   }
-  const std::string text = report_at(scratch, "depth", "update=100");
+  std::vector<experiments::BudgetsRequest> drawn;
+  const std::string text =
+      report_at(scratch, "depth", "update=100", [&](const experiments::BudgetsRequest& r) {
+        drawn.push_back(r);
+        return r.file_stem + ".png";
+      });
+  // Its figure: the table's metric against the depth at the budget, one line (no rows).
+  ASSERT_EQ(drawn.size(), 1u);
+  EXPECT_EQ(drawn[0].sweep, "depth");
+  EXPECT_EQ(drawn[0].x, "model.layers");
+  EXPECT_EQ(drawn[0].rows, "");
+  EXPECT_EQ(drawn[0].metric, "valid_ppl");
+  EXPECT_EQ(drawn[0].at.axis, "update");
+  EXPECT_EQ(drawn[0].at.x, 100);
+  EXPECT_NE(text.find("![valid_ppl against layers at the budget](budgets-valid_ppl.png)"),
+            std::string::npos)
+      << text;
   const auto at_budget = text.find("### valid_ppl at update <= 100");
   ASSERT_NE(at_budget, std::string::npos) << text;
   const std::string section = text.substr(at_budget);

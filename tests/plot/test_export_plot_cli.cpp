@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "db/store.h"
 #include "experiments/report.h"
+#include "experiments/value_at_budget.h"
 #include "plot/figure.h"
 #include "tests/support/temp_dir.h"
 
@@ -177,6 +178,19 @@ TEST_F(ExportPlotCli, BudgetsDrawsALinePerBudgetOverTheDepths) {
   EXPECT_TRUE(std::isnan(figure.series[0].y[1]));
   EXPECT_DOUBLE_EQ(figure.series[1].y[0], 2.8);
   EXPECT_DOUBLE_EQ(figure.series[1].y[1], 3.6);
+  // A report's renderer draws the same figure at page width into its folder.
+  const auto store = fathom::db::Store::open(options.db, fathom::db::OpenMode::ReadOnly);
+  const auto render = fathom::cli::report_budgets_renderer(store, scratch->path().string());
+  ASSERT_TRUE(render);
+  fathom::experiments::BudgetsRequest request;
+  request.sweep = "d";
+  request.x = "model.layers";
+  request.metric = "valid_loss";
+  request.at = fathom::experiments::parse_budget("compute=2e12", "test");
+  request.select_by = "valid_loss";
+  request.file_stem = "budgets-valid_loss";
+  EXPECT_EQ(render(request), "budgets-valid_loss.png");
+  EXPECT_EQ(QImage(QString::fromStdString(temp_path("budgets-valid_loss.png"))).width(), 2070);
   EXPECT_THROW(run(options, {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "flops=1e12",
                              "--out", temp_path("x.png")}),
                fathom::InputError);
