@@ -11,12 +11,6 @@ namespace {
 constexpr int kOptimumResamples = 2000;
 constexpr unsigned long long kOptimumSeed = 20220329;  // Hoffmann et al.'s arXiv date
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
-
 }  // namespace
 
 bool AxisOptimum::inconclusive() const {
@@ -30,17 +24,17 @@ std::string AxisOptimum::text() const {
     return head + "no optimum: " + std::to_string(points) + (points == 1 ? " point" : " points") +
            " with a value at the budget (3 needed)";
   if (!best.bracketed)
-    return head + "best at the grid's end, " + axis + " " + number(best.grid_x) +
+    return head + "best at the grid's end, " + axis + " " + three_digits(best.grid_x) +
            ": the optimum may lie beyond it (extend the grid to bracket it)";
-  const std::string best_x = "best " + axis + " " + number(best.x);
+  const std::string best_x = "best " + axis + " " + three_digits(best.x);
   if (std::isnan(best.ci_lo))
-    return head + best_x + " (the grid's best " + number(best.grid_x) +
+    return head + best_x + " (the grid's best " + three_digits(best.grid_x) +
            "; a value with one seed: no interval)";
-  const std::string ci = "95 % CI " + number(best.ci_lo) + "-" + number(best.ci_hi);
+  const std::string ci = "95 % CI " + three_digits(best.ci_lo) + "-" + three_digits(best.ci_hi);
   if (inconclusive())
     return head + best_x + ", " + ci + " reaches the grid's end: inconclusive whether the " +
-           "optimum lies inside " + number(grid_lo) + "-" + number(grid_hi);
-  return head + best_x + " (" + ci + "; the grid's best " + number(best.grid_x) + ")";
+           "optimum lies inside " + three_digits(grid_lo) + "-" + three_digits(grid_hi);
+  return head + best_x + " (" + ci + "; the grid's best " + three_digits(best.grid_x) + ")";
 }
 
 AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
@@ -65,6 +59,22 @@ AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
   o.grid_hi = kept_x.back();
   if (o.points >= 3) o.best = grid_optimum(kept_x, kept, kOptimumResamples, kOptimumSeed);
   return o;
+}
+
+ComparisonTable as_one_line(const ComparisonTable& t) {
+  ComparisonTable line = t;
+  line.row_key.clear();
+  line.col_key = t.row_key;
+  line.row_labels = {t.metric};
+  line.col_labels = t.row_labels;
+  line.cells.assign(1, {});
+  for (const auto& row : t.cells) line.cells[0].push_back(row.front());
+  return line;
+}
+
+std::string short_axis_key(const std::string& key) {
+  const std::string first = key.substr(0, key.find('+'));
+  return first.substr(first.rfind('.') + 1);
 }
 
 std::vector<double> numeric_columns(const ComparisonTable& t) {

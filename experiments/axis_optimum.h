@@ -33,6 +33,13 @@ AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
                          const std::vector<std::vector<double>>& values,
                          bool higher_is_better = false);
 
+// A table of one column as one row: the metric the line, its rows' values the columns (a
+// sweep of one axis group, drawn or searched along it); the notes kept.
+ComparisonTable as_one_line(const ComparisonTable& t);
+
+// "model.encoder_layers" -> "encoder_layers"; a zip group by its first key.
+std::string short_axis_key(const std::string& key);
+
 // A table's column labels as numbers (a zip group's "6 / 6" by its first value), or empty where
 // one is not a number.
 std::vector<double> numeric_columns(const ComparisonTable& t);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -20,6 +21,12 @@ double log_optimum(const std::vector<double>& x, const std::vector<double>& mean
 }
 
 }  // namespace
+
+std::string three_digits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
 
 double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2) {
   // Newton's divided differences: y = y0 + d1 (x - x0) + c (x - x0)(x - x1).

@@ -6,6 +6,7 @@
 // seeds: each draw resamples every grid point's seeds and finds the draw's optimum. The best
 // learning rate of a curve (experiments/lr_transfer.h) and the best depth at a budget
 // (plot/budgets_figure.h) are both this.
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,9 @@ double parabola_vertex(double x0, double x1, double x2, double y0, double y1, do
 // The 2.5th and 97.5th percentiles of `draws` (linear between order statistics: Hyndman & Fan
 // type 7); not empty.
 std::pair<double, double> percentiles_95(std::vector<double> draws);
+
+// An optimum, its interval or a grid value as its tables and figures print it: "%.3g".
+std::string three_digits(double v);
 
 struct GridOptimum {
   double x = 0;            // the fitted optimum, exp(vertex); the grid's best where unbracketed

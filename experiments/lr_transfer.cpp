@@ -17,12 +17,6 @@ namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-std::string transfer_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 // Least-squares slope of y on x; NaN for fewer than two distinct x.
 double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() < 2) return kNan;
@@ -198,9 +192,9 @@ TextTable lr_transfer_table(const LrTransfer& t) {
         !r.best.bracketed ? "unbracketed"
         : std::isnan(r.best.ci_lo)
             ? "n/a (1 seed)"
-            : "[" + transfer_number(r.best.ci_lo) + ", " + transfer_number(r.best.ci_hi) + "]";
-    table.rows.push_back({r.method, transfer_number(r.depth), transfer_number(r.best.lr), interval,
-                          transfer_number(r.best.grid_lr) + (r.best.bracketed ? "" : " (an end)")});
+            : "[" + three_digits(r.best.ci_lo) + ", " + three_digits(r.best.ci_hi) + "]";
+    table.rows.push_back({r.method, three_digits(r.depth), three_digits(r.best.lr), interval,
+                          three_digits(r.best.grid_lr) + (r.best.bracketed ? "" : " (an end)")});
   }
   return table;
 }
@@ -209,11 +203,11 @@ TextTable lr_transfer_slope_table(const LrTransfer& t) {
   TextTable table;
   table.header = {"curve", "depths", "slope of ln(best lr) on ln(depth)", "95 % interval"};
   for (const auto& s : t.slopes) {
-    std::string slope = std::isnan(s.slope) ? "n/a (1 depth)" : transfer_number(s.slope);
+    std::string slope = std::isnan(s.slope) ? "n/a (1 depth)" : three_digits(s.slope);
     if (!std::isnan(s.slope) && !s.bracketed) slope += " (an optimum unbracketed: a bound)";
-    const std::string interval = std::isnan(s.ci_lo) ? "-"
-                                                     : "[" + transfer_number(s.ci_lo) + ", " +
-                                                           transfer_number(s.ci_hi) + "]";
+    const std::string interval =
+        std::isnan(s.ci_lo) ? "-"
+                            : "[" + three_digits(s.ci_lo) + ", " + three_digits(s.ci_hi) + "]";
     table.rows.push_back({s.method, std::to_string(s.depths), slope, interval});
   }
   return table;

@@ -46,29 +46,19 @@ namespace {
 // compute-optimal depth of each method.
 void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget& budget,
                   BudgetsRequest request, const BudgetsRenderer& render) {
-  ComparisonTable t = table;
-  std::string key = table.col_key, lines = table.row_key;
-  if (table.col_labels.size() == 1 && numeric_columns(table).empty()) {
-    // One column: the rows are the axis and the metric the one line.
-    t.col_key = key = table.row_key;
-    lines.clear();
-    t.row_labels = {table.metric};
-    t.col_labels = table.row_labels;
-    t.cells.assign(1, {});
-    for (const auto& row : table.cells) t.cells[0].push_back(row.front());
-  }
+  // One column: the rows are the axis and the metric the one line.
+  const ComparisonTable t =
+      table.col_labels.size() == 1 && numeric_columns(table).empty() ? as_one_line(table) : table;
   if (numeric_columns(t).size() < 3) return;
   // A zip group (encoder_layers+decoder_layers) by its first key, as its labels' first part.
-  const std::string first = key.substr(0, key.find('+'));
-  const std::string axis = first.substr(first.rfind('.') + 1);
+  const std::string first = t.col_key.substr(0, t.col_key.find('+'));
+  const std::string axis = short_axis_key(t.col_key), lines = t.row_key;
   const bool higher = db::metric::higher_is_better(table.metric).value_or(false);
-  char at[64];
-  std::snprintf(at, sizeof at, "%s=%.6g", budget.axis.c_str(), budget.x);
   out << "Best " << axis << " at this budget: the vertex of the parabola in ln(" << axis
       << ") through the best mean and its two neighbours, with a 95 % percentile bootstrap "
          "interval over seeds (`fathom export plot budgets --metric "
       << table.metric << " --x " << first << (lines.empty() ? "" : " --rows " + lines) << " --at "
-      << at << "` draws it):\n\n";
+      << budget_setting(budget) << "` draws it):\n\n";
   for (const AxisOptimum& optimum : row_optima(t, axis, higher))
     out << "- " << optimum.text() << "\n";
   out << "\n";

@@ -54,14 +54,12 @@ std::string read_early_note(std::vector<std::pair<int64_t, double>> read, const 
   char least[16], most[16];
   std::snprintf(least, sizeof least, "%.0f", 100 * read.front().second);
   std::snprintf(most, sizeof most, "%.0f", 100 * read.back().second);
-  char budget_setting[64];  // as train.valid_at reads it
-  std::snprintf(budget_setting, sizeof budget_setting, "%s=%.6g", b.axis.c_str(), b.x);
   const std::string range = std::string("at ") + least +
                             (std::string(least) == most ? "" : std::string("-") + most) + " %";
   return runs_word(read.size()) + " read " + range + " of the budget, " +
          (read.size() == 1 ? "its" : "their") + " last " + metric + " inside it (" + run_list(ids) +
-         "): compared having trained that much less; train.valid_at: [" +
-         std::string(budget_setting) + "] validates each run just inside it";
+         "): compared having trained that much less; train.valid_at: [" + budget_setting(b) +
+         "] validates each run just inside it";
 }
 
 }  // namespace
@@ -111,6 +109,12 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
   definite.x = *least;
   definite.least = false;
   return definite;
+}
+
+std::string budget_setting(const Budget& b) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%s=%.6g", b.axis.c_str(), b.x);
+  return text;
 }
 
 std::string budget_text(const Budget& b) {

@@ -37,6 +37,8 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
 // The finished runs of `runs`: those a least budget is found among.
 std::vector<int64_t> finished_runs(const std::vector<TableRun>& runs);
 std::vector<int64_t> finished_runs(const std::vector<db::RunRecord>& runs);
+// "compute=2e+15": the budget as --at and train.valid_at read it (a least one by its number).
+std::string budget_setting(const Budget& b);
 // "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.
 std::string budget_text(const Budget& b);
 

@@ -28,11 +28,6 @@ std::vector<double> numeric_labels(const std::vector<std::string>& labels, const
   return out;
 }
 
-// model.encoder_layers -> encoder_layers.
-std::string short_key(const std::string& key) {
-  return key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-}
-
 // One budget's lines: a series per row of the table at it, each with its optimum (and, where
 // bracketed, the optimum's parabola after it).
 void add_budget_lines(const experiments::ComparisonTable& t, const experiments::Budget& at,
@@ -53,7 +48,7 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
       values.push_back(cell.value ? cell.values : std::vector<double>{});
     }
     out.optima.push_back(
-        experiments::axis_optimum(s.name, short_key(q.x), s.x, values,
+        experiments::axis_optimum(s.name, experiments::short_axis_key(q.x), s.x, values,
                                   db::metric::higher_is_better(q.metric).value_or(false)));
     const std::optional<LineSeries> fit = optimum_parabola(out.optima.back(), s);
     out.figure.series.push_back(std::move(s));
@@ -80,7 +75,7 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
   if (q.x.empty())
     throw InputError("fathom export plot budgets", 0, "--x", "name the numeric sweep axis");
   BudgetsFigure out;
-  out.figure.x.label = short_key(q.x);
+  out.figure.x.label = experiments::short_axis_key(q.x);
   out.figure.y.label = q.metric;
   for (const experiments::Budget& asked : q.budgets) {
     const experiments::Budget budget = definite(store, q, asked);
@@ -95,15 +90,7 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     o.at = budget;
     experiments::ComparisonTable t =
         experiments::sweep_comparison_table(store, q.sweep, o, q.where);
-    if (q.rows.empty()) {  // transpose: one row (the line), a column per x value
-      experiments::ComparisonTable line;
-      line.row_labels = {q.metric};
-      line.col_labels = t.row_labels;
-      line.cells.emplace_back();
-      for (auto& row : t.cells) line.cells[0].push_back(row.front());
-      line.notes = t.notes;
-      t = std::move(line);
-    }
+    if (q.rows.empty()) t = experiments::as_one_line(t);  // the line, a column per x value
     // The budget as the tables found it: a least one's number is in the notes.
     const std::string said = experiments::budget_text(budget);
     for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);

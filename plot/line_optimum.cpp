@@ -7,12 +7,6 @@
 namespace fathom::plot {
 namespace {
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
-
 // The parabola through (x0, y0), (x1, y1), (x2, y2) at x (Lagrange's form).
 double parabola_at(const double (&px)[3], const double (&py)[3], double x) {
   double y = 0;
@@ -43,11 +37,12 @@ std::optional<LineSeries> optimum_parabola(const experiments::AxisOptimum& o, co
   const double py[3] = {ys[low - 1], ys[low], ys[low + 1]};
   LineSeries fit;
   fit.fit_of = s.name;
-  fit.name = "best " + number(o.best.x) +
-             (std::isnan(o.best.ci_lo) ? ""
-                                       : (o.inconclusive() ? "?"
-                                                           : " (95 % CI " + number(o.best.ci_lo) +
-                                                                 "-" + number(o.best.ci_hi) + ")"));
+  fit.name = "best " + experiments::three_digits(o.best.x) +
+             (std::isnan(o.best.ci_lo)
+                  ? ""
+                  : (o.inconclusive() ? "?"
+                                      : " (95 % CI " + experiments::three_digits(o.best.ci_lo) +
+                                            "-" + experiments::three_digits(o.best.ci_hi) + ")"));
   constexpr int kSamples = 48;
   for (int k = 0; k <= kSamples; ++k) {
     const double x = xs[low - 1] + (xs[low + 1] - xs[low - 1]) * k / kSamples;
