@@ -72,6 +72,12 @@ ComparisonTable as_one_line(const ComparisonTable& t) {
   return line;
 }
 
+ComparisonTable along_numeric_axis(const ComparisonTable& t) {
+  if (t.col_labels.size() != 1 || !numeric_columns(t).empty()) return t;
+  ComparisonTable line = as_one_line(t);
+  return numeric_columns(line).empty() ? t : line;
+}
+
 std::string short_axis_key(const std::string& key) {
   const std::string first = key.substr(0, key.find('+'));
   return first.substr(first.rfind('.') + 1);

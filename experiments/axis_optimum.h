@@ -37,6 +37,10 @@ AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
 // sweep of one axis group, drawn or searched along it); the notes kept.
 ComparisonTable as_one_line(const ComparisonTable& t);
 
+// A table read along its numeric axis: a table of one column whose rows are numbers (a sweep of
+// one axis group) as one line (as_one_line); any other as it is.
+ComparisonTable along_numeric_axis(const ComparisonTable& t);
+
 // "model.encoder_layers" -> "encoder_layers"; a zip group by its first key.
 std::string short_axis_key(const std::string& key);
 

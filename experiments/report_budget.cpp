@@ -47,8 +47,7 @@ namespace {
 void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget& budget,
                   BudgetsRequest request, const BudgetsRenderer& render) {
   // One column: the rows are the axis and the metric the one line.
-  const ComparisonTable t =
-      table.col_labels.size() == 1 && numeric_columns(table).empty() ? as_one_line(table) : table;
+  const ComparisonTable t = along_numeric_axis(table);
   if (numeric_columns(t).size() < 3) return;
   // A zip group (encoder_layers+decoder_layers) by its first key, as its labels' first part.
   const std::string first = t.col_key.substr(0, t.col_key.find('+'));

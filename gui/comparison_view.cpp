@@ -66,7 +66,6 @@ QString why_no_table(const QString& sweep, const std::vector<db::RunRecord>& run
 const QString kNoColumns = QStringLiteral("(none)");
 const QString kNoRow = QStringLiteral("(none)");
 // Who reads the runs' values, as an error about the budget names it.
-const std::string kCompareTab = "the Compare tab";
 
 // "axis.model.norm" -> "model.norm" (the drop-downs show config keys, not tag names)
 std::string strip_axis(const QString& text) {
@@ -138,50 +137,17 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
   connect(best_variant_, &QCheckBox::toggled, this, &ComparisonView::redraw);
   connect(budget_, &BudgetChoice::changed, this, &ComparisonView::redraw);
   connect(log_, &QCheckBox::toggled, this, &ComparisonView::drawChart);  // the table stays
+  connect(lines_, &QCheckBox::toggled, this, &ComparisonView::drawChart);
 }
 
 void ComparisonView::saveSettings(QSettings& settings) const {
   settings.setValue("compare/logY", log_->isChecked());
+  settings.setValue("compare/lines", lines_->isChecked());
 }
 
 void ComparisonView::restoreSettings(const QSettings& settings) {
   log_->setChecked(settings.value("compare/logY", false).toBool());
-}
-
-plot::BarFigure ComparisonView::chartFigure() const {
-  plot::BarFigure figure = plot::comparison_bar_figure(*current_);
-  figure.y.scale = log_->isChecked() ? plot::Scale::Log : plot::Scale::Linear;
-  if (parent_) figure.references.push_back(*parent_);
-  return figure;
-}
-
-void ComparisonView::drawChart() {
-  plot::clear_plottables(*chart_);
-  if (current_) plot::setup_plot(*chart_, chartFigure(), screen_style(font()));
-  chart_->replot();
-}
-
-std::optional<plot::BarReference> ComparisonView::parentReference(
-    const experiments::TableOptions& options) const {
-  static const std::map<std::string, std::string> kNoTags;
-  std::vector<std::map<std::string, std::string>> runs_tags;
-  for (const auto& r : runs_) {
-    const auto it = tags_.find(r.id);
-    runs_tags.push_back(it == tags_.end() ? kNoTags : it->second);
-  }
-  const auto origin = db::shared_fork_origin(runs_tags);
-  if (!origin) return std::nullopt;
-  const auto parent = std::find_if(all_.begin(), all_.end(),
-                                   [&](const db::RunRecord& r) { return r.id == origin->parent; });
-  if (parent == all_.end()) return std::nullopt;
-  const auto tags = tags_.find(parent->id);
-  std::vector<experiments::TableRun> one = {experiments::table_run(
-      *parent, tags == tags_.end() ? kNoTags : tags->second, options.metric, {})};
-  experiments::TableOptions read = options;
-  if (session_) experiments::read_run_values(one, session_->store, read, kCompareTab);
-  if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
-  return plot::BarReference{*one[0].metric, "parent #" + std::to_string(parent->id) + ": " +
-                                                experiments::report_number(*one[0].metric)};
+  lines_->setChecked(settings.value("compare/lines", true).toBool());
 }
 
 // The choices of what is tabled, and the table (exported as `fathom export table` does).
@@ -259,36 +225,27 @@ QHBoxLayout* ComparisonView::buildOptionsBar() {
   verdicts_->setEnabled(false);
   options_bar->addWidget(verdicts_);
   connect(verdicts_, &QPushButton::clicked, this, &ComparisonView::openVerdicts);
-  log_ = new QCheckBox(QStringLiteral("Lo&g bars"));
+  log_ = new QCheckBox(QStringLiteral("Lo&g y"));
   log_->setToolTip(
-      QStringLiteral("the bars on a logarithmic axis (perplexities that differ by orders of "
-                     "magnitude); a cell at or below 0 then has no bar"));
+      QStringLiteral("the chart's values on a logarithmic axis (perplexities that differ by "
+                     "orders of magnitude); a cell at or below 0 then has no bar or point"));
   options_bar->addSpacing(12);
   options_bar->addWidget(log_);
+  lines_ = new QCheckBox(QStringLiteral("Li&nes"));
+  lines_->setChecked(true);
+  lines_->setToolTip(
+      QStringLiteral("where the columns (or the rows of a one-column table) are three or more "
+                     "numbers -- depths, widths, rates -- draw each row as a line along them, "
+                     "with its best value there: the vertex of the parabola in ln(x) through "
+                     "the best mean and its two neighbours (dashed), with a bootstrap interval "
+                     "over seeds (`fathom export plot budgets` at a budget); else bars"));
+  options_bar->addWidget(lines_);
   options_bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));
   export_button->setToolTip(QStringLiteral("Save the table as Markdown, LaTeX (booktabs) or CSV"));
   options_bar->addWidget(export_button);
   connect(export_button, &QPushButton::clicked, this, &ComparisonView::exportTable);
   return options_bar;
-}
-
-void ComparisonView::buildChart() {
-  note_ = new QLabel;
-  note_->setWordWrap(true);
-  // The table's cells as bars with their 95 % intervals: which differences stand out of the
-  // seeds' noise is seen at a glance, which the table's numbers leave to mental arithmetic.
-  chart_ = new plot::PlotWidget;
-  chart_->setMinimumHeight(160);
-  // Laid out shorter than at set-up: room for the legend above the tallest whisker again.
-  connect(chart_, &QCustomPlot::afterReplot, this, [this] {
-    if (plot::fit_legend_headroom(*chart_)) chart_->replot(QCustomPlot::rpQueuedReplot);
-  });
-  add_export_menu(chart_);
-  set_figure_source(chart_, [this]() -> std::optional<plot::Figure> {
-    if (!current_) return std::nullopt;
-    return chartFigure();  // exported on the scale shown
-  });
 }
 
 void ComparisonView::refill(QComboBox* box, const QStringList& items) {
@@ -465,6 +422,8 @@ void ComparisonView::redraw() {
   const experiments::ComparisonTable& t = *current_;
   QStringList notes;
   for (const auto& n : t.notes) notes << QString::fromStdString(n);
+  notes << optimaNote();
+  notes.removeAll(QString());
   note_->setText(notes.join(QStringLiteral("\n")));
   drawChart();
 }

@@ -2,7 +2,9 @@
 // The comparison view: pick a sweep, a row axis, a column axis and a final metric; the table is
 // `fathom export table`'s (experiments/comparison_table.h): mean +- std over seeds,
 // diverged@step where nothing trained, the best of each column in bold; exported to
-// Markdown, LaTeX or CSV by the same code.
+// Markdown, LaTeX or CSV by the same code. Under it, the table as grouped bars, or as lines
+// along its columns where they are depths (or other numbers) with each row's best depth
+// (comparison_view_chart.cpp).
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "gui/workbench_view.h"
+#include "plot/axis_lines.h"
 #include "plot/figure.h"
 
 class QCheckBox;
@@ -56,11 +59,20 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QComboBox* colsChoice() const { return cols_; }
   // The table as grouped bars with 95 % intervals (plot/comparison_chart.h).
   QCustomPlot* chart() const { return chart_; }
+  // The reader named in errors and notes of the values read for the table.
+  static inline const std::string kCompareTab = "the Compare tab";
   // The line under the table: the table's notes, or why there is no table.
   QLabel* note() const { return note_; }
   // "Log bars": the bars' value axis logarithmic (shown and exported); a cell at or below 0
   // then has no bar.
   QCheckBox* logScale() const { return log_; }
+  // "Lines": where the table's numeric axis (its columns, or the rows of a one-column table)
+  // has three or more values, the chart draws a line per row along it with each row's best
+  // value there (plot/axis_lines.h), and the note says each best; else bars. On unless unticked
+  // (kept across sessions, "compare/lines").
+  QCheckBox* lines() const { return lines_; }
+  // The lines the chart draws, or none where it draws bars.
+  std::optional<plot::AxisLines> chartLines() const;
   // "Best over training": each run's best point of the metric's curve instead of its final value.
   QCheckBox* bestOverTraining() const { return best_; }
   // "Best variant": a cell whose runs differ in another axis shows its best variant, named.
@@ -104,7 +116,10 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void exportTable();
   void drawChart();  // the shown table's bars, on the chosen scale
   // The chart's figure: the table's bars on the chosen scale, and a fork sweep's parent's line.
-  plot::BarFigure chartFigure() const;
+  plot::Figure chartFigure() const;
+  // "Best encoder_layers: ..." with a line per row of the table along its numeric axis; "" where
+  // the axis has fewer than three numbers.
+  QString optimaNote() const;
   // A fork sweep's parent (every run of the sweep a fork of it at one update, db/fork_tags.h):
   // its value of the table's metric, taken as the table takes the runs' (final, best over
   // training, or at the budget) -- the line its rescues' bars are read against; none for any
@@ -124,6 +139,7 @@ class ComparisonView : public QWidget, public WorkbenchView {
   std::optional<experiments::Budget> read_at_;
   void announceBudget(const std::optional<experiments::Budget>& budget);
   QCheckBox* log_ = nullptr;
+  QCheckBox* lines_ = nullptr;
   QPushButton* verdicts_ = nullptr;
   QTableWidget* table_;
   QCustomPlot* chart_ = nullptr;

@@ -7,53 +7,39 @@
 #include "db/metric_presentation.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/value_at_budget.h"
-#include "plot/line_optimum.h"
+#include "plot/axis_lines.h"
 
 namespace fathom::plot {
 namespace {
 
-// The column labels as numbers (a depth); InputError naming --x where one is not.
-std::vector<double> numeric_labels(const std::vector<std::string>& labels, const std::string& x) {
-  std::vector<double> out;
-  for (const auto& label : labels) {
-    char* end = nullptr;
-    const double v = std::strtod(label.c_str(), &end);
-    if (label.empty() || *end != '\0' || !std::isfinite(v))
-      throw InputError("fathom export plot budgets", 0, "--x",
-                       x + " has the value '" + label +
-                           "', not a number: the x axis must be a numeric sweep axis (a depth, a "
-                           "width); put a categorical one in --rows");
-    out.push_back(v);
-  }
-  return out;
-}
-
 // One budget's lines: a series per row of the table at it, each with its optimum (and, where
-// bracketed, the optimum's parabola after it).
+// bracketed, the optimum's parabola after it). InputError naming --x where a column is not a
+// number.
 void add_budget_lines(const experiments::ComparisonTable& t, const experiments::Budget& at,
                       const BudgetsQuery& q, bool several_budgets, BudgetsFigure& out) {
-  const std::vector<double> xs = numeric_labels(t.col_labels, q.x);
-  for (size_t r = 0; r < t.row_labels.size(); ++r) {
-    LineSeries s;
-    std::string name = q.rows.empty() ? "" : t.row_labels[r];
-    if (several_budgets || name.empty())
-      name += (name.empty() ? "" : ", ") + experiments::budget_text(at);
-    s.name = name;
-    std::vector<std::vector<double>> values;
-    for (size_t c = 0; c < xs.size(); ++c) {
-      const experiments::TableCell& cell = t.cells[r][c];
-      s.x.push_back(xs[c]);
-      s.y.push_back(cell.value ? *cell.value : std::nan(""));
-      s.err.push_back(cell.ci95 ? *cell.ci95 : std::nan(""));
-      values.push_back(cell.value ? cell.values : std::vector<double>{});
+  if (experiments::numeric_columns(t).empty()) {
+    experiments::ComparisonTable one = t;  // the first column that is no number, named
+    for (const auto& label : t.col_labels) {
+      one.col_labels = {label};
+      if (experiments::numeric_columns(one).empty())
+        throw InputError("fathom export plot budgets", 0, "--x",
+                         q.x + " has the value '" + label +
+                             "', not a number > 0: the x axis must be a numeric sweep axis (a "
+                             "depth, a width); put a categorical one in --rows");
     }
-    out.optima.push_back(
-        experiments::axis_optimum(s.name, experiments::short_axis_key(q.x), s.x, values,
-                                  db::metric::higher_is_better(q.metric).value_or(false)));
-    const std::optional<LineSeries> fit = optimum_parabola(out.optima.back(), s);
-    out.figure.series.push_back(std::move(s));
-    if (fit) out.figure.series.push_back(*fit);
   }
+  AxisLines lines{std::move(out.figure), std::move(out.optima)};
+  add_axis_lines(
+      t, experiments::short_axis_key(q.x), db::metric::higher_is_better(q.metric).value_or(false),
+      [&](size_t r) {
+        std::string name = q.rows.empty() ? "" : t.row_labels[r];
+        if (several_budgets || name.empty())
+          name += (name.empty() ? "" : ", ") + experiments::budget_text(at);
+        return name;
+      },
+      lines);
+  out.figure = std::move(lines.figure);
+  out.optima = std::move(lines.optima);
 }
 
 // A least budget found among the finished runs the filter keeps, as a table of them finds it:
@@ -96,11 +82,7 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);
     add_budget_lines(t, budget, q, q.budgets.size() > 1, out);
   }
-  // Depths are counts: no tick at 2.5 layers.
-  out.figure.x.whole_numbers = true;
-  for (const auto& s : out.figure.series)
-    if (s.fit_of.empty())
-      for (double x : s.x) out.figure.x.whole_numbers &= x == std::floor(x);
+  fit_x_axis(out.figure);
   return out;
 }
 
