@@ -24,6 +24,7 @@
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
 #include "plot/budgets_figure.h"
+#include "plot/budgets_json.h"
 #include "plot/export.h"
 #include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
@@ -107,22 +108,6 @@ void report(const GlobalOptions& global, const nlohmann::json& written,
             nlohmann::json more = nlohmann::json::object()) {
   more["files"] = written;
   if (global.json) std::cout << more.dump(2) << "\n";
-}
-
-// A budgets figure's optima as --json gives them (NaN as null).
-nlohmann::json optima_json(const std::vector<experiments::AxisOptimum>& optima) {
-  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& o : optima)
-    out.push_back({{"line", o.line},
-                   {"points", o.points},
-                   {"best", o.points >= 3 ? number(o.best.x) : nlohmann::json()},
-                   {"grid_best", o.points >= 3 ? number(o.best.grid_x) : nlohmann::json()},
-                   {"ci95", {number(o.best.ci_lo), number(o.best.ci_hi)}},
-                   {"bracketed", o.best.bracketed},
-                   {"inconclusive", o.inconclusive()},
-                   {"says", o.text()}});
-  return out;
 }
 
 struct CurvesArgs {
@@ -326,7 +311,8 @@ void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
   CLI::App* cmd = plot_cmd->add_subcommand(
       "budgets",
       "A metric against a numeric sweep axis (depth) at equal budgets, a line per budget and "
-      "row value, with 95 % intervals over seeds: the isoFLOP view");
+      "row value, with 95 % intervals over seeds and each line's best x: the isoFLOP view; "
+      "over three budgets or more, how each row's best x grows with the budget (its exponent)");
   cmd->add_option("--sweep", args->query.sweep, "the sweep")->required();
   cmd->add_option("--x", args->query.x, "a sweep axis with numeric values, e.g. model.layers")
       ->required();
@@ -353,9 +339,12 @@ void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
     write(figure, args->output.out, args->output, global, written);
     if (!global.json) {
       for (const auto& o : made.optima) std::cout << "optimum: " << o.text() << "\n";
+      for (const auto& s : made.scalings) std::cout << "scaling: " << s.text() << "\n";
       for (const auto& note : made.notes) std::cout << "note: " << note << "\n";
     }
-    report(global, written, {{"optima", optima_json(made.optima)}});
+    report(global, written,
+           {{"optima", plot::optima_json(made.optima)},
+            {"scalings", plot::scalings_json(made.scalings)}});
   });
 }
 

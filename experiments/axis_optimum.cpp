@@ -96,14 +96,19 @@ std::vector<double> numeric_columns(const ComparisonTable& t) {
   return xs;
 }
 
+std::vector<size_t> columns_by_value(const std::vector<double>& labels) {
+  std::vector<size_t> order(labels.size());
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return labels[a] < labels[b]; });
+  return order;
+}
+
 std::vector<AxisOptimum> row_optima(const ComparisonTable& t, const std::string& axis,
                                     bool higher_is_better) {
   const std::vector<double> labels = numeric_columns(t);
   if (labels.empty()) return {};
-  std::vector<size_t> order(labels.size());  // the columns by value: as the sweep lists them
-  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return labels[a] < labels[b]; });
+  const std::vector<size_t> order = columns_by_value(labels);
   std::vector<double> xs;
   for (size_t c : order) xs.push_back(labels[c]);
   std::vector<AxisOptimum> out;

@@ -48,6 +48,10 @@ std::string short_axis_key(const std::string& key);
 // one is not a number.
 std::vector<double> numeric_columns(const ComparisonTable& t);
 
+// The indices of `labels` in ascending order of their values (equal ones as listed): a line is
+// read left to right, and an optimum's neighbours are the next smaller and larger values.
+std::vector<size_t> columns_by_value(const std::vector<double>& labels);
+
 // The optimum over the columns of each row of `t` (numeric columns, ascending), each cell's
 // finished runs' values; empty where the columns are not numbers.
 std::vector<AxisOptimum> row_optima(const ComparisonTable& t, const std::string& axis,

@@ -71,7 +71,9 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
   // keeps its reported values and, to be chosen on, its selection metric's values.
   std::map<std::vector<std::string>, std::vector<double>> variants, selections;
   std::map<std::vector<std::string>, std::vector<int64_t>> variant_runs;  // any status
+  std::map<std::vector<std::string>, std::vector<int64_t>> variant_value_runs;
   std::vector<double> pooled;
+  std::vector<int64_t> pooled_runs;
   for (const auto* r : runs) {
     cell.run_ids.push_back(r->id);
     std::vector<std::string> variant;
@@ -86,12 +88,15 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
     }
     if (r->status != db::status::kFinished || !r->metric || !std::isfinite(*r->metric)) continue;
     variants[variant].push_back(*r->metric);
+    variant_value_runs[variant].push_back(r->id);
     pooled.push_back(*r->metric);
+    pooled_runs.push_back(r->id);
     if (auto it = r->final_metrics.find(options.select_by); it != r->final_metrics.end())
       selections[variant].push_back(it->second);
   }
   if (options.agg == CellAgg::Mean || variant_keys.empty()) {
     cell.values = pooled;
+    cell.value_runs = pooled_runs;
   } else {
     // Choosing on the reported metric itself follows the table's direction (--direction).
     const bool select_up =
@@ -103,6 +108,7 @@ TableCell make_cell(const std::vector<const TableRun*>& runs, const TableOptions
       if (chosen_by && (select_up ? by.mean <= *chosen_by : by.mean >= *chosen_by)) continue;
       chosen_by = by.mean;
       cell.values = values;
+      cell.value_runs = variant_value_runs.at(variant);
       cell.run_ids = variant_runs.at(variant);
       cell.variant.clear();
       for (size_t i = 0; i < variant.size(); ++i)

@@ -115,12 +115,13 @@ struct TableOptions {
 };
 
 struct TableCell {
-  int runs = 0;                 // runs in the cell
-  int used = 0;                 // finished runs whose metric went into the value
-  std::optional<double> value;  // mean (or best variant's mean); none when nothing finished
-  std::optional<double> std;    // sample std of the runs behind `value` (needs >= 2)
-  std::optional<double> ci95;   // half the width of the 95 % t-interval of the mean (n >= 2)
-  std::vector<double> values;   // the finished runs' values behind `value`
+  int runs = 0;                     // runs in the cell
+  int used = 0;                     // finished runs whose metric went into the value
+  std::optional<double> value;      // mean (or best variant's mean); none when nothing finished
+  std::optional<double> std;        // sample std of the runs behind `value` (needs >= 2)
+  std::optional<double> ci95;       // half the width of the 95 % t-interval of the mean (n >= 2)
+  std::vector<double> values;       // the finished runs' values behind `value`
+  std::vector<int64_t> value_runs;  // the run behind each of `values`, in their order
   // Against the `versus` row's cell of its column: Welch's two-sided p-value over the two
   // cells' seeds. None for the versus row itself, and when a side has fewer than two seeds
   // (then p_needs_seeds: the table says "n < 2" instead of a p-value).

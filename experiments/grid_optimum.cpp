@@ -7,20 +7,14 @@
 #include <random>
 
 namespace fathom::experiments {
-namespace {
-
-// ln(optimum) of one set of means over ln(x): the vertex around the lowest mean, or the lowest
-// mean's x at an end of the grid. `bracketed` says which.
-double log_optimum(const std::vector<double>& x, const std::vector<double>& means,
-                   bool* bracketed) {
+double log_grid_optimum(const std::vector<double>& x, const std::vector<double>& means,
+                        bool* bracketed) {
   const size_t i =
       static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
   *bracketed = i > 0 && i + 1 < x.size();
   if (!*bracketed) return x[i];
   return parabola_vertex(x[i - 1], x[i], x[i + 1], means[i - 1], means[i], means[i + 1]);
 }
-
-}  // namespace
 
 std::string three_digits(double v) {
   char text[32];
@@ -65,7 +59,7 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
   const size_t lowest =
       static_cast<size_t>(std::min_element(means.begin(), means.end()) - means.begin());
   out.grid_x = xs[lowest];
-  out.x = std::exp(log_optimum(x, means, &out.bracketed));
+  out.x = std::exp(log_grid_optimum(x, means, &out.bracketed));
   std::mt19937_64 draw(seed);
   std::vector<double> resampled(xs.size());
   bool resamplable = true;
@@ -77,7 +71,7 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
       resampled[i] = sum / static_cast<double>(values[i].size());
     }
     bool inside = false;
-    out.draws.push_back(log_optimum(x, resampled, &inside));
+    out.draws.push_back(log_grid_optimum(x, resampled, &inside));
   }
   if (out.bracketed && resamplable && !out.draws.empty()) {
     const auto [lo, hi] = percentiles_95(out.draws);

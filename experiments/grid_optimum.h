@@ -16,6 +16,11 @@ namespace fathom::experiments {
 // within [x0, x2]; x1 when the three points are not convex (a flat or falling middle).
 double parabola_vertex(double x0, double x1, double x2, double y0, double y1, double y2);
 
+// ln(optimum) of one set of means (lower is better) over ln(x) ascending: the vertex around the
+// lowest mean, or the lowest mean's ln(x) at an end of the grid; `bracketed` says which.
+double log_grid_optimum(const std::vector<double>& ln_x, const std::vector<double>& means,
+                        bool* bracketed);
+
 // The 2.5th and 97.5th percentiles of `draws` (linear between order statistics: Hyndman & Fan
 // type 7); not empty.
 std::pair<double, double> percentiles_95(std::vector<double> draws);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "db/metric_presentation.h"
 #include "plot/comparison_chart.h"
@@ -15,12 +14,7 @@ void add_axis_lines(const experiments::ComparisonTable& t, const std::string& ax
                     AxisLines& out) {
   const std::vector<double> labels = experiments::numeric_columns(t);
   if (labels.empty()) return;
-  // The columns by value: a line is drawn left to right, and the optimum's neighbours are the
-  // next smaller and larger values.
-  std::vector<size_t> order(labels.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return labels[a] < labels[b]; });
+  const std::vector<size_t> order = experiments::columns_by_value(labels);
   for (size_t r = 0; r < t.row_labels.size(); ++r) {
     LineSeries s;
     s.name = name(r);

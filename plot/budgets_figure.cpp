@@ -1,5 +1,6 @@
 #include "plot/budgets_figure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -63,6 +64,8 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
   BudgetsFigure out;
   out.figure.x.label = experiments::short_axis_key(q.x);
   out.figure.y.label = q.metric;
+  std::vector<double> budgets;  // and the tables at them, for the exponent
+  std::vector<experiments::ComparisonTable> tables;
   for (const experiments::Budget& asked : q.budgets) {
     const experiments::Budget budget = definite(store, q, asked);
     experiments::TableOptions o;
@@ -81,7 +84,16 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     const std::string said = experiments::budget_text(budget);
     for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);
     add_budget_lines(t, budget, q, q.budgets.size() > 1, out);
+    budgets.push_back(budget.x);
+    tables.push_back(std::move(t));
   }
+  const bool one_axis = std::all_of(q.budgets.begin(), q.budgets.end(), [&](const auto& b) {
+    return b.axis == q.budgets.front().axis;
+  });
+  if (one_axis && q.budgets.size() >= size_t(experiments::kScalingBudgets))
+    out.scalings = experiments::row_scalings(
+        budgets, tables, experiments::short_axis_key(q.x), q.budgets.front().axis,
+        db::metric::higher_is_better(q.metric).value_or(false));
   fit_x_axis(out.figure);
   return out;
 }

@@ -11,6 +11,7 @@
 #include "db/store.h"
 #include "experiments/axis_optimum.h"
 #include "experiments/comparison_table.h"
+#include "experiments/optimum_scaling.h"
 #include "plot/figure.h"
 
 namespace fathom::plot {
@@ -31,6 +32,9 @@ struct BudgetsQuery {
 struct BudgetsFigure {
   LineFigure figure;  // with each bracketed optimum's parabola, dashed, in its line's colour
   std::vector<experiments::AxisOptimum> optima;  // one per line (the figure draws its parabola)
+  // With three budgets or more of one axis: how each row's best x grows with the budget
+  // (experiments/optimum_scaling.h), one per row.
+  std::vector<experiments::OptimumScaling> scalings;
   // Each budget's table notes (the budget found for a least one, runs left out or read short
   // of it), prefixed by the budget.
   std::vector<std::string> notes;

@@ -196,6 +196,56 @@ TEST_F(ExportPlotCli, BudgetsDrawsALinePerBudgetOverTheDepths) {
                fathom::InputError);
 }
 
+// Over three budgets `budgets` says how the best depth grows with the budget: depths 2, 4, 8,
+// the vertex in ln(depth) at ln 4 + d ln 2 for d = -0.2, 0, 0.2 at updates 100, 200, 400 (means
+// 2 + (1 + 2d)/2, 2, 2 + (1 - 2d)/2): exponent 0.2 ln 2 / ln 2 = 0.2.
+TEST_F(ExportPlotCli, BudgetsSaysTheBestDepthsExponentOverThreeBudgets) {
+  fathom::cli::GlobalOptions options;
+  options.db = temp_path("scaling.db");
+  {
+    auto store = fathom::db::Store::open(options.db);
+    const int depths[3] = {2, 4, 8};
+    for (int i = 0; i < 3; ++i)
+      for (int seed : {-1, 1}) {
+        fathom::db::NewRun run;
+        run.name = "d/" + std::to_string(depths[i]) + "/" + std::to_string(seed);
+        run.sweep = "d";
+        const int64_t id = store.create_run(run);
+        store.set_tag(id, "axis.model.layers", std::to_string(depths[i]));
+        std::vector<fathom::db::MetricRow> rows;
+        for (int k = 0; k < 3; ++k) {
+          const double d = 0.2 * (k - 1), means[3] = {2 + (1 + 2 * d) / 2, 2, 2 + (1 - 2 * d) / 2};
+          rows.emplace_back(100 << k, "valid_loss", means[i] + 0.01 * seed, 0.0);
+        }
+        store.write_metrics(id, rows);
+        store.finish_run(id, "finished");
+      }
+  }
+  const std::vector<std::string> args = {"budgets",
+                                         "--sweep",
+                                         "d",
+                                         "--x",
+                                         "model.layers",
+                                         "--at",
+                                         "update=100,update=200,update=400",
+                                         "--out",
+                                         temp_path("scaling.png")};
+  ::testing::internal::CaptureStdout();
+  run(options, args);
+  const std::string said = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(said.find("scaling: valid_loss: best layers grows as update^0.2 (95 % CI "),
+            std::string::npos)
+      << said;
+  options.json = true;
+  ::testing::internal::CaptureStdout();
+  run(options, args);
+  const auto listed = nlohmann::json::parse(::testing::internal::GetCapturedStdout());
+  ASSERT_EQ(listed.at("scalings").size(), 1u);
+  EXPECT_NEAR(listed["scalings"][0]["exponent"].get<double>(), 0.2, 1e-9);
+  EXPECT_EQ(listed["scalings"][0]["budgets"], 3);
+  EXPECT_FALSE(listed["scalings"][0]["inconclusive"].get<bool>());
+}
+
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();

@@ -1,0 +1,42 @@
+#include "plot/budgets_json.h"
+
+#include <cmath>
+
+namespace fathom::plot {
+namespace {
+
+nlohmann::json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json optima_json(const std::vector<experiments::AxisOptimum>& optima) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& o : optima)
+    out.push_back({{"line", o.line},
+                   {"points", o.points},
+                   {"best", o.points >= 3 ? finite_or_null(o.best.x) : nlohmann::json()},
+                   {"grid_best", o.points >= 3 ? finite_or_null(o.best.grid_x) : nlohmann::json()},
+                   {"ci95", {finite_or_null(o.best.ci_lo), finite_or_null(o.best.ci_hi)}},
+                   {"bracketed", o.best.bracketed},
+                   {"inconclusive", o.inconclusive()},
+                   {"says", o.text()}});
+  return out;
+}
+
+nlohmann::json scalings_json(const std::vector<experiments::OptimumScaling>& scalings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : scalings)
+    out.push_back({{"line", s.line},
+                   {"budget_axis", s.budget_axis},
+                   {"budgets", s.budgets},
+                   {"budgets_asked", s.budgets_asked},
+                   {"exponent", finite_or_null(s.exponent)},
+                   {"ci95", {finite_or_null(s.ci_lo), finite_or_null(s.ci_hi)}},
+                   {"inconclusive", s.inconclusive()},
+                   {"says", s.text()}});
+  return out;
+}
+
+}  // namespace fathom::plot
