@@ -31,6 +31,7 @@
 #include "plot/lr_transfer_figure.h"
 #include "plot/parallel_coordinates.h"
 #include "plot/probe_figures.h"
+#include "plot/scaling_figure.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -306,6 +307,7 @@ void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
     plot::BudgetsQuery query;
     std::vector<std::string> at;
     OutputArgs output;
+    std::string scaling_out;  // the best x against the budget (plot/scaling_figure.h)
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = plot_cmd->add_subcommand(
@@ -326,17 +328,33 @@ void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
       ->delimiter(',')
       ->required();
   cmd->add_option("--where", args->query.where, kWhereHelp);
+  cmd->add_option("--scaling-out", args->scaling_out,
+                  "also draw each row's best x against the budget, log-log, with its fitted "
+                  "power law (three budgets or more), to this file");
   add_output_options(cmd, args->output);
   cmd->callback([&global, args] {
     plot::format_for_path(args->output.out);
+    if (!args->scaling_out.empty()) plot::format_for_path(args->scaling_out);
     for (const auto& text : args->at)
       args->query.budgets.push_back(experiments::parse_budget(text, "fathom export plot budgets"));
     const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
     const plot::BudgetsFigure made = plot::budgets_figure(store, args->query);
+    if (!args->scaling_out.empty() && made.scalings.empty())
+      throw InputError("fathom export plot budgets", 0, "--scaling-out",
+                       "name three budgets or more of one axis in --at");
     const plot::Figure figure = made.figure;
     save_json({figure}, args->output.save_json);
     nlohmann::json written = nlohmann::json::array();
     write(figure, args->output.out, args->output, global, written);
+    if (!args->scaling_out.empty()) {
+      // No bracketed optimum is a finding, not an error: the optimum: lines say where each is.
+      const plot::LineFigure scaling = plot::optimum_scaling_figure(made.scalings);
+      if (!scaling.series.empty())
+        write(scaling, args->scaling_out, args->output, global, written);
+      else if (!global.json)
+        std::cout << "not written: " << args->scaling_out
+                  << " (no line's best x is bracketed at any budget)\n";
+    }
     if (!global.json) {
       for (const auto& o : made.optima) std::cout << "optimum: " << o.text() << "\n";
       for (const auto& s : made.scalings) std::cout << "scaling: " << s.text() << "\n";

@@ -109,7 +109,7 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
   out.axis = axis;
   out.budget_axis = budget_axis;
   out.budgets_asked = static_cast<int>(at.size());
-  out.exponent = out.ci_lo = out.ci_hi = kNoValue;
+  out.exponent = out.log_coefficient = out.ci_lo = out.ci_hi = kNoValue;
   // The point estimate: each budget's optimum from all its runs; the fit over the bracketed.
   std::vector<ScalingGrid> fitted;
   std::map<double, std::vector<int64_t>> all;  // each x's runs over every budget fitted
@@ -124,6 +124,8 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
     if (!bracketed) continue;
     ln_c.push_back(g.ln_budget);
     ln_best.push_back(best);
+    out.fit_budgets.push_back(b.budget);
+    out.fit_best.push_back(std::exp(best));
     for (const auto& [x, ids] : runs) {
       auto& pool = all[x];
       for (int64_t id : ids)
@@ -136,6 +138,9 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
   out.budget_lo = std::exp(*std::min_element(ln_c.begin(), ln_c.end()));
   out.budget_hi = std::exp(*std::max_element(ln_c.begin(), ln_c.end()));
   out.exponent = least_squares_slope(ln_c, ln_best);
+  double mean_c = 0, mean_best = 0;  // the line passes through the means
+  for (size_t k = 0; k < ln_c.size(); ++k) mean_c += ln_c[k], mean_best += ln_best[k];
+  out.log_coefficient = (mean_best - out.exponent * mean_c) / static_cast<double>(ln_c.size());
   bool resamplable = true;
   for (const ScalingGrid& g : fitted) resamplable = resamplable && g.resamplable;
   if (!resamplable || std::isnan(out.exponent)) return out;

@@ -31,8 +31,11 @@ struct OptimumScaling {
   int budgets = 0;                      // budgets whose optimum is bracketed: the fit's points
   int budgets_asked = 0;                // budgets with the line
   double budget_lo = 0, budget_hi = 0;  // the fit's budgets' range
-  double exponent = 0;                  // a; NaN without a fit
-  double ci_lo = 0, ci_hi = 0;          // a's 95 % interval; NaN with one run an x
+  // The fit's points: each bracketed budget and its best x (the figure of x* against C).
+  std::vector<double> fit_budgets, fit_best;
+  double exponent = 0;          // a; NaN without a fit
+  double log_coefficient = 0;   // ln k: x* = k C^a; NaN without a fit
+  double ci_lo = 0, ci_hi = 0;  // a's 95 % interval; NaN with one run an x
   // The interval holds 0 inside it: whether the best x grows or shrinks with the budget is
   // undecided.
   bool inconclusive() const;

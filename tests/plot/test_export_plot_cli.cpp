@@ -244,6 +244,16 @@ TEST_F(ExportPlotCli, BudgetsSaysTheBestDepthsExponentOverThreeBudgets) {
   EXPECT_NEAR(listed["scalings"][0]["exponent"].get<double>(), 0.2, 1e-9);
   EXPECT_EQ(listed["scalings"][0]["budgets"], 3);
   EXPECT_FALSE(listed["scalings"][0]["inconclusive"].get<bool>());
+  options.json = false;
+  // --scaling-out: the best depth against the budget, log-log; refused over two budgets.
+  std::vector<std::string> drawn = args;
+  drawn.insert(drawn.end(), {"--scaling-out", temp_path("scaling-fit.png")});
+  ::testing::internal::CaptureStdout();
+  run(options, drawn);
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_GT(QImage(QString::fromStdString(temp_path("scaling-fit.png"))).width(), 0);
+  drawn[6] = "update=100,update=200";
+  EXPECT_THROW(run(options, drawn), fathom::InputError);
 }
 
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
