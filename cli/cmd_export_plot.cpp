@@ -13,6 +13,7 @@
 
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/export_plot_output.h"
 #include "cli/option_checks.h"
 
 #ifdef FATHOM_HAVE_PLOTS
@@ -23,15 +24,12 @@
 #include "experiments/value_at_budget.h"
 #include "plot/analysis_figures.h"
 #include "plot/analysis_kinds.h"
-#include "plot/budgets_figure.h"
-#include "plot/budgets_json.h"
 #include "plot/export.h"
 #include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/lr_transfer_figure.h"
 #include "plot/parallel_coordinates.h"
 #include "plot/probe_figures.h"
-#include "plot/scaling_figure.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -39,77 +37,6 @@ namespace fathom::cli {
 
 #ifdef FATHOM_HAVE_PLOTS
 namespace {
-
-// Options every `export plot` command takes.
-struct OutputArgs {
-  std::string out;              // --out FILE.{png,pdf,svg}
-  std::string size = "column";  // --size column|page|WxH
-  int dpi = 300;                // --dpi (PNG)
-  std::string title;            // --title
-  std::string save_json;        // --save-json FILE: the figure as JSON, to edit and re-draw
-};
-
-void add_output_options(CLI::App* cmd, OutputArgs& args) {
-  cmd->add_option("--out,-o", args.out, "output file; the format comes from .png, .pdf or .svg")
-      ->required();
-  cmd->add_option("--size", args.size,
-                  "column (3.3 x 2.4 in), page (6.9 x 2.8 in) or WxH in inches, e.g. 3.3x2")
-      ->capture_default_str();
-  cmd->add_option("--dpi", args.dpi, "PNG resolution")
-      ->check(CLI::Range(50, 1200))
-      ->capture_default_str();
-  cmd->add_option("--title", args.title,
-                  "figure title (default: a probe heatmap's run, a beta's stack; else none, as "
-                  "papers caption instead)");
-  cmd->add_option("--save-json", args.save_json,
-                  "also write the figure JSON (re-draw it with `export plot figure`)");
-}
-
-void set_title(plot::Figure& figure, const std::string& title) {
-  if (title.empty()) return;
-  std::visit([&](auto& f) { f.title = title; }, figure);
-}
-
-// "fig.png" + "encoder" -> "fig-encoder.png".
-std::string with_suffix(const std::string& path, const std::string& suffix) {
-  if (suffix.empty()) return path;
-  const auto dot = path.rfind('.');
-  return path.substr(0, dot) + "-" + suffix + path.substr(dot);
-}
-
-// The figure size and resolution --size and --dpi ask for.
-plot::ExportOptions export_options(const OutputArgs& args) {
-  plot::ExportOptions options;
-  options.size = plot::parse_size(args.size);
-  options.dpi = args.dpi;
-  return options;
-}
-
-void write(plot::Figure figure, const std::string& path, const OutputArgs& args,
-           const GlobalOptions& global, nlohmann::json& written) {
-  set_title(figure, args.title);
-  plot::export_figure(figure, path, export_options(args));
-  written.push_back(path);
-  if (!global.json) std::cout << "wrote " << path << "\n";
-}
-
-void save_json(const std::vector<plot::Figure>& figures, const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  if (!out) throw InputError(path, 0, "--save-json", "cannot write the file");
-  out << (figures.size() == 1 ? plot::to_json(figures[0]) : [&] {
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& f : figures) all.push_back(plot::to_json(f));
-    return all;
-  }()).dump(1) << "\n";
-}
-
-// --json: the files written, and `more` keys beside them.
-void report(const GlobalOptions& global, const nlohmann::json& written,
-            nlohmann::json more = nlohmann::json::object()) {
-  more["files"] = written;
-  if (global.json) std::cout << more.dump(2) << "\n";
-}
 
 struct CurvesArgs {
   OutputArgs output;
@@ -298,71 +225,6 @@ void add_lr_transfer(CLI::App* plot_cmd, GlobalOptions& global) {
     if (!global.json)
       for (const auto& note : t.notes) std::cout << "note: " << note << "\n";
     report(global, written);
-  });
-}
-
-// `budgets`: a metric against a numeric axis at one or more equal budgets (plot/budgets_figure.h).
-void add_budgets(CLI::App* plot_cmd, GlobalOptions& global) {
-  struct Args {
-    plot::BudgetsQuery query;
-    std::vector<std::string> at;
-    OutputArgs output;
-    std::string scaling_out;  // the best x against the budget (plot/scaling_figure.h)
-  };
-  auto args = std::make_shared<Args>();
-  CLI::App* cmd = plot_cmd->add_subcommand(
-      "budgets",
-      "A metric against a numeric sweep axis (depth) at equal budgets, a line per budget and "
-      "row value, with 95 % intervals over seeds and each line's best x: the isoFLOP view; "
-      "over three budgets or more, how each row's best x grows with the budget (its exponent)");
-  cmd->add_option("--sweep", args->query.sweep, "the sweep")->required();
-  cmd->add_option("--x", args->query.x, "a sweep axis with numeric values, e.g. model.layers")
-      ->required();
-  cmd->add_option("--rows", args->query.rows,
-                  "a line per value of this axis (a+b: a zip group, the method); default one");
-  cmd->add_option("--metric", args->query.metric, "a validation metric (default valid_loss)")
-      ->capture_default_str();
-  cmd->add_option("--at", args->at,
-                  "a budget, repeated or comma-separated: compute=FLOPS, tokens=N, update=N "
-                  "or AXIS=least (export table --at)")
-      ->delimiter(',')
-      ->required();
-  cmd->add_option("--where", args->query.where, kWhereHelp);
-  cmd->add_option("--scaling-out", args->scaling_out,
-                  "also draw each row's best x against the budget, log-log, with its fitted "
-                  "power law (three budgets or more), to this file");
-  add_output_options(cmd, args->output);
-  cmd->callback([&global, args] {
-    plot::format_for_path(args->output.out);
-    if (!args->scaling_out.empty()) plot::format_for_path(args->scaling_out);
-    for (const auto& text : args->at)
-      args->query.budgets.push_back(experiments::parse_budget(text, "fathom export plot budgets"));
-    const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-    const plot::BudgetsFigure made = plot::budgets_figure(store, args->query);
-    if (!args->scaling_out.empty() && made.scalings.empty())
-      throw InputError("fathom export plot budgets", 0, "--scaling-out",
-                       "name three budgets or more of one axis in --at");
-    const plot::Figure figure = made.figure;
-    save_json({figure}, args->output.save_json);
-    nlohmann::json written = nlohmann::json::array();
-    write(figure, args->output.out, args->output, global, written);
-    if (!args->scaling_out.empty()) {
-      // No bracketed optimum is a finding, not an error: the optimum: lines say where each is.
-      const plot::LineFigure scaling = plot::optimum_scaling_figure(made.scalings);
-      if (!scaling.series.empty())
-        write(scaling, args->scaling_out, args->output, global, written);
-      else if (!global.json)
-        std::cout << "not written: " << args->scaling_out
-                  << " (no line's best x is bracketed at any budget)\n";
-    }
-    if (!global.json) {
-      for (const auto& o : made.optima) std::cout << "optimum: " << o.text() << "\n";
-      for (const auto& s : made.scalings) std::cout << "scaling: " << s.text() << "\n";
-      for (const auto& note : made.notes) std::cout << "note: " << note << "\n";
-    }
-    report(global, written,
-           {{"optima", plot::optima_json(made.optima)},
-            {"scalings", plot::scalings_json(made.scalings)}});
   });
 }
 

@@ -211,13 +211,15 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     r.metric = std::isfinite(at->value) ? at->value : std::numeric_limits<double>::infinity();
     r.metric_step = at->step;
     if (x_of(at->step) < kReadClose * b.x) read_early.emplace_back(r.id, x_of(at->step) / b.x);
-    if (options.select_by != options.metric) {
-      const auto chosen_on = last_inside(store.metric_series(r.id, options.select_by), xs, b);
-      if (chosen_on && std::isfinite(chosen_on->value))
-        r.final_metrics[options.select_by] = chosen_on->value;
-      else
-        r.final_metrics.erase(options.select_by);
-    }
+    // A variant is chosen on what it had reached by the budget, never on what it reached later:
+    // the select_by value is cut at the budget too, also where it is the metric itself.
+    const auto chosen_on = options.select_by == options.metric
+                               ? at
+                               : last_inside(store.metric_series(r.id, options.select_by), xs, b);
+    if (chosen_on && std::isfinite(chosen_on->value))
+      r.final_metrics[options.select_by] = chosen_on->value;
+    else
+      r.final_metrics.erase(options.select_by);
     if (r.status != db::status::kFinished) ended_after.push_back(r.id);
     r.status = db::status::kFinished;  // at the budget it was training
     r.diverged_step.reset();

@@ -196,3 +196,47 @@ TEST(ValueAtBudget, BadBudgetsAndTestMetricsAreRefusedNamingTheOption) {
 }
 
 }  // namespace test_value_at_budget
+
+namespace test_value_at_budget {
+
+// --agg best at a budget chooses each cell's variant on what it had reached by the budget, also
+// where the variant is chosen on the reported metric itself (the default, valid_loss): lr 0.01
+// leads at update 100 (2.5 against 3.0) though 0.001 ends lower (1.0 against 2.0). Chosen on
+// the runs' ends, the cell would show 0.001's 3.0.
+TEST(ValueAtBudget, ABestVariantIsChosenOnItsValueAtTheBudget) {
+  fathom::testing::TempDir dir;
+  {
+    auto store = db::Store::open(dir.file("runs.db"));
+    for (const std::string lr : {"0.001", "0.01"})
+      for (int seed : {1, 2}) {
+        db::NewRun n;
+        n.name = "d/lr=" + lr + ",seed=" + std::to_string(seed);
+        n.sweep = "d";
+        const int64_t id = store.create_run(n);
+        store.set_tag(id, "axis.model.encoder_layers", "6");
+        store.set_tag(id, "axis.train.lr", lr);
+        store.set_tag(id, "axis.train.seed", std::to_string(seed));
+        const double at_100 = lr == "0.01" ? 2.5 : 3.0, at_200 = lr == "0.01" ? 2.0 : 1.0;
+        store.write_metrics(id,
+                            {{100, "valid_loss", at_100, 0.0}, {200, "valid_loss", at_200, 0.0}});
+        store.set_final_metric(id, "valid_loss", at_200);
+        store.finish_run(id, "finished");
+      }
+  }
+  const auto store = db::Store::open(dir.file("runs.db"), db::OpenMode::ReadOnly);
+  experiments::TableOptions o = at("update=100");
+  o.agg = experiments::CellAgg::Best;
+  o.select_by = "valid_loss";
+  const auto t = experiments::sweep_comparison_table(store, "d", o, "");
+  ASSERT_EQ(t.cells.size(), 1u);
+  ASSERT_TRUE(t.cells[0][0].value);
+  EXPECT_DOUBLE_EQ(*t.cells[0][0].value, 2.5);
+  EXPECT_EQ(t.cells[0][0].variant, "lr=0.01");
+  // At the runs' ends the other rate is best.
+  o.at.reset();
+  const auto end = experiments::sweep_comparison_table(store, "d", o, "");
+  EXPECT_EQ(end.cells[0][0].variant, "lr=0.001");
+  EXPECT_DOUBLE_EQ(*end.cells[0][0].value, 1.0);
+}
+
+}  // namespace test_value_at_budget

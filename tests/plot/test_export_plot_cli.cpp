@@ -256,6 +256,51 @@ TEST_F(ExportPlotCli, BudgetsSaysTheBestDepthsExponentOverThreeBudgets) {
   EXPECT_THROW(run(options, drawn), fathom::InputError);
 }
 
+// --agg best: each depth at its best learning rate at the budget, chosen on valid_loss read at
+// the budget (update 100) -- not at the run's end, where the other rate is better.
+TEST_F(ExportPlotCli, BudgetsTakesEachDepthsBestRateAtTheBudget) {
+  fathom::cli::GlobalOptions options;
+  options.db = temp_path("rates.db");
+  {
+    auto store = fathom::db::Store::open(options.db);
+    for (int layers : {2, 4, 8})
+      for (const std::string lr : {"0.001", "0.01"})
+        for (int seed : {1, 2}) {
+          fathom::db::NewRun run;
+          run.name = "d/" + std::to_string(layers) + "/" + lr + "/" + std::to_string(seed);
+          run.sweep = "d";
+          const int64_t id = store.create_run(run);
+          store.set_tag(id, "axis.model.layers", std::to_string(layers));
+          store.set_tag(id, "axis.train.lr", lr);
+          store.set_tag(id, "axis.train.seed", std::to_string(seed));
+          // 0.01 is better at update 100 (by 0.5), 0.001 at the end (update 200).
+          const double at_100 = 3.0 + 0.1 * layers - (lr == "0.01" ? 0.5 : 0) + 0.01 * seed;
+          const double at_200 = lr == "0.01" ? 2.0 : 1.0;
+          store.write_metrics(id,
+                              {{100, "valid_loss", at_100, 0.0}, {200, "valid_loss", at_200, 0.0}});
+          store.set_final_metric(id, "valid_loss", at_200);
+          store.finish_run(id, "finished");
+        }
+  }
+  const std::string spec = temp_path("rates.json");
+  ::testing::internal::CaptureStdout();
+  run(options, {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "update=100", "--agg",
+                "best", "--out", temp_path("rates.png"), "--save-json", spec});
+  ::testing::internal::GetCapturedStdout();
+  const auto best = std::get<fathom::plot::LineFigure>(fathom::plot::load_figure(spec));
+  ASSERT_FALSE(best.series.empty());
+  // Depth 2 at lr 0.01: 3.0 + 0.2 - 0.5 + 0.015 (the two seeds' mean).
+  EXPECT_NEAR(best.series[0].y[0], 2.715, 1e-9);
+  EXPECT_NEAR(best.series[0].y[2], 3.0 + 0.8 - 0.5 + 0.015, 1e-9);
+  // Pooled (the default): the mean over both rates, 0.25 worse.
+  ::testing::internal::CaptureStdout();
+  run(options, {"budgets", "--sweep", "d", "--x", "model.layers", "--at", "update=100", "--out",
+                temp_path("pooled.png"), "--save-json", spec});
+  ::testing::internal::GetCapturedStdout();
+  const auto pooled = std::get<fathom::plot::LineFigure>(fathom::plot::load_figure(spec));
+  EXPECT_NEAR(pooled.series[0].y[0], 2.965, 1e-9);
+}
+
 TEST_F(ExportPlotCli, GroupedCurvesWithBandsAndMarkers) {
   fathom::cli::GlobalOptions options;
   options.db = make_store();
