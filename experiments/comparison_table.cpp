@@ -317,6 +317,12 @@ void check_axes_and_metric(const std::vector<TableRun>& runs, const TableOptions
   const bool any_finished = std::any_of(runs.begin(), runs.end(), [](const TableRun& r) {
     return r.status == db::status::kFinished;
   });
+  if (!metric_seen && any_finished && options.at)
+    refuse("--at", "no run has a point of '" + options.metric + "' inside " +
+                       budget_text(*options.at) +
+                       ": each one's first comes after it (name a larger budget, or set "
+                       "train.valid_at: [" +
+                       budget_setting(*options.at) + "] in the runs' config)");
   if (!metric_seen && any_finished)
     refuse("--metric", "no run of the sweep recorded a final metric '" + options.metric +
                            "' (e.g. test_bleu, valid_ppl, valid_loss, test_ppl, train_loss)");

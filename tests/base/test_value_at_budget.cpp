@@ -193,6 +193,18 @@ TEST(ValueAtBudget, BadBudgetsAndTestMetricsAreRefusedNamingTheOption) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("measured once"), std::string::npos) << e.what();
   }
+  // A budget before every run's first validation (update 100: 1e14 FLOPs) is refused naming
+  // --at and what would read there, not as a metric no run recorded.
+  try {
+    experiments::sweep_comparison_table(store, "d", at("compute=5e13"));
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'--at': no run has a point of 'valid_loss' inside compute <= 5e+13"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("train.valid_at: [compute=5e+13]"), std::string::npos) << what;
+  }
 }
 
 }  // namespace test_value_at_budget
