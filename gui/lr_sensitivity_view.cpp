@@ -27,6 +27,7 @@
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
 #include "gui/relayout_on_resize.h"
+#include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
@@ -237,9 +238,7 @@ void LrSensitivityView::setStore(StoreSession* session, const QString&) {
 
 void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
                                  const std::vector<db::RunRecord>&) {
-  std::string signature;
-  for (const auto& r : all)
-    signature += std::to_string(r.id) + r.status + std::to_string(r.updates) + ";";
+  const std::string signature = runs_signature(all);
   if (signature == signature_) return;  // nothing it shows changed
   signature_ = signature;
   runs_ = all;

@@ -164,8 +164,12 @@ void MainWindow::buildMenus() {
   file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+  // Ctrl+1 .. Ctrl+9, then Ctrl+0 for the tenth tab, as the digits lie on the keyboard.
   for (int i = 0; i < tabs_->count(); ++i) {
-    view->addAction(tabs_->tabText(i).remove('&'), QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
+    const QKeySequence keys = i < 9    ? QKeySequence(Qt::CTRL | (Qt::Key_1 + i))
+                              : i == 9 ? QKeySequence(Qt::CTRL | Qt::Key_0)
+                                       : QKeySequence();
+    view->addAction(tabs_->tabText(i).remove('&'), keys, this,
                     [this, i] { tabs_->setCurrentIndex(i); });
   }
   view->addSeparator();

@@ -7,6 +7,7 @@
 #include "gui/analysis_view.h"
 #include "gui/comparison_view.h"
 #include "gui/dashboard_view.h"
+#include "gui/depth_scaling_view.h"
 #include "gui/importance_view.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/parallel_view.h"
@@ -35,6 +36,8 @@ const std::vector<ViewEntry>& workbench_views() {
       {QStringLiteral("Pro&bes"), QStringLiteral("probes.png"), [] { return new ProbesView; }},
       {QStringLiteral("&Importance"), QStringLiteral("importance.png"),
        [] { return new ImportanceView; }},
+      {QStringLiteral("Scalin&g"), QStringLiteral("scaling.png"),
+       [] { return new DepthScalingView; }},
   };
   return views;
 }

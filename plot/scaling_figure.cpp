@@ -36,6 +36,17 @@ LineFigure optimum_scaling_figure(const std::vector<experiments::OptimumScaling>
     }
     f.series.push_back(fit);
   }
+  // Air around the points: at the axes' very ends the first and last budget's markers are cut,
+  // and a narrow range of depths gets one labelled tick.
+  double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+  for (const auto& s : f.series)
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      x_lo = std::min(x_lo, s.x[i]), x_hi = std::max(x_hi, s.x[i]);
+      y_lo = std::min(y_lo, s.y[i]), y_hi = std::max(y_hi, s.y[i]);
+    }
+  constexpr double kAir = 1.3;  // a factor each side, on log axes
+  if (x_hi > 0) f.x.min = x_lo / kAir, f.x.max = x_hi * kAir;
+  if (y_hi > 0) f.y.min = y_lo / kAir, f.y.max = y_hi * kAir;
   return f;
 }
 

@@ -56,6 +56,8 @@ class HelpMenuTest : public QObject {
     QVERIFY2(has_row(rows, "Ctrl+O", "Open run store...", "File"), qPrintable(all));
     QVERIFY2(has_row(rows, "Ctrl+1", "Runs", "View"), qPrintable(all));
     QVERIFY2(has_row(rows, "Ctrl+8", "Probes", "View"), qPrintable(all));
+    // The tenth tab on the digit after 9 on the keyboard.
+    QVERIFY2(has_row(rows, "Ctrl+0", "Scaling", "View"), qPrintable(all));
     QVERIFY2(has_row(rows, "F5", "Refresh", "View"), qPrintable(all));
     QVERIFY2(has_row(rows, "Ctrl+K", "Cancel", "Run"), qPrintable(all));
     QVERIFY2(has_row(rows, "Del", "Delete", "Run"), qPrintable(all));

@@ -1,0 +1,347 @@
+#include "gui/depth_scaling_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "base/util/error.h"
+#include "db/metric_names.h"
+#include "experiments/value_at_budget.h"
+#include "gui/export_menu.h"
+#include "gui/export_targets.h"
+#include "gui/relayout_on_resize.h"
+#include "gui/runs_signature.h"
+#include "gui/screen_style.h"
+#include "gui/store_session.h"
+#include "plot/plot_widget.h"
+#include "plot/render.h"
+#include "plot/scaling_figure.h"
+
+namespace fathom::gui {
+namespace {
+
+const QString kOneLine = QStringLiteral("(one line)");
+const std::string kScalingTab = "the Scaling tab";
+// The default budgets: these shares of the cheapest finished run's compute.
+const double kDefaultShares[] = {0.25, 0.5, 1.0};
+
+bool is_positive_number(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && std::isfinite(v) && v > 0;
+}
+
+// Each sweep axis (its runs' axis.* tags, the seed left out) with the values its runs take.
+std::map<std::string, std::set<std::string>> sweep_axes(
+    const db::Store& store, const std::vector<db::RunRecord>& runs, const std::string& sweep,
+    std::set<std::pair<std::string, std::string>>* pairs, const std::string& x) {
+  std::map<std::string, std::set<std::string>> axes;
+  for (const auto& r : runs) {
+    if (r.sweep != sweep) continue;
+    const auto tags = store.tags(r.id);
+    const auto xv = tags.find("axis." + x);
+    for (const auto& [key, value] : tags) {
+      if (key.rfind("axis.", 0) != 0) continue;
+      const std::string axis = key.substr(5);
+      if (axis.size() >= 5 && axis.substr(axis.size() - 5) == ".seed") continue;
+      axes[axis].insert(value);
+      if (pairs && xv != tags.end()) pairs->insert({axis, xv->second + "\n" + value});
+    }
+  }
+  return axes;
+}
+
+// The sweep's axis keys in the order its file varies them (its runs' sweep.axes tag: groups
+// comma-separated, a zip group's keys joined by +); empty without the tag.
+std::vector<std::string> layout_order(const db::Store& store,
+                                      const std::vector<db::RunRecord>& runs,
+                                      const std::string& sweep) {
+  std::vector<std::string> keys;
+  for (const auto& r : runs) {
+    if (r.sweep != sweep) continue;
+    const auto tags = store.tags(r.id);
+    const auto it = tags.find("sweep.axes");
+    if (it == tags.end()) return keys;
+    for (const QString& group : QString::fromStdString(it->second).split(','))
+      for (const QString& key : group.split('+')) keys.push_back(key.toStdString());
+    return keys;
+  }
+  return keys;
+}
+
+void refill(QComboBox* box, const QStringList& items) {
+  const QString current = box->currentText();
+  const QSignalBlocker block(box);
+  box->clear();
+  box->addItems(items);
+  if (items.contains(current)) box->setCurrentText(current);
+}
+
+QCustomPlot* figure_plot() {
+  auto* plot = new plot::PlotWidget;
+  plot->setMinimumHeight(220);
+  add_export_menu(plot);
+  return plot;
+}
+
+}  // namespace
+
+DepthScalingView::DepthScalingView(QWidget* parent) : QWidget(parent) {
+  buildChoices();
+  budgets_plot_ = figure_plot();
+  scaling_plot_ = figure_plot();
+  set_figure_source(budgets_plot_, [this]() -> std::optional<plot::Figure> {
+    if (!shown_) return std::nullopt;
+    return shown_->figure;
+  });
+  set_figure_source(scaling_plot_, [this]() -> std::optional<plot::Figure> {
+    if (!shown_ || shown_->scalings.empty()) return std::nullopt;
+    return plot::optimum_scaling_figure(shown_->scalings);
+  });
+  // Legends are laid out for the plot's size (plot/render_common.cpp): again on a resize.
+  for (QCustomPlot* p : {budgets_plot_, scaling_plot_})
+    new RelayoutOnResize(p, [this] { drawFigures(); });
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(budgets_plot_);
+  split->addWidget(scaling_plot_);
+  // The lines at every budget carry a legend of budgets x lines: the wider share.
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  note_ = new QLabel(QStringLiteral(
+      "Open a store with a sweep over depth (a numeric axis such as model.encoder_layers)."));
+  note_->setWordWrap(true);
+  note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
+  layout->addWidget(split, 1);
+  layout->addWidget(note_);
+}
+
+// Two rows: what is drawn (sweep, depth axis, lines, metric), then where it is read (budgets,
+// best variant).
+void DepthScalingView::buildChoices() {
+  sweep_ = new QComboBox;
+  x_ = new QComboBox;
+  rows_ = new QComboBox;
+  metric_ = new QComboBox;
+  for (auto* box : {sweep_, x_, rows_}) box->setMinimumContentsLength(14);
+  metric_->addItems({QString::fromStdString(db::metric::kValidLoss),
+                     QString::fromStdString(db::metric::kValidNll),
+                     QString::fromStdString(db::metric::kValidPpl),
+                     QString::fromStdString(db::metric::kTrainLoss)});
+  x_->setToolTip(QStringLiteral("the sweep's numeric axis the lines run along (a depth)"));
+  rows_->setToolTip(QStringLiteral("a line per value of this axis (a method), or one line"));
+  auto* bar = new QHBoxLayout;
+  auto add = [](QHBoxLayout* to, const QString& label, QWidget* box) {
+    auto* l = new QLabel(label);
+    l->setBuddy(box);
+    to->addWidget(l);
+    to->addWidget(box);
+  };
+  add(bar, QStringLiteral("S&weep"), sweep_);
+  add(bar, QStringLiteral("&Depth axis"), x_);
+  add(bar, QStringLiteral("&Lines"), rows_);
+  add(bar, QStringLiteral("&Metric"), metric_);
+  bar->addStretch();
+  budgets_ = new QLineEdit;
+  budgets_->setPlaceholderText(
+      QStringLiteral("compute at 1/4, 1/2 and all of the cheapest finished run's"));
+  budgets_->setClearButtonEnabled(true);
+  budgets_->setToolTip(QStringLiteral(
+      "budgets, comma-separated, as `fathom export plot budgets --at` takes them: "
+      "compute=1e15,compute=2e15,compute=4e15 (tokens=N, update=N); three or more of one axis "
+      "give each line's exponent"));
+  best_variant_ = new QCheckBox(QStringLiteral("Best &variant"));
+  best_variant_->setToolTip(QStringLiteral(
+      "where a depth's runs differ in another axis (the learning rate), take its best variant "
+      "at each budget, chosen on valid_loss there, instead of pooling them"));
+  auto* read_bar = new QHBoxLayout;
+  add(read_bar, QStringLiteral("&Budgets"), budgets_);
+  read_bar->addWidget(best_variant_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addLayout(read_bar);
+  connect(sweep_, &QComboBox::currentTextChanged, this, [this] { sweepChanged(); });
+  connect(x_, &QComboBox::currentTextChanged, this, [this] { sweepChanged(); });
+  for (auto* box : {rows_, metric_})
+    connect(box, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  connect(budgets_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(best_variant_, &QCheckBox::toggled, this, [this] { redraw(); });
+}
+
+void DepthScalingView::setStore(StoreSession* session, const QString&) {
+  session_ = session;
+  signature_.clear();
+  runs_.clear();
+  shown_.reset();
+  const QSignalBlocker block(sweep_);
+  sweep_->clear();
+}
+
+void DepthScalingView::showRuns(const std::vector<db::RunRecord>& all,
+                                const std::vector<db::RunRecord>&) {
+  const std::string signature = runs_signature(all);
+  if (signature == signature_) return;  // nothing it shows changed
+  signature_ = signature;
+  runs_ = all;
+  std::set<std::string> sweeps;
+  for (const auto& r : runs_)
+    if (!r.sweep.empty()) sweeps.insert(r.sweep);
+  QStringList names;
+  for (const auto& s : sweeps) names << QString::fromStdString(s);
+  refill(sweep_, names);
+  sweepChanged();
+}
+
+void DepthScalingView::sweepChanged() {
+  if (!session_ || sweep_->currentText().isEmpty()) return redraw();
+  const std::string sweep = sweep_->currentText().toStdString();
+  // Depth axes: three or more values, all numbers > 0; first as the sweep file varies them (its
+  // first group's first key: encoder_layers of a zip with decoder_layers and max_updates).
+  QStringList xs;
+  for (const auto& [axis, values] : sweep_axes(session_->store, runs_, sweep, nullptr, ""))
+    if (values.size() >= 3 && std::all_of(values.begin(), values.end(),
+                                          [](const auto& v) { return is_positive_number(v); }))
+      xs << QString::fromStdString(axis);
+  int front = 0;
+  for (const auto& key : layout_order(session_->store, runs_, sweep))
+    if (const int at = xs.indexOf(QString::fromStdString(key)); at >= front) xs.move(at, front++);
+  refill(x_, xs);
+  // Lines: any other axis but the depth's zip partners (one value per depth, as max_updates
+  // zipped with it in an isoFLOP sweep), which would give a line per depth.
+  const std::string x = x_->currentText().toStdString();
+  std::set<std::pair<std::string, std::string>> pairs;
+  const auto axes = sweep_axes(session_->store, runs_, sweep, &pairs, x);
+  QStringList rows{kOneLine};
+  const size_t x_values = axes.count(x) ? axes.at(x).size() : 0;
+  for (const auto& [axis, values] : axes) {
+    if (axis == x) continue;
+    size_t with_x = 0;
+    for (const auto& p : pairs) with_x += p.first == axis ? 1 : 0;
+    const bool partner = with_x == x_values && values.size() == x_values;
+    if (!partner) rows << QString::fromStdString(axis);
+  }
+  refill(rows_, rows);
+  redraw();
+}
+
+bool DepthScalingView::choose(const QString& sweep, const QString& x, const QString& rows,
+                              const QString& metric, const QString& budgets) {
+  if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
+  sweep_->setCurrentText(sweep);
+  if (x_->findText(x) < 0) return false;
+  x_->setCurrentText(x);
+  const QString line = rows.isEmpty() ? kOneLine : rows;
+  if (rows_->findText(line) < 0) return false;
+  budgets_->setText(budgets);
+  {
+    const QSignalBlocker block_rows(rows_), block_metric(metric_);
+    rows_->setCurrentText(line);
+    metric_->setCurrentText(metric);
+  }
+  redraw();
+  return shown_.has_value();
+}
+
+QString DepthScalingView::noteText() const { return note_->text(); }
+
+std::vector<experiments::Budget> DepthScalingView::budgets() const {
+  std::vector<experiments::Budget> out;
+  const QString text = budgets_->text().trimmed();
+  if (!text.isEmpty()) {
+    for (const QString& one : text.split(',', Qt::SkipEmptyParts))
+      out.push_back(experiments::parse_budget(one.trimmed().toStdString(), kScalingTab));
+    return out;
+  }
+  std::vector<db::RunRecord> of_sweep;
+  for (const auto& r : runs_)
+    if (r.sweep == sweep_->currentText().toStdString()) of_sweep.push_back(r);
+  const experiments::Budget least = experiments::resolve_least(
+      experiments::parse_budget("compute=least", kScalingTab), session_->store,
+      experiments::finished_runs(of_sweep), kScalingTab);
+  for (double share : kDefaultShares) {
+    experiments::Budget b = least;
+    if (share < 1) {
+      // Three significant digits, rounded down (every run still reaches it): 2.63e+11, not
+      // 2.63952e+11, in the legend. The slack is the least budget's only.
+      const double unit = std::pow(10.0, std::floor(std::log10(least.x * share)) - 2);
+      b.x = std::floor(least.x * share / unit) * unit;
+      b.tolerance = experiments::Budget{}.tolerance;
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+void DepthScalingView::redraw() {
+  shown_.reset();
+  for (QCustomPlot* p : {budgets_plot_, scaling_plot_}) {
+    plot::clear_plottables(*p);
+    p->replot();
+  }
+  if (!session_ || sweep_->currentText().isEmpty()) return;
+  if (x_->currentText().isEmpty()) {
+    note_->setText(QStringLiteral("Sweep %1 has no numeric axis with three values or more: "
+                                  "nothing to find a best depth along.")
+                       .arg(sweep_->currentText()));
+    return;
+  }
+  try {
+    plot::BudgetsQuery q;
+    q.sweep = sweep_->currentText().toStdString();
+    q.x = x_->currentText().toStdString();
+    q.rows = rows_->currentText() == kOneLine ? "" : rows_->currentText().toStdString();
+    q.metric = metric_->currentText().toStdString();
+    q.agg = best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+    q.budgets = budgets();
+    shown_ = plot::budgets_figure(session_->store, q);
+  } catch (const std::exception& e) {
+    // A budget being typed, or one no run reached, is no store error.
+    if (const auto* bad = dynamic_cast<const InputError*>(&e)) {
+      note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
+      return;
+    }
+    note_->setText(describe_store_error(e));
+    emit error(describe_store_error(e));
+    return;
+  }
+  drawFigures();
+  showText(*shown_);
+}
+
+void DepthScalingView::drawFigures() {
+  if (!shown_) return;
+  plot::setup_plot(*budgets_plot_, shown_->figure, screen_style(font()));
+  budgets_plot_->replot();
+  if (shown_->scalings.empty()) return;
+  plot::setup_plot(*scaling_plot_, plot::optimum_scaling_figure(shown_->scalings),
+                   screen_style(font()));
+  scaling_plot_->replot();
+}
+
+void DepthScalingView::showText(const plot::BudgetsFigure& made) {
+  QStringList lines;
+  for (const auto& o : made.optima) lines << QString::fromStdString(o.text());
+  if (made.scalings.empty())
+    lines << QStringLiteral(
+        "How the best depth grows with the budget needs three budgets or "
+        "more of one axis.");
+  for (const auto& s : made.scalings)
+    lines << QStringLiteral("Exponent, ") + QString::fromStdString(s.text());
+  for (const auto& n : made.notes) lines << QString::fromStdString(n);
+  note_->setText(lines.join(QStringLiteral("\n")));
+}
+
+}  // namespace fathom::gui
+
+#include "moc_depth_scaling_view.cpp"  // moc output for depth_scaling_view.h: compiled in this unit

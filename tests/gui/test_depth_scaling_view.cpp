@@ -1,0 +1,131 @@
+// The Scaling tab over a store built here: depths 2, 4, 8, 16, two norms, three seeds, each run
+// validated at updates 100, 200, 400 (1e9 FLOPs an update). post's means put its vertex in
+// ln(depth) at ln 4 + d ln 2, d = -0.3, 0, 0.3 at 1e11, 2e11, 4e11 FLOPs -- the best depth grows
+// as compute^0.3 (0.3 ln 2 per doubling); pre is best at the deepest everywhere. With no budgets
+// named the tab reads a quarter, a half and all of the cheapest run's compute: the same three.
+#include <qcustomplot.h>
+#include <QApplication>
+#include <QByteArray>
+#include <QCheckBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+#include "db/metric_names.h"
+#include "db/store.h"
+#include "gui/depth_scaling_view.h"
+#include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+namespace test_depth_scaling_view {
+
+const int kDepths[] = {2, 4, 8, 16};
+const int kUpdates[] = {100, 200, 400};
+
+double mean_of(const std::string& norm, int i, int k) {
+  const double d = -0.3 + 0.3 * k;
+  const double post[4] = {2 + (1 + 2 * d) / 2, 2, 2 + (1 - 2 * d) / 2, 4};
+  const double pre[4] = {3.0, 2.8, 2.6, 2.4};
+  return (norm == "post" ? post[i] : pre[i]) - 0.1 * k;
+}
+
+class DepthScalingViewTest : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+
+  void show(fathom::gui::DepthScalingView& view, fathom::gui::StoreSession& session) {
+    view.setStore(&session, db_);
+    view.showRuns(session.store.list_runs(), {});
+  }
+
+ private slots:
+  void initTestCase() {
+    db_ = dir_.filePath("runs.db");
+    auto store = Store::open(db_.toStdString());
+    for (const std::string norm : {"post", "pre"})
+      for (int i = 0; i < 4; ++i)
+        for (int seed = -1; seed <= 1; ++seed) {
+          NewRun n;
+          n.name = "d/" + norm + std::to_string(kDepths[i]) + "-" + std::to_string(seed);
+          n.sweep = "d";
+          const int64_t id = store.create_run(n);
+          store.set_tag(id, "axis.model.encoder_layers", std::to_string(kDepths[i]));
+          store.set_tag(id, "axis.model.norm", norm);
+          store.set_tag(id, "axis.train.seed", std::to_string(seed + 2));
+          std::vector<fathom::db::MetricRow> rows;
+          for (int k = 0; k < 3; ++k) {
+            rows.emplace_back(kUpdates[k], "valid_loss", mean_of(norm, i, k) + 0.02 * seed, 0.0);
+            rows.emplace_back(kUpdates[k], fathom::db::metric::kTrainFlops, 1e9 * kUpdates[k], 0.0);
+          }
+          store.write_metrics(id, rows);
+          store.finish_run(id, "finished");
+        }
+  }
+
+  void eachNormsBestDepthAndItsExponent() {
+    auto session = fathom::gui::StoreSession::open(db_, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session);
+    // No budgets named: 1/4, 1/2 and all of the least run's 4e11 FLOPs.
+    QVERIFY2(view.choose("d", "model.encoder_layers", "model.norm", "valid_loss"),
+             qPrintable(view.noteText()));
+    QCOMPARE(view.shown()->scalings.size(), size_t(2));
+    const auto& post = view.shown()->scalings[0];
+    QCOMPARE(post.line, std::string("post"));
+    QVERIFY(std::abs(post.exponent - 0.3) < 1e-9);
+    QCOMPARE(post.budgets, 3);
+    QVERIFY(std::abs(post.budget_lo - 1e11) < 1 && std::abs(post.budget_hi - 4e11) < 1);
+    const QString note = view.noteText();
+    QVERIFY2(note.contains(QStringLiteral(
+                 "Exponent, post: best encoder_layers grows as compute^0.3 (95 % CI ")),
+             qPrintable(note));
+    QVERIFY2(note.contains(QStringLiteral("Exponent, pre: no exponent: 0 of 3 budgets")),
+             qPrintable(note));
+    // Both plots drawn: lines over depth at each budget; post's optima against compute with the
+    // fitted line.
+    QVERIFY(view.budgetsPlot()->graphCount() >= 6);
+    QCOMPARE(view.scalingPlot()->graphCount(), 2);
+    QCOMPARE(view.scalingPlot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    if (const QByteArray out = qgetenv("FATHOM_SCREENSHOTS"); !out.isEmpty()) {
+      view.resize(1100, 700);
+      view.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&view));
+      view.grab().save(QString::fromUtf8(out) + "/scaling.png");
+    }
+
+    // Two budgets named: no exponent, said so; the right plot empty.
+    QVERIFY(view.choose("d", "model.encoder_layers", "model.norm", "valid_loss",
+                        "compute=2e11,compute=4e11"));
+    QVERIFY(view.shown()->scalings.empty());
+    QCOMPARE(view.scalingPlot()->graphCount(), 0);
+    QVERIFY2(view.noteText().contains(QStringLiteral("needs three budgets or more")),
+             qPrintable(view.noteText()));
+    // A bad budget: the note says what is wrong, nothing is drawn.
+    QVERIFY(!view.choose("d", "model.encoder_layers", "model.norm", "valid_loss", "flops=1e11"));
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("at: ")), qPrintable(view.noteText()));
+  }
+
+  // Lines are offered by every axis but the depth and its zip partners; the seed is no axis here.
+  void theDepthAxisIsNumericAndTheLinesAreTheOtherAxes() {
+    auto session = fathom::gui::StoreSession::open(db_, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session);
+    QVERIFY(!view.choose("d", "model.norm", "", "valid_loss"));  // not a number
+    QVERIFY(!view.choose("d", "model.encoder_layers", "train.seed", "valid_loss"));
+    QVERIFY(view.choose("d", "model.encoder_layers", "", "valid_loss"));
+    QCOMPARE(view.shown()->scalings.size(), size_t(1));  // one line: every run pooled
+  }
+};
+
+FATHOM_GUI_TEST(DepthScalingViewTest);
+
+}  // namespace test_depth_scaling_view
+
+#include "test_depth_scaling_view.moc"
