@@ -143,15 +143,23 @@ RunReading run_reading_named(const std::string& value, const std::string& at,
   return reading;
 }
 
+const std::vector<db::MetricPoint>& CurveCache::series(const db::Store& store, int64_t run,
+                                                       const std::string& metric) {
+  auto [it, added] = curves_.try_emplace({run, metric});
+  if (added) it->second = store.metric_series(run, metric);
+  return it->second;
+}
+
 std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
-                                         TableOptions& options, const std::string& command) {
+                                         TableOptions& options, const std::string& command,
+                                         CurveCache* cache) {
   if (options.at && options.at->least) {
     options.at = resolve_least(*options.at, store, finished_runs(runs), command);
-    auto notes = use_value_at_budget(runs, store, options, command);
+    auto notes = use_value_at_budget(runs, store, options, command, cache);
     notes.insert(notes.begin(), budget_text(*options.at) + ": the least any finished run reached");
     return notes;
   }
-  if (options.at) return use_value_at_budget(runs, store, options, command);
+  if (options.at) return use_value_at_budget(runs, store, options, command, cache);
   use_run_value(runs, store, options);
   return {};
 }
@@ -170,8 +178,15 @@ std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::
 
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
                                              const TableOptions& options,
-                                             const std::string& command) {
+                                             const std::string& command, CurveCache* cache) {
   const Budget& b = *options.at;
+  // A run's curve, from the cache where there is one.
+  std::vector<db::MetricPoint> read;
+  auto curve = [&](int64_t run, const std::string& metric) -> const std::vector<db::MetricPoint>& {
+    if (cache) return cache->series(store, run, metric);
+    read = store.metric_series(run, metric);
+    return read;
+  };
   if (options.metric.rfind("test_", 0) == 0)
     throw InputError(command, 0, "--at",
                      options.metric +
@@ -183,8 +198,8 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
   std::vector<int64_t> no_axis, short_of, no_point, ended_after;
   std::vector<std::pair<int64_t, double>> read_early;  // (run, share of the budget) < kReadClose
   for (TableRun& r : runs) {
-    const auto xs = store.metric_series(r.id, x_metric);
-    const auto points = store.metric_series(r.id, options.metric);
+    const std::vector<db::MetricPoint> xs = curve(r.id, x_metric);
+    const std::vector<db::MetricPoint> points = curve(r.id, options.metric);
     if (b.axis != "update" && xs.empty()) {
       // A run that logged nothing yet (queued) is short of the budget, not an older run.
       (points.empty() ? short_of : no_axis).push_back(r.id);
@@ -215,7 +230,7 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
     // the select_by value is cut at the budget too, also where it is the metric itself.
     const auto chosen_on = options.select_by == options.metric
                                ? at
-                               : last_inside(store.metric_series(r.id, options.select_by), xs, b);
+                               : last_inside(curve(r.id, options.select_by), xs, b);
     if (chosen_on && std::isfinite(chosen_on->value))
       r.final_metrics[options.select_by] = chosen_on->value;
     else

@@ -11,8 +11,10 @@
 // before it stays diverged; one that ended, failed or is still running short of the budget is
 // left out (the note names them), as is one without the axis's curve (trained before Fathom
 // logged train_flops) or without a point of the metric inside the budget.
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/store.h"
@@ -42,6 +44,17 @@ std::string budget_setting(const Budget& b);
 // "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.
 std::string budget_text(const Budget& b);
 
+// The curves a reading at several budgets needs at each: kept, so that each run's curve comes
+// from the store once however many budgets read it (export plot budgets, the Scaling tab).
+class CurveCache {
+ public:
+  const std::vector<db::MetricPoint>& series(const db::Store& store, int64_t run,
+                                             const std::string& metric);
+
+ private:
+  std::map<std::pair<int64_t, std::string>, std::vector<db::MetricPoint>> curves_;
+};
+
 // Replaces each run's options.metric, and its final options.select_by (what a variant is
 // chosen on), by their values at *options.at (above); returns the notes that say which runs
 // were left out, read short of the budget (kReadClose), or counted although they ended
@@ -49,14 +62,16 @@ std::string budget_text(const Budget& b);
 // field --at) for a test metric: it is measured once, at the end, and has no curve to cut.
 std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const db::Store& store,
                                              const TableOptions& options,
-                                             const std::string& command = "fathom export table");
+                                             const std::string& command = "fathom export table",
+                                             CurveCache* cache = nullptr);
 
 // Every reader of a metric's run values (tables, verdicts, LR sensitivity and transfer,
 // importance) goes through here: options.at set, use_value_at_budget and its notes (a least
 // budget resolved over `runs` first, in `options` too, so that what the caller says of the
 // budget next is the number); otherwise use_run_value (options.value) and none.
 std::vector<std::string> read_run_values(std::vector<TableRun>& runs, const db::Store& store,
-                                         TableOptions& options, const std::string& command);
+                                         TableOptions& options, const std::string& command,
+                                         CurveCache* cache = nullptr);
 
 // The same for a reader that has a metric and a RunReading rather than a table's options (LR
 // sensitivity, importance): `reading.at` comes back found where it was a least budget.

@@ -43,17 +43,6 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
   out.optima = std::move(lines.optima);
 }
 
-// A least budget found among the finished runs the filter keeps, as a table of them finds it:
-// the lines are named by its number.
-experiments::Budget definite(const db::Store& store, const BudgetsQuery& q,
-                             const experiments::Budget& b) {
-  if (!b.least) return b;
-  const experiments::SweepRuns selected = experiments::filter_sweep_runs(
-      store.list_runs(q.sweep), q.sweep, q.where, "fathom export plot budgets");
-  return experiments::resolve_least(b, store, experiments::finished_runs(selected.runs),
-                                    "fathom export plot budgets");
-}
-
 }  // namespace
 
 BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
@@ -64,21 +53,31 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
   BudgetsFigure out;
   out.figure.x.label = experiments::short_axis_key(q.x);
   out.figure.y.label = q.metric;
-  std::vector<double> budgets;  // and the tables at them, for the exponent
+  experiments::TableOptions o;
+  // Without rows, the x axis is the table's rows and its one column is the line.
+  o.rows = q.rows.empty() ? q.x : q.rows;
+  o.cols = q.rows.empty() ? "" : q.x;
+  o.metric = q.metric;
+  o.spread = experiments::Spread::Ci95;
+  o.agg = q.agg;
+  o.select_by = q.select_by;
+  // The runs and their tags once (most of a table's reading); each budget reads their curves.
+  const experiments::SweepRuns selected = experiments::select_sweep_runs(store, q.sweep, q.where);
+  const std::vector<experiments::TableRun> loaded =
+      experiments::load_table_runs(store, selected, q.metric, {o.rows, o.cols});
+  experiments::CurveCache curves;  // each run's curves read once for every budget
+  std::vector<double> budgets;     // and the tables at them, for the exponent
   std::vector<experiments::ComparisonTable> tables;
   for (const experiments::Budget& asked : q.budgets) {
-    const experiments::Budget budget = definite(store, q, asked);
-    experiments::TableOptions o;
-    // Without rows, the x axis is the table's rows and its one column is the line.
-    o.rows = q.rows.empty() ? q.x : q.rows;
-    o.cols = q.rows.empty() ? "" : q.x;
-    o.metric = q.metric;
-    o.spread = experiments::Spread::Ci95;
-    o.agg = q.agg;
-    o.select_by = q.select_by;
-    o.at = budget;
-    experiments::ComparisonTable t =
-        experiments::sweep_comparison_table(store, q.sweep, o, q.where);
+    std::vector<experiments::TableRun> runs = loaded;
+    experiments::TableOptions read = o;
+    read.at = asked;  // a least budget comes back found
+    const std::vector<std::string> left_out =
+        experiments::read_run_values(runs, store, read, "fathom export plot budgets", &curves);
+    experiments::ComparisonTable t = experiments::build_comparison_table(runs, read);
+    if (auto note = selected.note()) t.notes.push_back(*note);
+    t.notes.insert(t.notes.end(), left_out.begin(), left_out.end());
+    const experiments::Budget budget = *read.at;
     if (q.rows.empty()) t = experiments::as_one_line(t);  // the line, a column per x value
     // The budget as the tables found it: a least one's number is in the notes.
     const std::string said = experiments::budget_text(budget);
