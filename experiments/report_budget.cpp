@@ -7,6 +7,7 @@
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "experiments/axis_optimum.h"
+#include "experiments/optimum_scaling.h"
 #include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
@@ -71,6 +72,48 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
     out << "![" << table.metric << " against " << axis << " at the budget](" << file << ")\n\n";
 }
 
+// Under a table over three or more depths: how each line's best depth grows with the budget,
+// read at a quarter, a half and all of it (experiments/optimum_scaling.h). `o` is the table's
+// options (its metric, its budget).
+void best_axis_growth(std::ostream& out, const db::Store& store, const SweepRuns& selected,
+                      const TableOptions& o, const ComparisonTable& table) {
+  const ComparisonTable at_budget = along_numeric_axis(table);
+  if (numeric_columns(at_budget).size() < 3 || !o.at) return;
+  std::vector<double> budgets;
+  std::vector<ComparisonTable> tables;
+  for (double share : kGrowthShares) {
+    if (share >= 1) {
+      budgets.push_back(o.at->x);
+      tables.push_back(at_budget);
+      continue;
+    }
+    TableOptions part = o;
+    part.at = budget_share(*o.at, share);
+    auto runs = load_table_runs(store, selected, o.metric, {o.rows, o.cols});
+    read_run_values(runs, store, part, "fathom report");
+    if (std::none_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric; }))
+      return;  // no run validated that early: nothing to grow from
+    budgets.push_back(part.at->x);
+    tables.push_back(along_numeric_axis(build_comparison_table(runs, part)));
+  }
+  const std::string axis = short_axis_key(at_budget.col_key);
+  const std::vector<OptimumScaling> scalings = row_scalings(
+      budgets, tables, axis, o.at->axis, db::metric::higher_is_better(o.metric).value_or(false));
+  const std::string first = at_budget.col_key.substr(0, at_budget.col_key.find('+'));
+  out << "How the best " << axis << " grows with " << o.at->axis << ": the exponent a of best "
+      << axis << " ~ " << o.at->axis
+      << "^a, by least squares over a quarter, a half and all of this budget where the best is "
+         "bracketed, with a 95 % bootstrap interval joint across them (`fathom export plot "
+         "budgets --metric "
+      << o.metric << " --x " << first
+      << (at_budget.row_key.empty() ? "" : " --rows " + at_budget.row_key) << " --at "
+      << budget_setting(Budget{o.at->axis, budgets[0]}) << ","
+      << budget_setting(Budget{o.at->axis, budgets[1]}) << "," << budget_setting(*o.at)
+      << " --scaling-out FILE` draws it):\n\n";
+  for (const OptimumScaling& s : scalings) out << "- " << s.text() << "\n";
+  out << "\n";
+}
+
 }  // namespace
 
 std::optional<Budget> report_budget(const db::Store& store, const std::vector<db::RunRecord>& runs,
@@ -117,6 +160,7 @@ void budget_tables(std::ostream& out, const db::Store& store, const std::string&
     request.agg = layout.agg;
     request.select_by = layout.select_by;
     best_of_axis(out, table, *budget, request, render);
+    best_axis_growth(out, store, selected, o, table);
   }
 }
 

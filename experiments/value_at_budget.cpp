@@ -111,6 +111,16 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
   return definite;
 }
 
+Budget budget_share(const Budget& b, double share) {
+  if (share >= 1) return b;
+  Budget out = b;
+  const double unit = std::pow(10.0, std::floor(std::log10(b.x * share)) - 2);
+  out.x = std::floor(b.x * share / unit) * unit;
+  out.tolerance = Budget{}.tolerance;
+  out.least = false;
+  return out;
+}
+
 std::string budget_setting(const Budget& b) {
   char text[64];
   std::snprintf(text, sizeof text, "%s=%.6g", b.axis.c_str(), b.x);

@@ -39,6 +39,13 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
 // The finished runs of `runs`: those a least budget is found among.
 std::vector<int64_t> finished_runs(const std::vector<TableRun>& runs);
 std::vector<int64_t> finished_runs(const std::vector<db::RunRecord>& runs);
+// `share` (0 < share <= 1) of `b`, rounded down to three significant digits (every run that
+// reaches b reaches it; 2.63e+11, not 2.63952e+11, where it is named) with no slack beyond
+// rounding; `b` itself for a share of 1. The budgets below a found least one, at which the best
+// depth's growth is read (the report, the Scaling tab).
+Budget budget_share(const Budget& b, double share);
+// The shares of a budget the best depth's growth is read at by default: a quarter, a half, all.
+inline constexpr double kGrowthShares[] = {0.25, 0.5, 1.0};
 // "compute=2e+15": the budget as --at and train.valid_at read it (a least one by its number).
 std::string budget_setting(const Budget& b);
 // "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.

@@ -33,8 +33,6 @@ namespace {
 
 const QString kOneLine = QStringLiteral("(one line)");
 const std::string kScalingTab = "the Scaling tab";
-// The default budgets: these shares of the cheapest finished run's compute.
-const double kDefaultShares[] = {0.25, 0.5, 1.0};
 
 bool is_positive_number(const std::string& text) {
   char* end = nullptr;
@@ -269,17 +267,8 @@ std::vector<experiments::Budget> DepthScalingView::budgets() const {
   const experiments::Budget least = experiments::resolve_least(
       experiments::parse_budget("compute=least", kScalingTab), session_->store,
       experiments::finished_runs(of_sweep), kScalingTab);
-  for (double share : kDefaultShares) {
-    experiments::Budget b = least;
-    if (share < 1) {
-      // Three significant digits, rounded down (every run still reaches it): 2.63e+11, not
-      // 2.63952e+11, in the legend. The slack is the least budget's only.
-      const double unit = std::pow(10.0, std::floor(std::log10(least.x * share)) - 2);
-      b.x = std::floor(least.x * share / unit) * unit;
-      b.tolerance = experiments::Budget{}.tolerance;
-    }
-    out.push_back(b);
-  }
+  for (double share : experiments::kGrowthShares)
+    out.push_back(experiments::budget_share(least, share));
   return out;
 }
 

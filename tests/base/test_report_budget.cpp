@@ -150,6 +150,45 @@ TEST(Report, ATableAtABudgetOverThreeDepthsSaysTheBestDepth) {
       << section;
 }
 
+// Under a table at a budget over three or more depths, how the best depth grows: read at a
+// quarter, a half and all of `--at update=400` (100, 200, 400). The means put the vertex in
+// ln(layers) at ln 4 + d ln 2 with d = -0.3, 0, 0.3 (means 2 + (1 + 2d)/2, 2, 2 + (1 - 2d)/2 at
+// 2, 4, 8): ln(best) rises 0.3 ln 2 as the budget doubles -- exponent 0.3.
+TEST(Report, ATableAtABudgetOverThreeDepthsSaysHowTheBestDepthGrows) {
+  const fathom::testing::TempDir scratch;
+  const std::string db = (scratch.path() / "runs.db").string();
+  {
+    auto store = db::Store::open(db);
+    const char* depths[] = {"2", "4", "8"};
+    for (int i = 0; i < 3; ++i)
+      for (int seed = -1; seed <= 1; seed += 2) {
+        const int64_t id = create_depth_run(store, depths[i], std::to_string(seed + 2));
+        std::vector<db::MetricRow> rows;
+        double last = 0;
+        for (int k = 0; k < 3; ++k) {
+          const double d = -0.3 + 0.3 * k;
+          const double means[3] = {2 + (1 + 2 * d) / 2, 2, 2 + (1 - 2 * d) / 2};
+          last = means[i] + 0.01 * seed;
+          rows.emplace_back(100 << k, db::metric::kValidPpl, last, 0.0);
+        }
+        store.write_metrics(id, rows);
+        store.set_final_metric(id, db::metric::kValidPpl, last);
+        store.finish_run(id, "finished");
+      }
+  }
+  const std::string text = report_at(scratch, "depth", "update=400");
+  const auto growth = text.find("How the best layers grows with update");
+  ASSERT_NE(growth, std::string::npos) << text;
+  const std::string section = text.substr(growth);
+  EXPECT_NE(section.find("--at update=100,update=200,update=400 --scaling-out FILE` draws it"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("- valid_ppl: best layers grows as update^0.3 (95 % CI "),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("; 3 budgets, 100-400)"), std::string::npos) << section;
+}
+
 // `--at update=200` tables the runs there instead of at equal compute -- (20 + 22) / 2 and
 // (14 + 16) / 2 -- and the validation figures draw it; a run's report refuses it.
 TEST(Report, AnAskedBudgetIsTabledInsteadOfEqualComputeAndDrawn) {
