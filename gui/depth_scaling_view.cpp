@@ -24,6 +24,7 @@
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "gui/where_box.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
 #include "plot/scaling_figure.h"
@@ -166,6 +167,8 @@ void DepthScalingView::buildChoices() {
   auto* read_bar = new QHBoxLayout;
   add(read_bar, QStringLiteral("&Budgets"), budgets_);
   read_bar->addWidget(best_variant_);
+  // Part of the sweep: one method's depths, or the depths at one learning rate.
+  where_ = add_where_box(*read_bar);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addLayout(read_bar);
@@ -174,6 +177,7 @@ void DepthScalingView::buildChoices() {
   for (auto* box : {rows_, metric_})
     connect(box, &QComboBox::currentTextChanged, this, [this] { redraw(); });
   connect(budgets_, &QLineEdit::editingFinished, this, [this] { redraw(); });
+  connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
   connect(best_variant_, &QCheckBox::toggled, this, [this] { redraw(); });
 }
 
@@ -292,10 +296,15 @@ void DepthScalingView::redraw() {
     q.rows = rows_->currentText() == kOneLine ? "" : rows_->currentText().toStdString();
     q.metric = metric_->currentText().toStdString();
     q.agg = best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+    q.where = where_->text().trimmed().toStdString();
     q.budgets = budgets();
     shown_ = plot::budgets_figure(session_->store, q);
   } catch (const std::exception& e) {
-    // A budget being typed, or one no run reached, is no store error.
+    // A filter or a budget being typed, or a budget no run reached, is no store error.
+    if (auto bad_filter = where_error(e)) {
+      note_->setText(*bad_filter);
+      return;
+    }
     if (const auto* bad = dynamic_cast<const InputError*>(&e)) {
       note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
       return;

@@ -43,6 +43,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   QCustomPlot* budgetsPlot() const { return budgets_plot_; }
   QCustomPlot* scalingPlot() const { return scaling_plot_; }
   QCheckBox* bestVariant() const { return best_variant_; }
+  // "Where": part of the sweep (the exports' --where), e.g. model.norm=post.
+  QLineEdit* where() const { return where_; }
   // The optima, exponents and notes under the plots, or why there is nothing to show.
   QString noteText() const;
 
@@ -64,6 +66,7 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *x_, *rows_, *metric_;
   QLineEdit* budgets_;
+  QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one method
   QCheckBox* best_variant_;
   QCustomPlot *budgets_plot_, *scaling_plot_;
   QLabel* note_;

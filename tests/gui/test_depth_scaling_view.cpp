@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QByteArray>
 #include <QCheckBox>
+#include <QLineEdit>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -53,6 +54,7 @@ class DepthScalingViewTest : public QObject {
           NewRun n;
           n.name = "d/" + norm + std::to_string(kDepths[i]) + "-" + std::to_string(seed);
           n.sweep = "d";
+          n.config_json = "{\"model\": {\"norm\": \"" + norm + "\"}}";  // what Where reads
           const int64_t id = store.create_run(n);
           store.set_tag(id, "axis.model.encoder_layers", std::to_string(kDepths[i]));
           store.set_tag(id, "axis.model.norm", norm);
@@ -121,6 +123,16 @@ class DepthScalingViewTest : public QObject {
     QVERIFY(!view.choose("d", "model.encoder_layers", "train.seed", "valid_loss"));
     QVERIFY(view.choose("d", "model.encoder_layers", "", "valid_loss"));
     QCOMPARE(view.shown()->scalings.size(), size_t(1));  // one line: every run pooled
+    // Where: post's runs only -- its exponent, 0.3, on the one line.
+    view.where()->setText(QStringLiteral("model.norm=post"));
+    QMetaObject::invokeMethod(view.where(), "editingFinished");
+    QVERIFY2(view.shown(), qPrintable(view.noteText()));
+    QVERIFY(std::abs(view.shown()->scalings[0].exponent - 0.3) < 1e-9);
+    // A filter being typed: the note says what is wrong with it.
+    view.where()->setText(QStringLiteral("model.norm=="));
+    QMetaObject::invokeMethod(view.where(), "editingFinished");
+    QVERIFY(!view.shown());
+    QVERIFY2(view.noteText().contains(QStringLiteral("filter")), qPrintable(view.noteText()));
   }
 };
 
