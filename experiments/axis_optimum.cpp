@@ -83,15 +83,21 @@ std::string short_axis_key(const std::string& key) {
   return first.substr(first.rfind('.') + 1);
 }
 
+std::optional<double> axis_number(const std::string& joined) {
+  // A zip group's label "6 / 6" by its first key's value.
+  const std::string label = joined.substr(0, joined.find(" / "));
+  char* end = nullptr;
+  const double v = std::strtod(label.c_str(), &end);
+  if (label.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
 std::vector<double> numeric_columns(const ComparisonTable& t) {
   std::vector<double> xs;
-  for (const auto& joined : t.col_labels) {
-    // A zip group's label "6 / 6" by its first key's value.
-    const std::string label = joined.substr(0, joined.find(" / "));
-    char* end = nullptr;
-    const double v = std::strtod(label.c_str(), &end);
-    if (label.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) return {};
-    xs.push_back(v);
+  for (const auto& label : t.col_labels) {
+    const std::optional<double> v = axis_number(label);
+    if (!v) return {};
+    xs.push_back(*v);
   }
   return xs;
 }

@@ -5,6 +5,7 @@
 // be said of it: none from fewer than three points, none at the grid's end, inconclusive where
 // its interval reaches an end. `fathom export plot budgets` draws it; `fathom report --at`
 // says it under the table at the budget.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ ComparisonTable along_numeric_axis(const ComparisonTable& t);
 
 // "model.encoder_layers" -> "encoder_layers"; a zip group by its first key.
 std::string short_axis_key(const std::string& key);
+
+// An axis value as a number > 0 (a zip group's "6 / 6" by its first value); none where it is not.
+std::optional<double> axis_number(const std::string& label);
 
 // A table's column labels as numbers (a zip group's "6 / 6" by its first value), or empty where
 // one is not a number.

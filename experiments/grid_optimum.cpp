@@ -16,6 +16,18 @@ double log_grid_optimum(const std::vector<double>& x, const std::vector<double>&
   return parabola_vertex(x[i - 1], x[i], x[i + 1], means[i - 1], means[i], means[i + 1]);
 }
 
+double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxx > 0 ? sxy / sxx : std::numeric_limits<double>::quiet_NaN();
+}
+
 std::string three_digits(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", v);

@@ -25,6 +25,10 @@ double log_grid_optimum(const std::vector<double>& ln_x, const std::vector<doubl
 // type 7); not empty.
 std::pair<double, double> percentiles_95(std::vector<double> draws);
 
+// The least-squares slope of y on x (a best learning rate's or depth's growth on a log-log
+// scale); NaN for fewer than two distinct x.
+double ols_slope(const std::vector<double>& x, const std::vector<double>& y);
+
 // An optimum, its interval or a grid value as its tables and figures print it: "%.3g".
 std::string three_digits(double v);
 

@@ -17,22 +17,6 @@ namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-// Least-squares slope of y on x; NaN for fewer than two distinct x.
-double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() < 2) return kNan;
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    mx += x[i] / static_cast<double>(x.size());
-    my += y[i] / static_cast<double>(y.size());
-  }
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-  }
-  return sxx > 0 ? sxy / sxx : kNan;
-}
-
 // The depth axis: `asked`, or the one axis whose key ends in "layers" with two or more values
 // (of a zip group such as encoder_layers + decoder_layers, the first in key order).
 std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,

@@ -46,19 +46,6 @@ ScalingGrid scaling_grid(const BudgetLine& b, bool higher_is_better) {
   return g;
 }
 
-// The least-squares slope of v on u; NaN when u does not vary.
-double least_squares_slope(const std::vector<double>& u, const std::vector<double>& v) {
-  const double n = static_cast<double>(u.size());
-  double mu = 0, mv = 0;
-  for (size_t i = 0; i < u.size(); ++i) mu += u[i] / n, mv += v[i] / n;
-  double suu = 0, suv = 0;
-  for (size_t i = 0; i < u.size(); ++i) {
-    suu += (u[i] - mu) * (u[i] - mu);
-    suv += (u[i] - mu) * (v[i] - mv);
-  }
-  return suu > 0 ? suv / suu : kNoValue;
-}
-
 // ln(optimum) of a grid from the drawn runs of each x (all of them for the estimate); NaN where
 // fewer than three x values keep a drawn run.
 double drawn_log_optimum(const ScalingGrid& g, const std::map<double, std::vector<int64_t>>& drawn,
@@ -137,7 +124,7 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
   if (out.budgets < kScalingBudgets) return out;
   out.budget_lo = std::exp(*std::min_element(ln_c.begin(), ln_c.end()));
   out.budget_hi = std::exp(*std::max_element(ln_c.begin(), ln_c.end()));
-  out.exponent = least_squares_slope(ln_c, ln_best);
+  out.exponent = ols_slope(ln_c, ln_best);
   double mean_c = 0, mean_best = 0;  // the line passes through the means
   for (size_t k = 0; k < ln_c.size(); ++k) mean_c += ln_c[k], mean_best += ln_best[k];
   out.log_coefficient = (mean_best - out.exponent * mean_c) / static_cast<double>(ln_c.size());
@@ -162,7 +149,7 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
     if (std::find_if(best.begin(), best.end(), [](double v) { return std::isnan(v); }) !=
         best.end())
       continue;
-    exponents.push_back(least_squares_slope(ln_c, best));
+    exponents.push_back(ols_slope(ln_c, best));
   }
   if (exponents.empty()) return out;
   std::tie(out.ci_lo, out.ci_hi) = percentiles_95(exponents);

@@ -81,6 +81,8 @@ void best_axis_growth(std::ostream& out, const db::Store& store, const SweepRuns
   if (numeric_columns(at_budget).size() < 3 || !o.at) return;
   std::vector<double> budgets;
   std::vector<ComparisonTable> tables;
+  const std::vector<TableRun> loaded = load_table_runs(store, selected, o.metric, {o.rows, o.cols});
+  CurveCache curves;  // each run's curves read once for the shares
   for (double share : kGrowthShares) {
     if (share >= 1) {
       budgets.push_back(o.at->x);
@@ -89,8 +91,8 @@ void best_axis_growth(std::ostream& out, const db::Store& store, const SweepRuns
     }
     TableOptions part = o;
     part.at = budget_share(*o.at, share);
-    auto runs = load_table_runs(store, selected, o.metric, {o.rows, o.cols});
-    read_run_values(runs, store, part, "fathom report");
+    std::vector<TableRun> runs = loaded;
+    read_run_values(runs, store, part, "fathom report", &curves);
     if (std::none_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric; }))
       return;  // no run validated that early: nothing to grow from
     budgets.push_back(part.at->x);

@@ -191,11 +191,8 @@ std::vector<std::string> use_value_at_budget(std::vector<TableRun>& runs, const 
                                              const std::string& command, CurveCache* cache) {
   const Budget& b = *options.at;
   // A run's curve, from the cache where there is one.
-  std::vector<db::MetricPoint> read;
-  auto curve = [&](int64_t run, const std::string& metric) -> const std::vector<db::MetricPoint>& {
-    if (cache) return cache->series(store, run, metric);
-    read = store.metric_series(run, metric);
-    return read;
+  auto curve = [&](int64_t run, const std::string& metric) {
+    return cache ? cache->series(store, run, metric) : store.metric_series(run, metric);
   };
   if (options.metric.rfind("test_", 0) == 0)
     throw InputError(command, 0, "--at",

@@ -71,11 +71,9 @@ plot::Figure ComparisonView::chartFigure() const {
 
 QString ComparisonView::optimaNote() const {
   if (!current_) return {};
-  const experiments::ComparisonTable t = experiments::along_numeric_axis(*current_);
-  if (experiments::numeric_columns(t).size() < 3) return {};
-  const std::string axis = experiments::short_axis_key(t.col_key);
-  const std::optional<plot::AxisLines> lines = plot::axis_lines(t);
+  const std::optional<plot::AxisLines> lines = plot::axis_lines(*current_);
   if (!lines) return {};
+  const std::string& axis = lines->figure.x.label;
   QStringList out{QStringLiteral("Best %1%2 (the vertex of the parabola in ln(%1) through the "
                                  "best mean and its neighbours, 95 % bootstrap interval over "
                                  "seeds):")

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -17,6 +16,7 @@
 
 #include "base/util/error.h"
 #include "db/metric_names.h"
+#include "experiments/axis_optimum.h"
 #include "experiments/value_at_budget.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
@@ -35,48 +35,51 @@ namespace {
 const QString kOneLine = QStringLiteral("(one line)");
 const std::string kScalingTab = "the Scaling tab";
 
-bool is_positive_number(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  return !text.empty() && *end == '\0' && std::isfinite(v) && v > 0;
-}
+// The axis.* tags of each run of `sweep` (the seed left out), and its layout: the sweep file's
+// axis keys in the order it varies them (the sweep.axes tag: groups comma-separated, a zip
+// group's keys joined by +; empty without the tag).
+struct SweepAxes {
+  std::vector<std::map<std::string, std::string>> runs;
+  std::vector<std::string> layout;
+};
 
-// Each sweep axis (its runs' axis.* tags, the seed left out) with the values its runs take.
-std::map<std::string, std::set<std::string>> sweep_axes(
-    const db::Store& store, const std::vector<db::RunRecord>& runs, const std::string& sweep,
-    std::set<std::pair<std::string, std::string>>* pairs, const std::string& x) {
-  std::map<std::string, std::set<std::string>> axes;
+SweepAxes sweep_axes(const db::Store& store, const std::vector<db::RunRecord>& runs,
+                     const std::string& sweep) {
+  SweepAxes out;
   for (const auto& r : runs) {
     if (r.sweep != sweep) continue;
-    const auto tags = store.tags(r.id);
-    const auto xv = tags.find("axis." + x);
-    for (const auto& [key, value] : tags) {
+    std::map<std::string, std::string> axes;
+    for (const auto& [key, value] : store.tags(r.id)) {
+      if (key == "sweep.axes" && out.layout.empty())
+        for (const QString& group : QString::fromStdString(value).split(','))
+          for (const QString& k : group.split('+')) out.layout.push_back(k.toStdString());
       if (key.rfind("axis.", 0) != 0) continue;
       const std::string axis = key.substr(5);
       if (axis.size() >= 5 && axis.substr(axis.size() - 5) == ".seed") continue;
-      axes[axis].insert(value);
-      if (pairs && xv != tags.end()) pairs->insert({axis, xv->second + "\n" + value});
+      axes[axis] = value;
     }
+    out.runs.push_back(std::move(axes));
   }
-  return axes;
+  return out;
 }
 
-// The sweep's axis keys in the order its file varies them (its runs' sweep.axes tag: groups
-// comma-separated, a zip group's keys joined by +); empty without the tag.
-std::vector<std::string> layout_order(const db::Store& store,
-                                      const std::vector<db::RunRecord>& runs,
-                                      const std::string& sweep) {
-  std::vector<std::string> keys;
-  for (const auto& r : runs) {
-    if (r.sweep != sweep) continue;
-    const auto tags = store.tags(r.id);
-    const auto it = tags.find("sweep.axes");
-    if (it == tags.end()) return keys;
-    for (const QString& group : QString::fromStdString(it->second).split(','))
-      for (const QString& key : group.split('+')) keys.push_back(key.toStdString());
-    return keys;
-  }
-  return keys;
+// The values each axis takes over the runs.
+std::map<std::string, std::set<std::string>> axis_values(const SweepAxes& a) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& run : a.runs)
+    for (const auto& [axis, value] : run) values[axis].insert(value);
+  return values;
+}
+
+// `axis` is zipped with `x`: one value per value of x and as many (max_updates in an isoFLOP
+// sweep), so that a line per its value would be a line per depth.
+bool zip_partner(const SweepAxes& a, const std::string& axis, const std::string& x,
+                 const std::map<std::string, std::set<std::string>>& values) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& run : a.runs)
+    if (run.count(axis) && run.count(x)) pairs.insert({run.at(x), run.at(axis)});
+  const size_t x_values = values.count(x) ? values.at(x).size() : 0;
+  return pairs.size() == x_values && values.at(axis).size() == x_values;
 }
 
 void refill(QComboBox* box, const QStringList& items) {
@@ -210,29 +213,23 @@ void DepthScalingView::sweepChanged() {
   const std::string sweep = sweep_->currentText().toStdString();
   // Depth axes: three or more values, all numbers > 0; first as the sweep file varies them (its
   // first group's first key: encoder_layers of a zip with decoder_layers and max_updates).
+  const SweepAxes axes = sweep_axes(session_->store, runs_, sweep);
+  const auto values = axis_values(axes);
   QStringList xs;
-  for (const auto& [axis, values] : sweep_axes(session_->store, runs_, sweep, nullptr, ""))
-    if (values.size() >= 3 && std::all_of(values.begin(), values.end(),
-                                          [](const auto& v) { return is_positive_number(v); }))
+  for (const auto& [axis, taken] : values)
+    if (taken.size() >= 3 && std::all_of(taken.begin(), taken.end(), [](const auto& v) {
+          return experiments::axis_number(v).has_value();
+        }))
       xs << QString::fromStdString(axis);
   int front = 0;
-  for (const auto& key : layout_order(session_->store, runs_, sweep))
+  for (const auto& key : axes.layout)
     if (const int at = xs.indexOf(QString::fromStdString(key)); at >= front) xs.move(at, front++);
   refill(x_, xs);
-  // Lines: any other axis but the depth's zip partners (one value per depth, as max_updates
-  // zipped with it in an isoFLOP sweep), which would give a line per depth.
+  // Lines: any other axis but the depth's zip partners, which would give a line per depth.
   const std::string x = x_->currentText().toStdString();
-  std::set<std::pair<std::string, std::string>> pairs;
-  const auto axes = sweep_axes(session_->store, runs_, sweep, &pairs, x);
   QStringList rows{kOneLine};
-  const size_t x_values = axes.count(x) ? axes.at(x).size() : 0;
-  for (const auto& [axis, values] : axes) {
-    if (axis == x) continue;
-    size_t with_x = 0;
-    for (const auto& p : pairs) with_x += p.first == axis ? 1 : 0;
-    const bool partner = with_x == x_values && values.size() == x_values;
-    if (!partner) rows << QString::fromStdString(axis);
-  }
+  for (const auto& [axis, taken] : values)
+    if (axis != x && !zip_partner(axes, axis, x, values)) rows << QString::fromStdString(axis);
   refill(rows_, rows);
   redraw();
 }

@@ -11,7 +11,7 @@ namespace fathom::plot {
 
 void add_axis_lines(const experiments::ComparisonTable& t, const std::string& axis,
                     bool higher_is_better, const std::function<std::string(size_t)>& name,
-                    AxisLines& out) {
+                    LineFigure& figure, std::vector<experiments::AxisOptimum>& optima) {
   const std::vector<double> labels = experiments::numeric_columns(t);
   if (labels.empty()) return;
   const std::vector<size_t> order = experiments::columns_by_value(labels);
@@ -26,10 +26,10 @@ void add_axis_lines(const experiments::ComparisonTable& t, const std::string& ax
       s.err.push_back(cell.ci95 ? *cell.ci95 : std::nan(""));
       values.push_back(cell.value ? cell.values : std::vector<double>{});
     }
-    out.optima.push_back(experiments::axis_optimum(s.name, axis, s.x, values, higher_is_better));
-    const std::optional<LineSeries> fit = optimum_parabola(out.optima.back(), s);
-    out.figure.series.push_back(std::move(s));
-    if (fit) out.figure.series.push_back(*fit);
+    optima.push_back(experiments::axis_optimum(s.name, axis, s.x, values, higher_is_better));
+    const std::optional<LineSeries> fit = optimum_parabola(optima.back(), s);
+    figure.series.push_back(std::move(s));
+    if (fit) figure.series.push_back(*fit);
   }
 }
 
@@ -66,7 +66,7 @@ std::optional<AxisLines> axis_lines(const experiments::ComparisonTable& table, s
         return t.row_key.empty() ? t.row_labels[r]
                                  : axis_short_name(t.row_key) + " = " + t.row_labels[r];
       },
-      out);
+      out.figure, out.optima);
   fit_x_axis(out.figure);
   return out;
 }

@@ -20,12 +20,13 @@ struct AxisLines {
   std::vector<experiments::AxisOptimum> optima;  // one per line, in the figure's order
 };
 
-// Appends a line per row of `t`, whose columns are numbers (experiments::numeric_columns: a zip
-// group's "6 / 6" by its first value), drawn in ascending order of them; `name(r)` names row
-// r's line. Nothing is appended where the columns are not all numbers > 0.
+// Appends a line per row of `t` to `figure`, and its optimum to `optima`, whose columns are numbers
+// (experiments::numeric_columns: a zip group's "6 / 6" by its first value), drawn in ascending
+// order of them; `name(r)` names row r's line. Nothing is appended where the columns are not all
+// numbers > 0.
 void add_axis_lines(const experiments::ComparisonTable& t, const std::string& axis,
                     bool higher_is_better, const std::function<std::string(size_t)>& name,
-                    AxisLines& out);
+                    LineFigure& figure, std::vector<experiments::AxisOptimum>& optima);
 
 // Ticks at whole numbers where every point's x is one (a depth), and a log x axis where the
 // values span two decades or more (a learning-rate grid).

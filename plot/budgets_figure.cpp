@@ -18,18 +18,12 @@ namespace {
 // number.
 void add_budget_lines(const experiments::ComparisonTable& t, const experiments::Budget& at,
                       const BudgetsQuery& q, bool several_budgets, BudgetsFigure& out) {
-  if (experiments::numeric_columns(t).empty()) {
-    experiments::ComparisonTable one = t;  // the first column that is no number, named
-    for (const auto& label : t.col_labels) {
-      one.col_labels = {label};
-      if (experiments::numeric_columns(one).empty())
-        throw InputError("fathom export plot budgets", 0, "--x",
-                         q.x + " has the value '" + label +
-                             "', not a number > 0: the x axis must be a numeric sweep axis (a "
-                             "depth, a width); put a categorical one in --rows");
-    }
-  }
-  AxisLines lines{std::move(out.figure), std::move(out.optima)};
+  for (const auto& label : t.col_labels)
+    if (!experiments::axis_number(label))
+      throw InputError("fathom export plot budgets", 0, "--x",
+                       q.x + " has the value '" + label +
+                           "', not a number > 0: the x axis must be a numeric sweep axis (a "
+                           "depth, a width); put a categorical one in --rows");
   add_axis_lines(
       t, experiments::short_axis_key(q.x), db::metric::higher_is_better(q.metric).value_or(false),
       [&](size_t r) {
@@ -38,9 +32,7 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
           name += (name.empty() ? "" : ", ") + experiments::budget_text(at);
         return name;
       },
-      lines);
-  out.figure = std::move(lines.figure);
-  out.optima = std::move(lines.optima);
+      out.figure, out.optima);
 }
 
 }  // namespace
