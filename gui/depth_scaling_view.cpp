@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -108,8 +109,8 @@ DepthScalingView::DepthScalingView(QWidget* parent) : QWidget(parent) {
     return shown_->figure;
   });
   set_figure_source(scaling_plot_, [this]() -> std::optional<plot::Figure> {
-    if (!shown_ || shown_->scalings.empty()) return std::nullopt;
-    return plot::optimum_scaling_figure(shown_->scalings);
+    if (auto f = scalingFigure()) return *f;
+    return std::nullopt;
   });
   // Legends are laid out for the plot's size (plot/render_common.cpp): again on a resize.
   for (QCustomPlot* p : {budgets_plot_, scaling_plot_})
@@ -124,9 +125,20 @@ DepthScalingView::DepthScalingView(QWidget* parent) : QWidget(parent) {
       "Open a store with a sweep over depth (a numeric axis such as model.encoder_layers)."));
   note_->setWordWrap(true);
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  // A sweep still writing, or read short of its budgets, has many notes: they scroll below the
+  // plots instead of squeezing them, and the splitter gives either more room.
+  auto* notes = new QScrollArea;
+  notes->setWidget(note_);
+  notes->setWidgetResizable(true);
+  notes->setFrameShape(QFrame::NoFrame);
+  auto* results = new QSplitter(Qt::Vertical);
+  results->addWidget(split);
+  results->addWidget(notes);
+  results->setStretchFactor(0, 3);
+  results->setStretchFactor(1, 1);
   auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
-  layout->addWidget(split, 1);
-  layout->addWidget(note_);
+  layout->addWidget(results, 1);
 }
 
 // Two rows: what is drawn (sweep, depth axis, lines, metric), then where it is read (budgets,
@@ -318,10 +330,17 @@ void DepthScalingView::drawFigures() {
   if (!shown_) return;
   plot::setup_plot(*budgets_plot_, shown_->figure, screen_style(font()));
   budgets_plot_->replot();
-  if (shown_->scalings.empty()) return;
-  plot::setup_plot(*scaling_plot_, plot::optimum_scaling_figure(shown_->scalings),
-                   screen_style(font()));
+  const std::optional<plot::LineFigure> scaling = scalingFigure();
+  if (!scaling) return;  // bare axes say nothing: the notes say why there is no exponent
+  plot::setup_plot(*scaling_plot_, *scaling, screen_style(font()));
   scaling_plot_->replot();
+}
+
+std::optional<plot::LineFigure> DepthScalingView::scalingFigure() const {
+  if (!shown_ || shown_->scalings.empty()) return std::nullopt;
+  plot::LineFigure f = plot::optimum_scaling_figure(shown_->scalings);
+  if (f.series.empty()) return std::nullopt;  // no line's best depth is bracketed anywhere
+  return f;
 }
 
 void DepthScalingView::showText(const plot::BudgetsFigure& made) {

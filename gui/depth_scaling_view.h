@@ -59,6 +59,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   // (--at) for a bad one.
   std::vector<experiments::Budget> budgets() const;
   void drawFigures();  // the shown figures, laid out for the plots' sizes
+  // The best depths against the budget; none without a bracketed one.
+  std::optional<plot::LineFigure> scalingFigure() const;
   void showText(const plot::BudgetsFigure& made);
 
   StoreSession* session_ = nullptr;
