@@ -22,7 +22,7 @@ std::string AxisOptimum::text() const {
   const std::string head = line + ": ";
   if (points < 3)
     return head + "no optimum: " + std::to_string(points) + (points == 1 ? " point" : " points") +
-           " with a value at the budget (3 needed)";
+           " with a value (3 needed)";
   if (!best.bracketed)
     return head + "best at the grid's end, " + axis + " " + three_digits(best.grid_x) +
            ": the optimum may lie beyond it (extend the grid to bracket it)";

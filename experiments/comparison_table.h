@@ -74,6 +74,9 @@ struct Budget {
   // `--at compute=least`: x is still to be found -- the least any finished run of the selection
   // reached on the axis (value_at_budget.h: resolve_least), the cheapest run's whole training.
   bool least = false;
+  // x was found from AXIS=least: a command suggested for the same runs says AXIS=least again
+  // (its number, printed, would lose the slack and the digits the runs' last points have).
+  bool found_least = false;
 };
 
 // How each run's value of a metric is read: RunValue at the run's end, or at a budget

@@ -42,6 +42,31 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
 
 namespace {
 
+// One word for a shell: as it is where it is plain, in single quotes otherwise.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789._-=,/+:@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The `fathom export plot budgets` command that draws `r` at `at`: the same runs (sweep,
+// where), the same variants (agg, select_by) and the budgets as the report found them -- a
+// least one as least, so that it is found again with its slack.
+std::string budgets_command(const BudgetsRequest& r, const std::vector<Budget>& at) {
+  std::string command = "fathom export plot budgets --sweep " + shell_word(r.sweep);
+  if (!r.where.empty()) command += " --where " + shell_word(r.where);
+  command += " --metric " + r.metric + " --x " + r.x;
+  if (!r.rows.empty()) command += " --rows " + r.rows;
+  if (r.agg == CellAgg::Best) command += " --agg best --select-by " + r.select_by;
+  command += " --at ";
+  for (size_t i = 0; i < at.size(); ++i) command += (i ? "," : "") + budget_argument(at[i]);
+  return command;
+}
+
 // Under a table at a budget whose columns -- or, in a table of one column, rows -- are three or
 // more numbers (depths): each line's best value there (experiments/axis_optimum.h), the
 // compute-optimal depth of each method.
@@ -54,20 +79,19 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
   const std::string first = t.col_key.substr(0, t.col_key.find('+'));
   const std::string axis = short_axis_key(t.col_key), lines = t.row_key;
   const bool higher = db::metric::higher_is_better(table.metric).value_or(false);
-  out << "Best " << axis << " at this budget: the vertex of the parabola in ln(" << axis
-      << ") through the best mean and its two neighbours, with a 95 % percentile bootstrap "
-         "interval over seeds (`fathom export plot budgets --metric "
-      << table.metric << " --x " << first << (lines.empty() ? "" : " --rows " + lines) << " --at "
-      << budget_setting(budget) << "` draws it):\n\n";
-  for (const AxisOptimum& optimum : row_optima(t, axis, higher))
-    out << "- " << optimum.text() << "\n";
-  out << "\n";
-  if (!render) return;
   request.x = first;
   request.rows = lines;
   request.metric = table.metric;
   request.at = budget;
   request.file_stem = "budgets-" + table.metric;
+  out << "Best " << axis << " at this budget: the vertex of the parabola in ln(" << axis
+      << ") through the best mean and its two neighbours, with a 95 % percentile bootstrap "
+         "interval over seeds (`"
+      << budgets_command(request, {budget}) << "` draws it):\n\n";
+  for (const AxisOptimum& optimum : row_optima(t, axis, higher))
+    out << "- " << optimum.text() << "\n";
+  out << "\n";
+  if (!render) return;
   if (const std::string file = render(request); !file.empty())
     out << "![" << table.metric << " against " << axis << " at the budget](" << file << ")\n\n";
 }
@@ -76,16 +100,16 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
 // read at a quarter, a half and all of it (experiments/optimum_scaling.h). `o` is the table's
 // options (its metric, its budget).
 void best_axis_growth(std::ostream& out, const db::Store& store, const SweepRuns& selected,
-                      const TableOptions& o, const ComparisonTable& table) {
+                      const TableOptions& o, const ComparisonTable& table, BudgetsRequest request) {
   const ComparisonTable at_budget = along_numeric_axis(table);
   if (numeric_columns(at_budget).size() < 3 || !o.at) return;
-  std::vector<double> budgets;
+  std::vector<Budget> budgets;
   std::vector<ComparisonTable> tables;
   const std::vector<TableRun> loaded = load_table_runs(store, selected, o.metric, {o.rows, o.cols});
   CurveCache curves;  // each run's curves read once for the shares
   for (double share : kGrowthShares) {
     if (share >= 1) {
-      budgets.push_back(o.at->x);
+      budgets.push_back(*o.at);
       tables.push_back(at_budget);
       continue;
     }
@@ -95,23 +119,22 @@ void best_axis_growth(std::ostream& out, const db::Store& store, const SweepRuns
     read_run_values(runs, store, part, "fathom report", &curves);
     if (std::none_of(runs.begin(), runs.end(), [](const TableRun& r) { return r.metric; }))
       return;  // no run validated that early: nothing to grow from
-    budgets.push_back(part.at->x);
+    budgets.push_back(*part.at);
     tables.push_back(along_numeric_axis(build_comparison_table(runs, part)));
   }
   const std::string axis = short_axis_key(at_budget.col_key);
+  std::vector<double> xs;
+  for (const Budget& b : budgets) xs.push_back(b.x);
   const std::vector<OptimumScaling> scalings = row_scalings(
-      budgets, tables, axis, o.at->axis, db::metric::higher_is_better(o.metric).value_or(false));
-  const std::string first = at_budget.col_key.substr(0, at_budget.col_key.find('+'));
+      xs, tables, axis, o.at->axis, db::metric::higher_is_better(o.metric).value_or(false));
+  request.x = at_budget.col_key.substr(0, at_budget.col_key.find('+'));
+  request.rows = at_budget.row_key;
+  request.metric = o.metric;
   out << "How the best " << axis << " grows with " << o.at->axis << ": the exponent a of best "
       << axis << " ~ " << o.at->axis
       << "^a, by least squares over a quarter, a half and all of this budget where the best is "
-         "bracketed, with a 95 % bootstrap interval joint across them (`fathom export plot "
-         "budgets --metric "
-      << o.metric << " --x " << first
-      << (at_budget.row_key.empty() ? "" : " --rows " + at_budget.row_key) << " --at "
-      << budget_setting(Budget{o.at->axis, budgets[0]}) << ","
-      << budget_setting(Budget{o.at->axis, budgets[1]}) << "," << budget_setting(*o.at)
-      << " --scaling-out FILE` draws it):\n\n";
+         "bracketed, with a 95 % bootstrap interval joint across them (`"
+      << budgets_command(request, budgets) << " --scaling-out FILE` draws it):\n\n";
   for (const OptimumScaling& s : scalings) out << "- " << s.text() << "\n";
   out << "\n";
 }
@@ -162,7 +185,7 @@ void budget_tables(std::ostream& out, const db::Store& store, const std::string&
     request.agg = layout.agg;
     request.select_by = layout.select_by;
     best_of_axis(out, table, *budget, request, render);
-    best_axis_growth(out, store, selected, o, table);
+    best_axis_growth(out, store, selected, o, table, request);
   }
 }
 

@@ -108,6 +108,7 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
   Budget definite = b;
   definite.x = *least;
   definite.least = false;
+  definite.found_least = true;
   return definite;
 }
 
@@ -118,6 +119,7 @@ Budget budget_share(const Budget& b, double share) {
   out.x = std::floor(b.x * share / unit) * unit;
   out.tolerance = Budget{}.tolerance;
   out.least = false;
+  out.found_least = false;
   return out;
 }
 
@@ -125,6 +127,10 @@ std::string budget_setting(const Budget& b) {
   char text[64];
   std::snprintf(text, sizeof text, "%s=%.6g", b.axis.c_str(), b.x);
   return text;
+}
+
+std::string budget_argument(const Budget& b) {
+  return b.found_least ? b.axis + "=least" : budget_setting(b);
 }
 
 std::string budget_text(const Budget& b) {

@@ -35,9 +35,21 @@ void add_budget_lines(const experiments::ComparisonTable& t, const experiments::
       out.figure, out.optima);
 }
 
-}  // namespace
+// The tables' refusals (experiments/comparison_table.h) name `fathom export table` and its
+// --rows and --cols; here the depth axis is --x (the table's columns, or its rows where there
+// are no lines) and the lines are --rows.
+InputError as_budgets_error(const InputError& e, const BudgetsQuery& q) {
+  if (e.file() != "fathom export table") return e;
+  std::string field = e.field(), message = e.message();
+  if (field == "--cols" || (field == "--rows" && q.rows.empty())) field = "--x";
+  if (q.rows == q.x) {
+    field = "--rows";
+    message = "--rows and --x are the same axis";
+  }
+  return InputError("fathom export plot budgets", e.line(), field, message);
+}
 
-BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
+BudgetsFigure budgets_figure_of(const db::Store& store, const BudgetsQuery& q) {
   if (q.budgets.empty())
     throw InputError("fathom export plot budgets", 0, "--at", "name at least one budget");
   if (q.x.empty())
@@ -73,7 +85,8 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
     if (q.rows.empty()) t = experiments::as_one_line(t);  // the line, a column per x value
     // The budget as the tables found it: a least one's number is in the notes.
     const std::string said = experiments::budget_text(budget);
-    for (const auto& n : t.notes) out.notes.push_back(said + ": " + n);
+    for (const auto& n : t.notes)  // a note that names the budget already needs no prefix
+      out.notes.push_back(n.rfind(said, 0) == 0 ? n : said + ": " + n);
     add_budget_lines(t, budget, q, q.budgets.size() > 1, out);
     budgets.push_back(budget.x);
     tables.push_back(std::move(t));
@@ -87,6 +100,16 @@ BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
         db::metric::higher_is_better(q.metric).value_or(false));
   fit_x_axis(out.figure);
   return out;
+}
+
+}  // namespace
+
+BudgetsFigure budgets_figure(const db::Store& store, const BudgetsQuery& q) {
+  try {
+    return budgets_figure_of(store, q);
+  } catch (const InputError& e) {
+    throw as_budgets_error(e, q);
+  }
 }
 
 }  // namespace fathom::plot

@@ -141,8 +141,8 @@ TEST(Report, ATableAtABudgetOverThreeDepthsSaysTheBestDepth) {
   char best[32];
   std::snprintf(best, sizeof best, "%.3g", std::exp2(2 + 4.0 / 12));
   EXPECT_NE(section.find("Best layers at this budget"), std::string::npos) << section;
-  EXPECT_NE(section.find("`fathom export plot budgets --metric valid_ppl --x model.layers --at "
-                         "update=100` draws it"),
+  EXPECT_NE(section.find("`fathom export plot budgets --sweep depth --metric valid_ppl --x "
+                         "model.layers --at update=100` draws it"),
             std::string::npos)
       << section;
   EXPECT_NE(section.find("- valid_ppl: best layers " + std::string(best) + " (95 % CI "),

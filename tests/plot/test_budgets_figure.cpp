@@ -111,6 +111,25 @@ TEST(BudgetsFigure, ACategoricalAxisOrNoBudgetIsRefusedNamingTheOption) {
     EXPECT_NE(std::string(e.what()).find("--x"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("'post', not a number"), std::string::npos) << e.what();
   }
+  // The tables' refusals name this command and its own options, not `export table`'s.
+  q.x = "model.depth";  // no such axis
+  try {
+    budgets_figure(store, q);
+    FAIL() << "an axis the runs lack was drawn";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "fathom export plot budgets");
+    EXPECT_EQ(e.field(), "--x") << e.what();
+    EXPECT_NE(e.message().find("no value for 'model.depth'"), std::string::npos) << e.what();
+  }
+  q.x = q.rows = "model.layers";
+  try {
+    budgets_figure(store, q);
+    FAIL() << "lines along their own axis were drawn";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "fathom export plot budgets");
+    EXPECT_EQ(e.field(), "--rows");
+    EXPECT_EQ(e.message(), "--rows and --x are the same axis");
+  }
   try {
     budgets_figure(store, query({}));
     FAIL() << "no budget was drawn";

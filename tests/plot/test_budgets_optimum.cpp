@@ -141,7 +141,7 @@ TEST(BudgetsOptimum, TwoDepthsHaveNoOptimum) {
   const experiments::AxisOptimum o =
       experiments::axis_optimum(s.name, "layers", s.x, {{2.0}, {}, {1.5}});
   EXPECT_EQ(o.points, 2);
-  EXPECT_EQ(o.text(), "post: no optimum: 2 points with a value at the budget (3 needed)");
+  EXPECT_EQ(o.text(), "post: no optimum: 2 points with a value (3 needed)");
 }
 
 }  // namespace test_budgets_optimum

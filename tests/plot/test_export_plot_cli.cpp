@@ -152,8 +152,8 @@ TEST_F(ExportPlotCli, BudgetsDrawsALinePerBudgetOverTheDepths) {
        "--out", temp_path("budgets.png"), "--save-json", spec});
   const std::string said = ::testing::internal::GetCapturedStdout();
   // Each line's optimum is said: two depths (one at 1e12) are too few for one.
-  EXPECT_NE(said.find("optimum: compute <= 1e+12 FLOPs: no optimum: 1 point with a value at the "
-                      "budget (3 needed)\n"),
+  EXPECT_NE(said.find("optimum: compute <= 1e+12 FLOPs: no optimum: 1 point with a value (3 "
+                      "needed)\n"),
             std::string::npos)
       << said;
   EXPECT_NE(said.find("optimum: compute <= 2e+12 FLOPs: no optimum: 2 points"), std::string::npos)
