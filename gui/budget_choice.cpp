@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <cmath>
 
 #include "experiments/value_at_budget.h"
@@ -91,11 +92,30 @@ void BudgetChoice::choose(const QString& axis, double x) {
   numberEdited();
 }
 
-void BudgetChoice::axisChanged() {
+void BudgetChoice::save(QSettings& settings, const QString& key) const {
+  settings.setValue(key + QStringLiteral("/axis"), axis_->currentData().toString());
+  settings.setValue(key + QStringLiteral("/number"), number_->text());
+}
+
+void BudgetChoice::restore(const QSettings& settings, const QString& key) {
+  const QSignalBlocker block_axis(axis_), block_number(number_);
+  number_->setText(settings.value(key + QStringLiteral("/number")).toString());
+  axis_->setCurrentIndex(
+      std::max(0, axis_->findData(settings.value(key + QStringLiteral("/axis")).toString())));
+  showAxis();
+  shown_ = budget();
+  shown_problem_ = problem();
+}
+
+void BudgetChoice::showAxis() {
   const int i = std::max(0, axis_->currentIndex());
   number_->setEnabled(i > 0);
   number_->setPlaceholderText(QString::fromUtf8(kAxes[i].example));
-  if (i > 0 && !budget()) number_->setFocus();
+}
+
+void BudgetChoice::axisChanged() {
+  showAxis();
+  if (axis_->currentIndex() > 0 && !budget()) number_->setFocus();
   numberEdited();
 }
 

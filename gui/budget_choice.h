@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QLineEdit;
+class QSettings;
 
 namespace fathom::gui {
 
@@ -28,6 +29,10 @@ class BudgetChoice : public QWidget {
   experiments::RunReading reading(experiments::RunValue at_end) const;
   // Sets axis ("update", "tokens", "compute"; "" for the end) and number, as a user would.
   void choose(const QString& axis, double x);
+  // Kept across sessions under `key` ("compare/at"): the axis and the number as typed ("least"
+  // too). Restoring announces nothing: the view reads it when it next draws.
+  void save(QSettings& settings, const QString& key) const;
+  void restore(const QSettings& settings, const QString& key);
 
   QComboBox* axis() const { return axis_; }
   QLineEdit* number() const { return number_; }
@@ -37,6 +42,7 @@ class BudgetChoice : public QWidget {
 
  private:
   void axisChanged();
+  void showAxis();  // the number enabled, and its example, for the axis chosen
   void numberEdited();
 
   QComboBox* axis_ = nullptr;

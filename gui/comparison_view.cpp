@@ -143,11 +143,13 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
 void ComparisonView::saveSettings(QSettings& settings) const {
   settings.setValue("compare/logY", log_->isChecked());
   settings.setValue("compare/lines", lines_->isChecked());
+  budget_->save(settings, QStringLiteral("compare/at"));
 }
 
 void ComparisonView::restoreSettings(const QSettings& settings) {
   log_->setChecked(settings.value("compare/logY", false).toBool());
   lines_->setChecked(settings.value("compare/lines", true).toBool());
+  budget_->restore(settings, QStringLiteral("compare/at"));
 }
 
 // The choices of what is tabled, and the table (exported as `fathom export table` does).

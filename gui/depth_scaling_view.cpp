@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -35,31 +36,41 @@ namespace {
 
 const QString kOneLine = QStringLiteral("(one line)");
 const std::string kScalingTab = "the Scaling tab";
+using RunAxes = DepthScalingView::RunAxes;
 
-// The axis.* tags of each run of `sweep` (the seed left out), and its layout: the sweep file's
-// axis keys in the order it varies them (the sweep.axes tag: groups comma-separated, a zip
-// group's keys joined by +; empty without the tag).
 struct SweepAxes {
   std::vector<std::map<std::string, std::string>> runs;
   std::vector<std::string> layout;
 };
 
+// A run's axes (its axis.* tags, the seed left out) and the sweep file's layout: the axis keys
+// in the order it varies them (the sweep.axes tag: groups comma-separated, a zip group's keys
+// joined by +; empty without the tag).
+RunAxes read_run_axes(const db::Store& store, int64_t run) {
+  RunAxes out;
+  for (const auto& [key, value] : store.tags(run)) {
+    if (key == "sweep.axes")
+      for (const QString& group : QString::fromStdString(value).split(','))
+        for (const QString& k : group.split('+')) out.layout.push_back(k.toStdString());
+    if (key.rfind("axis.", 0) != 0) continue;
+    const std::string axis = key.substr(5);
+    if (axis.size() >= 5 && axis.substr(axis.size() - 5) == ".seed") continue;
+    out.axes[axis] = value;
+  }
+  return out;
+}
+
+// The axes of each run of `sweep`, read once per run (tags are written when a run is queued:
+// a sweep still writing is polled without reading them again).
 SweepAxes sweep_axes(const db::Store& store, const std::vector<db::RunRecord>& runs,
-                     const std::string& sweep) {
+                     const std::string& sweep, std::map<int64_t, RunAxes>& known) {
   SweepAxes out;
   for (const auto& r : runs) {
     if (r.sweep != sweep) continue;
-    std::map<std::string, std::string> axes;
-    for (const auto& [key, value] : store.tags(r.id)) {
-      if (key == "sweep.axes" && out.layout.empty())
-        for (const QString& group : QString::fromStdString(value).split(','))
-          for (const QString& k : group.split('+')) out.layout.push_back(k.toStdString());
-      if (key.rfind("axis.", 0) != 0) continue;
-      const std::string axis = key.substr(5);
-      if (axis.size() >= 5 && axis.substr(axis.size() - 5) == ".seed") continue;
-      axes[axis] = value;
-    }
-    out.runs.push_back(std::move(axes));
+    auto it = known.find(r.id);
+    if (it == known.end()) it = known.emplace(r.id, read_run_axes(store, r.id)).first;
+    if (out.layout.empty()) out.layout = it->second.layout;
+    out.runs.push_back(it->second.axes);
   }
   return out;
 }
@@ -83,12 +94,34 @@ bool zip_partner(const SweepAxes& a, const std::string& axis, const std::string&
   return pairs.size() == x_values && values.at(axis).size() == x_values;
 }
 
-void refill(QComboBox* box, const QStringList& items) {
+// The box's items again, keeping its choice where it is still offered, else taking `wanted`
+// (a choice restored from the last session) where it is.
+void refill(QComboBox* box, const QStringList& items, const QString& wanted) {
   const QString current = box->currentText();
   const QSignalBlocker block(box);
   box->clear();
   box->addItems(items);
-  if (items.contains(current)) box->setCurrentText(current);
+  if (items.contains(current))
+    box->setCurrentText(current);
+  else if (items.contains(wanted))
+    box->setCurrentText(wanted);
+}
+
+// The budgets `text` names ("compute=1e15,compute=2e15"), or by default a quarter, a half and
+// all of the least the `finished` runs reached; InputError (--at) for a bad one.
+std::vector<experiments::Budget> budgets_of(const QString& text, const db::Store& store,
+                                            const std::vector<int64_t>& finished) {
+  std::vector<experiments::Budget> out;
+  if (!text.trimmed().isEmpty()) {
+    for (const QString& one : text.split(',', Qt::SkipEmptyParts))
+      out.push_back(experiments::parse_budget(one.trimmed().toStdString(), kScalingTab));
+    return out;
+  }
+  const experiments::Budget least = experiments::resolve_least(
+      experiments::parse_budget("compute=least", kScalingTab), store, finished, kScalingTab);
+  for (double share : experiments::kGrowthShares)
+    out.push_back(experiments::budget_share(least, share));
+  return out;
 }
 
 QCustomPlot* figure_plot() {
@@ -100,7 +133,9 @@ QCustomPlot* figure_plot() {
 
 }  // namespace
 
-DepthScalingView::DepthScalingView(QWidget* parent) : QWidget(parent) {
+DepthScalingView::DepthScalingView(QWidget* parent)
+    : QWidget(parent), worker_(new StoreWorker(this)) {
+  connect(worker_, &StoreWorker::failed, this, &DepthScalingView::error);
   buildChoices();
   budgets_plot_ = figure_plot();
   scaling_plot_ = figure_plot();
@@ -196,10 +231,13 @@ void DepthScalingView::buildChoices() {
   connect(best_variant_, &QCheckBox::toggled, this, [this] { redraw(); });
 }
 
-void DepthScalingView::setStore(StoreSession* session, const QString&) {
+void DepthScalingView::setStore(StoreSession* session, const QString& location) {
   session_ = session;
+  worker_->setDatabase(session ? location : QString());
+  ++asked_;  // a read of the last store is not drawn
   signature_.clear();
   runs_.clear();
+  run_axes_.clear();
   shown_.reset();
   const QSignalBlocker block(sweep_);
   sweep_->clear();
@@ -216,7 +254,7 @@ void DepthScalingView::showRuns(const std::vector<db::RunRecord>& all,
     if (!r.sweep.empty()) sweeps.insert(r.sweep);
   QStringList names;
   for (const auto& s : sweeps) names << QString::fromStdString(s);
-  refill(sweep_, names);
+  refill(sweep_, names, wanted_sweep_);
   sweepChanged();
 }
 
@@ -225,7 +263,7 @@ void DepthScalingView::sweepChanged() {
   const std::string sweep = sweep_->currentText().toStdString();
   // Depth axes: three or more values, all numbers > 0; first as the sweep file varies them (its
   // first group's first key: encoder_layers of a zip with decoder_layers and max_updates).
-  const SweepAxes axes = sweep_axes(session_->store, runs_, sweep);
+  const SweepAxes axes = sweep_axes(session_->store, runs_, sweep, run_axes_);
   const auto values = axis_values(axes);
   QStringList xs;
   for (const auto& [axis, taken] : values)
@@ -236,13 +274,13 @@ void DepthScalingView::sweepChanged() {
   int front = 0;
   for (const auto& key : axes.layout)
     if (const int at = xs.indexOf(QString::fromStdString(key)); at >= front) xs.move(at, front++);
-  refill(x_, xs);
+  refill(x_, xs, wanted_x_);
   // Lines: any other axis but the depth's zip partners, which would give a line per depth.
   const std::string x = x_->currentText().toStdString();
   QStringList rows{kOneLine};
   for (const auto& [axis, taken] : values)
     if (axis != x && !zip_partner(axes, axis, x, values)) rows << QString::fromStdString(axis);
-  refill(rows_, rows);
+  refill(rows_, rows, wanted_rows_);
   redraw();
 }
 
@@ -261,31 +299,45 @@ bool DepthScalingView::choose(const QString& sweep, const QString& x, const QStr
     metric_->setCurrentText(metric);
   }
   redraw();
+  waitForFigures();
   return shown_.has_value();
+}
+
+void DepthScalingView::waitForFigures() const { worker_->waitIdle(); }
+
+bool DepthScalingView::reading() const { return worker_->busy(); }
+
+void DepthScalingView::saveSettings(QSettings& settings) const {
+  // A choice the store did not offer this time is kept for the next that does.
+  const auto keep = [](const QComboBox* box, const QString& wanted) {
+    return box->currentText().isEmpty() ? wanted : box->currentText();
+  };
+  settings.setValue("scaling/sweep", keep(sweep_, wanted_sweep_));
+  settings.setValue("scaling/x", keep(x_, wanted_x_));
+  settings.setValue("scaling/rows", keep(rows_, wanted_rows_));
+  settings.setValue("scaling/metric", metric_->currentText());
+  settings.setValue("scaling/budgets", budgets_->text());
+  settings.setValue("scaling/bestVariant", best_variant_->isChecked());
+  settings.setValue("scaling/where", where_->text());
+}
+
+void DepthScalingView::restoreSettings(const QSettings& settings) {
+  const QSignalBlocker block_metric(metric_), block_best(best_variant_);
+  if (const QString metric = settings.value("scaling/metric").toString();
+      metric_->findText(metric) >= 0)
+    metric_->setCurrentText(metric);
+  budgets_->setText(settings.value("scaling/budgets").toString());
+  best_variant_->setChecked(settings.value("scaling/bestVariant", false).toBool());
+  where_->setText(settings.value("scaling/where").toString());
+  wanted_sweep_ = settings.value("scaling/sweep").toString();
+  wanted_x_ = settings.value("scaling/x").toString();
+  wanted_rows_ = settings.value("scaling/rows").toString();
 }
 
 QString DepthScalingView::noteText() const { return note_->text(); }
 
-std::vector<experiments::Budget> DepthScalingView::budgets() const {
-  std::vector<experiments::Budget> out;
-  const QString text = budgets_->text().trimmed();
-  if (!text.isEmpty()) {
-    for (const QString& one : text.split(',', Qt::SkipEmptyParts))
-      out.push_back(experiments::parse_budget(one.trimmed().toStdString(), kScalingTab));
-    return out;
-  }
-  std::vector<db::RunRecord> of_sweep;
-  for (const auto& r : runs_)
-    if (r.sweep == sweep_->currentText().toStdString()) of_sweep.push_back(r);
-  const experiments::Budget least = experiments::resolve_least(
-      experiments::parse_budget("compute=least", kScalingTab), session_->store,
-      experiments::finished_runs(of_sweep), kScalingTab);
-  for (double share : experiments::kGrowthShares)
-    out.push_back(experiments::budget_share(least, share));
-  return out;
-}
-
 void DepthScalingView::redraw() {
+  ++asked_;
   shown_.reset();
   for (QCustomPlot* p : {budgets_plot_, scaling_plot_}) {
     plot::clear_plottables(*p);
@@ -298,7 +350,9 @@ void DepthScalingView::redraw() {
                        .arg(sweep_->currentText()));
     return;
   }
-  try {
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  // The choices are taken when the read is sent: a later change replaces a read not yet sent.
+  worker_->request([this]() -> StoreWorker::Job {
     plot::BudgetsQuery q;
     q.sweep = sweep_->currentText().toStdString();
     q.x = x_->currentText().toStdString();
@@ -306,22 +360,45 @@ void DepthScalingView::redraw() {
     q.metric = metric_->currentText().toStdString();
     q.agg = best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
     q.where = where_->text().trimmed().toStdString();
-    q.budgets = budgets();
-    shown_ = plot::budgets_figure(session_->store, q);
-  } catch (const std::exception& e) {
-    // A filter or a budget being typed, or a budget no run reached, is no store error.
-    if (auto bad_filter = where_error(e)) {
-      note_->setText(*bad_filter);
-      return;
-    }
-    if (const auto* bad = dynamic_cast<const InputError*>(&e)) {
-      note_->setText(QString::fromStdString(bad->field().substr(2) + ": " + bad->message()));
-      return;
-    }
-    note_->setText(describe_store_error(e));
-    emit error(describe_store_error(e));
+    std::vector<db::RunRecord> of_sweep;
+    for (const auto& r : runs_)
+      if (r.sweep == q.sweep) of_sweep.push_back(r);
+    const std::vector<int64_t> finished = experiments::finished_runs(of_sweep);
+    return [this, q, finished, budgets = budgets_->text(),
+            asked = asked_](const db::Store* store) -> std::function<void()> {
+      auto drawn = std::make_shared<Drawn>();
+      try {
+        if (!store) throw std::runtime_error("the store is busy (another process holds it)");
+        plot::BudgetsQuery read = q;
+        read.budgets = budgets_of(budgets, *store, finished);
+        drawn->made = plot::budgets_figure(*store, read);
+      } catch (const std::exception& e) {
+        // A filter or a budget being typed, or a budget no run reached, is no store error.
+        if (auto bad_filter = where_error(e)) {
+          drawn->note = *bad_filter;
+        } else if (const auto* bad = dynamic_cast<const InputError*>(&e)) {
+          const std::string& field = bad->field();  // "--at" said as "at"
+          drawn->note = QString::fromStdString(
+              (field.rfind("--", 0) == 0 ? field.substr(2) : field) + ": " + bad->message());
+        } else {
+          drawn->note = describe_store_error(e);
+          drawn->store_error = true;
+        }
+      }
+      return [this, drawn, asked] {
+        if (asked == asked_) showDrawn(*drawn);
+      };
+    };
+  });
+}
+
+void DepthScalingView::showDrawn(const Drawn& drawn) {
+  if (!drawn.made) {
+    note_->setText(drawn.note);
+    if (drawn.store_error) emit error(drawn.note);
     return;
   }
+  shown_ = drawn.made;
   drawFigures();
   showText(*shown_);
 }

@@ -7,6 +7,8 @@
 // each line's fitted power law; under them what each optimum and exponent says. With no budgets
 // named it reads the sweep at a quarter, a half and the whole of its cheapest finished run's
 // compute (compute=least), which a sweep trained at equal compute reaches in every run.
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include <QWidget>
 
 #include "db/store.h"
+#include "gui/store_worker.h"
 #include "gui/workbench_view.h"
 #include "plot/budgets_figure.h"
 
@@ -30,14 +33,24 @@ class DepthScalingView : public QWidget, public WorkbenchView {
  public:
   explicit DepthScalingView(QWidget* parent = nullptr);
 
-  void setStore(StoreSession* session, const QString&) override;
+  void setStore(StoreSession* session, const QString& location) override;
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
+  // Read in a worker thread (gui/store_worker.h): a sweep of thousands of runs at three budgets
+  // takes about a second.
+  bool reading() const override;
+  // Its choices, kept across sessions ("scaling/..."): a sweep, axis or lines' axis the next
+  // store lacks is left to the first it has.
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
 
   // Chooses the sweep, x axis, lines' axis ("" for one line), metric and budgets ("compute=1e15,
-  // compute=2e15"; "" for the default) by name (screenshots, tests); false when one is absent.
+  // compute=2e15"; "" for the default) by name, and waits for the figures (screenshots, tests);
+  // false when one is absent or nothing is drawn.
   bool choose(const QString& sweep, const QString& x, const QString& rows, const QString& metric,
               const QString& budgets = {});
+  // Returns once what was last asked for is drawn (or why not is said).
+  void waitForFigures() const;
   // What was drawn: the budgets figure with its optima and exponents; none where nothing was.
   const std::optional<plot::BudgetsFigure>& shown() const { return shown_; }
   QCustomPlot* budgetsPlot() const { return budgets_plot_; }
@@ -55,15 +68,33 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   void buildChoices();
   void sweepChanged();  // refills the x and rows choices from the sweep's axes
   void redraw();
-  // The budgets asked for, or the default ones over the sweep's finished runs; InputError
-  // (--at) for a bad one.
-  std::vector<experiments::Budget> budgets() const;
   void drawFigures();  // the shown figures, laid out for the plots' sizes
   // The best depths against the budget; none without a bracketed one.
   std::optional<plot::LineFigure> scalingFigure() const;
   void showText(const plot::BudgetsFigure& made);
+  // What a read in the worker thread found: the figures, or the note that says why there are
+  // none (a store error also emits error()).
+  struct Drawn {
+    std::optional<plot::BudgetsFigure> made;
+    QString note;
+    bool store_error = false;
+  };
+  void showDrawn(const Drawn& drawn);
 
+ public:
+  // One run's axes (axis.* tags, the seed left out) and its sweep file's layout.
+  struct RunAxes {
+    std::map<std::string, std::string> axes;
+    std::vector<std::string> layout;
+  };
+
+ private:
   StoreSession* session_ = nullptr;
+  StoreWorker* worker_;
+  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not drawn
+  std::map<int64_t, RunAxes> run_axes_;  // read once per run of the store
+  // Restored choices, taken when a store offers them.
+  QString wanted_sweep_, wanted_x_, wanted_rows_;
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *x_, *rows_, *metric_;

@@ -174,6 +174,7 @@ void ImportanceView::saveSettings(QSettings& settings) const {
                     metric_->currentText().isEmpty() ? wanted_metric_ : metric_->currentText());
   settings.setValue("importance/value", value_->currentIndex());
   settings.setValue("importance/where", where_->text());
+  budget_->save(settings, QStringLiteral("importance/at"));
 }
 
 void ImportanceView::restoreSettings(const QSettings& settings) {
@@ -182,6 +183,7 @@ void ImportanceView::restoreSettings(const QSettings& settings) {
   where_->setText(settings.value("importance/where").toString());
   wanted_sweep_ = settings.value("importance/sweep").toString();
   wanted_metric_ = settings.value("importance/metric").toString();
+  budget_->restore(settings, QStringLiteral("importance/at"));
 }
 
 void ImportanceView::fillTable() {

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -224,6 +225,14 @@ QSplitter* LrSensitivityView::buildResults() {
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   return split;
+}
+
+void LrSensitivityView::saveSettings(QSettings& settings) const {
+  budget_->save(settings, QStringLiteral("lr/at"));
+}
+
+void LrSensitivityView::restoreSettings(const QSettings& settings) {
+  budget_->restore(settings, QStringLiteral("lr/at"));
 }
 
 void LrSensitivityView::setStore(StoreSession* session, const QString&) {

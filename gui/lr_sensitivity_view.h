@@ -40,6 +40,9 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void setStore(StoreSession* session, const QString&) override;
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
+  // The At choice, kept across sessions ("lr/at").
+  void saveSettings(QSettings& settings) const override;
+  void restoreSettings(const QSettings& settings) override;
 
   // Chooses the sweep and metric by name, the runs filter, the curves' label axes ("a+b",
   // the exports' --label) and the range of rates ("LO:HI", --range) (screenshots, tests);

@@ -1,8 +1,7 @@
 #pragma once
-// Reads the Probes tab's probe points in a worker thread with its own read-only Store (a Store
-// is one connection, for one thread), as metric_poller.h does for the dashboard: a live run's
-// poll asks only for the points after those already shown, and a slow or locked store never
-// stalls the window.
+// Reads the Probes tab's probe points in a worker thread with its own read-only Store
+// (gui/store_worker.h): a live run's poll asks only for the points after those already shown,
+// and a slow or locked store never stalls the window.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,8 +13,7 @@
 #include <QString>
 
 #include "db/store.h"
-
-class QThread;
+#include "gui/store_worker.h"
 
 namespace fathom::gui {
 
@@ -45,29 +43,22 @@ class ProbeReader : public QObject {
   Q_OBJECT
  public:
   explicit ProbeReader(QObject* parent = nullptr);
-  ~ProbeReader() override;  // closes the connection in its thread, then stops the thread
 
   // The store to read (Store::location(); it may hold a password: never shown); "" closes the
   // connection before returning.
-  void setDatabase(const QString& location);
+  void setDatabase(const QString& location) { worker_->setDatabase(location); }
   // What to read, asked on the UI thread when a read is sent.
   void setQuery(std::function<ProbeQuery()> query) { query_ = std::move(query); }
   // One read in flight at a time: a request meanwhile sends one more after it.
   void request();
-  bool busy() const { return in_flight_; }
+  bool busy() const { return worker_->busy(); }
 
  signals:
   void probesRead(std::shared_ptr<const fathom::gui::ProbeAnswer> answer);
   void failed(const QString& message);
 
  private:
-  void send();
-
-  QThread* thread_;
-  QObject* worker_;                   // lives in thread_
-  std::unique_ptr<db::Store> store_;  // opened, used and closed only in thread_
-  bool in_flight_ = false;
-  bool again_ = false;
+  StoreWorker* worker_;
   std::function<ProbeQuery()> query_;
 };
 

@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QCheckBox>
 #include <QLineEdit>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -123,16 +124,56 @@ class DepthScalingViewTest : public QObject {
     QVERIFY(!view.choose("d", "model.encoder_layers", "train.seed", "valid_loss"));
     QVERIFY(view.choose("d", "model.encoder_layers", "", "valid_loss"));
     QCOMPARE(view.shown()->scalings.size(), size_t(1));  // one line: every run pooled
-    // Where: post's runs only -- its exponent, 0.3, on the one line.
+    // Where: post's runs only -- its exponent, 0.3, on the one line. Read in the worker thread:
+    // the edit returns before the figures are drawn.
     view.where()->setText(QStringLiteral("model.norm=post"));
     QMetaObject::invokeMethod(view.where(), "editingFinished");
+    QVERIFY(view.reading());
+    QVERIFY(!view.shown());
+    view.waitForFigures();
     QVERIFY2(view.shown(), qPrintable(view.noteText()));
     QVERIFY(std::abs(view.shown()->scalings[0].exponent - 0.3) < 1e-9);
+    // Changed again before the read ends: what is drawn is the last choice (pre, best at the
+    // deepest at every budget: no exponent), never the one before.
+    view.where()->setText(QStringLiteral("model.norm=post or model.norm=pre"));
+    QMetaObject::invokeMethod(view.where(), "editingFinished");
+    view.where()->setText(QStringLiteral("model.norm=pre"));
+    QMetaObject::invokeMethod(view.where(), "editingFinished");
+    view.waitForFigures();
+    QVERIFY2(view.shown(), qPrintable(view.noteText()));
+    QCOMPARE(view.shown()->scalings[0].budgets, 0);
     // A filter being typed: the note says what is wrong with it.
     view.where()->setText(QStringLiteral("model.norm=="));
     QMetaObject::invokeMethod(view.where(), "editingFinished");
+    view.waitForFigures();
     QVERIFY(!view.shown());
     QVERIFY2(view.noteText().contains(QStringLiteral("filter")), qPrintable(view.noteText()));
+  }
+
+  // The choices are kept across sessions: a new tab restored from them draws the same figures
+  // once a store offers the sweep and axes.
+  void itsChoicesAreKeptAcrossSessions() {
+    auto session = fathom::gui::StoreSession::open(db_, nullptr);
+    QVERIFY(session);
+    QSettings settings(dir_.filePath("settings.ini"), QSettings::IniFormat);
+    {
+      fathom::gui::DepthScalingView view;
+      show(view, *session);
+      QVERIFY(view.choose("d", "model.encoder_layers", "model.norm", "valid_loss",
+                          "compute=1e11,compute=2e11,compute=4e11"));
+      view.where()->setText(QStringLiteral("model.norm=post or model.norm=pre"));
+      view.saveSettings(settings);
+    }
+    fathom::gui::DepthScalingView again;
+    again.restoreSettings(settings);
+    show(again, *session);
+    again.waitForFigures();
+    QVERIFY2(again.shown(), qPrintable(again.noteText()));
+    QCOMPARE(again.where()->text(), QStringLiteral("model.norm=post or model.norm=pre"));
+    QCOMPARE(again.shown()->scalings.size(), size_t(2));  // a line per norm, as chosen
+    QCOMPARE(again.shown()->scalings[0].line, std::string("post"));
+    QVERIFY(std::abs(again.shown()->scalings[0].exponent - 0.3) < 1e-9);
+    QVERIFY(std::abs(again.shown()->scalings[0].budget_lo - 1e11) < 1);
   }
 };
 

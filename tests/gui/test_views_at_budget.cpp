@@ -268,6 +268,34 @@ class ViewsAtBudgetTest : public QObject {
     }
   }
 
+  // The At choice is kept across sessions: a Compare tab restored from it tables the runs at
+  // the least budget again (update 300 of the shallow model, 100 of the deep one).
+  void theAtChoiceIsKeptAcrossSessions() {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("settings.ini"), QSettings::IniFormat);
+    {
+      fathom::gui::ComparisonView view;
+      view.budget()->choose(QStringLiteral("compute"), 0);
+      view.budget()->number()->setText(QStringLiteral("least"));
+      view.saveSettings(settings);
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.restoreSettings(settings);
+    QVERIFY(view.budget()->budget() && view.budget()->budget()->least);
+    QCOMPARE(view.budget()->budget()->axis, std::string("compute"));
+    QVERIFY(view.budget()->number()->isEnabled());
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("d", "axis.model.layers", "", "valid_loss"));
+    QTableWidget* t = view.table();
+    QVERIFY2(t->item(0, 0) && t->item(1, 0), qPrintable(view.note()->text()));
+    QCOMPARE(t->item(0, 0)->text().left(4), QStringLiteral("3.80"));
+    QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("4.40"));
+  }
+
   // The verdicts at a budget ask the command line for the same budget, and offer no test over
   // the test set (its files are the final model's).
   void verdictsAskForTheSameBudget() {
