@@ -1,8 +1,10 @@
 // `fathom sweep extend SWEEP.yaml [--name NAME] [--metric valid_loss] [--value last|final|best]
-// [--out FILE] [--dry-run]`: where a stored sweep's learning-rate grid leaves a curve's optimum
-// at an end, the sweep file of one more rate beyond that end for each such curve and the
-// sweep's seeds (experiments/lr_extension.h), written beside SWEEP.yaml as STEM-edge.yaml
-// (-edge2, ... when taken; never over a file) for `fathom sweep FILE --resume`.
+// [--axis KEY [--at BUDGET]] [--out FILE] [--dry-run]`: where a stored sweep's learning-rate
+// grid leaves a curve's optimum at an end, the sweep file of one more rate beyond that end for
+// each such curve and the sweep's seeds (experiments/lr_extension.h); with --axis, the same
+// for each line whose best value of that numeric axis (a depth) is at an end
+// (experiments/axis_extension.h). Written beside SWEEP.yaml as STEM-edge.yaml (-edge2, ...
+// when taken; never over a file) for `fathom sweep FILE --resume`.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -13,28 +15,85 @@
 #include "base/util/file_write.h"
 #include "cli/sweep_command_line.h"
 #include "db/metric_names.h"
+#include "experiments/axis_extension.h"
 #include "experiments/lr_extension.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
+const std::string kCommand = "fathom sweep extend";
+
 struct ExtendArgs {
-  std::string file, name, metric = db::metric::kValidLoss, value = "last", out;
+  std::string file, name, metric = db::metric::kValidLoss, value = "last", out, axis, at;
   bool dry_run = false;
 };
 
+// The file written (or not: --dry-run, nothing to extend); `out` its path.
+bool write_extension(const ExtendArgs& a, const std::string& out, const std::string& text) {
+  const bool write = !a.dry_run && !text.empty();
+  if (write && fs::exists(out))
+    throw InputError(out, 0, "--out", "exists; give another --out (nothing is overwritten)");
+  if (write) write_file_or_throw(out, text, "sweep file");
+  return write;
+}
+
+// What the plan says after its summary line: each line extended, the notes, the file on a dry
+// run.
+void say_plan(const ExtendArgs& a, const experiments::SweepExtension& file,
+              const std::vector<std::string>& notes, const std::string& text) {
+  for (const auto& line : file.extends) std::printf("  %s\n", line.c_str());
+  for (const auto& note : notes) std::printf("note: %s\n", note.c_str());
+  if (a.dry_run && !text.empty()) std::printf("\n%s", text.c_str());
+}
+
+void say_written(const std::string& out, size_t runs, const std::string& set) {
+  std::printf("wrote %s: %zu runs; train them with\n  fathom sweep %s --resume%s\n", out.c_str(),
+              runs, out.c_str(), set.empty() ? "" : (" --set " + set).c_str());
+}
+
+// --axis: each line's best value of a numeric axis (a depth), at the runs' ends or --at.
+void axis_extend(const ExtendArgs& a, const GlobalOptions& global) {
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const std::string out = a.out.empty() ? experiments::free_extension_path(a.file) : a.out;
+  experiments::RunReading reading = experiments::run_reading_named(a.value, a.at, kCommand);
+  const auto x = experiments::plan_axis_extension(store, a.file, a.name, a.axis, a.metric, reading,
+                                                  fs::absolute(out).parent_path().string());
+  const bool write = write_extension(a, out, x.text);
+  if (global.json) {
+    std::cout << nlohmann::json{{"sweep", x.sweep},    {"axis", x.axis},
+                                {"metric", a.metric},  {"at", a.at},
+                                {"lines", x.lines},    {"closed", x.closed},
+                                {"open", x.open},      {"extends", x.file.extends},
+                                {"runs", x.file.runs}, {"file", write ? out : ""},
+                                {"yaml", x.file.yaml}, {"notes", x.notes}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::printf(
+      "sweep %s: %zu lines along %s by %s%s: %zu with their best inside the grid, %zu "
+      "at an end\n",
+      x.sweep.c_str(), x.lines, x.axis.c_str(), a.metric.c_str(),
+      a.at.empty() ? "" : (" at " + a.at).c_str(), x.closed.size(), x.open.size());
+  say_plan(a, x.file, x.notes, x.text);
+  if (write) say_written(out, x.file.runs.size(), x.set);
+}
+
 void sweep_extend(const ExtendArgs& a, const GlobalOptions& global) {
+  if (!a.axis.empty()) return axis_extend(a, global);
+  if (!a.at.empty())
+    throw InputError(kCommand, 0, "--at",
+                     "a budget is read with --axis; the learning rate's curves are judged at "
+                     "the runs' ends (--value)");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const std::string out = a.out.empty() ? experiments::free_extension_path(a.file) : a.out;
   const auto x = experiments::plan_lr_extension(
       store, a.file, a.name, a.metric, experiments::run_value_named(a.value, "fathom sweep extend"),
       fs::absolute(out).parent_path().string());
-  const bool write = !a.dry_run && !x.text.empty();
-  if (write && fs::exists(out))
-    throw InputError(out, 0, "--out", "exists; give another --out (nothing is overwritten)");
-  if (write) write_file_or_throw(out, x.text, "sweep file");
+  const bool write = write_extension(a, out, x.text);
 
   if (global.json) {
     std::cout << nlohmann::json{{"sweep", x.sweep},         {"metric", a.metric},
@@ -51,12 +110,8 @@ void sweep_extend(const ExtendArgs& a, const GlobalOptions& global) {
       "grid, %zu at an end\n",
       x.sweep.c_str(), x.curves, a.metric.c_str(), a.value.c_str(), x.edges.closed.size(),
       x.edges.open.size());
-  for (const auto& line : x.file.extends) std::printf("  %s\n", line.c_str());
-  for (const auto& note : x.notes) std::printf("note: %s\n", note.c_str());
-  if (a.dry_run && !x.text.empty()) std::printf("\n%s", x.text.c_str());
-  if (!write) return;
-  std::printf("wrote %s: %zu runs; train them with\n  fathom sweep %s --resume%s\n", out.c_str(),
-              x.file.runs.size(), out.c_str(), x.set.empty() ? "" : (" --set " + x.set).c_str());
+  say_plan(a, x.file, x.notes, x.text);
+  if (write) say_written(out, x.file.runs.size(), x.set);
 }
 
 }  // namespace
@@ -65,8 +120,9 @@ void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global) {
   auto a = std::make_shared<ExtendArgs>();
   CLI::App* cmd = sweep_cmd.add_subcommand(
       "extend",
-      "Where a stored sweep's best learning rate is at its grid's end: write the sweep file of "
-      "the next rate beyond it for those curves (run it with --resume)");
+      "Where a stored sweep's best learning rate (or, with --axis, best depth) is at its grid's "
+      "end: write the sweep file of the next step beyond it for those curves (run it with "
+      "--resume)");
   cmd->add_option("file", a->file, "the sweep file the sweep was started from")->required();
   cmd->add_option("--name", a->name, "the sweep's name in the store, if started with --name");
   cmd->add_option("--metric", a->metric, "a validation loss or perplexity (default valid_loss)")
@@ -76,6 +132,13 @@ void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global) {
   cmd->add_option("--out", a->out,
                   "the new sweep file (default: FILE's stem + -edge.yaml beside it)");
   cmd->add_flag("--dry-run", a->dry_run, "print the file instead of writing it");
+  cmd->add_option("--axis", a->axis,
+                  "extend this numeric grid or zip key (a depth: model.encoder_layers) instead "
+                  "of train.lr, for each line (setting of the other axes) whose best value of it "
+                  "is at an end; zip partners get values from the last two steps");
+  cmd->add_option("--at", a->at,
+                  "with --axis: each run's value at this budget, e.g. compute=least (an isoFLOP "
+                  "comparison; export table --at)");
   cmd->callback([a, &global] { sweep_extend(*a, global); });
 }
 

@@ -12,18 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A sweep still training would be judged on curves it has not finished.
-void refuse_unended(const std::vector<db::RunRecord>& runs, const std::string& name,
-                    const std::string& shown) {
-  if (runs.empty()) throw InputError(shown, 0, "--name", "no sweep named '" + name + "'");
-  int waiting = 0;
-  for (const auto& r : runs) waiting += !db::is_terminal_status(r.status);
-  if (waiting > 0)
-    throw InputError(shown, 0, "sweep",
-                     std::to_string(waiting) + " of sweep " + name +
-                         "'s runs are queued or running; extend its grid once they have ended");
-}
-
 std::string value_name(RunValue v) {
   return v == RunValue::Last ? "last" : v == RunValue::Best ? "best" : "final";
 }
@@ -42,6 +30,17 @@ std::string header(const std::string& sweep_file, const std::string& metric, Run
 }
 
 }  // namespace
+
+void refuse_unended(const std::vector<db::RunRecord>& runs, const std::string& name,
+                    const std::string& shown) {
+  if (runs.empty()) throw InputError(shown, 0, "--name", "no sweep named '" + name + "'");
+  int waiting = 0;
+  for (const auto& r : runs) waiting += !db::is_terminal_status(r.status);
+  if (waiting > 0)
+    throw InputError(shown, 0, "sweep",
+                     std::to_string(waiting) + " of sweep " + name +
+                         "'s runs are queued or running; extend its grid once they have ended");
+}
 
 LrExtension plan_lr_extension(const db::Store& store, const std::string& sweep_file,
                               const std::string& name, const std::string& metric, RunValue value,
@@ -71,18 +70,28 @@ LrExtension plan_lr_extension(const db::Store& store, const std::string& sweep_f
   x.file = extend_sweep(sweep_file, spec, x.edges.open, out_dir, x.sweep);
   x.notes = x.edges.notes;
   x.notes.insert(x.notes.end(), x.file.notes.begin(), x.file.notes.end());
-  std::set<std::string> stored;
-  for (const auto& r : runs) stored.insert(r.name);
-  int again = 0;
-  for (const auto& run : x.file.runs) again += stored.count(run) > 0;
-  if (again > 0)
-    x.notes.push_back(std::to_string(again) + " of its runs are in the store already (that rate " +
-                      "was tried and left no value: failed? `--retry failed` runs them again)");
-  const auto tags = store.tags(runs.front().id);
-  if (const auto it = tags.find("sweep.set"); it != tags.end()) x.set = it->second;
+  if (auto note = stored_already(runs, x.file, "rate")) x.notes.push_back(*note);
+  x.set = sweep_set_values(store, runs);
   if (!x.file.yaml.empty())
     x.text = header(sweep_file, metric, value, x.file.extends) + x.file.yaml;
   return x;
+}
+
+std::optional<std::string> stored_already(const std::vector<db::RunRecord>& runs,
+                                          const SweepExtension& file, const std::string& what) {
+  std::set<std::string> stored;
+  for (const auto& r : runs) stored.insert(r.name);
+  int again = 0;
+  for (const auto& run : file.runs) again += stored.count(run) > 0;
+  if (again == 0) return std::nullopt;
+  return std::to_string(again) + " of its runs are in the store already (that " + what +
+         " was tried and left no value: failed? `--retry failed` runs them again)";
+}
+
+std::string sweep_set_values(const db::Store& store, const std::vector<db::RunRecord>& runs) {
+  const auto tags = store.tags(runs.front().id);
+  const auto it = tags.find("sweep.set");
+  return it == tags.end() ? "" : it->second;
 }
 
 std::string free_extension_path(const std::string& sweep_file) {

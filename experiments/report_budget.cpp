@@ -88,9 +88,16 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
       << ") through the best mean and its two neighbours, with a 95 % percentile bootstrap "
          "interval over seeds (`"
       << budgets_command(request, {budget}) << "` draws it):\n\n";
-  for (const AxisOptimum& optimum : row_optima(t, axis, higher))
+  bool at_an_end = false;
+  for (const AxisOptimum& optimum : row_optima(t, axis, higher)) {
     out << "- " << optimum.text() << "\n";
+    at_an_end = at_an_end || (optimum.points >= 3 && !optimum.best.bracketed);
+  }
   out << "\n";
+  if (at_an_end)
+    out << "A best " << axis << " at the grid's end is no optimum: `fathom sweep extend "
+        << "SWEEP.yaml --axis " << first << " --at " << budget_argument(budget)
+        << "` writes the sweep file of the next " << axis << " for those lines.\n\n";
   if (!render) return;
   if (const std::string file = render(request); !file.empty())
     out << "![" << table.metric << " against " << axis << " at the budget](" << file << ")\n\n";

@@ -13,10 +13,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// An open curve placed in the file's axes: its next rate and, per axis, the step it takes
-// (-1 on the rate's axis and the seeds').
+// An open line placed in the file's axes: its new step of the extended axis (a text per key)
+// and, per axis, the step it takes (-1 on the extended axis and the seeds').
 struct Placement {
-  std::string rate;
+  std::vector<std::string> next;
   std::vector<int> steps;
 };
 
@@ -64,18 +64,18 @@ YAML::Node moved_base(const YAML::Node& base, const std::string& original,
 }
 
 struct Layout {
-  size_t lr_axis = 0;
-  std::vector<std::vector<int>> kept;  // per axis: the steps some placement takes, in order
-  std::vector<std::string> rates;      // the new rates, ascending
+  size_t axis = 0;                             // the extended one
+  std::vector<std::vector<int>> kept;          // per axis: the steps some placement takes, in order
+  std::vector<std::vector<std::string>> news;  // the new steps, ascending in their first key
 };
 
-Layout layout_of(const SweepSpec& spec, size_t lr_axis, const std::vector<Placement>& placed) {
+Layout layout_of(const SweepSpec& spec, size_t axis, const std::vector<Placement>& placed) {
   Layout l;
-  l.lr_axis = lr_axis;
+  l.axis = axis;
   l.kept.resize(spec.axes.size());
-  std::map<double, std::string> rates;
-  for (const auto& p : placed) rates[std::strtod(p.rate.c_str(), nullptr)] = p.rate;
-  for (const auto& [value, text] : rates) l.rates.push_back(text);
+  std::map<double, std::vector<std::string>> news;
+  for (const auto& p : placed) news[std::strtod(p.next[0].c_str(), nullptr)] = p.next;
+  for (const auto& [value, texts] : news) l.news.push_back(texts);
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     std::set<int> used;
     for (const auto& p : placed) used.insert(p.steps[a]);
@@ -89,22 +89,22 @@ Layout layout_of(const SweepSpec& spec, size_t lr_axis, const std::vector<Placem
 // the rate and each axis with more than one kept step.
 YAML::Node exclude_rules(const SweepSpec& spec, const Layout& l,
                          const std::vector<Placement>& placed) {
-  std::set<std::pair<std::string, std::vector<int>>> wanted;
-  for (const auto& p : placed) wanted.insert({p.rate, p.steps});
+  std::set<std::pair<std::vector<std::string>, std::vector<int>>> wanted;
+  for (const auto& p : placed) wanted.insert({p.next, p.steps});
   std::vector<size_t> varying;  // axes with several kept steps
   for (size_t a = 0; a < spec.axes.size(); ++a)
     if (l.kept[a].size() > 1) varying.push_back(a);
   YAML::Node rules(YAML::NodeType::Sequence);
-  for (const auto& rate : l.rates) {
+  for (const auto& next : l.news) {
     std::vector<size_t> at(varying.size(), 0);  // an odometer over the varying axes' steps
     while (true) {
       std::vector<int> steps(spec.axes.size(), -1);
       for (size_t a = 0; a < spec.axes.size(); ++a)
         if (l.kept[a].size() == 1) steps[a] = l.kept[a][0];
       for (size_t v = 0; v < varying.size(); ++v) steps[varying[v]] = l.kept[varying[v]][at[v]];
-      if (!wanted.count({rate, steps})) {
+      if (!wanted.count({next, steps})) {
         YAML::Node rule(YAML::NodeType::Map);
-        if (l.rates.size() > 1) rule[spec.axes[l.lr_axis].keys[0]] = YAML::Load(rate);
+        if (l.news.size() > 1) rule[spec.axes[l.axis].keys[0]] = YAML::Load(next[0]);
         for (size_t a : varying)
           for (size_t k = 0; k < spec.axes[a].keys.size(); ++k)
             rule[spec.axes[a].keys[k]] = YAML::Load(spec.axes[a].steps[steps[a]][k].text);
@@ -124,21 +124,21 @@ YAML::Node axes_node(const SweepSpec& spec, const Layout& l, SweepAxis::Kind kin
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const SweepAxis& axis = spec.axes[a];
     if (axis.kind != kind) continue;
+    // The key's texts: the new steps' on the extended axis, the kept steps' on the others.
+    const auto texts_of = [&](size_t k) {
+      std::vector<std::string> texts;
+      if (a == l.axis)
+        for (const auto& next : l.news) texts.push_back(next[k]);
+      else
+        for (int i : l.kept[a]) texts.push_back(axis.steps[i][k].text);
+      return texts;
+    };
     if (kind == SweepAxis::Kind::Grid) {
-      std::vector<std::string> texts = l.rates;
-      if (a != l.lr_axis) {
-        texts.clear();
-        for (int i : l.kept[a]) texts.push_back(axis.steps[i][0].text);
-      }
-      out[axis.keys[0]] = flow_list(texts);
+      out[axis.keys[0]] = flow_list(texts_of(0));
       continue;
     }
     YAML::Node group(YAML::NodeType::Map);
-    for (size_t k = 0; k < axis.keys.size(); ++k) {
-      std::vector<std::string> texts;
-      for (int i : l.kept[a]) texts.push_back(axis.steps[i][k].text);
-      group[axis.keys[k]] = flow_list(texts);
-    }
+    for (size_t k = 0; k < axis.keys.size(); ++k) group[axis.keys[k]] = flow_list(texts_of(k));
     out.push_back(group);
   }
   return out;
@@ -157,27 +157,38 @@ SweepExtension extend_sweep(const std::string& original, const SweepSpec& spec,
                      std::string(kLrKey) +
                          " is not a grid key of this file (a zip group's or "
                          "the base's rate is extended by hand)");
-  const size_t lr_axis = static_cast<size_t>(lr - spec.axes.begin());
+  std::vector<AxisEdge> edges;
+  for (const auto& e : open)
+    edges.push_back({e.label,
+                     e.setting,
+                     {e.next_text},
+                     e.label + ": " + e.next_text + (e.above ? " (above " : " (below ") +
+                         rate_text(e.best_lr) + ")"});
+  return extend_sweep_along(original, spec, static_cast<size_t>(lr - spec.axes.begin()), edges,
+                            out_dir, name, fork_base);
+}
 
+SweepExtension extend_sweep_along(const std::string& original, const SweepSpec& spec, size_t axis,
+                                  const std::vector<AxisEdge>& edges, const std::string& out_dir,
+                                  const std::string& name, const ForkBaseReader& fork_base) {
   SweepExtension out;
   std::vector<Placement> placed;
-  for (const auto& e : open) {
-    Placement p{e.next_text, std::vector<int>(spec.axes.size(), -1)};
+  for (const auto& e : edges) {
+    Placement p{e.next, std::vector<int>(spec.axes.size(), -1)};
     std::string why;
     for (size_t a = 0; a < spec.axes.size() && why.empty(); ++a)
-      if (a != lr_axis && spec.axes[a].kind != SweepAxis::Kind::Seeds)
+      if (a != axis && spec.axes[a].kind != SweepAxis::Kind::Seeds)
         p.steps[a] = step_of(spec.axes[a], e.setting, &why);
     if (!why.empty()) {
       out.notes.push_back(e.label + ": not extended, " + why);
       continue;
     }
-    out.extends.push_back(e.label + ": " + e.next_text + (e.above ? " (above " : " (below ") +
-                          rate_text(e.best_lr) + ")");
+    out.extends.push_back(e.said);
     placed.push_back(std::move(p));
   }
   if (placed.empty()) return out;
 
-  const Layout layout = layout_of(spec, lr_axis, placed);
+  const Layout layout = layout_of(spec, axis, placed);
   const YAML::Node root = load_one_yaml_document(read_yaml_file(original, "sweep file"), original);
   YAML::Emitter yaml;
   yaml << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;

@@ -8,6 +8,7 @@
 // `fathom sweep EXTENSION --resume` adds its runs to the sweep's one queue and every table
 // then chooses over all its rates. The file is checked by expanding it as `fathom sweep`
 // would before it is written.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,21 @@ struct SweepExtension {
 SweepExtension extend_sweep(const std::string& original, const SweepSpec& spec,
                             const std::vector<OpenEdge>& open, const std::string& out_dir,
                             const std::string& name, const ForkBaseReader& fork_base = {});
+
+// One line to extend along an axis of the file (a rate's curve, a method's depths): its
+// setting of the other axes' keys and the new step, a text per key of the axis (every key of a
+// zip group: a new depth with its max_updates).
+struct AxisEdge {
+  std::string label;
+  std::map<std::string, std::string> setting;
+  std::vector<std::string> next;
+  std::string said;  // what `extends` says of it: "post: 16 (above 8)"
+};
+
+// The same along spec.axes[axis], a grid key or a zip group: the file holds only the new steps
+// on it (what extend_sweep does for the rate, which it calls this for).
+SweepExtension extend_sweep_along(const std::string& original, const SweepSpec& spec, size_t axis,
+                                  const std::vector<AxisEdge>& edges, const std::string& out_dir,
+                                  const std::string& name, const ForkBaseReader& fork_base = {});
 
 }  // namespace fathom::experiments

@@ -189,6 +189,30 @@ TEST(Report, ATableAtABudgetOverThreeDepthsSaysHowTheBestDepthGrows) {
   EXPECT_NE(section.find("; 3 budgets, 100-400)"), std::string::npos) << section;
 }
 
+// A best depth at the grid's end (the deepest, 8) is no optimum: the report says which command
+// writes the next depth for it, at the same budget.
+TEST(Report, ABestDepthAtTheGridsEndNamesTheCommandThatExtendsIt) {
+  const fathom::testing::TempDir scratch;
+  {
+    auto store = db::Store::open((scratch.path() / "runs.db").string());
+    const char* depths[] = {"2", "4", "8"};
+    for (int i = 0; i < 3; ++i)
+      for (int seed = 1; seed <= 2; ++seed) {
+        const int64_t id = create_depth_run(store, depths[i], std::to_string(seed));
+        const double ppl = 30 - 5 * i + seed;
+        store.write_metrics(id, {{100, db::metric::kValidPpl, ppl, 0.0}});
+        store.set_final_metric(id, db::metric::kValidPpl, ppl);
+        store.finish_run(id, "finished");
+      }
+  }
+  const std::string text = report_at(scratch, "depth", "update=100");
+  EXPECT_NE(text.find("- valid_ppl: best at the grid's end, layers 8"), std::string::npos) << text;
+  EXPECT_NE(text.find("A best layers at the grid's end is no optimum: `fathom sweep extend "
+                      "SWEEP.yaml --axis model.layers --at update=100` writes"),
+            std::string::npos)
+      << text;
+}
+
 // `--at update=200` tables the runs there instead of at equal compute -- (20 + 22) / 2 and
 // (14 + 16) / 2 -- and the validation figures draw it; a run's report refuses it.
 TEST(Report, AnAskedBudgetIsTabledInsteadOfEqualComputeAndDrawn) {

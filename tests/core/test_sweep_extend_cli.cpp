@@ -86,4 +86,27 @@ TEST_F(SweepExtendCli, ASweepWithoutARateAxisIsSaidSo) {
   EXPECT_NE(r.err.find("n.yaml: 'grid': sweep n has no train.lr axis"), std::string::npos) << r.err;
 }
 
+// --axis takes any numeric axis, judged line by line as a depth is: the rate here, each norm a
+// line -- Post-LN's best at the top (one step beyond: 4e-3 x 4e-3 / 2e-3), Pre-LN's inside.
+// --at needs it.
+TEST_F(SweepExtendCli, AlongANamedNumericAxisAndOnlyThereAtABudget) {
+  store_runs();
+  const ProgramResult r =
+      fathom({"sweep", "extend", sweep(), "--axis", "train.lr", "--at", "update=50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sweep s: 2 lines along train.lr by valid_loss at update=50: 1 with their "
+                       "best inside the grid, 1 at an end"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  post: 0.008 (above 0.004)"), std::string::npos) << r.out;
+  const auto runs = fathom::experiments::expand_sweep(
+      fathom::experiments::load_sweep_file((dir_ / "s-edge.yaml").string()));
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_DOUBLE_EQ(run.config.train.lr, 8e-3);
+  const ProgramResult no_axis = fathom({"sweep", "extend", sweep(), "--at", "update=50"});
+  EXPECT_EQ(no_axis.exit_code, 2);
+  EXPECT_NE(no_axis.err.find("'--at': a budget is read with --axis"), std::string::npos)
+      << no_axis.err;
+}
+
 }  // namespace test_sweep_extend_cli

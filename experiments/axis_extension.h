@@ -1,0 +1,51 @@
+#pragma once
+// `fathom sweep extend FILE --axis model.encoder_layers`: where a stored sweep's best depth (or
+// any numeric axis's best value) is at an end of its grid for a line -- a setting of the other
+// axes, a method -- the sweep file of one step beyond that end for those lines and the sweep's
+// seeds (experiments/sweep_extension.h), so that each line's optimum gets bracketed. A line's
+// best is experiments/axis_optimum.h's over the table of the metric against the axis, read at
+// the runs' ends or at a budget (`--at`: an isoFLOP comparison). Reads the store only.
+//
+// The new step continues the grid's end geometrically: the ratio of its last two steps (2, 4,
+// 8 -> 16; 1, 2, 3, 4, 6, 8 -> 11), rounded where the axis is whole numbers, nothing below 1
+// there. In a zip group every key gets a value at the new step: a key equal to the axis in
+// every step the same (decoder_layers), a numeric one by the power law in the axis through the
+// last two steps (max_updates, so that an isoFLOP sweep stays roughly isoFLOP -- said in a
+// note), any other refused with a note.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "experiments/comparison_table.h"
+#include "experiments/sweep_extension.h"
+
+namespace fathom::experiments {
+
+struct AxisExtension {
+  std::string sweep;                // its name in the store
+  std::string axis;                 // the key extended
+  size_t lines = 0;                 // judged
+  std::vector<std::string> closed;  // lines whose best lies inside the grid
+  std::vector<std::string> open;    // lines whose best is at an end (extended where it can be)
+  SweepExtension file;              // empty yaml where no line is open (or none placed)
+  std::vector<std::string> notes;   // lines not judged, zip values made, runs already stored
+  std::string set;                  // the sweep's --set values, which --resume repeats
+  std::string text;                 // the file to write: a comment saying what it is, then yaml
+};
+
+// One step beyond the end of `steps` (ascending, > 0, at least two): the ratio of the two at
+// that end; `whole` rounds it, at least one away from the end. None below 1 for a whole axis,
+// or at 0.
+std::optional<double> step_beyond(const std::vector<double>& steps, bool above, bool whole);
+
+// `axis`: a grid key or a zip group's key of `sweep_file`, its values numbers > 0. `value` and
+// `at` as `fathom export table` reads the runs. InputError for a test metric, an axis the file
+// does not sweep or with a value that is no number, a sweep with queued or running runs, and
+// whatever the table's readers throw.
+AxisExtension plan_axis_extension(const db::Store& store, const std::string& sweep_file,
+                                  const std::string& name, const std::string& axis,
+                                  const std::string& metric, RunReading reading,
+                                  const std::string& out_dir);
+
+}  // namespace fathom::experiments

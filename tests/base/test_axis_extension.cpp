@@ -1,0 +1,160 @@
+// `fathom sweep extend --axis` (experiments/axis_extension.h): the next depth beyond the grid's
+// end for each method whose best depth is there, its zip partners' values at that depth (the
+// same depth for the decoder, a power law for an isoFLOP sweep's updates), and nothing for a
+// method whose best depth the grid brackets -- against values worked by hand.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "base/util/error.h"
+#include "db/store.h"
+#include "experiments/axis_extension.h"
+#include "experiments/sweep_spec.h"
+#include "tests/support/fathom_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace test_axis_extension {
+using namespace fathom;
+using namespace fathom::experiments;
+
+TEST(StepBeyond, ContinuesTheRatioOfTheTwoStepsAtTheEnd) {
+  EXPECT_EQ(*step_beyond({2, 4, 8}, true, true), 16);
+  EXPECT_EQ(*step_beyond({2, 4, 8}, false, true), 1);
+  EXPECT_EQ(*step_beyond({1, 2, 3, 4, 6, 8}, true, true), 11);  // 8 x 4/3 = 10.7
+  EXPECT_EQ(*step_beyond({6, 12, 18}, true, true), 27);         // 18 x 1.5
+  EXPECT_EQ(*step_beyond({10, 11}, true, true), 12);            // 12.1, at least one more
+  EXPECT_FALSE(step_beyond({1, 2, 4}, false, true));            // nothing below 1
+  EXPECT_DOUBLE_EQ(*step_beyond({0.5, 1}, false, false), 0.25);
+}
+
+// Post-LN and Pre-LN at 2, 4 and 8 layers (encoder and decoder alike), zipped with the updates
+// an isoFLOP sweep gives them (400, 200, 100), two seeds. Post-LN's valid_loss falls to the
+// deepest (2.0, 1.8, 1.6: best at the end); Pre-LN's is lowest at 4 (2.0, 1.5, 1.8).
+class AxisExtend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(dir() / "base.yaml")
+        << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+    std::ofstream(file()) << "name: iso\n"
+                             "base: base.yaml\n"
+                             "grid:\n"
+                             "  model.norm: [post, pre]\n"
+                             "zip:\n"
+                             "  - model.encoder_layers: [2, 4, 8]\n"
+                             "    model.decoder_layers: [2, 4, 8]\n"
+                             "    train.max_updates: [400, 200, 100]\n"
+                             "seeds: [1, 2]\n";
+    const std::map<std::string, std::map<std::string, double>> loss = {
+        {"post", {{"2", 2.0}, {"4", 1.8}, {"8", 1.6}}},
+        {"pre", {{"2", 2.0}, {"4", 1.5}, {"8", 1.8}}}};
+    auto store = db::Store::open(db());
+    for (const auto& run : expand_sweep(load_sweep_file(file()))) {
+      std::map<std::string, std::string> axes;
+      for (const auto& a : run.axes) axes[a.key] = a.value;
+      db::NewRun n;
+      n.name = run.name;
+      n.sweep = "iso";
+      const int64_t id = store.create_run(n);
+      for (const auto& [key, value] : axes) store.set_tag(id, "axis." + key, value);
+      const double v = loss.at(axes["model.norm"]).at(axes["model.encoder_layers"]) +
+                       (axes["train.seed"] == "2" ? 0.01 : -0.01);
+      store.write_metrics(id, {{50, "valid_loss", v, 0.0}});
+      store.set_final_metric(id, "valid_loss", v);
+      store.finish_run(id, "finished");
+    }
+  }
+  const std::filesystem::path& dir() const { return scratch_.path(); }
+  std::string file() const { return (dir() / "iso.yaml").string(); }
+  std::string db() const { return (dir() / "runs.db").string(); }
+
+  fathom::testing::TempDir scratch_;
+};
+
+// Post-LN's best is the deepest: one step beyond, 16 layers -- the decoder's the same, the
+// updates by the power law through (4, 200) and (8, 100): 50. Pre-LN's best (4) is inside.
+TEST_F(AxisExtend, TheNextDepthOfTheMethodWhoseBestIsAtTheEndWithItsZipPartners) {
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  const auto x = plan_axis_extension(store, file(), "", "model.encoder_layers", "valid_loss",
+                                     RunValue::Last, dir().string());
+  EXPECT_EQ(x.sweep, "iso");
+  EXPECT_EQ(x.lines, 2u);
+  ASSERT_EQ(x.closed.size(), 1u);
+  EXPECT_EQ(x.closed[0].rfind("pre: best encoder_layers ", 0), 0u) << x.closed[0];
+  ASSERT_EQ(x.open.size(), 1u);
+  EXPECT_EQ(x.open[0].rfind("post: best at the grid's end, encoder_layers 8", 0), 0u) << x.open[0];
+  ASSERT_EQ(x.file.extends.size(), 1u);
+  EXPECT_EQ(x.file.extends[0], "post: 16 (above 8)");
+  bool said = false;
+  for (const auto& n : x.notes)
+    said = said || n.find("train.max_updates 50 at model.encoder_layers 16: the power law") !=
+                       std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(x.notes);
+  // The file: Post-LN at 16 layers, both seeds, in the sweep's layout (its name, its keys).
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> runs;
+  for (const auto& run :
+       expand_sweep(load_sweep_string(x.file.yaml, "extension", dir().string()))) {
+    std::map<std::string, std::string> v;
+    for (const auto& a : run.axes) v[a.key] = a.value;
+    runs.insert({v["model.norm"], v["model.encoder_layers"], v["model.decoder_layers"],
+                 v["train.max_updates"], v["train.seed"]});
+    EXPECT_EQ(run.config.model.encoder_layers, 16);
+    EXPECT_EQ(run.config.train.max_updates, 50);
+  }
+  const decltype(runs) expected = {{"post", "16", "16", "50", "1"},
+                                   {"post", "16", "16", "50", "2"}};
+  EXPECT_EQ(runs, expected);
+  EXPECT_EQ(x.file.runs.size(), 2u);
+  EXPECT_NE(x.text.find("--axis model.encoder_layers`"), std::string::npos) << x.text;
+}
+
+// Pre-LN best at the shallowest instead: one step below, 1 layer, 800 updates; a method at 1
+// layer already would get nothing below it, said in a note.
+TEST_F(AxisExtend, BelowTheShallowestAndNothingBelowOne) {
+  {
+    auto store = db::Store::open(db());
+    for (const auto& r : store.list_runs("iso")) {
+      const auto tags = store.tags(r.id);
+      if (tags.at("axis.model.norm") != "pre") continue;
+      const double v = tags.at("axis.model.encoder_layers") == "2" ? 1.0 : 2.5;
+      store.write_metrics(r.id, {{60, "valid_loss", v + (r.id % 2) * 0.01, 0.0}});
+      store.set_final_metric(r.id, "valid_loss", v);
+    }
+  }
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  const auto x = plan_axis_extension(store, file(), "", "model.encoder_layers", "valid_loss",
+                                     RunValue::Last, dir().string());
+  ASSERT_EQ(x.file.extends.size(), 2u) << ::testing::PrintToString(x.notes);
+  EXPECT_EQ(x.file.extends[0], "post: 16 (above 8)");
+  EXPECT_EQ(x.file.extends[1], "pre: 1 (below 2)");
+  std::set<std::pair<std::string, int>> runs;
+  for (const auto& run : expand_sweep(load_sweep_string(x.file.yaml, "extension", dir().string())))
+    runs.insert({run.config.model.norm, run.config.train.max_updates});
+  const std::set<std::pair<std::string, int>> expected = {{"post", 50}, {"pre", 800}};
+  EXPECT_EQ(runs, expected);  // the other combinations excluded
+}
+
+TEST_F(AxisExtend, AnAxisTheFileDoesNotSweepOrATestMetricIsRefused) {
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  try {
+    plan_axis_extension(store, file(), "", "model.d_model", "valid_loss", RunValue::Last, ".");
+    FAIL() << "an axis the file does not sweep was extended";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--axis");
+    EXPECT_EQ(e.file(), file());
+  }
+  try {
+    plan_axis_extension(store, file(), "", "model.norm", "valid_loss", RunValue::Last, ".");
+    FAIL() << "a categorical axis was extended";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.message().find("not a number"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(plan_axis_extension(store, file(), "", "model.encoder_layers", "test_ppl",
+                                   RunValue::Last, "."),
+               InputError);
+}
+
+}  // namespace test_axis_extension
