@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 const std::string kCommand = "fathom sweep extend";
 
 struct ExtendArgs {
-  std::string file, name, metric = db::metric::kValidLoss, value = "last", out, axis, at;
+  std::string file, name, metric = db::metric::kValidLoss, value = "last", out, axis, at, lines,
+                          agg = "mean", select_by = db::metric::kValidLoss;
   bool dry_run = false;
 };
 
@@ -58,9 +59,17 @@ void say_written(const std::string& out, size_t runs, const std::string& set) {
 void axis_extend(const ExtendArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const std::string out = a.out.empty() ? experiments::free_extension_path(a.file) : a.out;
-  experiments::RunReading reading = experiments::run_reading_named(a.value, a.at, kCommand);
-  const auto x = experiments::plan_axis_extension(store, a.file, a.name, a.axis, a.metric, reading,
-                                                  fs::absolute(out).parent_path().string());
+  experiments::AxisExtensionRequest r;
+  r.sweep_file = a.file;
+  r.name = a.name;
+  r.axis = a.axis;
+  r.metric = a.metric;
+  r.reading = experiments::run_reading_named(a.value, a.at, kCommand);
+  r.lines = a.lines;
+  r.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+  r.select_by = a.select_by;
+  r.out_dir = fs::absolute(out).parent_path().string();
+  const auto x = experiments::plan_axis_extension(store, r);
   const bool write = write_extension(a, out, x.text);
   if (global.json) {
     std::cout << nlohmann::json{{"sweep", x.sweep},    {"axis", x.axis},
@@ -84,10 +93,13 @@ void axis_extend(const ExtendArgs& a, const GlobalOptions& global) {
 
 void sweep_extend(const ExtendArgs& a, const GlobalOptions& global) {
   if (!a.axis.empty()) return axis_extend(a, global);
-  if (!a.at.empty())
-    throw InputError(kCommand, 0, "--at",
-                     "a budget is read with --axis; the learning rate's curves are judged at "
-                     "the runs' ends (--value)");
+  for (const auto& [flag, given] : {std::pair{"--at", !a.at.empty()},
+                                    {"--lines", !a.lines.empty()},
+                                    {"--agg", a.agg != "mean"}})
+    if (given)
+      throw InputError(kCommand, 0, flag,
+                       "is read with --axis; the learning rate's curves are judged at the runs' "
+                       "ends (--value), one per setting of the other axes");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const std::string out = a.out.empty() ? experiments::free_extension_path(a.file) : a.out;
   const auto x = experiments::plan_lr_extension(
@@ -136,6 +148,15 @@ void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global) {
                   "extend this numeric grid or zip key (a depth: model.encoder_layers) instead "
                   "of train.lr, for each line (setting of the other axes) whose best value of it "
                   "is at an end; zip partners get values from the last two steps");
+  cmd->add_option("--lines", a->lines,
+                  "with --axis: the axes whose settings are the lines, e.g. model.norm+model.init "
+                  "(default every other axis); the rest are variants, pooled or, with --agg best, "
+                  "each depth at its best one, and an extended line gets the new step at each");
+  cmd->add_option("--agg", a->agg, "with --axis and --lines: mean (default) | best")
+      ->check(CLI::IsMember({"mean", "best"}));
+  cmd->add_option("--select-by", a->select_by,
+                  "with --agg best: the validation metric a variant is chosen on (default "
+                  "valid_loss)");
   cmd->add_option("--at", a->at,
                   "with --axis: each run's value at this budget, e.g. compute=least (an isoFLOP "
                   "comparison; export table --at)");

@@ -118,17 +118,85 @@ std::optional<std::vector<std::string>> new_step(const SweepAxis& axis, size_t k
   return texts;
 }
 
-std::string header(const std::string& sweep_file, const std::string& axis,
-                   const std::string& metric, const RunReading& reading,
+std::string header(const AxisExtensionRequest& r, const std::optional<Budget>& at,
                    const std::vector<std::string>& extends) {
-  std::string text = "# Written by `fathom sweep extend " + sweep_file + " --axis " + axis +
-                     "`: one step beyond the grid's end\n# for each line whose best " + metric +
-                     (reading.at ? " at " + budget_text(*reading.at) : std::string()) +
+  const std::string& axis = r.axis;
+  std::string text = "# Written by `fathom sweep extend " + r.sweep_file + " --axis " + axis +
+                     "`: one step beyond the grid's end\n# for each line whose best " + r.metric +
+                     (at ? " at " + budget_text(*at) : std::string()) +
                      " was at that end, so that its best " + short_axis_key(axis) +
                      " gets bracketed.\n# Run it with --resume (it joins the sweep's queue). "
                      "Lines:\n";
   for (const auto& line : extends) text += "#   " + line + "\n";
   return text;
+}
+
+// The lines' keys (each line a setting of them) and the variant axes (neither the lines' nor
+// the extended one nor the seeds): --lines, or every other axis a line.
+struct LineAxes {
+  std::vector<std::string> line_keys;
+  std::vector<size_t> variants;
+};
+
+LineAxes line_axes(const SweepSpec& spec, size_t extended, const AxisExtensionRequest& r) {
+  LineAxes out;
+  const auto others = [&](size_t b) {
+    return b != extended && spec.axes[b].kind != SweepAxis::Kind::Seeds;
+  };
+  if (r.lines.empty()) {
+    for (size_t b = 0; b < spec.axes.size(); ++b)
+      if (others(b)) out.line_keys.push_back(spec.axes[b].keys[0]);
+    return out;
+  }
+  std::set<size_t> named;
+  size_t from = 0;
+  while (from <= r.lines.size()) {
+    const size_t plus = std::min(r.lines.find('+', from), r.lines.size());
+    const std::string key = r.lines.substr(from, plus - from);
+    from = plus + 1;
+    size_t b = 0;
+    while (b < spec.axes.size() &&
+           !(others(b) && std::count(spec.axes[b].keys.begin(), spec.axes[b].keys.end(), key)))
+      ++b;
+    if (b == spec.axes.size())
+      throw InputError(r.sweep_file, 0, "--lines",
+                       "'" + key + "' is not a grid or zip key of this file besides " + r.axis);
+    out.line_keys.push_back(key);
+    named.insert(b);
+  }
+  for (size_t b = 0; b < spec.axes.size(); ++b)
+    if (others(b) && !named.count(b)) out.variants.push_back(b);
+  return out;
+}
+
+// Every setting of the variant axes (their first keys): one empty setting where there are none.
+std::vector<std::map<std::string, std::string>> variant_settings(
+    const SweepSpec& spec, const std::vector<size_t>& variants) {
+  std::vector<std::map<std::string, std::string>> out{{}};
+  for (size_t v : variants) {
+    std::vector<std::map<std::string, std::string>> more;
+    for (const auto& setting : out)
+      for (const auto& step : spec.axes[v].steps) {
+        auto s = setting;
+        s[spec.axes[v].keys[0]] = step[0].text;
+        more.push_back(std::move(s));
+      }
+    out = std::move(more);
+  }
+  return out;
+}
+
+// "post / xavier" as the lines' keys' values, in their order.
+std::map<std::string, std::string> line_setting(const std::string& label,
+                                                const std::vector<std::string>& keys) {
+  std::map<std::string, std::string> setting;
+  std::string rest = label;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const size_t cut = i + 1 < keys.size() ? rest.find(" / ") : std::string::npos;
+    setting[keys[i]] = rest.substr(0, cut);
+    rest = cut == std::string::npos ? "" : rest.substr(cut + 3);
+  }
+  return setting;
 }
 
 }  // namespace
@@ -142,82 +210,86 @@ std::optional<double> step_beyond(const std::vector<double>& steps, bool above, 
   return x;
 }
 
-AxisExtension plan_axis_extension(const db::Store& store, const std::string& sweep_file,
-                                  const std::string& name, const std::string& axis,
-                                  const std::string& metric, RunReading reading,
-                                  const std::string& out_dir) {
-  if (metric.rfind("test_", 0) == 0)
+namespace {
+
+// The table of the metric against the axis, a row per line; `at` comes back found where it
+// was a least budget.
+ComparisonTable line_table(const db::Store& store, const std::string& sweep,
+                           const AxisExtensionRequest& r, const LineAxes& lines,
+                           std::optional<Budget>& at, std::vector<std::string>& notes) {
+  TableOptions o;
+  o.metric = r.metric;
+  for (const auto& key : lines.line_keys) o.rows += (o.rows.empty() ? "" : "+") + key;
+  o.cols = o.rows.empty() ? "" : r.axis;
+  if (o.rows.empty()) o.rows = r.axis;  // one line: along_numeric_axis reads its rows
+  o.spread = Spread::Ci95;
+  o.value = r.reading.value;
+  o.at = r.reading.at;
+  o.agg = r.agg;
+  o.select_by = r.select_by;
+  const SweepRuns selected = select_sweep_runs(store, sweep, "");
+  std::vector<TableRun> runs = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
+  const auto read_notes = read_run_values(runs, store, o, kCommand);
+  notes.insert(notes.end(), read_notes.begin(), read_notes.end());
+  at = o.at;
+  return along_numeric_axis(build_comparison_table(runs, o));
+}
+
+}  // namespace
+
+AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionRequest& r) {
+  if (r.metric.rfind("test_", 0) == 0)
     throw InputError(kCommand, 0, "--metric",
-                     metric +
+                     r.metric +
                          " is a test metric: a depth is chosen on validation (valid_loss), "
                          "and the test metric is what is then reported");
-  const SweepSpec spec = load_sweep_file(sweep_file);
-  const auto [a, k] = find_axis(spec, axis, sweep_file);
+  const SweepSpec spec = load_sweep_file(r.sweep_file);
+  const auto [a, k] = find_axis(spec, r.axis, r.sweep_file);
   std::vector<double> values;
-  steps_by_value(spec.axes[a], k, sweep_file, values);  // refuses a value that is no number
+  steps_by_value(spec.axes[a], k, r.sweep_file, values);  // refuses a value that is no number
+  const LineAxes lines = line_axes(spec, a, r);
   AxisExtension x;
-  x.sweep = name.empty() ? spec.name : name;
-  x.axis = axis;
+  x.sweep = r.name.empty() ? spec.name : r.name;
+  x.axis = r.axis;
   const auto runs = store.list_runs(x.sweep);
   refuse_unended(runs, x.sweep, store.path());
-
-  // A line per setting of the other axes (their first keys), the axis along its columns.
-  std::vector<std::string> others;
-  for (size_t b = 0; b < spec.axes.size(); ++b)
-    if (b != a && spec.axes[b].kind != SweepAxis::Kind::Seeds)
-      others.push_back(spec.axes[b].keys[0]);
-  TableOptions o;
-  o.metric = metric;
-  for (const auto& key : others) o.rows += (o.rows.empty() ? "" : "+") + key;
-  o.cols = o.rows.empty() ? "" : axis;
-  if (o.rows.empty()) o.rows = axis;  // one line: along_numeric_axis reads its rows
-  o.spread = Spread::Ci95;
-  o.value = reading.value;
-  o.at = reading.at;
-  const SweepRuns selected = select_sweep_runs(store, x.sweep, "");
-  std::vector<TableRun> table_runs = load_table_runs(store, selected, metric, {o.rows, o.cols});
-  const auto read_notes = read_run_values(table_runs, store, o, kCommand);
-  reading.at = o.at;  // a least budget found: its number for the file's header
-  const ComparisonTable t = along_numeric_axis(build_comparison_table(table_runs, o));
-  x.notes.insert(x.notes.end(), read_notes.begin(), read_notes.end());
+  std::optional<Budget> at;
+  const ComparisonTable t = line_table(store, x.sweep, r, lines, at, x.notes);
 
   std::vector<AxisEdge> edges;
   std::optional<std::optional<std::vector<std::string>>> next[2];  // below, above: made once
-  const bool higher = db::metric::higher_is_better(metric).value_or(false);
-  const auto optima = row_optima(t, short_axis_key(axis), higher);
+  const auto variants = variant_settings(spec, lines.variants);
+  const auto optima =
+      row_optima(t, short_axis_key(r.axis), db::metric::higher_is_better(r.metric).value_or(false));
   x.lines = optima.size();
-  for (size_t r = 0; r < optima.size(); ++r) {
-    const AxisOptimum& best = optima[r];
+  for (size_t row = 0; row < optima.size(); ++row) {
+    const AxisOptimum& best = optima[row];
     if (best.points < 3 || best.best.bracketed) {
       (best.points < 3 ? x.notes : x.closed).push_back(best.text());
       continue;
     }
     x.open.push_back(best.text());
     const bool above = best.best.grid_x >= best.grid_hi;
-    if (!next[above]) next[above] = new_step(spec.axes[a], k, above, sweep_file, x.notes);
+    if (!next[above]) next[above] = new_step(spec.axes[a], k, above, r.sweep_file, x.notes);
     if (!*next[above]) continue;
-    AxisEdge e;
-    e.label = best.line;
-    // "post / xavier": the other axes' values in their order.
-    if (!others.empty()) {
-      std::string rest = t.row_labels[r];
-      for (size_t i = 0; i < others.size(); ++i) {
-        const size_t cut = i + 1 < others.size() ? rest.find(" / ") : std::string::npos;
-        e.setting[others[i]] = rest.substr(0, cut);
-        rest = cut == std::string::npos ? "" : rest.substr(cut + 3);
+    for (const auto& variant : variants) {  // the new step at each of the line's variants
+      AxisEdge e{best.line, line_setting(t.row_labels[row], lines.line_keys), **next[above], ""};
+      std::string label = best.line;
+      for (const auto& [key, value] : variant) {
+        e.setting[key] = value;
+        label += ", " + short_axis_key(key) + "=" + value;
       }
+      e.label = label;
+      e.said = label + ": " + e.next[k] + (above ? " (above " : " (below ") +
+               number_text(best.best.grid_x, false) + ")";
+      edges.push_back(std::move(e));
     }
-    e.next = **next[above];
-    e.said = best.line + ": " + e.next[k] + (above ? " (above " : " (below ") +
-             number_text(best.best.grid_x, false) + ")";
-    edges.push_back(std::move(e));
   }
-  x.file = extend_sweep_along(sweep_file, spec, a, edges, out_dir, x.sweep);
+  x.file = extend_sweep_along(r.sweep_file, spec, a, edges, r.out_dir, x.sweep);
   x.notes.insert(x.notes.end(), x.file.notes.begin(), x.file.notes.end());
-  if (auto note = stored_already(runs, x.file, short_axis_key(axis))) x.notes.push_back(*note);
+  if (auto note = stored_already(runs, x.file, short_axis_key(r.axis))) x.notes.push_back(*note);
   x.set = sweep_set_values(store, runs);
-  if (!x.file.yaml.empty())
-    x.text = header(sweep_file, axis, metric, reading, x.file.extends) + x.file.yaml;
+  if (!x.file.yaml.empty()) x.text = header(r, at, x.file.extends) + x.file.yaml;
   return x;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
 #include "experiments/sweep_extension.h"
@@ -39,13 +40,25 @@ struct AxisExtension {
 // or at 0.
 std::optional<double> step_beyond(const std::vector<double>& steps, bool above, bool whole);
 
-// `axis`: a grid key or a zip group's key of `sweep_file`, its values numbers > 0. `value` and
-// `at` as `fathom export table` reads the runs. InputError for a test metric, an axis the file
-// does not sweep or with a value that is no number, a sweep with queued or running runs, and
+struct AxisExtensionRequest {
+  std::string sweep_file;  // the file the sweep was started from
+  std::string name;        // its name in the store ("" the file's)
+  std::string axis;        // a grid or zip key of the file, its values numbers > 0
+  std::string metric = db::metric::kValidLoss;
+  RunReading reading;  // at the runs' ends (value) or at a budget (at), as `export table`
+  // The lines' axes, "a+b" (a method: model.norm+model.init); "" every other axis. The axes
+  // in neither are the variants: pooled (agg Mean) or each cell at its best one (agg Best,
+  // chosen on select_by -- a depth at its best learning rate), and a line extended gets the new
+  // step at every variant.
+  std::string lines;
+  CellAgg agg = CellAgg::Mean;
+  std::string select_by = db::metric::kValidLoss;
+  std::string out_dir;  // where the file will go
+};
+
+// InputError for a test metric, an axis the file does not sweep or with a value that is no
+// number, a lines' key the file does not sweep, a sweep with queued or running runs, and
 // whatever the table's readers throw.
-AxisExtension plan_axis_extension(const db::Store& store, const std::string& sweep_file,
-                                  const std::string& name, const std::string& axis,
-                                  const std::string& metric, RunReading reading,
-                                  const std::string& out_dir);
+AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionRequest& request);
 
 }  // namespace fathom::experiments

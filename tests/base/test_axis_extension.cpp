@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -39,18 +40,29 @@ class AxisExtend : public ::testing::Test {
   void SetUp() override {
     std::ofstream(dir() / "base.yaml")
         << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+    store_sweep("", [](const std::string& norm, const std::string& layers, const std::string&) {
+      const std::map<std::string, std::map<std::string, double>> loss = {
+          {"post", {{"2", 2.0}, {"4", 1.8}, {"8", 1.6}}},
+          {"pre", {{"2", 2.0}, {"4", 1.5}, {"8", 1.8}}}};
+      return loss.at(norm).at(layers);
+    });
+  }
+
+  // Writes iso.yaml -- `more_grid` (e.g. a rate's line) added to its grid -- and stores each
+  // of its runs ended at loss(norm, layers, rate) -+ 0.01 by seed.
+  void store_sweep(const std::string& more_grid,
+                   const std::function<double(const std::string&, const std::string&,
+                                              const std::string&)>& loss) {
     std::ofstream(file()) << "name: iso\n"
                              "base: base.yaml\n"
                              "grid:\n"
-                             "  model.norm: [post, pre]\n"
-                             "zip:\n"
-                             "  - model.encoder_layers: [2, 4, 8]\n"
-                             "    model.decoder_layers: [2, 4, 8]\n"
-                             "    train.max_updates: [400, 200, 100]\n"
-                             "seeds: [1, 2]\n";
-    const std::map<std::string, std::map<std::string, double>> loss = {
-        {"post", {{"2", 2.0}, {"4", 1.8}, {"8", 1.6}}},
-        {"pre", {{"2", 2.0}, {"4", 1.5}, {"8", 1.8}}}};
+                             "  model.norm: [post, pre]\n" +
+                                 more_grid +
+                                 "zip:\n"
+                                 "  - model.encoder_layers: [2, 4, 8]\n"
+                                 "    model.decoder_layers: [2, 4, 8]\n"
+                                 "    train.max_updates: [400, 200, 100]\n"
+                                 "seeds: [1, 2]\n";
     auto store = db::Store::open(db());
     for (const auto& run : expand_sweep(load_sweep_file(file()))) {
       std::map<std::string, std::string> axes;
@@ -60,26 +72,34 @@ class AxisExtend : public ::testing::Test {
       n.sweep = "iso";
       const int64_t id = store.create_run(n);
       for (const auto& [key, value] : axes) store.set_tag(id, "axis." + key, value);
-      const double v = loss.at(axes["model.norm"]).at(axes["model.encoder_layers"]) +
+      const double v = loss(axes["model.norm"], axes["model.encoder_layers"], axes["train.lr"]) +
                        (axes["train.seed"] == "2" ? 0.01 : -0.01);
       store.write_metrics(id, {{50, "valid_loss", v, 0.0}});
       store.set_final_metric(id, "valid_loss", v);
       store.finish_run(id, "finished");
     }
   }
-  const std::filesystem::path& dir() const { return scratch_.path(); }
+  const std::filesystem::path& dir() const { return scratch_dir_; }
   std::string file() const { return (dir() / "iso.yaml").string(); }
   std::string db() const { return (dir() / "runs.db").string(); }
+  AxisExtensionRequest request(const std::string& axis) const {
+    AxisExtensionRequest r;
+    r.sweep_file = file();
+    r.axis = axis;
+    r.reading = RunValue::Last;
+    r.out_dir = dir().string();
+    return r;
+  }
 
   fathom::testing::TempDir scratch_;
+  std::filesystem::path scratch_dir_ = scratch_.path();  // where the sweep and store are
 };
 
 // Post-LN's best is the deepest: one step beyond, 16 layers -- the decoder's the same, the
 // updates by the power law through (4, 200) and (8, 100): 50. Pre-LN's best (4) is inside.
 TEST_F(AxisExtend, TheNextDepthOfTheMethodWhoseBestIsAtTheEndWithItsZipPartners) {
   const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
-  const auto x = plan_axis_extension(store, file(), "", "model.encoder_layers", "valid_loss",
-                                     RunValue::Last, dir().string());
+  const auto x = plan_axis_extension(store, request("model.encoder_layers"));
   EXPECT_EQ(x.sweep, "iso");
   EXPECT_EQ(x.lines, 2u);
   ASSERT_EQ(x.closed.size(), 1u);
@@ -125,8 +145,7 @@ TEST_F(AxisExtend, BelowTheShallowestAndNothingBelowOne) {
     }
   }
   const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
-  const auto x = plan_axis_extension(store, file(), "", "model.encoder_layers", "valid_loss",
-                                     RunValue::Last, dir().string());
+  const auto x = plan_axis_extension(store, request("model.encoder_layers"));
   ASSERT_EQ(x.file.extends.size(), 2u) << ::testing::PrintToString(x.notes);
   EXPECT_EQ(x.file.extends[0], "post: 16 (above 8)");
   EXPECT_EQ(x.file.extends[1], "pre: 1 (below 2)");
@@ -137,24 +156,67 @@ TEST_F(AxisExtend, BelowTheShallowestAndNothingBelowOne) {
   EXPECT_EQ(runs, expected);  // the other combinations excluded
 }
 
+// A depth study tunes the rate at each depth: --lines model.norm --agg best reads each depth at
+// its best rate (2e-3 for both norms, 0.3 better), and Post-LN, best at the deepest, gets 16
+// layers at every rate, so that the new depth chooses its rate too.
+TEST_F(AxisExtend, ADepthAtItsBestRateIsExtendedAtEveryRate) {
+  const fathom::testing::TempDir other;
+  scratch_dir_ = other.path();
+  std::ofstream(dir() / "base.yaml")
+      << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+  store_sweep("  train.lr: [1e-3, 2e-3]\n",
+              [](const std::string& norm, const std::string& layers, const std::string& lr) {
+                const std::map<std::string, std::map<std::string, double>> loss = {
+                    {"post", {{"2", 2.0}, {"4", 1.8}, {"8", 1.6}}},
+                    {"pre", {{"2", 2.0}, {"4", 1.5}, {"8", 1.8}}}};
+                return loss.at(norm).at(layers) + (lr == "1e-3" ? 0.3 : 0.0);
+              });
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  AxisExtensionRequest r = request("model.encoder_layers");
+  r.lines = "model.norm";
+  r.agg = CellAgg::Best;
+  const auto x = plan_axis_extension(store, r);
+  EXPECT_EQ(x.lines, 2u);
+  ASSERT_EQ(x.closed.size(), 1u);
+  const std::vector<std::string> extends = {"post, lr=1e-3: 16 (above 8)",
+                                            "post, lr=2e-3: 16 (above 8)"};
+  EXPECT_EQ(x.file.extends, extends);
+  std::set<std::pair<std::string, double>> runs;
+  for (const auto& run : expand_sweep(load_sweep_string(x.file.yaml, "extension", dir().string())))
+    runs.insert({run.config.model.norm + "/" + std::to_string(run.config.model.encoder_layers),
+                 run.config.train.lr});
+  const std::set<std::pair<std::string, double>> expected = {{"post/16", 1e-3}, {"post/16", 2e-3}};
+  EXPECT_EQ(runs, expected);
+  EXPECT_EQ(x.file.runs.size(), 4u);  // two seeds each
+  // A key the file does not sweep as the lines: refused, naming it.
+  r.lines = "model.init";
+  try {
+    plan_axis_extension(store, r);
+    FAIL() << "lines of an axis the file does not sweep";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--lines");
+    EXPECT_NE(e.message().find("'model.init'"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(AxisExtend, AnAxisTheFileDoesNotSweepOrATestMetricIsRefused) {
   const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
   try {
-    plan_axis_extension(store, file(), "", "model.d_model", "valid_loss", RunValue::Last, ".");
+    plan_axis_extension(store, request("model.d_model"));
     FAIL() << "an axis the file does not sweep was extended";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--axis");
     EXPECT_EQ(e.file(), file());
   }
   try {
-    plan_axis_extension(store, file(), "", "model.norm", "valid_loss", RunValue::Last, ".");
+    plan_axis_extension(store, request("model.norm"));
     FAIL() << "a categorical axis was extended";
   } catch (const InputError& e) {
     EXPECT_NE(e.message().find("not a number"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(plan_axis_extension(store, file(), "", "model.encoder_layers", "test_ppl",
-                                   RunValue::Last, "."),
-               InputError);
+  AxisExtensionRequest test = request("model.encoder_layers");
+  test.metric = "test_ppl";
+  EXPECT_THROW(plan_axis_extension(store, test), InputError);
 }
 
 }  // namespace test_axis_extension
