@@ -83,9 +83,9 @@ void axis_extend(const ExtendArgs& a, const GlobalOptions& global) {
     return;
   }
   std::printf(
-      "sweep %s: %zu lines along %s by %s%s: %zu with their best inside the grid, %zu "
+      "sweep %s: %zu line%s along %s by %s%s: %zu with their best inside the grid, %zu "
       "at an end\n",
-      x.sweep.c_str(), x.lines, x.axis.c_str(), a.metric.c_str(),
+      x.sweep.c_str(), x.lines, x.lines == 1 ? "" : "s", x.axis.c_str(), a.metric.c_str(),
       a.at.empty() ? "" : (" at " + a.at).c_str(), x.closed.size(), x.open.size());
   say_plan(a, x.file, x.notes, x.text);
   if (write) say_written(out, x.file.runs.size(), x.set);

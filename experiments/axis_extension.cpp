@@ -122,6 +122,7 @@ std::string header(const AxisExtensionRequest& r, const std::optional<Budget>& a
                    const std::vector<std::string>& extends) {
   const std::string& axis = r.axis;
   std::string text = "# Written by `fathom sweep extend " + r.sweep_file + " --axis " + axis +
+                     (r.reading.at ? " --at " + budget_argument(*r.reading.at) : "") +
                      "`: one step beyond the grid's end\n# for each line whose best " + r.metric +
                      (at ? " at " + budget_text(*at) : std::string()) +
                      " was at that end, so that its best " + short_axis_key(axis) +

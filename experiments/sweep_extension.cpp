@@ -198,7 +198,9 @@ SweepExtension extend_sweep_along(const std::string& original, const SweepSpec& 
     yaml << YAML::Key << key << YAML::Value
          << (key == "base" ? moved_base(entry.second, original, out_dir) : entry.second);
   }
-  yaml << YAML::Key << "grid" << YAML::Value << axes_node(spec, layout, SweepAxis::Kind::Grid);
+  // An isoFLOP sweep may have no grid at all (its depths a zip group): no empty grid: then.
+  const YAML::Node grid = axes_node(spec, layout, SweepAxis::Kind::Grid);
+  if (grid.size() > 0) yaml << YAML::Key << "grid" << YAML::Value << grid;
   const YAML::Node zip = axes_node(spec, layout, SweepAxis::Kind::Zip);
   if (zip.size() > 0) yaml << YAML::Key << "zip" << YAML::Value << zip;
   const YAML::Node rules = exclude_rules(spec, layout, placed);

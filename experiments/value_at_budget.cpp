@@ -130,7 +130,7 @@ std::string budget_setting(const Budget& b) {
 }
 
 std::string budget_argument(const Budget& b) {
-  return b.found_least ? b.axis + "=least" : budget_setting(b);
+  return b.least || b.found_least ? b.axis + "=least" : budget_setting(b);
 }
 
 std::string budget_text(const Budget& b) {

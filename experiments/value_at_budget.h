@@ -48,8 +48,9 @@ Budget budget_share(const Budget& b, double share);
 inline constexpr double kGrowthShares[] = {0.25, 0.5, 1.0};
 // "compute=2e+15": the budget as --at and train.valid_at read it (a least one by its number).
 std::string budget_setting(const Budget& b);
-// --at's text in a command suggested for the same runs: "compute=least" for a budget found
-// from it (the same selection finds the same number, with its slack), budget_setting otherwise.
+// --at's text in a command suggested for the same runs: "compute=least" for a least budget,
+// found or not (the same selection finds the same number, with its slack), budget_setting
+// otherwise.
 std::string budget_argument(const Budget& b);
 // "compute <= 2e+15 FLOPs", "update <= 4000": what the table's note says.
 std::string budget_text(const Budget& b);

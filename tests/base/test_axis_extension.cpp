@@ -50,13 +50,13 @@ class AxisExtend : public ::testing::Test {
 
   // Writes iso.yaml -- `more_grid` (e.g. a rate's line) added to its grid -- and stores each
   // of its runs ended at loss(norm, layers, rate) -+ 0.01 by seed.
-  void store_sweep(const std::string& more_grid,
-                   const std::function<double(const std::string&, const std::string&,
-                                              const std::string&)>& loss) {
+  void store_sweep(
+      const std::string& more_grid,
+      const std::function<double(const std::string&, const std::string&, const std::string&)>& loss,
+      bool grid = true) {
     std::ofstream(file()) << "name: iso\n"
-                             "base: base.yaml\n"
-                             "grid:\n"
-                             "  model.norm: [post, pre]\n" +
+                             "base: base.yaml\n" +
+                                 std::string(grid ? "grid:\n  model.norm: [post, pre]\n" : "") +
                                  more_grid +
                                  "zip:\n"
                                  "  - model.encoder_layers: [2, 4, 8]\n"
@@ -197,6 +197,28 @@ TEST_F(AxisExtend, ADepthAtItsBestRateIsExtendedAtEveryRate) {
     EXPECT_EQ(e.field(), "--lines");
     EXPECT_NE(e.message().find("'model.init'"), std::string::npos) << e.what();
   }
+}
+
+// An isoFLOP sweep of depths alone -- a zip group, no grid -- is one line: its best depth (8,
+// the lowest at every seed) extended to 16, a file with no grid: section.
+TEST_F(AxisExtend, ASweepOfTheDepthsAloneIsOneLine) {
+  const fathom::testing::TempDir other;
+  scratch_dir_ = other.path();
+  std::ofstream(dir() / "base.yaml")
+      << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+  store_sweep(
+      "",
+      [](const std::string&, const std::string& layers, const std::string&) {
+        return 3.0 - std::stod(layers) / 8;
+      },
+      /*grid=*/false);
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  const auto x = plan_axis_extension(store, request("model.encoder_layers"));
+  EXPECT_EQ(x.lines, 1u);
+  ASSERT_EQ(x.file.extends.size(), 1u) << ::testing::PrintToString(x.notes);
+  EXPECT_EQ(x.file.extends[0], "valid_loss: 16 (above 8)");
+  EXPECT_EQ(x.file.yaml.find("grid:"), std::string::npos) << x.file.yaml;
+  EXPECT_EQ(x.file.runs.size(), 2u);
 }
 
 TEST_F(AxisExtend, AnAxisTheFileDoesNotSweepOrATestMetricIsRefused) {
