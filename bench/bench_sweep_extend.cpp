@@ -3,6 +3,9 @@
 // the methods' optima above the grid's top rate (their curves fall to it) -- 16 open curves of
 // 32. Times plan_lr_extension (the sweep's curves read and judged, the extension file written
 // and checked by expansion) and says whether the file holds exactly the open curves' runs.
+// Beside it, `--axis model.encoder_layers --lines model.dropout --agg best` (plan_axis_extension):
+// the odd methods' best depth is the deepest (48), so 4 of 8 methods get 96 layers at all 8
+// rates.
 //   build/bench/bench_sweep_extend [SEEDS,... (default 4,16,64)]
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 #include "bench/peak_rss.h"
 #include "bench/size_list.h"
 #include "db/store.h"
+#include "experiments/axis_extension.h"
 #include "experiments/lr_extension.h"
 
 namespace {
@@ -58,7 +62,10 @@ void fill(db::Store& store, int seeds) {
           r.run.updates = 1000;
           r.run.config_json = "{}";
           const double best = m % 2 ? 5e-2 : 1e-3;
+          // The depth's term is the same at every rate: the rates' optima stay where they were.
+          const double best_depth = m % 2 ? 96 : 12;
           const double loss = 2 + std::pow(std::log(std::stod(rate) / best), 2) / 8 +
+                              std::pow(std::log(std::stod(depth) / best_depth), 2) / 10 +
                               0.01 * std::sin(seed * 1.7 + m);
           r.run.final_metrics = {{"valid_loss", loss}};
           r.tags = {{"axis.train.lr", rate},
@@ -75,8 +82,9 @@ void fill(db::Store& store, int seeds) {
 int main(int argc, char** argv) {
   const std::vector<long> sizes = bench::parse_size_list(argc > 1 ? argv[1] : "4,16,64");
   std::printf(
-      "| runs | extend | open curves | runs in the file | right | peak RSS MB |\n"
-      "|---:|---:|---:|---:|---|---:|\n");
+      "| runs | extend | open curves | runs in the file | right | --axis depth | open lines | "
+      "runs in the file | right | peak RSS MB |\n"
+      "|---:|---:|---:|---:|---|---:|---:|---:|---|---:|\n");
   for (long seeds : sizes) {
     const fs::path dir = fs::temp_directory_path() / ("bench-extend-" + std::to_string(getpid()));
     fs::remove_all(dir);
@@ -93,9 +101,22 @@ int main(int argc, char** argv) {
                                        experiments::RunValue::Last, dir.string());
     const double s = std::chrono::duration<double>(Clock::now() - t).count();
     const size_t want = 16 * static_cast<size_t>(seeds);  // 4 odd methods x 4 depths x seeds
-    std::printf("| %zu | %.3f s | %zu | %zu | %s | %ld |\n", x.curves * kRates.size() * seeds, s,
-                x.edges.open.size(), x.file.runs.size(),
-                x.edges.open.size() == 16 && x.file.runs.size() == want ? "yes" : "NO",
+    experiments::AxisExtensionRequest r;
+    r.sweep_file = (dir / "study.yaml").string();
+    r.axis = "model.encoder_layers";
+    r.lines = "model.dropout";
+    r.agg = experiments::CellAgg::Best;
+    r.reading = experiments::RunValue::Last;
+    r.out_dir = dir.string();
+    const auto t_depth = Clock::now();
+    const auto d = experiments::plan_axis_extension(store, r);
+    const double s_depth = std::chrono::duration<double>(Clock::now() - t_depth).count();
+    const size_t want_depth = 4 * kRates.size() * static_cast<size_t>(seeds);  // at 96 layers
+    std::printf("| %zu | %.3f s | %zu | %zu | %s | %.3f s | %zu | %zu | %s | %ld |\n",
+                x.curves * kRates.size() * seeds, s, x.edges.open.size(), x.file.runs.size(),
+                x.edges.open.size() == 16 && x.file.runs.size() == want ? "yes" : "NO", s_depth,
+                d.open.size(), d.file.runs.size(),
+                d.open.size() == 4 && d.file.runs.size() == want_depth ? "yes" : "NO",
                 bench::peak_rss_mb());
     std::fflush(stdout);
     fs::remove_all(dir);

@@ -65,6 +65,30 @@ std::vector<size_t> steps_by_value(const SweepAxis& axis, size_t k, const std::s
   return order;
 }
 
+// The axis's steps as the sweep's stored runs took them (their axis.* tags) with the file's:
+// the grid a line is judged on, which an extension run earlier has already moved.
+SweepAxis stored_steps(const SweepAxis& file_axis, const db::Store& store,
+                       const std::vector<db::RunRecord>& runs) {
+  std::set<std::vector<std::string>> seen;
+  SweepAxis out = file_axis;
+  for (const auto& step : file_axis.steps) {
+    std::vector<std::string> texts;
+    for (const auto& v : step) texts.push_back(v.text);
+    seen.insert(texts);
+  }
+  for (const auto& r : runs) {
+    const auto tags = store.tags(r.id);
+    std::vector<std::string> texts;
+    for (const auto& key : file_axis.keys)
+      if (const auto it = tags.find("axis." + key); it != tags.end()) texts.push_back(it->second);
+    if (texts.size() != file_axis.keys.size() || !seen.insert(texts).second) continue;
+    std::vector<SweepValue> step;
+    for (const auto& t : texts) step.push_back(SweepValue{t, t, t, 0});
+    out.steps.push_back(std::move(step));
+  }
+  return out;
+}
+
 // The new step beyond one end of the axis, a text per key (`notes` says how a zip partner's
 // value was made); none, with a note, where it cannot be.
 std::optional<std::vector<std::string>> new_step(const SweepAxis& axis, size_t k, bool above,
@@ -271,7 +295,9 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
     }
     x.open.push_back(best.text());
     const bool above = best.best.grid_x >= best.grid_hi;
-    if (!next[above]) next[above] = new_step(spec.axes[a], k, above, r.sweep_file, x.notes);
+    if (!next[above])
+      next[above] =
+          new_step(stored_steps(spec.axes[a], store, runs), k, above, r.sweep_file, x.notes);
     if (!*next[above]) continue;
     for (const auto& variant : variants) {  // the new step at each of the line's variants
       AxisEdge e{best.line, line_setting(t.row_labels[row], lines.line_keys), **next[above], ""};

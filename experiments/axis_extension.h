@@ -8,10 +8,12 @@
 //
 // The new step continues the grid's end geometrically: the ratio of its last two steps (2, 4,
 // 8 -> 16; 1, 2, 3, 4, 6, 8 -> 11), rounded where the axis is whole numbers, nothing below 1
-// there. In a zip group every key gets a value at the new step: a key equal to the axis in
-// every step the same (decoder_layers), a numeric one by the power law in the axis through the
-// last two steps (max_updates, so that an isoFLOP sweep stays roughly isoFLOP -- said in a
-// note), any other refused with a note.
+// there. The grid is the file's steps with those the stored runs took (their axis.* tags): run
+// again after an extension's runs end, a line still best at the new end goes one step further. In a
+// zip group every key gets a value at the new step: a key equal to the axis in every step the same
+// (decoder_layers), a numeric one by the power law in the axis through the last two steps
+// (max_updates, so that an isoFLOP sweep stays roughly isoFLOP -- said in a note), any other
+// refused with a note.
 #include <optional>
 #include <string>
 #include <vector>

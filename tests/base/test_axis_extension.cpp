@@ -131,6 +131,35 @@ TEST_F(AxisExtend, TheNextDepthOfTheMethodWhoseBestIsAtTheEndWithItsZipPartners)
   EXPECT_NE(x.text.find("--axis model.encoder_layers`"), std::string::npos) << x.text;
 }
 
+// Run again once the extension's runs (Post-LN at 16 layers, 50 updates) have ended, Post-LN
+// still best at the new end: judged on the stored grid, 32 layers and 25 updates -- not the
+// file's 16 again.
+TEST_F(AxisExtend, AnExtensionsRunsMoveTheGridItIsJudgedOn) {
+  {
+    auto store = db::Store::open(db());
+    for (int seed = 1; seed <= 2; ++seed) {
+      db::NewRun n;
+      n.name = "iso/16-" + std::to_string(seed);
+      n.sweep = "iso";
+      const int64_t id = store.create_run(n);
+      for (const auto& [key, value] : {std::pair{"model.norm", "post"},
+                                       {"model.encoder_layers", "16"},
+                                       {"model.decoder_layers", "16"},
+                                       {"train.max_updates", "50"}})
+        store.set_tag(id, std::string("axis.") + key, value);
+      store.set_tag(id, "axis.train.seed", std::to_string(seed));
+      store.write_metrics(id, {{50, "valid_loss", 1.4 + 0.01 * seed, 0.0}});
+      store.finish_run(id, "finished");
+    }
+  }
+  const auto store = db::Store::open(db(), db::OpenMode::ReadOnly);
+  const auto x = plan_axis_extension(store, request("model.encoder_layers"));
+  ASSERT_EQ(x.file.extends.size(), 1u) << ::testing::PrintToString(x.notes);
+  EXPECT_EQ(x.file.extends[0], "post: 32 (above 16)");
+  for (const auto& run : expand_sweep(load_sweep_string(x.file.yaml, "extension", dir().string())))
+    EXPECT_EQ(run.config.train.max_updates, 25);
+}
+
 // Pre-LN best at the shallowest instead: one step below, 1 layer, 800 updates; a method at 1
 // layer already would get nothing below it, said in a note.
 TEST_F(AxisExtend, BelowTheShallowestAndNothingBelowOne) {
