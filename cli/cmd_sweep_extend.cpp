@@ -28,7 +28,7 @@ const std::string kCommand = "fathom sweep extend";
 
 struct ExtendArgs {
   std::string file, name, metric = db::metric::kValidLoss, value = "last", out, axis, at, lines,
-                          agg = "mean", select_by = db::metric::kValidLoss;
+                          agg = "mean", select_by = db::metric::kValidLoss, where;
   bool dry_run = false;
 };
 
@@ -66,6 +66,7 @@ void axis_extend(const ExtendArgs& a, const GlobalOptions& global) {
   r.metric = a.metric;
   r.reading = experiments::run_reading_named(a.value, a.at, kCommand);
   r.lines = a.lines;
+  r.where = a.where;
   r.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   r.select_by = a.select_by;
   r.out_dir = fs::absolute(out).parent_path().string();
@@ -95,7 +96,8 @@ void sweep_extend(const ExtendArgs& a, const GlobalOptions& global) {
   if (!a.axis.empty()) return axis_extend(a, global);
   for (const auto& [flag, given] : {std::pair{"--at", !a.at.empty()},
                                     {"--lines", !a.lines.empty()},
-                                    {"--agg", a.agg != "mean"}})
+                                    {"--agg", a.agg != "mean"},
+                                    {"--where", !a.where.empty()}})
     if (given)
       throw InputError(kCommand, 0, flag,
                        "is read with --axis; the learning rate's curves are judged at the runs' "
@@ -152,6 +154,7 @@ void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global) {
                   "with --axis: the axes whose settings are the lines, e.g. model.norm+model.init "
                   "(default every other axis); the rest are variants, pooled or, with --agg best, "
                   "each depth at its best one, and an extended line gets the new step at each");
+  cmd->add_option("--where", a->where, std::string("with --axis: ") + kWhereHelp);
   cmd->add_option("--agg", a->agg, "with --axis and --lines: mean (default) | best")
       ->check(CLI::IsMember({"mean", "best"}));
   cmd->add_option("--select-by", a->select_by,

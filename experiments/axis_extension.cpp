@@ -168,6 +168,11 @@ LineAxes line_axes(const SweepSpec& spec, size_t extended, const AxisExtensionRe
   const auto others = [&](size_t b) {
     return b != extended && spec.axes[b].kind != SweepAxis::Kind::Seeds;
   };
+  if (r.one_line) {
+    for (size_t b = 0; b < spec.axes.size(); ++b)
+      if (others(b)) out.variants.push_back(b);
+    return out;
+  }
   if (r.lines.empty()) {
     for (size_t b = 0; b < spec.axes.size(); ++b)
       if (others(b)) out.line_keys.push_back(spec.axes[b].keys[0]);
@@ -252,7 +257,7 @@ ComparisonTable line_table(const db::Store& store, const std::string& sweep,
   o.at = r.reading.at;
   o.agg = r.agg;
   o.select_by = r.select_by;
-  const SweepRuns selected = select_sweep_runs(store, sweep, "");
+  const SweepRuns selected = select_sweep_runs(store, sweep, r.where);
   std::vector<TableRun> runs = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
   const auto read_notes = read_run_values(runs, store, o, kCommand);
   notes.insert(notes.end(), read_notes.begin(), read_notes.end());

@@ -53,6 +53,8 @@ struct AxisExtensionRequest {
   // chosen on select_by -- a depth at its best learning rate), and a line extended gets the new
   // step at every variant.
   std::string lines;
+  bool one_line = false;  // instead: no line axes, every other axis a variant (one line)
+  std::string where;      // part of the sweep (experiments/run_query.h), e.g. one method
   CellAgg agg = CellAgg::Mean;
   std::string select_by = db::metric::kValidLoss;
   std::string out_dir;  // where the file will go

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -18,10 +20,13 @@
 
 #include "base/util/error.h"
 #include "db/metric_names.h"
+#include "experiments/axis_extension.h"
 #include "experiments/axis_optimum.h"
+#include "experiments/lr_extension.h"
 #include "experiments/value_at_budget.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
+#include "gui/extension_offer.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
@@ -219,6 +224,13 @@ void DepthScalingView::buildChoices() {
   read_bar->addWidget(best_variant_);
   // Part of the sweep: one method's depths, or the depths at one learning rate.
   where_ = add_where_box(*read_bar);
+  extend_ = new QPushButton(QStringLiteral("E&xtend depths..."));
+  extend_->setEnabled(false);
+  extend_->setToolTip(QStringLiteral(
+      "write the sweep file of one depth beyond the grid's end for the lines whose best depth "
+      "is at that end at the largest budget (fathom sweep extend --axis), to run with --resume"));
+  connect(extend_, &QPushButton::clicked, this, [this] { extendDepths(); });
+  read_bar->addWidget(extend_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addLayout(read_bar);
@@ -339,6 +351,7 @@ QString DepthScalingView::noteText() const { return note_->text(); }
 void DepthScalingView::redraw() {
   ++asked_;
   shown_.reset();
+  extend_->setEnabled(false);
   for (QCustomPlot* p : {budgets_plot_, scaling_plot_}) {
     plot::clear_plottables(*p);
     p->replot();
@@ -372,6 +385,7 @@ void DepthScalingView::redraw() {
         plot::BudgetsQuery read = q;
         read.budgets = budgets_of(budgets, *store, finished);
         drawn->made = plot::budgets_figure(*store, read);
+        drawn->budgets = read.budgets;
       } catch (const std::exception& e) {
         // A filter or a budget being typed, or a budget no run reached, is no store error.
         if (auto bad_filter = where_error(e)) {
@@ -399,6 +413,10 @@ void DepthScalingView::showDrawn(const Drawn& drawn) {
     return;
   }
   shown_ = drawn.made;
+  shown_budgets_ = drawn.budgets;
+  extend_->setEnabled(std::any_of(shown_->optima.begin(), shown_->optima.end(), [](const auto& o) {
+    return o.points >= 3 && !o.best.bracketed;
+  }));
   drawFigures();
   showText(*shown_);
 }
@@ -431,6 +449,42 @@ void DepthScalingView::showText(const plot::BudgetsFigure& made) {
     lines << QStringLiteral("Exponent, ") + QString::fromStdString(s.text());
   for (const auto& n : made.notes) lines << QString::fromStdString(n);
   note_->setText(lines.join(QStringLiteral("\n")));
+}
+
+void DepthScalingView::extendDepths() {
+  const QString file = choose_sweep_file(this, sweep_->currentText());
+  if (!file.isEmpty()) extendDepthsFrom(file);
+}
+
+QString DepthScalingView::extendDepthsFrom(const QString& sweep_file) {
+  if (!session_ || shown_budgets_.empty()) return {};
+  return offer_extension(this, QStringLiteral("Extend depths"), [&] {
+    experiments::AxisExtensionRequest r;
+    r.sweep_file = sweep_file.toStdString();
+    r.name = sweep_->currentText().toStdString();
+    r.axis = x_->currentText().toStdString();
+    r.metric = metric_->currentText().toStdString();
+    // The largest budget shown: where the best depth is read for the runs to come.
+    r.reading.at = *std::max_element(shown_budgets_.begin(), shown_budgets_.end(),
+                                     [](const auto& a, const auto& b) { return a.x < b.x; });
+    r.one_line = rows_->currentText() == kOneLine;
+    if (!r.one_line) r.lines = rows_->currentText().toStdString();
+    r.where = where_->text().trimmed().toStdString();
+    r.agg = best_variant_->isChecked() ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
+    const std::string out = experiments::free_extension_path(r.sweep_file);
+    r.out_dir = std::filesystem::absolute(out).parent_path().string();
+    const auto x = experiments::plan_axis_extension(session_->store, r);
+    ExtensionOffer offer{out,
+                         x.text,
+                         x.set,
+                         x.file.runs.size(),
+                         {},
+                         QStringLiteral("one depth beyond the grid's end at %1 for")
+                             .arg(QString::fromStdString(experiments::budget_text(*r.reading.at)))};
+    for (const auto& e : x.file.extends) offer.lines << QString::fromStdString(e);
+    for (const auto& n : x.notes) offer.lines << QString::fromStdString(n);
+    return offer;
+  });
 }
 
 }  // namespace fathom::gui

@@ -25,6 +25,7 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 
 namespace fathom::gui {
 
@@ -60,12 +61,19 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   QLineEdit* where() const { return where_; }
   // The optima, exponents and notes under the plots, or why there is nothing to show.
   QString noteText() const;
+  // "Extend depths...": enabled while a line's best depth is at an end of its grid at a budget.
+  QPushButton* extendButton() const { return extend_; }
+  // The button's work once the sweep file is chosen: `fathom sweep extend FILE --axis X` at the
+  // largest budget shown, the lines and best variant as chosen (experiments/axis_extension.h),
+  // written beside the file when the user says so; its path, or "".
+  QString extendDepthsFrom(const QString& sweep_file);
 
  signals:
   void error(const QString& message);
 
  private:
   void buildChoices();
+  void extendDepths();  // asks for the sweep file, then extendDepthsFrom
   void sweepChanged();  // refills the x and rows choices from the sweep's axes
   void redraw();
   void drawFigures();  // the shown figures, laid out for the plots' sizes
@@ -76,6 +84,7 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   // none (a store error also emits error()).
   struct Drawn {
     std::optional<plot::BudgetsFigure> made;
+    std::vector<experiments::Budget> budgets;  // as read (a least one found)
     QString note;
     bool store_error = false;
   };
@@ -101,6 +110,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   QLineEdit* budgets_;
   QLineEdit* where_;  // a runs filter (experiments/sweep_runs.h), e.g. one method
   QCheckBox* best_variant_;
+  QPushButton* extend_;
+  std::vector<experiments::Budget> shown_budgets_;  // the budgets of shown_
   QCustomPlot *budgets_plot_, *scaling_plot_;
   QLabel* note_;
   std::optional<plot::BudgetsFigure> shown_;

@@ -6,12 +6,10 @@
 
 #include <qcustomplot.h>
 #include <QComboBox>
-#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
@@ -19,14 +17,13 @@
 #include <QVBoxLayout>
 
 #include "base/util/error.h"
-#include "base/util/file_write.h"
 #include "db/metric_names.h"
 #include "experiments/lr_extension.h"
 #include "experiments/text_table.h"
 #include "gui/budget_choice.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
-#include "gui/file_dialog.h"
+#include "gui/extension_offer.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
@@ -146,52 +143,25 @@ void LrSensitivityView::addCurveOptions(QHBoxLayout* bar) {
 }
 
 void LrSensitivityView::extendGrid() {
-  const QString file = choose_file_to_open(
-      this, QStringLiteral("The sweep file %1 was started from").arg(sweep_->currentText()),
-      QDir::currentPath(), QStringLiteral("Sweep files (*.yaml *.yml);;All files (*)"));
+  const QString file = choose_sweep_file(this, sweep_->currentText());
   if (!file.isEmpty()) extendGridFrom(file);
 }
 
 QString LrSensitivityView::extendGridFrom(const QString& sweep_file) {
-  const QString title = QStringLiteral("Extend grid");
-  try {
+  return offer_extension(this, QStringLiteral("Extend grid"), [&] {
     const std::string out = experiments::free_extension_path(sweep_file.toStdString());
     const auto x = experiments::plan_lr_extension(
         session_->store, sweep_file.toStdString(), sweep_->currentText().toStdString(),
         metric_->currentText().toStdString(),
         static_cast<experiments::RunValue>(value_->currentData().toInt()),
         std::filesystem::absolute(out).parent_path().string());
-    QStringList lines;
-    for (const auto& e : x.file.extends) lines << QString::fromStdString(e);
-    for (const auto& n : x.notes) lines << QString::fromStdString(n);
-    if (x.text.empty()) {
-      QMessageBox::information(this, title,
-                               QStringLiteral("Nothing to extend.\n") + lines.join('\n'));
-      return {};
-    }
-    QMessageBox ask(QMessageBox::Question, title,
-                    QStringLiteral("Write %1: %2 runs, one rate beyond the grid's end for\n%3")
-                        .arg(QString::fromStdString(out))
-                        .arg(x.file.runs.size())
-                        .arg(lines.join('\n')),
-                    QMessageBox::Yes | QMessageBox::Cancel, this);
-    ask.setDetailedText(QString::fromStdString(x.text));
-    if (ask.exec() != QMessageBox::Yes) return {};
-    write_file_or_throw(out, x.text, "sweep file");
-    const QString command =
-        QStringLiteral("fathom sweep %1 --resume%2")
-            .arg(QString::fromStdString(out),
-                 x.set.empty() ? QString() : " --set " + QString::fromStdString(x.set));
-    QMessageBox::information(
-        this, title,
-        QStringLiteral("Wrote %1. Train its runs with\n%2\nor open it in the Sweep editor and "
-                       "Start it there (it resumes the sweep).")
-            .arg(QString::fromStdString(out), command));
-    return QString::fromStdString(out);
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, title, describe_store_error(e));
-    return {};
-  }
+    ExtensionOffer offer{out,   x.text,
+                         x.set, x.file.runs.size(),
+                         {},    QStringLiteral("one rate beyond the grid's end for")};
+    for (const auto& e : x.file.extends) offer.lines << QString::fromStdString(e);
+    for (const auto& n : x.notes) offer.lines << QString::fromStdString(n);
+    return offer;
+  });
 }
 
 // The figure above its table, and the notes.

@@ -8,16 +8,22 @@
 #include <QByteArray>
 #include <QCheckBox>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <fstream>
 
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/sweep_spec.h"
 #include "gui/depth_scaling_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
+#include "tests/gui/message_boxes.h"
+#include "tests/support/fathom_cli.h"
 
 using fathom::db::NewRun;
 using fathom::db::Store;
@@ -148,6 +154,41 @@ class DepthScalingViewTest : public QObject {
     view.waitForFigures();
     QVERIFY(!view.shown());
     QVERIFY2(view.noteText().contains(QStringLiteral("filter")), qPrintable(view.noteText()));
+  }
+
+  // Pre-LN is best at the deepest, 16, at every budget: "Extend depths..." is offered, and with
+  // the sweep file writes 32 layers for Pre-LN alone (Post-LN's best is inside), seeds 1-3.
+  void extendDepthsWritesTheNextDepthOfTheLinesAtTheEnd() {
+    auto session = fathom::gui::StoreSession::open(db_, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session);
+    QVERIFY(view.choose("d", "model.encoder_layers", "model.norm", "valid_loss"));
+    QVERIFY(view.extendButton()->isEnabled());
+    std::ofstream(dir_.filePath("base.yaml").toStdString())
+        << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
+    const QString sweep_file = dir_.filePath("d.yaml");
+    std::ofstream(sweep_file.toStdString()) << "name: d\nbase: base.yaml\ngrid:\n"
+                                               "  model.norm: [post, pre]\n"
+                                               "  model.encoder_layers: [2, 4, 8, 16]\n"
+                                               "seeds: [1, 2, 3]\n";
+    int seen = 0;
+    fathom::testing::answer_boxes(QMessageBox::Yes, 2, &seen);
+    const QString written = view.extendDepthsFrom(sweep_file);
+    QCOMPARE(seen, 2);  // the question, then where it was written
+    QCOMPARE(written, dir_.filePath("d-edge.yaml"));
+    const auto runs = fathom::experiments::expand_sweep(
+        fathom::experiments::load_sweep_file(written.toStdString()));
+    QCOMPARE(runs.size(), size_t{3});
+    for (const auto& run : runs) {
+      QCOMPARE(run.config.model.norm, std::string("pre"));
+      QCOMPARE(run.config.model.encoder_layers, 32);
+    }
+    // Post-LN's runs alone: its best depth is inside the grid, nothing to extend.
+    view.where()->setText(QStringLiteral("model.norm=post"));
+    QMetaObject::invokeMethod(view.where(), "editingFinished");
+    view.waitForFigures();
+    QVERIFY(!view.extendButton()->isEnabled());
   }
 
   // The choices are kept across sessions: a new tab restored from them draws the same figures

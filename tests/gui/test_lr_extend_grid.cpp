@@ -16,24 +16,10 @@
 #include "gui/lr_sensitivity_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
+#include "tests/gui/message_boxes.h"
 #include "tests/support/stored_lr_sweep.h"
 
 namespace test_lr_extend_grid {
-
-// Answers the next `count` modal message boxes as they open: the first with `button` (the
-// question), any after it with its one button (the note saying what was written); gives up
-// after `tries` polls 10 ms apart.
-void answer_boxes(QMessageBox::StandardButton button, int count, int* seen, int tries = 500) {
-  QTimer::singleShot(10, [button, count, seen, tries] {
-    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (box) {
-      ++*seen;
-      QAbstractButton* b = box->button(button);
-      (b ? b : box->buttons().front())->click();
-    }
-    if (*seen < count && tries > 1) answer_boxes(QMessageBox::Ok, count, seen, tries - 1);
-  });
-}
 
 class LrExtendGridTest : public QObject {
   Q_OBJECT
@@ -77,12 +63,12 @@ class LrExtendGridTest : public QObject {
   void writesTheFileWhenAskedAndNothingWhenCancelled() {
     QVERIFY(view_->choose("s", "valid_loss"));
     int seen = 0;
-    answer_boxes(QMessageBox::Cancel, 1, &seen);
+    fathom::testing::answer_boxes(QMessageBox::Cancel, 1, &seen);
     QVERIFY(view_->extendGridFrom(sweep_file_).isEmpty());
     QCOMPARE(seen, 1);
     QVERIFY(!std::filesystem::exists(beside("s-edge.yaml")));
     seen = 0;
-    answer_boxes(QMessageBox::Yes, 2, &seen);
+    fathom::testing::answer_boxes(QMessageBox::Yes, 2, &seen);
     const QString written = view_->extendGridFrom(sweep_file_);
     QCOMPARE(seen, 2);  // the question, then where it was written
     QCOMPARE(written.toStdString(), beside("s-edge.yaml").string());
