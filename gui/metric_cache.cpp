@@ -1,17 +1,21 @@
 #include "gui/metric_cache.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace fathom::gui {
 
 struct MetricTailReader::Impl {
   explicit Impl(const std::string& location)
-      : store(db::Store::open(location, db::OpenMode::ReadOnly)) {}
-  db::Store store;
+      : owned(db::Store::open(location, db::OpenMode::ReadOnly)), store(*owned) {}
+  explicit Impl(const db::Store& other) : store(other) {}
+  std::optional<db::Store> owned;
+  const db::Store& store;
 };
 
 MetricTailReader::MetricTailReader(const std::string& location)
     : impl_(std::make_unique<Impl>(location)) {}
+MetricTailReader::MetricTailReader(const db::Store& store) : impl_(std::make_unique<Impl>(store)) {}
 MetricTailReader::~MetricTailReader() = default;
 MetricTailReader::MetricTailReader(MetricTailReader&&) noexcept = default;
 MetricTailReader& MetricTailReader::operator=(MetricTailReader&&) noexcept = default;

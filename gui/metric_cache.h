@@ -23,6 +23,8 @@ class MetricTailReader {
   // `location`: a file path or store URL (Store::location(), which may hold a password).
   // Throws what Store::open throws.
   explicit MetricTailReader(const std::string& location);
+  // Reads `store` (not owned: it must outlive the reader), e.g. a StoreWorker's.
+  explicit MetricTailReader(const db::Store& store);
   ~MetricTailReader();
   MetricTailReader(MetricTailReader&&) noexcept;
   MetricTailReader& operator=(MetricTailReader&&) noexcept;
