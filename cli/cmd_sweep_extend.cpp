@@ -1,5 +1,6 @@
 // `fathom sweep extend SWEEP.yaml [--name NAME] [--metric valid_loss] [--value last|final|best]
-// [--axis KEY [--at BUDGET]] [--out FILE] [--dry-run]`: where a stored sweep's learning-rate
+// [--axis KEY [--at BUDGET] [--lines K1+K2 [--agg best [--select-by M]]] [--where W]]
+// [--out FILE] [--dry-run]`: where a stored sweep's learning-rate
 // grid leaves a curve's optimum at an end, the sweep file of one more rate beyond that end for
 // each such curve and the sweep's seeds (experiments/lr_extension.h); with --axis, the same
 // for each line whose best value of that numeric axis (a depth) is at an end
@@ -27,8 +28,9 @@ namespace fs = std::filesystem;
 const std::string kCommand = "fathom sweep extend";
 
 struct ExtendArgs {
-  std::string file, name, metric = db::metric::kValidLoss, value = "last", out, axis, at, lines,
-                          agg = "mean", select_by = db::metric::kValidLoss, where;
+  std::string file, name, metric = db::metric::kValidLoss, value = "last", out;
+  // --axis and what only it reads.
+  std::string axis, at, lines, agg = "mean", select_by = db::metric::kValidLoss, where;
   bool dry_run = false;
 };
 
