@@ -9,7 +9,9 @@
 #include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
+#include "db/run_status.h"
 #include "experiments/axis_optimum.h"
+#include "experiments/grid_optimum.h"
 #include "experiments/lr_extension.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/value_at_budget.h"
@@ -18,6 +20,7 @@ namespace fathom::experiments {
 namespace {
 
 const std::string kCommand = "fathom sweep extend";
+const std::string kMaxUpdatesKey = "train.max_updates";
 
 // Six significant digits, or a whole number as one.
 std::string number_text(double x, bool whole) {
@@ -67,8 +70,9 @@ std::vector<size_t> steps_by_value(const SweepAxis& axis, size_t k, const std::s
 
 // The axis's steps as the sweep's stored runs took them (their axis.* tags) with the file's:
 // the grid a line is judged on, which an extension run earlier has already moved.
-SweepAxis stored_steps(const SweepAxis& file_axis, const db::Store& store,
-                       const std::vector<db::RunRecord>& runs) {
+using RunTags = std::map<std::string, std::string>;
+
+SweepAxis stored_steps(const SweepAxis& file_axis, const std::vector<RunTags>& run_tags) {
   std::set<std::vector<std::string>> seen;
   SweepAxis out = file_axis;
   for (const auto& step : file_axis.steps) {
@@ -76,8 +80,7 @@ SweepAxis stored_steps(const SweepAxis& file_axis, const db::Store& store,
     for (const auto& v : step) texts.push_back(v.text);
     seen.insert(texts);
   }
-  for (const auto& r : runs) {
-    const auto tags = store.tags(r.id);
+  for (const auto& tags : run_tags) {
     std::vector<std::string> texts;
     for (const auto& key : file_axis.keys)
       if (const auto it = tags.find("axis." + key); it != tags.end()) texts.push_back(it->second);
@@ -89,10 +92,88 @@ SweepAxis stored_steps(const SweepAxis& file_axis, const db::Store& store,
   return out;
 }
 
+// An isoFLOP sweep (every finished run trained within 5 % of the same FLOPs): that compute, and
+// the FLOPs an update costs as a line in the axis -- a depth's cost per token is L times a
+// layer's plus the rest (core/train/training_flops.h), so linear in L -- fitted to the
+// finished runs' final train_flops / updates.
+struct IsoFlops {
+  double compute = 0, intercept = 0, slope = 0;
+};
+
+std::optional<IsoFlops> iso_flops(const std::vector<db::RunRecord>& runs,
+                                  const std::vector<RunTags>& run_tags, const std::string& key) {
+  std::vector<double> xs, per_update;
+  double lo = 0, hi = 0, sum = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto flops = runs[i].final_metrics.find(db::metric::kTrainFlops);
+    const auto tag = run_tags[i].find("axis." + key);
+    if (runs[i].status != db::status::kFinished || runs[i].updates <= 0 ||
+        flops == runs[i].final_metrics.end() || !(flops->second > 0) || tag == run_tags[i].end())
+      continue;
+    const auto x = axis_number(tag->second);
+    if (!x) continue;
+    xs.push_back(*x);
+    per_update.push_back(flops->second / static_cast<double>(runs[i].updates));
+    lo = xs.size() == 1 ? flops->second : std::min(lo, flops->second);
+    hi = std::max(hi, flops->second);
+    sum += flops->second;
+  }
+  if (xs.size() < 2 ||
+      *std::min_element(xs.begin(), xs.end()) == *std::max_element(xs.begin(), xs.end()) ||
+      hi > 1.05 * lo)
+    return std::nullopt;
+  IsoFlops iso;
+  const double n = static_cast<double>(xs.size());
+  iso.compute = sum / n;
+  iso.slope = ols_slope(xs, per_update);
+  iso.intercept = (std::accumulate(per_update.begin(), per_update.end(), 0.0) -
+                   iso.slope * std::accumulate(xs.begin(), xs.end(), 0.0)) /
+                  n;
+  return iso;
+}
+
+// A zip partner's value at the new step x of the axis (key k): an isoFLOP sweep's max_updates
+// its compute over the update's cost at x; any other numeric one the power law in the axis
+// through the steps `near` and `end`; none (with a note) where it is no number.
+std::optional<std::string> partner_value(const SweepAxis& axis, size_t p, size_t k, double x,
+                                         const std::string& x_text, size_t near, size_t end,
+                                         const std::vector<double>& values,
+                                         const std::optional<IsoFlops>& iso,
+                                         std::vector<std::string>& notes) {
+  const std::string& key = axis.keys[k];
+  const auto a = axis_number(axis.steps[near][p].text), b = axis_number(axis.steps[end][p].text);
+  if (!a || !b) {
+    notes.push_back(axis.keys[p] + " (zipped with " + key + ") is not a number: its value at " +
+                    key + " " + x_text + " is yours to choose");
+    return std::nullopt;
+  }
+  const bool whole = std::all_of(axis.steps.begin(), axis.steps.end(),
+                                 [&](const auto& s) { return is_whole(s[p].text); });
+  const auto text = [&](double v) {
+    return number_text(whole ? std::max(1.0, std::round(v)) : v, whole);
+  };
+  if (iso && axis.keys[p] == kMaxUpdatesKey && iso->intercept + iso->slope * x > 0) {
+    const double per_update = iso->intercept + iso->slope * x;
+    const std::string v = text(iso->compute / per_update);
+    notes.push_back(axis.keys[p] + " " + v + " at " + key + " " + x_text + ": the sweep's " +
+                    number_text(iso->compute, false) + " FLOPs over the " +
+                    number_text(per_update, false) + " an update costs there (a line in " + key +
+                    " through the runs' FLOPs per update)");
+    return v;
+  }
+  const double slope = std::log(*b / *a) / std::log(values[end] / values[near]);
+  const std::string v = text(*b * std::pow(x / values[end], slope));
+  notes.push_back(axis.keys[p] + " " + v + " at " + key + " " + x_text + ": the power law in " +
+                  key + " through its last two steps (" + axis.steps[near][p].text + ", " +
+                  axis.steps[end][p].text + "); check it before training");
+  return v;
+}
+
 // The new step beyond one end of the axis, a text per key (`notes` says how a zip partner's
 // value was made); none, with a note, where it cannot be.
 std::optional<std::vector<std::string>> new_step(const SweepAxis& axis, size_t k, bool above,
                                                  const std::string& file,
+                                                 const std::optional<IsoFlops>& iso,
                                                  std::vector<std::string>& notes) {
   std::vector<double> values;
   const std::vector<size_t> order = steps_by_value(axis, k, file, values);
@@ -122,22 +203,9 @@ std::optional<std::vector<std::string>> new_step(const SweepAxis& axis, size_t k
       texts[p] = number_text(*x, whole);
       continue;
     }
-    const auto a = axis_number(axis.steps[near][p].text), b = axis_number(axis.steps[end][p].text);
-    if (!a || !b) {
-      notes.push_back(axis.keys[p] + " (zipped with " + key + ") is not a number: its value at " +
-                      key + " " + number_text(*x, whole) + " is yours to choose");
-      return std::nullopt;
-    }
-    // The power law in the axis through the two steps at the end.
-    const double slope = std::log(*b / *a) / std::log(values[end] / values[near]);
-    const double v = *b * std::pow(*x / values[end], slope);
-    const bool partner_whole = std::all_of(axis.steps.begin(), axis.steps.end(),
-                                           [&](const auto& s) { return is_whole(s[p].text); });
-    texts[p] = number_text(partner_whole ? std::max(1.0, std::round(v)) : v, partner_whole);
-    notes.push_back(axis.keys[p] + " " + texts[p] + " at " + key + " " + texts[k] +
-                    ": the power law in " + key + " through its last two steps (" +
-                    axis.steps[near][p].text + ", " + axis.steps[end][p].text +
-                    "); check it before training");
+    const auto v = partner_value(axis, p, k, *x, texts[k], near, end, values, iso, notes);
+    if (!v) return std::nullopt;
+    texts[p] = *v;
   }
   return texts;
 }
@@ -286,6 +354,8 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
   std::optional<Budget> at;
   const ComparisonTable t = line_table(store, x.sweep, r, lines, at, x.notes);
 
+  std::vector<RunTags> run_tags;  // each run's, read once
+  for (const auto& run : runs) run_tags.push_back(store.tags(run.id));
   std::vector<AxisEdge> edges;
   std::optional<std::optional<std::vector<std::string>>> next[2];  // below, above: made once
   const auto variants = variant_settings(spec, lines.variants);
@@ -301,8 +371,8 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
     x.open.push_back(best.text());
     const bool above = best.best.grid_x >= best.grid_hi;
     if (!next[above])
-      next[above] =
-          new_step(stored_steps(spec.axes[a], store, runs), k, above, r.sweep_file, x.notes);
+      next[above] = new_step(stored_steps(spec.axes[a], run_tags), k, above, r.sweep_file,
+                             iso_flops(runs, run_tags, r.axis), x.notes);
     if (!*next[above]) continue;
     for (const auto& variant : variants) {  // the new step at each of the line's variants
       AxisEdge e{best.line, line_setting(t.row_labels[row], lines.line_keys), **next[above], ""};

@@ -9,11 +9,13 @@
 // The new step continues the grid's end geometrically: the ratio of its last two steps (2, 4,
 // 8 -> 16; 1, 2, 3, 4, 6, 8 -> 11), rounded where the axis is whole numbers, nothing below 1
 // there. The grid is the file's steps with those the stored runs took (their axis.* tags): run
-// again after an extension's runs end, a line still best at the new end goes one step further. In a
-// zip group every key gets a value at the new step: a key equal to the axis in every step the same
-// (decoder_layers), a numeric one by the power law in the axis through the last two steps
-// (max_updates, so that an isoFLOP sweep stays roughly isoFLOP -- said in a note), any other
-// refused with a note.
+// again after an extension's runs end, a line still best at the new end goes one step further.
+// In a zip group every key gets a value at the new step: a key equal to the axis in every step
+// the same (decoder_layers); an isoFLOP sweep's train.max_updates (its finished runs trained
+// within 5 % of the same FLOPs) that compute over what an update costs at the new depth -- a
+// line in the axis through the runs' FLOPs per update, exact for a depth (its cost per token is
+// L times a layer's plus the rest); any other numeric one by the power law in the axis through
+// the last two steps; each said in a note; a key that is no number refused with a note.
 #include <optional>
 #include <string>
 #include <vector>

@@ -61,7 +61,9 @@ class AxisExtend : public ::testing::Test {
                                  "zip:\n"
                                  "  - model.encoder_layers: [2, 4, 8]\n"
                                  "    model.decoder_layers: [2, 4, 8]\n"
-                                 "    train.max_updates: [400, 200, 100]\n"
+                                 "    train.max_updates: " +
+                                 updates_ +
+                                 "\n"
                                  "seeds: [1, 2]\n";
     auto store = db::Store::open(db());
     for (const auto& run : expand_sweep(load_sweep_file(file()))) {
@@ -76,9 +78,18 @@ class AxisExtend : public ::testing::Test {
                        (axes["train.seed"] == "2" ? 0.01 : -0.01);
       store.write_metrics(id, {{50, "valid_loss", v, 0.0}});
       store.set_final_metric(id, "valid_loss", v);
+      if (flops_per_update_) {  // trained: its updates and FLOPs
+        const int64_t updates = std::stoll(axes["train.max_updates"]);
+        store.heartbeat(id, updates);
+        store.set_final_metric(id, "train_flops",
+                               flops_per_update_(std::stoi(axes["model.encoder_layers"])) *
+                                   static_cast<double>(updates));
+      }
       store.finish_run(id, "finished");
     }
   }
+  std::string updates_ = "[400, 200, 100]";      // the zip's max_updates
+  std::function<double(int)> flops_per_update_;  // set: the runs' cost at L layers
   const std::filesystem::path& dir() const { return scratch_dir_; }
   std::string file() const { return (dir() / "iso.yaml").string(); }
   std::string db() const { return (dir() / "runs.db").string(); }
@@ -229,10 +240,14 @@ TEST_F(AxisExtend, ADepthAtItsBestRateIsExtendedAtEveryRate) {
 }
 
 // An isoFLOP sweep of depths alone -- a zip group, no grid -- is one line: its best depth (8,
-// the lowest at every seed) extended to 16, a file with no grid: section.
+// the lowest at every seed) extended to 16, a file with no grid: section. Its runs trained
+// 1.8e12 FLOPs each at 1e9 + 2e9 L FLOPs an update (360, 200 and 106 updates): at 16 layers,
+// 1.80067e12 / 33e9 = 54.6 -> 55 updates (the power law through the last two steps: 56).
 TEST_F(AxisExtend, ASweepOfTheDepthsAloneIsOneLine) {
   const fathom::testing::TempDir other;
   scratch_dir_ = other.path();
+  updates_ = "[360, 200, 106]";
+  flops_per_update_ = [](int layers) { return 1e9 + 2e9 * layers; };
   std::ofstream(dir() / "base.yaml")
       << fathom::testing::tiny_config_yaml("base", "{max_updates: 50}");
   store_sweep(
@@ -248,6 +263,15 @@ TEST_F(AxisExtend, ASweepOfTheDepthsAloneIsOneLine) {
   EXPECT_EQ(x.file.extends[0], "valid_loss: 16 (above 8)");
   EXPECT_EQ(x.file.yaml.find("grid:"), std::string::npos) << x.file.yaml;
   EXPECT_EQ(x.file.runs.size(), 2u);
+  for (const auto& run : expand_sweep(load_sweep_string(x.file.yaml, "extension", dir().string())))
+    EXPECT_EQ(run.config.train.max_updates, 55);
+  bool said = false;
+  for (const auto& n : x.notes)
+    said = said ||
+           n.find(
+               "train.max_updates 55 at model.encoder_layers 16: the sweep's "
+               "1.80067e+12 FLOPs over the 3.3e+10 an update costs there") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(x.notes);
 }
 
 TEST_F(AxisExtend, AnAxisTheFileDoesNotSweepOrATestMetricIsRefused) {
