@@ -1,11 +1,11 @@
 // `fathom sweep extend SWEEP.yaml [--name NAME] [--metric valid_loss] [--value last|final|best]
 // [--axis KEY [--at BUDGET] [--lines K1+K2 [--agg best [--select-by M]]] [--where W]]
-// [--out FILE] [--dry-run]`: where a stored sweep's learning-rate
-// grid leaves a curve's optimum at an end, the sweep file of one more rate beyond that end for
-// each such curve and the sweep's seeds (experiments/lr_extension.h); with --axis, the same
-// for each line whose best value of that numeric axis (a depth) is at an end
-// (experiments/axis_extension.h). Written beside SWEEP.yaml as STEM-edge.yaml (-edge2, ...
-// when taken; never over a file) for `fathom sweep FILE --resume`.
+// [--out FILE] [--dry-run]`: where a stored sweep's learning-rate grid leaves a curve's
+// optimum at an end, the sweep file of one more rate beyond that end for each such curve and
+// the sweep's seeds (experiments/lr_extension.h); with --axis, the same for each line whose
+// best value of that numeric axis (a depth) is at an end (experiments/axis_extension.h). Written
+// beside SWEEP.yaml as STEM-edge.yaml (-edge2, ... when taken; never over a file) for `fathom sweep
+// FILE --resume`.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -151,7 +151,8 @@ void add_sweep_extend_command(CLI::App& sweep_cmd, GlobalOptions& global) {
   cmd->add_option("--axis", a->axis,
                   "extend this numeric grid or zip key (a depth: model.encoder_layers) instead "
                   "of train.lr, for each line (setting of the other axes) whose best value of it "
-                  "is at an end; zip partners get values from the last two steps");
+                  "is at an end; a zip partner gets its value at the new step (an isoFLOP "
+                  "sweep's max_updates: its compute over the update's cost there)");
   cmd->add_option("--lines", a->lines,
                   "with --axis: the axes whose settings are the lines, e.g. model.norm+model.init "
                   "(default every other axis); the rest are variants, pooled or, with --agg best, "

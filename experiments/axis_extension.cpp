@@ -22,13 +22,11 @@ namespace {
 const std::string kCommand = "fathom sweep extend";
 const std::string kMaxUpdatesKey = "train.max_updates";
 
-// Six significant digits, or a whole number as one.
+// Six significant digits (as a rate is written), or a whole number as one.
 std::string number_text(double x, bool whole) {
+  if (!whole) return rate_text(x);
   char text[32];
-  if (whole)
-    std::snprintf(text, sizeof text, "%.0f", x);
-  else
-    std::snprintf(text, sizeof text, "%.6g", x);
+  std::snprintf(text, sizeof text, "%.0f", x);
   return text;
 }
 
@@ -70,9 +68,7 @@ std::vector<size_t> steps_by_value(const SweepAxis& axis, size_t k, const std::s
 
 // The axis's steps as the sweep's stored runs took them (their axis.* tags) with the file's:
 // the grid a line is judged on, which an extension run earlier has already moved.
-using RunTags = std::map<std::string, std::string>;
-
-SweepAxis stored_steps(const SweepAxis& file_axis, const std::vector<RunTags>& run_tags) {
+SweepAxis stored_steps(const SweepAxis& file_axis, const std::vector<TableRun>& runs) {
   std::set<std::vector<std::string>> seen;
   SweepAxis out = file_axis;
   for (const auto& step : file_axis.steps) {
@@ -80,10 +76,10 @@ SweepAxis stored_steps(const SweepAxis& file_axis, const std::vector<RunTags>& r
     for (const auto& v : step) texts.push_back(v.text);
     seen.insert(texts);
   }
-  for (const auto& tags : run_tags) {
+  for (const auto& run : runs) {
     std::vector<std::string> texts;
     for (const auto& key : file_axis.keys)
-      if (const auto it = tags.find("axis." + key); it != tags.end()) texts.push_back(it->second);
+      if (const auto it = run.axes.find(key); it != run.axes.end()) texts.push_back(it->second);
     if (texts.size() != file_axis.keys.size() || !seen.insert(texts).second) continue;
     std::vector<SweepValue> step;
     for (const auto& t : texts) step.push_back(SweepValue{t, t, t, 0});
@@ -101,14 +97,15 @@ struct IsoFlops {
 };
 
 std::optional<IsoFlops> iso_flops(const std::vector<db::RunRecord>& runs,
-                                  const std::vector<RunTags>& run_tags, const std::string& key) {
+                                  const std::vector<TableRun>& table_runs, const std::string& key) {
   std::vector<double> xs, per_update;
   double lo = 0, hi = 0, sum = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto flops = runs[i].final_metrics.find(db::metric::kTrainFlops);
-    const auto tag = run_tags[i].find("axis." + key);
+    const auto tag = table_runs[i].axes.find(key);
     if (runs[i].status != db::status::kFinished || runs[i].updates <= 0 ||
-        flops == runs[i].final_metrics.end() || !(flops->second > 0) || tag == run_tags[i].end())
+        flops == runs[i].final_metrics.end() || !(flops->second > 0) ||
+        tag == table_runs[i].axes.end())
       continue;
     const auto x = axis_number(tag->second);
     if (!x) continue;
@@ -310,11 +307,8 @@ std::optional<double> step_beyond(const std::vector<double>& steps, bool above, 
 
 namespace {
 
-// The table of the metric against the axis, a row per line; `at` comes back found where it
-// was a least budget.
-ComparisonTable line_table(const db::Store& store, const std::string& sweep,
-                           const AxisExtensionRequest& r, const LineAxes& lines,
-                           std::optional<Budget>& at, std::vector<std::string>& notes) {
+// The table of the metric against the axis: a row per line.
+TableOptions line_table_options(const AxisExtensionRequest& r, const LineAxes& lines) {
   TableOptions o;
   o.metric = r.metric;
   for (const auto& key : lines.line_keys) o.rows += (o.rows.empty() ? "" : "+") + key;
@@ -325,8 +319,13 @@ ComparisonTable line_table(const db::Store& store, const std::string& sweep,
   o.at = r.reading.at;
   o.agg = r.agg;
   o.select_by = r.select_by;
-  const SweepRuns selected = select_sweep_runs(store, sweep, r.where);
-  std::vector<TableRun> runs = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
+  return o;
+}
+
+// That table of `runs` (each run's value read as asked); `at` comes back found where it was a
+// least budget.
+ComparisonTable line_table(const db::Store& store, std::vector<TableRun> runs, TableOptions o,
+                           std::optional<Budget>& at, std::vector<std::string>& notes) {
   const auto read_notes = read_run_values(runs, store, o, kCommand);
   notes.insert(notes.end(), read_notes.begin(), read_notes.end());
   at = o.at;
@@ -351,11 +350,13 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
   x.axis = r.axis;
   const auto runs = store.list_runs(x.sweep);
   refuse_unended(runs, x.sweep, store.path());
+  // The runs (under --where) and their tags, read once: the table's, the grid's steps and an
+  // isoFLOP sweep's cost per update.
+  const SweepRuns selected = select_sweep_runs(store, x.sweep, r.where);
+  const TableOptions o = line_table_options(r, lines);
+  const std::vector<TableRun> loaded = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
   std::optional<Budget> at;
-  const ComparisonTable t = line_table(store, x.sweep, r, lines, at, x.notes);
-
-  std::vector<RunTags> run_tags;  // each run's, read once
-  for (const auto& run : runs) run_tags.push_back(store.tags(run.id));
+  const ComparisonTable t = line_table(store, loaded, o, at, x.notes);
   std::vector<AxisEdge> edges;
   std::optional<std::optional<std::vector<std::string>>> next[2];  // below, above: made once
   const auto variants = variant_settings(spec, lines.variants);
@@ -371,8 +372,8 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
     x.open.push_back(best.text());
     const bool above = best.best.grid_x >= best.grid_hi;
     if (!next[above])
-      next[above] = new_step(stored_steps(spec.axes[a], run_tags), k, above, r.sweep_file,
-                             iso_flops(runs, run_tags, r.axis), x.notes);
+      next[above] = new_step(stored_steps(spec.axes[a], loaded), k, above, r.sweep_file,
+                             iso_flops(selected.runs, loaded, r.axis), x.notes);
     if (!*next[above]) continue;
     for (const auto& variant : variants) {  // the new step at each of the line's variants
       AxisEdge e{best.line, line_setting(t.row_labels[row], lines.line_keys), **next[above], ""};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
@@ -41,17 +42,6 @@ std::optional<Budget> equal_compute_budget(const db::Store& store,
 }
 
 namespace {
-
-// One word for a shell: as it is where it is plain, in single quotes otherwise.
-std::string shell_word(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of(
-                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789._-=,/+:@%") == std::string::npos;
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // The `fathom export plot budgets` command that draws `r` at `at`: the same runs (sweep,
 // where), the same variants (agg, select_by) and the budgets as the report found them -- a

@@ -39,13 +39,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// Single quotes for the batch script: the binary path and sweep name are the only words.
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string tag_or(const WorkerTags& tags, const std::string& key,
                    const std::string& fallback = "") {
   auto it = tags.find(key);

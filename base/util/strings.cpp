@@ -84,4 +84,17 @@ std::string format_bytes(std::uintmax_t bytes) {
   return text;
 }
 
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789._-=,/+:@%") == std::string::npos;
+  return plain ? word : shell_quote(word);
+}
+
 }  // namespace fathom

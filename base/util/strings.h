@@ -19,5 +19,11 @@ std::string trim(const std::string& text);
 std::string format_number(double value);
 // A size as a person reads it: 812 B, 481.2 KiB, 1.4 MiB, 2.31 GiB (powers of 1024).
 std::string format_bytes(std::uintmax_t bytes);
+// One word for /bin/sh in single quotes (a quote inside as '\''): a batch script's path, a
+// suggested command's filter.
+std::string shell_quote(const std::string& word);
+// The same, left as it is where it needs no quotes (letters, digits and ._-=,/+:@%): a command
+// printed for a person to copy.
+std::string shell_word(const std::string& word);
 
 }  // namespace fathom
