@@ -354,9 +354,11 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
   // isoFLOP sweep's cost per update.
   const SweepRuns selected = select_sweep_runs(store, x.sweep, r.where);
   const TableOptions o = line_table_options(r, lines);
-  const std::vector<TableRun> loaded = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
+  std::vector<TableRun> loaded = load_table_runs(store, selected, r.metric, {o.rows, o.cols});
+  const SweepAxis grid = stored_steps(spec.axes[a], loaded);
+  const std::optional<IsoFlops> iso = iso_flops(selected.runs, loaded, r.axis);
   std::optional<Budget> at;
-  const ComparisonTable t = line_table(store, loaded, o, at, x.notes);
+  const ComparisonTable t = line_table(store, std::move(loaded), o, at, x.notes);
   std::vector<AxisEdge> edges;
   std::optional<std::optional<std::vector<std::string>>> next[2];  // below, above: made once
   const auto variants = variant_settings(spec, lines.variants);
@@ -371,9 +373,7 @@ AxisExtension plan_axis_extension(const db::Store& store, const AxisExtensionReq
     }
     x.open.push_back(best.text());
     const bool above = best.best.grid_x >= best.grid_hi;
-    if (!next[above])
-      next[above] = new_step(stored_steps(spec.axes[a], loaded), k, above, r.sweep_file,
-                             iso_flops(selected.runs, loaded, r.axis), x.notes);
+    if (!next[above]) next[above] = new_step(grid, k, above, r.sweep_file, iso, x.notes);
     if (!*next[above]) continue;
     for (const auto& variant : variants) {  // the new step at each of the line's variants
       AxisEdge e{best.line, line_setting(t.row_labels[row], lines.line_keys), **next[above], ""};
