@@ -112,7 +112,8 @@ QTableWidgetItem* table_item(const experiments::ComparisonTable& t,
 
 }  // namespace
 
-ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent), worker_(new StoreWorker(this)) {
+  connect(worker_, &StoreWorker::failed, this, &ComparisonView::error);
   buildTable();
   // Two rows: what the table is (sweep, rows, columns, metric), then how its cells are made;
   // one row of all of them needed 1188 px, more than a laptop's window.
@@ -263,9 +264,14 @@ void ComparisonView::refill(QComboBox* box, const QStringList& items) {
 
 void ComparisonView::setSession(StoreSession* session) {
   session_ = session;
+  worker_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
+  ++asked_;  // a read of the last store is not shown
   all_.clear();
   runs_.clear();
   tags_.clear();
+  axis_choices_.clear();
+  layout_.clear();
+  fork_origin_.reset();
   refill(sweep_, {});
   redraw();
 }
@@ -306,32 +312,14 @@ void ComparisonView::sweepChanged() {
   bool same_ids = runs.size() == runs_.size();
   for (size_t i = 0; same_ids && i < runs.size(); ++i) same_ids = runs[i].id == runs_[i].id;
   runs_ = std::move(runs);
-  if (!same_ids && session_) {  // tags are written once, when a sweep records its runs
-    tags_.clear();
-    try {
-      for (const auto& r : runs_) tags_[r.id] = session_->store.tags(r.id);
-    } catch (const std::exception& e) {
-      emit error(describe_store_error(e));
-    }
-  }
-  std::set<QString> axes, metrics;
-  QStringList layout;  // the sweep's axis groups as it varied them, the seed left out
-  for (const auto& [run, tags] : tags_)
-    for (const auto& [key, value] : tags) {
-      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
-      // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
-      // method of a depth study is several keys, and one of them alone would pool methods.
-      if (key != "sweep.axes") continue;
-      const QStringList groups = QString::fromStdString(value).split(QLatin1Char(','));
-      for (const auto& group : groups)
-        if (group.contains(QLatin1Char('+'))) axes.insert(group);
-      if (layout.isEmpty())
-        for (const auto& group : groups)
-          if (group != QStringLiteral("train.seed")) layout << group;
-    }
+  // Tags are written once, when a sweep records its runs: read, and what they say found, only
+  // when its runs are others (a poll of a sweep of thousands of runs reads and scans none).
+  if (!same_ids && session_) readSweepTags();
+  std::set<QString> metrics;
+  const QStringList& layout = layout_;
   for (const auto& r : runs_)
     for (const auto& [name, value] : r.final_metrics) metrics.insert(QString::fromStdString(name));
-  const QStringList axis_list(axes.begin(), axes.end());
+  const QStringList& axis_list = axis_choices_;
   refill(rows_, axis_list);
   refill(cols_, QStringList{kNoColumns} + axis_list);
   if (cols_->currentIndex() == 0 && rows_->currentIndex() == 0) {
@@ -355,6 +343,35 @@ void ComparisonView::sweepChanged() {
   redraw();
 }
 
+void ComparisonView::readSweepTags() {
+  tags_.clear();
+  try {
+    for (const auto& r : runs_) tags_[r.id] = session_->store.tags(r.id);
+  } catch (const std::exception& e) {
+    emit error(describe_store_error(e));
+  }
+  std::set<QString> axes;
+  layout_.clear();  // the sweep's axis groups as it varied them, the seed left out
+  std::vector<std::map<std::string, std::string>> runs_tags;
+  for (const auto& [run, tags] : tags_) {
+    runs_tags.push_back(tags);
+    for (const auto& [key, value] : tags) {
+      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
+      // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
+      // method of a depth study is several keys, and one of them alone would pool methods.
+      if (key != "sweep.axes") continue;
+      const QStringList groups = QString::fromStdString(value).split(QLatin1Char(','));
+      for (const auto& group : groups)
+        if (group.contains(QLatin1Char('+'))) axes.insert(group);
+      if (layout_.isEmpty())
+        for (const auto& group : groups)
+          if (group != QStringLiteral("train.seed")) layout_ << group;
+    }
+  }
+  axis_choices_ = QStringList(axes.begin(), axes.end());
+  fork_origin_ = db::shared_fork_origin(runs_tags);
+}
+
 bool ComparisonView::choose(const QString& sweep, const QString& rows, const QString& cols,
                             const QString& metric) {
   const int s = sweep_->findText(sweep);
@@ -369,24 +386,31 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
   rows_->setCurrentIndex(r);
   cols_->setCurrentIndex(c);
   metric_->setCurrentIndex(m);
+  waitForResults();
   return true;
 }
 
+void ComparisonView::waitForResults() const { worker_->waitIdle(); }
+
+bool ComparisonView::reading() const { return worker_->busy(); }
+
 void ComparisonView::redraw() {
-  // The same table code as `fathom export table` (experiments/comparison_table.h).
+  ++asked_;  // a read of older choices is not shown
   experiments::TableOptions options = tableOptions();
-  std::vector<experiments::TableRun> runs = tableRuns(options);
+  // Every choice's change comes here: what the read is of is the choices of now.
+  auto runs = std::make_shared<std::vector<experiments::TableRun>>(tableRuns(options));
   table_->clear();
   table_->setRowCount(0);
   table_->setColumnCount(0);
   current_.reset();
+  axis_lines_.reset();
   parent_.reset();
   verdicts_->setEnabled(false);
   plot::clear_plottables(*chart_);
   chart_->replot();
   // At a budget a run's best over training is no question (the CLI's --at excludes --value).
   best_->setEnabled(!options.at);
-  if (options.rows.empty() || options.metric.empty() || runs.empty()) {
+  if (options.rows.empty() || options.metric.empty() || runs->empty()) {
     note_->setText(
         why_no_table(sweep_->currentText(), runs_, !options.rows.empty(), !options.metric.empty()));
     announceBudget(std::nullopt);
@@ -397,28 +421,40 @@ void ComparisonView::redraw() {
     announceBudget(std::nullopt);
     return;
   }
-  std::vector<std::string> left_out;  // the runs a budget left out, named
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  // A later change replaces a read not yet sent.
+  worker_->request([this, options, runs]() -> StoreWorker::Job {
+    return read_then_show<TableRead>(
+        [options, runs, parent = parentRun(options),
+         versus = versus_->currentIndex() > 0 ? versus_->currentText().toStdString()
+                                              : std::string()](const db::Store& store) {
+          return readTable(store, options, std::move(*runs), parent, versus);
+        },
+        [this, asked = asked_](const auto& get) {
+          if (asked == asked_) showTable(get);
+        });
+  });
+}
+
+void ComparisonView::showTable(const std::function<TableRead&()>& get) {
+  TableRead* read = nullptr;
   try {
-    if (session_)
-      left_out = experiments::read_run_values(runs, session_->store, options, kCompareTab);
-    current_ = experiments::build_comparison_table(runs, options);
-    // The rows to test against are the table's; a choice that is no row any more is dropped.
-    QStringList rows{kNoRow};
-    for (const auto& r : current_->row_labels) rows << QString::fromStdString(r);
-    refill(versus_, rows);
-    if (versus_->currentIndex() > 0) {
-      options.versus = versus_->currentText().toStdString();
-      current_ = experiments::build_comparison_table(runs, options);
-    }
-    parent_ = parentReference(options);
+    read = &get();
   } catch (const std::exception& e) {
-    current_.reset();
     note_->setText(QString::fromStdString(e.what()));
     announceBudget(std::nullopt);
     return;
   }
+  current_ = std::move(read->table);
+  axis_lines_ = std::move(read->lines);
+  parent_ = read->parent;
+  // The rows to test against are the table's; a choice that is no row any more is dropped.
+  QStringList rows{kNoRow};
+  for (const auto& r : current_->row_labels) rows << QString::fromStdString(r);
+  refill(versus_, rows);
+  const experiments::TableOptions& options = read->options;
   announceBudget(options.at);  // read_run_values found a least budget's number
-  current_->notes.insert(current_->notes.end(), left_out.begin(), left_out.end());
+  current_->notes.insert(current_->notes.end(), read->left_out.begin(), read->left_out.end());
   fillTable(options);
   verdicts_->setEnabled(!options.versus.empty() && !location_.isEmpty());
   const experiments::ComparisonTable& t = *current_;

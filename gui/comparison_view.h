@@ -5,6 +5,8 @@
 // Markdown, LaTeX or CSV by the same code. Under it, the table as grouped bars, or as lines
 // along its columns where they are depths (or other numbers) with each row's best depth
 // (comparison_view_chart.cpp).
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,8 +14,10 @@
 
 #include <QWidget>
 
+#include "db/fork_tags.h"
 #include "db/store.h"
 #include "experiments/comparison_table.h"
+#include "gui/store_worker.h"
 #include "gui/workbench_view.h"
 #include "plot/axis_lines.h"
 #include "plot/figure.h"
@@ -45,6 +49,10 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override {
     setRuns(all);
   }
+  // The table is read in a worker thread (gui/store_worker.h): at a budget, every run's curve.
+  bool reading() const override;
+  // Returns once the table last asked for is shown (or why not is said): tests, screenshots.
+  void waitForResults() const;
   // The bars' log scale, kept across sessions ("compare/logY"), as the dashboard's log y.
   void saveSettings(QSettings& settings) const override;
   void restoreSettings(const QSettings& settings) override;
@@ -109,7 +117,26 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QHBoxLayout* buildOptionsBar();
   void buildChart();
   void sweepChanged();
-  void redraw();
+  // The chosen sweep's runs' tags, read again, and what they say: the axes offered, the
+  // sweep's layout, whether it is a fork sweep.
+  void readSweepTags();
+  void redraw();  // sends the read of the current choices
+  // What a read found: the table (tested against a row where one is chosen), its options as
+  // read (a least budget's number found), the runs a budget left out, a fork's parent's value.
+  struct TableRead {
+    experiments::ComparisonTable table;
+    experiments::TableOptions options;
+    std::vector<std::string> left_out;
+    std::optional<plot::AxisLines> lines;  // plot::axis_lines of the table
+    std::optional<plot::BarReference> parent;
+  };
+  // In the worker thread: only its arguments, never the view's members.
+  static TableRead readTable(const db::Store& store, experiments::TableOptions options,
+                             std::vector<experiments::TableRun> runs,
+                             std::optional<experiments::TableRun> parent,
+                             const std::string& versus);
+  // Shows what a read found (get() rethrows what it threw), or why there is no table.
+  void showTable(const std::function<TableRead&()>& get);
   experiments::TableOptions tableOptions() const;
   std::vector<experiments::TableRun> tableRuns(const experiments::TableOptions& options) const;
   void fillTable(const experiments::TableOptions& options);
@@ -120,17 +147,24 @@ class ComparisonView : public QWidget, public WorkbenchView {
   // "Best encoder_layers: ..." with a line per row of the table along its numeric axis; "" where
   // the axis has fewer than three numbers.
   QString optimaNote() const;
-  // A fork sweep's parent (every run of the sweep a fork of it at one update, db/fork_tags.h):
-  // its value of the table's metric, taken as the table takes the runs' (final, best over
-  // training, or at the budget) -- the line its rescues' bars are read against; none for any
-  // other sweep.
-  std::optional<plot::BarReference> parentReference(const experiments::TableOptions& options) const;
+  // A fork sweep's parent (every run of the sweep a fork of it at one update, db/fork_tags.h) as
+  // a table's run; none for any other sweep.
+  std::optional<experiments::TableRun> parentRun(const experiments::TableOptions& options) const;
+  // Its value of the table's metric, taken as the table takes the runs' (final, best over
+  // training, or at the budget) -- the line its rescues' bars are read against.
+  static std::optional<plot::BarReference> parentReference(
+      std::optional<experiments::TableRun> parent, const db::Store& store,
+      experiments::TableOptions options);
   static void refill(QComboBox* box, const QStringList& items);
 
   StoreSession* session_ = nullptr;
-  QString location_;                       // the store the command line reads for the verdicts
+  StoreWorker* worker_;
+  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
+  QString location_;    // the store the command line reads for the verdicts
   std::vector<db::RunRecord> all_, runs_;  // all runs; those of the chosen sweep
   std::map<int64_t, std::map<std::string, std::string>> tags_;
+  QStringList axis_choices_, layout_;          // from tags_ (readSweepTags)
+  std::optional<db::ForkOrigin> fork_origin_;  // every run a fork of one run at one update
   QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;
@@ -146,7 +180,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QLabel* note_ = nullptr;
   QString wanted_sweep_;  // showSweep's, until the store has it
   std::optional<experiments::ComparisonTable> current_;
-  std::optional<plot::BarReference> parent_;  // drawn with current_
+  std::optional<plot::BarReference> parent_;   // drawn with current_
+  std::optional<plot::AxisLines> axis_lines_;  // current_'s, where its axis is numeric
 };
 
 }  // namespace fathom::gui

@@ -1,6 +1,6 @@
 // The Compare tab's chart: the table as grouped bars, or as lines along its numeric axis with
 // each row's best value there (plot/axis_lines.h), and the fork parent's value to read them
-// against.
+// against (comparison_view_read.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -8,15 +8,11 @@
 #include <QCheckBox>
 #include <QLabel>
 
-#include "db/fork_tags.h"
-#include "experiments/report_numbers.h"
-#include "experiments/value_at_budget.h"
 #include "gui/budget_choice.h"
 #include "gui/comparison_view.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/screen_style.h"
-#include "gui/store_session.h"
 #include "plot/comparison_chart.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
@@ -43,7 +39,7 @@ void ComparisonView::buildChart() {
 
 std::optional<plot::AxisLines> ComparisonView::chartLines() const {
   if (!current_ || !lines_->isChecked()) return std::nullopt;
-  return plot::axis_lines(*current_);
+  return axis_lines_;
 }
 
 plot::Figure ComparisonView::chartFigure() const {
@@ -71,7 +67,7 @@ plot::Figure ComparisonView::chartFigure() const {
 
 QString ComparisonView::optimaNote() const {
   if (!current_) return {};
-  const std::optional<plot::AxisLines> lines = plot::axis_lines(*current_);
+  const std::optional<plot::AxisLines>& lines = axis_lines_;
   if (!lines) return {};
   const std::string& axis = lines->figure.x.label;
   QStringList out{QStringLiteral("Best %1%2 (the vertex of the parabola in ln(%1) through the "
@@ -87,29 +83,6 @@ void ComparisonView::drawChart() {
   plot::clear_plottables(*chart_);
   if (current_) plot::setup_plot(*chart_, chartFigure(), screen_style(font()));
   chart_->replot();
-}
-
-std::optional<plot::BarReference> ComparisonView::parentReference(
-    const experiments::TableOptions& options) const {
-  static const std::map<std::string, std::string> kNoTags;
-  std::vector<std::map<std::string, std::string>> runs_tags;
-  for (const auto& r : runs_) {
-    const auto it = tags_.find(r.id);
-    runs_tags.push_back(it == tags_.end() ? kNoTags : it->second);
-  }
-  const auto origin = db::shared_fork_origin(runs_tags);
-  if (!origin) return std::nullopt;
-  const auto parent = std::find_if(all_.begin(), all_.end(),
-                                   [&](const db::RunRecord& r) { return r.id == origin->parent; });
-  if (parent == all_.end()) return std::nullopt;
-  const auto tags = tags_.find(parent->id);
-  std::vector<experiments::TableRun> one = {experiments::table_run(
-      *parent, tags == tags_.end() ? kNoTags : tags->second, options.metric, {})};
-  experiments::TableOptions read = options;
-  if (session_) experiments::read_run_values(one, session_->store, read, kCompareTab);
-  if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
-  return plot::BarReference{*one[0].metric, "parent #" + std::to_string(parent->id) + ": " +
-                                                experiments::report_number(*one[0].metric)};
 }
 
 }  // namespace fathom::gui

@@ -311,11 +311,11 @@ bool DepthScalingView::choose(const QString& sweep, const QString& x, const QStr
     metric_->setCurrentText(metric);
   }
   redraw();
-  waitForFigures();
+  waitForResults();
   return shown_.has_value();
 }
 
-void DepthScalingView::waitForFigures() const { worker_->waitIdle(); }
+void DepthScalingView::waitForResults() const { worker_->waitIdle(); }
 
 bool DepthScalingView::reading() const { return worker_->busy(); }
 

@@ -51,7 +51,7 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   bool choose(const QString& sweep, const QString& x, const QString& rows, const QString& metric,
               const QString& budgets = {});
   // Returns once what was last asked for is drawn (or why not is said).
-  void waitForFigures() const;
+  void waitForResults() const;
   // What was drawn: the budgets figure with its optima and exponents; none where nothing was.
   const std::optional<plot::BudgetsFigure>& shown() const { return shown_; }
   QCustomPlot* budgetsPlot() const { return budgets_plot_; }

@@ -28,7 +28,8 @@
 
 namespace fathom::gui {
 
-ImportanceView::ImportanceView(QWidget* parent) : QWidget(parent) {
+ImportanceView::ImportanceView(QWidget* parent) : QWidget(parent), worker_(new StoreWorker(this)) {
+  connect(worker_, &StoreWorker::failed, this, &ImportanceView::error);
   QHBoxLayout* bar = buildChoiceBar();
   QSplitter* split = buildResults();
   auto* layout = new QVBoxLayout(this);
@@ -98,8 +99,10 @@ void ImportanceView::connectControls() {
   connect(where_, &QLineEdit::editingFinished, this, [this] { redraw(); });
 }
 
-void ImportanceView::setStore(StoreSession* session, const QString&) {
+void ImportanceView::setStore(StoreSession* session, const QString& location) {
   session_ = session;
+  worker_->setDatabase(session ? location : QString());
+  ++asked_;  // a read of the last store is not shown
   signature_.clear();
   if (!session) {
     runs_.clear();
@@ -162,8 +165,13 @@ bool ImportanceView::choose(const QString& sweep, const QString& metric, const Q
   if (metric_->findText(metric) < 0) return false;
   metric_->setCurrentText(metric);
   redraw();
+  waitForResults();
   return shown_.has_value();
 }
+
+void ImportanceView::waitForResults() const { worker_->waitIdle(); }
+
+bool ImportanceView::reading() const { return worker_->busy(); }
 
 QString ImportanceView::noteText() const { return note_->text(); }
 
@@ -217,6 +225,7 @@ void ImportanceView::relayout() {
 }
 
 void ImportanceView::redraw() {
+  ++asked_;  // a read of older choices is not shown
   shown_.reset();
   plot::clear_plottables(*plot_);
   plot_->clearItems();
@@ -233,13 +242,27 @@ void ImportanceView::redraw() {
     note_->setText(problem);
     return;
   }
+  plot_->replot();
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  // The choices are taken when the read is sent: a later change replaces a read not yet sent.
+  worker_->request([this]() -> StoreWorker::Job {
+    return read_then_show<experiments::HparamImportance>(
+        [sweep = sweep_->currentText().toStdString(), metric = metric_->currentText().toStdString(),
+         reading =
+             budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt())),
+         where = where_->text().toStdString()](const db::Store& store) {
+          return experiments::load_hparam_importance(store, sweep, metric, reading, where);
+        },
+        [this, asked = asked_](const auto& get) {
+          if (asked == asked_) showRead(get);
+        });
+  });
+}
+
+void ImportanceView::showRead(const std::function<experiments::HparamImportance&()>& get) {
   try {
-    shown_ = experiments::load_hparam_importance(
-        session_->store, sweep_->currentText().toStdString(), metric_->currentText().toStdString(),
-        budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt())),
-        where_->text().toStdString());
+    shown_ = std::move(get());
   } catch (const std::exception& e) {
-    plot_->replot();
     if (auto bad_filter = where_error(e)) {
       note_->setText(*bad_filter);
       return;

@@ -4,8 +4,10 @@
 // export plot importance`'s (plot/importance_figure.h: each axis's, each pair's and the rest's
 // share of the variance between settings, the seeds' beside them), with `fathom export
 // importance`'s table of shares beside it and its notes under both. It draws again when a run
-// of the store changes status (a run that finishes brings its final metrics). Both export from
-// their right-click menus.
+// of the store changes status (a run that finishes brings its final metrics), reading in a
+// worker thread. Both export from their right-click menus.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
+#include "gui/store_worker.h"
 #include "gui/workbench_view.h"
 
 class QSettings;
@@ -35,9 +38,13 @@ class ImportanceView : public QWidget, public WorkbenchView {
  public:
   explicit ImportanceView(QWidget* parent = nullptr);
 
-  void setStore(StoreSession* session, const QString&) override;
+  void setStore(StoreSession* session, const QString& location) override;
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
+  // Read in a worker thread (gui/store_worker.h): 16,384 runs at a budget take about a second.
+  bool reading() const override;
+  // Returns once what was last asked for is shown (or why not is said): tests, screenshots.
+  void waitForResults() const;
   // The sweep, metric, value and filter chosen last ("importance/..."): a sweep or metric not
   // in the store yet is chosen when it appears.
   void saveSettings(QSettings& settings) const override;
@@ -65,12 +72,16 @@ class ImportanceView : public QWidget, public WorkbenchView {
   // The sweep's final metrics (valid_loss first where present) and "diverged".
   void fillMetrics();
   void fillTable();
-  void redraw();
+  void redraw();  // sends the read of the current choices
+  // What the read found (get() rethrows what it threw), shown: chart, table and notes.
+  void showRead(const std::function<experiments::HparamImportance&()>& get);
   // The chart of what is shown laid out for the plot's size (its labels' wrapping and the
   // room for the bars' values are measured against it): when drawn and after each resize.
   void relayout();
 
   StoreSession* session_ = nullptr;
+  StoreWorker* worker_;
+  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids and statuses
   QComboBox *sweep_, *metric_;

@@ -44,7 +44,9 @@ const QStringList kMetrics = {
 
 }  // namespace
 
-LrSensitivityView::LrSensitivityView(QWidget* parent) : QWidget(parent) {
+LrSensitivityView::LrSensitivityView(QWidget* parent)
+    : QWidget(parent), worker_(new StoreWorker(this)) {
+  connect(worker_, &StoreWorker::failed, this, &LrSensitivityView::error);
   // Two rows: what is read (sweep, loss, which value, budget, runs), then how the curves are
   // named, judged and shown; one row of all of them left the text boxes a few letters wide in
   // a laptop's 1100 pixels.
@@ -205,8 +207,11 @@ void LrSensitivityView::restoreSettings(const QSettings& settings) {
   budget_->restore(settings, QStringLiteral("lr/at"));
 }
 
-void LrSensitivityView::setStore(StoreSession* session, const QString&) {
+void LrSensitivityView::setStore(StoreSession* session, const QString& location) {
   session_ = session;
+  worker_->setDatabase(session ? location : QString());
+  ++asked_;  // a read of the last store is not shown
+  rates_.clear();
   signature_.clear();
   if (!session) {
     runs_.clear();
@@ -221,18 +226,21 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
   if (signature == signature_) return;  // nothing it shows changed
   signature_ = signature;
   runs_ = all;
-  // Sweeps that vary the learning rate, from their runs' axis tags.
-  std::map<std::string, std::set<std::string>> rates;
+  // Sweeps that vary the learning rate, from their runs' axis tags: each run's read once (tags
+  // are written when a run is queued), and none once its sweep has shown two rates -- a poll of
+  // a sweep of thousands of runs that holds one rate reads nothing again.
   if (session_)
-    for (const auto& r : runs_)
-      if (!r.sweep.empty() && rates[r.sweep].size() < 2) {
-        const auto tags = session_->store.tags(r.id);
-        if (auto it = tags.find(std::string("axis.") + experiments::kLrKey); it != tags.end())
-          rates[r.sweep].insert(it->second);
-      }
+    for (const auto& r : runs_) {
+      if (r.sweep.empty()) continue;
+      SweepRates& sweep = rates_[r.sweep];
+      if (sweep.rates.size() >= 2 || !sweep.read.insert(r.id).second) continue;
+      const auto tags = session_->store.tags(r.id);
+      if (auto it = tags.find(std::string("axis.") + experiments::kLrKey); it != tags.end())
+        sweep.rates.insert(it->second);
+    }
   QStringList sweeps;
-  for (const auto& [sweep, values] : rates)
-    if (values.size() >= 2) sweeps << QString::fromStdString(sweep);
+  for (const auto& [sweep, found] : rates_)
+    if (found.rates.size() >= 2) sweeps << QString::fromStdString(sweep);
   const QString current = sweep_->currentText();
   {
     const QSignalBlocker block(sweep_);
@@ -252,24 +260,32 @@ bool LrSensitivityView::choose(const QString& sweep, const QString& metric, cons
   sweep_->setCurrentText(sweep);
   metric_->setCurrentText(metric);
   redraw();
+  waitForResults();
   return shown_.has_value() || transfer_.has_value();
 }
+
+void LrSensitivityView::waitForResults() const { worker_->waitIdle(); }
+
+bool LrSensitivityView::reading() const { return worker_->busy(); }
 
 QString LrSensitivityView::noteText() const { return note_->text(); }
 
 void LrSensitivityView::showTransfer(bool transfer) { show_->setCurrentIndex(transfer ? 1 : 0); }
 
-void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table,
-                             std::vector<std::string>& notes) {
-  const std::string sweep = sweep_->currentText().toStdString();
-  const std::string metric = metric_->currentText().toStdString();
-  const experiments::RunReading value =
-      budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt()));
-  const std::string where = where_->text().toStdString();
-  const std::string label = label_->text().trimmed().toStdString();
-  if (show_->currentIndex() == 1) {
-    transfer_ =
-        experiments::load_lr_transfer(session_->store, sweep, "", metric, value, where, label);
+LrSensitivityView::Read LrSensitivityView::read(const db::Store& store, const Choices& c) {
+  Read out;
+  if (c.transfer)
+    out.transfer =
+        experiments::load_lr_transfer(store, c.sweep, "", c.metric, c.value, c.where, c.label);
+  else
+    out.sensitivity = experiments::load_lr_sensitivity(store, c.sweep, c.metric, c.value, c.where,
+                                                       c.label, c.range);
+  return out;
+}
+
+void LrSensitivityView::describe(plot::Figure& figure, experiments::TextTable& table,
+                                 std::vector<std::string>& notes) {
+  if (transfer_) {
     figure = plot::lr_transfer_figure(*transfer_);
     table = experiments::lr_transfer_table(*transfer_);
     // The slopes, one line each, above how they were computed.
@@ -279,19 +295,19 @@ void LrSensitivityView::load(plot::Figure& figure, experiments::TextTable& table
     notes.insert(notes.end(), transfer_->notes.begin(), transfer_->notes.end());
     return;
   }
-  shown_ = experiments::load_lr_sensitivity(session_->store, sweep, metric, value, where, label,
-                                            range_->text().trimmed().toStdString());
   // The table below gives each curve's sensitivity: the legend names the curves (an export,
   // set_figure_source's, keeps them in the legend: it stands alone).
   figure = plot::lr_sensitivity_figure(*shown_, /*sensitivity_in_legend=*/false);
   table = experiments::lr_sensitivity_table(*shown_);
   notes = shown_->notes;
   // The grid's edge is judged at the runs' ends (fathom sweep extend): not at a budget.
-  extend_->setEnabled(!value.at && std::any_of(shown_->curves.begin(), shown_->curves.end(),
-                                               experiments::best_at_an_end));
+  extend_->setEnabled(
+      !budget_->budget() &&
+      std::any_of(shown_->curves.begin(), shown_->curves.end(), experiments::best_at_an_end));
 }
 
 void LrSensitivityView::redraw() {
+  ++asked_;  // a read of older choices is not shown
   extend_->setEnabled(false);
   shown_.reset();
   transfer_.reset();
@@ -311,11 +327,34 @@ void LrSensitivityView::redraw() {
     note_->setText(problem);
     return;
   }
+  plot_->replot();
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  // The choices are taken when the read is sent: a later change replaces a read not yet sent.
+  worker_->request([this]() -> StoreWorker::Job {
+    Choices c;
+    c.transfer = show_->currentIndex() == 1;
+    c.sweep = sweep_->currentText().toStdString();
+    c.metric = metric_->currentText().toStdString();
+    c.value = budget_->reading(static_cast<experiments::RunValue>(value_->currentData().toInt()));
+    c.where = where_->text().toStdString();
+    c.label = label_->text().trimmed().toStdString();
+    c.range = range_->text().trimmed().toStdString();
+    return read_then_show<Read>([c](const db::Store& store) { return read(store, c); },
+                                [this, asked = asked_](const auto& get) {
+                                  if (asked == asked_) showRead(get);
+                                });
+  });
+}
+
+void LrSensitivityView::showRead(const std::function<Read&()>& get) {
   plot::Figure figure;
   experiments::TextTable t;
   std::vector<std::string> lines;
   try {
-    load(figure, t, lines);
+    Read& found = get();
+    shown_ = std::move(found.sensitivity);
+    transfer_ = std::move(found.transfer);
+    describe(figure, t, lines);
   } catch (const std::exception& e) {
     shown_.reset();
     transfer_.reset();

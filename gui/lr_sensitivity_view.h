@@ -6,8 +6,11 @@
 // lr-sensitivity`'s. Both export from their right-click menus. "Show: transfer across depth"
 // draws `fathom export plot lr-transfer` instead -- each method's best rate against depth --
 // with `fathom export lr-transfer`'s table (experiments/lr_transfer.h).
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "db/store.h"
 #include "experiments/lr_sensitivity.h"
 #include "experiments/lr_transfer.h"
+#include "gui/store_worker.h"
 #include "gui/workbench_view.h"
 #include "plot/figure.h"
 
@@ -37,9 +41,13 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
  public:
   explicit LrSensitivityView(QWidget* parent = nullptr);
 
-  void setStore(StoreSession* session, const QString&) override;
+  void setStore(StoreSession* session, const QString& location) override;
   void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   void reload() override { redraw(); }
+  // Read in a worker thread (gui/store_worker.h): every run's curve at a budget.
+  bool reading() const override;
+  // Returns once what was last asked for is shown (or why not is said): tests, screenshots.
+  void waitForResults() const;
   // The At choice, kept across sessions ("lr/at").
   void saveSettings(QSettings& settings) const override;
   void restoreSettings(const QSettings& settings) override;
@@ -75,11 +83,34 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
   void addCurveOptions(QHBoxLayout* bar);
   void extendGrid();  // asks for the sweep file, then extendGridFrom
   QSplitter* buildResults();
-  void redraw();
-  // The figure, table and notes of the current choice; throws what the loaders throw.
-  void load(plot::Figure& figure, experiments::TextTable& table, std::vector<std::string>& notes);
+  void redraw();  // sends the read of the current choices
+  // What a read is of: the choices when it was sent.
+  struct Choices {
+    bool transfer = false;  // across depth, else the sensitivity
+    std::string sweep, metric, where, label, range;
+    experiments::RunReading value;
+  };
+  // What the worker read: the sensitivity, or the transfer across depth.
+  struct Read {
+    std::optional<experiments::LrSensitivity> sensitivity;
+    std::optional<experiments::LrTransfer> transfer;
+  };
+  static Read read(const db::Store& store, const Choices& c);  // throws what the loaders throw
+  // Shows what a read found (get() rethrows what it threw), or why there is nothing.
+  void showRead(const std::function<Read&()>& get);
+  // The figure, table and notes of what is shown.
+  void describe(plot::Figure& figure, experiments::TextTable& table,
+                std::vector<std::string>& notes);
 
   StoreSession* session_ = nullptr;
+  StoreWorker* worker_;
+  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
+  // Each sweep's rates from its runs' tags, and the runs whose tags were read.
+  struct SweepRates {
+    std::set<std::string> rates;
+    std::set<int64_t> read;
+  };
+  std::map<std::string, SweepRates> rates_;
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;

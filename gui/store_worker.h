@@ -5,8 +5,12 @@
 // a job runs waits, and a later one replaces it; a waiting request is made into its job only
 // when it is sent, with the view's state of then (what a probe poll has shown by then, the
 // choices last made).
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
 
 #include <QObject>
 #include <QString>
@@ -54,5 +58,30 @@ class StoreWorker : public QObject {
   bool in_flight_ = false;
   std::function<Job()> waiting_;  // the next request, made into a job when sent
 };
+
+// A job that runs `read(store)` in the worker thread, then `show(get)` on the UI thread, where
+// get() returns what `read` returned or rethrows what it threw: a view says a bad filter, a
+// budget no run reached or a lost store exactly as it did when it read on the UI thread. A
+// store another process holds locked is thrown as a runtime_error.
+template <typename T, typename Read, typename Show>
+StoreWorker::Job read_then_show(Read read, Show show) {
+  return [read = std::move(read),
+          show = std::move(show)](const db::Store* store) -> std::function<void()> {
+    auto value = std::make_shared<std::optional<T>>();
+    std::exception_ptr thrown;
+    try {
+      if (!store) throw std::runtime_error("the store is busy (another process holds it)");
+      value->emplace(read(*store));
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+    return [show, value, thrown] {
+      show([&]() -> T& {
+        if (thrown) std::rethrow_exception(thrown);
+        return **value;
+      });
+    };
+  };
+}
 
 }  // namespace fathom::gui

@@ -66,7 +66,7 @@ class ComparisonViewTest : public QObject {
     view.setRuns(session->store.list_runs());
     QVERIFY(view.choose("d", "axis.model.encoder_layers", "axis.model.norm", "test_bleu"));
     QTableWidget* t = view.table();
-    QCOMPARE(t->rowCount(), 2);
+    QVERIFY2(t->rowCount() == 2, qPrintable(view.note()->text()));
     QCOMPARE(t->columnCount(), 2);
     // Headers say which axis runs down and which across; the drop-downs show config keys.
     QVERIFY2(t->verticalHeaderItem(0)->text().startsWith(QStringLiteral("encoder_layers = ")),
@@ -100,10 +100,12 @@ class ComparisonViewTest : public QObject {
     // Best over training: the runs here have no test_bleu curve, so the values stay their final
     // ones, and the note says which value the cells hold.
     view.bestOverTraining()->setChecked(true);
+    view.waitForResults();  // read in the view's worker thread
     QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("21.00 \u00b1 1.41 (n=2)"));
     QVERIFY2(view.shown()->notes.at(0).find("highest value over training") != std::string::npos,
              view.shown()->notes.at(0).c_str());
     view.bestOverTraining()->setChecked(false);
+    view.waitForResults();
 
     const QString path = dir_.filePath("table.tex");
     QVERIFY(view.writeTable(path));
@@ -199,6 +201,7 @@ class ComparisonViewTest : public QObject {
 
     add("0.01", 25.0, 0);  // no fork: the sweep is no fork sweep now
     view.setRuns(session->store.list_runs());
+    view.waitForResults();
     QVERIFY(view.choose("rescue", "axis.train.lr", "", "valid_ppl"));
     // Three rates now: drawn as a line along them (the rates'), with no parent's line.
     for (int i = 0; i < view.chart()->graphCount(); ++i)
@@ -233,6 +236,7 @@ class ComparisonViewTest : public QObject {
     QCOMPARE(view.versus()->count(), 4);  // (none), post, pre, peri
     QCOMPARE(view.versus()->itemText(1), QStringLiteral("post"));
     view.versus()->setCurrentIndex(1);
+    view.waitForResults();
     QCOMPARE(view.shown()->tests, 2);
     const double p_pre = fathom::welch_t_test(losses.at("pre"), losses.at("post"))->p;
     const double p_peri = fathom::welch_t_test(losses.at("peri"), losses.at("post"))->p;
@@ -246,6 +250,7 @@ class ComparisonViewTest : public QObject {
              qPrintable(view.table()->item(2, 0)->text()));
     QVERIFY(!view.table()->item(0, 0)->text().contains(QStringLiteral("p=")));  // the reference
     view.versus()->setCurrentIndex(0);
+    view.waitForResults();
     QVERIFY(!view.table()->item(1, 0)->text().contains(QStringLiteral("p=")));
   }
 
@@ -284,6 +289,7 @@ class ComparisonViewTest : public QObject {
     fathom::gui::ComparisonView view;
     view.setSession(session.get());
     view.setRuns(session->store.list_runs());
+    view.waitForResults();
     // It opens as the report tables the sweep: its layout's first group by its second.
     QCOMPARE(view.sweepChoice()->currentText(), QStringLiteral("z"));
     QCOMPARE(view.rowsChoice()->currentText(), QStringLiteral("train.lr"));
@@ -298,6 +304,7 @@ class ComparisonViewTest : public QObject {
     // Pooled: mean and sample std of 3.0, 3.2, 2.0, 2.4.
     QCOMPARE(t->item(0, 0)->text(), QString::fromUtf8("2.65 \u00b1 0.55"));
     view.bestVariant()->setChecked(true);
+    view.waitForResults();
     QVERIFY(view.table()->item(0, 0));
     QCOMPARE(view.table()->item(0, 0)->text(), QString::fromUtf8("2.20 \u00b1 0.28 [lr=2e-3]"));
     QCOMPARE(view.table()->item(1, 0)->text(), QString::fromUtf8("5.00 \u00b1 0.00 [lr=1e-3]"));
@@ -331,10 +338,12 @@ class ComparisonViewTest : public QObject {
     view.setSession(session.get());
     view.showSweep(QStringLiteral("b-done"));  // before any run arrived
     view.setRuns(session->store.list_runs());
+    view.waitForResults();
     QCOMPARE(view.sweepChoice()->currentText(), QStringLiteral("b-done"));
     QCOMPARE(view.table()->rowCount(), 2);
 
     view.showSweep(QStringLiteral("a-live"));
+    view.waitForResults();
     QCOMPARE(view.table()->rowCount(), 0);
     QCOMPARE(view.note()->text(),
              QStringLiteral("No run of sweep a-live has a final metric yet (2 of its 2 runs "

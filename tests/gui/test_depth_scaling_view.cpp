@@ -136,7 +136,7 @@ class DepthScalingViewTest : public QObject {
     QMetaObject::invokeMethod(view.where(), "editingFinished");
     QVERIFY(view.reading());
     QVERIFY(!view.shown());
-    view.waitForFigures();
+    view.waitForResults();
     QVERIFY2(view.shown(), qPrintable(view.noteText()));
     QVERIFY(std::abs(view.shown()->scalings[0].exponent - 0.3) < 1e-9);
     // Changed again before the read ends: what is drawn is the last choice (pre, best at the
@@ -145,13 +145,13 @@ class DepthScalingViewTest : public QObject {
     QMetaObject::invokeMethod(view.where(), "editingFinished");
     view.where()->setText(QStringLiteral("model.norm=pre"));
     QMetaObject::invokeMethod(view.where(), "editingFinished");
-    view.waitForFigures();
+    view.waitForResults();
     QVERIFY2(view.shown(), qPrintable(view.noteText()));
     QCOMPARE(view.shown()->scalings[0].budgets, 0);
     // A filter being typed: the note says what is wrong with it.
     view.where()->setText(QStringLiteral("model.norm=="));
     QMetaObject::invokeMethod(view.where(), "editingFinished");
-    view.waitForFigures();
+    view.waitForResults();
     QVERIFY(!view.shown());
     QVERIFY2(view.noteText().contains(QStringLiteral("filter")), qPrintable(view.noteText()));
   }
@@ -187,7 +187,7 @@ class DepthScalingViewTest : public QObject {
     // Post-LN's runs alone: its best depth is inside the grid, nothing to extend.
     view.where()->setText(QStringLiteral("model.norm=post"));
     QMetaObject::invokeMethod(view.where(), "editingFinished");
-    view.waitForFigures();
+    view.waitForResults();
     QVERIFY(!view.extendButton()->isEnabled());
   }
 
@@ -208,7 +208,7 @@ class DepthScalingViewTest : public QObject {
     fathom::gui::DepthScalingView again;
     again.restoreSettings(settings);
     show(again, *session);
-    again.waitForFigures();
+    again.waitForResults();
     QVERIFY2(again.shown(), qPrintable(again.noteText()));
     QCOMPARE(again.where()->text(), QStringLiteral("model.norm=post or model.norm=pre"));
     QCOMPARE(again.shown()->scalings.size(), size_t(2));  // a line per norm, as chosen

@@ -105,6 +105,7 @@ class ImportanceViewTest : public QObject {
       store.finish_run(id, "finished");
     }
     view.showRuns(session->store.list_runs(), {});
+    view.waitForResults();  // read in the view's worker thread
     QVERIFY(view.shown().has_value());
     const auto& h = *view.shown();
     QCOMPARE(h.cells, 4);
@@ -220,6 +221,7 @@ class ImportanceViewTest : public QObject {
     view.restoreSettings(settings);
     view.setStore(session.get(), db);
     view.showRuns(session->store.list_runs(), {});
+    view.waitForResults();
     QVERIFY(view.shown().has_value());
     QCOMPARE(view.shown()->metric, std::string("test_bleu"));
     QCOMPARE(view.shown()->axes, std::vector<std::string>{"train.lr"});  // norm=post only

@@ -117,6 +117,7 @@ struct OpenStudy {
     if (!view.choose("v", "model.norm", "", "test_ppl") || view.verdictsButton()->isEnabled())
       return false;  // nothing is tested against yet
     view.versus()->setCurrentIndex(view.versus()->findText(QStringLiteral("post")));
+    view.waitForResults();  // the table is read in the view's worker thread
     if (!view.verdictsButton()->isEnabled()) return false;
     view.openVerdicts();
     const auto windows = view.findChildren<CommandReportWindow*>();

@@ -17,7 +17,10 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "db/metric_names.h"
 #include "db/store.h"
@@ -105,6 +108,7 @@ class ViewsAtBudgetTest : public QObject {
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("2.60"));
 
     view.budget()->choose(QStringLiteral("compute"), 6e14);
+    view.waitForResults();  // read in the view's worker thread
     QVERIFY(!view.bestOverTraining()->isEnabled());
     QCOMPARE(t->item(0, 0)->text().left(4), QStringLiteral("3.10"));  // 3.0 and 3.2 at 600
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("3.60"));  // 3.5 and 3.7 at 200
@@ -128,6 +132,7 @@ class ViewsAtBudgetTest : public QObject {
     // update 300 of the shallow model (3.8 each), update 100 of the deep one (4.4 each).
     view.budget()->number()->setText(QStringLiteral("least"));
     QMetaObject::invokeMethod(view.budget()->number(), "editingFinished");
+    view.waitForResults();
     QVERIFY2(t->item(0, 0) && t->item(1, 0), qPrintable(view.note()->text()));
     QCOMPARE(t->item(0, 0)->text().left(4), QStringLiteral("3.80"));
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("4.40"));
@@ -137,15 +142,51 @@ class ViewsAtBudgetTest : public QObject {
     // A number that is none: no table, and the note says why.
     view.budget()->number()->setText(QStringLiteral("lots"));
     QMetaObject::invokeMethod(view.budget()->number(), "editingFinished");
+    view.waitForResults();
     QCOMPARE(t->rowCount(), 0);
     QVERIFY2(view.note()->text().contains(QStringLiteral("not a number > 0")),
              qPrintable(view.note()->text()));
 
     // Back at the end: the final values again, best over training offered again.
     view.budget()->choose(QString(), 0);
+    view.waitForResults();
     QVERIFY(view.bestOverTraining()->isEnabled());
     QVERIFY2(t->item(1, 0), qPrintable(view.note()->text()));
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("2.60"));
+  }
+
+  // The table is read in the view's worker thread: right after a choice the window has
+  // answered, with "Reading sweep d ..." under an empty table; a second choice made before the
+  // first read came back wins -- the first's table is never shown nor its budget announced.
+  void aChoiceIsReadOffTheUiThreadAndTheLatestWins() {
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db_, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    QVERIFY(view.choose("d", "axis.model.layers", "", "valid_loss"));
+    std::vector<double> announced;
+    connect(&view, &fathom::gui::ComparisonView::budgetRead, this,
+            [&](const std::optional<fathom::experiments::Budget>& b) {
+              announced.push_back(b ? b->x : -1);
+            });
+    view.budget()->choose(QStringLiteral("compute"), 6e14);
+    QVERIFY(view.reading());
+    QCOMPARE(view.table()->rowCount(), 0);
+    QVERIFY2(view.note()->text().startsWith(QStringLiteral("Reading sweep d")),
+             qPrintable(view.note()->text()));
+    view.budget()->number()->setText(QStringLiteral("least"));
+    QMetaObject::invokeMethod(view.budget()->number(), "editingFinished");
+    view.waitForResults();
+    QVERIFY(!view.reading());
+    QTableWidget* t = view.table();
+    QVERIFY2(t->item(0, 0) && t->item(1, 0), qPrintable(view.note()->text()));
+    QCOMPARE(t->item(0, 0)->text().left(4), QStringLiteral("3.80"));  // least's, not 6e14's
+    QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("4.40"));
+    // Only least's budget reached the dashboard (its number found by the read).
+    QCOMPARE(announced.back(), 3e14);
+    QVERIFY(std::find(announced.begin(), announced.end(), 6e14) == announced.end());
   }
 
   // The Compare tab's budget on the dashboard's charts of its axis: a dashed line at 6e14
@@ -171,6 +212,7 @@ class ViewsAtBudgetTest : public QObject {
 
     QVERIFY(compare->choose("d", "axis.model.layers", "", "valid_loss"));
     compare->budget()->choose(QStringLiteral("compute"), 6e14);
+    compare->waitForResults();
     QVERIFY(dashboard->budget());
     QCOMPARE(budget_lines(*chart), std::vector<double>{6e14});
     QVERIFY(legend_names(*chart).contains(
@@ -185,12 +227,14 @@ class ViewsAtBudgetTest : public QObject {
     }
     compare->budget()->number()->setText(QStringLiteral("least"));
     QMetaObject::invokeMethod(compare->budget()->number(), "editingFinished");
+    compare->waitForResults();
     QCOMPARE(budget_lines(*chart), std::vector<double>{3e14});
 
     dashboard->setXAxis(fathom::plot::XAxis::Update);  // another axis: no line
     QCOMPARE(budget_lines(*dashboard->chart(QStringLiteral("valid_loss"))), std::vector<double>{});
     dashboard->setXAxis(fathom::plot::XAxis::Compute);
     compare->budget()->choose(QString(), 0);  // at the end: none
+    compare->waitForResults();
     QVERIFY(!dashboard->budget());
     QCOMPARE(budget_lines(*dashboard->chart(QStringLiteral("valid_loss"))), std::vector<double>{});
   }
@@ -223,6 +267,7 @@ class ViewsAtBudgetTest : public QObject {
     QVERIFY(view.extendButton()->isEnabled());  // its best rate is the grid's lowest
 
     view.budget()->choose(QStringLiteral("update"), 100);
+    view.waitForResults();
     QVERIFY2(view.shown() && view.shown()->curves.size() == 1, qPrintable(view.noteText()));
     QCOMPARE(view.shown()->curves.at(0).best_lr, 0.003);
     QVERIFY(!view.extendButton()->isEnabled());  // the grid's edge is judged at the runs' ends
@@ -253,6 +298,7 @@ class ViewsAtBudgetTest : public QObject {
                       std::pow(3.5 - end_mean, 2)) /
                          3) < 1e-12);
     view.budget()->choose(QStringLiteral("compute"), 1e14);  // update 100 at 1e12 an update
+    view.waitForResults();
     QVERIFY2(view.shown(), qPrintable(view.noteText()));
     const double mean = (3.0 + 2.4 + 2.8) / 3;
     QVERIFY(std::abs(view.shown()->total_variance -
