@@ -272,6 +272,8 @@ void ComparisonView::setSession(StoreSession* session) {
   axis_choices_.clear();
   layout_.clear();
   fork_origin_.reset();
+  tags_pending_ = false;
+  ++tags_asked_;  // a read of the last store's tags is not taken
   refill(sweep_, {});
   redraw();
 }
@@ -313,8 +315,13 @@ void ComparisonView::sweepChanged() {
   for (size_t i = 0; same_ids && i < runs.size(); ++i) same_ids = runs[i].id == runs_[i].id;
   runs_ = std::move(runs);
   // Tags are written once, when a sweep records its runs: read, and what they say found, only
-  // when its runs are others (a poll of a sweep of thousands of runs reads and scans none).
-  if (!same_ids && session_) readSweepTags();
+  // when its runs are others (a poll of a sweep of thousands of runs reads and scans none),
+  // in the worker thread; the axes are offered once they are read.
+  if (!same_ids && session_) return readSweepTags();
+  if (!tags_pending_) offerAxes();
+}
+
+void ComparisonView::offerAxes() {
   std::set<QString> metrics;
   const QStringList& layout = layout_;
   for (const auto& r : runs_)
@@ -344,32 +351,31 @@ void ComparisonView::sweepChanged() {
 }
 
 void ComparisonView::readSweepTags() {
-  tags_.clear();
-  try {
-    for (const auto& r : runs_) tags_[r.id] = session_->store.tags(r.id);
-  } catch (const std::exception& e) {
-    emit error(describe_store_error(e));
-  }
-  std::set<QString> axes;
-  layout_.clear();  // the sweep's axis groups as it varied them, the seed left out
-  std::vector<std::map<std::string, std::string>> runs_tags;
-  for (const auto& [run, tags] : tags_) {
-    runs_tags.push_back(tags);
-    for (const auto& [key, value] : tags) {
-      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
-      // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
-      // method of a depth study is several keys, and one of them alone would pool methods.
-      if (key != "sweep.axes") continue;
-      const QStringList groups = QString::fromStdString(value).split(QLatin1Char(','));
-      for (const auto& group : groups)
-        if (group.contains(QLatin1Char('+'))) axes.insert(group);
-      if (layout_.isEmpty())
-        for (const auto& group : groups)
-          if (group != QStringLiteral("train.seed")) layout_ << group;
-    }
-  }
-  axis_choices_ = QStringList(axes.begin(), axes.end());
-  fork_origin_ = db::shared_fork_origin(runs_tags);
+  tags_pending_ = true;
+  ++tags_asked_;
+  redraw();  // the last sweep's table cleared
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  std::vector<int64_t> ids;
+  for (const auto& r : runs_) ids.push_back(r.id);
+  worker_->request([this, ids = std::move(ids), asked = tags_asked_]() -> StoreWorker::Job {
+    return read_then_show<SweepTags>(
+        [ids](const db::Store& store) { return sweepTags(store, ids); },
+        [this, asked](const auto& get) {
+          if (asked != tags_asked_) return;  // the sweep's runs changed again: read again
+          tags_pending_ = false;
+          SweepTags found;
+          try {
+            found = std::move(get());
+          } catch (const std::exception& e) {
+            emit error(describe_store_error(e));
+          }
+          tags_ = std::move(found.tags);
+          axis_choices_ = std::move(found.axes);
+          layout_ = std::move(found.layout);
+          fork_origin_ = found.fork_origin;
+          offerAxes();
+        });
+  });
 }
 
 bool ComparisonView::choose(const QString& sweep, const QString& rows, const QString& cols,
@@ -377,6 +383,7 @@ bool ComparisonView::choose(const QString& sweep, const QString& rows, const QSt
   const int s = sweep_->findText(sweep);
   if (s < 0) return false;
   sweep_->setCurrentIndex(s);
+  waitForResults();  // its runs' tags, read in the worker, give the axes
   // Axis names with or without the tags' "axis." prefix.
   const int r = rows_->findText(QString::fromStdString(strip_axis(rows))),
             c = cols_->findText(cols.isEmpty() ? kNoColumns
@@ -410,6 +417,7 @@ void ComparisonView::redraw() {
   chart_->replot();
   // At a budget a run's best over training is no question (the CLI's --at excludes --value).
   best_->setEnabled(!options.at);
+  if (tags_pending_) return;  // offerAxes() redraws once the sweep's tags are read
   if (options.rows.empty() || options.metric.empty() || runs->empty()) {
     note_->setText(
         why_no_table(sweep_->currentText(), runs_, !options.rows.empty(), !options.metric.empty()));

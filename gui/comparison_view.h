@@ -117,9 +117,18 @@ class ComparisonView : public QWidget, public WorkbenchView {
   QHBoxLayout* buildOptionsBar();
   void buildChart();
   void sweepChanged();
-  // The chosen sweep's runs' tags, read again, and what they say: the axes offered, the
-  // sweep's layout, whether it is a fork sweep.
+  // The chosen sweep's runs' tags, read again in the worker, and what they say: the axes
+  // offered, the sweep's layout, whether it is a fork sweep; then offerAxes().
   void readSweepTags();
+  struct SweepTags {
+    std::map<int64_t, std::map<std::string, std::string>> tags;
+    QStringList axes, layout;  // the sweep's axis groups as it varied them, the seed left out
+    std::optional<db::ForkOrigin> fork_origin;
+  };
+  static SweepTags sweepTags(const db::Store& store, const std::vector<int64_t>& runs);
+  // The rows, columns and metrics the sweep offers (a fresh one laid out as `fathom report`
+  // tables it), then the table.
+  void offerAxes();
   void redraw();  // sends the read of the current choices
   // What a read found: the table (tested against a row where one is chosen), its options as
   // read (a least budget's number found), the runs a budget left out, a fork's parent's value.
@@ -165,6 +174,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QStringList axis_choices_, layout_;          // from tags_ (readSweepTags)
   std::optional<db::ForkOrigin> fork_origin_;  // every run a fork of one run at one update
+  bool tags_pending_ = false;                  // tags_ of the sweep's runs of now are being read
+  uint64_t tags_asked_ = 0;                    // their reads' generation: an older one is not taken
   QComboBox *sweep_, *rows_, *cols_, *metric_, *versus_;
   QCheckBox* best_ = nullptr;
   QCheckBox* best_variant_ = nullptr;

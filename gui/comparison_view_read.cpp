@@ -1,8 +1,9 @@
-// What the Compare tab reads in its worker thread: the table of the chosen sweep's runs, as
-// `fathom export table` makes it, each row's best along a numeric axis, and a fork sweep's
-// parent's value to read the bars against.
+// What the Compare tab reads in its worker thread: the chosen sweep's runs' tags and the axes
+// they offer; the table of its runs, as `fathom export table` makes it, each row's best along a
+// numeric axis, and a fork sweep's parent's value to read the bars against.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "db/fork_tags.h"
 #include "experiments/report_numbers.h"
@@ -56,6 +57,32 @@ std::optional<plot::BarReference> ComparisonView::parentReference(
   if (!one[0].metric || !std::isfinite(*one[0].metric)) return std::nullopt;
   return plot::BarReference{*one[0].metric, "parent #" + std::to_string(one[0].id) + ": " +
                                                 experiments::report_number(*one[0].metric)};
+}
+
+ComparisonView::SweepTags ComparisonView::sweepTags(const db::Store& store,
+                                                    const std::vector<int64_t>& runs) {
+  SweepTags out;
+  for (int64_t run : runs) out.tags[run] = store.tags(run);
+  std::set<QString> axes;
+  std::vector<std::map<std::string, std::string>> runs_tags;
+  for (const auto& [run, tags] : out.tags) {
+    runs_tags.push_back(tags);
+    for (const auto& [key, value] : tags) {
+      if (key.rfind("axis.", 0) == 0) axes.insert(QString::fromStdString(key.substr(5)));
+      // A zip group ("model.norm+model.init", from the sweep's layout) is one choice too: a
+      // method of a depth study is several keys, and one of them alone would pool methods.
+      if (key != "sweep.axes") continue;
+      const QStringList groups = QString::fromStdString(value).split(QLatin1Char(','));
+      for (const auto& group : groups)
+        if (group.contains(QLatin1Char('+'))) axes.insert(group);
+      if (out.layout.isEmpty())
+        for (const auto& group : groups)
+          if (group != QStringLiteral("train.seed")) out.layout << group;
+    }
+  }
+  out.axes = QStringList(axes.begin(), axes.end());
+  out.fork_origin = db::shared_fork_origin(runs_tags);
+  return out;
 }
 
 }  // namespace fathom::gui

@@ -65,15 +65,14 @@ RunAxes read_run_axes(const db::Store& store, int64_t run) {
   return out;
 }
 
-// The axes of each run of `sweep`, read once per run (tags are written when a run is queued:
-// a sweep still writing is polled without reading them again).
-SweepAxes sweep_axes(const db::Store& store, const std::vector<db::RunRecord>& runs,
-                     const std::string& sweep, std::map<int64_t, RunAxes>& known) {
+// The axes of each run of `sweep` whose axes are `known` (all of them, once read).
+SweepAxes sweep_axes(const std::vector<db::RunRecord>& runs, const std::string& sweep,
+                     const std::map<int64_t, RunAxes>& known) {
   SweepAxes out;
   for (const auto& r : runs) {
     if (r.sweep != sweep) continue;
-    auto it = known.find(r.id);
-    if (it == known.end()) it = known.emplace(r.id, read_run_axes(store, r.id)).first;
+    const auto it = known.find(r.id);
+    if (it == known.end()) continue;
     if (out.layout.empty()) out.layout = it->second.layout;
     out.runs.push_back(it->second.axes);
   }
@@ -247,6 +246,8 @@ void DepthScalingView::setStore(StoreSession* session, const QString& location) 
   session_ = session;
   worker_->setDatabase(session ? location : QString());
   ++asked_;  // a read of the last store is not drawn
+  ++axes_asked_;
+  axes_pending_ = false;
   signature_.clear();
   runs_.clear();
   run_axes_.clear();
@@ -273,9 +274,16 @@ void DepthScalingView::showRuns(const std::vector<db::RunRecord>& all,
 void DepthScalingView::sweepChanged() {
   if (!session_ || sweep_->currentText().isEmpty()) return redraw();
   const std::string sweep = sweep_->currentText().toStdString();
+  // Each run's axes are read once, in the worker (tags are written when a run is queued: a
+  // sweep still writing is polled without reading them again).
+  std::vector<int64_t> unread;
+  for (const auto& r : runs_)
+    if (r.sweep == sweep && !run_axes_.count(r.id)) unread.push_back(r.id);
+  if (!unread.empty()) return readRunAxes(std::move(unread));
+  if (axes_pending_) return;  // sweepChanged() again once they are read
   // Depth axes: three or more values, all numbers > 0; first as the sweep file varies them (its
   // first group's first key: encoder_layers of a zip with decoder_layers and max_updates).
-  const SweepAxes axes = sweep_axes(session_->store, runs_, sweep, run_axes_);
+  const SweepAxes axes = sweep_axes(runs_, sweep, run_axes_);
   const auto values = axis_values(axes);
   QStringList xs;
   for (const auto& [axis, taken] : values)
@@ -296,10 +304,37 @@ void DepthScalingView::sweepChanged() {
   redraw();
 }
 
+void DepthScalingView::readRunAxes(std::vector<int64_t> runs) {
+  axes_pending_ = true;
+  redraw();  // the last sweep's figures cleared
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  worker_->request([this, runs = std::move(runs), asked = ++axes_asked_]() -> StoreWorker::Job {
+    return read_then_show<std::map<int64_t, RunAxes>>(
+        [runs](const db::Store& store) {
+          std::map<int64_t, RunAxes> read;
+          for (int64_t run : runs) read[run] = read_run_axes(store, run);
+          return read;
+        },
+        [this, asked](const auto& get) {
+          if (asked != axes_asked_) return;  // another sweep's, or the last store's
+          axes_pending_ = false;
+          try {
+            for (auto& [run, axes] : get()) run_axes_[run] = std::move(axes);
+          } catch (const std::exception& e) {
+            note_->setText(describe_store_error(e));
+            emit error(describe_store_error(e));
+            return;
+          }
+          sweepChanged();
+        });
+  });
+}
+
 bool DepthScalingView::choose(const QString& sweep, const QString& x, const QString& rows,
                               const QString& metric, const QString& budgets) {
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
   sweep_->setCurrentText(sweep);
+  waitForResults();  // its runs' axes, read in the worker
   if (x_->findText(x) < 0) return false;
   x_->setCurrentText(x);
   const QString line = rows.isEmpty() ? kOneLine : rows;
@@ -357,6 +392,7 @@ void DepthScalingView::redraw() {
     p->replot();
   }
   if (!session_ || sweep_->currentText().isEmpty()) return;
+  if (axes_pending_) return;  // sweepChanged() redraws once the runs' axes are read
   if (x_->currentText().isEmpty()) {
     note_->setText(QStringLiteral("Sweep %1 has no numeric axis with three values or more: "
                                   "nothing to find a best depth along.")

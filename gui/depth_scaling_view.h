@@ -75,6 +75,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   void buildChoices();
   void extendDepths();  // asks for the sweep file, then extendDepthsFrom
   void sweepChanged();  // refills the x and rows choices from the sweep's axes
+  // Reads these runs' axes in the worker, then sweepChanged() again.
+  void readRunAxes(std::vector<int64_t> runs);
   void redraw();
   void drawFigures();  // the shown figures, laid out for the plots' sizes
   // The best depths against the budget; none without a bracketed one.
@@ -102,6 +104,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   StoreWorker* worker_;
   uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not drawn
   std::map<int64_t, RunAxes> run_axes_;  // read once per run of the store
+  bool axes_pending_ = false;            // the chosen sweep's runs' axes are being read
+  uint64_t axes_asked_ = 0;              // their reads' generation: an older one is not taken
   // Restored choices, taken when a store offers them.
   QString wanted_sweep_, wanted_x_, wanted_rows_;
   std::vector<db::RunRecord> runs_;

@@ -155,9 +155,10 @@ class ViewsAtBudgetTest : public QObject {
     QCOMPARE(t->item(1, 0)->text().left(4), QStringLiteral("2.60"));
   }
 
-  // The table is read in the view's worker thread: right after a choice the window has
-  // answered, with "Reading sweep d ..." under an empty table; a second choice made before the
-  // first read came back wins -- the first's table is never shown nor its budget announced.
+  // The sweep's tags and the table are read in the view's worker thread: right after the runs
+  // arrive, and after a choice, the window has answered, with "Reading sweep d ..." under an
+  // empty table; a second choice made before the first read came back wins -- the first's
+  // table is never shown nor its budget announced.
   void aChoiceIsReadOffTheUiThreadAndTheLatestWins() {
     QString error;
     auto session = fathom::gui::StoreSession::open(db_, &error);
@@ -165,6 +166,10 @@ class ViewsAtBudgetTest : public QObject {
     fathom::gui::ComparisonView view;
     view.setSession(session.get());
     view.setRuns(session->store.list_runs());
+    QVERIFY(view.reading());
+    QCOMPARE(view.rowsChoice()->count(), 0);  // the axes come with the tags
+    QVERIFY2(view.note()->text().startsWith(QStringLiteral("Reading sweep d")),
+             qPrintable(view.note()->text()));
     QVERIFY(view.choose("d", "axis.model.layers", "", "valid_loss"));
     std::vector<double> announced;
     connect(&view, &fathom::gui::ComparisonView::budgetRead, this,
