@@ -36,7 +36,9 @@
 #include "gui/depth_scaling_view.h"
 #include "gui/importance_view.h"
 #include "gui/lr_sensitivity_view.h"
+#include "gui/main_window.h"
 #include "gui/store_session.h"
+#include "gui/workbench_view.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -143,6 +145,39 @@ void bench_view(const char* name, View& view, gui::StoreSession& session, const 
   std::fflush(stdout);
 }
 
+// The whole window: opening the store (every tab at once), then the once-a-second poll with
+// nothing new, and with a run of the store finished by another connection (run `finish`).
+// Shown on screen, its tabs out of sight defer their work (gui/draw_when_shown.h); not shown,
+// every tab works at once, as each did before.
+void bench_window(const QString& db, int64_t runs, int64_t finish, bool shown) {
+  gui::MainWindow window;
+  if (shown) {
+    window.resize(1100, 700);
+    window.show();
+    QCoreApplication::processEvents();
+  }
+  const auto idle = [&window] {
+    for (auto* view : window.findChildren<QWidget*>())
+      if (const auto* w = dynamic_cast<const gui::WorkbenchView*>(view); w && w->reading())
+        return false;
+    return true;
+  };
+  const Timing open = time_it([&] { window.openDatabase(db, true); }, [&] { return !idle(); });
+  const Timing quiet = time_it([&] { window.pollNow(); }, [&] { return !idle(); });
+  {
+    auto writer = db::Store::open(db.toStdString());
+    writer.set_final_metric(finish, "valid_loss", 2.5);
+    writer.finish_run(finish, "finished");
+  }
+  const Timing finished = time_it([&] { window.pollNow(); }, [&] { return !idle(); });
+  std::printf(
+      "| %lld | window (%s) | %.0f / %.0f | quiet %.0f / %.0f | - | finished %.0f / %.0f "
+      "| %ld |\n",
+      static_cast<long long>(runs), shown ? "shown" : "not shown", open.held, open.drawn,
+      quiet.held, quiet.drawn, finished.held, finished.drawn, bench::peak_rss_mb());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,6 +219,9 @@ int main(int argc, char** argv) {
       bench_view("Scaling", scaling, *session, db, nullptr);
     }
     session.reset();
+    const int64_t runs = seeds * kMethods * static_cast<int64_t>(kDepths.size() * kRates.size());
+    bench_window(db, runs, runs, /*shown=*/false);     // the last run finishes
+    bench_window(db, runs, runs - 1, /*shown=*/true);  // the one before
     fs::remove_all(dir);
   }
   return 0;

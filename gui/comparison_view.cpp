@@ -26,6 +26,7 @@
 #include "experiments/report_numbers.h"
 #include "experiments/value_at_budget.h"
 #include "gui/budget_choice.h"
+#include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
@@ -112,7 +113,8 @@ QTableWidgetItem* table_item(const experiments::ComparisonTable& t,
 
 }  // namespace
 
-ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent), worker_(new StoreWorker(this)) {
+ComparisonView::ComparisonView(QWidget* parent)
+    : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
   connect(worker_, &StoreWorker::failed, this, &ComparisonView::error);
   buildTable();
   // Two rows: what the table is (sweep, rows, columns, metric), then how its cells are made;
@@ -278,13 +280,23 @@ void ComparisonView::setSession(StoreSession* session) {
   redraw();
 }
 
-void ComparisonView::setRuns(const std::vector<db::RunRecord>& runs) {
-  // Polled every second: redraw only when a run, a status or a final metric changed.
+void ComparisonView::showRuns(const std::vector<db::RunRecord>& all,
+                              const std::vector<db::RunRecord>&) {
+  if (sameRuns(all) || when_shown_->defer([this, all] { setRuns(all); })) return;
+  setRuns(all);
+}
+
+// Polled every second: redraw only when a run, a status or a final metric changed.
+bool ComparisonView::sameRuns(const std::vector<db::RunRecord>& runs) const {
   bool same = runs.size() == all_.size();
   for (size_t i = 0; same && i < runs.size(); ++i)
     same = runs[i].id == all_[i].id && runs[i].status == all_[i].status &&
            runs[i].final_metrics == all_[i].final_metrics;
-  if (same) return;
+  return same;
+}
+
+void ComparisonView::setRuns(const std::vector<db::RunRecord>& runs) {
+  if (sameRuns(runs)) return;
   all_ = runs;
   std::set<QString> sweeps;
   for (const auto& r : runs)

@@ -32,6 +32,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class DrawWhenShown;
+
 class BudgetChoice;
 
 struct StoreSession;
@@ -46,9 +48,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
     location_ = location;
     setSession(session);
   }
-  void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override {
-    setRuns(all);
-  }
+  // Read again in the worker for every finished run: not while the tab is out of sight.
+  void showRuns(const std::vector<db::RunRecord>& all, const std::vector<db::RunRecord>&) override;
   // The table is read in a worker thread (gui/store_worker.h): at a budget, every run's curve.
   bool reading() const override;
   // Returns once the table last asked for is shown (or why not is said): tests, screenshots.
@@ -60,6 +61,8 @@ class ComparisonView : public QWidget, public WorkbenchView {
   void setSession(StoreSession* session);
   // Every run of the store (the runs view's poll); redraws when something changed.
   void setRuns(const std::vector<db::RunRecord>& runs);
+  // No run, status or final metric differs from those shown.
+  bool sameRuns(const std::vector<db::RunRecord>& runs) const;
   QTableWidget* table() const { return table_; }
   QComboBox* sweepChoice() const { return sweep_; }
   // The axes: a fresh sweep opens on its first axis group by its second, as `fathom report`.
@@ -168,8 +171,9 @@ class ComparisonView : public QWidget, public WorkbenchView {
 
   StoreSession* session_ = nullptr;
   StoreWorker* worker_;
-  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
-  QString location_;    // the store the command line reads for the verdicts
+  DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
+  uint64_t asked_ = 0;         // the choices' generation: a read of older ones is not shown
+  QString location_;           // the store the command line reads for the verdicts
   std::vector<db::RunRecord> all_, runs_;  // all runs; those of the chosen sweep
   std::map<int64_t, std::map<std::string, std::string>> tags_;
   QStringList axis_choices_, layout_;          // from tags_ (readSweepTags)

@@ -24,6 +24,7 @@
 #include "experiments/axis_optimum.h"
 #include "experiments/lr_extension.h"
 #include "experiments/value_at_budget.h"
+#include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/extension_offer.h"
@@ -138,7 +139,7 @@ QCustomPlot* figure_plot() {
 }  // namespace
 
 DepthScalingView::DepthScalingView(QWidget* parent)
-    : QWidget(parent), worker_(new StoreWorker(this)) {
+    : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
   connect(worker_, &StoreWorker::failed, this, &DepthScalingView::error);
   buildChoices();
   budgets_plot_ = figure_plot();
@@ -260,6 +261,8 @@ void DepthScalingView::showRuns(const std::vector<db::RunRecord>& all,
                                 const std::vector<db::RunRecord>&) {
   const std::string signature = runs_signature(all);
   if (signature == signature_) return;  // nothing it shows changed
+  // Read again in the worker for every finished run: not while the tab is out of sight.
+  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   runs_ = all;
   std::set<std::string> sweeps;

@@ -29,6 +29,8 @@ class QPushButton;
 
 namespace fathom::gui {
 
+class DrawWhenShown;
+
 class DepthScalingView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
@@ -102,7 +104,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
  private:
   StoreSession* session_ = nullptr;
   StoreWorker* worker_;
-  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not drawn
+  DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
+  uint64_t asked_ = 0;         // the choices' generation: a read of older ones is not drawn
   std::map<int64_t, RunAxes> run_axes_;  // read once per run of the store
   bool axes_pending_ = false;            // the chosen sweep's runs' axes are being read
   uint64_t axes_asked_ = 0;              // their reads' generation: an older one is not taken

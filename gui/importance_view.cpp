@@ -18,6 +18,7 @@
 #include "db/metric_names.h"
 #include "experiments/text_table.h"
 #include "gui/budget_choice.h"
+#include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
@@ -28,7 +29,8 @@
 
 namespace fathom::gui {
 
-ImportanceView::ImportanceView(QWidget* parent) : QWidget(parent), worker_(new StoreWorker(this)) {
+ImportanceView::ImportanceView(QWidget* parent)
+    : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
   connect(worker_, &StoreWorker::failed, this, &ImportanceView::error);
   QHBoxLayout* bar = buildChoiceBar();
   QSplitter* split = buildResults();
@@ -118,6 +120,8 @@ void ImportanceView::showRuns(const std::vector<db::RunRecord>& all,
   std::string signature;
   for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
   if (signature == signature_) return;  // final metrics come with a status change
+  // Read again in the worker for every finished run: not while the tab is out of sight.
+  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   runs_ = all;
   std::set<QString> sweeps;

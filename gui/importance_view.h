@@ -31,6 +31,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class DrawWhenShown;
+
 class BudgetChoice;
 
 class ImportanceView : public QWidget, public WorkbenchView {
@@ -81,7 +83,8 @@ class ImportanceView : public QWidget, public WorkbenchView {
 
   StoreSession* session_ = nullptr;
   StoreWorker* worker_;
-  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
+  DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
+  uint64_t asked_ = 0;         // the choices' generation: a read of older ones is not shown
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids and statuses
   QComboBox *sweep_, *metric_;

@@ -21,6 +21,7 @@
 #include "experiments/lr_extension.h"
 #include "experiments/text_table.h"
 #include "gui/budget_choice.h"
+#include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/extension_offer.h"
@@ -45,7 +46,7 @@ const QStringList kMetrics = {
 }  // namespace
 
 LrSensitivityView::LrSensitivityView(QWidget* parent)
-    : QWidget(parent), worker_(new StoreWorker(this)) {
+    : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
   connect(worker_, &StoreWorker::failed, this, &LrSensitivityView::error);
   // Two rows: what is read (sweep, loss, which value, budget, runs), then how the curves are
   // named, judged and shown; one row of all of them left the text boxes a few letters wide in
@@ -224,6 +225,8 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
                                  const std::vector<db::RunRecord>&) {
   const std::string signature = runs_signature(all);
   if (signature == signature_) return;  // nothing it shows changed
+  // Read again in the worker for every finished run: not while the tab is out of sight.
+  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   runs_ = all;
   // Sweeps that vary the learning rate, from their runs' axis tags: each run's read once (tags

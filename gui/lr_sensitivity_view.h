@@ -34,6 +34,8 @@ class QTableWidget;
 
 namespace fathom::gui {
 
+class DrawWhenShown;
+
 class BudgetChoice;
 
 class LrSensitivityView : public QWidget, public WorkbenchView {
@@ -104,7 +106,8 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
 
   StoreSession* session_ = nullptr;
   StoreWorker* worker_;
-  uint64_t asked_ = 0;  // the choices' generation: a read of older ones is not shown
+  DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
+  uint64_t asked_ = 0;         // the choices' generation: a read of older ones is not shown
   // Each sweep's rates from its runs' tags, and the runs whose tags were read.
   struct SweepRates {
     std::set<std::string> rates;

@@ -13,6 +13,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/run_brush.h"
 #include "gui/screen_style.h"
@@ -37,7 +38,8 @@ double segment_distance(const QPointF& p, const QPointF& a, const QPointF& b) {
 
 }  // namespace
 
-ParallelView::ParallelView(QWidget* parent) : QWidget(parent) {
+ParallelView::ParallelView(QWidget* parent)
+    : QWidget(parent), when_shown_(new DrawWhenShown(this)) {
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(16);
   metrics_ = new QLineEdit(QStringLiteral("valid_ppl"));
@@ -105,6 +107,8 @@ void ParallelView::showRuns(const std::vector<db::RunRecord>& all,
   std::string signature;
   for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
   if (signature == signature_) return;  // final metrics come with a status change
+  // A line for each run, read and drawn on the UI thread: not while the tab is out of sight.
+  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   std::set<QString> sweeps;
   for (const auto& r : all)

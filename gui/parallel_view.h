@@ -26,6 +26,8 @@ class QToolButton;
 
 namespace fathom::gui {
 
+class DrawWhenShown;
+
 class ParallelView : public QWidget, public WorkbenchView {
   Q_OBJECT
  public:
@@ -60,6 +62,7 @@ class ParallelView : public QWidget, public WorkbenchView {
   void error(const QString& message);
 
  private:
+  DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
   void redraw();
   void onPress(QMouseEvent* event);
   void onMove(QMouseEvent* event);

@@ -1,0 +1,103 @@
+// Tabs out of sight do not redraw on every poll (gui/draw_when_shown.h): in a window on screen,
+// the Parallel and Importance tabs behind the current one keep a finished run's news until they
+// are shown, and then show it; the current tab, and a view in no shown window, draw at once.
+// Sweep s: rates 0.001 and 0.003, a second seed of each finishing later.
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <string>
+
+#include "db/store.h"
+#include "gui/draw_when_shown.h"
+#include "gui/importance_view.h"
+#include "gui/parallel_view.h"
+#include "gui/store_session.h"
+#include "tests/gui/gui_test_registry.h"
+
+using fathom::db::NewRun;
+using fathom::db::Store;
+
+namespace test_draw_when_shown {
+
+// A run of sweep s at rate `lr`, finished with valid_ppl unless `finish` is false; its id.
+int64_t add_run(Store& store, const std::string& lr, double ppl, bool finish = true,
+                const std::string& seed = "1") {
+  NewRun r;
+  r.name = "s/" + lr + "-" + seed;
+  r.sweep = "s";
+  const int64_t id = store.create_run(r);
+  store.set_tag(id, "axis.train.lr", lr);
+  store.set_tag(id, "axis.train.seed", seed);
+  if (!finish) return id;
+  store.set_final_metric(id, "valid_ppl", ppl);
+  store.finish_run(id, "finished");
+  return id;
+}
+
+class DrawWhenShownTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void tabsOutOfSightDrawWhenShown() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("w.db");
+    auto store = Store::open(db.toStdString());
+    add_run(store, "0.001", 5.0);
+    add_run(store, "0.003", 4.0);
+    const int64_t late = add_run(store, "0.003", 0, /*finish=*/false, "2");  // a second seed
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+
+    QTabWidget tabs;
+    auto* front = new QWidget;
+    auto* parallel = new fathom::gui::ParallelView;
+    auto* importance = new fathom::gui::ImportanceView;
+    tabs.addTab(front, QStringLiteral("Runs"));
+    tabs.addTab(parallel, QStringLiteral("Parallel"));
+    tabs.addTab(importance, QStringLiteral("Importance"));
+    parallel->setStore(session.get(), db);
+    importance->setStore(session.get(), db);
+    // Before the window is shown the views draw at once.
+    parallel->showRuns(session->store.list_runs(), {});
+    importance->showRuns(session->store.list_runs(), {});
+    importance->waitForResults();
+    QVERIFY2(parallel->shown(), qPrintable(parallel->noteText()));
+    QVERIFY2(importance->shown(), qPrintable(importance->noteText()));
+    QCOMPARE(parallel->shown()->lines.size(), size_t(2));
+    QCOMPARE(importance->shown()->runs, 2);
+    tabs.resize(900, 600);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+
+    // The third run finishes while the Runs tab is in front: neither tab behind reads it.
+    store.set_final_metric(late, "valid_ppl", 6.0);
+    store.finish_run(late, "finished");
+    parallel->showRuns(session->store.list_runs(), {});
+    importance->showRuns(session->store.list_runs(), {});
+    QVERIFY(!importance->reading());
+    QCOMPARE(parallel->shown()->lines.size(), size_t(2));
+    QCOMPARE(importance->shown()->runs, 2);
+
+    // Shown, each draws what it was last given.
+    tabs.setCurrentWidget(parallel);
+    QCOMPARE(parallel->shown()->lines.size(), size_t(3));
+    tabs.setCurrentWidget(importance);
+    importance->waitForResults();
+    QVERIFY2(importance->shown(), qPrintable(importance->noteText()));
+    QCOMPARE(importance->shown()->runs, 3);
+
+    // The tab in front draws a poll's news at once.
+    const int64_t fourth = add_run(store, "0.001", 7.0, true, "2");
+    QVERIFY(fourth > late);
+    importance->showRuns(session->store.list_runs(), {});
+    importance->waitForResults();
+    QCOMPARE(importance->shown()->runs, 4);
+  }
+};
+
+FATHOM_GUI_TEST(DrawWhenShownTest);
+
+}  // namespace test_draw_when_shown
+
+#include "test_draw_when_shown.moc"
