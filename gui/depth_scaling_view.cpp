@@ -453,9 +453,14 @@ void DepthScalingView::showDrawn(const Drawn& drawn) {
   }
   shown_ = drawn.made;
   shown_budgets_ = drawn.budgets;
-  extend_->setEnabled(std::any_of(shown_->optima.begin(), shown_->optima.end(), [](const auto& o) {
-    return o.points >= 3 && !o.best.bracketed;
-  }));
+  // Where the extension is read: a line's best depth at an end of its grid at the largest budget.
+  const auto& at = shown_->optimum_budgets;
+  const double largest = at.empty() ? 0 : *std::max_element(at.begin(), at.end());
+  bool open_end = false;
+  for (size_t i = 0; i < shown_->optima.size(); ++i)
+    open_end = open_end || (at[i] == largest && shown_->optima[i].points >= 3 &&
+                            !shown_->optima[i].best.bracketed);
+  extend_->setEnabled(open_end);
   drawFigures();
   showText(*shown_);
 }

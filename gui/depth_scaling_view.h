@@ -63,7 +63,8 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   QLineEdit* where() const { return where_; }
   // The optima, exponents and notes under the plots, or why there is nothing to show.
   QString noteText() const;
-  // "Extend depths...": enabled while a line's best depth is at an end of its grid at a budget.
+  // "Extend depths...": enabled while a line's best depth is at an end of its grid at the
+  // largest budget shown, where the extension is read.
   QPushButton* extendButton() const { return extend_; }
   // The button's work once the sweep file is chosen: `fathom sweep extend FILE --axis X` at the
   // largest budget shown, the lines and best variant as chosen (experiments/axis_extension.h),

@@ -88,6 +88,7 @@ BudgetsFigure budgets_figure_of(const db::Store& store, const BudgetsQuery& q) {
     for (const auto& n : t.notes)  // a note that names the budget already needs no prefix
       out.notes.push_back(n.rfind(said, 0) == 0 ? n : said + ": " + n);
     add_budget_lines(t, budget, q, q.budgets.size() > 1, out);
+    out.optimum_budgets.resize(out.optima.size(), budget.x);
     budgets.push_back(budget.x);
     tables.push_back(std::move(t));
   }

@@ -32,6 +32,7 @@ struct BudgetsQuery {
 struct BudgetsFigure {
   LineFigure figure;  // with each bracketed optimum's parabola, dashed, in its line's colour
   std::vector<experiments::AxisOptimum> optima;  // one per line (the figure draws its parabola)
+  std::vector<double> optimum_budgets;           // the budget each of optima is read at (found)
   // With three budgets or more of one axis: how each row's best x grows with the budget
   // (experiments/optimum_scaling.h), one per row.
   std::vector<experiments::OptimumScaling> scalings;

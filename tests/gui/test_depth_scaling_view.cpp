@@ -191,6 +191,41 @@ class DepthScalingViewTest : public QObject {
     QVERIFY(!view.extendButton()->isEnabled());
   }
 
+  // The extension is read at the largest budget shown, so the button is offered only where a
+  // line's best depth is at an end there: deepest early (update 100: 3.0, 2.5, 2.0) but inside
+  // by the end (update 200: 2.5, 1.5, 2.0) is no reason to go deeper.
+  void extendDepthsIsOfferedOnlyForAnEndAtTheLargestBudget() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("late.db");
+    {
+      auto store = Store::open(db.toStdString());
+      const double early[3] = {3.0, 2.5, 2.0}, late[3] = {2.5, 1.5, 2.0};
+      for (int i = 0; i < 3; ++i)
+        for (int seed = 1; seed <= 3; ++seed) {
+          NewRun n;
+          n.name = "e/" + std::to_string(kDepths[i]) + "-" + std::to_string(seed);
+          n.sweep = "e";
+          const int64_t id = store.create_run(n);
+          store.set_tag(id, "axis.model.encoder_layers", std::to_string(kDepths[i]));
+          store.set_tag(id, "axis.train.seed", std::to_string(seed));
+          const double noise = 0.01 * (seed - 2);
+          store.write_metrics(id, {{100, "valid_loss", early[i] + noise, 0.0},
+                                   {200, "valid_loss", late[i] + noise, 0.0}});
+          store.finish_run(id, "finished");
+        }
+    }
+    auto session = fathom::gui::StoreSession::open(db, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(view.choose("e", "model.encoder_layers", "", "valid_loss", "update=100,update=200"));
+    QVERIFY2(view.noteText().contains(QStringLiteral("grid's end")), qPrintable(view.noteText()));
+    QVERIFY(!view.extendButton()->isEnabled());
+    QVERIFY(view.choose("e", "model.encoder_layers", "", "valid_loss", "update=100"));
+    QVERIFY(view.extendButton()->isEnabled());
+  }
+
   // The choices are kept across sessions: a new tab restored from them draws the same figures
   // once a store offers the sweep and axes.
   void itsChoicesAreKeptAcrossSessions() {

@@ -71,9 +71,14 @@ TEST(BudgetsScaling, EachMethodsBestDepthAgainstTheBudget) {
   EXPECT_GT(post.ci_hi, 0.3);
   EXPECT_NE(post.text().find("post: best layers grows as update^0.3 (95 % CI "), std::string::npos)
       << post.text();
-  // Each budget's optimum, as the figure draws it, is the fit's point: 4 * 2^d.
-  for (size_t k = 0; k < kUpdates.size(); ++k)
+  // Each budget's optimum, as the figure draws it, is the fit's point: 4 * 2^d. Each optimum
+  // is said with the budget it is read at (post's and pre's lines, budget by budget).
+  ASSERT_EQ(made.optimum_budgets.size(), made.optima.size());
+  for (size_t k = 0; k < kUpdates.size(); ++k) {
     EXPECT_NEAR(made.optima[2 * k].best.x, 4 * std::exp2(-0.3 + 0.3 * double(k)), 1e-9);
+    EXPECT_EQ(made.optimum_budgets[2 * k], kUpdates[k]);
+    EXPECT_EQ(made.optimum_budgets[2 * k + 1], kUpdates[k]);
+  }
   const experiments::OptimumScaling& pre = made.scalings[1];
   EXPECT_EQ(pre.budgets, 0);
   EXPECT_EQ(pre.text(), "pre: no exponent: 0 of 3 budgets bracket the best layers (3 needed)");
