@@ -265,6 +265,7 @@ void ComparisonView::refill(QComboBox* box, const QStringList& items) {
 }
 
 void ComparisonView::setSession(StoreSession* session) {
+  when_shown_->cancel();  // runs of the last store
   session_ = session;
   worker_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   ++asked_;  // a read of the last store is not shown

@@ -23,6 +23,8 @@ class DrawWhenShown : public QObject {
   bool defer(std::function<void()> work);
   // Work kept for the next show.
   bool pending() const { return static_cast<bool>(pending_); }
+  // Drops the work kept: it was of a store the view no longer shows.
+  void cancel() { pending_ = nullptr; }
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -102,6 +102,7 @@ void ImportanceView::connectControls() {
 }
 
 void ImportanceView::setStore(StoreSession* session, const QString& location) {
+  when_shown_->cancel();  // runs of the last store
   session_ = session;
   worker_->setDatabase(session ? location : QString());
   ++asked_;  // a read of the last store is not shown

@@ -209,6 +209,7 @@ void LrSensitivityView::restoreSettings(const QSettings& settings) {
 }
 
 void LrSensitivityView::setStore(StoreSession* session, const QString& location) {
+  when_shown_->cancel();  // runs of the last store
   session_ = session;
   worker_->setDatabase(session ? location : QString());
   ++asked_;  // a read of the last store is not shown

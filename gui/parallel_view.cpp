@@ -93,6 +93,7 @@ void ParallelView::setBrush(RunBrush* brush) {
 }
 
 void ParallelView::setStore(StoreSession* session, const QString&) {
+  when_shown_->cancel();  // runs of the last store
   session_ = session;
   signature_.clear();
   ranges_.clear();  // another store's runs
