@@ -1,15 +1,16 @@
 // `fathom compare RUN RUN [RUN...] [--samples N] [--seed S] [--tolerance T] [--baseline-runs K |
-// --over-seeds]`: what differs between runs -- the settings whose values are not the same in every
-// run's config, their final metrics, where each run's curves first part from the first run's
-// (experiments/ run_agreement.h) -- and whether each run's test BLEU differs from the first run's
-// by more than the choice of test sentences explains: paired bootstrap resampling (Koehn 2004;
-// sacreBLEU's
+// --over-seeds | --at BUDGET]`: what differs between runs -- the settings whose values are not the
+// same in every run's config, their final metrics, where each run's curves first part from the
+// first run's (experiments/ run_agreement.h) -- and whether each run's test BLEU differs from the
+// first run's by more than the choice of test sentences explains: paired bootstrap resampling
+// (Koehn 2004; sacreBLEU's
 // --paired-bs) of the hypotheses each run stored, against the test references of their common
 // data -- and the same for test perplexity, from the NLL of every test segment each run stored
 // (a language model's only test). `--baseline-runs K` reads the first K runs as one
 // configuration's seeds and the rest as another's, `--over-seeds` splits them by their settings
 // but the seed, and either tests the two over their seeds and the test set at once
-// (cli/compare_over_seeds.h).
+// (cli/compare_over_seeds.h). `--at compute=1e15` gives each run's metrics as they stood at
+// that budget instead of at its end (cli/compare_at_budget.h), and no paired test.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -27,6 +28,7 @@
 #include "base/metrics/tokenized_segments.h"
 #include "base/util/error.h"
 #include "cli/commands.h"
+#include "cli/compare_at_budget.h"
 #include "cli/compare_over_seeds.h"
 #include "cli/paired_tests.h"
 #include "cli/stored_hypotheses.h"
@@ -35,6 +37,7 @@
 #include "experiments/computed_with.h"
 #include "experiments/run_agreement.h"
 #include "experiments/text_table.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
@@ -49,6 +52,7 @@ struct CompareArgs {
   int baseline_runs = 0;
   // The same split by the runs' settings but the seed, where they are two configurations.
   bool over_seeds = false, pair_seeds = false;
+  std::string at;  // --at: the metrics as they stood at this budget (cli/compare_at_budget.h)
 };
 
 std::string general(double v) {  // 5888, 2.4464, 0.0168
@@ -142,6 +146,18 @@ nlohmann::json comparison_json(const Comparison& c) {
   return j;
 }
 
+// --at's reading: the budget as read, each metric's values there (null: none), the notes.
+nlohmann::json at_budget_json(const MetricsAtBudget& at) {
+  nlohmann::json j = {{"at", experiments::budget_setting(at.budget)},
+                      {"metrics", nlohmann::json::object()},
+                      {"notes", at.notes}};
+  for (size_t m = 0; m < at.metrics.size(); ++m) {
+    auto& values = j["metrics"][at.metrics[m]] = nlohmann::json::array();
+    for (const auto& v : at.values[m]) values.push_back(v ? nlohmann::json(*v) : nlohmann::json());
+  }
+  return j;
+}
+
 // One paired test's lines: each run's test score against the first run's, or why there is none.
 void print_tests(const std::string& score, const std::string& why_not, size_t segments,
                  const std::vector<PairedBootstrap>& found, int digits, const Comparison& c,
@@ -169,7 +185,8 @@ void print_tests(const std::string& score, const std::string& why_not, size_t se
               << "\n";
 }
 
-void print_comparison_text(const Comparison& c, const CompareArgs& a) {
+void print_comparison_text(const Comparison& c, const CompareArgs& a,
+                           const std::optional<MetricsAtBudget>& at_budget) {
   const auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
                perplexity_tests, language_models] = c;
   // The runs by name once, then by id in the tables' columns: a sweep's run names are as long
@@ -199,14 +216,29 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
                  "below can be that alone:\n\n"
               << experiments::text_table_to_markdown(computed) << "\n";
   }
-  experiments::TextTable finals;
-  finals.header = settings.header;
-  finals.header[0] = "final metric";
-  for (const auto& m : metrics) {
-    finals.rows.push_back({m});
-    for (const auto& r : runs) finals.rows.back().push_back(general(r.final_metrics.at(m)));
+  if (at_budget) {
+    experiments::TextTable at;
+    at.header = settings.header;
+    at.header[0] = "metric";
+    for (size_t m = 0; m < at_budget->metrics.size(); ++m) {
+      at.rows.push_back({at_budget->metrics[m]});
+      for (const auto& cell : at_budget->cells[m]) at.rows.back().push_back(cell);
+    }
+    std::cout << "Metrics at " << experiments::budget_text(at_budget->budget)
+              << " (each run's last point inside it):\n\n"
+              << experiments::text_table_to_markdown(at);
+    for (const auto& n : at_budget->notes) std::cout << "- " << n << "\n";
+    std::cout << "\n";
+  } else {
+    experiments::TextTable finals;
+    finals.header = settings.header;
+    finals.header[0] = "final metric";
+    for (const auto& m : metrics) {
+      finals.rows.push_back({m});
+      for (const auto& r : runs) finals.rows.back().push_back(general(r.final_metrics.at(m)));
+    }
+    std::cout << "Final metrics:\n\n" << experiments::text_table_to_markdown(finals) << "\n";
   }
-  std::cout << "Final metrics:\n\n" << experiments::text_table_to_markdown(finals) << "\n";
   // Runs of other settings part at once: said, so "first recorded difference" is no news.
   const bool same_settings = std::all_of(differing.begin(), differing.end(),
                                          [](const auto& entry) { return entry.first == "name"; });
@@ -231,8 +263,45 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a) {
               perplexity_tests, 3, c, a, c.language_models ? "sequences" : "sentences");
 }
 
+// The paired tests of each run's test BLEU and test perplexity against the first run's, from
+// the outputs each stored; none at a budget (`at_budget`): those are the final models'.
+void paired_tests(Comparison& c, const db::Store& store, const GlobalOptions& global,
+                  const CompareArgs& a, bool at_budget) {
+  auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
+         perplexity_tests, language_models] = c;
+  const std::string final_outputs =
+      "the test outputs each run stored are its final model's, not its model at the budget";
+  paired = at_budget ? PairedInput{} : paired_input(store, resolve_store_paths(global), runs);
+  if (at_budget) paired.why_not = final_outputs;
+  if (paired.why_not.empty()) {
+    // The references tokenised, and the first run counted, once for every run against it.
+    const TokenizedSegments references = tokenized_references(paired.references);
+    const SegmentBleuStats baseline(paired.hypotheses.front(), references);
+    for (size_t i = 1; i < runs.size(); ++i)
+      tests.push_back(paired_bootstrap_bleu(
+          baseline, SegmentBleuStats(paired.hypotheses[i], references), a.samples, a.seed));
+  }
+  if (at_budget)
+    nll.why_not = final_outputs;
+  else
+    nll = segment_nll_input(store, resolve_store_paths(global), runs);
+  for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
+      perplexity_tests.push_back(
+          paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed,
+                                      evaluation_segments(runs.front()).order));
+    } catch (const std::invalid_argument& e) {  // other tokenisations
+      perplexity_tests.clear();
+      nll.why_not = run_label(runs[i]) + " against " + run_label(runs.front()) + ": " + e.what();
+    }
+}
+
 void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (a.runs.size() < 2) throw InputError("fathom compare", 0, "RUN", "give two or more runs");
+  const std::optional<experiments::Budget> at = experiments::budget_option(a.at, "fathom compare");
+  if (at && (a.baseline_runs > 0 || a.over_seeds))
+    throw InputError("fathom compare", 0, "--at",
+                     "tests over the seeds and the test set use the final models' test outputs, "
+                     "which have no value at a budget: give --at alone");
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   Comparison c;
   auto& [runs, differing, computed_with, metrics, curves, paired, tests, forks, nll,
@@ -262,24 +331,9 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   for (size_t i = 1; i < runs.size(); ++i) others.push_back(runs[i].id);
   curves = experiments::compare_stored_trajectories(store, runs.front().id, others, a.tolerance);
 
-  paired = paired_input(store, resolve_store_paths(global), runs);
-  if (paired.why_not.empty()) {
-    // The references tokenised, and the first run counted, once for every run against it.
-    const TokenizedSegments references = tokenized_references(paired.references);
-    const SegmentBleuStats baseline(paired.hypotheses.front(), references);
-    for (size_t i = 1; i < runs.size(); ++i)
-      tests.push_back(paired_bootstrap_bleu(
-          baseline, SegmentBleuStats(paired.hypotheses[i], references), a.samples, a.seed));
-  }
-  nll = segment_nll_input(store, resolve_store_paths(global), runs);
-  for (size_t i = 1; nll.why_not.empty() && i < runs.size(); ++i) try {
-      perplexity_tests.push_back(
-          paired_bootstrap_perplexity(nll.segments.front(), nll.segments[i], a.samples, a.seed,
-                                      evaluation_segments(runs.front()).order));
-    } catch (const std::invalid_argument& e) {  // other tokenisations
-      perplexity_tests.clear();
-      nll.why_not = run_label(runs[i]) + " against " + run_label(runs.front()) + ": " + e.what();
-    }
+  std::optional<MetricsAtBudget> at_budget;
+  if (at) at_budget = metrics_at_budget(store, runs, metrics, *at);
+  paired_tests(c, store, global, a, at.has_value());
 
   std::optional<OverSeeds> seeds;
   if (a.pair_seeds && a.baseline_runs == 0 && !a.over_seeds)
@@ -303,9 +357,10 @@ void compare(const CompareArgs& a, const GlobalOptions& global) {
   if (global.json) {
     nlohmann::json j = comparison_json(c);
     if (seeds) j["over_seeds"] = over_seeds_json(*seeds, runs);
+    if (at_budget) j["at_budget"] = at_budget_json(*at_budget);
     std::cout << j.dump(2) << "\n";
   } else {
-    print_comparison_text(c, a);
+    print_comparison_text(c, a, at_budget);
     if (seeds) print_over_seeds(std::cout, *seeds, runs);
   }
 }
@@ -335,6 +390,11 @@ void add_compare_command(CLI::App& app, GlobalOptions& global) {
                 "where the runs are two configurations (their settings but the seed), test "
                 "them over their seeds and the test set at once; the first run's is the baseline")
       ->excludes("--baseline-runs");
+  cmd->add_option("--at", a->at,
+                  "each run's metrics as they stood at an equal budget, its last point at or "
+                  "before it: compute=FLOPS, tokens=N, update=N, or AXIS=least (the least the "
+                  "finished runs reached) -- models of unequal cost compared at equal compute; "
+                  "no paired test (the test outputs are the final models')");
   cmd->add_flag("--pair-seeds", a->pair_seeds,
                 "with --baseline-runs or --over-seeds: pair the two configurations' runs by "
                 "their train.seed and test the seeds' differences (each seed gives both the same "

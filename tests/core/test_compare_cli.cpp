@@ -439,4 +439,79 @@ TEST_F(CompareCli, ALanguageModelsCutTextIsDrawnInCircularBlocksOfNeighbours) {
       << docs.dump();
 }
 
+// A finished run of `layers` layers costing `flops` an update: valid_loss at updates 100, 200,
+// ... with train_flops beside it; its last loss, a test BLEU and its parameters as final metrics.
+int64_t add_costed_run(fathom::db::Store& store, int layers, double flops,
+                       const std::vector<double>& losses) {
+  fathom::db::NewRun n;
+  n.name = "d" + std::to_string(layers);
+  n.config_json = "{\"model\": {\"encoder_layers\": " + std::to_string(layers) + "}}";
+  const int64_t id = store.create_run(n);
+  std::vector<fathom::db::MetricRow> rows;
+  for (size_t i = 0; i < losses.size(); ++i) {
+    const int64_t step = 100 * static_cast<int64_t>(i + 1);
+    rows.emplace_back(step, "valid_loss", losses[i], 0.0);
+    rows.emplace_back(step, "train_flops", flops * static_cast<double>(step), 0.0);
+  }
+  store.write_metrics(id, rows);
+  store.set_final_metric(id, "valid_loss", losses.back());
+  store.set_final_metric(id, "test_bleu", 20.0 + layers);
+  store.set_final_metric(id, "params", 1e6 * layers);  // logged once, at the end
+  store.finish_run(id, "finished");
+  return id;
+}
+
+// --at: each run's metrics as they stood at an equal budget. A 6-layer model (1e12 FLOPs an
+// update) ends above an 18-layer one (3e12: 3.0 against 2.5), but at 6e14 FLOPs -- its update
+// 600 against the deep one's 200 -- it is below (3.0 against 3.5). Test metrics and numbers
+// logged once are left out, said so, and no paired test is made of the final models' outputs.
+TEST_F(CompareCli, AtABudgetEachRunsMetricsAsTheyStoodThen) {
+  {
+    auto store = fathom::db::Store::open(db());
+    add_costed_run(store, 6, 1e12, {5.0, 4.2, 3.8, 3.4, 3.2, 3.0});
+    add_costed_run(store, 18, 3e12, {4.4, 3.5, 3.0, 2.8, 2.6, 2.5});
+  }
+  const ProgramResult end = fathom({"compare", "1", "2"});
+  ASSERT_EQ(end.exit_code, 0) << end.err;
+  EXPECT_NE(end.out.find("| valid\\_loss | 3 | 2.5 |"), std::string::npos) << end.out;
+
+  const ProgramResult at = fathom({"compare", "1", "2", "--at", "compute=6e14"});
+  ASSERT_EQ(at.exit_code, 0) << at.err;
+  EXPECT_NE(at.out.find("Metrics at compute <= 6e+14 FLOPs (each run's last point inside it)"),
+            std::string::npos)
+      << at.out;
+  EXPECT_NE(at.out.find("| valid\\_loss | 3 | 3.5 |"), std::string::npos) << at.out;
+  EXPECT_EQ(at.out.find("Final metrics"), std::string::npos) << at.out;
+  EXPECT_NE(at.out.find("- test_bleu: measured once, at the end of training"), std::string::npos)
+      << at.out;
+  EXPECT_NE(at.out.find("- params: no run has a point of it inside the budget"), std::string::npos)
+      << at.out;
+  EXPECT_NE(at.out.find("No paired BLEU test: the test outputs each run stored are its final "
+                        "model's, not its model at the budget."),
+            std::string::npos)
+      << at.out;
+
+  // The least the finished runs reached is the shallow one's 6e14: the same reading, and JSON.
+  const ProgramResult least = fathom({"--json", "compare", "1", "2", "--at", "compute=least"});
+  ASSERT_EQ(least.exit_code, 0) << least.err;
+  const auto j = nlohmann::json::parse(least.out);
+  EXPECT_EQ(j["at_budget"]["at"], "compute=6e+14") << j.dump();
+  EXPECT_EQ(j["at_budget"]["metrics"]["valid_loss"], (nlohmann::json{3.0, 3.5})) << j.dump();
+  EXPECT_FALSE(j["at_budget"]["metrics"].contains("test_bleu"));
+  EXPECT_TRUE(j["paired_bootstrap"].contains("skipped")) << j.dump();
+
+  // Past the shallow run's end it is short of the budget: no value, named.
+  const ProgramResult past = fathom({"compare", "1", "2", "--at", "compute=1.2e15"});
+  ASSERT_EQ(past.exit_code, 0) << past.err;
+  EXPECT_NE(past.out.find("| valid\\_loss | - | 2.8 |"), std::string::npos) << past.out;
+
+  // The tests over seeds and the test set are the final models': refused with --at, named.
+  const ProgramResult refused = fathom({"compare", "1", "2", "--at", "update=200", "--over-seeds"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--at"), std::string::npos) << refused.err;
+  const ProgramResult bad = fathom({"compare", "1", "2", "--at", "flops=3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("'flops=3'"), std::string::npos) << bad.err;
+}
+
 }  // namespace test_compare_cli
