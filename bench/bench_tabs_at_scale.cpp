@@ -1,7 +1,7 @@
 // How long the desktop app's analysis tabs hold the window at a lab's sizes: a depth x method x
 // learning-rate study (8 methods x 4 depths x 8 rates x S seeds, 1,024 to 16,384 runs, each
 // with valid_loss and train_flops every 100 of its 1,000 updates) in a SQLite store. For the
-// Compare, LR sensitivity, Importance and Scaling tabs it times, on the UI thread:
+// Compare, LR sensitivity, Importance, Scaling and Parallel tabs it times, on the UI thread:
 //   open   -- the first showRuns of the store's runs, the sweep chosen;
 //   poll   -- a poll after one run finished (what a live sweep does every few seconds);
 //   budget -- choosing "At: update 500" (each run's value read from its curve);
@@ -37,6 +37,7 @@
 #include "gui/importance_view.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/main_window.h"
+#include "gui/parallel_view.h"
 #include "gui/store_session.h"
 #include "gui/workbench_view.h"
 
@@ -119,12 +120,17 @@ Timing time_it(const std::function<void()>& act, const std::function<bool()>& bu
 // compute.
 template <typename View>
 void bench_view(const char* name, View& view, gui::StoreSession& session, const QString& db,
-                gui::BudgetChoice* budget) {
+                gui::BudgetChoice* budget, const std::function<void()>& choose = nullptr) {
   view.setStore(&session, db);
   std::vector<db::RunRecord> runs = session.store.list_runs();
   const auto busy = [&view] { return view.reading(); };
   std::vector<Timing> t;
-  t.push_back(time_it([&] { view.showRuns(runs, {}); }, busy));
+  t.push_back(time_it(
+      [&] {
+        view.showRuns(runs, {});
+        if (choose) choose();
+      },
+      busy));
   // A run finishes: a new status and final metric, as the next poll brings them.
   const auto finish = [&runs](size_t from_end) {
     db::RunRecord& r = runs[runs.size() - 1 - from_end];
@@ -217,6 +223,11 @@ int main(int argc, char** argv) {
     {
       gui::DepthScalingView scaling;
       bench_view("Scaling", scaling, *session, db, nullptr);
+    }
+    {  // the tab in front: a line per run, coloured by valid_loss
+      gui::ParallelView parallel;
+      bench_view("Parallel", parallel, *session, db, nullptr,
+                 [&] { parallel.choose("study", "valid_loss"); });
     }
     session.reset();
     const int64_t runs = seeds * kMethods * static_cast<int64_t>(kDepths.size() * kRates.size());

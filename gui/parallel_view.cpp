@@ -66,6 +66,9 @@ ParallelView::ParallelView(QWidget* parent)
 
   plot_ = new plot::PlotWidget;
   plot_->setMinimumHeight(220);
+  // Thousands of lines: drawn without antialiasing on screen, as the dashboard's curves (an
+  // export draws them antialiased, plot/save.cpp).
+  plot_->setNotAntialiasedElements(QCP::aePlottables);
   add_export_menu(plot_);  // drawn as shown (no figure JSON behind it)
   note_ = new QLabel(QStringLiteral("Open a store with a sweep."));
   note_->setWordWrap(true);

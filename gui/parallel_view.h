@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <QPen>
 #include <QWidget>
 
 #include "gui/parallel_brush.h"

@@ -61,6 +61,16 @@ void save_plot(QCustomPlot& plot, const std::string& path, const FigureSize& siz
   const Format format = format_for_path(path);
   const QString file = QString::fromStdString(path);
   const QSize logical = logical_size(size);
+  // A file antialiased throughout; a plot on screen that draws thousands of lines without it
+  // (the Parallel tab) gets its own setting back after, even where the write fails.
+  struct RestoreAntialiasing {
+    QCustomPlot& plot;
+    QCP::AntialiasedElements on = plot.antialiasedElements(), off = plot.notAntialiasedElements();
+    ~RestoreAntialiasing() {
+      plot.setAntialiasedElements(on);
+      plot.setNotAntialiasedElements(off);
+    }
+  } restore{plot};
   plot.setAntialiasedElements(QCP::aeAll);
   QFile::remove(file);  // so a failed write cannot leave an old figure looking new
   switch (format) {
