@@ -222,7 +222,11 @@ void print_comparison_text(const Comparison& c, const CompareArgs& a,
     at.header[0] = "metric";
     for (size_t m = 0; m < at_budget->metrics.size(); ++m) {
       at.rows.push_back({at_budget->metrics[m]});
-      for (const auto& cell : at_budget->cells[m]) at.rows.back().push_back(cell);
+      for (size_t r = 0; r < runs.size(); ++r) {
+        const std::optional<double>& v = at_budget->values[m][r];
+        const std::string& diverged = at_budget->diverged[r];
+        at.rows.back().push_back(!diverged.empty() ? diverged : v ? general(*v) : "-");
+      }
     }
     std::cout << "Metrics at " << experiments::budget_text(at_budget->budget)
               << " (each run's last point inside it):\n\n"

@@ -1,19 +1,12 @@
 #include "cli/compare_at_budget.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "db/run_status.h"
 #include "experiments/value_at_budget.h"
 
 namespace fathom::cli {
 namespace {
-
-std::string value_text(double v) {  // as compare's final metrics: 5888, 2.4464, 0.0168
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 bool measured_at_end(const std::string& m) { return m.rfind("test_", 0) == 0; }
 
@@ -53,17 +46,16 @@ MetricsAtBudget metrics_at_budget(const db::Store& store, const std::vector<db::
     for (const auto& note : notes)
       if (said.insert(note).second) out.notes.push_back(note);
     out.metrics.push_back(metric);
-    auto& cells = out.cells.emplace_back();
     auto& values = out.values.emplace_back();
-    for (const auto& r : read) {
+    out.diverged.assign(read.size(), "");
+    for (size_t i = 0; i < read.size(); ++i) {
+      const experiments::TableRun& r = read[i];
       // A divergence inside the budget is the run's result there (after it, it trained on).
       const bool diverged = r.status == db::status::kDiverged;
       values.push_back(diverged ? std::nullopt : r.metric);
       if (diverged)
-        cells.push_back(r.diverged_step ? "diverged@" + std::to_string(*r.diverged_step)
-                                        : "diverged");
-      else
-        cells.push_back(r.metric ? value_text(*r.metric) : "-");
+        out.diverged[i] =
+            r.diverged_step ? "diverged@" + std::to_string(*r.diverged_step) : "diverged";
     }
   }
   const auto names = [](const std::vector<std::string>& list) {

@@ -19,10 +19,11 @@ namespace fathom::cli {
 struct MetricsAtBudget {
   experiments::Budget budget;        // as read: a least one's number found
   std::vector<std::string> metrics;  // those with a curve, in order
-  // cells[m][r]: run r's value of metrics[m] at the budget; "diverged@N" where it diverged
-  // inside it; "-" where it has none there (short of it, or no point inside: a note says).
-  std::vector<std::vector<std::string>> cells;
-  std::vector<std::vector<std::optional<double>>> values;  // the numbers of the cells
+  // values[m][r]: run r's value of metrics[m] at the budget; none where it has none there
+  // (short of it, or no point inside: a note says) or diverged inside it.
+  std::vector<std::vector<std::optional<double>>> values;
+  // diverged[r]: "diverged@N" where run r diverged inside the budget (its result there), else "".
+  std::vector<std::string> diverged;
   std::vector<std::string> notes;  // runs left out or read short, test metrics left out
 };
 
