@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <QApplication>
 #include <QEventLoop>
-#include <QTimer>
+#include <QThread>
 
 #include <qcustomplot.h>
 
@@ -48,15 +48,15 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Waits until the dashboard merged a poll's answer (or 60 s passed).
+// Waits until the dashboard merged a poll's answer (or 60 s passed). Polled, not on
+// pointsApplied: the poller's worker is still busy while that signal runs (it ends the job
+// after), so a wait for the signal with the poll done never ended -- every wait took 60 s.
 bool wait_for_points(fathom::gui::DashboardView& view) {
-  if (!view.pollPending()) return true;
-  QEventLoop loop;
-  QObject::connect(&view, &fathom::gui::DashboardView::pointsApplied, &loop, [&] {
-    if (!view.pollPending()) loop.quit();
-  });
-  QTimer::singleShot(60000, &loop, &QEventLoop::quit);
-  loop.exec();
+  const auto start = Clock::now();
+  while (view.pollPending() && ms_since(start) < 60000) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::usleep(200);
+  }
   return !view.pollPending();
 }
 

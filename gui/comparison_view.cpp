@@ -4,17 +4,16 @@
 #include <cmath>
 #include <set>
 
-#include <QFile>
-#include <QPushButton>
-#include <QScrollBar>
-#include <QSettings>
-
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -283,8 +282,10 @@ void ComparisonView::setSession(StoreSession* session) {
 
 void ComparisonView::showRuns(const std::vector<db::RunRecord>& all,
                               const std::vector<db::RunRecord>&) {
-  if (sameRuns(all) || when_shown_->defer([this, all] { setRuns(all); })) return;
-  setRuns(all);
+  if (sameRuns(all)) return;
+  // A least budget (drawn on the dashboard) moves as runs finish: found again out of sight.
+  if (read_at_ && (read_at_->least || read_at_->found_least)) return setRuns(all);
+  if (!when_shown_->defer([this, all] { setRuns(all); })) setRuns(all);
 }
 
 // Polled every second: redraw only when a run, a status or a final metric changed.

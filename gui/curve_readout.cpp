@@ -108,11 +108,12 @@ CurvePlot::Hover CurvePlot::hoverAt(const QPoint& pixel) const {
   if (!plot_->xAxis || !plot_->axisRect()->rect().contains(pixel)) return hover;
   const double mx = plot_->xAxis->pixelToCoord(pixel.x());
   double nearest = kNearestPx, snap = std::numeric_limits<double>::infinity();
-  for (int g = 0; g < plot_->graphCount(); ++g) {
-    QCPGraph* graph = plot_->graph(g);
-    // The legend's curves (not the faint raw ones, nor the marks), as the user left them shown.
-    if (!graph->visible() || !plot_->legend || !plot_->legend->hasItemWithPlottable(graph) ||
-        graph->data()->isEmpty())
+  for (const plot::CurveGraphs& drawn : graphs_) {
+    // The named curves (not the faint raw ones, nor the marks), as the user left them shown:
+    // what a legend lists, read from the set-up, not from the legend -- the dashboard's charts
+    // have none of their own, and a search of it for each of thousands of curves was quadratic.
+    QCPGraph* graph = drawn.line;
+    if (!graph || !graph->visible() || graph->name().isEmpty() || graph->data()->isEmpty())
       continue;
     const auto data = graph->data();
     const double first = graph->keyAxis()->coordToPixel(data->constBegin()->key);

@@ -214,6 +214,8 @@ void LrSensitivityView::setStore(StoreSession* session, const QString& location)
   worker_->setDatabase(session ? location : QString());
   ++asked_;  // a read of the last store is not shown
   rates_.clear();
+  rates_pending_ = false;
+  ++rates_asked_;  // a read of the last store's tags is not taken
   signature_.clear();
   if (!session) {
     runs_.clear();
@@ -230,18 +232,50 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
   if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   runs_ = all;
-  // Sweeps that vary the learning rate, from their runs' axis tags: each run's read once (tags
-  // are written when a run is queued), and none once its sweep has shown two rates -- a poll of
-  // a sweep of thousands of runs that holds one rate reads nothing again.
+  readRates();
+}
+
+void LrSensitivityView::readRates() {
+  // Sweeps that vary the learning rate, from their runs' axis tags, read in the worker: each
+  // run's once (tags are written when a run is queued), and none once its sweep has shown two
+  // rates -- a poll of a sweep of thousands of runs that holds one rate reads nothing again.
+  std::vector<std::pair<std::string, int64_t>> unread;  // (sweep, run)
   if (session_)
-    for (const auto& r : runs_) {
-      if (r.sweep.empty()) continue;
-      SweepRates& sweep = rates_[r.sweep];
-      if (sweep.rates.size() >= 2 || !sweep.read.insert(r.id).second) continue;
-      const auto tags = session_->store.tags(r.id);
-      if (auto it = tags.find(std::string("axis.") + experiments::kLrKey); it != tags.end())
-        sweep.rates.insert(it->second);
-    }
+    for (const auto& r : runs_)
+      if (!r.sweep.empty() && rates_[r.sweep].rates.size() < 2 && !rates_[r.sweep].read.count(r.id))
+        unread.emplace_back(r.sweep, r.id);
+  if (unread.empty()) return offerSweeps();
+  rates_pending_ = true;
+  ++rates_asked_;
+  worker_->request([this, unread = std::move(unread), asked = rates_asked_,
+                    known = rates_]() -> StoreWorker::Job {
+    return read_then_show<std::map<std::string, SweepRates>>(
+        [unread, known](const db::Store& store) {
+          std::map<std::string, SweepRates> found = known;
+          for (const auto& [name, run] : unread) {
+            SweepRates& sweep = found[name];
+            if (sweep.rates.size() >= 2) continue;
+            sweep.read.insert(run);
+            const auto tags = store.tags(run);
+            if (auto it = tags.find(std::string("axis.") + experiments::kLrKey); it != tags.end())
+              sweep.rates.insert(it->second);
+          }
+          return found;
+        },
+        [this, asked](const auto& get) {
+          if (asked != rates_asked_) return;  // another store, or other runs: read again
+          rates_pending_ = false;
+          try {
+            rates_ = std::move(get());
+          } catch (const std::exception& e) {
+            emit error(describe_store_error(e));
+          }
+          offerSweeps();
+        });
+  });
+}
+
+void LrSensitivityView::offerSweeps() {
   QStringList sweeps;
   for (const auto& [sweep, found] : rates_)
     if (found.rates.size() >= 2) sweeps << QString::fromStdString(sweep);
@@ -257,6 +291,7 @@ void LrSensitivityView::showRuns(const std::vector<db::RunRecord>& all,
 
 bool LrSensitivityView::choose(const QString& sweep, const QString& metric, const QString& where,
                                const QString& label, const QString& range) {
+  waitForResults();  // the sweeps that vary the rate, read from their runs' tags
   if (sweep_->findText(sweep) < 0 || metric_->findText(metric) < 0) return false;
   where_->setText(where);
   label_->setText(label);
@@ -322,8 +357,8 @@ void LrSensitivityView::redraw() {
   table_->setColumnCount(0);
   range_->setEnabled(show_->currentIndex() == 0);  // the transfer uses every rate
   value_->setEnabled(!budget_->budget());          // at a budget: where each run stood then
-  if (!session_ || sweep_->currentText().isEmpty()) {
-    plot_->replot();
+  if (!session_ || sweep_->currentText().isEmpty() || rates_pending_) {
+    plot_->replot();  // once the rates are read offerSweeps() redraws
     return;
   }
   if (const QString problem = budget_->problem(); !problem.isEmpty()) {

@@ -114,6 +114,10 @@ class LrSensitivityView : public QWidget, public WorkbenchView {
     std::set<int64_t> read;
   };
   std::map<std::string, SweepRates> rates_;
+  bool rates_pending_ = false;  // runs' tags are being read in the worker
+  uint64_t rates_asked_ = 0;    // those reads' generation: an older one is not taken
+  void readRates();             // the tags of runs not read yet, in the worker
+  void offerSweeps();           // the sweeps with two rates or more, then redraw()
   std::vector<db::RunRecord> runs_;
   std::string signature_;  // of the runs last drawn: ids, statuses, updates
   QComboBox *sweep_, *metric_;

@@ -18,6 +18,7 @@
 #include "gui/run_brush.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
+#include "gui/store_worker.h"
 #include "gui/where_box.h"
 #include "plot/plot_widget.h"
 
@@ -39,7 +40,8 @@ double segment_distance(const QPointF& p, const QPointF& a, const QPointF& b) {
 }  // namespace
 
 ParallelView::ParallelView(QWidget* parent)
-    : QWidget(parent), when_shown_(new DrawWhenShown(this)) {
+    : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
+  connect(worker_, &StoreWorker::failed, this, &ParallelView::error);
   sweep_ = new QComboBox;
   sweep_->setMinimumContentsLength(16);
   metrics_ = new QLineEdit(QStringLiteral("valid_ppl"));
@@ -95,9 +97,11 @@ void ParallelView::setBrush(RunBrush* brush) {
     });
 }
 
-void ParallelView::setStore(StoreSession* session, const QString&) {
+void ParallelView::setStore(StoreSession* session, const QString& location) {
   when_shown_->cancel();  // runs of the last store
   session_ = session;
+  worker_->setDatabase(session ? location : QString());
+  ++asked_;  // a read of the last store is not shown
   signature_.clear();
   ranges_.clear();  // another store's runs
   if (!session) {
@@ -111,7 +115,7 @@ void ParallelView::showRuns(const std::vector<db::RunRecord>& all,
   std::string signature;
   for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
   if (signature == signature_) return;  // final metrics come with a status change
-  // A line for each run, read and drawn on the UI thread: not while the tab is out of sight.
+  // A line for each run, drawn on the UI thread: not while the tab is out of sight.
   if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
   signature_ = signature;
   std::set<QString> sweeps;
@@ -133,29 +137,55 @@ bool ParallelView::choose(const QString& sweep, const QString& metrics, const QS
   where_->setText(where);
   sweep_->setCurrentText(sweep);
   redraw();
+  waitForResults();
   return shown_.has_value();
 }
 
+bool ParallelView::reading() const { return worker_->busy(); }
+
+void ParallelView::waitForResults() const { worker_->waitIdle(); }
+
 QString ParallelView::noteText() const { return note_->text(); }
 
-void ParallelView::redraw() {
+void ParallelView::clearLines() {
   shown_.reset();
   plot::clear_plottables(*plot_);
   plot_->clearItems();
   range_items_.clear();
   pens_.clear();
+  plot_->replot();
+}
+
+void ParallelView::redraw() {
+  ++asked_;  // a read of older choices is not shown
   if (!session_ || sweep_->currentText().isEmpty()) {
-    plot_->replot();
+    clearLines();
     return;
   }
-  std::vector<std::string> metrics;
-  for (const QString& m : metrics_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-    metrics.push_back(m.trimmed().toStdString());
+  // The lines drawn stay until the read is shown: a poll that brings a finished run does not
+  // blank the plot meanwhile.
+  note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
+  // The choices are taken when the read is sent: a later change replaces a read not yet sent.
+  worker_->request([this]() -> StoreWorker::Job {
+    std::vector<std::string> metrics;
+    for (const QString& m : metrics_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+      metrics.push_back(m.trimmed().toStdString());
+    return read_then_show<plot::ParallelFigure>(
+        [sweep = sweep_->currentText().toStdString(), metrics = std::move(metrics),
+         where = where_->text().toStdString()](const db::Store& store) {
+          return plot::parallel_from_store(store, sweep, metrics, where);
+        },
+        [this, asked = asked_](const auto& get) {
+          if (asked == asked_) showRead(get);
+        });
+  });
+}
+
+void ParallelView::showRead(const std::function<plot::ParallelFigure&()>& get) {
+  clearLines();
   try {
-    shown_ = plot::parallel_from_store(session_->store, sweep_->currentText().toStdString(),
-                                       metrics, where_->text().toStdString());
+    shown_ = std::move(get());
   } catch (const std::exception& e) {
-    plot_->replot();
     note_->setText(where_error(e).value_or(describe_store_error(e)));
     return;
   }

@@ -6,6 +6,8 @@
 // must lie in each); the brushed runs keep their colours, the others fade, and the shared
 // RunBrush (gui/run_brush.h) filters the runs table to them. A click on an axis drops its
 // range; Clear brush (or Escape) drops all. Hovering over a line names its run.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@ class QToolButton;
 namespace fathom::gui {
 
 class DrawWhenShown;
+class StoreWorker;
 
 class ParallelView : public QWidget, public WorkbenchView {
   Q_OBJECT
@@ -43,7 +46,10 @@ class ParallelView : public QWidget, public WorkbenchView {
 
   // Chooses the sweep, metrics ("valid_ppl,test_bleu") and runs filter; false when the sweep
   // is absent or nothing is shown.
+  // Waits for the read (in its worker thread).
   bool choose(const QString& sweep, const QString& metrics, const QString& where = {});
+  bool reading() const override;  // a read of the sweep running or waiting in the worker
+  void waitForResults() const;    // until the last read is shown (tests, benches)
   const std::optional<plot::ParallelFigure>& shown() const { return shown_; }
   QCustomPlot* plot() const { return plot_; }
   QString noteText() const;  // the line under the plot
@@ -63,8 +69,13 @@ class ParallelView : public QWidget, public WorkbenchView {
   void error(const QString& message);
 
  private:
+  StoreWorker* worker_;        // reads the sweep off the UI thread
   DrawWhenShown* when_shown_;  // showRuns' work, while the tab is out of sight
+  uint64_t asked_ = 0;         // the choices' generation: a read of older ones is not shown
   void redraw();
+  void clearLines();  // no figure, an empty plot
+  // Draws what the worker read (or says what went wrong) on the UI thread.
+  void showRead(const std::function<plot::ParallelFigure&()>& get);
   void onPress(QMouseEvent* event);
   void onMove(QMouseEvent* event);
   void onRelease(QMouseEvent* event);

@@ -75,6 +75,11 @@ class CurveDrawer {
       : plot_(plot), f_(f), style_(style), prepared_(prepared) {}
 
   std::vector<CurveGraphs> draw() {
+    // A hidden legend (the dashboard's charts share one of their own) gets no entries: adding
+    // and removing each curve's grows with the legend (plot_widget.h), and thousands of runs'
+    // curves paid for entries no one sees.
+    const bool auto_add = plot_.autoAddPlottableToLegend();
+    plot_.setAutoAddPlottableToLegend(style_.legend);
     set_up_axes();
     number_groups_and_metrics();
     std::vector<CurveGraphs> graphs;
@@ -92,6 +97,7 @@ class CurveDrawer {
       detail::finish_legend(plot_);
     else if (plot_.legend)
       plot_.legend->setVisible(false);  // left in its inset: it takes no room from the plot
+    plot_.setAutoAddPlottableToLegend(auto_add);
     return graphs;
   }
 

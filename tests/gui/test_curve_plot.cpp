@@ -63,6 +63,40 @@ class CurvePlotTest : public QObject {
     }
   }
 
+  // The dashboard's charts share one legend of their own (gui/shared_legend.h): a chart
+  // without its legend makes no entries in QCustomPlot's (each one's insertion and removal grew
+  // with it: thousands of runs' curves rebuilt in twice the time), and its hover still reads
+  // the named curves -- not the faint raw lines beneath them.
+  void aChartWithoutItsLegendMakesNoEntriesAndStillNamesACurve() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    chart.setLegendVisible(false);
+    fathom::plot::CurveFigure f;
+    for (int r = 0; r < 3; ++r) {
+      fathom::plot::Curve c = figure(50).curves[0];
+      c.label = "#" + std::to_string(r + 1) + " run";
+      for (auto& v : c.value) v = 1.0 + 2.0 * r;  // flat lines at 1, 3 and 5
+      f.curves.push_back(c);
+    }
+    f.smoothing = 0.6;  // a faint raw line under each
+    chart.setFigure(f);
+    QCustomPlot* plot = chart.plot();
+    QCOMPARE(plot->plottableCount(), 6);
+    QVERIFY(!plot->legend || plot->legend->itemCount() == 0);
+    QVERIFY(plot->autoAddPlottableToLegend());  // the plot's own setting is given back
+    plot->replot();
+    const QPoint at(int(plot->xAxis->coordToPixel(25)), int(plot->yAxis->coordToPixel(3.0)));
+    const QString readout = chart.readoutAt(at);
+    // The step, then each named curve at it (highest first); no row for a raw line.
+    const QStringList rows = readout.split(QLatin1Char('\n'));
+    QCOMPARE(rows.size(), 4);
+    QVERIFY2(rows[2].startsWith(QStringLiteral("#2 run")), qPrintable(readout));
+    // With its legend the same chart lists the three named curves, not the raw lines.
+    chart.setLegendVisible(true);
+    chart.setFigure(f, /*rewritten=*/true);
+    QCOMPARE(chart.plot()->legend->itemCount(), 3);
+  }
+
   void longCurvesAreDecimated() {
     CurvePlot chart;
     chart.resize(600, 400);

@@ -62,6 +62,7 @@ class DrawWhenShownTest : public QObject {
     parallel->showRuns(session->store.list_runs(), {});
     importance->showRuns(session->store.list_runs(), {});
     importance->waitForResults();
+    parallel->waitForResults();
     QVERIFY2(parallel->shown(), qPrintable(parallel->noteText()));
     QVERIFY2(importance->shown(), qPrintable(importance->noteText()));
     QCOMPARE(parallel->shown()->lines.size(), size_t(2));
@@ -76,11 +77,13 @@ class DrawWhenShownTest : public QObject {
     parallel->showRuns(session->store.list_runs(), {});
     importance->showRuns(session->store.list_runs(), {});
     QVERIFY(!importance->reading());
+    QVERIFY(!parallel->reading());
     QCOMPARE(parallel->shown()->lines.size(), size_t(2));
     QCOMPARE(importance->shown()->runs, 2);
 
     // Shown, each draws what it was last given.
     tabs.setCurrentWidget(parallel);
+    parallel->waitForResults();
     QCOMPARE(parallel->shown()->lines.size(), size_t(3));
     tabs.setCurrentWidget(importance);
     importance->waitForResults();

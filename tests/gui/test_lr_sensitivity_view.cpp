@@ -96,11 +96,27 @@ class LrSensitivityViewTest : public QObject {
     view_ = std::make_unique<fathom::gui::LrSensitivityView>();
     view_->setStore(session_.get(), db_);
     view_->showRuns(session_->store.list_runs(), {});
+    view_->waitForResults();  // the runs' tags say which sweeps vary the rate
   }
 
   void cleanup() {
     view_.reset();
     session_.reset();
+  }
+
+  // Which sweeps vary the rate is read from their runs' tags in the worker thread: showRuns
+  // returns before, and the sweeps are offered once they are read.
+  void theSweepsThatVaryTheRateAreReadOffTheUiThread() {
+    fathom::gui::LrSensitivityView view;
+    view.setStore(session_.get(), db_);
+    view.showRuns(session_->store.list_runs(), {});
+    auto* sweeps = view.findChild<QComboBox*>();
+    QVERIFY(view.reading());
+    QCOMPARE(sweeps->count(), 0);
+    view.waitForResults();
+    QCOMPARE(sweeps->count(), 2);  // "deep" and "lr"
+    QCOMPARE(sweeps->itemText(0), QStringLiteral("deep"));
+    QCOMPARE(sweeps->itemText(1), QStringLiteral("lr"));
   }
 
   void drawsTheCurvesAndTheTable() {

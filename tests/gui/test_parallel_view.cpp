@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
@@ -58,6 +59,29 @@ struct BrushedTable {
   fathom::gui::RunsView runs;
 };
 
+// A run of sweep "s" at a norm and rate (its axis tags), not ended yet.
+int64_t add_run(Store& store, const char* norm, const char* lr) {
+  NewRun r;
+  r.name = std::string("s/") + norm + lr;
+  r.sweep = "s";
+  const int64_t id = store.create_run(r);
+  store.set_tag(id, "axis.model.norm", norm);
+  store.set_tag(id, "axis.train.lr", lr);
+  return id;
+}
+
+// A view on the store at `db`, its runs shown.
+struct ShownView {
+  explicit ShownView(const QString& db) : session(fathom::gui::StoreSession::open(db, &error)) {
+    if (!session) return;
+    view.setStore(session.get(), db);
+    view.showRuns(session->store.list_runs(), {});
+  }
+  QString error;
+  std::unique_ptr<fathom::gui::StoreSession> session;
+  fathom::gui::ParallelView view;
+};
+
 class ParallelViewTest : public QObject {
   Q_OBJECT
  private slots:
@@ -68,12 +92,7 @@ class ParallelViewTest : public QObject {
     int n = 0;
     for (const char* norm : {"post", "pre"})
       for (const char* lr : {"0.0001", "0.01"}) {
-        NewRun r;
-        r.name = std::string("s/") + norm + lr;
-        r.sweep = "s";
-        const int64_t id = store.create_run(r);
-        store.set_tag(id, "axis.model.norm", norm);
-        store.set_tag(id, "axis.train.lr", lr);
+        const int64_t id = add_run(store, norm, lr);
         store.set_tag(id, "axis.train.seed", "1");  // the seed is no axis of the plot
         store.set_final_metric(id, "valid_ppl", 3.0 + n++);
         store.finish_run(id, "finished");
@@ -92,12 +111,9 @@ class ParallelViewTest : public QObject {
     waiting.name = "q/only";
     waiting.sweep = "q";
     store.create_run(waiting);
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::ParallelView view;
-    view.setStore(session.get(), db);
-    view.showRuns(session->store.list_runs(), {});
+    ShownView shown(db);
+    QVERIFY2(shown.session, qPrintable(shown.error));
+    fathom::gui::ParallelView& view = shown.view;
     QVERIFY(view.choose("s", "valid_ppl"));
     const auto& f = *view.shown();
     QCOMPARE(f.axes.size(), size_t(3));  // norm, lr, valid_ppl
@@ -146,20 +162,62 @@ class ParallelViewTest : public QObject {
         store.finish_run(id, "finished");
       }
     }
-    QString error;
-    auto session = fathom::gui::StoreSession::open(db, &error);
-    QVERIFY2(session, qPrintable(error));
-    fathom::gui::ParallelView view;
-    view.setStore(session.get(), db);
-    view.showRuns(session->store.list_runs(), {});
+    ShownView shown(db);
+    QVERIFY2(shown.session, qPrintable(shown.error));
+    fathom::gui::ParallelView& view = shown.view;
     QVERIFY(view.choose("s", "valid_ppl"));
     QVERIFY(view.plot()->notAntialiasedElements().testFlag(QCP::aePlottables));
     const QString png = dir.filePath("p.png");
+    QString error;
     QVERIFY2(fathom::gui::export_plot(view.plot(), png, fathom::plot::FigureSize{}, &error),
              qPrintable(error));
     QVERIFY(QFileInfo(png).size() > 0);
     QVERIFY(view.plot()->notAntialiasedElements().testFlag(QCP::aePlottables));
     QVERIFY(!view.plot()->antialiasedElements().testFlag(QCP::aePlottables));
+  }
+
+  // The sweep is read in a worker thread: a choice returns at once, the lines drawn stay (a
+  // poll does not blank the plot) until the read of the latest choices is shown, and a read of
+  // older ones never is.
+  void aChoiceIsReadOffTheUiThreadAndTheLatestWins() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("w.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const char* norm : {"post", "pre"})
+        for (const char* lr : {"0.001", "0.01"}) {
+          const int64_t id = add_run(store, norm, lr);
+          store.set_final_metric(id, "valid_ppl", norm[1] == 'o' ? 3.0 : 5.0);
+          store.set_final_metric(id, "test_bleu", lr[3] == '1' ? 30.0 : 20.0);
+          store.finish_run(id, "finished");
+        }
+    }
+    ShownView shown(db);
+    QVERIFY2(shown.session, qPrintable(shown.error));
+    fathom::gui::ParallelView& view = shown.view;
+    QVERIFY(view.choose("s", "valid_ppl"));
+    QCOMPARE(view.shown()->lines.size(), size_t(4));
+    QCOMPARE(view.shown()->axes.back().name, std::string("valid_ppl"));
+
+    auto* metrics = view.findChildren<QLineEdit*>().at(0);
+    auto* where = view.findChildren<QLineEdit*>().at(1);
+    QCOMPARE(metrics->text(), QStringLiteral("valid_ppl"));
+    metrics->setText(QStringLiteral("test_bleu"));
+    QMetaObject::invokeMethod(metrics, "editingFinished");
+    QVERIFY(view.reading());
+    QCOMPARE(view.plot()->plottableCount(), 4);  // the last lines, until the read is shown
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("Reading sweep s")),
+             qPrintable(view.noteText()));
+    where->setText(QStringLiteral("valid_ppl>4"));  // Pre-LN's runs
+    QMetaObject::invokeMethod(where, "editingFinished");
+    view.waitForResults();
+    QVERIFY(!view.reading());
+    // Only the last choices' figure: Pre-LN's two runs coloured by BLEU.
+    QVERIFY2(view.shown(), qPrintable(view.noteText()));
+    QCOMPARE(view.shown()->lines.size(), size_t(2));
+    QCOMPARE(view.shown()->axes.back().name, std::string("test_bleu"));
+    QCOMPARE(view.plot()->plottableCount(), 2);
+    QVERIFY2(view.noteText().startsWith(QStringLiteral("2 runs")), qPrintable(view.noteText()));
   }
 
   // Issue 58 item 8: brushing filters the runs table (axes AND), a click or Clear resets it,

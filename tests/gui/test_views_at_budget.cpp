@@ -244,6 +244,53 @@ class ViewsAtBudgetTest : public QObject {
     QCOMPARE(budget_lines(*dashboard->chart(QStringLiteral("valid_loss"))), std::vector<double>{});
   }
 
+  // A least budget is the cheapest finished run's whole training: a run that finishes
+  // cheaper moves the dashboard's line even while the Compare tab is out of sight (its other
+  // work waits until it is shown).
+  void aLeastBudgetOnTheDashboardFollowsRunsThatFinishWhileCompareIsHidden() {
+    const QString db = dir_.filePath("least.db");
+    {
+      auto store = Store::open(db.toStdString());
+      add_run(store, "6", "1", 1e12, {5.0, 4.2, 3.8, 3.4});  // ends at 4e14 FLOPs
+      add_run(store, "18", "1", 3e12, {4.4, 3.5});           // ends at 6e14
+    }
+    fathom::gui::MainWindow window;
+    QVERIFY(window.openDatabase(db, true));
+    fathom::gui::ComparisonView* compare = window.comparison();
+    fathom::gui::DashboardView* dashboard = window.dashboard();
+    dashboard->setXAxis(fathom::plot::XAxis::Compute);
+    for (auto* list : dashboard->findChildren<QListWidget*>())
+      for (auto* item : list->findItems(QStringLiteral("valid_loss"), Qt::MatchExactly))
+        item->setCheckState(Qt::Checked);
+    QVERIFY(compare->choose("d", "axis.model.layers", "", "valid_loss"));
+    compare->budget()->choose(QStringLiteral("compute"), 6e14);
+    compare->budget()->number()->setText(QStringLiteral("least"));
+    QMetaObject::invokeMethod(compare->budget()->number(), "editingFinished");
+    compare->waitForResults();
+    QVERIFY(dashboard->budget());
+    QCOMPARE(dashboard->budget()->x, 4e14);
+
+    window.resize(1100, 700);
+    window.show();
+    auto* tabs = window.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(dashboard);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(!compare->isVisible());
+    {
+      auto store = Store::open(db.toStdString());
+      add_run(store, "6", "2", 1e12, {5.0, 4.2});  // ends at 2e14: the least now
+    }
+    window.pollNow();
+    QTRY_VERIFY(!compare->reading());
+    QVERIFY(dashboard->budget());
+    QCOMPARE(dashboard->budget()->x, 2e14);
+    QTRY_VERIFY(!dashboard->pollPending());
+    fathom::gui::CurvePlot* chart = dashboard->chart(QStringLiteral("valid_loss"));
+    QVERIFY2(chart, qPrintable(dashboard->shownMetrics().join(",")));
+    QCOMPARE(budget_lines(*chart), std::vector<double>{2e14});
+  }
+
   static std::vector<double> budget_lines(fathom::gui::CurvePlot& chart) {
     std::vector<double> at;
     for (int i = 0; i < chart.plot()->itemCount(); ++i)
