@@ -3,7 +3,8 @@
 // plottables down one at a time (clearPlottables, its destructor); each removal looks for the
 // plottable's entry among all of the legend's and, when found, re-flows the whole legend: cubic
 // in the entries (issue 54: 373 s to export 4,000 runs' curves, 425 s for the desktop app to
-// close on 5,200). Emptying the legend first, in one sweep, makes it linear.
+// close on 5,200). Emptying the legend first, in one sweep, makes it linear; taking the
+// plottables down from the front, not the back, spares a scan of each of its lists per one.
 #include <qcustomplot.h>
 
 namespace fathom::plot {
@@ -13,8 +14,8 @@ void clear_legend(QCustomPlot& plot);
 // clear_legend, then every plottable: how a view empties its plot before drawing anew.
 void clear_plottables(QCustomPlot& plot);
 
-// A QCustomPlot that empties its legend (clear_legend) before QCustomPlot's destructor takes
-// its plottables down: the type of every plot Fathom makes, on screen or for export.
+// A QCustomPlot that empties itself (clear_plottables) before QCustomPlot's destructor would
+// take its plottables down: the type of every plot Fathom makes, on screen or for export.
 class PlotWidget : public QCustomPlot {
  public:
   explicit PlotWidget(QWidget* parent = nullptr) : QCustomPlot(parent) {}
