@@ -242,6 +242,7 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
   plot.yAxis2->setVisible(false);
   plot.xAxis->setSubTicks(false);
   plot.xAxis->setTickLength(0, 0);
+  plot.xAxis->setTickPen(Qt::NoPen);  // a tick of length 0 is still painted: a dot
   const int n = static_cast<int>(f.axes.size());
   plot.xAxis->setRange(-0.35, std::max(0, n - 1) + 0.35);
   plot.yAxis->setRange(-0.1, 1.1);    // room for the values beyond the stems' ends

@@ -76,5 +76,31 @@ TEST(ParallelCoordinates, OneLinePerRunDivergedRedAndDashed) {
   EXPECT_LT(best->pen().color().lightness(), worst->pen().color().lightness());
 }
 
+// Between the values written under the stems and the axes' names nothing is drawn: the x axis's
+// ticks, of length 0, each painted a dot there (seen in the app's screenshot).
+TEST(ParallelCoordinates, NothingIsDrawnBetweenTheValuesUnderTheStemsAndTheNames) {
+  ensure_application(/*force_offscreen=*/true);
+  QCustomPlot plot;
+  plot.resize(600, 500);
+  setup_parallel_coordinates(plot, four_runs(), Style{});
+  plot.replot();  // the items' pixel positions
+  const QImage image = plot.toPixmap(600, 500, 1.0).toImage();
+  double under_values = plot.yAxis->coordToPixel(0);
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(plot.item(i)))
+      under_values = std::max(under_values, text->bottom->pixelPosition().y());
+  // To just below the axis rect, where the x axis (no base line) lies; its names start lower.
+  const int from = static_cast<int>(std::ceil(under_values)) + 1;
+  const int to = plot.xAxis->axisRect()->bottom() + 4;
+  ASSERT_LT(from, to);
+  for (int a = 0; a < 4; ++a) {
+    const int x = static_cast<int>(std::lround(plot.xAxis->coordToPixel(a)));
+    for (int y = from; y < to; ++y)
+      for (int dx = -1; dx <= 1; ++dx)
+        EXPECT_GT(image.pixelColor(x + dx, y).lightness(), 200)
+            << "axis " << a << " at (" << x + dx << ", " << y << ")";
+  }
+}
+
 }  // namespace test_parallel_coordinates
 }  // namespace fathom::plot
