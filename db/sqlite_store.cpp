@@ -18,6 +18,7 @@
 #include "db/sql_store.h"
 #include "db/sqlite_file_identity.h"
 #include "db/sqlite_handle.h"
+#include "db/sqlite_statement_cache.h"
 #include "db/sqlite_write_lock.h"
 #include "db/store.h"
 #include "db/store_backends.h"
@@ -45,14 +46,15 @@ class SqliteRow final : public SqlRow {
 
 class SqliteSession final : public SqlSession {
  public:
-  explicit SqliteSession(Connection db) : db_(std::move(db)) {}
+  explicit SqliteSession(Connection db) : db_(std::move(db)), statements_(db_) {}
   const Connection& connection() const { return db_; }
 
   const std::string& shown() const override { return db_.path(); }
 
   int64_t query(const std::string& sql, const std::vector<SqlValue>& params,
                 const EachRow& each) override {
-    Statement st(db_, sql.c_str());
+    const StatementCache::Use use = statements_.take(sql);
+    Statement& st = *use;
     bind_all(st, params);
     int64_t rows = 0;
     while (st.step()) {
@@ -65,7 +67,8 @@ class SqliteSession final : public SqlSession {
   // One prepared statement for the whole batch.
   void execute_for_each(const std::string& sql,
                         const std::vector<std::vector<SqlValue>>& param_rows) override {
-    Statement st(db_, sql.c_str());
+    const StatementCache::Use use = statements_.take(sql);
+    Statement& st = *use;
     for (const auto& params : param_rows) {
       bind_all(st, params);
       st.run();
@@ -117,6 +120,7 @@ class SqliteSession final : public SqlSession {
   }
 
   Connection db_;
+  StatementCache statements_;  // after db_: finalized before the connection closes
 };
 
 class SqliteBackend final : public SqlStore {
