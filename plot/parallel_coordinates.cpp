@@ -259,10 +259,8 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
 
   // The colour axis: the last one (a metric), dark to bright from low to high.
   const ParallelAxis* colour_axis = f.axes.empty() ? nullptr : &f.axes.back();
-  // No legend here: a legend item made for each of thousands of curves (QCustomPlot's default)
-  // was most of the set-up, and grows with the legend's own size.
-  const bool to_legend = plot.autoAddPlottableToLegend();
-  plot.setAutoAddPlottableToLegend(false);
+  // No legend here: a legend item made for each of thousands of curves was most of the set-up.
+  const LegendEntriesWhileAlive no_entries(plot, false);
   for (const ParallelLine& line : f.lines) {
     QColor colour(200, 40, 40);
     if (!line.diverged && colour_axis) {
@@ -281,7 +279,6 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
     curve->setPen(pen);
     curve->setName(detail::qstr(line.label));
   }
-  plot.setAutoAddPlottableToLegend(to_legend);
 
   for (int a = 0; a < n; ++a) draw_axis(plot, a, f.axes[a], small);
 }

@@ -14,6 +14,24 @@ void clear_legend(QCustomPlot& plot);
 // clear_legend, then every plottable: how a view empties its plot before drawing anew.
 void clear_plottables(QCustomPlot& plot);
 
+// While alive, the plottables made on `plot` get a legend entry only if `entries` (QCustomPlot
+// gives each one by default): thousands of curves in a legend not shown paid for an entry each,
+// its insertion growing with the legend. The plot's own setting comes back after.
+class LegendEntriesWhileAlive {
+ public:
+  LegendEntriesWhileAlive(QCustomPlot& plot, bool entries)
+      : plot_(plot), before_(plot.autoAddPlottableToLegend()) {
+    plot.setAutoAddPlottableToLegend(entries);
+  }
+  ~LegendEntriesWhileAlive() { plot_.setAutoAddPlottableToLegend(before_); }
+  LegendEntriesWhileAlive(const LegendEntriesWhileAlive&) = delete;
+  LegendEntriesWhileAlive& operator=(const LegendEntriesWhileAlive&) = delete;
+
+ private:
+  QCustomPlot& plot_;
+  bool before_;
+};
+
 // A QCustomPlot that empties itself (clear_plottables) before QCustomPlot's destructor would
 // take its plottables down: the type of every plot Fathom makes, on screen or for export.
 class PlotWidget : public QCustomPlot {

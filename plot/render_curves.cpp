@@ -10,6 +10,7 @@
 
 #include "db/metric_presentation.h"
 #include "plot/decimate.h"
+#include "plot/plot_widget.h"
 #include "plot/render.h"
 #include "plot/render_common.h"
 #include "plot/smoothing.h"
@@ -75,11 +76,9 @@ class CurveDrawer {
       : plot_(plot), f_(f), style_(style), prepared_(prepared) {}
 
   std::vector<CurveGraphs> draw() {
-    // A hidden legend (the dashboard's charts share one of their own) gets no entries: adding
-    // and removing each curve's grows with the legend (plot_widget.h), and thousands of runs'
-    // curves paid for entries no one sees.
-    const bool auto_add = plot_.autoAddPlottableToLegend();
-    plot_.setAutoAddPlottableToLegend(style_.legend);
+    // A hidden legend (the dashboard's charts share one of their own) gets no entries:
+    // thousands of runs' curves paid for entries no one sees (plot_widget.h).
+    const LegendEntriesWhileAlive entries(plot_, style_.legend);
     set_up_axes();
     number_groups_and_metrics();
     std::vector<CurveGraphs> graphs;
@@ -97,7 +96,6 @@ class CurveDrawer {
       detail::finish_legend(plot_);
     else if (plot_.legend)
       plot_.legend->setVisible(false);  // left in its inset: it takes no room from the plot
-    plot_.setAutoAddPlottableToLegend(auto_add);
     return graphs;
   }
 
