@@ -16,6 +16,9 @@
 #include "plot/render.h"
 
 namespace fathom::gui {
+namespace {
+const QString kGrowingLayer = QStringLiteral("growing");
+}  // namespace
 
 CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   plot_ = new plot::PlotWidget;
@@ -26,6 +29,11 @@ CurvePlot::CurvePlot(QWidget* parent) : QWidget(parent) {
   // figure on a fresh plot in full quality (export_targets.h).
   plot_->setPlottingHint(QCP::phFastPolylines, true);
   plot_->setNotAntialiasedElements(QCP::aePlottables | QCP::aeFills);
+  // The curves that grew since the set-up are drawn on a layer of their own, above the
+  // others, in a buffer of its own: a live sweep's poll that moves neither axis repaints
+  // that layer only, not thousands of ended runs' curves (bench_dashboard "two runs' poll").
+  plot_->addLayer(kGrowingLayer, plot_->layer("main"), QCustomPlot::limAbove);
+  plot_->layer(kGrowingLayer)->setMode(QCPLayer::lmBuffered);
   // The hover read-out is a tooltip over the chart and a crosshair drawn over it: neither
   // takes a place in the layout, so no read-out, however long, moves or resizes a chart.
   crosshair_ = makeCrosshair(plot_);
@@ -203,22 +211,32 @@ void CurvePlot::update(const plot::CurveFigure& f, const std::vector<Points>& se
   if (!setup && x_end > 2 * x_end_at_setup_ && x_end > x_end_at_setup_ + 16) setup = true;
 
   QCPRange x, y;
-  const bool keep = user_zoomed_ && plot_->xAxis && plot_->yAxis;
-  if (keep) {
+  const bool axes = plot_->xAxis && plot_->yAxis;
+  const bool keep = user_zoomed_ && axes;
+  if (axes) {
     x = plot_->xAxis->range();
     y = plot_->yAxis->range();
   }
+  const std::vector<ChartMark> marks_before = placed_;
+  std::vector<bool> grew(live_.size(), false);
   if (setup)
     rebuild(f, sig, x_end);
-  else if (!extendGraphs(f, keep))
+  else if (!extendGraphs(f, keep, &grew))
     return;  // nothing new: the picture stands
+  const bool moved = !setup && layerGrowing(grew);
   screenPens();
   drawMarks();  // a fork mark follows its curve's line
   if (keep) {
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
   }
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  // Only grown curves on the growing layer, the same axes, the same marks: the rest of the
+  // picture stands, and only that layer is drawn again.
+  if (!setup && !moved && axes && plot_->xAxis->range() == x && plot_->yAxis->range() == y &&
+      placed_ == marks_before)
+    plot_->layer(kGrowingLayer)->replot();
+  else
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool CurvePlot::rebucket() {
@@ -301,21 +319,44 @@ void CurvePlot::rebuild(const plot::CurveFigure& f, const std::string& signature
   style.title_pt = 10;
   style.font_families.prepend(font().family());
   style.legend = legend_;  // a hidden legend must not take a row of the plot either
-  base_look_.clear();      // the graphs are new
-  hideReadout();           // it named a point of the old picture
-  mark_graphs_.forget();   // the set-up removes every graph
+  style.markers = markers_;
+  base_look_.clear();     // the graphs are new
+  hideReadout();          // it named a point of the old picture
+  mark_graphs_.forget();  // the set-up removes every graph
   graphs_ = plot::setup_curve_figure(*plot_, f, style, prepared);
   signature_ = signature;
   x_end_at_setup_ = x_end;
   if (!legend_ && plot_->legend) plot_->legend->setVisible(false);
 }
 
-bool CurvePlot::extendGraphs(const plot::CurveFigure& f, bool keep_zoom) {
+bool CurvePlot::layerGrowing(const std::vector<bool>& grew) {
+  QCPLayer* growing = plot_->layer(kGrowingLayer);
+  QCPLayer* settled = plot_->layer("main");
+  size_t grown = 0, quiet = 0;
+  for (size_t i = 0; i < graphs_.size(); ++i) {
+    grown += grew[i];
+    quiet += !grew[i] && graphs_[i].line->layer() == growing;
+  }
+  // Curves that stopped growing go back once they are most of the layer; a few that skip a
+  // poll stay, so that no curve goes back and forth.
+  const bool settle = quiet > std::max<size_t>(16, 2 * grown);
+  bool moved = false;
+  for (size_t i = 0; i < graphs_.size(); ++i) {
+    QCPLayer* layer = grew[i] ? growing : settle ? settled : nullptr;
+    const plot::CurveGraphs& g = graphs_[i];
+    for (QCPGraph* graph : {g.raw, g.line, g.band_lo, g.band_hi, g.mark})
+      if (layer && graph && graph->layer() != layer) moved = graph->setLayer(layer) || moved;
+  }
+  return moved;
+}
+
+bool CurvePlot::extendGraphs(const plot::CurveFigure& f, bool keep_zoom, std::vector<bool>* grew) {
   bool changed = false;
   for (size_t i = 0; i < live_.size(); ++i) {
     Live& l = live_[i];
     if (!l.changed) continue;
     changed = true;
+    (*grew)[i] = true;
     l.changed = false;
     const plot::CurveGraphs& g = graphs_[i];
     if (g.raw) set_points(g.raw, l.raw.points());
@@ -409,6 +450,11 @@ void CurvePlot::setLegendVisible(bool visible) {
   legend_ = visible;
   if (plot_->legend) plot_->legend->setVisible(visible && plot_->legend->itemCount() > 0);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvePlot::setMarkers(bool markers) {
+  if (markers != markers_) signature_.clear();  // drawn so at the next set-up
+  markers_ = markers;
 }
 
 void CurvePlot::resetZoom() {

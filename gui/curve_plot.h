@@ -61,6 +61,9 @@ class CurvePlot : public QWidget {
   void resetZoom();
   // Legends of many runs cover the curves; the hover read-out names them too.
   void setLegendVisible(bool visible);
+  // false: lines without markers, however few (a shared legend of too many entries for
+  // markers to tell apart decides for its charts; plot/style.h lines_marked).
+  void setMarkers(bool markers);
   // Draws the curve named `label` bold and the others faint (the shared legend's hover);
   // empty: every curve as drawn.
   void setHighlight(const QString& label);
@@ -137,8 +140,12 @@ class CurvePlot : public QWidget {
               const std::vector<bool>& rewritten, bool& setup);
   // Draws the figure anew from the live curves.
   void rebuild(const plot::CurveFigure& f, const std::string& signature, double x_end);
-  // Gives the existing graphs their curves' new points; false when none changed.
-  bool extendGraphs(const plot::CurveFigure& f, bool keep_zoom);
+  // Gives the existing graphs their curves' new points, marking each curve that grew in
+  // *grew; false when none did.
+  bool extendGraphs(const plot::CurveFigure& f, bool keep_zoom, std::vector<bool>* grew);
+  // The curves that grew onto the growing layer, and those that stopped back once they are
+  // most of it; true when a graph changed layer (its old line is in the other layer's buffer).
+  bool layerGrowing(const std::vector<bool>& grew);
   // Places the marks on the curves as drawn now and draws them.
   void drawMarks();
   void makeRoomForMarks();  // the axes widened so that no mark is cut off
@@ -166,6 +173,7 @@ class CurvePlot : public QWidget {
   double x_end_at_setup_ = 0;  // the legend's corner is chosen again when the data outgrow it
   bool user_zoomed_ = false;
   bool legend_ = true;
+  bool markers_ = true;
   QString highlight_;
   bool enlarged_ = false;
   QAction* enlarge_ = nullptr;

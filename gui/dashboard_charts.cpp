@@ -30,6 +30,7 @@
 #include "plot/figure.h"
 #include "plot/run_groups.h"
 #include "plot/store_curves.h"
+#include "plot/style.h"
 
 namespace fathom::gui {
 
@@ -182,6 +183,12 @@ void DashboardView::redraw() {
   size_t groups = 0;
   const bool grouped = !groupBy().isEmpty();
   std::vector<plot::Curve> group_curves;  // every chart's groups, for the legend (no points)
+  // Markers only while the legend's entries can each have a look of their own, and the
+  // charts as the legend (plot/style.h lines_marked). Ungrouped it lists the drawn runs;
+  // grouped, its entries are counted as the charts are drawn, and a count across the limit
+  // draws them again.
+  if (!grouped) markers_ = plot::lines_marked(parents_.size() + runs_.size());
+  for (auto& [metric, chart] : charts_) chart->setMarkers(markers_);
   for (auto& [metric, chart] : charts_) {
     if (grouped) {
       plot::CurveFigure shown = groupFigure(metric, &left_out, &group_curves);
@@ -201,6 +208,11 @@ void DashboardView::redraw() {
     chart->setCurves(std::move(skeleton), std::move(series), std::move(x),
                      [this, name] { return figure(name, true); });
     chart->setMarks(std::move(marks));
+  }
+  if (grouped && plot::lines_marked(group_curves.size()) != markers_) {
+    markers_ = !markers_;
+    redraw();
+    return;
   }
   QString caption =
       runs_.empty()

@@ -202,6 +202,7 @@ class DashboardView : public QWidget, public WorkbenchView {
   QGridLayout* grid_;
   std::optional<experiments::Budget> budget_;  // setBudget's
   bool updating_list_ = false;
+  bool markers_ = true;  // the charts' lines carry markers (as the legend's entries do)
   int polls_ = 0;
 };
 

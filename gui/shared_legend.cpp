@@ -13,8 +13,9 @@ namespace fathom::gui {
 namespace {
 
 // The entry's icon: a short stretch of the curve's line with its marker in the middle, as
-// the charts draw it (plot/style.h), so an entry is found by its look.
-QIcon curve_icon(int style_index, int height) {
+// the charts draw it (plot/style.h), so an entry is found by its look; no marker where the
+// charts draw none.
+QIcon curve_icon(int style_index, int height, bool marked) {
   const int width = 2 * height;
   QPixmap pixmap(width * 2, height * 2);  // drawn at 2x, shown scaled: crisp on any screen
   pixmap.setDevicePixelRatio(2);
@@ -27,6 +28,7 @@ QIcon curve_icon(int style_index, int height) {
   pen.setCapStyle(Qt::FlatCap);
   painter.setPen(pen);
   painter.drawLine(QPointF(1, height / 2.0), QPointF(width - 1, height / 2.0));
+  if (!marked) return QIcon(pixmap);
   // The marker with its own solid pen and fill: drawn with the line's dashed pen and no fill
   // it read as a glyph ("2", ":") at this size (issue 58 item 6).
   const QCPScatterStyle marker = plot::series_scatter(style_index, style_index, style);
@@ -74,6 +76,9 @@ void SharedLegend::setEntries(const std::vector<Entry>& entries) {
   setIconSize(QSize(2 * icon_height, icon_height));
   // Rebuilt only when the curves changed: a poll that changes a state or a detail updates
   // the entries in place, leaving the list (and the user's scroll position and hover) alone.
+  // Markers only while each entry can have a look of its own (the charts follow: plot/style.h);
+  // they change with the count, and so does the list.
+  const bool marked = plot::lines_marked(entries.size());
   bool same = count() == static_cast<int>(entries.size());
   for (int i = 0; same && i < count(); ++i) {
     const QListWidgetItem* it = item(i);
@@ -83,7 +88,7 @@ void SharedLegend::setEntries(const std::vector<Entry>& entries) {
   if (!same) {
     clear();
     for (const Entry& e : entries) {
-      auto* it = new QListWidgetItem(curve_icon(e.style, icon_height), QString(), this);
+      auto* it = new QListWidgetItem(curve_icon(e.style, icon_height, marked), QString(), this);
       it->setData(Qt::UserRole, e.label);
       it->setData(Qt::UserRole + 1, e.style);
       it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
@@ -91,6 +96,7 @@ void SharedLegend::setEntries(const std::vector<Entry>& entries) {
     }
   }
   entries_ = entries;
+  if (!same) fitted_labels_.clear();  // other labels: fitted anew
   fitTexts();
   for (int i = 0; i < count(); ++i) {
     const Entry& e = entries[i];
@@ -109,14 +115,23 @@ void SharedLegend::fitTexts() {
                    style()->pixelMetric(QStyle::PM_IndicatorWidth) -
                    4 * style()->pixelMetric(QStyle::PM_FocusFrameHMargin) - 12;
   const QFontMetrics metrics(font());
-  QStringList labels;
-  for (const Entry& e : entries_) labels << e.label;
-  const LegendLabelFit fit(labels);
+  // The labels are fitted once for their width and font: a poll of a live sweep changes a
+  // few states, and fitting thousands of labels again was a tenth of its time on the UI thread.
+  const int label_room = std::max(room, 20);
+  if (fitted_labels_.size() != entries_.size() || fitted_room_ != label_room ||
+      fitted_font_ != font()) {
+    QStringList labels;
+    for (const Entry& e : entries_) labels << e.label;
+    const LegendLabelFit fit(labels);
+    fitted_labels_.clear();
+    for (const Entry& e : entries_) fitted_labels_.push_back(fit.fit(e.label, metrics, label_room));
+    fitted_room_ = label_room, fitted_font_ = font();
+  }
   const bool old = filling_;
   filling_ = true;
   for (int i = 0; i < count() && i < static_cast<int>(entries_.size()); ++i) {
     const Entry& e = entries_[i];
-    QString text = fit.fit(e.label, metrics, std::max(room, 20));
+    QString text = fitted_labels_[i];
     if (!e.status.isEmpty()) text += "\n" + fitted_state(e.status, metrics, std::max(room, 20));
     if (item(i)->text() != text) item(i)->setText(text);
   }

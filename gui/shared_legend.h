@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include <QFont>
 #include <QListWidget>
 #include <QString>
 
@@ -46,6 +47,10 @@ class SharedLegend : public QListWidget {
   void fitTexts();  // each entry's text cut to the width, from entries_
 
   std::vector<Entry> entries_;
+  // entries_' labels as fitted to fitted_room_ pixels in fitted_font_ (empty: not yet).
+  std::vector<QString> fitted_labels_;
+  int fitted_room_ = -1;
+  QFont fitted_font_;
   std::set<QString> hidden_;
   QString hovered_;
   bool filling_ = false;  // itemChanged while setEntries fills the list is not the user's

@@ -150,9 +150,11 @@ class CurveDrawer {
                            : add_graph(plot_, c.step, shown, style_.decimation_buckets);
     drawn.line = line;
     line->setPen(series_pen(group, dash, style_));
-    line->setScatterStyle(series_scatter(group, group, style_));
-    // About six markers per curve: enough to tell curves apart, few enough not to clutter.
-    line->setScatterSkip(std::max(0, line->dataCount() / 6 - 1));
+    if (style_.markers && lines_marked(f_.curves.size())) {
+      line->setScatterStyle(series_scatter(group, group, style_));
+      // About six markers per curve: enough to tell curves apart, few enough not to clutter.
+      line->setScatterSkip(std::max(0, line->dataCount() / 6 - 1));
+    }
     line->setName(detail::qstr(c.label));
     if (c.label.empty()) line->removeFromLegend();
 

@@ -4,6 +4,7 @@
 #include <QScreen>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace fathom::plot {
 
@@ -43,7 +44,8 @@ QCPScatterStyle::ScatterShape series_marker(int i) {
       QCPScatterStyle::ssCircle,  QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
       QCPScatterStyle::ssDiamond, QCPScatterStyle::ssCross,  QCPScatterStyle::ssTriangleInverted,
       QCPScatterStyle::ssPlus};
-  return shapes[i % 7];
+  static_assert(std::size(shapes) == kSeriesMarkers);
+  return shapes[i % kSeriesMarkers];
 }
 
 double px_per_pt() {

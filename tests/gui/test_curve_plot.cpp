@@ -1,10 +1,13 @@
 // A dashboard chart draws decimated curves (never every point), keeps the user's zoom across
 // data updates, switches to a log axis, and reads out the point under the mouse.
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QMouseEvent>
+#include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
 #include <cmath>
+#include <string>
 
 #include "gui/curve_plot.h"
 #include "tests/gui/gui_test_registry.h"
@@ -95,6 +98,62 @@ class CurvePlotTest : public QObject {
     chart.setLegendVisible(true);
     chart.setFigure(f, /*rewritten=*/true);
     QCOMPARE(chart.plot()->legend->itemCount(), 3);
+  }
+
+  // A live sweep's poll: the curves that grew inside the axes are drawn again on a layer of
+  // their own, the ended runs' picture is kept (no full replot), and what shows is what a
+  // full replot draws. Once most of that layer stopped growing its curves go back, in one
+  // full replot, and the next poll draws the growing ones alone again.
+  void aLivePollRedrawsOnlyTheCurvesThatGrew() {
+    CurvePlot chart;
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    fathom::plot::CurveFigure f;
+    for (int r = 0; r < 40; ++r) {  // 40 runs of 100 points; the first two are half-way
+      fathom::plot::Curve c;
+      c.label = "#" + std::to_string(r + 1) + " run";
+      c.metric = "train_loss";
+      for (int i = 1; i <= (r < 2 ? 50 : 100); ++i) {
+        c.step.push_back(i);
+        c.value.push_back(5.0 / i + 0.1 * r);
+      }
+      f.curves.push_back(c);
+    }
+    chart.setFigure(f);
+    QApplication::processEvents();  // the queued replot
+    QCustomPlot* plot = chart.plot();
+    QSignalSpy full(plot, &QCustomPlot::beforeReplot);
+    QCOMPARE(plot->graphCount(), 40);  // a graph a run, in order (no smoothing: no raw lines)
+    auto layer_of = [&](int run) { return plot->graph(run)->layer()->name(); };
+    auto grow = [&](int runs) {  // a point more for the first `runs`, at their last value
+      for (int r = 0; r < runs; ++r) {
+        f.curves[r].step.push_back(f.curves[r].step.back() + 1);
+        f.curves[r].value.push_back(f.curves[r].value.back());
+      }
+      chart.setFigure(f);
+      QApplication::processEvents();
+    };
+    grow(2);  // the two go onto the growing layer: one full replot
+    QCOMPARE(full.count(), 1);
+    QCOMPARE(layer_of(0), QStringLiteral("growing"));
+    QCOMPARE(layer_of(5), QStringLiteral("main"));
+    grow(2);  // steady state: that layer alone
+    QCOMPARE(full.count(), 1);
+    const QImage partial = plot->grab().toImage();
+    plot->replot();
+    QCOMPARE(full.count(), 2);
+    QCOMPARE(plot->grab().toImage(), partial);
+
+    grow(40);  // every run past the axes' end: in full, every curve on the growing layer
+    QCOMPARE(full.count(), 3);
+    QCOMPARE(layer_of(5), QStringLiteral("growing"));
+    grow(2);  // 38 of 40 stopped: back, in one full replot
+    QCOMPARE(full.count(), 4);
+    QCOMPARE(layer_of(5), QStringLiteral("main"));
+    QCOMPARE(layer_of(1), QStringLiteral("growing"));
+    grow(2);
+    QCOMPARE(full.count(), 4);
   }
 
   void longCurvesAreDecimated() {

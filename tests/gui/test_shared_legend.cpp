@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <set>
 
 #include "db/store.h"
 #include "gui/curve_plot.h"
@@ -358,6 +359,104 @@ class SharedLegendTest : public QObject {
                   std::abs(image.pixelColor(h, h / 2 + dy).hue() - colour.hue()) < 20;
       QVERIFY2(filled == 2, qPrintable(QStringLiteral("style %1").arg(style)));
     }
+  }
+
+  // Past 140 entries no pair of colour and marker is one entry's own (plot/style.h): the
+  // icons show the line alone, as the charts then draw it; at 140 and fewer, the marker.
+  void iconsHaveNoMarkersPastAsManyEntriesAsLooks() {
+    SharedLegend legend;
+    auto entries = [](int n) {
+      std::vector<SharedLegend::Entry> out;
+      for (int i = 0; i < n; ++i) out.push_back({QStringLiteral("#%1").arg(i), i, "", ""});
+      return out;
+    };
+    // Entry 1 (a square): its pixels two above and below the line's row, inside the marker.
+    auto marker_pixels = [&] {
+      const int h = legend.iconSize().height();
+      const QImage image = legend.item(1)->icon().pixmap(QSize(2 * h, h)).toImage();
+      int painted = 0;
+      for (int dy : {-2, 2}) painted += image.pixelColor(h, h / 2 + dy).alpha() > 200;
+      return painted;
+    };
+    legend.setEntries(entries(140));
+    QCOMPARE(marker_pixels(), 2);
+    legend.setEntries(entries(141));
+    QCOMPARE(marker_pixels(), 0);
+    legend.setEntries(entries(3));
+    QCOMPARE(marker_pixels(), 2);
+  }
+
+  // The dashboard's charts follow their legend: 141 runs, or 141 groups, draw no markers --
+  // also with one unticked, 140 lines left, while the legend lists 141 entries --, and 3
+  // runs or groups draw theirs.
+  void chartsOfMoreRunsThanLooksDrawNoMarkers() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("many.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (int i = 0; i < 141; ++i) {
+        NewRun r;
+        r.name = "run" + std::to_string(i);
+        r.sweep = "many";
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.layers", std::to_string(i));
+        store.set_tag(id, "axis.train.seed", "1");
+        std::vector<MetricRow> rows;
+        for (int s = 10; s <= 120; s += 10) rows.emplace_back(s, "train_loss", 5.0 - s / 100.0, 0);
+        store.write_metrics(id, rows);
+        store.finish_run(id, "finished");
+      }
+    }
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(1000, 700);
+    view.setSmoothing(0);
+    view.setSession(session.get());
+    const auto runs = session->store.list_runs();
+    view.setRuns(runs);
+    // The shapes on the lines named as legend entries, and how many such lines there are
+    // (a new choice of runs makes the charts anew).
+    auto shapes = [&](int* lines) {
+      std::set<int> out;
+      *lines = 0;
+      CurvePlot* chart = view.chart("train_loss");
+      for (int g = 0; chart && g < chart->plot()->graphCount(); ++g)
+        if (chart->plot()->graph(g)->name().startsWith('#') ||
+            chart->plot()->graph(g)->name().startsWith("layers="))
+          ++*lines, out.insert(chart->plot()->graph(g)->scatterStyle().shape());
+      return out;
+    };
+    const std::set<int> none{QCPScatterStyle::ssNone};
+    int lines = 0;
+    QTRY_VERIFY((shapes(&lines), lines == 141));
+    QCOMPARE(shapes(&lines), none);
+    view.legend()->setHidden(legend_labels(*view.legend()).front(), true);
+    QCOMPARE(view.legend()->count(), 141);
+    QCOMPARE(shapes(&lines), none);
+    QCOMPARE(lines, 140);
+    view.legend()->setHidden(legend_labels(*view.legend()).front(), false);
+
+    view.setGroupBy("axes");  // a group a run: 141 groups
+    QTRY_VERIFY((shapes(&lines), lines == 141));
+    QCOMPARE(shapes(&lines), none);
+    QCOMPARE(view.legend()->count(), 141);
+
+    view.setGroupBy("");
+    view.setRuns({runs.begin(), runs.begin() + 3});
+    QTRY_VERIFY((shapes(&lines), lines == 3));
+    QVERIFY(shapes(&lines).count(QCPScatterStyle::ssNone) == 0);
+
+    // Grouped, marked; then all 141 groups with one unticked: 140 lines, the legend's count.
+    view.setGroupBy("axes");
+    QTRY_VERIFY((shapes(&lines), lines == 3));
+    QVERIFY(shapes(&lines).count(QCPScatterStyle::ssNone) == 0);
+    view.legend()->setHidden("layers=0 (n=1)", true);
+    view.setRuns(runs);
+    QTRY_VERIFY((shapes(&lines), lines == 140));
+    QCOMPARE(shapes(&lines), none);
+    QCOMPARE(view.legend()->count(), 141);
   }
 };
 
