@@ -20,7 +20,12 @@ namespace fathom::cli {
 namespace {
 // The legend stands above the axes, a line an entry (a sweep's groups: a dozen or more): the
 // page figure's height squeezed the axes of a 12-group figure to 0.8 in under a 2 in legend.
+// Up to 40 entries (8.8 in, about a page's text): a sweep of 210 runs made a figure 38 in
+// tall. A legend of more is no help to a reader; at page height the figure leaves it out and
+// says so (plot/render_common.h finish_legend).
 double report_figure_height(size_t legend_entries) {
+  constexpr size_t kMostEntries = 40;
+  if (legend_entries > kMostEntries) return plot::kPageSize.height_in;
   return std::max(plot::kPageSize.height_in, 2.0 + 0.17 * static_cast<double>(legend_entries));
 }
 }  // namespace

@@ -321,8 +321,9 @@ bool place_legend_beside(QCustomPlot& plot, QCPAxisRect* rect, int entries, int 
   return false;
 }
 
-// A row above the plot, its font shrunk until it takes at most a third of the height.
-void place_legend_above(QCustomPlot& plot, QCPAxisRect* rect, int entries, int descent) {
+// A row above the plot, its font shrunk until it takes at most a third of the height. False,
+// the legend back in its inset, where even the smallest font leaves it taller.
+bool place_legend_above(QCustomPlot& plot, QCPAxisRect* rect, int entries, int descent) {
   QCPLayoutGrid* layout = plot.plotLayout();
   const auto [row, col] = cell_of(layout, rect);
   layout->insertRow(row);
@@ -336,10 +337,32 @@ void place_legend_above(QCustomPlot& plot, QCPAxisRect* rect, int entries, int d
     const int per_row =
         std::clamp(static_cast<int>(0.95 * plot.width()) / std::max(entry, 1), 1, entries);
     plot.legend->setWrap(per_row);
-    if (legend_height(plot, (entries + per_row - 1) / per_row, descent) <= plot.height() / 3.0)
-      break;
+    if (legend_height(plot, (entries + per_row - 1) / per_row, descent) <= plot.height() / 3.0) {
+      plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+      return true;
+    }
   }
-  plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  layout->take(plot.legend);
+  layout->simplify();
+  scale_legend(plot, font, 1.0);
+  rect->insetLayout()->addElement(plot.legend, Qt::AlignRight | Qt::AlignTop);
+  return false;
+}
+
+// Entries too many to read at this size (a sweep's hundreds of runs took the figure's height
+// and left the data a sliver): no legend, and a grey line above the plot says how many were
+// left out.
+void leave_legend_out(QCustomPlot& plot, QCPAxisRect* rect, int entries) {
+  plot.legend->setVisible(false);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  const auto [row, col] = cell_of(layout, rect);
+  layout->insertRow(row);
+  auto* note = new QCPTextElement(
+      &plot, QStringLiteral("legend left out: %1 entries do not fit the figure").arg(entries),
+      plot.legend->font());
+  note->setTextColor(QColor(110, 110, 110));
+  layout->addElement(row, col, note);
+  layout->setRowStretchFactor(row, 0.001);
 }
 
 }  // namespace
@@ -378,13 +401,15 @@ void finish_legend(QCustomPlot& plot) {
   // kBesideShare of the width (the data keep the rest), else in a row of its own above -- but a
   // legend of many long entries there took two thirds of a one-column figure (issue 36). So:
   // words every entry shares go ("screens/", a sweep's name), and the font shrinks in steps
-  // until the legend takes at most a third of the figure's height.
+  // until the legend takes at most a third of the figure's height; where none does, the
+  // legend is left out and a line says so.
   drop_shared_words(plot);
   inset->take(plot.legend);
   inset->simplify();
   plot.legend->setBorderPen(Qt::NoPen);
-  if (!place_legend_beside(plot, rect, entries, descent))
-    place_legend_above(plot, rect, entries, descent);
+  if (!place_legend_beside(plot, rect, entries, descent) &&
+      !place_legend_above(plot, rect, entries, descent))
+    leave_legend_out(plot, rect, entries);
 }
 
 QCPAxisRect* reset_xy_plot(QCustomPlot& plot, const std::string& title, const Axis& x,

@@ -29,7 +29,8 @@ void apply_limits(QCPAxis* axis, const Axis& spec);
 inline constexpr double kBesideShare = 0.3;
 // Shows the legend when it has entries; many entries wrap into two columns. Inside, at the
 // corner that hides (next to) no data; where every corner would, outside: beside the plot when
-// it fits in kBesideShare of the width, else in a row above at most a third of the height.
+// it fits in kBesideShare of the width, else in a row above at most a third of the height;
+// where no font step fits that, no legend, and a grey line above the plot names the count.
 void finish_legend(QCustomPlot& plot);
 // The share of the axis rect's height the legend will take inside it, as finish_legend
 // estimates it from the widget's size (0 without entries); a renderer leaves that much room

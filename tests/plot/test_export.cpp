@@ -416,6 +416,31 @@ TEST_F(Export, AnOutsideLegendLeavesSeventyPercentOfTheWidthToTheData) {
   }
 }
 
+// A sweep's 60 runs in one column: at the smallest font step the legend took two thirds of the
+// height and left the data a sliver. A legend that fits nowhere is left out, the data keep
+// their height, and a line above them names how many entries were left out.
+TEST_F(Export, ALegendThatFitsNowhereIsLeftOutAndNamed) {
+  QCustomPlot plot;
+  plot.resize(logical_size(kColumnSize));
+  setup_curve_figure(plot, crossing_runs(60));
+  plot.setViewport(plot.rect());
+  plot.replot();
+  ASSERT_TRUE(plot.legend);
+  EXPECT_FALSE(plot.legend->visible());
+  EXPECT_GE(plot.axisRect()->rect().height(), 0.6 * plot.height());
+  int notes = 0;
+  for (auto* text : plot.findChildren<QCPTextElement*>())
+    notes += text->text() == QStringLiteral("legend left out: 60 entries do not fit the figure");
+  EXPECT_EQ(notes, 1);
+  // Set up again with six runs: the legend is back, and the note gone.
+  setup_curve_figure(plot, crossing_runs(6));
+  plot.replot();
+  EXPECT_TRUE(plot.legend->visible());
+  EXPECT_EQ(plot.legend->itemCount(), 6);
+  for (auto* text : plot.findChildren<QCPTextElement*>())
+    EXPECT_FALSE(text->text().startsWith("legend left out")) << text->text().toStdString();
+}
+
 // An odd number of entries over 6 wraps into two columns with a gap, which the legend's font
 // steps met as a null item (the desktop app's LR sensitivity tab crashed on 7 curves).
 TEST_F(Export, AnOddManyEntryLegendOutsideTheDataLaysOut) {

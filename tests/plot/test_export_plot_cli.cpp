@@ -414,13 +414,15 @@ TEST_F(ExportPlotCli, ImportanceBarsOfASweepAndASweepWithNothingSwept) {
 
 // `fathom report`'s training-curve figure (cli/report_figures.cpp): page width and height for
 // a short legend; a legend of a dozen entries, which stands above the axes a line each, gets
-// a taller figure, and each further entry more, so the axes keep their room.
+// a taller figure, and each further entry more, so the axes keep their room -- up to 40
+// entries (8.8 in, about a page's text; 210 runs made a figure 38 in tall). A figure of 60
+// runs is a page figure again, its legend left out and said so.
 TEST_F(ExportPlotCli, AReportFigureGrowsWithItsLegend) {
   const std::string path = temp_path("many.db");
   std::vector<int64_t> ids;
   {
     auto store = fathom::db::Store::open(path);
-    for (int r = 0; r < 13; ++r) {
+    for (int r = 0; r < 60; ++r) {
       fathom::db::NewRun run;
       run.name = "run" + std::to_string(r);
       run.config_json = "{}";
@@ -447,6 +449,8 @@ TEST_F(ExportPlotCli, AReportFigureGrowsWithItsLegend) {
   const int twelve = height(12), thirteen = height(13);
   EXPECT_GT(twelve, 840);
   EXPECT_GT(thirteen, twelve);
+  EXPECT_EQ(height(40), 2640);  // 8.8 in
+  EXPECT_EQ(height(60), 840);
 }
 
 TEST_F(ExportPlotCli, RejectsBadInput) {
