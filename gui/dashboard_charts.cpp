@@ -18,7 +18,6 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
-#include "db/update_rate.h"
 #include "gui/curve_plot.h"
 #include "gui/dashboard_view.h"
 
@@ -285,10 +284,12 @@ void DashboardView::refreshLegend(const std::vector<plot::Curve>& group_curves) 
       const db::RunRecord& run = *listed_run;
       // What is worth a line of its own: a run training (progress, ETA) or one that stopped
       // short (diverged, failed, ...); a finished run needs none.
-      const QString state =
-          run_state_text(run, run.status == db::status::kRunning && session_
-                                  ? db::recent_seconds_per_update(session_->store, run)
-                                  : std::nullopt);
+      // The rate as the poller read it with the points: no store read on the UI thread.
+      const auto rate = seconds_per_update_.find(run.id);
+      const QString state = run_state_text(
+          run, run.status == db::status::kRunning && rate != seconds_per_update_.end()
+                   ? std::optional<double>(rate->second)
+                   : std::nullopt);
       entries.push_back(
           {QString::fromStdString(curveLabel(run)), styleOf(run),
            run.status == db::status::kFinished && !run.diverged_step ? QString() : state,

@@ -28,6 +28,12 @@ DashboardView::DashboardView(QWidget* parent) : QWidget(parent) {
 void DashboardView::startPoller() {
   poller_ = new MetricPoller(this);
   poller_->setTails([this] { return cache_.tails(); });
+  poller_->setRunning([this] {
+    std::vector<db::RunRecord> running;
+    for (const db::RunRecord* run : drawnRuns())
+      if (run->status == db::status::kRunning) running.push_back(*run);
+    return running;
+  });
   connect(poller_, &MetricPoller::pointsRead, this,
           [this](std::shared_ptr<const MetricUpdate> update) { merge(*update); });
   connect(poller_, &MetricPoller::failed, this, &DashboardView::error);
@@ -51,6 +57,7 @@ void DashboardView::setSession(StoreSession* session) {
   followed_.clear();
   tags_.clear();
   groups_.clear();
+  seconds_per_update_.clear();
   cache_.clear();
   spikes_.clear();
   cache_.track({}, {});
@@ -131,8 +138,17 @@ void DashboardView::poll() {
 bool DashboardView::pollPending() const { return poller_->busy(); }
 
 void DashboardView::merge(const MetricUpdate& update) {
+  bool rates_changed = false;
+  for (const auto& [run, seconds] : update.seconds_per_update) {
+    auto [at, inserted] = seconds_per_update_.try_emplace(run, seconds);
+    rates_changed |= inserted || at->second != seconds;
+    at->second = seconds;
+  }
   const size_t added = cache_.apply(update);
-  if (added) redraw();
+  if (added)
+    redraw();
+  else if (rates_changed && groupBy().isEmpty())  // a group's entry shows no state
+    refreshLegend({});
   emit pointsApplied(static_cast<int>(added));
 }
 

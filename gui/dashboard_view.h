@@ -203,6 +203,8 @@ class DashboardView : public QWidget, public WorkbenchView {
   std::optional<experiments::Budget> budget_;  // setBudget's
   bool updating_list_ = false;
   bool markers_ = true;  // the charts' lines carry markers (as the legend's entries do)
+  // The running runs' rates as the poller last read them (their ETAs in the legend).
+  std::map<int64_t, double> seconds_per_update_;
   int polls_ = 0;
 };
 

@@ -58,6 +58,9 @@ struct MetricUpdate {
   std::vector<CurveTail> asked;
   std::map<CurveKey, std::vector<db::MetricPoint>> fresh;  // by step, all > asked after_step
   std::map<CurveKey, int64_t> stored_end;                  // for curves with check_end
+  // The running runs' seconds per update now (db/update_rate.h), where known: their ETAs,
+  // read with the points rather than on the UI thread (metric_poller.h).
+  std::map<int64_t, double> seconds_per_update;
 };
 
 class MetricCache {

@@ -1,5 +1,7 @@
 #include "gui/metric_poller.h"
 
+#include "db/update_rate.h"
+
 namespace fathom::gui {
 
 MetricPoller::MetricPoller(QObject* parent) : QObject(parent), worker_(new StoreWorker(this)) {
@@ -11,17 +13,22 @@ void MetricPoller::request() {
   // asks only for the points after it.
   worker_->request([this]() -> StoreWorker::Job {
     std::vector<CurveTail> tails = tails_ ? tails_() : std::vector<CurveTail>{};
-    return [this, tails = std::move(tails)](const db::Store* store) -> std::function<void()> {
+    std::vector<db::RunRecord> running = running_ ? running_() : std::vector<db::RunRecord>{};
+    return [this, tails = std::move(tails),
+            running = std::move(running)](const db::Store* store) -> std::function<void()> {
       // No store, or one locked by another process (or a lost server): an empty update skips
       // this tick; the window's own probe (StoreSession::readable) says why in the status bar.
-      std::shared_ptr<const MetricUpdate> update;
+      auto update = std::make_shared<MetricUpdate>();
       if (store) {
         MetricTailReader reader(*store);
-        update = std::make_shared<const MetricUpdate>(MetricCache::read(reader, tails));
-      } else {
-        update = std::make_shared<const MetricUpdate>();
+        *update = MetricCache::read(reader, tails);
+        for (const db::RunRecord& run : running)
+          if (const auto rate = db::recent_seconds_per_update(*store, run))
+            update->seconds_per_update[run.id] = *rate;
       }
-      return [this, update] { emit pointsRead(update); };  // merged before the next read
+      // Merged before the next read.
+      return
+          [this, update = std::shared_ptr<const MetricUpdate>(update)] { emit pointsRead(update); };
     };
   });
 }

@@ -5,10 +5,12 @@
 // the UI thread.
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include <QObject>
 #include <QString>
 
+#include "db/records.h"
 #include "gui/metric_cache.h"
 #include "gui/store_worker.h"
 
@@ -25,6 +27,11 @@ class MetricPoller : public QObject {
   void setDatabase(const QString& location) { worker_->setDatabase(location); }
   // What to read: called on the UI thread when a read is sent (MetricCache::tails).
   void setTails(std::function<std::vector<CurveTail>()> tails) { tails_ = std::move(tails); }
+  // The running runs whose rate to read with the points (MetricUpdate::seconds_per_update):
+  // called on the UI thread when a read is sent.
+  void setRunning(std::function<std::vector<db::RunRecord>()> running) {
+    running_ = std::move(running);
+  }
   // Reads the points after each tail in the worker thread; pointsRead() follows. A request
   // made while a read is in flight sends one more read after it, with the tails of then.
   void request();
@@ -37,6 +44,7 @@ class MetricPoller : public QObject {
  private:
   StoreWorker* worker_;  // its thread and connection (gui/store_worker.h)
   std::function<std::vector<CurveTail>()> tails_;
+  std::function<std::vector<db::RunRecord>()> running_;
 };
 
 }  // namespace fathom::gui

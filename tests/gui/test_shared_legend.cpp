@@ -361,6 +361,48 @@ class SharedLegendTest : public QObject {
     }
   }
 
+  // A running run's ETA comes with each poll, its rate read in the poller's thread with the
+  // points (not on the UI thread at every redraw), and follows the rate even when its
+  // training loss is not charted: 1.5 s an update, 180 to go, 4:30; then 0.5 s, 1:30.
+  void aRunningRunsEtaFollowsItsRateWithoutItsCurveShown() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("eta.db");
+    auto writer = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "live";
+    r.config_json = R"({"train":{"max_updates":300}})";
+    const int64_t id = writer.create_run(r);
+    writer.mark_running(id, "host", "cpu");
+    writer.heartbeat(id, 120);
+    std::vector<MetricRow> rows;
+    for (int s = 70; s <= 120; s += 10) rows.emplace_back(s, "train_loss", 3.0, 1000 + 1.5 * s);
+    rows.emplace_back(100, "valid_ppl", 20.0, 1150.0);
+    writer.write_metrics(id, rows);
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    DashboardView view;
+    view.resize(900, 600);
+    view.setSession(session.get());
+    view.setRuns(session->store.list_runs());
+    SharedLegend* legend = view.legend();
+    QTRY_VERIFY(legend->count() == 1 && legend->item(0)->text().endsWith("ETA 4:30"));
+    QListWidget* metrics = nullptr;
+    for (auto* list : view.findChildren<QListWidget*>())
+      if (list != legend && !list->findItems("train_loss", Qt::MatchExactly).isEmpty())
+        metrics = list;
+    QVERIFY(metrics);
+    metrics->findItems("train_loss", Qt::MatchExactly).front()->setCheckState(Qt::Unchecked);
+    QTRY_VERIFY(!view.chart("train_loss") && view.chart("valid_ppl") && !view.pollPending());
+    QApplication::processEvents();  // the charts' reads merged: the next poll brings no point
+    rows.clear();
+    for (int s = 130; s <= 170; s += 10)
+      rows.emplace_back(s, "train_loss", 3.0, 1180 + 0.5 * (s - 120));
+    writer.write_metrics(id, rows);
+    view.poll();
+    QTRY_VERIFY2(legend->item(0)->text().endsWith("ETA 1:30"), qPrintable(legend->item(0)->text()));
+  }
+
   // Past 140 entries no pair of colour and marker is one entry's own (plot/style.h): the
   // icons show the line alone, as the charts then draw it; at 140 and fewer, the marker.
   void iconsHaveNoMarkersPastAsManyEntriesAsLooks() {
