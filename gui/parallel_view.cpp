@@ -182,18 +182,29 @@ void ParallelView::redraw() {
 }
 
 void ParallelView::showRead(const std::function<plot::ParallelFigure&()>& get) {
-  clearLines();
+  plot::ParallelFigure read;
   try {
-    shown_ = std::move(get());
+    read = std::move(get());
   } catch (const std::exception& e) {
+    clearLines();
     note_->setText(where_error(e).value_or(describe_store_error(e)));
     return;
   }
-  plot::setup_parallel_coordinates(*plot_, *shown_, screen_style(font()));
-  pens_.clear();
-  for (int i = 0; i < plot_->plottableCount(); ++i) pens_.push_back(plot_->plottable(i)->pen());
-  range_items_.clear();  // setup removed them with every item
-  applyBrush();          // the ranges of axes still shown hold; replots
+  if (shown_ && plot::parallel_extends(*shown_, &read)) {
+    // Runs that finished inside the drawn axes: their lines alone are added.
+    const size_t drawn = shown_->lines.size();
+    shown_ = std::move(read);
+    plot::add_parallel_lines(*plot_, *shown_, drawn);
+  } else {
+    clearLines();
+    shown_ = std::move(read);
+    plot::setup_parallel_coordinates(*plot_, *shown_, screen_style(font()));
+    pens_.clear();
+    range_items_.clear();  // setup removed them with every item
+  }
+  for (int i = static_cast<int>(pens_.size()); i < plot_->plottableCount(); ++i)
+    pens_.push_back(plot_->plottable(i)->pen());
+  applyBrush();  // the ranges of axes still shown hold; replots
   QString note = QStringLiteral("%1 runs").arg(shown_->lines.size());
   if (shown_->where_note)
     note += QStringLiteral("; ") + QString::fromStdString(*shown_->where_note);

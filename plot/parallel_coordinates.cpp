@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "base/util/error.h"
@@ -257,11 +258,18 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
   plot.xAxis->setTickLabelFont(figure_font(style, style.font_pt));
   const QFont small = figure_font(style, style.font_pt * 0.9);
 
+  add_parallel_lines(plot, f, 0);
+  for (int a = 0; a < n; ++a) draw_axis(plot, a, f.axes[a], small);
+}
+
+void add_parallel_lines(QCustomPlot& plot, const ParallelFigure& f, size_t from) {
+  const int n = static_cast<int>(f.axes.size());
   // The colour axis: the last one (a metric), dark to bright from low to high.
   const ParallelAxis* colour_axis = f.axes.empty() ? nullptr : &f.axes.back();
   // No legend here: a legend item made for each of thousands of curves was most of the set-up.
   const LegendEntriesWhileAlive no_entries(plot, false);
-  for (const ParallelLine& line : f.lines) {
+  for (size_t i = from; i < f.lines.size(); ++i) {
+    const ParallelLine& line = f.lines[i];
     QColor colour(200, 40, 40);
     if (!line.diverged && colour_axis) {
       const double t = axis_position(*colour_axis, line.values.back());
@@ -279,8 +287,45 @@ void setup_parallel_coordinates(QCustomPlot& plot, const ParallelFigure& f, cons
     curve->setPen(pen);
     curve->setName(detail::qstr(line.label));
   }
+}
 
-  for (int a = 0; a < n; ++a) draw_axis(plot, a, f.axes[a], small);
+namespace {
+bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
+}
+
+bool same_axis(const ParallelAxis& a, const ParallelAxis& b) {
+  return a.name == b.name && a.numeric == b.numeric && a.log == b.log &&
+         a.categories == b.categories && a.min == b.min && a.max == b.max && a.ticks == b.ticks;
+}
+}  // namespace
+
+bool parallel_extends(const ParallelFigure& drawn, ParallelFigure* now) {
+  if (drawn.axes.size() != now->axes.size() || now->lines.size() < drawn.lines.size()) return false;
+  for (size_t a = 0; a < drawn.axes.size(); ++a)
+    if (!same_axis(drawn.axes[a], now->axes[a])) return false;
+  std::map<int64_t, size_t> at;  // run id -> its line in `now`
+  for (size_t i = 0; i < now->lines.size(); ++i)
+    if (now->lines[i].run_id == 0 || !at.emplace(now->lines[i].run_id, i).second) return false;
+  std::vector<ParallelLine> ordered;
+  std::vector<bool> taken(now->lines.size(), false);
+  for (const ParallelLine& old : drawn.lines) {
+    const auto found = at.find(old.run_id);
+    if (found == at.end()) return false;
+    const ParallelLine& line = now->lines[found->second];
+    if (line.label != old.label || line.diverged != old.diverged ||
+        !same_values(line.values, old.values))
+      return false;
+    taken[found->second] = true;
+    ordered.push_back(line);
+  }
+  for (size_t i = 0; i < now->lines.size(); ++i)
+    if (!taken[i]) ordered.push_back(now->lines[i]);
+  now->lines = std::move(ordered);
+  return true;
 }
 
 }  // namespace fathom::plot

@@ -1,6 +1,7 @@
 // The parallel-coordinates tab: a sweep's runs as lines over its swept keys and the chosen
 // metrics (plot/parallel_coordinates.h), redrawn when runs finish.
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,6 +19,7 @@
 #include "gui/runs_filter.h"
 #include "gui/runs_view.h"
 #include "gui/store_session.h"
+#include "plot/style.h"
 #include "tests/gui/gui_test_registry.h"
 
 using fathom::db::NewRun;
@@ -85,6 +87,55 @@ struct ShownView {
 class ParallelViewTest : public QObject {
   Q_OBJECT
  private slots:
+  // A run that finishes inside the drawn axes adds its line alone: the other lines stay the
+  // same curves (a sweep of 16,384 runs drew every one again), the new one is coloured for
+  // its value on the same colour axis. One that finishes outside them (a new maximum) draws
+  // the plot again, every line coloured for the new range.
+  void aRunThatFinishesInsideTheAxesAddsItsLineAlone() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("grow.db");
+    auto store = Store::open(db.toStdString());
+    int n = 0;
+    for (const char* norm : {"post", "pre"})
+      for (const char* lr : {"0.0001", "0.01"}) {
+        const int64_t id = add_run(store, norm, lr);
+        store.set_final_metric(id, "valid_ppl", 3.0 + n++);  // 3 to 6
+        store.finish_run(id, "finished");
+      }
+    const int64_t inside = add_run(store, "post", "0.01");
+    const int64_t outside = add_run(store, "pre", "0.0001");
+    ShownView shown(db);
+    QVERIFY2(shown.session, qPrintable(shown.error));
+    fathom::gui::ParallelView& view = shown.view;
+    QVERIFY(view.choose("s", "valid_ppl"));
+    QCOMPARE(view.plot()->plottableCount(), 4);
+    std::vector<QCPAbstractPlottable*> before;
+    for (int i = 0; i < 4; ++i) before.push_back(view.plot()->plottable(i));
+    auto finish = [&](int64_t id, double ppl) {
+      store.set_final_metric(id, "valid_ppl", ppl);
+      store.finish_run(id, "finished");
+      view.showRuns(shown.session->store.list_runs(), {});
+      view.waitForResults();
+      QApplication::processEvents();  // the read's result is shown on the UI thread
+    };
+    finish(inside, 4.5);
+    QCOMPARE(view.plot()->plottableCount(), 5);
+    for (int i = 0; i < 4; ++i) QCOMPARE(view.plot()->plottable(i), before[i]);
+    QCOMPARE(view.shown()->lines[4].run_id, inside);
+    // valid_ppl 4.5 on 3..6: half way up the colour axis.
+    QCOMPARE(view.plot()->plottable(4)->pen().color(), fathom::plot::gradient_colour(0.5));
+    QVERIFY2(view.noteText().startsWith("5 runs"), qPrintable(view.noteText()));
+
+    finish(outside, 9.0);  // past the axis's end: 3..9
+    QCOMPARE(view.plot()->plottableCount(), 6);
+    QCOMPARE(view.shown()->axes.back().max, 9.0);
+    for (size_t i = 0; i < view.shown()->lines.size(); ++i) {
+      const double t = (view.shown()->lines[i].values.back() - 3.0) / 6.0;
+      QCOMPARE(view.plot()->plottable(static_cast<int>(i))->pen().color(),
+               fathom::plot::gradient_colour(t));
+    }
+  }
+
   void aSweepsRunsAreLinesOverItsAxes() {
     QTemporaryDir dir;
     const QString db = dir.filePath("p.db");

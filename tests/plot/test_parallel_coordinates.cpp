@@ -102,5 +102,32 @@ TEST(ParallelCoordinates, NothingIsDrawnBetweenTheValuesUnderTheStemsAndTheNames
   }
 }
 
+// A figure that keeps the drawn one's axes and lines, with runs added anywhere by id, extends
+// it: its lines are put in the drawn order, the new ones last. A changed line, a missing one,
+// or an axis that moved does not.
+TEST(ParallelCoordinates, AFigureExtendsTheDrawnOneWhereItsAxesAndLinesStand) {
+  auto numbered = [](ParallelFigure f) {
+    for (size_t i = 0; i < f.lines.size(); ++i) f.lines[i].run_id = static_cast<int64_t>(10 + i);
+    return f;
+  };
+  ParallelFigure drawn = numbered(four_runs());
+  drawn.lines.erase(drawn.lines.begin() + 1);  // runs 10, 12, 13 drawn; 11 finishes later
+  ParallelFigure now = numbered(four_runs());  // 10, 11, 12, 13: the same axes
+  ASSERT_TRUE(parallel_extends(drawn, &now));
+  std::vector<int64_t> order;
+  for (const auto& line : now.lines) order.push_back(line.run_id);
+  EXPECT_EQ(order, (std::vector<int64_t>{10, 12, 13, 11}));
+
+  ParallelFigure changed = numbered(four_runs());
+  changed.lines[2].values[1] = 0.002;
+  EXPECT_FALSE(parallel_extends(drawn, &changed));
+  ParallelFigure missing = numbered(four_runs());
+  missing.lines.erase(missing.lines.begin());
+  EXPECT_FALSE(parallel_extends(drawn, &missing));
+  ParallelFigure moved = numbered(four_runs());
+  moved.axes[3].max = 6;  // a new highest valid_ppl: every line's colour and place change
+  EXPECT_FALSE(parallel_extends(drawn, &moved));
+}
+
 }  // namespace test_parallel_coordinates
 }  // namespace fathom::plot
