@@ -5,11 +5,13 @@
 #include <qcustomplot.h>
 #include <QPainterPath>
 
+#include "base/util/same_value.h"
+
 namespace fathom::gui {
 
 bool ChartMark::operator==(const ChartMark& o) const {
-  auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
-  return kind == o.kind && curve == o.curve && same(x, o.x) && same(y, o.y) && text == o.text;
+  return kind == o.kind && curve == o.curve && same_value(x, o.x) && same_value(y, o.y) &&
+         text == o.text;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <QAction>
 #include <QVBoxLayout>
 
+#include "base/util/same_value.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "plot/plot_widget.h"
@@ -115,8 +116,6 @@ struct CachePoints {
 
 double finite_or_nan(double v) { return std::isfinite(v) ? v : kNaN; }
 
-bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
 void set_points(QCPGraph* graph, const plot::XY& xy) {
   graph->setData(QVector<double>(xy.x.begin(), xy.x.end()),
                  QVector<double>(xy.y.begin(), xy.y.end()), true);
@@ -139,7 +138,7 @@ bool extends(const plot::Curve& before, const plot::Curve& now) {
   auto prefix = [](const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() > b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-      if (!same(a[i], b[i])) return false;
+      if (!same_value(a[i], b[i])) return false;
     return true;
   };
   return before.band_lo.empty() == now.band_lo.empty() && prefix(before.step, now.step) &&
@@ -260,9 +259,8 @@ double CurvePlot::feed(const plot::CurveFigure& f, const std::vector<Points>& se
     bool fresh = i >= live_.size() || rewritten[i];
     if (!fresh) {  // grown, or rewritten (a resume deletes points; a new figure)?
       const size_t seen = live_[i].shown.count();
-      fresh =
-          n < seen ||
-          (seen > 0 && (p.x(seen - 1) != live_[i].last_x || !same(p.y(seen - 1), live_[i].last_y)));
+      fresh = n < seen || (seen > 0 && (p.x(seen - 1) != live_[i].last_x ||
+                                        !same_value(p.y(seen - 1), live_[i].last_y)));
     }
     if (fresh) {
       const double x0 = n ? p.x(0) : 0, range = n > 1 ? p.x(n - 1) - x0 : 0;

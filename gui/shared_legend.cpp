@@ -117,22 +117,22 @@ void SharedLegend::fitTexts() {
   const QFontMetrics metrics(font());
   // The labels are fitted once for their width and font: a poll of a live sweep changes a
   // few states, and fitting thousands of labels again was a tenth of its time on the UI thread.
-  const int label_room = std::max(room, 20);
-  if (fitted_labels_.size() != entries_.size() || fitted_room_ != label_room ||
+  const int fit_width = std::max(room, 20);
+  if (fitted_labels_.size() != entries_.size() || fitted_room_ != fit_width ||
       fitted_font_ != font()) {
     QStringList labels;
     for (const Entry& e : entries_) labels << e.label;
     const LegendLabelFit fit(labels);
     fitted_labels_.clear();
-    for (const Entry& e : entries_) fitted_labels_.push_back(fit.fit(e.label, metrics, label_room));
-    fitted_room_ = label_room, fitted_font_ = font();
+    for (const Entry& e : entries_) fitted_labels_.push_back(fit.fit(e.label, metrics, fit_width));
+    fitted_room_ = fit_width, fitted_font_ = font();
   }
   const bool old = filling_;
   filling_ = true;
   for (int i = 0; i < count() && i < static_cast<int>(entries_.size()); ++i) {
     const Entry& e = entries_[i];
     QString text = fitted_labels_[i];
-    if (!e.status.isEmpty()) text += "\n" + fitted_state(e.status, metrics, std::max(room, 20));
+    if (!e.status.isEmpty()) text += "\n" + fitted_state(e.status, metrics, fit_width);
     if (item(i)->text() != text) item(i)->setText(text);
   }
   filling_ = old;

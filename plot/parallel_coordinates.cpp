@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/util/error.h"
+#include "base/util/same_value.h"
 #include "db/run_status.h"
 #include "experiments/sweep_runs.h"
 #include "plot/headless.h"
@@ -290,13 +291,6 @@ void add_parallel_lines(QCustomPlot& plot, const ParallelFigure& f, size_t from)
 }
 
 namespace {
-bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
-  return true;
-}
-
 bool same_axis(const ParallelAxis& a, const ParallelAxis& b) {
   return a.name == b.name && a.numeric == b.numeric && a.log == b.log &&
          a.categories == b.categories && a.min == b.min && a.max == b.max && a.ticks == b.ticks;
