@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -287,31 +288,6 @@ std::vector<Artifact> SqlStore::artifacts(int64_t run) {
   return out;
 }
 
-std::map<std::string, std::string> SqlStore::tags(int64_t run) {
-  std::map<std::string, std::string> out;
-  sql().read_one([&] {
-    out.clear();
-    sql().query("SELECT key, value FROM run_tags WHERE run_id = ?1", {run},
-                [&](const SqlRow& row) { out[row.text(0)] = row.text(1); });
-  });
-  return out;
-}
-
-std::map<int64_t, std::string> SqlStore::tagged_runs(const std::string& key) {
-  std::map<int64_t, std::string> out;
-  sql().read_one([&] {
-    out.clear();
-    // One primary-key lookup (run_id, key) per run: SQLite's CROSS JOIN keeps runs the outer
-    // loop. Scanning run_tags for the key instead reads every tag, the stored valid samples
-    // too -- 4x slower over 10,000 runs with 50 sample tags each (341 MB).
-    sql().query(
-        "SELECT r.id, t.value FROM runs r CROSS JOIN run_tags t"
-        " WHERE t.run_id = r.id AND t.key = ?1",
-        {key}, [&](const SqlRow& row) { out[row.int64(0)] = row.text(1); });
-  });
-  return out;
-}
-
 std::vector<RunRecord> SqlStore::list_runs(const std::string& sweep_filter,
                                            const std::vector<std::string>& config_contains) {
   std::vector<std::string> conditions;
@@ -340,6 +316,39 @@ std::string run_states_sql() {
   // In the index's order: read from it alone, with no sort (list_run_states sorts by id).
   return std::string("SELECT ") + kRunStateColumns +
          " FROM runs WHERE sweep = ?1 ORDER BY status, id";
+}
+
+std::vector<RunRecord> SqlStore::list_run_states_with_metrics() {
+  std::vector<RunRecord> runs;
+  std::vector<std::tuple<int64_t, std::string, double>> metrics;
+  sql().read_snapshot([&] {
+    runs.clear();
+    metrics.clear();
+    // No ORDER BY id: in the index's order SQLite reads the index alone, not the rows.
+    sql().query(std::string("SELECT ") + kRunStateColumns + " FROM runs", {},
+                [&](const SqlRow& row) { runs.push_back(read_run(row)); });
+    sql().query("SELECT run_id, name, value FROM final_metrics", {}, [&](const SqlRow& row) {
+      metrics.emplace_back(row.int64(0), row.text(1), row.real(2));
+    });
+  });
+  std::sort(runs.begin(), runs.end(),
+            [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
+  for (auto& [id, name, value] : metrics) {
+    const auto run = std::lower_bound(runs.begin(), runs.end(), id,
+                                      [](const RunRecord& r, int64_t v) { return r.id < v; });
+    if (run != runs.end() && run->id == id) run->final_metrics[std::move(name)] = value;
+  }
+  return runs;
+}
+
+std::vector<RunRecord> SqlStore::runs_by_id(const std::vector<int64_t>& ids) {
+  std::vector<RunRecord> runs;
+  if (ids.empty()) return runs;
+  sql().read_snapshot([&] {
+    runs = select_runs("WHERE id IN (" + id_list(ids) + ")", {}, "ORDER BY id",
+                       /*metrics_by_id=*/true);
+  });
+  return runs;
 }
 
 std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {

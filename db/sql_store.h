@@ -53,7 +53,11 @@ class SqlStore : public StoreBackend {
   // ---- reads ----
   std::vector<Artifact> artifacts(int64_t run) override;
   std::map<std::string, std::string> tags(int64_t run) override;
+  std::map<int64_t, std::map<std::string, std::string>> listing_tags(
+      const std::vector<int64_t>& runs) override;
   std::map<int64_t, std::string> tagged_runs(const std::string& key) override;
+  std::vector<RunRecord> list_run_states_with_metrics() override;
+  std::vector<RunRecord> runs_by_id(const std::vector<int64_t>& ids) override;
   std::vector<RunRecord> list_runs(const std::string& sweep_filter,
                                    const std::vector<std::string>& config_contains) override;
   std::vector<RunRecord> list_run_states(const std::string& sweep) override;

@@ -278,6 +278,11 @@ std::map<int64_t, std::string> Store::tagged_runs(const std::string& key) const 
   return backend()->tagged_runs(key);
 }
 
+std::map<int64_t, std::map<std::string, std::string>> Store::listing_tags(
+    const std::vector<int64_t>& runs) const {
+  return backend()->listing_tags(runs);
+}
+
 std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter,
                                         const std::vector<std::string>& config_contains) const {
   for (const auto& word : config_contains)
@@ -288,6 +293,14 @@ std::vector<RunRecord> Store::list_runs(const std::string& sweep_filter,
       throw std::invalid_argument("Store::list_runs: '" + word +
                                   "' is not a word of letters, digits and _ . + - \"");
   return backend()->list_runs(sweep_filter, config_contains);
+}
+
+std::vector<RunRecord> Store::list_run_states_with_metrics() const {
+  return backend()->list_run_states_with_metrics();
+}
+
+std::vector<RunRecord> Store::runs_by_id(const std::vector<int64_t>& ids) const {
+  return backend()->runs_by_id(ids);
 }
 
 std::vector<RunRecord> Store::list_run_states(const std::string& sweep) const {

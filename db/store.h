@@ -149,12 +149,25 @@ class Store {
   // Every run that has the tag `key`, with its value: one read for a listing of thousands of
   // runs (`fathom runs`) instead of one per run.
   std::map<int64_t, std::string> tagged_runs(const std::string& key) const;
+  // Each of `runs`' tags but its stored validation samples (db/valid_samples.h: the large
+  // ones, read with tags(run)), in one read: what a listing shows of its runs -- the app's
+  // poll of a just-queued sweep of 4,000 runs was 3,000 round trips to a lab's server. Runs
+  // without such tags are absent.
+  std::map<int64_t, std::map<std::string, std::string>> listing_tags(
+      const std::vector<int64_t>& runs) const;
   // Oldest first; "" means all runs. With `config_contains`, only the runs whose config text
   // holds each of those words, ASCII case ignored: what `fathom runs --where norm=pre` reads
   // of a lab's 100,000 runs before parsing any config (experiments::RunQuery::config_words).
   // Words are of letters, digits and _ . + - " only (std::invalid_argument otherwise).
   std::vector<RunRecord> list_runs(const std::string& sweep_filter = "",
                                    const std::vector<std::string>& config_contains = {}) const;
+  // Every run's state as list_run_states(sweep) reads it (from the index runs_state: no row
+  // with its config is read), oldest first, with its final metrics -- which an evaluation may
+  // add to an ended run. A listing's poll that keeps what it read (db/run_listing.h): the rows
+  // of a lab's 16,000 runs are ~70 MB of configs a read.
+  std::vector<RunRecord> list_run_states_with_metrics() const;
+  // The runs `ids` as list_runs reads them, oldest first; ids not in the store are left out.
+  std::vector<RunRecord> runs_by_id(const std::vector<int64_t>& ids) const;
   // What a poll of a sweep needs (the scheduler's, each second), oldest first, read from one
   // index (runs_state): each run's id, name, sweep, status, host, device, updates,
   // heartbeat_at and lease. Every other field is left empty (0, "", nullopt, no final

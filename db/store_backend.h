@@ -86,6 +86,12 @@ class StoreBackend {
   virtual std::map<std::string, std::string> tags(int64_t run) = 0;
   // Store::tagged_runs.
   virtual std::map<int64_t, std::string> tagged_runs(const std::string& key) = 0;
+  // Store::listing_tags.
+  virtual std::map<int64_t, std::map<std::string, std::string>> listing_tags(
+      const std::vector<int64_t>& runs) = 0;
+  // Store::list_run_states_with_metrics, Store::runs_by_id.
+  virtual std::vector<RunRecord> list_run_states_with_metrics() = 0;
+  virtual std::vector<RunRecord> runs_by_id(const std::vector<int64_t>& ids) = 0;
   // Store::list_runs; the words are checked there.
   virtual std::vector<RunRecord> list_runs(const std::string& sweep_filter,
                                            const std::vector<std::string>& config_contains) = 0;

@@ -1,6 +1,7 @@
 #include "db/update_rate.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,26 @@ std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord
   if (last < 0) return {};
   const int64_t from = last - kRateIntervals * log_every_of(run) - 1;
   return store.metric_points_after(run.id, metric::kTrainLoss, from);
+}
+
+std::map<int64_t, std::vector<MetricPoint>> recent_train_losses(
+    const Store& store, const std::vector<RunRecord>& runs) {
+  std::map<int64_t, std::vector<MetricPoint>> out;
+  if (runs.empty()) return out;
+  std::vector<CurveRequest> ends;  // where each curve ends: no points after the largest step
+  for (const auto& run : runs)
+    ends.push_back({run.id, metric::kTrainLoss, std::numeric_limits<int64_t>::max()});
+  const auto ended = store.poll_curves(ends);
+  std::vector<CurveRequest> tails;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (ended[i].last_step >= 0)
+      tails.push_back({runs[i].id, metric::kTrainLoss,
+                       ended[i].last_step - kRateIntervals * log_every_of(runs[i]) - 1});
+  if (tails.empty()) return out;
+  const auto read = store.poll_curves(tails);
+  for (size_t i = 0; i < tails.size(); ++i)
+    if (!read[i].points.empty()) out[tails[i].run] = read[i].points;
+  return out;
 }
 
 std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run) {

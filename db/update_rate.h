@@ -4,6 +4,7 @@
 // a run resumed after preemption, or a fork that began at its parent's update 5,000, has
 // updates it did not make in that time (or time it spent queued), and that ETA was off by hours.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -28,6 +29,11 @@ inline constexpr int64_t kRateIntervals = 5;
 // `run`'s last kRateIntervals + 1 train_loss points (two short reads): the last is its loss
 // now, seconds_per_update of them its rate now. Empty before its first.
 std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord& run);
+
+// recent_train_losses of each of `runs` in two reads however many they are (Store::poll_curves:
+// one round trip each to a server), by run id; a run without a train_loss point is absent.
+std::map<int64_t, std::vector<MetricPoint>> recent_train_losses(const Store& store,
+                                                                const std::vector<RunRecord>& runs);
 
 // seconds_per_update(recent_train_losses(store, run)).
 std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run);

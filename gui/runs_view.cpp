@@ -229,6 +229,7 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   run_axes_.clear();
   best_points_.clear();
   best_read_at_.clear();
+  listing_.clear();
   refresh();
 }
 
@@ -236,7 +237,7 @@ void RunsView::refresh() {
   if (!session_) return;
   try {
     const bool first = model_->rowCount() == 0;
-    model_->setRuns(session_->store.list_runs());
+    model_->setRuns(listing_.read(session_->store));
     refreshJobs();
     refreshBest();
     if (first && model_->rowCount() > 0) fitColumns();
@@ -294,17 +295,26 @@ void RunsView::updateHint() {
 
 // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
 // worker); after it ended, it is read once and kept -- with its early stop, if any -- until a
-// resume runs it again.
+// resume runs it again. The tags to read are read at once (one round trip to a server).
 void RunsView::refreshJobs() {
+  const auto known_ended = [this](const db::RunRecord& run) {
+    return ended_runs_.count(run.id) && db::is_terminal_status(run.status);
+  };
+  std::vector<int64_t> to_read;
+  for (const auto& run : model_->runs())
+    if (!known_ended(run)) to_read.push_back(run.id);
+  const auto read = session_->store.listing_tags(to_read);
+  const std::map<std::string, std::string> no_tags;
   std::map<int64_t, QString> jobs, early_stops;
   for (const auto& run : model_->runs()) {
-    auto known = ended_runs_.find(run.id);
-    if (known != ended_runs_.end() && db::is_terminal_status(run.status)) {
-      jobs[run.id] = known->second.job;
-      if (!known->second.early_stop.isEmpty()) early_stops[run.id] = known->second.early_stop;
+    if (known_ended(run)) {
+      const auto& known = ended_runs_.at(run.id);
+      jobs[run.id] = known.job;
+      if (!known.early_stop.isEmpty()) early_stops[run.id] = known.early_stop;
       continue;
     }
-    const auto tags = session_->store.tags(run.id);
+    const auto found = read.find(run.id);
+    const auto& tags = found == read.end() ? no_tags : found->second;
     const QString job = RunsModel::jobShown(tags, run.status);
     const QString early_stop = db::ended_by_early_stop(tags)
                                    ? QString::fromStdString(tags.at(db::kEarlyStopTag))
@@ -327,13 +337,14 @@ void RunsView::refreshJobs() {
   if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
     model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
   // A running run's training loss now, its last train_loss point, and the rate it trains at
-  // now, from its last few (db/update_rate.h): two short reads a run.
+  // now, from its last few (db/update_rate.h): two short reads for all of them.
+  std::vector<db::RunRecord> running;
+  for (const auto& run : model_->runs())
+    if (run.status == db::status::kRunning) running.push_back(run);
   std::map<int64_t, double> loss, seconds_per_update;
-  for (const auto& run : model_->runs()) {
-    if (run.status != db::status::kRunning) continue;
-    const auto points = db::recent_train_losses(session_->store, run);
-    if (!points.empty()) loss[run.id] = points.back().value;
-    if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run.id] = *rate;
+  for (const auto& [run, points] : db::recent_train_losses(session_->store, running)) {
+    loss[run] = points.back().value;
+    if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   }
   model_->setCurrentLoss(std::move(loss), std::move(seconds_per_update));
 }

@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include "db/run_listing.h"
 #include "db/store.h"
 #include "gui/workbench_view.h"
 
@@ -150,6 +151,7 @@ class RunsView : public QWidget, public WorkbenchView {
     QString early_stop;  // why train.patience ended it; "" when it did not
   };
   std::map<int64_t, EndedRun> ended_runs_;
+  db::RunListing listing_;  // the runs, their configs read only when new or changed
   std::set<QString> axes_;  // the sweep axes (axis.KEY tags) of the runs read
   std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
   bool columns_chosen_ = false;

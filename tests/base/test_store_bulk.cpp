@@ -2,7 +2,8 @@
 // their tags in one transaction exactly as create_run and set_tag one by one do (issue 54:
 // queueing committed once per run and per tag); list_run_states reads what the scheduler's
 // poll needs, and no config (it read every run's JSON and YAML config each second);
-// tagged_runs reads one tag of every run, as tags() run by run would.
+// tagged_runs reads one tag of every run, as tags() run by run would; listing_tags and
+// recent_train_losses read many runs' tags and recent losses at once, as run by run.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "db/store.h"
+#include "db/update_rate.h"
 #include "tests/support/store_test_fixture.h"
 
 using namespace fathom::db;
@@ -210,6 +212,65 @@ TEST_P(StoreBackendTest, TaggedRunsIsEachRunsTagReadOneByOne) {
   EXPECT_TRUE(store.tagged_runs("no such tag").empty());
   store.delete_run(ids[0]);
   EXPECT_EQ(store.tagged_runs("early_stop").count(ids[0]), 0U);
+}
+
+// What a listing shows of many runs in one read: each run's tags as tags() has them, but its
+// stored validation samples (large: a translation of each sample at each validation).
+TEST_P(StoreBackendTest, ListingTagsAreEachRunsTagsButItsSamples) {
+  auto store = Store::open(db_path());
+  std::vector<int64_t> ids = store.create_runs(three_runs("a"));
+  ids.push_back(store.create_run(sample_run("untagged")));
+  store.set_tag(ids[1], "samples.u100", R"([{"source":"a","reference":"b","hypothesis":"c"}])");
+  store.set_tag(ids[1], "samples.u", "[]");
+  store.set_tag(ids[1], "Samples.u5", "kept: another key");  // case matters
+  store.set_tag(ids[1], "samples.x", "kept");
+  const auto read = store.listing_tags({ids[1], ids[2], ids[3]});
+  std::map<int64_t, std::map<std::string, std::string>> expected;
+  for (int64_t id : {ids[1], ids[2]}) expected[id] = store.tags(id);
+  expected[ids[1]].erase("samples.u100");
+  expected[ids[1]].erase("samples.u");
+  EXPECT_EQ(read, expected);
+  EXPECT_EQ(read.at(ids[1]).size(), 4U);  // two axis tags, two kept keys
+  EXPECT_EQ(read.count(ids[0]), 0U);      // not asked
+  EXPECT_EQ(read.count(ids[3]), 0U);      // no tags
+  EXPECT_TRUE(store.listing_tags({}).empty());
+}
+
+// The Runs tab's losses and rates of every running run in two reads: each run's last six
+// train_loss points (five of its own logging intervals), as the read of one run gives them.
+TEST_P(StoreBackendTest, RecentTrainLossesOfManyRunsAreEachRunsOwn) {
+  auto store = Store::open(db_path());
+  std::vector<RunRecord> runs;
+  for (int every : {10, 50, 20}) {
+    NewRun r = sample_run("every" + std::to_string(every));
+    r.config_json = R"({"train": {"log_every": )" + std::to_string(every) + "}}";
+    const int64_t id = store.create_run(r);
+    if (every != 20) {  // that one has no point yet
+      std::vector<MetricRow> rows;
+      for (int64_t step = every; step <= 40 * every; step += every)
+        rows.push_back({step, "train_loss", 1.0 / step, 0.1 * step});
+      rows.push_back({1, "valid_loss", 9.0, 0.0});
+      store.write_metrics(id, rows);
+    }
+    runs.push_back(*store.find_run(std::to_string(id)));
+  }
+  const auto read = recent_train_losses(store, runs);
+  ASSERT_EQ(read.size(), 2U);
+  EXPECT_EQ(read.count(runs[2].id), 0U);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& points = read.at(runs[i].id);
+    const auto one = recent_train_losses(store, runs[i]);
+    ASSERT_EQ(points.size(), one.size());
+    ASSERT_EQ(points.size(), 6U);  // steps 35..40 logging intervals
+    const int64_t every = i == 0 ? 10 : 50;
+    EXPECT_EQ(points.front().step, 35 * every);
+    EXPECT_EQ(points.back().step, 40 * every);
+    for (size_t k = 0; k < points.size(); ++k) {
+      EXPECT_EQ(points[k].step, one[k].step);
+      EXPECT_DOUBLE_EQ(points[k].value, 1.0 / points[k].step);
+    }
+  }
+  EXPECT_TRUE(recent_train_losses(store, std::vector<RunRecord>{}).empty());
 }
 
 }  // namespace test_store_bulk

@@ -124,4 +124,20 @@ int64_t ScratchStore::raw_count(const std::string& table, const std::string& col
   return n;
 }
 
+void ScratchStore::raw_exec(const std::string& sql) const {
+  if (backend_ != "sqlite") {
+    postgres_exec(database_, sql);
+    return;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(location_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+    throw std::runtime_error("cannot open " + location_);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  const std::string why = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(db);
+  if (rc != SQLITE_OK) throw std::runtime_error(sql + ": " + why);
+}
+
 }  // namespace fathom::testing

@@ -34,6 +34,8 @@ class ScratchStore {
   const std::string& dir() const { return dir_; }  // a temporary directory for files
   const std::string& backend() const { return backend_; }
   int64_t raw_count(const std::string& table, const std::string& column, int64_t value) const;
+  // Runs `sql` on the store behind its API (a hand edit a contract says never happens).
+  void raw_exec(const std::string& sql) const;
 
  private:
   std::string backend_, dir_, location_, database_;

@@ -1,0 +1,110 @@
+// db::RunListing, the app's listing of every run each second, on every backend: it reads what
+// Store::list_runs reads while reading a run's whole row (its config) only when the run is new
+// or its row may have changed (running, or its state moved since: a config changes only under
+// a lease).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "db/lease.h"
+#include "db/run_listing.h"
+#include "db/store.h"
+#include "tests/support/store_test_fixture.h"
+
+using namespace fathom::db;
+using fathom::testing::sample_run;
+using fathom::testing::StoreBackendTest;
+
+namespace test_run_listing {
+
+void expect_same_runs(const std::vector<RunRecord>& listed, const std::vector<RunRecord>& all) {
+  ASSERT_EQ(listed.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(all[i].name);
+    EXPECT_EQ(listed[i].id, all[i].id);
+    EXPECT_EQ(listed[i].name, all[i].name);
+    EXPECT_EQ(listed[i].status, all[i].status);
+    EXPECT_EQ(listed[i].lease, all[i].lease);
+    EXPECT_EQ(listed[i].updates, all[i].updates);
+    EXPECT_EQ(listed[i].error, all[i].error);
+    EXPECT_EQ(listed[i].git_rev, all[i].git_rev);
+    EXPECT_EQ(listed[i].created_at, all[i].created_at);
+    EXPECT_EQ(listed[i].final_metrics, all[i].final_metrics);
+    EXPECT_EQ(listed[i].config_json, all[i].config_json);
+    EXPECT_EQ(listed[i].config_yaml, all[i].config_yaml);
+  }
+}
+
+const RunRecord& by_name(const std::vector<RunRecord>& runs, const std::string& name) {
+  for (const auto& r : runs)
+    if (r.name == name) return r;
+  throw std::runtime_error("no run " + name);
+}
+
+TEST_P(StoreBackendTest, RunListingReadsWhatListRunsReads) {
+  auto store = Store::open(db_path());
+  RunListing listing;
+  EXPECT_TRUE(listing.read(store).empty());
+  const int64_t a = store.create_run(sample_run("a", "sw"));
+  const int64_t b = store.create_run(sample_run("b", "sw"));
+  expect_same_runs(listing.read(store), store.list_runs());
+
+  // A run claimed, its config changed by its holder (a resume with more updates), finished
+  // with a metric: each read as list_runs reads it.
+  const RunRecord claimed = *store.claim_next_run("sw", "node1", "cpu");
+  ASSERT_EQ(claimed.id, a);
+  const Lease lease{a, claimed.lease};
+  expect_same_runs(listing.read(store), store.list_runs());
+  store.set_config(lease, "train:\n  max_updates: 900\n", R"({"train":{"max_updates":900}})");
+  expect_same_runs(listing.read(store), store.list_runs());
+  EXPECT_EQ(by_name(listing.read(store), "a").config_yaml, "train:\n  max_updates: 900\n");
+  store.set_final_metric(lease, "valid_loss", 2.5);
+  store.finish_run(lease, "finished");
+  expect_same_runs(listing.read(store), store.list_runs());
+  // An evaluation's metric on the ended run (no lease, no state moved), and a second verdict.
+  store.set_final_metric(a, "test_bleu", 31.5);
+  expect_same_runs(listing.read(store), store.list_runs());
+  EXPECT_EQ(by_name(listing.read(store), "a").final_metrics.at("test_bleu"), 31.5);
+  store.finish_run(a, "crashed", "marked lost by hand");
+  expect_same_runs(listing.read(store), store.list_runs());
+  EXPECT_EQ(by_name(listing.read(store), "a").error, "marked lost by hand");
+
+  // A new run, a deleted one.
+  store.create_run(sample_run("c", "sw"));
+  store.delete_run(b);
+  expect_same_runs(listing.read(store), store.list_runs());
+  EXPECT_EQ(listing.read(store).size(), 2U);
+}
+
+// What it does not read again: a config edited behind the store's API (which no holder can do
+// to a run it does not hold) shows only once the run's status or lease moved -- proof that a
+// quiet poll read no config. A fresh listing reads it at once.
+TEST_P(StoreBackendTest, RunListingReadsAConfigAgainOnlyWhenItsRunMoved) {
+  auto store = Store::open(db_path());
+  const int64_t a = store.create_run(sample_run("a", "sw"));
+  RunListing listing;
+  const std::string stored = listing.read(store).at(0).config_json;
+  scratch_->raw_exec("UPDATE runs SET config_json = '{\"edited\":1}' WHERE id = " +
+                     std::to_string(a));
+  EXPECT_EQ(store.list_runs().at(0).config_json, R"({"edited":1})");
+  EXPECT_EQ(listing.read(store).at(0).config_json, stored);  // kept
+  EXPECT_EQ(RunListing().read(store).at(0).config_json, R"({"edited":1})");
+  const RunRecord claimed = *store.claim_next_run("sw", "node1", "cpu");  // queued -> running
+  EXPECT_EQ(listing.read(store).at(0).config_json, R"({"edited":1})");
+  // While it runs, each read reads it again.
+  scratch_->raw_exec("UPDATE runs SET config_json = '{\"edited\":2}' WHERE id = " +
+                     std::to_string(a));
+  EXPECT_EQ(listing.read(store).at(0).config_json, R"({"edited":2})");
+  store.finish_run(Lease{a, claimed.lease}, "finished");
+  scratch_->raw_exec("UPDATE runs SET config_json = '{\"edited\":3}' WHERE id = " +
+                     std::to_string(a));
+  EXPECT_EQ(listing.read(store).at(0).config_json, R"({"edited":3})");  // its status moved
+  scratch_->raw_exec("UPDATE runs SET config_json = '{\"edited\":4}' WHERE id = " +
+                     std::to_string(a));
+  EXPECT_EQ(listing.read(store).at(0).config_json, R"({"edited":3})");  // ended, kept
+  listing.clear();
+  EXPECT_EQ(listing.read(store).at(0).config_json, R"({"edited":4})");
+}
+
+}  // namespace test_run_listing
