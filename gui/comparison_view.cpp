@@ -7,28 +7,27 @@
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "base/util/same_value.h"
 #include "db/fork_tags.h"
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "experiments/comparison_table.h"
-#include "experiments/report_numbers.h"
 #include "experiments/value_at_budget.h"
 #include "gui/budget_choice.h"
 #include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/file_dialog.h"
+#include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/verdicts_window.h"
@@ -73,41 +72,11 @@ std::string strip_axis(const QString& text) {
   return key.rfind("axis.", 0) == 0 ? key.substr(5) : key;
 }
 
-QString axis_short_name(const std::string& axis) {
-  return QString::fromStdString(plot::axis_short_name(axis));
-}
-
 // Every key of a chosen axis (each part of a zip group) is one of the run's axis tags.
 bool has_table_axis(const experiments::TableRun& t, const std::string& axis) {
   for (const auto& part : QString::fromStdString(axis).split(QLatin1Char('+')))
     if (!t.axes.count(part.toStdString())) return false;
   return true;
-}
-
-// A cell as the table shows it: value ± std (n), a dagger where runs diverged, the variant
-// and p-value where asked for; bold where best, red where only diverged runs are.
-QTableWidgetItem* table_item(const experiments::ComparisonTable& t,
-                             const experiments::TableCell& cell, const QFont& bold) {
-  QString text = QString::fromStdString(cell.status.empty() ? "-" : cell.status);
-  if (cell.value) {
-    text = QString::number(*cell.value, 'f', t.digits);
-    if (cell.std) text += QStringLiteral(" \u00b1 %1").arg(*cell.std, 0, 'f', t.digits);
-    if (t.show_n) text += QStringLiteral(" (n=%1)").arg(cell.used);
-    if (cell.diverged) text += QStringLiteral(" \u2020");
-    if (t.show_variant) text += QStringLiteral(" [%1]").arg(QString::fromStdString(cell.variant));
-  }
-  if (const std::string p = experiments::p_value_text(cell); !p.empty())
-    text += QStringLiteral(" (%1)").arg(QString::fromStdString(p));
-  auto* item = new QTableWidgetItem(text);
-  item->setTextAlignment(Qt::AlignCenter);
-  item->setToolTip(QStringLiteral("%1 run(s): %2 with %3, %4 diverged")
-                       .arg(cell.runs)
-                       .arg(cell.used)
-                       .arg(QString::fromStdString(t.metric))
-                       .arg(cell.diverged));
-  if (cell.best) item->setFont(bold);
-  if (!cell.value && cell.diverged) item->setForeground(QColor(200, 40, 40));
-  return item;
 }
 
 }  // namespace
@@ -285,16 +254,17 @@ void ComparisonView::showRuns(const std::vector<db::RunRecord>& all,
   if (sameRuns(all)) return;
   // A least budget (drawn on the dashboard) moves as runs finish: found again out of sight.
   if (read_at_ && (read_at_->least || read_at_->found_least)) return setRuns(all);
-  if (!when_shown_->defer([this, all] { setRuns(all); })) setRuns(all);
+  if (!when_shown_->defer(runs_status_signature(all),
+                          [&] { return [this, all] { setRuns(all); }; }))
+    setRuns(all);
 }
 
-// Polled every second: redraw only when a run, a status or a final metric changed.
+// Polled every second: redraw only when a run, a status or a final metric changed (a NaN one,
+// a diverged run's, is the same NaN: == said it changed at every poll).
 bool ComparisonView::sameRuns(const std::vector<db::RunRecord>& runs) const {
-  bool same = runs.size() == all_.size();
-  for (size_t i = 0; same && i < runs.size(); ++i)
-    same = runs[i].id == all_[i].id && runs[i].status == all_[i].status &&
-           runs[i].final_metrics == all_[i].final_metrics;
-  return same;
+  return std::equal(runs.begin(), runs.end(), all_.begin(), all_.end(), [](auto& a, auto& b) {
+    return a.id == b.id && a.status == b.status && same_values(a.final_metrics, b.final_metrics);
+  });
 }
 
 void ComparisonView::setRuns(const std::vector<db::RunRecord>& runs) {
@@ -530,33 +500,6 @@ std::vector<experiments::TableRun> ComparisonView::tableRuns(
   return runs;
 }
 
-// The table widget's headers and cells from the built table.
-void ComparisonView::fillTable(const experiments::TableOptions& options) {
-  const experiments::ComparisonTable& t = *current_;
-  table_->setRowCount(static_cast<int>(t.row_labels.size()));
-  table_->setColumnCount(static_cast<int>(t.col_labels.size()));
-  QStringList row_labels, col_labels;
-  // Headers name their axis ("norm = pre", "lr = 0.002"): the values alone leave the reader to
-  // guess which axis runs down and which across.
-  const QString row_axis = axis_short_name(options.rows), col_axis = axis_short_name(options.cols);
-  for (const auto& r : t.row_labels) row_labels << row_axis + " = " + QString::fromStdString(r);
-  for (const auto& c : t.col_labels)
-    col_labels << (options.cols.empty() ? QString::fromStdString(c)
-                                        : col_axis + " = " + QString::fromStdString(c));
-  table_->setVerticalHeaderLabels(row_labels);
-  table_->setHorizontalHeaderLabels(col_labels);
-  table_->setCornerButtonEnabled(false);
-  QFont bold = table_->font();
-  bold.setBold(true);
-  for (size_t r = 0; r < t.row_labels.size(); ++r)
-    for (size_t c = 0; c < t.col_labels.size(); ++c)
-      table_->setItem(static_cast<int>(r), static_cast<int>(c), table_item(t, t.cells[r][c], bold));
-  // No taller than its rows: the bars below get the height a short table leaves empty.
-  table_->setMaximumHeight(table_->horizontalHeader()->height() +
-                           table_->verticalHeader()->length() + 2 * table_->frameWidth() +
-                           table_->horizontalScrollBar()->sizeHint().height());
-}
-
 void ComparisonView::openVerdicts() {
   if (!current_ || versus_->currentIndex() <= 0) return;
   VerdictsRequest request{sweep_->currentText(), tableOptions(), versus_->currentText(), {}};
@@ -567,32 +510,6 @@ void ComparisonView::openVerdicts() {
       request.other_metrics << metric_->itemText(i);
   QString problem;
   if (!open_verdicts_window(this, location_, request, &problem)) emit error(problem);
-}
-
-void ComparisonView::exportTable() {
-  if (!current_) return;
-  const QString path =
-      choose_file_to_save(this, QStringLiteral("Export table"), QString(),
-                          QStringLiteral("Markdown (*.md);;LaTeX (*.tex);;CSV (*.csv)"));
-  if (path.isEmpty()) return;
-  if (!writeTable(path)) {
-    emit error(QStringLiteral("cannot write %1").arg(path));
-    return;
-  }
-  note_->setText(note_->text() + (note_->text().isEmpty() ? "" : "\n") +
-                 QStringLiteral("Table saved to %1").arg(path));
-}
-
-bool ComparisonView::writeTable(const QString& path) const {
-  if (!current_) return false;
-  const std::string text =
-      path.endsWith(QStringLiteral(".csv"))   ? experiments::table_to_csv(*current_)
-      : path.endsWith(QStringLiteral(".tex")) ? experiments::table_to_latex(*current_)
-                                              : experiments::table_to_markdown(*current_);
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return false;
-  return file.write(text.data(), static_cast<qint64>(text.size())) ==
-         static_cast<qint64>(text.size());
 }
 
 }  // namespace fathom::gui

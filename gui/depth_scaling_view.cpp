@@ -263,7 +263,11 @@ void DepthScalingView::showRuns(const std::vector<db::RunRecord>& all,
   const std::string signature = runs_signature(all);
   if (signature == signature_) return;  // nothing it shows changed
   // Read again in the worker for every finished run: not while the tab is out of sight.
-  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
+  // Out of sight, the runs of the first poll that changed them wait; their later updates come
+  // with the first poll after the tab is shown.
+  if (when_shown_->defer(runs_status_signature(all),
+                         [&] { return [this, all] { showRuns(all, {}); }; }))
+    return;
   signature_ = signature;
   runs_ = all;
   std::set<std::string> sweeps;

@@ -9,9 +9,13 @@ DrawWhenShown::DrawWhenShown(QWidget* view) : QObject(view), view_(view) {
   view->installEventFilter(this);
 }
 
+bool DrawWhenShown::outOfSight() const {
+  return view_->window()->isVisible() && !view_->isVisible();
+}
+
 bool DrawWhenShown::defer(std::function<void()> work) {
-  // On a tab that is not current, in a window on screen: hidden, while its window is not.
-  if (!view_->window()->isVisible() || view_->isVisible()) {
+  pending_key_.clear();
+  if (!outOfSight()) {
     pending_ = nullptr;  // the caller's work is newer
     return false;
   }

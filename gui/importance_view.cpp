@@ -21,6 +21,7 @@
 #include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/relayout_on_resize.h"
+#include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
@@ -118,11 +119,10 @@ void ImportanceView::setStore(StoreSession* session, const QString& location) {
 
 void ImportanceView::showRuns(const std::vector<db::RunRecord>& all,
                               const std::vector<db::RunRecord>&) {
-  std::string signature;
-  for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
+  const std::string signature = runs_status_signature(all);
   if (signature == signature_) return;  // final metrics come with a status change
   // Read again in the worker for every finished run: not while the tab is out of sight.
-  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
+  if (when_shown_->defer(signature, [&] { return [this, all] { showRuns(all, {}); }; })) return;
   signature_ = signature;
   runs_ = all;
   std::set<QString> sweeps;

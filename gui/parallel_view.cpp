@@ -16,6 +16,7 @@
 #include "gui/draw_when_shown.h"
 #include "gui/export_menu.h"
 #include "gui/run_brush.h"
+#include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/store_worker.h"
@@ -112,11 +113,10 @@ void ParallelView::setStore(StoreSession* session, const QString& location) {
 
 void ParallelView::showRuns(const std::vector<db::RunRecord>& all,
                             const std::vector<db::RunRecord>&) {
-  std::string signature;
-  for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
+  const std::string signature = runs_status_signature(all);
   if (signature == signature_) return;  // final metrics come with a status change
   // A line for each run, drawn on the UI thread: not while the tab is out of sight.
-  if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
+  if (when_shown_->defer(signature, [&] { return [this, all] { showRuns(all, {}); }; })) return;
   signature_ = signature;
   std::set<QString> sweeps;
   for (const auto& r : all)

@@ -15,4 +15,11 @@ inline std::string runs_signature(const std::vector<db::RunRecord>& runs) {
   return signature;
 }
 
+// Every run's id and status: the runs and their final metrics (which come with a status).
+inline std::string runs_status_signature(const std::vector<db::RunRecord>& runs) {
+  std::string signature;
+  for (const auto& r : runs) signature += std::to_string(r.id) + r.status + ";";
+  return signature;
+}
+
 }  // namespace fathom::gui

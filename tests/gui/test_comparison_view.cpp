@@ -349,6 +349,36 @@ class ComparisonViewTest : public QObject {
              QStringLiteral("No run of sweep a-live has a final metric yet (2 of its 2 runs "
                             "queued or running): the table fills in as they finish."));
   }
+
+  // A diverged run's NaN final metric is the same at the next poll: a poll that brings nothing
+  // new starts no read (NaN == NaN is false, and it re-read the sweep every second).
+  void aPollWithANanMetricAndNothingNewReadsNothing() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("nan.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const std::string norm : {"pre", "post"}) {
+        NewRun r;
+        r.sweep = "n";
+        r.name = "n/" + norm;
+        const int64_t id = store.create_run(r);
+        store.set_tag(id, "axis.model.norm", norm);
+        store.set_final_metric(id, "valid_loss", norm == "pre" ? 2.0 : std::nan(""));
+        store.finish_run(id, norm == "pre" ? "finished" : "diverged");
+      }
+    }
+    QString error;
+    auto session = fathom::gui::StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::ComparisonView view;
+    view.setSession(session.get());
+    const auto runs = session->store.list_runs();
+    QVERIFY(std::isnan(runs.at(1).final_metrics.at("valid_loss")));
+    view.showRuns(runs, {});
+    view.waitForResults();
+    view.showRuns(session->store.list_runs(), {});
+    QVERIFY(!view.reading());
+  }
 };
 
 FATHOM_GUI_TEST(ComparisonViewTest);

@@ -97,6 +97,45 @@ class DrawWhenShownTest : public QObject {
     importance->waitForResults();
     QCOMPARE(importance->shown()->runs, 4);
   }
+
+  // The keyed defer makes a tab's work (a copy of every run) once per key while it waits: the
+  // polls that bring nothing new make none. The work last made is what runs when shown.
+  void keyedDeferMakesItsWorkOncePerKey() {
+    QTabWidget tabs;
+    auto* front = new QWidget;
+    auto* behind = new QWidget;
+    tabs.addTab(front, QStringLiteral("front"));
+    tabs.addTab(behind, QStringLiteral("behind"));
+    auto* when_shown = new fathom::gui::DrawWhenShown(behind);
+    int made = 0;
+    std::string ran;
+    const auto defer = [&](const std::string& key) {
+      return when_shown->defer(key, [&, key] {
+        ++made;
+        return [&ran, key] { ran += key; };
+      });
+    };
+    QVERIFY(!defer("a"));  // in no shown window: the caller works now, nothing made
+    QCOMPARE(made, 0);
+    tabs.resize(400, 300);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    QVERIFY(defer("a"));
+    QVERIFY(defer("a"));
+    QVERIFY(defer("a"));
+    QCOMPARE(made, 1);
+    QVERIFY(defer("b"));
+    QCOMPARE(made, 2);
+    QVERIFY(ran.empty());
+    tabs.setCurrentWidget(behind);
+    QCOMPARE(ran, std::string("b"));
+    QVERIFY(!when_shown->pending());
+    QVERIFY(!defer("b"));  // in front: works now
+    QCOMPARE(made, 2);
+    tabs.setCurrentWidget(front);
+    QVERIFY(defer("b"));  // the key of work already done is not kept
+    QCOMPARE(made, 3);
+  }
 };
 
 FATHOM_GUI_TEST(DrawWhenShownTest);
