@@ -72,6 +72,10 @@ ParallelView::ParallelView(QWidget* parent)
   // Thousands of lines: drawn without antialiasing on screen, as the dashboard's curves (an
   // export draws them antialiased, plot/save.cpp).
   plot_->setNotAntialiasedElements(QCP::aePlottables);
+  // The lines of runs that finished since a full draw: a buffered layer of their own above the
+  // others, so a poll that adds some repaints them alone (16,384 lines: ~110 ms a repaint).
+  plot_->addLayer(kAddedLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+  plot_->layer(kAddedLayer)->setMode(QCPLayer::lmBuffered);
   add_export_menu(plot_);  // drawn as shown (no figure JSON behind it)
   note_ = new QLabel(QStringLiteral("Open a store with a sweep."));
   note_->setWordWrap(true);
@@ -190,11 +194,15 @@ void ParallelView::showRead(const std::function<plot::ParallelFigure&()>& get) {
     note_->setText(where_error(e).value_or(describe_store_error(e)));
     return;
   }
+  bool added = false;  // lines added, with no brush, to a figure drawn in full before
   if (shown_ && plot::parallel_extends(*shown_, &read)) {
     // Runs that finished inside the drawn axes: their lines alone are added.
     const size_t drawn = shown_->lines.size();
     shown_ = std::move(read);
+    added = ranges_.empty();  // else a brush decides their pens and layers
+    if (added) plot_->setCurrentLayer(kAddedLayer);
     plot::add_parallel_lines(*plot_, *shown_, drawn);
+    plot_->setCurrentLayer(QStringLiteral("main"));
   } else {
     clearLines();
     shown_ = std::move(read);
@@ -204,7 +212,10 @@ void ParallelView::showRead(const std::function<plot::ParallelFigure&()>& get) {
   }
   for (int i = static_cast<int>(pens_.size()); i < plot_->plottableCount(); ++i)
     pens_.push_back(plot_->plottable(i)->pen());
-  applyBrush();  // the ranges of axes still shown hold; replots
+  if (added)
+    showAdded();
+  else
+    applyBrush();  // the ranges of axes still shown hold; replots
   QString note = QStringLiteral("%1 runs").arg(shown_->lines.size());
   if (shown_->where_note)
     note += QStringLiteral("; ") + QString::fromStdString(*shown_->where_note);
@@ -215,6 +226,32 @@ void ParallelView::showRead(const std::function<plot::ParallelFigure&()>& get) {
                  QStringLiteral("; a run without a metric (diverged) stops before its axis. Drag "
                                 "along an axis to keep a range of it (the runs table follows), "
                                 "hover over a line to name its run"));
+}
+
+namespace {
+// A layer's paint buffer, which QCustomPlot marks stale when a layerable joins the layer and
+// then answers the layer's own repaint with a full one. Repainting the layer redraws its whole
+// buffer, so it is not stale after: a member pointer named through a subclass reaches it.
+struct LayerBuffer : QCPLayer {
+  static void repaint(QCPLayer* layer) {
+    if (auto buffer = (layer->*(&LayerBuffer::mPaintBuffer)).toStrongRef())
+      buffer->setInvalidated(false);
+    layer->replot();
+  }
+};
+}  // namespace
+
+void ParallelView::showAdded() {
+  QCPLayer* added = plot_->layer(kAddedLayer);
+  // Past some hundreds the layer's repaint is most of a full one: they join the others.
+  if (added->children().size() > kAddedLinesKept) {
+    for (int i = 0; i < plot_->plottableCount(); ++i)
+      if (plot_->plottable(i)->layer() == added)
+        plot_->plottable(i)->setLayer(QStringLiteral("main"));
+    plot_->replot();
+    return;
+  }
+  LayerBuffer::repaint(added);
 }
 
 void ParallelView::brushAxis(int axis, double from, double to) {

@@ -82,6 +82,10 @@ class ParallelView : public QWidget, public WorkbenchView {
   int axisAt(double x_pixel) const;  // the axis within a few pixels of x, else -1
   // Fades the lines outside the ranges, draws the ranges, and tells the RunBrush.
   void applyBrush();
+  // Lines just added with no brush, on the layer of such lines: that layer alone repainted.
+  void showAdded();
+  static inline const QString kAddedLayer = QStringLiteral("added");
+  static constexpr int kAddedLinesKept = 256;
 
   StoreSession* session_ = nullptr;
   std::string signature_;  // of the runs last drawn: ids, statuses

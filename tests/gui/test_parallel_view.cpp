@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
@@ -118,7 +119,15 @@ class ParallelViewTest : public QObject {
       view.waitForResults();
       QApplication::processEvents();  // the read's result is shown on the UI thread
     };
+    QSignalSpy full(view.plot(), &QCustomPlot::beforeReplot);
     finish(inside, 4.5);
+    // Its line alone is painted (a layer of its own): no full replot, and the widget's picture
+    // is what a full replot paints.
+    QCOMPARE(full.count(), 0);
+    QCOMPARE(view.plot()->plottable(4)->layer()->name(), QStringLiteral("added"));
+    const QImage partial = view.plot()->grab().toImage();
+    view.plot()->replot();
+    QCOMPARE(view.plot()->grab().toImage(), partial);
     QCOMPARE(view.plot()->plottableCount(), 5);
     for (int i = 0; i < 4; ++i) QCOMPARE(view.plot()->plottable(i), before[i]);
     QCOMPARE(view.shown()->lines[4].run_id, inside);
@@ -126,7 +135,9 @@ class ParallelViewTest : public QObject {
     QCOMPARE(view.plot()->plottable(4)->pen().color(), fathom::plot::gradient_colour(0.5));
     QVERIFY2(view.noteText().startsWith("5 runs"), qPrintable(view.noteText()));
 
-    finish(outside, 9.0);  // past the axis's end: 3..9
+    full.clear();
+    finish(outside, 9.0);  // past the axis's end: 3..9, drawn in full
+    QVERIFY(full.count() > 0);
     QCOMPARE(view.plot()->plottableCount(), 6);
     QCOMPARE(view.shown()->axes.back().max, 9.0);
     for (size_t i = 0; i < view.shown()->lines.size(); ++i) {
