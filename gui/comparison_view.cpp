@@ -260,10 +260,13 @@ void ComparisonView::showRuns(const std::vector<db::RunRecord>& all,
 }
 
 // Polled every second: redraw only when a run, a status or a final metric changed (a NaN one,
-// a diverged run's, is the same NaN: == said it changed at every poll).
+// a diverged run's, is the same NaN: == said it changed at every poll), or at a budget where a
+// running run passed it, its updates.
 bool ComparisonView::sameRuns(const std::vector<db::RunRecord>& runs) const {
-  return std::equal(runs.begin(), runs.end(), all_.begin(), all_.end(), [](auto& a, auto& b) {
-    return a.id == b.id && a.status == b.status && same_values(a.final_metrics, b.final_metrics);
+  const bool at = budget_->budget().has_value();
+  return std::equal(runs.begin(), runs.end(), all_.begin(), all_.end(), [at](auto& a, auto& b) {
+    return a.id == b.id && a.status == b.status && (!at || a.updates == b.updates) &&
+           same_values(a.final_metrics, b.final_metrics);
   });
 }
 

@@ -119,8 +119,11 @@ void ImportanceView::setStore(StoreSession* session, const QString& location) {
 
 void ImportanceView::showRuns(const std::vector<db::RunRecord>& all,
                               const std::vector<db::RunRecord>&) {
-  const std::string signature = runs_status_signature(all);
-  if (signature == signature_) return;  // final metrics come with a status change
+  // Final metrics come with a status change; at a budget a running run counts once it passed
+  // it, so its updates do too.
+  const std::string signature =
+      budget_->budget() ? runs_signature(all) : runs_status_signature(all);
+  if (signature == signature_) return;
   // Read again in the worker for every finished run: not while the tab is out of sight.
   if (when_shown_->defer(signature, [&] { return [this, all] { showRuns(all, {}); }; })) return;
   signature_ = signature;

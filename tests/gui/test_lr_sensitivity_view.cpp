@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "db/store.h"
+#include "gui/budget_choice.h"
 #include "gui/lr_sensitivity_view.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
@@ -117,6 +118,29 @@ class LrSensitivityViewTest : public QObject {
     QCOMPARE(sweeps->count(), 2);  // "deep" and "lr"
     QCOMPARE(sweeps->itemText(0), QStringLiteral("deep"));
     QCOMPARE(sweeps->itemText(1), QStringLiteral("lr"));
+  }
+
+  // A running run's progress changes nothing the tab shows at the end of training (only ended
+  // runs count there): a poll that brings only that reads nothing. At a budget it does.
+  void aRunningRunsProgressIsReadOnlyAtABudget() {
+    fathom::gui::LrSensitivityView& view = *view_;
+    std::vector<fathom::db::RunRecord> runs = session_->store.list_runs();
+    fathom::db::RunRecord& live = runs.front();  // as a poll would bring it while it trained
+    live.status = "running";
+    live.final_metrics.clear();
+    live.updates = 10;
+    view.showRuns(runs, {});
+    QVERIFY(view.reading());
+    view.waitForResults();
+    live.updates = 20;
+    view.showRuns(runs, {});
+    QVERIFY(!view.reading());
+    view.budget()->choose(QStringLiteral("update"), 50);
+    view.waitForResults();
+    live.updates = 60;  // past the budget: where it stood there counts now
+    view.showRuns(runs, {});
+    QVERIFY(view.reading());
+    view.waitForResults();
   }
 
   void drawsTheCurvesAndTheTable() {
