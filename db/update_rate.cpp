@@ -32,11 +32,18 @@ std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points)
                                           rates.begin() + static_cast<std::ptrdiff_t>(middle)));
 }
 
+namespace {
+// The step after which a run's last kRateIntervals + 1 logged points lie, its curve ending at
+// `last`.
+int64_t rate_window_after(const RunRecord& run, int64_t last) {
+  return last - kRateIntervals * log_every_of(run) - 1;
+}
+}  // namespace
+
 std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord& run) {
   const int64_t last = store.last_metric_step(run.id, metric::kTrainLoss);
   if (last < 0) return {};
-  const int64_t from = last - kRateIntervals * log_every_of(run) - 1;
-  return store.metric_points_after(run.id, metric::kTrainLoss, from);
+  return store.metric_points_after(run.id, metric::kTrainLoss, rate_window_after(run, last));
 }
 
 std::map<int64_t, std::vector<MetricPoint>> recent_train_losses(
@@ -50,8 +57,8 @@ std::map<int64_t, std::vector<MetricPoint>> recent_train_losses(
   std::vector<CurveRequest> tails;
   for (size_t i = 0; i < runs.size(); ++i)
     if (ended[i].last_step >= 0)
-      tails.push_back({runs[i].id, metric::kTrainLoss,
-                       ended[i].last_step - kRateIntervals * log_every_of(runs[i]) - 1});
+      tails.push_back(
+          {runs[i].id, metric::kTrainLoss, rate_window_after(runs[i], ended[i].last_step)});
   if (tails.empty()) return out;
   const auto read = store.poll_curves(tails);
   for (size_t i = 0; i < tails.size(); ++i)

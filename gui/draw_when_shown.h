@@ -18,12 +18,10 @@ namespace fathom::gui {
 class DrawWhenShown : public QObject {
  public:
   explicit DrawWhenShown(QWidget* view);
-  // True where the view is out of sight in a window on screen: `work` is kept (in place of any
-  // kept before) for its next show, and the caller returns. False: the caller works now.
-  //   if (when_shown_->defer([this, all] { showRuns(all, {}); })) return;
-  bool defer(std::function<void()> work);
-  // The same, where `key` says what the work would show (the runs' signature): while the work
-  // kept is of the same key, make_work is not called -- a tab out of sight made a copy of
+  // True where the view is out of sight in a window on screen: the work make_work returns is
+  // kept (in place of any kept before) for its next show, and the caller returns. False: the
+  // caller works now. `key` says what the work would show (the runs' signature): while the
+  // work kept is of the same key, make_work is not called -- a tab out of sight made a copy of
   // every run (16,000 runs' configs: 70 MB) at each quiet poll.
   //   if (when_shown_->defer(signature, [&] { return [this, all] { showRuns(all, {}); }; }))
   template <typename MakeWork>
@@ -46,6 +44,9 @@ class DrawWhenShown : public QObject {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  // Keeps `work` when out of sight (true); else drops what was kept (false).
+  bool defer(std::function<void()> work);
+
   QWidget* view_;
   std::function<void()> pending_;
   std::string pending_key_;  // of the keyed defer: what pending_ would show

@@ -19,6 +19,7 @@
 #include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/probe_hover.h"
+#include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "plot/plot_widget.h"
@@ -139,8 +140,7 @@ void ProbesView::setStore(StoreSession* session, const QString& location) {
 
 void ProbesView::showRuns(const std::vector<db::RunRecord>& all,
                           const std::vector<db::RunRecord>& selected) {
-  std::string signature;
-  for (const auto& r : all) signature += std::to_string(r.id) + r.status + ";";
+  const std::string signature = runs_status_signature(all);
   const bool new_runs = signature != runs_signature_;
   if (new_runs) names_of_all_wanted_ = true;
   runs_signature_ = signature;
