@@ -5,7 +5,8 @@
 // which F finished (--finished), R running (--running: 100 train_loss points each, logged every
 // 10 updates a second apart) and the rest queued; every run has three axis tags and the default
 // config as JSON and YAML (~4.5 KB, as a real run's). Figures: ms a
-// poll holds the UI thread, median of --reps after a first poll that read everything.
+// poll holds the UI thread, median of --reps after a first poll that read everything, and the
+// process's peak RSS so far (it grows with the largest size run).
 //   bench_runs_poll [--runs 1000,4000,16000] [--finished 0.25] [--running 8] [--reps 5]
 //                   [--pg URL]
 // Qt offscreen (QT_QPA_PLATFORM=offscreen unless set); not part of ctest. A PostgreSQL database
@@ -26,6 +27,7 @@
 #include <QCoreApplication>
 
 #include "base/config/config_io.h"
+#include "bench/peak_rss.h"
 #include "bench/size_list.h"
 #include "db/pg_connection.h"
 #include "db/store.h"
@@ -124,8 +126,9 @@ void measure(const std::string& backend, const std::string& location, const Opti
   QCoreApplication::processEvents();
   window.openDatabase(db, true);
   const double whole = median_ms(o.reps, [&] { window.pollNow(); });
-  std::printf("| %s | %ld | %ld | %ld | %.1f | %.1f |\n", backend.c_str(), n,
-              n - static_cast<long>(o.finished * n) - o.running, o.running, runs_tab, whole);
+  std::printf("| %s | %ld | %ld | %ld | %.1f | %.1f | %ld |\n", backend.c_str(), n,
+              n - static_cast<long>(o.finished * n) - o.running, o.running, runs_tab, whole,
+              bench::peak_rss_mb());
   std::fflush(stdout);
 }
 
@@ -159,8 +162,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "| store | runs | queued | running | Runs tab poll ms | window poll ms |\n"
-      "|---|---:|---:|---:|---:|---:|\n");
+      "| store | runs | queued | running | Runs tab poll ms | window poll ms | peak RSS MB |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n");
   for (long n : o.runs) {
     const fs::path dir =
         fs::temp_directory_path() / ("bench-runs-poll-" + std::to_string(getpid()));
