@@ -5,6 +5,7 @@
 #   1. the machine; 2. scripts/gpu/build.sh;
 #   3. the CUDA tests: the fused AdamW kernel, the one-rank NCCL run against the plain run
 #      (issue 55), the trainer end to end (FATHOM_TEST_DEVICE=cuda);
+#   3b. bench_loss: the loss's reduced-precision node against its autograd formula;
 #   4. scripts/gpu/graphs-on-corpus.sh: train.cuda_graphs on Multi30k at base width, eager and
 #      graphed, data.pad_to_multiple 1 and 8 (GRAPHS_S, default 180);
 #   5. the update with the fused kernel and with the foreach ops (bench_train, issue 62);
@@ -23,18 +24,18 @@
 # BENCH_SETTINGS replaces bench.sh's list (its SETTINGS), BENCH_S (default 300) caps its
 # phase, TRAINER_S (default 45) the trainer's tests on CUDA (TRAINER_TESTS=0: none),
 # BUILD_RESERVE (default 300) what the build leaves to the phases after it; PHASES (default
-# "build tests graphs update replicate bench") picks phases; they run in that order.
+# "build tests loss graphs update replicate bench") picks phases; they run in that order.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 results="${1:-${OUT:-/tmp/fathom-lease}}"
 build="${BUILD_DIR:-$repo/build-gpu}"  # in the repository: a warm machine keeps it between calls
 logs=/tmp/fathom-lease
 deadline="${DEADLINE_S:-570}"
-phases=" ${PHASES:-build tests graphs update replicate bench} "
+phases=" ${PHASES:-build tests loss graphs update replicate bench} "
 mkdir -p "$logs" "$results"
 t0=$SECONDS
 collect() {
-  for f in machine.txt tests.log update.txt bench.md; do
+  for f in machine.txt tests.log loss.txt update.txt bench.md; do
     [ -f "$logs/$f" ] && cp "$logs/$f" "$results/"
   done
   tar -czf "$results/lease.tar.gz" -C "$logs" . 2> /dev/null
@@ -85,13 +86,22 @@ if wanted tests; then
     later=0
     { wanted graphs || wanted update || wanted replicate || wanted bench; } && later=300
     timeout "$(limit 40 $((later + 30)))" ./tests/core_tests \
-      --gtest_filter='GraphedPass.*:TrainerTest.CudaGraphs*:TrainerTest.Tf32*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
+      --gtest_filter='TokenLosses.*:GraphedPass.*:TrainerTest.CudaGraphs*:TrainerTest.Tf32*:FusedAdamW.*:ReduceBackend.*:DataParallel.AOneRankNccl*:Linearize.OnCuda*:AnalysesOnCuda.*'
     if [ "${TRAINER_TESTS:-1}" = 1 ]; then
       timeout "$(limit "${TRAINER_S:-45}" "$later")" ./tests/core_tests \
         --gtest_filter='TrainerTest.*:CheckpointedLayers.*:-TrainerTest.CudaGraphs*:TrainerTest.Tf32*'
     fi
   ) > "$logs/tests.log" 2>&1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure" "$logs/tests.log" | head -n 30
+fi
+
+if wanted loss; then
+  phase loss
+  # The loss alone at the bench's logits (8,192 tokens, 32k vocabulary): the reduced-precision
+  # node against the autograd formula (core/train/token_losses.h), a few seconds each.
+  for dtype in bf16 fp16; do
+    timeout "$(limit 30 300)" "$build/bench/bench_loss" cuda 8192 32000 "$dtype" 20 2>&1 | tail -n 3
+  done | tee "$logs/loss.txt"
 fi
 
 if wanted graphs; then

@@ -29,7 +29,7 @@ status=0
 # for libpq) first on the library path, and Debian 13's ctest (libcurl) then fails to start.
 trixie_run bash -c 'source "$1/env.sh" && "$1/fathom" --help | head -n 3 || exit 1
   # The tensor tests scripts/gpu/check.sh runs on CUDA, here on the CPU.
-  suites="Model.*:FusedAttention.*:Autocast.*:GradClip.*:LossScaler.*:Precision.*"
+  suites="Model.*:FusedAttention.*:Autocast.*:GradClip.*:LossScaler.*:Precision.*:Loss.*:TokenLosses.*"
   suites="$suites:CheckpointedLayers.*:TrainerTest.*"
   timeout 900 "$1/tests/core_tests" --gtest_brief=1 --gtest_filter="$suites"' _ "$build" \
   || status=$?

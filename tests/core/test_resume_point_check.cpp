@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "base/util/error.h"
@@ -65,6 +66,38 @@ TEST_F(TrainerTest, CheckResumePointLoadsWhatAResumeLoads) {
   }
 }
 
+// The offset of the middle byte of the largest tensor record in a LibTorch checkpoint (a zip
+// whose records are stored, not compressed): found from the zip's central directory (the
+// local headers leave the sizes to data descriptors), because the middle of the file can fall
+// in the padding LibTorch 2.x aligns records with, which no checksum covers (LibTorch 2.6 put
+// it there; 1.13 did not).
+std::streamoff middle_of_largest_tensor(const std::string& bytes) {
+  auto u16 = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(bytes[at])) |
+           static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 8;
+  };
+  auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+  const size_t end = bytes.rfind(std::string("PK\x05\x06", 4));  // end of central directory
+  if (end == std::string::npos) {
+    ADD_FAILURE() << "not a zip";
+    return 0;
+  }
+  size_t best_at = 0, best_size = 0;
+  size_t at = u32(end + 16);
+  for (uint32_t entry = 0; entry < u16(end + 10) && u32(at) == 0x02014b50; ++entry) {
+    const size_t size = u32(at + 20), name_len = u16(at + 28);
+    const std::string name = bytes.substr(at + 46, name_len);
+    const size_t local = u32(at + 42);
+    if (name.find("/data/") != std::string::npos && size > best_size) {
+      best_size = size;
+      best_at = local + 30 + u16(local + 26) + u16(local + 28);
+    }
+    at += 46 + name_len + u16(at + 30) + u16(at + 32);
+  }
+  EXPECT_GT(best_size, 0U) << "no tensor record found";
+  return static_cast<std::streamoff>(best_at + best_size / 2);
+}
+
 TEST_F(TrainerTest, CheckResumePointRefusesWhatAResumeCouldNotUse) {
   RunConfig config = tiny_config();
   config.train.max_updates = 6;
@@ -79,13 +112,13 @@ TEST_F(TrainerTest, CheckResumePointRefusesWhatAResumeCouldNotUse) {
   expect_refused(scratch.string());
 
   fs::copy_file(last, scratch, fs::copy_options::overwrite_existing);
-  {  // one byte in the middle of the file, inside some tensor's data
+  {  // one byte in the middle of the largest tensor's data
+    std::ifstream in(scratch, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::streamoff at = middle_of_largest_tensor(bytes);
     std::fstream f(scratch, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(fs::file_size(scratch) / 2));
-    char byte = 0;
-    f.get(byte);
-    f.seekp(static_cast<std::streamoff>(fs::file_size(scratch) / 2));
-    f.put(static_cast<char>(byte ^ 0x10));
+    f.seekp(at);
+    f.put(static_cast<char>(bytes[static_cast<size_t>(at)] ^ 0x10));
   }
   expect_refused(scratch.string());
 
