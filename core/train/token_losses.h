@@ -5,12 +5,14 @@
 //
 // Logits in reduced precision (bfloat16, float16: a mixed-precision step) take one autograd
 // node whose backward writes d smoothed_t / d z = g_t (softmax(z) - eps / V - (1 - eps) onehot)
-// straight into the logits' dtype, from the float32 log-probabilities the forward kept. The
-// plain autograd formula (a float32 copy of the logits, its log-softmax, the gather's and the
-// sum's gradients added over the whole [B, T, V], the cast back) moves ~2x the bytes over
-// the step's largest tensor: at 8,192 tokens and a 32k vocabulary, each full pass is 1 GB
-// (docs/gpu.md, "The loss over the logits"). Float32 and float64 logits keep the plain
-// formula: the Hessian-vector products (core/train/hessian.h) differentiate it twice.
+// straight into the logits' dtype: softmax recomputed from the logits in one kernel, one
+// multiply-add, the targets' entries written over. Autograd's formula (a float32 copy of the
+// logits, its log-softmax, the gather's zeroed [B, T, V] gradient added to the sum's, the
+// log-softmax backward, the cast back) makes ~4x the backward's traffic over the step's
+// largest tensor -- at 8,192 tokens and a 32k vocabulary each float32 pass is 1 GB -- and keeps
+// the float32 log-probabilities where the node keeps the logits (docs/gpu.md, "The loss over
+// the logits"). Float32 and float64 logits keep autograd's formula: the Hessian-vector
+// products (core/train/hessian.h) differentiate it twice.
 #include <torch/torch.h>
 
 namespace fathom {
