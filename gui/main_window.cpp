@@ -113,7 +113,7 @@ MainWindow::MainWindow() {
 
   poll_timer_ = new QTimer(this);
   poll_timer_->setInterval(kPollMs);
-  connect(poll_timer_, &QTimer::timeout, this, &MainWindow::pollNow);
+  connect(poll_timer_, &QTimer::timeout, this, &MainWindow::pollInBackground);
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -340,32 +340,50 @@ void MainWindow::announce(const std::vector<db::RunRecord>& runs) {
 }
 
 void MainWindow::pollNow() {
+  QElapsedTimer timer;
+  timer.start();
+  if (!beginPoll()) return;
+  runs_->refresh();
+  finishPoll(timer);
+}
+
+void MainWindow::pollInBackground() {
+  if (!beginPoll()) return;
+  runs_->refreshInBackground([this] {
+    QElapsedTimer timer;  // what the UI thread does with what the worker read
+    timer.start();
+    if (session_) finishPoll(timer);
+  });
+}
+
+bool MainWindow::beginPoll() {
   if (!session_ && reconnect_pending_) reconnect(QStringLiteral("reconnected to the run store"));
-  if (!session_) return;
+  if (!session_) return false;
   if (reopen_before_poll_) {  // showError: a read met a malformed page
     reopen_before_poll_ = false;
     reopened_after_corruption_ = true;
-    if (!reconnect(QString())) return;
+    if (!reconnect(QString())) return false;
   }
   poll_failed_ = false;
-  QElapsedTimer timer;
-  timer.start();
   if (session_->store.connection_stale() && ++stale_reconnects_ &&
       !reconnect(QStringLiteral("reconnected to the run store: its files were replaced under "
                                 "this window (another process in this window read the store "
                                 "file, or it was restored)")))
-    return;  // openDatabase showed why
+    return false;  // openDatabase showed why
   QString why;
   if (!session_->readable(&why)) {
     statusBar()->showMessage(why, 2000);
-    return;
+    return false;
   }
-  runs_->refresh();
+  return true;
+}
+
+void MainWindow::finishPoll(const QElapsedTimer& timer) {
   announce(runs_->model()->runs());
   showRunsInViews();  // new runs and statuses; the selection changes only by a click
   for (const auto& v : views_) v.view->poll();
   if (!poll_failed_) reopened_after_corruption_ = false;  // the reopened store read fine
-  // The poll runs on the UI thread because it is cheap; say so if a huge store makes it not.
+  // The UI thread's part of a poll is cheap; say so if a huge store makes it not.
   if (timer.elapsed() > 200)
     statusBar()->showMessage(QStringLiteral("polling the store took %1 ms").arg(timer.elapsed()),
                              3000);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include "gui/run_alerts.h"
@@ -44,8 +45,16 @@ class MainWindow : public QMainWindow {
   // The alerts this window announced (gui/run_alerts.h), oldest first.
   const std::vector<RunAlert>& alertsAnnounced() const { return announced_; }
 
-  // One poll: runs table, then the dashboard's new points.
+  // One poll: runs table, then the dashboard's new points, read in place (tests, screenshots,
+  // a store just opened).
   void pollNow();
+  // The poll timer's: the runs table's read in its StoreWorker thread, the rest once it is
+  // shown (RunsView::refreshInBackground): a large store or a slow server never holds the
+  // window while it is read.
+  void pollInBackground();
+  // Until the view has no read in flight (at most 10 s), events processed meanwhile (its
+  // result shown): screenshots with data on them, tests.
+  static void waitForReads(const WorkbenchView& view);
   // Saves a PNG of each view into `dir` (for docs and for checking the views offscreen).
   QStringList saveScreenshots(const QString& dir);
 
@@ -83,8 +92,8 @@ class MainWindow : public QMainWindow {
   void rememberRecent(const QString& location);
   void rebuildRecentMenu();
   void showRunsInViews();
-  // Until the view has no read in flight (at most 10 s), for screenshots with data on them.
-  static void waitForReads(const WorkbenchView& view);
+  bool beginPoll();                             // reconnects where needed; false: nothing to poll
+  void finishPoll(const QElapsedTimer& timer);  // what follows the runs table's read
   // Connects a view's error(QString) and message(QString) signals, where it has them.
   void connectReports(QWidget* view);
 

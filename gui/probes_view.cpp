@@ -144,7 +144,9 @@ void ProbesView::showRuns(const std::vector<db::RunRecord>& all,
   const bool new_runs = signature != runs_signature_;
   if (new_runs) names_of_all_wanted_ = true;
   runs_signature_ = signature;
-  all_ = all;
+  all_.clear();
+  all_.reserve(all.size());
+  for (const auto& r : all) all_.emplace_back(r.id, r.status);
   // A resumed run (a new claim) rewrote its points after the checkpoint: read them again.
   bool resumed = false;
   for (const auto& r : all) {
@@ -193,9 +195,9 @@ ProbeQuery ProbesView::nextQuery() {
   for (const auto& r : selected_) name_runs.insert(r.id);
   // Without a selection the hint names the runs that have probes: all of them once, then
   // the running ones, which may record their first probe point any time.
-  for (const auto& r : all_)
-    if (selected_.empty() && (names_of_all_wanted_ || r.status == db::status::kRunning))
-      name_runs.insert(r.id);
+  for (const auto& [id, status] : all_)
+    if (selected_.empty() && (names_of_all_wanted_ || status == db::status::kRunning))
+      name_runs.insert(id);
   if (selected_.empty()) names_of_all_wanted_ = false;
   query.name_runs.assign(name_runs.begin(), name_runs.end());
   const std::string probe = currentProbe();
@@ -295,9 +297,9 @@ bool ProbesView::choose(const QString& probe, plot::HeadReduction heads, bool li
 
 QString ProbesView::hintWithoutSelection() const {
   QStringList with;
-  for (const auto& r : all_) {
-    auto it = names_.find(r.id);
-    if (it != names_.end() && !it->second.empty()) with << QString::number(r.id);
+  for (const auto& [id, status] : all_) {
+    auto it = names_.find(id);
+    if (it != names_.end() && !it->second.empty()) with << QString::number(id);
   }
   const QString how = QStringLiteral(
       "Probes are recorded by training with train.probe_every: N (every N updates; "

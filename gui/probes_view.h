@@ -87,7 +87,10 @@ class ProbesView : public QWidget, public WorkbenchView {
 
   StoreSession* session_ = nullptr;
   ProbeReader* reader_;
-  std::vector<db::RunRecord> all_, selected_;
+  // Every run's id and status (a whole record holds its config: 72 MB a poll of 16,000 runs
+  // copied), and the selected runs.
+  std::vector<std::pair<int64_t, std::string>> all_;
+  std::vector<db::RunRecord> selected_;
   std::string runs_signature_;  // ids and statuses of every run: names of all runs re-read
   bool names_of_all_wanted_ = false;
   std::map<int64_t, std::vector<std::string>> names_;  // per run whose probes were read

@@ -31,6 +31,7 @@
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
 #include "gui/store_session.h"
+#include "gui/store_worker.h"
 
 namespace fathom::gui {
 namespace {
@@ -40,7 +41,11 @@ const QString kNoSweep = QStringLiteral("Single runs (no sweep)");
 
 }  // namespace
 
-RunsView::RunsView(QWidget* parent) : QWidget(parent) {
+RunsView::RunsView(QWidget* parent)
+    : QWidget(parent),
+      worker_(new StoreWorker(this)),
+      listing_(std::make_shared<SharedRunListing>()) {
+  connect(worker_, &StoreWorker::failed, this, &RunsView::error);
   model_ = new RunsModel(this);
   filter_ = new RunsFilter(this);
   filter_->setSourceModel(model_);
@@ -158,7 +163,7 @@ void RunsView::buildActions() {
              QStringLiteral(
                  "beside each metric's final value, its best point over training and its update "
                  "(lowest loss and perplexity, highest BLEU)"),
-             &RunsView::refreshBest);
+             &RunsView::refresh);
   show_best_->setCheckable(true);
   focus_filter_ = new QAction(QStringLiteral("&Filter runs"), this);
   focus_filter_->setShortcut(QKeySequence::Find);
@@ -227,25 +232,67 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   hidden_selection_.clear();  // ids of the old store's runs
   axes_.clear();
   run_axes_.clear();
+  axes_rows_ = -1;
   best_points_.clear();
   best_read_at_.clear();
-  listing_.clear();
+  listing_ = std::make_shared<SharedRunListing>();
+  shown_read_ = ++reads_;  // a read of the last store still under way is not shown
+  worker_->setDatabase(session ? QString::fromStdString(session->store.location()) : QString());
   refresh();
 }
 
 void RunsView::refresh() {
   if (!session_) return;
+  const uint64_t read = ++reads_;
   try {
-    const bool first = model_->rowCount() == 0;
-    model_->setRuns(listing_.read(session_->store));
-    refreshJobs();
-    refreshBest();
-    if (first && model_->rowCount() > 0) fitColumns();
-    pages_->refresh(model_->runs());
+    showRead(read, read_runs(session_->store, *listing_, readInputs()));
   } catch (const std::exception& e) {
     emit error(describe_store_error(e));
+  }
+}
+
+void RunsView::refreshInBackground(std::function<void()> then) {
+  if (!session_) {
+    if (then) then();
     return;
   }
+  worker_->request([this, then = std::move(then)]() -> StoreWorker::Job {
+    const uint64_t read = ++reads_;
+    return read_then_show<RunsRead>(
+        [listing = listing_, in = readInputs()](const db::Store& store) {
+          return read_runs(store, *listing, in);
+        },
+        [this, read, then](const auto& get) {
+          try {
+            showRead(read, std::move(get()));
+          } catch (const std::exception& e) {
+            if (read > shown_read_) emit error(describe_store_error(e));
+          }
+          if (then) then();
+        });
+  });
+}
+
+bool RunsView::reading() const { return worker_->busy(); }
+
+RunsReadInputs RunsView::readInputs() const {
+  RunsReadInputs in;
+  for (const auto& [run, ended] : ended_runs_) in.ended_known.insert(in.ended_known.end(), run);
+  in.best = show_best_->isChecked();
+  if (in.best) in.best_read_at = best_read_at_;
+  return in;
+}
+
+void RunsView::showRead(uint64_t read, RunsRead&& runs) {
+  if (read <= shown_read_)
+    return;  // a later read was shown (a refresh in place), or the store changed
+  shown_read_ = read;
+  const bool first = model_->rowCount() == 0;
+  model_->setRuns(std::move(runs.runs));
+  showJobs(runs);
+  showBest(runs);
+  if (first && model_->rowCount() > 0) fitColumns();
+  pages_->refresh(model_->runs());
   refreshSweeps();
   if (!followed_sweep_.isEmpty() && showSweep(followed_sweep_)) followed_sweep_.clear();
   updateActions();
@@ -293,56 +340,47 @@ void RunsView::updateHint() {
   hint_->setVisible(!session_ || model_->runs().empty());
 }
 
-// A run's worker job changes while it is queued or running (a requeued Slurm task, a new
-// worker); after it ended, it is read once and kept -- with its early stop, if any -- until a
-// resume runs it again. The tags to read are read at once (one round trip to a server).
-void RunsView::refreshJobs() {
-  const auto known_ended = [this](const db::RunRecord& run) {
-    return ended_runs_.count(run.id) && db::is_terminal_status(run.status);
-  };
-  std::vector<int64_t> to_read;
-  for (const auto& run : model_->runs())
-    if (!known_ended(run)) to_read.push_back(run.id);
-  const auto read = session_->store.listing_tags(to_read);
-  const std::map<std::string, std::string> no_tags;
+// What the read tags say of each run: its worker job, why an early stop ended it, its sweep
+// axes; an ended run's, kept until a resume runs it again (read_runs reads them once).
+void RunsView::showJobs(const RunsRead& read) {
   std::map<int64_t, QString> jobs, early_stops;
+  bool axes_moved = model_->rowCount() != axes_rows_;
   for (const auto& run : model_->runs()) {
-    if (known_ended(run)) {
-      const auto& known = ended_runs_.at(run.id);
-      jobs[run.id] = known.job;
-      if (!known.early_stop.isEmpty()) early_stops[run.id] = known.early_stop;
+    const auto found = read.tags.find(run.id);
+    if (found == read.tags.end()) {  // ended, read before
+      const auto known = ended_runs_.find(run.id);
+      if (known == ended_runs_.end()) continue;
+      jobs[run.id] = known->second.job;
+      if (!known->second.early_stop.isEmpty()) early_stops[run.id] = known->second.early_stop;
       continue;
     }
-    const auto found = read.find(run.id);
-    const auto& tags = found == read.end() ? no_tags : found->second;
-    const QString job = RunsModel::jobShown(tags, run.status);
-    const QString early_stop = db::ended_by_early_stop(tags)
-                                   ? QString::fromStdString(tags.at(db::kEarlyStopTag))
-                                   : QString();
-    jobs[run.id] = job;
-    if (!early_stop.isEmpty()) early_stops[run.id] = early_stop;
+    const RunsRead::Tags& tags = found->second;
+    jobs[run.id] = tags.job;
+    if (!tags.early_stop.isEmpty()) early_stops[run.id] = tags.early_stop;
     if (db::is_terminal_status(run.status))
-      ended_runs_[run.id] = {job, early_stop};
+      ended_runs_[run.id] = {tags.job, tags.early_stop};
     else
       ended_runs_.erase(run.id);
-    for (const auto& [key, value] : tags)  // the sweep axes, columns unless the user chose
-      if (key.rfind("axis.", 0) == 0) {
-        axes_.insert(QString::fromStdString(key.substr(5)));
-        run_axes_[run.id][key.substr(5)] = value;
-      }
+    if (tags.axes.empty()) continue;
+    auto& axes = run_axes_[run.id];
+    if (axes == tags.axes) continue;  // a queued run's, read again each poll
+    axes = tags.axes;
+    axes_moved = true;
+    for (const auto& [key, value] : tags.axes) axes_.insert(QString::fromStdString(key));
   }
   model_->setJobs(std::move(jobs));
   model_->setEarlyStops(std::move(early_stops));
-  model_->setAxes(run_axes_);
-  if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
-    model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
+  if (axes_moved) {  // the sweep axes, columns unless the user chose
+    model_->setAxes(run_axes_);
+    axes_rows_ = model_->rowCount();
+    if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
+      model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
+  }
   // A running run's training loss now, its last train_loss point, and the rate it trains at
-  // now, from its last few (db/update_rate.h): two short reads for all of them.
-  std::vector<db::RunRecord> running;
-  for (const auto& run : model_->runs())
-    if (run.status == db::status::kRunning) running.push_back(run);
+  // now, from its last few (db/update_rate.h).
   std::map<int64_t, double> loss, seconds_per_update;
-  for (const auto& [run, points] : db::recent_train_losses(session_->store, running)) {
+  for (const auto& [run, points] : read.recent_losses) {
+    if (points.empty()) continue;
     loss[run] = points.back().value;
     if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   }
@@ -351,53 +389,29 @@ void RunsView::refreshJobs() {
 
 void RunsView::setShowBest(bool on) {
   show_best_->setChecked(on);
-  refreshBest();
+  refresh();
 }
 
 bool RunsView::showBest() const { return show_best_->isChecked(); }
 
-void RunsView::refreshBest() {
-  if (!show_best_->isChecked() || !session_) {
+// Best points as read: those of the runs read again replace theirs, deleted runs' go.
+void RunsView::showBest(RunsRead& read) {
+  if (!show_best_->isChecked()) {
     model_->setBestPoints({});
     return;
   }
-  // The metrics: every final metric with a better direction, and the validation curves a
-  // running run has before any final value.
-  std::set<std::string> names{db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl,
-                              db::metric::kValidBleu};
-  std::vector<int64_t> stale;  // to read (again): new, or moved on since the last read
+  if (!read.best) return;  // read before "Best" was turned on: the refresh it made shows them
   std::set<int64_t> listed;
-  for (const auto& run : model_->runs()) {
-    for (const auto& [name, value] : run.final_metrics) names.insert(name);
-    listed.insert(run.id);
-    auto read = best_read_at_.find(run.id);
-    const std::pair<int64_t, std::string> now{run.updates, run.status};
-    if (read == best_read_at_.end() || read->second != now) {
-      stale.push_back(run.id);
-      best_read_at_[run.id] = now;
-    }
+  for (const auto& run : model_->runs()) listed.insert(run.id);
+  for (const auto& name : read.best_metrics) {
+    auto& points = best_points_[name];
+    for (auto it = points.begin(); it != points.end();)
+      it = !listed.count(it->first) || read.best_reread.count(it->first) ? points.erase(it)
+                                                                         : std::next(it);
+    for (auto& [run, point] : read.best_points[name]) points[run] = point;
+    if (points.empty()) best_points_.erase(name);
   }
-  for (auto it = best_read_at_.begin(); it != best_read_at_.end();)  // deleted runs
-    it = listed.count(it->first) ? std::next(it) : best_read_at_.erase(it);
-  const std::set<int64_t> rereading(stale.begin(), stale.end());
-  try {
-    for (const auto& name : names) {
-      const auto higher = db::metric::higher_is_better(name);
-      if (!higher) continue;
-      auto& points = best_points_[name];
-      for (auto it = points.begin(); it != points.end();)  // deleted runs, and those read again
-        it = !listed.count(it->first) || rereading.count(it->first) ? points.erase(it)
-                                                                    : std::next(it);
-      if (!stale.empty())
-        for (auto& [run, point] : session_->store.best_points(stale, name, *higher))
-          points[run] = point;
-      if (points.empty()) best_points_.erase(name);
-    }
-  } catch (const std::exception& e) {
-    best_read_at_.clear();  // read everything again next time
-    emit error(describe_store_error(e));
-    return;
-  }
+  best_read_at_ = std::move(read.best_read_at);
   model_->setBestPoints(best_points_);
 }
 

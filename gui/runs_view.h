@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 // The runs view: every run of the store in a sortable table, filtered by sweep and by text,
 // with the final metrics and config columns the user picks (and, with "Best", each metric's
@@ -11,8 +12,8 @@
 
 #include <QWidget>
 
-#include "db/run_listing.h"
 #include "db/store.h"
+#include "gui/runs_read.h"
 #include "gui/workbench_view.h"
 
 class QAction;
@@ -28,6 +29,7 @@ class RunPage;
 class RunPages;
 class RunsFilter;
 class RunsModel;
+class StoreWorker;
 struct StoreSession;
 
 class RunsView : public QWidget, public WorkbenchView {
@@ -47,8 +49,13 @@ class RunsView : public QWidget, public WorkbenchView {
   void extraScreenshots(const std::function<void(const QString& file)>& shoot) override;
 
   void setSession(StoreSession* session, const QString& db_location);
-  // Re-reads the runs (cheap: one query for the runs, one for their final metrics).
+  // Re-reads the runs in place (a handful of statements however many runs: gui/runs_read.h).
   void refresh();
+  // The same read in the view's StoreWorker thread (the window's poll): the table shows it,
+  // and `then` runs, on the UI thread once read. A read sent while one is under way waits,
+  // and a later one replaces it (with its `then`); a read older than one shown is dropped.
+  void refreshInBackground(std::function<void()> then = {});
+  bool reading() const override;
 
   std::vector<db::RunRecord> selectedRuns() const;
   void selectAll();
@@ -119,12 +126,15 @@ class RunsView : public QWidget, public WorkbenchView {
   void layOut();
   void connectParts();
   void refreshSweeps();
-  void refreshJobs();
+  RunsReadInputs readInputs() const;
+  // Shows read number `read` unless a later one was shown.
+  void showRead(uint64_t read, RunsRead&& runs);
+  void showJobs(const RunsRead& read);
+  void showBest(RunsRead& read);
   void updateHint();
   void fitColumns();
   static constexpr double kWidestColumnShare = 0.3;  // of the table's width, per column
   bool fit_when_shown_ = false;                      // fitColumns asked while hidden
-  void refreshBest();
   void updateActions();
   // "runs/WHAT/<hash of the store's location>": a store's own QSettings key.
   static QString columnSettingsKey(const QString& what, const QString& location);
@@ -151,9 +161,13 @@ class RunsView : public QWidget, public WorkbenchView {
     QString early_stop;  // why train.patience ended it; "" when it did not
   };
   std::map<int64_t, EndedRun> ended_runs_;
-  db::RunListing listing_;  // the runs, their configs read only when new or changed
-  std::set<QString> axes_;  // the sweep axes (axis.KEY tags) of the runs read
+  StoreWorker* worker_;                        // the window's polls read here
+  std::shared_ptr<SharedRunListing> listing_;  // the runs, configs read only when new or changed
+  uint64_t reads_ = 0;                         // reads sent, in place or in the worker
+  uint64_t shown_read_ = 0;  // the latest read shown (or the store opened after it)
+  std::set<QString> axes_;   // the sweep axes (axis.KEY tags) of the runs read
   std::map<int64_t, std::map<std::string, std::string>> run_axes_;  // each run's, by KEY
+  int axes_rows_ = -1;  // the table's rows when the model last took run_axes_
   bool columns_chosen_ = false;
   QString followed_sweep_;  // followSweep's, until the store has its runs
   // Best points as last read, and each run's (updates, status) then: a run is read again only

@@ -1,0 +1,73 @@
+#include "gui/runs_read.h"
+
+#include "db/early_stop_tag.h"
+#include "db/metric_names.h"
+#include "db/metric_presentation.h"
+#include "db/run_status.h"
+#include "db/store.h"
+#include "db/update_rate.h"
+#include "gui/runs_model.h"
+
+namespace fathom::gui {
+namespace {
+
+// Every final metric with a better direction, and the validation curves a running run has
+// before any final value; the runs to read again: new, or moved on since the last read.
+void read_best(const db::Store& store, const RunsReadInputs& in, RunsRead& out) {
+  std::set<std::string> names{db::metric::kTrainLoss, db::metric::kValidLoss, db::metric::kValidPpl,
+                              db::metric::kValidBleu};
+  std::vector<int64_t> stale;
+  for (const auto& run : out.runs) {
+    for (const auto& [name, value] : run.final_metrics) names.insert(name);
+    const std::pair<int64_t, std::string> now{run.updates, run.status};
+    const auto read = in.best_read_at.find(run.id);
+    if (read == in.best_read_at.end() || read->second != now) stale.push_back(run.id);
+    out.best_read_at[run.id] = now;  // deleted runs drop out
+  }
+  out.best_reread.insert(stale.begin(), stale.end());
+  for (const auto& name : names) {
+    const auto higher = db::metric::higher_is_better(name);
+    if (!higher) continue;
+    out.best_metrics.insert(name);
+    if (!stale.empty()) out.best_points[name] = store.best_points(stale, name, *higher);
+  }
+}
+
+}  // namespace
+
+RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const RunsReadInputs& in) {
+  RunsRead out;
+  {
+    const std::lock_guard<std::mutex> hold(listing.mutex);
+    out.runs = listing.listing.read(store);
+  }
+  // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
+  // worker); once ended, its tags were read once and are kept until a resume runs it again.
+  std::vector<int64_t> to_read;
+  std::vector<db::RunRecord> running;
+  for (const auto& run : out.runs) {
+    if (!(in.ended_known.count(run.id) && db::is_terminal_status(run.status)))
+      to_read.push_back(run.id);
+    if (run.status == db::status::kRunning) running.push_back(run);
+  }
+  const auto tags = store.listing_tags(to_read);  // one round trip to a server
+  const std::map<std::string, std::string> no_tags;
+  for (const auto& run : out.runs) {
+    if (!(in.ended_known.count(run.id) && db::is_terminal_status(run.status))) {
+      const auto found = tags.find(run.id);
+      const auto& of_run = found == tags.end() ? no_tags : found->second;
+      RunsRead::Tags& shown = out.tags[run.id];
+      shown.job = RunsModel::jobShown(of_run, run.status);
+      if (db::ended_by_early_stop(of_run))
+        shown.early_stop = QString::fromStdString(of_run.at(db::kEarlyStopTag));
+      for (const auto& [key, value] : of_run)
+        if (key.rfind("axis.", 0) == 0) shown.axes.emplace(key.substr(5), value);
+    }
+  }
+  out.recent_losses = db::recent_train_losses(store, running);  // two
+  out.best = in.best;
+  if (in.best) read_best(store, in, out);
+  return out;
+}
+
+}  // namespace fathom::gui
