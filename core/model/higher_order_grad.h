@@ -1,6 +1,7 @@
 #pragma once
 // Fathom's own CPU kernels (the attention loop, the hyper-connection stream mixing, the
-// Sinkhorn projection) and LibTorch's fused attention compute their backward outside autograd:
+// Sinkhorn projection), the loss's reduced-precision node (core/train/token_losses.h) and
+// LibTorch's fused attention compute their backward outside autograd:
 // a gradient taken through them cannot be differentiated again, and LibTorch would not say so
 // -- the second derivative through them would silently be zero. While a HigherOrderGradScope
 // is alive on a thread, the model takes the plain tensor-op path of each (the same function),

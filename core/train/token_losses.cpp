@@ -1,5 +1,7 @@
 #include "core/train/token_losses.h"
 
+#include "core/model/higher_order_grad.h"
+
 namespace fathom {
 namespace {
 
@@ -31,8 +33,8 @@ struct SmoothedLossFunction : torch::autograd::Function<SmoothedLossFunction> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     TORCH_CHECK(!torch::GradMode::is_enabled(),
-                "the reduced-precision loss has no second derivative: differentiate twice in "
-                "float32 (Hessian-vector products run without autocast)");
+                "the reduced-precision loss has no second derivative: differentiate twice inside "
+                "a HigherOrderGradScope (core/model/higher_order_grad.h), or in float32");
     const variable_list saved = ctx->get_saved_variables();
     const torch::Tensor& logits = saved[0];
     const torch::Tensor& y = saved[1];    // [B, T, 1]
@@ -74,7 +76,9 @@ TokenLosses token_losses_by_autograd(const torch::Tensor& logits, const torch::T
 }
 
 TokenLosses token_losses(const torch::Tensor& logits, const torch::Tensor& target, double epsilon) {
-  if (!reduced_precision(logits.scalar_type()))
+  // Inside a HigherOrderGradScope (Hessian-vector products) autograd's formula, which can
+  // be differentiated twice, as every kernel with a backward of its own does.
+  if (!reduced_precision(logits.scalar_type()) || higher_order_grad_needed())
     return token_losses_by_autograd(logits, target, epsilon);
   const variable_list out = SmoothedLossFunction::apply(logits, target, epsilon);
   return TokenLosses{out[0], out[1]};

@@ -11,8 +11,9 @@
 // log-softmax backward, the cast back) makes ~4x the backward's traffic over the step's
 // largest tensor -- at 8,192 tokens and a 32k vocabulary each float32 pass is 1 GB -- and keeps
 // the float32 log-probabilities where the node keeps the logits (docs/gpu.md, "The loss over
-// the logits"). Float32 and float64 logits keep autograd's formula: the Hessian-vector
-// products (core/train/hessian.h) differentiate it twice.
+// the logits"). Float32 and float64 logits, and any inside a HigherOrderGradScope
+// (core/model/higher_order_grad.h), keep autograd's formula: the Hessian-vector products
+// (core/train/hessian.h) differentiate it twice.
 #include <torch/torch.h>
 
 namespace fathom {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/model/higher_order_grad.h"
 #include "core/train/loss.h"
 #include "core/train/token_losses.h"
 #include "tests/support/test_device.h"
@@ -130,13 +131,23 @@ TEST(TokenLosses, Float16KeepsSmallProbabilitiesUnderALargeScale) {
   expect_close(c.logits.grad(), want.grad, std::ldexp(1.0, -10), 6e-8, "gradient");
 }
 
-// Second derivatives go through float32 (Hessian-vector products run without autocast); the
-// reduced-precision node says so rather than returning a first derivative that autograd
-// would treat as constant.
+// Second derivatives go through autograd's formula (inside a HigherOrderGradScope, or in
+// float32); the reduced-precision node refuses one rather than return a first derivative
+// that autograd would treat as constant.
 TEST(TokenLosses, ReducedPrecisionRefusesASecondDerivative) {
   const Case c = make_case(torch::kBFloat16, 1.0, 14);
   const TokenLosses got = token_losses(c.logits, c.target, 0.1);
   EXPECT_THROW(torch::autograd::grad({got.smoothed.sum()}, {c.logits}, {}, true, true), c10::Error);
+  // Inside a HigherOrderGradScope (as core/train/hessian.h takes its products) bfloat16 takes
+  // autograd's formula, which differentiates twice.
+  {
+    const HigherOrderGradScope exact;
+    const Case h = make_case(torch::kBFloat16, 1.0, 14);
+    const TokenLosses scoped = token_losses(h.logits, h.target, 0.1);
+    const torch::Tensor grad =
+        torch::autograd::grad({scoped.smoothed.sum()}, {h.logits}, {}, true, true)[0];
+    EXPECT_TRUE(grad.requires_grad());
+  }
   // float32 differentiates twice: the gradient's own gradient exists.
   const Case f = make_case(torch::kFloat32, 1.0, 14);
   const TokenLosses plain = token_losses(f.logits, f.target, 0.1);
