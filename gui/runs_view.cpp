@@ -228,7 +228,10 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   updateHint();
   model_->setRuns({});
   model_->setBestPoints({});
-  ended_runs_.clear();
+  ended_read_.clear();
+  jobs_.clear();
+  early_stops_.clear();
+  jobs_rows_ = -1;
   hidden_selection_.clear();  // ids of the old store's runs
   axes_.clear();
   run_axes_.clear();
@@ -277,7 +280,7 @@ bool RunsView::reading() const { return worker_->busy(); }
 
 RunsReadInputs RunsView::readInputs() const {
   RunsReadInputs in;
-  for (const auto& [run, ended] : ended_runs_) in.ended_known.insert(in.ended_known.end(), run);
+  in.ended_known = ended_read_;
   in.best = show_best_->isChecked();
   if (in.best) in.best_read_at = best_read_at_;
   return in;
@@ -340,27 +343,35 @@ void RunsView::updateHint() {
   hint_->setVisible(!session_ || model_->runs().empty());
 }
 
+namespace {
+
+// Sets (or, for "", removes) a run's entry; whether that changed it.
+bool set_shown(std::map<int64_t, QString>& shown, int64_t run, const QString& value) {
+  if (value.isEmpty()) return shown.erase(run) > 0;
+  QString& entry = shown[run];
+  if (entry == value) return false;
+  entry = value;
+  return true;
+}
+
+}  // namespace
+
 // What the read tags say of each run: its worker job, why an early stop ended it, its sweep
-// axes; an ended run's, kept until a resume runs it again (read_runs reads them once).
+// axes. An ended run's tags are read once (read_runs skips them after) and shown as they were
+// until a resume runs it again; the model takes the columns again only when one moved.
 void RunsView::showJobs(const RunsRead& read) {
-  std::map<int64_t, QString> jobs, early_stops;
-  bool axes_moved = model_->rowCount() != axes_rows_;
+  const int rows = model_->rowCount();
+  bool jobs_moved = rows != jobs_rows_, axes_moved = rows != axes_rows_;
   for (const auto& run : model_->runs()) {
     const auto found = read.tags.find(run.id);
-    if (found == read.tags.end()) {  // ended, read before
-      const auto known = ended_runs_.find(run.id);
-      if (known == ended_runs_.end()) continue;
-      jobs[run.id] = known->second.job;
-      if (!known->second.early_stop.isEmpty()) early_stops[run.id] = known->second.early_stop;
-      continue;
-    }
+    if (found == read.tags.end()) continue;  // ended, read before
     const RunsRead::Tags& tags = found->second;
-    jobs[run.id] = tags.job;
-    if (!tags.early_stop.isEmpty()) early_stops[run.id] = tags.early_stop;
+    jobs_moved |= set_shown(jobs_, run.id, tags.job);
+    jobs_moved |= set_shown(early_stops_, run.id, tags.early_stop);
     if (db::is_terminal_status(run.status))
-      ended_runs_[run.id] = {tags.job, tags.early_stop};
+      ended_read_.insert(run.id);
     else
-      ended_runs_.erase(run.id);
+      ended_read_.erase(run.id);
     if (tags.axes.empty()) continue;
     auto& axes = run_axes_[run.id];
     if (axes == tags.axes) continue;  // a queued run's, read again each poll
@@ -368,11 +379,19 @@ void RunsView::showJobs(const RunsRead& read) {
     axes_moved = true;
     for (const auto& [key, value] : tags.axes) axes_.insert(QString::fromStdString(key));
   }
-  model_->setJobs(std::move(jobs));
-  model_->setEarlyStops(std::move(early_stops));
+  if (jobs_moved) {
+    std::set<int64_t> listed;  // deleted runs' entries go
+    for (const auto& run : model_->runs()) listed.insert(run.id);
+    for (auto* shown : {&jobs_, &early_stops_})
+      for (auto it = shown->begin(); it != shown->end();)
+        it = listed.count(it->first) ? std::next(it) : shown->erase(it);
+    model_->setJobs(jobs_);
+    model_->setEarlyStops(early_stops_);
+    jobs_rows_ = rows;
+  }
   if (axes_moved) {  // the sweep axes, columns unless the user chose
     model_->setAxes(run_axes_);
-    axes_rows_ = model_->rowCount();
+    axes_rows_ = rows;
     if (!columns_chosen_ && configColumns() != QStringList(axes_.begin(), axes_.end()))
       model_->setConfigColumns(QStringList(axes_.begin(), axes_.end()));
   }

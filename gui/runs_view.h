@@ -155,12 +155,11 @@ class RunsView : public QWidget, public WorkbenchView {
   QLabel* hint_;                        // an empty store or none: where runs come from
   QAction *open_, *compare_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_,
       *columns_, *metrics_, *show_best_, *focus_filter_;
-  // What an ended run's tags say, read once while it stays ended (a resume reads it again).
-  struct EndedRun {
-    QString job;
-    QString early_stop;  // why train.patience ended it; "" when it did not
-  };
-  std::map<int64_t, EndedRun> ended_runs_;
+  // The runs whose tags were read once they had ended (read_runs skips them), and what the
+  // tags of each run say as shown: its worker job, why an early stop ended it.
+  std::set<int64_t> ended_read_;
+  std::map<int64_t, QString> jobs_, early_stops_;
+  int jobs_rows_ = -1;                         // the table's rows when the model last took them
   StoreWorker* worker_;                        // the window's polls read here
   std::shared_ptr<SharedRunListing> listing_;  // the runs, configs read only when new or changed
   uint64_t reads_ = 0;                         // reads sent, in place or in the worker
