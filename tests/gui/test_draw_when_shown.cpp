@@ -12,6 +12,7 @@
 #include "gui/draw_when_shown.h"
 #include "gui/importance_view.h"
 #include "gui/parallel_view.h"
+#include "gui/runs_signature.h"
 #include "gui/store_session.h"
 #include "tests/gui/gui_test_registry.h"
 
@@ -38,6 +39,20 @@ int64_t add_run(Store& store, const std::string& lr, double ppl, bool finish = t
 class DrawWhenShownTest : public QObject {
   Q_OBJECT
  private slots:
+  // The keys the tabs defer by: each run's id and status (and updates), in order, written
+  // out -- two runs that swap statuses, or a run that moves on, make another key.
+  void runsSignaturesSpellEachRunOut() {
+    std::vector<fathom::db::RunRecord> runs(2);
+    runs[0].id = 3;
+    runs[0].status = "running";
+    runs[0].updates = 12;
+    runs[1].id = -1;  // never stored, but written whole
+    runs[1].status = "queued";
+    QCOMPARE(fathom::gui::runs_signature(runs), std::string("3running12;-1queued0;"));
+    QCOMPARE(fathom::gui::runs_status_signature(runs), std::string("3running;-1queued;"));
+    QCOMPARE(fathom::gui::runs_status_signature({}), std::string());
+  }
+
   void tabsOutOfSightDrawWhenShown() {
     QTemporaryDir dir;
     const QString db = dir.filePath("w.db");
