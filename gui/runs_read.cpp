@@ -22,7 +22,6 @@ void read_best(const db::Store& store, const RunsReadInputs& in, RunsRead& out) 
     const std::pair<int64_t, std::string> now{run.updates, run.status};
     const auto read = in.best_read_at.find(run.id);
     if (read == in.best_read_at.end() || read->second != now) stale.push_back(run.id);
-    out.best_read_at[run.id] = now;  // deleted runs drop out
   }
   out.best_reread.insert(stale.begin(), stale.end());
   for (const auto& name : names) {
@@ -43,26 +42,27 @@ RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const Runs
   }
   // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
   // worker); once ended, its tags were read once and are kept until a resume runs it again.
-  std::vector<int64_t> to_read;
+  std::vector<const db::RunRecord*> to_read;
+  std::vector<int64_t> to_read_ids;
   std::vector<db::RunRecord> running;
   for (const auto& run : out.runs) {
-    if (!(in.ended_known.count(run.id) && db::is_terminal_status(run.status)))
-      to_read.push_back(run.id);
+    if (!(in.ended_known.count(run.id) && db::is_terminal_status(run.status))) {
+      to_read.push_back(&run);
+      to_read_ids.push_back(run.id);
+    }
     if (run.status == db::status::kRunning) running.push_back(run);
   }
-  const auto tags = store.listing_tags(to_read);  // one round trip to a server
+  const auto tags = store.listing_tags(to_read_ids);  // one round trip to a server
   const std::map<std::string, std::string> no_tags;
-  for (const auto& run : out.runs) {
-    if (!(in.ended_known.count(run.id) && db::is_terminal_status(run.status))) {
-      const auto found = tags.find(run.id);
-      const auto& of_run = found == tags.end() ? no_tags : found->second;
-      RunsRead::Tags& shown = out.tags[run.id];
-      shown.job = RunsModel::jobShown(of_run, run.status);
-      if (db::ended_by_early_stop(of_run))
-        shown.early_stop = QString::fromStdString(of_run.at(db::kEarlyStopTag));
-      for (const auto& [key, value] : of_run)
-        if (key.rfind("axis.", 0) == 0) shown.axes.emplace(key.substr(5), value);
-    }
+  for (const db::RunRecord* run : to_read) {
+    const auto found = tags.find(run->id);
+    const auto& of_run = found == tags.end() ? no_tags : found->second;
+    RunsRead::Tags& shown = out.tags[run->id];
+    shown.job = RunsModel::jobShown(of_run, run->status);
+    if (db::ended_by_early_stop(of_run))
+      shown.early_stop = QString::fromStdString(of_run.at(db::kEarlyStopTag));
+    for (const auto& [key, value] : of_run)
+      if (key.rfind("axis.", 0) == 0) shown.axes.emplace(key.substr(5), value);
   }
   out.recent_losses = db::recent_train_losses(store, running);  // two
   out.best = in.best;

@@ -45,11 +45,10 @@ struct RunsRead {
   std::map<int64_t, std::vector<db::MetricPoint>> recent_losses;
   bool best = false;  // RunsReadInputs::best: the fields below were read
   // With best: the runs whose best points were read (new, or moved on since), the points
-  // read by metric, the metrics with a better direction, and best_read_at as it is now.
+  // read by metric, and the metrics with a better direction.
   std::set<int64_t> best_reread;
   std::map<std::string, std::map<int64_t, db::MetricPoint>> best_points;
   std::set<std::string> best_metrics;
-  std::map<int64_t, std::pair<int64_t, std::string>> best_read_at;
 };
 
 // The rows kept between reads (db::RunListing), for the view's in-place reads and its

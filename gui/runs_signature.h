@@ -17,30 +17,27 @@ inline void append_number(std::string& out, int64_t value) {
   const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
   out.append(digits, end);
 }
+
+inline std::string signature(const std::vector<db::RunRecord>& runs, bool with_updates) {
+  std::string out;
+  out.reserve(runs.size() * (with_updates ? 24 : 16));
+  for (const auto& r : runs) {
+    append_number(out, r.id);
+    out += r.status;
+    if (with_updates) append_number(out, r.updates);
+    out += ';';
+  }
+  return out;
+}
 }  // namespace signature_detail
 
 inline std::string runs_signature(const std::vector<db::RunRecord>& runs) {
-  std::string signature;
-  signature.reserve(runs.size() * 24);
-  for (const auto& r : runs) {
-    signature_detail::append_number(signature, r.id);
-    signature += r.status;
-    signature_detail::append_number(signature, r.updates);
-    signature += ';';
-  }
-  return signature;
+  return signature_detail::signature(runs, true);
 }
 
 // Every run's id and status: the runs and their final metrics (which come with a status).
 inline std::string runs_status_signature(const std::vector<db::RunRecord>& runs) {
-  std::string signature;
-  signature.reserve(runs.size() * 16);
-  for (const auto& r : runs) {
-    signature_detail::append_number(signature, r.id);
-    signature += r.status;
-    signature += ';';
-  }
-  return signature;
+  return signature_detail::signature(runs, false);
 }
 
 }  // namespace fathom::gui

@@ -414,23 +414,23 @@ void RunsView::setShowBest(bool on) {
 bool RunsView::showBest() const { return show_best_->isChecked(); }
 
 // Best points as read: those of the runs read again replace theirs, deleted runs' go.
-void RunsView::showBest(RunsRead& read) {
+void RunsView::showBest(const RunsRead& read) {
   if (!show_best_->isChecked()) {
     model_->setBestPoints({});
     return;
   }
   if (!read.best) return;  // read before "Best" was turned on: the refresh it made shows them
-  std::set<int64_t> listed;
-  for (const auto& run : model_->runs()) listed.insert(run.id);
+  best_read_at_.clear();   // each listed run's (updates, status) now: deleted runs drop out
+  for (const auto& run : model_->runs()) best_read_at_[run.id] = {run.updates, run.status};
   for (const auto& name : read.best_metrics) {
     auto& points = best_points_[name];
     for (auto it = points.begin(); it != points.end();)
-      it = !listed.count(it->first) || read.best_reread.count(it->first) ? points.erase(it)
-                                                                         : std::next(it);
-    for (auto& [run, point] : read.best_points[name]) points[run] = point;
+      it = !best_read_at_.count(it->first) || read.best_reread.count(it->first) ? points.erase(it)
+                                                                                : std::next(it);
+    if (const auto found = read.best_points.find(name); found != read.best_points.end())
+      for (const auto& [run, point] : found->second) points[run] = point;
     if (points.empty()) best_points_.erase(name);
   }
-  best_read_at_ = std::move(read.best_read_at);
   model_->setBestPoints(best_points_);
 }
 

@@ -130,7 +130,7 @@ class RunsView : public QWidget, public WorkbenchView {
   // Shows read number `read` unless a later one was shown.
   void showRead(uint64_t read, RunsRead&& runs);
   void showJobs(const RunsRead& read);
-  void showBest(RunsRead& read);
+  void showBest(const RunsRead& read);
   void updateHint();
   void fitColumns();
   static constexpr double kWidestColumnShare = 0.3;  // of the table's width, per column
