@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include "base/util/shared_text.h"
 #include "db/run_status.h"
 
 namespace fathom::db {
@@ -29,7 +30,10 @@ struct NewTaggedRun {
 
 struct RunRecord {
   int64_t id = 0;
-  std::string name, sweep, config_json, config_yaml, status, error, host, device, git_rev;
+  std::string name, sweep;
+  // Shared by the record's copies (every view keeps the runs it shows).
+  SharedText config_json, config_yaml;
+  std::string status, error, host, device, git_rev;
   std::optional<int64_t> diverged_step;
   int64_t updates = 0;
   int64_t lease = 0;  // generation of the current claim (db/lease.h); 0: never claimed

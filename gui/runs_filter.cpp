@@ -70,7 +70,7 @@ void RunsFilter::setText(const QString& text) {
 }
 
 experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
-  const std::string* text = &run.config_json;  // the row's: asked before it changes
+  const SharedText text = run.config_json;  // the row's: asked before it changes
   return experiments::fields_answering_config(
       run, [this, id = run.id, text, fields = queryFields_](const std::string& field) {
         // Made at a run's first config key only: a filter on status or metrics keeps nothing.
@@ -78,7 +78,7 @@ experiments::RunFields RunsFilter::fieldsOf(const db::RunRecord& run) const {
         if (auto kept = answers.find(field); kept != answers.end()) return kept->second;
         // One pass over the text answers every field of the filter (a list, or a field the
         // filter does not name, parses it), each answer kept.
-        auto read = experiments::config_fields_of(*text, fields);
+        auto read = experiments::config_fields_of(text, fields);
         if (fields)
           for (const std::string& name : *fields)
             if (!answers.count(name)) answers.emplace(name, read(name));
