@@ -8,15 +8,16 @@ namespace fathom::gui {
 std::vector<RunAlert> RunAlerts::changes(const std::vector<db::RunRecord>& runs, double now) {
   std::vector<RunAlert> out;
   for (const auto& run : runs) {
-    const std::string status = experiments::shown_status(run, now);
-    auto before = shown_.find(run.id);
-    const bool was_live = before != shown_.end() && !db::is_terminal_status(before->second);
-    shown_[run.id] = status;
-    if (first_ || !was_live || !db::is_terminal_status(status)) continue;
-    if (status == db::status::kCancelled || !announced_.insert({run.id, status}).second) continue;
+    std::string status = experiments::shown_status(run, now);
+    auto [entry, added] = shown_.try_emplace(run.id);  // one lookup a run a poll
+    const bool was_live = !added && !db::is_terminal_status(entry->second);
+    if (entry->second != status) entry->second = std::move(status);
+    const std::string& shown = entry->second;
+    if (first_ || !was_live || !db::is_terminal_status(shown)) continue;
+    if (shown == db::status::kCancelled || !announced_.insert({run.id, shown}).second) continue;
     RunAlert a;
-    a.bad = status != db::status::kFinished;
-    a.title = QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(status));
+    a.bad = shown != db::status::kFinished;
+    a.title = QStringLiteral("Run %1 %2").arg(run.id).arg(QString::fromStdString(shown));
     a.message = QString::fromStdString(run.name);
     if (!run.error.empty()) a.message += QStringLiteral(": ") + QString::fromStdString(run.error);
     out.push_back(a);

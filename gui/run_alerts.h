@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,7 +29,7 @@ class RunAlerts {
 
  private:
   bool first_ = true;
-  std::map<int64_t, std::string> shown_;                 // each run's status as last shown
+  std::unordered_map<int64_t, std::string> shown_;       // each run's status as last shown
   std::set<std::pair<int64_t, std::string>> announced_;  // (run, status): once each
 };
 

@@ -58,6 +58,7 @@ RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const Runs
     const auto found = tags.find(run->id);
     const auto& of_run = found == tags.end() ? no_tags : found->second;
     RunsRead::Tags& shown = out.tags[run->id];
+    shown.ended = db::is_terminal_status(run->status);
     shown.job = RunsModel::jobShown(of_run, run->status);
     if (db::ended_by_early_stop(of_run))
       shown.early_stop = QString::fromStdString(of_run.at(db::kEarlyStopTag));

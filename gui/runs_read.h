@@ -36,6 +36,7 @@ struct RunsRead {
   // What the tags of every run but those ended_known that are still ended say: its worker
   // job as the table shows it, why an early stop ended it ("" if none), its sweep axes.
   struct Tags {
+    bool ended = false;  // the run's status is terminal
     QString job;
     QString early_stop;
     std::map<std::string, std::string> axes;  // axis.KEY tags by KEY

@@ -22,6 +22,7 @@
 #include "db/metric_presentation.h"
 #include "db/run_status.h"
 #include "db/update_rate.h"
+#include "gui/ascending_walk.h"
 #include "gui/export_menu.h"
 #include "gui/frozen_columns.h"
 #include "gui/run_actions.h"
@@ -346,9 +347,10 @@ void RunsView::updateHint() {
 namespace {
 
 // Sets (or, for "", removes) a run's entry; whether that changed it.
-bool set_shown(std::map<int64_t, QString>& shown, int64_t run, const QString& value) {
-  if (value.isEmpty()) return shown.erase(run) > 0;
-  QString& entry = shown[run];
+bool set_shown(AscendingWalk<std::map<int64_t, QString>>& shown, int64_t run,
+               const QString& value) {
+  if (value.isEmpty()) return shown.erase(run);
+  QString& entry = shown.get(run);
   if (entry == value) return false;
   entry = value;
   return true;
@@ -362,18 +364,19 @@ bool set_shown(std::map<int64_t, QString>& shown, int64_t run, const QString& va
 void RunsView::showJobs(const RunsRead& read) {
   const int rows = model_->rowCount();
   bool jobs_moved = rows != jobs_rows_, axes_moved = rows != axes_rows_;
-  for (const auto& run : model_->runs()) {
-    const auto found = read.tags.find(run.id);
-    if (found == read.tags.end()) continue;  // ended, read before
-    const RunsRead::Tags& tags = found->second;
-    jobs_moved |= set_shown(jobs_, run.id, tags.job);
-    jobs_moved |= set_shown(early_stops_, run.id, tags.early_stop);
-    if (db::is_terminal_status(run.status))
-      ended_read_.insert(run.id);
+  // The read's runs are the model's; those ended and read before have no tags in it.
+  AscendingWalk jobs(jobs_), early_stops(early_stops_);
+  AscendingWalk run_axes(run_axes_);
+  AscendingWalk ended(ended_read_);
+  for (const auto& [run, tags] : read.tags) {
+    jobs_moved |= set_shown(jobs, run, tags.job);
+    jobs_moved |= set_shown(early_stops, run, tags.early_stop);
+    if (tags.ended)
+      ended_read_.insert(run);
     else
-      ended_read_.erase(run.id);
+      ended.erase(run);
     if (tags.axes.empty()) continue;
-    auto& axes = run_axes_[run.id];
+    auto& axes = run_axes.get(run);
     if (axes == tags.axes) continue;  // a queued run's, read again each poll
     axes = tags.axes;
     axes_moved = true;
