@@ -3,8 +3,7 @@
 #include <memory>
 #include <utility>
 
-#include <QThreadPool>
-
+#include "gui/free_elsewhere.h"
 #include "gui/item_roles.h"
 #include "gui/number_text.h"
 #include "gui/run_state_text.h"
@@ -111,12 +110,9 @@ void RunsModel::setBestPoints(BestPoints best) {
     }
 }
 
-// The rows a poll replaced are freed in a pool thread: a run's record is mostly its config
-// (~4.5 KB), and freeing 16,000 of them was a fifth of the window's share of a poll.
+// The rows a poll replaced are freed in a pool thread (gui/free_elsewhere.h).
 static void release_elsewhere(std::vector<db::RunRecord> rows) {
-  if (rows.empty()) return;
-  auto held = std::make_shared<std::vector<db::RunRecord>>(std::move(rows));
-  QThreadPool::globalInstance()->start([held] { held->clear(); });
+  if (!rows.empty()) free_elsewhere(std::make_shared<std::vector<db::RunRecord>>(std::move(rows)));
 }
 
 void RunsModel::setRuns(std::vector<db::RunRecord> runs) {

@@ -14,9 +14,9 @@
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include "db/store.h"
+#include "gui/free_elsewhere.h"
 
 class QThread;
 
@@ -64,8 +64,7 @@ class StoreWorker : public QObject {
 // get() returns what `read` returned or rethrows what it threw: a view says a bad filter, a
 // budget no run reached or a lost store exactly as it did when it read on the UI thread. A
 // store another process holds locked is thrown as a runtime_error. What `read` returned and
-// `show` left is freed in a pool thread: a read of 64,000 runs' tags took the UI thread 30 ms
-// to free. (T holds plain data, which any thread may free.)
+// `show` left is freed in a pool thread (gui/free_elsewhere.h).
 template <typename T, typename Read, typename Show>
 StoreWorker::Job read_then_show(Read read, Show show) {
   return [read = std::move(read),
@@ -83,7 +82,7 @@ StoreWorker::Job read_then_show(Read read, Show show) {
         if (thrown) std::rethrow_exception(thrown);
         return **value;
       });
-      QThreadPool::globalInstance()->start([left = std::move(value)] { left->reset(); });
+      free_elsewhere(std::move(value));
     };
   };
 }
