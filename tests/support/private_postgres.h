@@ -32,7 +32,9 @@ class PrivatePostgres {
     chmod(parent, 0755);
     dir_ = parent_ / "server";
     const ProgramResult r =
-        run_program({script(), "start", dir_.string()}, "", environment_with(env), 120);
+        // Beyond the script's own limits (60 s to start, 60 s to answer), so that it, not
+        // this kill, says why a start failed.
+        run_program({script(), "start", dir_.string()}, "", environment_with(env), 300);
     if (std::filesystem::exists(dir_ / "skip"))
       skipped_ = "PostgreSQL server did not start: " + read_text(dir_ / "skip");
     else if (r.exit_code != 0 || !std::filesystem::exists(dir_ / "url"))
