@@ -55,8 +55,19 @@ struct ExtraEntry {
   std::string kind;  // "omega", "other", ...
 };
 
+// Matrix products a sub-layer computes beyond its linears' (whose cost the training compute
+// reads from their weights): hyper-connections' reading, mixing and writing of the n streams
+// and their dynamic weights. Forward FLOPs (a multiply-add is 2) per token of the sub-layer's
+// stack (core/train/training_flops.h).
+struct ProductEntry {
+  std::string name;
+  SublayerId owner;
+  double flops_per_token = 0;
+};
+
 struct ParameterCatalog {
   std::vector<LinearEntry> linears;
+  std::vector<ProductEntry> products;
   std::vector<EmbeddingEntry> embeddings;
   std::vector<NormEntry> norms;
   std::vector<ExtraEntry> extras;

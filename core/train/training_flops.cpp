@@ -24,6 +24,9 @@ FlopRates forward_flop_rates(TransformerImpl& model) {
     else
       r.cross_pairs += per_pair;
   }
+  for (const ProductEntry& p : model.catalog().products)
+    (!decoder_only && p.owner.stack == Stack::Encoder ? r.per_source : r.per_target) +=
+        p.flops_per_token;
   r.per_target += 2.0 * model.config().d_model * static_cast<double>(model.vocab_size());
   return r;
 }

@@ -6,12 +6,13 @@
 // batch's non-pad tokens -- each linear of the model's catalog, 2 x in x out per token it
 // reads (a source token for the encoder's and the cross-attention's keys and values, a target
 // token for the rest), attention's score and value products, 4 d_attn per query-key pair, and
-// the output projection, 2 d V per target token -- and training = 3 x forward (the backward
-// computes two products for each forward one: the input's and the weight's gradients). Left
-// out, as there: embedding lookups, norms, softmax, dropout, the loss and the optimizer; and
-// what the hardware does that the model does not ask for: pad positions, activation
-// checkpointing's recomputation. A causal self-attention counts its whole T x T score matrix,
-// as computed. Hyper-connections' stream mixing (n x n per token) is left out: under 0.1 %.
+// the output projection, 2 d V per target token, and the products a sub-layer declares beyond
+// its linears (ParameterCatalog::products: hyper-connections' stream reading, mixing and
+// writing) -- and training = 3 x forward (the backward computes two products for each forward
+// one: the input's and the weight's gradients). Left out, as there: embedding lookups, norms,
+// softmax, dropout, the loss and the optimizer; and what the hardware does that the model does
+// not ask for: pad positions, activation checkpointing's recomputation. A causal
+// self-attention counts its whole T x T score matrix, as computed.
 #include "core/data/batch.h"
 #include "core/model/transformer.h"
 

@@ -1,9 +1,11 @@
 // Tests for core/train/training_flops.h: the forward FLOP rates of a model against the closed
 // form of Kaplan et al. 2020 (section 2.1) written out by hand for the encoder-decoder and the
 // decoder-only Transformer, a shared module counted once per layer it runs in (compute, not
-// parameters), a gate's projection, and a batch's training FLOPs summed row by row.
+// parameters), a gate's projection, hyper-connections' stream products, and a batch's training
+// FLOPs summed row by row.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "base/config/config.h"
@@ -88,6 +90,40 @@ TEST(TrainingFlops, AnElementwiseAttentionGateAddsItsProjection) {
   const double d = kD;
   EXPECT_DOUBLE_EQ(g.per_source - r.per_source, 2 * 2 * d * d);  // 2 encoder self-attentions
   EXPECT_DOUBLE_EQ(g.per_target - r.per_target, 4 * 2 * d * d);  // 2 self + 2 cross
+}
+
+// Hyper-connections' products beyond the linears, per token and sub-layer, counted from the
+// shapes the forward pass multiplies (core/model/hyper_connection.cpp): the dynamic weights
+// LN(H) [n, d] x [d, n + 2], the read a [n] . H [n, d], the mixing M [n, n] x H [n, d], the write
+// b [n] x f [d]. Against the same Pre-LN model with one residual stream (the stream norm and the
+// static weights are no products), for both variants and two stream counts.
+TEST(TrainingFlops, HyperConnectionsAddTheirStreamProductsPerSublayer) {
+  for (const std::string variant : {"hyper", "mhc"})
+    for (const int n : {1, 4}) {
+      SCOPED_TRACE(variant + " n=" + std::to_string(n));
+      RunConfig base = plain(2, 3);
+      base.model.norm = "pre";
+      RunConfig hc = base;
+      hc.model.connection = variant;
+      hc.model.hc_streams = n;
+      const FlopRates h = rates_of(hc), r = rates_of(base);
+      const double d = kD, macs = n * d * (n + 2) + n * d + n * n * d + n * d;
+      EXPECT_DOUBLE_EQ(h.per_source - r.per_source, 2 * 2 * 2 * macs);  // 2 layers x 2 sub-layers
+      EXPECT_DOUBLE_EQ(h.per_target - r.per_target, 3 * 3 * 2 * macs);  // 3 layers x 3
+      EXPECT_DOUBLE_EQ(h.source_pairs, r.source_pairs);
+      EXPECT_DOUBLE_EQ(h.target_pairs, r.target_pairs);
+      EXPECT_DOUBLE_EQ(h.cross_pairs, r.cross_pairs);
+    }
+  RunConfig lm = plain(0, 2);  // decoder-only: every sub-layer reads target tokens
+  lm.model.arch = "decoder_only";
+  lm.model.norm = "pre";
+  RunConfig hc_lm = lm;
+  hc_lm.model.connection = "hyper";
+  hc_lm.model.hc_streams = 4;
+  const double d = kD, n = 4;
+  EXPECT_DOUBLE_EQ(rates_of(hc_lm).per_target - rates_of(lm).per_target,
+                   2 * 2 * 2 * (2 * n * n + 4 * n) * d);
+  EXPECT_DOUBLE_EQ(rates_of(hc_lm).per_source, 0);
 }
 
 // Three rows of different lengths: 3 x the forward sum over rows, pad positions left out, and
