@@ -139,7 +139,10 @@ void check_model_methods(const RunConfig& config) {
       config.model.connection != "mhc")
     config_error(config, "model.hc_streams",
                  "is the stream count of connection hyper or mhc; connection '" +
-                     config.model.connection + "' has one stream (leave hc_streams 0)");
+                     config.model.connection +
+                     "' has one stream (leave hc_streams 0; a sweep over connections pairs "
+                     "them in a zip: model.connection [residual, hyper], model.hc_streams [0, "
+                     "4])");
 }
 
 }  // namespace fathom

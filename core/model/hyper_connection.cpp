@@ -149,9 +149,16 @@ StackContext with_hyper_sublayers(const StackContext& s, HcVariant variant) {
 
 void check_hyper(const RunConfig& config, const std::string& name) {
   const ModelConfig& m = config.model;
-  if (m.hc_streams < 1)
-    config_error(config, "model.hc_streams",
-                 "connection '" + name + "' needs n >= 1 residual streams (Zhu et al. use 4)");
+  if (m.hc_streams < 1) {
+    // Blamed on the connection where the stream count was left at its default: that is the
+    // line that asked for streams.
+    const bool set = config.locations.count("model.hc_streams") > 0;
+    config_error(config, set ? "model.hc_streams" : "model.connection",
+                 "connection '" + name + "' needs model.hc_streams: n >= 1 residual streams " +
+                     (set ? std::string() : std::string("(not set: 0) ")) +
+                     "(Zhu et al. use 4; a sweep over connections pairs them in a zip: "
+                     "model.connection [residual, hyper], model.hc_streams [0, 4])");
+  }
   if (resolve_sublayer_style(m) != "pre" || !m.decoder_norm.empty())
     config_error(config, "model.norm",
                  "connection '" + name +

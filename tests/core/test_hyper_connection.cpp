@@ -314,7 +314,11 @@ TEST(HyperConnection, CombinationsItCannotTakeAreRefused) {
   expect_refused("model:\n  connection: depthwise_lstm\n  hc_streams: 4\n", "model.hc_streams",
                  "depthwise_lstm");
   expect_refused("model:\n  hc_streams: 2\n", "model.hc_streams", "residual");
-  expect_refused("model:\n  connection: hyper\n  norm: pre\n", "model.hc_streams", "n >= 1");
+  // No stream count given: the line that asked for streams is named; a count of 0, its own.
+  expect_refused("model:\n  connection: hyper\n  norm: pre\n", "hc.yaml:2: 'model.connection'",
+                 "needs model.hc_streams: n >= 1 residual streams (not set: 0)");
+  expect_refused("model:\n  connection: hyper\n  hc_streams: 0\n  norm: pre\n",
+                 "hc.yaml:3: 'model.hc_streams'", "n >= 1");
   expect_refused("model:\n  connection: mhc\n  hc_streams: 4\n", "model.norm", "Pre-LN");
   expect_refused(
       "model:\n  connection: mhc\n  hc_streams: 4\n  norm: pre\n  parameterization: "
