@@ -79,6 +79,20 @@ void build_front_app(CLI::App& app, GlobalOptions& options) {
   add_sweep_command_line(app, std::make_shared<SweepArgs>(), options)->require_subcommand(1);
 }
 
+namespace {
+
+// A sub-command's name typed as a command (`fathom table` for `fathom export table`): "export
+// table", or "" when no command has it.
+std::string command_holding(const CLI::App& app, const std::string& word) {
+  std::vector<std::string> found;
+  for (const CLI::App* command : app.get_subcommands({}))
+    for (const CLI::App* sub : command->get_subcommands({}))
+      if (sub->get_name() == word) found.push_back(command->get_name() + " " + word);
+  return join(found, "' or '");
+}
+
+}  // namespace
+
 // The first word that is not a global option names the command; a word that names none gets
 // the closest command (CLI11 alone says only "A subcommand is required"). Empty when fine.
 std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
@@ -102,7 +116,8 @@ std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
       level = next;
       continue;
     }
-    const std::string hint = closest_match(word, names);
+    std::string hint = closest_match(word, names);
+    if (hint.empty() && level == &app) hint = command_holding(app, word);
     const std::string plural = what == "analysis" ? "analyses" : what + "s";
     return "unknown " + what + " '" + word + "'" +
            (hint.empty() ? "" : "; did you mean '" + hint + "'?") + " (" + plural + ": " +

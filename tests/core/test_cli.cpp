@@ -567,6 +567,11 @@ TEST_F(Cli, UnknownCommandSuggestsTheClosest) {
   const Result far = fathom({"xyzzy"});
   EXPECT_EQ(far.status, 2);
   EXPECT_TRUE(contains(far.err, "unknown command 'xyzzy'")) << far.err;
+  // A sub-command typed as a command: the command that holds it.
+  const Result sub = fathom({"--db", db(), "table", "--sweep", "s"});
+  EXPECT_EQ(sub.status, 2);
+  EXPECT_TRUE(contains(sub.err, "unknown command 'table'; did you mean 'export table'?"))
+      << sub.err;
   const Result fine = fathom({"--db", db(), "--json", "config", "--reference"});
   EXPECT_EQ(fine.status, 0) << fine.err;
 }
