@@ -104,9 +104,9 @@ class HyperSublayer : public SublayerConnection {
       write = 2.0 * torch::sigmoid(p("write") + p("gate_beta") * write_dyn);
       mix = sinkhorn_knopp(p("mix") + p("gate_alpha") * mix_dyn);
     }
-    const torch::Tensor input = (read.unsqueeze(-1) * streams).sum(-2);  // [.., d]
+    const torch::Tensor input = read_streams(read, streams);  // [.., d]
     const torch::Tensor f = dropped_branch(branch(norm_(input)));
-    const torch::Tensor next = mix_streams(mix, streams) + write.unsqueeze(-1) * f.unsqueeze(-2);
+    const torch::Tensor next = mix_streams(mix, streams, write, f);
     torch::Tensor passed = next.flatten(-2);
     if (hooks_->observer) {
       hooks_->observer->on_stream_mixing(id_, mix, write);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/config/config_io.h"
+#include "core/model/higher_order_grad.h"
 #include "core/model/hyper_connection.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
@@ -95,30 +96,59 @@ TEST(HyperConnection, FusedSinkhornEqualsTheTensorOpsForwardAndBackward) {
   }
 }
 
-// Mixing the streams in one loop over the tokens: the per-token matmul's values and gradients,
-// in float and double, from contiguous streams and from the embedding expanded into them.
-TEST(HyperConnection, MixStreamsEqualsThePerTokenMatmul) {
+// Reading and mixing the streams in one loop over the tokens: the tensor operations' values and
+// gradients (of every input), in float and double, from contiguous streams and from the
+// embedding expanded into them, with d a multiple of the dot products' 8 lanes and not.
+TEST(HyperConnection, StreamLoopsEqualTheTensorOperations) {
   torch::manual_seed(6);
   for (const auto dtype : {torch::kFloat, torch::kDouble})
-    for (const bool expanded : {false, true}) {
-      const auto options = torch::TensorOptions().dtype(dtype);
-      const torch::Tensor mix = torch::randn({3, 5, 4, 4}, options);
-      const torch::Tensor streams = expanded
-                                        ? torch::randn({3, 5, 1, 8}, options).expand({3, 5, 4, 8})
-                                        : torch::randn({3, 5, 4, 8}, options);
-      const torch::Tensor m1 = mix.clone().requires_grad_(true);
-      const torch::Tensor m2 = mix.clone().requires_grad_(true);
-      const torch::Tensor s1 = streams.detach().requires_grad_(true);
-      const torch::Tensor s2 = streams.clone().requires_grad_(true);
-      const torch::Tensor a = mix_streams(m1, s1), b = m2.matmul(s2);
-      const double tol = dtype == torch::kFloat ? 1e-5 : 1e-12;
-      EXPECT_TRUE(torch::allclose(a, b, tol, tol)) << expanded;
-      const torch::Tensor g = torch::randn_like(a);
-      (a * g).sum().backward();
-      (b * g).sum().backward();
-      EXPECT_TRUE(torch::allclose(m1.grad(), m2.grad(), tol, tol)) << expanded;
-      EXPECT_TRUE(torch::allclose(s1.grad(), s2.grad(), tol, tol)) << expanded;
-    }
+    for (const bool expanded : {false, true})
+      for (const int64_t d : {8, 13}) {
+        SCOPED_TRACE(std::string(dtype == torch::kFloat ? "float" : "double") +
+                     (expanded ? " expanded" : "") + " d=" + std::to_string(d));
+        const auto options = torch::TensorOptions().dtype(dtype);
+        const torch::Tensor streams = expanded
+                                          ? torch::randn({3, 5, 1, d}, options).expand({3, 5, 4, d})
+                                          : torch::randn({3, 5, 4, d}, options);
+        // mix transposed, as the hyper variant passes it: not contiguous.
+        const std::vector<torch::Tensor> inputs = {
+            torch::randn({3, 5, 4, 4}, options).transpose(-1, -2), streams,
+            torch::randn({3, 5, 4}, options), torch::randn({3, 5, d}, options),
+            torch::randn({3, 5, 4}, options)};
+        std::vector<torch::Tensor> loop, ops;
+        for (const torch::Tensor& t : inputs) {
+          loop.push_back(t.detach().requires_grad_(true));
+          ops.push_back(t.detach().clone().requires_grad_(true));
+        }
+        const torch::Tensor mixed = mix_streams(loop[0], loop[1], loop[2], loop[3]);
+        const torch::Tensor mixed_ops =
+            ops[0].matmul(ops[1]) + ops[2].unsqueeze(-1) * ops[3].unsqueeze(-2);
+        const torch::Tensor read = read_streams(loop[4], loop[1]);
+        const torch::Tensor read_ops = (ops[4].unsqueeze(-1) * ops[1]).sum(-2);
+        const double tol = dtype == torch::kFloat ? 1e-5 : 1e-12;
+        EXPECT_TRUE(torch::allclose(mixed, mixed_ops, tol, tol));
+        EXPECT_TRUE(torch::allclose(read, read_ops, tol, tol));
+        const torch::Tensor g = torch::randn_like(mixed), h = torch::randn_like(read);
+        ((mixed * g).sum() + (read * h).sum()).backward();
+        ((mixed_ops * g).sum() + (read_ops * h).sum()).backward();
+        for (size_t i = 0; i < inputs.size(); ++i)
+          EXPECT_TRUE(torch::allclose(loop[i].grad(), ops[i].grad(), tol, tol)) << "input " << i;
+      }
+}
+
+// Inside a HigherOrderGradScope both take the tensor operations, whose gradient can be
+// differentiated again: a second derivative through the loops would be silently zero.
+TEST(HyperConnection, StreamLoopsGiveWayToTensorOpsForSecondDerivatives) {
+  torch::manual_seed(7);
+  const torch::Tensor read = torch::randn({2, 3}, torch::kDouble).requires_grad_(true);
+  const torch::Tensor streams = torch::randn({2, 3, 5}, torch::kDouble);
+  const HigherOrderGradScope scope;
+  // y = sum (r . h)^2: d2y/dr_j dr_k = 2 sum_tokens... per token 2 h_j . h_k summed over d.
+  const torch::Tensor y = read_streams(read, streams).pow(2).sum();
+  const torch::Tensor g = torch::autograd::grad({y}, {read}, {}, true, true)[0];
+  const torch::Tensor row0 = torch::autograd::grad({g.select(1, 0).sum()}, {read})[0];
+  const torch::Tensor expected = 2 * (streams.select(1, 0).unsqueeze(1) * streams).sum(-1);
+  EXPECT_TRUE(torch::allclose(row0, expected, 1e-12, 1e-12)) << row0 << expected;
 }
 
 // M1 = [[1, .5], [0, 1]], M2 = [[2, 0], [0, 1]], M3 = [[1, -1], [0, 1]]:
