@@ -23,7 +23,7 @@ constexpr const char* kUpsertTag =
     " ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
 // `runs` in ascending id. They come in an index's order -- by status, then id -- so a plain sort
 // of the records moved whole ~400-byte records through a heap sort: 14 % of a 100,000-run
-// poll. Sorting (id, position) pairs and moving each record once is a tenth of that.
+// poll. Here (id, position) pairs are sorted and each record moved once.
 void sort_by_id(std::vector<RunRecord>& runs) {
   const auto by_id = [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; };
   if (std::is_sorted(runs.begin(), runs.end(), by_id)) return;

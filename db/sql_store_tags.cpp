@@ -34,7 +34,8 @@ std::map<int64_t, std::map<std::string, std::string>> SqlStore::listing_tags(
   sql().read_one([&] {
     out.clear();
     sql().query(sql_text, {kSamplesTagPrefix}, [&](const SqlRow& row) {
-      // Rows come in key order (run, key): each lands at the end, no search.
+      // Rows come in the key's order (run, key) as the engines read them: each lands at the
+      // end, with no search. The hints only speed up; rows in any order land right.
       const int64_t run = row.int64(0);
       auto last = out.empty() ? out.end() : std::prev(out.end());
       if (last == out.end() || last->first != run)
