@@ -105,7 +105,8 @@ std::vector<FieldSpec> build_fields() {
       .range = kPositive;
   model("hc_streams", F::Int, &M::hc_streams,
         "connection hyper or mhc: n, the residual streams (Zhu et al. 2024 use 4); 0 with any "
-        "other connection")
+        "other connection (a sweep over connections zips the two: connection [residual, "
+        "hyper], hc_streams [0, 4])")
       .range = kNonNegative;
   model("sigma_reparam", F::Bool, &M::sigma_reparam,
         "sigma-Reparam: every linear layer computes with (gamma / sigma(W)) W, sigma the spectral "
