@@ -6,6 +6,7 @@
 #include "base/config/config_io.h"
 #include "base/util/strings.h"
 #include "core/model/depth_parameterization.h"
+#include "core/model/hyper_connection.h"
 #include "core/model/registry.h"
 
 namespace fathom {
@@ -139,10 +140,8 @@ void check_model_methods(const RunConfig& config) {
       config.model.connection != "mhc")
     config_error(config, "model.hc_streams",
                  "is the stream count of connection hyper or mhc; connection '" +
-                     config.model.connection +
-                     "' has one stream (leave hc_streams 0; a sweep over connections pairs "
-                     "them in a zip: model.connection [residual, hyper], model.hc_streams [0, "
-                     "4])");
+                     config.model.connection + "' has one stream (leave hc_streams 0; " +
+                     kStreamsInASweep + ")");
 }
 
 }  // namespace fathom

@@ -155,9 +155,8 @@ void check_hyper(const RunConfig& config, const std::string& name) {
     const bool set = config.locations.count("model.hc_streams") > 0;
     config_error(config, set ? "model.hc_streams" : "model.connection",
                  "connection '" + name + "' needs model.hc_streams: n >= 1 residual streams " +
-                     (set ? std::string() : std::string("(not set: 0) ")) +
-                     "(Zhu et al. use 4; a sweep over connections pairs them in a zip: "
-                     "model.connection [residual, hyper], model.hc_streams [0, 4])");
+                     (set ? std::string() : std::string("(not set: 0) ")) + "(Zhu et al. use 4; " +
+                     kStreamsInASweep + ")");
   }
   if (resolve_sublayer_style(m) != "pre" || !m.decoder_norm.empty())
     config_error(config, "model.norm",

@@ -23,6 +23,12 @@
 
 namespace fathom {
 
+// How a sweep gives hyper-connections their streams and other connections none: what both
+// stream-count errors end with.
+inline constexpr const char* kStreamsInASweep =
+    "a sweep over connections pairs them in a zip: model.connection [residual, hyper], "
+    "model.hc_streams [0, 4]";
+
 // The gains the mHC paper bounds, of one mixing matrix P [.., n, n] (its composite over layers):
 // forward, max_i sum_j |P_ij| (the largest factor a stream's value can grow by); backward,
 // max_j sum_i |P_ij| (the same for a gradient flowing back). Each [..].
