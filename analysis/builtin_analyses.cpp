@@ -6,13 +6,14 @@
 
 namespace fathom::analysis {
 
-void register_beta(AnalysisRegistry& registry);          // beta.cpp
-void register_output_shift(AnalysisRegistry& registry);  // output_shift.cpp
-void register_grad_norms(AnalysisRegistry& registry);    // grad_norms.cpp
-void register_ln_scale(AnalysisRegistry& registry);      // ln_scale.cpp
-void register_linearize(AnalysisRegistry& registry);     // linearize.cpp
-void register_layer_skip(AnalysisRegistry& registry);    // layer_skip.cpp
-void register_sharpness(AnalysisRegistry& registry);     // sharpness.cpp
+void register_beta(AnalysisRegistry& registry);           // beta.cpp
+void register_output_shift(AnalysisRegistry& registry);   // output_shift.cpp
+void register_grad_norms(AnalysisRegistry& registry);     // grad_norms.cpp
+void register_ln_scale(AnalysisRegistry& registry);       // ln_scale.cpp
+void register_linearize(AnalysisRegistry& registry);      // linearize.cpp
+void register_layer_skip(AnalysisRegistry& registry);     // layer_skip.cpp
+void register_sharpness(AnalysisRegistry& registry);      // sharpness.cpp
+void register_rank_collapse(AnalysisRegistry& registry);  // rank_collapse.cpp
 
 const AnalysisRegistry& analyses() {
   static AnalysisRegistry registry{"analysis"};
@@ -25,6 +26,7 @@ const AnalysisRegistry& analyses() {
     register_linearize(registry);
     register_layer_skip(registry);
     register_sharpness(registry);
+    register_rank_collapse(registry);
   });
   return registry;
 }

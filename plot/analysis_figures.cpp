@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "base/util/error.h"
@@ -294,6 +295,63 @@ LineFigure sharpness_figure(const json& result, const std::string& source) {
     steps.y.push_back(ritz[i]);
   }
   fig.series = {steps};
+  return fig;
+}
+
+namespace {
+
+// Where each of a stack's positions ("enc.input", "enc.3.ffn", ...) lies in depth: the input at
+// 0, a layer's sub-layers spread evenly up to its number -- enc.0.self_attn 0.5, enc.0.ffn 1,
+// a decoder's three at 1/3, 2/3 and 1 -- so stacks of two and three sub-layers a layer line up
+// layer by layer. Positions that name no layer keep their index.
+std::vector<double> depth_of_positions(const std::vector<std::string>& positions) {
+  std::vector<int> layer(positions.size(), -1);
+  std::map<int, int> count;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    const size_t dot = positions[k].find('.');
+    const size_t next = dot == std::string::npos ? dot : positions[k].find('.', dot + 1);
+    if (next == std::string::npos) continue;
+    const std::string number = positions[k].substr(dot + 1, next - dot - 1);
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) continue;
+    layer[k] = std::stoi(number);
+    ++count[layer[k]];
+  }
+  const std::string input = ".input";
+  std::vector<double> x(positions.size());
+  std::map<int, int> seen;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    const std::string& p = positions[k];
+    if (p.size() >= input.size() && p.compare(p.size() - input.size(), input.size(), input) == 0)
+      x[k] = 0.0;
+    else if (layer[k] < 0)
+      x[k] = static_cast<double>(k);
+    else
+      x[k] = layer[k] + static_cast<double>(++seen[layer[k]]) / count[layer[k]];
+  }
+  return x;
+}
+
+}  // namespace
+
+LineFigure rank_collapse_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const json& stacks = f.at(result, "stacks", "");
+  if (!stacks.is_array() || stacks.empty()) f.fail("stacks", "expected a non-empty array");
+  LineFigure fig;
+  fig.x.label = "layer (0: the stack's input)";
+  fig.y.label = "mean cosine between tokens";
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    const std::string path = "stacks[" + std::to_string(i) + "].";
+    const json& name = f.at(stacks[i], "stack", path);
+    LineSeries line;
+    line.name = name.is_string() ? name.get<std::string>() : std::to_string(i);
+    line.y = f.numbers(f.at(stacks[i], "token_cosine", path), path + "token_cosine");
+    const auto positions = f.strings(f.at(stacks[i], "positions", path), path + "positions");
+    if (positions.size() != line.y.size())
+      f.fail(path + "positions", "expected one per token_cosine value");
+    line.x = depth_of_positions(positions);
+    fig.series.push_back(std::move(line));
+  }
   return fig;
 }
 

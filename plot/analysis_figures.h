@@ -13,6 +13,8 @@
 //                   perplexity change)
 //   layer-skip   {"layers": [{"layer", "nll_change"}, ...]}
 //                -> a bar per layer: the validation loss change when it is skipped
+//   rank-collapse {"stacks": [{"stack", "positions", "token_cosine"}, ...]}
+//                -> the mean cosine between tokens vs depth in layers, a line per stack
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,5 +42,7 @@ BarFigure linearize_figure(const nlohmann::json& result, const std::string& sour
 BarFigure layer_skip_figure(const nlohmann::json& result, const std::string& source);
 // sharpness: the largest Ritz value after each Lanczos step (its convergence).
 LineFigure sharpness_figure(const nlohmann::json& result, const std::string& source);
+// rank-collapse: the input at 0, layer l's sub-layers spread over (l, l + 1].
+LineFigure rank_collapse_figure(const nlohmann::json& result, const std::string& source);
 
 }  // namespace fathom::plot

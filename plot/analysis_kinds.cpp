@@ -11,11 +11,15 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string number(const json& j, const char* key, int digits = 4) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
+std::string formatted(const json& v, int digits = 4) {
+  if (!v.is_number()) return "-";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, j[key].get<double>());
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v.get<double>());
   return buf;
+}
+
+std::string number(const json& j, const char* key, int digits = 4) {
+  return j.is_object() && j.contains(key) ? formatted(j[key], digits) : "-";
 }
 
 std::string text(const json& j, const char* key) {
@@ -119,6 +123,27 @@ std::string sharpness_caption(const json& result) {
          " after " + number(result, "iterations", 10) + " Lanczos steps";
 }
 
+std::vector<ResultTable> rank_collapse_tables(const json& result) {
+  if (!result.contains("stacks")) return {};
+  ResultTable t{{"position", "mean cosine between tokens"}, {}};
+  for (const auto& stack : result["stacks"]) {
+    const json positions = stack.value("positions", json::array());
+    const json cosines = stack.value("token_cosine", json::array());
+    for (size_t i = 0; i < positions.size() && i < cosines.size(); ++i)
+      t.rows.push_back(
+          {positions[i].is_string() ? positions[i].get<std::string>() : "", formatted(cosines[i])});
+  }
+  return {t};
+}
+
+std::string rank_collapse_caption(const json& result) {
+  if (!result.contains("stacks")) return "";
+  return "the cosine between two real tokens of a sentence, averaged over its pairs and the " +
+         number(result, "sentences", 10) +
+         " sentences of the first training batch, dropout off; 1: rank collapse (methods.md "
+         "s5.10)";
+}
+
 std::string note_caption(const json& result) { return text(result, "note"); }
 
 std::string output_shift_caption(const json& result) {
@@ -153,6 +178,8 @@ std::vector<AnalysisKind> build_kinds() {
       {"layer-skip", false, "", one(layer_skip_figure), layer_skip_tables, layer_skip_caption});
   kinds.push_back(
       {"sharpness", false, "", one(sharpness_figure), sharpness_tables, sharpness_caption});
+  kinds.push_back({"rank-collapse", false, "", one(rank_collapse_figure), rank_collapse_tables,
+                   rank_collapse_caption});
   return kinds;
 }
 

@@ -38,6 +38,21 @@ torch::Tensor mean_angle(const torch::Tensor& in, const torch::Tensor& out,
   return ((torch::acos(cosine) * w).sum() / w.sum() * (180.0 / std::acos(-1.0))).to(torch::kFloat);
 }
 
+torch::Tensor token_cosine(const torch::Tensor& x, const torch::Tensor& tokens) {
+  // With u_t = x_t / |x_t| (0 at padding and at a zero vector), the sum over the ordered pairs
+  // i != j of u_i . u_j is |sum_t u_t|^2 - sum_t |u_t|^2: one pass, no T x T matrix. Float64:
+  // near 1 the difference cancels most of its digits.
+  const torch::Tensor real = tokens.to(torch::kDouble);  // [B, T, 1]
+  const torch::Tensor xd = x.to(torch::kDouble);
+  const torch::Tensor u = xd / xd.norm(2, -1, true).clamp_min(1e-300) * real;
+  const torch::Tensor n = real.sum(std::vector<int64_t>{1, 2});  // real tokens per sequence
+  const torch::Tensor pairs_sum =
+      u.sum(1).pow(2).sum(-1) - u.pow(2).sum(std::vector<int64_t>{1, 2});
+  const torch::Tensor counted = (n >= 2).to(torch::kDouble);
+  const torch::Tensor per_sequence = pairs_sum / (n * (n - 1)).clamp_min(1);
+  return ((per_sequence * counted).sum() / counted.sum()).to(torch::kFloat);
+}
+
 ProbeObserver::ProbeObserver(torch::Tensor source_valid, torch::Tensor target_valid)
     : source_valid_(std::move(source_valid)), target_valid_(std::move(target_valid)) {}
 
@@ -99,6 +114,7 @@ void ProbeObserver::on_sublayer(const SublayerId& id, const SublayerTrace& trace
   const torch::Tensor x = trace.output.to(torch::kFloat);
   add("stream.kurtosis", {name}, stream_kurtosis(x, tokens));
   add("stream.max_over_median", {name}, max_over_median(x, tokens));
+  add("stream.token_cosine", {name}, token_cosine(x, tokens));
   if (trace.input.defined() && trace.input.sizes() == trace.output.sizes())
     add("stream.angle", {name}, mean_angle(trace.input.to(torch::kFloat), x, tokens));
 }

@@ -2,11 +2,11 @@
 // What one probe forward pass sees inside the model (docs/probes.md): per attention sub-layer
 // and head, the largest |q.k|/sqrt(d_h), the attention entropy and the mass on the first key;
 // per sub-layer, the RMS of the residual stream after it, of its branch, the stream's largest
-// |activation|, its kurtosis, its largest over median |activation|, and the angle between the
-// sub-layer's input and output; with hyper-connections, the gains of the composite stream
-// mixing up to each sub-layer. Padding
-// is left out everywhere: padded queries and keys, and the future under a causal mask.
-// Statistics stay on the device until values() reads them all at once.
+// |activation|, its kurtosis, its largest over median |activation|, the angle between the
+// sub-layer's input and output, and the cosine between its tokens; with hyper-connections, the
+// gains of the composite stream mixing up to each sub-layer. Padding is left out everywhere: padded
+// queries and keys, and the future under a causal mask. Statistics stay on the device until
+// values() reads them all at once.
 #include <torch/torch.h>
 
 #include <string>
@@ -26,6 +26,11 @@ torch::Tensor max_over_median(const torch::Tensor& x, const torch::Tensor& token
 // The mean over real tokens of the angle between in_t and out_t, in degrees.
 torch::Tensor mean_angle(const torch::Tensor& in, const torch::Tensor& out,
                          const torch::Tensor& tokens);
+// Rank collapse (Dong et al. 2021, Noci et al. 2022): the cosine between two distinct real
+// tokens of one sequence, x_i . x_j / (|x_i| |x_j|), averaged over the sequence's pairs, then
+// over the sequences with two real tokens or more (NaN where none has). 1 when every token of
+// a sequence points the same way; a zero vector's cosines count as 0.
+torch::Tensor token_cosine(const torch::Tensor& x, const torch::Tensor& tokens);
 
 // One probe's values in the order the forward pass met its positions.
 struct ProbeValues {

@@ -6,8 +6,9 @@
 //   after_update()   one observed forward with W_t: per attention head the largest
 //                    |q.k|/sqrt(d_h), the entropy and the mass on the first key, per sub-layer
 //                    the stream's and the branch's RMS, the stream's largest |activation|, its
-//                    kurtosis and largest over median |activation|, and the angle between the
-//                    sub-layer's input and output (probe_observer.h);
+//                    kurtosis and largest over median |activation|, the angle between the
+//                    sub-layer's input and output, and the cosine between its tokens
+//                    (probe_observer.h);
 //                    log Z of the output logits (mean and max over target tokens); per weight
 //                    matrix ||W_t - W_t-1|| / ||W_t-1||; and Admin's relative output change
 //                    |F(x, W_t) - F(x, W_t-1)| / |F(x, W_t-1)| (Liu et al. 2020, s4.2).

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -139,6 +140,64 @@ TEST_F(AnalyzeCli, SharpnessOfAConfigIsStoredAndDrawn) {
                          (dir_ / "sharp.svg").string()});
   ASSERT_EQ(drawn.status, 0) << drawn.err;
   EXPECT_NE(slurp(dir_ / "sharp.svg").find("Lanczos step"), std::string::npos);
+}
+
+// rank-collapse: a row per stack input and sub-layer, each a mean cosine in [-1, 1]. ReZero at
+// initialization (alpha = 0, no LayerNorm) passes every stream on unchanged, so every row of a
+// stack equals its input's -- and, the tokens of a sentence being distinct, is below 1.
+TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
+  const std::string config = write_config("rezero.yaml", "  init: rezero\n");
+  Result r = fathom({"analyze", "rank-collapse", config, "--json", "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  ASSERT_EQ(printed["stacks"].size(), 2u);
+  const auto& encoder = printed["stacks"][0];
+  EXPECT_EQ(encoder["stack"], "encoder");
+  EXPECT_EQ(encoder["positions"], nlohmann::json({"enc.input", "enc.0.self_attn", "enc.0.ffn",
+                                                  "enc.1.self_attn", "enc.1.ffn"}));
+  EXPECT_EQ(printed["stacks"][1]["positions"],
+            nlohmann::json({"dec.input", "dec.0.self_attn", "dec.0.enc_attn", "dec.0.ffn"}));
+  for (const auto& stack : printed["stacks"]) {
+    const double input = stack["token_cosine"][0].get<double>();
+    EXPECT_GT(input, -1.0);
+    EXPECT_LT(input, 1.0);
+    for (const auto& c : stack["token_cosine"]) EXPECT_NEAR(c.get<double>(), input, 1e-6);
+  }
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses(std::nullopt, "rank-collapse");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(rows[0].result_json), printed);
+  Result table = fathom({"analyze", "show", std::to_string(rows[0].id)});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("dec.0.enc_attn"), std::string::npos) << table.out;
+  const std::string result = (dir_ / "rank.json").string();
+  std::ofstream(result) << r.out;
+  Result drawn = fathom({"export", "plot", "analysis", result, "--kind", "rank-collapse", "--out",
+                         (dir_ / "rank.svg").string()});
+  ASSERT_EQ(drawn.status, 0) << drawn.err;
+  EXPECT_NE(slurp(dir_ / "rank.svg").find("cosine between tokens"), std::string::npos);
+
+  // The other stacks: a hyper-connection stack's rows are its sub-layers', a depth-wise LSTM
+  // stack's its steps' (and its input o_0).
+  for (const auto& [name, extra, encoder_rows] :
+       std::vector<std::tuple<std::string, std::string, nlohmann::json>>{
+           {"hyper.yaml",
+            "  connection: hyper\n  hc_streams: 2\n  norm: pre\n",
+            {"enc.input", "enc.0.self_attn", "enc.0.ffn", "enc.1.self_attn", "enc.1.ffn"}},
+           {"lstm.yaml",
+            "  connection: depthwise_lstm\n",
+            {"enc.input", "enc.0.lstm", "enc.1.lstm"}}}) {
+    Result other =
+        fathom({"analyze", "rank-collapse", write_config(name, extra), "--json", "--no-progress"});
+    ASSERT_EQ(other.status, 0) << name << ": " << other.err;
+    const auto stacks = nlohmann::json::parse(other.out)["stacks"];
+    EXPECT_EQ(stacks[0]["positions"], encoder_rows) << name;
+    for (const auto& stack : stacks)
+      for (const auto& c : stack["token_cosine"]) {
+        EXPECT_GE(c.get<double>(), -1.0) << name;
+        EXPECT_LE(c.get<double>(), 1.0) << name;
+      }
+  }
 }
 
 TEST_F(AnalyzeCli, RunCheckpointsAndOutputShiftAreStoredWithTheirRun) {

@@ -150,6 +150,30 @@ TEST(ProbeObserver, KurtosisMassiveActivationAndAngleWorkedByHand) {
   EXPECT_NEAR(find(observed, "stream.angle").values[0], 45.0, 1e-3);
 }
 
+// Rank collapse worked by hand. Sequence 0: real tokens (1, 0), (0, 1), (1, 1) and a padded
+// (5, 5) left out -- cosines 0, 1/sqrt 2, 1/sqrt 2: mean sqrt(2) / 3. Sequence 1: (2, 0),
+// (-3, 0) and a zero vector -- cosines -1, 0, 0: mean -1/3. Sequence 2 has one real token, no
+// pair: left out. The probe: (sqrt(2) / 3 - 1/3) / 2. Every token the same direction: 1.
+TEST(ProbeObserver, TokenCosineWorkedByHand) {
+  const torch::Tensor x = torch::tensor({1.0f, 0.0f, 0.0f,  1.0f, 1.0f, 1.0f, 5.0f, 5.0f,  //
+                                         2.0f, 0.0f, -3.0f, 0.0f, 0.0f, 0.0f, 9.0f, 9.0f,  //
+                                         1.0f, 2.0f, 7.0f,  7.0f, 7.0f, 7.0f, 7.0f, 7.0f})
+                              .view({3, 4, 2});
+  const torch::Tensor tokens =
+      torch::tensor({1.0f, 1.0f, 1.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f})
+          .view({3, 4, 1});
+  const double expected = (std::sqrt(2.0) / 3.0 - 1.0 / 3.0) / 2.0;
+  EXPECT_NEAR(token_cosine(x, tokens).item<double>(), expected, 1e-6);
+  // The same through the observer, and a collapsed stream (one direction at every scale).
+  ProbeObserver observer(bools({1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 0, 0}, {3, 4}), bools({1}, {1, 1}));
+  observer.on_sublayer(SublayerId{Stack::Encoder, 0, SublayerKind::FeedForward, 1},
+                       SublayerTrace{x, torch::zeros({3, 4, 2}), x, {}});
+  EXPECT_NEAR(find(observer.values(), "stream.token_cosine").values[0], expected, 1e-6);
+  const torch::Tensor collapsed = torch::tensor({1.0f, 2.0f, 3.0f}).view({1, 3, 1}) *
+                                  torch::tensor({0.6f, -0.8f}).view({1, 1, 2});
+  EXPECT_NEAR(token_cosine(collapsed, torch::ones({1, 3, 1})).item<double>(), 1.0, 1e-6);
+}
+
 std::vector<float> probe_at(const db::Store& store, int64_t run, const std::string& probe,
                             int64_t step, std::vector<std::string>* positions = nullptr) {
   const db::ProbeSeries s = store.probe_series(run, probe);
@@ -179,11 +203,11 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
     for (const auto& [step, value] : x) EXPECT_EQ(y.at(step), value) << name << " at " << step;
   }
   EXPECT_TRUE(store_->probe_names(a).empty());
-  EXPECT_EQ(
-      store_->probe_names(b),
-      (std::vector<std::string>{"attn.entropy", "attn.first_key_mass", "attn.max_logit",
-                                "branch.rms", "stream.angle", "stream.kurtosis", "stream.max_abs",
-                                "stream.max_over_median", "stream.rms", "update.ratio"}));
+  EXPECT_EQ(store_->probe_names(b),
+            (std::vector<std::string>{"attn.entropy", "attn.first_key_mass", "attn.max_logit",
+                                      "branch.rms", "stream.angle", "stream.kurtosis",
+                                      "stream.max_abs", "stream.max_over_median", "stream.rms",
+                                      "stream.token_cosine", "update.ratio"}));
   const db::ProbeSeries attention = store_->probe_series(b, "attn.max_logit");
   EXPECT_EQ(
       attention.positions,
@@ -211,6 +235,7 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
   each("stream.kurtosis", 1.0f, 1e6f);
   each("stream.max_over_median", 1.0f, 1e6f);
   each("stream.angle", 0.0f, 180.0f);
+  each("stream.token_cosine", -1.0f, 1.0f);
   each("attn.first_key_mass", 0.0f, 1.0f);
   for (const std::string& name : {db::metric::kProbeLogZMean, db::metric::kProbeOutputChange})
     EXPECT_EQ(testing::steps(*store_, b, name), (std::vector<int64_t>{5, 10, 15, 20, 25})) << name;

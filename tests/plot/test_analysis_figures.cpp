@@ -167,6 +167,46 @@ TEST(AnalysisFigures, SharpnessDrawsTheRitzValuePerStep) {
   }
 }
 
+// Rank collapse: a line per stack at depth in layers -- the input at 0, an encoder layer's two
+// sub-layers at l + 1/2 and l + 1, a decoder layer's three at thirds, a depth-wise LSTM step at
+// l + 1 -- so the stacks line up layer by layer; its table lists every position; a position list
+// that does not match the values names the field.
+TEST(AnalysisFigures, RankCollapseDrawsEachStackAgainstDepthInLayers) {
+  const json result = json::parse(R"({"sentences": 5, "stacks": [
+      {"stack": "encoder", "positions": ["enc.input", "enc.0.self_attn", "enc.0.ffn",
+                                         "enc.1.self_attn", "enc.1.ffn"],
+       "token_cosine": [0.25, 0.3, 0.35, 0.5, 0.75]},
+      {"stack": "decoder", "positions": ["dec.input", "dec.0.self_attn", "dec.0.enc_attn",
+                                         "dec.0.ffn"],
+       "token_cosine": [0.25, 0.5, 0.625, 1.0]},
+      {"stack": "lstm", "positions": ["enc.input", "enc.0.lstm", "enc.1.lstm"],
+       "token_cosine": [0.1, 0.2, 0.3]}]})");
+  const auto figures = analysis_figures(result, "rank-collapse", "r.json");
+  ASSERT_EQ(figures.size(), 1u);
+  const auto& line = std::get<LineFigure>(figures[0].second);
+  ASSERT_EQ(line.series.size(), 3u);
+  EXPECT_EQ(line.series[0].name, "encoder");
+  EXPECT_EQ(line.series[0].x, (std::vector<double>{0, 0.5, 1, 1.5, 2}));
+  EXPECT_EQ(line.series[0].y, (std::vector<double>{0.25, 0.3, 0.35, 0.5, 0.75}));
+  ASSERT_EQ(line.series[1].x.size(), 4u);
+  EXPECT_DOUBLE_EQ(line.series[1].x[1], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(line.series[1].x[2], 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(line.series[1].x[3], 1.0);
+  EXPECT_EQ(line.series[2].x, (std::vector<double>{0, 1, 2}));
+  const auto tables = find_analysis_kind("rank-collapse", "r.json").tables(result);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 12u);
+  EXPECT_EQ(tables[0].rows[8], (std::vector<std::string>{"dec.0.ffn", "1"}));
+  try {
+    rank_collapse_figure(json::parse(R"({"stacks": [{"stack": "encoder",
+        "positions": ["enc.input"], "token_cosine": [0.2, 0.3]}]})"),
+                         "r.json");
+    FAIL();
+  } catch (const fathom::InputError& e) {
+    EXPECT_EQ(e.field(), "stacks[0].positions");
+  }
+}
+
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
   const json post = json::parse(R"({"norms": [
       {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");
