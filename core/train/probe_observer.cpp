@@ -40,14 +40,16 @@ torch::Tensor mean_angle(const torch::Tensor& in, const torch::Tensor& out,
 
 torch::Tensor token_cosine(const torch::Tensor& x, const torch::Tensor& tokens) {
   // With u_t = x_t / |x_t| (0 at padding and at a zero vector), the sum over the ordered pairs
-  // i != j of u_i . u_j is |sum_t u_t|^2 - sum_t |u_t|^2: one pass, no T x T matrix. Float64:
-  // near 1 the difference cancels most of its digits.
-  const torch::Tensor real = tokens.to(torch::kDouble);  // [B, T, 1]
-  const torch::Tensor xd = x.to(torch::kDouble);
-  const torch::Tensor u = xd / xd.norm(2, -1, true).clamp_min(1e-300) * real;
-  const torch::Tensor n = real.sum(std::vector<int64_t>{1, 2});  // real tokens per sequence
-  const torch::Tensor pairs_sum =
-      u.sum(1).pow(2).sum(-1) - u.pow(2).sum(std::vector<int64_t>{1, 2});
+  // i != j of u_i . u_j is |sum_t u_t|^2 - sum_t |u_t|^2, the last the count of real nonzero
+  // tokens: one pass over x, no T x T matrix. The per-sequence sums in float64: near 1 the
+  // difference cancels most of their digits.
+  const torch::Tensor xf = x.to(torch::kFloat);
+  const torch::Tensor norm = xf.norm(2, -1, true);  // [B, T, 1]
+  const torch::Tensor scale = (tokens.to(torch::kFloat) / norm).masked_fill(norm == 0, 0);
+  const torch::Tensor sum = (xf * scale).sum(1).to(torch::kDouble);  // [B, d]
+  const torch::Tensor units = (scale != 0).sum(std::vector<int64_t>{1, 2}).to(torch::kDouble);
+  const torch::Tensor n = tokens.to(torch::kDouble).sum(std::vector<int64_t>{1, 2});  // [B]
+  const torch::Tensor pairs_sum = sum.pow(2).sum(-1) - units;
   const torch::Tensor counted = (n >= 2).to(torch::kDouble);
   const torch::Tensor per_sequence = pairs_sum / (n * (n - 1)).clamp_min(1);
   return ((per_sequence * counted).sum() / counted.sum()).to(torch::kFloat);
