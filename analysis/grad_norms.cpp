@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/observed_backward.h"
 #include "analysis/registry.h"
-#include "core/model/observed_eval.h"
-#include "core/train/loss.h"
 
 namespace fathom::analysis {
 namespace {
@@ -47,19 +46,10 @@ std::vector<SublayerGradNorm> sublayer_grad_norms(TransformerImpl& model, const 
                                                   double label_smoothing) {
   OutputGradients recorder;
   std::vector<SublayerGradNorm> out;
-  try {
-    ObservedEval observed(model, &recorder);
-    LossSums sums =
-        label_smoothed_loss(model.forward(batch.src, batch.tgt_in), batch.tgt_out, label_smoothing);
-    observed.detach();
-    (sums.smoothed / static_cast<double>(std::max<int64_t>(sums.tokens, 1))).backward();
+  observed_loss_backward(model, batch, label_smoothing, &recorder, [&] {
     for (const auto& [id, t] : recorder.outputs)
       out.push_back({id, t.grad().defined() ? t.grad().norm().item<double>() : 0.0});
-  } catch (...) {
-    model.zero_grad();
-    throw;
-  }
-  model.zero_grad();
+  });
   return out;
 }
 

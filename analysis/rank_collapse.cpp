@@ -1,63 +1,105 @@
-// `fathom analyze rank-collapse RUN|CONFIG`: how alike a sequence's tokens become with depth
-// (methods.md s5.10). Rank collapse -- every token of a sequence mapped to one direction -- is
-// what pure self-attention does doubly exponentially in depth (Dong et al. 2021, arXiv
-// 2103.03404); at initialization it makes the gradients of the queries and keys vanish, and
-// residual connections scaled with depth prevent it (Noci et al. 2022, arXiv 2206.03126).
-// Per stack, on the first training batch with dropout off: the mean cosine between two distinct
-// real tokens of a sequence (core/train/probe_observer.h token_cosine) of the stack's input
-// (embeddings and positions) and of the stream after every sub-layer. During training the
-// probe `stream.token_cosine` records the same after every sub-layer (docs/probes.md).
+// `fathom analyze rank-collapse RUN|CONFIG`: see rank_collapse.h. Per stack, on the first
+// training batch with dropout off: the mean cosine between two distinct real tokens of a
+// sequence (core/train/probe_observer.h token_cosine) at the stack's input (embeddings and
+// positions) and after every sub-layer, and each attention's projection gradients. During
+// training the probe `stream.token_cosine` records the cosines (docs/probes.md).
+#include "analysis/rank_collapse.h"
+
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <string>
 
+#include "analysis/observed_backward.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
-#include "core/model/observed_eval.h"
 #include "core/train/probe_observer.h"
 
 namespace fathom::analysis {
 namespace {
 
 struct TokenCosineRecorder : SublayerObserver {
-  torch::Tensor tokens[2];   // per stack: [B, T, 1], 1 at real tokens
-  nlohmann::json stacks[2];  // per stack: {"stack", "positions", "token_cosine"}
+  torch::Tensor tokens[2];  // per stack: [B, T, 1], 1 at real tokens
+  TokenCosines stacks[2];
 
   void record(Stack stack, const std::string& position, const torch::Tensor& x) {
-    nlohmann::json& s = stacks[static_cast<int>(stack)];
-    if (s.is_null())
-      s = {{"stack", stack == Stack::Encoder ? "encoder" : "decoder"},
-           {"positions", nlohmann::json::array()},
-           {"token_cosine", nlohmann::json::array()}};
-    s["positions"].push_back(position);
+    TokenCosines& s = stacks[static_cast<int>(stack)];
+    s.stack = stack == Stack::Encoder ? "encoder" : "decoder";
+    s.positions.push_back(position);
+    torch::NoGradGuard no_grad;
     const torch::Tensor& real = tokens[static_cast<int>(stack)];
-    s["token_cosine"].push_back(token_cosine(x.to(torch::kFloat), real).item<double>());
+    s.token_cosine.push_back(token_cosine(x.detach(), real).item<double>());
   }
   void on_sublayer(const SublayerId& id, const SublayerTrace& trace) override {
     // The stack's first report carries its input (a depth-wise LSTM's o_0 too, whose first
     // reported step is not sub-layer 0).
-    if (stacks[static_cast<int>(id.stack)].is_null() && trace.input.defined())
+    if (stacks[static_cast<int>(id.stack)].positions.empty() && trace.input.defined())
       record(id.stack, std::string(stack_name(id.stack)) + ".input", trace.input);
     record(id.stack, id.name(), trace.output);
   }
 };
 
+// The gradient of a weight that stacks `blocks` equal matrices, block by block: norms[from..].
+void block_norms(const LinearEntry& linear, int from, double* norms[3]) {
+  const torch::Tensor grad = linear.linear->weight.grad();
+  const auto blocks = grad.defined() ? grad.chunk(linear.blocks, 0) : std::vector<torch::Tensor>{};
+  for (int b = 0; b < linear.blocks && from + b < 3; ++b)
+    *norms[from + b] = blocks.empty() ? 0.0 : blocks[b].norm().item<double>();
+}
+
+// W_Q, W_K, W_V of every attention sub-layer, found by their roles: self-attention packs them in
+// one weight (qkv), cross-attention has q and a packed kv.
+std::vector<ProjectionGrads> projection_grads(const ParameterCatalog& catalog) {
+  std::map<std::string, ProjectionGrads> by_name;
+  std::vector<std::string> order;
+  for (const LinearEntry& l : catalog.linears) {
+    const int first = l.role == LinearRole::AttentionQkv        ? 0
+                      : l.role == LinearRole::AttentionQuery    ? 0
+                      : l.role == LinearRole::AttentionKeyValue ? 1
+                                                                : -1;
+    if (first < 0) continue;
+    const std::string name = l.owner.name();
+    if (by_name.emplace(name, ProjectionGrads{name}).second) order.push_back(name);
+    ProjectionGrads& g = by_name[name];
+    double* norms[3] = {&g.q, &g.k, &g.v};
+    block_norms(l, first, norms);
+  }
+  std::vector<ProjectionGrads> out;
+  for (const auto& name : order) out.push_back(by_name[name]);
+  return out;
+}
+
+}  // namespace
+
+RankCollapse rank_collapse(TransformerImpl& model, const Batch& batch, double label_smoothing) {
+  TokenCosineRecorder recorder;
+  if (batch.src.defined() && batch.src.numel() > 0)
+    recorder.tokens[0] = non_pad(batch.src).unsqueeze(-1).to(torch::kFloat);
+  recorder.tokens[1] = non_pad(batch.tgt_in).unsqueeze(-1).to(torch::kFloat);
+  RankCollapse out;
+  observed_loss_backward(model, batch, label_smoothing, &recorder,
+                         [&] { out.attention = projection_grads(model.catalog()); });
+  for (auto& stack : recorder.stacks)
+    if (!stack.positions.empty()) out.stacks.push_back(std::move(stack));
+  return out;
+}
+
+namespace {
+
 nlohmann::json run_rank_collapse(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   move_subject_to(s, params.device);
-  TokenCosineRecorder recorder;
-  if (s.batch.src.defined() && s.batch.src.numel() > 0)
-    recorder.tokens[0] = non_pad(s.batch.src).unsqueeze(-1).to(torch::kFloat);
-  recorder.tokens[1] = non_pad(s.batch.tgt_in).unsqueeze(-1).to(torch::kFloat);
-  {
-    torch::NoGradGuard no_grad;
-    ObservedEval observed(*s.model, &recorder);
-    s.model->forward(s.batch.src, s.batch.tgt_in);
-  }
-  nlohmann::json stacks = nlohmann::json::array();
-  for (const auto& stack : recorder.stacks)
-    if (!stack.is_null()) stacks.push_back(stack);
-  return {{"stacks", stacks}, {"sentences", s.batch.rows()}};
+  const RankCollapse r = rank_collapse(*s.model, s.batch, s.config.train.label_smoothing);
+  nlohmann::json stacks = nlohmann::json::array(), attention = nlohmann::json::array();
+  for (const auto& stack : r.stacks)
+    stacks.push_back({{"stack", stack.stack},
+                      {"positions", stack.positions},
+                      {"token_cosine", stack.token_cosine}});
+  for (const auto& a : r.attention)
+    attention.push_back(
+        {{"sublayer", a.sublayer}, {"grad_q", a.q}, {"grad_k", a.k}, {"grad_v", a.v}});
+  return {{"stacks", stacks}, {"attention", attention}, {"sentences", s.batch.rows()}};
 }
 
 void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
@@ -74,6 +116,19 @@ void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
       out << line;
     }
   }
+  if (!result.contains("attention")) return;  // stored before the gradients were read
+  out << "gradient norms of each attention's W_Q, W_K, W_V (Q and K vanish once the tokens "
+         "collapse)\n";
+  std::snprintf(line, sizeof line, "  %-24s %11s %11s %11s %9s\n", "attention", "|dW_Q|", "|dW_K|",
+                "|dW_V|", "Q / V");
+  out << line;
+  for (const auto& a : result.at("attention")) {
+    const double q = a.at("grad_q").get<double>(), v = a.at("grad_v").get<double>();
+    std::snprintf(line, sizeof line, "  %-24s %11.4g %11.4g %11.4g %9.3g\n",
+                  a.at("sublayer").get<std::string>().c_str(), q, a.at("grad_k").get<double>(), v,
+                  v > 0 ? q / v : 0.0);
+    out << line;
+  }
 }
 
 }  // namespace
@@ -82,7 +137,8 @@ void register_rank_collapse(AnalysisRegistry& registry) {
   Analysis a;
   a.doc =
       "rank collapse: the mean cosine between a sentence's tokens at each stack's input and "
-      "after every sub-layer (Dong et al. 2021, Noci et al. 2022; methods.md s5.10)";
+      "after every sub-layer, and each attention's W_Q, W_K, W_V gradient norms (Dong et al. "
+      "2021, Noci et al. 2022; methods.md s5.10)";
   a.run = run_rank_collapse;
   a.print = print_rank_collapse;
   a.reads_decoder_only = true;

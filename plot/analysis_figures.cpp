@@ -355,6 +355,52 @@ LineFigure rank_collapse_figure(const json& result, const std::string& source) {
   return fig;
 }
 
+LineFigure rank_collapse_gradient_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  std::map<std::string, double> depth;  // each position's x in the cosine figure
+  for (const auto& stack : f.at(result, "stacks", "")) {
+    const auto positions = f.strings(f.at(stack, "positions", "stacks[]."), "stacks[].positions");
+    const auto x = depth_of_positions(positions);
+    for (size_t k = 0; k < positions.size(); ++k) depth[positions[k]] = x[k];
+  }
+  LineFigure fig;
+  fig.x.label = "layer";
+  fig.y.label = "|dL/dW_Q| / |dL/dW_V|";
+  fig.y.scale = Scale::Log;
+  // One line per kind of attention: the encoder's, the decoder's own, the decoder's over the
+  // encoder -- in the order they first come.
+  std::vector<std::pair<std::string, LineSeries>> lines;
+  const json& attention = f.at(result, "attention", "");
+  for (size_t i = 0; i < attention.size(); ++i) {
+    const std::string path = "attention[" + std::to_string(i) + "].";
+    const json& sublayer = f.at(attention[i], "sublayer", path);
+    const std::string name = sublayer.is_string() ? sublayer.get<std::string>() : "";
+    const auto at = depth.find(name);
+    const size_t dot = name.rfind('.');
+    if (at == depth.end() || dot == std::string::npos) continue;  // not a stream position
+    const std::string kind = name.substr(0, name.find('.')) + " " + name.substr(dot + 1);
+    auto line =
+        std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == kind; });
+    if (line == lines.end()) line = lines.insert(lines.end(), {kind, LineSeries{kind, {}, {}}});
+    const double v = f.number(attention[i], "grad_v", path);
+    line->second.x.push_back(at->second);
+    line->second.y.push_back(v > 0 ? f.number(attention[i], "grad_q", path) / v : kNaN);
+  }
+  for (auto& [kind, line] : lines) fig.series.push_back(std::move(line));
+  return fig;
+}
+
+// The cosines, and where the result has them, the queries' gradient against the values'.
+std::vector<NamedFigure> rank_collapse_figures(const json& result, const std::string& source) {
+  std::vector<NamedFigure> out{{"", rank_collapse_figure(result, source)}};
+  // No ratio to draw where no value projection has a gradient (ReZero at initialization).
+  bool any = false;
+  for (const auto& a : result.value("attention", json::array()))
+    any = any || (a.is_object() && a.value("grad_v", 0.0) > 0);
+  if (any) out.emplace_back("gradients", rank_collapse_gradient_figure(result, source));
+  return out;
+}
+
 std::vector<NamedFigure> analysis_figures(const json& result, const std::string& kind,
                                           const std::string& source) {
   return find_analysis_kind(kind, source).figures(result, source);

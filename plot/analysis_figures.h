@@ -13,8 +13,10 @@
 //                   perplexity change)
 //   layer-skip   {"layers": [{"layer", "nll_change"}, ...]}
 //                -> a bar per layer: the validation loss change when it is skipped
-//   rank-collapse {"stacks": [{"stack", "positions", "token_cosine"}, ...]}
-//                -> the mean cosine between tokens vs depth in layers, a line per stack
+//   rank-collapse {"stacks": [{"stack", "positions", "token_cosine"}, ...],
+//                  "attention": [{"sublayer", "grad_q", "grad_k", "grad_v"}, ...]}
+//                -> the mean cosine between tokens vs depth in layers, a line per stack; and
+//                   ("gradients") |dW_Q| / |dW_V| vs depth, a line per kind of attention, log y
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +45,9 @@ BarFigure layer_skip_figure(const nlohmann::json& result, const std::string& sou
 // sharpness: the largest Ritz value after each Lanczos step (its convergence).
 LineFigure sharpness_figure(const nlohmann::json& result, const std::string& source);
 // rank-collapse: the input at 0, layer l's sub-layers spread over (l, l + 1].
+std::vector<NamedFigure> rank_collapse_figures(const nlohmann::json& result,
+                                               const std::string& source);
 LineFigure rank_collapse_figure(const nlohmann::json& result, const std::string& source);
+LineFigure rank_collapse_gradient_figure(const nlohmann::json& result, const std::string& source);
 
 }  // namespace fathom::plot

@@ -133,15 +133,23 @@ std::vector<ResultTable> rank_collapse_tables(const json& result) {
       t.rows.push_back(
           {positions[i].is_string() ? positions[i].get<std::string>() : "", formatted(cosines[i])});
   }
-  return {t};
+  if (!result.contains("attention")) return {t};
+  ResultTable g{{"attention", "|dL/dW_Q|", "|dL/dW_K|", "|dL/dW_V|", "Q / V"}, {}};
+  for (const auto& a : result["attention"]) {
+    const double v = a.value("grad_v", 0.0);
+    g.rows.push_back({text(a, "sublayer"), number(a, "grad_q"), number(a, "grad_k"),
+                      number(a, "grad_v"),
+                      v > 0 ? formatted(json(a.value("grad_q", 0.0) / v), 3) : "-"});
+  }
+  return {t, g};
 }
 
 std::string rank_collapse_caption(const json& result) {
   if (!result.contains("stacks")) return "";
   return "the cosine between two real tokens of a sentence, averaged over its pairs and the " +
          number(result, "sentences", 10) +
-         " sentences of the first training batch, dropout off; 1: rank collapse (methods.md "
-         "s5.10)";
+         " sentences of the first training batch, dropout off; 1: rank collapse, where the "
+         "attention's W_Q and W_K get no gradient (methods.md s5.10)";
 }
 
 std::string note_caption(const json& result) { return text(result, "note"); }
@@ -178,7 +186,7 @@ std::vector<AnalysisKind> build_kinds() {
       {"layer-skip", false, "", one(layer_skip_figure), layer_skip_tables, layer_skip_caption});
   kinds.push_back(
       {"sharpness", false, "", one(sharpness_figure), sharpness_tables, sharpness_caption});
-  kinds.push_back({"rank-collapse", false, "", one(rank_collapse_figure), rank_collapse_tables,
+  kinds.push_back({"rank-collapse", false, "", rank_collapse_figures, rank_collapse_tables,
                    rank_collapse_caption});
   return kinds;
 }

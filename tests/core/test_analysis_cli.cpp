@@ -144,7 +144,9 @@ TEST_F(AnalyzeCli, SharpnessOfAConfigIsStoredAndDrawn) {
 
 // rank-collapse: a row per stack input and sub-layer, each a mean cosine in [-1, 1]. ReZero at
 // initialization (alpha = 0, no LayerNorm) passes every stream on unchanged, so every row of a
-// stack equals its input's -- and, the tokens of a sentence being distinct, is below 1.
+// stack equals its input's -- and, the tokens of a sentence being distinct, is below 1; and no
+// branch reaches the loss, so every attention projection's gradient is exactly zero (no
+// gradient figure). Hyper-connection and depth-wise LSTM stacks: their rows, and gradients.
 TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
   const std::string config = write_config("rezero.yaml", "  init: rezero\n");
   Result r = fathom({"analyze", "rank-collapse", config, "--json", "--no-progress"});
@@ -163,6 +165,9 @@ TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
     EXPECT_LT(input, 1.0);
     for (const auto& c : stack["token_cosine"]) EXPECT_NEAR(c.get<double>(), input, 1e-6);
   }
+  ASSERT_EQ(printed["attention"].size(), 4u);  // 2 encoder, 1 decoder self, 1 cross
+  for (const auto& a : printed["attention"])
+    for (const char* g : {"grad_q", "grad_k", "grad_v"}) EXPECT_EQ(a[g].get<double>(), 0.0);
   auto store = Store::open(db(), OpenMode::ReadOnly);
   const auto rows = store.list_analyses(std::nullopt, "rank-collapse");
   ASSERT_EQ(rows.size(), 1u);
@@ -176,6 +181,7 @@ TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
                          (dir_ / "rank.svg").string()});
   ASSERT_EQ(drawn.status, 0) << drawn.err;
   EXPECT_NE(slurp(dir_ / "rank.svg").find("cosine between tokens"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "rank-gradients.svg"));
 
   // The other stacks: a hyper-connection stack's rows are its sub-layers', a depth-wise LSTM
   // stack's its steps' (and its input o_0).
@@ -192,6 +198,15 @@ TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
     ASSERT_EQ(other.status, 0) << name << ": " << other.err;
     const auto stacks = nlohmann::json::parse(other.out)["stacks"];
     EXPECT_EQ(stacks[0]["positions"], encoder_rows) << name;
+    const auto attention = nlohmann::json::parse(other.out)["attention"];
+    EXPECT_FALSE(attention.empty()) << name;
+    for (const auto& a : attention) EXPECT_GT(a["grad_v"].get<double>(), 0.0) << name;
+    if (name != "hyper.yaml") continue;
+    std::ofstream(dir_ / "hyper.json") << other.out;
+    Result both = fathom({"export", "plot", "analysis", (dir_ / "hyper.json").string(), "--kind",
+                          "rank-collapse", "--out", (dir_ / "hyper.svg").string()});
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_NE(slurp(dir_ / "hyper-gradients.svg").find("dW_Q"), std::string::npos);
     for (const auto& stack : stacks)
       for (const auto& c : stack["token_cosine"]) {
         EXPECT_GE(c.get<double>(), -1.0) << name;

@@ -197,6 +197,31 @@ TEST(AnalysisFigures, RankCollapseDrawsEachStackAgainstDepthInLayers) {
   ASSERT_EQ(tables.size(), 1u);
   ASSERT_EQ(tables[0].rows.size(), 12u);
   EXPECT_EQ(tables[0].rows[8], (std::vector<std::string>{"dec.0.ffn", "1"}));
+  // With the attentions' gradients: a second figure, |dW_Q| / |dW_V| per kind of attention at
+  // the same depths, and a second table.
+  json with = result;
+  with["attention"] = json::parse(R"([
+      {"sublayer": "enc.0.self_attn", "grad_q": 0.5, "grad_k": 0.5, "grad_v": 2.0},
+      {"sublayer": "enc.1.self_attn", "grad_q": 0.01, "grad_k": 0.02, "grad_v": 1.0},
+      {"sublayer": "dec.0.self_attn", "grad_q": 0.3, "grad_k": 0.3, "grad_v": 3.0},
+      {"sublayer": "dec.0.enc_attn", "grad_q": 1.0, "grad_k": 1.0, "grad_v": 0.0}])");
+  const auto both = analysis_figures(with, "rank-collapse", "r.json");
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[1].first, "gradients");
+  const auto& ratio = std::get<LineFigure>(both[1].second);
+  EXPECT_EQ(ratio.y.scale, Scale::Log);
+  ASSERT_EQ(ratio.series.size(), 3u);
+  EXPECT_EQ(ratio.series[0].name, "enc self_attn");
+  EXPECT_EQ(ratio.series[0].x, (std::vector<double>{0.5, 1.5}));
+  EXPECT_EQ(ratio.series[0].y, (std::vector<double>{0.25, 0.01}));
+  EXPECT_EQ(ratio.series[1].name, "dec self_attn");
+  EXPECT_DOUBLE_EQ(ratio.series[1].x[0], 1.0 / 3.0);
+  EXPECT_EQ(ratio.series[2].name, "dec enc_attn");
+  EXPECT_TRUE(std::isnan(ratio.series[2].y[0]));  // no value gradient: no ratio
+  const auto both_tables = find_analysis_kind("rank-collapse", "r.json").tables(with);
+  ASSERT_EQ(both_tables.size(), 2u);
+  EXPECT_EQ(both_tables[1].rows[1],
+            (std::vector<std::string>{"enc.1.self_attn", "0.01", "0.02", "1", "0.01"}));
   try {
     rank_collapse_figure(json::parse(R"({"stacks": [{"stack": "encoder",
         "positions": ["enc.input"], "token_cosine": [0.2, 0.3]}]})"),
