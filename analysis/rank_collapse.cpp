@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <string>
@@ -102,6 +103,11 @@ nlohmann::json run_rank_collapse(std::vector<Subject>& subjects, const AnalysisP
   return {{"stacks", stacks}, {"attention", attention}, {"sentences", s.batch.rows()}};
 }
 
+// A stored number; NaN for the null JSON writes for one (no sequence with two real tokens).
+double value(const nlohmann::json& j) {
+  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
 void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
   out << "mean cosine between two tokens of a sentence (1: every token the same direction, "
          "rank collapse), on the first training batch ("
@@ -112,20 +118,20 @@ void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
     const auto& cosines = stack.at("token_cosine");
     for (size_t i = 0; i < positions.size(); ++i) {
       std::snprintf(line, sizeof line, "  %-24s %9.4f\n", positions[i].get<std::string>().c_str(),
-                    cosines[i].get<double>());
+                    value(cosines[i]));
       out << line;
     }
   }
-  if (!result.contains("attention")) return;  // stored before the gradients were read
+  if (!result.contains("attention")) return;
   out << "gradient norms of each attention's W_Q, W_K, W_V (Q and K vanish once the tokens "
          "collapse)\n";
   std::snprintf(line, sizeof line, "  %-24s %11s %11s %11s %9s\n", "attention", "|dW_Q|", "|dW_K|",
                 "|dW_V|", "Q / V");
   out << line;
   for (const auto& a : result.at("attention")) {
-    const double q = a.at("grad_q").get<double>(), v = a.at("grad_v").get<double>();
+    const double q = value(a.at("grad_q")), v = value(a.at("grad_v"));
     std::snprintf(line, sizeof line, "  %-24s %11.4g %11.4g %11.4g %9.3g\n",
-                  a.at("sublayer").get<std::string>().c_str(), q, a.at("grad_k").get<double>(), v,
+                  a.at("sublayer").get<std::string>().c_str(), q, value(a.at("grad_k")), v,
                   v > 0 ? q / v : 0.0);
     out << line;
   }

@@ -58,7 +58,7 @@ def stat(rid, what):
 STATS = [("attn.max_logit", "max@first"), ("attn.max_logit", "max"),
          ("attn.first_key_mass", "mean:enc."), ("attn.first_key_mass", "mean"),
          ("attn.first_key_mass", "max"), ("stream.kurtosis", "max"),
-         ("stream.max_over_median", "max"), ("hc.gain", "max")]
+         ("stream.max_over_median", "max"), ("stream.token_cosine", "max"), ("hc.gain", "max")]
 cells = defaultdict(lambda: defaultdict(list))
 for rid, t in tags.items():
     # The method: whichever of norm / connection / gate the sweep varies (a language-model

@@ -172,6 +172,9 @@ TEST(ProbeObserver, TokenCosineWorkedByHand) {
   const torch::Tensor collapsed = torch::tensor({1.0f, 2.0f, 3.0f}).view({1, 3, 1}) *
                                   torch::tensor({0.6f, -0.8f}).view({1, 1, 2});
   EXPECT_NEAR(token_cosine(collapsed, torch::ones({1, 3, 1})).item<double>(), 1.0, 1e-6);
+  // No sequence with a pair of real tokens: no mean to take.
+  EXPECT_TRUE(std::isnan(
+      token_cosine(collapsed, torch::tensor({1.0f, 0.0f, 0.0f}).view({1, 3, 1})).item<double>()));
 }
 
 std::vector<float> probe_at(const db::Store& store, int64_t run, const std::string& probe,
