@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <ostream>
 #include <string>
 
 #include "analysis/observed_backward.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
+#include "core/train/attention_grads.h"
 #include "core/train/probe_observer.h"
 
 namespace fathom::analysis {
@@ -41,36 +41,6 @@ struct TokenCosineRecorder : SublayerObserver {
   }
 };
 
-// The gradient of a weight that stacks `blocks` equal matrices, block by block: norms[from..].
-void block_norms(const LinearEntry& linear, int from, double* norms[3]) {
-  const torch::Tensor grad = linear.linear->weight.grad();
-  const auto blocks = grad.defined() ? grad.chunk(linear.blocks, 0) : std::vector<torch::Tensor>{};
-  for (int b = 0; b < linear.blocks && from + b < 3; ++b)
-    *norms[from + b] = blocks.empty() ? 0.0 : blocks[b].norm().item<double>();
-}
-
-// W_Q, W_K, W_V of every attention sub-layer, found by their roles: self-attention packs them in
-// one weight (qkv), cross-attention has q and a packed kv.
-std::vector<ProjectionGrads> projection_grads(const ParameterCatalog& catalog) {
-  std::map<std::string, ProjectionGrads> by_name;
-  std::vector<std::string> order;
-  for (const LinearEntry& l : catalog.linears) {
-    const int first = l.role == LinearRole::AttentionQkv        ? 0
-                      : l.role == LinearRole::AttentionQuery    ? 0
-                      : l.role == LinearRole::AttentionKeyValue ? 1
-                                                                : -1;
-    if (first < 0) continue;
-    const std::string name = l.owner.name();
-    if (by_name.emplace(name, ProjectionGrads{name}).second) order.push_back(name);
-    ProjectionGrads& g = by_name[name];
-    double* norms[3] = {&g.q, &g.k, &g.v};
-    block_norms(l, first, norms);
-  }
-  std::vector<ProjectionGrads> out;
-  for (const auto& name : order) out.push_back(by_name[name]);
-  return out;
-}
-
 }  // namespace
 
 RankCollapse rank_collapse(TransformerImpl& model, const Batch& batch, double label_smoothing) {
@@ -80,7 +50,7 @@ RankCollapse rank_collapse(TransformerImpl& model, const Batch& batch, double la
   recorder.tokens[1] = non_pad(batch.tgt_in).unsqueeze(-1).to(torch::kFloat);
   RankCollapse out;
   observed_loss_backward(model, batch, label_smoothing, &recorder,
-                         [&] { out.attention = projection_grads(model.catalog()); });
+                         [&] { out.attention = attention_projection_grads(model.catalog()); });
   for (auto& stack : recorder.stacks)
     if (!stack.positions.empty()) out.stacks.push_back(std::move(stack));
   return out;

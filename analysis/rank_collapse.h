@@ -11,6 +11,7 @@
 
 #include "core/data/batch.h"
 #include "core/model/transformer.h"
+#include "core/train/attention_grads.h"
 
 namespace fathom::analysis {
 
@@ -18,13 +19,6 @@ struct TokenCosines {
   std::string stack;                   // "encoder" | "decoder"
   std::vector<std::string> positions;  // "enc.input", then every sub-layer in forward order
   std::vector<double> token_cosine;    // core/train/probe_observer.h token_cosine, one each
-};
-
-// The Frobenius norms of the gradient of one attention sub-layer's W_Q, W_K and W_V (their
-// weights, without biases), of the mean label-smoothed loss per target token.
-struct ProjectionGrads {
-  std::string sublayer;  // "dec.3.self_attn"
-  double q = 0, k = 0, v = 0;
 };
 
 struct RankCollapse {

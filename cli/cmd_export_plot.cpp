@@ -365,7 +365,7 @@ void add_probe(CLI::App* plot_cmd, GlobalOptions& global) {
   cmd->add_option("--probe", args->probe,
                   "attn.max_logit, attn.entropy, attn.first_key_mass, stream.rms, "
                   "stream.max_abs, stream.kurtosis, stream.max_over_median, stream.angle, "
-                  "stream.token_cosine, "
+                  "stream.token_cosine, attn.grad_q_over_v, "
                   "branch.rms, update.ratio, or hc.gain, hc.gain_backward (hyper-connections; "
                   "`fathom show RUN` lists a run's)")
       ->required();

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/model/observed_eval.h"
+#include "core/train/attention_grads.h"
 
 namespace fathom {
 
@@ -40,6 +41,15 @@ void TrainingProbes::before_update() {
   for (const auto& [name, w] : weights_) weights_before_.push_back(w.detach().clone());
 }
 
+void TrainingProbes::read_gradients() {
+  gradient_ratio_.positions.clear();
+  gradient_ratio_.values.clear();
+  for (const ProjectionGrads& g : attention_projection_grads(model_.catalog())) {
+    gradient_ratio_.positions.push_back(g.sublayer);
+    gradient_ratio_.values.push_back(g.v > 0 ? static_cast<float>(g.q / g.v) : std::nanf(""));
+  }
+}
+
 ProbeReading TrainingProbes::after_update() {
   ProbeObserver observer(batch_.src.ne(TransformerImpl::kPad), target_valid_);
   const torch::Tensor after = logits(&observer);
@@ -71,6 +81,11 @@ ProbeReading TrainingProbes::after_update() {
     ratio.values.assign(all.data_ptr<float>(), all.data_ptr<float>() + all.numel());
     reading.per_position.push_back(std::move(ratio));
     weights_before_.clear();
+  }
+  if (!gradient_ratio_.positions.empty()) {  // a skipped fp16 update has none
+    reading.per_position.push_back(gradient_ratio_);
+    gradient_ratio_.positions.clear();
+    gradient_ratio_.values.clear();
   }
   return reading;
 }

@@ -11,7 +11,9 @@
 //                    (probe_observer.h);
 //                    log Z of the output logits (mean and max over target tokens); per weight
 //                    matrix ||W_t - W_t-1|| / ||W_t-1||; and Admin's relative output change
-//                    |F(x, W_t) - F(x, W_t-1)| / |F(x, W_t-1)| (Liu et al. 2020, s4.2).
+//                    |F(x, W_t) - F(x, W_t-1)| / |F(x, W_t-1)| (Liu et al. 2020, s4.2);
+//   read_gradients() between them, on the update's own gradient (before clipping): per
+//                    attention sub-layer |dL/dW_Q| / |dL/dW_V| (attention_grads.h).
 // The probe passes run without gradients and draw no random numbers: training with probes is
 // the same computation as without (tests/core/test_probes.cpp checks the losses agree).
 #include <torch/torch.h>
@@ -40,6 +42,8 @@ class TrainingProbes {
                  std::vector<std::pair<std::string, torch::Tensor>> weights);
 
   void before_update();
+  // The update's gradient, read after its backward (and fp16's unscaling), before clipping.
+  void read_gradients();
   ProbeReading after_update();
 
   // The model's weight matrices (parameters with two or more dimensions), as named.
@@ -56,6 +60,7 @@ class TrainingProbes {
   torch::Tensor target_valid_;   // [B, T] bool
   torch::Tensor logits_before_;  // F(x, W_t-1)
   std::vector<torch::Tensor> weights_before_;
+  ProbeValues gradient_ratio_{"attn.grad_q_over_v", {}, {}};  // read_gradients()'s, until read
 };
 
 }  // namespace fathom

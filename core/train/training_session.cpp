@@ -377,6 +377,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   if (metrics_ && tc_.grad_norm_every > 0 && u.number % tc_.grad_norm_every == 0 && !skipped)
     for (const auto& [layer, norm] : layer_grad_norms(named_))
       metrics_->log(u.number, db::metric::kLayerGradNormPrefix + layer, norm);
+  if (probed && !skipped) probes_->read_gradients();
   const torch::Tensor grad_norm =
       skipped ? torch::Tensor() : clip_grad_norm_on_device(parameters_, max_norm);
   device_metrics_->end_update(u.number, u.tokens, grad_norm);

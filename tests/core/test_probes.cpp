@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/rank_collapse.h"
+#include "analysis/subject.h"
 #include "base/config/config.h"
 #include "base/config/config_io.h"
 #include "base/config/lr_schedule.h"
@@ -207,10 +209,10 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
   }
   EXPECT_TRUE(store_->probe_names(a).empty());
   EXPECT_EQ(store_->probe_names(b),
-            (std::vector<std::string>{"attn.entropy", "attn.first_key_mass", "attn.max_logit",
-                                      "branch.rms", "stream.angle", "stream.kurtosis",
-                                      "stream.max_abs", "stream.max_over_median", "stream.rms",
-                                      "stream.token_cosine", "update.ratio"}));
+            (std::vector<std::string>{"attn.entropy", "attn.first_key_mass", "attn.grad_q_over_v",
+                                      "attn.max_logit", "branch.rms", "stream.angle",
+                                      "stream.kurtosis", "stream.max_abs", "stream.max_over_median",
+                                      "stream.rms", "stream.token_cosine", "update.ratio"}));
   const db::ProbeSeries attention = store_->probe_series(b, "attn.max_logit");
   EXPECT_EQ(
       attention.positions,
@@ -240,6 +242,7 @@ TEST_F(TrainerTest, ProbesRecordEveryLayerAndLeaveTrainingUnchanged) {
   each("stream.angle", 0.0f, 180.0f);
   each("stream.token_cosine", -1.0f, 1.0f);
   each("attn.first_key_mass", 0.0f, 1.0f);
+  each("attn.grad_q_over_v", 1e-9f, 1e3f);
   for (const std::string& name : {db::metric::kProbeLogZMean, db::metric::kProbeOutputChange})
     EXPECT_EQ(testing::steps(*store_, b, name), (std::vector<int64_t>{5, 10, 15, 20, 25})) << name;
 }
@@ -272,6 +275,37 @@ TEST_F(TrainerTest, UpdateRatioOfAdamsFirstStepIsTheLearningRateTimesRootN) {
     ++checked;
   }
   EXPECT_EQ(checked, 3);  // encoder self, decoder self and encoder attention
+}
+
+// attn.grad_q_over_v reads the update's own gradient: with dropout off, update 1 trains on the
+// first training batch from the initial model, so its ratios are what `fathom analyze
+// rank-collapse` computes at initialization on that batch -- another forward and backward,
+// the analysis's own (analysis/rank_collapse.h).
+TEST_F(TrainerTest, QueryGradientProbeOfTheFirstUpdateIsTheAnalysisAtInitialization) {
+  RunConfig config = tiny_config();
+  config.model.dropout = 0;
+  config.train.max_updates = 1;
+  config.train.probe_every = 1;
+  config.train.valid_every = 1;
+  const int64_t run = new_run(config);
+  ASSERT_EQ(train(config, run).status, "finished");
+  std::vector<std::string> positions;
+  const auto ratios = probe_at(*store_, run, "attn.grad_q_over_v", 1, &positions);
+  EXPECT_EQ(positions,
+            (std::vector<std::string>{"enc.0.self_attn", "dec.0.self_attn", "dec.0.enc_attn"}));
+
+  const Dataset data = load_dataset(config.data, (dir_ / "cache").string(), "");
+  const Batch batch = analysis::first_training_batch(config, data.train);
+  Transformer initial = analysis::model_at_init(config, data.vocab->size(), batch);
+  const auto expected =
+      analysis::rank_collapse(*initial, batch, config.train.label_smoothing).attention;
+  ASSERT_EQ(expected.size(), positions.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].sublayer, positions[i]);
+    const double ratio = expected[i].q / expected[i].v;
+    EXPECT_GT(ratio, 0.0);
+    EXPECT_NEAR(ratios[i], ratio, 1e-4 * ratio) << positions[i];
+  }
 }
 
 // One small first update moves the outputs in proportion to the learning rate (Adam's first
