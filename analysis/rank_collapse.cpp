@@ -5,7 +5,6 @@
 // training the probe `stream.token_cosine` records the cosines (docs/probes.md).
 #include "analysis/rank_collapse.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <ostream>
@@ -74,7 +73,7 @@ nlohmann::json run_rank_collapse(std::vector<Subject>& subjects, const AnalysisP
 }
 
 // A stored number; NaN for the null JSON writes for one (no sequence with two real tokens).
-double value(const nlohmann::json& j) {
+double number_or_nan(const nlohmann::json& j) {
   return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -88,7 +87,7 @@ void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
     const auto& cosines = stack.at("token_cosine");
     for (size_t i = 0; i < positions.size(); ++i) {
       std::snprintf(line, sizeof line, "  %-24s %9.4f\n", positions[i].get<std::string>().c_str(),
-                    value(cosines[i]));
+                    number_or_nan(cosines[i]));
       out << line;
     }
   }
@@ -99,9 +98,9 @@ void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {
                 "|dW_V|", "Q / V");
   out << line;
   for (const auto& a : result.at("attention")) {
-    const double q = value(a.at("grad_q")), v = value(a.at("grad_v"));
+    const double q = number_or_nan(a.at("grad_q")), v = number_or_nan(a.at("grad_v"));
     std::snprintf(line, sizeof line, "  %-24s %11.4g %11.4g %11.4g %9.3g\n",
-                  a.at("sublayer").get<std::string>().c_str(), q, value(a.at("grad_k")), v,
+                  a.at("sublayer").get<std::string>().c_str(), q, number_or_nan(a.at("grad_k")), v,
                   v > 0 ? q / v : 0.0);
     out << line;
   }

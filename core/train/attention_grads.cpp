@@ -4,6 +4,22 @@
 #include <tuple>
 
 namespace fathom {
+namespace {
+
+// Which of Q (0), K (1), V (2) a linear's first block is; -1 for no attention projection.
+int first_projection(LinearRole role) {
+  switch (role) {
+    case LinearRole::AttentionQkv:
+    case LinearRole::AttentionQuery:
+      return 0;
+    case LinearRole::AttentionKeyValue:
+      return 1;
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
 
 std::vector<ProjectionGrads> attention_projection_grads(const ParameterCatalog& catalog) {
   std::vector<ProjectionGrads> out;
@@ -11,9 +27,7 @@ std::vector<ProjectionGrads> attention_projection_grads(const ParameterCatalog& 
   // (entry, 0 q | 1 k | 2 v, the norm on the device): read together at the end.
   std::vector<std::tuple<size_t, int, torch::Tensor>> norms;
   for (const LinearEntry& l : catalog.linears) {
-    const int first = l.role == LinearRole::AttentionQkv || l.role == LinearRole::AttentionQuery ? 0
-                      : l.role == LinearRole::AttentionKeyValue                                  ? 1
-                                                                : -1;
+    const int first = first_projection(l.role);
     if (first < 0) continue;
     const auto [at, added] = index.emplace(l.owner.name(), out.size());
     if (added) out.push_back(ProjectionGrads{l.owner.name()});
@@ -29,8 +43,8 @@ std::vector<ProjectionGrads> attention_projection_grads(const ParameterCatalog& 
   const torch::Tensor values = torch::stack(all).to(torch::kDouble).to(torch::kCPU).contiguous();
   for (size_t i = 0; i < norms.size(); ++i) {
     ProjectionGrads& g = out[std::get<0>(norms[i])];
-    const int which = std::get<1>(norms[i]);
-    (which == 0 ? g.q : which == 1 ? g.k : g.v) = values.data_ptr<double>()[i];
+    double* slots[3] = {&g.q, &g.k, &g.v};
+    *slots[std::get<1>(norms[i])] = values.data_ptr<double>()[i];
   }
   return out;
 }
