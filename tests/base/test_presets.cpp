@@ -63,6 +63,7 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"linearize-multi30k.yaml", 2},
                                                {"depth-study-36.yaml", 15},
                                                {"probes-depth.yaml", 3},
+                                               {"rank-collapse-multi30k.yaml", 3},
                                                {"probes-divergence.yaml", 15},
                                                {"depth-lr-study.yaml", 180},
                                                {"lm-depth-2025.yaml", 192},
