@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "analysis/rank_collapse.h"
 #include "tests/support/analysis_fixture.h"
@@ -61,6 +62,31 @@ TEST(RankCollapse, ZeroKeysLeaveTheQueriesNoGradientAndZeroQueriesTheKeys) {
   EXPECT_EQ(r.stacks[1].positions.front(), "dec.input");
   for (const auto& p : f.model->parameters())
     if (p.grad().defined()) EXPECT_EQ(p.grad().abs().max().item<double>(), 0.0);
+}
+
+// A decoder-only model: one stack (its input, then every sub-layer) and self-attentions only,
+// each with all three gradients.
+TEST(RankCollapse, ADecoderOnlyModelHasOneStackAndOnlySelfAttention) {
+  RunConfig c = small_config("pre", "xavier", 2, 2);
+  c.model.arch = "decoder_only";
+  Fixture f = make(c);
+  const RankCollapse r = rank_collapse(*f.model, f.batch, 0.1);
+  ASSERT_EQ(r.stacks.size(), 1u);
+  EXPECT_EQ(r.stacks[0].stack, "decoder");
+  EXPECT_EQ(r.stacks[0].positions,
+            (std::vector<std::string>{"dec.input", "dec.0.self_attn", "dec.0.ffn",
+                                      "dec.1.self_attn", "dec.1.ffn"}));
+  for (double cosine : r.stacks[0].token_cosine) {
+    EXPECT_GE(cosine, -1.0);
+    EXPECT_LE(cosine, 1.0);
+  }
+  ASSERT_EQ(r.attention.size(), 2u);
+  for (const auto& a : r.attention) {
+    EXPECT_NE(a.sublayer.find("self_attn"), std::string::npos);
+    EXPECT_GT(a.q, 0.0);
+    EXPECT_GT(a.k, 0.0);
+    EXPECT_GT(a.v, 0.0);
+  }
 }
 
 }  // namespace test_analysis_rank_collapse
