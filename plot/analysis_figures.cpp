@@ -395,8 +395,10 @@ std::vector<NamedFigure> rank_collapse_figures(const json& result, const std::st
   std::vector<NamedFigure> out{{"", rank_collapse_figure(result, source)}};
   // No ratio to draw where no value projection has a gradient (ReZero at initialization).
   bool any = false;
-  for (const auto& a : result.value("attention", json::array()))
-    any = any || (a.is_object() && a.value("grad_v", 0.0) > 0);
+  for (const auto& a : result.value("attention", json::array())) {
+    const json v = a.is_object() ? a.value("grad_v", json()) : json();
+    any = any || (v.is_number() && v.get<double>() > 0);
+  }
   if (any) out.emplace_back("gradients", rank_collapse_gradient_figure(result, source));
   return out;
 }

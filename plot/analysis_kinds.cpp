@@ -136,10 +136,13 @@ std::vector<ResultTable> rank_collapse_tables(const json& result) {
   if (!result.contains("attention")) return {t};
   ResultTable g{{"attention", "|dL/dW_Q|", "|dL/dW_K|", "|dL/dW_V|", "Q / V"}, {}};
   for (const auto& a : result["attention"]) {
-    const double v = a.value("grad_v", 0.0);
+    // null where a diverged model's gradient was not finite
+    const json q = a.is_object() ? a.value("grad_q", json()) : json();
+    const json v = a.is_object() ? a.value("grad_v", json()) : json();
+    const bool ratio = q.is_number() && v.is_number() && v.get<double>() > 0;
     g.rows.push_back({text(a, "sublayer"), number(a, "grad_q"), number(a, "grad_k"),
                       number(a, "grad_v"),
-                      v > 0 ? formatted(json(a.value("grad_q", 0.0) / v), 3) : "-"});
+                      ratio ? formatted(json(q.get<double>() / v.get<double>()), 3) : "-"});
   }
   return {t, g};
 }

@@ -204,7 +204,8 @@ TEST(AnalysisFigures, RankCollapseDrawsEachStackAgainstDepthInLayers) {
       {"sublayer": "enc.0.self_attn", "grad_q": 0.5, "grad_k": 0.5, "grad_v": 2.0},
       {"sublayer": "enc.1.self_attn", "grad_q": 0.01, "grad_k": 0.02, "grad_v": 1.0},
       {"sublayer": "dec.0.self_attn", "grad_q": 0.3, "grad_k": 0.3, "grad_v": 3.0},
-      {"sublayer": "dec.0.enc_attn", "grad_q": 1.0, "grad_k": 1.0, "grad_v": 0.0}])");
+      {"sublayer": "dec.0.enc_attn", "grad_q": 1.0, "grad_k": 1.0, "grad_v": 0.0},
+      {"sublayer": "dec.9.self_attn", "grad_q": null, "grad_k": null, "grad_v": null}])");
   const auto both = analysis_figures(with, "rank-collapse", "r.json");
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[1].first, "gradients");
@@ -222,6 +223,9 @@ TEST(AnalysisFigures, RankCollapseDrawsEachStackAgainstDepthInLayers) {
   ASSERT_EQ(both_tables.size(), 2u);
   EXPECT_EQ(both_tables[1].rows[1],
             (std::vector<std::string>{"enc.1.self_attn", "0.01", "0.02", "1", "0.01"}));
+  // A diverged model's gradients are null in the JSON: dashes, not an error.
+  EXPECT_EQ(both_tables[1].rows[4],
+            (std::vector<std::string>{"dec.9.self_attn", "-", "-", "-", "-"}));
   try {
     rank_collapse_figure(json::parse(R"({"stacks": [{"stack": "encoder",
         "positions": ["enc.input"], "token_cosine": [0.2, 0.3]}]})"),
