@@ -367,9 +367,8 @@ LineFigure rank_collapse_gradient_figure(const json& result, const std::string& 
   fig.x.label = "layer";
   fig.y.label = "|dL/dW_Q| / |dL/dW_V|";
   fig.y.scale = Scale::Log;
-  // One line per kind of attention: the encoder's, the decoder's own, the decoder's over the
-  // encoder -- in the order they first come.
-  std::vector<std::pair<std::string, LineSeries>> lines;
+  // One line per kind of attention, named by it: the encoder's, the decoder's own, the
+  // decoder's over the encoder -- in the order they first come.
   const json& attention = f.at(result, "attention", "");
   for (size_t i = 0; i < attention.size(); ++i) {
     const std::string path = "attention[" + std::to_string(i) + "].";
@@ -379,14 +378,13 @@ LineFigure rank_collapse_gradient_figure(const json& result, const std::string& 
     const size_t dot = name.rfind('.');
     if (at == depth.end() || dot == std::string::npos) continue;  // not a stream position
     const std::string kind = name.substr(0, name.find('.')) + " " + name.substr(dot + 1);
-    auto line =
-        std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == kind; });
-    if (line == lines.end()) line = lines.insert(lines.end(), {kind, LineSeries{kind, {}, {}}});
+    auto line = std::find_if(fig.series.begin(), fig.series.end(),
+                             [&](const LineSeries& l) { return l.name == kind; });
+    if (line == fig.series.end()) line = fig.series.insert(line, LineSeries{kind, {}, {}});
     const double v = f.number(attention[i], "grad_v", path);
-    line->second.x.push_back(at->second);
-    line->second.y.push_back(v > 0 ? f.number(attention[i], "grad_q", path) / v : kNaN);
+    line->x.push_back(at->second);
+    line->y.push_back(v > 0 ? f.number(attention[i], "grad_q", path) / v : kNaN);
   }
-  for (auto& [kind, line] : lines) fig.series.push_back(std::move(line));
   return fig;
 }
 

@@ -87,9 +87,10 @@ class HyperSublayer : public SublayerConnection {
   }
 
   torch::Tensor forward(const torch::Tensor& x, const Branch& branch) override {
-    // [.., d] (the embedding, copied into the streams) or [.., n d] -> [.., n, d]
+    // [.., d] (the embedding, copied into the streams) or [.., n d] -> [.., n, d]. The copies
+    // made once here: the read and the mixing would each make (and keep) their own.
     const torch::Tensor streams = x.size(-1) == d_ && n_ > 1
-                                      ? x.unsqueeze(-2).expand(stream_shape(x))
+                                      ? x.unsqueeze(-2).expand(stream_shape(x)).contiguous()
                                       : x.unflatten(-1, {n_, d_});
     const torch::Tensor dyn = stream_norm_(streams).matmul(p("dynamic"));  // [.., n, n + 2]
     const torch::Tensor read_dyn = dyn.select(-1, 0), write_dyn = dyn.select(-1, 1);
