@@ -14,6 +14,7 @@ void register_linearize(AnalysisRegistry& registry);      // linearize.cpp
 void register_layer_skip(AnalysisRegistry& registry);     // layer_skip.cpp
 void register_sharpness(AnalysisRegistry& registry);      // sharpness.cpp
 void register_rank_collapse(AnalysisRegistry& registry);  // rank_collapse.cpp
+void register_block_hessian(AnalysisRegistry& registry);  // block_hessian.cpp
 
 const AnalysisRegistry& analyses() {
   static AnalysisRegistry registry{"analysis"};
@@ -27,6 +28,7 @@ const AnalysisRegistry& analyses() {
     register_layer_skip(registry);
     register_sharpness(registry);
     register_rank_collapse(registry);
+    register_block_hessian(registry);
   });
   return registry;
 }

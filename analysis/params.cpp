@@ -66,6 +66,17 @@ std::vector<AnalysisOption> declare_options() {
        "residual is under 1e-4 of it)",
        {},
        Bound::Positive},
+      {"lanczos-steps",
+       &P::lanczos_steps,
+       "Lanczos steps for each block, one Hessian-vector product each: the nodes of its "
+       "spectral density (the cost is steps x blocks products)",
+       {},
+       Bound::Positive},
+      {"sentences",
+       &P::sentences,
+       "the first training batch's first N pairs the Hessian is taken on (0: the whole batch)",
+       {},
+       Bound::NonNegative},
       {"device",
        &P::device,
        "where the model computes: cpu, cuda or cuda:N (an 18-layer base model's gradient norms "

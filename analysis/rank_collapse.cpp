@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "analysis/json_number.h"
 #include "analysis/observed_backward.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
@@ -70,11 +71,6 @@ nlohmann::json run_rank_collapse(std::vector<Subject>& subjects, const AnalysisP
     attention.push_back(
         {{"sublayer", a.sublayer}, {"grad_q", a.q}, {"grad_k", a.k}, {"grad_v", a.v}});
   return {{"stacks", stacks}, {"attention", attention}, {"sentences", s.batch.rows()}};
-}
-
-// A stored number; NaN for the null JSON writes for one (no sequence with two real tokens).
-double number_or_nan(const nlohmann::json& j) {
-  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
 void print_rank_collapse(const nlohmann::json& result, std::ostream& out) {

@@ -46,6 +46,11 @@ struct Fields {
     }
     return out;
   }
+  std::string text(const json& j, const std::string& key, const std::string& path) const {
+    const json& v = at(j, key, path);
+    if (!v.is_string()) fail(path + key, "expected a string");
+    return v.get<std::string>();
+  }
   double number(const json& j, const std::string& key, const std::string& path) const {
     const json& v = at(j, key, path);
     if (v.is_null()) return kNaN;
@@ -304,6 +309,18 @@ namespace {
 // 0, a layer's sub-layers spread evenly up to its number -- enc.0.self_attn 0.5, enc.0.ffn 1,
 // a decoder's three at 1/3, 2/3 and 1 -- so stacks of two and three sub-layers a layer line up
 // layer by layer. Positions that name no layer keep their index.
+// The line named `name` in `fig`, added at the end the first time.
+LineSeries& line_named(LineFigure& fig, const std::string& name) {
+  auto line = std::find_if(fig.series.begin(), fig.series.end(),
+                           [&](const LineSeries& l) { return l.name == name; });
+  if (line == fig.series.end()) {
+    fig.series.emplace_back();
+    fig.series.back().name = name;
+    return fig.series.back();
+  }
+  return *line;
+}
+
 std::vector<double> depth_of_positions(const std::vector<std::string>& positions) {
   std::vector<int> layer(positions.size(), -1);
   std::map<int, int> count;
@@ -377,13 +394,10 @@ LineFigure rank_collapse_gradient_figure(const json& result, const std::string& 
     const auto at = depth.find(name);
     const size_t dot = name.rfind('.');
     if (at == depth.end() || dot == std::string::npos) continue;  // not a stream position
-    const std::string kind = name.substr(0, name.find('.')) + " " + name.substr(dot + 1);
-    auto line = std::find_if(fig.series.begin(), fig.series.end(),
-                             [&](const LineSeries& l) { return l.name == kind; });
-    if (line == fig.series.end()) line = fig.series.insert(line, LineSeries{kind, {}, {}});
+    LineSeries& line = line_named(fig, name.substr(0, name.find('.')) + " " + name.substr(dot + 1));
     const double v = f.number(attention[i], "grad_v", path);
-    line->x.push_back(at->second);
-    line->y.push_back(v > 0 ? f.number(attention[i], "grad_q", path) / v : kNaN);
+    line.x.push_back(at->second);
+    line.y.push_back(v > 0 ? f.number(attention[i], "grad_q", path) / v : kNaN);
   }
   return fig;
 }
@@ -398,6 +412,115 @@ std::vector<NamedFigure> rank_collapse_figures(const json& result, const std::st
     any = any || (v.is_number() && v.get<double>() > 0);
   }
   if (any) out.emplace_back("gradients", rank_collapse_gradient_figure(result, source));
+  return out;
+}
+
+namespace {
+
+struct BlockRow {
+  std::string kind, stack;
+  int layer = -1;
+  double lambda_max = kNaN;
+  std::vector<double> nodes, weights;
+};
+
+std::vector<BlockRow> block_rows(const Fields& f, const json& result) {
+  const json& blocks = f.at(result, "blocks", "");
+  if (!blocks.is_array() || blocks.empty()) f.fail("blocks", "expected a non-empty array");
+  std::vector<BlockRow> out;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const std::string path = "blocks[" + std::to_string(i) + "].";
+    BlockRow r;
+    r.kind = f.text(blocks[i], "kind", path);
+    r.stack = f.text(blocks[i], "stack", path);
+    r.layer = static_cast<int>(f.number(blocks[i], "layer", path));
+    r.lambda_max = f.number(blocks[i], "lambda_max", path);
+    r.nodes = f.numbers(f.at(blocks[i], "ritz_values", path), path + "ritz_values");
+    r.weights = f.numbers(f.at(blocks[i], "ritz_weights", path), path + "ritz_weights");
+    if (r.nodes.size() != r.weights.size())
+      f.fail(path + "ritz_weights", "expected one per ritz value");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Each kind of block's spectral density: the mean over its blocks of their quadratures, each
+// node a Gaussian of width sigma = 1/50 of the nodes' whole range, drawn where it is above
+// 1e-6 of the figure's peak (a log axis has no 0).
+LineFigure block_spectra_figure(const json& result, const std::string& source) {
+  Fields f{source};
+  const std::vector<BlockRow> rows = block_rows(f, result);
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& r : rows)
+    for (double t : r.nodes)
+      if (std::isfinite(t)) lo = std::min(lo, t), hi = std::max(hi, t);
+  if (!(lo <= hi)) f.fail("blocks", "no finite Ritz value to draw");
+  const double range = hi > lo ? hi - lo : std::max(std::abs(lo), 1.0);
+  const double sigma = range / 50, from = lo - 5 * sigma, to = hi + 5 * sigma;
+  constexpr int kPoints = 401;
+  LineFigure fig;
+  fig.x.label = "eigenvalue of the block's Hessian";
+  fig.y.label = "spectral density";
+  fig.y.scale = Scale::Log;
+  fig.markers = false;
+  std::map<std::string, int> blocks_of_kind;
+  for (const auto& r : rows) ++blocks_of_kind[r.kind];
+  double peak = 0;
+  for (const auto& r : rows) {
+    LineSeries& line = line_named(fig, r.kind);
+    if (line.x.empty()) {
+      for (int i = 0; i < kPoints; ++i) line.x.push_back(from + (to - from) * i / (kPoints - 1));
+      line.y.assign(kPoints, 0.0);
+    }
+    for (int i = 0; i < kPoints; ++i) {
+      double d = 0;
+      for (size_t j = 0; j < r.nodes.size(); ++j) {
+        const double z = (line.x[i] - r.nodes[j]) / sigma;
+        if (std::isfinite(z)) d += r.weights[j] * std::exp(-0.5 * z * z);
+      }
+      line.y[i] += d / (sigma * std::sqrt(2 * M_PI)) / blocks_of_kind[r.kind];
+      peak = std::max(peak, line.y[i]);
+    }
+  }
+  for (auto& line : fig.series)
+    for (double& y : line.y)
+      if (!(y > 1e-6 * peak)) y = kNaN;
+  return fig;
+}
+
+// lambda_max of each block of one stack against its layer (1-based), a line per kind, log y
+// (blocks without positive curvature left out).
+LineFigure block_lambda_max_figure(const json& result, const std::string& stack,
+                                   const std::string& source) {
+  Fields f{source};
+  LineFigure fig;
+  fig.title = stack;
+  fig.x.label = "layer";
+  fig.x.whole_numbers = true;
+  fig.y.label = "lambda_max of the block's Hessian";
+  fig.y.scale = Scale::Log;
+  for (const auto& r : block_rows(f, result)) {
+    if (r.stack != stack || r.layer < 0) continue;
+    LineSeries& line = line_named(fig, r.kind);
+    line.x.push_back(r.layer + 1);
+    line.y.push_back(r.lambda_max > 0 ? r.lambda_max : kNaN);
+  }
+  return fig;
+}
+
+// The densities by kind; then per stack with any positive lambda_max, lambda_max against depth.
+std::vector<NamedFigure> block_hessian_figures(const json& result, const std::string& source) {
+  Fields f{source};
+  std::vector<NamedFigure> out{{"", block_spectra_figure(result, source)}};
+  std::vector<std::string> stacks;
+  for (const auto& r : block_rows(f, result))
+    if (r.layer >= 0 && r.lambda_max > 0 &&
+        std::find(stacks.begin(), stacks.end(), r.stack) == stacks.end())
+      stacks.push_back(r.stack);
+  for (const auto& stack : stacks)
+    out.emplace_back(stack, block_lambda_max_figure(result, stack, source));
   return out;
 }
 

@@ -17,6 +17,11 @@
 //                  "attention": [{"sublayer", "grad_q", "grad_k", "grad_v"}, ...]}
 //                -> the mean cosine between tokens vs depth in layers, a line per stack; and
 //                   ("gradients") |dW_Q| / |dW_V| vs depth, a line per kind of attention, log y
+//   block-hessian {"blocks": [{"kind", "stack", "layer", "lambda_max", "ritz_values",
+//                  "ritz_weights"}, ...]}
+//                -> each kind of block's spectral density (its blocks' quadratures, Gaussian-
+//                   smoothed), log y; and per stack ("enc", "dec") lambda_max vs layer, a line
+//                   per kind, log y
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,5 +54,11 @@ std::vector<NamedFigure> rank_collapse_figures(const nlohmann::json& result,
                                                const std::string& source);
 LineFigure rank_collapse_figure(const nlohmann::json& result, const std::string& source);
 LineFigure rank_collapse_gradient_figure(const nlohmann::json& result, const std::string& source);
+// block-hessian: the densities, then lambda_max vs layer for each stack with positive values.
+std::vector<NamedFigure> block_hessian_figures(const nlohmann::json& result,
+                                               const std::string& source);
+LineFigure block_spectra_figure(const nlohmann::json& result, const std::string& source);
+LineFigure block_lambda_max_figure(const nlohmann::json& result, const std::string& stack,
+                                   const std::string& source);
 
 }  // namespace fathom::plot

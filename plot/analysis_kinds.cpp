@@ -155,6 +155,28 @@ std::string rank_collapse_caption(const json& result) {
          "attention's W_Q and W_K get no gradient (methods.md s5.10)";
 }
 
+std::vector<ResultTable> block_hessian_tables(const json& result) {
+  if (!result.contains("blocks")) return {};
+  ResultTable t{{"block", "parameters", "lambda_max", "+-", "lambda_min", "+-"}, {}};
+  for (const auto& b : result["blocks"])
+    t.rows.push_back({text(b, "block"), number(b, "params", 10), number(b, "lambda_max"),
+                      number(b, "lambda_max_residual", 2), number(b, "lambda_min"),
+                      number(b, "lambda_min_residual", 2)});
+  return {t};
+}
+
+std::string block_hessian_caption(const json& result) {
+  if (!result.contains("blocks")) return "";
+  std::string words = "each weight matrix's block of the training loss's Hessian on " +
+                      number(result, "sentences", 10) +
+                      " sentences of the first training batch, dropout off, " +
+                      number(result, "steps", 10) + " Lanczos steps a block (methods.md s5.11)";
+  if (result.contains("spread_decades"))
+    words += "; lambda_max spans " + number(result, "spread_decades", 3) + " decades, stiffest " +
+             text(result, "stiffest") + ", softest " + text(result, "softest");
+  return words;
+}
+
 std::string note_caption(const json& result) { return text(result, "note"); }
 
 std::string output_shift_caption(const json& result) {
@@ -191,6 +213,8 @@ std::vector<AnalysisKind> build_kinds() {
       {"sharpness", false, "", one(sharpness_figure), sharpness_tables, sharpness_caption});
   kinds.push_back({"rank-collapse", false, "", rank_collapse_figures, rank_collapse_tables,
                    rank_collapse_caption});
+  kinds.push_back({"block-hessian", false, "", block_hessian_figures, block_hessian_tables,
+                   block_hessian_caption});
   return kinds;
 }
 

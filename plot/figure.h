@@ -56,6 +56,9 @@ struct LineFigure {
   std::string title;
   Axis x, y;
   std::vector<LineSeries> series;
+  // false: curves of many points (a density on a grid), drawn as lines told apart by colour
+  // and dash, without a marker on every point.
+  bool markers = true;
 };
 
 struct BarSeries {

@@ -39,8 +39,12 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
     graph->setName(detail::qstr(s.name));
     if (s.fit_of.empty()) {
       const int i = s.name.empty() ? next + unnamed++ : index_of[s.name];
-      graph->setPen(series_pen(i, 0, style));  // data: solid, identified by colour and marker
-      graph->setScatterStyle(series_scatter(i, i, style));
+      if (f.markers) {
+        graph->setPen(series_pen(i, 0, style));  // data: solid, identified by colour and marker
+        graph->setScatterStyle(series_scatter(i, i, style));
+      } else {
+        graph->setPen(series_pen(i, i, style));  // identified by colour and dash
+      }
       if (!s.err.empty()) add_error_bars(plot, graph, s.err, series_pen(i, 0, style));
     } else {
       auto it = index_of.find(s.fit_of);

@@ -99,7 +99,7 @@ struct DataConfig {
 
 // Optimization, schedule, validation and divergence detection.
 struct TrainConfig {
-  std::string optimizer = "adam";  // adam | radam | muon (hidden matrices; Adam for the rest)
+  std::string optimizer = "adam";  // adam | radam | muon (hidden matrices; Adam for the rest) | sgd
   double lr = 5e-4;                // peak learning rate
   std::array<double, 2> betas{0.9, 0.98};
   double muon_momentum = 0.95;  // muon: the momentum of its (Nesterov) updates

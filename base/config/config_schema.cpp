@@ -223,10 +223,13 @@ std::vector<FieldSpec> build_fields() {
         "and FFN projections; packed Q, K, V as three) by Muon -- Nesterov momentum "
         "orthogonalized by 5 Newton-Schulz steps, scaled by 0.2 sqrt(max(rows, cols)) to "
         "AdamW's update RMS so both share train.lr and weight_decay (Jordan et al. 2024; Liu "
-        "et al. 2025, arXiv 2502.16982) -- and Adam for embeddings, norms, biases and the rest",
-        {"adam", "radam", "muon"});
+        "et al. 2025, arXiv 2502.16982) -- and Adam for embeddings, norms, biases and the rest; "
+        "or sgd: heavy-ball momentum beta1 as PyTorch's SGD, m <- beta1 m + g, W <- W - lr m, "
+        "one rate for every coordinate (Zhang et al. 2024, arXiv 2402.16788)",
+        {"adam", "radam", "muon", "sgd"});
   train("lr", F::Double, &T::lr, "peak learning rate").range = kPositive;
-  train("betas", F::DoublePair, &T::betas, "Adam betas [beta1, beta2]");
+  train("betas", F::DoublePair, &T::betas,
+        "Adam betas [beta1, beta2] (sgd: beta1 is the momentum, beta2 unused)");
   train("muon_momentum", F::Double, &T::muon_momentum,
         "muon: the momentum mu of the Muon-updated matrices (Nesterov)")
       .range = kProbability;

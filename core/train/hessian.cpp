@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -60,6 +61,16 @@ TensorList LossHessian::apply(const TensorList& v) const {
   for (size_t i = 0; i < out.size(); ++i)  // a parameter the objective does not reach
     if (!out[i].defined()) out[i] = torch::zeros_like(params_[i]);
   return out;
+}
+
+torch::Tensor LossHessian::apply_within(size_t i, const torch::Tensor& v) const {
+  if (i >= params_.size()) throw std::out_of_range("no such parameter in the Hessian");
+  if (!grads_[i].defined() || !grads_[i].requires_grad()) return torch::zeros_like(params_[i]);
+  // d/dw_i (g_i(w) . v): only parameter i's gradient is differentiated, only to parameter i.
+  const TensorList product =
+      torch::autograd::grad({grads_[i]}, {params_[i]}, {v.to(grads_[i].dtype())},
+                            /*retain_graph=*/true, /*create_graph=*/false, /*allow_unused=*/true);
+  return product[0].defined() ? product[0].detach() : torch::zeros_like(params_[i]);
 }
 
 TensorList LossHessian::gradient() const {
@@ -122,6 +133,14 @@ ExtremeEigen extreme_eigenvalues(const LinearOperator& op, TensorList start, int
     result.largest_residual = next_beta * std::abs(vectors[k - 1][k - 1].item<double>());
     result.smallest_residual = next_beta * std::abs(vectors[k - 1][0].item<double>());
     result.history.push_back(result.largest);
+    const auto vec = vectors.accessor<double, 2>();
+    const auto val = values.accessor<double, 1>();
+    result.ritz_values.resize(k);
+    result.ritz_weights.resize(k);
+    for (int64_t i = 0; i < k; ++i) {
+      result.ritz_values[i] = val[i];
+      result.ritz_weights[i] = vec[0][i] * vec[0][i];
+    }
     if (!std::isfinite(next_beta) || !std::isfinite(result.largest)) return result;  // diverged
     const double scale = std::max(std::abs(result.largest), std::abs(result.smallest));
     if (!(next_beta > 1e-12 * scale)) {  // an invariant subspace: T's eigenvalues are A's

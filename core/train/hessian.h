@@ -31,6 +31,10 @@ class LossHessian {
   TensorList apply(const TensorList& v) const;
   // The gradient at the parameters (detached; zeros where unused).
   TensorList gradient() const;
+  // H_ii v: the product with the diagonal block of parameter i alone (v shaped like it), one
+  // backward through parameter i's gradient to parameter i -- the operator whose spectrum is
+  // that block's (core/train/block_hessian.h). Zeros where the objective does not reach it.
+  torch::Tensor apply_within(size_t i, const torch::Tensor& v) const;
 
  private:
   TensorList params_;
@@ -57,6 +61,11 @@ struct ExtremeEigen {
   int iterations = 0;                                      // products of the operator
   bool converged = false;                                  // the largest's residual test
   std::vector<double> history;  // the largest Ritz value after each product
+  // The last T_k's eigenvalues, ascending, and the squared first components of their unit
+  // eigenvectors: the nodes and weights of the Gauss quadrature that T_k makes of the start's
+  // spectral measure -- the weights sum to 1, and over a random start they estimate the
+  // spectral density (stochastic Lanczos quadrature; Golub & Meurant 1994, Ubaru et al. 2017).
+  std::vector<double> ritz_values, ritz_weights;
 };
 ExtremeEigen extreme_eigenvalues(const LinearOperator& op, TensorList start, int max_iterations,
                                  double tolerance);

@@ -17,6 +17,7 @@ Optimizer::Optimizer(std::vector<std::pair<std::string, torch::Tensor>> named_pa
 Optimizer::Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfig& config,
                      const std::vector<Matrix>& matrices)
     : rectified_(config.optimizer == "radam"),
+      sgd_(config.optimizer == "sgd"),
       beta1_(config.betas[0]),
       beta2_(config.betas[1]),
       weight_decay_(config.weight_decay),
@@ -91,6 +92,10 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
     exp_avg_sqs.push_back(s.exp_avg_sq);
   }
   if (params.empty()) return;
+  if (sgd_) {
+    sgd_step(params, grads, exp_avgs, lr);
+    return;
+  }
   if (fused_adamw_ && adaptive && fused_adamw_accepts(params, grads)) {
     // RAdam's rectified step is AdamW's at lr * rect; dividing the decay by rect keeps its
     // factor 1 - lr wd (rect > 0 wherever the update is adaptive).
@@ -112,6 +117,16 @@ void Optimizer::step_group(size_t group, double lr_in, double rect, bool adaptiv
   } else {
     at::_foreach_add_(params, exp_avgs, -lr / bias1);
   }
+}
+
+// SGD with heavy-ball momentum as PyTorch's torch.optim.SGD (dampening 0, no Nesterov):
+// m <- beta1 m + g (m = g at the first update), W <- W (1 - lr wd) - lr m; the decay decoupled.
+void Optimizer::sgd_step(std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& grads,
+                         std::vector<torch::Tensor>& momenta, double lr) {
+  if (weight_decay_ > 0) at::_foreach_mul_(params, 1.0 - lr * weight_decay_);
+  at::_foreach_mul_(momenta, beta1_);
+  at::_foreach_add_(momenta, grads);
+  at::_foreach_add_(params, momenta, -lr);
 }
 
 std::vector<Optimizer::Matrix> Optimizer::matrices_for(const TrainConfig& config,

@@ -1,9 +1,11 @@
 #pragma once
 // Adam (Kingma & Ba 2015) and RAdam (Liu et al. 2019, "On the Variance of the Adaptive
-// Learning Rate and Beyond") with decoupled weight decay, and Muon (core/train/muon.h) for the
-// hidden layers' matrices beside Adam for the rest. Written out here (rather than
-// torch::optim) because LibTorch has neither RAdam nor Muon and because the state must be saved
-// in our checkpoints so that --resume continues the identical trajectory.
+// Learning Rate and Beyond") with decoupled weight decay, Muon (core/train/muon.h) for the
+// hidden layers' matrices beside Adam for the rest, and SGD with heavy-ball momentum -- one
+// rate for every coordinate, the baseline of Zhang et al. 2024's "Why Transformers need Adam".
+// Written out here (rather than torch::optim) because LibTorch has neither RAdam nor Muon and
+// because the state must be saved in our checkpoints so that --resume continues the identical
+// trajectory.
 #include <torch/torch.h>
 
 #include <string>
@@ -66,7 +68,9 @@ class Optimizer {
   // The diagonal preconditioner of the last update, as a step factor per coordinate: that
   // update moved parameter i by -lr * D_i * m_i (m the first moment, lr the scheduled rate),
   // D = lr_scale * r / ((1 - beta1^t) (sqrt(v / (1 - beta2^t)) + eps)), r RAdam's rectification
-  // (1 for Adam; before it applies RAdam is momentum SGD: D = lr_scale / (1 - beta1^t)). So
+  // (1 for Adam; before it applies RAdam is momentum SGD: D = lr_scale / (1 - beta1^t); SGD's
+  // heavy-ball buffer is (1 - beta1)^-1 times an average of gradients: D = lr_scale / (1 - beta1),
+  // which puts its stability edge, lr lambda < 2 + 2 beta1, at the same threshold). So
   // D = P^-1 of Cohen et al. 2022's preconditioned sharpness (core/train/sharpness.h). One
   // tensor per entry of `params` (matched by identity; zeros for a parameter it does not
   // update); empty before the first update or where Muon updates a matrix (not diagonal).
@@ -91,8 +95,11 @@ class Optimizer {
   Rectification rectification(double t, double bias2) const;
   void step_group(size_t group, double lr, double rect, bool adaptive, double bias1, double bias2);
   void muon_step(Slot& slot, double lr);
+  void sgd_step(std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& grads,
+                std::vector<torch::Tensor>& momenta, double lr);
 
   bool rectified_;  // RAdam
+  bool sgd_;        // momentum SGD: exp_avg is the momentum buffer, exp_avg_sq unused
   bool fused_adamw_ = fused_adamw_available();
   bool last_step_fused_ = false;
   double beta1_, beta2_, weight_decay_, muon_momentum_;

@@ -29,6 +29,10 @@ std::vector<torch::Tensor> Optimizer::diagonal_step_factors(
     const Slot& s = *found->second;
     const Group& g = groups_[s.group];
     const double scale = g.lr_scale * r.factor / bias1;
+    if (sgd_) {
+      factors.push_back(torch::full_like(p, g.lr_scale / (1.0 - beta1_)));
+      continue;
+    }
     factors.push_back(r.adaptive
                           ? s.exp_avg_sq.div(bias2).sqrt_().add_(g.eps).reciprocal_().mul_(scale)
                           : torch::full_like(p, g.lr_scale / bias1));

@@ -78,7 +78,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"replicate-18l-gpu.yaml", 3},
                                                {"depth-61-postln.yaml", 54},
                                                {"muon-depth.yaml", 24},
-                                               {"sharpness-warmup.yaml", 12}};
+                                               {"sharpness-warmup.yaml", 12},
+                                               {"sgd-vs-adam.yaml", 20}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

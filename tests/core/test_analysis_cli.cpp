@@ -147,6 +147,83 @@ TEST_F(AnalyzeCli, SharpnessOfAConfigIsStoredAndDrawn) {
 // stack equals its input's -- and, the tokens of a sentence being distinct, is below 1; and no
 // branch reaches the loss, so every attention projection's gradient is exactly zero (no
 // gradient figure). Hyper-connection and depth-wise LSTM stacks: their rows, and gradients.
+// Every weight matrix of a 2 + 1-layer model at width 16 is a block -- the packed Q, K, V
+// apart: 6 a encoder layer, 10 a decoder layer, one shared embedding -- with the parameters
+// counted by hand; each block has its Ritz values, the extremes among them. Under ReZero at
+// initialization every branch is multiplied by 0, so the loss does not depend on any layer's
+// weights and every layer block's Hessian is exactly 0, while the embedding's is not.
+TEST_F(AnalyzeCli, BlockHessianOfAConfigSplitsEveryMatrixAndIsDrawn) {
+  const std::vector<std::string> flags{"--json", "--no-progress",   "--sentences",
+                                       "4",      "--lanczos-steps", "8"};
+  auto analyze = [&](const std::string& config) {
+    std::vector<std::string> args{"analyze", "block-hessian", config};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return fathom(args);
+  };
+  Result r = analyze(write_config("post.yaml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  EXPECT_EQ(printed["sentences"], 4);
+  const auto& blocks = printed["blocks"];
+  ASSERT_EQ(blocks.size(), 1u + 2 * 6 + 10);
+  EXPECT_EQ(blocks[0]["block"], "source_embedding");
+  EXPECT_EQ(blocks[1]["block"], "enc.0.self_attn.q");
+  EXPECT_EQ(blocks[3]["block"], "enc.0.self_attn.v");
+  EXPECT_EQ(blocks[13]["block"], "dec.0.self_attn.q");
+  EXPECT_EQ(blocks[17]["block"], "dec.0.enc_attn.q");
+  EXPECT_EQ(blocks[19]["block"], "dec.0.enc_attn.v");
+  EXPECT_EQ(blocks[22]["block"], "dec.0.ffn.fc2");
+  int64_t layer_params = 0;
+  for (size_t i = 1; i < blocks.size(); ++i) layer_params += blocks[i]["params"].get<int64_t>();
+  EXPECT_EQ(layer_params, 2 * (4 * 16 * 16 + 2 * 16 * 32) + (8 * 16 * 16 + 2 * 16 * 32));
+  EXPECT_EQ(blocks[0]["params"].get<int64_t>() % 16, 0);
+  for (const auto& b : blocks) {
+    EXPECT_EQ(b["steps"], 8) << b["block"];
+    const auto nodes = b["ritz_values"].get<std::vector<double>>();
+    ASSERT_EQ(nodes.size(), 8u);
+    EXPECT_DOUBLE_EQ(b["lambda_max"].get<double>(), nodes.back()) << b["block"];
+    EXPECT_DOUBLE_EQ(b["lambda_min"].get<double>(), nodes.front()) << b["block"];
+    EXPECT_GT(b["lambda_max"].get<double>(), 0.0) << b["block"];
+  }
+  const std::string result = (dir_ / "blocks.json").string();
+  std::ofstream(result) << r.out;
+  Result drawn = fathom({"export", "plot", "analysis", result, "--kind", "block-hessian", "--out",
+                         (dir_ / "blocks.svg").string()});
+  ASSERT_EQ(drawn.status, 0) << drawn.err;
+  EXPECT_NE(slurp(dir_ / "blocks.svg").find("spectral density"), std::string::npos);
+  const std::string encoder = slurp(dir_ / "blocks-enc.svg");
+  EXPECT_NE(encoder.find("self_attn.v"), std::string::npos);
+  EXPECT_EQ(encoder.find("enc_attn"), std::string::npos);  // the encoder has no cross-attention
+  EXPECT_NE(slurp(dir_ / "blocks-dec.svg").find("enc_attn.q"), std::string::npos);
+
+  Result rezero = analyze(write_config("rezero.yaml", "  init: rezero\n"));
+  ASSERT_EQ(rezero.status, 0) << rezero.err;
+  const auto zero = nlohmann::json::parse(rezero.out);
+  for (const auto& b : zero["blocks"]) {
+    if (b["stack"] == "") {
+      EXPECT_GT(b["lambda_max"].get<double>(), 0.0) << b["block"];
+      continue;
+    }
+    EXPECT_EQ(b["lambda_max"].get<double>(), 0.0) << b["block"];
+    EXPECT_EQ(b["lambda_min"].get<double>(), 0.0) << b["block"];
+    EXPECT_EQ(b["steps"], 1) << b["block"];  // the first product is 0: an invariant subspace
+  }
+  EXPECT_EQ(zero["stiffest"], "source_embedding");
+  EXPECT_EQ(zero["spread_decades"].get<double>(), 0.0);
+  auto store = Store::open(db(), OpenMode::ReadOnly);
+  const auto rows = store.list_analyses(std::nullopt, "block-hessian");
+  ASSERT_EQ(rows.size(), 2u);
+  Result table = fathom({"analyze", "show", std::to_string(rows[1].id)});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("dec.0.enc_attn.k"), std::string::npos) << table.out;
+  std::ofstream(dir_ / "zero.json") << rezero.out;
+  Result one = fathom({"export", "plot", "analysis", (dir_ / "zero.json").string(), "--kind",
+                       "block-hessian", "--out", (dir_ / "zero.svg").string()});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_TRUE(fs::exists(dir_ / "zero.svg"));
+  EXPECT_FALSE(fs::exists(dir_ / "zero-enc.svg"));  // no layer block with positive curvature
+}
+
 TEST_F(AnalyzeCli, RankCollapseOfAConfigIsStoredAndDrawn) {
   const std::string config = write_config("rezero.yaml", "  init: rezero\n");
   Result r = fathom({"analyze", "rank-collapse", config, "--json", "--no-progress"});

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "core/model/higher_order_grad.h"
 #include "core/model/registry.h"
 #include "core/model/transformer.h"
+#include "core/train/block_hessian.h"
 #include "core/train/hessian.h"
 #include "core/train/optimizer.h"
 #include "core/train/sharpness.h"
@@ -70,6 +72,21 @@ TEST(Lanczos, TheLargestIsNotTheDominantOne) {
   EXPECT_LE(e.iterations, 3);
   EXPECT_NEAR(e.largest, 3.0, 1e-10);
   EXPECT_NEAR(e.smallest, -7.0, 1e-10);
+}
+
+// Run to the full dimension, the quadrature's nodes are A's eigenvalues and each weight the
+// share of the unit start on that eigenvector, (q_j . s)^2 / |s|^2.
+TEST(Lanczos, QuadratureWeightsAreTheStartsShareOnEachEigenvector) {
+  const std::vector<double> spectrum{-2.0, 0.5, 1.0, 3.0, 7.0};  // ascending, like the nodes
+  const auto [a, q] = with_spectrum(spectrum);
+  const torch::Tensor s = torch::tensor({1.0, -2.0, 0.5, 3.0, 1.5}, torch::kDouble);
+  const ExtremeEigen e = extreme_eigenvalues(times(a), {s}, 5, 0.0);
+  ASSERT_EQ(e.ritz_values.size(), 5u);
+  const torch::Tensor share = q.t().matmul(s).pow(2) / s.dot(s);
+  for (int j = 0; j < 5; ++j) {
+    EXPECT_NEAR(e.ritz_values[j], spectrum[j], 1e-9) << j;
+    EXPECT_NEAR(e.ritz_weights[j], share[j].item<double>(), 1e-9) << j;
+  }
 }
 
 // A start that is an eigenvector spans an invariant subspace: one product, exact.
@@ -224,33 +241,12 @@ TEST(LossHessian, ProductsMatchFiniteDifferencesOnEveryMethod) {
   EXPECT_GT(relative_difference(blind.apply(v), expected), 1e-3);
 }
 
-// On a model small enough to write its Hessian out -- column j is H e_j -- the Lanczos extremes
-// are the explicit matrix's largest and smallest eigenvalues (LibTorch's eigvalsh).
-TEST(Sharpness, ExtremesAreThoseOfTheHessianWrittenOut) {
-  RunConfig config = model_config("post", "xavier", "residual");
-  config.model.d_model = 4;
-  config.model.heads = 1;
-  config.model.d_ff = 4;
-  config.model.encoder_layers = 1;
-  config.model.decoder_layers = 1;
-  check_model_methods(config);
-  Transformer model = build_model(config, 16, 7);
-  model->to(torch::kDouble);
-  model->eval();
-  const Batch batch = two_pairs();
-  const TensorList params = trainable(model);
-  SharpnessOptions options;
-  options.max_iterations = 300;
-  options.tolerance = 1e-9;
-  const SharpnessReading reading = SharpnessTracker(*model, batch, options).measure({}, 1);
-  ASSERT_TRUE(reading.sharpness.converged) << reading.sharpness.iterations;
-  EXPECT_FALSE(reading.preconditioned.has_value());
-
-  HigherOrderGradScope twice_differentiable;
-  const LossHessian hessian([&] { return training_objective(*model, batch, 0.1, 0.0); }, params);
+// The whole Hessian as a matrix, column j = H e_j over the parameters flattened in order,
+// checked symmetric and returned symmetrized.
+torch::Tensor written_out(const LossHessian& hessian, const TensorList& params) {
   int64_t n = 0;
   for (const auto& p : params) n += p.numel();
-  ASSERT_LT(n, 1500);  // small enough to write out
+  EXPECT_LT(n, 1500);  // small enough to write out
   torch::Tensor h = torch::zeros({n, n}, torch::kDouble);
   TensorList unit;
   for (const auto& p : params) unit.push_back(torch::zeros_like(p));
@@ -265,12 +261,107 @@ TEST(Sharpness, ExtremesAreThoseOfTheHessianWrittenOut) {
     }
   EXPECT_TRUE(torch::allclose(h, h.t(), 1e-8, 1e-8))
       << (h - h.t()).abs().max().item<double>() << " " << h.abs().max().item<double>();
-  const torch::Tensor eigenvalues = torch::linalg_eigvalsh(0.5 * (h + h.t()));
+  return 0.5 * (h + h.t());
+}
+
+// A 1 + 1-layer model of width 4, in float64 and eval mode: small enough to write out.
+Transformer tiny_double_model() {
+  RunConfig config = model_config("post", "xavier", "residual");
+  config.model.d_model = 4;
+  config.model.heads = 1;
+  config.model.d_ff = 4;
+  config.model.encoder_layers = 1;
+  config.model.decoder_layers = 1;
+  check_model_methods(config);
+  Transformer model = build_model(config, 16, 7);
+  model->to(torch::kDouble);
+  model->eval();
+  return model;
+}
+
+// On a model small enough to write its Hessian out -- column j is H e_j -- the Lanczos extremes
+// are the explicit matrix's largest and smallest eigenvalues (LibTorch's eigvalsh).
+TEST(Sharpness, ExtremesAreThoseOfTheHessianWrittenOut) {
+  Transformer model = tiny_double_model();
+  const Batch batch = two_pairs();
+  const TensorList params = trainable(model);
+  SharpnessOptions options;
+  options.max_iterations = 300;
+  options.tolerance = 1e-9;
+  const SharpnessReading reading = SharpnessTracker(*model, batch, options).measure({}, 1);
+  ASSERT_TRUE(reading.sharpness.converged) << reading.sharpness.iterations;
+  EXPECT_FALSE(reading.preconditioned.has_value());
+
+  HigherOrderGradScope twice_differentiable;
+  const LossHessian hessian([&] { return training_objective(*model, batch, 0.1, 0.0); }, params);
+  const torch::Tensor h = written_out(hessian, params);
+  const int64_t n = h.size(0);
+  const torch::Tensor eigenvalues = torch::linalg_eigvalsh(h);
   const double largest = eigenvalues[n - 1].item<double>(),
                smallest = eigenvalues[0].item<double>();
   EXPECT_NEAR(reading.sharpness.largest, largest, 1e-6 * std::abs(largest));
   EXPECT_NEAR(reading.sharpness.smallest, smallest, 1e-3 * std::abs(smallest));
   EXPECT_GT(largest, 0);
+}
+
+// Every weight matrix is a block, the packed projections split into their matrices, each
+// element of them in exactly one block; and each block's Lanczos run, taken as many steps as
+// the block has parameters, has the spectrum of its principal sub-matrix of the Hessian
+// written out: the extremes its eigenvalues', and the quadrature's first moments those of the
+// start: sum w = 1, sum w theta = v'Hv / v'v, sum w theta^2 = |Hv|^2 / v'v (Gauss quadrature
+// with k nodes is exact up to degree 2k - 1).
+TEST(BlockHessian, EachBlockHasTheSpectrumOfItsPartOfTheHessianWrittenOut) {
+  Transformer model = tiny_double_model();
+  const Batch batch = two_pairs();
+  const TensorList params = trainable(model);
+  HigherOrderGradScope twice_differentiable;
+  const LossHessian hessian([&] { return training_objective(*model, batch, 0.1, 0.0); }, params);
+  const torch::Tensor h = written_out(hessian, params);
+  std::vector<int64_t> offset{0};  // where each parameter starts in h
+  int64_t matrices = 0;
+  for (const auto& p : params) {
+    offset.push_back(offset.back() + p.numel());
+    if (p.dim() >= 2) matrices += p.numel();
+  }
+  const std::vector<HessianBlock> blocks = hessian_blocks(model->catalog(), params);
+  std::set<std::string> names;
+  int64_t covered = 0;
+  for (const auto& b : blocks) {
+    EXPECT_TRUE(names.insert(b.name).second) << b.name;
+    covered += b.size;
+  }
+  EXPECT_EQ(covered, matrices);
+  for (const std::string name : {"source_embedding", "enc.0.self_attn.q", "enc.0.self_attn.k",
+                                 "enc.0.self_attn.v", "enc.0.ffn.fc1", "dec.0.enc_attn.q",
+                                 "dec.0.enc_attn.k", "dec.0.enc_attn.v", "dec.0.self_attn.out"})
+    EXPECT_EQ(names.count(name), 1u) << name;
+
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const HessianBlock& b = blocks[i];
+    const torch::Tensor& p = params[b.parameter];
+    const int64_t cols = p.numel() / p.size(0);
+    const int64_t start = offset[b.parameter] + b.first_row * cols;
+    const torch::Tensor sub = h.narrow(0, start, b.size).narrow(1, start, b.size);
+    const torch::Tensor eigenvalues = torch::linalg_eigvalsh(sub);
+    const ExtremeEigen e = block_spectrum(hessian, b, params, static_cast<int>(b.size), 5 + i);
+    const double scale = eigenvalues.abs().max().item<double>();
+    EXPECT_NEAR(e.largest, eigenvalues[-1].item<double>(), 1e-6 * scale) << b.name;
+    EXPECT_NEAR(e.smallest, eigenvalues[0].item<double>(), 1e-6 * scale) << b.name;
+
+    const torch::Tensor v =
+        random_direction({p.narrow(0, b.first_row, b.rows)}, 5 + i)[0].reshape(-1);
+    const torch::Tensor hv = sub.matmul(v);
+    const double vv = v.dot(v).item<double>();
+    double w0 = 0, w1 = 0, w2 = 0;
+    for (size_t j = 0; j < e.ritz_values.size(); ++j) {
+      w0 += e.ritz_weights[j];
+      w1 += e.ritz_weights[j] * e.ritz_values[j];
+      w2 += e.ritz_weights[j] * e.ritz_values[j] * e.ritz_values[j];
+    }
+    EXPECT_NEAR(w0, 1.0, 1e-9) << b.name;
+    EXPECT_NEAR(w1, v.dot(hv).item<double>() / vv, 1e-8 * scale) << b.name;
+    EXPECT_NEAR(w2, hv.dot(hv).item<double>() / vv, 1e-8 * scale * scale) << b.name;
+  }
 }
 
 // After one Adam update with gradient g: m = (1 - b1) g, v = (1 - b2) g^2, so with the bias

@@ -224,6 +224,40 @@ TEST(Optimizer, RAdamMatchesHandFormula) {
   }
 }
 
+// train.optimizer sgd is PyTorch's SGD with momentum (dampening 0): the same parameters as
+// torch::optim::SGD over four steps, the first a plain step -lr g; its decay decoupled,
+// p(1 - lr wd) - lr m, worked by hand for one element; and its step factor 1 / (1 - beta1).
+TEST(Optimizer, SgdIsHeavyBallMomentumAsPyTorchs) {
+  const double lr = 0.1;
+  torch::Tensor p = torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
+  torch::Tensor q = p.detach().clone().requires_grad_(true);
+  Optimizer ours({{"p", p}}, optimizer_config("sgd"));
+  torch::optim::SGD theirs({q}, torch::optim::SGDOptions(lr).momentum(0.9));
+  for (int step = 0; step < 4; ++step) {
+    set_grad(p, kGrads[step]);
+    set_grad(q, kGrads[step]);
+    ours.step(lr);
+    theirs.step();
+    EXPECT_LT((p - q).abs().max().item<double>(), 1e-6) << "step " << step + 1;
+    if (step == 0)
+      for (size_t i = 0; i < kStart.size(); ++i)
+        EXPECT_NEAR(p[i].item<double>(), kStart[i] - lr * kGrads[0][i], 1e-6);
+  }
+  const auto factors = ours.diagonal_step_factors({p});
+  ASSERT_EQ(factors.size(), 1u);
+  EXPECT_NEAR(factors[0][0].item<double>(), 10.0, 1e-5);  // 1 / (1 - 0.9)
+
+  // Two steps at lr 0.5, wd 0.1, gradients 1 then 2 from 2.0: 2(0.95) - 0.5 = 1.4; the buffer
+  // 0.9 + 2 = 2.9, so 1.4(0.95) - 0.5(2.9) = -0.12.
+  torch::Tensor w = torch::tensor({2.0f}).requires_grad_(true);
+  Optimizer decayed({{"w", w}}, optimizer_config("sgd", 0.1));
+  for (float g : {1.0f, 2.0f}) {
+    w.mutable_grad() = torch::tensor({g});
+    decayed.step(0.5);
+  }
+  EXPECT_NEAR(w.item<double>(), -0.12, 1e-6);
+}
+
 // Decoupled weight decay (AdamW style): p <- p * (1 - lr * wd) - lr * adam_update, with the
 // decay kept out of m and v. Checked over three steps against the hand formula; a zero
 // gradient for an element still decays it on the first step (plain AdamW). Fails if the decay
