@@ -34,6 +34,15 @@ Batch first_pairs(const Batch& batch, int64_t n) {
   return out;
 }
 
+// The population standard deviation (0 for one value): how far the blocks' log10 lambda_max
+// lie from their mean -- every block weighs in, where the spread is two blocks' ratio.
+double standard_deviation(const std::vector<double>& x) {
+  double mean = 0, squares = 0;
+  for (double v : x) mean += v / static_cast<double>(x.size());
+  for (double v : x) squares += (v - mean) * (v - mean);
+  return x.empty() ? 0.0 : std::sqrt(squares / static_cast<double>(x.size()));
+}
+
 nlohmann::json block_json(const HessianBlock& b, const ExtremeEigen& e) {
   return {{"block", b.name},
           {"kind", b.kind},
@@ -71,6 +80,7 @@ nlohmann::json run_block_hessian(std::vector<Subject>& subjects, const AnalysisP
   // The stiffest and softest blocks by lambda_max, among those with positive curvature.
   double most = 0, least = std::numeric_limits<double>::infinity();
   std::string stiffest, softest;
+  std::vector<double> decades;  // log10 lambda_max of those blocks
   for (size_t i = 0; i < blocks.size(); ++i) {
     const std::uint64_t seed = s.config.train.seed * 0x9E3779B97F4A7C15ull + i;
     const ExtremeEigen e =
@@ -78,6 +88,7 @@ nlohmann::json run_block_hessian(std::vector<Subject>& subjects, const AnalysisP
     out_blocks.push_back(block_json(blocks[i], e));
     if (e.largest > most) most = e.largest, stiffest = blocks[i].name;
     if (e.largest > 0 && e.largest < least) least = e.largest, softest = blocks[i].name;
+    if (e.largest > 0 && std::isfinite(e.largest)) decades.push_back(std::log10(e.largest));
     bar.update(static_cast<int64_t>(i + 1), blocks[i].name);
   }
   bar.finish(std::to_string(blocks.size()) + " blocks");
@@ -89,6 +100,7 @@ nlohmann::json run_block_hessian(std::vector<Subject>& subjects, const AnalysisP
     result["stiffest"] = stiffest;
     result["softest"] = softest;
     result["spread_decades"] = std::log10(most / least);
+    result["log10_lambda_max_sd"] = standard_deviation(decades);
   }
   return result;
 }
@@ -111,10 +123,11 @@ void print_block_hessian(const nlohmann::json& r, std::ostream& out) {
   }
   if (!r.contains("spread_decades")) return;
   std::snprintf(line, sizeof line,
-                "lambda_max spans %.2f decades: stiffest %s, softest %s (of the blocks with "
-                "positive curvature)\n",
+                "lambda_max spans %.2f decades: stiffest %s, softest %s; its log10 has standard "
+                "deviation %.2f over the blocks (those with positive curvature)\n",
                 r.at("spread_decades").get<double>(), r.at("stiffest").get<std::string>().c_str(),
-                r.at("softest").get<std::string>().c_str());
+                r.at("softest").get<std::string>().c_str(),
+                r.value("log10_lambda_max_sd", std::nan("")));
   out << line;
 }
 

@@ -173,7 +173,8 @@ std::string block_hessian_caption(const json& result) {
                       number(result, "steps", 10) + " Lanczos steps a block (methods.md s5.11)";
   if (result.contains("spread_decades"))
     words += "; lambda_max spans " + number(result, "spread_decades", 3) + " decades, stiffest " +
-             text(result, "stiffest") + ", softest " + text(result, "softest");
+             text(result, "stiffest") + ", softest " + text(result, "softest") +
+             "; sd of its log10 over the blocks " + number(result, "log10_lambda_max_sd", 3);
   return words;
 }
 

@@ -79,7 +79,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"depth-61-postln.yaml", 54},
                                                {"muon-depth.yaml", 24},
                                                {"sharpness-warmup.yaml", 12},
-                                               {"sgd-vs-adam.yaml", 20}};
+                                               {"sgd-vs-adam.yaml", 30},
+                                               {"sgd-vs-adam-edge.yaml", 6}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

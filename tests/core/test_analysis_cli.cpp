@@ -177,7 +177,11 @@ TEST_F(AnalyzeCli, BlockHessianOfAConfigSplitsEveryMatrixAndIsDrawn) {
   for (size_t i = 1; i < blocks.size(); ++i) layer_params += blocks[i]["params"].get<int64_t>();
   EXPECT_EQ(layer_params, 2 * (4 * 16 * 16 + 2 * 16 * 32) + (8 * 16 * 16 + 2 * 16 * 32));
   EXPECT_EQ(blocks[0]["params"].get<int64_t>() % 16, 0);
+  double sum = 0, squares = 0;  // of log10 lambda_max, for its standard deviation
   for (const auto& b : blocks) {
+    const double decade = std::log10(b["lambda_max"].get<double>());
+    sum += decade;
+    squares += decade * decade;
     EXPECT_EQ(b["steps"], 8) << b["block"];
     const auto nodes = b["ritz_values"].get<std::vector<double>>();
     ASSERT_EQ(nodes.size(), 8u);
@@ -185,6 +189,9 @@ TEST_F(AnalyzeCli, BlockHessianOfAConfigSplitsEveryMatrixAndIsDrawn) {
     EXPECT_DOUBLE_EQ(b["lambda_min"].get<double>(), nodes.front()) << b["block"];
     EXPECT_GT(b["lambda_max"].get<double>(), 0.0) << b["block"];
   }
+  const double n = static_cast<double>(blocks.size());
+  EXPECT_NEAR(printed["log10_lambda_max_sd"].get<double>(),
+              std::sqrt(squares / n - (sum / n) * (sum / n)), 1e-9);
   const std::string result = (dir_ / "blocks.json").string();
   std::ofstream(result) << r.out;
   Result drawn = fathom({"export", "plot", "analysis", result, "--kind", "block-hessian", "--out",
@@ -210,6 +217,7 @@ TEST_F(AnalyzeCli, BlockHessianOfAConfigSplitsEveryMatrixAndIsDrawn) {
   }
   EXPECT_EQ(zero["stiffest"], "source_embedding");
   EXPECT_EQ(zero["spread_decades"].get<double>(), 0.0);
+  EXPECT_EQ(zero["log10_lambda_max_sd"].get<double>(), 0.0);  // one block
   auto store = Store::open(db(), OpenMode::ReadOnly);
   const auto rows = store.list_analyses(std::nullopt, "block-hessian");
   ASSERT_EQ(rows.size(), 2u);
