@@ -189,8 +189,8 @@ TEST(ConfigErrors, ValueNotInChoicesSuggestsTheClosest) {
   EXPECT_EQ(e.line(), 4);
   EXPECT_EQ(e.field(), "data.vocab.type");
   EXPECT_TRUE(contains(e.message(), "did you mean 'bpe'")) << e.what();
-  const InputError o =
-      expect_input_error([&] { load_config_string("train:\n  optimizer: sgd\n", "c.yaml", ""); });
+  const InputError o = expect_input_error(
+      [&] { load_config_string("train:\n  optimizer: adagrad\n", "c.yaml", ""); });
   EXPECT_EQ(o.field(), "train.optimizer");
   EXPECT_TRUE(contains(o.message(), "adam")) << o.what();
 }

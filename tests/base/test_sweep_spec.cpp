@@ -449,8 +449,8 @@ TEST(SweepErrors, UnknownAxisKeySuggests) {
 TEST(SweepErrors, WrongTypeValueAtItsLine) {
   expect_error_at(sweep({"grid:", "  model.d_model:", "    - 64", "    - abc"}), 9, "model.d_model",
                   "expected an integer, got 'abc'");
-  expect_error_at(sweep({"grid:", "  train.optimizer: [adam, sgd]"}), 7, "train.optimizer",
-                  "'sgd' is not one of adam, radam");
+  expect_error_at(sweep({"grid:", "  train.optimizer: [adam, adagrad]"}), 7, "train.optimizer",
+                  "'adagrad' is not one of adam, radam");
   expect_error_at(sweep({"seeds: [1, -2]"}), 6, "train.seed", "non-negative");
   expect_error_at(sweep({"set:", "  train.lr: fast", "seeds: [1]"}), 7, "train.lr",
                   "expected a number");
