@@ -12,7 +12,9 @@
 
 #include "analysis/json_number.h"
 #include "analysis/registry.h"
+#include "base/metrics/statistics.h"
 #include "base/util/progress.h"
+#include "core/data/batch.h"
 #include "core/model/higher_order_grad.h"
 #include "core/model/observed_eval.h"
 #include "core/train/block_hessian.h"
@@ -21,26 +23,20 @@
 namespace fathom::analysis {
 namespace {
 
-// The first `n` pairs of `batch` (all of them for n = 0 or more than it has).
-Batch first_pairs(const Batch& batch, int64_t n) {
-  if (n <= 0 || n >= batch.rows()) return batch;
-  Batch out = batch;
-  out.src = batch.src.narrow(0, 0, n);
-  out.tgt_in = batch.tgt_in.narrow(0, 0, n);
-  out.tgt_out = batch.tgt_out.narrow(0, 0, n);
-  out.src_tokens = out.src.ne(0).sum().item<int64_t>();
-  out.tgt_tokens = out.tgt_out.ne(0).sum().item<int64_t>();
-  out.ids.resize(static_cast<size_t>(n));
-  return out;
+// The first `n` pairs of the subject's first training batch (all of them for n = 0 or more
+// than it has), collated again so that their padding and counts are their own.
+Batch first_pairs(const Subject& s, int64_t n) {
+  if (n <= 0 || n >= s.batch.rows()) return s.batch;
+  const std::vector<std::size_t> ids(s.batch.ids.begin(), s.batch.ids.begin() + n);
+  return collate(s.data->train, ids).to(s.batch.src.device());
 }
 
 // The population standard deviation (0 for one value): how far the blocks' log10 lambda_max
-// lie from their mean -- every block weighs in, where the spread is two blocks' ratio.
-double standard_deviation(const std::vector<double>& x) {
-  double mean = 0, squares = 0;
-  for (double v : x) mean += v / static_cast<double>(x.size());
-  for (double v : x) squares += (v - mean) * (v - mean);
-  return x.empty() ? 0.0 : std::sqrt(squares / static_cast<double>(x.size()));
+// lie from their mean -- every block weighs in, where the spread is two blocks' ratio. The
+// blocks are all there are, not a sample: summarize's n - 1 becomes n.
+double population_sd(const std::vector<double>& x) {
+  const SampleSummary s = summarize(x);
+  return s.std ? *s.std * std::sqrt((s.n - 1.0) / s.n) : 0.0;
 }
 
 nlohmann::json block_json(const HessianBlock& b, const ExtremeEigen& e) {
@@ -61,7 +57,7 @@ nlohmann::json block_json(const HessianBlock& b, const ExtremeEigen& e) {
 nlohmann::json run_block_hessian(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   move_subject_to(s, params.device);  // steps x blocks Hessian-vector products: a GPU's work
-  const Batch batch = first_pairs(s.batch, params.sentences);
+  const Batch batch = first_pairs(s, params.sentences);
   TransformerImpl& model = *s.model;
   TensorList trainable;
   for (const auto& p : model.parameters())
@@ -100,7 +96,7 @@ nlohmann::json run_block_hessian(std::vector<Subject>& subjects, const AnalysisP
     result["stiffest"] = stiffest;
     result["softest"] = softest;
     result["spread_decades"] = std::log10(most / least);
-    result["log10_lambda_max_sd"] = standard_deviation(decades);
+    result["log10_lambda_max_sd"] = population_sd(decades);
   }
   return result;
 }

@@ -444,14 +444,10 @@ std::vector<BlockRow> block_rows(const Fields& f, const json& result) {
   return out;
 }
 
-}  // namespace
-
 // Each kind of block's spectral density: the mean over its blocks of their quadratures, each
 // node a Gaussian of width sigma = 1/50 of the nodes' whole range, drawn where it is above
 // 1e-6 of the figure's peak (a log axis has no 0).
-LineFigure block_spectra_figure(const json& result, const std::string& source) {
-  Fields f{source};
-  const std::vector<BlockRow> rows = block_rows(f, result);
+LineFigure block_spectra_figure(const Fields& f, const std::vector<BlockRow>& rows) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& r : rows)
     for (double t : r.nodes)
@@ -492,16 +488,14 @@ LineFigure block_spectra_figure(const json& result, const std::string& source) {
 
 // lambda_max of each block of one stack against its layer (1-based), a line per kind, log y
 // (blocks without positive curvature left out).
-LineFigure block_lambda_max_figure(const json& result, const std::string& stack,
-                                   const std::string& source) {
-  Fields f{source};
+LineFigure block_lambda_max_figure(const std::vector<BlockRow>& rows, const std::string& stack) {
   LineFigure fig;
   fig.title = stack;
   fig.x.label = "layer";
   fig.x.whole_numbers = true;
   fig.y.label = "lambda_max of the block's Hessian";
   fig.y.scale = Scale::Log;
-  for (const auto& r : block_rows(f, result)) {
+  for (const auto& r : rows) {
     if (r.stack != stack || r.layer < 0) continue;
     LineSeries& line = line_named(fig, r.kind);
     line.x.push_back(r.layer + 1);
@@ -510,17 +504,19 @@ LineFigure block_lambda_max_figure(const json& result, const std::string& stack,
   return fig;
 }
 
+}  // namespace
+
 // The densities by kind; then per stack with any positive lambda_max, lambda_max against depth.
 std::vector<NamedFigure> block_hessian_figures(const json& result, const std::string& source) {
   Fields f{source};
-  std::vector<NamedFigure> out{{"", block_spectra_figure(result, source)}};
+  const std::vector<BlockRow> rows = block_rows(f, result);
+  std::vector<NamedFigure> out{{"", block_spectra_figure(f, rows)}};
   std::vector<std::string> stacks;
-  for (const auto& r : block_rows(f, result))
+  for (const auto& r : rows)
     if (r.layer >= 0 && r.lambda_max > 0 &&
         std::find(stacks.begin(), stacks.end(), r.stack) == stacks.end())
       stacks.push_back(r.stack);
-  for (const auto& stack : stacks)
-    out.emplace_back(stack, block_lambda_max_figure(result, stack, source));
+  for (const auto& stack : stacks) out.emplace_back(stack, block_lambda_max_figure(rows, stack));
   return out;
 }
 

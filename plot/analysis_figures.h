@@ -57,8 +57,5 @@ LineFigure rank_collapse_gradient_figure(const nlohmann::json& result, const std
 // block-hessian: the densities, then lambda_max vs layer for each stack with positive values.
 std::vector<NamedFigure> block_hessian_figures(const nlohmann::json& result,
                                                const std::string& source);
-LineFigure block_spectra_figure(const nlohmann::json& result, const std::string& source);
-LineFigure block_lambda_max_figure(const nlohmann::json& result, const std::string& stack,
-                                   const std::string& source);
 
 }  // namespace fathom::plot
