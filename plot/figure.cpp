@@ -55,11 +55,13 @@ json to_json_of(const LineFigure& f) {
     if (!s.err.empty()) one["err"] = numbers(s.err);
     series.push_back(one);
   }
-  return {{"kind", "line"},
-          {"title", f.title},
-          {"x", axis_json(f.x)},
-          {"y", axis_json(f.y)},
-          {"series", series}};
+  json out = {{"kind", "line"},
+              {"title", f.title},
+              {"x", axis_json(f.x)},
+              {"y", axis_json(f.y)},
+              {"series", series}};
+  if (!f.markers) out["markers"] = false;  // absent: the default, a marker on every point
+  return out;
 }
 
 json to_json_of(const BarFigure& f) {
@@ -245,6 +247,7 @@ LineFigure line_from(const Reader& r, const json& j) {
   f.title = r.str(j, "title", "");
   f.x = r.axis(j, "x");
   f.y = r.axis(j, "y");
+  f.markers = !r.find(j, "markers") || r.boolean(j, "markers", "");
   const json& series = r.array(j, "series", "");
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string path = "series[" + std::to_string(i) + "].";

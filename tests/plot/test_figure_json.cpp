@@ -52,6 +52,10 @@ TEST(FigureJson, LineBarCurvesRoundTrip) {
                  {"fit, R^2 = 0.99", {6, 12}, {0.1, 0.21}, "admin"}};
   expect_round_trip(line);
   EXPECT_EQ(std::get<LineFigure>(figure_from_json(to_json(line))).series[1].fit_of, "admin");
+  line.markers = false;  // a density's many points drawn as a line alone
+  expect_round_trip(line);
+  EXPECT_FALSE(std::get<LineFigure>(figure_from_json(to_json(line))).markers);
+  line.markers = true;
 
   BarFigure bar;
   bar.groups = {"1", "2"};
