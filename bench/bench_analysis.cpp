@@ -12,17 +12,23 @@
 //   bench_analysis beta-memory [layers=60,12] [tokens=4096] [budgets_mib=0,512,128] [threads=2]
 // budget 0 = the whole batch at once. Prints seconds, peak RSS and the largest difference of any
 // share from the whole batch's.
+//
+// block-hessian (analysis/block_hessian.cpp) at init on the quickstart shape, N + N layers
+// each, in a child process of its own (peak RSS): blocks x steps Hessian-vector products:
+//   bench_analysis block-hessian [depths=2,4,8] [steps=20] [sentences=16] [threads=2]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/beta.h"
 #include "analysis/output_shift.h"
+#include "analysis/registry.h"
 #include "analysis/subject.h"
 #include "base/util/blas_setup.h"
 #include "base/util/strings.h"
@@ -130,15 +136,71 @@ int beta_memory(int argc, char** argv) {
   return 0;
 }
 
+// The child of block-hessian: the registered analysis on an N + N-layer model at init, as
+// `fathom analyze block-hessian` runs it; prints its seconds, blocks and products.
+int block_hessian_child(int argc, char** argv) {
+  analysis::Subject s;
+  s.config = quickstart_shape(arg(argc, argv, "norm", "post"));
+  s.config.model.encoder_layers = s.config.model.decoder_layers =
+      std::stoi(arg(argc, argv, "depth", "6"));
+  s.data = std::make_shared<Dataset>(load_dataset(s.config.data, "/tmp", ""));
+  s.batch = analysis::first_training_batch(s.config, s.data->train);
+  s.model = analysis::model_at_init(s.config, s.data->vocab->size(), s.batch);
+  analysis::AnalysisParams params;
+  params.lanczos_steps = std::stoi(arg(argc, argv, "steps", "20"));
+  params.sentences = std::stoi(arg(argc, argv, "sentences", "16"));
+  params.progress = false;
+  std::vector<analysis::Subject> subjects{std::move(s)};
+  const auto start = Clock::now();
+  const nlohmann::json r = analysis::find_analysis("block-hessian").run(subjects, params);
+  long products = 0;
+  for (const auto& b : r.at("blocks")) products += b.at("steps").get<long>();
+  std::printf("%.3f %zu %ld\n", seconds_since(start), r.at("blocks").size(), products);
+  return 0;
+}
+
+// block-hessian's time and peak memory against depth, each depth in a child process.
+int block_hessian(int argc, char** argv) {
+  const std::string steps = arg(argc, argv, "steps", "20");
+  const std::string sentences = arg(argc, argv, "sentences", "16");
+  const std::string threads = arg(argc, argv, "threads", "2");
+  std::printf(
+      "block-hessian at init: d 64, 4 heads, ff 256, post, %s sentences, %s steps a "
+      "block, %s thread(s)\n",
+      sentences.c_str(), steps.c_str(), threads.c_str());
+  for (const auto& depth : split(arg(argc, argv, "depths", "2,4,8"), ',')) {
+    fathom::bench::ChildProcess child({argv[0], "block-hessian-child", "depth=" + depth,
+                                       "steps=" + steps, "sentences=" + sentences,
+                                       "threads=" + threads});
+    std::string line;
+    if (!child.read_line(line)) {
+      std::fprintf(stderr, "block-hessian: the child for depth %s printed nothing\n",
+                   depth.c_str());
+      return 1;
+    }
+    const long peak_kib = child.finish();
+    const auto f = split(line, ' ');
+    const double seconds = std::stod(f.at(0));
+    std::printf(
+        "%3s+%-3s layers: %4s blocks, %6s products, %8.2f s (%.1f ms a product), "
+        "peak RSS %6.0f MiB\n",
+        depth.c_str(), depth.c_str(), f.at(1).c_str(), f.at(2).c_str(), seconds,
+        1000 * seconds / std::stod(f.at(2)), peak_kib / 1024.0);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "beta-memory" || mode == "beta-child")
+  if (mode == "beta-memory" || mode == "beta-child" || mode.rfind("block-hessian", 0) == 0)
     configure_threads(std::stoi(arg(argc, argv, "threads", "2")));
   if (mode == "beta-memory") return beta_memory(argc, argv);
   if (mode == "beta-child") return beta_child(argc, argv);
+  if (mode == "block-hessian") return block_hessian(argc, argv);
+  if (mode == "block-hessian-child") return block_hessian_child(argc, argv);
   std::vector<int> depths;
   for (const auto& d : split(arg(argc, argv, "depths", "1,2,4,8,16,32,64,96"), ','))
     depths.push_back(std::stoi(d));
@@ -184,5 +246,6 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_analysis
 
-FATHOM_BENCH_PROGRAM(bench_analysis,
-                     "the analyses' cost: output change vs depth, beta, beta's memory");
+FATHOM_BENCH_PROGRAM(
+    bench_analysis,
+    "the analyses' cost: output change vs depth, beta, beta's memory, block-hessian against depth");
