@@ -15,6 +15,7 @@ void register_layer_skip(AnalysisRegistry& registry);     // layer_skip.cpp
 void register_sharpness(AnalysisRegistry& registry);      // sharpness.cpp
 void register_rank_collapse(AnalysisRegistry& registry);  // rank_collapse.cpp
 void register_block_hessian(AnalysisRegistry& registry);  // block_hessian.cpp
+void register_noise_scale(AnalysisRegistry& registry);    // noise_scale.cpp
 
 const AnalysisRegistry& analyses() {
   static AnalysisRegistry registry{"analysis"};
@@ -29,6 +30,7 @@ const AnalysisRegistry& analyses() {
     register_sharpness(registry);
     register_rank_collapse(registry);
     register_block_hessian(registry);
+    register_noise_scale(registry);
   });
   return registry;
 }

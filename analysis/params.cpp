@@ -9,7 +9,8 @@ namespace {
 using P = AnalysisParams;
 using Bound = AnalysisOption::Bound;
 
-std::vector<AnalysisOption> declare_options() {
+// output-shift's options.
+std::vector<AnalysisOption> output_shift_options() {
   return {
       {"depths",
        &P::depths,
@@ -34,6 +35,12 @@ std::vector<AnalysisOption> declare_options() {
        {},
        Bound::Positive},
       {"eps", &P::eps, "perturbation size", {}, Bound::NonNegative},
+  };
+}
+
+// linearize's options.
+std::vector<AnalysisOption> linearize_options() {
+  return {
       {"layers", &P::layers, "layers to replace, 1-based: enc:1-6,dec:1-6 (default all)", {}},
       {"objective",
        &P::objective,
@@ -60,6 +67,12 @@ std::vector<AnalysisOption> declare_options() {
        "validation checks without improvement before W, b stop training",
        {},
        Bound::Positive},
+  };
+}
+
+// The curvature and gradient-statistics analyses' options, and the device.
+std::vector<AnalysisOption> curvature_options() {
+  return {
       {"iterations",
        &P::iterations,
        "most Lanczos steps, one Hessian-vector product each (stops earlier once lambda_max's "
@@ -77,12 +90,26 @@ std::vector<AnalysisOption> declare_options() {
        "the first training batch's first N pairs the Hessian is taken on (0: the whole batch)",
        {},
        Bound::NonNegative},
+      {"batches",
+       &P::batches,
+       "training batches (epoch 0's first, in the run's order) whose gradients are compared, at "
+       "least 2: the noise scale's jackknife is over them (the cost is 2 x batches backward "
+       "passes)",
+       {},
+       Bound::Positive},
       {"device",
        &P::device,
        "where the model computes: cpu, cuda or cuda:N (an 18-layer base model's gradient norms "
        "take a minute on 5 cores, well under a second on a GPU)",
        {}},
   };
+}
+
+std::vector<AnalysisOption> declare_options() {
+  std::vector<AnalysisOption> all = output_shift_options();
+  for (auto part : {linearize_options(), curvature_options()})
+    all.insert(all.end(), part.begin(), part.end());
+  return all;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct AnalysisParams {
   int iterations = 100;            // sharpness: most Lanczos steps (Hessian-vector products)
   int lanczos_steps = 20;          // block-hessian: Lanczos steps per block
   int sentences = 16;              // block-hessian: the first batch's first pairs (0: all)
+  int batches = 32;                // noise-scale: training batches whose gradients are compared
   std::string device = "cpu";      // where the model computes: cpu, cuda, cuda:N
   int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
   bool progress = true;            // progress bars on stderr (not recorded)

@@ -16,6 +16,10 @@
 // block-hessian (analysis/block_hessian.cpp) at init on the quickstart shape, N + N layers
 // each, in a child process of its own (peak RSS): blocks x steps Hessian-vector products:
 //   bench_analysis block-hessian [depths=2,4,8] [steps=20] [sentences=16] [threads=2]
+//
+// noise-scale (analysis/noise_scale.cpp) likewise, against depth and the number of batches K
+// (2 K backward passes; memory independent of K):
+//   bench_analysis noise-scale [depths=2,8] [batches=8,32,128] [threads=2]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -136,27 +140,56 @@ int beta_memory(int argc, char** argv) {
   return 0;
 }
 
-// The child of block-hessian: the registered analysis on an N + N-layer model at init, as
-// `fathom analyze block-hessian` runs it; prints its seconds, blocks and products.
-int block_hessian_child(int argc, char** argv) {
+// The child of block-hessian and noise-scale: the registered analysis NAME on an N + N-layer
+// model at init, as `fathom analyze NAME` runs it; prints its seconds and its units of work
+// (block-hessian: blocks and Hessian-vector products; noise-scale: batches and target tokens).
+int analysis_child(int argc, char** argv) {
+  const std::string name = arg(argc, argv, "analysis", "block-hessian");
   analysis::Subject s;
   s.config = quickstart_shape(arg(argc, argv, "norm", "post"));
   s.config.model.encoder_layers = s.config.model.decoder_layers =
       std::stoi(arg(argc, argv, "depth", "6"));
+  if (name == "noise-scale") {  // the depth study's batches, and enough of them for K = 128
+    s.config.data.max_tokens = 512;
+    s.config.data.synthetic.train_size = 20000;
+  }
   s.data = std::make_shared<Dataset>(load_dataset(s.config.data, "/tmp", ""));
   s.batch = analysis::first_training_batch(s.config, s.data->train);
   s.model = analysis::model_at_init(s.config, s.data->vocab->size(), s.batch);
   analysis::AnalysisParams params;
   params.lanczos_steps = std::stoi(arg(argc, argv, "steps", "20"));
   params.sentences = std::stoi(arg(argc, argv, "sentences", "16"));
+  params.batches = std::stoi(arg(argc, argv, "batches", "32"));
   params.progress = false;
   std::vector<analysis::Subject> subjects{std::move(s)};
   const auto start = Clock::now();
-  const nlohmann::json r = analysis::find_analysis("block-hessian").run(subjects, params);
+  const nlohmann::json r = analysis::find_analysis(name).run(subjects, params);
+  const double seconds = seconds_since(start);
+  if (name == "noise-scale") {
+    std::printf("%.3f %d %.0f\n", seconds, params.batches, r.at("target_tokens").get<double>());
+    return 0;
+  }
   long products = 0;
   for (const auto& b : r.at("blocks")) products += b.at("steps").get<long>();
-  std::printf("%.3f %zu %ld\n", seconds_since(start), r.at("blocks").size(), products);
+  std::printf("%.3f %zu %ld\n", seconds, r.at("blocks").size(), products);
   return 0;
+}
+
+// Runs analysis_child with these arguments; its printed fields and its peak RSS in KiB.
+bool child_run(char* self, const std::vector<std::string>& args, std::vector<std::string>& fields,
+               long& peak_kib) {
+  std::vector<std::string> argv{self, "analysis-child"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  fathom::bench::ChildProcess child(argv);
+  std::string line;
+  if (!child.read_line(line)) {
+    std::fprintf(stderr, "bench_analysis: the child (%s) printed nothing\n",
+                 join(args, " ").c_str());
+    return false;
+  }
+  peak_kib = child.finish();
+  fields = split(line, ' ');
+  return true;
 }
 
 // block-hessian's time and peak memory against depth, each depth in a child process.
@@ -169,17 +202,13 @@ int block_hessian(int argc, char** argv) {
       "block, %s thread(s)\n",
       sentences.c_str(), steps.c_str(), threads.c_str());
   for (const auto& depth : split(arg(argc, argv, "depths", "2,4,8"), ',')) {
-    fathom::bench::ChildProcess child({argv[0], "block-hessian-child", "depth=" + depth,
-                                       "steps=" + steps, "sentences=" + sentences,
-                                       "threads=" + threads});
-    std::string line;
-    if (!child.read_line(line)) {
-      std::fprintf(stderr, "block-hessian: the child for depth %s printed nothing\n",
-                   depth.c_str());
+    std::vector<std::string> f;
+    long peak_kib = 0;
+    if (!child_run(argv[0],
+                   {"analysis=block-hessian", "depth=" + depth, "steps=" + steps,
+                    "sentences=" + sentences, "threads=" + threads},
+                   f, peak_kib))
       return 1;
-    }
-    const long peak_kib = child.finish();
-    const auto f = split(line, ' ');
     const double seconds = std::stod(f.at(0));
     std::printf(
         "%3s+%-3s layers: %4s blocks, %6s products, %8.2f s (%.1f ms a product), "
@@ -190,17 +219,45 @@ int block_hessian(int argc, char** argv) {
   return 0;
 }
 
+// noise-scale's time and peak memory against depth and the number of batches: 2 K backward
+// passes, so time linear in K; memory two models' worth plus one batch's graph, whatever K.
+int noise_scale(int argc, char** argv) {
+  const std::string threads = arg(argc, argv, "threads", "2");
+  std::printf(
+      "noise-scale at init: d 64, 4 heads, ff 256, post, 512-token batches, %s thread(s)\n",
+      threads.c_str());
+  for (const auto& depth : split(arg(argc, argv, "depths", "2,8"), ','))
+    for (const auto& batches : split(arg(argc, argv, "batches", "8,32,128"), ',')) {
+      std::vector<std::string> f;
+      long peak_kib = 0;
+      if (!child_run(argv[0],
+                     {"analysis=noise-scale", "depth=" + depth, "batches=" + batches,
+                      "threads=" + threads},
+                     f, peak_kib))
+        return 1;
+      const double seconds = std::stod(f.at(0));
+      std::printf(
+          "%3s+%-3s layers, %4s batches (%7s target tokens): %8.2f s (%.0f ms a batch), peak "
+          "RSS %6.0f MiB\n",
+          depth.c_str(), depth.c_str(), f.at(1).c_str(), f.at(2).c_str(), seconds,
+          1000 * seconds / std::stod(f.at(1)), peak_kib / 1024.0);
+    }
+  return 0;
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "beta-memory" || mode == "beta-child" || mode.rfind("block-hessian", 0) == 0)
+  if (mode == "beta-memory" || mode == "beta-child" || mode == "block-hessian" ||
+      mode == "noise-scale" || mode == "analysis-child")
     configure_threads(std::stoi(arg(argc, argv, "threads", "2")));
   if (mode == "beta-memory") return beta_memory(argc, argv);
   if (mode == "beta-child") return beta_child(argc, argv);
   if (mode == "block-hessian") return block_hessian(argc, argv);
-  if (mode == "block-hessian-child") return block_hessian_child(argc, argv);
+  if (mode == "noise-scale") return noise_scale(argc, argv);
+  if (mode == "analysis-child") return analysis_child(argc, argv);
   std::vector<int> depths;
   for (const auto& d : split(arg(argc, argv, "depths", "1,2,4,8,16,32,64,96"), ','))
     depths.push_back(std::stoi(d));
@@ -248,4 +305,5 @@ int bench_main(int argc, char** argv) {
 
 FATHOM_BENCH_PROGRAM(
     bench_analysis,
-    "the analyses' cost: output change vs depth, beta, beta's memory, block-hessian against depth");
+    "the analyses' cost: output change vs depth, beta, beta's memory, block-hessian and "
+    "noise-scale against depth");

@@ -216,6 +216,7 @@ std::vector<AnalysisKind> build_kinds() {
                    rank_collapse_caption});
   kinds.push_back({"block-hessian", false, "", block_hessian_figures, block_hessian_tables,
                    block_hessian_caption});
+  kinds.push_back(noise_scale_kind());
   return kinds;
 }
 

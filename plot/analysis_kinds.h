@@ -30,6 +30,9 @@ struct AnalysisKind {
   std::function<std::string(const nlohmann::json&)> caption;
 };
 
+// A kind defined in a file of its own (plot/<name>_kind.cpp), listed by analysis_kinds().
+AnalysisKind noise_scale_kind();
+
 // Every analysis, in the order the desktop app lists them.
 const std::vector<AnalysisKind>& analysis_kinds();
 std::vector<std::string> analysis_kind_names();

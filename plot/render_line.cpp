@@ -61,6 +61,10 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
   // A little air so markers at the ends are not cut by the frame.
   if (f.x.scale == Scale::Linear && !f.x.min && !f.x.max) plot.xAxis->scaleRange(1.06);
   if (f.y.scale == Scale::Linear && !f.y.min && !f.y.max) plot.yAxis->scaleRange(1.1);
+  if (f.y.scale == Scale::Log && !f.y.min && !f.y.max) {
+    const QCPRange r = plot.yAxis->range();  // the same air, as a factor
+    if (r.lower > 0) plot.yAxis->setRange(r.lower / 1.15, r.upper * 1.15);
+  }
   plot.xAxis->setLabel(detail::qstr(f.x.label));
   plot.yAxis->setLabel(detail::qstr(f.y.label));
   detail::finish_legend(plot);

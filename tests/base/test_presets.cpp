@@ -80,7 +80,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"muon-depth.yaml", 24},
                                                {"sharpness-warmup.yaml", 12},
                                                {"sgd-vs-adam.yaml", 30},
-                                               {"sgd-vs-adam-edge.yaml", 6}};
+                                               {"sgd-vs-adam-edge.yaml", 6},
+                                               {"noise-scale-depth.yaml", 12}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -236,6 +236,48 @@ TEST(AnalysisFigures, RankCollapseDrawsEachStackAgainstDepthInLayers) {
   }
 }
 
+// noise-scale: a line per stack at layers 1.., its interval's ends dashed in its colour (an
+// interval open above has no upper end to draw), the update's size flat across; the table
+// writes an open end as inf and a group without gradient as "-".
+TEST(AnalysisFigures, NoiseScaleDrawsEachStacksLayersWithTheirIntervals) {
+  const json result = json::parse(R"({
+    "batches": 4, "tokens_per_batch": 500, "update_tokens": 500,
+    "model": {"b_simple": 120, "b_low": 80, "b_high": 200, "grad_sq": 2, "trace": 240,
+              "resolved": true},
+    "layers": [
+      {"group": "enc.0", "stack": "enc", "layer": 0, "b_simple": 100, "b_low": 60,
+       "b_high": 180, "grad_sq": 1, "trace": 100, "resolved": true},
+      {"group": "enc.1", "stack": "enc", "layer": 1, "b_simple": 300, "b_low": 90,
+       "b_high": null, "grad_sq": 0.1, "trace": 30, "resolved": false},
+      {"group": "dec.0", "stack": "dec", "layer": 0, "b_simple": null, "b_low": null,
+       "b_high": null, "grad_sq": 0, "trace": 0, "resolved": false}],
+    "blocks": []})");
+  const auto figures = analysis_figures(result, "noise-scale", "ns.json");
+  ASSERT_EQ(figures.size(), 1u);
+  const auto& fig = std::get<LineFigure>(figures[0].second);
+  ASSERT_EQ(fig.series.size(), 7u);  // encoder, its two ends; decoder, its two; the update
+  EXPECT_EQ(fig.series[0].name, "encoder");
+  EXPECT_EQ(fig.series[0].x, (std::vector<double>{1, 2}));
+  EXPECT_EQ(fig.series[0].y, (std::vector<double>{100, 300}));
+  EXPECT_EQ(fig.series[1].fit_of, "encoder");
+  EXPECT_EQ(fig.series[1].y, (std::vector<double>{60, 90}));
+  EXPECT_EQ(fig.series[2].y[0], 180);
+  EXPECT_TRUE(std::isnan(fig.series[2].y[1]));  // open above
+  EXPECT_TRUE(std::isnan(fig.series[3].y[0]));  // no gradient: no noise scale
+  EXPECT_EQ(fig.series[6].y, (std::vector<double>{500, 500}));
+  EXPECT_EQ(fig.series[6].x, (std::vector<double>{1, 2}));
+  EXPECT_EQ(fig.y.scale, Scale::Log);
+  const auto tables = find_analysis_kind("noise-scale", "ns.json").tables(result);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 4u);
+  EXPECT_EQ(tables[0].rows[0][1], "120");
+  EXPECT_EQ(tables[0].rows[2][3], "inf");
+  EXPECT_EQ(tables[0].rows[3][1], "-");
+  EXPECT_EQ(tables[0].rows[3][3], "-");
+  const std::string caption = find_analysis_kind("noise-scale", "ns.json").caption(result);
+  EXPECT_NE(caption.find("B_simple 120 tokens [80, 200]"), std::string::npos) << caption;
+}
+
 TEST(AnalysisFigures, LnScaleWithoutPostLnSaysWhy) {
   const json post = json::parse(R"({"norms": [
       {"sublayer": "enc.0.self_attn", "w_over_sigma": 0.7}, {"sublayer": "enc.0.ffn", "w_over_sigma": 0.6}]})");
