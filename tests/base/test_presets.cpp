@@ -81,7 +81,10 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"sharpness-warmup.yaml", 12},
                                                {"sgd-vs-adam.yaml", 30},
                                                {"sgd-vs-adam-edge.yaml", 6},
-                                               {"noise-scale-depth.yaml", 12}};
+                                               {"noise-scale-depth.yaml", 12},
+                                               {"sgd-vs-adam-inits.yaml", 30},
+                                               {"batch-size-scan.yaml", 30},
+                                               {"sgd-vs-adam-inits-edge.yaml", 6}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -1,0 +1,146 @@
+// `fathom export reach --sweep NAME --metric M --target X --rows AXIS [--cols AXIS]
+// [--fit-critical-batch]`: the updates and tokens each cell's runs took to first reach a value
+// of a curve, the best cell of each row, and with the batch as the row axis McCandlish et al.'s
+// critical batch fitted to the rows' best cells (experiments/time_to_target.h; docs/sweeps.md).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/export_output.h"
+#include "experiments/time_to_target.h"
+
+namespace fathom::cli {
+namespace {
+
+struct ReachArgs {
+  std::string sweep, rows, cols, metric, where, direction = "auto", out;
+  double target = NAN;
+  bool fit = false;
+};
+
+std::string number(double v, const char* format = "%.4g") {
+  if (!std::isfinite(v)) return "-";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string with_ci(double mean, double ci, const char* format = "%.1f") {
+  return std::isfinite(ci) ? number(mean, format) + " ± " + number(ci, format)
+                           : number(mean, format);
+}
+
+nlohmann::json cell_json(const experiments::ReachCell& c) {
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  return {{"row", c.row},
+          {"col", c.col},
+          {"runs", c.runs},
+          {"reached", c.reached},
+          {"updates", finite(c.updates)},
+          {"updates_ci95", finite(c.updates_ci95)},
+          {"tokens", finite(c.tokens)},
+          {"tokens_ci95", finite(c.tokens_ci95)},
+          {"tokens_per_update", finite(c.tokens_per_update)}};
+}
+
+// The fit over the rows' best cells: S = S_min (1 + B_crit / B), B their tokens per update.
+std::optional<experiments::CriticalBatchFit> fit_rows(const experiments::ReachTable& t) {
+  std::vector<double> batch, updates;
+  for (size_t i : t.best) {
+    batch.push_back(t.cells[i].tokens_per_update);
+    updates.push_back(t.cells[i].updates);
+  }
+  return experiments::fit_critical_batch(batch, updates);
+}
+
+std::string fit_text(const std::optional<experiments::CriticalBatchFit>& f) {
+  if (!f)
+    return "critical batch: not fitted (it needs the best cells of 3 or more rows of different "
+           "batch sizes, each with every run at the target)\n";
+  std::string text = "critical batch (McCandlish et al. 2018, eq. 2.11) over " +
+                     std::to_string(f->points) + " rows' best cells: S = S_min (1 + B_crit / B), " +
+                     "S_min " + number(f->s_min) + " updates, B_crit " + number(f->b_crit) +
+                     " target tokens, R² " + number(f->r2, "%.3f") + "\n";
+  if (!f->diminishing)
+    text +=
+        "  no diminishing returns measured (S_min or B_crit not positive): the rows do not "
+        "follow the model\n";
+  return text;
+}
+
+void export_reach(const ReachArgs& a, const GlobalOptions& global) {
+  experiments::ReachOptions o;
+  o.rows = a.rows;
+  o.cols = a.cols;
+  o.metric = a.metric;
+  o.target = a.target;
+  o.where = a.where;
+  if (a.direction != "auto") o.lower_is_better = a.direction == "min";
+  const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
+  const experiments::ReachTable t = experiments::reach_table(store, a.sweep, o);
+  const auto fit = a.fit ? fit_rows(t) : std::nullopt;
+  std::string text;
+  if (global.json) {
+    nlohmann::json j{{"metric", a.metric}, {"target", a.target}, {"notes", t.notes}};
+    j["cells"] = nlohmann::json::array();
+    for (const auto& c : t.cells) j["cells"].push_back(cell_json(c));
+    j["best"] = t.best;
+    if (fit)
+      j["fit"] = {{"s_min", fit->s_min},
+                  {"b_crit", fit->b_crit},
+                  {"r2", fit->r2},
+                  {"points", fit->points},
+                  {"diminishing", fit->diminishing}};
+    text = j.dump(2) + "\n";
+  } else {
+    text = "| " + a.rows + (a.cols.empty() ? "" : " | " + a.cols) + " | reached | updates to " +
+           a.metric + " " + number(a.target) +
+           " | target tokens to it | tokens per update |\n|---" + (a.cols.empty() ? "" : "|---") +
+           "|---:|---:|---:|---:|\n";
+    for (size_t i = 0; i < t.cells.size(); ++i) {
+      const auto& c = t.cells[i];
+      const bool best = std::find(t.best.begin(), t.best.end(), i) != t.best.end();
+      text += "| " + c.row + (a.cols.empty() ? "" : " | " + c.col) + " | " +
+              std::to_string(c.reached) + "/" + std::to_string(c.runs) + " | " +
+              (best ? "**" : "") + with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
+              with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + number(c.tokens_per_update) +
+              " |\n";
+    }
+    text +=
+        "\n*mean over the runs that reached the target ± half-width of the 95 % t-interval; "
+        "bold: each row's fewest updates among its cells whose every run reached it*\n";
+    for (const auto& n : t.notes) text += "\n*" + n + "*\n";
+    if (a.fit) text += "\n" + fit_text(fit);
+  }
+  write_export(text, a.out);
+}
+
+}  // namespace
+
+void add_export_reach_command(CLI::App& export_cmd, GlobalOptions& global) {
+  auto a = std::make_shared<ReachArgs>();
+  CLI::App* cmd = export_cmd.add_subcommand(
+      "reach", "Updates and tokens each cell's runs took to first reach a value of a curve");
+  cmd->add_option("--sweep", a->sweep, "sweep name")->required();
+  cmd->add_option("--metric", a->metric, "a curve: valid_loss, valid_ppl, valid_bleu, ...")
+      ->required();
+  cmd->add_option("--target", a->target, "the value to reach, e.g. 2.0")->required();
+  cmd->add_option("--rows", a->rows, "axis of the rows, e.g. data.max_tokens")->required();
+  cmd->add_option("--cols", a->cols, "axis of the columns, e.g. train.lr (default: one column)");
+  cmd->add_option("--direction", a->direction,
+                  "reached at or below (min) or at or above (max) the target; auto: the "
+                  "metric's own direction (loss/ppl down, BLEU up)")
+      ->check(CLI::IsMember({"auto", "max", "min"}));
+  cmd->add_flag("--fit-critical-batch", a->fit,
+                "fit S = S_min (1 + B_crit / B) to the rows' best cells, B their target tokens "
+                "per update (McCandlish et al. 2018): the critical batch B_crit");
+  cmd->add_option("--where", a->where, kWhereHelp);
+  cmd->add_option("--out", a->out, "write to this file instead of stdout");
+  cmd->callback([a, &global] { export_reach(*a, global); });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,158 @@
+// Time to a target and the critical batch fit (experiments/time_to_target.h).
+#include "experiments/time_to_target.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "base/metrics/statistics.h"
+#include "base/util/error.h"
+#include "base/util/strings.h"
+#include "db/metric_names.h"
+#include "db/metric_presentation.h"
+#include "experiments/comparison_table.h"
+#include "experiments/sweep_runs.h"
+
+namespace fathom::experiments {
+namespace {
+
+const std::string kCommand = "fathom export reach";
+
+// A run's value of an axis, "a / b" for a composite "a+b"; nullopt when it lacks a part.
+std::optional<std::string> axis_value(const TableRun& run, const std::string& axis) {
+  if (axis.empty()) return std::string();
+  std::string value;
+  for (const auto& key : split(axis, '+')) {
+    auto it = run.axes.find(key);
+    if (it == run.axes.end()) return std::nullopt;
+    value += (value.empty() ? "" : " / ") + it->second;
+  }
+  return value;
+}
+
+struct RunReach {
+  std::optional<double> updates;
+  double tokens_per_update = NAN;  // its last target_tokens over that point's update
+};
+
+RunReach run_reach(const db::Store& store, int64_t run, const ReachOptions& o, bool lower) {
+  RunReach r;
+  r.updates = first_reach(store.metric_series(run, o.metric), o.target, lower);
+  const auto tokens = store.metric_series(run, db::metric::kTargetTokens);
+  if (!tokens.empty() && tokens.back().step > 0)
+    r.tokens_per_update = tokens.back().value / static_cast<double>(tokens.back().step);
+  return r;
+}
+
+// Mean and 95 % t half-width (NaN under two values).
+std::pair<double, double> mean_ci(const std::vector<double>& v) {
+  const SampleSummary s = summarize(v);
+  return {s.mean, t_interval_half_width(s).value_or(NAN)};
+}
+
+}  // namespace
+
+std::optional<double> first_reach(const std::vector<db::MetricPoint>& curve, double target,
+                                  bool lower_is_better) {
+  auto at = [&](double v) { return lower_is_better ? v <= target : v >= target; };
+  const db::MetricPoint* before = nullptr;
+  for (const auto& p : curve) {
+    if (!std::isfinite(p.value)) continue;
+    if (at(p.value)) {
+      if (!before) return static_cast<double>(p.step);
+      const double share = (before->value - target) / (before->value - p.value);
+      return static_cast<double>(before->step) + share * static_cast<double>(p.step - before->step);
+    }
+    before = &p;
+  }
+  return std::nullopt;
+}
+
+ReachTable reach_table(const db::Store& store, const std::string& sweep, const ReachOptions& o) {
+  const SweepRuns selected = select_sweep_runs(store, sweep, o.where, kCommand);
+  const bool lower =
+      o.lower_is_better.value_or(!db::metric::higher_is_better(o.metric).value_or(false));
+  std::vector<std::string> row_order, col_order;
+  std::map<std::pair<std::string, std::string>, std::vector<RunReach>> groups;
+  int skipped = 0, lacking = 0;
+  for (const auto& rec : selected.runs) {
+    if (rec.status != "finished" && rec.status != "diverged") {
+      ++skipped;  // running, failed, cancelled: not yet (or never) a whole curve
+      continue;
+    }
+    const TableRun run = table_run(rec, store.tags(rec.id), o.metric, {o.rows, o.cols});
+    const auto row = axis_value(run, o.rows), col = axis_value(run, o.cols);
+    if (!row || !col) {
+      ++lacking;
+      continue;
+    }
+    if (std::find(row_order.begin(), row_order.end(), *row) == row_order.end())
+      row_order.push_back(*row);
+    if (std::find(col_order.begin(), col_order.end(), *col) == col_order.end())
+      col_order.push_back(*col);
+    groups[{*row, *col}].push_back(run_reach(store, rec.id, o, lower));
+  }
+  if (groups.empty())
+    throw InputError(kCommand, 0, lacking ? "--rows" : "--sweep",
+                     lacking ? "no finished run of '" + sweep + "' has the axes '" + o.rows +
+                                   (o.cols.empty() ? "" : "' and '" + o.cols) + "'"
+                             : "no finished or diverged run of '" + sweep + "'");
+  ReachTable t;
+  for (const auto& row : row_order) {
+    std::optional<size_t> best;
+    for (const auto& col : col_order) {
+      auto it = groups.find({row, col});
+      if (it == groups.end()) continue;
+      ReachCell c{row, col, static_cast<int>(it->second.size()), 0, NAN, NAN, NAN, NAN, NAN};
+      std::vector<double> updates, tokens, per_update;
+      for (const auto& r : it->second) {
+        if (std::isfinite(r.tokens_per_update)) per_update.push_back(r.tokens_per_update);
+        if (!r.updates) continue;
+        ++c.reached;
+        updates.push_back(*r.updates);
+        tokens.push_back(*r.updates * r.tokens_per_update);
+      }
+      if (!per_update.empty()) c.tokens_per_update = summarize(per_update).mean;
+      if (!updates.empty()) {
+        std::tie(c.updates, c.updates_ci95) = mean_ci(updates);
+        std::tie(c.tokens, c.tokens_ci95) = mean_ci(tokens);
+      }
+      t.cells.push_back(c);
+      if (c.reached == c.runs && (!best || c.updates < t.cells[*best].updates))
+        best = t.cells.size() - 1;
+    }
+    if (best) t.best.push_back(*best);
+  }
+  if (auto note = selected.note()) t.notes.push_back(*note);
+  if (skipped)
+    t.notes.push_back(std::to_string(skipped) +
+                      " runs left out: neither finished nor diverged (no whole curve yet)");
+  if (lacking)
+    t.notes.push_back(std::to_string(lacking) + " runs left out: without the table's axes");
+  return t;
+}
+
+std::optional<CriticalBatchFit> fit_critical_batch(const std::vector<double>& batch,
+                                                   const std::vector<double>& updates) {
+  const size_t n = batch.size();
+  if (n < 3 || updates.size() != n) return std::nullopt;
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < n; ++i) mx += 1 / batch[i] / n, my += updates[i] / n;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double dx = 1 / batch[i] - mx, dy = updates[i] - my;
+    sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
+  }
+  if (!(sxx > 0)) return std::nullopt;  // one batch size only
+  const double slope = sxy / sxx, intercept = my - slope * mx;
+  CriticalBatchFit f;
+  f.points = static_cast<int>(n);
+  f.s_min = intercept;
+  f.b_crit = slope / intercept;
+  f.r2 = syy > 0 ? sxy * sxy / (sxx * syy) : 1.0;
+  f.diminishing = intercept > 0 && slope > 0;
+  return f;
+}
+
+}  // namespace fathom::experiments

@@ -1,0 +1,63 @@
+#pragma once
+// Time to a target: the update at which a run's curve of a metric first reaches a value
+// (validation loss 2.0, BLEU 25), and its tokens -- the measure of optimizer and batch-size
+// studies, where runs that end alike may have got there at very different speeds. A sweep's runs
+// grouped by a row axis and a column axis (the rate, say), each cell's mean over its seeds with
+// the 95 % t-interval, and the best cell of each row (the fewest updates among the cells whose
+// every run reached the target). With the batch as the row axis, McCandlish et al. 2018's model
+// S = S_min (1 + B_crit / B) ("An empirical model of large-batch training", arXiv 1812.06162,
+// eq. 2.11) fitted to the rows' best cells gives the critical batch B_crit, to set against the
+// gradient noise scale (`fathom analyze noise-scale`, methods.md s5.12).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+#include "db/store.h"
+
+namespace fathom::experiments {
+
+// The update at which `curve` (in step order; NaN points skipped) first reaches `target`: at or
+// below it when lower is better, at or above otherwise; linear between the last point short of
+// it and the first at it; the first point's step when it starts there; nullopt when it never
+// does.
+std::optional<double> first_reach(const std::vector<db::MetricPoint>& curve, double target,
+                                  bool lower_is_better);
+
+struct ReachOptions {
+  std::string rows, cols;  // axes (a composite "a+b" joins values with " / "); cols may be ""
+  std::string metric;      // a curve: valid_loss, valid_ppl, valid_bleu, ...
+  double target = 0;
+  std::optional<bool> lower_is_better;  // unset: the metric's own direction
+  std::string where;                    // runs filter, as fathom runs --where
+};
+
+struct ReachCell {
+  std::string row, col;
+  int runs = 0, reached = 0;  // runs of the cell (finished or diverged), those that reached
+  double updates = 0, updates_ci95 = 0;  // mean over the runs that reached; ci95 NaN under 2
+  double tokens = 0, tokens_ci95 = 0;    // target tokens at that update
+  double tokens_per_update = 0;          // the cell's mean B: target tokens over updates
+};
+
+struct ReachTable {
+  std::vector<ReachCell> cells;  // rows in their order, columns within
+  std::vector<size_t> best;      // per row with a complete cell: the index of its best cell
+  std::vector<std::string> notes;
+};
+
+// InputError (`fathom export reach`, the field) for a sweep without runs, an axis no run has.
+ReachTable reach_table(const db::Store& store, const std::string& sweep,
+                       const ReachOptions& options);
+
+// S = S_min + S_min B_crit / B by least squares in 1 / B over the points (B, S), at least 3.
+struct CriticalBatchFit {
+  double s_min = 0, b_crit = 0, r2 = 0;
+  int points = 0;
+  bool diminishing = false;  // S_min > 0 and B_crit > 0: larger batches help less and less
+};
+std::optional<CriticalBatchFit> fit_critical_batch(const std::vector<double>& batch,
+                                                   const std::vector<double>& updates);
+
+}  // namespace fathom::experiments
