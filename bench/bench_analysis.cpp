@@ -223,9 +223,8 @@ int block_hessian(int argc, char** argv) {
 // passes, so time linear in K; memory two models' worth plus one batch's graph, whatever K.
 int noise_scale(int argc, char** argv) {
   const std::string threads = arg(argc, argv, "threads", "2");
-  std::printf(
-      "noise-scale at init: d 64, 4 heads, ff 256, post, 512-token batches, %s thread(s)\n",
-      threads.c_str());
+  std::printf("noise-scale at init: d 64, 4 heads, ff 256, post, 512-token batches, %s thread(s)\n",
+              threads.c_str());
   for (const auto& depth : split(arg(argc, argv, "depths", "2,8"), ','))
     for (const auto& batches : split(arg(argc, argv, "batches", "8,32,128"), ',')) {
       std::vector<std::string> f;
