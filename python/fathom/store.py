@@ -212,6 +212,32 @@ class Store:
         wide.columns.name = None
         return wide
 
+    # ---- analyses ----
+
+    def analyses(self, run=None, kind=None):
+        """The recorded `fathom analyze` results, oldest first: a DataFrame with columns id,
+        run_id (<NA> for a config analysed at initialization), kind, checkpoint, created_at,
+        elapsed_s, and `params` and `result`, the parsed JSON (layouts per kind in
+        docs/analyses.md). `run` (an id or a name) keeps that run's; `kind` (e.g.
+        "noise-scale") that analysis's."""
+        pd = _pandas()
+        where, params = [], []
+        if run is not None:
+            where.append("run_id = ?")
+            params.append(self._resolve(run))
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        rows = self._session.read(lambda: self._session.query(
+            "SELECT id, run_id, kind, checkpoint, created_at, elapsed_s, params_json, "
+            "result_json FROM analyses" + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY id", tuple(params)))
+        frame = pd.DataFrame(
+            [(i, r, k, c, t, e, json.loads(p), json.loads(j)) for i, r, k, c, t, e, p, j in rows],
+            columns=["id", "run_id", "kind", "checkpoint", "created_at", "elapsed_s", "params",
+                     "result"])
+        return frame.astype({"id": "int64", "run_id": "Int64"})
+
     # ---- helpers ----
 
     def _resolve(self, run):

@@ -171,5 +171,29 @@ class ReadFathomStore(unittest.TestCase):
             self.assertEqual(len(store.runs(status=["finished"])), 3)
 
 
+    def test_analyses_hold_what_fathom_analyze_printed(self):
+        d = tempfile.mkdtemp(dir=self._dir.name)
+        db = self.copy_of_store(d)
+        printed = fathom_json(db, "analyze", "noise-scale", str(self.run_id), "--checkpoint",
+                              "init", "--batches", "2", "--no-progress")
+        config = os.path.join(self._dir.name, "tiny.yaml")
+        fathom_json(db, "analyze", "noise-scale", config, "--batches", "3", "--no-progress")
+        with fathom.open(db) as store:
+            every = store.analyses()
+            of_run = store.analyses(run=self.run_id)
+            none = store.analyses(kind="beta")
+        self.assertEqual(list(every["kind"]), ["noise-scale", "noise-scale"])
+        self.assertEqual(len(of_run), 1)
+        row = of_run.iloc[0]
+        self.assertEqual(row["run_id"], self.run_id)
+        self.assertEqual(row["checkpoint"], "init")
+        self.assertEqual(row["result"], printed)
+        self.assertEqual(row["params"]["batches"], 2)
+        self.assertGreater(row["elapsed_s"], 0)
+        self.assertIs(every.iloc[1]["run_id"], fathom_na())  # a config at initialization
+        self.assertEqual(every.iloc[1]["result"]["batches"], 3)
+        self.assertEqual(len(none), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
