@@ -57,7 +57,9 @@ ModelFootprint estimate_footprint(const RunConfig& config) {
       config.data.task == "synthetic" ? config.data.synthetic.vocab + 4.0 : config.data.vocab.size;
   ModelFootprint f;
   f.parameters = encoders * encoder_layer + decoders * decoder_layer + vocab * d;
-  f.state_bytes = 16 * f.parameters;
+  // Weights and gradients, Adam's two moments; SGD (and Muon, at least) keeps one buffer.
+  const bool one_buffer = config.train.optimizer == "sgd" || config.train.optimizer == "muon";
+  f.state_bytes = (one_buffer ? 12 : 16) * f.parameters;
   // Each sub-layer keeps at least its input, its branch and (FFN) its inner activation per
   // token; the batch holds up to data.max_tokens tokens on each side.
   const double per_token_layer = 4 * (4 * d + ff);

@@ -2,7 +2,8 @@
 // Refusing a model that cannot fit before anything is built: a config with a billion layers
 // (`--set model.encoder_layers=1000000000`) used to pass every check and then grow a `fathom
 // train` to 23 GB while building the model. The estimate is a lower bound -- parameters,
-// their gradients and Adam's two moments (16 bytes a parameter in float32), plus the
+// their gradients and Adam's two moments (16 bytes a parameter in float32; 12 with SGD's or
+// Muon's one momentum buffer), plus the
 // activations one batch keeps for backward (with train.checkpoint_activations: each layer's
 // input and one layer's activations) and every attention's probabilities (batch x heads x
 // tgt x src floats, for a batch of the longest pairs the data allows) -- so a refused model
@@ -15,7 +16,7 @@ namespace fathom {
 
 struct ModelFootprint {
   double parameters = 0;        // weights of both stacks, the embeddings and the norms
-  double state_bytes = 0;       // parameters + gradients + Adam's moments
+  double state_bytes = 0;       // parameters + gradients + the optimizer's buffers
   double activation_bytes = 0;  // what one batch of data.max_tokens keeps for backward
   // The attention probabilities that batch keeps for backward: heads x max_tokens x the
   // longest pair's length floats per attention (none where fused attention may run).

@@ -31,8 +31,10 @@ Optimizer::Optimizer(const std::vector<ParameterGroup>& groups, const TrainConfi
     Group group{g.name, g.lr_scale, config.eps * g.eps_scale, {}};
     for (const auto& [name, p] : g.parameters) {
       group.parameters.push_back(name);
-      slots_.push_back(
-          {name, p, torch::zeros_like(p), torch::zeros_like(p), groups_.size(), muon_blocks(p)});
+      // SGD and a Muon matrix keep one buffer (the momentum); only Adam's family a second.
+      const int blocks = muon_blocks(p);
+      const torch::Tensor second = sgd_ || blocks > 0 ? torch::Tensor() : torch::zeros_like(p);
+      slots_.push_back({name, p, torch::zeros_like(p), second, groups_.size(), blocks});
     }
     groups_.push_back(std::move(group));
   }
@@ -157,6 +159,7 @@ void Optimizer::save(torch::serialize::OutputArchive& archive, TensorChecksum* c
   for (const auto& s : slots_)
     for (const auto& [prefix, moment] :
          {std::pair{"optimizer_exp_avg", &s.exp_avg}, {"optimizer_exp_avg_sq", &s.exp_avg_sq}}) {
+      if (!moment->defined()) continue;  // no second moment (SGD, a Muon matrix)
       const std::string key = archive_key(prefix, s.name);
       archive.write(key, *moment, /*is_buffer=*/true);
       if (checksum) checksum->add(key, *moment);
@@ -173,6 +176,12 @@ void Optimizer::load(torch::serialize::InputArchive& archive, TensorChecksum* ch
          {std::pair{"optimizer_exp_avg", &s.exp_avg}, {"optimizer_exp_avg_sq", &s.exp_avg_sq}}) {
       const std::string key = archive_key(prefix, s.name);
       torch::Tensor saved;
+      if (!moment->defined()) {
+        // A checkpoint from before SGD and Muon matrices dropped their unused second moment
+        // holds it (zeros): read it for the checksum it was written into, and let it go.
+        if (archive.try_read(key, saved, /*is_buffer=*/true) && checksum) checksum->add(key, saved);
+        continue;
+      }
       archive.read(key, saved, /*is_buffer=*/true);
       if (checksum) checksum->add(key, saved);
       moment->copy_(saved);

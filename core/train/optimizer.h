@@ -84,7 +84,8 @@ class Optimizer {
  private:
   struct Slot {
     std::string name;
-    torch::Tensor param, exp_avg, exp_avg_sq;  // Muon: exp_avg is the momentum
+    // Muon and SGD: exp_avg is the momentum and exp_avg_sq undefined (no second moment).
+    torch::Tensor param, exp_avg, exp_avg_sq;
     size_t group;
     int muon_blocks = 0;  // > 0: Muon updates it, a stack of this many matrices
   };
@@ -99,7 +100,7 @@ class Optimizer {
                 std::vector<torch::Tensor>& momenta, double lr);
 
   bool rectified_;  // RAdam
-  bool sgd_;        // momentum SGD: exp_avg is the momentum buffer, exp_avg_sq unused
+  bool sgd_;        // momentum SGD: exp_avg is the momentum buffer, exp_avg_sq undefined
   bool fused_adamw_ = fused_adamw_available();
   bool last_step_fused_ = false;
   double beta1_, beta2_, weight_decay_, muon_momentum_;

@@ -83,6 +83,9 @@ TEST(ModelFootprint, CountsParametersAndTheirState) {
   const fathom::ModelFootprint f = fathom::estimate_footprint(c);
   EXPECT_DOUBLE_EQ(f.parameters, 2224 + 3344 + 192);
   EXPECT_DOUBLE_EQ(f.state_bytes, 16.0 * f.parameters);
+  c.train.optimizer = "sgd";  // weights, gradients and one momentum buffer
+  EXPECT_DOUBLE_EQ(fathom::estimate_footprint(c).state_bytes, 12.0 * f.parameters);
+  c.train.optimizer = "adam";
   // Per token and layer 4 bytes * (4*16 + 32); encoder 1 + decoder 2 layer equivalents.
   EXPECT_DOUBLE_EQ(f.activation_bytes, 256.0 * 4 * (4 * 16 + 32) * 3);
   // Attention probabilities: the longest pair is the synthetic task's 16 symbols (data.max_len

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <vector>
 
 #include "base/config/config.h"
@@ -14,6 +16,7 @@
 #include "core/model/transformer.h"
 #include "core/train/batch_stream.h"
 #include "core/train/checkpoint.h"
+#include "core/train/checkpoint_checksum.h"
 #include "core/train/divergence.h"
 #include "core/train/loss.h"
 #include "core/train/optimizer.h"
@@ -256,6 +259,63 @@ TEST(Optimizer, SgdIsHeavyBallMomentumAsPyTorchs) {
     decayed.step(0.5);
   }
   EXPECT_NEAR(w.item<double>(), -0.12, 1e-6);
+}
+
+// SGD keeps one buffer: its checkpoint holds the momentum and no second moment, and resumes to
+// the same steps; a checkpoint from before (both moments written, the second zeros) still loads,
+// its checksum read over every tensor it was written with.
+TEST(Optimizer, SgdSavesOnlyItsMomentumAndReadsOlderCheckpoints) {
+  torch::Tensor p = torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
+  Optimizer sgd({{"p", p}}, optimizer_config("sgd"));
+  set_grad(p, kGrads[0]);
+  sgd.step(0.1);
+  torch::serialize::OutputArchive out;
+  TensorChecksum written;
+  sgd.save(out, &written);
+  std::stringstream bytes;
+  out.save_to(bytes);
+  torch::serialize::InputArchive in;
+  in.load_from(bytes);
+  const std::vector<std::string> keys = in.keys();
+  EXPECT_NE(std::find(keys.begin(), keys.end(), archive_key("optimizer_exp_avg", "p")), keys.end());
+  EXPECT_EQ(std::find(keys.begin(), keys.end(), archive_key("optimizer_exp_avg_sq", "p")),
+            keys.end());
+  torch::Tensor q = p.detach().clone().requires_grad_(true);
+  Optimizer resumed({{"p", q}}, optimizer_config("sgd"));
+  TensorChecksum read;
+  resumed.load(in, &read);
+  EXPECT_EQ(read.value(), written.value());
+  set_grad(p, kGrads[1]);
+  set_grad(q, kGrads[1]);
+  sgd.step(0.1);
+  resumed.step(0.1);
+  EXPECT_TRUE(torch::equal(p, q));  // the momentum came back
+
+  // The older layout: the momentum and a second moment of zeros, both in the checksum.
+  torch::serialize::OutputArchive old;
+  TensorChecksum old_sum;
+  old.write("optimizer_step", torch::tensor(int64_t{1}, torch::kInt64));
+  const torch::Tensor momentum = torch::tensor(kGrads[0], torch::kFloat64).to(torch::kFloat32);
+  for (const auto& [prefix, t] : {std::pair{"optimizer_exp_avg", momentum},
+                                  {"optimizer_exp_avg_sq", torch::zeros_like(momentum)}}) {
+    old.write(archive_key(prefix, "p"), t, /*is_buffer=*/true);
+    old_sum.add(archive_key(prefix, "p"), t);
+  }
+  std::stringstream old_bytes;
+  old.save_to(old_bytes);
+  torch::serialize::InputArchive old_in;
+  old_in.load_from(old_bytes);
+  torch::Tensor r = torch::tensor(kStart, torch::kFloat64).to(torch::kFloat32).requires_grad_(true);
+  Optimizer from_old({{"r", r}}, optimizer_config("sgd"));
+  TensorChecksum old_read;
+  EXPECT_THROW(from_old.load(old_in, &old_read), std::exception);  // another parameter's name
+  torch::serialize::InputArchive again;
+  old_bytes.seekg(0);
+  again.load_from(old_bytes);
+  Optimizer matching({{"p", r}}, optimizer_config("sgd"));
+  TensorChecksum matched;
+  matching.load(again, &matched);
+  EXPECT_EQ(matched.value(), old_sum.value());
 }
 
 // Decoupled weight decay (AdamW style): p <- p * (1 - lr * wd) - lr * adam_update, with the
