@@ -1,15 +1,17 @@
 // `fathom analyze noise-scale RUN|CONFIG`: the gradient noise scale B_simple = tr(Sigma) / |G|^2
 // (McCandlish et al. 2018, arXiv 1812.06162; base/metrics/noise_scale.h; methods.md s5.12) of
-// the training loss at a checkpoint or at initialization, over the run's own training batches
-// (epoch 0's first --batches, in its order), dropout off: for the whole model, each layer and
-// each weight matrix (the blocks of core/train/block_hessian.h). Every batch's gradient is
-// taken twice -- once to form their token-weighted mean G_K, once to project onto it -- so the
-// memory is two models' worth whatever the number of batches.
+// the training loss at a checkpoint or at initialization, over --batches training batches
+// (--batching random: pairs drawn at random; run: the run's own, epoch 0's first), dropout off: for
+// the whole model, each layer and each weight matrix (the blocks of core/train/block_hessian.h).
+// Every batch's gradient is taken twice -- once to form their token-weighted mean G_K, once to
+// project onto it -- so the memory is two models' worth whatever the number of batches.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <ostream>
+#include <random>
 
 #include "analysis/json_number.h"
 #include "analysis/registry.h"
@@ -25,17 +27,58 @@
 namespace fathom::analysis {
 namespace {
 
-// Epoch 0's first `k` batches in the run's order (the trainer's first k), on `device`.
-std::vector<Batch> training_batches(const Subject& s, int k, torch::Device device) {
+[[noreturn]] void too_many(int k, size_t batches) {
+  throw InputError("fathom analyze noise-scale", 0, "--batches",
+                   "needs between 2 and the " + std::to_string(batches) +
+                       " batches of an epoch, got " + std::to_string(k));
+}
+
+// Epoch 0's first `k` batches in the run's order (the trainer's first k).
+std::vector<Batch> run_batches(const Subject& s, int k) {
   const BatchPlan plan =
       plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
-  if (k < 2 || static_cast<size_t>(k) > plan.size())
-    throw InputError("fathom analyze noise-scale", 0, "--batches",
-                     "needs between 2 and the " + std::to_string(plan.size()) +
-                         " batches of an epoch, got " + std::to_string(k));
+  if (k < 2 || static_cast<size_t>(k) > plan.size()) too_many(k, plan.size());
   BatchStream stream(s.data->train, plan, s.config.train.seed, 0, 0);
   std::vector<Batch> out;
-  for (int i = 0; i < k; ++i) out.push_back(stream.next().to(device));
+  for (int i = 0; i < k; ++i) out.push_back(stream.next());
+  return out;
+}
+
+// `k` batches of training pairs drawn without replacement in a seeded random order, each filled
+// up to data.max_tokens (padded, as the trainer counts it): every batch an i.i.d. sample of
+// pairs, of every length together -- not the length-bucketed batches, between which the mean
+// gradient differs by length (a difference the 1/B law does not have, which would inflate
+// B_simple with the batch budget).
+std::vector<Batch> random_batches(const Subject& s, int k) {
+  const TokenPairs& train = s.data->train;
+  std::vector<std::size_t> order(train.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937_64 rng(s.config.train.seed * 0x9E3779B97F4A7C15ull + 17);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<Batch> out;
+  std::vector<std::size_t> ids;
+  for (std::size_t id : order) {
+    ids.push_back(id);
+    if (ids.size() > 1 &&
+        padded_tokens(train, ids, s.config.data.pad_to_multiple) > s.config.data.max_tokens) {
+      ids.pop_back();
+      out.push_back(collate(train, ids));
+      ids = {id};
+      if (static_cast<int>(out.size()) == k) return out;
+    }
+  }
+  if (k < 2) too_many(k, out.size());
+  if (!ids.empty()) out.push_back(collate(train, ids));
+  if (static_cast<int>(out.size()) < k) too_many(k, out.size());
+  return out;
+}
+
+std::vector<Batch> training_batches(const Subject& s, const AnalysisParams& p,
+                                    torch::Device device) {
+  if (p.batches < 2) too_many(p.batches, 0);
+  std::vector<Batch> out =
+      p.batching == "run" ? run_batches(s, p.batches) : random_batches(s, p.batches);
+  for (auto& b : out) b = b.to(device);
   return out;
 }
 
@@ -122,7 +165,7 @@ nlohmann::json estimate_json(const NoiseScaleEstimate& e, double tokens_per_sent
 nlohmann::json run_noise_scale(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   move_subject_to(s, params.device);  // 2 x batches backward passes: a GPU's work
-  const std::vector<Batch> batches = training_batches(s, params.batches, s.batch.src.device());
+  const std::vector<Batch> batches = training_batches(s, params, s.batch.src.device());
   TransformerImpl& model = *s.model;
   TensorList trainable;
   for (const auto& p : model.parameters())
@@ -172,10 +215,15 @@ nlohmann::json run_noise_scale(std::vector<Subject>& subjects, const AnalysisPar
                 {"layer", key.second}});
       out_layers.push_back(j);
     }
-  return {{"batches", batches.size()},      {"target_tokens", tokens},
-          {"tokens_per_batch", tokens / k}, {"tokens_per_sentence", per_sentence},
-          {"update_tokens", update},        {"model", model_json},
-          {"layers", out_layers},           {"blocks", out_blocks}};
+  return {{"batches", batches.size()},
+          {"batching", params.batching},
+          {"target_tokens", tokens},
+          {"tokens_per_batch", tokens / k},
+          {"tokens_per_sentence", per_sentence},
+          {"update_tokens", update},
+          {"model", model_json},
+          {"layers", out_layers},
+          {"blocks", out_blocks}};
 }
 
 std::string interval_text(const nlohmann::json& e) {
@@ -193,10 +241,12 @@ void print_noise_scale(const nlohmann::json& r, std::ostream& out) {
   const nlohmann::json& m = r.at("model");
   char line[320];
   std::snprintf(line, sizeof line,
-                "gradient noise scale over %lld training batches (epoch 0's first, %.0f target "
-                "tokens, %.1f a batch), dropout off\n",
-                r.at("batches").get<long long>(), r.at("target_tokens").get<double>(),
-                r.at("tokens_per_batch").get<double>());
+                "gradient noise scale over %lld training batches (%s, %.0f target tokens, %.1f a "
+                "batch), dropout off\n",
+                r.at("batches").get<long long>(),
+                r.value("batching", "run") == "run" ? "the run's own, epoch 0's first"
+                                                    : "pairs drawn at random",
+                r.at("target_tokens").get<double>(), r.at("tokens_per_batch").get<double>());
   out << line;
   std::snprintf(line, sizeof line,
                 "  B_simple = tr(Sigma) / |G|^2 = %.4g target tokens %s, %.3g sentences\n",
@@ -238,7 +288,7 @@ void register_noise_scale(AnalysisRegistry& registry) {
       "the gradient noise scale B_simple = tr(Sigma)/|G|^2 (the critical batch's estimate, "
       "McCandlish et al. 2018) of the whole model, each layer and each weight matrix, over the "
       "run's training batches with a jackknife interval (methods.md s5.12)";
-  a.options = {"batches", "device"};
+  a.options = {"batches", "batching", "device"};
   a.run = run_noise_scale;
   a.print = print_noise_scale;
   a.reads_decoder_only = true;

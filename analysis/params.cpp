@@ -92,11 +92,16 @@ std::vector<AnalysisOption> curvature_options() {
        Bound::NonNegative},
       {"batches",
        &P::batches,
-       "training batches (epoch 0's first, in the run's order) whose gradients are compared, at "
-       "least 2: the noise scale's jackknife is over them (the cost is 2 x batches backward "
-       "passes)",
+       "training batches whose gradients are compared, at least 2: the noise scale's jackknife "
+       "is over them (the cost is 2 x batches backward passes)",
        {},
        Bound::Positive},
+      {"batching",
+       &P::batching,
+       "random: batches of training pairs drawn at random (seeded by train.seed) up to "
+       "data.max_tokens, the i.i.d. sample the noise scale's 1/B law assumes; run: the run's "
+       "own length-bucketed batches, epoch 0's first in its order",
+       {"random", "run"}},
       {"device",
        &P::device,
        "where the model computes: cpu, cuda or cuda:N (an 18-layer base model's gradient norms "

@@ -14,25 +14,26 @@ namespace fathom::analysis {
 
 struct AnalysisParams {
   std::vector<int> depths;  // output-shift: depths N to sweep (the encoder, or an LM's stack)
-  std::string perturb = "random";  // output-shift: random | update | sign (methods.md s5.2)
-  std::string inputs = "fixed";    // output-shift: fixed (x0 kept) | perturbed (embeddings too)
-  int draws = 3;                   // output-shift: random perturbations averaged
-  int inits = 1;                   // output-shift: initializations averaged (seeds seed..seed+K-1)
-  double eps = 1e-4;               // output-shift: perturbation size (random, sign)
-  std::string layers;              // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
-  std::string objective = "task";  // linearize: task (loss) | mse (to F_l's output)
-  std::string lstm_map = "full";   // linearize: full ([o; c] -> [o; c]) | output (o -> o)
-  int steps = 2000;                // linearize: most Adam updates of W, b per layer
-  double lr = 1e-3;                // linearize: Adam learning rate
-  int eval_every = 100;            // linearize: updates between validation checks
-  int patience = 3;                // linearize: checks without improvement before stopping
-  int iterations = 100;            // sharpness: most Lanczos steps (Hessian-vector products)
-  int lanczos_steps = 20;          // block-hessian: Lanczos steps per block
-  int sentences = 16;              // block-hessian: the first batch's first pairs (0: all)
-  int batches = 32;                // noise-scale: training batches whose gradients are compared
-  std::string device = "cpu";      // where the model computes: cpu, cuda, cuda:N
-  int sample_batches = 8;          // linearize: training batches of the least-squares fit (no flag)
-  bool progress = true;            // progress bars on stderr (not recorded)
+  std::string perturb = "random";   // output-shift: random | update | sign (methods.md s5.2)
+  std::string inputs = "fixed";     // output-shift: fixed (x0 kept) | perturbed (embeddings too)
+  int draws = 3;                    // output-shift: random perturbations averaged
+  int inits = 1;                    // output-shift: initializations averaged (seeds seed..seed+K-1)
+  double eps = 1e-4;                // output-shift: perturbation size (random, sign)
+  std::string layers;               // linearize: "enc:1-6,dec:1-6" (1-based); "" = all
+  std::string objective = "task";   // linearize: task (loss) | mse (to F_l's output)
+  std::string lstm_map = "full";    // linearize: full ([o; c] -> [o; c]) | output (o -> o)
+  int steps = 2000;                 // linearize: most Adam updates of W, b per layer
+  double lr = 1e-3;                 // linearize: Adam learning rate
+  int eval_every = 100;             // linearize: updates between validation checks
+  int patience = 3;                 // linearize: checks without improvement before stopping
+  int iterations = 100;             // sharpness: most Lanczos steps (Hessian-vector products)
+  int lanczos_steps = 20;           // block-hessian: Lanczos steps per block
+  int sentences = 16;               // block-hessian: the first batch's first pairs (0: all)
+  int batches = 32;                 // noise-scale: training batches whose gradients are compared
+  std::string batching = "random";  // noise-scale: random (i.i.d. pairs) | run (the run's own)
+  std::string device = "cpu";       // where the model computes: cpu, cuda, cuda:N
+  int sample_batches = 8;  // linearize: training batches of the least-squares fit (no flag)
+  bool progress = true;    // progress bars on stderr (not recorded)
 
   nlohmann::json to_json() const;
 };

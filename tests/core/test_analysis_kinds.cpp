@@ -57,13 +57,14 @@ TEST(AnalysisOptions, RecordedParametersFollowTheFields) {
   p.lanczos_steps = 12;
   p.sentences = 0;
   p.batches = 6;
+  p.batching = "run";
   p.device = "cuda:1";
   const nlohmann::json expected = {
       {"depths", {1, 4}},     {"perturb", "update"}, {"inputs", "fixed"}, {"draws", 5},
       {"inits", 2},           {"eps", 0.25},         {"layers", "enc:2"}, {"objective", "mse"},
       {"lstm_map", "output"}, {"steps", 7},          {"lr", 0.5},         {"eval_every", 11},
       {"patience", 4},        {"sample_batches", 3}, {"iterations", 9},   {"device", "cuda:1"},
-      {"lanczos_steps", 12},  {"sentences", 0},      {"batches", 6}};
+      {"lanczos_steps", 12},  {"sentences", 0},      {"batches", 6},      {"batching", "run"}};
   EXPECT_EQ(p.to_json(), expected);
   EXPECT_EQ(fathom::analysis::option_key("eval-every"), "eval_every");
 }

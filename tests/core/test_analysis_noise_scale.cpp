@@ -5,13 +5,18 @@
 // layer whose branch ReZero multiplies by 0 has no gradient and no noise scale.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/registry.h"
 #include "analysis/subject.h"
 #include "base/util/error.h"
+#include "core/data/batch.h"
 #include "core/data/batch_plan.h"
 #include "core/train/batch_stream.h"
 #include "core/train/sharpness.h"
@@ -20,9 +25,10 @@
 namespace fathom::analysis {
 namespace test_analysis_noise_scale {
 
-nlohmann::json noise_scale(Subject& s, int batches) {
+nlohmann::json noise_scale(Subject& s, int batches, const std::string& batching = "run") {
   AnalysisParams p;
   p.batches = batches;
+  p.batching = batching;
   p.progress = false;
   std::vector<Subject> subjects{s};
   return find_analysis("noise-scale").run(subjects, p);
@@ -148,16 +154,49 @@ TEST(NoiseScaleAnalysis, AGroupWithoutGradientHasNoNoiseScale) {
   EXPECT_TRUE(r["model"]["b_simple"].is_number());
 }
 
+// --batching random: batches of pairs drawn at random, each within data.max_tokens (as the
+// trainer pads it) and full -- the next pair would not have fitted -- no pair twice; another
+// sample than the run's own batches, the same one again for the same seed.
+TEST(NoiseScaleAnalysis, RandomBatchesAreWholeDistinctPairsWithinTheBudget) {
+  RunConfig c = small_config("pre", "xavier", 1, 1);
+  c.data.max_tokens = 96;
+  Subject s = subject_with_data(c, "random");
+  const nlohmann::json random = noise_scale(s, 6, "random");
+  const nlohmann::json run = noise_scale(s, 6, "run");
+  EXPECT_EQ(random["batching"], "random");
+  EXPECT_EQ(noise_scale(s, 6, "random")["model"], random["model"]);
+  EXPECT_NE(random["model"]["mean_grad_sq"], run["model"]["mean_grad_sq"]);
+  // The batches themselves, drawn the same way: the analysis reports their token total.
+  std::mt19937_64 rng(c.train.seed * 0x9E3779B97F4A7C15ull + 17);
+  std::vector<std::size_t> order(s.data->train.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+  std::set<std::size_t> seen;
+  double tokens = 0;
+  size_t next = 0;
+  for (int b = 0; b < 6; ++b) {
+    std::vector<std::size_t> ids{order[next++]};
+    while (padded_tokens(s.data->train, ids, 1) <= c.data.max_tokens) ids.push_back(order[next++]);
+    ids.pop_back();
+    --next;
+    EXPECT_GT(ids.size(), 1u);
+    for (std::size_t id : ids) EXPECT_TRUE(seen.insert(id).second) << id;
+    tokens += static_cast<double>(collate(s.data->train, ids).tgt_tokens);
+  }
+  EXPECT_DOUBLE_EQ(random["target_tokens"].get<double>(), tokens);
+}
+
 TEST(NoiseScaleAnalysis, RefusesFewerThanTwoBatchesOrMoreThanAnEpochHas) {
   Subject s = subject_with_data(small_config("pre", "xavier", 1, 1), "pre");
-  for (int k : {1, 100000}) {
-    try {
-      noise_scale(s, k);
-      ADD_FAILURE() << k << " batches accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), "--batches");
+  for (const std::string batching : {"run", "random"})
+    for (int k : {1, 100000}) {
+      try {
+        noise_scale(s, k, batching);
+        ADD_FAILURE() << k << " " << batching << " batches accepted";
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "--batches");
+      }
     }
-  }
 }
 
 }  // namespace test_analysis_noise_scale
