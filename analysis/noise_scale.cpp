@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <ostream>
 #include <random>
 
@@ -19,6 +18,7 @@
 #include "base/util/error.h"
 #include "base/util/progress.h"
 #include "core/data/batch_plan.h"
+#include "core/data/rng.h"
 #include "core/model/observed_eval.h"
 #include "core/train/batch_stream.h"
 #include "core/train/block_hessian.h"
@@ -27,10 +27,14 @@
 namespace fathom::analysis {
 namespace {
 
+// The stream of the random batches' order, apart from every other use of train.seed.
+constexpr std::uint64_t kNoiseBatchStream = 0x6e6f697365ULL;  // "noise"
+
 [[noreturn]] void too_many(int k, size_t batches) {
   throw InputError("fathom analyze noise-scale", 0, "--batches",
-                   "needs between 2 and the " + std::to_string(batches) +
-                       " batches of an epoch, got " + std::to_string(k));
+                   k < 2 ? "needs at least 2 batches, got " + std::to_string(k)
+                         : "needs between 2 and the " + std::to_string(batches) +
+                               " batches of an epoch, got " + std::to_string(k));
 }
 
 // Epoch 0's first `k` batches in the run's order (the trainer's first k).
@@ -51,10 +55,8 @@ std::vector<Batch> run_batches(const Subject& s, int k) {
 // B_simple with the batch budget).
 std::vector<Batch> random_batches(const Subject& s, int k) {
   const TokenPairs& train = s.data->train;
-  std::vector<std::size_t> order(train.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::mt19937_64 rng(s.config.train.seed * 0x9E3779B97F4A7C15ull + 17);
-  std::shuffle(order.begin(), order.end(), rng);
+  std::mt19937_64 rng(derive_seed(s.config.train.seed, kNoiseBatchStream));
+  const std::vector<std::size_t> order = random_permutation(train.size(), rng);  // portable
   std::vector<Batch> out;
   std::vector<std::size_t> ids;
   for (std::size_t id : order) {
@@ -67,7 +69,6 @@ std::vector<Batch> random_batches(const Subject& s, int k) {
       if (static_cast<int>(out.size()) == k) return out;
     }
   }
-  if (k < 2) too_many(k, out.size());
   if (!ids.empty()) out.push_back(collate(train, ids));
   if (static_cast<int>(out.size()) < k) too_many(k, out.size());
   return out;

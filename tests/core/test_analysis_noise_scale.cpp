@@ -18,6 +18,7 @@
 #include "base/util/error.h"
 #include "core/data/batch.h"
 #include "core/data/batch_plan.h"
+#include "core/data/rng.h"
 #include "core/train/batch_stream.h"
 #include "core/train/sharpness.h"
 #include "tests/support/analysis_fixture.h"
@@ -167,10 +168,8 @@ TEST(NoiseScaleAnalysis, RandomBatchesAreWholeDistinctPairsWithinTheBudget) {
   EXPECT_EQ(noise_scale(s, 6, "random")["model"], random["model"]);
   EXPECT_NE(random["model"]["mean_grad_sq"], run["model"]["mean_grad_sq"]);
   // The batches themselves, drawn the same way: the analysis reports their token total.
-  std::mt19937_64 rng(c.train.seed * 0x9E3779B97F4A7C15ull + 17);
-  std::vector<std::size_t> order(s.data->train.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::shuffle(order.begin(), order.end(), rng);
+  std::mt19937_64 rng(derive_seed(c.train.seed, 0x6e6f697365ULL));  // the "noise" stream
+  const std::vector<std::size_t> order = random_permutation(s.data->train.size(), rng);
   std::set<std::size_t> seen;
   double tokens = 0;
   size_t next = 0;
