@@ -83,6 +83,23 @@ std::vector<Batch> training_batches(const Subject& s, const AnalysisParams& p,
   return out;
 }
 
+// The run's update in target tokens: one of its own batches (random ones pad more for the same
+// budget), or train.update_tokens when batches accumulate (an update reads batches until it
+// holds that many). `measured`: the mean of the batches read, when they are the run's.
+double update_size(const Subject& s, const AnalysisParams& p, double measured) {
+  double batch = measured;
+  const BatchPlan plan =
+      plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
+  if (p.batching != "run" && plan.size() >= 2) {
+    const int k = static_cast<int>(std::min<size_t>(plan.size(), std::max(p.batches, 2)));
+    double tokens = 0;
+    for (const Batch& b : run_batches(s, k)) tokens += static_cast<double>(b.tgt_tokens);
+    batch = tokens / k;
+  }
+  const double accumulated = s.config.train.update_tokens;
+  return accumulated > 0 ? std::max(accumulated, batch) : batch;
+}
+
 // The training objective's gradient on one batch (zeros for a parameter it does not reach).
 TensorList batch_gradient(TransformerImpl& model, const Batch& batch, const TensorList& params,
                           const RunConfig& config) {
@@ -180,12 +197,8 @@ nlohmann::json run_noise_scale(std::vector<Subject>& subjects, const AnalysisPar
   const double per_sentence = tokens / sentences;
   const NoiseScaleEstimate whole = estimate_noise_scale(r.groups[0]);
   nlohmann::json model_json = estimate_json(whole, per_sentence);
-  // The update's size in target tokens: train.update_tokens when batches accumulate (an
-  // update reads batches until it holds that many), otherwise one batch.
   const double k = static_cast<double>(batches.size());
-  const double update = s.config.train.update_tokens > 0
-                            ? std::max<double>(s.config.train.update_tokens, tokens / k)
-                            : tokens / k;
+  const double update = update_size(s, params, tokens / k);
   if (std::isfinite(whole.b_simple) && whole.b_simple > 0) {
     // McCandlish et al. eq. 2.11 with B_simple for B_noise: steps S = S_min (1 + B_noise / B),
     // examples E = E_min (1 + B / B_noise).

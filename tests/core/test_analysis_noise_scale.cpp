@@ -167,6 +167,9 @@ TEST(NoiseScaleAnalysis, RandomBatchesAreWholeDistinctPairsWithinTheBudget) {
   EXPECT_EQ(random["batching"], "random");
   EXPECT_EQ(noise_scale(s, 6, "random")["model"], random["model"]);
   EXPECT_NE(random["model"]["mean_grad_sq"], run["model"]["mean_grad_sq"]);
+  // The update is the run's, whichever batches the noise was read over.
+  EXPECT_EQ(random["update_tokens"], run["update_tokens"]);
+  EXPECT_LT(random["tokens_per_batch"].get<double>(), run["tokens_per_batch"].get<double>());
   // The batches themselves, drawn the same way: the analysis reports their token total.
   std::mt19937_64 rng(derive_seed(c.train.seed, 0x6e6f697365ULL));  // the "noise" stream
   const std::vector<std::size_t> order = random_permutation(s.data->train.size(), rng);
