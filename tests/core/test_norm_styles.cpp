@@ -307,6 +307,7 @@ TEST(NormStyles, EveryAnalysisRunsOnEveryStyle) {
     params.steps = 20;
     params.eval_every = 10;
     params.sample_batches = 2;
+    params.batches = 4;  // noise-scale: the 100 pairs make 7 batches, not 32
     params.progress = false;
     for (const auto& [name, a] : analysis::analyses()) {
       SCOPED_TRACE(name);
