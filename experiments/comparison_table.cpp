@@ -274,23 +274,27 @@ std::string known_axes(const std::vector<TableRun>& runs) {
 
 std::vector<std::string> split_composite(const std::string& key) { return split(key, '+'); }
 
+}  // namespace
+
+std::optional<std::string> composite_value(const std::map<std::string, std::string>& axes,
+                                           const std::string& key) {
+  std::string value;
+  for (const auto& part : split_composite(key)) {
+    auto it = axes.find(part);
+    if (it == axes.end()) return std::nullopt;
+    value += (value.empty() ? "" : " / ") + it->second;
+  }
+  return value;
+}
+
+namespace {
+
 // A composite key "a+b" (e.g. the keys of one zip group: norm+init+connection) gets the value
 // "va / vb" in every run that has all of its parts.
 std::vector<TableRun> with_composite(std::vector<TableRun> runs, const std::string& key) {
-  const auto parts = split_composite(key);
-  if (parts.size() < 2) return runs;
-  for (auto& r : runs) {
-    std::string value;
-    bool complete = true;
-    for (const auto& p : parts) {
-      auto it = r.axes.find(p);
-      if (it == r.axes.end())
-        complete = false;
-      else
-        value += (value.empty() ? "" : " / ") + it->second;
-    }
-    if (complete) r.axes[key] = value;
-  }
+  if (split_composite(key).size() < 2) return runs;
+  for (auto& r : runs)
+    if (auto value = composite_value(r.axes, key)) r.axes[key] = *value;
   return runs;
 }
 

@@ -51,6 +51,11 @@ enum class RunValue { Final, Best, Last };
 // "final", "best", "last" (a CLI's --value); InputError (`command`, field --value) otherwise.
 RunValue run_value_named(const std::string& name, const std::string& command);
 
+// A run's value of an axis key, "va / vb" for a composite "a+b" (the keys of one zip group);
+// nullopt when it lacks a part.
+std::optional<std::string> composite_value(const std::map<std::string, std::string>& axes,
+                                           const std::string& key);
+
 enum class CellAgg { Mean, Best };  // several runs in a cell: pool them, or take the best variant
 // What follows a cell's mean: nothing, the sample std over its seeds, or half the width of the
 // 95 % Student-t interval of the mean (base/metrics/statistics.h).

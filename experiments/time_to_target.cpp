@@ -8,7 +8,6 @@
 
 #include "base/metrics/statistics.h"
 #include "base/util/error.h"
-#include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
@@ -19,16 +18,10 @@ namespace {
 
 const std::string kCommand = "fathom export reach";
 
-// A run's value of an axis, "a / b" for a composite "a+b"; nullopt when it lacks a part.
+// A run's value of an axis (composite_value); "" for no axis (one column).
 std::optional<std::string> axis_value(const TableRun& run, const std::string& axis) {
   if (axis.empty()) return std::string();
-  std::string value;
-  for (const auto& key : split(axis, '+')) {
-    auto it = run.axes.find(key);
-    if (it == run.axes.end()) return std::nullopt;
-    value += (value.empty() ? "" : " / ") + it->second;
-  }
-  return value;
+  return composite_value(run.axes, axis);
 }
 
 struct RunReach {
