@@ -10,9 +10,9 @@
 #include <limits>
 #include <ostream>
 
-#include "analysis/json_number.h"
 #include "analysis/registry.h"
 #include "base/metrics/statistics.h"
+#include "base/util/json_number.h"
 #include "base/util/progress.h"
 #include "core/data/batch.h"
 #include "core/model/higher_order_grad.h"

@@ -4,11 +4,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "base/util/json_number.h"
+
 namespace fathom::analysis {
 
 nlohmann::json LineFit::to_json() const {
-  // JSON has no NaN: an undefined R^2 is null.
-  return {{"a", a}, {"b", b}, {"r2", std::isfinite(r2) ? nlohmann::json(r2) : nlohmann::json()}};
+  return {{"a", a}, {"b", b}, {"r2", number_or_null(r2)}};  // an undefined R^2: null
 }
 
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {

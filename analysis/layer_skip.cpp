@@ -6,6 +6,7 @@
 
 #include "analysis/registry.h"
 #include "base/util/error.h"
+#include "base/util/json_number.h"
 #include "core/model/observed_eval.h"
 #include "core/model/registry.h"
 
@@ -32,11 +33,6 @@ LayerSkipResult layer_skip(TransformerImpl& model, const std::vector<Example>& e
 
 namespace {
 
-// A skipped layer can make the loss non-finite (a Post-LN stream left unnormalized): JSON null.
-nlohmann::json finite_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 nlohmann::json run_layer_skip(std::vector<Subject>& subjects, const AnalysisParams& params) {
   Subject& s = subjects.at(0);
   if (!s.data || s.data->valid.empty())
@@ -52,10 +48,10 @@ nlohmann::json run_layer_skip(std::vector<Subject>& subjects, const AnalysisPara
         {{"layer", row.layer.name()},
          {"stack", stack_name(row.layer.stack)},
          {"index", row.layer.layer + 1},
-         {"valid_nll", finite_or_null(row.skipped.nll)},
-         {"valid_ppl", finite_or_null(row.skipped.ppl)},
-         {"nll_change", finite_or_null(row.skipped.nll - r.full.nll)},
-         {"ppl_change_pct", finite_or_null(100.0 * (row.skipped.ppl / r.full.ppl - 1.0))}});
+         {"valid_nll", number_or_null(row.skipped.nll)},
+         {"valid_ppl", number_or_null(row.skipped.ppl)},
+         {"nll_change", number_or_null(row.skipped.nll - r.full.nll)},
+         {"ppl_change_pct", number_or_null(100.0 * (row.skipped.ppl / r.full.ppl - 1.0))}});
   return {{"arch", m.arch},
           {"norm", resolve_sublayer_style(m)},
           {"connection", m.connection},

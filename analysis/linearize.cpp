@@ -10,6 +10,7 @@
 #include "analysis/stream_decomposition.h"
 #include "base/metrics/bleu.h"
 #include "base/util/error.h"
+#include "base/util/json_number.h"
 #include "base/util/progress.h"
 #include "core/data/batch.h"
 #include "core/model/observed_eval.h"
@@ -130,8 +131,6 @@ std::pair<torch::Tensor, torch::Tensor> fit_linear(const torch::Tensor& x, const
 }
 
 namespace {
-
-nlohmann::json maybe(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 // Where --device put the model: its batches, maps and evaluations follow it.
 torch::Device model_device(TransformerImpl& model) { return model.parameters().front().device(); }
@@ -274,10 +273,10 @@ std::vector<Batch> first_batches(const TokenPairs& examples, const RunConfig& co
 }
 
 nlohmann::json scores_json(const Scores& e, const Scores& full, const TrainReport& t) {
-  return {{"valid_ppl", maybe(e.valid_ppl)},
-          {"bleu", maybe(e.bleu)},
-          {"ppl_change_pct", maybe(percent_change(e.valid_ppl, full.valid_ppl))},
-          {"bleu_change_pct", maybe(percent_change(e.bleu, full.bleu))},
+  return {{"valid_ppl", number_or_null(e.valid_ppl)},
+          {"bleu", number_or_null(e.bleu)},
+          {"ppl_change_pct", number_or_null(percent_change(e.valid_ppl, full.valid_ppl))},
+          {"bleu_change_pct", number_or_null(percent_change(e.bleu, full.bleu))},
           {"steps", t.steps},
           {"best_step", t.best_step},
           {"valid_objective_start", t.start_objective},
@@ -360,8 +359,8 @@ nlohmann::json linearize_layer(TransformerImpl& model, const Subject& s, const L
   row["pairs"] = pairs.x.size(0);
   row["control"] = scores_json(kept, full, control_trained);
   // What the linearization changed beyond what the same extra training buys.
-  row["bleu_vs_control_pct"] = maybe(percent_change(replaced.bleu, kept.bleu));
-  row["ppl_vs_control_pct"] = maybe(percent_change(replaced.valid_ppl, kept.valid_ppl));
+  row["bleu_vs_control_pct"] = number_or_null(percent_change(replaced.bleu, kept.bleu));
+  row["ppl_vs_control_pct"] = number_or_null(percent_change(replaced.valid_ppl, kept.valid_ppl));
   return row;
 }
 
@@ -397,7 +396,8 @@ nlohmann::json run_linearize(std::vector<Subject>& subjects, const AnalysisParam
           {"eval_every", params.eval_every},
           {"patience", params.patience},
           {"lr", params.lr},
-          {"full", {{"valid_ppl", maybe(full.valid_ppl)}, {"bleu", maybe(full.bleu)}}},
+          {"full",
+           {{"valid_ppl", number_or_null(full.valid_ppl)}, {"bleu", number_or_null(full.bleu)}}},
           {"layers", rows}};
 }
 

@@ -12,10 +12,10 @@
 #include <ostream>
 #include <random>
 
-#include "analysis/json_number.h"
 #include "analysis/registry.h"
 #include "base/metrics/noise_scale.h"
 #include "base/util/error.h"
+#include "base/util/json_number.h"
 #include "base/util/progress.h"
 #include "core/data/batch_plan.h"
 #include "core/data/rng.h"
@@ -167,16 +167,15 @@ Readings read_batches(TransformerImpl& model, const std::vector<Batch>& batches,
 
 // An estimate as JSON; infinities (no signal resolved) as null.
 nlohmann::json estimate_json(const NoiseScaleEstimate& e, double tokens_per_sentence) {
-  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   return {{"trace", e.trace},
           {"trace_se", e.trace_se},
           {"grad_sq", e.grad_sq},
           {"grad_sq_se", e.grad_sq_se},
           {"mean_grad_sq", e.mean_grad_sq},
-          {"b_simple", finite(e.b_simple)},
-          {"b_low", finite(e.b_low)},
-          {"b_high", finite(e.b_high)},
-          {"b_simple_sentences", finite(e.b_simple / tokens_per_sentence)},
+          {"b_simple", number_or_null(e.b_simple)},
+          {"b_low", number_or_null(e.b_low)},
+          {"b_high", number_or_null(e.b_high)},
+          {"b_simple_sentences", number_or_null(e.b_simple / tokens_per_sentence)},
           {"resolved", e.resolved}};
 }
 

@@ -10,10 +10,10 @@
 #include <ostream>
 #include <string>
 
-#include "analysis/json_number.h"
 #include "analysis/observed_backward.h"
 #include "analysis/registry.h"
 #include "analysis/stream_decomposition.h"
+#include "base/util/json_number.h"
 #include "core/train/attention_grads.h"
 #include "core/train/probe_observer.h"
 

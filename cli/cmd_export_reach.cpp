@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/util/json_number.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
 #include "experiments/time_to_target.h"
@@ -22,29 +23,21 @@ struct ReachArgs {
   bool fit = false;
 };
 
-std::string number(double v, const char* format = "%.4g") {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 std::string with_ci(double mean, double ci, const char* format = "%.1f") {
-  return std::isfinite(ci) ? number(mean, format) + " ± " + number(ci, format)
-                           : number(mean, format);
+  return std::isfinite(ci) ? table_number(mean, format) + " ± " + table_number(ci, format)
+                           : table_number(mean, format);
 }
 
 nlohmann::json cell_json(const experiments::ReachCell& c) {
-  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   return {{"row", c.row},
           {"col", c.col},
           {"runs", c.runs},
           {"reached", c.reached},
-          {"updates", finite(c.updates)},
-          {"updates_ci95", finite(c.updates_ci95)},
-          {"tokens", finite(c.tokens)},
-          {"tokens_ci95", finite(c.tokens_ci95)},
-          {"tokens_per_update", finite(c.tokens_per_update)}};
+          {"updates", number_or_null(c.updates)},
+          {"updates_ci95", number_or_null(c.updates_ci95)},
+          {"tokens", number_or_null(c.tokens)},
+          {"tokens_ci95", number_or_null(c.tokens_ci95)},
+          {"tokens_per_update", number_or_null(c.tokens_per_update)}};
 }
 
 // The fit over the rows' best cells: S = S_min (1 + B_crit / B), B their tokens per update.
@@ -63,8 +56,9 @@ std::string fit_text(const std::optional<experiments::CriticalBatchFit>& f) {
            "batch sizes, each with every run at the target)\n";
   std::string text = "critical batch (McCandlish et al. 2018, eq. 2.11) over " +
                      std::to_string(f->points) + " rows' best cells: S = S_min (1 + B_crit / B), " +
-                     "S_min " + number(f->s_min) + " updates, B_crit " + number(f->b_crit) +
-                     " target tokens, R² " + number(f->r2, "%.3f") + "\n";
+                     "S_min " + table_number(f->s_min) + " updates, B_crit " +
+                     table_number(f->b_crit) + " target tokens, R² " + table_number(f->r2, "%.3f") +
+                     "\n";
   if (!f->diminishing)
     text +=
         "  no diminishing returns measured (S_min or B_crit not positive): the rows do not "
@@ -98,7 +92,7 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
     text = j.dump(2) + "\n";
   } else {
     text = "| " + a.rows + (a.cols.empty() ? "" : " | " + a.cols) + " | reached | updates to " +
-           a.metric + " " + number(a.target) +
+           a.metric + " " + table_number(a.target) +
            " | target tokens to it | tokens per update |\n|---" + (a.cols.empty() ? "" : "|---") +
            "|---:|---:|---:|---:|\n";
     for (size_t i = 0; i < t.cells.size(); ++i) {
@@ -107,7 +101,7 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
       text += "| " + c.row + (a.cols.empty() ? "" : " | " + c.col) + " | " +
               std::to_string(c.reached) + "/" + std::to_string(c.runs) + " | " +
               (best ? "**" : "") + with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
-              with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + number(c.tokens_per_update) +
+              with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + table_number(c.tokens_per_update) +
               " |\n";
     }
     text +=

@@ -1,24 +1,17 @@
 #include "plot/budgets_json.h"
 
-#include <cmath>
+#include "base/util/json_number.h"
 
 namespace fathom::plot {
-namespace {
-
-nlohmann::json finite_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
-}  // namespace
 
 nlohmann::json optima_json(const std::vector<experiments::AxisOptimum>& optima) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& o : optima)
     out.push_back({{"line", o.line},
                    {"points", o.points},
-                   {"best", o.points >= 3 ? finite_or_null(o.best.x) : nlohmann::json()},
-                   {"grid_best", o.points >= 3 ? finite_or_null(o.best.grid_x) : nlohmann::json()},
-                   {"ci95", {finite_or_null(o.best.ci_lo), finite_or_null(o.best.ci_hi)}},
+                   {"best", o.points >= 3 ? number_or_null(o.best.x) : nlohmann::json()},
+                   {"grid_best", o.points >= 3 ? number_or_null(o.best.grid_x) : nlohmann::json()},
+                   {"ci95", {number_or_null(o.best.ci_lo), number_or_null(o.best.ci_hi)}},
                    {"bracketed", o.best.bracketed},
                    {"inconclusive", o.inconclusive()},
                    {"says", o.text()}});
@@ -32,8 +25,8 @@ nlohmann::json scalings_json(const std::vector<experiments::OptimumScaling>& sca
                    {"budget_axis", s.budget_axis},
                    {"budgets", s.budgets},
                    {"budgets_asked", s.budgets_asked},
-                   {"exponent", finite_or_null(s.exponent)},
-                   {"ci95", {finite_or_null(s.ci_lo), finite_or_null(s.ci_hi)}},
+                   {"exponent", number_or_null(s.exponent)},
+                   {"ci95", {number_or_null(s.ci_lo), number_or_null(s.ci_hi)}},
                    {"inconclusive", s.inconclusive()},
                    {"says", s.text()}});
   return out;
