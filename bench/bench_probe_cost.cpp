@@ -1,11 +1,13 @@
 // What the training probes cost (issue 38 item 6; docs/probes.md) -- or, with --what
-// sharpness, the sharpness points (train.sharpness_every; docs/curvature.md): the same run
+// sharpness, the sharpness points (train.sharpness_every; docs/curvature.md), or with --what
+// noise the training-time noise scale (train.noise_scale, read every update; updates of 4
+// batches, train.update_tokens 2048, with and without it; docs/analyses.md): the same run
 // trained with the interval 0 and K, alternating, R rounds each, at the depth study's size
 // (configs/depth/base.yaml at 18+18 layers, 512-token batches); the share is the difference of
 // the runs' update-loop time (final metric train_time_s) over the time without probes. Probes
 // off must also train bit for bit as before: the final training losses are compared.
 //   bench_probe_cost [--updates 300] [--every 100] [--rounds 2] [--layers 18] [--threads 0]
-//                    [--what probes|sharpness]
+//                    [--what probes|sharpness|noise]
 // Run by hand from the repository root (never in ctest). Stores go to a temporary directory.
 #include <unistd.h>
 
@@ -41,16 +43,21 @@ double median(std::vector<double> v) {
 int bench_main(int argc, char** argv) {
   ensure_fast_blas(argv);  // as `fathom` does: OpenBLAS's fast kernels (base/util/blas_setup.h)
   int updates = 300, every = 100, rounds = 2, layers = 18, threads = 0;
-  bool sharpness = false;
+  std::string what = "probes";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--what") sharpness = std::string(argv[i + 1]) == "sharpness";
+    if (flag == "--what") what = argv[i + 1];
     const int value = std::atoi(argv[i + 1]);
     if (flag == "--updates") updates = value;
     if (flag == "--every") every = value;
     if (flag == "--rounds") rounds = value;
     if (flag == "--layers") layers = value;
     if (flag == "--threads") threads = value;
+  }
+  if (what != "probes" && what != "sharpness" && what != "noise") {
+    std::fprintf(stderr, "bench_probe_cost: --what is probes, sharpness or noise, not %s\n",
+                 what.c_str());
+    return 2;
   }
   RunConfig config = load_config_file("configs/depth/base.yaml");
   apply_overrides(
@@ -59,6 +66,7 @@ int bench_main(int argc, char** argv) {
                "train.max_updates=" + std::to_string(updates),
                "train.valid_every=" + std::to_string(updates),
                "train.threads=" + std::to_string(threads), "eval.max_sentences=1", "eval.beam=1"});
+  if (what == "noise") config.train.update_tokens = 2048;
   const fs::path dir =
       fs::temp_directory_path() / ("fathom_bench_probe_cost_" + std::to_string(getpid()));
   fs::create_directories(dir);
@@ -68,7 +76,10 @@ int bench_main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round)
     for (const int probe_every : {0, every}) {
       RunConfig c = config;
-      (sharpness ? c.train.sharpness_every : c.train.probe_every) = probe_every;
+      if (what == "noise")
+        c.train.noise_scale = probe_every > 0;
+      else
+        (what == "sharpness" ? c.train.sharpness_every : c.train.probe_every) = probe_every;
       db::NewRun run;
       run.name = probe_every ? "probed" : "plain";
       run.config_json = config_to_json(c).dump();
@@ -87,16 +98,16 @@ int bench_main(int argc, char** argv) {
     }
   const double off = median(off_s), on = median(on_s);
   std::printf("blas core %s\n", blas_core_name());
-  const char* what = sharpness ? "sharpness" : "probes";
+  if (what == "noise") every = 1;  // a reading every update
   std::printf("%d+%d layers, %d updates, %s every %d (%d points), %d rounds alternating\n", layers,
-              layers, updates, what, every, updates / every, rounds);
-  std::printf("update loop without %s: median %.2f s\n", what, off);
-  std::printf("update loop with %s:    median %.2f s\n", what, on);
-  std::printf("%s share of training time: %.2f %% (%.3f s a point)\n", what, 100 * (on - off) / off,
-              (on - off) / std::max(1, updates / every));
+              layers, updates, what.c_str(), every, updates / every, rounds);
+  std::printf("update loop without %s: median %.2f s\n", what.c_str(), off);
+  std::printf("update loop with %s:    median %.2f s\n", what.c_str(), on);
+  std::printf("%s share of training time: %.2f %% (%.3f s a point)\n", what.c_str(),
+              100 * (on - off) / off, (on - off) / std::max(1, updates / every));
   bool same = true;
   for (size_t i = 0; i < off_loss.size(); ++i) same = same && off_loss[i] == on_loss[i];
-  std::printf("final training loss with and without %s %s (%.6f)\n", what,
+  std::printf("final training loss with and without %s %s (%.6f)\n", what.c_str(),
               same ? "identical" : "DIFFERENT", off_loss[0]);
   store.reset();
   fs::remove_all(dir);
@@ -105,4 +116,6 @@ int bench_main(int argc, char** argv) {
 
 }  // namespace fathom::bench::bench_probe_cost
 
-FATHOM_BENCH_PROGRAM(bench_probe_cost, "what the training probes (or sharpness points) cost a run");
+FATHOM_BENCH_PROGRAM(
+    bench_probe_cost,
+    "what the training probes (or sharpness points, or the noise scale) cost a run");

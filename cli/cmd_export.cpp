@@ -12,6 +12,7 @@ void add_export_command(CLI::App& app, GlobalOptions& global) {
   add_export_transfer_command(*cmd, global);
   add_export_verdicts_command(*cmd, global);
   add_export_reach_command(*cmd, global);
+  add_export_noise_scale_command(*cmd, global);
   add_export_plot_command(*cmd, global);  // a stub in builds without Qt
 }
 

@@ -129,6 +129,8 @@ void add_export_importance_command(CLI::App& export_cmd, GlobalOptions& options)
 void add_export_transfer_command(CLI::App& export_cmd, GlobalOptions& options);  // lr-transfer
 void add_export_verdicts_command(CLI::App& export_cmd, GlobalOptions& options);
 void add_export_reach_command(CLI::App& export_cmd, GlobalOptions& options);  // time to target
+void add_export_noise_scale_command(CLI::App& export_cmd,
+                                    GlobalOptions& options);  // train.noise_scale
 // Without FATHOM_HAVE_PLOTS (no Qt 6) `export plot` is a stub that says how to get figures.
 void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options);
 

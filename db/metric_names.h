@@ -38,6 +38,19 @@ inline const std::string kLossScale = "loss_scale";
 inline const std::string kSkippedUpdates = "skipped_updates";
 // Every train.grad_norm_every updates: one curve per layer, "gradnorm.<layer>" (methods.md s5.3).
 inline const std::string kLayerGradNormPrefix = "gradnorm.";
+// train.noise_scale, at each log point over the window's updates (core/train/noise_scale_monitor.h,
+// methods.md s5.12): B_simple in target tokens with its >= 95 % interval (no row where it is
+// open), the means of the per-update estimates of tr(Sigma) and |G|^2 with their standard
+// errors, and how many updates gave one -- what pools windows exactly.
+inline const std::string kNoisePrefix = "noise.";
+inline const std::string kNoiseBSimple = "noise.b_simple";
+inline const std::string kNoiseBSimpleLow = "noise.b_simple_low";
+inline const std::string kNoiseBSimpleHigh = "noise.b_simple_high";
+inline const std::string kNoiseTrace = "noise.trace";
+inline const std::string kNoiseTraceSe = "noise.trace_se";
+inline const std::string kNoiseGradSq = "noise.grad_sq";
+inline const std::string kNoiseGradSqSe = "noise.grad_sq_se";
+inline const std::string kNoiseUpdates = "noise.updates";
 // Every train.probe_every updates (core/train/probes.h; the per-layer probes go to the
 // probe tables): log Z of the output logits over the probe batch's target tokens, and
 // Admin's relative output change |F(x, W_t) - F(x, W_t-1)| / |F(x, W_t-1)| of the update.

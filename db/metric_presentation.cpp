@@ -55,6 +55,12 @@ const std::vector<PresentedMetric>& presented_metrics() {
       {kPreconditionedSharpness, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kEdgeOfStabilityRatio, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kSharpnessProducts, {kHidden, kAsIs, kLinear, "products", kNeither, kCount}},
+      // train.noise_scale: shown where a run logged it (only runs that asked for it do).
+      {kNoiseBSimple, {kShown, kAsIs, kLog, "target tokens", kNeither}},
+      {kNoiseBSimpleLow, {kHidden, kAsIs, kLog, "target tokens", kNeither}},
+      {kNoiseBSimpleHigh, {kHidden, kAsIs, kLog, "target tokens", kNeither}},
+      {kNoiseUpdates, {kHidden, kAsIs, kLinear, "updates", kNeither, kCount}},
+      {kNoisePrefix, {kHidden, kAsIs, kLinear, "", kNeither}},
       {kSysCpuPercent, {kHidden, kAsIs, kLinear, "% of a core", kNeither}},
       {kSysRss, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
       {kSysRssPeak, {kHidden, kAsIs, kLinear, "MiB", kNeither}},
@@ -94,6 +100,7 @@ MetricPresentation presentation_of(const std::string& name) {
 
 std::string metric_group(const std::string& name) {
   if (is_system_metric(name)) return "System";
+  if (name.rfind(kNoisePrefix, 0) == 0) return "Noise scale";
   return name.rfind(kCurvaturePrefix, 0) == 0 ? "Curvature" : "";
 }
 

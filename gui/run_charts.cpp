@@ -60,6 +60,9 @@ std::vector<RunChartSpec> run_chart_specs(const std::vector<std::string>& metric
   chart(QStringLiteral("learning rate"), {metric::kLearningRate});
   chart(QStringLiteral("gradient norm"), {metric::kGradNorm});
   chart(QStringLiteral("NLL per token"), {metric::kTrainNll, metric::kValidNll});
+  // train.noise_scale: B_simple between its interval's ends (an end is missing where open).
+  chart(QStringLiteral("gradient noise scale B_simple (target tokens)"),
+        {metric::kNoiseBSimple, metric::kNoiseBSimpleLow, metric::kNoiseBSimpleHigh});
   // The run's other curves the presentation table knows, in its order; then those it does not
   // (system metrics, whatever their names); then the probes.
   std::vector<std::string> known, unknown, probes;

@@ -135,6 +135,7 @@ struct TrainConfig {
   int log_every = 10;                      // write training metrics every K updates
   int grad_norm_every =
       0;  // log per-layer gradient norms gradnorm.<layer> every K updates (0: off)
+  bool noise_scale = false;  // log the gradient noise scale noise.* at each log point
   int keep_checkpoint_every =
       0;                     // keep the model at every K-th update as checkpoint_<K>.pt (0: off)
   int keep_checkpoints = 0;  // of those, only the newest N stay on disk (0: every one)

@@ -88,8 +88,15 @@ NoiseScaleEstimate estimate_noise_scale(const NoiseScaleReadings& r) {
   for (size_t b = 0; b < k; ++b) solve(without(r, all, b), traces[b], grads[b]);
   e.trace_se = jackknife_se(traces);
   e.grad_sq_se = jackknife_se(grads);
+  set_noise_scale_interval(e);
+  return e;
+}
+
+void set_noise_scale_interval(NoiseScaleEstimate& e) {
   const double inf = std::numeric_limits<double>::infinity();
   e.b_simple = e.grad_sq > 0 ? std::max(e.trace, 0.0) / e.grad_sq : inf;
+  if (std::isnan(e.trace_se)) e.trace_se = inf;
+  if (std::isnan(e.grad_sq_se)) e.grad_sq_se = inf;
   const double trace_low = std::max(e.trace - kZ * e.trace_se, 0.0);
   const double trace_high = std::max(e.trace + kZ * e.trace_se, 0.0);
   const double grad_high = e.grad_sq + kZ * e.grad_sq_se;
@@ -97,7 +104,6 @@ NoiseScaleEstimate estimate_noise_scale(const NoiseScaleReadings& r) {
   e.resolved = grad_low > 0;
   e.b_low = grad_high > 0 ? trace_low / grad_high : inf;
   e.b_high = e.resolved ? trace_high / grad_low : inf;
-  return e;
 }
 
 }  // namespace fathom

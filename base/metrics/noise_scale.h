@@ -48,4 +48,9 @@ struct NoiseScaleEstimate {
 // disagree or a batch without tokens).
 NoiseScaleEstimate estimate_noise_scale(const NoiseScaleReadings& r);
 
+// From an estimate's trace, grad_sq and their standard errors: b_simple, the Bonferroni
+// interval [b_low, b_high] and whether it is resolved (the header's rule). A standard error
+// that is not finite (too few readings to have one) leaves the interval open: [0, inf].
+void set_noise_scale_interval(NoiseScaleEstimate& e);
+
 }  // namespace fathom

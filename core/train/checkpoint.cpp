@@ -88,6 +88,12 @@ std::string checkpoint_bytes(TransformerImpl& model, const Optimizer* optimizer,
                                static_cast<double>(w.skipped), w.smoothed, w.nll, w.grad_norm},
                               torch::kFloat64),
                 true);
+  const NoiseScaleWindow& noise = w.noise;
+  archive.write("state_noise_window",
+                torch::tensor({static_cast<double>(noise.updates), noise.trace, noise.trace_sq,
+                               noise.grad_sq, noise.grad_sq_sq},
+                              torch::kFloat64),
+                true);
   archive.write("state_train_seconds", scalar(state.train_seconds), true);
   archive.write("state_train_tokens", scalar(state.train_tokens), true);
   archive.write("state_train_flops", scalar(state.train_flops), true);
@@ -164,7 +170,14 @@ static void read_trainer_state(torch::serialize::InputArchive& archive, TrainerS
                                    static_cast<int64_t>(v[3]),
                                    v[4],
                                    v[5],
-                                   v[6]};
+                                   v[6],
+                                   NoiseScaleWindow{}};
+  }
+  torch::Tensor noise;  // absent before train.noise_scale: an empty window
+  if (archive.try_read("state_noise_window", noise, true) && noise.numel() == 5) {
+    const torch::Tensor n = noise.to(torch::kFloat64).contiguous();
+    const double* v = n.data_ptr<double>();
+    state->window.noise = NoiseScaleWindow{static_cast<int64_t>(v[0]), v[1], v[2], v[3], v[4]};
   }
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/metrics/noise_scale_window.h"
 #include "base/util/file_write.h"
 #include "core/train/early_stop.h"
 
@@ -21,6 +22,7 @@ class Optimizer;
 struct LogWindowState {
   int64_t tokens = 0, updates = 0, grad_norm_updates = 0, skipped = 0;
   double smoothed = 0, nll = 0, grad_norm = 0;
+  NoiseScaleWindow noise;  // train.noise_scale's sums
 };
 
 struct TrainerState {

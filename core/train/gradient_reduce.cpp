@@ -11,7 +11,7 @@ namespace fathom {
 namespace {
 // smoothed, nll, stop, abandoned, late (a gradient changed after its bucket left); then a
 // flag per parameter: has a gradient
-constexpr size_t kReduceHeader = 5;
+constexpr size_t kReduceHeader = 8;
 }  // namespace
 
 std::vector<size_t> batches_of_rank(size_t batches, int rank, int world) {
@@ -141,14 +141,14 @@ void GradientReducer::reduce_all_again() {
 }
 
 GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
-                                                const torch::Tensor& nll, bool stop,
-                                                bool abandoned) {
+                                                const torch::Tensor& nll, bool stop, bool abandoned,
+                                                const torch::Tensor& noise) {
   const auto start = Clock::now();
   torch::NoGradGuard no_grad;
   const torch::Device device =
       parameters_.empty() ? torch::Device(torch::kCPU) : parameters_.front().device();
-  // [smoothed, nll, stop, abandoned, late, has_grad of every parameter]: float64 holds the
-  // sums as the device metrics keep them and the counts exactly.
+  // [smoothed, nll, stop, abandoned, late, noise reading (3), has_grad of every parameter]:
+  // float64 holds the sums as the device metrics keep them and the counts exactly.
   // Built on the host in one piece (not an indexed write per parameter on the device, hundreds
   // of small ops per update); only the two loss sums come from the device.
   std::vector<double> flags(kReduceHeader + parameters_.size(), 0.0);
@@ -169,6 +169,7 @@ GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
   torch::Tensor header = torch::tensor(flags, torch::kFloat64).to(device);
   if (smoothed.defined()) header.narrow(0, 0, 1).copy_(smoothed.reshape({1}));
   if (nll.defined()) header.narrow(0, 1, 1).copy_(nll.reshape({1}));
+  if (noise.defined()) header.narrow(0, 5, 3).copy_(noise.reshape({3}));
   const RankGroup::PendingReduction header_sum = group_.start_all_reduce_sum(header);
   for (auto& wait : pending_) wait();
   header_sum();
@@ -205,7 +206,7 @@ GradientReducer::Totals GradientReducer::reduce(const torch::Tensor& smoothed,
     }
   }
   last_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
-  return Totals{t[0], t[1], t[2] > 0, false};
+  return Totals{t[0], t[1], t[2] > 0, false, t[5], t[6], t[7]};
 }
 
 }  // namespace fathom

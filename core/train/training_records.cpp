@@ -110,11 +110,29 @@ void TrainingSession::log(const Update& u, const DeviceMetrics::Reading& reading
     metrics_->log(u.number, db::metric::kLossScale, scaler_->scale_value());
     metrics_->log(u.number, db::metric::kSkippedUpdates, static_cast<double>(window_.skipped));
   }
+  if (noise_) log_noise_scale(u.number);
   system_.log(*metrics_, u.number);  // sys.* rows (core/train/system_metrics.h)
   outcome_.final_metrics[db::metric::kTrainLoss] = loss;
   last_logged_loss_ = loss;
   store_->heartbeat(*lease_, u.number);
   window_.reset();
+}
+
+// train.noise_scale's rows of the log window (db/metric_names.h), then a new window.
+void TrainingSession::log_noise_scale(int64_t update) {
+  namespace m = db::metric;
+  const NoiseScaleWindow window = noise_->window();
+  noise_->reset();
+  if (window.updates == 0) return;
+  const NoiseScaleEstimate e = estimate_noise_scale(window);
+  metrics_->log(update, m::kNoiseUpdates, static_cast<double>(window.updates));
+  metrics_->log(update, m::kNoiseTrace, e.trace);
+  metrics_->log(update, m::kNoiseGradSq, e.grad_sq);
+  if (std::isfinite(e.trace_se)) metrics_->log(update, m::kNoiseTraceSe, e.trace_se);
+  if (std::isfinite(e.grad_sq_se)) metrics_->log(update, m::kNoiseGradSqSe, e.grad_sq_se);
+  if (std::isfinite(e.b_simple)) metrics_->log(update, m::kNoiseBSimple, e.b_simple);
+  if (std::isfinite(e.b_low)) metrics_->log(update, m::kNoiseBSimpleLow, e.b_low);
+  if (std::isfinite(e.b_high)) metrics_->log(update, m::kNoiseBSimpleHigh, e.b_high);
 }
 
 // The probes of update `update` (core/train/probes.h): scalars as metric rows, the
@@ -371,9 +389,11 @@ void TrainingSession::count_training() {
 LogWindowState TrainingSession::window_state(const DeviceMetrics::Reading& reading,
                                              bool just_logged) const {
   if (just_logged) return LogWindowState{};
-  return LogWindowState{window_.tokens,   window_.updates,  window_.grad_norm_updates,
-                        window_.skipped,  reading.smoothed, reading.nll,
-                        reading.grad_norm};
+  LogWindowState state{window_.tokens,    window_.updates,   window_.grad_norm_updates,
+                       window_.skipped,   reading.smoothed,  reading.nll,
+                       reading.grad_norm, NoiseScaleWindow{}};
+  if (noise_) state.noise = noise_->window();
+  return state;
 }
 
 // The checkpoint a resume starts from. The metric rows up to it reach the store first: a

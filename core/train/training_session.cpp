@@ -243,6 +243,10 @@ void TrainingSession::start_loop() {
   device_metrics_->restore_window(state_.window.smoothed, state_.window.nll,
                                   state_.window.grad_norm);
   scaler_.emplace(state_.loss_scale, state_.loss_scale_clean_updates);
+  if (tc_.noise_scale) {
+    noise_.emplace(parameters_, device_, options_.ranks ? options_.ranks->world() : 1);
+    noise_->restore(state_.window.noise);
+  }
   if (options_.ranks) {
     reducer_.emplace(
         *options_.ranks, parameters_,
@@ -351,13 +355,17 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   if (probed) probes_->before_update();
   if (graphs_) graphs_->capture_pending();  // its warm-ups' gradients zeroed next
   optimizer_->zero_grad();
+  if (noise_) noise_->begin_update(u.tokens, precision_.loss_scaling ? scaler_->scale_value() : 1);
   torch::Tensor smoothed, nll;
   const bool abandoned = !forward_backward_unless_stopped(parts, u.tokens, smoothed, nll);
   if (abandoned && !reducer_) return std::nullopt;
   if (reducer_) {
     const bool asked = options_.stop_requested && options_.stop_requested->load();
-    const GradientReducer::Totals totals = reducer_->reduce(smoothed, nll, asked, abandoned);
+    const GradientReducer::Totals totals = reducer_->reduce(
+        smoothed, nll, asked, abandoned, noise_ ? noise_->share_reading() : torch::Tensor());
     if (totals.abandoned) return std::nullopt;  // some rank abandoned it: every rank does
+    if (noise_)
+      noise_->set_ranks_reading(totals.noise_sq, totals.noise_inverse_tokens, totals.noise_readers);
     stop_agreed_ = totals.stop;
     window_.reduce_seconds += reducer_->last_seconds();
     window_.reduce_overlap_seconds += reducer_->last_overlap_seconds();
@@ -381,6 +389,7 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
   const torch::Tensor grad_norm =
       skipped ? torch::Tensor() : clip_grad_norm_on_device(parameters_, max_norm);
   device_metrics_->end_update(u.number, u.tokens, grad_norm);
+  if (noise_ && writes()) noise_->end_update(grad_norm);
 
   u.lr = learning_rate(tc_, u.number);
   if (!skipped) optimizer_->step(u.lr);
@@ -424,11 +433,13 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
   for (size_t i = 0; i < mine.size(); ++i) mine[i] = i;
   if (options_.ranks) mine = batches_of_rank(parts.size(), rank(), options_.ranks->world());
   torch::Tensor smoothed_sum, nll_sum;
-  for (size_t i : mine) {
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const size_t i = mine[k];
     const Batch& batch = parts[i];
     if (graphs_ && !reducer_) {
       if (const std::optional<LossSums> sums = graphs_->replay(batch, tokens)) {
         device_metrics_->add_batch(*sums);
+        if (noise_) noise_->after_batch(k, mine.size(), batch.tgt_tokens);
         continue;
       }
     }
@@ -446,6 +457,7 @@ std::pair<torch::Tensor, torch::Tensor> TrainingSession::forward_backward(
     // This rank's last backward of the update finishes its gradients: reduce as they finish.
     if (reducer_ && i == mine.back()) reducer_->start_overlap();
     (precision_.loss_scaling ? scaler_->scale(mean) : mean).backward();
+    if (noise_) noise_->after_batch(k, mine.size(), batch.tgt_tokens);
     if (!reducer_) {
       device_metrics_->add_batch(sums);
       continue;

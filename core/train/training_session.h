@@ -30,6 +30,7 @@
 #include "core/train/gradient_reduce.h"
 #include "core/train/graphed_updates.h"
 #include "core/train/loss_scaler.h"
+#include "core/train/noise_scale_monitor.h"
 #include "core/train/optimizer.h"
 #include "core/train/precision.h"
 #include "core/train/probes.h"
@@ -107,6 +108,7 @@ class TrainingSession {
                                        torch::Tensor& smoothed, torch::Tensor& nll);
   std::optional<DeviceMetrics::Reading> read_metrics(bool reset_window);
   void log(const Update& u, const DeviceMetrics::Reading& reading);
+  void log_noise_scale(int64_t update);
   void log_probes(int64_t update);
   void log_sharpness(int64_t update);
   void keep_checkpoint(int64_t update, const DeviceMetrics::Reading& reading, bool just_logged);
@@ -179,6 +181,7 @@ class TrainingSession {
   std::optional<DeviceMetrics> device_metrics_;
   std::optional<LossScaler> scaler_;
   std::optional<GradientReducer> reducer_;  // a data-parallel run
+  std::optional<NoiseScaleMonitor> noise_;  // train.noise_scale
   bool stop_agreed_ = false;                // some rank asked to stop (reduced each update)
   std::optional<db::MetricWriter> metrics_;
   std::optional<ProgressBar> bar_;

@@ -106,6 +106,25 @@ TEST(ConfigCheck, Tf32IsRefusedOnTheCpuAtItsLine) {
   EXPECT_NO_THROW(check_config(synthetic_config({"train:", "  precision: tf32"})));
 }
 
+// train.noise_scale compares an update's first batch with the whole update: one process needs
+// updates of more target tokens than a batch holds (data.max_tokens, 4096 by default); ranks
+// compare their shares, so several processes need nothing more.
+TEST(ConfigCheck, NoiseScaleNeedsUpdatesOfSeveralBatches) {
+  const InputError e = expect_input_error([&] {
+    check_config(synthetic_config({"train:", "  noise_scale: true"}));
+  });  // line 4
+  EXPECT_EQ(e.field(), "train.noise_scale");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_TRUE(contains(e.message(), "train.update_tokens")) << e.what();
+  EXPECT_THROW(
+      check_config(synthetic_config({"train:", "  noise_scale: true", "  update_tokens: 4096"})),
+      InputError);
+  EXPECT_NO_THROW(
+      check_config(synthetic_config({"train:", "  noise_scale: true", "  update_tokens: 4097"})));
+  EXPECT_NO_THROW(check_config(synthetic_config(
+      {"train:", "  noise_scale: true", "  processes: 2", "  update_tokens: 100000"})));
+}
+
 TEST_F(ConfigFiles, MissingDataFileNamesTheKeyAndThePath) {
   write("train.en", "hello\n");
   const std::string config_path = write("c.yaml", yaml_lines({

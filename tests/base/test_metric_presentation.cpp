@@ -15,12 +15,13 @@ namespace test_metric_presentation {
 using db::metric::presentation_of;
 using db::metric::presentation_rank;
 
+// ... and the noise scale B_simple, which only a run trained with train.noise_scale logs.
 TEST(MetricPresentation, TheDashboardShowsTheTrainingCurvesAndEveryBleuByDefault) {
   std::set<std::string> shown;
   for (const auto& row : db::metric::presented_metrics())
     if (row.presentation.shown) shown.insert(row.name);
   EXPECT_EQ(shown, (std::set<std::string>{"train_loss", "train_ppl", "valid_ppl", "lr", "grad_norm",
-                                          "valid_bleu", "test_bleu"}));
+                                          "valid_bleu", "test_bleu", "noise.b_simple"}));
   EXPECT_TRUE(presentation_of("dev_bleu").shown);  // by its name's parts
   EXPECT_FALSE(presentation_of("gradnorm.enc.0.ffn").shown);
   EXPECT_FALSE(presentation_of("my_metric").shown);
@@ -100,6 +101,10 @@ TEST(MetricPresentation, EveryRecordedMetricHasARow) {
                                   m::kTrainTokens,
                                   m::kDecodeTime,
                                   m::kParams,
+                                  m::kNoiseBSimple,
+                                  m::kNoiseBSimpleLow,
+                                  m::kNoiseBSimpleHigh,
+                                  m::kNoiseUpdates,
                                   m::kSysCpuPercent,
                                   m::kSysRss,
                                   m::kSysRssPeak,
@@ -125,6 +130,15 @@ TEST(MetricPresentation, SystemMetricsFormTheirOwnGroupAfterTheCurves) {
   EXPECT_EQ(m::metric_group(m::kEdgeOfStabilityRatio), "Curvature");
   EXPECT_EQ(m::metric_group("curvature.trace"), "Curvature");
   EXPECT_LT(presentation_rank(m::kSharpnessProducts), presentation_rank(m::kSysCpuPercent));
+  // train.noise_scale's rows theirs, between the two; B_simple on a log axis in tokens, shown
+  // (only runs that asked for it log it), its parts hidden.
+  EXPECT_EQ(m::metric_group(m::kNoiseBSimple), "Noise scale");
+  EXPECT_EQ(m::metric_group(m::kNoiseTraceSe), "Noise scale");
+  EXPECT_LT(presentation_rank(m::kSharpnessProducts), presentation_rank(m::kNoiseBSimple));
+  EXPECT_LT(presentation_rank(m::kNoiseGradSqSe), presentation_rank(m::kSysCpuPercent));
+  EXPECT_TRUE(m::presentation_of(m::kNoiseBSimple).shown);
+  EXPECT_TRUE(m::presentation_of(m::kNoiseBSimple).log_axis);
+  EXPECT_FALSE(m::presentation_of(m::kNoiseTrace).shown);
   EXPECT_LT(presentation_rank(m::kProbeOutputChange), presentation_rank(m::kSysCpuPercent));
   EXPECT_LT(presentation_rank(m::kSysGpuPower), presentation_rank("sys.disk_mib"));
   EXPECT_LT(presentation_rank("sys.disk_mib"), presentation_rank(m::kTestLoss));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/metrics/noise_scale.h"
+#include "tests/support/known_gradient.h"
 
 namespace test_noise_scale {
 using namespace fathom;
@@ -77,18 +78,7 @@ TEST(NoiseScale, RefusesFewerThanTwoBatchesAndEmptyBatches) {
 
 // Simulated batches: g_b = G + Sigma^1/2 z / sqrt(T_b), T_b between 40 and 160 tokens, so that
 // tr(Sigma) and |G|^2 -- and B_simple -- are known.
-struct Simulation {
-  std::vector<double> mean, sd;  // G and the per-token standard deviations (Sigma diagonal)
-  double trace() const {
-    double t = 0;
-    for (double s : sd) t += s * s;
-    return t;
-  }
-  double grad_sq() const {
-    double t = 0;
-    for (double m : mean) t += m * m;
-    return t;
-  }
+struct Simulation : fathom::testing::KnownGradient {
   NoiseScaleEstimate draw(std::mt19937_64& rng, int batches) const {
     std::uniform_int_distribution<int> size(40, 160);
     std::normal_distribution<double> z;
@@ -104,12 +94,7 @@ struct Simulation {
 };
 
 Simulation twenty_coordinates(double signal) {
-  Simulation s;
-  for (int i = 0; i < 20; ++i) {
-    s.mean.push_back(signal * (i % 3 == 0 ? 1.0 : -0.5));
-    s.sd.push_back(1.0 + 0.1 * i);
-  }
-  return s;
+  return {fathom::testing::twenty_coordinates(signal)};
 }
 
 // Unbiased, jackknife errors matching the spread over repetitions, and the interval covering

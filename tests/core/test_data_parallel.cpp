@@ -262,12 +262,14 @@ TEST_F(DataParallel, ATwoRankRunRepeatsBitForBit) {
 // numbers as reducing every bucket after it: the runs agree bit for bit, dropout included, and
 // only the overlapped one reports reducing inside the backward. With checkpoint_activations
 // the layers' gradients are accumulated in nested backwards (core/model/checkpointed_layer.cpp),
-// still once per parameter and backward.
+// still once per parameter and backward. train.noise_scale reads each rank's share before the
+// reduction -- while the overlapped buckets already reduce -- and its rows agree too, one
+// reading from every update of each log window.
 TEST_F(DataParallel, OverlappedReductionEqualsReductionAfterTheBackwardBitForBit) {
   for (const std::string checkpointing : {"false", "true"}) {
     SCOPED_TRACE("checkpoint_activations: " + checkpointing);
-    const std::string settings =
-        kTrain.substr(0, kTrain.size() - 1) + ", checkpoint_activations: " + checkpointing;
+    const std::string settings = kTrain.substr(0, kTrain.size() - 1) +
+                                 ", noise_scale: true, checkpoint_activations: " + checkpointing;
     const std::string model = kEncoderDecoder + ", dropout: 0.1}";
     const int64_t overlapped =
         train(write_config("on-" + checkpointing,
@@ -290,6 +292,9 @@ TEST_F(DataParallel, OverlappedReductionEqualsReductionAfterTheBackwardBitForBit
     const auto none = store.metric_series(after, "allreduce_overlap_s");
     ASSERT_FALSE(none.empty());
     for (const auto& point : none) EXPECT_EQ(point.value, 0.0) << "update " << point.step;
+    const auto readings = store.metric_series(overlapped, fathom::db::metric::kNoiseUpdates);
+    ASSERT_EQ(readings.size(), 4u);  // log points 5, 10, 15, 20
+    for (const auto& point : readings) EXPECT_EQ(point.value, 5.0) << "update " << point.step;
   }
 }
 

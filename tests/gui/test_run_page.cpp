@@ -100,6 +100,21 @@ class RunPageTest : public QObject {
     for (const auto& s : specs) QVERIFY2(!s.whole_y, qPrintable(s.title));  // none is a count
   }
 
+  // train.noise_scale's B_simple with its interval's ends in one chart, on a log axis, after
+  // the training-health charts; its parts each their own.
+  void theNoiseScaleIsChartedWithItsInterval() {
+    const auto specs =
+        fathom::gui::run_chart_specs({"noise.b_simple", "noise.b_simple_high", "noise.b_simple_low",
+                                      "noise.trace", "train_loss"});
+    QCOMPARE(specs.size(), size_t(3));
+    QCOMPARE(specs[1].title, QStringLiteral("gradient noise scale B_simple (target tokens)"));
+    QCOMPARE(specs[1].metrics, (std::vector<std::string>{"noise.b_simple", "noise.b_simple_low",
+                                                         "noise.b_simple_high"}));
+    QVERIFY(specs[1].log_y);
+    QVERIFY(!specs[1].smoothed);
+    QCOMPARE(specs[2].metrics, std::vector<std::string>{"noise.trace"});
+  }
+
   // A count of a few things (the process's threads) ticks at whole numbers: 2.8, 3.0, 3.2
   // threads was the run page's axis for a run whose thread count moved between 3 and 3.
   void aChartOfThreadsTicksAtWholeNumbers() {

@@ -1,0 +1,27 @@
+#pragma once
+// The trainer's gradient noise scale over training (train.noise_scale; base/metrics/
+// noise_scale_window.h), read back from a run's noise.* rows: each log window as it was logged,
+// or `pool` consecutive windows pooled -- their updates' estimates together, as one window of
+// them all -- for a tighter interval where a log window's is wide. `fathom export noise-scale`.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/metrics/noise_scale_window.h"
+#include "db/store.h"
+
+namespace fathom::experiments {
+
+struct NoiseScalePoint {
+  int64_t first_update = 0, last_update = 0;  // the updates the pooled windows cover
+  NoiseScaleWindow window;
+  NoiseScaleEstimate estimate;
+  std::optional<double> train_loss;  // the run's logged training loss at last_update
+};
+
+// InputError (`fathom export noise-scale`, the field "run") for a run without noise.* rows --
+// trained without train.noise_scale; pool < 1 is std::invalid_argument. A last group of fewer
+// than `pool` windows is pooled as it is.
+std::vector<NoiseScalePoint> noise_scale_curve(const db::Store& store, int64_t run, int pool);
+
+}  // namespace fathom::experiments
