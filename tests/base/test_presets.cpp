@@ -85,7 +85,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"sgd-vs-adam-inits.yaml", 30},
                                                {"batch-size-scan.yaml", 30},
                                                {"sgd-vs-adam-inits-edge.yaml", 6},
-                                               {"noise-scale-training.yaml", 6}};
+                                               {"noise-scale-training.yaml", 6},
+                                               {"noise-scale-training-dropout0.yaml", 2}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
