@@ -9,8 +9,9 @@
 
 namespace fathom {
 namespace {
-// smoothed, nll, stop, abandoned, late (a gradient changed after its bucket left); then a
-// flag per parameter: has a gradient
+// smoothed, nll, stop, abandoned, late (a gradient changed after its bucket left), the rank's
+// noise-scale reading (3 values: core/train/noise_scale_monitor.h); then a flag per parameter:
+// has a gradient
 constexpr size_t kReduceHeader = 8;
 }  // namespace
 
