@@ -82,9 +82,11 @@ void runs_table(std::ostream& out, const std::vector<db::RunRecord>& runs,
   }
 }
 
-// The curves a report draws, where the runs stored them (valid_bleu: train.valid_bleu).
+// The curves a report draws, where the runs stored them (valid_bleu: train.valid_bleu;
+// noise.b_simple: train.noise_scale).
 const std::string* const kCurveMetrics[] = {&db::metric::kTrainLoss, &db::metric::kValidLoss,
-                                            &db::metric::kValidPpl, &db::metric::kValidBleu};
+                                            &db::metric::kValidPpl, &db::metric::kValidBleu,
+                                            &db::metric::kNoiseBSimple};
 
 // The curves a report draws, of those the runs stored.
 std::vector<std::string> curve_metrics(const db::Store& store,

@@ -77,6 +77,8 @@ TEST(Report, SweepAndRunReports) {
       store.write_metrics(id, {{10, "valid_loss", 2.0, 0.0}});
       if (std::string(seed) == "1")  // train.valid_bleu: the BLEU curve is drawn too
         store.write_metrics(id, {{10, "valid_bleu", bleu / 2, 0.0}});
+      else  // train.noise_scale: and B_simple's, on a log axis
+        store.write_metrics(id, {{10, "noise.b_simple", 120.0, 0.0}});
       if (std::string(norm) == "pre")  // pre's runs were probed: the report draws them
         store.write_probes(id, {{25, "stream.rms", {"enc.0.ffn"}, {1.5f}, 0},
                                 {50, "stream.rms", {"enc.0.ffn"}, {2.5f}, 0}});
@@ -93,8 +95,10 @@ TEST(Report, SweepAndRunReports) {
   options.out_dir = (dir / "sweep").string();
   options.metrics = {"test_bleu", "test_bpb"};  // no run has bits per byte
   std::vector<std::string> asked;
+  std::vector<bool> log_y;
   options.render_curves = [&](const experiments::CurvesRequest& r) {
     asked.push_back(r.file_stem);
+    log_y.push_back(r.log_y);
     EXPECT_EQ(r.runs.size(), 4u);
     // Two seeds per configuration: one curve per configuration, the mean over its seeds.
     EXPECT_EQ(r.group_by, std::vector<std::string>{"axes"});
@@ -115,7 +119,8 @@ TEST(Report, SweepAndRunReports) {
   EXPECT_NE(text.find("| id | run | status | updates | test_bleu |\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("test_bpb"), std::string::npos) << text;
   EXPECT_EQ(asked, (std::vector<std::string>{"curves-valid_loss",  // only stored metrics
-                                             "curves-valid_bleu"}));
+                                             "curves-valid_bleu", "curves-noise.b_simple"}));
+  EXPECT_EQ(log_y, (std::vector<bool>{false, false, true}));
   EXPECT_NE(text.find("![valid_loss](curves-valid_loss.png)"), std::string::npos);
   EXPECT_NE(text.find("the mean over its seeds, shaded +-1 sample std"), std::string::npos) << text;
   // Without a probe renderer the section still says what was recorded.
