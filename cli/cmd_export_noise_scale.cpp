@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/export_output.h"
 #include "experiments/noise_scale_curve.h"
+#include "experiments/report_numbers.h"
 
 namespace fathom::cli {
 namespace {
@@ -53,11 +54,13 @@ void export_noise_scale(const NoiseArgs& a, const GlobalOptions& global) {
       const NoiseScaleEstimate& e = p.estimate;
       text += "| " + std::to_string(p.first_update) + "-" + std::to_string(p.last_update) + " | " +
               std::to_string(p.window.updates) + " | " +
-              (p.train_loss ? table_number(*p.train_loss, "%.3f") : "-") + " | " +
-              table_number(e.b_simple, "%.1f") + " | [" + table_number(e.b_low, "%.1f") + ", " +
-              (e.resolved ? table_number(e.b_high, "%.1f") + "]" : "inf)") + " | " +
-              table_number(e.trace) + " ± " + table_number(e.trace_se) + " | " +
-              table_number(e.grad_sq) + " ± " + table_number(e.grad_sq_se) + " |\n";
+              (p.train_loss ? experiments::cell_number(*p.train_loss, "%.3f") : "-") + " | " +
+              experiments::cell_number(e.b_simple, "%.1f") + " | [" +
+              experiments::cell_number(e.b_low, "%.1f") + ", " +
+              (e.resolved ? experiments::cell_number(e.b_high, "%.1f") + "]" : "inf)") + " | " +
+              experiments::cell_number(e.trace) + " ± " + experiments::cell_number(e.trace_se) +
+              " | " + experiments::cell_number(e.grad_sq) + " ± " +
+              experiments::cell_number(e.grad_sq_se) + " |\n";
     }
     text += "\n*run " + std::to_string(run.id) + ", " +
             (a.pool == 1 ? std::string("each log window")

@@ -12,7 +12,7 @@
 #include "base/util/json_number.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
-#include "experiments/time_to_target.h"
+#include "experiments/reach_text.h"
 
 namespace fathom::cli {
 namespace {
@@ -22,11 +22,6 @@ struct ReachArgs {
   double target = NAN;
   bool fit = false;
 };
-
-std::string with_ci(double mean, double ci, const char* format = "%.1f") {
-  return std::isfinite(ci) ? table_number(mean, format) + " ± " + table_number(ci, format)
-                           : table_number(mean, format);
-}
 
 nlohmann::json cell_json(const experiments::ReachCell& c) {
   return {{"row", c.row},
@@ -40,32 +35,6 @@ nlohmann::json cell_json(const experiments::ReachCell& c) {
           {"tokens_per_update", number_or_null(c.tokens_per_update)}};
 }
 
-// The fit over the rows' best cells: S = S_min (1 + B_crit / B), B their tokens per update.
-std::optional<experiments::CriticalBatchFit> fit_rows(const experiments::ReachTable& t) {
-  std::vector<double> batch, updates;
-  for (size_t i : t.best) {
-    batch.push_back(t.cells[i].tokens_per_update);
-    updates.push_back(t.cells[i].updates);
-  }
-  return experiments::fit_critical_batch(batch, updates);
-}
-
-std::string fit_text(const std::optional<experiments::CriticalBatchFit>& f) {
-  if (!f)
-    return "critical batch: not fitted (it needs the best cells of 3 or more rows of different "
-           "batch sizes, each with every run at the target)\n";
-  std::string text = "critical batch (McCandlish et al. 2018, eq. 2.11) over " +
-                     std::to_string(f->points) + " rows' best cells: S = S_min (1 + B_crit / B), " +
-                     "S_min " + table_number(f->s_min) + " updates, B_crit " +
-                     table_number(f->b_crit) + " target tokens, R² " + table_number(f->r2, "%.3f") +
-                     "\n";
-  if (!f->diminishing)
-    text +=
-        "  no diminishing returns measured (S_min or B_crit not positive): the rows do not "
-        "follow the model\n";
-  return text;
-}
-
 void export_reach(const ReachArgs& a, const GlobalOptions& global) {
   experiments::ReachOptions o;
   o.rows = a.rows;
@@ -76,7 +45,7 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
   if (a.direction != "auto") o.lower_is_better = a.direction == "min";
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const experiments::ReachTable t = experiments::reach_table(store, a.sweep, o);
-  const auto fit = a.fit ? fit_rows(t) : std::nullopt;
+  const auto fit = a.fit ? experiments::fit_best_cells(t) : std::nullopt;
   std::string text;
   if (global.json) {
     nlohmann::json j{{"metric", a.metric}, {"target", a.target}, {"notes", t.notes}};
@@ -91,24 +60,8 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
                   {"diminishing", fit->diminishing}};
     text = j.dump(2) + "\n";
   } else {
-    text = "| " + a.rows + (a.cols.empty() ? "" : " | " + a.cols) + " | reached | updates to " +
-           a.metric + " " + table_number(a.target) +
-           " | target tokens to it | tokens per update |\n|---" + (a.cols.empty() ? "" : "|---") +
-           "|---:|---:|---:|---:|\n";
-    for (size_t i = 0; i < t.cells.size(); ++i) {
-      const auto& c = t.cells[i];
-      const bool best = std::find(t.best.begin(), t.best.end(), i) != t.best.end();
-      text += "| " + c.row + (a.cols.empty() ? "" : " | " + c.col) + " | " +
-              std::to_string(c.reached) + "/" + std::to_string(c.runs) + " | " +
-              (best ? "**" : "") + with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
-              with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + table_number(c.tokens_per_update) +
-              " |\n";
-    }
-    text +=
-        "\n*mean over the runs that reached the target ± half-width of the 95 % t-interval; "
-        "bold: each row's fewest updates among its cells whose every run reached it*\n";
-    for (const auto& n : t.notes) text += "\n*" + n + "*\n";
-    if (a.fit) text += "\n" + fit_text(fit);
+    text = experiments::reach_markdown(t, o);
+    if (a.fit) text += "\n" + experiments::critical_batch_text(fit);
   }
   write_export(text, a.out);
 }

@@ -17,7 +17,8 @@ namespace {
 
 struct ReportArgs {
   std::string target, out = "report", metrics, rows, cols, where, agg = "mean",
-                      select_by = db::metric::kValidLoss, at;
+                      select_by = db::metric::kValidLoss, at, reach;
+  bool fit_critical_batch = false;
 };
 
 void report(const ReportArgs& a, const GlobalOptions& global) {
@@ -33,6 +34,12 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.agg = a.agg == "best" ? experiments::CellAgg::Best : experiments::CellAgg::Mean;
   options.select_by = a.select_by;
   options.at = experiments::budget_option(a.at, "fathom report");
+  if (!a.reach.empty()) {
+    options.reach = experiments::reach_request(a.reach);
+    options.reach->fit_critical_batch = a.fit_critical_batch;
+  } else if (a.fit_critical_batch) {
+    throw InputError("fathom report", 0, "--fit-critical-batch", "needs --reach METRIC=VALUE");
+  }
   // A fork sweep's parent against each fork: its files read and counted once for all of them.
   options.paired_test = paired_tester(store, resolve_store_paths(global));
   options.seed_pooled_test = [&store, paths = resolve_store_paths(global)](
@@ -81,6 +88,12 @@ void add_report_command(CLI::App& app, GlobalOptions& global) {
                   "tokens=N, update=N or AXIS=least; `export table --at`), drawn on the figures "
                   "of its axis -- instead of at equal compute, which a sweep of unequal costs "
                   "gets by itself");
+  cmd->add_option("--reach", a->reach,
+                  "a section of the updates and tokens each table cell's runs took to first "
+                  "reach a value of a curve, e.g. valid_loss=2.0 (`fathom export reach`)");
+  cmd->add_flag("--fit-critical-batch", a->fit_critical_batch,
+                "with --reach and the batch as the rows: McCandlish et al.'s critical batch "
+                "fitted to the rows' best cells");
   cmd->callback([a, &global] { report(*a, global); });
 }
 

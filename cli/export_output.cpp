@@ -1,7 +1,5 @@
 #include "cli/export_output.h"
 
-#include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -17,13 +15,6 @@ std::string with_notes(std::string text, const std::vector<std::string>& notes,
     if (format == "tex") text += "% " + note + "\n";
   }
   return text;
-}
-
-std::string table_number(double v, const char* format) {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
 }
 
 void write_export(const std::string& text, const std::string& out, const std::string& detail) {

@@ -1,6 +1,6 @@
 #pragma once
 // What the table exports (`fathom export table|lr-sensitivity|lr-transfer|importance|
-// verdicts|reach|noise-scale`) share: the notes under a table, and writing to --out or stdout.
+// verdicts`) share: the notes under a table, and writing to --out or stdout.
 #include <string>
 #include <vector>
 
@@ -10,9 +10,6 @@ namespace fathom::cli {
 // line), as LaTeX comments; CSV stays data only.
 std::string with_notes(std::string text, const std::vector<std::string>& notes,
                        const std::string& format);
-
-// A table cell's number in printf `format`; "-" where it is not finite (none, or unbounded).
-std::string table_number(double v, const char* format = "%.4g");
 
 // `text` to stdout, or to the file `out` (InputError at --out when it cannot be written), then
 // "wrote OUT DETAIL" on stderr.

@@ -26,6 +26,7 @@
 #include "experiments/report_samples.h"
 #include "experiments/sweep_runs.h"
 #include "experiments/text_table.h"
+#include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
 namespace {
@@ -380,14 +381,19 @@ void fork_sweep_sections(std::ostream& out, const db::RunRecord& parent,
 
 // The comparison tables: rows and columns the sweep's first two axis groups (or the asked
 // layout), each metric at the runs' ends, then the validation metrics at `budget`.
+// The tables' rows and columns: the chosen layout, else the first axis group by the second.
+std::pair<std::string, std::string> table_layout(
+    const ReportOptions& options, const std::vector<std::vector<std::string>>& groups) {
+  if (!options.rows.empty()) return {options.rows, options.cols};
+  return {join(groups[0], "+"), groups.size() > 1 ? join(groups[1], "+") : ""};
+}
+
 void tables_section(std::ostream& out, const db::Store& store, const std::string& sweep,
                     const SweepRuns& selected, const ReportOptions& options,
                     const std::vector<std::vector<std::string>>& groups,
                     const std::optional<Budget>& budget) {
   out << "\n## Tables\n\n";
-  const bool chosen = !options.rows.empty();
-  const std::string rows = chosen ? options.rows : join(groups[0], "+");
-  const std::string cols = chosen ? options.cols : groups.size() > 1 ? join(groups[1], "+") : "";
+  const auto [rows, cols] = table_layout(options, groups);
   TableOptions layout;
   layout.rows = rows;
   layout.cols = cols;
@@ -448,6 +454,10 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   if (parent) fork_sweep_sections(out, *parent, runs, axes, options);
 
   if (!groups.empty()) tables_section(out, store, sweep, selected, options, groups, budget);
+  if (!groups.empty() && options.reach) {
+    const auto [rows, cols] = table_layout(options, groups);
+    reach_section(out, store, sweep, selected, rows, cols, *options.reach);
+  }
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.
   importance_section(out, store, selected, options.render_importance);

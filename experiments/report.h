@@ -15,6 +15,7 @@
 #include "experiments/paired_test.h"
 #include "experiments/report_budget.h"
 #include "experiments/report_importance.h"
+#include "experiments/report_reach.h"
 
 namespace fathom::experiments {
 
@@ -38,6 +39,8 @@ struct CurvesRequest {
   // Set: the budget the report's tables read the runs at besides their ends (report_budget.h:
   // --at's, or equal compute), drawn with each run's (group's) value read there; x its axis.
   std::optional<Budget> at;
+  // Set: a "Time to a target" section over the tables' layout (experiments/report_reach.h).
+  std::optional<ReachRequest> reach;
 };
 
 struct ReportOptions {
@@ -57,6 +60,8 @@ struct ReportOptions {
   // (`--at`, value_at_budget.h; a least one found among the finished runs), instead of the
   // tables at equal compute where the runs' costs differ; drawn on the figures of its axis.
   std::optional<Budget> at;
+  // Set: a "Time to a target" section over the tables' layout (experiments/report_reach.h).
+  std::optional<ReachRequest> reach;
   CellAgg agg = CellAgg::Mean;
   std::string select_by =
       db::metric::kValidLoss;  // CellAgg::Best: the metric variants are chosen on

@@ -6,6 +6,13 @@
 
 namespace fathom::experiments {
 
+std::string cell_number(double v, const char* format) {
+  if (!std::isfinite(v)) return "-";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 std::string report_number(double v) {
   if (!std::isfinite(v)) return "nan";
   char buf[32];

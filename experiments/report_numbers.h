@@ -10,6 +10,9 @@ namespace fathom::experiments {
 // not finite.
 std::string report_number(double v);
 
+// A table cell's number in printf `format`; "-" where it is not finite (none, or unbounded).
+std::string cell_number(double v, const char* format = "%.4g");
+
 // One column's values with the same decimals, enough for 4 significant digits of its largest
 // value (BLEU 69.55 and 29.50, not 29.5; perplexity 2.180 beside 2.152); report_number's
 // where even the largest is below 0.001.

@@ -63,7 +63,11 @@ std::optional<double> first_reach(const std::vector<db::MetricPoint>& curve, dou
 }
 
 ReachTable reach_table(const db::Store& store, const std::string& sweep, const ReachOptions& o) {
-  const SweepRuns selected = select_sweep_runs(store, sweep, o.where, kCommand);
+  return reach_table(store, select_sweep_runs(store, sweep, o.where, kCommand), sweep, o);
+}
+
+ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const std::string& sweep,
+                       const ReachOptions& o) {
   const bool lower =
       o.lower_is_better.value_or(!db::metric::higher_is_better(o.metric).value_or(false));
   std::vector<std::string> row_order, col_order;

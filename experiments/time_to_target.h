@@ -15,6 +15,7 @@
 
 #include "db/records.h"
 #include "db/store.h"
+#include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
 
@@ -49,6 +50,9 @@ struct ReachTable {
 
 // InputError (`fathom export reach`, the field) for a sweep without runs, an axis no run has.
 ReachTable reach_table(const db::Store& store, const std::string& sweep,
+                       const ReachOptions& options);
+// The same over runs already selected (a report's; options.where is theirs already).
+ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const std::string& sweep,
                        const ReachOptions& options);
 
 // S = S_min + S_min B_crit / B by least squares in 1 / B over the points (B, S), at least 3.

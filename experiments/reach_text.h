@@ -1,0 +1,21 @@
+#pragma once
+// The time-to-target table (experiments/time_to_target.h) as Markdown, as `fathom export reach`
+// prints it and a sweep report (`fathom report --reach`) shows it: each cell's runs that got
+// there, their updates and tokens (mean +- 95 % t half-width), each row's best cell in bold, the
+// notes; and the critical batch fitted over the rows' best cells, in words.
+#include <optional>
+#include <string>
+
+#include "experiments/time_to_target.h"
+
+namespace fathom::experiments {
+
+// `rows`, `cols` (may be ""), `metric` and `target` head the table.
+std::string reach_markdown(const ReachTable& t, const ReachOptions& o);
+
+// S = S_min (1 + B_crit / B) over the rows' best cells, B their target tokens per update.
+std::optional<CriticalBatchFit> fit_best_cells(const ReachTable& t);
+// The fit in a line (or why there is none).
+std::string critical_batch_text(const std::optional<CriticalBatchFit>& f);
+
+}  // namespace fathom::experiments
