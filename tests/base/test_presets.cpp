@@ -86,7 +86,8 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"batch-size-scan.yaml", 30},
                                                {"sgd-vs-adam-inits-edge.yaml", 6},
                                                {"noise-scale-training.yaml", 6},
-                                               {"noise-scale-training-dropout0.yaml", 2}};
+                                               {"noise-scale-training-dropout0.yaml", 2},
+                                               {"batch-size-noise.yaml", 24}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
