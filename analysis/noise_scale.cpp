@@ -37,10 +37,13 @@ constexpr std::uint64_t kNoiseBatchStream = 0x6e6f697365ULL;  // "noise"
                                " batches of an epoch, got " + std::to_string(k));
 }
 
-// Epoch 0's first `k` batches in the run's order (the trainer's first k).
-std::vector<Batch> run_batches(const Subject& s, int k) {
-  const BatchPlan plan =
-      plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
+// The run's own batching of its training pairs.
+BatchPlan run_plan(const Subject& s) {
+  return plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
+}
+
+// Epoch 0's first `k` batches of `plan`, the run's, in its order (the trainer's first k).
+std::vector<Batch> run_batches(const Subject& s, const BatchPlan& plan, int k) {
   if (k < 2 || static_cast<size_t>(k) > plan.size()) too_many(k, plan.size());
   BatchStream stream(s.data->train, plan, s.config.train.seed, 0, 0);
   std::vector<Batch> out;
@@ -78,7 +81,7 @@ std::vector<Batch> training_batches(const Subject& s, const AnalysisParams& p,
                                     torch::Device device) {
   if (p.batches < 2) too_many(p.batches, 0);
   std::vector<Batch> out =
-      p.batching == "run" ? run_batches(s, p.batches) : random_batches(s, p.batches);
+      p.batching == "run" ? run_batches(s, run_plan(s), p.batches) : random_batches(s, p.batches);
   for (auto& b : out) b = b.to(device);
   return out;
 }
@@ -88,13 +91,14 @@ std::vector<Batch> training_batches(const Subject& s, const AnalysisParams& p,
 // holds that many). `measured`: the mean of the batches read, when they are the run's.
 double update_size(const Subject& s, const AnalysisParams& p, double measured) {
   double batch = measured;
-  const BatchPlan plan =
-      plan_batches(s.data->train, s.config.data.max_tokens, s.config.data.pad_to_multiple);
-  if (p.batching != "run" && plan.size() >= 2) {
-    const int k = static_cast<int>(std::min<size_t>(plan.size(), std::max(p.batches, 2)));
-    double tokens = 0;
-    for (const Batch& b : run_batches(s, k)) tokens += static_cast<double>(b.tgt_tokens);
-    batch = tokens / k;
+  if (p.batching != "run") {  // the random batches are not the run's: plan the run's
+    const BatchPlan plan = run_plan(s);
+    if (plan.size() >= 2) {
+      const int k = static_cast<int>(std::min<size_t>(plan.size(), std::max(p.batches, 2)));
+      double tokens = 0;
+      for (const Batch& b : run_batches(s, plan, k)) tokens += static_cast<double>(b.tgt_tokens);
+      batch = tokens / k;
+    }
   }
   const double accumulated = s.config.train.update_tokens;
   return accumulated > 0 ? std::max(accumulated, batch) : batch;
