@@ -44,8 +44,9 @@ std::vector<RunChartSpec> run_chart_specs(const std::vector<std::string>& metric
   std::set<std::string> placed = {metric::kTargetTokens, metric::kTrainFlops};  // x axes
   std::vector<RunChartSpec> specs;
   // A chart of the named metrics the run has; none when it has none of them.
-  auto chart = [&](const QString& title, const std::vector<std::string>& names) {
-    RunChartSpec spec{title, {}, false, true};
+  auto chart = [&](const QString& title, const std::vector<std::string>& names,
+                   const QString& y_label = QString()) {
+    RunChartSpec spec{title, {}, false, true, false, y_label};
     for (const auto& n : names) {
       if (!have.count(n) || placed.count(n)) continue;
       spec.metrics.push_back(n);
@@ -62,7 +63,8 @@ std::vector<RunChartSpec> run_chart_specs(const std::vector<std::string>& metric
   chart(QStringLiteral("NLL per token"), {metric::kTrainNll, metric::kValidNll});
   // train.noise_scale: B_simple between its interval's ends (an end is missing where open).
   chart(QStringLiteral("gradient noise scale B_simple (target tokens)"),
-        {metric::kNoiseBSimple, metric::kNoiseBSimpleLow, metric::kNoiseBSimpleHigh});
+        {metric::kNoiseBSimple, metric::kNoiseBSimpleLow, metric::kNoiseBSimpleHigh},
+        QStringLiteral("B_simple"));
   // The run's other curves the presentation table knows, in its order; then those it does not
   // (system metrics, whatever their names); then the probes.
   std::vector<std::string> known, unknown, probes;
@@ -113,7 +115,9 @@ plot::CurveFigure chart_figure(const db::Store& store, const db::RunRecord& run,
   if (origin && store.find_run(std::to_string(origin->parent))) query.references = {origin->parent};
   plot::CurveFigure f = plot::curves_from_store(store, query);
   f.title = spec.title.toStdString();
-  f.y.label = spec.metrics.size() == 1 ? spec.metrics.front() : "";
+  f.y.label = !spec.y_label.isEmpty()    ? spec.y_label.toStdString()
+              : spec.metrics.size() == 1 ? spec.metrics.front()
+                                         : "";
   f.y.whole_numbers = spec.whole_y;
   f.smoothing = spec.smoothed ? kSmoothing : 0;
   // The run's curves keep their metric's look; the parent's all share one colour and marker,

@@ -30,6 +30,7 @@ struct RunChartSpec {
   bool log_y = false;
   bool smoothed = true;  // a noisy per-update series (db::metric::MetricPresentation::smoothed)
   bool whole_y = false;  // counts only (MetricPresentation::whole_numbers): ticks at whole numbers
+  QString y_label;       // "": a lone metric's name, several metrics' names joined
 };
 
 // The charts of a run that recorded these curves, in the order above; none for a name it lacks

@@ -112,6 +112,7 @@ class RunPageTest : public QObject {
                                                          "noise.b_simple_high"}));
     QVERIFY(specs[1].log_y);
     QVERIFY(!specs[1].smoothed);
+    QCOMPARE(specs[1].y_label, QStringLiteral("B_simple"));  // not the 3 names joined
     QCOMPARE(specs[2].metrics, std::vector<std::string>{"noise.trace"});
   }
 
