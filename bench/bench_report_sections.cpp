@@ -4,7 +4,8 @@
 // from it: lr_transfer_of) against the way it read it before (the sweep listed and filtered
 // again for every depth: select_sweep_runs with "model.layers=D", then lr_sensitivity_of), the
 // sensitivity over the whole selection and the importance decomposition; peak memory after each
-// size. Both ways must give the same best rates ("same: yes").
+// size. Both ways must give the same best rates ("same: yes"). Also the time-to-target section
+// (`fathom report --reach valid_loss=3`: one curve read per run, experiments/report_reach.h).
 //   build/bench/bench_report_sections [SEEDS,... (default 32,128,512)]
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
 #include "experiments/lr_transfer.h"
+#include "experiments/report_reach.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
   const std::vector<long> sizes = bench::parse_size_list(argc > 1 ? argv[1] : "32,128,512");
   std::printf(
       "| runs | transfer now | transfer before | ratio | same | sensitivity | importance "
-      "| peak RSS MB |\n|---:|---:|---:|---:|---|---:|---:|---:|\n");
+      "| reach | peak RSS MB |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
   for (long seeds : sizes) {
     const fs::path path =
         fs::temp_directory_path() / ("bench-report-" + std::to_string(getpid()) + ".db");
@@ -111,11 +114,17 @@ int main(int argc, char** argv) {
     const auto importance = experiments::hparam_importance_of(store, selected, "valid_loss",
                                                               experiments::RunValue::Final);
     const double importance_s = seconds_since(t);
-    std::printf("| %zu | %.3f s | %.3f s | %.2f | %s | %.3f s | %.3f s | %ld |\n",
+    t = Clock::now();
+    std::ostringstream reach;
+    experiments::reach_section(reach, store, "study", selected, "model.layers", "train.lr",
+                               experiments::reach_request("valid_loss=3"));
+    const double reach_s = seconds_since(t);
+    std::printf("| %zu | %.3f s | %.3f s | %.2f | %s | %.3f s | %.3f s | %.3f s | %ld |\n",
                 selected.runs.size(), now_s, before_s, before_s / now_s, same ? "yes" : "NO",
-                sensitivity_s, importance_s, bench::peak_rss_mb());
+                sensitivity_s, importance_s, reach_s, bench::peak_rss_mb());
     std::fflush(stdout);
     if (sensitivity.curves.empty() || importance.axes.empty()) return 1;
+    if (reach.str().find("No table") != std::string::npos) return 1;
     fs::remove(path);
   }
   return 0;
