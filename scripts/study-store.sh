@@ -12,6 +12,13 @@
 # $STUDY_DIR: where saved studies are (docs/studies); $FATHOM_BIN: the fathom that upgrades a
 # restored store's schema (build/fathom).
 set -euo pipefail
+# DB is the caller's path: made absolute before the script moves to the repository's root.
+if [ $# -eq 3 ]; then
+  case $1 in
+    save) set -- "$1" "$(realpath -m -- "$2")" "$3" ;;
+    restore) set -- "$1" "$2" "$(realpath -m -- "$3")" ;;
+  esac
+fi
 cd "$(dirname "$0")/.."
 usage() { sed -n '6,7p' "$0" | sed 's/^#  *//' >&2; exit 2; }
 study_dir=${STUDY_DIR:-docs/studies}

@@ -53,4 +53,11 @@ if err=$("$repo/scripts/study-store.sh" restore s "$scratch/restored/r.db" 2>&1)
 fi
 grep -q "r.artifacts holds files of another store" <<< "$err" || fail "unclear refusal: $err"
 [ ! -e "$scratch/restored/r.db" ] || fail "a refused restore left a store behind"
+# A relative DB is the caller's: restored where the caller stands, not at the repository's root.
+mkdir "$scratch/here"
+(cd "$scratch/here" && "$repo/scripts/study-store.sh" restore s rel.db > /dev/null)
+[ ! -e "$repo/rel.db" ] || { rm -rf "$repo/rel.db" "$repo/rel.artifacts"; fail "a relative DB went to the repository's root"; }
+[ -f "$scratch/here/rel.db" ] || fail "a relative DB was not restored beside its caller"
+(cd "$scratch/here" && "$repo/scripts/study-store.sh" save rel.db s2 > /dev/null)
+[ -f "$scratch/studies/s2.db.xz" ] || fail "a relative DB was not saved"
 echo "ok: saved, restored and compared from the restored evaluation files"
