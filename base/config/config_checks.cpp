@@ -119,11 +119,11 @@ void check_training(const RunConfig& c) {
                      std::to_string(c.data.max_tokens) + "; give more than " +
                      std::to_string(static_cast<int64_t>(t.processes - 1) * c.data.max_tokens) +
                      " (about processes x data.max_tokens)");
-  // One process reads the noise scale from an update's first batch against the whole update:
-  // more target tokens than one batch holds guarantee a second batch.
+  // One process reads the noise scale from an update's batches against the whole update: more
+  // target tokens than one batch holds guarantee a second batch.
   if (t.noise_scale && t.processes <= 1 && t.update_tokens <= c.data.max_tokens)
     config_error(c, "train.noise_scale",
-                 "compares an update's first batch with the whole update, so each update needs "
+                 "compares an update's batches with the whole update, so each update needs "
                  "several batches: give train.update_tokens more than data.max_tokens = " +
                      std::to_string(c.data.max_tokens) + " (now " +
                      std::to_string(t.update_tokens) + "), or train.processes > 1");

@@ -324,9 +324,10 @@ std::vector<FieldSpec> build_fields() {
       .range = kNonNegative;
   train("noise_scale", F::Bool, &T::noise_scale,
         "log the gradient noise scale B_simple = tr(Sigma) / G^2 in target tokens at each log "
-        "point (noise.b_simple and its interval, noise.trace, noise.grad_sq), from each update's "
-        "first batch against the whole update (a data-parallel rank's share against all ranks') "
-        "-- one gradient norm more per update; needs updates of several batches "
+        "point (noise.b_simple and its interval, noise.trace, noise.grad_sq), from each of an "
+        "update's batches against the whole update (on every rank of a data-parallel run) -- a "
+        "norm and a copy over the gradients per batch, one gradient-sized buffer; needs updates "
+        "of several batches "
         "(train.update_tokens above data.max_tokens) or train.processes > 1 (methods.md s5.12)");
   train("keep_checkpoint_every", F::Int, &T::keep_checkpoint_every,
         "also keep the model at every K-th update as checkpoint_<update>.pt, for analyses over "

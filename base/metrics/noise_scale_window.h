@@ -1,12 +1,14 @@
 #pragma once
 // The gradient noise scale during training, from what an update already has (McCandlish et al.
-// 2018, arXiv 1812.06162, appendix A.1): the gradient of a small batch -- the update's first
-// batch in one process, each rank's share in a data-parallel run -- and the update's whole
+// 2018, arXiv 1812.06162, appendix A.1): the gradients of small batches -- each batch of the
+// update, in one process or on every rank of a data-parallel run -- and the update's whole
 // gradient, the mean of its batches'. With B_small and B_big tokens,
 //     E|g_small|^2 = |G|^2 + tr(Sigma) / B_small,   E|g_big|^2 = |G|^2 + tr(Sigma) / B_big,
 // two equations whose solution gives unbiased estimates of tr(Sigma) and |G|^2 from one update
 // (with several small batches of unequal sizes, their mean |g|^2 and mean 1/B_small in the
-// first: the same equation, as in base/metrics/noise_scale.h). One update's estimates are very
+// first: the same equation, as in base/metrics/noise_scale.h; reading every batch of the update
+// makes its first side the batches' scatter around their mean, without the mean gradient's
+// cross term that a single batch's norm carries). One update's estimates are very
 // noisy; a log window averages them over its updates, and B_simple is the ratio of the means
 // (McCandlish et al. average the two separately for the same reason). Their standard errors are
 // the spread of the per-update estimates over the window's updates -- which also holds the

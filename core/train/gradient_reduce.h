@@ -53,8 +53,8 @@ class GradientReducer {
     double smoothed = 0, nll = 0;  // the update's loss sums over every rank's batches
     bool stop = false;             // some rank was asked to stop
     bool abandoned = false;        // some rank abandoned the update (every rank discards it)
-    // train.noise_scale: the sums of the ranks' share readings (core/train/noise_scale_monitor.h)
-    double noise_sq = 0, noise_inverse_tokens = 0, noise_readers = 0;
+    // train.noise_scale: the sums of the ranks' batch readings (core/train/noise_scale_monitor.h)
+    double noise_sq = 0, noise_inverse_tokens = 0, noise_readings = 0;
   };
   // Sums the parameters' .grad() over the ranks in place (starting the buckets the backward
   // has not started, then waiting for all). A parameter without a gradient on some ranks (one
@@ -64,7 +64,7 @@ class GradientReducer {
   // `abandoned`: this rank's forward or backward was cut short by a stop request
   // (core/model/stop_point.h); its gradients are partial, and the sums then only carry the
   // news, so that no rank waits for another in an all-reduce until the timeout.
-  // `noise`: this rank's noise-scale reading (3 float64 on the device; undefined: none).
+  // `noise`: this rank's noise-scale readings (3 float64 on the device; undefined: none).
   Totals reduce(const torch::Tensor& smoothed, const torch::Tensor& nll, bool stop,
                 bool abandoned = false, const torch::Tensor& noise = {});
 

@@ -365,7 +365,8 @@ std::optional<TrainingSession::Update> TrainingSession::one_update() {
         smoothed, nll, asked, abandoned, noise_ ? noise_->share_reading() : torch::Tensor());
     if (totals.abandoned) return std::nullopt;  // some rank abandoned it: every rank does
     if (noise_)
-      noise_->set_ranks_reading(totals.noise_sq, totals.noise_inverse_tokens, totals.noise_readers);
+      noise_->set_ranks_reading(totals.noise_sq, totals.noise_inverse_tokens,
+                                totals.noise_readings);
     stop_agreed_ = totals.stop;
     window_.reduce_seconds += reducer_->last_seconds();
     window_.reduce_overlap_seconds += reducer_->last_overlap_seconds();

@@ -106,9 +106,9 @@ TEST(ConfigCheck, Tf32IsRefusedOnTheCpuAtItsLine) {
   EXPECT_NO_THROW(check_config(synthetic_config({"train:", "  precision: tf32"})));
 }
 
-// train.noise_scale compares an update's first batch with the whole update: one process needs
+// train.noise_scale compares an update's batches with the whole update: one process needs
 // updates of more target tokens than a batch holds (data.max_tokens, 4096 by default); ranks
-// compare their shares, so several processes need nothing more.
+// compare their batches with all ranks' update, so several processes need nothing more.
 TEST(ConfigCheck, NoiseScaleNeedsUpdatesOfSeveralBatches) {
   const InputError e = expect_input_error([&] {
     check_config(synthetic_config({"train:", "  noise_scale: true"}));
