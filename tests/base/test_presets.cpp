@@ -87,7 +87,9 @@ TEST(Presets, EachExpandsAndStatesItsExpectedDirection) {
                                                {"sgd-vs-adam-inits-edge.yaml", 6},
                                                {"noise-scale-training.yaml", 6},
                                                {"noise-scale-training-dropout0.yaml", 2},
-                                               {"batch-size-noise.yaml", 24}};
+                                               {"batch-size-noise.yaml", 24},
+                                               {"batch-size-noise-edge.yaml", 24},
+                                               {"batch-size-noise-edge2.yaml", 12}};
   const StandInMulti30k corpora;
   size_t seen = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
